@@ -1,0 +1,58 @@
+"""Compiler-style error messages.
+
+Every problem s2sad finds in user input is raised as a ``Diagnostic`` with a
+source span and an optional hint; the CLI prints it as::
+
+    norm.py:7:15: error: cannot differentiate through call to 'foo': ...
+        out[i] = in_[i] / foo(in_)
+                          ^~~~~~~~
+    hint: define foo in this file, or give it a custom derivative (see README)
+
+Several problems found in one run are collected in a ``DiagnosticError``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from .ssa.ir import SourceLoc
+
+
+@dataclass
+class Diagnostic:
+    message: str
+    loc: Optional[SourceLoc] = None
+    hint: str = ""
+
+    def render(self, source_lines: Optional[list[str]] = None) -> str:
+        where = f"{self.loc}: " if self.loc else "s2sad: "
+        out = [f"{where}error: {self.message}"]
+        if self.loc and source_lines and 1 <= self.loc.line <= len(source_lines):
+            line = source_lines[self.loc.line - 1].rstrip("\n").expandtabs(4)
+            out.append("    " + line)
+            width = 1
+            if self.loc.end_line == self.loc.line and self.loc.end_col > self.loc.col:
+                width = self.loc.end_col - self.loc.col
+            width = max(1, min(width, len(line) - self.loc.col + 2))
+            out.append("    " + " " * (self.loc.col - 1) + "^" + "~" * (width - 1))
+        if self.hint:
+            out.append(f"hint: {self.hint}")
+        return "\n".join(out)
+
+
+class DiagnosticError(Exception):
+    """One or more diagnostics; the CLI prints them all and exits with status 1."""
+
+    def __init__(self, diagnostics: list[Diagnostic], source_lines: Optional[list[str]] = None):
+        self.diagnostics = diagnostics
+        self.source_lines = source_lines or []
+        super().__init__("\n".join(d.message for d in diagnostics))
+
+    def render(self) -> str:
+        return "\n".join(d.render(self.source_lines) for d in self.diagnostics)
+
+
+def error(message: str, loc: Optional[SourceLoc] = None, hint: str = "") -> DiagnosticError:
+    """A single-diagnostic error, ready to ``raise``."""
+    return DiagnosticError([Diagnostic(message, loc, hint)])

@@ -1,0 +1,245 @@
+"""The SSA IR: values, operations, blocks, functions and modules.
+
+Control flow is structured: an op may own regions (each region is one ``Block``),
+so loops stay loops and branches stay branches all the way to the emitters.
+Every value is defined exactly once, by an op result or a block argument, and
+keeps a list of its uses so passes can rewrite in place. Values are compared by
+identity. ``name_hint`` carries the source name (``res``, ``acc``) so emitters can
+print the user's names back; ``loc`` on each op points at the source.
+
+The op vocabulary and its typing rules live in ``s2sad.ssa.ops``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Optional
+
+from .types import Type
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    """A span in a source file (1-based line and column, end exclusive)."""
+
+    file: str
+    line: int
+    col: int
+    end_line: int = 0
+    end_col: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+class Value:
+    """An SSA value: the result of an op or an argument of a block."""
+
+    __slots__ = ("type", "name_hint", "owner", "index", "uses")
+
+    def __init__(self, type: Type, name_hint: str = "", owner: Any = None, index: int = 0):
+        self.type = type
+        self.name_hint = name_hint
+        self.owner = owner  # the defining Op, or the Block whose argument this is
+        self.index = index
+        self.uses: list[tuple[Op, int]] = []
+
+    @property
+    def defining_op(self) -> Optional["Op"]:
+        return self.owner if isinstance(self.owner, Op) else None
+
+    @property
+    def is_block_arg(self) -> bool:
+        return isinstance(self.owner, Block)
+
+    def replace_all_uses_with(self, other: "Value") -> None:
+        for op, i in list(self.uses):
+            op.set_operand(i, other)
+
+    def __repr__(self) -> str:
+        return f"<Value {self.name_hint or '?'}:{self.type}>"
+
+
+class Op:
+    """An operation: ``results = name(operands) {attrs} regions``."""
+
+    def __init__(
+        self,
+        name: str,
+        operands: list[Value],
+        result_types: list[Type],
+        attrs: Optional[dict[str, Any]] = None,
+        regions: Optional[list["Block"]] = None,
+        loc: Optional[SourceLoc] = None,
+        hints: Optional[list[str]] = None,
+    ):
+        self.name = name
+        self.operands: list[Value] = []
+        for v in operands:
+            self._add_operand(v)
+        hints = hints or [""] * len(result_types)
+        self.results = [Value(t, h, self, i) for i, (t, h) in enumerate(zip(result_types, hints))]
+        self.attrs: dict[str, Any] = dict(attrs or {})
+        self.regions: list[Block] = []
+        for r in regions or []:
+            self.add_region(r)
+        self.loc = loc
+        self.parent: Optional[Block] = None
+
+    # -- operands -------------------------------------------------------------
+    def _add_operand(self, v: Value) -> None:
+        assert isinstance(v, Value), f"operand of {self.name} is not a Value: {v!r}"
+        v.uses.append((self, len(self.operands)))
+        self.operands.append(v)
+
+    def set_operand(self, i: int, v: Value) -> None:
+        old = self.operands[i]
+        old.uses.remove((self, i))
+        self.operands[i] = v
+        v.uses.append((self, i))
+
+    def drop_operands(self) -> None:
+        for i, v in enumerate(self.operands):
+            v.uses.remove((self, i))
+        self.operands = []
+
+    def set_operands(self, values: list[Value]) -> None:
+        self.drop_operands()
+        for v in values:
+            self._add_operand(v)
+
+    # -- regions --------------------------------------------------------------
+    def add_region(self, block: "Block") -> "Block":
+        block.parent_op = self
+        self.regions.append(block)
+        return block
+
+    @property
+    def result(self) -> Value:
+        assert len(self.results) == 1, f"{self.name} has {len(self.results)} results"
+        return self.results[0]
+
+    def walk(self) -> Iterator["Op"]:
+        """This op, then every op nested in its regions, in program order."""
+        yield self
+        for r in self.regions:
+            yield from r.walk()
+
+    def erase(self) -> None:
+        """Remove from the parent block; the results must be unused."""
+        for r in self.results:
+            assert not r.uses, f"erasing {self.name} whose result is still used"
+        for inner in list(self.walk())[1:]:
+            inner.drop_operands()
+        self.drop_operands()
+        if self.parent is not None:
+            self.parent.ops.remove(self)
+            self.parent = None
+
+    def __repr__(self) -> str:
+        return f"<Op {self.name}>"
+
+
+class Block:
+    """A straight-line list of ops with arguments; the single block of a region."""
+
+    def __init__(self, arg_types: Optional[list[Type]] = None, arg_hints: Optional[list[str]] = None):
+        arg_types = arg_types or []
+        arg_hints = arg_hints or [""] * len(arg_types)
+        self.args = [Value(t, h, self, i) for i, (t, h) in enumerate(zip(arg_types, arg_hints))]
+        self.ops: list[Op] = []
+        self.parent_op: Optional[Op] = None
+
+    def add_arg(self, type: Type, hint: str = "") -> Value:
+        v = Value(type, hint, self, len(self.args))
+        self.args.append(v)
+        return v
+
+    def append(self, op: Op) -> Op:
+        op.parent = self
+        self.ops.append(op)
+        return op
+
+    def insert(self, index: int, op: Op) -> Op:
+        op.parent = self
+        self.ops.insert(index, op)
+        return op
+
+    @property
+    def terminator(self) -> Optional[Op]:
+        return self.ops[-1] if self.ops else None
+
+    def walk(self) -> Iterator[Op]:
+        for op in list(self.ops):
+            yield from op.walk()
+
+
+@dataclass
+class Function:
+    """A function: its parameters are the arguments of ``body``; ``body`` ends in ``return``."""
+
+    name: str
+    body: Block
+    result_types: list[Type]
+    loc: Optional[SourceLoc] = None
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def params(self) -> list[Value]:
+        return self.body.args
+
+    @property
+    def param_names(self) -> list[str]:
+        return [p.name_hint for p in self.body.args]
+
+    def walk(self) -> Iterator[Op]:
+        return self.body.walk()
+
+
+@dataclass
+class Module:
+    """The functions of one translation unit, in source order."""
+
+    functions: dict[str, Function] = field(default_factory=dict)
+    source_file: str = ""
+    source_lines: list[str] = field(default_factory=list)
+
+    def add(self, fn: Function) -> Function:
+        self.functions[fn.name] = fn
+        return fn
+
+
+class Builder:
+    """Appends ops to a block; the one way front ends and passes create IR."""
+
+    def __init__(self, block: Block, loc: Optional[SourceLoc] = None):
+        self.block = block
+        self.loc = loc
+        self.index: Optional[int] = None  # None: append; else insert here and advance
+
+    def at(self, block: Block, index: Optional[int] = None) -> "Builder":
+        b = Builder(block, self.loc)
+        b.index = index
+        return b
+
+    def create(
+        self,
+        name: str,
+        operands: list[Value],
+        result_types: list[Type],
+        attrs: Optional[dict[str, Any]] = None,
+        regions: Optional[list[Block]] = None,
+        hints: Optional[list[str]] = None,
+        loc: Optional[SourceLoc] = None,
+    ) -> Op:
+        op = Op(name, operands, result_types, attrs, regions, loc or self.loc, hints)
+        if self.index is None:
+            self.block.append(op)
+        else:
+            self.block.insert(self.index, op)
+            self.index += 1
+        return op
+
+    def op1(self, name: str, operands: list[Value], result_type: Type, hint: str = "", **attrs: Any) -> Value:
+        """Create a single-result op and return its result."""
+        return self.create(name, operands, [result_type], attrs, hints=[hint]).result

@@ -1,0 +1,142 @@
+"""The op vocabulary of the IR: names, operands, results, attributes, semantics.
+
+Every op the front ends, passes and emitters know is listed in ``OPS``. Text
+form (see ``printer``): ``%r = name %a, %b {attr = value} : type``.
+
+Scalar ops (pure; operands and result share one scalar type unless said):
+
+  const            {value: int|float|bool}         -> scalar            literal
+  add sub mul div  (a, b)                          -> type of a         arithmetic; ``div`` on
+                                                                        floats is true division
+  floordiv mod     (a, b)                          -> type of a         Python semantics
+                                                                        (floored) on ints/floats
+  pow              (a, b)                          -> type of a         a ** b
+  neg              (a)                             -> type of a
+  lt le gt ge eq ne (a, b)                         -> bool              comparison
+  not              (a: bool)                       -> bool
+  and or           (a: bool, b: bool)              -> bool              eager (both evaluated);
+                                                                        short-circuit is an ``if``
+  select           (c: bool, a, b)                 -> type of a         c ? a : b, eager
+  cast             (a)                             -> the result type   int<->float, f32<->f64,
+                                                                        bool->int
+  math.<fn>        (a) or (a, b)                   -> type of a         intrinsic: sin, cos, tan,
+                                                                        exp, log, sqrt, pow,
+                                                                        atan2, hypot, abs, min,
+                                                                        max, ... (``MATH_FNS``)
+  undef            ()                              -> scalar            placeholder initial value
+                                                                        of a loop-carried variable
+                                                                        first set inside the loop
+
+Memory ops (arrays are references to memory):
+
+  load             (arr, i0, ..., ik)              -> elem type         arr[i0, ..., ik]
+  store            (arr, i0, ..., ik, value)       -> ()                arr[i0, ..., ik] = value
+  alloc            (d0, ..., dk) {fill: zeros|empty, elem: type}
+                                                   -> array             new array
+  dim              (arr) {axis: int}               -> i64               arr.shape[axis]
+
+Calls:
+
+  call             (args...) {callee: name}        -> callee results    a user function of the module
+
+Structured control flow (each region is one Block ending in a terminator):
+
+  for   (lb, ub, step, init0..initk)  region body(iv: i64, c0..ck) ends with yield(c0'..ck')
+        -> final carried values. Iterates iv over range(lb, ub, step) (step may be negative;
+        it is an SSA value, a ``const`` when known).
+  if    (cond: bool)  regions then(), else() each ending with yield(v0..vk) -> v0..vk
+  while (init0..initk) regions cond(c0..ck) ends with condition(b: bool),
+        body(c0..ck) ends with yield(c0'..ck') -> carried values when b is false
+  yield (v...)        terminator of for/if/while-body regions
+  condition (b)       terminator of a while's cond region
+  return (v...)       terminator of a function body
+
+Tapes (only produced by the adjoint transform; a tape is a stack of scalars):
+
+  tape.new         (capacity: i64) {elem: "f64"|"i64"|"bool", grow: bool}
+                                                   -> array<elem,1>     an empty stack with room
+                                                                        for ``capacity`` values; with
+                                                                        grow = true it doubles when
+                                                                        full (trip count unknown)
+  tape.push        (tape, value)                   -> ()                push one value
+  tape.pop         (tape)                          -> elem type         pop the last pushed value
+
+Annotations:
+
+  comment          () {text: str}                  -> ()                a comment line in the output;
+                                                                        no effect on semantics
+
+Attributes on any op: ``loc`` is kept outside attrs (``Op.loc``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .types import BOOL, I64, Type
+
+BINARY_ARITH = ("add", "sub", "mul", "div", "floordiv", "mod", "pow")
+COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
+BOOL_OPS = ("and", "or")
+
+# Math intrinsics: name -> number of operands. Derivative rules live in
+# s2sad.adjoint.intrinsics; emitters map names to their language's spelling.
+MATH_FNS: dict[str, int] = {
+    "sin": 1, "cos": 1, "tan": 1, "asin": 1, "acos": 1, "atan": 1,
+    "sinh": 1, "cosh": 1, "tanh": 1, "asinh": 1, "acosh": 1, "atanh": 1,
+    "exp": 1, "expm1": 1, "exp2": 1, "log": 1, "log1p": 1, "log2": 1, "log10": 1,
+    "sqrt": 1, "cbrt": 1, "erf": 1, "erfc": 1, "abs": 1,
+    "floor": 1, "ceil": 1, "trunc": 1,
+    "pow": 2, "atan2": 2, "hypot": 2, "min": 2, "max": 2, "copysign": 2, "fmod": 2,
+}
+
+TERMINATORS = ("yield", "condition", "return")
+CONTROL_FLOW = ("for", "if", "while")
+
+# Ops without side effects whose result depends only on their operands.
+PURE = set(BINARY_ARITH + COMPARE + BOOL_OPS) | {
+    "const", "neg", "not", "select", "cast", "undef", "dim",
+} | {f"math.{fn}" for fn in MATH_FNS}
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    """What the verifier and parser know of an op name."""
+
+    name: str
+    pure: bool
+    terminator: bool = False
+    regions: int = 0
+
+
+def op_info(name: str) -> OpInfo:
+    if name in PURE:
+        return OpInfo(name, pure=True)
+    if name in TERMINATORS:
+        return OpInfo(name, pure=False, terminator=True)
+    if name in ("for", "while"):
+        return OpInfo(name, pure=False, regions=1 if name == "for" else 2)
+    if name == "if":
+        return OpInfo(name, pure=False, regions=2)
+    if name in ("load", "store", "alloc", "call", "tape.push", "tape.pop", "tape.new", "comment"):
+        return OpInfo(name, pure=False)
+    raise KeyError(name)
+
+
+def is_known(name: str) -> bool:
+    try:
+        op_info(name)
+    except KeyError:
+        return False
+    return True
+
+
+def result_type(name: str, operand_types: list[Type]) -> Type:
+    """The result type of a pure scalar op given its operand types."""
+    if name in COMPARE or name in BOOL_OPS or name == "not":
+        return BOOL
+    if name == "select":
+        return operand_types[1]
+    if name == "dim":
+        return I64
+    return operand_types[0]

@@ -1,0 +1,84 @@
+"""Types of SSA values.
+
+Scalars are values; arrays are references to memory (``load``/``store`` act on them).
+Types are immutable and compared structurally. Their text form is what the IR
+printer writes and the IR parser reads: ``f64``, ``i64``, ``bool``, ``array<f64,2>``.
+Room is left for pointer, struct and thread types of the C and CUDA front ends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class Type:
+    """Base of all IR types."""
+
+    @property
+    def is_float(self) -> bool:
+        return False
+
+    @property
+    def is_int(self) -> bool:
+        return False
+
+    @property
+    def is_array(self) -> bool:
+        return False
+
+
+@dataclass(frozen=True)
+class ScalarType(Type):
+    """A machine scalar: ``f64``, ``f32``, ``i64``, ``i32`` or ``bool``."""
+
+    name: str
+
+    @property
+    def is_float(self) -> bool:
+        return self.name in ("f64", "f32")
+
+    @property
+    def is_int(self) -> bool:
+        return self.name in ("i64", "i32")
+
+    @property
+    def is_bool(self) -> bool:
+        return self.name == "bool"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class ArrayType(Type):
+    """A reference to an array of ``rank`` dimensions holding ``elem`` scalars."""
+
+    elem: ScalarType
+    rank: int
+
+    @property
+    def is_array(self) -> bool:
+        return True
+
+    def __str__(self) -> str:
+        return f"array<{self.elem},{self.rank}>"
+
+
+F64 = ScalarType("f64")
+F32 = ScalarType("f32")
+I64 = ScalarType("i64")
+I32 = ScalarType("i32")
+BOOL = ScalarType("bool")
+
+SCALARS = {t.name: t for t in (F64, F32, I64, I32, BOOL)}
+
+
+def parse_type(text: str) -> Type:
+    """Parse the text form of a type (the inverse of ``str``)."""
+    text = text.strip()
+    if text in SCALARS:
+        return SCALARS[text]
+    if text.startswith("array<") and text.endswith(">"):
+        elem, rank = text[len("array<") : -1].split(",")
+        return ArrayType(SCALARS[elem.strip()], int(rank))
+    raise ValueError(f"unknown type {text!r}")
