@@ -216,10 +216,18 @@ class Builder:
         self.block = block
         self.loc = loc
         self.index: Optional[int] = None  # None: append; else insert here and advance
+        self.before: Optional[Op] = None  # when set: insert just before this op (it may move)
 
     def at(self, block: Block, index: Optional[int] = None) -> "Builder":
         b = Builder(block, self.loc)
         b.index = index
+        return b
+
+    def before_op(self, op: Op) -> "Builder":
+        """A builder that inserts just before ``op``, wherever ``op`` moves to."""
+        assert op.parent is not None
+        b = Builder(op.parent, self.loc)
+        b.before = op
         return b
 
     def create(
@@ -233,7 +241,9 @@ class Builder:
         loc: Optional[SourceLoc] = None,
     ) -> Op:
         op = Op(name, operands, result_types, attrs, regions, loc or self.loc, hints)
-        if self.index is None:
+        if self.before is not None:
+            self.block.insert(self.block.ops.index(self.before), op)
+        elif self.index is None:
             self.block.append(op)
         else:
             self.block.insert(self.index, op)

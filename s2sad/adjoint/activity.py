@@ -1,0 +1,143 @@
+"""Activity analysis: which values and arrays need adjoints.
+
+A value is *active* iff it is a float that depends on a ``--wrt`` input (it is
+*varied*) and influences an output (it is *useful*): the return value or the
+memory of an array parameter at exit. Inactive ops get no adjoint code at all,
+which keeps index arithmetic, integer counters and dead values out of the
+gradient (Hascoet & Pascual, "The Tapenade AD tool", activity analysis).
+
+The analysis builds one data-dependence graph per function whose nodes are SSA
+values and array roots (memory), then takes forward reachability from the
+inputs and backward reachability from the outputs. Control dependence carries
+no derivative, so conditions do not create edges. Calls are summarised
+conservatively: every float argument and argument array flows into every result
+and into every array the callee writes.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Hashable
+
+from ..ssa.ir import Block, Function, Module, Value
+from .effects import array_root, written_params
+
+
+def _mem(root: Value) -> tuple[str, Value]:
+    return ("mem", root)
+
+
+def _carries_derivative(v: Value) -> bool:
+    t = v.type
+    return t.is_float or (t.is_array and t.elem.is_float)
+
+
+@dataclass
+class Activity:
+    varied: set[Hashable] = field(default_factory=set)
+    useful: set[Hashable] = field(default_factory=set)
+
+    def is_active(self, v: Value) -> bool:
+        return v.type.is_float and v in self.varied and v in self.useful
+
+    def is_active_memory(self, root: Value) -> bool:
+        key = _mem(root)
+        return key in self.varied and key in self.useful
+
+    def array_active(self, arr: Value) -> bool:
+        return self.is_active_memory(array_root(arr))
+
+
+def _edges(fn: Function, module: Module) -> dict[Hashable, set[Hashable]]:
+    """dep[x] = the nodes x's value is computed from (derivative-carrying only)."""
+    dep: dict[Hashable, set[Hashable]] = defaultdict(set)
+
+    def link(dst: Value | tuple, src: Value | tuple) -> None:
+        dep[dst].add(src)
+
+    def node(v: Value) -> Hashable:
+        return _mem(array_root(v)) if v.type.is_array else v
+
+    def visit(block: Block) -> None:
+        for op in block.ops:
+            n = op.name
+            if n == "load":
+                link(op.result, _mem(array_root(op.operands[0])))
+            elif n == "store":
+                link(_mem(array_root(op.operands[0])), op.operands[-1])
+            elif n == "call":
+                callee = module.functions[op.attrs["callee"]]
+                srcs = [node(a) for a in op.operands if _carries_derivative(a)]
+                dsts = [r for r in op.results] + [
+                    _mem(array_root(op.operands[i])) for i in written_params(module, callee)
+                ]
+                for d in dsts:
+                    for s in srcs:
+                        link(d, s)
+            elif n == "for":
+                body = op.regions[0]
+                inits = op.operands[3:]
+                ys = body.terminator.operands
+                for k, r in enumerate(op.results):
+                    arg = body.args[1 + k]
+                    for dst in (arg, r):
+                        link(dst, inits[k])
+                        link(dst, ys[k])
+            elif n == "while":
+                cond, body = op.regions
+                ys = body.terminator.operands
+                for k, r in enumerate(op.results):
+                    for dst in (cond.args[k], body.args[k], r):
+                        link(dst, op.operands[k])
+                        link(dst, ys[k])
+            elif n == "if":
+                for region in op.regions:
+                    for k, r in enumerate(op.results):
+                        link(r, region.terminator.operands[k])
+            elif op.results and not op.regions and n not in ("alloc", "dim"):
+                for r in op.results:
+                    for a in op.operands:
+                        link(r, a)
+            for region in op.regions:
+                visit(region)
+
+    visit(fn.body)
+    return dep
+
+
+def _reach(starts: set[Hashable], succ: dict[Hashable, set[Hashable]]) -> set[Hashable]:
+    seen = set(starts)
+    work = list(starts)
+    while work:
+        x = work.pop()
+        for y in succ.get(x, ()):
+            if y not in seen:
+                seen.add(y)
+                work.append(y)
+    return seen
+
+
+def analyze_activity(module: Module, fn: Function, wrt: set[int]) -> Activity:
+    """Activity of every value in ``fn`` when the parameters at ``wrt`` are the inputs."""
+    dep = _edges(fn, module)
+    users: dict[Hashable, set[Hashable]] = defaultdict(set)
+    for dst, srcs in dep.items():
+        for s in srcs:
+            users[s].add(dst)
+
+    def keep(x: Hashable) -> bool:
+        # Integers and booleans never carry a derivative.
+        return isinstance(x, tuple) or _carries_derivative(x)
+
+    inputs = set()
+    for i in wrt:
+        p = fn.params[i]
+        inputs.add(_mem(p) if p.type.is_array else p)
+    varied = {x for x in _reach(inputs, {k: {u for u in v if keep(u)} for k, v in users.items()})}
+
+    outputs: set[Hashable] = {_mem(p) for p in fn.params if p.type.is_array}
+    ret = fn.body.terminator
+    outputs |= {v for v in ret.operands if v.type.is_float}
+    useful = _reach(outputs, {k: {s for s in v if keep(s)} for k, v in dep.items()})
+    return Activity(varied, useful)

@@ -1,0 +1,60 @@
+"""Memory effects: which arrays a function writes, and where each array value points.
+
+Arrays are references; every array value must trace back to a *root*: a
+parameter or an ``alloc``. Activity analysis, caching and the gradient signature
+all reason per root. ``written_params`` is interprocedural (it follows calls), so
+a parameter written only inside a callee still counts as written by the caller,
+as the contract requires for the gradient's shadows.
+"""
+
+from __future__ import annotations
+
+from ..diagnostics import error
+from ..ssa.ir import Function, Module, Op, Value
+
+
+def array_root(v: Value) -> Value:
+    """The parameter or ``alloc`` result an array value refers to."""
+    if v.is_block_arg and v.owner.parent_op is None:
+        return v  # a function parameter
+    op = v.defining_op
+    if op is not None and op.name == "alloc":
+        return v
+    loc = op.loc if op is not None else None
+    raise error(
+        "this array's identity depends on control flow (an array chosen by a branch or "
+        "carried by a loop), which is not supported yet",
+        loc,
+        hint="index one array explicitly instead of choosing between arrays",
+    )
+
+
+def _written_roots_in(fn: Function, module: Module, memo: dict[str, set[int]]) -> set[Value]:
+    roots: set[Value] = set()
+    for op in fn.walk():
+        if op.name == "store":
+            roots.add(array_root(op.operands[0]))
+        elif op.name == "call":
+            callee = module.functions[op.attrs["callee"]]
+            for i in written_params(module, callee, memo):
+                roots.add(array_root(op.operands[i]))
+    return roots
+
+
+def written_params(module: Module, fn: Function, memo: dict[str, set[int]] | None = None) -> set[int]:
+    """Indices of ``fn``'s array parameters that it (or a callee) stores into."""
+    memo = {} if memo is None else memo
+    if fn.name not in memo:
+        memo[fn.name] = set()  # recursion guard; the front end rejects recursion anyway
+        roots = _written_roots_in(fn, module, memo)
+        memo[fn.name] = {i for i, p in enumerate(fn.params) if p in roots}
+    return memo[fn.name]
+
+
+def written_roots(module: Module, fn: Function) -> set[Value]:
+    """Every root (parameter or local ``alloc``) that ``fn`` writes."""
+    return _written_roots_in(fn, module, {})
+
+
+def call_writes(module: Module, op: Op) -> bool:
+    return bool(written_params(module, module.functions[op.attrs["callee"]]))

@@ -1,0 +1,127 @@
+"""Differentiate a function and its callees: plan, check, transform, assemble.
+
+Each user function reached through an active call gets its own ``grad_<callee>``,
+differentiated with respect to the union of the arguments that are active at
+any of its call sites (so one helper serves every call). The output module
+holds, callees first: the primal functions the forward sweeps still call, the
+callees' gradients, and ``grad_<func>``.
+"""
+
+from __future__ import annotations
+
+from ..diagnostics import Diagnostic, DiagnosticError
+from ..ssa.ir import Function, Module, Op
+from .activity import analyze_activity
+from .effects import array_root, written_params, written_roots
+from .reverse import GradientTransform, GradSignature
+
+
+def _callees_in_order(module: Module, root: Function) -> list[Function]:
+    """``root`` and every function it reaches, callers before callees."""
+    post: list[Function] = []
+    seen: set[str] = set()
+
+    def visit(fn: Function) -> None:
+        seen.add(fn.name)
+        for op in fn.walk():
+            if op.name == "call" and op.attrs["callee"] not in seen:
+                visit(module.functions[op.attrs["callee"]])
+        post.append(fn)
+
+    visit(root)
+    return list(reversed(post))
+
+
+def _active_call_args(module: Module, fn: Function, wrt: set[int]) -> dict[str, set[int]]:
+    sig = GradSignature.of(module, fn, wrt)
+    act = analyze_activity(module, fn, set(wrt) | set(sig.shadowed))
+    found: dict[str, set[int]] = {}
+    for op in fn.walk():
+        if op.name != "call":
+            continue
+        active = {
+            i
+            for i, a in enumerate(op.operands)
+            if act.is_active(a) or (a.type.is_array and act.array_active(a))
+        }
+        if active or any(act.is_active(r) for r in op.results):
+            found.setdefault(op.attrs["callee"], set()).update(active)
+    return found
+
+
+def _check_call(module: Module, caller: Function, op: Op, problems: list[Diagnostic]) -> None:
+    """Calls are reversed by re-running the callee's gradient: its inputs must not change."""
+    callee = module.functions[op.attrs["callee"]]
+    if written_params(module, callee):
+        problems.append(
+            Diagnostic(
+                f"cannot differentiate through call to '{callee.name}': it writes to an array "
+                "argument, and calls with side effects are not supported yet",
+                op.loc,
+                hint=f"inline {callee.name} into {caller.name} by hand, or make it return a value",
+            )
+        )
+        return
+    written = written_roots(module, caller)
+    for a in op.operands:
+        if a.type.is_array and array_root(a) in written:
+            problems.append(
+                Diagnostic(
+                    f"cannot differentiate through call to '{callee.name}': the array "
+                    f"'{array_root(a).name_hint}' it reads is also written in '{caller.name}'",
+                    op.loc,
+                    hint="pass a copy that is not written, or inline the call by hand",
+                )
+            )
+
+
+def differentiate(module: Module, func: str, wrt: set[int]) -> Module:
+    """The output module for ``grad_<func>`` with respect to the parameters at ``wrt``."""
+    root = module.functions[func]
+    order = _callees_in_order(module, root)
+    wrts: dict[str, set[int]] = {func: set(wrt)}
+    problems: list[Diagnostic] = []
+    for fn in order:
+        if fn.name not in wrts:
+            continue
+        for callee, active in _active_call_args(module, fn, wrts[fn.name]).items():
+            wrts.setdefault(callee, set()).update(active)
+        for op in fn.walk():
+            if op.name == "call" and op.attrs["callee"] in wrts:
+                _check_call(module, fn, op, problems)
+    if problems:
+        raise DiagnosticError(problems, module.source_lines)
+
+    signatures = {
+        name: GradSignature.of(module, module.functions[name], w) for name, w in wrts.items() if name != func
+    }
+    grads = {
+        fn.name: GradientTransform(module, fn, wrts[fn.name], signatures).run()
+        for fn in order
+        if fn.name in wrts
+    }
+    out = Module(source_file=module.source_file, source_lines=module.source_lines)
+    for fn in reversed(order):  # callees first: C needs definitions before use
+        if _called_from(fn.name, grads.values(), module):
+            out.add(fn)
+    for fn in reversed(order):
+        if fn.name in grads:
+            out.add(grads[fn.name])
+    return out
+
+
+def _called_from(name: str, grads, module: Module) -> bool:
+    """Whether a primal function is still called by some forward sweep (or by a primal it keeps)."""
+    pending = [g for g in grads]
+    seen: set[str] = set()
+    while pending:
+        fn = pending.pop()
+        for op in fn.walk():
+            if op.name == "call":
+                callee = op.attrs["callee"]
+                if callee == name:
+                    return True
+                if callee in module.functions and callee not in seen:
+                    seen.add(callee)
+                    pending.append(module.functions[callee])
+    return False

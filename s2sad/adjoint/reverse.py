@@ -1,0 +1,660 @@
+"""Reverse mode on structured SSA: primal function -> gradient function.
+
+The gradient function ``grad_f`` runs a *forward sweep* (a clone of the primal,
+with the side effects the contract requires) and then a *reverse sweep* that
+visits the primal's ops backwards and emits, for each active op, the adjoint
+code its derivative rule builds (``rules.adjoint_contributions``). Structure is
+mirrored, not flattened:
+
+* a ``for`` becomes a ``for`` over the same iterations in reverse order; the
+  adjoints of loop-carried values and of outer values updated in the body are
+  carried by the reversed loop;
+* an ``if`` becomes an ``if`` on the same condition;
+* a ``while`` counts its iterations in the forward sweep and is reversed as a
+  ``for`` over that count;
+* a call to a user function becomes a call to its own ``grad_<callee>``.
+
+Scalar adjoints are SSA values (so the cleanup passes see them); array adjoints
+live in shadow memory (``d_x``), updated with load/store.
+
+Primal values the reverse sweep needs (*availability*): values of the function's
+top-level block are still there; a value inside a region is recomputed in the
+mirrored region when it is a pure function of values still available (including
+loads from arrays nobody writes); otherwise it is escaped out of an ``if`` as an
+extra result, or pushed on a tape in the forward loop body and popped at the
+start of the mirrored reverse iteration (store-all; checkpointing schedules
+come later). Tapes are sized by the trip counts when they are known before the
+outermost loop, and grow otherwise.
+
+References: Griewank & Walther, "Evaluating Derivatives" (2008), ch. 3-4 for
+reverse mode and tapes; Hascoet & Pascual, "The Tapenade AD tool" (2013) for
+structured reversal of loops and branches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..diagnostics import error
+from ..ssa import build
+from ..ssa.ir import Block, Builder, Function, Module, Op, Value
+from ..ssa.ops import PURE
+from ..ssa.types import BOOL, F64, I64, ArrayType, Type
+from .activity import Activity, analyze_activity
+from .effects import array_root, written_params, written_roots
+from .rules import MissingRule, adjoint_contributions
+
+
+def grad_name(name: str) -> str:
+    return f"grad_{name}"
+
+
+def adjoint_hint(v: Value) -> str:
+    return f"d_{v.name_hint}" if v.name_hint else ""
+
+
+@dataclass
+class GradSignature:
+    """How ``grad_<fn>`` is called: which params have shadows, which adjoints return."""
+
+    fn: Function
+    wrt: set[int]
+    shadowed: list[int]  # array params followed by a shadow
+    returned: list[int]  # float scalar params whose adjoints are returned
+    has_d_return: bool
+
+    @staticmethod
+    def of(module: Module, fn: Function, wrt: set[int]) -> "GradSignature":
+        written = written_params(module, fn)
+        shadowed = [
+            i for i, p in enumerate(fn.params) if p.type.is_array and (i in wrt or i in written)
+        ]
+        returned = [i for i in sorted(wrt) if fn.params[i].type.is_float]
+        has_d_return = bool(fn.result_types) and fn.result_types[0].is_float
+        return GradSignature(fn, wrt, shadowed, returned, has_d_return)
+
+
+@dataclass
+class _Rev:
+    """A reverse block under construction, mirroring one primal block."""
+
+    primal: Block
+    block: Block
+    parent: Optional["_Rev"]
+    prologue: Builder  # inserts before the block's adjoint code (pops, recomputation)
+    body: Builder  # appends adjoint code
+    avail: dict[Value, Value] = field(default_factory=dict)
+    adj: dict[Value, Value] = field(default_factory=dict)
+    last_comment_line: int = 0
+
+    def mirror_of(self, primal: Block) -> "_Rev":
+        r: Optional[_Rev] = self
+        while r is not None and r.primal is not primal:
+            r = r.parent
+        assert r is not None, "value used outside its scope"
+        return r
+
+
+class _OperandView:
+    """An op's operands/results as they are available in the reverse sweep, on demand.
+
+    Derivative rules read ``op.operands[k]`` / ``op.result``; materializing only
+    what a rule reads keeps pops and recomputations out of the output.
+    """
+
+    def __init__(self, values: list[Value], fetch):
+        self._values = values
+        self._fetch = fetch
+
+    def __getitem__(self, i: int) -> Value:
+        return self._fetch(self._values[i])
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __iter__(self):
+        return (self._fetch(v) for v in self._values)
+
+
+class _OpView:
+    def __init__(self, op: Op, fetch):
+        self.name = op.name
+        self.attrs = op.attrs
+        self.loc = op.loc
+        self.primal = op
+        self.operands = _OperandView(op.operands, fetch)
+        self.results = _OperandView(op.results, fetch)
+
+    @property
+    def result(self) -> Value:
+        return self.results[0]
+
+
+def _defining_block(v: Value) -> Block:
+    return v.owner if v.is_block_arg else v.owner.parent
+
+
+def _outer_refs(op: Op) -> list[Value]:
+    """Values used inside ``op``'s regions but defined outside them, in first-use order."""
+    inside: set[Value] = set()
+    for inner in list(op.walk())[1:]:
+        inside.update(inner.results)
+    for region in op.regions:
+        for inner_block in [region] + [b for o in region.walk() for b in o.regions]:
+            inside.update(inner_block.args)
+    seen: dict[Value, None] = {}
+    for inner in list(op.walk())[1:]:
+        for v in inner.operands:
+            if v not in inside:
+                seen.setdefault(v, None)
+    return list(seen)
+
+
+class GradientTransform:
+    """Builds ``grad_<fn>`` for one function and one set of ``--wrt`` parameters."""
+
+    def __init__(self, module: Module, fn: Function, wrt: set[int], signatures: dict[str, GradSignature]):
+        self.module = module
+        self.fn = fn
+        self.sig = GradSignature.of(module, fn, wrt)
+        self.signatures = signatures  # of the callees that get gradients
+        # Every shadowed array is an input too: its shadow holds an adjoint on entry.
+        self.act: Activity = analyze_activity(module, fn, set(wrt) | set(self.sig.shadowed))
+        self.readonly_roots = {p for p in fn.params if p.type.is_array} - written_roots(module, fn)
+        self.fwd: dict[Value, Value] = {}
+        self.fwd_op: dict[Op, Op] = {}
+        self.fwd_block: dict[Block, Block] = {}
+        self.shadow: dict[Value, Value] = {}
+        self.while_counts: dict[Op, Value] = {}  # clone while op -> its trip-count result
+        self.anchors: list[Op] = []  # placeholders marking where each prologue ends
+
+    def _new_rev(self, primal: Block, block: Block, parent: Optional[_Rev], loc) -> _Rev:
+        body = Builder(block, loc)
+        anchor = body.create("comment", [], [], {"text": "prologue"})
+        self.anchors.append(anchor)
+        return _Rev(primal, block, parent, body.before_op(anchor), body)
+
+    # ------------------------------------------------------------------ driver
+    def run(self) -> Function:
+        fn, sig = self.fn, self.sig
+        g_body = Block()
+        for i, p in enumerate(fn.params):
+            self.fwd[p] = g_body.add_arg(p.type, p.name_hint)
+            if i in sig.shadowed:
+                self.shadow[p] = g_body.add_arg(p.type, f"d_{p.name_hint}")
+        d_return = None
+        if sig.has_d_return:
+            d_return = g_body.add_arg(fn.result_types[0], "d_return")
+        self.fwd_block[fn.body] = g_body
+        top = Builder(g_body, fn.loc)
+        top.create("comment", [], [], {"text": "forward sweep"})
+        self._clone_block(fn.body, g_body, top)
+        top.create("comment", [], [], {"text": "reverse sweep"})
+
+        rev = self._new_rev(fn.body, g_body, None, fn.loc)
+        ret = fn.body.terminator
+        if d_return is not None and self.act.is_active(ret.operands[0]):
+            rev.adj[ret.operands[0]] = d_return
+        self._reverse_ops(rev, fn.body.ops[:-1])
+
+        results = []
+        for i in sig.returned:
+            p = fn.params[i]
+            results.append(rev.adj.get(p) or build.const(rev.body, 0.0, p.type))
+        rev.body.create("return", results, [])
+        for anchor in self.anchors:
+            anchor.erase()
+        g = Function(grad_name(fn.name), g_body, [p.type for p in (fn.params[i] for i in sig.returned)], fn.loc)
+        if d_return is not None:
+            g.attrs["defaults"] = {"d_return": 1.0}
+        g.attrs["primal"] = fn.name
+        return g
+
+    # ---------------------------------------------------------- forward sweep
+    def _clone_block(self, src: Block, dst: Block, b: Builder) -> None:
+        for op in src.ops:
+            if op.name == "return":
+                continue
+            self._clone_op(op, b)
+
+    def _clone_op(self, op: Op, b: Builder) -> Op:
+        regions = []
+        for r in op.regions:
+            nb = Block([a.type for a in r.args], [a.name_hint for a in r.args])
+            for a, na in zip(r.args, nb.args):
+                self.fwd[a] = na
+            self.fwd_block[r] = nb
+            regions.append(nb)
+        new = b.create(
+            op.name,
+            [self.fwd[v] for v in op.operands],
+            [r.type for r in op.results],
+            dict(op.attrs),
+            regions,
+            [r.name_hint for r in op.results],
+            op.loc,
+        )
+        self.fwd_op[op] = new
+        for r, nr in zip(op.results, new.results):
+            self.fwd[r] = nr
+        for r, nb in zip(op.regions, regions):
+            inner = Builder(nb, op.loc)
+            for o in r.ops:
+                self._clone_op(o, inner)
+        if op.name == "while" and self._needs_reverse(op):
+            self._count_while(new)
+        return new
+
+    def _count_while(self, w: Op) -> None:
+        """Carry an iteration counter through a cloned ``while`` (its reverse runs that often)."""
+        cond, body = w.regions
+        b = Builder(w.parent, w.loc).before_op(w)
+        zero = build.const(b, 0, I64)
+        w._add_operand(zero)
+        cond.add_arg(I64, "n_iter")
+        k = body.add_arg(I64, "n_iter")
+        yb = Builder(body, w.loc).before_op(body.terminator)
+        k1 = build.add(yb, k, build.const(yb, 1, I64), hint="n_iter")
+        body.terminator._add_operand(k1)
+        count = Value(I64, "n_iter", w, len(w.results))
+        w.results.append(count)
+        self.while_counts[w] = count
+
+    # ----------------------------------------------------------- availability
+    def _is_readonly_load(self, op: Op) -> bool:
+        return op.name == "load" and array_root(op.operands[0]) in self.readonly_roots
+
+    def _recomputable(self, v: Value, block: Block, m: Optional[_Rev] = None) -> bool:
+        """Whether ``v`` can be recomputed in the mirror of ``block`` instead of taped.
+
+        It can when it is a pure op (or a read of an array nobody writes) whose
+        operands are recomputable in turn or already available in the mirror
+        ``m`` (taped for another use): one tape then serves both values.
+        """
+        if _defining_block(v) is not block:
+            return True  # available from an enclosing mirror
+        if m is not None and v in m.avail:
+            return True
+        if v.is_block_arg:
+            return block.parent_op is not None and block.parent_op.name == "for" and v.index == 0
+        op = v.defining_op
+        if op.name in PURE or self._is_readonly_load(op):
+            return all(self._recomputable(o, block, m) for o in op.operands)
+        return False
+
+    def avail(self, rev: _Rev, v: Value) -> Value:
+        """``v`` (a primal value) as it can be used at ``rev``'s reverse block."""
+        block = _defining_block(v)
+        if block is self.fn.body:
+            return self.fwd[v]
+        m = rev.mirror_of(block)
+        if v in m.avail:
+            return m.avail[v]
+        if v.is_block_arg and v.index == 0 and block.parent_op.name == "for":
+            val = m.block.args[0]
+        elif self._recomputable(v, block, m):
+            op = v.defining_op
+            new = m.prologue.create(
+                op.name, [self.avail(m, o) for o in op.operands], [v.type], dict(op.attrs), hints=[v.name_hint], loc=op.loc
+            )
+            val = new.result
+        else:
+            val = self._avail_clone(m, self.fwd[v], block)
+        m.avail[v] = val
+        return val
+
+    def _avail_clone(self, m: _Rev, cv: Value, block: Block) -> Value:
+        """A forward-sweep value living in the clone of ``block``, brought to ``block``'s mirror."""
+        if block is self.fn.body:
+            return cv
+        if cv in m.avail:
+            return m.avail[cv]
+        owner = block.parent_op
+        if owner.name == "if":
+            val = self._avail_clone(m.parent.mirror_of(owner.parent), self._escape_if(cv, block), owner.parent)
+        else:
+            val = self._tape(m, cv, block)
+        m.avail[cv] = val
+        return val
+
+    def _escape_if(self, cv: Value, region: Block) -> Value:
+        """Make ``cv`` (defined in one region of an ``if``) a new result of the cloned ``if``."""
+        if_op = self.fwd_op[region.parent_op]
+        for r in if_op.regions:
+            y = r.terminator
+            if r is self.fwd_block[region]:
+                y._add_operand(cv)
+            else:
+                ub = Builder(r, if_op.loc).before_op(y)
+                y._add_operand(ub.op1("undef", [], cv.type))
+        res = Value(cv.type, cv.name_hint, if_op, len(if_op.results))
+        if_op.results.append(res)
+        return res
+
+    def _tape(self, m: _Rev, cv: Value, block: Block) -> Value:
+        """Push ``cv`` every iteration of the forward loop body; pop it in the reverse body."""
+        loops = []
+        b: Block = block
+        while b is not self.fn.body:
+            loops.append(b.parent_op)
+            b = b.parent_op.parent
+        outer = self.fwd_op[loops[-1]]
+        at = Builder(outer.parent, outer.loc).before_op(outer)
+        capacity, grow = self._capacity(at, [op for op in reversed(loops) if op.name != "if"])
+        elem = cv.type
+        what = _describe(cv)
+        hint = f"tape_{what}" if what else "tape"
+        tape = at.op1("tape.new", [capacity], ArrayType(elem, 1), hint, elem=str(elem), grow=grow)
+        clone_block = self.fwd_block[block]
+        pb = Builder(clone_block, outer.loc)
+        pb.index = 0 if cv.is_block_arg else clone_block.ops.index(cv.defining_op) + 1
+        pb.create("tape.push", [tape, cv], [])
+        return m.prologue.op1("tape.pop", [tape], elem, what)
+
+    def _capacity(self, at: Builder, loops: list[Op]) -> tuple[Value, bool]:
+        total: Optional[Value] = None
+        for loop in loops:
+            step_op = loop.operands[2].defining_op if loop.name == "for" else None
+            known = (
+                loop.name == "for"
+                and step_op is not None
+                and step_op.name == "const"
+                and all(_defining_block(v) is self.fn.body for v in loop.operands[:2])
+            )
+            if not known:
+                return (total if total is not None else build.const(at, 16, I64)), True
+            lb, ub = self.fwd[loop.operands[0]], self.fwd[loop.operands[1]]
+            s = step_op.attrs["value"]
+            if s > 0:
+                span = build.sub(at, ub, lb)
+                trip = span if s == 1 else _floordiv(at, build.add(at, span, build.const(at, s - 1, I64)), build.const(at, s, I64))
+            else:
+                span = build.sub(at, lb, ub)
+                trip = span if s == -1 else _floordiv(at, build.add(at, span, build.const(at, -s - 1, I64)), build.const(at, -s, I64))
+            trip = build.math(at, "max", trip, build.const(at, 0, I64))
+            total = trip if total is None else build.mul(at, total, trip)
+        assert total is not None
+        return total, False
+
+    # ------------------------------------------------------------ reverse sweep
+    def _needs_reverse(self, op: Op) -> bool:
+        for inner in op.walk():
+            if any(self.act.is_active(r) for r in inner.results):
+                return True
+            if inner.name == "store" and self._has_shadow(inner.operands[0]):
+                return True
+            if inner.name == "call" and self._call_active(inner):
+                return True
+        return False
+
+    def _call_active(self, op: Op) -> bool:
+        return any(self.act.is_active(r) for r in op.results) or any(
+            (a.type.is_array and self.act.array_active(a)) or self.act.is_active(a) for a in op.operands
+        )
+
+    def _has_shadow(self, arr: Value) -> bool:
+        return array_root(arr) in self.shadow or self.act.array_active(arr)
+
+    def _accumulate(self, rev: _Rev, v: Value, c: Optional[Value]) -> None:
+        if c is None or not self.act.is_active(v):
+            return
+        prev = rev.adj.get(v)
+        if prev is None:
+            if not c.name_hint and c.defining_op is not None:
+                c.name_hint = adjoint_hint(v)  # the first contribution becomes d_<v>
+            rev.adj[v] = c
+        else:
+            rev.adj[v] = build.add(rev.body, prev, c, hint=adjoint_hint(v))
+
+    def _shadow_of(self, rev: _Rev, arr: Value) -> Value:
+        root = array_root(arr)
+        if root not in self.shadow:
+            # A local array: its shadow lives from the mirror of its alloc on.
+            op = root.defining_op
+            m = rev.mirror_of(op.parent)
+            dims = [self.avail(m, d) for d in op.operands]
+            attrs = dict(op.attrs, fill="zeros")
+            self.shadow[root] = m.prologue.op1("alloc", dims, root.type, adjoint_hint(root), **attrs)
+        return self.shadow[root]
+
+    def _reverse_ops(self, rev: _Rev, ops: list[Op]) -> None:
+        for op in reversed(ops):
+            if not self._needs_reverse(op):
+                continue
+            marker = None
+            line = op.loc.line if op.loc else 0
+            if line and line != rev.last_comment_line:
+                marker = rev.body.create("comment", [], [], {"text": self._line_text(line)})
+            self._reverse_op(rev, op)
+            if marker is not None:
+                if rev.block.ops[-1] is marker:
+                    marker.erase()
+                else:
+                    rev.last_comment_line = line
+
+    def _line_text(self, line: int) -> str:
+        src = self.module.source_lines[line - 1].strip() if line <= len(self.module.source_lines) else ""
+        return f"line {line}: {src}"
+
+    def _reverse_op(self, rev: _Rev, op: Op) -> None:
+        fetch = lambda v: self.avail(rev, v)  # noqa: E731
+        name = op.name
+        rev.body.loc = op.loc
+        rev.prologue.loc = op.loc
+        if name == "load":
+            g = rev.adj.get(op.result)
+            if g is not None and self.act.array_active(op.operands[0]):
+                d = self._shadow_of(rev, op.operands[0])
+                idx = [fetch(i) for i in op.operands[1:]]
+                old = rev.body.op1("load", [d, *idx], op.result.type)
+                rev.body.create("store", [d, *idx, build.add(rev.body, old, g)], [])
+        elif name == "store":
+            if self._has_shadow(op.operands[0]):
+                d = self._shadow_of(rev, op.operands[0])
+                idx = [fetch(i) for i in op.operands[1:-1]]
+                val = op.operands[-1]
+                g = rev.body.op1("load", [d, *idx], val.type, adjoint_hint(val) or _element_hint(d, idx))
+                rev.body.create("store", [d, *idx, build.const(rev.body, 0.0, val.type)], [])
+                self._accumulate(rev, val, g)
+        elif name == "call":
+            self._reverse_call(rev, op)
+        elif name == "for":
+            self._reverse_for(rev, op)
+        elif name == "while":
+            self._reverse_while(rev, op)
+        elif name == "if":
+            self._reverse_if(rev, op)
+        elif op.results and op.result.type.is_float:
+            g = rev.adj.get(op.result)
+            if g is None:
+                return
+            active = [self.act.is_active(v) for v in op.operands]
+            try:
+                contribs = adjoint_contributions(rev.body, _OpView(op, fetch), g, active)
+            except MissingRule as e:
+                raise error(f"cannot differentiate: {e}", op.loc, hint="rewrite it with supported operations") from None
+            for v, c in zip(op.operands, contribs):
+                self._accumulate(rev, v, c)
+
+    def _zero(self, b: Builder, t: Type) -> Value:
+        return build.const(b, 0.0, t)
+
+    def _carried_adjoint_loop(self, rev: _Rev, op: Op, body: Block, rbody: Block, slots: list[int], yields: list[Value]):
+        """Shared by for/while: process a reversed body whose carried slots are ``slots``.
+
+        Returns (outer values whose adjoints the loop carries, their init values,
+        the carried-slot inits) after filling ``rbody``.
+        """
+        outer = [v for v in _outer_refs(op) if self.act.is_active(v)]
+        slot_args = [rbody.add_arg(body.args[k].type, adjoint_hint(body.args[k])) for k in slots]
+        outer_args = [rbody.add_arg(v.type, adjoint_hint(v)) for v in outer]
+        inner = self._new_rev(body, rbody, rev, op.loc)
+        inner.adj = dict(zip(outer, outer_args))
+        for k, a in zip(slots, slot_args):
+            self._accumulate(inner, yields[k], a)
+        self._reverse_ops(inner, body.ops[:-1])
+        new_slots = [inner.adj.get(body.args[k]) or self._zero(inner.body, body.args[k].type) for k in slots]
+        inner.body.create("yield", new_slots + [inner.adj[v] for v in outer], [])
+        return outer, slot_args, outer_args
+
+    def _reverse_loop(self, rev: _Rev, op: Op, body: Block, yields: list[Value], inits: list[Value], first: int, bounds) -> None:
+        # A slot needs an adjoint when its result does (the last iteration's yield
+        # receives it) or its block argument does (earlier iterations' yields).
+        slots = [
+            k
+            for k in range(len(op.results))
+            if self.act.is_active(op.results[k]) or self.act.is_active(body.args[first + k])
+        ]
+        rbody = Block([I64], [body.args[0].name_hint if first else "_"])
+        outer, slot_args, outer_args = self._carried_adjoint_loop(rev, op, body, rbody, [first + k for k in slots], yields_by_arg(body, first, yields))
+        init_vals = [rev.adj.get(op.results[k]) or self._zero(rev.body, op.results[k].type) for k in slots]
+        init_vals += [rev.adj.get(v) or self._zero(rev.body, v.type) for v in outer]
+        lb, ub, step = bounds
+        hints = [a.name_hint for a in slot_args + outer_args]
+        rfor = rev.body.create("for", [lb, ub, step, *init_vals], [a.type for a in slot_args + outer_args], regions=[rbody], hints=hints)
+        finals = _prune_passthrough(rfor)
+        # Outer adjoints first: the loop's results replace them. Then the carried
+        # slots' adjoints flow into the inits, which may be those same outer values.
+        for v, final in zip(outer, finals[len(slots):]):
+            if final is not None:
+                rev.adj[v] = final
+        for k, final in zip(slots, finals):
+            # A slot the loop passes through unchanged hands on the adjoint it got.
+            self._accumulate(rev, inits[k], final if final is not None else rev.adj.get(op.results[k]))
+
+    def _reverse_for(self, rev: _Rev, op: Op) -> None:
+        lb, ub, step = (self.avail(rev, v) for v in op.operands[:3])
+        b = rev.body
+        s_op = op.operands[2].defining_op
+        s = s_op.attrs["value"] if s_op is not None and s_op.name == "const" else None
+        if s == 1:
+            bounds = (build.sub(b, ub, build.const(b, 1, I64)), build.sub(b, lb, build.const(b, 1, I64)), build.const(b, -1, I64))
+        elif s == -1:
+            bounds = (build.add(b, ub, build.const(b, 1, I64)), build.add(b, lb, build.const(b, 1, I64)), build.const(b, 1, I64))
+        else:
+            sign = build.select(b, build.cmp(b, "gt", step, build.const(b, 0, I64)), build.const(b, 1, I64), build.const(b, -1, I64))
+            trip = _floordiv(b, build.sub(b, build.add(b, build.sub(b, ub, lb), step), sign), step)
+            first = build.add(b, lb, build.mul(b, build.sub(b, trip, build.const(b, 1, I64)), step))
+            bounds = (first, build.sub(b, lb, step), build.neg(b, step))
+        body = op.regions[0]
+        self._reverse_loop(rev, op, body, list(body.terminator.operands), list(op.operands[3:]), 1, bounds)
+
+    def _reverse_while(self, rev: _Rev, op: Op) -> None:
+        count_clone = self.while_counts[self.fwd_op[op]]
+        count = self._avail_clone(rev.mirror_of(op.parent), count_clone, op.parent)
+        b = rev.body
+        bounds = (build.const(b, 0, I64), count, build.const(b, 1, I64))
+        body = op.regions[1]
+        self._reverse_loop(rev, op, body, list(body.terminator.operands), list(op.operands), 0, bounds)
+
+    def _reverse_if(self, rev: _Rev, op: Op) -> None:
+        cond = self.avail(rev, op.operands[0])
+        outer = [v for v in _outer_refs(op) if self.act.is_active(v)]
+        regions = []
+        finals: list[list[Value]] = []
+        for region in op.regions:
+            rb = Block()
+            inner = self._new_rev(region, rb, rev, op.loc)
+            inner.adj = {v: rev.adj[v] for v in outer if v in rev.adj}
+            for k, r in enumerate(op.results):
+                g = rev.adj.get(r)
+                if g is not None:
+                    self._accumulate(inner, region.terminator.operands[k], g)
+            self._reverse_ops(inner, region.ops[:-1])
+            regions.append((rb, inner))
+            finals.append([inner.adj.get(v) for v in outer])
+        keep = [i for i, v in enumerate(outer) if any(f[i] is not rev.adj.get(v) for f in finals)]
+        for (rb, inner), f in zip(regions, finals):
+            vals = [f[i] if f[i] is not None else self._zero(inner.body, outer[i].type) for i in keep]
+            inner.body.create("yield", vals, [])
+        rif = rev.body.create(
+            "if", [cond], [outer[i].type for i in keep], regions=[rb for rb, _ in regions], hints=[adjoint_hint(outer[i]) for i in keep]
+        )
+        for i, r in zip(keep, rif.results):
+            rev.adj[outer[i]] = r
+
+    def _reverse_call(self, rev: _Rev, op: Op) -> None:
+        callee = self.module.functions[op.attrs["callee"]]
+        sig = self.signatures.get(callee.name)
+        if sig is None:
+            return
+        args: list[Value] = []
+        for i, a in enumerate(op.operands):
+            args.append(self.avail(rev, a))
+            if i in sig.shadowed:
+                if self.act.array_active(a):
+                    args.append(self._shadow_of(rev, a))
+                else:
+                    dims = [rev.body.op1("dim", [args[-1]], I64, axis=ax) for ax in range(a.type.rank)]
+                    args.append(rev.body.op1("alloc", dims, a.type, fill="zeros", elem=str(a.type.elem)))
+        if sig.has_d_return:
+            r = op.results[0]
+            args.append(rev.adj.get(r) or self._zero(rev.body, r.type))
+        types = [callee.params[i].type for i in sig.returned]
+        hints = [adjoint_hint(op.operands[i]) for i in sig.returned]
+        call = rev.body.create("call", args, types, {"callee": grad_name(callee.name)}, hints=hints)
+        for i, r in zip(sig.returned, call.results):
+            self._accumulate(rev, op.operands[i], r)
+
+
+def _describe(v: Value) -> str:
+    """A name for an unnamed value in tapes: its source name, or the function it comes from."""
+    if v.name_hint:
+        return v.name_hint
+    op = v.defining_op
+    if op is not None and op.name == "call":
+        return f"{op.attrs['callee']}_value"
+    return ""
+
+
+def _element_hint(shadow: Value, index: list[Value]) -> str:
+    """``d_out_i`` for the adjoint of ``out[i]`` (when every index has a name)."""
+    if shadow.name_hint and index and all(i.name_hint for i in index):
+        return "_".join([shadow.name_hint, *(i.name_hint for i in index)])
+    return ""
+
+
+def yields_by_arg(body: Block, first: int, yields: list[Value]) -> list[Value]:
+    """Index yields by block-arg position (the for's induction variable has none)."""
+    return [None] * first + yields  # type: ignore[list-item]
+
+
+def _floordiv(b: Builder, x: Value, y: Value) -> Value:
+    return b.op1("floordiv", [x, y], x.type)
+
+
+def _prune_passthrough(loop: Op) -> list[Optional[Value]]:
+    """Drop carried adjoints a reversed loop passes through unchanged.
+
+    Returns, per original slot, the loop result holding the final adjoint, or
+    None where the loop leaves that adjoint as it was.
+    """
+    body = loop.regions[0]
+    finals: list[Optional[Value]] = list(loop.results)
+    k = 0
+    for orig in range(len(finals)):
+        arg = body.args[1 + k]
+        if body.terminator.operands[k] is arg and len(arg.uses) == 1:
+            _remove_slot(loop, k)
+            finals[orig] = None
+        else:
+            k += 1
+    return finals
+
+
+def _remove_slot(loop: Op, k: int) -> None:
+    body = loop.regions[0]
+    y = body.terminator
+    ops = list(y.operands)
+    del ops[k]
+    y.set_operands(ops)
+    body.args.pop(1 + k)
+    for i, a in enumerate(body.args):
+        a.index = i
+    inits = list(loop.operands)
+    del inits[3 + k]
+    loop.set_operands(inits)
+    loop.results.pop(k)
+    for i, r in enumerate(loop.results):
+        r.index = i

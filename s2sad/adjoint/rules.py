@@ -1,0 +1,265 @@
+"""Derivative rules: for each scalar primitive, the IR of its operands' adjoints.
+
+A rule receives a builder (where the adjoint code goes), a view of the primal op
+whose ``operands`` and ``result`` are the primal values *as available in the
+reverse sweep* (reading one may emit a recomputation or a tape pop, so rules
+read only what they need), the adjoint ``g`` of the op's result, and which
+operands are active. It returns one entry per operand: a ``Value`` to add to
+that operand's adjoint, or ``None`` for a symbolic zero (inactive operand, or
+a primitive whose derivative is zero there, such as ``floor``). Rules build IR
+rather than closures so every adjoint stays printable source.
+
+The partial derivatives of the math intrinsics are checked against sympy's in
+``tests/test_rules.py``; a primitive without a rule is an error naming it.
+"""
+
+from __future__ import annotations
+
+import math as _math
+from typing import Callable, Optional, Protocol, Sequence
+
+from ..ssa import build
+from ..ssa.ir import Builder, Value
+
+Contribs = list[Optional[Value]]
+
+
+class OpView(Protocol):
+    name: str
+    operands: Sequence[Value]
+
+    @property
+    def result(self) -> Value: ...
+
+
+Rule = Callable[[Builder, OpView, Value, list[bool]], Contribs]
+
+RULES: dict[str, Rule] = {}
+
+
+class MissingRule(Exception):
+    """No derivative rule for a primitive: never differentiate it as zero silently."""
+
+
+def rule(*names: str):
+    def register(fn: Rule) -> Rule:
+        for n in names:
+            RULES[n] = fn
+        return fn
+
+    return register
+
+
+def _c(b: Builder, value: float, like: Value) -> Value:
+    return build.const(b, value, like.type)
+
+
+def _unary(derivative: Callable[[Builder, OpView], Value]) -> Rule:
+    """A one-operand rule ``g * derivative``; derivative builds d result / d operand."""
+
+    def apply(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+        return [build.mul(b, g, derivative(b, op))] if active[0] else [None]
+
+    return apply
+
+
+def _unary_div(denominator: Callable[[Builder, OpView], Value], negate: bool = False) -> Rule:
+    """A one-operand rule ``g / denominator`` (reads better than ``g * (1 / d)``)."""
+
+    def apply(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+        if not active[0]:
+            return [None]
+        q = build.div(b, g, denominator(b, op))
+        return [build.neg(b, q) if negate else q]
+
+    return apply
+
+
+# ---------------------------------------------------------------- arithmetic
+@rule("add")
+def _add(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    return [g if active[0] else None, g if active[1] else None]
+
+
+@rule("sub")
+def _sub(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    return [g if active[0] else None, build.neg(b, g) if active[1] else None]
+
+
+@rule("mul")
+def _mul(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    da = build.mul(b, g, op.operands[1]) if active[0] else None
+    db = build.mul(b, g, op.operands[0]) if active[1] else None
+    return [da, db]
+
+
+@rule("div")
+def _div(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # d(a/b)/da = 1/b, d(a/b)/db = -(a/b)/b: reuse the quotient.
+    da = build.div(b, g, op.operands[1]) if active[0] else None
+    db = None
+    if active[1]:
+        db = build.neg(b, build.div(b, build.mul(b, g, op.result), op.operands[1]))
+    return [da, db]
+
+
+@rule("neg")
+def _neg(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    return [build.neg(b, g) if active[0] else None]
+
+
+@rule("pow", "math.pow")
+def _pow(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    base, expo = op.operands[0], op.operands[1]
+    da = db = None
+    if active[0]:
+        c = build.const_value(expo)
+        if c is not None:
+            # A literal exponent: g * c * a ** (c - 1), folded when c is 2 or 1.
+            lowered = build.binary(b, "pow", base, _c(b, c - 1, expo))
+            da = build.mul(b, build.mul(b, g, expo), lowered) if c != 1 else g
+        else:
+            lowered = build.binary(b, "pow", base, build.sub(b, expo, _c(b, 1.0, expo)))
+            da = build.mul(b, build.mul(b, g, expo), lowered)
+    if active[1]:
+        db = build.mul(b, build.mul(b, g, op.result), build.math(b, "log", base))
+    return [da, db]
+
+
+@rule("select")
+def _select(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    cond = op.operands[0]
+    zero = _c(b, 0.0, g)
+    da = build.select(b, cond, g, zero) if active[1] else None
+    db = build.select(b, cond, zero, g) if active[2] else None
+    return [None, da, db]
+
+
+@rule("cast")
+def _cast(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # Only a float-to-float cast carries a derivative; an int source is inactive.
+    return [build.cast(b, g, op.operands[0].type) if active[0] else None]
+
+
+@rule("floordiv", "math.floor", "math.ceil", "math.trunc")
+def _piecewise_constant(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    return [None] * len(active)
+
+
+@rule("mod", "math.fmod")
+def _mod(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # a mod b = a - q * b with q = floor(a / b) (Python) or trunc(a / b) (fmod).
+    rounding = "floor" if op.name == "mod" else "trunc"
+    da = g if active[0] else None
+    db = None
+    if active[1]:
+        q = build.math(b, rounding, build.div(b, op.operands[0], op.operands[1]))
+        db = build.neg(b, build.mul(b, g, q))
+    return [da, db]
+
+
+# ---------------------------------------------------------------- intrinsics
+def _a(op: OpView) -> Value:
+    return op.operands[0]
+
+
+def _square(b: Builder, x: Value) -> Value:
+    return build.mul(b, x, x)
+
+
+RULES["math.sin"] = _unary(lambda b, op: build.math(b, "cos", _a(op)))
+RULES["math.cos"] = _unary(lambda b, op: build.neg(b, build.math(b, "sin", _a(op))))
+RULES["math.tan"] = _unary(lambda b, op: build.add(b, _c(b, 1.0, op.result), _square(b, op.result)))
+RULES["math.sinh"] = _unary(lambda b, op: build.math(b, "cosh", _a(op)))
+RULES["math.cosh"] = _unary(lambda b, op: build.math(b, "sinh", _a(op)))
+RULES["math.tanh"] = _unary(lambda b, op: build.sub(b, _c(b, 1.0, op.result), _square(b, op.result)))
+RULES["math.exp"] = _unary(lambda b, op: op.result)
+RULES["math.expm1"] = _unary(lambda b, op: build.add(b, op.result, _c(b, 1.0, op.result)))
+RULES["math.exp2"] = _unary(lambda b, op: build.mul(b, op.result, _c(b, _math.log(2.0), op.result)))
+RULES["math.log"] = _unary_div(lambda b, op: _a(op))
+RULES["math.log1p"] = _unary_div(lambda b, op: build.add(b, _c(b, 1.0, _a(op)), _a(op)))
+RULES["math.log2"] = _unary_div(lambda b, op: build.mul(b, _a(op), _c(b, _math.log(2.0), _a(op))))
+RULES["math.log10"] = _unary_div(lambda b, op: build.mul(b, _a(op), _c(b, _math.log(10.0), _a(op))))
+RULES["math.sqrt"] = _unary_div(lambda b, op: build.mul(b, _c(b, 2.0, op.result), op.result))
+RULES["math.cbrt"] = _unary_div(lambda b, op: build.mul(b, _c(b, 3.0, op.result), _square(b, op.result)))
+RULES["math.asin"] = _unary_div(
+    lambda b, op: build.math(b, "sqrt", build.sub(b, _c(b, 1.0, _a(op)), _square(b, _a(op))))
+)
+RULES["math.acos"] = _unary_div(
+    lambda b, op: build.math(b, "sqrt", build.sub(b, _c(b, 1.0, _a(op)), _square(b, _a(op)))), negate=True
+)
+RULES["math.atan"] = _unary_div(lambda b, op: build.add(b, _c(b, 1.0, _a(op)), _square(b, _a(op))))
+RULES["math.asinh"] = _unary_div(
+    lambda b, op: build.math(b, "sqrt", build.add(b, _square(b, _a(op)), _c(b, 1.0, _a(op))))
+)
+RULES["math.acosh"] = _unary_div(
+    lambda b, op: build.math(b, "sqrt", build.sub(b, _square(b, _a(op)), _c(b, 1.0, _a(op))))
+)
+RULES["math.atanh"] = _unary_div(lambda b, op: build.sub(b, _c(b, 1.0, _a(op)), _square(b, _a(op))))
+
+_TWO_OVER_SQRT_PI = 2.0 / _math.sqrt(_math.pi)
+
+
+def _erf_slope(b: Builder, op: OpView) -> Value:
+    bell = build.math(b, "exp", build.neg(b, _square(b, _a(op))))
+    return build.mul(b, _c(b, _TWO_OVER_SQRT_PI, _a(op)), bell)
+
+
+RULES["math.erf"] = _unary(_erf_slope)
+RULES["math.erfc"] = _unary(lambda b, op: build.neg(b, _erf_slope(b, op)))
+
+
+@rule("math.abs")
+def _abs(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    if not active[0]:
+        return [None]
+    a = _a(op)
+    nonneg = build.cmp(b, "ge", a, _c(b, 0.0, a))
+    return [build.select(b, nonneg, g, build.neg(b, g))]
+
+
+@rule("math.min", "math.max")
+def _min_max(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # Ties go to the first operand, as Python's min/max return it.
+    first = build.cmp(b, "le" if op.name == "math.min" else "ge", op.operands[0], op.operands[1])
+    zero = _c(b, 0.0, g)
+    da = build.select(b, first, g, zero) if active[0] else None
+    db = build.select(b, first, zero, g) if active[1] else None
+    return [da, db]
+
+
+@rule("math.atan2")
+def _atan2(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    y, x = op.operands[0], op.operands[1]
+    r2 = build.add(b, _square(b, x), _square(b, y))
+    dy = build.div(b, build.mul(b, g, x), r2) if active[0] else None
+    dx = build.neg(b, build.div(b, build.mul(b, g, y), r2)) if active[1] else None
+    return [dy, dx]
+
+
+@rule("math.hypot")
+def _hypot(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    return [
+        build.div(b, build.mul(b, g, op.operands[k]), op.result) if active[k] else None for k in range(2)
+    ]
+
+
+@rule("math.copysign")
+def _copysign(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    if not active[0]:
+        return [None, None]
+    one = _c(b, 1.0, g)
+    sign = build.mul(b, build.math(b, "copysign", one, op.operands[0]), build.math(b, "copysign", one, op.operands[1]))
+    return [build.mul(b, g, sign), None]
+
+
+def adjoint_contributions(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    """The adjoint contribution of ``g`` (the result's adjoint) to each operand of ``op``.
+
+    ``active[k]`` says whether operand k needs an adjoint; inactive operands get
+    None and cost no code.
+    """
+    fn = RULES.get(op.name)
+    if fn is None:
+        raise MissingRule(f"no derivative rule for the primitive '{op.name}'")
+    return fn(b, op, g, active)

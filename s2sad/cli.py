@@ -1,0 +1,140 @@
+"""The ``s2sad`` command line.
+
+    s2sad grad FILE [--func NAME] --wrt P[,P...] [-o OUT] [--target py|numba]
+    s2sad ir FILE [--func NAME]
+
+Exit status: 0 on success, 1 for a program s2sad cannot differentiate (with
+compiler-style messages on stderr), 2 for bad command-line use. Output files
+are written whole or not at all (temporary file, then rename), and the input
+file is never overwritten.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+from . import pipeline
+from .diagnostics import DiagnosticError
+
+SUFFIX_TARGETS = {".py": "py", ".c": "c", ".h": "c", ".cu": "cuda"}
+
+
+class UsageError(Exception):
+    """Bad command-line use: exit status 2."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="s2sad",
+        description="Source-to-source reverse-mode automatic differentiation: "
+        "reads a Python function and writes its gradient as readable source.",
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    g = sub.add_parser("grad", help="write the gradient of a function")
+    g.add_argument("file", help="input file (.py)")
+    g.add_argument("--func", help="function to differentiate (default: the only one, or FILE's stem)")
+    g.add_argument("--wrt", required=True, help="comma-separated parameters to differentiate with respect to")
+    g.add_argument("-o", "--output", help="output file (default: stdout; '-' also means stdout)")
+    g.add_argument(
+        "--target",
+        choices=pipeline.TARGETS,
+        help="output language (default: from the output suffix, else the input's language); "
+        "numba is Python with @numba.njit",
+    )
+
+    i = sub.add_parser("ir", help="print the SSA IR of a function")
+    i.add_argument("file", help="input file (.py)")
+    i.add_argument("--func", help="function to print (default: as for grad)")
+    return p
+
+
+def _read(path: str) -> str:
+    p = Path(path)
+    if p.suffix not in (".py",):
+        raise UsageError(f"{path}: only Python input (.py) is supported yet")
+    try:
+        return p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"{path}: cannot read: {e}") from None
+
+
+def _target(args: argparse.Namespace) -> str:
+    if args.target:
+        return args.target
+    if args.output and args.output != "-":
+        suffix = Path(args.output).suffix
+        if suffix in SUFFIX_TARGETS:
+            return SUFFIX_TARGETS[suffix]
+    return SUFFIX_TARGETS.get(Path(args.file).suffix, "py")
+
+
+def write_atomically(path: str, text: str, input_path: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all; refuse to overwrite the input."""
+    out = Path(path)
+    if out.exists() and out.resolve() == Path(input_path).resolve():
+        raise UsageError(f"{path}: refusing to overwrite the input file")
+    directory = out.parent if str(out.parent) else Path(".")
+    if not directory.is_dir():
+        raise UsageError(f"{path}: directory {directory} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, out)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _run(args: argparse.Namespace) -> int:
+    source = _read(args.file)
+    if args.command == "ir":
+        sys.stdout.write(pipeline.ir_text(source, args.file, args.func))
+        return 0
+    wrt = [w.strip() for w in args.wrt.split(",") if w.strip()]
+    if not wrt:
+        raise UsageError("--wrt needs at least one parameter name")
+    target = _target(args)
+    if target not in pipeline.PY_TARGETS:
+        raise UsageError(f"--target {target}: only py and numba output are supported yet")
+    text = pipeline.gradient_source(source, args.file, args.func, wrt, target)
+    if args.output and args.output != "-":
+        write_atomically(args.output, text, args.file)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except DiagnosticError as e:
+        print(e.render(), file=sys.stderr)
+        return 1
+    except UsageError as e:
+        print(f"s2sad: error: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # a bug in s2sad: say so plainly, without a traceback
+        if os.environ.get("S2SAD_DEBUG"):
+            raise
+        print(
+            f"s2sad: internal error: {type(e).__name__}: {e}\n"
+            "hint: this is a bug in s2sad; please report it with the input file "
+            "(set S2SAD_DEBUG=1 to see the traceback)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

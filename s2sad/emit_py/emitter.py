@@ -1,0 +1,670 @@
+"""The Python / Numba emitter: a Module of structured SSA -> readable Python source.
+
+``emit_python(module, target, header)`` is the entry point (``target`` is
+``"py"`` or ``"numba"``; numba output is the same code with ``@numba.njit`` on
+every function). Per function the work is split by concern:
+
+1. ``inline``: which values print inside other expressions, which get variables;
+2. ``outofssa``: one variable per congruence class, copies only where needed;
+3. this module: statements from ops (loops stay loops, branches stay branches),
+   then rendering with the readability rules: ``x += e`` for ``x = x + e``
+   (also array elements), ``if not c:`` for an empty then-branch, ``elif``
+   chains, ``r = a if c else b`` when both branches only copy an expression,
+   ``while c:`` when the condition is a pure expression, and lines under 100
+   characters (a long expression loses its largest subexpressions to
+   temporaries assigned just before it).
+
+Tapes (stacks of scalars, from the adjoint transform) must work under Numba,
+so they are preallocated NumPy arrays with an integer top, doubled with
+``np.concatenate`` when they may grow. Imports are emitted only when used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+from ..ssa.ir import Block, Function, Module, Op, Value
+from ..ssa.types import ArrayType, Type
+from .expr import (
+    P_COND,
+    P_OR,
+    Attribute,
+    BinOp,
+    Compare,
+    Expr,
+    IfExp,
+    Lit,
+    Name,
+    Printer,
+    Subscript,
+    Tuple,
+    binop,
+    bool_op,
+    call,
+    compare,
+    first_hoistable,
+    if_exp,
+    literal_value,
+    logical_not,
+    module_attr,
+    names_in,
+    negate,
+    number,
+    replace,
+)
+from .inline import Effects
+from .names import Namer
+from .outofssa import allocate, carried_targets
+
+LINE_LIMIT = 99  # "lines under 100 characters"
+
+_BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**"}
+_COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+_AUGMENTABLE = ("+", "-", "*", "/")
+_COMMUTATIVE = ("+", "*")
+
+# Math intrinsics: the IR name -> the Python spelling (all supported by Numba in nopython mode).
+_MATH_MODULE = (
+    "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp expm1 log log1p log2 "
+    "log10 sqrt erf erfc pow atan2 hypot copysign fmod"
+).split()
+_MATH_NUMPY = {"cbrt": "cbrt", "floor": "floor", "ceil": "ceil", "trunc": "trunc"}  # float results
+_MATH_BUILTIN = ("abs", "min", "max")
+
+_DTYPES = {"f64": None, "f32": "float32", "i64": "int64", "i32": "int32", "bool": "bool_"}
+
+
+# -- statements ---------------------------------------------------------------------
+
+
+@dataclass
+class Assign:
+    targets: list[Expr]  # one, or several for a tuple assignment
+    value: Expr
+    copy: bool = False  # a copy out of SSA (candidate for `r = a if c else b`)
+
+
+@dataclass
+class AugAssign:
+    target: Expr
+    op: str
+    value: Expr
+
+
+@dataclass
+class ExprStmt:
+    value: Expr
+
+
+@dataclass
+class Comment:
+    text: str
+
+
+@dataclass
+class Keyword:
+    text: str  # pass, break
+
+
+@dataclass
+class Return:
+    values: list[Expr]
+
+
+@dataclass
+class If:
+    cond: Expr
+    body: list["Stmt"]
+    orelse: list["Stmt"] = field(default_factory=list)
+    ternary: bool = False  # both branches are a single copy to one variable
+
+
+@dataclass
+class For:
+    target: str
+    args: list[Expr]
+    body: list["Stmt"]
+
+
+@dataclass
+class While:
+    cond: Optional[Expr]  # None: `while True:` (the condition needs statements)
+    body: list["Stmt"]
+
+
+Stmt = Union[Assign, AugAssign, ExprStmt, Comment, Keyword, Return, If, For, While]
+
+
+# -- module ---------------------------------------------------------------------------
+
+
+def emit_python(module: Module, target: str, header: str) -> str:
+    """The module as Python source (``target`` "py" or "numba"), after the ``header`` comment lines."""
+    if target not in ("py", "numba"):
+        raise ValueError(f"emit_python: unknown target {target!r}")
+    effects = Effects(module)
+    printer = Printer()
+    functions = [
+        _FunctionEmitter(module, fn, effects, printer, numba=target == "numba").emit()
+        for fn in module.functions.values()
+    ]
+    stdlib = ["import math"] if "math" in printer.modules else []
+    third = []
+    if target == "numba":
+        third.append("import numba")
+    if "np" in printer.modules:
+        third.append("import numpy as np")
+    imports = stdlib + ([""] if stdlib and third else []) + third
+    head = [line for line in header.rstrip("\n").split("\n")] if header.strip() else []
+    if head and imports:
+        head.append("")
+    head += imports
+    text = "\n".join(head) + "\n\n\n" if head else ""
+    return text + "\n\n\n".join(functions) + "\n"
+
+
+class _FunctionEmitter:
+    def __init__(self, module: Module, fn: Function, effects: Effects, printer: Printer, numba: bool):
+        self.module = module
+        self.fn = fn
+        self.printer = printer
+        self.numba = numba
+        self.namer = Namer(module.functions)
+        self.alloc = allocate(fn, effects, self.namer)
+        self.var = self.alloc.var
+        self.plan = self.alloc.plan
+        self.tape_tops: dict[str, str] = {}
+
+    # -- the function ------------------------------------------------------------------
+    def emit(self) -> str:
+        fn = self.fn
+        defaults = fn.attrs.get("defaults") or {}
+        params = []
+        for p in fn.params:
+            name = self.var.get(p) or self.namer.fresh(p.name_hint or "arg")
+            if name in defaults:
+                params.append(f"{name}={self.printer(number(defaults[name]), P_COND)}")
+            else:
+                params.append(name)
+        lines = []
+        if self.numba:
+            self.printer.modules.add("numba")
+            lines.append("@numba.njit")
+        head = f"def {fn.name}({', '.join(params)}):"
+        if len(head) > LINE_LIMIT:
+            lines += [f"def {fn.name}("] + [f"    {p}," for p in params] + ["):"]
+        else:
+            lines.append(head)
+        body = _tidy(self.gen_block(fn.body))
+        renderer = _Renderer(self.namer, self.printer)
+        lines += renderer.render(body or [Keyword("pass")], "    ")
+        return "\n".join(lines)
+
+    # -- expressions -------------------------------------------------------------------
+    def expr(self, v: Value) -> Expr:
+        if v in self.var:
+            return Name(self.var[v])
+        op = v.defining_op
+        assert op is not None and self.plan.is_expr(v), f"value {v!r} has neither a variable nor an expression"
+        return self.op_expr(op)
+
+    def op_expr(self, op: Op) -> Expr:
+        n = op.name
+        e = self.expr
+        if n == "const":
+            return _literal(op.attrs["value"], op.result.type)
+        if n == "undef":
+            return _literal(0, op.result.type)
+        if n in _BINARY:
+            a, b = e(op.operands[0]), e(op.operands[1])
+            if n == "div" and op.result.type.is_int:
+                return call("int", BinOp("/", a, b))  # the IR's integer `div` truncates a true quotient
+            return binop(_BINARY[n], a, b)
+        if n in _COMPARE:
+            return compare(_COMPARE[n], e(op.operands[0]), e(op.operands[1]))
+        if n in ("and", "or"):
+            return bool_op(n, e(op.operands[0]), e(op.operands[1]))
+        if n == "not":
+            return logical_not(e(op.operands[0]))
+        if n == "neg":
+            return negate(e(op.operands[0]))
+        if n == "select":
+            return if_exp(*(e(o) for o in op.operands))
+        if n == "cast":
+            return _cast(e(op.operands[0]), op.result.type)
+        if n.startswith("math."):
+            return _math(n[5:], [e(o) for o in op.operands])
+        if n == "load":
+            return Subscript(e(op.operands[0]), tuple(e(i) for i in op.operands[1:]))
+        if n == "dim":
+            return Subscript(Attribute(e(op.operands[0]), "shape"), (Lit(str(op.attrs["axis"])),))
+        if n == "call":
+            return call(op.attrs["callee"], *(e(a) for a in op.operands))
+        if n == "alloc":
+            return self._alloc(op)
+        if n == "if":
+            then, orelse = (e(r.terminator.operands[0]) for r in op.regions)
+            return if_exp(e(op.operands[0]), then, orelse)
+        raise NotImplementedError(f"Python emitter: no expression for op {n}")
+
+    def _alloc(self, op: Op) -> Expr:
+        t = op.result.type
+        assert isinstance(t, ArrayType)
+        dims = [self.expr(d) for d in op.operands]
+        shape = dims[0] if len(dims) == 1 else Tuple(tuple(dims))
+        fn = "np.zeros" if op.attrs.get("fill", "zeros") == "zeros" else "np.empty"
+        dtype = _DTYPES.get(t.elem.name)
+        return call(fn, shape, dtype=module_attr("np", dtype)) if dtype else call(fn, shape)
+
+    # -- statements --------------------------------------------------------------------
+    def gen_block(self, block: Block) -> list[Stmt]:
+        out: list[Stmt] = []
+        for op in block.ops:
+            if op.name not in ("yield", "condition"):
+                out += self.gen_op(op)
+        return out
+
+    def gen_op(self, op: Op) -> list[Stmt]:
+        n = op.name
+        if n == "comment":
+            text = op.attrs.get("text", "").strip()
+            return [Comment(text)] if text else []
+        if n == "return":
+            return [Return([self.expr(v) for v in op.operands])] if op.operands else []
+        if n == "for":
+            return self._for(op)
+        if n == "while":
+            return self._while(op)
+        if n == "if":
+            return [] if self.plan.inline_if(op) else self._if(op)
+        if n == "store":
+            arr, *idx, val = op.operands
+            return [Assign([Subscript(self.expr(arr), tuple(self.expr(i) for i in idx))], self.expr(val))]
+        if n.startswith("tape."):
+            return self._tape(op)
+        if n == "call":
+            return self._call(op)
+        if len(op.results) == 1:
+            v = op.result
+            if v in self.var:
+                return [Assign([Name(self.var[v])], self.op_expr(op))]
+            return []  # folded into its users, or dead
+        raise NotImplementedError(f"Python emitter: no statement for op {n}")
+
+    def _call(self, op: Op) -> list[Stmt]:
+        if len(op.results) == 1 and self.plan.folded_op(op):
+            return []
+        value = self.op_expr(op)
+        targets = [Name(self.var[r]) if r in self.var else Name("_") for r in op.results]
+        if all(t.id == "_" for t in targets):
+            return [ExprStmt(value)]
+        if len(targets) == 1:
+            return [Assign(targets, value)]
+        return [Assign([Tuple(tuple(targets))], value)]
+
+    def copies(self, pairs: list[tuple[Value, Value]]) -> list[Stmt]:
+        """A parallel copy (variable of dst <- src), sequentialised; a tuple assignment for cycles."""
+        pending = [(self.var[d], self.expr(s)) for d, s in pairs]
+        pending = [(d, s) for d, s in pending if s != Name(d)]
+        out: list[Stmt] = []
+        while pending:
+            for k, (d, s) in enumerate(pending):
+                if not any(d in names_in(s2) for j, (_, s2) in enumerate(pending) if j != k):
+                    out.append(Assign([Name(d)], s, copy=True))
+                    pending.pop(k)
+                    break
+            else:
+                # Every remaining copy overwrites a variable another one still reads.
+                out.append(
+                    Assign([Tuple(tuple(Name(d) for d, _ in pending))], Tuple(tuple(s for _, s in pending)), copy=True)
+                )
+                break
+        return out
+
+    def _yield_copies(self, region: Block) -> list[Stmt]:
+        term = region.terminator
+        return self.copies(list(zip(carried_targets(term), term.operands)))
+
+    def _for(self, op: Op) -> list[Stmt]:
+        body = op.regions[0]
+        lb, ub, step, *inits = op.operands
+        pre = self.copies(list(zip(body.args[1:], inits)))
+        if _is_const(step, 1):
+            args = [self.expr(ub)] if _is_const(lb, 0) else [self.expr(lb), self.expr(ub)]
+        else:
+            args = [self.expr(lb), self.expr(ub), self.expr(step)]
+        stmts = _tidy(self.gen_block(body) + self._yield_copies(body))
+        return pre + [For(self.var[body.args[0]], args, stmts or [Keyword("pass")])]
+
+    def _while(self, op: Op) -> list[Stmt]:
+        cond, body = op.regions
+        pre = self.copies(list(zip(cond.args, op.operands)))
+        cond_stmts = self.gen_block(cond)
+        c = self.expr(cond.terminator.operands[0])
+        stmts = _tidy(self.gen_block(body) + self._yield_copies(body))
+        if cond_stmts:
+            return pre + [While(None, cond_stmts + [If(logical_not(c), [Keyword("break")])] + stmts)]
+        return pre + [While(c, stmts or [Keyword("pass")])]
+
+    def _if(self, op: Op) -> list[Stmt]:
+        c = self.expr(op.operands[0])
+        then, orelse = (_tidy(self.gen_block(r) + self._yield_copies(r)) for r in op.regions)
+        known = literal_value(c)
+        if isinstance(known, bool):
+            return then if known else orelse
+        pre, then, orelse = _hoist_common_copies(c, then, orelse)
+        if not then and not orelse:
+            return pre
+        return pre + self._if_stmt(len(op.results), c, then, orelse)
+
+    def _if_stmt(self, n_results: int, c: Expr, then: list[Stmt], orelse: list[Stmt]) -> list[Stmt]:
+        if not then:
+            if not orelse:
+                return []
+            c, then, orelse = logical_not(c), orelse, []
+        if not orelse and len(then) == 1:
+            s = then[0]
+            if isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.targets[0], Name):
+                # `if x > m: m = x` is `m = max(m, x)` (see expr.if_exp)
+                chosen = if_exp(c, s.value, s.targets[0])
+                if not isinstance(chosen, IfExp):
+                    return [Assign(s.targets, chosen)]
+            if isinstance(s, If) and not s.orelse:
+                return [If(bool_op("and", c, s.cond), s.body)]  # `if a:` + `if b:` -> `if a and b:`
+        ternary = (
+            n_results >= 1
+            and len(then) == 1
+            and len(orelse) == 1
+            and all(isinstance(s, Assign) and s.copy and len(s.targets) == 1 for s in then + orelse)
+            and then[0].targets == orelse[0].targets
+        )
+        return [If(c, then, orelse, ternary)]
+
+    def _tape(self, op: Op) -> list[Stmt]:
+        n = op.name
+        tape_var = self.var.get(op.operands[0]) if n != "tape.new" else self.var.get(op.result)
+        if tape_var is None:
+            return []
+        tape = Name(tape_var)
+        if tape_var not in self.tape_tops:
+            self.tape_tops[tape_var] = self.namer.fresh(f"{tape_var}_top")
+        top = Name(self.tape_tops[tape_var])
+        if n == "tape.new":
+            dtype = _DTYPES.get(op.attrs.get("elem", "f64"))
+            cap = self.expr(op.operands[0])
+            empty = call("np.empty", cap, dtype=module_attr("np", dtype)) if dtype else call("np.empty", cap)
+            return [Assign([tape], empty), Assign([top], Lit("0"))]
+        if n == "tape.push":
+            out: list[Stmt] = []
+            if op.operands[0].defining_op.attrs.get("grow"):
+                full = Compare("==", top, Subscript(Attribute(tape, "shape"), (Lit("0"),)))
+                doubled = call("np.concatenate", Tuple((tape, call("np.empty_like", tape))))
+                out.append(If(full, [Assign([tape], doubled)]))
+            out += [Assign([Subscript(tape, (top,))], self.expr(op.operands[1])), AugAssign(top, "+", Lit("1"))]
+            return out
+        if n == "tape.pop":
+            out = [AugAssign(top, "-", Lit("1"))]
+            if op.result in self.var:
+                out.append(Assign([Name(self.var[op.result])], Subscript(tape, (top,))))
+            return out
+        raise NotImplementedError(f"Python emitter: no statement for op {n}")
+
+
+def _is_const(v: Value, value) -> bool:
+    op = v.defining_op
+    return op is not None and op.name == "const" and op.attrs["value"] == value and not isinstance(
+        op.attrs["value"], bool
+    )
+
+
+def _literal(value, t: Type) -> Expr:
+    if t.is_float:
+        return number(float(value))
+    if t.is_int:
+        return number(int(value))
+    return number(bool(value))
+
+
+def _cast(x: Expr, t: Type) -> Expr:
+    name = getattr(t, "name", "")
+    if name == "f64":
+        return call("float", x)
+    if name == "i64":
+        return call("int", x)
+    if name == "bool":
+        return call("bool", x)
+    return call(f"np.{_DTYPES[name]}", x)
+
+
+def _math(fn: str, args: list[Expr]) -> Expr:
+    if fn in _MATH_BUILTIN:
+        return call(fn, *args)
+    if fn == "exp2":
+        return BinOp("**", Lit("2.0"), args[0])
+    if fn in _MATH_NUMPY:
+        return call(f"np.{_MATH_NUMPY[fn]}", *args)
+    if fn in _MATH_MODULE:
+        return call(f"math.{fn}", *args)
+    raise NotImplementedError(f"Python emitter: no spelling for math.{fn}")
+
+
+def _names(stmts: list[Stmt], skip: Optional[Stmt] = None) -> tuple[set[str], set[str]]:
+    """Variables the statements read and those they assign (``skip`` left out), for membership tests."""
+    read: set[str] = set()
+    written: set[str] = set()
+
+    def target(t: Expr) -> None:
+        if isinstance(t, Name):
+            written.add(t.id)
+        elif isinstance(t, Tuple):
+            for x in t.elts:
+                target(x)
+        else:
+            read.update(names_in(t))
+
+    def visit(ss: list[Stmt]) -> None:
+        for st in ss:
+            if st is skip:
+                continue
+            if isinstance(st, Assign):
+                for t in st.targets:
+                    target(t)
+                read.update(names_in(st.value))
+            elif isinstance(st, AugAssign):
+                target(st.target)
+                read.update(names_in(st.target))
+                read.update(names_in(st.value))
+            elif isinstance(st, (ExprStmt,)):
+                read.update(names_in(st.value))
+            elif isinstance(st, Return):
+                for v in st.values:
+                    read.update(names_in(v))
+            elif isinstance(st, If):
+                read.update(names_in(st.cond))
+                visit(st.body)
+                visit(st.orelse)
+            elif isinstance(st, For):
+                written.add(st.target)
+                for a in st.args:
+                    read.update(names_in(a))
+                visit(st.body)
+            elif isinstance(st, While):
+                if st.cond is not None:
+                    read.update(names_in(st.cond))
+                visit(st.body)
+
+    visit(stmts)
+    return read, written
+
+
+def _hoist_common_copies(cond: Expr, then: list[Stmt], orelse: list[Stmt]):
+    """Copies both branches make alike happen once, before the ``if``.
+
+    ``if c: d = s; ... else: d = s; ...`` becomes ``d = s`` then the ``if``, when
+    nothing in the branches (or the condition) reads or writes ``d`` and nothing in
+    them changes what ``s`` reads, so the earlier copy gives the same values.
+    """
+    pre: list[Stmt] = []
+    for st in list(then):
+        if not (isinstance(st, Assign) and st.copy and len(st.targets) == 1 and isinstance(st.targets[0], Name)):
+            continue
+        twin = next((o for o in orelse if o == st), None)
+        if twin is None:
+            continue
+        dst = st.targets[0].id
+        read_t, written_t = _names(then, skip=st)
+        read_e, written_e = _names(orelse, skip=twin)
+        touched = read_t | written_t | read_e | written_e | set(names_in(cond))
+        if dst in touched or any(x in written_t or x in written_e for x in names_in(st.value)):
+            continue
+        pre.append(st)
+        then = [x for x in then if x is not st]
+        orelse = [x for x in orelse if x is not twin]
+    return pre, then, orelse
+
+
+def _tidy(stmts: list[Stmt]) -> list[Stmt]:
+    """Drop comments left with nothing to annotate (followed by another comment, or by nothing)."""
+    out: list[Stmt] = []
+    for k, s in enumerate(stmts):
+        if isinstance(s, Comment):
+            nxt = stmts[k + 1] if k + 1 < len(stmts) else None
+            if nxt is None or isinstance(nxt, Comment):
+                continue
+        out.append(s)
+    return out
+
+
+# -- rendering ------------------------------------------------------------------------
+
+
+def _augmented(target: Expr, value: Expr) -> Optional[AugAssign]:
+    """``x = x + e`` -> ``x += e`` (``x = e + x`` too for + and *, which are commutative)."""
+    if not isinstance(value, BinOp) or value.op not in _AUGMENTABLE:
+        return None
+    if value.left == target:
+        return AugAssign(target, value.op, value.right)
+    if value.op in _COMMUTATIVE and value.right == target:
+        return AugAssign(target, value.op, value.left)
+    return None
+
+
+class _Renderer:
+    def __init__(self, namer: Namer, printer: Printer):
+        self.namer = namer
+        self.p = printer
+
+    def render(self, stmts: list[Stmt], indent: str) -> list[str]:
+        out: list[str] = []
+        for s in stmts:
+            out += self.stmt(s, indent)
+        return out
+
+    def fit(self, indent: str, roots: list[Expr], build) -> list[str]:
+        """``build(roots)`` as one line, hoisting subexpressions into temporaries until it fits."""
+        pre: list[str] = []
+        while True:
+            line = indent + build(roots)
+            if len(line) <= LINE_LIMIT:
+                break
+            cands = [c for r in roots for c in first_hoistable(r)]
+            if not cands:
+                break
+            cands.sort(key=lambda c: -len(self.p(c)))
+            fitting = [c for c in cands if len(indent) + len(self.p(c)) + 5 <= LINE_LIMIT]
+            chosen = fitting[0] if fitting else cands[0]
+            t = Name(self.namer.temp())
+            pre += self.stmt(Assign([t], chosen), indent)
+            roots = [replace(r, chosen, t) for r in roots]
+        return pre + [line]
+
+    def stmt(self, s: Stmt, indent: str) -> list[str]:
+        p = self.p
+        if isinstance(s, Comment):
+            return [f"{indent}# {line}".rstrip() for line in (s.text.splitlines() or [""])]
+        if isinstance(s, Keyword):
+            return [indent + s.text]
+        if isinstance(s, Assign):
+            if len(s.targets) == 1:
+                aug = _augmented(s.targets[0], s.value)
+                if aug is not None:
+                    return self.stmt(aug, indent)
+            return self._assign(s, indent)
+        if isinstance(s, AugAssign):
+            idx, rebuild = _target_parts(s.target)
+            # `x += (a if c else b)`: without parentheses it reads like a conditional statement.
+            return self.fit(
+                indent, idx + [s.value], lambda r: f"{p(rebuild(r[:-1]))} {s.op}= {p(r[-1], P_OR)}"
+            )
+        if isinstance(s, ExprStmt):
+            return self.fit(indent, [s.value], lambda r: p(r[0]))
+        if isinstance(s, Return):
+            return self.fit(indent, s.values, lambda r: "return " + p(r[0] if len(r) == 1 else Tuple(tuple(r))))
+        if isinstance(s, For):
+            head = self.fit(indent, s.args, lambda r: f"for {s.target} in range({', '.join(p(a, P_COND) for a in r)}):")
+            return head + self.render(s.body, indent + "    ")
+        if isinstance(s, While):
+            if s.cond is None:
+                return [indent + "while True:"] + self.render(s.body, indent + "    ")
+            line = f"{indent}while {p(s.cond)}:"
+            if len(line) > LINE_LIMIT:  # the condition is evaluated every iteration: test it inside
+                return self.stmt(While(None, [If(logical_not(s.cond), [Keyword("break")])] + s.body), indent)
+            return [line] + self.render(s.body, indent + "    ")
+        if isinstance(s, If):
+            return self._if(s, indent)
+        raise TypeError(s)
+
+    def _assign(self, s: Assign, indent: str) -> list[str]:
+        p = self.p
+        parts = [_target_parts(t) for t in s.targets]
+        roots: list[Expr] = [i for idx, _ in parts for i in idx] + [s.value]
+
+        def build(r: list[Expr]) -> str:
+            k = 0
+            targets = []
+            for idx, rebuild in parts:
+                targets.append(p(rebuild(r[k : k + len(idx)])))
+                k += len(idx)
+            return " = ".join(targets) + " = " + p(r[-1])
+
+        return self.fit(indent, roots, build)
+
+    def _if(self, s: If, indent: str) -> list[str]:
+        p = self.p
+        if s.ternary:
+            a, b = s.body[0], s.orelse[0]
+            line = f"{indent}{p(a.targets[0])} = {p(if_exp(s.cond, a.value, b.value))}"
+            if len(line) <= LINE_LIMIT:
+                return [line]
+        out = self.fit(indent, [s.cond], lambda r: f"if {p(r[0])}:")
+        out += self.render(s.body, indent + "    ")
+        orelse = s.orelse
+        # `else:` holding only an `if` (after comments) is an `elif`; the comments go above it.
+        while (
+            orelse
+            and isinstance(orelse[-1], If)
+            and not orelse[-1].ternary
+            and all(isinstance(x, Comment) for x in orelse[:-1])
+        ):
+            inner = orelse[-1]
+            line = f"{indent}elif {p(inner.cond)}:"
+            if len(line) > LINE_LIMIT:
+                break
+            out += self.render(orelse[:-1], indent)
+            out.append(line)
+            out += self.render(inner.body, indent + "    ")
+            orelse = inner.orelse
+        if orelse:
+            out.append(indent + "else:")
+            out += self.render(orelse, indent + "    ")
+        return out
+
+
+def _target_parts(target: Expr):
+    """An assignment target's index expressions (hoistable) and how to rebuild it from them."""
+    if isinstance(target, Subscript):
+        return list(target.index), lambda idx: Subscript(target.value, tuple(idx))
+    if isinstance(target, Tuple):
+        return [], lambda idx: target
+    return [], lambda idx: target

@@ -1,0 +1,505 @@
+"""Python expressions as small immutable trees, printed with minimal parentheses.
+
+The emitter turns IR values into these trees (inlining single-use values into
+their users) and prints them here. Printing follows Python's precedence and
+associativity table, so parentheses appear exactly where the tree needs them:
+``a - (b - c)`` keeps its parentheses (floating-point arithmetic is not
+associative, so the tree's shape is the evaluation order and must survive),
+``-x ** 2`` needs none (``**`` binds tighter than unary minus) while
+``(-x) ** 2`` does. A few exact rewrites read better and change no bit of the
+result: ``a + -b`` prints as ``a - b`` and ``a - -b`` as ``a + b`` (IEEE 754
+defines ``x - y`` as ``x + (-y)``).
+
+Trees are frozen dataclasses, so structurally equal subtrees compare equal:
+the emitter uses that to recognise ``d_x[i] = d_x[i] + g`` as ``d_x[i] += g``
+and to hoist a repeated subexpression once when it breaks a long line.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass, field
+from typing import Iterator, Optional, Union
+
+# Python's precedence levels, loosest first (the Python reference, "Operator precedence").
+P_TUPLE = 0
+P_COND = 1  # a if c else b
+P_OR = 2
+P_AND = 3
+P_NOT = 4
+P_CMP = 5  # comparisons (non-associative here: chaining would change the meaning)
+P_ADD = 10
+P_MUL = 11
+P_UNARY = 12  # -x
+P_POW = 13
+P_PRIMARY = 15  # calls, subscripts, attributes
+P_ATOM = 16
+
+_BIN_PREC = {"+": P_ADD, "-": P_ADD, "*": P_MUL, "/": P_MUL, "//": P_MUL, "%": P_MUL, "**": P_POW}
+
+
+class Expr:
+    """Base of expression nodes."""
+
+    def children(self) -> tuple["Expr", ...]:
+        return ()
+
+
+@dataclass(frozen=True)
+class Name(Expr):
+    id: str
+
+
+@dataclass(frozen=True)
+class Lit(Expr):
+    """A non-negative literal (negative numbers are ``Unary('-', Lit)``)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class BinOp(Expr):
+    op: str
+    left: Expr
+    right: Expr
+
+    def children(self):
+        return (self.left, self.right)
+
+
+@dataclass(frozen=True)
+class Compare(Expr):
+    op: str
+    left: Expr
+    right: Expr
+
+    def children(self):
+        return (self.left, self.right)
+
+
+@dataclass(frozen=True)
+class BoolOp(Expr):
+    op: str  # "and" | "or"
+    left: Expr
+    right: Expr
+
+    def children(self):
+        return (self.left, self.right)
+
+
+@dataclass(frozen=True)
+class Unary(Expr):
+    op: str  # "-" | "not"
+    operand: Expr
+
+    def children(self):
+        return (self.operand,)
+
+
+@dataclass(frozen=True)
+class Attribute(Expr):
+    value: Expr
+    attr: str
+
+    def children(self):
+        return (self.value,)
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    func: Expr
+    args: tuple[Expr, ...] = ()
+    kwargs: tuple[tuple[str, Expr], ...] = ()
+
+    def children(self):
+        return (self.func, *self.args, *(v for _, v in self.kwargs))
+
+
+@dataclass(frozen=True)
+class Subscript(Expr):
+    value: Expr
+    index: tuple[Expr, ...]
+
+    def children(self):
+        return (self.value, *self.index)
+
+
+@dataclass(frozen=True)
+class IfExp(Expr):
+    """``body if cond else orelse``: lazy, so nothing is hoisted out of its branches."""
+
+    cond: Expr
+    body: Expr
+    orelse: Expr
+
+    def children(self):
+        return (self.cond, self.body, self.orelse)
+
+
+@dataclass(frozen=True)
+class Tuple(Expr):
+    elts: tuple[Expr, ...]
+
+    def children(self):
+        return self.elts
+
+
+# -- constructors ---------------------------------------------------------------
+
+
+def module_attr(module: str, attr: str) -> Expr:
+    return Attribute(Name(module), attr)
+
+
+def call(func: Union[str, Expr], *args: Expr, **kwargs: Expr) -> Call:
+    f = func if isinstance(func, Expr) else _dotted(func)
+    return Call(f, tuple(args), tuple(kwargs.items()))
+
+
+def _dotted(path: str) -> Expr:
+    parts = path.split(".")
+    e: Expr = Name(parts[0])
+    for p in parts[1:]:
+        e = Attribute(e, p)
+    return e
+
+
+def number(value: Union[int, float, bool]) -> Expr:
+    """A literal: ``0.5``, ``1e-08``, ``3``, ``True``, ``-1.0`` (unary minus), ``math.inf``."""
+    if isinstance(value, bool):
+        return Lit("True" if value else "False")
+    if isinstance(value, float):
+        if math.isnan(value):
+            return module_attr("math", "nan")
+        if math.isinf(value):
+            e = module_attr("math", "inf")
+            return Unary("-", e) if value < 0 else e
+        if math.copysign(1.0, value) < 0:
+            return Unary("-", Lit(repr(-value)))
+        return Lit(repr(value))
+    if value < 0:
+        return Unary("-", Lit(str(-value)))
+    return Lit(str(value))
+
+
+def _strip_sign(e: Expr) -> Optional[Expr]:
+    """``x`` when ``e`` is ``-x``, or a product/quotient whose first factor is negated.
+
+    IEEE 754 multiplication and division give a result whose sign is the XOR of
+    the operands' signs and whose magnitude ignores them, so ``(-a) * b / c`` is
+    exactly ``-(a * b / c)``; integer ``*`` likewise (``//`` is not: it floors).
+    """
+    if isinstance(e, Unary) and e.op == "-":
+        return e.operand
+    if isinstance(e, BinOp) and e.op in ("*", "/"):
+        inner = _strip_sign(e.left)
+        if inner is not None:
+            return BinOp(e.op, inner, e.right)
+    return None
+
+
+def _int_literal(e: Expr) -> Optional[int]:
+    v = literal_value(e)
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def binop(op: str, left: Expr, right: Expr) -> Expr:
+    """``left op right`` with exact sign and index-arithmetic tidying.
+
+    ``a + -b`` is ``a - b`` and ``a - -b * c`` is ``a + b * c`` (IEEE 754 defines
+    ``x - y`` as ``x + (-y)``). Integer constants of a ``+``/``-`` chain are
+    combined: ``n - 1 + 1`` is ``n`` (integer addition is associative, also
+    modulo 2**64 under Numba). Operands of one IR op share a type, so an integer
+    literal operand means integer arithmetic.
+    """
+    if op in ("+", "-"):
+        stripped = _strip_sign(right)
+        if stripped is not None:
+            return binop("-" if op == "+" else "+", left, stripped)
+        c2 = _int_literal(right)
+        if c2 is not None:
+            if c2 == 0:
+                return left
+            if isinstance(left, BinOp) and left.op in ("+", "-"):
+                c1 = _int_literal(left.right)
+                if c1 is not None:
+                    total = (c1 if left.op == "+" else -c1) + (c2 if op == "+" else -c2)
+                    return binop("+", left.left, number(total))
+    return BinOp(op, left, right)
+
+
+def negate(e: Expr) -> Expr:
+    """``-e``; ``-(-x)`` is ``x`` and ``-(-a * b)`` is ``a * b`` (see ``_strip_sign``)."""
+    stripped = _strip_sign(e)
+    if stripped is not None:
+        return stripped
+    return Unary("-", e)
+
+
+def literal_value(e: Expr) -> Optional[Union[int, float, bool]]:
+    """The number or bool a literal expression stands for (None if it is not a literal)."""
+    if isinstance(e, Unary) and e.op == "-" and isinstance(e.operand, Lit):
+        v = literal_value(e.operand)
+        return None if v is None or isinstance(v, bool) else -v
+    if isinstance(e, Lit):
+        try:
+            return ast.literal_eval(e.text)
+        except (ValueError, SyntaxError):
+            return None
+    return None
+
+
+_COMPARE_FN = {
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+}
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+# The smart constructors below make only rewrites that give the same value, and
+# exist because linters rightly reject the naive spellings (`2 > 0`, `not a == b`,
+# `x if x > m else m`, `True if c else False`).
+
+
+def compare(op: str, a: Expr, b: Expr) -> Expr:
+    """``a op b``, evaluated when both sides are literals."""
+    la, lb = literal_value(a), literal_value(b)
+    if la is not None and lb is not None:
+        return number(bool(_COMPARE_FN[op](la, lb)))
+    return Compare(op, a, b)
+
+
+def logical_not(e: Expr) -> Expr:
+    """``not e``; ``not a == b`` is ``a != b`` (exact: IEEE ``!=`` is the complement of ``==``)."""
+    if isinstance(e, Unary) and e.op == "not":
+        return e.operand
+    if isinstance(e, Compare) and e.op in ("==", "!="):
+        return Compare("!=" if e.op == "==" else "==", e.left, e.right)
+    v = literal_value(e)
+    if isinstance(v, bool):
+        return number(not v)
+    return Unary("not", e)
+
+
+def bool_op(op: str, a: Expr, b: Expr) -> Expr:
+    """``a and b`` / ``a or b`` on bools (eager in the IR, so dropping a pure side is exact)."""
+    for x, y in ((a, b), (b, a)):
+        v = literal_value(x)
+        if isinstance(v, bool):
+            if op == "and":
+                return y if v else number(False)
+            return number(True) if v else y
+    return BoolOp(op, a, b)
+
+
+def if_exp(cond: Expr, body: Expr, orelse: Expr) -> Expr:
+    """``body if cond else orelse``, as ``max``/``min`` when it picks the larger/smaller of its
+    comparison's operands.
+
+    Python's ``max(b, a)`` is ``a if a > b else b`` exactly (CPython and Numba both
+    compare the later argument with ``>``), so the strict forms are exact. For
+    ``a if a >= b else b`` the result of ``max(b, a)`` differs only when ``a == b``,
+    where both are the same number (up to the sign of a zero).
+    """
+    v = literal_value(cond)
+    if isinstance(v, bool):
+        return body if v else orelse
+    if body == orelse:
+        return body
+    if isinstance(cond, Unary) and cond.op == "not":
+        return if_exp(cond.operand, orelse, body)
+    if isinstance(cond, Compare) and cond.op not in ("==", "!="):
+        rel = None
+        if (cond.left, cond.right) == (body, orelse):
+            rel = cond.op
+        elif (cond.left, cond.right) == (orelse, body):
+            rel = _FLIP[cond.op]
+        if rel in (">", ">="):
+            return call("max", orelse, body)
+        if rel in ("<", "<="):
+            return call("min", orelse, body)
+    return IfExp(cond, body, orelse)
+
+
+# -- queries --------------------------------------------------------------------
+
+
+def walk(e: Expr) -> Iterator[Expr]:
+    yield e
+    for c in e.children():
+        yield from walk(c)
+
+
+def names_in(e: Expr) -> list[str]:
+    """Identifiers the expression reads, in first-use order."""
+    seen: dict[str, None] = {}
+    for node in walk(e):
+        if isinstance(node, Name):
+            seen.setdefault(node.id, None)
+    return list(seen)
+
+
+def hoistable(e: Expr) -> Iterator[Expr]:
+    """Subexpressions that may be evaluated earlier into a temporary (not under a lazy branch)."""
+    for c in e.children():
+        yield c
+        if isinstance(e, IfExp) and c is not e.cond:
+            continue
+        yield from hoistable(c)
+
+
+def replace(e: Expr, old: Expr, new: Expr) -> Expr:
+    """``e`` with every subtree equal to ``old`` replaced by ``new``."""
+    if e == old:
+        return new
+    if isinstance(e, (Name, Lit)):
+        return e
+    if isinstance(e, BinOp):
+        return BinOp(e.op, replace(e.left, old, new), replace(e.right, old, new))
+    if isinstance(e, Compare):
+        return Compare(e.op, replace(e.left, old, new), replace(e.right, old, new))
+    if isinstance(e, BoolOp):
+        return BoolOp(e.op, replace(e.left, old, new), replace(e.right, old, new))
+    if isinstance(e, Unary):
+        return Unary(e.op, replace(e.operand, old, new))
+    if isinstance(e, Attribute):
+        return Attribute(replace(e.value, old, new), e.attr)
+    if isinstance(e, Call):
+        return Call(
+            replace(e.func, old, new),
+            tuple(replace(a, old, new) for a in e.args),
+            tuple((k, replace(v, old, new)) for k, v in e.kwargs),
+        )
+    if isinstance(e, Subscript):
+        return Subscript(replace(e.value, old, new), tuple(replace(i, old, new) for i in e.index))
+    if isinstance(e, IfExp):
+        # Only the condition: the branches are lazy and are never hoisted from.
+        return IfExp(replace(e.cond, old, new), e.body, e.orelse)
+    if isinstance(e, Tuple):
+        return Tuple(tuple(replace(x, old, new) for x in e.elts))
+    raise TypeError(e)
+
+
+# -- printing -------------------------------------------------------------------
+
+
+@dataclass
+class Printer:
+    """Prints expressions; records which modules (``math``, ``np``) they refer to."""
+
+    modules: set[str] = field(default_factory=set)
+
+    def __call__(self, e: Expr, min_prec: int = P_TUPLE) -> str:
+        text, prec = self._print(e)
+        return f"({text})" if prec < min_prec else text
+
+    def prec(self, e: Expr) -> int:
+        return self._print(e)[1]
+
+    def _print(self, e: Expr) -> tuple[str, int]:
+        p = self.__call__
+        if isinstance(e, Name):
+            if e.id in ("math", "np", "numba"):
+                self.modules.add(e.id)
+            return e.id, P_ATOM
+        if isinstance(e, Lit):
+            return e.text, P_ATOM
+        if isinstance(e, BinOp):
+            prec = _BIN_PREC[e.op]
+            if e.op == "**":  # right-associative; the base must be a primary
+                return f"{p(e.left, P_PRIMARY)} ** {p(e.right, P_UNARY)}", prec
+            return f"{p(e.left, prec)} {e.op} {p(e.right, prec + 1)}", prec
+        if isinstance(e, Compare):
+            return f"{p(e.left, P_CMP + 1)} {e.op} {p(e.right, P_CMP + 1)}", P_CMP
+        if isinstance(e, BoolOp):
+            prec = P_AND if e.op == "and" else P_OR
+            if e.op == "and":
+                return " and ".join(self._conjuncts(e)), prec
+            # `and`/`or` are associative on bools; a mixed chain gets parentheses for the reader.
+            return f"{self._bool_side(e.left, e.op, prec)} {e.op} {self._bool_side(e.right, e.op, prec)}", prec
+        if isinstance(e, Unary):
+            if e.op == "not":
+                # `not (a < b)`: legal without parentheses, but easily misread as `(not a) < b`
+                return f"not {p(e.operand, P_CMP + 1)}", P_NOT
+            inner = p(e.operand, P_UNARY)
+            if isinstance(e.operand, Unary) or inner.startswith("-"):
+                inner = f"({inner})"  # `-(-x)`, never `--x`
+            return f"-{inner}", P_UNARY
+        if isinstance(e, Attribute):
+            return f"{p(e.value, P_PRIMARY)}.{e.attr}", P_PRIMARY
+        if isinstance(e, Call):
+            args = [p(a, P_COND) for a in e.args] + [f"{k}={p(v, P_COND)}" for k, v in e.kwargs]
+            return f"{p(e.func, P_PRIMARY)}({', '.join(args)})", P_PRIMARY
+        if isinstance(e, Subscript):
+            index = ", ".join(p(i, P_COND) for i in e.index)
+            return f"{p(e.value, P_PRIMARY)}[{index}]", P_PRIMARY
+        if isinstance(e, IfExp):
+            return f"{p(e.body, P_OR)} if {p(e.cond, P_OR)} else {p(e.orelse, P_OR)}", P_COND
+        if isinstance(e, Tuple):
+            if len(e.elts) == 1:
+                return f"({p(e.elts[0], P_COND)},)", P_ATOM
+            return ", ".join(p(x, P_COND) for x in e.elts), P_TUPLE
+        raise TypeError(e)
+
+    def _conjuncts(self, e: Expr) -> list[str]:
+        """The operands of an ``and`` chain; ``a < b and b <= c`` prints as ``a < b <= c``."""
+        flat: list[Expr] = []
+
+        def visit(x: Expr) -> None:
+            if isinstance(x, BoolOp) and x.op == "and":
+                visit(x.left)
+                visit(x.right)
+            else:
+                flat.append(x)
+
+        visit(e)
+        chains: list[list] = []  # [operands, ops] per comparison chain, or [expr]
+        for x in flat:
+            last = chains[-1] if chains else None
+            if (
+                isinstance(x, Compare)
+                and last is not None
+                and len(last) == 2
+                and last[0][-1] == x.left
+                and _direction(last[1][-1]) == _direction(x.op) != 0
+            ):
+                last[0].append(x.right)
+                last[1].append(x.op)
+            elif isinstance(x, Compare):
+                chains.append([[x.left, x.right], [x.op]])
+            else:
+                chains.append([x])
+        out = []
+        for c in chains:
+            if len(c) == 1:
+                out.append(self._bool_side(c[0], "and", P_AND))
+            else:
+                operands, ops = c
+                text = self(operands[0], P_CMP + 1)
+                for op, x in zip(ops, operands[1:]):
+                    text += f" {op} {self(x, P_CMP + 1)}"
+                out.append(text)
+        return out
+
+    def _bool_side(self, side: Expr, op: str, prec: int) -> str:
+        if isinstance(side, BoolOp) and side.op != op:
+            return f"({self(side)})"
+        return self(side, prec)
+
+
+def _direction(op: str) -> int:
+    return 1 if op in ("<", "<=") else -1 if op in (">", ">=") else 0
+
+
+def first_hoistable(e: Expr, exclude: Optional[Expr] = None) -> list[Expr]:
+    """Non-leaf subexpressions of ``e`` that may move into a temporary, largest first."""
+    printer = Printer()
+    cands: list[Expr] = []
+    for c in hoistable(e):
+        if isinstance(c, (Name, Lit)) or c is exclude or c in cands:
+            continue
+        if isinstance(c, Attribute) or (isinstance(c, Unary) and isinstance(c.operand, (Name, Lit))):
+            continue  # `math.inf`, `-x`: nothing to gain
+        cands.append(c)
+    return sorted(cands, key=lambda c: -len(printer(c)))

@@ -1,0 +1,252 @@
+"""Which IR values become expressions inside other statements, and which get variables.
+
+Readable output folds values into their users' expressions the way a person
+writes them: ``s += a[i] * b[i]`` rather than three temporaries. The plan gives
+every single-result op one mode:
+
+* ``LITERAL``: ``const`` and ``undef``, printed as literals wherever used;
+* ``INLINE``: printed inside its user's expression (a pure value, a load, a call
+  of a function that writes no memory, or an ``if`` whose branches are only
+  such expressions, which prints as ``a if c else b``);
+* ``DUP``: a cheap value used several times (``x[i]``, ``x.shape[0]``, ``i + 1``),
+  printed at each use rather than held in a temporary;
+* ``DEAD``: no effect and no use: not printed;
+* otherwise (absent from the plan) it is *materialised*: an assignment to a variable.
+
+A value is folded only when that is invisible to the program: it has no
+``name_hint`` (a source name is an assignment the user wrote), every use is by
+an op of the same block (nothing moves into a loop body or a branch), and no op
+between its definition and the statement that evaluates it may write an array
+it reads (arrays are roots: parameters, ``alloc`` results, tapes; distinct
+parameters never alias, as the contract guarantees). Moving past a
+reassignment of an operand's *variable* is prevented later: liveness counts
+uses at the evaluating statement (see ``layout``), so out-of-SSA never lets
+such a variable be overwritten in between.
+
+Ops are visited last to first in each block, so a value's users are decided
+before it and the statement that finally evaluates it (its *anchor*) is known.
+The out-of-SSA pass may ask for a named value to be folded into the copy at a
+loop's end (``sunk``): ``a, b = b, a + b`` instead of a temporary.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..ssa.ir import Block, Function, Module, Op, Value
+from ..ssa.ops import PURE
+
+LITERAL = "literal"
+INLINE = "inline"
+DUP = "dup"
+DEAD = "dead"
+
+_UNKNOWN = "unknown"  # an array whose root cannot be traced: conflicts with everything
+
+_CHEAP_OPS = ("load", "dim", "neg", "cast", "not")
+_CHEAP_INT_OPS = ("add", "sub", "mul")
+
+
+class Effects:
+    """Memory effects of ops: which array roots an op reads and writes."""
+
+    def __init__(self, module: Module):
+        self.module = module
+        self._written: dict[str, tuple[int, ...]] = {}
+
+    def root(self, arr: Value):
+        if arr.is_block_arg and arr.owner.parent_op is None:
+            return arr  # a parameter
+        op = arr.defining_op
+        if op is not None and op.name in ("alloc", "tape.new"):
+            return arr
+        return _UNKNOWN
+
+    def written_params(self, name: str) -> tuple[int, ...]:
+        """Indices of the array parameters function ``name`` may write (unknown callee: all)."""
+        if name not in self._written:
+            fn = self.module.functions.get(name)
+            if fn is None:
+                return tuple(range(64))
+            self._written[name] = ()  # recursion guard
+            roots: list = []
+            for op in fn.walk():
+                roots += self.writes(op)
+            self._written[name] = tuple(i for i, p in enumerate(fn.params) if p in roots or _UNKNOWN in roots)
+        return self._written[name]
+
+    def writes(self, op: Op) -> list:
+        """Roots ``op`` itself writes (not counting nested ops)."""
+        if op.name == "store":
+            return [self.root(op.operands[0])]
+        if op.name == "tape.push":
+            return [self.root(op.operands[0])]
+        if op.name == "call":
+            written = self.written_params(op.attrs["callee"])
+            return [self.root(a) for i, a in enumerate(op.operands) if i in written and a.type.is_array]
+        return []
+
+    def writes_deep(self, op: Op) -> list:
+        out: list = []
+        for inner in op.walk():
+            out += self.writes(inner)
+        return out
+
+    def reads(self, op: Op) -> list:
+        if op.name == "load":
+            return [self.root(op.operands[0])]
+        if op.name == "call":
+            return [self.root(a) for a in op.operands if a.type.is_array]
+        return []
+
+    def is_pure_call(self, op: Op) -> bool:
+        return (
+            op.name == "call"
+            and len(op.results) == 1
+            and op.attrs["callee"] in self.module.functions
+            and not self.written_params(op.attrs["callee"])
+        )
+
+
+class InlinePlan:
+    """The mode of every single-result op's result (see the module docstring)."""
+
+    def __init__(self, fn: Function, effects: Effects, layout, sunk: Optional[dict[Value, None]] = None):
+        self.fn = fn
+        self.effects = effects
+        self.layout = layout
+        self.sunk: dict[Value, None] = dict(sunk or {})
+        self.mode: dict[Value, str] = {}
+        self._plan_block(fn.body)
+        self._anchor_cache: dict[Value, list[Op]] = {}
+
+    # -- queries ----------------------------------------------------------------
+    def is_expr(self, v: Value) -> bool:
+        """Printed as an expression (no variable of its own)."""
+        return self.mode.get(v) in (LITERAL, INLINE, DUP)
+
+    def is_dead(self, v: Value) -> bool:
+        return self.mode.get(v) == DEAD
+
+    def folded_op(self, op: Op) -> bool:
+        return len(op.results) == 1 and self.mode.get(op.result) in (LITERAL, INLINE, DUP, DEAD)
+
+    def inline_if(self, op: Op) -> bool:
+        return op.name == "if" and len(op.results) == 1 and self.mode.get(op.result) in (INLINE, DUP)
+
+    def live_users(self, v: Value) -> list[Op]:
+        return [u for u, _ in v.uses if not self.folded_dead(u)]
+
+    def folded_dead(self, op: Op) -> bool:
+        return len(op.results) == 1 and self.mode.get(op.result) == DEAD
+
+    def anchors(self, v: Value) -> list[Op]:
+        """The statements that evaluate ``v``'s uses (through folded users)."""
+        if v not in self._anchor_cache:
+            out: list[Op] = []
+            for user, _ in v.uses:
+                out += self._op_anchors(user)
+            self._anchor_cache[v] = out
+        return self._anchor_cache[v]
+
+    def _op_anchors(self, op: Op) -> list[Op]:
+        if len(op.results) == 1 and self.mode.get(op.result) == DEAD:
+            return []
+        if len(op.results) == 1 and self.mode.get(op.result) in (INLINE, DUP):
+            return self.anchors(op.result)
+        if op.name == "yield" and op.parent.parent_op is not None and self.inline_if(op.parent.parent_op):
+            return self._op_anchors(op.parent.parent_op)
+        return [op]
+
+    # -- planning ---------------------------------------------------------------
+    def _plan_block(self, block: Block) -> None:
+        for op in reversed(block.ops):
+            for r in op.regions:
+                self._plan_block(r)
+            if len(op.results) == 1:
+                mode = self._decide(op)
+                if mode is not None:
+                    self.mode[op.result] = mode
+
+    def _local_anchors(self, v: Value) -> Optional[list[Op]]:
+        """Ops of v's block that evaluate v's uses; None if a use is in another block."""
+        out: list[Op] = []
+        for user, _ in v.uses:
+            if user.parent is not v.defining_op.parent:
+                return None
+            if len(user.results) == 1 and self.mode.get(user.result) == DEAD:
+                continue
+            if len(user.results) == 1 and self.mode.get(user.result) in (INLINE, DUP):
+                sub = self._local_anchors(user.result)
+                if sub is None:
+                    return None
+                out += sub
+            else:
+                out.append(user)
+        return out
+
+    def _foldable_kind(self, op: Op) -> bool:
+        if op.name in PURE or op.name == "load" or self.effects.is_pure_call(op):
+            return True
+        if op.name == "if" and len(op.results) == 1:
+            return all(
+                inner.name == "yield" or self.folded_op(inner) for r in op.regions for inner in r.ops
+            )
+        return False
+
+    def _decide(self, op: Op) -> Optional[str]:
+        v = op.result
+        if op.name in ("const", "undef"):
+            return LITERAL
+        if not self._foldable_kind(op):
+            if op.name == "alloc" and not self.live_users(v):
+                return DEAD
+            return None
+        anchors = self._local_anchors(v)
+        if anchors is not None and not anchors:
+            return DEAD  # no use, or only uses by dead values
+        if v.name_hint and v not in self.sunk:
+            return None
+        if anchors is None or not anchors:
+            return None
+        if not all(self._movable(op, a) for a in anchors):
+            return None
+        if len(anchors) == 1:
+            return INLINE
+        if op.name != "if" and self._cheap(v, 2):
+            return DUP
+        return None
+
+    def _reads_deep(self, op: Op) -> list:
+        out: list = []
+        for inner in op.walk():
+            out += self.effects.reads(inner)
+        return out
+
+    def _movable(self, op: Op, anchor: Op) -> bool:
+        """No op strictly between ``op`` and ``anchor`` writes an array ``op`` reads."""
+        reads = self._reads_deep(op)
+        if not reads:
+            return True
+        block = op.parent
+        lo, hi = self.layout.index[op], self.layout.index[anchor]
+        for between in block.ops[lo + 1 : hi]:
+            for w in self.effects.writes_deep(between):
+                if w == _UNKNOWN or _UNKNOWN in reads or any(w is r for r in reads):
+                    return False
+        return True
+
+    def _cheap(self, v: Value, depth: int) -> bool:
+        """Cheap and short enough to print at every use (``x[i]``, ``i + 1``, ``x.shape[0]``)."""
+        op = v.defining_op
+        if op is None or op.name == "const" or v.name_hint:
+            return True
+        if self.effects.is_pure_call(op) or op.name == "if":
+            return False
+        if op.name not in PURE and op.name != "load":
+            return True  # a pop, an alloc, a loop result: it gets a variable
+        if depth == 0:
+            return False
+        if op.name in _CHEAP_OPS or (op.name in _CHEAP_INT_OPS and v.type.is_int):
+            return all(self._cheap(o, depth - 1) for o in op.operands)
+        return False

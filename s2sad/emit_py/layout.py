@@ -1,0 +1,135 @@
+"""Where things are in a function's region tree, and which values are live where.
+
+``Layout`` numbers every op (its index in its block, and a pre-order number with
+the extent of its nested regions), so that "is this op inside that loop",
+"which op of this block contains that one" and "does this definition dominate
+that one" are cheap questions.
+
+``Liveness`` answers "is value v live just after this point" directly on the
+structured IR, without building a CFG: v is live after op k of block B when an
+op of B after k uses it (a use nested in a later op's region counts), or when v
+is live at the end of B. A value defined in B dies at B's end (the next
+iteration of a loop redefines it). Otherwise B is a region of op O: after an
+``if`` branch control goes to what follows O; after a loop body (or a while's
+condition) it may also go round again, so a value from outside the loop that is
+used anywhere in it stays live to the end of every region of O.
+
+Uses are counted where the emitted code will evaluate them: a value folded into
+another's expression is "used" by the statement that prints that expression
+(its *anchor*, given by the inline plan). This is what makes coalescing safe
+after inlining: an expression moved past a reassignment of one of its
+operands' variables makes that operand live across it.
+
+Liveness by query on structured code follows Boissinot et al., "Fast Liveness
+Checking for SSA-Form Programs" (CGO 2008), specialised to regions.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from ..ssa.ir import Block, Function, Op, Value
+
+Point = tuple[Block, int]  # just after op ``index`` of ``block`` (-1: at entry, after its args)
+
+
+class Layout:
+    def __init__(self, fn: Function):
+        self.fn = fn
+        self.index: dict[Op, int] = {}
+        self.pre: dict[Op, int] = {}
+        self.last: dict[Op, int] = {}
+        self._n = 0
+        self._number(fn.body)
+
+    def _number(self, block: Block) -> None:
+        for i, op in enumerate(block.ops):
+            self.index[op] = i
+            self.pre[op] = self._n
+            self._n += 1
+            for r in op.regions:
+                self._number(r)
+            self.last[op] = self._n - 1
+
+    def strictly_inside(self, op: Op, outer: Op) -> bool:
+        return self.pre[outer] < self.pre[op] <= self.last[outer]
+
+    def ancestor_in(self, op: Op, block: Block) -> Optional[Op]:
+        """The op of ``block`` that is ``op`` or contains it; None when ``op`` is not below ``block``."""
+        while op.parent is not block:
+            outer = op.parent.parent_op if op.parent is not None else None
+            if outer is None:
+                return None
+            op = outer
+        return op
+
+    def def_point(self, v: Value) -> Point:
+        if v.is_block_arg:
+            return v.owner, -1
+        op = v.defining_op
+        return op.parent, self.index[op]
+
+    def dominates(self, a: Point, b: Point) -> bool:
+        """Whether a definition at ``a`` is visible (already made) at point ``b``."""
+        block_a, ia = a
+        block_b, ib = b
+        if block_a is block_b:
+            return ia <= ib
+        blk = block_b
+        while blk is not block_a:
+            outer = blk.parent_op
+            if outer is None or outer.parent is None:
+                return False
+            ib = self.index[outer]
+            blk = outer.parent
+        return ia < ib  # a result of the op containing b is made only after it
+
+
+def defined_in(v: Value, block: Block) -> bool:
+    if v.is_block_arg:
+        return v.owner is block
+    return v.defining_op.parent is block
+
+
+class Liveness:
+    """Liveness queries; ``anchors(v)`` gives the ops where v's uses are evaluated."""
+
+    def __init__(self, layout: Layout, anchors: Callable[[Value], list[Op]]):
+        self.layout = layout
+        self.anchors = anchors
+
+    def live_after(self, v: Value, block: Block, index: int) -> bool:
+        anchors = self.anchors(v)
+        for a in anchors:
+            x = self.layout.ancestor_in(a, block)
+            if x is not None and self.layout.index[x] > index:
+                return True
+        return self._live_at_end(v, block, anchors)
+
+    def _live_at_end(self, v: Value, block: Block, anchors: list[Op]) -> bool:
+        if defined_in(v, block):
+            return False
+        op = block.parent_op
+        if op is None or op.parent is None:
+            return False
+        if op.name in ("for", "while") and any(self.layout.strictly_inside(a, op) for a in anchors):
+            return True
+        return self.live_after(v, op.parent, self.layout.index[op])
+
+    def intersect(self, a: Value, b: Value) -> bool:
+        """Whether ``a`` and ``b`` cannot share a variable (their live ranges overlap).
+
+        In SSA, two live ranges overlap iff one value is live where the other is
+        defined (Budimlic et al., PLDI 2002). A definition writes its variable even
+        when the value is never read, so only liveness of the earlier one matters.
+        """
+        if a is b:
+            return False
+        pa, pb = self.layout.def_point(a), self.layout.def_point(b)
+        if pa[0] is pb[0] and pa[1] == pb[1]:
+            return True  # made together (block arguments, results of one op)
+        if self.layout.dominates(pa, pb):
+            return self.live_after(a, *pb)
+        if self.layout.dominates(pb, pa):
+            return self.live_after(b, *pa)
+        return False

@@ -1,0 +1,100 @@
+"""The one namer of the Python emitter: deterministic, collision-free identifiers.
+
+Every identifier the emitter writes that is not a function name comes from a
+``Namer``: the variables out-of-SSA assigns (named after the IR's
+``name_hint``), tape tops, and the temporaries that line breaking introduces.
+
+Approach: a name is *claimed* once per function; a wanted base that is taken
+gets the smallest free numeric suffix (``s``, ``s2``, ``s3``; ``x1_2`` after a
+base that ends in a digit). Names the output itself uses (keywords, ``math``,
+``np``, ``numba``, the builtins we call, the module's function names) are
+reserved up front, and so are all source names of the function, so a suffixed
+or temporary name never steals a user's name that is claimed later. Nothing
+here iterates over a set, so the same IR always gives the same names.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from typing import Iterable
+
+# Names the emitted code refers to: modules, and the builtins it calls.
+OUTPUT_NAMES = frozenset(
+    {"math", "np", "numba", "range", "abs", "min", "max", "float", "int", "bool", "len"}
+)
+
+# Single-letter names pycodestyle (ruff E741) rejects as ambiguous.
+AMBIGUOUS = frozenset({"l", "O", "I"})
+
+_NOT_IDENT = re.compile(r"[^0-9A-Za-z_]")
+
+
+def sanitize(hint: str) -> str:
+    """``hint`` as a Python identifier (empty when nothing usable is left)."""
+    name = _NOT_IDENT.sub("_", hint.strip())
+    if name.strip("_") == "":
+        return ""  # "_" and friends say "unnamed"; the emitter decides
+    if name[0].isdigit():
+        name = "v" + name
+    return name
+
+
+def is_reserved(name: str) -> bool:
+    return (
+        keyword.iskeyword(name)
+        or name in OUTPUT_NAMES
+        or name in AMBIGUOUS
+        or name in ("True", "False", "None")
+    )
+
+
+class Namer:
+    """Hands out identifiers for one function; all checks are by membership only."""
+
+    def __init__(self, function_names: Iterable[str] = ()):
+        self._taken: set[str] = set(function_names)
+        self._preferred: set[str] = set()  # source names: kept for their owners
+        self._temp_counter = 0
+
+    def prefer(self, hint: str) -> None:
+        """Keep ``hint``'s identifier for the value that carries it (no suffixed name takes it)."""
+        name = sanitize(hint)
+        if name:
+            self._preferred.add(name)
+
+    def claim_fixed(self, name: str) -> str:
+        """Claim a name that cannot change (a parameter); returns it unchanged."""
+        self._taken.add(name)
+        return name
+
+    def is_free(self, name: str) -> bool:
+        return name not in self._taken and not is_reserved(name)
+
+    def fresh(self, hint: str) -> str:
+        """A new identifier close to ``hint`` (``t<k>`` when the hint is unusable)."""
+        base = sanitize(hint)
+        if not base:
+            return self.temp()
+        if is_reserved(base):
+            base = base + "_"  # `in` -> `in_`, as the contract spells keyword parameters
+        if self.is_free(base):
+            self._taken.add(base)
+            return base
+        sep = "_" if base[-1].isdigit() else ""
+        k = 2
+        while True:
+            cand = f"{base}{sep}{k}"
+            if self.is_free(cand) and cand not in self._preferred:
+                self._taken.add(cand)
+                return cand
+            k += 1
+
+    def temp(self) -> str:
+        """A temporary: ``t0``, ``t1``, ... (skipping any name in use or wanted)."""
+        while True:
+            cand = f"t{self._temp_counter}"
+            self._temp_counter += 1
+            if self.is_free(cand) and cand not in self._preferred:
+                self._taken.add(cand)
+                return cand

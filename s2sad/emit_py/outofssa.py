@@ -1,0 +1,289 @@
+"""Out of SSA: give every materialised value a Python variable, with as few copies as possible.
+
+Structured SSA has three kinds of "phi": a loop-carried slot of a ``for``
+(its init, block argument, yielded value and result), a carried slot of a
+``while`` (the same, with the argument of both regions), and a result of an
+``if`` (the value each branch yields). Printed naively, each is a variable plus
+a copy on every edge. This pass puts the values of a slot in one *congruence
+class* sharing one variable whenever that is correct, so that the common case
+prints as the source did (``s = 0.0`` / ``for i in range(n):`` / ``s += ...``),
+and keeps a copy only where two values of the class are live at once.
+
+Approach (Boissinot et al., "Revisiting Out-of-SSA Translation for Correctness,
+Code Quality, and Efficiency", CGO 2009, on structured regions):
+
+1. Forced merges: a loop's result and its block argument(s) are the same
+   variable by the semantics of Python loops (they never interfere).
+2. Each copy edge (init -> argument, yield -> argument, branch yield -> result)
+   is tried, innermost loops first, then in program order: the two classes
+   merge unless some pair of their values interferes (``Liveness.intersect``,
+   where uses count at the statement that evaluates them, after inlining), or
+   they carry different source names (``t = s`` stays a copy: it is in the source).
+3. What remains is a parallel copy at the loop entry, the loop end, or the end of
+   a branch; the emitter sequentialises it, or prints a tuple assignment
+   ``a, b = b, a + b`` when the copies depend on each other.
+4. A named value yielded only to a class it could not join is folded into the
+   copy itself when that saves a variable (``d_p *= x[i]`` at the loop end
+   rather than ``d_p2 = d_p * x[i]`` ... ``d_p = d_p2``).
+5. Naming: a class takes its source name (a parameter's name is fixed); classes
+   with the same source name and type that never interfere share the variable
+   (two loops' ``i``), others get ``s2``; classes without a name get ``t0``...
+
+Every list here is in program order, so the same IR always gives the same code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from ..ssa.ir import Function, Op, Value
+from .inline import INLINE, Effects, InlinePlan
+from .layout import Layout, Liveness
+from .names import Namer, sanitize
+
+
+@dataclass
+class Allocation:
+    """The result: a variable per value, and the plan it was computed with."""
+
+    var: dict[Value, str]
+    plan: InlinePlan
+    layout: Layout
+    liveness: Liveness
+
+
+def carried_targets(term: Op) -> list[Value]:
+    """For a ``yield``: the value each operand flows into (the slot's representative)."""
+    owner = term.parent.parent_op
+    if owner.name == "for":
+        return owner.regions[0].args[1:]
+    if owner.name == "while":
+        return owner.regions[0].args
+    return owner.results
+
+
+class _Classes:
+    """Union-find over the values that get variables, members kept in program order."""
+
+    def __init__(self, values: list[Value]):
+        self.order = {v: i for i, v in enumerate(values)}
+        self.parent: dict[Value, Value] = {v: v for v in values}
+        self.members: dict[Value, list[Value]] = {v: [v] for v in values}
+
+    def __contains__(self, v: Value) -> bool:
+        return v in self.parent
+
+    def find(self, v: Value) -> Value:
+        while self.parent[v] is not v:
+            self.parent[v] = self.parent[self.parent[v]]
+            v = self.parent[v]
+        return v
+
+    def union(self, a: Value, b: Value) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra is rb:
+            return
+        if self.order[rb] < self.order[ra]:
+            ra, rb = rb, ra
+        self.parent[rb] = ra
+        self.members[ra] = sorted(self.members[ra] + self.members.pop(rb), key=self.order.__getitem__)
+
+    def reps(self) -> list[Value]:
+        return sorted(self.members, key=self.order.__getitem__)
+
+
+class _Coalescer:
+    def __init__(self, fn: Function, layout: Layout, plan: InlinePlan):
+        self.fn = fn
+        self.layout = layout
+        self.plan = plan
+        self.liveness = Liveness(layout, plan.anchors)
+        self.params = {p: None for p in fn.params}
+        self.values = self._values()
+        self.classes = _Classes(self.values)
+        self.edges: list[tuple[Value, Value]] = []
+        self._run()
+
+    def _values(self) -> list[Value]:
+        out: list[Value] = list(self.fn.params)
+        plan = self.plan
+
+        def visit(block):
+            for op in block.ops:
+                for r in op.regions:
+                    out.extend(r.args)
+                    visit(r)
+                if op.name in ("for", "while"):
+                    out.extend(op.results)
+                elif op.name == "if":
+                    if not plan.inline_if(op):
+                        out.extend(op.results)
+                else:
+                    for r in op.results:
+                        if not plan.is_expr(r) and not plan.is_dead(r) and plan.live_users(r):
+                            out.append(r)
+
+        visit(self.fn.body)
+        return out
+
+    def _run(self) -> None:
+        forced: list[tuple[Value, Value]] = []
+        loops_inner_first: list[Op] = []
+
+        def visit(block, depth):
+            for op in block.ops:
+                for r in op.regions:
+                    visit(r, depth + 1)
+                if op.name in ("for", "while", "if") and not self.plan.inline_if(op):
+                    loops_inner_first.append((depth, op))
+
+        visit(self.fn.body, 0)
+        loops_inner_first.sort(key=lambda d_op: -d_op[0])  # stable: program order within a depth
+        for _, op in loops_inner_first:
+            if op.name == "for":
+                body = op.regions[0]
+                for k, r in enumerate(op.results):
+                    forced.append((body.args[1 + k], r))
+                    self.edges.append((body.args[1 + k], body.terminator.operands[k]))
+                    self.edges.append((body.args[1 + k], op.operands[3 + k]))
+            elif op.name == "while":
+                cond, body = op.regions
+                for k, r in enumerate(op.results):
+                    forced += [(cond.args[k], r), (cond.args[k], body.args[k])]
+                    self.edges.append((cond.args[k], body.terminator.operands[k]))
+                    self.edges.append((cond.args[k], op.operands[k]))
+            else:
+                for k, r in enumerate(op.results):
+                    for region in op.regions:
+                        self.edges.append((r, region.terminator.operands[k]))
+        for a, b in forced:
+            self.classes.union(a, b)
+        for dst, src in self.edges:
+            if src in self.classes and self._can_merge(dst, src):
+                self.classes.union(dst, src)
+
+    def _can_merge(self, a: Value, b: Value) -> bool:
+        ra, rb = self.classes.find(a), self.classes.find(b)
+        if ra is rb:
+            return False
+        if ra.type != rb.type:
+            return False
+        ma, mb = self.classes.members[ra], self.classes.members[rb]
+        names = {sanitize(v.name_hint) for v in ma + mb} - {""}
+        if len(names) > 1:
+            return False
+        params = [v for v in ma + mb if v in self.params]
+        if len(params) > 1:
+            return False
+        if params and not any(v.name_hint == params[0].name_hint for v in ma + mb if v is not params[0]):
+            return False  # reassigning a parameter reads as a bug unless the source did it by name
+        return not any(self.liveness.intersect(x, y) for x in ma for y in mb)
+
+    def interferes(self, ra: Value, rb: Value) -> bool:
+        ma, mb = self.classes.members[ra], self.classes.members[rb]
+        return any(self.liveness.intersect(x, y) for x in ma for y in mb)
+
+    def copies(self) -> list[tuple[Value, Value]]:
+        """Copy edges left: (slot representative, source value with a variable of its own)."""
+        return [
+            (d, s) for d, s in self.edges if s in self.classes and self.classes.find(d) is not self.classes.find(s)
+        ]
+
+    def cost(self) -> int:
+        return len(self.copies()) + len(self.classes.members)
+
+
+def _sink_candidates(fn: Function, plan: InlinePlan) -> list[Value]:
+    """Named values whose only use is a loop's or branch's ``yield`` in their own block."""
+    out = []
+    for op in fn.walk():
+        if op.name != "yield" or op.parent.parent_op is None:
+            continue
+        for v in op.operands:
+            d = v.defining_op
+            if (
+                d is not None
+                and d.parent is op.parent
+                and len(d.results) == 1
+                and v.name_hint
+                and len(v.uses) == 1
+                and not plan.is_expr(v)
+                and v not in out
+            ):
+                out.append(v)
+    return out
+
+
+def allocate(fn: Function, effects: Effects, namer: Namer) -> Allocation:
+    layout = Layout(fn)
+    plan = InlinePlan(fn, effects, layout)
+    co = _Coalescer(fn, layout, plan)
+    sunk: dict[Value, None] = {}
+    for y in _sink_candidates(fn, plan):
+        if y not in co.classes:
+            continue
+        (term, _), = y.uses
+        target = carried_targets(term)[[v is y for v in term.operands].index(True)]
+        if co.classes.find(target) is co.classes.find(y):
+            continue  # already written straight into its slot's variable
+        trial_plan = InlinePlan(fn, effects, layout, {**sunk, y: None})
+        if trial_plan.mode.get(y) != INLINE:
+            continue
+        trial = _Coalescer(fn, layout, trial_plan)
+        if trial.cost() < co.cost():
+            sunk[y] = None
+            plan, co = trial_plan, trial
+    return Allocation(_name(fn, co, namer), plan, layout, co.liveness)
+
+
+def _name(fn: Function, co: _Coalescer, namer: Namer) -> dict[Value, str]:
+    var: dict[Value, str] = {}
+    classes = co.classes
+    reps = classes.reps()
+    param_names = {p.name_hint for p in fn.params}
+    for p in fn.params:
+        if p.name_hint:
+            namer.claim_fixed(p.name_hint)
+    for rep in reps:
+        for v in classes.members[rep]:
+            namer.prefer(v.name_hint)
+    names_of_hint: dict[str, list[str]] = {}  # source name -> variables made from it
+    users: dict[str, list[Value]] = {}  # variable -> representatives of the classes using it
+    for rep in reps:
+        members = classes.members[rep]
+        param = next((v for v in members if v in co.params), None)
+        hint = next((sanitize(v.name_hint) for v in members if sanitize(v.name_hint)), "")
+        if param is not None:
+            name = param.name_hint or namer.fresh("arg")
+        elif len(members) == 1 and _unused_iv(rep, co.plan):
+            name = "_"
+        else:
+            is_iv = _is_iv(rep)
+            name = next(
+                (
+                    n
+                    for n in names_of_hint.get(hint, [])
+                    # a loop variable never reuses a parameter's name (pylint's redefined-argument)
+                    if not (is_iv and n in param_names)
+                    and all(r.type == rep.type and not co.interferes(r, rep) for r in users[n])
+                ),
+                None,
+            )
+            if name is None:
+                name = namer.fresh(hint) if hint else namer.temp()
+        if hint and name != "_" and name not in names_of_hint.setdefault(hint, []):
+            names_of_hint[hint].append(name)
+        users.setdefault(name, []).append(rep)
+        for v in members:
+            var[v] = name
+    return var
+
+
+def _is_iv(v: Value) -> bool:
+    if not v.is_block_arg or v.index != 0:
+        return False
+    owner = v.owner.parent_op
+    return owner is not None and owner.name == "for"
+
+
+def _unused_iv(v: Value, plan: InlinePlan) -> bool:
+    return _is_iv(v) and not plan.anchors(v)

@@ -1,0 +1,215 @@
+"""Dead code elimination (aggressive, over structured control flow).
+
+What: removes every op whose results are never needed by an effect, the
+loop-carried and if-result slots nobody reads, whole loops and branches that
+have no effect, and tapes whose popped values are never used (with their
+pushes). Comments left with nothing to annotate are removed too.
+
+Effects (the roots of liveness): ``store``, ``return``, and calls to functions
+that write memory. Liveness then flows backwards: operands of live ops; the
+control operands of a live loop or branch; a carried slot is live when its
+result or its block argument is live, which makes its init and yielded values
+live. This is the "mark and sweep" DCE of Cytron et al. (1991), applied to
+regions as in MLIR's region-aware dead-value removal.
+
+Pre: verified IR. Post: verified IR with the same effects.
+"""
+
+from __future__ import annotations
+
+from ..ssa.ir import Block, Function, Module, Op, Value
+
+
+class _Liveness:
+    def __init__(self, module: Module):
+        self.module = module
+        self.live_ops: set[Op] = set()
+        self.live_vals: set[Value] = set()
+        self.work: list[object] = []
+        self._writes: dict[str, bool] = {}
+
+    def _callee_writes(self, name: str) -> bool:
+        if name not in self._writes:
+            self._writes[name] = True  # recursion guard: assume effects
+            fn = self.module.functions.get(name)
+            self._writes[name] = fn is None or any(
+                op.name == "store" or (op.name == "call" and self._callee_writes(op.attrs["callee"]))
+                for op in fn.walk()
+            )
+        return self._writes[name]
+
+    def is_effect(self, op: Op) -> bool:
+        if op.name in ("store", "return"):
+            return True
+        return op.name == "call" and self._callee_writes(op.attrs["callee"])
+
+    def mark_op(self, op: Op) -> None:
+        if op not in self.live_ops:
+            self.live_ops.add(op)
+            self.work.append(op)
+
+    def mark_val(self, v: Value) -> None:
+        if v not in self.live_vals:
+            self.live_vals.add(v)
+            self.work.append(v)
+
+    def run(self, fn: Function) -> None:
+        for op in fn.walk():
+            if self.is_effect(op):
+                self.mark_op(op)
+        while self.work:
+            x = self.work.pop()
+            if isinstance(x, Op):
+                self._op_live(x)
+            else:
+                self._val_live(x)
+
+    def _op_live(self, op: Op) -> None:
+        if op.name == "for":
+            for v in op.operands[:3]:
+                self.mark_val(v)
+        elif op.name == "if":
+            self.mark_val(op.operands[0])
+        elif op.name == "while":
+            cond = op.regions[0].terminator
+            self.mark_op(cond)
+        elif op.name not in ("yield",):
+            for v in op.operands:
+                self.mark_val(v)
+        if op.name == "tape.new":
+            for user, _ in op.result.uses:
+                if user.name == "tape.push":
+                    self.mark_op(user)
+        parent = op.parent.parent_op if op.parent is not None else None
+        if parent is not None:
+            self.mark_op(parent)
+
+    def _slot_live(self, cf: Op, k: int) -> None:
+        """Slot k of a loop or branch is live: its yields (and init) are needed."""
+        if cf.name == "if":
+            for r in cf.regions:
+                self.mark_val(r.terminator.operands[k])
+                self.mark_op(r.terminator)
+        elif cf.name == "for":
+            self.mark_val(cf.operands[3 + k])
+            body = cf.regions[0]
+            self.mark_val(body.terminator.operands[k])
+            self.mark_op(body.terminator)
+        elif cf.name == "while":
+            self.mark_val(cf.operands[k])
+            body = cf.regions[1]
+            self.mark_val(body.terminator.operands[k])
+            self.mark_op(body.terminator)
+        self.mark_op(cf)
+
+    def _val_live(self, v: Value) -> None:
+        if v.is_block_arg:
+            owner = v.owner.parent_op
+            if owner is None:
+                return  # a function parameter
+            if owner.name == "for":
+                if v.index == 0:
+                    self.mark_op(owner)
+                else:
+                    self._slot_live(owner, v.index - 1)
+            elif owner.name == "while":
+                self._slot_live(owner, v.index)
+            return
+        op = v.defining_op
+        if op.name in ("for", "if", "while"):
+            self._slot_live(op, v.index)
+        else:
+            self.mark_op(op)
+
+
+def _sweep_block(block: Block, lv: _Liveness) -> None:
+    # Dead slots first, so the yields stop using values that are about to go.
+    for op in block.ops:
+        if op in lv.live_ops:
+            if op.name in ("for", "if", "while"):
+                _remove_dead_slots(op, lv)
+            for region in op.regions:
+                _sweep_block(region, lv)
+    # Then dead ops, last first: users of a value come after its definition.
+    for op in reversed(list(block.ops)):
+        if op.name not in ("comment", "yield", "condition", "return") and op not in lv.live_ops:
+            op.erase()
+    _tidy_comments(block)
+
+
+def _is_slot_live(op: Op, k: int, lv: _Liveness) -> bool:
+    vals = [op.results[k]]
+    if op.name == "for":
+        vals.append(op.regions[0].args[1 + k])
+    elif op.name == "while":
+        vals += [op.regions[0].args[k], op.regions[1].args[k]]
+    return any(v in lv.live_vals for v in vals)
+
+
+def _remove_dead_slots(op: Op, lv: _Liveness) -> None:
+    k = len(op.results) - 1
+    while k >= 0:
+        if not _is_slot_live(op, k, lv):
+            _drop_slot(op, k)
+        k -= 1
+
+
+def _drop_slot(op: Op, k: int) -> None:
+    first_init = {"for": 3, "while": 0}.get(op.name)
+    for region in op.regions:
+        term = region.terminator
+        if term.name == "yield":
+            ops = list(term.operands)
+            del ops[k]
+            term.set_operands(ops)
+    if first_init is not None:
+        inits = list(op.operands)
+        del inits[first_init + k]
+        op.set_operands(inits)
+        arg_offset = 1 if op.name == "for" else 0
+        for region in op.regions:
+            region.args.pop(arg_offset + k)
+            for i, a in enumerate(region.args):
+                a.index = i
+    op.results.pop(k)
+    for i, r in enumerate(op.results):
+        r.index = i
+
+
+def _tidy_comments(block: Block) -> None:
+    """Drop comments that no longer precede any code."""
+    ops = block.ops
+    i = len(ops) - 1
+    while i >= 0:
+        op = ops[i]
+        if op.name == "comment":
+            nxt = ops[i + 1] if i + 1 < len(ops) else None
+            if nxt is None or nxt.name in ("comment", "yield", "return", "condition"):
+                op.erase()
+        i -= 1
+
+
+def dce_function(fn: Function, module: Module) -> None:
+    lv = _Liveness(module)
+    lv.run(fn)
+    _sweep_block(fn.body, lv)
+
+
+def dce_module(module: Module) -> None:
+    for fn in module.functions.values():
+        dce_function(fn, module)
+
+
+def remove_unreachable_functions(module: Module, roots: list[str]) -> None:
+    """Keep only the functions reachable by calls from ``roots``."""
+    keep: set[str] = set()
+    pending = list(roots)
+    while pending:
+        name = pending.pop()
+        if name in keep or name not in module.functions:
+            continue
+        keep.add(name)
+        pending += [op.attrs["callee"] for op in module.functions[name].walk() if op.name == "call"]
+    for name in list(module.functions):
+        if name not in keep:
+            del module.functions[name]

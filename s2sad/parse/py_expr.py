@@ -1,0 +1,557 @@
+"""Lowering of Python expressions to SSA IR.
+
+One ``ExprLowerer`` per function turns libcst expressions into values built
+through a ``Builder``, with Python's semantics made explicit in the IR:
+
+* int op float casts the int first; ``/`` is float division; ``//`` and ``%``
+  on ints stay ints; ``float ** 2`` is ``pow`` with a float constant ``2.0``;
+* comparisons unify their operand types; ``a < b < c`` evaluates ``b`` once;
+* ``and``/``or`` and ``a if c else b`` are eager ops (``and``, ``or``,
+  ``select``) only when skipping the right side could not matter (no loads,
+  calls or operations that can fail, see ``py_flow.is_simple``); otherwise they
+  become an ``if`` op, which keeps Python's short-circuit behaviour;
+* subscripts become ``load`` with one index per dimension (``a[i][j]`` is
+  ``a[i, j]``); a literal negative index counts from the end, as in Python;
+* library calls become ``math.<fn>`` ops (arguments cast to float, except
+  that abs/min/max keep ints), casts, ``dim`` or ``alloc``; calls to functions of
+  the file become ``call`` ops.
+
+Every op gets the location of the expression it comes from. Anything
+unsupported raises ``Fail`` with a diagnostic pointing at the offending node.
+Scalar arithmetic goes through ``ssa.build``, which folds the trivial cases.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import libcst as cst
+
+from ..ssa import build
+from ..ssa.ir import Block, Builder, Value
+from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
+from . import py_intrinsics as lib
+from .py_common import Env, Fail, Locator, Poison
+from .py_flow import is_shape_subscript, is_simple, subscript_chain
+from .py_module import ModuleInfo, dotted_source
+from .py_types import FunctionTypes, Signature, dtype_elem, int_literal, keyword_arg, positional_args
+
+ARITH_OPS: dict[type, str] = {
+    cst.Add: "add", cst.Subtract: "sub", cst.Multiply: "mul", cst.Divide: "div",
+    cst.FloorDivide: "floordiv", cst.Modulo: "mod", cst.Power: "pow",
+}
+AUG_OPS: dict[type, str] = {
+    cst.AddAssign: "add", cst.SubtractAssign: "sub", cst.MultiplyAssign: "mul", cst.DivideAssign: "div",
+    cst.FloorDivideAssign: "floordiv", cst.ModuloAssign: "mod", cst.PowerAssign: "pow",
+}
+COMPARE_OPS: dict[type, str] = {
+    cst.LessThan: "lt", cst.LessThanEqual: "le", cst.GreaterThan: "gt",
+    cst.GreaterThanEqual: "ge", cst.Equal: "eq", cst.NotEqual: "ne",
+}
+
+_UNSUPPORTED_EXPRESSIONS: dict[type, tuple[str, str]] = {
+    cst.Lambda: ("lambda expressions are not supported", "define a function with def at the top level of the file"),
+    cst.ListComp: ("list comprehensions are not supported", "write a for loop over range(...)"),
+    cst.SetComp: ("set comprehensions are not supported", "write a for loop over range(...)"),
+    cst.DictComp: ("dict comprehensions are not supported", "write a for loop over range(...)"),
+    cst.GeneratorExp: ("generator expressions are not supported", "write a for loop over range(...)"),
+    cst.Yield: ("generators (yield) are not supported", "compute the values in a loop and store them in an array"),
+    cst.Await: ("await is not supported", ""),
+    cst.NamedExpr: ("assignment expressions (:=) are not supported", "assign the value in its own statement"),
+    cst.List: ("list literals are not supported", "use a NumPy array (np.zeros(n)) and index it"),
+    cst.Dict: ("dict literals are not supported", "use scalar variables or NumPy arrays"),
+    cst.Set: ("set literals are not supported", "use scalar variables or NumPy arrays"),
+    cst.Tuple: ("tuples are only supported on both sides of an assignment (a, b = b, a)",
+                "use separate variables"),
+    cst.SimpleString: ("strings are not supported", "only numbers, booleans and NumPy arrays can be used"),
+    cst.ConcatenatedString: ("strings are not supported", "only numbers, booleans and NumPy arrays can be used"),
+    cst.FormattedString: ("strings are not supported", "only numbers, booleans and NumPy arrays can be used"),
+    cst.Imaginary: ("complex numbers are not supported", ""),
+    cst.Ellipsis: ("'...' is not supported as a value", ""),
+    cst.StarredElement: ("starred expressions are not supported", ""),
+}
+
+
+def describe(t: Type) -> str:
+    if isinstance(t, ArrayType):
+        return f"an array of {t.rank} dimension(s)"
+    if t.is_float:
+        return "a float"
+    if t.is_int:
+        return "an integer"
+    return "a boolean"
+
+
+def common_type(types: list[Type]) -> ScalarType:
+    """The type Python's arithmetic would give mixed operands (bool < int < float)."""
+    if any(t.is_float for t in types):
+        return F64
+    if all(t == BOOL for t in types):
+        return BOOL
+    return I64
+
+
+@dataclass
+class FunctionContext:
+    """What lowering one function needs to know beyond its own body."""
+
+    name: str
+    info: ModuleInfo
+    locator: Locator
+    types: FunctionTypes
+    sigs: dict[str, Signature]
+    locals: frozenset[str]  # parameters and every name the function assigns
+    basename: str  # the input's file name, for messages
+
+
+class ExprLowerer:
+    def __init__(self, ctx: FunctionContext):
+        self.ctx = ctx
+        self.info = ctx.info
+        self.locator = ctx.locator
+
+    # -- helpers ---------------------------------------------------------------------
+    def at(self, b: Builder, node: cst.CSTNode) -> Builder:
+        """Make ``b`` stamp the next ops with ``node``'s location."""
+        b.loc = self.locator.loc(node)
+        return b
+
+    def fail(self, node: cst.CSTNode, message: str, hint: str = "") -> Fail:
+        return self.locator.fail(node, message, hint)
+
+    def const(self, b: Builder, node: cst.CSTNode, value: object, t: ScalarType, hint: str = "") -> Value:
+        return build.const(self.at(b, node), value, t, hint)  # type: ignore[arg-type]
+
+    def coerce(self, v: Value, t: Type, b: Builder, node: cst.CSTNode, what: str) -> Value:
+        """``v`` converted to ``t`` where Python would convert implicitly (int -> float)."""
+        if v.type == t:
+            return v
+        if isinstance(t, ArrayType) or isinstance(v.type, ArrayType):
+            raise self.fail(node, f"{what} is {describe(t)}, but this value is {describe(v.type)}",
+                            hint="use a different variable for values of a different kind")
+        if t.is_float or (t.is_int and v.type == BOOL):
+            return build.cast(self.at(b, node), v, t)
+        if t.is_int:
+            raise self.fail(node, f"{what} holds integers, but this value is a float",
+                            hint="convert with int(...), or use // for integer division")
+        raise self.fail(node, f"{what} is a boolean, but this value is {describe(v.type)}",
+                        hint="compare explicitly (x != 0) to get a boolean")
+
+    def to_number(self, b: Builder, node: cst.CSTNode, v: Value) -> Value:
+        """Booleans take part in arithmetic as ints, as in Python."""
+        return build.cast(self.at(b, node), v, I64) if v.type == BOOL else v
+
+    def if_value(self, b: Builder, node: cst.CSTNode, cond: Value,
+                 then: Callable[[Builder], Value], other: Callable[[Builder], Value]) -> Value:
+        """``cond ? then : other`` as an ``if`` op: only the taken side is evaluated."""
+        tb, eb = Block(), Block()
+        tbb, ebb = Builder(tb, self.locator.loc(node)), Builder(eb, self.locator.loc(node))
+        x, y = then(tbb), other(ebb)
+        if isinstance(x.type, ArrayType) or isinstance(y.type, ArrayType):
+            raise self.fail(node, "choosing between arrays with a condition is not supported",
+                            hint="index one array explicitly in each branch")
+        t = common_type([x.type, y.type])
+        x = self.coerce(x, t, tbb, node, "the result")
+        y = self.coerce(y, t, ebb, node, "the result")
+        self.at(tbb, node).create("yield", [x], [])
+        self.at(ebb, node).create("yield", [y], [])
+        return self.at(b, node).create("if", [cond], [t], regions=[tb, eb]).result
+
+    # -- entry points ------------------------------------------------------------------
+    def value(self, node: cst.BaseExpression, b: Builder, env: Env) -> Value:
+        """The value of ``node``: a scalar, or an array reference."""
+        if isinstance(node, cst.Integer):
+            return self.const(b, node, node.evaluated_value, I64)
+        if isinstance(node, cst.Float):
+            return self.const(b, node, node.evaluated_value, F64)
+        if isinstance(node, cst.Name):
+            return self.name(node, b, env)
+        if isinstance(node, cst.BinaryOperation):
+            return self.binary(node, b, env)
+        if isinstance(node, cst.UnaryOperation):
+            return self.unary(node, b, env)
+        if isinstance(node, cst.Comparison):
+            return self.compare(node, b, env)
+        if isinstance(node, cst.BooleanOperation):
+            return self.boolean(node, b, env, as_condition=False)
+        if isinstance(node, cst.IfExp):
+            return self.if_exp(node, b, env)
+        if isinstance(node, cst.Subscript):
+            return self.subscript(node, b, env)
+        if isinstance(node, cst.Attribute):
+            return self.attribute(node, b, env)
+        if isinstance(node, cst.Call):
+            v = self.call(node, b, env, want_value=True)
+            assert v is not None
+            return v
+        msg = _UNSUPPORTED_EXPRESSIONS.get(type(node))
+        if msg is not None:
+            raise self.fail(node, *msg)
+        raise self.fail(node, "this expression is not supported")
+
+    def scalar(self, node: cst.BaseExpression, b: Builder, env: Env) -> Value:
+        v = self.value(node, b, env)
+        if isinstance(v.type, ArrayType):
+            src = dotted_source(node)
+            what = f"'{src}' is an array" if src else "this is an array"
+            raise self.fail(node, f"{what}; whole-array arithmetic is not supported",
+                            hint="work element by element in a loop: x[i]")
+        return v
+
+    def integer(self, node: cst.BaseExpression, b: Builder, env: Env, what: str) -> Value:
+        v = self.scalar(node, b, env)
+        if v.type == BOOL:
+            return build.cast(self.at(b, node), v, I64)
+        if not v.type.is_int:
+            raise self.fail(node, f"{what} must be an integer, but this value is a float",
+                            hint="use // for integer division, or convert with int(...)")
+        return v
+
+    def condition(self, node: cst.BaseExpression, b: Builder, env: Env) -> Value:
+        """``node`` as a bool, with Python's truthiness for numbers (x != 0)."""
+        if isinstance(node, cst.BooleanOperation):
+            return self.boolean(node, b, env, as_condition=True)
+        return self.truth(node, self.scalar(node, b, env), b)
+
+    def truth(self, node: cst.CSTNode, v: Value, b: Builder) -> Value:
+        if v.type == BOOL:
+            return v
+        zero = self.const(b, node, 0, v.type)  # type: ignore[arg-type]
+        return build.cmp(b, "ne", v, zero)
+
+    # -- names and attributes ---------------------------------------------------------------
+    def name(self, node: cst.Name, b: Builder, env: Env) -> Value:
+        n = node.value
+        if n in ("True", "False"):
+            return self.const(b, node, n == "True", BOOL)
+        if n in self.ctx.locals:
+            v = env.get(n)
+            if v is None:
+                raise self.fail(node, f"'{n}' is used before it is assigned",
+                                hint=f"assign {n} on every path before this use")
+            if isinstance(v, Poison):
+                if not v.message:
+                    raise Fail(None)
+                raise self.fail(node, v.message, v.hint)
+            return v
+        if n in self.info.constants:
+            c = self.info.constants[n]
+            t = BOOL if isinstance(c, bool) else I64 if isinstance(c, int) else F64
+            return self.const(b, node, c, t)
+        canonical = self.info.canonical_name(node, self.ctx.locals)
+        if canonical in lib.CONSTANTS:  # from math import pi
+            return self.const(b, node, lib.CONSTANTS[canonical], F64)
+        if n == "None":
+            raise self.fail(node, "None is not supported as a value", hint="use a number")
+        if n in self.info.functions:
+            raise self.fail(node, f"the function '{n}' is used as a value", hint=f"call it: {n}(...)")
+        if n in self.info.imports:
+            raise self.fail(node, f"'{n}' names an imported module or function, not a number", hint="call it")
+        if n in self.info.other_globals:
+            raise self.fail(node, f"the module-level variable '{n}' is not a numeric constant",
+                            hint="only names bound once to a number at module level can be used; "
+                            "pass other values as parameters")
+        raise self.fail(node, f"name '{n}' is not defined", hint="define it, or pass it as a parameter")
+
+    def attribute(self, node: cst.Attribute, b: Builder, env: Env) -> Value:
+        canonical = self.info.canonical_name(node, self.ctx.locals)
+        if canonical in lib.CONSTANTS:
+            return self.const(b, node, lib.CONSTANTS[canonical], F64)
+        attr = node.attr.value
+        base = node.value
+        if attr in ("shape", "size", "ndim") and isinstance(base, cst.Name) and base.value in self.ctx.locals:
+            arr = self.value(node.value, b, env)
+            if isinstance(arr.type, ArrayType):
+                if attr == "ndim":
+                    return self.const(b, node, arr.type.rank, I64)
+                if attr == "size":
+                    total: Optional[Value] = None
+                    for k in range(arr.type.rank):
+                        d = self.at(b, node).op1("dim", [arr], I64, axis=k)
+                        total = d if total is None else build.mul(b, total, d)
+                    assert total is not None
+                    return total
+                raise self.fail(node, f"'{dotted_source(node)}' is a tuple",
+                                hint=f"use {dotted_source(node)}[k], or unpack it: n, m = {dotted_source(node)}")
+        src = dotted_source(node) or attr
+        raise self.fail(node, f"the attribute '{src}' is not supported",
+                        hint="use scalars, array elements, x.shape[k] and library constants like math.pi")
+
+    # -- arithmetic -------------------------------------------------------------------------
+    def binary(self, node: cst.BinaryOperation, b: Builder, env: Env) -> Value:
+        op = ARITH_OPS.get(type(node.operator))
+        if op is None:
+            raise self.fail(node, "this operator is not supported", hint="use + - * / // % **")
+        x = self.scalar(node.left, b, env)
+        y = self.scalar(node.right, b, env)
+        return self.arith(op, x, y, b, node)
+
+    def arith(self, op: str, x: Value, y: Value, b: Builder, node: cst.CSTNode, hint: str = "") -> Value:
+        """``x <op> y`` with Python's numeric promotion made explicit."""
+        x, y = self.to_number(b, node, x), self.to_number(b, node, y)
+        self.at(b, node)
+        if op == "div":
+            x, y = build.to_float(b, x), build.to_float(b, y)
+        elif op == "pow" and x.type.is_int and y.type.is_int:
+            c = build.const_value(y)
+            if c is None or c < 0:  # 2 ** -1 is 0.5: only a known non-negative power stays an int
+                x, y = build.to_float(b, x), build.to_float(b, y)
+        elif x.type != y.type:
+            x, y = build.to_float(b, x), build.to_float(b, y)
+        return build.binary(b, op, x, y, hint)
+
+    def unary(self, node: cst.UnaryOperation, b: Builder, env: Env) -> Value:
+        if isinstance(node.operator, cst.Not):
+            c = self.condition(node.expression, b, env)
+            return self.at(b, node).op1("not", [c], BOOL)
+        if isinstance(node.operator, cst.BitInvert):
+            raise self.fail(node, "the operator '~' is not supported", hint="use 'not' for booleans")
+        v = self.to_number(b, node, self.scalar(node.expression, b, env))
+        if isinstance(node.operator, cst.Minus):
+            return build.neg(self.at(b, node), v)
+        return v
+
+    def compare(self, node: cst.Comparison, b: Builder, env: Env) -> Value:
+        x = self.scalar(node.left, b, env)
+        return self._chain(node, x, list(node.comparisons), b, env)
+
+    def _chain(self, node: cst.Comparison, x: Value, rest: list[cst.ComparisonTarget], b: Builder, env: Env) -> Value:
+        target = rest[0]
+        op = COMPARE_OPS.get(type(target.operator))
+        if op is None:
+            raise self.fail(node, "this comparison is not supported (is, in)", hint="use < <= > >= == !=")
+        y = self.scalar(target.comparator, b, env)
+        c = self.cmp(op, x, y, b, node)
+        if len(rest) == 1:
+            return c
+        tail = rest[1:]
+        if all(is_simple(t.comparator) for t in tail):
+            c2 = self._chain(node, y, tail, b, env)
+            return self.at(b, node).op1("and", [c, c2], BOOL)
+        return self.if_value(b, node, c, lambda bb: self._chain(node, y, tail, bb, env),
+                             lambda bb: self.const(bb, node, False, BOOL))
+
+    def cmp(self, op: str, x: Value, y: Value, b: Builder, node: cst.CSTNode) -> Value:
+        self.at(b, node)
+        if x.type != y.type:
+            t = common_type([x.type, y.type])
+            x, y = build.cast(b, x, t), build.cast(b, y, t)
+        return build.cmp(b, op, x, y)
+
+    def boolean(self, node: cst.BooleanOperation, b: Builder, env: Env, as_condition: bool) -> Value:
+        is_and = isinstance(node.operator, cst.And)
+
+        def operand(n: cst.BaseExpression, bb: Builder) -> Value:
+            if as_condition:
+                return self.condition(n, bb, env)
+            v = self.value(n, bb, env)
+            if v.type != BOOL:
+                raise self.fail(n, "'and'/'or' on numbers gives a number in Python; only booleans are supported here",
+                                hint="compare explicitly, e.g. (x != 0)")
+            return v
+
+        x = operand(node.left, b)
+        if is_simple(node.right):
+            y = operand(node.right, b)
+            return self.at(b, node).op1("and" if is_and else "or", [x, y], BOOL)
+        if is_and:
+            return self.if_value(b, node, x, lambda bb: operand(node.right, bb),
+                                 lambda bb: self.const(bb, node, False, BOOL))
+        return self.if_value(b, node, x, lambda bb: self.const(bb, node, True, BOOL),
+                             lambda bb: operand(node.right, bb))
+
+    def if_exp(self, node: cst.IfExp, b: Builder, env: Env) -> Value:
+        c = self.condition(node.test, b, env)
+        if is_simple(node.body) and is_simple(node.orelse):
+            x = self.scalar(node.body, b, env)
+            y = self.scalar(node.orelse, b, env)
+            t = common_type([x.type, y.type])
+            x = self.coerce(x, t, b, node.body, "the result")
+            y = self.coerce(y, t, b, node.orelse, "the result")
+            return build.select(self.at(b, node), c, x, y)
+        return self.if_value(b, node, c, lambda bb: self.scalar(node.body, bb, env),
+                             lambda bb: self.scalar(node.orelse, bb, env))
+
+    # -- arrays -------------------------------------------------------------------------------
+    def array(self, node: cst.BaseExpression, b: Builder, env: Env) -> Value:
+        v = self.value(node, b, env)
+        if not isinstance(v.type, ArrayType):
+            src = dotted_source(node)
+            raise self.fail(node, f"'{src}' is not an array" if src else "this value is not an array",
+                            hint="only NumPy array parameters and arrays made with np.zeros/np.empty can be indexed")
+        return v
+
+    def element(self, node: cst.Subscript, b: Builder, env: Env) -> tuple[Value, list[Value]]:
+        """The array and the index values of ``a[i, j]``/``a[i][j]`` (for loads and stores)."""
+        base, indices = subscript_chain(node)
+        for idx in indices:
+            if isinstance(idx, cst.Slice):
+                raise self.fail(idx, "slices are not supported", hint="index one element at a time inside a loop")
+        arr = self.array(base, b, env)
+        t = arr.type
+        assert isinstance(t, ArrayType)
+        if len(indices) != t.rank:
+            src = dotted_source(base) or "the array"
+            raise self.fail(node, f"'{src}' has {t.rank} dimension(s) but is indexed with {len(indices)} index(es)",
+                            hint="give one index per dimension to get a single element")
+        ivs = [self.index(idx, b, env, arr, axis) for axis, idx in enumerate(indices)]  # type: ignore[arg-type]
+        return arr, ivs
+
+    def index(self, node: cst.BaseExpression, b: Builder, env: Env, arr: Value, axis: int) -> Value:
+        lit = int_literal(node)
+        if lit is not None and lit < 0:  # Python counts a negative index from the end
+            d = self.at(b, node).op1("dim", [arr], I64, axis=axis)
+            return build.add(b, d, build.const(b, lit, I64))
+        return self.integer(node, b, env, "an array index")
+
+    def subscript(self, node: cst.Subscript, b: Builder, env: Env) -> Value:
+        if is_shape_subscript(node):
+            return self.shape(node, b, env)
+        arr, ivs = self.element(node, b, env)
+        return self.at(b, node).op1("load", [arr, *ivs], arr.type.elem)  # type: ignore[attr-defined]
+
+    def shape(self, node: cst.Subscript, b: Builder, env: Env) -> Value:
+        attr = node.value
+        assert isinstance(attr, cst.Attribute)
+        arr = self.array(attr.value, b, env)
+        rank = arr.type.rank  # type: ignore[attr-defined]
+        el = node.slice[0].slice if len(node.slice) == 1 else None
+        k = int_literal(el.value) if isinstance(el, cst.Index) else None
+        if k is not None and k < 0:
+            k += rank
+        if k is None or not 0 <= k < rank:
+            raise self.fail(node, f"'{dotted_source(attr)}' needs a constant index between 0 and {rank - 1}",
+                            hint="write x.shape[0], x.shape[1], ...")
+        return self.at(b, node).op1("dim", [arr], I64, axis=k)
+
+    # -- calls -------------------------------------------------------------------------------
+    def call(self, node: cst.Call, b: Builder, env: Env, want_value: bool) -> Optional[Value]:
+        func = node.func
+        for a in node.args:
+            if a.star:
+                raise self.fail(a, "*args and **kwargs in calls are not supported", hint="pass arguments one by one")
+        if isinstance(func, cst.Name) and func.value in self.info.functions and func.value not in self.ctx.locals:
+            return self.user_call(node, func.value, b, env, want_value)
+        if isinstance(func, cst.Name) and func.value in self.ctx.locals:
+            raise self.fail(func, f"'{func.value}' is a variable, not a function")
+        if isinstance(func, cst.Name) and func.value in self.info.classes:
+            raise self.fail(node, f"'{func.value}' is a class; classes are not supported",
+                            hint="use scalars, NumPy arrays and plain functions")
+        canonical = self.info.canonical_name(func, self.ctx.locals)
+        intr = lib.lookup(canonical)
+        if intr is not None:
+            return self.intrinsic(intr, node, b, env)
+        src = dotted_source(func)
+        if canonical == lib.RANGE:
+            raise self.fail(node, "range(...) is only supported as the iterable of a for loop")
+        if src is None:
+            raise self.fail(node, "this call is not supported", hint="call a function by its name")
+        if canonical is None and isinstance(func, cst.Attribute):
+            root = src.split(".")[0]
+            if root in self.ctx.locals:
+                raise self.fail(node, f"method calls such as '{src}(...)' are not supported",
+                                hint="write the computation with a loop over the elements")
+        if canonical is not None and canonical.startswith("builtins."):
+            raise self.fail(node, f"the built-in function '{src}' is not supported",
+                            hint="supported built-ins: abs, min, max, pow, float, int, len, range")
+        raise self.fail(node, f"cannot differentiate through call to '{src}': its source is not in {self.ctx.basename}",
+                        hint=f"define {src} in this file, or give it a custom derivative (see README)")
+
+    def no_keywords(self, node: cst.Call, allowed: tuple[str, ...] = ()) -> None:
+        for a in node.args:
+            if a.keyword is not None and a.keyword.value not in allowed:
+                raise self.fail(a, "keyword arguments are not supported in calls",
+                                hint="pass the arguments by position")
+
+    def user_call(self, node: cst.Call, name: str, b: Builder, env: Env, want_value: bool) -> Optional[Value]:
+        self.no_keywords(node)
+        sig = self.ctx.sigs.get(name)
+        if sig is None:
+            raise Fail(None)  # a call into a recursive cycle: reported once, at the call site
+        args = positional_args(node)
+        n = len(sig.param_types)
+        if len(args) > n:
+            raise self.fail(node, f"'{name}' takes {n} argument(s) but {len(args)} were given")
+        values = []
+        for i, a in enumerate(args):
+            v = self.value(a, b, env)
+            values.append(self.coerce(v, sig.param_types[i], b, a, f"parameter '{sig.param_names[i]}' of '{name}'"))
+        for i in range(len(args), n):
+            default = sig.defaults[i]
+            t = sig.param_types[i]
+            if default is None or not isinstance(t, ScalarType):
+                raise self.fail(node, f"missing argument '{sig.param_names[i]}' in the call to '{name}'")
+            values.append(self.const(b, node, default, t))
+        results = [sig.result] if sig.result is not None else []
+        op = self.at(b, node).create("call", values, results, {"callee": name})
+        if want_value and not op.results:
+            raise self.fail(node, f"'{name}' does not return a value", hint="use it as a statement, or return a number")
+        return op.results[0] if op.results else None
+
+    def intrinsic(self, intr: lib.Intrinsic, node: cst.Call, b: Builder, env: Env) -> Value:
+        src = dotted_source(node.func) or intr.op
+        op = intr.op
+        self.no_keywords(node, ("dtype",) if op in ("zeros", "empty") else ())
+        args = positional_args(node)
+        if len(args) < intr.min_args or (intr.max_args >= 0 and len(args) > intr.max_args):
+            if intr.min_args == intr.max_args:
+                expected = str(intr.min_args)
+            elif intr.max_args < 0:
+                expected = f"at least {intr.min_args}"
+            else:
+                expected = f"{intr.min_args} to {intr.max_args}"
+            hint = ""
+            if op in ("min", "max") and len(args) == 1:
+                hint = "min/max of an array is not supported: loop over it"
+            raise self.fail(node, f"{src} takes {expected} argument(s) here, got {len(args)}", hint=hint)
+        if op in ("zeros", "empty"):
+            return self.alloc(node, op, args[0], b, env)
+        if op in ("zeros_like", "empty_like"):
+            arr = self.array(args[0], b, env)
+            t = arr.type
+            assert isinstance(t, ArrayType)
+            dims = [self.at(b, node).op1("dim", [arr], I64, axis=k) for k in range(t.rank)]
+            fill = "zeros" if op == "zeros_like" else "empty"
+            return self.at(b, node).op1("alloc", dims, t, fill=fill, elem=t.elem.name)
+        if op == "len":
+            arr = self.array(args[0], b, env)
+            return self.at(b, node).op1("dim", [arr], I64, axis=0)
+        values = [self.scalar(a, b, env) for a in args]
+        self.at(b, node)
+        if op == "float":
+            return build.cast(b, values[0], F64)
+        if op == "int":
+            return build.cast(b, values[0], I64)
+        if op == "bool":
+            return self.truth(node, values[0], b)
+        if op == "power":
+            return self.arith("pow", values[0], values[1], b, node)
+        if op == "square":
+            x = self.to_number(b, node, values[0])
+            return build.mul(self.at(b, node), x, x)
+        values = [self.to_number(b, node, v) for v in values]
+        if not (intr.keeps_int and all(v.type.is_int for v in values)):
+            values = [build.to_float(self.at(b, node), v) for v in values]
+        self.at(b, node)
+        if op == "log" and len(values) == 2:  # math.log(x, base)
+            return build.div(b, build.math(b, "log", values[0]), build.math(b, "log", values[1]))
+        result = build.math(b, op, *values[:2]) if len(values) >= 2 else build.math(b, op, values[0])
+        for v in values[2:]:  # max(a, b, c) -> max(max(a, b), c)
+            result = build.math(b, op, result, v)
+        if intr.int_result:
+            result = build.cast(b, result, I64)
+        return result
+
+    def alloc(self, node: cst.Call, fill: str, shape: cst.BaseExpression, b: Builder, env: Env) -> Value:
+        dtype_node = keyword_arg(node, "dtype")
+        elem = dtype_elem(self.info, dtype_node)
+        if elem is None:
+            assert dtype_node is not None
+            raise self.fail(dtype_node, "unsupported dtype", hint="use float (np.float64) or int (np.int64)")
+        if isinstance(shape, (cst.Tuple, cst.List)):
+            dim_nodes = [e.value for e in shape.elements]
+        else:
+            dim_nodes = [shape]
+        dims = [self.integer(d, b, env, "an array size") for d in dim_nodes]
+        return self.at(b, node).op1("alloc", dims, ArrayType(elem, len(dims)), fill=fill, elem=elem.name)

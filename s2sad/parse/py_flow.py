@@ -1,0 +1,217 @@
+"""Static facts about Python statements that structured lowering needs up front.
+
+The IR has no jumps, so ``break``, ``continue`` and ``return`` are lowered
+into flags and guards (see ``py_lower``). To shape that lowering before any IR
+is built, we need, per statement list:
+
+* ``exits``: which kinds of exit a statement may take (``break``/``continue``
+  of the innermost loop, ``return`` from any depth) and whether it always exits
+  (so the statements after it are unreachable);
+* ``assigned_names``: the variables a loop body or branch may assign (the
+  candidates for loop-carried values, decided before the body is lowered,
+  because the loop's block arguments must exist first);
+* ``read_names``: every variable the function reads somewhere (a variable the
+  function never reads needs no carrying);
+* ``is_simple``: whether an expression may be evaluated eagerly even when
+  Python would skip it (no loads, calls or operations that can raise), which
+  decides between an eager ``select``/``and``/``or`` and an ``if`` op.
+
+All functions look at syntax only; nested ``def``/``lambda``/``class`` bodies are
+not looked into (they are rejected by lowering anyway).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import libcst as cst
+
+BREAK, CONTINUE, RETURN = "break", "continue", "return"
+
+
+def suite_statements(suite: cst.BaseSuite) -> list[cst.CSTNode]:
+    """The statements of a suite, with ``a = 1; b = 2`` lines split into small statements."""
+    out: list[cst.CSTNode] = []
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return list(suite.body)
+    for stmt in suite.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            out.extend(stmt.body)
+        else:
+            out.append(stmt)
+    return out
+
+
+def else_statements(orelse: object) -> list[cst.CSTNode]:
+    """The statements of an ``if``'s ``else``/``elif`` part (an ``elif`` is one nested ``if``)."""
+    if orelse is None:
+        return []
+    if isinstance(orelse, cst.If):
+        return [orelse]
+    assert isinstance(orelse, cst.Else)
+    return suite_statements(orelse.body)
+
+
+@dataclass(frozen=True)
+class Exits:
+    may: frozenset[str] = frozenset()
+    always: bool = False
+
+
+def is_true_constant(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+def stmt_exits(stmt: cst.CSTNode) -> Exits:
+    if isinstance(stmt, cst.Return):
+        return Exits(frozenset({RETURN}), True)
+    if isinstance(stmt, cst.Break):
+        return Exits(frozenset({BREAK}), True)
+    if isinstance(stmt, cst.Continue):
+        return Exits(frozenset({CONTINUE}), True)
+    if isinstance(stmt, cst.If):
+        t = block_exits(suite_statements(stmt.body))
+        e = block_exits(else_statements(stmt.orelse))
+        return Exits(t.may | e.may, t.always and e.always)
+    if isinstance(stmt, (cst.For, cst.While)):
+        inner = block_exits(suite_statements(stmt.body))
+        # The loop's own break/continue end there; a return leaves it too.
+        may = inner.may & {RETURN}
+        # `while True:` without a break only ends by returning.
+        endless = isinstance(stmt, cst.While) and is_true_constant(stmt.test) and BREAK not in inner.may
+        return Exits(frozenset(may), endless)
+    return Exits()
+
+
+def block_exits(stmts: Sequence[cst.CSTNode]) -> Exits:
+    may: set[str] = set()
+    for stmt in stmts:
+        ex = stmt_exits(stmt)
+        may |= ex.may
+        if ex.always:
+            return Exits(frozenset(may), True)
+    return Exits(frozenset(may), False)
+
+
+# -- names ---------------------------------------------------------------------
+
+
+def target_names(target: cst.BaseExpression) -> list[str]:
+    """Variables bound by an assignment target (subscript stores bind none)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in target_names(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return []
+
+
+def stmt_assigned(stmt: cst.CSTNode) -> list[str]:
+    """Variables a (small or compound) statement binds, in source order, nested bodies included."""
+    out: list[str] = []
+    for node in walk(stmt):
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                out += target_names(t.target)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            if not isinstance(node, cst.AnnAssign) or node.value is not None:
+                out += target_names(node.target)
+        elif isinstance(node, cst.For):
+            out += target_names(node.target)
+    return out
+
+
+def assigned_names(stmts: Iterable[cst.CSTNode]) -> list[str]:
+    seen: dict[str, None] = {}
+    for s in stmts:
+        for n in stmt_assigned(s):
+            seen.setdefault(n, None)
+    return list(seen)
+
+
+def read_names(node: cst.CSTNode) -> set[str]:
+    """Names read anywhere under ``node`` (assignment targets that are only written excluded)."""
+    written: set[int] = set()
+    for n in walk(node):
+        targets: list[cst.BaseExpression] = []
+        if isinstance(n, cst.Assign):
+            targets = [t.target for t in n.targets]
+        elif isinstance(n, cst.AnnAssign):
+            targets = [n.target]
+        elif isinstance(n, cst.For):
+            targets = [n.target]
+        for t in targets:
+            written |= {id(x) for x in _pure_target_names(t)}
+    return {n.value for n in walk(node) if isinstance(n, cst.Name) and id(n) not in written}
+
+
+def _pure_target_names(target: cst.BaseExpression) -> list[cst.Name]:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _pure_target_names(el.value)]
+    return []
+
+
+# -- expressions -----------------------------------------------------------------
+
+_RAISING_OPS = (cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
+
+
+def is_simple(node: cst.BaseExpression) -> bool:
+    """True when evaluating ``node`` can neither fail nor cost much: no loads, calls, ``/``."""
+    for n in walk(node):
+        if isinstance(n, cst.Call):
+            return False
+        if isinstance(n, cst.Subscript) and not _is_shape_subscript(n):
+            return False
+        if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, _RAISING_OPS):
+            return False
+        if isinstance(n, (cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.Yield, cst.NamedExpr)):
+            return False
+    return True
+
+
+def _is_shape_subscript(n: cst.Subscript) -> bool:
+    return isinstance(n.value, cst.Attribute) and n.value.attr.value == "shape"
+
+
+def walk(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
+    """Pre-order walk that does not enter nested function, lambda or class bodies."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if n is not node and isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        stack.extend(reversed(n.children))
+
+
+
+
+def subscript_chain(node: cst.Subscript) -> tuple[cst.BaseExpression, list[cst.CSTNode]]:
+    """``a[i][j]`` and ``a[i, j]`` alike: the base ``a`` and the indices ``i, j``.
+
+    Each index is its expression node, or a ``cst.Slice`` for a slice. A
+    parenthesized tuple index ``a[(i, j)]`` is the same as ``a[i, j]``.
+    """
+    indices: list[cst.CSTNode] = []
+    base: cst.BaseExpression = node
+    while isinstance(base, cst.Subscript) and not _is_shape_subscript(base):
+        here: list[cst.CSTNode] = []
+        for el in base.slice:
+            if isinstance(el.slice, cst.Index):
+                v = el.slice.value
+                here += [e.value for e in v.elements] if isinstance(v, cst.Tuple) else [v]
+            else:
+                here.append(el.slice)
+        indices = here + indices
+        base = base.value
+    return base, indices
+
+
+def is_shape_subscript(n: cst.CSTNode) -> bool:
+    """``x.shape[k]``."""
+    return isinstance(n, cst.Subscript) and _is_shape_subscript(n)

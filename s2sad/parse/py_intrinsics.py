@@ -1,0 +1,117 @@
+"""The library functions the Python front end understands, by canonical name.
+
+A call in the source is resolved to a canonical dotted name through the
+module's imports (``np.sin``, ``from numpy import sin``, ``import numpy``:
+all ``numpy.sin``; builtins are ``builtins.abs``), then looked up here. Keeping
+the table apart from the lowering makes "which spellings are supported" one
+readable list, and lets type inference and lowering agree on every entry.
+
+Each entry names what it becomes in the IR: a ``math.<fn>`` op of
+``ssa.ops.MATH_FNS`` or one of a few special forms (casts, ``len``, array
+allocation, ``square``, power, two-argument ``log``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+from ..ssa.ops import MATH_FNS
+
+
+@dataclass(frozen=True)
+class Intrinsic:
+    """How a library call lowers.
+
+    ``op``: a ``MATH_FNS`` name, or one of the special forms ``square``, ``power``
+    (Python's ``**``), ``log`` (one or two arguments), ``float``, ``int``, ``bool``,
+    ``len``, ``zeros``, ``empty``, ``zeros_like``, ``empty_like``.
+    """
+
+    op: str
+    min_args: int
+    max_args: int  # -1: any number (folded into nested two-operand ops)
+    int_result: bool = False  # math.floor & co. return a Python int
+    keeps_int: bool = False  # abs/min/max on ints stay ints (no cast to float)
+
+
+def _m(op: str, **kw: bool) -> Intrinsic:
+    n = MATH_FNS[op]
+    return Intrinsic(op, n, n, **kw)
+
+
+_MATH_UNARY = (
+    "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp expm1 exp2 "
+    "log1p log2 log10 sqrt cbrt erf erfc"
+).split()
+
+# math.X: results are floats, except floor/ceil/trunc, which Python makes ints.
+MATH: dict[str, Intrinsic] = {f"math.{f}": _m(f) for f in _MATH_UNARY}
+MATH.update({f"math.{f}": _m(f, int_result=True) for f in ("floor", "ceil", "trunc")})
+MATH.update({f"math.{f}": _m(f) for f in ("pow", "atan2", "copysign", "fmod")})
+MATH["math.fabs"] = _m("abs")
+MATH["math.log"] = Intrinsic("log", 1, 2)  # math.log(x, base)
+MATH["math.hypot"] = Intrinsic("hypot", 2, -1)
+
+_NUMPY_RENAMED = {
+    "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
+    "arccosh": "acosh", "arctanh": "atanh", "arctan2": "atan2", "fabs": "abs",
+}
+NUMPY: dict[str, Intrinsic] = {f"numpy.{f}": _m(f) for f in _MATH_UNARY + ["log"]}
+NUMPY.update({f"numpy.{f}": _m(f) for f in ("floor", "ceil", "trunc", "copysign", "fmod", "hypot")})
+NUMPY.update({f"numpy.{np_name}": _m(op) for np_name, op in _NUMPY_RENAMED.items()})
+NUMPY.update({
+    "numpy.abs": _m("abs", keeps_int=True),
+    "numpy.absolute": _m("abs", keeps_int=True),
+    "numpy.maximum": _m("max", keeps_int=True),
+    "numpy.minimum": _m("min", keeps_int=True),
+    "numpy.fmax": _m("max", keeps_int=True),
+    "numpy.fmin": _m("min", keeps_int=True),
+    "numpy.power": Intrinsic("power", 2, 2),
+    "numpy.square": Intrinsic("square", 1, 1, keeps_int=True),
+    "numpy.float64": Intrinsic("float", 1, 1),
+    "numpy.double": Intrinsic("float", 1, 1),
+    "numpy.int64": Intrinsic("int", 1, 1),
+    "numpy.zeros": Intrinsic("zeros", 1, 1),
+    "numpy.empty": Intrinsic("empty", 1, 1),
+    "numpy.zeros_like": Intrinsic("zeros_like", 1, 1),
+    "numpy.empty_like": Intrinsic("empty_like", 1, 1),
+})
+
+BUILTINS: dict[str, Intrinsic] = {
+    "builtins.abs": _m("abs", keeps_int=True),
+    "builtins.min": Intrinsic("min", 2, -1, keeps_int=True),
+    "builtins.max": Intrinsic("max", 2, -1, keeps_int=True),
+    "builtins.pow": Intrinsic("power", 2, 2),
+    "builtins.float": Intrinsic("float", 1, 1),
+    "builtins.int": Intrinsic("int", 1, 1),
+    "builtins.bool": Intrinsic("bool", 1, 1),
+    "builtins.len": Intrinsic("len", 1, 1),
+}
+
+INTRINSICS: dict[str, Intrinsic] = {**MATH, **NUMPY, **BUILTINS}
+
+# Named numeric constants of the libraries: each use becomes a ``const``.
+CONSTANTS: dict[str, float] = {
+    "math.pi": math.pi, "math.e": math.e, "math.tau": math.tau, "math.inf": math.inf,
+    "numpy.pi": math.pi, "numpy.e": math.e, "numpy.inf": math.inf,
+}
+
+# Canonical names that mean a type in annotations and ``dtype=`` arguments.
+FLOAT_NAMES = {"builtins.float", "numpy.float64", "numpy.double", "numpy.float_", "numpy.floating"}
+INT_NAMES = {"builtins.int", "numpy.int64", "numpy.int_", "numpy.intp", "numpy.integer"}
+BOOL_NAMES = {"builtins.bool", "numpy.bool_"}
+ARRAY_NAMES = {"numpy.ndarray"}
+NDARRAY_GENERIC = {"numpy.typing.NDArray"}
+
+RANGE = "builtins.range"
+
+
+def lookup(canonical: Optional[str]) -> Optional[Intrinsic]:
+    return INTRINSICS.get(canonical) if canonical else None
+
+
+def is_library_module(canonical: str) -> bool:
+    """Whether a canonical name is a module (``numpy``, ``math``): not a value."""
+    return canonical in ("math", "numpy", "numpy.typing", "numpy.linalg", "numpy.random", "typing")

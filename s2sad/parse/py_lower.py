@@ -1,0 +1,615 @@
+"""Lowering of Python statements and functions to structured SSA IR.
+
+SSA construction follows the structure of the source: an environment maps each
+variable to its current value; an ``if`` lowers both branches with copies of it
+and yields, as results, every variable whose value differs between them; a
+loop carries, as block arguments, the variables its body assigns that are
+defined before the loop or read anywhere in the function (the only ones whose
+value can be observed across iterations or after the loop; a variable first
+defined inside the loop gets an ``undef`` initial value). Dead slots are swept
+by DCE afterwards, so this choice can be generous without showing in the output.
+
+Jumps are lowered into structured form (the IR has none), with flags that are
+ordinary environment entries, hence carried and merged like variables:
+
+* ``return`` stores the value in a ``result`` entry and sets ``returned``; the
+  function's one ``return`` op returns ``result``;
+* ``break`` sets the loop's ``done`` flag; ``continue`` sets the iteration's
+  ``skip`` flag (reset at the top of each iteration);
+* after a statement that may have exited (an ``if`` or loop containing a jump),
+  the rest of the block is guarded by ``if not (flag or ...)``. When one branch
+  of an ``if`` always exits and the other does not, the rest of the block is
+  lowered into the branch that falls through instead: no flag test at all for
+  the common ``if c: continue`` / ``if c: return x`` / ``if c: break`` shapes;
+* a ``for`` whose body may ``break`` or ``return`` becomes a ``while`` over its
+  index (``i < ub and not done and not returned``; ``i > ub`` for negative
+  steps); other ``for`` loops stay ``for`` loops; a ``while`` tests its flags
+  before its condition, so the condition is never evaluated after a jump.
+
+Arrays are references: a local bound to an array is an alias of the same value
+and is never carried or merged; an array variable whose referent would depend
+on control flow is poisoned and reported when read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional, Sequence
+
+import libcst as cst
+
+from ..diagnostics import Diagnostic
+from ..ssa import build
+from ..ssa.ir import Block, Builder, Function, Value
+from ..ssa.types import BOOL, I64, ArrayType, Type
+from . import py_intrinsics as lib
+from .py_common import RESULT, RETURNED, Env, Fail, Poison
+from .py_expr import AUG_OPS, ExprLowerer, FunctionContext
+from .py_flow import (
+    BREAK,
+    CONTINUE,
+    RETURN,
+    assigned_names,
+    block_exits,
+    else_statements,
+    is_simple,
+    is_true_constant,
+    read_names,
+    stmt_assigned,
+    stmt_exits,
+    subscript_chain,
+    suite_statements,
+)
+from .py_module import dotted_source
+from .py_types import positional_args
+
+_UNSUPPORTED_STATEMENTS: dict[type, tuple[str, str]] = {
+    cst.Try: ("try statements are not supported", "check conditions with if instead"),
+    cst.TryStar: ("try statements are not supported", "check conditions with if instead"),
+    cst.With: ("with statements are not supported", "move the code out of the with block"),
+    cst.FunctionDef: ("nested function definitions are not supported",
+                      "define the function at the top level of the file"),
+    cst.ClassDef: ("class definitions inside functions are not supported", "use scalars and NumPy arrays"),
+    cst.Global: ("'global' declarations are not supported", "pass the value as a parameter"),
+    cst.Nonlocal: ("'nonlocal' declarations are not supported", "pass the value as a parameter"),
+    cst.Import: ("imports inside functions are not supported", "import at the top of the file"),
+    cst.ImportFrom: ("imports inside functions are not supported", "import at the top of the file"),
+    cst.Raise: ("raise is not supported", "s2sad differentiates numeric code; check inputs before calling it"),
+    cst.Del: ("del is not supported", "simply stop using the variable"),
+    cst.Match: ("match statements are not supported", "use if/elif/else"),
+}
+
+
+@dataclass(frozen=True)
+class LoopFrame:
+    """Environment keys of the flags of the innermost loop."""
+
+    done: str  # set by break
+    skip: str  # set by continue, for the rest of the iteration
+
+
+class FunctionLowerer:
+    def __init__(self, fn: cst.FunctionDef, ctx: FunctionContext):
+        self.fn = fn
+        self.ctx = ctx
+        self.types = ctx.types
+        self.locator = ctx.locator
+        self.ex = ExprLowerer(ctx)
+        self.read = read_names(fn.body)
+        self.diagnostics: list[Diagnostic] = []
+        self.hints: dict[str, str] = {RESULT: "result", RETURNED: "returned"}
+        self.key_types: dict[str, Type] = {RETURNED: BOOL}
+        if self.types.result is not None:
+            self.key_types[RESULT] = self.types.result
+        self.counter = 0
+
+    # -- keys, hints, types -------------------------------------------------------------
+    def new_key(self, hint: str, t: Type) -> str:
+        self.counter += 1
+        key = f"<{hint}#{self.counter}>"
+        self.hints[key] = hint
+        self.key_types[key] = t
+        return key
+
+    def hint(self, key: str) -> str:
+        return self.hints.get(key, key)
+
+    def key_type(self, key: str) -> Type:
+        return self.key_types.get(key) or self.types.vars[key]
+
+    def report(self, f: Fail) -> None:
+        if f.diagnostic is not None:
+            self.diagnostics.append(f.diagnostic)
+
+    # -- the function ---------------------------------------------------------------------
+    def lower(self) -> Function:
+        fn = self.fn
+        self.check_parameters()
+        names = [p.name.value for p in fn.params.params]
+        body = Block(list(self.types.params), names)
+        loc = self.locator.loc(fn, fn.name)
+        b = Builder(body, loc)
+        env: Env = dict(zip(names, body.args))
+        if self.types.result is not None:
+            env[RESULT] = b.op1("undef", [], self.types.result, "result")
+        env[RETURNED] = build.const(b, False, BOOL, "returned")
+        stmts = suite_statements(fn.body)
+        self.block(stmts, b, env, None)
+        b.loc = loc
+        if self.types.result is None:
+            b.create("return", [], [])
+            return Function(fn.name.value, body, [], loc)
+        if not block_exits(stmts).always:
+            self.diagnostics.append(Diagnostic(
+                f"function '{fn.name.value}' can reach its end without returning a value", loc,
+                hint="return a number on every path (Python would return None)"))
+        result = env[RESULT]
+        if isinstance(result, Poison):
+            result = b.op1("undef", [], self.types.result, "result")
+        b.create("return", [result], [])
+        return Function(fn.name.value, body, [self.types.result], loc)
+
+    def check_parameters(self) -> None:
+        p = self.fn.params
+        odd: list[tuple[cst.CSTNode, str]] = []
+        if isinstance(p.star_arg, cst.Param):
+            odd.append((p.star_arg, "*args parameters are not supported"))
+        elif isinstance(p.star_arg, cst.ParamStar) or p.kwonly_params:
+            for k in p.kwonly_params:
+                odd.append((k, "keyword-only parameters are not supported"))
+        if p.star_kwarg is not None:
+            odd.append((p.star_kwarg, "**kwargs parameters are not supported"))
+        for q in p.posonly_params:
+            odd.append((q, "positional-only parameters are not supported"))
+        for node, msg in odd:
+            self.diagnostics.append(self.locator.diagnostic(node, msg, hint="use plain positional parameters"))
+        if self.fn.asynchronous is not None:
+            self.diagnostics.append(self.locator.diagnostic(self.fn, "async functions are not supported"))
+
+    # -- blocks ---------------------------------------------------------------------------
+    def block(self, stmts: Sequence[cst.CSTNode], b: Builder, env: Env, loop: Optional[LoopFrame]) -> None:
+        for k, st in enumerate(stmts):
+            rest = list(stmts[k + 1 :])
+            if isinstance(st, cst.If) and rest:
+                t = block_exits(suite_statements(st.body))
+                e = block_exits(else_statements(st.orelse))
+                if t.always != e.always:
+                    # The rest can only run after the branch that falls through: lower it there.
+                    if self.attempt(st, env, lambda st=st: self.if_stmt(st, b, env, loop, rest, into_then=e.always)):
+                        return
+                    continue
+            self.attempt(st, env, lambda st=st: self.stmt(st, b, env, loop))
+            ex = stmt_exits(st)
+            if ex.always:
+                return  # the rest is unreachable
+            if ex.may and rest:
+                self.guard_rest(ex.may, rest, st, b, env, loop)
+                return
+
+    def attempt(self, st: cst.CSTNode, env: Env, lower: Callable[[], None]) -> bool:
+        """Lower one statement; on failure report it and poison what it would have assigned."""
+        try:
+            lower()
+            return True
+        except Fail as f:
+            self.report(f)
+            for name in stmt_assigned(st):
+                env[name] = Poison()
+            return False
+
+    def flag_key(self, kind: str, loop: Optional[LoopFrame]) -> Optional[str]:
+        if kind == RETURN:
+            return RETURNED
+        if loop is None:
+            return None
+        return loop.done if kind == BREAK else loop.skip
+
+    def guard_rest(self, kinds: frozenset[str], rest: list[cst.CSTNode], st: cst.CSTNode,
+                   b: Builder, env: Env, loop: Optional[LoopFrame]) -> None:
+        """Lower ``rest`` under ``if not (flags set by st)``."""
+        flags = []
+        for kind in sorted(kinds):
+            key = self.flag_key(kind, loop)
+            v = env.get(key) if key is not None else None
+            if isinstance(v, Value):
+                flags.append(v)
+        if not flags:
+            self.block(rest, b, env, loop)
+            return
+        b.loc = self.locator.loc(rest[0])
+        any_flag = flags[0]
+        for f in flags[1:]:
+            any_flag = b.op1("or", [any_flag, f], BOOL)
+        go_on = b.op1("not", [any_flag], BOOL)
+        self.branch(b, env, go_on, lambda bb, e: self.block(rest, bb, e, loop), None)
+
+    def branch(self, b: Builder, env: Env, cond: Value,
+               then: Callable[[Builder, Env], None], other: Optional[Callable[[Builder, Env], None]]) -> None:
+        """An ``if`` op over two environments; values that differ become its results."""
+        loc = b.loc
+        tb, eb = Block(), Block()
+        tbb, ebb = Builder(tb, loc), Builder(eb, loc)
+        et, ee = dict(env), dict(env)
+        then(tbb, et)
+        if other is not None:
+            other(ebb, ee)
+        names = list(env)
+        for side in (et, ee):
+            names += [n for n in side if n not in env and not n.startswith("<") and n not in names]
+        keep, tvals, evals = [], [], []
+        for n in names:
+            vt, ve = et.get(n), ee.get(n)
+            if vt is ve:
+                continue
+            if isinstance(vt, Poison) or isinstance(ve, Poison):
+                p = vt if isinstance(vt, Poison) else ve
+                env[n] = p  # type: ignore[assignment]
+                continue
+            t = vt.type if vt is not None else ve.type  # type: ignore[union-attr]
+            if isinstance(t, ArrayType):
+                env[n] = Poison(f"'{n}' refers to a different array depending on the branch taken",
+                                "assign the array once, before the if")
+                continue
+            tbb.loc = ebb.loc = loc
+            tvals.append(vt if vt is not None else tbb.op1("undef", [], t, self.hint(n)))
+            evals.append(ve if ve is not None else ebb.op1("undef", [], t, self.hint(n)))
+            keep.append(n)
+        tbb.loc = ebb.loc = loc
+        tbb.create("yield", tvals, [])
+        ebb.create("yield", evals, [])
+        b.loc = loc
+        op = b.create("if", [cond], [v.type for v in tvals], regions=[tb, eb], hints=[self.hint(n) for n in keep])
+        env.update(zip(keep, op.results))
+
+    # -- statements ---------------------------------------------------------------------------
+    def stmt(self, st: cst.CSTNode, b: Builder, env: Env, loop: Optional[LoopFrame]) -> None:
+        b.loc = self.locator.loc(st)
+        if isinstance(st, cst.Assign):
+            self.assign(st, b, env)
+        elif isinstance(st, cst.AugAssign):
+            self.aug_assign(st, b, env)
+        elif isinstance(st, cst.AnnAssign):
+            if st.value is not None:
+                v = self.ex.value(st.value, b, env)
+                self.store_to(st.target, v, b, env, st.value)
+        elif isinstance(st, cst.Expr):
+            self.expr_stmt(st, b, env)
+        elif isinstance(st, cst.Return):
+            self.return_stmt(st, b, env)
+        elif isinstance(st, cst.Break):
+            if loop is None:
+                raise self.locator.fail(st, "'break' outside a loop")
+            env[loop.done] = build.const(b, True, BOOL, "done")
+        elif isinstance(st, cst.Continue):
+            if loop is None:
+                raise self.locator.fail(st, "'continue' outside a loop")
+            env[loop.skip] = build.const(b, True, BOOL, "skip")
+        elif isinstance(st, cst.If):
+            self.if_stmt(st, b, env, loop, [], into_then=False)
+        elif isinstance(st, cst.For):
+            self.for_stmt(st, b, env)
+        elif isinstance(st, cst.While):
+            self.while_stmt(st, b, env)
+        elif isinstance(st, (cst.Pass, cst.Assert)):
+            pass  # asserts are checks, not computation: dropped as under `python -O`
+        else:
+            msg = _UNSUPPORTED_STATEMENTS.get(type(st), ("this statement is not supported", ""))
+            raise self.locator.fail(st, *msg)
+
+    def expr_stmt(self, st: cst.Expr, b: Builder, env: Env) -> None:
+        v = st.value
+        if isinstance(v, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
+            return  # docstrings and other bare strings are comments
+        if isinstance(v, cst.Call):
+            self.ex.call(v, b, env, want_value=False)
+        else:
+            self.ex.value(v, b, env)
+
+    def return_stmt(self, st: cst.Return, b: Builder, env: Env) -> None:
+        if st.value is None:
+            if self.types.result is not None:
+                raise self.locator.fail(st, "'return' without a value in a function that returns a value",
+                                        hint="return a number on every path")
+        else:
+            if isinstance(st.value, cst.Tuple):
+                raise self.locator.fail(st.value, "returning tuples is not supported yet",
+                                        hint="return one number, and write other results into array parameters")
+            v = self.ex.value(st.value, b, env)
+            if isinstance(v.type, ArrayType):
+                raise self.locator.fail(st.value, "returning arrays is not supported yet",
+                                        hint="write the result into an output array parameter instead")
+            assert self.types.result is not None
+            env[RESULT] = self.ex.coerce(v, self.types.result, b, st.value, "the return value")
+        b.loc = self.locator.loc(st)
+        env[RETURNED] = build.const(b, True, BOOL, "returned")
+
+    # -- assignment ---------------------------------------------------------------------------
+    def assign(self, st: cst.Assign, b: Builder, env: Env) -> None:
+        targets = [t.target for t in st.targets]
+        if any(isinstance(t, (cst.Tuple, cst.List)) for t in targets):
+            if len(targets) > 1:
+                raise self.locator.fail(st, "chained assignment to tuples is not supported",
+                                        hint="assign each variable separately")
+            self.unpack(targets[0], st.value, b, env)  # type: ignore[arg-type]
+            return
+        v = self.ex.value(st.value, b, env)
+        for t in targets:
+            self.store_to(t, v, b, env, st.value)
+
+    def unpack(self, target: cst.Tuple, value: cst.BaseExpression, b: Builder, env: Env) -> None:
+        """``a, b = b, a + b`` (the whole right side first) and ``n, m = A.shape``."""
+        elems = [e.value for e in target.elements]
+        for e in target.elements:
+            if isinstance(e, cst.StarredElement):
+                raise self.locator.fail(e, "starred assignment targets are not supported")
+        if isinstance(value, (cst.Tuple, cst.List)):
+            if any(isinstance(e, cst.StarredElement) for e in value.elements):
+                raise self.locator.fail(value, "starred expressions are not supported")
+            if len(value.elements) != len(elems):
+                raise self.locator.fail(value, f"cannot unpack {len(value.elements)} values into {len(elems)} targets")
+            values = [self.ex.value(e.value, b, env) for e in value.elements]
+            nodes = [e.value for e in value.elements]
+        elif isinstance(value, cst.Attribute) and value.attr.value == "shape":
+            arr = self.ex.array(value.value, b, env)
+            rank = arr.type.rank  # type: ignore[attr-defined]
+            if rank != len(elems):
+                raise self.locator.fail(value, f"'{dotted_source(value.value)}' has {rank} dimension(s), "
+                                        f"not {len(elems)}")
+            values = [self.ex.at(b, value).op1("dim", [arr], I64, axis=k) for k in range(rank)]
+            nodes = [value] * rank
+        else:
+            raise self.locator.fail(value, "unpacking is only supported from a tuple (a, b = x, y) or a shape "
+                                    "(n, m = A.shape)", hint="assign each variable separately")
+        for t, v, node in zip(elems, values, nodes):
+            self.store_to(t, v, b, env, node)
+
+    def store_to(self, target: cst.BaseExpression, v: Value, b: Builder, env: Env, node: cst.CSTNode) -> None:
+        if isinstance(target, cst.Name):
+            self.bind(target.value, v, b, env, node)
+        elif isinstance(target, cst.Subscript):
+            arr, ivs = self.element_target(target, b, env)
+            what = f"an element of '{dotted_source(subscript_chain(target)[0])}'"
+            v = self.ex.coerce(v, arr.type.elem, b, node, what)  # type: ignore[attr-defined]
+            self.ex.at(b, target).create("store", [arr, *ivs, v], [])
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            raise self.locator.fail(target, "nested tuple assignment is not supported",
+                                    hint="assign each variable separately")
+        elif isinstance(target, cst.Attribute):
+            raise self.locator.fail(target, "assigning to attributes is not supported")
+        else:
+            raise self.locator.fail(target, "this assignment target is not supported")
+
+    def element_target(self, target: cst.Subscript, b: Builder, env: Env) -> tuple[Value, list[Value]]:
+        if isinstance(target.value, cst.Attribute) and target.value.attr.value == "shape":
+            raise self.locator.fail(target, "an array's shape cannot be assigned")
+        return self.ex.element(target, b, env)
+
+    def bind(self, name: str, v: Value, b: Builder, env: Env, node: cst.CSTNode) -> None:
+        """``name = v``: converted to the variable's type, and named after it when new."""
+        v = self.ex.coerce(v, self.types.vars[name], b, node, f"'{name}'")
+        if not v.name_hint and v.defining_op is not None:
+            v.name_hint = name
+        env[name] = v
+
+    def aug_assign(self, st: cst.AugAssign, b: Builder, env: Env) -> None:
+        op = AUG_OPS.get(type(st.operator))
+        if op is None:
+            raise self.locator.fail(st, "this augmented assignment operator is not supported",
+                                    hint="use += -= *= /= //= %= **=")
+        target = st.target
+        if isinstance(target, cst.Name):
+            cur = self.ex.scalar(target, b, env)
+            rhs = self.ex.scalar(st.value, b, env)
+            self.bind(target.value, self.ex.arith(op, cur, rhs, b, st), b, env, st)
+        elif isinstance(target, cst.Subscript):
+            arr, ivs = self.element_target(target, b, env)
+            elem = arr.type.elem  # type: ignore[attr-defined]
+            cur = self.ex.at(b, target).op1("load", [arr, *ivs], elem)
+            rhs = self.ex.scalar(st.value, b, env)
+            new = self.ex.coerce(self.ex.arith(op, cur, rhs, b, st), elem, b, st,
+                                 f"an element of '{dotted_source(subscript_chain(target)[0])}'")
+            self.ex.at(b, st).create("store", [arr, *ivs, new], [])
+        else:
+            raise self.locator.fail(target, "this assignment target is not supported")
+
+    # -- if ---------------------------------------------------------------------------------
+    def if_stmt(self, st: cst.If, b: Builder, env: Env, loop: Optional[LoopFrame],
+                rest: list[cst.CSTNode], into_then: bool) -> None:
+        cond = self.ex.condition(st.test, b, env)
+        then_stmts = suite_statements(st.body)
+        else_stmts = else_statements(st.orelse)
+        if rest:
+            if into_then:
+                then_stmts = then_stmts + rest
+            else:
+                else_stmts = else_stmts + rest
+        b.loc = self.locator.loc(st, st.test)
+        self.branch(b, env, cond, lambda bb, e: self.block(then_stmts, bb, e, loop),
+                    lambda bb, e: self.block(else_stmts, bb, e, loop))
+
+    # -- loops -------------------------------------------------------------------------------
+    def carried(self, body: Sequence[cst.CSTNode], env: Env, extra: list[str], returns: bool) -> list[str]:
+        """Variables a loop must carry: assigned in it, and observable across iterations or after it."""
+        names = list(dict.fromkeys(extra + assigned_names(body)))
+        out = [n for n in names if not isinstance(self.types.vars.get(n), ArrayType) and (n in env or n in self.read)]
+        if returns:
+            out += ([RESULT] if RESULT in env else []) + [RETURNED]
+        return out
+
+    def array_names(self, body: Sequence[cst.CSTNode]) -> list[str]:
+        return [n for n in assigned_names(body) if isinstance(self.types.vars.get(n), ArrayType)]
+
+    def init_values(self, keys: list[str], env: Env, b: Builder) -> list[Value]:
+        out = []
+        for k in keys:
+            v = env.get(k)
+            out.append(v if isinstance(v, Value) else b.op1("undef", [], self.key_type(k), self.hint(k)))
+        return out
+
+    def enter_body(self, env: Env, keys: list[str], args: list[Value], arrays: list[str]) -> Env:
+        inner = dict(env)
+        inner.update(zip(keys, args))
+        for n in arrays:
+            if n in inner:
+                inner[n] = Poison(f"'{n}' is an array reassigned inside this loop, so which array it names "
+                                  "depends on the iteration", "allocate the array once, before the loop")
+        return inner
+
+    def leave_loop(self, env: Env, keys: list[str], results: list[Value], arrays: list[str]) -> None:
+        env.update(zip(keys, results))
+        for n in arrays:
+            env[n] = Poison(f"'{n}' is an array assigned inside a loop, so it cannot be used after the loop",
+                            "allocate the array once, before the loop")
+
+    def exit_values(self, keys: list[str], inner: Env, args: list[Value]) -> list[Value]:
+        return [v if isinstance(v := inner.get(k), Value) else a for k, a in zip(keys, args)]
+
+    def for_stmt(self, st: cst.For, b: Builder, env: Env) -> None:
+        if st.orelse is not None:
+            raise self.locator.fail(st.orelse, "'for ... else' is not supported", hint="use a flag variable")
+        if st.asynchronous is not None:
+            raise self.locator.fail(st, "'async for' is not supported")
+        it = st.iter
+        if not (isinstance(it, cst.Call) and self.ctx.info.canonical_name(it.func, self.ctx.locals) == lib.RANGE):
+            raise self.locator.fail(it, "only 'for' loops over range(...) are supported",
+                                    hint="loop over indices: for i in range(len(x)): ... x[i] ...")
+        self.ex.no_keywords(it)
+        args = positional_args(it)
+        if not 1 <= len(args) <= 3 or len(args) != len(it.args):
+            raise self.locator.fail(it, "range(...) takes 1 to 3 positional arguments")
+        if not isinstance(st.target, cst.Name):
+            raise self.locator.fail(st.target, "the loop variable must be a single name")
+        bounds = [self.ex.integer(a, b, env, "a range() bound") for a in args]
+        self.ex.at(b, it)
+        lb = bounds[0] if len(bounds) > 1 else build.const(b, 0, I64)
+        ub = bounds[1] if len(bounds) > 1 else bounds[0]
+        step = bounds[2] if len(bounds) == 3 else build.const(b, 1, I64)
+        if build.const_value(step) == 0:
+            raise self.locator.fail(args[2], "range() step must not be zero")
+
+        body = suite_statements(st.body)
+        exits = block_exits(body)
+        target = st.target.value
+        frame = LoopFrame(self.new_key("done", BOOL), self.new_key("skip", BOOL))
+        returns = RETURN in exits.may
+        carried = self.carried(body, env, [target], returns)
+        arrays = self.array_names(body)
+        loc = self.locator.loc(st, it)
+        if BREAK in exits.may or returns:
+            self.for_as_while(st, b, env, frame, (lb, ub, step), carried, arrays, exits.may, loc)
+            return
+        inits = self.init_values(carried, env, b)
+        blk = Block([I64] + [self.key_type(k) for k in carried], [target] + [self.hint(k) for k in carried])
+        bb = Builder(blk, loc)
+        inner = self.enter_body(env, carried, blk.args[1:], arrays)
+        self.bind(target, blk.args[0], bb, inner, st.target)
+        if CONTINUE in exits.may:
+            inner[frame.skip] = build.const(bb, False, BOOL, "skip")
+        self.block(body, bb, inner, frame)
+        bb.loc = loc
+        bb.create("yield", self.exit_values(carried, inner, blk.args[1:]), [])
+        b.loc = loc
+        op = b.create("for", [lb, ub, step, *inits], [a.type for a in blk.args[1:]], regions=[blk],
+                      hints=[self.hint(k) for k in carried])
+        self.leave_loop(env, carried, op.results, arrays)
+
+    def for_as_while(self, st: cst.For, b: Builder, env: Env, frame: LoopFrame, bounds: tuple[Value, Value, Value],
+                     carried: list[str], arrays: list[str], may: frozenset[str], loc: object) -> None:
+        """``for i in range(lb, ub, step)`` with a break or return inside: a while over ``i``."""
+        lb, ub, step = bounds
+        target = st.target.value  # type: ignore[attr-defined]
+        counter = self.new_key(target, I64)
+        has_break = BREAK in may
+        keys = [counter] + ([frame.done] if has_break else []) + carried
+        b.loc = loc  # type: ignore[assignment]
+        inits = [lb] + ([build.const(b, False, BOOL, "done")] if has_break else []) + self.init_values(carried, env, b)
+        types = [self.key_type(k) for k in keys]
+        hints = [self.hint(k) for k in keys]
+
+        cond = Block(types, hints)
+        cb = Builder(cond, loc)  # type: ignore[arg-type]
+        cenv = dict(zip(keys, cond.args))
+        i = cond.args[0]
+        c = self.in_range(cb, i, ub, step)
+        if has_break:
+            c = cb.op1("and", [c, cb.op1("not", [cenv[frame.done]], BOOL)], BOOL)
+        if RETURN in may:
+            c = cb.op1("and", [c, cb.op1("not", [cenv[RETURNED]], BOOL)], BOOL)
+        cb.create("condition", [c], [])
+
+        blk = Block(types, hints)
+        bb = Builder(blk, loc)  # type: ignore[arg-type]
+        inner = self.enter_body(env, keys, blk.args, arrays)
+        self.bind(target, blk.args[0], bb, inner, st.target)
+        if CONTINUE in may:
+            inner[frame.skip] = build.const(bb, False, BOOL, "skip")
+        self.block(suite_statements(st.body), bb, inner, frame)
+        bb.loc = loc  # type: ignore[assignment]
+        inner[counter] = build.add(bb, blk.args[0], step, target)
+        bb.create("yield", self.exit_values(keys, inner, blk.args), [])
+        b.loc = loc  # type: ignore[assignment]
+        op = b.create("while", inits, types, regions=[cond, blk], hints=hints)
+        n = len(keys) - len(carried)
+        self.leave_loop(env, carried, op.results[n:], arrays)
+
+    def in_range(self, b: Builder, i: Value, ub: Value, step: Value) -> Value:
+        s = build.const_value(step)
+        if s is not None:
+            return build.cmp(b, "lt" if s > 0 else "gt", i, ub)
+        up = build.cmp(b, "gt", step, build.const(b, 0, I64))
+        return b.op1("select", [up, build.cmp(b, "lt", i, ub), build.cmp(b, "gt", i, ub)], BOOL)
+
+    def while_stmt(self, st: cst.While, b: Builder, env: Env) -> None:
+        if st.orelse is not None:
+            raise self.locator.fail(st.orelse, "'while ... else' is not supported", hint="use a flag variable")
+        body = suite_statements(st.body)
+        exits = block_exits(body)
+        frame = LoopFrame(self.new_key("done", BOOL), self.new_key("skip", BOOL))
+        has_break, returns = BREAK in exits.may, RETURN in exits.may
+        carried = self.carried(body, env, [], returns)
+        arrays = self.array_names(body)
+        keys = ([frame.done] if has_break else []) + carried
+        loc = self.locator.loc(st, st.test)
+        b.loc = loc
+        inits = ([build.const(b, False, BOOL, "done")] if has_break else []) + self.init_values(carried, env, b)
+        types = [self.key_type(k) for k in keys]
+        hints = [self.hint(k) for k in keys]
+
+        cond = Block(types, hints)
+        cb = Builder(cond, loc)
+        cenv = self.enter_body(env, keys, cond.args, arrays)
+        flags = ([cenv[frame.done]] if has_break else []) + ([cenv[RETURNED]] if returns else [])
+        if not flags:
+            c = self.ex.condition(st.test, cb, cenv)
+        else:
+            cb.loc = loc
+            go_on = cb.op1("not", [flags[0] if len(flags) == 1 else cb.op1("or", flags, BOOL)], BOOL)  # type: ignore[list-item]
+            if is_true_constant(st.test):
+                c = go_on
+            elif is_simple(st.test):
+                test = self.ex.condition(st.test, cb, cenv)
+                c = self.ex.at(cb, st.test).op1("and", [go_on, test], BOOL)
+            else:  # the test may load or call: evaluate it only while no flag is set, as Python would
+                c = self.ex.if_value(cb, st.test, go_on, lambda bb: self.ex.condition(st.test, bb, cenv),
+                                     lambda bb: self.ex.const(bb, st.test, False, BOOL))
+        cb.loc = loc
+        cb.create("condition", [c], [])
+
+        blk = Block(types, hints)
+        bb = Builder(blk, loc)
+        inner = self.enter_body(env, keys, blk.args, arrays)
+        if CONTINUE in exits.may:
+            inner[frame.skip] = build.const(bb, False, BOOL, "skip")
+        self.block(body, bb, inner, frame)
+        bb.loc = loc
+        bb.create("yield", self.exit_values(keys, inner, blk.args), [])
+        b.loc = loc
+        op = b.create("while", inits, types, regions=[cond, blk], hints=hints)
+        n = len(keys) - len(carried)
+        self.leave_loop(env, carried, op.results[n:], arrays)
+
+
+def lower_function(fn: cst.FunctionDef, ctx: FunctionContext) -> tuple[Function, list[Diagnostic]]:
+    lowerer = FunctionLowerer(fn, ctx)
+    func = lowerer.lower()
+    return func, lowerer.diagnostics

@@ -1,0 +1,572 @@
+"""Type inference for one Python function: a type for every parameter and variable.
+
+Python input is mostly unannotated, but the IR is typed (``f64``, ``i64``,
+``bool``, ``array<elem, rank>``), so types come from annotations where given
+and otherwise from how names are used, as DESIGN.md asks:
+
+* a subscripted parameter (or one whose ``.shape``/``len`` is taken, or that is
+  passed where a callee expects an array) is an array; its rank is the number
+  of indices used (``a[i, j]`` and ``a[i][j]``: 2; ``n, m = A.shape``: exactly 2);
+  its elements are ``i64`` when every element loaded from it is used in an
+  integer context (an index, a ``range`` bound), otherwise ``f64``;
+* a parameter used in an integer context is ``i64``, otherwise ``f64``;
+* a local has the join of the types of the values assigned to it, computed to
+  a fixpoint (int joined with float is float: the lowering casts);
+* integer context flows backwards through assignments: when a local is used
+  as an index, whatever is assigned to it is in integer context too.
+
+Every variable gets exactly one type for the whole function (like Numba's
+unification), which is what lets loop-carried values and branch results be
+typed before their regions are lowered. Conflicts (an array and a scalar in
+one name) are not reported here: lowering reports them at the assignment that
+does not fit, so each problem gives one message. Only annotation problems are
+diagnosed here, since lowering never looks at annotations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+import libcst as cst
+
+from ..diagnostics import Diagnostic
+from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
+from . import py_intrinsics as lib
+from .py_common import Locator
+from .py_flow import assigned_names, is_shape_subscript, subscript_chain
+from .py_module import ModuleInfo, Number, evaluate_constant
+
+
+@dataclass
+class Signature:
+    """What a caller needs to know of a user function."""
+
+    name: str
+    param_names: list[str]
+    param_types: list[Type]
+    defaults: list[Optional[Number]]
+    result: Optional[Type]  # None: the function returns no value
+
+
+@dataclass
+class FunctionTypes:
+    """The result of inference: one type per parameter and variable."""
+
+    params: list[Type]
+    vars: dict[str, Type]
+    result: Optional[Type]
+    returns_array: bool = False
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    # Callees whose result this function uses as an integer (an index, a range bound).
+    int_demands: set[str] = field(default_factory=set)
+
+
+@dataclass
+class _ArrayAnnotation:
+    elem: Optional[ScalarType]
+
+
+_NONE = "none"  # the annotation `-> None`
+
+
+@dataclass
+class _ArrayEvidence:
+    rank_uses: set[int] = field(default_factory=set)
+    min_rank: int = 0
+    exact_rank: Optional[int] = None
+    forced_elem: Optional[ScalarType] = None
+    loads: set[int] = field(default_factory=set)
+    int_loads: set[int] = field(default_factory=set)
+
+
+@dataclass
+class _Aug:
+    """``name op= value``."""
+
+    op: cst.BaseAugOp
+    value: cst.BaseExpression
+
+
+_Assigned = Union[cst.BaseExpression, Type, _Aug]
+
+
+def join(a: Optional[Type], b: Optional[Type]) -> Optional[Type]:
+    """The type that holds values of both; on an array/scalar conflict, the first wins."""
+    if a is None:
+        return b
+    if b is None or a == b:
+        return a
+    if isinstance(a, ArrayType) or isinstance(b, ArrayType):
+        if isinstance(a, ArrayType) and isinstance(b, ArrayType) and a.rank == b.rank:
+            return ArrayType(join(a.elem, b.elem), a.rank)  # type: ignore[arg-type]
+        return a
+    if a.is_float or b.is_float:
+        return F64
+    return I64  # int with bool
+
+
+def arith_type(
+    op: cst.CSTNode, a: Optional[Type], b: Optional[Type], exponent_literal: Optional[int] = None
+) -> Optional[Type]:
+    """The type of ``a <op> b`` under Python's rules (``/`` is always float)."""
+    if isinstance(a, ArrayType) or isinstance(b, ArrayType):
+        return None
+    if isinstance(op, (cst.Divide, cst.DivideAssign)):
+        return F64
+    if a is None or b is None:
+        return F64 if (a is not None and a.is_float) or (b is not None and b.is_float) else None
+    if a.is_float or b.is_float:
+        return F64
+    if isinstance(op, (cst.Power, cst.PowerAssign)):
+        # int ** int is an int only for a non-negative literal exponent (2 ** -1 is 0.5).
+        return I64 if exponent_literal is not None and exponent_literal >= 0 else F64
+    return I64
+
+
+def int_literal(node: cst.BaseExpression) -> Optional[int]:
+    """The value of an integer literal, also a negated one (``-1``)."""
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = int_literal(node.expression)
+        return -inner if inner is not None else None
+    return None
+
+
+def positional_args(call: cst.Call) -> list[cst.BaseExpression]:
+    return [a.value for a in call.args if a.keyword is None and not a.star]
+
+
+def keyword_arg(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == name:
+            return a.value
+    return None
+
+
+def alloc_rank(shape: cst.BaseExpression) -> int:
+    return len(shape.elements) if isinstance(shape, (cst.Tuple, cst.List)) else 1
+
+
+def dtype_elem(info: ModuleInfo, node: Optional[cst.BaseExpression]) -> Optional[ScalarType]:
+    """The element type a ``dtype=`` argument names (None: not one we support)."""
+    if node is None:
+        return F64
+    canonical = info.canonical_name(node)
+    if canonical in lib.FLOAT_NAMES:
+        return F64
+    if canonical in lib.INT_NAMES:
+        return I64
+    return None
+
+
+class _Inference:
+    def __init__(self, fn: cst.FunctionDef, info: ModuleInfo, sigs: dict[str, Signature], locator: Locator,
+                 int_result: bool):
+        self.fn = fn
+        self.int_result = int_result
+        self.info = info
+        self.sigs = sigs
+        self.locator = locator
+        self.params = [p for p in fn.params.params]
+        self.param_names = [p.name.value for p in self.params]
+        body = fn.body
+        self.locals = frozenset(self.param_names) | frozenset(assigned_names([body]))
+        self.int_names: set[str] = set()
+        self.arrays: dict[str, _ArrayEvidence] = {}
+        self.assigns: dict[str, list[_Assigned]] = {}
+        self.declared: dict[str, Type] = {}
+        self.returns: list[cst.BaseExpression] = []
+        self.diagnostics: list[Diagnostic] = []
+        self.int_demands: set[str] = set()
+
+    # -- evidence -----------------------------------------------------------------
+    def evidence(self, name: str) -> _ArrayEvidence:
+        return self.arrays.setdefault(name, _ArrayEvidence())
+
+    def record(self, name: str, value: _Assigned) -> None:
+        self.assigns.setdefault(name, []).append(value)
+
+    def children(self, node: cst.CSTNode) -> None:
+        for c in node.children:
+            if isinstance(c, cst.BaseExpression):
+                self.expr(c, False)
+            elif not isinstance(c, (cst.FunctionDef, cst.ClassDef)):
+                self.children(c)
+
+    def expr(self, node: cst.BaseExpression, int_ctx: bool) -> None:
+        if isinstance(node, cst.Name):
+            if int_ctx:
+                self.int_names.add(node.value)
+        elif isinstance(node, cst.Subscript):
+            self.subscript(node, int_ctx, load=True)
+        elif isinstance(node, cst.Attribute):
+            if node.attr.value in ("shape", "size", "ndim") and isinstance(node.value, cst.Name):
+                ev = self.evidence(node.value.value)
+                ev.min_rank = max(ev.min_rank, 1)
+            else:
+                self.expr(node.value, False)
+        elif isinstance(node, cst.BinaryOperation):
+            sub = int_ctx and not isinstance(node.operator, cst.Divide)
+            self.expr(node.left, sub)
+            self.expr(node.right, sub)
+        elif isinstance(node, cst.UnaryOperation):
+            self.expr(node.expression, int_ctx and not isinstance(node.operator, cst.Not))
+        elif isinstance(node, cst.IfExp):
+            self.expr(node.test, False)
+            self.expr(node.body, int_ctx)
+            self.expr(node.orelse, int_ctx)
+        elif isinstance(node, cst.Call):
+            self.call(node, int_ctx)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for el in node.elements:
+                self.expr(el.value, int_ctx)
+        elif not isinstance(node, cst.Lambda):
+            self.children(node)
+
+    def subscript(self, node: cst.Subscript, int_ctx: bool, load: bool) -> None:
+        if is_shape_subscript(node):
+            base = node.value.value  # type: ignore[attr-defined]
+            if isinstance(base, cst.Name):
+                k = int_literal(node.slice[0].slice.value) if isinstance(node.slice[0].slice, cst.Index) else None
+                ev = self.evidence(base.value)
+                ev.min_rank = max(ev.min_rank, (k + 1) if k is not None and k >= 0 else 1)
+            else:
+                self.expr(base, False)
+            return
+        base, indices = subscript_chain(node)
+        if isinstance(base, cst.Name):
+            ev = self.evidence(base.value)
+            ev.rank_uses.add(len(indices))
+            if load:
+                ev.loads.add(id(node))
+                if int_ctx:
+                    ev.int_loads.add(id(node))
+        else:
+            self.expr(base, False)
+        for idx in indices:
+            if isinstance(idx, cst.BaseExpression):
+                self.expr(idx, True)
+            else:
+                self.children(idx)
+
+    def call(self, node: cst.Call, int_ctx: bool) -> None:
+        func = node.func
+        args = positional_args(node)
+        for a in node.args:
+            if a.keyword is not None or a.star:
+                self.expr(a.value, False)
+        if isinstance(func, cst.Name) and func.value in self.info.functions and func.value not in self.locals:
+            sig = self.sigs.get(func.value)
+            if int_ctx:
+                self.int_demands.add(func.value)
+            for i, a in enumerate(args):
+                t = sig.param_types[i] if sig is not None and i < len(sig.param_types) else None
+                if isinstance(t, ArrayType) and isinstance(a, cst.Name):
+                    ev = self.evidence(a.value)
+                    ev.exact_rank = t.rank
+                    ev.forced_elem = t.elem
+                self.expr(a, t is not None and t.is_int)
+            return
+        canonical = self.info.canonical_name(func, self.locals)
+        if canonical == lib.RANGE:
+            for a in args:
+                self.expr(a, True)
+            return
+        intr = lib.lookup(canonical)
+        if intr is None:
+            if not isinstance(func, cst.Name) and canonical is None:
+                self.expr(func, False)
+            for a in args:
+                self.expr(a, False)
+            return
+        if intr.op in ("len", "zeros_like", "empty_like") and args and isinstance(args[0], cst.Name):
+            ev = self.evidence(args[0].value)
+            ev.min_rank = max(ev.min_rank, 1)
+            return
+        if intr.op in ("zeros", "empty") and args:
+            self.expr(args[0], True)
+            return
+        for a in args:
+            self.expr(a, int_ctx and intr.keeps_int)
+
+    # -- statements -----------------------------------------------------------------
+    def stmt(self, s: cst.CSTNode) -> None:
+        if isinstance(s, (cst.SimpleStatementLine, cst.IndentedBlock, cst.SimpleStatementSuite, cst.Else)):
+            for c in s.children:
+                self.stmt(c)
+        elif isinstance(s, cst.Assign):
+            for t in s.targets:
+                self.bind(t.target, s.value)
+        elif isinstance(s, cst.AnnAssign):
+            if isinstance(s.target, cst.Name):
+                t = self.annotation(s.annotation.annotation)
+                if isinstance(t, ScalarType):
+                    self.declared[s.target.value] = t
+            if s.value is not None:
+                self.bind(s.target, s.value)
+        elif isinstance(s, cst.AugAssign):
+            if isinstance(s.target, cst.Name):
+                self.record(s.target.value, _Aug(s.operator, s.value))
+            elif isinstance(s.target, cst.Subscript):
+                self.subscript(s.target, False, load=True)
+            self.expr(s.value, False)
+        elif isinstance(s, cst.For):
+            if isinstance(s.target, cst.Name):
+                self.record(s.target.value, I64)
+            self.expr(s.iter, False)
+            self.stmt(s.body)
+            if s.orelse is not None:
+                self.stmt(s.orelse)
+        elif isinstance(s, (cst.While, cst.If)):
+            self.expr(s.test, False)
+            self.stmt(s.body)
+            if s.orelse is not None:
+                self.stmt(s.orelse)
+        elif isinstance(s, cst.Return):
+            if s.value is not None:
+                self.returns.append(s.value)
+                self.expr(s.value, self.int_result)
+        elif isinstance(s, cst.Expr):
+            self.expr(s.value, False)
+        elif not isinstance(s, (cst.FunctionDef, cst.ClassDef)):
+            self.children(s)
+
+    def bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self.record(target.value, value)
+            self.expr(value, False)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elems = [e.value for e in target.elements]
+            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(elems):
+                for t, v in zip(elems, value.elements):
+                    self.bind(t, v.value)
+            elif isinstance(value, cst.Attribute) and value.attr.value == "shape":
+                if isinstance(value.value, cst.Name):
+                    self.evidence(value.value.value).exact_rank = len(elems)
+                for t in elems:
+                    if isinstance(t, cst.Name):
+                        self.record(t.value, I64)
+            else:
+                self.expr(value, False)
+        elif isinstance(target, cst.Subscript):
+            self.subscript(target, False, load=False)
+            self.expr(value, False)
+        else:
+            self.expr(value, False)
+
+    def propagate_int_context(self) -> None:
+        """A local used as an integer makes what is assigned to it integer context too."""
+        done: set[str] = set()
+        while True:
+            todo = [n for n in self.int_names if n not in done and n in self.assigns]
+            if not todo:
+                return
+            for name in todo:
+                done.add(name)
+                for value in self.assigns[name]:
+                    if isinstance(value, cst.BaseExpression):
+                        self.expr(value, True)
+                    elif isinstance(value, _Aug) and not isinstance(value.op, cst.DivideAssign):
+                        self.expr(value.value, True)
+
+    # -- annotations -------------------------------------------------------------------
+    def annotation(self, node: cst.BaseExpression) -> Union[Type, _ArrayAnnotation, str, None]:
+        """The type an annotation names; unsupported ones are diagnosed and give None."""
+        if isinstance(node, cst.SimpleString):
+            try:
+                inner = cst.parse_expression(node.evaluated_value)
+            except cst.ParserSyntaxError:
+                inner = None
+            if inner is not None:
+                return self._annotation(inner, node)
+        return self._annotation(node, node)
+
+    def _annotation(self, node: cst.BaseExpression, where: cst.CSTNode) -> Union[Type, _ArrayAnnotation, str, None]:
+        if isinstance(node, cst.Name) and node.value == "None":
+            return _NONE
+        if isinstance(node, cst.Subscript):
+            canonical = self.info.canonical_name(node.value)
+            if canonical in lib.NDARRAY_GENERIC and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+                elem_node = node.slice[0].slice.value
+                elem_canonical = self.info.canonical_name(elem_node)
+                if elem_canonical in lib.FLOAT_NAMES:
+                    return _ArrayAnnotation(F64)
+                if elem_canonical in lib.INT_NAMES:
+                    return _ArrayAnnotation(I64)
+                self.diagnostics.append(self.locator.diagnostic(
+                    elem_node, "unsupported array element type in annotation",
+                    hint="use NDArray[np.float64] or NDArray[np.int64]"))
+                return None
+        canonical = self.info.canonical_name(node)
+        if canonical in lib.FLOAT_NAMES:
+            return F64
+        if canonical in lib.INT_NAMES:
+            return I64
+        if canonical in lib.BOOL_NAMES:
+            return BOOL
+        if canonical in lib.ARRAY_NAMES or canonical in lib.NDARRAY_GENERIC:
+            return _ArrayAnnotation(None)
+        self.diagnostics.append(self.locator.diagnostic(
+            where, "unsupported type annotation",
+            hint="annotate with float, int, bool, np.ndarray or numpy.typing.NDArray[np.float64]"))
+        return None
+
+    # -- types of expressions ------------------------------------------------------------
+    def expr_type(self, node: cst.BaseExpression, types: dict[str, Type]) -> Optional[Type]:
+        if isinstance(node, cst.Integer):
+            return I64
+        if isinstance(node, cst.Float):
+            return F64
+        if isinstance(node, cst.Name):
+            if node.value in ("True", "False"):
+                return BOOL
+            if node.value in self.locals:
+                return types.get(node.value)
+            const = self.info.constants.get(node.value)
+            if const is None:
+                return F64 if self.info.canonical_name(node, self.locals) in lib.CONSTANTS else None
+            return BOOL if isinstance(const, bool) else I64 if isinstance(const, int) else F64
+        if isinstance(node, cst.BinaryOperation):
+            exponent = int_literal(node.right) if isinstance(node.operator, cst.Power) else None
+            left, right = self.expr_type(node.left, types), self.expr_type(node.right, types)
+            return arith_type(node.operator, left, right, exponent)
+        if isinstance(node, cst.UnaryOperation):
+            if isinstance(node.operator, cst.Not):
+                return BOOL
+            t = self.expr_type(node.expression, types)
+            return I64 if t == BOOL else t
+        if isinstance(node, (cst.Comparison, cst.BooleanOperation)):
+            return BOOL
+        if isinstance(node, cst.IfExp):
+            return join(self.expr_type(node.body, types), self.expr_type(node.orelse, types))
+        if isinstance(node, cst.Subscript):
+            if is_shape_subscript(node):
+                return I64
+            base, _ = subscript_chain(node)
+            t = self.expr_type(base, types)
+            return t.elem if isinstance(t, ArrayType) else None
+        if isinstance(node, cst.Attribute):
+            if node.attr.value in ("size", "ndim"):
+                return I64
+            canonical = self.info.canonical_name(node, self.locals)
+            return F64 if canonical in lib.CONSTANTS else None
+        if isinstance(node, cst.Call):
+            return self.call_type(node, types)
+        return None
+
+    def call_type(self, node: cst.Call, types: dict[str, Type]) -> Optional[Type]:
+        func = node.func
+        if isinstance(func, cst.Name) and func.value in self.info.functions and func.value not in self.locals:
+            sig = self.sigs.get(func.value)
+            return sig.result if sig is not None else None
+        intr = lib.lookup(self.info.canonical_name(func, self.locals))
+        if intr is None:
+            return None
+        args = positional_args(node)
+        op = intr.op
+        if op in ("len", "int") or intr.int_result:
+            return I64
+        if op == "float":
+            return F64
+        if op == "bool":
+            return BOOL
+        if op in ("zeros", "empty"):
+            elem = dtype_elem(self.info, keyword_arg(node, "dtype"))
+            return ArrayType(elem or F64, alloc_rank(args[0])) if args else None
+        if op in ("zeros_like", "empty_like"):
+            t = self.expr_type(args[0], types) if args else None
+            return t if isinstance(t, ArrayType) else None
+        arg_types = [self.expr_type(a, types) for a in args]
+        if op == "power" and len(args) == 2:
+            return arith_type(cst.Power(), arg_types[0], arg_types[1], int_literal(args[1]))
+        if intr.keeps_int and arg_types and all(t is not None and not t.is_float for t in arg_types):
+            return I64
+        return F64
+
+    def assigned_type(self, name: str, value: _Assigned, types: dict[str, Type]) -> Optional[Type]:
+        if isinstance(value, Type):
+            return value
+        if isinstance(value, _Aug):
+            return arith_type(value.op, types.get(name), self.expr_type(value.value, types), int_literal(value.value))
+        return self.expr_type(value, types)
+
+    # -- the solution --------------------------------------------------------------------
+    def run(self) -> FunctionTypes:
+        annotations: dict[str, Union[Type, _ArrayAnnotation, str, None]] = {}
+        for p in self.params:
+            if p.annotation is not None:
+                annotations[p.name.value] = self.annotation(p.annotation.annotation)
+        result_ann = self.annotation(self.fn.returns.annotation) if self.fn.returns is not None else None
+        self.stmt(self.fn.body)
+        self.propagate_int_context()
+
+        types: dict[str, Type] = {}
+        for name in self.param_names:
+            types[name] = self.param_type(name, annotations.get(name))
+        fixed = set(self.param_names) | set(self.declared)
+        types.update(self.declared)
+        for _ in range(100):
+            changed = False
+            for name, values in self.assigns.items():
+                if name in fixed:
+                    continue
+                t: Optional[Type] = None
+                for v in values:
+                    t = join(t, self.assigned_type(name, v, types))
+                if t is not None and types.get(name) != t:
+                    types[name] = t
+                    changed = True
+            if not changed:
+                break
+        for name in self.locals:
+            types.setdefault(name, F64)  # never given a known type: lowering reports why
+
+        result: Optional[Type] = None
+        returns_array = False
+        for r in self.returns:
+            t = self.expr_type(r, types)
+            if isinstance(t, ArrayType):
+                returns_array = True
+            elif not isinstance(r, cst.Tuple):
+                result = join(result, t) or result
+        if self.returns and result is None:
+            result = F64
+        if isinstance(result_ann, ScalarType) and self.returns:
+            result = result_ann
+        params = [types[n] for n in self.param_names]
+        return FunctionTypes(params, types, result, returns_array, self.diagnostics, self.int_demands)
+
+    def param_type(self, name: str, ann: Union[Type, _ArrayAnnotation, str, None]) -> Type:
+        if isinstance(ann, ScalarType):
+            return ann
+        ev = self.arrays.get(name)
+        if isinstance(ann, _ArrayAnnotation) or ev is not None:
+            ev = ev or _ArrayEvidence()
+            rank = ev.exact_rank or max([ev.min_rank, 1, *ev.rank_uses])
+            if ev.forced_elem is not None:
+                elem = ev.forced_elem
+            elif isinstance(ann, _ArrayAnnotation) and ann.elem is not None:
+                elem = ann.elem
+            elif ev.loads and ev.loads <= ev.int_loads:
+                elem = I64
+            else:
+                elem = F64
+            return ArrayType(elem, rank)
+        return I64 if name in self.int_names else F64
+
+
+def infer_types(fn: cst.FunctionDef, info: ModuleInfo, sigs: dict[str, Signature], locator: Locator,
+                int_result: bool = False) -> FunctionTypes:
+    """Types of ``fn``; ``int_result``: a caller uses its result as an integer (so its returns are
+    integer context, which is what makes ``def last(n): return n - 1`` usable as ``x[last(n)]``)."""
+    return _Inference(fn, info, sigs, locator, int_result).run()
+
+
+def signature(fn: cst.FunctionDef, types: FunctionTypes, info: ModuleInfo) -> Signature:
+    names = [p.name.value for p in fn.params.params]
+    defaults = [evaluate_constant(p.default, info) if p.default is not None else None for p in fn.params.params]
+    return Signature(fn.name.value, names, list(types.params), defaults, types.result)
+
+

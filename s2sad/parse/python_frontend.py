@@ -1,0 +1,168 @@
+"""The Python front end: source text -> SSA IR ``Module``.
+
+Public API (used by the pipeline, the CLI and the tests):
+
+* ``list_functions(source, filename)``: the top-level ``def`` names, in source order;
+* ``parse_python(source, filename, func)``: a ``Module`` holding ``func`` and every
+  user function it calls, transitively, in source order.
+
+The input is parsed with libcst (positions from ``PositionProvider``) and never
+imported or executed. Only the chosen function and its callees must be code
+s2sad supports; the rest of the file is scanned for imports and numeric
+constants only (``py_module``). Callees are processed before their callers
+(a caller needs their signatures to type its calls); recursion is rejected
+at the call that closes the cycle. Per function: type inference
+(``py_types``), then lowering (``py_lower``, ``py_expr``). Every problem found
+in any of the functions is collected and raised together as one
+``DiagnosticError``; otherwise dead ops are swept (``py_cleanup``) so that the
+primal IR holds only what the source computes.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from ..diagnostics import Diagnostic, DiagnosticError, error
+from .py_cleanup import sweep_dead_code
+from ..ssa.ir import Function, Module, SourceLoc
+from .py_common import Locator
+from .py_expr import FunctionContext
+from .py_flow import assigned_names, walk
+from .py_lower import lower_function
+from .py_module import ModuleInfo, scan_module
+from .py_types import FunctionTypes, Signature, infer_types, signature
+
+__all__ = ["list_functions", "parse_python"]
+
+
+def _parse(source: str, filename: str) -> cst.Module:
+    lines = source.splitlines()
+    # Python's own parser gives the most precise syntax-error positions and messages.
+    try:
+        ast.parse(source, filename=filename)
+    except SyntaxError as e:
+        line = e.lineno or 1
+        col = e.offset or 1
+        end_line = e.end_lineno or line
+        end_col = e.end_offset if e.end_offset and end_line == line and e.end_offset > col else col + 1
+        loc = SourceLoc(filename, line, col, end_line, end_col)
+        raise DiagnosticError([Diagnostic(f"syntax error: {e.msg}", loc, "s2sad reads only valid Python")], lines)
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as e:
+        loc = SourceLoc(filename, e.raw_line, e.raw_column + 1)
+        raise DiagnosticError([Diagnostic(f"syntax error: {e.message}", loc)], lines)
+
+
+def list_functions(source: str, filename: str) -> list[str]:
+    """Names of the top-level functions, in source order."""
+    return list(scan_module(_parse(source, filename), filename).functions)
+
+
+def _local_names(fn: cst.FunctionDef) -> frozenset[str]:
+    return frozenset(p.name.value for p in fn.params.params) | frozenset(assigned_names([fn.body]))
+
+
+def _user_calls(fn: cst.FunctionDef, info: ModuleInfo) -> list[tuple[str, cst.Call]]:
+    """Calls of ``fn`` to functions of the file (a local variable of the same name shadows one)."""
+    local = _local_names(fn)
+    return [
+        (n.func.value, n)
+        for n in walk(fn.body)
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)
+        and n.func.value in info.functions and n.func.value not in local
+    ]
+
+
+def _callees_first(root: str, info: ModuleInfo, locator: Locator) -> tuple[list[str], list[Diagnostic]]:
+    """Functions reachable from ``root``, callees before callers; recursion diagnosed at its call."""
+    order: list[str] = []
+    problems: list[Diagnostic] = []
+    state: dict[str, str] = {}  # "active" while on the DFS stack, then "done"
+    stack: list[str] = []
+
+    def visit(name: str) -> None:
+        state[name] = "active"
+        stack.append(name)
+        for callee, call in _user_calls(info.functions[name], info):
+            if state.get(callee) == "active":
+                cycle = stack[stack.index(callee):] + [callee]
+                problems.append(locator.diagnostic(
+                    call, f"recursive call to '{callee}' is not supported ({' -> '.join(cycle)})",
+                    hint="rewrite the recursion as a loop"))
+            elif callee not in state:
+                visit(callee)
+        stack.pop()
+        state[name] = "done"
+        order.append(name)
+
+    visit(root)
+    return order, problems
+
+
+def _infer_all(order: list[str], info: ModuleInfo, locator: Locator
+               ) -> tuple[dict[str, FunctionTypes], dict[str, Signature]]:
+    """Types of every function, callees first. A caller that uses a callee's result as an
+    integer makes the callee's returns integer context; the callee is then typed again
+    (and its callers after it) until no new such use appears."""
+    demands: set[str] = set()
+    while True:
+        types: dict[str, FunctionTypes] = {}
+        sigs: dict[str, Signature] = {}
+        for name in order:
+            node = info.functions[name]
+            types[name] = infer_types(node, info, sigs, locator, int_result=name in demands)
+            sigs[name] = signature(node, types[name], info)
+        new = set().union(*(t.int_demands for t in types.values())) - demands
+        if not new:
+            return types, sigs
+        demands |= new
+
+
+def parse_python(source: str, filename: str, func: str) -> Module:
+    """``func`` and the user functions it calls, as verified-shape SSA IR."""
+    lines = source.splitlines()
+    wrapper = MetadataWrapper(_parse(source, filename))
+    positions = wrapper.resolve(PositionProvider)
+    info = scan_module(wrapper.module, filename)
+    basename = Path(filename).name
+    if func not in info.functions:
+        listing = ", ".join(info.functions) or "none"
+        raise error(f"no function named '{func}' in {basename}", hint=f"functions in this file: {listing}")
+    locator = Locator(filename, positions)  # type: ignore[arg-type]
+
+    order, problems = _callees_first(func, info, locator)
+    types, sigs = _infer_all(order, info, locator)
+    lowered: dict[str, Function] = {}
+    for name in order:
+        node = info.functions[name]
+        problems += types[name].diagnostics
+        ctx = FunctionContext(name, info, locator, types[name], sigs, _local_names(node), basename)
+        fn, fn_problems = lower_function(node, ctx)
+        problems += fn_problems
+        lowered[name] = fn
+    if problems:
+        raise DiagnosticError(_sorted_unique(problems), lines)
+
+    module = Module(source_file=filename, source_lines=lines)
+    for name in info.functions:  # source order
+        if name in lowered:
+            module.add(lowered[name])
+    for fn in module.functions.values():
+        sweep_dead_code(fn, module)
+    return module
+
+
+def _sorted_unique(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[str, object]] = set()
+    out = []
+    for d in diags:
+        key = (d.message, d.loc)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return sorted(out, key=lambda d: (d.loc.line, d.loc.col) if d.loc else (0, 0))

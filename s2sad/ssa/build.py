@@ -1,0 +1,160 @@
+"""Helpers that build scalar IR through a ``Builder``, folding the trivial cases.
+
+Front ends, derivative rules and the adjoint transform all create arithmetic
+through these functions, so that ``x * 1.0``, ``0.0 + x``, ``x - 0`` and
+``-(-x)`` never reach the output, and arithmetic on two integer constants is
+folded at once (trip counts, mirrored loop bounds). Float arithmetic on two
+constants is folded too; the result is exactly what Python computes.
+
+Every helper returns the resulting ``Value`` (possibly an operand, unchanged).
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Union
+
+from .ir import Builder, Value
+from .ops import result_type
+from .types import BOOL, F64, I64, ScalarType, Type
+
+Number = Union[int, float, bool]
+
+
+def const_value(v: Value) -> Optional[Number]:
+    """The literal behind ``v`` when it is the result of a ``const`` op, else None."""
+    op = v.defining_op
+    if op is not None and op.name == "const":
+        return op.attrs["value"]
+    return None
+
+
+def is_const(v: Value, value: Number) -> bool:
+    c = const_value(v)
+    return c is not None and not isinstance(c, bool) and c == value
+
+
+def const(b: Builder, value: Number, type: Type, hint: str = "") -> Value:
+    """A literal of ``type`` (the value is converted to the type's kind)."""
+    assert isinstance(type, ScalarType), type
+    if type.is_float:
+        value = float(value)
+    elif type.is_int:
+        value = int(value)
+    else:
+        value = bool(value)
+    return b.op1("const", [], type, hint, value=value)
+
+
+def _fold(name: str, a: Number, c: Number) -> Optional[Number]:
+    try:
+        if name == "add":
+            return a + c
+        if name == "sub":
+            return a - c
+        if name == "mul":
+            return a * c
+        if name == "div" and c != 0:
+            return a / c
+        if name == "floordiv" and c != 0:
+            return a // c
+        if name == "mod" and c != 0:
+            return a % c
+    except (OverflowError, ZeroDivisionError):
+        return None
+    return None
+
+
+def binary(b: Builder, name: str, x: Value, y: Value, hint: str = "") -> Value:
+    """``x <name> y`` for an arithmetic op name, with trivial cases folded."""
+    t = result_type(name, [x.type, y.type])
+    cx, cy = const_value(x), const_value(y)
+    if cx is not None and cy is not None and not isinstance(cx, bool) and not isinstance(cy, bool):
+        folded = _fold(name, cx, cy)
+        if folded is not None and (t.is_float or float(folded).is_integer()):
+            return const(b, folded, t, hint)
+    if name == "add":
+        if is_const(y, 0):
+            return x
+        if is_const(x, 0):
+            return y
+    elif name == "sub":
+        if is_const(y, 0):
+            return x
+        if is_const(x, 0):
+            return neg(b, y, hint)
+    elif name == "mul":
+        if is_const(y, 1):
+            return x
+        if is_const(x, 1):
+            return y
+        if is_const(y, -1):
+            return neg(b, x, hint)
+        if is_const(x, -1):
+            return neg(b, y, hint)
+    elif name in ("div", "floordiv"):
+        if is_const(y, 1):
+            return x
+    elif name == "pow":
+        if is_const(y, 1):
+            return x
+    return b.op1(name, [x, y], t, hint)
+
+
+def add(b: Builder, x: Value, y: Value, hint: str = "") -> Value:
+    return binary(b, "add", x, y, hint)
+
+
+def sub(b: Builder, x: Value, y: Value, hint: str = "") -> Value:
+    return binary(b, "sub", x, y, hint)
+
+
+def mul(b: Builder, x: Value, y: Value, hint: str = "") -> Value:
+    return binary(b, "mul", x, y, hint)
+
+
+def div(b: Builder, x: Value, y: Value, hint: str = "") -> Value:
+    return binary(b, "div", x, y, hint)
+
+
+def neg(b: Builder, x: Value, hint: str = "") -> Value:
+    op = x.defining_op
+    if op is not None and op.name == "neg":
+        return op.operands[0]
+    c = const_value(x)
+    if c is not None and not isinstance(c, bool):
+        return const(b, -c, x.type, hint)
+    return b.op1("neg", [x], x.type, hint)
+
+
+def cmp(b: Builder, name: str, x: Value, y: Value, hint: str = "") -> Value:
+    """A comparison (``lt le gt ge eq ne``): a ``bool``."""
+    return b.op1(name, [x, y], BOOL, hint)
+
+
+def select(b: Builder, c: Value, x: Value, y: Value, hint: str = "") -> Value:
+    if x is y:
+        return x
+    return b.op1("select", [c, x, y], x.type, hint)
+
+
+def cast(b: Builder, x: Value, type: Type, hint: str = "") -> Value:
+    if x.type == type:
+        return x
+    c = const_value(x)
+    if c is not None:
+        return const(b, c, type, hint)
+    return b.op1("cast", [x], type, hint)
+
+
+def math(b: Builder, fn: str, *args: Value, hint: str = "") -> Value:
+    """A math intrinsic ``math.<fn>(args)``; the result has the first operand's type."""
+    return b.op1(f"math.{fn}", list(args), args[0].type, hint)
+
+
+def to_float(b: Builder, x: Value, type: Type = F64) -> Value:
+    """``x`` as a float of ``type`` (ints and bools are cast)."""
+    return x if x.type.is_float else cast(b, x, type)
+
+
+def int_const(b: Builder, value: int) -> Value:
+    return const(b, value, I64)

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Make sure .venv exists and holds s2sad (and, with "test", its test tools).
+# Sourced by ./s2sad and ./run-tests so both work on a fresh machine.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="$root/.venv"
+extra="${1:-}"
+stamp="$venv/.s2sad-installed${extra:+-$extra}"
+if [ ! -x "$venv/bin/python" ]; then
+  echo "s2sad: creating $venv (first run only)" >&2
+  python3 -m venv "$venv"
+fi
+# Reinstall when pyproject.toml changed since the last install.
+if [ ! -f "$stamp" ] || [ "$root/pyproject.toml" -nt "$stamp" ]; then
+  echo "s2sad: installing dependencies into $venv" >&2
+  spec="$root"
+  [ -n "$extra" ] && spec="$root[$extra]"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$spec" >&2
+  touch "$stamp"
+fi

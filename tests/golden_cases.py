@@ -1,0 +1,60 @@
+"""The golden cases: one feature per folder under golden/.
+
+Each folder holds ``input.py`` and ``case.json`` (the function, the ``--wrt``
+list, how to make test values for each parameter, and whether the function has
+a closed form sympy can differentiate), and beside them the expected outputs:
+``expected.py`` (``--target py``), ``expected_numba.py`` (``--target numba``)
+and ``expected.ir`` (``s2sad ir``). Generated here so the golden test and the
+property tests share one way of producing them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from fd import ParamSpec
+
+from s2sad import pipeline
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+
+OUTPUTS = {"expected.py": "py", "expected_numba.py": "numba"}
+
+
+@dataclass
+class GoldenCase:
+    name: str
+    folder: Path
+    func: str
+    wrt: list[str]
+    params: list[ParamSpec]
+    sympy: bool
+
+    @property
+    def source(self) -> str:
+        return (self.folder / "input.py").read_text()
+
+    def generate(self, filename: str) -> str:
+        """The text that belongs in ``filename`` (an expected output) for this case."""
+        if filename == "expected.ir":
+            return pipeline.ir_text(self.source, "input.py", self.func)
+        return pipeline.gradient_source(self.source, "input.py", self.func, self.wrt, OUTPUTS[filename])
+
+
+def load_cases() -> list[GoldenCase]:
+    cases = []
+    for folder in sorted(p for p in GOLDEN.iterdir() if (p / "case.json").exists()):
+        spec = json.loads((folder / "case.json").read_text())
+        cases.append(
+            GoldenCase(
+                folder.name,
+                folder,
+                spec["func"],
+                spec["wrt"],
+                [ParamSpec.from_json(p) for p in spec["params"]],
+                spec.get("sympy", False),
+            )
+        )
+    return cases

@@ -1,0 +1,128 @@
+"""The command line, end to end: the README's example, exit codes, error messages, files.
+
+Each run is a real ``python -m s2sad`` subprocess, as a user would type it: bad
+input must give a compiler-style message (file:line:col, the source line, a
+caret, a hint), exit status 1 and no output file; bad command-line use exits 2;
+nothing ever prints a Python traceback.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fd import ParamSpec, check_gradient
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def s2sad(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "s2sad", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_readme_quick_start_example(tmp_path):
+    out = tmp_path / "grad_norm.py"
+    r = s2sad("grad", "examples/norm.py", "--wrt", "in", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ""
+    text = out.read_text()
+    assert "def grad_norm(out, d_out, in_, d_in_, n):" in text
+    assert "def grad_mag(" in text
+    assert "s2sad" not in text.split("\n", 3)[-1], "the output must not import s2sad"
+    grad = _load(out, "quick_start_grad_norm").grad_norm
+    primal = _load(ROOT / "examples" / "norm.py", "quick_start_norm").norm
+    params = [ParamSpec("out", "array", shape=(5,)), ParamSpec("in_", "array", shape=(5,)),
+              ParamSpec("n", "int", value=5)]
+    check_gradient(primal, grad, params, ["in"], {"out"}, np.random.default_rng(0))
+
+
+def test_readme_shows_the_generated_gradient(tmp_path):
+    r = s2sad("grad", "examples/norm.py", "--wrt", "in")
+    assert r.returncode == 0, r.stderr
+    body = r.stdout.split("\n\n", 1)[1]  # the README shows the code below the header
+    assert body.strip() in (ROOT / "README.md").read_text(), "README's norm example is out of date"
+
+
+def test_output_is_deterministic(tmp_path):
+    a = s2sad("grad", "examples/norm.py", "--wrt", "in", "--target", "numba")
+    b = s2sad("grad", "examples/norm.py", "--wrt", "in", "--target", "numba")
+    assert a.returncode == 0 and a.stdout == b.stdout
+    assert "@numba.njit" in a.stdout
+
+
+def test_target_from_output_suffix_and_stdout_dash(tmp_path):
+    r = s2sad("grad", "examples/norm.py", "--wrt", "in", "-o", "-")
+    assert r.returncode == 0 and "def grad_norm" in r.stdout
+
+
+def test_ir_subcommand_prints_the_ir():
+    r = s2sad("ir", "examples/norm.py", "--func", "norm")
+    assert r.returncode == 0, r.stderr
+    assert "func @norm(" in r.stdout and "func @mag(" in r.stdout
+
+
+ERRORS = {
+    "call_unknown": (
+        "def helper(x):\n    return x\n\n\ndef f(x, n):\n    s = 0.0\n    for i in range(n):\n"
+        "        s += x[i] / foo(x)\n    return s\n",
+        ["x"], "8:21", "cannot differentiate through call to 'foo': its source is not in",
+    ),
+    "class_use": ("class A:\n    pass\n\n\ndef f(x):\n    a = A()\n    return x\n", ["x"], "6:9", "A"),
+    "generator": ("def f(x):\n    yield x\n", ["x"], "2:5", "yield"),
+    "try": ("def f(x):\n    try:\n        y = x\n    except ValueError:\n        y = 0.0\n    return y\n",
+            ["x"], "2:5", "try"),
+    "lambda": ("def f(x):\n    g = lambda t: t * t\n    return g(x)\n", ["x"], "2:9", "lambda"),
+    "syntax": ("def f(x):\n    return x +\n", ["x"], "2:", "syntax"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_unsupported_input_gives_one_located_error(name, tmp_path):
+    source, wrt, where, fragment = ERRORS[name]
+    src = tmp_path / f"{name}.py"
+    src.write_text(source)
+    out = tmp_path / "out.py"
+    r = s2sad("grad", str(src), "--func", "f", "--wrt", ",".join(wrt), "-o", str(out))
+    assert r.returncode == 1, r.stderr
+    assert "Traceback" not in r.stderr
+    assert f"{name}.py:{where}" in r.stderr
+    assert ": error: " in r.stderr and fragment.lower() in r.stderr.lower()
+    assert "^" in r.stderr and "hint: " in r.stderr
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == [src], "no temporary file may be left behind"
+
+
+@pytest.mark.parametrize(
+    "args, status, fragment",
+    [
+        (["grad", "examples/norm.py", "--wrt", "n"], 1, "integer"),
+        (["grad", "examples/norm.py", "--wrt", "nope"], 1, "has no parameter 'nope'"),
+        (["grad", "examples/norm.py", "--func", "nope", "--wrt", "x"], 1, "nope"),
+        (["grad", "examples/missing.py", "--wrt", "x"], 2, "no such file"),
+        (["grad", "examples/norm.py"], 2, "--wrt"),
+        (["grad", "examples/norm.py", "--wrt", "in", "--target", "fortran"], 2, "fortran"),
+        (["grad", "examples/norm.py", "--wrt", "in", "-o", "examples/norm.py"], 2, "overwrite the input"),
+        (["grad", "examples/norm.py", "--wrt", "in", "-o", "no/such/dir/g.py"], 2, "does not exist"),
+    ],
+)
+def test_bad_use_exit_codes(args, status, fragment):
+    r = s2sad(*args)
+    assert r.returncode == status, (r.stdout, r.stderr)
+    assert fragment in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_help_lists_subcommands():
+    r = s2sad("--help")
+    assert r.returncode == 0 and "grad" in r.stdout and "ir" in r.stdout

@@ -1,0 +1,612 @@
+"""The Python / Numba emitter: exact text for small cases, and emitted code that runs right.
+
+* Exact expected text pins the readability decisions: out-of-SSA coalescing
+  (``s += ...`` in place), copies only where live ranges interfere, the tuple
+  assignment of a swap, ``+=`` on scalars and array elements, minimal
+  parentheses, conditional expressions, both ``while`` forms, tapes with and
+  without growth, comments, and lines under 100 characters.
+* Every program (and the gradient of most) is emitted for both targets, run,
+  and compared with the IR's reference interpreter on random inputs: results
+  and every array the function writes.
+* Every emitted file passes ``ruff check`` with the default rules, and
+  emission is deterministic (byte-identical for equal IR).
+* When the Python front end is present, the golden inputs' gradients go
+  through the same checks.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from emit_py_programs import GRADIENTS, PROGRAMS
+from s2sad.adjoint.gradient import differentiate
+from s2sad.emit_py.emitter import emit_python
+from s2sad.emit_py.expr import BinOp, IfExp, Lit, Name, Printer, Unary, binop, number
+from s2sad.opt.dce import dce_module
+from s2sad.ssa.interp import Interpreter
+from s2sad.ssa.ir import Module
+from s2sad.ssa.parser import parse_module
+from s2sad.ssa.printer import print_module
+from s2sad.ssa.verifier import verify_module
+
+RUFF = Path(sys.executable).parent / "ruff"
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+
+
+def _module(program: str) -> Module:
+    m = parse_module(PROGRAMS[program][0])
+    verify_module(m)
+    return m
+
+
+def _gradient(program: str, func: str, wrt: set[int]) -> Module:
+    g = differentiate(_module(program), func, wrt)
+    dce_module(g)
+    verify_module(g)
+    return g
+
+
+def _emit(m: Module, target: str = "py", header: str = "") -> str:
+    return emit_python(m, target, header)
+
+
+def _body(text: str, func: str) -> str:
+    """The source of one function of an emitted module (without its decorator)."""
+    chunks = text.split("\n\n\n")
+    for c in chunks:
+        if c.startswith(f"def {func}(") or c.startswith(f"@numba.njit\ndef {func}("):
+            return c.removeprefix("@numba.njit\n").rstrip("\n") + "\n"
+    raise AssertionError(f"no function {func} in:\n{text}")
+
+
+def _load(text: str, name: str) -> dict:
+    ns: dict = {}
+    exec(compile(text, f"<emitted {name}>", "exec"), ns)
+    return ns
+
+
+def _copy(args: list) -> list:
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+def _assert_same(got, want) -> None:
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _assert_same(g, w)
+    elif want is None:
+        assert got is None
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def _run_both(module: Module, ns: dict, func: str, args: list) -> None:
+    """Run ``func`` from the emitted namespace ``ns`` and in the interpreter; compare everything."""
+    want_args, got_args = _copy(args), _copy(args)
+    want = Interpreter(module).call(func, *want_args)
+    got = ns[func](*got_args)
+    _assert_same(got, want)
+    for g, w in zip(got_args, want_args):
+        if isinstance(w, np.ndarray):
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+def _grad_args(module: Module, grad: Module, func: str, args: list, rng) -> list:
+    """Arguments of ``grad_<func>``, by parameter name: primal values, random seeds for shadows."""
+    by_name = dict(zip(module.functions[func].param_names, args))
+    out = []
+    for p in grad.functions[f"grad_{func}"].params:
+        if p.name_hint in by_name:
+            out.append(by_name[p.name_hint])
+        elif p.name_hint == "d_return":
+            out.append(float(rng.uniform(0.5, 1.5)))
+        else:
+            out.append(rng.uniform(-1.0, 1.0, size=np.shape(by_name[p.name_hint[2:]])))
+    return out
+
+
+def _ruff(text: str, tmp_path: Path, name: str = "emitted.py") -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    r = subprocess.run(
+        [str(RUFF), "check", "--isolated", "--no-cache", str(path)], capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stdout + r.stderr + "\n" + text
+
+
+def _short_lines(text: str) -> None:
+    long = [line for line in text.splitlines() if len(line) >= 100]
+    assert not long, long
+
+
+# -- exact text ------------------------------------------------------------------------
+
+
+def test_dot_product_carries_the_sum_in_one_variable():
+    assert _emit(_module("dot")) == textwrap.dedent(
+        """\
+        def dot(a, b, n):
+            s = 0.0
+            for i in range(n):
+                s += a[i] * b[i]
+            return s
+        """
+    )
+
+
+def test_gradient_of_dot_product():
+    text = _emit(_gradient("dot", "dot", {0, 1}))
+    assert text == textwrap.dedent(
+        """\
+        def grad_dot(a, d_a, b, d_b, n, d_return=1.0):
+            # line 3:
+            d_s = d_return
+            for i in range(n - 1, -1, -1):
+                # line 4:
+                d_b[i] += d_s * a[i]
+                d_a[i] += d_s * b[i]
+        """
+    )
+
+
+def test_swap_is_one_tuple_assignment_and_unused_iv_is_underscore():
+    assert _emit(_module("swap")) == textwrap.dedent(
+        """\
+        def fib(x, n):
+            a = x
+            b = 1.0
+            for _ in range(n):
+                a, b = b, a + b * x
+            return a
+        """
+    )
+
+
+def test_copy_kept_where_the_init_outlives_the_loop():
+    text = _body(_emit(_module("loops")), "keep_init")
+    assert text == textwrap.dedent(
+        """\
+        def keep_init(x, n, a):
+            s0 = a * 2.0
+            s = s0
+            for i in range(n):
+                s *= x[i]
+            return s + s0
+        """
+    )
+
+
+def test_loops_print_their_range_and_array_updates_are_augmented():
+    text = _emit(_module("loops"))
+    assert "    for i in range(n - 1, -1, -1):\n        s = 0.5 * s + x[i] * x[i]\n" in text
+    assert "    for i in range(1, n, 2):\n        s = s * x[i] + x[i - 1]\n" in text
+    assert "    for i in range(1, n):\n        x[i] *= x[i - 1]\n" in text
+
+
+def test_a_load_never_moves_past_a_store_to_its_array():
+    assert _body(_emit(_module("loops")), "late_read") == textwrap.dedent(
+        """\
+        def late_read(x, v):
+            t0 = x[0]
+            t1 = x[1]
+            x[0] = v
+            return t0 * t1 + x[0]
+        """
+    )
+
+
+def test_undef_prints_as_a_typed_zero():
+    assert _body(_emit(_module("loops")), "undef_init") == textwrap.dedent(
+        """\
+        def undef_init(x, n):
+            t = 0.0
+            s = 0.0
+            for i in range(n):
+                t = x[i] * x[i]
+                s += t
+            return t + s
+        """
+    )
+
+
+def test_while_forms():
+    text = _emit(_module("while"))
+    assert text == textwrap.dedent(
+        """\
+        def wh(x, a):
+            k = 0
+            while a < 10.0:
+                a = a * x[k % 3] + 0.25
+                k += 1
+            return a
+
+
+        def wh2(x, n):
+            s = 0.0
+            k = 0
+            while True:
+                in_ = k < n
+                room = 2.0 - s
+                go = in_ and room > 0.0
+                if not go:
+                    break
+                xk = x[k]
+                s += xk * xk
+                k += 1
+            return s
+        """
+    )
+
+
+def test_branches_if_in_place_conditional_expressions_and_not():
+    text = _emit(_module("branches"))
+    assert text == textwrap.dedent(
+        """\
+        def br(x, y):
+            s = x * y
+            t0 = x > 0.0
+            if t0 and y > 0.0:
+                s *= 2.0
+            m = x if t0 else y
+            return m * m + (x * y if x < 0.0 else 2.0 * y) + s
+
+
+        def piecewise(x):
+            c = x < -1.0
+            if c:
+                y = -x * x
+            else:
+                c2 = x < 1.0
+                if c2:
+                    y = x ** 3.0
+                else:
+                    y = 3.0 * x - 2.0
+            return y
+
+
+        def onlyelse(x, t):
+            c = t > 0.0
+            if not c:
+                x[0] = t
+        """
+    )
+
+
+def test_elif_chain():
+    text = """
+    module "e.py"
+    func @f(%x: f64) -> f64 {
+      %m1 = const() {value = -1.0} : f64
+      %p1 = const() {value = 1.0} : f64
+      %two = const() {value = 2.0} : f64
+      %0 = lt(%x, %m1) : bool
+      %y = if(%0) : f64 {
+        %y.1 = neg(%x) : f64
+        yield(%y.1)
+      } {
+        %1 = lt(%x, %p1) : bool
+        %y.2 = if(%1) : f64 {
+          %y.3 = mul(%x, %x) : f64
+          yield(%y.3)
+        } {
+          %y.4 = sub(%x, %two) : f64
+          yield(%y.4)
+        }
+        yield(%y.2)
+      }
+      return(%y)
+    }
+    """
+    assert _emit(parse_module(text)) == textwrap.dedent(
+        """\
+        def f(x):
+            if x < -1.0:
+                y = -x
+            elif x < 1.0:
+                y = x * x
+            else:
+                y = x - 2.0
+            return y
+        """
+    )
+
+
+def test_nested_loops_and_2d_arrays():
+    text = _emit(_module("nested"))
+    assert text == textwrap.dedent(
+        """\
+        import numpy as np
+
+
+        def nested(x, n):
+            total = 0.0
+            for i in range(n):
+                row = 1.0
+                for j in range(i + 1):
+                    row = row * x[j] + 0.5
+                total += row
+            return total
+
+
+        def matvec(A, x, y):
+            n = A.shape[0]
+            m = A.shape[1]
+            tmp = np.zeros((n, m))
+            for i in range(n):
+                acc = 0.0
+                for j in range(m):
+                    t0 = A[i, j] * x[j]
+                    tmp[i, j] = t0
+                    acc += t0
+                y[i] = acc - tmp[i, 0]
+        """
+    )
+
+
+def test_calls_fold_when_pure_and_unpack_several_results():
+    text = _emit(_module("calls"))
+    assert "        out[i] = in_[i] / mag(in_, n)\n" in text
+    assert _body(text, "user") == textwrap.dedent(
+        """\
+        def user(x, y):
+            p, q = two(x, y)
+            u, _ = two(p, y)
+            return p * q + u
+        """
+    )
+    assert "    return a + b, a * b\n" in text
+
+
+def test_minimal_parentheses_and_operator_spellings():
+    text = _emit(_module("ops"))
+    assert "a - (b - c) + (a - b - c) + (-a) ** 2.0 - a ** 2.0 + c ** -b + a / (b * c) + a * b / c" in text
+    for piece in (
+        "2.0 ** a * math.pow(c, a)",
+        "max(a, b)",
+        "min(abs(b), 1e-08)",
+        "np.cbrt(b)",
+        "np.floor(b)",
+        "float(n)",
+        "int(a)",
+        "int(o2)",
+        "n // 2",
+        "n % 3",
+        "nt = not or_",
+        "sel = a if lt else c",
+        "sel * x[i2]",
+        "return ",
+    ):
+        assert piece in text, piece
+    assert text.startswith("import math\n\nimport numpy as np\n\n\ndef ops(")
+
+
+def test_printer_precedence():
+    p = Printer()
+    a, b, c = Name("a"), Name("b"), Name("c")
+    assert p(BinOp("-", a, BinOp("-", b, c))) == "a - (b - c)"
+    assert p(BinOp("-", BinOp("-", a, b), c)) == "a - b - c"
+    assert p(BinOp("**", Unary("-", a), Lit("2"))) == "(-a) ** 2"
+    assert p(Unary("-", BinOp("**", a, Lit("2")))) == "-a ** 2"
+    assert p(BinOp("**", a, BinOp("**", b, c))) == "a ** b ** c"
+    assert p(BinOp("**", BinOp("**", a, b), c)) == "(a ** b) ** c"
+    assert p(BinOp("*", Unary("-", a), b)) == "-a * b"
+    assert p(Unary("-", BinOp("*", a, b))) == "-(a * b)"
+    assert p(Unary("-", Unary("-", a))) == "-(-a)"
+    assert p(binop("+", a, Unary("-", b))) == "a - b"
+    assert p(binop("-", a, number(-1.0))) == "a + 1.0"
+    assert p(BinOp("*", a, IfExp(c, a, b))) == "a * (a if c else b)"
+    assert p(number(1e-08)) == "1e-08"
+    assert p(number(-0.0)) == "-0.0"
+    assert p(number(float("inf"))) == "math.inf"
+    assert p(number(3)) == "3"
+    assert p(number(True)) == "True"
+
+
+def test_tapes_with_and_without_growth_and_comments():
+    text = _emit(_module("tapes"))
+    assert text == textwrap.dedent(
+        """\
+        import numpy as np
+
+
+        def tapes(x, n):
+            # forward sweep
+            tape_t = np.empty(n)
+            tape_t_top = 0
+            tape_k = np.empty(2, dtype=np.int64)
+            tape_k_top = 0
+            tape_b = np.empty(1, dtype=np.bool_)
+            tape_b_top = 0
+            for i in range(n):
+                t = x[i]
+                tape_t[tape_t_top] = t
+                tape_t_top += 1
+                if tape_k_top == tape_k.shape[0]:
+                    tape_k = np.concatenate((tape_k, np.empty_like(tape_k)))
+                tape_k[tape_k_top] = i
+                tape_k_top += 1
+                pos = t > 0.0
+                if tape_b_top == tape_b.shape[0]:
+                    tape_b = np.concatenate((tape_b, np.empty_like(tape_b)))
+                tape_b[tape_b_top] = pos
+                tape_b_top += 1
+            # line 3: this comment has nothing to annotate
+            s = 0.0
+            for _ in range(n):
+                # line 4: s += ...
+                tape_t_top -= 1
+                t = tape_t[tape_t_top]
+                tape_k_top -= 1
+                k = tape_k[tape_k_top]
+                tape_b_top -= 1
+                b = tape_b[tape_b_top]
+                s += (t * float(k) if b else t)
+            return s
+        """
+    )
+
+
+def test_long_lines_are_broken_with_temporaries():
+    text = _emit(_module("long"))
+    _short_lines(text)
+    assert text == textwrap.dedent(
+        """\
+        import math
+
+
+        def long(alpha_coefficient, beta_coefficient, gamma_coefficient):
+            t0 = math.sqrt(alpha_coefficient * alpha_coefficient + beta_coefficient * beta_coefficient)
+            t1 = math.sin(alpha_coefficient * beta_coefficient + beta_coefficient * gamma_coefficient)
+            t2 = (t1 + math.cos(gamma_coefficient * alpha_coefficient)) / t0
+            return t2 * math.exp(gamma_coefficient)
+        """
+    )
+
+
+def test_module_layout_header_imports_and_numba_decorators():
+    text = _emit(_module("calls"), "numba", "# generated\n# by a test\n")
+    assert text.startswith("# generated\n# by a test\n\nimport math\n\nimport numba\n\n\n@numba.njit\ndef mag(")
+    assert text.count("@numba.njit\ndef ") == 4
+    assert text.endswith("\n") and not text.endswith("\n\n")
+    assert "\n\n\n@numba.njit\ndef norm(" in text
+    plain = _emit(_module("dot"), "py", "# h\n")
+    assert plain.startswith("# h\n\n\ndef dot(")
+
+
+def test_keywords_ambiguous_and_function_names_are_renamed_but_parameters_kept():
+    text = """
+    module "k.py"
+    func @f(%lambda_: f64, %n: i64) -> f64 {
+      %c0 = const() {value = 0} : i64
+      %c1 = const() {value = 1} : i64
+      %z = const() {value = 0.0} : f64
+      %l = for(%c0, %n, %c1, %z) : f64 {
+      ^(%range: i64, %l.1: f64):
+        %0 = cast(%range) : f64
+        %1 = mul(%0, %lambda_) : f64
+        %l.2 = add(%l.1, %1) : f64
+        yield(%l.2)
+      }
+      %np = mul(%l, %l) : f64
+      %f = add(%np, %l) : f64
+      return(%f)
+    }
+    """
+    out = _emit(parse_module(text))
+    assert out == textwrap.dedent(
+        """\
+        def f(lambda_, n):
+            l_ = 0.0
+            for range_ in range(n):
+                l_ += float(range_) * lambda_
+            np_ = l_ * l_
+            f2 = np_ + l_
+            return f2
+        """
+    )
+
+
+# -- running the output ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("program", sorted(PROGRAMS))
+def test_emitted_program_matches_interpreter(program, target, tmp_path):
+    module = _module(program)
+    text = _emit(module, target)
+    _ruff(text, tmp_path)
+    _short_lines(text)
+    rng = np.random.default_rng(1)
+    ns = _load(text, program)
+    for func, make_args in PROGRAMS[program][1].items():
+        for _ in range(3):
+            _run_both(module, ns, func, make_args(rng))
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("program,func,wrt", GRADIENTS, ids=[f"{p}.{f}" for p, f, _ in GRADIENTS])
+def test_emitted_gradient_matches_interpreter(program, func, wrt, target, tmp_path):
+    try:
+        grad = _gradient(program, func, wrt)
+    except AssertionError as e:  # a failure upstream of the emitter
+        pytest.xfail(f"gradient IR could not be built: {e}")
+    text = _emit(grad, target)
+    _ruff(text, tmp_path)
+    _short_lines(text)
+    primal = _module(program)
+    rng = np.random.default_rng(2)
+    make_args = PROGRAMS[program][1][func]
+    ns = _load(text, func)
+    for _ in range(3):
+        args = _grad_args(primal, grad, func, make_args(rng), rng)
+        _run_both(grad, ns, f"grad_{func}", args)
+
+
+def test_emission_is_deterministic():
+    for program in sorted(PROGRAMS):
+        texts = {_emit(parse_module(PROGRAMS[program][0])) for _ in range(3)}
+        assert len(texts) == 1, program
+    for program, func, wrt in GRADIENTS[:6]:
+        texts = {_emit(_gradient(program, func, wrt)) for _ in range(2)}
+        assert len(texts) == 1, func
+
+
+def test_emitting_does_not_change_the_ir():
+    for program in sorted(PROGRAMS):
+        m = _module(program)
+        before = print_module(m)
+        _emit(m, "numba")
+        assert print_module(m) == before
+
+
+# -- the golden inputs through the Python front end -------------------------------------
+
+
+def _golden_cases():
+    if not GOLDEN.is_dir():
+        return []
+    return sorted(p.name for p in GOLDEN.iterdir() if (p / "case.json").exists())
+
+
+# Numba compiles take about a second per function and test_golden.py already runs every
+# expected_numba.py; here, only cases whose shapes differ (tapes that grow, while loops,
+# calls, branch results, local arrays, 2-D arrays) are compiled.
+NUMBA_GOLDEN = {
+    "break_in_loop", "call_vector_helper", "call_scalar_helper", "tuple_assignment",
+    "conditional_expression", "local_work_array", "array_2d_comma_index", "while_data_dependent",
+}
+
+
+@pytest.mark.parametrize("case", _golden_cases())
+def test_golden_gradient_emits_clean_code_that_matches_interpreter(case, tmp_path):
+    frontend = pytest.importorskip("s2sad.parse.python_frontend")
+    import json
+
+    from fd import ParamSpec
+
+    from s2sad.pipeline import resolve_wrt
+
+    folder = GOLDEN / case
+    spec = json.loads((folder / "case.json").read_text())
+    source = (folder / "input.py").read_text()
+    module = frontend.parse_python(source, "input.py", spec["func"])
+    indices = resolve_wrt(module.functions[spec["func"]], spec["wrt"], module.source_lines)
+    grad = differentiate(module, spec["func"], indices)
+    dce_module(grad)
+    params = [ParamSpec.from_json(p) for p in spec["params"]]
+    rng = np.random.default_rng(3)
+    for target in ("py", "numba"):
+        text = _emit(grad, target, "# golden\n")
+        _ruff(text, tmp_path, f"{case}_{target}.py")
+        _short_lines(text)
+        assert text == _emit(grad, target, "# golden\n")
+        if target == "numba" and case not in NUMBA_GOLDEN:
+            continue
+        args = _grad_args(module, grad, spec["func"], [p.sample(rng) for p in params], rng)
+        _run_both(grad, _load(text, case), f"grad_{spec['func']}", args)
