@@ -63,8 +63,7 @@ def resolve_wrt(fn: Function, names: list[str], source_lines: list[str]) -> set[
         if not (t.is_float or (t.is_array and t.elem.is_float)):
             problems.append(
                 Diagnostic(
-                    f"--wrt {name}: parameter '{spelled}' of '{fn.name}' is an integer "
-                    "and cannot be differentiated",
+                    f"--wrt {name}: parameter '{spelled}' of '{fn.name}' is an integer and cannot be differentiated",
                     fn.loc,
                     hint="list only floating-point scalars and arrays in --wrt "
                     "(annotate it `: float` if it holds real numbers)",
@@ -100,9 +99,7 @@ def _header(filename: str, func: str, wrt: list[str], target: str) -> str:
     )
 
 
-def gradient_source(
-    source: str, filename: str, func: Optional[str], wrt: list[str], target: str = "py"
-) -> str:
+def gradient_source(source: str, filename: str, func: Optional[str], wrt: list[str], target: str = "py") -> str:
     """The gradient as source text in the ``target`` language."""
     if target not in PY_TARGETS:
         raise error(f"target '{target}' is not supported yet", hint="use --target py or numba")

@@ -86,7 +86,9 @@ def check_gradient(
     primal returns a float. Scalar ``--wrt`` adjoints come back as the return
     value (one value, or a tuple in parameter order).
     """
-    wrt_names = [w + "_" if w + "_" in {p.name for p in params} and w not in {p.name for p in params} else w for w in wrt]
+    wrt_names = [
+        w + "_" if w + "_" in {p.name for p in params} and w not in {p.name for p in params} else w for w in wrt
+    ]
     inputs = {p.name: p.sample(rng) for p in params}
     shadowed = [p for p in params if p.is_float_array and (p.name in wrt_names or p.name in written)]
     seeds = {p.name: rng.normal(size=p.shape) for p in shadowed}
@@ -118,8 +120,13 @@ def check_gradient(
     # Side effects of the forward sweep are the primal's.
     for p in params:
         if p.kind == "array":
-            np.testing.assert_allclose(work[p.name], exit_primal[p.name], rtol=1e-12, atol=1e-12,
-                                       err_msg=f"array {p.name} at exit differs from the primal's")
+            np.testing.assert_allclose(
+                work[p.name],
+                exit_primal[p.name],
+                rtol=1e-12,
+                atol=1e-12,
+                err_msg=f"array {p.name} at exit differs from the primal's",
+            )
 
     scalar_wrt = [p for p in params if p.kind == "float" and p.name in wrt_names]
     if len(scalar_wrt) == 0:
@@ -128,7 +135,9 @@ def check_gradient(
     elif len(scalar_wrt) == 1:
         returned = {scalar_wrt[0].name: got}
     else:
-        assert isinstance(got, tuple) and len(got) == len(scalar_wrt), f"expected {len(scalar_wrt)} adjoints, got {got!r}"
+        assert isinstance(got, tuple) and len(got) == len(scalar_wrt), (
+            f"expected {len(scalar_wrt)} adjoints, got {got!r}"
+        )
         returned = {p.name: g for p, g in zip(scalar_wrt, got)}
 
     def fd(name: str, index: Optional[tuple] = None) -> float:
@@ -147,11 +156,11 @@ def check_gradient(
 
     for p in scalar_wrt:
         expect = fd(p.name)
-        np.testing.assert_allclose(float(returned[p.name]), expect, rtol=rtol, atol=atol,
-                                   err_msg=f"adjoint of scalar {p.name}")
+        np.testing.assert_allclose(
+            float(returned[p.name]), expect, rtol=rtol, atol=atol, err_msg=f"adjoint of scalar {p.name}"
+        )
     for p in shadowed:
         expect = np.zeros(p.shape)
         for index in np.ndindex(*p.shape):
             expect[index] = fd(p.name, index)
-        np.testing.assert_allclose(shadows[p.name], expect, rtol=rtol, atol=atol,
-                                   err_msg=f"shadow d_{p.name} at exit")
+        np.testing.assert_allclose(shadows[p.name], expect, rtol=rtol, atol=atol, err_msg=f"shadow d_{p.name} at exit")

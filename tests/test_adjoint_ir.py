@@ -20,6 +20,7 @@ from s2sad.ssa.interp import Interpreter
 from s2sad.ssa.printer import print_module
 from s2sad.ssa.verifier import verify_module
 
+
 def _arr(name, n=6, **kw):
     return ParamSpec(name, "array", shape=(n,) if isinstance(n, int) else n, **kw)
 
@@ -35,58 +36,71 @@ def _i(name, value):
 CASES = {
     "scalar_poly": (
         "def f(x, y):\n    z = x * y + x ** 3\n    return z / y\n",
-        ["x", "y"], [_f("x"), _f("y", low=0.5, high=2.0)],
+        ["x", "y"],
+        [_f("x"), _f("y", low=0.5, high=2.0)],
     ),
     "dot": (
         "def dot(a, b, n):\n    s = 0.0\n    for i in range(n):\n        s += a[i] * b[i]\n    return s\n",
-        ["a", "b"], [_arr("a"), _arr("b"), _i("n", 6)],
+        ["a", "b"],
+        [_arr("a"), _arr("b"), _i("n", 6)],
     ),
     "carried_product": (
         "def prod(x, n):\n    p = 1.0\n    for i in range(n):\n        p = p * x[i]\n    return p\n",
-        ["x"], [_arr("x"), _i("n", 6)],
+        ["x"],
+        [_arr("x"), _i("n", 6)],
     ),
     "overwrite_scalar_in_loop": (
         "import math\n\ndef f(x, n):\n    t = 0.5\n    for i in range(n):\n"
         "        t = math.sin(t * x[i]) + x[i]\n    return t\n",
-        ["x"], [_arr("x"), _i("n", 6)],
+        ["x"],
+        [_arr("x"), _i("n", 6)],
     ),
     "inplace_array": (
         "def f(x, n):\n    for i in range(1, n):\n        x[i] = x[i] * x[i - 1]\n",
-        ["x"], [_arr("x", low=0.5, high=1.5), _i("n", 6)],
+        ["x"],
+        [_arr("x", low=0.5, high=1.5), _i("n", 6)],
     ),
     "out_array": (
         "import math\n\ndef f(out, x, a, n):\n    for i in range(n):\n"
         "        out[i] = a * math.exp(x[i]) - x[(i + 1) % n]\n",
-        ["x", "a"], [_arr("out"), _arr("x"), _f("a"), _i("n", 6)],
+        ["x", "a"],
+        [_arr("out"), _arr("x"), _f("a"), _i("n", 6)],
     ),
     "branch_in_loop": (
         "def f(x, n):\n    s = 0.0\n    for i in range(n):\n        if x[i] > 0.0:\n"
         "            s += x[i] * x[i]\n        else:\n            s -= 3.0 * x[i]\n    return s\n",
-        ["x"], [_arr("x"), _i("n", 6)],
+        ["x"],
+        [_arr("x"), _i("n", 6)],
     ),
     "negative_step": (
-        "def f(x, n):\n    s = 0.0\n    for i in range(n - 1, -1, -2):\n        s = s * 0.5 + x[i] ** 2\n    return s\n",
-        ["x"], [_arr("x", 7), _i("n", 7)],
+        "def f(x, n):\n    s = 0.0\n    for i in range(n - 1, -1, -2):\n"
+        "        s = s * 0.5 + x[i] ** 2\n    return s\n",
+        ["x"],
+        [_arr("x", 7), _i("n", 7)],
     ),
     "while_loop": (
         "def f(x, a):\n    k = 0\n    while a < 10.0:\n        a = a * x[k % 3] + 1.0\n        k += 1\n    return a\n",
-        ["a", "x"], [_arr("x", 3, low=1.5, high=2.0), _f("a", low=0.5, high=1.0)],
+        ["a", "x"],
+        [_arr("x", 3, low=1.5, high=2.0), _f("a", low=0.5, high=1.0)],
     ),
     "nested_loops_2d": (
         "def f(A, x, y, n, m):\n    for i in range(n):\n        acc = 0.0\n        for j in range(m):\n"
         "            acc += A[i, j] * x[j]\n        y[i] = acc * acc\n",
-        ["A", "x"], [_arr("A", (3, 4)), _arr("x", 4), _arr("y", 3), _i("n", 3), _i("m", 4)],
+        ["A", "x"],
+        [_arr("A", (3, 4)), _arr("x", 4), _arr("y", 3), _i("n", 3), _i("m", 4)],
     ),
     "call_helper": (
         "import math\n\ndef mag(v, n):\n    s = 0.0\n    for i in range(n):\n        s += v[i] * v[i]\n"
         "    return math.sqrt(s)\n\n\ndef norm(out, in_, n):\n    for i in range(n):\n"
         "        out[i] = in_[i] / mag(in_, n)\n",
-        ["in_"], [_arr("out"), _arr("in_"), _i("n", 6)],
+        ["in_"],
+        [_arr("out"), _arr("in_"), _i("n", 6)],
     ),
     "break_and_early_return": (
         "def f(x, n):\n    s = 0.0\n    for i in range(n):\n        if x[i] > 0.9:\n            break\n"
         "        s += x[i] * s + x[i]\n    if s > 100.0:\n        return s\n    return s * 2.0\n",
-        ["x"], [_arr("x", low=-1.0, high=1.0), _i("n", 6)],
+        ["x"],
+        [_arr("x", low=-1.0, high=1.0), _i("n", 6)],
     ),
 }
 

@@ -42,8 +42,11 @@ def test_readme_quick_start_example(tmp_path):
     assert "s2sad" not in text.split("\n", 3)[-1], "the output must not import s2sad"
     grad = _load(out, "quick_start_grad_norm").grad_norm
     primal = _load(ROOT / "examples" / "norm.py", "quick_start_norm").norm
-    params = [ParamSpec("out", "array", shape=(5,)), ParamSpec("in_", "array", shape=(5,)),
-              ParamSpec("n", "int", value=5)]
+    params = [
+        ParamSpec("out", "array", shape=(5,)),
+        ParamSpec("in_", "array", shape=(5,)),
+        ParamSpec("n", "int", value=5),
+    ]
     check_gradient(primal, grad, params, ["in"], {"out"}, np.random.default_rng(0))
 
 
@@ -76,12 +79,18 @@ ERRORS = {
     "call_unknown": (
         "def helper(x):\n    return x\n\n\ndef f(x, n):\n    s = 0.0\n    for i in range(n):\n"
         "        s += x[i] / foo(x)\n    return s\n",
-        ["x"], "8:21", "cannot differentiate through call to 'foo': its source is not in",
+        ["x"],
+        "8:21",
+        "cannot differentiate through call to 'foo': its source is not in",
     ),
     "class_use": ("class A:\n    pass\n\n\ndef f(x):\n    a = A()\n    return x\n", ["x"], "6:9", "A"),
     "generator": ("def f(x):\n    yield x\n", ["x"], "2:5", "yield"),
-    "try": ("def f(x):\n    try:\n        y = x\n    except ValueError:\n        y = 0.0\n    return y\n",
-            ["x"], "2:5", "try"),
+    "try": (
+        "def f(x):\n    try:\n        y = x\n    except ValueError:\n        y = 0.0\n    return y\n",
+        ["x"],
+        "2:5",
+        "try",
+    ),
     "lambda": ("def f(x):\n    g = lambda t: t * t\n    return g(x)\n", ["x"], "2:9", "lambda"),
     "syntax": ("def f(x):\n    return x +\n", ["x"], "2:", "syntax"),
 }

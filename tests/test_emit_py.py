@@ -27,7 +27,21 @@ import pytest
 from emit_py_programs import GRADIENTS, PROGRAMS
 from s2sad.adjoint.gradient import differentiate
 from s2sad.emit_py.emitter import emit_python
-from s2sad.emit_py.expr import BinOp, IfExp, Lit, Name, Printer, Unary, binop, number
+from s2sad.emit_py.expr import (
+    BinOp,
+    IfExp,
+    Lit,
+    Name,
+    Printer,
+    Unary,
+    binop,
+    bool_op,
+    compare,
+    if_exp,
+    logical_not,
+    negate,
+    number,
+)
 from s2sad.opt.dce import dce_module
 from s2sad.ssa.interp import Interpreter
 from s2sad.ssa.ir import Module
@@ -114,9 +128,7 @@ def _grad_args(module: Module, grad: Module, func: str, args: list, rng) -> list
 def _ruff(text: str, tmp_path: Path, name: str = "emitted.py") -> None:
     path = tmp_path / name
     path.write_text(text)
-    r = subprocess.run(
-        [str(RUFF), "check", "--isolated", "--no-cache", str(path)], capture_output=True, text=True
-    )
+    r = subprocess.run([str(RUFF), "check", "--isolated", "--no-cache", str(path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr + "\n" + text
 
 
@@ -408,6 +420,198 @@ def test_printer_precedence():
     assert p(number(True)) == "True"
 
 
+def test_printer_rewrites_that_keep_values_and_linters_quiet():
+    p = Printer()
+    a, b, c, n = Name("a"), Name("b"), Name("c"), Name("n")
+    lit1, lit2 = number(1), number(2)
+    # chained comparisons (pylint R1716), one shared operand
+    assert p(bool_op("and", compare("<", a, b), compare("<=", b, c))) == "a < b <= c"
+    assert p(bool_op("and", compare("<", a, b), compare(">", b, c))) == "a < b and b > c"
+    # `not a == b` (SIM201), constant comparisons (PLR0133), literal booleans
+    assert p(logical_not(compare("==", a, b))) == "a != b"
+    assert p(logical_not(compare("<", a, b))) == "not (a < b)"
+    assert p(compare(">", lit2, number(0))) == "True"
+    assert p(bool_op("and", a, number(True))) == "a"
+    # min/max for a choice between the compared operands (FURB136)
+    assert p(if_exp(compare(">", a, b), a, b)) == "max(b, a)"
+    assert p(if_exp(compare(">", a, b), b, a)) == "min(a, b)"
+    assert p(if_exp(compare("<=", b, a), a, b)) == "max(b, a)"
+    assert p(if_exp(logical_not(c), a, b)) == "b if c else a"
+    assert p(if_exp(c, a, a)) == "a"
+    # integer offsets combine; signs move out of products exactly
+    assert p(binop("+", binop("-", n, lit1), lit1)) == "n"
+    assert p(binop("-", binop("-", n, lit1), lit1)) == "n - 2"
+    assert p(binop("-", a, BinOp("/", BinOp("*", Unary("-", b), c), n))) == "a + b * c / n"
+    assert p(negate(BinOp("*", Unary("-", a), b))) == "a * b"
+    assert p(negate(BinOp("//", Unary("-", a), b))) == "-(-a // b)"
+
+
+def test_a_value_compared_with_itself():
+    text = """
+    module "s.py"
+    func @f(%a: f64, %n: i64) -> bool, bool, bool, bool {
+      %0 = ge(%a, %a) : bool
+      %1 = lt(%a, %a) : bool
+      %2 = ne(%a, %a) : bool
+      %3 = le(%n, %n) : bool
+      return(%0, %1, %2, %3)
+    }
+    """
+    m = parse_module(text)
+    out = _emit(m)
+    assert "    return not math.isnan(a), False, math.isnan(a), True\n" in out
+    for a in (0.5, float("nan")):
+        assert _load(out, "f")["f"](a, 3) == Interpreter(m).call("f", a, 3)
+
+
+def test_statement_rewrites_max_nested_if_and_shared_copies():
+    text = _emit(_module("rewrites"))
+    assert _body(text, "clamp") == textwrap.dedent(
+        """\
+        def clamp(x, lo, hi, n):
+            m0 = x[0]
+            m = m0
+            for i in range(n):
+                xi = x[i]
+                m = max(m, xi)
+            t0 = lo < m
+            t1 = m if t0 else lo
+            r = min(m, hi)
+            t2 = t1 != r
+            if t0 and m < hi:
+                r = t1 - r if t2 else m
+            i1 = n - 1
+            i2 = i1 + 1
+            return r + x[i2] * lo
+        """
+    )
+    assert _body(text, "nest") == textwrap.dedent(
+        """\
+        def nest(x, y):
+            t0 = y > 0.0
+            if x > 0.0:
+                if t0:
+                    s = x * y
+                else:
+                    s = x
+                r = s
+            else:
+                r = x
+            a = y
+            b = x * x if t0 else 0.0
+            return r + a + b
+        """
+    )
+
+
+def test_nested_ifs_collapse_and_comments_stay_above_elif():
+    text = """
+    module "c.py"
+    func @f(%x: array<f64,1>, %a: f64, %b: f64) -> f64 {
+      %c0 = const() {value = 0} : i64
+      %z = const() {value = 0.0} : f64
+      %one = const() {value = 1.0} : f64
+      %0 = gt(%a, %z) : bool
+      if(%0) {
+        %1 = gt(%b, %z) : bool
+        if(%1) {
+          store(%x, %c0, %a)
+          yield()
+        } {
+          yield()
+        }
+        yield()
+      } {
+        yield()
+      }
+      %2 = lt(%a, %b) : bool
+      %y = if(%2) : f64 {
+        comment() {text = "line 3: y = a"}
+        yield(%a)
+      } {
+        comment() {text = "line 4: elif b > 0.0:"}
+        %3 = gt(%b, %z) : bool
+        %y.1 = if(%3) : f64 {
+          comment() {text = "line 5: y = b"}
+          yield(%b)
+        } {
+          yield(%one)
+        }
+        yield(%y.1)
+      }
+      return(%y)
+    }
+    """
+    assert _emit(parse_module(text)) == textwrap.dedent(
+        """\
+        def f(x, a, b):
+            if a > 0.0 and b > 0.0:
+                x[0] = a
+            if a < b:
+                # line 3: y = a
+                y = a
+            # line 4: elif b > 0.0:
+            elif b > 0.0:
+                # line 5: y = b
+                y = b
+            else:
+                y = 1.0
+            return y
+        """
+    )
+
+
+def test_a_loop_bound_is_read_before_the_init_copies_overwrite_its_variable():
+    # Both loops carry a `k` and never overlap, but the second loop's bound is the first
+    # loop's `k`: sharing one variable would let `k = 0` reset the bound before `range`.
+    text = """
+    module "b.py"
+    func @f(%x: array<f64,1>, %n: i64) -> f64 {
+      %c0 = const() {value = 0} : i64
+      %c1 = const() {value = 1} : i64
+      %z = const() {value = 0.0} : f64
+      %k = for(%c0, %n, %c1, %c0) : i64 {
+      ^(%i: i64, %k.1: i64):
+        %k.2 = add(%k.1, %c1) : i64
+        yield(%k.2)
+      }
+      %s, %k.3 = for(%c0, %k, %c1, %z, %c0) : f64, i64 {
+      ^(%j: i64, %s.1: f64, %k.4: i64):
+        %0 = load(%x, %k.4) : f64
+        %s.2 = add(%s.1, %0) : f64
+        %k.5 = add(%k.4, %c1) : i64
+        yield(%s.2, %k.5)
+      }
+      return(%s)
+    }
+    """
+    m = parse_module(text)
+    out = _emit(m)
+    assert out == textwrap.dedent(
+        """\
+        def f(x, n):
+            k = 0
+            for _ in range(n):
+                k += 1
+            s = 0.0
+            k2 = 0
+            for _ in range(k):
+                s += x[k2]
+                k2 += 1
+            return s
+        """
+    )
+    x = np.arange(6.0)
+    assert _load(out, "f")["f"](x, 4) == Interpreter(m).call("f", x, 4) == 6.0
+
+
+def test_a_parameter_is_reassigned_only_under_its_own_name():
+    # The reversed loop's adjoint is unnamed: it must not take over `d_return`'s variable.
+    text = _emit(_gradient("rewrites", "clamp", {0, 1, 2}))
+    assert "d_return =" not in text
+    assert "    while a < 10.0:\n        a = a * x[k % 3] + 0.25\n" in _emit(_module("while"))
+
+
 def test_tapes_with_and_without_growth_and_comments():
     text = _emit(_module("tapes"))
     assert text == textwrap.dedent(
@@ -436,6 +640,7 @@ def test_tapes_with_and_without_growth_and_comments():
                     tape_b = np.concatenate((tape_b, np.empty_like(tape_b)))
                 tape_b[tape_b_top] = pos
                 tape_b_top += 1
+
             # line 3: this comment has nothing to annotate
             s = 0.0
             for _ in range(n):
@@ -467,6 +672,32 @@ def test_long_lines_are_broken_with_temporaries():
             return t2 * math.exp(gamma_coefficient)
         """
     )
+
+
+def test_long_signatures_calls_and_comments_are_wrapped():
+    params = ", ".join(f"%argument_number_{k}: f64" for k in range(6))
+    args = ", ".join(f"%argument_number_{k}" for k in range(6))
+    text = f"""
+    module "w.py"
+    func @helper_with_a_long_name({params}) -> f64 {{
+      %0 = add(%argument_number_0, %argument_number_5) : f64
+      return(%0)
+    }}
+    func @caller_with_a_long_name({params}) -> f64 {{
+      comment() {{text = "line 9: {"a very long source line " * 5}"}}
+      %r = call({args}) {{callee = "helper_with_a_long_name"}} : f64
+      return(%r)
+    }}
+    """
+    out = _emit(parse_module(text))
+    _short_lines(out)
+    assert "def caller_with_a_long_name(\n    argument_number_0,\n" in out
+    assert "    argument_number_5,\n):\n" in out
+    assert "    r = helper_with_a_long_name(\n        argument_number_0,\n" in out
+    assert "        argument_number_5,\n    )\n    return r\n" in out
+    assert "    # line 9: a very long source line a very long" in out and "...\n" in out
+    ns = _load(out, "wrapped")
+    assert ns["caller_with_a_long_name"](1.0, 2.0, 3.0, 4.0, 5.0, 6.0) == 7.0
 
 
 def test_module_layout_header_imports_and_numba_decorators():
@@ -557,6 +788,34 @@ def test_emission_is_deterministic():
         assert len(texts) == 1, func
 
 
+_EMIT_ALL = """
+import sys
+sys.path.insert(0, "tests")
+from emit_py_programs import GRADIENTS, PROGRAMS
+from s2sad.adjoint.gradient import differentiate
+from s2sad.emit_py.emitter import emit_python
+from s2sad.opt.dce import dce_module
+from s2sad.ssa.parser import parse_module
+for name, (text, _) in sorted(PROGRAMS.items()):
+    print(emit_python(parse_module(text), "numba", ""))
+for program, func, wrt in GRADIENTS:
+    g = differentiate(parse_module(PROGRAMS[program][0]), func, wrt)
+    dce_module(g)
+    print(emit_python(g, "py", ""))
+"""
+
+
+def test_emission_does_not_depend_on_hash_seeds():
+    root = Path(__file__).resolve().parent.parent
+    outs = set()
+    for seed in ("1", "2"):
+        env = {"PYTHONHASHSEED": seed, "PATH": ""}
+        r = subprocess.run([sys.executable, "-c", _EMIT_ALL], cwd=root, env=env, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        outs.add(r.stdout)
+    assert len(outs) == 1
+
+
 def test_emitting_does_not_change_the_ir():
     for program in sorted(PROGRAMS):
         m = _module(program)
@@ -574,12 +833,30 @@ def _golden_cases():
     return sorted(p.name for p in GOLDEN.iterdir() if (p / "case.json").exists())
 
 
+def test_golden_call_vector_helper_names_taped_values_after_their_pops():
+    frontend = pytest.importorskip("s2sad.parse.python_frontend")
+    source = (GOLDEN / "call_vector_helper" / "input.py").read_text()
+    module = frontend.parse_python(source, "input.py", "norm")
+    grad = differentiate(module, "norm", {1})
+    dce_module(grad)
+    text = _emit(grad)
+    assert "    for i in range(n):\n        s += x[i] * x[i]\n    return math.sqrt(s)\n" in text
+    assert "        mag_value = mag(in_, n)\n" in text
+    assert "        out[i] = in_[i] / mag_value\n" in text
+
+
 # Numba compiles take about a second per function and test_golden.py already runs every
 # expected_numba.py; here, only cases whose shapes differ (tapes that grow, while loops,
 # calls, branch results, local arrays, 2-D arrays) are compiled.
 NUMBA_GOLDEN = {
-    "break_in_loop", "call_vector_helper", "call_scalar_helper", "tuple_assignment",
-    "conditional_expression", "local_work_array", "array_2d_comma_index", "while_data_dependent",
+    "break_in_loop",
+    "call_vector_helper",
+    "call_scalar_helper",
+    "tuple_assignment",
+    "conditional_expression",
+    "local_work_array",
+    "array_2d_comma_index",
+    "while_data_dependent",
 }
 
 

@@ -993,6 +993,27 @@ def test_int_operand_is_cast_before_float_arithmetic():
     assert mul.operands[0].defining_op.name == "cast" and str(mul.operands[0].type) == "f64"
 
 
+def test_int_and_float_assignments_make_a_float_variable():
+    module = parse("""
+        def f(x, n):
+            t = n
+            for i in range(n):
+                t = t * 0.5 + x[i]
+            return t
+    """, "f")
+    fn = module.functions["f"]
+    (loop,) = [op for op in fn.walk() if op.name == "for"]
+    assert loop.results[0].name_hint == "t" and str(loop.results[0].type) == "f64"
+    init = loop.operands[3]
+    assert init.defining_op.name == "cast" and init.name_hint == "t" and init.defining_op.operands[0] is fn.params[1]
+
+
+def test_shape_and_len_are_dims():
+    module = parse(PROGRAMS["len_and_shape"][0], "f")
+    axes = sorted(op.attrs["axis"] for op in ops_of(module, "f") if op.name == "dim")
+    assert axes == [0, 0, 0, 0, 0, 1, 1, 1, 1]  # n, m = A.shape; len; shape[0], [1], [-1]; size; x.shape[0]
+
+
 def test_intrinsics_lower_to_math_ops():
     module = parse(PROGRAMS["numpy_spellings"][0], "f")
     names = set(op_names(module, "f"))
@@ -1202,13 +1223,13 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
             except ValueError:
                 y = 0.0
             return y
-    """, "3:5", "try statements", "t"),
+    """, "3:5", "try statements", "try"),
     "with": ("""
         def f(x):
             with open("a") as fh:
                 y = x
             return y
-    """, "3:5", "with statements", "w"),
+    """, "3:5", "with statements", "with"),
     "lambda": ("""
         def f(x):
             g = lambda t: t * 2.0
@@ -1228,7 +1249,7 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
             def g(t):
                 return t
             return x
-    """, "3:5", "nested function", "d"),
+    """, "3:5", "nested function", "def"),
     "global": ("""
         T = 1.0
 
@@ -1379,7 +1400,7 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
                 x[i] = 0.0
             else:
                 x[0] = 1.0
-    """, "5:5", "'for ... else'", "e"),
+    """, "5:5", "'for ... else'", "else"),
     "is_comparison": ("""
         def f(x):
             if x is None:
@@ -1478,3 +1499,95 @@ def test_problems_in_callees_are_reported():
             return helper(x)
     """)
     assert [d.loc.line for d in err.diagnostics] == [3]
+
+
+# ----------------------------------------------------------------- random control flow
+class _ProgramGenerator:
+    """Random nested loops and branches with break/continue/return, always terminating.
+
+    ``while`` loops step their counter first thing in the body, so a ``continue``
+    cannot skip it; indices are taken modulo n, so every load is in bounds.
+    """
+
+    def __init__(self, seed: int):
+        import random
+
+        self.rng = random.Random(seed)
+        self.lines: list[str] = []
+        self.loops = 0
+
+    def ints(self, loop_vars: list[str]) -> str:
+        return self.rng.choice(["t", *loop_vars, "n"])
+
+    def cond(self, loop_vars: list[str]) -> str:
+        k = self.ints(loop_vars)
+        return self.rng.choice([
+            f"x[({k} + 1) % n] > {self.rng.uniform(-0.5, 0.5):.2f}",
+            f"s > {self.rng.uniform(-1.0, 2.0):.2f}",
+            f"{k} % 2 == 0",
+            f"x[{k} % n] < 0.0 and s < 1.0",
+            "not (t > 3 or x[t % n] > 0.5)",
+        ])
+
+    def block(self, indent: int, depth: int, loop_vars: list[str], in_loop: bool) -> None:
+        for _ in range(self.rng.randint(1, 3)):
+            self.stmt(indent, depth, loop_vars, in_loop)
+
+    def emit(self, indent: int, text: str) -> None:
+        self.lines.append("    " * indent + text)
+
+    def stmt(self, indent: int, depth: int, loop_vars: list[str], in_loop: bool) -> None:
+        k = self.ints(loop_vars)
+        choices = ["assign", "assign", "count"]
+        if depth > 0:
+            choices += ["if", "if", "for", "while"]
+        if in_loop:
+            choices += ["break", "continue"]
+        choices.append("return")
+        kind = self.rng.choice(choices)
+        if kind == "assign":
+            self.emit(indent, f"s = s * {self.rng.uniform(0.3, 0.9):.2f} + x[{k} % n] * {self.rng.uniform(-2, 2):.2f}")
+        elif kind == "count":
+            self.emit(indent, "t += 1")
+        elif kind == "if":
+            self.emit(indent, f"if {self.cond(loop_vars)}:")
+            self.block(indent + 1, depth - 1, loop_vars, in_loop)
+            if self.rng.random() < 0.5:
+                self.emit(indent, "else:")
+                self.block(indent + 1, depth - 1, loop_vars, in_loop)
+        elif kind == "for":
+            v = f"i{self.loops}"
+            self.loops += 1
+            self.emit(indent, self.rng.choice([
+                f"for {v} in range(n):", f"for {v} in range(1, n, 2):", f"for {v} in range(n - 1, -1, -1):",
+            ]))
+            self.block(indent + 1, depth - 1, [*loop_vars, v], True)
+        elif kind == "while":
+            v = f"w{self.loops}"
+            self.loops += 1
+            self.emit(indent, f"{v} = 0")
+            self.emit(indent, f"while {v} < {self.rng.randint(1, 4)}:")
+            self.emit(indent + 1, f"{v} += 1")
+            self.block(indent + 1, depth - 1, [*loop_vars, v], True)
+        elif kind == "break":
+            self.emit(indent, "break")
+        elif kind == "continue":
+            self.emit(indent, "continue")
+        else:
+            self.emit(indent, f"return s + {self.rng.uniform(-1, 1):.2f} * t")
+
+    def program(self) -> str:
+        self.lines = ["def f(x, n):", "    s = 0.0", "    t = 0"]
+        self.block(1, 3, [], False)
+        self.emit(1, "return s * 2.0 + t")
+        return "\n".join(self.lines) + "\n"
+
+
+@pytest.mark.parametrize("batch", range(4))
+def test_random_control_flow_runs_like_python(batch: int):
+    for seed in range(batch * 50, batch * 50 + 50):
+        source = _ProgramGenerator(seed).program()
+        try:
+            run_both(source, "f", [A(5), I(5)], seeds=2)
+        except AssertionError as e:
+            raise AssertionError(f"seed {seed}:\n{source}") from e

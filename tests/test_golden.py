@@ -65,8 +65,9 @@ def test_golden_gradient_matches_finite_differences(case, filename):
         check_gradient(primal, gradient, case.params, case.wrt, written, np.random.default_rng(seed))
 
 
-@pytest.mark.skipif(shutil.which("ruff") is None and not Path(sys.executable).with_name("ruff").exists(),
-                    reason="ruff is not installed")
+@pytest.mark.skipif(
+    shutil.which("ruff") is None and not Path(sys.executable).with_name("ruff").exists(), reason="ruff is not installed"
+)
 def test_generated_python_passes_ruff():
     ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
     files = [str(c.folder / f) for c in CASES for f in OUTPUTS]
@@ -76,13 +77,36 @@ def test_generated_python_passes_ruff():
 
 # ---------------------------------------------------------------- sympy oracle
 _SYMPY_NAMES = {
-    "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt,
-    "tanh": sp.tanh, "sinh": sp.sinh, "cosh": sp.cosh, "atan": sp.atan, "arctan": sp.atan,
-    "asin": sp.asin, "arcsin": sp.asin, "acos": sp.acos, "arccos": sp.acos, "atan2": sp.atan2,
-    "arctan2": sp.atan2, "hypot": lambda a, b: sp.sqrt(a**2 + b**2), "pow": lambda a, b: a**b,
-    "power": lambda a, b: a**b, "erf": sp.erf, "log1p": lambda a: sp.log(1 + a),
-    "expm1": lambda a: sp.exp(a) - 1, "maximum": sp.Max, "minimum": sp.Min, "fabs": sp.Abs,
-    "abs": sp.Abs, "absolute": sp.Abs, "pi": sp.pi, "e": sp.E,
+    "sin": sp.sin,
+    "cos": sp.cos,
+    "tan": sp.tan,
+    "exp": sp.exp,
+    "log": sp.log,
+    "sqrt": sp.sqrt,
+    "tanh": sp.tanh,
+    "sinh": sp.sinh,
+    "cosh": sp.cosh,
+    "atan": sp.atan,
+    "arctan": sp.atan,
+    "asin": sp.asin,
+    "arcsin": sp.asin,
+    "acos": sp.acos,
+    "arccos": sp.acos,
+    "atan2": sp.atan2,
+    "arctan2": sp.atan2,
+    "hypot": lambda a, b: sp.sqrt(a**2 + b**2),
+    "pow": lambda a, b: a**b,
+    "power": lambda a, b: a**b,
+    "erf": sp.erf,
+    "log1p": lambda a: sp.log(1 + a),
+    "expm1": lambda a: sp.exp(a) - 1,
+    "maximum": sp.Max,
+    "minimum": sp.Min,
+    "fabs": sp.Abs,
+    "abs": sp.Abs,
+    "absolute": sp.Abs,
+    "pi": sp.pi,
+    "e": sp.E,
 }
 
 

@@ -24,8 +24,14 @@ from s2sad import pipeline
 from s2sad.parse.python_frontend import parse_python
 
 UNARY = [
-    "math.sin({})", "math.cos({})", "math.tanh({})", "math.exp(0.3 * {})",
-    "math.sqrt(1.0 + {0} * {0})", "math.log(1.0 + {0} * {0})", "abs({})", "-{}",
+    "math.sin({})",
+    "math.cos({})",
+    "math.tanh({})",
+    "math.exp(0.3 * {})",
+    "math.sqrt(1.0 + {0} * {0})",
+    "math.log(1.0 + {0} * {0})",
+    "abs({})",
+    "-{}",
 ]
 BINARY = ["({} + {})", "({} - {})", "({} * {})", "{} / (1.5 + math.cos({}))", "max({}, {})", "{} ** 2 * {}"]
 
@@ -58,9 +64,15 @@ def straight_line_programs(draw) -> str:
 @st.composite
 def loop_programs(draw) -> str:
     # Annotated, so that a parameter the drawn body happens not to use keeps its type.
-    lines = ["import math", "", "import numpy as np", "", "",
-             "def f(x: np.ndarray, y: np.ndarray, a: float, n: int) -> float:",
-             f"    s = {draw(expressions(['a']))}"]
+    lines = [
+        "import math",
+        "",
+        "import numpy as np",
+        "",
+        "",
+        "def f(x: np.ndarray, y: np.ndarray, a: float, n: int) -> float:",
+        f"    s = {draw(expressions(['a']))}",
+    ]
     lines.append("    for i in range(n):")
     body_leaves = ["s", "a", "x[i]", "x[(i + 1) % n]"]
     if draw(st.booleans()):
@@ -92,8 +104,9 @@ def _check(source: str, wrt: list[str], params: list[ParamSpec], seed: int) -> N
     module = parse_python(source, "prog.py", "f")
     primal = _exec(source).f
     gradient = getattr(_exec(text), "grad_f")
-    check_gradient(primal, gradient, params, wrt, written_arrays(module, "f"), np.random.default_rng(seed),
-                   rtol=1e-4, atol=1e-5)
+    check_gradient(
+        primal, gradient, params, wrt, written_arrays(module, "f"), np.random.default_rng(seed), rtol=1e-4, atol=1e-5
+    )
 
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

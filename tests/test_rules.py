@@ -23,23 +23,51 @@ from s2sad.ssa.types import F64
 X, Y = sp.symbols("x y", real=True)
 
 SYMPY = {
-    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-    "div": lambda a, b: a / b, "pow": lambda a, b: a**b, "neg": lambda a: -a,
-    "math.sin": sp.sin, "math.cos": sp.cos, "math.tan": sp.tan, "math.asin": sp.asin,
-    "math.acos": sp.acos, "math.atan": sp.atan, "math.sinh": sp.sinh, "math.cosh": sp.cosh,
-    "math.tanh": sp.tanh, "math.asinh": sp.asinh, "math.acosh": sp.acosh, "math.atanh": sp.atanh,
-    "math.exp": sp.exp, "math.expm1": lambda a: sp.exp(a) - 1, "math.exp2": lambda a: 2**a,
-    "math.log": sp.log, "math.log1p": lambda a: sp.log(1 + a), "math.log2": lambda a: sp.log(a, 2),
-    "math.log10": lambda a: sp.log(a, 10), "math.sqrt": sp.sqrt, "math.cbrt": lambda a: sp.sign(a) * sp.Abs(a) ** sp.Rational(1, 3),
-    "math.erf": sp.erf, "math.erfc": sp.erfc, "math.abs": sp.Abs, "math.pow": lambda a, b: a**b,
-    "math.atan2": sp.atan2, "math.hypot": lambda a, b: sp.sqrt(a**2 + b**2),
-    "math.min": sp.Min, "math.max": sp.Max, "math.copysign": lambda a, b: sp.Abs(a) * sp.sign(b),
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "pow": lambda a, b: a**b,
+    "neg": lambda a: -a,
+    "math.sin": sp.sin,
+    "math.cos": sp.cos,
+    "math.tan": sp.tan,
+    "math.asin": sp.asin,
+    "math.acos": sp.acos,
+    "math.atan": sp.atan,
+    "math.sinh": sp.sinh,
+    "math.cosh": sp.cosh,
+    "math.tanh": sp.tanh,
+    "math.asinh": sp.asinh,
+    "math.acosh": sp.acosh,
+    "math.atanh": sp.atanh,
+    "math.exp": sp.exp,
+    "math.expm1": lambda a: sp.exp(a) - 1,
+    "math.exp2": lambda a: 2**a,
+    "math.log": sp.log,
+    "math.log1p": lambda a: sp.log(1 + a),
+    "math.log2": lambda a: sp.log(a, 2),
+    "math.log10": lambda a: sp.log(a, 10),
+    "math.sqrt": sp.sqrt,
+    "math.cbrt": lambda a: sp.sign(a) * sp.Abs(a) ** sp.Rational(1, 3),
+    "math.erf": sp.erf,
+    "math.erfc": sp.erfc,
+    "math.abs": sp.Abs,
+    "math.pow": lambda a, b: a**b,
+    "math.atan2": sp.atan2,
+    "math.hypot": lambda a, b: sp.sqrt(a**2 + b**2),
+    "math.min": sp.Min,
+    "math.max": sp.Max,
+    "math.copysign": lambda a, b: sp.Abs(a) * sp.sign(b),
 }
 
 # Piecewise primitives: between the jumps, the rounded quotient is a constant.
 ROUNDED = {
-    "mod": lambda a, b, q: a - b * q, "math.fmod": lambda a, b, q: a - b * q,
-    "math.floor": lambda a, q: q, "math.ceil": lambda a, q: q, "math.trunc": lambda a, q: q,
+    "mod": lambda a, b, q: a - b * q,
+    "math.fmod": lambda a, b, q: a - b * q,
+    "math.floor": lambda a, q: q,
+    "math.ceil": lambda a, q: q,
+    "math.trunc": lambda a, q: q,
 }
 ROUNDING = {"mod": lambda p: math.floor(p[0] / p[1]), "math.fmod": lambda p: math.trunc(p[0] / p[1])}
 
@@ -51,9 +79,32 @@ POINTS = {
     "signed": [(0.37, 0.81), (-0.62, 0.29), (1.45, -0.58), (-2.5, -1.25)],
 }
 # Primitives defined for every sign of their operands: also checked at negative points.
-SIGNED = {"add", "sub", "mul", "div", "neg", "math.sin", "math.cos", "math.atan", "math.abs", "math.min",
-          "math.max", "math.atan2", "math.hypot", "math.copysign", "math.cbrt", "math.exp", "math.erf",
-          "mod", "math.fmod", "math.floor", "math.ceil", "math.trunc", "math.tanh", "math.sinh"}
+SIGNED = {
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "neg",
+    "math.sin",
+    "math.cos",
+    "math.atan",
+    "math.abs",
+    "math.min",
+    "math.max",
+    "math.atan2",
+    "math.hypot",
+    "math.copysign",
+    "math.cbrt",
+    "math.exp",
+    "math.erf",
+    "mod",
+    "math.fmod",
+    "math.floor",
+    "math.ceil",
+    "math.trunc",
+    "math.tanh",
+    "math.sinh",
+}
 
 
 class _View:

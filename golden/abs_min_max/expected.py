@@ -5,6 +5,8 @@
 def grad_f(x, y, d_return=1.0):
     # forward sweep
     t0 = max(x, -y)
+
+    # reverse sweep
     # line 2: return abs(y) * max(x, -y, 0.5) + min(x * x, y * y)
     t1 = x * x <= y * y
     t2 = d_return if t1 else 0.0

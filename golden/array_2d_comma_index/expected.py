@@ -9,6 +9,8 @@ def grad_matvec(A, d_A, x, d_x, y, d_y, n, m):
         for j in range(m):
             acc += A[i, j] * x[j]
         y[i] = acc
+
+    # reverse sweep
     # line 2: for i in range(n):
     for i in range(n - 1, -1, -1):
         # line 6: y[i] = acc

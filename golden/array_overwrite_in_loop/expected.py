@@ -6,24 +6,22 @@ import numpy as np
 
 def grad_f(x, d_x, n):
     # forward sweep
-    tape = np.empty(max(n - 1, 0))
-    tape_top = 0
-    tape2 = np.empty(max(n - 1, 0))
-    tape2_top = 0
+    tape_x_elem = np.empty(max(n - 1, 0))
+    tape_x_elem2 = np.empty(max(n - 1, 0))
     for i in range(1, n):
-        tape2[tape2_top] = x[i]
-        tape2_top += 1
-        tape[tape_top] = x[i - 1]
-        tape_top += 1
-        x[i] *= x[i - 1]
+        x_elem = x[i]
+        tape_x_elem2[i - 1] = x_elem
+        x_elem2 = x[i - 1]
+        tape_x_elem[i - 1] = x_elem2
+        x[i] = x_elem * x_elem2
+
+    # reverse sweep
     # line 2: for i in range(1, n):
     for i in range(n - 1, 0, -1):
-        tape_top -= 1
-        t0 = tape[tape_top]
-        tape2_top -= 1
-        t1 = tape2[tape2_top]
+        x_elem = tape_x_elem[i - 1]
+        x_elem2 = tape_x_elem2[i - 1]
         # line 3: x[i] = x[i] * x[i - 1]
         d_x_i = d_x[i]
         d_x[i] = 0.0
-        d_x[i - 1] += d_x_i * t1
-        d_x[i] += d_x_i * t0
+        d_x[i - 1] += d_x_i * x_elem2
+        d_x[i] += d_x_i * x_elem

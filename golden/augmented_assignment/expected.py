@@ -7,43 +7,37 @@ import numpy as np
 def grad_f(x, d_x, a, n, d_return=1.0):
     # forward sweep
     tape_s = np.empty(max(n, 0))
-    tape_s_top = 0
-    tape = np.empty(max(n, 0))
-    tape_top = 0
+    tape_x_elem = np.empty(max(n, 0))
     tape_s2 = np.empty(max(n, 0))
-    tape_s2_top = 0
     s = a
     for i in range(n):
         s += x[i]
-        tape_s2[tape_s2_top] = s
-        tape_s2_top += 1
+        tape_s2[i] = s
         s *= a
         s -= x[i] * 0.5
         s /= 1.5
-        tape_s[tape_s_top] = s
-        tape_s_top += 1
-        tape[tape_top] = x[i]
-        tape_top += 1
-        x[i] *= s
+        tape_s[i] = s
+        x_elem = x[i]
+        tape_x_elem[i] = x_elem
+        x[i] = x_elem * s
+
+    # reverse sweep
     # line 3: for i in range(n):
     d_s = d_return
     d_a = 0.0
     for i in range(n - 1, -1, -1):
-        tape_s_top -= 1
-        s = tape_s[tape_s_top]
-        tape_top -= 1
-        t0 = tape[tape_top]
-        tape_s2_top -= 1
-        s2 = tape_s2[tape_s2_top]
+        s = tape_s[i]
+        x_elem = tape_x_elem[i]
+        s2 = tape_s2[i]
         # line 8: x[i] *= s
         d_x_i = d_x[i]
         d_x[i] = 0.0
-        d_s += d_x_i * t0
+        d_s += d_x_i * x_elem
         d_x[i] += d_x_i * s
         # line 7: s /= 1.5
         d_s2 = d_s / 1.5
         # line 6: s -= x[i] * 0.5
-        d_x[i] += -d_s2 * 0.5
+        d_x[i] -= d_s2 * 0.5
         # line 5: s *= a
         d_s = d_s2 * a
         d_a += d_s2 * s2

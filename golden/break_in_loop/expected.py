@@ -6,8 +6,8 @@ import numpy as np
 
 def grad_f(x, d_x, n, d_return=1.0):
     # forward sweep
-    tape = np.empty(16, dtype=np.bool_)
-    tape_top = 0
+    tape_cond = np.empty(16, dtype=np.bool_)
+    tape_cond_top = 0
     tape_i = np.empty(16, dtype=np.int64)
     tape_i_top = 0
     i = 0
@@ -19,26 +19,28 @@ def grad_f(x, d_x, n, d_return=1.0):
             tape_i = np.concatenate((tape_i, np.empty_like(tape_i)))
         tape_i[tape_i_top] = i
         tape_i_top += 1
-        t0 = s > 1.5
-        if tape_top == tape.shape[0]:
-            tape = np.concatenate((tape, np.empty_like(tape)))
-        tape[tape_top] = t0
-        tape_top += 1
-        if t0:
+        cond = s > 1.5
+        if tape_cond_top == tape_cond.shape[0]:
+            tape_cond = np.concatenate((tape_cond, np.empty_like(tape_cond)))
+        tape_cond[tape_cond_top] = cond
+        tape_cond_top += 1
+        if cond:
             done = True
         else:
             s += x[i] * x[i]
         i += 1
         n_iter += 1
+
+    # reverse sweep
     # line 3: for i in range(n):
     d_s = d_return
     for _ in range(n_iter):
-        tape_top -= 1
-        t1 = tape[tape_top]
+        tape_cond_top -= 1
+        cond = tape_cond[tape_cond_top]
         tape_i_top -= 1
         i = tape_i[tape_i_top]
         # line 4: if s > 1.5:
-        if not t1:
+        if not cond:
             # line 6: s += x[i] * x[i]
             d_x[i] += d_s * x[i]
             d_x[i] += d_s * x[i]

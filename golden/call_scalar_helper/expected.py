@@ -7,6 +7,8 @@ import math
 def grad_softplus(z, a, d_return=1.0):
     # forward sweep
     t0 = math.exp(a * z)
+
+    # reverse sweep
     # line 5: return math.log(1.0 + math.exp(a * z))
     t1 = d_return / (1.0 + t0) * t0
     d_a = t1 * z
@@ -20,7 +22,7 @@ def grad_f(x, d_x, a, n, d_return=1.0):
     d_a = 0.0
     for i in range(n - 1, -1, -1):
         # line 11: s += softplus(x[i], a)
-        t0, d_a2 = grad_softplus(x[i], a, d_s)
+        d_z, d_a2 = grad_softplus(x[i], a, d_s)
         d_a += d_a2
-        d_x[i] += t0
+        d_x[i] += d_z
     return d_a

@@ -18,8 +18,11 @@ def grad_mag(x, d_x, n, d_return=1.0):
     s = 0.0
     for i in range(n):
         s += x[i] * x[i]
+
+    # reverse sweep
     # line 8: return math.sqrt(s)
     d_s = d_return / (2.0 * math.sqrt(s))
+
     # line 6: for i in range(n):
     for i in range(n - 1, -1, -1):
         # line 7: s += x[i] * x[i]
@@ -30,16 +33,15 @@ def grad_mag(x, d_x, n, d_return=1.0):
 def grad_norm(out, d_out, in_, d_in_, n):
     # forward sweep
     tape_mag_value = np.empty(max(n, 0))
-    tape_mag_value_top = 0
     for i in range(n):
-        t0 = mag(in_, n)
-        tape_mag_value[tape_mag_value_top] = t0
-        tape_mag_value_top += 1
-        out[i] = in_[i] / t0
+        mag_value = mag(in_, n)
+        tape_mag_value[i] = mag_value
+        out[i] = in_[i] / mag_value
+
+    # reverse sweep
     # line 12: for i in range(n):
     for i in range(n - 1, -1, -1):
-        tape_mag_value_top -= 1
-        mag_value = tape_mag_value[tape_mag_value_top]
+        mag_value = tape_mag_value[i]
         # line 13: out[i] = in_[i] / mag(in_, n)
         d_out_i = d_out[i]
         d_out[i] = 0.0

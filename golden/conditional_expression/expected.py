@@ -7,6 +7,8 @@ def grad_f(x, y, d_return=1.0):
     t0 = x > y
     m = x if t0 else y
     t1 = x < 0.0
+
+    # reverse sweep
     # line 3: return m * m + (x * y if x < 0.0 else 2.0 * y)
     t2 = d_return if t1 else 0.0
     d_y = (0.0 if t1 else d_return) * 2.0
@@ -14,6 +16,7 @@ def grad_f(x, y, d_return=1.0):
     d_y += t2 * x
     d_m = d_return * m
     d_m += d_return * m
+
     # line 2: m = x if x > y else y
     d_x += (d_m if t0 else 0.0)
     d_y += (0.0 if t0 else d_m)

@@ -10,6 +10,6 @@ def grad_f(x, d_x, n, d_return=1.0):
     d_s = d_return
     for i in range(n - 1, -1, -1):
         # line 4: if x[i] < 0.0:
-        if not x[i] < 0.0:
+        if not (x[i] < 0.0):
             # line 6: s += x[i] ** 3
             d_x[i] += d_s * 3.0 * x[i] ** 2.0

@@ -8,12 +8,12 @@ import numpy as np
 @numba.njit
 def grad_f(x, d_x, n, d_return=1.0):
     # forward sweep
-    tape = np.empty(16, dtype=np.bool_)
-    tape_top = 0
+    tape_cond = np.empty(16, dtype=np.bool_)
+    tape_cond_top = 0
     tape_p = np.empty(16)
     tape_p_top = 0
-    tape2 = np.empty(16)
-    tape2_top = 0
+    tape = np.empty(16)
+    tape_top = 0
     tape_p2 = np.empty(16)
     tape_p2_top = 0
     tape_i = np.empty(16, dtype=np.int64)
@@ -32,24 +32,26 @@ def grad_f(x, d_x, n, d_return=1.0):
         tape_p2[tape_p2_top] = p
         tape_p2_top += 1
         t0 = x[i] + 0.5
-        if tape2_top == tape2.shape[0]:
-            tape2 = np.concatenate((tape2, np.empty_like(tape2)))
-        tape2[tape2_top] = t0
-        tape2_top += 1
+        if tape_top == tape.shape[0]:
+            tape = np.concatenate((tape, np.empty_like(tape)))
+        tape[tape_top] = t0
+        tape_top += 1
         p *= t0
         if tape_p_top == tape_p.shape[0]:
             tape_p = np.concatenate((tape_p, np.empty_like(tape_p)))
         tape_p[tape_p_top] = p
         tape_p_top += 1
-        t1 = p > 2.0
-        if tape_top == tape.shape[0]:
-            tape = np.concatenate((tape, np.empty_like(tape)))
-        tape[tape_top] = t1
-        tape_top += 1
-        if t1:
+        cond = p > 2.0
+        if tape_cond_top == tape_cond.shape[0]:
+            tape_cond = np.concatenate((tape_cond, np.empty_like(tape_cond)))
+        tape_cond[tape_cond_top] = cond
+        tape_cond_top += 1
+        if cond:
             returned = True
         i += 1
         n_iter += 1
+
+    # reverse sweep
     # line 7: return p
     if not returned:
         d_p = d_return
@@ -57,24 +59,25 @@ def grad_f(x, d_x, n, d_return=1.0):
     else:
         d_p = 0.0
         d_result = d_return
+
     # line 3: for i in range(n):
     for _ in range(n_iter):
-        tape_top -= 1
-        t2 = tape[tape_top]
+        tape_cond_top -= 1
+        cond = tape_cond[tape_cond_top]
         tape_p_top -= 1
         p = tape_p[tape_p_top]
-        tape2_top -= 1
-        t3 = tape2[tape2_top]
+        tape_top -= 1
+        t1 = tape[tape_top]
         tape_p2_top -= 1
         p2 = tape_p2[tape_p2_top]
         tape_i_top -= 1
         i = tape_i[tape_i_top]
         # line 5: if p > 2.0:
-        if t2:
+        if cond:
             # line 6: return p * x[0]
             d_p += d_result * x[0]
             d_x[0] += d_result * p
             d_result = 0.0
         # line 4: p = p * (x[i] + 0.5)
         d_x[i] += d_p * p2
-        d_p *= t3
+        d_p *= t1

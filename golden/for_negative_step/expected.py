@@ -3,9 +3,10 @@
 
 
 def grad_f(x, d_x, n, d_return=1.0):
+    # reverse sweep
     # line 3: for i in range(n - 1, -1, -1):
     d_s = d_return
-    for i in range(n - 1 + 1):
+    for i in range(n):
         # line 4: s = 0.5 * s + x[i] * x[i]
         d_x[i] += d_s * x[i]
         d_x[i] += d_s * x[i]

@@ -6,18 +6,17 @@ import numpy as np
 
 def grad_f(x, d_x, n, d_return=1.0):
     # forward sweep
-    tape_s = np.empty(max((n - 1 + 1) // 2, 0))
-    tape_s_top = 0
+    tape_s = np.empty(max(n // 2, 0))
     s = 1.0
     for i in range(1, n, 2):
-        tape_s[tape_s_top] = s
-        tape_s_top += 1
+        tape_s[(i - 1) // 2] = s
         s = s * x[i] + x[i - 1]
+
+    # reverse sweep
     # line 3: for i in range(1, n, 2):
     d_s = d_return
-    for i in range(1 + ((n - 1 + 2 - 1) // 2 - 1) * 2, -1, -2):
-        tape_s_top -= 1
-        s = tape_s[tape_s_top]
+    for i in range(1 + (n // 2 - 1) * 2, -1, -2):
+        s = tape_s[(i - 1) // 2]
         # line 4: s = s * x[i] + x[i - 1]
         d_x[i - 1] += d_s
         d_x[i] += d_s * s

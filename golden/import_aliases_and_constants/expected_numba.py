@@ -12,8 +12,10 @@ def grad_f(x, d_return=1.0):
     t0 = math.exp(x)
     t1 = x + 2.0
     t2 = math.log(t1) + 1e-08
+
+    # reverse sweep
     # line 9: return SCALE * e(x) / (log(x + 2.0) + EPS) + numpy.cos(x)
     d_x = d_return * -math.sin(x)
-    d_x += -(d_return * (2.5 * t0 / t2) / t2) / t1
+    d_x -= d_return * (2.5 * t0 / t2) / t2 / t1
     d_x += d_return / t2 * 2.5 * t0
     return d_x

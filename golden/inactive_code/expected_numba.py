@@ -10,8 +10,11 @@ def grad_f(x, d_x, y, n, d_return=1.0):
     count = 0
     for _ in range(n):
         count += 1
+
+    # reverse sweep
     # line 8: return s / count
     d_s = d_return / float(count)
+
     # line 5: for i in range(n):
     for i in range(n - 1, -1, -1):
         # line 6: s += x[i] * y

@@ -6,6 +6,8 @@ def grad_f(x, d_x, out, d_out, n):
     # forward sweep
     for i in range(n):
         out[i] = x[(i + 1) % n] - 2.0 * x[i] + x[(i + n - 1) % n]
+
+    # reverse sweep
     # line 2: for i in range(n):
     for i in range(n - 1, -1, -1):
         t0 = (i + n - 1) % n
@@ -14,5 +16,5 @@ def grad_f(x, d_x, out, d_out, n):
         d_out_i = d_out[i]
         d_out[i] = 0.0
         d_x[t0] += d_out_i
-        d_x[i] += -d_out_i * 2.0
+        d_x[i] -= d_out_i * 2.0
         d_x[t1] += d_out_i

@@ -9,21 +9,17 @@ def grad_f(x, d_x, n, d_return=1.0):
     tmp = np.zeros(n)
     for i in range(n):
         tmp[i] = x[i] * x[i]
-    tape = np.empty(max(n, 0))
-    tape_top = 0
-    for i in range(n):
-        tape[tape_top] = tmp[i]
-        tape_top += 1
+
     # reverse sweep
     d_tmp = np.zeros(n)
+
     # line 9: for i in range(n):
     d_s = d_return
     for i in range(n - 1, -1, -1):
-        tape_top -= 1
-        t0 = tape[tape_top]
         # line 10: s += tmp[i] * x[i]
-        d_x[i] += d_s * t0
+        d_x[i] += d_s * tmp[i]
         d_tmp[i] += d_s * x[i]
+
     # line 6: for i in range(n):
     for i in range(n - 1, -1, -1):
         # line 7: tmp[i] = x[i] * x[i]

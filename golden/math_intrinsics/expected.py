@@ -14,14 +14,18 @@ def grad_f(x, d_return=1.0):
     t4 = math.sqrt(x)
     b = t3 + math.log(x) + t4
     t5 = math.tanh(x)
+
+    # reverse sweep
     # line 7: return a * b + math.tanh(x)
     d_x = d_return * (1.0 - t5 * t5)
     d_a = d_return * b
     d_b = d_return * a
+
     # line 6: b = math.exp(x) + math.log(x) + math.sqrt(x)
     d_x += d_b / (2.0 * t4)
     d_x += d_b / x
     d_x += d_b * t3
+
     # line 5: a = math.sin(x) * math.cos(x) + math.tan(x)
     d_x += d_a * (1.0 + t2 * t2)
     d_x += d_a * t0 * -math.sin(x)

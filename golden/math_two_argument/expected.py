@@ -10,6 +10,8 @@ def grad_f(x, y, d_return=1.0):
     r = t0 + math.atan2(y, x)
     t1 = math.pow(x, y)
     t2 = x - y
+
+    # reverse sweep
     # line 6: return r * math.pow(x, y) + math.erf(x - y) + math.log1p(y)
     d_y = d_return / (1.0 + y)
     d_x = d_return * (1.1283791670955126 * math.exp(-(t2 * t2)))
@@ -18,6 +20,7 @@ def grad_f(x, y, d_return=1.0):
     t3 = d_return * r
     d_x += t3 * y * x ** (y - 1.0)
     d_y += t3 * t1 * math.log(x)
+
     # line 5: r = math.hypot(x, y) + math.atan2(y, x)
     t4 = x * x + y * y
     d_y += d_r * x / t4

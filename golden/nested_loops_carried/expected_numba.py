@@ -18,12 +18,14 @@ def grad_f(x, d_x, n, d_return=1.0):
             tape_row[tape_row_top] = row
             tape_row_top += 1
             row = row * x[j] + 0.5
+
+    # reverse sweep
     # line 3: for i in range(n):
     d_total = d_return
     for i in range(n - 1, -1, -1):
         # line 5: for j in range(i + 1):
         d_row = d_total
-        for j in range(i + 1 - 1, -1, -1):
+        for j in range(i, -1, -1):
             tape_row_top -= 1
             row = tape_row[tape_row_top]
             # line 6: row = row * x[j] + 0.5

@@ -8,6 +8,8 @@ def grad_f(x, d_return=1.0):
     # forward sweep
     t0 = math.exp(-x)
     t1 = math.sqrt(x)
+
+    # reverse sweep
     # line 5: return np.sin(x) * np.exp(-x) + np.sqrt(x) * np.arctan2(x, 2.0) + np.maximum(x, 0.5)
     d_x = d_return if x >= 0.5 else 0.0
     d_x += d_return * t1 * 2.0 / (4.0 + x * x)

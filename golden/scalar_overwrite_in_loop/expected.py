@@ -9,26 +9,21 @@ import numpy as np
 def grad_f(x, d_x, n, d_return=1.0):
     # forward sweep
     tape = np.empty(max(n, 0))
-    tape_top = 0
     tape_t = np.empty(max(n, 0))
-    tape_t_top = 0
     t = 0.5
     for i in range(n):
-        tape_t[tape_t_top] = t
-        tape_t_top += 1
+        tape_t[i] = t
         t0 = t * x[i]
-        tape[tape_top] = t0
-        tape_top += 1
+        tape[i] = t0
         t = math.sin(t0) + x[i]
+
+    # reverse sweep
     # line 6: for i in range(n):
     d_t = d_return
     for i in range(n - 1, -1, -1):
-        tape_top -= 1
-        t1 = tape[tape_top]
-        tape_t_top -= 1
-        t = tape_t[tape_t_top]
+        t = tape_t[i]
         # line 7: t = math.sin(t * x[i]) + x[i]
         d_x[i] += d_t
-        t2 = d_t * math.cos(t1)
-        d_t = t2 * x[i]
-        d_x[i] += t2 * t
+        t1 = d_t * math.cos(tape[i])
+        d_t = t1 * x[i]
+        d_x[i] += t1 * t

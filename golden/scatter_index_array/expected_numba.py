@@ -9,11 +9,13 @@ def grad_f(x, d_x, idx, out, d_out, n):
     # forward sweep
     for i in range(n):
         out[idx[i]] += x[i] * x[i]
+
+    # reverse sweep
     # line 2: for i in range(n):
     for i in range(n - 1, -1, -1):
         # line 3: out[idx[i]] += x[i] * x[i]
-        t0 = d_out[idx[i]]
+        d_out_elem = d_out[idx[i]]
         d_out[idx[i]] = 0.0
-        d_x[i] += t0 * x[i]
-        d_x[i] += t0 * x[i]
-        d_out[idx[i]] += t0
+        d_x[i] += d_out_elem * x[i]
+        d_x[i] += d_out_elem * x[i]
+        d_out[idx[i]] += d_out_elem

@@ -5,6 +5,8 @@
 def grad_f(a, b, c, d_return=1.0):
     # forward sweep
     t0 = 1.0 + b * b
+
+    # reverse sweep
     # line 2: return a * b * c + a / (1.0 + b * b)
     d_a = d_return / t0
     t1 = -(d_return * (a / t0) / t0)

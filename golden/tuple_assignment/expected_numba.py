@@ -9,20 +9,19 @@ import numpy as np
 def grad_f(x, n, d_return=1.0):
     # forward sweep
     tape_b = np.empty(max(n, 0))
-    tape_b_top = 0
     a = x
     b = 1.0
-    for _ in range(n):
-        tape_b[tape_b_top] = b
-        tape_b_top += 1
+    for i in range(n):
+        tape_b[i] = b
         a, b = b, a + b * x
+
+    # reverse sweep
     # line 3: for i in range(n):
     d_a = d_return
     d_b = 0.0
     d_x = 0.0
-    for _ in range(n - 1, -1, -1):
-        tape_b_top -= 1
-        b = tape_b[tape_b_top]
+    for i in range(n - 1, -1, -1):
+        b = tape_b[i]
         # line 4: a, b = b, a + b * x
         d_x += d_b * b
         d_a, d_b = d_b, d_a + d_b * x

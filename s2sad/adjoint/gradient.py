@@ -39,11 +39,7 @@ def _active_call_args(module: Module, fn: Function, wrt: set[int]) -> dict[str, 
     for op in fn.walk():
         if op.name != "call":
             continue
-        active = {
-            i
-            for i, a in enumerate(op.operands)
-            if act.is_active(a) or (a.type.is_array and act.array_active(a))
-        }
+        active = {i for i, a in enumerate(op.operands) if act.is_active(a) or (a.type.is_array and act.array_active(a))}
         if active or any(act.is_active(r) for r in op.results):
             found.setdefault(op.attrs["callee"], set()).update(active)
     return found
@@ -92,14 +88,8 @@ def differentiate(module: Module, func: str, wrt: set[int]) -> Module:
     if problems:
         raise DiagnosticError(problems, module.source_lines)
 
-    signatures = {
-        name: GradSignature.of(module, module.functions[name], w) for name, w in wrts.items() if name != func
-    }
-    grads = {
-        fn.name: GradientTransform(module, fn, wrts[fn.name], signatures).run()
-        for fn in order
-        if fn.name in wrts
-    }
+    signatures = {name: GradSignature.of(module, module.functions[name], w) for name, w in wrts.items() if name != func}
+    grads = {fn.name: GradientTransform(module, fn, wrts[fn.name], signatures).run() for fn in order if fn.name in wrts}
     out = Module(source_file=module.source_file, source_lines=module.source_lines)
     for fn in reversed(order):  # callees first: C needs definitions before use
         if _called_from(fn.name, grads.values(), module):

@@ -40,7 +40,7 @@ from ..diagnostics import error
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.ops import PURE
-from ..ssa.types import BOOL, F64, I64, ArrayType, Type
+from ..ssa.types import BOOL, I64, ArrayType, Type
 from .activity import Activity, analyze_activity
 from .effects import array_root, written_params, written_roots
 from .rules import MissingRule, adjoint_contributions
@@ -67,9 +67,7 @@ class GradSignature:
     @staticmethod
     def of(module: Module, fn: Function, wrt: set[int]) -> "GradSignature":
         written = written_params(module, fn)
-        shadowed = [
-            i for i, p in enumerate(fn.params) if p.type.is_array and (i in wrt or i in written)
-        ]
+        shadowed = [i for i, p in enumerate(fn.params) if p.type.is_array and (i in wrt or i in written)]
         returned = [i for i in sorted(wrt) if fn.params[i].type.is_float]
         has_d_return = bool(fn.result_types) and fn.result_types[0].is_float
         return GradSignature(fn, wrt, shadowed, returned, has_d_return)
@@ -162,6 +160,7 @@ class GradientTransform:
         # Every shadowed array is an input too: its shadow holds an adjoint on entry.
         self.act: Activity = analyze_activity(module, fn, set(wrt) | set(self.sig.shadowed))
         self.readonly_roots = {p for p in fn.params if p.type.is_array} - written_roots(module, fn)
+        self.last_write = _last_top_level_writes(module, fn)
         self.fwd: dict[Value, Value] = {}
         self.fwd_op: dict[Op, Op] = {}
         self.fwd_block: dict[Block, Block] = {}
@@ -188,9 +187,9 @@ class GradientTransform:
             d_return = g_body.add_arg(fn.result_types[0], "d_return")
         self.fwd_block[fn.body] = g_body
         top = Builder(g_body, fn.loc)
-        top.create("comment", [], [], {"text": "forward sweep"})
+        top.create("comment", [], [], {"text": "forward sweep", "section": True})
         self._clone_block(fn.body, g_body, top)
-        top.create("comment", [], [], {"text": "reverse sweep"})
+        top.create("comment", [], [], {"text": "reverse sweep", "section": True})
 
         rev = self._new_rev(fn.body, g_body, None, fn.loc)
         ret = fn.body.terminator
@@ -263,7 +262,19 @@ class GradientTransform:
 
     # ----------------------------------------------------------- availability
     def _is_readonly_load(self, op: Op) -> bool:
-        return op.name == "load" and array_root(op.operands[0]) in self.readonly_roots
+        """A load whose element still holds the loaded value when the reverse sweep runs.
+
+        True for arrays nobody writes, and for loads in a top-level statement
+        after the last one that writes the array (a work array filled by one
+        loop and read by the next): arrays keep their exit values, so such a
+        load can be repeated instead of taped.
+        """
+        if op.name != "load":
+            return False
+        root = array_root(op.operands[0])
+        if root in self.readonly_roots:
+            return True
+        return root in self.last_write and _top_level_index(self.fn, op) > self.last_write[root]
 
     def _recomputable(self, v: Value, block: Block, m: Optional[_Rev] = None) -> bool:
         """Whether ``v`` can be recomputed in the mirror of ``block`` instead of taped.
@@ -296,7 +307,12 @@ class GradientTransform:
         elif self._recomputable(v, block, m):
             op = v.defining_op
             new = m.prologue.create(
-                op.name, [self.avail(m, o) for o in op.operands], [v.type], dict(op.attrs), hints=[v.name_hint], loc=op.loc
+                op.name,
+                [self.avail(m, o) for o in op.operands],
+                [v.type],
+                dict(op.attrs),
+                hints=[v.name_hint],
+                loc=op.loc,
             )
             val = new.result
         else:
@@ -333,49 +349,80 @@ class GradientTransform:
         return res
 
     def _tape(self, m: _Rev, cv: Value, block: Block) -> Value:
-        """Push ``cv`` every iteration of the forward loop body; pop it in the reverse body."""
+        """Store ``cv`` every iteration of the forward loop body; read it back in the reverse body.
+
+        Inside ``for`` loops whose trip counts are known before the outermost
+        one, the cache is an array indexed by the iteration (``tape_s[i] = s``,
+        then ``s = tape_s[i]``). Elsewhere (``while`` loops, bounds that change
+        from one iteration to the next) it is a stack that grows when full.
+        """
         loops = []
         b: Block = block
         while b is not self.fn.body:
             loops.append(b.parent_op)
             b = b.parent_op.parent
-        outer = self.fwd_op[loops[-1]]
+        loops.reverse()  # outermost first
+        outer = self.fwd_op[loops[0]]
         at = Builder(outer.parent, outer.loc).before_op(outer)
-        capacity, grow = self._capacity(at, [op for op in reversed(loops) if op.name != "if"])
         elem = cv.type
         what = _describe(cv)
         hint = f"tape_{what}" if what else "tape"
-        tape = at.op1("tape.new", [capacity], ArrayType(elem, 1), hint, elem=str(elem), grow=grow)
+        if what and not cv.name_hint:
+            cv.name_hint = what  # the forward sweep names what it stores
         clone_block = self.fwd_block[block]
         pb = Builder(clone_block, outer.loc)
         pb.index = 0 if cv.is_block_arg else clone_block.ops.index(cv.defining_op) + 1
+        trips = self._trip_counts(at, loops) if all(op.name == "for" for op in loops) else None
+        if trips is not None:
+            capacity = trips[0]
+            for t in trips[1:]:
+                capacity = build.mul(at, capacity, t)
+            cache = at.op1("alloc", [capacity], ArrayType(elem, 1), hint, fill="empty", elem=str(elem))
+            fwd_ivs = [self.fwd_block[op.regions[0]].args[0] for op in loops]
+            pb.create("store", [cache, self._iteration_index(pb, loops, fwd_ivs, trips), cv], [])
+            rev_ivs = [m.mirror_of(op.regions[0]).block.args[0] for op in loops]
+            index = self._iteration_index(m.prologue, loops, rev_ivs, trips)
+            return m.prologue.op1("load", [cache, index], elem, what)
+        trips = self._trip_counts(at, [op for op in loops if op.name != "if"], partial=True)
+        capacity = trips[0] if trips else build.const(at, 16, I64)
+        for t in trips[1:]:
+            capacity = build.mul(at, capacity, t)
+        tape = at.op1("tape.new", [capacity], ArrayType(elem, 1), hint, elem=str(elem), grow=True)
         pb.create("tape.push", [tape, cv], [])
         return m.prologue.op1("tape.pop", [tape], elem, what)
 
-    def _capacity(self, at: Builder, loops: list[Op]) -> tuple[Value, bool]:
-        total: Optional[Value] = None
-        for loop in loops:
-            step_op = loop.operands[2].defining_op if loop.name == "for" else None
-            known = (
-                loop.name == "for"
-                and step_op is not None
-                and step_op.name == "const"
-                and all(_defining_block(v) is self.fn.body for v in loop.operands[:2])
-            )
-            if not known:
-                return (total if total is not None else build.const(at, 16, I64)), True
-            lb, ub = self.fwd[loop.operands[0]], self.fwd[loop.operands[1]]
-            s = step_op.attrs["value"]
-            if s > 0:
-                span = build.sub(at, ub, lb)
-                trip = span if s == 1 else _floordiv(at, build.add(at, span, build.const(at, s - 1, I64)), build.const(at, s, I64))
+    def _iteration_index(self, b: Builder, loops: list[Op], ivs: list[Value], trips: list[Value]) -> Value:
+        """The iteration number of the innermost loop, counted across all of ``loops``."""
+        index: Optional[Value] = None
+        for loop, iv, trip in zip(loops, ivs, trips):
+            lb = self.fwd[loop.operands[0]]
+            step = build.const_value(loop.operands[2])
+            if step > 0:
+                k = _floordiv(b, build.sub(b, iv, lb), build.const(b, step, I64))
             else:
-                span = build.sub(at, lb, ub)
-                trip = span if s == -1 else _floordiv(at, build.add(at, span, build.const(at, -s - 1, I64)), build.const(at, -s, I64))
-            trip = build.math(at, "max", trip, build.const(at, 0, I64))
-            total = trip if total is None else build.mul(at, total, trip)
-        assert total is not None
-        return total, False
+                k = _floordiv(b, build.sub(b, lb, iv), build.const(b, -step, I64))
+            index = k if index is None else build.add(b, build.mul(b, index, trip), k)
+        assert index is not None
+        return index
+
+    def _trip_counts(self, at: Builder, loops: list[Op], partial: bool = False) -> Optional[list[Value]]:
+        """Trip counts of ``for`` loops computed before the outermost one, or None when unknown.
+
+        With ``partial``, the counts of the leading loops that are known (a capacity guess).
+        """
+        trips: list[Value] = []
+        for loop in loops:
+            step = build.const_value(loop.operands[2]) if loop.name == "for" else None
+            known = step is not None and all(_defining_block(v) is self.fn.body for v in loop.operands[:2])
+            if not known:
+                return trips if partial else None
+            lb, ub = self.fwd[loop.operands[0]], self.fwd[loop.operands[1]]
+            span = build.sub(at, ub, lb) if step > 0 else build.sub(at, lb, ub)
+            size = abs(step)
+            if size != 1:
+                span = _floordiv(at, build.add(at, span, build.const(at, size - 1, I64)), build.const(at, size, I64))
+            trips.append(build.math(at, "max", span, build.const(at, 0, I64)))
+        return trips
 
     # ------------------------------------------------------------ reverse sweep
     def _needs_reverse(self, op: Op) -> bool:
@@ -480,7 +527,9 @@ class GradientTransform:
     def _zero(self, b: Builder, t: Type) -> Value:
         return build.const(b, 0.0, t)
 
-    def _carried_adjoint_loop(self, rev: _Rev, op: Op, body: Block, rbody: Block, slots: list[int], yields: list[Value]):
+    def _carried_adjoint_loop(
+        self, rev: _Rev, op: Op, body: Block, rbody: Block, slots: list[int], yields: list[Value]
+    ):
         """Shared by for/while: process a reversed body whose carried slots are ``slots``.
 
         Returns (outer values whose adjoints the loop carries, their init values,
@@ -498,7 +547,9 @@ class GradientTransform:
         inner.body.create("yield", new_slots + [inner.adj[v] for v in outer], [])
         return outer, slot_args, outer_args
 
-    def _reverse_loop(self, rev: _Rev, op: Op, body: Block, yields: list[Value], inits: list[Value], first: int, bounds) -> None:
+    def _reverse_loop(
+        self, rev: _Rev, op: Op, body: Block, yields: list[Value], inits: list[Value], first: int, bounds
+    ) -> None:
         # A slot needs an adjoint when its result does (the last iteration's yield
         # receives it) or its block argument does (earlier iterations' yields).
         slots = [
@@ -507,16 +558,20 @@ class GradientTransform:
             if self.act.is_active(op.results[k]) or self.act.is_active(body.args[first + k])
         ]
         rbody = Block([I64], [body.args[0].name_hint if first else "_"])
-        outer, slot_args, outer_args = self._carried_adjoint_loop(rev, op, body, rbody, [first + k for k in slots], yields_by_arg(body, first, yields))
+        outer, slot_args, outer_args = self._carried_adjoint_loop(
+            rev, op, body, rbody, [first + k for k in slots], yields_by_arg(body, first, yields)
+        )
         init_vals = [rev.adj.get(op.results[k]) or self._zero(rev.body, op.results[k].type) for k in slots]
         init_vals += [rev.adj.get(v) or self._zero(rev.body, v.type) for v in outer]
         lb, ub, step = bounds
         hints = [a.name_hint for a in slot_args + outer_args]
-        rfor = rev.body.create("for", [lb, ub, step, *init_vals], [a.type for a in slot_args + outer_args], regions=[rbody], hints=hints)
+        rfor = rev.body.create(
+            "for", [lb, ub, step, *init_vals], [a.type for a in slot_args + outer_args], regions=[rbody], hints=hints
+        )
         finals = _prune_passthrough(rfor)
         # Outer adjoints first: the loop's results replace them. Then the carried
         # slots' adjoints flow into the inits, which may be those same outer values.
-        for v, final in zip(outer, finals[len(slots):]):
+        for v, final in zip(outer, finals[len(slots) :]):
             if final is not None:
                 rev.adj[v] = final
         for k, final in zip(slots, finals):
@@ -529,11 +584,21 @@ class GradientTransform:
         s_op = op.operands[2].defining_op
         s = s_op.attrs["value"] if s_op is not None and s_op.name == "const" else None
         if s == 1:
-            bounds = (build.sub(b, ub, build.const(b, 1, I64)), build.sub(b, lb, build.const(b, 1, I64)), build.const(b, -1, I64))
+            bounds = (
+                build.sub(b, ub, build.const(b, 1, I64)),
+                build.sub(b, lb, build.const(b, 1, I64)),
+                build.const(b, -1, I64),
+            )
         elif s == -1:
-            bounds = (build.add(b, ub, build.const(b, 1, I64)), build.add(b, lb, build.const(b, 1, I64)), build.const(b, 1, I64))
+            bounds = (
+                build.add(b, ub, build.const(b, 1, I64)),
+                build.add(b, lb, build.const(b, 1, I64)),
+                build.const(b, 1, I64),
+            )
         else:
-            sign = build.select(b, build.cmp(b, "gt", step, build.const(b, 0, I64)), build.const(b, 1, I64), build.const(b, -1, I64))
+            sign = build.select(
+                b, build.cmp(b, "gt", step, build.const(b, 0, I64)), build.const(b, 1, I64), build.const(b, -1, I64)
+            )
             trip = _floordiv(b, build.sub(b, build.add(b, build.sub(b, ub, lb), step), sign), step)
             first = build.add(b, lb, build.mul(b, build.sub(b, trip, build.const(b, 1, I64)), step))
             bounds = (first, build.sub(b, lb, step), build.neg(b, step))
@@ -569,7 +634,11 @@ class GradientTransform:
             vals = [f[i] if f[i] is not None else self._zero(inner.body, outer[i].type) for i in keep]
             inner.body.create("yield", vals, [])
         rif = rev.body.create(
-            "if", [cond], [outer[i].type for i in keep], regions=[rb for rb, _ in regions], hints=[adjoint_hint(outer[i]) for i in keep]
+            "if",
+            [cond],
+            [outer[i].type for i in keep],
+            regions=[rb for rb, _ in regions],
+            hints=[adjoint_hint(outer[i]) for i in keep],
         )
         for i, r in zip(keep, rif.results):
             rev.adj[outer[i]] = r
@@ -592,7 +661,7 @@ class GradientTransform:
             r = op.results[0]
             args.append(rev.adj.get(r) or self._zero(rev.body, r.type))
         types = [callee.params[i].type for i in sig.returned]
-        hints = [adjoint_hint(op.operands[i]) for i in sig.returned]
+        hints = [adjoint_hint(op.operands[i]) or adjoint_hint(callee.params[i]) for i in sig.returned]
         call = rev.body.create("call", args, types, {"callee": grad_name(callee.name)}, hints=hints)
         for i, r in zip(sig.returned, call.results):
             self._accumulate(rev, op.operands[i], r)
@@ -603,16 +672,45 @@ def _describe(v: Value) -> str:
     if v.name_hint:
         return v.name_hint
     op = v.defining_op
-    if op is not None and op.name == "call":
+    if op is None:
+        return ""
+    if op.name == "call":
         return f"{op.attrs['callee']}_value"
+    if v.type == BOOL:
+        return "cond"
+    if op.name == "load" and op.operands[0].name_hint:
+        return f"{op.operands[0].name_hint}_elem"
     return ""
 
 
 def _element_hint(shadow: Value, index: list[Value]) -> str:
-    """``d_out_i`` for the adjoint of ``out[i]`` (when every index has a name)."""
-    if shadow.name_hint and index and all(i.name_hint for i in index):
+    """``d_out_i`` for the adjoint of ``out[i]``; ``d_out_elem`` when an index has no name."""
+    if not shadow.name_hint:
+        return ""
+    if index and all(i.name_hint for i in index):
         return "_".join([shadow.name_hint, *(i.name_hint for i in index)])
-    return ""
+    return f"{shadow.name_hint}_elem"
+
+
+def _top_level_index(fn: Function, op: Op) -> int:
+    """The position in ``fn``'s body of the top-level op that is or contains ``op``."""
+    while op.parent is not fn.body:
+        op = op.parent.parent_op
+    return fn.body.ops.index(op)
+
+
+def _last_top_level_writes(module: Module, fn: Function) -> dict[Value, int]:
+    """For each array root ``fn`` writes, the position of the last top-level op writing it."""
+    last: dict[Value, int] = {}
+    for k, top in enumerate(fn.body.ops):
+        for op in top.walk():
+            if op.name == "store":
+                last[array_root(op.operands[0])] = k
+            elif op.name == "call":
+                callee = module.functions[op.attrs["callee"]]
+                for i in written_params(module, callee):
+                    last[array_root(op.operands[i])] = k
+    return last
 
 
 def yields_by_arg(body: Block, first: int, yields: list[Value]) -> list[Value]:
@@ -621,7 +719,7 @@ def yields_by_arg(body: Block, first: int, yields: list[Value]) -> list[Value]:
 
 
 def _floordiv(b: Builder, x: Value, y: Value) -> Value:
-    return b.op1("floordiv", [x, y], x.type)
+    return build.binary(b, "floordiv", x, y)
 
 
 def _prune_passthrough(loop: Op) -> list[Optional[Value]]:

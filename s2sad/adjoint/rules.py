@@ -239,9 +239,7 @@ def _atan2(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
 
 @rule("math.hypot")
 def _hypot(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
-    return [
-        build.div(b, build.mul(b, g, op.operands[k]), op.result) if active[k] else None for k in range(2)
-    ]
+    return [build.div(b, build.mul(b, g, op.operands[k]), op.result) if active[k] else None for k in range(2)]
 
 
 @rule("math.copysign")

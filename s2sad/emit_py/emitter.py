@@ -12,7 +12,15 @@ every function). Per function the work is split by concern:
    chains, ``r = a if c else b`` when both branches only copy an expression,
    ``while c:`` when the condition is a pure expression, and lines under 100
    characters (a long expression loses its largest subexpressions to
-   temporaries assigned just before it).
+   temporaries assigned just before it; a call on many names is wrapped).
+
+The output must pass ``ruff check`` with its (broad) default rules, so the
+spellings linters reject are rewritten into equivalent ones that they accept
+and people prefer: ``if x > m: m = x`` is ``m = max(m, x)``, ``if a:`` holding
+only ``if b:`` is ``if a and b:``, a copy both branches make is made once
+before the ``if``, ``a < b and b < c`` is ``a < b < c`` (see ``expr`` for the
+expression-level ones). Each rewrite gives the same values; ``expr.if_exp``
+says where a ``>=``-based choice may differ in the sign of a zero.
 
 Tapes (stacks of scalars, from the adjoint transform) must work under Numba,
 so they are preallocated NumPy arrays with an integer top, doubled with
@@ -31,6 +39,7 @@ from .expr import (
     P_OR,
     Attribute,
     BinOp,
+    Call,
     Compare,
     Expr,
     IfExp,
@@ -52,6 +61,7 @@ from .expr import (
     negate,
     number,
     replace,
+    walk,
 )
 from .inline import Effects
 from .names import Namer
@@ -71,6 +81,7 @@ _MATH_MODULE = (
 ).split()
 _MATH_NUMPY = {"cbrt": "cbrt", "floor": "floor", "ceil": "ceil", "trunc": "trunc"}  # float results
 _MATH_BUILTIN = ("abs", "min", "max")
+_BUILTIN_CALLS = (*_MATH_BUILTIN, "float", "int", "bool")
 
 _DTYPES = {"f64": None, "f32": "float32", "i64": "int64", "i32": "int32", "bool": "bool_"}
 
@@ -100,6 +111,7 @@ class ExprStmt:
 @dataclass
 class Comment:
     text: str
+    section: bool = False  # heads a run of commented paragraphs ("reverse sweep")
 
 
 @dataclass
@@ -198,7 +210,10 @@ class _FunctionEmitter:
             lines.append(head)
         body = _tidy(self.gen_block(fn.body))
         renderer = _Renderer(self.namer, self.printer)
-        lines += renderer.render(body or [Keyword("pass")], "    ")
+        for k, st in enumerate(body or [Keyword("pass")]):
+            if isinstance(st, Comment) and k > 0 and not isinstance(body[k - 1], Comment):
+                lines.append("")  # a top-level comment heads a paragraph (a sweep, a source line)
+            lines += renderer.stmt(st, "    ")
         return "\n".join(lines)
 
     # -- expressions -------------------------------------------------------------------
@@ -222,7 +237,10 @@ class _FunctionEmitter:
                 return call("int", BinOp("/", a, b))  # the IR's integer `div` truncates a true quotient
             return binop(_BINARY[n], a, b)
         if n in _COMPARE:
-            return compare(_COMPARE[n], e(op.operands[0]), e(op.operands[1]))
+            a, b = e(op.operands[0]), e(op.operands[1])
+            if a == b:
+                return _self_compare(n, a, op.operands[0].type)
+            return compare(_COMPARE[n], a, b)
         if n in ("and", "or"):
             return bool_op(n, e(op.operands[0]), e(op.operands[1]))
         if n == "not":
@@ -269,7 +287,7 @@ class _FunctionEmitter:
         n = op.name
         if n == "comment":
             text = op.attrs.get("text", "").strip()
-            return [Comment(text)] if text else []
+            return [Comment(text, bool(op.attrs.get("section")))] if text else []
         if n == "return":
             return [Return([self.expr(v) for v in op.operands])] if op.operands else []
         if n == "for":
@@ -334,8 +352,17 @@ class _FunctionEmitter:
             args = [self.expr(ub)] if _is_const(lb, 0) else [self.expr(lb), self.expr(ub)]
         else:
             args = [self.expr(lb), self.expr(ub), self.expr(step)]
+        # The IR evaluates bounds and inits together at the loop; the printed init copies come
+        # first, so a bound that reads a variable they overwrite is evaluated before them.
+        written = {n for st in pre for n in _names([st])[1]}
+        early: list[Stmt] = []
+        for k, a in enumerate(args):
+            if any(n in written for n in names_in(a)):
+                t = Name(self.namer.temp())
+                early.append(Assign([t], a))
+                args[k] = t
         stmts = _tidy(self.gen_block(body) + self._yield_copies(body))
-        return pre + [For(self.var[body.args[0]], args, stmts or [Keyword("pass")])]
+        return early + pre + [For(self.var[body.args[0]], args, stmts or [Keyword("pass")])]
 
     def _while(self, op: Op) -> list[Stmt]:
         cond, body = op.regions
@@ -413,8 +440,8 @@ class _FunctionEmitter:
 
 def _is_const(v: Value, value) -> bool:
     op = v.defining_op
-    return op is not None and op.name == "const" and op.attrs["value"] == value and not isinstance(
-        op.attrs["value"], bool
+    return (
+        op is not None and op.name == "const" and op.attrs["value"] == value and not isinstance(op.attrs["value"], bool)
     )
 
 
@@ -424,6 +451,19 @@ def _literal(value, t: Type) -> Expr:
     if t.is_int:
         return number(int(value))
     return number(bool(value))
+
+
+def _self_compare(n: str, x: Expr, t: Type) -> Expr:
+    """``x < x`` and friends (from the derivative of ``max(a, a)``): linters reject them.
+
+    Strict comparisons are always false; the others are true except for a NaN.
+    """
+    if n in ("lt", "gt"):
+        return number(False)
+    if not t.is_float:
+        return number(n != "ne")
+    isnan = call("math.isnan", x)
+    return isnan if n == "ne" else logical_not(isnan)
 
 
 def _cast(x: Expr, t: Type) -> Expr:
@@ -498,6 +538,16 @@ def _names(stmts: list[Stmt], skip: Optional[Stmt] = None) -> tuple[set[str], se
     return read, written
 
 
+def _reads_memory(e: Expr) -> bool:
+    """Whether evaluating ``e`` reads an array (a subscript, or a call of a user function)."""
+    for node in walk(e):
+        if isinstance(node, Subscript):
+            return True
+        if isinstance(node, Call) and isinstance(node.func, Name) and node.func.id not in _BUILTIN_CALLS:
+            return True
+    return False
+
+
 def _hoist_common_copies(cond: Expr, then: list[Stmt], orelse: list[Stmt]):
     """Copies both branches make alike happen once, before the ``if``.
 
@@ -512,6 +562,8 @@ def _hoist_common_copies(cond: Expr, then: list[Stmt], orelse: list[Stmt]):
         twin = next((o for o in orelse if o == st), None)
         if twin is None:
             continue
+        if _reads_memory(st.value):
+            continue  # a branch may store to the array before its copy reads it
         dst = st.targets[0].id
         read_t, written_t = _names(then, skip=st)
         read_e, written_e = _names(orelse, skip=twin)
@@ -525,12 +577,23 @@ def _hoist_common_copies(cond: Expr, then: list[Stmt], orelse: list[Stmt]):
 
 
 def _tidy(stmts: list[Stmt]) -> list[Stmt]:
-    """Drop comments left with nothing to annotate (followed by another comment, or by nothing)."""
+    """Drop comments left with nothing to annotate (followed by another comment, or by nothing).
+
+    A section comment may be followed by the line comments of its section; it
+    goes only when nothing but comments follows it.
+    """
     out: list[Stmt] = []
     for k, s in enumerate(stmts):
         if isinstance(s, Comment):
-            nxt = stmts[k + 1] if k + 1 < len(stmts) else None
-            if nxt is None or isinstance(nxt, Comment):
+            rest = stmts[k + 1 :] if s.section else stmts[k + 1 : k + 2]
+            code = False
+            for t in rest:
+                if isinstance(t, Comment) and t.section:
+                    break
+                if not isinstance(t, Comment):
+                    code = True
+                    break
+            if not code:
                 continue
         out.append(s)
     return out
@@ -577,12 +640,18 @@ class _Renderer:
             t = Name(self.namer.temp())
             pre += self.stmt(Assign([t], chosen), indent)
             roots = [replace(r, chosen, t) for r in roots]
+        if len(line) > LINE_LIMIT:
+            return pre + _wrap_call(line, indent)
         return pre + [line]
 
     def stmt(self, s: Stmt, indent: str) -> list[str]:
         p = self.p
         if isinstance(s, Comment):
-            return [f"{indent}# {line}".rstrip() for line in (s.text.splitlines() or [""])]
+            out = []
+            for text in s.text.splitlines():
+                line = f"{indent}# {text}".rstrip()
+                out.append(line if len(line) <= LINE_LIMIT else line[: LINE_LIMIT - 3].rstrip() + "...")
+            return out
         if isinstance(s, Keyword):
             return [indent + s.text]
         if isinstance(s, Assign):
@@ -594,9 +663,7 @@ class _Renderer:
         if isinstance(s, AugAssign):
             idx, rebuild = _target_parts(s.target)
             # `x += (a if c else b)`: without parentheses it reads like a conditional statement.
-            return self.fit(
-                indent, idx + [s.value], lambda r: f"{p(rebuild(r[:-1]))} {s.op}= {p(r[-1], P_OR)}"
-            )
+            return self.fit(indent, idx + [s.value], lambda r: f"{p(rebuild(r[:-1]))} {s.op}= {p(r[-1], P_OR)}")
         if isinstance(s, ExprStmt):
             return self.fit(indent, [s.value], lambda r: p(r[0]))
         if isinstance(s, Return):
@@ -659,6 +726,44 @@ class _Renderer:
             out.append(indent + "else:")
             out += self.render(orelse, indent + "    ")
         return out
+
+
+def _wrap_call(line: str, indent: str) -> list[str]:
+    """A line with nothing left to hoist (a call on many names), its arguments one per line.
+
+    Breaks inside the first parenthesis whose partner ends the line (before a
+    trailing ``:``), as a formatter would; the generated code holds no strings,
+    so brackets can be matched on the text.
+    """
+    end = len(line) - 1 if line.endswith(":") else len(line)
+    depth = 0
+    opener = None
+    for k, ch in enumerate(line[:end]):
+        if ch in "([":
+            if depth == 0 and ch == "(" and opener is None:
+                opener = k
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+            if depth == 0 and opener is not None and k != end - 1:
+                opener = None  # closed before the end: not the group that wraps the line
+    if opener is None or line[end - 1] != ")":
+        return [line]
+    args, depth, start = [], 0, opener + 1
+    for k in range(opener + 1, end - 1):
+        ch = line[k]
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            args.append(line[start:k].strip())
+            start = k + 1
+    args.append(line[start : end - 1].strip())
+    is_call = opener > 0 and (line[opener - 1].isalnum() or line[opener - 1] in "_])")
+    inner = indent + "    "
+    body = [f"{inner}{a}," if is_call or len(args) > 1 else f"{inner}{a}" for a in args]
+    return [line[: opener + 1]] + body + [indent + line[end - 1 :]]
 
 
 def _target_parts(target: Expr):

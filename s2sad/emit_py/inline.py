@@ -41,7 +41,7 @@ INLINE = "inline"
 DUP = "dup"
 DEAD = "dead"
 
-_UNKNOWN = "unknown"  # an array whose root cannot be traced: conflicts with everything
+_UNKNOWN = object()  # the root of an array that cannot be traced: conflicts with everything
 
 _CHEAP_OPS = ("load", "dim", "neg", "cast", "not")
 _CHEAP_INT_OPS = ("add", "sub", "mul")
@@ -189,9 +189,7 @@ class InlinePlan:
         if op.name in PURE or op.name == "load" or self.effects.is_pure_call(op):
             return True
         if op.name == "if" and len(op.results) == 1:
-            return all(
-                inner.name == "yield" or self.folded_op(inner) for r in op.regions for inner in r.ops
-            )
+            return all(inner.name == "yield" or self.folded_op(inner) for r in op.regions for inner in r.ops)
         return False
 
     def _decide(self, op: Op) -> Optional[str]:
@@ -232,7 +230,7 @@ class InlinePlan:
         lo, hi = self.layout.index[op], self.layout.index[anchor]
         for between in block.ops[lo + 1 : hi]:
             for w in self.effects.writes_deep(between):
-                if w == _UNKNOWN or _UNKNOWN in reads or any(w is r for r in reads):
+                if w is _UNKNOWN or any(r is _UNKNOWN or r is w for r in reads):
                     return False
         return True
 

@@ -20,9 +20,7 @@ import re
 from typing import Iterable
 
 # Names the emitted code refers to: modules, and the builtins it calls.
-OUTPUT_NAMES = frozenset(
-    {"math", "np", "numba", "range", "abs", "min", "max", "float", "int", "bool", "len"}
-)
+OUTPUT_NAMES = frozenset({"math", "np", "numba", "range", "abs", "min", "max", "float", "int", "bool", "len"})
 
 # Single-letter names pycodestyle (ruff E741) rejects as ambiguous.
 AMBIGUOUS = frozenset({"l", "O", "I"})
@@ -41,12 +39,7 @@ def sanitize(hint: str) -> str:
 
 
 def is_reserved(name: str) -> bool:
-    return (
-        keyword.iskeyword(name)
-        or name in OUTPUT_NAMES
-        or name in AMBIGUOUS
-        or name in ("True", "False", "None")
-    )
+    return keyword.iskeyword(name) or name in OUTPUT_NAMES or name in AMBIGUOUS or name in ("True", "False", "None")
 
 
 class Namer:

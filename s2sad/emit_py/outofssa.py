@@ -19,6 +19,9 @@ Code Quality, and Efficiency", CGO 2009, on structured regions):
    merge unless some pair of their values interferes (``Liveness.intersect``,
    where uses count at the statement that evaluates them, after inlining), or
    they carry different source names (``t = s`` stays a copy: it is in the source).
+   A parameter joins only values that carry its own name (``while a < 10:
+   a = ...`` as written), never an unnamed adjoint: reassigning a parameter
+   under another meaning reads as a bug.
 3. What remains is a parallel copy at the loop entry, the loop end, or the end of
    a branch; the emitter sequentialises it, or prints a tuple assignment
    ``a, b = b, a + b`` when the copies depend on each other.
@@ -28,6 +31,9 @@ Code Quality, and Efficiency", CGO 2009, on structured regions):
 5. Naming: a class takes its source name (a parameter's name is fixed); classes
    with the same source name and type that never interfere share the variable
    (two loops' ``i``), others get ``s2``; classes without a name get ``t0``...
+   A loop variable never reuses a parameter's name, and a loop's carried
+   variable never shares one with a value its ``range`` bounds read (the init
+   copies are printed before ``range(...)`` is evaluated).
 
 Every list here is in program order, so the same IR always gives the same code.
 """
@@ -127,7 +133,7 @@ class _Coalescer:
 
     def _run(self) -> None:
         forced: list[tuple[Value, Value]] = []
-        loops_inner_first: list[Op] = []
+        loops_inner_first: list[tuple[int, Op]] = []
 
         def visit(block, depth):
             for op in block.ops:
@@ -182,11 +188,31 @@ class _Coalescer:
         ma, mb = self.classes.members[ra], self.classes.members[rb]
         return any(self.liveness.intersect(x, y) for x in ma for y in mb)
 
+    def bound_conflict(self, ra: Value, rb: Value) -> bool:
+        """Whether one class is carried by a ``for`` whose bounds read the other.
+
+        The printed init copies precede ``for ... in range(...)``; sharing a variable
+        here would make the bound read the copied value (the emitter would then have
+        to save the bound in a temporary first, so the names are kept apart instead).
+        """
+        for a, b in ((ra, rb), (rb, ra)):
+            mb = self.classes.members[b]
+            for v in self.classes.members[a]:
+                loop = v.owner.parent_op if v.is_block_arg and v.index > 0 else None
+                if loop is not None and loop.name == "for":
+                    if any(leaf in mb for bound in loop.operands[:3] for leaf in self._leaves(bound)):
+                        return True
+        return False
+
+    def _leaves(self, v: Value) -> list[Value]:
+        """The values with variables that the printed expression of ``v`` reads."""
+        if not self.plan.is_expr(v):
+            return [v]
+        return [leaf for o in v.defining_op.operands for leaf in self._leaves(o)]
+
     def copies(self) -> list[tuple[Value, Value]]:
         """Copy edges left: (slot representative, source value with a variable of its own)."""
-        return [
-            (d, s) for d, s in self.edges if s in self.classes and self.classes.find(d) is not self.classes.find(s)
-        ]
+        return [(d, s) for d, s in self.edges if s in self.classes and self.classes.find(d) is not self.classes.find(s)]
 
     def cost(self) -> int:
         return len(self.copies()) + len(self.classes.members)
@@ -221,7 +247,7 @@ def allocate(fn: Function, effects: Effects, namer: Namer) -> Allocation:
     for y in _sink_candidates(fn, plan):
         if y not in co.classes:
             continue
-        (term, _), = y.uses
+        ((term, _),) = y.uses
         target = carried_targets(term)[[v is y for v in term.operands].index(True)]
         if co.classes.find(target) is co.classes.find(y):
             continue  # already written straight into its slot's variable
@@ -252,6 +278,7 @@ def _name(fn: Function, co: _Coalescer, namer: Namer) -> dict[Value, str]:
         members = classes.members[rep]
         param = next((v for v in members if v in co.params), None)
         hint = next((sanitize(v.name_hint) for v in members if sanitize(v.name_hint)), "")
+        hint = hint or next((h for h in map(_borrowed_hint, members) if h), "")
         if param is not None:
             name = param.name_hint or namer.fresh("arg")
         elif len(members) == 1 and _unused_iv(rep, co.plan):
@@ -264,7 +291,10 @@ def _name(fn: Function, co: _Coalescer, namer: Namer) -> dict[Value, str]:
                     for n in names_of_hint.get(hint, [])
                     # a loop variable never reuses a parameter's name (pylint's redefined-argument)
                     if not (is_iv and n in param_names)
-                    and all(r.type == rep.type and not co.interferes(r, rep) for r in users[n])
+                    and all(
+                        r.type == rep.type and not co.interferes(r, rep) and not co.bound_conflict(r, rep)
+                        for r in users[n]
+                    )
                 ),
                 None,
             )
@@ -276,6 +306,16 @@ def _name(fn: Function, co: _Coalescer, namer: Namer) -> dict[Value, str]:
         for v in members:
             var[v] = name
     return var
+
+
+def _borrowed_hint(v: Value) -> str:
+    """For an unnamed value pushed on a tape: the name its pops carry (``mag_value``, ``cond``)."""
+    for user, k in v.uses:
+        if user.name == "tape.push" and k == 1:
+            for other, _ in user.operands[0].uses:
+                if other.name == "tape.pop" and sanitize(other.result.name_hint):
+                    return sanitize(other.result.name_hint)
+    return ""
 
 
 def _is_iv(v: Value) -> bool:

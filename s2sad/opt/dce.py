@@ -5,11 +5,14 @@ loop-carried and if-result slots nobody reads, whole loops and branches that
 have no effect, and tapes whose popped values are never used (with their
 pushes). Comments left with nothing to annotate are removed too.
 
-Effects (the roots of liveness): ``store``, ``return``, and calls to functions
-that write memory. Liveness then flows backwards: operands of live ops; the
-control operands of a live loop or branch; a carried slot is live when its
-result or its block argument is live, which makes its init and yielded values
-live. This is the "mark and sweep" DCE of Cytron et al. (1991), applied to
+Effects (the roots of liveness): ``return``, stores into arrays that outlive
+the function (parameters), and calls to functions that write memory. A store
+into a local ``alloc`` is live only when the array is: an array nobody reads
+(an unused cache, a scratch array) goes with all its stores.
+
+Liveness then flows backwards: operands of live ops; the control operands of a
+live loop or branch; a carried slot is live when its result or its block
+argument is live, which makes its init and yielded values live. This is the "mark and sweep" DCE of Cytron et al. (1991), applied to
 regions as in MLIR's region-aware dead-value removal.
 
 Pre: verified IR. Post: verified IR with the same effects.
@@ -39,8 +42,12 @@ class _Liveness:
         return self._writes[name]
 
     def is_effect(self, op: Op) -> bool:
-        if op.name in ("store", "return"):
+        if op.name == "return":
             return True
+        if op.name == "store":
+            # A store into a local array matters only if the array is read: it is
+            # marked live with the array (below), not as an effect of its own.
+            return not _is_local_array(op.operands[0])
         return op.name == "call" and self._callee_writes(op.attrs["callee"])
 
     def mark_op(self, op: Op) -> None:
@@ -79,6 +86,10 @@ class _Liveness:
         if op.name == "tape.new":
             for user, _ in op.result.uses:
                 if user.name == "tape.push":
+                    self.mark_op(user)
+        elif op.name == "alloc":
+            for user, k in op.result.uses:
+                if user.name == "store" and k == 0:
                     self.mark_op(user)
         parent = op.parent.parent_op if op.parent is not None else None
         if parent is not None:
@@ -120,6 +131,11 @@ class _Liveness:
             self._slot_live(op, v.index)
         else:
             self.mark_op(op)
+
+
+def _is_local_array(v: Value) -> bool:
+    op = v.defining_op
+    return op is not None and op.name == "alloc"
 
 
 def _sweep_block(block: Block, lv: _Liveness) -> None:
@@ -177,16 +193,31 @@ def _drop_slot(op: Op, k: int) -> None:
 
 
 def _tidy_comments(block: Block) -> None:
-    """Drop comments that no longer precede any code."""
-    ops = block.ops
-    i = len(ops) - 1
-    while i >= 0:
-        op = ops[i]
-        if op.name == "comment":
-            nxt = ops[i + 1] if i + 1 < len(ops) else None
-            if nxt is None or nxt.name in ("comment", "yield", "return", "condition"):
+    """Drop comments that no longer precede any code.
+
+    A line comment needs code right after it; a section comment (``section``
+    attribute: "forward sweep", "reverse sweep") needs code before the next
+    section starts, possibly under line comments of its own; and a section
+    label is kept only beside another one.
+    """
+    code_follows = False  # any code between here and the next section comment
+    for op in reversed(list(block.ops)):
+        if op.name in ("yield", "return", "condition"):
+            continue
+        if op.name != "comment":
+            code_follows = True
+            continue
+        idx = block.ops.index(op)
+        nxt = block.ops[idx + 1] if idx + 1 < len(block.ops) else None
+        if op.attrs.get("section"):
+            if not code_follows:
                 op.erase()
-        i -= 1
+            code_follows = False
+        elif nxt is None or nxt.name in ("comment", "yield", "return", "condition"):
+            op.erase()
+    sections = [op for op in block.ops if op.name == "comment" and op.attrs.get("section")]
+    if len(sections) == 1:
+        sections[0].erase()  # one section alone (a gradient with no forward sweep) needs no label
 
 
 def dce_function(fn: Function, module: Module) -> None:

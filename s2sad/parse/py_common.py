@@ -66,6 +66,11 @@ class Locator:
         stop = self.positions[end if end is not None else node].end
         return SourceLoc(self.filename, start.line, start.column + 1, stop.line, stop.column + 1)
 
+    def keyword(self, node: cst.CSTNode, keyword: str) -> SourceLoc:
+        """The span of the keyword a compound statement starts with (``try``, ``else``)."""
+        start = self.positions[node].start
+        return SourceLoc(self.filename, start.line, start.column + 1, start.line, start.column + 1 + len(keyword))
+
     def fail(self, node: cst.CSTNode, message: str, hint: str = "") -> Fail:
         return Fail(Diagnostic(message, self.loc(node), hint))
 

@@ -75,7 +75,7 @@ _UNSUPPORTED_EXPRESSIONS: dict[type, tuple[str, str]] = {
 
 def describe(t: Type) -> str:
     if isinstance(t, ArrayType):
-        return f"an array of {t.rank} dimension(s)"
+        return f"an array ({t.rank}-D, {'floats' if t.elem.is_float else 'integers'})"
     if t.is_float:
         return "a float"
     if t.is_int:
@@ -103,6 +103,7 @@ class FunctionContext:
     sigs: dict[str, Signature]
     locals: frozenset[str]  # parameters and every name the function assigns
     basename: str  # the input's file name, for messages
+    recursive_calls: frozenset[cst.Call] = frozenset()  # calls that close a cycle (already reported)
 
 
 class ExprLowerer:
@@ -246,8 +247,9 @@ class ExprLowerer:
             raise self.fail(node, "None is not supported as a value", hint="use a number")
         if n in self.info.functions:
             raise self.fail(node, f"the function '{n}' is used as a value", hint=f"call it: {n}(...)")
-        if n in self.info.imports:
-            raise self.fail(node, f"'{n}' names an imported module or function, not a number", hint="call it")
+        if n in self.info.imports or canonical is not None:
+            raise self.fail(node, f"'{n}' names a library module or function, not a number",
+                            hint="call it, or use a number")
         if n in self.info.other_globals:
             raise self.fail(node, f"the module-level variable '{n}' is not a numeric constant",
                             hint="only names bound once to a number at module level can be used; "
@@ -465,10 +467,10 @@ class ExprLowerer:
                                 hint="pass the arguments by position")
 
     def user_call(self, node: cst.Call, name: str, b: Builder, env: Env, want_value: bool) -> Optional[Value]:
+        if node in self.ctx.recursive_calls:
+            raise Fail(None)  # reported once by the driver, at this call
         self.no_keywords(node)
-        sig = self.ctx.sigs.get(name)
-        if sig is None:
-            raise Fail(None)  # a call into a recursive cycle: reported once, at the call site
+        sig = self.ctx.sigs[name]
         args = positional_args(node)
         n = len(sig.param_types)
         if len(args) > n:

@@ -40,7 +40,7 @@ import libcst as cst
 
 from ..diagnostics import Diagnostic
 from ..ssa import build
-from ..ssa.ir import Block, Builder, Function, Value
+from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from . import py_intrinsics as lib
 from .py_common import RESULT, RETURNED, Env, Fail, Poison
@@ -62,6 +62,12 @@ from .py_flow import (
 )
 from .py_module import dotted_source
 from .py_types import positional_args
+
+# Compound statements are reported at their keyword, not over all their lines.
+_KEYWORDS: dict[type, str] = {
+    cst.Try: "try", cst.TryStar: "try", cst.With: "with", cst.FunctionDef: "def", cst.ClassDef: "class",
+    cst.Match: "match", cst.Else: "else",
+}
 
 _UNSUPPORTED_STATEMENTS: dict[type, tuple[str, str]] = {
     cst.Try: ("try statements are not supported", "check conditions with if instead"),
@@ -239,7 +245,9 @@ class FunctionLowerer:
         keep, tvals, evals = [], [], []
         for n in names:
             vt, ve = et.get(n), ee.get(n)
-            if vt is ve:
+            if vt is ve:  # unchanged, or both branches assign the same outer value (folding can do that)
+                if vt is not None:
+                    env[n] = vt
                 continue
             if isinstance(vt, Poison) or isinstance(ve, Poison):
                 p = vt if isinstance(vt, Poison) else ve
@@ -293,8 +301,15 @@ class FunctionLowerer:
         elif isinstance(st, (cst.Pass, cst.Assert)):
             pass  # asserts are checks, not computation: dropped as under `python -O`
         else:
-            msg = _UNSUPPORTED_STATEMENTS.get(type(st), ("this statement is not supported", ""))
-            raise self.locator.fail(st, *msg)
+            message, hint = _UNSUPPORTED_STATEMENTS.get(type(st), ("this statement is not supported", ""))
+            raise self.fail_at_keyword(st, message, hint)
+
+    def fail_at_keyword(self, st: cst.CSTNode, message: str, hint: str = "") -> Fail:
+        keyword = _KEYWORDS.get(type(st))
+        if isinstance(st, cst.FunctionDef) and st.asynchronous is not None:
+            keyword = "async def"
+        loc = self.locator.keyword(st, keyword) if keyword else self.locator.loc(st)
+        return Fail(Diagnostic(message, loc, hint))
 
     def expr_stmt(self, st: cst.Expr, b: Builder, env: Env) -> None:
         v = st.value
@@ -466,9 +481,9 @@ class FunctionLowerer:
 
     def for_stmt(self, st: cst.For, b: Builder, env: Env) -> None:
         if st.orelse is not None:
-            raise self.locator.fail(st.orelse, "'for ... else' is not supported", hint="use a flag variable")
+            raise self.fail_at_keyword(st.orelse, "'for ... else' is not supported", hint="use a flag variable")
         if st.asynchronous is not None:
-            raise self.locator.fail(st, "'async for' is not supported")
+            raise self.locator.fail(st, "'async for' is not supported", hint="use a plain for loop")
         it = st.iter
         if not (isinstance(it, cst.Call) and self.ctx.info.canonical_name(it.func, self.ctx.locals) == lib.RANGE):
             raise self.locator.fail(it, "only 'for' loops over range(...) are supported",
@@ -514,20 +529,20 @@ class FunctionLowerer:
         self.leave_loop(env, carried, op.results, arrays)
 
     def for_as_while(self, st: cst.For, b: Builder, env: Env, frame: LoopFrame, bounds: tuple[Value, Value, Value],
-                     carried: list[str], arrays: list[str], may: frozenset[str], loc: object) -> None:
+                     carried: list[str], arrays: list[str], may: frozenset[str], loc: SourceLoc) -> None:
         """``for i in range(lb, ub, step)`` with a break or return inside: a while over ``i``."""
         lb, ub, step = bounds
         target = st.target.value  # type: ignore[attr-defined]
         counter = self.new_key(target, I64)
         has_break = BREAK in may
         keys = [counter] + ([frame.done] if has_break else []) + carried
-        b.loc = loc  # type: ignore[assignment]
+        b.loc = loc
         inits = [lb] + ([build.const(b, False, BOOL, "done")] if has_break else []) + self.init_values(carried, env, b)
         types = [self.key_type(k) for k in keys]
         hints = [self.hint(k) for k in keys]
 
         cond = Block(types, hints)
-        cb = Builder(cond, loc)  # type: ignore[arg-type]
+        cb = Builder(cond, loc)
         cenv = dict(zip(keys, cond.args))
         i = cond.args[0]
         c = self.in_range(cb, i, ub, step)
@@ -538,16 +553,16 @@ class FunctionLowerer:
         cb.create("condition", [c], [])
 
         blk = Block(types, hints)
-        bb = Builder(blk, loc)  # type: ignore[arg-type]
+        bb = Builder(blk, loc)
         inner = self.enter_body(env, keys, blk.args, arrays)
         self.bind(target, blk.args[0], bb, inner, st.target)
         if CONTINUE in may:
             inner[frame.skip] = build.const(bb, False, BOOL, "skip")
         self.block(suite_statements(st.body), bb, inner, frame)
-        bb.loc = loc  # type: ignore[assignment]
+        bb.loc = loc
         inner[counter] = build.add(bb, blk.args[0], step, target)
         bb.create("yield", self.exit_values(keys, inner, blk.args), [])
-        b.loc = loc  # type: ignore[assignment]
+        b.loc = loc
         op = b.create("while", inits, types, regions=[cond, blk], hints=hints)
         n = len(keys) - len(carried)
         self.leave_loop(env, carried, op.results[n:], arrays)
@@ -561,7 +576,7 @@ class FunctionLowerer:
 
     def while_stmt(self, st: cst.While, b: Builder, env: Env) -> None:
         if st.orelse is not None:
-            raise self.locator.fail(st.orelse, "'while ... else' is not supported", hint="use a flag variable")
+            raise self.fail_at_keyword(st.orelse, "'while ... else' is not supported", hint="use a flag variable")
         body = suite_statements(st.body)
         exits = block_exits(body)
         frame = LoopFrame(self.new_key("done", BOOL), self.new_key("skip", BOOL))
@@ -583,7 +598,8 @@ class FunctionLowerer:
             c = self.ex.condition(st.test, cb, cenv)
         else:
             cb.loc = loc
-            go_on = cb.op1("not", [flags[0] if len(flags) == 1 else cb.op1("or", flags, BOOL)], BOOL)  # type: ignore[list-item]
+            stop = flags[0] if len(flags) == 1 else cb.op1("or", flags, BOOL)  # type: ignore[arg-type]
+            go_on = cb.op1("not", [stop], BOOL)  # type: ignore[list-item]
             if is_true_constant(st.test):
                 c = go_on
             elif is_simple(st.test):

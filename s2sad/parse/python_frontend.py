@@ -14,20 +14,21 @@ constants only (``py_module``). Callees are processed before their callers
 at the call that closes the cycle. Per function: type inference
 (``py_types``), then lowering (``py_lower``, ``py_expr``). Every problem found
 in any of the functions is collected and raised together as one
-``DiagnosticError``; otherwise dead ops are swept (``py_cleanup``) so that the
+``DiagnosticError``; otherwise dead ops are swept (``opt.dce``) so that the
 primal IR holds only what the source computes.
 """
 
 from __future__ import annotations
 
 import ast
+import warnings
 from pathlib import Path
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..diagnostics import Diagnostic, DiagnosticError, error
-from .py_cleanup import sweep_dead_code
+from ..opt.dce import dce_function
 from ..ssa.ir import Function, Module, SourceLoc
 from .py_common import Locator
 from .py_expr import FunctionContext
@@ -41,9 +42,14 @@ __all__ = ["list_functions", "parse_python"]
 
 def _parse(source: str, filename: str) -> cst.Module:
     lines = source.splitlines()
-    # Python's own parser gives the most precise syntax-error positions and messages.
+    # Python's own parser gives the most precise syntax-error positions and messages
+    # (it only parses: nothing is compiled to bytecode or run).
     try:
-        ast.parse(source, filename=filename)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. invalid escape sequences: not our concern
+            ast.parse(source, filename=filename)
+    except ValueError as e:  # a NUL byte in the source
+        raise DiagnosticError([Diagnostic(f"cannot parse {Path(filename).name}: {e}")], lines) from None
     except SyntaxError as e:
         line = e.lineno or 1
         col = e.offset or 1
@@ -78,10 +84,12 @@ def _user_calls(fn: cst.FunctionDef, info: ModuleInfo) -> list[tuple[str, cst.Ca
     ]
 
 
-def _callees_first(root: str, info: ModuleInfo, locator: Locator) -> tuple[list[str], list[Diagnostic]]:
+def _callees_first(root: str, info: ModuleInfo, locator: Locator
+                   ) -> tuple[list[str], list[Diagnostic], frozenset[cst.Call]]:
     """Functions reachable from ``root``, callees before callers; recursion diagnosed at its call."""
     order: list[str] = []
     problems: list[Diagnostic] = []
+    back_edges: set[cst.Call] = set()
     state: dict[str, str] = {}  # "active" while on the DFS stack, then "done"
     stack: list[str] = []
 
@@ -91,6 +99,7 @@ def _callees_first(root: str, info: ModuleInfo, locator: Locator) -> tuple[list[
         for callee, call in _user_calls(info.functions[name], info):
             if state.get(callee) == "active":
                 cycle = stack[stack.index(callee):] + [callee]
+                back_edges.add(call)
                 problems.append(locator.diagnostic(
                     call, f"recursive call to '{callee}' is not supported ({' -> '.join(cycle)})",
                     hint="rewrite the recursion as a loop"))
@@ -101,7 +110,7 @@ def _callees_first(root: str, info: ModuleInfo, locator: Locator) -> tuple[list[
         order.append(name)
 
     visit(root)
-    return order, problems
+    return order, problems, frozenset(back_edges)
 
 
 def _infer_all(order: list[str], info: ModuleInfo, locator: Locator
@@ -135,13 +144,13 @@ def parse_python(source: str, filename: str, func: str) -> Module:
         raise error(f"no function named '{func}' in {basename}", hint=f"functions in this file: {listing}")
     locator = Locator(filename, positions)  # type: ignore[arg-type]
 
-    order, problems = _callees_first(func, info, locator)
+    order, problems, recursive_calls = _callees_first(func, info, locator)
     types, sigs = _infer_all(order, info, locator)
     lowered: dict[str, Function] = {}
     for name in order:
         node = info.functions[name]
         problems += types[name].diagnostics
-        ctx = FunctionContext(name, info, locator, types[name], sigs, _local_names(node), basename)
+        ctx = FunctionContext(name, info, locator, types[name], sigs, _local_names(node), basename, recursive_calls)
         fn, fn_problems = lower_function(node, ctx)
         problems += fn_problems
         lowered[name] = fn
@@ -153,7 +162,7 @@ def parse_python(source: str, filename: str, func: str) -> Module:
         if name in lowered:
             module.add(lowered[name])
     for fn in module.functions.values():
-        sweep_dead_code(fn, module)
+        dce_function(fn, module)
     return module
 
 
