@@ -12,8 +12,9 @@ into a local ``alloc`` is live only when the array is: an array nobody reads
 
 Liveness then flows backwards: operands of live ops; the control operands of a
 live loop or branch; a carried slot is live when its result or its block
-argument is live, which makes its init and yielded values live. This is the "mark and sweep" DCE of Cytron et al. (1991), applied to
-regions as in MLIR's region-aware dead-value removal.
+argument is live, which makes its init and yielded values live. This is the
+"mark and sweep" DCE of Cytron et al. (1991), applied to regions as in MLIR's
+region-aware dead-value removal.
 
 Pre: verified IR. Post: verified IR with the same effects.
 """
