@@ -3,7 +3,6 @@
 
 
 def grad_f(x, y, d_return=1.0):
-    # reverse sweep
     # line 5: if not (x < -0.5 or y < -0.5):
     d_s = d_return
     d_x = 0.0 if x < -0.5 or y < -0.5 else d_return

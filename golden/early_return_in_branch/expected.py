@@ -3,7 +3,6 @@
 
 
 def grad_f(x, y, d_return=1.0):
-    # reverse sweep
     # line 2: if x > y:
     if x > y:
         # line 3: return x * x * y

@@ -6,14 +6,8 @@ import numpy as np
 
 def grad_f(x, d_x, n, d_return=1.0):
     # forward sweep
-    tape_cond = np.empty(16, dtype=np.bool_)
-    tape_cond_top = 0
     tape_p = np.empty(16)
     tape_p_top = 0
-    tape = np.empty(16)
-    tape_top = 0
-    tape_p2 = np.empty(16)
-    tape_p2_top = 0
     tape_i = np.empty(16, dtype=np.int64)
     tape_i_top = 0
     i = 0
@@ -25,26 +19,12 @@ def grad_f(x, d_x, n, d_return=1.0):
             tape_i = np.concatenate((tape_i, np.empty_like(tape_i)))
         tape_i[tape_i_top] = i
         tape_i_top += 1
-        if tape_p2_top == tape_p2.shape[0]:
-            tape_p2 = np.concatenate((tape_p2, np.empty_like(tape_p2)))
-        tape_p2[tape_p2_top] = p
-        tape_p2_top += 1
-        t0 = x[i] + 0.5
-        if tape_top == tape.shape[0]:
-            tape = np.concatenate((tape, np.empty_like(tape)))
-        tape[tape_top] = t0
-        tape_top += 1
-        p *= t0
         if tape_p_top == tape_p.shape[0]:
             tape_p = np.concatenate((tape_p, np.empty_like(tape_p)))
         tape_p[tape_p_top] = p
         tape_p_top += 1
-        cond = p > 2.0
-        if tape_cond_top == tape_cond.shape[0]:
-            tape_cond = np.concatenate((tape_cond, np.empty_like(tape_cond)))
-        tape_cond[tape_cond_top] = cond
-        tape_cond_top += 1
-        if cond:
+        p *= x[i] + 0.5
+        if p > 2.0:
             returned = True
         i += 1
         n_iter += 1
@@ -60,22 +40,18 @@ def grad_f(x, d_x, n, d_return=1.0):
 
     # line 3: for i in range(n):
     for _ in range(n_iter):
-        tape_cond_top -= 1
-        cond = tape_cond[tape_cond_top]
         tape_p_top -= 1
         p = tape_p[tape_p_top]
-        tape_top -= 1
-        t1 = tape[tape_top]
-        tape_p2_top -= 1
-        p2 = tape_p2[tape_p2_top]
         tape_i_top -= 1
         i = tape_i[tape_i_top]
+        t0 = x[i] + 0.5
+        p2 = p * t0
         # line 5: if p > 2.0:
-        if cond:
+        if p2 > 2.0:
             # line 6: return p * x[0]
             d_p += d_result * x[0]
-            d_x[0] += d_result * p
+            d_x[0] += d_result * p2
             d_result = 0.0
         # line 4: p = p * (x[i] + 0.5)
-        d_x[i] += d_p * p2
-        d_p *= t1
+        d_x[i] += d_p * p
+        d_p *= t0

@@ -3,7 +3,6 @@
 
 
 def grad_f(x, d_x, n, d_return=1.0):
-    # reverse sweep
     # line 3: for i in range(n - 1, -1, -1):
     d_s = d_return
     for i in range(n):

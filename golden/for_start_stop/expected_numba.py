@@ -6,7 +6,6 @@ import numba
 
 @numba.njit
 def grad_f(x, d_x, n, d_return=1.0):
-    # reverse sweep
     # line 3: for i in range(2, n - 1):
     d_s = d_return
     for i in range(n - 2, 1, -1):

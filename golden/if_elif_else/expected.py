@@ -3,7 +3,6 @@
 
 
 def grad_f(x, d_return=1.0):
-    # reverse sweep
     # line 2: if x < -1.0:
     if x < -1.0:
         # line 3: y = -x * x

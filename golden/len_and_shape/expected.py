@@ -3,7 +3,6 @@
 
 
 def grad_f(x, d_x, A, d_A, d_return=1.0):
-    # reverse sweep
     # line 3: for i in range(len(x)):
     d_s = d_return
     for i in range(x.shape[0] - 1, -1, -1):

@@ -3,7 +3,6 @@
 
 
 def grad_f(x, d_return=1.0):
-    # reverse sweep
     # line 2: return -x ** 3 + 2.0 * x ** 0.5 - (-x) ** 2
     d_x = d_return * 2.0 * -x
     d_x += d_return * 2.0 * 0.5 * x ** -0.5

@@ -10,14 +10,11 @@ import numpy as np
 @numba.njit
 def grad_f(x, d_x, n, d_return=1.0):
     # forward sweep
-    tape = np.empty(max(n, 0))
     tape_t = np.empty(max(n, 0))
     t = 0.5
     for i in range(n):
         tape_t[i] = t
-        t0 = t * x[i]
-        tape[i] = t0
-        t = math.sin(t0) + x[i]
+        t = math.sin(t * x[i]) + x[i]
 
     # reverse sweep
     # line 6: for i in range(n):
@@ -26,6 +23,6 @@ def grad_f(x, d_x, n, d_return=1.0):
         t = tape_t[i]
         # line 7: t = math.sin(t * x[i]) + x[i]
         d_x[i] += d_t
-        t1 = d_t * math.cos(tape[i])
-        d_t = t1 * x[i]
-        d_x[i] += t1 * t
+        t0 = d_t * math.cos(t * x[i])
+        d_t = t0 * x[i]
+        d_x[i] += t0 * t

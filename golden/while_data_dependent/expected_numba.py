@@ -8,12 +8,10 @@ import numpy as np
 @numba.njit
 def grad_f(x, d_x, a, d_return=1.0):
     # forward sweep
-    tape_x_elem = np.empty(16)
-    tape_x_elem_top = 0
+    tape_k = np.empty(16, dtype=np.int64)
+    tape_k_top = 0
     tape_a = np.empty(16)
     tape_a_top = 0
-    tape = np.empty(16, dtype=np.int64)
-    tape_top = 0
     k = 0
     n_iter = 0
     while a < 10.0:
@@ -21,17 +19,11 @@ def grad_f(x, d_x, a, d_return=1.0):
             tape_a = np.concatenate((tape_a, np.empty_like(tape_a)))
         tape_a[tape_a_top] = a
         tape_a_top += 1
-        t0 = k % 3
-        if tape_top == tape.shape[0]:
-            tape = np.concatenate((tape, np.empty_like(tape)))
-        tape[tape_top] = t0
-        tape_top += 1
-        x_elem = x[t0]
-        if tape_x_elem_top == tape_x_elem.shape[0]:
-            tape_x_elem = np.concatenate((tape_x_elem, np.empty_like(tape_x_elem)))
-        tape_x_elem[tape_x_elem_top] = x_elem
-        tape_x_elem_top += 1
-        a = a * x_elem + 0.25
+        if tape_k_top == tape_k.shape[0]:
+            tape_k = np.concatenate((tape_k, np.empty_like(tape_k)))
+        tape_k[tape_k_top] = k
+        tape_k_top += 1
+        a = a * x[k % 3] + 0.25
         k += 1
         n_iter += 1
 
@@ -39,13 +31,12 @@ def grad_f(x, d_x, a, d_return=1.0):
     # line 3: while a < 10.0:
     d_a = d_return
     for _ in range(n_iter):
-        tape_x_elem_top -= 1
-        x_elem = tape_x_elem[tape_x_elem_top]
+        tape_k_top -= 1
+        k = tape_k[tape_k_top]
+        t0 = k % 3
         tape_a_top -= 1
         a = tape_a[tape_a_top]
-        tape_top -= 1
-        t1 = tape[tape_top]
         # line 4: a = a * x[k % 3] + 0.25
-        d_x[t1] += d_a * a
-        d_a *= x_elem
+        d_x[t0] += d_a * a
+        d_a *= x[t0]
     return d_a

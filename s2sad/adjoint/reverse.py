@@ -288,7 +288,10 @@ class GradientTransform:
         if m is not None and v in m.avail:
             return True
         if v.is_block_arg:
-            return block.parent_op is not None and block.parent_op.name == "for" and v.index == 0
+            # A loop's induction variable is mirrored; its carried values are the
+            # loop's state, taped once each, and everything pure is recomputed
+            # from them ("store the state, recompute the rest").
+            return True
         op = v.defining_op
         if op.name in PURE or self._is_readonly_load(op):
             return all(self._recomputable(o, block, m) for o in op.operands)
@@ -304,6 +307,8 @@ class GradientTransform:
             return m.avail[v]
         if v.is_block_arg and v.index == 0 and block.parent_op.name == "for":
             val = m.block.args[0]
+        elif v.is_block_arg:
+            val = self._avail_clone(m, self.fwd[v], block)
         elif self._recomputable(v, block, m):
             op = v.defining_op
             new = m.prologue.create(

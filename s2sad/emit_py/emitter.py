@@ -596,6 +596,9 @@ def _tidy(stmts: list[Stmt]) -> list[Stmt]:
             if not code:
                 continue
         out.append(s)
+    sections = [s for s in out if isinstance(s, Comment) and s.section]
+    if len(sections) == 1:
+        out.remove(sections[0])  # a lone section label (no forward sweep left) says nothing
     return out
 
 
