@@ -96,6 +96,13 @@ CASES = {
         ["in_"],
         [_arr("out"), _arr("in_"), _i("n", 6)],
     ),
+    "call_writes_array": (
+        "def scale(y, x, a, n):\n    for i in range(n):\n        y[i] = a * x[i] * x[i]\n\n\n"
+        "def f(x, y, a, n):\n    scale(y, x, a, n)\n    s = 0.0\n    for i in range(n):\n"
+        "        s += y[i] * x[i]\n        x[i] = 0.5 * s\n    scale(y, x, a, n)\n    return s + y[2]\n",
+        ["x", "a"],
+        [_arr("x"), _arr("y"), _f("a"), _i("n", 6)],
+    ),
     "break_and_early_return": (
         "def f(x, n):\n    s = 0.0\n    for i in range(n):\n        if x[i] > 0.9:\n            break\n"
         "        s += x[i] * s + x[i]\n    if s > 100.0:\n        return s\n    return s * 2.0\n",

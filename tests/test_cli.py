@@ -36,6 +36,7 @@ def test_readme_quick_start_example(tmp_path):
     r = s2sad("grad", "examples/norm.py", "--wrt", "in", "-o", str(out))
     assert r.returncode == 0, r.stderr
     assert r.stdout == ""
+    assert out.stat().st_mode & 0o044, "the output file must be readable like any file the user writes"
     text = out.read_text()
     assert "def grad_norm(out, d_out, in_, d_in_, n):" in text
     assert "def grad_mag(" in text

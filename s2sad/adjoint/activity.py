@@ -95,6 +95,8 @@ def _edges(fn: Function, module: Module) -> dict[Hashable, set[Hashable]]:
                 for region in op.regions:
                     for k, r in enumerate(op.results):
                         link(r, region.terminator.operands[k])
+            elif n == "copy":
+                link(_mem(op.result), _mem(array_root(op.operands[0])))
             elif op.results and not op.regions and n not in ("alloc", "dim"):
                 for r in op.results:
                     for a in op.operands:

@@ -18,7 +18,7 @@ def array_root(v: Value) -> Value:
     if v.is_block_arg and v.owner.parent_op is None:
         return v  # a function parameter
     op = v.defining_op
-    if op is not None and op.name == "alloc":
+    if op is not None and op.name in ("alloc", "copy"):
         return v
     loc = op.loc if op is not None else None
     raise error(
@@ -54,6 +54,16 @@ def written_params(module: Module, fn: Function, memo: dict[str, set[int]] | Non
 def written_roots(module: Module, fn: Function) -> set[Value]:
     """Every root (parameter or local ``alloc``) that ``fn`` writes."""
     return _written_roots_in(fn, module, {})
+
+
+def snapshot_args(module: Module, caller: Function, op: Op) -> list[int]:
+    """Array arguments of a call whose contents may change after it (by the callee or the caller).
+
+    The reverse sweep re-runs the callee's gradient from the arguments as they
+    were at the call, so these must be copied just before the call.
+    """
+    written = written_roots(module, caller)
+    return [i for i, a in enumerate(op.operands) if a.type.is_array and array_root(a) in written]
 
 
 def call_writes(module: Module, op: Op) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..ssa.ir import Function, Module, Op
 from .activity import analyze_activity
-from .effects import array_root, written_params, written_roots
+from .effects import array_root, snapshot_args
 from .reverse import GradientTransform, GradSignature
 
 
@@ -46,29 +46,32 @@ def _active_call_args(module: Module, fn: Function, wrt: set[int]) -> dict[str, 
 
 
 def _check_call(module: Module, caller: Function, op: Op, problems: list[Diagnostic]) -> None:
-    """Calls are reversed by re-running the callee's gradient: its inputs must not change."""
+    """Calls are reversed by re-running the callee's gradient on its arguments as they were.
+
+    Arrays that change after the call are copied just before it (see
+    ``snapshot_args``); one copy per call is supported, not one per loop iteration.
+    """
     callee = module.functions[op.attrs["callee"]]
-    if written_params(module, callee):
+    changing = snapshot_args(module, caller, op)
+    if changing and _inside_loop(op):
+        names = ", ".join(f"'{array_root(op.operands[i]).name_hint}'" for i in changing)
         problems.append(
             Diagnostic(
-                f"cannot differentiate through call to '{callee.name}': it writes to an array "
-                "argument, and calls with side effects are not supported yet",
+                f"cannot differentiate through call to '{callee.name}' inside a loop: the array(s) "
+                f"{names} it uses change after the call, which is supported only outside loops yet",
                 op.loc,
-                hint=f"inline {callee.name} into {caller.name} by hand, or make it return a value",
+                hint=f"inline {callee.name} into {caller.name} by hand, or call it outside the loop",
             )
         )
-        return
-    written = written_roots(module, caller)
-    for a in op.operands:
-        if a.type.is_array and array_root(a) in written:
-            problems.append(
-                Diagnostic(
-                    f"cannot differentiate through call to '{callee.name}': the array "
-                    f"'{array_root(a).name_hint}' it reads is also written in '{caller.name}'",
-                    op.loc,
-                    hint="pass a copy that is not written, or inline the call by hand",
-                )
-            )
+
+
+def _inside_loop(op: Op) -> bool:
+    block = op.parent
+    while block is not None and block.parent_op is not None:
+        if block.parent_op.name in ("for", "while"):
+            return True
+        block = block.parent_op.parent
+    return False
 
 
 def differentiate(module: Module, func: str, wrt: set[int]) -> Module:

@@ -42,7 +42,7 @@ from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.ops import PURE
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from .activity import Activity, analyze_activity
-from .effects import array_root, written_params, written_roots
+from .effects import array_root, snapshot_args, written_params, written_roots
 from .rules import MissingRule, adjoint_contributions
 
 
@@ -165,7 +165,8 @@ class GradientTransform:
         self.fwd_op: dict[Op, Op] = {}
         self.fwd_block: dict[Block, Block] = {}
         self.shadow: dict[Value, Value] = {}
-        self.while_counts: dict[Op, Value] = {}  # clone while op -> its trip-count result
+        self.while_counts: dict[Op, Value] = {}
+        self.snapshots: dict[tuple[Op, int], Value] = {}  # (call, argument) -> copy made before it  # clone while op -> its trip-count result
         self.anchors: list[Op] = []  # placeholders marking where each prologue ends
 
     def _new_rev(self, primal: Block, block: Block, parent: Optional[_Rev], loc) -> _Rev:
@@ -225,6 +226,8 @@ class GradientTransform:
                 self.fwd[a] = na
             self.fwd_block[r] = nb
             regions.append(nb)
+        if op.name == "call" and op.attrs["callee"] in self.signatures:
+            self._snapshot_args(op, b)
         new = b.create(
             op.name,
             [self.fwd[v] for v in op.operands],
@@ -244,6 +247,13 @@ class GradientTransform:
         if op.name == "while" and self._needs_reverse(op):
             self._count_while(new)
         return new
+
+    def _snapshot_args(self, op: Op, b: Builder) -> None:
+        """Copy the arrays a call uses that change later: its gradient re-runs from them."""
+        for i in snapshot_args(self.module, self.fn, op):
+            a = op.operands[i]
+            hint = f"{array_root(a).name_hint}_before_{op.attrs['callee']}"
+            self.snapshots[(op, i)] = b.op1("copy", [self.fwd[a]], a.type, hint)
 
     def _count_while(self, w: Op) -> None:
         """Carry an iteration counter through a cloned ``while`` (its reverse runs that often)."""
@@ -384,8 +394,11 @@ class GradientTransform:
                 capacity = build.mul(at, capacity, t)
             cache = at.op1("alloc", [capacity], ArrayType(elem, 1), hint, fill="empty", elem=str(elem))
             fwd_ivs = [self.fwd_block[op.regions[0]].args[0] for op in loops]
-            pb.create("store", [cache, self._iteration_index(pb, loops, fwd_ivs, trips), cv], [])
             rev_ivs = [m.mirror_of(op.regions[0]).block.args[0] for op in loops]
+            for iv in fwd_ivs + rev_ivs:
+                if iv.name_hint in ("", "_"):
+                    iv.name_hint = "it"  # `for _ in ...` now indexes the cache
+            pb.create("store", [cache, self._iteration_index(pb, loops, fwd_ivs, trips), cv], [])
             index = self._iteration_index(m.prologue, loops, rev_ivs, trips)
             return m.prologue.op1("load", [cache, index], elem, what)
         trips = self._trip_counts(at, [op for op in loops if op.name != "if"], partial=True)
@@ -655,7 +668,11 @@ class GradientTransform:
             return
         args: list[Value] = []
         for i, a in enumerate(op.operands):
-            args.append(self.avail(rev, a))
+            snapshot = self.snapshots.get((op, i))
+            if snapshot is not None:
+                args.append(self._avail_clone(rev.mirror_of(op.parent), snapshot, op.parent))
+            else:
+                args.append(self.avail(rev, a))
             if i in sig.shadowed:
                 if self.act.array_active(a):
                     args.append(self._shadow_of(rev, a))

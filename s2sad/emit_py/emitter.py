@@ -261,6 +261,8 @@ class _FunctionEmitter:
             return call(op.attrs["callee"], *(e(a) for a in op.operands))
         if n == "alloc":
             return self._alloc(op)
+        if n == "copy":
+            return call(Attribute(e(op.operands[0]), "copy"))
         if n == "if":
             then, orelse = (e(r.terminator.operands[0]) for r in op.regions)
             return if_exp(e(op.operands[0]), then, orelse)

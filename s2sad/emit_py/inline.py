@@ -58,7 +58,7 @@ class Effects:
         if arr.is_block_arg and arr.owner.parent_op is None:
             return arr  # a parameter
         op = arr.defining_op
-        if op is not None and op.name in ("alloc", "tape.new"):
+        if op is not None and op.name in ("alloc", "copy", "tape.new"):
             return arr
         return _UNKNOWN
 
@@ -197,7 +197,7 @@ class InlinePlan:
         if op.name in ("const", "undef"):
             return LITERAL
         if not self._foldable_kind(op):
-            if op.name == "alloc" and not self.live_users(v):
+            if op.name in ("alloc", "copy") and not self.live_users(v):
                 return DEAD
             return None
         anchors = self._local_anchors(v)

@@ -88,7 +88,7 @@ class _Liveness:
             for user, _ in op.result.uses:
                 if user.name == "tape.push":
                     self.mark_op(user)
-        elif op.name == "alloc":
+        elif op.name in ("alloc", "copy"):
             for user, k in op.result.uses:
                 if user.name == "store" and k == 0:
                     self.mark_op(user)
@@ -136,7 +136,7 @@ class _Liveness:
 
 def _is_local_array(v: Value) -> bool:
     op = v.defining_op
-    return op is not None and op.name == "alloc"
+    return op is not None and op.name in ("alloc", "copy")
 
 
 def _sweep_block(block: Block, lv: _Liveness) -> None:

@@ -106,6 +106,8 @@ class Interpreter:
             dtype = _DTYPES[op.attrs.get("elem", "f64")]
             shape = tuple(int(d) for d in a)
             return [np.zeros(shape, dtype) if op.attrs.get("fill") == "zeros" else np.empty(shape, dtype)]
+        if n == "copy":
+            return [a[0].copy()]
         if n == "dim":
             return [int(a[0].shape[op.attrs["axis"]])]
         if n == "call":

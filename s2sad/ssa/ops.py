@@ -34,6 +34,8 @@ Memory ops (arrays are references to memory):
   alloc            (d0, ..., dk) {fill: zeros|empty, elem: type}
                                                    -> array             new array
   dim              (arr) {axis: int}               -> i64               arr.shape[axis]
+  copy             (arr)                           -> array             a new array with arr's
+                                                                        shape and contents
 
 Calls:
 
@@ -118,7 +120,7 @@ def op_info(name: str) -> OpInfo:
         return OpInfo(name, pure=False, regions=1 if name == "for" else 2)
     if name == "if":
         return OpInfo(name, pure=False, regions=2)
-    if name in ("load", "store", "alloc", "call", "tape.push", "tape.pop", "tape.new", "comment"):
+    if name in ("load", "store", "alloc", "copy", "call", "tape.push", "tape.pop", "tape.new", "comment"):
         return OpInfo(name, pure=False)
     raise KeyError(name)
 

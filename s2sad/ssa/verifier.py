@@ -451,6 +451,13 @@ class _Verifier:
         if elem is not None and elem != str(t.elem):
             self.error(op, f"'alloc' elem = {elem!r} but the result is {t}")
 
+    def _op_copy(self, op: Op) -> None:
+        if not self._arity(op, 1, 1):
+            return
+        arr = self._array(op, op.operands[0])
+        if arr is not None and op.result.type != arr:
+            self.error(op, f"'copy' of {arr} gives {op.result.type}")
+
     def _op_dim(self, op: Op) -> None:
         if not self._arity(op, 1, 1):
             return
