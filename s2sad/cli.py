@@ -1,7 +1,8 @@
 """The ``s2sad`` command line.
 
     s2sad grad FILE [--func NAME] --wrt P[,P...] [-o OUT] [--target py|numba]
-    s2sad ir FILE [--func NAME]
+               [-O0|-O1|-O2] [--passes LIST] [--may-alias]
+    s2sad ir FILE [--func NAME] [-O0|-O1|-O2] [--passes LIST] [--may-alias]
 
 Exit status: 0 on success, 1 for a program s2sad cannot differentiate (with
 compiler-style messages on stderr), 2 for bad command-line use. Output files
@@ -20,6 +21,7 @@ from typing import Optional
 
 from . import pipeline
 from .diagnostics import DiagnosticError
+from .opt.passes import PASSES, PipelineError, parse_pipeline
 
 SUFFIX_TARGETS = {".py": "py", ".c": "c", ".h": "c", ".cu": "cuda"}
 
@@ -48,10 +50,46 @@ def _parser() -> argparse.ArgumentParser:
         "numba is Python with @numba.njit",
     )
 
-    i = sub.add_parser("ir", help="print the SSA IR of a function")
+    _optimization_options(g, default_level=2)
+
+    i = sub.add_parser("ir", help="print the SSA IR of a function (after an optional pipeline)")
     i.add_argument("file", help="input file (.py)")
     i.add_argument("--func", help="function to print (default: as for grad)")
+    _optimization_options(i, default_level=0)
     return p
+
+
+def _optimization_options(p: argparse.ArgumentParser, default_level: int) -> None:
+    p.add_argument(
+        "-O",
+        dest="level",
+        type=int,
+        choices=(0, 1, 2),
+        default=default_level,
+        help=f"optimization level: -O0 none, -O1 local cleanups, -O2 also inlining and loop-invariant "
+        f"hoisting (default: -O{default_level})",
+    )
+    p.add_argument(
+        "--passes",
+        metavar="LIST",
+        help="run exactly these passes on the primal, in order (e.g. inline,cse,licm,dce); "
+        f"available: {', '.join(sorted(PASSES))}",
+    )
+    p.add_argument(
+        "--may-alias",
+        action="store_true",
+        help="do not assume that array arguments are distinct memory (the default assumption, "
+        "as with C's restrict, lets loads move past stores to other arrays)",
+    )
+
+
+def _options(args: argparse.Namespace) -> pipeline.Options:
+    if args.passes is not None:
+        try:
+            parse_pipeline(args.passes)
+        except PipelineError as e:
+            raise UsageError(f"--passes: {e}") from None
+    return pipeline.Options(level=args.level, passes=args.passes, may_alias=args.may_alias)
 
 
 def _read(path: str) -> str:
@@ -101,8 +139,9 @@ def write_atomically(path: str, text: str, input_path: str) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     source = _read(args.file)
+    options = _options(args)
     if args.command == "ir":
-        sys.stdout.write(pipeline.ir_text(source, args.file, args.func))
+        sys.stdout.write(pipeline.ir_text(source, args.file, args.func, options))
         return 0
     wrt = [w.strip() for w in args.wrt.split(",") if w.strip()]
     if not wrt:
@@ -110,7 +149,7 @@ def _run(args: argparse.Namespace) -> int:
     target = _target(args)
     if target not in pipeline.PY_TARGETS:
         raise UsageError(f"--target {target}: only py and numba output are supported yet")
-    text = pipeline.gradient_source(source, args.file, args.func, wrt, target)
+    text = pipeline.gradient_source(source, args.file, args.func, wrt, target, options)
     if args.output and args.output != "-":
         write_atomically(args.output, text, args.file)
     else:

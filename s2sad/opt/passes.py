@@ -1,0 +1,76 @@
+"""The pass registry and pipelines: which passes exist and in what order they run.
+
+A pass is a function ``(module, context) -> None`` that rewrites the module in
+place and leaves verified IR behind. Passes are registered here by name so
+that users and tests can run any subset from a pipeline string
+(``"inline,cse,licm,dce"``), and the optimization levels are pipelines too:
+
+* ``-O0``: nothing (the IR as the front end wrote it, plus DCE of the adjoint,
+  which is part of producing it, not an optimization);
+* ``-O1``: local cleanups that never change a loop's shape: folding, CSE, DCE;
+* ``-O2`` (default): inlining of small functions and hoisting of loop-invariant
+  work first, which is what makes gradients asymptotically faster.
+
+The same kind of pipeline runs on the primal before differentiation and on the
+gradient after it (``ADJOINT_PIPELINES``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..ssa.ir import Module
+from .dce import dce_module
+
+
+@dataclass(frozen=True)
+class PassContext:
+    """Facts and switches every pass may consult."""
+
+    # The contract's default: arrays passed to a function do not overlap, so a
+    # store to one cannot change a load from another. --may-alias drops it.
+    may_alias: bool = False
+
+
+Pass = Callable[[Module, PassContext], None]
+
+PASSES: dict[str, Pass] = {}
+
+
+def register(name: str) -> Callable[[Pass], Pass]:
+    def add(fn: Pass) -> Pass:
+        PASSES[name] = fn
+        return fn
+
+    return add
+
+
+register("dce")(lambda module, ctx: dce_module(module))
+
+
+# Before differentiation, by optimization level; each name must be in PASSES.
+PRIMAL_PIPELINES: dict[int, str] = {0: "", 1: "dce", 2: "dce"}
+# After differentiation (dead adjoints, unused caches and copies always go).
+ADJOINT_PIPELINES: dict[int, str] = {0: "dce", 1: "dce", 2: "dce"}
+
+
+class PipelineError(ValueError):
+    """A pipeline string names a pass that does not exist."""
+
+
+def parse_pipeline(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in PASSES]
+    if unknown:
+        raise PipelineError(
+            f"unknown pass{'es' if len(unknown) > 1 else ''} {', '.join(unknown)} "
+            f"(available: {', '.join(sorted(PASSES))})"
+        )
+    return names
+
+
+def run_pipeline(module: Module, pipeline: str, ctx: PassContext = PassContext()) -> None:
+    """Run the passes named in ``pipeline`` (comma-separated), in order."""
+    for name in parse_pipeline(pipeline):
+        PASSES[name](module, ctx)
