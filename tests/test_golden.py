@@ -23,6 +23,7 @@ import sympy as sp
 from fd import check_gradient, written_arrays
 from golden_cases import OUTPUTS, load_cases
 
+from s2sad import pipeline
 from s2sad.parse.python_frontend import parse_python
 
 CASES = load_cases()
@@ -63,6 +64,20 @@ def test_golden_gradient_matches_finite_differences(case, filename):
     written = written_arrays(parse_python(case.source, "input.py", case.func), case.func)
     for seed in range(2):
         check_gradient(primal, gradient, case.params, case.wrt, written, np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("level", [0, 1])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_gradient_at_other_levels_matches_finite_differences(case, level):
+    """The expected files are -O2; -O0 and -O1 gradients must be just as correct."""
+    options = pipeline.Options(level=level)
+    text = pipeline.gradient_source(case.source, "input.py", case.func, case.wrt, "py", options)
+    namespace: dict = {}
+    exec(compile(text, f"<{case.name} -O{level}>", "exec"), namespace)
+    primal = getattr(_load(case.folder / "input.py", f"golden_input_{case.name}"), case.func)
+    written = written_arrays(parse_python(case.source, "input.py", case.func), case.func)
+    gradient = namespace[f"grad_{case.func}"]
+    check_gradient(primal, gradient, case.params, case.wrt, written, np.random.default_rng(level))
 
 
 @pytest.mark.skipif(
