@@ -99,14 +99,43 @@ def _exec(source: str) -> types.SimpleNamespace:
     return types.SimpleNamespace(**namespace)
 
 
+def _gradient(source: str, wrt: list[str], level: int):
+    text = pipeline.gradient_source(source, "prog.py", "f", wrt, "py", pipeline.Options(level=level))
+    return getattr(_exec(text), "grad_f")
+
+
 def _check(source: str, wrt: list[str], params: list[ParamSpec], seed: int) -> None:
-    text = pipeline.gradient_source(source, "prog.py", "f", wrt, "py")
     module = parse_python(source, "prog.py", "f")
     primal = _exec(source).f
-    gradient = getattr(_exec(text), "grad_f")
+    written = written_arrays(module, "f")
     check_gradient(
-        primal, gradient, params, wrt, written_arrays(module, "f"), np.random.default_rng(seed), rtol=1e-4, atol=1e-5
+        primal, _gradient(source, wrt, 2), params, wrt, written, np.random.default_rng(seed), rtol=1e-4, atol=1e-5
     )
+    _check_levels_agree(source, wrt, params, written, seed)
+
+
+def _check_levels_agree(source: str, wrt: list[str], params: list[ParamSpec], written: set[str], seed: int) -> None:
+    """Optimized (-O2) and unoptimized (-O0) gradients give the same numbers on the same inputs."""
+    rng = np.random.default_rng(seed)
+    inputs = {p.name: p.sample(rng) for p in params}
+    shadowed = [p.name for p in params if p.is_float_array and (p.name in wrt or p.name in written)]
+    seeds = {name: rng.normal(size=inputs[name].shape) for name in shadowed}
+    outcomes = []
+    for level in (0, 2):
+        args, shadows = [], {}
+        for p in params:
+            v = inputs[p.name]
+            args.append(v.copy() if isinstance(v, np.ndarray) else v)
+            if p.name in seeds:
+                shadows[p.name] = seeds[p.name].copy()
+                args.append(shadows[p.name])
+        returned = _gradient(source, wrt, level)(*args, d_return=0.7)
+        outcomes.append((returned, args, shadows))
+    (r0, a0, s0), (r2, a2, s2) = outcomes
+    np.testing.assert_allclose(np.asarray(r2, dtype=float), np.asarray(r0, dtype=float), rtol=1e-9, atol=1e-12)
+    for x0, x2 in zip(a0, a2):
+        if isinstance(x0, np.ndarray):
+            np.testing.assert_allclose(x2, x0, rtol=1e-9, atol=1e-12)
 
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
