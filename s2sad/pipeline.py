@@ -118,7 +118,7 @@ def gradient_module(
 ) -> Module:
     module, name = primal_module(source, filename, func, options)
     indices = resolve_wrt(module.functions[name], wrt, module.source_lines)
-    out = differentiate(module, name, indices)
+    out = differentiate(module, name, indices, options.may_alias)
     run_pipeline(out, options.adjoint_pipeline, options.context)
     remove_unreachable_functions(out, [grad_name(name)])
     return out

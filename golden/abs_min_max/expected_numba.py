@@ -12,16 +12,14 @@ def grad_f(x, y, d_return=1.0):
     # reverse sweep
     # line 2: return abs(y) * max(x, -y, 0.5) + min(x * x, y * y)
     t1 = x * x <= y * y
-    t2 = d_return if t1 else 0.0
-    t3 = 0.0 if t1 else d_return
-    d_y = t3 * y
-    d_y += t3 * y
-    d_x = t2 * x
-    d_x += t2 * x
-    t4 = d_return * max(t0, 0.5)
-    t5 = d_return * abs(y) if t0 >= 0.5 else 0.0
-    t6 = x >= -y
-    d_x += (t5 if t6 else 0.0)
-    d_y -= (0.0 if t6 else t5)
-    d_y += (t4 if y >= 0.0 else -t4)
+    d_y = (0.0 if t1 else d_return) * y
+    d_y += d_y
+    d_x = (d_return if t1 else 0.0) * x
+    d_x += d_x
+    t2 = d_return * max(t0, 0.5)
+    t3 = d_return * abs(y) if t0 >= 0.5 else 0.0
+    t4 = x >= -y
+    d_x += (t3 if t4 else 0.0)
+    d_y -= (0.0 if t4 else t3)
+    d_y += (t2 if y >= 0.0 else -t2)
     return d_x, d_y

@@ -4,10 +4,11 @@
 
 def grad_f(A, d_A, n, d_return=1.0):
     # line 3: for i in range(n):
+    t0 = n - 1
     d_s = d_return
-    for i in range(n - 1, -1, -1):
+    for i in range(t0, -1, -1):
         # line 4: for j in range(n):
-        for j in range(n - 1, -1, -1):
+        for j in range(t0, -1, -1):
             # line 5: s += A[i][j] * A[j][i]
             d_A[j, i] += d_s * A[i, j]
             d_A[i, j] += d_s * A[j, i]

@@ -8,8 +8,9 @@ import numpy as np
 @numba.njit
 def grad_f(x, d_x, n):
     # forward sweep
-    tape_x_elem = np.empty(max(n - 1, 0))
-    tape_x_elem2 = np.empty(max(n - 1, 0))
+    t0 = max(n - 1, 0)
+    tape_x_elem = np.empty(t0)
+    tape_x_elem2 = np.empty(t0)
     for i in range(1, n):
         x_elem = x[i]
         tape_x_elem2[i - 1] = x_elem

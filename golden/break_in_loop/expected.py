@@ -41,5 +41,5 @@ def grad_f(x, d_x, n, d_return=1.0):
         # line 4: if s > 1.5:
         if not (s > 1.5):
             # line 6: s += x[i] * x[i]
-            d_x[i] += d_s * x[i]
-            d_x[i] += d_s * x[i]
+            t0 = d_s * x[i]
+            d_x[i] += t0 + t0

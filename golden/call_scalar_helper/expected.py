@@ -4,25 +4,15 @@
 import math
 
 
-def grad_softplus(z, a, d_return=1.0):
-    # forward sweep
-    t0 = math.exp(a * z)
-
-    # reverse sweep
-    # line 5: return math.log(1.0 + math.exp(a * z))
-    t1 = d_return / (1.0 + t0) * t0
-    d_a = t1 * z
-    d_z = t1 * a
-    return d_z, d_a
-
-
 def grad_f(x, d_x, a, n, d_return=1.0):
     # line 10: for i in range(n):
     d_s = d_return
     d_a = 0.0
     for i in range(n - 1, -1, -1):
+        t0 = math.exp(a * x[i])
+        # line 5: return math.log(1.0 + math.exp(a * z))
+        t1 = d_s / (1.0 + t0) * t0
+        d_a += t1 * x[i]
         # line 11: s += softplus(x[i], a)
-        d_z, d_a2 = grad_softplus(x[i], a, d_s)
-        d_a += d_a2
-        d_x[i] += d_z
+        d_x[i] += t1 * a
     return d_a

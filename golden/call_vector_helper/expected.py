@@ -3,8 +3,6 @@
 
 import math
 
-import numpy as np
-
 
 def mag(x, n):
     s = 0.0
@@ -26,24 +24,29 @@ def grad_mag(x, d_x, n, d_return=1.0):
     # line 6: for i in range(n):
     for i in range(n - 1, -1, -1):
         # line 7: s += x[i] * x[i]
-        d_x[i] += d_s * x[i]
-        d_x[i] += d_s * x[i]
+        t0 = d_s * x[i]
+        d_x[i] += t0 + t0
 
 
 def grad_norm(out, d_out, in_, d_in_, n):
     # forward sweep
-    tape_mag_value = np.empty(max(n, 0))
-    for i in range(n):
+    if n > 0:
         mag_value = mag(in_, n)
-        tape_mag_value[i] = mag_value
-        out[i] = in_[i] / mag_value
+        for i in range(n):
+            out[i] = in_[i] / mag_value
+    else:
+        mag_value = 0.0
 
     # reverse sweep
     # line 12: for i in range(n):
-    for i in range(n - 1, -1, -1):
-        mag_value = tape_mag_value[i]
+    if n > 0:
+        d_mag_value = 0.0
+        for i in range(n - 1, -1, -1):
+            # line 13: out[i] = in_[i] / mag(in_, n)
+            d_out_i = d_out[i]
+            d_out[i] = 0.0
+            t0 = d_out_i / mag_value
+            d_mag_value -= t0 * out[i]
+            d_in_[i] += t0
         # line 13: out[i] = in_[i] / mag(in_, n)
-        d_out_i = d_out[i]
-        d_out[i] = 0.0
-        grad_mag(in_, d_in_, n, -(d_out_i * (in_[i] / mag_value) / mag_value))
-        d_in_[i] += d_out_i / mag_value
+        grad_mag(in_, d_in_, n, d_mag_value)

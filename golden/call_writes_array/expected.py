@@ -22,8 +22,9 @@ def grad_smooth(y, d_y, x, d_x, n):
         # line 6: y[i] = 0.5 * x[i] + 0.25 * x[(i + 1) % n] + 0.25 * x[(i + n - 1) % n]
         d_y_i = d_y[i]
         d_y[i] = 0.0
-        d_x[t0] += d_y_i * 0.25
-        d_x[t1] += d_y_i * 0.25
+        t2 = d_y_i * 0.25
+        d_x[t0] += t2
+        d_x[t1] += t2
         d_x[i] += d_y_i * 0.5
 
 
@@ -48,8 +49,7 @@ def grad_energy(x, d_x, y, d_y, n, d_return=1.0):
     d_s = d_return
     for i in range(n - 1, -1, -1):
         # line 13: s += math.sin(y[i]) * y[i]
-        d_y[i] += d_s * math.sin(y[i])
-        d_y[i] += d_s * y[i] * math.cos(y[i])
+        d_y[i] += d_s * math.sin(y[i]) + d_s * y[i] * math.cos(y[i])
 
     # line 10: smooth(y, x, n)
     grad_smooth(y_before_smooth, d_y, x_before_smooth, d_x, n)

@@ -18,7 +18,7 @@ def grad_f(x, y, d_return=1.0):
     d_x = t2 * y
     d_y += t2 * x
     d_m = d_return * m
-    d_m += d_return * m
+    d_m += d_m
 
     # line 2: m = x if x > y else y
     d_x += (d_m if t0 else 0.0)

@@ -9,7 +9,11 @@ def grad_f(x, d_x, n, d_return=1.0):
     # line 3: for i in range(n):
     d_s = d_return
     for i in range(n - 1, -1, -1):
+        t0 = x[i]
         # line 4: if x[i] < 0.0:
-        if not (x[i] < 0.0):
+        if t0 < 0.0:
+            t1 = 0.0
+        else:
             # line 6: s += x[i] ** 3
-            d_x[i] += d_s * 3.0 * x[i] ** 2.0
+            t1 = d_s * 3.0 * t0 ** 2.0
+        d_x[i] += t1

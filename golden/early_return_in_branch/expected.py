@@ -6,15 +6,14 @@ def grad_f(x, y, d_return=1.0):
     # line 2: if x > y:
     if x > y:
         # line 3: return x * x * y
-        t0 = d_return * y
         d_y = d_return * (x * x)
-        d_x = t0 * x
-        d_x += t0 * x
+        d_x = d_return * y * x
+        d_x += d_x
     else:
         t = x - y
         # line 5: return t * t
         d_t = d_return * t
-        d_t += d_return * t
+        d_t += d_t
         # line 4: t = x - y
         d_y = -d_t
         d_x = d_t

@@ -10,6 +10,6 @@ def grad_f(x, d_x, n, d_return=1.0):
     d_s = d_return
     for i in range(n):
         # line 4: s = 0.5 * s + x[i] * x[i]
-        d_x[i] += d_s * x[i]
-        d_x[i] += d_s * x[i]
+        t0 = d_s * x[i]
+        d_x[i] += t0 + t0
         d_s *= 0.5

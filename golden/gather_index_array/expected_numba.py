@@ -10,5 +10,5 @@ def grad_f(w, d_w, idx, n, d_return=1.0):
     d_s = d_return
     for i in range(n - 1, -1, -1):
         # line 4: s += w[idx[i]] * w[idx[i]]
-        d_w[idx[i]] += d_s * w[idx[i]]
-        d_w[idx[i]] += d_s * w[idx[i]]
+        t0 = d_s * w[idx[i]]
+        d_w[idx[i]] += t0 + t0

@@ -25,5 +25,5 @@ def grad_f(x, d_x, n, d_return=1.0):
         # line 7: tmp[i] = x[i] * x[i]
         d_tmp_i = d_tmp[i]
         d_tmp[i] = 0.0
-        d_x[i] += d_tmp_i * x[i]
-        d_x[i] += d_tmp_i * x[i]
+        t0 = d_tmp_i * x[i]
+        d_x[i] += t0 + t0

@@ -28,6 +28,6 @@ def grad_f(x, d_return=1.0):
 
     # line 5: a = math.sin(x) * math.cos(x) + math.tan(x)
     d_x += d_a * (1.0 + t2 * t2)
-    d_x += d_a * t0 * -math.sin(x)
-    d_x += d_a * t1 * math.cos(x)
+    d_x += d_a * t0 * -t0
+    d_x += d_a * t1 * t1
     return d_x

@@ -26,8 +26,10 @@ def grad_f(x, y, d_return=1.0):
 
     # line 5: r = math.hypot(x, y) + math.atan2(y, x)
     t4 = x * x + y * y
-    d_y += d_r * x / t4
-    d_x -= d_r * y / t4
-    d_x += d_r * x / t0
-    d_y += d_r * y / t0
+    t5 = d_r * x
+    t6 = d_r * y
+    d_y += t5 / t4
+    d_x -= t6 / t4
+    d_x += t5 / t0
+    d_y += t6 / t0
     return d_x, d_y

@@ -14,11 +14,11 @@ def grad_f(x, y, d_return=1.0):
     # line 4: return z * z - y
     d_y = -d_return
     d_z = d_return * z
-    d_z += d_return * z
+    d_z += d_z
 
     # line 3: z = x * y - x / y + 3.0
     d_x = -d_z / y
-    d_y += d_z * t0 / y
+    d_y -= d_x * t0
     d_x += d_z * y
     d_y += d_z * x
     return d_x, d_y

@@ -20,7 +20,6 @@ def grad_f(x, d_x, n, d_return=1.0):
     for i in range(n - 1, -1, -1):
         t = tape_t[i]
         # line 7: t = math.sin(t * x[i]) + x[i]
-        d_x[i] += d_t
         t0 = d_t * math.cos(t * x[i])
+        d_x[i] += d_t + t0 * t
         d_t = t0 * x[i]
-        d_x[i] += t0 * t

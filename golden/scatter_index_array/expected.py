@@ -13,6 +13,6 @@ def grad_f(x, d_x, idx, out, d_out, n):
         # line 3: out[idx[i]] += x[i] * x[i]
         d_out_elem = d_out[idx[i]]
         d_out[idx[i]] = 0.0
-        d_x[i] += d_out_elem * x[i]
-        d_x[i] += d_out_elem * x[i]
+        t0 = d_out_elem * x[i]
+        d_x[i] += t0 + t0
         d_out[idx[i]] += d_out_elem

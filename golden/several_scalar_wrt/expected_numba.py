@@ -12,11 +12,10 @@ def grad_f(a, b, c, d_return=1.0):
     # reverse sweep
     # line 2: return a * b * c + a / (1.0 + b * b)
     d_a = d_return / t0
-    t1 = -(d_return * (a / t0) / t0)
-    d_b = t1 * b
-    d_b += t1 * b
-    t2 = d_return * c
+    d_b = -(d_a * (a / t0)) * b
+    d_b += d_b
+    t1 = d_return * c
     d_c = d_return * (a * b)
-    d_a += t2 * b
-    d_b += t2 * a
+    d_a += t1 * b
+    d_b += t1 * a
     return d_a, d_b, d_c

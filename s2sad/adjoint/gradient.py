@@ -74,7 +74,7 @@ def _inside_loop(op: Op) -> bool:
     return False
 
 
-def differentiate(module: Module, func: str, wrt: set[int]) -> Module:
+def differentiate(module: Module, func: str, wrt: set[int], may_alias: bool = False) -> Module:
     """The output module for ``grad_<func>`` with respect to the parameters at ``wrt``."""
     root = module.functions[func]
     order = _callees_in_order(module, root)
@@ -92,7 +92,7 @@ def differentiate(module: Module, func: str, wrt: set[int]) -> Module:
         raise DiagnosticError(problems, module.source_lines)
 
     signatures = {name: GradSignature.of(module, module.functions[name], w) for name, w in wrts.items() if name != func}
-    grads = {fn.name: GradientTransform(module, fn, wrts[fn.name], signatures).run() for fn in order if fn.name in wrts}
+    grads = {fn.name: GradientTransform(module, fn, wrts[fn.name], signatures, may_alias).run() for fn in order if fn.name in wrts}
     out = Module(source_file=module.source_file, source_lines=module.source_lines)
     for fn in reversed(order):  # callees first: C needs definitions before use
         if _called_from(fn.name, grads.values(), module):

@@ -152,15 +152,30 @@ def _outer_refs(op: Op) -> list[Value]:
 class GradientTransform:
     """Builds ``grad_<fn>`` for one function and one set of ``--wrt`` parameters."""
 
-    def __init__(self, module: Module, fn: Function, wrt: set[int], signatures: dict[str, GradSignature]):
+    def __init__(
+        self,
+        module: Module,
+        fn: Function,
+        wrt: set[int],
+        signatures: dict[str, GradSignature],
+        may_alias: bool = False,
+    ):
         self.module = module
         self.fn = fn
         self.sig = GradSignature.of(module, fn, wrt)
         self.signatures = signatures  # of the callees that get gradients
         # Every shadowed array is an input too: its shadow holds an adjoint on entry.
         self.act: Activity = analyze_activity(module, fn, set(wrt) | set(self.sig.shadowed))
-        self.readonly_roots = {p for p in fn.params if p.type.is_array} - written_roots(module, fn)
+        params = {p for p in fn.params if p.type.is_array}
+        written = written_roots(module, fn)
+        self.readonly_roots = params - written
         self.last_write = _last_top_level_writes(module, fn)
+        if may_alias and params & written:
+            # A store to one parameter array may change any other: no parameter
+            # array is read-only, and none keeps its values "after its last write".
+            self.readonly_roots = set()
+            self.last_write = {r: k for r, k in self.last_write.items() if r not in params}
+        self.may_alias = may_alias
         self.fwd: dict[Value, Value] = {}
         self.fwd_op: dict[Op, Op] = {}
         self.fwd_block: dict[Block, Block] = {}
@@ -173,7 +188,9 @@ class GradientTransform:
         body = Builder(block, loc)
         anchor = body.create("comment", [], [], {"text": "prologue"})
         self.anchors.append(anchor)
-        return _Rev(primal, block, parent, body.before_op(anchor), body)
+        rev = _Rev(primal, block, parent, body.before_op(anchor), body)
+        rev.last_comment_line = parent.last_comment_line if parent is not None else 0
+        return rev
 
     # ------------------------------------------------------------------ driver
     def run(self) -> Function:
@@ -209,6 +226,8 @@ class GradientTransform:
         if d_return is not None:
             g.attrs["defaults"] = {"d_return": 1.0}
         g.attrs["primal"] = fn.name
+        # Which parameters the results are the adjoints of (C passes them back through pointers).
+        g.attrs["returned"] = [fn.params[i].name_hint for i in sig.returned]
         return g
 
     # ---------------------------------------------------------- forward sweep
@@ -319,6 +338,9 @@ class GradientTransform:
             val = m.block.args[0]
         elif v.is_block_arg:
             val = self._avail_clone(m, self.fwd[v], block)
+        elif (kept := self._kept_in_memory(v)) is not None:
+            arr, index = kept
+            val = m.prologue.op1("load", [self.fwd[arr], *(self.avail(m, i) for i in index)], v.type, v.name_hint)
         elif self._recomputable(v, block, m):
             op = v.defining_op
             new = m.prologue.create(
@@ -334,6 +356,35 @@ class GradientTransform:
             val = self._avail_clone(m, self.fwd[v], block)
         m.avail[v] = val
         return val
+
+    def _kept_in_memory(self, v: Value) -> Optional[tuple[Value, list[Value]]]:
+        """An array element that still holds ``v`` when the reverse sweep runs, if there is one.
+
+        ``out[i] = v`` in a loop nest leaves ``v`` in ``out`` when that store is
+        the only write to ``out`` in its top-level statement and none comes later,
+        and its indices are the induction variables of all the enclosing ``for``
+        loops (so each iteration writes its own element). Reading it back is a
+        load instead of recomputing ``v`` (a division, a call) or taping it.
+        """
+        if v.defining_op is None or v.defining_op.name not in PURE or self.may_alias:
+            return None
+        for user, k in v.uses:
+            if user.name != "store" or k != len(user.operands) - 1 or user.parent is not v.defining_op.parent:
+                continue
+            arr, index = user.operands[0], user.operands[1:-1]
+            root = array_root(arr)
+            top = _top_level_index(self.fn, user)
+            if self.last_write.get(root) != top or _writes_in(self.module, self.fn.body.ops[top], root) != 1:
+                continue
+            loops, b = [], user.parent
+            while b is not self.fn.body:
+                if b.parent_op.name != "if":  # branches run an iteration at most once
+                    loops.append(b.parent_op)
+                b = b.parent_op.parent
+            ivs = {lp.regions[0].args[0] for lp in loops if lp.name == "for"}
+            if len(ivs) == len(loops) == len(index) and set(index) == ivs:
+                return arr, list(index)
+        return None
 
     def _avail_clone(self, m: _Rev, cv: Value, block: Block) -> Value:
         """A forward-sweep value living in the clone of ``block``, brought to ``block``'s mirror."""
@@ -488,15 +539,15 @@ class GradientTransform:
             if not self._needs_reverse(op):
                 continue
             marker = None
+            previous = rev.last_comment_line
             line = op.loc.line if op.loc else 0
-            if line and line != rev.last_comment_line:
+            if line and line != previous:
                 marker = rev.body.create("comment", [], [], {"text": self._line_text(line)})
+                rev.last_comment_line = line  # regions inside start from here (no repeat)
             self._reverse_op(rev, op)
-            if marker is not None:
-                if rev.block.ops[-1] is marker:
-                    marker.erase()
-                else:
-                    rev.last_comment_line = line
+            if marker is not None and rev.block.ops[-1] is marker:
+                marker.erase()
+                rev.last_comment_line = previous
 
     def _line_text(self, line: int) -> str:
         src = self.module.source_lines[line - 1].strip() if line <= len(self.module.source_lines) else ""
@@ -719,6 +770,18 @@ def _top_level_index(fn: Function, op: Op) -> int:
     while op.parent is not fn.body:
         op = op.parent.parent_op
     return fn.body.ops.index(op)
+
+
+def _writes_in(module: Module, top: Op, root: Value) -> int:
+    """How many ops in ``top`` (a top-level op and its regions) may write ``root``."""
+    count = 0
+    for op in top.walk():
+        if op.name == "store" and array_root(op.operands[0]) is root:
+            count += 1
+        elif op.name == "call":
+            callee = module.functions[op.attrs["callee"]]
+            count += sum(1 for i in written_params(module, callee) if array_root(op.operands[i]) is root)
+    return count
 
 
 def _last_top_level_writes(module: Module, fn: Function) -> dict[Value, int]:

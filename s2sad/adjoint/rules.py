@@ -95,12 +95,13 @@ def _mul(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
 
 @rule("div")
 def _div(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
-    # d(a/b)/da = 1/b, d(a/b)/db = -(a/b)/b: reuse the quotient.
-    da = build.div(b, g, op.operands[1]) if active[0] else None
-    db = None
-    if active[1]:
-        db = build.neg(b, build.div(b, build.mul(b, g, op.result), op.operands[1]))
-    return [da, db]
+    # d(a/b)/da = 1/b, d(a/b)/db = -(a/b)/b: with q = g/b, the contributions are
+    # q and -q * (a/b), one division for both (divisions cost several multiplies).
+    if not (active[0] or active[1]):
+        return [None, None]
+    q = build.div(b, g, op.operands[1])
+    db = build.neg(b, build.mul(b, q, op.result)) if active[1] else None
+    return [q if active[0] else None, db]
 
 
 @rule("neg")

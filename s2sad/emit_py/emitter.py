@@ -396,7 +396,7 @@ class _FunctionEmitter:
             s = then[0]
             if isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.targets[0], Name):
                 # `if x > m: m = x` is `m = max(m, x)` (see expr.if_exp)
-                chosen = if_exp(c, s.value, s.targets[0])
+                chosen = self._choose(c, s.value, s.targets[0])
                 if not isinstance(chosen, IfExp):
                     return [Assign(s.targets, chosen)]
             if isinstance(s, If) and not s.orelse:
@@ -409,6 +409,10 @@ class _FunctionEmitter:
             and then[0].targets == orelse[0].targets
         )
         return [If(c, then, orelse, ternary)]
+
+    def _choose(self, c: Expr, a: Expr, b: Expr) -> Expr:
+        """``a if c else b`` in the target's spelling (the C emitter overrides it)."""
+        return if_exp(c, a, b)
 
     def _tape(self, op: Op) -> list[Stmt]:
         n = op.name

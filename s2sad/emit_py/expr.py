@@ -18,6 +18,7 @@ and to hoist a repeated subexpression once when it breaks a long line.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Iterator, Optional, Union
@@ -382,7 +383,20 @@ def replace(e: Expr, old: Expr, new: Expr) -> Expr:
         return IfExp(replace(e.cond, old, new), e.body, e.orelse)
     if isinstance(e, Tuple):
         return Tuple(tuple(replace(x, old, new) for x in e.elts))
+    if dataclasses.is_dataclass(e):
+        # Node types of other emitters (C casts, increments): every Expr field, generically.
+        return dataclasses.replace(
+            e, **{f.name: _replace_field(getattr(e, f.name), old, new) for f in dataclasses.fields(e)}
+        )
     raise TypeError(e)
+
+
+def _replace_field(value, old: Expr, new: Expr):
+    if isinstance(value, Expr):
+        return replace(value, old, new)
+    if isinstance(value, tuple):
+        return tuple(_replace_field(x, old, new) for x in value)
+    return value
 
 
 # -- printing -------------------------------------------------------------------

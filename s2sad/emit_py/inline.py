@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..ssa.ir import Block, Function, Module, Op, Value
-from ..ssa.ops import PURE
+from ..ssa.ops import COMPARE, PURE
 
 LITERAL = "literal"
 INLINE = "inline"
@@ -245,6 +245,7 @@ class InlinePlan:
             return True  # a pop, an alloc, a loop result: it gets a variable
         if depth == 0:
             return False
-        if op.name in _CHEAP_OPS or (op.name in _CHEAP_INT_OPS and v.type.is_int):
+        int_compare = op.name in COMPARE and op.operands[0].type.is_int
+        if op.name in _CHEAP_OPS or (op.name in _CHEAP_INT_OPS and v.type.is_int) or int_compare:
             return all(self._cheap(o, depth - 1) for o in op.operands)
         return False

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import keyword
 import re
-from typing import Iterable
+from typing import Callable, Iterable
 
 # Names the emitted code refers to: modules, and the builtins it calls.
 OUTPUT_NAMES = frozenset({"math", "np", "numba", "range", "abs", "min", "max", "float", "int", "bool", "len"})
@@ -43,12 +43,17 @@ def is_reserved(name: str) -> bool:
 
 
 class Namer:
-    """Hands out identifiers for one function; all checks are by membership only."""
+    """Hands out identifiers for one function; all checks are by membership only.
 
-    def __init__(self, function_names: Iterable[str] = ()):
+    ``reserved`` says which names the output language keeps for itself (Python's
+    by default; the C emitter passes C's keywords and library names).
+    """
+
+    def __init__(self, function_names: Iterable[str] = (), reserved: Callable[[str], bool] = is_reserved):
         self._taken: set[str] = set(function_names)
         self._preferred: set[str] = set()  # source names: kept for their owners
         self._temp_counter = 0
+        self._reserved = reserved
 
     def prefer(self, hint: str) -> None:
         """Keep ``hint``'s identifier for the value that carries it (no suffixed name takes it)."""
@@ -57,19 +62,19 @@ class Namer:
             self._preferred.add(name)
 
     def claim_fixed(self, name: str) -> str:
-        """Claim a name that cannot change (a parameter); returns it unchanged."""
+        """Claim a name that cannot change (a parameter); returns the name to use for it."""
         self._taken.add(name)
         return name
 
     def is_free(self, name: str) -> bool:
-        return name not in self._taken and not is_reserved(name)
+        return name not in self._taken and not self._reserved(name)
 
     def fresh(self, hint: str) -> str:
         """A new identifier close to ``hint`` (``t<k>`` when the hint is unusable)."""
         base = sanitize(hint)
         if not base:
             return self.temp()
-        if is_reserved(base):
+        if self._reserved(base):
             base = base + "_"  # `in` -> `in_`, as the contract spells keyword parameters
         if self.is_free(base):
             self._taken.add(base)

@@ -266,9 +266,7 @@ def _name(fn: Function, co: _Coalescer, namer: Namer) -> dict[Value, str]:
     classes = co.classes
     reps = classes.reps()
     param_names = {p.name_hint for p in fn.params}
-    for p in fn.params:
-        if p.name_hint:
-            namer.claim_fixed(p.name_hint)
+    fixed = {p: namer.claim_fixed(p.name_hint) for p in fn.params if p.name_hint}
     for rep in reps:
         for v in classes.members[rep]:
             namer.prefer(v.name_hint)
@@ -280,7 +278,7 @@ def _name(fn: Function, co: _Coalescer, namer: Namer) -> dict[Value, str]:
         hint = next((sanitize(v.name_hint) for v in members if sanitize(v.name_hint)), "")
         hint = hint or next((h for h in map(_borrowed_hint, members) if h), "")
         if param is not None:
-            name = param.name_hint or namer.fresh("arg")
+            name = fixed.get(param) or namer.fresh("arg")
         elif len(members) == 1 and _unused_iv(rep, co.plan):
             name = "_"
         else:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..ssa.ir import Module
+from . import cse, fold, inline, licm
 from .dce import dce_module
 
 
@@ -47,12 +48,23 @@ def register(name: str) -> Callable[[Pass], Pass]:
 
 
 register("dce")(lambda module, ctx: dce_module(module))
+register("cse")(cse.run)
+register("fold")(fold.run)
+register("inline")(inline.run)
+register("licm")(licm.run)
 
 
 # Before differentiation, by optimization level; each name must be in PASSES.
-PRIMAL_PIPELINES: dict[int, str] = {0: "", 1: "dce", 2: "dce"}
-# After differentiation (dead adjoints, unused caches and copies always go).
-ADJOINT_PIPELINES: dict[int, str] = {0: "dce", 1: "dce", 2: "dce"}
+PRIMAL_PIPELINES: dict[int, str] = {
+    0: "",
+    1: "fold,cse,dce",
+    # Inline small helpers first so their bodies can be folded and hoisted too;
+    # CSE again after LICM merges what hoisting brought side by side.
+    2: "inline,fold,cse,licm,cse,dce",
+}
+# After differentiation: dead adjoints, unused caches and copies always go; at
+# -O1 and up, repeated loads and arithmetic of the adjoint are merged and folded.
+ADJOINT_PIPELINES: dict[int, str] = {0: "dce", 1: "fold,cse,dce", 2: "fold,cse,licm,cse,dce"}
 
 
 class PipelineError(ValueError):

@@ -91,7 +91,8 @@ def binary(b: Builder, name: str, x: Value, y: Value, hint: str = "") -> Value:
             return neg(b, x, hint)
         if is_const(x, -1):
             return neg(b, y, hint)
-    elif name in ("div", "floordiv"):
+    elif name == "div" or (name == "floordiv" and t.is_int):
+        # x // 1.0 is floor(x) on floats, not x.
         if is_const(y, 1):
             return x
     elif name == "pow":

@@ -1,0 +1,1064 @@
+"""The C99 emitter: a Module of structured SSA -> one self-contained, readable C file.
+
+``emit_c(module, header, entry)`` is the entry point: ``entry`` (``grad_<func>``)
+is the one function with external linkage; every other function is ``static``
+and appears only if the entry reaches it. The file includes only standard
+headers (``math.h``, ``stdlib.h``, ``string.h``, ``stdbool.h``, each only when
+used) and the small helpers it needs (Python's floored ``//`` and ``%``).
+
+What C shares with the Python emitter, and reuses from ``s2sad.emit_py``: the
+inlining plan (which values print inside other expressions), out-of-SSA
+coalescing and naming (one variable per congruence class, source names), the
+statement builder (loops stay loops, ``if``/``elif``, ``while``, comments
+pointing at source lines) and the expression trees with their exact
+tidying rewrites. What is C's own (this package):
+
+* the mapping: ``f64`` -> ``double``, ``f32`` -> ``float`` (literals ``0.5f``,
+  ``sinf``), ``i64`` -> ``long``, ``i32`` -> ``int``, ``bool`` -> ``bool``; an
+  array parameter is a pointer to a flat, row-major buffer (``A[i * m + j]``),
+  its extents found by ``sizes``;
+* signatures by the contract: a float scalar whose adjoint a gradient returns
+  gets a shadow pointer right after it (``double a, double *d_a``), and the
+  adjoint is added to it (``*d_a += d_a_local;``): the adjoint accumulates in
+  a local first, so the loop does not write through a pointer that may alias
+  others. Calls to ``grad_<callee>`` pass the address of the variable or array
+  element the adjoint is added to (``grad_g(x[i], &d_x[i], a, &d_a_local, d_s)``);
+* declarations at first assignment, in the innermost scope (``cstmt``);
+* ``for (long i = n - 1; i >= 0; i--)`` loops, with bounds C would re-evaluate
+  every iteration saved first when the body changes what they read;
+* memory: ``calloc``/``malloc`` (small constant sizes: arrays on the stack),
+  freed at the end of the block that made them; copies by ``memcpy``; tapes are
+  a buffer, a top and (when they may grow) a capacity doubled with ``realloc``;
+* integer ``//`` and ``%`` print as C's ``/`` and ``%`` where ``ranges`` proves
+  both operands non-negative, else as calls of floored helpers.
+
+IR that C cannot express raises a diagnostic (``s2sad.diagnostics.error``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Optional
+
+from ..diagnostics import Diagnostic, DiagnosticError, error
+from ..emit_py.emitter import (
+    Assign,
+    AugAssign,
+    Comment,
+    ExprStmt,
+    For,
+    If,
+    Return,
+    Stmt,
+    While,
+    _FunctionEmitter,
+    _names,
+    _tidy,
+)
+from ..emit_py.expr import (
+    BinOp,
+    Call,
+    Compare,
+    Expr,
+    IfExp,
+    Lit,
+    Name,
+    Subscript,
+    Unary,
+    binop,
+    bool_op,
+    compare,
+    literal_value,
+    logical_not,
+    names_in,
+    negate,
+    number,
+    walk,
+)
+from ..emit_py.inline import Effects
+from ..emit_py.outofssa import allocate
+from ..ssa.ir import Block, Function, Module, Op, Value
+from ..ssa.ops import PURE
+from ..ssa.types import ArrayType, ScalarType, Type
+from .cexpr import Cast, CPrinter, F32Lit, IncDec, address_of, c_if_exp, deref
+from .cstmt import ArrayDecl, Decl, declare
+from .names import CNamer, c_reserved
+from .ranges import IntRanges
+from .render import CRenderer, comment_text, wrap_signature
+from .sizes import Affine, Sizes
+
+STACK_LIMIT = 256  # arrays of at most this many elements, of constant size, live on the stack
+
+_CTYPES = {"f64": "double", "f32": "float", "i64": "long", "i32": "int", "bool": "bool"}
+_ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+_COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+_MATH_RENAME = {"abs": "fabs", "min": "fmin", "max": "fmax"}
+
+HELPERS = {
+    "floordiv_l": """\
+/* Python's floored a // b on integers (C's / rounds toward zero). */
+static long floordiv_l(long a, long b) {
+    long q = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}""",
+    "mod_l": """\
+/* Python's a % b on integers: the result has the sign of b (C's % has the sign of a). */
+static long mod_l(long a, long b) {
+    long r = a % b;
+    return (r != 0 && (r < 0) != (b < 0)) ? r + b : r;
+}""",
+    "mod_d": """\
+/* Python's a % b on floats: the result has the sign of b (fmod's has the sign of a). */
+static double mod_d(double a, double b) {
+    double r = fmod(a, b);
+    return (r != 0.0 && (r < 0.0) != (b < 0.0)) ? r + b : r;
+}""",
+    "pow_l": """\
+/* Python's a ** b on integers (b >= 0). */
+static long pow_l(long a, long b) {
+    long r = 1;
+    for (; b > 0; b--) {
+        r *= a;
+    }
+    return r;
+}""",
+    "min_l": """\
+/* Python's min(a, b) on integers. */
+static long min_l(long a, long b) {
+    return b < a ? b : a;
+}""",
+    "max_l": """\
+/* Python's max(a, b) on integers. */
+static long max_l(long a, long b) {
+    return b > a ? b : a;
+}""",
+}
+
+_INCLUDES = [
+    ("math.h", re.compile(r"\b(?:[a-z][a-z0-9]*f?|INFINITY|NAN)\b")),  # filtered below
+    ("stdbool.h", re.compile(r"\b(?:bool|true|false)\b")),
+    ("stdlib.h", re.compile(r"\b(?:malloc|calloc|realloc|free|labs|abs)\(")),
+    ("string.h", re.compile(r"\bmemcpy\(")),
+]
+_MATH_H = set(
+    """sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp expm1 exp2 log log1p log2
+    log10 sqrt cbrt erf erfc fabs floor ceil trunc pow atan2 hypot fmin fmax copysign fmod""".split()
+)
+_MATH_H_CALL = re.compile(r"\b([a-z][a-z0-9]*)\(")
+_MATH_H_NAME = re.compile(r"\b(?:isnan|INFINITY|NAN)\b")
+
+
+def ctype(t: Type) -> str:
+    if isinstance(t, ArrayType):
+        return f"{_CTYPES[t.elem.name]} *"
+    if isinstance(t, ScalarType) and t.name in _CTYPES:
+        return _CTYPES[t.name]
+    raise error(f"type {t} has no C equivalent yet")
+
+
+def is_gradient(fn: Function) -> bool:
+    return "primal" in fn.attrs or "returned" in fn.attrs
+
+
+class _CEffects(Effects):
+    """Effects, except that a call of a gradient is never an expression (it returns through pointers)."""
+
+    def is_pure_call(self, op: Op) -> bool:
+        callee = self.module.functions.get(op.attrs.get("callee", ""))
+        if callee is not None and is_gradient(callee):
+            return False
+        return super().is_pure_call(op)
+
+
+class _ModuleContext:
+    def __init__(self, module: Module, entry: str):
+        self.module = module
+        self.entry = entry
+        self.effects = _CEffects(module)
+        self.sizes = Sizes(module)
+        self._returned: dict[str, list[int]] = {}
+        self._c_names: dict[str, str] = {}
+
+    def c_name(self, name: str) -> str:
+        """A function's name in C: a C keyword or library name gets underscores (``long`` -> ``long_``)."""
+        if name not in self._c_names:
+            taken = set(self.module.functions) | set(self._c_names.values())
+            c = name
+            while c_reserved(c) or (c != name and c in taken):
+                c += "_"
+            self._c_names[name] = c
+        return self._c_names[name]
+
+    def returned(self, fn: Function) -> Optional[list[int]]:
+        """For a gradient: the indices of the parameters its results are the adjoints of."""
+        if not is_gradient(fn):
+            return None
+        if fn.name not in self._returned:
+            self._returned[fn.name] = self._find_returned(fn)
+        return self._returned[fn.name]
+
+    def _find_returned(self, fn: Function) -> list[int]:
+        names = fn.param_names
+        if "returned" in fn.attrs:
+            return [names.index(n) for n in fn.attrs["returned"]]
+        # IR without the attribute: the float scalar parameters, matched by count or by name.
+        floats = [i for i, p in enumerate(fn.params) if p.type.is_float and p.name_hint != "d_return"]
+        if len(floats) == len(fn.result_types):
+            return floats
+        ret = fn.body.terminator
+        by_hint = [names.index(v.name_hint[2:]) for v in ret.operands if v.name_hint[2:] in names]
+        if len(by_hint) == len(fn.result_types):
+            return by_hint
+        raise error(
+            f"cannot tell which parameters the results of '{fn.name}' are the adjoints of",
+            fn.loc,
+            hint="the gradient function needs its 'returned' attribute",
+        )
+
+
+def emit_c(module: Module, header: str, entry: str) -> str:
+    """The module as one C99 file: ``entry`` has external linkage, every other function is static."""
+    if entry not in module.functions:
+        raise error(f"no function '{entry}' to emit")
+    ctx = _ModuleContext(module, entry)
+    called = _called_from(module, entry)
+    texts = {fn.name: _CFunctionEmitter(ctx, fn).emit() for fn in module.functions.values() if fn.name in called}
+    keep = _reachable({ctx.c_name(n): t for n, t in texts.items()}, ctx.c_name(entry))
+    functions = [texts[name] for name in module.functions if ctx.c_name(name) in keep]
+    code = "\n\n".join(functions)
+    bare = _strip_comments(code)
+    helpers = [text for name, text in HELPERS.items() if re.search(rf"\b{name}\(", bare)]
+    body = "\n\n".join(helpers + functions)
+    includes = _includes(_strip_comments(body))
+    out: list[str] = []
+    head = [line[2:] if line.startswith("# ") else line.lstrip("#") for line in header.strip("\n").split("\n")]
+    head = [comment_text(h).replace("*/", "* /").rstrip() for h in head if header.strip()]
+    if head:
+        out += ["/*"] + [f" * {h}".rstrip() for h in head] + [" */", ""]
+    if includes:
+        out += [f"#include <{h}>" for h in includes] + [""]
+    return "\n".join(out + [body]) + "\n"
+
+
+def _called_from(module: Module, entry: str) -> set[str]:
+    """``entry`` and the functions it calls, transitively (the others are not emitted)."""
+    seen = {entry}
+    pending = [entry]
+    while pending:
+        for op in module.functions[pending.pop()].walk():
+            callee = op.attrs.get("callee") if op.name == "call" else None
+            if callee in module.functions and callee not in seen:
+                seen.add(callee)
+                pending.append(callee)
+    return seen
+
+
+def _strip_comments(text: str) -> str:
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def _includes(code: str) -> list[str]:
+    out = []
+    calls = set(_MATH_H_CALL.findall(code))
+    if calls & (_MATH_H | {f"{m}f" for m in _MATH_H}) or _MATH_H_NAME.search(code):
+        out.append("math.h")
+    for header, pattern in _INCLUDES[1:]:
+        if pattern.search(code):
+            out.append(header)
+    return sorted(out)
+
+
+def _reachable(texts: dict[str, str], entry: str) -> set[str]:
+    seen = {entry}
+    pending = [entry]
+    while pending:
+        body = _strip_comments(texts[pending.pop()])
+        for name in texts:
+            if name not in seen and re.search(rf"\b{re.escape(name)}\(", body):
+                seen.add(name)
+                pending.append(name)
+    return seen
+
+
+class _CFunctionEmitter(_FunctionEmitter):
+    """The shared statement builder, with C's expressions, memory, calls, loops and declarations."""
+
+    def __init__(self, ctx: _ModuleContext, fn: Function):
+        self.ctx = ctx
+        self.module = ctx.module
+        self.fn = fn
+        self.numba = False
+        self.printer = CPrinter()
+        self.namer = CNamer(ctx.module.functions)
+        self.returned = ctx.returned(fn)
+        self.out_names: dict[int, str] = {}
+        if self.returned is not None:
+            for i in self.returned:
+                hint = fn.params[i].name_hint
+                self.out_names[i] = self.namer.claim_fixed(f"d_{hint}")
+                self.namer.aliases[f"d_{hint}"] = f"d_{hint}_local"
+        self.alloc = allocate(fn, ctx.effects, self.namer)
+        self.var = self.alloc.var
+        self.plan = self.alloc.plan
+        self.tape_tops: dict[str, str] = {}
+        self.tape_caps: dict[str, str] = {}
+        self.types: dict[str, str] = {}
+        params = set(fn.params)
+        for v, name in self.var.items():
+            if v not in params and name != "_":
+                self.types.setdefault(name, ctype(v.type))
+        self.param_names = {self.var.get(p, p.name_hint) for p in fn.params}
+        self._var_count: dict[str, int] = {}
+        for name in self.var.values():
+            self._var_count[name] = self._var_count.get(name, 0) + 1
+        self.heap: dict[Op, str] = {}  # alloc/copy/tape.new -> the variable to free
+        self.stack: set[str] = set()
+        self.skip: set[Op] = set()  # ops folded into a call (accumulation through a pointer)
+        self.fused: dict[Value, Expr] = {}  # call result -> where the callee accumulates it
+        self.aliases: dict[Value, Expr] = {}  # values whose C expression is a variable or literal
+        self.loop_names: list[str] = []  # of the loops being built, outermost first
+        self.counters: set[str] = set()  # names made for loop counters the source left unnamed
+        self.extents = ctx.sizes.extents(fn)
+        self.ranges = IntRanges(fn, self._size_params())
+
+    def _error(self, message: str, loc=None, hint: str = "") -> DiagnosticError:
+        return DiagnosticError([Diagnostic(message, loc, hint)], self.module.source_lines)
+
+    def _check_sizes(self) -> None:
+        """Report every array parameter whose extent the C code needs but cannot tell, at once."""
+        missing: dict[Value, Op] = {}
+        for op in self.fn.walk():
+            needed: list[tuple[Value, list[int]]] = []
+            if op.name == "dim":
+                needed.append((op.operands[0], [op.attrs["axis"]]))
+            elif op.name in ("load", "store") and op.operands[0].type.rank > 1:  # type: ignore[attr-defined]
+                needed.append((op.operands[0], list(range(1, op.operands[0].type.rank))))  # type: ignore
+            elif op.name == "copy":
+                src = op.operands[0]
+                while src.defining_op is not None and src.defining_op.name == "copy":
+                    src = src.defining_op.operands[0]
+                needed.append((src, list(range(src.type.rank))))  # type: ignore[attr-defined]
+            shadows = self.ctx.sizes.shadow_of(self.fn)
+            for arr, axes in needed:
+                if arr.owner is not self.fn.body:
+                    continue
+                index = self.fn.params.index(arr)
+                owner = self.fn.params[shadows.get(index, index)]  # d_x is reported as x
+                ext = self.extents[index]
+                if owner not in missing and (ext is None or any(ext[a] is None for a in axes)):
+                    missing[owner] = op
+        if missing:
+            problems = [self._size_error(arr, op) for arr, op in missing.items()]
+            raise DiagnosticError([d for p in problems for d in p.diagnostics], self.module.source_lines)
+
+    # -- the function ------------------------------------------------------------------
+    def emit(self) -> str:
+        fn = self.fn
+        self._check_sizes()
+        params = []
+        for i, p in enumerate(fn.params):
+            name = self.var.get(p) or self.namer.fresh(p.name_hint or "arg")
+            params.append(_declarator(ctype(p.type), name))
+            if i in self.out_names:
+                params.append(_declarator(ctype(p.type) + " *", self.out_names[i]))
+        if self.returned is not None:
+            ret = "void"
+        elif not fn.result_types:
+            ret = "void"
+        elif len(fn.result_types) == 1:
+            ret = ctype(fn.result_types[0])
+        else:
+            raise error(
+                f"function '{fn.name}' returns {len(fn.result_types)} values, which C cannot",
+                fn.loc,
+                hint="return one value, or write the results into an array argument",
+            )
+        body = _tidy(self.gen_block(fn.body))
+        body = _ternaries(body)
+        types = {k: v for k, v in self.types.items() if k not in self.stack and k not in self.param_names}
+        declare(body, types)
+        renderer = CRenderer(self.printer, self.types)
+        lines: list[str] = []
+        for k, st in enumerate(body):
+            if isinstance(st, Comment) and k > 0 and not isinstance(body[k - 1], Comment):
+                lines.append("")
+            lines += renderer.stmt(st, "    ")
+        code = _strip_comments("\n".join(lines))
+        names = [self.var.get(p) for p in fn.params] + [self.out_names[i] for i in sorted(self.out_names)]
+        unused = [
+            f"    (void){n};  // not needed by the gradient" if self.returned is not None else f"    (void){n};"
+            for n in names
+            if n and not re.search(rf"\b{n}\b", code)
+        ]
+        if unused and lines and lines[0] != "":
+            unused.append("")
+        static = "" if fn.name == self.ctx.entry else "static "
+        head = wrap_signature(f"{static}{ret} {self.ctx.c_name(fn.name)}", params, " {")
+        sizes = self._sizes_comment() if fn.name == self.ctx.entry else []
+        return "\n".join(sizes + head + unused + lines + ["}"])
+
+    def _sizes_comment(self) -> list[str]:
+        """What the caller must pass: the extents of the array parameters (C pointers carry none)."""
+        groups: dict[str, list[str]] = {}
+        for i, p in enumerate(self.fn.params):
+            ext = self.extents[i]
+            if ext is None or any(e is None for e in ext):
+                continue
+            text = "".join(f"[{self.printer(self._affine_expr(e))}]" for e in ext)  # type: ignore[arg-type]
+            if len(ext) > 1:
+                text += " (row-major)"
+            groups.setdefault(text, []).append(self.var.get(p, p.name_hint))
+        if not groups:
+            return []
+        parts = [f"{', '.join(names)}: {text}" for text, names in groups.items()]
+        words = ("// Array sizes: " + "; ".join(parts) + ".").split(" ")
+        out, cur = [], ""
+        for w in words:
+            if cur and len(cur) + 1 + len(w) > 99:
+                out.append(cur)
+                cur = "//" + " " * 4 + w
+            else:
+                cur = f"{cur} {w}" if cur else w
+        return out + [cur]
+
+    # -- integer facts -----------------------------------------------------------------
+    def _size_params(self) -> set[Value]:
+        """Integer parameters used as sizes: loop bounds, allocation sizes, array extents."""
+        fn = self.fn
+        ints = {p for p in fn.params if p.type.is_int}
+        out: set[Value] = set()
+        for op in fn.walk():
+            if op.name == "for":
+                out.update(v for v in op.operands[:2] if v in ints)
+            elif op.name in ("alloc", "tape.new"):
+                out.update(v for v in op.operands if v in ints)
+        for ext in self.extents:
+            for e in ext or []:
+                if e is not None:
+                    out.update(fn.params[k] for k, _ in e.terms)
+        return out
+
+    def _nonneg(self, v: Value, op: Op) -> bool:
+        return self.ranges.nonneg(v, op)
+
+    # -- expressions -------------------------------------------------------------------
+    def expr(self, v: Value) -> Expr:
+        if v in self.aliases:
+            return self.aliases[v]
+        return super().expr(v)
+
+    def _lit(self, value, t: Type) -> Expr:
+        if t.is_float:
+            v = float(value)
+            if t.name == "f32" and math.isfinite(v):
+                magnitude = F32Lit(repr(abs(v)))
+                return negate(magnitude) if math.copysign(1.0, v) < 0 else magnitude
+            return number(v)
+        if t.is_int:
+            return number(int(value))
+        return number(bool(value))
+
+    def _float_operands(self, op: Op) -> list[Expr]:
+        """Operands of float arithmetic; ``(double)i`` prints as ``i`` where C converts it anyway.
+
+        A cast goes when another operand stays a float (the usual arithmetic
+        conversions then convert ``i`` exactly as the cast would); of two casts,
+        the first stays: ``(double)i / n``.
+        """
+        exprs = [self.expr(o) for o in op.operands]
+        ints = [self._int_to_float(o) for o in op.operands]
+        floats = [True] * len(exprs)
+        for k in reversed(range(len(exprs))):
+            simple = isinstance(ints[k], Name)
+            if simple and any(floats[j] for j in range(len(exprs)) if j != k):
+                exprs[k] = ints[k]  # type: ignore[assignment]
+                floats[k] = False
+        return exprs
+
+    def _int_to_float(self, v: Value) -> Optional[Expr]:
+        """For ``cast(int) -> float`` (not folded into a variable): the integer expression."""
+        op = v.defining_op
+        if op is None or op.name != "cast" or v in self.var:
+            return None
+        if not (v.type.is_float and op.operands[0].type.is_int):
+            return None
+        return self.expr(op.operands[0])
+
+    def op_expr(self, op: Op) -> Expr:
+        n = op.name
+        e = self.expr
+        t = op.result.type if len(op.results) == 1 else None
+        if n == "const":
+            return self._lit(op.attrs["value"], op.result.type)
+        if n == "undef":
+            return self._lit(0, op.result.type)
+        if n in _ARITH:
+            if t.is_float:
+                a, b = self._float_operands(op)
+            else:
+                a, b = e(op.operands[0]), e(op.operands[1])
+            return binop(_ARITH[n], a, b)
+        if n in ("floordiv", "mod"):
+            return self._floored(op)
+        if n == "pow":
+            a, b = e(op.operands[0]), e(op.operands[1])
+            if t.is_float:
+                return Call(Name("powf" if t.name == "f32" else "pow"), (a, b))
+            return Call(Name("pow_l"), (a, b))
+        if n in _COMPARE:
+            t0 = op.operands[0].type
+            a, b = self._float_operands(op) if t0.is_float else [e(o) for o in op.operands]
+            if a == b:
+                return _self_compare(n, a, t0)
+            return compare(_COMPARE[n], a, b)
+        if n in ("and", "or"):
+            return bool_op(n, e(op.operands[0]), e(op.operands[1]))
+        if n == "not":
+            return logical_not(e(op.operands[0]))
+        if n == "neg":
+            return negate(e(op.operands[0]))
+        if n == "select":
+            return c_if_exp(*(e(o) for o in op.operands))
+        if n == "cast":
+            return self._cast(op)
+        if n.startswith("math."):
+            return self._math(op)
+        if n == "load":
+            arr, *idx = op.operands
+            return Subscript(e(arr), (self._flat(arr, idx, op),))
+        if n == "dim":
+            return self._extent(op.operands[0], op.attrs["axis"], op)
+        if n == "call":
+            return Call(Name(self.ctx.c_name(op.attrs["callee"])), tuple(e(a) for a in op.operands))
+        if n == "if":
+            then, orelse = (e(r.terminator.operands[0]) for r in op.regions)
+            return c_if_exp(e(op.operands[0]), then, orelse)
+        raise error(f"C output: no expression for the operation '{n}'", op.loc)
+
+    def _floored(self, op: Op) -> Expr:
+        """Python's ``//`` and ``%``: C's ``/`` and ``%`` when the operands cannot be negative."""
+        n = op.name
+        a_v, b_v = op.operands
+        if op.result.type.is_float:
+            a, b = self._float_operands(op)
+            if n == "floordiv":
+                return Call(Name("floorf" if op.result.type.name == "f32" else "floor"), (binop("/", a, b),))
+            return Call(Name("mod_d"), (a, b))
+        a, b = self.expr(a_v), self.expr(b_v)
+        if self._nonneg(a_v, op) and self._nonneg(b_v, op):
+            return BinOp("/" if n == "floordiv" else "%", a, b)
+        return Call(Name("floordiv_l" if n == "floordiv" else "mod_l"), (a, b))
+
+    def _cast(self, op: Op) -> Expr:
+        src, dst = op.operands[0].type, op.result.type
+        x = self.expr(op.operands[0])
+        if src == dst:
+            return x
+        if getattr(dst, "is_bool", False):
+            return compare("!=", x, self._lit(0, src))
+        return Cast(ctype(dst), x)
+
+    def _math(self, op: Op) -> Expr:
+        fn = op.name[5:]
+        t = op.result.type
+        args = [self.expr(o) for o in op.operands]
+        if t.is_float:
+            name = _MATH_RENAME.get(fn, fn)
+            if name not in _MATH_H:
+                raise error(f"C output: no C spelling for math.{fn}", op.loc)
+            return Call(Name(name + ("f" if t.name == "f32" else "")), tuple(args))
+        if fn == "abs":
+            return Call(Name("labs" if t.name == "i64" else "abs"), tuple(args))
+        if fn in ("min", "max"):
+            a_v, b_v = op.operands
+            a, b = args
+            for x_v, c_v, x in ((a_v, b_v, a), (b_v, a_v, b)):
+                c = _const_int(c_v)
+                if c is not None and fn == "max" and self.ranges.at(x_v, op)[0] >= c:
+                    return x  # max(n, 0) for a size n is n
+                if c is not None and fn == "min" and self.ranges.at(x_v, op)[1] <= c:
+                    return x
+            if all(isinstance(x, (Name, Lit)) for x in (a, b)):
+                return IfExp(Compare(">" if fn == "max" else "<", a, b), a, b)
+            return Call(Name(f"{fn}_l"), (a, b))
+        raise error(f"C output: no C spelling for math.{fn} on integers", op.loc)
+
+    # -- extents -----------------------------------------------------------------------
+    def _affine_expr(self, a: Affine) -> Expr:
+        e: Optional[Expr] = None
+        for k, c in a.terms:
+            name = Name(self.var.get(self.fn.params[k], self.fn.params[k].name_hint))
+            term: Expr = name if abs(c) == 1 else BinOp("*", number(abs(c)), name)
+            if e is None:
+                e = term if c > 0 else negate(term)
+            else:
+                e = binop("+" if c > 0 else "-", e, term)
+        if e is None:
+            return number(a.const)
+        return binop("+", e, number(a.const)) if a.const else e
+
+    def _extent(self, arr: Value, axis: int, op: Op) -> Expr:
+        """The extent of ``arr`` along ``axis`` as an expression valid at ``op``, or a diagnostic."""
+        d = arr.defining_op
+        if arr.owner is self.fn.body:  # a parameter
+            index = self.fn.params.index(arr)
+            ext = self.extents[index]
+            a = ext[axis] if ext is not None else None
+            if a is not None and all(self._stable(self.fn.params[k]) for k, _ in a.terms):
+                return self._affine_expr(a)
+            raise self._size_error(arr, op)
+        if d is not None and d.name == "alloc":
+            dim = d.operands[axis]
+            if self._stable(dim):
+                return self.expr(dim)
+            raise error(
+                "C output: the size of this local array changes after it is made",
+                d.loc,
+                hint="compute the size once, in a variable of its own",
+            )
+        if d is not None and d.name == "copy":
+            return self._extent(d.operands[0], axis, op)
+        raise self._size_error(arr, op)
+
+    def _size_error(self, arr: Value, op: Op) -> DiagnosticError:
+        fn = self.fn
+        name = arr.name_hint
+        shadows = self.ctx.sizes.shadow_of(fn)
+        if arr.owner is fn.body and fn.params.index(arr) in shadows:
+            name = fn.params[shadows[fn.params.index(arr)]].name_hint
+        ints = [p.name_hint for p in fn.params if p.type.is_int and p.name_hint]
+        ints += [n for n in ("n", "m", "k", "l") if n not in ints]
+        rank = arr.type.rank if isinstance(arr.type, ArrayType) else 1
+        elem = arr.type.elem.name if isinstance(arr.type, ArrayType) else "f64"
+        return self._error(
+            f"cannot tell the size of array '{name}' in C output",
+            op.loc or fn.loc,
+            hint=f'annotate it, e.g. {name}: "{elem}[{", ".join(ints[:rank])}]", '
+            f"or index it in a loop over range({ints[0]})",
+        )
+
+    def _stable(self, v: Value) -> bool:
+        """Whether ``v`` can be printed again later with the same value (its variable is never reused)."""
+        if _const_int(v) is not None:
+            return True
+        if v in self.var:
+            return self._var_count.get(self.var[v], 0) == 1
+        op = v.defining_op
+        if op is None or op.name not in PURE or not self.plan.is_expr(v):
+            return False
+        return all(self._stable(o) for o in op.operands)
+
+    def _flat(self, arr: Value, idx: list[Value], op: Op) -> Expr:
+        """The row-major index of ``arr[i0, ..., ik]``: ``(i0 * n1 + i1) * n2 + i2``."""
+        flat = self.expr(idx[0])
+        for axis in range(1, len(idx)):
+            flat = binop("+", binop("*", flat, self._extent(arr, axis, op)), self.expr(idx[axis]))
+        return flat
+
+    def _count(self, arr: Value, op: Op) -> Expr:
+        rank = arr.type.rank  # type: ignore[attr-defined]
+        total = self._extent(arr, 0, op)
+        for axis in range(1, rank):
+            total = binop("*", total, self._extent(arr, axis, op))
+        return total
+
+    # -- statements --------------------------------------------------------------------
+    def gen_op(self, op: Op) -> list[Stmt]:
+        if op in self.skip:
+            return []
+        n = op.name
+        if n == "return":
+            return self._return(op)
+        if n == "store":
+            arr, *idx, val = op.operands
+            target = Subscript(self.expr(arr), (self._flat(arr, idx, op),))
+            return [Assign([target], self.expr(val))]
+        if n == "alloc":
+            return self._alloc(op)
+        if n == "copy":
+            return self._copy(op)
+        if len(op.results) == 1 and op.result in self.var and op.name in PURE and not op.regions:
+            value = self.op_expr(op)
+            if self._is_alias(op.result, value):
+                self.aliases[op.result] = value  # `long t0 = n;` says nothing: print `n` where it is used
+                return []
+            return [Assign([Name(self.var[op.result])], value)]
+        return super().gen_op(op)
+
+    def _is_alias(self, v: Value, value: Expr) -> bool:
+        if self._var_count.get(self.var[v], 0) != 1:
+            return False
+        if isinstance(value, Lit) or (isinstance(value, Unary) and isinstance(value.operand, Lit)):
+            return True
+        return isinstance(value, Name) and self._var_count.get(value.id, 0) == 1
+
+    def _choose(self, c: Expr, a: Expr, b: Expr) -> Expr:
+        return c_if_exp(c, a, b)
+
+    def _return(self, op: Op) -> list[Stmt]:
+        frees = self._frees(self.fn.body)
+        if self.returned is not None:
+            out: list[Stmt] = []
+            for i, v in zip(self.returned, op.operands):
+                value = self.expr(v)
+                lit = literal_value(value)
+                if lit is not None and not isinstance(lit, bool) and lit == 0:
+                    continue  # nothing to add
+                out.append(AugAssign(deref(self.out_names[i]), "+", value))
+            return out + frees
+        if not op.operands:
+            return frees
+        value = self.expr(op.operands[0])
+        freed = {f.value.args[0].id for f in frees}  # type: ignore[attr-defined]
+        if freed & set(names_in(value)):
+            t = self.namer.fresh("result")
+            self.types[t] = ctype(op.operands[0].type)
+            return [Assign([Name(t)], value)] + frees + [Return([Name(t)])]
+        return frees + [Return([value])]
+
+    def _frees(self, block: Block) -> list[Stmt]:
+        names = [self.heap[op] for op in block.ops if op in self.heap]
+        return [ExprStmt(Call(Name("free"), (Name(n),))) for n in reversed(names)]
+
+    def _yield_copies(self, region: Block) -> list[Stmt]:
+        return super()._yield_copies(region) + self._frees(region)
+
+    def _elem(self, t: Type) -> str:
+        assert isinstance(t, ArrayType)
+        return _CTYPES[t.elem.name]
+
+    def _alloc(self, op: Op) -> list[Stmt]:
+        v = op.result
+        if v not in self.var:
+            return []
+        name = self.var[v]
+        elem = self._elem(v.type)
+        consts = [_const_int(d) for d in op.operands]
+        zero = op.attrs.get("fill", "zeros") == "zeros"
+        if all(c is not None and c >= 0 for c in consts) and self._var_count[name] == 1:
+            size = 1
+            for c in consts:
+                size *= c  # type: ignore[operator]
+            if 0 < size <= STACK_LIMIT:
+                self.stack.add(name)
+                return [ArrayDecl(elem, name, size, zero)]
+        count = self.expr(op.operands[0])
+        for d in op.operands[1:]:
+            count = binop("*", count, self.expr(d))
+        size_of = Lit(f"sizeof({elem})")
+        if zero:
+            value = Call(Name("calloc"), (count, size_of))
+        else:
+            value = Call(Name("malloc"), (binop("*", count, size_of),))
+        self.heap[op] = name
+        return [Assign([Name(name)], value)]
+
+    def _copy(self, op: Op) -> list[Stmt]:
+        v = op.result
+        if v not in self.var:
+            return []
+        name = self.var[v]
+        src = op.operands[0]
+        nbytes = binop("*", self._count(src, op), Lit(f"sizeof({self._elem(v.type)})"))
+        self.heap[op] = name
+        return [
+            Assign([Name(name)], Call(Name("malloc"), (nbytes,))),
+            ExprStmt(Call(Name("memcpy"), (Name(name), self.expr(src), nbytes))),
+        ]
+
+    def _tape(self, op: Op) -> list[Stmt]:
+        n = op.name
+        tape_var = self.var.get(op.operands[0]) if n != "tape.new" else self.var.get(op.result)
+        if tape_var is None:
+            return []
+        tape = Name(tape_var)
+        new = op if n == "tape.new" else op.operands[0].defining_op
+        grow = bool(new.attrs.get("grow"))
+        if tape_var not in self.tape_tops:
+            self.tape_tops[tape_var] = self.namer.fresh(f"{tape_var}_top")
+            self.types[self.tape_tops[tape_var]] = "long"
+            if grow:
+                self.tape_caps[tape_var] = self.namer.fresh(f"{tape_var}_cap")
+                self.types[self.tape_caps[tape_var]] = "long"
+        top = Name(self.tape_tops[tape_var])
+        elem = _CTYPES[new.attrs.get("elem", "f64")]
+        size_of = Lit(f"sizeof({elem})")
+        if n == "tape.new":
+            self.heap[op] = tape_var
+            cap_value = self.expr(op.operands[0])
+            if grow:
+                cap = Name(self.tape_caps[tape_var])
+                return [
+                    Assign([cap], cap_value),
+                    Assign([tape], Call(Name("malloc"), (binop("*", cap, size_of),))),
+                    Assign([top], Lit("0")),
+                ]
+            return [Assign([tape], Call(Name("malloc"), (binop("*", cap_value, size_of),))), Assign([top], Lit("0"))]
+        if n == "tape.push":
+            out: list[Stmt] = []
+            if grow:
+                cap = Name(self.tape_caps[tape_var])
+                grown = binop("+", BinOp("*", Lit("2"), cap), Lit("1"))  # + 1: grows from zero too
+                out.append(
+                    If(
+                        Compare("==", top, cap),
+                        [
+                            Assign([cap], grown),
+                            Assign([tape], Call(Name("realloc"), (tape, binop("*", cap, size_of)))),
+                        ],
+                    )
+                )
+            out.append(Assign([Subscript(tape, (IncDec("++", top, False),))], self.expr(op.operands[1])))
+            return out
+        if n == "tape.pop":
+            if op.result in self.var:
+                return [Assign([Name(self.var[op.result])], Subscript(tape, (IncDec("--", top, True),)))]
+            return [ExprStmt(IncDec("--", top, False))]
+        raise error(f"C output: no statement for the operation '{n}'", op.loc)
+
+    # -- calls -------------------------------------------------------------------------
+    def _call(self, op: Op) -> list[Stmt]:
+        callee = self.module.functions.get(op.attrs["callee"])
+        returned = self.ctx.returned(callee) if callee is not None else None
+        if returned is None:
+            if len(op.results) == 1 and self.plan.folded_op(op):
+                return []
+            value = Call(Name(self.ctx.c_name(op.attrs["callee"])), tuple(self.expr(a) for a in op.operands))
+            live = [r for r in op.results if r in self.var]
+            if len(op.results) > 1 and live:
+                raise error(
+                    f"C output: '{op.attrs['callee']}' returns several values, which C cannot",
+                    op.loc,
+                    hint="return one value, or write the results into an array argument",
+                )
+            if not live:
+                return [ExprStmt(value)]
+            return [Assign([Name(self.var[live[0]])], value)]
+        self._fuse(op, returned)
+        pre: list[Stmt] = []
+        args: list[Expr] = []
+        for j, a in enumerate(op.operands):
+            args.append(self.expr(a))
+            if j not in returned:
+                continue
+            r = op.results[returned.index(j)]
+            if r in self.fused:
+                args.append(address_of(self.fused[r]))
+                continue
+            name = self.var.get(r)
+            if name is None:
+                name = self.namer.fresh(f"{r.name_hint or 'adjoint'}_unused")
+                self.types[name] = ctype(r.type)
+            pre.append(Assign([Name(name)], self._lit(0, r.type)))
+            args.append(address_of(Name(name)))
+        return pre + [ExprStmt(Call(Name(self.ctx.c_name(op.attrs["callee"])), tuple(args)))]
+
+    def _fuse(self, op: Op, returned: list[int]) -> None:
+        """Let the callee add an adjoint where the caller would add it next (``&d_a_local``, ``&d_x[i]``).
+
+        A gradient adds each returned adjoint to ``*d_p`` once. When the caller's only
+        use of it is to add it to a variable (``d_a = d_a + r``) or to an array element
+        (``d_x[i] += r``) right after the call, passing that variable's or element's
+        address gives the same sum without the temporary.
+        """
+        block = op.parent
+        k = block.ops.index(op)
+        callee_roots = {self.ctx.effects.root(a) for a in op.operands if a.type.is_array}
+        taken: set[str] = set()
+        progress = True
+        while progress:  # one fusion can clear the way for another (the add it removes sat between)
+            progress = False
+            for r in op.results:
+                if r not in self.fused and self._fuse_one(op, r, block, k, callee_roots, taken):
+                    progress = True
+
+    def _fuse_one(self, op: Op, r: Value, block: Block, k: int, callee_roots: set, taken: set[str]) -> bool:
+        if len(r.uses) != 1:
+            return False
+        (add, _) = r.uses[0]
+        if add.name != "add" or add.parent is not block or add.result.type != r.type:
+            return False
+        other = add.operands[1] if add.operands[0] is r else add.operands[0]
+        if other is r:
+            return False
+        j = block.ops.index(add)
+        target: Optional[Expr] = None
+        skip: Optional[Op] = None
+        if add.result in self.var and other in self.var and self.var[add.result] == self.var[other]:
+            if self._only_folded_between(block, k, j):
+                target, skip = Name(self.var[other]), add
+        elif add.result not in self.var and len(add.result.uses) == 1:
+            store, _ = add.result.uses[0]
+            load = other.defining_op
+            if (
+                store.name == "store"
+                and store.parent is block
+                and store.operands[-1] is add.result
+                and load is not None
+                and load.name == "load"
+                and other not in self.var
+                and len(other.uses) == 1
+                and load.operands[0] is store.operands[0]
+                and all(x is y for x, y in zip(load.operands[1:], store.operands[1:-1]))
+                and self.ctx.effects.root(load.operands[0]) not in callee_roots
+                and self._only_folded_between(block, k, block.ops.index(store))
+            ):
+                arr, *idx = load.operands
+                index = self._flat(arr, idx, store)
+                if not any(isinstance(x, (Subscript, Call)) for x in walk(index)):
+                    target, skip = Subscript(self.expr(arr), (index,)), store
+        if target is None or skip is None:
+            return False
+        key = self.printer(target)
+        if key in taken:
+            return False
+        taken.add(key)
+        self.fused[r] = target
+        self.skip.add(skip)
+        return True
+
+    def _only_folded_between(self, block: Block, lo: int, hi: int) -> bool:
+        for x in block.ops[lo + 1 : hi]:
+            if x.name == "comment" or x in self.skip:
+                continue
+            if len(x.results) == 1 and self.plan.folded_op(x):
+                continue
+            return False
+        return True
+
+    # -- loops ---------------------------------------------------------------------------
+    def _for(self, op: Op) -> list[Stmt]:
+        body = op.regions[0]
+        lb, ub, step, *inits = op.operands
+        iv = body.args[0]
+        name = self.var.get(iv, "_")
+        if name == "_":
+            name = self._counter_name()
+            self.var[iv] = name
+        elif any(self.var.get(v) == name for v in _defined_inside(body) if v is not iv):
+            # Another variable of that name is assigned in the body: in C that would move the loop.
+            name = self.namer.fresh(name)
+            self.var[iv] = name
+        self.types[name] = ctype(iv.type)
+        pre = self.copies(list(zip(body.args[1:], inits)))
+        self.loop_names.append(name)
+        stmts = _tidy(self.gen_block(body) + self._yield_copies(body))
+        self.loop_names.pop()
+        written_pre = _names(pre)[1]
+        written_body = _names(stmts)[1]
+        early: list[Stmt] = []
+        bounds = [self.expr(lb), self.expr(ub), self.expr(step)]
+        for k, e in enumerate(bounds):
+            names = names_in(e)
+            every_iteration = k > 0 and not (k == 2 and literal_value(e) is not None)
+            unstable = any(n in written_pre for n in names) or (
+                every_iteration and (any(n in written_body for n in names) or _reads_memory(e))
+            )
+            if unstable:
+                t = self.namer.fresh(f"{name}_{('start', 'end', 'step')[k]}")
+                self.types[t] = ctype(iv.type)
+                early.append(Assign([Name(t)], e))
+                bounds[k] = Name(t)
+        return early + pre + [For(name, bounds, stmts or [])]
+
+    def _counter_name(self) -> str:
+        """``it`` for an unnamed loop counter; ``it2`` inside a loop that already uses ``it``."""
+        k = 1
+        while True:
+            cand = "it" if k == 1 else f"it{k}"
+            if cand not in self.loop_names and (cand in self.counters or self.namer.is_free(cand)):
+                if cand not in self.counters:
+                    self.namer.claim_fixed(cand)
+                    self.counters.add(cand)
+                return cand
+            k += 1
+
+    def copies(self, pairs: list[tuple[Value, Value]]) -> list[Stmt]:
+        """A parallel copy, sequentialised; a cycle computes one new value into ``<x>_next`` first."""
+        pending = [(self.var[d], self.expr(s)) for d, s in pairs]
+        pending = [(d, s) for d, s in pending if s != Name(d)]
+        out: list[Stmt] = []
+        while pending:
+            for k, (d, s) in enumerate(pending):
+                if not any(d in names_in(s2) for j, (_, s2) in enumerate(pending) if j != k):
+                    out.append(Assign([Name(d)], s, copy=True))
+                    pending.pop(k)
+                    break
+            else:
+                k = next((k for k, (_, s) in enumerate(pending) if not isinstance(s, Name)), 0)
+                d, s = pending[k]
+                t = self.namer.fresh(f"{d}_next")
+                self.types[t] = self.types[d] if d in self.types else self._param_type(d)
+                out.append(Assign([Name(t)], s))
+                pending[k] = (d, Name(t))
+        return out
+
+    def _param_type(self, name: str) -> str:
+        for p in self.fn.params:
+            if self.var.get(p) == name:
+                return ctype(p.type)
+        return "double"
+
+
+def _declarator(ct: str, name: str) -> str:
+    return f"{ct}{name}" if ct.endswith("*") else f"{ct} {name}"
+
+
+def _const_int(v: Value) -> Optional[int]:
+    op = v.defining_op
+    if op is not None and op.name == "const":
+        value = op.attrs["value"]
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def _defined_inside(block: Block) -> list[Value]:
+    out = list(block.args)
+    for op in block.walk():
+        out += op.results
+        for r in op.regions:
+            out += r.args
+    return out
+
+
+def _reads_memory(e: Expr) -> bool:
+    for node in walk(e):
+        if isinstance(node, Subscript):
+            return True
+        if isinstance(node, Call) and isinstance(node.func, Name) and node.func.id not in _MATH_H:
+            return True
+    return False
+
+
+def _self_compare(n: str, x: Expr, t: Type) -> Expr:
+    """``x < x`` and friends (from the derivative of ``max(a, a)``): compilers warn about them."""
+    if n in ("lt", "gt"):
+        return number(False)
+    if not t.is_float:
+        return number(n != "ne")
+    isnan = Call(Name("isnan"), (x,))
+    return isnan if n == "ne" else logical_not(isnan)
+
+
+def _ternaries(stmts: list[Stmt]) -> list[Stmt]:
+    """``if (c) { y = a; } else { y = b; }`` marked as a ternary by the builder: ``y = c ? a : b;``."""
+    out: list[Stmt] = []
+    for s in stmts:
+        if isinstance(s, If):
+            if s.ternary:
+                a, b = s.body[0], s.orelse[0]
+                out.append(Assign(a.targets, c_if_exp(s.cond, a.value, b.value), copy=True))  # type: ignore[union-attr]
+                continue
+            s = If(s.cond, _ternaries(s.body), _ternaries(s.orelse))
+        elif isinstance(s, For):
+            s = For(s.target, s.args, _ternaries(s.body))
+        elif isinstance(s, While):
+            s = While(s.cond, _ternaries(s.body))
+        out.append(s)
+    return out
+
+
+__all__ = ["emit_c", "Decl", "AugAssign"]

@@ -1,0 +1,313 @@
+"""Array extents for C output: each array parameter's size as an expression of the integer ones.
+
+C pointers carry no shape, yet C code needs extents: the row length of a
+row-major 2-D array (``A[i * m + j]``), ``len(x)`` / ``x.shape[k]`` (the IR's
+``dim``), and the element count of a copy. This analysis finds, for every
+array parameter of every function and every axis, an affine expression in the
+function's integer parameters (``n``, ``n + 1``, ``2 * n``), from:
+
+1. an annotation, ``fn.attrs["shapes"] = {"x": ["n"], "A": ["n", "m"]}`` (on the
+   function or, for a gradient, on its primal), which always wins;
+2. the loops that index the array: ``x[e]`` where the largest value ``e`` takes
+   is an affine expression ``M`` gives the extent ``M + 1`` (``x[i]`` for ``i`` in
+   ``range(n)`` gives ``n``; ``x[i + 1]`` for ``i`` in ``range(n - 1)`` gives ``n``;
+   ``x[(i + 1) % n]`` gives ``n``), reversed loops included;
+3. the callees the array is passed to, their extents rewritten in the caller's
+   arguments.
+
+A shadow ``d_x`` has the extents of ``x``. Where several candidates disagree, the
+first one in program order decides its linear part and the largest constant
+among those sharing it is taken (``n`` and ``n + 1``: ``n + 1``). An extent
+that is needed but unknown is reported by the emitter, never guessed.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Optional
+
+from ..ssa.ir import Function, Module, Op, Value
+
+
+@dataclass(frozen=True)
+class Affine:
+    """``sum(coeff * param) + const`` over a function's integer parameters (by index)."""
+
+    terms: tuple[tuple[int, int], ...] = ()
+    const: int = 0
+
+    @staticmethod
+    def of_const(c: int) -> "Affine":
+        return Affine((), c)
+
+    @staticmethod
+    def of_param(index: int) -> "Affine":
+        return Affine(((index, 1),), 0)
+
+    def __add__(self, other: "Affine") -> "Affine":
+        coeffs = dict(self.terms)
+        for k, c in other.terms:
+            coeffs[k] = coeffs.get(k, 0) + c
+        return Affine(tuple(sorted((k, c) for k, c in coeffs.items() if c)), self.const + other.const)
+
+    def scale(self, c: int) -> "Affine":
+        if c == 0:
+            return Affine()
+        return Affine(tuple((k, v * c) for k, v in self.terms), self.const * c)
+
+    def __sub__(self, other: "Affine") -> "Affine":
+        return self + other.scale(-1)
+
+    def plus(self, c: int) -> "Affine":
+        return Affine(self.terms, self.const + c)
+
+    @property
+    def is_const(self) -> bool:
+        return not self.terms
+
+
+def _const_int(v: Value) -> Optional[int]:
+    op = v.defining_op
+    if op is not None and op.name == "const":
+        value = op.attrs["value"]
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+class _FunctionView:
+    """Affine forms and index bounds of one function's integer values."""
+
+    def __init__(self, fn: Function):
+        self.fn = fn
+        self.param_index = {p: i for i, p in enumerate(fn.params)}
+        self._affine: dict[Value, Optional[Affine]] = {}
+
+    def affine(self, v: Value) -> Optional[Affine]:
+        """``v`` as an affine expression of the integer parameters, when it is one."""
+        if v in self._affine:
+            return self._affine[v]
+        self._affine[v] = None  # guards cycles through loop-carried values
+        result = self._affine_uncached(v)
+        self._affine[v] = result
+        return result
+
+    def _affine_uncached(self, v: Value) -> Optional[Affine]:
+        if not v.type.is_int:
+            return None
+        if v in self.param_index:
+            return Affine.of_param(self.param_index[v])
+        c = _const_int(v)
+        if c is not None:
+            return Affine.of_const(c)
+        op = v.defining_op
+        if op is None:
+            return None
+        if op.name in ("add", "sub"):
+            a, b = (self.affine(o) for o in op.operands)
+            if a is None or b is None:
+                return None
+            return a + b if op.name == "add" else a - b
+        if op.name == "neg":
+            a = self.affine(op.operands[0])
+            return None if a is None else a.scale(-1)
+        if op.name == "mul":
+            a, b = (self.affine(o) for o in op.operands)
+            if a is not None and b is not None:
+                if b.is_const:
+                    return a.scale(b.const)
+                if a.is_const:
+                    return b.scale(a.const)
+        return None
+
+    def bound(self, v: Value, upper: bool, depth: int = 0) -> Optional[Affine]:
+        """The largest (``upper``) or smallest value ``v`` takes, over the loops around it."""
+        exact = self.affine(v)
+        if exact is not None:
+            return exact
+        if depth > 16:
+            return None
+        op = v.defining_op
+        if v.is_block_arg and v.index == 0 and v.owner.parent_op is not None and v.owner.parent_op.name == "for":
+            loop = v.owner.parent_op
+            lb, ub, step = loop.operands[:3]
+            s = _const_int(step)
+            if s is None or s == 0:
+                return None
+            if (s > 0) == upper:
+                b = self.bound(ub, upper, depth + 1)
+                return None if b is None else b.plus(-1 if upper else 1)
+            return self.bound(lb, upper, depth + 1)
+        if op is None:
+            return None
+        if op.name == "add":
+            a, b = (self.bound(o, upper, depth + 1) for o in op.operands)
+            return None if a is None or b is None else a + b
+        if op.name == "sub":
+            a = self.bound(op.operands[0], upper, depth + 1)
+            b = self.bound(op.operands[1], not upper, depth + 1)
+            return None if a is None or b is None else a - b
+        if op.name == "neg":
+            a = self.bound(op.operands[0], not upper, depth + 1)
+            return None if a is None else a.scale(-1)
+        if op.name == "mul":
+            for x, y in (op.operands, op.operands[::-1]):
+                c = _const_int(y)
+                if c is not None:
+                    a = self.bound(x, upper if c >= 0 else not upper, depth + 1)
+                    return None if a is None else a.scale(c)
+            return None
+        if op.name == "mod":
+            m = self.affine(op.operands[1])
+            if m is None:
+                return None
+            return m.plus(-1) if upper else Affine()
+        return None
+
+
+def _parse_extent(text, names: dict[str, int]) -> Optional[Affine]:
+    """An annotation's extent (``"n"``, ``"2 * n + 1"``, ``3``) as an affine form, or None."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        return Affine.of_const(text)
+    if not isinstance(text, str):
+        return None
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+
+    def conv(n: ast.AST) -> Optional[Affine]:
+        if isinstance(n, ast.Constant) and isinstance(n.value, int) and not isinstance(n.value, bool):
+            return Affine.of_const(n.value)
+        if isinstance(n, ast.Name) and n.id in names:
+            return Affine.of_param(names[n.id])
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            a = conv(n.operand)
+            return None if a is None else a.scale(-1)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult)):
+            a, b = conv(n.left), conv(n.right)
+            if a is None or b is None:
+                return None
+            if isinstance(n.op, ast.Add):
+                return a + b
+            if isinstance(n.op, ast.Sub):
+                return a - b
+            if b.is_const:
+                return a.scale(b.const)
+            if a.is_const:
+                return b.scale(a.const)
+        return None
+
+    return conv(node)
+
+
+def _choose(cands: list[Affine]) -> Optional[Affine]:
+    if not cands:
+        return None
+    first = cands[0].terms
+    return max((c for c in cands if c.terms == first), key=lambda c: c.const)
+
+
+Extents = list[Optional[list[Optional[Affine]]]]  # per parameter: per axis (None: not an array)
+
+
+class Sizes:
+    """Extents of the array parameters of every function of a module (computed on demand)."""
+
+    def __init__(self, module: Module):
+        self.module = module
+        self._memo: dict[str, Extents] = {}
+        self._busy: set[str] = set()
+
+    def shadow_of(self, fn: Function) -> dict[int, int]:
+        """Shadow parameter index -> index of the array it shadows (``d_x`` right after ``x``)."""
+        out = {}
+        params = fn.params
+        for i in range(1, len(params)):
+            p, q = params[i - 1], params[i]
+            if p.type.is_array and q.type == p.type and q.name_hint == f"d_{p.name_hint}":
+                out[i] = i - 1
+        return out
+
+    def extents(self, fn: Function) -> Extents:
+        if fn.name in self._memo:
+            return self._memo[fn.name]
+        if fn.name in self._busy:
+            return [None] * len(fn.params)
+        self._busy.add(fn.name)
+        try:
+            result = self._compute(fn)
+        finally:
+            self._busy.discard(fn.name)
+        self._memo[fn.name] = result
+        return result
+
+    def _compute(self, fn: Function) -> Extents:
+        view = _FunctionView(fn)
+        shadows = self.shadow_of(fn)
+        primary = {i: shadows.get(i, i) for i in range(len(fn.params))}
+        cands: dict[tuple[int, int], list[Affine]] = {}
+
+        def add(param: int, axis: int, extent: Optional[Affine]) -> None:
+            if extent is not None:
+                cands.setdefault((primary[param], axis), []).append(extent)
+
+        for op in fn.walk():
+            if op.name in ("load", "store"):
+                arr = op.operands[0]
+                if arr not in view.param_index:
+                    continue
+                index = op.operands[1 : 1 + arr.type.rank]
+                for axis, v in enumerate(index):
+                    exact = view.affine(v)
+                    if exact is not None and exact.is_const:
+                        continue  # x[0] says only "at least one element": no extent
+                    top = view.bound(v, upper=True)
+                    add(view.param_index[arr], axis, None if top is None else top.plus(1))
+            elif op.name == "call" and op.attrs["callee"] in self.module.functions:
+                self._from_call(fn, view, op, add)
+
+        names = {p.name_hint: i for i, p in enumerate(fn.params) if p.type.is_int}
+        annotated = self._annotations(fn)
+        out: Extents = []
+        for i, p in enumerate(fn.params):
+            if not p.type.is_array:
+                out.append(None)
+                continue
+            owner = fn.params[primary[i]].name_hint
+            given = annotated.get(owner) or []
+            axes: list[Optional[Affine]] = []
+            for axis in range(p.type.rank):
+                ext = _parse_extent(given[axis], names) if axis < len(given) else None
+                axes.append(ext if ext is not None else _choose(cands.get((primary[i], axis), [])))
+            out.append(axes)
+        return out
+
+    def _annotations(self, fn: Function) -> dict:
+        shapes = dict(fn.attrs.get("shapes") or {})
+        primal = self.module.functions.get(fn.attrs.get("primal", ""))
+        if primal is not None:
+            for k, v in (primal.attrs.get("shapes") or {}).items():
+                shapes.setdefault(k, v)
+        return shapes
+
+    def _from_call(self, fn: Function, view: _FunctionView, op: Op, add) -> None:
+        callee = self.module.functions[op.attrs["callee"]]
+        if len(callee.params) != len(op.operands):
+            return
+        theirs = self.extents(callee)
+        for j, a in enumerate(op.operands):
+            if not a.type.is_array or a not in view.param_index or theirs[j] is None:
+                continue
+            for axis, ext in enumerate(theirs[j]):
+                if ext is None:
+                    continue
+                mapped: Optional[Affine] = Affine.of_const(ext.const)
+                for k, c in ext.terms:
+                    arg = view.affine(op.operands[k])
+                    if arg is None or mapped is None:
+                        mapped = None
+                        break
+                    mapped = mapped + arg.scale(c)
+                add(view.param_index[a], axis, mapped)

@@ -1,0 +1,188 @@
+"""Common subexpression elimination over structured regions (scoped value numbering).
+
+What: an op that computes what an op before it already computed, on the same
+operands, is erased and its results replaced by the earlier op's. The earlier op
+must dominate the later one: it comes before it in the same block, or before the
+op that (transitively) owns the later one's block. Three kinds of ops qualify:
+
+* pure ops (``ops.PURE``: arithmetic, comparisons, ``select``, ``cast``,
+  ``math.<fn>``, ``const``, ``dim``): same name, same operands by identity (in any
+  order for commutative ops), equal attributes, same result types;
+* ``load``s of the same array at the same indices, when nothing that runs between
+  the two can write that array (below);
+* ``call``s with the same callee and arguments, when the callee writes no memory
+  its caller can see (``analysis``: read-only; scratch arrays it allocates are
+  fresh on every call) and returns no array. A call that reads array arguments is
+  treated like a load of each of them; one that reads none is a pure op.
+
+Memory, through the effect analysis the passes share (``s2sad.opt.analysis``):
+a load is available from where it runs until an op that may write its array.
+Arrays are compared by root (a parameter, or the fresh memory of an ``alloc``,
+``copy`` or ``tape.new``; unknown when chosen by control flow, and then it may be
+any). A ``store`` writes its array's root; a ``call`` the roots of the arguments
+its callee writes, transitively; ``tape.push``/``tape.pop`` only their tape. Two
+roots may be the same memory when they are the same value, when one is unknown,
+or, with ``ctx.may_alias``, when both are parameters. Entering a ``for`` or
+``while`` drops the available loads of every root the loop writes anywhere in its
+regions, since an earlier iteration runs between the load outside and the load
+inside; after any region op, the parent drops the loads of every root it writes.
+An ``if`` region starts from the parent's loads (only the code before it in that
+region runs in between).
+
+Never merged: ops of sibling regions (neither dominates the other), ``undef``
+(each stands for its own not-yet-set variable), ``alloc``/``copy``/``tape.new``
+(each result is a new array), and ``math.min``/``math.max`` with their operands
+swapped on floats: Python's ``min(nan, 1.0)`` is ``nan`` but ``min(1.0, nan)`` is
+``1.0``, and ``min(0.0, -0.0)`` returns its first operand.
+
+Names: when the erased result has a ``name_hint`` and the kept one has none, the
+hint moves to the kept value, since hints are what the emitters print.
+
+Follows MLIR's CSE pass (a scoped hash table walked over the dominance tree of
+regions), i.e. Alpern-Wegman-Zadeck value numbering restricted to dominance, with
+the available-loads extension of classic redundant-load elimination.
+
+Pre: verified IR. Post: verified IR computing the same results and memory, with
+the duplicates erased. That leaves no other op dead (the kept op uses the same
+operands), and ops that were dead before are DCE's job.
+"""
+
+from __future__ import annotations
+
+from collections import ChainMap
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Hashable, Optional
+
+from ..ssa import ops
+from ..ssa.ir import Block, Function, Module, Op, Value
+from .analysis import EffectAnalysis, RootSet, array_root
+
+if TYPE_CHECKING:  # passes.py imports the passes to register them; no cycle at run time
+    from .passes import PassContext
+
+# Operand order does not matter for these (on every type, unless listed in _INT_ONLY_COMMUTATIVE).
+_COMMUTATIVE = {"add", "mul", "eq", "ne", "and", "or", "math.min", "math.max"}
+# Python's min/max return their first operand on ties and on NaN, so swapping is exact on ints only.
+_INT_ONLY_COMMUTATIVE = {"math.min", "math.max"}
+# Pure by ops.PURE, but two of them are not the same value in any useful sense.
+_NEVER = {"undef"}
+
+
+# -- keys -------------------------------------------------------------------------------
+
+
+def _freeze(value: Any) -> Hashable:
+    """A hashable form of an attribute value that tells 0.0 from -0.0, 1 from 1.0 and True."""
+    if isinstance(value, dict):
+        return ("dict", tuple(sorted((k, _freeze(v)) for k, v in value.items())))
+    if isinstance(value, (list, tuple)):
+        return ("list", tuple(_freeze(v) for v in value))
+    if isinstance(value, float):
+        return ("float", repr(value))
+    return (type(value).__name__, value)
+
+
+def _key(op: Op) -> Hashable:
+    operands = [id(v) for v in op.operands]
+    if op.name in _COMMUTATIVE and not (
+        op.name in _INT_ONLY_COMMUTATIVE and not all(v.type.is_int for v in op.operands)
+    ):
+        operands.sort()
+    return (
+        op.name,
+        tuple(operands),
+        _freeze(op.attrs),
+        tuple(str(r.type) for r in op.results),
+    )
+
+
+# -- the walk ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Available:
+    """An earlier op's results, available for reuse, and the roots of the memory it read."""
+
+    results: list[Value]
+    reads: tuple[Optional[Value], ...]
+
+
+class _CSE:
+    def __init__(self, module: Module, ctx: PassContext):
+        self.ctx = ctx
+        self.effects = EffectAnalysis(module)
+
+    def run(self, fn: Function) -> None:
+        self.block(fn.body, ChainMap(), {})
+
+    def block(self, block: Block, pure: ChainMap, loads: dict[Hashable, _Available]) -> None:
+        """Value-number ``block``; ``pure`` is scoped, ``loads`` is this block's own copy."""
+        for op in list(block.ops):
+            reads = self.reads(op)
+            if reads is not None and not reads:
+                key = _key(op)
+                found = pure.get(key)
+                if found is not None:
+                    _replace(op, found)
+                else:
+                    pure[key] = op.results
+            elif reads is not None:
+                key = _key(op)
+                found = loads.get(key)
+                if found is not None:
+                    _replace(op, found.results)
+                else:
+                    loads[key] = _Available(op.results, reads)
+            if op.regions:
+                self.regions(op, pure, loads)
+            # Everything nested in op has run by now: drop what it may have changed.
+            self.kill(loads, self.effects.written_roots(op))
+
+    def regions(self, op: Op, pure: ChainMap, loads: dict[Hashable, _Available]) -> None:
+        inner = loads
+        if op.name in ("for", "while"):
+            # Any iteration may run between a load before the loop and one inside it.
+            inner = dict(loads)
+            self.kill(inner, self.effects.written_roots(op))
+        for region in op.regions:
+            # A child scope per region: what one region finds is never seen by its siblings.
+            self.block(region, pure.new_child(), dict(inner))
+
+    def kill(self, loads: dict[Hashable, _Available], written: RootSet) -> None:
+        if not written:
+            return
+        stale = [k for k, a in loads.items() if any(written.may_touch(r, self.ctx) for r in a.reads)]
+        for key in stale:
+            del loads[key]
+
+    def reads(self, op: Op) -> Optional[tuple[Optional[Value], ...]]:
+        """The roots ``op`` reads when it may be merged with an equal op (empty: pure); None: never."""
+        if op.regions or op.name in _NEVER:
+            return None
+        if op.name in ops.PURE:
+            return ()  # ``dim`` too: it reads the shape, which never changes
+        if op.name == "load":
+            return (array_root(op.operands[0]),)
+        if op.name == "call":
+            effects = self.effects.call_effects(op)
+            # A call that writes no memory the caller sees (local scratch arrays are
+            # fresh on every call) and returns no array (a new one each time?).
+            if effects is None or not effects.readonly or any(r.type.is_array for r in op.results):
+                return None
+            return tuple(array_root(op.operands[i]) for i in sorted(effects.reads))
+        return None
+
+
+def _replace(op: Op, kept: list[Value]) -> None:
+    for old, new in zip(op.results, kept):
+        if old.name_hint and not new.name_hint:
+            new.name_hint = old.name_hint  # the user's name is what the emitters print
+        old.replace_all_uses_with(new)
+    op.erase()
+
+
+def run(module: Module, ctx: PassContext) -> None:
+    """The pass: CSE every function of ``module`` (``ctx.may_alias``: parameters may overlap)."""
+    cse = _CSE(module, ctx)
+    for fn in module.functions.values():
+        cse.run(fn)

@@ -1,0 +1,329 @@
+"""Constant folding and algebraic simplification.
+
+What, per op, walking every block in program order (so operands are folded before
+their users):
+
+* a pure scalar op (arithmetic, comparison, ``not``/``and``/``or``, ``neg``,
+  ``cast``, ``math.<fn>``) whose operands are all ``const`` becomes a ``const``
+  of what the reference interpreter (``s2sad.ssa.interp``) computes, using the
+  same Python functions. A fold is skipped when the computation raises (``1 / 0``,
+  ``math.log(-1.0)``), when its raw result is of another kind than the op's type
+  (``2 ** -1`` on ints is ``0.5``; ``(-8.0) ** 0.5`` is complex), when a float
+  result is not finite (no ``inf``/``nan`` literals in emitted code; the run-time
+  behaviour stays where it was) or an int result does not fit its width (C would
+  wrap);
+* identities: ``x + 0``, ``0 + x``, ``x - 0``, ``x * 1``, ``1 * x``, ``x ** 1``,
+  ``x / 1`` (floats: on ints ``div`` is true division), ``x // 1`` (ints: on
+  floats it is ``floor``), ``-(-x)``, ``not(not b)``, ``and``/``or`` with a
+  ``true``/``false`` operand or twice the same operand, ``select(true, a, b)``,
+  ``select(c, a, a)``, a ``cast`` to the type it already has; and, on integers
+  only, ``x - x -> 0``, ``x * 0 -> 0``, ``0 * x -> 0`` and comparisons of a value
+  with itself (``x == x`` is false for a float NaN, ``x * 0.0`` is NaN for an
+  infinite ``x``, ``inf - inf`` is NaN: these stay for floats);
+* ``if`` with a constant condition: the taken region's ops move into the parent
+  block in place of the ``if``, whose results become the region's yielded values;
+* ``for`` with constant bounds and step whose trip count is 0: its results become
+  its initial values.
+
+One liberty, the one ``s2sad.ssa.build`` takes when creating IR: ``x + 0.0`` (and
+``x - (-0.0)``) is folded to ``x`` for floats although ``-0.0 + 0.0`` is ``+0.0``;
+the sign of a zero sum is visible only through ``copysign``/``atan2``/division by
+it, and the output must not read ``x + 0.0``. ``x + (-0.0)``, ``x - 0.0``,
+``x * 1.0``, ``x / 1.0`` and ``x ** 1.0`` are exact.
+
+Names: a result that folds to a value without a ``name_hint`` gives it its hint;
+a new ``const`` takes the folded op's hint and location.
+
+Dead code: the ops that folding left without uses (the ``0`` of ``x + 0``, the
+condition of a folded ``if``) are erased; ops that were dead before are left to DCE.
+
+Follows the classic constant folding and peephole algebraic simplification of
+compilers (Aho, Lam, Sethi & Ullman, "Compilers", 2nd ed., 8.5 and 9.4), as in
+MLIR's canonicalizer folders (``OpFoldResult``: an op folds to an attribute or to
+an existing value) and its ``scf.if`` / ``scf.for`` canonicalizations.
+
+Pre: verified IR. Post: verified IR that computes the same results and memory.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Optional, Union
+
+import numpy as np
+
+from ..ssa import ops
+from ..ssa.build import const_value
+from ..ssa.interp import _BINARY, _MATH  # the interpreter's own functions: folding must agree with it
+from ..ssa.ir import Block, Builder, Function, Module, Op, Value
+from ..ssa.types import ScalarType, Type
+
+if TYPE_CHECKING:  # passes.py imports the passes to register them; no cycle at run time
+    from .passes import PassContext
+
+Number = Union[int, float, bool]
+
+# Bounds of the integer types: a fold whose result does not fit would wrap in C.
+_INT_RANGE = {"i64": (-(2**63), 2**63 - 1), "i32": (-(2**31), 2**31 - 1)}
+
+# Ops folded when every operand is a constant.
+_EVALUATED = set(ops.BINARY_ARITH + ops.COMPARE + ops.BOOL_OPS) | {"neg", "not", "cast"} | {
+    f"math.{fn}" for fn in ops.MATH_FNS
+}
+
+
+# -- constants as the interpreter sees them ---------------------------------------------
+
+
+def _runtime(t: Type, value: Any) -> Any:
+    """``value`` converted as the interpreter converts a value of type ``t`` (``_scalar``)."""
+    assert isinstance(t, ScalarType)
+    if t.is_float:
+        return float(value) if t.name == "f64" else np.float32(value)
+    if t.is_int:
+        return int(value)
+    return bool(value)
+
+
+def _literal(t: Type, raw: Any, converting: bool) -> Optional[Number]:
+    """The ``const`` value for a computed ``raw`` result of type ``t``; None to skip the fold.
+
+    ``converting`` (a ``cast``): any scalar kind converts, as in the interpreter.
+    Otherwise the raw result must already be of the type's kind; floats that come
+    back as ints (``math.floor``) are accepted since the interpreter converts them.
+    """
+    assert isinstance(t, ScalarType)
+    is_bool = isinstance(raw, (bool, np.bool_))
+    is_int = isinstance(raw, (int, np.integer)) and not is_bool
+    is_float = isinstance(raw, (float, np.floating))
+    if not (is_bool or is_int or is_float):
+        return None  # complex, or something stranger
+    if t.is_float:
+        if not converting and not (is_float or is_int):
+            return None
+        value = float(_runtime(t, raw))
+        return value if math.isfinite(value) else None
+    if t.is_int:
+        if not converting and not is_int:
+            return None
+        value = int(raw)
+        low, high = _INT_RANGE[t.name]
+        return value if low <= value <= high else None
+    if not converting and not is_bool:
+        return None
+    return bool(raw)
+
+
+def _evaluate(op: Op, values: list[Number]) -> Optional[Number]:
+    """What the interpreter computes for ``op`` on constant operands; None when it must not fold."""
+    name = op.name
+    args = [_runtime(v.type, c) for v, c in zip(op.operands, values)]
+    try:
+        # f32 arithmetic is NumPy's: make its overflow and invalid cases raise like Python's do.
+        with np.errstate(all="raise"):
+            if name in _BINARY:
+                raw = _BINARY[name](*args)
+            elif name == "neg":
+                raw = -args[0]
+            elif name == "not":
+                raw = not args[0]
+            elif name == "cast":
+                raw = args[0]
+            else:
+                raw = _MATH[name[len("math."):]](*args)
+            return _literal(op.result.type, raw, converting=name == "cast")
+    except (ArithmeticError, ValueError, TypeError, FloatingPointError):
+        return None
+
+
+# -- identities -------------------------------------------------------------------------
+
+
+def _is_number(v: Value, n: int) -> bool:
+    c = const_value(v)
+    return c is not None and not isinstance(c, bool) and c == n
+
+
+def _is_bool(v: Value, b: bool) -> bool:
+    c = const_value(v)
+    return isinstance(c, bool) and c is b
+
+
+def _is_int(v: Value) -> bool:
+    t = v.type
+    return isinstance(t, ScalarType) and (t.is_int or t.is_bool)
+
+
+def _inner(v: Value, name: str) -> Optional[Value]:
+    """The operand of ``v``'s defining op when that op is ``name`` (``neg``, ``not``)."""
+    d = v.defining_op
+    return d.operands[0] if d is not None and d.name == name else None
+
+
+def _simplify(op: Op) -> Union[Value, Number, None]:
+    """An existing value or a literal ``op`` is equal to by an algebraic identity, or None."""
+    name, a = op.name, op.operands
+    if name == "add":
+        x, y = a
+        if _is_number(y, 0):
+            return x
+        if _is_number(x, 0):
+            return y
+    elif name == "sub":
+        x, y = a
+        if _is_number(y, 0):
+            return x
+        if x is y and _is_int(x):
+            return 0
+    elif name == "mul":
+        x, y = a
+        if _is_number(y, 1):
+            return x
+        if _is_number(x, 1):
+            return y
+        if _is_int(x) and (_is_number(x, 0) or _is_number(y, 0)):
+            return 0
+    elif name == "div":
+        if a[0].type.is_float and _is_number(a[1], 1):
+            return a[0]
+    elif name == "floordiv":
+        if _is_int(a[0]) and _is_number(a[1], 1):
+            return a[0]
+    elif name == "pow":
+        if _is_number(a[1], 1):
+            return a[0]
+    elif name in ("neg", "not"):
+        return _inner(a[0], name)
+    elif name in ("and", "or"):
+        x, y = a
+        unit, absorbing = name == "and", name == "or"  # and(true, b) = b; and(false, b) = false
+        if _is_bool(x, unit) or x is y:
+            return y
+        if _is_bool(y, unit):
+            return x
+        if _is_bool(x, absorbing) or _is_bool(y, absorbing):
+            return absorbing
+    elif name == "select":
+        c, x, y = a
+        if x is y:
+            return x
+        if _is_bool(c, True):
+            return x
+        if _is_bool(c, False):
+            return y
+    elif name == "cast":
+        if a[0].type == op.result.type:
+            return a[0]
+    elif name in ops.COMPARE:
+        if a[0] is a[1] and _is_int(a[0]):
+            return name in ("eq", "le", "ge")
+    return None
+
+
+# -- the pass ---------------------------------------------------------------------------
+
+
+class _Folder:
+    def __init__(self) -> None:
+        self.changed = False
+        # Ops whose results may have lost their last use: erased at the end if so.
+        self.maybe_dead: list[Op] = []
+
+    def run(self, fn: Function) -> None:
+        self.changed = True
+        while self.changed:  # one sweep reaches the fixpoint; the loop only guards that claim
+            self.changed = False
+            self.block(fn.body)
+        self.erase_dead(fn)
+
+    def block(self, block: Block) -> None:
+        i = 0
+        while i < len(block.ops):
+            op = block.ops[i]
+            if self.fold(op):
+                # ``op`` is gone; whatever took its place (a new const, the ops of an
+                # inlined region) now starts at ``i`` and is visited next.
+                self.changed = True
+                continue
+            for region in op.regions:
+                self.block(region)
+            i += 1
+
+    def fold(self, op: Op) -> bool:
+        """Fold ``op`` away if possible; True when it was removed."""
+        if op.name == "if":
+            return self.fold_if(op)
+        if op.name == "for":
+            return self.fold_for(op)
+        if op.name not in ops.PURE or op.name in ("const", "undef"):
+            return False
+        result: Union[Value, Number, None] = None
+        values = [const_value(v) for v in op.operands]
+        if op.name == "select" and values[0] is not None:
+            result = op.operands[1] if values[0] else op.operands[2]
+        elif op.name in _EVALUATED and op.operands and all(c is not None for c in values):
+            result = _evaluate(op, values)  # type: ignore[arg-type]
+        if result is None:
+            result = _simplify(op)
+        if result is None:
+            return False
+        if not isinstance(result, Value):
+            t = op.result.type
+            result = Builder(op.parent).before_op(op).op1("const", [], t, op.result.name_hint, value=result)
+            result.defining_op.loc = op.loc
+        self.replace(op, [result])
+        return True
+
+    def fold_if(self, op: Op) -> bool:
+        cond = const_value(op.operands[0])
+        if not isinstance(cond, bool):
+            return False
+        taken = op.regions[0 if cond else 1]
+        block = op.parent
+        at = block.ops.index(op)
+        *body, term = taken.ops
+        for inner in body:
+            block.insert(at, inner)
+            at += 1
+        taken.ops = [term]
+        self.replace(op, list(term.operands))
+        return True
+
+    def fold_for(self, op: Op) -> bool:
+        lb, ub, step = (const_value(v) for v in op.operands[:3])
+        if not all(isinstance(c, int) and not isinstance(c, bool) for c in (lb, ub, step)) or step == 0:
+            return False
+        if len(range(lb, ub, step)) != 0:  # type: ignore[arg-type]
+            return False
+        self.replace(op, list(op.operands[3:]))
+        return True
+
+    def replace(self, op: Op, values: list[Value]) -> None:
+        """Replace ``op``'s results by ``values`` and erase it (with its regions)."""
+        for old, new in zip(op.results, values):
+            if old.name_hint and not new.name_hint:
+                new.name_hint = old.name_hint  # the user's name is what the emitters print
+            old.replace_all_uses_with(new)
+        for inner in op.walk():
+            self.maybe_dead += [v.defining_op for v in inner.operands if v.defining_op is not None]
+        op.erase()
+
+    def erase_dead(self, fn: Function) -> None:
+        attached = set(fn.walk())
+        while self.maybe_dead:
+            op = self.maybe_dead.pop()
+            if op not in attached or op.name not in ops.PURE or any(r.uses for r in op.results):
+                continue
+            attached.discard(op)
+            self.maybe_dead += [v.defining_op for v in op.operands if v.defining_op is not None]
+            op.erase()
+
+
+def fold_function(fn: Function) -> None:
+    _Folder().run(fn)
+
+
+def run(module: Module, ctx: PassContext) -> None:
+    """The pass: fold every function of ``module`` (no fold depends on ``ctx``)."""
+    for fn in module.functions.values():
+        fold_function(fn)

@@ -1,0 +1,140 @@
+"""Inlining of small loop-free user functions.
+
+What: replaces a ``call`` by a copy of the callee's body, with the callee's
+parameters mapped to the call's operands and the call's results replaced by
+the operands of the callee's ``return``. The callee stays in the module (the
+pipeline removes functions nothing calls any more).
+
+Which calls (the heuristic): a callee is inlined when it holds no loop and at
+most ``MAX_INLINE_OPS`` ops, counted recursively through ``if`` regions
+(terminators and comments not counted).
+
+* Small loop-free helpers (``softplus``, ``sq``, a clamp) cost a call and, in
+  the gradient, a whole ``grad_<helper>`` function that re-runs the helper's
+  forward sweep; inlined, their arithmetic is differentiated in place, CSE and
+  LICM see through them, and no re-run is needed.
+* A function with a loop (``mag``) stays a call: its gradient is best kept as
+  its own ``grad_<name>``, which LICM can hoist as a whole out of the caller's
+  loop (inlining ``mag`` into ``norm``'s loop would leave a loop nest that
+  needs the same hoisting, with a far less readable gradient), and the
+  loop would be copied into every caller.
+* Recursive functions (rejected by the front ends anyway) are never inlined.
+
+Callees are processed bottom-up (every callee before its callers), so a
+function's size is measured after its own small callees were inlined into it:
+nested helpers collapse from the leaves up while the total stays small.
+
+The copies keep the callee's source locations, so the comments the emitters
+write point at the callee's lines, where the code comes from, and its name
+hints. A call result the caller named (``y = softplus(x)``) gives its name to
+the copied value that replaces it when that value is unnamed or named by the
+callee: at the use site the caller's name is the one a reader knows.
+
+Semantics are exact: arrays are references, so a callee's stores through an
+array parameter become stores into the caller's array, and every op runs in
+the same order as in the call. Follows the classic procedure integration of
+Muchnick, *Advanced Compiler Design and Implementation*, ch. 15.2 (bottom-up
+over the call graph, size-bounded).
+
+Pre: verified IR. Post: verified IR with the same results and effects.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..ssa.ir import Block, Builder, Function, Module, Op, Value
+from .analysis import callees_first, contains_loop, op_count
+
+if TYPE_CHECKING:  # passes.py imports the passes to register them
+    from .passes import PassContext
+
+# Ops (recursively, without terminators and comments) a callee may have to be inlined.
+MAX_INLINE_OPS = 40
+
+
+def should_inline(callee: Function) -> bool:
+    """The size heuristic of the module docstring (recursion is checked by the caller)."""
+    return not contains_loop(callee) and op_count(callee) <= MAX_INLINE_OPS
+
+
+def _calls(fn: Function) -> set[str]:
+    return {op.attrs["callee"] for op in fn.walk() if op.name == "call"}
+
+
+def _reaches(module: Module, start: str, target: str) -> bool:
+    """Whether ``start`` calls ``target``, directly or through other functions."""
+    seen: set[str] = set()
+    pending = [start]
+    while pending:
+        name = pending.pop()
+        fn = module.functions.get(name)
+        if fn is None or name in seen:
+            continue
+        seen.add(name)
+        callees = _calls(fn)
+        if target in callees:
+            return True
+        pending += callees
+    return False
+
+
+def _clone_op(op: Op, b: Builder, mapping: dict[Value, Value]) -> Op:
+    regions = []
+    for r in op.regions:
+        nb = Block([a.type for a in r.args], [a.name_hint for a in r.args])
+        mapping.update(zip(r.args, nb.args))
+        regions.append(nb)
+    new = b.create(
+        op.name,
+        [mapping[v] for v in op.operands],
+        [r.type for r in op.results],
+        dict(op.attrs),
+        regions,
+        [r.name_hint for r in op.results],
+        op.loc,
+    )
+    mapping.update(zip(op.results, new.results))
+    for r, nb in zip(op.regions, regions):
+        inner = Builder(nb, op.loc)
+        for o in r.ops:
+            _clone_op(o, inner, mapping)
+    return new
+
+
+def inline_call(call: Op, callee: Function) -> None:
+    """Replace ``call`` by a copy of ``callee``'s body."""
+    mapping: dict[Value, Value] = dict(zip(callee.params, call.operands))
+    b = Builder(call.parent, call.loc).before_op(call)
+    copied: set[Value] = set()
+    for op in callee.body.ops[:-1]:
+        new = _clone_op(op, b, mapping)
+        copied.update(new.results)
+    returned = [mapping[v] for v in callee.body.terminator.operands]
+    named: set[Value] = set()
+    for r, v in zip(call.results, returned):
+        # The caller's name for the result, when the value is the copy's own and named once.
+        if r.name_hint and v in copied and v not in named:
+            v.name_hint = r.name_hint
+            named.add(v)
+        r.replace_all_uses_with(v)
+    call.erase()
+
+
+def inline_function(fn: Function, module: Module) -> None:
+    """Inline into ``fn`` every call to a callee the heuristic accepts."""
+    for op in list(fn.walk()):
+        if op.name != "call":
+            continue
+        callee = module.functions.get(op.attrs["callee"])
+        if callee is None or callee is fn or not should_inline(callee):
+            continue
+        if _reaches(module, callee.name, callee.name):
+            continue  # recursive
+        inline_call(op, callee)
+
+
+def run(module: Module, ctx: "PassContext") -> None:
+    """Inline small loop-free functions into their callers, bottom-up over the call graph."""
+    for fn in callees_first(module):
+        inline_function(fn, module)
