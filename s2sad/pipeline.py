@@ -102,9 +102,7 @@ def resolve_wrt(fn: Function, names: list[str], source_lines: list[str]) -> set[
     return wrt
 
 
-def primal_module(
-    source: str, filename: str, func: Optional[str], options: Options = DEFAULT
-) -> tuple[Module, str]:
+def primal_module(source: str, filename: str, func: Optional[str], options: Options = DEFAULT) -> tuple[Module, str]:
     """The parsed function (and its callees), optimized by the options' primal pipeline."""
     name = choose_function(source, filename, func)
     module = parse_python(source, Path(filename).name, name)

@@ -92,7 +92,11 @@ def differentiate(module: Module, func: str, wrt: set[int], may_alias: bool = Fa
         raise DiagnosticError(problems, module.source_lines)
 
     signatures = {name: GradSignature.of(module, module.functions[name], w) for name, w in wrts.items() if name != func}
-    grads = {fn.name: GradientTransform(module, fn, wrts[fn.name], signatures, may_alias).run() for fn in order if fn.name in wrts}
+    grads = {
+        fn.name: GradientTransform(module, fn, wrts[fn.name], signatures, may_alias).run()
+        for fn in order
+        if fn.name in wrts
+    }
     out = Module(source_file=module.source_file, source_lines=module.source_lines)
     for fn in reversed(order):  # callees first: C needs definitions before use
         if _called_from(fn.name, grads.values(), module):

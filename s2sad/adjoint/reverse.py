@@ -181,7 +181,9 @@ class GradientTransform:
         self.fwd_block: dict[Block, Block] = {}
         self.shadow: dict[Value, Value] = {}
         self.while_counts: dict[Op, Value] = {}
-        self.snapshots: dict[tuple[Op, int], Value] = {}  # (call, argument) -> copy made before it  # clone while op -> its trip-count result
+        self.snapshots: dict[
+            tuple[Op, int], Value
+        ] = {}  # (call, argument) -> copy made before it  # clone while op -> its trip-count result
         self.anchors: list[Op] = []  # placeholders marking where each prologue ends
 
     def _new_rev(self, primal: Block, block: Block, parent: Optional[_Rev], loc) -> _Rev:
