@@ -563,7 +563,7 @@ def test_header_becomes_a_block_comment_and_includes_follow():
 
 # -- random programs (the property tests' grammar), compiled ---------------------------------------
 
-PROPERTY_SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY_SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @PROPERTY_SETTINGS

@@ -15,13 +15,12 @@ def grad_matvec(A, d_A, x, d_x, y, d_y, n, m):
 
     # reverse sweep
     # line 2: for i in range(n):
-    t0 = m - 1
     for i in range(n - 1, -1, -1):
         # line 6: y[i] = acc
         d_acc = d_y[i]
         d_y[i] = 0.0
         # line 4: for j in range(m):
-        for j in range(t0, -1, -1):
+        for j in range(m - 1, -1, -1):
             # line 5: acc += A[i, j] * x[j]
             d_x[j] += d_acc * A[i, j]
             d_A[i, j] += d_acc * x[j]

@@ -4,11 +4,10 @@
 
 def grad_f(x, d_x, A, d_A, d_return=1.0):
     # line 3: for i in range(len(x)):
-    t0 = A.shape[0] - 1
     d_s = d_return
     for i in range(x.shape[0] - 1, -1, -1):
         # line 4: for k in range(A.shape[0]):
-        for k in range(t0, -1, -1):
+        for k in range(A.shape[0] - 1, -1, -1):
             # line 5: s += A[k, i] * x[i]
             d_x[i] += d_s * A[k, i]
             d_A[k, i] += d_s * x[i]

@@ -6,12 +6,8 @@ import numba
 
 @numba.njit
 def grad_f(x, d_x, n, d_return=1.0):
-    # forward sweep
-    t0 = float(n)
-
-    # reverse sweep
     # line 3: for i in range(n):
     d_s = d_return
     for i in range(n - 1, -1, -1):
         # line 4: s += i * x[i] / n + (i // 2) * x[i]
-        d_x[i] += d_s * float(i // 2) + d_s / t0 * float(i)
+        d_x[i] += d_s * float(i // 2) + d_s / float(n) * float(i)

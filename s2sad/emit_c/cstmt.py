@@ -78,8 +78,12 @@ def _blocks(st: Stmt) -> list[list[Stmt]]:
     return []
 
 
-def touched(st: Stmt, memo: dict[int, set[str]]) -> set[str]:
-    """Every name a statement (and what it holds) reads or assigns."""
+def touched(st: Stmt, memo: dict[int, tuple[Stmt, set[str]]]) -> set[str]:
+    """Every name a statement (and what it holds) reads or assigns.
+
+    ``memo`` is keyed by identity and keeps each statement alive, so that a
+    statement replaced meanwhile cannot hand its ``id`` to a new one.
+    """
     key = id(st)
     if key not in memo:
         out = set(_reads(st)) | set(_header_reads(st))
@@ -90,11 +94,11 @@ def touched(st: Stmt, memo: dict[int, set[str]]) -> set[str]:
         for b in _blocks(st):
             for inner in b:
                 out |= touched(inner, memo)
-        memo[key] = out
-    return memo[key]
+        memo[key] = (st, out)
+    return memo[key][1]
 
 
-def _exposed(stmts: list[Stmt], x: str, memo: dict[int, set[str]]) -> tuple[bool, bool]:
+def _exposed(stmts: list[Stmt], x: str, memo) -> tuple[bool, bool]:
     """(whether ``x`` may be read before it is assigned, whether it is surely assigned at the end)."""
     for st in stmts:
         if x not in touched(st, memo):
@@ -122,7 +126,7 @@ def _exposed(stmts: list[Stmt], x: str, memo: dict[int, set[str]]) -> tuple[bool
 
 def declare(body: list[Stmt], types: dict[str, str]) -> None:
     """Insert the declarations of the variables in ``types`` into ``body`` (in place)."""
-    memo: dict[int, set[str]] = {}
+    memo: dict[int, tuple[Stmt, set[str]]] = {}
     order: list[str] = []
 
     def collect(stmts: list[Stmt]) -> None:

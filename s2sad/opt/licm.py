@@ -315,6 +315,7 @@ class _LoopHoister:
     # -- moving them -------------------------------------------------------------------------
     def run(self) -> bool:
         self.find()
+        self._drop_bookkeeping()
         self._drop_unpaid_guards()
         if not self.order:
             return False
@@ -336,6 +337,28 @@ class _LoopHoister:
                 _dissolve_guard(g)
         return True
 
+    def _drop_bookkeeping(self) -> None:
+        """Leave cheap index arithmetic in place unless a hoisted op needs it.
+
+        ``range(A.shape[0] - 1, -1, -1)`` reads better than a temporary computed
+        before the outer loop, and saves nothing worth a variable: integer
+        adds, compares, ``dim`` and casts cost less than the line they add.
+        """
+        keep: set[Op] = set()
+        pending = [op for op in self.order if not _bookkeeping(op)]
+        while pending:
+            op = pending.pop()
+            if op in keep:
+                continue
+            keep.add(op)
+            needed = list(op.operands)
+            cond = self.hoisted[op].cond  # a sub-guard's test is needed where the op goes
+            if cond is not None:
+                needed.append(cond)
+            pending += [v.owner for v in needed if not v.is_block_arg and v.owner in self.hoisted]
+        self.order = [op for op in self.order if op in keep]
+        self.hoisted = {op: level for op, level in self.hoisted.items() if op in keep}
+
     def _drop_unpaid_guards(self) -> None:
         """Keep a new guard (or sub-guard) only when it holds an op worth one (``_worth_a_guard``)."""
         drop: set[Op] = set()
@@ -348,6 +371,13 @@ class _LoopHoister:
         self.order = [op for op in self.order if op not in drop]
         # Inner guards that ops leave: dissolved once they hold nothing but their loop.
         self.moved_from = [g for g in self.inner_guards if any(op.parent is g.regions[0] for op in self.order)]
+
+
+def _bookkeeping(op: Op) -> bool:
+    """Integer and boolean arithmetic, shapes, casts and constants: not worth a hoist alone."""
+    if op.name in ("dim", "const", "cast"):
+        return True
+    return op.name in ops_mod.PURE and all(r.type.is_int or r.type == BOOL for r in op.results)
 
 
 def _worth_a_guard(op: Op) -> bool:
