@@ -181,6 +181,7 @@ class GradientTransform:
         self.fwd_block: dict[Block, Block] = {}
         self.shadow: dict[Value, Value] = {}
         self.while_counts: dict[Op, Value] = {}
+        self.primal_of: dict[Value, Value] = {}  # forward-sweep value -> the primal value it copies
         self.snapshots: dict[
             tuple[Op, int], Value
         ] = {}  # (call, argument) -> copy made before it  # clone while op -> its trip-count result
@@ -261,6 +262,7 @@ class GradientTransform:
         self.fwd_op[op] = new
         for r, nr in zip(op.results, new.results):
             self.fwd[r] = nr
+            self.primal_of[nr] = r
         for r, nb in zip(op.regions, regions):
             inner = Builder(nb, op.loc)
             for o in r.ops:
@@ -397,10 +399,48 @@ class GradientTransform:
         owner = block.parent_op
         if owner.name == "if":
             val = self._avail_clone(m.parent.mirror_of(owner.parent), self._escape_if(cv, block), owner.parent)
+        elif owner.name == "for" and self._invariant_in(cv, owner):
+            val = self._avail_clone(m.parent.mirror_of(owner.parent), self._escape_loop(cv, block), owner.parent)
         else:
             val = self._tape(m, cv, block)
         m.avail[cv] = val
         return val
+
+    def _invariant_in(self, cv: Value, loop: Op) -> bool:
+        """Whether the forward value ``cv`` is the same in every iteration of the primal ``loop``.
+
+        Such a value needs one cache entry, not one per iteration (Enzyme's
+        "cache LICM"): the loop carries it out, as LICM would have hoisted it
+        had it been safe or worth it to run before the loop.
+        """
+        primal = self.primal_of.get(cv)
+        if primal is None or primal.is_block_arg:
+            return False
+        op = primal.defining_op
+        if any(_inside(_defining_block(o), loop) for o in op.operands):
+            return False
+        written = {array_root(w) for w in _written_arrays(self.module, loop)}
+        if op.name == "load":
+            return array_root(op.operands[0]) not in written
+        if op.name == "call":
+            callee = self.module.functions[op.attrs["callee"]]
+            if written_params(self.module, callee):
+                return False
+            return not any(a.type.is_array and array_root(a) in written for a in op.operands)
+        return op.name in PURE
+
+    def _escape_loop(self, cv: Value, body: Block) -> Value:
+        """Carry ``cv`` (invariant, defined in the cloned loop body) out as a new loop result."""
+        loop = self.fwd_op[body.parent_op]
+        if not cv.name_hint:
+            cv.name_hint = _describe(cv)  # it becomes a variable the reverse sweep reads
+        init = Builder(loop.parent, loop.loc).before_op(loop).op1("undef", [], cv.type)
+        loop._add_operand(init)
+        self.fwd_block[body].add_arg(cv.type, cv.name_hint)
+        self.fwd_block[body].terminator._add_operand(cv)
+        res = Value(cv.type, cv.name_hint, loop, len(loop.results))
+        loop.results.append(res)
+        return res
 
     def _escape_if(self, cv: Value, region: Block) -> Value:
         """Make ``cv`` (defined in one region of an ``if``) a new result of the cloned ``if``."""
@@ -772,6 +812,27 @@ def _top_level_index(fn: Function, op: Op) -> int:
     while op.parent is not fn.body:
         op = op.parent.parent_op
     return fn.body.ops.index(op)
+
+
+def _inside(block: Block, op: Op) -> bool:
+    """Whether ``block`` is one of ``op``'s regions or nested in one."""
+    while block.parent_op is not None:
+        if block.parent_op is op:
+            return True
+        block = block.parent_op.parent
+    return False
+
+
+def _written_arrays(module: Module, top: Op) -> list[Value]:
+    """The arrays that ``top`` (an op and its regions) may store into, directly or through calls."""
+    out = []
+    for op in top.walk():
+        if op.name == "store":
+            out.append(op.operands[0])
+        elif op.name == "call":
+            callee = module.functions[op.attrs["callee"]]
+            out += [op.operands[i] for i in written_params(module, callee)]
+    return out
 
 
 def _writes_in(module: Module, top: Op, root: Value) -> int:

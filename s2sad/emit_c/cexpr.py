@@ -99,10 +99,7 @@ def address_of(e: Expr) -> Expr:
 
 
 class CPrinter:
-    """Prints expression trees as C; records the library names they use (for the includes)."""
-
-    def __init__(self) -> None:
-        self.uses_bool = False
+    """Prints expression trees as C (the includes are found from the finished text)."""
 
     def __call__(self, e: Expr, min_prec: int = P_LOWEST) -> str:
         text, prec = self._print(e)
@@ -122,7 +119,6 @@ class CPrinter:
             return text + "f", P_ATOM
         if isinstance(e, Lit):
             if e.text in ("True", "False"):
-                self.uses_bool = True
                 return e.text.lower(), P_ATOM
             return e.text, P_ATOM
         if isinstance(e, BinOp):

@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ..emit_py.emitter import AugAssign, Assign, Comment, ExprStmt, For, If, Keyword, Return, Stmt, While
-from ..emit_py.expr import Expr, Name, Subscript, names_in
+from ..emit_py.emitter import AugAssign, Assign, ExprStmt, For, If, Return, Stmt, While
+from ..emit_py.expr import Expr, Name, names_in
 
 
 @dataclass
@@ -184,18 +184,4 @@ def _self_contained(x: str, block: list[Stmt], k: int, loop_body: bool, memo) ->
     return not (loop_body and _exposed(block, x, memo)[0])
 
 
-__all__ = [
-    "ArrayDecl",
-    "Assign",
-    "AugAssign",
-    "Comment",
-    "Decl",
-    "ExprStmt",
-    "For",
-    "If",
-    "Keyword",
-    "Return",
-    "Subscript",
-    "While",
-    "declare",
-]
+__all__ = ["ArrayDecl", "Decl", "declare", "touched"]

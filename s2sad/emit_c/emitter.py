@@ -43,6 +43,7 @@ from typing import Optional
 
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..emit_py.emitter import (
+    LINE_LIMIT,
     Assign,
     AugAssign,
     Comment,
@@ -82,7 +83,7 @@ from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.ops import PURE
 from ..ssa.types import ArrayType, ScalarType, Type
 from .cexpr import Cast, CPrinter, F32Lit, IncDec, address_of, c_if_exp, deref
-from .cstmt import ArrayDecl, Decl, declare
+from .cstmt import ArrayDecl, declare
 from .names import CNamer, c_reserved
 from .ranges import IntRanges
 from .render import CRenderer, comment_text, wrap_signature
@@ -416,7 +417,7 @@ class _CFunctionEmitter(_FunctionEmitter):
         words = ("// Array sizes: " + "; ".join(parts) + ".").split(" ")
         out, cur = [], ""
         for w in words:
-            if cur and len(cur) + 1 + len(w) > 99:
+            if cur and len(cur) + 1 + len(w) > LINE_LIMIT:
                 out.append(cur)
                 cur = "//" + " " * 4 + w
             else:
@@ -506,6 +507,8 @@ class _CFunctionEmitter(_FunctionEmitter):
             a, b = e(op.operands[0]), e(op.operands[1])
             if t.is_float:
                 return Call(Name("powf" if t.name == "f32" else "pow"), (a, b))
+            if isinstance(a, Name) and literal_value(b) == 2 and not isinstance(literal_value(b), bool):
+                return BinOp("*", a, a)  # i ** 2
             return Call(Name("pow_l"), (a, b))
         if n in _COMPARE:
             t0 = op.operands[0].type
@@ -1061,4 +1064,4 @@ def _ternaries(stmts: list[Stmt]) -> list[Stmt]:
     return out
 
 
-__all__ = ["emit_c", "Decl", "AugAssign"]
+__all__ = ["emit_c", "ctype", "HELPERS"]

@@ -11,7 +11,9 @@ function's integer parameters (``n``, ``n + 1``, ``2 * n``), from:
 2. the loops that index the array: ``x[e]`` where the largest value ``e`` takes
    is an affine expression ``M`` gives the extent ``M + 1`` (``x[i]`` for ``i`` in
    ``range(n)`` gives ``n``; ``x[i + 1]`` for ``i`` in ``range(n - 1)`` gives ``n``;
-   ``x[(i + 1) % n]`` gives ``n``), reversed loops included;
+   ``x[(i + 1) % n]`` gives ``n``), reversed loops included. A strided loop
+   ``range(1, n, 2)`` may stop short of ``n - 1``: it counts only when nothing
+   else tells. A constant index (``x[0]``) tells nothing;
 3. the callees the array is passed to, their extents rewritten in the caller's
    arguments.
 
@@ -121,8 +123,12 @@ class _FunctionView:
                     return b.scale(a.const)
         return None
 
-    def bound(self, v: Value, upper: bool, depth: int = 0) -> Optional[Affine]:
-        """The largest (``upper``) or smallest value ``v`` takes, over the loops around it."""
+    def bound(self, v: Value, upper: bool, depth: int = 0, strict: bool = True) -> Optional[Affine]:
+        """The largest (``upper``) or smallest value ``v`` takes, over the loops around it.
+
+        ``strict``: only bounds that are attained (``range(lb, ub, 2)`` may stop short
+        of ``ub - 1``, so its largest value is then unknown rather than ``ub - 1``).
+        """
         exact = self.affine(v)
         if exact is not None:
             return exact
@@ -136,26 +142,29 @@ class _FunctionView:
             if s is None or s == 0:
                 return None
             if (s > 0) == upper:
-                b = self.bound(ub, upper, depth + 1)
-                return None if b is None else b.plus(-1 if upper else 1)
-            return self.bound(lb, upper, depth + 1)
+                last = -s if _congruent(lb, ub, abs(s)) else (-1 if s > 0 else 1)
+                if strict and abs(s) != 1 and abs(last) == 1:
+                    return None
+                b = self.bound(ub, upper, depth + 1, strict)
+                return None if b is None else b.plus(last)
+            return self.bound(lb, upper, depth + 1, strict)
         if op is None:
             return None
         if op.name == "add":
-            a, b = (self.bound(o, upper, depth + 1) for o in op.operands)
+            a, b = (self.bound(o, upper, depth + 1, strict) for o in op.operands)
             return None if a is None or b is None else a + b
         if op.name == "sub":
-            a = self.bound(op.operands[0], upper, depth + 1)
-            b = self.bound(op.operands[1], not upper, depth + 1)
+            a = self.bound(op.operands[0], upper, depth + 1, strict)
+            b = self.bound(op.operands[1], not upper, depth + 1, strict)
             return None if a is None or b is None else a - b
         if op.name == "neg":
-            a = self.bound(op.operands[0], not upper, depth + 1)
+            a = self.bound(op.operands[0], not upper, depth + 1, strict)
             return None if a is None else a.scale(-1)
         if op.name == "mul":
             for x, y in (op.operands, op.operands[::-1]):
                 c = _const_int(y)
                 if c is not None:
-                    a = self.bound(x, upper if c >= 0 else not upper, depth + 1)
+                    a = self.bound(x, upper if c >= 0 else not upper, depth + 1, strict)
                     return None if a is None else a.scale(c)
             return None
         if op.name == "mod":
@@ -164,6 +173,30 @@ class _FunctionView:
                 return None
             return m.plus(-1) if upper else Affine()
         return None
+
+
+def _mod_form(v: Value, m: int, depth: int = 0) -> tuple[Optional[Value], int]:
+    """``v`` as ``base + r`` modulo ``m`` (base None: a constant), looking through ``+ k * m``."""
+    c = _const_int(v)
+    if c is not None:
+        return None, c % m
+    op = v.defining_op
+    if op is not None and depth < 8 and op.name in ("add", "sub"):
+        a, b = op.operands
+        cb = _const_int(b)
+        if cb is not None:
+            base, r = _mod_form(a, m, depth + 1)
+            return base, (r + cb if op.name == "add" else r - cb) % m
+        for x, y in ((a, b), (b, a)) if op.name == "add" else ((a, b),):
+            d = y.defining_op
+            if d is not None and d.name == "mul" and any((_const_int(o) or 1) % m == 0 for o in d.operands):
+                return _mod_form(x, m, depth + 1)
+    return v, 0
+
+
+def _congruent(a: Value, b: Value, m: int) -> bool:
+    """Whether ``a`` and ``b`` are equal modulo ``m`` by their form (a reversed loop's bounds)."""
+    return m > 1 and _mod_form(a, m) == _mod_form(b, m)
 
 
 def _parse_extent(text, names: dict[str, int]) -> Optional[Affine]:
@@ -248,10 +281,11 @@ class Sizes:
         shadows = self.shadow_of(fn)
         primary = {i: shadows.get(i, i) for i in range(len(fn.params))}
         cands: dict[tuple[int, int], list[Affine]] = {}
+        loose: dict[tuple[int, int], list[Affine]] = {}  # from strided loops: upper bounds only
 
-        def add(param: int, axis: int, extent: Optional[Affine]) -> None:
+        def add(param: int, axis: int, extent: Optional[Affine], into=cands) -> None:
             if extent is not None:
-                cands.setdefault((primary[param], axis), []).append(extent)
+                into.setdefault((primary[param], axis), []).append(extent)
 
         for op in fn.walk():
             if op.name in ("load", "store"):
@@ -265,6 +299,9 @@ class Sizes:
                         continue  # x[0] says only "at least one element": no extent
                     top = view.bound(v, upper=True)
                     add(view.param_index[arr], axis, None if top is None else top.plus(1))
+                    if top is None:
+                        top = view.bound(v, upper=True, strict=False)
+                        add(view.param_index[arr], axis, None if top is None else top.plus(1), loose)
             elif op.name == "call" and op.attrs["callee"] in self.module.functions:
                 self._from_call(fn, view, op, add)
 
@@ -280,7 +317,8 @@ class Sizes:
             axes: list[Optional[Affine]] = []
             for axis in range(p.type.rank):
                 ext = _parse_extent(given[axis], names) if axis < len(given) else None
-                axes.append(ext if ext is not None else _choose(cands.get((primary[i], axis), [])))
+                key = (primary[i], axis)
+                axes.append(ext if ext is not None else _choose(cands.get(key) or loose.get(key, [])))
             out.append(axes)
         return out
 
