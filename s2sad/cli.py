@@ -1,6 +1,6 @@
 """The ``s2sad`` command line.
 
-    s2sad grad FILE [--func NAME] --wrt P[,P...] [-o OUT] [--target py|numba]
+    s2sad grad FILE [--func NAME] --wrt P[,P...] [-o OUT] [--target py|numba|c]
                [-O0|-O1|-O2] [--passes LIST] [--may-alias]
     s2sad ir FILE [--func NAME] [-O0|-O1|-O2] [--passes LIST] [--may-alias]
 
@@ -147,8 +147,8 @@ def _run(args: argparse.Namespace) -> int:
     if not wrt:
         raise UsageError("--wrt needs at least one parameter name")
     target = _target(args)
-    if target not in pipeline.PY_TARGETS:
-        raise UsageError(f"--target {target}: only py and numba output are supported yet")
+    if target not in pipeline.SUPPORTED_TARGETS:
+        raise UsageError(f"--target {target}: only py, numba and c output are supported yet")
     text = pipeline.gradient_source(source, args.file, args.func, wrt, target, options)
     if args.output and args.output != "-":
         write_atomically(args.output, text, args.file)

@@ -16,6 +16,7 @@ from typing import Optional
 from .adjoint.gradient import differentiate
 from .adjoint.reverse import grad_name
 from .diagnostics import Diagnostic, DiagnosticError, error
+from .emit_c.emitter import emit_c
 from .emit_py.emitter import emit_python
 from .opt.dce import remove_unreachable_functions
 from .opt.passes import ADJOINT_PIPELINES, PRIMAL_PIPELINES, PassContext, run_pipeline
@@ -24,6 +25,7 @@ from .ssa.ir import Function, Module
 from .ssa.printer import print_module
 
 PY_TARGETS = ("py", "numba")
+SUPPORTED_TARGETS = ("py", "numba", "c")
 TARGETS = ("py", "numba", "c", "cuda")
 
 
@@ -153,11 +155,14 @@ def gradient_source(
     options: Options = DEFAULT,
 ) -> str:
     """The gradient as source text in the ``target`` language."""
-    if target not in PY_TARGETS:
-        raise error(f"target '{target}' is not supported yet", hint="use --target py or numba")
+    if target not in SUPPORTED_TARGETS:
+        raise error(f"target '{target}' is not supported yet", hint="use --target py, numba or c")
     module = gradient_module(source, filename, func, wrt, options)
     name = choose_function(source, filename, func)
-    return emit_python(module, target, _header(filename, name, wrt, target, options))
+    header = _header(filename, name, wrt, target, options)
+    if target == "c":
+        return emit_c(module, header, grad_name(name))
+    return emit_python(module, target, header)
 
 
 def ir_text(source: str, filename: str, func: Optional[str], options: Options = Options(level=0)) -> str:

@@ -9,6 +9,7 @@ nothing ever prints a Python traceback.
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -70,6 +71,22 @@ def test_target_from_output_suffix_and_stdout_dash(tmp_path):
     assert r.returncode == 0 and "def grad_norm" in r.stdout
 
 
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+def test_c_target_from_suffix_compiles_without_warnings(tmp_path):
+    out = tmp_path / "grad_norm.c"
+    r = s2sad("grad", "examples/norm.py", "--wrt", "in", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    assert "void grad_norm(double *out, double *d_out, double *in_, double *d_in_, long n)" in text
+    assert "static void grad_mag(" in text
+    cc = subprocess.run(
+        ["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-c", str(out), "-o", str(tmp_path / "g.o")],
+        capture_output=True,
+        text=True,
+    )
+    assert cc.returncode == 0, cc.stderr
+
+
 def test_ir_subcommand_prints_the_ir():
     r = s2sad("ir", "examples/norm.py", "--func", "norm")
     assert r.returncode == 0, r.stderr
@@ -122,6 +139,7 @@ def test_unsupported_input_gives_one_located_error(name, tmp_path):
         (["grad", "examples/missing.py", "--wrt", "x"], 2, "no such file"),
         (["grad", "examples/norm.py"], 2, "--wrt"),
         (["grad", "examples/norm.py", "--wrt", "in", "--target", "fortran"], 2, "fortran"),
+        (["grad", "examples/norm.py", "--wrt", "in", "--target", "cuda"], 2, "only py, numba and c"),
         (["grad", "examples/norm.py", "--wrt", "in", "-o", "examples/norm.py"], 2, "overwrite the input"),
         (["grad", "examples/norm.py", "--wrt", "in", "-o", "no/such/dir/g.py"], 2, "does not exist"),
     ],

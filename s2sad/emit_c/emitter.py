@@ -638,8 +638,9 @@ class _CFunctionEmitter(_FunctionEmitter):
         return self._error(
             f"cannot tell the size of array '{name}' in C output",
             op.loc or fn.loc,
-            hint=f'annotate it, e.g. {name}: "{elem}[{", ".join(ints[:rank])}]", '
-            f"or index it in a loop over range({ints[0]})",
+            # Shape annotations (x: "f64[n]") are not read by the Python front end yet.
+            hint=f"pass its size as an integer parameter and index it in a loop over range({ints[0]}) "
+            f"(C pointers carry no shape; {name} would be {elem}[{', '.join(ints[:rank])}])",
         )
 
     def _stable(self, v: Value) -> bool:
