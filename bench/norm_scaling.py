@@ -20,8 +20,11 @@ Machines are noisy: quote ratios from one run.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import importlib.util
 import math
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -58,6 +61,20 @@ def load_gradient(level: int, workdir: Path):
     return mod.grad_norm
 
 
+def load_c_gradient(level: int, workdir: Path):
+    """The C gradient (``--target c``) built with ``gcc -O2`` and called through ctypes."""
+    source = (ROOT / "examples" / "norm.py").read_text()
+    text = pipeline.gradient_source(source, "norm.py", "norm", ["in"], "c", pipeline.Options(level=level))
+    c_file, lib = workdir / f"grad_norm_O{level}.c", workdir / f"libgrad_norm_O{level}.so"
+    c_file.write_text(text)
+    subprocess.run(["gcc", "-std=c99", "-O2", "-shared", "-fPIC", str(c_file), "-o", str(lib), "-lm"], check=True)
+    fn = ctypes.CDLL(str(lib)).grad_norm
+    ptr = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
+    fn.argtypes = [ptr, ptr, ptr, ptr, ctypes.c_long]
+    fn.restype = None
+    return fn
+
+
 def best_time(fn, make_args, budget: float = 0.3, max_runs: int = 20) -> float:
     """The best of several timed runs (fresh arguments each), within a time budget."""
     best = math.inf
@@ -91,7 +108,11 @@ def main() -> int:
     rng = np.random.default_rng(0)
     with tempfile.TemporaryDirectory() as tmp:
         grads = {level: load_gradient(level, Path(tmp)) for level in (0, 2)}
+        c_grads = {}
+        if shutil.which("gcc"):
+            c_grads = {level: load_c_gradient(level, Path(tmp)) for level in (0, 2)}
         rows = []
+        c_rows = []
         for n in ns:
             x = rng.uniform(0.5, 1.5, n)
             seed = rng.normal(size=n)
@@ -107,6 +128,8 @@ def main() -> int:
             t2 = best_time(grads[2], grad_args)
             tp = best_time(norm_by_hand, lambda: (np.empty(n), x, n))
             rows.append((n, t0, t2, tp))
+            if c_grads:
+                c_rows.append((n, best_time(c_grads[0], grad_args), best_time(c_grads[2], grad_args)))
             print(f"  measured n = {n}", file=sys.stderr)
 
     print(f"{'n':>7}  {'-O0 gradient':>13}  {'-O2 gradient':>13}  {'O(n) primal':>12}  {'-O2 / primal':>12}")
@@ -117,6 +140,14 @@ def main() -> int:
     e2 = exponent([r[0] for r in big], [r[2] for r in big])
     print(f"scaling exponent (n >= {big[0][0]}): -O0 {e0:.2f}, -O2 {e2:.2f}")
     print(f"-O2 gradient / O(n) primal at n = {rows[-1][0]}: {rows[-1][2] / rows[-1][3]:.2f}x")
+    if c_rows:
+        print(f"\nC gradients (gcc -O2):\n{'n':>7}  {'-O0 gradient':>13}  {'-O2 gradient':>13}")
+        for n, c0, c2 in c_rows:
+            print(f"{n:>7}  {c0 * 1e3:>10.3f} ms  {c2 * 1e3:>10.3f} ms")
+        cbig = [r for r in c_rows if r[0] >= 4000] or c_rows
+        ce0 = exponent([r[0] for r in cbig], [r[1] for r in cbig])
+        ce2 = exponent([r[0] for r in cbig], [r[2] for r in cbig])
+        print(f"C scaling exponent (n >= {cbig[0][0]}): -O0 {ce0:.2f}, -O2 {ce2:.2f}")
 
     if args.plot:
         import matplotlib
