@@ -979,25 +979,15 @@ class _CFunctionEmitter(_FunctionEmitter):
                 return cand
             k += 1
 
-    def copies(self, pairs: list[tuple[Value, Value]]) -> list[Stmt]:
-        """A parallel copy, sequentialised; a cycle computes one new value into ``<x>_next`` first."""
-        pending = [(self.var[d], self.expr(s)) for d, s in pairs]
-        pending = [(d, s) for d, s in pending if s != Name(d)]
-        out: list[Stmt] = []
-        while pending:
-            for k, (d, s) in enumerate(pending):
-                if not any(d in names_in(s2) for j, (_, s2) in enumerate(pending) if j != k):
-                    out.append(Assign([Name(d)], s, copy=True))
-                    pending.pop(k)
-                    break
-            else:
-                k = next((k for k, (_, s) in enumerate(pending) if not isinstance(s, Name)), 0)
-                d, s = pending[k]
-                t = self.namer.fresh(f"{d}_next")
-                self.types[t] = self.types[d] if d in self.types else self._param_type(d)
-                out.append(Assign([Name(t)], s))
-                pending[k] = (d, Name(t))
-        return out
+    def _break_cycle(self, pending: list[tuple[str, Expr]], out: list[Stmt]) -> bool:
+        """C has no tuple assignment: compute one new value into ``<x>_next`` first."""
+        k = next((k for k, (_, s) in enumerate(pending) if not isinstance(s, Name)), 0)
+        d, s = pending[k]
+        t = self.namer.fresh(f"{d}_next")
+        self.types[t] = self.types[d] if d in self.types else self._param_type(d)
+        out.append(Assign([Name(t)], s))
+        pending[k] = (d, Name(t))
+        return False
 
     def _param_type(self, name: str) -> str:
         for p in self.fn.params:

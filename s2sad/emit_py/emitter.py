@@ -336,11 +336,17 @@ class _FunctionEmitter:
                     break
             else:
                 # Every remaining copy overwrites a variable another one still reads.
-                out.append(
-                    Assign([Tuple(tuple(Name(d) for d, _ in pending))], Tuple(tuple(s for _, s in pending)), copy=True)
-                )
-                break
+                if self._break_cycle(pending, out):
+                    break
         return out
+
+    def _break_cycle(self, pending: list[tuple[str, Expr]], out: list[Stmt]) -> bool:
+        """Emit what a copy cycle needs; True when that finished all ``pending`` copies.
+
+        Python assigns the whole cycle at once with a tuple assignment.
+        """
+        out.append(Assign([Tuple(tuple(Name(d) for d, _ in pending))], Tuple(tuple(s for _, s in pending)), copy=True))
+        return True
 
     def _yield_copies(self, region: Block) -> list[Stmt]:
         term = region.terminator
