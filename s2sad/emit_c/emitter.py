@@ -41,6 +41,7 @@ import math
 import re
 from typing import Optional
 
+from ..ssa.build import const_int
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..emit_py.emitter import (
     LINE_LIMIT,
@@ -578,7 +579,7 @@ class _CFunctionEmitter(_FunctionEmitter):
             a_v, b_v = op.operands
             a, b = args
             for x_v, c_v, x in ((a_v, b_v, a), (b_v, a_v, b)):
-                c = _const_int(c_v)
+                c = const_int(c_v)
                 if c is not None and fn == "max" and self.ranges.at(x_v, op)[0] >= c:
                     return x  # max(n, 0) for a size n is n
                 if c is not None and fn == "min" and self.ranges.at(x_v, op)[1] <= c:
@@ -645,7 +646,7 @@ class _CFunctionEmitter(_FunctionEmitter):
 
     def _stable(self, v: Value) -> bool:
         """Whether ``v`` can be printed again later with the same value (its variable is never reused)."""
-        if _const_int(v) is not None:
+        if const_int(v) is not None:
             return True
         if v in self.var:
             return self._var_count.get(self.var[v], 0) == 1
@@ -739,7 +740,7 @@ class _CFunctionEmitter(_FunctionEmitter):
             return []
         name = self.var[v]
         elem = self._elem(v.type)
-        consts = [_const_int(d) for d in op.operands]
+        consts = [const_int(d) for d in op.operands]
         zero = op.attrs.get("fill", "zeros") == "zeros"
         if all(c is not None and c >= 0 for c in consts) and self._var_count[name] == 1:
             size = 1
@@ -998,15 +999,6 @@ class _CFunctionEmitter(_FunctionEmitter):
 
 def _declarator(ct: str, name: str) -> str:
     return f"{ct}{name}" if ct.endswith("*") else f"{ct} {name}"
-
-
-def _const_int(v: Value) -> Optional[int]:
-    op = v.defining_op
-    if op is not None and op.name == "const":
-        value = op.attrs["value"]
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    return None
 
 
 def _defined_inside(block: Block) -> list[Value]:

@@ -27,20 +27,12 @@ from __future__ import annotations
 import math
 from typing import Optional
 
+from ..ssa.build import const_int
 from ..ssa.ir import Block, Function, Op, Value
 
 INF = math.inf
 Interval = tuple[float, float]
 TOP: Interval = (-INF, INF)
-
-
-def _const_int(v: Value) -> Optional[int]:
-    op = v.defining_op
-    if op is not None and op.name == "const":
-        value = op.attrs["value"]
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    return None
 
 
 def _mul(a: float, b: float) -> float:
@@ -89,7 +81,7 @@ class IntRanges:
             if not v.type.is_int:
                 return None
             return (0, INF) if v in self.size_params else TOP
-        c = _const_int(v)
+        c = const_int(v)
         if c is not None:
             return (c, c)
         return self.range.get(v)
@@ -141,7 +133,7 @@ class IntRanges:
 
     def _iv(self, loop: Op) -> Optional[Interval]:
         lb, ub, step = loop.operands[:3]
-        s = _const_int(step)
+        s = const_int(step)
         lo_b, hi_b = self.get(lb), self.get(ub)
         if s is None or lo_b is None or hi_b is None:
             return TOP if s is None else None
@@ -190,7 +182,7 @@ class IntRanges:
             prods = [_mul(a, b) for a in ops[0] for b in ops[1]]
             return (min(prods), max(prods))
         if n == "floordiv":
-            c = _const_int(op.operands[1])
+            c = const_int(op.operands[1])
             if c is not None and c > 0:
                 return (_floordiv_bound(ops[0][0], c), _floordiv_bound(ops[0][1], c))
             if ops[0][0] >= 0 and ops[1][0] >= 1:
@@ -220,7 +212,7 @@ class IntRanges:
             loop = block.parent_op
             if loop.name == "for" and block is loop.regions[0]:
                 lb, ub, step = loop.operands[:3]
-                s = _const_int(step)
+                s = const_int(step)
                 if s is not None and s != 0:
                     low, high = (lb, ub) if s > 0 else (ub, lb)
                     lo = self.get(low)
@@ -252,7 +244,7 @@ class IntRanges:
         if op is None or depth > 3 or op.name not in ("add", "sub"):
             return
         a, b = op.operands
-        cb, ca = _const_int(b), _const_int(a)
+        cb, ca = const_int(b), const_int(a)
         if cb is not None:
             self._fact(facts, a, low - cb if op.name == "add" else low + cb, depth + 1)
         elif ca is not None and op.name == "add":
@@ -271,7 +263,7 @@ def _carried(v: Value) -> bool:
 
 def _residue(v: Value, m: int) -> Optional[int]:
     """``v`` modulo ``m`` when its form says (``c + k * m``), else None."""
-    c = _const_int(v)
+    c = const_int(v)
     if c is not None:
         return c % m
     op = v.defining_op
@@ -284,7 +276,7 @@ def _residue(v: Value, m: int) -> Optional[int]:
         return (a + b) % m if op.name == "add" else (a - b) % m
     if op.name == "mul":
         for x in op.operands:
-            cx = _const_int(x)
+            cx = const_int(x)
             if cx is not None and cx % m == 0:
                 return 0
         a, b = (_residue(o, m) for o in op.operands)

@@ -29,6 +29,7 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
+from ..ssa.build import const_int
 from ..ssa.ir import Function, Module, Op, Value
 
 
@@ -69,15 +70,6 @@ class Affine:
         return not self.terms
 
 
-def _const_int(v: Value) -> Optional[int]:
-    op = v.defining_op
-    if op is not None and op.name == "const":
-        value = op.attrs["value"]
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    return None
-
-
 class _FunctionView:
     """Affine forms and index bounds of one function's integer values."""
 
@@ -100,7 +92,7 @@ class _FunctionView:
             return None
         if v in self.param_index:
             return Affine.of_param(self.param_index[v])
-        c = _const_int(v)
+        c = const_int(v)
         if c is not None:
             return Affine.of_const(c)
         op = v.defining_op
@@ -138,7 +130,7 @@ class _FunctionView:
         if v.is_block_arg and v.index == 0 and v.owner.parent_op is not None and v.owner.parent_op.name == "for":
             loop = v.owner.parent_op
             lb, ub, step = loop.operands[:3]
-            s = _const_int(step)
+            s = const_int(step)
             if s is None or s == 0:
                 return None
             if (s > 0) == upper:
@@ -162,7 +154,7 @@ class _FunctionView:
             return None if a is None else a.scale(-1)
         if op.name == "mul":
             for x, y in (op.operands, op.operands[::-1]):
-                c = _const_int(y)
+                c = const_int(y)
                 if c is not None:
                     a = self.bound(x, upper if c >= 0 else not upper, depth + 1, strict)
                     return None if a is None else a.scale(c)
@@ -177,19 +169,19 @@ class _FunctionView:
 
 def _mod_form(v: Value, m: int, depth: int = 0) -> tuple[Optional[Value], int]:
     """``v`` as ``base + r`` modulo ``m`` (base None: a constant), looking through ``+ k * m``."""
-    c = _const_int(v)
+    c = const_int(v)
     if c is not None:
         return None, c % m
     op = v.defining_op
     if op is not None and depth < 8 and op.name in ("add", "sub"):
         a, b = op.operands
-        cb = _const_int(b)
+        cb = const_int(b)
         if cb is not None:
             base, r = _mod_form(a, m, depth + 1)
             return base, (r + cb if op.name == "add" else r - cb) % m
         for x, y in ((a, b), (b, a)) if op.name == "add" else ((a, b),):
             d = y.defining_op
-            if d is not None and d.name == "mul" and any((_const_int(o) or 1) % m == 0 for o in d.operands):
+            if d is not None and d.name == "mul" and any((const_int(o) or 1) % m == 0 for o in d.operands):
                 return _mod_form(x, m, depth + 1)
     return v, 0
 

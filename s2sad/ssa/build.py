@@ -28,6 +28,12 @@ def const_value(v: Value) -> Optional[Number]:
     return None
 
 
+def const_int(v: Value) -> Optional[int]:
+    """The integer literal behind ``v`` (not a bool), else None."""
+    c = const_value(v)
+    return c if isinstance(c, int) and not isinstance(c, bool) else None
+
+
 def is_const(v: Value, value: Number) -> bool:
     c = const_value(v)
     return c is not None and not isinstance(c, bool) and c == value
