@@ -39,7 +39,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     g = sub.add_parser("grad", help="write the gradient of a function")
-    g.add_argument("file", help="input file (.py)")
+    g.add_argument("file", help="input file (.py or .c)")
     g.add_argument("--func", help="function to differentiate (default: the only one, or FILE's stem)")
     g.add_argument("--wrt", required=True, help="comma-separated parameters to differentiate with respect to")
     g.add_argument("-o", "--output", help="output file (default: stdout; '-' also means stdout)")
@@ -53,7 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     _optimization_options(g, default_level=2)
 
     i = sub.add_parser("ir", help="print the SSA IR of a function (after an optional pipeline)")
-    i.add_argument("file", help="input file (.py)")
+    i.add_argument("file", help="input file (.py or .c)")
     i.add_argument("--func", help="function to print (default: as for grad)")
     _optimization_options(i, default_level=0)
     return p
@@ -94,8 +94,9 @@ def _options(args: argparse.Namespace) -> pipeline.Options:
 
 def _read(path: str) -> str:
     p = Path(path)
-    if p.suffix not in (".py",):
-        raise UsageError(f"{path}: only Python input (.py) is supported yet")
+    if p.suffix not in (".py", ".c", ".h"):
+        hint = "CUDA input (.cu) is not supported yet" if p.suffix == ".cu" else "give a .py or .c file"
+        raise UsageError(f"{path}: unknown input language ({hint})")
     try:
         return p.read_text(encoding="utf-8")
     except FileNotFoundError:

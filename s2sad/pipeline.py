@@ -20,6 +20,7 @@ from .emit_c.emitter import emit_c
 from .emit_py.emitter import emit_python
 from .opt.dce import remove_unreachable_functions
 from .opt.passes import ADJOINT_PIPELINES, PRIMAL_PIPELINES, PassContext, run_pipeline
+from .parse.c_frontend import list_c_functions, parse_c
 from .parse.python_frontend import list_functions, parse_python
 from .ssa.ir import Function, Module
 from .ssa.printer import print_module
@@ -53,9 +54,23 @@ class Options:
 DEFAULT = Options()
 
 
+C_SUFFIXES = (".c", ".h")
+
+
+def is_c(filename: str) -> bool:
+    return Path(filename).suffix.lower() in C_SUFFIXES
+
+
+def parse_source(source: str, filename: str, func: str) -> Module:
+    """The front end for the file's language."""
+    if is_c(filename):
+        return parse_c(source, Path(filename).name, func)
+    return parse_python(source, Path(filename).name, func)
+
+
 def choose_function(source: str, filename: str, func: Optional[str]) -> str:
     """The function to differentiate: ``func``, the only one, or the one named after the file."""
-    names = list_functions(source, filename)
+    names = list_c_functions(source, filename) if is_c(filename) else list_functions(source, filename)
     if func is not None:
         return func  # the front end reports an unknown name, with candidates
     if len(names) == 1:
@@ -107,7 +122,7 @@ def resolve_wrt(fn: Function, names: list[str], source_lines: list[str]) -> set[
 def primal_module(source: str, filename: str, func: Optional[str], options: Options = DEFAULT) -> tuple[Module, str]:
     """The parsed function (and its callees), optimized by the options' primal pipeline."""
     name = choose_function(source, filename, func)
-    module = parse_python(source, Path(filename).name, name)
+    module = parse_source(source, filename, name)
     run_pipeline(module, options.primal_pipeline, options.context)
     remove_unreachable_functions(module, [name])
     return module, name

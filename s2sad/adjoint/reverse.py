@@ -34,7 +34,7 @@ structured reversal of loops and branches.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterable, Optional
 
 from ..diagnostics import error
 from ..ssa import build
@@ -44,6 +44,20 @@ from ..ssa.types import BOOL, I64, ArrayType, Type
 from .activity import Activity, analyze_activity
 from .effects import array_root, snapshot_args, written_params, written_roots
 from .rules import MissingRule, adjoint_contributions
+
+
+def _c_gradient_params(fn: Function, shadowed: Iterable[int], has_d_return: bool) -> list[str]:
+    """The declared C types of the gradient's parameters: the primal's, a shadow's without
+    ``const`` (it is written), and ``d_return`` of the primal's result type."""
+    spelled = fn.attrs["c_params"]
+    out: list[str] = []
+    for i in range(len(fn.params)):
+        out.append(spelled[i])
+        if i in shadowed:
+            out.append(" ".join(w for w in spelled[i].split() if w != "const"))
+    if has_d_return:
+        out.append(fn.attrs["c_result"])
+    return out
 
 
 def grad_name(name: str) -> str:
@@ -231,6 +245,11 @@ class GradientTransform:
         g.attrs["primal"] = fn.name
         # Which parameters the results are the adjoints of (C passes them back through pointers).
         g.attrs["returned"] = [fn.params[i].name_hint for i in sig.returned]
+        if "shapes" in fn.attrs:
+            g.attrs["shapes"] = fn.attrs["shapes"]
+        if "c_params" in fn.attrs:
+            g.attrs["c_params"] = _c_gradient_params(fn, sig.shadowed, sig.has_d_return)
+            g.attrs["c_result"] = "void"
         return g
 
     # ---------------------------------------------------------- forward sweep

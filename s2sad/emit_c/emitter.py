@@ -360,17 +360,22 @@ class _CFunctionEmitter(_FunctionEmitter):
         fn = self.fn
         self._check_sizes()
         params = []
+        # C input keeps the user's declared types (``const double *``, ``int``, ``size_t``).
+        spelled = fn.attrs.get("c_params")
+        if spelled is not None and len(spelled) != len(fn.params):
+            spelled = None
         for i, p in enumerate(fn.params):
             name = self.var.get(p) or self.namer.fresh(p.name_hint or "arg")
-            params.append(_declarator(ctype(p.type), name))
+            t = spelled[i] if spelled is not None else ctype(p.type)
+            params.append(_declarator(t, name))
             if i in self.out_names:
-                params.append(_declarator(ctype(p.type) + " *", self.out_names[i]))
+                params.append(_declarator(t + " *", self.out_names[i]))
         if self.returned is not None:
             ret = "void"
         elif not fn.result_types:
             ret = "void"
         elif len(fn.result_types) == 1:
-            ret = ctype(fn.result_types[0])
+            ret = fn.attrs.get("c_result") or ctype(fn.result_types[0])
         else:
             raise error(
                 f"function '{fn.name}' returns {len(fn.result_types)} values, which C cannot",
@@ -558,8 +563,8 @@ class _CFunctionEmitter(_FunctionEmitter):
     def _cast(self, op: Op) -> Expr:
         src, dst = op.operands[0].type, op.result.type
         x = self.expr(op.operands[0])
-        if src == dst:
-            return x
+        if src == dst or (src.is_int and dst.is_int):
+            return x  # C converts between integer types implicitly (assignment, arithmetic, indexing)
         if getattr(dst, "is_bool", False):
             return compare("!=", x, self._lit(0, src))
         return Cast(ctype(dst), x)
@@ -639,9 +644,8 @@ class _CFunctionEmitter(_FunctionEmitter):
         return self._error(
             f"cannot tell the size of array '{name}' in C output",
             op.loc or fn.loc,
-            # Shape annotations (x: "f64[n]") are not read by the Python front end yet.
-            hint=f"pass its size as an integer parameter and index it in a loop over range({ints[0]}) "
-            f"(C pointers carry no shape; {name} would be {elem}[{', '.join(ints[:rank])}])",
+            hint=f"C pointers carry no shape: annotate the parameter, {name}: \"{elem}[{', '.join(ints[:rank])}]\" "
+            f"(with integer parameters for its extents), or index it in a loop over range({ints[0]})",
         )
 
     def _stable(self, v: Value) -> bool:

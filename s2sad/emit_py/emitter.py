@@ -250,7 +250,7 @@ class _FunctionEmitter:
         if n == "select":
             return if_exp(*(e(o) for o in op.operands))
         if n == "cast":
-            return _cast(e(op.operands[0]), op.result.type)
+            return _cast(e(op.operands[0]), op.operands[0].type, op.result.type)
         if n.startswith("math."):
             return _math(n[5:], [e(o) for o in op.operands])
         if n == "load":
@@ -478,7 +478,9 @@ def _self_compare(n: str, x: Expr, t: Type) -> Expr:
     return isnan if n == "ne" else logical_not(isnan)
 
 
-def _cast(x: Expr, t: Type) -> Expr:
+def _cast(x: Expr, src: Type, t: Type) -> Expr:
+    if src.is_int and t.is_int:
+        return x  # Python ints have no width
     name = getattr(t, "name", "")
     if name == "f64":
         return call("float", x)

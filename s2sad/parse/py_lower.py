@@ -62,6 +62,7 @@ from .py_flow import (
 )
 from .py_module import dotted_source
 from .py_types import positional_args
+from .structured import StructuredLowering
 
 # Compound statements are reported at their keyword, not over all their lines.
 _KEYWORDS: dict[type, str] = {
@@ -94,8 +95,9 @@ class LoopFrame:
     skip: str  # set by continue, for the rest of the iteration
 
 
-class FunctionLowerer:
+class FunctionLowerer(StructuredLowering):
     def __init__(self, fn: cst.FunctionDef, ctx: FunctionContext):
+        super().__init__()
         self.fn = fn
         self.ctx = ctx
         self.types = ctx.types
@@ -103,22 +105,10 @@ class FunctionLowerer:
         self.ex = ExprLowerer(ctx)
         self.read = read_names(fn.body)
         self.diagnostics: list[Diagnostic] = []
-        self.hints: dict[str, str] = {RESULT: "result", RETURNED: "returned"}
-        self.key_types: dict[str, Type] = {RETURNED: BOOL}
+        self.hints.update({RESULT: "result", RETURNED: "returned"})
+        self.key_types[RETURNED] = BOOL
         if self.types.result is not None:
             self.key_types[RESULT] = self.types.result
-        self.counter = 0
-
-    # -- keys, hints, types -------------------------------------------------------------
-    def new_key(self, hint: str, t: Type) -> str:
-        self.counter += 1
-        key = f"<{hint}#{self.counter}>"
-        self.hints[key] = hint
-        self.key_types[key] = t
-        return key
-
-    def hint(self, key: str) -> str:
-        return self.hints.get(key, key)
 
     def key_type(self, key: str) -> Type:
         return self.key_types.get(key) or self.types.vars[key]
@@ -142,9 +132,10 @@ class FunctionLowerer:
         stmts = suite_statements(fn.body)
         self.block(stmts, b, env, None)
         b.loc = loc
+        attrs = {"shapes": dict(self.types.shapes)} if self.types.shapes else {}
         if self.types.result is None:
             b.create("return", [], [])
-            return Function(fn.name.value, body, [], loc)
+            return Function(fn.name.value, body, [], loc, attrs)
         if not block_exits(stmts).always:
             self.diagnostics.append(Diagnostic(
                 f"function '{fn.name.value}' can reach its end without returning a value", loc,
@@ -153,7 +144,7 @@ class FunctionLowerer:
         if isinstance(result, Poison):
             result = b.op1("undef", [], self.types.result, "result")
         b.create("return", [result], [])
-        return Function(fn.name.value, body, [self.types.result], loc)
+        return Function(fn.name.value, body, [self.types.result], loc, attrs)
 
     def check_parameters(self) -> None:
         p = self.fn.params
@@ -219,55 +210,8 @@ class FunctionLowerer:
             v = env.get(key) if key is not None else None
             if isinstance(v, Value):
                 flags.append(v)
-        if not flags:
-            self.block(rest, b, env, loop)
-            return
         b.loc = self.locator.loc(rest[0])
-        any_flag = flags[0]
-        for f in flags[1:]:
-            any_flag = b.op1("or", [any_flag, f], BOOL)
-        go_on = b.op1("not", [any_flag], BOOL)
-        self.branch(b, env, go_on, lambda bb, e: self.block(rest, bb, e, loop), None)
-
-    def branch(self, b: Builder, env: Env, cond: Value,
-               then: Callable[[Builder, Env], None], other: Optional[Callable[[Builder, Env], None]]) -> None:
-        """An ``if`` op over two environments; values that differ become its results."""
-        loc = b.loc
-        tb, eb = Block(), Block()
-        tbb, ebb = Builder(tb, loc), Builder(eb, loc)
-        et, ee = dict(env), dict(env)
-        then(tbb, et)
-        if other is not None:
-            other(ebb, ee)
-        names = list(env)
-        for side in (et, ee):
-            names += [n for n in side if n not in env and not n.startswith("<") and n not in names]
-        keep, tvals, evals = [], [], []
-        for n in names:
-            vt, ve = et.get(n), ee.get(n)
-            if vt is ve:  # unchanged, or both branches assign the same outer value (folding can do that)
-                if vt is not None:
-                    env[n] = vt
-                continue
-            if isinstance(vt, Poison) or isinstance(ve, Poison):
-                p = vt if isinstance(vt, Poison) else ve
-                env[n] = p  # type: ignore[assignment]
-                continue
-            t = vt.type if vt is not None else ve.type  # type: ignore[union-attr]
-            if isinstance(t, ArrayType):
-                env[n] = Poison(f"'{n}' refers to a different array depending on the branch taken",
-                                "assign the array once, before the if")
-                continue
-            tbb.loc = ebb.loc = loc
-            tvals.append(vt if vt is not None else tbb.op1("undef", [], t, self.hint(n)))
-            evals.append(ve if ve is not None else ebb.op1("undef", [], t, self.hint(n)))
-            keep.append(n)
-        tbb.loc = ebb.loc = loc
-        tbb.create("yield", tvals, [])
-        ebb.create("yield", evals, [])
-        b.loc = loc
-        op = b.create("if", [cond], [v.type for v in tvals], regions=[tb, eb], hints=[self.hint(n) for n in keep])
-        env.update(zip(keep, op.results))
+        self.guard(b, env, flags, lambda bb, e: self.block(rest, bb, e, loop))
 
     # -- statements ---------------------------------------------------------------------------
     def stmt(self, st: cst.CSTNode, b: Builder, env: Env, loop: Optional[LoopFrame]) -> None:
@@ -454,31 +398,6 @@ class FunctionLowerer:
     def array_names(self, body: Sequence[cst.CSTNode]) -> list[str]:
         return [n for n in assigned_names(body) if isinstance(self.types.vars.get(n), ArrayType)]
 
-    def init_values(self, keys: list[str], env: Env, b: Builder) -> list[Value]:
-        out = []
-        for k in keys:
-            v = env.get(k)
-            out.append(v if isinstance(v, Value) else b.op1("undef", [], self.key_type(k), self.hint(k)))
-        return out
-
-    def enter_body(self, env: Env, keys: list[str], args: list[Value], arrays: list[str]) -> Env:
-        inner = dict(env)
-        inner.update(zip(keys, args))
-        for n in arrays:
-            if n in inner:
-                inner[n] = Poison(f"'{n}' is an array reassigned inside this loop, so which array it names "
-                                  "depends on the iteration", "allocate the array once, before the loop")
-        return inner
-
-    def leave_loop(self, env: Env, keys: list[str], results: list[Value], arrays: list[str]) -> None:
-        env.update(zip(keys, results))
-        for n in arrays:
-            env[n] = Poison(f"'{n}' is an array assigned inside a loop, so it cannot be used after the loop",
-                            "allocate the array once, before the loop")
-
-    def exit_values(self, keys: list[str], inner: Env, args: list[Value]) -> list[Value]:
-        return [v if isinstance(v := inner.get(k), Value) else a for k, a in zip(keys, args)]
-
     def for_stmt(self, st: cst.For, b: Builder, env: Env) -> None:
         if st.orelse is not None:
             raise self.fail_at_keyword(st.orelse, "'for ... else' is not supported", hint="use a flag variable")
@@ -566,13 +485,6 @@ class FunctionLowerer:
         op = b.create("while", inits, types, regions=[cond, blk], hints=hints)
         n = len(keys) - len(carried)
         self.leave_loop(env, carried, op.results[n:], arrays)
-
-    def in_range(self, b: Builder, i: Value, ub: Value, step: Value) -> Value:
-        s = build.const_value(step)
-        if s is not None:
-            return build.cmp(b, "lt" if s > 0 else "gt", i, ub)
-        up = build.cmp(b, "gt", step, build.const(b, 0, I64))
-        return b.op1("select", [up, build.cmp(b, "lt", i, ub), build.cmp(b, "gt", i, ub)], BOOL)
 
     def while_stmt(self, st: cst.While, b: Builder, env: Env) -> None:
         if st.orelse is not None:

@@ -60,11 +60,18 @@ class FunctionTypes:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # Callees whose result this function uses as an integer (an index, a range bound).
     int_demands: set[str] = field(default_factory=set)
+    # Array parameters annotated with a shape ("f64[n]"): name -> extents as source text.
+    shapes: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
 class _ArrayAnnotation:
     elem: Optional[ScalarType]
+    shape: Optional[list[str]] = None  # from "f64[n, m]": the extents, as source text
+
+
+# Element types of shape annotations ("f64[n]", "i64[n, 3]"): they say what C output needs.
+_SHAPE_ELEMS = {"f64": F64, "float64": F64, "i64": I64, "int64": I64}
 
 
 _NONE = "none"  # the annotation `-> None`
@@ -380,8 +387,23 @@ class _Inference:
             except cst.ParserSyntaxError:
                 inner = None
             if inner is not None:
-                return self._annotation(inner, node)
+                shaped = self._shape_annotation(inner, node)
+                return shaped if shaped is not None else self._annotation(inner, node)
         return self._annotation(node, node)
+
+    def _shape_annotation(self, node: cst.BaseExpression, where: cst.CSTNode) -> Optional[_ArrayAnnotation]:
+        """``"f64[n]"``, ``"f64[n, m]"``: an array with extents in the integer parameters."""
+        if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name)
+                and node.value.value in _SHAPE_ELEMS):
+            return None
+        extents = []
+        for element in node.slice:
+            if not isinstance(element.slice, cst.Index):
+                self.diagnostics.append(self.locator.diagnostic(
+                    where, "a shape annotation lists extents, not slices", hint='write "f64[n, m]"'))
+                return _ArrayAnnotation(_SHAPE_ELEMS[node.value.value])
+            extents.append(cst.Module([]).code_for_node(element.slice.value))
+        return _ArrayAnnotation(_SHAPE_ELEMS[node.value.value], extents)
 
     def _annotation(self, node: cst.BaseExpression, where: cst.CSTNode) -> Union[Type, _ArrayAnnotation, str, None]:
         if isinstance(node, cst.Name) and node.value == "None":
@@ -498,6 +520,8 @@ class _Inference:
         for p in self.params:
             if p.annotation is not None:
                 annotations[p.name.value] = self.annotation(p.annotation.annotation)
+        self.shapes = {name: ann.shape for name, ann in annotations.items()
+                       if isinstance(ann, _ArrayAnnotation) and ann.shape is not None}
         result_ann = self.annotation(self.fn.returns.annotation) if self.fn.returns is not None else None
         self.stmt(self.fn.body)
         self.propagate_int_context()
@@ -536,7 +560,7 @@ class _Inference:
         if isinstance(result_ann, ScalarType) and self.returns:
             result = result_ann
         params = [types[n] for n in self.param_names]
-        return FunctionTypes(params, types, result, returns_array, self.diagnostics, self.int_demands)
+        return FunctionTypes(params, types, result, returns_array, self.diagnostics, self.int_demands, self.shapes)
 
     def param_type(self, name: str, ann: Union[Type, _ArrayAnnotation, str, None]) -> Type:
         if isinstance(ann, ScalarType):
@@ -545,6 +569,8 @@ class _Inference:
         if isinstance(ann, _ArrayAnnotation) or ev is not None:
             ev = ev or _ArrayEvidence()
             rank = ev.exact_rank or max([ev.min_rank, 1, *ev.rank_uses])
+            if isinstance(ann, _ArrayAnnotation) and ann.shape:
+                rank = len(ann.shape)
             if ev.forced_elem is not None:
                 elem = ev.forced_elem
             elif isinstance(ann, _ArrayAnnotation) and ann.elem is not None:

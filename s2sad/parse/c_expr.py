@@ -1,0 +1,503 @@
+"""Lowering of C expressions to SSA IR (a mixin of the C function lowerer).
+
+C's semantics are kept where they differ from Python's:
+
+* the usual arithmetic conversions: ``double`` wins over ``float``, floats win
+  over integers, ``float`` with ``float`` stays ``float`` (so float code stays
+  float); integer ``/`` truncates (the IR's integer ``div``), ``%`` is the
+  truncated remainder (``rem``); a comparison gives an ``int`` in arithmetic;
+* assignments, ``++`` and ``--`` are expressions with a value, evaluated left to
+  right, updating the environment as they go;
+* ``&&``, ``||`` and ``?:`` evaluate their right side only when C would: eagerly
+  (``and``/``or``/``select``) when it is side-effect free and cannot fault (no
+  loads, calls or divisions), else through an ``if`` op;
+* pointers: a pointer value is a base array plus an element offset (``Ptr``);
+  ``p + i``, ``&x[i]``, ``p++``, ``*p``, ``p[i]``, ``p - q`` and ``p < q`` act on
+  the offset, so pointer walking lowers to index arithmetic on the base array,
+  and a sub-array passed to a callee becomes a ``view``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional, Union
+
+from pycparser import c_ast
+
+from ..diagnostics import Diagnostic
+from ..ssa import build
+from ..ssa.ir import Block, Builder, SourceLoc, Value
+from ..ssa.ops import MATH_FNS
+from ..ssa.types import BOOL, F32, F64, I32, I64, ArrayType, ScalarType, Type
+from .c_types import CType
+from .py_common import Env, Fail, Poison
+
+
+@dataclass(frozen=True)
+class Ptr:
+    """A pointer value: ``base + off`` elements (``off`` None means 0)."""
+
+    base: Value
+    off: Optional[Value] = None
+
+    @property
+    def elem(self) -> ScalarType:
+        return self.base.type.elem  # type: ignore[attr-defined]
+
+
+Operand = Union[Value, Ptr]
+
+_ARITH = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
+_COMPARE = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
+_COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%"}
+_BITWISE = frozenset({"&", "|", "^", "<<", ">>", "~"})
+
+# math.h names -> IR intrinsic; the ``f`` variants (sinf) work on float.
+_MATH_ALIASES = {"fabs": "abs", "fmax": "max", "fmin": "min"}
+_INT_ABS = frozenset({"abs", "labs", "llabs"})
+
+
+def math_intrinsic(name: str) -> Optional[tuple[str, Optional[ScalarType]]]:
+    """``sinf`` -> (``sin``, f32); ``fabs`` -> (``abs``, None); unknown -> None."""
+    candidates: list[tuple[str, Optional[ScalarType]]] = [(name, None)]
+    if name.endswith("f"):
+        candidates.append((name[:-1], F32))
+    for spelled, t in candidates:
+        if spelled in _MATH_ALIASES:
+            return _MATH_ALIASES[spelled], t
+        if spelled in MATH_FNS and spelled not in ("abs", "min", "max"):
+            return spelled, t
+    return None
+
+
+def arith_type(x: Type, y: Type) -> ScalarType:
+    """C's usual arithmetic conversions, on the IR's types."""
+    if F64 in (x, y):
+        return F64
+    if F32 in (x, y):
+        return F32
+    return I64
+
+
+def node_text(node: c_ast.Node) -> str:
+    from pycparser.c_generator import CGenerator
+
+    return CGenerator().visit(node)
+
+
+class CExprLowering:
+    """Expressions; the host class provides ``env`` handling, ``branch`` and the context."""
+
+    # Provided by the host (CFunctionLowerer).
+    ctx: "object"
+    ctypes: dict[str, CType]
+
+    def loc(self, node: c_ast.Node) -> SourceLoc:  # pragma: no cover - provided by the host
+        raise NotImplementedError
+
+    def fail(self, node: c_ast.Node, message: str, hint: str = "") -> Fail:
+        return Fail(Diagnostic(message, self.loc(node), hint))
+
+    def at(self, b: Builder, node: c_ast.Node) -> Builder:
+        b.loc = self.loc(node)
+        return b
+
+    # -- conversions ----------------------------------------------------------------------
+    def convert(self, v: Value, t: Type, b: Builder) -> Value:
+        """C's implicit conversion of a scalar to ``t`` (assignment, argument, return)."""
+        if v.type == t:
+            return v
+        if v.type == BOOL and t != BOOL:
+            v = build.cast(b, v, I64)
+            if t == I64:
+                return v
+        return build.cast(b, v, t)
+
+    def number(self, v: Value, b: Builder) -> Value:
+        """A comparison's result used as a number is an int."""
+        return build.cast(b, v, I64) if v.type == BOOL else v
+
+    def truth(self, v: Operand, b: Builder, node: c_ast.Node) -> Value:
+        if isinstance(v, Ptr):
+            raise self.fail(node, "a pointer used as a condition is not supported", "compare the index instead")
+        if v.type == BOOL:
+            return v
+        zero = build.const(b, 0, v.type)
+        return build.cmp(b, "ne", v, zero)
+
+    # -- entry points -------------------------------------------------------------------------
+    def scalar(self, node: c_ast.Node, b: Builder, env: Env) -> Value:
+        v = self.expr(node, b, env)
+        if isinstance(v, Ptr):
+            raise self.fail(node, "a pointer is used where a number is expected")
+        return v
+
+    def integer(self, node: c_ast.Node, b: Builder, env: Env, what: str) -> Value:
+        v = self.number(self.scalar(node, b, env), self.at(b, node))
+        if not v.type.is_int:
+            raise self.fail(node, f"{what} must be an integer, not {v.type}", "cast it: (int)x")
+        return self.convert(v, I64, b)
+
+    def condition(self, node: c_ast.Node, b: Builder, env: Env) -> Value:
+        return self.truth(self.expr(node, b, env), self.at(b, node), node)
+
+    def pointer(self, node: c_ast.Node, b: Builder, env: Env) -> Ptr:
+        v = self.expr(node, b, env)
+        if not isinstance(v, Ptr):
+            raise self.fail(node, "a pointer or array is expected here")
+        return v
+
+    def expr(self, node: c_ast.Node, b: Builder, env: Env) -> Operand:
+        b.loc = self.loc(node)
+        if isinstance(node, c_ast.Constant):
+            return self.constant(node, b)
+        if isinstance(node, c_ast.ID):
+            return self.name(node, b, env)
+        if isinstance(node, c_ast.ArrayRef):
+            p, idx = self.element(node, b, env)
+            return self.at(b, node).op1("load", [p, *idx], p.type.elem)  # type: ignore[attr-defined]
+        if isinstance(node, c_ast.UnaryOp):
+            return self.unary(node, b, env)
+        if isinstance(node, c_ast.BinaryOp):
+            return self.binary(node, b, env)
+        if isinstance(node, c_ast.Assignment):
+            return self.assignment(node, b, env)
+        if isinstance(node, c_ast.TernaryOp):
+            return self.ternary(node, b, env)
+        if isinstance(node, c_ast.Cast):
+            return self.cast(node, b, env)
+        if isinstance(node, c_ast.FuncCall):
+            v = self.call(node, b, env, want_value=True)
+            assert v is not None
+            return v
+        if isinstance(node, c_ast.ExprList):
+            out: Optional[Operand] = None
+            for e in node.exprs:
+                out = self.expr(e, b, env)
+            assert out is not None
+            return out
+        if isinstance(node, c_ast.StructRef):
+            raise self.fail(node, "struct fields are not supported yet", "pass the fields as separate arrays")
+        raise self.fail(node, f"this expression is not supported ({type(node).__name__})")
+
+    # -- leaves ---------------------------------------------------------------------------------
+    def constant(self, node: c_ast.Constant, b: Builder) -> Value:
+        text = node.value
+        if node.type in ("float", "double"):
+            t = F32 if text[-1] in "fF" else F64
+            return build.const(b, float(text.rstrip("fFlL")), t)
+        if node.type == "char":
+            body = text[1:-1]
+            return build.const(b, ord(body.encode().decode("unicode_escape")), I64)
+        if "int" in node.type or "long" in node.type:
+            digits = text.rstrip("uUlL")
+            base = 16 if digits[:2].lower() == "0x" else 8 if digits.startswith("0") and len(digits) > 1 else 10
+            return build.const(b, int(digits, base), I64)
+        raise self.fail(node, f"{node.type} literals are not supported")
+
+    def name(self, node: c_ast.ID, b: Builder, env: Env) -> Operand:
+        key = self.lookup(node.name)
+        if key is None:
+            value = self.named_constant(node, b)
+            if value is None:
+                raise self.fail(node, f"'{node.name}' is not declared")
+            return value
+        v = env.get(key)
+        if isinstance(v, Poison) or v is None:
+            message = v.message if isinstance(v, Poison) and v.message else (
+                f"'{node.name}' is used before it is given a value")
+            if isinstance(v, Poison) and not v.message:
+                raise Fail(None)
+            raise self.fail(node, message, v.hint if isinstance(v, Poison) else "initialize it where it is declared")
+        if isinstance(v.type, ArrayType):
+            off = env.get(key + "@")
+            return Ptr(v, off if isinstance(off, Value) else None)
+        return v
+
+    def element(self, node: c_ast.ArrayRef, b: Builder, env: Env) -> tuple[Value, list[Value]]:
+        """The array and index list of ``a[i]``, ``a[i][j]`` (local 2-D) or ``p[i]`` (offset pointer)."""
+        subs: list[c_ast.Node] = []
+        base: c_ast.Node = node
+        while isinstance(base, c_ast.ArrayRef):
+            subs.append(base.subscript)
+            base = base.name
+        subs.reverse()
+        p = self.pointer(base, b, env)
+        rank = p.base.type.rank  # type: ignore[attr-defined]
+        if len(subs) != rank:
+            raise self.fail(node, f"'{node_text(base)}' has {rank} dimension(s), indexed with {len(subs)}",
+                            "index a flat pointer once: a[i * m + j]" if rank == 1 else "")
+        idx = [self.integer(s, b, env, "an index") for s in subs]
+        if p.off is not None:
+            idx[0] = build.add(self.at(b, node), p.off, idx[0])
+        return p.base, idx
+
+    # -- operators -------------------------------------------------------------------------------
+    def unary(self, node: c_ast.UnaryOp, b: Builder, env: Env) -> Operand:
+        op = node.op
+        if op in ("++", "--", "p++", "p--"):
+            return self.increment(node, b, env)
+        if op == "sizeof":
+            return build.const(self.at(b, node), self.size_of(node.expr), I64)
+        if op == "&":
+            if isinstance(node.expr, c_ast.ArrayRef):
+                arr, idx = self.element(node.expr, b, env)
+                if len(idx) != 1:
+                    raise self.fail(node, "the address of an element of a 2-D array is not supported")
+                return Ptr(arr, idx[0])
+            raise self.fail(node, "taking the address of a variable is not supported",
+                            "return the value, or write it into an array parameter")
+        if op == "*":
+            p = self.pointer(node.expr, b, env)
+            off = p.off if p.off is not None else build.const(self.at(b, node), 0, I64)
+            return self.at(b, node).op1("load", [p.base, off], p.elem)
+        v = self.scalar(node.expr, b, env)
+        b = self.at(b, node)
+        if op == "-":
+            return build.neg(b, self.number(v, b))
+        if op == "+":
+            return self.number(v, b)
+        if op == "!":
+            return b.op1("not", [self.truth(v, b, node)], BOOL)
+        if op in _BITWISE:
+            raise self.fail(node, "bitwise operators are not supported", "use arithmetic instead")
+        raise self.fail(node, f"the operator '{op}' is not supported")
+
+    def binary(self, node: c_ast.BinaryOp, b: Builder, env: Env) -> Operand:
+        op = node.op
+        if op in ("&&", "||"):
+            return self.logical(node, b, env)
+        if op in _BITWISE:
+            raise self.fail(node, f"the bitwise operator '{op}' is not supported", "use arithmetic instead")
+        x = self.expr(node.left, b, env)
+        y = self.expr(node.right, b, env)
+        if isinstance(x, Ptr) or isinstance(y, Ptr):
+            return self.pointer_arith(node, x, y, b)
+        return self.arith(op, x, y, self.at(b, node), node)
+
+    def arith(self, op: str, x: Value, y: Value, b: Builder, node: c_ast.Node) -> Value:
+        x, y = self.number(x, b), self.number(y, b)
+        t = arith_type(x.type, y.type)
+        x, y = self.convert(x, t, b), self.convert(y, t, b)
+        if op in _COMPARE:
+            return build.cmp(b, _COMPARE[op], x, y)
+        if op not in _ARITH:
+            raise self.fail(node, f"the operator '{op}' is not supported")
+        if op == "%" and t.is_float:
+            raise self.fail(node, "'%' needs integer operands", "use fmod for floating-point remainders")
+        return build.binary(b, _ARITH[op], x, y)
+
+    def pointer_arith(self, node: c_ast.BinaryOp, x: Operand, y: Operand, b: Builder) -> Operand:
+        b = self.at(b, node)
+        op = node.op
+
+        def offset(p: Ptr) -> Value:
+            return p.off if p.off is not None else build.const(b, 0, I64)
+
+        if isinstance(x, Ptr) and isinstance(y, Ptr):
+            if x.base is not y.base:
+                raise self.fail(node, "pointers into different arrays cannot be compared or subtracted")
+            if op == "-":
+                return build.sub(b, offset(x), offset(y))
+            if op in _COMPARE:
+                return build.cmp(b, _COMPARE[op], offset(x), offset(y))
+            raise self.fail(node, f"'{op}' on two pointers is not supported")
+        if op not in ("+", "-"):
+            raise self.fail(node, f"'{op}' with a pointer is not supported")
+        p, n = (x, y) if isinstance(x, Ptr) else (y, x)
+        if isinstance(y, Ptr) and op == "-":
+            raise self.fail(node, "a number minus a pointer is not meaningful")
+        assert isinstance(p, Ptr) and isinstance(n, Value)
+        n = self.convert(self.number(n, b), I64, b) if n.type.is_int or n.type == BOOL else None  # type: ignore
+        if n is None:
+            raise self.fail(node, "pointer arithmetic needs an integer")
+        step = n if op == "+" else build.neg(b, n)
+        if p.base.type.rank != 1:  # type: ignore[attr-defined]
+            raise self.fail(node, "pointer arithmetic on a 2-D array is not supported")
+        return Ptr(p.base, build.add(b, offset(p), step) if p.off is not None else step)
+
+    def logical(self, node: c_ast.BinaryOp, b: Builder, env: Env) -> Value:
+        x = self.condition(node.left, b, env)
+        b = self.at(b, node)
+        if self.is_simple(node.right):
+            y = self.condition(node.right, b, env)
+            return b.op1("and" if node.op == "&&" else "or", [x, y], BOOL)
+        self.no_side_effects(node.right)
+        right: Callable[[Builder], Value] = lambda bb: self.condition(node.right, bb, dict(env))  # noqa: E731
+        const: Callable[[Builder], Value] = lambda bb: build.const(bb, node.op == "||", BOOL)  # noqa: E731
+        if node.op == "&&":
+            return self.if_value(b, node, x, right, const)
+        return self.if_value(b, node, x, const, right)
+
+    def ternary(self, node: c_ast.TernaryOp, b: Builder, env: Env) -> Value:
+        c = self.condition(node.cond, b, env)
+        if self.is_simple(node.iftrue) and self.is_simple(node.iffalse):
+            x, y = self.scalar(node.iftrue, b, env), self.scalar(node.iffalse, b, env)
+            b = self.at(b, node)
+            x, y = self.number(x, b), self.number(y, b)
+            t = arith_type(x.type, y.type)
+            return build.select(b, c, self.convert(x, t, b), self.convert(y, t, b))
+        for side in (node.iftrue, node.iffalse):
+            self.no_side_effects(side)
+        return self.if_value(self.at(b, node), node, c, lambda bb: self.scalar(node.iftrue, bb, dict(env)),
+                             lambda bb: self.scalar(node.iffalse, bb, dict(env)))
+
+    def if_value(self, b: Builder, node: c_ast.Node, cond: Value,
+                 then: Callable[[Builder], Value], other: Callable[[Builder], Value]) -> Value:
+        """``cond ? then : other`` as an ``if`` op: only the taken side is evaluated."""
+        tb, eb = Block(), Block()
+        tbb, ebb = Builder(tb, self.loc(node)), Builder(eb, self.loc(node))
+        x, y = self.number(then(tbb), tbb), self.number(other(ebb), ebb)
+        t = arith_type(x.type, y.type) if (x.type, y.type) != (BOOL, BOOL) else BOOL
+        x, y = self.convert(x, t, tbb), self.convert(y, t, ebb)
+        self.at(tbb, node).create("yield", [x], [])
+        self.at(ebb, node).create("yield", [y], [])
+        return self.at(b, node).create("if", [cond], [t], regions=[tb, eb]).result
+
+    def cast(self, node: c_ast.Cast, b: Builder, env: Env) -> Operand:
+        t = self.declared_type(node.to_type.type, node)
+        v = self.expr(node.expr, b, env)
+        if t.kind == "pointer":
+            if not isinstance(v, Ptr) or v.elem != t.scalar:
+                raise self.fail(node, "pointer casts that change the element type are not supported")
+            return v
+        if isinstance(v, Ptr):
+            raise self.fail(node, "casting a pointer to a number is not supported")
+        if t.kind == "void":
+            return v
+        assert t.scalar is not None
+        b = self.at(b, node)
+        return self.convert(self.number(v, b), I64 if t.scalar.is_int else t.scalar, b)
+
+    # -- assignment and increments -------------------------------------------------------------
+    def assignment(self, node: c_ast.Assignment, b: Builder, env: Env) -> Operand:
+        op = node.op
+        if op != "=" and op not in _COMPOUND:
+            raise self.fail(node, f"the assignment operator '{op}' is not supported", "use = += -= *= /= %=")
+        target = node.lvalue
+        if op == "=":
+            if isinstance(target, c_ast.ID) and self.is_pointer_var(target):
+                return self.assign_pointer(target, node.rvalue, b, env)
+            value = self.expr(node.rvalue, b, env)
+            if isinstance(value, Ptr):
+                raise self.fail(node.rvalue, "a pointer cannot be stored here")
+            return self.store(target, value, b, env, node)
+        if isinstance(target, c_ast.ID) and self.is_pointer_var(target):
+            step = self.integer(node.rvalue, b, env, "a pointer step")
+            return self.move_pointer(target, step if op == "+=" else build.neg(self.at(b, node), step), b, env)
+        cur = self.scalar(target, b, env)  # target reads are idempotent: loads or environment lookups
+        rhs = self.scalar(node.rvalue, b, env)
+        new = self.arith(_COMPOUND[op], cur, rhs, self.at(b, node), node)
+        return self.store(target, new, b, env, node)
+
+    def increment(self, node: c_ast.UnaryOp, b: Builder, env: Env) -> Operand:
+        target = node.expr
+        step = 1 if "+" in node.op else -1
+        post = node.op.startswith("p")
+        if isinstance(target, c_ast.ID) and self.is_pointer_var(target):
+            before = self.pointer(target, b, env)
+            after = self.move_pointer(target, build.const(self.at(b, node), step, I64), b, env)
+            return before if post else after
+        cur = self.number(self.scalar(target, b, env), self.at(b, node))
+        new = build.add(self.at(b, node), cur, build.const(b, step, cur.type if cur.type.is_float else I64))
+        stored = self.store(target, new, b, env, node)
+        return cur if post else stored
+
+    def store(self, target: c_ast.Node, value: Value, b: Builder, env: Env, node: c_ast.Node) -> Value:
+        """``target = value`` for a variable, ``a[i]`` or ``*p``; the stored value is the result."""
+        b = self.at(b, node)
+        if isinstance(target, c_ast.ID):
+            key = self.lookup(target.name)
+            if key is None:
+                raise self.fail(target, f"'{target.name}' is not declared (or is a constant)")
+            t = self.ctypes[key]
+            if t.kind != "scalar":
+                raise self.fail(target, f"cannot assign to the array '{target.name}'", "assign its elements")
+            if "const" in t.spelling.split():
+                raise self.fail(target, f"'{target.name}' is const")
+            v = self.convert(self.number(value, b) if self.key_type(key) != BOOL else value, self.key_type(key), b)
+            if not v.name_hint and v.defining_op is not None:
+                v.name_hint = target.name
+            env[key] = v
+            return v
+        if isinstance(target, c_ast.ArrayRef):
+            arr, idx = self.element(target, b, env)
+        elif isinstance(target, c_ast.UnaryOp) and target.op == "*":
+            p = self.pointer(target.expr, b, env)
+            arr, idx = p.base, [p.off if p.off is not None else build.const(b, 0, I64)]
+        else:
+            raise self.fail(target, "this assignment target is not supported")
+        v = self.convert(self.number(value, b), arr.type.elem, self.at(b, node))  # type: ignore[attr-defined]
+        self.at(b, node).create("store", [arr, *idx, v], [])
+        return v
+
+    # -- static facts about expressions ---------------------------------------------------------
+    def is_simple(self, node: c_ast.Node) -> bool:
+        """Safe to evaluate even when C would not: no loads, calls, divisions or side effects."""
+        if isinstance(node, (c_ast.Constant,)):
+            return True
+        if isinstance(node, c_ast.ID):
+            key = self.lookup(node.name)
+            return key is None or self.ctypes[key].kind == "scalar"
+        if isinstance(node, c_ast.UnaryOp):
+            return node.op in ("-", "+", "!", "sizeof") and (node.op == "sizeof" or self.is_simple(node.expr))
+        if isinstance(node, c_ast.BinaryOp):
+            return node.op not in ("/", "%") and self.is_simple(node.left) and self.is_simple(node.right)
+        if isinstance(node, c_ast.Cast):
+            return self.is_simple(node.expr)
+        if isinstance(node, c_ast.TernaryOp):
+            return all(self.is_simple(n) for n in (node.cond, node.iftrue, node.iffalse))
+        return False
+
+    def no_side_effects(self, node: c_ast.Node) -> None:
+        """Reject assignments and increments where C may skip them (right of && or ||, arms of ?:)."""
+        for n in walk(node):
+            if isinstance(n, c_ast.Assignment) or (isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++",
+                                                                                              "p--")):
+                raise self.fail(n, "assignments are not supported where C may skip them (after && or ||, "
+                                "or in an arm of ?:)", "assign in a separate statement")
+
+    def size_of(self, node: c_ast.Node) -> int:
+        t: Optional[ScalarType] = None
+        if isinstance(node, c_ast.Typename):
+            ct = self.declared_type(node.type, node)
+            t = ct.scalar if ct.kind == "scalar" else None
+        elif isinstance(node, c_ast.UnaryOp) and node.op == "*" or isinstance(node, c_ast.ArrayRef):
+            inner = node.expr if isinstance(node, c_ast.UnaryOp) else node.name
+            if isinstance(inner, c_ast.ID) and (key := self.lookup(inner.name)) is not None:
+                t = self.ctypes[key].scalar
+        if t is None:
+            raise self.fail(node, "sizeof is supported for scalar types and elements only", "write sizeof(double)")
+        return {"f64": 8, "f32": 4, "i64": 8, "i32": 4, "bool": 1}[t.name]
+
+    # -- provided by the host --------------------------------------------------------------------
+    def lookup(self, name: str) -> Optional[str]:  # pragma: no cover
+        raise NotImplementedError
+
+    def named_constant(self, node: c_ast.ID, b: Builder) -> Optional[Value]:  # pragma: no cover
+        raise NotImplementedError
+
+    def declared_type(self, node: c_ast.Node, where: c_ast.Node) -> CType:  # pragma: no cover
+        raise NotImplementedError
+
+    def is_pointer_var(self, node: c_ast.ID) -> bool:  # pragma: no cover
+        raise NotImplementedError
+
+    def assign_pointer(self, target: c_ast.ID, value: c_ast.Node, b: Builder, env: Env) -> Ptr:  # pragma: no cover
+        raise NotImplementedError
+
+    def move_pointer(self, target: c_ast.ID, step: Value, b: Builder, env: Env) -> Ptr:  # pragma: no cover
+        raise NotImplementedError
+
+    def call(self, node: c_ast.FuncCall, b: Builder, env: Env, want_value: bool) -> Optional[Value]:  # pragma: no cover
+        raise NotImplementedError
+
+
+def walk(node: c_ast.Node):
+    """``node`` and every node under it."""
+    yield node
+    for _, child in node.children():
+        yield from walk(child)
+
+
+__all__ = ["CExprLowering", "Ptr", "Operand", "arith_type", "math_intrinsic", "node_text", "walk", "I32"]

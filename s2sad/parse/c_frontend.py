@@ -1,0 +1,184 @@
+"""The C front end: source text -> SSA IR ``Module``.
+
+Public API (used by the pipeline, the CLI and the tests):
+
+* ``list_c_functions(source, filename)``: the names of the functions defined
+  (with a body) in the file, in source order;
+* ``parse_c(source, filename, func)``: a ``Module`` holding ``func`` and every
+  function of the file it calls, transitively, in source order.
+
+The file is preprocessed here (``c_preprocess``: no system headers are read),
+parsed with pycparser, and only the chosen function and its callees must be
+code s2sad supports. Each function records its declared C parameter and result
+types (``c_params``, ``c_result`` attributes) so that C output keeps the
+user's signature. Every problem found in any function is raised together as
+one ``DiagnosticError``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pycparser import c_ast, c_parser
+from pycparser.c_parser import ParseError
+
+from ..diagnostics import Diagnostic, DiagnosticError, error
+from ..opt.dce import dce_function
+from ..ssa.ir import Module, SourceLoc
+from .c_expr import walk
+from .c_lower import CContext, Signature, lower_function
+from .c_preprocess import BUILTIN_MACROS, Preprocessed, preprocess
+from .c_types import TypeProblem, ctype_of
+
+__all__ = ["list_c_functions", "parse_c"]
+
+_PARSE_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$")
+
+
+class CFile:
+    """A parsed C file: its functions, typedefs, constants and globals."""
+
+    def __init__(self, source: str, filename: str):
+        self.filename = filename
+        self.lines = source.splitlines()
+        self.pre: Preprocessed = preprocess(source, filename)
+        self.ast = self._parse(self.pre.text)
+        self.functions: dict[str, c_ast.FuncDef] = {}
+        self.typedefs: dict[str, list[str]] = {}
+        self.constants: dict[str, c_ast.Node] = {}
+        self.globals: set[str] = set()
+        for ext in self.ast.ext:
+            if isinstance(ext, c_ast.FuncDef):
+                self.functions[ext.decl.name] = ext
+            elif isinstance(ext, c_ast.Typedef):
+                if isinstance(ext.type, c_ast.TypeDecl) and isinstance(ext.type.type, c_ast.IdentifierType):
+                    self.typedefs[ext.name] = list(ext.type.type.names)
+            elif isinstance(ext, c_ast.Decl) and not isinstance(ext.type, c_ast.FuncDecl) and ext.name:
+                if "const" in ext.quals and ext.init is not None and isinstance(ext.type, c_ast.TypeDecl):
+                    self.constants[ext.name] = ext.init
+                else:
+                    self.globals.add(ext.name)
+        self._macros()
+
+    def _parse(self, text: str) -> c_ast.FileAST:
+        try:
+            return c_parser.CParser().parse(text, self.filename)
+        except ParseError as e:
+            m = _PARSE_ERROR.match(str(e))
+            if m is None:  # pycparser gives no position for some errors
+                message = str(e).split(": ", 1)[-1]
+                raise error(f"cannot parse {self.filename}: {message[:1].lower() + message[1:]}",
+                            hint=f"check the syntax (gcc -fsyntax-only {self.filename} shows where)") from None
+            line, col = int(m.group("line")), int(m.group("col"))
+            message = m.group("msg")
+            if message.startswith("before: "):
+                message = f"syntax error before '{message[len('before: '):]}'"
+            loc = SourceLoc(self.filename, line, col, line, col + 1)
+            raise DiagnosticError([Diagnostic(message, loc, "s2sad reads C99")], self.lines) from None
+
+    def _macros(self) -> None:
+        """Object-like macros become constant expressions, parsed once."""
+        bodies = dict(BUILTIN_MACROS)
+        bodies.update({name: m.body for name, m in self.pre.macros.items()})
+        parser = c_parser.CParser()
+        for name, body in bodies.items():
+            if not body or name in self.constants:
+                continue
+            try:
+                tree = parser.parse(f"void __s2sad_macro(void) {{ __s2sad_value = ({body}); }}", "<macro>")
+            except ParseError:
+                continue  # not an expression: reported if the function uses it
+            stmt = tree.ext[0].body.block_items[0]
+            self.constants[name] = stmt.rvalue
+
+    def signature(self, fn: c_ast.FuncDef) -> Signature:
+        ftype = fn.decl.type
+        params = []
+        args = ftype.args.params if ftype.args is not None else []
+        if len(args) == 1 and isinstance(args[0], c_ast.Typename):
+            args = []
+        for p in args:
+            if isinstance(p, c_ast.EllipsisParam):
+                raise TypeProblem(p, "variadic functions are not supported")
+            if not isinstance(p, c_ast.Decl) or not p.name:
+                raise TypeProblem(p, "every parameter needs a name")
+            params.append(ctype_of(p.type, self.typedefs, param=True))
+        result = ctype_of(ftype.type, self.typedefs, param=False)
+        if result.kind == "pointer":
+            raise TypeProblem(fn.decl, "functions returning pointers are not supported",
+                              "write the result into an array parameter")
+        return Signature(params, result)
+
+    def loc(self, node: c_ast.Node) -> SourceLoc:
+        c = node.coord
+        return SourceLoc(self.filename, c.line, c.column or 1, c.line, (c.column or 1) + 1)
+
+
+def list_c_functions(source: str, filename: str) -> list[str]:
+    return list(CFile(source, filename).functions)
+
+
+def _user_calls(fn: c_ast.FuncDef, functions: dict[str, c_ast.FuncDef]) -> list[tuple[str, c_ast.FuncCall]]:
+    return [(n.name.name, n) for n in walk(fn.body)
+            if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and n.name.name in functions]
+
+
+def _reachable(root: str, cfile: CFile) -> tuple[list[str], list[Diagnostic], frozenset[int]]:
+    """Functions reachable from ``root``, callees first; a recursive call is diagnosed where it is."""
+    order: list[str] = []
+    problems: list[Diagnostic] = []
+    back: set[int] = set()
+    state: dict[str, str] = {}
+    stack: list[str] = []
+
+    def visit(name: str) -> None:
+        state[name] = "active"
+        stack.append(name)
+        for callee, call in _user_calls(cfile.functions[name], cfile.functions):
+            if state.get(callee) == "active":
+                cycle = stack[stack.index(callee):] + [callee]
+                back.add(id(call))
+                problems.append(Diagnostic(f"recursive call to '{callee}' is not supported ({' -> '.join(cycle)})",
+                                           cfile.loc(call), "rewrite the recursion as a loop"))
+            elif callee not in state:
+                visit(callee)
+        stack.pop()
+        state[name] = "done"
+        order.append(name)
+
+    visit(root)
+    return order, problems, frozenset(back)
+
+
+def parse_c(source: str, filename: str, func: str) -> Module:
+    """``func`` and the functions of the file it calls, as SSA IR."""
+    name = Path(filename).name
+    cfile = CFile(source, name)
+    if func not in cfile.functions:
+        listing = ", ".join(cfile.functions) or "none"
+        raise error(f"no function named '{func}' in {name}", hint=f"functions in this file: {listing}")
+    order, problems, recursive = _reachable(func, cfile)
+    ctx = CContext(name, cfile.lines, cfile.typedefs, cfile.constants, {}, frozenset(cfile.globals), recursive)
+    for fname in order:
+        try:
+            ctx.signatures[fname] = cfile.signature(cfile.functions[fname])
+        except TypeProblem as p:
+            problems.append(Diagnostic(p.message, cfile.loc(p.node), p.hint))
+    lowered = {}
+    if not problems:
+        for fname in order:
+            fn, fn_problems = lower_function(cfile.functions[fname], ctx)
+            problems += fn_problems
+            lowered[fname] = fn
+    if problems:
+        unique = {(d.message, d.loc): d for d in problems}
+        raise DiagnosticError(sorted(unique.values(), key=lambda d: (d.loc.line, d.loc.col) if d.loc else (0, 0)),
+                              cfile.lines)
+    module = Module(source_file=name, source_lines=cfile.lines)
+    for fname in cfile.functions:
+        if fname in lowered:
+            module.add(lowered[fname])
+    for fn in module.functions.values():
+        dce_function(fn, module)
+    return module

@@ -1,0 +1,852 @@
+"""Lowering of C function bodies (pycparser trees) to structured SSA IR.
+
+The shape follows the Python front end (``structured``): an environment of
+keys, ``if`` ops that merge what differs, loops that carry what their body
+assigns, and ``break``/``continue``/``return`` as flags with the rest of a
+block guarded after a statement that may have jumped.
+
+C specifics:
+
+* scopes: every declaration gets its own key (a shadowing ``x`` in an inner
+  block is ``x#2``), so C's block scoping needs no special case in merging;
+* a pointer variable is two keys: ``p`` (its base array, never carried or
+  merged) and ``p@`` (its element offset, an ordinary integer that loops carry),
+  see ``c_expr.Ptr``;
+* ``for (int i = a; i < b; i++)`` with a loop-invariant bound, a constant step
+  and a body that neither assigns ``i`` nor jumps out becomes a ``for`` op, so
+  loops stay loops; every other loop (``while``, ``do``/``while``, a ``for``
+  with ``break`` or a moving bound) becomes a ``while`` op. Its test is
+  evaluated in the condition region when it is free of side effects, otherwise
+  inside the body with a ``done`` flag (that is how ``do``/``while`` runs its
+  body first and how ``continue`` still reaches the ``for`` increment);
+* local arrays (``double acc[3] = {0}``, ``double w[n]``) and
+  ``malloc``/``calloc`` of work arrays are ``alloc`` ops; ``free`` is dropped:
+  lifetimes are the emitter's business.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+from pycparser import c_ast
+
+from ..diagnostics import Diagnostic
+from ..ssa import build
+from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
+from ..ssa.types import BOOL, F32, F64, I64, ArrayType, Type
+from .c_expr import CExprLowering, Operand, Ptr, math_intrinsic, walk
+from .c_types import CType, TypeProblem, ctype_of, value_type
+from .py_common import RESULT, RETURNED, Env, Fail, Poison
+from .structured import StructuredLowering
+
+BREAK, CONTINUE, RETURN = "break", "continue", "return"
+
+_LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile)
+_UNSUPPORTED: dict[type, tuple[str, str]] = {
+    c_ast.Switch: ("switch statements are not supported", "use if/else if"),
+    c_ast.Goto: ("goto is not supported", "use break, continue or a flag"),
+    c_ast.Label: ("labels are not supported", "use break, continue or a flag"),
+}
+_IO = frozenset({"printf", "fprintf", "puts", "putchar", "scanf", "fputs", "exit", "abort", "assert"})
+
+
+@dataclass
+class Signature:
+    """What a caller needs of a user function."""
+
+    params: list[CType]
+    result: CType
+
+    @property
+    def param_types(self) -> list[Type]:
+        return [p.ir_array if p.kind == "pointer" else value_type(p) for p in self.params]
+
+    @property
+    def result_types(self) -> list[Type]:
+        return [] if self.result.kind == "void" else [value_type(self.result)]
+
+
+@dataclass
+class CContext:
+    """What lowering one function needs of the file."""
+
+    filename: str
+    lines: list[str]
+    typedefs: dict[str, list[str]]
+    constants: dict[str, c_ast.Node]  # #define'd and global const values, as expressions
+    signatures: dict[str, Signature] = field(default_factory=dict)
+    globals: frozenset[str] = frozenset()
+    recursive_calls: frozenset[int] = frozenset()  # id() of calls that close a recursion cycle
+
+
+@dataclass(frozen=True)
+class Exits:
+    may: frozenset[str] = frozenset()
+    always: bool = False
+
+
+def stmt_exits(st: c_ast.Node) -> Exits:
+    if isinstance(st, c_ast.Return):
+        return Exits(frozenset({RETURN}), True)
+    if isinstance(st, c_ast.Break):
+        return Exits(frozenset({BREAK}), True)
+    if isinstance(st, c_ast.Continue):
+        return Exits(frozenset({CONTINUE}), True)
+    if isinstance(st, c_ast.If):
+        t = block_exits(statements(st.iftrue))
+        e = block_exits(statements(st.iffalse))
+        return Exits(t.may | e.may, t.always and e.always)
+    if isinstance(st, c_ast.Compound):
+        return block_exits(statements(st))
+    if isinstance(st, _LOOPS):
+        return Exits(block_exits(statements(st.stmt)).may & {RETURN}, False)
+    return Exits()
+
+
+def block_exits(items: Sequence[c_ast.Node]) -> Exits:
+    may: frozenset[str] = frozenset()
+    for st in items:
+        e = stmt_exits(st)
+        may |= e.may
+        if e.always:
+            return Exits(may, True)
+    return Exits(may, False)
+
+
+def statements(node: Optional[c_ast.Node]) -> list[c_ast.Node]:
+    if node is None:
+        return []
+    if isinstance(node, c_ast.Compound):
+        return list(node.block_items or [])
+    return [node]
+
+
+def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
+    """Variables a statement may assign (whole variables: ``x = ``, ``x++``, ``p += 2``)."""
+    out: list[str] = []
+    if node is None:
+        return out
+    for n in walk(node):
+        target = None
+        if isinstance(n, c_ast.Assignment):
+            target = n.lvalue
+        elif isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--"):
+            target = n.expr
+        if isinstance(target, c_ast.ID) and target.name not in out:
+            out.append(target.name)
+    return out
+
+
+@dataclass(frozen=True)
+class LoopFrame:
+    done: str
+    skip: str
+
+
+class CFunctionLowerer(CExprLowering, StructuredLowering):
+    def __init__(self, fn: c_ast.FuncDef, ctx: CContext):
+        StructuredLowering.__init__(self)
+        self.fn = fn
+        self.ctx = ctx
+        self.diagnostics: list[Diagnostic] = []
+        self.scopes: list[dict[str, str]] = [{}]
+        self.ctypes: dict[str, CType] = {}
+        self.declared_in_loop: dict[str, int] = {}
+        self.loop_depth = 0
+        self.macro_uses: list[SourceLoc] = []
+        self.expanding: set[str] = set()
+        self.hints.update({RESULT: "result", RETURNED: "returned"})
+        self.key_types[RETURNED] = BOOL
+
+    # -- locations -------------------------------------------------------------------------------
+    def loc(self, node: c_ast.Node) -> SourceLoc:
+        coord = getattr(node, "coord", None)
+        if coord is None or coord.file != self.ctx.filename:
+            return self.macro_uses[-1] if self.macro_uses else SourceLoc(self.ctx.filename, 1, 1)
+        line, col = coord.line, coord.column or 1
+        text = self.ctx.lines[line - 1] if 0 < line <= len(self.ctx.lines) else ""
+        if isinstance(node, c_ast.ID):
+            width = len(node.name)
+        elif isinstance(node, c_ast.Constant):
+            width = len(node.value)
+        elif isinstance(node, c_ast.Decl):
+            width = len(node.name or "") or 1
+        else:
+            from .c_expr import node_text
+
+            width = len(node_text(node).split("\n")[0])
+        end = min(col + max(1, width), len(text) + 1) if text else col + 1
+        return SourceLoc(self.ctx.filename, line, col, line, max(end, col + 1))
+
+    def report(self, f: Fail) -> None:
+        if f.diagnostic is not None:
+            self.diagnostics.append(f.diagnostic)
+
+    # -- scopes and keys ---------------------------------------------------------------------------
+    def lookup(self, name: str) -> Optional[str]:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def declare(self, name: str, t: CType, node: c_ast.Node) -> str:
+        if name in self.scopes[-1]:
+            raise self.fail(node, f"'{name}' is declared twice in the same scope")
+        key = name
+        n = 1
+        while key in self.ctypes:
+            n += 1
+            key = f"{name}#{n}"
+        self.scopes[-1][name] = key
+        self.ctypes[key] = t
+        self.hints[key] = name
+        self.hints[key + "@"] = name
+        if t.kind == "pointer":
+            self.key_types[key] = t.ir_array
+            self.key_types[key + "@"] = I64
+        elif t.kind == "array":
+            self.key_types[key] = t.ir_array
+        else:
+            self.key_types[key] = value_type(t)
+        self.declared_in_loop[key] = self.loop_depth
+        return key
+
+    def declared_type(self, node: c_ast.Node, where: c_ast.Node) -> CType:
+        try:
+            return ctype_of(node, self.ctx.typedefs, param=False)
+        except TypeProblem as p:
+            raise self.fail(p.node if getattr(p.node, "coord", None) else where, p.message, p.hint)
+
+    def is_pointer_var(self, node: c_ast.ID) -> bool:
+        key = self.lookup(node.name)
+        return key is not None and self.ctypes[key].kind == "pointer"
+
+    def named_constant(self, node: c_ast.ID, b: Builder) -> Optional[Value]:
+        expr = self.ctx.constants.get(node.name)
+        if expr is None:
+            if node.name in self.ctx.globals:
+                raise self.fail(node, f"global variable '{node.name}' is not supported",
+                                "pass it as a parameter, or make it a const or a #define")
+            return None
+        if node.name in self.expanding:
+            raise self.fail(node, f"'{node.name}' is defined in terms of itself")
+        self.expanding.add(node.name)
+        self.macro_uses.append(self.loc(node))
+        try:
+            v = self.scalar(expr, b, {})
+        finally:
+            self.macro_uses.pop()
+            self.expanding.discard(node.name)
+        if build.const_value(v) is None:
+            raise self.fail(node, f"'{node.name}' must be a constant expression")
+        return v
+
+    # -- the function --------------------------------------------------------------------------------
+    def lower(self, sig: Signature) -> Function:
+        fn = self.fn
+        params = self.param_decls()
+        names = [p.name for p in params]
+        body = Block(sig.param_types, names)
+        loc = self.loc(fn.decl)
+        b = Builder(body, loc)
+        env: Env = {}
+        for p, t, arg in zip(params, sig.params, body.args):
+            key = self.declare(p.name, t, p)
+            if t.kind == "pointer":
+                env[key] = arg
+                env[key + "@"] = build.const(b, 0, I64)
+            else:
+                env[key] = arg
+        result_t = None if sig.result.kind == "void" else value_type(sig.result)
+        if result_t is not None:
+            self.key_types[RESULT] = result_t
+            env[RESULT] = b.op1("undef", [], result_t, "result")
+        env[RETURNED] = build.const(b, False, BOOL, "returned")
+        self.scopes.append({})
+        items = statements(fn.body)
+        self.block(items, b, env, None)
+        b.loc = loc
+        if result_t is None:
+            b.create("return", [], [])
+            return self.function(sig, body, loc)
+        if not block_exits(items).always:
+            self.diagnostics.append(Diagnostic(
+                f"function '{fn.decl.name}' can reach its end without returning a value", loc,
+                hint="return a value on every path"))
+        result = env[RESULT]
+        if isinstance(result, Poison):
+            result = b.op1("undef", [], result_t, "result")
+        b.create("return", [result], [])
+        return self.function(sig, body, loc)
+
+    def function(self, sig: Signature, body: Block, loc: SourceLoc) -> Function:
+        attrs = {"c_params": [p.spelling for p in sig.params], "c_result": sig.result.spelling}
+        return Function(self.fn.decl.name, body, sig.result_types, loc, attrs)
+
+    def param_decls(self) -> list[c_ast.Decl]:
+        args = self.fn.decl.type.args
+        params = list(args.params) if args is not None else []
+        if len(params) == 1 and isinstance(params[0], c_ast.Typename):
+            return []  # f(void)
+        return params  # type: ignore[return-value]
+
+    # -- blocks ----------------------------------------------------------------------------------------
+    def block(self, items: Sequence[c_ast.Node], b: Builder, env: Env, loop: Optional[LoopFrame]) -> None:
+        for k, st in enumerate(items):
+            rest = list(items[k + 1:])
+            if isinstance(st, c_ast.If) and rest:
+                t = block_exits(statements(st.iftrue))
+                e = block_exits(statements(st.iffalse))
+                if t.always != e.always:
+                    # The rest can only run after the branch that falls through: lower it there.
+                    if self.attempt(st, env, lambda st=st: self.if_stmt(st, b, env, loop, rest, into_then=e.always)):
+                        return
+                    continue
+            self.attempt(st, env, lambda st=st: self.stmt(st, b, env, loop))
+            ex = stmt_exits(st)
+            if ex.always:
+                return
+            if ex.may and rest:
+                flags = [v for kind in sorted(ex.may) if isinstance(v := env.get(self.flag_key(kind, loop) or ""),
+                                                                      Value)]
+                b.loc = self.loc(rest[0])
+                self.guard(b, env, flags, lambda bb, e: self.block(rest, bb, e, loop))
+                return
+
+    def attempt(self, st: c_ast.Node, env: Env, lower: Callable[[], None]) -> bool:
+        try:
+            lower()
+            return True
+        except Fail as f:
+            self.report(f)
+            for d in (st.decls if isinstance(st, c_ast.DeclList) else [st] if isinstance(st, c_ast.Decl) else []):
+                if d.name not in self.scopes[-1]:
+                    try:
+                        env[self.declare(d.name, self.declared_type(d.type, d), d)] = Poison()
+                    except Fail:
+                        pass  # its type is the problem, already reported
+            for name in assigned_names(st):
+                key = self.lookup(name)
+                if key is not None:
+                    env[key] = Poison()
+            return False
+
+    @staticmethod
+    def flag_key(kind: str, loop: Optional[LoopFrame]) -> Optional[str]:
+        if kind == RETURN:
+            return RETURNED
+        if loop is None:
+            return None
+        return loop.done if kind == BREAK else loop.skip
+
+    def scoped(self, items: Sequence[c_ast.Node], loop: Optional[LoopFrame]) -> Callable[[Builder, Env], None]:
+        def run(b: Builder, env: Env) -> None:
+            self.scopes.append({})
+            try:
+                self.block(items, b, env, loop)
+            finally:
+                self.scopes.pop()
+        return run
+
+    # -- statements -----------------------------------------------------------------------------------
+    def stmt(self, st: c_ast.Node, b: Builder, env: Env, loop: Optional[LoopFrame]) -> None:
+        b.loc = self.loc(st)
+        if isinstance(st, c_ast.Decl):
+            self.decl(st, b, env)
+        elif isinstance(st, c_ast.FuncCall):
+            self.call(st, b, env, want_value=False)
+        elif isinstance(st, (c_ast.Assignment, c_ast.UnaryOp, c_ast.ExprList, c_ast.BinaryOp, c_ast.ID,
+                             c_ast.Constant, c_ast.Cast, c_ast.TernaryOp, c_ast.ArrayRef)):
+            self.expr(st, b, env)
+        elif isinstance(st, c_ast.Return):
+            self.return_stmt(st, b, env)
+        elif isinstance(st, (c_ast.Break, c_ast.Continue)):
+            if loop is None:
+                raise self.fail(st, f"'{'break' if isinstance(st, c_ast.Break) else 'continue'}' outside a loop")
+            key = loop.done if isinstance(st, c_ast.Break) else loop.skip
+            env[key] = build.const(b, True, BOOL, self.hint(key))
+        elif isinstance(st, c_ast.If):
+            self.if_stmt(st, b, env, loop, [], into_then=False)
+        elif isinstance(st, c_ast.Compound):
+            self.scoped(statements(st), loop)(b, env)
+        elif isinstance(st, c_ast.For):
+            self.for_stmt(st, b, env)
+        elif isinstance(st, c_ast.While):
+            self.while_stmt(st, b, env)
+        elif isinstance(st, c_ast.DoWhile):
+            self.scopes.append({})
+            try:
+                self.general_loop(st, b, env, test=None, body=statements(st.stmt), post=[], post_test=st.cond)
+            finally:
+                self.scopes.pop()
+        elif isinstance(st, c_ast.EmptyStatement):
+            pass
+        elif isinstance(st, c_ast.DeclList):
+            for d in st.decls:
+                self.decl(d, b, env)
+        elif isinstance(st, c_ast.Pragma):
+            pass
+        else:
+            message, hint = _UNSUPPORTED.get(type(st), (f"this statement is not supported ({type(st).__name__})",
+                                                        ""))
+            raise self.fail(st, message, hint)
+
+    def return_stmt(self, st: c_ast.Return, b: Builder, env: Env) -> None:
+        result_t = self.key_types.get(RESULT)
+        if st.expr is None:
+            if result_t is not None:
+                raise self.fail(st, "'return' without a value in a function that returns a value")
+        else:
+            if result_t is None:
+                raise self.fail(st.expr, "a void function cannot return a value")
+            v = self.scalar(st.expr, b, env)
+            env[RESULT] = self.convert(self.number(v, b), result_t, self.at(b, st))
+        env[RETURNED] = build.const(self.at(b, st), True, BOOL, "returned")
+
+    # -- declarations -----------------------------------------------------------------------------------
+    def decl(self, d: c_ast.Decl, b: Builder, env: Env) -> None:
+        if "static" in d.storage or "extern" in d.storage:
+            raise self.fail(d, f"'{d.storage[0]}' local variables are not supported", "declare a plain local")
+        if isinstance(d.type, c_ast.FuncDecl):
+            raise self.fail(d, "function declarations inside functions are not supported")
+        t = self.declared_type(d.type, d)
+        if t.kind == "void":
+            raise self.fail(d, "a variable cannot be void")
+        init = d.init
+        if t.kind == "array":
+            arr = self.local_array(d, t, b, env)
+            env[self.declare(d.name, t, d)] = arr
+            return
+        if t.kind == "pointer":
+            value = self.pointer_value(init, t, b, env, d) if init is not None else None
+            key = self.declare(d.name, t, d)
+            if value is not None:
+                self.bind_pointer(key, value, b, env)
+            return
+        v = None
+        if init is not None:
+            if isinstance(init, c_ast.InitList):
+                raise self.fail(init, "a scalar cannot have a brace initializer")
+            v = self.number(self.scalar(init, b, env), self.at(b, d))
+        key = self.declare(d.name, t, d)
+        if v is not None:
+            v = self.convert(v, value_type(t), self.at(b, d))
+            if not v.name_hint and v.defining_op is not None:
+                v.name_hint = d.name
+            env[key] = v
+
+    def local_array(self, d: c_ast.Decl, t: CType, b: Builder, env: Env) -> Value:
+        dims = [self.integer(n, b, env, "an array size") for n in t.dims]
+        init = d.init
+        fill = "empty"
+        values: list[tuple[list[int], c_ast.Node]] = []
+        if init is not None:
+            if not isinstance(init, c_ast.InitList):
+                raise self.fail(init, "an array needs a brace initializer: {0} or {1.0, 2.0}")
+            fill = "zeros"
+            values = self.init_entries(init, len(dims), [])
+        arr = self.at(b, d).op1("alloc", dims, t.ir_array, d.name, fill=fill, elem=t.scalar.name)  # type: ignore
+        for index, node in values:
+            v = self.number(self.scalar(node, b, env), self.at(b, node))
+            if build.const_value(v) == 0:
+                continue
+            idx = [build.const(b, i, I64) for i in index]
+            self.at(b, node).create("store", [arr, *idx, self.convert(v, t.scalar, b)], [])  # type: ignore
+        return arr
+
+    def init_entries(self, init: c_ast.InitList, rank: int, prefix: list[int]) -> list[tuple[list[int], c_ast.Node]]:
+        out = []
+        for i, e in enumerate(init.exprs):
+            if isinstance(e, c_ast.InitList):
+                if len(prefix) + 1 >= rank:
+                    raise self.fail(e, "too many braces in this initializer")
+                out += self.init_entries(e, rank, prefix + [i])
+            elif isinstance(e, c_ast.NamedInitializer):
+                raise self.fail(e, "designated initializers are not supported")
+            else:
+                if len(prefix) + 1 != rank:
+                    raise self.fail(e, "initialize a 2-D array row by row: {{1, 2}, {3, 4}}")
+                out.append((prefix + [i], e))
+        return out
+
+    # -- pointers ------------------------------------------------------------------------------------------
+    def pointer_value(self, node: c_ast.Node, t: CType, b: Builder, env: Env, where: c_ast.Node) -> Ptr:
+        inner = node.expr if isinstance(node, c_ast.Cast) else node
+        if isinstance(inner, c_ast.FuncCall) and isinstance(inner.name, c_ast.ID) and \
+                inner.name.name in ("malloc", "calloc"):
+            return Ptr(self.allocation(inner, t, b, env, where))
+        p = self.pointer(node, b, env)
+        if p.elem != t.scalar:
+            raise self.fail(node, f"a {p.elem} array cannot be used as '{t.spelling}'")
+        return p
+
+    def allocation(self, call: c_ast.FuncCall, t: CType, b: Builder, env: Env, where: c_ast.Node) -> Value:
+        """``malloc(n * sizeof(T))`` and ``calloc(n, sizeof(T))``: an ``alloc`` of n elements."""
+        args = list(call.args.exprs) if call.args is not None else []
+        name = call.name.name  # type: ignore[attr-defined]
+        hint = f"write {name}(" + ("n, sizeof(double))" if name == "calloc" else "n * sizeof(double))")
+        if name == "calloc":
+            if len(args) != 2 or not self.is_sizeof(args[1]):
+                raise self.fail(call, "calloc needs (count, sizeof(element))", hint)
+            count, size = args
+        else:
+            if len(args) != 1:
+                raise self.fail(call, "malloc takes one argument", hint)
+            e = args[0]
+            if isinstance(e, c_ast.BinaryOp) and e.op == "*" and self.is_sizeof(e.right):
+                count, size = e.left, e.right
+            elif isinstance(e, c_ast.BinaryOp) and e.op == "*" and self.is_sizeof(e.left):
+                count, size = e.right, e.left
+            else:
+                raise self.fail(e, "malloc's size must be count * sizeof(element)", hint)
+        elem_size = self.size_of(size.expr)
+        want = {"f64": 8, "f32": 4, "i64": 8, "i32": 4}[t.scalar.name]  # type: ignore[union-attr]
+        if elem_size != want:
+            raise self.fail(size, f"sizeof gives {elem_size} bytes but the pointer's elements are {want}")
+        n = self.integer(count, b, env, "an allocation size")
+        fill = "zeros" if name == "calloc" else "empty"
+        hint_name = where.name if isinstance(where, c_ast.Decl) else ""
+        return self.at(b, call).op1("alloc", [n], t.ir_array, hint_name, fill=fill,
+                                    elem=t.scalar.name)  # type: ignore[union-attr]
+
+    @staticmethod
+    def is_sizeof(node: c_ast.Node) -> bool:
+        return isinstance(node, c_ast.UnaryOp) and node.op == "sizeof"
+
+    @staticmethod
+    def bind_pointer(key: str, p: Ptr, b: Builder, env: Env) -> Ptr:
+        """``p = ...``: the base, and an explicit offset (loops carry it, so it must exist)."""
+        off = p.off if p.off is not None else build.const(b, 0, I64)
+        env[key], env[key + "@"] = p.base, off
+        return Ptr(p.base, off)
+
+    def assign_pointer(self, target: c_ast.ID, value: c_ast.Node, b: Builder, env: Env) -> Ptr:
+        key = self.lookup(target.name)
+        assert key is not None
+        t = self.ctypes[key]
+        if "const" in t.spelling.split("*")[-1]:
+            raise self.fail(target, f"'{target.name}' is a const pointer")
+        p = self.pointer_value(value, t, b, env, target)
+        old = env.get(key)
+        if isinstance(old, Value) and old is not p.base and self.declared_in_loop[key] < self.loop_depth:
+            raise self.fail(target, f"'{target.name}' is pointed at a different array inside a loop",
+                            "index the arrays explicitly instead of switching pointers")
+        return self.bind_pointer(key, p, b, env)
+
+    def move_pointer(self, target: c_ast.ID, step: Value, b: Builder, env: Env) -> Ptr:
+        key = self.lookup(target.name)
+        assert key is not None
+        base = env.get(key)
+        if not isinstance(base, Value):
+            raise self.fail(target, f"'{target.name}' does not point anywhere yet")
+        off = env.get(key + "@")
+        new = build.add(self.at(b, target), off if isinstance(off, Value) else build.const(b, 0, I64), step)
+        new.name_hint = new.name_hint or target.name
+        env[key + "@"] = new
+        return Ptr(base, new)
+
+    # -- calls --------------------------------------------------------------------------------------------
+    def call(self, node: c_ast.FuncCall, b: Builder, env: Env, want_value: bool) -> Optional[Value]:
+        if not isinstance(node.name, c_ast.ID):
+            raise self.fail(node, "only calls of functions by name are supported")
+        name = node.name.name
+        args = list(node.args.exprs) if node.args is not None else []
+        if name == "free":
+            if want_value or len(args) != 1:
+                raise self.fail(node, "free takes one pointer and gives no value")
+            self.pointer(args[0], b, env)
+            return None
+        if name in self.ctx.signatures:
+            return self.user_call(node, name, args, b, env, want_value)
+        intrinsic = math_intrinsic(name)
+        if intrinsic is not None:
+            return self.math_call(node, intrinsic, args, b, env)
+        if name in ("abs", "labs", "llabs"):
+            if len(args) != 1:
+                raise self.fail(node, f"{name} takes one argument")
+            x = self.integer(args[0], b, env, f"the argument of {name}")
+            b = self.at(b, node)
+            return build.select(b, build.cmp(b, "lt", x, build.const(b, 0, I64)), build.neg(b, x), x)
+        if name in ("malloc", "calloc"):
+            raise self.fail(node, f"{name} is supported as a pointer's initializer: double *w = {name}(...)")
+        if name in _IO:
+            raise self.fail(node, f"'{name}' is not supported: s2sad differentiates computations, not I/O",
+                            "remove the call from the function being differentiated")
+        raise self.fail(node, f"cannot differentiate through call to '{name}': its source is not in "
+                        f"{self.ctx.filename}", f"define {name} in this file")
+
+    def user_call(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], b: Builder, env: Env,
+                  want_value: bool) -> Optional[Value]:
+        if id(node) in self.ctx.recursive_calls:
+            raise Fail(None)
+        sig = self.ctx.signatures[name]
+        if len(args) != len(sig.params):
+            raise self.fail(node, f"'{name}' takes {len(sig.params)} argument(s), not {len(args)}")
+        values: list[Value] = []
+        for a, t in zip(args, sig.params):
+            if t.kind == "pointer":
+                p = self.pointer(a, b, env)
+                if p.elem != t.scalar:
+                    raise self.fail(a, f"'{name}' expects '{t.spelling}' here, not an array of {p.elem}")
+                if p.base.type.rank != 1:  # type: ignore[attr-defined]
+                    raise self.fail(a, "passing a 2-D local array to a function is not supported",
+                                    "use a flat array indexed as a[i * m + j]")
+                off = p.off
+                values.append(p.base if off is None or build.const_value(off) == 0
+                              else self.at(b, a).op1("view", [p.base, off], p.base.type))
+            else:
+                v = self.number(self.scalar(a, b, env), self.at(b, a))
+                values.append(self.convert(v, value_type(t), b))
+        result_types = sig.result_types
+        if want_value and not result_types:
+            raise self.fail(node, f"'{name}' returns no value")
+        op = self.at(b, node).create("call", values, result_types, {"callee": name},
+                                     hints=[f"{name}_value"] * len(result_types))
+        return op.result if result_types else None
+
+    def math_call(self, node: c_ast.FuncCall, intrinsic: tuple[str, Optional[Type]], args: list[c_ast.Node],
+                  b: Builder, env: Env) -> Value:
+        fn, t = intrinsic
+        from ..ssa.ops import MATH_FNS
+
+        arity = MATH_FNS[fn]
+        if len(args) != arity:
+            raise self.fail(node, f"'{node.name.name}' takes {arity} argument(s)")  # type: ignore[attr-defined]
+        values = [self.number(self.scalar(a, b, env), self.at(b, a)) for a in args]
+        ft = t or F64
+        values = [self.convert(v, ft, self.at(b, node)) for v in values]
+        return build.math(self.at(b, node), fn, *values)
+
+    # -- if ----------------------------------------------------------------------------------------------
+    def if_stmt(self, st: c_ast.If, b: Builder, env: Env, loop: Optional[LoopFrame],
+                rest: list[c_ast.Node], into_then: bool) -> None:
+        cond = self.condition(st.cond, b, env)
+        then_items, else_items = statements(st.iftrue), statements(st.iffalse)
+        then_run, else_run = self.scoped(then_items, loop), self.scoped(else_items, loop)
+        if rest:
+            # The rest runs in the enclosing scope, after the branch's own scope is closed.
+            def chain(first: Callable[[Builder, Env], None]) -> Callable[[Builder, Env], None]:
+                def run(bb: Builder, e: Env) -> None:
+                    first(bb, e)
+                    self.block(rest, bb, e, loop)
+                return run
+            if into_then:
+                then_run = chain(then_run)
+            else:
+                else_run = chain(else_run)
+        b.loc = self.loc(st)
+        self.branch(b, env, cond, then_run, else_run)
+
+    # -- loops ---------------------------------------------------------------------------------------------
+    def carried_keys(self, nodes: Sequence[Optional[c_ast.Node]], env: Env) -> list[str]:
+        keys: list[str] = []
+        for node in nodes:
+            for name in assigned_names(node):
+                key = self.lookup(name)
+                if key is None:
+                    continue
+                k = key + "@" if self.ctypes[key].kind == "pointer" else key
+                if self.ctypes[key].kind != "array" and k not in keys:
+                    keys.append(k)
+        return keys
+
+    def for_stmt(self, st: c_ast.For, b: Builder, env: Env) -> None:
+        self.scopes.append({})
+        try:
+            if st.init is not None:
+                if isinstance(st.init, c_ast.DeclList):
+                    for d in st.init.decls:
+                        self.decl(d, b, env)
+                else:
+                    self.expr(st.init, b, env)
+            counted = self.counted_loop(st, env)
+            if counted is not None:
+                self.for_op(st, counted, b, env)
+            else:
+                self.general_loop(st, b, env, test=st.cond, body=statements(st.stmt),
+                                  post=[st.next] if st.next is not None else [], post_test=None)
+        finally:
+            self.scopes.pop()
+
+    def counted_loop(self, st: c_ast.For, env: Env) -> Optional[tuple[str, c_ast.Node, str, int]]:
+        """(key of i, bound, comparison, step) when ``st`` is ``for (i = a; i < b; i += c)``-shaped."""
+        init = st.init
+        if isinstance(init, c_ast.DeclList) and len(init.decls) == 1:
+            name = init.decls[0].name
+        elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
+            name = init.lvalue.name
+        else:
+            return None
+        key = self.lookup(name)
+        if key is None or self.ctypes[key].kind != "scalar" or not self.key_type(key).is_int:
+            return None
+        cond = st.cond
+        if not (isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">=")
+                and isinstance(cond.left, c_ast.ID) and cond.left.name == name):
+            return None
+        step = self.constant_step(st.next, name)
+        if step is None or (step > 0) != (cond.op in ("<", "<=")):
+            return None
+        body = st.stmt
+        assigned = set(assigned_names(body))
+        if name in assigned or block_exits(statements(body)).may & {BREAK, RETURN}:
+            return None
+        if not self.is_simple(cond.right) or any(isinstance(n, c_ast.ID) and n.name in assigned
+                                                 for n in walk(cond.right)):
+            return None
+        if isinstance(init, c_ast.Assignment) and abs(step) != 1:
+            return None
+        return key, cond.right, cond.op, step
+
+    @staticmethod
+    def constant_step(node: Optional[c_ast.Node], name: str) -> Optional[int]:
+        if isinstance(node, c_ast.UnaryOp) and isinstance(node.expr, c_ast.ID) and node.expr.name == name:
+            return {"++": 1, "p++": 1, "--": -1, "p--": -1}.get(node.op)
+        if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID) and node.lvalue.name == name \
+                and node.op in ("+=", "-=") and isinstance(node.rvalue, c_ast.Constant) \
+                and node.rvalue.type == "int":
+            value = int(node.rvalue.value.rstrip("uUlL"), 0)
+            return (value if node.op == "+=" else -value) or None
+        return None
+
+    def for_op(self, st: c_ast.For, counted: tuple[str, c_ast.Node, str, int], b: Builder, env: Env) -> None:
+        key, bound, cmp, step = counted
+        loc = self.loc(st)
+        lb = env.get(key)
+        if not isinstance(lb, Value):
+            raise self.fail(st.init, "the loop variable needs a start value")
+        ub = self.integer(bound, b, env, "a loop bound")
+        b.loc = loc
+        if cmp == "<=":
+            ub = build.add(b, ub, build.const(b, 1, I64))
+        elif cmp == ">=":
+            ub = build.sub(b, ub, build.const(b, 1, I64))
+        step_v = build.const(b, step, I64)
+        body_items = statements(st.stmt)
+        exits = block_exits(body_items)
+        frame = LoopFrame(self.new_key("done", BOOL), self.new_key("skip", BOOL))
+        carried = self.carried_keys([st.stmt], env)
+        inits = self.init_values(carried, env, b)
+        blk = Block([I64] + [self.key_type(k) for k in carried], [self.hint(key)] + [self.hint(k) for k in carried])
+        bb = Builder(blk, loc)
+        inner = self.enter_body(env, carried, blk.args[1:], [])
+        inner[key] = blk.args[0]
+        if CONTINUE in exits.may:
+            inner[frame.skip] = build.const(bb, False, BOOL, "skip")
+        self.loop_depth += 1
+        try:
+            self.scoped(body_items, frame)(bb, inner)
+        finally:
+            self.loop_depth -= 1
+        bb.loc = loc
+        bb.create("yield", self.exit_values(carried, inner, blk.args[1:]), [])
+        b.loc = loc
+        op = b.create("for", [lb, ub, step_v, *inits], [a.type for a in blk.args[1:]], regions=[blk],
+                      hints=[self.hint(k) for k in carried])
+        self.leave_loop(env, carried, op.results, [])
+        if isinstance(st.init, c_ast.Assignment):  # i outlives the loop: its final value
+            past = build.cmp(b, "lt" if step > 0 else "gt", lb, ub)
+            env[key] = build.select(b, past, ub, lb)
+
+    def while_stmt(self, st: c_ast.While, b: Builder, env: Env) -> None:
+        self.scopes.append({})
+        try:
+            self.general_loop(st, b, env, test=st.cond, body=statements(st.stmt), post=[], post_test=None)
+        finally:
+            self.scopes.pop()
+
+    def general_loop(self, st: c_ast.Node, b: Builder, env: Env, test: Optional[c_ast.Node],
+                     body: list[c_ast.Node], post: list[c_ast.Node], post_test: Optional[c_ast.Node]) -> None:
+        """A ``while`` op. The test goes in the condition region when it has no side effects and
+        nothing must run before it; otherwise into the body, which then ends by setting ``done``."""
+        exits = block_exits(body)
+        frame = LoopFrame(self.new_key("done", BOOL), self.new_key("skip", BOOL))
+        returns = RETURN in exits.may
+        test_in_cond = test is not None and post_test is None and not assigned_names(test) and \
+            not any(isinstance(n, c_ast.FuncCall) for n in walk(test))
+        has_done = BREAK in exits.may or not test_in_cond
+        carried = self.carried_keys([*body, *post, test, post_test], env)
+        if returns:
+            carried += ([RESULT] if RESULT in env else []) + [RETURNED]
+        keys = ([frame.done] if has_done else []) + carried
+        loc = self.loc(st)
+        b.loc = loc
+        inits = ([build.const(b, False, BOOL, "done")] if has_done else []) + self.init_values(carried, env, b)
+        types = [self.key_type(k) for k in keys]
+        hints = [self.hint(k) for k in keys]
+
+        cond = Block(types, hints)
+        cb = Builder(cond, loc)
+        cenv = self.enter_body(env, keys, cond.args, [])
+        flags = ([cenv[frame.done]] if has_done else []) + ([cenv[RETURNED]] if returns else [])
+        go_on: Optional[Value] = None
+        if flags:
+            stop = flags[0] if len(flags) == 1 else cb.op1("or", flags, BOOL)  # type: ignore[arg-type]
+            go_on = cb.op1("not", [stop], BOOL)  # type: ignore[list-item]
+        if test_in_cond:
+            assert test is not None
+            if go_on is None:
+                c = self.condition(test, cb, cenv)
+            elif self.is_simple(test):
+                c = cb.op1("and", [go_on, self.condition(test, cb, cenv)], BOOL)
+            else:
+                c = self.if_value(cb, test, go_on, lambda bb: self.condition(test, bb, dict(cenv)),
+                                  lambda bb: build.const(bb, False, BOOL))
+        else:
+            c = go_on if go_on is not None else build.const(cb, True, BOOL)
+        cb.loc = loc
+        cb.create("condition", [c], [])
+
+        blk = Block(types, hints)
+        bb = Builder(blk, loc)
+        inner = self.enter_body(env, keys, blk.args, [])
+        if CONTINUE in exits.may:
+            inner[frame.skip] = build.const(bb, False, BOOL, "skip")
+
+        def after_body(b2: Builder, e: Env) -> None:
+            for p in post:
+                self.expr(p, b2, e)
+            if post_test is not None:
+                e[frame.done] = b2.op1("not", [self.condition(post_test, b2, e)], BOOL, "done")
+
+        def run_body(b2: Builder, e: Env) -> None:
+            self.scoped(body, frame)(b2, e)
+            if post or post_test is not None:
+                stop = []
+                if BREAK in exits.may:
+                    stop.append(e[frame.done])
+                if returns:
+                    stop.append(e[RETURNED])
+                b2.loc = loc
+                self.guard(b2, e, stop, after_body)  # type: ignore[arg-type]
+
+        self.loop_depth += 1
+        try:
+            if test is not None and not test_in_cond:
+                t = self.condition(test, bb, inner)
+                bb.loc = loc
+
+                def stop_here(b2: Builder, e: Env) -> None:
+                    e[frame.done] = build.const(b2, True, BOOL, "done")
+
+                self.branch(bb, inner, t, run_body, stop_here)
+            else:
+                run_body(bb, inner)
+        finally:
+            self.loop_depth -= 1
+        bb.loc = loc
+        bb.create("yield", self.exit_values(keys, inner, blk.args), [])
+        b.loc = loc
+        op = b.create("while", inits, types, regions=[cond, blk], hints=hints)
+        n = len(keys) - len(carried)
+        self.leave_loop(env, carried, op.results[n:], [])
+
+
+def lower_function(fn: c_ast.FuncDef, ctx: CContext) -> tuple[Function, list[Diagnostic]]:
+    lowerer = CFunctionLowerer(fn, ctx)
+    func = lowerer.lower(ctx.signatures[fn.decl.name])
+    return func, lowerer.diagnostics
+
+
+__all__ = ["CContext", "Signature", "lower_function", "Operand", "F32", "ArrayType"]

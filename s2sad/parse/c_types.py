@@ -1,0 +1,158 @@
+"""C declarations -> IR types, and the C spellings kept for output.
+
+The IR has few scalar types; C has many spellings. The mapping:
+
+* ``double`` (and ``long double``) -> ``f64``; ``float`` -> ``f32``;
+* integers: a parameter, an array element or a callee's result keeps its width
+  (``int``, ``short``, ``char``, ``unsigned`` -> ``i32``; ``long``, ``size_t``,
+  ``int64_t`` -> ``i64``), because that is the calling convention the gradient
+  must keep; local integer variables compute in ``i64`` (the values index
+  arrays and count loops; C's conversions at assignments and stores are kept
+  as explicit casts);
+* ``T *p``, ``T p[]``, ``T p[n]`` as parameters -> ``array<T,1>``; local
+  ``T a[N]`` and ``T a[N][M]`` -> arrays of rank 1 and 2.
+
+``CType`` remembers the declared spelling (``const double *``, ``size_t``) so
+the C emitter can print the user's own signature back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from pycparser import c_ast
+
+from ..ssa.types import F32, F64, I32, I64, ArrayType, ScalarType
+from .c_preprocess import PRELUDE_TYPEDEFS
+
+_INT_WORDS = frozenset({"int", "short", "char", "signed", "unsigned", "_Bool"})
+_WIDE = {name for name, base in PRELUDE_TYPEDEFS.items() if "long" in base}
+
+
+@dataclass(frozen=True)
+class CType:
+    """A declared C type: a scalar, a pointer to scalars, a fixed array, or void."""
+
+    kind: str  # "scalar" | "pointer" | "array" | "void"
+    scalar: Optional[ScalarType]  # the scalar, or the element type
+    spelling: str  # as declared, for output: "double", "const double *", "size_t"
+    dims: tuple[c_ast.Node, ...] = ()  # extents of a local fixed array
+
+    @property
+    def is_pointer(self) -> bool:
+        return self.kind == "pointer"
+
+    @property
+    def ir_array(self) -> ArrayType:
+        assert self.scalar is not None
+        return ArrayType(self.scalar, max(1, len(self.dims)))
+
+
+class TypeProblem(Exception):
+    """A declaration s2sad cannot type; ``node`` is where to point."""
+
+    def __init__(self, node: c_ast.Node, message: str, hint: str = ""):
+        super().__init__(message)
+        self.node = node
+        self.message = message
+        self.hint = hint
+
+
+def scalar_of(names: list[str], typedefs: dict[str, list[str]], node: c_ast.Node) -> Optional[ScalarType]:
+    """The IR scalar for a list of type words (``['unsigned', 'long']``); None for void."""
+    words: list[str] = []
+    for w in names:
+        if w in typedefs:
+            base = scalar_of(typedefs[w], typedefs, node)
+            if base is None:
+                return None
+            if w in _WIDE:
+                return I64
+            words.append({"f64": "double", "f32": "float", "i64": "long", "i32": "int"}[base.name])
+        else:
+            words.append(w)
+    if words == ["void"]:
+        return None
+    if "double" in words:
+        return F64
+    if "float" in words:
+        return F32
+    if "long" in words:
+        return I64
+    if words and all(w in _INT_WORDS for w in words):
+        return I32
+    raise TypeProblem(node, f"type '{' '.join(names)}' is not supported",
+                      "use double, float, int, long, size_t or unsigned")
+
+
+def spelling(node: c_ast.Node) -> str:
+    """``const double *`` for a declaration's type (its name left out)."""
+    if isinstance(node, c_ast.PtrDecl):
+        inner = spelling(node.type)
+        quals = "".join(f" {q}" for q in node.quals if q != "restrict")
+        return f"{inner} *{quals.strip()}".rstrip()
+    if isinstance(node, c_ast.ArrayDecl):
+        return spelling(node.type) + " *"
+    if isinstance(node, c_ast.TypeDecl):
+        quals = [q for q in node.quals if q in ("const",)]
+        return " ".join(quals + spelling_words(node.type))
+    return "?"
+
+
+def spelling_words(node: c_ast.Node) -> list[str]:
+    if isinstance(node, c_ast.IdentifierType):
+        return list(node.names)
+    if isinstance(node, c_ast.Struct):
+        return ["struct", node.name or "?"]
+    return ["?"]
+
+
+def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool) -> CType:
+    """The ``CType`` of a declaration's type node (``Decl.type``)."""
+    if isinstance(node, c_ast.TypeDecl):
+        if isinstance(node.type, c_ast.Struct):
+            raise TypeProblem(node, "struct types are not supported yet", "pass the fields as separate arrays")
+        if not isinstance(node.type, c_ast.IdentifierType):
+            raise TypeProblem(node, "this type is not supported")
+        s = scalar_of(list(node.type.names), typedefs, node)
+        return CType("void" if s is None else "scalar", s, spelling(node))
+    if isinstance(node, c_ast.PtrDecl):
+        target = node.type
+        if isinstance(target, c_ast.TypeDecl) and isinstance(target.type, c_ast.IdentifierType):
+            s = scalar_of(list(target.type.names), typedefs, node)
+            if s is None:
+                raise TypeProblem(node, "'void *' pointers are not supported", "use a typed pointer (double *)")
+            return CType("pointer", s, spelling(node))
+        if isinstance(target, c_ast.FuncDecl):
+            raise TypeProblem(node, "function pointers are not supported", "call the function by name")
+        raise TypeProblem(node, "pointers to pointers are not supported",
+                          "flatten the data into one array and index it as a[i * m + j]")
+    if isinstance(node, c_ast.ArrayDecl):
+        dims: list[c_ast.Node] = []
+        t: c_ast.Node = node
+        while isinstance(t, c_ast.ArrayDecl):
+            dims.append(t.dim)
+            t = t.type
+        if not (isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType)):
+            raise TypeProblem(node, "arrays of this element type are not supported")
+        s = scalar_of(list(t.type.names), typedefs, node)
+        if s is None:
+            raise TypeProblem(node, "arrays of void are not possible")
+        if param:
+            if len(dims) > 1:
+                raise TypeProblem(node, "multi-dimensional array parameters are not supported",
+                                  "pass a flat pointer and index it as a[i * m + j]")
+            return CType("pointer", s, spelling(t) + " *")
+        if len(dims) > 2:
+            raise TypeProblem(node, "local arrays of more than two dimensions are not supported")
+        if any(d is None for d in dims):
+            raise TypeProblem(node, "a local array needs its size", "give the size: double a[3]")
+        return CType("array", s, spelling(t), tuple(dims))
+    raise TypeProblem(node, "this declaration is not supported")
+
+
+def value_type(t: CType) -> ScalarType:
+    """The IR type a local scalar of this C type computes in (integers in ``i64``)."""
+    assert t.scalar is not None
+    return I64 if t.scalar.is_int else t.scalar
