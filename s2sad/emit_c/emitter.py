@@ -140,6 +140,8 @@ static long max_l(long a, long b) {
 _INCLUDES = [
     ("math.h", re.compile(r"\b(?:[a-z][a-z0-9]*f?|INFINITY|NAN)\b")),  # filtered below
     ("stdbool.h", re.compile(r"\b(?:bool|true|false)\b")),
+    ("stddef.h", re.compile(r"\b(?:size_t|ptrdiff_t)\b")),
+    ("stdint.h", re.compile(r"\bu?int(?:8|16|32|64)_t\b")),
     ("stdlib.h", re.compile(r"\b(?:malloc|calloc|realloc|free|labs|abs)\(")),
     ("string.h", re.compile(r"\bmemcpy\(")),
 ]

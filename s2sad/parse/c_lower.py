@@ -716,6 +716,8 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         lb = env.get(key)
         if not isinstance(lb, Value):
             raise self.fail(st.init, "the loop variable needs a start value")
+        if lb.name_hint == self.hint(key) and lb.defining_op is not None and lb.defining_op.name != "const":
+            lb.name_hint = ""  # the start value is not the loop variable; one name for both would clash
         ub = self.integer(bound, b, env, "a loop bound")
         b.loc = loc
         if cmp == "<=":

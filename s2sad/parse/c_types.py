@@ -119,6 +119,8 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool) -> C
         return CType("void" if s is None else "scalar", s, spelling(node))
     if isinstance(node, c_ast.PtrDecl):
         target = node.type
+        if isinstance(target, c_ast.TypeDecl) and isinstance(target.type, c_ast.Struct):
+            raise TypeProblem(node, "struct types are not supported yet", "pass the fields as separate arrays")
         if isinstance(target, c_ast.TypeDecl) and isinstance(target.type, c_ast.IdentifierType):
             s = scalar_of(list(target.type.names), typedefs, node)
             if s is None:

@@ -1,0 +1,231 @@
+"""The C front end: preprocessing, lowering shapes, diagnostics, and the CLI on .c files.
+
+Numerics of C input are checked per golden case (tests/test_golden_c.py); this
+file checks what those cannot show: which IR shapes C constructs become (a
+counted ``for`` stays a ``for`` op; loops with side-effecting tests become
+``while``), that the preprocessor keeps lines and columns, that every
+unsupported construct gives one located diagnostic with a hint and never a
+traceback, and that Python input with shape annotations gives compilable C.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cbuild import compile_c, have_gcc
+from s2sad import pipeline
+from s2sad.diagnostics import DiagnosticError
+from s2sad.parse.c_frontend import list_c_functions, parse_c
+from s2sad.parse.c_preprocess import preprocess, strip_comments
+from s2sad.ssa.printer import print_module
+from s2sad.ssa.verifier import verify_module
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _ir(source: str, func: str) -> str:
+    module = parse_c(source, "t.c", func)
+    verify_module(module)
+    return print_module(module)
+
+
+def _ops(source: str, func: str) -> list[str]:
+    module = parse_c(source, "t.c", func)
+    return [op.name for op in module.functions[func].walk()]
+
+
+def _diagnostics(source: str, func: str = "f") -> list[str]:
+    with pytest.raises(DiagnosticError) as info:
+        parse_c(source, "t.c", func)
+    return [f"{d.loc.line}:{d.loc.col}: {d.message}" if d.loc else d.message for d in info.value.diagnostics]
+
+
+# -- preprocessing -------------------------------------------------------------------------------
+
+def test_comments_become_spaces_and_keep_columns():
+    src = "a /* x\ny */ b // c\n\"//s\""
+    out = strip_comments(src)
+    assert out.split("\n")[0] == "a     "
+    assert out.split("\n")[1] == "     b     "
+    assert out.split("\n")[2] == "\"//s\""
+
+
+def test_preprocessor_keeps_line_numbers_and_records_macros():
+    src = "#include <math.h>\n#define N 3\n#define SCALE (2.0 * N)\n#pragma s2sad checkpoint binomial(4)\n" \
+          "#ifdef NOPE\nint broken(\n#endif\ndouble f(double *x) { return x[0] * SCALE; }\n"
+    pre = preprocess(src, "t.c")
+    assert set(pre.macros) == {"N", "SCALE"}
+    assert pre.pragmas == {4: "s2sad checkpoint binomial(4)"}
+    assert pre.includes == ["math.h"]
+    user = pre.text.split('#line 1 "t.c"\n', 1)[1].split("\n")
+    assert user[7] == "double f(double *x) { return x[0] * SCALE; }"
+    assert "broken" not in pre.text
+
+
+def test_macros_are_constants_where_used():
+    ir = _ir("#define N 3\n#define SCALE (2.0 * N)\ndouble f(double *x) { return x[0] * SCALE + M_PI; }", "f")
+    assert "{value = 6.0}" in ir and "3.14159" in ir
+
+
+def test_type_macros_and_gnu_spellings_are_substituted():
+    src = "#define real double\nstatic __inline__ real f(const real *__restrict__ x) { return x[0]; }"
+    assert "c_params = [\"const double *\"]" in _ir(src, "f")
+
+
+def test_functions_are_listed_in_source_order():
+    src = "static double g(double a) { return a; }\nint proto(int);\ndouble f(double *x) { return g(x[0]); }"
+    assert list_c_functions(src, "t.c") == ["g", "f"]
+
+
+# -- lowering shapes -----------------------------------------------------------------------------
+
+def test_counted_for_loop_stays_a_for_op():
+    src = "double f(const double *x, int n) { double s = 0; for (int i = 0; i <= n - 1; i += 1) s += x[i]; " \
+          "return s; }"
+    ops = _ops(src, "f")
+    assert "for" in ops and "while" not in ops
+
+
+def test_downward_loop_with_step_two_is_a_for_op():
+    src = "double f(const double *x, int n) { double s = 0; for (int i = n - 1; i >= 0; i -= 2) s += x[i]; " \
+          "return s; }"
+    assert "for" in _ops(src, "f")
+
+
+def test_loop_with_moving_bound_or_break_is_a_while_op():
+    moving = "double f(const double *x, int n) { double s = 0; for (int i = 0; i < n; i++) { s += x[i]; n--; } " \
+             "return s; }"
+    breaking = "double f(const double *x, int n) { double s = 0; for (int i = 0; i < n; i++) { if (x[i] < 0) " \
+               "break; s += x[i]; } return s; }"
+    for src in (moving, breaking):
+        ops = _ops(src, "f")
+        assert "while" in ops and "for" not in ops
+
+
+def test_pointer_walking_becomes_an_index():
+    src = "double f(const double *x, int n) { double s = 0; for (const double *p = x; p < x + n; p++) " \
+          "s += *p; return s; }"
+    ir = _ir(src, "f")
+    assert "load(%x, %p" in ir
+
+
+def test_subarray_argument_is_a_view():
+    src = "static double g(const double *v) { return v[0] * v[1]; }\n" \
+          "double f(const double *x, int n) { double s = 0; for (int i = 0; i < n; i++) s += g(&x[2 * i]) " \
+          "+ g(x + 1); return s; }"
+    ir = _ir(src, "f")
+    assert ir.count("view(") == 2
+
+
+def test_int_parameters_keep_their_declared_c_types():
+    ir = _ir("#include <stddef.h>\nfloat f(const float *x, size_t n, int k, unsigned u) { return x[n - 1]; }", "f")
+    assert 'c_params = ["const float *", "size_t", "int", "unsigned"], c_result = "float"' in ir
+
+
+# -- diagnostics ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("int k = 3 & 1; return x[k];", "the bitwise operator '&' is not supported"),
+        ("switch (1) { default: break; } return x[0];", "switch statements are not supported"),
+        ("goto end; end: return x[0];", "goto is not supported"),
+        ("return foo(x[0]);", "cannot differentiate through call to 'foo': its source is not in t.c"),
+        ("printf(\"%f\", x[0]); return x[0];", "'printf' is not supported"),
+        ("double s = 0; double *q = &s; return q[0];", "taking the address of a variable is not supported"),
+        ("double **pp = 0; return x[0];", "pointers to pointers are not supported"),
+        ("void *v = x; return x[0];", "'void *' pointers are not supported"),
+        ("return g_total * x[0];", "global variable 'g_total' is not supported"),
+        ("static double c = 1; return c * x[0];", "'static' local variables are not supported"),
+        ("double s; return s + x[0];", "'s' is used before it is given a value"),
+        ("return y + x[0];", "'y' is not declared"),
+        ("double *w = malloc(8); return w[0] + x[0];", "malloc's size must be count * sizeof(element)"),
+        ("double a[2][2] = {{1, 2}, {3, 4}}; return a[0] + x[0];", "'a' has 2 dimension(s), indexed with 1"),
+        ("return 1.5 % x[0];", "'%' needs integer operands"),
+    ],
+)
+def test_unsupported_constructs_are_located(body, expected):
+    src = "double g_total;\ndouble f(double *x) {\n    " + body + "\n}\n"
+    messages = _diagnostics(src)
+    assert any(expected in m and m.startswith("3:") for m in messages), messages
+
+
+def test_structs_are_reported_not_crashed():
+    src = "struct P { double k; };\ndouble f(struct P *p, double *x) { return p->k * x[0]; }"
+    assert any("struct types are not supported yet" in m for m in _diagnostics(src))
+
+
+def test_function_like_macro_and_local_include_are_reported():
+    src = "#include \"mine.h\"\n#define SQ(a) ((a) * (a))\ndouble f(double *x) { return x[0]; }"
+    messages = _diagnostics(src)
+    assert any("cannot include \"mine.h\"" in m for m in messages)
+    assert any("function-like macro 'SQ' is not supported" in m for m in messages)
+
+
+def test_recursion_is_reported_at_the_call():
+    src = "double f(double *x, int n) {\n    if (n == 0) return x[0];\n    return f(x, n - 1) * 2.0;\n}"
+    assert any(m.startswith("3:12: recursive call to 'f'") for m in _diagnostics(src))
+
+
+def test_missing_return_and_void_return_value():
+    assert any("can reach its end without returning" in m
+               for m in _diagnostics("double f(double *x) { if (x[0] > 0) return 1.0; }"))
+    assert any("a void function cannot return a value" in m
+               for m in _diagnostics("void f(double *x) { return x[0]; }"))
+
+
+def test_syntax_error_is_located():
+    messages = _diagnostics("double f(double *x) {\n    return x[0]\n}\n")
+    assert messages == ["3:1: syntax error before '}'"]
+
+
+def test_unknown_function_lists_candidates():
+    with pytest.raises(DiagnosticError) as info:
+        parse_c("double g(double *x) { return x[0]; }", "t.c", "f")
+    assert "functions in this file: g" in info.value.render()
+
+
+# -- the command line on C files -------------------------------------------------------------------
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "s2sad", *args], capture_output=True, text=True, cwd=cwd,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+
+
+def test_cli_c_in_c_out_and_python_out(tmp_path):
+    (tmp_path / "dot.c").write_text("double dot(const double *x, const double *y, int n) {\n"
+                                    "    double s = 0.0;\n    for (int i = 0; i < n; i++) s += x[i] * y[i];\n"
+                                    "    return s;\n}\n")
+    r = _cli("grad", "dot.c", "--wrt", "x", "-o", "grad_dot.c", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "grad_dot.c").read_text()
+    assert "void grad_dot(const double *x, double *d_x, const double *y, int n, double d_return)" in text
+    r = _cli("grad", "dot.c", "--wrt", "x", cwd=tmp_path)  # stdout, C by default for C input
+    assert r.returncode == 0 and "void grad_dot(" in r.stdout
+    r = _cli("grad", "dot.c", "--wrt", "x", "-o", "grad_dot.py", cwd=tmp_path)
+    assert r.returncode == 0 and "def grad_dot(x, d_x, y, n, d_return=1.0):" in (tmp_path / "grad_dot.py").read_text()
+
+
+def test_cli_c_error_exit_status_and_no_file(tmp_path):
+    (tmp_path / "bad.c").write_text("double f(double *x) {\n    return x[0] & 1;\n}\n")
+    r = _cli("grad", "bad.c", "--wrt", "x", "-o", "out.c", cwd=tmp_path)
+    assert r.returncode == 1
+    assert "bad.c:2:12: error: the bitwise operator '&' is not supported" in r.stderr
+    assert "Traceback" not in r.stderr and not (tmp_path / "out.c").exists()
+    r = _cli("grad", "k.cu", "--wrt", "x", cwd=tmp_path)
+    assert r.returncode == 2 and "CUDA input (.cu) is not supported yet" in r.stderr
+
+
+# -- Python in, C out, with shape annotations ------------------------------------------------------
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_python_shape_annotations_give_c_sizes():
+    src = 'def f(x: "f64[n]", A: "f64[n, m]", n: int, m: int) -> float:\n    s = 0.0\n' \
+          "    for k in range(len(x)):\n        s += x[k] * A[k, m - 1]\n    return s\n"
+    text = pipeline.gradient_source(src, "f.py", "f", ["x", "A"], target="c")
+    assert "// Array sizes: x, d_x: [n]; A, d_A: [n][m] (row-major)." in text
+    compile_c(text)
