@@ -30,8 +30,8 @@ class ParamSpec:
     value: int = 0  # for "int"
     low: float = -1.0
     high: float = 1.0
-    dtype: str = "f64"  # for "array": "f64" or "i64"
-    ints: tuple[int, int] = (0, 1)  # for i64 arrays: [low, high)
+    dtype: str = "f64"  # "f64", "f32" (arrays and floats), "i64" or "i32" (arrays)
+    ints: tuple[int, int] = (0, 1)  # for integer arrays: [low, high)
 
     @staticmethod
     def from_json(d: dict) -> "ParamSpec":
@@ -44,16 +44,26 @@ class ParamSpec:
 
     @property
     def is_float_array(self) -> bool:
-        return self.kind == "array" and self.dtype == "f64"
+        return self.kind == "array" and self.dtype in ("f64", "f32")
+
+    @property
+    def np_dtype(self) -> type:
+        return _DTYPES[self.dtype]
 
     def sample(self, rng: np.random.Generator) -> Any:
         if self.kind == "int":
             return int(self.value)
         if self.kind == "float":
-            return float(rng.uniform(self.low, self.high))
-        if self.dtype == "i64":
-            return rng.integers(self.ints[0], self.ints[1], size=self.shape).astype(np.int64)
-        return rng.uniform(self.low, self.high, size=self.shape)
+            return float(self.np_dtype(rng.uniform(self.low, self.high)))
+        if self.dtype in ("i64", "i32"):
+            return rng.integers(self.ints[0], self.ints[1], size=self.shape).astype(self.np_dtype)
+        return rng.uniform(self.low, self.high, size=self.shape).astype(self.np_dtype)
+
+
+_DTYPES = {"f64": np.float64, "f32": np.float32, "i64": np.int64, "i32": np.int32}
+# Single precision: a wider difference step, and the gradient's forward sweep may round differently.
+_STEP = {"f32": 1e-3}
+_SIDE_EFFECT_TOL = {"f32": 1e-6}
 
 
 def written_arrays(module, func: str) -> set[str]:
@@ -91,7 +101,7 @@ def check_gradient(
     ]
     inputs = {p.name: p.sample(rng) for p in params}
     shadowed = [p for p in params if p.is_float_array and (p.name in wrt_names or p.name in written)]
-    seeds = {p.name: rng.normal(size=p.shape) for p in shadowed}
+    seeds = {p.name: rng.normal(size=p.shape).astype(p.np_dtype) for p in shadowed}
 
     exit_primal = {k: _copy(v) for k, v in inputs.items()}
     result = primal(*[exit_primal[p.name] for p in params])
@@ -104,7 +114,7 @@ def check_gradient(
         r = primal(*[work[p.name] for p in params])
         total = d_return * float(r) if returns_float else 0.0
         for p in shadowed:
-            total += float(np.sum(seeds[p.name] * work[p.name]))
+            total += float(np.sum(seeds[p.name].astype(np.float64) * work[p.name]))
         return total
 
     # The gradient.
@@ -120,11 +130,12 @@ def check_gradient(
     # Side effects of the forward sweep are the primal's.
     for p in params:
         if p.kind == "array":
+            tol = _SIDE_EFFECT_TOL.get(p.dtype, 1e-12)
             np.testing.assert_allclose(
                 work[p.name],
                 exit_primal[p.name],
-                rtol=1e-12,
-                atol=1e-12,
+                rtol=tol,
+                atol=tol,
                 err_msg=f"array {p.name} at exit differs from the primal's",
             )
 
@@ -140,19 +151,26 @@ def check_gradient(
         )
         returned = {p.name: g for p, g in zip(scalar_wrt, got)}
 
+    spec = {p.name: p for p in params}
+
     def fd(name: str, index: Optional[tuple] = None) -> float:
         base = inputs[name]
         x0 = float(base[index]) if index is not None else float(base)
-        h = 1e-6 * max(1.0, abs(x0))
-        vals = []
+        dtype = spec[name].dtype
+        h = _STEP.get(dtype, 1e-6) * max(1.0, abs(x0))
+        vals, points = [], []
         for sign in (1.0, -1.0):
             trial = {k: _copy(v) for k, v in inputs.items()}
+            point = float(spec[name].np_dtype(x0 + sign * h)) if dtype == "f32" else x0 + sign * h
             if index is not None:
-                trial[name][index] = x0 + sign * h
+                trial[name][index] = point
             else:
-                trial[name] = x0 + sign * h
+                trial[name] = point
+            points.append(point)
             vals.append(J(trial))
-        return (vals[0] - vals[1]) / (2 * h)
+        # In single precision the step is what rounding left of it.
+        step = points[0] - points[1] if dtype == "f32" else 2 * h
+        return (vals[0] - vals[1]) / step
 
     for p in scalar_wrt:
         expect = fd(p.name)

@@ -8,7 +8,9 @@ gradient (Hascoet & Pascual, "The Tapenade AD tool", activity analysis).
 
 The analysis builds one data-dependence graph per function whose nodes are SSA
 values and array roots (memory), then takes forward reachability from the
-inputs and backward reachability from the outputs. Control dependence carries
+inputs and backward reachability from the outputs. A ``view`` is no node of its
+own: loads, stores and calls through it act on its base's memory, so a view of
+an active array is active. Control dependence carries
 no derivative, so conditions do not create edges. Calls are summarised
 conservatively: every float argument and argument array flows into every result
 and into every array the callee writes.
@@ -97,7 +99,7 @@ def _edges(fn: Function, module: Module) -> dict[Hashable, set[Hashable]]:
                         link(r, region.terminator.operands[k])
             elif n == "copy":
                 link(_mem(op.result), _mem(array_root(op.operands[0])))
-            elif op.results and not op.regions and n not in ("alloc", "dim"):
+            elif op.results and not op.regions and n not in ("alloc", "dim", "view"):
                 for r in op.results:
                     for a in op.operands:
                         link(r, a)

@@ -1,7 +1,8 @@
 """Memory effects: which arrays a function writes, and where each array value points.
 
 Arrays are references; every array value must trace back to a *root*: a
-parameter or an ``alloc``. Activity analysis, caching and the gradient signature
+parameter or an ``alloc``, through any ``view`` of it (a store through a view
+of ``x`` writes ``x``). Activity analysis, caching and the gradient signature
 all reason per root. ``written_params`` is interprocedural (it follows calls), so
 a parameter written only inside a callee still counts as written by the caller,
 as the contract requires for the gradient's shadows.
@@ -11,10 +12,12 @@ from __future__ import annotations
 
 from ..diagnostics import error
 from ..ssa.ir import Function, Module, Op, Value
+from ..ssa.ops import view_base
 
 
 def array_root(v: Value) -> Value:
-    """The parameter or ``alloc`` result an array value refers to."""
+    """The parameter or ``alloc`` result an array value refers to (a view: its base's)."""
+    v = view_base(v)
     if v.is_block_arg and v.owner.parent_op is None:
         return v  # a function parameter
     op = v.defining_op

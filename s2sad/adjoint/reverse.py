@@ -15,7 +15,9 @@ mirrored, not flattened:
 * a call to a user function becomes a call to its own ``grad_<callee>``.
 
 Scalar adjoints are SSA values (so the cleanup passes see them); array adjoints
-live in shadow memory (``d_x``), updated with load/store.
+live in shadow memory (``d_x``), updated with load/store. The shadow of a view
+``view(x, k)`` (C's ``x + k``) is the same view of the shadow, ``view(d_x, k)``:
+a callee given a sub-array gets the matching sub-array of adjoints.
 
 Primal values the reverse sweep needs (*availability*): values of the function's
 top-level block are still there; a value inside a region is recomputed in the
@@ -98,6 +100,7 @@ class _Rev:
     body: Builder  # appends adjoint code
     avail: dict[Value, Value] = field(default_factory=dict)
     adj: dict[Value, Value] = field(default_factory=dict)
+    shadow_views: dict[Value, Value] = field(default_factory=dict)  # primal view -> its shadow here
     last_comment_line: int = 0
 
     def mirror_of(self, primal: Block) -> "_Rev":
@@ -345,6 +348,10 @@ class GradientTransform:
             # from them ("store the state, recompute the rest").
             return True
         op = v.defining_op
+        if op.name == "view":
+            # Arrays are never cached: a view is made again from its operands, and its
+            # offset, a scalar, is recomputed or cached like any other value (``avail``).
+            return True
         if op.name in PURE or self._is_readonly_load(op):
             return all(self._recomputable(o, block, m) for o in op.operands)
         return False
@@ -395,6 +402,8 @@ class GradientTransform:
             if user.name != "store" or k != len(user.operands) - 1 or user.parent is not v.defining_op.parent:
                 continue
             arr, index = user.operands[0], user.operands[1:-1]
+            if _defining_block(arr) is not self.fn.body:
+                continue  # a view made in the loop may name other elements in each iteration
             root = array_root(arr)
             top = _top_level_index(self.fn, user)
             if self.last_write.get(root) != top or _writes_in(self.module, self.fn.body.ops[top], root) != 1:
@@ -585,6 +594,9 @@ class GradientTransform:
             rev.adj[v] = build.add(rev.body, prev, c, hint=adjoint_hint(v))
 
     def _shadow_of(self, rev: _Rev, arr: Value) -> Value:
+        op = arr.defining_op
+        if op is not None and op.name == "view":
+            return self._shadow_view(rev, op)
         root = array_root(arr)
         if root not in self.shadow:
             # A local array: its shadow lives from the mirror of its alloc on.
@@ -594,6 +606,20 @@ class GradientTransform:
             attrs = dict(op.attrs, fill="zeros")
             self.shadow[root] = m.prologue.op1("alloc", dims, root.type, adjoint_hint(root), **attrs)
         return self.shadow[root]
+
+    def _shadow_view(self, rev: _Rev, view: Op) -> Value:
+        """The shadow of ``view(a, k)``: ``view(shadow(a), k)``, the adjoints of the elements it names.
+
+        Made once in the mirror of the view's block, ahead of its adjoint code, where
+        the shadow of ``a`` and the offset are available.
+        """
+        m = rev.mirror_of(view.parent)
+        v = view.result
+        if v not in m.shadow_views:
+            base = self._shadow_of(m, view.operands[0])
+            offset = self.avail(m, view.operands[1])
+            m.shadow_views[v] = m.prologue.op1("view", [base, offset], v.type, adjoint_hint(v))
+        return m.shadow_views[v]
 
     def _reverse_ops(self, rev: _Rev, ops: list[Op]) -> None:
         for op in reversed(ops):

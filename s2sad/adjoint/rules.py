@@ -147,9 +147,9 @@ def _piecewise_constant(b: Builder, op: OpView, g: Value, active: list[bool]) ->
     return [None] * len(active)
 
 
-@rule("mod", "math.fmod")
+@rule("mod", "rem", "math.fmod")
 def _mod(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
-    # a mod b = a - q * b with q = floor(a / b) (Python) or trunc(a / b) (fmod).
+    # a mod b = a - q * b with q = floor(a / b) (Python) or trunc(a / b) (C's rem, fmod).
     rounding = "floor" if op.name == "mod" else "trunc"
     da = g if active[0] else None
     db = None

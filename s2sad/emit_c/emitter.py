@@ -30,7 +30,9 @@ tidying rewrites. What is C's own (this package):
   freed at the end of the block that made them; copies by ``memcpy``; tapes are
   a buffer, a top and (when they may grow) a capacity doubled with ``realloc``;
 * integer ``//`` and ``%`` print as C's ``/`` and ``%`` where ``ranges`` proves
-  both operands non-negative, else as calls of floored helpers.
+  both operands non-negative, else as calls of floored helpers; the IR's ``rem``
+  is C's own ``%`` (``fmod`` on floats);
+* a ``view`` is pointer arithmetic, ``x + k``; its extent is ``x``'s less ``k``.
 
 IR that C cannot express raises a diagnostic (``s2sad.diagnostics.error``).
 """
@@ -81,7 +83,7 @@ from ..emit_py.expr import (
 from ..emit_py.inline import Effects
 from ..emit_py.outofssa import allocate
 from ..ssa.ir import Block, Function, Module, Op, Value
-from ..ssa.ops import PURE
+from ..ssa.ops import PURE, view_base
 from ..ssa.types import ArrayType, ScalarType, Type
 from .cexpr import Cast, CPrinter, F32Lit, IncDec, address_of, c_if_exp, deref
 from .cstmt import ArrayDecl, declare
@@ -312,7 +314,7 @@ class _CFunctionEmitter(_FunctionEmitter):
         params = set(fn.params)
         for v, name in self.var.items():
             if v not in params and name != "_":
-                self.types.setdefault(name, ctype(v.type))
+                self.types.setdefault(name, self._local_ctype(v))
         self.param_names = {self.var.get(p, p.name_hint) for p in fn.params}
         self._var_count: dict[str, int] = {}
         for name in self.var.values():
@@ -327,6 +329,17 @@ class _CFunctionEmitter(_FunctionEmitter):
         self.extents = ctx.sizes.extents(fn)
         self.ranges = IntRanges(fn, self._size_params())
 
+    def _local_ctype(self, v: Value) -> str:
+        """The C type of a local variable; a view of a parameter keeps its declared pointer
+        type, so a view of a ``const double *`` is one too (assigning it to ``double *`` warns)."""
+        base = view_base(v)
+        spelled = self.fn.attrs.get("c_params")
+        if base is not v and base.owner is self.fn.body and spelled and len(spelled) == len(self.fn.params):
+            declared = spelled[self.fn.params.index(base)]
+            if declared.rstrip().endswith("*"):
+                return declared
+        return ctype(v.type)
+
     def _error(self, message: str, loc=None, hint: str = "") -> DiagnosticError:
         return DiagnosticError([Diagnostic(message, loc, hint)], self.module.source_lines)
 
@@ -336,13 +349,11 @@ class _CFunctionEmitter(_FunctionEmitter):
         for op in self.fn.walk():
             needed: list[tuple[Value, list[int]]] = []
             if op.name == "dim":
-                needed.append((op.operands[0], [op.attrs["axis"]]))
+                needed.append((_storage(op.operands[0]), [op.attrs["axis"]]))
             elif op.name in ("load", "store") and op.operands[0].type.rank > 1:  # type: ignore[attr-defined]
                 needed.append((op.operands[0], list(range(1, op.operands[0].type.rank))))  # type: ignore
             elif op.name == "copy":
-                src = op.operands[0]
-                while src.defining_op is not None and src.defining_op.name == "copy":
-                    src = src.defining_op.operands[0]
+                src = _storage(op.operands[0])
                 needed.append((src, list(range(src.type.rank))))  # type: ignore[attr-defined]
             shadows = self.ctx.sizes.shadow_of(self.fn)
             for arr, axes in needed:
@@ -511,6 +522,8 @@ class _CFunctionEmitter(_FunctionEmitter):
             return binop(_ARITH[n], a, b)
         if n in ("floordiv", "mod"):
             return self._floored(op)
+        if n == "rem":
+            return self._rem(op)
         if n == "pow":
             a, b = e(op.operands[0]), e(op.operands[1])
             if t.is_float:
@@ -541,6 +554,9 @@ class _CFunctionEmitter(_FunctionEmitter):
             return Subscript(e(arr), (self._flat(arr, idx, op),))
         if n == "dim":
             return self._extent(op.operands[0], op.attrs["axis"], op)
+        if n == "view":
+            arr, offset = op.operands
+            return e(arr) if const_int(offset) == 0 else binop("+", e(arr), e(offset))
         if n == "call":
             return Call(Name(self.ctx.c_name(op.attrs["callee"])), tuple(e(a) for a in op.operands))
         if n == "if":
@@ -561,6 +577,12 @@ class _CFunctionEmitter(_FunctionEmitter):
         if self._nonneg(a_v, op) and self._nonneg(b_v, op):
             return BinOp("/" if n == "floordiv" else "%", a, b)
         return Call(Name("floordiv_l" if n == "floordiv" else "mod_l"), (a, b))
+
+    def _rem(self, op: Op) -> Expr:
+        """The IR's ``rem`` is C's own ``%`` on integers, and ``fmod`` on floats."""
+        if op.result.type.is_float:
+            return Call(Name("fmodf" if op.result.type.name == "f32" else "fmod"), tuple(self._float_operands(op)))
+        return BinOp("%", self.expr(op.operands[0]), self.expr(op.operands[1]))
 
     def _cast(self, op: Op) -> Expr:
         src, dst = op.operands[0].type, op.result.type
@@ -631,6 +653,15 @@ class _CFunctionEmitter(_FunctionEmitter):
             )
         if d is not None and d.name == "copy":
             return self._extent(d.operands[0], axis, op)
+        if d is not None and d.name == "view":
+            offset = d.operands[1]
+            if not self._stable(offset):
+                raise error(
+                    "C output: the offset of this sub-array changes after it is made",
+                    d.loc,
+                    hint="compute the offset once, in a variable of its own",
+                )
+            return binop("-", self._extent(d.operands[0], axis, op), self.expr(offset))
         raise self._size_error(arr, op)
 
     def _size_error(self, arr: Value, op: Op) -> DiagnosticError:
@@ -1001,6 +1032,15 @@ class _CFunctionEmitter(_FunctionEmitter):
             if self.var.get(p) == name:
                 return ctype(p.type)
         return "double"
+
+
+def _storage(arr: Value) -> Value:
+    """The array whose extents ``arr``'s follow from: through copies and views (``x + k``) of it."""
+    op = arr.defining_op
+    while op is not None and op.name in ("copy", "view"):
+        arr = op.operands[0]
+        op = arr.defining_op
+    return arr
 
 
 def _declarator(ct: str, name: str) -> str:

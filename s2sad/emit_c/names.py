@@ -49,7 +49,7 @@ class CNamer(Namer):
     def fresh(self, hint: str) -> str:
         return super().fresh(self.aliases.get(sanitize(hint), hint))
 
-    def claim_fixed(self, name: str) -> str:
+    def fixed_name(self, name: str) -> str:
         while c_reserved(name):
             name = name + "_"
-        return super().claim_fixed(name)
+        return name

@@ -14,7 +14,8 @@ SSA form (Cousot & Cousot, POPL 1977), with widening at loop-carried values:
 * the integer parameters used as sizes (``for`` bounds, allocation sizes,
   array extents) are taken to be non-negative: a negative size is not a
   meaningful input, and the primal's loops over it would not run;
-* arithmetic, ``//`` and ``%`` by positive values, ``max``/``min``, ``select``;
+* arithmetic, ``//`` and ``%`` by positive values, C's ``%`` (``rem``: the sign
+  of the dividend, smaller than the divisor), ``max``/``min``, ``select``;
 * values read back from a local array or a tape: the join of what was stored;
 * inside a loop body, the loop ran, so its bounds are ordered: ``ub >= lb + 1``
   for an ascending loop (so ``n >= 1`` inside ``for i in range(n)``), and the
@@ -29,6 +30,7 @@ from typing import Optional
 
 from ..ssa.build import const_int
 from ..ssa.ir import Block, Function, Op, Value
+from ..ssa.ops import view_base
 
 INF = math.inf
 Interval = tuple[float, float]
@@ -68,13 +70,14 @@ class IntRanges:
 
     # -- the global fixpoint --------------------------------------------------------------
     def _collect_writes(self) -> None:
+        # By the array a view names: a store through ``view(a, k)`` is a store into ``a``.
         for op in self._ops:
             if op.name == "store":
-                self._stored.setdefault(op.operands[0], []).append(op.operands[-1])
+                self._stored.setdefault(view_base(op.operands[0]), []).append(op.operands[-1])
             elif op.name == "tape.push":
                 self._stored.setdefault(op.operands[0], []).append(op.operands[1])
             elif op.name in ("call", "copy"):
-                self._opaque.update(a for a in op.operands if a.type.is_array)
+                self._opaque.update(view_base(a) for a in op.operands if a.type.is_array)
 
     def get(self, v: Value) -> Optional[Interval]:
         if v.owner is self.fn.body:
@@ -157,7 +160,7 @@ class IntRanges:
                 return (0, 1)
             return get(op.operands[0]) if src.is_int else TOP
         if n in ("load", "tape.pop"):
-            root = op.operands[0]
+            root = view_base(op.operands[0])
             if root.owner is self.fn.body or root in self._opaque:
                 return TOP
             vals = [get(v) for v in self._stored.get(root, [])]
@@ -192,6 +195,8 @@ class IntRanges:
             if ops[1][0] >= 1:
                 return (0, ops[1][1] - 1)
             return TOP
+        if n == "rem":
+            return _rem_interval(ops[0], ops[1])
         if n == "math.max":
             return (max(ops[0][0], ops[1][0]), max(ops[0][1], ops[1][1]))
         if n == "math.min":
@@ -252,6 +257,12 @@ class IntRanges:
 
     def nonneg(self, v: Value, op: Op) -> bool:
         return self.at(v, op)[0] >= 0
+
+
+def _rem_interval(a: Interval, b: Interval) -> Interval:
+    """C's ``a % b``: the sign of ``a``, and smaller in magnitude than both ``a`` and ``b``."""
+    limit = max(abs(b[0]), abs(b[1]), 1) - 1  # a zero divisor is undefined: never an empty interval
+    return (max(min(a[0], 0), -limit), min(max(a[1], 0), limit))
 
 
 def _carried(v: Value) -> bool:

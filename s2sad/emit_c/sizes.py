@@ -8,14 +8,15 @@ function's integer parameters (``n``, ``n + 1``, ``2 * n``), from:
 
 1. an annotation, ``fn.attrs["shapes"] = {"x": ["n"], "A": ["n", "m"]}`` (on the
    function or, for a gradient, on its primal), which always wins;
-2. the loops that index the array: ``x[e]`` where the largest value ``e`` takes
+2. the loops that index the array, directly or through views (``x[k:][j]`` is
+   ``x[k + j]``): ``x[e]`` where the largest value ``e`` takes
    is an affine expression ``M`` gives the extent ``M + 1`` (``x[i]`` for ``i`` in
    ``range(n)`` gives ``n``; ``x[i + 1]`` for ``i`` in ``range(n - 1)`` gives ``n``;
    ``x[(i + 1) % n]`` gives ``n``), reversed loops included. A strided loop
    ``range(1, n, 2)`` may stop short of ``n - 1``: it counts only when nothing
    else tells. A constant index (``x[0]``) tells nothing;
 3. the callees the array is passed to, their extents rewritten in the caller's
-   arguments.
+   arguments (passed as a view ``x[k:]``, shifted by the largest ``k``).
 
 A shadow ``d_x`` has the extents of ``x``. Where several candidates disagree, the
 first one in program order decides its linear part and the largest constant
@@ -159,12 +160,54 @@ class _FunctionView:
                     a = self.bound(x, upper if c >= 0 else not upper, depth + 1, strict)
                     return None if a is None else a.scale(c)
             return None
-        if op.name == "mod":
+        if op.name == "mod" or (op.name == "rem" and upper):
+            # Python's a % m lies in [0, m - 1]; C's (rem) in [-(m - 1), m - 1].
             m = self.affine(op.operands[1])
             if m is None:
                 return None
             return m.plus(-1) if upper else Affine()
         return None
+
+    def bound_sum(self, values: list[Value], upper: bool, strict: bool = True) -> Optional[Affine]:
+        """The bound of ``sum(values)`` (an index through views: the offsets and the index).
+
+        A sum of bounds is the sum's bound when the terms reach theirs together:
+        when no two of them vary with the same loop, or with loops whose bounds
+        depend on one another (``x[k:]`` indexed by ``n - 1 - k`` stays at ``n - 1``).
+        """
+        total = Affine()
+        seen: set[Value] = set()
+        for v in values:
+            b = self.bound(v, upper, strict=strict)
+            loops = self._loops_of(v)
+            if b is None or loops & seen:
+                return None
+            seen |= loops
+            total = total + b
+        return total
+
+    def _loops_of(self, v: Value, depth: int = 0) -> set[Value]:
+        """The induction variables ``v`` varies with, and those their loops' bounds vary with."""
+        if v.is_block_arg:
+            loop = v.owner.parent_op
+            if loop is None or loop.name != "for" or v.index != 0:
+                return set()
+            return {v}.union(*(self._loops_of(b, depth + 1) for b in loop.operands[:2]))
+        op = v.defining_op
+        if op is None or depth > 16:
+            return set()
+        return set().union(*(self._loops_of(o, depth + 1) for o in op.operands))
+
+
+def _through_views(arr: Value) -> tuple[Value, list[Value]]:
+    """The array a (possibly nested) view names, and the offsets of the views: ``x[k:][j:]`` -> x, [j, k]."""
+    offsets: list[Value] = []
+    op = arr.defining_op
+    while op is not None and op.name == "view":
+        arr, offset = op.operands
+        offsets.append(offset)
+        op = arr.defining_op
+    return arr, offsets
 
 
 def _mod_form(v: Value, m: int, depth: int = 0) -> tuple[Optional[Value], int]:
@@ -281,18 +324,19 @@ class Sizes:
 
         for op in fn.walk():
             if op.name in ("load", "store"):
-                arr = op.operands[0]
+                arr, offsets = _through_views(op.operands[0])
                 if arr not in view.param_index:
                     continue
-                index = op.operands[1 : 1 + arr.type.rank]
+                index = op.operands[1 : 1 + op.operands[0].type.rank]
                 for axis, v in enumerate(index):
-                    exact = view.affine(v)
-                    if exact is not None and exact.is_const:
+                    terms = [v, *offsets] if axis == 0 else [v]  # views are rank 1
+                    exact = [view.affine(t) for t in terms]
+                    if all(e is not None and e.is_const for e in exact):
                         continue  # x[0] says only "at least one element": no extent
-                    top = view.bound(v, upper=True)
+                    top = view.bound_sum(terms, upper=True)
                     add(view.param_index[arr], axis, None if top is None else top.plus(1))
                     if top is None:
-                        top = view.bound(v, upper=True, strict=False)
+                        top = view.bound_sum(terms, upper=True, strict=False)
                         add(view.param_index[arr], axis, None if top is None else top.plus(1), loose)
             elif op.name == "call" and op.attrs["callee"] in self.module.functions:
                 self._from_call(fn, view, op, add)
@@ -327,17 +371,24 @@ class Sizes:
         if len(callee.params) != len(op.operands):
             return
         theirs = self.extents(callee)
-        for j, a in enumerate(op.operands):
-            if not a.type.is_array or a not in view.param_index or theirs[j] is None:
+        for j, arg in enumerate(op.operands):
+            if not arg.type.is_array or theirs[j] is None:
                 continue
+            a, offsets = _through_views(arg)
+            if a not in view.param_index:
+                continue
+            # The callee reads up to its extent from where the view starts (axis 0: views are rank 1).
+            start = view.bound_sum(offsets, upper=True)
             for axis, ext in enumerate(theirs[j]):
                 if ext is None:
                     continue
                 mapped: Optional[Affine] = Affine.of_const(ext.const)
+                if axis == 0:
+                    mapped = None if start is None else start.plus(ext.const)
                 for k, c in ext.terms:
-                    arg = view.affine(op.operands[k])
-                    if arg is None or mapped is None:
+                    size = view.affine(op.operands[k])
+                    if size is None or mapped is None:
                         mapped = None
                         break
-                    mapped = mapped + arg.scale(c)
+                    mapped = mapped + size.scale(c)
                 add(view.param_index[a], axis, mapped)

@@ -46,6 +46,7 @@ from .expr import (
     Lit,
     Name,
     Printer,
+    Slice,
     Subscript,
     Tuple,
     binop,
@@ -77,9 +78,10 @@ _COMMUTATIVE = ("+", "*")
 # Math intrinsics: the IR name -> the Python spelling (all supported by Numba in nopython mode).
 _MATH_MODULE = (
     "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp expm1 log log1p log2 "
-    "log10 sqrt erf erfc pow atan2 hypot copysign fmod"
+    "log10 sqrt erf erfc pow atan2 hypot copysign"
 ).split()
-_MATH_NUMPY = {"cbrt": "cbrt", "floor": "floor", "ceil": "ceil", "trunc": "trunc"}  # float results
+# Float results; ``fmod`` too: Numba has no ``math.fmod``.
+_MATH_NUMPY = {"cbrt": "cbrt", "floor": "floor", "ceil": "ceil", "trunc": "trunc", "fmod": "fmod"}
 _MATH_BUILTIN = ("abs", "min", "max")
 _BUILTIN_CALLS = (*_MATH_BUILTIN, "float", "int", "bool")
 
@@ -236,6 +238,8 @@ class _FunctionEmitter:
             if n == "div" and op.result.type.is_int:
                 return call("int", BinOp("/", a, b))  # the IR's integer `div` truncates a true quotient
             return binop(_BINARY[n], a, b)
+        if n == "rem":
+            return _rem(e(op.operands[0]), e(op.operands[1]), op.result.type)
         if n in _COMPARE:
             a, b = e(op.operands[0]), e(op.operands[1])
             if a == b:
@@ -257,6 +261,9 @@ class _FunctionEmitter:
             return Subscript(e(op.operands[0]), tuple(e(i) for i in op.operands[1:]))
         if n == "dim":
             return Subscript(Attribute(e(op.operands[0]), "shape"), (Lit(str(op.attrs["axis"])),))
+        if n == "view":
+            arr, offset = op.operands
+            return e(arr) if _is_const(offset, 0) else Subscript(e(arr), (Slice(e(offset)),))
         if n == "call":
             return call(op.attrs["callee"], *(e(a) for a in op.operands))
         if n == "alloc":
@@ -489,6 +496,19 @@ def _cast(x: Expr, src: Type, t: Type) -> Expr:
     if name == "bool":
         return call("bool", x)
     return call(f"np.{_DTYPES[name]}", x)
+
+
+def _rem(a: Expr, b: Expr, t: Type) -> Expr:
+    """C's ``%`` (the IR's ``rem``), whose sign is the dividend's where Python's ``%`` takes the divisor's.
+
+    Floats: ``np.fmod``, which truncates as C's ``fmod`` does. Integers: C's own
+    definition, ``a - b * (a / b)`` with the truncated quotient the integer ``div``
+    prints (``int(a / b)``, exact below 2**53); Numba's integer ``np.fmod`` gets
+    negative operands wrong, and ``math.fmod`` does not compile under Numba.
+    """
+    if t.is_float:
+        return _math("fmod", [a, b])
+    return binop("-", a, binop("*", b, call("int", BinOp("/", a, b))))
 
 
 def _math(fn: str, args: list[Expr]) -> Expr:

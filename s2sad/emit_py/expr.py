@@ -127,6 +127,16 @@ class Subscript(Expr):
 
 
 @dataclass(frozen=True)
+class Slice(Expr):
+    """``lower:`` in a subscript: ``x[k:]`` is a view of ``x`` from element ``k`` on."""
+
+    lower: Expr
+
+    def children(self):
+        return (self.lower,)
+
+
+@dataclass(frozen=True)
 class IfExp(Expr):
     """``body if cond else orelse``: lazy, so nothing is hoisted out of its branches."""
 
@@ -348,7 +358,8 @@ def names_in(e: Expr) -> list[str]:
 def hoistable(e: Expr) -> Iterator[Expr]:
     """Subexpressions that may be evaluated earlier into a temporary (not under a lazy branch)."""
     for c in e.children():
-        yield c
+        if not isinstance(c, Slice):  # `k:` is no expression of its own; `k` may move
+            yield c
         if isinstance(e, IfExp) and c is not e.cond:
             continue
         yield from hoistable(c)
@@ -454,6 +465,8 @@ class Printer:
             return f"{p(e.value, P_PRIMARY)}[{index}]", P_PRIMARY
         if isinstance(e, IfExp):
             return f"{p(e.body, P_OR)} if {p(e.cond, P_OR)} else {p(e.orelse, P_OR)}", P_COND
+        if isinstance(e, Slice):
+            return f"{p(e.lower, P_COND)}:", P_COND  # only ever an index
         if isinstance(e, Tuple):
             if len(e.elts) == 1:
                 return f"({p(e.elts[0], P_COND)},)", P_ATOM

@@ -17,8 +17,8 @@ A value is folded only when that is invisible to the program: it has no
 ``name_hint`` (a source name is an assignment the user wrote), every use is by
 an op of the same block (nothing moves into a loop body or a branch), and no op
 between its definition and the statement that evaluates it may write an array
-it reads (arrays are roots: parameters, ``alloc`` results, tapes; distinct
-parameters never alias, as the contract guarantees). Moving past a
+it reads (arrays are roots: parameters, ``alloc`` results, tapes, and a view
+has its base's; distinct parameters never alias, as the contract guarantees). Moving past a
 reassignment of an operand's *variable* is prevented later: liveness counts
 uses at the evaluating statement (see ``layout``), so out-of-SSA never lets
 such a variable be overwritten in between.
@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..ssa.ir import Block, Function, Module, Op, Value
-from ..ssa.ops import COMPARE, PURE
+from ..ssa.ops import COMPARE, PURE, view_base
 
 LITERAL = "literal"
 INLINE = "inline"
@@ -55,6 +55,7 @@ class Effects:
         self._written: dict[str, tuple[int, ...]] = {}
 
     def root(self, arr: Value):
+        arr = view_base(arr)  # a view names its base's memory
         if arr.is_block_arg and arr.owner.parent_op is None:
             return arr  # a parameter
         op = arr.defining_op

@@ -62,9 +62,14 @@ class Namer:
             self._preferred.add(name)
 
     def claim_fixed(self, name: str) -> str:
-        """Claim a name that cannot change (a parameter); returns the name to use for it."""
+        """Claim a parameter's name; returns the name to use for it (a keyword of the output
+        language gets a trailing underscore: C's ``in`` is Python's ``in_``, as the contract says)."""
+        name = self.fixed_name(name)
         self._taken.add(name)
         return name
+
+    def fixed_name(self, name: str) -> str:
+        return name + "_" if keyword.iskeyword(name) or name in ("True", "False", "None") else name
 
     def is_free(self, name: str) -> bool:
         return name not in self._taken and not self._reserved(name)

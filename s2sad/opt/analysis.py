@@ -2,7 +2,9 @@
 
 Arrays are references to memory. Every array value normally traces back to a
 *root*: a function parameter, or the result of ``alloc``/``copy``/``tape.new``
-(fresh memory). The passes reason per root:
+(fresh memory). A ``view`` is not a root: it names part of its base's memory,
+so it has its base's root, and a write through it writes that root (a view is
+never fresh, and two views of one array may overlap). The passes reason per root:
 
 * ``FunctionEffects``: which array parameters a function reads and writes,
   transitively through the calls it makes (``EffectAnalysis.of``). A call to a
@@ -37,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from ..ssa.ir import Function, Module, Op, Value
+from ..ssa.ops import view_base
 
 if TYPE_CHECKING:  # passes.py imports the passes to register them
     from .passes import PassContext
@@ -47,6 +50,7 @@ FRESH = ("alloc", "copy", "tape.new")
 
 def array_root(v: Value) -> Optional[Value]:
     """The parameter or fresh-memory result ``v`` refers to; None when that depends on control flow."""
+    v = view_base(v)
     if v.is_block_arg:
         return v if v.owner.parent_op is None else None
     op = v.defining_op

@@ -6,8 +6,9 @@ must dominate the later one: it comes before it in the same block, or before the
 op that (transitively) owns the later one's block. Three kinds of ops qualify:
 
 * pure ops (``ops.PURE``: arithmetic, comparisons, ``select``, ``cast``,
-  ``math.<fn>``, ``const``, ``dim``): same name, same operands by identity (in any
-  order for commutative ops), equal attributes, same result types;
+  ``math.<fn>``, ``const``, ``dim``, ``view``): same name, same operands by identity
+  (in any order for commutative ops), equal attributes, same result types. Two
+  views of one array at one offset are the same memory, so merging them is exact;
 * ``load``s of the same array at the same indices, when nothing that runs between
   the two can write that array (below);
 * ``call``s with the same callee and arguments, when the callee writes no memory
@@ -18,8 +19,8 @@ op that (transitively) owns the later one's block. Three kinds of ops qualify:
 Memory, through the effect analysis the passes share (``s2sad.opt.analysis``):
 a load is available from where it runs until an op that may write its array.
 Arrays are compared by root (a parameter, or the fresh memory of an ``alloc``,
-``copy`` or ``tape.new``; unknown when chosen by control flow, and then it may be
-any). A ``store`` writes its array's root; a ``call`` the roots of the arguments
+``copy`` or ``tape.new``; a view has its base's root; unknown when chosen by
+control flow, and then it may be any). A ``store`` writes its array's root; a ``call`` the roots of the arguments
 its callee writes, transitively; ``tape.push``/``tape.pop`` only their tape. Two
 roots may be the same memory when they are the same value, when one is unknown,
 or, with ``ctx.may_alias``, when both are parameters. Entering a ``for`` or

@@ -7,8 +7,9 @@ pushes). Comments left with nothing to annotate are removed too.
 
 Effects (the roots of liveness): ``return``, stores into arrays that outlive
 the function (parameters), and calls to functions that write memory. A store
-into a local ``alloc`` is live only when the array is: an array nobody reads
-(an unused cache, a scratch array) goes with all its stores.
+into a local ``alloc`` (directly or through a ``view`` of it) is live only when
+the array is: an array nobody reads (an unused cache, a scratch array) goes with
+all its stores. A ``view`` is not an effect of its own: it lives while it is used.
 
 Liveness then flows backwards: operands of live ops; the control operands of a
 live loop or branch; a carried slot is live when its result or its block
@@ -22,6 +23,7 @@ Pre: verified IR. Post: verified IR with the same effects.
 from __future__ import annotations
 
 from ..ssa.ir import Block, Function, Module, Op, Value
+from ..ssa.ops import view_base
 
 
 class _Liveness:
@@ -89,9 +91,8 @@ class _Liveness:
                 if user.name == "tape.push":
                     self.mark_op(user)
         elif op.name in ("alloc", "copy"):
-            for user, k in op.result.uses:
-                if user.name == "store" and k == 0:
-                    self.mark_op(user)
+            for store in _stores_into(op.result):
+                self.mark_op(store)
         parent = op.parent.parent_op if op.parent is not None else None
         if parent is not None:
             self.mark_op(parent)
@@ -135,8 +136,21 @@ class _Liveness:
 
 
 def _is_local_array(v: Value) -> bool:
-    op = v.defining_op
+    op = view_base(v).defining_op
     return op is not None and op.name in ("alloc", "copy")
+
+
+def _stores_into(arr: Value) -> list[Op]:
+    """The stores into ``arr`` and into every view of it: they live and die with the array."""
+    out: list[Op] = []
+    for user, k in arr.uses:
+        if k != 0:
+            continue
+        if user.name == "store":
+            out.append(user)
+        elif user.name == "view":
+            out += _stores_into(user.result)
+    return out
 
 
 def _sweep_block(block: Block, lv: _Liveness) -> None:

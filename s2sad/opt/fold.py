@@ -16,14 +16,17 @@ their users):
   ``x / 1`` (floats: on ints ``div`` is true division), ``x // 1`` (ints: on
   floats it is ``floor``), ``-(-x)``, ``not(not b)``, ``and``/``or`` with a
   ``true``/``false`` operand or twice the same operand, ``select(true, a, b)``,
-  ``select(c, a, a)``, a ``cast`` to the type it already has; and, on integers
+  ``select(c, a, a)``, a ``cast`` to the type it already has, a ``view`` at
+  offset 0 (the array itself: same memory, same elements); and, on integers
   only, ``x - x -> 0``, ``x * 0 -> 0``, ``0 * x -> 0`` and comparisons of a value
   with itself (``x == x`` is false for a float NaN, ``x * 0.0`` is NaN for an
   infinite ``x``, ``inf - inf`` is NaN: these stay for floats);
 * ``if`` with a constant condition: the taken region's ops move into the parent
   block in place of the ``if``, whose results become the region's yielded values;
 * ``for`` with constant bounds and step whose trip count is 0: its results become
-  its initial values.
+  its initial values;
+* a view of a view is one view of the base: ``view(view(a, j), k)`` becomes
+  ``view(a, j + k)``.
 
 One liberty, the one ``s2sad.ssa.build`` takes when creating IR: ``x + 0.0`` (and
 ``x - (-0.0)``) is folded to ``x`` for floats although ``-0.0 + 0.0`` is ``+0.0``;
@@ -53,7 +56,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 import numpy as np
 
 from ..ssa import ops
-from ..ssa.build import const_value
+from ..ssa.build import add, const_value
 from ..ssa.interp import _BINARY, _MATH  # the interpreter's own functions: folding must agree with it
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.types import ScalarType, Type
@@ -214,6 +217,9 @@ def _simplify(op: Op) -> Union[Value, Number, None]:
     elif name == "cast":
         if a[0].type == op.result.type:
             return a[0]
+    elif name == "view":
+        if _is_number(a[1], 0):
+            return a[0]
     elif name in ops.COMPARE:
         if a[0] is a[1] and _is_int(a[0]):
             return name in ("eq", "le", "ge")
@@ -255,6 +261,8 @@ class _Folder:
             return self.fold_if(op)
         if op.name == "for":
             return self.fold_for(op)
+        if op.name == "view" and self.fold_view(op):
+            return True
         if op.name not in ops.PURE or op.name in ("const", "undef"):
             return False
         result: Union[Value, Number, None] = None
@@ -272,6 +280,21 @@ class _Folder:
             result = Builder(op.parent).before_op(op).op1("const", [], t, op.result.name_hint, value=result)
             result.defining_op.loc = op.loc
         self.replace(op, [result])
+        return True
+
+    def fold_view(self, op: Op) -> bool:
+        """``view(view(a, j), k)`` is ``view(a, j + k)``, as C's ``(a + j) + k`` is ``a + (j + k)``.
+
+        One view of the base reads better, lets ``j + k`` fold, and keeps an offset
+        that steps back inside an outer view (``k < 0``) meaningful in NumPy too.
+        """
+        inner = op.operands[0].defining_op
+        if inner is None or inner.name != "view":
+            return False
+        b = Builder(op.parent, op.loc).before_op(op)
+        offset = add(b, inner.operands[1], op.operands[1])
+        merged = b.op1("view", [inner.operands[0], offset], op.result.type, op.result.name_hint)
+        self.replace(op, [merged])
         return True
 
     def fold_if(self, op: Op) -> bool:

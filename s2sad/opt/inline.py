@@ -28,7 +28,9 @@ The copies keep the callee's source locations, so the comments the emitters
 write point at the callee's lines, where the code comes from, and its name
 hints. A call result the caller named (``y = softplus(x)``) gives its name to
 the copied value that replaces it when that value is unnamed or named by the
-callee: at the use site the caller's name is the one a reader knows.
+callee: at the use site the caller's name is the one a reader knows. An unnamed
+sub-array argument (a ``view``: C's ``&x[3 * i]``) takes the callee's parameter
+name, the one the copied code reads it by.
 
 Semantics are exact: arrays are references, so a callee's stores through an
 array parameter become stores into the caller's array, and every op runs in
@@ -105,6 +107,8 @@ def _clone_op(op: Op, b: Builder, mapping: dict[Value, Value]) -> Op:
 def inline_call(call: Op, callee: Function) -> None:
     """Replace ``call`` by a copy of ``callee``'s body."""
     mapping: dict[Value, Value] = dict(zip(callee.params, call.operands))
+    for param, arg in mapping.items():
+        _name_sub_array(arg, param)
     b = Builder(call.parent, call.loc).before_op(call)
     copied: set[Value] = set()
     for op in callee.body.ops[:-1]:
@@ -119,6 +123,18 @@ def inline_call(call: Op, callee: Function) -> None:
             named.add(v)
         r.replace_all_uses_with(v)
     call.erase()
+
+
+def _name_sub_array(arg: Value, param: Value) -> None:
+    """An unnamed sub-array argument (``norm3(&x[3 * i])``) takes the name the callee gives it.
+
+    Inlined, the callee's ``v[0]`` still reads ``v[0]`` (and its adjoint ``d_v[0]``)
+    rather than a temporary's. Only views: another unnamed argument is an
+    expression the caller wrote (``x[i]``), which reads best where it is used.
+    """
+    op = arg.defining_op
+    if not arg.name_hint and param.name_hint and op is not None and op.name == "view":
+        arg.name_hint = param.name_hint
 
 
 def inline_function(fn: Function, module: Module) -> None:

@@ -10,7 +10,9 @@ An op of a loop L is *invariant* when every operand is defined outside L (or
 by an invariant op being hoisted with it) and the op is one of:
 
 * a pure op (arithmetic, comparison, ``select``, ``cast``, ``math.*``, ``dim``,
-  ``const``; not ``undef``, which costs nothing and reads best beside its use);
+  ``const``, ``view``; not ``undef``, which costs nothing and reads best beside
+  its use). A view reads no memory, so it is invariant whatever the loop writes:
+  only the loads and calls that use it wait for their array;
 * a ``load`` from an array no op of L may write (``analysis.aliases`` decides,
   so ``ctx.may_alias`` makes a store to any parameter block loads from every
   parameter);
@@ -33,9 +35,10 @@ Safety (after LLVM's LICM: ``isSafeToSpeculativelyExecute`` and
 ``isGuaranteedToExecute``; Muchnick, *Advanced Compiler Design and
 Implementation*, ch. 13.2): hoisting runs an op even when the loop runs zero
 times. An op that cannot fail may do that (``speculatable``: add sub mul neg,
-comparisons, and/or/not, select, const, undef, dim, casts other than float to
-int, and ``div``/``floordiv``/``mod`` by a constant that cannot fail: non-zero,
-and not -1 on integers, which overflows in C). Everything else can fail (Python
+comparisons, and/or/not, select, const, undef, dim, view, casts other than float
+to int, and ``div``/``floordiv``/``mod``/``rem`` by a constant that cannot fail:
+non-zero, and not -1 on integers, which overflows in C; never a float ``rem``,
+whose ``math.fmod`` raises on an infinite dividend). Everything else can fail (Python
 raises on float division by zero, ``math.log`` of a negative, an index out of
 range; C traps) and is hoisted only where it is guaranteed to run:
 
@@ -84,7 +87,8 @@ if TYPE_CHECKING:  # passes.py imports the passes to register them
     from .passes import PassContext
 
 # Ops that cannot fail, whatever their operands.
-_NEVER_FAIL = {"add", "sub", "mul", "neg", "not", "and", "or", "select", "const", "undef", "dim"}
+# A view is address arithmetic: NumPy's ``x[k:]`` never raises, C's ``x + k`` never traps.
+_NEVER_FAIL = {"add", "sub", "mul", "neg", "not", "and", "or", "select", "const", "undef", "dim", "view"}
 _NEVER_FAIL.update(ops_mod.COMPARE)
 
 # Sweeps of a function before giving up (one suffices in practice: inner loops go first).
@@ -98,11 +102,14 @@ def speculatable(op: Op) -> bool:
     if op.name == "cast":
         # int(nan) and int(inf) raise; everything else converts.
         return not (op.operands[0].type.is_float and op.result.type.is_int)
-    if op.name in ("div", "floordiv", "mod"):
+    if op.name in ("div", "floordiv", "mod", "rem"):
         c = const_value(op.operands[1])
         if c is None or isinstance(c, bool):
             return False
-        return c != 0 if op.result.type.is_float else c not in (0, -1)
+        if op.result.type.is_float:
+            # Python's math.fmod raises on an infinite dividend, whatever the divisor.
+            return c != 0 and op.name != "rem"
+        return c not in (0, -1)
     return False
 
 
@@ -374,8 +381,12 @@ class _LoopHoister:
 
 
 def _bookkeeping(op: Op) -> bool:
-    """Integer and boolean arithmetic, shapes, casts and constants: not worth a hoist alone."""
-    if op.name in ("dim", "const", "cast"):
+    """Integer and boolean arithmetic, shapes, views, casts and constants: not worth a hoist alone.
+
+    A view is address arithmetic (``x + k`` in C), as cheap as the index arithmetic
+    it replaces; it moves with a hoisted call or load that needs it.
+    """
+    if op.name in ("dim", "const", "cast", "view"):
         return True
     return op.name in ops_mod.PURE and all(r.type.is_int or r.type == BOOL for r in op.results)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Optional, Union
 
+from .interp import c_rem
 from .ir import Builder, Value
 from .ops import result_type
 from .types import BOOL, F64, I64, ScalarType, Type
@@ -65,7 +66,9 @@ def _fold(name: str, a: Number, c: Number) -> Optional[Number]:
             return a // c
         if name == "mod" and c != 0:
             return a % c
-    except (OverflowError, ZeroDivisionError):
+        if name == "rem" and c != 0:
+            return c_rem(a, c)  # truncated, as C: -7 rem 3 is -1
+    except (OverflowError, ZeroDivisionError, ValueError):  # fmod(inf, c) raises ValueError
         return None
     return None
 

@@ -1,7 +1,9 @@
 """A reference interpreter for the IR.
 
 Runs a function of a Module on Python scalars and NumPy arrays, with Python's
-semantics for every op (floored ``//`` and ``%``, IEEE floats). It is the test
+semantics for every op (floored ``//`` and ``%``, IEEE floats) but C's for
+``rem`` (truncated remainder) and integer ``div`` (truncated quotient). A
+``view`` is a NumPy slice, so writes through it reach the array it views. It is the test
 oracle that checks front ends, passes and the adjoint transform independently
 of any emitter, and the basis of a future numeric ``s2sad check``.
 """
@@ -28,10 +30,23 @@ _MATH = {
     "min": min, "max": max, "copysign": math.copysign, "fmod": math.fmod,
 }
 
+
+def c_rem(a: Any, b: Any) -> Any:
+    """C's ``a % b``: the remainder of the quotient truncated toward zero (sign of ``a``).
+
+    Exact on integers of any size; ``math.fmod`` (also exact) on floats. A zero
+    divisor raises, as Python's ``%`` does.
+    """
+    if isinstance(a, (float, np.floating)) or isinstance(b, (float, np.floating)):
+        return math.fmod(a, b)
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
 _BINARY = {
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
     "div": lambda a, b: a / b, "floordiv": lambda a, b: a // b, "mod": lambda a, b: a % b,
-    "pow": lambda a, b: a**b, "lt": lambda a, b: a < b, "le": lambda a, b: a <= b,
+    "rem": c_rem, "pow": lambda a, b: a**b, "lt": lambda a, b: a < b, "le": lambda a, b: a <= b,
     "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b,
     "ne": lambda a, b: a != b, "and": lambda a, b: a and b, "or": lambda a, b: a or b,
 }
@@ -108,6 +123,8 @@ class Interpreter:
             return [np.zeros(shape, dtype) if op.attrs.get("fill") == "zeros" else np.empty(shape, dtype)]
         if n == "copy":
             return [a[0].copy()]
+        if n == "view":
+            return [a[0][a[1]:]]
         if n == "dim":
             return [int(a[0].shape[op.attrs["axis"]])]
         if n == "call":

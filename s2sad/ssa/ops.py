@@ -10,6 +10,9 @@ Scalar ops (pure; operands and result share one scalar type unless said):
                                                                         floats is true division
   floordiv mod     (a, b)                          -> type of a         Python semantics
                                                                         (floored) on ints/floats
+  rem              (a, b)                          -> type of a         C's ``%``: truncated, the
+                                                                        sign of a (ints); ``fmod``
+                                                                        on floats
   pow              (a, b)                          -> type of a         a ** b
   neg              (a)                             -> type of a
   lt le gt ge eq ne (a, b)                         -> bool              comparison
@@ -36,6 +39,11 @@ Memory ops (arrays are references to memory):
   dim              (arr) {axis: int}               -> i64               arr.shape[axis]
   copy             (arr)                           -> array             a new array with arr's
                                                                         shape and contents
+  view             (arr: array<T,1>, off: i64)     -> array<T,1>        arr[off], arr[off + 1], ...
+                                                                        sharing arr's memory (C's
+                                                                        ``arr + off``, NumPy's
+                                                                        ``arr[off:]``); no copy;
+                                                                        0 <= off <= len(arr)
 
 Calls:
 
@@ -75,9 +83,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .ir import Value
 from .types import BOOL, I64, Type
 
-BINARY_ARITH = ("add", "sub", "mul", "div", "floordiv", "mod", "pow")
+BINARY_ARITH = ("add", "sub", "mul", "div", "floordiv", "mod", "rem", "pow")
 COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
 BOOL_OPS = ("and", "or")
 
@@ -95,9 +104,12 @@ MATH_FNS: dict[str, int] = {
 TERMINATORS = ("yield", "condition", "return")
 CONTROL_FLOW = ("for", "if", "while")
 
-# Ops without side effects whose result depends only on their operands.
+# Ops without side effects whose result depends only on their operands. ``view`` is one:
+# it reads and writes no memory, and two views of the same array at the same offset are
+# the same view, so passes may merge, hoist and drop it like arithmetic. What it aliases
+# is the business of the memory analyses, which follow it to its base (``view_base``).
 PURE = set(BINARY_ARITH + COMPARE + BOOL_OPS) | {
-    "const", "neg", "not", "select", "cast", "undef", "dim",
+    "const", "neg", "not", "select", "cast", "undef", "dim", "view",
 } | {f"math.{fn}" for fn in MATH_FNS}
 
 
@@ -142,3 +154,16 @@ def result_type(name: str, operand_types: list[Type]) -> Type:
     if name == "dim":
         return I64
     return operand_types[0]
+
+
+def view_base(v: Value) -> Value:
+    """The array ``v`` is a view of (through views of views), or ``v`` itself.
+
+    Writes through a view are writes to its base: every analysis that reasons
+    about which memory an array value names starts here.
+    """
+    op = v.defining_op
+    while op is not None and op.name == "view":
+        v = op.operands[0]
+        op = v.defining_op
+    return v

@@ -458,6 +458,18 @@ class _Verifier:
         if arr is not None and op.result.type != arr:
             self.error(op, f"'copy' of {arr} gives {op.result.type}")
 
+    def _op_view(self, op: Op) -> None:
+        if not self._arity(op, 2, 1):
+            return
+        arr = self._array(op, op.operands[0])
+        if arr is not None and arr.rank != 1:
+            self.error(op, f"'view' takes a rank-1 array, {self.name(op.operands[0])} is {arr}")
+        off = op.operands[1]
+        if off.type != I64:
+            self.error(op, f"'view' offset {self.name(off)} is {off.type}, must be i64")
+        if arr is not None and op.result.type != arr:
+            self.error(op, f"'view' of {arr} gives {op.result.type}")
+
     def _op_dim(self, op: Op) -> None:
         if not self._arity(op, 1, 1):
             return
