@@ -27,6 +27,7 @@ from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..opt.dce import dce_function
 from ..ssa.ir import Module, SourceLoc
 from .c_expr import walk
+from .callgraph import callees_first
 from .c_lower import CContext, Signature, lower_function
 from .c_preprocess import BUILTIN_MACROS, Preprocessed, preprocess
 from .c_types import TypeProblem, ctype_of
@@ -126,29 +127,14 @@ def _user_calls(fn: c_ast.FuncDef, functions: dict[str, c_ast.FuncDef]) -> list[
 
 def _reachable(root: str, cfile: CFile) -> tuple[list[str], list[Diagnostic], frozenset[int]]:
     """Functions reachable from ``root``, callees first; a recursive call is diagnosed where it is."""
-    order: list[str] = []
     problems: list[Diagnostic] = []
-    back: set[int] = set()
-    state: dict[str, str] = {}
-    stack: list[str] = []
 
-    def visit(name: str) -> None:
-        state[name] = "active"
-        stack.append(name)
-        for callee, call in _user_calls(cfile.functions[name], cfile.functions):
-            if state.get(callee) == "active":
-                cycle = stack[stack.index(callee):] + [callee]
-                back.add(id(call))
-                problems.append(Diagnostic(f"recursive call to '{callee}' is not supported ({' -> '.join(cycle)})",
-                                           cfile.loc(call), "rewrite the recursion as a loop"))
-            elif callee not in state:
-                visit(callee)
-        stack.pop()
-        state[name] = "done"
-        order.append(name)
+    def on_cycle(call: c_ast.FuncCall, cycle: list[str]) -> None:
+        problems.append(Diagnostic(f"recursive call to '{cycle[0]}' is not supported ({' -> '.join(cycle)})",
+                                   cfile.loc(call), "rewrite the recursion as a loop"))
 
-    visit(root)
-    return order, problems, frozenset(back)
+    order, back = callees_first(root, lambda name: _user_calls(cfile.functions[name], cfile.functions), on_cycle)
+    return order, problems, frozenset(id(call) for call in back)
 
 
 def parse_c(source: str, filename: str, func: str) -> Module:

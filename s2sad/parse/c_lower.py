@@ -38,9 +38,7 @@ from ..ssa.types import BOOL, F32, F64, I64, ArrayType, Type
 from .c_expr import CExprLowering, Operand, Ptr, math_intrinsic, walk
 from .c_types import CType, TypeProblem, ctype_of, value_type
 from .py_common import RESULT, RETURNED, Env, Fail, Poison
-from .structured import StructuredLowering
-
-BREAK, CONTINUE, RETURN = "break", "continue", "return"
+from .structured import BREAK, CONTINUE, RETURN, Exits, LoopFrame, StructuredLowering
 
 _LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile)
 _UNSUPPORTED: dict[type, tuple[str, str]] = {
@@ -78,12 +76,6 @@ class CContext:
     signatures: dict[str, Signature] = field(default_factory=dict)
     globals: frozenset[str] = frozenset()
     recursive_calls: frozenset[int] = frozenset()  # id() of calls that close a recursion cycle
-
-
-@dataclass(frozen=True)
-class Exits:
-    may: frozenset[str] = frozenset()
-    always: bool = False
 
 
 def stmt_exits(st: c_ast.Node) -> Exits:
@@ -136,12 +128,6 @@ def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
         if isinstance(target, c_ast.ID) and target.name not in out:
             out.append(target.name)
     return out
-
-
-@dataclass(frozen=True)
-class LoopFrame:
-    done: str
-    skip: str
 
 
 class CFunctionLowerer(CExprLowering, StructuredLowering):
@@ -291,28 +277,18 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             return []  # f(void)
         return params  # type: ignore[return-value]
 
-    # -- blocks ----------------------------------------------------------------------------------------
-    def block(self, items: Sequence[c_ast.Node], b: Builder, env: Env, loop: Optional[LoopFrame]) -> None:
-        for k, st in enumerate(items):
-            rest = list(items[k + 1:])
-            if isinstance(st, c_ast.If) and rest:
-                t = block_exits(statements(st.iftrue))
-                e = block_exits(statements(st.iffalse))
-                if t.always != e.always:
-                    # The rest can only run after the branch that falls through: lower it there.
-                    if self.attempt(st, env, lambda st=st: self.if_stmt(st, b, env, loop, rest, into_then=e.always)):
-                        return
-                    continue
-            self.attempt(st, env, lambda st=st: self.stmt(st, b, env, loop))
-            ex = stmt_exits(st)
-            if ex.always:
-                return
-            if ex.may and rest:
-                flags = [v for kind in sorted(ex.may) if isinstance(v := env.get(self.flag_key(kind, loop) or ""),
-                                                                      Value)]
-                b.loc = self.loc(rest[0])
-                self.guard(b, env, flags, lambda bb, e: self.block(rest, bb, e, loop))
-                return
+    # -- statement lists (the walk itself is StructuredLowering.block) --------------------
+    def if_exits(self, st: c_ast.Node) -> Optional[tuple[Exits, Exits]]:
+        if not isinstance(st, c_ast.If):
+            return None
+        return block_exits(statements(st.iftrue)), block_exits(statements(st.iffalse))
+
+    @staticmethod
+    def stmt_exits(st: c_ast.Node) -> Exits:
+        return stmt_exits(st)
+
+    def stmt_loc(self, st: c_ast.Node) -> SourceLoc:
+        return self.loc(st)
 
     def attempt(self, st: c_ast.Node, env: Env, lower: Callable[[], None]) -> bool:
         try:
@@ -331,14 +307,6 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
                 if key is not None:
                     env[key] = Poison()
             return False
-
-    @staticmethod
-    def flag_key(kind: str, loop: Optional[LoopFrame]) -> Optional[str]:
-        if kind == RETURN:
-            return RETURNED
-        if loop is None:
-            return None
-        return loop.done if kind == BREAK else loop.skip
 
     def scoped(self, items: Sequence[c_ast.Node], loop: Optional[LoopFrame]) -> Callable[[Builder, Env], None]:
         def run(b: Builder, env: Env) -> None:

@@ -22,12 +22,13 @@ not looked into (they are rejected by lowering anyway).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import libcst as cst
 
-BREAK, CONTINUE, RETURN = "break", "continue", "return"
+from .structured import BREAK, CONTINUE, RETURN, Exits
+
+__all__ = ["BREAK", "CONTINUE", "RETURN", "Exits"]
 
 
 def suite_statements(suite: cst.BaseSuite) -> list[cst.CSTNode]:
@@ -51,12 +52,6 @@ def else_statements(orelse: object) -> list[cst.CSTNode]:
         return [orelse]
     assert isinstance(orelse, cst.Else)
     return suite_statements(orelse.body)
-
-
-@dataclass(frozen=True)
-class Exits:
-    may: frozenset[str] = frozenset()
-    always: bool = False
 
 
 def is_true_constant(node: cst.BaseExpression) -> bool:

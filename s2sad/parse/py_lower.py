@@ -33,7 +33,6 @@ on control flow is poisoned and reported when read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
 import libcst as cst
@@ -62,7 +61,7 @@ from .py_flow import (
 )
 from .py_module import dotted_source
 from .py_types import positional_args
-from .structured import StructuredLowering
+from .structured import Exits, LoopFrame, StructuredLowering
 
 # Compound statements are reported at their keyword, not over all their lines.
 _KEYWORDS: dict[type, str] = {
@@ -85,14 +84,6 @@ _UNSUPPORTED_STATEMENTS: dict[type, tuple[str, str]] = {
     cst.Del: ("del is not supported", "simply stop using the variable"),
     cst.Match: ("match statements are not supported", "use if/elif/else"),
 }
-
-
-@dataclass(frozen=True)
-class LoopFrame:
-    """Environment keys of the flags of the innermost loop."""
-
-    done: str  # set by break
-    skip: str  # set by continue, for the rest of the iteration
 
 
 class FunctionLowerer(StructuredLowering):
@@ -163,25 +154,18 @@ class FunctionLowerer(StructuredLowering):
         if self.fn.asynchronous is not None:
             self.diagnostics.append(self.locator.diagnostic(self.fn, "async functions are not supported"))
 
-    # -- blocks ---------------------------------------------------------------------------
-    def block(self, stmts: Sequence[cst.CSTNode], b: Builder, env: Env, loop: Optional[LoopFrame]) -> None:
-        for k, st in enumerate(stmts):
-            rest = list(stmts[k + 1 :])
-            if isinstance(st, cst.If) and rest:
-                t = block_exits(suite_statements(st.body))
-                e = block_exits(else_statements(st.orelse))
-                if t.always != e.always:
-                    # The rest can only run after the branch that falls through: lower it there.
-                    if self.attempt(st, env, lambda st=st: self.if_stmt(st, b, env, loop, rest, into_then=e.always)):
-                        return
-                    continue
-            self.attempt(st, env, lambda st=st: self.stmt(st, b, env, loop))
-            ex = stmt_exits(st)
-            if ex.always:
-                return  # the rest is unreachable
-            if ex.may and rest:
-                self.guard_rest(ex.may, rest, st, b, env, loop)
-                return
+    # -- statement lists (the walk itself is StructuredLowering.block) --------------------
+    def if_exits(self, st: cst.CSTNode) -> Optional[tuple[Exits, Exits]]:
+        if not isinstance(st, cst.If):
+            return None
+        return block_exits(suite_statements(st.body)), block_exits(else_statements(st.orelse))
+
+    @staticmethod
+    def stmt_exits(st: cst.CSTNode) -> Exits:
+        return stmt_exits(st)
+
+    def stmt_loc(self, st: cst.CSTNode) -> SourceLoc:
+        return self.locator.loc(st)
 
     def attempt(self, st: cst.CSTNode, env: Env, lower: Callable[[], None]) -> bool:
         """Lower one statement; on failure report it and poison what it would have assigned."""
@@ -193,25 +177,6 @@ class FunctionLowerer(StructuredLowering):
             for name in stmt_assigned(st):
                 env[name] = Poison()
             return False
-
-    def flag_key(self, kind: str, loop: Optional[LoopFrame]) -> Optional[str]:
-        if kind == RETURN:
-            return RETURNED
-        if loop is None:
-            return None
-        return loop.done if kind == BREAK else loop.skip
-
-    def guard_rest(self, kinds: frozenset[str], rest: list[cst.CSTNode], st: cst.CSTNode,
-                   b: Builder, env: Env, loop: Optional[LoopFrame]) -> None:
-        """Lower ``rest`` under ``if not (flags set by st)``."""
-        flags = []
-        for kind in sorted(kinds):
-            key = self.flag_key(kind, loop)
-            v = env.get(key) if key is not None else None
-            if isinstance(v, Value):
-                flags.append(v)
-        b.loc = self.locator.loc(rest[0])
-        self.guard(b, env, flags, lambda bb, e: self.block(rest, bb, e, loop))
 
     # -- statements ---------------------------------------------------------------------------
     def stmt(self, st: cst.CSTNode, b: Builder, env: Env, loop: Optional[LoopFrame]) -> None:

@@ -30,6 +30,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..opt.dce import dce_function
 from ..ssa.ir import Function, Module, SourceLoc
+from .callgraph import callees_first
 from .py_common import Locator
 from .py_expr import FunctionContext
 from .py_flow import assigned_names, walk
@@ -87,30 +88,15 @@ def _user_calls(fn: cst.FunctionDef, info: ModuleInfo) -> list[tuple[str, cst.Ca
 def _callees_first(root: str, info: ModuleInfo, locator: Locator
                    ) -> tuple[list[str], list[Diagnostic], frozenset[cst.Call]]:
     """Functions reachable from ``root``, callees before callers; recursion diagnosed at its call."""
-    order: list[str] = []
     problems: list[Diagnostic] = []
-    back_edges: set[cst.Call] = set()
-    state: dict[str, str] = {}  # "active" while on the DFS stack, then "done"
-    stack: list[str] = []
 
-    def visit(name: str) -> None:
-        state[name] = "active"
-        stack.append(name)
-        for callee, call in _user_calls(info.functions[name], info):
-            if state.get(callee) == "active":
-                cycle = stack[stack.index(callee):] + [callee]
-                back_edges.add(call)
-                problems.append(locator.diagnostic(
-                    call, f"recursive call to '{callee}' is not supported ({' -> '.join(cycle)})",
-                    hint="rewrite the recursion as a loop"))
-            elif callee not in state:
-                visit(callee)
-        stack.pop()
-        state[name] = "done"
-        order.append(name)
+    def on_cycle(call: cst.Call, cycle: list[str]) -> None:
+        problems.append(locator.diagnostic(
+            call, f"recursive call to '{cycle[0]}' is not supported ({' -> '.join(cycle)})",
+            hint="rewrite the recursion as a loop"))
 
-    visit(root)
-    return order, problems, frozenset(back_edges)
+    order, back = callees_first(root, lambda name: _user_calls(info.functions[name], info), on_cycle)
+    return order, problems, frozenset(back)
 
 
 def _infer_all(order: list[str], info: ModuleInfo, locator: Locator

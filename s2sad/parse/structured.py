@@ -17,12 +17,31 @@ problem when (and only when) it is read.
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Sequence
 
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Value
 from ..ssa.types import BOOL, I64, ArrayType, Type
-from .py_common import Env, Poison
+from .py_common import RETURNED, Env, Poison
+
+BREAK, CONTINUE, RETURN = "break", "continue", "return"
+
+
+@dataclass(frozen=True)
+class Exits:
+    """The jumps a statement may take (``may``) and whether it always jumps (``always``)."""
+
+    may: frozenset[str] = frozenset()
+    always: bool = False
+
+
+@dataclass(frozen=True)
+class LoopFrame:
+    """Environment keys of the flags of the innermost loop."""
+
+    done: str  # set by break
+    skip: str  # set by continue, for the rest of the iteration
 
 
 class StructuredLowering:
@@ -47,6 +66,44 @@ class StructuredLowering:
 
     def key_type(self, key: str) -> Type:
         return self.key_types[key]
+
+    # -- statement lists -------------------------------------------------------------------
+    # Each front end provides: stmt (lower one statement), attempt (lower, or report and poison),
+    # stmt_exits, if_exits (an if's two branches' Exits, or None for other statements),
+    # if_stmt (lower an if, with ``rest`` folded into one branch) and stmt_loc.
+    def block(self, stmts: Sequence[Any], b: Builder, env: Env, loop: Optional[LoopFrame]) -> None:
+        """Lower a statement list; after a statement that may jump, the rest runs under a guard."""
+        for k, st in enumerate(stmts):
+            rest = list(stmts[k + 1:])
+            branches = self.if_exits(st) if rest else None
+            if branches is not None and branches[0].always != branches[1].always:
+                # The rest can only run after the branch that falls through: lower it there.
+                into_then = branches[1].always
+                if self.attempt(st, env, lambda st=st: self.if_stmt(st, b, env, loop, rest, into_then)):
+                    return
+                continue
+            self.attempt(st, env, lambda st=st: self.stmt(st, b, env, loop))
+            ex = self.stmt_exits(st)
+            if ex.always:
+                return  # the rest is unreachable
+            if ex.may and rest:
+                flags = []
+                for kind in sorted(ex.may):
+                    key = self.flag_key(kind, loop)
+                    v = env.get(key) if key is not None else None
+                    if isinstance(v, Value):
+                        flags.append(v)
+                b.loc = self.stmt_loc(rest[0])
+                self.guard(b, env, flags, lambda bb, e: self.block(rest, bb, e, loop))
+                return
+
+    @staticmethod
+    def flag_key(kind: str, loop: Optional[LoopFrame]) -> Optional[str]:
+        if kind == RETURN:
+            return RETURNED
+        if loop is None:
+            return None
+        return loop.done if kind == BREAK else loop.skip
 
     # -- branches ----------------------------------------------------------------------------
     def branch(self, b: Builder, env: Env, cond: Value,
