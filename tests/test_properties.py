@@ -107,10 +107,11 @@ def _gradient(source: str, wrt: list[str], level: int):
 def _reject_blowups(primal, params: list[ParamSpec], seed: int) -> None:
     """Random programs can iterate s = 1 + s**3 to 1e21 or overflow exp: finite differences say
     nothing there (the x-terms drown in rounding), so such draws are discarded, not checked."""
-    inputs = [p.sample(np.random.default_rng(seed)) for p in params]
+    rng = np.random.default_rng(seed)
+    inputs = [p.sample(rng) for p in params]
     try:
         with np.errstate(all="raise"):
-            value = primal(*inputs)
+            value = primal(*[v.copy() if isinstance(v, np.ndarray) else v for v in inputs])
     except (OverflowError, FloatingPointError, ZeroDivisionError, ValueError):
         reject()
     if value is not None and not abs(float(value)) < 1e6:
@@ -119,12 +120,23 @@ def _reject_blowups(primal, params: list[ParamSpec], seed: int) -> None:
     # need a smooth, moderate function at the sample, so steep draws are discarded too.
     for k, p in enumerate(params):
         if p.kind == "float" and value is not None:
-            moved = list(inputs)
-            moved[k] = inputs[k] + 1e-6
-            with np.errstate(all="ignore"):
-                slope = abs(float(primal(*moved)) - float(value)) / 1e-6
-            if not slope < 1e3:
+            slopes = [_slope(primal, inputs, k, h) for h in (1e-4, 1e-6)]
+            if not (max(abs(d) for d in slopes) < 1e3 and abs(slopes[0] - slopes[1]) < 1e-2 * (1 + abs(slopes[1]))):
                 reject()
+
+
+def _slope(primal, inputs: list, k: int, h: float) -> float:
+    """Central difference of the primal in its k-th (scalar) input."""
+    values = []
+    for sign in (1.0, -1.0):
+        moved = [v.copy() if isinstance(v, np.ndarray) else v for v in inputs]
+        moved[k] = inputs[k] + sign * h
+        with np.errstate(all="ignore"):
+            try:
+                values.append(float(primal(*moved)))
+            except (OverflowError, ValueError, ZeroDivisionError):
+                return float("inf")
+    return (values[0] - values[1]) / (2 * h)
 
 
 def _check(source: str, wrt: list[str], params: list[ParamSpec], seed: int) -> None:
