@@ -1,0 +1,325 @@
+"""The benchmark objectives in bench/c/: their C math, and s2sad's C gradients of them.
+
+For each objective (GMM, bundle adjustment, LSTM) at small sizes:
+
+- the primal compiles with ``gcc -std=c99 -Wall -Wextra -Werror`` (at -O1 as a shared
+  library, and at -O2 as an object file, as bench/c_suite.py builds it);
+- its value equals an independent NumPy implementation of the same mathematics written
+  here (the GMM's Q_k built as a matrix, the rotation as the matrix exponential form
+  I + sin(t) K + (1 - cos(t)) K^2, the LSTM in matrix form);
+- the gradient from ``s2sad.pipeline.gradient_source(..., target="c")`` has the
+  contract's signature, compiles with -Werror, leaves the inputs unchanged and, with
+  random seeds in the shadows and a random ``d_return``, adds ``d_return * df/da`` to
+  each shadow: checked against central differences of the compiled primal for every
+  coordinate of every ``--wrt`` array.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pytest
+from cbuild import CFLAGS, CFunction, build, have_gcc
+
+from s2sad import pipeline
+
+pytestmark = pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+
+BENCH_C = Path(__file__).resolve().parent.parent / "bench" / "c"
+
+
+# ----------------------------------------------------------------------------- references
+
+
+def _lse(v: np.ndarray, axis=None) -> np.ndarray:
+    m = np.max(v, axis=axis, keepdims=True)
+    out = m + np.log(np.sum(np.exp(v - m), axis=axis, keepdims=True))
+    return np.squeeze(out, axis=axis) if axis is not None else out.item()
+
+
+def gmm_q_matrix(d: int, block: np.ndarray) -> np.ndarray:
+    """Q_k from its icf block: exp of the first d entries on the diagonal, then the
+    strictly-lower entries column by column."""
+    q = np.diag(np.exp(block[:d]))
+    idx = d
+    for c in range(d):
+        for r in range(c + 1, d):
+            q[r, c] = block[idx]
+            idx += 1
+    return q
+
+
+def gmm_reference(d, k, n, alphas, means, icf, x) -> float:
+    isz = d * (d + 1) // 2
+    xs = x.reshape(n, d)
+    mus = means.reshape(k, d)
+    terms = np.empty((n, k))
+    frob = 0.0
+    for kk in range(k):
+        block = icf[kk * isz : (kk + 1) * isz]
+        q = gmm_q_matrix(d, block)
+        frob += np.sum(q * q)
+        qx = (xs - mus[kk]) @ q.T
+        terms[:, kk] = alphas[kk] + np.sum(block[:d]) - 0.5 * np.sum(qx * qx, axis=1)
+    return float(np.sum(_lse(terms, axis=1)) - n * _lse(alphas) + 0.5 * frob)
+
+
+def _skew(w: np.ndarray) -> np.ndarray:
+    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
+
+
+def ba_rotation(r: np.ndarray) -> np.ndarray:
+    sq = float(r @ r)
+    if sq > 1e-12:
+        t = np.sqrt(sq)
+        k = _skew(r / t)
+        return np.eye(3) + np.sin(t) * k + (1.0 - np.cos(t)) * (k @ k)
+    return np.eye(3) + _skew(r)
+
+
+def ba_reference(nobs, cams, pts, cam_idx, pt_idx, obs) -> float:
+    cams = cams.reshape(-1, 11)
+    pts = pts.reshape(-1, 3)
+    obs = obs.reshape(-1, 2)
+    total = 0.0
+    for i in range(nobs):
+        cam = cams[cam_idx[i]]
+        xc = ba_rotation(cam[0:3]) @ (pts[pt_idx[i]] - cam[3:6])
+        p = xc[:2] / xc[2]
+        rsq = p @ p
+        proj = cam[6] * (1.0 + cam[9] * rsq + cam[10] * rsq * rsq) * p + cam[7:9]
+        e = proj - obs[i]
+        total += float(e @ e)
+    return total
+
+
+def _sigmoid(a):
+    return 1.0 / (1.0 + np.exp(-a))
+
+
+def lstm_reference(steps, hsize, insize, W, b, x, h0, c0, y) -> float:
+    wm = W.reshape(4 * hsize, insize + hsize)
+    xs = x.reshape(steps, insize)
+    ys = y.reshape(steps, hsize)
+    h, c = h0.copy(), c0.copy()
+    loss = 0.0
+    for t in range(steps):
+        z = wm @ np.concatenate([xs[t], h]) + b
+        i, f, o = _sigmoid(z[:hsize]), _sigmoid(z[hsize : 2 * hsize]), _sigmoid(z[2 * hsize : 3 * hsize])
+        g = np.tanh(z[3 * hsize :])
+        c = f * c + i * g
+        h = o * np.tanh(c)
+        loss += float(np.sum((h - ys[t]) ** 2))
+    return loss
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+def gmm_inputs(rng: np.random.Generator, d=3, k=3, n=6) -> list:
+    isz = d * (d + 1) // 2
+    return [
+        d,
+        k,
+        n,
+        rng.normal(size=k),
+        rng.normal(size=k * d),
+        rng.uniform(-0.5, 0.5, size=k * isz),
+        rng.normal(size=n * d),
+    ]
+
+
+def ba_inputs(rng: np.random.Generator, ncam=3, npts=5, nobs=12) -> list:
+    cams = np.empty((ncam, 11))
+    cams[:, 0:3] = rng.uniform(-0.3, 0.3, size=(ncam, 3))
+    cams[0, 0:3] = 0.0  # the small-angle branch
+    cams[:, 3:6] = rng.uniform(-0.5, 0.5, size=(ncam, 3))
+    cams[:, 6] = rng.uniform(0.8, 1.2, size=ncam)
+    cams[:, 7:9] = rng.uniform(-0.1, 0.1, size=(ncam, 2))
+    cams[:, 9:11] = rng.uniform(-0.05, 0.05, size=(ncam, 2))
+    pts = np.empty((npts, 3))
+    pts[:, 0:2] = rng.uniform(-2.0, 2.0, size=(npts, 2))
+    pts[:, 2] = rng.uniform(4.0, 8.0, size=npts)
+    cam_idx = rng.integers(0, ncam, size=nobs).astype(np.int32)
+    cam_idx[:ncam] = np.arange(ncam)  # every camera is seen
+    pt_idx = rng.integers(0, npts, size=nobs).astype(np.int32)
+    obs = rng.uniform(-0.8, 0.8, size=2 * nobs)
+    return [nobs, cams.ravel(), pts.ravel(), cam_idx, pt_idx, obs]
+
+
+def lstm_inputs(rng: np.random.Generator, steps=3, hsize=3, insize=2) -> list:
+    return [
+        steps,
+        hsize,
+        insize,
+        rng.normal(scale=0.5, size=4 * hsize * (insize + hsize)),
+        rng.normal(scale=0.5, size=4 * hsize),
+        rng.normal(size=steps * insize),
+        rng.normal(scale=0.5, size=hsize),
+        rng.normal(scale=0.5, size=hsize),
+        rng.uniform(-0.5, 0.5, size=steps * hsize),
+    ]
+
+
+# ----------------------------------------------------------------------------- objectives
+
+
+@dataclass
+class Objective:
+    file: str
+    func: str
+    names: list[str]
+    ctypes_: list[str]  # the C parameter types, in order
+    wrt: list[str]
+    inputs: Callable[[np.random.Generator], list]
+    reference: Callable[..., float]
+
+    @property
+    def source(self) -> str:
+        return (BENCH_C / self.file).read_text()
+
+    def gradient_params(self) -> list[str]:
+        """The contract's C signature of grad_<func>: a shadow after each --wrt pointer,
+        d_return last (the objectives write none of their arrays)."""
+        out = []
+        for name, ty in zip(self.names, self.ctypes_):
+            out.append(ty)
+            if name in self.wrt:
+                out.append("double *")
+        return out + ["double"]
+
+
+OBJECTIVES = [
+    Objective(
+        "gmm.c",
+        "gmm_objective",
+        ["d", "k", "n", "alphas", "means", "icf", "x"],
+        ["int", "int", "int", "double *", "double *", "double *", "double *"],
+        ["alphas", "means", "icf"],
+        gmm_inputs,
+        gmm_reference,
+    ),
+    Objective(
+        "ba.c",
+        "ba_objective",
+        ["nobs", "cams", "pts", "cam_idx", "pt_idx", "obs"],
+        ["int", "double *", "double *", "int *", "int *", "double *"],
+        ["cams", "pts"],
+        ba_inputs,
+        ba_reference,
+    ),
+    Objective(
+        "lstm.c",
+        "lstm_objective",
+        ["steps", "hsize", "insize", "W", "b", "x", "h0", "c0", "y"],
+        ["int", "int", "int", "double *", "double *", "double *", "double *", "double *", "double *"],
+        ["W", "b"],
+        lstm_inputs,
+        lstm_reference,
+    ),
+]
+IDS = [o.func for o in OBJECTIVES]
+
+
+def _primal(obj: Objective) -> CFunction:
+    return CFunction(build(obj.source), obj.func, obj.ctypes_, "double")
+
+
+# ----------------------------------------------------------------------------- tests
+
+
+@pytest.mark.parametrize("obj", OBJECTIVES, ids=IDS)
+def test_primal_compiles_at_o2(obj: Objective, tmp_path: Path):
+    src = tmp_path / obj.file
+    src.write_text(obj.source)
+    flags = [f for f in CFLAGS if f not in ("-shared", "-fPIC", "-O1")]
+    r = subprocess.run(
+        ["gcc", *flags, "-O2", "-c", str(src), "-o", str(tmp_path / "obj.o")], capture_output=True, text=True
+    )
+    assert r.returncode == 0 and not r.stderr.strip(), r.stderr
+
+
+@pytest.mark.parametrize("obj", OBJECTIVES, ids=IDS)
+def test_primal_matches_numpy(obj: Objective):
+    f = _primal(obj)
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        args = obj.inputs(rng)
+        got = f(*args)
+        want = obj.reference(*args)
+        assert np.isfinite(got)
+        assert got == pytest.approx(want, rel=1e-11, abs=1e-11), (got, want)
+
+
+def test_gmm_reference_constant_free_form():
+    """With d = 1 and k = 1 the GMM objective is a closed form: a check of the reference itself."""
+    rng = np.random.default_rng(3)
+    n = 4
+    a, mu, q = rng.normal(size=1), rng.normal(size=1), rng.normal(size=1)
+    x = rng.normal(size=n)
+    want = np.sum(a[0] + q[0] - 0.5 * (np.exp(q[0]) * (x - mu[0])) ** 2) - n * a[0] + 0.5 * np.exp(2 * q[0])
+    assert gmm_reference(1, 1, n, a, mu, q, x) == pytest.approx(want, rel=1e-13)
+
+
+def test_ba_rotation_reference_is_orthonormal_and_matches_small_angle():
+    r = np.array([0.2, -0.1, 0.3])
+    rot = ba_rotation(r)
+    assert np.allclose(rot @ rot.T, np.eye(3), atol=1e-14)
+    tiny = np.array([1e-5, -2e-5, 3e-5])
+    assert np.allclose(ba_rotation(tiny), np.eye(3) + _skew(tiny), atol=1e-9)
+
+
+def _central_differences(f: CFunction, args: list, index: int) -> np.ndarray:
+    a = args[index]
+    g = np.empty_like(a)
+    for j in range(a.size):
+        h = 1e-6 * max(1.0, abs(a[j]))
+        keep = a[j]
+        a[j] = keep + h
+        up = f(*args)
+        a[j] = keep - h
+        down = f(*args)
+        a[j] = keep
+        g[j] = (up - down) / (2 * h)
+    return g
+
+
+@pytest.mark.parametrize("obj", OBJECTIVES, ids=IDS)
+def test_c_gradient_matches_finite_differences(obj: Objective):
+    text = pipeline.gradient_source(obj.source, obj.file, obj.func, obj.wrt, target="c")
+    assert f"void grad_{obj.func}(" in text
+    grad = CFunction(build(text), f"grad_{obj.func}", obj.gradient_params())
+    primal = _primal(obj)
+
+    rng = np.random.default_rng(7)
+    args = obj.inputs(rng)
+    before = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    d_return = 0.75
+    seeds = {name: rng.normal(size=args[obj.names.index(name)].size) for name in obj.wrt}
+    shadows = {name: s.copy() for name, s in seeds.items()}
+
+    call = []
+    for name, a in zip(obj.names, args):
+        call.append(a)
+        if name in obj.wrt:
+            call.append(shadows[name])
+    grad(*call, d_return)
+
+    for name, a, b in zip(obj.names, args, before):
+        if isinstance(a, np.ndarray):
+            assert np.array_equal(a, b), f"grad_{obj.func} changed the input array {name}"
+
+    for name in obj.wrt:
+        i = obj.names.index(name)
+        fd = d_return * _central_differences(primal, args, i)
+        got = shadows[name] - seeds[name]
+        scale = max(1.0, float(np.max(np.abs(fd))))
+        err = np.abs(got - fd)
+        worst = int(np.argmax(err))
+        assert np.all(err <= 1e-6 * scale + 1e-5 * np.abs(fd)), (
+            f"d_{name}[{worst}]: gradient {got[worst]!r}, finite differences {fd[worst]!r}"
+        )
