@@ -109,7 +109,8 @@ def resolve_wrt(fn: Function, names: list[str], source_lines: list[str]) -> set[
                     f"--wrt {name}: parameter '{spelled}' of '{fn.name}' is an integer and cannot be differentiated",
                     fn.loc,
                     hint="list only floating-point scalars and arrays in --wrt "
-                    "(annotate it `: float` if it holds real numbers)",
+                    + ("(declare it double if it holds real numbers)" if "c_params" in fn.attrs
+                       else "(annotate it `: float` if it holds real numbers)"),
                 )
             )
             continue

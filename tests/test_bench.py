@@ -18,5 +18,16 @@ def test_c_suite_quick_run_prints_the_ratio_table():
     r = subprocess.run([sys.executable, str(ROOT / "bench" / "c_suite.py"), "--quick"], capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    rows = [line for line in r.stdout.splitlines() if line.endswith("x") and " ms " in line]
-    assert [row.split("  ")[0] for row in rows] == ["GMM log-likelihood", "bundle adjustment", "LSTM sequence"]
+    lines = r.stdout.splitlines()
+    header = next(k for k, line in enumerate(lines) if line.startswith("objective"))
+    rows = [line.split() for line in lines[header + 1:] if line.strip()]
+    assert [row[0] for row in rows[:3]] == ["gmm", "ba", "lstm"]
+    assert all(float(row[-1]) > 0 for row in rows[:3])
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_c_suite_check_mode_passes():
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "c_suite.py"), "--check"], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "all gradients match finite differences" in r.stdout

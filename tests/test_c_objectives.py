@@ -120,7 +120,7 @@ def lstm_reference(steps, hsize, insize, W, b, x, h0, c0, y) -> float:
 # ----------------------------------------------------------------------------- inputs
 
 
-def gmm_inputs(rng: np.random.Generator, d=3, k=3, n=6) -> list:
+def gmm_inputs(rng: np.random.Generator, d=4, k=3, n=6) -> list:
     isz = d * (d + 1) // 2
     return [
         d,
@@ -321,5 +321,5 @@ def test_c_gradient_matches_finite_differences(obj: Objective):
         err = np.abs(got - fd)
         worst = int(np.argmax(err))
         assert np.all(err <= 1e-6 * scale + 1e-5 * np.abs(fd)), (
-            f"d_{name}[{worst}]: gradient {got[worst]!r}, finite differences {fd[worst]!r}"
+            f"d_{name}[{worst}]: gradient {float(got[worst])!r}, finite differences {float(fd[worst])!r}"
         )
