@@ -23,13 +23,14 @@ from dataclasses import dataclass
 from typing import Callable, Optional, Union
 
 from pycparser import c_ast
+from pycparser.c_generator import CGenerator
 
 from ..diagnostics import Diagnostic
 from ..ssa import build
 from ..ssa.ir import Block, Builder, SourceLoc, Value
 from ..ssa.ops import MATH_FNS
-from ..ssa.types import BOOL, F32, F64, I32, I64, ArrayType, ScalarType, Type
-from .c_types import CType
+from ..ssa.types import BOOL, F32, F64, I64, ArrayType, ScalarType, Type
+from .c_types import BYTES, CType
 from .py_common import Env, Fail, Poison
 
 
@@ -51,10 +52,11 @@ _ARITH = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
 _COMPARE = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
 _COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%"}
 _BITWISE = frozenset({"&", "|", "^", "<<", ">>", "~"})
+INCREMENTS = frozenset({"++", "--", "p++", "p--"})  # pycparser spells postfix forms p++, p--
 
 # math.h names -> IR intrinsic; the ``f`` variants (sinf) work on float.
 _MATH_ALIASES = {"fabs": "abs", "fmax": "max", "fmin": "min"}
-_INT_ABS = frozenset({"abs", "labs", "llabs"})
+INT_ABS = frozenset({"abs", "labs", "llabs"})
 
 
 def math_intrinsic(name: str) -> Optional[tuple[str, Optional[ScalarType]]]:
@@ -80,9 +82,28 @@ def arith_type(x: Type, y: Type) -> ScalarType:
 
 
 def node_text(node: c_ast.Node) -> str:
-    from pycparser.c_generator import CGenerator
-
     return CGenerator().visit(node)
+
+
+def span(node: c_ast.Node, filename: str, lines: list[str]) -> SourceLoc:
+    """Where ``node`` is in the user's file: its coordinate, as wide as its text on that line.
+
+    pycparser gives start coordinates only; the width of a name, a literal or the
+    node's regenerated first line is what the caret under a diagnostic spans.
+    """
+    coord = node.coord
+    line, col = coord.line, coord.column or 1
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    if isinstance(node, c_ast.ID):
+        width = len(node.name)
+    elif isinstance(node, c_ast.Constant):
+        width = len(node.value)
+    elif isinstance(node, c_ast.Decl):
+        width = len(node.name or "")
+    else:
+        width = len(node_text(node).split("\n")[0])
+    end = min(col + max(1, width), len(text) + 1) if text else col + 1
+    return SourceLoc(filename, line, col, line, max(end, col + 1))
 
 
 class CExprLowering:
@@ -105,13 +126,9 @@ class CExprLowering:
     # -- conversions ----------------------------------------------------------------------
     def convert(self, v: Value, t: Type, b: Builder) -> Value:
         """C's implicit conversion of a scalar to ``t`` (assignment, argument, return)."""
-        if v.type == t:
-            return v
-        if v.type == BOOL and t != BOOL:
-            v = build.cast(b, v, I64)
-            if t == I64:
-                return v
-        return build.cast(b, v, t)
+        if t != BOOL:
+            v = self.number(v, b)
+        return v if v.type == t else build.cast(b, v, t)
 
     def number(self, v: Value, b: Builder) -> Value:
         """A comparison's result used as a number is an int."""
@@ -235,7 +252,7 @@ class CExprLowering:
     # -- operators -------------------------------------------------------------------------------
     def unary(self, node: c_ast.UnaryOp, b: Builder, env: Env) -> Operand:
         op = node.op
-        if op in ("++", "--", "p++", "p--"):
+        if op in INCREMENTS:
             return self.increment(node, b, env)
         if op == "sizeof":
             return build.const(self.at(b, node), self.size_of(node.expr), I64)
@@ -308,12 +325,12 @@ class CExprLowering:
         if isinstance(y, Ptr) and op == "-":
             raise self.fail(node, "a number minus a pointer is not meaningful")
         assert isinstance(p, Ptr) and isinstance(n, Value)
-        n = self.convert(self.number(n, b), I64, b) if n.type.is_int or n.type == BOOL else None  # type: ignore
-        if n is None:
+        if not (n.type.is_int or n.type == BOOL):
             raise self.fail(node, "pointer arithmetic needs an integer")
-        step = n if op == "+" else build.neg(b, n)
         if p.base.type.rank != 1:  # type: ignore[attr-defined]
             raise self.fail(node, "pointer arithmetic on a 2-D array is not supported")
+        n = self.convert(n, I64, b)
+        step = n if op == "+" else build.neg(b, n)
         return Ptr(p.base, build.add(b, offset(p), step) if p.off is not None else step)
 
     def logical(self, node: c_ast.BinaryOp, b: Builder, env: Env) -> Value:
@@ -452,8 +469,7 @@ class CExprLowering:
     def no_side_effects(self, node: c_ast.Node) -> None:
         """Reject assignments and increments where C may skip them (right of && or ||, arms of ?:)."""
         for n in walk(node):
-            if isinstance(n, c_ast.Assignment) or (isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++",
-                                                                                              "p--")):
+            if isinstance(n, c_ast.Assignment) or (isinstance(n, c_ast.UnaryOp) and n.op in INCREMENTS):
                 raise self.fail(n, "assignments are not supported where C may skip them (after && or ||, "
                                 "or in an arm of ?:)", "assign in a separate statement")
 
@@ -468,7 +484,7 @@ class CExprLowering:
                 t = self.ctypes[key].scalar
         if t is None:
             raise self.fail(node, "sizeof is supported for scalar types and elements only", "write sizeof(double)")
-        return {"f64": 8, "f32": 4, "i64": 8, "i32": 4, "bool": 1}[t.name]
+        return BYTES[t.name]
 
     # -- provided by the host --------------------------------------------------------------------
     def lookup(self, name: str) -> Optional[str]:  # pragma: no cover
@@ -499,5 +515,3 @@ def walk(node: c_ast.Node):
     for _, child in node.children():
         yield from walk(child)
 
-
-__all__ = ["CExprLowering", "Ptr", "Operand", "arith_type", "math_intrinsic", "node_text", "walk", "I32"]

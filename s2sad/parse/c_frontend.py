@@ -26,7 +26,7 @@ from pycparser.c_parser import ParseError
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..opt.dce import dce_function
 from ..ssa.ir import Module, SourceLoc
-from .c_expr import walk
+from .c_expr import span, walk
 from .callgraph import callees_first
 from .c_lower import CContext, Signature, lower_function
 from .c_preprocess import BUILTIN_MACROS, Preprocessed, preprocess
@@ -112,8 +112,7 @@ class CFile:
         return Signature(params, result)
 
     def loc(self, node: c_ast.Node) -> SourceLoc:
-        c = node.coord
-        return SourceLoc(self.filename, c.line, c.column or 1, c.line, (c.column or 1) + 1)
+        return span(node, self.filename, self.lines)
 
 
 def list_c_functions(source: str, filename: str) -> list[str]:

@@ -26,17 +26,19 @@ C specifics:
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
 from pycparser import c_ast
 
 from ..diagnostics import Diagnostic
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
-from ..ssa.types import BOOL, F32, F64, I64, ArrayType, Type
-from .c_expr import CExprLowering, Operand, Ptr, math_intrinsic, walk
-from .c_types import CType, TypeProblem, ctype_of, value_type
+from ..ssa.ops import MATH_FNS
+from ..ssa.types import BOOL, F64, I64, Type
+from .c_expr import INCREMENTS, INT_ABS, CExprLowering, Ptr, math_intrinsic, span, walk
+from .c_types import BYTES, CType, TypeProblem, ctype_of, value_type
 from .py_common import RESULT, RETURNED, Env, Fail, Poison
 from .structured import BREAK, CONTINUE, RETURN, Exits, LoopFrame, StructuredLowering
 
@@ -123,7 +125,7 @@ def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
         target = None
         if isinstance(n, c_ast.Assignment):
             target = n.lvalue
-        elif isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--"):
+        elif isinstance(n, c_ast.UnaryOp) and n.op in INCREMENTS:
             target = n.expr
         if isinstance(target, c_ast.ID) and target.name not in out:
             out.append(target.name)
@@ -135,39 +137,37 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         StructuredLowering.__init__(self)
         self.fn = fn
         self.ctx = ctx
-        self.diagnostics: list[Diagnostic] = []
         self.scopes: list[dict[str, str]] = [{}]
         self.ctypes: dict[str, CType] = {}
         self.declared_in_loop: dict[str, int] = {}
         self.loop_depth = 0
         self.macro_uses: list[SourceLoc] = []
         self.expanding: set[str] = set()
-        self.hints.update({RESULT: "result", RETURNED: "returned"})
-        self.key_types[RETURNED] = BOOL
 
     # -- locations -------------------------------------------------------------------------------
     def loc(self, node: c_ast.Node) -> SourceLoc:
         coord = getattr(node, "coord", None)
-        if coord is None or coord.file != self.ctx.filename:
+        if coord is None or coord.file != self.ctx.filename:  # inside a macro's body: point at its use
             return self.macro_uses[-1] if self.macro_uses else SourceLoc(self.ctx.filename, 1, 1)
-        line, col = coord.line, coord.column or 1
-        text = self.ctx.lines[line - 1] if 0 < line <= len(self.ctx.lines) else ""
-        if isinstance(node, c_ast.ID):
-            width = len(node.name)
-        elif isinstance(node, c_ast.Constant):
-            width = len(node.value)
-        elif isinstance(node, c_ast.Decl):
-            width = len(node.name or "") or 1
-        else:
-            from .c_expr import node_text
+        return span(node, self.ctx.filename, self.ctx.lines)
 
-            width = len(node_text(node).split("\n")[0])
-        end = min(col + max(1, width), len(text) + 1) if text else col + 1
-        return SourceLoc(self.ctx.filename, line, col, line, max(end, col + 1))
+    @contextmanager
+    def scope(self) -> Iterator[None]:
+        """A C block scope: declarations inside it end with it."""
+        self.scopes.append({})
+        try:
+            yield
+        finally:
+            self.scopes.pop()
 
-    def report(self, f: Fail) -> None:
-        if f.diagnostic is not None:
-            self.diagnostics.append(f.diagnostic)
+    @contextmanager
+    def loop_body(self) -> Iterator[None]:
+        """Lowering a loop's body (a pointer declared outside may not switch arrays in it)."""
+        self.loop_depth += 1
+        try:
+            yield
+        finally:
+            self.loop_depth -= 1
 
     # -- scopes and keys ---------------------------------------------------------------------------
     def lookup(self, name: str) -> Optional[str]:
@@ -240,8 +240,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         for p, t, arg in zip(params, sig.params, body.args):
             key = self.declare(p.name, t, p)
             if t.kind == "pointer":
-                env[key] = arg
-                env[key + "@"] = build.const(b, 0, I64)
+                self.bind_pointer(key, Ptr(arg), b, env)
             else:
                 env[key] = arg
         result_t = None if sig.result.kind == "void" else value_type(sig.result)
@@ -310,11 +309,8 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
 
     def scoped(self, items: Sequence[c_ast.Node], loop: Optional[LoopFrame]) -> Callable[[Builder, Env], None]:
         def run(b: Builder, env: Env) -> None:
-            self.scopes.append({})
-            try:
+            with self.scope():
                 self.block(items, b, env, loop)
-            finally:
-                self.scopes.pop()
         return run
 
     # -- statements -----------------------------------------------------------------------------------
@@ -343,11 +339,8 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         elif isinstance(st, c_ast.While):
             self.while_stmt(st, b, env)
         elif isinstance(st, c_ast.DoWhile):
-            self.scopes.append({})
-            try:
+            with self.scope():
                 self.general_loop(st, b, env, test=None, body=statements(st.stmt), post=[], post_test=st.cond)
-            finally:
-                self.scopes.pop()
         elif isinstance(st, c_ast.EmptyStatement):
             pass
         elif isinstance(st, c_ast.DeclList):
@@ -469,13 +462,12 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             else:
                 raise self.fail(e, "malloc's size must be count * sizeof(element)", hint)
         elem_size = self.size_of(size.expr)
-        want = {"f64": 8, "f32": 4, "i64": 8, "i32": 4}[t.scalar.name]  # type: ignore[union-attr]
+        want = BYTES[t.scalar.name]  # type: ignore[union-attr]
         if elem_size != want:
             raise self.fail(size, f"sizeof gives {elem_size} bytes but the pointer's elements are {want}")
         n = self.integer(count, b, env, "an allocation size")
         fill = "zeros" if name == "calloc" else "empty"
-        hint_name = where.name if isinstance(where, c_ast.Decl) else ""
-        return self.at(b, call).op1("alloc", [n], t.ir_array, hint_name, fill=fill,
+        return self.at(b, call).op1("alloc", [n], t.ir_array, where.name, fill=fill,
                                     elem=t.scalar.name)  # type: ignore[union-attr]
 
     @staticmethod
@@ -530,7 +522,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         intrinsic = math_intrinsic(name)
         if intrinsic is not None:
             return self.math_call(node, intrinsic, args, b, env)
-        if name in ("abs", "labs", "llabs"):
+        if name in INT_ABS:
             if len(args) != 1:
                 raise self.fail(node, f"{name} takes one argument")
             x = self.integer(args[0], b, env, f"the argument of {name}")
@@ -576,8 +568,6 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
     def math_call(self, node: c_ast.FuncCall, intrinsic: tuple[str, Optional[Type]], args: list[c_ast.Node],
                   b: Builder, env: Env) -> Value:
         fn, t = intrinsic
-        from ..ssa.ops import MATH_FNS
-
         arity = MATH_FNS[fn]
         if len(args) != arity:
             raise self.fail(node, f"'{node.name.name}' takes {arity} argument(s)")  # type: ignore[attr-defined]
@@ -620,8 +610,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         return keys
 
     def for_stmt(self, st: c_ast.For, b: Builder, env: Env) -> None:
-        self.scopes.append({})
-        try:
+        with self.scope():
             if st.init is not None:
                 if isinstance(st.init, c_ast.DeclList):
                     for d in st.init.decls:
@@ -634,8 +623,6 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             else:
                 self.general_loop(st, b, env, test=st.cond, body=statements(st.stmt),
                                   post=[st.next] if st.next is not None else [], post_test=None)
-        finally:
-            self.scopes.pop()
 
     def counted_loop(self, st: c_ast.For, env: Env) -> Optional[tuple[str, c_ast.Node, str, int]]:
         """(key of i, bound, comparison, step) when ``st`` is ``for (i = a; i < b; i += c)``-shaped."""
@@ -704,11 +691,8 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         inner[key] = blk.args[0]
         if CONTINUE in exits.may:
             inner[frame.skip] = build.const(bb, False, BOOL, "skip")
-        self.loop_depth += 1
-        try:
+        with self.loop_body():
             self.scoped(body_items, frame)(bb, inner)
-        finally:
-            self.loop_depth -= 1
         bb.loc = loc
         bb.create("yield", self.exit_values(carried, inner, blk.args[1:]), [])
         b.loc = loc
@@ -720,11 +704,8 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             env[key] = build.select(b, past, ub, lb)
 
     def while_stmt(self, st: c_ast.While, b: Builder, env: Env) -> None:
-        self.scopes.append({})
-        try:
+        with self.scope():
             self.general_loop(st, b, env, test=st.cond, body=statements(st.stmt), post=[], post_test=None)
-        finally:
-            self.scopes.pop()
 
     def general_loop(self, st: c_ast.Node, b: Builder, env: Env, test: Optional[c_ast.Node],
                      body: list[c_ast.Node], post: list[c_ast.Node], post_test: Optional[c_ast.Node]) -> None:
@@ -750,10 +731,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         cb = Builder(cond, loc)
         cenv = self.enter_body(env, keys, cond.args, [])
         flags = ([cenv[frame.done]] if has_done else []) + ([cenv[RETURNED]] if returns else [])
-        go_on: Optional[Value] = None
-        if flags:
-            stop = flags[0] if len(flags) == 1 else cb.op1("or", flags, BOOL)  # type: ignore[arg-type]
-            go_on = cb.op1("not", [stop], BOOL)  # type: ignore[list-item]
+        go_on = self.none_set(cb, flags) if flags else None  # type: ignore[arg-type]
         if test_in_cond:
             assert test is not None
             if go_on is None:
@@ -791,8 +769,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
                 b2.loc = loc
                 self.guard(b2, e, stop, after_body)  # type: ignore[arg-type]
 
-        self.loop_depth += 1
-        try:
+        with self.loop_body():
             if test is not None and not test_in_cond:
                 t = self.condition(test, bb, inner)
                 bb.loc = loc
@@ -803,8 +780,6 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
                 self.branch(bb, inner, t, run_body, stop_here)
             else:
                 run_body(bb, inner)
-        finally:
-            self.loop_depth -= 1
         bb.loc = loc
         bb.create("yield", self.exit_values(keys, inner, blk.args), [])
         b.loc = loc
@@ -818,5 +793,3 @@ def lower_function(fn: c_ast.FuncDef, ctx: CContext) -> tuple[Function, list[Dia
     func = lowerer.lower(ctx.signatures[fn.decl.name])
     return func, lowerer.diagnostics
 
-
-__all__ = ["CContext", "Signature", "lower_function", "Operand", "F32", "ArrayType"]

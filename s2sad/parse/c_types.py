@@ -26,6 +26,9 @@ from pycparser import c_ast
 from ..ssa.types import F32, F64, I32, I64, ArrayType, ScalarType
 from .c_preprocess import PRELUDE_TYPEDEFS
 
+# sizeof of each IR scalar, as C lays it out (x86-64 / LP64: long is 8 bytes).
+BYTES = {"f64": 8, "f32": 4, "i64": 8, "i32": 4, "bool": 1}
+
 _INT_WORDS = frozenset({"int", "short", "char", "signed", "unsigned", "_Bool"})
 _WIDE = {name for name, base in PRELUDE_TYPEDEFS.items() if "long" in base}
 

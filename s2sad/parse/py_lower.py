@@ -95,18 +95,11 @@ class FunctionLowerer(StructuredLowering):
         self.locator = ctx.locator
         self.ex = ExprLowerer(ctx)
         self.read = read_names(fn.body)
-        self.diagnostics: list[Diagnostic] = []
-        self.hints.update({RESULT: "result", RETURNED: "returned"})
-        self.key_types[RETURNED] = BOOL
         if self.types.result is not None:
             self.key_types[RESULT] = self.types.result
 
     def key_type(self, key: str) -> Type:
         return self.key_types.get(key) or self.types.vars[key]
-
-    def report(self, f: Fail) -> None:
-        if f.diagnostic is not None:
-            self.diagnostics.append(f.diagnostic)
 
     # -- the function ---------------------------------------------------------------------
     def lower(self) -> Function:
@@ -475,8 +468,7 @@ class FunctionLowerer(StructuredLowering):
             c = self.ex.condition(st.test, cb, cenv)
         else:
             cb.loc = loc
-            stop = flags[0] if len(flags) == 1 else cb.op1("or", flags, BOOL)  # type: ignore[arg-type]
-            go_on = cb.op1("not", [stop], BOOL)  # type: ignore[list-item]
+            go_on = self.none_set(cb, flags)  # type: ignore[arg-type]
             if is_true_constant(st.test):
                 c = go_on
             elif is_simple(st.test):

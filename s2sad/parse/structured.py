@@ -20,10 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
+from ..diagnostics import Diagnostic
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Value
 from ..ssa.types import BOOL, I64, ArrayType, Type
-from .py_common import RETURNED, Env, Poison
+from .py_common import RESULT, RETURNED, Env, Fail, Poison
 
 BREAK, CONTINUE, RETURN = "break", "continue", "return"
 
@@ -48,9 +49,15 @@ class StructuredLowering:
     """Keys, branch merging and loop plumbing; subclasses lower their language's statements."""
 
     def __init__(self) -> None:
-        self.hints: dict[str, str] = {}
-        self.key_types: dict[str, Type] = {}
+        self.diagnostics: list[Diagnostic] = []
+        self.hints: dict[str, str] = {RESULT: "result", RETURNED: "returned"}
+        self.key_types: dict[str, Type] = {RETURNED: BOOL}
         self.counter = 0
+
+    def report(self, f: Fail) -> None:
+        """Collect a statement's failure (None: already reported where it arose)."""
+        if f.diagnostic is not None:
+            self.diagnostics.append(f.diagnostic)
 
     # -- keys --------------------------------------------------------------------------------
     def new_key(self, hint: str, t: Type) -> str:
@@ -151,10 +158,15 @@ class StructuredLowering:
         if not flags:
             then(b, env)
             return
+        self.branch(b, env, self.none_set(b, flags), then, None)
+
+    @staticmethod
+    def none_set(b: Builder, flags: list[Value]) -> Value:
+        """``not (flag or ...)``: no jump flag is set (``flags`` not empty)."""
         any_flag = flags[0]
         for f in flags[1:]:
             any_flag = b.op1("or", [any_flag, f], BOOL)
-        self.branch(b, env, b.op1("not", [any_flag], BOOL), then, None)
+        return b.op1("not", [any_flag], BOOL)
 
     # -- loops -------------------------------------------------------------------------------
     def init_values(self, keys: list[str], env: Env, b: Builder) -> list[Value]:
