@@ -17,7 +17,7 @@ For each objective (GMM, bundle adjustment, LSTM) at small sizes:
 from __future__ import annotations
 
 import subprocess
-from dataclasses import dataclass
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -29,7 +29,8 @@ from s2sad import pipeline
 
 pytestmark = pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
 
-BENCH_C = Path(__file__).resolve().parent.parent / "bench" / "c"
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from objectives import OBJECTIVES, Objective, central_difference  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- references
@@ -117,116 +118,25 @@ def lstm_reference(steps, hsize, insize, W, b, x, h0, c0, y) -> float:
     return loss
 
 
-# ----------------------------------------------------------------------------- inputs
-
-
-def gmm_inputs(rng: np.random.Generator, d=4, k=3, n=6) -> list:
-    isz = d * (d + 1) // 2
-    return [
-        d,
-        k,
-        n,
-        rng.normal(size=k),
-        rng.normal(size=k * d),
-        rng.uniform(-0.5, 0.5, size=k * isz),
-        rng.normal(size=n * d),
-    ]
-
-
-def ba_inputs(rng: np.random.Generator, ncam=3, npts=5, nobs=12) -> list:
-    cams = np.empty((ncam, 11))
-    cams[:, 0:3] = rng.uniform(-0.3, 0.3, size=(ncam, 3))
-    cams[0, 0:3] = 0.0  # the small-angle branch
-    cams[:, 3:6] = rng.uniform(-0.5, 0.5, size=(ncam, 3))
-    cams[:, 6] = rng.uniform(0.8, 1.2, size=ncam)
-    cams[:, 7:9] = rng.uniform(-0.1, 0.1, size=(ncam, 2))
-    cams[:, 9:11] = rng.uniform(-0.05, 0.05, size=(ncam, 2))
-    pts = np.empty((npts, 3))
-    pts[:, 0:2] = rng.uniform(-2.0, 2.0, size=(npts, 2))
-    pts[:, 2] = rng.uniform(4.0, 8.0, size=npts)
-    cam_idx = rng.integers(0, ncam, size=nobs).astype(np.int32)
-    cam_idx[:ncam] = np.arange(ncam)  # every camera is seen
-    pt_idx = rng.integers(0, npts, size=nobs).astype(np.int32)
-    obs = rng.uniform(-0.8, 0.8, size=2 * nobs)
-    return [nobs, cams.ravel(), pts.ravel(), cam_idx, pt_idx, obs]
-
-
-def lstm_inputs(rng: np.random.Generator, steps=3, hsize=3, insize=2) -> list:
-    return [
-        steps,
-        hsize,
-        insize,
-        rng.normal(scale=0.5, size=4 * hsize * (insize + hsize)),
-        rng.normal(scale=0.5, size=4 * hsize),
-        rng.normal(size=steps * insize),
-        rng.normal(scale=0.5, size=hsize),
-        rng.normal(scale=0.5, size=hsize),
-        rng.uniform(-0.5, 0.5, size=steps * hsize),
-    ]
-
-
 # ----------------------------------------------------------------------------- objectives
 
-
-@dataclass
-class Objective:
-    file: str
-    func: str
-    names: list[str]
-    ctypes_: list[str]  # the C parameter types, in order
-    wrt: list[str]
-    inputs: Callable[[np.random.Generator], list]
-    reference: Callable[..., float]
-
-    @property
-    def source(self) -> str:
-        return (BENCH_C / self.file).read_text()
-
-    def gradient_params(self) -> list[str]:
-        """The contract's C signature of grad_<func>: a shadow after each --wrt pointer,
-        d_return last (the objectives write none of their arrays)."""
-        out = []
-        for name, ty in zip(self.names, self.ctypes_):
-            out.append(ty)
-            if name in self.wrt:
-                out.append("double *")
-        return out + ["double"]
-
-
-OBJECTIVES = [
-    Objective(
-        "gmm.c",
-        "gmm_objective",
-        ["d", "k", "n", "alphas", "means", "icf", "x"],
-        ["int", "int", "int", "double *", "double *", "double *", "double *"],
-        ["alphas", "means", "icf"],
-        gmm_inputs,
-        gmm_reference,
-    ),
-    Objective(
-        "ba.c",
-        "ba_objective",
-        ["nobs", "cams", "pts", "cam_idx", "pt_idx", "obs"],
-        ["int", "double *", "double *", "int *", "int *", "double *"],
-        ["cams", "pts"],
-        ba_inputs,
-        ba_reference,
-    ),
-    Objective(
-        "lstm.c",
-        "lstm_objective",
-        ["steps", "hsize", "insize", "W", "b", "x", "h0", "c0", "y"],
-        ["int", "int", "int", "double *", "double *", "double *", "double *", "double *", "double *"],
-        ["W", "b"],
-        lstm_inputs,
-        lstm_reference,
-    ),
-]
+# The objectives (signatures, --wrt, data) are bench/objectives.py's, as the benchmark runs them.
+REFERENCES: dict[str, Callable[..., float]] = {"gmm": gmm_reference, "ba": ba_reference, "lstm": lstm_reference}
 IDS = [o.func for o in OBJECTIVES]
 
 
+def _inputs(obj: Objective, rng: np.random.Generator) -> list:
+    """Small inputs; for BA, one camera at zero rotation (the small-angle branch) and every camera seen."""
+    args = obj.data(rng, **obj.sizes["check"])
+    if obj.key == "ba":
+        ncam = args[1].size // 11
+        args[1][0:3] = 0.0
+        args[3][:ncam] = np.arange(ncam)
+    return args
+
+
 def _primal(obj: Objective) -> CFunction:
-    return CFunction(build(obj.source), obj.func, obj.ctypes_, "double")
+    return CFunction(build(obj.path.read_text()), obj.func, obj.types, "double")
 
 
 # ----------------------------------------------------------------------------- tests
@@ -235,7 +145,7 @@ def _primal(obj: Objective) -> CFunction:
 @pytest.mark.parametrize("obj", OBJECTIVES, ids=IDS)
 def test_primal_compiles_at_o2(obj: Objective, tmp_path: Path):
     src = tmp_path / obj.file
-    src.write_text(obj.source)
+    src.write_text(obj.path.read_text())
     flags = [f for f in CFLAGS if f not in ("-shared", "-fPIC", "-O1")]
     r = subprocess.run(
         ["gcc", *flags, "-O2", "-c", str(src), "-o", str(tmp_path / "obj.o")], capture_output=True, text=True
@@ -248,9 +158,9 @@ def test_primal_matches_numpy(obj: Objective):
     f = _primal(obj)
     rng = np.random.default_rng(1)
     for _ in range(5):
-        args = obj.inputs(rng)
+        args = _inputs(obj, rng)
         got = f(*args)
-        want = obj.reference(*args)
+        want = REFERENCES[obj.key](*args)
         assert np.isfinite(got)
         assert got == pytest.approx(want, rel=1e-11, abs=1e-11), (got, want)
 
@@ -274,29 +184,18 @@ def test_ba_rotation_reference_is_orthonormal_and_matches_small_angle():
 
 
 def _central_differences(f: CFunction, args: list, index: int) -> np.ndarray:
-    a = args[index]
-    g = np.empty_like(a)
-    for j in range(a.size):
-        h = 1e-6 * max(1.0, abs(a[j]))
-        keep = a[j]
-        a[j] = keep + h
-        up = f(*args)
-        a[j] = keep - h
-        down = f(*args)
-        a[j] = keep
-        g[j] = (up - down) / (2 * h)
-    return g
+    return np.array([central_difference(f, args, index, j) for j in range(args[index].size)])
 
 
 @pytest.mark.parametrize("obj", OBJECTIVES, ids=IDS)
 def test_c_gradient_matches_finite_differences(obj: Objective):
-    text = pipeline.gradient_source(obj.source, obj.file, obj.func, obj.wrt, target="c")
+    text = pipeline.gradient_source(obj.path.read_text(), obj.file, obj.func, obj.wrt, target="c")
     assert f"void grad_{obj.func}(" in text
-    grad = CFunction(build(text), f"grad_{obj.func}", obj.gradient_params())
+    grad = CFunction(build(text), f"grad_{obj.func}", obj.gradient_types())
     primal = _primal(obj)
 
     rng = np.random.default_rng(7)
-    args = obj.inputs(rng)
+    args = _inputs(obj, rng)
     before = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     d_return = 0.75
     seeds = {name: rng.normal(size=args[obj.names.index(name)].size) for name in obj.wrt}

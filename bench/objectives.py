@@ -1,0 +1,148 @@
+"""The C benchmark objectives (bench/c/*.c): signatures, --wrt lists, input data, sizes.
+
+One description serves the benchmark (bench/c_suite.py: timing and its --check) and the
+tests (tests/test_c_objectives.py: NumPy references and full finite-difference checks),
+so the two always exercise the same functions with the same kind of data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+C_DIR = Path(__file__).resolve().parent / "c"
+
+
+def gmm_data(rng: np.random.Generator, d: int, k: int, n: int) -> list:
+    isz = d * (d + 1) // 2
+    return [
+        d,
+        k,
+        n,
+        rng.normal(size=k),
+        rng.normal(size=k * d),
+        rng.uniform(-0.5, 0.5, size=k * isz),
+        rng.normal(size=n * d),
+    ]
+
+
+def ba_data(rng: np.random.Generator, ncam: int, npts: int, nobs: int) -> list:
+    cams = np.empty((ncam, 11))
+    cams[:, 0:3] = rng.uniform(-0.3, 0.3, size=(ncam, 3))  # angle-axis rotation
+    cams[:, 3:6] = rng.uniform(-0.5, 0.5, size=(ncam, 3))  # centre
+    cams[:, 6] = rng.uniform(0.8, 1.2, size=ncam)  # focal length
+    cams[:, 7:9] = rng.uniform(-0.1, 0.1, size=(ncam, 2))  # principal point
+    cams[:, 9:11] = rng.uniform(-0.05, 0.05, size=(ncam, 2))  # radial distortion
+    pts = np.empty((npts, 3))
+    pts[:, 0:2] = rng.uniform(-2.0, 2.0, size=(npts, 2))
+    pts[:, 2] = rng.uniform(4.0, 8.0, size=npts)  # in front of every camera
+    cam_idx = rng.integers(0, ncam, size=nobs).astype(np.int32)
+    pt_idx = rng.integers(0, npts, size=nobs).astype(np.int32)
+    obs = rng.uniform(-0.8, 0.8, size=2 * nobs)
+    return [nobs, cams.ravel(), pts.ravel(), cam_idx, pt_idx, obs]
+
+
+def lstm_data(rng: np.random.Generator, steps: int, hsize: int, insize: int) -> list:
+    return [
+        steps,
+        hsize,
+        insize,
+        rng.normal(scale=0.5 / np.sqrt(hsize + insize), size=4 * hsize * (insize + hsize)),
+        rng.normal(scale=0.5, size=4 * hsize),
+        rng.normal(size=steps * insize),
+        rng.normal(scale=0.5, size=hsize),
+        rng.normal(scale=0.5, size=hsize),
+        rng.uniform(-0.5, 0.5, size=steps * hsize),
+    ]
+
+
+@dataclass
+class Objective:
+    key: str
+    file: str
+    func: str
+    names: list[str]
+    types: list[str]  # C parameter types: "int", "double *", "int *"
+    wrt: list[str]
+    data: Callable[..., list]
+    sizes: dict[str, dict[str, int]]  # "full", "quick", "check"
+
+    @property
+    def path(self) -> Path:
+        return C_DIR / self.file
+
+    def command(self, level: int) -> str:
+        opt = "" if level == 2 else f" -O{level}"
+        return f"s2sad grad bench/c/{self.file} --func {self.func} --wrt {','.join(self.wrt)} --target c{opt}"
+
+    def gradient_types(self) -> list[str]:
+        """grad_<func>'s C signature per the contract: a shadow after each --wrt pointer, d_return last."""
+        out = []
+        for name, ty in zip(self.names, self.types):
+            out.append(ty)
+            if name in self.wrt:
+                out.append("double *")
+        return out + ["double"]
+
+
+OBJECTIVES = [
+    Objective(
+        "gmm",
+        "gmm.c",
+        "gmm_objective",
+        ["d", "k", "n", "alphas", "means", "icf", "x"],
+        ["int", "int", "int", "double *", "double *", "double *", "double *"],
+        ["alphas", "means", "icf"],
+        gmm_data,
+        {
+            "full": dict(d=10, k=25, n=1000),
+            "quick": dict(d=4, k=5, n=100),
+            "check": dict(d=4, k=3, n=8),
+        },
+    ),
+    Objective(
+        "ba",
+        "ba.c",
+        "ba_objective",
+        ["nobs", "cams", "pts", "cam_idx", "pt_idx", "obs"],
+        ["int", "double *", "double *", "int *", "int *", "double *"],
+        ["cams", "pts"],
+        ba_data,
+        {
+            "full": dict(ncam=20, npts=2000, nobs=8000),
+            "quick": dict(ncam=5, npts=100, nobs=400),
+            "check": dict(ncam=3, npts=6, nobs=15),
+        },
+    ),
+    Objective(
+        "lstm",
+        "lstm.c",
+        "lstm_objective",
+        ["steps", "hsize", "insize", "W", "b", "x", "h0", "c0", "y"],
+        ["int", "int", "int", "double *", "double *", "double *", "double *", "double *", "double *"],
+        ["W", "b"],
+        lstm_data,
+        {
+            "full": dict(steps=10, hsize=32, insize=32),
+            "quick": dict(steps=3, hsize=8, insize=8),
+            "check": dict(steps=3, hsize=4, insize=3),
+        },
+    ),
+]
+
+
+
+def central_difference(f: Callable[..., float], args: list, index: int, j: int) -> float:
+    """d f / d args[index][j] by central differences (the array is restored afterwards)."""
+    a = args[index]
+    h = 1e-6 * max(1.0, abs(a[j]))
+    keep = a[j]
+    a[j] = keep + h
+    up = f(*args)
+    a[j] = keep - h
+    down = f(*args)
+    a[j] = keep
+    return (up - down) / (2 * h)
