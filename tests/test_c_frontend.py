@@ -14,12 +14,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cbuild import compile_c, have_gcc
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
 from s2sad.parse.c_frontend import list_c_functions, parse_c
+from s2sad.ssa.interp import Interpreter
 from s2sad.parse.c_preprocess import preprocess, strip_comments
 from s2sad.ssa.printer import print_module
 from s2sad.ssa.verifier import verify_module
@@ -154,9 +156,49 @@ def test_unsupported_constructs_are_located(body, expected):
     assert any(expected in m and m.startswith("3:") for m in messages), messages
 
 
-def test_structs_are_reported_not_crashed():
-    src = "struct P { double k; };\ndouble f(struct P *p, double *x) { return p->k * x[0]; }"
-    assert any("struct types are not supported yet" in m for m in _diagnostics(src))
+# -- structs -------------------------------------------------------------------------------------
+
+_BODY = "struct B { double pos[3]; double m; };\n"
+
+
+def test_struct_member_is_a_field_index_into_flat_scalars():
+    src = _BODY + "double f(const struct B *b, int n) { return b[n - 1].pos[2] * b->m; }"
+    ir = _ir(src, "f")
+    assert 'field' in ir and 'path = ".pos[]"' in ir and "coefs = [4, 1]" in ir and 'path = ".m"' in ir
+    module = parse_c(src, "t.c", "f")
+    b = np.arange(8, dtype=float)  # two structs: pos = 0, 1, 2 and 4, 5, 6; m = 3 and 7
+    assert Interpreter(module).run(module.functions["f"], [b, 2]) == [6.0 * 3.0]
+    assert module.functions["f"].attrs["c_structs"] == [
+        ["struct B", "struct B {\n    double pos[3];\n    double m;\n};", 4]]
+
+
+def test_struct_pointer_arithmetic_counts_structs():
+    src = _BODY + "static double m(const struct B *b) { return b->m; }\n" \
+        "double f(const struct B *b, int n) { double s = 0; for (int i = 0; i < n; i++) s += m(b + i); return s; }"
+    module = parse_c(src, "t.c", "f")
+    assert Interpreter(module).run(module.functions["f"], [np.arange(8, dtype=float), 2]) == [10.0]
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("struct P { double k; int n; };\ndouble f(struct P *p) { return p->k; }",
+         "the members of struct P are not all of one floating-point type"),
+        ("struct P { double *k; };\ndouble f(struct P *p) { return 0.0; }", "the member 'k' of struct P is a pointer"),
+        ("struct P { double k; };\ndouble f(struct P p) { return p.k; }", "struct P values are not supported yet"),
+        ("struct P { double k; };\ndouble f(double *x) { struct P q[2]; return x[0]; }",
+         "local arrays of struct P are not supported yet"),
+        (_BODY + "double f(struct B *b) { return b->mass; }", "struct B has no member 'mass'"),
+        (_BODY + "double f(struct B *b) { return b->pos; }", "an array member is used as a number"),
+        (_BODY + "double f(struct B *b) { b[0] = b[1]; return 0.0; }", "a whole struct is used as a number"),
+        (_BODY + "double f(struct B *b, double *x) { return b->m * x->m; }", "'->' needs a pointer to a struct"),
+        (_BODY + "double g(double *v) { return v[0]; }\ndouble f(struct B *b) { return g(&b[0].pos[0]); }",
+         "the address of a struct member is not supported"),
+        ("double f(struct Q *q) { return 0.0; }", "'struct Q' is not defined in this file"),
+    ],
+)
+def test_struct_problems_are_reported_not_crashed(source, expected):
+    assert any(expected in m for m in _diagnostics(source)), _diagnostics(source)
 
 
 def test_function_like_macro_and_local_include_are_reported():

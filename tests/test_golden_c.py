@@ -44,12 +44,9 @@ pytestmark = pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
 C_GOLDEN = GOLDEN / "c"
 LEVELS = (2, 0)
 
-# Cases with struct types, so they can be marked separately while the front end lacks structs.
-STRUCT_CASES = ["struct_bodies_array", "struct_pointer_fields"]
-# Structs are the C front end's next step (issue 4): until then their gradients must fail with the
-# front end's "struct types are not supported yet" diagnostic, and a pass flags the marker as stale.
-STRUCT_MARKS: list = [pytest.mark.xfail(strict=True, raises=pipeline.DiagnosticError,
-                                        reason="struct types are not supported by the C front end yet")]
+# Cases with struct types: their Python output takes the structs as one flat array.
+STRUCT_CASES = ["struct_bodies_array", "struct_pointer_fields", "struct_nested_typedef", "struct_written",
+                "struct_callee", "struct_pointer_walk"]
 
 # Cases also generated as Python (--target py): no structs, no single precision.
 PY_CASES = [
@@ -67,6 +64,8 @@ PY_CASES = [
     "void_output_array",
     "callee_writes_array",
     "int_index_array",
+    "struct_bodies_array",
+    "struct_nested_typedef",
 ]
 
 # The case.json dtype of an array for each C pointee type.
@@ -133,10 +132,8 @@ CASES = load_c_cases()
 BY_NAME = {c.name: c for c in CASES}
 
 
-def _params(cases: list[CCase], front_end: bool = True) -> list:
-    """Cases as parameters; ``front_end``: the test runs s2sad on them (struct cases get STRUCT_MARKS)."""
-    return [pytest.param(c, id=c.name, marks=STRUCT_MARKS if front_end and c.name in STRUCT_CASES else ())
-            for c in cases]
+def _params(cases: list[CCase]) -> list:
+    return [pytest.param(c, id=c.name) for c in cases]
 
 
 @functools.cache
@@ -156,15 +153,15 @@ def test_c_primal_golden_cases_load():
     assert set(STRUCT_CASES) <= set(BY_NAME) and set(PY_CASES) <= set(BY_NAME)
     assert len(PY_CASES) >= 8
     for name in PY_CASES:
-        assert name not in STRUCT_CASES and all(p.dtype != "f32" for p in BY_NAME[name].params), name
+        assert all(p.dtype != "f32" for p in BY_NAME[name].params), name
 
 
-@pytest.mark.parametrize("case", _params(CASES, front_end=False))
+@pytest.mark.parametrize("case", _params(CASES))
 def test_c_input_compiles(case):
     compile_c(case.source)  # gcc -std=c99 -Wall -Wextra -Werror: any warning fails
 
 
-@pytest.mark.parametrize("case", _params(CASES, front_end=False))
+@pytest.mark.parametrize("case", _params(CASES))
 def test_c_primal_runs(case):
     """case.json agrees with the C signature, and ``written`` with what the function writes."""
     sig = case.signature

@@ -248,8 +248,9 @@ class GradientTransform:
         g.attrs["primal"] = fn.name
         # Which parameters the results are the adjoints of (C passes them back through pointers).
         g.attrs["returned"] = [fn.params[i].name_hint for i in sig.returned]
-        if "shapes" in fn.attrs:
-            g.attrs["shapes"] = fn.attrs["shapes"]
+        for kept in ("shapes", "c_structs"):
+            if kept in fn.attrs:
+                g.attrs[kept] = fn.attrs[kept]
         if "c_params" in fn.attrs:
             g.attrs["c_params"] = _c_gradient_params(fn, sig.shadowed, sig.has_d_return)
             g.attrs["c_result"] = "void"

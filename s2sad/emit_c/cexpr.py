@@ -67,6 +67,18 @@ class Cast(Expr):
 
 
 @dataclass(frozen=True)
+class Member(Expr):
+    """A struct member: ``value.name``, or ``value->name`` through a pointer."""
+
+    value: Expr
+    name: str
+    arrow: bool = False
+
+    def children(self):
+        return (self.value,)
+
+
+@dataclass(frozen=True)
 class IncDec(Expr):
     """``++x``, ``x++``, ``--x``, ``x--`` (only on tape counters)."""
 
@@ -149,6 +161,8 @@ class CPrinter:
         if isinstance(e, Subscript):
             index = ", ".join(p(i) for i in e.index)
             return f"{p(e.value, P_POSTFIX)}[{index}]", P_POSTFIX
+        if isinstance(e, Member):
+            return f"{p(e.value, P_POSTFIX)}{'->' if e.arrow else '.'}{e.name}", P_POSTFIX
         if isinstance(e, IfExp):
             return f"{p(e.cond, P_OR)} ? {p(e.body, P_COND)} : {p(e.orelse, P_COND)}", P_COND
         if isinstance(e, Attribute) and isinstance(e.value, Name) and e.attr in _CONSTANTS:

@@ -85,7 +85,7 @@ from ..emit_py.outofssa import allocate
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.ops import PURE, view_base
 from ..ssa.types import ArrayType, ScalarType, Type
-from .cexpr import Cast, CPrinter, F32Lit, IncDec, address_of, c_if_exp, deref
+from .cexpr import Cast, CPrinter, F32Lit, IncDec, Member, address_of, c_if_exp, deref
 from .cstmt import ArrayDecl, declare
 from .names import CNamer, c_reserved
 from .ranges import IntRanges
@@ -244,6 +244,12 @@ def emit_c(module: Module, header: str, entry: str) -> str:
         out += ["/*"] + [f" * {h}".rstrip() for h in head] + [" */", ""]
     if includes:
         out += [f"#include <{h}>" for h in includes] + [""]
+    structs: dict[str, str] = {}
+    for name in module.functions:
+        if ctx.c_name(name) in keep:
+            structs.update((n, d) for n, d, _ in module.functions[name].attrs.get("c_structs", []))
+    if structs:
+        out += ["\n\n".join(structs.values()), ""]
     return "\n".join(out + [body]) + "\n"
 
 
@@ -338,6 +344,9 @@ class _CFunctionEmitter(_FunctionEmitter):
             declared = spelled[self.fn.params.index(base)]
             if declared.rstrip().endswith("*"):
                 return declared
+        struct = self._struct_of(v) if v.defining_op is not None and v.defining_op.name == "copy" else None
+        if struct is not None:
+            return f"{struct} *"  # a copy of an array of structs: the same structs
         return ctype(v.type)
 
     def _error(self, message: str, loc=None, hint: str = "") -> DiagnosticError:
@@ -426,6 +435,15 @@ class _CFunctionEmitter(_FunctionEmitter):
             ext = self.extents[i]
             if ext is None or any(e is None for e in ext):
                 continue
+            struct = self._struct_of(p)
+            if struct is not None:  # counted in structs: the ones the members read lie in
+                size = self._struct_size(struct)
+                if all(c % size == 0 for _, c in ext[0].terms):  # type: ignore[union-attr]
+                    whole = -(-ext[0].const // size)  # type: ignore[union-attr]
+                    ext = [Affine(tuple((k, c // size) for k, c in ext[0].terms), whole)]  # type: ignore
+                    groups.setdefault(f"[{self.printer(self._affine_expr(ext[0]))}] ({struct})", []).append(
+                        self.var.get(p, p.name_hint))
+                    continue
             text = "".join(f"[{self.printer(self._affine_expr(e))}]" for e in ext)  # type: ignore[arg-type]
             if len(ext) > 1:
                 text += " (row-major)"
@@ -551,12 +569,21 @@ class _CFunctionEmitter(_FunctionEmitter):
             return self._math(op)
         if n == "load":
             arr, *idx = op.operands
-            return Subscript(e(arr), (self._flat(arr, idx, op),))
+            return self._element(arr, idx, op)
         if n == "dim":
             return self._extent(op.operands[0], op.attrs["axis"], op)
         if n == "view":
             arr, offset = op.operands
-            return e(arr) if const_int(offset) == 0 else binop("+", e(arr), e(offset))
+            if const_int(offset) == 0:
+                return e(arr)
+            struct = self._struct_of(arr)
+            if struct is not None:  # `bodies + i` counts structs
+                f = offset.defining_op
+                if f is not None and f.name == "field" and f.attrs["path"] == "" and f.attrs["offset"] == 0:
+                    return binop("+", e(arr), e(f.operands[0]))
+                elem = _CTYPES[arr.type.elem.name]  # type: ignore[attr-defined]
+                return Cast(f"{struct} *", binop("+", Cast(f"{elem} *", e(arr)), e(offset)))
+            return binop("+", e(arr), e(offset))
         if n == "call":
             return Call(Name(self.ctx.c_name(op.attrs["callee"])), tuple(e(a) for a in op.operands))
         if n == "if":
@@ -692,6 +719,50 @@ class _CFunctionEmitter(_FunctionEmitter):
             return False
         return all(self._stable(o) for o in op.operands)
 
+    def _element(self, arr: Value, idx: list[Value], op: Op) -> Expr:
+        """``arr[i]``, ``arr[i * n + j]``, or a struct member: ``bodies[i].pos[c]``, ``p->k``."""
+        struct = self._struct_of(arr)
+        if struct is None:
+            return Subscript(self.expr(arr), (self._flat(arr, idx, op),))
+        f = idx[0].defining_op
+        if f is not None and f.name == "field" and f.attrs["struct"] == struct:
+            return self._member(self.expr(arr), f)
+        # An index that lost its path (no pass makes one today): the structs as the scalars they are.
+        elem = _CTYPES[arr.type.elem.name]  # type: ignore[attr-defined]
+        return Subscript(Cast(f"{elem} *", self.expr(arr)), (self.expr(idx[0]),))
+
+    def _member(self, base: Expr, f: Op) -> Expr:
+        """The access a ``field`` op spells: ``base[i].pos[c]``; ``base->k`` for struct 0."""
+        struct_index, *subs = f.operands
+        steps = re.findall(r"\.(\w+)|(\[\])", f.attrs["path"])
+        out: Expr
+        if const_int(struct_index) == 0 and steps and steps[0][0]:
+            out = Member(base, steps[0][0], arrow=True)
+            steps = steps[1:]
+        else:
+            out = Subscript(base, (self.expr(struct_index),))
+        subscripts = iter(subs)
+        for name, _ in steps:
+            out = Member(out, name) if name else Subscript(out, (self.expr(next(subscripts)),))
+        return out
+
+    def _struct_of(self, arr: Value) -> Optional[str]:
+        """The struct type ``arr`` points to (C input: a parameter declared ``struct Body *``, or
+        a view or copy of one), or None for an array of numbers."""
+        structs = self.fn.attrs.get("c_structs")
+        if not structs:
+            return None
+        base = _storage(arr)
+        spelled = self.fn.attrs.get("c_params")
+        if base.owner is not self.fn.body or not spelled or len(spelled) != len(self.fn.params):
+            return None
+        declared = spelled[self.fn.params.index(base)].replace("*", " ").split()
+        name = " ".join(w for w in declared if w != "const")
+        return name if any(name == s[0] for s in structs) else None
+
+    def _struct_size(self, struct: str) -> int:
+        return next(size for name, _, size in self.fn.attrs["c_structs"] if name == struct)
+
     def _flat(self, arr: Value, idx: list[Value], op: Op) -> Expr:
         """The row-major index of ``arr[i0, ..., ik]``: ``(i0 * n1 + i1) * n2 + i2``."""
         flat = self.expr(idx[0])
@@ -715,8 +786,7 @@ class _CFunctionEmitter(_FunctionEmitter):
             return self._return(op)
         if n == "store":
             arr, *idx, val = op.operands
-            target = Subscript(self.expr(arr), (self._flat(arr, idx, op),))
-            return [Assign([target], self.expr(val))]
+            return [Assign([self._element(arr, idx, op)], self.expr(val))]
         if n == "alloc":
             return self._alloc(op)
         if n == "copy":
@@ -948,9 +1018,9 @@ class _CFunctionEmitter(_FunctionEmitter):
                 and self._only_folded_between(block, k, block.ops.index(store))
             ):
                 arr, *idx = load.operands
-                index = self._flat(arr, idx, store)
-                if not any(isinstance(x, (Subscript, Call)) for x in walk(index)):
-                    target, skip = Subscript(self.expr(arr), (index,)), store
+                element = self._element(arr, idx, store)
+                if not any(isinstance(x, (Subscript, Call)) for x in walk(element) if x is not element):
+                    target, skip = element, store
         if target is None or skip is None:
             return False
         key = self.printer(target)

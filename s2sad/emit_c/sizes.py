@@ -160,6 +160,14 @@ class _FunctionView:
                     a = self.bound(x, upper if c >= 0 else not upper, depth + 1, strict)
                     return None if a is None else a.scale(c)
             return None
+        if op.name == "field":  # sum(coef * operand) + offset, every coefficient positive
+            total = Affine.of_const(op.attrs["offset"])
+            for c, o in zip(op.attrs["coefs"], op.operands):
+                b = self.bound(o, upper, depth + 1, strict)
+                if b is None:
+                    return None
+                total = total + b.scale(c)
+            return total
         if op.name == "mod" or (op.name == "rem" and upper):
             # Python's a % m lies in [0, m - 1]; C's (rem) in [-(m - 1), m - 1].
             m = self.affine(op.operands[1])

@@ -49,6 +49,7 @@ from .expr import (
     Slice,
     Subscript,
     Tuple,
+    affine,
     binop,
     bool_op,
     call,
@@ -261,6 +262,8 @@ class _FunctionEmitter:
             return Subscript(e(op.operands[0]), tuple(e(i) for i in op.operands[1:]))
         if n == "dim":
             return Subscript(Attribute(e(op.operands[0]), "shape"), (Lit(str(op.attrs["axis"])),))
+        if n == "field":  # a C struct member: Python sees the structs as one flat array
+            return affine([(c, e(o)) for c, o in zip(op.attrs["coefs"], op.operands)], op.attrs["offset"])
         if n == "view":
             arr, offset = op.operands
             return e(arr) if _is_const(offset, 0) else Subscript(e(arr), (Slice(e(offset)),))

@@ -240,6 +240,22 @@ def binop(op: str, left: Expr, right: Expr) -> Expr:
     return BinOp(op, left, right)
 
 
+def affine(terms: list[tuple[int, Expr]], offset: int) -> Expr:
+    """``c0 * x0 + c1 * x1 + ... + offset`` for integers, literals combined: the index a
+    ``field`` op computes (``4 * i + c + 3``)."""
+    out: Optional[Expr] = None
+    for c, x in terms:
+        value = _int_literal(x)
+        if value is not None:
+            offset += c * value
+            continue
+        term = x if c == 1 else BinOp("*", number(c), x)
+        out = term if out is None else binop("+", out, term)
+    if out is None:
+        return number(offset)
+    return binop("+", out, number(offset))
+
+
 def negate(e: Expr) -> Expr:
     """``-e``; ``-(-x)`` is ``x`` and ``-(-a * b)`` is ``a * b`` (see ``_strip_sign``)."""
     stripped = _strip_sign(e)

@@ -9,7 +9,8 @@ every single-result op one mode:
   of a function that writes no memory, or an ``if`` whose branches are only
   such expressions, which prints as ``a if c else b``);
 * ``DUP``: a cheap value used several times (``x[i]``, ``x.shape[0]``, ``i + 1``),
-  printed at each use rather than held in a temporary;
+  printed at each use rather than held in a temporary; a ``field`` index always
+  is, wherever its uses are;
 * ``DEAD``: no effect and no use: not printed;
 * otherwise (absent from the plan) it is *materialised*: an assignment to a variable.
 
@@ -197,6 +198,10 @@ class InlinePlan:
         v = op.result
         if op.name in ("const", "undef"):
             return LITERAL
+        if op.name == "field":
+            # A struct member's index is printed inside each access (``d_b[i].pos[c]``), even in
+            # another block: the emitters read its path there. Its operands stay live to each use.
+            return DUP if self.live_users(v) else DEAD
         if not self._foldable_kind(op):
             if op.name in ("alloc", "copy") and not self.live_users(v):
                 return DEAD

@@ -218,11 +218,34 @@ def _simplify(op: Op) -> Union[Value, Number, None]:
         if a[0].type == op.result.type:
             return a[0]
     elif name == "view":
-        if _is_number(a[1], 0):
+        if _is_number(a[1], 0) or _field_constant(a[1]) == 0:
             return a[0]
     elif name in ops.COMPARE:
         if a[0] is a[1] and _is_int(a[0]):
             return name in ("eq", "le", "ge")
+    return None
+
+
+def _field_constant(v: Value) -> Optional[int]:
+    """The value of a ``field`` op whose operands are all constants (None otherwise).
+
+    Such an op is not folded to its number (``p->k`` would print as ``p[1]``), but
+    a view at struct 0 (``&bodies[0]``) is the array itself.
+    """
+    op = v.defining_op
+    if op is None or op.name != "field":
+        return None
+    values = [const_value(o) for o in op.operands]
+    if any(x is None for x in values):
+        return None
+    return ops.field_value(op.attrs, values)  # type: ignore[arg-type]
+
+
+def _whole_struct(v: Value) -> Optional[Op]:
+    """The ``field`` op that gives ``v`` when it is the offset of a whole struct (``bodies + i``)."""
+    op = v.defining_op
+    if op is not None and op.name == "field" and op.attrs["path"] == "" and op.attrs["offset"] == 0:
+        return op
     return None
 
 
@@ -292,7 +315,14 @@ class _Folder:
         if inner is None or inner.name != "view":
             return False
         b = Builder(op.parent, op.loc).before_op(op)
-        offset = add(b, inner.operands[1], op.operands[1])
+        j, k = inner.operands[1], op.operands[1]
+        outer_struct = _whole_struct(j)
+        if outer_struct is not None and outer_struct.attrs == getattr(_whole_struct(k), "attrs", None):
+            # (bodies + i) + j of struct pointers: one struct offset, bodies + (i + j)
+            index = add(b, outer_struct.operands[0], k.defining_op.operands[0])
+            offset = b.op1("field", [index], k.type, "", **outer_struct.attrs)
+        else:
+            offset = add(b, j, k)
         merged = b.op1("view", [inner.operands[0], offset], op.result.type, op.result.name_hint)
         self.replace(op, [merged])
         return True

@@ -88,7 +88,7 @@ if TYPE_CHECKING:  # passes.py imports the passes to register them
 
 # Ops that cannot fail, whatever their operands.
 # A view is address arithmetic: NumPy's ``x[k:]`` never raises, C's ``x + k`` never traps.
-_NEVER_FAIL = {"add", "sub", "mul", "neg", "not", "and", "or", "select", "const", "undef", "dim", "view"}
+_NEVER_FAIL = {"add", "sub", "mul", "neg", "not", "and", "or", "select", "const", "undef", "dim", "view", "field"}
 _NEVER_FAIL.update(ops_mod.COMPARE)
 
 # Sweeps of a function before giving up (one suffices in practice: inner loops go first).

@@ -30,20 +30,51 @@ from ..ssa import build
 from ..ssa.ir import Block, Builder, SourceLoc, Value
 from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F32, F64, I64, ArrayType, ScalarType, Type
+from .c_structs import StructLayout
 from .c_types import BYTES, CType
 from .py_common import Env, Fail, Poison
 
 
 @dataclass(frozen=True)
 class Ptr:
-    """A pointer value: ``base + off`` elements (``off`` None means 0)."""
+    """A pointer value: ``base + off`` elements (``off`` None means 0).
+
+    A pointer to structs (``layout`` set) counts ``off`` in structs; its base is
+    the run of scalars the structs are made of (see ``c_structs``).
+    """
 
     base: Value
     off: Optional[Value] = None
+    layout: Optional[StructLayout] = None
 
     @property
     def elem(self) -> ScalarType:
         return self.base.type.elem  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class Place:
+    """A struct in memory, or a member of one, before it is read: ``bodies[i].pos``.
+
+    The element it names is ``sum(coefs[k] * operands[k]) + offset`` of ``base``;
+    ``operands[0]`` is the struct's index, the others subscript array members.
+    ``path`` spells the access after ``base[i]`` (``.pos[]``, one ``[]`` per
+    subscript), ``dims`` are the extents still to subscript and ``sub`` the struct
+    type reached (None for a number or an array of numbers).
+    """
+
+    base: Value
+    layout: StructLayout
+    operands: tuple[Value, ...]
+    coefs: tuple[int, ...]
+    offset: int
+    path: str
+    dims: tuple[int, ...]
+    sub: Optional[StructLayout]
+
+    @property
+    def elem_size(self) -> int:
+        return self.sub.size if self.sub is not None else 1
 
 
 Operand = Union[Value, Ptr]
@@ -170,7 +201,7 @@ class CExprLowering:
             return self.constant(node, b)
         if isinstance(node, c_ast.ID):
             return self.name(node, b, env)
-        if isinstance(node, c_ast.ArrayRef):
+        if isinstance(node, (c_ast.ArrayRef, c_ast.StructRef)):
             p, idx = self.element(node, b, env)
             return self.at(b, node).op1("load", [p, *idx], p.type.elem)  # type: ignore[attr-defined]
         if isinstance(node, c_ast.UnaryOp):
@@ -193,8 +224,6 @@ class CExprLowering:
                 out = self.expr(e, b, env)
             assert out is not None
             return out
-        if isinstance(node, c_ast.StructRef):
-            raise self.fail(node, "struct fields are not supported yet", "pass the fields as separate arrays")
         raise self.fail(node, f"this expression is not supported ({type(node).__name__})")
 
     # -- leaves ---------------------------------------------------------------------------------
@@ -228,11 +257,20 @@ class CExprLowering:
             raise self.fail(node, message, v.hint if isinstance(v, Poison) else "initialize it where it is declared")
         if isinstance(v.type, ArrayType):
             off = env.get(key + "@")
-            return Ptr(v, off if isinstance(off, Value) else None)
+            return Ptr(v, off if isinstance(off, Value) else None, self.ctypes[key].layout)
         return v
 
-    def element(self, node: c_ast.ArrayRef, b: Builder, env: Env) -> tuple[Value, list[Value]]:
-        """The array and index list of ``a[i]``, ``a[i][j]`` (local 2-D) or ``p[i]`` (offset pointer)."""
+    def element(self, node: c_ast.Node, b: Builder, env: Env) -> tuple[Value, list[Value]]:
+        """The array and index list of ``a[i]``, ``a[i][j]`` (local 2-D), ``p[i]`` (offset pointer)
+        or a struct member (``bodies[i].pos[c]``, ``p->k``: one ``field`` index)."""
+        if self.is_struct_access(node, env):
+            pl = self.place(node, b, env)
+            if pl.dims or pl.sub is not None:
+                what = "an array member" if pl.dims else "a whole struct"
+                raise self.fail(node, f"{what} is used as a number",
+                                "s2sad reads and writes struct members one number at a time")
+            return pl.base, [self.field_index(pl, self.at(b, node))]
+        assert isinstance(node, c_ast.ArrayRef)
         subs: list[c_ast.Node] = []
         base: c_ast.Node = node
         while isinstance(base, c_ast.ArrayRef):
@@ -249,6 +287,92 @@ class CExprLowering:
             idx[0] = build.add(self.at(b, node), p.off, idx[0])
         return p.base, idx
 
+    # -- structs ---------------------------------------------------------------------------------
+    def is_struct_access(self, node: c_ast.Node, env: Env) -> bool:
+        """Whether ``node`` names a struct or a member (``p->k``, ``bodies[i]``, ``bodies[i].pos[c]``)."""
+        if isinstance(node, c_ast.StructRef):
+            return True
+        if isinstance(node, c_ast.ArrayRef):
+            inner: c_ast.Node = node
+            while isinstance(inner, c_ast.ArrayRef):
+                inner = inner.name
+            if isinstance(inner, c_ast.StructRef):
+                return True
+            return self.struct_pointer(node.name, env)
+        return False
+
+    def struct_pointer(self, node: c_ast.Node, env: Env) -> bool:
+        """Whether ``node`` is a pointer to structs, as far as its spelling shows (``p``, ``p + i``)."""
+        if isinstance(node, c_ast.ID):
+            key = self.lookup(node.name)
+            return key is not None and self.ctypes[key].layout is not None
+        if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-"):
+            return self.struct_pointer(node.left, env) or self.struct_pointer(node.right, env)
+        if isinstance(node, c_ast.Cast):
+            return self.struct_pointer(node.expr, env)
+        return False
+
+    def place(self, node: c_ast.Node, b: Builder, env: Env) -> Place:
+        """Where a struct access points (see ``Place``)."""
+        if isinstance(node, c_ast.StructRef):
+            if node.type == "->":
+                p = self.pointer(node.name, b, env)
+                if p.layout is None:
+                    raise self.fail(node, "'->' needs a pointer to a struct")
+                whole = self.whole(p, b)
+            else:
+                whole = self.place(node.name, b, env)
+            return self.member(whole, node.field.name, node)
+        if isinstance(node, c_ast.UnaryOp) and node.op == "*":
+            p = self.pointer(node.expr, b, env)
+            if p.layout is None:
+                raise self.fail(node, "'.' needs a struct")
+            return self.whole(p, b)
+        if isinstance(node, c_ast.ArrayRef):
+            if self.is_struct_access(node.name, env):
+                return self.subscript(self.place(node.name, b, env), node, b, env)
+            p = self.pointer(node.name, b, env)
+            if p.layout is None:
+                raise self.fail(node, "'.' needs a struct")
+            i = self.integer(node.subscript, b, env, "an index")
+            return self.whole(Ptr(p.base, i if p.off is None else build.add(self.at(b, node), p.off, i), p.layout), b)
+        raise self.fail(node, "'.' needs a struct")
+
+    @staticmethod
+    def whole(p: Ptr, b: Builder) -> Place:
+        """The struct ``*p``."""
+        i = p.off if p.off is not None else build.const(b, 0, I64)
+        assert p.layout is not None
+        return Place(p.base, p.layout, (i,), (p.layout.size,), 0, "", (), p.layout)
+
+    def member(self, pl: Place, name: str, node: c_ast.StructRef) -> Place:
+        """``pl.name``."""
+        if pl.sub is None or pl.dims:
+            raise self.fail(node, f"'{node_text(node.name)}' is not a struct")
+        f = pl.sub.field(name)
+        if f is None:
+            members = ", ".join(m.name for m in pl.sub.fields)
+            raise self.fail(node.field, f"{pl.sub.name} has no member '{name}'", f"its members: {members}")
+        return Place(pl.base, pl.layout, pl.operands, pl.coefs, pl.offset + f.offset, f"{pl.path}.{name}",
+                     f.dims, f.sub)
+
+    def subscript(self, pl: Place, node: c_ast.ArrayRef, b: Builder, env: Env) -> Place:
+        """``pl[i]`` for an array member."""
+        if not pl.dims:
+            raise self.fail(node, f"'{node_text(node.name)}' is not an array")
+        stride = pl.elem_size
+        for n in pl.dims[1:]:
+            stride *= n
+        i = self.integer(node.subscript, b, env, "an index")
+        return Place(pl.base, pl.layout, (*pl.operands, i), (*pl.coefs, stride), pl.offset, pl.path + "[]",
+                     pl.dims[1:], pl.sub)
+
+    @staticmethod
+    def field_index(pl: Place, b: Builder) -> Value:
+        """The element ``pl`` names, as a ``field`` op (which keeps the path for output)."""
+        return b.op1("field", list(pl.operands), I64, "", struct=pl.layout.name, path=pl.path,
+                     coefs=list(pl.coefs), offset=pl.offset)
+
     # -- operators -------------------------------------------------------------------------------
     def unary(self, node: c_ast.UnaryOp, b: Builder, env: Env) -> Operand:
         op = node.op
@@ -257,6 +381,12 @@ class CExprLowering:
         if op == "sizeof":
             return build.const(self.at(b, node), self.size_of(node.expr), I64)
         if op == "&":
+            if self.is_struct_access(node.expr, env):
+                pl = self.place(node.expr, b, env)
+                if pl.path or len(pl.operands) != 1:
+                    raise self.fail(node, "the address of a struct member is not supported",
+                                    "pass the struct's address (&bodies[i]) and read the member in the callee")
+                return Ptr(pl.base, pl.operands[0], pl.layout)
             if isinstance(node.expr, c_ast.ArrayRef):
                 arr, idx = self.element(node.expr, b, env)
                 if len(idx) != 1:
@@ -266,6 +396,9 @@ class CExprLowering:
                             "return the value, or write it into an array parameter")
         if op == "*":
             p = self.pointer(node.expr, b, env)
+            if p.layout is not None:
+                raise self.fail(node, f"a whole {p.layout.name} is used as a value",
+                                "s2sad reads and writes struct members one number at a time: p->member")
             off = p.off if p.off is not None else build.const(self.at(b, node), 0, I64)
             return self.at(b, node).op1("load", [p.base, off], p.elem)
         v = self.scalar(node.expr, b, env)
@@ -331,7 +464,7 @@ class CExprLowering:
             raise self.fail(node, "pointer arithmetic on a 2-D array is not supported")
         n = self.convert(n, I64, b)
         step = n if op == "+" else build.neg(b, n)
-        return Ptr(p.base, build.add(b, offset(p), step) if p.off is not None else step)
+        return Ptr(p.base, build.add(b, offset(p), step) if p.off is not None else step, p.layout)
 
     def logical(self, node: c_ast.BinaryOp, b: Builder, env: Env) -> Value:
         x = self.condition(node.left, b, env)
@@ -375,7 +508,7 @@ class CExprLowering:
         t = self.declared_type(node.to_type.type, node)
         v = self.expr(node.expr, b, env)
         if t.kind == "pointer":
-            if not isinstance(v, Ptr) or v.elem != t.scalar:
+            if not isinstance(v, Ptr) or v.elem != t.scalar or v.layout != t.layout:
                 raise self.fail(node, "pointer casts that change the element type are not supported")
             return v
         if isinstance(v, Ptr):
@@ -437,7 +570,7 @@ class CExprLowering:
                 v.name_hint = target.name
             env[key] = v
             return v
-        if isinstance(target, c_ast.ArrayRef):
+        if isinstance(target, (c_ast.ArrayRef, c_ast.StructRef)):
             arr, idx = self.element(target, b, env)
         elif isinstance(target, c_ast.UnaryOp) and target.op == "*":
             p = self.pointer(target.expr, b, env)
@@ -476,6 +609,9 @@ class CExprLowering:
     def size_of(self, node: c_ast.Node) -> int:
         t: Optional[ScalarType] = None
         if isinstance(node, c_ast.Typename):
+            layout = self.struct_named(node.type)
+            if layout is not None:
+                return layout.size * BYTES[layout.elem.name]
             ct = self.declared_type(node.type, node)
             t = ct.scalar if ct.kind == "scalar" else None
         elif isinstance(node, c_ast.UnaryOp) and node.op == "*" or isinstance(node, c_ast.ArrayRef):
@@ -487,6 +623,9 @@ class CExprLowering:
         return BYTES[t.name]
 
     # -- provided by the host --------------------------------------------------------------------
+    def struct_named(self, node: c_ast.Node) -> Optional[StructLayout]:  # pragma: no cover
+        raise NotImplementedError
+
     def lookup(self, name: str) -> Optional[str]:  # pragma: no cover
         raise NotImplementedError
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Optional
 
 from pycparser import c_ast, c_parser
 from pycparser.c_parser import ParseError
@@ -30,6 +31,7 @@ from .c_expr import span, walk
 from .callgraph import callees_first
 from .c_lower import CContext, Signature, lower_function
 from .c_preprocess import BUILTIN_MACROS, Preprocessed, preprocess
+from .c_structs import StructTable
 from .c_types import TypeProblem, ctype_of
 
 __all__ = ["list_c_functions", "parse_c"]
@@ -49,18 +51,32 @@ class CFile:
         self.typedefs: dict[str, list[str]] = {}
         self.constants: dict[str, c_ast.Node] = {}
         self.globals: set[str] = set()
+        self.structs = StructTable(self.typedefs, self.constants)
+        struct_defs: list[tuple[c_ast.Struct, Optional[str]]] = []  # laid out once the macros are known
         for ext in self.ast.ext:
             if isinstance(ext, c_ast.FuncDef):
                 self.functions[ext.decl.name] = ext
             elif isinstance(ext, c_ast.Typedef):
                 if isinstance(ext.type, c_ast.TypeDecl) and isinstance(ext.type.type, c_ast.IdentifierType):
                     self.typedefs[ext.name] = list(ext.type.type.names)
+                elif isinstance(ext.type, c_ast.TypeDecl) and isinstance(ext.type.type, c_ast.Struct):
+                    struct_defs.append((ext.type.type, ext.name))
+            elif isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.Struct) and not ext.name:
+                struct_defs.append((ext.type, None))
             elif isinstance(ext, c_ast.Decl) and not isinstance(ext.type, c_ast.FuncDecl) and ext.name:
                 if "const" in ext.quals and ext.init is not None and isinstance(ext.type, c_ast.TypeDecl):
                     self.constants[ext.name] = ext.init
                 else:
                     self.globals.add(ext.name)
         self._macros()
+        for node, typedef in struct_defs:
+            self._struct(node, typedef)
+
+    def _struct(self, node: c_ast.Struct, typedef: Optional[str]) -> None:
+        try:
+            self.structs.define(node, typedef)
+        except TypeProblem as p:  # reported only if a function s2sad reads uses the type
+            self.structs.refuse(node, typedef, p)
 
     def _parse(self, text: str) -> c_ast.FileAST:
         try:
@@ -104,8 +120,8 @@ class CFile:
                 raise TypeProblem(p, "variadic functions are not supported")
             if not isinstance(p, c_ast.Decl) or not p.name:
                 raise TypeProblem(p, "every parameter needs a name")
-            params.append(ctype_of(p.type, self.typedefs, param=True))
-        result = ctype_of(ftype.type, self.typedefs, param=False)
+            params.append(ctype_of(p.type, self.typedefs, param=True, structs=self.structs))
+        result = ctype_of(ftype.type, self.typedefs, param=False, structs=self.structs)
         if result.kind == "pointer":
             raise TypeProblem(fn.decl, "functions returning pointers are not supported",
                               "write the result into an array parameter")
@@ -144,7 +160,8 @@ def parse_c(source: str, filename: str, func: str) -> Module:
         listing = ", ".join(cfile.functions) or "none"
         raise error(f"no function named '{func}' in {name}", hint=f"functions in this file: {listing}")
     order, problems, recursive = _reachable(func, cfile)
-    ctx = CContext(name, cfile.lines, cfile.typedefs, cfile.constants, {}, frozenset(cfile.globals), recursive)
+    ctx = CContext(name, cfile.lines, cfile.typedefs, cfile.constants, {}, frozenset(cfile.globals), recursive,
+                   cfile.structs)
     for fname in order:
         try:
             ctx.signatures[fname] = cfile.signature(cfile.functions[fname])

@@ -38,6 +38,7 @@ from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
 from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F64, I64, Type
 from .c_expr import INCREMENTS, INT_ABS, CExprLowering, Ptr, math_intrinsic, span, walk
+from .c_structs import StructLayout, StructTable
 from .c_types import BYTES, CType, TypeProblem, ctype_of, value_type
 from .py_common import RESULT, RETURNED, Env, Fail, Poison
 from .structured import BREAK, CONTINUE, RETURN, Exits, LoopFrame, StructuredLowering
@@ -78,6 +79,7 @@ class CContext:
     signatures: dict[str, Signature] = field(default_factory=dict)
     globals: frozenset[str] = frozenset()
     recursive_calls: frozenset[int] = frozenset()  # id() of calls that close a recursion cycle
+    structs: Optional[StructTable] = None
 
 
 def stmt_exits(st: c_ast.Node) -> Exits:
@@ -200,9 +202,18 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
 
     def declared_type(self, node: c_ast.Node, where: c_ast.Node) -> CType:
         try:
-            return ctype_of(node, self.ctx.typedefs, param=False)
+            return ctype_of(node, self.ctx.typedefs, param=False, structs=self.ctx.structs)
         except TypeProblem as p:
             raise self.fail(p.node if getattr(p.node, "coord", None) else where, p.message, p.hint)
+
+    def struct_named(self, node: c_ast.Node) -> Optional[StructLayout]:
+        """The struct type a type node (``struct Body``, a typedef) names, if any."""
+        if not isinstance(node, c_ast.TypeDecl) or self.ctx.structs is None:
+            return None
+        try:
+            return self.ctx.structs.lookup(node.type)
+        except TypeProblem as p:
+            raise self.fail(p.node if getattr(p.node, "coord", None) else node, p.message, p.hint)
 
     def is_pointer_var(self, node: c_ast.ID) -> bool:
         key = self.lookup(node.name)
@@ -240,7 +251,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         for p, t, arg in zip(params, sig.params, body.args):
             key = self.declare(p.name, t, p)
             if t.kind == "pointer":
-                self.bind_pointer(key, Ptr(arg), b, env)
+                self.bind_pointer(key, Ptr(arg, None, t.layout), b, env)
             else:
                 env[key] = arg
         result_t = None if sig.result.kind == "void" else value_type(sig.result)
@@ -266,7 +277,11 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         return self.function(sig, body, loc)
 
     def function(self, sig: Signature, body: Block, loc: SourceLoc) -> Function:
-        attrs = {"c_params": [p.spelling for p in sig.params], "c_result": sig.result.spelling}
+        attrs: dict = {"c_params": [p.spelling for p in sig.params], "c_result": sig.result.spelling}
+        structs = self.ctx.structs.definitions([p.layout for p in sig.params if p.layout is not None]) \
+            if self.ctx.structs is not None else []
+        if structs:
+            attrs["c_structs"] = structs
         return Function(self.fn.decl.name, body, sig.result_types, loc, attrs)
 
     def param_decls(self) -> list[c_ast.Decl]:
@@ -438,12 +453,16 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
                 inner.name.name in ("malloc", "calloc"):
             return Ptr(self.allocation(inner, t, b, env, where))
         p = self.pointer(node, b, env)
-        if p.elem != t.scalar:
-            raise self.fail(node, f"a {p.elem} array cannot be used as '{t.spelling}'")
+        if p.elem != t.scalar or p.layout != t.layout:
+            what = p.layout.name if p.layout is not None else p.elem
+            raise self.fail(node, f"a {what} array cannot be used as '{t.spelling}'")
         return p
 
     def allocation(self, call: c_ast.FuncCall, t: CType, b: Builder, env: Env, where: c_ast.Node) -> Value:
         """``malloc(n * sizeof(T))`` and ``calloc(n, sizeof(T))``: an ``alloc`` of n elements."""
+        if t.layout is not None:
+            raise self.fail(call, f"allocating arrays of {t.layout.name} is not supported yet",
+                            f"pass the array as a parameter ({t.layout.name} *)")
         args = list(call.args.exprs) if call.args is not None else []
         name = call.name.name  # type: ignore[attr-defined]
         hint = f"write {name}(" + ("n, sizeof(double))" if name == "calloc" else "n * sizeof(double))")
@@ -479,7 +498,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         """``p = ...``: the base, and an explicit offset (loops carry it, so it must exist)."""
         off = p.off if p.off is not None else build.const(b, 0, I64)
         env[key], env[key + "@"] = p.base, off
-        return Ptr(p.base, off)
+        return Ptr(p.base, off, p.layout)
 
     def assign_pointer(self, target: c_ast.ID, value: c_ast.Node, b: Builder, env: Env) -> Ptr:
         key = self.lookup(target.name)
@@ -504,7 +523,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         new = build.add(self.at(b, target), off if isinstance(off, Value) else build.const(b, 0, I64), step)
         new.name_hint = new.name_hint or target.name
         env[key + "@"] = new
-        return Ptr(base, new)
+        return Ptr(base, new, self.ctypes[key].layout)
 
     # -- calls --------------------------------------------------------------------------------------------
     def call(self, node: c_ast.FuncCall, b: Builder, env: Env, want_value: bool) -> Optional[Value]:
@@ -547,12 +566,15 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         for a, t in zip(args, sig.params):
             if t.kind == "pointer":
                 p = self.pointer(a, b, env)
-                if p.elem != t.scalar:
-                    raise self.fail(a, f"'{name}' expects '{t.spelling}' here, not an array of {p.elem}")
+                if p.elem != t.scalar or p.layout != t.layout:
+                    what = p.layout.name if p.layout is not None else p.elem
+                    raise self.fail(a, f"'{name}' expects '{t.spelling}' here, not an array of {what}")
                 if p.base.type.rank != 1:  # type: ignore[attr-defined]
                     raise self.fail(a, "passing a 2-D local array to a function is not supported",
                                     "use a flat array indexed as a[i * m + j]")
                 off = p.off
+                if off is not None and p.layout is not None:  # counts structs: the view starts at a struct
+                    off = self.field_index(self.whole(p, b), self.at(b, a))
                 values.append(p.base if off is None or build.const_value(off) == 0
                               else self.at(b, a).op1("view", [p.base, off], p.base.type))
             else:

@@ -19,12 +19,15 @@ the C emitter can print the user's own signature back.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from pycparser import c_ast
 
 from ..ssa.types import F32, F64, I32, I64, ArrayType, ScalarType
 from .c_preprocess import PRELUDE_TYPEDEFS
+
+if TYPE_CHECKING:
+    from .c_structs import StructLayout, StructTable
 
 # sizeof of each IR scalar, as C lays it out (x86-64 / LP64: long is 8 bytes).
 BYTES = {"f64": 8, "f32": 4, "i64": 8, "i32": 4, "bool": 1}
@@ -41,6 +44,7 @@ class CType:
     scalar: Optional[ScalarType]  # the scalar, or the element type
     spelling: str  # as declared, for output: "double", "const double *", "size_t"
     dims: tuple[c_ast.Node, ...] = ()  # extents of a local fixed array
+    layout: Optional["StructLayout"] = None  # a pointer to structs: how they lie in memory
 
     @property
     def is_pointer(self) -> bool:
@@ -111,19 +115,20 @@ def spelling_words(node: c_ast.Node) -> list[str]:
     return ["?"]
 
 
-def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool) -> CType:
+def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
+             structs: Optional["StructTable"] = None) -> CType:
     """The ``CType`` of a declaration's type node (``Decl.type``)."""
+    if structs is not None:
+        struct_type = _struct_type(node, structs, param)
+        if struct_type is not None:
+            return struct_type
     if isinstance(node, c_ast.TypeDecl):
-        if isinstance(node.type, c_ast.Struct):
-            raise TypeProblem(node, "struct types are not supported yet", "pass the fields as separate arrays")
         if not isinstance(node.type, c_ast.IdentifierType):
             raise TypeProblem(node, "this type is not supported")
         s = scalar_of(list(node.type.names), typedefs, node)
         return CType("void" if s is None else "scalar", s, spelling(node))
     if isinstance(node, c_ast.PtrDecl):
         target = node.type
-        if isinstance(target, c_ast.TypeDecl) and isinstance(target.type, c_ast.Struct):
-            raise TypeProblem(node, "struct types are not supported yet", "pass the fields as separate arrays")
         if isinstance(target, c_ast.TypeDecl) and isinstance(target.type, c_ast.IdentifierType):
             s = scalar_of(list(target.type.names), typedefs, node)
             if s is None:
@@ -155,6 +160,25 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool) -> C
             raise TypeProblem(node, "a local array needs its size", "give the size: double a[3]")
         return CType("array", s, spelling(t), tuple(dims))
     raise TypeProblem(node, "this declaration is not supported")
+
+
+def _struct_type(node: c_ast.Node, structs: "StructTable", param: bool) -> Optional[CType]:
+    """``struct Body *b`` (or ``struct Body b[]`` as a parameter): a pointer to structs. Structs
+    as values (parameters, locals, results) and local arrays of structs are refused here."""
+    target = node.type if isinstance(node, (c_ast.PtrDecl, c_ast.ArrayDecl)) else node
+    if not isinstance(target, c_ast.TypeDecl):
+        return None
+    layout = structs.lookup(target.type)
+    if layout is None:
+        return None
+    if isinstance(node, c_ast.PtrDecl) or (isinstance(node, c_ast.ArrayDecl) and param):
+        quals = [q for q in target.quals if q == "const"]
+        return CType("pointer", layout.elem, " ".join(quals + [layout.name, "*"]), layout=layout)
+    if isinstance(node, c_ast.ArrayDecl):
+        raise TypeProblem(node, f"local arrays of {layout.name} are not supported yet",
+                          f"pass the array as a parameter ({layout.name} *)")
+    raise TypeProblem(node, f"{layout.name} values are not supported yet: s2sad reads structs through pointers",
+                      f"pass a pointer ({layout.name} *) and use ->")
 
 
 def value_type(t: CType) -> ScalarType:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .ir import Block, Function, Module, Op, Value
+from .ops import field_value
 
 _DTYPES = {"f64": np.float64, "f32": np.float32, "i64": np.int64, "i32": np.int32, "bool": np.bool_}
 
@@ -127,6 +128,8 @@ class Interpreter:
             return [a[0][a[1]:]]
         if n == "dim":
             return [int(a[0].shape[op.attrs["axis"]])]
+        if n == "field":
+            return [field_value(op.attrs, [int(x) for x in a])]
         if n == "call":
             return self.run(self.module.functions[op.attrs["callee"]], a)
         if n == "comment":

@@ -26,6 +26,16 @@ Scalar ops (pure; operands and result share one scalar type unless said):
                                                                         exp, log, sqrt, pow,
                                                                         atan2, hypot, abs, min,
                                                                         max, ... (``MATH_FNS``)
+  field            (i, s1, ..., sk) {struct: str, path: str, coefs: [int], offset: int}
+                                                   -> i64               coefs[0] * i + coefs[1] * s1
+                                                                        + ... + offset: the element
+                                                                        of a run of scalars that a
+                                                                        C struct member is; ``i``
+                                                                        picks the struct, ``s1..``
+                                                                        subscript array members,
+                                                                        ``path`` (``.pos[]``, one
+                                                                        ``[]`` a subscript) spells
+                                                                        the access for C output
   undef            ()                              -> scalar            placeholder initial value
                                                                         of a loop-carried variable
                                                                         first set inside the loop
@@ -109,7 +119,7 @@ CONTROL_FLOW = ("for", "if", "while")
 # the same view, so passes may merge, hoist and drop it like arithmetic. What it aliases
 # is the business of the memory analyses, which follow it to its base (``view_base``).
 PURE = set(BINARY_ARITH + COMPARE + BOOL_OPS) | {
-    "const", "neg", "not", "select", "cast", "undef", "dim", "view",
+    "const", "neg", "not", "select", "cast", "undef", "dim", "view", "field",
 } | {f"math.{fn}" for fn in MATH_FNS}
 
 
@@ -151,9 +161,14 @@ def result_type(name: str, operand_types: list[Type]) -> Type:
         return BOOL
     if name == "select":
         return operand_types[1]
-    if name == "dim":
+    if name in ("dim", "field"):
         return I64
     return operand_types[0]
+
+
+def field_value(op_attrs: dict, operands: list[int]) -> int:
+    """What a ``field`` op computes from its attributes and integer operands."""
+    return sum(c * x for c, x in zip(op_attrs["coefs"], operands)) + op_attrs["offset"]
 
 
 def view_base(v: Value) -> Value:

@@ -470,6 +470,22 @@ class _Verifier:
         if arr is not None and op.result.type != arr:
             self.error(op, f"'view' of {arr} gives {op.result.type}")
 
+    def _op_field(self, op: Op) -> None:
+        if not self._arity(op, None, 1):
+            return
+        for v in op.operands:
+            if not v.type.is_int:
+                self.error(op, f"'field' operand {self.name(v)} is {v.type}, must be an integer")
+        coefs = self._attr(op, "coefs", list)
+        if coefs is not None and len(coefs) != len(op.operands):
+            self.error(op, f"'field' has {len(op.operands)} operand(s) but {len(coefs)} coefficient(s)")
+        if not op.operands:
+            self.error(op, "'field' needs the struct's index")
+        for key, kind in (("offset", int), ("path", str), ("struct", str)):
+            self._attr(op, key, kind)
+        if op.result.type != I64:
+            self.error(op, f"'field' result is {op.result.type}, must be i64")
+
     def _op_dim(self, op: Op) -> None:
         if not self._arity(op, 1, 1):
             return

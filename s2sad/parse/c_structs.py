@@ -1,0 +1,189 @@
+"""C struct types, laid out as runs of one scalar type.
+
+s2sad keeps structs out of the IR: a pointer to ``struct Body { double pos[3];
+double m; }`` is, in memory, a flat run of doubles, four per body, so the IR
+sees an ``array<f64,1>`` and ``bodies[i].pos[c]`` is element ``4*i + 0 + c`` of
+it. The ``field`` op (see ``ssa.ops``) computes such an index while remembering
+the access path (``.pos[]``), so the C emitter prints ``bodies[i].pos[c]`` and
+``d_bodies[i].pos[c]`` again, and every pass treats it as integer arithmetic.
+
+That view is exact only when every field has the struct's one scalar type
+(C puts no padding between members of one type), which is what this module
+accepts: fields that are scalars, fixed arrays of them, and structs (or fixed
+arrays of structs) of the same scalar type. Anything else is refused with the
+field that breaks it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from pycparser import c_ast
+
+from ..ssa.types import ScalarType
+from .c_types import TypeProblem, scalar_of
+
+
+@dataclass(frozen=True)
+class Field:
+    """One member: where it starts (in scalars), its array extents, its struct type if any."""
+
+    name: str
+    offset: int
+    dims: tuple[int, ...]
+    sub: Optional["StructLayout"]
+    spelling: str  # the member's type as declared: "double", "struct Vec3"
+
+    @property
+    def elem_size(self) -> int:
+        """Scalars per element of the member (1 for a number, the struct's size for a struct)."""
+        return self.sub.size if self.sub is not None else 1
+
+
+@dataclass(frozen=True)
+class StructLayout:
+    """A struct whose members are all of one scalar type, seen as a run of those scalars."""
+
+    name: str  # as the program spells the type: "struct Body" or a typedef name "Vec3"
+    elem: ScalarType
+    size: int  # scalars per struct
+    fields: tuple[Field, ...]
+    definition: str  # C source that defines the type, for self-contained output
+
+    def field(self, name: str) -> Optional[Field]:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        return None
+
+
+class StructTable:
+    """The struct types a file defines, by the names the program uses for them."""
+
+    def __init__(self, typedefs: dict[str, list[str]], constants: dict[str, c_ast.Node]):
+        self.typedefs = typedefs
+        self.constants = constants
+        self.layouts: dict[str, StructLayout] = {}
+        self.refused: dict[str, TypeProblem] = {}  # types defined in the file that s2sad cannot lay out
+        self.order: list[StructLayout] = []  # definition order: members' types come first
+
+    def define(self, node: c_ast.Struct, typedef: Optional[str] = None) -> None:
+        """Record ``struct Name { ... }`` (and its typedef name, when it has one)."""
+        if node.decls is None:  # a use or a forward declaration, not a definition
+            if typedef is not None and node.name and f"struct {node.name}" in self.layouts:
+                self.layouts[typedef] = self.layouts[f"struct {node.name}"]
+            return
+        name = typedef if typedef is not None and not node.name else f"struct {node.name}"
+        layout = self._layout(node, name, typedef)
+        self.layouts[name] = layout
+        if typedef is not None:
+            self.layouts[typedef] = layout
+        self.order.append(layout)
+
+    def refuse(self, node: c_ast.Struct, typedef: Optional[str], problem: TypeProblem) -> None:
+        """Remember why a struct cannot be laid out; said where a function uses it."""
+        for name in (f"struct {node.name}" if node.name else None, typedef):
+            if name is not None:
+                self.refused[name] = problem
+
+    def lookup(self, node: c_ast.Node) -> Optional[StructLayout]:
+        """The layout a type node names (``struct Body`` or a typedef of one), if any."""
+        names = [f"struct {node.name}"] if isinstance(node, c_ast.Struct) else (
+            node.names if isinstance(node, c_ast.IdentifierType) and len(node.names) == 1 else [])
+        for name in names:
+            if name in self.refused:
+                why = self.refused[name]
+                raise TypeProblem(node, why.message, why.hint)
+        if isinstance(node, c_ast.Struct):
+            layout = self.layouts.get(f"struct {node.name}")
+            if layout is None:
+                raise TypeProblem(node, f"'struct {node.name}' is not defined in this file",
+                                  "define the struct before the functions that use it")
+            return layout
+        if isinstance(node, c_ast.IdentifierType) and len(node.names) == 1:
+            return self.layouts.get(node.names[0])
+        return None
+
+    def definitions(self, used: list[StructLayout]) -> list[list]:
+        """``[name, definition, size]`` of ``used`` and the struct types of their members, in
+        the order the file defines them (a member's type before the struct that holds it)."""
+        needed: set[str] = set()
+        todo = list(used)
+        while todo:
+            layout = todo.pop()
+            if layout.name not in needed:
+                needed.add(layout.name)
+                todo += [f.sub for f in layout.fields if f.sub is not None]
+        return [[layout.name, layout.definition, layout.size] for layout in self.order if layout.name in needed]
+
+    def _layout(self, node: c_ast.Struct, name: str, typedef: Optional[str]) -> StructLayout:
+        fields: list[Field] = []
+        elem: Optional[ScalarType] = None
+        offset = 0
+        for d in node.decls:
+            t = d.type
+            dims: list[int] = []
+            while isinstance(t, c_ast.ArrayDecl):
+                if t.dim is None:
+                    raise TypeProblem(d, f"the array member '{d.name}' needs a size")
+                dims.append(self._extent(t.dim, d))
+                t = t.type
+            if not isinstance(t, c_ast.TypeDecl):
+                raise TypeProblem(d, f"the member '{d.name}' of {name} is a pointer",
+                                  "s2sad supports structs whose members are numbers, fixed arrays and structs")
+            sub = self.lookup(t.type)
+            if sub is not None:
+                scalar, spelled = sub.elem, sub.name
+            else:
+                scalar = scalar_of(list(t.type.names), self.typedefs, d)  # type: ignore[attr-defined]
+                spelled = " ".join(t.type.names)  # type: ignore[attr-defined]
+            if scalar is None or scalar.is_int or (elem is not None and scalar != elem):
+                raise TypeProblem(d, f"the members of {name} are not all of one floating-point type",
+                                  "s2sad reads a struct as a run of doubles (or of floats): keep integer "
+                                  "members, such as counts, in parameters of their own")
+            elem = scalar
+            f = Field(d.name, offset, tuple(dims), sub, spelled)
+            count = 1
+            for n in dims:
+                count *= n
+            offset += count * f.elem_size
+            fields.append(f)
+        if elem is None:
+            raise TypeProblem(node, f"{name} has no members")
+        return StructLayout(name, elem, offset, tuple(fields), _definition(node, name, typedef, fields))
+
+    def _extent(self, node: c_ast.Node, where: c_ast.Node) -> int:
+        value = _const_int(node, self.constants, set())
+        if value is None or value <= 0:
+            raise TypeProblem(where, f"the array member '{getattr(where, 'name', '')}' needs a positive constant size",
+                              "give its size as a number or a #define")
+        return value
+
+
+def _definition(node: c_ast.Struct, name: str, typedef: Optional[str], fields: list[Field]) -> str:
+    """The struct's definition as output prints it (sizes as numbers: macros are not carried over)."""
+    members = [f"    {f.spelling} {f.name}{''.join(f'[{n}]' for n in f.dims)};" for f in fields]
+    if typedef is None:
+        return "\n".join([f"{name} {{", *members, "};"])
+    tag = f" {node.name}" if node.name else ""
+    return "\n".join([f"typedef struct{tag} {{", *members, f"}} {typedef};"])
+
+
+def _const_int(node: c_ast.Node, constants: dict[str, c_ast.Node], seen: set[str]) -> Optional[int]:
+    """The value of an integer constant expression (literals, #defines, + - * /), or None."""
+    if isinstance(node, c_ast.Constant) and "int" in node.type:
+        digits = node.value.rstrip("uUlL")
+        return int(digits, 16 if digits[:2].lower() == "0x" else 8 if digits.startswith("0") and len(digits) > 1
+                   else 10)
+    if isinstance(node, c_ast.ID) and node.name in constants and node.name not in seen:
+        return _const_int(constants[node.name], constants, seen | {node.name})
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+        v = _const_int(node.expr, constants, seen)
+        return None if v is None else (-v if node.op == "-" else v)
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/"):
+        a, b = _const_int(node.left, constants, seen), _const_int(node.right, constants, seen)
+        if a is None or b is None or (node.op == "/" and b == 0):
+            return None
+        return {"+": a + b, "-": a - b, "*": a * b, "/": int(a / b) if b else 0}[node.op]
+    return None
