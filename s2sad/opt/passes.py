@@ -9,7 +9,8 @@ that users and tests can run any subset from a pipeline string
   which is part of producing it, not an optimization);
 * ``-O1``: local cleanups that never change a loop's shape: folding, CSE, DCE;
 * ``-O2`` (default): inlining of small functions and hoisting of loop-invariant
-  work first, which is what makes gradients asymptotically faster.
+  work first, which is what makes gradients asymptotically faster, and counted
+  ``while`` loops turned into ``for`` loops (``counted``).
 
 The same kind of pipeline runs on the primal before differentiation and on the
 gradient after it (``ADJOINT_PIPELINES``).
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..ssa.ir import Module
-from . import cse, fold, inline, licm
+from . import counted, cse, fold, inline, licm
 from .dce import dce_module
 
 
@@ -48,6 +49,7 @@ def register(name: str) -> Callable[[Pass], Pass]:
 
 
 register("dce")(lambda module, ctx: dce_module(module))
+register("counted")(counted.run)
 register("cse")(cse.run)
 register("fold")(fold.run)
 register("inline")(inline.run)
@@ -59,8 +61,9 @@ PRIMAL_PIPELINES: dict[int, str] = {
     0: "",
     1: "fold,cse,dce",
     # Inline small helpers first so their bodies can be folded and hoisted too;
-    # CSE again after LICM merges what hoisting brought side by side.
-    2: "inline,fold,cse,licm,cse,dce",
+    # counted while loops become for loops (no counter taped); CSE again after
+    # LICM merges what hoisting brought side by side.
+    2: "inline,fold,counted,cse,licm,cse,dce",
 }
 # After differentiation: dead adjoints, unused caches and copies always go; at
 # -O1 and up, repeated loads and arithmetic of the adjoint are merged and folded.

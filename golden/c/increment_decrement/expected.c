@@ -8,38 +8,24 @@
 void grad_fold_product(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
     long hi = n - 1;
-    long tape_hi_cap = 16;
-    long *tape_hi = malloc(tape_hi_cap * sizeof(long));
-    long tape_hi_top = 0;
-    long tape_lo_cap = 16;
-    long *tape_lo = malloc(tape_lo_cap * sizeof(long));
-    long tape_lo_top = 0;
+    long t0 = n / 2;
+    long t1 = t0 > 0 ? t0 : 0;
+    long *tape_hi = malloc(t1 * sizeof(long));
+    long *tape_lo = malloc(t1 * sizeof(long));
     long lo = 0;
-    long k = 0;
-    long n_iter = 0;
-    while (k < n / 2) {
-        if (tape_lo_top == tape_lo_cap) {
-            tape_lo_cap = 2 * tape_lo_cap + 1;
-            tape_lo = realloc(tape_lo, tape_lo_cap * sizeof(long));
-        }
-        tape_lo[tape_lo_top++] = lo;
-        if (tape_hi_top == tape_hi_cap) {
-            tape_hi_cap = 2 * tape_hi_cap + 1;
-            tape_hi = realloc(tape_hi, tape_hi_cap * sizeof(long));
-        }
-        tape_hi[tape_hi_top++] = hi;
+    for (long k = 0; k < t0; k++) {
+        tape_lo[k] = lo;
+        tape_hi[k] = hi;
         lo++;
         hi--;
-        k++;
-        n_iter++;
     }
 
     // reverse sweep
     // line 7: for (int k = 0; k < n / 2; ++k) {
     double d_s = d_return;
-    for (long it = 0; it < n_iter; it++) {
-        hi = tape_hi[--tape_hi_top];
-        lo = tape_lo[--tape_lo_top];
+    for (long k = t0 - 1; k >= 0; k--) {
+        hi = tape_hi[k];
+        lo = tape_lo[k];
         // line 8: s += x[lo] * x[hi];
         d_x[hi] += d_s * x[lo];
         d_x[lo] += d_s * x[hi];

@@ -5,45 +5,32 @@
 
 #include <stdlib.h>
 
+/* Python's max(a, b) on integers. */
+static long max_l(long a, long b) {
+    return b > a ? b : a;
+}
+
+// Array sizes: x, d_x: [n].
 void grad_stencil_energy(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
     double w[3] = {0};
     w[0] = 1.0;
     w[1] = 2.0;
     w[2] = 0.5;
-    long tape_v_cap = 16;
-    double *tape_v = malloc(tape_v_cap * sizeof(double));
-    long tape_v_top = 0;
-    long tape_i_cap = 16;
-    long *tape_i = malloc(tape_i_cap * sizeof(long));
-    long tape_i_top = 0;
-    long i = 0;
-    long n_iter = 0;
-    while (i + 2 < n) {
-        if (tape_i_top == tape_i_cap) {
-            tape_i_cap = 2 * tape_i_cap + 1;
-            tape_i = realloc(tape_i, tape_i_cap * sizeof(long));
-        }
-        tape_i[tape_i_top++] = i;
+    double *tape_v = malloc(max_l(n - 2, 0) * sizeof(double));
+    for (long i = 0; i < n - 2; i++) {
         double v = 0.0;
         for (long k = 0; k < 3; k++) {
             v += w[k] * x[i + k];
         }
-        if (tape_v_top == tape_v_cap) {
-            tape_v_cap = 2 * tape_v_cap + 1;
-            tape_v = realloc(tape_v, tape_v_cap * sizeof(double));
-        }
-        tape_v[tape_v_top++] = v;
-        i++;
-        n_iter++;
+        tape_v[i] = v;
     }
 
     // reverse sweep
     // line 6: for (int i = 0; i + 2 < n; i++) {
     double d_s = d_return;
-    for (long it = 0; it < n_iter; it++) {
-        double v = tape_v[--tape_v_top];
-        i = tape_i[--tape_i_top];
+    for (long i = n - 3; i >= 0; i--) {
+        double v = tape_v[i];
         // line 11: s += v * v;
         double d_v = d_s * v;
         d_v += d_v;
@@ -53,6 +40,5 @@ void grad_stencil_energy(const double *x, double *d_x, int n, double d_return) {
             d_x[i + k] += d_v * w[k];
         }
     }
-    free(tape_i);
     free(tape_v);
 }

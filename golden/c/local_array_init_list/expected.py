@@ -10,35 +10,18 @@ def grad_stencil_energy(x, d_x, n, d_return=1.0):
     w[0] = 1.0
     w[1] = 2.0
     w[2] = 0.5
-    tape_v = np.empty(16)
-    tape_v_top = 0
-    tape_i = np.empty(16, dtype=np.int64)
-    tape_i_top = 0
-    i = 0
-    n_iter = 0
-    while i + 2 < n:
-        if tape_i_top == tape_i.shape[0]:
-            tape_i = np.concatenate((tape_i, np.empty_like(tape_i)))
-        tape_i[tape_i_top] = i
-        tape_i_top += 1
+    tape_v = np.empty(max(n - 2, 0))
+    for i in range(n - 2):
         v = 0.0
         for k in range(3):
             v += w[k] * x[i + k]
-        if tape_v_top == tape_v.shape[0]:
-            tape_v = np.concatenate((tape_v, np.empty_like(tape_v)))
-        tape_v[tape_v_top] = v
-        tape_v_top += 1
-        i += 1
-        n_iter += 1
+        tape_v[i] = v
 
     # reverse sweep
     # line 6: for (int i = 0; i + 2 < n; i++) {
     d_s = d_return
-    for _ in range(n_iter):
-        tape_v_top -= 1
-        v = tape_v[tape_v_top]
-        tape_i_top -= 1
-        i = tape_i[tape_i_top]
+    for i in range(n - 3, -1, -1):
+        v = tape_v[i]
         # line 11: s += v * v;
         d_v = d_s * v
         d_v += d_v

@@ -3,33 +3,13 @@
  * Regenerate with: s2sad grad input.c --func sum_squares_walk --wrt x --target c
  */
 
-#include <stdlib.h>
-
+// Array sizes: x, d_x: [n].
 void grad_sum_squares_walk(const double *x, double *d_x, int n, double d_return) {
-    // forward sweep
-    long tape_p_cap = 16;
-    long *tape_p = malloc(tape_p_cap * sizeof(long));
-    long tape_p_top = 0;
-    long p = 0;
-    long n_iter = 0;
-    while (p < n) {
-        if (tape_p_top == tape_p_cap) {
-            tape_p_cap = 2 * tape_p_cap + 1;
-            tape_p = realloc(tape_p, tape_p_cap * sizeof(long));
-        }
-        tape_p[tape_p_top++] = p;
-        p++;
-        n_iter++;
-    }
-
-    // reverse sweep
     // line 5: for (const double *p = x; p < x + n; p++) {
     double d_s = d_return;
-    for (long it = 0; it < n_iter; it++) {
-        p = tape_p[--tape_p_top];
+    for (long p = n - 1; p >= 0; p--) {
         // line 6: s += *p * *p;
         double t0 = d_s * x[p];
         d_x[p] += t0 + t0;
     }
-    free(tape_p);
 }

@@ -3,33 +3,18 @@
  * Regenerate with: s2sad grad input.c --func pair_products --wrt x --target c
  */
 
-#include <stdlib.h>
+/* Python's floored a // b on integers (C's / rounds toward zero). */
+static long floordiv_l(long a, long b) {
+    long q = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
 
 void grad_pair_products(const double *x, double *d_x, int n, double d_return) {
-    // forward sweep
-    long tape_i_cap = 16;
-    long *tape_i = malloc(tape_i_cap * sizeof(long));
-    long tape_i_top = 0;
-    long i = 0;
-    long n_iter = 0;
-    while (i + 1 < n) {
-        if (tape_i_top == tape_i_cap) {
-            tape_i_cap = 2 * tape_i_cap + 1;
-            tape_i = realloc(tape_i, tape_i_cap * sizeof(long));
-        }
-        tape_i[tape_i_top++] = i;
-        i += 2;
-        n_iter++;
-    }
-
-    // reverse sweep
     // line 5: for (int i = 0; i + 1 < n; i += 2) {
     double d_s = d_return;
-    for (long it = 0; it < n_iter; it++) {
-        i = tape_i[--tape_i_top];
+    for (long i = (floordiv_l(n, 2) - 1) * 2; i >= -1; i -= 2) {
         // line 6: s += x[i] * x[i + 1];
         d_x[i + 1] += d_s * x[i];
         d_x[i] += d_s * x[i + 1];
     }
-    free(tape_i);
 }

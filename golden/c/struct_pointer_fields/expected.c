@@ -3,38 +3,18 @@
  * Regenerate with: s2sad grad input.c --func chain_energy --wrt p,x --target c
  */
 
-#include <stdlib.h>
-
 struct Spring {
     double k;
     double rest;
     double damping;
 };
 
-// Array sizes: p, d_p: [1] (struct Spring).
+// Array sizes: p, d_p: [1] (struct Spring); x, d_x: [n]; v: [n - 1].
 void grad_chain_energy(const struct Spring *p, struct Spring *d_p, const double *x, double *d_x,
                        const double *v, int n, double d_return) {
-    // forward sweep
-    long tape_i_cap = 16;
-    long *tape_i = malloc(tape_i_cap * sizeof(long));
-    long tape_i_top = 0;
-    long i = 0;
-    long n_iter = 0;
-    while (i + 1 < n) {
-        if (tape_i_top == tape_i_cap) {
-            tape_i_cap = 2 * tape_i_cap + 1;
-            tape_i = realloc(tape_i, tape_i_cap * sizeof(long));
-        }
-        tape_i[tape_i_top++] = i;
-        i++;
-        n_iter++;
-    }
-
-    // reverse sweep
     // line 11: for (int i = 0; i + 1 < n; i++) {
     double d_e = d_return;
-    for (long it = 0; it < n_iter; it++) {
-        i = tape_i[--tape_i_top];
+    for (long i = n - 2; i >= 0; i--) {
         long i2 = i + 1;
         double stretch = x[i2] - x[i] - p->rest;
         double t0 = 0.5 * p->k;
@@ -49,5 +29,4 @@ void grad_chain_energy(const struct Spring *p, struct Spring *d_p, const double 
         d_x[i] -= d_stretch;
         d_x[i2] += d_stretch;
     }
-    free(tape_i);
 }

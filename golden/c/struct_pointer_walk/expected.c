@@ -3,36 +3,17 @@
  * Regenerate with: s2sad grad input.c --func weighted --wrt terms,x --target c
  */
 
-#include <stdlib.h>
-
 struct Term {
     double w;
     double c;
 };
 
+// Array sizes: terms, d_terms: [n] (struct Term); x, d_x: [n].
 void grad_weighted(const struct Term *terms, struct Term *d_terms, const double *x, double *d_x,
                    int n, double d_return) {
-    // forward sweep
-    long tape_t_cap = 16;
-    long *tape_t = malloc(tape_t_cap * sizeof(long));
-    long tape_t_top = 0;
-    long t = 0;
-    long n_iter = 0;
-    while (t < n) {
-        if (tape_t_top == tape_t_cap) {
-            tape_t_cap = 2 * tape_t_cap + 1;
-            tape_t = realloc(tape_t, tape_t_cap * sizeof(long));
-        }
-        tape_t[tape_t_top++] = t;
-        t++;
-        n_iter++;
-    }
-
-    // reverse sweep
     // line 11: for (const struct Term *t = terms; t < end; t++) {
     double d_s = d_return;
-    for (long it = 0; it < n_iter; it++) {
-        t = tape_t[--tape_t_top];
+    for (long t = n - 1; t >= 0; t--) {
         double t0 = terms[t].c;
         // line 12: s += t->w * x[t - terms] + t->c * x[t - terms] * x[t - terms];
         double t1 = d_s * x[t];
@@ -40,5 +21,4 @@ void grad_weighted(const struct Term *terms, struct Term *d_terms, const double 
         d_x[t] += d_s * (t0 * x[t]) + t1 * t0 + d_s * terms[t].w;
         d_terms[t].w += t1;
     }
-    free(tape_t);
 }

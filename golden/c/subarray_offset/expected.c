@@ -3,30 +3,11 @@
  * Regenerate with: s2sad grad input.c --func roughness --wrt x --target c
  */
 
-#include <stdlib.h>
-
+// Array sizes: x, d_x: [n].
 void grad_roughness(const double *x, double *d_x, int n, double d_return) {
-    // forward sweep
-    long tape_i_cap = 16;
-    long *tape_i = malloc(tape_i_cap * sizeof(long));
-    long tape_i_top = 0;
-    long i = 0;
-    long n_iter = 0;
-    while (i + 1 < n) {
-        if (tape_i_top == tape_i_cap) {
-            tape_i_cap = 2 * tape_i_cap + 1;
-            tape_i = realloc(tape_i, tape_i_cap * sizeof(long));
-        }
-        tape_i[tape_i_top++] = i;
-        i++;
-        n_iter++;
-    }
-
-    // reverse sweep
     // line 10: for (int i = 0; i + 1 < n; i++) {
     double d_s = d_return;
-    for (long it = 0; it < n_iter; it++) {
-        i = tape_i[--tape_i_top];
+    for (long i = n - 2; i >= 0; i--) {
         const double *p = x + i;
         double forward_difference_value = p[1] - p[0];
         double *d_p = d_x + i;
@@ -38,5 +19,4 @@ void grad_roughness(const double *x, double *d_x, int n, double d_return) {
         d_p[0] -= d_forward_difference_value;
         d_p[1] += d_forward_difference_value;
     }
-    free(tape_i);
 }
