@@ -271,3 +271,12 @@ def test_python_shape_annotations_give_c_sizes():
     text = pipeline.gradient_source(src, "f.py", "f", ["x", "A"], target="c")
     assert "// Array sizes: x, d_x: [n]; A, d_A: [n][m] (row-major)." in text
     compile_c(text)
+
+
+def test_define_names_are_kept_in_c_output_and_never_taken_by_temporaries():
+    src = ("#define t0 2.0\n#define N 3\n"
+           "double f(const double *x) { double s = 0; for (int i = 0; i < N; i++) s += t0 * x[i] * x[i] * x[i];"
+           " return s; }\n")
+    code = pipeline.gradient_source(src, "t.c", "f", ["x"], "c", pipeline.Options())
+    assert "#define t0 2.0" in code and "* t0" in code
+    compile_c(code)  # a temporary named t0 would not compile beside the macro

@@ -185,6 +185,9 @@ class _ModuleContext:
         self.sizes = Sizes(module)
         self._returned: dict[str, list[int]] = {}
         self._c_names: dict[str, str] = {}
+        # The input's #define'd names the output prints: no variable may take one.
+        self.macros = sorted({op.attrs["macro"] for fn in module.functions.values() for op in fn.walk()
+                              if op.name == "const" and "macro" in op.attrs})
 
     def c_name(self, name: str) -> str:
         """A function's name in C: a C keyword or library name gets underscores (``long`` -> ``long_``)."""
@@ -244,6 +247,10 @@ def emit_c(module: Module, header: str, entry: str) -> str:
         out += ["/*"] + [f" * {h}".rstrip() for h in head] + [" */", ""]
     if includes:
         out += [f"#include <{h}>" for h in includes] + [""]
+    defines = _macro_definitions(module, [module.functions[n] for n in module.functions if ctx.c_name(n) in keep],
+                                 _strip_comments(body))
+    if defines:
+        out += defines + [""]
     structs: dict[str, str] = {}
     for name in module.functions:
         if ctx.c_name(name) in keep:
@@ -251,6 +258,19 @@ def emit_c(module: Module, header: str, entry: str) -> str:
     if structs:
         out += ["\n\n".join(structs.values()), ""]
     return "\n".join(out + [body]) + "\n"
+
+
+def _macro_definitions(module: Module, functions: list[Function], code: str) -> list[str]:
+    """``#define N 5`` for each constant of the input that the code prints by name."""
+    values: dict[str, str] = {}
+    for fn in functions:
+        for op in fn.walk():
+            name = op.attrs.get("macro") if op.name == "const" else None
+            if name is None or name in values or not re.search(rf"\b{re.escape(name)}\b", code):
+                continue
+            value, t = op.attrs["value"], op.result.type
+            values[name] = repr(float(value)) + ("f" if t.name == "f32" else "") if t.is_float else str(int(value))
+    return [f"#define {name} {text}" for name, text in values.items()]
 
 
 def _called_from(module: Module, entry: str) -> set[str]:
@@ -303,7 +323,7 @@ class _CFunctionEmitter(_FunctionEmitter):
         self.fn = fn
         self.numba = False
         self.printer = CPrinter()
-        self.namer = CNamer(ctx.module.functions)
+        self.namer = CNamer([*ctx.module.functions, *ctx.macros])
         self.returned = ctx.returned(fn)
         self.out_names: dict[int, str] = {}
         if self.returned is not None:
@@ -529,6 +549,8 @@ class _CFunctionEmitter(_FunctionEmitter):
         e = self.expr
         t = op.result.type if len(op.results) == 1 else None
         if n == "const":
+            if "macro" in op.attrs:  # a #define of the input: its name, defined at the top of the file
+                return Name(op.attrs["macro"])
             return self._lit(op.attrs["value"], op.result.type)
         if n == "undef":
             return self._lit(0, op.result.type)

@@ -161,7 +161,7 @@ def parse_c(source: str, filename: str, func: str) -> Module:
         raise error(f"no function named '{func}' in {name}", hint=f"functions in this file: {listing}")
     order, problems, recursive = _reachable(func, cfile)
     ctx = CContext(name, cfile.lines, cfile.typedefs, cfile.constants, {}, frozenset(cfile.globals), recursive,
-                   cfile.structs)
+                   cfile.structs, frozenset(cfile.pre.macros))
     for fname in order:
         try:
             ctx.signatures[fname] = cfile.signature(cfile.functions[fname])

@@ -80,6 +80,7 @@ class CContext:
     globals: frozenset[str] = frozenset()
     recursive_calls: frozenset[int] = frozenset()  # id() of calls that close a recursion cycle
     structs: Optional[StructTable] = None
+    macro_names: frozenset[str] = frozenset()  # the file's own #define'd constants
 
 
 def stmt_exits(st: c_ast.Node) -> Exits:
@@ -237,6 +238,8 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             self.expanding.discard(node.name)
         if build.const_value(v) is None:
             raise self.fail(node, f"'{node.name}' must be a constant expression")
+        if node.name in self.ctx.macro_names and isinstance(expr, c_ast.Constant) and v.defining_op is not None:
+            v.defining_op.attrs["macro"] = node.name  # C output prints the name, and its #define
         return v
 
     # -- the function --------------------------------------------------------------------------------

@@ -3,14 +3,17 @@
  * Regenerate with: s2sad grad input.c --func discounted --wrt x --target c
  */
 
+#define N 5
+#define DECAY 0.8
+
 // Array sizes: x, d_x: [5].
 void grad_discounted(const double *x, double *d_x, double d_return) {
     // forward sweep
     double tape_w[5];
     double w = 1.0;
-    for (long i = 0; i < 5; i++) {
+    for (long i = 0; i < N; i++) {
         tape_w[i] = w;
-        w *= 0.8;
+        w *= DECAY;
     }
 
     // reverse sweep

@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 
+#define DIM 3
+
 typedef struct {
     double x[3];
 } Vec3;
@@ -22,7 +24,7 @@ void grad_kinetic_plus_spread(const struct Particle *p, struct Particle *d_p, in
     double *tape_v2 = malloc(n * sizeof(double));
     for (long i = 0; i < n; i++) {
         double v2 = 0.0;
-        for (long c = 0; c < 3; c++) {
+        for (long c = 0; c < DIM; c++) {
             double t0 = p[i].vel.x[c];
             v2 += t0 * t0;
         }
