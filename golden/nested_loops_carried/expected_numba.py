@@ -8,13 +8,11 @@ import numpy as np
 @numba.njit
 def grad_f(x, d_x, n, d_return=1.0):
     # forward sweep
-    tape_row = np.empty(max(n, 0))
+    tape_row = np.empty(max(n, 0) * max(n, 0))
     tape_row_top = 0
     for i in range(n):
         row = 1.0
         for j in range(i + 1):
-            if tape_row_top == tape_row.shape[0]:
-                tape_row = np.concatenate((tape_row, np.empty_like(tape_row)))
             tape_row[tape_row_top] = row
             tape_row_top += 1
             row = row * x[j] + 0.5

@@ -46,6 +46,7 @@ from ..ssa.types import BOOL, I64, ArrayType, Type
 from .activity import Activity, analyze_activity
 from .effects import array_root, snapshot_args, written_params, written_roots
 from .rules import MissingRule, adjoint_contributions
+from .trip_bounds import trip_bound
 
 
 def _c_gradient_params(fn: Function, shadowed: Iterable[int], has_d_return: bool) -> list[str]:
@@ -523,13 +524,29 @@ class GradientTransform:
             pb.create("store", [cache, self._iteration_index(pb, loops, fwd_ivs, trips), cv], [])
             index = self._iteration_index(m.prologue, loops, rev_ivs, trips)
             return m.prologue.op1("load", [cache, index], elem, what)
-        trips = self._trip_counts(at, [op for op in loops if op.name != "if"], partial=True)
-        capacity = trips[0] if trips else build.const(at, 16, I64)
-        for t in trips[1:]:
+        bounds = self._trip_bounds(at, loops)
+        grow = bounds is None
+        if bounds is None:
+            bounds = self._trip_counts(at, [op for op in loops if op.name != "if"], partial=True)
+        capacity = bounds[0] if bounds else build.const(at, 1 if not grow else 16, I64)
+        for t in bounds[1:]:
             capacity = build.mul(at, capacity, t)
-        tape = at.op1("tape.new", [capacity], ArrayType(elem, 1), hint, elem=str(elem), grow=True)
+        tape = at.op1("tape.new", [capacity], ArrayType(elem, 1), hint, elem=str(elem), grow=grow)
         pb.create("tape.push", [tape, cv], [])
         return m.prologue.op1("tape.pop", [tape], elem, what)
+
+    def _trip_bounds(self, at: Builder, loops: list[Op]) -> Optional[list[Value]]:
+        """Upper bounds of the trip counts of ``loops`` (an ``if`` runs its body at most once),
+        computed before the outermost one; None when a loop has none (``trip_bounds``)."""
+        out: list[Value] = []
+        for k, loop in enumerate(loops):
+            if loop.name == "if":
+                continue
+            bound = trip_bound(at, loop, loops[:k], self.fn.body, lambda v: self.fwd[v])
+            if bound is None:
+                return None
+            out.append(bound)
+        return out
 
     def _iteration_index(self, b: Builder, loops: list[Op], ivs: list[Value], trips: list[Value]) -> Value:
         """The iteration number of the innermost loop, counted across all of ``loops``."""

@@ -14,8 +14,8 @@ struct Body {
 // Array sizes: bodies, d_bodies: [n] (struct Body).
 void grad_potential(const struct Body *bodies, struct Body *d_bodies, int n, double d_return) {
     // forward sweep
-    long tape_cap = n;
-    double *tape = malloc(tape_cap * sizeof(double));
+    long t0 = n - 1;
+    double *tape = malloc(n * (t0 > 0 ? t0 : 0) * sizeof(double));
     long tape_top = 0;
     for (long i = 0; i < n; i++) {
         for (long j = i + 1; j < n; j++) {
@@ -24,17 +24,12 @@ void grad_potential(const struct Body *bodies, struct Body *d_bodies, int n, dou
                 double d = bodies[i].pos[c] - bodies[j].pos[c];
                 r2 += d * d;
             }
-            if (tape_top == tape_cap) {
-                tape_cap = 2 * tape_cap + 1;
-                tape = realloc(tape, tape_cap * sizeof(double));
-            }
             tape[tape_top++] = sqrt(r2);
         }
     }
 
     // reverse sweep
     // line 12: for (int i = 0; i < n; i++) {
-    long t0 = n - 1;
     double d_e = d_return;
     for (long i = t0; i >= 0; i--) {
         // line 13: for (int j = i + 1; j < n; j++) {

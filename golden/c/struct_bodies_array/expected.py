@@ -8,7 +8,8 @@ import numpy as np
 
 def grad_potential(bodies, d_bodies, n, d_return=1.0):
     # forward sweep
-    tape = np.empty(max(n, 0))
+    t0 = n - 1
+    tape = np.empty(max(n, 0) * max(t0, 0))
     tape_top = 0
     for i in range(n):
         for j in range(i + 1, n):
@@ -16,14 +17,11 @@ def grad_potential(bodies, d_bodies, n, d_return=1.0):
             for c in range(3):
                 d = bodies[4 * i + c] - bodies[4 * j + c]
                 r2 += d * d
-            if tape_top == tape.shape[0]:
-                tape = np.concatenate((tape, np.empty_like(tape)))
             tape[tape_top] = math.sqrt(r2)
             tape_top += 1
 
     # reverse sweep
     # line 12: for (int i = 0; i < n; i++) {
-    t0 = n - 1
     d_e = d_return
     for i in range(t0, -1, -1):
         # line 13: for (int j = i + 1; j < n; j++) {
