@@ -29,6 +29,8 @@ so they are preallocated NumPy arrays with an integer top, doubled with
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
@@ -202,7 +204,7 @@ class _FunctionEmitter:
                 params.append(f"{name}={self.printer(number(defaults[name]), P_COND)}")
             else:
                 params.append(name)
-        lines = []
+        lines = self._struct_comments(params)
         if self.numba:
             self.printer.modules.add("numba")
             lines.append("@numba.njit")
@@ -218,6 +220,22 @@ class _FunctionEmitter:
                 lines.append("")  # a top-level comment heads a paragraph (a sweep, a source line)
             lines += renderer.stmt(st, "    ")
         return "\n".join(lines)
+
+    def _struct_comments(self, names: list[str]) -> list[str]:
+        """For C input with structs: how each array of structs lies in its flat NumPy array."""
+        structs = {name: (definition, size) for name, definition, size in self.fn.attrs.get("c_structs", [])}
+        spelled = self.fn.attrs.get("c_params") or []
+        groups: dict[str, list[str]] = {}
+        for name, declared in zip(names, spelled):
+            struct = " ".join(w for w in declared.replace("*", " ").split() if w != "const")
+            if struct in structs:
+                groups.setdefault(struct, []).append(name)
+        out = []
+        for struct, arrays in groups.items():
+            definition, size = structs[struct]
+            members = ", ".join(re.findall(r"(\w+(?:\[\d+\])*);", definition))
+            out.append(f"# {', '.join(arrays)}: {struct} records, {size} numbers each ({members}), one after another")
+        return out
 
     # -- expressions -------------------------------------------------------------------
     def expr(self, v: Value) -> Expr:

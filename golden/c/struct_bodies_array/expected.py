@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 
+# bodies, d_bodies: struct Body records, 4 numbers each (pos[3], m), one after another
 def grad_potential(bodies, d_bodies, n, d_return=1.0):
     # forward sweep
     t0 = n - 1

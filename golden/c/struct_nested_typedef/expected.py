@@ -4,6 +4,7 @@
 import numpy as np
 
 
+# p, d_p: struct Particle records, 7 numbers each (pos, vel, mass), one after another
 def grad_kinetic_plus_spread(p, d_p, n, d_return=1.0):
     # forward sweep
     tape_v2 = np.empty(max(n, 0))
