@@ -41,10 +41,12 @@ from typing import Iterable, Optional
 from ..diagnostics import error
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
+from ..ssa.array_ops import PREFIX as ARR, is_array_op, makes_fresh_array
 from ..ssa.ops import PURE
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from .activity import Activity, analyze_activity
 from .effects import array_root, snapshot_args, written_params, written_roots
+from . import array_rules  # noqa: F401  (registers the rules of the arr. ops)
 from .rules import MissingRule, adjoint_contributions
 
 
@@ -568,6 +570,8 @@ class GradientTransform:
         for inner in op.walk():
             if any(self.act.is_active(r) for r in inner.results):
                 return True
+            if makes_fresh_array(inner) and self.act.array_active(inner.result):
+                return True
             if inner.name == "store" and self._has_shadow(inner.operands[0]):
                 return True
             if inner.name == "call" and self._call_active(inner):
@@ -602,6 +606,15 @@ class GradientTransform:
             # A local array: its shadow lives from the mirror of its alloc on.
             op = root.defining_op
             m = rev.mirror_of(op.parent)
+            if makes_fresh_array(op):
+                # The result of a whole-array op: a shadow of its shape.
+                like = self.avail(m, root)
+                t = root.type
+                dims = [m.prologue.op1("dim", [like], I64, axis=k) for k in range(t.rank)]
+                self.shadow[root] = m.prologue.op1(
+                    "alloc", dims, t, adjoint_hint(root), fill="zeros", elem=str(t.elem)
+                )
+                return self.shadow[root]
             dims = [self.avail(m, d) for d in op.operands]
             attrs = dict(op.attrs, fill="zeros")
             self.shadow[root] = m.prologue.op1("alloc", dims, root.type, adjoint_hint(root), **attrs)
@@ -668,6 +681,8 @@ class GradientTransform:
             self._reverse_while(rev, op)
         elif name == "if":
             self._reverse_if(rev, op)
+        elif is_array_op(name):
+            self._reverse_array_op(rev, op)
         elif op.results and op.result.type.is_float:
             g = rev.adj.get(op.result)
             if g is None:
@@ -678,6 +693,81 @@ class GradientTransform:
             except MissingRule as e:
                 raise error(f"cannot differentiate: {e}", op.loc, hint="rewrite it with supported operations") from None
             for v, c in zip(op.operands, contribs):
+                self._accumulate(rev, v, c)
+
+    # ------------------------------------------------------------ whole arrays
+    def _array_by_value(self, v: Value) -> bool:
+        """Whether the adjoint of ``v`` (an ``arr.`` result) is an SSA value rather than shadow memory.
+
+        It is when every use of ``v`` is another whole-array op of the same block:
+        the adjoint is then complete, as one value, when ``v``'s own op is reversed
+        (``d_z = d_h * (1.0 - z * z)``). An array read element by element, passed
+        to a call, or used in a nested region gets shadow memory (``d_z``, zeros)
+        that those uses accumulate into.
+        """
+        return all(is_array_op(u.name) and u.parent is v.defining_op.parent for u, _ in v.uses)
+
+    def _array_active(self, v: Value) -> bool:
+        return self.act.array_active(v) if v.type.is_array else self.act.is_active(v)
+
+    def _accumulate_array(self, rev: _Rev, v: Value, c: Optional[Value]) -> None:
+        """Add ``c`` (shaped like ``v``) to the adjoint of the array ``v``."""
+        if c is None or not self.act.array_active(v):
+            return
+        if makes_fresh_array(v.defining_op) and self._array_by_value(v):
+            prev = rev.adj.get(v)
+            if prev is None:
+                if not c.name_hint and c.defining_op is not None:
+                    c.name_hint = adjoint_hint(v)
+                rev.adj[v] = c
+            else:
+                rev.adj[v] = rev.body.op1(ARR + "add", [prev, c], v.type, adjoint_hint(v))
+            return
+        rev.body.create(ARR + "accum", [self._shadow_of(rev, v), c], [])
+
+    def _check_array_reads(self, op: Op) -> None:
+        """The reverse sweep reads ``op``'s array operands as they are at the end of the
+        forward sweep: that is only right if nothing writes them after ``op``."""
+        for v in op.operands:
+            if not v.type.is_array:
+                continue
+            root = array_root(v)
+            if makes_fresh_array(root.defining_op):
+                continue  # never written
+            if root in self.readonly_roots:
+                continue
+            if root in self.last_write and _top_level_index(self.fn, op) > self.last_write[root]:
+                continue
+            raise error(
+                f"this whole-array expression reads '{root.name_hint or 'an array'}', which is written "
+                "after it; differentiating that is not supported yet",
+                op.loc,
+                hint="copy the array first (np.copy is not supported: fill a new np.zeros array), or "
+                "finish writing it before the whole-array expression",
+            )
+
+    def _reverse_array_op(self, rev: _Rev, op: Op) -> None:
+        fetch = lambda v: self.avail(rev, v)  # noqa: E731
+        r = op.result
+        if r.type.is_array:
+            g = rev.adj.get(r) if self._array_by_value(r) else None
+            if r in self.shadow:
+                shadow = self.shadow[r]
+                g = shadow if g is None else rev.body.op1(ARR + "add", [g, shadow], r.type, adjoint_hint(r))
+        else:
+            g = rev.adj.get(r)
+        if g is None:
+            return
+        self._check_array_reads(op)
+        active = [self._array_active(v) for v in op.operands]
+        try:
+            contribs = adjoint_contributions(rev.body, _OpView(op, fetch), g, active)
+        except MissingRule as e:
+            raise error(f"cannot differentiate: {e}", op.loc, hint="rewrite it with supported operations") from None
+        for v, c in zip(op.operands, contribs):
+            if v.type.is_array:
+                self._accumulate_array(rev, v, c)
+            else:
                 self._accumulate(rev, v, c)
 
     def _zero(self, b: Builder, t: Type) -> Value:

@@ -64,6 +64,9 @@ from .expr import (
     replace,
     walk,
 )
+from ..diagnostics import error
+from ..ssa.array_ops import PREFIX, is_array_op
+from .arrays import ArrayBinOp, array_expr, numba_unsupported
 from .inline import Effects
 from .names import Namer
 from .outofssa import allocate, carried_targets
@@ -73,6 +76,7 @@ LINE_LIMIT = 99  # "lines under 100 characters"
 _BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**"}
 _COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _AUGMENTABLE = ("+", "-", "*", "/")
+ACCUM = PREFIX + "accum"
 _COMMUTATIVE = ("+", "*")
 
 # Math intrinsics: the IR name -> the Python spelling (all supported by Numba in nopython mode).
@@ -273,6 +277,12 @@ class _FunctionEmitter:
         if n == "if":
             then, orelse = (e(r.terminator.operands[0]) for r in op.regions)
             return if_exp(e(op.operands[0]), then, orelse)
+        if is_array_op(n):
+            why = numba_unsupported(op) if self.numba else None
+            if why is not None:
+                raise error(f"{why}; not supported for --target numba yet", op.loc,
+                            hint="use --target py, or write the reduction as a loop")
+            return array_expr(op, e, self.numba)
         raise NotImplementedError(f"Python emitter: no expression for op {n}")
 
     def _alloc(self, op: Op) -> Expr:
@@ -310,6 +320,9 @@ class _FunctionEmitter:
             return [Assign([Subscript(self.expr(arr), tuple(self.expr(i) for i in idx))], self.expr(val))]
         if n.startswith("tape."):
             return self._tape(op)
+        if n == ACCUM:
+            dst, v = op.operands
+            return [AugAssign(self.expr(dst), "+", self.expr(v))]
         if n == "call":
             return self._call(op)
         if len(op.results) == 1:
@@ -641,7 +654,7 @@ def _tidy(stmts: list[Stmt]) -> list[Stmt]:
 
 def _augmented(target: Expr, value: Expr) -> Optional[AugAssign]:
     """``x = x + e`` -> ``x += e`` (``x = e + x`` too for + and *, which are commutative)."""
-    if not isinstance(value, BinOp) or value.op not in _AUGMENTABLE:
+    if not isinstance(value, BinOp) or value.op not in _AUGMENTABLE or isinstance(value, ArrayBinOp):
         return None
     if value.left == target:
         return AugAssign(target, value.op, value.right)

@@ -37,7 +37,7 @@ P_POW = 13
 P_PRIMARY = 15  # calls, subscripts, attributes
 P_ATOM = 16
 
-_BIN_PREC = {"+": P_ADD, "-": P_ADD, "*": P_MUL, "/": P_MUL, "//": P_MUL, "%": P_MUL, "**": P_POW}
+_BIN_PREC = {"+": P_ADD, "-": P_ADD, "*": P_MUL, "/": P_MUL, "//": P_MUL, "%": P_MUL, "@": P_MUL, "**": P_POW}
 
 
 class Expr:
@@ -146,6 +146,18 @@ class IfExp(Expr):
 
     def children(self):
         return (self.cond, self.body, self.orelse)
+
+
+@dataclass(frozen=True)
+class ListComp(Expr):
+    """``[elt for var in iter]`` (only the Numba spelling of a per-row reduction uses it)."""
+
+    elt: Expr
+    var: str
+    iter: Expr
+
+    def children(self):
+        return (self.elt, self.iter)
 
 
 @dataclass(frozen=True)
@@ -467,6 +479,8 @@ class Printer:
             return f"{p(e.body, P_OR)} if {p(e.cond, P_OR)} else {p(e.orelse, P_OR)}", P_COND
         if isinstance(e, Slice):
             return f"{p(e.lower, P_COND)}:", P_COND  # only ever an index
+        if isinstance(e, ListComp):
+            return f"[{p(e.elt, P_COND)} for {e.var} in {p(e.iter, P_OR)}]", P_ATOM
         if isinstance(e, Tuple):
             if len(e.elts) == 1:
                 return f"({p(e.elts[0], P_COND)},)", P_ATOM
