@@ -1305,8 +1305,8 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
         import numpy as np
 
         def f(x):
-            return np.dot(x, x)
-    """, "5:12", "cannot differentiate through call to 'np.dot'", "np.dot(x, x)"),
+            return np.sum(np.sort(x))
+    """, "5:19", "the NumPy function 'np.sort' is not supported", "np.sort(x)"),
     "method_call": ("""
         def f(x):
             return x.sum()
@@ -1365,11 +1365,18 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
             A[i, j] = 0.0
             return A[i]
     """, "4:12", "has 2 dimension(s) but is indexed with 1", "A[i]"),
-    "array_arithmetic": ("""
+    "array_floor_division": ("""
+        import numpy as np
+
+        def f(x):
+            x[0] = 1.0
+            return np.sum(x // 2.0)
+    """, "6:19", "// and % on whole arrays are not supported", "x // 2.0"),
+    "array_returned": ("""
         def f(x):
             x[0] = 1.0
             return x * 2.0
-    """, "4:12", "whole-array arithmetic", "x"),
+    """, "4:12", "returning arrays is not supported yet", "x * 2.0"),
     "array_chosen_by_branch": ("""
         def f(a, b, c):
             a[0] = 1.0

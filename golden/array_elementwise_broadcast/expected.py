@@ -20,21 +20,20 @@ def grad_f(A, d_A, r, d_r, x, d_x, s, d_return=1.0):
     t5 = np.full_like(t3, t4)
     d_u = t5 * r
     d_r += t5 * u
-    t6 = np.full_like(B * B, d_return)
-    d_B = t6 * B
-    d_B = d_B + t6 * B
+    d_B = d_return * B
+    d_B = d_B + d_return * B
 
     # line 7: u = -(x - s) ** 2
-    t7 = -d_u * 2.0 * t2
-    d_x += t7
-    d_s += np.sum(-t7)
+    t6 = -d_u * 2.0 * t2
+    d_x += t6
+    d_s += np.sum(-t6)
 
     # line 6: B = A * r + s * A - A / (2.0 + r * r)
-    t8 = -d_B / t0
-    t9 = np.sum(-(t8 * t1), axis=0)
-    d_A += t8
-    d_r += t9 * r
-    d_r += t9 * r
+    t7 = -d_B / t0
+    t8 = np.sum(-(t7 * t1), axis=0)
+    d_A += t7
+    d_r += t8 * r
+    d_r += t8 * r
     d_s += np.sum(d_B * A)
     d_A += d_B * s
     d_A += d_B * r

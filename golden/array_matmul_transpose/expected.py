@@ -10,32 +10,30 @@ def grad_products(A, d_A, B, d_B, x, d_x, y, d_y, d_return=1.0):
     AB = A @ B
     yA = y @ A
     t0 = yA @ B
-    C = AB.T.T + np.outer(y, t0)
-    t1 = A.T
+    C = AB + np.outer(y, t0)
 
     # reverse sweep
     # line 9: return x @ x + np.sum(Ax * y) + np.sum(AB * AB) + np.matmul(yA, x) + np.sum(C) + n...
-    t2 = np.full_like(t1 @ y, d_return)
-    d_y += t1.T @ t2
-    d_A += np.outer(t2, y).T
+    t1 = np.full_like(A.T @ y, d_return)
+    d_y += A @ t1
+    d_A += np.outer(y, t1)
     d_C = np.full_like(C, d_return)
     d_yA = d_return * x
     d_x += d_return * yA
-    t3 = np.full_like(AB * AB, d_return)
-    d_AB = t3 * AB
-    d_AB = d_AB + t3 * AB
-    t4 = np.full_like(Ax * y, d_return)
-    d_Ax = t4 * y
-    d_y += t4 * Ax
+    d_AB = d_return * AB
+    d_AB = d_AB + d_return * AB
+    t2 = np.full_like(Ax * y, d_return)
+    d_Ax = t2 * y
+    d_y += t2 * Ax
     d_x += d_return * x
     d_x += d_return * x
 
     # line 8: C = np.transpose(AB).T + np.outer(y, yA @ B)
-    t5 = d_C.T @ y
+    d_AB = d_AB + d_C
+    t3 = d_C.T @ y
     d_y += d_C @ t0
-    d_yA = d_yA + B @ t5
-    d_B += np.outer(yA, t5)
-    d_AB = d_AB + d_C.T.T
+    d_yA = d_yA + B @ t3
+    d_B += np.outer(yA, t3)
 
     # line 7: yA = y @ A
     d_y += A @ d_yA

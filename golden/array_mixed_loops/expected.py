@@ -6,7 +6,8 @@ import numpy as np
 
 def grad_mixed(x, d_x, w, d_w, n, d_return=1.0):
     # forward sweep
-    h = np.tanh(w * x)
+    t0 = w * x
+    h = np.tanh(t0)
     tape_h_elem = np.empty(max(n, 0))
     for i in range(n):
         h_elem = h[i]
@@ -18,12 +19,12 @@ def grad_mixed(x, d_x, w, d_w, n, d_return=1.0):
 
     # reverse sweep
     d_g = np.zeros(n)
-    d_h = np.zeros(h.shape[0])
+    d_h = np.zeros(t0.shape[0])
 
     # line 14: return s + np.sum(e * w)
-    t0 = np.full_like(e * w, d_return)
-    d_e = t0 * w
-    d_w += t0 * e
+    t1 = np.full_like(e * w, d_return)
+    d_e = t1 * w
+    d_w += t1 * e
 
     # line 13: e = np.ones(n) + g
     d_g += d_e
@@ -33,8 +34,8 @@ def grad_mixed(x, d_x, w, d_w, n, d_return=1.0):
         # line 12: g[i] = x[i] * x[i]
         d_g_i = d_g[i]
         d_g[i] = 0.0
-        t1 = d_g_i * x[i]
-        d_x[i] += t1 + t1
+        t2 = d_g_i * x[i]
+        d_x[i] += t2 + t2
 
     # line 8: for i in range(n):
     d_s = d_return
@@ -45,6 +46,6 @@ def grad_mixed(x, d_x, w, d_w, n, d_return=1.0):
         d_h[i] += d_s * x[i]
 
     # line 6: h = np.tanh(w * x)
-    t2 = d_h * (1.0 - h * h)
-    d_w += t2 * x
-    d_x += t2 * w
+    t3 = d_h * (1.0 - h * h)
+    d_w += t3 * x
+    d_x += t3 * w

@@ -19,33 +19,30 @@ def grad_reductions(A, d_A, v, d_v, d_return=1.0):
     d_A += np.where(A == np.full_like(A, np.min(A)), np.full_like(A, -d_return), 0.0)
     d_v += np.where(v == np.full_like(v, t1), np.full_like(v, d_return * np.mean(v)), 0.0)
     d_v += np.full_like(v, d_return * t1 / float(v.shape[0]))
-    t2 = np.full_like(centered * centered, d_return)
-    d_centered = t2 * centered
-    d_centered = d_centered + t2 * centered
+    d_centered = d_return * centered
+    d_centered = d_centered + d_return * centered
 
     # line 10: total = np.sum(rows * rows) + np.sum(cols * v) + np.sum(peak) - np.sum(low * low)
-    t3 = np.full_like(low * low, -d_return)
-    d_low = t3 * low
-    d_low = d_low + t3 * low
+    d_low = -d_return * low
+    d_low = d_low + -d_return * low
     d_peak = np.full_like(peak, d_return)
-    t4 = np.full_like(cols * v, d_return)
-    d_cols = t4 * v
-    d_v += t4 * cols
-    t5 = np.full_like(rows * rows, d_return)
-    d_rows = t5 * rows
-    d_rows = d_rows + t5 * rows
+    t2 = np.full_like(cols * v, d_return)
+    d_cols = t2 * v
+    d_v += t2 * cols
+    d_rows = d_return * rows
+    d_rows = d_rows + d_return * rows
 
     # line 9: centered = A - np.mean(A, axis=1, keepdims=True)
     d_A += d_centered
     d_A += np.broadcast_to(np.sum(-d_centered, axis=1, keepdims=True) / float(A.shape[1]), A.shape)
 
     # line 8: low = np.min(A, axis=0)
-    t6 = A == np.broadcast_to(np.expand_dims(low, 0), A.shape)
-    d_A += np.where(t6, np.broadcast_to(np.expand_dims(d_low, 0), A.shape), 0.0)
+    t3 = A == np.broadcast_to(np.expand_dims(low, 0), A.shape)
+    d_A += np.where(t3, np.broadcast_to(np.expand_dims(d_low, 0), A.shape), 0.0)
 
     # line 7: peak = np.max(A, axis=1)
-    t7 = A == np.broadcast_to(np.expand_dims(peak, 1), A.shape)
-    d_A += np.where(t7, np.broadcast_to(np.expand_dims(d_peak, 1), A.shape), 0.0)
+    t4 = A == np.broadcast_to(np.expand_dims(peak, 1), A.shape)
+    d_A += np.where(t4, np.broadcast_to(np.expand_dims(d_peak, 1), A.shape), 0.0)
 
     # line 6: cols = np.mean(A, axis=0)
     d_A += np.broadcast_to(np.expand_dims(d_cols / float(A.shape[0]), 0), A.shape)

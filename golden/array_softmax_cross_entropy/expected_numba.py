@@ -8,26 +8,24 @@ import numpy as np
 @numba.njit
 def grad_softmax_xent(W, d_W, X, d_X, Y, d_return=1.0):
     # forward sweep
-    t0 = W.T
-    z = np.sum(np.expand_dims(X, 2) * np.expand_dims(t0, 0), axis=1)
-    t1 = np.expand_dims(np.array([np.max(z[k]) for k in range(z.shape[0])]), 1)
-    z2 = z - t1
-    t2 = np.exp(z2)
-    t3 = np.expand_dims(np.sum(t2, axis=1), 1)
-    t4 = np.log(t3)
-    logp = z2 - t4
+    z = np.sum(np.expand_dims(X, 2) * np.expand_dims(W.T, 0), axis=1)
+    t0 = np.expand_dims(np.array([np.max(z[k]) for k in range(z.shape[0])]), 1)
+    z2 = z - t0
+    t1 = np.exp(z2)
+    t2 = np.expand_dims(np.sum(t1, axis=1), 1)
+    logp = z2 - np.log(t2)
 
     # reverse sweep
     # line 9: return -np.sum(Y * logp) / X.shape[0]
     d_logp = np.full_like(Y * logp, -(d_return / float(X.shape[0]))) * Y
 
     # line 8: logp = z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))
-    d_z = d_logp + np.broadcast_to(np.expand_dims(np.sum(-d_logp, axis=1), 1) / t3, t2.shape) * t2
+    d_z = d_logp + np.broadcast_to(np.expand_dims(np.sum(-d_logp, axis=1), 1) / t2, z2.shape) * t1
 
     # line 7: z = z - np.max(z, axis=1, keepdims=True)
-    t5 = np.broadcast_to(np.expand_dims(np.sum(-d_z, axis=1), 1), z.shape)
-    d_z = d_z + np.where(z == np.broadcast_to(t1, z.shape), t5, 0.0)
+    t3 = np.broadcast_to(np.expand_dims(np.sum(-d_z, axis=1), 1), z.shape)
+    d_z = d_z + np.where(z == np.broadcast_to(t0, z.shape), t3, 0.0)
 
     # line 6: z = X @ W.T
-    d_X += np.sum(np.expand_dims(d_z, 2) * np.expand_dims(t0.T, 0), axis=1)
-    d_W += np.sum(np.expand_dims(X.T, 2) * np.expand_dims(d_z, 0), axis=1).T
+    d_X += np.sum(np.expand_dims(d_z, 2) * np.expand_dims(W, 0), axis=1)
+    d_W += np.sum(np.expand_dims(d_z.T, 2) * np.expand_dims(X, 0), axis=1)

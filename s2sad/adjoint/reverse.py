@@ -738,13 +738,14 @@ class GradientTransform:
                 continue
             if root in self.last_write and _top_level_index(self.fn, op) > self.last_write[root]:
                 continue
-            raise error(
+            e = error(
                 f"this whole-array expression reads '{root.name_hint or 'an array'}', which is written "
                 "after it; differentiating that is not supported yet",
                 op.loc,
-                hint="copy the array first (np.copy is not supported: fill a new np.zeros array), or "
-                "finish writing it before the whole-array expression",
+                hint="finish writing the array before the whole-array expression reads it",
             )
+            e.source_lines = self.module.source_lines
+            raise e
 
     def _reverse_array_op(self, rev: _Rev, op: Op) -> None:
         fetch = lambda v: self.avail(rev, v)  # noqa: E731

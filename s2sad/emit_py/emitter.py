@@ -280,8 +280,10 @@ class _FunctionEmitter:
         if is_array_op(n):
             why = numba_unsupported(op) if self.numba else None
             if why is not None:
-                raise error(f"{why}; not supported for --target numba yet", op.loc,
-                            hint="use --target py, or write the reduction as a loop")
+                e = error(f"{why}; not supported for --target numba yet", op.loc,
+                          hint="use --target py, or write the reduction as a loop")
+                e.source_lines = self.module.source_lines
+                raise e
             return array_expr(op, e, self.numba)
         raise NotImplementedError(f"Python emitter: no expression for op {n}")
 

@@ -478,6 +478,10 @@ class ExprLowerer:
             if root in self.ctx.locals:
                 raise self.fail(node, f"method calls such as '{src}(...)' are not supported",
                                 hint="write the computation with a loop over the elements")
+        if canonical is not None and canonical.startswith("numpy."):
+            raise self.fail(node, f"the NumPy function '{src}' is not supported",
+                            hint="supported on arrays: + - * / ** @ .T, exp log sin cos tanh sqrt abs maximum "
+                            "minimum where sum mean max min dot matmul outer transpose zeros ones zeros_like")
         if canonical is not None and canonical.startswith("builtins."):
             raise self.fail(node, f"the built-in function '{src}' is not supported",
                             hint="supported built-ins: abs, min, max, pow, float, int, len, range")
