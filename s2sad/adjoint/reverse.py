@@ -705,7 +705,10 @@ class GradientTransform:
         to a call, or used in a nested region gets shadow memory (``d_z``, zeros)
         that those uses accumulate into.
         """
-        return all(is_array_op(u.name) and u.parent is v.defining_op.parent for u, _ in v.uses)
+        # A slice's adjoint is added into part of the array's shadow: memory, too.
+        return all(
+            is_array_op(u.name) and u.name != ARR + "slice" and u.parent is v.defining_op.parent for u, _ in v.uses
+        )
 
     def _array_active(self, v: Value) -> bool:
         return self.act.array_active(v) if v.type.is_array else self.act.is_active(v)
@@ -760,6 +763,13 @@ class GradientTransform:
         if g is None:
             return
         self._check_array_reads(op)
+        if op.name == ARR + "slice":
+            # d_a[lo:hi, j] += g: the slice's adjoint goes straight into part of a's shadow.
+            a = op.operands[0]
+            if self.act.array_active(a):
+                bounds = [fetch(v) for v in op.operands[1:]]
+                rev.body.create(ARR + "accum_slice", [self._shadow_of(rev, a), g, *bounds], [], dict(op.attrs))
+            return
         active = [self._array_active(v) for v in op.operands]
         try:
             contribs = adjoint_contributions(rev.body, _OpView(op, fetch), g, active)

@@ -17,7 +17,7 @@ from typing import Callable, Optional
 
 from ..ssa import array_ops
 from ..ssa.ir import Op, Value
-from .expr import Attribute, BinOp, Compare, Expr, ListComp, Lit, Name, Subscript, call, negate, number
+from .expr import Attribute, BinOp, Compare, Expr, ListComp, Lit, Name, Range, Subscript, call, negate, number
 
 P = array_ops.PREFIX
 
@@ -85,6 +85,8 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool) -> Expr:
         if "axis" in op.attrs:
             g = call("np.expand_dims", g, number(op.attrs["axis"]))
         return call("np.broadcast_to", g, Attribute(like, "shape"))
+    if n == "slice":
+        return Subscript(a[0], _slice_index(op, op.operands[0], op.operands[1:], e))
     if n == "sum_to":
         g = a[0]
         lead = op.operands[0].type.rank - op.operands[1].type.rank
@@ -95,6 +97,51 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool) -> Expr:
             g = _keepdims(call("np.sum", g, axis=number(k)), k, numba)
         return g
     raise NotImplementedError(f"Python emitter: no expression for op {op.name}")
+
+
+def accum_slice_target(op: Op, e: Callable[[Value], Expr]) -> Expr:
+    """The target of ``arr.accum_slice``: ``d_a[lo:hi, j]``."""
+    dst = op.operands[0]
+    return Subscript(e(dst), _slice_index(op, dst, op.operands[2:], e))
+
+
+def _slice_index(op: Op, arr: Value, bounds: list[Value], e: Callable[[Value], Expr]) -> tuple[Expr, ...]:
+    """The subscript of ``arr.slice``/``arr.accum_slice``, with bounds spelled as the user would:
+    ``0`` and the extent left out, ``extent - c`` as ``-c``."""
+    out: list[Expr] = []
+    k = 0
+    for axis, kind in enumerate(op.attrs["axes"]):
+        if kind == "i":
+            out.append(e(bounds[k]))
+            k += 1
+            continue
+        lo, hi = bounds[k], bounds[k + 1]
+        k += 2
+        lower = None if _is_int_const(lo, 0) else _from_end(lo, axis) or e(lo)
+        upper = None if _is_dim(hi, axis) else _from_end(hi, axis) or e(hi)
+        out.append(Range(lower, upper))
+    return tuple(out)
+
+
+def _is_int_const(v: Value, value: int) -> bool:
+    op = v.defining_op
+    return op is not None and op.name == "const" and op.attrs["value"] == value
+
+
+def _is_dim(v: Value, axis: int) -> bool:
+    op = v.defining_op
+    return op is not None and op.name == "dim" and op.attrs["axis"] == axis
+
+
+def _from_end(v: Value, axis: int) -> Optional[Expr]:
+    """``-c`` for ``extent - c`` (``dim + const(-c)``), else None."""
+    op = v.defining_op
+    if op is None or op.name != "add" or not _is_dim(op.operands[0], axis):
+        return None
+    c = op.operands[1].defining_op
+    if c is not None and c.name == "const" and isinstance(c.attrs["value"], int) and c.attrs["value"] < 0:
+        return number(c.attrs["value"])
+    return None
 
 
 def _tuple(elts: list[Expr]) -> Expr:

@@ -66,7 +66,7 @@ from .expr import (
 )
 from ..diagnostics import error
 from ..ssa.array_ops import PREFIX, is_array_op
-from .arrays import ArrayBinOp, array_expr, numba_unsupported
+from .arrays import ArrayBinOp, accum_slice_target, array_expr, numba_unsupported
 from .inline import Effects
 from .names import Namer
 from .outofssa import allocate, carried_targets
@@ -325,6 +325,8 @@ class _FunctionEmitter:
         if n == ACCUM:
             dst, v = op.operands
             return [AugAssign(self.expr(dst), "+", self.expr(v))]
+        if n == ACCUM + "_slice":
+            return [AugAssign(accum_slice_target(op, self.expr), "+", self.expr(op.operands[1]))]
         if n == "call":
             return self._call(op)
         if len(op.results) == 1:

@@ -52,7 +52,7 @@ class _Liveness:
     def is_effect(self, op: Op) -> bool:
         if op.name == "return":
             return True
-        if op.name in ("store", ACCUM):
+        if op.name in ("store", ACCUM, ACCUM + "_slice"):
             # A store into a local array matters only if the array is read: it is
             # marked live with the array (below), not as an effect of its own.
             return not _is_local_array(op.operands[0])
@@ -151,7 +151,7 @@ def _stores_into(arr: Value) -> list[Op]:
     for user, k in arr.uses:
         if k != 0:
             continue
-        if user.name in ("store", ACCUM):
+        if user.name in ("store", ACCUM, ACCUM + "_slice"):
             out.append(user)
         elif user.name == "view":
             out += _stores_into(user.result)

@@ -162,3 +162,42 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
 
 def is_array(t: Type) -> bool:
     return isinstance(t, ArrayType)
+
+
+def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, indices: list,
+           b: Builder, env: Env) -> Value:
+    """``a[lo:hi]``, ``a[:, j]``, ``a[1:-1, 1:-1]``, ``A[i]`` (a row): one ``arr.slice``."""
+    if isinstance(node.value, cst.Subscript):
+        raise lw.fail(node, "chained subscripts with a slice are not supported", hint="write a[i, lo:hi]")
+    arr = lw.array(base, b, env)
+    rank = arr.type.rank  # type: ignore[attr-defined]
+    if len(indices) > rank:
+        raise lw.fail(node, f"'{dotted_source(base) or 'the array'}' has {rank} dimension(s) but is indexed "
+                      f"with {len(indices)}")
+    axes: list[str] = []
+    bounds: list[Value] = []
+    for k in range(rank):
+        idx = indices[k] if k < len(indices) else None
+        if idx is not None and not isinstance(idx, cst.Slice):
+            axes.append("i")
+            bounds.append(lw.index(idx, b, env, arr, k))
+            continue
+        if idx is not None and idx.step is not None:
+            raise lw.fail(idx, "slices with a step are not supported", hint="use a loop over the elements")
+        axes.append("r")
+        lower = idx.lower if idx is not None else None
+        upper = idx.upper if idx is not None else None
+        bounds.append(_bound(lw, lower, arr, k, b, env, node) if lower is not None
+                      else lw.const(b, node, 0, I64))
+        bounds.append(_bound(lw, upper, arr, k, b, env, node) if upper is not None
+                      else lw.at(b, node).op1("dim", [arr], I64, axis=k))
+    return arr_op(lw, b, node, "slice", [arr, *bounds], {"axes": axes})
+
+
+def _bound(lw: "ExprLowerer", n: cst.BaseExpression, arr: Value, axis: int, b: Builder, env: Env,
+           node: cst.CSTNode) -> Value:
+    lit = int_literal(n)
+    if lit is not None and lit < 0:  # counts from the end, as in Python
+        d = lw.at(b, n).op1("dim", [arr], I64, axis=axis)
+        return build.add(b, d, build.const(b, lit, I64))
+    return lw.integer(n, b, env, "a slice bound")

@@ -434,8 +434,18 @@ class ExprLowerer:
     def subscript(self, node: cst.Subscript, b: Builder, env: Env) -> Value:
         if is_shape_subscript(node):
             return self.shape(node, b, env)
+        base, indices = subscript_chain(node)
+        if any(isinstance(i, cst.Slice) for i in indices) or self._partial_index(base, indices, env):
+            return py_arrays.slice_(self, node, base, indices, b, env)
         arr, ivs = self.element(node, b, env)
         return self.at(b, node).op1("load", [arr, *ivs], arr.type.elem)  # type: ignore[attr-defined]
+
+    def _partial_index(self, base: cst.BaseExpression, indices: list, env: Env) -> bool:
+        """``A[i]`` of a matrix: a row (fewer indices than dimensions)."""
+        if isinstance(base, cst.Name) and base.value in self.ctx.locals:
+            v = env.get(base.value)
+            return isinstance(v, Value) and isinstance(v.type, ArrayType) and 0 < len(indices) < v.type.rank
+        return False
 
     def shape(self, node: cst.Subscript, b: Builder, env: Env) -> Value:
         attr = node.value

@@ -504,9 +504,12 @@ class _Inference:
         if isinstance(node, cst.Subscript):
             if is_shape_subscript(node):
                 return I64
-            base, _ = subscript_chain(node)
+            base, indices = subscript_chain(node)
             t = self.expr_type(base, types)
-            return t.elem if isinstance(t, ArrayType) else None
+            if not isinstance(t, ArrayType):
+                return None
+            kept = sum(1 for i in indices if isinstance(i, cst.Slice)) + max(0, t.rank - len(indices))
+            return ArrayType(t.elem, kept) if kept else t.elem
         if isinstance(node, cst.Attribute):
             if node.attr.value in ("size", "ndim"):
                 return I64

@@ -32,6 +32,12 @@ else the operands' common type.
   arr.outer        (a: rank 1, b: rank 1) -> array<T,2>     np.outer(a, b)
   arr.transpose    (a: rank 2)            -> array<T,2>     a.T
   arr.full         (d0..dk: i64, v)       -> array<T,k+1>   np.full((d0, ..., dk), v)
+  arr.slice        (a: array<T,r>, bounds...) {axes: [str]}
+                                          -> array<T,s> or T  a[lo0:hi0, i1, ...]: per axis of a,
+                                                            "r" takes two i64 operands (a range
+                                                            lo:hi, step 1, 0 <= lo <= hi <= extent)
+                                                            and "i" one (an index, dropping the
+                                                            axis); s = the number of "r" axes
 
 Ops the adjoint transform introduces (undoing broadcasts and reductions):
 
@@ -46,6 +52,9 @@ Ops the adjoint transform introduces (undoing broadcasts and reductions):
                                                             in like), keeping them
   arr.accum        (dst: array, v)        -> ()             dst[...] += v (v has dst's shape, or
                                                             is a scalar); writes dst
+  arr.accum_slice  (dst: array, v, bounds...) {axes: [str]}
+                                          -> ()             dst[lo0:hi0, i1, ...] += v (bounds as
+                                                            in arr.slice; the adjoint of a slice)
 
 ``shape_unit_axes`` gives the axes of a value known to have extent 1 (from a
 ``keepdims`` reduction): the only static shape facts the adjoint needs to undo a
@@ -71,6 +80,7 @@ NAMES: frozenset[str] = frozenset(
     [PREFIX + n for n in ELEMENTWISE + COMPARE + REDUCTIONS]
     + [PREFIX + "math." + fn for fn in UNARY_MATH]
     + [PREFIX + n for n in ("neg", "where", "matmul", "outer", "transpose", "full", "broadcast", "sum_to", "accum")]
+    + [PREFIX + "slice", PREFIX + "accum_slice"]
 )
 
 
@@ -80,7 +90,7 @@ def is_array_op(name: str) -> bool:
 
 def makes_fresh_array(op: Optional[Op]) -> bool:
     """An ``arr.`` op whose result is a new array (a memory root of its own)."""
-    if op is None or op.name not in NAMES or op.name == PREFIX + "accum":
+    if op is None or op.name not in NAMES or op.name in (PREFIX + "accum", PREFIX + "accum_slice"):
         return False
     return bool(op.results) and op.result.type.is_array
 
@@ -91,13 +101,16 @@ def array_reads(op: Op) -> list[Value]:
         return []
     if op.name in (PREFIX + "broadcast", PREFIX + "sum_to"):
         return [op.operands[0]] if op.operands[0].type.is_array else []  # ``like`` gives a shape only
-    if op.name == PREFIX + "accum":
-        return [v for v in op.operands if v.type.is_array]  # += reads dst too
-    return [v for v in op.operands if v.type.is_array]
+    return [v for v in op.operands if v.type.is_array]  # accum: += reads dst too
 
 
 def array_writes(op: Op) -> list[Value]:
-    return [op.operands[0]] if op.name == PREFIX + "accum" else []
+    return [op.operands[0]] if op.name in (PREFIX + "accum", PREFIX + "accum_slice") else []
+
+
+def slice_operands(axes: list[str]) -> int:
+    """How many bound operands ``arr.slice`` with these axes takes."""
+    return sum(2 if a == "r" else 1 for a in axes)
 
 
 def _rank(t: Type) -> int:
@@ -164,6 +177,15 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
         if not dims or value is None or ranks[-1] != 0 or any(t != I64 for t in dims):
             return "'arr.full' takes i64 extents and a scalar"
         return ArrayType(_elem(value), len(dims))
+    if op == "slice":
+        axes = attrs.get("axes")
+        if not isinstance(axes, list) or not all(a in ("r", "i") for a in axes) or not operands:
+            return "'arr.slice' needs axes = a list of \"r\" (range) and \"i\" (index)"
+        if ranks[0] != len(axes) or len(operands) != 1 + slice_operands(axes):
+            return f"'arr.slice' of a rank-{ranks[0]} array needs one axis spec per axis and its bounds"
+        if any(t != I64 for t in operands[1:]):
+            return "'arr.slice' bounds must be i64"
+        return _typed(_elem(operands[0]), axes.count("r"))
     if op in ("broadcast", "sum_to"):
         if len(operands) != 2 or ranks[1] == 0:
             return f"'{name}' takes a value and an array to take the shape of"

@@ -108,7 +108,25 @@ def _array_op(op: Op, a: list[Any]) -> list[Any]:
     if n == "accum":
         a[0][...] += a[1]
         return []
+    if n == "slice":
+        r = a[0][_slice_index(op.attrs["axes"], a[1:])]
+        return [r.copy() if op.result.type.is_array else float(r)]
+    if n == "accum_slice":
+        a[0][_slice_index(op.attrs["axes"], a[2:])] += a[1]
+        return []
     raise NotImplementedError(f"interpreter: op {op.name}")
+
+
+def _slice_index(axes: list[str], bounds: list[Any]) -> tuple:
+    index, k = [], 0
+    for kind in axes:
+        if kind == "r":
+            index.append(slice(int(bounds[k]), int(bounds[k + 1])))
+            k += 2
+        else:
+            index.append(int(bounds[k]))
+            k += 1
+    return tuple(index)
 
 
 _NUMPY_UFUNC = {

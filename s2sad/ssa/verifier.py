@@ -343,6 +343,16 @@ class _Verifier:
                 if dst is not None and v != dst and v != dst.elem:
                     self.error(op, f"'arr.accum' adds {v} into {dst}")
             return
+        if op.name == array_ops.PREFIX + "accum_slice":
+            if self._arity(op, None, 0) and len(op.operands) >= 2:
+                dst, v, *bounds = op.operands
+                want = array_ops.result_type(array_ops.PREFIX + "slice", [dst.type, *(b.type for b in bounds)],
+                                             op.attrs)
+                if isinstance(want, str):
+                    self.error(op, want.replace("'arr.slice'", "'arr.accum_slice'"))
+                elif v.type != want:
+                    self.error(op, f"'arr.accum_slice' adds {v.type} into a slice that is {want}")
+            return
         if not self._arity(op, None, 1):
             return
         want = array_ops.result_type(op.name, [v.type for v in op.operands], op.attrs)
