@@ -21,7 +21,7 @@ def grad_f(A, d_A, r, d_r, x, d_x, s, d_return=1.0):
     d_u = t5 * r
     d_r += t5 * u
     d_B = d_return * B
-    d_B = d_B + d_return * B
+    d_B = d_B + d_B
 
     # line 7: u = -(x - s) ** 2
     t6 = -d_u * 2.0 * t2
@@ -30,12 +30,13 @@ def grad_f(A, d_A, r, d_r, x, d_x, s, d_return=1.0):
 
     # line 6: B = A * r + s * A - A / (2.0 + r * r)
     t7 = -d_B / t0
-    t8 = np.sum(-(t7 * t1), axis=0)
     d_A += t7
-    d_r += t8 * r
-    d_r += t8 * r
-    d_s += np.sum(d_B * A)
+    t8 = np.sum(-(t7 * t1), axis=0) * r
+    d_r += t8
+    d_r += t8
+    t9 = d_B * A
+    d_s += np.sum(t9)
     d_A += d_B * s
     d_A += d_B * r
-    d_r += np.sum(d_B * A, axis=0)
+    d_r += np.sum(t9, axis=0)
     return d_s

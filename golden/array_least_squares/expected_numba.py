@@ -13,12 +13,11 @@ def grad_least_squares(A, c, d_c, y, lam, d_return=1.0):
     # reverse sweep
     # line 6: return 0.5 * (r @ r) + lam * np.sum(c * c)
     d_lam = d_return * np.sum(c * c)
-    t0 = d_return * lam
-    d_c += t0 * c
-    d_c += t0 * c
-    t1 = d_return * 0.5
-    d_r = t1 * r
-    d_r = d_r + t1 * r
+    t0 = d_return * lam * c
+    d_c += t0
+    d_c += t0
+    d_r = d_return * 0.5 * r
+    d_r = d_r + d_r
 
     # line 5: r = A @ c - y
     d_c += np.sum(A.T * d_r, axis=1)

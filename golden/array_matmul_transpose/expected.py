@@ -11,29 +11,30 @@ def grad_products(A, d_A, B, d_B, x, d_x, y, d_y, d_return=1.0):
     yA = y @ A
     t0 = yA @ B
     C = AB + np.outer(y, t0)
+    t1 = A.T
 
     # reverse sweep
     # line 9: return x @ x + np.sum(Ax * y) + np.sum(AB * AB) + np.matmul(yA, x) + np.sum(C) + n...
-    t1 = np.full_like(A.T @ y, d_return)
-    d_y += A @ t1
-    d_A += np.outer(y, t1)
+    t2 = np.full_like(t1 @ y, d_return)
+    d_y += A @ t2
+    d_A += np.outer(y, t2)
     d_C = np.full_like(C, d_return)
     d_yA = d_return * x
     d_x += d_return * yA
     d_AB = d_return * AB
-    d_AB = d_AB + d_return * AB
-    t2 = np.full_like(Ax * y, d_return)
-    d_Ax = t2 * y
-    d_y += t2 * Ax
-    d_x += d_return * x
-    d_x += d_return * x
+    d_AB = d_AB + d_AB
+    t3 = np.full_like(Ax * y, d_return)
+    d_Ax = t3 * y
+    d_y += t3 * Ax
+    d_x += d_yA
+    d_x += d_yA
 
     # line 8: C = np.transpose(AB).T + np.outer(y, yA @ B)
     d_AB = d_AB + d_C
-    t3 = d_C.T @ y
+    t4 = d_C.T @ y
     d_y += d_C @ t0
-    d_yA = d_yA + B @ t3
-    d_B += np.outer(yA, t3)
+    d_yA = d_yA + B @ t4
+    d_B += np.outer(yA, t4)
 
     # line 7: yA = y @ A
     d_y += A @ d_yA
@@ -41,8 +42,8 @@ def grad_products(A, d_A, B, d_B, x, d_x, y, d_y, d_return=1.0):
 
     # line 6: AB = np.dot(A, B)
     d_A += d_AB @ B.T
-    d_B += A.T @ d_AB
+    d_B += t1 @ d_AB
 
     # line 5: Ax = A @ x
     d_A += np.outer(d_Ax, x)
-    d_x += A.T @ d_Ax
+    d_x += t1 @ d_Ax

@@ -13,29 +13,30 @@ def grad_products(A, d_A, B, d_B, x, d_x, y, d_y, d_return=1.0):
     yA = np.sum(np.expand_dims(y, 1) * A, axis=0)
     t0 = np.sum(np.expand_dims(yA, 1) * B, axis=0)
     C = AB + np.outer(y, t0)
+    t1 = A.T
 
     # reverse sweep
     # line 9: return x @ x + np.sum(Ax * y) + np.sum(AB * AB) + np.matmul(yA, x) + np.sum(C) + n...
-    t1 = np.full_like(np.sum(A.T * y, axis=1), d_return)
-    d_y += np.sum(A * t1, axis=1)
-    d_A += np.outer(y, t1)
+    t2 = np.full_like(np.sum(t1 * y, axis=1), d_return)
+    d_y += np.sum(A * t2, axis=1)
+    d_A += np.outer(y, t2)
     d_C = np.full_like(C, d_return)
     d_yA = d_return * x
     d_x += d_return * yA
     d_AB = d_return * AB
-    d_AB = d_AB + d_return * AB
-    t2 = np.full_like(Ax * y, d_return)
-    d_Ax = t2 * y
-    d_y += t2 * Ax
-    d_x += d_return * x
-    d_x += d_return * x
+    d_AB = d_AB + d_AB
+    t3 = np.full_like(Ax * y, d_return)
+    d_Ax = t3 * y
+    d_y += t3 * Ax
+    d_x += d_yA
+    d_x += d_yA
 
     # line 8: C = np.transpose(AB).T + np.outer(y, yA @ B)
     d_AB = d_AB + d_C
-    t3 = np.sum(d_C.T * y, axis=1)
+    t4 = np.sum(d_C.T * y, axis=1)
     d_y += np.sum(d_C * t0, axis=1)
-    d_yA = d_yA + np.sum(B * t3, axis=1)
-    d_B += np.outer(yA, t3)
+    d_yA = d_yA + np.sum(B * t4, axis=1)
+    d_B += np.outer(yA, t4)
 
     # line 7: yA = y @ A
     d_y += np.sum(A * d_yA, axis=1)
@@ -43,8 +44,8 @@ def grad_products(A, d_A, B, d_B, x, d_x, y, d_y, d_return=1.0):
 
     # line 6: AB = np.dot(A, B)
     d_A += np.sum(np.expand_dims(d_AB, 2) * np.expand_dims(B.T, 0), axis=1)
-    d_B += np.sum(np.expand_dims(A.T, 2) * np.expand_dims(d_AB, 0), axis=1)
+    d_B += np.sum(np.expand_dims(t1, 2) * np.expand_dims(d_AB, 0), axis=1)
 
     # line 5: Ax = A @ x
     d_A += np.outer(d_Ax, x)
-    d_x += np.sum(A.T * d_Ax, axis=1)
+    d_x += np.sum(t1 * d_Ax, axis=1)

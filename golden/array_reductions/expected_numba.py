@@ -22,17 +22,17 @@ def grad_reductions(A, d_A, v, d_v, d_return=1.0):
     d_v += np.where(v == np.full_like(v, t1), np.full_like(v, d_return * np.mean(v)), 0.0)
     d_v += np.full_like(v, d_return * t1 / float(v.shape[0]))
     d_centered = d_return * centered
-    d_centered = d_centered + d_return * centered
+    d_centered = d_centered + d_centered
 
     # line 10: total = np.sum(rows * rows) + np.sum(cols * v) + np.sum(peak) - np.sum(low * low)
     d_low = -d_return * low
-    d_low = d_low + -d_return * low
+    d_low = d_low + d_low
     d_peak = np.full_like(peak, d_return)
     t2 = np.full_like(cols * v, d_return)
     d_cols = t2 * v
     d_v += t2 * cols
     d_rows = d_return * rows
-    d_rows = d_rows + d_return * rows
+    d_rows = d_rows + d_rows
 
     # line 9: centered = A - np.mean(A, axis=1, keepdims=True)
     d_A += d_centered

@@ -34,7 +34,7 @@ def grad_conv_smooth(img, d_img, w, d_w, x, d_x, j, d_return=1.0):
     d_col = t13 * t10
     d_img[0, :] += t13 * col
     d_dx = d_return * dx
-    d_dx = d_dx + d_return * dx
+    d_dx = d_dx + d_dx
     d_out = d_return * 2.0 * t9 * (1.0 - t9 * t9)
 
     # line 12: col = img[:, j]

@@ -9,25 +9,23 @@ def grad_ufuncs(x, d_x, y, d_y, d_return=1.0):
     t0 = np.exp(x)
     t1 = np.sin(x)
     t2 = np.cos(y)
-    t3 = np.tanh(x * y)
-    t4 = np.sqrt(y)
-    p = t0 + np.log(y) + t1 * t2 + t3 + t4
+    t3 = x * y
+    t4 = np.tanh(t3)
+    t5 = np.sqrt(y)
+    p = t0 + np.log(y) + t1 * t2 + t4 + t5
     q = np.abs(x) + np.maximum(x, y) + np.minimum(x, 0.25)
-    t5 = x > 0.1
-    r = np.where(t5, x * y, y)
+    t6 = x > 0.1
+    r = np.where(t6, t3, y)
 
     # reverse sweep
     # line 8: return np.sum(p * q) + np.sum(r)
     d_r = np.full_like(r, d_return)
-    t6 = np.full_like(p * q, d_return)
-    d_p = t6 * q
-    d_q = t6 * p
+    t7 = np.full_like(p * q, d_return)
+    d_p = t7 * q
+    d_q = t7 * p
 
     # line 7: r = np.where(x > 0.1, x * y, y)
-    t7 = np.where(t5, d_r, 0.0)
-    d_y += np.where(t5, 0.0, d_r)
-    d_x += t7 * y
-    d_y += t7 * x
+    d_y += np.where(t6, 0.0, d_r)
 
     # line 6: q = np.abs(x) + np.maximum(x, y) + np.minimum(x, 0.25)
     d_x += np.where(x <= 0.25, d_q, 0.0)
@@ -37,8 +35,8 @@ def grad_ufuncs(x, d_x, y, d_y, d_return=1.0):
     d_x += np.where(x >= 0.0, d_q, -d_q)
 
     # line 5: p = np.exp(x) + np.log(y) + np.sin(x) * np.cos(y) + np.tanh(x * y) + np.sqrt(y)
-    d_y += d_p / (2.0 * t4)
-    t9 = d_p * (1.0 - t3 * t3)
+    d_y += d_p / (2.0 * t5)
+    t9 = np.where(t6, d_r, 0.0) + d_p * (1.0 - t4 * t4)
     d_x += t9 * y
     d_y += t9 * x
     d_y += -(d_p * t1 * np.sin(y))

@@ -38,12 +38,26 @@ def _written_roots_in(fn: Function, module: Module, memo: dict[str, set[int]]) -
     roots: set[Value] = set()
     for op in fn.walk():
         if op.name == "store":
-            roots.add(array_root(op.operands[0]))
+            roots.add(_writable_root(op.operands[0], op, module))
         elif op.name == "call":
             callee = module.functions[op.attrs["callee"]]
             for i in written_params(module, callee, memo):
-                roots.add(array_root(op.operands[i]))
+                roots.add(_writable_root(op.operands[i], op, module))
     return roots
+
+
+def _writable_root(arr: Value, op: Op, module: Module) -> Value:
+    """The root ``op`` writes; never the result of a whole-array op, whose value must stay as made."""
+    root = array_root(arr)
+    if makes_fresh_array(root.defining_op):
+        e = error(
+            "this writes into an array made by a whole-array expression, which is not supported yet",
+            op.loc,
+            hint="make a writable array with np.zeros(...) and fill it, or build the new values whole",
+        )
+        e.source_lines = module.source_lines
+        raise e
+    return root
 
 
 def written_params(module: Module, fn: Function, memo: dict[str, set[int]] | None = None) -> set[int]:

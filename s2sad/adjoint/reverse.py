@@ -707,7 +707,8 @@ class GradientTransform:
         """
         # A slice's adjoint is added into part of the array's shadow: memory, too.
         return all(
-            is_array_op(u.name) and u.name != ARR + "slice" and u.parent is v.defining_op.parent for u, _ in v.uses
+            is_array_op(u.name) and u.name not in (ARR + "slice", ARR + "take") and u.parent is v.defining_op.parent
+            for u, _ in v.uses
         )
 
     def _array_active(self, v: Value) -> bool:
@@ -769,6 +770,12 @@ class GradientTransform:
             if self.act.array_active(a):
                 bounds = [fetch(v) for v in op.operands[1:]]
                 rev.body.create(ARR + "accum_slice", [self._shadow_of(rev, a), g, *bounds], [], dict(op.attrs))
+            return
+        if op.name == ARR + "take":
+            # np.add.at(d_a, idx, g): a gather's adjoint is a scatter-add into a's shadow.
+            a = op.operands[0]
+            if self.act.array_active(a):
+                rev.body.create(ARR + "accum_take", [self._shadow_of(rev, a), fetch(op.operands[1]), g], [])
             return
         active = [self._array_active(v) for v in op.operands]
         try:

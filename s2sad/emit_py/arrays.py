@@ -85,6 +85,8 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool) -> Expr:
         if "axis" in op.attrs:
             g = call("np.expand_dims", g, number(op.attrs["axis"]))
         return call("np.broadcast_to", g, Attribute(like, "shape"))
+    if n == "take":
+        return Subscript(a[0], (a[1],))
     if n == "slice":
         return Subscript(a[0], _slice_index(op, op.operands[0], op.operands[1:], e))
     if n == "sum_to":

@@ -327,6 +327,19 @@ class _FunctionEmitter:
             return [AugAssign(self.expr(dst), "+", self.expr(v))]
         if n == ACCUM + "_slice":
             return [AugAssign(accum_slice_target(op, self.expr), "+", self.expr(op.operands[1]))]
+        if n == ACCUM + "_take":
+            dst, idx, v = (self.expr(o) for o in op.operands)
+            if not self.numba:
+                return [ExprStmt(call("np.add.at", dst, idx, v))]
+            # Numba has no ufunc.at: the scatter-add as the loop it stands for, over values
+            # computed once before it.
+            pre: list[Stmt] = []
+            if not isinstance(v, Name):
+                t = Name(self.namer.temp())
+                pre, v = [Assign([t], v)], t
+            k = Name(self.namer.fresh("k"))
+            body = [AugAssign(Subscript(dst, (Subscript(idx, (k,)),)), "+", Subscript(v, (k,)))]
+            return pre + [For(k.id, [call("len", idx)], body)]
         if n == "call":
             return self._call(op)
         if len(op.results) == 1:

@@ -25,10 +25,9 @@ Pre: verified IR. Post: verified IR with the same effects.
 from __future__ import annotations
 
 from ..ssa.ir import Block, Function, Module, Op, Value
-from ..ssa.array_ops import PREFIX, makes_fresh_array
+from ..ssa.array_ops import ACCUMULATIONS, makes_fresh_array
 from ..ssa.ops import view_base
 
-ACCUM = PREFIX + "accum"  # dst += v: a write, like a store
 
 
 class _Liveness:
@@ -52,7 +51,7 @@ class _Liveness:
     def is_effect(self, op: Op) -> bool:
         if op.name == "return":
             return True
-        if op.name in ("store", ACCUM, ACCUM + "_slice"):
+        if op.name in ("store", *ACCUMULATIONS):
             # A store into a local array matters only if the array is read: it is
             # marked live with the array (below), not as an effect of its own.
             return not _is_local_array(op.operands[0])
@@ -151,7 +150,7 @@ def _stores_into(arr: Value) -> list[Op]:
     for user, k in arr.uses:
         if k != 0:
             continue
-        if user.name in ("store", ACCUM, ACCUM + "_slice"):
+        if user.name in ("store", *ACCUMULATIONS):
             out.append(user)
         elif user.name == "view":
             out += _stores_into(user.result)

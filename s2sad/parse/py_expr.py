@@ -437,8 +437,22 @@ class ExprLowerer:
         base, indices = subscript_chain(node)
         if any(isinstance(i, cst.Slice) for i in indices) or self._partial_index(base, indices, env):
             return py_arrays.slice_(self, node, base, indices, b, env)
+        if len(indices) == 1 and self._is_array_name(indices[0], env):
+            arr = self.array(base, b, env)
+            idx = self.value(indices[0], b, env)  # type: ignore[arg-type]
+            if not idx.type.elem.is_int:  # type: ignore[attr-defined]
+                raise self.fail(indices[0], "an index array must hold integers",
+                                hint='annotate it as an integer array: labels: "i64[m]"')
+            return py_arrays.arr_op(self, b, node, "take", [arr, idx])
         arr, ivs = self.element(node, b, env)
         return self.at(b, node).op1("load", [arr, *ivs], arr.type.elem)  # type: ignore[attr-defined]
+
+    def _is_array_name(self, node: object, env: Env) -> bool:
+        """``label`` in ``p[label]`` names an array: integer-array (fancy) indexing."""
+        if isinstance(node, cst.Name) and node.value in self.ctx.locals:
+            v = env.get(node.value)
+            return isinstance(v, Value) and isinstance(v.type, ArrayType)
+        return False
 
     def _partial_index(self, base: cst.BaseExpression, indices: list, env: Env) -> bool:
         """``A[i]`` of a matrix: a row (fewer indices than dimensions)."""

@@ -508,6 +508,10 @@ class _Inference:
             t = self.expr_type(base, types)
             if not isinstance(t, ArrayType):
                 return None
+            if len(indices) == 1 and isinstance(indices[0], cst.BaseExpression):
+                it = self.expr_type(indices[0], types)
+                if isinstance(it, ArrayType):  # p[label]: one element per index
+                    return ArrayType(t.elem, it.rank)
             kept = sum(1 for i in indices if isinstance(i, cst.Slice)) + max(0, t.rank - len(indices))
             return ArrayType(t.elem, kept) if kept else t.elem
         if isinstance(node, cst.Attribute):

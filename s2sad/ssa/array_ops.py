@@ -41,6 +41,10 @@ else the operands' common type.
 
 Ops the adjoint transform introduces (undoing broadcasts and reductions):
 
+  arr.take         (a: array<T,1>, idx: array<int,s>)
+                                          -> array<T,s>     a[idx]: NumPy's integer-array indexing
+                                                            (a gather; indices in range)
+
   arr.broadcast    (g, like: array) {axis?: int}
                                           -> type of like   g stretched to like's shape; with
                                                             ``axis``, g (rank r-1) gets that axis
@@ -52,6 +56,10 @@ Ops the adjoint transform introduces (undoing broadcasts and reductions):
                                                             in like), keeping them
   arr.accum        (dst: array, v)        -> ()             dst[...] += v (v has dst's shape, or
                                                             is a scalar); writes dst
+  arr.accum_take   (dst: array<T,1>, idx: array<int,s>, v: array<T,s>)
+                                          -> ()             dst[idx[k]] += v[k] for every k, repeated
+                                                            indices adding up (np.add.at; the
+                                                            adjoint of a take)
   arr.accum_slice  (dst: array, v, bounds...) {axes: [str]}
                                           -> ()             dst[lo0:hi0, i1, ...] += v (bounds as
                                                             in arr.slice; the adjoint of a slice)
@@ -80,8 +88,12 @@ NAMES: frozenset[str] = frozenset(
     [PREFIX + n for n in ELEMENTWISE + COMPARE + REDUCTIONS]
     + [PREFIX + "math." + fn for fn in UNARY_MATH]
     + [PREFIX + n for n in ("neg", "where", "matmul", "outer", "transpose", "full", "broadcast", "sum_to", "accum")]
-    + [PREFIX + "slice", PREFIX + "accum_slice"]
+    + [PREFIX + "slice", PREFIX + "accum_slice", PREFIX + "take", PREFIX + "accum_take"]
 )
+
+
+# The ops that write: ``dst += ...`` into (part of) an existing array.
+ACCUMULATIONS = (PREFIX + "accum", PREFIX + "accum_slice", PREFIX + "accum_take")
 
 
 def is_array_op(name: str) -> bool:
@@ -90,7 +102,7 @@ def is_array_op(name: str) -> bool:
 
 def makes_fresh_array(op: Optional[Op]) -> bool:
     """An ``arr.`` op whose result is a new array (a memory root of its own)."""
-    if op is None or op.name not in NAMES or op.name in (PREFIX + "accum", PREFIX + "accum_slice"):
+    if op is None or op.name not in NAMES or op.name in ACCUMULATIONS:
         return False
     return bool(op.results) and op.result.type.is_array
 
@@ -105,7 +117,7 @@ def array_reads(op: Op) -> list[Value]:
 
 
 def array_writes(op: Op) -> list[Value]:
-    return [op.operands[0]] if op.name in (PREFIX + "accum", PREFIX + "accum_slice") else []
+    return [op.operands[0]] if op.name in ACCUMULATIONS else []
 
 
 def slice_operands(axes: list[str]) -> int:
@@ -186,6 +198,10 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
         if any(t != I64 for t in operands[1:]):
             return "'arr.slice' bounds must be i64"
         return _typed(_elem(operands[0]), axes.count("r"))
+    if op == "take":
+        if len(operands) != 2 or ranks[0] != 1 or ranks[1] == 0 or not _elem(operands[1]).is_int:
+            return "'arr.take' takes a rank-1 array and an array of integer indices"
+        return ArrayType(_elem(operands[0]), ranks[1])
     if op in ("broadcast", "sum_to"):
         if len(operands) != 2 or ranks[1] == 0:
             return f"'{name}' takes a value and an array to take the shape of"

@@ -108,6 +108,11 @@ def _array_op(op: Op, a: list[Any]) -> list[Any]:
     if n == "accum":
         a[0][...] += a[1]
         return []
+    if n == "take":
+        return [a[0][a[1]]]
+    if n == "accum_take":
+        np.add.at(a[0], a[1], a[2])
+        return []
     if n == "slice":
         r = a[0][_slice_index(op.attrs["axes"], a[1:])]
         return [r.copy() if op.result.type.is_array else float(r)]

@@ -343,6 +343,15 @@ class _Verifier:
                 if dst is not None and v != dst and v != dst.elem:
                     self.error(op, f"'arr.accum' adds {v} into {dst}")
             return
+        if op.name == array_ops.PREFIX + "accum_take":
+            if self._arity(op, 3, 0):
+                dst, idx, v = op.operands
+                want = array_ops.result_type(array_ops.PREFIX + "take", [dst.type, idx.type], {})
+                if isinstance(want, str):
+                    self.error(op, want.replace("'arr.take'", "'arr.accum_take'"))
+                elif v.type != want:
+                    self.error(op, f"'arr.accum_take' adds {v.type} at indices that give {want}")
+            return
         if op.name == array_ops.PREFIX + "accum_slice":
             if self._arity(op, None, 0) and len(op.operands) >= 2:
                 dst, v, *bounds = op.operands
