@@ -263,3 +263,12 @@ def _transpose(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs
 @rule(P + "full")
 def _full(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     return [None] * (len(active) - 1) + [arr(b, "sum", [g]) if active[-1] else None]
+
+
+@rule(P + "reshape")
+def _reshape(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    if not active[0]:
+        return [None] * len(active)
+    a = op.operands[0]
+    dims = [b.op1("dim", [a], I64, axis=k) for k in range(a.type.rank)]
+    return [arr(b, "reshape", [g, *dims])] + [None] * (len(active) - 1)

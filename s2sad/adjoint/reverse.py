@@ -707,7 +707,8 @@ class GradientTransform:
         """
         # A slice's adjoint is added into part of the array's shadow: memory, too.
         return all(
-            is_array_op(u.name) and u.name not in (ARR + "slice", ARR + "take") and u.parent is v.defining_op.parent
+            u.name == "dim"  # reads the shape only
+            or (is_array_op(u.name) and u.name not in (ARR + "slice", ARR + "take") and u.parent is v.defining_op.parent)
             for u, _ in v.uses
         )
 

@@ -85,6 +85,10 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool) -> Expr:
         if "axis" in op.attrs:
             g = call("np.expand_dims", g, number(op.attrs["axis"]))
         return call("np.broadcast_to", g, Attribute(like, "shape"))
+    if n == "reshape":
+        # Numba reshapes contiguous arrays only (NumPy copies the others).
+        src = call("np.ascontiguousarray", a[0]) if numba else a[0]
+        return call(Attribute(src, "reshape"), a[1] if len(a) == 2 else _tuple(a[1:]))
     if n == "take":
         return Subscript(a[0], (a[1],))
     if n == "slice":

@@ -107,11 +107,15 @@ def _keepdims(lw: "ExprLowerer", node: cst.Call) -> bool:
 _REDUCTIONS = {"sum": "sum", "mean": "mean", "max_reduce": "max", "min_reduce": "min"}
 
 
-def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, env: Env) -> Union[Value, list[Value]]:
+def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, env: Env,
+         args: Optional[list[cst.BaseExpression]] = None) -> Union[Value, list[Value]]:
     """A library call with an array argument or an array-only function lowered to its op; for a
-    call on numbers only, the argument values (evaluated once) for the scalar lowering."""
+    call on numbers only, the argument values (evaluated once) for the scalar lowering. ``args``:
+    the positional arguments when they are not the call's own (a method's receiver first)."""
     op = intr.op
-    args = positional_args(node)
+    args = positional_args(node) if args is None else args
+    if op == "reshape":
+        return reshape(lw, node, args, b, env)
     if op in ("ones", "ones_like"):
         if op == "ones_like":
             like = lw.array(args[0], b, env)
@@ -201,3 +205,29 @@ def _bound(lw: "ExprLowerer", n: cst.BaseExpression, arr: Value, axis: int, b: B
         d = lw.at(b, n).op1("dim", [arr], I64, axis=axis)
         return build.add(b, d, build.const(b, lit, I64))
     return lw.integer(n, b, env, "a slice bound")
+
+
+def reshape(lw: "ExprLowerer", node: cst.Call, args: list, b: Builder, env: Env) -> Value:
+    """``np.reshape(a, (m, n))``, ``a.reshape(m, n)``, ``a.reshape((m, -1))``: one -1 is inferred."""
+    arr = lw.array(args[0], b, env)
+    shape = args[1:]
+    if len(shape) == 1 and isinstance(shape[0], (cst.Tuple, cst.List)):
+        shape = [e.value for e in shape[0].elements]
+    if not shape:
+        raise lw.fail(node, "reshape needs the new shape")
+    dims: list[Optional[Value]] = []
+    for d in shape:
+        dims.append(None if int_literal(d) == -1 else lw.integer(d, b, env, "an array size"))
+    if dims.count(None) > 1:
+        raise lw.fail(node, "only one extent of a reshape can be -1")
+    if None in dims:
+        lw.at(b, node)
+        total: Value = build.const(b, 1, I64)
+        for k in range(arr.type.rank):  # type: ignore[attr-defined]
+            total = build.mul(b, total, b.op1("dim", [arr], I64, axis=k))
+        known: Value = build.const(b, 1, I64)
+        for d in dims:
+            if d is not None:
+                known = build.mul(b, known, d)
+        dims[dims.index(None)] = build.binary(b, "floordiv", total, known)
+    return arr_op(lw, b, node, "reshape", [arr, *dims])  # type: ignore[list-item]

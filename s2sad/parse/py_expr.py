@@ -36,7 +36,7 @@ from . import py_intrinsics as lib
 from .py_common import Env, Fail, Locator, Poison
 from .py_flow import is_shape_subscript, is_simple, subscript_chain
 from .py_module import ModuleInfo, dotted_source
-from .py_types import FunctionTypes, Signature, dtype_elem, int_literal, keyword_arg, positional_args
+from .py_types import FunctionTypes, Signature, dtype_elem, int_literal, keyword_arg, method_of, positional_args
 
 ARITH_OPS: dict[type, str] = {
     cst.Add: "add", cst.Subtract: "sub", cst.Multiply: "mul", cst.Divide: "div",
@@ -492,6 +492,15 @@ class ExprLowerer:
         intr = lib.lookup(canonical)
         if intr is not None:
             return self.intrinsic(intr, node, b, env)
+        method = method_of(node, self.ctx.locals, self.info)
+        if method is not None:
+            intr, name = method
+            self.no_keywords(node, lib.ARRAY_KEYWORDS.get(intr.op, ()))
+            receiver = func.value  # type: ignore[attr-defined]
+            v = py_arrays.call(self, intr, node, b, env, [receiver, *positional_args(node)])
+            if not isinstance(v, Value):
+                raise self.fail(node, f"'.{name}()' is a method of arrays; this value is a number")
+            return v
         src = dotted_source(func)
         if canonical == lib.RANGE:
             raise self.fail(node, "range(...) is only supported as the iterable of a for loop")

@@ -93,6 +93,15 @@ ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.where": Intrinsic("where", 3, 3),
     "numpy.ones": Intrinsic("ones", 1, 1),
     "numpy.ones_like": Intrinsic("ones_like", 1, 1),
+    "numpy.reshape": Intrinsic("reshape", 2, 2),
+}
+# Array methods (``x.sum(axis=0)``, ``x.reshape(m, n)``): the function of the same name, with the
+# array as its first argument.
+METHODS: dict[str, Intrinsic] = {
+    "sum": ARRAY_FUNCTIONS["numpy.sum"], "mean": ARRAY_FUNCTIONS["numpy.mean"],
+    "max": ARRAY_FUNCTIONS["numpy.max"], "min": ARRAY_FUNCTIONS["numpy.min"],
+    "dot": ARRAY_FUNCTIONS["numpy.dot"], "transpose": ARRAY_FUNCTIONS["numpy.transpose"],
+    "reshape": Intrinsic("reshape", 2, -1),
 }
 NUMPY.update(ARRAY_FUNCTIONS)
 # Keyword arguments each of them takes.

@@ -164,6 +164,16 @@ def keyword_arg(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
     return None
 
 
+def method_of(node: cst.Call, locals_: frozenset, info: ModuleInfo) -> Optional[tuple[lib.Intrinsic, str]]:
+    """``x.sum(...)`` with ``x`` a local: the intrinsic it stands for and the method's name."""
+    func = node.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in lib.METHODS):
+        return None
+    if info.canonical_name(func, locals_) is not None:
+        return None  # a library function (np.sum), not a method
+    return lib.METHODS[func.attr.value], func.attr.value
+
+
 def _is_true(node: Optional[cst.BaseExpression]) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 
@@ -309,6 +319,13 @@ class _Inference:
         if canonical == lib.RANGE:
             for a in args:
                 self.expr(a, True)
+            return
+        method = method_of(node, self.locals, self.info)
+        if method is not None:
+            self.array_use(func.value, 2 if method[1] == "transpose" else 1)  # type: ignore[attr-defined]
+            self.expr(func.value, False)  # type: ignore[attr-defined]
+            for a in args:
+                self.expr(a, method[1] == "reshape")
             return
         intr = lib.lookup(canonical)
         if intr is None:
@@ -532,9 +549,12 @@ class _Inference:
             sig = self.sigs.get(func.value)
             return sig.result if sig is not None else None
         intr = lib.lookup(self.info.canonical_name(func, self.locals))
+        args = positional_args(node)
+        method = method_of(node, self.locals, self.info)
+        if method is not None:
+            intr, args = method[0], [func.value, *args]  # type: ignore[attr-defined]
         if intr is None:
             return None
-        args = positional_args(node)
         op = intr.op
         if op in ("len", "int") or intr.int_result:
             return I64
@@ -560,6 +580,11 @@ class _Inference:
                 return t if _is_true(keyword_arg(node, "keepdims")) else elem
             rank = t.rank if _is_true(keyword_arg(node, "keepdims")) else t.rank - 1
             return ArrayType(elem, rank) if rank > 0 else elem
+        if op == "reshape" and len(args) >= 2:
+            rank = len(args[1].elements) if len(args) == 2 and isinstance(args[1], (cst.Tuple, cst.List)) \
+                else len(args) - 1
+            t = arg_types[0]
+            return ArrayType(t.elem, rank) if isinstance(t, ArrayType) else None
         if op in ("matmul", "outer") and len(arg_types) == 2:
             if not all(isinstance(t, ArrayType) for t in arg_types):
                 return None

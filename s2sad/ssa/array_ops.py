@@ -41,6 +41,8 @@ else the operands' common type.
 
 Ops the adjoint transform introduces (undoing broadcasts and reductions):
 
+  arr.reshape      (a: array<T,r>, d0..dk: i64)
+                                          -> array<T,k+1>   a.reshape((d0, ..., dk)) (same size, C order)
   arr.take         (a: array<T,1>, idx: array<int,s>)
                                           -> array<T,s>     a[idx]: NumPy's integer-array indexing
                                                             (a gather; indices in range)
@@ -88,7 +90,7 @@ NAMES: frozenset[str] = frozenset(
     [PREFIX + n for n in ELEMENTWISE + COMPARE + REDUCTIONS]
     + [PREFIX + "math." + fn for fn in UNARY_MATH]
     + [PREFIX + n for n in ("neg", "where", "matmul", "outer", "transpose", "full", "broadcast", "sum_to", "accum")]
-    + [PREFIX + "slice", PREFIX + "accum_slice", PREFIX + "take", PREFIX + "accum_take"]
+    + [PREFIX + "slice", PREFIX + "accum_slice", PREFIX + "take", PREFIX + "accum_take", PREFIX + "reshape"]
 )
 
 
@@ -198,6 +200,10 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
         if any(t != I64 for t in operands[1:]):
             return "'arr.slice' bounds must be i64"
         return _typed(_elem(operands[0]), axes.count("r"))
+    if op == "reshape":
+        if len(operands) < 2 or ranks[0] == 0 or any(t != I64 for t in operands[1:]):
+            return "'arr.reshape' takes an array and i64 extents"
+        return ArrayType(_elem(operands[0]), len(operands) - 1)
     if op == "take":
         if len(operands) != 2 or ranks[0] != 1 or ranks[1] == 0 or not _elem(operands[1]).is_int:
             return "'arr.take' takes a rank-1 array and an array of integer indices"

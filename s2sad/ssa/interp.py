@@ -108,6 +108,8 @@ def _array_op(op: Op, a: list[Any]) -> list[Any]:
     if n == "accum":
         a[0][...] += a[1]
         return []
+    if n == "reshape":
+        return [a[0].reshape(tuple(int(d) for d in a[1:])).copy()]
     if n == "take":
         return [a[0][a[1]]]
     if n == "accum_take":
