@@ -706,9 +706,10 @@ class GradientTransform:
         that those uses accumulate into.
         """
         # A slice's adjoint is added into part of the array's shadow: memory, too.
+        partial = (ARR + "slice", ARR + "take")
         return all(
             u.name == "dim"  # reads the shape only
-            or (is_array_op(u.name) and u.name not in (ARR + "slice", ARR + "take") and u.parent is v.defining_op.parent)
+            or (is_array_op(u.name) and u.name not in partial and u.parent is v.defining_op.parent)
             for u, _ in v.uses
         )
 
