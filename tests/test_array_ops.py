@@ -340,3 +340,19 @@ def test_gradient_ir_runs_in_the_interpreter_like_the_emitted_python(case):
     for a, b in zip(args_ir, args_py):
         if isinstance(a, np.ndarray):
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+
+
+def test_array_needed_from_a_loop_that_changes_its_inputs_is_a_located_error():
+    text = _diagnose("""
+        import numpy as np
+
+
+        def f(x: "f64[n]", n: int):
+            s = 0.0
+            for i in range(n):
+                s += np.sum(np.tanh(x)) * s
+                x[i] = 2.0 * x[i]
+            return s
+    """)
+    assert text.startswith("prog.py:8:21: error: an array computed in a loop from arrays the loop changes"), text
+    assert "^" in text

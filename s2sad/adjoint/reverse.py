@@ -354,9 +354,24 @@ class GradientTransform:
             # Arrays are never cached: a view is made again from its operands, and its
             # offset, a scalar, is recomputed or cached like any other value (``avail``).
             return True
-        if op.name in PURE or self._is_readonly_load(op):
+        if op.name in PURE or self._is_readonly_load(op) or self._is_readonly_array_op(op):
             return all(self._recomputable(o, block, m) for o in op.operands)
         return False
+
+    def _is_readonly_array_op(self, op: Op) -> bool:
+        """A whole-array op whose operands keep their contents to the end: recomputed in a
+        reverse loop body rather than stored (arrays are never taped)."""
+        if not makes_fresh_array(op):
+            return False
+        for v in op.operands:
+            if not v.type.is_array:
+                continue
+            root = array_root(v)
+            if makes_fresh_array(root.defining_op) or root in self.readonly_roots:
+                continue
+            if not (root in self.last_write and _top_level_index(self.fn, op) > self.last_write[root]):
+                return False
+        return True
 
     def avail(self, rev: _Rev, v: Value) -> Value:
         """``v`` (a primal value) as it can be used at ``rev``'s reverse block."""
@@ -500,6 +515,18 @@ class GradientTransform:
             loops.append(b.parent_op)
             b = b.parent_op.parent
         loops.reverse()  # outermost first
+        if cv.type.is_array:
+            primal = self.primal_of.get(cv)
+            op = primal.defining_op if primal is not None else None
+            e = error(
+                "an array computed in a loop from arrays the loop changes is needed by the reverse "
+                "sweep; storing arrays per iteration is not supported yet",
+                op.loc if op is not None else None,
+                hint="compute it from arrays that are not written in the loop, or write the loop "
+                "element by element",
+            )
+            e.source_lines = self.module.source_lines
+            raise e
         outer = self.fwd_op[loops[0]]
         at = Builder(outer.parent, outer.loc).before_op(outer)
         elem = cv.type
