@@ -356,3 +356,27 @@ def test_array_needed_from_a_loop_that_changes_its_inputs_is_a_located_error():
     """)
     assert text.startswith("prog.py:8:21: error: an array computed in a loop from arrays the loop changes"), text
     assert "^" in text
+
+
+UFUNC_DOMAINS = {
+    "exp": (-1, 1), "log": (0.5, 2), "sqrt": (0.5, 2), "sin": (-1, 1), "cos": (-1, 1), "tan": (-1, 1),
+    "tanh": (-1, 1), "sinh": (-1, 1), "cosh": (-1, 1), "expm1": (-1, 1), "log1p": (-0.5, 1),
+    "arctan": (-1, 1), "arcsin": (-0.8, 0.8), "abs": (0.1, 1),
+}
+
+
+@pytest.mark.parametrize("fn", sorted(UFUNC_DOMAINS))
+def test_each_ufunc_rule_matches_central_differences(fn):
+    lo, hi = UFUNC_DOMAINS[fn]
+    source = f'import numpy as np\n\n\ndef f(x: "f64[n]", w: "f64[n]"):\n    return np.sum(np.{fn}(x) * w)\n'
+    namespace: dict = {}
+    exec(pipeline.gradient_source(source, "f.py", "f", ["x"], "py"), namespace)
+    primal_ns: dict = {}
+    exec(source, primal_ns)
+    rng = np.random.default_rng(5)
+    x, w = rng.uniform(lo, hi, size=4), rng.normal(size=4)
+    d_x = np.zeros(4)
+    namespace["grad_f"](x, d_x, w)
+    h = 1e-6
+    fd = [(primal_ns["f"](x + h * e, w) - primal_ns["f"](x - h * e, w)) / (2 * h) for e in np.eye(4)]
+    np.testing.assert_allclose(d_x, fd, rtol=1e-6, atol=1e-8)
