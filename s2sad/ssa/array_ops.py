@@ -3,10 +3,11 @@
 The scalar IR (``ops``) treats arrays as memory, read and written element by
 element. Vectorized NumPy code (``np.tanh(W @ x + b)``) is kept whole instead,
 so the adjoint can be vectorized too (``d_W += np.outer(d_z, x)``). Every ``arr.``
-op except ``arr.accum`` has *value semantics*: it reads its operands' contents and
-returns a **fresh array** (or a scalar for a full reduction) that nothing else
-refers to, and that no op ever writes (the front end stores only into ``alloc``
-arrays). Such a result is a root of its own for the memory analyses, like
+op except the accumulations (``arr.accum*``, ``ACCUMULATIONS``) has *value
+semantics*: it reads its operands' contents and returns a **fresh array** (or a
+scalar for a full reduction, or an element) that no op ever writes (writing into
+one is rejected before differentiation, ``adjoint.effects``), so equal ones may be
+merged (CSE) and any of them recomputed while its operands keep their contents. Such a result is a root of its own for the memory analyses, like
 ``copy``. The ops are not ``PURE`` (they read memory, so they must not move past a
 store into an operand) and have no effect other than allocating: an unused one
 is dead.
@@ -38,14 +39,14 @@ else the operands' common type.
                                                             lo:hi, step 1, 0 <= lo <= hi <= extent)
                                                             and "i" one (an index, dropping the
                                                             axis); s = the number of "r" axes
-
-Ops the adjoint transform introduces (undoing broadcasts and reductions):
-
   arr.reshape      (a: array<T,r>, d0..dk: i64)
-                                          -> array<T,k+1>   a.reshape((d0, ..., dk)) (same size, C order)
+                                          -> array<T,k+1>   a.reshape((d0, ..., dk)) (same size,
+                                                            C order)
   arr.take         (a: array<T,1>, idx: array<int,s>)
                                           -> array<T,s>     a[idx]: NumPy's integer-array indexing
                                                             (a gather; indices in range)
+
+Ops the adjoint transform introduces (undoing broadcasts, reductions, slices, gathers):
 
   arr.broadcast    (g, like: array) {axis?: int}
                                           -> type of like   g stretched to like's shape; with
