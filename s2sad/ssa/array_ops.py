@@ -7,10 +7,10 @@ op except the accumulations (``arr.accum*``, ``ACCUMULATIONS``) has *value
 semantics*: it reads its operands' contents and returns a **fresh array** (or a
 scalar for a full reduction, or an element) that no op ever writes (writing into
 one is rejected before differentiation, ``adjoint.effects``), so equal ones may be
-merged (CSE) and any of them recomputed while its operands keep their contents. Such a result is a root of its own for the memory analyses, like
-``copy``. The ops are not ``PURE`` (they read memory, so they must not move past a
-store into an operand) and have no effect other than allocating: an unused one
-is dead.
+merged (CSE) and any of them recomputed while its operands keep their contents.
+Such a result is a root of its own for the memory analyses, like ``copy``. The
+ops are not ``PURE`` (they read memory, so they must not move past a store into
+an operand) and have no effect other than allocating: an unused one is dead.
 
 Operands named ``a``/``b`` may be arrays or scalars; broadcasting follows NumPy
 (shapes aligned on the right; an axis of extent 1 stretches). The result rank is
