@@ -31,6 +31,10 @@ class GoldenCase:
     wrt: list[str]
     params: list[ParamSpec]
     sympy: bool
+    # False: the Numba output is run as plain Python (``.py_func``), not compiled. For the large
+    # whole-array cases, whose compilation alone takes tens of seconds; the Numba spellings they
+    # use are compiled by the smaller cases.
+    numba_jit: bool = True
 
     @property
     def source(self) -> str:
@@ -55,6 +59,7 @@ def load_cases() -> list[GoldenCase]:
                 spec["wrt"],
                 [ParamSpec.from_json(p) for p in spec["params"]],
                 spec.get("sympy", False),
+                spec.get("numba_jit", True),
             )
         )
     return cases

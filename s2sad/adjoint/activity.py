@@ -100,9 +100,10 @@ def _edges(fn: Function, module: Module) -> dict[Hashable, set[Hashable]]:
             elif n == "copy":
                 link(_mem(op.result), _mem(array_root(op.operands[0])))
             elif op.results and not op.regions and n not in ("alloc", "dim", "view"):
+                # Whole-array ops link memory nodes: an ``arr.`` result is a root of its own.
                 for r in op.results:
                     for a in op.operands:
-                        link(r, a)
+                        link(node(r), node(a))
             for region in op.regions:
                 visit(region)
 

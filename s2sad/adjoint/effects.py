@@ -1,7 +1,8 @@
 """Memory effects: which arrays a function writes, and where each array value points.
 
 Arrays are references; every array value must trace back to a *root*: a
-parameter or an ``alloc``, through any ``view`` of it (a store through a view
+parameter, an ``alloc`` or ``copy``, or the fresh result of a whole-array op
+(``arr.``), through any ``view`` of it (a store through a view
 of ``x`` writes ``x``). Activity analysis, caching and the gradient signature
 all reason per root. ``written_params`` is interprocedural (it follows calls), so
 a parameter written only inside a callee still counts as written by the caller,
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from ..diagnostics import error
 from ..ssa.ir import Function, Module, Op, Value
+from ..ssa.array_ops import makes_fresh_array
 from ..ssa.ops import view_base
 
 
@@ -21,8 +23,8 @@ def array_root(v: Value) -> Value:
     if v.is_block_arg and v.owner.parent_op is None:
         return v  # a function parameter
     op = v.defining_op
-    if op is not None and op.name in ("alloc", "copy"):
-        return v
+    if op is not None and (op.name in ("alloc", "copy") or makes_fresh_array(op)):
+        return v  # fresh memory: an ``arr.`` result is a new array, like a copy
     loc = op.loc if op is not None else None
     raise error(
         "this array's identity depends on control flow (an array chosen by a branch or "
@@ -36,12 +38,26 @@ def _written_roots_in(fn: Function, module: Module, memo: dict[str, set[int]]) -
     roots: set[Value] = set()
     for op in fn.walk():
         if op.name == "store":
-            roots.add(array_root(op.operands[0]))
+            roots.add(_writable_root(op.operands[0], op, module))
         elif op.name == "call":
             callee = module.functions[op.attrs["callee"]]
             for i in written_params(module, callee, memo):
-                roots.add(array_root(op.operands[i]))
+                roots.add(_writable_root(op.operands[i], op, module))
     return roots
+
+
+def _writable_root(arr: Value, op: Op, module: Module) -> Value:
+    """The root ``op`` writes; never the result of a whole-array op, whose value must stay as made."""
+    root = array_root(arr)
+    if makes_fresh_array(root.defining_op):
+        e = error(
+            "this writes into an array made by a whole-array expression, which is not supported yet",
+            op.loc,
+            hint="make a writable array with np.zeros(...) and fill it, or build the new values whole",
+        )
+        e.source_lines = module.source_lines
+        raise e
+    return root
 
 
 def written_params(module: Module, fn: Function, memo: dict[str, set[int]] | None = None) -> set[int]:

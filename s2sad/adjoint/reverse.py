@@ -41,10 +41,12 @@ from typing import Iterable, Optional
 from ..diagnostics import error
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
+from ..ssa.array_ops import PREFIX as ARR, is_array_op, makes_fresh_array
 from ..ssa.ops import PURE
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from .activity import Activity, analyze_activity
 from .effects import array_root, snapshot_args, written_params, written_roots
+from . import array_rules  # noqa: F401  (registers the rules of the arr. ops)
 from .rules import MissingRule, adjoint_contributions
 from .trip_bounds import trip_bound
 
@@ -354,9 +356,24 @@ class GradientTransform:
             # Arrays are never cached: a view is made again from its operands, and its
             # offset, a scalar, is recomputed or cached like any other value (``avail``).
             return True
-        if op.name in PURE or self._is_readonly_load(op):
+        if op.name in PURE or self._is_readonly_load(op) or self._is_readonly_array_op(op):
             return all(self._recomputable(o, block, m) for o in op.operands)
         return False
+
+    def _is_readonly_array_op(self, op: Op) -> bool:
+        """A whole-array op whose operands keep their contents to the end: recomputed in a
+        reverse loop body rather than stored (arrays are never taped)."""
+        if not makes_fresh_array(op):
+            return False
+        for v in op.operands:
+            if not v.type.is_array:
+                continue
+            root = array_root(v)
+            if makes_fresh_array(root.defining_op) or root in self.readonly_roots:
+                continue
+            if not (root in self.last_write and _top_level_index(self.fn, op) > self.last_write[root]):
+                return False
+        return True
 
     def avail(self, rev: _Rev, v: Value) -> Value:
         """``v`` (a primal value) as it can be used at ``rev``'s reverse block."""
@@ -500,6 +517,18 @@ class GradientTransform:
             loops.append(b.parent_op)
             b = b.parent_op.parent
         loops.reverse()  # outermost first
+        if cv.type.is_array:
+            primal = self.primal_of.get(cv)
+            op = primal.defining_op if primal is not None else None
+            e = error(
+                "an array computed in a loop from arrays the loop changes is needed by the reverse "
+                "sweep; storing arrays per iteration is not supported yet",
+                op.loc if op is not None else None,
+                hint="compute it from arrays that are not written in the loop, or write the loop "
+                "element by element",
+            )
+            e.source_lines = self.module.source_lines
+            raise e
         outer = self.fwd_op[loops[0]]
         at = Builder(outer.parent, outer.loc).before_op(outer)
         elem = cv.type
@@ -586,6 +615,8 @@ class GradientTransform:
         for inner in op.walk():
             if any(self.act.is_active(r) for r in inner.results):
                 return True
+            if makes_fresh_array(inner) and self.act.array_active(inner.result):
+                return True
             if inner.name == "store" and self._has_shadow(inner.operands[0]):
                 return True
             if inner.name == "call" and self._call_active(inner):
@@ -620,6 +651,15 @@ class GradientTransform:
             # A local array: its shadow lives from the mirror of its alloc on.
             op = root.defining_op
             m = rev.mirror_of(op.parent)
+            if makes_fresh_array(op):
+                # The result of a whole-array op: a shadow of its shape.
+                like = self.avail(m, root)
+                t = root.type
+                dims = [m.prologue.op1("dim", [like], I64, axis=k) for k in range(t.rank)]
+                self.shadow[root] = m.prologue.op1(
+                    "alloc", dims, t, adjoint_hint(root), fill="zeros", elem=str(t.elem)
+                )
+                return self.shadow[root]
             dims = [self.avail(m, d) for d in op.operands]
             attrs = dict(op.attrs, fill="zeros")
             self.shadow[root] = m.prologue.op1("alloc", dims, root.type, adjoint_hint(root), **attrs)
@@ -686,6 +726,8 @@ class GradientTransform:
             self._reverse_while(rev, op)
         elif name == "if":
             self._reverse_if(rev, op)
+        elif is_array_op(name):
+            self._reverse_array_op(rev, op)
         elif op.results and op.result.type.is_float:
             g = rev.adj.get(op.result)
             if g is None:
@@ -696,6 +738,101 @@ class GradientTransform:
             except MissingRule as e:
                 raise error(f"cannot differentiate: {e}", op.loc, hint="rewrite it with supported operations") from None
             for v, c in zip(op.operands, contribs):
+                self._accumulate(rev, v, c)
+
+    # ------------------------------------------------------------ whole arrays
+    def _array_by_value(self, v: Value) -> bool:
+        """Whether the adjoint of ``v`` (an ``arr.`` result) is an SSA value rather than shadow memory.
+
+        It is when every use of ``v`` is another whole-array op of the same block:
+        the adjoint is then complete, as one value, when ``v``'s own op is reversed
+        (``d_z = d_h * (1.0 - z * z)``). An array read element by element, passed
+        to a call, or used in a nested region gets shadow memory (``d_z``, zeros)
+        that those uses accumulate into.
+        """
+        # A slice's adjoint is added into part of the array's shadow: memory, too.
+        partial = (ARR + "slice", ARR + "take")
+        return all(
+            u.name == "dim"  # reads the shape only
+            or (is_array_op(u.name) and u.name not in partial and u.parent is v.defining_op.parent)
+            for u, _ in v.uses
+        )
+
+    def _array_active(self, v: Value) -> bool:
+        return self.act.array_active(v) if v.type.is_array else self.act.is_active(v)
+
+    def _accumulate_array(self, rev: _Rev, v: Value, c: Optional[Value]) -> None:
+        """Add ``c`` (shaped like ``v``) to the adjoint of the array ``v``."""
+        if c is None or not self.act.array_active(v):
+            return
+        if makes_fresh_array(v.defining_op) and self._array_by_value(v):
+            prev = rev.adj.get(v)
+            if prev is None:
+                if not c.name_hint and c.defining_op is not None:
+                    c.name_hint = adjoint_hint(v)
+                rev.adj[v] = c
+            else:
+                rev.adj[v] = rev.body.op1(ARR + "add", [prev, c], v.type, adjoint_hint(v))
+            return
+        rev.body.create(ARR + "accum", [self._shadow_of(rev, v), c], [])
+
+    def _check_array_reads(self, op: Op) -> None:
+        """The reverse sweep reads ``op``'s array operands as they are at the end of the
+        forward sweep: that is only right if nothing writes them after ``op``."""
+        for v in op.operands:
+            if not v.type.is_array:
+                continue
+            root = array_root(v)
+            if makes_fresh_array(root.defining_op):
+                continue  # never written
+            if root in self.readonly_roots:
+                continue
+            if root in self.last_write and _top_level_index(self.fn, op) > self.last_write[root]:
+                continue
+            e = error(
+                f"this whole-array expression reads '{root.name_hint or 'an array'}', which is written "
+                "after it; differentiating that is not supported yet",
+                op.loc,
+                hint="finish writing the array before the whole-array expression reads it",
+            )
+            e.source_lines = self.module.source_lines
+            raise e
+
+    def _reverse_array_op(self, rev: _Rev, op: Op) -> None:
+        fetch = lambda v: self.avail(rev, v)  # noqa: E731
+        r = op.result
+        if r.type.is_array:
+            g = rev.adj.get(r) if self._array_by_value(r) else None
+            if r in self.shadow:
+                shadow = self.shadow[r]
+                g = shadow if g is None else rev.body.op1(ARR + "add", [g, shadow], r.type, adjoint_hint(r))
+        else:
+            g = rev.adj.get(r)
+        if g is None:
+            return
+        self._check_array_reads(op)
+        if op.name == ARR + "slice":
+            # d_a[lo:hi, j] += g: the slice's adjoint goes straight into part of a's shadow.
+            a = op.operands[0]
+            if self.act.array_active(a):
+                bounds = [fetch(v) for v in op.operands[1:]]
+                rev.body.create(ARR + "accum_slice", [self._shadow_of(rev, a), g, *bounds], [], dict(op.attrs))
+            return
+        if op.name == ARR + "take":
+            # np.add.at(d_a, idx, g): a gather's adjoint is a scatter-add into a's shadow.
+            a = op.operands[0]
+            if self.act.array_active(a):
+                rev.body.create(ARR + "accum_take", [self._shadow_of(rev, a), fetch(op.operands[1]), g], [])
+            return
+        active = [self._array_active(v) for v in op.operands]
+        try:
+            contribs = adjoint_contributions(rev.body, _OpView(op, fetch), g, active)
+        except MissingRule as e:
+            raise error(f"cannot differentiate: {e}", op.loc, hint="rewrite it with supported operations") from None
+        for v, c in zip(op.operands, contribs):
+            if v.type.is_array:
+                self._accumulate_array(rev, v, c)
+            else:
                 self._accumulate(rev, v, c)
 
     def _zero(self, b: Builder, t: Type) -> Value:

@@ -82,6 +82,7 @@ from ..emit_py.expr import (
 )
 from ..emit_py.inline import Effects
 from ..emit_py.outofssa import allocate
+from ..ssa.array_ops import is_array_op
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.ops import PURE, view_base
 from ..ssa.types import ArrayType, ScalarType, Type
@@ -232,6 +233,7 @@ def emit_c(module: Module, header: str, entry: str) -> str:
         raise error(f"no function '{entry}' to emit")
     ctx = _ModuleContext(module, entry)
     called = _called_from(module, entry)
+    _reject_array_ops(module, called)
     texts = {fn.name: _CFunctionEmitter(ctx, fn).emit() for fn in module.functions.values() if fn.name in called}
     keep = _reachable({ctx.c_name(n): t for n, t in texts.items()}, ctx.c_name(entry))
     functions = [texts[name] for name in module.functions if ctx.c_name(name) in keep]
@@ -271,6 +273,20 @@ def _macro_definitions(module: Module, functions: list[Function], code: str) -> 
             value, t = op.attrs["value"], op.result.type
             values[name] = repr(float(value)) + ("f" if t.name == "f32" else "") if t.is_float else str(int(value))
     return [f"#define {name} {text}" for name, text in values.items()]
+
+
+def _reject_array_ops(module: Module, called: set[str]) -> None:
+    """Whole-array ops have no C spelling yet: say so at the first one, in source order."""
+    found = [op for name in called for op in module.functions[name].walk() if is_array_op(op.name)]
+    if found:
+        first = min(found, key=lambda op: (op.loc.line, op.loc.col) if op.loc else (0, 0))
+        e = error(
+            "whole-array operations are not supported for --target c yet",
+            first.loc,
+            hint="use --target py or numba, or write the computation as loops over the elements",
+        )
+        e.source_lines = module.source_lines
+        raise e
 
 
 def _called_from(module: Module, entry: str) -> set[str]:

@@ -67,6 +67,9 @@ from .expr import (
     replace,
     walk,
 )
+from ..diagnostics import error
+from ..ssa.array_ops import PREFIX, is_array_op
+from .arrays import ArrayBinOp, accum_slice_target, array_expr, numba_unsupported
 from .inline import Effects
 from .names import Namer
 from .outofssa import allocate, carried_targets
@@ -76,6 +79,7 @@ LINE_LIMIT = 99  # "lines under 100 characters"
 _BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**"}
 _COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _AUGMENTABLE = ("+", "-", "*", "/")
+ACCUM = PREFIX + "accum"
 _COMMUTATIVE = ("+", "*")
 
 # Math intrinsics: the IR name -> the Python spelling (all supported by Numba in nopython mode).
@@ -294,6 +298,14 @@ class _FunctionEmitter:
         if n == "if":
             then, orelse = (e(r.terminator.operands[0]) for r in op.regions)
             return if_exp(e(op.operands[0]), then, orelse)
+        if is_array_op(n):
+            why = numba_unsupported(op) if self.numba else None
+            if why is not None:
+                e = error(f"{why}; not supported for --target numba yet", op.loc,
+                          hint="use --target py, or write the reduction as a loop")
+                e.source_lines = self.module.source_lines
+                raise e
+            return array_expr(op, e, self.numba)
         raise NotImplementedError(f"Python emitter: no expression for op {n}")
 
     def _alloc(self, op: Op) -> Expr:
@@ -331,6 +343,24 @@ class _FunctionEmitter:
             return [Assign([Subscript(self.expr(arr), tuple(self.expr(i) for i in idx))], self.expr(val))]
         if n.startswith("tape."):
             return self._tape(op)
+        if n == ACCUM:
+            dst, v = op.operands
+            return [AugAssign(self.expr(dst), "+", self.expr(v))]
+        if n == ACCUM + "_slice":
+            return [AugAssign(accum_slice_target(op, self.expr), "+", self.expr(op.operands[1]))]
+        if n == ACCUM + "_take":
+            dst, idx, v = (self.expr(o) for o in op.operands)
+            if not self.numba:
+                return [ExprStmt(call("np.add.at", dst, idx, v))]
+            # Numba has no ufunc.at: the scatter-add as the loop it stands for, over values
+            # computed once before it.
+            pre: list[Stmt] = []
+            if not isinstance(v, Name):
+                t = Name(self.namer.temp())
+                pre, v = [Assign([t], v)], t
+            k = Name(self.namer.fresh("k"))
+            body = [AugAssign(Subscript(dst, (Subscript(idx, (k,)),)), "+", Subscript(v, (k,)))]
+            return pre + [For(k.id, [call("len", idx)], body)]
         if n == "call":
             return self._call(op)
         if len(op.results) == 1:
@@ -662,7 +692,7 @@ def _tidy(stmts: list[Stmt]) -> list[Stmt]:
 
 def _augmented(target: Expr, value: Expr) -> Optional[AugAssign]:
     """``x = x + e`` -> ``x += e`` (``x = e + x`` too for + and *, which are commutative)."""
-    if not isinstance(value, BinOp) or value.op not in _AUGMENTABLE:
+    if not isinstance(value, BinOp) or value.op not in _AUGMENTABLE or isinstance(value, ArrayBinOp):
         return None
     if value.left == target:
         return AugAssign(target, value.op, value.right)

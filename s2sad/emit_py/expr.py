@@ -37,7 +37,7 @@ P_POW = 13
 P_PRIMARY = 15  # calls, subscripts, attributes
 P_ATOM = 16
 
-_BIN_PREC = {"+": P_ADD, "-": P_ADD, "*": P_MUL, "/": P_MUL, "//": P_MUL, "%": P_MUL, "**": P_POW}
+_BIN_PREC = {"+": P_ADD, "-": P_ADD, "*": P_MUL, "/": P_MUL, "//": P_MUL, "%": P_MUL, "@": P_MUL, "**": P_POW}
 
 
 class Expr:
@@ -137,6 +137,17 @@ class Slice(Expr):
 
 
 @dataclass(frozen=True)
+class Range(Expr):
+    """``lower:upper`` in a subscript, either side may be left out (``a[1:-1]``, ``a[:, j]``)."""
+
+    lower: Optional[Expr] = None
+    upper: Optional[Expr] = None
+
+    def children(self):
+        return tuple(x for x in (self.lower, self.upper) if x is not None)
+
+
+@dataclass(frozen=True)
 class IfExp(Expr):
     """``body if cond else orelse``: lazy, so nothing is hoisted out of its branches."""
 
@@ -146,6 +157,18 @@ class IfExp(Expr):
 
     def children(self):
         return (self.cond, self.body, self.orelse)
+
+
+@dataclass(frozen=True)
+class ListComp(Expr):
+    """``[elt for var in iter]`` (only the Numba spelling of a per-row reduction uses it)."""
+
+    elt: Expr
+    var: str
+    iter: Expr
+
+    def children(self):
+        return (self.elt, self.iter)
 
 
 @dataclass(frozen=True)
@@ -374,10 +397,10 @@ def names_in(e: Expr) -> list[str]:
 def hoistable(e: Expr) -> Iterator[Expr]:
     """Subexpressions that may be evaluated earlier into a temporary (not under a lazy branch)."""
     for c in e.children():
-        if not isinstance(c, Slice):  # `k:` is no expression of its own; `k` may move
-            yield c
         if isinstance(e, IfExp) and c is not e.cond:
-            continue
+            continue  # a lazy branch: neither it nor its parts may be evaluated early
+        if not isinstance(c, (Slice, Range)):  # `k:` is no expression of its own; `k` may move
+            yield c
         yield from hoistable(c)
 
 
@@ -387,8 +410,8 @@ def replace(e: Expr, old: Expr, new: Expr) -> Expr:
         return new
     if isinstance(e, (Name, Lit)):
         return e
-    if isinstance(e, BinOp):
-        return BinOp(e.op, replace(e.left, old, new), replace(e.right, old, new))
+    if isinstance(e, BinOp):  # type(e): a subclass (NumPy's ArrayBinOp) keeps its kind
+        return type(e)(e.op, replace(e.left, old, new), replace(e.right, old, new))
     if isinstance(e, Compare):
         return Compare(e.op, replace(e.left, old, new), replace(e.right, old, new))
     if isinstance(e, BoolOp):
@@ -481,8 +504,14 @@ class Printer:
             return f"{p(e.value, P_PRIMARY)}[{index}]", P_PRIMARY
         if isinstance(e, IfExp):
             return f"{p(e.body, P_OR)} if {p(e.cond, P_OR)} else {p(e.orelse, P_OR)}", P_COND
+        if isinstance(e, Range):
+            lo = p(e.lower, P_COND) if e.lower is not None else ""
+            hi = p(e.upper, P_COND) if e.upper is not None else ""
+            return f"{lo}:{hi}", P_COND
         if isinstance(e, Slice):
             return f"{p(e.lower, P_COND)}:", P_COND  # only ever an index
+        if isinstance(e, ListComp):
+            return f"[{p(e.elt, P_COND)} for {e.var} in {p(e.iter, P_OR)}]", P_ATOM
         if isinstance(e, Tuple):
             if len(e.elts) == 1:
                 return f"({p(e.elts[0], P_COND)},)", P_ATOM

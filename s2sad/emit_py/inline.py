@@ -35,6 +35,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..ssa.ir import Block, Function, Module, Op, Value
+from ..ssa.array_ops import array_reads, array_writes, is_array_op, makes_fresh_array
 from ..ssa.ops import COMPARE, PURE, view_base
 
 LITERAL = "literal"
@@ -60,7 +61,7 @@ class Effects:
         if arr.is_block_arg and arr.owner.parent_op is None:
             return arr  # a parameter
         op = arr.defining_op
-        if op is not None and op.name in ("alloc", "copy", "tape.new"):
+        if op is not None and (op.name in ("alloc", "copy", "tape.new") or makes_fresh_array(op)):
             return arr
         return _UNKNOWN
 
@@ -83,6 +84,8 @@ class Effects:
             return [self.root(op.operands[0])]
         if op.name == "tape.push":
             return [self.root(op.operands[0])]
+        if is_array_op(op.name):
+            return [self.root(a) for a in array_writes(op)]
         if op.name == "call":
             written = self.written_params(op.attrs["callee"])
             return [self.root(a) for i, a in enumerate(op.operands) if i in written and a.type.is_array]
@@ -97,6 +100,8 @@ class Effects:
     def reads(self, op: Op) -> list:
         if op.name == "load":
             return [self.root(op.operands[0])]
+        if is_array_op(op.name):
+            return [self.root(a) for a in array_reads(op)]
         if op.name == "call":
             return [self.root(a) for a in op.operands if a.type.is_array]
         return []
@@ -190,6 +195,8 @@ class InlinePlan:
     def _foldable_kind(self, op: Op) -> bool:
         if op.name in PURE or op.name == "load" or self.effects.is_pure_call(op):
             return True
+        if is_array_op(op.name) and len(op.results) == 1:
+            return True  # a NumPy expression: folds like arithmetic (its reads are checked)
         if op.name == "if" and len(op.results) == 1:
             return all(inner.name == "yield" or self.folded_op(inner) for r in op.regions for inner in r.ops)
         return False
@@ -217,6 +224,8 @@ class InlinePlan:
             return None
         if len(anchors) == 1:
             return INLINE
+        if is_array_op(op.name):
+            return None  # never recomputed at each use: it costs a pass over an array
         if op.name != "if" and self._cheap(v, 2):
             return DUP
         return None

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from ..ssa.ir import Function, Module, Op, Value
+from ..ssa.array_ops import array_reads, array_writes, is_array_op, makes_fresh_array
 from ..ssa.ops import view_base
 
 if TYPE_CHECKING:  # passes.py imports the passes to register them
@@ -54,7 +55,7 @@ def array_root(v: Value) -> Optional[Value]:
     if v.is_block_arg:
         return v if v.owner.parent_op is None else None
     op = v.defining_op
-    if op is not None and op.name in FRESH:
+    if op is not None and (op.name in FRESH or makes_fresh_array(op)):
         return v
     return None
 
@@ -178,6 +179,9 @@ class EffectAnalysis:
             elif op.name == "load" or op.name == "copy":
                 if not write:
                     add(op.operands[0])
+            elif is_array_op(op.name):
+                for v in array_writes(op) if write else array_reads(op):
+                    add(v)
             elif op.name == "tape.pop":
                 add(op.operands[0])  # reads the top and shrinks the stack
             elif op.name == "call":

@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Hashable, Optional
 
 from ..ssa import ops
+from ..ssa.array_ops import array_reads, is_array_op
 from ..ssa.ir import Block, Function, Module, Op, Value
 from .analysis import EffectAnalysis, RootSet, array_root
 
@@ -164,6 +165,10 @@ class _CSE:
             return ()  # ``dim`` too: it reads the shape, which never changes
         if op.name == "load":
             return (array_root(op.operands[0]),)
+        if is_array_op(op.name) and len(op.results) == 1:
+            # A whole-array op: a function of the arrays it reads (results are never written,
+            # so two equal ones may be one array), merged like a load.
+            return tuple(array_root(v) for v in array_reads(op))
         if op.name == "call":
             effects = self.effects.call_effects(op)
             # A call that writes no memory the caller sees (local scratch arrays are

@@ -9,7 +9,9 @@ Effects (the roots of liveness): ``return``, stores into arrays that outlive
 the function (parameters), and calls to functions that write memory. A store
 into a local ``alloc`` (directly or through a ``view`` of it) is live only when
 the array is: an array nobody reads (an unused cache, a scratch array) goes with
-all its stores. A ``view`` is not an effect of its own: it lives while it is used.
+all its stores (``arr.accum`` counts as a store). An unused whole-array op
+(``arr.``) has no effect and goes like arithmetic: that is dead-array
+elimination. A ``view`` is not an effect of its own: it lives while it is used.
 
 Liveness then flows backwards: operands of live ops; the control operands of a
 live loop or branch; a carried slot is live when its result or its block
@@ -23,7 +25,9 @@ Pre: verified IR. Post: verified IR with the same effects.
 from __future__ import annotations
 
 from ..ssa.ir import Block, Function, Module, Op, Value
+from ..ssa.array_ops import ACCUMULATIONS, makes_fresh_array
 from ..ssa.ops import view_base
+
 
 
 class _Liveness:
@@ -47,7 +51,7 @@ class _Liveness:
     def is_effect(self, op: Op) -> bool:
         if op.name == "return":
             return True
-        if op.name == "store":
+        if op.name in ("store", *ACCUMULATIONS):
             # A store into a local array matters only if the array is read: it is
             # marked live with the array (below), not as an effect of its own.
             return not _is_local_array(op.operands[0])
@@ -90,7 +94,7 @@ class _Liveness:
             for user, _ in op.result.uses:
                 if user.name == "tape.push":
                     self.mark_op(user)
-        elif op.name in ("alloc", "copy"):
+        elif op.name in ("alloc", "copy") or makes_fresh_array(op):
             for store in _stores_into(op.result):
                 self.mark_op(store)
         parent = op.parent.parent_op if op.parent is not None else None
@@ -137,7 +141,7 @@ class _Liveness:
 
 def _is_local_array(v: Value) -> bool:
     op = view_base(v).defining_op
-    return op is not None and op.name in ("alloc", "copy")
+    return op is not None and (op.name in ("alloc", "copy") or makes_fresh_array(op))
 
 
 def _stores_into(arr: Value) -> list[Op]:
@@ -146,7 +150,7 @@ def _stores_into(arr: Value) -> list[Op]:
     for user, k in arr.uses:
         if k != 0:
             continue
-        if user.name == "store":
+        if user.name in ("store", *ACCUMULATIONS):
             out.append(user)
         elif user.name == "view":
             out += _stores_into(user.result)

@@ -7,7 +7,8 @@ that users and tests can run any subset from a pipeline string
 
 * ``-O0``: nothing (the IR as the front end wrote it, plus DCE of the adjoint,
   which is part of producing it, not an optimization);
-* ``-O1``: local cleanups that never change a loop's shape: folding, CSE, DCE;
+* ``-O1``: local cleanups that never change a loop's shape: folding, array
+  simplification (``arrays``), CSE, DCE;
 * ``-O2`` (default): inlining of small functions and hoisting of loop-invariant
   work first, which is what makes gradients asymptotically faster, and counted
   ``while`` loops turned into ``for`` loops (``counted``).
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..ssa.ir import Module
-from . import counted, cse, fold, inline, licm
+from . import array_simplify, counted, cse, fold, inline, licm
 from .dce import dce_module
 
 
@@ -54,20 +55,21 @@ register("cse")(cse.run)
 register("fold")(fold.run)
 register("inline")(inline.run)
 register("licm")(licm.run)
+register("arrays")(array_simplify.run)
 
 
 # Before differentiation, by optimization level; each name must be in PASSES.
 PRIMAL_PIPELINES: dict[int, str] = {
     0: "",
-    1: "fold,cse,dce",
+    1: "fold,arrays,cse,dce",
     # Inline small helpers first so their bodies can be folded and hoisted too;
     # counted while loops become for loops (no counter taped); CSE again after
     # LICM merges what hoisting brought side by side.
-    2: "inline,fold,counted,cse,licm,cse,dce",
+    2: "inline,fold,arrays,counted,cse,licm,cse,dce",
 }
 # After differentiation: dead adjoints, unused caches and copies always go; at
 # -O1 and up, repeated loads and arithmetic of the adjoint are merged and folded.
-ADJOINT_PIPELINES: dict[int, str] = {0: "dce", 1: "fold,cse,dce", 2: "fold,cse,licm,cse,dce"}
+ADJOINT_PIPELINES: dict[int, str] = {0: "dce", 1: "fold,arrays,cse,dce", 2: "fold,arrays,cse,licm,cse,dce"}
 
 
 class PipelineError(ValueError):

@@ -31,11 +31,12 @@ import libcst as cst
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Value
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
+from . import py_arrays
 from . import py_intrinsics as lib
 from .py_common import Env, Fail, Locator, Poison
 from .py_flow import is_shape_subscript, is_simple, subscript_chain
 from .py_module import ModuleInfo, dotted_source
-from .py_types import FunctionTypes, Signature, dtype_elem, int_literal, keyword_arg, positional_args
+from .py_types import FunctionTypes, Signature, dtype_elem, int_literal, keyword_arg, method_of, positional_args
 
 ARITH_OPS: dict[type, str] = {
     cst.Add: "add", cst.Subtract: "sub", cst.Multiply: "mul", cst.Divide: "div",
@@ -192,12 +193,15 @@ class ExprLowerer:
         raise self.fail(node, "this expression is not supported")
 
     def scalar(self, node: cst.BaseExpression, b: Builder, env: Env) -> Value:
-        v = self.value(node, b, env)
+        return self.scalar_value(node, self.value(node, b, env))
+
+    def scalar_value(self, node: cst.BaseExpression, v: Value) -> Value:
+        """``v`` (the value of ``node``), which must be a number here."""
         if isinstance(v.type, ArrayType):
             src = dotted_source(node)
             what = f"'{src}' is an array" if src else "this is an array"
-            raise self.fail(node, f"{what}; whole-array arithmetic is not supported",
-                            hint="work element by element in a loop: x[i]")
+            raise self.fail(node, f"{what}, but a number is needed here",
+                            hint="index an element (x[i]) or reduce the array (np.sum(x))")
         return v
 
     def integer(self, node: cst.BaseExpression, b: Builder, env: Env, what: str) -> Value:
@@ -276,6 +280,10 @@ class ExprLowerer:
                     return total
                 raise self.fail(node, f"'{dotted_source(node)}' is a tuple",
                                 hint=f"use {dotted_source(node)}[k], or unpack it: n, m = {dotted_source(node)}")
+        if attr == "T" and not (isinstance(base, cst.Name) and base.value not in self.ctx.locals):
+            arr = self.value(base, b, env)
+            if arr.type.is_array:
+                return py_arrays.transpose(self, arr, b, node)
         src = dotted_source(node) or attr
         raise self.fail(node, f"the attribute '{src}' is not supported",
                         hint="use scalars, array elements, x.shape[k] and library constants like math.pi")
@@ -283,11 +291,17 @@ class ExprLowerer:
     # -- arithmetic -------------------------------------------------------------------------
     def binary(self, node: cst.BinaryOperation, b: Builder, env: Env) -> Value:
         op = ARITH_OPS.get(type(node.operator))
+        if op is None and isinstance(node.operator, cst.MatrixMultiply):
+            op = "matmul"
         if op is None:
             raise self.fail(node, "this operator is not supported", hint="use + - * / // % **")
-        x = self.scalar(node.left, b, env)
-        y = self.scalar(node.right, b, env)
-        return self.arith(op, x, y, b, node)
+        x = self.value(node.left, b, env)
+        y = self.value(node.right, b, env)
+        if isinstance(node.operator, cst.MatrixMultiply):
+            return py_arrays.matmul(self, x, y, b, node)
+        if x.type.is_array or y.type.is_array:
+            return py_arrays.elementwise(self, op, x, y, b, node)
+        return self.arith(op, self.scalar_value(node.left, x), self.scalar_value(node.right, y), b, node)
 
     def arith(self, op: str, x: Value, y: Value, b: Builder, node: cst.CSTNode, hint: str = "") -> Value:
         """``x <op> y`` with Python's numeric promotion made explicit."""
@@ -309,13 +323,23 @@ class ExprLowerer:
             return self.at(b, node).op1("not", [c], BOOL)
         if isinstance(node.operator, cst.BitInvert):
             raise self.fail(node, "the operator '~' is not supported", hint="use 'not' for booleans")
-        v = self.to_number(b, node, self.scalar(node.expression, b, env))
+        v = self.value(node.expression, b, env)
+        if v.type.is_array:
+            return py_arrays.negate(self, v, b, node) if isinstance(node.operator, cst.Minus) else v
+        v = self.to_number(b, node, self.scalar_value(node.expression, v))
         if isinstance(node.operator, cst.Minus):
             return build.neg(self.at(b, node), v)
         return v
 
     def compare(self, node: cst.Comparison, b: Builder, env: Env) -> Value:
-        x = self.scalar(node.left, b, env)
+        x = self.value(node.left, b, env)
+        if len(node.comparisons) == 1 and (op := COMPARE_OPS.get(type(node.comparisons[0].operator))):
+            y = self.value(node.comparisons[0].comparator, b, env)
+            if x.type.is_array or y.type.is_array:
+                return py_arrays.compare(self, op, x, y, b, node)
+            return self.cmp(op, self.scalar_value(node.left, x), self.scalar_value(node.comparisons[0].comparator, y),
+                            b, node)
+        x = self.scalar_value(node.left, x)
         return self._chain(node, x, list(node.comparisons), b, env)
 
     def _chain(self, node: cst.Comparison, x: Value, rest: list[cst.ComparisonTarget], b: Builder, env: Env) -> Value:
@@ -410,8 +434,32 @@ class ExprLowerer:
     def subscript(self, node: cst.Subscript, b: Builder, env: Env) -> Value:
         if is_shape_subscript(node):
             return self.shape(node, b, env)
+        base, indices = subscript_chain(node)
+        if any(isinstance(i, cst.Slice) for i in indices) or self._partial_index(base, indices, env):
+            return py_arrays.slice_(self, node, base, indices, b, env)
+        if len(indices) == 1 and self._is_array_name(indices[0], env):
+            arr = self.array(base, b, env)
+            idx = self.value(indices[0], b, env)  # type: ignore[arg-type]
+            if not idx.type.elem.is_int:  # type: ignore[attr-defined]
+                raise self.fail(indices[0], "an index array must hold integers",
+                                hint='annotate it as an integer array: labels: "i64[m]"')
+            return py_arrays.arr_op(self, b, node, "take", [arr, idx])
         arr, ivs = self.element(node, b, env)
         return self.at(b, node).op1("load", [arr, *ivs], arr.type.elem)  # type: ignore[attr-defined]
+
+    def _is_array_name(self, node: object, env: Env) -> bool:
+        """``label`` in ``p[label]`` names an array: integer-array (fancy) indexing."""
+        if isinstance(node, cst.Name) and node.value in self.ctx.locals:
+            v = env.get(node.value)
+            return isinstance(v, Value) and isinstance(v.type, ArrayType)
+        return False
+
+    def _partial_index(self, base: cst.BaseExpression, indices: list, env: Env) -> bool:
+        """``A[i]`` of a matrix: a row (fewer indices than dimensions)."""
+        if isinstance(base, cst.Name) and base.value in self.ctx.locals:
+            v = env.get(base.value)
+            return isinstance(v, Value) and isinstance(v.type, ArrayType) and 0 < len(indices) < v.type.rank
+        return False
 
     def shape(self, node: cst.Subscript, b: Builder, env: Env) -> Value:
         attr = node.value
@@ -444,6 +492,15 @@ class ExprLowerer:
         intr = lib.lookup(canonical)
         if intr is not None:
             return self.intrinsic(intr, node, b, env)
+        method = method_of(node, self.ctx.locals, self.info)
+        if method is not None:
+            intr, name = method
+            self.no_keywords(node, lib.ARRAY_KEYWORDS.get(intr.op, ()))
+            receiver = func.value  # type: ignore[attr-defined]
+            v = py_arrays.call(self, intr, node, b, env, [receiver, *positional_args(node)])
+            if not isinstance(v, Value):
+                raise self.fail(node, f"'.{name}()' is a method of arrays; this value is a number")
+            return v
         src = dotted_source(func)
         if canonical == lib.RANGE:
             raise self.fail(node, "range(...) is only supported as the iterable of a for loop")
@@ -454,6 +511,10 @@ class ExprLowerer:
             if root in self.ctx.locals:
                 raise self.fail(node, f"method calls such as '{src}(...)' are not supported",
                                 hint="write the computation with a loop over the elements")
+        if canonical is not None and canonical.startswith("numpy."):
+            raise self.fail(node, f"the NumPy function '{src}' is not supported",
+                            hint="supported on arrays: + - * / ** @ .T, exp log sin cos tanh sqrt abs maximum "
+                            "minimum where sum mean max min dot matmul outer transpose zeros ones zeros_like")
         if canonical is not None and canonical.startswith("builtins."):
             raise self.fail(node, f"the built-in function '{src}' is not supported",
                             hint="supported built-ins: abs, min, max, pow, float, int, len, range")
@@ -494,7 +555,7 @@ class ExprLowerer:
     def intrinsic(self, intr: lib.Intrinsic, node: cst.Call, b: Builder, env: Env) -> Value:
         src = dotted_source(node.func) or intr.op
         op = intr.op
-        self.no_keywords(node, ("dtype",) if op in ("zeros", "empty") else ())
+        self.no_keywords(node, ("dtype",) if op in ("zeros", "empty") else lib.ARRAY_KEYWORDS.get(op, ()))
         args = positional_args(node)
         if len(args) < intr.min_args or (intr.max_args >= 0 and len(args) > intr.max_args):
             if intr.min_args == intr.max_args:
@@ -519,7 +580,10 @@ class ExprLowerer:
         if op == "len":
             arr = self.array(args[0], b, env)
             return self.at(b, node).op1("dim", [arr], I64, axis=0)
-        values = [self.scalar(a, b, env) for a in args]
+        whole = py_arrays.call(self, intr, node, b, env)
+        if isinstance(whole, Value):
+            return whole
+        values = [self.scalar_value(a, v) for a, v in zip(args, whole)]
         self.at(b, node)
         if op == "float":
             return build.cast(b, values[0], F64)

@@ -78,6 +78,37 @@ NUMPY.update({
     "numpy.zeros_like": Intrinsic("zeros_like", 1, 1),
     "numpy.empty_like": Intrinsic("empty_like", 1, 1),
 })
+# Whole-array functions (lowered by ``py_arrays`` to ``arr.`` ops).
+ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
+    "numpy.sum": Intrinsic("sum", 1, 1),
+    "numpy.mean": Intrinsic("mean", 1, 1),
+    "numpy.max": Intrinsic("max_reduce", 1, 1),
+    "numpy.amax": Intrinsic("max_reduce", 1, 1),
+    "numpy.min": Intrinsic("min_reduce", 1, 1),
+    "numpy.amin": Intrinsic("min_reduce", 1, 1),
+    "numpy.dot": Intrinsic("matmul", 2, 2),
+    "numpy.matmul": Intrinsic("matmul", 2, 2),
+    "numpy.outer": Intrinsic("outer", 2, 2),
+    "numpy.transpose": Intrinsic("transpose", 1, 1),
+    "numpy.where": Intrinsic("where", 3, 3),
+    "numpy.ones": Intrinsic("ones", 1, 1),
+    "numpy.ones_like": Intrinsic("ones_like", 1, 1),
+    "numpy.reshape": Intrinsic("reshape", 2, 2),
+}
+# Array methods (``x.sum(axis=0)``, ``x.reshape(m, n)``): the function of the same name, with the
+# array as its first argument.
+METHODS: dict[str, Intrinsic] = {
+    "sum": ARRAY_FUNCTIONS["numpy.sum"], "mean": ARRAY_FUNCTIONS["numpy.mean"],
+    "max": ARRAY_FUNCTIONS["numpy.max"], "min": ARRAY_FUNCTIONS["numpy.min"],
+    "dot": ARRAY_FUNCTIONS["numpy.dot"], "transpose": ARRAY_FUNCTIONS["numpy.transpose"],
+    "reshape": Intrinsic("reshape", 2, -1),
+}
+NUMPY.update(ARRAY_FUNCTIONS)
+# Keyword arguments each of them takes.
+ARRAY_KEYWORDS: dict[str, tuple[str, ...]] = {
+    "sum": ("axis", "keepdims"), "mean": ("axis", "keepdims"), "max_reduce": ("axis", "keepdims"),
+    "min_reduce": ("axis", "keepdims"), "ones": ("dtype",),
+}
 
 BUILTINS: dict[str, Intrinsic] = {
     "builtins.abs": _m("abs", keeps_int=True),

@@ -116,9 +116,17 @@ def join(a: Optional[Type], b: Optional[Type]) -> Optional[Type]:
 def arith_type(
     op: cst.CSTNode, a: Optional[Type], b: Optional[Type], exponent_literal: Optional[int] = None
 ) -> Optional[Type]:
-    """The type of ``a <op> b`` under Python's rules (``/`` is always float)."""
+    """The type of ``a <op> b`` under Python's rules (``/`` is always float); NumPy's for arrays."""
     if isinstance(a, ArrayType) or isinstance(b, ArrayType):
-        return None
+        if a is None or b is None:
+            return None
+        if isinstance(op, cst.MatrixMultiply):
+            rank = _rank(a) + _rank(b) - 2
+            return ArrayType(F64, rank) if rank > 0 else F64
+        elems = [t.elem if isinstance(t, ArrayType) else t for t in (a, b)]
+        float_op = isinstance(op, (cst.Divide, cst.DivideAssign, cst.Power, cst.PowerAssign))
+        elem = F64 if float_op or any(e.is_float for e in elems) else I64
+        return ArrayType(elem, max(_rank(a), _rank(b)))
     if isinstance(op, (cst.Divide, cst.DivideAssign)):
         return F64
     if a is None or b is None:
@@ -129,6 +137,10 @@ def arith_type(
         # int ** int is an int only for a non-negative literal exponent (2 ** -1 is 0.5).
         return I64 if exponent_literal is not None and exponent_literal >= 0 else F64
     return I64
+
+
+def _rank(t: Type) -> int:
+    return t.rank if isinstance(t, ArrayType) else 0
 
 
 def int_literal(node: cst.BaseExpression) -> Optional[int]:
@@ -150,6 +162,20 @@ def keyword_arg(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
         if a.keyword is not None and a.keyword.value == name:
             return a.value
     return None
+
+
+def method_of(node: cst.Call, locals_: frozenset, info: ModuleInfo) -> Optional[tuple[lib.Intrinsic, str]]:
+    """``x.sum(...)`` with ``x`` a local: the intrinsic it stands for and the method's name."""
+    func = node.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in lib.METHODS):
+        return None
+    if info.canonical_name(func, locals_) is not None:
+        return None  # a library function (np.sum), not a method
+    return lib.METHODS[func.attr.value], func.attr.value
+
+
+def _is_true(node: Optional[cst.BaseExpression]) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
 
 
 def alloc_rank(shape: cst.BaseExpression) -> int:
@@ -212,8 +238,15 @@ class _Inference:
             if node.attr.value in ("shape", "size", "ndim") and isinstance(node.value, cst.Name):
                 ev = self.evidence(node.value.value)
                 ev.min_rank = max(ev.min_rank, 1)
+            elif node.attr.value == "T" and isinstance(node.value, cst.Name):
+                self.array_use(node.value, 2)
             else:
                 self.expr(node.value, False)
+        elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
+            self.array_use(node.left, 2)  # matrix @ vector and matrix @ matrix are the common forms
+            self.array_use(node.right, 1)
+            self.expr(node.left, False)
+            self.expr(node.right, False)
         elif isinstance(node, cst.BinaryOperation):
             sub = int_ctx and not isinstance(node.operator, cst.Divide)
             self.expr(node.left, sub)
@@ -231,6 +264,12 @@ class _Inference:
                 self.expr(el.value, int_ctx)
         elif not isinstance(node, cst.Lambda):
             self.children(node)
+
+    def array_use(self, node: cst.BaseExpression, min_rank: int) -> None:
+        """``node`` is used where only an array makes sense (``W @ x``, ``A.T``, ``np.sum(x)``)."""
+        if isinstance(node, cst.Name) and node.value in self.locals:
+            ev = self.evidence(node.value)
+            ev.min_rank = max(ev.min_rank, min_rank)
 
     def subscript(self, node: cst.Subscript, int_ctx: bool, load: bool) -> None:
         if is_shape_subscript(node):
@@ -281,6 +320,13 @@ class _Inference:
             for a in args:
                 self.expr(a, True)
             return
+        method = method_of(node, self.locals, self.info)
+        if method is not None:
+            self.array_use(func.value, 2 if method[1] == "transpose" else 1)  # type: ignore[attr-defined]
+            self.expr(func.value, False)  # type: ignore[attr-defined]
+            for a in args:
+                self.expr(a, method[1] == "reshape")
+            return
         intr = lib.lookup(canonical)
         if intr is None:
             if not isinstance(func, cst.Name) and canonical is None:
@@ -292,9 +338,15 @@ class _Inference:
             ev = self.evidence(args[0].value)
             ev.min_rank = max(ev.min_rank, 1)
             return
-        if intr.op in ("zeros", "empty") and args:
+        if intr.op in ("zeros", "empty", "ones") and args:
             self.expr(args[0], True)
             return
+        if intr.op in ("sum", "mean", "max_reduce", "min_reduce", "transpose", "ones_like"):
+            self.array_use(args[0], 2 if intr.op == "transpose" else 1)
+        elif intr.op in ("matmul", "outer"):
+            self.array_use(args[0], 2 if intr.op == "matmul" else 1)
+            if len(args) > 1:
+                self.array_use(args[1], 1)
         for a in args:
             self.expr(a, int_ctx and intr.keeps_int)
 
@@ -459,19 +511,32 @@ class _Inference:
                 return BOOL
             t = self.expr_type(node.expression, types)
             return I64 if t == BOOL else t
-        if isinstance(node, (cst.Comparison, cst.BooleanOperation)):
+        if isinstance(node, cst.Comparison):
+            ranks = [_rank(self.expr_type(x, types)) for x in [node.left] + [c.comparator for c in node.comparisons]]
+            return ArrayType(BOOL, max(ranks)) if max(ranks) > 0 else BOOL
+        if isinstance(node, cst.BooleanOperation):
             return BOOL
         if isinstance(node, cst.IfExp):
             return join(self.expr_type(node.body, types), self.expr_type(node.orelse, types))
         if isinstance(node, cst.Subscript):
             if is_shape_subscript(node):
                 return I64
-            base, _ = subscript_chain(node)
+            base, indices = subscript_chain(node)
             t = self.expr_type(base, types)
-            return t.elem if isinstance(t, ArrayType) else None
+            if not isinstance(t, ArrayType):
+                return None
+            if len(indices) == 1 and isinstance(indices[0], cst.BaseExpression):
+                it = self.expr_type(indices[0], types)
+                if isinstance(it, ArrayType):  # p[label]: one element per index
+                    return ArrayType(t.elem, it.rank)
+            kept = sum(1 for i in indices if isinstance(i, cst.Slice)) + max(0, t.rank - len(indices))
+            return ArrayType(t.elem, kept) if kept else t.elem
         if isinstance(node, cst.Attribute):
             if node.attr.value in ("size", "ndim"):
                 return I64
+            if node.attr.value == "T":
+                t = self.expr_type(node.value, types)
+                return t if isinstance(t, ArrayType) else None
             canonical = self.info.canonical_name(node, self.locals)
             return F64 if canonical in lib.CONSTANTS else None
         if isinstance(node, cst.Call):
@@ -484,9 +549,12 @@ class _Inference:
             sig = self.sigs.get(func.value)
             return sig.result if sig is not None else None
         intr = lib.lookup(self.info.canonical_name(func, self.locals))
+        args = positional_args(node)
+        method = method_of(node, self.locals, self.info)
+        if method is not None:
+            intr, args = method[0], [func.value, *args]  # type: ignore[attr-defined]
         if intr is None:
             return None
-        args = positional_args(node)
         op = intr.op
         if op in ("len", "int") or intr.int_result:
             return I64
@@ -497,10 +565,36 @@ class _Inference:
         if op in ("zeros", "empty"):
             elem = dtype_elem(self.info, keyword_arg(node, "dtype"))
             return ArrayType(elem or F64, alloc_rank(args[0])) if args else None
-        if op in ("zeros_like", "empty_like"):
+        if op in ("zeros_like", "empty_like", "ones_like", "transpose"):
             t = self.expr_type(args[0], types) if args else None
             return t if isinstance(t, ArrayType) else None
+        if op == "ones":
+            return ArrayType(F64, alloc_rank(args[0])) if args else None
         arg_types = [self.expr_type(a, types) for a in args]
+        if op in ("sum", "mean", "max_reduce", "min_reduce"):
+            t = arg_types[0] if arg_types else None
+            if not isinstance(t, ArrayType):
+                return None
+            elem = F64 if op == "mean" else t.elem
+            if keyword_arg(node, "axis") is None:
+                return t if _is_true(keyword_arg(node, "keepdims")) else elem
+            rank = t.rank if _is_true(keyword_arg(node, "keepdims")) else t.rank - 1
+            return ArrayType(elem, rank) if rank > 0 else elem
+        if op == "reshape" and len(args) >= 2:
+            rank = len(args[1].elements) if len(args) == 2 and isinstance(args[1], (cst.Tuple, cst.List)) \
+                else len(args) - 1
+            t = arg_types[0]
+            return ArrayType(t.elem, rank) if isinstance(t, ArrayType) else None
+        if op in ("matmul", "outer") and len(arg_types) == 2:
+            if not all(isinstance(t, ArrayType) for t in arg_types):
+                return None
+            rank = 2 if op == "outer" else _rank(arg_types[0]) + _rank(arg_types[1]) - 2
+            return ArrayType(F64, rank) if rank > 0 else F64
+        arrays = [t for t in arg_types if isinstance(t, ArrayType)]
+        if arrays:
+            if op == "where":
+                return ArrayType(F64, max(_rank(t) for t in arg_types))
+            return ArrayType(F64, max(t.rank for t in arrays))
         if op == "power" and len(args) == 2:
             return arith_type(cst.Power(), arg_types[0], arg_types[1], int_literal(args[1]))
         if intr.keeps_int and arg_types and all(t is not None and not t.is_float for t in arg_types):

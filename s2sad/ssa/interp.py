@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .array_ops import NAMES, PREFIX
 from .ir import Block, Function, Module, Op, Value
 from .ops import field_value
 
@@ -50,6 +51,95 @@ _BINARY = {
     "rem": c_rem, "pow": lambda a, b: a**b, "lt": lambda a, b: a < b, "le": lambda a, b: a <= b,
     "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b,
     "ne": lambda a, b: a != b, "and": lambda a, b: a and b, "or": lambda a, b: a or b,
+}
+
+
+_ARRAY_BINARY = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide, "pow": np.power,
+    "maximum": np.maximum, "minimum": np.minimum, "lt": np.less, "le": np.less_equal,
+    "gt": np.greater, "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal,
+}
+_ARRAY_REDUCE = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min}
+
+
+def _array_op(op: Op, a: list[Any]) -> list[Any]:
+    """NumPy's meaning of an ``arr.`` op (see ``array_ops``); results are fresh arrays."""
+    n = op.name[len(PREFIX):]
+    if n in _ARRAY_BINARY:
+        return [np.asarray(_ARRAY_BINARY[n](a[0], a[1]))]
+    if n == "neg":
+        return [-a[0]]
+    if n.startswith("math."):
+        fn = n[5:]
+        if fn == "cbrt":
+            return [np.cbrt(a[0])]
+        if fn in ("erf", "erfc"):
+            f = math.erf if fn == "erf" else math.erfc
+            return [np.vectorize(f, otypes=[float])(a[0])]
+        return [np.asarray(getattr(np, _NUMPY_UFUNC.get(fn, fn))(a[0]), dtype=float)]
+    if n == "where":
+        return [np.where(a[0], a[1], a[2])]
+    if n in _ARRAY_REDUCE:
+        axis = op.attrs.get("axis")
+        r = _ARRAY_REDUCE[n](a[0], axis=axis, keepdims=bool(op.attrs.get("keepdims")))
+        return [float(r) if not op.result.type.is_array else np.asarray(r)]
+    if n == "matmul":
+        r = a[0] @ a[1]
+        return [float(r) if not op.result.type.is_array else r]
+    if n == "outer":
+        return [np.outer(a[0], a[1])]
+    if n == "transpose":
+        return [a[0].T.copy()]
+    if n == "full":
+        return [np.full(tuple(int(d) for d in a[:-1]), a[-1], dtype=_DTYPES[op.result.type.elem.name])]
+    if n == "broadcast":
+        g = a[0]
+        if "axis" in op.attrs:
+            g = np.expand_dims(g, op.attrs["axis"])
+        return [np.broadcast_to(g, a[1].shape).copy()]
+    if n == "sum_to":
+        g = a[0]
+        lead = g.ndim - a[1].ndim
+        if lead:
+            g = g.sum(axis=tuple(range(lead)))
+        keep = tuple(op.attrs.get("keep", ()))
+        if keep:
+            g = g.sum(axis=keep, keepdims=True)
+        return [g]
+    if n == "accum":
+        a[0][...] += a[1]
+        return []
+    if n == "reshape":
+        return [a[0].reshape(tuple(int(d) for d in a[1:])).copy()]
+    if n == "take":
+        return [a[0][a[1]]]
+    if n == "accum_take":
+        np.add.at(a[0], a[1], a[2])
+        return []
+    if n == "slice":
+        r = a[0][_slice_index(op.attrs["axes"], a[1:])]
+        return [r.copy() if op.result.type.is_array else float(r)]
+    if n == "accum_slice":
+        a[0][_slice_index(op.attrs["axes"], a[2:])] += a[1]
+        return []
+    raise NotImplementedError(f"interpreter: op {op.name}")
+
+
+def _slice_index(axes: list[str], bounds: list[Any]) -> tuple:
+    index, k = [], 0
+    for kind in axes:
+        if kind == "r":
+            index.append(slice(int(bounds[k]), int(bounds[k + 1])))
+            k += 2
+        else:
+            index.append(int(bounds[k]))
+            k += 1
+    return tuple(index)
+
+
+_NUMPY_UFUNC = {
+    "asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh", "acosh": "arccosh",
+    "atanh": "arctanh",
 }
 
 
@@ -130,6 +220,8 @@ class Interpreter:
             return [int(a[0].shape[op.attrs["axis"]])]
         if n == "field":
             return [field_value(op.attrs, [int(x) for x in a])]
+        if n in NAMES:
+            return _array_op(op, a)
         if n == "call":
             return self.run(self.module.functions[op.attrs["callee"]], a)
         if n == "comment":

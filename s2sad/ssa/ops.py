@@ -86,6 +86,9 @@ Annotations:
   comment          () {text: str}                  -> ()                a comment line in the output;
                                                                         no effect on semantics
 
+Whole-array ops (``arr.add``, ``arr.matmul``, ``arr.sum``, ...; value semantics, fresh
+results) are documented in ``s2sad.ssa.array_ops``.
+
 Attributes on any op: ``loc`` is kept outside attrs (``Op.loc``).
 """
 
@@ -144,6 +147,10 @@ def op_info(name: str) -> OpInfo:
         return OpInfo(name, pure=False, regions=2)
     if name in ("load", "store", "alloc", "copy", "call", "tape.push", "tape.pop", "tape.new", "comment"):
         return OpInfo(name, pure=False)
+    from .array_ops import is_array_op  # array_ops builds on this module's names
+
+    if is_array_op(name):
+        return OpInfo(name, pure=False)  # reads memory: not movable past a store
     raise KeyError(name)
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from . import ops
+from . import array_ops, ops
 from .ir import Block, Function, Module, Op, Value
 from .printer import Namer, format_op, print_function
 from .types import BOOL, I64, ArrayType, ScalarType, Type
@@ -322,7 +322,9 @@ class _Verifier:
             self.error(op, f"'{name}' has {len(op.regions)} region(s), needs {want}")
             return
         check = getattr(self, "_op_" + name.replace(".", "_"), None)
-        if name.startswith("math."):
+        if array_ops.is_array_op(name):
+            check = self._op_array
+        elif name.startswith("math."):
             check = self._op_math
         elif name in ops.BINARY_ARITH:
             check = self._op_arith
@@ -332,6 +334,45 @@ class _Verifier:
             check = self._op_bool
         if check is not None:
             check(op)
+
+    def _op_array(self, op: Op) -> None:
+        if op.name == array_ops.PREFIX + "accum":
+            if self._arity(op, 2, 0):
+                dst = self._array(op, op.operands[0])
+                v = op.operands[1].type
+                if dst is not None and v != dst and v != dst.elem:
+                    self.error(op, f"'arr.accum' adds {v} into {dst}")
+            return
+        if op.name == array_ops.PREFIX + "accum_take":
+            if self._arity(op, 3, 0):
+                dst, idx, v = op.operands
+                want = array_ops.result_type(array_ops.PREFIX + "take", [dst.type, idx.type], {})
+                if isinstance(want, str):
+                    self.error(op, want.replace("'arr.take'", "'arr.accum_take'"))
+                elif v.type != want:
+                    self.error(op, f"'arr.accum_take' adds {v.type} at indices that give {want}")
+            return
+        if op.name == array_ops.PREFIX + "accum_slice":
+            if self._arity(op, None, 0) and len(op.operands) >= 2:
+                dst, v, *bounds = op.operands
+                want = array_ops.result_type(array_ops.PREFIX + "slice", [dst.type, *(b.type for b in bounds)],
+                                             op.attrs)
+                if isinstance(want, str):
+                    self.error(op, want.replace("'arr.slice'", "'arr.accum_slice'"))
+                elif v.type != want:
+                    self.error(op, f"'arr.accum_slice' adds {v.type} into a slice that is {want}")
+            return
+        if not self._arity(op, None, 1):
+            return
+        want = array_ops.result_type(op.name, [v.type for v in op.operands], op.attrs)
+        if isinstance(want, str):
+            self.error(op, want)
+        elif op.result.type != want:
+            self.error(op, f"'{op.name}' of {_types(op.operands)} gives {want}, not {op.result.type}")
+        if op.name == array_ops.PREFIX + "sum_to":
+            keep = self._attr(op, "keep", list)
+            if keep is not None and not all(isinstance(k, int) for k in keep):
+                self.error(op, f"'arr.sum_to' keep = {keep!r} must list axes")
 
     def _op_arith(self, op: Op) -> None:
         if self._arity(op, 2, 1):

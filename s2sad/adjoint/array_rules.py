@@ -1,0 +1,274 @@
+"""Derivative rules of the whole-array ops (``arr.``), in the same registry as the scalar ones.
+
+A rule gets the adjoint ``g`` of the op's result, which has the result's exact
+shape (an array of the same rank, or a scalar for a full reduction), and returns
+each operand's contribution in that operand's exact shape, so the adjoint
+transform can add contributions with ``+`` or into shadow memory with ``+=``:
+
+* broadcasting is undone by summing over the broadcast axes (``arr.sum_to``:
+  the leading axes a lower-rank operand lacks, and the axes of extent 1 that
+  ``keepdims`` reductions leave; a scalar operand gets the total);
+* ``sum``/``mean`` spread ``g`` back over the reduced axes (``arr.broadcast``),
+  ``max``/``min`` send it to the elements equal to the extremum;
+* ``A @ x`` gives ``outer(g, x)`` and ``A.T @ g``; ``A @ B`` gives ``g @ B.T`` and
+  ``A.T @ g``; ``outer(a, b)`` gives ``g @ b`` and ``g.T @ a``; ``A.T`` gives ``g.T``.
+
+Everything stays vectorized: no rule emits an element loop. References:
+Giles, "An extended collection of matrix derivative results for forward and
+reverse mode AD" (2008) for the matrix products.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from ..ssa import array_ops, build
+from ..ssa.ir import Builder, Value
+from ..ssa.types import F64, I64
+from .rules import Contribs, OpView, rule
+
+P = array_ops.PREFIX
+
+
+def arr(b: Builder, name: str, operands: list[Value], **attrs) -> Value:
+    """``arr.<name>(operands)``, typed by ``array_ops.result_type``."""
+    t = array_ops.result_type(P + name, [v.type for v in operands], attrs)
+    assert not isinstance(t, str), t
+    return b.op1(P + name, operands, t, **attrs)
+
+
+def ew(b: Builder, name: str, x: Value, y: Value) -> Value:
+    """Elementwise ``x <name> y``: the scalar op when both are scalars."""
+    if x.type.is_array or y.type.is_array:
+        return arr(b, name, [x, y])
+    return build.binary(b, name, x, y)
+
+
+def neg(b: Builder, x: Value) -> Value:
+    return arr(b, "neg", [x]) if x.type.is_array else build.neg(b, x)
+
+
+def _f(b: Builder, value: float) -> Value:
+    return build.const(b, value, F64)
+
+
+def reduce_to(b: Builder, c: Value, like: Value) -> Value:
+    """``c`` (shaped like an op's result) summed down to ``like``'s shape (undoing broadcasting)."""
+    if not like.type.is_array:
+        return arr(b, "sum", [c]) if c.type.is_array else c
+    keep = sorted(array_ops.shape_unit_axes(like) - array_ops.shape_unit_axes(c))
+    if c.type.rank == like.type.rank and not keep:
+        return c
+    return arr(b, "sum_to", [c, like], keep=keep)
+
+
+def _elementwise(partials: Callable[[Builder, OpView, Value, list[bool]], list[Optional[Value]]]):
+    """A rule for a broadcasting binary op from its contributions in the result's shape."""
+
+    def apply(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+        cs = partials(b, op, g, active)
+        return [reduce_to(b, c, op.operands[k]) if c is not None and active[k] else None for k, c in enumerate(cs)]
+
+    return apply
+
+
+rule(P + "add")(_elementwise(lambda b, op, g, act: [g, g]))
+rule(P + "sub")(_elementwise(lambda b, op, g, act: [g, neg(b, g) if act[1] else None]))
+
+
+@rule(P + "mul")
+@_elementwise
+def _mul(b: Builder, op: OpView, g: Value, act: list[bool]) -> list[Optional[Value]]:
+    return [ew(b, "mul", g, op.operands[1]) if act[0] else None, ew(b, "mul", g, op.operands[0]) if act[1] else None]
+
+
+@rule(P + "div")
+@_elementwise
+def _div(b: Builder, op: OpView, g: Value, act: list[bool]) -> list[Optional[Value]]:
+    q = ew(b, "div", g, op.operands[1])  # one division serves both: d/db (a/b) = -(a/b)/b
+    return [q, neg(b, ew(b, "mul", q, op.result)) if act[1] else None]
+
+
+@rule(P + "pow")
+@_elementwise
+def _pow(b: Builder, op: OpView, g: Value, act: list[bool]) -> list[Optional[Value]]:
+    base, expo = op.operands[0], op.operands[1]
+    da = db = None
+    if act[0]:
+        c = build.const_value(expo)
+        if c == 2:
+            da = ew(b, "mul", ew(b, "mul", g, _f(b, 2.0)), base)
+        elif c == 1:
+            da = g
+        else:
+            lowered = ew(b, "pow", base, _f(b, c - 1) if c is not None else ew(b, "sub", expo, _f(b, 1.0)))
+            da = ew(b, "mul", ew(b, "mul", g, expo), lowered)
+    if act[1]:
+        db = ew(b, "mul", ew(b, "mul", g, op.result), _math(b, "log", base))
+    return [da, db]
+
+
+@rule(P + "maximum", P + "minimum")
+@_elementwise
+def _extremum(b: Builder, op: OpView, g: Value, act: list[bool]) -> list[Optional[Value]]:
+    # Ties go to the first operand, as the scalar rule does.
+    first = arr(b, "ge" if op.name == P + "maximum" else "le", [op.operands[0], op.operands[1]])
+    zero = _f(b, 0.0)
+    da = arr(b, "where", [first, g, zero]) if act[0] else None
+    return [da, arr(b, "where", [first, zero, g]) if act[1] else None]
+
+
+@rule(P + "where")
+def _where(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    cond = op.operands[0]
+    zero = _f(b, 0.0)
+    da = reduce_to(b, arr(b, "where", [cond, g, zero]), op.operands[1]) if active[1] else None
+    db = reduce_to(b, arr(b, "where", [cond, zero, g]), op.operands[2]) if active[2] else None
+    return [None, da, db]
+
+
+@rule(P + "neg")
+def _neg(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    return [neg(b, g) if active[0] else None]
+
+
+# ---------------------------------------------------------------- ufuncs
+def _math(b: Builder, fn: str, x: Value) -> Value:
+    return arr(b, "math." + fn, [x]) if x.type.is_array else build.math(b, fn, x)
+
+
+def _one_minus_square(b: Builder, x: Value) -> Value:
+    return ew(b, "sub", _f(b, 1.0), ew(b, "mul", x, x))
+
+
+_UFUNC_SLOPES: dict[str, Callable[[Builder, OpView, Value], Value]] = {
+    # fn -> builds g * d fn(a) / da
+    "exp": lambda b, op, g: ew(b, "mul", g, op.result),
+    "log": lambda b, op, g: ew(b, "div", g, op.operands[0]),
+    "sqrt": lambda b, op, g: ew(b, "div", g, ew(b, "mul", _f(b, 2.0), op.result)),
+    "sin": lambda b, op, g: ew(b, "mul", g, _math(b, "cos", op.operands[0])),
+    "cos": lambda b, op, g: neg(b, ew(b, "mul", g, _math(b, "sin", op.operands[0]))),
+    "tan": lambda b, op, g: ew(b, "mul", g, ew(b, "add", _f(b, 1.0), ew(b, "mul", op.result, op.result))),
+    "tanh": lambda b, op, g: ew(b, "mul", g, _one_minus_square(b, op.result)),
+    "sinh": lambda b, op, g: ew(b, "mul", g, _math(b, "cosh", op.operands[0])),
+    "cosh": lambda b, op, g: ew(b, "mul", g, _math(b, "sinh", op.operands[0])),
+    "expm1": lambda b, op, g: ew(b, "mul", g, ew(b, "add", op.result, _f(b, 1.0))),
+    "log1p": lambda b, op, g: ew(b, "div", g, ew(b, "add", _f(b, 1.0), op.operands[0])),
+    "atan": lambda b, op, g: ew(b, "div", g, ew(b, "add", _f(b, 1.0), ew(b, "mul", op.operands[0], op.operands[0]))),
+    "asin": lambda b, op, g: ew(b, "div", g, _math(b, "sqrt", _one_minus_square(b, op.operands[0]))),
+    "abs": lambda b, op, g: arr(
+        b, "where", [arr(b, "ge", [op.operands[0], _f(b, 0.0)]), g, neg(b, g)]
+    ),
+}
+
+
+def _ufunc_rule(fn: str):
+    def apply(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+        return [_UFUNC_SLOPES[fn](b, op, g) if active[0] else None]
+
+    return apply
+
+
+for _fn in _UFUNC_SLOPES:
+    rule(P + "math." + _fn)(_ufunc_rule(_fn))
+
+
+@rule(P + "math.floor", P + "math.ceil", P + "math.trunc")
+def _steps(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    return [None]
+
+
+# ---------------------------------------------------------------- reductions
+def _spread(b: Builder, op: OpView, g: Value) -> Value:
+    """``g`` (the reduction's adjoint) stretched back over the reduced axes to the operand's shape."""
+    a = op.operands[0]
+    axis = op.attrs.get("axis")
+    if axis is not None and not op.attrs.get("keepdims"):
+        return arr(b, "broadcast", [g, a], axis=axis)
+    return arr(b, "broadcast", [g, a])
+
+
+def _count(b: Builder, op: OpView) -> Value:
+    """How many elements each result of a mean averages, as a float."""
+    a = op.operands[0]
+    axis = op.attrs.get("axis")
+    axes = range(a.type.rank) if axis is None else [axis]
+    n: Optional[Value] = None
+    for k in axes:
+        d = b.op1("dim", [a], I64, axis=k)
+        n = d if n is None else build.mul(b, n, d)
+    assert n is not None
+    return build.cast(b, n, F64)
+
+
+@rule(P + "sum")
+def _sum(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    return [_spread(b, op, g) if active[0] else None]
+
+
+@rule(P + "mean")
+def _mean(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    if not active[0]:
+        return [None]
+    return [_spread(b, op, ew(b, "div", g, _count(b, op)))]
+
+
+@rule(P + "max", P + "min")
+def _max_min(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # The adjoint goes to every element equal to the extremum (ties are measure zero).
+    if not active[0]:
+        return [None]
+    hit = arr(b, "eq", [op.operands[0], _spread(b, op, op.result)])
+    return [arr(b, "where", [hit, _spread(b, op, g), _f(b, 0.0)])]
+
+
+# ---------------------------------------------------------------- products
+def _t(b: Builder, x: Value) -> Value:
+    return arr(b, "transpose", [x])
+
+
+@rule(P + "matmul")
+def _matmul(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    x, y = op.operands[0], op.operands[1]
+    ranks = (x.type.rank, y.type.rank)
+    dx = dy = None
+    if ranks == (1, 1):  # a dot product: g is a scalar
+        dx = ew(b, "mul", g, y) if active[0] else None
+        dy = ew(b, "mul", g, x) if active[1] else None
+    elif ranks == (2, 1):
+        dx = arr(b, "outer", [g, y]) if active[0] else None
+        dy = arr(b, "matmul", [_t(b, x), g]) if active[1] else None
+    elif ranks == (1, 2):
+        dx = arr(b, "matmul", [y, g]) if active[0] else None
+        dy = arr(b, "outer", [x, g]) if active[1] else None
+    else:
+        dx = arr(b, "matmul", [g, _t(b, y)]) if active[0] else None
+        dy = arr(b, "matmul", [_t(b, x), g]) if active[1] else None
+    return [dx, dy]
+
+
+@rule(P + "outer")
+def _outer(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    x, y = op.operands[0], op.operands[1]
+    dx = arr(b, "matmul", [g, y]) if active[0] else None
+    dy = arr(b, "matmul", [_t(b, g), x]) if active[1] else None
+    return [dx, dy]
+
+
+@rule(P + "transpose")
+def _transpose(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    return [_t(b, g) if active[0] else None]
+
+
+@rule(P + "full")
+def _full(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    return [None] * (len(active) - 1) + [arr(b, "sum", [g]) if active[-1] else None]
+
+
+@rule(P + "reshape")
+def _reshape(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    if not active[0]:
+        return [None] * len(active)
+    a = op.operands[0]
+    dims = [b.op1("dim", [a], I64, axis=k) for k in range(a.type.rank)]
+    return [arr(b, "reshape", [g, *dims])] + [None] * (len(active) - 1)

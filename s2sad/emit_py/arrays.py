@@ -1,0 +1,197 @@
+"""Python spelling of the whole-array ops (``arr.``): idiomatic NumPy, or what Numba compiles.
+
+The NumPy form is what a person writes: ``W @ x + b``, ``np.tanh(h)``,
+``np.sum(e, axis=1, keepdims=True)``, ``A.T``, ``np.outer(d_z, x)``. For
+``--target numba`` a few spellings change to forms nopython mode compiles
+without SciPy (which Numba needs for ``@``/``np.dot``) and without the
+``keepdims``/``axis`` arguments it lacks: matrix products become broadcast
+products summed over the shared axis, ``keepdims`` an ``np.expand_dims`` and a
+mean over an axis a sum divided by the extent, and ``max``/``min`` over an axis
+of a matrix a list comprehension over its rows or columns (other ranks are
+reported as unsupported, see ``numba_unsupported``).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from ..ssa import array_ops
+from ..ssa.ir import Op, Value
+from .expr import Attribute, BinOp, Compare, Expr, ListComp, Lit, Name, Range, Subscript, call, negate, number
+
+P = array_ops.PREFIX
+
+_BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}
+_COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+_UFUNC = {
+    "asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh", "acosh": "arccosh",
+    "atanh": "arctanh",
+}
+
+
+class ArrayBinOp(BinOp):
+    """A NumPy operator on arrays: never rewritten to ``x += e``, which would write ``x``'s
+    memory in place while another name may still refer to the same array."""
+
+
+def numba_unsupported(op: Op) -> Optional[str]:
+    """Why ``op`` has no Numba spelling, or None."""
+    n = op.name[len(P):]
+    if n in ("max", "min") and op.attrs.get("axis") is not None and op.operands[0].type.rank != 2:
+        return f"np.{n}(..., axis=) of an array of rank other than 2 does not compile under Numba"
+    return None
+
+
+def _dims(x: Expr, k: int) -> Expr:
+    return Subscript(Attribute(x, "shape"), (Lit(str(k)),))
+
+
+def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool) -> Expr:
+    """The expression computing ``op`` (an ``arr.`` op with a result)."""
+    n = op.name[len(P):]
+    a = [e(v) for v in op.operands]
+    if n in _BINARY:
+        return ArrayBinOp(_BINARY[n], a[0], a[1])
+    if n in ("maximum", "minimum"):
+        return call(f"np.{n}", a[0], a[1])
+    if n in _COMPARE:
+        return Compare(_COMPARE[n], a[0], a[1])
+    if n == "neg":
+        return negate(a[0])
+    if n.startswith("math."):
+        fn = n[5:]
+        return call(f"np.{_UFUNC.get(fn, fn)}", a[0])
+    if n == "where":
+        return call("np.where", *a)
+    if n in array_ops.REDUCTIONS:
+        return _reduction(op, n, a[0], numba)
+    if n == "matmul":
+        return _matmul(op, a[0], a[1]) if numba else ArrayBinOp("@", a[0], a[1])
+    if n == "outer":
+        return call("np.outer", a[0], a[1])
+    if n == "transpose":
+        return Attribute(a[0], "T")
+    if n == "full":
+        shape = a[0] if len(a) == 2 else _tuple(a[:-1])
+        value = op.operands[-1]
+        c = value.defining_op
+        if c is not None and c.name == "const" and c.attrs["value"] in (0.0, 1.0):
+            return call("np.ones" if c.attrs["value"] == 1.0 else "np.zeros", shape)
+        return call("np.full", shape, a[-1])
+    if n == "broadcast":
+        g, like = a
+        if not op.operands[0].type.is_array:
+            return call("np.full_like", like, g)
+        if "axis" in op.attrs:
+            g = call("np.expand_dims", g, number(op.attrs["axis"]))
+        return call("np.broadcast_to", g, Attribute(like, "shape"))
+    if n == "reshape":
+        # Numba reshapes contiguous arrays only (NumPy copies the others).
+        src = call("np.ascontiguousarray", a[0]) if numba else a[0]
+        return call(Attribute(src, "reshape"), a[1] if len(a) == 2 else _tuple(a[1:]))
+    if n == "take":
+        return Subscript(a[0], (a[1],))
+    if n == "slice":
+        return Subscript(a[0], _slice_index(op, op.operands[0], op.operands[1:], e))
+    if n == "sum_to":
+        g = a[0]
+        lead = op.operands[0].type.rank - op.operands[1].type.rank
+        if lead:
+            axis = number(0) if lead == 1 else _tuple([number(k) for k in range(lead)])
+            g = call("np.sum", g, axis=axis)
+        for k in op.attrs.get("keep", []):
+            g = _keepdims(call("np.sum", g, axis=number(k)), k, numba)
+        return g
+    raise NotImplementedError(f"Python emitter: no expression for op {op.name}")
+
+
+def accum_slice_target(op: Op, e: Callable[[Value], Expr]) -> Expr:
+    """The target of ``arr.accum_slice``: ``d_a[lo:hi, j]``."""
+    dst = op.operands[0]
+    return Subscript(e(dst), _slice_index(op, dst, op.operands[2:], e))
+
+
+def _slice_index(op: Op, arr: Value, bounds: list[Value], e: Callable[[Value], Expr]) -> tuple[Expr, ...]:
+    """The subscript of ``arr.slice``/``arr.accum_slice``, with bounds spelled as the user would:
+    ``0`` and the extent left out, ``extent - c`` as ``-c``."""
+    out: list[Expr] = []
+    k = 0
+    for axis, kind in enumerate(op.attrs["axes"]):
+        if kind == "i":
+            out.append(e(bounds[k]))
+            k += 1
+            continue
+        lo, hi = bounds[k], bounds[k + 1]
+        k += 2
+        lower = None if _is_int_const(lo, 0) else _from_end(lo, axis) or e(lo)
+        upper = None if _is_dim(hi, axis) else _from_end(hi, axis) or e(hi)
+        out.append(Range(lower, upper))
+    return tuple(out)
+
+
+def _is_int_const(v: Value, value: int) -> bool:
+    op = v.defining_op
+    return op is not None and op.name == "const" and op.attrs["value"] == value
+
+
+def _is_dim(v: Value, axis: int) -> bool:
+    op = v.defining_op
+    return op is not None and op.name == "dim" and op.attrs["axis"] == axis
+
+
+def _from_end(v: Value, axis: int) -> Optional[Expr]:
+    """``-c`` for ``extent - c`` (``dim + const(-c)``), else None."""
+    op = v.defining_op
+    if op is None or op.name != "add" or not _is_dim(op.operands[0], axis):
+        return None
+    c = op.operands[1].defining_op
+    if c is not None and c.name == "const" and isinstance(c.attrs["value"], int) and c.attrs["value"] < 0:
+        return number(c.attrs["value"])
+    return None
+
+
+def _tuple(elts: list[Expr]) -> Expr:
+    from .expr import Tuple
+
+    return Tuple(tuple(elts))
+
+
+def _keepdims(reduced: Expr, axis: int, numba: bool) -> Expr:
+    if numba:
+        return call("np.expand_dims", reduced, number(axis))
+    assert isinstance(reduced, type(call("f")))
+    return call(reduced.func, *reduced.args, **dict(reduced.kwargs), keepdims=Lit("True"))
+
+
+def _reduction(op: Op, n: str, x: Expr, numba: bool) -> Expr:
+    axis = op.attrs.get("axis")
+    keep = bool(op.attrs.get("keepdims"))
+    if axis is None:
+        r = call(f"np.{n}", x)
+        if keep:
+            return call("np.full", _tuple([number(1)] * op.operands[0].type.rank), r) if numba else call(
+                f"np.{n}", x, keepdims=Lit("True"))
+        return r
+    if numba and n == "mean":
+        r = ArrayBinOp("/", call("np.sum", x, axis=number(axis)), _dims(x, axis))
+    elif numba and n in ("max", "min"):
+        # No axis= under Numba: reduce each row (axis 1) or column (axis 0) of the matrix.
+        k = Name("k")
+        part = Subscript(x, (k,)) if axis == 1 else Subscript(x, (Lit(":"), k))
+        r = call("np.array", ListComp(call(f"np.{n}", part), "k", call("range", _dims(x, 1 - axis))))
+    else:
+        r = call(f"np.{n}", x, axis=number(axis))
+    return _keepdims(r, axis, numba) if keep else r
+
+
+def _matmul(op: Op, x: Expr, y: Expr) -> Expr:
+    """``x @ y`` as a broadcast product summed over the shared axis (Numba without SciPy)."""
+    ranks = (op.operands[0].type.rank, op.operands[1].type.rank)
+    if ranks == (1, 1):
+        return call("np.sum", ArrayBinOp("*", x, y))
+    if ranks == (2, 1):
+        return call("np.sum", ArrayBinOp("*", x, y), axis=number(1))
+    if ranks == (1, 2):
+        return call("np.sum", ArrayBinOp("*", call("np.expand_dims", x, number(1)), y), axis=number(0))
+    prod = ArrayBinOp("*", call("np.expand_dims", x, number(2)), call("np.expand_dims", y, number(0)))
+    return call("np.sum", prod, axis=number(1))

@@ -1,0 +1,233 @@
+"""Lowering of whole-array NumPy expressions to ``arr.`` ops (see ``ssa.array_ops``).
+
+``ExprLowerer`` sends here every expression with an array operand that is not an
+element access: arithmetic and comparisons (NumPy broadcasting; a scalar operand
+is cast to float when the other side is a float array), unary minus, ``@``,
+``.T``, ufuncs (``np.exp``, ``np.tanh``, ``np.maximum``, ...), reductions with
+``axis=``/``keepdims=``, ``np.dot``/``np.matmul``/``np.outer``/``np.transpose``,
+``np.where``, ``np.ones``/``np.ones_like``. Each becomes one op with the
+expression's location, so the adjoint and the emitters keep the user's
+vectorized form. Unsupported forms fail with a diagnostic at the node, never a
+traceback: ranks NumPy would reject (``A @ B`` of rank 3), an ``axis`` that is
+not an integer literal, a ufunc without an array form.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional, Union
+
+import libcst as cst
+
+from ..ssa import array_ops, build
+from ..ssa.ir import Builder, Value
+from ..ssa.types import BOOL, F64, I64, ArrayType, Type
+from .py_common import Env
+from .py_module import dotted_source
+from .py_types import int_literal, keyword_arg, positional_args
+
+if TYPE_CHECKING:
+    from . import py_intrinsics as lib
+    from .py_expr import ExprLowerer
+
+P = array_ops.PREFIX
+
+
+def arr_op(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, name: str, operands: list[Value],
+           attrs: Optional[dict] = None) -> Value:
+    """Create ``arr.<name>``; a type NumPy would reject is a diagnostic at ``node``."""
+    attrs = attrs or {}
+    t = array_ops.result_type(P + name, [v.type for v in operands], attrs)
+    if isinstance(t, str):
+        raise lw.fail(node, f"unsupported array operation: {t.replace(P, 'np.')}",
+                      hint="check the ranks of the operands")
+    return lw.at(b, node).op1(P + name, operands, t, **attrs)
+
+
+def _float_scalar(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, v: Value) -> Value:
+    if v.type.is_array:
+        return v
+    v = lw.to_number(b, node, v)
+    return build.to_float(lw.at(b, node), v)
+
+
+def elementwise(lw: "ExprLowerer", op: str, x: Value, y: Value, b: Builder, node: cst.CSTNode) -> Value:
+    """``x <op> y`` with at least one array operand."""
+    if op in ("floordiv", "mod"):
+        raise lw.fail(node, "// and % on whole arrays are not supported", hint="use / or loop over the elements")
+    x, y = _float_scalar(lw, b, node, x), _float_scalar(lw, b, node, y)
+    return arr_op(lw, b, node, op, [x, y])
+
+
+def compare(lw: "ExprLowerer", op: str, x: Value, y: Value, b: Builder, node: cst.CSTNode) -> Value:
+    x, y = _float_scalar(lw, b, node, x), _float_scalar(lw, b, node, y)
+    return arr_op(lw, b, node, op, [x, y])
+
+
+def negate(lw: "ExprLowerer", x: Value, b: Builder, node: cst.CSTNode) -> Value:
+    return arr_op(lw, b, node, "neg", [x])
+
+
+def transpose(lw: "ExprLowerer", x: Value, b: Builder, node: cst.CSTNode) -> Value:
+    if x.type.rank == 1:  # type: ignore[attr-defined]
+        return x  # NumPy's .T of a vector is the vector itself
+    return arr_op(lw, b, node, "transpose", [x])
+
+
+def matmul(lw: "ExprLowerer", x: Value, y: Value, b: Builder, node: cst.CSTNode) -> Value:
+    for v, side in ((x, "left"), (y, "right")):
+        if not v.type.is_array:
+            raise lw.fail(node, f"the {side} operand of a matrix product is not an array",
+                          hint="use * to scale by a number")
+    return arr_op(lw, b, node, "matmul", [x, y])
+
+
+def _axis(lw: "ExprLowerer", node: cst.Call, rank: int) -> Optional[int]:
+    axis_node = keyword_arg(node, "axis")
+    if axis_node is None:
+        return None
+    k = int_literal(axis_node)
+    if k is None:
+        raise lw.fail(axis_node, "axis= must be an integer literal", hint="write axis=0 or axis=1")
+    if k < 0:
+        k += rank
+    if not 0 <= k < rank:
+        raise lw.fail(axis_node, f"axis {int_literal(axis_node)} is out of range for a {rank}-D array")
+    return k
+
+
+def _keepdims(lw: "ExprLowerer", node: cst.Call) -> bool:
+    kd = keyword_arg(node, "keepdims")
+    if kd is None:
+        return False
+    if isinstance(kd, cst.Name) and kd.value in ("True", "False"):
+        return kd.value == "True"
+    raise lw.fail(kd, "keepdims= must be True or False")
+
+
+_REDUCTIONS = {"sum": "sum", "mean": "mean", "max_reduce": "max", "min_reduce": "min"}
+
+
+def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, env: Env,
+         args: Optional[list[cst.BaseExpression]] = None) -> Union[Value, list[Value]]:
+    """A library call with an array argument or an array-only function lowered to its op; for a
+    call on numbers only, the argument values (evaluated once) for the scalar lowering. ``args``:
+    the positional arguments when they are not the call's own (a method's receiver first)."""
+    op = intr.op
+    args = positional_args(node) if args is None else args
+    if op == "reshape":
+        return reshape(lw, node, args, b, env)
+    if op in ("ones", "ones_like"):
+        if op == "ones_like":
+            like = lw.array(args[0], b, env)
+            dims = [lw.at(b, node).op1("dim", [like], I64, axis=k) for k in range(like.type.rank)]  # type: ignore
+        else:
+            shape = args[0]
+            nodes = [e.value for e in shape.elements] if isinstance(shape, (cst.Tuple, cst.List)) else [shape]
+            dims = [lw.integer(d, b, env, "an array size") for d in nodes]
+        one = lw.const(b, node, 1.0, F64)
+        return arr_op(lw, b, node, "full", [*dims, one])
+    if op in _REDUCTIONS:
+        arr = lw.array(args[0], b, env)
+        attrs: dict = {}
+        axis = _axis(lw, node, arr.type.rank)  # type: ignore[attr-defined]
+        if axis is not None:
+            attrs["axis"] = axis
+        if _keepdims(lw, node):
+            attrs["keepdims"] = True
+        return arr_op(lw, b, node, _REDUCTIONS[op], [arr], attrs)
+    if op in ("matmul", "outer"):
+        x, y = lw.array(args[0], b, env), lw.array(args[1], b, env)
+        return matmul(lw, x, y, b, node) if op == "matmul" else arr_op(lw, b, node, "outer", [x, y])
+    if op == "transpose":
+        return transpose(lw, lw.array(args[0], b, env), b, node)
+    values = [lw.value(a, b, env) for a in args]
+    if not any(v.type.is_array for v in values):
+        if op == "where":
+            raise lw.fail(node, "np.where needs an array condition", hint="use 'a if c else b' for numbers")
+        return values
+    if op == "where":
+        cond, x, y = values
+        if not (cond.type.is_array and cond.type.elem == BOOL):  # type: ignore[attr-defined]
+            raise lw.fail(args[0], "the condition of np.where must be a comparison of arrays")
+        return arr_op(lw, b, node, "where", [cond, _float_scalar(lw, b, node, x), _float_scalar(lw, b, node, y)])
+    if op in ("max", "min") and len(values) == 2:  # np.maximum / np.minimum
+        return elementwise(lw, "maximum" if op == "max" else "minimum", values[0], values[1], b, node)
+    if op == "power" and len(values) == 2:
+        return elementwise(lw, "pow", values[0], values[1], b, node)
+    if op == "square":
+        return elementwise(lw, "mul", values[0], values[0], b, node)
+    if len(values) == 1 and op in array_ops.UNARY_MATH:
+        return arr_op(lw, b, node, "math." + op, [values[0]])
+    src = dotted_source(node.func) or op
+    raise lw.fail(node, f"{src} is not supported on whole arrays",
+                  hint="supported: exp log sin cos tanh sqrt abs maximum minimum where sum mean max min "
+                  "dot matmul outer transpose; or loop over the elements")
+
+
+def is_array(t: Type) -> bool:
+    return isinstance(t, ArrayType)
+
+
+def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, indices: list,
+           b: Builder, env: Env) -> Value:
+    """``a[lo:hi]``, ``a[:, j]``, ``a[1:-1, 1:-1]``, ``A[i]`` (a row): one ``arr.slice``."""
+    if isinstance(node.value, cst.Subscript):
+        raise lw.fail(node, "chained subscripts with a slice are not supported", hint="write a[i, lo:hi]")
+    arr = lw.array(base, b, env)
+    rank = arr.type.rank  # type: ignore[attr-defined]
+    if len(indices) > rank:
+        raise lw.fail(node, f"'{dotted_source(base) or 'the array'}' has {rank} dimension(s) but is indexed "
+                      f"with {len(indices)}")
+    axes: list[str] = []
+    bounds: list[Value] = []
+    for k in range(rank):
+        idx = indices[k] if k < len(indices) else None
+        if idx is not None and not isinstance(idx, cst.Slice):
+            axes.append("i")
+            bounds.append(lw.index(idx, b, env, arr, k))
+            continue
+        if idx is not None and idx.step is not None:
+            raise lw.fail(idx, "slices with a step are not supported", hint="use a loop over the elements")
+        axes.append("r")
+        lower = idx.lower if idx is not None else None
+        upper = idx.upper if idx is not None else None
+        bounds.append(_bound(lw, lower, arr, k, b, env, node) if lower is not None
+                      else lw.const(b, node, 0, I64))
+        bounds.append(_bound(lw, upper, arr, k, b, env, node) if upper is not None
+                      else lw.at(b, node).op1("dim", [arr], I64, axis=k))
+    return arr_op(lw, b, node, "slice", [arr, *bounds], {"axes": axes})
+
+
+def _bound(lw: "ExprLowerer", n: cst.BaseExpression, arr: Value, axis: int, b: Builder, env: Env,
+           node: cst.CSTNode) -> Value:
+    lit = int_literal(n)
+    if lit is not None and lit < 0:  # counts from the end, as in Python
+        d = lw.at(b, n).op1("dim", [arr], I64, axis=axis)
+        return build.add(b, d, build.const(b, lit, I64))
+    return lw.integer(n, b, env, "a slice bound")
+
+
+def reshape(lw: "ExprLowerer", node: cst.Call, args: list, b: Builder, env: Env) -> Value:
+    """``np.reshape(a, (m, n))``, ``a.reshape(m, n)``, ``a.reshape((m, -1))``: one -1 is inferred."""
+    arr = lw.array(args[0], b, env)
+    shape = args[1:]
+    if len(shape) == 1 and isinstance(shape[0], (cst.Tuple, cst.List)):
+        shape = [e.value for e in shape[0].elements]
+    if not shape:
+        raise lw.fail(node, "reshape needs the new shape")
+    dims: list[Optional[Value]] = []
+    for d in shape:
+        dims.append(None if int_literal(d) == -1 else lw.integer(d, b, env, "an array size"))
+    if dims.count(None) > 1:
+        raise lw.fail(node, "only one extent of a reshape can be -1")
+    if None in dims:
+        lw.at(b, node)
+        total: Value = build.const(b, 1, I64)
+        for k in range(arr.type.rank):  # type: ignore[attr-defined]
+            total = build.mul(b, total, b.op1("dim", [arr], I64, axis=k))
+        known: Value = build.const(b, 1, I64)
+        for d in dims:
+            if d is not None:
+                known = build.mul(b, known, d)
+        dims[dims.index(None)] = build.binary(b, "floordiv", total, known)
+    return arr_op(lw, b, node, "reshape", [arr, *dims])  # type: ignore[list-item]

@@ -1,0 +1,244 @@
+"""Whole-array ops: NumPy expressions as single IR ops (the ``arr.`` family).
+
+The scalar IR (``ops``) treats arrays as memory, read and written element by
+element. Vectorized NumPy code (``np.tanh(W @ x + b)``) is kept whole instead,
+so the adjoint can be vectorized too (``d_W += np.outer(d_z, x)``). Every ``arr.``
+op except the accumulations (``arr.accum*``, ``ACCUMULATIONS``) has *value
+semantics*: it reads its operands' contents and returns a **fresh array** (or a
+scalar for a full reduction, or an element) that no op ever writes (writing into
+one is rejected before differentiation, ``adjoint.effects``), so equal ones may be
+merged (CSE) and any of them recomputed while its operands keep their contents.
+Such a result is a root of its own for the memory analyses, like ``copy``. The
+ops are not ``PURE`` (they read memory, so they must not move past a store into
+an operand) and have no effect other than allocating: an unused one is dead.
+
+Operands named ``a``/``b`` may be arrays or scalars; broadcasting follows NumPy
+(shapes aligned on the right; an axis of extent 1 stretches). The result rank is
+the largest operand rank; the element type is ``f64`` if any operand is a float,
+else the operands' common type.
+
+  arr.add arr.sub arr.mul arr.div arr.pow arr.maximum arr.minimum
+                   (a, b)                 -> array<T,r>     elementwise, broadcast
+  arr.lt arr.le arr.gt arr.ge arr.eq arr.ne
+                   (a, b)                 -> array<bool,r>  elementwise comparison
+  arr.neg          (a: array)             -> array          -a
+  arr.math.<fn>    (a: array)             -> array          a one-operand ``MATH_FNS`` name
+                                                            (exp, log, tanh, sqrt, abs, ...)
+  arr.where        (c: array<bool>, a, b) -> array<T,r>     np.where(c, a, b)
+  arr.sum arr.mean arr.max arr.min
+                   (a: array<T,r>) {axis?: int, keepdims?: bool}
+                                          -> T when no axis, else array<T,r-1>
+                                             (array<T,r> with keepdims)
+  arr.matmul       (a, b)                 -> a @ b: (2,2)->2, (2,1)->1, (1,2)->1, (1,1)->scalar
+  arr.outer        (a: rank 1, b: rank 1) -> array<T,2>     np.outer(a, b)
+  arr.transpose    (a: rank 2)            -> array<T,2>     a.T
+  arr.full         (d0..dk: i64, v)       -> array<T,k+1>   np.full((d0, ..., dk), v)
+  arr.slice        (a: array<T,r>, bounds...) {axes: [str]}
+                                          -> array<T,s> or T  a[lo0:hi0, i1, ...]: per axis of a,
+                                                            "r" takes two i64 operands (a range
+                                                            lo:hi, step 1, 0 <= lo <= hi <= extent)
+                                                            and "i" one (an index, dropping the
+                                                            axis); s = the number of "r" axes
+  arr.reshape      (a: array<T,r>, d0..dk: i64)
+                                          -> array<T,k+1>   a.reshape((d0, ..., dk)) (same size,
+                                                            C order)
+  arr.take         (a: array<T,1>, idx: array<int,s>)
+                                          -> array<T,s>     a[idx]: NumPy's integer-array indexing
+                                                            (a gather; indices in range)
+
+Ops the adjoint transform introduces (undoing broadcasts, reductions, slices, gathers):
+
+  arr.broadcast    (g, like: array) {axis?: int}
+                                          -> type of like   g stretched to like's shape; with
+                                                            ``axis``, g (rank r-1) gets that axis
+                                                            back first (np.expand_dims)
+  arr.sum_to       (g: array<T,R>, like: array<T,r>) {keep: [int]}
+                                          -> type of like   g summed down to like's shape: over
+                                                            the R - r leading axes, then over
+                                                            the axes in ``keep`` (of extent 1
+                                                            in like), keeping them
+  arr.accum        (dst: array, v)        -> ()             dst[...] += v (v has dst's shape, or
+                                                            is a scalar); writes dst
+  arr.accum_take   (dst: array<T,1>, idx: array<int,s>, v: array<T,s>)
+                                          -> ()             dst[idx[k]] += v[k] for every k, repeated
+                                                            indices adding up (np.add.at; the
+                                                            adjoint of a take)
+  arr.accum_slice  (dst: array, v, bounds...) {axes: [str]}
+                                          -> ()             dst[lo0:hi0, i1, ...] += v (bounds as
+                                                            in arr.slice; the adjoint of a slice)
+
+``shape_unit_axes`` gives the axes of a value known to have extent 1 (from a
+``keepdims`` reduction): the only static shape facts the adjoint needs to undo a
+same-rank broadcast such as ``z - np.max(z, axis=1, keepdims=True)``.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Union
+
+from .ir import Op, Value
+from .ops import MATH_FNS
+from .types import BOOL, F64, I64, ArrayType, ScalarType, Type
+
+PREFIX = "arr."
+
+ELEMENTWISE = ("add", "sub", "mul", "div", "pow", "maximum", "minimum")
+COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
+REDUCTIONS = ("sum", "mean", "max", "min")
+UNARY_MATH = tuple(fn for fn, n in MATH_FNS.items() if n == 1)
+
+NAMES: frozenset[str] = frozenset(
+    [PREFIX + n for n in ELEMENTWISE + COMPARE + REDUCTIONS]
+    + [PREFIX + "math." + fn for fn in UNARY_MATH]
+    + [PREFIX + n for n in ("neg", "where", "matmul", "outer", "transpose", "full", "broadcast", "sum_to", "accum")]
+    + [PREFIX + "slice", PREFIX + "accum_slice", PREFIX + "take", PREFIX + "accum_take", PREFIX + "reshape"]
+)
+
+
+# The ops that write: ``dst += ...`` into (part of) an existing array.
+ACCUMULATIONS = (PREFIX + "accum", PREFIX + "accum_slice", PREFIX + "accum_take")
+
+
+def is_array_op(name: str) -> bool:
+    return name in NAMES
+
+
+def makes_fresh_array(op: Optional[Op]) -> bool:
+    """An ``arr.`` op whose result is a new array (a memory root of its own)."""
+    if op is None or op.name not in NAMES or op.name in ACCUMULATIONS:
+        return False
+    return bool(op.results) and op.result.type.is_array
+
+
+def array_reads(op: Op) -> list[Value]:
+    """The array operands whose contents ``op`` reads."""
+    if op.name not in NAMES or op.name == PREFIX + "full":
+        return []
+    if op.name in (PREFIX + "broadcast", PREFIX + "sum_to"):
+        return [op.operands[0]] if op.operands[0].type.is_array else []  # ``like`` gives a shape only
+    return [v for v in op.operands if v.type.is_array]  # accum: += reads dst too
+
+
+def array_writes(op: Op) -> list[Value]:
+    return [op.operands[0]] if op.name in ACCUMULATIONS else []
+
+
+def slice_operands(axes: list[str]) -> int:
+    """How many bound operands ``arr.slice`` with these axes takes."""
+    return sum(2 if a == "r" else 1 for a in axes)
+
+
+def _rank(t: Type) -> int:
+    return t.rank if isinstance(t, ArrayType) else 0
+
+
+def _elem(t: Type) -> ScalarType:
+    return t.elem if isinstance(t, ArrayType) else t  # type: ignore[return-value]
+
+
+def _join(elems: list[ScalarType]) -> ScalarType:
+    if any(e.is_float for e in elems):
+        return F64
+    if all(e == BOOL for e in elems):
+        return BOOL
+    return I64
+
+
+def _typed(elem: ScalarType, rank: int) -> Type:
+    return ArrayType(elem, rank) if rank > 0 else elem
+
+
+def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str]:
+    """The result type of ``arr.<...>`` applied to ``operands``, or a message saying what is wrong."""
+    op = name[len(PREFIX):]
+    ranks = [_rank(t) for t in operands]
+    if op in ELEMENTWISE or op in COMPARE:
+        if len(operands) != 2 or max(ranks) == 0:
+            return f"'{name}' takes two operands, at least one an array"
+        elem = BOOL if op in COMPARE else _join([_elem(t) for t in operands])
+        return ArrayType(elem, max(ranks))
+    if op == "neg" or op.startswith("math."):
+        if len(operands) != 1 or ranks[0] == 0:
+            return f"'{name}' takes one array operand"
+        return ArrayType(F64 if op.startswith("math.") else _elem(operands[0]), ranks[0])
+    if op == "where":
+        if len(operands) != 3 or _elem(operands[0]) != BOOL or max(ranks) == 0:
+            return "'arr.where' takes a boolean array and two values"
+        return ArrayType(_join([_elem(t) for t in operands[1:]]), max(ranks))
+    if op in REDUCTIONS:
+        if len(operands) != 1 or ranks[0] == 0:
+            return f"'{name}' takes one array operand"
+        axis = attrs.get("axis")
+        elem = F64 if op == "mean" else _elem(operands[0])
+        if axis is None:
+            return ArrayType(elem, ranks[0]) if attrs.get("keepdims") else elem
+        if not isinstance(axis, int) or not 0 <= axis < ranks[0]:
+            return f"'{name}' axis {axis!r} is out of range for rank {ranks[0]}"
+        return _typed(elem, ranks[0] if attrs.get("keepdims") else ranks[0] - 1)
+    if op == "matmul":
+        if len(operands) != 2 or not all(r in (1, 2) for r in ranks):
+            return "'arr.matmul' takes two arrays of rank 1 or 2"
+        return _typed(_join([_elem(t) for t in operands]), ranks[0] + ranks[1] - 2)
+    if op == "outer":
+        if len(operands) != 2 or ranks != [1, 1]:
+            return "'arr.outer' takes two rank-1 arrays"
+        return ArrayType(_join([_elem(t) for t in operands]), 2)
+    if op == "transpose":
+        if len(operands) != 1 or ranks[0] != 2:
+            return "'arr.transpose' takes one rank-2 array"
+        return operands[0]
+    if op == "full":
+        dims, value = operands[:-1], operands[-1] if operands else None
+        if not dims or value is None or ranks[-1] != 0 or any(t != I64 for t in dims):
+            return "'arr.full' takes i64 extents and a scalar"
+        return ArrayType(_elem(value), len(dims))
+    if op == "slice":
+        axes = attrs.get("axes")
+        if not isinstance(axes, list) or not all(a in ("r", "i") for a in axes) or not operands:
+            return "'arr.slice' needs axes = a list of \"r\" (range) and \"i\" (index)"
+        if ranks[0] != len(axes) or len(operands) != 1 + slice_operands(axes):
+            return f"'arr.slice' of a rank-{ranks[0]} array needs one axis spec per axis and its bounds"
+        if any(t != I64 for t in operands[1:]):
+            return "'arr.slice' bounds must be i64"
+        return _typed(_elem(operands[0]), axes.count("r"))
+    if op == "reshape":
+        if len(operands) < 2 or ranks[0] == 0 or any(t != I64 for t in operands[1:]):
+            return "'arr.reshape' takes an array and i64 extents"
+        return ArrayType(_elem(operands[0]), len(operands) - 1)
+    if op == "take":
+        if len(operands) != 2 or ranks[0] != 1 or ranks[1] == 0 or not _elem(operands[1]).is_int:
+            return "'arr.take' takes a rank-1 array and an array of integer indices"
+        return ArrayType(_elem(operands[0]), ranks[1])
+    if op in ("broadcast", "sum_to"):
+        if len(operands) != 2 or ranks[1] == 0:
+            return f"'{name}' takes a value and an array to take the shape of"
+        if op == "sum_to" and ranks[0] < ranks[1]:
+            return "'arr.sum_to' cannot sum a value up to a higher rank"
+        return operands[1]
+    return f"unknown array op '{name}'"
+
+
+def shape_unit_axes(v: Value) -> frozenset[int]:
+    """Axes of ``v`` known to have extent 1 (see the module docstring)."""
+    op = v.defining_op
+    if op is None or not v.type.is_array:
+        return frozenset()
+    if op.name[len(PREFIX):] in REDUCTIONS and op.attrs.get("keepdims"):
+        axis = op.attrs.get("axis")
+        return frozenset(range(v.type.rank)) if axis is None else frozenset([axis])
+    if op.name in (PREFIX + "neg",) or op.name.startswith(PREFIX + "math."):
+        return shape_unit_axes(op.operands[0])
+    if op.name[len(PREFIX):] in ELEMENTWISE:
+        # Unit in the result only where every array operand of full rank is unit there.
+        arrays = [o for o in op.operands if o.type.is_array]
+        if all(o.type.rank == v.type.rank for o in arrays):
+            out = None
+            for o in arrays:
+                u = shape_unit_axes(o)
+                out = u if out is None else out & u
+            return out or frozenset()
+    return frozenset()
+
+
+def reduction_axis(op: Op) -> Optional[int]:
+    return op.attrs.get("axis")
