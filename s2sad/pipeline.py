@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Optional
 
 from .adjoint.gradient import differentiate
+from .adjoint.checkpoint import Schedule
 from .adjoint.reverse import grad_name
 from .diagnostics import Diagnostic, DiagnosticError, error
 from .emit_c.emitter import emit_c
@@ -37,6 +38,7 @@ class Options:
     level: int = 2
     passes: Optional[str] = None  # overrides the level's primal pipeline ("inline,cse,licm,dce")
     may_alias: bool = False
+    checkpoint: Optional[Schedule] = None  # the schedule of every outermost for loop (--checkpoint)
 
     @property
     def primal_pipeline(self) -> str:
@@ -134,7 +136,7 @@ def gradient_module(
 ) -> Module:
     module, name = primal_module(source, filename, func, options)
     indices = resolve_wrt(module.functions[name], wrt, module.source_lines)
-    out = differentiate(module, name, indices, options.may_alias)
+    out = differentiate(module, name, indices, options.may_alias, options.checkpoint)
     run_pipeline(out, options.adjoint_pipeline, options.context)
     remove_unreachable_functions(out, [grad_name(name)])
     return out
@@ -159,6 +161,8 @@ def _flags(options: Options) -> list[str]:
         flags.append(f"-O{options.level}")
     if options.may_alias:
         flags.append("--may-alias")
+    if options.checkpoint is not None:
+        flags.append(f"--checkpoint '{options.checkpoint}'")
     return flags
 
 

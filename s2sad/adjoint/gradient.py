@@ -10,8 +10,11 @@ callees' gradients, and ``grad_<func>``.
 from __future__ import annotations
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from typing import Optional
+
 from ..ssa.ir import Function, Module, Op
 from .activity import analyze_activity
+from .checkpoint import Schedule
 from .effects import array_root, snapshot_args
 from .reverse import GradientTransform, GradSignature
 
@@ -74,7 +77,9 @@ def _inside_loop(op: Op) -> bool:
     return False
 
 
-def differentiate(module: Module, func: str, wrt: set[int], may_alias: bool = False) -> Module:
+def differentiate(
+    module: Module, func: str, wrt: set[int], may_alias: bool = False, checkpoint: Optional[Schedule] = None
+) -> Module:
     """The output module for ``grad_<func>`` with respect to the parameters at ``wrt``."""
     root = module.functions[func]
     order = _callees_in_order(module, root)
@@ -93,7 +98,7 @@ def differentiate(module: Module, func: str, wrt: set[int], may_alias: bool = Fa
 
     signatures = {name: GradSignature.of(module, module.functions[name], w) for name, w in wrts.items() if name != func}
     grads = {
-        fn.name: GradientTransform(module, fn, wrts[fn.name], signatures, may_alias).run()
+        fn.name: GradientTransform(module, fn, wrts[fn.name], signatures, may_alias, checkpoint).run()
         for fn in order
         if fn.name in wrts
     }

@@ -44,6 +44,7 @@ from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.ops import PURE
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from .activity import Activity, analyze_activity
+from .checkpoint import CheckpointedLoop, Schedule, plan
 from .effects import array_root, snapshot_args, written_params, written_roots
 from .rules import MissingRule, adjoint_contributions
 
@@ -176,6 +177,7 @@ class GradientTransform:
         wrt: set[int],
         signatures: dict[str, GradSignature],
         may_alias: bool = False,
+        checkpoint: Optional[Schedule] = None,
     ):
         self.module = module
         self.fn = fn
@@ -203,6 +205,12 @@ class GradientTransform:
             tuple[Op, int], Value
         ] = {}  # (call, argument) -> copy made before it  # clone while op -> its trip-count result
         self.anchors: list[Op] = []  # placeholders marking where each prologue ends
+        # Loops under a checkpointing schedule (checkpoint.py): their bodies are re-run in the
+        # reversed loop, so values of those bodies are at hand there, never taped.
+        self.checkpointed = {
+            op: CheckpointedLoop(self, op, s) for op, s in plan(module, fn, checkpoint).items()
+        }
+        self.ck_bodies = {op.regions[0] for op in self.checkpointed}
 
     def _new_rev(self, primal: Block, block: Block, parent: Optional[_Rev], loc) -> _Rev:
         body = Builder(block, loc)
@@ -260,7 +268,10 @@ class GradientTransform:
         for op in src.ops:
             if op.name == "return":
                 continue
-            self._clone_op(op, b)
+            if op in self.checkpointed and self._needs_reverse(op):
+                self.checkpointed[op].forward(b)
+            else:
+                self._clone_op(op, b)
 
     def _clone_op(self, op: Op, b: Builder) -> Op:
         regions = []
@@ -366,6 +377,8 @@ class GradientTransform:
             return m.avail[v]
         if v.is_block_arg and v.index == 0 and block.parent_op.name == "for":
             val = m.block.args[0]
+        elif block in self.ck_bodies:
+            val = self.fwd[v]  # re-run in this reversed iteration (checkpoint.py)
         elif v.is_block_arg:
             val = self._avail_clone(m, self.fwd[v], block)
         elif (kept := self._kept_in_memory(v)) is not None:
@@ -420,7 +433,7 @@ class GradientTransform:
 
     def _avail_clone(self, m: _Rev, cv: Value, block: Block) -> Value:
         """A forward-sweep value living in the clone of ``block``, brought to ``block``'s mirror."""
-        if block is self.fn.body:
+        if block is self.fn.body or block in self.ck_bodies:
             return cv
         if cv in m.avail:
             return m.avail[cv]
@@ -494,7 +507,7 @@ class GradientTransform:
         """
         loops = []
         b: Block = block
-        while b is not self.fn.body:
+        while b is not self.fn.body and b not in self.ck_bodies:
             loops.append(b.parent_op)
             b = b.parent_op.parent
         loops.reverse()  # outermost first
@@ -552,7 +565,9 @@ class GradientTransform:
         trips: list[Value] = []
         for loop in loops:
             step = build.const_value(loop.operands[2]) if loop.name == "for" else None
-            known = step is not None and all(_defining_block(v) is self.fn.body for v in loop.operands[:2])
+            known = step is not None and all(
+                _defining_block(v) is self.fn.body or _defining_block(v) in self.ck_bodies for v in loop.operands[:2]
+            )
             if not known:
                 return trips if partial else None
             lb, ub = self.fwd[loop.operands[0]], self.fwd[loop.operands[1]]
@@ -684,7 +699,14 @@ class GradientTransform:
         return build.const(b, 0.0, t)
 
     def _carried_adjoint_loop(
-        self, rev: _Rev, op: Op, body: Block, rbody: Block, slots: list[int], yields: list[Value]
+        self,
+        rev: _Rev,
+        op: Op,
+        body: Block,
+        rbody: Block,
+        slots: list[int],
+        yields: list[Value],
+        ck: Optional[CheckpointedLoop] = None,
     ):
         """Shared by for/while: process a reversed body whose carried slots are ``slots``.
 
@@ -695,16 +717,27 @@ class GradientTransform:
         slot_args = [rbody.add_arg(body.args[k].type, adjoint_hint(body.args[k])) for k in slots]
         outer_args = [rbody.add_arg(v.type, adjoint_hint(v)) for v in outer]
         inner = self._new_rev(body, rbody, rev, op.loc)
+        extra = []
+        if ck is not None:  # the snapshot stack depth rides along with the adjoints
+            extra = [ck.reverse_prologue(inner, rbody.add_arg(I64, "ck_depth"))]
         inner.adj = dict(zip(outer, outer_args))
         for k, a in zip(slots, slot_args):
             self._accumulate(inner, yields[k], a)
         self._reverse_ops(inner, body.ops[:-1])
         new_slots = [inner.adj.get(body.args[k]) or self._zero(inner.body, body.args[k].type) for k in slots]
-        inner.body.create("yield", new_slots + [inner.adj[v] for v in outer], [])
+        inner.body.create("yield", new_slots + [inner.adj[v] for v in outer] + extra, [])
         return outer, slot_args, outer_args
 
     def _reverse_loop(
-        self, rev: _Rev, op: Op, body: Block, yields: list[Value], inits: list[Value], first: int, bounds
+        self,
+        rev: _Rev,
+        op: Op,
+        body: Block,
+        yields: list[Value],
+        inits: list[Value],
+        first: int,
+        bounds,
+        ck: Optional[CheckpointedLoop] = None,
     ) -> None:
         # A slot needs an adjoint when its result does (the last iteration's yield
         # receives it) or its block argument does (earlier iterations' yields).
@@ -715,15 +748,18 @@ class GradientTransform:
         ]
         rbody = Block([I64], [body.args[0].name_hint if first else "_"])
         outer, slot_args, outer_args = self._carried_adjoint_loop(
-            rev, op, body, rbody, [first + k for k in slots], yields_by_arg(body, first, yields)
+            rev, op, body, rbody, [first + k for k in slots], yields_by_arg(body, first, yields), ck
         )
         init_vals = [rev.adj.get(op.results[k]) or self._zero(rev.body, op.results[k].type) for k in slots]
         init_vals += [rev.adj.get(v) or self._zero(rev.body, v.type) for v in outer]
         lb, ub, step = bounds
         hints = [a.name_hint for a in slot_args + outer_args]
-        rfor = rev.body.create(
-            "for", [lb, ub, step, *init_vals], [a.type for a in slot_args + outer_args], regions=[rbody], hints=hints
-        )
+        types = [a.type for a in slot_args + outer_args]
+        if ck is not None:
+            init_vals.append(ck.depth_out)
+            types.append(I64)
+            hints.append("ck_depth")
+        rfor = rev.body.create("for", [lb, ub, step, *init_vals], types, regions=[rbody], hints=hints)
         finals = _prune_passthrough(rfor)
         # Outer adjoints first: the loop's results replace them. Then the carried
         # slots' adjoints flow into the inits, which may be those same outer values.
@@ -759,7 +795,12 @@ class GradientTransform:
             first = build.add(b, lb, build.mul(b, build.sub(b, trip, build.const(b, 1, I64)), step))
             bounds = (first, build.sub(b, lb, step), build.neg(b, step))
         body = op.regions[0]
-        self._reverse_loop(rev, op, body, list(body.terminator.operands), list(op.operands[3:]), 1, bounds)
+        ck = self.checkpointed.get(op)
+        if ck is not None:
+            ck.enter_reverse(rev)
+        self._reverse_loop(rev, op, body, list(body.terminator.operands), list(op.operands[3:]), 1, bounds, ck)
+        if ck is not None:
+            ck.leave_reverse()
 
     def _reverse_while(self, rev: _Rev, op: Op) -> None:
         count_clone = self.while_counts[self.fwd_op[op]]
