@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cbuild import build, compile_c, have_gcc
+from cbuild import INPUT_FLAGS, build, compile_c, have_gcc
 from cprimal import CSignature
 from fd import ParamSpec, check_gradient
 from golden_cases import GOLDEN, load_cases
@@ -67,6 +67,7 @@ PY_CASES = [
     "void_output_array",
     "callee_writes_array",
     "int_index_array",
+    "checkpoint_binomial",
 ]
 
 # The case.json dtype of an array for each C pointee type.
@@ -143,7 +144,7 @@ def _params(cases: list[CCase], front_end: bool = True) -> list:
 def primal(name: str):
     """The case's function compiled from input.c by gcc, called through ctypes."""
     case = BY_NAME[name]
-    return case.signature.primal(build(case.source))
+    return case.signature.primal(build(case.source, INPUT_FLAGS))
 
 
 # ------------------------------------------------------------- the cases themselves (run now)
@@ -161,7 +162,7 @@ def test_c_primal_golden_cases_load():
 
 @pytest.mark.parametrize("case", _params(CASES, front_end=False))
 def test_c_input_compiles(case):
-    compile_c(case.source)  # gcc -std=c99 -Wall -Wextra -Werror: any warning fails
+    compile_c(case.source, INPUT_FLAGS)  # gcc -std=c99 -Wall -Wextra -Werror: any warning fails
 
 
 @pytest.mark.parametrize("case", _params(CASES, front_end=False))

@@ -260,12 +260,12 @@ class CheckpointedLoop:
                                      build.const(b, 1, I64), hint="ck_slots")
         else:
             self.nslots = build.const(b, self.schedule.n, I64)
-        self.pos = b.op1("alloc", [self.nslots], ArrayType(I64, 1), "ck_iter", fill="empty", elem="i64")
+        self.pos = b.op1("alloc", [self.nslots], ArrayType(I64, 1), "ck_iter", fill="zeros", elem="i64")
         for c in self.carried:
             t = I64 if c.type == BOOL else c.type
             one_more = build.add(b, self.nslots, build.const(b, 1, I64))
             name = f"snap_{c.name_hint or 'state'}"
-            self.scalar_snaps.append(b.op1("alloc", [one_more], ArrayType(t, 1), name, fill="empty", elem=str(t)))
+            self.scalar_snaps.append(b.op1("alloc", [one_more], ArrayType(t, 1), name, fill="zeros", elem=str(t)))
         for r in self.state_roots:
             dims = [b.op1("dim", [fwd[r]], I64, axis=ax) for ax in range(r.type.rank)]
             size = dims[0]

@@ -15,6 +15,7 @@ from typing import Optional
 from ..ssa.ir import Function, Module, Op
 from .activity import analyze_activity
 from .checkpoint import Schedule
+from .report import MemoryReport
 from .effects import array_root, snapshot_args
 from .reverse import GradientTransform, GradSignature
 
@@ -78,7 +79,12 @@ def _inside_loop(op: Op) -> bool:
 
 
 def differentiate(
-    module: Module, func: str, wrt: set[int], may_alias: bool = False, checkpoint: Optional[Schedule] = None
+    module: Module,
+    func: str,
+    wrt: set[int],
+    may_alias: bool = False,
+    checkpoint: Optional[Schedule] = None,
+    reports: Optional[list[MemoryReport]] = None,
 ) -> Module:
     """The output module for ``grad_<func>`` with respect to the parameters at ``wrt``."""
     root = module.functions[func]
@@ -97,11 +103,14 @@ def differentiate(
         raise DiagnosticError(problems, module.source_lines)
 
     signatures = {name: GradSignature.of(module, module.functions[name], w) for name, w in wrts.items() if name != func}
-    grads = {
-        fn.name: GradientTransform(module, fn, wrts[fn.name], signatures, may_alias, checkpoint).run()
+    transforms = [
+        GradientTransform(module, fn, wrts[fn.name], signatures, may_alias, checkpoint)
         for fn in order
         if fn.name in wrts
-    }
+    ]
+    grads = {t.fn.name: t.run() for t in transforms}
+    if reports is not None:  # what each gradient caches (s2sad grad --report)
+        reports += [t.memory for t in transforms]
     out = Module(source_file=module.source_file, source_lines=module.source_lines)
     for fn in reversed(order):  # callees first: C needs definitions before use
         if _called_from(fn.name, grads.values(), module):

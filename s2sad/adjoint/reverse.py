@@ -45,6 +45,7 @@ from ..ssa.ops import PURE
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from .activity import Activity, analyze_activity
 from .checkpoint import CheckpointedLoop, Schedule, plan
+from .report import CheckpointEntry, MemoryReport, TapeEntry
 from .effects import array_root, snapshot_args, written_params, written_roots
 from .rules import MissingRule, adjoint_contributions
 
@@ -211,6 +212,7 @@ class GradientTransform:
             op: CheckpointedLoop(self, op, s) for op, s in plan(module, fn, checkpoint).items()
         }
         self.ck_bodies = {op.regions[0] for op in self.checkpointed}
+        self.memory = MemoryReport(grad_name(fn.name), fn.name)
 
     def _new_rev(self, primal: Block, block: Block, parent: Optional[_Rev], loc) -> _Rev:
         body = Builder(block, loc)
@@ -269,7 +271,11 @@ class GradientTransform:
             if op.name == "return":
                 continue
             if op in self.checkpointed and self._needs_reverse(op):
-                self.checkpointed[op].forward(b)
+                ck = self.checkpointed[op]
+                ck.forward(b)
+                self.memory.checkpoints.append(
+                    CheckpointEntry(op.loc.line, str(ck.schedule), ck.slots_text, ck.snapshot_bytes_per_slot())
+                )
             else:
                 self._clone_op(op, b)
 
@@ -522,11 +528,20 @@ class GradientTransform:
         pb = Builder(clone_block, outer.loc)
         pb.index = 0 if cv.is_block_arg else clone_block.ops.index(cv.defining_op) + 1
         trips = self._trip_counts(at, loops) if all(op.name == "for" for op in loops) else None
+        top = loops[0]
+        while top.parent is not self.fn.body:
+            top = top.parent.parent_op
+        entry = TapeEntry(
+            hint, what, elem, [op.loc.line for op in loops if op.name != "if"], top.loc.line, outer,
+            top.loc.line if top in self.checkpointed else None,
+        )
+        self.memory.tapes.append(entry)
         if trips is not None:
             capacity = trips[0]
             for t in trips[1:]:
                 capacity = build.mul(at, capacity, t)
             cache = at.op1("alloc", [capacity], ArrayType(elem, 1), hint, fill="empty", elem=str(elem))
+            entry.op = cache.defining_op
             fwd_ivs = [self.fwd_block[op.regions[0]].args[0] for op in loops]
             rev_ivs = [m.mirror_of(op.regions[0]).block.args[0] for op in loops]
             for iv in fwd_ivs + rev_ivs:
@@ -540,6 +555,7 @@ class GradientTransform:
         for t in trips[1:]:
             capacity = build.mul(at, capacity, t)
         tape = at.op1("tape.new", [capacity], ArrayType(elem, 1), hint, elem=str(elem), grow=True)
+        entry.op = tape.defining_op
         pb.create("tape.push", [tape, cv], [])
         return m.prologue.op1("tape.pop", [tape], elem, what)
 
