@@ -256,7 +256,8 @@ class CheckpointedLoop:
         """The primal loop, storing snapshots, at the top level of the forward sweep."""
         gt, loop = self.gt, self.loop
         fwd = gt.fwd
-        b.create("comment", [], [], {"text": f"{self.schedule} checkpointing of the loop at line {loop.loc.line}"})
+        where = f" at line {loop.loc.line}" if loop.loc else ""
+        b.create("comment", [], [], {"text": f"{self.schedule} checkpointing of the loop{where}"})
         self.trips = gt._trip_counts(b, [loop])[0]
         self.last = build.sub(b, self.trips, build.const(b, 1, I64), "ck_last")
         if self.schedule.kind == "recompute":

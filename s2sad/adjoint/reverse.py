@@ -274,7 +274,7 @@ class GradientTransform:
                 ck = self.checkpointed[op]
                 ck.forward(b)
                 self.memory.checkpoints.append(
-                    CheckpointEntry(op.loc.line, str(ck.schedule), ck.slots_text, ck.snapshot_bytes_per_slot())
+                    CheckpointEntry(_line(op), str(ck.schedule), ck.slots_text, ck.snapshot_bytes_per_slot())
                 )
             else:
                 self._clone_op(op, b)
@@ -532,8 +532,8 @@ class GradientTransform:
         while top.parent is not self.fn.body:
             top = top.parent.parent_op
         entry = TapeEntry(
-            hint, what, elem, [op.loc.line for op in loops if op.name != "if"], top.loc.line, outer,
-            top.loc.line if top in self.checkpointed else None,
+            hint, what, elem, [_line(op) for op in loops if op.name != "if"], _line(top), outer,
+            _line(top) if top in self.checkpointed else None,
         )
         self.memory.tapes.append(entry)
         if trips is not None:
@@ -898,6 +898,10 @@ def _describe(v: Value) -> str:
     if op.name == "load" and op.operands[0].name_hint:
         return f"{op.operands[0].name_hint}_elem"
     return ""
+
+
+def _line(op: Op) -> int:
+    return op.loc.line if op.loc else 0
 
 
 def _element_hint(shadow: Value, index: list[Value]) -> str:
