@@ -212,6 +212,11 @@ BAD = {
         "        x[i] = x[i] * x[i]\n",
         "its step is not a constant",
     ),
+    "stray": (
+        "def f(x, n: int):\n    # s2sad: checkpoint binomial(2)\n\n    for i in range(n):\n"
+        "        x[i] = x[i] * x[i]\n",
+        "not on the line right above a loop",
+    ),
     "malformed": (
         "def f(x, n: int):\n    # s2sad: checkpoint binomial(snapshots=0)\n    for i in range(n):\n"
         "        x[i] = x[i] * x[i]\n",

@@ -68,6 +68,7 @@ PY_CASES = [
     "callee_writes_array",
     "int_index_array",
     "checkpoint_binomial",
+    "checkpoint_call_view",
 ]
 
 # The case.json dtype of an array for each C pointee type.

@@ -43,6 +43,7 @@ from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLoc, Value
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from .effects import array_root
+from .report import elem_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .reverse import GradientTransform, _Rev
@@ -123,6 +124,7 @@ def plan(module: Module, fn: Function, default: Optional[Schedule]) -> dict[Op, 
 
 
 def _plan(module: Module, fn: Function, default: Optional[Schedule]) -> dict[Op, Schedule]:
+    _check_placement(module, fn)
     chosen: dict[Op, Schedule] = {}
     for op in fn.walk():
         if op.name not in ("for", "while"):
@@ -139,6 +141,26 @@ def _plan(module: Module, fn: Function, default: Optional[Schedule]) -> dict[Op,
         _check_applies(fn, op, schedule, where)
         chosen[op] = schedule
     return chosen
+
+
+def _check_placement(module: Module, fn: Function) -> None:
+    """An annotation in ``fn`` must sit on the line right above a loop: one anywhere else would
+    be silently ignored."""
+    lines = [op.loc.line for op in fn.walk() if op.loc is not None and op.loc.file == (fn.loc.file if fn.loc else "")]
+    if fn.loc is None or not lines:
+        return
+    for k in range(fn.loc.line, min(max(lines), len(module.source_lines))):
+        text = module.source_lines[k - 1]
+        if not (_PY_ANNOTATION.match(text) or _C_ANNOTATION.match(text)):
+            continue
+        below = module.source_lines[k].lstrip() if k < len(module.source_lines) else ""
+        if not re.match(r"(for|while|do)\b", below):
+            col = len(text) - len(text.lstrip()) + 1
+            raise error(
+                "this checkpoint annotation is not on the line right above a loop, so it would apply to nothing",
+                SourceLoc(fn.loc.file, k, col, k, len(text.rstrip()) + 1),
+                hint="put it directly above the `for` line of the loop to checkpoint",
+            )
 
 
 def _check_applies(fn: Function, op: Op, schedule: Schedule, where: Optional[SourceLoc]) -> None:
@@ -187,10 +209,6 @@ def clone_ops(ops: list[Op], b: Builder, vmap: dict[Value, Value], outer: Callab
             clone_ops(r.ops, Builder(nb, op.loc), vmap, outer)
 
 
-def _elem_bytes(t: Type) -> int:
-    return 4 if str(t) in ("f32", "i32") else 1 if t == BOOL else 8
-
-
 @dataclass
 class _Array:
     """A state array: the primal root, its snapshot buffer, work copy and element count."""
@@ -237,9 +255,11 @@ class CheckpointedLoop:
     # ----------------------------------------------------------- bookkeeping
     def snapshot_bytes_per_slot(self) -> str:
         """A readable size of one snapshot: the scalars' bytes plus each array's element count."""
-        parts = [f"{sum(_elem_bytes(c.type) for c in self.carried)} B"] if self.carried else []
+        scalars = sum(elem_bytes(I64 if c.type == BOOL else c.type) for c in self.carried)  # flags as ints
+        parts = [f"{scalars} B"] if self.carried else []
         for a in self.state_roots:
-            parts.append(f"{_elem_bytes(a.type.elem)} B x len({a.name_hint})")
+            count = f"len({a.name_hint})" if a.type.rank == 1 else f"{a.name_hint}.size"
+            parts.append(f"{elem_bytes(a.type.elem)} B x {count}")
         return " + ".join(parts) or "0 B"
 
     @property

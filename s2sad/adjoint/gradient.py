@@ -14,7 +14,7 @@ from typing import Optional
 
 from ..ssa.ir import Function, Module, Op
 from .activity import analyze_activity
-from .checkpoint import Schedule
+from .checkpoint import Schedule, plan
 from .report import MemoryReport
 from .effects import array_root, snapshot_args
 from .reverse import GradientTransform, GradSignature
@@ -49,15 +49,17 @@ def _active_call_args(module: Module, fn: Function, wrt: set[int]) -> dict[str, 
     return found
 
 
-def _check_call(module: Module, caller: Function, op: Op, problems: list[Diagnostic]) -> None:
+def _check_call(module: Module, caller: Function, op: Op, problems: list[Diagnostic], rerun: set) -> None:
     """Calls are reversed by re-running the callee's gradient on its arguments as they were.
 
     Arrays that change after the call are copied just before it (see
     ``snapshot_args``); one copy per call is supported, not one per loop iteration.
+    The body of a checkpointed loop (``rerun``) is re-run one iteration at a time in the
+    reverse sweep, so a call there gets its copy per reversed iteration.
     """
     callee = module.functions[op.attrs["callee"]]
     changing = snapshot_args(module, caller, op)
-    if changing and _inside_loop(op):
+    if changing and _inside_loop(op, rerun):
         names = ", ".join(f"'{array_root(op.operands[i]).name_hint}'" for i in changing)
         problems.append(
             Diagnostic(
@@ -69,9 +71,11 @@ def _check_call(module: Module, caller: Function, op: Op, problems: list[Diagnos
         )
 
 
-def _inside_loop(op: Op) -> bool:
+def _inside_loop(op: Op, rerun: set) -> bool:
     block = op.parent
     while block is not None and block.parent_op is not None:
+        if block in rerun:
+            return False
         if block.parent_op.name in ("for", "while"):
             return True
         block = block.parent_op.parent
@@ -96,9 +100,10 @@ def differentiate(
             continue
         for callee, active in _active_call_args(module, fn, wrts[fn.name]).items():
             wrts.setdefault(callee, set()).update(active)
+        rerun = {loop.regions[0] for loop in plan(module, fn, checkpoint)}
         for op in fn.walk():
             if op.name == "call" and op.attrs["callee"] in wrts:
-                _check_call(module, fn, op, problems)
+                _check_call(module, fn, op, problems, rerun)
     if problems:
         raise DiagnosticError(problems, module.source_lines)
 
