@@ -24,11 +24,11 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
         if t == ck_next:
             ck_iter[ck_depth] = t
             t3 = ck_depth * t1
-            for j in range(t1):
-                snap_work[t3 + j] = work[j]
+            for ck_e in range(t1):
+                snap_work[t3 + ck_e] = work[ck_e]
             t4 = ck_depth * t2
-            for j in range(t2):
-                snap_u[t4 + j] = u[j]
+            for ck_e in range(t2):
+                snap_u[t4 + ck_e] = u[ck_e]
             ck_free = 3 - (ck_depth + 1)
             ck_steps = t0 - t
             ck_snaps = ck_free + 1
@@ -48,10 +48,10 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
             ck_next = t + ck_split if t + ck_split < ck_last else t0
             ck_depth += 1
         if t == ck_last:
-            for j in range(t1):
-                work_ck[j] = work[j]
-            for j in range(t2):
-                u_ck[j] = u[j]
+            for ck_e in range(t1):
+                work_ck[ck_e] = work[ck_e]
+            for ck_e in range(t2):
+                u_ck[ck_e] = u[ck_e]
         for i in range(1, n - 1):
             work[i] = u[i] + c * (u[i - 1] - 2.0 * u[i] + u[i + 1]) - 0.1 * u[i] ** 3.0
         for i in range(1, n - 1):
@@ -79,11 +79,11 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
         ck_slot = ck_depth - 1
         if t < ck_last:
             t8 = ck_slot * t1
-            for j in range(t1):
-                work_ck[j] = snap_work[t8 + j]
+            for ck_e in range(t1):
+                work_ck[ck_e] = snap_work[t8 + ck_e]
             t9 = ck_slot * t2
-            for j in range(t2):
-                u_ck[j] = snap_u[t9 + j]
+            for ck_e in range(t2):
+                u_ck[ck_e] = snap_u[t9 + ck_e]
         ck_from = ck_iter[ck_slot] if t < ck_last else t
         ck_at = ck_from
         while ck_at < t:
@@ -117,11 +117,11 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
             if ck_mid < t:
                 ck_iter[ck_depth] = ck_mid
                 t11 = ck_depth * t1
-                for j in range(t1):
-                    snap_work[t11 + j] = work_ck[j]
+                for ck_e in range(t1):
+                    snap_work[t11 + ck_e] = work_ck[ck_e]
                 t12 = ck_depth * t2
-                for j in range(t2):
-                    snap_u[t12 + j] = u_ck[j]
+                for ck_e in range(t2):
+                    snap_u[t12 + ck_e] = u_ck[ck_e]
                 ck_depth += 1
             ck_at = ck_mid
         # this iteration again, keeping what its adjoint reads

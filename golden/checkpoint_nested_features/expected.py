@@ -30,12 +30,12 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
             ck_iter[ck_depth] = t
             snap_s[ck_depth] = s
             t5 = ck_depth * t1
-            for j in range(t1):
-                snap_x[t5 + j] = x[j]
+            for ck_e in range(t1):
+                snap_x[t5 + ck_e] = x[ck_e]
             t6 = ck_depth * t4
-            for j in range(t2):
-                for j2 in range(t3):
-                    snap_A[t6 + (j * t3 + j2)] = A[j, j2]
+            for ck_e in range(t2):
+                for ck_e2 in range(t3):
+                    snap_A[t6 + (ck_e * t3 + ck_e2)] = A[ck_e, ck_e2]
             ck_free = 2 - (ck_depth + 1)
             ck_steps = t0 - t
             ck_snaps = ck_free + 1
@@ -56,11 +56,11 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
             ck_depth += 1
         if t == ck_last:
             snap_s[2] = s
-            for j in range(t1):
-                x_ck[j] = x[j]
-            for j in range(t2):
-                for j2 in range(t3):
-                    A_ck[j, j2] = A[j, j2]
+            for ck_e in range(t1):
+                x_ck[ck_e] = x[ck_e]
+            for ck_e in range(t2):
+                for ck_e2 in range(t3):
+                    A_ck[ck_e, ck_e2] = A[ck_e, ck_e2]
         j = 0
         while j < n:
             j2 = j + 1
@@ -100,12 +100,12 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
         ck_slot = ck_depth - 1
         if t < ck_last:
             t9 = ck_slot * t1
-            for j in range(t1):
-                x_ck[j] = snap_x[t9 + j]
+            for ck_e in range(t1):
+                x_ck[ck_e] = snap_x[t9 + ck_e]
             t10 = ck_slot * t4
-            for j in range(t2):
-                for j2 in range(t3):
-                    A_ck[j, j2] = snap_A[t10 + (j * t3 + j2)]
+            for ck_e in range(t2):
+                for ck_e2 in range(t3):
+                    A_ck[ck_e, ck_e2] = snap_A[t10 + (ck_e * t3 + ck_e2)]
         s = snap_s[ck_slot if t < ck_last else 2]
         ck_from = ck_iter[ck_slot] if t < ck_last else t
         ck_at = ck_from
@@ -150,12 +150,12 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
                 ck_iter[ck_depth] = ck_mid
                 snap_s[ck_depth] = s
                 t12 = ck_depth * t1
-                for j in range(t1):
-                    snap_x[t12 + j] = x_ck[j]
+                for ck_e in range(t1):
+                    snap_x[t12 + ck_e] = x_ck[ck_e]
                 t13 = ck_depth * t4
-                for j in range(t2):
-                    for j2 in range(t3):
-                        snap_A[t13 + (j * t3 + j2)] = A_ck[j, j2]
+                for ck_e in range(t2):
+                    for ck_e2 in range(t3):
+                        snap_A[t13 + (ck_e * t3 + ck_e2)] = A_ck[ck_e, ck_e2]
                 ck_depth += 1
             ck_at = ck_mid
         # this iteration again, keeping what its adjoint reads

@@ -23,13 +23,13 @@ def grad_f(x, d_x, y, d_y, n, steps, d_return=1.0):
         if t2 == ck_next:
             ck_iter[ck_depth] = t2
             t3 = ck_depth * t1
-            for j in range(t1):
-                snap_y[t3 + j] = y[j]
+            for ck_e in range(t1):
+                snap_y[t3 + ck_e] = y[ck_e]
             ck_next = t2 + 2 if t2 + 2 < ck_last else t0
             ck_depth += 1
         if t2 == ck_last:
-            for j in range(t1):
-                y_ck[j] = y[j]
+            for ck_e in range(t1):
+                y_ck[ck_e] = y[ck_e]
         for i in range(1, n):
             y[i] = y[i - 1] * 0.5 + x[i] * y[i] * float(t)
 
@@ -43,8 +43,8 @@ def grad_f(x, d_x, y, d_y, n, steps, d_return=1.0):
         ck_slot = ck_depth - 1
         if steps - t < ck_last:
             t4 = ck_slot * t1
-            for j in range(t1):
-                y_ck[j] = snap_y[t4 + j]
+            for ck_e in range(t1):
+                y_ck[ck_e] = snap_y[t4 + ck_e]
         ck_from = ck_iter[ck_slot] if steps - t < ck_last else steps - t
         for t5 in range(steps - ck_from, steps - (steps - t), -1):
             for i in range(1, n):

@@ -26,14 +26,14 @@ def grad_f(x, d_x, n, steps, d_return=1.0):
             ck_iter[ck_depth] = t
             snap_s[ck_depth] = s
             t2 = ck_depth * t1
-            for j in range(t1):
-                snap_x[t2 + j] = x[j]
+            for ck_e in range(t1):
+                snap_x[t2 + ck_e] = x[ck_e]
             ck_next = t0
             ck_depth += 1
         if t == ck_last:
             snap_s[1] = s
-            for j in range(t1):
-                x_ck[j] = x[j]
+            for ck_e in range(t1):
+                x_ck[ck_e] = x[ck_e]
         for i in range(n):
             x[i] = math.sin(x[i]) * s + 0.5 * x[i]
         s = s * 0.9 + x[t % n] ** 2.0
@@ -48,8 +48,8 @@ def grad_f(x, d_x, n, steps, d_return=1.0):
         ck_slot = ck_depth - 1
         if t < ck_last:
             t3 = ck_slot * t1
-            for j in range(t1):
-                x_ck[j] = snap_x[t3 + j]
+            for ck_e in range(t1):
+                x_ck[ck_e] = snap_x[t3 + ck_e]
         s = snap_s[ck_slot if t < ck_last else 1]
         ck_from = ck_iter[ck_slot] if t < ck_last else t
         for t4 in range(ck_from, t):

@@ -510,7 +510,7 @@ def _copy_array(b: Builder, src: Value, dst: Value, dims: list[Value], offset: O
     ivs: list[Value] = []
     builder = b
     for d in dims:
-        body = Block([I64], ["j"])
+        body = Block([I64], ["ck_e"])  # not a name users pick: C declares loop indices per scope
         builder.create("for", [build.const(builder, 0, I64), d, build.const(builder, 1, I64)], [], regions=[body])
         ivs.append(body.args[0])
         builder = Builder(body, b.loc)

@@ -35,12 +35,12 @@ void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int 
         if (t == ck_next) {
             ck_iter[ck_depth] = t;
             long t3 = ck_depth * t1;
-            for (long j = 0; j < t1; j++) {
-                snap_work[t3 + j] = work[j];
+            for (long ck_e = 0; ck_e < t1; ck_e++) {
+                snap_work[t3 + ck_e] = work[ck_e];
             }
             long t4 = ck_depth * n;
-            for (long j = 0; j < n; j++) {
-                snap_u[t4 + j] = u[j];
+            for (long ck_e = 0; ck_e < n; ck_e++) {
+                snap_u[t4 + ck_e] = u[ck_e];
             }
             long ck_free = 3 - (ck_depth + 1);
             long ck_steps = steps - t;
@@ -63,11 +63,11 @@ void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int 
             ck_depth++;
         }
         if (t == ck_last) {
-            for (long j = 0; j < t1; j++) {
-                work_ck[j] = work[j];
+            for (long ck_e = 0; ck_e < t1; ck_e++) {
+                work_ck[ck_e] = work[ck_e];
             }
-            for (long j = 0; j < n; j++) {
-                u_ck[j] = u[j];
+            for (long ck_e = 0; ck_e < n; ck_e++) {
+                u_ck[ck_e] = u[ck_e];
             }
         }
         for (long i = 1; i < n - 1; i++) {
@@ -102,12 +102,12 @@ void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int 
         long ck_slot = ck_depth - 1;
         if (t < ck_last) {
             long t8 = ck_slot * t1;
-            for (long j = 0; j < t1; j++) {
-                work_ck[j] = snap_work[t8 + j];
+            for (long ck_e = 0; ck_e < t1; ck_e++) {
+                work_ck[ck_e] = snap_work[t8 + ck_e];
             }
             long t9 = ck_slot * n;
-            for (long j = 0; j < n; j++) {
-                u_ck[j] = snap_u[t9 + j];
+            for (long ck_e = 0; ck_e < n; ck_e++) {
+                u_ck[ck_e] = snap_u[t9 + ck_e];
             }
         }
         long ck_from = t < ck_last ? ck_iter[ck_slot] : t;
@@ -149,12 +149,12 @@ void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int 
             if (ck_mid < t) {
                 ck_iter[ck_depth] = ck_mid;
                 long t11 = ck_depth * t1;
-                for (long j = 0; j < t1; j++) {
-                    snap_work[t11 + j] = work_ck[j];
+                for (long ck_e = 0; ck_e < t1; ck_e++) {
+                    snap_work[t11 + ck_e] = work_ck[ck_e];
                 }
                 long t12 = ck_depth * n;
-                for (long j = 0; j < n; j++) {
-                    snap_u[t12 + j] = u_ck[j];
+                for (long ck_e = 0; ck_e < n; ck_e++) {
+                    snap_u[t12 + ck_e] = u_ck[ck_e];
                 }
                 ck_depth++;
             }

@@ -64,12 +64,12 @@ void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, 
         if (t == ck_next) {
             ck_iter[ck_depth] = t;
             long t3 = ck_depth * t1;
-            for (long j = 0; j < t1; j++) {
-                snap_w[t3 + j] = w[j];
+            for (long ck_e = 0; ck_e < t1; ck_e++) {
+                snap_w[t3 + ck_e] = w[ck_e];
             }
             long t4 = ck_depth * n;
-            for (long j = 0; j < n; j++) {
-                snap_u[t4 + j] = u[j];
+            for (long ck_e = 0; ck_e < n; ck_e++) {
+                snap_u[t4 + ck_e] = u[ck_e];
             }
             long ck_free = 2 - (ck_depth + 1);
             long ck_steps = steps - t;
@@ -92,11 +92,11 @@ void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, 
             ck_depth++;
         }
         if (t == ck_last) {
-            for (long j = 0; j < t1; j++) {
-                w_ck[j] = w[j];
+            for (long ck_e = 0; ck_e < t1; ck_e++) {
+                w_ck[ck_e] = w[ck_e];
             }
-            for (long j = 0; j < n; j++) {
-                u_ck[j] = u[j];
+            for (long ck_e = 0; ck_e < n; ck_e++) {
+                u_ck[ck_e] = u[ck_e];
             }
         }
         step(w, u, n - 2, c);
@@ -116,12 +116,12 @@ void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, 
         long ck_slot = ck_depth - 1;
         if (t < ck_last) {
             long t5 = ck_slot * t1;
-            for (long j = 0; j < t1; j++) {
-                w_ck[j] = snap_w[t5 + j];
+            for (long ck_e = 0; ck_e < t1; ck_e++) {
+                w_ck[ck_e] = snap_w[t5 + ck_e];
             }
             long t6 = ck_slot * n;
-            for (long j = 0; j < n; j++) {
-                u_ck[j] = snap_u[t6 + j];
+            for (long ck_e = 0; ck_e < n; ck_e++) {
+                u_ck[ck_e] = snap_u[t6 + ck_e];
             }
         }
         long ck_from = t < ck_last ? ck_iter[ck_slot] : t;
@@ -154,12 +154,12 @@ void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, 
             if (ck_mid < t) {
                 ck_iter[ck_depth] = ck_mid;
                 long t7 = ck_depth * t1;
-                for (long j = 0; j < t1; j++) {
-                    snap_w[t7 + j] = w_ck[j];
+                for (long ck_e = 0; ck_e < t1; ck_e++) {
+                    snap_w[t7 + ck_e] = w_ck[ck_e];
                 }
                 long t8 = ck_depth * n;
-                for (long j = 0; j < n; j++) {
-                    snap_u[t8 + j] = u_ck[j];
+                for (long ck_e = 0; ck_e < n; ck_e++) {
+                    snap_u[t8 + ck_e] = u_ck[ck_e];
                 }
                 ck_depth++;
             }

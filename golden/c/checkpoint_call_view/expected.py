@@ -47,11 +47,11 @@ def grad_run(u, d_u, w, d_w, n, steps, c, d_return=1.0):
         if t == ck_next:
             ck_iter[ck_depth] = t
             t3 = ck_depth * t1
-            for j in range(t1):
-                snap_w[t3 + j] = w[j]
+            for ck_e in range(t1):
+                snap_w[t3 + ck_e] = w[ck_e]
             t4 = ck_depth * t2
-            for j in range(t2):
-                snap_u[t4 + j] = u[j]
+            for ck_e in range(t2):
+                snap_u[t4 + ck_e] = u[ck_e]
             ck_free = 2 - (ck_depth + 1)
             ck_steps = t0 - t
             ck_snaps = ck_free + 1
@@ -71,10 +71,10 @@ def grad_run(u, d_u, w, d_w, n, steps, c, d_return=1.0):
             ck_next = t + ck_split if t + ck_split < ck_last else t0
             ck_depth += 1
         if t == ck_last:
-            for j in range(t1):
-                w_ck[j] = w[j]
-            for j in range(t2):
-                u_ck[j] = u[j]
+            for ck_e in range(t1):
+                w_ck[ck_e] = w[ck_e]
+            for ck_e in range(t2):
+                u_ck[ck_e] = u[ck_e]
         step(w, u, n - 2, c)
         for i in range(n - 2):
             u[1 + i] = w[i]
@@ -90,11 +90,11 @@ def grad_run(u, d_u, w, d_w, n, steps, c, d_return=1.0):
         ck_slot = ck_depth - 1
         if t < ck_last:
             t5 = ck_slot * t1
-            for j in range(t1):
-                w_ck[j] = snap_w[t5 + j]
+            for ck_e in range(t1):
+                w_ck[ck_e] = snap_w[t5 + ck_e]
             t6 = ck_slot * t2
-            for j in range(t2):
-                u_ck[j] = snap_u[t6 + j]
+            for ck_e in range(t2):
+                u_ck[ck_e] = snap_u[t6 + ck_e]
         ck_from = ck_iter[ck_slot] if t < ck_last else t
         ck_at = ck_from
         while ck_at < t:
@@ -122,11 +122,11 @@ def grad_run(u, d_u, w, d_w, n, steps, c, d_return=1.0):
             if ck_mid < t:
                 ck_iter[ck_depth] = ck_mid
                 t7 = ck_depth * t1
-                for j in range(t1):
-                    snap_w[t7 + j] = w_ck[j]
+                for ck_e in range(t1):
+                    snap_w[t7 + ck_e] = w_ck[ck_e]
                 t8 = ck_depth * t2
-                for j in range(t2):
-                    snap_u[t8 + j] = u_ck[j]
+                for ck_e in range(t2):
+                    snap_u[t8 + ck_e] = u_ck[ck_e]
                 ck_depth += 1
             ck_at = ck_mid
         # this iteration again, keeping what its adjoint reads

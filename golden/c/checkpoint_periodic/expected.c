@@ -27,15 +27,15 @@ void grad_f(const double *x, double *d_x, double *y, double *d_y, int n, int ste
         if (t2 == ck_next) {
             ck_iter[ck_depth] = t2;
             long t3 = ck_depth * n;
-            for (long j = 0; j < n; j++) {
-                snap_y[t3 + j] = y[j];
+            for (long ck_e = 0; ck_e < n; ck_e++) {
+                snap_y[t3 + ck_e] = y[ck_e];
             }
             ck_next = t2 + 2 < ck_last ? t2 + 2 : steps;
             ck_depth++;
         }
         if (t2 == ck_last) {
-            for (long j = 0; j < n; j++) {
-                y_ck[j] = y[j];
+            for (long ck_e = 0; ck_e < n; ck_e++) {
+                y_ck[ck_e] = y[ck_e];
             }
         }
         for (long i = 1; i < n; i++) {
@@ -53,8 +53,8 @@ void grad_f(const double *x, double *d_x, double *y, double *d_y, int n, int ste
         long ck_slot = ck_depth - 1;
         if (steps - t < ck_last) {
             long t4 = ck_slot * n;
-            for (long j = 0; j < n; j++) {
-                y_ck[j] = snap_y[t4 + j];
+            for (long ck_e = 0; ck_e < n; ck_e++) {
+                y_ck[ck_e] = snap_y[t4 + ck_e];
             }
         }
         long ck_from = steps - t < ck_last ? ck_iter[ck_slot] : steps - t;

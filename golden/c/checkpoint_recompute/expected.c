@@ -23,16 +23,16 @@ void grad_f(double *x, double *d_x, int n, int steps, double d_return) {
             ck_iter[ck_depth] = t;
             snap_s[ck_depth] = s;
             long t2 = ck_depth * n;
-            for (long j = 0; j < n; j++) {
-                snap_x[t2 + j] = x[j];
+            for (long ck_e = 0; ck_e < n; ck_e++) {
+                snap_x[t2 + ck_e] = x[ck_e];
             }
             ck_next = steps;
             ck_depth++;
         }
         if (t == ck_last) {
             snap_s[1] = s;
-            for (long j = 0; j < n; j++) {
-                x_ck[j] = x[j];
+            for (long ck_e = 0; ck_e < n; ck_e++) {
+                x_ck[ck_e] = x[ck_e];
             }
         }
         for (long i = 0; i < n; i++) {
@@ -52,8 +52,8 @@ void grad_f(double *x, double *d_x, int n, int steps, double d_return) {
         long ck_slot = ck_depth - 1;
         if (t < ck_last) {
             long t4 = ck_slot * n;
-            for (long j = 0; j < n; j++) {
-                x_ck[j] = snap_x[t4 + j];
+            for (long ck_e = 0; ck_e < n; ck_e++) {
+                x_ck[ck_e] = snap_x[t4 + ck_e];
             }
         }
         s = snap_s[t < ck_last ? ck_slot : 1];
