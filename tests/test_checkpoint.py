@@ -238,6 +238,13 @@ def test_c_pragma_error(tmp_path, capsys):
     assert "prog.c:3:" in err and "while loop" in err and "#pragma s2sad checkpoint" in err
 
 
+def test_may_alias_refuses_checkpointing(tmp_path, capsys):
+    source = HEAT.format(schedule="recompute").replace("u[", "x[").replace("(u,", "(x,")
+    status, _, err = _grad_cli(tmp_path, capsys, source, "--may-alias")
+    assert status == 1
+    assert "cannot checkpoint this loop with --may-alias" in err and "for t in range(steps):" in err
+
+
 def test_checkpoint_option_is_checked(tmp_path, capsys):
     status, _, err = _grad_cli(tmp_path, capsys, HEAT.format(schedule="store-all"), "--checkpoint", "revolve")
     assert status == 2 and "--checkpoint" in err

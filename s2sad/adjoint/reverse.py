@@ -212,6 +212,16 @@ class GradientTransform:
             op: CheckpointedLoop(self, op, s) for op, s in plan(module, fn, checkpoint).items()
         }
         self.ck_bodies = {op.regions[0] for op in self.checkpointed}
+        if may_alias and self.checkpointed:
+            loop = next(iter(self.checkpointed))
+            problem = error(
+                "cannot checkpoint this loop with --may-alias: re-running an iteration from copies of "
+                "the arrays it writes is right only when no other array argument shares their memory",
+                loop.loc,
+                hint="drop --may-alias (pass distinct arrays), or leave this loop store-all",
+            )
+            problem.source_lines = module.source_lines
+            raise problem
         self.memory = MemoryReport(grad_name(fn.name), fn.name)
 
     def _new_rev(self, primal: Block, block: Block, parent: Optional[_Rev], loc) -> _Rev:
