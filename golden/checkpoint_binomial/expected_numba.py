@@ -126,14 +126,14 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
             ck_at = ck_mid
         # this iteration again, keeping what its adjoint reads
         t13 = max(t6 - 1, 0)
-        tape_u_ck_elem = np.empty(t13)
+        tape_u_elem = np.empty(t13)
         tape = np.empty(t13)
         for i in range(1, t6):
-            u_ck_elem = u_ck[i]
-            tape_u_ck_elem[i - 1] = u_ck_elem
-            t14 = u_ck[i - 1] - 2.0 * u_ck_elem + u_ck[i + 1]
+            u_elem = u_ck[i]
+            tape_u_elem[i - 1] = u_elem
+            t14 = u_ck[i - 1] - 2.0 * u_elem + u_ck[i + 1]
             tape[i - 1] = t14
-            work_ck[i] = u_ck_elem + c * t14 - 0.1 * u_ck_elem ** 3.0
+            work_ck[i] = u_elem + c * t14 - 0.1 * u_elem ** 3.0
         tape_cond = np.empty(t13, dtype=np.bool_)
         for i in range(1, t6):
             t15 = work_ck[i]
@@ -159,7 +159,7 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
             d_work[i] += d_u_i
         # line 4: for i in range(1, n - 1):
         for i in range(t6 - 1, 0, -1):
-            u_ck_elem = tape_u_ck_elem[i - 1]
+            u_elem = tape_u_elem[i - 1]
             # line 5: work[i] = u[i] + c * (u[i - 1] - 2.0 * u[i] + u[i + 1]) - 0.1 * u[i] ** 3
             d_work_i = d_work[i]
             d_work[i] = 0.0
@@ -167,5 +167,5 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
             d_c += d_work_i * tape[i - 1]
             d_u[i + 1] += t16
             d_u[i - 1] += t16
-            d_u[i] += -d_work_i * 0.1 * 3.0 * u_ck_elem ** 2.0 + d_work_i - t16 * 2.0
+            d_u[i] += -d_work_i * 0.1 * 3.0 * u_elem ** 2.0 + d_work_i - t16 * 2.0
     return d_c

@@ -163,8 +163,8 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
         tape_j_top = 0
         tape = np.empty(16)
         tape_top = 0
-        tape_x_ck_elem = np.empty(16)
-        tape_x_ck_elem_top = 0
+        tape_x_elem = np.empty(16)
+        tape_x_elem_top = 0
         j = 0
         n_iter = 0
         while j < n:
@@ -172,26 +172,26 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
                 tape_j = np.concatenate((tape_j, np.empty_like(tape_j)))
             tape_j[tape_j_top] = j
             tape_j_top += 1
-            x_ck_elem = x_ck[j]
-            if tape_x_ck_elem_top == tape_x_ck_elem.shape[0]:
-                tape_x_ck_elem = np.concatenate((tape_x_ck_elem, np.empty_like(tape_x_ck_elem)))
-            tape_x_ck_elem[tape_x_ck_elem_top] = x_ck_elem
-            tape_x_ck_elem_top += 1
+            x_elem = x_ck[j]
+            if tape_x_elem_top == tape_x_elem.shape[0]:
+                tape_x_elem = np.concatenate((tape_x_elem, np.empty_like(tape_x_elem)))
+            tape_x_elem[tape_x_elem_top] = x_elem
+            tape_x_elem_top += 1
             j2 = j + 1
             t14 = 0.3 * x_ck[j2 % n]
             if tape_top == tape.shape[0]:
                 tape = np.concatenate((tape, np.empty_like(tape)))
             tape[tape_top] = t14
             tape_top += 1
-            x_ck[j] = math.sin(x_ck_elem) + t14 * s
+            x_ck[j] = math.sin(x_elem) + t14 * s
             n_iter += 1
             j = j2
         tape_cond = np.empty(16, dtype=np.bool_)
         tape_cond_top = 0
         tape2 = np.empty(16)
         tape2_top = 0
-        tape_x_ck_elem2 = np.empty(16)
-        tape_x_ck_elem2_top = 0
+        tape_x_elem2 = np.empty(16)
+        tape_x_elem2_top = 0
         tape_i = np.empty(16, dtype=np.int64)
         tape_i_top = 0
         i = 0
@@ -202,12 +202,12 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
                 tape_i = np.concatenate((tape_i, np.empty_like(tape_i)))
             tape_i[tape_i_top] = i
             tape_i_top += 1
-            x_ck_elem = x_ck[i]
-            if tape_x_ck_elem2_top == tape_x_ck_elem2.shape[0]:
-                tape_x_ck_elem2 = np.concatenate((tape_x_ck_elem2, np.empty_like(tape_x_ck_elem2)))
-            tape_x_ck_elem2[tape_x_ck_elem2_top] = x_ck_elem
-            tape_x_ck_elem2_top += 1
-            cond = x_ck_elem > 0.9
+            x_elem = x_ck[i]
+            if tape_x_elem2_top == tape_x_elem2.shape[0]:
+                tape_x_elem2 = np.concatenate((tape_x_elem2, np.empty_like(tape_x_elem2)))
+            tape_x_elem2[tape_x_elem2_top] = x_elem
+            tape_x_elem2_top += 1
+            cond = x_elem > 0.9
             if tape_cond_top == tape_cond.shape[0]:
                 tape_cond = np.concatenate((tape_cond, np.empty_like(tape_cond)))
             tape_cond[tape_cond_top] = cond
@@ -225,16 +225,16 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
             n_iter2 += 1
         t16 = max(n, 0)
         t17 = 2 * t16
-        tape_A_ck_elem = np.empty(t17)
-        tape_x_ck_elem3 = np.empty(t17)
+        tape_A_elem = np.empty(t17)
+        tape_x_elem3 = np.empty(t17)
         for i in range(2):
             for k in range(n):
-                x_ck_elem = x_ck[k]
+                x_elem = x_ck[k]
                 t18 = i * t16 + k
-                tape_x_ck_elem3[t18] = x_ck_elem
-                A_ck_elem = A_ck[1 - i, k]
-                tape_A_ck_elem[t18] = A_ck_elem
-                A_ck[i, k] = A_ck[i, k] * 0.5 + x_ck_elem * A_ck_elem
+                tape_x_elem3[t18] = x_elem
+                A_elem = A_ck[1 - i, k]
+                tape_A_elem[t18] = A_elem
+                A_ck[i, k] = A_ck[i, k] * 0.5 + x_elem * A_elem
         # line 19: s = s * 0.5 + A[0, 1]
         d_A[0, 1] += d_s
         d_s *= 0.5
@@ -243,13 +243,13 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
             # line 17: for k in range(n):
             for k in range(t8, -1, -1):
                 t19 = i * t16 + k
-                A_ck_elem = tape_A_ck_elem[t19]
-                x_ck_elem = tape_x_ck_elem3[t19]
+                A_elem = tape_A_elem[t19]
+                x_elem = tape_x_elem3[t19]
                 # line 18: A[i, k] = A[i, k] * 0.5 + x[k] * A[1 - i, k]
                 d_A_i_k = d_A[i, k]
                 d_A[i, k] = 0.0
-                d_A[1 - i, k] += d_A_i_k * x_ck_elem
-                d_x[k] += d_A_i_k * A_ck_elem
+                d_A[1 - i, k] += d_A_i_k * x_elem
+                d_x[k] += d_A_i_k * A_elem
                 d_A[i, k] += d_A_i_k * 0.5
         # line 12: for i in range(n):
         for _ in range(n_iter2):
@@ -257,8 +257,8 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
             cond = tape_cond[tape_cond_top]
             tape2_top -= 1
             t20 = tape2[tape2_top]
-            tape_x_ck_elem2_top -= 1
-            x_ck_elem = tape_x_ck_elem2[tape_x_ck_elem2_top]
+            tape_x_elem2_top -= 1
+            x_elem = tape_x_elem2[tape_x_elem2_top]
             tape_i_top -= 1
             i = tape_i[tape_i_top]
             # line 13: if x[i] > 0.9:
@@ -266,8 +266,8 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
                 t22 = 0.0
             else:
                 # line 15: s += x[i] * x[i] * y[i]
-                d_y[i] += d_s * (x_ck_elem * x_ck_elem)
-                t21 = d_s * t20 * x_ck_elem
+                d_y[i] += d_s * (x_elem * x_elem)
+                t21 = d_s * t20 * x_elem
                 t22 = t21 + t21
             d_x[i] += t22
         # line 9: while j < n:
@@ -278,11 +278,11 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
             t23 = tape[tape_top]
             j2 = j + 1
             t24 = j2 % n
-            tape_x_ck_elem_top -= 1
-            x_ck_elem = tape_x_ck_elem[tape_x_ck_elem_top]
+            tape_x_elem_top -= 1
+            x_elem = tape_x_elem[tape_x_elem_top]
             # line 10: x[j] = math.sin(x[j]) + 0.3 * x[(j + 1) % n] * s
             d_x_j = d_x[j]
             d_x[j] = 0.0
             d_s += d_x_j * t23
             d_x[t24] += d_x_j * s * 0.3
-            d_x[j] += d_x_j * math.cos(x_ck_elem)
+            d_x[j] += d_x_j * math.cos(x_elem)

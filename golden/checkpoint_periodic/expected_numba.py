@@ -50,21 +50,21 @@ def grad_f(x, d_x, y, d_y, n, steps, d_return=1.0):
             for i in range(1, n):
                 y_ck[i] = y_ck[i - 1] * 0.5 + x[i] * y_ck[i] * float(t5)
         # this iteration again, keeping what its adjoint reads
-        tape_y_ck_elem = np.empty(max(n - 1, 0))
+        tape_y_elem = np.empty(max(n - 1, 0))
         for i in range(1, n):
-            y_ck_elem = y_ck[i]
-            tape_y_ck_elem[i - 1] = y_ck_elem
-            y_ck[i] = y_ck[i - 1] * 0.5 + x[i] * y_ck_elem * float(t)
+            y_elem = y_ck[i]
+            tape_y_elem[i - 1] = y_elem
+            y_ck[i] = y_ck[i - 1] * 0.5 + x[i] * y_elem * float(t)
         # line 7: acc += y[n - 1] * y[n - 1]
         t6 = d_acc * y_ck[n - 1]
         d_y[n - 1] += t6 + t6
         # line 5: for i in range(1, n):
         for i in range(n - 1, 0, -1):
-            y_ck_elem = tape_y_ck_elem[i - 1]
+            y_elem = tape_y_elem[i - 1]
             # line 6: y[i] = y[i - 1] * 0.5 + x[i] * y[i] * t
             d_y_i = d_y[i]
             d_y[i] = 0.0
             t7 = d_y_i * float(t)
             d_y[i] += t7 * x[i]
-            d_x[i] += t7 * y_ck_elem
+            d_x[i] += t7 * y_elem
             d_y[i - 1] += d_y_i * 0.5

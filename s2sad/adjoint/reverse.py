@@ -530,7 +530,7 @@ class GradientTransform:
         outer = self.fwd_op[loops[0]]
         at = Builder(outer.parent, outer.loc).before_op(outer)
         elem = cv.type
-        what = _describe(cv)
+        what = _describe(self.primal_of.get(cv, cv))  # the source's names, not a work copy's
         hint = f"tape_{what}" if what else "tape"
         if what and not cv.name_hint:
             cv.name_hint = what  # the forward sweep names what it stores

@@ -162,14 +162,14 @@ void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int 
         }
         // this iteration again, keeping what its adjoint reads
         long t13 = max_l(t6 - 1, 0);
-        double *tape_u_ck_elem = malloc(t13 * sizeof(double));
+        double *tape_u_elem = malloc(t13 * sizeof(double));
         double *tape = malloc(t13 * sizeof(double));
         for (long i = 1; i < t6; i++) {
-            double u_ck_elem = u_ck[i];
-            tape_u_ck_elem[i - 1] = u_ck_elem;
-            double t14 = u_ck[i - 1] - 2.0 * u_ck_elem + u_ck[i + 1];
+            double u_elem = u_ck[i];
+            tape_u_elem[i - 1] = u_elem;
+            double t14 = u_ck[i - 1] - 2.0 * u_elem + u_ck[i + 1];
             tape[i - 1] = t14;
-            work_ck[i] = u_ck_elem + c * t14 - 0.1 * u_ck_elem * u_ck_elem * u_ck_elem;
+            work_ck[i] = u_elem + c * t14 - 0.1 * u_elem * u_elem * u_elem;
         }
         bool *tape_cond = malloc(t13 * sizeof(bool));
         for (long i = 1; i < t6; i++) {
@@ -201,27 +201,27 @@ void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int 
             d_work[i] += d_u_i;
         }
         // line 5: for (int i = 1; i < n - 1; i++)
-        double u_ck_elem;
+        double u_elem;
         for (long i = t6 - 1; i >= 1; i--) {
-            u_ck_elem = tape_u_ck_elem[i - 1];
-            double t16 = 0.1 * u_ck_elem;
+            u_elem = tape_u_elem[i - 1];
+            double t16 = 0.1 * u_elem;
             // line 6: work[i] = u[i] + c * (u[i - 1] - 2.0 * u[i] + u[i + 1]) - 0.1 * u[i] * u[...
             double d_work_i = d_work[i];
             d_work[i] = 0.0;
-            double t17 = -d_work_i * u_ck_elem;
+            double t17 = -d_work_i * u_elem;
             double t18 = d_work_i * c;
             d_c_local += d_work_i * tape[i - 1];
             d_u[i + 1] += t18;
             d_u[i - 1] += t18;
-            d_u[i] += -d_work_i * (t16 * u_ck_elem)
+            d_u[i] += -d_work_i * (t16 * u_elem)
                     + t17 * t16
-                    + t17 * u_ck_elem * 0.1
+                    + t17 * u_elem * 0.1
                     + d_work_i
                     - t18 * 2.0;
         }
         free(tape_cond);
         free(tape);
-        free(tape_u_ck_elem);
+        free(tape_u_elem);
     }
     *d_c += d_c_local;
     free(u_ck);

@@ -64,28 +64,28 @@ void grad_f(const double *x, double *d_x, double *y, double *d_y, int n, int ste
             }
         }
         // this iteration again, keeping what its adjoint reads
-        double *tape_y_ck_elem = malloc(max_l(n - 1, 0) * sizeof(double));
+        double *tape_y_elem = malloc(max_l(n - 1, 0) * sizeof(double));
         for (long i = 1; i < n; i++) {
-            double y_ck_elem = y_ck[i];
-            tape_y_ck_elem[i - 1] = y_ck_elem;
-            y_ck[i] = y_ck[i - 1] * 0.5 + x[i] * y_ck_elem * t;
+            double y_elem = y_ck[i];
+            tape_y_elem[i - 1] = y_elem;
+            y_ck[i] = y_ck[i - 1] * 0.5 + x[i] * y_elem * t;
         }
         // line 9: acc += y[n - 1] * y[n - 1];
         double t6 = d_acc * y_ck[n - 1];
         d_y[n - 1] += t6 + t6;
         // line 7: for (int i = 1; i < n; i++)
-        double y_ck_elem;
+        double y_elem;
         for (long i = n - 1; i >= 1; i--) {
-            y_ck_elem = tape_y_ck_elem[i - 1];
+            y_elem = tape_y_elem[i - 1];
             // line 8: y[i] = y[i - 1] * 0.5 + x[i] * y[i] * t;
             double d_y_i = d_y[i];
             d_y[i] = 0.0;
             double t7 = d_y_i * t;
             d_y[i] += t7 * x[i];
-            d_x[i] += t7 * y_ck_elem;
+            d_x[i] += t7 * y_elem;
             d_y[i - 1] += d_y_i * 0.5;
         }
-        free(tape_y_ck_elem);
+        free(tape_y_elem);
     }
     free(y_ck);
     free(snap_y);

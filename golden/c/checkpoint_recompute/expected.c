@@ -67,13 +67,13 @@ void grad_f(double *x, double *d_x, int n, int steps, double d_return) {
         }
         // this iteration again, keeping what its adjoint reads
         double *tape = malloc(n * sizeof(double));
-        double *tape_x_ck_elem = malloc(n * sizeof(double));
+        double *tape_x_elem = malloc(n * sizeof(double));
         for (long i = 0; i < n; i++) {
-            double x_ck_elem = x_ck[i];
-            tape_x_ck_elem[i] = x_ck_elem;
-            double t8 = sin(x_ck_elem);
+            double x_elem = x_ck[i];
+            tape_x_elem[i] = x_elem;
+            double t8 = sin(x_elem);
             tape[i] = t8;
-            x_ck[i] = t8 * s + 0.5 * x_ck_elem;
+            x_ck[i] = t8 * s + 0.5 * x_elem;
         }
         long t9 = t % n;
         // line 11: s = s * 0.9 + x[t % n] * x[t % n];
@@ -81,16 +81,16 @@ void grad_f(double *x, double *d_x, int n, int steps, double d_return) {
         d_x[t9] += t10 + t10;
         d_s *= 0.9;
         // line 9: for (int i = 0; i < n; i++)
-        double x_ck_elem;
+        double x_elem;
         for (long i = n - 1; i >= 0; i--) {
-            x_ck_elem = tape_x_ck_elem[i];
+            x_elem = tape_x_elem[i];
             // line 10: x[i] = sin(x[i]) * s + 0.5 * x[i];
             double d_x_i = d_x[i];
             d_x[i] = 0.0;
             d_s += d_x_i * tape[i];
-            d_x[i] += d_x_i * 0.5 + d_x_i * s * cos(x_ck_elem);
+            d_x[i] += d_x_i * 0.5 + d_x_i * s * cos(x_elem);
         }
-        free(tape_x_ck_elem);
+        free(tape_x_elem);
         free(tape);
     }
     free(x_ck);
