@@ -245,6 +245,16 @@ def test_may_alias_refuses_checkpointing(tmp_path, capsys):
     assert "cannot checkpoint this loop with --may-alias" in err and "for t in range(steps):" in err
 
 
+def test_checkpoint_option_errors_say_how_to_exempt_a_loop(tmp_path, capsys):
+    source = "def f(x, n: int, k: int):\n    for i in range(0, n, k):\n        x[i] = x[i] * x[i]\n"
+    status, _, err = _grad_cli(tmp_path, capsys, source, "--checkpoint", "binomial(3)")
+    assert status == 1 and "prog.py:2:5: error: cannot checkpoint this loop with binomial(3)" in err
+    assert "# s2sad: checkpoint store-all" in err
+    exempt = source.replace("    for i", "    # s2sad: checkpoint store-all\n    for i")
+    status, out, _ = _grad_cli(tmp_path, capsys, exempt, "--checkpoint", "binomial(3)")
+    assert status == 0 and "ck_" not in out
+
+
 def test_checkpoint_option_is_checked(tmp_path, capsys):
     status, _, err = _grad_cli(tmp_path, capsys, HEAT.format(schedule="store-all"), "--checkpoint", "revolve")
     assert status == 2 and "--checkpoint" in err

@@ -138,7 +138,14 @@ def _plan(module: Module, fn: Function, default: Optional[Schedule]) -> dict[Op,
             schedule, where = found
         if schedule == STORE_ALL:
             continue
-        _check_applies(fn, op, schedule, where)
+        try:
+            _check_applies(fn, op, schedule, where)
+        except DiagnosticError as e:
+            if found is None:  # chosen by --checkpoint: say how to leave this one loop out
+                for d in e.diagnostics:
+                    d.hint += "; or exempt this loop: `# s2sad: checkpoint store-all` (C: `#pragma s2sad "
+                    d.hint += "checkpoint store-all`) on the line above it"
+            raise
         chosen[op] = schedule
     return chosen
 
