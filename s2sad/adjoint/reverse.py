@@ -24,9 +24,14 @@ top-level block are still there; a value inside a region is recomputed in the
 mirrored region when it is a pure function of values still available (including
 loads from arrays nobody writes); otherwise it is escaped out of an ``if`` as an
 extra result, or pushed on a tape in the forward loop body and popped at the
-start of the mirrored reverse iteration (store-all; checkpointing schedules
-come later). Tapes are sized by the trip counts when they are known before the
-outermost loop, and grow otherwise.
+start of the mirrored reverse iteration (store-all). Tapes are sized by the trip
+counts when they are known before the outermost loop, and grow otherwise.
+
+A loop under a checkpointing schedule (``checkpoint.py``) is cloned into the
+forward sweep with snapshots instead of tapes; its reversed loop re-runs each
+iteration's body before that iteration's adjoint code, so values of the body are
+taken from that re-run (``ck_bodies``) and tapes of its inner loops last one
+iteration. What is cached goes into ``memory`` (``report.py``).
 
 References: Griewank & Walther, "Evaluating Derivatives" (2008), ch. 3-4 for
 reverse mode and tapes; Hascoet & Pascual, "The Tapenade AD tool" (2013) for
