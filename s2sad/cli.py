@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Optional
 
 from . import pipeline
+from .adjoint.checkpoint import SCHEDULE_HELP, parse_schedule
 from .diagnostics import DiagnosticError
 from .opt.passes import PASSES, PipelineError, parse_pipeline
 
@@ -50,6 +51,20 @@ def _parser() -> argparse.ArgumentParser:
         "numba is Python with @numba.njit",
     )
 
+    g.add_argument(
+        "--checkpoint",
+        metavar="SCHEDULE",
+        help="checkpointing schedule of every outermost for loop: store-all (default: tape every "
+        "iteration), recompute (re-run from the loop's entry state), periodic(K) (a snapshot every "
+        "K iterations) or binomial(S) (S snapshots placed by revolve); a loop's own annotation "
+        "(`# s2sad: checkpoint binomial(snapshots=10)`, `#pragma s2sad checkpoint binomial(10)`) wins",
+    )
+    g.add_argument(
+        "--report",
+        action="store_true",
+        help="print on stderr what the reverse sweep caches per loop (tapes: value, type, bytes per "
+        "iteration; schedules; snapshot sizes), and put the same summary atop the gradient function",
+    )
     _optimization_options(g, default_level=2)
 
     i = sub.add_parser("ir", help="print the SSA IR of a function (after an optional pipeline)")
@@ -89,7 +104,19 @@ def _options(args: argparse.Namespace) -> pipeline.Options:
             parse_pipeline(args.passes)
         except PipelineError as e:
             raise UsageError(f"--passes: {e}") from None
-    return pipeline.Options(level=args.level, passes=args.passes, may_alias=args.may_alias)
+    checkpoint = None
+    if getattr(args, "checkpoint", None) is not None:
+        try:
+            checkpoint = parse_schedule(args.checkpoint)
+        except ValueError as e:
+            raise UsageError(f"--checkpoint: {e} (use {SCHEDULE_HELP})") from None
+    return pipeline.Options(
+        level=args.level,
+        passes=args.passes,
+        may_alias=args.may_alias,
+        checkpoint=checkpoint,
+        report=getattr(args, "report", False),
+    )
 
 
 def _read(path: str) -> str:
@@ -150,7 +177,10 @@ def _run(args: argparse.Namespace) -> int:
     target = _target(args)
     if target not in pipeline.SUPPORTED_TARGETS:
         raise UsageError(f"--target {target}: only py, numba and c output are supported yet")
-    text = pipeline.gradient_source(source, args.file, args.func, wrt, target, options)
+    report: list[str] = []
+    text = pipeline.gradient_source(source, args.file, args.func, wrt, target, options, report)
+    for line in report:
+        print(line, file=sys.stderr)
     if args.output and args.output != "-":
         write_atomically(args.output, text, args.file)
     else:

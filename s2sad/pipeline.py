@@ -14,6 +14,9 @@ from pathlib import Path
 from typing import Optional
 
 from .adjoint.gradient import differentiate
+from .adjoint.checkpoint import Schedule
+from .adjoint.report import MemoryReport
+from .adjoint.report import finish as finish_report
 from .adjoint.reverse import grad_name
 from .diagnostics import Diagnostic, DiagnosticError, error
 from .emit_c.emitter import emit_c
@@ -37,6 +40,8 @@ class Options:
     level: int = 2
     passes: Optional[str] = None  # overrides the level's primal pipeline ("inline,cse,licm,dce")
     may_alias: bool = False
+    checkpoint: Optional[Schedule] = None  # the schedule of every outermost for loop (--checkpoint)
+    report: bool = False  # a memory summary atop each gradient function (--report)
 
     @property
     def primal_pipeline(self) -> str:
@@ -130,13 +135,24 @@ def primal_module(source: str, filename: str, func: Optional[str], options: Opti
 
 
 def gradient_module(
-    source: str, filename: str, func: Optional[str], wrt: list[str], options: Options = DEFAULT
+    source: str,
+    filename: str,
+    func: Optional[str],
+    wrt: list[str],
+    options: Options = DEFAULT,
+    report_lines: Optional[list[str]] = None,
 ) -> Module:
+    """The gradient module; with ``options.report``, its memory summary goes into ``report_lines``."""
     module, name = primal_module(source, filename, func, options)
     indices = resolve_wrt(module.functions[name], wrt, module.source_lines)
-    out = differentiate(module, name, indices, options.may_alias)
+    reports: Optional[list[MemoryReport]] = [] if options.report else None
+    out = differentiate(module, name, indices, options.may_alias, options.checkpoint, reports)
     run_pipeline(out, options.adjoint_pipeline, options.context)
     remove_unreachable_functions(out, [grad_name(name)])
+    if reports is not None:
+        lines = finish_report(out, reports)  # after the cleanups: only the tapes they kept
+        if report_lines is not None:
+            report_lines += lines
     return out
 
 
@@ -159,6 +175,10 @@ def _flags(options: Options) -> list[str]:
         flags.append(f"-O{options.level}")
     if options.may_alias:
         flags.append("--may-alias")
+    if options.checkpoint is not None:
+        flags.append(f"--checkpoint '{options.checkpoint}'")
+    if options.report:
+        flags.append("--report")
     return flags
 
 
@@ -169,11 +189,12 @@ def gradient_source(
     wrt: list[str],
     target: str = "py",
     options: Options = DEFAULT,
+    report_lines: Optional[list[str]] = None,
 ) -> str:
-    """The gradient as source text in the ``target`` language."""
+    """The gradient as source text in the ``target`` language (``report_lines``: see gradient_module)."""
     if target not in SUPPORTED_TARGETS:
         raise error(f"target '{target}' is not supported yet", hint="use --target py, numba or c")
-    module = gradient_module(source, filename, func, wrt, options)
+    module = gradient_module(source, filename, func, wrt, options, report_lines)
     name = choose_function(source, filename, func)
     header = _header(filename, name, wrt, target, options)
     if target == "c":

@@ -47,8 +47,13 @@ def compile_c(source: str, extra: tuple[str, ...] = ()) -> Path:
     return lib
 
 
-def build(source: str) -> ctypes.CDLL:
-    return ctypes.CDLL(str(compile_c(source)))
+# For the user's own (input) C: gcc does not know s2sad's `#pragma s2sad checkpoint`, and
+# -Wall warns about pragmas it does not know; a user compiling an annotated file passes this.
+INPUT_FLAGS = ("-Wno-unknown-pragmas",)
+
+
+def build(source: str, extra: tuple[str, ...] = ()) -> ctypes.CDLL:
+    return ctypes.CDLL(str(compile_c(source, extra)))
 
 
 @dataclass

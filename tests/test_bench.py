@@ -49,3 +49,16 @@ def test_numpy_suite_check_mode_passes():
                        text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "gradients agree with central differences: mlp, softmax" in r.stdout
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_checkpointing_quick_run_matches_revolve():
+    """Every schedule gives store-all's gradient; binomial re-runs what the revolve formula says
+    (the script exits 1 otherwise) and keeps far less than store-all."""
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "checkpointing.py"), "--quick"], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = {line.split()[0]: line.split() for line in r.stdout.splitlines()[2:] if line.strip()}
+    assert set(rows) == {"store-all", "recompute", "periodic(100)", "binomial(5)", "binomial(10)", "binomial(20)"}
+    assert rows["binomial(20)"][-3] == rows["binomial(20)"][-2]  # measured re-runs == formula
+    assert float(rows["binomial(5)"][3]) < 5.0  # % of store-all's peak heap

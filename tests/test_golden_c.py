@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cbuild import build, compile_c, have_gcc
+from cbuild import INPUT_FLAGS, build, compile_c, have_gcc
 from cprimal import CSignature
 from fd import ParamSpec, check_gradient
 from golden_cases import GOLDEN, load_cases
@@ -66,6 +66,8 @@ PY_CASES = [
     "int_index_array",
     "struct_bodies_array",
     "struct_nested_typedef",
+    "checkpoint_binomial",
+    "checkpoint_call_view",
 ]
 
 # The case.json dtype of an array for each C pointee type.
@@ -140,7 +142,7 @@ def _params(cases: list[CCase]) -> list:
 def primal(name: str):
     """The case's function compiled from input.c by gcc, called through ctypes."""
     case = BY_NAME[name]
-    return case.signature.primal(build(case.source))
+    return case.signature.primal(build(case.source, INPUT_FLAGS))
 
 
 # ------------------------------------------------------------- the cases themselves (run now)
@@ -158,7 +160,7 @@ def test_c_primal_golden_cases_load():
 
 @pytest.mark.parametrize("case", _params(CASES))
 def test_c_input_compiles(case):
-    compile_c(case.source)  # gcc -std=c99 -Wall -Wextra -Werror: any warning fails
+    compile_c(case.source, INPUT_FLAGS)  # gcc -std=c99 -Wall -Wextra -Werror: any warning fails
 
 
 @pytest.mark.parametrize("case", _params(CASES))

@@ -10,8 +10,12 @@ callees' gradients, and ``grad_<func>``.
 from __future__ import annotations
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from typing import Optional
+
 from ..ssa.ir import Function, Module, Op
 from .activity import analyze_activity
+from .checkpoint import Schedule, plan
+from .report import MemoryReport
 from .effects import array_root, snapshot_args
 from .reverse import GradientTransform, GradSignature
 
@@ -45,15 +49,17 @@ def _active_call_args(module: Module, fn: Function, wrt: set[int]) -> dict[str, 
     return found
 
 
-def _check_call(module: Module, caller: Function, op: Op, problems: list[Diagnostic]) -> None:
+def _check_call(module: Module, caller: Function, op: Op, problems: list[Diagnostic], rerun: set) -> None:
     """Calls are reversed by re-running the callee's gradient on its arguments as they were.
 
     Arrays that change after the call are copied just before it (see
     ``snapshot_args``); one copy per call is supported, not one per loop iteration.
+    The body of a checkpointed loop (``rerun``) is re-run one iteration at a time in the
+    reverse sweep, so a call there gets its copy per reversed iteration.
     """
     callee = module.functions[op.attrs["callee"]]
     changing = snapshot_args(module, caller, op)
-    if changing and _inside_loop(op):
+    if changing and _inside_loop(op, rerun):
         names = ", ".join(f"'{array_root(op.operands[i]).name_hint}'" for i in changing)
         problems.append(
             Diagnostic(
@@ -65,16 +71,25 @@ def _check_call(module: Module, caller: Function, op: Op, problems: list[Diagnos
         )
 
 
-def _inside_loop(op: Op) -> bool:
+def _inside_loop(op: Op, rerun: set) -> bool:
     block = op.parent
     while block is not None and block.parent_op is not None:
+        if block in rerun:
+            return False
         if block.parent_op.name in ("for", "while"):
             return True
         block = block.parent_op.parent
     return False
 
 
-def differentiate(module: Module, func: str, wrt: set[int], may_alias: bool = False) -> Module:
+def differentiate(
+    module: Module,
+    func: str,
+    wrt: set[int],
+    may_alias: bool = False,
+    checkpoint: Optional[Schedule] = None,
+    reports: Optional[list[MemoryReport]] = None,
+) -> Module:
     """The output module for ``grad_<func>`` with respect to the parameters at ``wrt``."""
     root = module.functions[func]
     order = _callees_in_order(module, root)
@@ -85,18 +100,22 @@ def differentiate(module: Module, func: str, wrt: set[int], may_alias: bool = Fa
             continue
         for callee, active in _active_call_args(module, fn, wrts[fn.name]).items():
             wrts.setdefault(callee, set()).update(active)
+        rerun = {loop.regions[0] for loop in plan(module, fn, checkpoint)}
         for op in fn.walk():
             if op.name == "call" and op.attrs["callee"] in wrts:
-                _check_call(module, fn, op, problems)
+                _check_call(module, fn, op, problems, rerun)
     if problems:
         raise DiagnosticError(problems, module.source_lines)
 
     signatures = {name: GradSignature.of(module, module.functions[name], w) for name, w in wrts.items() if name != func}
-    grads = {
-        fn.name: GradientTransform(module, fn, wrts[fn.name], signatures, may_alias).run()
+    transforms = [
+        GradientTransform(module, fn, wrts[fn.name], signatures, may_alias, checkpoint)
         for fn in order
         if fn.name in wrts
-    }
+    ]
+    grads = {t.fn.name: t.run() for t in transforms}
+    if reports is not None:  # what each gradient caches (s2sad grad --report)
+        reports += [t.memory for t in transforms]
     out = Module(source_file=module.source_file, source_lines=module.source_lines)
     for fn in reversed(order):  # callees first: C needs definitions before use
         if _called_from(fn.name, grads.values(), module):

@@ -24,9 +24,14 @@ top-level block are still there; a value inside a region is recomputed in the
 mirrored region when it is a pure function of values still available (including
 loads from arrays nobody writes); otherwise it is escaped out of an ``if`` as an
 extra result, or pushed on a tape in the forward loop body and popped at the
-start of the mirrored reverse iteration (store-all; checkpointing schedules
-come later). Tapes are sized by the trip counts when they are known before the
-outermost loop, and grow otherwise.
+start of the mirrored reverse iteration (store-all). Tapes are sized by the trip
+counts when they are known before the outermost loop, and grow otherwise.
+
+A loop under a checkpointing schedule (``checkpoint.py``) is cloned into the
+forward sweep with snapshots instead of tapes; its reversed loop re-runs each
+iteration's body before that iteration's adjoint code, so values of the body are
+taken from that re-run (``ck_bodies``) and tapes of its inner loops last one
+iteration. What is cached goes into ``memory`` (``report.py``).
 
 References: Griewank & Walther, "Evaluating Derivatives" (2008), ch. 3-4 for
 reverse mode and tapes; Hascoet & Pascual, "The Tapenade AD tool" (2013) for
@@ -45,6 +50,8 @@ from ..ssa.array_ops import PREFIX as ARR, is_array_op, makes_fresh_array
 from ..ssa.ops import PURE
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from .activity import Activity, analyze_activity
+from .checkpoint import CheckpointedLoop, Schedule, plan
+from .report import CheckpointEntry, MemoryReport, TapeEntry
 from .effects import array_root, snapshot_args, written_params, written_roots
 from . import array_rules  # noqa: F401  (registers the rules of the arr. ops)
 from .rules import MissingRule, adjoint_contributions
@@ -179,6 +186,7 @@ class GradientTransform:
         wrt: set[int],
         signatures: dict[str, GradSignature],
         may_alias: bool = False,
+        checkpoint: Optional[Schedule] = None,
     ):
         self.module = module
         self.fn = fn
@@ -206,6 +214,23 @@ class GradientTransform:
             tuple[Op, int], Value
         ] = {}  # (call, argument) -> copy made before it  # clone while op -> its trip-count result
         self.anchors: list[Op] = []  # placeholders marking where each prologue ends
+        # Loops under a checkpointing schedule (checkpoint.py): their bodies are re-run in the
+        # reversed loop, so values of those bodies are at hand there, never taped.
+        self.checkpointed = {
+            op: CheckpointedLoop(self, op, s) for op, s in plan(module, fn, checkpoint).items()
+        }
+        self.ck_bodies = {op.regions[0] for op in self.checkpointed}
+        if may_alias and self.checkpointed:
+            loop = next(iter(self.checkpointed))
+            problem = error(
+                "cannot checkpoint this loop with --may-alias: re-running an iteration from copies of "
+                "the arrays it writes is right only when no other array argument shares their memory",
+                loop.loc,
+                hint="drop --may-alias (pass distinct arrays), or leave this loop store-all",
+            )
+            problem.source_lines = module.source_lines
+            raise problem
+        self.memory = MemoryReport(grad_name(fn.name), fn.name)
 
     def _new_rev(self, primal: Block, block: Block, parent: Optional[_Rev], loc) -> _Rev:
         body = Builder(block, loc)
@@ -264,7 +289,14 @@ class GradientTransform:
         for op in src.ops:
             if op.name == "return":
                 continue
-            self._clone_op(op, b)
+            if op in self.checkpointed and self._needs_reverse(op):
+                ck = self.checkpointed[op]
+                ck.forward(b)
+                self.memory.checkpoints.append(
+                    CheckpointEntry(_line(op), str(ck.schedule), ck.slots_text, ck.snapshot_bytes_per_slot())
+                )
+            else:
+                self._clone_op(op, b)
 
     def _clone_op(self, op: Op, b: Builder) -> Op:
         regions = []
@@ -385,6 +417,8 @@ class GradientTransform:
             return m.avail[v]
         if v.is_block_arg and v.index == 0 and block.parent_op.name == "for":
             val = m.block.args[0]
+        elif block in self.ck_bodies:
+            val = self.fwd[v]  # re-run in this reversed iteration (checkpoint.py)
         elif v.is_block_arg:
             val = self._avail_clone(m, self.fwd[v], block)
         elif (kept := self._kept_in_memory(v)) is not None:
@@ -439,7 +473,7 @@ class GradientTransform:
 
     def _avail_clone(self, m: _Rev, cv: Value, block: Block) -> Value:
         """A forward-sweep value living in the clone of ``block``, brought to ``block``'s mirror."""
-        if block is self.fn.body:
+        if block is self.fn.body or block in self.ck_bodies:
             return cv
         if cv in m.avail:
             return m.avail[cv]
@@ -513,7 +547,7 @@ class GradientTransform:
         """
         loops = []
         b: Block = block
-        while b is not self.fn.body:
+        while b is not self.fn.body and b not in self.ck_bodies:
             loops.append(b.parent_op)
             b = b.parent_op.parent
         loops.reverse()  # outermost first
@@ -532,7 +566,7 @@ class GradientTransform:
         outer = self.fwd_op[loops[0]]
         at = Builder(outer.parent, outer.loc).before_op(outer)
         elem = cv.type
-        what = _describe(cv)
+        what = _describe(self.primal_of.get(cv, cv))  # the source's names, not a work copy's
         hint = f"tape_{what}" if what else "tape"
         if what and not cv.name_hint:
             cv.name_hint = what  # the forward sweep names what it stores
@@ -540,11 +574,20 @@ class GradientTransform:
         pb = Builder(clone_block, outer.loc)
         pb.index = 0 if cv.is_block_arg else clone_block.ops.index(cv.defining_op) + 1
         trips = self._trip_counts(at, loops) if all(op.name == "for" for op in loops) else None
+        top = loops[0]
+        while top.parent is not self.fn.body:
+            top = top.parent.parent_op
+        entry = TapeEntry(
+            hint, what, elem, [_line(op) for op in loops if op.name != "if"], _line(top), outer,
+            _line(top) if top in self.checkpointed else None,
+        )
+        self.memory.tapes.append(entry)
         if trips is not None:
             capacity = trips[0]
             for t in trips[1:]:
                 capacity = build.mul(at, capacity, t)
             cache = at.op1("alloc", [capacity], ArrayType(elem, 1), hint, fill="empty", elem=str(elem))
+            entry.op = cache.defining_op
             fwd_ivs = [self.fwd_block[op.regions[0]].args[0] for op in loops]
             rev_ivs = [m.mirror_of(op.regions[0]).block.args[0] for op in loops]
             for iv in fwd_ivs + rev_ivs:
@@ -561,6 +604,7 @@ class GradientTransform:
         for t in bounds[1:]:
             capacity = build.mul(at, capacity, t)
         tape = at.op1("tape.new", [capacity], ArrayType(elem, 1), hint, elem=str(elem), grow=grow)
+        entry.op = tape.defining_op
         pb.create("tape.push", [tape, cv], [])
         return m.prologue.op1("tape.pop", [tape], elem, what)
 
@@ -599,7 +643,9 @@ class GradientTransform:
         trips: list[Value] = []
         for loop in loops:
             step = build.const_value(loop.operands[2]) if loop.name == "for" else None
-            known = step is not None and all(_defining_block(v) is self.fn.body for v in loop.operands[:2])
+            known = step is not None and all(
+                _defining_block(v) is self.fn.body or _defining_block(v) in self.ck_bodies for v in loop.operands[:2]
+            )
             if not known:
                 return trips if partial else None
             lb, ub = self.fwd[loop.operands[0]], self.fwd[loop.operands[1]]
@@ -839,7 +885,14 @@ class GradientTransform:
         return build.const(b, 0.0, t)
 
     def _carried_adjoint_loop(
-        self, rev: _Rev, op: Op, body: Block, rbody: Block, slots: list[int], yields: list[Value]
+        self,
+        rev: _Rev,
+        op: Op,
+        body: Block,
+        rbody: Block,
+        slots: list[int],
+        yields: list[Value],
+        ck: Optional[CheckpointedLoop] = None,
     ):
         """Shared by for/while: process a reversed body whose carried slots are ``slots``.
 
@@ -850,16 +903,27 @@ class GradientTransform:
         slot_args = [rbody.add_arg(body.args[k].type, adjoint_hint(body.args[k])) for k in slots]
         outer_args = [rbody.add_arg(v.type, adjoint_hint(v)) for v in outer]
         inner = self._new_rev(body, rbody, rev, op.loc)
+        extra = []
+        if ck is not None:  # the snapshot stack depth rides along with the adjoints
+            extra = [ck.reverse_prologue(inner, rbody.add_arg(I64, "ck_depth"))]
         inner.adj = dict(zip(outer, outer_args))
         for k, a in zip(slots, slot_args):
             self._accumulate(inner, yields[k], a)
         self._reverse_ops(inner, body.ops[:-1])
         new_slots = [inner.adj.get(body.args[k]) or self._zero(inner.body, body.args[k].type) for k in slots]
-        inner.body.create("yield", new_slots + [inner.adj[v] for v in outer], [])
+        inner.body.create("yield", new_slots + [inner.adj[v] for v in outer] + extra, [])
         return outer, slot_args, outer_args
 
     def _reverse_loop(
-        self, rev: _Rev, op: Op, body: Block, yields: list[Value], inits: list[Value], first: int, bounds
+        self,
+        rev: _Rev,
+        op: Op,
+        body: Block,
+        yields: list[Value],
+        inits: list[Value],
+        first: int,
+        bounds,
+        ck: Optional[CheckpointedLoop] = None,
     ) -> None:
         # A slot needs an adjoint when its result does (the last iteration's yield
         # receives it) or its block argument does (earlier iterations' yields).
@@ -870,15 +934,18 @@ class GradientTransform:
         ]
         rbody = Block([I64], [body.args[0].name_hint if first else "_"])
         outer, slot_args, outer_args = self._carried_adjoint_loop(
-            rev, op, body, rbody, [first + k for k in slots], yields_by_arg(body, first, yields)
+            rev, op, body, rbody, [first + k for k in slots], yields_by_arg(body, first, yields), ck
         )
         init_vals = [rev.adj.get(op.results[k]) or self._zero(rev.body, op.results[k].type) for k in slots]
         init_vals += [rev.adj.get(v) or self._zero(rev.body, v.type) for v in outer]
         lb, ub, step = bounds
         hints = [a.name_hint for a in slot_args + outer_args]
-        rfor = rev.body.create(
-            "for", [lb, ub, step, *init_vals], [a.type for a in slot_args + outer_args], regions=[rbody], hints=hints
-        )
+        types = [a.type for a in slot_args + outer_args]
+        if ck is not None:
+            init_vals.append(ck.depth_out)
+            types.append(I64)
+            hints.append("ck_depth")
+        rfor = rev.body.create("for", [lb, ub, step, *init_vals], types, regions=[rbody], hints=hints)
         finals = _prune_passthrough(rfor)
         # Outer adjoints first: the loop's results replace them. Then the carried
         # slots' adjoints flow into the inits, which may be those same outer values.
@@ -914,7 +981,12 @@ class GradientTransform:
             first = build.add(b, lb, build.mul(b, build.sub(b, trip, build.const(b, 1, I64)), step))
             bounds = (first, build.sub(b, lb, step), build.neg(b, step))
         body = op.regions[0]
-        self._reverse_loop(rev, op, body, list(body.terminator.operands), list(op.operands[3:]), 1, bounds)
+        ck = self.checkpointed.get(op)
+        if ck is not None:
+            ck.enter_reverse(rev)
+        self._reverse_loop(rev, op, body, list(body.terminator.operands), list(op.operands[3:]), 1, bounds, ck)
+        if ck is not None:
+            ck.leave_reverse()
 
     def _reverse_while(self, rev: _Rev, op: Op) -> None:
         count_clone = self.while_counts[self.fwd_op[op]]
@@ -996,6 +1068,10 @@ def _describe(v: Value) -> str:
     if op.name == "load" and op.operands[0].name_hint:
         return f"{op.operands[0].name_hint}_elem"
     return ""
+
+
+def _line(op: Op) -> int:
+    return op.loc.line if op.loc else 0
 
 
 def _element_hint(shadow: Value, index: list[Value]) -> str:

@@ -121,6 +121,7 @@ class ExprStmt:
 class Comment:
     text: str
     section: bool = False  # heads a run of commented paragraphs ("reverse sweep")
+    keep: bool = False  # stands on its own (the memory report atop a gradient): never tidied away
 
 
 @dataclass
@@ -329,7 +330,7 @@ class _FunctionEmitter:
         n = op.name
         if n == "comment":
             text = op.attrs.get("text", "").strip()
-            return [Comment(text, bool(op.attrs.get("section")))] if text else []
+            return [Comment(text, bool(op.attrs.get("section")), bool(op.attrs.get("keep")))] if text else []
         if n == "return":
             return [Return([self.expr(v) for v in op.operands])] if op.operands else []
         if n == "for":
@@ -669,7 +670,7 @@ def _tidy(stmts: list[Stmt]) -> list[Stmt]:
     """
     out: list[Stmt] = []
     for k, s in enumerate(stmts):
-        if isinstance(s, Comment):
+        if isinstance(s, Comment) and not s.keep:
             rest = stmts[k + 1 :] if s.section else stmts[k + 1 : k + 2]
             code = False
             for t in rest:

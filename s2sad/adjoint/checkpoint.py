@@ -1,0 +1,560 @@
+"""Checkpointing schedules for loops of the reverse sweep: which loop gets which, and its code.
+
+By default (``store-all``) the forward sweep tapes what every iteration of a
+loop leaves for the reverse sweep (``reverse._tape``). A checkpointed ``for``
+loop tapes nothing in the forward sweep; it stores *snapshots* of the state at
+the start of chosen iterations instead, and its reversed loop rebuilds the
+state each iteration needs, then runs that one iteration again with taping and
+reverses it at once ("re-run the forward loop body from a saved state"):
+
+* ``recompute``: one snapshot (the loop's entry state); iteration ``k`` is
+  reached by re-running iterations ``0 .. k - 1``;
+* ``periodic(K)``: a snapshot every ``K`` iterations; re-runs within a segment;
+* ``binomial(s)``: ``s`` snapshots placed by Griewank-Walther revolve
+  (``revolve.split``), the least recomputation for that memory.
+
+The state of an iteration is the loop's carried scalars plus the arrays the
+loop writes (roots defined before the loop). The reverse sweep works on copies
+(``<array>_ck``, the *work* arrays) so the arrays keep their exit values, as
+the contract requires. The forward sweep leaves the last iteration's state in
+the work arrays, so the first reversed iteration re-runs nothing. Arrays the
+loop only reads but a later statement writes are copied at loop entry. Snapshot
+buffers are allocated once before the loop (``snap_<name>``: one row per slot).
+
+Choice of schedule: a comment ``# s2sad: checkpoint binomial(snapshots=10)``
+(Python) or ``#pragma s2sad checkpoint binomial(10)`` (C) on the line right
+above the loop, else the ``--checkpoint`` option for the function's outermost
+``for`` loops. The checkpointed unit is one iteration of that loop, inner loops
+included; so it must be an outermost ``for`` with a constant step (its trip
+count is known when it starts). Anything else is reported, never guessed.
+
+References: Griewank & Walther, "Evaluating Derivatives" (2008), ch. 12;
+Griewank & Walther, "Algorithm 799: revolve", ACM TOMS 26(1), 2000.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Optional
+
+from ..diagnostics import DiagnosticError, error
+from ..ssa import build
+from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLoc, Value
+from ..ssa.types import BOOL, I64, ArrayType, Type
+from .effects import array_root
+from .report import elem_bytes
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .reverse import GradientTransform, _Rev
+
+SCHEDULES = ("store-all", "recompute", "periodic", "binomial")
+_ARG_NAMES = {"periodic": ("k", "every", "period"), "binomial": ("snapshots", "s")}
+_SPEC = re.compile(r"^([a-z-]+)\s*(?:\(\s*(?:([a-z_]+)\s*=\s*)?([^)]*?)\s*\))?\s*$")
+_PY_ANNOTATION = re.compile(r"^\s*#\s*s2sad\s*:\s*checkpoint\b\s*(.*?)\s*$")
+_C_ANNOTATION = re.compile(r"^\s*#\s*pragma\s+s2sad\s+checkpoint\b\s*(.*?)\s*$")
+SCHEDULE_HELP = "store-all, recompute, periodic(K) or binomial(S), with K and S positive integers"
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A checkpointing schedule: its kind and its number (period or snapshots; 0 if none)."""
+
+    kind: str
+    n: int = 0
+
+    def __str__(self) -> str:
+        if self.kind == "periodic":
+            return f"periodic({self.n})"
+        if self.kind == "binomial":
+            return f"binomial({self.n})"
+        return self.kind
+
+
+STORE_ALL = Schedule("store-all")
+
+
+def parse_schedule(text: str) -> Schedule:
+    """``binomial(snapshots=10)`` -> Schedule; ValueError (with the reason) when malformed."""
+    m = _SPEC.match(text.strip())
+    if not m or m.group(1) not in SCHEDULES:
+        raise ValueError(f"unknown checkpointing schedule '{text.strip()}'")
+    kind, key, arg = m.group(1), m.group(2), m.group(3)
+    if kind in ("store-all", "recompute"):
+        if arg is not None:
+            raise ValueError(f"schedule '{kind}' takes no argument")
+        return Schedule(kind)
+    if arg is None:
+        raise ValueError(f"schedule '{kind}' needs a number, as in {kind}(10)")
+    if key is not None and key not in _ARG_NAMES[kind]:
+        raise ValueError(f"schedule '{kind}' has no parameter '{key}' (it takes {_ARG_NAMES[kind][0]}=N)")
+    if not arg.isdigit() or int(arg) < 1:
+        raise ValueError(f"the argument of '{kind}' must be a positive integer, not '{arg}'")
+    return Schedule(kind, int(arg))
+
+
+def _annotation(module: Module, op: Op) -> Optional[tuple[Schedule, SourceLoc]]:
+    """The schedule written on the line just above ``op``'s first line, with its location."""
+    if op.loc is None or op.loc.line < 2 or op.loc.line - 1 > len(module.source_lines):
+        return None
+    line = module.source_lines[op.loc.line - 2]
+    m = _PY_ANNOTATION.match(line) or _C_ANNOTATION.match(line)
+    if m is None:
+        return None
+    col = line.index("checkpoint") + len("checkpoint") + 1
+    col += len(line[col - 1 :]) - len(line[col - 1 :].lstrip())
+    where = SourceLoc(op.loc.file, op.loc.line - 1, col, op.loc.line - 1, max(col + 1, len(line.rstrip()) + 1))
+    try:
+        return parse_schedule(m.group(1)), where
+    except ValueError as e:
+        raise error(str(e), where, hint=f"a schedule is one of {SCHEDULE_HELP}") from None
+
+
+def plan(module: Module, fn: Function, default: Optional[Schedule]) -> dict[Op, Schedule]:
+    """The checkpointed loops of ``fn`` and their schedules (store-all loops are left out).
+
+    An annotated loop that cannot be checkpointed is an error; the ``--checkpoint``
+    default applies to outermost ``for`` loops only, and raises the same errors for them.
+    """
+    try:
+        return _plan(module, fn, default)
+    except DiagnosticError as e:
+        e.source_lines = e.source_lines or module.source_lines  # for the line and caret under it
+        raise
+
+
+def _plan(module: Module, fn: Function, default: Optional[Schedule]) -> dict[Op, Schedule]:
+    _check_placement(module, fn)
+    chosen: dict[Op, Schedule] = {}
+    for op in fn.walk():
+        if op.name not in ("for", "while"):
+            continue
+        found = _annotation(module, op)
+        if found is None:
+            if default is None or default == STORE_ALL or op.parent is not fn.body or op.name != "for":
+                continue
+            schedule, where = default, op.loc
+        else:
+            schedule, where = found
+        if schedule == STORE_ALL:
+            continue
+        try:
+            _check_applies(fn, op, schedule, where)
+        except DiagnosticError as e:
+            if found is None:  # chosen by --checkpoint: say how to leave this one loop out
+                for d in e.diagnostics:
+                    d.hint += "; or exempt this loop: `# s2sad: checkpoint store-all` (C: `#pragma s2sad "
+                    d.hint += "checkpoint store-all`) on the line above it"
+            raise
+        chosen[op] = schedule
+    return chosen
+
+
+def _check_placement(module: Module, fn: Function) -> None:
+    """An annotation in ``fn`` must sit on the line right above a loop: one anywhere else would
+    be silently ignored."""
+    lines = [op.loc.line for op in fn.walk() if op.loc is not None and op.loc.file == (fn.loc.file if fn.loc else "")]
+    if fn.loc is None or not lines:
+        return
+    for k in range(fn.loc.line, min(max(lines), len(module.source_lines))):
+        text = module.source_lines[k - 1]
+        if not (_PY_ANNOTATION.match(text) or _C_ANNOTATION.match(text)):
+            continue
+        below = module.source_lines[k].lstrip() if k < len(module.source_lines) else ""
+        if not re.match(r"(for|while|do)\b", below):
+            col = len(text) - len(text.lstrip()) + 1
+            raise error(
+                "this checkpoint annotation is not on the line right above a loop, so it would apply to nothing",
+                SourceLoc(fn.loc.file, k, col, k, len(text.rstrip()) + 1),
+                hint="put it directly above the `for` line of the loop to checkpoint",
+            )
+
+
+def _check_applies(fn: Function, op: Op, schedule: Schedule, where: Optional[SourceLoc]) -> None:
+    if op.name == "while":
+        raise error(
+            f"cannot checkpoint this loop with {schedule}: it is a while loop, whose trip count "
+            "is not known when it starts",
+            where,
+            hint="write it as a for loop over a range, or leave it store-all (remove the annotation)",
+        )
+    if op.parent is not fn.body:
+        raise error(
+            f"cannot checkpoint this loop with {schedule}: it is nested in another loop or a branch; "
+            "a checkpointed loop must be outermost in its function",
+            where,
+            hint="annotate the outermost loop (its iterations, inner loops included, are what is checkpointed)",
+        )
+    if build.const_int(op.operands[2]) is None:
+        raise error(
+            f"cannot checkpoint this loop with {schedule}: its step is not a constant, so its trip "
+            "count is not known when it starts",
+            where,
+            hint="give the range a constant step",
+        )
+
+
+def clone_ops(ops: list[Op], b: Builder, vmap: dict[Value, Value], outer: Callable[[Value], Value]) -> None:
+    """Copy ``ops`` (regions included) with ``b``: operands through ``vmap``, else ``outer``."""
+    for op in ops:
+        regions = []
+        for r in op.regions:
+            nb = Block([a.type for a in r.args], [a.name_hint for a in r.args])
+            vmap.update(zip(r.args, nb.args))
+            regions.append(nb)
+        new = b.create(
+            op.name,
+            [vmap[v] if v in vmap else outer(v) for v in op.operands],
+            [r.type for r in op.results],
+            dict(op.attrs),
+            regions,
+            [r.name_hint for r in op.results],
+            op.loc,
+        )
+        vmap.update(zip(op.results, new.results))
+        for r, nb in zip(op.regions, regions):
+            clone_ops(r.ops, Builder(nb, op.loc), vmap, outer)
+
+
+@dataclass
+class _Array:
+    """A state array: the primal root, its snapshot buffer, work copy and element count."""
+
+    root: Value
+    snap: Value
+    work: Value
+    dims: list[Value]
+    size: Value
+
+
+class CheckpointedLoop:
+    """The code of one checkpointed ``for`` loop: forward sweep with snapshots, reversed prologue."""
+
+    def __init__(self, gt: "GradientTransform", loop: Op, schedule: Schedule):
+        self.gt = gt
+        self.loop = loop
+        self.schedule = schedule
+        self.body: Block = loop.regions[0]
+        self.step = build.const_int(loop.operands[2])
+        self.carried = list(self.body.args[1:])
+        from .reverse import _written_arrays  # the reverse transform's own notion of "writes"
+
+        roots: dict[Value, None] = {}
+        for a in _written_arrays(gt.module, loop):
+            r = array_root(a)
+            if _top_level(gt.fn, r):
+                roots.setdefault(r, None)
+        self.state_roots = list(roots)
+        # Arrays it reads that a later statement overwrites: the reverse sweep needs them as they
+        # were while the loop ran.
+        index = gt.fn.body.ops.index(loop)
+        self.entry_roots: list[Value] = []
+        for v in _outer_arrays(loop):
+            r = array_root(v)
+            if r not in roots and r not in self.entry_roots and gt.last_write.get(r, -1) > index:
+                self.entry_roots.append(r)
+        self.arrays: list[_Array] = []
+        self.entry_copies: dict[Value, Value] = {}
+        self.scalar_snaps: list[Value] = []
+        self.depth_out: Optional[Value] = None
+        self.saved_fwd: dict[Value, Value] = {}
+
+    # ----------------------------------------------------------- bookkeeping
+    def snapshot_bytes_per_slot(self) -> str:
+        """A readable size of one snapshot: the scalars' bytes plus each array's element count."""
+        scalars = sum(elem_bytes(I64 if c.type == BOOL else c.type) for c in self.carried)  # flags as ints
+        parts = [f"{scalars} B"] if self.carried else []
+        for a in self.state_roots:
+            count = f"len({a.name_hint})" if a.type.rank == 1 else f"{a.name_hint}.size"
+            parts.append(f"{elem_bytes(a.type.elem)} B x {count}")
+        return " + ".join(parts) or "0 B"
+
+    @property
+    def slots_text(self) -> str:
+        s = self.schedule
+        if s.kind == "recompute":
+            return "1 slot"
+        if s.kind == "periodic":
+            return f"ceil(trips / {s.n}) slots"
+        return f"{s.n} slots"
+
+    # ---------------------------------------------------------- forward sweep
+    def forward(self, b: Builder) -> None:
+        """The primal loop, storing snapshots, at the top level of the forward sweep."""
+        gt, loop = self.gt, self.loop
+        fwd = gt.fwd
+        where = f" at line {loop.loc.line}" if loop.loc else ""
+        b.create("comment", [], [], {"text": f"{self.schedule} checkpointing of the loop{where}"})
+        self.trips = gt._trip_counts(b, [loop])[0]
+        self.last = build.sub(b, self.trips, build.const(b, 1, I64), "ck_last")
+        if self.schedule.kind == "recompute":
+            self.nslots = build.const(b, 1, I64)
+        elif self.schedule.kind == "periodic":
+            k = self.schedule.n
+            span = build.add(b, self.trips, build.const(b, k - 1, I64))
+            self.nslots = build.math(b, "max", build.binary(b, "floordiv", span, build.const(b, k, I64)),
+                                     build.const(b, 1, I64), hint="ck_slots")
+        else:
+            self.nslots = build.const(b, self.schedule.n, I64)
+        self.pos = b.op1("alloc", [self.nslots], ArrayType(I64, 1), "ck_iter", fill="zeros", elem="i64")
+        for c in self.carried:
+            t = I64 if c.type == BOOL else c.type
+            one_more = build.add(b, self.nslots, build.const(b, 1, I64))
+            name = f"snap_{c.name_hint or 'state'}"
+            self.scalar_snaps.append(b.op1("alloc", [one_more], ArrayType(t, 1), name, fill="zeros", elem=str(t)))
+        for r in self.state_roots:
+            dims = [b.op1("dim", [fwd[r]], I64, axis=ax) for ax in range(r.type.rank)]
+            size = dims[0]
+            for d in dims[1:]:
+                size = build.mul(b, size, d)
+            total = build.mul(b, self.nslots, size)
+            snap = b.op1("alloc", [total], ArrayType(r.type.elem, 1), f"snap_{r.name_hint}", fill="empty",
+                         elem=str(r.type.elem))
+            work = b.op1("alloc", dims, r.type, f"{r.name_hint}_ck", fill="empty", elem=str(r.type.elem))
+            self.arrays.append(_Array(r, snap, work, dims, size))
+        for r in self.entry_roots:
+            self.entry_copies[r] = b.op1("copy", [fwd[r]], r.type, f"{r.name_hint}_at_loop")
+
+        zero = build.const(b, 0, I64)
+        inits = [fwd[v] for v in loop.operands]
+        body = Block([a.type for a in self.body.args] + [I64, I64],
+                     [a.name_hint for a in self.body.args] + ["ck_next", "ck_depth"])
+        new = b.create("for", inits + [zero, zero], [r.type for r in loop.results] + [I64, I64],
+                       regions=[body], hints=[r.name_hint for r in loop.results] + ["ck_next", "ck_depth"],
+                       loc=loop.loc)
+        bb = Builder(body, loop.loc)
+        vmap = dict(zip(self.body.args, body.args))
+        state = list(body.args[1 : 1 + len(self.carried)])
+        iv, nxt, depth = body.args[0], body.args[-2], body.args[-1]
+        k = self._iteration(bb, iv)
+        # Store a snapshot when this iteration is the next one the schedule keeps.
+        then, other = Block(), Block()
+        tb = Builder(then, loop.loc)
+        self._save(tb, state, [fwd[r] for r in self.state_roots], depth, k)
+        depth1 = build.add(tb, depth, build.const(tb, 1, I64))
+        cand = self._next_snapshot(tb, k, depth1)
+        nxt1 = build.select(tb, build.cmp(tb, "lt", cand, self.last), cand, self.trips)
+        tb.create("yield", [nxt1, depth1], [])
+        Builder(other, loop.loc).create("yield", [nxt, depth], [])
+        kept = bb.create("if", [build.cmp(bb, "eq", k, nxt)], [I64, I64], regions=[then, other],
+                         hints=["ck_next", "ck_depth"])
+        # The last iteration's state goes to the work arrays: the first reversed iteration starts there.
+        then, other = Block(), Block()
+        tb = Builder(then, loop.loc)
+        for c, snap in zip(state, self.scalar_snaps):
+            tb.create("store", [snap, self.nslots, _to_stored(tb, c)], [])
+        for a in self.arrays:
+            _copy_array(tb, fwd[a.root], a.work, a.dims)
+        tb.create("yield", [], [])
+        Builder(other, loop.loc).create("yield", [], [])
+        bb.create("if", [build.cmp(bb, "eq", k, self.last)], [], regions=[then, other])
+        clone_ops(self.body.ops[:-1], bb, vmap, lambda v: fwd[v])
+        ys = [vmap[v] if v in vmap else fwd[v] for v in self.body.terminator.operands]
+        bb.create("yield", ys + list(kept.results), [])
+        gt.fwd_op[loop] = new
+        for r, nr in zip(loop.results, new.results):
+            fwd[r] = nr
+            gt.primal_of[nr] = r
+        self.depth_out = new.results[-1]
+
+    def _iteration(self, b: Builder, iv: Value) -> Value:
+        lb = self.gt.fwd[self.loop.operands[0]]
+        if self.step > 0:
+            return build.binary(b, "floordiv", build.sub(b, iv, lb), build.const(b, self.step, I64), "ck_k")
+        return build.binary(b, "floordiv", build.sub(b, lb, iv), build.const(b, -self.step, I64), "ck_k")
+
+    def _iv_at(self, b: Builder, k: Value) -> Value:
+        lb = self.gt.fwd[self.loop.operands[0]]
+        return build.add(b, lb, build.mul(b, k, build.const(b, self.step, I64)))
+
+    def _next_snapshot(self, b: Builder, k: Value, depth: Value) -> Value:
+        """The iteration after ``k`` whose start the forward sweep keeps next (``depth`` slots used)."""
+        if self.schedule.kind == "recompute":
+            return self.trips
+        if self.schedule.kind == "periodic":
+            return build.add(b, k, build.const(b, self.schedule.n, I64))
+        free = build.sub(b, self.nslots, depth, "ck_free")
+        return build.add(b, k, _emit_split(b, build.sub(b, self.trips, k, "ck_steps"), free))
+
+    def _save(self, b: Builder, scalars: list[Value], arrays: list[Value], slot: Value, k: Value) -> None:
+        b.create("store", [self.pos, slot, k], [])
+        for c, snap in zip(scalars, self.scalar_snaps):
+            b.create("store", [snap, slot, _to_stored(b, c)], [])
+        for a, src in zip(self.arrays, arrays):
+            _copy_array(b, src, a.snap, a.dims, build.mul(b, slot, a.size), to_flat=True)
+
+    # ---------------------------------------------------------- reverse sweep
+    def enter_reverse(self, rev: "_Rev") -> None:
+        """Before the reversed loop: the reverse sweep reads the work arrays, not the primal's."""
+        gt = self.gt
+        remap = {a.root: a.work for a in self.arrays} | dict(self.entry_copies)
+        for v in _outer_arrays(self.loop):
+            if array_root(v) in remap:
+                self.saved_fwd.setdefault(v, gt.fwd[v])
+                gt.fwd[v] = _rebased(rev.body, v, remap, gt.fwd)
+
+    def leave_reverse(self) -> None:
+        self.gt.fwd.update(self.saved_fwd)
+        self.saved_fwd = {}
+
+    def reverse_prologue(self, inner: "_Rev", depth: Value) -> Value:
+        """Rebuild the state of the reversed iteration and re-run it with taping; the new depth.
+
+        Runs at the start of each reversed iteration, ahead of its adjoint code: pop the
+        snapshot past this iteration, restore the last one, advance to this iteration, then
+        clone the body as the forward sweep would (``GradientTransform._clone_op``), so that
+        its values are what the adjoint code reads.
+        """
+        gt, loop = self.gt, self.loop
+        b = inner.prologue
+        b.loc = loop.loc
+        iv = inner.block.args[0]
+        k = self._iteration(b, iv)
+        b.create("comment", [], [], {"text": f"rebuild the state of this iteration ({self.schedule})"})
+        top = b.op1("load", [self.pos, build.sub(b, depth, build.const(b, 1, I64))], I64, "ck_top")
+        depth = build.select(b, build.cmp(b, "gt", top, k), build.sub(b, depth, build.const(b, 1, I64)), depth,
+                             "ck_depth")
+        slot = build.sub(b, depth, build.const(b, 1, I64), "ck_slot")
+        not_last = build.cmp(b, "lt", k, self.last)
+        then, other = Block(), Block()
+        tb = Builder(then, loop.loc)
+        for a in self.arrays:
+            _copy_array(tb, a.snap, a.work, a.dims, build.mul(tb, slot, a.size), to_flat=False)
+        tb.create("yield", [], [])
+        Builder(other, loop.loc).create("yield", [], [])
+        b.create("if", [not_last], [], regions=[then, other])
+        row = build.select(b, not_last, slot, self.nslots)
+        state = [_from_stored(b, b.op1("load", [snap, row], snap.type.elem, c.name_hint), c.type)
+                 for c, snap in zip(self.carried, self.scalar_snaps)]
+        start = build.select(b, not_last, b.op1("load", [self.pos, slot], I64), k, "ck_from")
+        if self.schedule.kind == "binomial":
+            state, depth = self._advance_binomial(b, start, k, depth, state)
+        else:
+            state = self._advance(b, start, k, state)
+        b.create("comment", [], [], {"text": "this iteration again, keeping what its adjoint reads"})
+        gt.fwd[self.body.args[0]] = iv
+        for c, v in zip(self.carried, state):
+            gt.fwd[c] = v
+        for op in self.body.ops[:-1]:
+            gt._clone_op(op, b)
+        return depth
+
+    def _advance(self, b: Builder, start: Value, stop: Value, state: list[Value]) -> list[Value]:
+        """Re-run iterations ``start .. stop - 1`` (plain primal code); the carried values after."""
+        lb, ub = self._iv_at(b, start), self._iv_at(b, stop)
+        body = Block([a.type for a in self.body.args], [a.name_hint for a in self.body.args])
+        loop = b.create("for", [lb, ub, build.const(b, self.step, I64), *state], [c.type for c in self.carried],
+                        regions=[body], hints=[c.name_hint for c in self.carried], loc=self.loop.loc)
+        vmap = dict(zip(self.body.args, body.args))
+        clone_ops(self.body.ops, Builder(body, self.loop.loc), vmap, lambda v: self.gt.fwd[v])
+        return list(loop.results)
+
+    def _advance_binomial(
+        self, b: Builder, start: Value, k: Value, depth: Value, state: list[Value]
+    ) -> tuple[list[Value], Value]:
+        """Advance from ``start`` to ``k``, storing snapshots at the revolve split points."""
+        types = [I64, I64] + [c.type for c in self.carried]
+        hints = ["ck_at", "ck_depth"] + [c.name_hint for c in self.carried]
+        cond, body = Block(types, hints), Block(types, hints)
+        cb = Builder(cond, self.loop.loc)
+        cb.create("condition", [build.cmp(cb, "lt", cond.args[0], k)], [])
+        bb = Builder(body, self.loop.loc)
+        at, d, vals = body.args[0], body.args[1], list(body.args[2:])
+        steps = build.sub(bb, build.add(bb, k, build.const(bb, 1, I64)), at, "ck_steps")
+        free = build.sub(bb, self.nslots, d, "ck_free")
+        m = build.add(bb, at, _emit_split(bb, steps, free), "ck_mid")
+        vals = self._advance(bb, at, m, vals)
+        then, other = Block(), Block()
+        tb = Builder(then, self.loop.loc)
+        self._save(tb, vals, [a.work for a in self.arrays], d, m)
+        tb.create("yield", [build.add(tb, d, build.const(tb, 1, I64))], [])
+        Builder(other, self.loop.loc).create("yield", [d], [])
+        kept = bb.create("if", [build.cmp(bb, "lt", m, k)], [I64], regions=[then, other], hints=["ck_depth"])
+        bb.create("yield", [m, kept.result, *vals], [])
+        w = b.create("while", [start, depth, *state], types, regions=[cond, body], hints=hints, loc=self.loop.loc)
+        return list(w.results[2:]), w.results[1]
+
+
+def _emit_split(b: Builder, steps: Value, free: Value) -> Value:
+    """IR for ``revolve.split(steps, free)``: how many iterations to advance before a snapshot."""
+    one = build.const(b, 1, I64)
+    s = build.add(b, free, one, "ck_snaps")
+    cond, body = Block([I64, I64], ["ck_reps", "ck_range"]), Block([I64, I64], ["ck_reps", "ck_range"])
+    cb = Builder(cond, b.loc)
+    going = build.binary(cb, "and", build.cmp(cb, "lt", cond.args[1], steps),
+                         build.cmp(cb, "gt", free, build.const(cb, 0, I64)))
+    cb.create("condition", [going], [])
+    bb = Builder(body, b.loc)
+    r1 = build.add(bb, body.args[0], one, "ck_reps")
+    rng = build.binary(bb, "floordiv", build.mul(bb, body.args[1], build.add(bb, s, r1)), r1, "ck_range")
+    bb.create("yield", [r1, rng], [])
+    w = b.create("while", [build.const(b, 0, I64), one], [I64, I64], regions=[cond, body],
+                 hints=["ck_reps", "ck_range"])
+    r, beta = w.results
+    denom = build.math(b, "max", build.add(b, s, r), one, hint="ck_denom")
+    right = build.binary(b, "floordiv", build.mul(b, beta, s), denom, "ck_right")
+    hi = build.binary(b, "floordiv", build.mul(b, beta, r), denom, "ck_left_hi")
+    less = build.math(b, "max", build.sub(b, r, one), build.const(b, 0, I64), hint="ck_reps_less")
+    lo = build.binary(b, "floordiv", build.mul(b, hi, less), build.math(b, "max", build.add(b, free, r), one),
+                      "ck_left_lo")
+    best = build.math(b, "max", build.math(b, "max", lo, build.sub(b, steps, right)), one, hint="ck_best")
+    # No free slot: go straight to the last iteration.
+    last = build.math(b, "max", build.sub(b, steps, one), one, hint="ck_to_last")
+    return build.select(b, build.cmp(b, "gt", free, build.const(b, 0, I64)), best, last, "ck_split")
+
+
+def _to_stored(b: Builder, v: Value) -> Value:
+    return build.cast(b, v, I64) if v.type == BOOL else v
+
+
+def _from_stored(b: Builder, v: Value, t: Type) -> Value:
+    return build.cmp(b, "ne", v, build.const(b, 0, I64)) if t == BOOL else v
+
+
+def _copy_array(b: Builder, src: Value, dst: Value, dims: list[Value], offset: Optional[Value] = None,
+                to_flat: bool = True) -> None:
+    """``dst[...] = src[...]`` over ``dims``; the side that is a snapshot row is flat from ``offset``."""
+    ivs: list[Value] = []
+    builder = b
+    for d in dims:
+        body = Block([I64], ["ck_e"])  # not a name users pick: C declares loop indices per scope
+        builder.create("for", [build.const(builder, 0, I64), d, build.const(builder, 1, I64)], [], regions=[body])
+        ivs.append(body.args[0])
+        builder = Builder(body, b.loc)
+    flat = ivs[0]
+    for iv, d in zip(ivs[1:], dims[1:]):
+        flat = build.add(builder, build.mul(builder, flat, d), iv)
+    if offset is not None:
+        flat = build.add(builder, offset, flat)
+    if offset is None:
+        src_idx, dst_idx = ivs, ivs
+    elif to_flat:
+        src_idx, dst_idx = ivs, [flat]
+    else:
+        src_idx, dst_idx = [flat], ivs
+    val = builder.op1("load", [src, *src_idx], src.type.elem)
+    builder.create("store", [dst, *dst_idx, val], [])
+    builder.create("yield", [], [])
+    for ivb in ivs[:-1][::-1]:
+        Builder(ivb.owner, b.loc).create("yield", [], [])
+
+
+def _top_level(fn: Function, v: Value) -> bool:
+    owner = v.owner if v.is_block_arg else v.defining_op.parent
+    return owner is fn.body
+
+
+def _outer_arrays(loop: Op) -> list[Value]:
+    from .reverse import _outer_refs
+
+    return [v for v in _outer_refs(loop) if v.type.is_array]
+
+
+def _rebased(b: Builder, v: Value, remap: dict[Value, Value], fwd: dict[Value, Value]) -> Value:
+    """``v`` (an array defined before the loop) made from ``remap``'s arrays instead of its root's."""
+    if v in remap:
+        return remap[v]
+    op = v.defining_op
+    assert op is not None and op.name == "view", "a state array is a root or a view of one"
+    base = _rebased(b, op.operands[0], remap, fwd)
+    return b.op1("view", [base, fwd[op.operands[1]]], v.type, v.name_hint)
