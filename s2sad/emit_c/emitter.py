@@ -223,19 +223,26 @@ class _ModuleContext:
         )
 
 
-def emit_c(module: Module, header: str, entry: str) -> str:
-    """The module as one C99 file: ``entry`` has external linkage, every other function is static."""
+def emit_c(module: Module, header: str, entry: str, emitter: Optional[type] = None,
+           helpers: Optional[dict[str, str]] = None) -> str:
+    """The module as one C99 file: ``entry`` has external linkage, every other function is static.
+
+    ``emitter`` (a ``_CFunctionEmitter`` subclass) and ``helpers`` (more helper
+    functions, by name) are how the CUDA emitter reuses this one.
+    """
     if entry not in module.functions:
         raise error(f"no function '{entry}' to emit")
     ctx = _ModuleContext(module, entry)
+    make = emitter or _CFunctionEmitter
     called = _called_from(module, entry)
-    texts = {fn.name: _CFunctionEmitter(ctx, fn).emit() for fn in module.functions.values() if fn.name in called}
+    texts = {fn.name: make(ctx, fn).emit() for fn in module.functions.values() if fn.name in called}
     keep = _reachable({ctx.c_name(n): t for n, t in texts.items()}, ctx.c_name(entry))
     functions = [texts[name] for name in module.functions if ctx.c_name(name) in keep]
     code = "\n\n".join(functions)
     bare = _strip_comments(code)
-    helpers = [text for name, text in HELPERS.items() if re.search(rf"\b{name}\(", bare)]
-    body = "\n\n".join(helpers + functions)
+    available = {**HELPERS, **(helpers or {})}
+    used = [text for name, text in available.items() if re.search(rf"\b{name}\(", bare)]
+    body = "\n\n".join(used + functions)
     includes = _includes(_strip_comments(body))
     out: list[str] = []
     head = [line[2:] if line.startswith("# ") else line.lstrip("#") for line in header.strip("\n").split("\n")]
@@ -423,10 +430,17 @@ class _CFunctionEmitter(_FunctionEmitter):
         ]
         if unused and lines and lines[0] != "":
             unused.append("")
-        static = "" if fn.name == self.ctx.entry else "static "
-        head = wrap_signature(f"{static}{ret} {self.ctx.c_name(fn.name)}", params, " {")
+        head = wrap_signature(f"{self._linkage()}{ret} {self.ctx.c_name(fn.name)}", params, " {")
         sizes = self._sizes_comment() if fn.name == self.ctx.entry else []
         return "\n".join(sizes + head + unused + lines + ["}"])
+
+    def _linkage(self) -> str:
+        """What precedes the result type: only the entry point links outside the file."""
+        return "" if self.fn.name == self.ctx.entry else "static "
+
+    def _may_fuse_into(self, store: Op) -> bool:
+        """Whether a callee may add an adjoint straight into the element ``store`` writes."""
+        return True
 
     def _sizes_comment(self) -> list[str]:
         """What the caller must pass: the extents of the array parameters (C pointers carry none)."""
@@ -1016,6 +1030,7 @@ class _CFunctionEmitter(_FunctionEmitter):
                 and all(x is y for x, y in zip(load.operands[1:], store.operands[1:-1]))
                 and self.ctx.effects.root(load.operands[0]) not in callee_roots
                 and self._only_folded_between(block, k, block.ops.index(store))
+                and self._may_fuse_into(store)
             ):
                 arr, *idx = load.operands
                 element = self._element(arr, idx, store)

@@ -80,6 +80,7 @@ class CContext:
     globals: frozenset[str] = frozenset()
     recursive_calls: frozenset[int] = frozenset()  # id() of calls that close a recursion cycle
     structs: Optional[StructTable] = None
+    cuda: Optional[dict[str, str]] = None  # .cu input: function -> "global", "device" or "host"
 
 
 def stmt_exits(st: c_ast.Node) -> Exits:
@@ -172,6 +173,10 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             self.loop_depth -= 1
 
     # -- scopes and keys ---------------------------------------------------------------------------
+    @property
+    def cuda(self) -> bool:
+        return self.ctx.cuda is not None
+
     def lookup(self, name: str) -> Optional[str]:
         for scope in reversed(self.scopes):
             if name in scope:
@@ -282,6 +287,8 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             if self.ctx.structs is not None else []
         if structs:
             attrs["c_structs"] = structs
+        if self.ctx.cuda is not None:
+            attrs["cuda"] = self.ctx.cuda.get(self.fn.decl.name, "host")
         return Function(self.fn.decl.name, body, sig.result_types, loc, attrs)
 
     def param_decls(self) -> list[c_ast.Decl]:

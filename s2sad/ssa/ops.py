@@ -81,6 +81,11 @@ Tapes (only produced by the adjoint transform; a tape is a stack of scalars):
   tape.push        (tape, value)                   -> ()                push one value
   tape.pop         (tape)                          -> elem type         pop the last pushed value
 
+CUDA thread built-ins (pure; documented in ``s2sad.ssa.gpu``):
+
+  gpu.thread_idx gpu.block_idx gpu.block_dim gpu.grid_dim
+                   () {axis: "x"|"y"|"z"}          -> i64               threadIdx.x, blockIdx.y, ...
+
 Annotations:
 
   comment          () {text: str}                  -> ()                a comment line in the output;
@@ -93,6 +98,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .gpu import BUILTINS as GPU_BUILTINS
 from .ir import Value
 from .types import BOOL, I64, Type
 
@@ -120,7 +126,7 @@ CONTROL_FLOW = ("for", "if", "while")
 # is the business of the memory analyses, which follow it to its base (``view_base``).
 PURE = set(BINARY_ARITH + COMPARE + BOOL_OPS) | {
     "const", "neg", "not", "select", "cast", "undef", "dim", "view", "field",
-} | {f"math.{fn}" for fn in MATH_FNS}
+} | {f"math.{fn}" for fn in MATH_FNS} | set(GPU_BUILTINS)
 
 
 @dataclass(frozen=True)
@@ -161,7 +167,7 @@ def result_type(name: str, operand_types: list[Type]) -> Type:
         return BOOL
     if name == "select":
         return operand_types[1]
-    if name in ("dim", "field"):
+    if name in ("dim", "field") or name in GPU_BUILTINS:
         return I64
     return operand_types[0]
 
