@@ -26,11 +26,13 @@ declarations, expressions); what differs is said here:
 
 from __future__ import annotations
 
+from typing import Optional
+
 from ..adjoint.accumulation import ATOMIC, BLOCK, PRIVATE, AccumulationPlan, accumulation, classify
-from ..emit_c.cexpr import address_of, deref
+from ..emit_c.cexpr import Cast, address_of, deref
 from ..emit_c.emitter import HELPERS, _CFunctionEmitter, _ModuleContext, ctype, emit_c, is_gradient
-from ..emit_py.emitter import Assign, AugAssign, ExprStmt, Stmt
-from ..emit_py.expr import Call, Expr, Name, literal_value
+from ..emit_py.emitter import Assign, AugAssign, ExprStmt, If, Stmt
+from ..emit_py.expr import BinOp, Call, Expr, Lit, Name, literal_value
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.gpu import cuda_spelling
 from ..ssa.ir import Block, Module, Op
@@ -67,8 +69,27 @@ static __device__ void block_sum_add({t} *dst, {t} v) {{
     __syncthreads();  /* warp_sums is reused by the next call */
 }}"""
 
+DEVICE_MEMORY = {
+    "device_calloc": """\
+/* calloc for device code, which has malloc, free, memset and memcpy only. */
+static __device__ void *device_calloc(size_t count, size_t size) {
+    void *p = malloc(count * size);
+    memset(p, 0, count * size);
+    return p;
+}""",
+    "device_grow": """\
+/* realloc for device code: room for count elements of the given size, the first used kept. */
+static __device__ void *device_grow(void *p, size_t used, size_t count, size_t size) {
+    void *q = malloc(count * size);
+    memcpy(q, p, used * size);
+    free(p);
+    return q;
+}""",
+}
+
 # C's helpers run on the device too.
 _DEVICE_HELPERS = {name: text.replace("\nstatic ", "\nstatic __device__ ") for name, text in HELPERS.items()}
+_DEVICE_HELPERS.update(DEVICE_MEMORY)
 
 
 def emit_cuda(module: Module, header: str, entry: str, all_atomic: bool = False) -> str:
@@ -131,6 +152,41 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
         if mode == BLOCK:
             return [AugAssign(Name(self._sum_register(op)), "+", self.expr(g))]
         return super().gen_op(op)
+
+    # Per-thread memory (local arrays, copies, tapes): C's code, with the casts C++ wants
+    # and the allocation calls device code has.
+    def _alloc(self, op: Op) -> list[Stmt]:
+        return self._device_memory(super()._alloc(op))
+
+    def _copy(self, op: Op) -> list[Stmt]:
+        return self._device_memory(super()._copy(op))
+
+    def _tape(self, op: Op) -> list[Stmt]:
+        top = self.tape_tops.get(self.var.get(op.operands[0], "")) if op.operands else None
+        return self._device_memory(super()._tape(op), top)
+
+    def _device_memory(self, stmts: list[Stmt], top: Optional[str] = None) -> list[Stmt]:
+        out: list[Stmt] = []
+        for st in stmts:
+            if isinstance(st, If):
+                st = If(st.cond, self._device_memory(st.body, top), self._device_memory(st.orelse, top), st.ternary)
+            elif isinstance(st, Assign) and isinstance(st.value, Call) and isinstance(st.value.func, Name):
+                target = st.targets[0]
+                pointer = self.types.get(target.id, "") if isinstance(target, Name) else ""
+                value = st.value
+                fn = value.func.id  # type: ignore[attr-defined]
+                if fn == "calloc":
+                    value = Call(Name("device_calloc"), value.args)
+                elif fn == "realloc" and top is not None:
+                    # Grown when full: the old block holds ``top`` elements.
+                    old, new = value.args
+                    count = new.left if isinstance(new, BinOp) else new  # cap * sizeof(elem)
+                    elem = Lit(f"sizeof({pointer.rstrip(' *')})")
+                    value = Call(Name("device_grow"), (old, Name(top), count, elem))
+                if fn in ("malloc", "calloc", "realloc") and pointer.endswith("*"):
+                    st = Assign(st.targets, Cast(pointer, value), st.copy)
+            out.append(st)
+        return out
 
     def _sum_register(self, op: Op) -> str:
         arr, *idx, value = op.operands
