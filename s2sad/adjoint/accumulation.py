@@ -18,6 +18,11 @@ classifies it by the addresses all the threads touch in that shadow:
 * ``ATOMIC``: anything else (a stencil's ``d_x[i - 1]`` and ``d_x[i + 1]`` meet
   the neighbour's ``d_x[i]``; a gather's ``d_x[idx[i]]`` may repeat): ``atomicAdd``.
 
+The shadow of a ``__shared__`` array is shared by the threads of a block only:
+its accumulations are ``PRIVATE`` when every access uses one index injective in
+the thread's index in the block (``threadIdx.x``, plus a uniform amount), else
+``ATOMIC`` (``atomicAdd`` on shared memory).
+
 A shadow passed to a call is ``ATOMIC`` everywhere (the callee's accesses are
 not seen here), and inside ``__device__`` functions every shadow accumulation
 is ``ATOMIC``: a device function cannot know which thread calls it with what.
@@ -39,6 +44,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
+from ..ssa.gpu import SHARED_SPACE
 from ..ssa.ir import Function, Op, Value
 from ..ssa.ops import view_base
 
@@ -67,6 +73,13 @@ def shadow_params(fn: Function) -> list[Value]:
             and q.name_hint == f"d_{p.name_hint}"]
 
 
+def shared_shadows(fn: Function) -> list[Value]:
+    """The shadows of ``__shared__`` arrays: shared allocs that start zeroed (the front end
+    gives user arrays no initializer, the reverse transform zeroes every shadow)."""
+    return [op.result for op in fn.walk() if op.name == "alloc" and op.attrs.get("space") == SHARED_SPACE
+            and op.attrs.get("fill") == "zeros"]
+
+
 def accumulation(op: Op) -> Optional[Value]:
     """For ``store(d, idx, add(load(d, idx), g))``: ``g``; else None."""
     if op.name != "store":
@@ -87,7 +100,8 @@ def classify(fn: Function, kernel: bool, all_atomic: bool = False) -> Accumulati
     """How each accumulation of ``fn`` (a gradient; ``kernel``: a ``__global__`` one) is added."""
     plan = AccumulationPlan(returned=ATOMIC if all_atomic else BLOCK if kernel else PRIVATE)
     shadows = set(shadow_params(fn))
-    accesses: dict[Value, list[Op]] = {s: [] for s in shadows}
+    shared = set(shared_shadows(fn))
+    accesses: dict[Value, list[Op]] = {s: [] for s in shadows | shared}
     passed: set[Value] = set()
     for op in fn.walk():
         if op.name in ("load", "store") and view_base(op.operands[0]) in accesses:
@@ -97,7 +111,13 @@ def classify(fn: Function, kernel: bool, all_atomic: bool = False) -> Accumulati
     for shadow, ops in accesses.items():
         stores = [op for op in ops if accumulation(op) is not None]
         mode = ATOMIC
-        if all_atomic or not kernel or shadow in passed or any(op.operands[0] is not shadow for op in ops):
+        if all_atomic or shadow in passed or any(op.operands[0] is not shadow for op in ops):
+            mode = ATOMIC
+        elif shadow in shared:
+            # Threads of one block share it; the barriers the reverse sweep mirrors order the
+            # phases, but within a phase only an index of the thread's own is race-free.
+            mode = PRIVATE if _same_index(ops) and all(_private_in_block(v) for v in _index(ops[0])) else ATOMIC
+        elif not kernel:
             mode = ATOMIC
         elif _same_index(ops) and all(_private(v) for v in ops[0].operands[1:2]) and ops[0].operands[0].type.rank == 1:
             mode = PRIVATE
@@ -168,6 +188,22 @@ def _global_id_x(v: Value) -> bool:
 def _builtin(v: Value, name: str) -> bool:
     op = v.defining_op
     return op is not None and op.name == name and op.attrs.get("axis") == "x"
+
+
+def _private_in_block(v: Value) -> bool:
+    """An injective function of the thread's index in its block: threadIdx.x (+ or - uniform),
+    or of the global thread id (injective on a block as well)."""
+    op = v.defining_op
+    if _builtin(v, "gpu.thread_idx") or _private(v):
+        return True
+    if op is None:
+        return False
+    if op.name == "cast" and op.operands[0].type.is_int:
+        return _private_in_block(op.operands[0])
+    if op.name in ("add", "sub"):
+        a, b = op.operands
+        return (_private_in_block(a) and _uniform(b)) or (op.name == "add" and _uniform(a) and _private_in_block(b))
+    return False
 
 
 def _private(v: Value) -> bool:

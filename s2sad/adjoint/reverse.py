@@ -12,7 +12,9 @@ mirrored, not flattened:
 * an ``if`` becomes an ``if`` on the same condition;
 * a ``while`` counts its iterations in the forward sweep and is reversed as a
   ``for`` over that count;
-* a call to a user function becomes a call to its own ``grad_<callee>``.
+* a call to a user function becomes a call to its own ``grad_<callee>``;
+* a CUDA barrier (``gpu.sync``) stays a barrier at the mirrored place, and the
+  shadow of a ``__shared__`` array is ``__shared__`` (its ``alloc`` attributes).
 
 Scalar adjoints are SSA values (so the cleanup passes see them); array adjoints
 live in shadow memory (``d_x``), updated with load/store. The shadow of a view
@@ -41,6 +43,7 @@ from typing import Iterable, Optional
 from ..diagnostics import error
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
+from ..ssa.gpu import SYNC
 from ..ssa.ops import PURE
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from .activity import Activity, analyze_activity
@@ -573,6 +576,8 @@ class GradientTransform:
                 return True
             if inner.name == "call" and self._call_active(inner):
                 return True
+            if inner.name == SYNC:
+                return True  # what threads exchange through memory, their adjoints exchange back
         return False
 
     def _call_active(self, op: Op) -> bool:
@@ -661,6 +666,8 @@ class GradientTransform:
                 g = rev.body.op1("load", [d, *idx], val.type, adjoint_hint(val) or _element_hint(d, idx))
                 rev.body.create("store", [d, *idx, build.const(rev.body, 0.0, val.type)], [])
                 self._accumulate(rev, val, g)
+        elif name == SYNC:
+            rev.body.create(SYNC, [], [])  # the barrier, at the mirrored place
         elif name == "call":
             self._reverse_call(rev, op)
         elif name == "for":

@@ -32,9 +32,11 @@ from ..adjoint.accumulation import ATOMIC, BLOCK, PRIVATE, AccumulationPlan, acc
 from ..emit_c.cexpr import Cast, address_of, deref
 from ..emit_c.emitter import HELPERS, _CFunctionEmitter, _ModuleContext, ctype, emit_c, is_gradient
 from ..emit_py.emitter import Assign, AugAssign, ExprStmt, If, Stmt
-from ..emit_py.expr import BinOp, Call, Expr, Lit, Name, literal_value
+from ..emit_py.expr import BinOp, Call, Expr, Lit, Name, literal_value, number
+from ..emit_c.cstmt import ArrayDecl
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
-from ..ssa.gpu import cuda_spelling
+from ..ssa.gpu import SHARED_SPACE, SYNC, cuda_spelling
+from ..ssa.build import const_int
 from ..ssa.ir import Block, Module, Op
 from ..ssa.types import F32, F64, Type
 
@@ -87,6 +89,16 @@ static __device__ void *device_grow(void *p, size_t used, size_t count, size_t s
 }""",
 }
 
+ZERO_SHARED = """\
+/* Zeroes a __shared__ array, the threads of the block sharing the work, then waits for all. */
+static __device__ void zero_shared({t} *a, long size) {{
+    long t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    for (long k = t; k < size; k += blockDim.x * blockDim.y * blockDim.z) {{
+        a[k] = {zero};
+    }}
+    __syncthreads();
+}}"""
+
 # C's helpers run on the device too.
 _DEVICE_HELPERS = {name: text.replace("\nstatic ", "\nstatic __device__ ") for name, text in HELPERS.items()}
 _DEVICE_HELPERS.update(DEVICE_MEMORY)
@@ -99,11 +111,14 @@ def emit_cuda(module: Module, header: str, entry: str, all_atomic: bool = False)
     class Emitter(_CudaFunctionEmitter):
         everything_atomic = all_atomic
         sum_types: set[str] = set()  # the float types block_sum_add is needed for
+        zeroed_types: set[str] = set()  # and zero_shared
 
         def emit(self) -> str:
             text = super().emit()
             # emit_c picks the helpers after emitting every function: the overloads needed are known then.
             helpers["block_sum_add"] = "\n\n".join(BLOCK_SUM_ADD.format(t=t) for t in sorted(self.sum_types))
+            helpers["zero_shared"] = "\n\n".join(ZERO_SHARED.format(t=t, zero="0.0f" if t == "float" else "0.0")
+                                                 for t in sorted(self.zeroed_types))
             return text
 
     return emit_c(module, header, entry, Emitter, helpers)
@@ -112,6 +127,7 @@ def emit_cuda(module: Module, header: str, entry: str, all_atomic: bool = False)
 class _CudaFunctionEmitter(_CFunctionEmitter):
     everything_atomic = False
     sum_types: set[str] = set()
+    zeroed_types: set[str] = set()
 
     def __init__(self, ctx: _ModuleContext, fn):
         super().__init__(ctx, fn)
@@ -151,12 +167,33 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
             return [ExprStmt(Call(Name("atomicAdd"), (address_of(self._element(arr, idx, op)), self.expr(g))))]
         if mode == BLOCK:
             return [AugAssign(Name(self._sum_register(op)), "+", self.expr(g))]
+        if op.name == SYNC:
+            return [ExprStmt(Call(Name("__syncthreads")))]
         return super().gen_op(op)
 
     # Per-thread memory (local arrays, copies, tapes): C's code, with the casts C++ wants
     # and the allocation calls device code has.
     def _alloc(self, op: Op) -> list[Stmt]:
+        if op.attrs.get("space") == SHARED_SPACE:
+            return self._shared(op)
         return self._device_memory(super()._alloc(op))
+
+    def _shared(self, op: Op) -> list[Stmt]:
+        """``__shared__ double buf[64];``, zeroed by the whole block when the IR asks (a shadow)."""
+        v = op.result
+        if v not in self.var:
+            return []
+        name = self.var[v]
+        size = 1
+        for d in op.operands:
+            size *= const_int(d)  # type: ignore[operator]  # constant: the front end checks
+        self.stack.add(name)
+        elem = self._elem(v.type)
+        out: list[Stmt] = [ArrayDecl(f"__shared__ {elem}", name, size, False)]
+        if op.attrs.get("fill") == "zeros":
+            self.zeroed_types.add(elem)
+            out.append(ExprStmt(Call(Name("zero_shared"), (Name(name), number(size)))))
+        return out
 
     def _copy(self, op: Op) -> list[Stmt]:
         return self._device_memory(super()._copy(op))

@@ -22,6 +22,7 @@ Pre: verified IR. Post: verified IR with the same effects.
 
 from __future__ import annotations
 
+from ..ssa.gpu import SYNC
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.ops import view_base
 
@@ -39,13 +40,13 @@ class _Liveness:
             self._writes[name] = True  # recursion guard: assume effects
             fn = self.module.functions.get(name)
             self._writes[name] = fn is None or any(
-                op.name == "store" or (op.name == "call" and self._callee_writes(op.attrs["callee"]))
+                op.name in ("store", SYNC) or (op.name == "call" and self._callee_writes(op.attrs["callee"]))
                 for op in fn.walk()
             )
         return self._writes[name]
 
     def is_effect(self, op: Op) -> bool:
-        if op.name == "return":
+        if op.name in ("return", SYNC):  # a barrier orders the other threads' memory too
             return True
         if op.name == "store":
             # A store into a local array matters only if the array is read: it is

@@ -34,7 +34,7 @@ from .c_expr import span, walk
 from .callgraph import callees_first
 from .c_lower import CContext, Signature, lower_function
 from .c_preprocess import BUILTIN_MACROS, Preprocessed, preprocess
-from .cuda_source import is_cuda
+from .cuda_source import SHARED, is_cuda
 from .c_structs import StructTable
 from .c_types import TypeProblem, ctype_of
 
@@ -189,7 +189,8 @@ def parse_c(source: str, filename: str, func: str) -> Module:
         raise error(f"no function named '{func}' in {name}", hint=f"functions in this file: {listing}")
     order, problems, recursive = _reachable(func, cfile)
     ctx = CContext(name, cfile.lines, cfile.typedefs, cfile.constants, {}, frozenset(cfile.globals), recursive,
-                   cfile.structs, cfile.cuda)
+                   cfile.structs, cfile.cuda,
+                   frozenset(q.line for q in cfile.pre.qualifiers if q.word == SHARED))
     for fname in order:
         try:
             ctx.signatures[fname] = cfile.signature(cfile.functions[fname])

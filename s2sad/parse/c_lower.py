@@ -34,6 +34,7 @@ from pycparser import c_ast
 
 from ..diagnostics import Diagnostic
 from ..ssa import build
+from ..ssa.gpu import SHARED_SPACE, SYNC
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
 from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F64, I64, Type
@@ -81,6 +82,7 @@ class CContext:
     recursive_calls: frozenset[int] = frozenset()  # id() of calls that close a recursion cycle
     structs: Optional[StructTable] = None
     cuda: Optional[dict[str, str]] = None  # .cu input: function -> "global", "device" or "host"
+    shared_lines: frozenset[int] = frozenset()  # lines where __shared__ was written
 
 
 def stmt_exits(st: c_ast.Node) -> Exits:
@@ -265,6 +267,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             env[RESULT] = b.op1("undef", [], result_t, "result")
         env[RETURNED] = build.const(b, False, BOOL, "returned")
         self.scopes.append({})
+        self.top_depth = len(self.scopes)  # declarations at the function's top level
         items = statements(fn.body)
         self.block(items, b, env, None)
         b.loc = loc
@@ -397,6 +400,9 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         if t.kind == "void":
             raise self.fail(d, "a variable cannot be void")
         init = d.init
+        if d.coord is not None and d.coord.line in self.ctx.shared_lines:
+            self.shared_array(d, t, b, env)
+            return
         if t.kind == "array":
             arr = self.local_array(d, t, b, env)
             env[self.declare(d.name, t, d)] = arr
@@ -437,6 +443,23 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             idx = [build.const(b, i, I64) for i in index]
             self.at(b, node).create("store", [arr, *idx, self.convert(v, t.scalar, b)], [])  # type: ignore
         return arr
+
+    def shared_array(self, d: c_ast.Decl, t: CType, b: Builder, env: Env) -> None:
+        """A ``__shared__`` array: one per block, so its size is a constant and every thread of
+        the block meets its declaration (the gradient zeroes its shadow there, with a barrier)."""
+        if t.kind != "array":
+            raise self.fail(d, "only arrays can be __shared__", "declare a __shared__ array of one element")
+        if d.init is not None:
+            raise self.fail(d.init, "a __shared__ array cannot have an initializer", "let the threads fill it")
+        if len(self.scopes) != self.top_depth:
+            raise self.fail(d, "a __shared__ array must be declared at the top level of the kernel",
+                            "move the declaration before the kernel's first if or loop")
+        dims = [self.integer(n, b, env, "an array size") for n in t.dims]
+        if any(build.const_value(v) is None for v in dims):
+            raise self.fail(d, "a __shared__ array needs a constant size", "size it with a #define")
+        arr = self.at(b, d).op1("alloc", dims, t.ir_array, d.name, fill="empty", elem=t.scalar.name,  # type: ignore
+                                space=SHARED_SPACE)
+        env[self.declare(d.name, t, d)] = arr
 
     def init_entries(self, init: c_ast.InitList, rank: int, prefix: list[int]) -> list[tuple[list[int], c_ast.Node]]:
         out = []
@@ -542,6 +565,11 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             if want_value or len(args) != 1:
                 raise self.fail(node, "free takes one pointer and gives no value")
             self.pointer(args[0], b, env)
+            return None
+        if name == "__syncthreads" and self.cuda:
+            if want_value or args:
+                raise self.fail(node, "__syncthreads() takes no arguments and gives no value")
+            self.at(b, node).create(SYNC, [], [])
             return None
         if name in self.ctx.signatures:
             return self.user_call(node, name, args, b, env, want_value)

@@ -8,13 +8,16 @@ it (the same discipline as ``c_preprocess``):
   ``__forceinline__`` and ``__noinline__`` become spaces; each is recorded with
   its position, and ``CFile`` gives it to the function declared next
   (``Qualifier``), so the front end knows kernels from device functions;
+* ``__shared__`` becomes spaces too, recorded by line: the array declared on
+  that line is block-shared memory (``c_lower``);
 * constructs s2sad does not differentiate yet get a located error here, before
   pycparser would stumble on the C++ around them: dynamic shared memory
   (``extern __shared__``), texture and surface memory, cooperative groups,
   warp-level intrinsics in the primal, kernel launches (``<<<...>>>``: host
   code, which s2sad does not read) and C++ templates.
 
-The thread built-ins (``threadIdx.x`` ...) need nothing here: C parses them as
+``__syncthreads()`` is a call, lowered to ``gpu.sync`` by ``c_lower``. The
+thread built-ins (``threadIdx.x`` ...) need nothing here: C parses them as
 member accesses of undeclared names, and ``c_expr`` lowers them to ``gpu.*`` ops.
 """
 
@@ -29,17 +32,15 @@ from ..ssa.ir import SourceLoc
 CUDA_SUFFIXES = (".cu", ".cuh")
 
 FUNCTION_QUALIFIERS = ("__global__", "__device__", "__host__", "__forceinline__", "__noinline__")
-_QUALIFIER = re.compile(r"\b(" + "|".join(FUNCTION_QUALIFIERS) + r")\b")
+SHARED = "__shared__"
+_QUALIFIER = re.compile(r"\b(" + "|".join((*FUNCTION_QUALIFIERS, SHARED)) + r")\b")
 
 # (pattern, message, hint): what s2sad reports instead of parsing.
 _UNSUPPORTED: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"\bextern\s+__shared__\b"), "dynamic shared memory (extern __shared__) is not supported yet",
      "declare the shared array with a constant size: __shared__ double buf[256];"),
-    (re.compile(r"\b__shared__\b"), "__shared__ arrays are not supported yet",
-     "give each thread its own data in global memory, or differentiate the kernel without the "
-     "shared-memory stage"),
-    (re.compile(r"\b__syncthreads\b"), "__syncthreads() is not supported yet",
-     "barriers come with __shared__ arrays; split the kernel at the barrier"),
+    (re.compile(r"\b__syncthreads_(?:count|and|or)\b|\b__syncwarp\b"),
+     "barriers other than __syncthreads() are not supported", "use __syncthreads()"),
     (re.compile(r"\b(?:texture\s*<|tex[123]D\w*|tex1Dfetch|cudaTextureObject_t|surf[123]D\w*)"),
      "texture and surface memory are not supported", "read the data through a plain pointer"),
     (re.compile(r"\bcooperative_groups\b|\bthis_thread_block\b|\bthis_grid\b"),

@@ -8,13 +8,23 @@ apart are four read-only vectors, each an op here (text form as in ``ops``):
   gpu.block_dim    () {axis: "x"|"y"|"z"}           -> i64     blockDim.<axis>
   gpu.grid_dim     () {axis: "x"|"y"|"z"}           -> i64     gridDim.<axis>
 
-They are pure: within one thread each is a constant, so CSE may merge them, LICM
+and one barrier, and block-shared memory is an ``alloc`` attribute:
+
+  gpu.sync         ()                               -> ()      __syncthreads(): every thread of
+                                                               the block arrives before any goes on
+  alloc ... {space: "shared"}                       -> array   a __shared__ array: one per block,
+                                                               constant size, declared at the
+                                                               kernel's top level
+
+The four built-ins are pure: within one thread each is a constant, so CSE may merge them, LICM
 may hoist them and the reverse sweep recomputes them instead of taping them.
 What varies from thread to thread is what the accumulation analysis
 (``s2sad.adjoint.gpu_accum``) reasons about.
 
 The interpreter runs one thread at a time: ``Launch`` holds the grid and block
-shapes, and ``Thread`` the indices of the thread being run.
+shapes, and ``Thread`` the indices of the thread being run. It refuses
+``gpu.sync`` (sequential threads cannot meet at a barrier); kernels with
+barriers run in the tests' emulation (tests/cuda_emu.h).
 """
 
 from __future__ import annotations
@@ -30,6 +40,8 @@ BUILTINS: dict[str, str] = {
     "gpu.grid_dim": "gridDim",
 }
 OP_OF_VECTOR = {spelling: name for name, spelling in BUILTINS.items()}
+SYNC = "gpu.sync"
+SHARED_SPACE = "shared"  # the ``space`` attribute of an alloc of __shared__ memory
 AXES = ("x", "y", "z")
 
 

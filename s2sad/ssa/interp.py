@@ -148,6 +148,9 @@ class Interpreter:
             if self.thread is None:
                 raise RuntimeError(f"interpreter: {n} outside a kernel launch (use Interpreter.launch)")
             return [self.thread.value(n, op.attrs["axis"])]
+        if n == "gpu.sync":
+            raise NotImplementedError("interpreter: __syncthreads() needs the threads of a block to run "
+                                      "together; run such kernels in the emulation (tests/cuda_emu.h)")
         if n == "field":
             return [field_value(op.attrs, [int(x) for x in a])]
         if n == "call":

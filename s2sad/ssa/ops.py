@@ -85,6 +85,7 @@ CUDA thread built-ins (pure; documented in ``s2sad.ssa.gpu``):
 
   gpu.thread_idx gpu.block_idx gpu.block_dim gpu.grid_dim
                    () {axis: "x"|"y"|"z"}          -> i64               threadIdx.x, blockIdx.y, ...
+  gpu.sync         ()                              -> ()                __syncthreads() (not pure)
 
 Annotations:
 
@@ -148,7 +149,8 @@ def op_info(name: str) -> OpInfo:
         return OpInfo(name, pure=False, regions=1 if name == "for" else 2)
     if name == "if":
         return OpInfo(name, pure=False, regions=2)
-    if name in ("load", "store", "alloc", "copy", "call", "tape.push", "tape.pop", "tape.new", "comment"):
+    if name in ("load", "store", "alloc", "copy", "call", "tape.push", "tape.pop", "tape.new", "comment",
+                "gpu.sync"):
         return OpInfo(name, pure=False)
     raise KeyError(name)
 

@@ -500,6 +500,9 @@ class _Verifier:
         if op.result.type != I64:
             self.error(op, f"'{op.name}' result is {op.result.type}, must be i64")
 
+    def _op_gpu_sync(self, op: Op) -> None:
+        self._arity(op, 0, 0)
+
     def _op_dim(self, op: Op) -> None:
         if not self._arity(op, 1, 1):
             return
