@@ -729,8 +729,12 @@ class GradientTransform:
         init_vals += [rev.adj.get(v) or self._zero(rev.body, v.type) for v in outer]
         lb, ub, step = bounds
         hints = [a.name_hint for a in slot_args + outer_args]
+        # A parallel loop's iterations are independent, and so are their adjoints (the
+        # emitter makes the accumulations they share race-free).
+        kept = {k: op.attrs[k] for k in ("parallel", "schedule") if k in op.attrs}
         rfor = rev.body.create(
-            "for", [lb, ub, step, *init_vals], [a.type for a in slot_args + outer_args], regions=[rbody], hints=hints
+            "for", [lb, ub, step, *init_vals], [a.type for a in slot_args + outer_args], kept, regions=[rbody],
+            hints=hints,
         )
         finals = _prune_passthrough(rfor)
         # Outer adjoints first: the loop's results replace them. Then the carried

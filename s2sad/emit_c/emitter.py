@@ -86,7 +86,10 @@ from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.ops import PURE, view_base
 from ..ssa.types import ArrayType, ScalarType, Type
 from .cexpr import Cast, CPrinter, F32Lit, IncDec, Member, address_of, c_if_exp, deref
+from ..adjoint.accumulation import accumulation
 from .cstmt import ArrayDecl, declare
+from .parallel import Pragma, is_parallel, private_accumulations
+from .parallel import finish as finish_pragmas
 from .names import CNamer, c_reserved
 from .ranges import IntRanges
 from .render import CRenderer, comment_text, wrap_signature
@@ -339,6 +342,8 @@ class _CFunctionEmitter(_FunctionEmitter):
         self.aliases: dict[Value, Expr] = {}  # values whose C expression is a variable or literal
         self.loop_names: list[str] = []  # of the loops being built, outermost first
         self.counters: set[str] = set()  # names made for loop counters the source left unnamed
+        self.parallel: list[Op] = []  # the OpenMP loops being built, outermost first
+        self.parallel_private: list[set[Op]] = []  # for each, its accumulations no other iteration meets
         self.extents = ctx.sizes.extents(fn)
         self.ranges = IntRanges(fn, self._size_params())
 
@@ -415,6 +420,7 @@ class _CFunctionEmitter(_FunctionEmitter):
         body = _ternaries(body)
         types = {k: v for k, v in self.types.items() if k not in self.stack and k not in self.param_names}
         declare(body, types)
+        finish_pragmas(body)
         renderer = CRenderer(self.printer, self.types)
         lines: list[str] = []
         for k, st in enumerate(body):
@@ -800,6 +806,10 @@ class _CFunctionEmitter(_FunctionEmitter):
             return self._return(op)
         if n == "store":
             arr, *idx, val = op.operands
+            g = accumulation(op) if self.parallel else None
+            if g is not None and op not in self.parallel_private[-1]:
+                # Another iteration, on another thread, may add to this element at once.
+                return [Pragma("omp atomic"), AugAssign(self._element(arr, idx, op), "+", self.expr(g))]
             return [Assign([self._element(arr, idx, op)], self.expr(val))]
         if n == "alloc":
             return self._alloc(op)
@@ -922,6 +932,10 @@ class _CFunctionEmitter(_FunctionEmitter):
                     Assign([top], Lit("0")),
                 ]
             return [Assign([tape], Call(Name("malloc"), (binop("*", cap_value, size_of),))), Assign([top], Lit("0"))]
+        if self.parallel and n in ("tape.push", "tape.pop"):
+            raise error("C output: the iterations of this parallel loop need a tape (a stack, in serial order)",
+                        self.parallel[-1].loc, hint="remove '#pragma omp parallel for', or make the loop body "
+                        "recompute what it needs")
         if n == "tape.push":
             out: list[Stmt] = []
             if grow:
@@ -1071,7 +1085,13 @@ class _CFunctionEmitter(_FunctionEmitter):
         self.types[name] = ctype(iv.type)
         pre = self.copies(list(zip(body.args[1:], inits)))
         self.loop_names.append(name)
+        if is_parallel(op):
+            self.parallel.append(op)
+            self.parallel_private.append(private_accumulations(op))
         stmts = _tidy(self.gen_block(body) + self._yield_copies(body))
+        if is_parallel(op):
+            self.parallel.pop()
+            self.parallel_private.pop()
         self.loop_names.pop()
         written_pre = _names(pre)[1]
         written_body = _names(stmts)[1]
@@ -1088,7 +1108,17 @@ class _CFunctionEmitter(_FunctionEmitter):
                 self.types[t] = ctype(iv.type)
                 early.append(Assign([Name(t)], e))
                 bounds[k] = Name(t)
-        return early + pre + [For(name, bounds, stmts or [])]
+        loop = For(name, bounds, stmts or [])
+        if is_parallel(op):
+            carried = [(a, y) for a, y in zip(body.args[1:], body.terminator.operands) if y is not a]
+            reduction = [self.var[a] for a, _ in carried if a in self.var]
+            for a, _ in carried:  # each thread sums into its own copy, from zero: the copy is only added to
+                if any(use.name not in ("add", "yield") for use, _ in a.uses):
+                    raise error(f"C output: the parallel loop carries '{self.var.get(a, '?')}', which is not a sum",
+                                op.loc, hint="remove '#pragma omp parallel for' from this loop")
+            pragma = Pragma("", loop, reduction, op.attrs.get("schedule"))
+            return early + pre + [pragma, loop]
+        return early + pre + [loop]
 
     def _counter_name(self) -> str:
         """``it`` for an unnamed loop counter; ``it2`` inside a loop that already uses ``it``."""

@@ -190,7 +190,7 @@ def parse_c(source: str, filename: str, func: str) -> Module:
     order, problems, recursive = _reachable(func, cfile)
     ctx = CContext(name, cfile.lines, cfile.typedefs, cfile.constants, {}, frozenset(cfile.globals), recursive,
                    cfile.structs, cfile.cuda,
-                   frozenset(q.line for q in cfile.pre.qualifiers if q.word == SHARED))
+                   frozenset(q.line for q in cfile.pre.qualifiers if q.word == SHARED), cfile.pre.pragmas)
     for fname in order:
         try:
             ctx.signatures[fname] = cfile.signature(cfile.functions[fname])

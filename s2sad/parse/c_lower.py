@@ -39,6 +39,7 @@ from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
 from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F64, I64, Type
 from .c_expr import INCREMENTS, INT_ABS, CExprLowering, Ptr, math_intrinsic, span, walk
+from .omp import OmpLoop, OmpProblem, parse_omp, pragma_before
 from .c_structs import StructLayout, StructTable
 from .c_types import BYTES, CType, TypeProblem, ctype_of, value_type
 from .py_common import RESULT, RETURNED, Env, Fail, Poison
@@ -83,6 +84,7 @@ class CContext:
     structs: Optional[StructTable] = None
     cuda: Optional[dict[str, str]] = None  # .cu input: function -> "global", "device" or "host"
     shared_lines: frozenset[int] = frozenset()  # lines where __shared__ was written
+    pragmas: dict[int, str] = field(default_factory=dict)  # source line -> #pragma text
 
 
 def stmt_exits(st: c_ast.Node) -> Exits:
@@ -667,6 +669,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         return keys
 
     def for_stmt(self, st: c_ast.For, b: Builder, env: Env) -> None:
+        omp = self.omp_pragma(st)
         with self.scope():
             if st.init is not None:
                 if isinstance(st.init, c_ast.DeclList):
@@ -676,7 +679,10 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
                     self.expr(st.init, b, env)
             counted = self.counted_loop(st, env)
             if counted is not None:
-                self.for_op(st, counted, b, env)
+                self.for_op(st, counted, b, env, omp)
+            elif omp is not None:
+                raise self.fail(st, "'#pragma omp parallel for' needs a counted loop",
+                                "write it as for (int i = a; i < b; i++) with no break or return")
             else:
                 self.general_loop(st, b, env, test=st.cond, body=statements(st.stmt),
                                   post=[st.next] if st.next is not None else [], post_test=None)
@@ -722,7 +728,20 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             return (value if node.op == "+=" else -value) or None
         return None
 
-    def for_op(self, st: c_ast.For, counted: tuple[str, c_ast.Node, str, int], b: Builder, env: Env) -> None:
+    def omp_pragma(self, st: c_ast.For) -> Optional[OmpLoop]:
+        found = pragma_before(self.ctx.pragmas, self.ctx.lines, st.coord.line) if st.coord else None
+        if found is None:
+            return None
+        line, text = found
+        try:
+            return parse_omp(text)
+        except OmpProblem as p:
+            col = self.ctx.lines[line - 1].index("#") + 1
+            loc = SourceLoc(self.ctx.filename, line, col, line, len(self.ctx.lines[line - 1]) + 1)
+            raise Fail(Diagnostic(p.message, loc, p.hint)) from None
+
+    def for_op(self, st: c_ast.For, counted: tuple[str, c_ast.Node, str, int], b: Builder, env: Env,
+               omp: Optional[OmpLoop] = None) -> None:
         key, bound, cmp, step = counted
         loc = self.loc(st)
         lb = env.get(key)
@@ -753,7 +772,14 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         bb.loc = loc
         bb.create("yield", self.exit_values(carried, inner, blk.args[1:]), [])
         b.loc = loc
-        op = b.create("for", [lb, ub, step_v, *inits], [a.type for a in blk.args[1:]], regions=[blk],
+        attrs = {}
+        if omp is not None:
+            undeclared = [self.hint(k) for k in carried if self.hint(k) not in omp.reduction]
+            if undeclared:
+                raise self.fail(st, f"the parallel loop updates '{undeclared[0]}' from one iteration to the next",
+                                f"declare it a sum, reduction(+: {undeclared[0]}), or make it local to the body")
+            attrs = {"parallel": "omp", **({"schedule": omp.schedule} if omp.schedule else {})}
+        op = b.create("for", [lb, ub, step_v, *inits], [a.type for a in blk.args[1:]], attrs, regions=[blk],
                       hints=[self.hint(k) for k in carried])
         self.leave_loop(env, carried, op.results, [])
         if isinstance(st.init, c_ast.Assignment):  # i outlives the loop: its final value
