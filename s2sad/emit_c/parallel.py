@@ -31,10 +31,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..adjoint.accumulation import accumulation, key
+from ..adjoint.accumulation import iteration_private, private_accumulations
 from ..emit_py.emitter import For, If, Stmt, While, _names
-from ..ssa.ir import Op, Value
-from ..ssa.ops import view_base
+from ..ssa.ir import Op
 from .cstmt import Decl
 
 
@@ -52,54 +51,7 @@ def is_parallel(op: Op) -> bool:
     return op.name == "for" and op.attrs.get("parallel") == "omp"
 
 
-def private_accumulations(loop: Op) -> set[Op]:
-    """The accumulation stores in ``loop`` that no other iteration can meet: every access to
-    that array in the loop uses one index, and that index is ``iteration_private``."""
-    by_root: dict[Value, list[Op]] = {}
-    for op in loop.walk():
-        if op.name in ("load", "store"):
-            by_root.setdefault(view_base(op.operands[0]), []).append(op)
-    out: set[Op] = set()
-    for ops in by_root.values():
-        indices = [op.operands[1:] if op.name == "load" else op.operands[1:-1] for op in ops]
-        keys = {tuple(key(v) for v in idx) for idx in indices}
-        if (len(keys) == 1 and len(indices[0]) == 1 and iteration_private(indices[0][0], loop)
-                and all(op.operands[0] is ops[0].operands[0] for op in ops)):
-            out.update(op for op in ops if op.name == "store" and accumulation(op) is not None)
-    return out
-
-
-def iteration_private(index: Value, loop: Op) -> bool:
-    """Whether ``index`` names a different element in every iteration of ``loop``."""
-    iv = loop.regions[0].args[0]
-    op = index.defining_op
-    if index is iv:
-        return True
-    if op is None:
-        return False
-    if op.name == "cast" and op.operands[0].type.is_int:
-        return iteration_private(op.operands[0], loop)
-    if op.name in ("add", "sub"):
-        a, b = op.operands
-        return (iteration_private(a, loop) and _invariant(b, loop)) or (
-            op.name == "add" and _invariant(a, loop) and iteration_private(b, loop))
-    if op.name == "mul":
-        for a, b in (op.operands, reversed(op.operands)):
-            c = b.defining_op
-            if iteration_private(a, loop) and c is not None and c.name == "const" and c.attrs["value"] != 0:
-                return True
-    return False
-
-
-def _invariant(v: Value, loop: Op) -> bool:
-    """Defined outside ``loop`` (the same in every iteration)."""
-    owner = v.defining_op.parent if v.defining_op is not None else v.owner
-    while owner is not None:
-        parent = owner.parent_op
-        if parent is loop:
-            return False
-        owner = parent.parent if parent is not None else None
-    return True
+__all__ = ["Pragma", "finish", "is_parallel", "iteration_private", "private_accumulations"]
 
 
 def finish(stmts: list[Stmt]) -> None:
