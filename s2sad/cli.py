@@ -1,7 +1,7 @@
 """The ``s2sad`` command line.
 
-    s2sad grad FILE [--func NAME] --wrt P[,P...] [-o OUT] [--target py|numba|c]
-               [-O0|-O1|-O2] [--passes LIST] [--may-alias]
+    s2sad grad FILE [--func NAME] --wrt P[,P...] [-o OUT] [--target py|numba|c|cuda]
+               [-O0|-O1|-O2] [--passes LIST] [--may-alias] [--all-atomic]
     s2sad ir FILE [--func NAME] [-O0|-O1|-O2] [--passes LIST] [--may-alias]
 
 Exit status: 0 on success, 1 for a program s2sad cannot differentiate (with
@@ -40,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     g = sub.add_parser("grad", help="write the gradient of a function")
-    g.add_argument("file", help="input file (.py or .c)")
+    g.add_argument("file", help="input file (.py, .c or .cu)")
     g.add_argument("--func", help="function to differentiate (default: the only one, or FILE's stem)")
     g.add_argument("--wrt", required=True, help="comma-separated parameters to differentiate with respect to")
     g.add_argument("-o", "--output", help="output file (default: stdout; '-' also means stdout)")
@@ -66,9 +66,15 @@ def _parser() -> argparse.ArgumentParser:
         "iteration; schedules; snapshot sizes), and put the same summary atop the gradient function",
     )
     _optimization_options(g, default_level=2)
+    g.add_argument(
+        "--all-atomic",
+        action="store_true",
+        help="CUDA output: make every adjoint accumulation an atomicAdd instead of classifying it "
+        "(thread-private +=, block reduction, atomicAdd); a baseline for benchmarks",
+    )
 
     i = sub.add_parser("ir", help="print the SSA IR of a function (after an optional pipeline)")
-    i.add_argument("file", help="input file (.py or .c)")
+    i.add_argument("file", help="input file (.py, .c or .cu)")
     i.add_argument("--func", help="function to print (default: as for grad)")
     _optimization_options(i, default_level=0)
     return p
@@ -116,13 +122,14 @@ def _options(args: argparse.Namespace) -> pipeline.Options:
         may_alias=args.may_alias,
         checkpoint=checkpoint,
         report=getattr(args, "report", False),
+        all_atomic=getattr(args, "all_atomic", False),
     )
 
 
 def _read(path: str) -> str:
     p = Path(path)
-    if p.suffix not in (".py", ".c", ".h"):
-        hint = "CUDA input (.cu) is not supported yet" if p.suffix == ".cu" else "give a .py or .c file"
+    if p.suffix not in (".py", ".c", ".h", ".cu", ".cuh"):
+        hint = "give a .py, .c or .cu file"
         raise UsageError(f"{path}: unknown input language ({hint})")
     try:
         return p.read_text(encoding="utf-8")
@@ -175,8 +182,12 @@ def _run(args: argparse.Namespace) -> int:
     if not wrt:
         raise UsageError("--wrt needs at least one parameter name")
     target = _target(args)
-    if target not in pipeline.SUPPORTED_TARGETS:
-        raise UsageError(f"--target {target}: only py, numba and c output are supported yet")
+    cuda_in = Path(args.file).suffix in (".cu", ".cuh")
+    if target == "cuda" and not cuda_in:
+        raise UsageError("--target cuda needs a CUDA kernel (.cu) as input; turning C or Python loops "
+                         "into kernels is not supported yet")
+    if cuda_in and target != "cuda":
+        raise UsageError(f"--target {target}: the gradient of a CUDA kernel is CUDA (use --target cuda)")
     report: list[str] = []
     text = pipeline.gradient_source(source, args.file, args.func, wrt, target, options, report)
     for line in report:

@@ -20,16 +20,18 @@ from .adjoint.report import finish as finish_report
 from .adjoint.reverse import grad_name
 from .diagnostics import Diagnostic, DiagnosticError, error
 from .emit_c.emitter import emit_c
+from .emit_cuda.emitter import emit_cuda
 from .emit_py.emitter import emit_python
 from .opt.dce import remove_unreachable_functions
 from .opt.passes import ADJOINT_PIPELINES, PRIMAL_PIPELINES, PassContext, run_pipeline
-from .parse.c_frontend import list_c_functions, parse_c
+from .parse.c_frontend import list_c_functions, list_cuda_kernels, parse_c
+from .parse.cuda_source import is_cuda
 from .parse.python_frontend import list_functions, parse_python
 from .ssa.ir import Function, Module
 from .ssa.printer import print_module
 
 PY_TARGETS = ("py", "numba")
-SUPPORTED_TARGETS = ("py", "numba", "c")
+SUPPORTED_TARGETS = ("py", "numba", "c", "cuda")
 TARGETS = ("py", "numba", "c", "cuda")
 
 
@@ -42,6 +44,7 @@ class Options:
     may_alias: bool = False
     checkpoint: Optional[Schedule] = None  # the schedule of every outermost for loop (--checkpoint)
     report: bool = False  # a memory summary atop each gradient function (--report)
+    all_atomic: bool = False  # CUDA: every adjoint accumulation an atomicAdd (bench/gpu.py's baseline)
 
     @property
     def primal_pipeline(self) -> str:
@@ -59,7 +62,7 @@ class Options:
 DEFAULT = Options()
 
 
-C_SUFFIXES = (".c", ".h")
+C_SUFFIXES = (".c", ".h", ".cu", ".cuh")
 
 
 def is_c(filename: str) -> bool:
@@ -74,7 +77,8 @@ def parse_source(source: str, filename: str, func: str) -> Module:
 
 
 def choose_function(source: str, filename: str, func: Optional[str]) -> str:
-    """The function to differentiate: ``func``, the only one, or the one named after the file."""
+    """The function to differentiate: ``func``, the only one, the one named after the file, or
+    a .cu file's only ``__global__`` kernel."""
     names = list_c_functions(source, filename) if is_c(filename) else list_functions(source, filename)
     if func is not None:
         return func  # the front end reports an unknown name, with candidates
@@ -83,6 +87,9 @@ def choose_function(source: str, filename: str, func: Optional[str]) -> str:
     stem = Path(filename).stem
     if stem in names:
         return stem
+    kernels = list_cuda_kernels(source, filename) if is_cuda(filename) else []
+    if len(kernels) == 1:
+        return kernels[0]  # a .cu file's device functions are the kernel's helpers
     listing = ", ".join(names) if names else "none"
     raise error(
         f"cannot tell which function to differentiate in {Path(filename).name}",
@@ -179,6 +186,8 @@ def _flags(options: Options) -> list[str]:
         flags.append(f"--checkpoint '{options.checkpoint}'")
     if options.report:
         flags.append("--report")
+    if options.all_atomic:
+        flags.append("--all-atomic")
     return flags
 
 
@@ -193,10 +202,18 @@ def gradient_source(
 ) -> str:
     """The gradient as source text in the ``target`` language (``report_lines``: see gradient_module)."""
     if target not in SUPPORTED_TARGETS:
-        raise error(f"target '{target}' is not supported yet", hint="use --target py, numba or c")
+        raise error(f"target '{target}' is not supported yet", hint="use --target py, numba, c or cuda")
     module = gradient_module(source, filename, func, wrt, options, report_lines)
     name = choose_function(source, filename, func)
     header = _header(filename, name, wrt, target, options)
+    cuda = module.functions[grad_name(name)].attrs.get("cuda")
+    if (cuda is None) != (target != "cuda"):
+        raise error(f"--target {target}: the gradient of " + (
+            f"CUDA {'kernel' if cuda == 'global' else 'function'} '{name}' is CUDA" if cuda is not None
+            else f"'{name}' as a CUDA kernel is not supported yet (it is not in a .cu file)"),
+            hint="use --target cuda for .cu input" if cuda is not None else "use --target c, py or numba")
+    if target == "cuda":
+        return emit_cuda(module, header, grad_name(name), options.all_atomic)
     if target == "c":
         return emit_c(module, header, grad_name(name))
     return emit_python(module, target, header)

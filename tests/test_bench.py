@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -62,3 +63,26 @@ def test_checkpointing_quick_run_matches_revolve():
     assert set(rows) == {"store-all", "recompute", "periodic(100)", "binomial(5)", "binomial(10)", "binomial(20)"}
     assert rows["binomial(20)"][-3] == rows["binomial(20)"][-2]  # measured re-runs == formula
     assert float(rows["binomial(5)"][3]) < 5.0  # % of store-all's peak heap
+
+
+def _bench_gpu(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "bench" / "gpu.py"), *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_gpu_bench_says_skipped_without_a_gpu():
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import gpu
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    if gpu.have_gpu():
+        pytest.skip("this machine has a GPU: bench/gpu.py times kernels instead")
+    r = _bench_gpu()
+    assert r.returncode == 0 and r.stdout == "skipped: no GPU\n", r.stdout + r.stderr
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+def test_gpu_bench_drivers_build_with_nvcc():
+    r = _bench_gpu("--build-only", "--only", "daxpy_shared_scalar")
+    assert r.returncode == 0 and "built 1 drivers: daxpy_shared_scalar" in r.stdout, r.stdout + r.stderr

@@ -258,8 +258,8 @@ def test_cli_c_error_exit_status_and_no_file(tmp_path):
     assert r.returncode == 1
     assert "bad.c:2:12: error: the bitwise operator '&' is not supported" in r.stderr
     assert "Traceback" not in r.stderr and not (tmp_path / "out.c").exists()
-    r = _cli("grad", "k.cu", "--wrt", "x", cwd=tmp_path)
-    assert r.returncode == 2 and "CUDA input (.cu) is not supported yet" in r.stderr
+    r = _cli("grad", "k.f90", "--wrt", "x", cwd=tmp_path)  # CUDA (.cu) is read now: tests/test_cuda.py
+    assert r.returncode == 2 and "unknown input language (give a .py, .c or .cu file)" in r.stderr
 
 
 # -- Python in, C out, with shape annotations ------------------------------------------------------

@@ -15,7 +15,7 @@ from math import comb
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from fd import written_arrays
 from hypothesis import strategies as st
 from test_properties import _exec, loop_programs
@@ -172,7 +172,11 @@ def test_every_schedule_gives_store_alls_gradient(source, schedule, nested, seed
         d_x, d_y = rng.normal(size=5), rng.normal(size=5)
         args = [x, d_x, y, d_y] if y_shadowed else [x, d_x, y]
         with np.errstate(all="ignore"):
-            d_a = _exec(text).grad_f(*args, 0.3, 5, d_return=0.7)
+            try:
+                d_a = _exec(text).grad_f(*args, 0.3, 5, d_return=0.7)
+            except OverflowError:  # math.exp of a blown-up draw: the program, not the schedule
+                assume(sched != "store-all")
+                raise
         results.append([np.asarray(v, dtype=float) for v in (d_a, d_x, d_y, x, y)])
     for got, want in zip(results[1], results[0]):
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12, equal_nan=True)

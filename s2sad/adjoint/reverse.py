@@ -12,7 +12,9 @@ mirrored, not flattened:
 * an ``if`` becomes an ``if`` on the same condition;
 * a ``while`` counts its iterations in the forward sweep and is reversed as a
   ``for`` over that count;
-* a call to a user function becomes a call to its own ``grad_<callee>``.
+* a call to a user function becomes a call to its own ``grad_<callee>``;
+* a CUDA barrier (``gpu.sync``) stays a barrier at the mirrored place, and the
+  shadow of a ``__shared__`` array is ``__shared__`` (its ``alloc`` attributes).
 
 Scalar adjoints are SSA values (so the cleanup passes see them); array adjoints
 live in shadow memory (``d_x``), updated with load/store. The shadow of a view
@@ -47,6 +49,7 @@ from ..diagnostics import error
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.array_ops import PREFIX as ARR, is_array_op, makes_fresh_array
+from ..ssa.gpu import SYNC
 from ..ssa.ops import PURE
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from .activity import Activity, analyze_activity
@@ -276,7 +279,7 @@ class GradientTransform:
         g.attrs["primal"] = fn.name
         # Which parameters the results are the adjoints of (C passes them back through pointers).
         g.attrs["returned"] = [fn.params[i].name_hint for i in sig.returned]
-        for kept in ("shapes", "c_structs"):
+        for kept in ("shapes", "c_structs", "cuda"):
             if kept in fn.attrs:
                 g.attrs[kept] = fn.attrs[kept]
         if "c_params" in fn.attrs:
@@ -667,6 +670,8 @@ class GradientTransform:
                 return True
             if inner.name == "call" and self._call_active(inner):
                 return True
+            if inner.name == SYNC:
+                return True  # what threads exchange through memory, their adjoints exchange back
         return False
 
     def _call_active(self, op: Op) -> bool:
@@ -764,6 +769,8 @@ class GradientTransform:
                 g = rev.body.op1("load", [d, *idx], val.type, adjoint_hint(val) or _element_hint(d, idx))
                 rev.body.create("store", [d, *idx, build.const(rev.body, 0.0, val.type)], [])
                 self._accumulate(rev, val, g)
+        elif name == SYNC:
+            rev.body.create(SYNC, [], [])  # the barrier, at the mirrored place
         elif name == "call":
             self._reverse_call(rev, op)
         elif name == "for":
@@ -945,7 +952,10 @@ class GradientTransform:
             init_vals.append(ck.depth_out)
             types.append(I64)
             hints.append("ck_depth")
-        rfor = rev.body.create("for", [lb, ub, step, *init_vals], types, regions=[rbody], hints=hints)
+        # A parallel loop's iterations are independent, and so are their adjoints (the
+        # emitter makes the accumulations they share race-free).
+        kept = {k: op.attrs[k] for k in ("parallel", "schedule") if k in op.attrs}
+        rfor = rev.body.create("for", [lb, ub, step, *init_vals], types, kept, regions=[rbody], hints=hints)
         finals = _prune_passthrough(rfor)
         # Outer adjoints first: the loop's results replace them. Then the carried
         # slots' adjoints flow into the inits, which may be those same outer values.

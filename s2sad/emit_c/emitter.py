@@ -87,7 +87,10 @@ from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.ops import PURE, view_base
 from ..ssa.types import ArrayType, ScalarType, Type
 from .cexpr import Cast, CPrinter, F32Lit, IncDec, Member, address_of, c_if_exp, deref
+from ..adjoint.accumulation import accumulation
 from .cstmt import ArrayDecl, declare
+from .parallel import Pragma, is_parallel, private_accumulations
+from .parallel import finish as finish_pragmas
 from .names import CNamer, c_reserved
 from .ranges import IntRanges
 from .render import CRenderer, comment_text, wrap_signature
@@ -227,20 +230,27 @@ class _ModuleContext:
         )
 
 
-def emit_c(module: Module, header: str, entry: str) -> str:
-    """The module as one C99 file: ``entry`` has external linkage, every other function is static."""
+def emit_c(module: Module, header: str, entry: str, emitter: Optional[type] = None,
+           helpers: Optional[dict[str, str]] = None) -> str:
+    """The module as one C99 file: ``entry`` has external linkage, every other function is static.
+
+    ``emitter`` (a ``_CFunctionEmitter`` subclass) and ``helpers`` (more helper
+    functions, by name) are how the CUDA emitter reuses this one.
+    """
     if entry not in module.functions:
         raise error(f"no function '{entry}' to emit")
     ctx = _ModuleContext(module, entry)
+    make = emitter or _CFunctionEmitter
     called = _called_from(module, entry)
     _reject_array_ops(module, called)
-    texts = {fn.name: _CFunctionEmitter(ctx, fn).emit() for fn in module.functions.values() if fn.name in called}
+    texts = {fn.name: make(ctx, fn).emit() for fn in module.functions.values() if fn.name in called}
     keep = _reachable({ctx.c_name(n): t for n, t in texts.items()}, ctx.c_name(entry))
     functions = [texts[name] for name in module.functions if ctx.c_name(name) in keep]
     code = "\n\n".join(functions)
     bare = _strip_comments(code)
-    helpers = [text for name, text in HELPERS.items() if re.search(rf"\b{name}\(", bare)]
-    body = "\n\n".join(helpers + functions)
+    available = {**HELPERS, **(helpers or {})}
+    used = [text for name, text in available.items() if re.search(rf"\b{name}\(", bare)]
+    body = "\n\n".join(used + functions)
     includes = _includes(_strip_comments(body))
     out: list[str] = []
     head = [line[2:] if line.startswith("# ") else line.lstrip("#") for line in header.strip("\n").split("\n")]
@@ -368,6 +378,8 @@ class _CFunctionEmitter(_FunctionEmitter):
         self.aliases: dict[Value, Expr] = {}  # values whose C expression is a variable or literal
         self.loop_names: list[str] = []  # of the loops being built, outermost first
         self.counters: set[str] = set()  # names made for loop counters the source left unnamed
+        self.parallel: list[Op] = []  # the OpenMP loops being built, outermost first
+        self.parallel_private: list[set[Op]] = []  # for each, its accumulations no other iteration meets
         self.extents = ctx.sizes.extents(fn)
         self.ranges = IntRanges(fn, self._size_params())
 
@@ -444,6 +456,7 @@ class _CFunctionEmitter(_FunctionEmitter):
         body = _ternaries(body)
         types = {k: v for k, v in self.types.items() if k not in self.stack and k not in self.param_names}
         declare(body, types)
+        finish_pragmas(body)
         renderer = CRenderer(self.printer, self.types)
         lines: list[str] = []
         for k, st in enumerate(body):
@@ -459,10 +472,17 @@ class _CFunctionEmitter(_FunctionEmitter):
         ]
         if unused and lines and lines[0] != "":
             unused.append("")
-        static = "" if fn.name == self.ctx.entry else "static "
-        head = wrap_signature(f"{static}{ret} {self.ctx.c_name(fn.name)}", params, " {")
+        head = wrap_signature(f"{self._linkage()}{ret} {self.ctx.c_name(fn.name)}", params, " {")
         sizes = self._sizes_comment() if fn.name == self.ctx.entry else []
         return "\n".join(sizes + head + unused + lines + ["}"])
+
+    def _linkage(self) -> str:
+        """What precedes the result type: only the entry point links outside the file."""
+        return "" if self.fn.name == self.ctx.entry else "static "
+
+    def _may_fuse_into(self, store: Op) -> bool:
+        """Whether a callee may add an adjoint straight into the element ``store`` writes."""
+        return True
 
     def _sizes_comment(self) -> list[str]:
         """What the caller must pass: the extents of the array parameters (C pointers carry none)."""
@@ -824,6 +844,10 @@ class _CFunctionEmitter(_FunctionEmitter):
             return self._return(op)
         if n == "store":
             arr, *idx, val = op.operands
+            g = accumulation(op) if self.parallel else None
+            if g is not None and op not in self.parallel_private[-1]:
+                # Another iteration, on another thread, may add to this element at once.
+                return [Pragma("omp atomic"), AugAssign(self._element(arr, idx, op), "+", self.expr(g))]
             return [Assign([self._element(arr, idx, op)], self.expr(val))]
         if n == "alloc":
             return self._alloc(op)
@@ -946,6 +970,10 @@ class _CFunctionEmitter(_FunctionEmitter):
                     Assign([top], Lit("0")),
                 ]
             return [Assign([tape], Call(Name("malloc"), (binop("*", cap_value, size_of),))), Assign([top], Lit("0"))]
+        if self.parallel and n in ("tape.push", "tape.pop"):
+            raise error("C output: the iterations of this parallel loop need a tape (a stack, in serial order)",
+                        self.parallel[-1].loc, hint="remove '#pragma omp parallel for', or make the loop body "
+                        "recompute what it needs")
         if n == "tape.push":
             out: list[Stmt] = []
             if grow:
@@ -1054,6 +1082,7 @@ class _CFunctionEmitter(_FunctionEmitter):
                 and all(x is y for x, y in zip(load.operands[1:], store.operands[1:-1]))
                 and self.ctx.effects.root(load.operands[0]) not in callee_roots
                 and self._only_folded_between(block, k, block.ops.index(store))
+                and self._may_fuse_into(store)
             ):
                 arr, *idx = load.operands
                 element = self._element(arr, idx, store)
@@ -1094,7 +1123,13 @@ class _CFunctionEmitter(_FunctionEmitter):
         self.types[name] = ctype(iv.type)
         pre = self.copies(list(zip(body.args[1:], inits)))
         self.loop_names.append(name)
+        if is_parallel(op):
+            self.parallel.append(op)
+            self.parallel_private.append(private_accumulations(op))
         stmts = _tidy(self.gen_block(body) + self._yield_copies(body))
+        if is_parallel(op):
+            self.parallel.pop()
+            self.parallel_private.pop()
         self.loop_names.pop()
         written_pre = _names(pre)[1]
         written_body = _names(stmts)[1]
@@ -1111,7 +1146,17 @@ class _CFunctionEmitter(_FunctionEmitter):
                 self.types[t] = ctype(iv.type)
                 early.append(Assign([Name(t)], e))
                 bounds[k] = Name(t)
-        return early + pre + [For(name, bounds, stmts or [])]
+        loop = For(name, bounds, stmts or [])
+        if is_parallel(op):
+            carried = [(a, y) for a, y in zip(body.args[1:], body.terminator.operands) if y is not a]
+            reduction = [self.var[a] for a, _ in carried if a in self.var]
+            for a, _ in carried:  # each thread sums into its own copy, from zero: the copy is only added to
+                if any(use.name not in ("add", "yield") for use, _ in a.uses):
+                    raise error(f"C output: the parallel loop carries '{self.var.get(a, '?')}', which is not a sum",
+                                op.loc, hint="remove '#pragma omp parallel for' from this loop")
+            pragma = Pragma("", loop, reduction, op.attrs.get("schedule"))
+            return early + pre + [pragma, loop]
+        return early + pre + [loop]
 
     def _counter_name(self) -> str:
         """``it`` for an unnamed loop counter; ``it2`` inside a loop that already uses ``it``."""

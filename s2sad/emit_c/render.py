@@ -25,6 +25,7 @@ from ..emit_py.emitter import (
 from ..emit_py.expr import BinOp, Compare, Expr, Lit, Name, binop, literal_value, number
 from .cexpr import P_LOWEST, CPrinter, split_points
 from .cstmt import ArrayDecl, Decl
+from .parallel import Pragma
 
 CONT = " " * 8  # continuation indent
 
@@ -134,6 +135,8 @@ class CRenderer:
             return self.fit(indent, f"{p(s.target)} {s.op}= ", s.value, ";")
         if isinstance(s, ExprStmt):
             return self.fit(indent, "", s.value, ";")
+        if isinstance(s, Pragma):
+            return [f"{indent}#pragma {s.text}"]
         if isinstance(s, Return):
             if not s.values:
                 return [f"{indent}return;"]

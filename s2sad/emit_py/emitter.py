@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
+from ..adjoint.accumulation import accumulation, private_accumulations
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.types import ArrayType, Type
 from .expr import (
@@ -147,6 +148,7 @@ class For:
     target: str
     args: list[Expr]
     body: list["Stmt"]
+    parallel: bool = False  # Numba output: numba.prange
 
 
 @dataclass
@@ -197,6 +199,7 @@ class _FunctionEmitter:
         self.var = self.alloc.var
         self.plan = self.alloc.plan
         self.tape_tops: dict[str, str] = {}
+        self.prange_used = False
 
     # -- the function ------------------------------------------------------------------
     def emit(self) -> str:
@@ -219,6 +222,8 @@ class _FunctionEmitter:
         else:
             lines.append(head)
         body = _tidy(self.gen_block(fn.body))
+        if self.prange_used:
+            lines[lines.index("@numba.njit")] = "@numba.njit(parallel=True)"
         renderer = _Renderer(self.namer, self.printer)
         for k, st in enumerate(body or [Keyword("pass")]):
             if isinstance(st, Comment) and k > 0 and not isinstance(body[k - 1], Comment):
@@ -429,7 +434,37 @@ class _FunctionEmitter:
                 early.append(Assign([t], a))
                 args[k] = t
         stmts = _tidy(self.gen_block(body) + self._yield_copies(body))
-        return early + pre + [For(self.var[body.args[0]], args, stmts or [Keyword("pass")])]
+        loop = For(self.var[body.args[0]], args, stmts or [Keyword("pass")])
+        if self.numba and op.attrs.get("parallel") == "prange":
+            why = _prange_blocker(op)
+            ascending = self._ascending(op) if why is None else None
+            if why is None and ascending is None:
+                why = "numba.prange counts up by one"
+            if why is None:
+                loop.args = ascending  # type: ignore[assignment]
+                loop.parallel = self.prange_used = True
+            else:
+                return early + pre + [Comment(f"serial: {why}"), loop]
+        return early + pre + [loop]
+
+    def _ascending(self, op: Op) -> Optional[list[Expr]]:
+        """prange's arguments for the iterations of ``op`` counted up by one: the reversed
+        loop of a prange runs its independent iterations in any order, so in prange's."""
+        lb, ub, step = op.operands[:3]
+        if _is_const(step, 1):
+            return [self.expr(ub)] if _is_const(lb, 0) else [self.expr(lb), self.expr(ub)]
+        if not _is_const(step, -1):
+            return None
+        start, stop = self._plus_one(ub), self._plus_one(lb)  # range(b - 1, a - 1, -1) is range(a, b) reversed
+        return [stop] if literal_value(start) == 0 and not isinstance(literal_value(start), bool) else [start, stop]
+
+    def _plus_one(self, v: Value) -> Expr:
+        op = v.defining_op
+        if op is not None and op.name == "const":
+            return number(op.attrs["value"] + 1)
+        if op is not None and op.name == "sub" and _is_const(op.operands[1], 1):
+            return self.expr(op.operands[0])
+        return binop("+", self.expr(v), number(1))
 
     def _while(self, op: Op) -> list[Stmt]:
         cond, body = op.regions
@@ -507,6 +542,26 @@ class _FunctionEmitter:
                 out.append(Assign([Name(self.var[op.result])], Subscript(tape, (top,))))
             return out
         raise NotImplementedError(f"Python emitter: no statement for op {n}")
+
+
+def _join(args, p) -> str:
+    return ", ".join(p(a, P_COND) for a in args)
+
+
+def _prange_blocker(op: Op) -> Optional[str]:
+    """Why the iterations of a ``prange`` loop (or of its adjoint) cannot run in parallel in
+    Numba, or None. Numba has no atomic add on the CPU, so every accumulation must be the
+    iteration's own; its reductions are the carried sums; a tape is a serial stack."""
+    if any(inner.name in ("tape.push", "tape.pop") for inner in op.walk()):
+        return "the iterations need a tape, whose order is the serial order"
+    private = private_accumulations(op)
+    if any(accumulation(inner) is not None and inner not in private for inner in op.walk() if inner.name == "store"):
+        return "iterations may add to the same element (numba.prange has no atomic add)"
+    body = op.regions[0]
+    for a, y in zip(body.args[1:], body.terminator.operands):
+        if y is not a and any(use.name not in ("add", "yield") for use, _ in a.uses):
+            return f"the loop carries '{a.name_hint or 'a value'}', which is not a sum"
+    return None
 
 
 def _is_const(v: Value, value) -> bool:
@@ -758,7 +813,8 @@ class _Renderer:
         if isinstance(s, Return):
             return self.fit(indent, s.values, lambda r: "return " + p(r[0] if len(r) == 1 else Tuple(tuple(r))))
         if isinstance(s, For):
-            head = self.fit(indent, s.args, lambda r: f"for {s.target} in range({', '.join(p(a, P_COND) for a in r)}):")
+            loop = "numba.prange" if s.parallel else "range"
+            head = self.fit(indent, s.args, lambda r: f"for {s.target} in {loop}({_join(r, p)}):")
             return head + self.render(s.body, indent + "    ")
         if isinstance(s, While):
             if s.cond is None:

@@ -184,6 +184,8 @@ class EffectAnalysis:
                     add(v)
             elif op.name == "tape.pop":
                 add(op.operands[0])  # reads the top and shrinks the stack
+            elif op.name == "gpu.sync":
+                anything = True  # what other threads wrote becomes visible: any memory may change
             elif op.name == "call":
                 eff = self.call_effects(op)
                 if eff is None:

@@ -24,6 +24,7 @@ Pre: verified IR. Post: verified IR with the same effects.
 
 from __future__ import annotations
 
+from ..ssa.gpu import SYNC
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.array_ops import ACCUMULATIONS, makes_fresh_array
 from ..ssa.ops import view_base
@@ -43,13 +44,13 @@ class _Liveness:
             self._writes[name] = True  # recursion guard: assume effects
             fn = self.module.functions.get(name)
             self._writes[name] = fn is None or any(
-                op.name == "store" or (op.name == "call" and self._callee_writes(op.attrs["callee"]))
+                op.name in ("store", SYNC) or (op.name == "call" and self._callee_writes(op.attrs["callee"]))
                 for op in fn.walk()
             )
         return self._writes[name]
 
     def is_effect(self, op: Op) -> bool:
-        if op.name == "return":
+        if op.name in ("return", SYNC):  # a barrier orders the other threads' memory too
             return True
         if op.name in ("store", *ACCUMULATIONS):
             # A store into a local array matters only if the array is read: it is

@@ -27,6 +27,8 @@ from pycparser.c_generator import CGenerator
 
 from ..diagnostics import Diagnostic
 from ..ssa import build
+from ..ssa.gpu import AXES as GPU_AXES
+from ..ssa.gpu import OP_OF_VECTOR
 from ..ssa.ir import Block, Builder, SourceLoc, Value
 from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F32, F64, I64, ArrayType, ScalarType, Type
@@ -201,6 +203,8 @@ class CExprLowering:
             return self.constant(node, b)
         if isinstance(node, c_ast.ID):
             return self.name(node, b, env)
+        if isinstance(node, c_ast.StructRef) and self.is_thread_builtin(node):
+            return self.thread_builtin(node, b)
         if isinstance(node, (c_ast.ArrayRef, c_ast.StructRef)):
             p, idx = self.element(node, b, env)
             return self.at(b, node).op1("load", [p, *idx], p.type.elem)  # type: ignore[attr-defined]
@@ -286,6 +290,23 @@ class CExprLowering:
         if p.off is not None:
             idx[0] = build.add(self.at(b, node), p.off, idx[0])
         return p.base, idx
+
+    # -- CUDA ----------------------------------------------------------------------------------
+    def is_thread_builtin(self, node: c_ast.StructRef) -> bool:
+        """``threadIdx.x`` and friends in a .cu file, unless the user declared a name like them."""
+        builtin = (node.type == "." and isinstance(node.name, c_ast.ID)
+                   and node.name.name in OP_OF_VECTOR and self.lookup(node.name.name) is None)
+        if builtin and not self.cuda:
+            raise self.fail(node, f"'{node.name.name}' is a CUDA built-in, and this is a C file",  # type: ignore
+                            "give the file the suffix .cu to differentiate it as a CUDA kernel")
+        return builtin
+
+    def thread_builtin(self, node: c_ast.StructRef, b: Builder) -> Value:
+        axis = node.field.name
+        vector = node.name.name  # type: ignore[attr-defined]
+        if axis not in GPU_AXES:
+            raise self.fail(node, f"'{vector}' has members x, y and z, not '{axis}'")
+        return self.at(b, node).op1(OP_OF_VECTOR[vector], [], I64, "", axis=axis)
 
     # -- structs ---------------------------------------------------------------------------------
     def is_struct_access(self, node: c_ast.Node, env: Env) -> bool:
@@ -628,6 +649,8 @@ class CExprLowering:
 
     def lookup(self, name: str) -> Optional[str]:  # pragma: no cover
         raise NotImplementedError
+
+    cuda: bool = False  # whether CUDA's thread built-ins are known (a .cu file)
 
     def named_constant(self, node: c_ast.ID, b: Builder) -> Optional[Value]:  # pragma: no cover
         raise NotImplementedError

@@ -9,7 +9,10 @@ Public API (used by the pipeline, the CLI and the tests):
 
 The file is preprocessed here (``c_preprocess``: no system headers are read),
 parsed with pycparser, and only the chosen function and its callees must be
-code s2sad supports. Each function records its declared C parameter and result
+code s2sad supports. A ``.cu`` file is CUDA: its function qualifiers are read
+by the preprocessor (``cuda_source``), each function records its kind
+(``cuda`` attribute: ``global``, ``device`` or ``host``), and the thread
+built-ins lower to ``gpu.*`` ops. Each function records its declared C parameter and result
 types (``c_params``, ``c_result`` attributes) so that C output keeps the
 user's signature. Every problem found in any function is raised together as
 one ``DiagnosticError``.
@@ -31,10 +34,11 @@ from .c_expr import span, walk
 from .callgraph import callees_first
 from .c_lower import CContext, Signature, lower_function
 from .c_preprocess import BUILTIN_MACROS, Preprocessed, preprocess
+from .cuda_source import SHARED, is_cuda
 from .c_structs import StructTable
 from .c_types import TypeProblem, ctype_of
 
-__all__ = ["list_c_functions", "parse_c"]
+__all__ = ["list_c_functions", "list_cuda_kernels", "parse_c"]
 
 _PARSE_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$")
 
@@ -68,9 +72,27 @@ class CFile:
                     self.constants[ext.name] = ext.init
                 else:
                     self.globals.add(ext.name)
+        self.cuda = self._cuda_kinds() if is_cuda(filename) else None
         self._macros()
         for node, typedef in struct_defs:
             self._struct(node, typedef)
+
+    def _cuda_kinds(self) -> dict[str, str]:
+        """Each function's CUDA kind: the qualifiers written before its name, since the
+        previous function's (``__global__``, ``__device__``; none or ``__host__``: host)."""
+        kinds: dict[str, str] = {}
+        pending = list(self.pre.qualifiers)
+        for ext in self.ast.ext:
+            decl = ext.decl if isinstance(ext, c_ast.FuncDef) else ext
+            if not isinstance(decl, c_ast.Decl) or not isinstance(decl.type, c_ast.FuncDecl):
+                continue
+            line = decl.coord.line if decl.coord else 0
+            mine = {q.word for q in pending if q.line <= line}
+            pending = [q for q in pending if q.line > line]
+            kind = "global" if "__global__" in mine else "device" if "__device__" in mine else "host"
+            if isinstance(ext, c_ast.FuncDef) or decl.name not in kinds:
+                kinds[decl.name] = kind
+        return kinds
 
     def _struct(self, node: c_ast.Struct, typedef: Optional[str]) -> None:
         try:
@@ -135,6 +157,12 @@ def list_c_functions(source: str, filename: str) -> list[str]:
     return list(CFile(source, filename).functions)
 
 
+def list_cuda_kernels(source: str, filename: str) -> list[str]:
+    """The ``__global__`` functions defined in a .cu file, in source order."""
+    cfile = CFile(source, filename)
+    return [name for name in cfile.functions if (cfile.cuda or {}).get(name) == "global"]
+
+
 def _user_calls(fn: c_ast.FuncDef, functions: dict[str, c_ast.FuncDef]) -> list[tuple[str, c_ast.FuncCall]]:
     return [(n.name.name, n) for n in walk(fn.body)
             if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and n.name.name in functions]
@@ -161,7 +189,8 @@ def parse_c(source: str, filename: str, func: str) -> Module:
         raise error(f"no function named '{func}' in {name}", hint=f"functions in this file: {listing}")
     order, problems, recursive = _reachable(func, cfile)
     ctx = CContext(name, cfile.lines, cfile.typedefs, cfile.constants, {}, frozenset(cfile.globals), recursive,
-                   cfile.structs, frozenset(cfile.pre.macros))
+                   cfile.structs, frozenset(cfile.pre.macros), cfile.cuda,
+                   frozenset(q.line for q in cfile.pre.qualifiers if q.word == SHARED), cfile.pre.pragmas)
     for fname in order:
         try:
             ctx.signatures[fname] = cfile.signature(cfile.functions[fname])

@@ -34,10 +34,12 @@ from pycparser import c_ast
 
 from ..diagnostics import Diagnostic
 from ..ssa import build
+from ..ssa.gpu import SHARED_SPACE, SYNC
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
 from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F64, I64, Type
 from .c_expr import INCREMENTS, INT_ABS, CExprLowering, Ptr, math_intrinsic, span, walk
+from .omp import OmpLoop, OmpProblem, parse_omp, pragma_before
 from .c_structs import StructLayout, StructTable
 from .c_types import BYTES, CType, TypeProblem, ctype_of, value_type
 from .py_common import RESULT, RETURNED, Env, Fail, Poison
@@ -81,6 +83,9 @@ class CContext:
     recursive_calls: frozenset[int] = frozenset()  # id() of calls that close a recursion cycle
     structs: Optional[StructTable] = None
     macro_names: frozenset[str] = frozenset()  # the file's own #define'd constants
+    cuda: Optional[dict[str, str]] = None  # .cu input: function -> "global", "device" or "host"
+    shared_lines: frozenset[int] = frozenset()  # lines where __shared__ was written
+    pragmas: dict[int, str] = field(default_factory=dict)  # source line -> #pragma text
 
 
 def stmt_exits(st: c_ast.Node) -> Exits:
@@ -173,6 +178,10 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             self.loop_depth -= 1
 
     # -- scopes and keys ---------------------------------------------------------------------------
+    @property
+    def cuda(self) -> bool:
+        return self.ctx.cuda is not None
+
     def lookup(self, name: str) -> Optional[str]:
         for scope in reversed(self.scopes):
             if name in scope:
@@ -263,6 +272,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             env[RESULT] = b.op1("undef", [], result_t, "result")
         env[RETURNED] = build.const(b, False, BOOL, "returned")
         self.scopes.append({})
+        self.top_depth = len(self.scopes)  # declarations at the function's top level
         items = statements(fn.body)
         self.block(items, b, env, None)
         b.loc = loc
@@ -285,6 +295,8 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             if self.ctx.structs is not None else []
         if structs:
             attrs["c_structs"] = structs
+        if self.ctx.cuda is not None:
+            attrs["cuda"] = self.ctx.cuda.get(self.fn.decl.name, "host")
         return Function(self.fn.decl.name, body, sig.result_types, loc, attrs)
 
     def param_decls(self) -> list[c_ast.Decl]:
@@ -393,6 +405,9 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         if t.kind == "void":
             raise self.fail(d, "a variable cannot be void")
         init = d.init
+        if d.coord is not None and d.coord.line in self.ctx.shared_lines:
+            self.shared_array(d, t, b, env)
+            return
         if t.kind == "array":
             arr = self.local_array(d, t, b, env)
             env[self.declare(d.name, t, d)] = arr
@@ -433,6 +448,23 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             idx = [build.const(b, i, I64) for i in index]
             self.at(b, node).create("store", [arr, *idx, self.convert(v, t.scalar, b)], [])  # type: ignore
         return arr
+
+    def shared_array(self, d: c_ast.Decl, t: CType, b: Builder, env: Env) -> None:
+        """A ``__shared__`` array: one per block, so its size is a constant and every thread of
+        the block meets its declaration (the gradient zeroes its shadow there, with a barrier)."""
+        if t.kind != "array":
+            raise self.fail(d, "only arrays can be __shared__", "declare a __shared__ array of one element")
+        if d.init is not None:
+            raise self.fail(d.init, "a __shared__ array cannot have an initializer", "let the threads fill it")
+        if len(self.scopes) != self.top_depth:
+            raise self.fail(d, "a __shared__ array must be declared at the top level of the kernel",
+                            "move the declaration before the kernel's first if or loop")
+        dims = [self.integer(n, b, env, "an array size") for n in t.dims]
+        if any(build.const_value(v) is None for v in dims):
+            raise self.fail(d, "a __shared__ array needs a constant size", "size it with a #define")
+        arr = self.at(b, d).op1("alloc", dims, t.ir_array, d.name, fill="empty", elem=t.scalar.name,  # type: ignore
+                                space=SHARED_SPACE)
+        env[self.declare(d.name, t, d)] = arr
 
     def init_entries(self, init: c_ast.InitList, rank: int, prefix: list[int]) -> list[tuple[list[int], c_ast.Node]]:
         out = []
@@ -539,6 +571,11 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
                 raise self.fail(node, "free takes one pointer and gives no value")
             self.pointer(args[0], b, env)
             return None
+        if name == "__syncthreads" and self.cuda:
+            if want_value or args:
+                raise self.fail(node, "__syncthreads() takes no arguments and gives no value")
+            self.at(b, node).create(SYNC, [], [])
+            return None
         if name in self.ctx.signatures:
             return self.user_call(node, name, args, b, env, want_value)
         intrinsic = math_intrinsic(name)
@@ -635,6 +672,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         return keys
 
     def for_stmt(self, st: c_ast.For, b: Builder, env: Env) -> None:
+        omp = self.omp_pragma(st)
         with self.scope():
             if st.init is not None:
                 if isinstance(st.init, c_ast.DeclList):
@@ -644,7 +682,10 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
                     self.expr(st.init, b, env)
             counted = self.counted_loop(st, env)
             if counted is not None:
-                self.for_op(st, counted, b, env)
+                self.for_op(st, counted, b, env, omp)
+            elif omp is not None:
+                raise self.fail(st, "'#pragma omp parallel for' needs a counted loop",
+                                "write it as for (int i = a; i < b; i++) with no break or return")
             else:
                 self.general_loop(st, b, env, test=st.cond, body=statements(st.stmt),
                                   post=[st.next] if st.next is not None else [], post_test=None)
@@ -690,7 +731,20 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             return (value if node.op == "+=" else -value) or None
         return None
 
-    def for_op(self, st: c_ast.For, counted: tuple[str, c_ast.Node, str, int], b: Builder, env: Env) -> None:
+    def omp_pragma(self, st: c_ast.For) -> Optional[OmpLoop]:
+        found = pragma_before(self.ctx.pragmas, self.ctx.lines, st.coord.line) if st.coord else None
+        if found is None:
+            return None
+        line, text = found
+        try:
+            return parse_omp(text)
+        except OmpProblem as p:
+            col = self.ctx.lines[line - 1].index("#") + 1
+            loc = SourceLoc(self.ctx.filename, line, col, line, len(self.ctx.lines[line - 1]) + 1)
+            raise Fail(Diagnostic(p.message, loc, p.hint)) from None
+
+    def for_op(self, st: c_ast.For, counted: tuple[str, c_ast.Node, str, int], b: Builder, env: Env,
+               omp: Optional[OmpLoop] = None) -> None:
         key, bound, cmp, step = counted
         loc = self.loc(st)
         lb = env.get(key)
@@ -721,7 +775,14 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         bb.loc = loc
         bb.create("yield", self.exit_values(carried, inner, blk.args[1:]), [])
         b.loc = loc
-        op = b.create("for", [lb, ub, step_v, *inits], [a.type for a in blk.args[1:]], regions=[blk],
+        attrs = {}
+        if omp is not None:
+            undeclared = [self.hint(k) for k in carried if self.hint(k) not in omp.reduction]
+            if undeclared:
+                raise self.fail(st, f"the parallel loop updates '{undeclared[0]}' from one iteration to the next",
+                                f"declare it a sum, reduction(+: {undeclared[0]}), or make it local to the body")
+            attrs = {"parallel": "omp", **({"schedule": omp.schedule} if omp.schedule else {})}
+        op = b.create("for", [lb, ub, step_v, *inits], [a.type for a in blk.args[1:]], attrs, regions=[blk],
                       hints=[self.hint(k) for k in carried])
         self.leave_loop(env, carried, op.results, [])
         if isinstance(st.init, c_ast.Assignment):  # i outlives the loop: its final value

@@ -18,7 +18,9 @@ here, line for line, column for column:
   lines; ``#pragma`` lines are recorded by line (checkpoint and OpenMP pragmas
   are for later passes) and blanked;
 * GNU spellings (``__restrict__``, ``__inline__``) become the standard keyword,
-  padded with spaces to the same width.
+  padded with spaces to the same width;
+* in a ``.cu`` file, CUDA's function qualifiers become spaces and are recorded
+  by position (``cuda_source``).
 
 The text handed to pycparser starts with a few typedefs (``size_t``,
 ``int64_t``, ``bool``...) and a ``#line 1`` marker, so coordinates name the
@@ -33,6 +35,7 @@ from typing import Optional
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..ssa.ir import SourceLoc
+from .cuda_source import Qualifier, is_cuda, strip_cuda
 
 # Typedefs of the standard headers numerical code uses; enough for parsing and typing.
 PRELUDE_TYPEDEFS = {
@@ -78,6 +81,7 @@ class Preprocessed:
     macros: dict[str, Macro] = field(default_factory=dict)
     pragmas: dict[int, str] = field(default_factory=dict)  # source line -> pragma text
     includes: list[str] = field(default_factory=list)
+    qualifiers: list[Qualifier] = field(default_factory=list)  # CUDA's, in source order
 
 
 def strip_comments(source: str) -> str:
@@ -149,11 +153,14 @@ def preprocess(source: str, filename: str) -> Preprocessed:
     type_macros: dict[str, str] = dict(_GNU_SPELLINGS)
     active: list[bool] = []  # one entry per open #if: whether its lines are kept
     out: list[str] = []
+    cuda = is_cuda(filename)
     for k, line in enumerate(lines):
         lineno = k + 1
         m = _DIRECTIVE.match(line)
         if m is None:
             keep = all(active)
+            if cuda and keep:
+                line = strip_cuda(line, lineno, filename, result.qualifiers, problems)
             out.append(_pad_replace(line, type_macros) if keep and line.strip() else "" if not keep else line)
             continue
         out.append("")

@@ -137,6 +137,7 @@ ARRAY_NAMES = {"numpy.ndarray"}
 NDARRAY_GENERIC = {"numpy.typing.NDArray"}
 
 RANGE = "builtins.range"
+PRANGE = "numba.prange"  # range whose iterations Numba may run in parallel
 
 
 def lookup(canonical: Optional[str]) -> Optional[Intrinsic]:

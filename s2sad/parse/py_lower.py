@@ -362,7 +362,8 @@ class FunctionLowerer(StructuredLowering):
         if st.asynchronous is not None:
             raise self.locator.fail(st, "'async for' is not supported", hint="use a plain for loop")
         it = st.iter
-        if not (isinstance(it, cst.Call) and self.ctx.info.canonical_name(it.func, self.ctx.locals) == lib.RANGE):
+        kind = self.ctx.info.canonical_name(it.func, self.ctx.locals) if isinstance(it, cst.Call) else None
+        if kind not in (lib.RANGE, lib.PRANGE):
             raise self.locator.fail(it, "only 'for' loops over range(...) are supported",
                                     hint="loop over indices: for i in range(len(x)): ... x[i] ...")
         self.ex.no_keywords(it)
@@ -388,6 +389,9 @@ class FunctionLowerer(StructuredLowering):
         arrays = self.array_names(body)
         loc = self.locator.loc(st, it)
         if BREAK in exits.may or returns:
+            if kind == lib.PRANGE:
+                raise self.locator.fail(it, "a prange loop cannot break or return",
+                                        hint="use range(...) for a loop that stops early")
             self.for_as_while(st, b, env, frame, (lb, ub, step), carried, arrays, exits.may, loc)
             return
         inits = self.init_values(carried, env, b)
@@ -401,7 +405,9 @@ class FunctionLowerer(StructuredLowering):
         bb.loc = loc
         bb.create("yield", self.exit_values(carried, inner, blk.args[1:]), [])
         b.loc = loc
-        op = b.create("for", [lb, ub, step, *inits], [a.type for a in blk.args[1:]], regions=[blk],
+        # numba.prange: Numba may run the iterations in parallel (its carried scalars are sums).
+        attrs = {"parallel": "prange"} if kind == lib.PRANGE else {}
+        op = b.create("for", [lb, ub, step, *inits], [a.type for a in blk.args[1:]], attrs, regions=[blk],
                       hints=[self.hint(k) for k in carried])
         self.leave_loop(env, carried, op.results, arrays)
 

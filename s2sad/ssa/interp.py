@@ -11,12 +11,14 @@ of any emitter, and the basis of a future numeric ``s2sad check``.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
 from .array_ops import NAMES, PREFIX
 from .ir import Block, Function, Module, Op, Value
+from .gpu import BUILTINS as GPU_BUILTINS
+from .gpu import Launch, Thread
 from .ops import field_value
 
 _DTYPES = {"f64": np.float64, "f32": np.float32, "i64": np.int64, "i32": np.int32, "bool": np.bool_}
@@ -149,8 +151,22 @@ class _Tape:
 
 
 class Interpreter:
-    def __init__(self, module: Module):
+    """Runs functions of ``module``; a kernel's thread built-ins read ``thread`` (see ``launch``)."""
+
+    def __init__(self, module: Module, thread: Optional[Thread] = None):
         self.module = module
+        self.thread = thread
+
+    def launch(self, name: str, launch: Launch, *args: Any) -> None:
+        """Run kernel ``name`` once per thread of ``launch``, one thread after another.
+
+        Sequential threads are a valid schedule of a kernel without barriers; the
+        arrays in ``args`` are shared by all of them, as global memory is.
+        """
+        for thread in launch.threads():
+            self.thread = thread
+            self.call(name, *args)
+        self.thread = None
 
     def call(self, name: str, *args: Any) -> Any:
         fn = self.module.functions[name]
@@ -218,6 +234,13 @@ class Interpreter:
             return [a[0][a[1]:]]
         if n == "dim":
             return [int(a[0].shape[op.attrs["axis"]])]
+        if n in GPU_BUILTINS:
+            if self.thread is None:
+                raise RuntimeError(f"interpreter: {n} outside a kernel launch (use Interpreter.launch)")
+            return [self.thread.value(n, op.attrs["axis"])]
+        if n == "gpu.sync":
+            raise NotImplementedError("interpreter: __syncthreads() needs the threads of a block to run "
+                                      "together; run such kernels in the emulation (tests/cuda_emu.h)")
         if n == "field":
             return [field_value(op.attrs, [int(x) for x in a])]
         if n in NAMES:

@@ -81,6 +81,12 @@ Tapes (only produced by the adjoint transform; a tape is a stack of scalars):
   tape.push        (tape, value)                   -> ()                push one value
   tape.pop         (tape)                          -> elem type         pop the last pushed value
 
+CUDA thread built-ins (pure; documented in ``s2sad.ssa.gpu``):
+
+  gpu.thread_idx gpu.block_idx gpu.block_dim gpu.grid_dim
+                   () {axis: "x"|"y"|"z"}          -> i64               threadIdx.x, blockIdx.y, ...
+  gpu.sync         ()                              -> ()                __syncthreads() (not pure)
+
 Annotations:
 
   comment          () {text: str}                  -> ()                a comment line in the output;
@@ -96,6 +102,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .gpu import BUILTINS as GPU_BUILTINS
 from .ir import Value
 from .types import BOOL, I64, Type
 
@@ -123,7 +130,7 @@ CONTROL_FLOW = ("for", "if", "while")
 # is the business of the memory analyses, which follow it to its base (``view_base``).
 PURE = set(BINARY_ARITH + COMPARE + BOOL_OPS) | {
     "const", "neg", "not", "select", "cast", "undef", "dim", "view", "field",
-} | {f"math.{fn}" for fn in MATH_FNS}
+} | {f"math.{fn}" for fn in MATH_FNS} | set(GPU_BUILTINS)
 
 
 @dataclass(frozen=True)
@@ -145,7 +152,8 @@ def op_info(name: str) -> OpInfo:
         return OpInfo(name, pure=False, regions=1 if name == "for" else 2)
     if name == "if":
         return OpInfo(name, pure=False, regions=2)
-    if name in ("load", "store", "alloc", "copy", "call", "tape.push", "tape.pop", "tape.new", "comment"):
+    if name in ("load", "store", "alloc", "copy", "call", "tape.push", "tape.pop", "tape.new", "comment",
+                "gpu.sync"):
         return OpInfo(name, pure=False)
     from .array_ops import is_array_op  # array_ops builds on this module's names
 
@@ -168,7 +176,7 @@ def result_type(name: str, operand_types: list[Type]) -> Type:
         return BOOL
     if name == "select":
         return operand_types[1]
-    if name in ("dim", "field"):
+    if name in ("dim", "field") or name in GPU_BUILTINS:
         return I64
     return operand_types[0]
 

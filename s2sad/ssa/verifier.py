@@ -18,7 +18,8 @@ what is wrong. Checked:
 * region shapes and types of ``for``/``if``/``while`` and the typing rules of
   every op in ``s2sad.ssa.ops`` (scalar arithmetic, comparisons, ``select``,
   ``math.<fn>`` arity, memory ops against array rank and element type, calls
-  against the callee's signature when a module is given, tapes, ``const`` kinds).
+  against the callee's signature when a module is given, tapes, ``const`` kinds, the
+  axis of CUDA thread built-ins).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from . import array_ops, ops
+from .gpu import AXES as GPU_AXES
+from .gpu import BUILTINS as GPU_BUILTINS
 from .ir import Block, Function, Module, Op, Value
 from .printer import Namer, format_op, print_function
 from .types import BOOL, I64, ArrayType, ScalarType, Type
@@ -332,6 +335,8 @@ class _Verifier:
             check = self._op_compare
         elif name in ops.BOOL_OPS:
             check = self._op_bool
+        elif name in GPU_BUILTINS:
+            check = self._op_gpu
         if check is not None:
             check(op)
 
@@ -526,6 +531,18 @@ class _Verifier:
             self._attr(op, key, kind)
         if op.result.type != I64:
             self.error(op, f"'field' result is {op.result.type}, must be i64")
+
+    def _op_gpu(self, op: Op) -> None:
+        if not self._arity(op, 0, 1):
+            return
+        axis = self._attr(op, "axis", str)
+        if axis is not None and axis not in GPU_AXES:
+            self.error(op, f"'{op.name}' axis {axis!r} is not one of x, y, z")
+        if op.result.type != I64:
+            self.error(op, f"'{op.name}' result is {op.result.type}, must be i64")
+
+    def _op_gpu_sync(self, op: Op) -> None:
+        self._arity(op, 0, 0)
 
     def _op_dim(self, op: Op) -> None:
         if not self._arity(op, 1, 1):

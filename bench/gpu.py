@@ -1,0 +1,212 @@
+"""GPU benchmark of the CUDA gradients: gradient time / primal time per golden kernel, and the
+effect of classifying adjoint accumulation (classified versus every accumulation atomic).
+
+    python bench/gpu.py [--build-only] [--repeat N]
+
+Without a GPU (``nvidia-smi`` absent or failing) it prints ``skipped: no GPU`` and exits 0.
+With one, each kernel of golden/cuda is run at a benchmark size (``SIZES``) from one
+generated driver: the primal, ``grad_<kernel>`` as s2sad writes it, and the same gradient
+with ``--all-atomic``, each timed with CUDA events over ``--repeat`` launches (after a
+warm-up), 256 threads per block (the shared-memory kernel's own block size where it has
+one). The table's columns are milliseconds per launch and the two ratios the issue sets
+targets for: gradient / primal (Enzyme's SC'21 bound is 10x) and all-atomic / classified.
+
+``--build-only`` compiles every driver with nvcc and stops: the check that needs no GPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from s2sad import pipeline  # noqa: E402
+from s2sad.parse.c_frontend import parse_c  # noqa: E402
+
+CASES = ROOT / "golden" / "cuda"
+
+# Benchmark sizes: the integer parameters (the others follow from them, as below).
+SIZES = {
+    "daxpy_shared_scalar": {"n": 1 << 24},
+    "stencil_1d": {"n": 1 << 24},
+    "gather_index_list": {"n": 1 << 24},
+    "device_function_call": {"n": 1 << 24},
+    "matvec_row_loop": {"n": 1 << 16, "m": 256},
+    "tape_in_kernel": {"n": 1 << 16, "m": 64},
+    "shared_block_reduction": {"n": 1 << 24},
+}
+BLOCK = {"shared_block_reduction": 64}
+GATHER_RANGE = 4096  # indices of the gather: many threads meet at each x element
+
+
+def have_gpu() -> bool:
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return False
+    r = subprocess.run([smi, "-L"], capture_output=True, text=True)
+    return r.returncode == 0 and "GPU" in r.stdout
+
+
+def _extent(name: str, case: str, shape: list[int], ints: dict[str, int]) -> str:
+    """The benchmark length of an array parameter, as a C expression of the integer parameters."""
+    n = ints.get("n", 1)
+    if case == "gather_index_list" and name == "x":
+        return str(GATHER_RANGE)
+    if case == "shared_block_reduction" and name == "partial":
+        return f"({n} + 63) / 64"
+    if "m" in ints and name in ("A", "x") and case in ("matvec_row_loop", "tape_in_kernel"):
+        return f"{n} * {ints['m']}" if name == "A" or case == "tape_in_kernel" else str(ints["m"])
+    return "1" if shape == [1] else str(n)
+
+
+def driver(case: str, spec: dict, source: str) -> str:
+    """A host program that times the primal and both gradients of one kernel."""
+    fn = parse_c(source, "input.cu", spec["func"]).functions[spec["func"]]
+    ints = SIZES[case]
+    block = BLOCK.get(case, 256)
+    grid = f"({ints['n']} + {block} - 1) / {block}"
+    decls, grad_decls, args, grad_args, setup = [], [], [], [], []
+    for p, spelled in zip(spec["params"], fn.attrs["c_params"]):
+        name = p["name"]
+        decls.append(f"{spelled} {name}")
+        grad_decls.append(f"{spelled} {name}")
+        args.append(name)
+        grad_args.append(name)
+        if p["kind"] == "int":
+            setup.append(f"    int {name} = {ints[name]};")
+            continue
+        if p["kind"] == "float":
+            setup.append(f"    double {name} = 0.5, *d_{name} = (double *)device_array(1, 0);")
+            if name in spec["wrt"]:
+                grad_decls.append(f"double *d_{name}")
+                grad_args.append(f"d_{name}")
+            continue
+        elem = spelled.replace("const", "").replace("*", "").strip()
+        count = _extent(name, case, p["shape"], ints)
+        fill = f"{GATHER_RANGE}" if elem == "int" else "1"
+        setup.append(f"    {elem} *{name} = ({elem} *)device_array({count}, {fill}, sizeof({elem}));")
+        if name in spec["wrt"] or name in spec.get("written", []):
+            setup.append(f"    {elem} *d_{name} = ({elem} *)device_array({count}, 1, sizeof({elem}));")
+            grad_decls.append(f"{elem} *d_{name}")
+            grad_args.append(f"d_{name}")
+    kernel = spec["func"]
+    return f"""#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+__global__ void {kernel}({", ".join(decls)});
+__global__ void grad_{kernel}({", ".join(grad_decls)});
+__global__ void atomic_grad_{kernel}({", ".join(grad_decls)});
+
+/* count elements: ints uniform in [0, fill) when fill > 1 (indices), else values near 1. */
+static void *device_array(long count, int fill, size_t size = sizeof(double)) {{
+    void *host = malloc(count * size), *dev = 0;
+    for (long k = 0; k < count; k++) {{
+        if (size == sizeof(int)) ((int *)host)[k] = fill > 1 ? (int)((k * 2654435761u) % fill) : 1;
+        else ((double *)host)[k] = 1.0 + 1e-3 * (double)(k % 97);
+    }}
+    cudaMalloc(&dev, count * size);
+    cudaMemcpy(dev, host, count * size, cudaMemcpyHostToDevice);
+    free(host);
+    return dev;
+}}
+
+template <class F>
+static float time_ms(F launch, int repeat) {{
+    launch();
+    cudaDeviceSynchronize();
+    cudaEvent_t start, stop;
+    cudaEventCreate(&start);
+    cudaEventCreate(&stop);
+    cudaEventRecord(start);
+    for (int r = 0; r < repeat; r++) launch();
+    cudaEventRecord(stop);
+    cudaEventSynchronize(stop);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    return ms / repeat;
+}}
+
+int main(int argc, char **argv) {{
+    int repeat = argc > 1 ? atoi(argv[1]) : 20;
+{chr(10).join(setup)}
+    dim3 grid({grid}), block({block});
+    float primal = time_ms([&] {{ {kernel}<<<grid, block>>>({", ".join(args)}); }}, repeat);
+    float grad = time_ms([&] {{ grad_{kernel}<<<grid, block>>>({", ".join(grad_args)}); }}, repeat);
+    float atomic = time_ms([&] {{ atomic_grad_{kernel}<<<grid, block>>>({", ".join(grad_args)}); }}, repeat);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) {{
+        fprintf(stderr, "%s\\n", cudaGetErrorString(e));
+        return 1;
+    }}
+    printf("%.4f %.4f %.4f\\n", primal, grad, atomic);
+    return 0;
+}}
+"""
+
+
+def build(case: str, workdir: Path) -> Path:
+    spec = json.loads((CASES / case / "case.json").read_text())
+    source = (CASES / case / "input.cu").read_text()
+    d = workdir / case
+    d.mkdir()
+    (d / "primal.cu").write_text(source)
+    classified = pipeline.gradient_source(source, "input.cu", spec["func"], spec["wrt"], "cuda")
+    (d / "grad.cu").write_text(classified)
+    atomic = pipeline.gradient_source(source, "input.cu", spec["func"], spec["wrt"], "cuda",
+                                      pipeline.Options(all_atomic=True))
+    # The all-atomic gradient beside the classified one: its kernel renamed, its helpers are static.
+    (d / "atomic.cu").write_text(atomic.replace(f"void grad_{spec['func']}(", f"void atomic_grad_{spec['func']}("))
+    (d / "driver.cu").write_text(driver(case, spec, source))
+    exe = d / "bench"
+    cmd = ["nvcc", "-O3", "-std=c++17", *(str(d / f) for f in ("driver.cu", "primal.cu", "grad.cu", "atomic.cu")),
+           "-o", str(exe)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"{case}: nvcc failed:\n{r.stderr}")
+    return exe
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build-only", action="store_true", help="compile the drivers with nvcc and stop")
+    ap.add_argument("--repeat", type=int, default=20, help="timed launches per kernel (default 20)")
+    ap.add_argument("--only", help="comma-separated case names")
+    args = ap.parse_args(argv)
+    gpu = have_gpu()
+    if not gpu and not args.build_only:
+        print("skipped: no GPU")
+        return 0
+    if shutil.which("nvcc") is None:
+        print("skipped: nvcc is not installed")
+        return 0
+    cases = [c for c in SIZES if (CASES / c / "case.json").exists()]
+    if args.only:
+        cases = [c for c in cases if c in args.only.split(",")]
+    with tempfile.TemporaryDirectory(prefix="s2sad_gpu_") as tmp:
+        exes = {case: build(case, Path(tmp)) for case in cases}
+        if args.build_only:
+            print(f"built {len(exes)} drivers: {', '.join(exes)}")
+            return 0
+        print(f"{'kernel':24} {'primal ms':>10} {'grad ms':>10} {'atomic ms':>10} {'grad/primal':>12} "
+              f"{'atomic/classified':>18}")
+        for case, exe in exes.items():
+            r = subprocess.run([str(exe), str(args.repeat)], capture_output=True, text=True)
+            if r.returncode != 0:
+                print(f"{case:24} failed: {r.stderr.strip()}")
+                continue
+            primal, grad, atomic = (float(x) for x in r.stdout.split())
+            print(f"{case:24} {primal:10.4f} {grad:10.4f} {atomic:10.4f} {grad / primal:12.2f} "
+                  f"{atomic / grad:18.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""OpenMP in C output: parallel loops stay parallel, and their adjoints too.
+
+A ``for`` op with ``parallel = "omp"`` (the front end's ``#pragma omp parallel
+for``, kept by the forward sweep and given to the reversed loop by the reverse
+transform) prints as that pragma before the loop, with the clauses the loop
+needs, worked out from the code rather than copied:
+
+* ``reduction(+: ...)``: the variables the loop carries from one iteration to
+  the next. In the primal these are the sums the user declared; in a reversed
+  loop they are the adjoints of values every iteration reads (``d_a`` of a
+  scalar ``a``), which reverse mode turns into sums. A carried variable that is
+  not a sum cannot be parallel and is an error;
+* ``private(...)``: variables the body assigns that are declared outside it
+  (out-of-SSA may give a body value the name of an outer one that is dead by
+  then); the loop's own variable is private by OpenMP's rules;
+* ``schedule(...)`` as the user wrote it.
+
+Inside a parallel loop, an adjoint accumulation ``d[idx] += g`` is a plain
+``+=`` when every access to that array in the loop uses one index, the loop
+variable (``i``, ``i + k``, ``c * i`` with ``k``, ``c`` the same in every
+iteration); otherwise (a stencil's ``d_x[i - 1]`` meets the next iteration's
+``d_x[i]``, a gather's ``d_x[idx[i]]`` may repeat) it gets ``#pragma omp atomic``.
+This is the same classification as CUDA's (``s2sad.adjoint.accumulation``), with
+the iteration in place of the thread. Iterations that push values on a tape
+(a stack: its order is the serial order) cannot run in parallel: that is an
+error naming the loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..adjoint.accumulation import iteration_private, private_accumulations
+from ..emit_py.emitter import For, If, Stmt, While, _names
+from ..ssa.ir import Op
+from .cstmt import Decl
+
+
+@dataclass
+class Pragma:
+    """``#pragma <text>`` on its own line; for a parallel loop, the loop and its clauses."""
+
+    text: str
+    loop: Optional[For] = None
+    reduction: list[str] = field(default_factory=list)
+    schedule: Optional[str] = None
+
+
+def is_parallel(op: Op) -> bool:
+    return op.name == "for" and op.attrs.get("parallel") == "omp"
+
+
+__all__ = ["Pragma", "finish", "is_parallel", "iteration_private", "private_accumulations"]
+
+
+def finish(stmts: list[Stmt]) -> None:
+    """Once declarations are placed: each parallel loop's pragma text, with its private list."""
+    for k, st in enumerate(list(stmts)):
+        if isinstance(st, Pragma) and st.loop is not None:
+            # The loop itself (later tidying may have rebuilt st.loop): declarations placed
+            # between the pragma and its loop go before the pragma.
+            j = stmts.index(st)
+            while isinstance(stmts[j + 1], Decl):
+                stmts[j], stmts[j + 1] = stmts[j + 1], stmts[j]
+                j += 1
+            loop = stmts[j + 1]
+            assert isinstance(loop, For)
+            written = _names(loop.body)[1]
+            declared = _declared(loop.body)
+            private = sorted(written - declared - set(st.reduction) - {loop.target})
+            clauses = ["omp parallel for"]
+            if st.schedule:
+                clauses.append(f"schedule({st.schedule})")
+            if st.reduction:
+                clauses.append(f"reduction(+: {', '.join(st.reduction)})")
+            if private:
+                clauses.append(f"private({', '.join(private)})")
+            st.text = " ".join(clauses)
+        for block in _blocks(st):
+            finish(block)
+
+
+def _declared(stmts: list[Stmt]) -> set[str]:
+    out: set[str] = set()
+    for st in stmts:
+        if isinstance(st, Decl):
+            out.add(st.name)
+        elif isinstance(st, For):
+            out.add(st.target)  # C output declares a loop's variable in its header
+        elif hasattr(st, "name") and hasattr(st, "size"):  # ArrayDecl
+            out.add(st.name)  # type: ignore[attr-defined]
+        for block in _blocks(st):
+            out |= _declared(block)
+    return out
+
+
+def _blocks(st: Stmt) -> list[list[Stmt]]:
+    if isinstance(st, If):
+        return [st.body, st.orelse]
+    if isinstance(st, (For, While)):
+        return [st.body]
+    return []

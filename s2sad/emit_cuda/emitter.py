@@ -1,0 +1,258 @@
+"""The CUDA emitter: the C emitter's output, as kernels and device functions.
+
+``emit_cuda(module, header, entry, all_atomic=False)`` writes one ``.cu`` file.
+Everything C prints, CUDA prints the same way (``s2sad.emit_c``: names, loops,
+declarations, expressions); what differs is said here:
+
+* linkage: the entry ``grad_<kernel>`` is ``__global__`` (launched with the
+  primal's grid and block); every other function, gradient helpers and the
+  primal functions they call, is ``static __device__``. A gradient asked of a
+  ``__device__`` function is itself a (non-static) ``__device__`` function;
+* thread built-ins print as ``threadIdx.x``, ``blockIdx.y``, ...;
+* adjoint accumulation into shadow memory follows ``adjoint.accumulation``:
+  ``PRIVATE`` is C's ``d_x[i] += g``; ``ATOMIC`` is ``atomicAdd(&d_x[i], g)``;
+  ``BLOCK`` adds ``g`` to a register (``d_a_sum += g``) and, at the end of the
+  kernel where every thread of the block arrives, ``block_sum_add(&d_a[0],
+  d_a_sum)`` reduces the block's registers (warp shuffles, then shared memory)
+  and adds the total with one ``atomicAdd``. The scalar adjoints a kernel returns
+  (``*d_a += d_a_local`` in C) are ``BLOCK`` too: ``d_a`` is one cell for all
+  threads. In a device function they stay ``+=``: its caller passes the address
+  of its own register, or of a ``PRIVATE`` element (a callee may add straight
+  into an element only when that element is the thread's own).
+
+``atomicAdd`` on ``double`` needs compute capability 6.0: compile with
+``-arch=sm_60`` or newer.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..adjoint.accumulation import ATOMIC, BLOCK, PRIVATE, AccumulationPlan, accumulation, classify
+from ..emit_c.cexpr import Cast, address_of, deref
+from ..emit_c.emitter import HELPERS, _CFunctionEmitter, _ModuleContext, ctype, emit_c, is_gradient
+from ..emit_py.emitter import Assign, AugAssign, ExprStmt, If, Stmt
+from ..emit_py.expr import BinOp, Call, Expr, Lit, Name, literal_value, number
+from ..emit_c.cstmt import ArrayDecl
+from ..ssa.gpu import BUILTINS as GPU_BUILTINS
+from ..ssa.gpu import SHARED_SPACE, SYNC, cuda_spelling
+from ..ssa.build import const_int
+from ..ssa.ir import Block, Module, Op
+from ..ssa.types import F32, F64, Type
+
+BLOCK_SUM_ADD = """\
+/* Adds the sum of v over the threads of this block to *dst with one atomicAdd: each warp
+   sums by shuffles, warp 0's first thread adds the warps' sums. Every thread of the block
+   must call it (it has barriers). */
+static __device__ void block_sum_add({t} *dst, {t} v) {{
+    __shared__ {t} warp_sums[32];
+    unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    unsigned size = blockDim.x * blockDim.y * blockDim.z;
+    unsigned lane = t % 32;
+    unsigned width = size - (t - lane) < 32 ? size - (t - lane) : 32;  /* threads in this warp */
+    unsigned mask = width == 32 ? 0xffffffffu : (1u << width) - 1u;
+    for (unsigned offset = 16; offset > 0; offset /= 2) {{
+        {t} other = __shfl_down_sync(mask, v, offset);
+        if (lane + offset < width) {{
+            v += other;
+        }}
+    }}
+    if (lane == 0) {{
+        warp_sums[t / 32] = v;
+    }}
+    __syncthreads();
+    if (t == 0) {{
+        {t} sum = warp_sums[0];
+        for (unsigned w = 1; 32 * w < size; w++) {{
+            sum += warp_sums[w];
+        }}
+        atomicAdd(dst, sum);
+    }}
+    __syncthreads();  /* warp_sums is reused by the next call */
+}}"""
+
+DEVICE_MEMORY = {
+    "device_calloc": """\
+/* calloc for device code, which has malloc, free, memset and memcpy only. */
+static __device__ void *device_calloc(size_t count, size_t size) {
+    void *p = malloc(count * size);
+    memset(p, 0, count * size);
+    return p;
+}""",
+    "device_grow": """\
+/* realloc for device code: room for count elements of the given size, the first used kept. */
+static __device__ void *device_grow(void *p, size_t used, size_t count, size_t size) {
+    void *q = malloc(count * size);
+    memcpy(q, p, used * size);
+    free(p);
+    return q;
+}""",
+}
+
+ZERO_SHARED = """\
+/* Zeroes a __shared__ array, the threads of the block sharing the work, then waits for all. */
+static __device__ void zero_shared({t} *a, long size) {{
+    long t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    for (long k = t; k < size; k += blockDim.x * blockDim.y * blockDim.z) {{
+        a[k] = {zero};
+    }}
+    __syncthreads();
+}}"""
+
+# C's helpers run on the device too.
+_DEVICE_HELPERS = {name: text.replace("\nstatic ", "\nstatic __device__ ") for name, text in HELPERS.items()}
+_DEVICE_HELPERS.update(DEVICE_MEMORY)
+
+
+def emit_cuda(module: Module, header: str, entry: str, all_atomic: bool = False) -> str:
+    """The module as one .cu file; ``all_atomic`` makes every accumulation an ``atomicAdd``."""
+    helpers = dict(_DEVICE_HELPERS)
+
+    class Emitter(_CudaFunctionEmitter):
+        everything_atomic = all_atomic
+        sum_types: set[str] = set()  # the float types block_sum_add is needed for
+        zeroed_types: set[str] = set()  # and zero_shared
+
+        def emit(self) -> str:
+            text = super().emit()
+            # emit_c picks the helpers after emitting every function: the overloads needed are known then.
+            helpers["block_sum_add"] = "\n\n".join(BLOCK_SUM_ADD.format(t=t) for t in sorted(self.sum_types))
+            helpers["zero_shared"] = "\n\n".join(ZERO_SHARED.format(t=t, zero="0.0f" if t == "float" else "0.0")
+                                                 for t in sorted(self.zeroed_types))
+            return text
+
+    return emit_c(module, header, entry, Emitter, helpers)
+
+
+class _CudaFunctionEmitter(_CFunctionEmitter):
+    everything_atomic = False
+    sum_types: set[str] = set()
+    zeroed_types: set[str] = set()
+
+    def __init__(self, ctx: _ModuleContext, fn):
+        super().__init__(ctx, fn)
+        self.kernel = fn.name == ctx.entry and fn.attrs.get("cuda") == "global"
+        self.accum: AccumulationPlan = (classify(fn, self.kernel, self.everything_atomic) if is_gradient(fn)
+                                       else AccumulationPlan())
+        self.sums: dict[object, tuple[str, Expr]] = {}  # shadow -> (register, the element it flushes to)
+
+    def _linkage(self) -> str:
+        if self.fn.name == self.ctx.entry:
+            return "__global__ " if self.kernel else "__device__ "
+        return "static __device__ "
+
+    def _may_fuse_into(self, store: Op) -> bool:
+        return self.accum.mode(store) in (None, PRIVATE)
+
+    def op_expr(self, op: Op) -> Expr:
+        if op.name in GPU_BUILTINS:
+            return Name(cuda_spelling(op.name, op.attrs["axis"]))
+        return super().op_expr(op)
+
+    def gen_block(self, block: Block) -> list[Stmt]:
+        out = super().gen_block(block)
+        if block is self.fn.body and self.sums:
+            zero = [Assign([Name(name)], self._lit(0, self._sum_type(name))) for name, _ in self.sums.values()]
+            out = zero + out
+        return out
+
+    def _sum_type(self, name: str) -> Type:
+        return F32 if self.types[name] == "float" else F64
+
+    def gen_op(self, op: Op) -> list[Stmt]:
+        g = accumulation(op) if op not in self.skip else None
+        mode = self.accum.mode(op) if g is not None else None
+        if mode == ATOMIC:
+            arr, *idx, _ = op.operands
+            return [ExprStmt(Call(Name("atomicAdd"), (address_of(self._element(arr, idx, op)), self.expr(g))))]
+        if mode == BLOCK:
+            return [AugAssign(Name(self._sum_register(op)), "+", self.expr(g))]
+        if op.name == SYNC:
+            return [ExprStmt(Call(Name("__syncthreads")))]
+        return super().gen_op(op)
+
+    # Per-thread memory (local arrays, copies, tapes): C's code, with the casts C++ wants
+    # and the allocation calls device code has.
+    def _alloc(self, op: Op) -> list[Stmt]:
+        if op.attrs.get("space") == SHARED_SPACE:
+            return self._shared(op)
+        return self._device_memory(super()._alloc(op))
+
+    def _shared(self, op: Op) -> list[Stmt]:
+        """``__shared__ double buf[64];``, zeroed by the whole block when the IR asks (a shadow)."""
+        v = op.result
+        if v not in self.var:
+            return []
+        name = self.var[v]
+        size = 1
+        for d in op.operands:
+            size *= const_int(d)  # type: ignore[operator]  # constant: the front end checks
+        self.stack.add(name)
+        elem = self._elem(v.type)
+        out: list[Stmt] = [ArrayDecl(f"__shared__ {elem}", name, size, False)]
+        if op.attrs.get("fill") == "zeros":
+            self.zeroed_types.add(elem)
+            out.append(ExprStmt(Call(Name("zero_shared"), (Name(name), number(size)))))
+        return out
+
+    def _copy(self, op: Op) -> list[Stmt]:
+        return self._device_memory(super()._copy(op))
+
+    def _tape(self, op: Op) -> list[Stmt]:
+        top = self.tape_tops.get(self.var.get(op.operands[0], "")) if op.operands else None
+        return self._device_memory(super()._tape(op), top)
+
+    def _device_memory(self, stmts: list[Stmt], top: Optional[str] = None) -> list[Stmt]:
+        out: list[Stmt] = []
+        for st in stmts:
+            if isinstance(st, If):
+                st = If(st.cond, self._device_memory(st.body, top), self._device_memory(st.orelse, top), st.ternary)
+            elif isinstance(st, Assign) and isinstance(st.value, Call) and isinstance(st.value.func, Name):
+                target = st.targets[0]
+                pointer = self.types.get(target.id, "") if isinstance(target, Name) else ""
+                value = st.value
+                fn = value.func.id  # type: ignore[attr-defined]
+                if fn == "calloc":
+                    value = Call(Name("device_calloc"), value.args)
+                elif fn == "realloc" and top is not None:
+                    # Grown when full: the old block holds ``top`` elements.
+                    old, new = value.args
+                    count = new.left if isinstance(new, BinOp) else new  # cap * sizeof(elem)
+                    elem = Lit(f"sizeof({pointer.rstrip(' *')})")
+                    value = Call(Name("device_grow"), (old, Name(top), count, elem))
+                if fn in ("malloc", "calloc", "realloc") and pointer.endswith("*"):
+                    st = Assign(st.targets, Cast(pointer, value), st.copy)
+            out.append(st)
+        return out
+
+    def _sum_register(self, op: Op) -> str:
+        arr, *idx, value = op.operands
+        if arr not in self.sums:
+            name = self.namer.fresh(f"{arr.name_hint or 'adjoint'}_sum")
+            self.types[name] = ctype(value.type)
+            self.sum_types.add(self.types[name])
+            self.sums[arr] = (name, self._element(arr, idx, op))
+        return self.sums[arr][0]
+
+    def _return(self, op: Op) -> list[Stmt]:
+        flush: list[Stmt] = [ExprStmt(Call(Name("block_sum_add"), (address_of(target), Name(name))))
+                             for name, target in self.sums.values()]
+        if self.returned is None or not self.kernel:
+            return flush + super()._return(op)
+        out: list[Stmt] = []
+        for i, v in zip(self.returned, op.operands):
+            value = self.expr(v)
+            lit = literal_value(value)
+            if lit is not None and not isinstance(lit, bool) and lit == 0:
+                continue
+            cell = Name(self.out_names[i])
+            if self.accum.returned == ATOMIC:
+                out.append(ExprStmt(Call(Name("atomicAdd"), (cell, value))))
+            elif self.accum.returned == BLOCK:
+                self.sum_types.add(ctype(v.type))
+                out.append(ExprStmt(Call(Name("block_sum_add"), (cell, value))))
+            else:
+                out.append(AugAssign(deref(self.out_names[i]), "+", value))
+        return flush + out + self._frees(self.fn.body)
+
+

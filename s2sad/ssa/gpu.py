@@ -1,0 +1,89 @@
+"""CUDA thread built-ins in the IR: which thread of which block an op runs in.
+
+A kernel is one function run by every thread of a launch; what tells the threads
+apart are four read-only vectors, each an op here (text form as in ``ops``):
+
+  gpu.thread_idx   () {axis: "x"|"y"|"z"}           -> i64     CUDA's threadIdx.<axis>
+  gpu.block_idx    () {axis: "x"|"y"|"z"}           -> i64     blockIdx.<axis>
+  gpu.block_dim    () {axis: "x"|"y"|"z"}           -> i64     blockDim.<axis>
+  gpu.grid_dim     () {axis: "x"|"y"|"z"}           -> i64     gridDim.<axis>
+
+and one barrier, and block-shared memory is an ``alloc`` attribute:
+
+  gpu.sync         ()                               -> ()      __syncthreads(): every thread of
+                                                               the block arrives before any goes on
+  alloc ... {space: "shared"}                       -> array   a __shared__ array: one per block,
+                                                               constant size, declared at the
+                                                               kernel's top level
+
+The four built-ins are pure: within one thread each is a constant, so CSE may merge them, LICM
+may hoist them and the reverse sweep recomputes them instead of taping them.
+What varies from thread to thread is what the accumulation analysis
+(``s2sad.adjoint.gpu_accum``) reasons about.
+
+The interpreter runs one thread at a time: ``Launch`` holds the grid and block
+shapes, and ``Thread`` the indices of the thread being run. It refuses
+``gpu.sync`` (sequential threads cannot meet at a barrier); kernels with
+barriers run in the tests' emulation (tests/cuda_emu.h).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+# op name -> the CUDA spelling of the vector it reads
+BUILTINS: dict[str, str] = {
+    "gpu.thread_idx": "threadIdx",
+    "gpu.block_idx": "blockIdx",
+    "gpu.block_dim": "blockDim",
+    "gpu.grid_dim": "gridDim",
+}
+OP_OF_VECTOR = {spelling: name for name, spelling in BUILTINS.items()}
+SYNC = "gpu.sync"
+SHARED_SPACE = "shared"  # the ``space`` attribute of an alloc of __shared__ memory
+AXES = ("x", "y", "z")
+
+
+def cuda_spelling(name: str, axis: str) -> str:
+    """``threadIdx.x`` for ``gpu.thread_idx {axis = "x"}``."""
+    return f"{BUILTINS[name]}.{axis}"
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A launch configuration: the grid (blocks) and the block (threads), x/y/z each."""
+
+    grid: tuple[int, int, int] = (1, 1, 1)
+    block: tuple[int, int, int] = (1, 1, 1)
+
+    def threads(self) -> Iterator["Thread"]:
+        """Every thread of the launch, block by block, x fastest (CUDA's linear order)."""
+        gx, gy, gz = self.grid
+        bx, by, bz = self.block
+        for k in range(gz):
+            for j in range(gy):
+                for i in range(gx):
+                    for z in range(bz):
+                        for y in range(by):
+                            for x in range(bx):
+                                yield Thread(self, (x, y, z), (i, j, k))
+
+
+@dataclass(frozen=True)
+class Thread:
+    """The thread an interpreted kernel runs as."""
+
+    launch: Launch
+    thread_idx: tuple[int, int, int]
+    block_idx: tuple[int, int, int]
+
+    def value(self, name: str, axis: str) -> int:
+        k = AXES.index(axis)
+        vector = {
+            "gpu.thread_idx": self.thread_idx,
+            "gpu.block_idx": self.block_idx,
+            "gpu.block_dim": self.launch.block,
+            "gpu.grid_dim": self.launch.grid,
+        }[name]
+        return vector[k]

@@ -1,0 +1,160 @@
+/*
+ * Host-side emulation of the CUDA built-ins that s2sad's kernels (primal and generated) use,
+ * so that they compile with g++ and run on a machine without a GPU, for the tests.
+ *
+ * A launch runs the grid one block after another. The threads of a block are fibers
+ * (ucontext) run one at a time, round robin: each runs until it reaches a barrier
+ * (__syncthreads, or the two barriers inside a warp shuffle) or its end, then the next one
+ * runs. A round ends when every thread of the block stands at its next barrier, so code
+ * between two barriers runs, thread after thread, exactly as a barrier promises. That makes
+ *
+ *   threadIdx, blockIdx, blockDim, gridDim   globals, set before a thread is resumed;
+ *   __shared__                               static storage: one copy, and one block runs
+ *                                            at a time;
+ *   atomicAdd(p, v)                          *p += v (only one thread runs at any moment);
+ *   __shfl_down_sync(mask, v, d)             every thread of the block posts v, barrier,
+ *                                            reads lane + d of its warp (its own v past the
+ *                                            end of the warp or block), barrier.
+ *
+ * Barriers and shuffles must be reached by every thread of the block (as CUDA requires of
+ * __syncthreads and of a full-warp shuffle); a kernel that does not would misbehave here
+ * as it may on a GPU. Launch with emu::launch(grid, block, [&] { kernel(args...); }). Plain C headers only, so
+ * that each test build compiles quickly.
+ */
+#ifndef S2SAD_TESTS_CUDA_EMU_H
+#define S2SAD_TESTS_CUDA_EMU_H
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__
+#define __shared__ static
+
+struct dim3 {
+    unsigned x, y, z;
+    dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+
+static dim3 threadIdx, blockIdx, blockDim, gridDim;
+
+namespace emu {
+
+struct Thread {
+    ucontext_t context;
+    dim3 index;
+    bool done;
+};
+
+static ucontext_t scheduler;
+static Thread *current = nullptr;
+static void (*run_body)(void *) = nullptr;  // calls the kernel (a lambda, through body)
+static void *body = nullptr;
+static const size_t stack_size = 1 << 16;
+// Kept between launches (the libraries stay loaded in the test process): allocated once, grown.
+static unsigned capacity = 0;
+static char **stacks = nullptr;
+static Thread *threads = nullptr;
+static double *posted = nullptr;  // what each thread of the block offers to a shuffle
+
+static void barrier() { swapcontext(&current->context, &scheduler); }
+
+static void run_thread() {
+    run_body(body);
+    current->done = true;
+    swapcontext(&current->context, &scheduler);  // never resumed
+}
+
+static unsigned linear_thread() {
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+
+static void reserve(unsigned size) {
+    if (size <= capacity) return;
+    stacks = (char **)realloc(stacks, size * sizeof(char *));
+    for (unsigned t = capacity; t < size; t++) stacks[t] = (char *)malloc(stack_size);
+    threads = (Thread *)realloc(threads, size * sizeof(Thread));
+    posted = (double *)realloc(posted, size * sizeof(double));
+    capacity = size;
+}
+
+/* Makes thread t of the block a fiber at the start of the kernel. */
+static void prepare(unsigned t, dim3 block) {
+    Thread &th = threads[t];
+    th.index = dim3(t % block.x, t / block.x % block.y, t / (block.x * block.y));
+    th.done = false;
+    getcontext(&th.context);
+    th.context.uc_stack.ss_sp = stacks[t];
+    th.context.uc_stack.ss_size = stack_size;
+    th.context.uc_link = nullptr;
+    makecontext(&th.context, run_thread, 0);
+}
+
+/* Resumes thread t until its next barrier or its end; whether it is still running. */
+static bool resume(unsigned t) {
+    Thread &th = threads[t];
+    current = &th;
+    threadIdx = th.index;
+    swapcontext(&scheduler, &th.context);
+    return !th.done;
+}
+
+/* Runs one block: rounds, each taking every thread to its next barrier. */
+static void run_block(dim3 block) {
+    unsigned size = block.x * block.y * block.z;
+    for (unsigned t = 0; t < size; t++) prepare(t, block);
+    for (bool running = true; running;) {
+        running = false;
+        for (unsigned t = 0; t < size; t++) {
+            if (!threads[t].done && resume(t)) running = true;
+        }
+    }
+    current = nullptr;
+}
+
+/* Runs kernel() once per thread of the grid: blocks in order, each block's threads as fibers. */
+template <class F>
+inline void launch(dim3 grid, dim3 block, F kernel) {
+    gridDim = grid;
+    blockDim = block;
+    body = &kernel;
+    run_body = [](void *k) { (*(F *)k)(); };
+    reserve(block.x * block.y * block.z);
+    for (unsigned bz = 0; bz < grid.z; bz++)
+        for (unsigned by = 0; by < grid.y; by++)
+            for (unsigned bx = 0; bx < grid.x; bx++) {
+                blockIdx = dim3(bx, by, bz);
+                run_block(block);
+            }
+}
+
+}  // namespace emu
+
+inline void __syncthreads() { emu::barrier(); }
+
+template <class T>
+inline T atomicAdd(T *address, T value) {
+    T old = *address;
+    *address = old + value;
+    return old;
+}
+
+template <class T>
+inline T __shfl_down_sync(unsigned mask, T value, unsigned delta) {
+    (void)mask;
+    unsigned t = emu::linear_thread();
+    unsigned size = blockDim.x * blockDim.y * blockDim.z;
+    emu::posted[t] = (double)value;
+    emu::barrier();
+    T out = value;
+    if (t % 32 + delta < 32 && t + delta < size) out = (T)emu::posted[t + delta];
+    emu::barrier();
+    return out;
+}
+
+#endif

@@ -1,0 +1,188 @@
+"""Golden OpenMP cases: C with ``#pragma omp parallel for`` in, C with parallel adjoint loops out.
+
+Each folder golden/omp/<case>/ holds ``input.c`` and ``case.json`` (as golden/c) and
+``expected.c`` (``--target c``; ``pytest --update-golden`` rewrites it). The primal and
+the gradients (-O2 and -O0) are compiled with ``gcc -std=c99 -fopenmp -Wall -Wextra
+-Werror`` and run with four threads (checked: a parallel region of each library reports
+four), and the gradients are compared with central differences of the parallel primal.
+Each case also checks the clauses the adjoint loop needs: a reduction for a scalar every
+iteration reads, ``omp atomic`` for accumulations iterations share, none where each
+iteration has its own element.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import json
+
+import numpy as np
+import pytest
+from cbuild import compile_c, have_gcc
+from cprimal import CSignature
+from fd import ParamSpec, check_gradient
+from golden_cases import GOLDEN
+
+from s2sad import pipeline
+from s2sad.diagnostics import DiagnosticError
+
+pytestmark = pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+
+OMP_GOLDEN = GOLDEN / "omp"
+CASE_NAMES = sorted(p.name for p in OMP_GOLDEN.iterdir() if (p / "case.json").exists())
+THREADS = 4
+
+# Appended to every library: sets the thread count and reports how many threads a region gets.
+THREADS_PROBE = """
+#include <omp.h>
+int test_threads(int n) {
+    int count = 0;
+    omp_set_num_threads(n);
+    #pragma omp parallel
+    {
+        #pragma omp atomic
+        count++;
+    }
+    return count;
+}
+"""
+
+# What each adjoint loop must say (substrings of the output), and must not.
+CLAUSES = {
+    "dot_reduction": (["#pragma omp parallel for\n"], ["atomic"]),
+    "shared_scalar": (["schedule(static) reduction(+: d_a_local)"], ["atomic"]),
+    "gather_atomic": (["#pragma omp atomic\n        d_x[idx[i]] +="], []),
+    "stencil_atomic": (["#pragma omp atomic\n        d_x[i - 1] +="], []),
+}
+
+
+def _case(name: str) -> tuple[dict, str]:
+    folder = OMP_GOLDEN / name
+    return json.loads((folder / "case.json").read_text()), (folder / "input.c").read_text()
+
+
+def _build(source: str) -> ctypes.CDLL:
+    lib = ctypes.CDLL(str(compile_c(source + THREADS_PROBE, ("-fopenmp",))))
+    assert lib.test_threads(THREADS) == THREADS, "the library does not run parallel regions on several threads"
+    return lib
+
+
+def _generate(name: str, level: int = pipeline.DEFAULT.level) -> str:
+    spec, source = _case(name)
+    return pipeline.gradient_source(source, "input.c", spec["func"], spec["wrt"], "c", pipeline.Options(level=level))
+
+
+@functools.cache
+def _primal(name: str):
+    spec, source = _case(name)
+    return CSignature.parse(source, spec["func"]).primal(_build(source))
+
+
+def test_omp_cases_exist():
+    assert set(CLAUSES) <= set(CASE_NAMES)
+
+
+@pytest.mark.parametrize("name", CASE_NAMES)
+def test_omp_golden_output(name, request):
+    text = _generate(name)
+    assert text == _generate(name), "output is not deterministic"
+    path = OMP_GOLDEN / name / "expected.c"
+    if request.config.getoption("--update-golden"):
+        path.write_text(text)
+        return
+    assert path.exists(), f"{path} is missing: run pytest --update-golden and review the diff"
+    assert text == path.read_text(), f"{path} differs from the generated output (pytest --update-golden)"
+    present, absent = CLAUSES.get(name, ([], []))
+    reverse = text.split("// reverse sweep")[-1]  # no section labels when there is no forward sweep
+    assert "#pragma omp parallel for" in reverse, "the adjoint loop is not parallel"
+    for s in present:
+        assert s in reverse, s
+    for s in absent:
+        assert s not in reverse, s
+
+
+@pytest.mark.parametrize("level", [2, 0], ids=["O2", "O0"])
+@pytest.mark.parametrize("name", CASE_NAMES)
+def test_omp_gradient_matches_finite_differences_with_threads(name, level):
+    spec, source = _case(name)
+    text = _generate(name, level)
+    sig = CSignature.parse(source, spec["func"])
+    gradient = sig.gradient(_build(text), spec["wrt"], spec.get("written", []))
+    params = [ParamSpec.from_json(p) for p in spec["params"]]
+    for seed in range(2):
+        check_gradient(_primal(name), gradient, params, spec["wrt"], set(spec.get("written", [])),
+                       np.random.default_rng(seed), returns_float=sig.returns_float)
+
+
+def _error(source: str, wrt: str = "x") -> str:
+    with pytest.raises(DiagnosticError) as e:
+        pipeline.gradient_source(source, "k.c", "k", [wrt], "c")
+    return e.value.render()
+
+
+LOOP = """\
+void k(int n, const double *x, double *y)
+{{
+    {pragma}
+    {loop}
+        y[i] = x[i];
+    }}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "pragma, loop, message",
+    [
+        ("#pragma omp parallel for collapse(2)", "for (int i = 0; i < n; i++) {",
+         "the OpenMP clause 'collapse' is not supported"),
+        ("#pragma omp parallel for reduction(*: p)", "for (int i = 0; i < n; i++) {",
+         "reduction(*: p) is not supported"),
+        ("#pragma omp task", "for (int i = 0; i < n; i++) {", "'#pragma omp task' is not supported"),
+        ("#pragma omp parallel for", "for (int i = 0; i < n && x[i] > 0.0; i++) {",
+         "'#pragma omp parallel for' needs a counted loop"),
+    ],
+)
+def test_unsupported_openmp_is_a_located_error(pragma, loop, message):
+    text = _error(LOOP.format(pragma=pragma, loop=loop))
+    first = text.splitlines()[0]
+    assert first.startswith(("k.c:3:5:", "k.c:4:5:")) and first.endswith(message), text
+    assert "^" in text and "hint:" in text
+
+
+def test_a_carried_value_must_be_declared_a_reduction():
+    src = ("double k(const double *x, int n)\n{\n    double s = 0.0;\n    #pragma omp parallel for\n"
+           "    for (int i = 0; i < n; i++) {\n        s += x[i];\n    }\n    return s;\n}\n")
+    text = _error(src)
+    assert text.startswith("k.c:5:5: error: the parallel loop updates 's'") and "reduction(+: s)" in text
+
+
+def test_a_parallel_loop_that_needs_a_tape_is_an_error():
+    # The inner loop runs a data-dependent number of times: its values go on a stack, whose
+    # order is the serial order of the iterations.
+    src = ("void k(int n, const double *x, double *y)\n{\n    #pragma omp parallel for\n"
+           "    for (int i = 0; i < n; i++) {\n        double s = x[i];\n        while (s > 0.1) {\n"
+           "            s = s * s;\n        }\n        y[i] = s;\n    }\n}\n")
+    text = _error(src)
+    assert "parallel loop need a tape" in text and text.startswith("k.c:4:5:"), text
+
+
+def test_iteration_indexed_caches_stay_parallel():
+    src = ("void k(int n, int m, const double *x, double *y)\n{\n    #pragma omp parallel for\n"
+           "    for (int i = 0; i < n; i++) {\n        double s = 1.0;\n        for (int j = 0; j < m; j++) {\n"
+           "            if (s < x[i * m + j]) {\n                s = s * x[i * m + j];\n            }\n"
+           "        }\n        y[i] = s;\n    }\n}\n")
+    text = pipeline.gradient_source(src, "k.c", "k", ["x"], "c")
+    assert text.count("#pragma omp parallel for\n") == 2 and "private" not in text
+    assert "tape_s[i * m + j] = s;" in text
+    lib = _build(text)  # compiles with -fopenmp -Werror
+    assert lib.grad_k
+
+
+def test_pragma_is_read_from_the_line_above_only():
+    src = LOOP.format(pragma="#pragma omp parallel for", loop="for (int i = 0; i < n; i++) {")
+    fn = pipeline.gradient_module(src, "k.c", "k", ["x"]).functions["grad_k"]
+    assert [op.attrs.get("parallel") for op in fn.walk() if op.name == "for"] == ["omp", "omp"]
+    plain = src.replace("#pragma omp parallel for", "")
+    fn = pipeline.gradient_module(plain, "k.c", "k", ["x"]).functions["grad_k"]
+    assert not [op for op in fn.walk() if op.name == "for" and "parallel" in op.attrs]
