@@ -64,7 +64,10 @@ WHOLE_ARRAY = {c.name for c in CASES if _whole_array(c)}
 def _size_symbols(case) -> list[tuple[str, int]]:
     """The shape symbols of the case's annotations that are not parameters, with their values
     in the test data: C takes them as ``long`` parameters before ``d_return``."""
-    fn = parse_python(case.source, "input.py", case.func).functions[case.func]
+    source = getattr(case, "source", None)
+    if source is None:  # the ad-hoc cases of _compile_and_check: no annotations
+        return []
+    fn = parse_python(source, "input.py", case.func).functions[case.func]
     shapes = fn.attrs.get("shapes") or {}
     names = {p.name for p in case.params}
     out: dict[str, int] = {}

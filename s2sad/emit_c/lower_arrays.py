@@ -16,6 +16,12 @@ of extent 1 only where that is known statically (``keepdims`` reductions and
 what is computed from them, ``shape_unit_axes``); other axes are taken to
 match, as NumPy would otherwise raise.
 
+Fusion: an elementwise result (or a broadcast) read once, by an elementwise op,
+a reduction or an accumulation of the same shape further down the same block,
+with nothing between them that writes memory, is not materialized: its element
+is computed where the consumer reads it (``t[i] = tanh(W_x[i] + b[i]) - y[i]``).
+Same shape only, so no element is computed twice; a chain stays one loop.
+
 Shape symbols: an annotation ``W: "f64[m, n]"`` whose ``m``/``n`` are not
 parameters leaves C no way to know the extents, so ``add_size_params`` makes
 them ``long`` parameters of the entry function (after the arrays and their
@@ -36,6 +42,7 @@ from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.ops import PURE
 from ..ssa.types import F64, I64, ArrayType, ScalarType, Type
 
+MAX_LEAVES = 4  # operands of one fused element expression: what reads at a glance in one line
 _SCALAR_BINARY = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "pow": "pow"}
 _MINMAX = {"maximum": "max", "minimum": "min"}
 
@@ -100,16 +107,79 @@ class _Lowering:
         self.shape: dict[Value, list[Value]] = {}
         self.units: dict[Value, frozenset[int]] = {}
         self.made: set[Op] = set()  # the allocations of lowered results
+        self.fused: set[Op] = set()  # ops computed inside their consumer's loop, never stored
 
     def run(self) -> None:
         # The unit axes are facts about the ops as they are: collect them before rewriting any.
         for op in self.fn.walk():
             if array_ops.is_array_op(op.name) and op.results:
                 self.units[op.result] = self._unit_axes(op)
+        self.fused = {op for op in self.fn.walk() if self._fusible(op)}
+        self._limit_fusion()
         for op in list(self.fn.walk()):
-            if array_ops.is_array_op(op.name):
+            if array_ops.is_array_op(op.name) and op not in self.fused:
                 self._lower(op)
         self._hoist_allocs()
+
+    def _fusible(self, op: Op) -> bool:
+        """Whether ``op``'s result can be computed inside its one consumer's loop (module docstring)."""
+        n = op.name[len(PREFIX):]
+        remap = n in ("broadcast", "transpose", "outer")  # an element costs an index or one product
+        if not (remap or _is_elementwise(n)) or not op.results or len(op.result.uses) != 1:
+            return False
+        user, _ = op.result.uses[0]
+        if user.parent is not op.parent or not array_ops.is_array_op(user.name):
+            return False
+        u = user.name[len(PREFIX):]
+        if u == "matmul" and n in ("transpose", "broadcast"):
+            shaped = None  # read as often as without fusion: no shape to match
+        elif u in ("accum", "sum", "mean"):
+            if u == "accum" and user.operands[1] is not op.result:
+                return False
+            shaped = user.operands[0] if u == "accum" else op.result
+        elif _is_elementwise(u):
+            shaped = user.result
+        else:
+            return False
+        if shaped is not None and (_rank(shaped.type) != _rank(op.result.type)
+                                   or self._units_of(shaped) != self._units_of(op.result)):
+            return False
+        block = op.parent
+        assert block is not None
+        between = block.ops[block.ops.index(op) + 1: block.ops.index(user)]
+        return all(_reads_only(o) for o in between)
+
+    def _limit_fusion(self) -> None:
+        """Keep each fused expression short enough to read (and within C's line limit): a tree
+        of more than ``MAX_LEAVES`` operands materializes its largest fused operand."""
+        changed = True
+        while changed:
+            changed = False
+            for op in self.fn.walk():
+                if not array_ops.is_array_op(op.name) or op in self.fused and self._consumer_fused(op):
+                    continue
+                while self._leaves(op) > MAX_LEAVES:
+                    inner = [v.defining_op for v in op.operands if v.defining_op in self.fused]
+                    if not inner:
+                        break
+                    self.fused.discard(max(inner, key=self._leaves))
+                    changed = True
+
+    def _consumer_fused(self, op: Op) -> bool:
+        return bool(op.results) and len(op.result.uses) == 1 and op.result.uses[0][0] in self.fused
+
+    def _leaves(self, op: Op) -> int:
+        total = 0
+        for v in op.operands:
+            d = v.defining_op
+            if d is not None and d in self.fused:
+                total += self._leaves(d)
+            elif d is None or d.name != "const":
+                total += 1
+        return total
+
+    def _units_of(self, v: Value) -> frozenset[int]:
+        return self.units.get(v, shape_unit_axes(v))
 
     def _hoist_allocs(self) -> None:
         """Move the function body's work arrays to its top, after the ops their sizes need.
@@ -171,7 +241,19 @@ class _Lowering:
     # -- shapes and element access -----------------------------------------------------
     def dims(self, b: Builder, v: Value) -> list[Value]:
         if v not in self.shape:
-            self.shape[v] = [b.op1("dim", [v], I64, axis=k) for k in range(_rank(v.type))]
+            d = v.defining_op
+            if d is not None and d in self.fused:  # never materialized: the shape it broadcasts to
+                if d.name == PREFIX + "broadcast":
+                    self.shape[v] = self.dims(b, d.operands[1])
+                elif d.name == PREFIX + "transpose":
+                    self.shape[v] = self.dims(b, d.operands[0])[::-1]
+                elif d.name == PREFIX + "outer":
+                    self.shape[v] = [self.dims(b, d.operands[0])[0], self.dims(b, d.operands[1])[0]]
+                else:
+                    self.shape[v] = self.broadcast_shape(b, [o for o in d.operands if o.type.is_array],
+                                                         _rank(v.type))
+            else:
+                self.shape[v] = [b.op1("dim", [v], I64, axis=k) for k in range(_rank(v.type))]
         return self.shape[v]
 
     def broadcast_shape(self, b: Builder, operands: list[Value], rank: int) -> list[Value]:
@@ -203,10 +285,38 @@ class _Lowering:
                     sub.append(zero)
                 else:
                     sub.append(i)
-            x = b.op1("load", [v, *sub], _elem(v.type))
+            d = v.defining_op
+            if d is not None and d in self.fused:
+                x = self._element(b, d, sub)
+            else:
+                x = b.op1("load", [v, *sub], _elem(v.type))
         if elem is not None and elem.is_float and not x.type.is_float:
             x = build.cast(b, x, elem)
         return x
+
+    def _element(self, b: Builder, op: Op, idx: list[Value]) -> Value:
+        """Element ``idx`` of a fused op's result, computed in place."""
+        n = op.name[len(PREFIX):]
+        elem = _elem(op.result.type)
+        if n == "broadcast":
+            g = op.operands[0]
+            axis = op.attrs.get("axis")
+            return self.read(b, g, idx if axis is None else idx[:axis] + idx[axis + 1:], elem)
+        if n == "transpose":
+            return self.read(b, op.operands[0], idx[::-1], elem)
+        if n == "outer":
+            return build.mul(b, self.read(b, op.operands[0], idx[:1], F64), self.read(b, op.operands[1], idx[1:], F64))
+        compute_elem = self._compute_elem(n, op.operands, elem)
+        xs = [self.read(b, o, idx, None if n == "where" and k == 0 else compute_elem)
+              for k, o in enumerate(op.operands)]
+        return self._scalar(b, n, xs, elem)
+
+    @staticmethod
+    def _compute_elem(n: str, operands: list[Value], elem: ScalarType) -> Optional[ScalarType]:
+        """The type operands are converted to: float where the result or a compared operand is."""
+        if elem.is_float or n in array_ops.COMPARE and any(_elem(o.type).is_float for o in operands):
+            return F64
+        return None
 
     def alloc(self, b: Builder, t: Type, dims: list[Value], zero: bool, hint: str) -> Value:
         v = b.op1("alloc", dims, t, hint, fill="zeros" if zero else "empty", elem=_elem(t).name)
@@ -276,7 +386,16 @@ class _Lowering:
             if not result.name_hint:
                 result.name_hint = op.result.name_hint
             op.result.replace_all_uses_with(result)
+        producers = [v.defining_op for v in op.operands if v.defining_op in self.fused]
         op.erase()
+        self._erase_fused(producers)
+
+    def _erase_fused(self, ops: list) -> None:
+        for p in ops:
+            if p.parent is not None and not p.result.uses:
+                inner = [v.defining_op for v in p.operands if v.defining_op in self.fused]
+                p.erase()
+                self._erase_fused(inner)
 
     def _build(self, b: Builder, op: Op, n: str) -> Optional[Value]:
         a = op.operands
@@ -288,14 +407,10 @@ class _Lowering:
             arrays = [o for o in a if o.type.is_array]
             dims = self.broadcast_shape(b, arrays, _rank(t))
             out = self.alloc(b, t, dims, False, hint)
-            compute_elem = F64 if (elem.is_float or n in array_ops.COMPARE and any(
-                _elem(o.type).is_float for o in a)) else None
 
             def body(bb: Builder, ivs: list[Value]) -> None:
                 # np.where's condition stays a bool; the other operands are converted as NumPy does.
-                xs = [self.read(bb, o, ivs, None if n == "where" and k == 0 else compute_elem)
-                      for k, o in enumerate(a)]
-                bb.create("store", [out, *ivs, self._scalar(bb, n, xs, elem)], [])
+                bb.create("store", [out, *ivs, self._element(bb, op, ivs)], [])
 
             self.loops(b, dims, body)
             return out
@@ -509,7 +624,7 @@ class _Lowering:
 
         def dot(bb: Builder, row: list[Value], col: list[Value]) -> Value:
             return self.reduce(bb, [inner], zero, lambda b2, kv, acc: build.add(b2, acc, build.mul(
-                b2, self.read(b2, x, row + kv, F64), b2.op1("load", [y, *kv, *col], _elem(y.type)))))
+                b2, self.read(b2, x, row + kv, F64), self.read(b2, y, kv + col, F64))))
 
         if rx == 1 and ry == 1:
             return dot(b, [], [])
@@ -544,3 +659,15 @@ class _Lowering:
 
         self.loops(b, dims, body)
         return out
+
+
+def _reads_only(op: Op) -> bool:
+    """An op that writes no memory (so a fused read may move past it)."""
+    if op.regions or op.name in array_ops.ACCUMULATIONS:
+        return False
+    return op.name in PURE or op.name in ("dim", "load", "comment", "const") or (
+        array_ops.is_array_op(op.name))
+
+
+def _is_elementwise(n: str) -> bool:
+    return n in array_ops.ELEMENTWISE or n in array_ops.COMPARE or n in ("neg", "where") or n.startswith("math.")
