@@ -307,6 +307,7 @@ class _Lowering:
         if n == "outer":
             return build.mul(b, self.read(b, op.operands[0], idx[:1], F64), self.read(b, op.operands[1], idx[1:], F64))
         compute_elem = self._compute_elem(n, op.operands, elem)
+        # np.where's condition stays a bool; the other operands are converted as NumPy does.
         xs = [self.read(b, o, idx, None if n == "where" and k == 0 else compute_elem)
               for k, o in enumerate(op.operands)]
         return self._scalar(b, n, xs, elem)
@@ -401,15 +402,13 @@ class _Lowering:
         a = op.operands
         t = op.result.type if op.results else None
         hint = op.result.name_hint if op.results else ""
-        if n in array_ops.ELEMENTWISE or n in array_ops.COMPARE or n in ("neg", "where") or n.startswith("math."):
+        if _is_elementwise(n):
             assert t is not None
-            elem = _elem(t)
             arrays = [o for o in a if o.type.is_array]
             dims = self.broadcast_shape(b, arrays, _rank(t))
             out = self.alloc(b, t, dims, False, hint)
 
             def body(bb: Builder, ivs: list[Value]) -> None:
-                # np.where's condition stays a bool; the other operands are converted as NumPy does.
                 bb.create("store", [out, *ivs, self._element(bb, op, ivs)], [])
 
             self.loops(b, dims, body)
