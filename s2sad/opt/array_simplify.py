@@ -16,7 +16,8 @@ What (each rewrite keeps every value's contents and shape):
   the array computed only for its shape dies (``np.full_like(t ** 2.0, g)``
   no longer recomputes ``t ** 2.0``);
 * ``broadcast(s, like) <op> y`` -> ``s <op> y`` for a scalar ``s`` when ``y`` has
-  exactly ``like``'s shape (``np.full_like(Y * logp, g) * Y`` -> ``g * Y``): NumPy broadcasts the scalar itself; with a scalar
+  exactly ``like``'s shape (``np.full_like(Y * logp, g) * Y`` -> ``g * Y``): NumPy
+  broadcasts the scalar itself; with a scalar
   ``c``, ``broadcast(s, like) <op> c`` -> ``broadcast(s <op> c, like)`` first;
 * ``transpose(outer(a, b))`` -> ``outer(b, a)``.
 
