@@ -71,3 +71,15 @@ def test_lowering_is_deterministic():
     a = pipeline.gradient_source(case.source, "input.py", case.func, case.wrt, "c")
     b = pipeline.gradient_source(case.source, "input.py", case.func, case.wrt, "c")
     assert a == b
+
+
+def test_mlp_loss_in_c_is_fused_loops_and_walks_matrices_by_rows():
+    case = next(c for c in CASES if c.name == "array_mlp_loss")
+    text = pipeline.gradient_source(case.source, "input.py", case.func, case.wrt, "c")
+    # W @ x + b and tanh: one loop, no temporary for the sum
+    assert re.search(r"\w+\[i\] = tanh\(\w+\[i\] \+ b\[i\]\);", text)
+    # d_W += np.outer(t, x): the outer product goes straight into the shadow
+    assert re.search(r"d_W\[i0 \* n \+ i1\] \+= \w+\[i0\] \* x\[i1\];", text)
+    # W.T @ t: no transposed copy, and W read along its rows
+    assert re.search(r"\w+\[i1\] \+= W\[i0 \* n \+ i1\] \* \w+\[i0\];", text)
+    assert text.count("malloc(") + text.count("calloc(") <= 4

@@ -627,6 +627,16 @@ class _Lowering:
 
         if rx == 1 and ry == 1:
             return dot(b, [], [])
+        xd = x.defining_op
+        if rx == 2 and ry == 1 and xd is not None and xd in self.fused and xd.name == PREFIX + "transpose":
+            # A.T @ g (every adjoint of A @ x): walk A by rows, as it lies in memory, adding
+            # each row times g[k] into the result, instead of striding down its columns.
+            a = xd.operands[0]
+            da = self.dims(b, a)
+            out = self.alloc(b, t, [da[1]], True, op.result.name_hint)
+            self.loops(b, da, lambda bb, iv: self._add_into(bb, out, iv[1:], build.mul(
+                bb, bb.op1("load", [a, *iv], _elem(a.type)), self.read(bb, y, iv[:1], F64))))
+            return out
         out_dims = (dx[:1] if rx == 2 else []) + (dy[1:] if ry == 2 else [])
         out = self.alloc(b, t, out_dims, False, op.result.name_hint)
 
