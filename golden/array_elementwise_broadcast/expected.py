@@ -11,32 +11,30 @@ def grad_f(A, d_A, r, d_r, x, d_x, s, d_return=1.0):
     B = A * r + s * A - t1
     t2 = x - s
     u = -t2 ** 2.0
-    t3 = u * r
 
     # reverse sweep
     # line 8: return np.sum(B * B) + np.sum(u * r) / s
-    t4 = d_return / s
-    d_s = -(t4 * (np.sum(t3) / s))
-    t5 = np.full_like(t3, t4)
-    d_u = t5 * r
-    d_r += t5 * u
+    t3 = d_return / s
+    d_s = -(t3 * (np.sum(u * r) / s))
+    d_u = t3 * r
+    d_r += t3 * u
     d_B = d_return * B
     d_B = d_B + d_B
 
     # line 7: u = -(x - s) ** 2
-    t6 = -d_u * 2.0 * t2
-    d_x += t6
-    d_s += np.sum(-t6)
+    t4 = -d_u * 2.0 * t2
+    d_x += t4
+    d_s += np.sum(-t4)
 
     # line 6: B = A * r + s * A - A / (2.0 + r * r)
-    t7 = -d_B / t0
-    d_A += t7
-    t8 = np.sum(-(t7 * t1), axis=0) * r
-    d_r += t8
-    d_r += t8
-    t9 = d_B * A
-    d_s += np.sum(t9)
+    t5 = -d_B / t0
+    d_A += t5
+    t6 = np.sum(-(t5 * t1), axis=0) * r
+    d_r += t6
+    d_r += t6
+    t7 = d_B * A
+    d_s += np.sum(t7)
     d_A += d_B * s
     d_A += d_B * r
-    d_r += np.sum(t9, axis=0)
+    d_r += np.sum(t7, axis=0)
     return d_s

@@ -10,16 +10,14 @@ def grad_nll(logits, d_logits, label, w, d_w, d_return=1.0):
     t1 = np.sum(t0)
     p = t0 / t1
     t2 = p[label]
-    t3 = np.log(t2)
 
     # reverse sweep
     d_p = np.zeros(logits.shape[0])
 
     # line 7: return -np.sum(w * np.log(p[label]))
-    t4 = np.full_like(w * t3, -d_return)
-    d_w += t4 * t3
-    np.add.at(d_p, label, t4 * w / t2)
+    d_w += -d_return * np.log(t2)
+    np.add.at(d_p, label, -d_return * w / t2)
 
     # line 6: p = np.exp(logits) / np.sum(np.exp(logits))
-    t5 = d_p / t1
-    d_logits += (t5 + np.full_like(logits, np.sum(-(t5 * p)))) * t0
+    t3 = d_p / t1
+    d_logits += (t3 + np.full_like(logits, np.sum(-(t3 * p)))) * t0

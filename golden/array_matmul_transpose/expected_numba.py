@@ -25,18 +25,17 @@ def grad_products(A, d_A, B, d_B, x, d_x, y, d_y, d_return=1.0):
     d_x += d_return * yA
     d_AB = d_return * AB
     d_AB = d_AB + d_AB
-    t3 = np.full_like(Ax * y, d_return)
-    d_Ax = t3 * y
-    d_y += t3 * Ax
+    d_Ax = d_return * y
+    d_y += d_return * Ax
     d_x += d_yA
     d_x += d_yA
 
     # line 8: C = np.transpose(AB).T + np.outer(y, yA @ B)
     d_AB = d_AB + d_C
-    t4 = np.sum(d_C.T * y, axis=1)
+    t3 = np.sum(d_C.T * y, axis=1)
     d_y += np.sum(d_C * t0, axis=1)
-    d_yA = d_yA + np.sum(B * t4, axis=1)
-    d_B += np.outer(yA, t4)
+    d_yA = d_yA + np.sum(B * t3, axis=1)
+    d_B += np.outer(yA, t3)
 
     # line 7: yA = y @ A
     d_y += np.sum(A * d_yA, axis=1)

@@ -22,9 +22,8 @@ def grad_mixed(x, d_x, w, d_w, n, d_return=1.0):
     d_h = np.zeros(t0.shape[0])
 
     # line 14: return s + np.sum(e * w)
-    t1 = np.full_like(e * w, d_return)
-    d_e = t1 * w
-    d_w += t1 * e
+    d_e = d_return * w
+    d_w += d_return * e
 
     # line 13: e = np.ones(n) + g
     d_g += d_e
@@ -34,8 +33,8 @@ def grad_mixed(x, d_x, w, d_w, n, d_return=1.0):
         # line 12: g[i] = x[i] * x[i]
         d_g_i = d_g[i]
         d_g[i] = 0.0
-        t2 = d_g_i * x[i]
-        d_x[i] += t2 + t2
+        t1 = d_g_i * x[i]
+        d_x[i] += t1 + t1
 
     # line 8: for i in range(n):
     d_s = d_return
@@ -46,6 +45,6 @@ def grad_mixed(x, d_x, w, d_w, n, d_return=1.0):
         d_h[i] += d_s * x[i]
 
     # line 6: h = np.tanh(w * x)
-    t3 = d_h * (1.0 - h * h)
-    d_w += t3 * x
-    d_x += t3 * w
+    t2 = d_h * (1.0 - h * h)
+    d_w += t2 * x
+    d_x += t2 * w

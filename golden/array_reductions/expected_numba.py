@@ -28,24 +28,23 @@ def grad_reductions(A, d_A, v, d_v, d_return=1.0):
     d_low = -d_return * low
     d_low = d_low + d_low
     d_peak = np.full_like(peak, d_return)
-    t2 = np.full_like(cols * v, d_return)
-    d_cols = t2 * v
-    d_v += t2 * cols
+    d_cols = d_return * v
+    d_v += d_return * cols
     d_rows = d_return * rows
     d_rows = d_rows + d_rows
 
     # line 9: centered = A - np.mean(A, axis=1, keepdims=True)
     d_A += d_centered
-    t3 = np.expand_dims(np.sum(-d_centered, axis=1), 1) / float(A.shape[1])
-    d_A += np.broadcast_to(t3, A.shape)
+    t2 = np.expand_dims(np.sum(-d_centered, axis=1), 1) / float(A.shape[1])
+    d_A += np.broadcast_to(t2, A.shape)
 
     # line 8: low = np.min(A, axis=0)
-    t4 = A == np.broadcast_to(np.expand_dims(low, 0), A.shape)
-    d_A += np.where(t4, np.broadcast_to(np.expand_dims(d_low, 0), A.shape), 0.0)
+    t3 = A == np.broadcast_to(np.expand_dims(low, 0), A.shape)
+    d_A += np.where(t3, np.broadcast_to(np.expand_dims(d_low, 0), A.shape), 0.0)
 
     # line 7: peak = np.max(A, axis=1)
-    t5 = A == np.broadcast_to(np.expand_dims(peak, 1), A.shape)
-    d_A += np.where(t5, np.broadcast_to(np.expand_dims(d_peak, 1), A.shape), 0.0)
+    t4 = A == np.broadcast_to(np.expand_dims(peak, 1), A.shape)
+    d_A += np.where(t4, np.broadcast_to(np.expand_dims(d_peak, 1), A.shape), 0.0)
 
     # line 6: cols = np.mean(A, axis=0)
     d_A += np.broadcast_to(np.expand_dims(d_cols / float(A.shape[0]), 0), A.shape)

@@ -22,17 +22,13 @@ def grad_conv_smooth(img, d_img, w, d_w, x, d_x, j, d_return=1.0):
     dx = x[1:] - x[:-1]
     col = img[:, j]
     t9 = np.tanh(out)
-    t10 = img[0, :]
-    t11 = img[1, :]
 
     # reverse sweep
     # line 13: return np.sum(np.tanh(out) ** 2) + np.sum(dx * dx) + np.sum(col * img[0]) + np.su...
-    t12 = np.full_like(t11 * x, d_return)
-    d_x += t12 * t11
-    d_img[1, :] += t12 * x
-    t13 = np.full_like(col * t10, d_return)
-    d_col = t13 * t10
-    d_img[0, :] += t13 * col
+    d_x += d_return * img[1, :]
+    d_img[1, :] += d_return * x
+    d_col = d_return * img[0, :]
+    d_img[0, :] += d_return * col
     d_dx = d_return * dx
     d_dx = d_dx + d_dx
     d_out = d_return * 2.0 * t9 * (1.0 - t9 * t9)

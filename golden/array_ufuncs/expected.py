@@ -20,25 +20,24 @@ def grad_ufuncs(x, d_x, y, d_y, d_return=1.0):
     # reverse sweep
     # line 8: return np.sum(p * q) + np.sum(r)
     d_r = np.full_like(r, d_return)
-    t7 = np.full_like(p * q, d_return)
-    d_p = t7 * q
-    d_q = t7 * p
+    d_p = d_return * q
+    d_q = d_return * p
 
     # line 7: r = np.where(x > 0.1, x * y, y)
     d_y += np.where(t6, 0.0, d_r)
 
     # line 6: q = np.abs(x) + np.maximum(x, y) + np.minimum(x, 0.25)
     d_x += np.where(x <= 0.25, d_q, 0.0)
-    t8 = x >= y
-    d_x += np.where(t8, d_q, 0.0)
-    d_y += np.where(t8, 0.0, d_q)
+    t7 = x >= y
+    d_x += np.where(t7, d_q, 0.0)
+    d_y += np.where(t7, 0.0, d_q)
     d_x += np.where(x >= 0.0, d_q, -d_q)
 
     # line 5: p = np.exp(x) + np.log(y) + np.sin(x) * np.cos(y) + np.tanh(x * y) + np.sqrt(y)
     d_y += d_p / (2.0 * t5)
-    t9 = np.where(t6, d_r, 0.0) + d_p * (1.0 - t4 * t4)
-    d_x += t9 * y
-    d_y += t9 * x
+    t8 = np.where(t6, d_r, 0.0) + d_p * (1.0 - t4 * t4)
+    d_x += t8 * y
+    d_y += t8 * x
     d_y += -(d_p * t1 * np.sin(y))
     d_x += d_p * t2 * np.cos(x)
     d_y += d_p / y

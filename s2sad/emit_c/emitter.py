@@ -82,7 +82,6 @@ from ..emit_py.expr import (
 )
 from ..emit_py.inline import Effects
 from ..emit_py.outofssa import allocate
-from ..ssa.array_ops import is_array_op
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.ops import PURE, view_base
 from ..ssa.types import ArrayType, ScalarType, Type
@@ -91,6 +90,7 @@ from ..adjoint.accumulation import accumulation
 from .cstmt import ArrayDecl, declare
 from .parallel import Pragma, is_parallel, private_accumulations
 from .parallel import finish as finish_pragmas
+from .lower_arrays import add_size_params, has_array_ops, lower_module
 from .names import CNamer, c_reserved
 from .ranges import IntRanges
 from .render import CRenderer, comment_text, wrap_signature
@@ -242,7 +242,11 @@ def emit_c(module: Module, header: str, entry: str, emitter: Optional[type] = No
     ctx = _ModuleContext(module, entry)
     make = emitter or _CFunctionEmitter
     called = _called_from(module, entry)
-    _reject_array_ops(module, called)
+    if any(has_array_ops(module.functions[n]) for n in called):
+        # C has no array values: whole-array ops become element loops (the entry may gain
+        # size parameters for the shape symbols of its annotations).
+        add_size_params(module, module.functions[entry])
+        lower_module(module, called)
     texts = {fn.name: make(ctx, fn).emit() for fn in module.functions.values() if fn.name in called}
     keep = _reachable({ctx.c_name(n): t for n, t in texts.items()}, ctx.c_name(entry))
     functions = [texts[name] for name in module.functions if ctx.c_name(name) in keep]
@@ -283,20 +287,6 @@ def _macro_definitions(module: Module, functions: list[Function], code: str) -> 
             value, t = op.attrs["value"], op.result.type
             values[name] = repr(float(value)) + ("f" if t.name == "f32" else "") if t.is_float else str(int(value))
     return [f"#define {name} {text}" for name, text in values.items()]
-
-
-def _reject_array_ops(module: Module, called: set[str]) -> None:
-    """Whole-array ops have no C spelling yet: say so at the first one, in source order."""
-    found = [op for name in called for op in module.functions[name].walk() if is_array_op(op.name)]
-    if found:
-        first = min(found, key=lambda op: (op.loc.line, op.loc.col) if op.loc else (0, 0))
-        e = error(
-            "whole-array operations are not supported for --target c yet",
-            first.loc,
-            hint="use --target py or numba, or write the computation as loops over the elements",
-        )
-        e.source_lines = module.source_lines
-        raise e
 
 
 def _called_from(module: Module, entry: str) -> set[str]:
@@ -825,7 +815,7 @@ class _CFunctionEmitter(_FunctionEmitter):
         """The row-major index of ``arr[i0, ..., ik]``: ``(i0 * n1 + i1) * n2 + i2``."""
         flat = self.expr(idx[0])
         for axis in range(1, len(idx)):
-            flat = binop("+", binop("*", flat, self._extent(arr, axis, op)), self.expr(idx[axis]))
+            flat = _plus(_times(flat, self._extent(arr, axis, op)), self.expr(idx[axis]))
         return flat
 
     def _count(self, arr: Value, op: Op) -> Expr:
@@ -920,14 +910,25 @@ class _CFunctionEmitter(_FunctionEmitter):
                 return [ArrayDecl(elem, name, size, zero)]
         count = self.expr(op.operands[0])
         for d in op.operands[1:]:
-            count = binop("*", count, self.expr(d))
+            count = _times(count, self.expr(d))
         size_of = Lit(f"sizeof({elem})")
         if zero:
             value = Call(Name("calloc"), (count, size_of))
         else:
             value = Call(Name("malloc"), (binop("*", count, size_of),))
+        return self._release_reused(op, name) + [Assign([Name(name)], value)]
+
+    def _release_reused(self, op: Op, name: str) -> list[Stmt]:
+        """Register ``op``'s buffer; when its variable already holds a dead buffer made earlier in
+        the same block (out-of-SSA shares one variable between values whose lives do not
+        overlap), free that one first, and only once."""
+        out: list[Stmt] = []
+        for other, held in list(self.heap.items()):
+            if held == name and other.parent is op.parent:
+                del self.heap[other]
+                out.append(ExprStmt(Call(Name("free"), (Name(name),))))
         self.heap[op] = name
-        return [Assign([Name(name)], value)]
+        return out
 
     def _copy(self, op: Op) -> list[Stmt]:
         v = op.result
@@ -936,8 +937,7 @@ class _CFunctionEmitter(_FunctionEmitter):
         name = self.var[v]
         src = op.operands[0]
         nbytes = binop("*", self._count(src, op), Lit(f"sizeof({self._elem(v.type)})"))
-        self.heap[op] = name
-        return [
+        return self._release_reused(op, name) + [
             Assign([Name(name)], Call(Name("malloc"), (nbytes,))),
             ExprStmt(Call(Name("memcpy"), (Name(name), self.expr(src), nbytes))),
         ]
@@ -1194,6 +1194,15 @@ def _storage(arr: Value) -> Value:
         arr = op.operands[0]
         op = arr.defining_op
     return arr
+
+
+def _times(a: Expr, b: Expr) -> Expr:
+    """``a * b``, except by an extent of 1 (a ``keepdims`` axis), which C needs no more than NumPy."""
+    return a if literal_value(b) == 1 else binop("*", a, b)
+
+
+def _plus(a: Expr, b: Expr) -> Expr:
+    return a if literal_value(b) == 0 else binop("+", a, b)
 
 
 def _declarator(ct: str, name: str) -> str:

@@ -16,7 +16,8 @@ What (each rewrite keeps every value's contents and shape):
   the array computed only for its shape dies (``np.full_like(t ** 2.0, g)``
   no longer recomputes ``t ** 2.0``);
 * ``broadcast(s, like) <op> y`` -> ``s <op> y`` for a scalar ``s`` when ``y`` has
-  exactly ``like``'s shape: NumPy broadcasts the scalar itself; with a scalar
+  exactly ``like``'s shape (``np.full_like(Y * logp, g) * Y`` -> ``g * Y``): NumPy
+  broadcasts the scalar itself; with a scalar
   ``c``, ``broadcast(s, like) <op> c`` -> ``broadcast(s <op> c, like)`` first;
 * ``transpose(outer(a, b))`` -> ``outer(b, a)``.
 
@@ -55,6 +56,22 @@ def shape_source(v: Value) -> Value:
                 v = next(iter(arrays))  # a scalar or the same array on the other side: nothing stretches
                 continue
         return v
+
+
+def _same_shape(x: Value, like: Value) -> bool:
+    """Whether ``x`` has exactly ``like``'s shape: the same shape source, or ``like`` is an
+    elementwise result of full-rank operands (none with a unit axis), ``x``'s among them. Such
+    operands are taken to have equal shapes, as the adjoint rules take them (no ``sum_to``)."""
+    sx, sl = shape_source(x), shape_source(like)
+    if sx is sl:
+        return True
+    op = sl.defining_op
+    if op is None or op.name[len(P):] not in array_ops.ELEMENTWISE + array_ops.COMPARE:
+        return False
+    arrays = [o for o in op.operands if o.type.is_array]
+    if any(o.type.rank != sl.type.rank or array_ops.shape_unit_axes(o) for o in arrays):
+        return False
+    return any(shape_source(o) is sx for o in arrays)
 
 
 def _transpose_of(v: Value) -> Optional[Value]:
@@ -107,7 +124,7 @@ def _rewrite(op: Op) -> bool:
                 and b.name == P + "broadcast"
                 and not b.operands[0].type.is_array
                 and other.type == op.result.type
-                and shape_source(other) is shape_source(b.operands[1])
+                and _same_shape(other, b.operands[1])
             ):
                 op.set_operand(i, b.operands[0])
                 return True
