@@ -64,9 +64,15 @@ def written_params(module: Module, fn: Function, memo: dict[str, set[int]] | Non
     """Indices of ``fn``'s array parameters that it (or a callee) stores into."""
     memo = {} if memo is None else memo
     if fn.name not in memo:
-        memo[fn.name] = set()  # recursion guard; the front end rejects recursion anyway
-        roots = _written_roots_in(fn, module, memo)
-        memo[fn.name] = {i for i, p in enumerate(fn.params) if p in roots}
+        # A function that calls itself sees its own summary: grow it from nothing until its
+        # self-calls add no more (they may pass a parameter in another position).
+        memo[fn.name] = set()
+        while True:
+            roots = _written_roots_in(fn, module, memo)
+            found = {i for i, p in enumerate(fn.params) if p in roots}
+            if found == memo[fn.name]:
+                break
+            memo[fn.name] = found
     return memo[fn.name]
 
 

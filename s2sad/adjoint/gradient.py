@@ -71,6 +71,22 @@ def _check_call(module: Module, caller: Function, op: Op, problems: list[Diagnos
         )
 
 
+def _extra_recursive_wrt(module: Module, root: Function, extra: set[int], problems: list[Diagnostic]) -> None:
+    """The root's recursive calls pass active values where its --wrt list has none: its gradient,
+    which they call, would need adjoint parameters the user did not ask for."""
+    names = [root.params[i].name_hint for i in sorted(extra)]
+    call = next(op for op in root.walk() if op.name == "call" and op.attrs["callee"] == root.name)
+    problems.append(
+        Diagnostic(
+            f"recursive call to '{root.name}' passes a value that depends on --wrt as parameter(s) "
+            + ", ".join(f"'{n}'" for n in names)
+            + ", which are not in --wrt",
+            call.loc,
+            hint=f"add {', '.join(names)} to --wrt (grad_{root.name} calls itself with the same signature)",
+        )
+    )
+
+
 def _inside_loop(op: Op, rerun: set) -> bool:
     block = op.parent
     while block is not None and block.parent_op is not None:
@@ -98,8 +114,15 @@ def differentiate(
     for fn in order:
         if fn.name not in wrts:
             continue
-        for callee, active in _active_call_args(module, fn, wrts[fn.name]).items():
-            wrts.setdefault(callee, set()).update(active)
+        own = set(wrts[fn.name])
+        while True:  # a recursive function's own calls may make more of its parameters active
+            for callee, active in _active_call_args(module, fn, wrts[fn.name]).items():
+                wrts.setdefault(callee, set()).update(active)
+            if wrts[fn.name] == own:
+                break
+            own = set(wrts[fn.name])
+        if fn is root and wrts[func] != wrt:
+            _extra_recursive_wrt(module, root, wrts[func] - wrt, problems)
         rerun = {loop.regions[0] for loop in plan(module, fn, checkpoint)}
         for op in fn.walk():
             if op.name == "call" and op.attrs["callee"] in wrts:
@@ -107,7 +130,8 @@ def differentiate(
     if problems:
         raise DiagnosticError(problems, module.source_lines)
 
-    signatures = {name: GradSignature.of(module, module.functions[name], w) for name, w in wrts.items() if name != func}
+    # The root is among them: a recursive function's gradient calls itself.
+    signatures = {name: GradSignature.of(module, module.functions[name], w) for name, w in wrts.items()}
     transforms = [
         GradientTransform(module, fn, wrts[fn.name], signatures, may_alias, checkpoint)
         for fn in order
