@@ -133,7 +133,7 @@ def differentiate(
     # The root is among them: a recursive function's gradient calls itself.
     signatures = {name: GradSignature.of(module, module.functions[name], w) for name, w in wrts.items()}
     transforms = [
-        GradientTransform(module, fn, wrts[fn.name], signatures, may_alias, checkpoint)
+        _minimal_caching(module, fn, wrts[fn.name], signatures, may_alias, checkpoint)
         for fn in order
         if fn.name in wrts
     ]
@@ -148,6 +148,18 @@ def differentiate(
         if fn.name in grads:
             out.add(grads[fn.name])
     return out
+
+
+def _minimal_caching(module: Module, fn: Function, wrt: set[int], signatures, may_alias: bool,
+                     checkpoint: Optional[Schedule]) -> GradientTransform:
+    """The transform of ``fn``, set up to cache a minimum cut of what its loop bodies need.
+
+    What the reverse sweep asks of each loop body is known only once its derivative rules
+    have run: a first transform, thrown away, records it (``requests``).
+    """
+    first = GradientTransform(module, fn, wrt, signatures, may_alias, checkpoint)
+    first.run()
+    return GradientTransform(module, fn, wrt, signatures, may_alias, checkpoint, first.requests)
 
 
 def _called_from(name: str, grads, module: Module) -> bool:
