@@ -69,6 +69,7 @@ PY_CASES = [
     "checkpoint_binomial",
     "checkpoint_call_view",
     "recursive_divide_conquer",
+    "checkpoint_while",
 ]
 
 # The case.json dtype of an array for each C pointee type.

@@ -230,7 +230,7 @@ class GradientTransform:
         self.checkpointed = {
             op: CheckpointedLoop(self, op, s) for op, s in plan(module, fn, checkpoint).items()
         }
-        self.ck_bodies = {op.regions[0] for op in self.checkpointed}
+        self.ck_bodies = {ck.body for ck in self.checkpointed.values()}
         if may_alias and self.checkpointed:
             loop = next(iter(self.checkpointed))
             problem = error(
@@ -980,7 +980,7 @@ class GradientTransform:
             for k in range(len(op.results))
             if self.act.is_active(op.results[k]) or self.act.is_active(body.args[first + k])
         ]
-        rbody = Block([I64], [body.args[0].name_hint if first else "_"])
+        rbody = Block([I64], [body.args[0].name_hint if first else ("ck_k" if ck is not None else "_")])
         outer, slot_args, outer_args = self._carried_adjoint_loop(
             rev, op, body, rbody, [first + k for k in slots], yields_by_arg(body, first, yields), ck
         )
@@ -1040,9 +1040,18 @@ class GradientTransform:
         count_clone = self.while_counts[self.fwd_op[op]]
         count = self._avail_clone(rev.mirror_of(op.parent), count_clone, op.parent)
         b = rev.body
-        bounds = (build.const(b, 0, I64), count, build.const(b, 1, I64))
         body = op.regions[1]
-        self._reverse_loop(rev, op, body, list(body.terminator.operands), list(op.operands), 0, bounds)
+        ck = self.checkpointed.get(op)
+        if ck is None:
+            bounds = (build.const(b, 0, I64), count, build.const(b, 1, I64))
+            self._reverse_loop(rev, op, body, list(body.terminator.operands), list(op.operands), 0, bounds)
+            return
+        # Checkpointed: the reversed loop counts the iterations down, as it re-runs each by number.
+        minus_one = build.const(b, -1, I64)
+        bounds = (build.sub(b, count, build.const(b, 1, I64)), minus_one, minus_one)
+        ck.enter_reverse(rev)
+        self._reverse_loop(rev, op, body, list(body.terminator.operands), list(op.operands), 0, bounds, ck)
+        ck.leave_reverse()
 
     def _reverse_if(self, rev: _Rev, op: Op) -> None:
         cond = self.avail(rev, op.operands[0])
