@@ -208,9 +208,16 @@ def test_function_like_macro_and_local_include_are_reported():
     assert any("function-like macro 'SQ' is not supported" in m for m in messages)
 
 
-def test_recursion_is_reported_at_the_call():
+def test_direct_recursion_is_accepted_and_mutual_recursion_reported_at_the_call():
     src = "double f(double *x, int n) {\n    if (n == 0) return x[0];\n    return f(x, n - 1) * 2.0;\n}"
-    assert any(m.startswith("3:12: recursive call to 'f'") for m in _diagnostics(src))
+    f = parse_c(src, "t.c", "f").functions["f"]
+    assert [op.attrs["callee"] for op in f.walk() if op.name == "call"] == ["f"]
+    src = ("double g(double *x, int n);\ndouble f(double *x, int n) {\n    if (n == 0) return x[0];\n"
+           "    return g(x, n - 1) * 2.0;\n}\ndouble g(double *x, int n) {\n    return f(x, n) + 1.0;\n}")
+    messages = _diagnostics(src)
+    assert any(m.startswith("4:12: mutually recursive call to 'g' is not supported (g -> f -> g)")
+               or m.startswith("7:12: mutually recursive call to 'f' is not supported (f -> g -> f)")
+               for m in messages), messages
 
 
 def test_missing_return_and_void_return_value():

@@ -195,7 +195,12 @@ BAD = {
     "while": (
         "def f(x, n: int):\n    i = 0\n    # s2sad: checkpoint binomial(2)\n    while x[i] < 1.0:\n"
         "        x[i] = x[i] * x[i] + 1.0\n        i += 1\n",
-        "it is a while loop",
+        "its trip count is known only when it ends",
+    ),
+    "while_periodic": (
+        "def f(x, n: int):\n    i = 0\n    # s2sad: checkpoint periodic(3)\n    while x[i] < 1.0:\n"
+        "        x[i] = x[i] * x[i] + 1.0\n        i += 1\n",
+        "cannot checkpoint this while loop with periodic(3)",
     ),
     "nested": (
         "def f(x, n: int):\n    for j in range(3):\n        # s2sad: checkpoint recompute\n"
@@ -244,6 +249,44 @@ def test_counted_while_loops_can_be_checkpointed(tmp_path, capsys):
     assert "binomial" in out
 
 
+WHILE = """\
+import math
+
+
+def f(x, w, n: int, a: float):
+    k = 0
+    done = False
+    # s2sad: checkpoint {schedule}
+    while a < 6.0 and not done:
+        for j in range(n):
+            w[j] = w[j] * 0.5 + math.sin(x[(j + k) % n]) * a
+        a = a * 1.3 + 0.1 * w[k % n] * w[k % n] + 0.2
+        if a > 5.5:
+            done = True
+            break
+        x[k % n] = x[k % n] * 0.8 + 0.05 * a
+        k += 1
+    return a + w[0]
+"""
+
+
+@pytest.mark.parametrize("level", [2, 0])
+def test_recompute_while_gives_store_alls_gradient(level):
+    """A data-dependent while loop (an inner loop, a flag, a break) under ``recompute``."""
+    grads = []
+    for schedule in ("store-all", "recompute"):
+        src = pipeline.gradient_source(WHILE.format(schedule=schedule), "w.py", "f", ["x", "w", "a"], "py",
+                                       pipeline.Options(level=level))
+        assert ("rebuild the state of this iteration (recompute)" in src) == (schedule == "recompute")
+        ns = _exec(src)
+        rng = np.random.default_rng(3)
+        x, w = rng.uniform(-1, 1, 4), rng.uniform(-1, 1, 4)
+        d_x, d_w = rng.normal(size=4), rng.normal(size=4)
+        d_a = ns.grad_f(x, d_x, w, d_w, 4, 0.4, 0.7)
+        grads.append(np.concatenate([d_x, d_w, [d_a]]))
+    assert np.allclose(grads[0], grads[1], rtol=1e-12, atol=1e-12)
+
+
 def test_c_pragma_error(tmp_path, capsys):
     source = (
         "void f(double *x, int n) {\n    int i = 0;\n#pragma s2sad checkpoint binomial(3)\n"
@@ -252,6 +295,7 @@ def test_c_pragma_error(tmp_path, capsys):
     status, _, err = _grad_cli(tmp_path, capsys, source, name="prog.c")
     assert status == 1
     assert "prog.c:3:" in err and "while loop" in err and "#pragma s2sad checkpoint" in err
+    assert "use `checkpoint recompute`" in err
 
 
 def test_may_alias_refuses_checkpointing(tmp_path, capsys):

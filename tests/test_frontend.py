@@ -1311,19 +1311,13 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
         def f(x):
             return x.cumsum()[0]
     """, "3:12", "method calls", "x.cumsum()"),
-    "recursion": ("""
-        def f(x, n):
-            if n == 0:
-                return x
-            return f(x, n - 1) * 2.0
-    """, "5:12", "recursive call to 'f'", "f(x, n - 1)"),
     "mutual_recursion": ("""
         def f(x):
             return g(x) + 1.0
 
         def g(x):
             return f(x) * 2.0
-    """, "6:12", "recursive call to 'f' is not supported (f -> g -> f)", "f(x)"),
+    """, "6:12", "mutually recursive call to 'f' is not supported (f -> g -> f)", "f(x)"),
     "for_over_array": ("""
         def f(x):
             s = 0.0
@@ -1599,3 +1593,16 @@ def test_random_control_flow_runs_like_python(batch: int):
             run_both(source, "f", [A(5), I(5)], seeds=2)
         except AssertionError as e:
             raise AssertionError(f"seed {seed}:\n{source}") from e
+
+
+def test_direct_recursion_is_lowered_to_a_call_to_itself_with_its_own_types():
+    module = parse_python(textwrap.dedent("""
+        def f(x, i):
+            if i == 0:
+                return x[0]
+            return f(x, i - 1) * x[i]
+    """), "t.py", "f")
+    f = module.functions["f"]
+    calls = [op for op in f.walk() if op.name == "call"]
+    assert [op.attrs["callee"] for op in calls] == ["f"]
+    assert calls[0].results[0].type.is_float and calls[0].operands[1].type.is_int

@@ -33,6 +33,9 @@ FILES = [*OUTPUTS, "expected.ir"]
 def _load(path: Path, module_name: str) -> types.ModuleType:
     spec = importlib.util.spec_from_file_location(module_name, path)
     mod = importlib.util.module_from_spec(spec)
+    # Registered like an imported module: Numba links a recursive function's call to itself
+    # through its module, and aborts with "unresolved symbol" when the module is not there.
+    sys.modules[module_name] = mod
     spec.loader.exec_module(mod)
     return mod
 

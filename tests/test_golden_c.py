@@ -68,6 +68,8 @@ PY_CASES = [
     "struct_nested_typedef",
     "checkpoint_binomial",
     "checkpoint_call_view",
+    "recursive_divide_conquer",
+    "checkpoint_while",
 ]
 
 # The case.json dtype of an array for each C pointee type.

@@ -11,17 +11,15 @@ def grad_f(x, d_x, a, n, d_return=1.0):
     t0 = max(n, 0)
     tape_s = np.empty(t0)
     tape_x_elem = np.empty(t0)
-    tape_s2 = np.empty(t0)
     s = a
     for i in range(n):
-        tape_s2[i] = s
         x_elem = x[i]
         tape_x_elem[i] = x_elem
         s += x_elem
+        tape_s[i] = s
         s *= a
         s -= x_elem * 0.5
         s /= 1.5
-        tape_s[i] = s
         x[i] = x_elem * s
 
     # reverse sweep
@@ -30,9 +28,10 @@ def grad_f(x, d_x, a, n, d_return=1.0):
     d_a = 0.0
     for i in range(n - 1, -1, -1):
         s = tape_s[i]
+        s2 = s * a
         x_elem = tape_x_elem[i]
-        s2 = tape_s2[i]
-        s2 += x_elem
+        s2 -= x_elem * 0.5
+        s2 /= 1.5
         # line 8: x[i] *= s
         d_x_i = d_x[i]
         d_x[i] = 0.0
@@ -41,8 +40,8 @@ def grad_f(x, d_x, a, n, d_return=1.0):
         d_s2 = d_s / 1.5
         # line 5: s *= a
         d_s = d_s2 * a
-        d_a += d_s2 * s2
+        d_a += d_s2 * s
         # line 4: s += x[i]
-        d_x[i] += d_x_i * s - d_s2 * 0.5 + d_s
+        d_x[i] += d_x_i * s2 - d_s2 * 0.5 + d_s
     d_a += d_s
     return d_a

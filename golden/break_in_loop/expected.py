@@ -6,8 +6,8 @@ import numpy as np
 
 def grad_f(x, d_x, n, d_return=1.0):
     # forward sweep
-    tape_s = np.empty(16)
-    tape_s_top = 0
+    tape_cond = np.empty(16, dtype=np.bool_)
+    tape_cond_top = 0
     tape_i = np.empty(16, dtype=np.int64)
     tape_i_top = 0
     i = 0
@@ -19,11 +19,12 @@ def grad_f(x, d_x, n, d_return=1.0):
             tape_i = np.concatenate((tape_i, np.empty_like(tape_i)))
         tape_i[tape_i_top] = i
         tape_i_top += 1
-        if tape_s_top == tape_s.shape[0]:
-            tape_s = np.concatenate((tape_s, np.empty_like(tape_s)))
-        tape_s[tape_s_top] = s
-        tape_s_top += 1
-        if s > 1.5:
+        cond = s > 1.5
+        if tape_cond_top == tape_cond.shape[0]:
+            tape_cond = np.concatenate((tape_cond, np.empty_like(tape_cond)))
+        tape_cond[tape_cond_top] = cond
+        tape_cond_top += 1
+        if cond:
             done = True
         else:
             s += x[i] * x[i]
@@ -34,12 +35,12 @@ def grad_f(x, d_x, n, d_return=1.0):
     # line 3: for i in range(n):
     d_s = d_return
     for _ in range(n_iter):
-        tape_s_top -= 1
-        s = tape_s[tape_s_top]
+        tape_cond_top -= 1
+        cond = tape_cond[tape_cond_top]
         tape_i_top -= 1
         i = tape_i[tape_i_top]
         # line 4: if s > 1.5:
-        if not (s > 1.5):
+        if not cond:
             # line 6: s += x[i] * x[i]
             t0 = d_s * x[i]
             d_x[i] += t0 + t0

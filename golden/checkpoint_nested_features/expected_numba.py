@@ -167,12 +167,10 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
             t15 = 0.3 * x_ck[j2 % n]
             tape[j] = t15
             x_ck[j] = math.sin(x_elem) + t15 * s
-        tape_cond = np.empty(16, dtype=np.bool_)
-        tape_cond_top = 0
-        tape2 = np.empty(16)
-        tape2_top = 0
         tape_x_elem2 = np.empty(16)
         tape_x_elem2_top = 0
+        tape2 = np.empty(16)
+        tape2_top = 0
         tape_i = np.empty(16, dtype=np.int64)
         tape_i_top = 0
         i = 0
@@ -188,12 +186,7 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
                 tape_x_elem2 = np.concatenate((tape_x_elem2, np.empty_like(tape_x_elem2)))
             tape_x_elem2[tape_x_elem2_top] = x_elem
             tape_x_elem2_top += 1
-            cond = x_elem > 0.9
-            if tape_cond_top == tape_cond.shape[0]:
-                tape_cond = np.concatenate((tape_cond, np.empty_like(tape_cond)))
-            tape_cond[tape_cond_top] = cond
-            tape_cond_top += 1
-            if cond:
+            if x_elem > 0.9:
                 done = True
                 t16 = 0.0
             else:
@@ -233,16 +226,14 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
                 d_A[i, k] += d_A_i_k * 0.5
         # line 12: for i in range(n):
         for _ in range(n_iter):
-            tape_cond_top -= 1
-            cond = tape_cond[tape_cond_top]
-            tape2_top -= 1
-            t20 = tape2[tape2_top]
             tape_x_elem2_top -= 1
             x_elem = tape_x_elem2[tape_x_elem2_top]
+            tape2_top -= 1
+            t20 = tape2[tape2_top]
             tape_i_top -= 1
             i = tape_i[tape_i_top]
             # line 13: if x[i] > 0.9:
-            if cond:
+            if x_elem > 0.9:
                 t22 = 0.0
             else:
                 # line 15: s += x[i] * x[i] * y[i]

@@ -26,7 +26,12 @@ Choice of schedule: a comment ``# s2sad: checkpoint binomial(snapshots=10)``
 above the loop, else the ``--checkpoint`` option for the function's outermost
 ``for`` loops. The checkpointed unit is one iteration of that loop, inner loops
 included; so it must be an outermost ``for`` with a constant step (its trip
-count is known when it starts). Anything else is reported, never guessed.
+count is known when it starts), or an outermost ``while`` under ``recompute``:
+the forward sweep keeps its entry state and counts its iterations, and the
+reversed loop counts them down, re-running iterations ``0 .. k - 1`` from that
+state before iteration ``k`` (``periodic`` and ``binomial`` place snapshots by
+a trip count a while loop has only at its end). Anything else is reported,
+never guessed.
 
 References: Griewank & Walther, "Evaluating Derivatives" (2008), ch. 12;
 Griewank & Walther, "Algorithm 799: revolve", ACM TOMS 26(1), 2000.
@@ -171,12 +176,13 @@ def _check_placement(module: Module, fn: Function) -> None:
 
 
 def _check_applies(fn: Function, op: Op, schedule: Schedule, where: Optional[SourceLoc]) -> None:
-    if op.name == "while":
+    if op.name == "while" and schedule.kind != "recompute":
         raise error(
-            f"cannot checkpoint this loop with {schedule}: it is a while loop, whose trip count "
-            "is not known when it starts",
+            f"cannot checkpoint this while loop with {schedule}: its trip count is known only when it "
+            f"ends, and {schedule.kind} places its snapshots by the trip count",
             where,
-            hint="write it as a for loop over a range, or leave it store-all (remove the annotation)",
+            hint="use `checkpoint recompute` (one snapshot, at the loop's entry), write it as a for loop "
+            "over a range, or leave it store-all (remove the annotation)",
         )
     if op.parent is not fn.body:
         raise error(
@@ -185,7 +191,7 @@ def _check_applies(fn: Function, op: Op, schedule: Schedule, where: Optional[Sou
             where,
             hint="annotate the outermost loop (its iterations, inner loops included, are what is checkpointed)",
         )
-    if build.const_int(op.operands[2]) is None:
+    if op.name == "for" and build.const_int(op.operands[2]) is None:
         raise error(
             f"cannot checkpoint this loop with {schedule}: its step is not a constant, so its trip "
             "count is not known when it starts",
@@ -234,9 +240,12 @@ class CheckpointedLoop:
         self.gt = gt
         self.loop = loop
         self.schedule = schedule
-        self.body: Block = loop.regions[0]
-        self.step = build.const_int(loop.operands[2])
-        self.carried = list(self.body.args[1:])
+        # A while loop (recompute only) has no induction variable: its iterations are counted
+        # in the forward sweep, and iteration k is reached by re-running k bodies from its entry.
+        self.is_while = loop.name == "while"
+        self.body: Block = loop.regions[1] if self.is_while else loop.regions[0]
+        self.step = 1 if self.is_while else build.const_int(loop.operands[2])
+        self.carried = list(self.body.args) if self.is_while else list(self.body.args[1:])
         from .reverse import _written_arrays  # the reverse transform's own notion of "writes"
 
         roots: dict[Value, None] = {}
@@ -285,6 +294,9 @@ class CheckpointedLoop:
         fwd = gt.fwd
         where = f" at line {loop.loc.line}" if loop.loc else ""
         b.create("comment", [], [], {"text": f"{self.schedule} checkpointing of the loop{where}"})
+        if self.is_while:
+            self._forward_while(b)
+            return
         self.trips = gt._trip_counts(b, [loop])[0]
         self.last = build.sub(b, self.trips, build.const(b, 1, I64), "ck_last")
         if self.schedule.kind == "recompute":
@@ -296,24 +308,7 @@ class CheckpointedLoop:
                                      build.const(b, 1, I64), hint="ck_slots")
         else:
             self.nslots = build.const(b, self.schedule.n, I64)
-        self.pos = b.op1("alloc", [self.nslots], ArrayType(I64, 1), "ck_iter", fill="zeros", elem="i64")
-        for c in self.carried:
-            t = I64 if c.type == BOOL else c.type
-            one_more = build.add(b, self.nslots, build.const(b, 1, I64))
-            name = f"snap_{c.name_hint or 'state'}"
-            self.scalar_snaps.append(b.op1("alloc", [one_more], ArrayType(t, 1), name, fill="zeros", elem=str(t)))
-        for r in self.state_roots:
-            dims = [b.op1("dim", [fwd[r]], I64, axis=ax) for ax in range(r.type.rank)]
-            size = dims[0]
-            for d in dims[1:]:
-                size = build.mul(b, size, d)
-            total = build.mul(b, self.nslots, size)
-            snap = b.op1("alloc", [total], ArrayType(r.type.elem, 1), f"snap_{r.name_hint}", fill="empty",
-                         elem=str(r.type.elem))
-            work = b.op1("alloc", dims, r.type, f"{r.name_hint}_ck", fill="empty", elem=str(r.type.elem))
-            self.arrays.append(_Array(r, snap, work, dims, size))
-        for r in self.entry_roots:
-            self.entry_copies[r] = b.op1("copy", [fwd[r]], r.type, f"{r.name_hint}_at_loop")
+        self._allocate(b)
 
         zero = build.const(b, 0, I64)
         inits = [fwd[v] for v in loop.operands]
@@ -357,13 +352,52 @@ class CheckpointedLoop:
             gt.primal_of[nr] = r
         self.depth_out = new.results[-1]
 
+    def _allocate(self, b: Builder) -> None:
+        """The iteration numbers of the slots, the scalars' and arrays' snapshot buffers, the work
+        arrays and the entry copies (``nslots`` set)."""
+        fwd = self.gt.fwd
+        self.pos = b.op1("alloc", [self.nslots], ArrayType(I64, 1), "ck_iter", fill="zeros", elem="i64")
+        for c in self.carried:
+            t = I64 if c.type == BOOL else c.type
+            one_more = build.add(b, self.nslots, build.const(b, 1, I64))
+            name = f"snap_{c.name_hint or 'state'}"
+            self.scalar_snaps.append(b.op1("alloc", [one_more], ArrayType(t, 1), name, fill="zeros", elem=str(t)))
+        for r in self.state_roots:
+            dims = [b.op1("dim", [fwd[r]], I64, axis=ax) for ax in range(r.type.rank)]
+            size = dims[0]
+            for d in dims[1:]:
+                size = build.mul(b, size, d)
+            total = build.mul(b, self.nslots, size)
+            snap = b.op1("alloc", [total], ArrayType(r.type.elem, 1), f"snap_{r.name_hint}", fill="empty",
+                         elem=str(r.type.elem))
+            work = b.op1("alloc", dims, r.type, f"{r.name_hint}_ck", fill="empty", elem=str(r.type.elem))
+            self.arrays.append(_Array(r, snap, work, dims, size))
+        for r in self.entry_roots:
+            self.entry_copies[r] = b.op1("copy", [fwd[r]], r.type, f"{r.name_hint}_at_loop")
+
+    def _forward_while(self, b: Builder) -> None:
+        """A while loop under ``recompute``: its entry state in slot 0, then the loop itself,
+        counting its iterations (``GradientTransform._clone_op``) and taping nothing."""
+        gt, loop = self.gt, self.loop
+        self.nslots = build.const(b, 1, I64)
+        self._allocate(b)
+        zero = build.const(b, 0, I64)
+        self._save(b, [gt.fwd[v] for v in loop.operands], [gt.fwd[r] for r in self.state_roots], zero, zero)
+        new = gt._clone_op(loop, b)
+        self.trips = gt.while_counts[new]
+        self.depth_out = build.const(b, 1, I64)
+
     def _iteration(self, b: Builder, iv: Value) -> Value:
+        if self.is_while:
+            return iv  # the reversed loop counts iterations down (``_reverse_while``)
         lb = self.gt.fwd[self.loop.operands[0]]
         if self.step > 0:
             return build.binary(b, "floordiv", build.sub(b, iv, lb), build.const(b, self.step, I64), "ck_k")
         return build.binary(b, "floordiv", build.sub(b, lb, iv), build.const(b, -self.step, I64), "ck_k")
 
     def _iv_at(self, b: Builder, k: Value) -> Value:
+        if self.is_while:
+            return k
         lb = self.gt.fwd[self.loop.operands[0]]
         return build.add(b, lb, build.mul(b, k, build.const(b, self.step, I64)))
 
@@ -411,6 +445,8 @@ class CheckpointedLoop:
         iv = inner.block.args[0]
         k = self._iteration(b, iv)
         b.create("comment", [], [], {"text": f"rebuild the state of this iteration ({self.schedule})"})
+        if self.is_while:
+            return self._rerun_while(b, k, depth)
         top = b.op1("load", [self.pos, build.sub(b, depth, build.const(b, 1, I64))], I64, "ck_top")
         depth = build.select(b, build.cmp(b, "gt", top, k), build.sub(b, depth, build.const(b, 1, I64)), depth,
                              "ck_depth")
@@ -439,13 +475,32 @@ class CheckpointedLoop:
             gt._clone_op(op, b)
         return depth
 
+    def _rerun_while(self, b: Builder, k: Value, depth: Value) -> Value:
+        """The entry state from slot 0, iterations ``0 .. k - 1`` re-run, then iteration ``k``
+        cloned as the forward sweep would (its values are what the adjoint code reads)."""
+        gt, loop = self.gt, self.loop
+        zero = build.const(b, 0, I64)
+        for a in self.arrays:
+            _copy_array(b, a.snap, a.work, a.dims, zero, to_flat=False)
+        state = [_from_stored(b, b.op1("load", [snap, zero], snap.type.elem, c.name_hint), c.type)
+                 for c, snap in zip(self.carried, self.scalar_snaps)]
+        state = self._advance(b, zero, k, state)
+        b.create("comment", [], [], {"text": "this iteration again, keeping what its adjoint reads"})
+        for c, v in zip(self.carried, state):
+            gt.fwd[c] = v
+        b.loc = loop.loc
+        for op in self.body.ops[:-1]:
+            gt._clone_op(op, b)
+        return depth
+
     def _advance(self, b: Builder, start: Value, stop: Value, state: list[Value]) -> list[Value]:
         """Re-run iterations ``start .. stop - 1`` (plain primal code); the carried values after."""
         lb, ub = self._iv_at(b, start), self._iv_at(b, stop)
-        body = Block([a.type for a in self.body.args], [a.name_hint for a in self.body.args])
+        iv = [] if not self.is_while else [I64]  # a while body has no induction variable of its own
+        body = Block(iv + [a.type for a in self.body.args], ["ck_it"] * len(iv) + [a.name_hint for a in self.body.args])
         loop = b.create("for", [lb, ub, build.const(b, self.step, I64), *state], [c.type for c in self.carried],
                         regions=[body], hints=[c.name_hint for c in self.carried], loc=self.loop.loc)
-        vmap = dict(zip(self.body.args, body.args))
+        vmap = dict(zip(self.body.args, body.args[len(iv):]))
         clone_ops(self.body.ops, Builder(body, self.loop.loc), vmap, lambda v: self.gt.fwd[v])
         return list(loop.results)
 

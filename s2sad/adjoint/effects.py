@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..diagnostics import error
 from ..ssa.ir import Function, Module, Op, Value
-from ..ssa.array_ops import makes_fresh_array
+from ..ssa.array_ops import ACCUMULATIONS, makes_fresh_array
 from ..ssa.ops import view_base
 
 
@@ -39,6 +39,8 @@ def _written_roots_in(fn: Function, module: Module, memo: dict[str, set[int]]) -
     for op in fn.walk():
         if op.name == "store":
             roots.add(_writable_root(op.operands[0], op, module))
+        elif op.name in ACCUMULATIONS:  # an adjoint's d_x += ... (grad_g called by grad_f)
+            roots.add(array_root(op.operands[0]))
         elif op.name == "call":
             callee = module.functions[op.attrs["callee"]]
             for i in written_params(module, callee, memo):
@@ -64,9 +66,15 @@ def written_params(module: Module, fn: Function, memo: dict[str, set[int]] | Non
     """Indices of ``fn``'s array parameters that it (or a callee) stores into."""
     memo = {} if memo is None else memo
     if fn.name not in memo:
-        memo[fn.name] = set()  # recursion guard; the front end rejects recursion anyway
-        roots = _written_roots_in(fn, module, memo)
-        memo[fn.name] = {i for i, p in enumerate(fn.params) if p in roots}
+        # A function that calls itself sees its own summary: grow it from nothing until its
+        # self-calls add no more (they may pass a parameter in another position).
+        memo[fn.name] = set()
+        while True:
+            roots = _written_roots_in(fn, module, memo)
+            found = {i for i, p in enumerate(fn.params) if p in roots}
+            if found == memo[fn.name]:
+                break
+            memo[fn.name] = found
     return memo[fn.name]
 
 

@@ -71,6 +71,22 @@ def _check_call(module: Module, caller: Function, op: Op, problems: list[Diagnos
         )
 
 
+def _extra_recursive_wrt(module: Module, root: Function, extra: set[int], problems: list[Diagnostic]) -> None:
+    """The root's recursive calls pass active values where its --wrt list has none: its gradient,
+    which they call, would need adjoint parameters the user did not ask for."""
+    names = [root.params[i].name_hint for i in sorted(extra)]
+    call = next(op for op in root.walk() if op.name == "call" and op.attrs["callee"] == root.name)
+    problems.append(
+        Diagnostic(
+            f"recursive call to '{root.name}' passes a value that depends on --wrt as parameter(s) "
+            + ", ".join(f"'{n}'" for n in names)
+            + ", which are not in --wrt",
+            call.loc,
+            hint=f"add {', '.join(names)} to --wrt (grad_{root.name} calls itself with the same signature)",
+        )
+    )
+
+
 def _inside_loop(op: Op, rerun: set) -> bool:
     block = op.parent
     while block is not None and block.parent_op is not None:
@@ -98,8 +114,15 @@ def differentiate(
     for fn in order:
         if fn.name not in wrts:
             continue
-        for callee, active in _active_call_args(module, fn, wrts[fn.name]).items():
-            wrts.setdefault(callee, set()).update(active)
+        own = set(wrts[fn.name])
+        while True:  # a recursive function's own calls may make more of its parameters active
+            for callee, active in _active_call_args(module, fn, wrts[fn.name]).items():
+                wrts.setdefault(callee, set()).update(active)
+            if wrts[fn.name] == own:
+                break
+            own = set(wrts[fn.name])
+        if fn is root and wrts[func] != wrt:
+            _extra_recursive_wrt(module, root, wrts[func] - wrt, problems)
         rerun = {loop.regions[0] for loop in plan(module, fn, checkpoint)}
         for op in fn.walk():
             if op.name == "call" and op.attrs["callee"] in wrts:
@@ -107,9 +130,10 @@ def differentiate(
     if problems:
         raise DiagnosticError(problems, module.source_lines)
 
-    signatures = {name: GradSignature.of(module, module.functions[name], w) for name, w in wrts.items() if name != func}
+    # The root is among them: a recursive function's gradient calls itself.
+    signatures = {name: GradSignature.of(module, module.functions[name], w) for name, w in wrts.items()}
     transforms = [
-        GradientTransform(module, fn, wrts[fn.name], signatures, may_alias, checkpoint)
+        _minimal_caching(module, fn, wrts[fn.name], signatures, may_alias, checkpoint)
         for fn in order
         if fn.name in wrts
     ]
@@ -124,6 +148,18 @@ def differentiate(
         if fn.name in grads:
             out.add(grads[fn.name])
     return out
+
+
+def _minimal_caching(module: Module, fn: Function, wrt: set[int], signatures, may_alias: bool,
+                     checkpoint: Optional[Schedule]) -> GradientTransform:
+    """The transform of ``fn``, set up to cache a minimum cut of what its loop bodies need.
+
+    What the reverse sweep asks of each loop body is known only once its derivative rules
+    have run: a first transform, thrown away, records it (``requests``).
+    """
+    first = GradientTransform(module, fn, wrt, signatures, may_alias, checkpoint)
+    first.run()
+    return GradientTransform(module, fn, wrt, signatures, may_alias, checkpoint, first.requests)
 
 
 def _called_from(name: str, grads, module: Module) -> bool:

@@ -27,7 +27,10 @@ mirrored region when it is a pure function of values still available (including
 loads from arrays nobody writes); otherwise it is escaped out of an ``if`` as an
 extra result, or pushed on a tape in the forward loop body and popped at the
 start of the mirrored reverse iteration (store-all). Tapes are sized by the trip
-counts when they are known before the outermost loop, and grow otherwise.
+counts when they are known before the outermost loop, and grow otherwise. Which
+values of a loop body are taped is a minimum cut of what its reverse sweep asks
+for (``mincut.py``, from a first run that records the requests): one cached value
+from which several needed ones are recomputed, not each of them.
 
 A loop under a checkpointing schedule (``checkpoint.py``) is cloned into the
 forward sweep with snapshots instead of tapes; its reversed loop re-runs each
@@ -54,7 +57,8 @@ from ..ssa.ops import PURE
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from .activity import Activity, analyze_activity
 from .checkpoint import CheckpointedLoop, Schedule, plan
-from .report import CheckpointEntry, MemoryReport, TapeEntry
+from .mincut import INF, CachePlan, plan_cache
+from .report import CheckpointEntry, MemoryReport, TapeEntry, elem_bytes
 from .effects import array_root, snapshot_args, written_params, written_roots
 from . import array_rules  # noqa: F401  (registers the rules of the arr. ops)
 from .rules import MissingRule, adjoint_contributions
@@ -190,8 +194,15 @@ class GradientTransform:
         signatures: dict[str, GradSignature],
         may_alias: bool = False,
         checkpoint: Optional[Schedule] = None,
+        needed: Optional[dict[Block, dict[Value, None]]] = None,
     ):
         self.module = module
+        # What a first run of this transform asked ``avail`` for, per defining block: with it,
+        # each loop body caches a minimum cut of those values (``mincut.py``), not each one.
+        self.needed = needed
+        self.requests: dict[Block, dict[Value, None]] = {}
+        self._plans: dict[Block, CachePlan] = {}
+        self._avail_depth = 0
         self.fn = fn
         self.sig = GradSignature.of(module, fn, wrt)
         self.signatures = signatures  # of the callees that get gradients
@@ -222,7 +233,7 @@ class GradientTransform:
         self.checkpointed = {
             op: CheckpointedLoop(self, op, s) for op, s in plan(module, fn, checkpoint).items()
         }
-        self.ck_bodies = {op.regions[0] for op in self.checkpointed}
+        self.ck_bodies = {ck.body for ck in self.checkpointed.values()}
         if may_alias and self.checkpointed:
             loop = next(iter(self.checkpointed))
             problem = error(
@@ -381,6 +392,8 @@ class GradientTransform:
             return True  # available from an enclosing mirror
         if m is not None and v in m.avail:
             return True
+        if v in self._plan(block).recomputed:
+            return True  # from the cached values of the block's cut (``_plan``)
         if v.is_block_arg:
             # A loop's induction variable is mirrored; its carried values are the
             # loop's state, taped once each, and everything pure is recomputed
@@ -415,6 +428,15 @@ class GradientTransform:
         block = _defining_block(v)
         if block is self.fn.body:
             return self.fwd[v]
+        if self._avail_depth == 0:
+            self.requests.setdefault(block, {})[v] = None
+        self._avail_depth += 1
+        try:
+            return self._avail(rev, v, block)
+        finally:
+            self._avail_depth -= 1
+
+    def _avail(self, rev: _Rev, v: Value, block: Block) -> Value:
         m = rev.mirror_of(block)
         if v in m.avail:
             return m.avail[v]
@@ -422,7 +444,7 @@ class GradientTransform:
             val = m.block.args[0]
         elif block in self.ck_bodies:
             val = self.fwd[v]  # re-run in this reversed iteration (checkpoint.py)
-        elif v.is_block_arg:
+        elif v.is_block_arg or v in self._plan(block).cached:
             val = self._avail_clone(m, self.fwd[v], block)
         elif (kept := self._kept_in_memory(v)) is not None:
             arr, index = kept
@@ -442,6 +464,32 @@ class GradientTransform:
             val = self._avail_clone(m, self.fwd[v], block)
         m.avail[v] = val
         return val
+
+    def _plan(self, block: Block) -> CachePlan:
+        """The minimum cut of what the reverse sweep needs from the loop body ``block``."""
+        if self.needed is None or block.parent_op is None or block.parent_op.name not in ("for", "while"):
+            return _NO_PLAN
+        if block not in self._plans:
+            self._plans[block] = plan_cache(
+                self.needed.get(block, {}),
+                lambda v: self._cache_kind(v, block),
+                lambda v: list(v.defining_op.operands),
+                _cache_cost,
+            )
+        return self._plans[block]
+
+    def _cache_kind(self, v: Value, block: Block) -> str:
+        """How ``plan_cache`` sees ``v``: at hand for free, recomputable, or a source."""
+        if _defining_block(v) is not block:
+            return "free"  # from an enclosing mirror
+        if v.is_block_arg:
+            return "free" if v.index == 0 and block.parent_op.name == "for" else "source"
+        if self._kept_in_memory(v) is not None or self._invariant_in(self.fwd[v], block.parent_op):
+            return "free"  # read back from its array, or carried out of the loop once
+        op = v.defining_op
+        if op.name == "view" or op.name in PURE or self._is_readonly_load(op) or self._is_readonly_array_op(op):
+            return "pure"
+        return "source"
 
     def _kept_in_memory(self, v: Value) -> Optional[tuple[Value, list[Value]]]:
         """An array element that still holds ``v`` when the reverse sweep runs, if there is one.
@@ -939,7 +987,7 @@ class GradientTransform:
             for k in range(len(op.results))
             if self.act.is_active(op.results[k]) or self.act.is_active(body.args[first + k])
         ]
-        rbody = Block([I64], [body.args[0].name_hint if first else "_"])
+        rbody = Block([I64], [body.args[0].name_hint if first else ("ck_k" if ck is not None else "_")])
         outer, slot_args, outer_args = self._carried_adjoint_loop(
             rev, op, body, rbody, [first + k for k in slots], yields_by_arg(body, first, yields), ck
         )
@@ -1002,9 +1050,18 @@ class GradientTransform:
         count_clone = self.while_counts[self.fwd_op[op]]
         count = self._avail_clone(rev.mirror_of(op.parent), count_clone, op.parent)
         b = rev.body
-        bounds = (build.const(b, 0, I64), count, build.const(b, 1, I64))
         body = op.regions[1]
-        self._reverse_loop(rev, op, body, list(body.terminator.operands), list(op.operands), 0, bounds)
+        ck = self.checkpointed.get(op)
+        if ck is None:
+            bounds = (build.const(b, 0, I64), count, build.const(b, 1, I64))
+            self._reverse_loop(rev, op, body, list(body.terminator.operands), list(op.operands), 0, bounds)
+            return
+        # Checkpointed: the reversed loop counts the iterations down, as it re-runs each by number.
+        minus_one = build.const(b, -1, I64)
+        bounds = (build.sub(b, count, build.const(b, 1, I64)), minus_one, minus_one)
+        ck.enter_reverse(rev)
+        self._reverse_loop(rev, op, body, list(body.terminator.operands), list(op.operands), 0, bounds, ck)
+        ck.leave_reverse()
 
     def _reverse_if(self, rev: _Rev, op: Op) -> None:
         cond = self.avail(rev, op.operands[0])
@@ -1062,6 +1119,17 @@ class GradientTransform:
         call = rev.body.create("call", args, types, {"callee": grad_name(callee.name)}, hints=hints)
         for i, r in zip(sig.returned, call.results):
             self._accumulate(rev, op.operands[i], r)
+
+
+_NO_PLAN = CachePlan()
+
+
+def _cache_cost(v: Value) -> float:
+    """Bytes per iteration to cache ``v``; half a byte more for a value the source does not name
+    (its tape would be ``tape``, not ``tape_k``), which decides only between equal sizes."""
+    if v.type.is_array:
+        return INF  # arrays are never cached per iteration
+    return elem_bytes(v.type) + (0.0 if v.name_hint else 0.5)
 
 
 def _describe(v: Value) -> str:

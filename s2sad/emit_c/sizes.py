@@ -18,6 +18,9 @@ function's integer parameters (``n``, ``n + 1``, ``2 * n``), from:
 3. the callees the array is passed to, their extents rewritten in the caller's
    arguments (passed as a view ``x[k:]``, shifted by the largest ``k``).
 
+A recursive function gets only its annotated extents: each of its calls touches
+part of the array, chosen by its caller.
+
 A shadow ``d_x`` has the extents of ``x``. Where several candidates disagree, the
 first one in program order decides its linear part and the largest constant
 among those sharing it is taken (``n`` and ``n + 1``: ``n + 1``). An extent
@@ -330,7 +333,7 @@ class Sizes:
             if extent is not None:
                 into.setdefault((primary[param], axis), []).append(extent)
 
-        for op in fn.walk():
+        for op in fn.walk() if not self._recursive(fn) else ():
             if op.name in ("load", "store"):
                 arr, offsets = _through_views(op.operands[0])
                 if arr not in view.param_index:
@@ -365,6 +368,16 @@ class Sizes:
                 axes.append(ext if ext is not None else _choose(cands.get(key) or loose.get(key, [])))
             out.append(axes)
         return out
+
+    def _recursive(self, fn: Function) -> bool:
+        """Whether ``fn`` (or the primal it is the gradient of) calls itself. Its accesses then say
+        nothing of the extents: each call reaches only part of the array (``x[lo]`` for one
+        ``lo``), and which parts depends on the caller; only annotations are known."""
+        names = {fn.name, fn.attrs.get("primal", "")}
+        for f in (fn, self.module.functions.get(fn.attrs.get("primal", ""))):
+            if f is not None and any(op.name == "call" and op.attrs["callee"] in names for op in f.walk()):
+                return True
+        return False
 
     def _annotations(self, fn: Function) -> dict:
         shapes = dict(fn.attrs.get("shapes") or {})

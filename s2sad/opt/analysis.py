@@ -116,7 +116,7 @@ class EffectAnalysis:
     # -- functions --------------------------------------------------------------------
     def of(self, fn: Function) -> FunctionEffects:
         if fn.name not in self._memo:
-            # Recursion guard (the front ends reject recursion): assume every effect
+            # Recursion guard (a function may call itself): assume every effect
             # while the function's own body is being summarized.
             arrays = frozenset(i for i, p in enumerate(fn.params) if p.type.is_array)
             self._memo[fn.name] = FunctionEffects(arrays, arrays)

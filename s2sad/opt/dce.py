@@ -44,7 +44,8 @@ class _Liveness:
             self._writes[name] = True  # recursion guard: assume effects
             fn = self.module.functions.get(name)
             self._writes[name] = fn is None or any(
-                op.name in ("store", SYNC) or (op.name == "call" and self._callee_writes(op.attrs["callee"]))
+                op.name in ("store", SYNC, *ACCUMULATIONS)
+                or (op.name == "call" and self._callee_writes(op.attrs["callee"]))
                 for op in fn.walk()
             )
         return self._writes[name]

@@ -169,12 +169,13 @@ def _user_calls(fn: c_ast.FuncDef, functions: dict[str, c_ast.FuncDef]) -> list[
 
 
 def _reachable(root: str, cfile: CFile) -> tuple[list[str], list[Diagnostic], frozenset[int]]:
-    """Functions reachable from ``root``, callees first; a recursive call is diagnosed where it is."""
+    """Functions reachable from ``root``, callees first; mutual recursion is diagnosed where it closes."""
     problems: list[Diagnostic] = []
 
     def on_cycle(call: c_ast.FuncCall, cycle: list[str]) -> None:
-        problems.append(Diagnostic(f"recursive call to '{cycle[0]}' is not supported ({' -> '.join(cycle)})",
-                                   cfile.loc(call), "rewrite the recursion as a loop"))
+        problems.append(Diagnostic(f"mutually recursive call to '{cycle[0]}' is not supported ({' -> '.join(cycle)})",
+                                   cfile.loc(call), "merge the functions into one that calls itself "
+                                   "(direct recursion is supported), or use a loop"))
 
     order, back = callees_first(root, lambda name: _user_calls(cfile.functions[name], cfile.functions), on_cycle)
     return order, problems, frozenset(id(call) for call in back)

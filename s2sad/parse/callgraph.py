@@ -1,9 +1,11 @@
-"""The functions a gradient needs, callees first, with recursion found where it closes.
+"""The functions a gradient needs, callees first, with mutual recursion found where it closes.
 
 Both front ends differentiate a root function and every user function it
 calls, transitively. Callees come first (a caller's lowering needs their
-signatures); a call back into a function still being visited closes a cycle,
-which is reported at that call (s2sad does not differentiate recursion yet).
+signatures). A function calling itself is fine: its gradient calls itself too
+(``adjoint/reverse.py``). A call back into another function still being visited
+closes a cycle of several functions (mutual recursion), which is reported at
+that call: no order puts every callee first there.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ def callees_first(root: str, calls_of: Callable[[str], Iterable[tuple[str, Call]
         state[name] = "active"
         stack.append(name)
         for callee, call in calls_of(name):
+            if callee == name:
+                continue  # direct recursion: the caller's own signature is all it needs
             if state.get(callee) == "active":
                 back_edges.add(call)
                 on_cycle(call, stack[stack.index(callee):] + [callee])

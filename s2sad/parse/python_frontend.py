@@ -10,8 +10,8 @@ The input is parsed with libcst (positions from ``PositionProvider``) and never
 imported or executed. Only the chosen function and its callees must be code
 s2sad supports; the rest of the file is scanned for imports and numeric
 constants only (``py_module``). Callees are processed before their callers
-(a caller needs their signatures to type its calls); recursion is rejected
-at the call that closes the cycle. Per function: type inference
+(a caller needs their signatures to type its calls); a function may call
+itself, while mutual recursion is rejected at the call that closes the cycle. Per function: type inference
 (``py_types``), then lowering (``py_lower``, ``py_expr``). Every problem found
 in any of the functions is collected and raised together as one
 ``DiagnosticError``; otherwise dead ops are swept (``opt.dce``) so that the
@@ -87,16 +87,21 @@ def _user_calls(fn: cst.FunctionDef, info: ModuleInfo) -> list[tuple[str, cst.Ca
 
 def _callees_first(root: str, info: ModuleInfo, locator: Locator
                    ) -> tuple[list[str], list[Diagnostic], frozenset[cst.Call]]:
-    """Functions reachable from ``root``, callees before callers; recursion diagnosed at its call."""
+    """Functions reachable from ``root``, callees before callers; mutual recursion diagnosed at its call."""
     problems: list[Diagnostic] = []
 
     def on_cycle(call: cst.Call, cycle: list[str]) -> None:
         problems.append(locator.diagnostic(
-            call, f"recursive call to '{cycle[0]}' is not supported ({' -> '.join(cycle)})",
-            hint="rewrite the recursion as a loop"))
+            call, f"mutually recursive call to '{cycle[0]}' is not supported ({' -> '.join(cycle)})",
+            hint="merge the functions into one that calls itself (direct recursion is supported), or use a loop"))
 
     order, back = callees_first(root, lambda name: _user_calls(info.functions[name], info), on_cycle)
     return order, problems, frozenset(back)
+
+
+def _self_callers(order: list[str], info: ModuleInfo) -> set[str]:
+    """The functions that call themselves (directly)."""
+    return {name for name in order if any(c == name for c, _ in _user_calls(info.functions[name], info))}
 
 
 def _infer_all(order: list[str], info: ModuleInfo, locator: Locator
@@ -112,6 +117,15 @@ def _infer_all(order: list[str], info: ModuleInfo, locator: Locator
             node = info.functions[name]
             types[name] = infer_types(node, info, sigs, locator, int_result=name in demands)
             sigs[name] = signature(node, types[name], info)
+            if name in _self_callers(order, info):
+                # Its own calls were typed without its signature: type it again with it,
+                # until the signature stops changing (each round can only make types more precise).
+                for _ in range(3):
+                    types[name] = infer_types(node, info, sigs, locator, int_result=name in demands)
+                    again = signature(node, types[name], info)
+                    if again == sigs[name]:
+                        break
+                    sigs[name] = again
         new = set().union(*(t.int_demands for t in types.values())) - demands
         if not new:
             return types, sigs

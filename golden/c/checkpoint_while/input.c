@@ -1,0 +1,14 @@
+#include <math.h>
+
+/* A while loop with a data-dependent trip count, checkpointed: its entry state is kept,
+   and each reversed iteration is reached by re-running the ones before it. */
+double f(double *x, double a) {
+    int k = 0;
+#pragma s2sad checkpoint recompute
+    while (a < 10.0) {
+        a = a * (1.5 + sin(x[k % 3])) + 0.25;
+        x[k % 3] = x[k % 3] * 0.9 + 0.1 * a;
+        k++;
+    }
+    return a;
+}

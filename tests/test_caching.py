@@ -1,0 +1,69 @@
+"""Minimal caching: a loop body caches a minimum cut of what its reverse sweep needs.
+
+The golden cases golden/caching_smaller_cut and golden/caching_recompute_not_cache check the
+output and its numerics in every target; here, the planner on small graphs (the issue's
+``x[i] + y[i]`` example among them) and the --report of those two cases.
+"""
+
+from __future__ import annotations
+
+import pytest
+from golden_cases import GOLDEN
+
+from s2sad.adjoint.mincut import INF, plan_cache
+from s2sad.cli import main
+
+
+def _plan(graph: dict[str, list[str]], kinds: dict[str, str], needed: list[str], cost=None):
+    """plan_cache on a graph of names: value -> operands; kinds default to "pure"."""
+    return plan_cache(
+        needed,
+        lambda v: kinds.get(v, "pure"),
+        lambda v: graph.get(v, []),
+        cost or (lambda v: 8.0),
+    )
+
+
+def test_the_sum_is_cached_not_both_loads():
+    # x[i] and y[i] (overwritten later: sources) are needed only through sum = x[i] + y[i].
+    graph = {"sum": ["xi", "yi"], "sin": ["sum"], "cos": ["sum"]}
+    kinds = {"xi": "source", "yi": "source", "i": "free"}
+    plan = _plan(graph, kinds, ["sin", "cos", "sum"])
+    assert plan.cached == {"sum"} and plan.recomputed == {"sin", "cos"}
+
+
+def test_one_cached_value_replaces_three():
+    graph = {"uu": ["u", "u"], "sin": ["uu"], "e": ["w"], "prod": ["u", "sin"]}
+    kinds = {"u": "source", "w": "free"}
+    plan = _plan(graph, kinds, ["uu", "sin", "e", "u", "prod"])
+    assert plan.cached == {"u"} and plan.recomputed == {"uu", "sin", "prod"}
+
+
+def test_a_needed_value_is_cached_itself_when_that_costs_no_more():
+    # t = a + b from two sources: caching t (8 B) beats caching a and b (16 B), and a tie
+    # between t and one source (a unary op) keeps t, so nothing is recomputed for nothing.
+    assert _plan({"t": ["a", "b"]}, {"a": "source", "b": "source"}, ["t"]).cached == {"t"}
+    plan = _plan({"t": ["a"]}, {"a": "source"}, ["t"])
+    assert plan.cached == {"t"} and plan.recomputed == set()
+
+
+def test_the_cheaper_type_wins_and_values_of_free_operands_are_free():
+    # A bool (1 B) decided from a float (8 B): cache the bool.
+    plan = _plan({"cond": ["s"]}, {"s": "source"}, ["cond"], lambda v: 1.0 if v == "cond" else 8.0)
+    assert plan.cached == {"cond"}
+    assert _plan({"t": ["i"]}, {"i": "free"}, ["t"]).cached == set()
+
+
+def test_no_finite_cut_leaves_the_choice_to_the_caller():
+    plan = _plan({"t": ["arr"]}, {"arr": "source"}, ["t"], lambda v: INF)
+    assert plan.cached == set() and plan.recomputed == set()
+
+
+@pytest.mark.parametrize("case, wrt, tapes", [
+    ("caching_smaller_cut", "x,y", ["    tape_p: p f64, 8 B x iterations of line 7"]),
+    ("caching_recompute_not_cache", "x", ["    tape_u: u f64, 8 B x iterations of line 8"]),
+])
+def test_report_shows_the_smaller_cache(capsys, case, wrt, tapes):
+    assert main(["grad", str(GOLDEN / case / "input.py"), "--wrt", wrt, "--report"]) == 0
+    report = capsys.readouterr().err.splitlines()
+    assert [r for r in report if r.startswith("    tape")] == tapes
