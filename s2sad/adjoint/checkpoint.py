@@ -41,11 +41,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..diagnostics import DiagnosticError, error
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLoc, Value
+from ..ssa.clone import clone_ops
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from .effects import array_root
 from .report import elem_bytes
@@ -198,28 +199,6 @@ def _check_applies(fn: Function, op: Op, schedule: Schedule, where: Optional[Sou
             where,
             hint="give the range a constant step",
         )
-
-
-def clone_ops(ops: list[Op], b: Builder, vmap: dict[Value, Value], outer: Callable[[Value], Value]) -> None:
-    """Copy ``ops`` (regions included) with ``b``: operands through ``vmap``, else ``outer``."""
-    for op in ops:
-        regions = []
-        for r in op.regions:
-            nb = Block([a.type for a in r.args], [a.name_hint for a in r.args])
-            vmap.update(zip(r.args, nb.args))
-            regions.append(nb)
-        new = b.create(
-            op.name,
-            [vmap[v] if v in vmap else outer(v) for v in op.operands],
-            [r.type for r in op.results],
-            dict(op.attrs),
-            regions,
-            [r.name_hint for r in op.results],
-            op.loc,
-        )
-        vmap.update(zip(op.results, new.results))
-        for r, nb in zip(op.regions, regions):
-            clone_ops(r.ops, Builder(nb, op.loc), vmap, outer)
 
 
 @dataclass

@@ -70,7 +70,8 @@ def _header_reads(st: Stmt) -> list[str]:
     return []
 
 
-def _blocks(st: Stmt) -> list[list[Stmt]]:
+def child_blocks(st: Stmt) -> list[list[Stmt]]:
+    """The statement lists nested in ``st`` (an if's two arms, a loop's body)."""
     if isinstance(st, If):
         return [st.body, st.orelse]
     if isinstance(st, (For, While)):
@@ -91,7 +92,7 @@ def touched(st: Stmt, memo: dict[int, tuple[Stmt, set[str]]]) -> set[str]:
             out.update(t.id for t in st.targets if isinstance(t, Name))
         if isinstance(st, For):
             out.add(st.target)
-        for b in _blocks(st):
+        for b in child_blocks(st):
             for inner in b:
                 out |= touched(inner, memo)
         memo[key] = (st, out)
@@ -134,7 +135,7 @@ def declare(body: list[Stmt], types: dict[str, str]) -> None:
             for n in sorted(touched(st, memo) - set(order)):
                 if n in types:
                     order.append(n)  # sorted within a statement: deterministic
-            for b in _blocks(st):
+            for b in child_blocks(st):
                 collect(b)
 
     collect(body)
@@ -151,10 +152,10 @@ def _place(x: str, block: list[Stmt], loop_body: bool, ctype: str, memo, inserts
     main: Optional[int] = None
     for k in idxs:
         st = block[k]
-        if main is None and _blocks(st) and _self_contained(x, block, k, loop_body, memo):
+        if main is None and child_blocks(st) and _self_contained(x, block, k, loop_body, memo):
             if isinstance(st, For) and st.target == x:
                 continue  # the loop declares it
-            for b in _blocks(st):
+            for b in child_blocks(st):
                 if any(x in touched(inner, memo) for inner in b):
                     _place(x, b, isinstance(st, (For, While)), ctype, memo, inserts)
         elif main is None:

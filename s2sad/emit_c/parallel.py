@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..adjoint.accumulation import iteration_private, private_accumulations
-from ..emit_py.emitter import For, If, Stmt, While, _names
+from ..emit_py.emitter import For, Stmt, _names
 from ..ssa.ir import Op
-from .cstmt import Decl
+from .cstmt import Decl, child_blocks
 
 
 @dataclass
@@ -77,7 +77,7 @@ def finish(stmts: list[Stmt]) -> None:
             if private:
                 clauses.append(f"private({', '.join(private)})")
             st.text = " ".join(clauses)
-        for block in _blocks(st):
+        for block in child_blocks(st):
             finish(block)
 
 
@@ -90,14 +90,8 @@ def _declared(stmts: list[Stmt]) -> set[str]:
             out.add(st.target)  # C output declares a loop's variable in its header
         elif hasattr(st, "name") and hasattr(st, "size"):  # ArrayDecl
             out.add(st.name)  # type: ignore[attr-defined]
-        for block in _blocks(st):
+        for block in child_blocks(st):
             out |= _declared(block)
     return out
 
 
-def _blocks(st: Stmt) -> list[list[Stmt]]:
-    if isinstance(st, If):
-        return [st.body, st.orelse]
-    if isinstance(st, (For, While)):
-        return [st.body]
-    return []

@@ -45,7 +45,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..ssa.ir import Block, Builder, Function, Module, Op, Value
+from ..ssa.ir import Builder, Function, Module, Op, Value
+from ..ssa.clone import clone_op
 from .analysis import callees_first, contains_loop, op_count
 
 if TYPE_CHECKING:  # passes.py imports the passes to register them
@@ -81,29 +82,6 @@ def _reaches(module: Module, start: str, target: str) -> bool:
     return False
 
 
-def _clone_op(op: Op, b: Builder, mapping: dict[Value, Value]) -> Op:
-    regions = []
-    for r in op.regions:
-        nb = Block([a.type for a in r.args], [a.name_hint for a in r.args])
-        mapping.update(zip(r.args, nb.args))
-        regions.append(nb)
-    new = b.create(
-        op.name,
-        [mapping[v] for v in op.operands],
-        [r.type for r in op.results],
-        dict(op.attrs),
-        regions,
-        [r.name_hint for r in op.results],
-        op.loc,
-    )
-    mapping.update(zip(op.results, new.results))
-    for r, nb in zip(op.regions, regions):
-        inner = Builder(nb, op.loc)
-        for o in r.ops:
-            _clone_op(o, inner, mapping)
-    return new
-
-
 def inline_call(call: Op, callee: Function) -> None:
     """Replace ``call`` by a copy of ``callee``'s body."""
     mapping: dict[Value, Value] = dict(zip(callee.params, call.operands))
@@ -112,7 +90,7 @@ def inline_call(call: Op, callee: Function) -> None:
     b = Builder(call.parent, call.loc).before_op(call)
     copied: set[Value] = set()
     for op in callee.body.ops[:-1]:
-        new = _clone_op(op, b, mapping)
+        new = clone_op(op, b, mapping)
         copied.update(new.results)
     returned = [mapping[v] for v in callee.body.terminator.operands]
     named: set[Value] = set()
