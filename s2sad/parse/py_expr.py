@@ -30,7 +30,7 @@ import libcst as cst
 
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Value
-from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
+from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
 from . import py_arrays
 from . import py_intrinsics as lib
 from .py_common import Env, Fail, Locator, Poison
@@ -82,15 +82,6 @@ def describe(t: Type) -> str:
     if t.is_int:
         return "an integer"
     return "a boolean"
-
-
-def common_type(types: list[Type]) -> ScalarType:
-    """The type Python's arithmetic would give mixed operands (bool < int < float)."""
-    if any(t.is_float for t in types):
-        return F64
-    if all(t == BOOL for t in types):
-        return BOOL
-    return I64
 
 
 @dataclass

@@ -78,7 +78,7 @@ from typing import Optional, Union
 
 from .ir import Op, Value
 from .ops import MATH_FNS
-from .types import BOOL, F64, I64, ArrayType, ScalarType, Type
+from .types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
 
 PREFIX = "arr."
 
@@ -136,14 +136,6 @@ def _elem(t: Type) -> ScalarType:
     return t.elem if isinstance(t, ArrayType) else t  # type: ignore[return-value]
 
 
-def _join(elems: list[ScalarType]) -> ScalarType:
-    if any(e.is_float for e in elems):
-        return F64
-    if all(e == BOOL for e in elems):
-        return BOOL
-    return I64
-
-
 def _typed(elem: ScalarType, rank: int) -> Type:
     return ArrayType(elem, rank) if rank > 0 else elem
 
@@ -155,7 +147,7 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
     if op in ELEMENTWISE or op in COMPARE:
         if len(operands) != 2 or max(ranks) == 0:
             return f"'{name}' takes two operands, at least one an array"
-        elem = BOOL if op in COMPARE else _join([_elem(t) for t in operands])
+        elem = BOOL if op in COMPARE else common_type([_elem(t) for t in operands])
         return ArrayType(elem, max(ranks))
     if op == "neg" or op.startswith("math."):
         if len(operands) != 1 or ranks[0] == 0:
@@ -164,7 +156,7 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
     if op == "where":
         if len(operands) != 3 or _elem(operands[0]) != BOOL or max(ranks) == 0:
             return "'arr.where' takes a boolean array and two values"
-        return ArrayType(_join([_elem(t) for t in operands[1:]]), max(ranks))
+        return ArrayType(common_type([_elem(t) for t in operands[1:]]), max(ranks))
     if op in REDUCTIONS:
         if len(operands) != 1 or ranks[0] == 0:
             return f"'{name}' takes one array operand"
@@ -178,11 +170,11 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
     if op == "matmul":
         if len(operands) != 2 or not all(r in (1, 2) for r in ranks):
             return "'arr.matmul' takes two arrays of rank 1 or 2"
-        return _typed(_join([_elem(t) for t in operands]), ranks[0] + ranks[1] - 2)
+        return _typed(common_type([_elem(t) for t in operands]), ranks[0] + ranks[1] - 2)
     if op == "outer":
         if len(operands) != 2 or ranks != [1, 1]:
             return "'arr.outer' takes two rank-1 arrays"
-        return ArrayType(_join([_elem(t) for t in operands]), 2)
+        return ArrayType(common_type([_elem(t) for t in operands]), 2)
     if op == "transpose":
         if len(operands) != 1 or ranks[0] != 2:
             return "'arr.transpose' takes one rank-2 array"

@@ -73,6 +73,15 @@ BOOL = ScalarType("bool")
 SCALARS = {t.name: t for t in (F64, F32, I64, I32, BOOL)}
 
 
+def common_type(types: list[Type]) -> ScalarType:
+    """The type Python's (and NumPy's) arithmetic gives mixed operands: bool < int < float."""
+    if any(t.is_float for t in types):
+        return F64
+    if all(t == BOOL for t in types):
+        return BOOL
+    return I64
+
+
 def parse_type(text: str) -> Type:
     """Parse the text form of a type (the inverse of ``str``)."""
     text = text.strip()
