@@ -82,6 +82,7 @@ from ..emit_py.expr import (
 )
 from ..emit_py.inline import Effects
 from ..emit_py.outofssa import allocate
+from ..parse.c_structs import pointee_struct
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.ops import PURE, view_base
 from ..ssa.types import ArrayType, ScalarType, Type
@@ -189,9 +190,13 @@ class _ModuleContext:
         self.sizes = Sizes(module)
         self._returned: dict[str, list[int]] = {}
         self._c_names: dict[str, str] = {}
-        # The input's #define'd names the output prints: no variable may take one.
-        self.macros = sorted({op.attrs["macro"] for fn in module.functions.values() for op in fn.walk()
-                              if op.name == "const" and "macro" in op.attrs})
+        # The input's #define'd names the output prints (name -> value as C spells it): no
+        # variable may take one, and each one the code uses is defined at the top of the file.
+        self.macros: dict[str, str] = {}
+        for fn in module.functions.values():
+            for op in fn.walk():
+                if op.name == "const" and "macro" in op.attrs:
+                    self.macros.setdefault(op.attrs["macro"], _c_number(op.attrs["value"], op.result.type))
 
     def c_name(self, name: str) -> str:
         """A function's name in C: a C keyword or library name gets underscores (``long`` -> ``long_``)."""
@@ -263,8 +268,9 @@ def emit_c(module: Module, header: str, entry: str, emitter: Optional[type] = No
         out += ["/*"] + [f" * {h}".rstrip() for h in head] + [" */", ""]
     if includes:
         out += [f"#include <{h}>" for h in includes] + [""]
-    defines = _macro_definitions(module, [module.functions[n] for n in module.functions if ctx.c_name(n) in keep],
-                                 _strip_comments(body))
+    code = _strip_comments(body)
+    defines = [f"#define {name} {text}" for name, text in ctx.macros.items()
+               if re.search(rf"\b{re.escape(name)}\b", code)]
     if defines:
         out += defines + [""]
     structs: dict[str, str] = {}
@@ -276,17 +282,11 @@ def emit_c(module: Module, header: str, entry: str, emitter: Optional[type] = No
     return "\n".join(out + [body]) + "\n"
 
 
-def _macro_definitions(module: Module, functions: list[Function], code: str) -> list[str]:
-    """``#define N 5`` for each constant of the input that the code prints by name."""
-    values: dict[str, str] = {}
-    for fn in functions:
-        for op in fn.walk():
-            name = op.attrs.get("macro") if op.name == "const" else None
-            if name is None or name in values or not re.search(rf"\b{re.escape(name)}\b", code):
-                continue
-            value, t = op.attrs["value"], op.result.type
-            values[name] = repr(float(value)) + ("f" if t.name == "f32" else "") if t.is_float else str(int(value))
-    return [f"#define {name} {text}" for name, text in values.items()]
+def _c_number(value, t: Type) -> str:
+    """A constant's value as a ``#define`` spells it: ``5``, ``0.8``, ``0.5f``."""
+    if t.is_float:
+        return repr(float(value)) + ("f" if t.name == "f32" else "")
+    return str(int(value))
 
 
 def _called_from(module: Module, entry: str) -> set[str]:
@@ -804,9 +804,8 @@ class _CFunctionEmitter(_FunctionEmitter):
         spelled = self.fn.attrs.get("c_params")
         if base.owner is not self.fn.body or not spelled or len(spelled) != len(self.fn.params):
             return None
-        declared = spelled[self.fn.params.index(base)].replace("*", " ").split()
-        name = " ".join(w for w in declared if w != "const")
-        return name if any(name == s[0] for s in structs) else None
+        entry = pointee_struct(spelled[self.fn.params.index(base)], structs)
+        return entry[0] if entry is not None else None
 
     def _struct_size(self, struct: str) -> int:
         return next(size for name, _, size in self.fn.attrs["c_structs"] if name == struct)

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from ..adjoint.accumulation import accumulation, private_accumulations
+from ..parse.c_structs import pointee_struct
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.types import ArrayType, Type
 from .expr import (
@@ -233,16 +234,18 @@ class _FunctionEmitter:
 
     def _struct_comments(self, names: list[str]) -> list[str]:
         """For C input with structs: how each array of structs lies in its flat NumPy array."""
-        structs = {name: (definition, size) for name, definition, size in self.fn.attrs.get("c_structs", [])}
+        structs = self.fn.attrs.get("c_structs", [])
         spelled = self.fn.attrs.get("c_params") or []
         groups: dict[str, list[str]] = {}
+        entries: dict[str, list] = {}
         for name, declared in zip(names, spelled):
-            struct = " ".join(w for w in declared.replace("*", " ").split() if w != "const")
-            if struct in structs:
-                groups.setdefault(struct, []).append(name)
+            entry = pointee_struct(declared, structs)
+            if entry is not None:
+                groups.setdefault(entry[0], []).append(name)
+                entries[entry[0]] = entry
         out = []
         for struct, arrays in groups.items():
-            definition, size = structs[struct]
+            _, definition, size = entries[struct]
             members = ", ".join(re.findall(r"(\w+(?:\[\d+\])*);", definition))
             out.append(f"# {', '.join(arrays)}: {struct} records, {size} numbers each ({members}), one after another")
         return out

@@ -161,6 +161,13 @@ class StructTable:
         return value
 
 
+def pointee_struct(declared: str, structs: list[list]) -> Optional[list]:
+    """The ``c_structs`` entry ``[name, definition, size]`` of the struct a parameter declared
+    ``declared`` (``const struct Body *``) points to, or None for a pointer to numbers."""
+    name = " ".join(w for w in declared.replace("*", " ").split() if w != "const")
+    return next((entry for entry in structs if entry[0] == name), None)
+
+
 def _definition(node: c_ast.Struct, name: str, typedef: Optional[str], fields: list[Field]) -> str:
     """The struct's definition as output prints it (sizes as numbers: macros are not carried over)."""
     members = [f"    {f.spelling} {f.name}{''.join(f'[{n}]' for n in f.dims)};" for f in fields]
