@@ -63,3 +63,12 @@ def load_cases() -> list[GoldenCase]:
             )
         )
     return cases
+
+
+def compare_with_golden(request, path: Path, text: str) -> None:
+    """``text`` must equal the expected file ``path``; ``pytest --update-golden`` rewrites it instead."""
+    if request.config.getoption("--update-golden"):
+        path.write_text(text)
+        return
+    assert path.exists(), f"{path} is missing: run pytest --update-golden and review the diff"
+    assert text == path.read_text(), f"{path} differs from the generated output (pytest --update-golden)"

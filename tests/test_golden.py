@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 import sympy as sp
 from fd import check_gradient, written_arrays
-from golden_cases import OUTPUTS, load_cases
+from golden_cases import OUTPUTS, compare_with_golden, load_cases
 
 from s2sad import pipeline
 from s2sad.parse.python_frontend import parse_python
@@ -50,11 +50,7 @@ def test_golden_output(case, filename, request):
     text = case.generate(filename)
     assert text == case.generate(filename), "output is not deterministic"
     path = case.folder / filename
-    if request.config.getoption("--update-golden"):
-        path.write_text(text)
-        return
-    assert path.exists(), f"{path} is missing: run pytest --update-golden and review the diff"
-    assert text == path.read_text(), f"{path} differs from the generated output (pytest --update-golden)"
+    compare_with_golden(request, path, text)
 
 
 @pytest.mark.parametrize("filename", list(OUTPUTS))

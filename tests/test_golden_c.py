@@ -35,7 +35,7 @@ import pytest
 from cbuild import INPUT_FLAGS, build, compile_c, have_gcc
 from cprimal import CSignature
 from fd import ParamSpec, check_gradient
-from golden_cases import GOLDEN, load_cases
+from golden_cases import GOLDEN, compare_with_golden, load_cases
 
 from s2sad import pipeline
 
@@ -209,11 +209,7 @@ def test_c_golden_output(case, request):
     text = case.generate("c")
     assert text == case.generate("c"), "output is not deterministic"
     path = case.folder / "expected.c"
-    if request.config.getoption("--update-golden"):
-        path.write_text(text)
-        return
-    assert path.exists(), f"{path} is missing: run pytest --update-golden and review the diff"
-    assert text == path.read_text(), f"{path} differs from the generated output (pytest --update-golden)"
+    compare_with_golden(request, path, text)
 
 
 def _contract_signature(case: CCase) -> list[tuple[str, str, bool]]:
@@ -252,11 +248,7 @@ def test_c_to_py_golden_output(case, request):
     text = case.generate("py")
     assert text == case.generate("py"), "output is not deterministic"
     path = case.folder / "expected.py"
-    if request.config.getoption("--update-golden"):
-        path.write_text(text)
-        return
-    assert path.exists(), f"{path} is missing: run pytest --update-golden and review the diff"
-    assert text == path.read_text(), f"{path} differs from the generated output (pytest --update-golden)"
+    compare_with_golden(request, path, text)
 
 
 @pytest.mark.parametrize("case", _params(PY))

@@ -28,7 +28,7 @@ import pytest
 from cudaemu import EmulatedKernel, as_c, have_gxx, have_nvcc
 from cprimal import CSignature
 from fd import ParamSpec, check_gradient
-from golden_cases import GOLDEN
+from golden_cases import GOLDEN, compare_with_golden
 
 from s2sad import pipeline
 
@@ -96,11 +96,7 @@ def test_cuda_golden_output(name, request):
     text = case.generate(level)
     assert text == case.generate(level), "output is not deterministic"
     path = case.folder / "expected.cu"
-    if request.config.getoption("--update-golden"):
-        path.write_text(text)
-        return
-    assert path.exists(), f"{path} is missing: run pytest --update-golden and review the diff"
-    assert text == path.read_text(), f"{path} differs from the generated output (pytest --update-golden)"
+    compare_with_golden(request, path, text)
 
 
 def _contract(case: CudaCase) -> list[tuple[str, str, bool]]:
