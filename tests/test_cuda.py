@@ -114,8 +114,9 @@ def _modes(fn) -> dict[str, list[str]]:
         ("daxpy_shared_scalar", {"d_a": [BLOCK], "d_x": [PRIVATE]}),
         ("stencil_1d", {"d_x": [ATOMIC]}),
         ("gather_index_list", {"d_w": [PRIVATE], "d_x": [ATOMIC]}),
-        ("matvec_row_loop", {"d_A": [ATOMIC], "d_x": [ATOMIC]}),
+        ("matvec_row_loop", {"d_A": [PRIVATE], "d_x": [ATOMIC]}),  # A[i * n + j], j in [0, n)
         ("shared_block_reduction", {"d_buf": [ATOMIC], "d_x": [ATOMIC]}),
+        ("grid_2d", {"d_x": [PRIVATE]}),  # row * w + col under col < w
     ],
 )
 def test_accumulations_are_classified(name, expected):
@@ -195,7 +196,8 @@ class _Recorder(Interpreter):
         return super()._op(op, env)
 
 
-@pytest.mark.parametrize("name", ["daxpy_shared_scalar", "stencil_1d", "gather_index_list", "matvec_row_loop"])
+@pytest.mark.parametrize("name", ["daxpy_shared_scalar", "stencil_1d", "gather_index_list", "matvec_row_loop",
+                                  "grid_2d", "tape_in_kernel"])
 def test_private_accumulations_do_not_race(name):
     spec, module, fn = _grad(name)
     stores = classify(fn, kernel=True).modes

@@ -7,10 +7,12 @@ primal did not have. This analysis looks at each accumulation into a shadow
 parameter of a kernel's gradient (``store(d, idx, add(load(d, idx), g))``) and
 classifies it by the addresses all the threads touch in that shadow:
 
-* ``PRIVATE``: every access to the shadow, in the whole kernel, uses one index
-  expression that is an injective function of the global thread id (``i`` with
-  ``i = blockIdx.x * blockDim.x + threadIdx.x``, plus or times a thread-uniform
-  amount): no two threads meet at one element, a plain ``+=`` is race-free;
+* ``PRIVATE``: every access to the shadow, in the whole kernel, has one index form
+  whose address fixes the thread (``index_forms``): ``i`` with ``i = blockIdx.x *
+  blockDim.x + threadIdx.x``, ``2 * i + 1``, ``row * w + col`` under ``if (col < w)``,
+  ``i * m + j`` with ``j`` a loop counter in ``[0, m)``: no two threads meet at one
+  element, a plain ``+=`` is race-free. Axes the kernel never reads (``threadIdx.y`` in
+  a 1-D kernel) are taken to be of extent 1, as the kernel's launch must have them;
 * ``BLOCK``: every access is an accumulation at one thread-uniform index (a
   constant or an integer parameter): all threads add to the same element, so
   each thread sums in a register and the block adds its total with one atomic,
@@ -19,8 +21,8 @@ classifies it by the addresses all the threads touch in that shadow:
   the neighbour's ``d_x[i]``; a gather's ``d_x[idx[i]]`` may repeat): ``atomicAdd``.
 
 The shadow of a ``__shared__`` array is shared by the threads of a block only:
-its accumulations are ``PRIVATE`` when every access uses one index injective in
-the thread's index in the block (``threadIdx.x``, plus a uniform amount), else
+its accumulations are ``PRIVATE`` when every access has one index form whose address
+fixes the thread's index in the block (``threadIdx.x``, plus a uniform amount), else
 ``ATOMIC`` (``atomicAdd`` on shared memory).
 
 A shadow passed to a call is ``ATOMIC`` everywhere (the callee's accesses are
@@ -29,13 +31,15 @@ is ``ATOMIC``: a device function cannot know which thread calls it with what.
 Accumulations into local arrays (per-thread memory) are not classified.
 
 Index expressions are compared structurally (the forward sweep's ``i`` and the
-reverse sweep's recomputed ``i`` are different SSA values with one meaning).
+reverse sweep's recomputed ``i`` are different SSA values with one meaning; a loop's
+counter and its mirror's in the reverse sweep run over the same range).
 ``all_atomic`` classifies every accumulation ``ATOMIC``: the baseline that
 ``bench/gpu.py`` measures classification against.
 
 Parallel loops (OpenMP's ``parallel for``, Numba's ``prange``) get the same
 analysis with the iteration in place of the thread: ``private_accumulations``
-are the accumulations of a loop that no other iteration can meet.
+are the accumulations of a loop that no other iteration can meet (``x[i]``,
+``x[i * m + j]``, or ``x[i, j]``, with ``i`` the parallel loop's counter).
 
 This is the race analysis of Enzyme's GPU reverse mode (Moses et al., "Reverse-
 mode automatic differentiation and optimization of GPU kernels via Enzyme",
@@ -45,12 +49,14 @@ SC'21), reduced to the index forms numerical kernels use.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Hashable, Optional
 
+from ..ssa.build import const_int
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.gpu import SHARED_SPACE
-from ..ssa.ir import Function, Op, Value
+from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.ops import view_base
+from .index_forms import OWNER, Coef, IndexForms, loop_atom, offset, thread_atom
 
 PRIVATE = "private"
 BLOCK = "block"
@@ -100,8 +106,10 @@ def accumulation(op: Op) -> Optional[Value]:
     return None
 
 
-def classify(fn: Function, kernel: bool, all_atomic: bool = False) -> AccumulationPlan:
-    """How each accumulation of ``fn`` (a gradient; ``kernel``: a ``__global__`` one) is added."""
+def classify(fn: Function, kernel: bool, all_atomic: bool = False,
+             module: Optional[Module] = None) -> AccumulationPlan:
+    """How each accumulation of ``fn`` (a gradient; ``kernel``: a ``__global__`` one) is added.
+    ``module`` holds the device functions ``fn`` calls: the thread axes they read count as used."""
     plan = AccumulationPlan(returned=ATOMIC if all_atomic else BLOCK if kernel else PRIVATE)
     shadows = set(shadow_params(fn))
     shared = set(shared_shadows(fn))
@@ -112,6 +120,8 @@ def classify(fn: Function, kernel: bool, all_atomic: bool = False) -> Accumulati
             accesses[view_base(op.operands[0])].append(op)
         elif op.name == "call":
             passed.update(view_base(a) for a in op.operands if a.type.is_array)
+    forms = _kernel_forms()
+    used = _thread_axes(fn, module)
     for shadow, ops in accesses.items():
         stores = [op for op in ops if accumulation(op) is not None]
         mode = ATOMIC
@@ -120,10 +130,12 @@ def classify(fn: Function, kernel: bool, all_atomic: bool = False) -> Accumulati
         elif shadow in shared:
             # Threads of one block share it; the barriers the reverse sweep mirrors order the
             # phases, but within a phase only an index of the thread's own is race-free.
-            mode = PRIVATE if _same_index(ops) and all(_private_in_block(v) for v in _index(ops[0])) else ATOMIC
+            owner = [{thread_atom("gid", a), thread_atom("tid", a)} for a in used["thread"]]
+            mode = PRIVATE if _owned(ops, forms, _thread_ranges(forms), owner) else ATOMIC
         elif not kernel:
             mode = ATOMIC
-        elif _same_index(ops) and all(_private(v) for v in ops[0].operands[1:2]) and ops[0].operands[0].type.rank == 1:
+        elif _owned(ops, forms, _thread_ranges(forms), [{thread_atom("gid", a), (thread_atom("tid", a),
+                                                        thread_atom("bid", a))} for a in used["any"]]):
             mode = PRIVATE
         elif len(stores) * 2 == len(ops) and _same_index(ops) and all(_uniform_at_top(v, fn) for v in _index(ops[0])):
             mode = BLOCK  # each accumulation is one load and one store: nothing else touches it
@@ -157,6 +169,11 @@ def key(v: Value) -> object:
 _KEYED = {"const", "add", "sub", "mul", "cast", "neg", *GPU_BUILTINS}
 
 
+def _builtin_key(name: str, axis: str) -> object:
+    """``key`` of the built-in ``name`` on ``axis`` (``blockDim.x``), without the value at hand."""
+    return (name, axis, "i64", ())
+
+
 def _uniform(v: Value) -> bool:
     """The same in every thread of the launch: constants, scalar parameters, blockDim, gridDim."""
     op = v.defining_op
@@ -173,63 +190,95 @@ def _uniform_at_top(v: Value, fn: Function) -> bool:
     return _uniform(v) and (op is None or op.parent is fn.body or op.name == "const")
 
 
-def _global_id_x(v: Value) -> bool:
-    """``blockIdx.x * blockDim.x + threadIdx.x``, in any order of the operands."""
+def _loop_counter(v: Value) -> Optional[Op]:
+    """The ``for`` whose counter ``v`` is."""
+    if not v.is_block_arg:
+        return None
+    loop = v.owner.parent_op
+    if loop is not None and loop.name == "for" and v is loop.regions[0].args[0]:
+        return loop
+    return None
+
+
+def _thread_atom(v: Value) -> Optional[Hashable]:
     op = v.defining_op
-    if op is None or op.name != "add":
+    if op is not None and op.name in ("gpu.thread_idx", "gpu.block_idx"):
+        return thread_atom("tid" if op.name == "gpu.thread_idx" else "bid", op.attrs["axis"])
+    loop = _loop_counter(v)
+    return loop_atom(loop) if loop is not None else None
+
+
+def _kernel_forms() -> IndexForms:
+    return IndexForms(_uniform, _thread_atom, key, _builtin_key)
+
+
+def _thread_ranges(forms: IndexForms) -> Callable[[Op], Callable[[Hashable], Optional[Coef]]]:
+    """For an access: where each atom of its index lies (guards for global ids)."""
+    def at(op: Op) -> Callable[[Hashable], Optional[Coef]]:
+        guards = forms.guards(op)
+
+        def ranges(atom: Hashable) -> Optional[Coef]:
+            kind = atom[0]  # type: ignore[index]
+            if kind in ("tid", "bid"):
+                return (1, (_builtin_key("gpu.block_dim" if kind == "tid" else "gpu.grid_dim", atom[1]),))  # type: ignore[index]
+            if kind == "loop":
+                r = forms.loop_range(atom[1])  # type: ignore[index]
+                if r is not None:
+                    return r
+            return guards.get(atom)
+        return ranges
+    return at
+
+
+def _thread_axes(fn: Function, module: Optional[Module]) -> dict[str, list[str]]:
+    """The axes the kernel (and the device functions it calls) reads: ``thread`` those of
+    threadIdx, ``any`` those of any built-in. An axis never read is assumed of extent 1."""
+    seen: set[str] = set()
+    found: dict[str, set[str]] = {"thread": set(), "any": set()}
+    todo = [fn]
+    while todo:
+        f = todo.pop()
+        if f.name in seen:
+            continue
+        seen.add(f.name)
+        for op in f.walk():
+            if op.name in GPU_BUILTINS:
+                found["any"].add(op.attrs["axis"])
+                if op.name == "gpu.thread_idx":
+                    found["thread"].add(op.attrs["axis"])
+            elif op.name == "call" and module is not None and op.attrs["callee"] in module.functions:
+                todo.append(module.functions[op.attrs["callee"]])
+    return {k: sorted(v) for k, v in found.items()}
+
+
+def _owned(ops: list[Op], forms: IndexForms, ranges_at: Callable[[Op], Callable[[Hashable], Optional[Coef]]],
+           owner: list[set]) -> bool:
+    """Whether, at some index position, every access of ``ops`` has one mixed-radix form whose
+    digits include, for each entry of ``owner``, one of its alternatives (an atom, or a tuple of
+    atoms that must all be digits): then an address fixes its owner."""
+    positions = {len(_index(op)) for op in ops}
+    if len(positions) != 1:
         return False
-    for a, b in (op.operands, reversed(op.operands)):
-        if _builtin(a, "gpu.thread_idx"):
-            m = b.defining_op
-            if m is not None and m.name == "mul":
-                names = sorted(o.defining_op.name for o in m.operands if o.defining_op is not None
-                               and o.defining_op.attrs.get("axis") == "x")
-                if names == ["gpu.block_dim", "gpu.block_idx"]:
-                    return True
-    return False
-
-
-def _builtin(v: Value, name: str) -> bool:
-    op = v.defining_op
-    return op is not None and op.name == name and op.attrs.get("axis") == "x"
-
-
-def _private_in_block(v: Value) -> bool:
-    """An injective function of the thread's index in its block: threadIdx.x (+ or - uniform),
-    or of the global thread id (injective on a block as well)."""
-    op = v.defining_op
-    if _builtin(v, "gpu.thread_idx") or _private(v):
-        return True
-    if op is None:
-        return False
-    if op.name == "cast" and op.operands[0].type.is_int:
-        return _private_in_block(op.operands[0])
-    if op.name in ("add", "sub"):
-        a, b = op.operands
-        return (_private_in_block(a) and _uniform(b)) or (op.name == "add" and _uniform(a) and _private_in_block(b))
-    return False
-
-
-def _private(v: Value) -> bool:
-    """An injective function of the global thread id: gid, gid + u, u + gid, gid - u, gid * c (c != 0)."""
-    op = v.defining_op
-    if _global_id_x(v):
-        return True
-    if op is None:
-        return False
-    if op.name == "cast" and op.operands[0].type.is_int:
-        return _private(op.operands[0])
-    if op.name == "add":
-        a, b = op.operands
-        return (_private(a) and _uniform(b)) or (_uniform(a) and _private(b))
-    if op.name == "sub":
-        return _private(op.operands[0]) and _uniform(op.operands[1])
-    if op.name == "mul":
-        for a, b in (op.operands, reversed(op.operands)):
-            c = b.defining_op
-            if _private(a) and c is not None and c.name == "const" and c.attrs["value"] != 0:
+    for k in range(positions.pop()):
+        signatures = set()
+        for op in ops:
+            f = forms.form(_index(op)[k])
+            digits = forms.digits(f, ranges_at(op)) if f is not None else None
+            if digits is None or not _covers({d[0] for d in digits}, owner):
+                break
+            # Loops are compared by range and weight: the forward loop's j and its mirror's j
+            # run over the same elements.
+            signatures.add((tuple(("loop" if d[0][0] == "loop" else d[0], d[1], d[2]) for d in digits),
+                            offset(f)))
+        else:
+            if len(signatures) == 1:
                 return True
     return False
+
+
+def _covers(atoms: set, owner: list[set]) -> bool:
+    return all(any(set(alt).issubset(atoms) if isinstance(alt[0], tuple) else alt in atoms for alt in alts)
+               for alts in owner)
 
 
 # -- loops whose iterations run in parallel (OpenMP, numba.prange) ----------------------------
@@ -237,41 +286,39 @@ def _private(v: Value) -> bool:
 
 def private_accumulations(loop: Op) -> set[Op]:
     """The accumulation stores in ``loop`` that no other iteration can meet: every access to
-    that array in the loop uses one index, and that index is ``iteration_private``."""
+    that array in the loop has, at one index position, one mixed-radix form whose digits
+    include the loop's counter."""
+    iv = loop.regions[0].args[0]
+
+    def uniform(v: Value) -> bool:
+        if not v.type.is_int:
+            return False
+        if const_int(v) is not None or _invariant(v, loop):
+            return True
+        op = v.defining_op
+        return op is not None and op.name in ("add", "sub", "mul", "neg", "cast") and all(map(uniform, op.operands))
+
+    def atom(v: Value) -> Optional[Hashable]:
+        if v is iv:
+            return OWNER
+        inner = _loop_counter(v)
+        return loop_atom(inner) if inner is not None else None
+
+    forms = IndexForms(uniform, atom, key)
+
+    def ranges_at(op: Op) -> Callable[[Hashable], Optional[Coef]]:
+        guards = forms.guards(op)
+        return lambda a: forms.loop_range(loop if a == OWNER else a[1]) or guards.get(a)  # type: ignore[index]
+
     by_root: dict[Value, list[Op]] = {}
     for op in loop.walk():
         if op.name in ("load", "store"):
             by_root.setdefault(view_base(op.operands[0]), []).append(op)
     out: set[Op] = set()
     for ops in by_root.values():
-        indices = [op.operands[1:] if op.name == "load" else op.operands[1:-1] for op in ops]
-        keys = {tuple(key(v) for v in idx) for idx in indices}
-        if (len(keys) == 1 and len(indices[0]) == 1 and iteration_private(indices[0][0], loop)
-                and all(op.operands[0] is ops[0].operands[0] for op in ops)):
+        if all(op.operands[0] is ops[0].operands[0] for op in ops) and _owned(ops, forms, ranges_at, [{OWNER}]):
             out.update(op for op in ops if op.name == "store" and accumulation(op) is not None)
     return out
-
-
-def iteration_private(index: Value, loop: Op) -> bool:
-    """Whether ``index`` names a different element in every iteration of ``loop``."""
-    iv = loop.regions[0].args[0]
-    op = index.defining_op
-    if index is iv:
-        return True
-    if op is None:
-        return False
-    if op.name == "cast" and op.operands[0].type.is_int:
-        return iteration_private(op.operands[0], loop)
-    if op.name in ("add", "sub"):
-        a, b = op.operands
-        return (iteration_private(a, loop) and _invariant(b, loop)) or (
-            op.name == "add" and _invariant(a, loop) and iteration_private(b, loop))
-    if op.name == "mul":
-        for a, b in (op.operands, reversed(op.operands)):
-            c = b.defining_op
-            if iteration_private(a, loop) and c is not None and c.name == "const" and c.attrs["value"] != 0:
-                return True
-    return False
 
 
 def _invariant(v: Value, loop: Op) -> bool:

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..adjoint.accumulation import iteration_private, private_accumulations
+from ..adjoint.accumulation import private_accumulations
 from ..emit_py.emitter import For, Stmt, _names
 from ..ssa.ir import Op
 from .cstmt import Decl, child_blocks
@@ -51,7 +51,7 @@ def is_parallel(op: Op) -> bool:
     return op.name == "for" and op.attrs.get("parallel") == "omp"
 
 
-__all__ = ["Pragma", "finish", "is_parallel", "iteration_private", "private_accumulations"]
+__all__ = ["Pragma", "finish", "is_parallel", "private_accumulations"]
 
 
 def finish(stmts: list[Stmt]) -> None:

@@ -132,7 +132,7 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
     def __init__(self, ctx: _ModuleContext, fn):
         super().__init__(ctx, fn)
         self.kernel = fn.name == ctx.entry and fn.attrs.get("cuda") == "global"
-        self.accum: AccumulationPlan = (classify(fn, self.kernel, self.everything_atomic) if is_gradient(fn)
+        self.accum: AccumulationPlan = (classify(fn, self.kernel, self.everything_atomic, ctx.module) if is_gradient(fn)
                                        else AccumulationPlan())
         self.sums: dict[object, tuple[str, Expr]] = {}  # shadow -> (register, the element it flushes to)
 

@@ -1,0 +1,222 @@
+"""Integer index expressions as mixed-radix numbers: which owner an address belongs to.
+
+The race analysis (``accumulation``) must know whether two threads of a kernel, or two
+iterations of a parallel loop (the *owners*), can ever touch one element of an array.
+The index expressions of numerical kernels are affine: ``i``, ``2 * i + 1``,
+``row * w + col``, ``i * m + j`` with ``j`` the counter of a loop inside the thread.
+This module writes such an index as a sum of *digits*, each an *atom* times a
+coefficient, plus an offset:
+
+* atoms are what varies between owners or within one: a thread coordinate
+  (``threadIdx.x``, ``blockIdx.y``, or their usual combination, the global id
+  ``blockIdx.x * blockDim.x + threadIdx.x``), the parallel loop's counter, the counter
+  of a loop nested in the owner;
+* coefficients and the offset are built from *uniform* values (the same for every
+  owner: constants, scalar parameters, ``blockDim``, values defined before the
+  parallel loop), kept symbolically as products of opaque factors, so that
+  ``i * m + j`` is seen to have the digit ``i`` of weight ``m`` above the digit ``j``
+  of range ``m``.
+
+When the digits form a mixed-radix number -- the lowest weight a nonzero constant, and
+every next weight the previous weight times the previous digit's range -- an address
+fixes every digit. When the owner's own digits are among them, an address fixes the
+owner: no two owners meet at an element, and a plain ``+=`` is race-free.
+
+A digit's range is where the atom lies: ``threadIdx.x`` in ``[0, blockDim.x)``,
+``blockIdx.x`` in ``[0, gridDim.x)``, a loop counter ``for (j = 0; j < m; j++)`` (or its
+reverse-sweep mirror) in ``[0, m)``, and a global id in ``[0, n)`` where the access
+sits under a guard ``if (i < n)``. The highest digit needs no range.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import permutations
+from typing import Callable, Hashable, Optional
+
+from ..ssa.build import const_int
+from ..ssa.gpu import AXES
+from ..ssa.ir import Op, Value
+
+Factors = tuple  # sorted structural keys of uniform values: a product, symbolically
+Coef = tuple[int, Factors]  # integer times the product of the factors
+Form = dict[tuple[Optional[Hashable], Factors], int]  # (atom or None for the offset, factors) -> integer
+_MAX_DIGITS = 6  # more digits than any numerical index has: the search over orders stays small
+
+
+def thread_atom(kind: str, axis: str) -> tuple[str, str]:
+    """``("tid" | "bid" | "gid", axis)``: threadIdx, blockIdx, or the global id of ``axis``."""
+    return (kind, axis)
+
+
+def loop_atom(loop: Op) -> tuple[str, Op]:
+    """The counter of ``loop``, a loop inside one owner."""
+    return ("loop", loop)
+
+
+OWNER = ("owner",)  # the counter of the parallel loop whose iterations are the owners
+
+
+@dataclass
+class IndexForms:
+    """Affine forms of index expressions for one analysis.
+
+    ``uniform(v)``: ``v`` is the same for every owner. ``atom(v)``: the atom ``v`` is (a thread
+    built-in, a loop counter), or None. ``key(v)``: a structural key, equal for values equal
+    in every owner. ``block_dim_key(axis)``: the key of ``blockDim.<axis>``, for recognizing
+    global ids (None outside kernels)."""
+
+    uniform: Callable[[Value], bool]
+    atom: Callable[[Value], Optional[Hashable]]
+    key: Callable[[Value], Hashable]
+    dim_key: Callable[[str, str], Hashable] = lambda name, axis: None
+
+    # -- forms ------------------------------------------------------------------------------
+    def form(self, v: Value) -> Optional[Form]:
+        """``v`` as digits and offset, with the global ids of thread coordinates merged."""
+        f = self._form(v)
+        return None if f is None else self._merge_global_ids(f)
+
+    def _form(self, v: Value) -> Optional[Form]:
+        if self.uniform(v):
+            c, factors = self.coef(v)
+            return {(None, factors): c} if c else {}
+        a = self.atom(v)
+        if a is not None:
+            return {(a, ()): 1}
+        op = v.defining_op
+        if op is None or op.regions or not v.type.is_int:
+            return None
+        if op.name == "cast" and op.operands[0].type.is_int:
+            return self._form(op.operands[0])
+        if op.name in ("add", "sub"):
+            a_form, b_form = self._form(op.operands[0]), self._form(op.operands[1])
+            if a_form is None or b_form is None:
+                return None
+            return _add(a_form, _scale(b_form, (1 if op.name == "add" else -1, ())))
+        if op.name == "neg":
+            f = self._form(op.operands[0])
+            return None if f is None else _scale(f, (-1, ()))
+        if op.name == "mul":
+            for a, b in (op.operands, reversed(op.operands)):
+                if self.uniform(b):
+                    f = self._form(a)
+                    return None if f is None else _scale(f, self.coef(b))
+        return None
+
+    def coef(self, u: Value) -> Coef:
+        """A uniform integer as a coefficient: its constant, or a product of opaque factors."""
+        c = const_int(u)
+        if c is not None:
+            return (c, ())
+        op = u.defining_op
+        if op is not None and op.name == "mul" and all(self.uniform(o) for o in op.operands):
+            return _times(self.coef(op.operands[0]), self.coef(op.operands[1]))
+        if op is not None and op.name == "cast" and op.operands[0].type.is_int:
+            return self.coef(op.operands[0])
+        return (1, (self.key(u),))
+
+    def _merge_global_ids(self, f: Form) -> Form:
+        """``threadIdx.a * w + blockIdx.a * (blockDim.a * w)`` -> ``gid.a * w``."""
+        out = dict(f)
+        for axis in AXES:
+            dim = self.dim_key("gpu.block_dim", axis)
+            if dim is None:
+                continue
+            tids = [(k, c) for k, c in out.items() if k[0] == thread_atom("tid", axis)]
+            bids = [(k, c) for k, c in out.items() if k[0] == thread_atom("bid", axis)]
+            if len(tids) == 1 and len(bids) == 1:
+                (tk, tc), (bk, bc) = tids[0], bids[0]
+                if (bc, bk[1]) == _times((tc, tk[1]), (1, (dim,))):
+                    del out[tk], out[bk]
+                    out[(thread_atom("gid", axis), tk[1])] = tc
+        return out
+
+    # -- ranges -----------------------------------------------------------------------------
+    def guards(self, op: Op) -> dict[Hashable, Coef]:
+        """Upper bounds of atoms from the ``if (a < u)`` conditions that hold where ``op`` runs
+        (the conjuncts of enclosing then-branches); the atoms are nonnegative already."""
+        out: dict[Hashable, Coef] = {}
+        region = op.parent
+        while region is not None and region.parent_op is not None:
+            owner = region.parent_op
+            if owner.name == "if" and owner.regions[0] is region:
+                self._conjuncts(owner.operands[0], out)
+            region = owner.parent
+        return out
+
+    def _conjuncts(self, cond: Value, out: dict[Hashable, Coef]) -> None:
+        op = cond.defining_op
+        if op is None:
+            return
+        if op.name == "and":
+            for c in op.operands:
+                self._conjuncts(c, out)
+            return
+        if op.name in ("lt", "gt"):
+            low, high = op.operands if op.name == "lt" else reversed(op.operands)
+            f = self.form(low)
+            if f is not None and len(f) == 1 and self.uniform(high):
+                ((atom, factors), c), = f.items()
+                if atom is not None and factors == () and c == 1:
+                    out.setdefault(atom, self.coef(high))
+
+    def loop_range(self, loop: Op) -> Optional[Coef]:
+        """``m`` for ``for (j = 0; j < m; j++)`` and for its mirror ``for (j = m - 1; j >= 0; j--)``;
+        None for other bounds (the counter may still be the highest digit)."""
+        lb, ub, step = loop.operands[:3]
+        if const_int(step) == 1 and const_int(lb) == 0 and self.uniform(ub):
+            return self.coef(ub)
+        if const_int(step) == -1 and const_int(ub) == -1:
+            sub = lb.defining_op
+            if (sub is not None and sub.name == "sub" and const_int(sub.operands[1]) == 1
+                    and self.uniform(sub.operands[0])):
+                return self.coef(sub.operands[0])
+        return None
+
+    # -- ownership --------------------------------------------------------------------------
+    def digits(self, f: Form, ranges: Callable[[Hashable], Optional[Coef]]) -> Optional[tuple]:
+        """The digits of ``f`` from the lowest, as ``(atom, weight, range)`` (the highest with
+        range None), when they form a mixed-radix number; else None."""
+        terms = [(atom, (c, factors)) for (atom, factors), c in f.items() if atom is not None]
+        atoms = [a for a, _ in terms]
+        if not terms or len(set(atoms)) != len(atoms) or len(terms) > _MAX_DIGITS:
+            return None
+        for order in permutations(terms):
+            weight = order[0][1]
+            if weight[1] != () or weight[0] == 0:
+                continue
+            out = []
+            for (atom, w), nxt in zip(order, order[1:] + (None,)):
+                r = ranges(atom) if nxt is not None else None
+                if nxt is not None and (r is None or nxt[1] != _times(w, r)):
+                    break
+                out.append((atom, w, r))
+            else:
+                return tuple(out)
+        return None
+
+
+def offset(f: Form) -> tuple:
+    """The uniform part of a form, as a comparable key."""
+    return tuple(sorted(((factors, c) for (atom, factors), c in f.items() if atom is None), key=repr))
+
+
+def _times(a: Coef, b: Coef) -> Coef:
+    return (a[0] * b[0], tuple(sorted(a[1] + b[1], key=repr)))
+
+
+def _scale(f: Form, by: Coef) -> Form:
+    out: Form = {}
+    for (atom, factors), c in f.items():
+        c2, f2 = _times((c, factors), by)
+        if c2:
+            out[(atom, f2)] = out.get((atom, f2), 0) + c2
+    return {k: c for k, c in out.items() if c}
+
+
+def _add(a: Form, b: Form) -> Form:
+    out = dict(a)
+    for k, c in b.items():
+        out[k] = out.get(k, 0) + c
+    return {k: c for k, c in out.items() if c}

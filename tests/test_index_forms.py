@@ -1,0 +1,145 @@
+"""Who owns an address: the mixed-radix index forms behind the race analysis.
+
+Each case is a small kernel (or OpenMP loop) whose gradient accumulates into ``d_x``;
+the test says whether that accumulation is thread-private. The negative cases are the
+ones a sloppy analysis gets wrong: a weight that may be zero, a digit whose range is
+not known, a digit that overflows into the next, an axis the kernel reads but the
+index does not use. Each positive kernel is also run in the interpreter over a whole
+launch (tests/test_cuda.py does it for the goldens) to confirm no element is shared.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import pytest
+
+from s2sad import pipeline
+from s2sad.adjoint.accumulation import PRIVATE, accumulation, classify, private_accumulations
+from s2sad.ssa.gpu import Launch
+from s2sad.ssa.interp import Interpreter
+
+KERNEL = """\
+__global__ void k(int n, int m, int w, const double *x, double *y)
+{{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    {body}
+}}
+"""
+
+
+def _modes(body: str) -> set[str]:
+    src = KERNEL.format(body=body)
+    module = pipeline.gradient_module(src, "k.cu", "k", ["x"], pipeline.Options(level=2))
+    fn = module.functions["grad_k"]
+    plan = classify(fn, kernel=True, module=module)
+    return {mode for op, mode in plan.modes.items() if op.operands[0].name_hint == "d_x"}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "if (i < n) { y[i] = x[i] * x[i]; }",
+        "if (i < n) { y[i] = x[2 * i + 1]; }",
+        "if (i < n) { y[i] = x[n - 1 - i]; }",
+        "if (i < n) { for (int j = 0; j < m; j++) { y[i] += x[i * m + j]; } }",
+        "if (i < n) { for (int j = 0; j < m; j++) { y[i] += x[j * n + i]; } }",  # column walk
+        "if (row < n && col < w) { y[row * w + col] = x[row * w + col]; }",
+        "if (row < n && col < w) { y[row * w + col] = x[col * n + row]; }",  # transpose
+        "if (row < n && col < w) { y[row * w + col] = x[(row * w + col) * m]; }".replace("* m", "* 3"),
+    ],
+)
+def test_thread_private(body):
+    assert _modes(body) == {PRIVATE}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "if (i < n) { y[i] = x[i * m]; }",  # m may be 0: every thread at x[0]
+        "if (i < n) { y[i] = x[i / 2]; }",  # two threads per element
+        "if (i < n) { y[i] = x[i] + x[i + 1]; }",  # the neighbour's element
+        "if (i < n) { for (int j = 0; j <= m; j++) { y[i] += x[i * m + j]; } }",  # j reaches m
+        "if (i < n) { for (int j = 1; j < m; j++) { y[i] += x[i * m + j]; } }",  # range not from 0
+        "y[row * w + col] = x[row * w + col];",  # no guard: col may pass w
+        "if (row < n) { y[row * w + col] = x[row * w + col]; }",  # col unguarded
+        "if (i < n) { y[i] = x[i] * row; }",  # a 2-D launch: the threads of one i differ in row
+    ],
+)
+def test_not_thread_private(body):
+    assert PRIVATE not in _modes(body)
+
+
+class _Recorder(Interpreter):
+    """Runs the gradient over a launch and records which threads add to which element."""
+
+    def __init__(self, module, stores):
+        super().__init__(module)
+        self.stores = stores
+        self.touched: dict[int, set] = defaultdict(set)
+
+    def _op(self, op, env):
+        if op in self.stores:
+            (k,) = [env[v] for v in op.operands[1:-1]]
+            self.touched[k].add((self.thread.thread_idx, self.thread.block_idx))
+        return super()._op(op, env)
+
+
+@pytest.mark.parametrize(
+    "body, size, launch",
+    [
+        ("if (i < n) { for (int j = 0; j < m; j++) { y[i] += x[j * n + i]; } }", 5 * 3,
+         Launch((2, 1, 1), (4, 1, 1))),
+        ("if (row < n && col < w) { y[row * w + col] = x[col * n + row]; }", 5 * 7,
+         Launch((2, 2, 1), (4, 4, 1))),
+    ],
+)
+def test_private_means_unshared_in_a_launch(body, size, launch):
+    src = KERNEL.format(body=body)
+    module = pipeline.gradient_module(src, "k.cu", "k", ["x"], pipeline.Options(level=2))
+    fn = module.functions["grad_k"]
+    stores = {op for op, mode in classify(fn, kernel=True, module=module).modes.items()
+              if mode == PRIVATE and op.operands[0].name_hint == "d_x"}
+    assert stores
+    rec = _Recorder(module, stores)
+    n, m, w = 5, 3, 7
+    rng = np.random.default_rng(0)
+    args = [n, m, w, rng.standard_normal(size), np.zeros(size), rng.standard_normal(size), np.zeros(size)]
+    rec.launch("grad_k", launch, *args)
+    assert len(rec.touched) == size  # every element of d_x is reached
+    assert all(len(threads) == 1 for threads in rec.touched.values())
+
+
+OMP = """\
+void f(int n, int m, const double *x, double *y)
+{{
+    #pragma omp parallel for
+    for (int i = 0; i < n; i++) {{
+        {body}
+    }}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "body, private",
+    [
+        ("y[i] = x[i] * x[i];", True),
+        ("for (int j = 0; j < m; j++) { y[i] += x[i * m + j] * x[i * m + j]; }", True),
+        ("for (int j = 0; j < m; j++) { y[i] += x[j * n + i]; }", True),
+        ("for (int j = 0; j < m; j++) { y[i] += x[i + j]; }", False),
+        ("for (int j = 0; j < m; j++) { y[i] += x[j]; }", False),
+    ],
+)
+def test_parallel_loop_iterations_own(body, private):
+    module = pipeline.gradient_module(OMP.format(body=body), "f.c", "f", ["x"], pipeline.Options(level=2))
+    fn = module.functions["grad_f"]
+    loops = [op for op in fn.walk() if op.name == "for" and op.attrs.get("parallel")]
+    assert loops
+    owned = set().union(*(private_accumulations(loop) for loop in loops))
+    stores = [op for op in fn.walk() if accumulation(op) is not None and op.operands[0].name_hint == "d_x"]
+    assert stores
+    assert all(op in owned for op in stores) == private
