@@ -12,6 +12,7 @@
  *   __shared__                               static storage: one copy, and one block runs
  *                                            at a time;
  *   atomicAdd(p, v)                          *p += v (only one thread runs at any moment);
+ *   __trap()                                 abort();
  *   __shfl_down_sync(mask, v, d)             every thread of the block posts v, barrier,
  *                                            reads lane + d of its warp (its own v past the
  *                                            end of the warp or block), barrier.
@@ -136,6 +137,8 @@ inline void launch(dim3 grid, dim3 block, F kernel) {
 }  // namespace emu
 
 inline void __syncthreads() { emu::barrier(); }
+
+inline void __trap() { abort(); }  // a kernel's fatal error
 
 template <class T>
 inline T atomicAdd(T *address, T value) {

@@ -143,3 +143,8 @@ def test_parallel_loop_iterations_own(body, private):
     stores = [op for op in fn.walk() if accumulation(op) is not None and op.operands[0].name_hint == "d_x"]
     assert stores
     assert all(op in owned for op in stores) == private
+
+
+def test_guard_by_early_return():
+    body = "if (row >= n || col >= w) return; y[row * w + col] = x[row * w + col];"
+    assert _modes(body) == {PRIVATE}

@@ -55,7 +55,7 @@ from ..ssa.build import const_int
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.gpu import SHARED_SPACE
 from ..ssa.ir import Function, Module, Op, Value
-from ..ssa.ops import view_base
+from ..ssa.ops import op_info, view_base
 from .index_forms import OWNER, Coef, IndexForms, loop_atom, offset, thread_atom
 
 PRIVATE = "private"
@@ -174,20 +174,22 @@ def _builtin_key(name: str, axis: str) -> object:
     return (name, axis, "i64", ())
 
 
-def _uniform(v: Value) -> bool:
-    """The same in every thread of the launch: constants, scalar parameters, blockDim, gridDim."""
+def thread_uniform(v: Value) -> bool:
+    """The same in every thread of the launch: constants, scalar parameters, blockDim, gridDim,
+    and pure arithmetic of those (not loads: memory may change under the threads)."""
     op = v.defining_op
     if op is None:
         return v.is_block_arg and v.owner.parent_op is None and not v.type.is_array
     if op.name in ("const", *_UNIFORM_BUILTINS):
         return True
-    return op.name in ("add", "sub", "mul", "neg", "cast") and all(_uniform(o) for o in op.operands)
+    return (not op.regions and op.name not in GPU_BUILTINS and op.name != "load" and op_info(op.name).pure
+            and all(thread_uniform(o) for o in op.operands))
 
 
 def _uniform_at_top(v: Value, fn: Function) -> bool:
     """Uniform, and defined where the end of the kernel still sees it (the flush is there)."""
     op = v.defining_op
-    return _uniform(v) and (op is None or op.parent is fn.body or op.name == "const")
+    return thread_uniform(v) and (op is None or op.parent is fn.body or op.name == "const")
 
 
 def _loop_counter(v: Value) -> Optional[Op]:
@@ -209,7 +211,7 @@ def _thread_atom(v: Value) -> Optional[Hashable]:
 
 
 def _kernel_forms() -> IndexForms:
-    return IndexForms(_uniform, _thread_atom, key, _builtin_key)
+    return IndexForms(thread_uniform, _thread_atom, key, _builtin_key)
 
 
 def _thread_ranges(forms: IndexForms) -> Callable[[Op], Callable[[Hashable], Optional[Coef]]]:

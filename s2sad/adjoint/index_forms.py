@@ -134,27 +134,33 @@ class IndexForms:
 
     # -- ranges -----------------------------------------------------------------------------
     def guards(self, op: Op) -> dict[Hashable, Coef]:
-        """Upper bounds of atoms from the ``if (a < u)`` conditions that hold where ``op`` runs
-        (the conjuncts of enclosing then-branches); the atoms are nonnegative already."""
+        """Upper bounds of atoms from the conditions of the ``if``s around ``op``: ``if (i < n)``
+        around it, or ``if (i >= n) return;`` before it (``op`` in the else branch). The
+        atoms are nonnegative already."""
         out: dict[Hashable, Coef] = {}
         region = op.parent
         while region is not None and region.parent_op is not None:
             owner = region.parent_op
-            if owner.name == "if" and owner.regions[0] is region:
-                self._conjuncts(owner.operands[0], out)
+            if owner.name == "if":
+                self._facts(owner.operands[0], owner.regions[0] is region, out)
             region = owner.parent
         return out
 
-    def _conjuncts(self, cond: Value, out: dict[Hashable, Coef]) -> None:
+    _BELOW = {("lt", True): 0, ("ge", False): 0, ("gt", True): 1, ("le", False): 1}  # -> position of the low side
+
+    def _facts(self, cond: Value, holds: bool, out: dict[Hashable, Coef]) -> None:
+        """The bounds ``atom < uniform`` that follow from ``cond`` being ``holds``."""
         op = cond.defining_op
         if op is None:
             return
-        if op.name == "and":
+        if (op.name, holds) in (("and", True), ("or", False)):
             for c in op.operands:
-                self._conjuncts(c, out)
-            return
-        if op.name in ("lt", "gt"):
-            low, high = op.operands if op.name == "lt" else reversed(op.operands)
+                self._facts(c, holds, out)
+        elif op.name == "not":
+            self._facts(op.operands[0], not holds, out)
+        elif (op.name, holds) in self._BELOW and op.operands[0].type.is_int:
+            k = self._BELOW[(op.name, holds)]
+            low, high = op.operands[k], op.operands[1 - k]
             f = self.form(low)
             if f is not None and len(f) == 1 and self.uniform(high):
                 ((atom, factors), c), = f.items()

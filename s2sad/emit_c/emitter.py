@@ -149,6 +149,7 @@ _INCLUDES = [
     ("stdbool.h", re.compile(r"\b(?:bool|true|false)\b")),
     ("stddef.h", re.compile(r"\b(?:size_t|ptrdiff_t)\b")),
     ("stdint.h", re.compile(r"\bu?int(?:8|16|32|64)_t\b")),
+    ("stdio.h", re.compile(r"\bprintf\(")),
     ("stdlib.h", re.compile(r"\b(?:malloc|calloc|realloc|free|labs|abs)\(")),
     ("string.h", re.compile(r"\bmemcpy\(")),
 ]

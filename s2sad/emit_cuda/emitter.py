@@ -28,14 +28,23 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..adjoint.accumulation import ATOMIC, BLOCK, PRIVATE, AccumulationPlan, accumulation, classify
-from ..emit_c.cexpr import Cast, address_of, deref
-from ..emit_c.emitter import HELPERS, _CFunctionEmitter, _ModuleContext, ctype, emit_c, is_gradient
+from ..adjoint.accumulation import ATOMIC, BLOCK, PRIVATE, AccumulationPlan, accumulation, classify, thread_uniform
+from ..emit_c.cexpr import Cast, IncDec, address_of, deref
+from ..emit_c.emitter import (
+    _CTYPES,
+    HELPERS,
+    STACK_LIMIT,
+    _CFunctionEmitter,
+    _ModuleContext,
+    ctype,
+    emit_c,
+    is_gradient,
+)
 from ..emit_py.emitter import Assign, AugAssign, ExprStmt, If, Stmt
-from ..emit_py.expr import BinOp, Call, Expr, Lit, Name, literal_value, number
+from ..emit_py.expr import BinOp, Call, Expr, Lit, Name, Subscript, literal_value, number
 from ..emit_c.cstmt import ArrayDecl
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
-from ..ssa.gpu import SHARED_SPACE, SYNC, cuda_spelling
+from ..ssa.gpu import AXES, SHARED_SPACE, SYNC, cuda_spelling
 from ..ssa.build import const_int
 from ..ssa.ir import Block, Module, Op
 from ..ssa.types import F32, F64, Type
@@ -87,6 +96,37 @@ static __device__ void *device_grow(void *p, size_t used, size_t count, size_t s
     free(p);
     return q;
 }""",
+    "block_tape": """\
+/* One device-heap allocation per thread block for a tape of count values per thread, laid out
+   so that the k-th values of the block's threads are side by side (a warp's pushes coalesce):
+   returns this thread's first cell; its k-th value is k * (threads in the block) further on.
+   Every thread of the block must call it (it has barriers). */
+static __device__ void *block_tape(size_t count, size_t size) {
+    __shared__ char *base;
+    unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    size_t threads = (size_t)blockDim.x * blockDim.y * blockDim.z;
+    if (t == 0) {
+        base = (char *)malloc(count * threads * size);
+        if (base == NULL && count > 0) {
+            printf("s2sad: a tape of %lu bytes does not fit in the device heap: raise "
+                   "cudaLimitMallocHeapSize\\n", (unsigned long)(count * threads * size));
+            __trap();
+        }
+    }
+    __syncthreads();
+    char *mine = base + t * size;
+    __syncthreads();  /* base is reused by the next call */
+    return mine;
+}""",
+    "block_tape_free": """\
+/* Frees a block_tape once every thread of the block is done with it (thread 0 holds its start).
+   Every thread of the block must call it. */
+static __device__ void block_tape_free(void *tape) {
+    __syncthreads();
+    if (threadIdx.x + threadIdx.y + threadIdx.z == 0) {
+        free(tape);
+    }
+}""",
 }
 
 ZERO_SHARED = """\
@@ -135,6 +175,8 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
         self.accum: AccumulationPlan = (classify(fn, self.kernel, self.everything_atomic, ctx.module) if is_gradient(fn)
                                        else AccumulationPlan())
         self.sums: dict[object, tuple[str, Expr]] = {}  # shadow -> (register, the element it flushes to)
+        self.block_tapes: set[str] = set()  # tapes made by block_tape (freed by block_tape_free)
+        self.stride: Optional[str] = None  # the variable holding the number of threads in a block
 
     def _linkage(self) -> str:
         if self.fn.name == self.ctx.entry:
@@ -198,9 +240,69 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
     def _copy(self, op: Op) -> list[Stmt]:
         return self._device_memory(super()._copy(op))
 
+    # Tapes: in registers / local memory when their size is a small constant; else, for a
+    # kernel whose tape size is the same in every thread, one allocation per thread block
+    # (block_tape), the block's threads interleaved; else (a tape that grows, a tape in a
+    # device function) per-thread device-heap memory.
     def _tape(self, op: Op) -> list[Stmt]:
-        top = self.tape_tops.get(self.var.get(op.operands[0], "")) if op.operands else None
-        return self._device_memory(super()._tape(op), top)
+        new = op if op.name == "tape.new" else op.operands[0].defining_op
+        tape_var = self.var.get(new.result)
+        if tape_var is None:
+            return []
+        where = self._tape_memory(new)
+        if where == "thread":
+            top = self.tape_tops.get(tape_var) if op.name != "tape.new" else None
+            return self._device_memory(super()._tape(op), top)
+        if op.name != "tape.new":
+            stmts = super()._tape(op)
+            return stmts if where == "local" else [self._interleaved(st) for st in stmts]
+        top = self.namer.fresh(f"{tape_var}_top")
+        self.tape_tops[tape_var] = top
+        self.types[top] = "long"
+        start = Assign([Name(top)], Lit("0"))
+        elem = _CTYPES[new.attrs.get("elem", "f64")]
+        if where == "local":
+            self.stack.add(tape_var)
+            return [ArrayDecl(elem, tape_var, const_int(new.operands[0]), False), start]  # type: ignore[arg-type]
+        self.block_tapes.add(tape_var)
+        self.heap[new] = tape_var
+        if self.stride is None:
+            self.stride = self.namer.fresh("threads_in_block")
+            self.types[self.stride] = "long"
+            dims = [Name(cuda_spelling("gpu.block_dim", a)) for a in AXES]
+            stride: list[Stmt] = [Assign([Name(self.stride)], BinOp("*", BinOp("*", dims[0], dims[1]), dims[2]))]
+        else:
+            stride = []
+        alloc = Call(Name("block_tape"), (self.expr(new.operands[0]), Lit(f"sizeof({elem})")))
+        return stride + [Assign([Name(tape_var)], Cast(f"{elem} *", alloc)), start]
+
+    def _tape_memory(self, new: Op) -> str:
+        """Where the tape ``new`` makes lives: ``local``, ``block`` or ``thread`` (see above)."""
+        if new.attrs.get("grow") or new.parent is not self.fn.body:
+            return "thread"
+        size = const_int(new.operands[0])
+        if size is not None and 0 < size <= STACK_LIMIT:
+            return "local"
+        return "block" if self.kernel and thread_uniform(new.operands[0]) else "thread"
+
+    def _interleaved(self, st: Stmt) -> Stmt:
+        """``tape[top++]`` -> ``tape[threads_in_block * top++]`` (a block_tape's layout)."""
+        def at(e: Expr) -> Expr:
+            if isinstance(e, Subscript) and isinstance(e.index[0], IncDec):
+                return Subscript(e.value, (BinOp("*", Name(self.stride), e.index[0]),))  # type: ignore[arg-type]
+            return e
+        if isinstance(st, Assign):
+            return Assign([at(t) for t in st.targets], at(st.value), st.copy)
+        return st
+
+    def _frees(self, block: Block) -> list[Stmt]:
+        out: list[Stmt] = []
+        for st in super()._frees(block):
+            name = st.value.args[0].id  # type: ignore[attr-defined]  # free(name)
+            if name in self.block_tapes:
+                st = ExprStmt(Call(Name("block_tape_free"), (Name(name),)))
+            out.append(st)
+        return out
 
     def _device_memory(self, stmts: list[Stmt], top: Optional[str] = None) -> list[Stmt]:
         out: list[Stmt] = []

@@ -4,17 +4,51 @@
  */
 
 #include <math.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
+
+/* One device-heap allocation per thread block for a tape of count values per thread, laid out
+   so that the k-th values of the block's threads are side by side (a warp's pushes coalesce):
+   returns this thread's first cell; its k-th value is k * (threads in the block) further on.
+   Every thread of the block must call it (it has barriers). */
+static __device__ void *block_tape(size_t count, size_t size) {
+    __shared__ char *base;
+    unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    size_t threads = (size_t)blockDim.x * blockDim.y * blockDim.z;
+    if (t == 0) {
+        base = (char *)malloc(count * threads * size);
+        if (base == NULL && count > 0) {
+            printf("s2sad: a tape of %lu bytes does not fit in the device heap: raise "
+                   "cudaLimitMallocHeapSize\n", (unsigned long)(count * threads * size));
+            __trap();
+        }
+    }
+    __syncthreads();
+    char *mine = base + t * size;
+    __syncthreads();  /* base is reused by the next call */
+    return mine;
+}
+
+/* Frees a block_tape once every thread of the block is done with it (thread 0 holds its start).
+   Every thread of the block must call it. */
+static __device__ void block_tape_free(void *tape) {
+    __syncthreads();
+    if (threadIdx.x + threadIdx.y + threadIdx.z == 0) {
+        free(tape);
+    }
+}
 
 __global__ void grad_iterate(int n, int m, const double *x, double *d_x, double *y, double *d_y) {
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;
-    double *tape_s = (double *)malloc(m * sizeof(double));
+    long threads_in_block = blockDim.x * blockDim.y * blockDim.z;
+    double *tape_s = (double *)block_tape(m, sizeof(double));
     long tape_s_top = 0;
     if (i < n) {
         double s = 1.0;
         for (long j = 0; j < m; j++) {
-            tape_s[tape_s_top++] = s;
+            tape_s[threads_in_block * tape_s_top++] = s;
             s += sin(s * x[i * m + j]);
         }
         y[i] = s;
@@ -28,7 +62,7 @@ __global__ void grad_iterate(int n, int m, const double *x, double *d_x, double 
         d_y[i] = 0.0;
         // line 10: for (int j = 0; j < m; j++) {
         for (long j = m - 1; j >= 0; j--) {
-            double s = tape_s[--tape_s_top];
+            double s = tape_s[threads_in_block * --tape_s_top];
             double t0 = x[i * m + j];
             // line 11: s = sin(s * x[i * m + j]) + s;
             double t1 = d_s * cos(s * t0);
@@ -36,5 +70,5 @@ __global__ void grad_iterate(int n, int m, const double *x, double *d_x, double 
             d_x[i * m + j] += t1 * s;
         }
     }
-    free(tape_s);
+    block_tape_free(tape_s);
 }
