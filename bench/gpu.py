@@ -8,8 +8,9 @@ With one, each kernel of golden/cuda is run at a benchmark size (``SIZES``) from
 generated driver: the primal, ``grad_<kernel>`` as s2sad writes it, and the same gradient
 with ``--all-atomic``, each timed with CUDA events over ``--repeat`` launches (after a
 warm-up), 256 threads per block (the shared-memory kernel's own block size where it has
-one). The table's columns are milliseconds per launch and the two ratios the issue sets
-targets for: gradient / primal (Enzyme's SC'21 bound is 10x) and all-atomic / classified.
+one; 16 x 16 for the 2-D case), with a 1 GiB device heap for tapes. The table's columns are
+milliseconds per launch and the two ratios the issue sets targets for: gradient / primal
+(Enzyme's SC'21 bound is 10x) and all-atomic / classified.
 
 ``--build-only`` compiles every driver with nvcc and stops: the check that needs no GPU.
 """
@@ -41,8 +42,14 @@ SIZES = {
     "matvec_row_loop": {"n": 1 << 16, "m": 256},
     "tape_in_kernel": {"n": 1 << 16, "m": 64},
     "shared_block_reduction": {"n": 1 << 24},
+    "grid_2d": {"h": 4096, "w": 4096},
+    "tape_fixed_steps": {"n": 1 << 24},
+    "tape_data_dependent": {"n": 1 << 20},
 }
 BLOCK = {"shared_block_reduction": 64}
+# Cases launched over two axes: (x extent, y extent) as parameter names, and the block.
+GRID_2D = {"grid_2d": (("w", "h"), (16, 16))}
+HEAP_BYTES = 1 << 30  # device heap for the kernels' tapes (CUDA's default is 8 MB)
 GATHER_RANGE = 4096  # indices of the gather: many threads meet at each x element
 
 
@@ -63,6 +70,8 @@ def _extent(name: str, case: str, shape: list[int], ints: dict[str, int]) -> str
         return f"({n} + 63) / 64"
     if "m" in ints and name in ("A", "x") and case in ("matvec_row_loop", "tape_in_kernel"):
         return f"{n} * {ints['m']}" if name == "A" or case == "tape_in_kernel" else str(ints["m"])
+    if case in GRID_2D:
+        return "1" if shape == [1] else " * ".join(str(ints[k]) for k in GRID_2D[case][0])
     return "1" if shape == [1] else str(n)
 
 
@@ -70,8 +79,13 @@ def driver(case: str, spec: dict, source: str) -> str:
     """A host program that times the primal and both gradients of one kernel."""
     fn = parse_c(source, "input.cu", spec["func"]).functions[spec["func"]]
     ints = SIZES[case]
-    block = BLOCK.get(case, 256)
-    grid = f"({ints['n']} + {block} - 1) / {block}"
+    if case in GRID_2D:
+        (nx, ny), (bx, by) = GRID_2D[case]
+        grid = f"({ints[nx]} + {bx} - 1) / {bx}, ({ints[ny]} + {by} - 1) / {by}"
+        block = f"{bx}, {by}"
+    else:
+        block = str(BLOCK.get(case, 256))
+        grid = f"({ints['n']} + {block} - 1) / {block}"
     decls, grad_decls, args, grad_args, setup = [], [], [], [], []
     for p, spelled in zip(spec["params"], fn.attrs["c_params"]):
         name = p["name"]
@@ -136,6 +150,7 @@ static float time_ms(F launch, int repeat) {{
 
 int main(int argc, char **argv) {{
     int repeat = argc > 1 ? atoi(argv[1]) : 20;
+    cudaDeviceSetLimit(cudaLimitMallocHeapSize, {HEAP_BYTES}ul);  /* the gradients' tapes */
 {chr(10).join(setup)}
     dim3 grid({grid}), block({block});
     float primal = time_ms([&] {{ {kernel}<<<grid, block>>>({", ".join(args)}); }}, repeat);
