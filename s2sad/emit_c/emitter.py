@@ -603,7 +603,7 @@ class _CFunctionEmitter(_FunctionEmitter):
             a, b = self._float_operands(op) if t0.is_float else [e(o) for o in op.operands]
             if a == b:
                 return _self_compare(n, a, t0)
-            return compare(_COMPARE[n], a, b)
+            return compare(_COMPARE[n], a, b, not op.operands[0].type.is_float)
         if n in ("and", "or"):
             return bool_op(n, e(op.operands[0]), e(op.operands[1]))
         if n == "not":

@@ -276,7 +276,7 @@ class _FunctionEmitter:
             a, b = e(op.operands[0]), e(op.operands[1])
             if a == b:
                 return _self_compare(n, a, op.operands[0].type)
-            return compare(_COMPARE[n], a, b)
+            return compare(_COMPARE[n], a, b, not op.operands[0].type.is_float)
         if n in ("and", "or"):
             return bool_op(n, e(op.operands[0]), e(op.operands[1]))
         if n == "not":

@@ -74,6 +74,7 @@ class Compare(Expr):
     op: str
     left: Expr
     right: Expr
+    total: bool = False  # integer operands: ``not a < b`` is ``a >= b`` (no NaN)
 
     def children(self):
         return (self.left, self.right)
@@ -316,20 +317,29 @@ _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 # `x if x > m else m`, `True if c else False`).
 
 
-def compare(op: str, a: Expr, b: Expr) -> Expr:
-    """``a op b``, evaluated when both sides are literals."""
+def compare(op: str, a: Expr, b: Expr, total: bool = False) -> Expr:
+    """``a op b``, evaluated when both sides are literals; ``total``: the operands are integers."""
     la, lb = literal_value(a), literal_value(b)
     if la is not None and lb is not None:
         return number(bool(_COMPARE_FN[op](la, lb)))
-    return Compare(op, a, b)
+    return Compare(op, a, b, total)
+
+
+_COMPLEMENT = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "==": "!=", "!=": "=="}
 
 
 def logical_not(e: Expr) -> Expr:
-    """``not e``; ``not a == b`` is ``a != b`` (exact: IEEE ``!=`` is the complement of ``==``)."""
+    """``not e``, as its complement where that is exact: ``not a == b`` is ``a != b`` (IEEE
+    ``!=`` is the complement of ``==``); ``not i >= n`` is ``i < n`` for integers; and by De
+    Morgan, ``not (i >= n or j >= m)`` is ``i < n and j < m`` when each side complements."""
     if isinstance(e, Unary) and e.op == "not":
         return e.operand
-    if isinstance(e, Compare) and e.op in ("==", "!="):
-        return Compare("!=" if e.op == "==" else "==", e.left, e.right)
+    if isinstance(e, Compare) and (e.op in ("==", "!=") or e.total):
+        return Compare(_COMPLEMENT[e.op], e.left, e.right, e.total)
+    if isinstance(e, BoolOp):
+        a, b = logical_not(e.left), logical_not(e.right)
+        if not (isinstance(a, Unary) or isinstance(b, Unary)):
+            return BoolOp("or" if e.op == "and" else "and", a, b)
     v = literal_value(e)
     if isinstance(v, bool):
         return number(not v)

@@ -31,7 +31,7 @@ void grad_running_products(const double *x, double *d_x, int n, double d_return)
         tape_i[tape_i_top++] = i;
         p *= x[i];
         i++;
-        done = !(i < n);
+        done = i >= n;
         n_iter++;
     }
 
