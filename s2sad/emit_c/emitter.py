@@ -86,6 +86,7 @@ from ..parse.c_structs import pointee_struct
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.ops import PURE, view_base
 from ..ssa.types import ArrayType, ScalarType, Type
+from ..ssa.unread_yields import unread_undef_yields
 from .cexpr import Cast, CPrinter, F32Lit, IncDec, Member, address_of, c_if_exp, deref
 from ..adjoint.accumulation import accumulation
 from .cstmt import ArrayDecl, declare
@@ -350,6 +351,7 @@ class _CFunctionEmitter(_FunctionEmitter):
         self.alloc = allocate(fn, ctx.effects, self.namer)
         self.var = self.alloc.var
         self.plan = self.alloc.plan
+        self.unread = unread_undef_yields(fn)
         self.tape_tops: dict[str, str] = {}
         self.tape_caps: dict[str, str] = {}
         self.types: dict[str, str] = {}
