@@ -642,7 +642,8 @@ class _CFunctionEmitter(_FunctionEmitter):
         raise error(f"C output: no expression for the operation '{n}'", op.loc)
 
     def _floored(self, op: Op) -> Expr:
-        """Python's ``//`` and ``%``: C's ``/`` and ``%`` when the operands cannot be negative."""
+        """Python's ``//`` and ``%``: C's ``/`` and ``%`` when the operands cannot be negative, or
+        when the op says a truncated quotient is as good (``rounding = "any"``)."""
         n = op.name
         a_v, b_v = op.operands
         if op.result.type.is_float:
@@ -651,7 +652,7 @@ class _CFunctionEmitter(_FunctionEmitter):
                 return Call(Name("floorf" if op.result.type.name == "f32" else "floor"), (binop("/", a, b),))
             return Call(Name("mod_d"), (a, b))
         a, b = self.expr(a_v), self.expr(b_v)
-        if self._nonneg(a_v, op) and self._nonneg(b_v, op):
+        if op.attrs.get("rounding") == "any" or (self._nonneg(a_v, op) and self._nonneg(b_v, op)):
             return BinOp("/" if n == "floordiv" else "%", a, b)
         return Call(Name("floordiv_l" if n == "floordiv" else "mod_l"), (a, b))
 
