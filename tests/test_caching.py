@@ -7,9 +7,12 @@ output and its numerics in every target; here, the planner on small graphs (the 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from fd import ParamSpec, check_gradient
 from golden_cases import GOLDEN
 
+from s2sad import pipeline
 from s2sad.adjoint.mincut import INF, plan_cache
 from s2sad.cli import main
 
@@ -67,3 +70,33 @@ def test_report_shows_the_smaller_cache(capsys, case, wrt, tapes):
     assert main(["grad", str(GOLDEN / case / "input.py"), "--wrt", wrt, "--report"]) == 0
     report = capsys.readouterr().err.splitlines()
     assert [r for r in report if r.startswith("    tape")] == tapes
+
+
+_HALVES = """\
+def halves(x, t: int, n: int):
+    s = n
+    while s > 0:
+        if t < s:
+            x[t] += x[t + s] * x[t + s]
+        s = s // 2
+"""
+
+
+def test_a_value_needed_inside_a_branch_counts_for_the_loop_cut(tmp_path, capsys):
+    # The reversed iteration needs s for `x[t + s]` under `if t < s:` (a nested region): s is
+    # taped, so the condition is recomputed from it, not taped beside it (golden/cuda/
+    # shared_block_reduction).
+    path = tmp_path / "halves.py"
+    path.write_text(_HALVES)
+    assert main(["grad", str(path), "--wrt", "x", "--report"]) == 0
+    report = capsys.readouterr().err.splitlines()
+    assert [r for r in report if r.startswith("    tape")] == [
+        "    tape_s: s i64, 8 B x iterations of line 3",
+        "    tape: f64, 8 B x iterations of line 3",
+    ]
+    ns: dict = {}
+    exec(pipeline.gradient_source(_HALVES, "halves.py", "halves", ["x"]), ns)
+    exec(_HALVES, ns)
+    params = [ParamSpec("x", "array", shape=(12,)), ParamSpec("t", "int", value=1),
+              ParamSpec("n", "int", value=9)]
+    check_gradient(ns["halves"], ns["grad_halves"], params, ["x"], {"x"}, np.random.default_rng(0))

@@ -429,8 +429,51 @@ def test_strided_loops_and_their_iteration_caches():
     text = _emit_case(_case("for_stride_two"))
     assert "    double *tape_s = malloc(n / 2 * sizeof(double));\n" in text
     assert "    for (long i = 1; i < n; i += 2) {\n        tape_s[(i - 1) / 2] = s;\n" in text
-    assert "    for (long i = 1 + (n / 2 - 1) * 2; i >= 0; i -= 2) {\n        s = tape_s[(i - 1) / 2];\n" in text
+    assert "    for (long i = 1 + (n / 2 - 1) * 2; i >= 1; i -= 2) {\n        s = tape_s[(i - 1) / 2];\n" in text
     assert text.rstrip().endswith("    free(tape_s);\n}")
+
+
+_STRIDED = """\
+double f(const double *x, int n) {
+    double s = 0.0;
+    for (int i = START; COND; i += STEP) {
+        s += x[i] * x[i];
+    }
+    return s;
+}
+"""
+
+
+@pytest.mark.parametrize("step", [2, 3, 4, -2, -3, -4])
+@pytest.mark.parametrize("start", [0, 1])
+def test_reversed_strided_loops_visit_the_primal_indices_for_every_trip_count(start, step):
+    """A constant step's reversed loop starts at a closed form with C's truncating ``/`` (no
+    helper) and stops at the primal's start; the loop must visit exactly the primal's indices,
+    none when the trip count is zero or negative (n <= start): checked for n in -5..20, in C and
+    in Python."""
+    if step > 0:
+        source = _STRIDED.replace("START", str(start)).replace("COND", "i < n")
+        visited = lambda n: list(range(start, n, step))  # noqa: E731
+    else:
+        source = _STRIDED.replace("START", "n").replace("COND", f"i > {start}")
+        visited = lambda n: list(range(n, start, step))  # noqa: E731
+    source = source.replace("STEP", str(step))
+    c_text = pipeline.gradient_source(source, "strided.c", "f", ["x"], "c")
+    py_text = pipeline.gradient_source(source, "strided.c", "f", ["x"], "py")
+    assert "floordiv_l" not in c_text, c_text
+    c_grad = CFunction(build(c_text), "grad_f", ["double *", "double *", "int", "double"])
+    ns: dict = {}
+    exec(compile(py_text, "<strided>", "exec"), ns)
+    x = np.arange(1.0, 33.0)
+    for n in range(-5, 21):
+        want = np.zeros(32)
+        for i in visited(n):
+            want[i] += 2.0 * x[i]
+        got_c, got_py = np.zeros(32), np.zeros(32)
+        c_grad(x, got_c, n, 1.0)
+        ns["grad_f"](x, got_py, n, 1.0)
+        np.testing.assert_array_equal(got_c, want, err_msg=f"C, n = {n}\n{c_text}")
+        np.testing.assert_array_equal(got_py, want, err_msg=f"Python, n = {n}\n{py_text}")
 
 
 def test_tapes_that_grow_and_while_loops():

@@ -227,6 +227,48 @@ def test_undef_prints_as_a_typed_zero():
     )
 
 
+_GUARDED = """\
+func @guarded(%x: array<f64,1>, %n: i64) -> f64 {
+  %0 = const() {value = 0} : i64
+  %c = gt(%n, %0) : bool
+  %m = if(%c) : f64 {
+  ^():
+    %v = load(%x, %0) : f64
+    yield(%v)
+  } {
+  ^():
+    %u = undef() : f64
+    yield(%u)
+  }
+  %r = if(%c) : f64 {
+  ^():
+    %w = mul(%m, %m) : f64
+    yield(%w)
+  } {
+  ^():
+    %z = const() {value = 1.0} : f64
+    yield(%z)
+  }
+  %t = add(%r, %USE) : f64
+  return(%t)
+}
+"""
+
+
+@pytest.mark.parametrize("outside", [False, True])
+def test_undef_default_is_dropped_only_where_nothing_reads_it(outside):
+    """``else: m = 0.0`` is dead when ``m`` is read only under the same condition's other branch
+    (LICM's ``if n > 0:`` guard and the reverse sweep's mirrored ``if``); one read outside it keeps it."""
+    m = parse_module(_GUARDED.replace("%USE", "%m" if outside else "%r"))
+    verify_module(m)
+    text = _body(_emit(m), "guarded")
+    assert ("0.0" in text) == outside, text
+    ns = _load(_emit(m), "guarded")
+    x = np.array([3.0])
+    for n in (-1, 0, 2):
+        _run_both(m, ns, "guarded", [x, n])
+
+
 def test_while_forms():
     text = _emit(_module("while"))
     assert text == textwrap.dedent(

@@ -39,8 +39,6 @@ def grad_norm(out, d_out, in_, d_in_, n):
         mag_value = mag(in_, n)
         for i in range(n):
             out[i] = in_[i] / mag_value
-    else:
-        mag_value = 0.0
 
     # reverse sweep
     # line 12: for i in range(n):

@@ -15,7 +15,7 @@ def grad_f(x, d_x, n, d_return=1.0):
     # reverse sweep
     # line 3: for i in range(1, n, 2):
     d_s = d_return
-    for i in range(1 + (n // 2 - 1) * 2, -1, -2):
+    for i in range(1 + (n // 2 - 1) * 2, 0, -2):
         s = tape_s[(i - 1) // 2]
         # line 4: s = s * x[i] + x[i - 1]
         d_x[i - 1] += d_s

@@ -21,10 +21,7 @@ def rprod(x, lo, hi):
 @numba.njit
 def grad_rprod(x, d_x, lo, hi, d_return=1.0):
     # forward sweep
-    if hi - lo == 1:
-        right = 0.0
-        left = 0.0
-    else:
+    if hi - lo != 1:
         mid = (lo + hi) // 2
         left = rprod(x, lo, mid)
         right = rprod(x, mid, hi)

@@ -13,7 +13,8 @@ def rpow(x, a, n):
 @numba.njit
 def grad_rpow(x, a, n, d_return=1.0):
     # forward sweep
-    t0 = 0.0 if n == 0 else rpow(x, a, n - 1)
+    if n != 0:
+        t0 = rpow(x, a, n - 1)
 
     # reverse sweep
     # line 3: if n == 0:

@@ -29,8 +29,9 @@ extra result, or pushed on a tape in the forward loop body and popped at the
 start of the mirrored reverse iteration (store-all). Tapes are sized by the trip
 counts when they are known before the outermost loop, and grow otherwise. Which
 values of a loop body are taped is a minimum cut of what its reverse sweep asks
-for (``mincut.py``, from a first run that records the requests): one cached value
-from which several needed ones are recomputed, not each of them.
+for (``mincut.py``, from a first run that records the requests, those of values
+recomputed in nested branches included): one cached value from which several
+needed ones are recomputed, not each of them.
 
 A loop under a checkpointing schedule (``checkpoint.py``) is cloned into the
 forward sweep with snapshots instead of tapes; its reversed loop re-runs each
@@ -202,7 +203,7 @@ class GradientTransform:
         self.needed = needed
         self.requests: dict[Block, dict[Value, None]] = {}
         self._plans: dict[Block, CachePlan] = {}
-        self._avail_depth = 0
+        self._asking: list[Block] = []  # the blocks of the values being made available, innermost last
         self.fn = fn
         self.sig = GradSignature.of(module, fn, wrt)
         self.signatures = signatures  # of the callees that get gradients
@@ -428,13 +429,17 @@ class GradientTransform:
         block = _defining_block(v)
         if block is self.fn.body:
             return self.fwd[v]
-        if self._avail_depth == 0:
+        # A request is the cut's to meet (``_plan``) unless it comes from recomputing another
+        # value of the same block, which the cut itself decides. Operands of a value recomputed
+        # in a nested region (``buf[t + s]`` under ``if t < s:`` in a while body) are needed by
+        # the body as surely as the values its own reverse code asks for.
+        if not self._asking or self._asking[-1] is not block:
             self.requests.setdefault(block, {})[v] = None
-        self._avail_depth += 1
+        self._asking.append(block)
         try:
             return self._avail(rev, v, block)
         finally:
-            self._avail_depth -= 1
+            self._asking.pop()
 
     def _avail(self, rev: _Rev, v: Value, block: Block) -> Value:
         m = rev.mirror_of(block)
@@ -1031,6 +1036,19 @@ class GradientTransform:
                 build.add(b, lb, build.const(b, 1, I64)),
                 build.const(b, 1, I64),
             )
+        elif s is not None:
+            # The last index is lb + (trip - 1) * s, trip = (ub - lb + s - 1) // s for s > 0
+            # ((lb - ub + |s| - 1) // |s| for s < 0). When the loop does not run, that quotient
+            # is <= 0 whichever way it rounds and the first index falls beyond lb: the reversed
+            # loop runs zero times either way, so C may use its truncating `/` (no helper). It
+            # stops past lb (`i >= lb`), which every index, lb plus multiples of s, respects.
+            toward, size = (1, s) if s > 0 else (-1, -s)
+            dist = build.sub(b, ub, lb) if s > 0 else build.sub(b, lb, ub)
+            span = build.add(b, dist, build.const(b, size - 1, I64))
+            trip = b.op1("floordiv", [span, build.const(b, size, I64)], I64, rounding="any")
+            back = build.mul(b, build.sub(b, trip, build.const(b, 1, I64)), build.const(b, size, I64))
+            first = build.add(b, lb, back) if s > 0 else build.sub(b, lb, back)
+            bounds = (first, build.sub(b, lb, build.const(b, toward, I64)), build.const(b, -s, I64))
         else:
             sign = build.select(
                 b, build.cmp(b, "gt", step, build.const(b, 0, I64)), build.const(b, 1, I64), build.const(b, -1, I64)

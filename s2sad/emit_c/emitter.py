@@ -86,6 +86,7 @@ from ..parse.c_structs import pointee_struct
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.ops import PURE, view_base
 from ..ssa.types import ArrayType, ScalarType, Type
+from ..ssa.unread_yields import unread_undef_yields
 from .cexpr import Cast, CPrinter, F32Lit, IncDec, Member, address_of, c_if_exp, deref
 from ..adjoint.accumulation import accumulation
 from .cstmt import ArrayDecl, declare
@@ -351,6 +352,7 @@ class _CFunctionEmitter(_FunctionEmitter):
         self.alloc = allocate(fn, ctx.effects, self.namer)
         self.var = self.alloc.var
         self.plan = self.alloc.plan
+        self.unread = unread_undef_yields(fn)
         self.tape_tops: dict[str, str] = {}
         self.tape_caps: dict[str, str] = {}
         self.types: dict[str, str] = {}
@@ -641,7 +643,8 @@ class _CFunctionEmitter(_FunctionEmitter):
         raise error(f"C output: no expression for the operation '{n}'", op.loc)
 
     def _floored(self, op: Op) -> Expr:
-        """Python's ``//`` and ``%``: C's ``/`` and ``%`` when the operands cannot be negative."""
+        """Python's ``//`` and ``%``: C's ``/`` and ``%`` when the operands cannot be negative, or
+        when the op says a truncated quotient is as good (``rounding = "any"``)."""
         n = op.name
         a_v, b_v = op.operands
         if op.result.type.is_float:
@@ -650,7 +653,7 @@ class _CFunctionEmitter(_FunctionEmitter):
                 return Call(Name("floorf" if op.result.type.name == "f32" else "floor"), (binop("/", a, b),))
             return Call(Name("mod_d"), (a, b))
         a, b = self.expr(a_v), self.expr(b_v)
-        if self._nonneg(a_v, op) and self._nonneg(b_v, op):
+        if op.attrs.get("rounding") == "any" or (self._nonneg(a_v, op) and self._nonneg(b_v, op)):
             return BinOp("/" if n == "floordiv" else "%", a, b)
         return Call(Name("floordiv_l" if n == "floordiv" else "mod_l"), (a, b))
 

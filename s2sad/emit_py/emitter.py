@@ -38,6 +38,7 @@ from ..adjoint.accumulation import accumulation, private_accumulations
 from ..parse.c_structs import pointee_struct
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.types import ArrayType, Type
+from ..ssa.unread_yields import unread_undef_yields
 from .expr import (
     P_COND,
     P_OR,
@@ -201,6 +202,7 @@ class _FunctionEmitter:
         self.plan = self.alloc.plan
         self.tape_tops: dict[str, str] = {}
         self.prange_used = False
+        self.unread = unread_undef_yields(fn)  # `else: x = 0.0` where nothing reads x then
 
     # -- the function ------------------------------------------------------------------
     def emit(self) -> str:
@@ -417,7 +419,8 @@ class _FunctionEmitter:
 
     def _yield_copies(self, region: Block) -> list[Stmt]:
         term = region.terminator
-        return self.copies(list(zip(carried_targets(term), term.operands)))
+        pairs = zip(carried_targets(term), term.operands)
+        return self.copies([p for k, p in enumerate(pairs) if (term, k) not in self.unread])
 
     def _for(self, op: Op) -> list[Stmt]:
         body = op.regions[0]

@@ -9,7 +9,10 @@ Scalar ops (pure; operands and result share one scalar type unless said):
   add sub mul div  (a, b)                          -> type of a         arithmetic; ``div`` on
                                                                         floats is true division
   floordiv mod     (a, b)                          -> type of a         Python semantics
-                                                                        (floored) on ints/floats
+                                                                        (floored) on ints/floats;
+                                                                        floordiv {rounding = "any"}:
+                                                                        a truncated quotient is as
+                                                                        correct here (C prints ``/``)
   rem              (a, b)                          -> type of a         C's ``%``: truncated, the
                                                                         sign of a (ints); ``fmod``
                                                                         on floats

@@ -22,10 +22,7 @@ void grad_rprod(const double *x, double *d_x, int lo, int hi, double d_return) {
     // forward sweep
     double rprod_value;
     double rprod_value2;
-    if (hi - lo == 1) {
-        rprod_value2 = 0.0;
-        rprod_value = 0.0;
-    } else {
+    if (hi - lo != 1) {
         long mid = (lo + hi) / 2;
         rprod_value = rprod(x, lo, mid);
         rprod_value2 = rprod(x, mid, hi);

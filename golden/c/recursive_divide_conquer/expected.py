@@ -17,10 +17,7 @@ def rprod(x, lo, hi):
 
 def grad_rprod(x, d_x, lo, hi, d_return=1.0):
     # forward sweep
-    if hi - lo == 1:
-        rprod_value2 = 0.0
-        rprod_value = 0.0
-    else:
+    if hi - lo != 1:
         mid = int((lo + hi) / 2)
         rprod_value = rprod(x, lo, mid)
         rprod_value2 = rprod(x, mid, hi)

@@ -3,16 +3,10 @@
  * Regenerate with: s2sad grad input.c --func pair_products --wrt x --target c
  */
 
-/* Python's floored a // b on integers (C's / rounds toward zero). */
-static long floordiv_l(long a, long b) {
-    long q = a / b;
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
 void grad_pair_products(const double *x, double *d_x, int n, double d_return) {
     // line 5: for (int i = 0; i + 1 < n; i += 2) {
     double d_s = d_return;
-    for (long i = (floordiv_l(n, 2) - 1) * 2; i >= -1; i -= 2) {
+    for (long i = (n / 2 - 1) * 2; i >= 0; i -= 2) {
         // line 6: s += x[i] * x[i + 1];
         d_x[i + 1] += d_s * x[i];
         d_x[i] += d_s * x[i + 1];

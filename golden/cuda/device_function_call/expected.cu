@@ -61,8 +61,6 @@ __global__ void grad_activate(int n, double s, double *d_s, const double *x, dou
     if (i < n) {
         softplus_value = softplus(x[i]);
         y[i] = s * softplus_value;
-    } else {
-        softplus_value = 0.0;
     }
 
     // reverse sweep

@@ -3,7 +3,6 @@
  * Regenerate with: s2sad grad input.cu --func block_sum_squares --wrt x --target cuda
  */
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,9 +35,6 @@ __global__ void grad_block_sum_squares(int n, const double *x, double *d_x, doub
     long i = t0 * BLOCK + t;
     buf[t] = i < n ? x[i] * x[i] : 0.0;
     __syncthreads();
-    long tape_cond_cap = 16;
-    bool *tape_cond = (bool *)malloc(tape_cond_cap * sizeof(bool));
-    long tape_cond_top = 0;
     long tape_s_cap = 16;
     long *tape_s = (long *)malloc(tape_s_cap * sizeof(long));
     long tape_s_top = 0;
@@ -50,13 +46,7 @@ __global__ void grad_block_sum_squares(int n, const double *x, double *d_x, doub
             tape_s = (long *)device_grow(tape_s, tape_s_top, tape_s_cap, sizeof(long));
         }
         tape_s[tape_s_top++] = s;
-        bool cond = t < s;
-        if (tape_cond_top == tape_cond_cap) {
-            tape_cond_cap = 2 * tape_cond_cap + 1;
-            tape_cond = (bool *)device_grow(tape_cond, tape_cond_top, tape_cond_cap, sizeof(bool));
-        }
-        tape_cond[tape_cond_top++] = cond;
-        if (cond) {
+        if (t < s) {
             buf[t] += buf[t + s];
         }
         __syncthreads();
@@ -81,12 +71,11 @@ __global__ void grad_block_sum_squares(int n, const double *x, double *d_x, doub
 
     // line 12: for (int s = BLOCK / 2; s > 0; s /= 2) {
     for (long it = 0; it < n_iter; it++) {
-        bool cond = tape_cond[--tape_cond_top];
         s = tape_s[--tape_s_top];
         // line 16: __syncthreads();
         __syncthreads();
         // line 13: if (t < s) {
-        if (cond) {
+        if (t < s) {
             // line 14: buf[t] += buf[t + s];
             double d_buf_t = d_buf[t];
             d_buf[t] = 0.0;
@@ -106,5 +95,4 @@ __global__ void grad_block_sum_squares(int n, const double *x, double *d_x, doub
         atomicAdd(&d_x[i], t1 + t1);
     }
     free(tape_s);
-    free(tape_cond);
 }
