@@ -46,8 +46,6 @@ __global__ void grad_shrink(int n, const double *x, double *d_x, double *y, doub
             n_iter++;
         }
         y[i] = p;
-    } else {
-        n_iter = 0;
     }
 
     // reverse sweep
