@@ -183,9 +183,6 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError("--wrt needs at least one parameter name")
     target = _target(args)
     cuda_in = Path(args.file).suffix in (".cu", ".cuh")
-    if target == "cuda" and not cuda_in:
-        raise UsageError("--target cuda needs a CUDA kernel (.cu) as input; turning C or Python loops "
-                         "into kernels is not supported yet")
     if cuda_in and target != "cuda":
         raise UsageError(f"--target {target}: the gradient of a CUDA kernel is CUDA (use --target cuda)")
     report: list[str] = []

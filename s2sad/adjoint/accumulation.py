@@ -275,7 +275,9 @@ def iteration_private(index: Value, loop: Op) -> bool:
 
 
 def _invariant(v: Value, loop: Op) -> bool:
-    """Defined outside ``loop`` (the same in every iteration)."""
+    """A constant, or defined outside ``loop`` (the same in every iteration)."""
+    if v.defining_op is not None and v.defining_op.name == "const":
+        return True
     owner = v.defining_op.parent if v.defining_op is not None else v.owner
     while owner is not None:
         parent = owner.parent_op
