@@ -211,7 +211,8 @@ def _private_in_block(v: Value) -> bool:
 
 
 def _private(v: Value) -> bool:
-    """An injective function of the global thread id: gid, gid + u, u + gid, gid - u, gid * c (c != 0)."""
+    """An injective function of the global thread id: gid, gid + u, u + gid, gid - u, u - gid, -gid,
+    gid * c (c != 0)."""
     op = v.defining_op
     if _global_id_x(v):
         return True
@@ -223,7 +224,10 @@ def _private(v: Value) -> bool:
         a, b = op.operands
         return (_private(a) and _uniform(b)) or (_uniform(a) and _private(b))
     if op.name == "sub":
-        return _private(op.operands[0]) and _uniform(op.operands[1])
+        a, b = op.operands
+        return (_private(a) and _uniform(b)) or (_uniform(a) and _private(b))
+    if op.name == "neg":
+        return _private(op.operands[0])
     if op.name == "mul":
         for a, b in (op.operands, reversed(op.operands)):
             c = b.defining_op

@@ -59,9 +59,9 @@ from ..ssa.ops import PURE, view_base
 LAUNCH_ATTR = "launch"  # the kernel's launch, in words, for the output's header (``launch_text``)
 
 
-# How a user says that a loop's iterations are independent, in C and in Python.
-_C_MARKER = "mark it '#pragma omp parallel for'"
-_PY_MARKER = "write it 'for i in numba.prange(n)'"
+# How a user says that a loop's iterations are independent, and writes a counted loop, in C and Python.
+_MARKER = {"c": "mark it '#pragma omp parallel for'", "py": "write it 'for i in numba.prange(n)'"}
+_COUNTED = {"c": "for (i = lo; i < hi; i += step)", "py": "for i in range(lo, hi, step)"}
 
 
 class _Reject(Exception):
@@ -73,10 +73,10 @@ class _Reject(Exception):
 def kernelize(module: Module, name: str) -> None:
     """Turn ``name``'s outermost loop into the thread index of a ``__global__`` kernel (in place)."""
     fn = module.functions[name]
-    marker = _C_MARKER if "c_params" in fn.attrs else _PY_MARKER
+    lang = "c" if "c_params" in fn.attrs else "py"
     try:
-        loop = _the_loop(module, fn)
-        _check_independent(module, loop, marker)
+        loop = _the_loop(module, fn, lang)
+        _check_independent(module, loop, _MARKER[lang])
         launch = _rewrite(fn, loop)
     except _Reject as r:
         if r.diagnostic.loc is None:
@@ -102,7 +102,7 @@ def launch_text(fn: Function, grad: str) -> Optional[str]:
 # -- which loop ------------------------------------------------------------------------------
 
 
-def _the_loop(module: Module, fn: Function) -> Op:
+def _the_loop(module: Module, fn: Function, lang: str) -> Op:
     if fn.result_types:
         raise _Reject(f"a kernel returns no value, and '{fn.name}' returns one", None,
                       "write the result into an array parameter (one element per iteration)")
@@ -121,9 +121,10 @@ def _the_loop(module: Module, fn: Function) -> Op:
         counted.run_function(fn)
         loop = next(op for op in fn.body.ops if op.name in ("for", "while"))
     if loop.name != "for":
-        raise _Reject(f"the loop at line {line} is not a counted for loop (an integer from a start to a "
-                      "bound by a constant step); only such a loop becomes a kernel", loop,
-                      "write it as for (i = lo; i < hi; i += step) with a constant step")
+        raise _Reject(f"the loop at line {line} is not a counted for loop, or it can stop early (break, "
+                      "return); only a loop that runs every iteration of a range becomes a kernel", loop,
+                      f"write it as {_COUNTED[lang]} with a constant step and no break or return "
+                      "(an iteration that stops the loop makes the others depend on it)")
     body = loop.regions[0]
     if len(body.args) > 1:
         carried = ", ".join(f"'{a.name_hint}'" for a in body.args[1:])
@@ -131,6 +132,10 @@ def _the_loop(module: Module, fn: Function) -> Op:
                       "whose iterations are independent become kernels", loop,
                       "compute it inside the body of each iteration, or keep this loop on the CPU "
                       "(--target c)")
+    for op in fn.walk():
+        if op.name == "call" and op.attrs["callee"] == fn.name:
+            raise _Reject(f"'{fn.name}' calls itself, and a kernel cannot call a kernel", op,
+                          "keep the recursion in a helper function that the loop calls")
     written = _written_arrays(module, fn)
     at = fn.body.ops.index(loop)
     for op in fn.body.ops[:at]:
@@ -220,8 +225,8 @@ def _rewrite(fn: Function, loop: Op) -> str:
     s = build.const_int(step)
     if s is None or s == 0:
         raise _Reject(f"the loop at line {loop.loc.line if loop.loc else 0} steps by an amount that is not a "
-                      "constant; a kernel's threads take one iteration each, which needs the step",
-                      loop, "step by a constant (i++, i += 2, i--)")
+                      "constant; thread t runs iteration lo + t * step, which needs the step's sign",
+                      loop, "step by a constant")
     b = Builder(fn.body, loop.loc)
     b.before = loop
     body = loop.regions[0]
@@ -249,20 +254,39 @@ def _builtin(b: Builder, name: str) -> Value:
 
 
 def _threads(fn: Function, lo: Value, hi: Value, step: int) -> str:
-    """The loop's trip count as source text (``n``, ``n - 1``, ``(n + 1) / 2``); "" if it has no spelling."""
+    """The loop's trip count as source text (``n``, ``n - 1``, ``(n - 1) / 2``); "" if it has no spelling:
+    (last - first + |step| - 1) / |step|, first and last the bounds in the direction of the step."""
     first, last = (lo, hi) if step > 0 else (hi, lo)
-    span = _spell(fn, last)
-    c = build.const_int(first)
-    if span is not None and c is not None:
-        extra = abs(step) - 1 - c
-        span = span if extra == 0 else f"{span} {'+' if extra > 0 else '-'} {abs(extra)}"
-    elif span is not None:
-        start = _spell(fn, first)
-        span = None if start is None else f"{span} - {_paren(start)}" + (
-            f" + {abs(step) - 1}" if abs(step) > 1 else "")
-    if span is None:
+    (a, c), (b, d) = _affine(fn, last), _affine(fn, first)
+    k = c - d + abs(step) - 1
+    if a == "" or b == "":
         return ""
-    return span if abs(step) == 1 else f"{_paren(span)} / {abs(step)}"
+    if a is None and b is None:
+        return str(max(0, k // abs(step)))
+    if a is None:
+        a, k = str(c), k - c
+    count = _plus(a if b is None else f"{a} - {_paren(b)}", k)
+    return count if abs(step) == 1 else f"{_paren(count)} / {abs(step)}"
+
+
+def _affine(fn: Function, v: Value) -> tuple[Optional[str], int]:
+    """``v`` as (terms, constant): terms an expression of the function's parameters (None: no terms,
+    "": none that can be spelled), so that the constants of ``n - 1`` and the loop's bounds fold."""
+    c = build.const_int(v)
+    if c is not None:
+        return None, c
+    op = v.defining_op
+    if op is not None and op.name in ("add", "sub"):
+        k = build.const_int(op.operands[1])
+        if k is not None:
+            terms, c = _affine(fn, op.operands[0])
+            return terms, c + (k if op.name == "add" else -k)
+    text = _spell(fn, v)
+    return ("" if text is None else text), 0
+
+
+def _plus(terms: str, c: int) -> str:
+    return terms if c == 0 else f"{terms} {'+' if c > 0 else '-'} {abs(c)}"
 
 
 _SYMBOLS = {"add": "+", "sub": "-", "mul": "*"}
