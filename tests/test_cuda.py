@@ -367,6 +367,8 @@ void f(int n, double a, const double *x, double *y, int *idx)
          "the loop at line 3 is not a counted for loop, or it can stop early (break, return)"),
         ("    for (int i = 0; i < n; i++) {\n        f(n, a, x, y, idx);\n        y[i] = x[i];\n    }", "f(n",
          "'f' calls itself, and a kernel cannot call a kernel"),
+        ("    #pragma s2sad checkpoint binomial(4)\n    for (int i = 0; i < n; i++) y[i] = x[i];", "binomial",
+         "the loop at line 4 becomes the kernel, one iteration per thread: no loop is left to checkpoint"),
         ("    double t[2] = {0.0, 1.0};\n    for (int i = 0; i < n; i++) y[i] = t[1] * x[i];", "t[2]",
          "this runs once before the loop at line 4"),
         ("    y[0] = a * x[0];", "f(int", "'f' has no loop to run as a kernel"),

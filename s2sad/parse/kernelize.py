@@ -46,14 +46,15 @@ teams distribute parallel for`` when the loop has one level of parallelism.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Union
 
 from ..adjoint.accumulation import iteration_private, key
+from ..adjoint.checkpoint import loop_annotation
 from ..adjoint.effects import written_params
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..opt import counted
 from ..ssa import build
-from ..ssa.ir import Block, Builder, Function, Module, Op, Value
+from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLoc, Value
 from ..ssa.ops import PURE, view_base
 
 LAUNCH_ATTR = "launch"  # the kernel's launch, in words, for the output's header (``launch_text``)
@@ -65,9 +66,10 @@ _COUNTED = {"c": "for (i = lo; i < hi; i += step)", "py": "for i in range(lo, hi
 
 
 class _Reject(Exception):
-    def __init__(self, message: str, op: Optional[Op], hint: str):
+    def __init__(self, message: str, where: Union[Op, SourceLoc, None], hint: str):
         super().__init__(message)
-        self.diagnostic = Diagnostic("--target cuda: " + message, op.loc if op is not None else None, hint)
+        loc = where.loc if isinstance(where, Op) else where
+        self.diagnostic = Diagnostic("--target cuda: " + message, loc, hint)
 
 
 def kernelize(module: Module, name: str) -> None:
@@ -130,8 +132,12 @@ def _the_loop(module: Module, fn: Function, lang: str) -> Op:
         carried = ", ".join(f"'{a.name_hint}'" for a in body.args[1:])
         raise _Reject(f"the loop at line {line} carries {carried} from one iteration to the next; only loops "
                       "whose iterations are independent become kernels", loop,
-                      "compute it inside the body of each iteration, or keep this loop on the CPU "
-                      "(--target c)")
+                      "compute it inside the body of each iteration, or differentiate this loop for "
+                      "the CPU (another --target)")
+    annotated = loop_annotation(module, loop)
+    if annotated is not None:
+        raise _Reject(f"the loop at line {line} becomes the kernel, one iteration per thread: no loop is "
+                      "left to checkpoint", annotated[1], "remove the checkpoint annotation")
     for op in fn.walk():
         if op.name == "call" and op.attrs["callee"] == fn.name:
             raise _Reject(f"'{fn.name}' calls itself, and a kernel cannot call a kernel", op,
