@@ -28,7 +28,10 @@ something else):
 
 * the function returns no value, and its body is pure scalar setup (constants,
   arithmetic, reads of arrays the function never writes: each thread recomputes
-  it), then one counted ``for`` loop with a constant step, then the ``return``;
+  it), then one counted ``for`` loop with a constant step (a counted ``while``
+  such as C's ``i + 1 < n`` is made one first, by ``opt.counted``), then the
+  ``return``; no ``break`` or ``return`` in the loop, no call of the function to
+  itself, no checkpoint annotation on the loop (there is no loop left);
 * the loop carries no value from one iteration to the next (a running sum is a
   reduction, not a kernel);
 * its iterations are independent: the loop is marked (``#pragma omp parallel
