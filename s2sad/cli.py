@@ -2,6 +2,9 @@
 
     s2sad grad FILE [--func NAME] --wrt P[,P...] [-o OUT] [--target py|numba|c|cuda]
                [-O0|-O1|-O2] [--passes LIST] [--may-alias] [--all-atomic]
+
+``--target cuda`` of a .cu file differentiates its kernel; of a .c or .py file, it
+first makes the function's outermost loop a kernel (``parse/kernelize.py``).
     s2sad ir FILE [--func NAME] [-O0|-O1|-O2] [--passes LIST] [--may-alias]
 
 Exit status: 0 on success, 1 for a program s2sad cannot differentiate (with
@@ -35,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="s2sad",
         description="Source-to-source reverse-mode automatic differentiation: "
-        "reads a Python function and writes its gradient as readable source.",
+        "reads a Python, C or CUDA function and writes its gradient as readable source.",
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -48,7 +51,9 @@ def _parser() -> argparse.ArgumentParser:
         "--target",
         choices=pipeline.TARGETS,
         help="output language (default: from the output suffix, else the input's language); "
-        "numba is Python with @numba.njit",
+        "numba is Python with @numba.njit; cuda of a .c or .py file makes the function's outermost "
+        "loop a __global__ kernel, one thread per iteration (the loop must have independent "
+        "iterations: #pragma omp parallel for, numba.prange, or provably so)",
     )
 
     g.add_argument(
@@ -183,9 +188,6 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError("--wrt needs at least one parameter name")
     target = _target(args)
     cuda_in = Path(args.file).suffix in (".cu", ".cuh")
-    if target == "cuda" and not cuda_in:
-        raise UsageError("--target cuda needs a CUDA kernel (.cu) as input; turning C or Python loops "
-                         "into kernels is not supported yet")
     if cuda_in and target != "cuda":
         raise UsageError(f"--target {target}: the gradient of a CUDA kernel is CUDA (use --target cuda)")
     report: list[str] = []

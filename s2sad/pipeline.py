@@ -26,6 +26,7 @@ from .opt.dce import remove_unreachable_functions
 from .opt.passes import ADJOINT_PIPELINES, PRIMAL_PIPELINES, PassContext, run_pipeline
 from .parse.c_frontend import list_c_functions, list_cuda_kernels, parse_c
 from .parse.cuda_source import is_cuda
+from .parse.kernelize import kernelize, launch_text
 from .parse.python_frontend import list_functions, parse_python
 from .ssa.ir import Function, Module
 from .ssa.printer import print_module
@@ -132,10 +133,14 @@ def resolve_wrt(fn: Function, names: list[str], source_lines: list[str]) -> set[
     return wrt
 
 
-def primal_module(source: str, filename: str, func: Optional[str], options: Options = DEFAULT) -> tuple[Module, str]:
-    """The parsed function (and its callees), optimized by the options' primal pipeline."""
+def primal_module(source: str, filename: str, func: Optional[str], options: Options = DEFAULT,
+                  kernel: bool = False) -> tuple[Module, str]:
+    """The parsed function (and its callees), optimized by the options' primal pipeline; with
+    ``kernel``, its outermost loop first made a CUDA kernel (``--target cuda`` of C or Python)."""
     name = choose_function(source, filename, func)
     module = parse_source(source, filename, name)
+    if kernel:
+        kernelize(module, name)
     run_pipeline(module, options.primal_pipeline, options.context)
     remove_unreachable_functions(module, [name])
     return module, name
@@ -148,9 +153,11 @@ def gradient_module(
     wrt: list[str],
     options: Options = DEFAULT,
     report_lines: Optional[list[str]] = None,
+    kernel: bool = False,
 ) -> Module:
-    """The gradient module; with ``options.report``, its memory summary goes into ``report_lines``."""
-    module, name = primal_module(source, filename, func, options)
+    """The gradient module; with ``options.report``, its memory summary goes into ``report_lines``
+    (``kernel``: see primal_module)."""
+    module, name = primal_module(source, filename, func, options, kernel)
     indices = resolve_wrt(module.functions[name], wrt, module.source_lines)
     reports: Optional[list[MemoryReport]] = [] if options.report else None
     out = differentiate(module, name, indices, options.may_alias, options.checkpoint, reports)
@@ -203,15 +210,17 @@ def gradient_source(
     """The gradient as source text in the ``target`` language (``report_lines``: see gradient_module)."""
     if target not in SUPPORTED_TARGETS:
         raise error(f"target '{target}' is not supported yet", hint="use --target py, numba, c or cuda")
-    module = gradient_module(source, filename, func, wrt, options, report_lines)
+    kernel = target == "cuda" and not is_cuda(filename)
+    module = gradient_module(source, filename, func, wrt, options, report_lines, kernel)
     name = choose_function(source, filename, func)
     header = _header(filename, name, wrt, target, options)
+    launch = launch_text(module.functions[grad_name(name)], grad_name(name))
+    if launch is not None:
+        header += "".join(f"# {line}\n" for line in launch.split("\n"))
     cuda = module.functions[grad_name(name)].attrs.get("cuda")
-    if (cuda is None) != (target != "cuda"):
-        raise error(f"--target {target}: the gradient of " + (
-            f"CUDA {'kernel' if cuda == 'global' else 'function'} '{name}' is CUDA" if cuda is not None
-            else f"'{name}' as a CUDA kernel is not supported yet (it is not in a .cu file)"),
-            hint="use --target cuda for .cu input" if cuda is not None else "use --target c, py or numba")
+    if cuda is not None and target != "cuda":
+        raise error(f"--target {target}: the gradient of CUDA {'kernel' if cuda == 'global' else 'function'} "
+                    f"'{name}' is CUDA", hint="use --target cuda for .cu input")
     if target == "cuda":
         return emit_cuda(module, header, grad_name(name), options.all_atomic)
     if target == "c":

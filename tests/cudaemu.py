@@ -12,6 +12,10 @@ block) and returns a caller in the convention of tests/fd.py's check_gradient.
 
 Primal and gradient live in separate libraries: a gradient file carries its own
 copies of the device functions it needs, under the primal's names.
+
+A kernel made from a Python loop (``--target cuda`` of a ``.py`` file) has no C
+primal to read the parameters from: ``primal_declaration`` gives them from the
+gradient, whose parameters are the primal's with the shadows in between.
 """
 
 from __future__ import annotations
@@ -48,6 +52,15 @@ def as_c(source: str) -> str:
 
 def _declaration(p: CParam) -> str:
     return f"{p.base} *{p.name}" if p.pointer else f"{p.base} {p.name}"
+
+
+def primal_declaration(text: str, func: str) -> str:
+    """``void func(...) {}`` with the parameters of ``grad_<func>`` in ``text``, less the shadows."""
+    params: list[CParam] = []
+    for p in CSignature.parse(as_c(text), f"grad_{func}").params:
+        if not (params and p.name == f"d_{params[-1].name}") and p.name != "d_return":
+            params.append(p)
+    return f"void {func}({', '.join(_declaration(p) for p in params)}) {{}}\n"
 
 
 def _dim3(v: list[int]) -> str:

@@ -10,7 +10,10 @@ property tests share one way of producing them.
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
+import types
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,3 +75,14 @@ def compare_with_golden(request, path: Path, text: str) -> None:
         return
     assert path.exists(), f"{path} is missing: run pytest --update-golden and review the diff"
     assert text == path.read_text(), f"{path} differs from the generated output (pytest --update-golden)"
+
+
+def load_module(path: Path, module_name: str) -> types.ModuleType:
+    """The Python file ``path`` imported as ``module_name`` (an input or a generated gradient)."""
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    mod = importlib.util.module_from_spec(spec)
+    # Registered like an imported module: Numba links a recursive function's call to itself
+    # through its module, and aborts with "unresolved symbol" when the module is not there.
+    sys.modules[module_name] = mod
+    spec.loader.exec_module(mod)
+    return mod

@@ -139,7 +139,6 @@ def test_unsupported_input_gives_one_located_error(name, tmp_path):
         (["grad", "examples/missing.py", "--wrt", "x"], 2, "no such file"),
         (["grad", "examples/norm.py"], 2, "--wrt"),
         (["grad", "examples/norm.py", "--wrt", "in", "--target", "fortran"], 2, "fortran"),
-        (["grad", "examples/norm.py", "--wrt", "in", "--target", "cuda"], 2, "needs a CUDA kernel (.cu)"),
         (["grad", "examples/norm.py", "--wrt", "in", "-o", "examples/norm.py"], 2, "overwrite the input"),
         (["grad", "examples/norm.py", "--wrt", "in", "-o", "no/such/dir/g.py"], 2, "does not exist"),
     ],

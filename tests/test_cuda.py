@@ -93,10 +93,12 @@ def test_builtins_are_cuda_only_and_yield_to_user_declarations():
     assert not [op for op in m.functions["f"].walk() if op.name.startswith("gpu.")]
 
 
-def _grad(name: str, level: int = 2):
-    spec = json.loads((CUDA_GOLDEN / name / "case.json").read_text())
-    src = (CUDA_GOLDEN / name / "input.cu").read_text()
-    module = pipeline.gradient_module(src, "input.cu", spec["func"], spec["wrt"], pipeline.Options(level=level))
+def _grad(name: str, level: int = 2, folder=CUDA_GOLDEN):
+    """A golden case's gradient IR (its input.cu, or the input.c whose loop becomes a kernel)."""
+    spec = json.loads((folder / name / "case.json").read_text())
+    src = next(folder / name / f for f in ("input.cu", "input.c") if (folder / name / f).exists())
+    module = pipeline.gradient_module(src.read_text(), src.name, spec["func"], spec["wrt"],
+                                      pipeline.Options(level=level), kernel=src.suffix == ".c")
     return spec, module, module.functions[f"grad_{spec['func']}"]
 
 
@@ -288,10 +290,128 @@ def test_cuda_output_is_the_default_for_cu_and_the_only_kernel_is_chosen(tmp_pat
     assert "__global__ void grad_daxpy(" in out and "--target cuda" in out
 
 
-def test_c_target_refuses_cuda_for_plain_c(tmp_path, capsys):
+# -- --target cuda of C and Python loops (s2sad/parse/kernelize.py) ---------------------------
+
+SAXPY_C = """\
+void saxpy(int n, double a, const double *x, double *y)
+{
+    for (int i = 0; i < n; i++) {
+        y[i] = a * x[i] + y[i];
+    }
+}
+"""
+
+
+def test_a_c_loop_becomes_a_kernel_with_the_thread_as_its_index(tmp_path, capsys):
+    path = tmp_path / "saxpy.c"
+    path.write_text(SAXPY_C)
+    assert cli.main(["grad", str(path), "--wrt", "a,x", "--target", "cuda", "-o", str(tmp_path / "g.cu")]) == 0
+    text = (tmp_path / "g.cu").read_text()
+    assert "grad_saxpy<<<(n + 255) / 256, 256>>>(...)" in text
+    assert "__global__ void grad_saxpy(int n, double a, double *d_a, const double *x, double *d_x," in text
+    assert "long i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) {" in text
+    module, _ = pipeline.primal_module(SAXPY_C, "saxpy.c", "saxpy", pipeline.Options(level=0), kernel=True)
+    verify_module(module)
+    fn = module.functions["saxpy"]
+    assert fn.attrs["cuda"] == "global" and not [op for op in fn.walk() if op.name in ("for", "while")]
+    grad = pipeline.gradient_module(SAXPY_C, "saxpy.c", "saxpy", ["a", "x"], kernel=True).functions["grad_saxpy"]
+    plan = classify(grad, kernel=True)
+    assert _modes(grad) == {"d_x": [PRIVATE], "d_y": [PRIVATE]} and plan.returned == BLOCK
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("shared_scalar_wrt", {"d_x": [PRIVATE], "d_y": [PRIVATE]}),
+    ("strided_stencil", {"d_x": [ATOMIC]}),
+])
+def test_kernels_from_loops_have_no_private_accumulation_two_threads_share(name, expected):
+    """The classification and race check of the .cu kernels, over a launch of a kernel made from a C loop."""
+    spec, module, fn = _grad(name, folder=GOLDEN / "cuda_from_c")
+    stores = classify(fn, kernel=True).modes
+    assert _modes(fn) == expected
+    recorder = _Recorder(module, stores)
+    launch = Launch(tuple(spec["launch"]["grid"]), tuple(spec["launch"]["block"]))
+    recorder.launch(fn.name, launch, *_arguments(spec, fn, np.random.default_rng(0)))
+    assert recorder.touched, "no accumulation ran"
+    assert not recorder.private & {a for a, threads in recorder.touched.items() if len(threads) > 1}
+
+
+LOOPS_C = """\
+void f(int n, double a, const double *x, double *y, int *idx)
+{{
+{body}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "body, where, message",
+    [
+        ("    double s = 0.0;\n    for (int i = 0; i < n; i++) {\n        s += x[i];\n        y[i] = s;\n    }",
+         "for (int i", "the loop at line 4 carries 's' from one iteration to the next; only loops whose "
+         "iterations are independent become kernels"),
+        ("    for (int i = 0; i < n; i++) y[i] = x[i];\n    for (int i = 0; i < n; i++) y[i] *= a;",
+         "for (int i = 0; i < n; i++) y[i] *= a", "'f' has more than one outermost loop (lines 3 and 4)"),
+        ("    for (int i = 0; i < n; i++) y[0] += x[i];", "y[0] +=",
+         "the loop at line 3 writes 'y' at an element that other iterations may write too"),
+        ("    for (int i = 0; i < n; i++) y[idx[i]] = x[i];", "y[idx[i]]",
+         "the loop at line 3 writes 'y' at an element that other iterations may write too"),
+        ("    for (int i = 0; i + 1 < n; i++) y[i] = y[i + 1] * a;", "y[i + 1]",
+         "the loop at line 3 writes 'y' and reads or writes it at another element too"),
+        ("    for (int i = 0; i < n; i++) y[i] = x[i];\n    y[0] = a;", "y[0] = a",
+         "this runs once after the loop at line 3, but a kernel runs only the loop"),
+        ("    y[0] = a;\n    for (int i = 1; i < n; i++) y[i] = x[i];", "y[0] = a",
+         "this runs once before the loop at line 4"),
+        ("    int i = 0;\n    while (x[i] > 0.0) { y[i] = x[i]; i++; }", "while",
+         "the loop at line 4 is not a counted for loop"),
+        ("    for (int i = 0; i < n; i += idx[0]) y[i] = x[i];", "for",
+         "the loop at line 3 is not a counted for loop, or it can stop early (break, return)"),
+        ("    for (int i = 0; i < n; i++) {\n        if (x[i] < 0.0) break;\n        y[i] = x[i];\n    }", "for",
+         "the loop at line 3 is not a counted for loop, or it can stop early (break, return)"),
+        ("    for (int i = 0; i < n; i++) {\n        f(n, a, x, y, idx);\n        y[i] = x[i];\n    }", "f(n",
+         "'f' calls itself, and a kernel cannot call a kernel"),
+        ("    #pragma s2sad checkpoint binomial(4)\n    for (int i = 0; i < n; i++) y[i] = x[i];", "binomial",
+         "the loop at line 4 becomes the kernel, one iteration per thread: no loop is left to checkpoint"),
+        ("    double t[2] = {0.0, 1.0};\n    for (int i = 0; i < n; i++) y[i] = t[1] * x[i];", "t[2]",
+         "this runs once before the loop at line 4"),
+        ("    y[0] = a * x[0];", "f(int", "'f' has no loop to run as a kernel"),
+    ],
+)
+def test_loops_that_cannot_become_kernels_are_located_errors(tmp_path, capsys, body, where, message):
+    src = LOOPS_C.format(body=body)
     path = tmp_path / "f.c"
-    path.write_text("void f(int n, const double *x, double *y) { for (int i = 0; i < n; i++) y[i] = x[i]; }\n")
-    code = cli.main(["grad", str(path), "--wrt", "x", "--target", "cuda"])
-    assert code == 2 and "needs a CUDA kernel (.cu)" in capsys.readouterr().err
-    with pytest.raises(DiagnosticError, match="not in a .cu file"):
-        pipeline.gradient_source(path.read_text(), "f.c", "f", ["x"], "cuda")
+    path.write_text(src)
+    assert cli.main(["grad", str(path), "--wrt", "x", "--target", "cuda", "-o", str(tmp_path / "g.cu")]) == 1
+    err = capsys.readouterr().err
+    first, line, caret = err.splitlines()[:3]
+    assert f"error: --target cuda: {message}" in first, err
+    row, col = (int(k) for k in first.split(":")[1:3])
+    assert src.splitlines()[row - 1].index(where) + 1 == col and caret.index("^") - 4 == col - 1, err
+    assert err.splitlines()[-1].startswith("hint: ") and "Traceback" not in err
+    assert not (tmp_path / "g.cu").exists()
+
+
+def test_a_pragma_or_prange_vouches_for_independence_but_not_for_a_carried_value():
+    pragma = LOOPS_C.format(body="    #pragma omp parallel for\n    for (int i = 0; i < n; i++) y[idx[i]] = x[i];")
+    text = pipeline.gradient_source(pragma, "f.c", "f", ["x"], "cuda")
+    assert "__global__ void grad_f(" in text and "d_x[i] += " in text
+    with pytest.raises(DiagnosticError) as e:
+        pipeline.gradient_source(pragma.replace("    #pragma omp parallel for\n", ""), "f.c", "f", ["x"], "cuda")
+    assert "mark it '#pragma omp parallel for'" in e.value.diagnostics[0].hint
+    py = "import numba\n\n\ndef f(x, y, n: int):\n    s = 0.0\n    for i in numba.prange(n):\n" \
+         "        s += x[i]\n        y[i] = s\n"
+    with pytest.raises(DiagnosticError, match="the loop at line 6 carries 's'"):
+        pipeline.gradient_source(py, "f.py", "f", ["x"], "cuda")
+    step = py.replace("numba.prange(n)", "range(0, n, k)").replace("n: int", "n: int, k: int")
+    with pytest.raises(DiagnosticError, match="the loop at line 6 steps by an amount that is not a constant"):
+        pipeline.gradient_source(step.replace("        s += x[i]\n        y[i] = s\n", "        y[i] = x[i]\n"),
+                                 "f.py", "f", ["x"], "cuda")
+    ok = py.replace("        s += x[i]\n        y[i] = s\n", "        y[i] = 2.0 * x[i]\n")
+    assert "__global__ void grad_f(double *x, double *d_x, double *y, double *d_y, long n)" in \
+        pipeline.gradient_source(ok, "f.py", "f", ["x"], "cuda")
+
+
+def test_a_function_returning_a_value_is_no_kernel():
+    src = "double f(int n, const double *x, double *y)\n{\n    for (int i = 0; i < n; i++) y[i] = x[i];\n" \
+          "    return 0.0;\n}\n"
+    with pytest.raises(DiagnosticError, match="a kernel returns no value, and 'f' returns one"):
+        pipeline.gradient_source(src, "f.c", "f", ["x"], "cuda")

@@ -10,7 +10,6 @@ generated Python must pass ``ruff check`` with ruff's default rules.
 from __future__ import annotations
 
 import builtins
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -21,23 +20,13 @@ import numpy as np
 import pytest
 import sympy as sp
 from fd import check_gradient, written_arrays
-from golden_cases import OUTPUTS, compare_with_golden, load_cases
+from golden_cases import OUTPUTS, compare_with_golden, load_cases, load_module
 
 from s2sad import pipeline
 from s2sad.parse.python_frontend import parse_python
 
 CASES = load_cases()
 FILES = [*OUTPUTS, "expected.ir"]
-
-
-def _load(path: Path, module_name: str) -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    mod = importlib.util.module_from_spec(spec)
-    # Registered like an imported module: Numba links a recursive function's call to itself
-    # through its module, and aborts with "unresolved symbol" when the module is not there.
-    sys.modules[module_name] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def test_there_are_enough_golden_cases():
@@ -56,9 +45,9 @@ def test_golden_output(case, filename, request):
 @pytest.mark.parametrize("filename", list(OUTPUTS))
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_golden_gradient_matches_finite_differences(case, filename):
-    primal = getattr(_load(case.folder / "input.py", f"golden_input_{case.name}"), case.func)
+    primal = getattr(load_module(case.folder / "input.py", f"golden_input_{case.name}"), case.func)
     stem = filename.removesuffix(".py")
-    grad_mod = _load(case.folder / filename, f"golden_{case.name}_{stem}")
+    grad_mod = load_module(case.folder / filename, f"golden_{case.name}_{stem}")
     gradient = getattr(grad_mod, f"grad_{case.func}")
     if filename == "expected_numba.py" and not case.numba_jit:
         gradient = gradient.py_func  # the same code, uncompiled (see GoldenCase.numba_jit)
@@ -75,7 +64,7 @@ def test_gradient_at_other_levels_matches_finite_differences(case, level):
     text = pipeline.gradient_source(case.source, "input.py", case.func, case.wrt, "py", options)
     namespace: dict = {}
     exec(compile(text, f"<{case.name} -O{level}>", "exec"), namespace)
-    primal = getattr(_load(case.folder / "input.py", f"golden_input_{case.name}"), case.func)
+    primal = getattr(load_module(case.folder / "input.py", f"golden_input_{case.name}"), case.func)
     written = written_arrays(parse_python(case.source, "input.py", case.func), case.func)
     gradient = namespace[f"grad_{case.func}"]
     check_gradient(primal, gradient, case.params, case.wrt, written, np.random.default_rng(level))
@@ -153,7 +142,7 @@ def test_closed_form_gradient_matches_sympy(case):
     assert all(p.kind in ("float", "int") for p in case.params)
     symbols = [sp.Symbol(p.name, real=True) if p.kind == "float" else p.value for p in case.params]
     expr = _sympy_function(case)(*symbols)
-    gradient = getattr(_load(case.folder / "expected.py", f"golden_sympy_{case.name}"), f"grad_{case.func}")
+    gradient = getattr(load_module(case.folder / "expected.py", f"golden_sympy_{case.name}"), f"grad_{case.func}")
     rng = np.random.default_rng(1)
     for _ in range(3):
         point = [p.sample(rng) for p in case.params]

@@ -12,6 +12,13 @@ accumulation, -O2 with ``--all-atomic``) compile with g++ -Wall -Wextra -Werror
 against tests/cuda_emu.h and run one emulated thread at a time; the gradient
 has the contract's signature and matches central differences of the emulated
 primal (tests/fd.py). Where nvcc is installed, every expected.cu compiles with it.
+
+golden/cuda_from_c/<case>/ and golden/cuda_from_py/<case>/ are the same for kernels
+made from an element loop (``--target cuda`` of ``input.c`` or ``input.py``,
+s2sad/parse/kernelize.py): ``launch`` gives at least one thread per iteration, and
+the gradients are compared with central differences of the original primal, the C
+compiled by gcc or the Python run as it is. A case's name is its folder under
+golden/cuda, or ``cuda_from_c/<case>``.
 """
 
 from __future__ import annotations
@@ -25,15 +32,21 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cudaemu import EmulatedKernel, as_c, have_gxx, have_nvcc
+from cbuild import INPUT_FLAGS, build
+from cudaemu import EmulatedKernel, as_c, have_gxx, have_nvcc, primal_declaration
 from cprimal import CSignature
 from fd import ParamSpec, check_gradient
-from golden_cases import GOLDEN, compare_with_golden
+from golden_cases import GOLDEN, compare_with_golden, load_module
 
 from s2sad import pipeline
 
-CUDA_GOLDEN = GOLDEN / "cuda"
-CASE_NAMES = sorted(p.name for p in CUDA_GOLDEN.iterdir() if (p / "case.json").exists())
+# Case name -> folder: golden/cuda/<case> by its name, the kernels made from loops by folder/case.
+FOLDERS = {
+    (p.name if top == "cuda" else f"{top}/{p.name}"): p
+    for top in ("cuda", "cuda_from_c", "cuda_from_py")
+    for p in sorted((GOLDEN / top).iterdir()) if (p / "case.json").exists()
+}
+CASE_NAMES = sorted(FOLDERS)
 
 needs_gxx = pytest.mark.skipif(not have_gxx(), reason="g++ is not installed")
 
@@ -45,8 +58,13 @@ class CudaCase:
     spec: dict
 
     @property
+    def input(self) -> Path:
+        """input.cu, or the input.c / input.py whose loop becomes the kernel."""
+        return next(self.folder / f"input{s}" for s in (".cu", ".c", ".py") if (self.folder / f"input{s}").exists())
+
+    @property
     def source(self) -> str:
-        return (self.folder / "input.cu").read_text()
+        return self.input.read_text()
 
     @property
     def func(self) -> str:
@@ -64,29 +82,44 @@ class CudaCase:
     def params(self) -> list[ParamSpec]:
         return [ParamSpec.from_json(p) for p in self.spec["params"]]
 
+    @property
+    def declaration(self) -> str:
+        """Source that declares the primal: the input, or for Python, read off the gradient."""
+        if self.input.suffix == ".py":
+            return primal_declaration(self.generate(pipeline.DEFAULT.level), self.func)
+        return self.source
+
     def generate(self, level: int, all_atomic: bool = False) -> str:
         options = pipeline.Options(level=level, all_atomic=all_atomic)
-        return pipeline.gradient_source(self.source, "input.cu", self.func, self.wrt, "cuda", options)
+        return pipeline.gradient_source(self.source, self.input.name, self.func, self.wrt, "cuda", options)
 
 
 def load(name: str) -> CudaCase:
-    folder = CUDA_GOLDEN / name
+    folder = FOLDERS[name]
     return CudaCase(name, folder, json.loads((folder / "case.json").read_text()))
 
 
 @functools.cache
 def kernel(name: str) -> EmulatedKernel:
     case = load(name)
-    return EmulatedKernel(case.source, case.func, case.spec["launch"])
+    return EmulatedKernel(case.declaration, case.func, case.spec["launch"])
 
 
 @functools.cache
 def primal(name: str):
+    """The primal: the kernel emulated, or the original C compiled by gcc, or the Python itself."""
+    case = load(name)
+    if case.input.suffix == ".c":
+        return CSignature.parse(case.source, case.func).primal(build(case.source, INPUT_FLAGS))
+    if case.input.suffix == ".py":
+        return getattr(load_module(case.input, "cuda_golden_" + name.replace("/", "_")), case.func)
     return kernel(name).primal()
 
 
 def test_cuda_golden_cases_exist():
     assert {"daxpy_shared_scalar", "stencil_1d", "gather_index_list", "device_function_call"} <= set(CASE_NAMES)
+    assert {"cuda_from_c/shared_scalar_wrt", "cuda_from_c/omp_parallel_for", "cuda_from_c/helper_call",
+            "cuda_from_py/prange_shared_scalar"} <= set(CASE_NAMES)
 
 
 @pytest.mark.parametrize("name", CASE_NAMES)
@@ -95,12 +128,14 @@ def test_cuda_golden_output(name, request):
     level = case.spec.get("level", pipeline.DEFAULT.level)
     text = case.generate(level)
     assert text == case.generate(level), "output is not deterministic"
+    if case.input.suffix != ".cu":
+        assert "Launch with at least" in text.split("*/")[0], "the header says how to launch the kernel"
     path = case.folder / "expected.cu"
     compare_with_golden(request, path, text)
 
 
 def _contract(case: CudaCase) -> list[tuple[str, str, bool]]:
-    sig = CSignature.parse(as_c(case.source), case.func)
+    sig = CSignature.parse(as_c(case.declaration), case.func)
     out = []
     for p in sig.params:
         out.append((p.name, p.base, p.pointer))
@@ -144,8 +179,8 @@ def test_expected_cuda_compiles_with_nvcc():
     with tempfile.TemporaryDirectory(prefix="s2sad_nvcc_") as tmp:
         files = []
         for name in CASE_NAMES:
-            path = Path(tmp) / f"{name}.cu"
-            path.write_text((CUDA_GOLDEN / name / "expected.cu").read_text())
+            path = Path(tmp) / f"{name.replace('/', '__')}.cu"
+            path.write_text((FOLDERS[name] / "expected.cu").read_text())
             files.append(str(path))
         atomic = Path(tmp) / "all_atomic.cu"
         atomic.write_text(load("daxpy_shared_scalar").generate(2, all_atomic=True))

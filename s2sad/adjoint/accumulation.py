@@ -288,8 +288,22 @@ def _covers(atoms: set, owner: list[set]) -> bool:
 
 def private_accumulations(loop: Op) -> set[Op]:
     """The accumulation stores in ``loop`` that no other iteration can meet: every access to
-    that array in the loop has, at one index position, one mixed-radix form whose digits
-    include the loop's counter."""
+    that array in the loop is ``iteration_owned``."""
+    by_root: dict[Value, list[Op]] = {}
+    for op in loop.walk():
+        if op.name in ("load", "store"):
+            by_root.setdefault(view_base(op.operands[0]), []).append(op)
+    out: set[Op] = set()
+    for ops in by_root.values():
+        if iteration_owned(ops, loop):
+            out.update(op for op in ops if op.name == "store" and accumulation(op) is not None)
+    return out
+
+
+def iteration_owned(ops: list[Op], loop: Op) -> bool:
+    """Whether the loads and stores ``ops`` (of one array, inside ``loop``) touch, in each
+    iteration, elements no other iteration touches: at one index position, one mixed-radix
+    form whose digits include the loop's counter (``x[i]``, ``x[i * m + j]``, ``x[i, j]``)."""
     iv = loop.regions[0].args[0]
 
     def uniform(v: Value) -> bool:
@@ -312,19 +326,14 @@ def private_accumulations(loop: Op) -> set[Op]:
         guards = forms.guards(op)
         return lambda a: forms.loop_range(loop if a == OWNER else a[1]) or guards.get(a)  # type: ignore[index]
 
-    by_root: dict[Value, list[Op]] = {}
-    for op in loop.walk():
-        if op.name in ("load", "store"):
-            by_root.setdefault(view_base(op.operands[0]), []).append(op)
-    out: set[Op] = set()
-    for ops in by_root.values():
-        if all(op.operands[0] is ops[0].operands[0] for op in ops) and _owned(ops, forms, ranges_at, [{OWNER}]):
-            out.update(op for op in ops if op.name == "store" and accumulation(op) is not None)
-    return out
+    return (bool(ops) and all(op.operands[0] is ops[0].operands[0] for op in ops)
+            and _owned(ops, forms, ranges_at, [{OWNER}]))
 
 
 def _invariant(v: Value, loop: Op) -> bool:
-    """Defined outside ``loop`` (the same in every iteration)."""
+    """A constant, or defined outside ``loop`` (the same in every iteration)."""
+    if v.defining_op is not None and v.defining_op.name == "const":
+        return True
     owner = v.defining_op.parent if v.defining_op is not None else v.owner
     while owner is not None:
         parent = owner.parent_op

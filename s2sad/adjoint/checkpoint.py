@@ -99,7 +99,7 @@ def parse_schedule(text: str) -> Schedule:
     return Schedule(kind, int(arg))
 
 
-def _annotation(module: Module, op: Op) -> Optional[tuple[Schedule, SourceLoc]]:
+def loop_annotation(module: Module, op: Op) -> Optional[tuple[Schedule, SourceLoc]]:
     """The schedule written on the line just above ``op``'s first line, with its location."""
     if op.loc is None or op.loc.line < 2 or op.loc.line - 1 > len(module.source_lines):
         return None
@@ -135,7 +135,7 @@ def _plan(module: Module, fn: Function, default: Optional[Schedule]) -> dict[Op,
     for op in fn.walk():
         if op.name not in ("for", "while"):
             continue
-        found = _annotation(module, op)
+        found = loop_annotation(module, op)
         if found is None:
             if default is None or default == STORE_ALL or op.parent is not fn.body or op.name != "for":
                 continue

@@ -291,7 +291,7 @@ class GradientTransform:
         g.attrs["primal"] = fn.name
         # Which parameters the results are the adjoints of (C passes them back through pointers).
         g.attrs["returned"] = [fn.params[i].name_hint for i in sig.returned]
-        for kept in ("shapes", "c_structs", "cuda"):
+        for kept in ("shapes", "c_structs", "cuda", "launch"):
             if kept in fn.attrs:
                 g.attrs[kept] = fn.attrs[kept]
         if "c_params" in fn.attrs:
