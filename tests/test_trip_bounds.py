@@ -50,3 +50,57 @@ def test_tape_of_a_moving_inner_loop_is_allocated_once_and_suffices(shape):
         h = 1e-6
         fd = np.array([(scope["f"](x + h * e, n) - scope["f"](x - h * e, n)) / (2 * h) for e in np.eye(len(x))])
         np.testing.assert_allclose(d_x, fd, rtol=1e-6, atol=1e-7)
+
+
+DIVIDING = """
+def f(x):
+    total = 0.0
+    s = {start}
+    while {test}:
+        total = total * x[s % 4] + x[0]
+        s = s // {by}
+    return total
+"""
+
+
+@pytest.mark.parametrize(
+    "start, test, by, trips",
+    [(32, "s > 0", 2, 6), (32, "s >= 1", 2, 6), (100, "s > 0", 3, 5), (32, "s > 4", 2, 3), (1, "s > 0", 2, 1),
+     (0, "s > 0", 2, 0), (32, "s != 0", 2, 6)],
+)
+def test_a_loop_dividing_its_counter_has_a_constant_tape(start, test, by, trips):
+    """``while s > 0: ...; s //= 2`` from a constant runs floor(log2(start)) + 1 times: its tapes
+    are allocated once at that size (an undersized one raises), and the gradient is right."""
+    source = DIVIDING.format(start=start, test=test, by=by)
+    code = pipeline.gradient_source(source, "f.py", "f", ["x"], "py", pipeline.Options())
+    assert "np.concatenate" not in code  # never grows
+    assert f"np.empty({trips}" in code or trips == 0
+    scope: dict = {}
+    exec(compile(code, "grad_f.py", "exec"), scope)
+    exec(compile(source, "f.py", "exec"), scope)
+    x = np.random.default_rng(1).uniform(0.5, 1.0, 4)
+    d_x = np.zeros_like(x)
+    scope["grad_f"](x, d_x)
+    h = 1e-6
+    for k in range(4):
+        e = np.zeros(4)
+        e[k] = h
+        fd = (scope["f"](x + e) - scope["f"](x - e)) / (2 * h)
+        assert abs(d_x[k] - fd) < 1e-6 * max(1.0, abs(fd))
+
+
+@pytest.mark.parametrize("test, step", [("s != 3", "s // 2"), ("s > 0", "s // 1"), ("s > -1", "s // 2")])
+def test_a_counter_that_may_not_stop_keeps_a_growing_tape(test, step):
+    source = f"""
+def f(x, n):
+    total = 0.0
+    s = 32
+    while {test}:
+        total = total * x[0] + 1.0
+        s = {step}
+        if s == 0:
+            break
+    return total
+"""
+    code = pipeline.gradient_source(source, "f.py", "f", ["x"], "py", pipeline.Options())
+    assert "np.concatenate" in code  # no bound found: the tape grows

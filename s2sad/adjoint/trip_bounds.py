@@ -10,7 +10,10 @@ forward sweep allocates it once and pushes without a check.
 
 Bounds are found for an inner ``for`` with a constant step whose bounds are
 values computed before the outermost loop, or an outer loop's induction
-variable (of a unit-step loop with such bounds) plus or minus a constant.
+variable (of a unit-step loop with such bounds) plus or minus a constant; and
+for a ``while`` that divides a positive counter from a constant start
+(``for (s = 32; s > 0; s /= 2)``, the tree reductions of GPU kernels): it runs
+``floor(log_k(start)) + 1`` times at most, a constant.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from ..ssa.types import I64
 def trip_bound(at: Builder, loop: Op, outer: list[Op], top: Block, fwd: Callable[[Value], Value]) -> Optional[Value]:
     """An upper bound of ``loop``'s trip count over the iterations of the ``outer`` loops around
     it, computed at ``at`` (before the outermost loop); None when none is found."""
+    if loop.name == "while":
+        trips = _dividing_trips(loop)
+        return None if trips is None else build.const(at, trips, I64)
     step = build.const_value(loop.operands[2]) if loop.name == "for" else None
     if not isinstance(step, int) or step == 0:
         return None
@@ -73,6 +79,32 @@ def _extreme(at: Builder, v: Value, upper: bool, outer: list[Op], top: Block,
         base = _extreme(at, y, upper, outer, top, fwd)
         return None if base is None else build.add(at, base, build.const(at, c, I64))
     return None
+
+
+_ABOVE = {"gt": 0, "ge": 1, "ne": 0}  # ``s > c``, ``s >= c``, ``s != 0``: how far above c the loop runs
+
+
+def _dividing_trips(loop: Op) -> Optional[int]:
+    """The trip count of ``while (s > c) { ...; s = s / k; }`` (``k >= 2``, ``s`` an integer that
+    starts at a constant and changes nowhere else), found by running the counter; else None."""
+    cond, body = loop.regions
+    test = cond.terminator.operands[0].defining_op
+    if test is None or test.name not in _ABOVE or test.operands[0] not in cond.args:
+        return None
+    k = cond.args.index(test.operands[0])
+    limit, start = build.const_value(test.operands[1]), build.const_value(loop.operands[k])
+    step = body.terminator.operands[k].defining_op
+    if step is None or step.name not in ("div", "floordiv") or step.operands[0] is not body.args[k]:
+        return None
+    by = build.const_value(step.operands[1])
+    if not all(isinstance(c, int) and not isinstance(c, bool) for c in (limit, start, by)) or by < 2:
+        return None
+    if limit < _ABOVE[test.name] or (test.name == "ne" and limit != 0) or start < 0:
+        return None  # the loop must stop on a positive counter (s != 3 may step over 3)
+    trips, s = 0, start
+    while s > limit if test.name == "gt" else s >= limit if test.name == "ge" else s != 0:
+        trips, s = trips + 1, s // by
+    return trips
 
 
 def _defined_in(v: Value, top: Block) -> bool:

@@ -93,6 +93,7 @@ from .cstmt import ArrayDecl, declare
 from .parallel import Pragma, is_parallel, private_accumulations
 from .parallel import finish as finish_pragmas
 from .lower_arrays import add_size_params, has_array_ops, lower_module
+from ..emit_py.names import sanitize
 from .names import CNamer, c_reserved
 from .ranges import IntRanges
 from .render import CRenderer, comment_text, wrap_signature
@@ -1117,7 +1118,7 @@ class _CFunctionEmitter(_FunctionEmitter):
         iv = body.args[0]
         name = self.var.get(iv, "_")
         if name == "_":
-            name = self._counter_name()
+            name = self._counter_name(iv.name_hint)
             self.var[iv] = name
         elif any(self.var.get(v) == name for v in _defined_inside(body) if v is not iv):
             # Another variable of that name is assigned in the body: in C that would move the loop.
@@ -1161,17 +1162,18 @@ class _CFunctionEmitter(_FunctionEmitter):
             return early + pre + [pragma, loop]
         return early + pre + [loop]
 
-    def _counter_name(self) -> str:
-        """``it`` for an unnamed loop counter; ``it2`` inside a loop that already uses ``it``."""
-        k = 1
-        while True:
-            cand = "it" if k == 1 else f"it{k}"
+    def _counter_name(self, hint: str = "") -> str:
+        """A name for a counter the body does not read (C's ``for`` needs one all the same): the
+        source's (``step``) when free, else ``it``; ``it2`` inside a loop that already uses ``it``."""
+        hint = sanitize(hint)
+        names = ([hint] if hint and hint not in ("_", "it") else []) + ["it"] + [f"it{k}" for k in range(2, 100)]
+        for cand in names:
             if cand not in self.loop_names and (cand in self.counters or self.namer.is_free(cand)):
                 if cand not in self.counters:
                     self.namer.claim_fixed(cand)
                     self.counters.add(cand)
                 return cand
-            k += 1
+        raise AssertionError("no free loop counter name")  # 100 nested counters: not C a person wrote
 
     def _break_cycle(self, pending: list[tuple[str, Expr]], out: list[Stmt]) -> bool:
         """C has no tuple assignment: compute one new value into ``<x>_next`` first."""

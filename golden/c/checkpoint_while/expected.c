@@ -40,7 +40,7 @@ void grad_f(double *x, double *d_x, double a, double *d_a, double d_return) {
         }
         a = snap_a[0];
         k = snap_k[0];
-        for (long it = 0; it < ck_k; it++) {
+        for (long ck_it = 0; ck_it < ck_k; ck_it++) {
             long t3 = k % 3;
             double t4 = x_ck[t3];
             a = a * (1.5 + sin(t4)) + 0.25;

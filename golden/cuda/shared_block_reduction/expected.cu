@@ -3,19 +3,7 @@
  * Regenerate with: s2sad grad input.cu --func block_sum_squares --wrt x --target cuda
  */
 
-#include <stddef.h>
-#include <stdlib.h>
-#include <string.h>
-
 #define BLOCK 64
-
-/* realloc for device code: room for count elements of the given size, the first used kept. */
-static __device__ void *device_grow(void *p, size_t used, size_t count, size_t size) {
-    void *q = malloc(count * size);
-    memcpy(q, p, used * size);
-    free(p);
-    return q;
-}
 
 /* Zeroes a __shared__ array, the threads of the block sharing the work, then waits for all. */
 static __device__ void zero_shared(double *a, long size) {
@@ -35,16 +23,11 @@ __global__ void grad_block_sum_squares(int n, const double *x, double *d_x, doub
     long i = t0 * BLOCK + t;
     buf[t] = i < n ? x[i] * x[i] : 0.0;
     __syncthreads();
-    long tape_s_cap = 16;
-    long *tape_s = (long *)malloc(tape_s_cap * sizeof(long));
+    long tape_s[6];
     long tape_s_top = 0;
     long s = 32;
     long n_iter = 0;
     while (s > 0) {
-        if (tape_s_top == tape_s_cap) {
-            tape_s_cap = 2 * tape_s_cap + 1;
-            tape_s = (long *)device_grow(tape_s, tape_s_top, tape_s_cap, sizeof(long));
-        }
         tape_s[tape_s_top++] = s;
         if (t < s) {
             buf[t] += buf[t + s];
@@ -94,5 +77,4 @@ __global__ void grad_block_sum_squares(int n, const double *x, double *d_x, doub
         double t1 = d_buf_t * x[i];
         atomicAdd(&d_x[i], t1 + t1);
     }
-    free(tape_s);
 }

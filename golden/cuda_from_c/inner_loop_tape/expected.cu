@@ -80,7 +80,7 @@ __global__ void grad_iterate(int n, int steps, double r, double *d_r, const doub
     long tape_v_top = 0;
     if (i < n) {
         double v = x[i];
-        for (long it = 0; it < steps; it++) {
+        for (long k = 0; k < steps; k++) {
             tape_v[threads_in_block * tape_v_top++] = v;
             v = r * sin(v) + 0.5 * v;
         }
@@ -96,7 +96,7 @@ __global__ void grad_iterate(int n, int steps, double r, double *d_r, const doub
         d_y[i] = 0.0;
         // line 9: for (int k = 0; k < steps; k++) {
         d_r_local = 0.0;
-        for (long it = steps - 1; it >= 0; it--) {
+        for (long k = steps - 1; k >= 0; k--) {
             double v = tape_v[threads_in_block * --tape_v_top];
             // line 10: v = r * sin(v) + 0.5 * v;
             double d_v2 = d_v * 0.5;
