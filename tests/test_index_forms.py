@@ -14,6 +14,8 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 from s2sad import pipeline
 from s2sad.adjoint.accumulation import PRIVATE, accumulation, classify, private_accumulations
@@ -76,14 +78,17 @@ def test_not_thread_private(body):
 class _Recorder(Interpreter):
     """Runs the gradient over a launch and records which threads add to which element."""
 
-    def __init__(self, module, stores):
+    def __init__(self, module, stores, size=None):
         super().__init__(module)
         self.stores = stores
+        self.size = size  # of the array: a negative index wraps around, as numpy reads it
         self.touched: dict[int, set] = defaultdict(set)
 
     def _op(self, op, env):
         if op in self.stores:
             (k,) = [env[v] for v in op.operands[1:-1]]
+            if self.size is not None:
+                k %= self.size
             self.touched[k].add((self.thread.thread_idx, self.thread.block_idx))
         return super()._op(op, env)
 
@@ -148,3 +153,63 @@ def test_parallel_loop_iterations_own(body, private):
 def test_guard_by_early_return():
     body = "if (row >= n || col >= w) return; y[row * w + col] = x[row * w + col];"
     assert _modes(body) == {PRIVATE}
+
+
+# -- soundness on random kernels ---------------------------------------------------------------
+# An analysis that calls a shared element private gives silently wrong gradients on a GPU and
+# right ones in every sequential test. So: random index expressions, guards and loops, run
+# over a 2-D launch in the interpreter; every element a PRIVATE accumulation touches must be
+# touched by one thread only.
+
+RANDOM_KERNEL = """\
+__global__ void k(int n, int m, int w, const double *x, double *y)
+{{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if ({guard}) {{
+        for (int j = {lo}; j < {hi}; j++) {{
+            y[0] += x[{index}] * x[{index}];
+        }}
+    }}
+}}
+"""
+
+_SCALE = ["1", "2", "3", "m", "n", "w", "m + 1", "blockDim.x"]
+_INDEX = st.one_of(
+    st.builds("{} * i + {}".format, st.sampled_from(["-2", "-1", "0", "1", "2", "3"]),
+              st.sampled_from(["0", "1", "n"])),
+    st.builds("{} * ({}) + {}".format, st.sampled_from(["i", "j", "row", "col"]), st.sampled_from(_SCALE),
+              st.sampled_from(["i", "j", "row", "col", "threadIdx.x", "0"])),
+    st.builds("({} * ({}) + {}) * ({}) + {}".format, st.sampled_from(["row", "i"]), st.sampled_from(_SCALE),
+              st.sampled_from(["col", "i"]), st.sampled_from(_SCALE), st.sampled_from(["j", "0"])),
+    st.sampled_from(["i / 2", "i % 3", "threadIdx.x", "blockIdx.x", "threadIdx.x + blockDim.x * blockIdx.y",
+                     "threadIdx.y * blockDim.x + threadIdx.x", "n - 1 - i", "j", "row", "col"]),
+)
+_GUARD = st.lists(st.sampled_from(["i < n", "col < w", "row < n", "row < m", "i < m"]), max_size=3).map(
+    lambda g: " && ".join(g) or "1")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(index=_INDEX, guard=_GUARD, bounds=st.sampled_from([("0", "m"), ("0", "m + 1"), ("1", "m"), ("0", "2")]),
+       sizes=st.tuples(st.integers(0, 4), st.integers(0, 3), st.integers(0, 5)))
+def test_private_is_never_shared_on_random_kernels(index, guard, bounds, sizes):
+    src = RANDOM_KERNEL.format(index=index, guard=guard, lo=bounds[0], hi=bounds[1])
+    module = pipeline.gradient_module(src, "k.cu", "k", ["x"], pipeline.Options(level=2))
+    fn = module.functions["grad_k"]
+    stores = {op for op, mode in classify(fn, kernel=True, module=module).modes.items()
+              if mode == PRIVATE and op.operands[0].name_hint == "d_x"}
+    event("private" if stores else "not private")
+    if not stores:
+        return
+    n, m, w = sizes
+    size = 4096
+    rng = np.random.default_rng(0)
+    rec = _Recorder(module, stores, size)
+    # A kernel that reads no .y runs on a 1-D launch (the analysis's premise; see accumulation).
+    two_d = any(".y" in text or "row" in text for text in (index, guard))
+    launch = Launch((2, 2, 1), (3, 2, 1)) if two_d else Launch((4, 1, 1), (3, 1, 1))
+    rec.launch("grad_k", launch, n, m, w, rng.standard_normal(size), np.zeros(size),
+               np.zeros(1), np.ones(1))
+    shared = {k: t for k, t in rec.touched.items() if len(t) > 1}
+    assert not shared, f"{src}\nn, m, w = {sizes}: elements added to by several threads: {shared}"

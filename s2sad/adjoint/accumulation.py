@@ -234,7 +234,8 @@ def _thread_ranges(forms: IndexForms) -> Callable[[Op], Callable[[Hashable], Opt
 
 def _thread_axes(fn: Function, module: Optional[Module]) -> dict[str, list[str]]:
     """The axes the kernel (and the device functions it calls) reads: ``thread`` those of
-    threadIdx, ``any`` those of any built-in. An axis never read is assumed of extent 1."""
+    threadIdx, ``any`` those of any built-in. An axis never read (other than x) is assumed of
+    extent 1."""
     seen: set[str] = set()
     found: dict[str, set[str]] = {"thread": set(), "any": set()}
     todo = [fn]
@@ -250,7 +251,9 @@ def _thread_axes(fn: Function, module: Optional[Module]) -> dict[str, list[str]]
                     found["thread"].add(op.attrs["axis"])
             elif op.name == "call" and module is not None and op.attrs["callee"] in module.functions:
                 todo.append(module.functions[op.attrs["callee"]])
-    return {k: sorted(v) for k, v in found.items()}
+    # x always counts: a kernel that reads no thread index still runs as many threads as its
+    # launch has (each doing the same work), and a launch's threads spread along x first.
+    return {k: sorted(v | {"x"}) for k, v in found.items()}
 
 
 def _owned(ops: list[Op], forms: IndexForms, ranges_at: Callable[[Op], Callable[[Hashable], Optional[Coef]]],
