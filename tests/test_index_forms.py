@@ -213,3 +213,59 @@ def test_private_is_never_shared_on_random_kernels(index, guard, bounds, sizes):
                np.zeros(1), np.ones(1))
     shared = {k: t for k, t in rec.touched.items() if len(t) > 1}
     assert not shared, f"{src}\nn, m, w = {sizes}: elements added to by several threads: {shared}"
+
+
+RANDOM_LOOP = """\
+void f(int n, int m, int w, const double *x, double *y)
+{{
+    #pragma omp parallel for
+    for (int i = 0; i < n; i++) {{
+        for (int j = {lo}; j < {hi}; j++) {{
+            y[i] += x[{index}] * x[{index}];
+        }}
+    }}
+}}
+"""
+
+
+class _IterationRecorder(Interpreter):
+    """Records which iteration of its parallel loop each chosen accumulation adds from."""
+
+    def __init__(self, module, stores, size):
+        super().__init__(module)
+        self.stores = stores  # store -> the counter of its parallel loop
+        self.size = size
+        self.touched: dict[int, set] = defaultdict(set)
+
+    def _op(self, op, env):
+        if op in self.stores:
+            (k,) = [env[v] for v in op.operands[1:-1]]
+            self.touched[k % self.size].add(env[self.stores[op]])
+        return super()._op(op, env)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(index=st.one_of(
+    st.builds("{} * i + {}".format, st.sampled_from(["-1", "0", "1", "2"]), st.sampled_from(["0", "1", "j"])),
+    st.builds("{} * ({}) + {}".format, st.sampled_from(["i", "j"]), st.sampled_from(["1", "2", "m", "n", "m + 1"]),
+              st.sampled_from(["i", "j", "0", "1"])),
+    st.sampled_from(["i / 2", "i % 3", "n - 1 - i", "j", "i + j"])),
+    bounds=st.sampled_from([("0", "m"), ("0", "m + 1"), ("1", "m"), ("0", "2")]),
+    sizes=st.tuples(st.integers(0, 5), st.integers(0, 4)))
+def test_iteration_owned_is_never_shared_on_random_loops(index, bounds, sizes):
+    src = RANDOM_LOOP.format(index=index, lo=bounds[0], hi=bounds[1])
+    module = pipeline.gradient_module(src, "f.c", "f", ["x"], pipeline.Options(level=2))
+    fn = module.functions["grad_f"]
+    stores = {op: loop.regions[0].args[0] for loop in fn.walk()
+              if loop.name == "for" and loop.attrs.get("parallel")
+              for op in private_accumulations(loop) if op.operands[0].name_hint == "d_x"}
+    event("private" if stores else "not private")
+    if not stores:
+        return
+    n, m = sizes
+    size = 4096
+    rec = _IterationRecorder(module, stores, size)
+    rec.call("grad_f", n, m, 0, np.random.default_rng(0).standard_normal(size), np.zeros(size),
+             np.zeros(8), np.ones(8))
+    shared = {k: t for k, t in rec.touched.items() if len(t) > 1}
+    assert not shared, f"{src}\nn, m = {sizes}: elements added to by several iterations: {shared}"
