@@ -73,6 +73,12 @@ def test_macros_are_constants_where_used():
     assert "{value = 6.0}" in ir and "3.14159" in ir
 
 
+def test_infinity_and_float_limits_are_known():
+    ir = _ir("double f(double *x) { return x[0] > -INFINITY ? x[0] * DBL_EPSILON : DBL_MAX; }", "f")
+    assert "inf" in ir and "2.220446049250313e-16" in ir and "1.7976931348623157e+308" in ir
+    assert "{value = inf}" in _ir("double f(double *x) { return x[0] + HUGE_VAL; }", "f")
+
+
 def test_type_macros_and_gnu_spellings_are_substituted():
     src = "#define real double\nstatic __inline__ real f(const real *__restrict__ x) { return x[0]; }"
     assert "c_params = [\"const double *\"]" in _ir(src, "f")

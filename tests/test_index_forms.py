@@ -49,6 +49,7 @@ def _modes(body: str) -> set[str]:
         "if (i < n) { y[i] = x[n - 1 - i]; }",
         "if (i < n) { for (int j = 0; j < m; j++) { y[i] += x[i * m + j]; } }",
         "if (i < n) { for (int j = 0; j < m; j++) { y[i] += x[j * n + i]; } }",  # column walk
+        "if (i < n) { for (int j = 1; j < m; j++) { y[i] += x[i * m + j]; } }",  # j in [1, m), within [0, m)
         "if (row < n && col < w) { y[row * w + col] = x[row * w + col]; }",
         "if (row < n && col < w) { y[row * w + col] = x[col * n + row]; }",  # transpose
         "if (row < n && col < w) { y[row * w + col] = x[(row * w + col) * m]; }".replace("* m", "* 3"),
@@ -65,7 +66,7 @@ def test_thread_private(body):
         "if (i < n) { y[i] = x[i / 2]; }",  # two threads per element
         "if (i < n) { y[i] = x[i] + x[i + 1]; }",  # the neighbour's element
         "if (i < n) { for (int j = 0; j <= m; j++) { y[i] += x[i * m + j]; } }",  # j reaches m
-        "if (i < n) { for (int j = 1; j < m; j++) { y[i] += x[i * m + j]; } }",  # range not from 0
+        "if (i < n) { for (int j = -1; j < m; j++) { y[i] += x[i * m + j]; } }",  # j reaches the row before
         "y[row * w + col] = x[row * w + col];",  # no guard: col may pass w
         "if (row < n) { y[row * w + col] = x[row * w + col]; }",  # col unguarded
         "if (i < n) { y[i] = x[i] * row; }",  # a 2-D launch: the threads of one i differ in row
@@ -191,7 +192,8 @@ _GUARD = st.lists(st.sampled_from(["i < n", "col < w", "row < n", "row < m", "i 
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(index=_INDEX, guard=_GUARD, bounds=st.sampled_from([("0", "m"), ("0", "m + 1"), ("1", "m"), ("0", "2")]),
+@given(index=_INDEX, guard=_GUARD,
+       bounds=st.sampled_from([("0", "m"), ("0", "m + 1"), ("1", "m"), ("-1", "m"), ("0", "2")]),
        sizes=st.tuples(st.integers(0, 4), st.integers(0, 3), st.integers(0, 5)))
 def test_private_is_never_shared_on_random_kernels(index, guard, bounds, sizes):
     src = RANDOM_KERNEL.format(index=index, guard=guard, lo=bounds[0], hi=bounds[1])
@@ -250,7 +252,7 @@ class _IterationRecorder(Interpreter):
     st.builds("{} * ({}) + {}".format, st.sampled_from(["i", "j"]), st.sampled_from(["1", "2", "m", "n", "m + 1"]),
               st.sampled_from(["i", "j", "0", "1"])),
     st.sampled_from(["i / 2", "i % 3", "n - 1 - i", "j", "i + j"])),
-    bounds=st.sampled_from([("0", "m"), ("0", "m + 1"), ("1", "m"), ("0", "2")]),
+    bounds=st.sampled_from([("0", "m"), ("0", "m + 1"), ("1", "m"), ("-1", "m"), ("0", "2")]),
     sizes=st.tuples(st.integers(0, 5), st.integers(0, 4)))
 def test_iteration_owned_is_never_shared_on_random_loops(index, bounds, sizes):
     src = RANDOM_LOOP.format(index=index, lo=bounds[0], hi=bounds[1])

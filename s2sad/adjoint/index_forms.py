@@ -168,12 +168,16 @@ class IndexForms:
                     out.setdefault(atom, self.coef(high))
 
     def loop_range(self, loop: Op) -> Optional[Coef]:
-        """``m`` for ``for (j = 0; j < m; j++)`` and for its mirror ``for (j = m - 1; j >= 0; j--)``;
-        None for other bounds (the counter may still be the highest digit)."""
+        """``m`` for ``for (j = c; j < m; j++)`` (``c >= 0`` a constant: ``j`` lies in ``[0, m)``)
+        and for its mirror ``for (j = m - 1; j >= c; j--)``; None for other bounds (the counter
+        may still be the highest digit)."""
         lb, ub, step = loop.operands[:3]
-        if const_int(step) == 1 and const_int(lb) == 0 and self.uniform(ub):
+        low = const_int(lb) if const_int(step) == 1 else const_int(ub) if const_int(step) == -1 else None
+        if low is None or low < (0 if const_int(step) == 1 else -1):
+            return None
+        if const_int(step) == 1 and self.uniform(ub):
             return self.coef(ub)
-        if const_int(step) == -1 and const_int(ub) == -1:
+        if const_int(step) == -1:
             sub = lb.defining_op
             if (sub is not None and sub.name == "sub" and const_int(sub.operands[1]) == 1
                     and self.uniform(sub.operands[0])):
