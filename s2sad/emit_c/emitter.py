@@ -199,7 +199,8 @@ class _ModuleContext:
         for fn in module.functions.values():
             for op in fn.walk():
                 if op.name == "const" and "macro" in op.attrs:
-                    self.macros.setdefault(op.attrs["macro"], _c_number(op.attrs["value"], op.result.type))
+                    value = op.attrs["value"] - op.attrs.get("macro_offset", 0)  # STEPS - 1 holds 5: STEPS is 6
+                    self.macros.setdefault(op.attrs["macro"], _c_number(value, op.result.type))
 
     def c_name(self, name: str) -> str:
         """A function's name in C: a C keyword or library name gets underscores (``long`` -> ``long_``)."""
@@ -580,7 +581,9 @@ class _CFunctionEmitter(_FunctionEmitter):
         t = op.result.type if len(op.results) == 1 else None
         if n == "const":
             if "macro" in op.attrs:  # a #define of the input: its name, defined at the top of the file
-                return Name(op.attrs["macro"])
+                offset = op.attrs.get("macro_offset", 0)  # folded from STEPS - 1
+                name = Name(op.attrs["macro"])
+                return binop("+" if offset > 0 else "-", name, number(abs(offset))) if offset else name
             return self._lit(op.attrs["value"], op.result.type)
         if n == "undef":
             return self._lit(0, op.result.type)

@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 import numpy as np
 
 from ..ssa import ops
-from ..ssa.build import add, const_value
+from ..ssa.build import add, const_value, macro_attrs
 from ..ssa.interp import _BINARY, _MATH  # the interpreter's own functions: folding must agree with it
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.types import ScalarType, Type
@@ -300,7 +300,8 @@ class _Folder:
             return False
         if not isinstance(result, Value):
             t = op.result.type
-            result = Builder(op.parent).before_op(op).op1("const", [], t, op.result.name_hint, value=result)
+            result = Builder(op.parent).before_op(op).op1("const", [], t, op.result.name_hint, value=result,
+                                                          **macro_attrs(op.name, *op.operands))
             result.defining_op.loc = op.loc
         self.replace(op, [result])
         return True

@@ -11,7 +11,7 @@ Every helper returns the resulting ``Value`` (possibly an operand, unchanged).
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from .interp import c_rem
 from .ir import Builder, Value
@@ -40,7 +40,7 @@ def is_const(v: Value, value: Number) -> bool:
     return c is not None and not isinstance(c, bool) and c == value
 
 
-def const(b: Builder, value: Number, type: Type, hint: str = "") -> Value:
+def const(b: Builder, value: Number, type: Type, hint: str = "", **attrs: Any) -> Value:
     """A literal of ``type`` (the value is converted to the type's kind)."""
     assert isinstance(type, ScalarType), type
     if type.is_float:
@@ -49,7 +49,23 @@ def const(b: Builder, value: Number, type: Type, hint: str = "") -> Value:
         value = int(value)
     else:
         value = bool(value)
-    return b.op1("const", [], type, hint, value=value)
+    return b.op1("const", [], type, hint, value=value, **attrs)
+
+
+def macro_attrs(name: str, *operands: Value) -> dict[str, Any]:
+    """When ``name(*operands)`` folds a C ``#define`` plus or minus a literal (``STEPS - 1``), the
+    attributes that let the folded constant still print so (``macro``, ``macro_offset``)."""
+    if name not in ("add", "sub") or len(operands) != 2 or not operands[0].type.is_int:
+        return {}
+    x, y = (v.defining_op for v in operands)
+    if x is None or y is None or x.name != "const" or y.name != "const":
+        return {}
+    if "macro" in x.attrs and "macro" not in y.attrs:
+        step = y.attrs["value"] if name == "add" else -y.attrs["value"]
+        return {"macro": x.attrs["macro"], "macro_offset": x.attrs.get("macro_offset", 0) + step}
+    if name == "add" and "macro" in y.attrs and "macro" not in x.attrs:
+        return {"macro": y.attrs["macro"], "macro_offset": y.attrs.get("macro_offset", 0) + x.attrs["value"]}
+    return {}
 
 
 def _fold(name: str, a: Number, c: Number) -> Optional[Number]:
@@ -80,7 +96,7 @@ def binary(b: Builder, name: str, x: Value, y: Value, hint: str = "") -> Value:
     if cx is not None and cy is not None and not isinstance(cx, bool) and not isinstance(cy, bool):
         folded = _fold(name, cx, cy)
         if folded is not None and (t.is_float or float(folded).is_integer()):
-            return const(b, folded, t, hint)
+            return const(b, folded, t, hint, **macro_attrs(name, x, y))
     if name == "add":
         if is_const(y, 0):
             return x

@@ -42,7 +42,7 @@ void grad_kinetic_plus_spread(const struct Particle *p, struct Particle *d_p, in
         double d_v2 = d_e * (0.5 * p[i].mass);
         d_p[i].mass += d_e * v2 * 0.5;
         // line 19: for (int c = 0; c < DIM; c++) {
-        for (long c = 2; c >= 0; c--) {
+        for (long c = DIM - 1; c >= 0; c--) {
             // line 20: v2 += p[i].vel.x[c] * p[i].vel.x[c];
             double t1 = d_v2 * p[i].vel.x[c];
             d_p[i].vel.x[c] += t1 + t1;

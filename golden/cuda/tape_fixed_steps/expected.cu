@@ -64,7 +64,7 @@ __global__ void grad_relax(int n, const double *x, double *d_x, const double *k,
         d_y[i] = 0.0;
         // line 12: for (int step = 0; step < STEPS; step++) {
         double t2 = 0.0;
-        for (long step = 5; step >= 0; step--) {
+        for (long step = STEPS - 1; step >= 0; step--) {
             double s = tape_s[--tape_s_top];
             double t3 = tanh(s);
             // line 13: s = s - k[0] * tanh(s);
