@@ -45,6 +45,7 @@ SIZES = {
     "grid_2d": {"h": 4096, "w": 4096},
     "tape_fixed_steps": {"n": 1 << 24},
     "tape_data_dependent": {"n": 1 << 20},
+    "grid_stride_loop": {"n": 1 << 24},
 }
 BLOCK = {"shared_block_reduction": 64}
 # Cases launched over two axes: (x extent, y extent) as parameter names, and the block.

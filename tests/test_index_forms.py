@@ -53,6 +53,9 @@ def _modes(body: str) -> set[str]:
         "if (row < n && col < w) { y[row * w + col] = x[row * w + col]; }",
         "if (row < n && col < w) { y[row * w + col] = x[col * n + row]; }",  # transpose
         "if (row < n && col < w) { y[row * w + col] = x[(row * w + col) * m]; }".replace("* m", "* 3"),
+        # A grid-stride loop: thread t visits t, t + stride, ..., and its reversed loop the same.
+        "for (int j = i; j < n; j += blockDim.x * gridDim.x) { y[j] = x[j] * x[j]; }",
+        "if (i < n) { y[i] = x[i + n * (i / 2)]; }",  # i / 2: any integer, as the highest digit
     ],
 )
 def test_thread_private(body):
@@ -70,6 +73,8 @@ def test_thread_private(body):
         "y[row * w + col] = x[row * w + col];",  # no guard: col may pass w
         "if (row < n) { y[row * w + col] = x[row * w + col]; }",  # col unguarded
         "if (i < n) { y[i] = x[i] * row; }",  # a 2-D launch: the threads of one i differ in row
+        "for (int j = i; j < n; j += blockDim.x) { y[j] = x[j]; }",  # stride of one block: blocks meet
+        "if (i < n) { y[i] = x[i / 2 + n * i]; }",  # the opaque digit is not the highest
     ],
 )
 def test_not_thread_private(body):
@@ -169,7 +174,7 @@ __global__ void k(int n, int m, int w, const double *x, double *y)
     int col = blockIdx.x * blockDim.x + threadIdx.x;
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     if ({guard}) {{
-        for (int j = {lo}; j < {hi}; j++) {{
+        for ({loop}) {{
             y[0] += x[{index}] * x[{index}];
         }}
     }}
@@ -185,18 +190,23 @@ _INDEX = st.one_of(
     st.builds("({} * ({}) + {}) * ({}) + {}".format, st.sampled_from(["row", "i"]), st.sampled_from(_SCALE),
               st.sampled_from(["col", "i"]), st.sampled_from(_SCALE), st.sampled_from(["j", "0"])),
     st.sampled_from(["i / 2", "i % 3", "threadIdx.x", "blockIdx.x", "threadIdx.x + blockDim.x * blockIdx.y",
-                     "threadIdx.y * blockDim.x + threadIdx.x", "n - 1 - i", "j", "row", "col"]),
+                     "threadIdx.y * blockDim.x + threadIdx.x", "n - 1 - i", "j", "row", "col",
+                     "i + n * (i / 2)", "i + w * (j * j)", "j * j + i", "(i / 2) * 2 + j % 2"]),
 )
+# Loop headers: counted from a constant, past the end, and grid-stride (j starts at the thread).
+_LOOPS = ["int j = 0; j < m; j++", "int j = 0; j < m + 1; j++", "int j = 1; j < m; j++", "int j = -1; j < m; j++",
+          "int j = 0; j < 2; j++", "int j = i; j < n + m; j += blockDim.x * gridDim.x",
+          "int j = i; j < n + m; j += 2 * blockDim.x * gridDim.x", "int j = i; j < n + m; j += blockDim.x",
+          "int j = i + 1; j < n + m; j += blockDim.x * gridDim.x"]
 _GUARD = st.lists(st.sampled_from(["i < n", "col < w", "row < n", "row < m", "i < m"]), max_size=3).map(
     lambda g: " && ".join(g) or "1")
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(index=_INDEX, guard=_GUARD,
-       bounds=st.sampled_from([("0", "m"), ("0", "m + 1"), ("1", "m"), ("-1", "m"), ("0", "2")]),
+@given(index=_INDEX, guard=_GUARD, loop=st.sampled_from(_LOOPS),
        sizes=st.tuples(st.integers(0, 4), st.integers(0, 3), st.integers(0, 5)))
-def test_private_is_never_shared_on_random_kernels(index, guard, bounds, sizes):
-    src = RANDOM_KERNEL.format(index=index, guard=guard, lo=bounds[0], hi=bounds[1])
+def test_private_is_never_shared_on_random_kernels(index, guard, loop, sizes):
+    src = RANDOM_KERNEL.format(index=index, guard=guard, loop=loop)
     module = pipeline.gradient_module(src, "k.cu", "k", ["x"], pipeline.Options(level=2))
     fn = module.functions["grad_k"]
     stores = {op for op, mode in classify(fn, kernel=True, module=module).modes.items()
@@ -209,7 +219,7 @@ def test_private_is_never_shared_on_random_kernels(index, guard, bounds, sizes):
     rng = np.random.default_rng(0)
     rec = _Recorder(module, stores, size)
     # A kernel that reads no .y runs on a 1-D launch (the analysis's premise; see accumulation).
-    two_d = any(".y" in text or "row" in text for text in (index, guard))
+    two_d = any(".y" in text or "row" in text for text in (index, guard, loop))
     launch = Launch((2, 2, 1), (3, 2, 1)) if two_d else Launch((4, 1, 1), (3, 1, 1))
     rec.launch("grad_k", launch, n, m, w, rng.standard_normal(size), np.zeros(size),
                np.zeros(1), np.ones(1))

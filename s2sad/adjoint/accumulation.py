@@ -56,7 +56,7 @@ from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.gpu import SHARED_SPACE
 from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.ops import op_info, view_base
-from .index_forms import OWNER, Coef, IndexForms, loop_atom, offset, thread_atom
+from .index_forms import OWNER, Coef, IndexForms, is_inner, loop_atom, loop_counter, offset, thread_atom
 
 PRIVATE = "private"
 BLOCK = "block"
@@ -192,21 +192,11 @@ def _uniform_at_top(v: Value, fn: Function) -> bool:
     return thread_uniform(v) and (op is None or op.parent is fn.body or op.name == "const")
 
 
-def _loop_counter(v: Value) -> Optional[Op]:
-    """The ``for`` whose counter ``v`` is."""
-    if not v.is_block_arg:
-        return None
-    loop = v.owner.parent_op
-    if loop is not None and loop.name == "for" and v is loop.regions[0].args[0]:
-        return loop
-    return None
-
-
 def _thread_atom(v: Value) -> Optional[Hashable]:
     op = v.defining_op
     if op is not None and op.name in ("gpu.thread_idx", "gpu.block_idx"):
         return thread_atom("tid" if op.name == "gpu.thread_idx" else "bid", op.attrs["axis"])
-    loop = _loop_counter(v)
+    loop = loop_counter(v)
     return loop_atom(loop) if loop is not None else None
 
 
@@ -227,6 +217,9 @@ def _thread_ranges(forms: IndexForms) -> Callable[[Op], Callable[[Hashable], Opt
                 r = forms.loop_range(atom[1])  # type: ignore[index]
                 if r is not None:
                     return r
+            if kind == "gid" and atom not in guards:  # below gridDim * blockDim, all the threads
+                return (1, tuple(sorted((_builtin_key("gpu.block_dim", atom[1]),  # type: ignore[index]
+                                         _builtin_key("gpu.grid_dim", atom[1])), key=repr)))  # type: ignore[index]
             return guards.get(atom)
         return ranges
     return at
@@ -273,8 +266,8 @@ def _owned(ops: list[Op], forms: IndexForms, ranges_at: Callable[[Op], Callable[
                 break
             # Loops are compared by range and weight: the forward loop's j and its mirror's j
             # run over the same elements.
-            signatures.add((tuple(("loop" if d[0][0] == "loop" else d[0], d[1], d[2]) for d in digits),
-                            offset(f)))
+            signatures.add((tuple(("inner" if is_inner(d[0]) else d[0], d[1], d[2]) for d in digits),
+                            offset(f, digits)))
         else:
             if len(signatures) == 1:
                 return True
@@ -320,14 +313,17 @@ def iteration_owned(ops: list[Op], loop: Op) -> bool:
     def atom(v: Value) -> Optional[Hashable]:
         if v is iv:
             return OWNER
-        inner = _loop_counter(v)
+        inner = loop_counter(v)
         return loop_atom(inner) if inner is not None else None
 
     forms = IndexForms(uniform, atom, key)
 
     def ranges_at(op: Op) -> Callable[[Hashable], Optional[Coef]]:
-        guards = forms.guards(op)
-        return lambda a: forms.loop_range(loop if a == OWNER else a[1]) or guards.get(a)  # type: ignore[index]
+        def ranges(a: Hashable) -> Optional[Coef]:
+            if a == OWNER:
+                return forms.loop_range(loop)
+            return forms.loop_range(a[1]) if a[0] == "loop" else None  # type: ignore[index]
+        return ranges
 
     return (bool(ops) and all(op.operands[0] is ops[0].operands[0] for op in ops)
             and _owned(ops, forms, ranges_at, [{OWNER}]))

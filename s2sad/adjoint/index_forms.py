@@ -55,6 +55,20 @@ def loop_atom(loop: Op) -> tuple[str, Op]:
 
 
 OWNER = ("owner",)  # the counter of the parallel loop whose iterations are the owners
+OPAQUE = "opaque"  # ("opaque", value): an integer with no affine form
+# The atoms a guard ``a < u`` bounds to [0, u): those that cannot be negative.
+_NONNEGATIVE = frozenset(thread_atom(kind, axis) for kind in ("tid", "bid", "gid") for axis in AXES)
+MERGED = "merged"  # several digits of one weight, added up
+
+
+def loop_counter(v: Value) -> Optional[Op]:
+    """The ``for`` whose counter ``v`` is."""
+    if not v.is_block_arg:
+        return None
+    loop = v.owner.parent_op
+    if loop is not None and loop.name == "for" and v is loop.regions[0].args[0]:
+        return loop
+    return None
 
 
 @dataclass
@@ -78,31 +92,41 @@ class IndexForms:
         return None if f is None else self._merge_global_ids(f)
 
     def _form(self, v: Value) -> Optional[Form]:
+        if not v.type.is_int:
+            return None
         if self.uniform(v):
             c, factors = self.coef(v)
             return {(None, factors): c} if c else {}
+        loop = loop_counter(v)
+        if loop is not None and not self.uniform(loop.operands[0]) and self.uniform(loop.operands[2]):
+            # A loop that starts where the owner says (a grid-stride loop: i = gid, i += stride)
+            # visits start + stride * k, k = 0, 1, ...: the start's digits, then k's.
+            start = self._form(loop.operands[0])
+            return None if start is None else _add(start, _scale({(("iteration", loop), ()): 1}, self.coef(
+                loop.operands[2])))
         a = self.atom(v)
         if a is not None:
             return {(a, ()): 1}
         op = v.defining_op
-        if op is None or op.regions or not v.type.is_int:
-            return None
-        if op.name == "cast" and op.operands[0].type.is_int:
-            return self._form(op.operands[0])
-        if op.name in ("add", "sub"):
-            a_form, b_form = self._form(op.operands[0]), self._form(op.operands[1])
-            if a_form is None or b_form is None:
-                return None
-            return _add(a_form, _scale(b_form, (1 if op.name == "add" else -1, ())))
-        if op.name == "neg":
-            f = self._form(op.operands[0])
-            return None if f is None else _scale(f, (-1, ()))
-        if op.name == "mul":
-            for a, b in (op.operands, reversed(op.operands)):
-                if self.uniform(b):
-                    f = self._form(a)
-                    return None if f is None else _scale(f, self.coef(b))
-        return None
+        if op is not None and not op.regions:
+            if op.name == "cast" and op.operands[0].type.is_int:
+                return self._form(op.operands[0])
+            if op.name in ("add", "sub"):
+                a_form, b_form = self._form(op.operands[0]), self._form(op.operands[1])
+                if a_form is None or b_form is None:
+                    return None
+                return _add(a_form, _scale(b_form, (1 if op.name == "add" else -1, ())))
+            if op.name == "neg":
+                f = self._form(op.operands[0])
+                return None if f is None else _scale(f, (-1, ()))
+            if op.name == "mul":
+                for x, y in (op.operands, reversed(op.operands)):
+                    if self.uniform(y):
+                        f = self._form(x)
+                        return None if f is None else _scale(f, self.coef(y))
+        # Anything else (a load, a division, a product of two varying values) is a digit of its
+        # own with no known range: harmless as the highest digit, where it may be any integer.
+        return {((OPAQUE, v), ()): 1}
 
     def coef(self, u: Value) -> Coef:
         """A uniform integer as a coefficient: its constant, or a product of opaque factors."""
@@ -114,6 +138,9 @@ class IndexForms:
             return _times(self.coef(op.operands[0]), self.coef(op.operands[1]))
         if op is not None and op.name == "cast" and op.operands[0].type.is_int:
             return self.coef(op.operands[0])
+        if op is not None and op.name == "neg":
+            c, factors = self.coef(op.operands[0])
+            return (-c, factors)
         return (1, (self.key(u),))
 
     def _merge_global_ids(self, f: Form) -> Form:
@@ -164,7 +191,7 @@ class IndexForms:
             f = self.form(low)
             if f is not None and len(f) == 1 and self.uniform(high):
                 ((atom, factors), c), = f.items()
-                if atom is not None and factors == () and c == 1:
+                if atom in _NONNEGATIVE and factors == () and c == 1:
                     out.setdefault(atom, self.coef(high))
 
     def loop_range(self, loop: Op) -> Optional[Coef]:
@@ -187,8 +214,17 @@ class IndexForms:
     # -- ownership --------------------------------------------------------------------------
     def digits(self, f: Form, ranges: Callable[[Hashable], Optional[Coef]]) -> Optional[tuple]:
         """The digits of ``f`` from the lowest, as ``(atom, weight, range)`` (the highest with
-        range None), when they form a mixed-radix number; else None."""
+        range None), when they form a mixed-radix number; else None. Digits of the owner's own
+        work (loop counters, opaque values) that share a weight up to sign add up to one digit
+        of that weight (``first + stride * k`` and ``- stride * k'`` of a reversed grid-stride
+        loop), which can only be the highest."""
         terms = [(atom, (c, factors)) for (atom, factors), c in f.items() if atom is not None]
+        merged: dict[tuple, list] = {}
+        for atom, (c, factors) in terms:
+            if is_inner(atom):
+                merged.setdefault((abs(c), factors), []).append(atom)
+        terms = [(atom, w) for atom, w in terms if not (is_inner(atom) and len(merged[(abs(w[0]), w[1])]) > 1)]
+        terms += [((MERGED, tuple(map(repr, atoms))), w) for w, atoms in merged.items() if len(atoms) > 1]
         atoms = [a for a, _ in terms]
         if not terms or len(set(atoms)) != len(atoms) or len(terms) > _MAX_DIGITS:
             return None
@@ -207,9 +243,23 @@ class IndexForms:
         return None
 
 
-def offset(f: Form) -> tuple:
-    """The uniform part of a form, as a comparable key."""
-    return tuple(sorted(((factors, c) for (atom, factors), c in f.items() if atom is None), key=repr))
+def is_inner(atom: Hashable) -> bool:
+    """A digit of one owner's own work: a loop counter or an opaque value, not a thread index."""
+    return isinstance(atom, tuple) and atom[0] in ("loop", "iteration", OPAQUE, MERGED)
+
+
+def offset(f: Form, digits: tuple = ()) -> tuple:
+    """The uniform part of a form, as a comparable key; with ``digits`` whose highest is the
+    owner's own work (any integer), without the multiples of that digit's weight it absorbs."""
+    top = digits[-1] if digits and is_inner(digits[-1][0]) else None
+    out = []
+    for (atom, factors), c in f.items():
+        if atom is not None:
+            continue
+        if top is not None and factors == top[1][1] and c % top[1][0] == 0:
+            continue
+        out.append((factors, c))
+    return tuple(sorted(out, key=repr))
 
 
 def _times(a: Coef, b: Coef) -> Coef:

@@ -1036,19 +1036,25 @@ class GradientTransform:
                 build.add(b, lb, build.const(b, 1, I64)),
                 build.const(b, 1, I64),
             )
-        elif s is not None:
+        elif build.known_sign(op.operands[2]):
             # The last index is lb + (trip - 1) * s, trip = (ub - lb + s - 1) // s for s > 0
             # ((lb - ub + |s| - 1) // |s| for s < 0). When the loop does not run, that quotient
             # is <= 0 whichever way it rounds and the first index falls beyond lb: the reversed
             # loop runs zero times either way, so C may use its truncating `/` (no helper). It
             # stops past lb (`i >= lb`), which every index, lb plus multiples of s, respects.
-            toward, size = (1, s) if s > 0 else (-1, -s)
-            dist = build.sub(b, ub, lb) if s > 0 else build.sub(b, lb, ub)
-            span = build.add(b, dist, build.const(b, size - 1, I64))
-            trip = b.op1("floordiv", [span, build.const(b, size, I64)], I64, rounding="any")
-            back = build.mul(b, build.sub(b, trip, build.const(b, 1, I64)), build.const(b, size, I64))
-            first = build.add(b, lb, back) if s > 0 else build.sub(b, lb, back)
-            bounds = (first, build.sub(b, lb, build.const(b, toward, I64)), build.const(b, -s, I64))
+            # A step whose value the launch decides (blockDim.x * gridDim.x) is positive all the same.
+            toward = build.known_sign(op.operands[2])
+            size = build.const(b, abs(s), I64) if s is not None else step if toward > 0 else build.neg(b, step)
+            dist = build.sub(b, ub, lb) if toward > 0 else build.sub(b, lb, ub)
+            if s is not None:
+                span = build.add(b, dist, build.const(b, abs(s) - 1, I64))
+            else:
+                span = build.sub(b, build.add(b, dist, size), build.const(b, 1, I64))
+            trip = b.op1("floordiv", [span, size], I64, rounding="any")
+            back = build.mul(b, build.sub(b, trip, build.const(b, 1, I64)), size)
+            first = build.add(b, lb, back) if toward > 0 else build.sub(b, lb, back)
+            down = build.const(b, -s, I64) if s is not None else build.neg(b, step)
+            bounds = (first, build.sub(b, lb, build.const(b, toward, I64)), down)
         else:
             sign = build.select(
                 b, build.cmp(b, "gt", step, build.const(b, 0, I64)), build.const(b, 1, I64), build.const(b, -1, I64)

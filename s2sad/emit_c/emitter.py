@@ -43,7 +43,7 @@ import math
 import re
 from typing import Optional
 
-from ..ssa.build import const_int
+from ..ssa.build import const_int, known_sign
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..emit_py.emitter import (
     LINE_LIMIT,
@@ -1145,7 +1145,9 @@ class _CFunctionEmitter(_FunctionEmitter):
         for k, e in enumerate(bounds):
             names = names_in(e)
             every_iteration = k > 0 and not (k == 2 and literal_value(e) is not None)
-            unstable = any(n in written_pre for n in names) or (
+            # A bound that reads a variable of the counter's name (a value out-of-SSA gave the same
+            # name, dead once the loop starts) would read C's new counter instead: computed first.
+            unstable = name in names or any(n in written_pre for n in names) or (
                 every_iteration and (any(n in written_body for n in names) or _reads_memory(e))
             )
             if unstable:
@@ -1153,7 +1155,7 @@ class _CFunctionEmitter(_FunctionEmitter):
                 self.types[t] = ctype(iv.type)
                 early.append(Assign([Name(t)], e))
                 bounds[k] = Name(t)
-        loop = For(name, bounds, stmts or [])
+        loop = For(name, bounds, stmts or [], sign=known_sign(step))
         if is_parallel(op):
             carried = [(a, y) for a, y in zip(body.args[1:], body.terminator.operands) if y is not a]
             reduction = [self.var[a] for a, _ in carried if a in self.var]
@@ -1256,7 +1258,7 @@ def _ternaries(stmts: list[Stmt]) -> list[Stmt]:
                 continue
             s = If(s.cond, _ternaries(s.body), _ternaries(s.orelse))
         elif isinstance(s, For):
-            s = For(s.target, s.args, _ternaries(s.body))
+            s = For(s.target, s.args, _ternaries(s.body), s.parallel, s.sign)
         elif isinstance(s, While):
             s = While(s.cond, _ternaries(s.body))
         out.append(s)

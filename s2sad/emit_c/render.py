@@ -22,7 +22,7 @@ from ..emit_py.emitter import (
     While,
     _augmented,
 )
-from ..emit_py.expr import BinOp, Compare, Expr, Lit, Name, binop, literal_value, number
+from ..emit_py.expr import BinOp, Compare, Expr, Lit, Name, Unary, binop, literal_value, number
 from .cexpr import P_LOWEST, CPrinter, split_points
 from .cstmt import ArrayDecl, Decl
 from .parallel import Pragma
@@ -158,9 +158,18 @@ class CRenderer:
         i = Name(s.target)
         ctype = self.types.get(s.target, "long")
         k = literal_value(step)
-        if isinstance(k, int) and not isinstance(k, bool) and k != 0:
-            if k > 0:
+        if not (isinstance(k, int) and not isinstance(k, bool) and k != 0) and s.sign:
+            k = None  # a step of known sign, not a literal (a grid-stride loop's blockDim.x * gridDim.x)
+            if s.sign > 0:
                 cond: Expr = Compare("<", i, ub)
+                incr = f"{s.target} += {self.p(step, 11)}"
+            else:
+                cond = Compare(">", i, ub)
+                down = step.operand if isinstance(step, Unary) and step.op == "-" else Unary("-", step)
+                incr = f"{s.target} -= {self.p(down, 11)}"
+        elif isinstance(k, int) and not isinstance(k, bool) and k != 0:
+            if k > 0:
+                cond = Compare("<", i, ub)
                 incr = f"{s.target}++" if k == 1 else f"{s.target} += {k}"
             else:
                 c = literal_value(ub)

@@ -151,6 +151,7 @@ class For:
     args: list[Expr]
     body: list["Stmt"]
     parallel: bool = False  # Numba output: numba.prange
+    sign: int = 0  # the step's sign when known but not a literal (C's loop test needs it)
 
 
 @dataclass

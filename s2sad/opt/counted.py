@@ -16,7 +16,9 @@ that are):
 * condition ``c + a < B`` (or ``<=``, or the mirrored ``B > c + a``) and step
   ``c += s`` with ``s > 0``: ``for c in range(c0, B - a, s)`` (``B - a + 1`` for
   ``<=``);
-* condition ``c + a > B`` (or ``>=``) and ``s < 0``: the same downwards.
+* condition ``c + a > B`` (or ``>=``) and ``s < 0``: the same downwards;
+* a CUDA grid-stride loop, ``for (i = gid; i < n; i += blockDim.x * gridDim.x)``: the
+  step is not a constant but a product of launch dimensions, positive all the same.
 
 The condition must compute nothing else (it is dropped), and the loop's final
 value of ``c``, when used after it, must be the one ``range`` leaves, which is
@@ -30,6 +32,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
+from ..ssa.gpu import launch_extent
 from ..ssa.ops import PURE
 from ..ssa.types import I64
 
@@ -66,14 +69,25 @@ def _offset_of(v: Value, args: list[Value]) -> Optional[tuple[int, int]]:
     return None
 
 
-def _invariant(v: Value, cond: Block, loop: Op) -> bool:
-    """Defined outside ``loop``, or computed in ``cond`` by pure ops from values that are."""
+def _launch_stride(v: Value, counter: Value, loop: Op) -> Optional[Value]:
+    """For ``counter + s`` with ``s`` a product of launch dimensions (a grid-stride loop's
+    ``blockDim.x * gridDim.x``: positive, the same in every iteration): ``s``; else None."""
+    op = v.defining_op
+    if op is None or op.name != "add" or counter not in op.operands:
+        return None
+    s = op.operands[1] if op.operands[0] is counter else op.operands[0]
+    return s if launch_extent(s) and _invariant(s, counter.owner, loop) else None
+
+
+def _invariant(v: Value, region: Block, loop: Op) -> bool:
+    """Defined outside ``loop``, or computed in ``region`` (its condition or body) by pure ops
+    from values that are."""
     op = v.defining_op
     if v.is_block_arg:
-        return v.owner is not cond and not _inside(v.owner, loop)
+        return v.owner is not region and not _inside(v.owner, loop)
     assert op is not None
-    if op.parent is cond:
-        return op.name in PURE and all(_invariant(o, cond, loop) for o in op.operands)
+    if op.parent is region:
+        return op.name in PURE and all(_invariant(o, region, loop) for o in op.operands)
     return not _inside(op.parent, loop)
 
 
@@ -85,13 +99,14 @@ def _inside(block: Optional[Block], loop: Op) -> bool:
     return False
 
 
-def _hoist(v: Value, cond: Block, b: Builder, done: dict[Value, Value]) -> Value:
-    """A copy of ``v``'s computation in ``cond`` placed before the loop."""
+def _hoist(v: Value, region: Block, b: Builder, done: dict[Value, Value]) -> Value:
+    """A copy of ``v``'s computation in ``region`` (the loop's condition or body) placed before
+    the loop."""
     op = v.defining_op
-    if op is None or op.parent is not cond:
+    if op is None or op.parent is not region:
         return v
     if v not in done:
-        operands = [_hoist(o, cond, b, done) for o in op.operands]
+        operands = [_hoist(o, region, b, done) for o in op.operands]
         done[v] = b.create(op.name, operands, [r.type for r in op.results], dict(op.attrs),
                            hints=[r.name_hint for r in op.results]).results[v.index]
     return done[v]
@@ -119,17 +134,21 @@ def _convert(w: Op) -> bool:
     if any(o in args and o is not args[k] for op in cond.ops for o in op.operands):
         return False  # the condition reads another carried value
     step_of = _offset_of(body.terminator.operands[k], body.args)
+    stride = None if step_of is not None else _launch_stride(body.terminator.operands[k], body.args[k], w)
+    if stride is not None:
+        step_of = (k, 1)  # a positive step whose value the launch decides
     if step_of is None or step_of[0] != k or step_of[1] == 0:
         return False
     s = step_of[1]
     if (s > 0) != (name in ("lt", "le")):
         return False
     final_used = bool(w.results[k].uses)
-    if final_used and abs(s) != 1:
+    if final_used and (abs(s) != 1 or stride is not None):
         return False
 
     b = Builder(w.parent, w.loc).before_op(w)
     bound = _hoist(rhs, cond, b, {})
+    step = _hoist(stride, body, b, {}) if stride is not None else build.const(b, s, I64)
     shift = -a + (1 if name == "le" else -1 if name == "ge" else 0)
     ub = bound if shift == 0 else build.add(b, bound, build.const(b, shift, I64))
     lb = w.operands[k]
@@ -144,7 +163,7 @@ def _convert(w: Op) -> bool:
     body.ops = []
     y = new_body.terminator
     y.set_operands([v for i, v in enumerate(y.operands) if i != k])
-    loop = b.create("for", [lb, ub, build.const(b, s, I64), *inits],
+    loop = b.create("for", [lb, ub, step, *inits],
                     [r.type for i, r in enumerate(w.results) if i != k],
                     regions=[new_body], hints=[r.name_hint for i, r in enumerate(w.results) if i != k])
     kept = iter(loop.results)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Union
 
+from .gpu import launch_extent
 from .interp import c_rem
 from .ir import Builder, Value
 from .ops import result_type
@@ -50,6 +51,20 @@ def const(b: Builder, value: Number, type: Type, hint: str = "", **attrs: Any) -
     else:
         value = bool(value)
     return b.op1("const", [], type, hint, value=value, **attrs)
+
+
+def known_sign(v: Value) -> int:
+    """1 or -1 when ``v``'s sign is known before it runs (a nonzero constant, a product of CUDA
+    launch dimensions, the negation of one); else 0."""
+    c = const_int(v)
+    if c is not None:
+        return (c > 0) - (c < 0)
+    if launch_extent(v):
+        return 1
+    op = v.defining_op
+    if op is not None and op.name == "neg":
+        return -known_sign(op.operands[0])
+    return 0
 
 
 def macro_attrs(name: str, *operands: Value) -> dict[str, Any]:

@@ -30,7 +30,10 @@ barriers run in the tests' emulation (tests/cuda_emu.h).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
+
+if TYPE_CHECKING:
+    from .ir import Value
 
 # op name -> the CUDA spelling of the vector it reads
 BUILTINS: dict[str, str] = {
@@ -43,6 +46,22 @@ OP_OF_VECTOR = {spelling: name for name, spelling in BUILTINS.items()}
 SYNC = "gpu.sync"
 SHARED_SPACE = "shared"  # the ``space`` attribute of an alloc of __shared__ memory
 AXES = ("x", "y", "z")
+
+
+def launch_extent(v: "Value") -> bool:
+    """``v`` is a product of launch dimensions (``blockDim``, ``gridDim``) and positive integer
+    constants, so at least 1: ``blockDim.x * gridDim.x``, the stride of a grid-stride loop."""
+    op = v.defining_op
+    if op is None:
+        return False
+    if op.name in ("gpu.block_dim", "gpu.grid_dim"):
+        return True
+    if op.name == "const":
+        c = op.attrs.get("value")
+        return isinstance(c, int) and not isinstance(c, bool) and c > 0
+    if op.name == "cast" and op.operands[0].type.is_int:
+        return launch_extent(op.operands[0])
+    return op.name == "mul" and all(launch_extent(o) for o in op.operands)
 
 
 def cuda_spelling(name: str, axis: str) -> str:
