@@ -46,6 +46,7 @@ SIZES = {
     "tape_fixed_steps": {"n": 1 << 24},
     "tape_data_dependent": {"n": 1 << 20},
     "grid_stride_loop": {"n": 1 << 24},
+    "intrinsics": {"n": 1 << 24, "width": 3},
 }
 BLOCK = {"shared_block_reduction": 64}
 # Cases launched over two axes: (x extent, y extent) as parameter names, and the block.

@@ -65,6 +65,7 @@ _FLOATS = ("double", "float")
 def preprocess(source: str) -> str:
     """``source`` as pycparser can read it: no comments, no directives, ``#define`` constants substituted."""
     text = _COMMENT.sub(lambda m: "\n" * m.group().count("\n") + " ", source)
+    text = re.sub(r"\b__restrict(?:__)?\b", "restrict", text)  # GNU and CUDA spellings
     macros: dict[str, str] = {}
     lines = []
     for line in text.splitlines():

@@ -13,6 +13,7 @@
  *                                            at a time;
  *   atomicAdd(p, v)                          *p += v (only one thread runs at any moment);
  *   __trap()                                 abort();
+ *   __ldg, rsqrt, rsqrtf, min, max           their meaning, for primals that call them.
  *   __shfl_down_sync(mask, v, d)             every thread of the block posts v, barrier,
  *                                            reads lane + d of its warp (its own v past the
  *                                            end of the warp or block), barrier.
@@ -139,6 +140,20 @@ inline void launch(dim3 grid, dim3 block, F kernel) {
 inline void __syncthreads() { emu::barrier(); }
 
 inline void __trap() { abort(); }  // a kernel's fatal error
+
+// CUDA's math shorthands, for emulated primals that use them.
+template <class T>
+inline T __ldg(const T *p) { return *p; }
+inline double rsqrt(double v) { return 1.0 / sqrt(v); }
+inline float rsqrtf(float v) { return 1.0f / sqrtf(v); }
+inline int min(int a, int b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a > b ? a : b; }
+inline long min(long a, long b) { return a < b ? a : b; }
+inline long max(long a, long b) { return a > b ? a : b; }
+inline double min(double a, double b) { return fmin(a, b); }
+inline double max(double a, double b) { return fmax(a, b); }
+inline float min(float a, float b) { return fminf(a, b); }
+inline float max(float a, float b) { return fmaxf(a, b); }
 
 template <class T>
 inline T atomicAdd(T *address, T value) {

@@ -415,3 +415,31 @@ def test_a_function_returning_a_value_is_no_kernel():
           "    return 0.0;\n}\n"
     with pytest.raises(DiagnosticError, match="a kernel returns no value, and 'f' returns one"):
         pipeline.gradient_source(src, "f.c", "f", ["x"], "cuda")
+
+
+@pytest.mark.parametrize(
+    "expr, ops",
+    [
+        ("__expf(x[i])", ["math.exp"]),
+        ("__sinf(x[i]) * __logf(x[i])", ["math.sin", "math.log"]),
+        ("rsqrtf(x[i])", ["math.sqrt", "div"]),
+        ("__fdividef(x[i], 3.0f)", ["div"]),
+        ("__ldg(&x[i]) + __ldg(x + i)", ["load"]),
+        ("fmaf(x[i], x[i], 1.0f)", ["mul", "add"]),
+        ("max(x[i], 0.0f) + (float)min(i, 3)", ["math.max", "math.min"]),
+    ],
+)
+def test_cuda_shorthands_are_the_arithmetic_they_mean(expr, ops):
+    src = ("__global__ void k(int n, const float *x, float *y)\n{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+           f"    if (i < n) {{\n        y[i] = {expr};\n    }}\n}}\n")
+    fn = parse_c(src, "k.cu", "k").functions["k"]
+    names = {op.name for op in fn.walk()}
+    assert set(ops) <= names and not any(op.name == "call" for op in fn.walk())
+    grad = pipeline.gradient_source(src, "k.cu", "k", ["x"], "cuda")
+    code = "\n".join(line for line in grad.splitlines() if not line.strip().startswith("//"))  # not the source lines
+    assert not any(word in code for word in ("__expf", "__ldg", "rsqrtf", "__fdividef"))  # the math they are
+
+
+def test_an_unknown_intrinsic_is_still_a_located_error(tmp_path, capsys):
+    code, err = _cli(tmp_path, capsys, KERNEL.format(decl="", expr="__saturatef(x[i])"), "--wrt", "x")
+    assert code == 1 and "cannot differentiate through call to '__saturatef'" in err

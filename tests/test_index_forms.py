@@ -56,6 +56,9 @@ def _modes(body: str) -> set[str]:
         # A grid-stride loop: thread t visits t, t + stride, ..., and its reversed loop the same.
         "for (int j = i; j < n; j += blockDim.x * gridDim.x) { y[j] = x[j] * x[j]; }",
         "if (i < n) { y[i] = x[i + n * (i / 2)]; }",  # i / 2: any integer, as the highest digit
+        # Points of three coordinates: 3 * i, 3 * i + 1, 3 * i + 2 and 3 * i + j are thread i's.
+        "if (i < n) { y[i] = x[3 * i] * x[3 * i + 1] + x[3 * i + 2]; }",
+        "if (i < n) { for (int j = 0; j < 3; j++) { y[i] += x[3 * i + j] * x[3 * i]; } }",
     ],
 )
 def test_thread_private(body):
@@ -75,6 +78,9 @@ def test_thread_private(body):
         "if (i < n) { y[i] = x[i] * row; }",  # a 2-D launch: the threads of one i differ in row
         "for (int j = i; j < n; j += blockDim.x) { y[j] = x[j]; }",  # stride of one block: blocks meet
         "if (i < n) { y[i] = x[i / 2 + n * i]; }",  # the opaque digit is not the highest
+        "if (i < n) { y[i] = x[3 * i] * x[3 * i + 3]; }",  # 3 * i + 3 is the next thread's 3 * i
+        "if (i < n) { y[i] = x[2 * i] * x[2 * i - 1]; }",  # 2 * i - 1 is the previous thread's
+        "if (i < n) { for (int j = 0; j < 4; j++) { y[i] += x[3 * i + j]; } }",  # j reaches 3 * i + 3
     ],
 )
 def test_not_thread_private(body):
@@ -175,7 +181,7 @@ __global__ void k(int n, int m, int w, const double *x, double *y)
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     if ({guard}) {{
         for ({loop}) {{
-            y[0] += x[{index}] * x[{index}];
+            y[0] += x[{index}] * x[{other}];
         }}
     }}
 }}
@@ -183,8 +189,8 @@ __global__ void k(int n, int m, int w, const double *x, double *y)
 
 _SCALE = ["1", "2", "3", "m", "n", "w", "m + 1", "blockDim.x"]
 _INDEX = st.one_of(
-    st.builds("{} * i + {}".format, st.sampled_from(["-2", "-1", "0", "1", "2", "3"]),
-              st.sampled_from(["0", "1", "n"])),
+    st.builds("{} * i + {}".format, st.sampled_from(["-2", "-1", "0", "1", "2", "3", "4"]),
+              st.sampled_from(["0", "1", "2", "n", "j"])),
     st.builds("{} * ({}) + {}".format, st.sampled_from(["i", "j", "row", "col"]), st.sampled_from(_SCALE),
               st.sampled_from(["i", "j", "row", "col", "threadIdx.x", "0"])),
     st.builds("({} * ({}) + {}) * ({}) + {}".format, st.sampled_from(["row", "i"]), st.sampled_from(_SCALE),
@@ -203,10 +209,12 @@ _GUARD = st.lists(st.sampled_from(["i < n", "col < w", "row < n", "row < m", "i 
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(index=_INDEX, guard=_GUARD, loop=st.sampled_from(_LOOPS),
-       sizes=st.tuples(st.integers(0, 4), st.integers(0, 3), st.integers(0, 5)))
-def test_private_is_never_shared_on_random_kernels(index, guard, loop, sizes):
-    src = RANDOM_KERNEL.format(index=index, guard=guard, loop=loop)
+@given(index=_INDEX, shift=st.sampled_from(["", "", " + 1", " + 2", " + 3", " - 1", " + m"]), guard=_GUARD,
+       loop=st.sampled_from(_LOOPS), sizes=st.tuples(st.integers(0, 4), st.integers(0, 3), st.integers(0, 5)))
+def test_private_is_never_shared_on_random_kernels(index, shift, guard, loop, sizes):
+    """Two reads of x per iteration: ``index``, and ``index`` shifted (the same element, a
+    neighbour, the next point's first coordinate...)."""
+    src = RANDOM_KERNEL.format(index=index, other=f"({index}){shift}", guard=guard, loop=loop)
     module = pipeline.gradient_module(src, "k.cu", "k", ["x"], pipeline.Options(level=2))
     fn = module.functions["grad_k"]
     stores = {op for op, mode in classify(fn, kernel=True, module=module).modes.items()
@@ -219,7 +227,7 @@ def test_private_is_never_shared_on_random_kernels(index, guard, loop, sizes):
     rng = np.random.default_rng(0)
     rec = _Recorder(module, stores, size)
     # A kernel that reads no .y runs on a 1-D launch (the analysis's premise; see accumulation).
-    two_d = any(".y" in text or "row" in text for text in (index, guard, loop))
+    two_d = any(".y" in text or "row" in text for text in (index, guard, loop))  # (shift reads no axis)
     launch = Launch((2, 2, 1), (3, 2, 1)) if two_d else Launch((4, 1, 1), (3, 1, 1))
     rec.launch("grad_k", launch, n, m, w, rng.standard_normal(size), np.zeros(size),
                np.zeros(1), np.ones(1))
@@ -233,7 +241,7 @@ void f(int n, int m, int w, const double *x, double *y)
     #pragma omp parallel for
     for (int i = 0; i < n; i++) {{
         for (int j = {lo}; j < {hi}; j++) {{
-            y[i] += x[{index}] * x[{index}];
+            y[i] += x[{index}] * x[{other}];
         }}
     }}
 }}
@@ -262,10 +270,11 @@ class _IterationRecorder(Interpreter):
     st.builds("{} * ({}) + {}".format, st.sampled_from(["i", "j"]), st.sampled_from(["1", "2", "m", "n", "m + 1"]),
               st.sampled_from(["i", "j", "0", "1"])),
     st.sampled_from(["i / 2", "i % 3", "n - 1 - i", "j", "i + j"])),
+    shift=st.sampled_from(["", "", " + 1", " + 2", " - 1", " + m"]),
     bounds=st.sampled_from([("0", "m"), ("0", "m + 1"), ("1", "m"), ("-1", "m"), ("0", "2")]),
     sizes=st.tuples(st.integers(0, 5), st.integers(0, 4)))
-def test_iteration_owned_is_never_shared_on_random_loops(index, bounds, sizes):
-    src = RANDOM_LOOP.format(index=index, lo=bounds[0], hi=bounds[1])
+def test_iteration_owned_is_never_shared_on_random_loops(index, shift, bounds, sizes):
+    src = RANDOM_LOOP.format(index=index, other=f"({index}){shift}", lo=bounds[0], hi=bounds[1])
     module = pipeline.gradient_module(src, "f.c", "f", ["x"], pipeline.Options(level=2))
     fn = module.functions["grad_f"]
     stores = {op: loop.regions[0].args[0] for loop in fn.walk()

@@ -56,7 +56,7 @@ from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.gpu import SHARED_SPACE
 from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.ops import op_info, view_base
-from .index_forms import OWNER, Coef, IndexForms, is_inner, loop_atom, loop_counter, offset, thread_atom
+from .index_forms import OWNER, Coef, IndexForms, loop_atom, loop_counter, owner_key, thread_atom
 
 PRIVATE = "private"
 BLOCK = "block"
@@ -264,10 +264,7 @@ def _owned(ops: list[Op], forms: IndexForms, ranges_at: Callable[[Op], Callable[
             digits = forms.digits(f, ranges_at(op)) if f is not None else None
             if digits is None or not _covers({d[0] for d in digits}, owner):
                 break
-            # Loops are compared by range and weight: the forward loop's j and its mirror's j
-            # run over the same elements.
-            signatures.add((tuple(("inner" if is_inner(d[0]) else d[0], d[1], d[2]) for d in digits),
-                            offset(f, digits)))
+            signatures.add(owner_key(f, digits))
         else:
             if len(signatures) == 1:
                 return True

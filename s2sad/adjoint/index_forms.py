@@ -205,6 +205,9 @@ class IndexForms:
         if const_int(step) == 1 and self.uniform(ub):
             return self.coef(ub)
         if const_int(step) == -1:
+            top = const_int(lb)
+            if top is not None:  # for (k = 3; k >= 0; k--): k in [0, 4)
+                return (top + 1, ()) if top >= 0 else None
             sub = lb.defining_op
             if (sub is not None and sub.name == "sub" and const_int(sub.operands[1]) == 1
                     and self.uniform(sub.operands[0])):
@@ -260,6 +263,29 @@ def offset(f: Form, digits: tuple = ()) -> tuple:
             continue
         out.append((factors, c))
     return tuple(sorted(out, key=repr))
+
+
+def owner_key(f: Form, digits: tuple) -> tuple:
+    """What an address of the form ``f`` (with mixed-radix ``digits``) says of its owner; two
+    accesses with equal keys never meet across owners.
+
+    Each owner digit (a thread index, the parallel loop's counter) of weight ``W`` and range
+    ``R`` is ``floor(address / W) mod R`` (no ``mod`` for the highest) as long as what lies
+    under ``W`` stays in ``[0, W)``: digits of the owner's own work below it (a loop counter
+    ``j`` in ``3 * i + j``, from a positive lowest weight) or a constant offset short of it
+    (``3 * i + 1``). Such forms are keyed by their owner digits alone, so ``x[3 * i]``,
+    ``x[3 * i + 1]`` and ``x[3 * i + j]`` (``j`` in ``[0, 3)``) share an owner. Any other form
+    keeps its whole digit structure and offset in the key (only equal forms then match)."""
+    owners = tuple((a, w, r) for a, w, r in digits if not is_inner(a))
+    off = offset(f, digits)
+    lowest = next(k for k, d in enumerate(digits) if not is_inner(d[0]))
+    w0, weight = digits[0][1], digits[lowest][1]
+    in_range = w0[1] == () and w0[0] > 0 and (
+        not off or (lowest == 0 and weight[1] == () and len(off) == 1 and off[0][0] == ()
+                    and 0 <= off[0][1] < weight[0]))
+    if in_range:
+        return ("owners", owners)
+    return ("form", tuple(("inner" if is_inner(a) else a, w, r) for a, w, r in digits), off)
 
 
 def _times(a: Coef, b: Coef) -> Coef:

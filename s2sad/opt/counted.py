@@ -148,7 +148,7 @@ def _convert(w: Op) -> bool:
 
     b = Builder(w.parent, w.loc).before_op(w)
     bound = _hoist(rhs, cond, b, {})
-    step = _hoist(stride, body, b, {}) if stride is not None else build.const(b, s, I64)
+    hoisted = _hoist(stride, body, b, {}) if stride is not None else None  # before the body moves
     shift = -a + (1 if name == "le" else -1 if name == "ge" else 0)
     ub = bound if shift == 0 else build.add(b, bound, build.const(b, shift, I64))
     lb = w.operands[k]
@@ -163,6 +163,7 @@ def _convert(w: Op) -> bool:
     body.ops = []
     y = new_body.terminator
     y.set_operands([v for i, v in enumerate(y.operands) if i != k])
+    step = hoisted if hoisted is not None else build.const(b, s, I64)
     loop = b.create("for", [lb, ub, step, *inits],
                     [r.type for i, r in enumerate(w.results) if i != k],
                     regions=[new_body], hints=[r.name_hint for i, r in enumerate(w.results) if i != k])

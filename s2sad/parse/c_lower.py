@@ -38,7 +38,8 @@ from ..ssa.gpu import SHARED_SPACE, SYNC
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
 from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F64, I64, Type
-from .c_expr import INCREMENTS, INT_ABS, CExprLowering, Ptr, math_intrinsic, span, walk
+from . import c_builtins
+from .c_expr import INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, math_intrinsic, span, walk
 from .omp import OmpLoop, OmpProblem, parse_omp, pragma_before
 from .c_structs import StructLayout, StructTable
 from .c_types import BYTES, CType, TypeProblem, ctype_of, value_type
@@ -578,6 +579,16 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             return None
         if name in self.ctx.signatures:
             return self.user_call(node, name, args, b, env, want_value)
+        meant = c_builtins.rewrite(node, self.cuda)
+        if meant is not None:
+            return self.scalar(meant, b, env)
+        if self.cuda and name in ("min", "max") and len(args) == 2:
+            # CUDA's overloads: integer min/max on integers, fmin/fmax once a float is involved.
+            x, y = (self.number(self.scalar(a, b, env), self.at(b, a)) for a in args)
+            if not (x.type.is_int and y.type.is_int):
+                t = arith_type(x.type, y.type)
+                x, y = self.convert(x, t, self.at(b, node)), self.convert(y, t, self.at(b, node))
+            return build.math(self.at(b, node), name, x, y)
         intrinsic = math_intrinsic(name)
         if intrinsic is not None:
             return self.math_call(node, intrinsic, args, b, env)

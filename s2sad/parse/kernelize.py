@@ -35,12 +35,11 @@ something else):
 * the loop carries no value from one iteration to the next (a running sum is a
   reduction, not a kernel);
 * its iterations are independent: the loop is marked (``#pragma omp parallel
-  for``, ``numba.prange``: the user says so), or every array it writes is written
-  at an index that is a different element in every iteration (``y[i]``,
-  ``y[2 * i + 1]``, the row ``A[i, j]``, ``A[i * m + j]`` with ``j`` in ``[0, m)``;
-  ``accumulation.iteration_owned``),
-  read at no other index, and passed to no callee that writes it. Arrays the
-  loop allocates itself are its own.
+  for``, ``numba.prange``: the user says so), or every array it writes is read
+  and written only at elements no other iteration reaches (``y[i]``, ``y[2 * i]``
+  with ``y[2 * i + 1]``, the row ``A[i, j]``, ``A[i * m + j]`` with ``j`` in
+  ``[0, m)``; ``accumulation.iteration_owned``), and passed to no callee that
+  writes it. Arrays the loop allocates itself are its own.
 
 The launch: one thread per iteration along x, with a one-dimensional grid and
 block; ``launch_text`` says how many threads, for the output's header. This is
@@ -186,9 +185,9 @@ def _check_independent(module: Module, loop: Op, marker: str) -> None:
     line = loop.loc.line if loop.loc is not None else 0
     if "parallel" in loop.attrs:
         return  # the user's word: omp parallel for, numba.prange
-    hint = (f"give each array the loop writes one index per iteration, made of the loop variable "
-            f"(y[i], y[2 * i + 1]), for its reads too; or, if the iterations are independent all the "
-            f"same, {marker}")
+    hint = (f"give each iteration elements of its own in the arrays the loop writes, indexed by the loop "
+            f"variable (y[i], y[2 * i] and y[2 * i + 1]), for its reads too; or, if the iterations are "
+            f"independent all the same, {marker}")
     own = {op.result for op in loop.walk() if op.name == "alloc"}  # per-iteration memory
     accesses: dict[Value, list[Op]] = {}
     for op in loop.walk():
