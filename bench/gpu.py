@@ -47,10 +47,11 @@ SIZES = {
     "tape_data_dependent": {"n": 1 << 20},
     "grid_stride_loop": {"n": 1 << 24},
     "intrinsics": {"n": 1 << 24, "width": 3},
+    "tiled_matmul": {"n": 1024},
 }
 BLOCK = {"shared_block_reduction": 64}
 # Cases launched over two axes: (x extent, y extent) as parameter names, and the block.
-GRID_2D = {"grid_2d": (("w", "h"), (16, 16))}
+GRID_2D = {"grid_2d": (("w", "h"), (16, 16)), "tiled_matmul": (("n", "n"), (4, 4))}  # the latter: its TILE
 HEAP_BYTES = 1 << 30  # device heap for the kernels' tapes (CUDA's default is 8 MB)
 GATHER_RANGE = 4096  # indices of the gather: many threads meet at each x element
 

@@ -26,6 +26,7 @@ declarations, expressions); what differs is said here:
 
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 from ..adjoint.accumulation import ATOMIC, BLOCK, PRIVATE, AccumulationPlan, accumulation, classify, thread_uniform
@@ -46,7 +47,7 @@ from ..emit_c.cstmt import ArrayDecl
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.gpu import AXES, SHARED_SPACE, SYNC, cuda_spelling
 from ..ssa.build import const_int
-from ..ssa.ir import Block, Module, Op
+from ..ssa.ir import Block, Module, Op, Value
 from ..ssa.types import F32, F64, Type
 
 BLOCK_SUM_ADD = """\
@@ -218,7 +219,46 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
     def _alloc(self, op: Op) -> list[Stmt]:
         if op.attrs.get("space") == SHARED_SPACE:
             return self._shared(op)
+        if self._block_array(op):
+            # A cache the reverse sweep reads back (tape_x[t * 16 + k]): one allocation per
+            # block, like a block_tape, its elements interleaved the same way.
+            name = self.var[op.result]
+            self.block_tapes.add(name)
+            self.heap[op] = name
+            elem = self._elem(op.result.type)
+            count = self.expr(op.operands[0])
+            for d in op.operands[1:]:
+                count = BinOp("*", count, self.expr(d))
+            alloc = Call(Name("block_tape"), (count, Lit(f"sizeof({elem})")))
+            return self._stride() + [Assign([Name(name)], Cast(f"{elem} *", alloc))]
         return self._device_memory(super()._alloc(op))
+
+    def _block_array(self, op: Op) -> bool:
+        """An uninitialized array of a kernel, made at its top level, of a size every thread
+        shares (not small enough for the stack), that only this function's loads and stores use."""
+        v = op.result
+        if not (self.kernel and v in self.var and op.parent is self.fn.body and op.attrs.get("fill") == "empty"):
+            return False
+        size = [const_int(d) for d in op.operands]
+        if all(c is not None for c in size) and 0 < math.prod(size) <= STACK_LIMIT:  # type: ignore[arg-type]
+            return False  # C's stack array: local memory
+        return (all(thread_uniform(d) for d in op.operands)
+                and all(use.name in ("load", "store") and use.operands[0] is v for use, _ in v.uses))
+
+    def _element(self, arr: Value, idx: list[Value], op: Op) -> Expr:
+        e = super()._element(arr, idx, op)
+        if self.var.get(arr) in self.block_tapes and isinstance(e, Subscript):
+            return Subscript(e.value, (BinOp("*", Name(self.stride), e.index[0]),))  # type: ignore[arg-type]
+        return e
+
+    def _stride(self) -> list[Stmt]:
+        """``long threads_in_block = blockDim.x * blockDim.y * blockDim.z;`` the first time."""
+        if self.stride is not None:
+            return []
+        self.stride = self.namer.fresh("threads_in_block")
+        self.types[self.stride] = "long"
+        dims = [Name(cuda_spelling("gpu.block_dim", a)) for a in AXES]
+        return [Assign([Name(self.stride)], BinOp("*", BinOp("*", dims[0], dims[1]), dims[2]))]
 
     def _shared(self, op: Op) -> list[Stmt]:
         """``__shared__ double buf[64];``, zeroed by the whole block when the IR asks (a shadow)."""
@@ -266,15 +306,8 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
             return [ArrayDecl(elem, tape_var, const_int(new.operands[0]), False), start]  # type: ignore[arg-type]
         self.block_tapes.add(tape_var)
         self.heap[new] = tape_var
-        if self.stride is None:
-            self.stride = self.namer.fresh("threads_in_block")
-            self.types[self.stride] = "long"
-            dims = [Name(cuda_spelling("gpu.block_dim", a)) for a in AXES]
-            stride: list[Stmt] = [Assign([Name(self.stride)], BinOp("*", BinOp("*", dims[0], dims[1]), dims[2]))]
-        else:
-            stride = []
         alloc = Call(Name("block_tape"), (self.expr(new.operands[0]), Lit(f"sizeof({elem})")))
-        return stride + [Assign([Name(tape_var)], Cast(f"{elem} *", alloc)), start]
+        return self._stride() + [Assign([Name(tape_var)], Cast(f"{elem} *", alloc)), start]
 
     def _tape_memory(self, new: Op) -> str:
         """Where the tape ``new`` makes lives: ``local``, ``block`` or ``thread`` (see above)."""
