@@ -25,7 +25,15 @@ owner: no two owners meet at an element, and a plain ``+=`` is race-free.
 A digit's range is where the atom lies: ``threadIdx.x`` in ``[0, blockDim.x)``,
 ``blockIdx.x`` in ``[0, gridDim.x)``, a loop counter ``for (j = 0; j < m; j++)`` (or its
 reverse-sweep mirror) in ``[0, m)``, and a global id in ``[0, n)`` where the access
-sits under a guard ``if (i < n)``. The highest digit needs no range.
+sits under a guard ``if (i < n)`` (else in ``[0, gridDim.x * blockDim.x)``). The highest
+digit needs no range, so it may be anything: a value with no affine form (``i / 2``,
+a trip count), or several such values of one weight added up. That is what makes a
+grid-stride loop's counter, ``gid + stride * k``, and its reversed mirror,
+``gid + stride * (trips - 1) - stride * k'``, two forms of the thread's own elements.
+
+Two accesses agree on owners when their ``owner_key``s are equal: the same owner digits
+with the same weights and ranges, and what lies under the lowest of them within its weight
+(``3 * i``, ``3 * i + 1`` and ``3 * i + j`` with ``j`` in ``[0, 3)`` are thread ``i``'s).
 """
 
 from __future__ import annotations
@@ -56,9 +64,9 @@ def loop_atom(loop: Op) -> tuple[str, Op]:
 
 OWNER = ("owner",)  # the counter of the parallel loop whose iterations are the owners
 OPAQUE = "opaque"  # ("opaque", value): an integer with no affine form
+MERGED = "merged"  # several digits of one weight, added up
 # The atoms a guard ``a < u`` bounds to [0, u): those that cannot be negative.
 _NONNEGATIVE = frozenset(thread_atom(kind, axis) for kind in ("tid", "bid", "gid") for axis in AXES)
-MERGED = "merged"  # several digits of one weight, added up
 
 
 def loop_counter(v: Value) -> Optional[Op]:
@@ -77,8 +85,8 @@ class IndexForms:
 
     ``uniform(v)``: ``v`` is the same for every owner. ``atom(v)``: the atom ``v`` is (a thread
     built-in, a loop counter), or None. ``key(v)``: a structural key, equal for values equal
-    in every owner. ``block_dim_key(axis)``: the key of ``blockDim.<axis>``, for recognizing
-    global ids (None outside kernels)."""
+    in every owner. ``dim_key(name, axis)``: the key of the built-in ``name`` on ``axis``
+    (``blockDim.x``), for recognizing global ids (None outside kernels)."""
 
     uniform: Callable[[Value], bool]
     atom: Callable[[Value], Optional[Hashable]]
