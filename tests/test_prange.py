@@ -80,3 +80,38 @@ def test_prange_that_breaks_is_a_located_error():
         pipeline.gradient_source(src, "blend.py", "blend", ["a", "x"], "numba")
     text = e.value.render()
     assert text.startswith("blend.py:6:14: error: a prange loop cannot break or return") and "^" in text
+
+
+ROTATE = """\
+import math
+import numba
+
+
+def rotate(pts, out, theta, n):
+    c = math.cos(theta)
+    s = math.sin(theta)
+    for i in numba.prange(n):
+        px = pts[2 * i]
+        py = pts[2 * i + 1]
+        out[2 * i] = c * px - s * py
+        out[2 * i + 1] = s * px + c * py
+"""
+
+
+def test_sums_added_to_several_times_are_gathered_per_iteration():
+    """Numba takes a prange reduction only as one ``s += x`` per iteration; the adjoint adds
+    to d_c and d_s twice each (and by -=): each iteration sums into its own d_c_it first.
+    The points' elements 2 * i and 2 * i + 1 are the iteration's own: plain +=. No annotation
+    on n: a prange bound is an integer."""
+    text = pipeline.gradient_source(ROTATE, "rotate.py", "rotate", ["pts", "theta"], "numba")
+    reverse = text.split("# reverse sweep")[1]
+    assert "for i in numba.prange(n):" in reverse and "serial" not in reverse
+    assert reverse.count("d_c += d_c_it") == 1 and reverse.count("d_s += d_s_it") == 1
+    assert "d_pts[2 * i + 1] += d_py" in reverse
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    primal = _namespace(ROTATE)["rotate"]
+    gradient = _namespace(text)["grad_rotate"]
+    params = [ParamSpec("pts", "array", (40,)), ParamSpec("out", "array", (40,)), ParamSpec("theta", "float"),
+              ParamSpec("n", "int", value=20)]
+    for seed in range(2):
+        check_gradient(primal, gradient, params, ["pts", "theta"], {"out"}, np.random.default_rng(seed))

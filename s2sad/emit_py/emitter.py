@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 from ..adjoint.accumulation import accumulation, private_accumulations
 from ..parse.c_structs import pointee_struct
@@ -447,7 +447,12 @@ class _FunctionEmitter:
             ascending = self._ascending(op) if why is None else None
             if why is None and ascending is None:
                 why = "numba.prange counts up by one"
+            sums = [self.var[a] for a in body.args[1:] if a in self.var]
+            body_stmts = _one_update_per_iteration(loop.body, sums, self.namer.fresh) if why is None else None
+            if why is None and body_stmts is None:
+                why = "a sum the loop carries is read inside it"
             if why is None:
+                loop.body = body_stmts  # type: ignore[assignment]
                 loop.args = ascending  # type: ignore[assignment]
                 loop.parallel = self.prange_used = True
             else:
@@ -553,6 +558,79 @@ class _FunctionEmitter:
 
 def _join(args, p) -> str:
     return ", ".join(p(a, P_COND) for a in args)
+
+
+def _one_update_per_iteration(body: list[Stmt], sums: list[str], fresh: Callable[[str], str]) -> Optional[list[Stmt]]:
+    """``body`` with each sum it carries added to once, at its end: Numba's prange takes a sum
+    (a reduction) only as one ``s += x`` per iteration. A sum updated several times, or by
+    ``-=``, gathers into an iteration's own ``s_it`` first. None when the body reads a sum
+    other than to add to it (no reduction then)."""
+    updates: dict[str, list[AugAssign]] = {s: [] for s in sums}
+    clean = True
+
+    def scan(ss: list[Stmt]) -> None:
+        nonlocal clean
+        for st in ss:
+            up = _update(st, updates)
+            if up is not None:
+                updates[up.target.id].append(up)  # type: ignore[attr-defined]
+                clean = clean and not (set(names_in(up.value)) & set(sums))
+                continue
+            nested = [b for b in (getattr(st, "body", None), getattr(st, "orelse", None)) if isinstance(b, list)]
+            head = _names([st] if not nested else [_header_of(st)])[0]
+            clean = clean and not (head & set(sums))
+            for b in nested:
+                scan(b)
+
+    scan(body)
+    if not clean:
+        return None
+    gather = {s: fresh(f"{s}_it") for s, ups in updates.items() if len(ups) > 1 or any(u.op != "+" for u in ups)}
+    if not gather:
+        return body
+
+    def rename(ss: list[Stmt]) -> list[Stmt]:
+        out: list[Stmt] = []
+        for st in ss:
+            up = _update(st, gather)
+            if up is not None and up.target.id in gather:  # type: ignore[attr-defined]
+                st = AugAssign(Name(gather[up.target.id]), up.op, up.value)  # type: ignore[attr-defined]
+            elif isinstance(st, If):
+                st = If(st.cond, rename(st.body), rename(st.orelse), st.ternary)
+            elif isinstance(st, For):
+                st = For(st.target, st.args, rename(st.body), st.parallel, st.sign)
+            elif isinstance(st, While):
+                st = While(st.cond, rename(st.body))
+            out.append(st)
+        return out
+
+    return ([Assign([Name(t)], number(0.0)) for t in gather.values()] + rename(body)
+            + [AugAssign(Name(s), "+", Name(t)) for s, t in gather.items()])
+
+
+def _update(st: Stmt, names: dict) -> Optional[AugAssign]:
+    """``st`` as ``s += x`` / ``s -= x`` for a name ``s`` of ``names`` (also when it is still
+    spelled ``s = s + x``, ``s = x + s``, ``s = s - x``); else None."""
+    if isinstance(st, AugAssign) and isinstance(st.target, Name) and st.target.id in names and st.op in "+-":
+        return st
+    if not (isinstance(st, Assign) and len(st.targets) == 1 and isinstance(st.targets[0], Name)
+            and st.targets[0].id in names and isinstance(st.value, BinOp) and st.value.op in ("+", "-")):
+        return None
+    target, v = st.targets[0], st.value
+    if v.left == target:
+        return AugAssign(target, v.op, v.right)
+    if v.op == "+" and v.right == target:
+        return AugAssign(target, "+", v.left)
+    return None
+
+
+def _header_of(st: Stmt) -> Stmt:
+    """What a compound statement reads outside its blocks: an ``if``'s or ``while``'s test, a
+    ``for``'s bounds (as an expression statement, for ``_names``)."""
+    if isinstance(st, For):
+        return ExprStmt(Tuple(tuple(st.args)))
+    cond = getattr(st, "cond", None)
+    return ExprStmt(cond) if cond is not None else Keyword("pass")
 
 
 def _prange_blocker(op: Op) -> Optional[str]:

@@ -316,7 +316,7 @@ class _Inference:
                 self.expr(a, t is not None and t.is_int)
             return
         canonical = self.info.canonical_name(func, self.locals)
-        if canonical == lib.RANGE:
+        if canonical in (lib.RANGE, lib.PRANGE):  # their bounds are integers
             for a in args:
                 self.expr(a, True)
             return
