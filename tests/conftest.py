@@ -1,6 +1,18 @@
-"""Shared pytest options: ``--update-golden`` rewrites golden/*/expected* files."""
+"""Shared pytest options: ``--update-golden`` rewrites golden/*/expected* files.
+
+Property tests (hypothesis) draw the same examples on every run, so that a CI run is
+reproducible; ``HYPOTHESIS_PROFILE=explore ./run-tests`` draws new ones each time.
+"""
 
 from __future__ import annotations
+
+import os
+
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_addoption(parser):

@@ -55,10 +55,10 @@ from ..emit_py.emitter import (
     If,
     Return,
     Stmt,
-    While,
     _FunctionEmitter,
     _names,
     _tidy,
+    map_blocks,
 )
 from ..emit_py.expr import (
     BinOp,
@@ -1251,17 +1251,11 @@ def _ternaries(stmts: list[Stmt]) -> list[Stmt]:
     """``if (c) { y = a; } else { y = b; }`` marked as a ternary by the builder: ``y = c ? a : b;``."""
     out: list[Stmt] = []
     for s in stmts:
-        if isinstance(s, If):
-            if s.ternary:
-                a, b = s.body[0], s.orelse[0]
-                out.append(Assign(a.targets, c_if_exp(s.cond, a.value, b.value), copy=True))  # type: ignore[union-attr]
-                continue
-            s = If(s.cond, _ternaries(s.body), _ternaries(s.orelse))
-        elif isinstance(s, For):
-            s = For(s.target, s.args, _ternaries(s.body), s.parallel, s.sign)
-        elif isinstance(s, While):
-            s = While(s.cond, _ternaries(s.body))
-        out.append(s)
+        if isinstance(s, If) and s.ternary:
+            a, b = s.body[0], s.orelse[0]
+            out.append(Assign(a.targets, c_if_exp(s.cond, a.value, b.value), copy=True))  # type: ignore[union-attr]
+            continue
+        out.append(map_blocks(s, _ternaries))
     return out
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
@@ -595,17 +596,20 @@ def _one_update_per_iteration(body: list[Stmt], sums: list[str], fresh: Callable
             up = _update(st, gather)
             if up is not None and up.target.id in gather:  # type: ignore[attr-defined]
                 st = AugAssign(Name(gather[up.target.id]), up.op, up.value)  # type: ignore[attr-defined]
-            elif isinstance(st, If):
-                st = If(st.cond, rename(st.body), rename(st.orelse), st.ternary)
-            elif isinstance(st, For):
-                st = For(st.target, st.args, rename(st.body), st.parallel, st.sign)
-            elif isinstance(st, While):
-                st = While(st.cond, rename(st.body))
-            out.append(st)
+            out.append(map_blocks(st, rename))
         return out
 
     return ([Assign([Name(t)], number(0.0)) for t in gather.values()] + rename(body)
             + [AugAssign(Name(s), "+", Name(t)) for s, t in gather.items()])
+
+
+def map_blocks(st: Stmt, f: Callable[[list[Stmt]], list[Stmt]]) -> Stmt:
+    """``st`` with ``f`` applied to each block it holds (an if's branches, a loop's body)."""
+    if isinstance(st, If):
+        return dataclasses.replace(st, body=f(st.body), orelse=f(st.orelse))
+    if isinstance(st, (For, While)):
+        return dataclasses.replace(st, body=f(st.body))
+    return st
 
 
 def _update(st: Stmt, names: dict) -> Optional[AugAssign]:
