@@ -51,7 +51,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Hashable, Optional
 
-from ..ssa.build import const_int
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.gpu import SHARED_SPACE
 from ..ssa.ir import Function, Module, Op, Value
@@ -121,6 +120,7 @@ def classify(fn: Function, kernel: bool, all_atomic: bool = False,
         elif op.name == "call":
             passed.update(view_base(a) for a in op.operands if a.type.is_array)
     forms = _kernel_forms()
+    ranges_at = _thread_ranges(forms)
     used = _thread_axes(fn, module)
     for shadow, ops in accesses.items():
         stores = [op for op in ops if accumulation(op) is not None]
@@ -130,12 +130,12 @@ def classify(fn: Function, kernel: bool, all_atomic: bool = False,
         elif shadow in shared:
             # Threads of one block share it; the barriers the reverse sweep mirrors order the
             # phases, but within a phase only an index of the thread's own is race-free.
-            owner = [{thread_atom("gid", a), thread_atom("tid", a)} for a in used["thread"]]
-            mode = PRIVATE if _owned(ops, forms, _thread_ranges(forms), owner) else ATOMIC
+            owner = [[(thread_atom("gid", a),), (thread_atom("tid", a),)] for a in used["thread"]]
+            mode = PRIVATE if _owned(ops, forms, ranges_at, owner) else ATOMIC
         elif not kernel:
             mode = ATOMIC
-        elif _owned(ops, forms, _thread_ranges(forms), [{thread_atom("gid", a), (thread_atom("tid", a),
-                                                        thread_atom("bid", a))} for a in used["any"]]):
+        elif _owned(ops, forms, ranges_at, [[(thread_atom("gid", a),), (thread_atom("tid", a), thread_atom("bid", a))]
+                                            for a in used["any"]]):
             mode = PRIVATE
         elif len(stores) * 2 == len(ops) and _same_index(ops) and all(_uniform_at_top(v, fn) for v in _index(ops[0])):
             mode = BLOCK  # each accumulation is one load and one store: nothing else touches it
@@ -250,10 +250,10 @@ def _thread_axes(fn: Function, module: Optional[Module]) -> dict[str, list[str]]
 
 
 def _owned(ops: list[Op], forms: IndexForms, ranges_at: Callable[[Op], Callable[[Hashable], Optional[Coef]]],
-           owner: list[set]) -> bool:
+           owner: list[list[tuple]]) -> bool:
     """Whether, at some index position, every access of ``ops`` has one mixed-radix form whose
-    digits include, for each entry of ``owner``, one of its alternatives (an atom, or a tuple of
-    atoms that must all be digits): then an address fixes its owner."""
+    digits include, for each entry of ``owner``, one of its alternatives (atoms that must all
+    be digits: the global id, or threadIdx with blockIdx): then an address fixes its owner."""
     positions = {len(_index(op)) for op in ops}
     if len(positions) != 1:
         return False
@@ -271,9 +271,8 @@ def _owned(ops: list[Op], forms: IndexForms, ranges_at: Callable[[Op], Callable[
     return False
 
 
-def _covers(atoms: set, owner: list[set]) -> bool:
-    return all(any(set(alt).issubset(atoms) if isinstance(alt[0], tuple) else alt in atoms for alt in alts)
-               for alts in owner)
+def _covers(atoms: set, owner: list[list[tuple]]) -> bool:
+    return all(any(set(alt) <= atoms for alt in alts) for alts in owner)
 
 
 # -- loops whose iterations run in parallel (OpenMP, numba.prange) ----------------------------
@@ -302,7 +301,7 @@ def iteration_owned(ops: list[Op], loop: Op) -> bool:
     def uniform(v: Value) -> bool:
         if not v.type.is_int:
             return False
-        if const_int(v) is not None or _invariant(v, loop):
+        if _invariant(v, loop):  # constants too
             return True
         op = v.defining_op
         return op is not None and op.name in ("add", "sub", "mul", "neg", "cast") and all(map(uniform, op.operands))
@@ -323,7 +322,7 @@ def iteration_owned(ops: list[Op], loop: Op) -> bool:
         return ranges
 
     return (bool(ops) and all(op.operands[0] is ops[0].operands[0] for op in ops)
-            and _owned(ops, forms, ranges_at, [{OWNER}]))
+            and _owned(ops, forms, ranges_at, [[(OWNER,)]]))
 
 
 def _invariant(v: Value, loop: Op) -> bool:

@@ -41,7 +41,7 @@ from ..emit_c.emitter import (
     emit_c,
     is_gradient,
 )
-from ..emit_py.emitter import Assign, AugAssign, ExprStmt, If, Stmt
+from ..emit_py.emitter import Assign, AugAssign, ExprStmt, If, Stmt, map_blocks
 from ..emit_py.expr import BinOp, Call, Expr, Lit, Name, Subscript, literal_value, number
 from ..emit_c.cstmt import ArrayDecl
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
@@ -222,16 +222,23 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
         if self._block_array(op):
             # A cache the reverse sweep reads back (tape_x[t * 16 + k]): one allocation per
             # block, like a block_tape, its elements interleaved the same way.
-            name = self.var[op.result]
-            self.block_tapes.add(name)
-            self.heap[op] = name
-            elem = self._elem(op.result.type)
             count = self.expr(op.operands[0])
             for d in op.operands[1:]:
                 count = BinOp("*", count, self.expr(d))
-            alloc = Call(Name("block_tape"), (count, Lit(f"sizeof({elem})")))
-            return self._stride() + [Assign([Name(name)], Cast(f"{elem} *", alloc))]
+            return self._block_tape(op, self.var[op.result], count, self._elem(op.result.type))
         return self._device_memory(super()._alloc(op))
+
+    def _block_tape(self, op: Op, name: str, count: Expr, elem: str) -> list[Stmt]:
+        """``name = (elem *)block_tape(count, sizeof(elem));``, freed by block_tape_free at the
+        end, its elements interleaved (``_interleave``)."""
+        self.block_tapes.add(name)
+        self.heap[op] = name
+        alloc = Call(Name("block_tape"), (count, Lit(f"sizeof({elem})")))
+        return self._stride() + [Assign([Name(name)], Cast(f"{elem} *", alloc))]
+
+    def _interleave(self, e: Subscript) -> Subscript:
+        """``tape[k]`` -> ``tape[threads_in_block * k]``: a block_tape's layout."""
+        return Subscript(e.value, (BinOp("*", Name(self.stride), e.index[0]),))  # type: ignore[arg-type]
 
     def _block_array(self, op: Op) -> bool:
         """An uninitialized array of a kernel, made at its top level, of a size every thread
@@ -248,7 +255,7 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
     def _element(self, arr: Value, idx: list[Value], op: Op) -> Expr:
         e = super()._element(arr, idx, op)
         if self.var.get(arr) in self.block_tapes and isinstance(e, Subscript):
-            return Subscript(e.value, (BinOp("*", Name(self.stride), e.index[0]),))  # type: ignore[arg-type]
+            return self._interleave(e)
         return e
 
     def _stride(self) -> list[Stmt]:
@@ -304,10 +311,7 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
         if where == "local":
             self.stack.add(tape_var)
             return [ArrayDecl(elem, tape_var, const_int(new.operands[0]), False), start]  # type: ignore[arg-type]
-        self.block_tapes.add(tape_var)
-        self.heap[new] = tape_var
-        alloc = Call(Name("block_tape"), (self.expr(new.operands[0]), Lit(f"sizeof({elem})")))
-        return self._stride() + [Assign([Name(tape_var)], Cast(f"{elem} *", alloc)), start]
+        return self._block_tape(new, tape_var, self.expr(new.operands[0]), elem) + [start]
 
     def _tape_memory(self, new: Op) -> str:
         """Where the tape ``new`` makes lives: ``local``, ``block`` or ``thread`` (see above)."""
@@ -319,11 +323,9 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
         return "block" if self.kernel and thread_uniform(new.operands[0]) else "thread"
 
     def _interleaved(self, st: Stmt) -> Stmt:
-        """``tape[top++]`` -> ``tape[threads_in_block * top++]`` (a block_tape's layout)."""
+        """A push or pop of a block_tape: ``tape[top++]`` -> ``tape[threads_in_block * top++]``."""
         def at(e: Expr) -> Expr:
-            if isinstance(e, Subscript) and isinstance(e.index[0], IncDec):
-                return Subscript(e.value, (BinOp("*", Name(self.stride), e.index[0]),))  # type: ignore[arg-type]
-            return e
+            return self._interleave(e) if isinstance(e, Subscript) and isinstance(e.index[0], IncDec) else e
         if isinstance(st, Assign):
             return Assign([at(t) for t in st.targets], at(st.value), st.copy)
         return st
@@ -341,7 +343,7 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
         out: list[Stmt] = []
         for st in stmts:
             if isinstance(st, If):
-                st = If(st.cond, self._device_memory(st.body, top), self._device_memory(st.orelse, top), st.ternary)
+                st = map_blocks(st, lambda block: self._device_memory(block, top))
             elif isinstance(st, Assign) and isinstance(st.value, Call) and isinstance(st.value.func, Name):
                 target = st.targets[0]
                 pointer = self.types.get(target.id, "") if isinstance(target, Name) else ""
