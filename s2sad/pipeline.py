@@ -160,7 +160,10 @@ def gradient_module(
     module, name = primal_module(source, filename, func, options, kernel)
     indices = resolve_wrt(module.functions[name], wrt, module.source_lines)
     reports: Optional[list[MemoryReport]] = [] if options.report else None
+    assumed = module.functions[name].attrs.get("assumed")
     out = differentiate(module, name, indices, options.may_alias, options.checkpoint, reports)
+    if assumed:  # the ranks the code does not prove: the entry gradient checks them (emit_py)
+        out.functions[grad_name(name)].attrs["guards"] = dict(assumed)
     run_pipeline(out, options.adjoint_pipeline, options.context)
     remove_unreachable_functions(out, [grad_name(name)])
     if reports is not None:

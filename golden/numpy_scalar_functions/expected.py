@@ -3,8 +3,15 @@
 
 import math
 
+import numpy as np
+
 
 def grad_f(x, d_return=1.0):
+    if np.ndim(x) != 0:
+        raise ValueError(
+            'x must be a number: its rank is not evident in f (for an array, annotate x: "f64[n]")'
+        )
+
     # forward sweep
     t0 = math.exp(-x)
     t1 = math.sqrt(x)

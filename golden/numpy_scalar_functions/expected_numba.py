@@ -4,10 +4,16 @@
 import math
 
 import numba
+import numpy as np
 
 
 @numba.njit
 def grad_f(x, d_return=1.0):
+    if np.asarray(x).ndim != 0:
+        raise ValueError(
+            'x must be a number: its rank is not evident in f (for an array, annotate x: "f64[n]")'
+        )
+
     # forward sweep
     t0 = math.exp(-x)
     t1 = math.sqrt(x)

@@ -230,11 +230,44 @@ class _FunctionEmitter:
         if self.prange_used:
             lines[lines.index("@numba.njit")] = "@numba.njit(parallel=True)"
         renderer = _Renderer(self.namer, self.printer)
+        guards = self._guards()
+        lines += guards
+        if guards and body and isinstance(body[0], Comment):
+            lines.append("")
         for k, st in enumerate(body or [Keyword("pass")]):
             if isinstance(st, Comment) and k > 0 and not isinstance(body[k - 1], Comment):
                 lines.append("")  # a top-level comment heads a paragraph (a sweep, a source line)
             lines += renderer.stmt(st, "    ")
         return "\n".join(lines)
+
+    def _guards(self) -> list[str]:
+        """Checks of the parameter ranks the source does not prove (``fn.attrs["guards"]``, set by
+        the pipeline on the entry gradient): each raises naming the parameter and the annotation
+        that would settle it, so that a rank s2sad had to assume is never silently wrong."""
+        guards = self.fn.attrs.get("guards") or {}
+        primal = self.fn.attrs.get("primal", self.fn.name)
+        lines: list[str] = []
+        seen: set[str] = set()
+        for p in self.fn.params:
+            source = p.name_hint
+            if source not in guards or source in seen:
+                continue
+            seen.add(source)
+            name = self.var.get(p) or source
+            rank = guards[source]
+            self.printer.modules.add("np")
+            ndim = f"np.asarray({name}).ndim" if self.numba else f"np.ndim({name})"
+            kind = "a number" if rank == 0 else f"a {rank}-D array"
+            other = '"f64[m, n]"' if rank == 1 else '"f64[n]"'
+            verb = "for an array, annotate" if rank == 0 else "else annotate"
+            message = f"{source} must be {kind}: its rank is not evident in {primal} ({verb} {source}: {other})"
+            raise_line = f"raise ValueError('{message}')"
+            lines.append(f"    if {ndim} != {rank}:")
+            if len(raise_line) + 8 > LINE_LIMIT:
+                lines += ["        raise ValueError(", f"            '{message}'", "        )"]
+            else:
+                lines.append(f"        {raise_line}")
+        return lines
 
     def _struct_comments(self, names: list[str]) -> list[str]:
         """For C input with structs: how each array of structs lies in its flat NumPy array."""

@@ -143,7 +143,8 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
     values = [lw.value(a, b, env) for a in args]
     if not any(v.type.is_array for v in values):
         if op == "where":
-            raise lw.fail(node, "np.where needs an array condition", hint="use 'a if c else b' for numbers")
+            raise lw.fail(node, "np.where needs an array condition",
+                          hint=lw.annotation_hint(node) or "use 'a if c else b' for numbers")
         return values
     if op == "where":
         cond, x, y = values

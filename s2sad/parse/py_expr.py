@@ -396,8 +396,27 @@ class ExprLowerer:
         if not isinstance(v.type, ArrayType):
             src = dotted_source(node)
             raise self.fail(node, f"'{src}' is not an array" if src else "this value is not an array",
-                            hint="only NumPy array parameters and arrays made with np.zeros/np.empty can be indexed")
+                            hint=self.annotation_hint(node) or
+                            "only NumPy array parameters and arrays made with np.zeros/np.empty can be indexed")
         return v
+
+    def annotation_hint(self, node: cst.CSTNode) -> Optional[str]:
+        """For a number where an array is needed: the annotation that makes an unannotated
+        parameter in ``node`` an array (nothing in its use said which it is, so it was taken
+        for a number)."""
+        names: list[str] = []
+
+        def visit(n: cst.CSTNode) -> None:
+            if isinstance(n, cst.Name) and self.ctx.types.assumed.get(n.value) == 0 and n.value not in names:
+                names.append(n.value)
+            for c in n.children:
+                visit(c)
+
+        visit(node)
+        if not names:
+            return None
+        spelled = ", ".join(f'{n}: "f64[n]"' for n in names)
+        return f"if {' or '.join(names)} is an array, say so with an annotation ({spelled})"
 
     def element(self, node: cst.Subscript, b: Builder, env: Env) -> tuple[Value, list[Value]]:
         """The array and the index values of ``a[i, j]``/``a[i][j]`` (for loads and stores)."""
@@ -530,7 +549,15 @@ class ExprLowerer:
         values = []
         for i, a in enumerate(args):
             v = self.value(a, b, env)
-            values.append(self.coerce(v, sig.param_types[i], b, a, f"parameter '{sig.param_names[i]}' of '{name}'"))
+            param, t = sig.param_names[i], sig.param_types[i]
+            if param in sig.assumed and (isinstance(v.type, ArrayType) or isinstance(t, ArrayType)) and v.type != t:
+                # the callee's code did not say what its parameter is: its annotation would
+                rank = v.type.rank if isinstance(v.type, ArrayType) else 0
+                shape = "float" if rank == 0 else '"f64[' + ", ".join("nmkl"[:rank]) + ']"'
+                raise self.fail(a, f"parameter '{param}' of '{name}' is taken for {describe(t)}, "
+                                f"but this value is {describe(v.type)}",
+                                hint=f"annotate the parameter in '{name}': {param}: {shape}")
+            values.append(self.coerce(v, t, b, a, f"parameter '{param}' of '{name}'"))
         for i in range(len(args), n):
             default = sig.defaults[i]
             t = sig.param_types[i]

@@ -117,6 +117,8 @@ class FunctionLowerer(StructuredLowering):
         self.block(stmts, b, env, None)
         b.loc = loc
         attrs = {"shapes": dict(self.types.shapes)} if self.types.shapes else {}
+        if self.types.assumed:
+            attrs["assumed"] = dict(self.types.assumed)  # checked at the gradient's entry
         if self.types.result is None:
             b.create("return", [], [])
             return Function(fn.name.value, body, [], loc, attrs)

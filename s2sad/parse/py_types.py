@@ -47,6 +47,8 @@ class Signature:
     param_types: list[Type]
     defaults: list[Optional[Number]]
     result: Optional[Type]  # None: the function returns no value
+    # Parameters whose kind or rank is assumed, not proven (see FunctionTypes.assumed).
+    assumed: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -62,6 +64,10 @@ class FunctionTypes:
     int_demands: set[str] = field(default_factory=set)
     # Array parameters annotated with a shape ("f64[n]"): name -> extents as source text.
     shapes: dict[str, list[str]] = field(default_factory=dict)
+    # Parameters whose rank the code does not prove, in parameter order: name -> the rank
+    # assumed (0: a scalar). The entry gradient checks each at run time (FunctionTypes.assumed
+    # becomes the gradient's "guards" attribute), so that a guess is never silently wrong.
+    assumed: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -82,6 +88,9 @@ class _ArrayEvidence:
     rank_uses: set[int] = field(default_factory=set)
     min_rank: int = 0
     exact_rank: Optional[int] = None
+    exact_assumed: bool = False  # exact_rank comes from a callee parameter whose rank is assumed
+    # The indices of each subscript without slices (``a[i, j]``): an element access proves the rank.
+    element_uses: list[list[cst.BaseExpression]] = field(default_factory=list)
     forced_elem: Optional[ScalarType] = None
     loads: set[int] = field(default_factory=set)
     int_loads: set[int] = field(default_factory=set)
@@ -213,6 +222,8 @@ class _Inference:
         self.returns: list[cst.BaseExpression] = []
         self.diagnostics: list[Diagnostic] = []
         self.int_demands: set[str] = set()
+        # Arguments passed to callee parameters whose rank is assumed: their values may be arrays.
+        self.numpy_args: list[cst.BaseExpression] = []
 
     # -- evidence -----------------------------------------------------------------
     def evidence(self, name: str) -> _ArrayEvidence:
@@ -285,6 +296,8 @@ class _Inference:
         if isinstance(base, cst.Name):
             ev = self.evidence(base.value)
             ev.rank_uses.add(len(indices))
+            if all(isinstance(i, cst.BaseExpression) for i in indices):
+                ev.element_uses.append(indices)  # type: ignore[arg-type]
             if load:
                 ev.loads.add(id(node))
                 if int_ctx:
@@ -309,10 +322,14 @@ class _Inference:
                 self.int_demands.add(func.value)
             for i, a in enumerate(args):
                 t = sig.param_types[i] if sig is not None and i < len(sig.param_types) else None
+                assumed = sig is not None and i < len(sig.param_names) and sig.param_names[i] in sig.assumed
                 if isinstance(t, ArrayType) and isinstance(a, cst.Name):
                     ev = self.evidence(a.value)
                     ev.exact_rank = t.rank
+                    ev.exact_assumed = ev.exact_assumed or assumed
                     ev.forced_elem = t.elem
+                if assumed:
+                    self.numpy_args.append(a)
                 self.expr(a, t is not None and t.is_int)
             return
         canonical = self.info.canonical_name(func, self.locals)
@@ -654,7 +671,112 @@ class _Inference:
         if isinstance(result_ann, ScalarType) and self.returns:
             result = result_ann
         params = [types[n] for n in self.param_names]
-        return FunctionTypes(params, types, result, returns_array, self.diagnostics, self.int_demands, self.shapes)
+        assumed = self.assumptions(types, annotations)
+        return FunctionTypes(params, types, result, returns_array, self.diagnostics, self.int_demands, self.shapes,
+                             assumed)
+
+    # -- what the code does not prove -------------------------------------------------------
+    def assumptions(self, types: dict[str, Type], annotations: dict) -> dict[str, int]:
+        """Parameters whose rank is a guess: name -> the rank taken (0: a scalar).
+
+        An array parameter's rank is proven by a shape annotation, by ``n, m = A.shape``, by
+        passing it where a callee proves the rank, or by an element access with as many
+        integer indices as the rank taken (``A[i, j]``). A rank that only comes from
+        whole-array use (``W @ x`` takes ``W`` as a matrix, ``np.sum(x)`` takes ``x`` as a
+        vector) or from slices (``x[1:]``, ``A[:, j]``, which keep axes) is a guess.
+
+        An unannotated float parameter is a guess when its value can reach a NumPy
+        operation that would take an array just as well (``np.exp(x)``, ``W @ x + b``,
+        through locals too): NumPy code cannot tell a scalar from an array there. One only
+        used in scalar code (``math.exp(x)``, element loops) is not: an array there would
+        fail in the primal or change its result's kind.
+        """
+        out: dict[str, int] = {}
+        context, scalar_only = self.numpy_context(types)
+        for name in self.param_names:
+            t = types[name]
+            ann = annotations.get(name)
+            if isinstance(t, ArrayType):
+                if isinstance(ann, _ArrayAnnotation) and ann.shape:
+                    continue
+                ev = self.arrays.get(name) or _ArrayEvidence()
+                if ev.exact_rank is not None and not ev.exact_assumed and ev.exact_rank == t.rank:
+                    continue
+                if ev.exact_rank is None and any(
+                    len(indices) == t.rank and not any(isinstance(self.expr_type(i, types), ArrayType) for i in indices)
+                    for indices in ev.element_uses
+                ):
+                    continue  # a[i, j]: an element (slices and index arrays keep axes)
+                out[name] = t.rank
+            elif t.is_float and name not in annotations and name in context and name not in scalar_only:
+                out[name] = 0
+        return out
+
+    def numpy_context(self, types: dict[str, Type]) -> tuple[set[str], set[str]]:
+        """Names whose value reaches, elementwise, an operation that takes arrays as well as
+        numbers; and names whose value reaches one that takes numbers only (``math.exp``,
+        ``max``, an ``if`` test), where an array would make the primal fail."""
+        names: set[str] = set()
+        scalar_only: set[str] = set()
+
+        def flow(node: cst.BaseExpression) -> set[str]:
+            """The names whose values flow elementwise into ``node``'s value."""
+            if isinstance(node, cst.Name):
+                return {node.value} if node.value in self.locals else set()
+            if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.MatrixMultiply):
+                return flow(node.left) | flow(node.right)
+            if isinstance(node, cst.UnaryOperation) and not isinstance(node.operator, cst.Not):
+                return flow(node.expression)
+            if isinstance(node, cst.IfExp):
+                return flow(node.body) | flow(node.orelse)
+            if isinstance(node, cst.Call) and self.takes_arrays(node):
+                return set().union(*(flow(a) for a in positional_args(node)))
+            return set()
+
+        def visit(node: cst.CSTNode) -> None:
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not self.fn:
+                return
+            if isinstance(node, (cst.BinaryOperation, cst.Comparison)):
+                if isinstance(self.expr_type(node, types), ArrayType):
+                    names.update(flow(node) if isinstance(node, cst.BinaryOperation) else set().union(
+                        flow(node.left), *(flow(c.comparator) for c in node.comparisons)))
+            elif isinstance(node, cst.Call) and self.takes_arrays(node):
+                names.update(flow(node))
+            elif isinstance(node, cst.Call) and self.numbers_only(node):
+                scalar_only.update(*(flow(a) for a in positional_args(node)))
+            elif isinstance(node, (cst.If, cst.While, cst.IfExp)) and isinstance(node.test, cst.Comparison):
+                test = node.test
+                scalar_only.update(flow(test.left), *(flow(c.comparator) for c in test.comparisons))
+            elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+                if isinstance(types.get(node.target.value), ArrayType):
+                    names.update(flow(node.value))
+            for c in node.children:
+                visit(c)
+
+        visit(self.fn.body)
+        for a in self.numpy_args:
+            names.update(flow(a))
+        for found in (names, scalar_only):
+            todo = list(found)
+            while todo:  # what is assigned to a name is where the name's value goes too
+                for value in self.assigns.get(todo.pop(), []):
+                    expr = value.value if isinstance(value, _Aug) else value
+                    if isinstance(expr, cst.BaseExpression):
+                        for n in flow(expr) - found:
+                            found.add(n)
+                            todo.append(n)
+        return names, scalar_only
+
+    def numbers_only(self, node: cst.Call) -> bool:
+        """A library call that fails on an array of more than one element (``math.exp``, ``max``)."""
+        canonical = self.info.canonical_name(node.func, self.locals)
+        return canonical is not None and (canonical.startswith("math.") or canonical in (
+            "builtins.max", "builtins.min", "builtins.float", "builtins.int", "builtins.round"))
+
+    def takes_arrays(self, node: cst.Call) -> bool:
+        """A library call that maps arrays as readily as numbers (``np.exp``, ``abs``)."""
+        canonical = self.info.canonical_name(node.func, self.locals)
+        return canonical is not None and (canonical.startswith("numpy.") or canonical == "builtins.abs")
 
     def param_type(self, name: str, ann: Union[Type, _ArrayAnnotation, str, None]) -> Type:
         if isinstance(ann, ScalarType):
@@ -687,6 +809,6 @@ def infer_types(fn: cst.FunctionDef, info: ModuleInfo, sigs: dict[str, Signature
 def signature(fn: cst.FunctionDef, types: FunctionTypes, info: ModuleInfo) -> Signature:
     names = [p.name.value for p in fn.params.params]
     defaults = [evaluate_constant(p.default, info) if p.default is not None else None for p in fn.params.params]
-    return Signature(fn.name.value, names, list(types.params), defaults, types.result)
+    return Signature(fn.name.value, names, list(types.params), defaults, types.result, frozenset(types.assumed))
 
 
