@@ -306,3 +306,24 @@ def test_binary_extrema_in_a_loop_give_ties_to_the_first_operand_in_c():
     d_x = np.zeros_like(x)
     CFunction(build(text), "grad_peak", ["double *", "double *", "int", "double"])(x, d_x, len(x), 1.0)
     np.testing.assert_array_equal(d_x, [0.0, 1.0, 0.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("target", ["py", "numba", "c"])
+def test_whole_array_power_at_a_zero_base_gives_the_limits(target):
+    """np.power's rule has the scalar pow's edge values, without NumPy's warnings."""
+    _skip_missing(target)
+    source = ('import numpy as np\n\n\ndef f(x: "f64[n]", y: "f64[n]"):\n'
+              "    return np.sum(x ** y) + np.sum(x ** 0) + np.sum(np.power(x, 2.5))\n")
+    text = pipeline.gradient_source(source, "apow.py", "f", ["x", "y"], target)
+    x, y = np.array([0.0, 0.0, 0.0, 0.7, 2.0]), np.array([2.5, 1.0, 0.0, 1.3, -1.5])
+    d_x, d_y = np.zeros_like(x), np.zeros_like(y)
+    if target == "c":
+        CFunction(build(text), "grad_f", ["double *"] * 4 + ["long", "double"])(x, d_x, y, d_y, len(x), 1.0)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            _python_gradient(text)(x, d_x, y, d_y)
+    # d/dx x ** y: 0, 1 and 0 (x ** 0 is constant) at x = 0; d/dy x ** y: 0 at x = 0.
+    np.testing.assert_allclose(d_x, [0.0, 1.0, 0.0, 1.3 * 0.7**0.3 + 2.5 * 0.7**1.5, -1.5 * 2.0**-2.5 + 2.5 * 2.0**1.5],
+                               rtol=1e-12)
+    np.testing.assert_allclose(d_y, [0.0, 0.0, 0.0, 0.7**1.3 * math.log(0.7), 2.0**-1.5 * math.log(2.0)], rtol=1e-12)
