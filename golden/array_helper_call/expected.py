@@ -19,11 +19,12 @@ def grad_helper_call(w, d_w, x, d_x, n, d_return=1.0):
     d_m = d_return + np.sum(-t2)
 
     # line 5: m = np.max(z)
-    t3 = t2 + np.where(t0 == np.full_like(t0, m), np.full_like(t0, d_m), 0.0)
+    t3 = t0 == np.full_like(t0, m)
+    t4 = t2 + np.where(t3, np.full_like(t0, d_m / np.sum(np.where(t3, 1.0, 0.0))), 0.0)
 
     # line 13: return log_partition(w * x, n) - 0.5 * total
-    d_w += t3 * x
-    d_x += t3 * w
+    d_w += t4 * x
+    d_x += t4 * w
 
     # line 11: for k in range(n):
     for k in range(n - 1, -1, -1):

@@ -18,8 +18,11 @@ def grad_reductions(A, d_A, v, d_v, d_return=1.0):
 
     # reverse sweep
     # line 11: return total + np.sum(centered * centered) + np.mean(v) * np.max(v) - np.min(A)
-    d_A += np.where(A == np.full_like(A, np.min(A)), np.full_like(A, -d_return), 0.0)
-    d_v += np.where(v == np.full_like(v, t1), np.full_like(v, d_return * np.mean(v)), 0.0)
+    t2 = A == np.full_like(A, np.min(A))
+    d_A += np.where(t2, np.full_like(A, -d_return / np.sum(np.where(t2, 1.0, 0.0))), 0.0)
+    t3 = v == np.full_like(v, t1)
+    t6 = np.full_like(v, d_return * np.mean(v) / np.sum(np.where(t3, 1.0, 0.0)))
+    d_v += np.where(t3, t6, 0.0)
     d_v += np.full_like(v, d_return * t1 / float(v.shape[0]))
     d_centered = d_return * centered
     d_centered = d_centered + d_centered
@@ -35,16 +38,18 @@ def grad_reductions(A, d_A, v, d_v, d_return=1.0):
 
     # line 9: centered = A - np.mean(A, axis=1, keepdims=True)
     d_A += d_centered
-    t2 = np.expand_dims(np.sum(-d_centered, axis=1), 1) / float(A.shape[1])
-    d_A += np.broadcast_to(t2, A.shape)
+    t7 = np.expand_dims(np.sum(-d_centered, axis=1), 1) / float(A.shape[1])
+    d_A += np.broadcast_to(t7, A.shape)
 
     # line 8: low = np.min(A, axis=0)
-    t3 = A == np.broadcast_to(np.expand_dims(low, 0), A.shape)
-    d_A += np.where(t3, np.broadcast_to(np.expand_dims(d_low, 0), A.shape), 0.0)
+    t4 = A == np.broadcast_to(np.expand_dims(low, 0), A.shape)
+    t8 = np.expand_dims(d_low / np.sum(np.where(t4, 1.0, 0.0), axis=0), 0)
+    d_A += np.where(t4, np.broadcast_to(t8, A.shape), 0.0)
 
     # line 7: peak = np.max(A, axis=1)
-    t4 = A == np.broadcast_to(np.expand_dims(peak, 1), A.shape)
-    d_A += np.where(t4, np.broadcast_to(np.expand_dims(d_peak, 1), A.shape), 0.0)
+    t5 = A == np.broadcast_to(np.expand_dims(peak, 1), A.shape)
+    t9 = np.expand_dims(d_peak / np.sum(np.where(t5, 1.0, 0.0), axis=1), 1)
+    d_A += np.where(t5, np.broadcast_to(t9, A.shape), 0.0)
 
     # line 6: cols = np.mean(A, axis=0)
     d_A += np.broadcast_to(np.expand_dims(d_cols / float(A.shape[0]), 0), A.shape)

@@ -92,20 +92,34 @@ def _div(b: Builder, op: OpView, g: Value, act: list[bool]) -> list[Optional[Val
 @rule(P + "pow")
 @_elementwise
 def _pow(b: Builder, op: OpView, g: Value, act: list[bool]) -> list[Optional[Value]]:
+    # The scalar rule's edge values at a = 0, with the guard on an operand rather than on the
+    # result: NumPy evaluates both sides of np.where, and 0 ** -1 or log(0) would warn.
     base, expo = op.operands[0], op.operands[1]
     da = db = None
-    if act[0]:
-        c = build.const_value(expo)
+    c = build.const_value(expo)
+    if act[0] and c != 0:  # a ** 0 is 1 for every a
         if c == 2:
             da = ew(b, "mul", ew(b, "mul", g, _f(b, 2.0)), base)
         elif c == 1:
             da = g
+        elif c is not None:
+            da = ew(b, "mul", ew(b, "mul", g, expo), ew(b, "pow", base, _f(b, c - 1)))
         else:
-            lowered = ew(b, "pow", base, _f(b, c - 1) if c is not None else ew(b, "sub", expo, _f(b, 1.0)))
-            da = ew(b, "mul", ew(b, "mul", g, expo), lowered)
+            # b * a ** (b - 1), with the exponent 1 where b = 0 (there b * ... is 0, the limit).
+            lowered = _guarded(b, expo, ew(b, "sub", expo, _f(b, 1.0)), 1.0)
+            da = ew(b, "mul", ew(b, "mul", g, expo), ew(b, "pow", base, lowered))
     if act[1]:
-        db = ew(b, "mul", ew(b, "mul", g, op.result), _math(b, "log", base))
+        # a ** b * log(a) -> 0 as a -> 0+: log(1) where a = 0.
+        db = ew(b, "mul", ew(b, "mul", g, op.result), _math(b, "log", _guarded(b, base, base, 1.0)))
     return [da, db]
+
+
+def _guarded(b: Builder, test: Value, x: Value, value: float) -> Value:
+    """``x``, with ``value`` where ``test`` is 0 (``np.where(test == 0.0, value, x)``)."""
+    is_zero = ew(b, "eq", test, _f(b, 0.0)) if test.type.is_array else build.cmp(b, "eq", test, _f(b, 0.0))
+    if is_zero.type.is_array:
+        return arr(b, "where", [is_zero, _f(b, value), x])
+    return build.select(b, is_zero, _f(b, value), x)
 
 
 @rule(P + "maximum", P + "minimum")
@@ -215,11 +229,18 @@ def _mean(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
 
 @rule(P + "max", P + "min")
 def _max_min(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
-    # The adjoint goes to every element equal to the extremum (ties are measure zero).
+    # The adjoint is split evenly among the elements equal to the extremum, as JAX does, so
+    # that k ties share it instead of each taking all of it (README, "Rules at the edges").
     if not active[0]:
         return [None]
     hit = arr(b, "eq", [op.operands[0], _spread(b, op, op.result)])
-    return [arr(b, "where", [hit, _spread(b, op, g), _f(b, 0.0)])]
+    ties = arr(b, "sum", [arr(b, "where", [hit, _f(b, 1.0), _f(b, 0.0)])], **_reduced(op))
+    return [arr(b, "where", [hit, _spread(b, op, ew(b, "div", g, ties)), _f(b, 0.0)])]
+
+
+def _reduced(op: OpView) -> dict:
+    """The ``axis``/``keepdims`` attributes of a reduction, to reduce the same way."""
+    return {k: op.attrs[k] for k in ("axis", "keepdims") if op.attrs.get(k) is not None}
 
 
 # ---------------------------------------------------------------- products

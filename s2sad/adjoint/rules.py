@@ -111,19 +111,26 @@ def _neg(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
 
 @rule("pow", "math.pow")
 def _pow(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # Edges (README, "Rules at the edges of their domains"): where the textbook formulas
+    # give 0 * inf = NaN at a = 0 although the limit is finite, the limit is returned.
     base, expo = op.operands[0], op.operands[1]
     da = db = None
-    if active[0]:
-        c = build.const_value(expo)
+    zero = _c(b, 0.0, g)
+    c = build.const_value(expo)
+    if active[0] and c != 0:  # a ** 0 is 1 for every a: a symbolic zero
         if c is not None:
             # A literal exponent: g * c * a ** (c - 1), folded when c is 2 or 1.
             lowered = build.binary(b, "pow", base, _c(b, c - 1, expo))
             da = build.mul(b, build.mul(b, g, expo), lowered) if c != 1 else g
         else:
+            # b * a ** (b - 1) is 0 * 0 ** -1 at a = b = 0, where a ** 0 is constant.
             lowered = build.binary(b, "pow", base, build.sub(b, expo, _c(b, 1.0, expo)))
-            da = build.mul(b, build.mul(b, g, expo), lowered)
+            slope = build.mul(b, build.mul(b, g, expo), lowered)
+            da = build.select(b, build.cmp(b, "ne", expo, _c(b, 0.0, expo)), slope, zero)
     if active[1]:
-        db = build.mul(b, build.mul(b, g, op.result), build.math(b, "log", base))
+        # a ** b * log(a) tends to 0 as a -> 0+ (for b > 0; taken as 0 for every b, as JAX does).
+        slope = build.mul(b, build.mul(b, g, op.result), build.math(b, "log", base))
+        db = build.select(b, build.cmp(b, "ne", base, _c(b, 0.0, base)), slope, zero)
     return [da, db]
 
 
@@ -240,7 +247,13 @@ def _atan2(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
 
 @rule("math.hypot")
 def _hypot(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
-    return [build.div(b, build.mul(b, g, op.operands[k]), op.result) if active[k] else None for k in range(2)]
+    # a / hypot(a, b) is 0 / 0 at the origin, a kink of a convex function: 0 is the
+    # subgradient of least norm (README, "Rules at the edges of their domains").
+    if not (active[0] or active[1]):
+        return [None, None]
+    r = op.result
+    q = build.select(b, build.cmp(b, "ne", r, _c(b, 0.0, r)), build.div(b, g, r), _c(b, 0.0, g))
+    return [build.mul(b, q, op.operands[k]) if active[k] else None for k in range(2)]
 
 
 @rule("math.copysign")

@@ -16,11 +16,12 @@ void grad_robust_distance(const double *x, double *d_x, const double *y, double 
         double t1 = x[i] - y[i];
         double d = fabs(t1);
         // line 9: s += fmin(d, 0.5) + fmax(x[i], y[i]) + hypot(x[i], y[i]);
-        bool t2 = x[i] >= y[i];
+        double t2 = t0 != 0.0 ? d_s / t0 : 0.0;
+        bool t3 = x[i] >= y[i];
         double d_d = d <= 0.5 ? d_s : 0.0;
         // line 8: double d = fabs(x[i] - y[i]);
-        double t3 = t1 >= 0.0 ? d_d : -d_d;
-        d_y[i] += d_s * y[i] / t0 + (t2 ? 0.0 : d_s) - t3;
-        d_x[i] += d_s * x[i] / t0 + (t2 ? d_s : 0.0) + t3;
+        double t4 = t1 >= 0.0 ? d_d : -d_d;
+        d_y[i] += t2 * y[i] + (t3 ? 0.0 : d_s) - t4;
+        d_x[i] += t2 * x[i] + (t3 ? d_s : 0.0) + t4;
     }
 }

@@ -15,7 +15,10 @@ void grad_log_likelihood(const double *x, double *d_x, const double *w, double *
         // line 8: s += w[i] * log(x[i]) + sqrt(x[i]) - exp(-w[i] * x[i]) + pow(x[i], w[i]);
         double t1 = d_s * w[i];
         double t2 = -d_s * exp(-w[i] * x[i]);
-        d_x[i] += t1 * pow(x[i], w[i] - 1.0) + t2 * -w[i] + d_s / (2.0 * sqrt(x[i])) + t1 / x[i];
-        d_w[i] += d_s * pow(x[i], w[i]) * t0 - t2 * x[i] + d_s * t0;
+        d_x[i] += (w[i] != 0.0 ? t1 * pow(x[i], w[i] - 1.0) : 0.0)
+                + t2 * -w[i]
+                + d_s / (2.0 * sqrt(x[i]))
+                + t1 / x[i];
+        d_w[i] += (x[i] != 0.0 ? d_s * pow(x[i], w[i]) * t0 : 0.0) - t2 * x[i] + d_s * t0;
     }
 }
