@@ -53,6 +53,11 @@ CLAUSES = {
     "shared_scalar": (["schedule(static) reduction(+: d_a_local)"], ["atomic"]),
     "gather_atomic": (["#pragma omp atomic\n        d_x[idx[i]] +="], []),
     "stencil_atomic": (["#pragma omp atomic\n        d_x[i - 1] +="], []),
+    # The helper's adjoint adds into d_c + lab[i] * d, which iterations share: its atomic copy.
+    "helper_shared_shadow": (["grad_dist2_atomic(", "#pragma omp atomic\n        d_b[j] +="],
+                             ["grad_dist2("]),
+    # y[k] += e under omp atomic: the adjoint reads d_y[k] and writes no bin.
+    "histogram_atomic": (["double d_y_elem = d_y[bin[i]];"], ["d_y[bin[i]] =", "d_y[bin[i]] +="]),
 }
 
 
