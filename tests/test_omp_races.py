@@ -114,22 +114,23 @@ void scatter(int n, const int *bin, const double *x, double *y)
 }
 """
 
-# A gather through a helper: the caller would add its returned adjoint into d_x[idx[i]]
-# through a pointer the callee adds to with a plain +=.
-GATHER_CALL = """\
+# Neighbours through a helper: the caller would pass &d_x[i + 1] for the callee to add to
+# with a plain +=, while the next iteration adds to d_x[i + 1] as its d_x[i].
+PAIRS_CALL = """\
 static double sq(double v)
 {
     return v * v;
 }
 
-void gather(int n, const int *idx, const double *x, double *out)
+void pairs(int n, const double *x, double *out)
 {
     #pragma omp parallel for
     for (int i = 0; i < n; i++) {
-        out[i] = sq(x[idx[i]]);
+        out[i] = sq(x[i + 1]) - sq(x[i]);
     }
 }
 """
+
 
 # A helper reading a row and a shared vector: the row's shadow is the iteration's own, the
 # vector's is shared by all.
@@ -179,10 +180,9 @@ CASES = {
         {"name": "bin", "kind": "array", "shape": [400], "dtype": "i32", "ints": [0, 3]},
         {"name": "x", "kind": "array", "shape": [400]},
         {"name": "y", "kind": "array", "shape": [3]})}),
-    "gather_through_call": (GATHER_CALL, {"func": "gather", "wrt": ["x"], "written": ["out"], "params": _params(
+    "neighbours_through_call": (PAIRS_CALL, {"func": "pairs", "wrt": ["x"], "written": ["out"], "params": _params(
         {"name": "n", "kind": "int", "value": 400},
-        {"name": "idx", "kind": "array", "shape": [400], "dtype": "i32", "ints": [0, 3]},
-        {"name": "x", "kind": "array", "shape": [3]},
+        {"name": "x", "kind": "array", "shape": [401]},
         {"name": "out", "kind": "array", "shape": [400]})}),
     "helper_row_and_shared": ("#include <math.h>\n" + HELPER_ROW, {
         "func": "matvec", "wrt": ["A", "v"], "written": ["out"], "params": _params(

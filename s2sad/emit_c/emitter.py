@@ -511,9 +511,9 @@ class _CFunctionEmitter(_FunctionEmitter):
     def _may_fuse_into(self, store: Op) -> bool:
         """Whether a callee may add an adjoint straight into the element ``store`` writes: not
         where other threads may add to it at once (the callee adds with a plain ``+=``)."""
-        return not self._shared(store)
+        return not self._threads_share(store)
 
-    def _shared(self, store: Op) -> bool:
+    def _threads_share(self, store: Op) -> bool:
         """Whether other threads may update the element ``store`` writes at once: an update
         under the user's ``#pragma omp atomic``, an accumulation in a parallel loop that other
         iterations may meet, or, in an atomic copy, one into an array the function is passed."""
@@ -887,7 +887,7 @@ class _CFunctionEmitter(_FunctionEmitter):
             return self._return(op)
         if n == "store":
             arr, *idx, val = op.operands
-            if self._shared(op):
+            if self._threads_share(op):
                 # Another iteration, on another thread, may add to this element at once.
                 g = accumulation(op)
                 if g is not None:
