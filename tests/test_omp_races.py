@@ -7,8 +7,9 @@ central differences of the (parallel) primal are taken once, and the gradient is
 ``RUNS`` times on each thread count and compared with them every time. The cases are
 the races issue 14 found (classes 4 and 6): a helper whose adjoint adds into a shadow
 other iterations share (``dist2(x + i * d, c + m * d, d)``), ``omp atomic`` updates of
-shared bins (``+=``, ``-=``, ``y[k] = y[k] + e``, inside a helper), and an accumulation a
-callee would have added through a pointer into a shared element.
+shared bins (``+=``, ``-=``, ``y[k] = y[k] + e``, inside a helper), an accumulation a
+callee would have added through a pointer into a shared element, and nested parallel
+loops (an element of the inner iteration's own that the outer iterations share).
 """
 
 from __future__ import annotations
@@ -153,6 +154,23 @@ void matvec(int n, int m, const double *A, const double *v, double *out)
 }
 """
 
+# Nested parallel loops: d_v[j] is the inner iteration's own, but every outer iteration,
+# on another thread, adds to it too.
+NESTED = """\
+void nested(int n, int m, const double *A, const double *v, double *out)
+{
+    #pragma omp parallel for
+    for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        #pragma omp parallel for reduction(+: s)
+        for (int j = 0; j < m; j++) {
+            s += A[i * m + j] * v[j];
+        }
+        out[i] = s;
+    }
+}
+"""
+
 
 def _params(*specs: dict) -> list[dict]:
     return list(specs)
@@ -180,6 +198,12 @@ CASES = {
         {"name": "bin", "kind": "array", "shape": [400], "dtype": "i32", "ints": [0, 3]},
         {"name": "x", "kind": "array", "shape": [400]},
         {"name": "y", "kind": "array", "shape": [3]})}),
+    "nested_loops": (NESTED, {"func": "nested", "wrt": ["A", "v"], "written": ["out"], "params": _params(
+        {"name": "n", "kind": "int", "value": 300},
+        {"name": "m", "kind": "int", "value": 2},
+        {"name": "A", "kind": "array", "shape": [600]},
+        {"name": "v", "kind": "array", "shape": [2]},
+        {"name": "out", "kind": "array", "shape": [300]})}),
     "neighbours_through_call": (PAIRS_CALL, {"func": "pairs", "wrt": ["x"], "written": ["out"], "params": _params(
         {"name": "n", "kind": "int", "value": 400},
         {"name": "x", "kind": "array", "shape": [401]},

@@ -349,9 +349,9 @@ def shared_update(op: Op) -> Optional[tuple[int, Value]]:
     if op.name != "store":
         return None
     if not op.attrs.get("atomic"):
-        loop = _parallel_loop(op)
-        if loop is None or op in private_accumulations(loop):
-            return None  # an element of the iteration's own: the adjoint may write it
+        loops = _parallel_loops(op)
+        if all(op in private_accumulations(loop) for loop in loops):
+            return None  # an element of the iteration's own (or no parallel loop): the adjoint may write it
     return update(op)
 
 
@@ -398,11 +398,12 @@ def update(op: Op) -> Optional[tuple[int, Value]]:
     return None
 
 
-def _parallel_loop(op: Op) -> Optional[Op]:
-    """The innermost parallel loop around ``op``, if any."""
+def _parallel_loops(op: Op) -> list[Op]:
+    """The parallel loops around ``op``, innermost first."""
+    out = []
     parent = op.parent.parent_op if op.parent is not None else None
     while parent is not None:
         if parent.name == "for" and parent.attrs.get("parallel"):
-            return parent
+            out.append(parent)
         parent = parent.parent.parent_op if parent.parent is not None else None
-    return None
+    return out

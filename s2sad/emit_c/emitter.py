@@ -523,7 +523,9 @@ class _CFunctionEmitter(_FunctionEmitter):
             return False
         if self.atomic and view_base(store.operands[0]) in self.fn.params:
             return True
-        return bool(self.parallel) and store not in self.parallel_private[-1]
+        # Nested parallel loops: an element of the inner iteration's own (d_v[j]) is still
+        # met by the other outer iterations, running at once.
+        return any(store not in private for private in self.parallel_private)
 
     def _sizes_comment(self) -> list[str]:
         """What the caller must pass: the extents of the array parameters (C pointers carry none)."""
