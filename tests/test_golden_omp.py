@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import json
+import re
 
 import numpy as np
 import pytest
@@ -53,6 +54,11 @@ CLAUSES = {
     "shared_scalar": (["schedule(static) reduction(+: d_a_local)"], ["atomic"]),
     "gather_atomic": (["#pragma omp atomic\n        d_x[idx[i]] +="], []),
     "stencil_atomic": (["#pragma omp atomic\n        d_x[i - 1] +="], []),
+    # The helper's adjoint adds into d_c + lab[i] * d, which iterations share: its atomic copy.
+    "helper_shared_shadow": (["grad_dist2_atomic(", "#pragma omp atomic\n        d_b[j] +="],
+                             ["grad_dist2("]),
+    # y[k] += e under omp atomic: the adjoint reads d_y[k] and writes no bin.
+    "histogram_atomic": (["double d_y_elem = d_y[bin[i]];"], ["d_y[bin[i]] =", "d_y[bin[i]] +="]),
 }
 
 
@@ -186,3 +192,74 @@ def test_pragma_is_read_from_the_line_above_only():
     plain = src.replace("#pragma omp parallel for", "")
     fn = pipeline.gradient_module(plain, "k.c", "k", ["x"]).functions["grad_k"]
     assert not [op for op in fn.walk() if op.name == "for" and "parallel" in op.attrs]
+
+
+# Every OpenMP pragma either does what it says in the gradient or is refused at its line: a
+# dropped '#pragma omp parallel' made the primal run its region once per thread and the
+# gradient once (issue 14, class 5).
+_STEP = "void k(int n, const double *x, double *y)\n{{\n{body}}}\n"
+_PRAGMA_ERRORS = [
+    ("    double s = 0.0;\n    #pragma omp parallel\n    {\n        s += x[0];\n    }\n    y[0] = s;\n",
+     "k.c:4:5:", "parallel regions are not supported"),
+    ("    #pragma omp parallel\n    {\n        #pragma omp for\n        for (int i = 0; i < n; i++) {\n"
+     "            y[i] = x[i];\n        }\n    }\n", "k.c:5:9:", "'#pragma omp for' is not supported"),
+    ("    #pragma omp parallel for\n    for (int i = 0; i < n; i++) {\n        #pragma omp critical\n"
+     "        y[0] += x[i];\n    }\n", "k.c:5:9:", "'#pragma omp critical' is not supported"),
+    ("    y[0] = x[0];\n    #pragma omp barrier\n    y[1] = x[1];\n", "k.c:4:5:", "'#pragma omp barrier' is not supported"),
+    ("    #pragma omp single\n    {\n        y[0] = x[0];\n    }\n", "k.c:3:5:", "'#pragma omp single' is not supported"),
+    ("    #pragma omp master\n    y[0] = x[0];\n", "k.c:3:5:", "'#pragma omp master' is not supported"),
+    ("    #pragma omp sections\n    {\n        #pragma omp section\n        y[0] = x[0];\n    }\n", "k.c:3:5:",
+     "'#pragma omp sections' is not supported"),
+    ("    #pragma omp simd\n    for (int i = 0; i < n; i++) {\n        y[i] = x[i];\n    }\n", "k.c:3:5:",
+     "'#pragma omp simd' is not supported"),
+    ("    #pragma omp parallel for simd\n    for (int i = 0; i < n; i++) {\n        y[i] = x[i];\n    }\n",
+     "k.c:3:5:", "the OpenMP clause 'simd' is not supported"),
+    ("    #pragma omp parallel for ordered\n    for (int i = 0; i < n; i++) {\n        y[i] = x[i];\n    }\n",
+     "k.c:3:5:", "the OpenMP clause 'ordered' is not supported"),
+    ("    double t = 0.0;\n    #pragma omp parallel for lastprivate(t)\n    for (int i = 0; i < n; i++) {\n"
+     "        t = x[i];\n        y[i] = t;\n    }\n    y[0] += t;\n", "k.c:4:5:",
+     "the OpenMP clause 'lastprivate' is not supported"),
+    ("    #pragma omp parallel for reduction(max: s)\n    for (int i = 0; i < n; i++) {\n        y[i] = x[i];\n    }\n",
+     "k.c:3:5:", "reduction(max: s) is not supported"),
+    ("    #pragma omp parallel for\n    y[0] = x[0];\n", "k.c:3:5:",
+     "'#pragma omp parallel for' must be followed by a counted for loop"),
+    ("    y[0] = x[0];\n    #pragma omp atomic\n", "k.c:4:5:", "'#pragma omp atomic' must be followed by an update statement"),
+    ("    #pragma omp parallel for\n    for (int i = 0; i < n; i++) {\n        #pragma omp atomic\n        y[0] *= x[i];\n"
+     "    }\n", "k.c:6:9:", "'#pragma omp atomic' is supported on an update by + or - only"),
+    ("    #pragma omp parallel for\n    for (int i = 0; i < n; i++) {\n        #pragma omp atomic capture\n"
+     "        y[0] += x[i];\n    }\n", "k.c:5:9:", "'#pragma omp atomic capture' is not supported"),
+    ("    double s = 0.0;\n    #pragma omp parallel for reduction(+: s)\n    for (int i = 0; i < n; i++) {\n"
+     "        #pragma omp atomic\n        s += x[i];\n    }\n    y[0] = s;\n", "k.c:7:9:",
+     "'#pragma omp atomic' on the variable 's' is not supported"),
+]
+
+
+@pytest.mark.parametrize("body, where, message", _PRAGMA_ERRORS, ids=[m for _, _, m in _PRAGMA_ERRORS])
+def test_every_openmp_pragma_is_kept_or_refused_at_its_line(body, where, message):
+    text = _error(_STEP.format(body=body))
+    first = text.splitlines()[0]
+    assert first.startswith(where + " error: ") and message in first, text
+    assert "^" in text and "hint:" in text, text
+
+
+def test_a_parallel_region_in_a_callee_is_refused():
+    src = ("static void h(const double *x, double *y)\n{\n    #pragma omp parallel\n    y[0] += x[0];\n}\n\n"
+           "void k(int n, const double *x, double *y)\n{\n    h(x, y);\n}\n")
+    text = _error(src)
+    assert text.startswith("k.c:3:5: error: '#pragma omp parallel': parallel regions are not supported"), text
+
+
+def test_pragmas_that_are_not_openmp_are_still_ignored():
+    src = _STEP.format(body="    #pragma GCC ivdep\n    for (int i = 0; i < n; i++) {\n        y[i] = x[i];\n    }\n")
+    assert "grad_k" in pipeline.gradient_source(src, "k.c", "k", ["x"], "c")
+
+
+def test_an_atomic_update_keeps_its_pragma_at_every_level():
+    src = _STEP.format(body="    #pragma omp parallel for\n    for (int i = 0; i < n; i++) {\n"
+                            "        #pragma omp atomic\n        y[i / 2] -= x[i];\n    }\n")
+    for level in (0, 1, 2):
+        text = pipeline.gradient_source(src, "k.c", "k", ["x"], "c", pipeline.Options(level=level))
+        forward, reverse = text.split("// reverse sweep")
+        assert re.search(r"#pragma omp atomic\n +y\[(i / 2|\w+)\] -= x\[i\];", forward), text
+        assert not re.search(r"d_y\[[^]]*\] [-+]?=", reverse), text  # the adjoint reads d_y, never writes it
+        _build(text)

@@ -54,7 +54,7 @@ from typing import Callable, Hashable, Optional
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.gpu import SHARED_SPACE
 from ..ssa.ir import Function, Module, Op, Value
-from ..ssa.ops import op_info, view_base
+from ..ssa.ops import PURE, op_info, view_base
 from .index_forms import OWNER, Coef, IndexForms, loop_atom, loop_counter, owner_key, thread_atom
 
 PRIVATE = "private"
@@ -336,3 +336,74 @@ def _invariant(v: Value, loop: Op) -> bool:
             return False
         owner = parent.parent if parent is not None else None
     return True
+
+
+def shared_update(op: Op) -> Optional[tuple[int, Value]]:
+    """For a store ``y[k] = y[k] + e`` (or ``- e``) that threads may run at once on one element
+    (under ``#pragma omp atomic``, or an accumulation in a parallel loop that other iterations
+    may meet): (1 or -1, e); else None.
+
+    Only when the load feeds nothing but the sum, the sum nothing but the store, and nothing
+    between the load and the store writes memory, so that the element's adjoint passes
+    through unchanged and ``e``'s is a read of it."""
+    if op.name != "store":
+        return None
+    if not op.attrs.get("atomic"):
+        loops = _parallel_loops(op)
+        if all(op in private_accumulations(loop) for loop in loops):
+            return None  # an element of the iteration's own (or no parallel loop): the adjoint may write it
+    return update(op)
+
+
+def update(op: Op) -> Optional[tuple[int, Value]]:
+    """For a store ``y[k] = y[k] + e``, ``e + y[k]`` or ``y[k] - e``: (1 or -1, e), when the load
+    of ``y[k]`` feeds only the sum, the sum only the store, and nothing between the load and
+    the store writes memory; else None."""
+    if op.name != "store":
+        return None
+    arr, *idx, value = op.operands
+    loads: list[Op] = []
+
+    def same(a: Value, b: Value) -> bool:
+        """Equal values: one SSA value, or pure ops and loads of equal operands (a load read
+        again, as -O0 leaves ``idx[i]``, when no write lies between: checked below)."""
+        if a is b:
+            return True
+        p, q = a.defining_op, b.defining_op
+        if p is None or q is None or p.name != q.name or p.attrs != q.attrs or a.type != b.type or p.regions \
+                or (p.name not in PURE and p.name != "load") or len(p.operands) != len(q.operands):
+            return False
+        if p.name == "load":
+            loads.extend((p, q))
+        return all(same(x, y) for x, y in zip(p.operands, q.operands))
+
+    s = value.defining_op
+    if s is None or s.name not in ("add", "sub") or len(value.uses) != 1 or s.parent is not op.parent:
+        return None
+    for k in ((0, 1) if s.name == "add" else (0,)):
+        load = s.operands[k].defining_op
+        loads.clear()
+        if (load is None or load.name != "load" or load.operands[0] is not arr or len(load.result.uses) != 1
+                or load.parent is not op.parent or len(load.operands) != len(op.operands) - 1
+                or not all(same(v, w) for v, w in zip(load.operands[1:], idx))):
+            continue
+        ops = op.parent.ops
+        if any(x.parent is not op.parent for x in loads):
+            return None
+        between = ops[min(ops.index(x) for x in [load, *loads]) + 1:ops.index(op)]
+        if any(x.regions or x.name in ("store", "call") or (x.name not in PURE and x.name not in ("load", "comment"))
+               for x in between):
+            return None
+        return (1 if s.name == "add" or k == 1 else -1), s.operands[1 - k]
+    return None
+
+
+def _parallel_loops(op: Op) -> list[Op]:
+    """The parallel loops around ``op``, innermost first."""
+    out = []
+    parent = op.parent.parent_op if op.parent is not None else None
+    while parent is not None:
+        if parent.name == "for" and parent.attrs.get("parallel"):
+            out.append(parent)
+        parent = parent.parent.parent_op if parent.parent is not None else None
+    return out

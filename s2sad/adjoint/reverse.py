@@ -56,6 +56,7 @@ from ..ssa.array_ops import PREFIX as ARR, is_array_op, makes_fresh_array
 from ..ssa.gpu import SYNC
 from ..ssa.ops import PURE
 from ..ssa.types import BOOL, I64, ArrayType, Type
+from .accumulation import shared_update
 from .activity import Activity, analyze_activity
 from .checkpoint import CheckpointedLoop, Schedule, plan
 from .mincut import INF, CachePlan, plan_cache
@@ -815,7 +816,17 @@ class GradientTransform:
                 old = rev.body.op1("load", [d, *idx], op.result.type)
                 rev.body.create("store", [d, *idx, build.add(rev.body, old, g)], [])
         elif name == "store":
-            if self._has_shadow(op.operands[0]):
+            update = shared_update(op)
+            if update is not None and self._has_shadow(op.operands[0]):
+                # y[k] += e keeps y[k]'s adjoint and adds it to e's: a read of d_y[k], never a
+                # write, which iterations (threads) updating one element at once can all do.
+                sign, e = update
+                d = self._shadow_of(rev, op.operands[0])
+                if self.act.is_active(e):
+                    idx = [fetch(i) for i in op.operands[1:-1]]
+                    g = rev.body.op1("load", [d, *idx], e.type, _element_hint(d, idx))
+                    self._accumulate(rev, e, g if sign > 0 else build.neg(rev.body, g))
+            elif self._has_shadow(op.operands[0]):
                 d = self._shadow_of(rev, op.operands[0])
                 idx = [fetch(i) for i in op.operands[1:-1]]
                 val = op.operands[-1]

@@ -88,7 +88,7 @@ from ..ssa.ops import PURE, view_base
 from ..ssa.types import ArrayType, ScalarType, Type
 from ..ssa.unread_yields import unread_undef_yields
 from .cexpr import Cast, CPrinter, F32Lit, IncDec, Member, address_of, c_if_exp, deref
-from ..adjoint.accumulation import accumulation
+from ..adjoint.accumulation import accumulation, update
 from .cstmt import ArrayDecl, declare
 from .parallel import Pragma, is_parallel, private_accumulations
 from .parallel import finish as finish_pragmas
@@ -193,6 +193,9 @@ class _ModuleContext:
         self.sizes = Sizes(module)
         self._returned: dict[str, list[int]] = {}
         self._c_names: dict[str, str] = {}
+        # Gradients called where iterations of a parallel loop run at once: function -> the C
+        # name of its copy whose accumulations into arrays it is passed are atomic.
+        self.atomic_variants: dict[str, str] = {}
         # The input's #define'd names the output prints (name -> value as C spells it): no
         # variable may take one, and each one the code uses is defined at the top of the file.
         self.macros: dict[str, str] = {}
@@ -211,6 +214,17 @@ class _ModuleContext:
                 c += "_"
             self._c_names[name] = c
         return self._c_names[name]
+
+    def atomic_name(self, name: str) -> str:
+        """The C name of ``name``'s atomic copy (see ``_CFunctionEmitter._call``), made on first use."""
+        if name not in self.atomic_variants:
+            taken = set(self.module.functions) | set(self._c_names.values()) | set(self.atomic_variants.values()) \
+                | set(self.macros)
+            c = f"{self.c_name(name)}_atomic"
+            while c_reserved(c) or c in taken:
+                c += "_"
+            self.atomic_variants[name] = c
+        return self.atomic_variants[name]
 
     def returned(self, fn: Function) -> Optional[list[int]]:
         """For a gradient: the indices of the parameters its results are the adjoints of."""
@@ -257,8 +271,22 @@ def emit_c(module: Module, header: str, entry: str, emitter: Optional[type] = No
         add_size_params(module, module.functions[entry])
         lower_module(module, called)
     texts = {fn.name: make(ctx, fn).emit() for fn in module.functions.values() if fn.name in called}
-    keep = _reachable({ctx.c_name(n): t for n, t in texts.items()}, ctx.c_name(entry))
-    functions = [texts[name] for name in module.functions if ctx.c_name(name) in keep]
+    # Each gradient a parallel loop calls gets an atomic copy (which may call more of them).
+    atomic: dict[str, str] = {}
+    while len(atomic) < len(ctx.atomic_variants):
+        for name in [n for n in ctx.atomic_variants if n not in atomic]:
+            e = make(ctx, module.functions[name])
+            e.atomic = True
+            atomic[name] = e.emit()
+    by_c_name = {ctx.c_name(n): t for n, t in texts.items()}
+    by_c_name.update({ctx.atomic_variants[n]: t for n, t in atomic.items()})
+    keep = _reachable(by_c_name, ctx.c_name(entry))
+    functions = []
+    for name in module.functions:
+        if ctx.c_name(name) in keep:
+            functions.append(texts[name])
+        if name in atomic and ctx.atomic_variants[name] in keep:
+            functions.append(atomic[name])
     code = "\n\n".join(functions)
     bare = _strip_comments(code)
     available = {**HELPERS, **(helpers or {})}
@@ -375,6 +403,10 @@ class _CFunctionEmitter(_FunctionEmitter):
         self.counters: set[str] = set()  # names made for loop counters the source left unnamed
         self.parallel: list[Op] = []  # the OpenMP loops being built, outermost first
         self.parallel_private: list[set[Op]] = []  # for each, its accumulations no other iteration meets
+        # The atomic copy of a gradient that a parallel loop calls: the arrays it is passed may
+        # be the ones other iterations add to at once (a shared d_c + k * d), so every
+        # accumulation into them is atomic, and so are the gradients it calls.
+        self.atomic = False
         self.extents = ctx.sizes.extents(fn)
         self.ranges = IntRanges(fn, self._size_params())
 
@@ -467,17 +499,33 @@ class _CFunctionEmitter(_FunctionEmitter):
         ]
         if unused and lines and lines[0] != "":
             unused.append("")
-        head = wrap_signature(f"{self._linkage()}{ret} {self.ctx.c_name(fn.name)}", params, " {")
+        c_name = self.ctx.atomic_variants[fn.name] if self.atomic else self.ctx.c_name(fn.name)
+        head = wrap_signature(f"{self._linkage()}{ret} {c_name}", params, " {")
         sizes = self._sizes_comment() if fn.name == self.ctx.entry else []
         return "\n".join(sizes + head + unused + lines + ["}"])
 
     def _linkage(self) -> str:
         """What precedes the result type: only the entry point links outside the file."""
-        return "" if self.fn.name == self.ctx.entry else "static "
+        return "" if self.fn.name == self.ctx.entry and not self.atomic else "static "
 
     def _may_fuse_into(self, store: Op) -> bool:
-        """Whether a callee may add an adjoint straight into the element ``store`` writes."""
-        return True
+        """Whether a callee may add an adjoint straight into the element ``store`` writes: not
+        where other threads may add to it at once (the callee adds with a plain ``+=``)."""
+        return not self._threads_share(store)
+
+    def _threads_share(self, store: Op) -> bool:
+        """Whether other threads may update the element ``store`` writes at once: an update
+        under the user's ``#pragma omp atomic``, an accumulation in a parallel loop that other
+        iterations may meet, or, in an atomic copy, one into an array the function is passed."""
+        if store.attrs.get("atomic"):
+            return True
+        if accumulation(store) is None:
+            return False
+        if self.atomic and view_base(store.operands[0]) in self.fn.params:
+            return True
+        # Nested parallel loops: an element of the inner iteration's own (d_v[j]) is still
+        # met by the other outer iterations, running at once.
+        return any(store not in private for private in self.parallel_private)
 
     def _sizes_comment(self) -> list[str]:
         """What the caller must pass: the extents of the array parameters (C pointers carry none)."""
@@ -841,10 +889,18 @@ class _CFunctionEmitter(_FunctionEmitter):
             return self._return(op)
         if n == "store":
             arr, *idx, val = op.operands
-            g = accumulation(op) if self.parallel else None
-            if g is not None and op not in self.parallel_private[-1]:
+            if self._threads_share(op):
                 # Another iteration, on another thread, may add to this element at once.
-                return [Pragma("omp atomic"), AugAssign(self._element(arr, idx, op), "+", self.expr(g))]
+                g = accumulation(op)
+                if g is not None:
+                    return [Pragma("omp atomic"), AugAssign(self._element(arr, idx, op), "+", self.expr(g))]
+                upd = update(op)
+                if upd is None:
+                    raise error("C output: this '#pragma omp atomic' update lost its form 'y[k] += e'", op.loc,
+                                hint="write the update as 'y[k] += e;' on its own line")
+                sign, e = upd
+                return [Pragma("omp atomic"), AugAssign(self._element(arr, idx, op), "+" if sign > 0 else "-",
+                                                        self.expr(e))]
             return [Assign([self._element(arr, idx, op)], self.expr(val))]
         if n == "alloc":
             return self._alloc(op)
@@ -1038,7 +1094,12 @@ class _CFunctionEmitter(_FunctionEmitter):
                 self.types[name] = ctype(r.type)
             pre.append(Assign([Name(name)], self._lit(0, r.type)))
             args.append(address_of(Name(name)))
-        return pre + [ExprStmt(Call(Name(self.ctx.c_name(op.attrs["callee"])), tuple(args)))]
+        name = self.ctx.c_name(op.attrs["callee"])
+        if (self.parallel or self.atomic) and any(a.type.is_array for a in op.operands):
+            # Other iterations may pass the same shadow (d_c + k * d): the callee's copy that
+            # accumulates into the arrays it is passed atomically.
+            name = self.ctx.atomic_name(op.attrs["callee"])
+        return pre + [ExprStmt(Call(Name(name), tuple(args)))]
 
     def _fuse(self, op: Op, returned: list[int]) -> None:
         """Let the callee add an adjoint where the caller would add it next (``&d_a_local``, ``&d_x[i]``).

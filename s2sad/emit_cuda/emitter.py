@@ -29,7 +29,9 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from ..adjoint.accumulation import ATOMIC, BLOCK, PRIVATE, AccumulationPlan, accumulation, classify, thread_uniform
+from ..adjoint.accumulation import (ATOMIC, BLOCK, PRIVATE, AccumulationPlan, accumulation, classify, thread_uniform,
+                                    update)
+from ..diagnostics import error
 from ..emit_c.cexpr import Cast, IncDec, address_of, deref
 from ..emit_c.emitter import (
     _CTYPES,
@@ -42,7 +44,7 @@ from ..emit_c.emitter import (
     is_gradient,
 )
 from ..emit_py.emitter import Assign, AugAssign, ExprStmt, If, Stmt, map_blocks
-from ..emit_py.expr import BinOp, Call, Expr, Lit, Name, Subscript, literal_value, number
+from ..emit_py.expr import BinOp, Call, Expr, Lit, Name, Subscript, literal_value, negate, number
 from ..emit_c.cstmt import ArrayDecl
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.gpu import AXES, SHARED_SPACE, SYNC, cuda_spelling
@@ -210,6 +212,14 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
             return [ExprStmt(Call(Name("atomicAdd"), (address_of(self._element(arr, idx, op)), self.expr(g))))]
         if mode == BLOCK:
             return [AugAssign(Name(self._sum_register(op)), "+", self.expr(g))]
+        if op.name == "store" and op.attrs.get("atomic"):  # the input's '#pragma omp atomic' update
+            upd = update(op)
+            if upd is None:
+                raise error("CUDA output: this '#pragma omp atomic' update lost its form 'y[k] += e'", op.loc,
+                            hint="write the update as 'y[k] += e;' on its own line")
+            arr, *idx, _ = op.operands
+            amount = self.expr(upd[1]) if upd[0] > 0 else negate(self.expr(upd[1]))
+            return [ExprStmt(Call(Name("atomicAdd"), (address_of(self._element(arr, idx, op)), amount)))]
         if op.name == SYNC:
             return [ExprStmt(Call(Name("__syncthreads")))]
         return super().gen_op(op)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional, Sequence
 
 from pycparser import c_ast
+from pycparser.c_generator import CGenerator
 
 from ..diagnostics import Diagnostic
 from ..ssa import build
@@ -40,7 +41,8 @@ from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F64, I64, Type
 from . import c_builtins
 from .c_expr import INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, math_intrinsic, span, walk
-from .omp import OmpLoop, OmpProblem, parse_omp, pragma_before
+from .c_preprocess import strip_comments
+from .omp import OmpLoop, OmpProblem, omp_directive, parse_atomic, parse_omp, pragma_before, unconsumed_problem
 from .c_structs import StructLayout, StructTable
 from .c_types import BYTES, CType, TypeProblem, ctype_of, value_type
 from .py_common import RESULT, RETURNED, Env, Fail, Poison
@@ -152,6 +154,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         self.loop_depth = 0
         self.macro_uses: list[SourceLoc] = []
         self.expanding: set[str] = set()
+        self.omp_used: set[int] = set()  # lines of the OpenMP pragmas a loop or an update took
 
     # -- locations -------------------------------------------------------------------------------
     def loc(self, node: c_ast.Node) -> SourceLoc:
@@ -276,6 +279,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         self.top_depth = len(self.scopes)  # declarations at the function's top level
         items = statements(fn.body)
         self.block(items, b, env, None)
+        self.check_omp_pragmas()
         b.loc = loc
         if result_t is None:
             b.create("return", [], [])
@@ -299,6 +303,57 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         if self.ctx.cuda is not None:
             attrs["cuda"] = self.ctx.cuda.get(self.fn.decl.name, "host")
         return Function(self.fn.decl.name, body, sig.result_types, loc, attrs)
+
+    def check_omp_pragmas(self) -> None:
+        """Every OpenMP pragma in the body that no loop or update took changes what the code
+        means (a parallel region, critical, barrier...): each is a located error, never dropped."""
+        if self.diagnostics:
+            return  # lowering stopped early somewhere: pragmas there were not reached
+        for line in _body_lines(self.fn, self.ctx.lines):
+            text = self.ctx.pragmas.get(line)
+            if text is None or line in self.omp_used or omp_directive(text) is None:
+                continue
+            p = unconsumed_problem(text)
+            self.diagnostics.append(Diagnostic(p.message, self.pragma_loc(line), p.hint))
+
+    def pragma_loc(self, line: int) -> SourceLoc:
+        text = self.ctx.lines[line - 1]
+        col = text.index("#") + 1 if "#" in text else 1
+        return SourceLoc(self.ctx.filename, line, col, line, len(text.rstrip()) + 1)
+
+    def atomic_update(self, st: c_ast.Node, b: Builder, env: Env) -> bool:
+        """``st`` under ``#pragma omp atomic``: lowered, its store marked ``atomic``; False when no
+        OpenMP pragma is right above it."""
+        if st.coord is None or isinstance(st, c_ast.For):
+            return False
+        found = pragma_before(self.ctx.pragmas, self.ctx.lines, st.coord.line)
+        if found is None or omp_directive(found[1]) != "atomic":
+            return False
+        line, text = found
+        self.omp_used.add(line)
+        try:
+            parse_atomic(text)
+        except OmpProblem as p:
+            raise Fail(Diagnostic(p.message, self.pragma_loc(line), p.hint)) from None
+        if not _is_update(st):
+            raise self.fail(st, "'#pragma omp atomic' is supported on an update by + or - only "
+                            "('y[k] += e', 'y[k] -= e', 'y[k]++')",
+                            "s2sad differentiates atomic sums; other atomic updates depend on the order "
+                            "of the threads")
+        target = st.lvalue if isinstance(st, c_ast.Assignment) else st.expr
+        if isinstance(target, c_ast.ID):
+            raise self.fail(st, f"'#pragma omp atomic' on the variable '{target.name}' is not supported",
+                            f"declare it a sum on the loop instead: reduction(+: {target.name})")
+        block = b.block
+        before = set(map(id, block.ops))
+        self.expr(st, b, env)
+        new = [op for op in block.ops if id(op) not in before]
+        stores = [op for op in new if op.name == "store"]
+        if len(stores) != 1 or any(op.regions or op.name == "call" for op in new):
+            raise self.fail(st, "'#pragma omp atomic' on this statement is not supported",
+                            "write the update as 'y[k] += e;' with e free of calls")
+        stores[0].attrs["atomic"] = True
+        return True
 
     def param_decls(self) -> list[c_ast.Decl]:
         args = self.fn.decl.type.args
@@ -347,6 +402,8 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
     # -- statements -----------------------------------------------------------------------------------
     def stmt(self, st: c_ast.Node, b: Builder, env: Env, loop: Optional[LoopFrame]) -> None:
         b.loc = self.loc(st)
+        if self.atomic_update(st, b, env):
+            return
         if isinstance(st, c_ast.Decl):
             self.decl(st, b, env)
         elif isinstance(st, c_ast.FuncCall):
@@ -747,6 +804,8 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         if found is None:
             return None
         line, text = found
+        if omp_directive(text) is not None:
+            self.omp_used.add(line)
         try:
             return parse_omp(text)
         except OmpProblem as p:
@@ -883,6 +942,51 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         op = b.create("while", inits, types, regions=[cond, blk], hints=hints)
         n = len(keys) - len(carried)
         self.leave_loop(env, carried, op.results[n:], [])
+
+
+def _is_update(st: c_ast.Node) -> bool:
+    """``x += e``, ``x -= e``, ``x = x + e``, ``x = e + x``, ``x = x - e``, ``x++``, ``--x``."""
+    gen = CGenerator()
+    if isinstance(st, c_ast.UnaryOp):
+        return st.op in INCREMENTS
+    if not isinstance(st, c_ast.Assignment):
+        return False
+    if st.op in ("+=", "-="):
+        return True
+    if st.op != "=" or not isinstance(st.rvalue, c_ast.BinaryOp) or st.rvalue.op not in "+-":
+        return False
+    target = gen.visit(st.lvalue)
+    left, right = gen.visit(st.rvalue.left), gen.visit(st.rvalue.right)
+    return left == target or (st.rvalue.op == "+" and right == target)
+
+
+def _body_lines(fn: c_ast.FuncDef, lines: list[str]) -> range:
+    """The lines of ``fn``'s body, from its ``{`` to the matching ``}`` (comments, strings,
+    character constants and preprocessor lines skipped)."""
+    coord = fn.body.coord
+    if coord is None:
+        return range(0)
+    text = strip_comments("\n".join(lines)).split("\n")
+    depth = 0
+    for k in range(coord.line - 1, len(text)):
+        row = text[k]
+        if row.lstrip().startswith("#"):
+            continue
+        j = (coord.column - 1 if k == coord.line - 1 and coord.column else 0)
+        while j < len(row):
+            c = row[j]
+            if c in "\"'":
+                j += 1
+                while j < len(row) and row[j] != c:
+                    j += 2 if row[j] == "\\" else 1
+            elif c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    return range(coord.line, k + 2)
+            j += 1
+    return range(coord.line, len(text) + 1)
 
 
 def lower_function(fn: c_ast.FuncDef, ctx: CContext) -> tuple[Function, list[Diagnostic]]:

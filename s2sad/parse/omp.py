@@ -13,6 +13,19 @@ variables (each must be a listed sum), ``schedule(...)`` is kept, and
 accepted and recomputed for the output. Anything else (other OpenMP
 constructs, other reductions, ``collapse``, ``ordered``, ``lastprivate``...) is
 a located error, as is a pragma on a loop that is not a counted ``for``.
+
+``#pragma omp atomic`` (or ``atomic update``) on the statement below it is kept
+when that statement is an update of a memory element by addition or subtraction
+(``y[k] += e``, ``y[k] -= e``, ``y[k] = y[k] + e``, ``y[k]++``): the front end
+marks its store ``atomic``, the forward sweep prints the pragma back, and the
+reverse transform gives it an adjoint that only reads ``d_y[k]`` (see
+``s2sad.adjoint.reverse``), which iterations sharing the element may run at once.
+
+Every other OpenMP pragma changes what the code means (``parallel`` runs its
+region once per thread; ``critical``, ``single``, ``master``, ``barrier``,
+``sections``, ``for``, ``simd``, ``task``... order or split the work), so each
+one inside a function s2sad lowers is a located error, never dropped
+(``unconsumed_problem``).
 """
 
 from __future__ import annotations
@@ -48,6 +61,53 @@ def pragma_before(pragmas: dict[int, str], lines: list[str], line: int) -> Optio
     if k in pragmas:
         return k, pragmas[k]
     return None
+
+
+def omp_directive(text: str) -> Optional[str]:
+    """The directive of an OpenMP pragma (``parallel for``, ``atomic``, ``critical``...), or
+    None when ``text`` (after ``#pragma``) is not one."""
+    words = text.replace("(", " (").split()
+    if not words or words[0] != "omp":
+        return None
+    if len(words) == 1:
+        return ""
+    if words[1] in ("parallel", "target", "teams", "distribute", "declare", "end") and len(words) > 2 \
+            and words[2] in ("for", "sections", "simd", "loop", "do", "parallel", "teams", "distribute",
+                             "workshare", "master", "masked", "reduction", "variant", "mapper", "target"):
+        return f"{words[1]} {words[2]}"
+    return words[1]
+
+
+_ATOMIC_CLAUSES = ("update", "seq_cst", "relaxed", "acq_rel", "release", "acquire")
+
+
+def parse_atomic(text: str) -> None:
+    """``text`` as ``omp atomic [update]`` (with a memory order); an OmpProblem otherwise."""
+    words = text.replace(",", " ").split()[2:]
+    for w in words:
+        if w not in _ATOMIC_CLAUSES:
+            raise OmpProblem(f"'#pragma omp atomic {w}' is not supported",
+                             "s2sad reads '#pragma omp atomic' (an update: y[k] += e) on the statement below it")
+
+
+def unconsumed_problem(text: str) -> OmpProblem:
+    """Why an OpenMP pragma that no loop or update statement took is refused."""
+    directive = omp_directive(text) or ""
+    spelled = f"'#pragma {text.strip()}'"
+    if directive == "parallel":
+        return OmpProblem(f"{spelled}: parallel regions are not supported (each thread runs the region, "
+                          "which s2sad would run once)",
+                          "put '#pragma omp parallel for' on a counted for loop instead")
+    if directive == "parallel for":
+        return OmpProblem(f"{spelled} must be followed by a counted for loop",
+                          "put the pragma on the line right above the for loop")
+    if directive == "atomic":
+        return OmpProblem(f"{spelled} must be followed by an update statement",
+                          "s2sad reads '#pragma omp atomic' on 'y[k] += e;' or 'y[k] -= e;' right below it")
+    return OmpProblem(f"{spelled} is not supported: it changes how the code runs, and s2sad does not "
+                      "differentiate it",
+                      "s2sad reads '#pragma omp parallel for' on counted for loops and '#pragma omp atomic' "
+                      "on updates 'y[k] += e'")
 
 
 def parse_omp(text: str) -> Optional[OmpLoop]:
