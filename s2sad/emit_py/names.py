@@ -51,6 +51,7 @@ class Namer:
 
     def __init__(self, function_names: Iterable[str] = (), reserved: Callable[[str], bool] = is_reserved):
         self._taken: set[str] = set(function_names)
+        self._params: set[str] = set()
         self._preferred: set[str] = set()  # source names: kept for their owners
         self._temp_counter = 0
         self._reserved = reserved
@@ -65,6 +66,9 @@ class Namer:
         """Claim a parameter's name; returns the name to use for it (a keyword of the output
         language gets a trailing underscore: C's ``in`` is Python's ``in_``, as the contract says)."""
         name = self.fixed_name(name)
+        while name in self._params:  # never two parameters of one name (the signature's names
+            name += "_"  # are chosen apart in adjoint/naming.py: this is a last guard)
+        self._params.add(name)
         self._taken.add(name)
         return name
 

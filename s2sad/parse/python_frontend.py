@@ -21,6 +21,7 @@ primal IR holds only what the source computes.
 from __future__ import annotations
 
 import ast
+import symtable
 import warnings
 from pathlib import Path
 
@@ -49,6 +50,9 @@ def _parse(source: str, filename: str) -> cst.Module:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. invalid escape sequences: not our concern
             ast.parse(source, filename=filename)
+            # What the compiler refuses beyond the grammar (a duplicate parameter, a name both a
+            # parameter and global): the symbol tables, built without compiling or running.
+            symtable.symtable(source, filename, "exec")
     except ValueError as e:  # a NUL byte in the source
         raise DiagnosticError([Diagnostic(f"cannot parse {Path(filename).name}: {e}")], lines) from None
     except SyntaxError as e:
