@@ -265,3 +265,12 @@ def test_known_decorators_are_accepted():
     src = ("import functools\nfrom numba import njit\n\n\n@njit(cache=True)\ndef g(x):\n    return x * x\n\n\n"
            "@functools.lru_cache(maxsize=None)\ndef f(x):\n    return g(x)\n")
     assert _exec(_grad(src, ["x"])).grad_f(0.5) == pytest.approx(1.0)
+
+
+def test_while_counter_gives_way_to_a_user_name():
+    src = "def f(x, n_iter):\n    s = x\n    while s < 10.0:\n        s = s * 2.0 + n_iter\n    return s\n"
+    text = _grad(src, ["x", "n_iter"])
+    assert "n_iter_ = 0" in text and "n_iter_ += 1" in text
+    primal = _exec(src).f
+    got = _exec(text).grad_f(1.3, 0.25, 1.0)
+    assert np.allclose(got, _fd(primal, [1.3, 0.25]), rtol=1e-6)

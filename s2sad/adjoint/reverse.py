@@ -368,7 +368,7 @@ class GradientTransform:
         """Copy the arrays a call uses that change later: its gradient re-runs from them."""
         for i in snapshot_args(self.module, self.fn, op):
             a = op.operands[i]
-            hint = f"{array_root(a).name_hint}_before_{op.attrs['callee']}"
+            hint = free_variant(f"{array_root(a).name_hint}_before_{op.attrs['callee']}", self.user_names)
             self.snapshots[(op, i)] = b.op1("copy", [self.fwd[a]], a.type, hint)
 
     def _count_while(self, w: Op) -> None:
@@ -377,12 +377,13 @@ class GradientTransform:
         b = Builder(w.parent, w.loc).before_op(w)
         zero = build.const(b, 0, I64)
         w._add_operand(zero)
-        cond.add_arg(I64, "n_iter")
-        k = body.add_arg(I64, "n_iter")
+        n_iter = free_variant("n_iter", self.user_names)
+        cond.add_arg(I64, n_iter)
+        k = body.add_arg(I64, n_iter)
         yb = Builder(body, w.loc).before_op(body.terminator)
-        k1 = build.add(yb, k, build.const(yb, 1, I64), hint="n_iter")
+        k1 = build.add(yb, k, build.const(yb, 1, I64), hint=n_iter)
         body.terminator._add_operand(k1)
-        count = Value(I64, "n_iter", w, len(w.results))
+        count = Value(I64, n_iter, w, len(w.results))
         w.results.append(count)
         self.while_counts[w] = count
 
