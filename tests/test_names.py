@@ -274,3 +274,12 @@ def test_while_counter_gives_way_to_a_user_name():
     primal = _exec(src).f
     got = _exec(text).grad_f(1.3, 0.25, 1.0)
     assert np.allclose(got, _fd(primal, [1.3, 0.25]), rtol=1e-6)
+
+
+def test_parameter_named_like_a_module_the_output_uses():
+    src = "import numpy\n\n\ndef f(x, math, np, len):\n    return numpy.sin(x) * math * np + len\n"
+    text = _grad(src, ["x", "math", "np", "len"])
+    assert "def grad_f(x, math_, np_, len_, d_return=1.0):" in text
+    primal = _exec(src).f
+    point = [0.3, 1.2, -0.7, 0.1]
+    assert np.allclose(_exec(text).grad_f(*point, 1.0), _fd(primal, point), rtol=1e-6)

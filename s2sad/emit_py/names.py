@@ -73,7 +73,10 @@ class Namer:
         return name
 
     def fixed_name(self, name: str) -> str:
-        return name + "_" if keyword.iskeyword(name) or name in ("True", "False", "None") else name
+        # A parameter named like a module or builtin the output uses (`math`, `np`, `len`) would
+        # hide it from the body: it gets the keyword's trailing underscore too.
+        reserved = keyword.iskeyword(name) or name in ("True", "False", "None") or name in OUTPUT_NAMES
+        return name + "_" if reserved else name
 
     def is_free(self, name: str) -> bool:
         return name not in self._taken and not self._reserved(name)
