@@ -16,15 +16,18 @@ file is never overwritten.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import tempfile
+import tokenize
 from pathlib import Path
 from typing import Optional
 
 from . import pipeline
 from .adjoint.checkpoint import SCHEDULE_HELP, parse_schedule
-from .diagnostics import DiagnosticError
+from .diagnostics import Diagnostic, DiagnosticError
+from .ssa.ir import SourceLoc
 from .opt.passes import PASSES, PipelineError, parse_pipeline
 
 SUFFIX_TARGETS = {".py": "py", ".c": "c", ".h": "c", ".cu": "cuda"}
@@ -137,11 +140,28 @@ def _read(path: str) -> str:
         hint = "give a .py, .c or .cu file"
         raise UsageError(f"{path}: unknown input language ({hint})")
     try:
-        return p.read_text(encoding="utf-8")
+        return python_text(p.read_bytes(), path) if p.suffix == ".py" else p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError(f"{path}: cannot read: {e}") from None
+
+
+def python_text(data: bytes, path: str) -> str:
+    """A Python file's text decoded as Python decodes it: a UTF-8 byte-order mark or a coding
+    cookie (``# -*- coding: latin-1 -*-``) on one of the first two lines says how, else UTF-8."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as e:  # an unknown encoding, or a BOM beside another cookie
+        raise DiagnosticError([Diagnostic(f"cannot read {Path(path).name}: {e.msg}", None,
+                                          hint="Python cannot decode this file either")]) from None
+    try:
+        return data.decode(encoding)  # "utf-8-sig" drops the BOM
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        loc = SourceLoc(Path(path).name, line, 1)
+        raise DiagnosticError([Diagnostic(f"line {line} is not valid {encoding}: {e.reason}", loc,
+                                          hint="Python cannot decode this file either")]) from None
 
 
 def _target(args: argparse.Namespace) -> str:

@@ -1261,7 +1261,7 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
         def f(x):
             nonlocal x
             return x
-    """, "3:5", "'nonlocal'", "nonlocal x"),
+    """, "3:5", "is parameter and nonlocal", "nonlocal x"),  # Python's own refusal
     "slice": ("""
         def f(x):
             y = x[1:5:2]

@@ -78,8 +78,10 @@ class AccumulationPlan:
 def shadow_params(fn: Function) -> list[Value]:
     """The gradient's shadow parameters: ``d_x`` right after ``x``, of the same type."""
     ps = fn.params
+    shadows = fn.attrs.get("shadows")  # shadow name -> parameter name (a user's `d_x` is none)
     return [q for p, q in zip(ps, ps[1:]) if q.type.is_array and q.type == p.type
-            and q.name_hint == f"d_{p.name_hint}"]
+            and (shadows[q.name_hint] == p.name_hint if shadows is not None and q.name_hint in shadows
+                 else shadows is None and q.name_hint == f"d_{p.name_hint}")]
 
 
 def shared_shadows(fn: Function) -> list[Value]:

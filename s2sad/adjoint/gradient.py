@@ -17,7 +17,8 @@ from .activity import analyze_activity
 from .checkpoint import Schedule, plan
 from .report import MemoryReport
 from .effects import array_root, snapshot_args
-from .reverse import GradientTransform, GradSignature
+from .naming import gradient_names
+from .reverse import GradientTransform, GradSignature, grad_name
 
 
 def _callees_in_order(module: Module, root: Function) -> list[Function]:
@@ -87,6 +88,18 @@ def _extra_recursive_wrt(module: Module, root: Function, extra: set[int], proble
     )
 
 
+def _check_root_name(module: Module, root: Function) -> None:
+    """The contract names the gradient ``grad_<func>``: a user function of that name that the
+    output would need as well leaves no name for one of them."""
+    taken = module.functions.get(grad_name(root.name))
+    if taken is not None:
+        raise DiagnosticError([Diagnostic(
+            f"'{root.name}' calls a function named '{taken.name}', the name its gradient must have",
+            taken.loc,
+            hint=f"rename {taken.name} (the gradient of {root.name} is always grad_{root.name})",
+        )], module.source_lines)
+
+
 def _inside_loop(op: Op, rerun: set) -> bool:
     block = op.parent
     while block is not None and block.parent_op is not None:
@@ -108,6 +121,7 @@ def differentiate(
 ) -> Module:
     """The output module for ``grad_<func>`` with respect to the parameters at ``wrt``."""
     root = module.functions[func]
+    _check_root_name(module, root)
     order = _callees_in_order(module, root)
     wrts: dict[str, set[int]] = {func: set(wrt)}
     problems: list[Diagnostic] = []
@@ -131,7 +145,8 @@ def differentiate(
         raise DiagnosticError(problems, module.source_lines)
 
     # The root is among them: a recursive function's gradient calls itself.
-    signatures = {name: GradSignature.of(module, module.functions[name], w) for name, w in wrts.items()}
+    names = gradient_names(module, func)
+    signatures = {name: GradSignature.of(module, module.functions[name], w, names[name]) for name, w in wrts.items()}
     transforms = [
         _minimal_caching(module, fn, wrts[fn.name], signatures, may_alias, checkpoint)
         for fn in order

@@ -65,6 +65,7 @@ from .effects import array_root, snapshot_args, written_params, written_roots
 from . import array_rules  # noqa: F401  (registers the rules of the arr. ops)
 from .rules import MissingRule, adjoint_contributions
 from .trip_bounds import trip_bound
+from .naming import free_variant, function_names, signature_names
 
 
 def _c_gradient_params(fn: Function, shadowed: Iterable[int], has_d_return: bool) -> list[str]:
@@ -98,14 +99,21 @@ class GradSignature:
     shadowed: list[int]  # array params followed by a shadow
     returned: list[int]  # float scalar params whose adjoints are returned
     has_d_return: bool
+    # The generated names (naming.py): never a user name of the output.
+    name: str = ""  # of the gradient function
+    shadow_names: dict[int, str] = field(default_factory=dict)  # shadowed param -> its shadow
+    pointer_names: dict[int, str] = field(default_factory=dict)  # returned param -> C's d_x pointer
+    d_return_name: str = ""
 
     @staticmethod
-    def of(module: Module, fn: Function, wrt: set[int]) -> "GradSignature":
+    def of(module: Module, fn: Function, wrt: set[int], name: str = "") -> "GradSignature":
         written = written_params(module, fn)
         shadowed = [i for i, p in enumerate(fn.params) if p.type.is_array and (i in wrt or i in written)]
         returned = [i for i in sorted(wrt) if fn.params[i].type.is_float]
         has_d_return = bool(fn.result_types) and fn.result_types[0].is_float
-        return GradSignature(fn, wrt, shadowed, returned, has_d_return)
+        shadows, pointers, d_return = signature_names(module, fn, shadowed, returned, has_d_return)
+        return GradSignature(fn, wrt, shadowed, returned, has_d_return, name or grad_name(fn.name),
+                             shadows, pointers, d_return)
 
 
 @dataclass
@@ -206,7 +214,9 @@ class GradientTransform:
         self._plans: dict[Block, CachePlan] = {}
         self._asking: list[Block] = []  # the blocks of the values being made available, innermost last
         self.fn = fn
-        self.sig = GradSignature.of(module, fn, wrt)
+        own = signatures.get(fn.name)
+        self.sig = GradSignature.of(module, fn, wrt, own.name if own is not None else "")
+        self.user_names = set(module.functions) | function_names(fn)  # what no adjoint is named
         self.signatures = signatures  # of the callees that get gradients
         # Every shadowed array is an input too: its shadow holds an adjoint on entry.
         self.act: Activity = analyze_activity(module, fn, set(wrt) | set(self.sig.shadowed))
@@ -246,7 +256,13 @@ class GradientTransform:
             )
             problem.source_lines = module.source_lines
             raise problem
-        self.memory = MemoryReport(grad_name(fn.name), fn.name)
+        self.memory = MemoryReport(self.sig.name, fn.name)
+
+    def _adjoint_hint(self, v: Value) -> str:
+        """``d_<v>``, or its free variant where that is a user name (``d_x_`` beside a user ``d_x``):
+        an adjoint never takes over a user's variable."""
+        hint = adjoint_hint(v)
+        return free_variant(hint, self.user_names) if hint else ""
 
     def _new_rev(self, primal: Block, block: Block, parent: Optional[_Rev], loc) -> _Rev:
         body = Builder(block, loc)
@@ -263,10 +279,10 @@ class GradientTransform:
         for i, p in enumerate(fn.params):
             self.fwd[p] = g_body.add_arg(p.type, p.name_hint)
             if i in sig.shadowed:
-                self.shadow[p] = g_body.add_arg(p.type, f"d_{p.name_hint}")
+                self.shadow[p] = g_body.add_arg(p.type, sig.shadow_names[i])
         d_return = None
         if sig.has_d_return:
-            d_return = g_body.add_arg(fn.result_types[0], "d_return")
+            d_return = g_body.add_arg(fn.result_types[0], sig.d_return_name)
         self.fwd_block[fn.body] = g_body
         top = Builder(g_body, fn.loc)
         top.create("comment", [], [], {"text": "forward sweep", "section": True})
@@ -286,12 +302,16 @@ class GradientTransform:
         rev.body.create("return", results, [])
         for anchor in self.anchors:
             anchor.erase()
-        g = Function(grad_name(fn.name), g_body, [p.type for p in (fn.params[i] for i in sig.returned)], fn.loc)
+        g = Function(sig.name, g_body, [p.type for p in (fn.params[i] for i in sig.returned)], fn.loc)
         if d_return is not None:
-            g.attrs["defaults"] = {"d_return": 1.0}
+            g.attrs["defaults"] = {sig.d_return_name: 1.0}
+            g.attrs["d_return"] = sig.d_return_name
         g.attrs["primal"] = fn.name
         # Which parameters the results are the adjoints of (C passes them back through pointers).
         g.attrs["returned"] = [fn.params[i].name_hint for i in sig.returned]
+        # Which parameters are shadows, and of which parameter (a user's `d_x` is no shadow).
+        g.attrs["shadows"] = {sig.shadow_names[i]: fn.params[i].name_hint for i in sig.shadowed}
+        g.attrs["pointers"] = [sig.pointer_names[i] for i in sig.returned]
         for kept in ("shapes", "c_structs", "cuda", "launch"):
             if kept in fn.attrs:
                 g.attrs[kept] = fn.attrs[kept]
@@ -349,7 +369,7 @@ class GradientTransform:
         """Copy the arrays a call uses that change later: its gradient re-runs from them."""
         for i in snapshot_args(self.module, self.fn, op):
             a = op.operands[i]
-            hint = f"{array_root(a).name_hint}_before_{op.attrs['callee']}"
+            hint = free_variant(f"{array_root(a).name_hint}_before_{op.attrs['callee']}", self.user_names)
             self.snapshots[(op, i)] = b.op1("copy", [self.fwd[a]], a.type, hint)
 
     def _count_while(self, w: Op) -> None:
@@ -358,12 +378,13 @@ class GradientTransform:
         b = Builder(w.parent, w.loc).before_op(w)
         zero = build.const(b, 0, I64)
         w._add_operand(zero)
-        cond.add_arg(I64, "n_iter")
-        k = body.add_arg(I64, "n_iter")
+        n_iter = free_variant("n_iter", self.user_names)
+        cond.add_arg(I64, n_iter)
+        k = body.add_arg(I64, n_iter)
         yb = Builder(body, w.loc).before_op(body.terminator)
-        k1 = build.add(yb, k, build.const(yb, 1, I64), hint="n_iter")
+        k1 = build.add(yb, k, build.const(yb, 1, I64), hint=n_iter)
         body.terminator._add_operand(k1)
-        count = Value(I64, "n_iter", w, len(w.results))
+        count = Value(I64, n_iter, w, len(w.results))
         w.results.append(count)
         self.while_counts[w] = count
 
@@ -742,10 +763,10 @@ class GradientTransform:
         prev = rev.adj.get(v)
         if prev is None:
             if not c.name_hint and c.defining_op is not None:
-                c.name_hint = adjoint_hint(v)  # the first contribution becomes d_<v>
+                c.name_hint = self._adjoint_hint(v)  # the first contribution becomes d_<v>
             rev.adj[v] = c
         else:
-            rev.adj[v] = build.add(rev.body, prev, c, hint=adjoint_hint(v))
+            rev.adj[v] = build.add(rev.body, prev, c, hint=self._adjoint_hint(v))
 
     def _shadow_of(self, rev: _Rev, arr: Value) -> Value:
         op = arr.defining_op
@@ -762,12 +783,12 @@ class GradientTransform:
                 t = root.type
                 dims = [m.prologue.op1("dim", [like], I64, axis=k) for k in range(t.rank)]
                 self.shadow[root] = m.prologue.op1(
-                    "alloc", dims, t, adjoint_hint(root), fill="zeros", elem=str(t.elem)
+                    "alloc", dims, t, self._adjoint_hint(root), fill="zeros", elem=str(t.elem)
                 )
                 return self.shadow[root]
             dims = [self.avail(m, d) for d in op.operands]
             attrs = dict(op.attrs, fill="zeros")
-            self.shadow[root] = m.prologue.op1("alloc", dims, root.type, adjoint_hint(root), **attrs)
+            self.shadow[root] = m.prologue.op1("alloc", dims, root.type, self._adjoint_hint(root), **attrs)
         return self.shadow[root]
 
     def _shadow_view(self, rev: _Rev, view: Op) -> Value:
@@ -781,7 +802,7 @@ class GradientTransform:
         if v not in m.shadow_views:
             base = self._shadow_of(m, view.operands[0])
             offset = self.avail(m, view.operands[1])
-            m.shadow_views[v] = m.prologue.op1("view", [base, offset], v.type, adjoint_hint(v))
+            m.shadow_views[v] = m.prologue.op1("view", [base, offset], v.type, self._adjoint_hint(v))
         return m.shadow_views[v]
 
     def _reverse_ops(self, rev: _Rev, ops: list[Op]) -> None:
@@ -830,7 +851,7 @@ class GradientTransform:
                 d = self._shadow_of(rev, op.operands[0])
                 idx = [fetch(i) for i in op.operands[1:-1]]
                 val = op.operands[-1]
-                g = rev.body.op1("load", [d, *idx], val.type, adjoint_hint(val) or _element_hint(d, idx))
+                g = rev.body.op1("load", [d, *idx], val.type, self._adjoint_hint(val) or _element_hint(d, idx))
                 rev.body.create("store", [d, *idx, build.const(rev.body, 0.0, val.type)], [])
                 self._accumulate(rev, val, g)
         elif name == SYNC:
@@ -886,10 +907,10 @@ class GradientTransform:
             prev = rev.adj.get(v)
             if prev is None:
                 if not c.name_hint and c.defining_op is not None:
-                    c.name_hint = adjoint_hint(v)
+                    c.name_hint = self._adjoint_hint(v)
                 rev.adj[v] = c
             else:
-                rev.adj[v] = rev.body.op1(ARR + "add", [prev, c], v.type, adjoint_hint(v))
+                rev.adj[v] = rev.body.op1(ARR + "add", [prev, c], v.type, self._adjoint_hint(v))
             return
         rev.body.create(ARR + "accum", [self._shadow_of(rev, v), c], [])
 
@@ -922,7 +943,7 @@ class GradientTransform:
             g = rev.adj.get(r) if self._array_by_value(r) else None
             if r in self.shadow:
                 shadow = self.shadow[r]
-                g = shadow if g is None else rev.body.op1(ARR + "add", [g, shadow], r.type, adjoint_hint(r))
+                g = shadow if g is None else rev.body.op1(ARR + "add", [g, shadow], r.type, self._adjoint_hint(r))
         else:
             g = rev.adj.get(r)
         if g is None:
@@ -971,8 +992,8 @@ class GradientTransform:
         the carried-slot inits) after filling ``rbody``.
         """
         outer = [v for v in _outer_refs(op) if self.act.is_active(v)]
-        slot_args = [rbody.add_arg(body.args[k].type, adjoint_hint(body.args[k])) for k in slots]
-        outer_args = [rbody.add_arg(v.type, adjoint_hint(v)) for v in outer]
+        slot_args = [rbody.add_arg(body.args[k].type, self._adjoint_hint(body.args[k])) for k in slots]
+        outer_args = [rbody.add_arg(v.type, self._adjoint_hint(v)) for v in outer]
         inner = self._new_rev(body, rbody, rev, op.loc)
         extra = []
         if ck is not None:  # the snapshot stack depth rides along with the adjoints
@@ -1123,7 +1144,7 @@ class GradientTransform:
             [cond],
             [outer[i].type for i in keep],
             regions=[rb for rb, _ in regions],
-            hints=[adjoint_hint(outer[i]) for i in keep],
+            hints=[self._adjoint_hint(outer[i]) for i in keep],
         )
         for i, r in zip(keep, rif.results):
             rev.adj[outer[i]] = r
@@ -1150,8 +1171,8 @@ class GradientTransform:
             r = op.results[0]
             args.append(rev.adj.get(r) or self._zero(rev.body, r.type))
         types = [callee.params[i].type for i in sig.returned]
-        hints = [adjoint_hint(op.operands[i]) or adjoint_hint(callee.params[i]) for i in sig.returned]
-        call = rev.body.create("call", args, types, {"callee": grad_name(callee.name)}, hints=hints)
+        hints = [self._adjoint_hint(op.operands[i]) or self._adjoint_hint(callee.params[i]) for i in sig.returned]
+        call = rev.body.create("call", args, types, {"callee": sig.name}, hints=hints)
         for i, r in zip(sig.returned, call.results):
             self._accumulate(rev, op.operands[i], r)
 

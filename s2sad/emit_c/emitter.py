@@ -239,7 +239,7 @@ class _ModuleContext:
         if "returned" in fn.attrs:
             return [names.index(n) for n in fn.attrs["returned"]]
         # IR without the attribute: the float scalar parameters, matched by count or by name.
-        floats = [i for i, p in enumerate(fn.params) if p.type.is_float and p.name_hint != "d_return"]
+        floats = [i for i, p in enumerate(fn.params) if p.type.is_float and p.name_hint != fn.attrs.get("d_return", "d_return")]
         if len(floats) == len(fn.result_types):
             return floats
         ret = fn.body.terminator
@@ -375,9 +375,11 @@ class _CFunctionEmitter(_FunctionEmitter):
         self.returned = ctx.returned(fn)
         self.out_names: dict[int, str] = {}
         if self.returned is not None:
+            # The pointers' names were chosen with the signature (adjoint/naming.py).
+            pointers = dict(zip(self.returned, fn.attrs.get("pointers") or []))
             for i in self.returned:
                 hint = fn.params[i].name_hint
-                self.out_names[i] = self.namer.claim_fixed(f"d_{hint}")
+                self.out_names[i] = self.namer.claim_fixed(pointers.get(i) or f"d_{hint}")
                 self.namer.aliases[f"d_{hint}"] = f"d_{hint}_local"
         self.alloc = allocate(fn, ctx.effects, self.namer)
         self.var = self.alloc.var

@@ -68,7 +68,7 @@ def add_size_params(module: Module, fn: Function) -> list[str]:
     if not symbols:
         return []
     args = fn.body.args
-    at = len(args) - 1 if args and args[-1].name_hint == "d_return" else len(args)
+    at = len(args) - 1 if args and args[-1].name_hint == fn.attrs.get("d_return", "d_return") else len(args)
     for k, sym in enumerate(symbols):
         fn.body.args.insert(at + k, Value(I64, sym, fn.body, 0))
     for i, a in enumerate(fn.body.args):

@@ -303,9 +303,12 @@ class Sizes:
         """Shadow parameter index -> index of the array it shadows (``d_x`` right after ``x``)."""
         out = {}
         params = fn.params
+        shadows = fn.attrs.get("shadows")  # shadow name -> parameter name (a user's `d_x` is none)
         for i in range(1, len(params)):
             p, q = params[i - 1], params[i]
-            if p.type.is_array and q.type == p.type and q.name_hint == f"d_{p.name_hint}":
+            named = (shadows.get(q.name_hint) == p.name_hint if shadows is not None
+                     else q.name_hint == f"d_{p.name_hint}")
+            if p.type.is_array and q.type == p.type and named:
                 out[i] = i - 1
         return out
 

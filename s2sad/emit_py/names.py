@@ -51,6 +51,7 @@ class Namer:
 
     def __init__(self, function_names: Iterable[str] = (), reserved: Callable[[str], bool] = is_reserved):
         self._taken: set[str] = set(function_names)
+        self._params: set[str] = set()
         self._preferred: set[str] = set()  # source names: kept for their owners
         self._temp_counter = 0
         self._reserved = reserved
@@ -65,11 +66,17 @@ class Namer:
         """Claim a parameter's name; returns the name to use for it (a keyword of the output
         language gets a trailing underscore: C's ``in`` is Python's ``in_``, as the contract says)."""
         name = self.fixed_name(name)
+        while name in self._params:  # never two parameters of one name (the signature's names
+            name += "_"  # are chosen apart in adjoint/naming.py: this is a last guard)
+        self._params.add(name)
         self._taken.add(name)
         return name
 
     def fixed_name(self, name: str) -> str:
-        return name + "_" if keyword.iskeyword(name) or name in ("True", "False", "None") else name
+        # A parameter named like a module or builtin the output uses (`math`, `np`, `len`) would
+        # hide it from the body: it gets the keyword's trailing underscore too.
+        reserved = keyword.iskeyword(name) or name in ("True", "False", "None") or name in OUTPUT_NAMES
+        return name + "_" if reserved else name
 
     def is_free(self, name: str) -> bool:
         return name not in self._taken and not self._reserved(name)

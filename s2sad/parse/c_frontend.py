@@ -137,11 +137,16 @@ class CFile:
         args = ftype.args.params if ftype.args is not None else []
         if len(args) == 1 and isinstance(args[0], c_ast.Typename):
             args = []
+        seen: set[str] = set()
         for p in args:
             if isinstance(p, c_ast.EllipsisParam):
                 raise TypeProblem(p, "variadic functions are not supported")
             if not isinstance(p, c_ast.Decl) or not p.name:
                 raise TypeProblem(p, "every parameter needs a name")
+            if p.name in seen:  # C refuses it too (gcc: "redefinition of parameter")
+                raise TypeProblem(p, f"redefinition of parameter '{p.name}'",
+                                  "give each parameter its own name: s2sad reads only valid C")
+            seen.add(p.name)
             params.append(ctype_of(p.type, self.typedefs, param=True, structs=self.structs))
         result = ctype_of(ftype.type, self.typedefs, param=False, structs=self.structs)
         if result.kind == "pointer":

@@ -5,8 +5,9 @@ in glibc's headers (GNU extensions pycparser rejects) and renumber nothing we
 could map back reliably. What numerical kernels use is small, so it is done
 here, line for line, column for column:
 
-* comments become spaces (newlines kept), line continuations are joined with
-  the lost lines given back as blank lines after the joined one;
+* line continuations are joined first (as C's phase 2 does, so a ``//`` comment
+  ending in a backslash goes on), the lost lines given back as blank lines after
+  the joined one; then comments become spaces (newlines kept);
 * ``#include <...>`` of a standard header is dropped (its types and math
   functions are known by name); ``#include "..."`` is an error: only the one
   file is read;
@@ -68,6 +69,7 @@ _TYPE_WORDS = frozenset({"double", "float", "int", "long", "short", "char", "uns
                          "_Bool", *PRELUDE_TYPEDEFS})
 _DIRECTIVE = re.compile(r"^\s*#\s*(\w*)\s*(.*)$")
 _DEFINE = re.compile(r"^(\w+)(\()?")
+_SPLICE = re.compile(r"\\[ \t\r]*$")
 _WORD = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
@@ -116,16 +118,20 @@ def strip_comments(source: str) -> str:
 
 
 def _join_continuations(lines: list[str]) -> list[str]:
-    """``a \\`` + ``b`` -> ``a  b`` on the first line and a blank line after, so numbering holds."""
+    """``a \\`` + ``b`` -> ``a b`` on the first line and a blank line after, so numbering holds.
+
+    Spliced as C does: nothing in between (``dou\\`` + ``ble`` is ``double``); like gcc, blanks
+    between the backslash and the end of the line are allowed."""
     out: list[str] = []
     pending: Optional[str] = None
     owed = 0
     for line in lines:
         if pending is not None:
-            line = pending + " " + line
+            line = pending + line
             pending = None
-        if line.endswith("\\"):
-            pending = line[:-1]
+        spliced = _SPLICE.search(line)
+        if spliced:
+            pending = line[: spliced.start()]
             owed += 1
             continue
         out.append(line)
@@ -150,7 +156,9 @@ def _pad_replace(line: str, words: dict[str, str]) -> str:
 
 def preprocess(source: str, filename: str) -> Preprocessed:
     """The text for pycparser plus the macros and pragmas, or every problem found."""
-    lines = _join_continuations(strip_comments(source).split("\n"))
+    # Translation phase 2 before phase 3, as in C: splice lines first, so a `//` comment ending
+    # in a backslash comments out the next line too.
+    lines = strip_comments("\n".join(_join_continuations(source.split("\n")))).split("\n")
     problems: list[Diagnostic] = []
     result = Preprocessed("")
     type_macros: dict[str, str] = dict(_GNU_SPELLINGS)

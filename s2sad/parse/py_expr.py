@@ -247,8 +247,8 @@ class ExprLowerer:
                             hint="call it, or use a number")
         if n in self.info.other_globals:
             raise self.fail(node, f"the module-level variable '{n}' is not a numeric constant",
-                            hint="only names bound once to a number at module level can be used; "
-                            "pass other values as parameters")
+                            hint="only names that top-level statements bind to a number (not an if, a loop, "
+                            "a try or a function's global) can be used; pass other values as parameters")
         raise self.fail(node, f"name '{n}' is not defined", hint="define it, or pass it as a parameter")
 
     def attribute(self, node: cst.Attribute, b: Builder, env: Env) -> Value:

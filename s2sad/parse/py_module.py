@@ -4,11 +4,14 @@ The contract asks that only the chosen function and its callees be supported
 code, while imports are understood under any alias and module-level numeric
 constants are usable inside functions. So the module is scanned once, shallowly:
 
-* top-level ``def``s (the last definition of a name wins, as in Python);
+* the final binding of every top-level name, as Python leaves it once the module
+  has run: a later ``def``, import or assignment replaces an earlier one of any
+  kind; a name a compound statement or a ``global`` may bind is refused on use;
+* top-level ``def``s;
 * ``import``/``from ... import`` aliases, mapped to canonical dotted names
   (``np`` -> ``numpy``, ``e`` -> ``math.exp``), through which calls and
   annotations are resolved (``canonical_name``);
-* names bound once at top level to a numeric constant expression
+* names bound at top level to a numeric constant expression
   (``EPS = 1e-8``, ``TWO_PI = 2 * math.pi``), evaluated here without running
   the input: only literals, arithmetic and the library constants are followed;
 * every other module-level name, so that a use of one inside a function gets
@@ -81,38 +84,107 @@ def _attribute_dotted(node: Union[cst.Attribute, cst.Name]) -> str:
 
 
 def scan_module(module: cst.Module, filename: str) -> ModuleInfo:
+    """The module's names with their final bindings, as Python leaves them once the module has run
+    (functions run after that): top-level statements bind in order, a later binding replaces an
+    earlier one of any kind (``def sin`` then ``from math import sin`` is math's). A name that a
+    compound statement (``if``, ``for``, ``try``...) or a function's ``global`` may bind depends on
+    what runs: it is only an "other" global, whose use is refused."""
     info = ModuleInfo(filename)
-    assigned_count: dict[str, int] = {}
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef):
+            _unbind(info, stmt.name.value)
             if stmt.asynchronous is None:
-                info.functions.pop(stmt.name.value, None)  # a redefinition moves it, like Python
                 info.functions[stmt.name.value] = stmt
             else:
                 info.other_globals.add(stmt.name.value)
         elif isinstance(stmt, cst.ClassDef):
+            _unbind(info, stmt.name.value)
             info.other_globals.add(stmt.name.value)
             info.classes.add(stmt.name.value)
         elif isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
-                _scan_small(small, info, assigned_count)
-    for name, count in assigned_count.items():
-        if count > 1:
-            info.constants.pop(name, None)
-            info.other_globals.add(name)
-    for name in info.functions:
-        info.other_globals.discard(name)
+                _scan_small(small, info)
+    for name in _conditional_bindings(module):
+        _unbind(info, name)
+        info.other_globals.add(name)
     return info
 
 
-def _scan_small(small: cst.BaseSmallStatement, info: ModuleInfo, assigned_count: dict[str, int]) -> None:
+def _unbind(info: ModuleInfo, name: str) -> None:
+    """Forget what ``name`` meant: a new top-level binding replaces it."""
+    info.functions.pop(name, None)
+    info.imports.pop(name, None)
+    info.constants.pop(name, None)
+    info.other_globals.discard(name)
+    info.classes.discard(name)
+
+
+def _conditional_bindings(module: cst.Module) -> list[str]:
+    """Module-level names bound where whether (or how often) it runs is not known here: inside a
+    compound statement at top level, or through ``global`` in a function."""
+    names: list[str] = []
+    for stmt in module.body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            for node in _walk(stmt):
+                if isinstance(node, cst.Global):
+                    names += [n.name.value for n in node.names]
+        elif not isinstance(stmt, cst.SimpleStatementLine):
+            names += _stores(stmt)
+    return names
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _stores(stmt: cst.CSTNode) -> list[str]:
+    """Names a top-level compound statement may bind in the module's namespace (not inside the
+    functions or classes it defines, which are their own scopes)."""
+    out: list[str] = []
+
+    def visit(node: cst.CSTNode) -> None:
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            out.append(node.name.value)
+            return
+        if isinstance(node, cst.Lambda):
+            return
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            targets = ([t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target])
+            for t in targets:
+                out.extend(_bound_names(t))
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            out.extend(_bound_names(node.target))
+        elif isinstance(node, cst.AsName) and isinstance(node.name, (cst.Name, cst.Tuple, cst.List)):
+            out.extend(_bound_names(node.name))
+        elif isinstance(node, cst.NamedExpr):
+            out.extend(_bound_names(node.target))
+        elif isinstance(node, cst.Import):
+            out.extend(a.asname.name.value if a.asname is not None and isinstance(a.asname.name, cst.Name)
+                       else _attribute_dotted(a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+            out.extend(a.asname.name.value if a.asname is not None and isinstance(a.asname.name, cst.Name)
+                       else _attribute_dotted(a.name) for a in node.names)
+        elif isinstance(node, cst.Del):
+            out.extend(_bound_names(node.target))
+        for child in node.children:
+            visit(child)
+
+    visit(stmt)
+    return out
+
+
+def _scan_small(small: cst.BaseSmallStatement, info: ModuleInfo) -> None:
     if isinstance(small, cst.Import):
         for alias in small.names:
             dotted = _attribute_dotted(alias.name)
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                _unbind(info, alias.asname.name.value)
                 info.imports[alias.asname.name.value] = dotted
             else:
                 top = dotted.split(".")[0]
+                _unbind(info, top)
                 info.imports[top] = top
     elif isinstance(small, cst.ImportFrom):
         if small.relative or small.module is None:
@@ -126,27 +198,30 @@ def _scan_small(small: cst.BaseSmallStatement, info: ModuleInfo, assigned_count:
             local = name
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = alias.asname.name.value
+            _unbind(info, local)
             info.imports[local] = f"{mod}.{name}"
     elif isinstance(small, (cst.Assign, cst.AnnAssign)):
         targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
         value = small.value
+        if isinstance(small, cst.AnnAssign) and value is None:
+            return  # `K: float` binds nothing
+        # The value is computed before any target is bound (`K = K * 2` reads the old K).
+        const = evaluate_constant(value, info) if value is not None else None
         for target in targets:
             if not isinstance(target, cst.Name):
                 for name in _bound_names(target):
+                    _unbind(info, name)
                     info.other_globals.add(name)
                 continue
             name = target.value
-            assigned_count[name] = assigned_count.get(name, 0) + 1
-            const = evaluate_constant(value, info) if value is not None else None
+            _unbind(info, name)
             if const is not None:
                 info.constants[name] = const
-                info.other_globals.discard(name)
             else:
-                info.constants.pop(name, None)
                 info.other_globals.add(name)
-    elif isinstance(small, cst.AugAssign):
+    elif isinstance(small, (cst.AugAssign, cst.Del)):
         for name in _bound_names(small.target):
-            info.constants.pop(name, None)
+            _unbind(info, name)
             info.other_globals.add(name)
 
 

@@ -21,6 +21,7 @@ primal IR holds only what the source computes.
 from __future__ import annotations
 
 import ast
+import symtable
 import warnings
 from pathlib import Path
 
@@ -35,7 +36,7 @@ from .py_common import Locator
 from .py_expr import FunctionContext
 from .py_flow import assigned_names, walk
 from .py_lower import lower_function
-from .py_module import ModuleInfo, scan_module
+from .py_module import ModuleInfo, dotted_source, scan_module
 from .py_types import FunctionTypes, Signature, infer_types, signature
 
 __all__ = ["list_functions", "parse_python"]
@@ -49,6 +50,9 @@ def _parse(source: str, filename: str) -> cst.Module:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. invalid escape sequences: not our concern
             ast.parse(source, filename=filename)
+            # What the compiler refuses beyond the grammar (a duplicate parameter, a name both a
+            # parameter and global): the symbol tables, built without compiling or running.
+            symtable.symtable(source, filename, "exec")
     except ValueError as e:  # a NUL byte in the source
         raise DiagnosticError([Diagnostic(f"cannot parse {Path(filename).name}: {e}")], lines) from None
     except SyntaxError as e:
@@ -145,6 +149,7 @@ def parse_python(source: str, filename: str, func: str) -> Module:
     locator = Locator(filename, positions)  # type: ignore[arg-type]
 
     order, problems, recursive_calls = _callees_first(func, info, locator)
+    problems += _decorator_problems(order, info, locator)
     types, sigs = _infer_all(order, info, locator)
     lowered: dict[str, Function] = {}
     for name in order:
@@ -164,6 +169,27 @@ def parse_python(source: str, filename: str, func: str) -> Module:
     for fn in module.functions.values():
         dce_function(fn, module)
     return module
+
+
+# Decorators that leave what a function computes as it is (compilers and caches of pure code).
+HARMLESS_DECORATORS = frozenset({"numba.njit", "numba.jit", "functools.cache", "functools.lru_cache"})
+
+
+def _decorator_problems(order: list[str], info: ModuleInfo, locator: Locator) -> list[Diagnostic]:
+    """A decorator rebinds the function's name to whatever it returns: s2sad reads the
+    function's source, so it accepts only decorators known to keep its meaning."""
+    problems = []
+    for name in order:
+        for dec in info.functions[name].decorators:
+            target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+            if info.canonical_name(target) not in HARMLESS_DECORATORS:
+                spelled = dotted_source(target) or "this decorator"
+                problems.append(locator.diagnostic(
+                    dec.decorator, f"decorator '{spelled}' may change what '{name}' computes",
+                    hint="s2sad differentiates the function as written; it knows numba.njit, numba.jit, "
+                    "functools.cache and functools.lru_cache (remove the decorator, or differentiate an "
+                    "undecorated copy)"))
+    return problems
 
 
 def _sorted_unique(diags: list[Diagnostic]) -> list[Diagnostic]:

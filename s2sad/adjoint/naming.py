@@ -1,0 +1,80 @@
+"""The names of a gradient's signature: its function name, shadows and ``d_return``.
+
+The contract fixes them: the gradient of ``f`` is ``grad_f``, the shadow of a parameter
+``x`` is ``d_x``, the seed of the result is ``d_return``. When such a name is already a
+user name in the output file, the generated name gives way, never the user's:
+
+* it becomes the first of ``name_``, ``name__``, ... that is no user name and no name
+  generated before it (parameters in order, each shadow right after its parameter, then
+  ``d_return``; callees' gradients in the module's order);
+* the gradient of the differentiated function itself keeps ``grad_<func>`` (the contract
+  leaves no room): a user function of that name in the output is refused.
+
+"User names" here are the names a gradient's body can see: for a shadow, the function
+names and every name of its own function (parameters, locals); for a helper's gradient,
+every name of every function in the output, so it never hides a variable or a function. Locals, tapes and temporaries are
+named later by the emitters' ``Namer``, which starts from these signature names.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..ssa.ir import Function, Module
+
+
+def free_variant(base: str, taken: Iterable[str]) -> str:
+    """``base``, else the first of ``base_``, ``base__``, ... not in ``taken``."""
+    taken = set(taken)
+    name = base
+    while name in taken:
+        name += "_"
+    return name
+
+
+def function_names(fn: Function) -> set[str]:
+    """Every source name in ``fn``: its parameters and the values its body names."""
+    names = {p.name_hint for p in fn.params if p.name_hint}
+    for op in fn.walk():
+        names.update(r.name_hint for r in op.results if r.name_hint)
+        for region in op.regions:
+            names.update(a.name_hint for a in region.args if a.name_hint)
+    return names
+
+
+def module_names(module: Module) -> set[str]:
+    """The function names of ``module`` and every name inside its functions."""
+    names = set(module.functions)
+    for fn in module.functions.values():
+        names |= function_names(fn)
+    return names
+
+
+def gradient_names(module: Module, root: str) -> dict[str, str]:
+    """The name of the gradient of each function of ``module``: ``grad_<name>``, or a free
+    variant for a callee; the root's is always ``grad_<root>`` (see ``check_root_name``)."""
+    taken = module_names(module)
+    out = {root: f"grad_{root}"}
+    taken.add(out[root])
+    for name in module.functions:
+        if name != root:
+            out[name] = free_variant(f"grad_{name}", taken)
+            taken.add(out[name])
+    return out
+
+
+def signature_names(module: Module, fn: Function, shadowed: Iterable[int], returned: Iterable[int],
+                    has_d_return: bool) -> tuple[dict[int, str], dict[int, str], str]:
+    """The shadow of each shadowed parameter, the C pointer of each scalar whose adjoint is
+    returned (Python returns it; C and CUDA add it to ``*d_x``), and ``d_return``'s name."""
+    taken = set(module.functions) | function_names(fn)  # what grad_<fn>'s body can see
+    shadowed, returned = set(shadowed), set(returned)
+    shadows: dict[int, str] = {}
+    pointers: dict[int, str] = {}
+    for i, p in enumerate(fn.params):
+        if i in shadowed or i in returned:
+            name = free_variant(f"d_{p.name_hint}", taken)
+            taken.add(name)
+            (shadows if i in shadowed else pointers)[i] = name
+    d_return = free_variant("d_return", taken) if has_d_return else ""
+    return shadows, pointers, d_return
