@@ -161,6 +161,7 @@ def gradient_module(
     indices = resolve_wrt(module.functions[name], wrt, module.source_lines)
     reports: Optional[list[MemoryReport]] = [] if options.report else None
     out = differentiate(module, name, indices, options.may_alias, options.checkpoint, reports)
+    out.may_alias = options.may_alias
     run_pipeline(out, options.adjoint_pipeline, options.context)
     remove_unreachable_functions(out, [grad_name(name)])
     if reports is not None:
