@@ -1134,7 +1134,8 @@ class GradientTransform:
                 if self.act.array_active(a):
                     args.append(self._shadow_of(rev, a))
                 else:
-                    dims = [rev.body.op1("dim", [args[-1]], I64, axis=ax) for ax in range(a.type.rank)]
+                    dims = [rev.body.op1("dim", [args[-1]], I64, axis=ax, cover=True)  # the callee's reach
+                            for ax in range(a.type.rank)]
                     args.append(rev.body.op1("alloc", dims, a.type, fill="zeros", elem=str(a.type.elem)))
         if sig.has_d_return:
             r = op.results[0]
