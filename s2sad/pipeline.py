@@ -164,6 +164,7 @@ def gradient_module(
     out = differentiate(module, name, indices, options.may_alias, options.checkpoint, reports)
     if assumed:  # the ranks the code does not prove: the entry gradient checks them (emit_py)
         out.functions[grad_name(name)].attrs["guards"] = dict(assumed)
+    out.may_alias = options.may_alias
     run_pipeline(out, options.adjoint_pipeline, options.context)
     remove_unreachable_functions(out, [grad_name(name)])
     if reports is not None:

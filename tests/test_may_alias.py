@@ -65,3 +65,122 @@ def test_gradient_with_aliased_arguments_matches_finite_differences(level):
     fd = np.array([(J(z0 + h * e, a0) - J(z0 - h * e, a0)) / (2 * h) for e in np.eye(n)])
     np.testing.assert_allclose(dz, fd, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(d_a, (J(z0, a0 + h) - J(z0, a0 - h)) / (2 * h), rtol=1e-5, atol=1e-6)
+
+
+# -- helpers and loop-invariant reads under aliasing (issue 14, class 3) --------------------
+# Each program takes (out, in_, n) and is called with out and in_ the same array (and the same
+# shadow); the finite differences perturb that one array.
+
+_HAND_INLINED_NORM = """\
+import math
+
+
+def norm(out, in_, n):
+    for i in range(n):
+        s = 0.0
+        for j in range(n):
+            s += in_[j] * in_[j]
+        out[i] = in_[i] / math.sqrt(s)
+"""
+
+# The helper's copy of in_ (made before the call, outside any loop) must be taken: the loop
+# then changes in_ through out.
+_HELPER_BEFORE_LOOP = """\
+import math
+
+
+def mag(x, n):
+    s = 0.0
+    for i in range(n):
+        s += x[i] * x[i]
+    return math.sqrt(s)
+
+
+def scale(out, in_, n):
+    m = mag(in_, n)
+    for i in range(n):
+        out[i] = in_[i] / m + out[(i + 1) % n]
+    return mag(out, n)
+"""
+
+# sin(in_[0]) looks the same in every iteration, but the first store changes in_[0].
+_INVARIANT_LOOKING_LOAD = """\
+import math
+
+
+def f(out, in_, n):
+    for i in range(n):
+        out[i] = math.sin(in_[0]) * in_[i]
+"""
+
+_ALIAS_CASES = [
+    (_HAND_INLINED_NORM, "norm", False),
+    (_HELPER_BEFORE_LOOP, "scale", True),
+    (_INVARIANT_LOOKING_LOAD, "f", False),
+]
+
+
+def _aliased_gradient(source, func, returns, target, level, z, dz, n, d_return):
+    text = pipeline.gradient_source(source, "alias.py", func, ["in_"], target,
+                                    pipeline.Options(level=level, may_alias=True))
+    extra = [d_return] if returns else []
+    if target == "c":
+        import cbuild
+
+        if not cbuild.have_gcc():
+            pytest.skip("no gcc")
+        params = ["double *"] * 4 + ["long"] + (["double"] if returns else [])
+        cbuild.CFunction(cbuild.build(text), "grad_" + func, params)(z, dz, z, dz, n, *extra)
+    else:
+        if target == "numba":
+            pytest.importorskip("numba")
+        namespace: dict = {}
+        exec(text, namespace)
+        namespace["grad_" + func](z, dz, z, dz, n, *extra)
+
+
+@pytest.mark.parametrize("target", ["py", "numba", "c"])
+@pytest.mark.parametrize("level", [0, 2])
+@pytest.mark.parametrize("case", range(len(_ALIAS_CASES)))
+def test_out_and_in_the_same_array(case, level, target):
+    source, func, returns = _ALIAS_CASES[case]
+    namespace: dict = {}
+    exec(source, namespace)
+    f = namespace[func]
+    n = 5
+    rng = np.random.default_rng(case)
+    z0 = rng.uniform(0.5, 1.5, n)
+    seed = rng.normal(size=n)
+    d_return = 0.7
+
+    def J(z):
+        z = z.copy()
+        value = f(z, z, n)
+        return (d_return * value if returns else 0.0) + float(seed @ z)
+
+    z, dz = z0.copy(), seed.copy()
+    _aliased_gradient(source, func, returns, target, level, z, dz, n, d_return)
+    expect = z0.copy()
+    f(expect, expect, n)
+    np.testing.assert_allclose(z, expect, rtol=1e-12)
+    h = 1e-6
+    fd = np.array([(J(z0 + h * e) - J(z0 - h * e)) / (2 * h) for e in np.eye(n)])
+    np.testing.assert_allclose(dz, fd, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("level", [0, 2])
+def test_readme_norm_with_aliasing_is_refused_where_it_was_wrong(level):
+    """norm(x, x, n): mag re-reads in_ in every iteration, after out (maybe in_) changed. Its
+    gradient would need a copy of in_ per iteration; s2sad refuses with a located error."""
+    from pathlib import Path
+
+    from s2sad.diagnostics import DiagnosticError
+
+    source = (Path(__file__).parent.parent / "examples" / "norm.py").read_text()
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(source, "norm.py", "norm", ["in_"], "py",
+                                 pipeline.Options(level=level, may_alias=True))
+    text = info.value.render()
+    assert "norm.py:15:" in text and "--may-alias" in text
+    # Without --may-alias (distinct arrays, as the contract assumes) it is differentiated.
+    pipeline.gradient_source(source, "norm.py", "norm", ["in_"], "py", pipeline.Options(level=level))

@@ -342,7 +342,8 @@ class CheckpointedLoop:
             name = f"snap_{c.name_hint or 'state'}"
             self.scalar_snaps.append(b.op1("alloc", [one_more], ArrayType(t, 1), name, fill="zeros", elem=str(t)))
         for r in self.state_roots:
-            dims = [b.op1("dim", [fwd[r]], I64, axis=ax) for ax in range(r.type.rank)]
+            # cover: the snapshot needs only the elements the loop touches (C: sizes.py)
+            dims = [b.op1("dim", [fwd[r]], I64, axis=ax, cover=True) for ax in range(r.type.rank)]
             size = dims[0]
             for d in dims[1:]:
                 size = build.mul(b, size, d)

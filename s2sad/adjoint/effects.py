@@ -83,14 +83,24 @@ def written_roots(module: Module, fn: Function) -> set[Value]:
     return _written_roots_in(fn, module, {})
 
 
-def snapshot_args(module: Module, caller: Function, op: Op) -> list[int]:
+def snapshot_args(module: Module, caller: Function, op: Op, may_alias: bool = False) -> list[int]:
     """Array arguments of a call whose contents may change after it (by the callee or the caller).
 
     The reverse sweep re-runs the callee's gradient from the arguments as they
-    were at the call, so these must be copied just before the call.
+    were at the call, so these must be copied just before the call. With
+    ``may_alias`` a write to any parameter array may change every parameter array.
     """
-    written = written_roots(module, caller)
+    written = may_be_written(caller, written_roots(module, caller), may_alias)
     return [i for i, a in enumerate(op.operands) if a.type.is_array and array_root(a) in written]
+
+
+def may_be_written(fn: Function, written: set[Value], may_alias: bool) -> set[Value]:
+    """The roots whose memory a write to ``written`` may change: with ``may_alias``, a write to
+    one parameter array may change every parameter array (they may share memory)."""
+    params = {p for p in fn.params if p.type.is_array}
+    if may_alias and written & params:
+        return written | params
+    return written
 
 
 def call_writes(module: Module, op: Op) -> bool:

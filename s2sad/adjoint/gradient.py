@@ -50,7 +50,8 @@ def _active_call_args(module: Module, fn: Function, wrt: set[int]) -> dict[str, 
     return found
 
 
-def _check_call(module: Module, caller: Function, op: Op, problems: list[Diagnostic], rerun: set) -> None:
+def _check_call(module: Module, caller: Function, op: Op, problems: list[Diagnostic], rerun: set,
+                may_alias: bool = False) -> None:
     """Calls are reversed by re-running the callee's gradient on its arguments as they were.
 
     Arrays that change after the call are copied just before it (see
@@ -59,15 +60,21 @@ def _check_call(module: Module, caller: Function, op: Op, problems: list[Diagnos
     reverse sweep, so a call there gets its copy per reversed iteration.
     """
     callee = module.functions[op.attrs["callee"]]
-    changing = snapshot_args(module, caller, op)
+    changing = snapshot_args(module, caller, op, may_alias)
     if changing and _inside_loop(op, rerun):
         names = ", ".join(f"'{array_root(op.operands[i]).name_hint}'" for i in changing)
+        hint = f"inline {callee.name} into {caller.name} by hand, or call it outside the loop"
+        change = "change"
+        if may_alias and set(changing) - set(snapshot_args(module, caller, op)):
+            # Only the aliasing assumption makes them change: a write to another argument may.
+            change = "may change (--may-alias: a write to any array argument may reach them)"
+            hint += ", or drop --may-alias if the arrays passed never overlap"
         problems.append(
             Diagnostic(
                 f"cannot differentiate through call to '{callee.name}' inside a loop: the array(s) "
-                f"{names} it uses change after the call, which is supported only outside loops yet",
+                f"{names} it uses {change} after the call, which is supported only outside loops yet",
                 op.loc,
-                hint=f"inline {callee.name} into {caller.name} by hand, or call it outside the loop",
+                hint=hint,
             )
         )
 
@@ -140,7 +147,7 @@ def differentiate(
         rerun = {loop.regions[0] for loop in plan(module, fn, checkpoint)}
         for op in fn.walk():
             if op.name == "call" and op.attrs["callee"] in wrts:
-                _check_call(module, fn, op, problems, rerun)
+                _check_call(module, fn, op, problems, rerun, may_alias)
     if problems:
         raise DiagnosticError(problems, module.source_lines)
 

@@ -61,7 +61,7 @@ from .activity import Activity, analyze_activity
 from .checkpoint import CheckpointedLoop, Schedule, plan
 from .mincut import INF, CachePlan, plan_cache
 from .report import CheckpointEntry, MemoryReport, TapeEntry, elem_bytes
-from .effects import array_root, snapshot_args, written_params, written_roots
+from .effects import array_root, may_be_written, snapshot_args, written_params, written_roots
 from . import array_rules  # noqa: F401  (registers the rules of the arr. ops)
 from .rules import MissingRule, adjoint_contributions
 from .trip_bounds import trip_bound
@@ -367,7 +367,7 @@ class GradientTransform:
 
     def _snapshot_args(self, op: Op, b: Builder) -> None:
         """Copy the arrays a call uses that change later: its gradient re-runs from them."""
-        for i in snapshot_args(self.module, self.fn, op):
+        for i in snapshot_args(self.module, self.fn, op, self.may_alias):
             a = op.operands[i]
             hint = free_variant(f"{array_root(a).name_hint}_before_{op.attrs['callee']}", self.user_names)
             self.snapshots[(op, i)] = b.op1("copy", [self.fwd[a]], a.type, hint)
@@ -579,6 +579,7 @@ class GradientTransform:
         if any(_inside(_defining_block(o), loop) for o in op.operands):
             return False
         written = {array_root(w) for w in _written_arrays(self.module, loop)}
+        written = may_be_written(self.fn, written, self.may_alias)
         if op.name == "load":
             return array_root(op.operands[0]) not in written
         if op.name == "call":
@@ -1165,7 +1166,8 @@ class GradientTransform:
                 if self.act.array_active(a):
                     args.append(self._shadow_of(rev, a))
                 else:
-                    dims = [rev.body.op1("dim", [args[-1]], I64, axis=ax) for ax in range(a.type.rank)]
+                    dims = [rev.body.op1("dim", [args[-1]], I64, axis=ax, cover=True)  # the callee's reach
+                            for ax in range(a.type.rank)]
                     args.append(rev.body.op1("alloc", dims, a.type, fill="zeros", elem=str(a.type.elem)))
         if sig.has_d_return:
             r = op.results[0]

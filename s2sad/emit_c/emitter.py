@@ -97,7 +97,7 @@ from ..emit_py.names import sanitize
 from .names import CNamer, c_reserved
 from .ranges import IntRanges
 from .render import CRenderer, comment_text, wrap_signature
-from .sizes import Affine, Sizes
+from .sizes import Affine, Sizes, add_extent_params, sizes_buffers_only
 
 STACK_LIMIT = 256  # arrays of at most this many elements, of constant size, live on the stack
 
@@ -270,6 +270,9 @@ def emit_c(module: Module, header: str, entry: str, emitter: Optional[type] = No
         # size parameters for the shape symbols of its annotations).
         add_size_params(module, module.functions[entry])
         lower_module(module, called)
+    if add_extent_params(ctx.sizes, module, module.functions[entry]):
+        # Extents the C code needs exactly (a row length, len(x)) and no annotation gives.
+        add_size_params(module, module.functions[entry])
     texts = {fn.name: make(ctx, fn).emit() for fn in module.functions.values() if fn.name in called}
     # Each gradient a parallel loop calls gets an atomic copy (which may call more of them).
     atomic: dict[str, str] = {}
@@ -433,22 +436,26 @@ class _CFunctionEmitter(_FunctionEmitter):
         """Report every array parameter whose extent the C code needs but cannot tell, at once."""
         missing: dict[Value, Op] = {}
         for op in self.fn.walk():
-            needed: list[tuple[Value, list[int]]] = []
+            # (array, axes it needs, whether an upper bound of the elements touched will do)
+            needed: list[tuple[Value, list[int], bool]] = []
             if op.name == "dim":
-                needed.append((_storage(op.operands[0]), [op.attrs["axis"]]))
+                needed.append((_storage(op.operands[0]), [op.attrs["axis"]], sizes_buffers_only(op.result)))
             elif op.name in ("load", "store") and op.operands[0].type.rank > 1:  # type: ignore[attr-defined]
-                needed.append((op.operands[0], list(range(1, op.operands[0].type.rank))))  # type: ignore
+                needed.append((_storage(op.operands[0]), list(range(1, op.operands[0].type.rank)), False))  # type: ignore
             elif op.name == "copy":
                 src = _storage(op.operands[0])
-                needed.append((src, list(range(src.type.rank))))  # type: ignore[attr-defined]
+                needed.append((src, [0], True))
+                needed.append((src, list(range(1, src.type.rank)), False))  # type: ignore[attr-defined]
             shadows = self.ctx.sizes.shadow_of(self.fn)
-            for arr, axes in needed:
+            exact = self.ctx.sizes.exact_axes(self.fn)
+            for arr, axes, cover in needed:
                 if arr.owner is not self.fn.body:
                     continue
                 index = self.fn.params.index(arr)
                 owner = self.fn.params[shadows.get(index, index)]  # d_x is reported as x
                 ext = self.extents[index]
-                if owner not in missing and (ext is None or any(ext[a] is None for a in axes)):
+                unknown = ext is None or any(ext[a] is None or (not cover and (index, a) not in exact) for a in axes)
+                if owner not in missing and unknown:
                     missing[owner] = op
         if missing:
             problems = [self._size_error(arr, op) for arr, op in missing.items()]
@@ -676,7 +683,7 @@ class _CFunctionEmitter(_FunctionEmitter):
             arr, *idx = op.operands
             return self._element(arr, idx, op)
         if n == "dim":
-            return self._extent(op.operands[0], op.attrs["axis"], op)
+            return self._extent(op.operands[0], op.attrs["axis"], op, cover=sizes_buffers_only(op.result))
         if n == "view":
             arr, offset = op.operands
             if const_int(offset) == 0:
@@ -765,13 +772,20 @@ class _CFunctionEmitter(_FunctionEmitter):
             return number(a.const)
         return binop("+", e, number(a.const)) if a.const else e
 
-    def _extent(self, arr: Value, axis: int, op: Op) -> Expr:
-        """The extent of ``arr`` along ``axis`` as an expression valid at ``op``, or a diagnostic."""
+    def _extent(self, arr: Value, axis: int, op: Op, cover: bool = False) -> Expr:
+        """The extent of ``arr`` along ``axis`` as an expression valid at ``op``, or a diagnostic.
+
+        ``cover``: an upper bound on the elements the code touches will do (the size of
+        a copy); else the array's own extent, which only an annotation (or a size
+        parameter made for it) gives, never the loops that index it.
+        """
         d = arr.defining_op
         if arr.owner is self.fn.body:  # a parameter
             index = self.fn.params.index(arr)
             ext = self.extents[index]
             a = ext[axis] if ext is not None else None
+            if not cover and (index, axis) not in self.ctx.sizes.exact_axes(self.fn):
+                a = None
             if a is not None and all(self._stable(self.fn.params[k]) for k, _ in a.terms):
                 return self._affine_expr(a)
             raise self._size_error(arr, op)
@@ -785,7 +799,7 @@ class _CFunctionEmitter(_FunctionEmitter):
                 hint="compute the size once, in a variable of its own",
             )
         if d is not None and d.name == "copy":
-            return self._extent(d.operands[0], axis, op)
+            return self._extent(d.operands[0], axis, op, cover)
         if d is not None and d.name == "view":
             offset = d.operands[1]
             if not self._stable(offset):
@@ -794,7 +808,7 @@ class _CFunctionEmitter(_FunctionEmitter):
                     d.loc,
                     hint="compute the offset once, in a variable of its own",
                 )
-            return binop("-", self._extent(d.operands[0], axis, op), self.expr(offset))
+            return binop("-", self._extent(d.operands[0], axis, op, cover), self.expr(offset))
         raise self._size_error(arr, op)
 
     def _size_error(self, arr: Value, op: Op) -> DiagnosticError:
@@ -877,7 +891,7 @@ class _CFunctionEmitter(_FunctionEmitter):
 
     def _count(self, arr: Value, op: Op) -> Expr:
         rank = arr.type.rank  # type: ignore[attr-defined]
-        total = self._extent(arr, 0, op)
+        total = self._extent(arr, 0, op, cover=True)  # a copy needs the elements touched
         for axis in range(1, rank):
             total = binop("*", total, self._extent(arr, axis, op))
         return total

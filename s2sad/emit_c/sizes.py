@@ -21,10 +21,17 @@ function's integer parameters (``n``, ``n + 1``, ``2 * n``), from:
 A recursive function gets only its annotated extents: each of its calls touches
 part of the array, chosen by its caller.
 
-A shadow ``d_x`` has the extents of ``x``. Where several candidates disagree, the
-first one in program order decides its linear part and the largest constant
-among those sharing it is taken (``n`` and ``n + 1``: ``n + 1``). An extent
-that is needed but unknown is reported by the emitter, never guessed.
+A shadow ``d_x`` has the extents of ``x``. An extent found from accesses (2. and
+3.) is a *cover*: an upper bound on the elements the code touches, which is all
+a copy of the array needs, never its shape. Candidates that share their linear
+part give the largest constant (``n`` and ``n + 1``: ``n + 1``); candidates that
+do not (``n`` and ``m``), or an access whose bound is unknown (``x[idx[i]]``),
+leave the cover unknown. Only an annotation gives an *exact* extent
+(``exact_axes``): the row length of a 2-D array (``A[i * w + j]``) and ``len(x)``
+/ ``x.shape[k]`` need one, since an array may be wider or longer than the loops
+that index it. For Python input, ``add_extent_params`` makes every exact extent
+the entry needs and no annotation gives a ``long`` parameter (``A_shape1``).
+An extent that is needed but unknown is reported by the emitter, never guessed.
 """
 
 from __future__ import annotations
@@ -282,10 +289,10 @@ def _parse_extent(text, names: dict[str, int]) -> Optional[Affine]:
 
 
 def _choose(cands: list[Affine]) -> Optional[Affine]:
-    if not cands:
+    """The cover of several candidates: the largest, when they share their linear part."""
+    if not cands or any(c.terms != cands[0].terms for c in cands):
         return None
-    first = cands[0].terms
-    return max((c for c in cands if c.terms == first), key=lambda c: c.const)
+    return max(cands, key=lambda c: c.const)
 
 
 Extents = list[Optional[list[Optional[Affine]]]]  # per parameter: per axis (None: not an array)
@@ -297,6 +304,7 @@ class Sizes:
     def __init__(self, module: Module):
         self.module = module
         self._memo: dict[str, Extents] = {}
+        self._exact: dict[str, set[tuple[int, int]]] = {}
         self._busy: set[str] = set()
 
     def shadow_of(self, fn: Function) -> dict[int, int]:
@@ -311,6 +319,16 @@ class Sizes:
             if p.type.is_array and q.type == p.type and named:
                 out[i] = i - 1
         return out
+
+    def forget(self) -> None:
+        """Drop what was computed (a function gained parameters)."""
+        self._memo.clear()
+        self._exact.clear()
+
+    def exact_axes(self, fn: Function) -> set[tuple[int, int]]:
+        """(parameter index, axis) of the extents an annotation gives: the array's own, not a cover."""
+        self.extents(fn)
+        return self._exact.get(fn.name, set())
 
     def extents(self, fn: Function) -> Extents:
         if fn.name in self._memo:
@@ -331,10 +349,14 @@ class Sizes:
         primary = {i: shadows.get(i, i) for i in range(len(fn.params))}
         cands: dict[tuple[int, int], list[Affine]] = {}
         loose: dict[tuple[int, int], list[Affine]] = {}  # from strided loops: upper bounds only
+        unknown: set[tuple[int, int]] = set()  # touched where no bound is known: no cover
 
         def add(param: int, axis: int, extent: Optional[Affine], into=cands) -> None:
             if extent is not None:
                 into.setdefault((primary[param], axis), []).append(extent)
+
+        def unbounded(param: int, axis: int) -> None:
+            unknown.add((primary[param], axis))
 
         for op in fn.walk() if not self._recursive(fn) else ():
             if op.name in ("load", "store"):
@@ -352,12 +374,15 @@ class Sizes:
                     if top is None:
                         top = view.bound_sum(terms, upper=True, strict=False)
                         add(view.param_index[arr], axis, None if top is None else top.plus(1), loose)
+                    if top is None and not self._within_own_extent(fn, v, arr, axis, primary, view):
+                        unbounded(view.param_index[arr], axis)
             elif op.name == "call" and op.attrs["callee"] in self.module.functions:
-                self._from_call(fn, view, op, add)
+                self._from_call(fn, view, op, add, unbounded)
 
         names = {p.name_hint: i for i, p in enumerate(fn.params) if p.type.is_int}
         annotated = self._annotations(fn)
         out: Extents = []
+        exact: set[tuple[int, int]] = set()
         for i, p in enumerate(fn.params):
             if not p.type.is_array:
                 out.append(None)
@@ -368,9 +393,30 @@ class Sizes:
             for axis in range(p.type.rank):
                 ext = _parse_extent(given[axis], names) if axis < len(given) else None
                 key = (primary[i], axis)
-                axes.append(ext if ext is not None else _choose(cands.get(key) or loose.get(key, [])))
+                if ext is not None:
+                    exact.add((i, axis))
+                elif key not in unknown:
+                    ext = _choose(cands.get(key) or loose.get(key, []))
+                axes.append(ext)
             out.append(axes)
+        self._exact[fn.name] = exact
         return out
+
+    @staticmethod
+    def _within_own_extent(fn: Function, v: Value, arr: Value, axis: int, primary, view) -> bool:
+        """Whether index ``v`` runs over ``range(len(arr))`` (a loop the gradient makes to copy
+        the array, bounded by its extent, whatever that is): it says nothing of the extent."""
+        if not (v.is_block_arg and v.index == 0 and v.owner.parent_op is not None
+                and v.owner.parent_op.name == "for"):
+            return False
+        lb, ub, step = v.owner.parent_op.operands[:3]
+        d = ub.defining_op
+        first, by = const_int(lb), const_int(step)
+        if first is None or first < 0 or by is None or by <= 0 or d is None or d.name != "dim":
+            return False
+        base = _storage(d.operands[0])
+        return (d.attrs["axis"] == axis and base in view.param_index
+                and primary[view.param_index[base]] == primary[view.param_index[arr]])
 
     def _recursive(self, fn: Function) -> bool:
         """Whether ``fn`` (or the primal it is the gradient of) calls itself. Its accesses then say
@@ -390,10 +436,12 @@ class Sizes:
                 shapes.setdefault(k, v)
         return shapes
 
-    def _from_call(self, fn: Function, view: _FunctionView, op: Op, add) -> None:
+    def _from_call(self, fn: Function, view: _FunctionView, op: Op, add, unbounded) -> None:
         callee = self.module.functions[op.attrs["callee"]]
         if len(callee.params) != len(op.operands):
             return
+        if callee.name in self._busy:
+            return  # a recursive call: the array's extents are the caller's own
         theirs = self.extents(callee)
         for j, arg in enumerate(op.operands):
             if not arg.type.is_array or theirs[j] is None:
@@ -405,6 +453,7 @@ class Sizes:
             start = view.bound_sum(offsets, upper=True)
             for axis, ext in enumerate(theirs[j]):
                 if ext is None:
+                    unbounded(view.param_index[a], axis)
                     continue
                 mapped: Optional[Affine] = Affine.of_const(ext.const)
                 if axis == 0:
@@ -415,4 +464,89 @@ class Sizes:
                         mapped = None
                         break
                     mapped = mapped + size.scale(c)
+                if mapped is None:
+                    unbounded(view.param_index[a], axis)
                 add(view.param_index[a], axis, mapped)
+
+
+def _storage(arr: Value) -> Value:
+    """The array whose extents ``arr``'s follow from: through copies and views of it."""
+    op = arr.defining_op
+    while op is not None and op.name in ("copy", "view"):
+        arr = op.operands[0]
+        op = arr.defining_op
+    return arr
+
+
+def sizes_buffers_only(v: Value) -> bool:
+    """Whether ``v`` (a ``dim``) only sizes new buffers, or copies of the elements the code
+    touches (``cover``: the reverse sweep's snapshots): then a cover of the extent will do."""
+    if v.defining_op is not None and v.defining_op.attrs.get("cover"):
+        return True
+    return bool(v.uses) and all(user.name in ("alloc", "tape.new") for user, _ in v.uses)
+
+
+def exact_needs(fn: Function) -> list[tuple[Op, Value, int]]:
+    """Where ``fn`` needs the exact extent of an array: (op, array, axis), in program order.
+
+    The row length of a 2-D array (to index it, or to copy it) and a ``dim``
+    (``len(x)``, ``x.shape[1]``) that is more than the size of a new buffer.
+    """
+    return [need for need in extent_needs(fn) if not need[3]]
+
+
+def extent_needs(fn: Function) -> list[tuple[Op, Value, int, bool]]:
+    """Where ``fn`` needs an extent of an array: (op, array, axis, whether a cover will do)."""
+    out: list[tuple[Op, Value, int, bool]] = []
+    for op in fn.walk():
+        if op.name == "dim":
+            out.append((op, _storage(op.operands[0]), op.attrs["axis"], sizes_buffers_only(op.result)))
+        elif op.name in ("load", "store", "copy") and op.operands[0].type.is_array:
+            arr = _storage(op.operands[0])
+            if op.name == "copy":
+                out.append((op, arr, 0, True))
+            out += [(op, arr, axis, False) for axis in range(1, arr.type.rank)]  # type: ignore[attr-defined]
+    return out
+
+
+def add_extent_params(sizes: Sizes, module: Module, fn: Function) -> list[str]:
+    """Python input: each exact extent the entry needs that no annotation gives, and each
+    extent a copy needs that neither an annotation nor the loops bound, becomes a ``long``
+    parameter ``<array>_shape<axis>`` (``A_shape1``: ``A.shape[1]``), after the arrays and
+    their shadows, before ``d_return``, as annotation shape symbols do.
+
+    A loop bound is never taken for one: ``A`` may be wider than ``range(k)``
+    reaches. C input keeps its declared signature (its arrays are flat pointers).
+    """
+    if fn.attrs.get("c_params") is not None:
+        return []
+    shadows = sizes.shadow_of(fn)
+    annotated = sizes._annotations(fn)
+    names = {p.name_hint: i for i, p in enumerate(fn.params) if p.type.is_int}
+    taken = {p.name_hint for p in fn.params} | {v.name_hint for op in fn.walk() for v in op.results}
+    shapes = {k: list(v) for k, v in annotated.items()}
+    added: list[str] = []
+    covers = sizes.extents(fn)
+    for _, arr, axis, cover in extent_needs(fn):
+        if arr.owner is not fn.body or arr.defining_op is not None:
+            continue  # a local array: its allocation says its extents
+        index = fn.params.index(arr)
+        if cover and covers[index] is not None and covers[index][axis] is not None:  # type: ignore[index]
+            continue  # the loops that index it bound the elements touched: enough for a copy
+        owner = fn.params[shadows.get(index, index)].name_hint
+        given = shapes.get(owner) or [None] * arr.type.rank  # type: ignore[attr-defined]
+        if len(given) <= axis or _parse_extent(given[axis], names) is not None:
+            continue
+        if given[axis] is not None:  # an annotation symbol that is not a parameter: add_size_params
+            continue
+        sym = f"{owner}_shape{axis}"
+        while sym in taken:
+            sym += "_"
+        taken.add(sym)
+        given[axis] = sym
+        shapes[owner] = given
+        added.append(sym)
+    if added:
+        fn.attrs["shapes"] = shapes
+        sizes.forget()
+    return added

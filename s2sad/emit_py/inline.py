@@ -19,7 +19,8 @@ A value is folded only when that is invisible to the program: it has no
 an op of the same block (nothing moves into a loop body or a branch), and no op
 between its definition and the statement that evaluates it may write an array
 it reads (arrays are roots: parameters, ``alloc`` results, tapes, and a view
-has its base's; distinct parameters never alias, as the contract guarantees). Moving past a
+has its base's; distinct parameters never alias, as the contract guarantees, unless
+``module.may_alias``). Moving past a
 reassignment of an operand's *variable* is prevented later: liveness counts
 uses at the evaluating statement (see ``layout``), so out-of-SSA never lets
 such a variable be overwritten in between.
@@ -64,6 +65,11 @@ class Effects:
         if op is not None and (op.name in ("alloc", "copy", "tape.new") or makes_fresh_array(op)):
             return arr
         return _UNKNOWN
+
+    def overlap(self, a, b) -> bool:
+        """Whether distinct roots ``a`` and ``b`` may share memory: two parameters, under --may-alias."""
+        return self.module.may_alias and all(
+            r is not _UNKNOWN and r.is_block_arg and r.owner.parent_op is None for r in (a, b))
 
     def written_params(self, name: str) -> tuple[int, ...]:
         """Indices of the array parameters function ``name`` may write (unknown callee: all)."""
@@ -245,7 +251,7 @@ class InlinePlan:
         lo, hi = self.layout.index[op], self.layout.index[anchor]
         for between in block.ops[lo + 1 : hi]:
             for w in self.effects.writes_deep(between):
-                if w is _UNKNOWN or any(r is _UNKNOWN or r is w for r in reads):
+                if w is _UNKNOWN or any(r is _UNKNOWN or r is w or self.effects.overlap(r, w) for r in reads):
                     return False
         return True
 

@@ -203,6 +203,9 @@ class Module:
     functions: dict[str, Function] = field(default_factory=dict)
     source_file: str = ""
     source_lines: list[str] = field(default_factory=list)
+    # --may-alias: array parameters may share memory, so the emitters may not move a read of
+    # one past a write to another (the passes learn it from their PassContext).
+    may_alias: bool = False
 
     def add(self, fn: Function) -> Function:
         self.functions[fn.name] = fn

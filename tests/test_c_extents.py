@@ -1,0 +1,126 @@
+"""C output from Python: an array's extents are its own, never the bounds of the loops indexing it.
+
+Issue 14, class 2: ``A[i, j]`` with ``j`` in ``range(k)`` was indexed ``A[i * k + j]``, so an
+``A`` wider than ``k`` columns gave a wrong gradient. The row length (and ``len(x)``, and the
+size of a copy that no loop bounds) now comes from an annotation or, where none gives it, from a
+``long`` parameter ``<array>_shape<axis>`` after the arrays and shadows, before ``d_return``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cbuild import CFunction, build, have_gcc
+from s2sad import pipeline
+from s2sad.diagnostics import DiagnosticError
+
+pytestmark = pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+
+COLSUM = """\
+def colsum(A, m, k):
+    s = 0.0
+    for i in range(m):
+        for j in range(k):
+            s += A[i{sep}j] ** 2
+    return s
+"""
+
+
+def _fd(f, x, h=1e-6):
+    g = np.zeros_like(x)
+    for idx in np.ndindex(x.shape):
+        xp, xm = x.copy(), x.copy()
+        xp[idx] += h
+        xm[idx] -= h
+        g[idx] = (f(xp) - f(xm)) / (2 * h)
+    return g
+
+
+@pytest.mark.parametrize("level", [0, 2])
+@pytest.mark.parametrize("sep", [", ", "]["], ids=["comma", "chained"])
+def test_row_length_is_the_arrays_own_not_a_loop_bound(sep, level):
+    source = COLSUM.format(sep=sep)
+    text = pipeline.gradient_source(source, "colsum.py", "colsum", ["A"], "c", pipeline.Options(level=level))
+    assert "void grad_colsum(double *A, double *d_A, long m, long k, long A_shape1, double d_return)" in text
+    assert "// Array sizes: A, d_A: [m][A_shape1] (row-major)." in text
+    namespace: dict = {}
+    exec(source, namespace)
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(3, 4))
+    m, k = 3, 2  # k < A.shape[1]: the loop bound is not the row length
+    d_A = np.zeros_like(A)
+    grad = CFunction(build(text), "grad_colsum", ["double *", "double *", "long", "long", "long", "double"])
+    grad(A, d_A, m, k, A.shape[1], 1.0)
+    np.testing.assert_allclose(d_A, _fd(lambda a: namespace["colsum"](a, m, k), A), rtol=1e-6, atol=1e-8)
+
+
+def test_len_is_the_arrays_own_length():
+    source = (
+        "def f(x, n):\n    s = 0.0\n    for i in range(n):\n        s += x[i] * x[i]\n"
+        "    return s * len(x)\n"
+    )
+    text = pipeline.gradient_source(source, "f.py", "f", ["x"], "c")
+    assert "void grad_f(double *x, double *d_x, long n, long x_shape0, double d_return)" in text
+    namespace: dict = {}
+    exec(source, namespace)
+    x = np.random.default_rng(1).normal(size=5)
+    d_x = np.zeros_like(x)
+    grad = CFunction(build(text), "grad_f", ["double *", "double *", "long", "long", "double"])
+    grad(x, d_x, 3, 5, 1.0)
+    np.testing.assert_allclose(d_x, _fd(lambda v: namespace["f"](v, 3), x), rtol=1e-6, atol=1e-8)
+
+
+def test_a_copy_is_not_sized_by_one_loop_when_another_reaches_further():
+    # x is written in range(n) and read in range(m): a copy sized n would be too small when m > n.
+    source = """\
+def g(x, n, m):
+    s = 0.0
+    for i in range(n):
+        x[i] = x[i] * x[i]
+    for j in range(m):
+        s += x[j] * x[(j + 1) % m]
+    return s
+
+
+def f(x, n, m):
+    t = g(x, n, m)
+    x[0] = 0.5 * x[0]
+    return t * x[1]
+"""
+    text = pipeline.gradient_source(source, "f.py", "f", ["x"], "c", pipeline.Options(level=0))
+    assert "x_shape0" in text  # neither n nor m bounds what is touched
+    namespace: dict = {}
+    exec(source, namespace)
+    x0 = np.random.default_rng(2).uniform(0.5, 1.5, size=6)
+    n, m = 2, 5
+
+    def J(v, seed):
+        v = v.copy()
+        return namespace["f"](v, n, m) + float(seed @ v)
+
+    seed = np.random.default_rng(3).normal(size=6)
+    x, d_x = x0.copy(), seed.copy()
+    grad = CFunction(build(text), "grad_f", ["double *", "double *", "long", "long", "long", "double"])
+    grad(x, d_x, n, m, 6, 1.0)
+    np.testing.assert_allclose(d_x, _fd(lambda v: J(v, seed), x0), rtol=1e-6, atol=1e-8)
+
+
+def test_a_helper_that_needs_a_row_length_is_a_located_error():
+    source = """\
+def rowdot(A, i, k):
+    s = 0.0
+    for j in range(k):
+        s += A[i, j] * A[i, j]
+    return s
+
+
+def f(A, m, k):
+    s = 0.0
+    for i in range(m):
+        s += rowdot(A, i, k)
+    return s
+"""
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(source, "f.py", "f", ["A"], "c", pipeline.Options(level=0))
+    assert "f.py:4:" in info.value.render() and "cannot tell the size of array 'A'" in info.value.render()
