@@ -297,32 +297,24 @@ def shared_call_accumulations(loop: Op, module: Module) -> list[tuple[Op, Value]
     """The calls in ``loop`` (at any depth) that may add to elements other iterations reach,
     with the argument: a gradient passed a shadow that it (or a gradient it calls) adds to.
     The callee's indices are not seen here (k-means' ``grad_dist2`` adds to ``d_c[k * d + j]``
-    with ``k = lab[i]``), so the array is shared unless the iteration allocated it (then it
-    is the iteration's own). A primal callee's writes are the loop's own writes: the user
-    says its iterations are independent."""
+    with ``k = lab[i]``), so the array is taken as shared. A primal callee's writes are the
+    loop's own writes: the user says its iterations are independent."""
     memo: dict[str, set[int]] = {}
     out: list[tuple[Op, Value]] = []
     for op in loop.walk():
         callee = module.functions.get(op.attrs.get("callee", "")) if op.name == "call" else None
         if callee is None:
             if op.name == "call":  # not in the module: may write anything it is passed
-                out += [(op, a) for a in op.operands if a.type.is_array and not _iteration_local(a, loop)]
+                out += [(op, a) for a in op.operands if a.type.is_array]
             continue
         if "primal" not in callee.attrs and "returned" not in callee.attrs:
             continue  # a primal function
         shadows = set(shadow_params(callee))
         written = written_params(module, callee, memo)
         for k, a in enumerate(op.operands):
-            if k in written and callee.params[k] in shadows and not _iteration_local(a, loop):
+            if k in written and callee.params[k] in shadows:
                 out.append((op, a))
     return out
-
-
-def _iteration_local(arr: Value, loop: Op) -> bool:
-    """An array that each iteration of ``loop`` allocates for itself."""
-    base = view_base(arr)
-    op = base.defining_op
-    return op is not None and op.name == "alloc" and not _invariant(base, loop)
 
 
 def iteration_owned(ops: list[Op], loop: Op) -> bool:
