@@ -10,6 +10,10 @@ import os
 
 from hypothesis import settings
 
+# Numba's thread pool is sized when numba is first imported: give the prange tests room for
+# 4 threads (tests/test_prange.py runs gradients with 2 and 4) even on a 2-core machine.
+os.environ.setdefault("NUMBA_NUM_THREADS", "4")
+
 settings.register_profile("ci", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -115,3 +115,224 @@ def test_sums_added_to_several_times_are_gathered_per_iteration():
               ParamSpec("n", "int", value=20)]
     for seed in range(2):
         check_gradient(primal, gradient, params, ["pts", "theta"], {"out"}, np.random.default_rng(seed))
+
+
+# -- races the reverse sweep could add (issue 14): calls, nesting, carried values, tapes ----------
+
+
+def _threads() -> list[int]:
+    return [t for t in (2, 4) if t <= numba.config.NUMBA_NUM_THREADS] or [1]
+
+
+def _gradient(src: str, func: str, wrt: list[str]):
+    text = pipeline.gradient_source(src, f"{func}.py", func, wrt, "numba")
+    return text, _namespace(text)["grad_" + func]
+
+
+def _check(src: str, func: str, wrt: list[str], params: list[ParamSpec], written: set[str], seeds: int = 2):
+    """Central differences of the primal (run as Python) at each thread count."""
+    text, gradient = _gradient(src, func, wrt)
+    primal = _namespace(src)[func]
+    for t in _threads():
+        numba.set_num_threads(t)
+        for seed in range(seeds):
+            check_gradient(primal, gradient, params, wrt, written, np.random.default_rng(seed))
+    return text, gradient
+
+
+def _same_with_threads(gradient, args: list, runs: int = 6) -> None:
+    """``gradient`` (arrays followed by their shadows in ``args``, seeds of 0.5) gives with 2
+    and 4 threads what it gives with one, on inputs large enough for threads to meet."""
+    def run():
+        work = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        out = gradient(*work)
+        return [a for a in work if isinstance(a, np.ndarray)], out
+
+    numba.set_num_threads(1)
+    want, want_out = run()
+    for t in _threads():
+        numba.set_num_threads(t)
+        for _ in range(runs):
+            got, got_out = run()
+            for g, w in zip(got, want):
+                np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12, err_msg=f"{t} threads")
+            np.testing.assert_allclose(np.asarray(got_out if got_out is not None else 0.0),
+                                       np.asarray(want_out if want_out is not None else 0.0), rtol=1e-9)
+
+
+def _reverse(text: str, func: str) -> str:
+    return text.split(f"def grad_{func}(")[1].split("# reverse sweep")[1]
+
+
+KMEANS = """\
+import numba
+
+
+def dist2(x, i: int, c, k: int, d: int) -> float:
+    s = 0.0
+    for j in range(d):
+        t = x[i * d + j] - c[k * d + j]
+        s += t * t
+    return s
+
+
+def assign(x, c, lab, y, n: int, d: int):
+    for i in numba.prange(n):
+        y[i] = dist2(x, i, c, lab[i], d)
+"""
+
+
+def test_a_gradient_called_from_prange_that_adds_to_a_shared_shadow_is_serial():
+    """grad_dist2 adds to d_c[k * d + j] with k = lab[i]: iterations of one cluster meet there,
+    and Numba has no atomic add. The reverse loop was numba.prange (lost updates of d_c)."""
+    params = [ParamSpec("x", "array", (24,)), ParamSpec("c", "array", (6,)),
+              ParamSpec("lab", "array", (12,), dtype="i64", ints=(0, 3)), ParamSpec("y", "array", (12,)),
+              ParamSpec("n", "int", value=12), ParamSpec("d", "int", value=2)]
+    text, gradient = _check(KMEANS, "assign", ["x", "c"], params, {"y"})
+    forward, reverse = text.split("def grad_assign(")[1].split("# reverse sweep")
+    assert "for i in numba.prange(n):" in forward
+    assert "# serial: grad_dist2 may add to d_x, d_c where other iterations add" in reverse
+    assert "numba.prange(" not in reverse
+    n, rng = 20000, np.random.default_rng(3)
+    _same_with_threads(gradient, [rng.normal(size=2 * n), np.zeros(2 * n), rng.normal(size=4), np.zeros(4),
+                                  rng.integers(0, 2, n), rng.normal(size=n), np.full(n, 0.5), n, 2])
+
+
+NESTED = """\
+from numba import prange
+
+
+def rowdot(A, v, i: int, m: int) -> float:
+    s = 0.0
+    for j in prange(m):
+        s += A[i * m + j] * v[j]
+    return s
+
+
+def matvec(A, v, y, n: int, m: int):
+    for i in prange(n):
+        y[i] = rowdot(A, v, i, m)
+
+
+def outer(A, v, y, n: int, m: int):
+    for i in prange(n):
+        for j in prange(m):
+            y[i * m + j] = A[i * m + j] * v[j]
+
+
+def scale_rows(A, v, y, n: int, m: int):
+    for i in prange(n):
+        for j in prange(m):
+            y[i * m + j] = A[i * m + j] * v[i]
+"""
+
+
+def test_nested_prange_adds_in_parallel_only_to_what_every_enclosing_iteration_owns():
+    """d_v[j] is the inner iteration's own but every outer iteration adds to it: the outer
+    reverse loop is serial (also when the inner prange is in a helper: matvec, which was
+    parallel); d_v[i] is the outer iteration's own but every inner one adds to it."""
+    n, m = 5, 4
+    specs = {"A": ParamSpec("A", "array", (n * m,)), "vm": ParamSpec("v", "array", (m,)),
+             "vn": ParamSpec("v", "array", (n,)), "n": ParamSpec("n", "int", value=n),
+             "m": ParamSpec("m", "int", value=m)}
+    cases = {"matvec": ("vm", n), "outer": ("vm", n * m), "scale_rows": ("vn", n * m)}
+    texts = {}
+    for func, (v, ny) in cases.items():
+        params = [specs["A"], specs[v], ParamSpec("y", "array", (ny,)), specs["n"], specs["m"]]
+        texts[func], gradient = _check(NESTED, func, ["A", "v"], params, {"y"}, seeds=1)
+        N, M = 2000, 8
+        rng = np.random.default_rng(5)
+        nv, nyy = (M if v == "vm" else N), (N if func == "matvec" else N * M)
+        _same_with_threads(gradient, [rng.normal(size=N * M), np.zeros(N * M), rng.normal(size=nv),
+                                      np.zeros(nv), np.zeros(nyy), rng.normal(size=nyy), N, M], runs=3)
+    matvec = _reverse(texts["matvec"], "matvec")
+    assert "# serial: grad_rowdot may add to d_A, d_v where other iterations add" in matvec
+    assert "numba.prange(" not in matvec
+    outer_loop, inner_loop = _reverse(texts["outer"], "outer").split("\n        for j in")
+    assert "serial: iterations may add to the same element" in outer_loop and "numba.prange(" not in outer_loop
+    assert inner_loop.startswith(" numba.prange(m):")
+    outer_loop, inner_loop = _reverse(texts["scale_rows"], "scale_rows").split("\n        for j in")
+    assert "for i in numba.prange(n):" in outer_loop
+    assert "serial: iterations may add to the same element" in outer_loop.splitlines()[-1]
+
+
+CARRIED = """\
+from numba import prange
+
+
+def cube(a: float, k: int) -> float:
+    r = 1.0
+    for _ in range(k):
+        r = r * a
+    return r
+
+
+def shifted(x, y, n: int, k: int):
+    for i in prange(n):
+        y[i] = cube(x[i + 1], k) + x[i]
+
+
+def product(x, n: int) -> float:
+    p = 1.0
+    for i in prange(n):
+        p *= x[i]
+    return p
+
+
+def largest(x, n: int) -> float:
+    m = -1e300
+    for i in prange(n):
+        m = max(m, x[i])
+    return m
+"""
+
+
+def test_returned_adjoints_and_carried_products_and_maxima_stay_serial():
+    """grad_cube's returned adjoint is added to d_x[i + 1], which the next iteration's d_x[i]
+    meets; a product or a running maximum carried by a prange is no sum: its adjoint is a
+    serial recurrence (and so is its forward sweep, which tapes the running value)."""
+    n = 9
+    x = ParamSpec("x", "array", (n + 1,), low=0.5, high=1.5)
+    shifted, gradient = _check(CARRIED, "shifted", ["x"], [x, ParamSpec("y", "array", (n,)),
+                                                         ParamSpec("n", "int", value=n),
+                                                         ParamSpec("k", "int", value=3)], {"y"})
+    rev = _reverse(shifted, "shifted")
+    assert "serial: iterations may add to the same element" in rev and "numba.prange(" not in rev
+    assert "d_x[i + 1] += d_a" in rev
+    N, rng = 20000, np.random.default_rng(7)
+    _same_with_threads(gradient, [rng.uniform(0.5, 1.5, N + 1), np.zeros(N + 1), np.zeros(N), rng.normal(size=N),
+                                  N, 3])
+    for func, carried in (("product", "p"), ("largest", "m")):
+        text, _ = _check(CARRIED, func, ["x"], [x, ParamSpec("n", "int", value=n)], set())
+        body = text.split(f"def grad_{func}(")[1]
+        assert "numba.prange(" not in body and "parallel=True" not in text
+        assert f"serial: the loop carries '{carried}', which is not a sum" in body
+        assert f"serial: the loop carries 'd_{carried}', which is not a sum" in body
+
+
+TAPED = """\
+import math
+from numba import prange
+
+
+def chain(x, y, n: int, m: int):
+    for i in prange(n):
+        t = x[i]
+        for j in range(m):
+            t = math.sin(t * x[j])
+        y[i] = t
+"""
+
+
+def test_forward_prange_stays_parallel_when_each_iteration_writes_its_own_tape_rows():
+    """The forward sweep records t per (i, j) at i * m + j: rows of the iteration's own, so the
+    primal's prange is kept; the reverse adds to d_x[j] from every iteration: serial."""
+    n, m = 6, 4
+    params = [ParamSpec("x", "array", (n,)), ParamSpec("y", "array", (n,)), ParamSpec("n", "int", value=n),
+              ParamSpec("m", "int", value=m)]
+    text, gradient = _check(TAPED, "chain", ["x"], params, {"y"})
+    forward, reverse = text.split("def grad_chain(")[1].split("# reverse sweep")
+    assert "for i in numba.prange(n):" in forward and "tape_t[i * t0 + j] = t" in forward
+    assert "serial: iterations may add to the same element" in reverse and "numba.prange(" not in reverse
+    N, rng = 5000, np.random.default_rng(11)
+    _same_with_threads(gradient, [rng.normal(size=N), np.zeros(N), np.zeros(N), rng.normal(size=N), N, m])

@@ -55,6 +55,7 @@ from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.gpu import SHARED_SPACE
 from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.ops import PURE, op_info, view_base
+from .effects import written_params
 from .index_forms import OWNER, Coef, IndexForms, loop_atom, loop_counter, owner_key, thread_atom
 
 PRIVATE = "private"
@@ -291,6 +292,30 @@ def private_accumulations(loop: Op) -> set[Op]:
     for ops in by_root.values():
         if iteration_owned(ops, loop):
             out.update(op for op in ops if op.name == "store" and accumulation(op) is not None)
+    return out
+
+
+def shared_call_accumulations(loop: Op, module: Module) -> list[tuple[Op, Value]]:
+    """The calls in ``loop`` (at any depth) that may add to elements other iterations reach,
+    with the argument: a gradient passed a shadow that it (or a gradient it calls) adds to.
+    The callee's indices are not seen here (k-means' ``grad_dist2`` adds to ``d_c[k * d + j]``
+    with ``k = lab[i]``), so the array is taken as shared. A primal callee's writes are the
+    loop's own writes: the user says its iterations are independent."""
+    memo: dict[str, set[int]] = {}
+    out: list[tuple[Op, Value]] = []
+    for op in loop.walk():
+        callee = module.functions.get(op.attrs.get("callee", "")) if op.name == "call" else None
+        if callee is None:
+            if op.name == "call":  # not in the module: may write anything it is passed
+                out += [(op, a) for a in op.operands if a.type.is_array]
+            continue
+        if "primal" not in callee.attrs and "returned" not in callee.attrs:
+            continue  # a primal function
+        shadows = set(shadow_params(callee))
+        written = written_params(module, callee, memo)
+        for k, a in enumerate(op.operands):
+            if k in written and callee.params[k] in shadows:
+                out.append((op, a))
     return out
 
 

@@ -35,7 +35,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
-from ..adjoint.accumulation import accumulation, private_accumulations
+from ..adjoint.accumulation import accumulation, private_accumulations, shared_call_accumulations
 from ..parse.c_structs import pointee_struct
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.types import ArrayType, Type
@@ -477,7 +477,7 @@ class _FunctionEmitter:
         stmts = _tidy(self.gen_block(body) + self._yield_copies(body))
         loop = For(self.var[body.args[0]], args, stmts or [Keyword("pass")])
         if self.numba and op.attrs.get("parallel") == "prange":
-            why = _prange_blocker(op)
+            why = _prange_blocker(op, self.module)
             ascending = self._ascending(op) if why is None else None
             if why is None and ascending is None:
                 why = "numba.prange counts up by one"
@@ -670,15 +670,21 @@ def _header_of(st: Stmt) -> Stmt:
     return ExprStmt(cond) if cond is not None else Keyword("pass")
 
 
-def _prange_blocker(op: Op) -> Optional[str]:
+def _prange_blocker(op: Op, module: Module) -> Optional[str]:
     """Why the iterations of a ``prange`` loop (or of its adjoint) cannot run in parallel in
     Numba, or None. Numba has no atomic add on the CPU, so every accumulation must be the
-    iteration's own; its reductions are the carried sums; a tape is a serial stack."""
+    iteration's own, in the loop and in the gradients it calls; its reductions are the
+    carried sums; a tape is a serial stack."""
     if any(inner.name in ("tape.push", "tape.pop") for inner in op.walk()):
         return "the iterations need a tape, whose order is the serial order"
     private = private_accumulations(op)
     if any(accumulation(inner) is not None and inner not in private for inner in op.walk() if inner.name == "store"):
         return "iterations may add to the same element (numba.prange has no atomic add)"
+    shared = shared_call_accumulations(op, module)
+    if shared:
+        callee = shared[0][0].attrs["callee"]
+        names = ", ".join(dict.fromkeys(a.name_hint or "an array" for c, a in shared if c.attrs["callee"] == callee))
+        return f"{callee} may add to {names} where other iterations add"
     body = op.regions[0]
     for a, y in zip(body.args[1:], body.terminator.operands):
         if y is not a and any(use.name not in ("add", "yield") for use, _ in a.uses):
