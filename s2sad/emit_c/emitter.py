@@ -928,9 +928,10 @@ class _CFunctionEmitter(_FunctionEmitter):
         self.home[op] = home
         out: list[Stmt] = []
         if crossed:
-            self.null_first.setdefault(crossed[-1], var)
-            if var != name:
-                raise error("C output: a buffer that leaves its block changes variable on the way", op.loc)
+            # ``var`` holds it where it arrives (``name`` when out-of-SSA merged the two, else
+            # the variable the yields copy it to): that one is freed, and set to NULL first.
+            name = var or name
+            self.null_first.setdefault(crossed[-1], name)
             if any(x.name in ("for", "while") for x in crossed):
                 out.append(ExprStmt(Call(Name("free"), (Name(name),))))
         for other, held in list(self.heap.items()):
@@ -1316,6 +1317,8 @@ def buffer_home(op: Op, var: dict[Value, str]) -> tuple[Block, list[Op], str]:
         k = next(i for i, x in enumerate(ys[0].operands) if x is v)
         if outer.name == "while" and block is outer.regions[0]:
             break  # a while's condition passes it to the body: the same loop
+        if outer.name == "if" and not outer.results[k].uses:
+            break  # nothing reads it after the branch
         v = outer.results[k]
         crossed.append(outer)
         block = outer.parent
