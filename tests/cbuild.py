@@ -6,6 +6,10 @@ message) and loads the library. ``CFunction`` calls one of its functions with
 NumPy arrays (passed as pointers to their data: float64 as ``double *``, int64
 as ``long *``), Python floats and ints, and ``Out`` cells for ``double *``
 out-parameters that start at a given value and are read back after the call.
+``build_sanitized(source)`` builds the same source with ``-fsanitize=address,undefined``
+(and the same warnings) for CFunction and cprimal.CSignature, which then run each call
+as a program of its own (ASan cannot be loaded into Python): any memory error, leak or
+undefined behaviour raises SanitizerError with the sanitizer's report.
 """
 
 from __future__ import annotations
@@ -75,9 +79,13 @@ _POINTERS = {
 class CFunction:
     """A C function with a signature given as C parameter types (``"double *"``, ``"long"``...)."""
 
-    def __init__(self, lib: ctypes.CDLL, name: str, params: list[str], result: str = "void"):
-        self.fn = getattr(lib, name)
+    def __init__(self, lib: Any, name: str, params: list[str], result: str = "void"):
         self.params = params
+        if isinstance(lib, SanitizedLibrary):  # runs as its own program (see below)
+            self.sanitized: Any = (lib, name, result)
+            return
+        self.sanitized = None
+        self.fn = getattr(lib, name)
         self.fn.argtypes = [
             ctypes.POINTER(_POINTERS[p[:-1].strip()][1]) if p.endswith("*") else _SCALARS[p] for p in params
         ]
@@ -85,6 +93,14 @@ class CFunction:
 
     def __call__(self, *args: Any) -> Any:
         assert len(args) == len(self.params), f"expected {len(self.params)} arguments, got {len(args)}"
+        if self.sanitized is not None:
+            lib, name, result = self.sanitized
+            kinds = [_POINTERS[p[:-1].strip()][1] if p.endswith("*") else _SCALARS[p] for p in self.params]
+            for p, a in zip(self.params, args):
+                if p.endswith("*") and not isinstance(a, Out):
+                    dtype = _POINTERS[p[:-1].strip()][0]
+                    assert isinstance(a, np.ndarray) and a.dtype == dtype and a.flags.c_contiguous, (p, a)
+            return lib.run(name, self.params, kinds, None if result == "void" else _SCALARS[result], list(args))
         c_args = []
         cells = []
         for p, a in zip(self.params, args):
@@ -104,3 +120,150 @@ class CFunction:
         for out, cell in cells:
             out.value = cell.value
         return result
+
+
+# ------------------------------------------------------------------ sanitizer builds
+#
+# A shared library built with AddressSanitizer cannot be loaded into a Python that was not
+# started with the ASan runtime, so a sanitized gradient runs as its own program: the source
+# plus a small driver made for the called function's signature, which reads each argument from
+# stdin (an array as its byte count and bytes, into a buffer of exactly that size, so reading or
+# writing past it is caught), calls the function, and writes every array and the result back.
+# Any error AddressSanitizer, LeakSanitizer or UndefinedBehaviorSanitizer finds ends the
+# program (-fno-sanitize-recover=all) and fails the test with the sanitizer's report.
+
+SANITIZE_FLAGS = [
+    "-std=c99", "-g", "-O1", "-fno-omit-frame-pointer", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+]
+
+
+class SanitizerError(AssertionError):
+    pass
+
+
+def _sanitizer_env() -> dict[str, str]:
+    import os
+
+    env = dict(os.environ)
+    env["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0:halt_on_error=1"
+    env["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+    return env
+
+
+class SanitizedLibrary:
+    """``source`` built with -fsanitize=address,undefined; ``function(...)`` is CFunction's twin."""
+
+    def __init__(self, source: str, extra: tuple[str, ...] = ()):
+        self.source = source
+        self.extra = extra
+        self.tmp = tempfile.TemporaryDirectory(prefix="s2sad_asan_")
+        _KEEP.append(self.tmp)
+        self.dir = Path(self.tmp.name)
+        (self.dir / "gen.c").write_text(source)
+        self._programs: dict[tuple, Path] = {}
+        obj = self.dir / "gen.o"
+        flags = [f for f in CFLAGS if f not in ("-O1", "-shared", "-fPIC")]
+        r = subprocess.run(
+            ["gcc", *flags, *SANITIZE_FLAGS[1:], *extra, "-c", str(self.dir / "gen.c"), "-o", str(obj)],
+            capture_output=True, text=True,
+        )
+        if r.returncode != 0 or r.stderr.strip():
+            numbered = "\n".join(f"{k + 1:4} {line}" for k, line in enumerate(source.splitlines()))
+            raise CompileError(f"gcc failed:\n{r.stderr}\n--- source ---\n{numbered}")
+
+    def program(self, symbol: str, params: list[str], result: str) -> Path:
+        """The executable that calls ``symbol``: ``params`` as C types, ``"T *"`` for pointers."""
+        key = (symbol, tuple(params), result)
+        if key in self._programs:
+            return self._programs[key]
+        k = len(self._programs)
+        proto = ", ".join("void *" if p.endswith("*") else p for p in params) or "void"
+        lines = [
+            "#include <stdio.h>",
+            "#include <stdlib.h>",
+            f"{result} {symbol}({proto});",
+            "static void get(void *p, size_t n) { if (n && fread(p, 1, n, stdin) != n) exit(3); }",
+            "static void put(const void *p, size_t n) { if (n && fwrite(p, 1, n, stdout) != n) exit(4); }",
+            "int main(void) {",
+        ]
+        args = []
+        for i, p in enumerate(params):
+            if p.endswith("*"):
+                lines.append(f"    long n{i}; get(&n{i}, sizeof n{i}); void *a{i} = malloc(n{i}); get(a{i}, n{i});")
+            else:
+                lines.append(f"    {p} a{i}; get(&a{i}, sizeof a{i});")
+            args.append(f"a{i}")
+        call = f"{symbol}({', '.join(args)})"
+        lines.append(f"    {call};" if result == "void" else f"    {result} r = {call};")
+        for i, p in enumerate(params):
+            if p.endswith("*"):
+                lines.append(f"    put(a{i}, n{i}); free(a{i});")
+        if result != "void":
+            lines.append("    put(&r, sizeof r);")
+        lines += ["    return 0;", "}"]
+        driver = self.dir / f"driver{k}.c"
+        driver.write_text("\n".join(lines) + "\n")
+        exe = self.dir / f"prog{k}"
+        r = subprocess.run(
+            ["gcc", *SANITIZE_FLAGS, *self.extra, str(self.dir / "gen.o"), str(driver), "-o", str(exe), "-lm"],
+            capture_output=True, text=True,
+        )
+        if r.returncode != 0:
+            raise CompileError(f"gcc -fsanitize=address,undefined failed:\n{r.stderr}")
+        self._programs[key] = exe
+        return exe
+
+    def run(self, symbol: str, params: list[str], ctypes_of: list[Any], result_ctype: Any, args: list[Any]) -> Any:  # noqa: E501
+        """Call ``symbol`` with ``args`` (arrays: NumPy or ctypes arrays, updated in place; ``Out``
+        cells for scalar pointers; scalars) in the sanitized program; returns its result."""
+        result = "void" if result_ctype is None else _C_SPELLING[result_ctype]
+        exe = self.program(symbol, params, result)
+        chunks: list[bytes] = []
+        for p, ct, a in zip(params, ctypes_of, args):
+            if p.endswith("*"):
+                data = bytes(ct(a.value)) if isinstance(a, Out) else _bytes_of(a)
+                chunks += [bytes(ctypes.c_long(len(data))), data]
+            else:
+                chunks.append(bytes(ct(a)))
+        r = subprocess.run([str(exe)], input=b"".join(chunks), capture_output=True, env=_sanitizer_env())
+        if r.returncode != 0:
+            raise SanitizerError(
+                f"{symbol} failed under -fsanitize=address,undefined (exit {r.returncode}):\n"
+                + r.stderr.decode(errors="replace")
+            )
+        out = memoryview(r.stdout)
+        pos = 0
+        for p, ct, a in zip(params, ctypes_of, args):
+            if not p.endswith("*"):
+                continue
+            n = ctypes.sizeof(ct) if isinstance(a, Out) else len(_bytes_of(a))
+            data = bytes(out[pos : pos + n])
+            pos += n
+            if isinstance(a, Out):
+                a.value = ct.from_buffer_copy(data).value
+            elif isinstance(a, np.ndarray):
+                a[...] = np.frombuffer(data, dtype=a.dtype).reshape(a.shape)
+            else:
+                ctypes.memmove(a, data, n)
+        if result_ctype is None:
+            assert pos == len(out)
+            return None
+        value = result_ctype.from_buffer_copy(bytes(out[pos:]))
+        return value.value
+
+
+def _bytes_of(a: Any) -> bytes:
+    if isinstance(a, np.ndarray):
+        assert a.flags.c_contiguous
+        return a.tobytes()
+    return bytes(a)  # a ctypes array
+
+
+_C_SPELLING = {
+    ctypes.c_double: "double", ctypes.c_float: "float", ctypes.c_long: "long", ctypes.c_int: "int",
+    ctypes.c_uint: "unsigned int", ctypes.c_ulong: "unsigned long", ctypes.c_bool: "_Bool",
+}
+
+
+def build_sanitized(source: str, extra: tuple[str, ...] = ()) -> SanitizedLibrary:
+    return SanitizedLibrary(source, extra)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 import numpy as np
+from cbuild import Out, SanitizedLibrary
 from pycparser import c_ast, c_parser
 
 # The standard typedefs that kernels (and generated gradients) use, for the parser's sake.
@@ -190,6 +191,8 @@ class CSignature:
     ) -> Callable[..., Any]:
         """A Python callable for ``symbol``: ``layout`` lists its parameters as (parameter, role)."""
         has_d_return = gradient and self.returns_float
+        if isinstance(lib, SanitizedLibrary):
+            return self._sanitized_caller(lib, symbol, layout, gradient)
         fn = getattr(lib, symbol)
         argtypes = [ctypes.POINTER(p.ctype) if p.pointer or role == "cell" else p.ctype for p, role in layout]
         fn.argtypes = argtypes + ([self.result_ctype] if has_d_return else [])
@@ -220,6 +223,48 @@ class CSignature:
             if not values:
                 return None
             return values[0] if len(values) == 1 else tuple(values)
+
+        return call
+
+
+    def _sanitized_caller(
+        self, lib: SanitizedLibrary, symbol: str, layout: list[tuple[CParam, str]], gradient: bool
+    ) -> Callable[..., Any]:
+        """``_caller``'s twin for a library built by cbuild.build_sanitized (its own program)."""
+        has_d_return = gradient and self.returns_float
+        spelled = [p.base + " *" if p.pointer or role == "cell" else p.base for p, role in layout]
+        kinds = [p.ctype for p, _ in layout]
+        if has_d_return:
+            spelled.append(self.result)
+            kinds.append(self.result_ctype)
+        given = [(p, role) for p, role in layout if role != "cell"]
+
+        def call(*args: Any, d_return: Optional[float] = None) -> Any:
+            assert len(args) == len(given), f"{symbol} takes {len(given)} arguments, got {len(args)}"
+            it = iter(args)
+            values: list[Any] = []
+            cells = []
+            for p, role in layout:
+                if role == "cell":
+                    cells.append(Out(0.0))
+                    values.append(cells[-1])
+                else:
+                    a = next(it)
+                    if p.pointer:
+                        _pointer(p, a)  # the same checks as a ctypes call
+                    values.append(a)
+            if has_d_return:
+                assert d_return is not None, f"{symbol} needs d_return"
+                values.append(d_return)
+            else:
+                assert d_return is None, f"{symbol} takes no d_return: {self.name} returns {self.result}"
+            result = lib.run(symbol, spelled, kinds, None if gradient else self.result_ctype, values)
+            if not gradient:
+                return result
+            out = [c.value for c in cells]
+            if not out:
+                return None
+            return out[0] if len(out) == 1 else tuple(out)
 
         return call
 

@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 import pytest
-from cbuild import CFLAGS, CFunction, build, have_gcc
+from cbuild import CFLAGS, CFunction, build, build_sanitized, have_gcc
 
 from s2sad import pipeline
 
@@ -191,7 +191,8 @@ def _central_differences(f: CFunction, args: list, index: int) -> np.ndarray:
 def test_c_gradient_matches_finite_differences(obj: Objective):
     text = pipeline.gradient_source(obj.path.read_text(), obj.file, obj.func, obj.wrt, target="c")
     assert f"void grad_{obj.func}(" in text
-    grad = CFunction(build(text), f"grad_{obj.func}", obj.gradient_types())
+    # -fsanitize=address,undefined: memory errors and undefined behaviour fail the test
+    grad = CFunction(build_sanitized(text), f"grad_{obj.func}", obj.gradient_types())
     primal = _primal(obj)
 
     rng = np.random.default_rng(7)

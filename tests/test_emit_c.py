@@ -1,9 +1,10 @@
 """The C emitter: generated C compiled with gcc and run, exact text for small cases, diagnostics.
 
-* Every golden case's gradient (at -O2 and -O0, so with and without inlined
+* Every golden case's gradient (at -O2, -O1 and -O0, so with and without inlined
   helpers) is emitted as C, compiled with ``gcc -std=c99 -Wall -Wextra -Werror``
-  (no warning allowed), called through ctypes with the contract's C calling
-  convention (shadow pointers, ``double *d_a`` out-parameters for scalar
+  (no warning allowed) and ``-fsanitize=address,undefined`` (any memory error, leak
+  or undefined behaviour fails: cbuild.build_sanitized), called with the contract's C
+  calling convention (shadow pointers, ``double *d_a`` out-parameters for scalar
   adjoints, ``d_return`` last), and checked against central finite differences
   of the Python primal for two random seeds. Its signature is checked against
   the contract, spelled out independently from the case description.
@@ -27,7 +28,7 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from cbuild import CFunction, Out, build, have_gcc
+from cbuild import CFunction, Out, build, build_sanitized, have_gcc
 from emit_py_programs import GRADIENTS, PROGRAMS
 from fd import ParamSpec, check_gradient, written_arrays
 from golden_cases import load_cases
@@ -171,7 +172,8 @@ def test_golden_gradient_compiles_cleanly_and_matches_finite_differences(case, l
     expected = _signature(f"grad_{case.func}", _contract_params(case, written, returns_float, text))
     assert expected in " ".join(text.split()), f"signature {expected!r} not in:\n{text}"
     _check_layout(text, f"grad_{case.func}")
-    lib = build(text)
+    # -fsanitize=address,undefined (with -Werror): memory errors and undefined behaviour fail.
+    lib = build_sanitized(text)
     gradient = _c_gradient(lib, case, case.params, written, returns_float, text)
     primal = _load_primal(case)
     for seed in range(2):
@@ -550,7 +552,7 @@ def _compile_and_check(
 
     case = _Case()
     case.func, case.wrt, case.params = func, wrt, params
-    gradient = _c_gradient(build(text), case, params, written, returns_float)
+    gradient = _c_gradient(build_sanitized(text), case, params, written, returns_float)
     ns: dict = {}
     exec(compile(source, "t.py", "exec"), ns)
     for seed in seeds:

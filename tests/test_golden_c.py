@@ -14,7 +14,8 @@ rewrites them.
 For every case: input.c compiles with gcc -Werror and its primal runs through
 ctypes (tests/cprimal.py), with ``written`` checked against what it really
 writes; the C gradient (at -O2 and -O0) has the contract's signature, compiles
-with ``gcc -std=c99 -Wall -Wextra -Werror`` and matches central differences of
+with ``gcc -std=c99 -Wall -Wextra -Werror``, runs clean under
+``-fsanitize=address,undefined`` and matches central differences of
 the compiled C primal (tests/fd.py); the Python gradient of the PY_CASES
 matches them too and passes ``ruff check --isolated``.
 """
@@ -32,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cbuild import INPUT_FLAGS, build, compile_c, have_gcc
+from cbuild import INPUT_FLAGS, build, build_sanitized, compile_c, have_gcc
 from cprimal import CSignature
 from fd import ParamSpec, check_gradient
 from golden_cases import GOLDEN, compare_with_golden, load_cases
@@ -70,6 +71,8 @@ PY_CASES = [
     "checkpoint_call_view",
     "recursive_divide_conquer",
     "checkpoint_while",
+    "call_copy_in_branch",
+    "nested_helper_calls",
 ]
 
 # The case.json dtype of an array for each C pointee type.
@@ -232,7 +235,9 @@ def test_c_gradient_matches_finite_differences(case, level):
     grad = CSignature.parse(text, f"grad_{case.func}")
     assert grad.result == "void"
     assert [(p.name, p.base, p.pointer) for p in grad.params] == _contract_signature(case)
-    gradient = case.signature.gradient(build(text), case.wrt, case.written)
+    # Built with -fsanitize=address,undefined (and -Wall -Wextra -Werror): a gradient that reads
+    # or writes out of bounds, uses freed memory, frees twice, leaks or overflows fails here.
+    gradient = case.signature.gradient(build_sanitized(text), case.wrt, case.written)
     for seed in range(2):
         case.check(gradient, seed)
 

@@ -384,7 +384,7 @@ class _CFunctionEmitter(_FunctionEmitter):
                 hint = fn.params[i].name_hint
                 self.out_names[i] = self.namer.claim_fixed(pointers.get(i) or f"d_{hint}")
                 self.namer.aliases[f"d_{hint}"] = f"d_{hint}_local"
-        self.alloc = allocate(fn, ctx.effects, self.namer)
+        self.alloc = allocate(fn, ctx.effects, self.namer, self._zeroed_before_call())
         self.var = self.alloc.var
         self.plan = self.alloc.plan
         self.unread = unread_undef_yields(fn)
@@ -400,6 +400,8 @@ class _CFunctionEmitter(_FunctionEmitter):
         for name in self.var.values():
             self._var_count[name] = self._var_count.get(name, 0) + 1
         self.heap: dict[Op, str] = {}  # alloc/copy/tape.new -> the variable to free
+        self.home: dict[Op, Block] = {}  # ... -> the block at whose end it is freed (buffer_home)
+        self.null_first: dict[Op, str] = {}  # structured op -> a buffer variable to set to NULL before it
         self.stack: set[str] = set()
         self.skip: set[Op] = set()  # ops folded into a call (accumulation through a pointer)
         self.fused: dict[Value, Expr] = {}  # call result -> where the callee accumulates it
@@ -414,6 +416,18 @@ class _CFunctionEmitter(_FunctionEmitter):
         self.atomic = False
         self.extents = ctx.sizes.extents(fn)
         self.ranges = IntRanges(fn, self._size_params())
+
+    def _zeroed_before_call(self) -> frozenset:
+        """The results of calls to gradients that return adjoints through pointers: each one's
+        variable is set to zero before the call reads its arguments (``_call``), so it cannot
+        share a variable with any of them (``h(2.0, h(y, 3.0))``: the outer call's ``d_return`` is
+        the inner one's own result's adjoint, of the same name)."""
+        out = set()
+        for op in self.fn.walk():
+            if op.name == "call" and op.attrs["callee"] in self.module.functions:
+                if self.ctx.returned(self.module.functions[op.attrs["callee"]]) is not None:
+                    out.update(op.results)
+        return frozenset(out)
 
     def _local_ctype(self, v: Value) -> str:
         """The C type of a local variable; a view of a parameter keeps its declared pointer
@@ -900,6 +914,13 @@ class _CFunctionEmitter(_FunctionEmitter):
     def gen_op(self, op: Op) -> list[Stmt]:
         if op in self.skip:
             return []
+        if op.regions:
+            stmts = self._gen_op(op)
+            var = self.null_first.pop(op, None)  # set while its regions were printed
+            return stmts if var is None else [Assign([Name(var)], Lit("NULL"))] + stmts
+        return self._gen_op(op)
+
+    def _gen_op(self, op: Op) -> list[Stmt]:
         n = op.name
         if n == "return":
             return self._return(op)
@@ -962,8 +983,36 @@ class _CFunctionEmitter(_FunctionEmitter):
         return frees + [Return([value])]
 
     def _frees(self, block: Block) -> list[Stmt]:
-        names = [self.heap[op] for op in block.ops if op in self.heap]
+        names = [name for op, name in self.heap.items() if self.home.get(op, op.parent) is block]
         return [ExprStmt(Call(Name("free"), (Name(n),))) for n in reversed(names)]
+
+    def _register_buffer(self, op: Op, name: str) -> list[Stmt]:
+        """Record that ``name`` holds the buffer ``op`` makes, to be freed at the end of its home
+        block (``buffer_home``); the statements to print before the allocation.
+
+        A buffer that leaves the block that made it through ``yield`` (a call's argument copy made
+        in a branch, read again by the reverse sweep after the branch) lives until the end of the
+        block its value reaches: its variable starts as NULL before the outermost structured op it
+        leaves, so that the ``free`` there is right on every path, whether or not it was made.
+        One that leaves a loop is made again each iteration: the previous one is freed first.
+        """
+        home, crossed, var = buffer_home(op, self.var)
+        self.home[op] = home
+        out: list[Stmt] = []
+        if crossed:
+            # ``var`` holds it where it arrives (``name`` when out-of-SSA merged the two, else
+            # the variable the yields copy it to): that one is freed, and set to NULL first.
+            name = var or name
+            self.null_first.setdefault(crossed[-1], name)
+            if any(x.name in ("for", "while") for x in crossed):
+                out.append(ExprStmt(Call(Name("free"), (Name(name),))))
+        for other, held in list(self.heap.items()):
+            if held == name and self.home.get(other, other.parent) is home:
+                # out-of-SSA shares one variable between buffers whose lives do not overlap
+                del self.heap[other]
+                out.append(ExprStmt(Call(Name("free"), (Name(name),))))
+        self.heap[op] = name
+        return out
 
     def _yield_copies(self, region: Block) -> list[Stmt]:
         return super()._yield_copies(region) + self._frees(region)
@@ -995,19 +1044,7 @@ class _CFunctionEmitter(_FunctionEmitter):
             value = Call(Name("calloc"), (count, size_of))
         else:
             value = Call(Name("malloc"), (binop("*", count, size_of),))
-        return self._release_reused(op, name) + [Assign([Name(name)], value)]
-
-    def _release_reused(self, op: Op, name: str) -> list[Stmt]:
-        """Register ``op``'s buffer; when its variable already holds a dead buffer made earlier in
-        the same block (out-of-SSA shares one variable between values whose lives do not
-        overlap), free that one first, and only once."""
-        out: list[Stmt] = []
-        for other, held in list(self.heap.items()):
-            if held == name and other.parent is op.parent:
-                del self.heap[other]
-                out.append(ExprStmt(Call(Name("free"), (Name(name),))))
-        self.heap[op] = name
-        return out
+        return self._register_buffer(op, name) + [Assign([Name(name)], value)]
 
     def _copy(self, op: Op) -> list[Stmt]:
         v = op.result
@@ -1016,7 +1053,7 @@ class _CFunctionEmitter(_FunctionEmitter):
         name = self.var[v]
         src = op.operands[0]
         nbytes = binop("*", self._count(src, op), Lit(f"sizeof({self._elem(v.type)})"))
-        return self._release_reused(op, name) + [
+        return self._register_buffer(op, name) + [
             Assign([Name(name)], Call(Name("malloc"), (nbytes,))),
             ExprStmt(Call(Name("memcpy"), (Name(name), self.expr(src), nbytes))),
         ]
@@ -1038,17 +1075,20 @@ class _CFunctionEmitter(_FunctionEmitter):
         top = Name(self.tape_tops[tape_var])
         elem = _CTYPES[new.attrs.get("elem", "f64")]
         size_of = Lit(f"sizeof({elem})")
+        pre: list[Stmt] = []
         if n == "tape.new":
-            self.heap[op] = tape_var
+            pre = self._register_buffer(op, tape_var)
             cap_value = self.expr(op.operands[0])
             if grow:
                 cap = Name(self.tape_caps[tape_var])
-                return [
+                return pre + [
                     Assign([cap], cap_value),
                     Assign([tape], Call(Name("malloc"), (binop("*", cap, size_of),))),
                     Assign([top], Lit("0")),
                 ]
-            return [Assign([tape], Call(Name("malloc"), (binop("*", cap_value, size_of),))), Assign([top], Lit("0"))]
+            return pre + [
+                Assign([tape], Call(Name("malloc"), (binop("*", cap_value, size_of),))), Assign([top], Lit("0"))
+            ]
         if self.parallel and n in ("tape.push", "tape.pop"):
             raise error("C output: the iterations of this parallel loop need a tape (a stack, in serial order)",
                         self.parallel[-1].loc, hint="remove '#pragma omp parallel for', or make the loop body "
@@ -1337,3 +1377,27 @@ def _ternaries(stmts: list[Stmt]) -> list[Stmt]:
 
 
 __all__ = ["emit_c", "ctype", "HELPERS"]
+
+
+def buffer_home(op: Op, var: dict[Value, str]) -> tuple[Block, list[Op], str]:
+    """Where the buffer that ``op`` makes stops being used: the block its value reaches by
+    following ``yield``s out of branches and loops, the structured ops it leaves on the way
+    (innermost first), and the variable of the value that arrives there."""
+    v = op.results[0]
+    block = op.parent
+    crossed: list[Op] = []
+    while True:
+        outer = block.parent_op
+        ys = [u for u, _ in v.uses if u.name == "yield" and u.parent is block]
+        if outer is None or outer.parent is None or not ys or outer.name not in ("if", "for", "while"):
+            break
+        k = next(i for i, x in enumerate(ys[0].operands) if x is v)
+        if outer.name == "while" and block is outer.regions[0]:
+            break  # a while's condition passes it to the body: the same loop
+        if outer.name == "if" and not outer.results[k].uses:
+            break  # nothing reads it after the branch
+        v = outer.results[k]
+        crossed.append(outer)
+        block = outer.parent
+    return block, crossed, var.get(v, "")
+

@@ -94,9 +94,13 @@ def defined_in(v: Value, block: Block) -> bool:
 class Liveness:
     """Liveness queries; ``anchors(v)`` gives the ops where v's uses are evaluated."""
 
-    def __init__(self, layout: Layout, anchors: Callable[[Value], list[Op]]):
+    def __init__(self, layout: Layout, anchors: Callable[[Value], list[Op]], early: frozenset = frozenset()):
         self.layout = layout
         self.anchors = anchors
+        # Results whose variables are written before their op reads its operands (C passes
+        # the address of a zeroed adjoint to a gradient that adds to it): they interfere with
+        # every value that op reads.
+        self.early = early
 
     def live_after(self, v: Value, block: Block, index: int) -> bool:
         anchors = self.anchors(v)
@@ -129,7 +133,11 @@ class Liveness:
         if pa[0] is pb[0] and pa[1] == pb[1]:
             return True  # made together (block arguments, results of one op)
         if self.layout.dominates(pa, pb):
-            return self.live_after(a, *pb)
+            return self.live_after(a, *pb) or self._read_by_early_def(a, b)
         if self.layout.dominates(pb, pa):
-            return self.live_after(b, *pa)
+            return self.live_after(b, *pa) or self._read_by_early_def(b, a)
         return False
+
+    def _read_by_early_def(self, a: Value, b: Value) -> bool:
+        """Whether ``b`` is written before its op reads ``a`` (see ``early``)."""
+        return b in self.early and b.defining_op is not None and b.defining_op in self.anchors(a)

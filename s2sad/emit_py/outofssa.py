@@ -98,11 +98,11 @@ class _Classes:
 
 
 class _Coalescer:
-    def __init__(self, fn: Function, layout: Layout, plan: InlinePlan):
+    def __init__(self, fn: Function, layout: Layout, plan: InlinePlan, early: frozenset = frozenset()):
         self.fn = fn
         self.layout = layout
         self.plan = plan
-        self.liveness = Liveness(layout, plan.anchors)
+        self.liveness = Liveness(layout, plan.anchors, early)
         self.params = {p: None for p in fn.params}
         self.values = self._values()
         self.classes = _Classes(self.values)
@@ -239,10 +239,11 @@ def _sink_candidates(fn: Function, plan: InlinePlan) -> list[Value]:
     return out
 
 
-def allocate(fn: Function, effects: Effects, namer: Namer) -> Allocation:
+def allocate(fn: Function, effects: Effects, namer: Namer, early: frozenset = frozenset()) -> Allocation:
+    """``early``: results written before their op reads its operands (see ``Liveness``)."""
     layout = Layout(fn)
     plan = InlinePlan(fn, effects, layout)
-    co = _Coalescer(fn, layout, plan)
+    co = _Coalescer(fn, layout, plan, early)
     sunk: dict[Value, None] = {}
     for y in _sink_candidates(fn, plan):
         if y not in co.classes:
@@ -254,7 +255,7 @@ def allocate(fn: Function, effects: Effects, namer: Namer) -> Allocation:
         trial_plan = InlinePlan(fn, effects, layout, {**sunk, y: None})
         if trial_plan.mode.get(y) != INLINE:
             continue
-        trial = _Coalescer(fn, layout, trial_plan)
+        trial = _Coalescer(fn, layout, trial_plan, early)
         if trial.cost() < co.cost():
             sunk[y] = None
             plan, co = trial_plan, trial

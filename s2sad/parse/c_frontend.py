@@ -37,6 +37,7 @@ from .c_preprocess import BUILTIN_MACROS, Preprocessed, preprocess
 from .cuda_source import SHARED, is_cuda
 from .c_structs import StructTable
 from .c_types import TypeProblem, ctype_of
+from .c_unsigned import unsigned_problems
 
 __all__ = ["list_c_functions", "list_cuda_kernels", "parse_c"]
 
@@ -202,6 +203,7 @@ def parse_c(source: str, filename: str, func: str) -> Module:
             ctx.signatures[fname] = cfile.signature(cfile.functions[fname])
         except TypeProblem as p:
             problems.append(Diagnostic(p.message, cfile.loc(p.node), p.hint))
+        problems += unsigned_problems(cfile.functions[fname], cfile.typedefs, cfile.loc)
     lowered = {}
     if not problems:
         for fname in order:

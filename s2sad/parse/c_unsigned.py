@@ -1,0 +1,217 @@
+"""Unsigned integers: accept what the IR's signed integers compute the same way, refuse the rest.
+
+The IR computes every integer in a signed type (``i64`` for locals; see c_types). For
+unsigned C values that agrees with C exactly as long as no value would go below zero: then
+C wraps around (``n - 1`` with ``n == 0`` is ``UINT_MAX``; ``for (unsigned i = n - 1; i < n;
+i--)`` ends when ``i`` wraps), while the signed IR goes negative, so the reversed loop would
+never end and would read out of bounds. s2sad never changes what a program means, so every
+operation through which an unsigned value can wrap below zero is refused with a located error:
+
+* ``-`` (binary or unary), ``--`` and ``-=`` whose result has an unsigned type (by C's usual
+  arithmetic conversions: an operand of unsigned type, a ``u`` literal or ``sizeof``, no
+  floating-point operand), except a subtraction inside an array subscript built with
+  ``+``, ``-`` and ``*`` only (``x[i - 1]``: see ``visit_ArrayRef``);
+* storing a value computed with ``-`` into an unsigned variable (the conversion wraps a
+  negative value).
+
+Adding, multiplying, dividing and comparing unsigned values are accepted (values past 2^63,
+or past 2^32 for 32-bit ``unsigned``, are out of scope: the sizes and counters s2sad reads
+stay far below them). This is a syntactic check, by declared name: a name declared unsigned
+anywhere in the function counts as unsigned everywhere in it.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from pycparser import c_ast
+
+from ..diagnostics import Diagnostic, SourceLoc
+
+_FLOAT_WORDS = frozenset({"double", "float"})
+HINT = "use a signed type (int, long, ptrdiff_t) for values that count down or may go below zero"
+
+
+def _words(names: list[str], typedefs: dict[str, list[str]], depth: int = 0) -> list[str]:
+    out: list[str] = []
+    for w in names:
+        if w in typedefs and depth < 16:
+            out += _words(typedefs[w], typedefs, depth + 1)
+        else:
+            out.append(w)
+    return out
+
+
+def _kind(node: c_ast.Node, typedefs: dict[str, list[str]]) -> str:
+    """``'unsigned'``, ``'float'``, ``'pointer'`` or ``'signed'`` for a declaration's type node."""
+    if isinstance(node, (c_ast.PtrDecl, c_ast.ArrayDecl)):
+        return "pointer"
+    if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.IdentifierType):
+        words = _words(list(node.type.names), typedefs)
+        if _FLOAT_WORDS & set(words):
+            return "float"
+        if "unsigned" in words:
+            return "unsigned"
+    return "signed"
+
+
+class _Checker(c_ast.NodeVisitor):
+    def __init__(self, typedefs: dict[str, list[str]], loc: Callable[[c_ast.Node], SourceLoc]):
+        self.typedefs = typedefs
+        self.loc = loc
+        self.kinds: dict[str, str] = {}  # variable -> kind; "unsigned" wins over the others
+        self.pointees: dict[str, str] = {}  # pointer variable -> the kind of its elements
+        self.problems: list[Diagnostic] = []
+        self.reported: set[int] = set()
+        self.ring: set[int] = set()  # subtractions inside a subscript (visit_ArrayRef)
+
+    # -- declarations ------------------------------------------------------------------
+    def declare(self, name: Optional[str], node: c_ast.Node) -> None:
+        if not name:
+            return
+        kind = _kind(node, self.typedefs)
+        if self.kinds.get(name) != "unsigned":
+            self.kinds[name] = kind
+        if kind == "pointer":
+            inner = node.type
+            while isinstance(inner, (c_ast.PtrDecl, c_ast.ArrayDecl)):
+                inner = inner.type
+            self.pointees[name] = _kind(inner, self.typedefs)
+
+    # -- the type of an expression -------------------------------------------------------
+    def kind(self, e: Optional[c_ast.Node]) -> str:
+        if isinstance(e, c_ast.ID):
+            return self.kinds.get(e.name, "signed")
+        if isinstance(e, c_ast.Constant):
+            if e.type in ("double", "float"):
+                return "float"
+            # an integer literal with a u suffix (hexadecimal digits have no u)
+            return "unsigned" if e.type != "char" and "u" in e.value.lower() else "signed"
+        if isinstance(e, c_ast.ArrayRef):
+            base = e.name
+            while isinstance(base, c_ast.ArrayRef):
+                base = base.name
+            return self.pointees.get(base.name, "signed") if isinstance(base, c_ast.ID) else "signed"
+        if isinstance(e, c_ast.Cast):
+            return _kind(e.to_type.type, self.typedefs)
+        if isinstance(e, c_ast.UnaryOp):
+            if e.op == "sizeof":
+                return "unsigned"
+            if e.op in ("!",):
+                return "signed"
+            if e.op == "*" and isinstance(e.expr, c_ast.ID):
+                return self.pointees.get(e.expr.name, "signed")
+            return self.kind(e.expr)
+        if isinstance(e, c_ast.BinaryOp):
+            if e.op in ("<", ">", "<=", ">=", "==", "!=", "&&", "||"):
+                return "signed"
+            if e.op in ("<<", ">>"):
+                return self.kind(e.left)
+            return _arith(self.kind(e.left), self.kind(e.right))
+        if isinstance(e, c_ast.TernaryOp):
+            return _arith(self.kind(e.iftrue), self.kind(e.iffalse))
+        if isinstance(e, c_ast.Assignment):
+            return self.kind(e.lvalue)
+        if isinstance(e, c_ast.FuncCall):
+            return "float" if isinstance(e.name, c_ast.ID) and e.name.name in _FLOAT_CALLS else "signed"
+        return "signed"
+
+    # -- the checks ------------------------------------------------------------------------
+    def report(self, node: c_ast.Node, what: str, name: str = "") -> None:
+        if id(node) in self.reported:
+            return
+        self.reported.add(id(node))
+        subject = f"'{name}' is unsigned: " if name else ""
+        self.problems.append(Diagnostic(
+            f"{subject}{what} can wrap around below zero in C, which s2sad does not model "
+            "(it computes integers as signed)", self.loc(node), HINT))
+
+    def visit_Decl(self, node: c_ast.Decl) -> None:
+        if not isinstance(node.type, c_ast.FuncDecl):
+            self.declare(node.name, node.type)
+            if node.init is not None and self.kinds.get(node.name) == "unsigned":
+                self.check_stored(node.init, node.name)
+        self.generic_visit(node)
+
+    def visit_FuncDef(self, node: c_ast.FuncDef) -> None:
+        args = node.decl.type.args
+        for p in args.params if args is not None else []:
+            if isinstance(p, c_ast.Decl):
+                self.declare(p.name, p.type)
+        self.visit(node.body)
+
+    def visit_UnaryOp(self, node: c_ast.UnaryOp) -> None:
+        if node.op in ("--", "p--") and self.kind(node.expr) == "unsigned":
+            self.report(node, "decrementing it", _name(node.expr))
+        elif node.op == "-" and self.kind(node.expr) == "unsigned":
+            self.report(node, "negating an unsigned value")
+        if node.op != "sizeof":
+            self.generic_visit(node)
+
+    def visit_BinaryOp(self, node: c_ast.BinaryOp) -> None:
+        if node.op == "-" and self.kind(node) == "unsigned" and "pointer" not in (
+            self.kind(node.left), self.kind(node.right)
+        ) and id(node) not in self.ring:
+            self.report(node, "this unsigned subtraction")
+        self.generic_visit(node)
+
+    def visit_ArrayRef(self, node: c_ast.ArrayRef) -> None:
+        # A subscript made of +, - and * only: C computes it modulo 2^k, the IR exactly; the two
+        # agree whenever the exact value is a valid index, and when it is negative C's wrapped
+        # index is out of bounds too (the primal itself is wrong), so nothing changes meaning.
+        stack = [node.subscript]
+        while stack:
+            e = stack.pop()
+            if isinstance(e, c_ast.BinaryOp) and e.op in ("+", "-", "*"):
+                self.ring.add(id(e))
+                stack += [e.left, e.right]
+        self.generic_visit(node)
+
+    def visit_Assignment(self, node: c_ast.Assignment) -> None:
+        if self.kind(node.lvalue) == "unsigned":
+            if node.op == "-=":
+                self.report(node, "subtracting from it", _name(node.lvalue))
+            elif node.op == "=":
+                self.check_stored(node.rvalue, _name(node.lvalue))
+        self.generic_visit(node)
+
+    def check_stored(self, value: c_ast.Node, name: str) -> None:
+        """A value computed with ``-`` converted to an unsigned type: negative ones wrap."""
+        for n in _walk(value):
+            if (isinstance(n, c_ast.BinaryOp) and n.op == "-") or (isinstance(n, c_ast.UnaryOp) and n.op == "-"):
+                if self.kind(n) != "float":
+                    self.report(n, "storing a difference into it", name)
+                return
+
+
+_FLOAT_CALLS = frozenset({
+    "sin", "cos", "tan", "exp", "log", "sqrt", "pow", "fabs", "tanh", "atan", "atan2", "hypot", "fmax", "fmin",
+    "sinf", "cosf", "expf", "logf", "sqrtf", "powf", "fabsf", "tanhf", "log1p", "expm1", "asin", "acos",
+})
+
+
+def _arith(a: str, b: str) -> str:
+    if "float" in (a, b):
+        return "float"
+    if "pointer" in (a, b):
+        return "pointer"
+    return "unsigned" if "unsigned" in (a, b) else "signed"
+
+
+def _name(node: c_ast.Node) -> str:
+    return node.name if isinstance(node, c_ast.ID) else ""
+
+
+def _walk(node: c_ast.Node):
+    yield node
+    for _, child in node.children():
+        yield from _walk(child)
+
+
+def unsigned_problems(
+    fn: c_ast.FuncDef, typedefs: dict[str, list[str]], loc: Callable[[c_ast.Node], SourceLoc]
+) -> list[Diagnostic]:
+    """One located diagnostic per operation in ``fn`` through which an unsigned value may wrap."""
+    checker = _Checker(typedefs, loc)
+    checker.visit(fn)
+    return checker.problems

@@ -1,0 +1,103 @@
+"""Unsigned integers in C input (issue 14, class 11c): what C computes modulo 2^k, s2sad computes
+in signed integers, so every operation through which an unsigned value could wrap below zero is
+refused with a located error (s2sad/parse/c_unsigned.py); what agrees is accepted and checked."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cbuild import build_sanitized, have_gcc
+from cprimal import CSignature
+from fd import ParamSpec, check_gradient
+
+from s2sad import pipeline
+from s2sad.diagnostics import DiagnosticError
+from s2sad.parse.c_frontend import parse_c
+
+ROOT = Path(__file__).resolve().parent.parent
+
+COUNT_DOWN = """double f(const double *x, unsigned n)
+{
+    double s = 0.0;
+    for (unsigned i = n - 1; i < n; i--) {
+        s = s * 0.5 + x[i] * x[i];
+    }
+    return s;
+}
+"""
+
+
+def _diagnostics(source: str, func: str = "f") -> list[str]:
+    with pytest.raises(DiagnosticError) as info:
+        parse_c(source, "t.c", func)
+    return [f"{d.loc.line}:{d.loc.col}: {d.message}" for d in info.value.diagnostics]
+
+
+def test_a_counter_that_wraps_below_zero_is_refused_where_it_wraps():
+    # It used to become a `long` counter: the reversed loop never ended and read out of bounds.
+    got = _diagnostics(COUNT_DOWN)
+    assert [g.split(": ")[0] for g in got] == ["4:23", "4:37"]
+    assert "'i' is unsigned: storing a difference into it can wrap around below zero" in got[0]
+    assert "'i' is unsigned: decrementing it can wrap around below zero" in got[1]
+
+
+@pytest.mark.parametrize(
+    "body,where",
+    [
+        ("size_t t = n - 1; return x[t];", "n - 1"),
+        ("size_t t = n; t -= 1; return x[t];", "t -= 1"),
+        ("for (size_t i = n; i-- > 0;) s += x[i]; return s;", "i--"),
+        ("return s + (double)(n - 1);", "n - 1"),
+        ("return s + (double)(-n);", "n)"),  # pycparser places a unary minus at its operand
+        ("unsigned m = 2; return s + (double)(m - 3u);", "m - 3u"),
+    ],
+)
+def test_every_operation_that_may_wrap_is_refused(body, where):
+    line = f"    double s = 0.0; {body}"
+    src = f"#include <stddef.h>\ndouble f(const double *x, size_t n) {{\n{line}\n}}\n"
+    got = _diagnostics(src)
+    assert len(got) == 1 and got[0].startswith(f"3:{line.index(where) + 1}: "), got
+
+
+def test_what_agrees_with_c_is_accepted():
+    # Subscripts of +, - and * (C wraps them modulo 2^k: the same index whenever it is valid),
+    # counting up, float arithmetic with unsigned operands, signed arithmetic beside unsigned.
+    src = (
+        "#include <stddef.h>\n"
+        "double f(const double *x, size_t n, unsigned m) {\n"
+        "    double s = 0.0;\n"
+        "    for (size_t i = 1; i < n; i++) s += x[i - 1] * x[n - i] - 0.5 * (double)m;\n"
+        "    long k = (long)n - 3;\n"
+        "    return s + x[n - 1] + (double)k - 1.0 * n;\n"
+        "}\n"
+    )
+    parse_c(src, "t.c", "f")
+
+
+def test_cli_refuses_with_exit_status_1_and_no_traceback(tmp_path):
+    (tmp_path / "count_down.c").write_text(COUNT_DOWN)
+    r = subprocess.run(
+        [sys.executable, "-m", "s2sad", "grad", "count_down.c", "--wrt", "x", "--target", "c", "-o", "out.c"],
+        cwd=tmp_path, capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert r.returncode == 1, r.stderr
+    assert "count_down.c:4:23: error:" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "out.c").exists()
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_counting_down_with_a_signed_counter_is_right_under_the_sanitizers():
+    src = COUNT_DOWN.replace("for (unsigned i = n - 1; i < n; i--)", "for (long i = (long)n - 1; i >= 0; i--)")
+    for level in (0, 2):
+        text = pipeline.gradient_source(src, "t.c", "f", ["x"], "c", pipeline.Options(level=level))
+        sig = CSignature.parse(src, "f")
+        grad = sig.gradient(build_sanitized(text), ["x"], [])
+        from cbuild import INPUT_FLAGS, build
+
+        primal = sig.primal(build(src, INPUT_FLAGS))
+        params = [ParamSpec("x", "array", shape=(4,)), ParamSpec("n", "int", value=4)]
+        check_gradient(primal, grad, params, ["x"], set(), np.random.default_rng(0), returns_float=True)
