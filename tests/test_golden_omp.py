@@ -205,8 +205,10 @@ _PRAGMA_ERRORS = [
      "            y[i] = x[i];\n        }\n    }\n", "k.c:5:9:", "'#pragma omp for' is not supported"),
     ("    #pragma omp parallel for\n    for (int i = 0; i < n; i++) {\n        #pragma omp critical\n"
      "        y[0] += x[i];\n    }\n", "k.c:5:9:", "'#pragma omp critical' is not supported"),
-    ("    y[0] = x[0];\n    #pragma omp barrier\n    y[1] = x[1];\n", "k.c:4:5:", "'#pragma omp barrier' is not supported"),
-    ("    #pragma omp single\n    {\n        y[0] = x[0];\n    }\n", "k.c:3:5:", "'#pragma omp single' is not supported"),
+    ("    y[0] = x[0];\n    #pragma omp barrier\n    y[1] = x[1];\n", "k.c:4:5:",
+     "'#pragma omp barrier' is not supported"),
+    ("    #pragma omp single\n    {\n        y[0] = x[0];\n    }\n", "k.c:3:5:",
+     "'#pragma omp single' is not supported"),
     ("    #pragma omp master\n    y[0] = x[0];\n", "k.c:3:5:", "'#pragma omp master' is not supported"),
     ("    #pragma omp sections\n    {\n        #pragma omp section\n        y[0] = x[0];\n    }\n", "k.c:3:5:",
      "'#pragma omp sections' is not supported"),
@@ -223,8 +225,10 @@ _PRAGMA_ERRORS = [
      "k.c:3:5:", "reduction(max: s) is not supported"),
     ("    #pragma omp parallel for\n    y[0] = x[0];\n", "k.c:3:5:",
      "'#pragma omp parallel for' must be followed by a counted for loop"),
-    ("    y[0] = x[0];\n    #pragma omp atomic\n", "k.c:4:5:", "'#pragma omp atomic' must be followed by an update statement"),
-    ("    #pragma omp parallel for\n    for (int i = 0; i < n; i++) {\n        #pragma omp atomic\n        y[0] *= x[i];\n"
+    ("    y[0] = x[0];\n    #pragma omp atomic\n", "k.c:4:5:",
+     "'#pragma omp atomic' must be followed by an update statement"),
+    ("    #pragma omp parallel for\n    for (int i = 0; i < n; i++) {\n        #pragma omp atomic\n"
+     "        y[0] *= x[i];\n"
      "    }\n", "k.c:6:9:", "'#pragma omp atomic' is supported on an update by + or - only"),
     ("    #pragma omp parallel for\n    for (int i = 0; i < n; i++) {\n        #pragma omp atomic capture\n"
      "        y[0] += x[i];\n    }\n", "k.c:5:9:", "'#pragma omp atomic capture' is not supported"),

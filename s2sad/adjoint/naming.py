@@ -12,8 +12,9 @@ user name in the output file, the generated name gives way, never the user's:
 
 "User names" here are the names a gradient's body can see: for a shadow, the function
 names and every name of its own function (parameters, locals); for a helper's gradient,
-every name of every function in the output, so it never hides a variable or a function. Locals, tapes and temporaries are
-named later by the emitters' ``Namer``, which starts from these signature names.
+every name of every function in the output, so it never hides a variable or a function.
+Locals, tapes and temporaries are named later by the emitters' ``Namer``, which starts from
+these signature names.
 """
 
 from __future__ import annotations

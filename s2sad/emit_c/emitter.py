@@ -239,7 +239,8 @@ class _ModuleContext:
         if "returned" in fn.attrs:
             return [names.index(n) for n in fn.attrs["returned"]]
         # IR without the attribute: the float scalar parameters, matched by count or by name.
-        floats = [i for i, p in enumerate(fn.params) if p.type.is_float and p.name_hint != fn.attrs.get("d_return", "d_return")]
+        d_return = fn.attrs.get("d_return", "d_return")
+        floats = [i for i, p in enumerate(fn.params) if p.type.is_float and p.name_hint != d_return]
         if len(floats) == len(fn.result_types):
             return floats
         ret = fn.body.terminator
