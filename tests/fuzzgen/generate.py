@@ -5,7 +5,8 @@
 grammar on and off (``FEATURES`` lists them all; tests/test_fuzz.py leaves out the ones that
 wait on known bugs). Every loop index stays inside its array, every intrinsic inside its
 domain, every ``while`` loop has a counter bound, and a data-dependent bound or step is
-computed once, before its loop, so Python and C read the program the same way.
+computed once, before its loop, from a ``tanh`` (so C's int conversion never overflows), so
+Python and C read the program the same way.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Optional
 from .intrinsics import KINKED, SCALAR, UFUNC, guarded
 from .program import (
     AAxis, ABin, AMat, ArrayArg, AUn, AVar, AWhere, Assign, Bin, BoolOp, Break, CallF, CallS, Cmp, Continue,
-    For, Function, IAssign, IBin, ICmp, IConst, If, ILoad, IMin, IRef, Load, Not, Num, Param, Program, Reduce,
+    For, Function, IAssign, IBin, ICmp, IConst, If, ILoad, IMin, Intr, IRef, Load, Not, Num, Param, Program, Reduce,
     Ref, Return, Select, Store, Trunc, While,
 )
 
@@ -231,7 +232,7 @@ class Generator:
         lo = IConst(r.choice((0, 0, 0, 1)))
         if self.has("data_bounds") and self.chance(0.35):
             bound = self.fresh("m")
-            data = Trunc(r.choice((2.0, 3.0)), self.fexpr(scope, 2))
+            data = Trunc(r.choice((2.0, 3.0)), Intr("tanh", (self.fexpr(scope, 2),)))
             pre.append(IAssign(bound, IMin(size, IBin("+", IConst(1), data))))
             hi = IRef(bound)
         elif self.chance(0.2):
@@ -239,7 +240,7 @@ class Generator:
         step = IConst(r.choice((1, 1, 1, 2, 3)))
         if self.has("data_steps") and self.chance(0.25):
             name = self.fresh("p")
-            pre.append(IAssign(name, IBin("+", IConst(1), Trunc(1.5, self.fexpr(scope, 2)))))
+            pre.append(IAssign(name, IBin("+", IConst(1), Trunc(2.5, Intr("tanh", (self.fexpr(scope, 2),))))))
             step = IRef(name)
         var = self.fresh("i")
         inner = self._with_index(scope, IRef(var), extent)

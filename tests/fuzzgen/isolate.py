@@ -13,6 +13,7 @@ from .gradients import Config
 from .program import Program
 
 _CONTEXT = multiprocessing.get_context("fork")
+BEFORE = "(before the first configuration)"
 
 
 def _child(conn, program: Program, seed: int, configs: list) -> None:
@@ -32,7 +33,7 @@ class Job:
     process: Optional[multiprocessing.Process] = None
     conn: object = None
     started: float = 0.0
-    last_config: str = "(before the first configuration)"
+    last_config: str = BEFORE
     report: Optional[Report] = None
 
     def start(self) -> "Job":
@@ -61,6 +62,9 @@ class Job:
         if not self.process.is_alive():
             self.process.join()
             code = self.process.exitcode
+            if self.last_config == BEFORE:  # the program itself crashed: the generator's fault
+                self.report = Report(status="invalid", note=f"the primal died (exit code {code})")
+                return True
             self.report = Report(status="mismatch", mismatches=[
                 Mismatch(self.last_config, "runtime", f"the check died (exit code {code}, a negative code is a signal)")
             ])
