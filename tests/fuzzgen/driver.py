@@ -85,7 +85,10 @@ def _record(outcome: Outcome, job: Job) -> None:
 
 def run(count: Optional[int], seconds: Optional[float], seed: int, langs: list[str], jobs: int,
         features: frozenset, numba_every: int = 4, full: bool = False, timeout: float = 300.0,
-        progress: float = 0.0, log=print) -> Outcome:
+        progress: float = 0.0, log=print, seeds: Optional[list[int]] = None) -> Outcome:
+    """Check programs ``seed``, ``seed + 1``, ... (or exactly ``seeds``), languages in turn by seed."""
+    if seeds is not None:
+        count = len(seeds)
     outcome = Outcome()
     start = time.monotonic()
     last_report = start
@@ -99,8 +102,8 @@ def run(count: Optional[int], seconds: Optional[float], seed: int, langs: list[s
 
     while running or more():
         while len(running) < jobs and more():
-            program_seed = seed + k
-            program = generate(program_seed, langs[k % len(langs)], features)
+            program_seed = seeds[k] if seeds is not None else seed + k
+            program = generate(program_seed, langs[(program_seed - seed) % len(langs)], features)
             numba = numba_every > 0 and (k // len(langs)) % numba_every == 0
             configs = configs_for(program, program_seed, numba, full)
             running.append(Job(program, program_seed, configs, timeout).start())
