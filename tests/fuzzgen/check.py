@@ -222,8 +222,8 @@ def check_program(program: Program, seed: int, configs: list[Config],
         draw = find_draw(primal, seed)
     except Rejected as e:
         return Report(status="rejected", note=str(e))
-    except AssertionError as e:
-        return Report(status="invalid", note=str(e))
+    except Exception as e:  # noqa: BLE001 - the twin disagrees, or the program raised: the generator's fault
+        return Report(status="invalid", note=f"{type(e).__name__}: {e}"[:2000])
     vectors: dict = {}
     for config in configs:
         on_config(str(config))

@@ -304,7 +304,7 @@ class Generator:
         kinds = {"intr": 4, "bin": 4}
         if self.has("select"):
             kinds["select"] = 0.7
-        calls = [h for h in scope.helpers if h.returns]
+        calls = [h for h in scope.helpers if h.returns and (scope.arrays or all(p.kind != "array" for p in h.params))]
         if calls and (not scope.loop_depth or self.has("helper_in_loop")) and not scope.in_parallel:
             kinds["call"] = 1.2
         if calls and scope.in_parallel:
