@@ -1,0 +1,250 @@
+"""Check every gradient of one program: against central differences, and against one another.
+
+A draw (random inputs, shadow seeds, ``d_return``) is kept only when it is well conditioned:
+the primal and its traced twin agree, nothing overflows, every perturbed evaluation makes the
+unperturbed one's decisions (tracing.py), and central differences with two step sizes agree.
+Then every configuration's gradient must match them, leave the arrays as the primal does, and
+agree with the other configurations' gradients. OpenMP gradients run several times on 2 and
+4 threads.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+
+from .gradients import Bad, Config, Refused, differentiate, load
+from .primal import Primal
+from .program import For, Program, walk_body, written_params
+
+STEPS = (1e-4, 1e-5)  # relative difference steps; the second is the one compared
+FD_AGREE = (1e-6, 1e-4)  # (absolute, relative) agreement of the two steps
+GRAD_TOL = (1e-5, 2e-4)  # (absolute, relative) gradient against differences
+CROSS_TOL = (1e-9, 1e-7)  # configurations against one another
+SIDE_TOL = 1e-9
+LIMIT = 1e6  # reject draws whose values or slopes exceed this
+SCHEDULES = ("recompute", "periodic(2)", "binomial(2)")
+THREADS = (2, 4)
+OMP_RUNS = 3
+
+
+@dataclass
+class Mismatch:
+    config: str
+    kind: str
+    detail: str
+
+
+@dataclass
+class Report:
+    status: str = "ok"  # ok, mismatch, rejected (no well-conditioned draw), invalid (the generator's fault)
+    mismatches: list = field(default_factory=list)
+    refusals: list = field(default_factory=list)  # (config, message)
+    gradients: int = 0  # configurations checked numerically
+    note: str = ""
+
+
+class Rejected(Exception):
+    pass
+
+
+def configs_for(program: Program, seed: int, numba: bool, full: bool = False) -> list[Config]:
+    """Every level for every target the program allows (native target first); each checkpoint
+    schedule at one level (all levels with ``full``) when there is an outermost for loop."""
+    targets = ["py", "c"] if program.lang == "py" else ["c", "py"]
+    out = [Config(t, level) for t in targets for level in (0, 1, 2)]
+    if numba and program.lang == "py":
+        out += [Config("numba", level) for level in ((0, 1, 2) if full else (seed % 3,))]
+    if any(isinstance(s, For) for s in program.main.body):
+        for k, schedule in enumerate(SCHEDULES):
+            levels = (0, 1, 2) if full else ((seed + k) % 3,)
+            out += [Config(targets[0], level, schedule) for level in levels]
+    return out
+
+
+class Draw:
+    """Inputs, seeds and the finite-difference gradient of J at one well-conditioned point."""
+
+    def __init__(self, primal: Primal, rng: np.random.Generator):
+        program = primal.program
+        self.primal = primal
+        self.inputs = primal.inputs(rng)
+        written = written_params(program, program.main)
+        self.shadowed = [p.name for p in program.main.params
+                         if p.kind in ("array", "matrix") and (p.name in program.wrt or p.name in written)]
+        self.scalars = [p.name for p in program.main.params if p.kind == "float" and p.name in program.wrt]
+        self.seeds = {n: rng.normal(size=self.inputs[n].shape) for n in self.shadowed}
+        self.d_return = float(rng.normal())
+        value, self.exit_arrays = self._run_checked(self.inputs)
+        _, self.trace, _ = primal.twin(self.inputs)
+        self.fd = self._differences()
+
+    def _run_checked(self, inputs: dict):
+        try:
+            value, arrays = self.primal.run(inputs)
+            twin_value, _, twin_arrays = self.primal.twin(inputs)
+        except (ValueError, OverflowError, ZeroDivisionError, FloatingPointError) as e:
+            raise Rejected(f"primal raised {e!r}") from None
+        values = [value, twin_value] + [float(np.max(np.abs(a))) for a in arrays.values()
+                                        if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+        if not all(np.isfinite(v) and abs(v) < LIMIT for v in values):
+            raise Rejected("a value overflows")
+        if abs(value - twin_value) > 1e-9 * (1 + abs(value)) or any(
+            not np.allclose(arrays[k], twin_arrays[k], rtol=1e-9, atol=1e-12) for k in arrays
+            if isinstance(arrays[k], np.ndarray)
+        ):
+            raise AssertionError(f"the program and its Python twin disagree: {value!r} against {twin_value!r}")
+        return value, arrays
+
+    def J(self, inputs: dict) -> float:
+        value, arrays = self.primal.run(inputs)
+        total = self.d_return * value
+        for n in self.shadowed:
+            total += float(np.sum(self.seeds[n] * arrays[n]))
+        return total
+
+    def components(self):
+        for n in self.scalars:
+            yield n, None
+        for n in self.shadowed:
+            for index in np.ndindex(*self.inputs[n].shape):
+                yield n, index
+
+    def _moved(self, name: str, index, delta: float) -> dict:
+        moved = {k: np.copy(v) if isinstance(v, np.ndarray) else v for k, v in self.inputs.items()}
+        if index is None:
+            moved[name] = moved[name] + delta
+        else:
+            moved[name][index] += delta
+        return moved
+
+    def _differences(self) -> dict:
+        out = {}
+        for name, index in self.components():
+            x0 = self.inputs[name] if index is None else self.inputs[name][index]
+            estimates = []
+            for rel in STEPS:
+                h = rel * max(1.0, abs(x0))
+                values = []
+                for sign in (1.0, -1.0):
+                    moved = self._moved(name, index, sign * h)
+                    try:
+                        _, trace, _ = self.primal.twin(moved)
+                    except (ValueError, OverflowError, ZeroDivisionError) as e:
+                        raise Rejected(f"primal raised {e!r} near the draw") from None
+                    if trace != self.trace:
+                        raise Rejected(f"a decision changes when {name}{list(index or ())} moves by {sign * h:g}")
+                    values.append(self.J(moved))
+                estimates.append((values[0] - values[1]) / (2 * h))
+            coarse, fine = estimates
+            if not (np.isfinite(fine) and abs(fine) < LIMIT):
+                raise Rejected("steep")
+            if abs(coarse - fine) > FD_AGREE[0] + FD_AGREE[1] * max(abs(coarse), abs(fine)):
+                raise Rejected(f"differences with two steps disagree at {name}{list(index or ())}")
+            out[(name, index)] = fine
+        return out
+
+    def vector(self, scalars: dict, shadows: dict) -> dict:
+        """The gradient's components in the order of self.fd."""
+        return {(n, i): (scalars[n] if i is None else shadows[n][i]) for n, i in self.fd}
+
+
+def find_draw(primal: Primal, seed: int, attempts: int = 6) -> Draw:
+    reasons = []
+    for k in range(attempts):
+        try:
+            return Draw(primal, np.random.default_rng([seed, k]))
+        except Rejected as e:
+            reasons.append(str(e))
+    raise Rejected("; ".join(reasons[-2:]))
+
+
+def _describe(key) -> str:
+    name, index = key
+    return f"d_{name}{list(index)}" if index is not None else f"d_{name}"
+
+
+def _compare(got: dict, want: dict, tol: tuple, what: str) -> Optional[str]:
+    bad = [(k, got[k], want[k]) for k in want
+           if not (abs(got[k] - want[k]) <= tol[0] + tol[1] * abs(want[k]))]
+    if not bad:
+        return None
+    shown = ", ".join(f"{_describe(k)} = {g:.10g} (expected {w:.10g})" for k, g, w in bad[:4])
+    return f"{len(bad)} of {len(want)} components differ from {what}: {shown}"
+
+
+def _set_threads(count: int) -> None:
+    name = ctypes.util.find_library("gomp") or "libgomp.so.1"
+    ctypes.CDLL(name).omp_set_num_threads(count)
+
+
+def check_config(draw: Draw, program: Program, config: Config, report: Report, vectors: dict) -> None:
+    text = differentiate(program, draw.primal.source, config)
+    gradient = load(program, text, config)
+    parallel = config.target == "c" and "#pragma omp" in text
+    runs = [(t, r) for t in THREADS for r in range(OMP_RUNS)] if parallel else [(0, 0)]
+    for threads, _ in runs:
+        if threads:
+            _set_threads(threads)
+        where = f"{config}" + (f" OMP_NUM_THREADS={threads}" if threads else "")
+        try:
+            scalars, arrays, shadows = gradient(draw.inputs, draw.seeds, draw.d_return)
+        except Bad:
+            raise
+        except Exception as e:  # noqa: BLE001 - the generated gradient raised
+            raise Bad("runtime", f"{type(e).__name__}: {e}"[:2000]) from None
+        for name, want in draw.exit_arrays.items():
+            if isinstance(want, np.ndarray) and want.dtype.kind == "f":
+                if not np.allclose(arrays[name], want, rtol=SIDE_TOL, atol=SIDE_TOL):
+                    raise Bad("side-effects", f"{where}: array {name} at exit differs from the primal's")
+        got = draw.vector(scalars, shadows)
+        problem = _compare(got, draw.fd, GRAD_TOL, "central differences")
+        if problem:
+            raise Bad("wrong-gradient", f"{where}: {problem}")
+        vectors[where] = got
+    report.gradients += 1
+    if getattr(gradient, "warnings", None) is not None:
+        raise gradient.warnings
+
+
+def check_program(program: Program, seed: int, configs: list[Config],
+                  on_config: Callable[[str], None] = lambda c: None) -> Report:
+    report = Report()
+    try:
+        primal = Primal(program)
+    except Exception as e:  # noqa: BLE001 - the generator made something that does not run
+        return Report(status="invalid", note=f"primal does not build: {e}"[:2000])
+    try:
+        draw = find_draw(primal, seed)
+    except Rejected as e:
+        return Report(status="rejected", note=str(e))
+    except Exception as e:  # noqa: BLE001 - the twin disagrees, or the program raised: the generator's fault
+        return Report(status="invalid", note=f"{type(e).__name__}: {e}"[:2000])
+    vectors: dict = {}
+    for config in configs:
+        on_config(str(config))
+        try:
+            check_config(draw, program, config, report, vectors)
+        except Refused as e:
+            report.refusals.append((str(config), str(e)))
+        except Bad as e:
+            report.mismatches.append(Mismatch(str(config), e.kind, e.detail))
+    if vectors:
+        base_name, base = next(iter(vectors.items()))
+        for name, vec in vectors.items():
+            problem = _compare(vec, base, CROSS_TOL, base_name)
+            if problem:
+                report.mismatches.append(Mismatch(name, "disagree", problem))
+    if report.mismatches:
+        report.status = "mismatch"
+    elif not report.gradients:
+        report.status = "refused"
+    return report
+
+
+def parallel_loops(program: Program) -> bool:
+    return any(isinstance(n, For) and n.parallel for n in walk_body(program.main.body))

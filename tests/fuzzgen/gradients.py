@@ -1,0 +1,196 @@
+"""Differentiate a program with s2sad for one configuration, and call the result.
+
+``differentiate`` runs s2sad in process (the same pipeline as ``s2sad grad``): a
+``DiagnosticError`` is a refusal (``Refused``), any other exception a crash (``Bad``).
+``load`` turns the output into a function of (inputs, seeds, d_return) for any target: Python
+and Numba output is executed as a module, C output compiled with gcc (``-Werror``, as the suite
+does) and called through ctypes with the signature read back from the output, which must be the
+contract's.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import inspect
+import re
+import sys
+import traceback
+import types
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from cbuild import CFunction, CompileError, Out, compile_c
+from s2sad import pipeline
+from s2sad.adjoint.checkpoint import parse_schedule
+from s2sad.diagnostics import DiagnosticError
+
+from .program import Program, written_params
+
+LOCATED = re.compile(r"^prog\.(py|c):\d+:\d+: error: ")
+
+
+@dataclass(frozen=True)
+class Config:
+    """One way to differentiate: a target, an optimization level, a checkpoint schedule."""
+
+    target: str  # "py", "numba", "c"
+    level: int
+    schedule: str = ""  # --checkpoint; "" leaves the default (store-all, annotations win)
+
+    def flags(self) -> list[str]:
+        out = [f"-O{self.level}", "--target", self.target]
+        if self.schedule:
+            out += ["--checkpoint", self.schedule]
+        return out
+
+    def __str__(self) -> str:
+        return " ".join(self.flags())
+
+
+class Refused(Exception):
+    """s2sad declined the program with a located error (not a mismatch)."""
+
+
+class Bad(Exception):
+    """Something s2sad must never do; ``kind`` names the mismatch class."""
+
+    def __init__(self, kind: str, detail: str):
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = detail
+
+
+def filename(program: Program) -> str:
+    return "prog.py" if program.lang == "py" else "prog.c"
+
+
+def differentiate(program: Program, source: str, config: Config) -> str:
+    options = pipeline.Options(level=config.level,
+                               checkpoint=parse_schedule(config.schedule) if config.schedule else None)
+    try:
+        return pipeline.gradient_source(source, filename(program), "f", list(program.wrt), config.target, options)
+    except DiagnosticError as e:
+        text = e.render()
+        if not LOCATED.match(text):
+            raise Bad("unlocated-refusal", text) from None
+        raise Refused(text) from None
+    except Exception:  # noqa: BLE001 - any other exception is a crash of s2sad
+        raise Bad("crash", traceback.format_exc(limit=-4)) from None
+
+
+def expected_params(program: Program, target: str) -> list[str]:
+    """The gradient's parameter names as the contract spells them."""
+    main = program.main
+    written = written_params(program, main)
+    out = []
+    for p in main.params:
+        out.append(p.name)
+        shadowed = p.kind in ("array", "matrix") and (p.name in program.wrt or p.name in written)
+        if shadowed or (target == "c" and p.kind == "float" and p.name in program.wrt):
+            out.append("d_" + p.name)
+    return out + ["d_return"]
+
+
+Gradient = Callable[[dict, dict, float], tuple]
+
+
+def load(program: Program, text: str, config: Config) -> Gradient:
+    """``gradient(inputs, seeds, d_return) -> (adjoints of the scalar --wrt, arrays, shadows)``;
+    inputs and seeds are copied, never changed."""
+    expected = expected_params(program, config.target)
+    if config.target == "c":
+        return _load_c(program, text, expected)
+    return _load_python(program, text, config, expected)
+
+
+def _load_python(program: Program, text: str, config: Config, expected: list[str]) -> Gradient:
+    name = f"fuzz_grad_{abs(hash(text))}"
+    module = types.ModuleType(name)
+    sys.modules[name] = module  # Numba resolves self-calls through sys.modules
+    try:
+        exec(compile(text, f"<{config}>", "exec"), module.__dict__)
+    except Exception:  # noqa: BLE001
+        raise Bad("compile", traceback.format_exc(limit=-2)) from None
+    fn = module.grad_f
+    names = list(inspect.signature(fn.py_func if hasattr(fn, "py_func") else fn).parameters)
+    if names != expected:
+        raise Bad("signature", f"grad_f({', '.join(names)}), expected grad_f({', '.join(expected)})")
+    floats = [p.name for p in program.main.params if p.kind == "float" and p.name in program.wrt]
+
+    def gradient(inputs: dict, seeds: dict, d_return: float) -> tuple:
+        work = {k: np.copy(v) if isinstance(v, np.ndarray) else v for k, v in inputs.items()}
+        shadows = {k: np.copy(v) for k, v in seeds.items()}
+        args = [work[n] if n in work else shadows[n[2:]] for n in names[:-1]]
+        got = fn(*args, d_return)
+        got = (got,) if len(floats) == 1 else (tuple(got) if floats else ())
+        return dict(zip(floats, (float(g) for g in got))), work, shadows
+
+    return gradient
+
+
+_SIGNATURE = re.compile(r"\bvoid\s+grad_f\s*\(([^)]*)\)\s*\{", re.S)
+_QUALIFIERS = re.compile(r"\b(const|restrict|__restrict__|__restrict)\b")
+
+
+def c_signature(text: str) -> list[tuple[str, str]]:
+    """(type, name) of each parameter of ``grad_f`` in C output (types as cbuild spells them)."""
+    m = _SIGNATURE.search(text)
+    if not m:
+        raise Bad("signature", "no 'void grad_f(...)' in the C output")
+    out = []
+    for part in m.group(1).split(","):
+        part = _QUALIFIERS.sub(" ", part).strip()
+        pm = re.match(r"^(.*?)\s*(\*?)\s*(\w+)$", part)
+        if not pm:
+            raise Bad("signature", f"cannot read parameter '{part}'")
+        base = " ".join(pm.group(1).split())
+        out.append((f"{base} *" if pm.group(2) else base, pm.group(3)))
+    return out
+
+
+def _load_c(program: Program, text: str, expected: list[str]) -> Gradient:
+    signature = c_signature(text)
+    names = [n for _, n in signature]
+    if names != expected:
+        raise Bad("signature", f"grad_f({', '.join(names)}), expected grad_f({', '.join(expected)})")
+    extra = ("-fopenmp",) if "#pragma omp" in text else ()
+    warnings = None
+    try:
+        lib = ctypes.CDLL(str(compile_c(text, extra)))
+    except CompileError as e:
+        try:  # without -Werror: a warning is reported, and the gradient is still checked
+            lib = ctypes.CDLL(str(compile_c(text, (*extra, "-w"))))
+        except CompileError:
+            raise Bad("compile", str(e)[:4000]) from None
+        warnings = Bad("compile-warning", str(e)[:4000])
+    types_ = [t for t, _ in signature]
+    for t in types_:
+        if t not in ("double *", "float *", "long *", "int *", "double", "long", "int"):
+            raise Bad("signature", f"unexpected parameter type '{t}'")
+    fn = CFunction(lib, "grad_f", types_)
+    floats = [p.name for p in program.main.params if p.kind == "float" and p.name in program.wrt]
+
+    def gradient(inputs: dict, seeds: dict, d_return: float) -> tuple:
+        work = {k: np.copy(v) if isinstance(v, np.ndarray) else v for k, v in inputs.items()}
+        shadows = {k: np.copy(v) for k, v in seeds.items()}
+        cells = {f: Out(0.0) for f in floats}
+        args = []
+        for t, n in signature:
+            if n == "d_return":
+                args.append(d_return)
+            elif n.startswith("d_") and n[2:] in cells:
+                args.append(cells[n[2:]])
+            elif n.startswith("d_") and n[2:] in shadows:
+                args.append(shadows[n[2:]])
+            elif t in ("long *", "int *"):
+                work[n] = work[n].astype(np.int64 if t == "long *" else np.int32)
+                args.append(work[n])
+            else:
+                args.append(work[n])
+        fn(*args)
+        return {f: c.value for f, c in cells.items()}, work, shadows
+
+    gradient.warnings = warnings
+    return gradient

@@ -1,0 +1,86 @@
+"""Run one program's check in a forked child, so that a crashing or hanging gradient (a C
+use-after-free, an endless loop) becomes a mismatch instead of taking the fuzzer down."""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from dataclasses import dataclass
+from typing import Optional
+
+from .check import Mismatch, Report, check_program
+from .gradients import Config
+from .program import Program
+
+_CONTEXT = multiprocessing.get_context("fork")
+BEFORE = "(before the first configuration)"
+
+
+def _child(conn, program: Program, seed: int, configs: list) -> None:
+    report = check_program(program, seed, configs, on_config=lambda c: conn.send(("config", c)))
+    conn.send(("report", report))
+    conn.close()
+
+
+@dataclass
+class Job:
+    """A check running in a child process."""
+
+    program: Program
+    seed: int
+    configs: list
+    timeout: float
+    process: Optional[multiprocessing.Process] = None
+    conn: object = None
+    started: float = 0.0
+    last_config: str = BEFORE
+    report: Optional[Report] = None
+
+    def start(self) -> "Job":
+        parent, child = _CONTEXT.Pipe(duplex=False)
+        self.process = _CONTEXT.Process(target=_child, args=(child, self.program, self.seed, self.configs))
+        self.process.start()
+        child.close()
+        self.conn = parent
+        self.started = time.monotonic()
+        return self
+
+    def poll(self) -> bool:
+        """Read what the child said; True when the job is over (``report`` set)."""
+        try:
+            while self.conn.poll():
+                kind, value = self.conn.recv()
+                if kind == "config":
+                    self.last_config = value
+                else:
+                    self.report = value
+        except (EOFError, OSError):
+            pass
+        if self.report is not None:
+            self.process.join()
+            return True
+        if not self.process.is_alive():
+            self.process.join()
+            code = self.process.exitcode
+            if self.last_config == BEFORE:  # the program itself crashed: the generator's fault
+                self.report = Report(status="invalid", note=f"the primal died (exit code {code})")
+                return True
+            self.report = Report(status="mismatch", mismatches=[
+                Mismatch(self.last_config, "runtime", f"the check died (exit code {code}, a negative code is a signal)")
+            ])
+            return True
+        if time.monotonic() - self.started > self.timeout:
+            self.process.kill()
+            self.process.join()
+            self.report = Report(status="mismatch", mismatches=[
+                Mismatch(self.last_config, "timeout", f"no answer in {self.timeout:g} s")
+            ])
+            return True
+        return False
+
+
+def run_isolated(program: Program, seed: int, configs: list[Config], timeout: float = 300.0) -> Report:
+    job = Job(program, seed, configs, timeout).start()
+    while not job.poll():
+        time.sleep(0.02)
+    return job.report

@@ -1,0 +1,98 @@
+"""The runtime of the traced twin: the math it calls, each decision recorded.
+
+A draw is kept only if every finite-difference evaluation makes exactly the decisions of the
+unperturbed one (the same branches, the same sides of every kink, the same truncated
+integers): central differences are then differences of one smooth function.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+class Tracer:
+    def __init__(self) -> None:
+        self.log: list = []
+
+    def _note(self, *decision) -> None:
+        self.log.append(decision)
+
+    def cmp(self, a, op, b):
+        result = a < b if op == "<" else a > b
+        self._note(bool(result))
+        return result
+
+    def trunc(self, scale, e):
+        value = int(scale * abs(e))
+        self._note(value)
+        return value
+
+    def _sign(self, x):
+        self._note(x > 0, x == 0)
+
+    def fabs(self, x):
+        self._sign(x)
+        return math.fabs(x)
+
+    def abs(self, x):
+        self._sign(x)
+        return abs(x)
+
+    def floor(self, x):
+        value = math.floor(x)
+        self._note(value)
+        return value
+
+    def ceil(self, x):
+        value = math.ceil(x)
+        self._note(value)
+        return value
+
+    def _signs(self, a, b):
+        self._note(a > 0, a == 0, b > 0, b == 0)
+
+    def atan2(self, a, b):
+        self._signs(a, b)
+        return math.atan2(a, b)
+
+    def hypot(self, a, b):
+        self._signs(a, b)
+        return math.hypot(a, b)
+
+    def copysign(self, a, b):
+        self._signs(a, b)
+        return math.copysign(a, b)
+
+    def fmod(self, a, b):
+        self._note(math.trunc(a / b))
+        return math.fmod(a, b)
+
+    def max(self, a, b):
+        self._note(a < b, a == b)
+        return max(a, b)
+
+    def min(self, a, b):
+        self._note(a < b, a == b)
+        return min(a, b)
+
+    def np_abs(self, x):
+        x = np.asarray(x)
+        self._note((x > 0).tobytes(), (x == 0).tobytes())
+        return np.abs(x)
+
+    def np_gt(self, a, b):
+        mask = np.asarray(a > b)
+        self._note(mask.tobytes(), np.asarray(a == b).tobytes())
+        return mask
+
+    def np_max(self, x, axis=None, keepdims=False):
+        x = np.asarray(x)
+        self._note(np.argmax(x, axis=axis).tobytes(), int(np.sum(x == np.max(x))))
+        return np.max(x, axis=axis, keepdims=keepdims)
+
+    def np_min(self, x, axis=None, keepdims=False):
+        x = np.asarray(x)
+        self._note(np.argmin(x, axis=axis).tobytes(), int(np.sum(x == np.min(x))))
+        return np.min(x, axis=axis, keepdims=keepdims)
