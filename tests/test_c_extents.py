@@ -124,3 +124,26 @@ def f(A, m, k):
     with pytest.raises(DiagnosticError) as info:
         pipeline.gradient_source(source, "f.py", "f", ["A"], "c", pipeline.Options(level=0))
     assert "f.py:4:" in info.value.render() and "cannot tell the size of array 'A'" in info.value.render()
+
+
+def test_c_input_whose_array_no_loop_bounds_gets_a_hint_true_for_c():
+    # C has no annotations: the hint names what s2sad looked at (the loops), not a Python syntax.
+    source = """\
+void w(double *out, int n)
+{
+    for (int i = n - 2; i >= 1; i -= 2) {
+        out[i] *= out[n - 1 - i];
+    }
+}
+
+double f(double *x, double *y, int n)
+{
+    w(y, n);
+    return x[0] * y[0];
+}
+"""
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(source, "f.c", "f", ["x"], "c", pipeline.Options(level=2))
+    text = info.value.render()
+    assert "cannot tell the size of array 'y' in C output" in text
+    assert "bounds 'y' by the loops that index it" in text and '"f64[' not in text

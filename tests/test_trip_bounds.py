@@ -104,3 +104,57 @@ def f(x, n):
 """
     code = pipeline.gradient_source(source, "f.py", "f", ["x"], "py", pipeline.Options())
     assert "np.concatenate" in code  # no bound found: the tape grows
+
+
+# Loops whose enclosing ops are not all counted loops (found by the fuzzer: trip_bound read the
+# counter of a `while` or an `if`, which have none, and crashed).
+ENCLOSED = {
+    "for_in_while_in_for": """
+def f(x, a, n):
+    s = 0.5
+    t = -0.25
+    for i in range(n):
+        k = 0
+        while k < n:
+            k += 1
+            for j in range(n - 1, -1, -3):
+                s += math.tanh(a * x[j])
+                t *= a
+    return s + t
+""",
+    "bound_made_inside_an_if": """
+def f(x, a, n):
+    m = 0
+    if x[0] > -10.0:
+        m = min(n, 1 + int(2.0 * abs(x[1])))
+        for i in range(m):
+            x[i] *= a
+    return x[0] * x[1] + x[2]
+""",
+}
+
+
+@pytest.mark.parametrize("level", [0, 1, 2])
+@pytest.mark.parametrize("name", sorted(ENCLOSED))
+def test_loops_inside_whiles_and_ifs_get_right_gradients(name, level):
+    source = "import math\n" + ENCLOSED[name]
+    options = pipeline.Options(level=level)
+    code = pipeline.gradient_source(source, "f.py", "f", ["x", "a"], "py", options)
+    scope: dict = {}
+    exec(compile(source, "f.py", "exec"), scope)
+    primal = scope["f"]
+    exec(compile(code, "grad_f.py", "exec"), scope)
+    rng = np.random.default_rng(1)
+    n = 5
+    x0, a0 = rng.uniform(0.6, 0.9, n), 0.7
+    x, d_x = x0.copy(), np.zeros(n)
+    d_a = scope["grad_f"](x, d_x, a0, n)
+
+    def value(x_in, a_in):  # the contract's J = f + <d_x(entry) = 0, x(exit)>: just f
+        return primal(x_in.copy(), a_in, n)
+
+    h = 1e-6
+    fd_x = [(value(x0 + h * e, a0) - value(x0 - h * e, a0)) / (2 * h) for e in np.eye(n)]
+    fd_a = (value(x0, a0 + h) - value(x0, a0 - h)) / (2 * h)
+    np.testing.assert_allclose(d_x, fd_x, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(d_a, fd_a, rtol=1e-6, atol=1e-7)

@@ -57,7 +57,7 @@ def _extreme(at: Builder, v: Value, upper: bool, outer: list[Op], top: Block,
     if isinstance(c, int) and not isinstance(c, bool):
         return build.const(at, c, I64)
     for loop in outer:
-        if v is loop.regions[0].args[0] and loop.name == "for":
+        if loop.name == "for" and v is loop.regions[0].args[0]:  # ifs and whiles have no counter
             step = build.const_value(loop.operands[2])
             lb, ub = loop.operands[:2]
             if step not in (1, -1) or not (_defined_in(lb, top) and _defined_in(ub, top)):

@@ -39,6 +39,8 @@ IR that C cannot express raises a diagnostic (``s2sad.diagnostics.error``).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import math
 import re
 from typing import Optional
@@ -836,12 +838,15 @@ class _CFunctionEmitter(_FunctionEmitter):
         ints += [n for n in ("n", "m", "k", "l") if n not in ints]
         rank = arr.type.rank if isinstance(arr.type, ArrayType) else 1
         elem = arr.type.elem.name if isinstance(arr.type, ArrayType) else "f64"
-        return self._error(
-            f"cannot tell the size of array '{name}' in C output",
-            op.loc or fn.loc,
-            hint=f"C pointers carry no shape: annotate the parameter, {name}: \"{elem}[{', '.join(ints[:rank])}]\" "
-            f"(with integer parameters for its extents), or index it in a loop over range({ints[0]})",
-        )
+        if Path(self.ctx.module.source_file).suffix in (".c", ".h", ".cu"):
+            # C input has no annotations: the extent can only come from the loops that index it.
+            hint = (f"C pointers carry no size, so s2sad bounds '{name}' by the loops that index it, and "
+                    f"found no one bound for all its accesses (indices of different forms, such as "
+                    f"{name}[i] beside {name}[n - 1 - i], or an index no loop bounds)")
+        else:
+            hint = (f"C pointers carry no shape: annotate the parameter, {name}: \"{elem}[{', '.join(ints[:rank])}]\" "
+                    f"(with integer parameters for its extents), or index it in a loop over range({ints[0]})")
+        return self._error(f"cannot tell the size of array '{name}' in C output", op.loc or fn.loc, hint=hint)
 
     def _stable(self, v: Value) -> bool:
         """Whether ``v`` can be printed again later with the same value (its variable is never reused)."""
