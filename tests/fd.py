@@ -95,8 +95,9 @@ def check_gradient(
 
     ``gradient(*args, d_return=...)`` takes the primal's arguments with each
     shadowed array followed by its shadow; ``d_return`` is passed only when the
-    primal returns a float or an array of floats (then an array of its shape). Scalar ``--wrt`` adjoints come back as the return
-    value (one value, or a tuple in parameter order).
+    primal returns a float or an array of floats (then an array of its shape).
+    Scalar ``--wrt`` adjoints come back as the return value (one value, or a
+    tuple in parameter order).
     """
     wrt_names = [
         w + "_" if w + "_" in {p.name for p in params} and w not in {p.name for p in params} else w for w in wrt

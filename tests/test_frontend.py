@@ -1500,7 +1500,7 @@ def test_problems_in_unreached_functions_are_ignored():
 def test_problems_in_callees_are_reported():
     err = diagnose("""
         def helper(x):
-            return x[1:2]
+            return x[0], x[1]
 
         def f(x):
             return helper(x)
