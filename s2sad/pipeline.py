@@ -28,7 +28,7 @@ from .parse.c_frontend import list_c_functions, list_cuda_kernels, parse_c
 from .parse.cuda_source import is_cuda
 from .parse.kernelize import kernelize, launch_text
 from .parse.python_frontend import list_functions, parse_python
-from .ssa.ir import Function, Module
+from .ssa.ir import Function, Module, SourceLoc
 from .ssa.printer import print_module
 
 PY_TARGETS = ("py", "numba")
@@ -225,11 +225,26 @@ def gradient_source(
     if cuda is not None and target != "cuda":
         raise error(f"--target {target}: the gradient of CUDA {'kernel' if cuda == 'global' else 'function'} "
                     f"'{name}' is CUDA", hint="use --target cuda for .cu input")
+    if target in ("c", "cuda"):
+        _refuse_array_result(module.functions[grad_name(name)], name, target, module.source_lines)
     if target == "cuda":
         return emit_cuda(module, header, grad_name(name), options.all_atomic)
     if target == "c":
         return emit_c(module, header, grad_name(name))
     return emit_python(module, target, header)
+
+
+def _refuse_array_result(grad: Function, name: str, target: str, lines: list[str]) -> None:
+    """C and CUDA gradients of a function that returns an array: not yet (the contract gives C's
+    ``d_return`` as a number; an array seed would need its extents spelled as parameters)."""
+    where = grad.attrs.get("array_result")
+    if where is None:
+        return
+    loc = SourceLoc(grad.loc.file if grad.loc else "", *where)
+    raise DiagnosticError([Diagnostic(
+        f"--target {target}: '{name}' returns an array, and C output of its gradient is not supported yet",
+        loc, hint="use --target py or numba, or write the result into an output array parameter",
+    )], lines)
 
 
 def ir_text(source: str, filename: str, func: Optional[str], options: Options = Options(level=0)) -> str:

@@ -6,6 +6,8 @@ random seeds, the scalar
 
     J(inputs) = d_return * f(inputs) + sum over shadowed arrays a of <seed_a, a(exit)>
 
+(for a function that returns an array, ``<d_return, f(inputs)>`` with a random array seed),
+
 has the gradient the contract promises: each shadow holds dJ/da(entry) on exit
 and each scalar ``--wrt`` adjoint is dJ/dx. Central differences of J check
 every component, and the gradient function must also leave the arrays exactly
@@ -93,8 +95,9 @@ def check_gradient(
 
     ``gradient(*args, d_return=...)`` takes the primal's arguments with each
     shadowed array followed by its shadow; ``d_return`` is passed only when the
-    primal returns a float. Scalar ``--wrt`` adjoints come back as the return
-    value (one value, or a tuple in parameter order).
+    primal returns a float or an array of floats (then an array of its shape).
+    Scalar ``--wrt`` adjoints come back as the return value (one value, or a
+    tuple in parameter order).
     """
     wrt_names = [
         w + "_" if w + "_" in {p.name for p in params} and w not in {p.name for p in params} else w for w in wrt
@@ -105,14 +108,24 @@ def check_gradient(
 
     exit_primal = {k: _copy(v) for k, v in inputs.items()}
     result = primal(*[exit_primal[p.name] for p in params])
+    # A returned array of floats takes an array seed of its shape (no default).
+    returns_array = isinstance(result, np.ndarray) and result.dtype.kind == "f"
     if returns_float is None:
-        returns_float = isinstance(result, (float, np.floating))
-    d_return = float(rng.normal()) if returns_float else 0.0
+        returns_float = isinstance(result, (float, np.floating)) or returns_array
+    d_return: Any = 0.0
+    if returns_array:
+        d_return = rng.normal(size=result.shape).astype(result.dtype)
+    elif returns_float:
+        d_return = float(rng.normal())
 
     def J(values: dict[str, Any]) -> float:
         work = {k: _copy(v) for k, v in values.items()}
         r = primal(*[work[p.name] for p in params])
-        total = d_return * float(r) if returns_float else 0.0
+        if returns_array:
+            # <d_return, f(...)>, taken before the shadowed arrays' exit values are read
+            total = float(np.sum(d_return.astype(np.float64) * r))
+        else:
+            total = d_return * float(r) if returns_float else 0.0
         for p in shadowed:
             total += float(np.sum(seeds[p.name].astype(np.float64) * work[p.name]))
         return total
@@ -125,7 +138,10 @@ def check_gradient(
         args.append(work[p.name])
         if p in shadowed:
             args.append(shadows[p.name])
-    got = gradient(*args, d_return=d_return) if returns_float else gradient(*args)
+    seed = _copy(d_return)
+    got = gradient(*args, d_return=seed) if returns_float else gradient(*args)
+    if returns_array:
+        np.testing.assert_array_equal(seed, d_return, err_msg="the gradient changed d_return")
 
     # Side effects of the forward sweep are the primal's.
     for p in params:

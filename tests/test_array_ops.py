@@ -173,7 +173,6 @@ def _diagnose(source: str, target: str = "py") -> str:
         ("return np.sum(np.outer(x, np.outer(x, x)))", "takes two rank-1 arrays"),
         ("return np.sum(x, axis=3)", "axis 3 is out of range for a 1-D array"),
         ("return np.sum(np.cumsum(x))", "the NumPy function 'np.cumsum' is not supported"),
-        ("return x + 1.0", "returning arrays is not supported yet"),
     ],
 )
 def test_unsupported_numpy_gets_a_located_diagnostic(body, fragment):
@@ -186,6 +185,20 @@ def test_unsupported_numpy_gets_a_located_diagnostic(body, fragment):
     """)
     assert fragment in text
     assert text.startswith("prog.py:6:"), text
+    assert "^" in text
+
+
+def test_c_output_of_a_returned_array_is_rejected():
+    """Python and Numba gradients of ``return x + 1.0`` take an array d_return (test_array_return);
+    C output does not support it yet."""
+    text = _diagnose("""
+        import numpy as np
+
+
+        def f(x: "f64[n]", k: int):
+            return x + 1.0
+    """, target="c")
+    assert text.startswith("prog.py:6:5: error: --target c: 'f' returns an array"), text
     assert "^" in text
 
 

@@ -1341,11 +1341,13 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
             s = x
             x[0] = s
     """, "4:9", "'s' is a float, but this value is an array", "x"),
-    "returning_array": ("""
-        def f(x):
+    "array_returned_early": ("""
+        def f(x, c):
             x[0] = 1.0
-            return x
-    """, "4:12", "returning arrays is not supported yet", "x"),
+            if c > 0.0:
+                return x
+            return x * 2.0
+    """, "5:9", "a function that returns an array must return it once", "return x"),
     "returning_tuple": ("""
         def f(x, y):
             return x, y
@@ -1367,11 +1369,14 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
             x[0] = 1.0
             return np.sum(x // 2.0)
     """, "6:19", "// and % on whole arrays are not supported", "x // 2.0"),
-    "array_returned": ("""
-        def f(x):
+    "array_returning_helper": ("""
+        def g(x):
             x[0] = 1.0
-            return x * 2.0
-    """, "4:12", "returning arrays is not supported yet", "x * 2.0"),
+            return x
+
+        def f(x):
+            return g(x)[0]
+    """, "7:12", "calling 'g', which returns an array, is not supported yet", "g(x)"),
     "array_chosen_by_branch": ("""
         def f(a, b, c):
             a[0] = 1.0
@@ -1495,7 +1500,7 @@ def test_problems_in_unreached_functions_are_ignored():
 def test_problems_in_callees_are_reported():
     err = diagnose("""
         def helper(x):
-            return x[1:2]
+            return x[0], x[1]
 
         def f(x):
             return helper(x)

@@ -146,9 +146,25 @@ def located(source: str, func: str, wrt: list[str]) -> str:
     return "\n".join(d.render(info.value.source_lines) for d in info.value.diagnostics)
 
 
-def test_annotated_array_return_is_a_located_error():
-    text = located('def e(x: "f64[n]"):\n    return np.exp(x)\n', "e", ["x"])
-    assert "prog.py:7:12: error: returning arrays is not supported yet" in text
+def test_annotated_array_return_takes_an_array_d_return():
+    grad, text = gradient('def e(x: "f64[n]"):\n    return np.exp(x)\n', "e", ["x"])
+    assert "def grad_e(x, d_x, d_return):" in text and "ndim" not in text
+    x, d_x, d_return = np.array([0.5, 1.0]), np.zeros(2), np.array([2.0, -1.0])
+    grad(x, d_x, d_return)
+    np.testing.assert_allclose(d_x, d_return * np.exp(x))
+
+
+def test_unannotated_matrix_product_result_is_an_array_with_checked_ranks():
+    """``W @ x``: W is taken for a matrix and x for a vector (guarded), so the result is a vector."""
+    grad, text = gradient("def f(W, x):\n    return np.tanh(W @ x)\n", "f", ["W", "x"])
+    assert "def grad_f(W, d_W, x, d_x, d_return):" in text
+    W, x = np.ones((2, 3)), np.ones(3)
+    with pytest.raises(ValueError, match="W must be a 2-D array"):
+        grad(np.ones(3), np.zeros(3), x, np.zeros(3), np.ones(2))
+    d_W, d_x = np.zeros_like(W), np.zeros_like(x)
+    grad(W, d_W, x, d_x, np.ones(2))
+    t = 1.0 - np.tanh(W @ x) ** 2
+    np.testing.assert_allclose(d_x, W.T @ t)
 
 
 @pytest.mark.parametrize(

@@ -144,5 +144,7 @@ def analyze_activity(module: Module, fn: Function, wrt: set[int]) -> Activity:
     outputs: set[Hashable] = {_mem(p) for p in fn.params if p.type.is_array}
     ret = fn.body.terminator
     outputs |= {v for v in ret.operands if v.type.is_float}
+    # A returned array: its memory is an output (J holds <d_return, f(...)>).
+    outputs |= {_mem(array_root(v)) for v in ret.operands if v.type.is_array and v.type.elem.is_float}
     useful = _reach(outputs, {k: {s for s in v if keep(s)} for k, v in dep.items()})
     return Activity(varied, useful)

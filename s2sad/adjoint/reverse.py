@@ -110,7 +110,9 @@ class GradSignature:
         written = written_params(module, fn)
         shadowed = [i for i, p in enumerate(fn.params) if p.type.is_array and (i in wrt or i in written)]
         returned = [i for i in sorted(wrt) if fn.params[i].type.is_float]
-        has_d_return = bool(fn.result_types) and fn.result_types[0].is_float
+        result = fn.result_types[0] if fn.result_types else None
+        # A float, or an array of floats (its d_return is an array of its shape).
+        has_d_return = result is not None and (result.is_float or (result.is_array and result.elem.is_float))
         shadows, pointers, d_return = signature_names(module, fn, shadowed, returned, has_d_return)
         return GradSignature(fn, wrt, shadowed, returned, has_d_return, name or grad_name(fn.name),
                              shadows, pointers, d_return)
@@ -291,7 +293,9 @@ class GradientTransform:
 
         rev = self._new_rev(fn.body, g_body, None, fn.loc)
         ret = fn.body.terminator
-        if d_return is not None and self.act.is_active(ret.operands[0]):
+        if d_return is not None and d_return.type.is_array:
+            self._seed_returned_array(rev, ret.operands[0], d_return)
+        elif d_return is not None and self.act.is_active(ret.operands[0]):
             rev.adj[ret.operands[0]] = d_return
         self._reverse_ops(rev, fn.body.ops[:-1])
 
@@ -304,7 +308,10 @@ class GradientTransform:
             anchor.erase()
         g = Function(sig.name, g_body, [p.type for p in (fn.params[i] for i in sig.returned)], fn.loc)
         if d_return is not None:
-            g.attrs["defaults"] = {sig.d_return_name: 1.0}
+            if not d_return.type.is_array:  # an array's seed has no default (the contract)
+                g.attrs["defaults"] = {sig.d_return_name: 1.0}
+            elif ret.loc is not None:  # where the array is returned, for targets that refuse it
+                g.attrs["array_result"] = [ret.loc.line, ret.loc.col, ret.loc.end_line, ret.loc.end_col]
             g.attrs["d_return"] = sig.d_return_name
         g.attrs["primal"] = fn.name
         # Which parameters the results are the adjoints of (C passes them back through pointers).
@@ -319,6 +326,20 @@ class GradientTransform:
             g.attrs["c_params"] = _c_gradient_params(fn, sig.shadowed, sig.has_d_return)
             g.attrs["c_result"] = "void"
         return g
+
+    def _seed_returned_array(self, rev: _Rev, v: Value, d_return: Value) -> None:
+        """``d_return`` is the adjoint of the returned array ``v`` (J holds ``<d_return, v>``).
+
+        A whole-array result used by whole-array ops only takes it as its adjoint value; any
+        other array (a parameter, a local filled element by element, a view) adds it into its
+        shadow memory, which then holds the adjoint of its exit value, as a written array's does.
+        """
+        if not self.act.array_active(v):
+            return
+        if makes_fresh_array(v.defining_op) and self._array_by_value(v):
+            rev.adj[v] = d_return
+        else:
+            rev.body.create(ARR + "accum", [self._shadow_of(rev, v), d_return], [])
 
     # ---------------------------------------------------------- forward sweep
     def _clone_block(self, src: Block, dst: Block, b: Builder) -> None:
@@ -893,6 +914,7 @@ class GradientTransform:
         partial = (ARR + "slice", ARR + "take")
         return all(
             u.name == "dim"  # reads the shape only
+            or (u.name == "return" and u.parent is self.fn.body)  # seeded with d_return
             or (is_array_op(u.name) and u.name not in partial and u.parent is v.defining_op.parent)
             for u, _ in v.uses
         )

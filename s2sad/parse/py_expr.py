@@ -564,6 +564,11 @@ class ExprLowerer:
             if default is None or not isinstance(t, ScalarType):
                 raise self.fail(node, f"missing argument '{sig.param_names[i]}' in the call to '{name}'")
             values.append(self.const(b, node, default, t))
+        if isinstance(sig.result, ArrayType):
+            # Only the function differentiated may return an array: a call's result would need an
+            # array adjoint passed to the callee's gradient, which calls do not do yet.
+            raise self.fail(node, f"calling '{name}', which returns an array, is not supported yet",
+                            hint=f"pass {name} an output array to write its result into instead")
         results = [sig.result] if sig.result is not None else []
         op = self.at(b, node).create("call", values, results, {"callee": name})
         if want_value and not op.results:

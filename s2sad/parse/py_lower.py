@@ -110,11 +110,25 @@ class FunctionLowerer(StructuredLowering):
         loc = self.locator.loc(fn, fn.name)
         b = Builder(body, loc)
         env: Env = dict(zip(names, body.args))
-        if self.types.result is not None:
+        returns_array = isinstance(self.types.result, ArrayType)
+        if self.types.result is not None and not returns_array:
             env[RESULT] = b.op1("undef", [], self.types.result, "result")
         env[RETURNED] = build.const(b, False, BOOL, "returned")
         stmts = suite_statements(fn.body)
+        # An array is returned by the function's last statement only (return_stmt): never carried
+        # out of a branch or a loop, where which array it is would depend on control flow.
+        self.final_return = stmts[-1] if stmts and isinstance(stmts[-1], cst.Return) else None
         self.block(stmts, b, env, None)
+        if returns_array:
+            result = env.get(RESULT)
+            if not isinstance(result, Value):  # its return was reported (return_stmt)
+                result = b.op1("undef", [], self.types.result, "result")
+            b.loc = self.locator.loc(self.final_return)  # the gradient's errors about it point here
+            b.create("return", [result], [])
+            attrs = {"shapes": dict(self.types.shapes)} if self.types.shapes else {}
+            if self.types.assumed:
+                attrs["assumed"] = dict(self.types.assumed)
+            return Function(fn.name.value, body, [result.type], loc, attrs)
         b.loc = loc
         attrs = {"shapes": dict(self.types.shapes)} if self.types.shapes else {}
         if self.types.assumed:
@@ -233,12 +247,22 @@ class FunctionLowerer(StructuredLowering):
             if isinstance(st.value, cst.Tuple):
                 raise self.locator.fail(st.value, "returning tuples is not supported yet",
                                         hint="return one number, and write other results into array parameters")
+            if isinstance(self.types.result, ArrayType) and st is not self.final_return:
+                raise self.locator.fail(st, "a function that returns an array must return it once, with the "
+                                        "last statement of its body",
+                                        hint="assign the result to a variable and return it at the end")
             v = self.ex.value(st.value, b, env)
-            if isinstance(v.type, ArrayType):
-                raise self.locator.fail(st.value, "returning arrays is not supported yet",
-                                        hint="write the result into an output array parameter instead")
-            assert self.types.result is not None
-            env[RESULT] = self.ex.coerce(v, self.types.result, b, st.value, "the return value")
+            if isinstance(self.types.result, ArrayType):
+                if not isinstance(v.type, ArrayType):
+                    raise self.locator.fail(st.value, "this function returns an array, but this value is a "
+                                            "number", hint="return an array on every path")
+                env[RESULT] = v
+            else:
+                if isinstance(v.type, ArrayType):  # an array where the code's types said a number
+                    raise self.locator.fail(st.value, "this value is an array, but the function returns a "
+                                            "number elsewhere", hint="return an array on every path")
+                assert self.types.result is not None
+                env[RESULT] = self.ex.coerce(v, self.types.result, b, st.value, "the return value")
         b.loc = self.locator.loc(st)
         env[RETURNED] = build.const(b, True, BOOL, "returned")
 

@@ -659,16 +659,21 @@ class _Inference:
             types.setdefault(name, F64)  # never given a known type: lowering reports why
 
         result: Optional[Type] = None
-        returns_array = False
+        returned_array: Optional[Type] = None
         for r in self.returns:
             t = self.expr_type(r, types)
             if isinstance(t, ArrayType):
-                returns_array = True
+                returned_array = join(returned_array, t)
             elif not isinstance(r, cst.Tuple):
                 result = join(result, t) or result
+        returns_array = returned_array is not None
+        if returned_array is not None:
+            # The function returns an array (its gradient takes an array d_return): lowering
+            # accepts it from one return at the function's end and reports any other return.
+            result = returned_array
         if self.returns and result is None:
             result = F64
-        if isinstance(result_ann, ScalarType) and self.returns:
+        if isinstance(result_ann, ScalarType) and self.returns and not returns_array:
             result = result_ann
         params = [types[n] for n in self.param_names]
         assumed = self.assumptions(types, annotations)
