@@ -293,3 +293,32 @@ def test_function_defined_on_some_paths_only_is_refused_at_its_definition():
     (d,) = _refused(src)
     assert (d.loc.line, d.loc.col) == (4, 5)
     assert d.message.startswith("'f' may be unbound or the function defined at line 4")
+
+
+@pytest.mark.parametrize("fallback", [
+    "def njit(f): return f",
+    "njit = lambda f: f  # noqa: E731",
+    "def njit(*a, **k): return a[0] if a and callable(a[0]) else (lambda g: g)",
+])
+def test_one_line_fallbacks(monkeypatch, fallback):
+    src = f"try: from numba import njit\nexcept ImportError:\n    {fallback}\n\n\n@njit\ndef f(x):\n    return x * x * x\n"
+    primal = _exec(src, monkeypatch, ("numba",)).f
+    assert _exec(_grad(src, ["x"])).grad_f(0.6) == pytest.approx(_fd(primal, [0.6])[0], rel=1e-6)
+
+
+def test_decorator_means_what_it_meant_where_the_function_was_defined():
+    """A later `from numba import njit` does not make an earlier `@njit` numba's: the decorator ran
+    when the def did, with the njit bound then."""
+    src = "def njit(f):\n    return lambda x: 0.0\n\n\n@njit\ndef f(x):\n    return x * x\n\n\nfrom numba import njit\n"
+    (d,) = _refused(src)
+    assert (d.loc.line, d.loc.col) == (5, 2) and d.message == "decorator 'njit' may change what 'f' computes"
+    fine = "def njit(f):\n    return f\n\n\n@njit\ndef f(x):\n    return x * x\n\n\nnjit = None\n"
+    assert _exec(_grad(fine, ["x"])).grad_f(0.5) == pytest.approx(1.0)
+
+
+def test_fallback_whose_condition_cannot_be_decided_is_refused():
+    src = ("import os\n\ntry:\n    from numba import njit\nexcept ImportError:\n    def njit(f):\n"
+           "        if os.environ.get('X'):\n            return f\n        return None\n\n\n"
+           "@njit\ndef f(x):\n    return x * x\n")
+    (d,) = _refused(src)
+    assert (d.loc.line, d.loc.col) == (12, 2) and "the function defined at line 6" in d.message

@@ -285,7 +285,9 @@ class Interpreter:
             return Keep(canonical)
         if canonical == "builtins.callable" and len(args) == 1 and not kwargs:
             v = args[0]
-            return UNKNOWN if v is UNKNOWN else (not _is_data(v))
+            if v is FUNC or isinstance(v, (Closure, Keep)):
+                return True
+            return False if _is_data(v) else UNKNOWN  # a library name may be a module
         if canonical == "builtins.len" and len(args) == 1 and not kwargs:
             v = args[0]
             if isinstance(v, (tuple, dict, str, bytes)):
@@ -307,26 +309,24 @@ class Interpreter:
         frame = Frame(values, assigned, closure.frame)
         if isinstance(node, cst.Lambda):
             return self.ev(node.body, frame)
-        if not isinstance(node.body, cst.IndentedBlock):
-            return [UNKNOWN]
-        return _unique([v for v, _ in self.run(node.body.body, frame, first=True)])
+        return _unique([v for v, _ in self.run(_lines(node.body), frame)])
 
-    def run(self, stmts, frame: Frame, first: bool = False) -> list[tuple[object, Optional[Frame]]]:
+    def run(self, stmts, frame: Frame) -> list[tuple[object, Optional[Frame]]]:
         """Outcomes of running ``stmts``: (returned value, None), or (None, frame) when it falls through."""
         paths: list[tuple[object, Optional[Frame]]] = [(None, frame)]
-        for i, stmt in enumerate(stmts):
+        for stmt in stmts:
             nxt: list[tuple[object, Optional[Frame]]] = []
             for value, current in paths:
                 if current is None:
                     nxt.append((value, None))
                 else:
-                    nxt += self.statement(stmt, current, first and i == 0)
+                    nxt += self.statement(stmt, current)
             if len(nxt) > _LIMIT:
                 return [(UNKNOWN, None)]
             paths = nxt
         return paths
 
-    def statement(self, stmt: cst.CSTNode, frame: Frame, docstring_place: bool):
+    def statement(self, stmt: cst.CSTNode, frame: Frame):
         if isinstance(stmt, cst.FunctionDef):
             return [(None, _with(frame, stmt.name.value, Closure(stmt, frame)))]
         if isinstance(stmt, cst.If):
@@ -336,11 +336,11 @@ class Interpreter:
                     if truth is CRASH:
                         out.append((CRASH, None))
                     elif truth:
-                        out += self.run(stmt.body.body, frame)
+                        out += self.run(_lines(stmt.body), frame)
                     elif isinstance(stmt.orelse, cst.If):
-                        out += self.statement(stmt.orelse, frame, False)
+                        out += self.statement(stmt.orelse, frame)
                     elif stmt.orelse is not None:
-                        out += self.run(stmt.orelse.body.body, frame)
+                        out += self.run(_lines(stmt.orelse.body), frame)
                     else:
                         out.append((None, frame))
             return out
@@ -352,13 +352,20 @@ class Interpreter:
         if isinstance(small, cst.Pass):
             return [(None, frame)]
         if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
-            return [(None, frame)]  # a docstring
+            return [(None, frame)]  # a docstring (a string statement does nothing)
         if isinstance(small, cst.Raise):
             return [(CRASH, None)]
         if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
             name = small.targets[0].target.value
             return [(v, None) if v is CRASH else (None, _with(frame, name, v)) for v in self.ev(small.value, frame)]
         return [(UNKNOWN, None)]
+
+
+def _lines(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
+    """A suite's statements; a one-line suite's (`def njit(f): return f`) one to a line."""
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(body=[small]) for small in suite.body]
+    return list(suite.body)
 
 
 def _with(frame: Frame, name: str, value) -> Frame:
@@ -378,19 +385,18 @@ def _assigned(node: Union[cst.FunctionDef, cst.Lambda]) -> Optional[frozenset[st
                 if isinstance(s, cst.FunctionDef):
                     names.append(s.name.value)
                 elif isinstance(s, cst.If):
-                    visit(s.body.body)
+                    visit(_lines(s.body))
                     if isinstance(s.orelse, cst.If):
                         visit([s.orelse])
                     elif s.orelse is not None:
-                        visit(s.orelse.body.body)
+                        visit(_lines(s.orelse.body))
                 elif isinstance(s, cst.SimpleStatementLine):
                     for small in s.body:
                         if isinstance(small, cst.Assign):
                             for t in small.targets:
                                 if isinstance(t.target, cst.Name):
                                     names.append(t.target.value)
-        if isinstance(node.body, cst.IndentedBlock):
-            visit(node.body.body)
+        visit(_lines(node.body))
     counts = Counter(names)
     return None if any(c > 1 for c in counts.values()) else frozenset(counts)
 
@@ -474,7 +480,9 @@ def _compare(left, op: cst.BaseCompOp, right):
         elif _is_data(left) or _is_data(right):
             return UNKNOWN  # identity of numbers and strings is an implementation detail
         else:
-            same = left is right or left == right
+            same = _same_object(left, right)
+            if same is UNKNOWN:
+                return UNKNOWN
         return same if isinstance(op, cst.Is) else not same
     if not (_is_data(left) and _is_data(right)) or _has_unknown(left) or _has_unknown(right):
         return UNKNOWN
@@ -488,6 +496,19 @@ def _compare(left, op: cst.BaseCompOp, right):
         return bool(fn(left, right))
     except Exception:
         return CRASH
+
+
+def _same_object(a, b):
+    """Whether two function or module values are one object: True, False or UNKNOWN."""
+    if a is FUNC or b is FUNC:
+        return a is b  # the function being decorated is no other value yet
+    if isinstance(a, Closure) and isinstance(b, Closure):
+        return True if a.node is b.node and a.frame is b.frame else False if a.node is not b.node else UNKNOWN
+    if isinstance(a, Lib) and isinstance(b, Lib):
+        return True if a == b else UNKNOWN  # two names may reach one object
+    if isinstance(a, Keep) or isinstance(b, Keep):
+        return UNKNOWN
+    return False  # a library object is no function of the file
 
 
 def _subscript(base, index):

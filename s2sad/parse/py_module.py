@@ -285,6 +285,8 @@ class _Scanner:
         return state
 
     def stmt(self, stmt: cst.CSTNode, state: State, trace: list[State], main: bool) -> State:
+        if isinstance(stmt, cst.BaseSmallStatement):  # of a one-line suite: `try: import numba`
+            return self.small(stmt, state, trace, main)
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 state = self.small(small, state, trace, main)

@@ -279,6 +279,8 @@ def _loads(node: cst.CSTNode):
     if isinstance(node, cst.Name):
         yield node
         return
+    if isinstance(node, (cst.Global, cst.Nonlocal)):
+        return  # a declaration (refused where lowered), not a use
     if isinstance(node, cst.Attribute):
         yield from _loads(node.value)
         return
