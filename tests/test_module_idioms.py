@@ -291,7 +291,7 @@ def test_different_modules_under_one_alias_are_refused():
 def test_function_defined_on_some_paths_only_is_refused_at_its_definition():
     src = "import sys\n\nif sys.version_info >= (3, 9):\n    def f(x):\n        return x * x\n"
     (d,) = _refused(src)
-    assert (d.loc.line, d.loc.col) == (4, 5)
+    assert (d.loc.line, d.loc.col) == (4, 9)
     assert d.message.startswith("'f' may be unbound or the function defined at line 4")
 
 
@@ -301,7 +301,8 @@ def test_function_defined_on_some_paths_only_is_refused_at_its_definition():
     "def njit(*a, **k): return a[0] if a and callable(a[0]) else (lambda g: g)",
 ])
 def test_one_line_fallbacks(monkeypatch, fallback):
-    src = f"try: from numba import njit\nexcept ImportError:\n    {fallback}\n\n\n@njit\ndef f(x):\n    return x * x * x\n"
+    src = f"try: from numba import njit\nexcept ImportError:\n    {fallback}\n\n\n" \
+          "@njit\ndef f(x):\n    return x * x * x\n"
     primal = _exec(src, monkeypatch, ("numba",)).f
     assert _exec(_grad(src, ["x"])).grad_f(0.6) == pytest.approx(_fd(primal, [0.6])[0], rel=1e-6)
 
@@ -322,3 +323,17 @@ def test_fallback_whose_condition_cannot_be_decided_is_refused():
            "@njit\ndef f(x):\n    return x * x\n")
     (d,) = _refused(src)
     assert (d.loc.line, d.loc.col) == (12, 2) and "the function defined at line 6" in d.message
+
+
+def test_prange_with_a_range_fallback_is_read_as_range(monkeypatch):
+    src = ("try:\n    from numba import njit, prange\nexcept ImportError:\n    prange = range\n\n"
+           "    def njit(*args, **kwargs):\n        if len(args) == 1 and callable(args[0]):\n"
+           "            return args[0]\n        return lambda f: f\n\n\n"
+           "@njit(parallel=True)\ndef f(x, n):\n    s = 0.0\n    for i in prange(n):\n        s += x[i] * x[i]\n"
+           "    return s\n")
+    text = _grad(src, ["x"])
+    code = [ln for ln in text.split("def grad_f", 1)[1].splitlines() if not ln.strip().startswith("#")]
+    assert not any("prange" in ln for ln in code), text  # serial: the fallback path has no numba
+    primal = _exec(src, monkeypatch, ("numba",)).f
+    params = [ParamSpec("x", "array", (4,)), ParamSpec("n", "int", value=4)]
+    check_gradient(primal, _exec(text).grad_f, params, ["x"], set(), np.random.default_rng(3))

@@ -86,10 +86,17 @@ State = dict[str, dict[tuple, tuple[Binding, ...]]]
 SAME_FUNCTION = {f"scipy.special.{f}": f"numpy.{f}" for f in ("erf", "erfc", "expm1", "log1p", "exp2", "cbrt")}
 
 
+# numba.prange runs as range wherever Numba does not parallelize it, and means the same loop: read as
+# range (serial) where another path binds the name to range (`except ImportError: prange = range`).
+SERIAL_RANGE = ("builtins.range", "numba.prange")
+
+
 def _import_key(canonical: str) -> tuple:
     """``math.erf``, ``numpy.erf`` and ``scipy.special.erf`` are one function: the same op with the
     same arity and result type (``math.floor`` gives an int and ``numpy.floor`` a float: not one;
     ``math.log(x, b)`` has a base where ``numpy.log`` has an output array: not one)."""
+    if canonical in SERIAL_RANGE:
+        return ("range",)
     name = SAME_FUNCTION.get(canonical, canonical)
     intr = INTRINSICS.get(name)
     if (intr is not None and name.split(".")[0] in ("math", "numpy") and intr.op in MATH_FNS
@@ -99,9 +106,12 @@ def _import_key(canonical: str) -> tuple:
 
 
 def representative(bindings: tuple[Binding, ...]) -> str:
-    """The canonical name to read an import meaning as: the math module's where one path imports it
-    (scalars only, which every path accepts), else numpy's, else the first."""
+    """The canonical name to read an import meaning as: range where one path binds range; the math
+    module's where one path imports it (scalars only, which every path accepts), else numpy's, else
+    the first."""
     names = [b.canonical for b in bindings]
+    if SERIAL_RANGE[0] in names:
+        return SERIAL_RANGE[0]
     for prefix in ("math.", "numpy."):
         for n in names:
             if n.startswith(prefix) and n in INTRINSICS:

@@ -258,7 +258,11 @@ def _path_dependent(name: str, bindings: tuple[Binding, ...], locator: Locator,
             message += " (as a script, the file also runs 'if __name__ == \"__main__\":')"
         hint = (f"bind {name} unconditionally (at top level, not under an if, try, loop or a function's "
                 "global), or to the same number or library function on every path")
-    return locator.diagnostic(node if node is not None else bound[0].node, message, hint=hint)
+    if node is None:  # the name's own definitions: point at the first
+        node = bound[0].node
+        node = node.name if isinstance(node, (cst.FunctionDef, cst.ClassDef)) else node
+    assert node is not None
+    return locator.diagnostic(node, message, hint=hint)
 
 
 def _path_dependent_uses(order: list[str], info: ModuleInfo, locator: Locator) -> list[Diagnostic]:
