@@ -24,6 +24,7 @@ import ast
 import symtable
 import warnings
 from pathlib import Path
+from typing import Optional
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -36,7 +37,8 @@ from .py_common import Locator
 from .py_expr import FunctionContext
 from .py_flow import assigned_names, walk
 from .py_lower import lower_function
-from .py_module import ModuleInfo, dotted_source, scan_module
+from .py_decorators import HARMLESS, judge
+from .py_module import Binding, ModuleInfo, dotted_source, scan_module
 from .py_types import FunctionTypes, Signature, infer_types, signature
 
 __all__ = ["list_functions", "parse_python"]
@@ -143,13 +145,18 @@ def parse_python(source: str, filename: str, func: str) -> Module:
     positions = wrapper.resolve(PositionProvider)
     info = scan_module(wrapper.module, filename)
     basename = Path(filename).name
+    locator = Locator(filename, positions)  # type: ignore[arg-type]
+    if func not in info.functions and func in info.alternatives:
+        raise DiagnosticError([_path_dependent(func, info.alternatives[func], locator)], lines)
     if func not in info.functions:
         listing = ", ".join(info.functions) or "none"
         raise error(f"no function named '{func}' in {basename}", hint=f"functions in this file: {listing}")
-    locator = Locator(filename, positions)  # type: ignore[arg-type]
 
     order, problems, recursive_calls = _callees_first(func, info, locator)
     problems += _decorator_problems(order, info, locator)
+    path_dependent = _path_dependent_uses(order, info, locator)
+    if path_dependent:  # what the function computes is not one thing: nothing further is meaningful
+        raise DiagnosticError(_sorted_unique(problems + path_dependent), lines)
     types, sigs = _infer_all(order, info, locator)
     lowered: dict[str, Function] = {}
     for name in order:
@@ -171,25 +178,131 @@ def parse_python(source: str, filename: str, func: str) -> Module:
     return module
 
 
-# Decorators that leave what a function computes as it is (compilers and caches of pure code).
-HARMLESS_DECORATORS = frozenset({"numba.njit", "numba.jit", "functools.cache", "functools.lru_cache"})
+HARMLESS_DECORATORS = HARMLESS
 
 
 def _decorator_problems(order: list[str], info: ModuleInfo, locator: Locator) -> list[Diagnostic]:
     """A decorator rebinds the function's name to whatever it returns: s2sad reads the
-    function's source, so it accepts only decorators known to keep its meaning."""
+    function's source, so it accepts only decorators it can show return the function unchanged,
+    on every path through the module (``py_decorators``)."""
     problems = []
     for name in order:
+        binding = info.function_bindings[name]
         for dec in info.functions[name].decorators:
             target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
-            if info.canonical_name(target) not in HARMLESS_DECORATORS:
-                spelled = dotted_source(target) or "this decorator"
-                problems.append(locator.diagnostic(
-                    dec.decorator, f"decorator '{spelled}' may change what '{name}' computes",
-                    hint="s2sad differentiates the function as written; it knows numba.njit, numba.jit, "
-                    "functools.cache and functools.lru_cache (remove the decorator, or differentiate an "
-                    "undecorated copy)"))
+            spelled = dotted_source(target) or "this decorator"
+            bad = judge(dec.decorator, binding.scope or {}, info.star_imports)
+            if not bad:
+                continue
+            message = f"decorator '{spelled}' may change what '{name}' computes"
+            root = spelled.split(".")[0]
+            if bad != [None]:
+                shown = sorted((b for b in bad if b is not None), key=lambda b: _position(b, locator))
+                ways = _either([_describe(b, locator) for b in shown])
+                message += f": where '{root}' is {ways}, s2sad cannot show that it returns '{name}' unchanged"
+            problems.append(locator.diagnostic(
+                dec.decorator, message,
+                hint="s2sad differentiates the function as written; it knows numba.njit, numba.jit, "
+                "functools.cache and functools.lru_cache, and a fallback that returns the function as it is "
+                "(def njit(f): return f) (remove the decorator, or differentiate an undecorated copy)"))
     return problems
+
+
+def _describe(b: Binding, locator: Locator) -> str:
+    """A binding in words, for messages: what it binds and where."""
+    where = f" (line {locator.positions[b.node].start.line})" if b.node is not None else ""
+    if b.kind == "unbound":
+        return "unbound"
+    if b.kind == "import":
+        return f"{b.canonical}{where}"
+    if b.kind == "const":
+        return f"the number {b.value!r}{where}"
+    if b.kind == "def":
+        return f"the function defined{where.replace(' (', ' at ').rstrip(')')}"
+    if b.kind == "lambda":
+        return f"a lambda{where}"
+    if b.kind == "class":
+        return f"a class{where}"
+    if b.how == "global":
+        return f"what a function's global statement assigns{where}"
+    if b.how == "loop":
+        return f"a loop variable{where}"
+    return f"a value that is not a number{where}" if b.how == "assignment" else f"what a '{b.how}' binds{where}"
+
+
+def _position(b: Binding, locator: Locator) -> tuple[int, int]:
+    start = locator.positions[b.node].start if b.node is not None else None
+    return (start.line, start.column) if start is not None else (0, 0)
+
+
+def _either(ways: list[str]) -> str:
+    ways = list(dict.fromkeys(ways))
+    return ", ".join(ways[:-1]) + " or " + ways[-1] if len(ways) > 1 else ways[0]
+
+
+def _path_dependent(name: str, bindings: tuple[Binding, ...], locator: Locator,
+                    node: Optional[cst.CSTNode] = None) -> Diagnostic:
+    """The located error for a use of a name whose meaning depends on the path the module took."""
+    bound = sorted((b for b in bindings if b.kind != "unbound"), key=lambda b: _position(b, locator))
+    if bound and all(b.main for b in bound):
+        message = (f"'{name}' is bound only under 'if __name__ == \"__main__\":', which does not run when the "
+                   "file is imported")
+        hint = f"bind {name} at top level, outside that block"
+    else:
+        ways = _either([_describe(b, locator) for b in bound])
+        if len(bound) < len(bindings):
+            message = f"'{name}' may be unbound or {ways}, depending on which path through the module ran"
+        else:
+            message = f"'{name}' is bound differently on different paths through the module: {ways}"
+        if any(b.main for b in bound):
+            message += " (as a script, the file also runs 'if __name__ == \"__main__\":')"
+        hint = (f"bind {name} unconditionally (at top level, not under an if, try, loop or a function's "
+                "global), or to the same number or library function on every path")
+    if node is None:  # the name's own definitions: point at the first
+        node = bound[0].node
+        node = node.name if isinstance(node, (cst.FunctionDef, cst.ClassDef)) else node
+    assert node is not None
+    return locator.diagnostic(node, message, hint=hint)
+
+
+def _path_dependent_uses(order: list[str], info: ModuleInfo, locator: Locator) -> list[Diagnostic]:
+    """Uses, in the functions s2sad reads, of module-level names whose meaning depends on the path
+    (decorators aside: ``_decorator_problems`` judges them per path)."""
+    problems = []
+    for name in order:
+        fn = info.functions[name]
+        local = _local_names(fn)
+        for node in _loads(fn):
+            if node.value in info.alternatives and node.value not in local:
+                problems.append(_path_dependent(node.value, info.alternatives[node.value], locator, node))
+    return problems
+
+
+def _loads(node: cst.CSTNode):
+    """The names read under ``node`` (not attribute names, keywords, parameter names, decorators)."""
+    if isinstance(node, cst.Name):
+        yield node
+        return
+    if isinstance(node, (cst.Global, cst.Nonlocal)):
+        return  # a declaration (refused where lowered), not a use
+    if isinstance(node, cst.Attribute):
+        yield from _loads(node.value)
+        return
+    if isinstance(node, cst.Arg):
+        yield from _loads(node.value)
+        return
+    if isinstance(node, cst.Param):
+        for part in (node.annotation, node.default):
+            if part is not None:
+                yield from _loads(part)
+        return
+    if isinstance(node, cst.FunctionDef):
+        for part in (node.params, node.returns, node.body):
+            if part is not None:
+                yield from _loads(part)
+        return
+    for child in node.children:
+        yield from _loads(child)
 
 
 def _sorted_unique(diags: list[Diagnostic]) -> list[Diagnostic]:
