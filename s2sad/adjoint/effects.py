@@ -11,7 +11,7 @@ as the contract requires for the gradient's shadows.
 
 from __future__ import annotations
 
-from ..diagnostics import error
+from ..diagnostics import DiagnosticError, error
 from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.array_ops import ACCUMULATIONS, makes_fresh_array
 from ..ssa.ops import view_base
@@ -76,6 +76,28 @@ def written_params(module: Module, fn: Function, memo: dict[str, set[int]] | Non
                 break
             memo[fn.name] = found
     return memo[fn.name]
+
+
+def record_source_writes(module: Module) -> None:
+    """Record on each function of ``module`` without a record (``Function.source_writes``) the
+    array parameters it writes as it is now. Run on the front end's IR, before any pass
+    (``run_pipeline`` does it first): a pass may fold a write away (``if (0.1 > 0.5) y[2] = 0;``)
+    or inline the callee that made it, which must not change the gradient's signature."""
+    for fn in module.functions.values():
+        if fn.source_writes is None:
+            try:
+                fn.source_writes = frozenset(written_params(module, fn))
+            except DiagnosticError:
+                pass  # no record: differentiating it reports the same problem, located
+
+
+def source_written_params(module: Module, fn: Function) -> set[int]:
+    """The array parameters the contract calls written, which get a shadow in the gradient:
+    those the source writes, directly or through a callee (recorded before any pass; with no
+    record, no pass has run and the IR is the source), and any the IR now writes."""
+    if fn.source_writes is None:
+        record_source_writes(module)
+    return set(fn.source_writes or ()) | written_params(module, fn)
 
 
 def written_roots(module: Module, fn: Function) -> set[Value]:

@@ -61,7 +61,8 @@ from .activity import Activity, analyze_activity
 from .checkpoint import CheckpointedLoop, Schedule, plan
 from .mincut import INF, CachePlan, plan_cache
 from .report import CheckpointEntry, MemoryReport, TapeEntry, elem_bytes
-from .effects import array_root, may_be_written, snapshot_args, written_params, written_roots
+from .effects import (array_root, may_be_written, snapshot_args, source_written_params, written_params,
+                      written_roots)
 from . import array_rules  # noqa: F401  (registers the rules of the arr. ops)
 from .rules import MissingRule, adjoint_contributions
 from .trip_bounds import trip_bound
@@ -107,7 +108,7 @@ class GradSignature:
 
     @staticmethod
     def of(module: Module, fn: Function, wrt: set[int], name: str = "") -> "GradSignature":
-        written = written_params(module, fn)
+        written = source_written_params(module, fn)  # the source's: the same at every level
         shadowed = [i for i, p in enumerate(fn.params) if p.type.is_array and (i in wrt or i in written)]
         returned = [i for i in sorted(wrt) if fn.params[i].type.is_float]
         result = fn.result_types[0] if fn.result_types else None

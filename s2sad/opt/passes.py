@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from ..adjoint.effects import record_source_writes
 from ..ssa.ir import Module
 from . import array_simplify, counted, cse, fold, inline, licm
 from .dce import dce_module
@@ -88,6 +89,12 @@ def parse_pipeline(text: str) -> list[str]:
 
 
 def run_pipeline(module: Module, pipeline: str, ctx: PassContext = PassContext()) -> None:
-    """Run the passes named in ``pipeline`` (comma-separated), in order."""
-    for name in parse_pipeline(pipeline):
+    """Run the passes named in ``pipeline`` (comma-separated), in order.
+
+    First, what the gradient's signature needs to know of the source (which array parameters
+    it writes) is recorded on each function that has no record yet: no pass can change it.
+    """
+    names = parse_pipeline(pipeline)
+    record_source_writes(module)
+    for name in names:
         PASSES[name](module, ctx)
