@@ -82,6 +82,8 @@ def test_golden_signature_is_the_same_at_every_level(source, func, wrt, targets)
     for target in targets:
         found = {level: outcome(source, func, wrt, target, pipeline.Options(level=level)) for level in LEVELS}
         assert len(set(found.values())) == 1, f"--target {target}: {found}"
+        if target == "c" and "returns an array, and C output of its gradient is not supported" in found[0]:
+            continue  # refused at every level, by design (README: returning arrays)
         assert not found[0].startswith("error"), found[0]
 
 
