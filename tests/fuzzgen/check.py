@@ -17,6 +17,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from .frontend import shared_work
 from .gradients import Bad, Config, Refused, differentiate, load
 from .primal import Primal
 from .program import For, Program, walk_body, written_params
@@ -225,14 +226,15 @@ def check_program(program: Program, seed: int, configs: list[Config],
     except Exception as e:  # noqa: BLE001 - the twin disagrees, or the program raised: the generator's fault
         return Report(status="invalid", note=f"{type(e).__name__}: {e}"[:2000])
     vectors: dict = {}
-    for config in configs:
-        on_config(str(config))
-        try:
-            check_config(draw, program, config, report, vectors)
-        except Refused as e:
-            report.refusals.append((str(config), str(e)))
-        except Bad as e:
-            report.mismatches.append(Mismatch(str(config), e.kind, e.detail))
+    with shared_work():
+        for config in configs:
+            on_config(str(config))
+            try:
+                check_config(draw, program, config, report, vectors)
+            except Refused as e:
+                report.refusals.append((str(config), str(e)))
+            except Bad as e:
+                report.mismatches.append(Mismatch(str(config), e.kind, e.detail))
     if vectors:
         base_name, base = next(iter(vectors.items()))
         for name, vec in vectors.items():

@@ -9,6 +9,7 @@ program again.
 from __future__ import annotations
 
 import argparse
+import os
 import pickle
 import shlex
 import sys
@@ -20,7 +21,7 @@ from typing import Optional
 from .check import Mismatch, configs_for
 from .generate import FEATURES, generate
 from .gradients import Config
-from .isolate import Job, run_isolated
+from .isolate import Job, run_isolated, warm_up_numba
 from .primal import source_of
 from .program import Program
 from .shrink import shrink, size
@@ -100,6 +101,8 @@ def run(count: Optional[int], seconds: Optional[float], seed: int, langs: list[s
             return False
         return seconds is None or time.monotonic() - start < seconds
 
+    if numba_every > 0 and "py" in langs:
+        warm_up_numba()
     while running or more():
         while len(running) < jobs and more():
             program_seed = seeds[k] if seeds is not None else seed + k
@@ -200,6 +203,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--replay", help="check a saved reproducer folder again")
     ap.add_argument("--list-features", action="store_true")
     args = ap.parse_args(argv)
+    # Numba gradients are compiled without LLVM's optimizations (half the time of the larger
+    # ones): the output's text, Numba's typing and IEEE arithmetic are the same at any level.
+    # NUMBA_OPT=3 scripts/fuzz compiles as Numba's default does.
+    os.environ.setdefault("NUMBA_OPT", "0")
     if args.list_features:
         for f in sorted(FEATURES):
             print(f"{f}{'  (not in --ci: ' + KNOWN_BUGS[f] + ')' if f in KNOWN_BUGS else ''}")

@@ -79,6 +79,13 @@ class Job:
         return False
 
 
+def warm_up_numba() -> None:
+    """Import Numba and compile once in the parent, so that forked children start warm."""
+    import numba
+
+    numba.njit(lambda x: x + 1.0)(1.0)
+
+
 def run_isolated(program: Program, seed: int, configs: list[Config], timeout: float = 300.0) -> Report:
     job = Job(program, seed, configs, timeout).start()
     while not job.poll():
