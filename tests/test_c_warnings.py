@@ -41,6 +41,11 @@ class Case:
     levels: tuple[int, ...] = (0, 1, 2)
     schedules: tuple[Optional[str], ...] = (None,)
     ints: dict[str, int] = field(default_factory=lambda: {"n": N, "m": M})
+    # Python in: the parameters as C sees them, and the 2-D arrays' shapes
+    py_params: list[tuple[str, str]] = field(default_factory=lambda: [
+        ("double *", "x"), ("double *", "y"), ("double *", "A"), ("double", "a"), ("double", "b"),
+        ("long", "n"), ("long", "m")])
+    shapes: dict[str, tuple[int, int]] = field(default_factory=lambda: {"A": (N, M)})
 
 
 CASES = {
@@ -249,6 +254,39 @@ def f(x: "f64[n]", y: "f64[n]", A: "f64[n, m]", a: float, b: float, n: int, m: i
                                                      or (x[2] > np.log2((2.0 + np.tanh(x[0]))))) else A[2, 0]))))
     return ((math.pow((1.5 + np.tanh(s1)), x[2]) + x[0]) + s2)
 """, ["x", "y", "a", "b"], lang="py", levels=(1, 2)),
+    # np.max of a temporary started from its element 0, which an empty extent does not have.
+    "py_max_of_temporary": Case(
+        """import numpy as np
+
+
+def f(x: "f64[n]", W: "f64[m, n]", a: float, b: float, n: int, m: int) -> float:
+    s0 = 0.5
+    s0 *= (0.5 if ((0.5 < (-0.25)) or (np.max(np.outer((W @ x), (np.abs(x) + x))) < 3.0)) else a)
+    return s0 + np.min(W @ x) * b
+""", ["x", "W", "a", "b"], lang="py", levels=(0, 1, 2),
+        py_params=[("double *", "x"), ("double *", "W"), ("double", "a"), ("double", "b"), ("long", "n"),
+                   ("long", "m")],
+        shapes={"W": (M, N)}),
+    # A bool buffer whose byte count gcc -O2 took for negative on an impossible path.
+    "py_bool_buffer_size": Case(
+        """import numpy as np
+
+
+def f(x: "f64[n]", y: "f64[n]", W: "f64[m, n]", a: float, b: float, n: int, m: int) -> float:
+    s1 = -0.25
+    m2 = min(n, (1 + int(3.0 * abs(0.5))))
+    # s2sad: checkpoint periodic(2)
+    for i3 in range(1, m2, 2):
+        for i5 in range(n - 1, 0 - 1, -1):
+            for i6 in range(n):
+                y[i5] += np.fmod(y[((n - 1) - i3)], 3.0 + a)
+        s1 += np.sum(np.where(W > np.outer((W @ x), np.expm1(0.3 * x)), (W + W),
+                              np.outer(np.where((W @ x) > (W @ x), (W @ x), (W @ x)), x)))
+    return (s1 + s1)
+""", ["x", "a", "b"], lang="py", levels=(2,),
+        py_params=[("double *", "x"), ("double *", "y"), ("double *", "W"), ("double", "a"), ("double", "b"),
+                   ("long", "n"), ("long", "m")],
+        shapes={"W": (M, N)}),
 }
 
 
@@ -261,7 +299,7 @@ def _inputs(names_types: list[tuple[str, str]], ints: dict[str, int], rng: np.ra
         elif t.endswith("*") and "int" in t:
             out[name] = rng.integers(0, N, size=N).astype(np.int32)
         elif t.endswith("*"):
-            out[name] = rng.uniform(-0.9, 0.9, size=N * M if name == "A" else N)
+            out[name] = rng.uniform(-0.9, 0.9, size=N * M if name in ("A", "W") else N)
         else:
             out[name] = float(rng.uniform(-0.9, 0.9))
     return out
@@ -280,12 +318,10 @@ def _py_primal(case: Case) -> tuple[list[tuple[str, str]], Callable]:
     space: dict[str, Any] = {}
     exec(compile(case.source, "prog.py", "exec"), space)
     f = space["f"]
-    params = [("double *", "x"), ("double *", "y"), ("double *", "A"), ("double", "a"), ("double", "b"),
-              ("long", "n"), ("long", "m")]
+    params = case.py_params
 
     def call(args):
-        args = list(args)
-        args[2] = args[2].reshape(N, M)
+        args = [a.reshape(case.shapes[n]) if n in case.shapes else a for a, (_, n) in zip(args, params)]
         return f(*args)
 
     return params, call

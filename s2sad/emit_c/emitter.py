@@ -1049,6 +1049,11 @@ class _CFunctionEmitter(_FunctionEmitter):
                 self.stack.add(name)
                 return [ArrayDecl(elem, name, size, zero)]
         count = self.expr(op.operands[0])
+        if elem == "bool" and not zero:
+            # With one-byte elements the count is the byte count: on a path where gcc assumes a
+            # negative extent (none is), malloc's argument would exceed any object, and gcc -O2
+            # says so (-Walloc-size-larger-than). Counted in size_t, the product wraps instead.
+            count = Cast("size_t", count)
         for d in op.operands[1:]:
             count = _times(count, self.expr(d))
         size_of = Lit(f"sizeof({elem})")
