@@ -23,7 +23,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 import pytest
 
-from cbuild import CFLAGS, INPUT_FLAGS, CFunction, Out, build, compile_c, have_gcc
+from cbuild import CFLAGS, INPUT_FLAGS, CFunction, Out, build, build_sanitized, compile_c, have_gcc
 from cprimal import CSignature
 from s2sad import pipeline
 from s2sad.adjoint.checkpoint import parse_schedule
@@ -333,11 +333,16 @@ def _grad_signature(text: str) -> list[tuple[str, str]]:
     return c_signature(text)
 
 
-def _build_all_levels(text: str) -> ctypes.CDLL:
+def _build_all_levels(text: str) -> Any:
     """The gradient built at -O1 (without loading) and -O2 (loaded): any warning fails. (-O0 finds
     only unused names, which gcc reports at every level.)"""
     extra = ("-fopenmp",) if "#pragma omp" in text else ()
     compile_c(text, (*extra, "-O1"))  # a later -O overrides CFLAGS' -O2
+    if extra:
+        # OpenMP runs as a program of its own: a thread pool started in this process would hang
+        # the fuzzer's forked children (tests/fuzzgen/isolate.py) that run OpenMP after it.
+        compile_c(text, extra)
+        return build_sanitized(text, extra)
     return ctypes.CDLL(str(compile_c(text, extra)))
 
 
