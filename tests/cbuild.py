@@ -1,8 +1,10 @@
 """Compile generated C into a shared library and call it from Python through ctypes.
 
-``build(source)`` compiles with ``gcc -std=c99 -Wall -Wextra -Werror -O1 -shared
+``build(source)`` compiles with ``gcc -std=c99 -Wall -Wextra -Werror -O2 -shared
 -fPIC`` in a temporary directory (any warning fails the build, with gcc's
-message) and loads the library. ``CFunction`` calls one of its functions with
+message) and loads the library. -O2, not less: gcc finds the flow warnings
+(``-Wmaybe-uninitialized``, ``-Wuse-after-free``) only while it optimizes, and
+generated C must compile cleanly at every level. ``CFunction`` calls one of its functions with
 NumPy arrays (passed as pointers to their data: float64 as ``double *``, int64
 as ``long *``), Python floats and ints, and ``Out`` cells for ``double *``
 out-parameters that start at a given value and are read back after the call.
@@ -24,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-CFLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-shared", "-fPIC"]
+CFLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", "-shared", "-fPIC"]
 
 _KEEP: list[Any] = []  # temporary directories live as long as the libraries loaded from them
 
@@ -162,7 +164,7 @@ class SanitizedLibrary:
         (self.dir / "gen.c").write_text(source)
         self._programs: dict[tuple, Path] = {}
         obj = self.dir / "gen.o"
-        flags = [f for f in CFLAGS if f not in ("-O1", "-shared", "-fPIC")]
+        flags = [f for f in CFLAGS if f not in ("-O2", "-shared", "-fPIC")]
         r = subprocess.run(
             ["gcc", *flags, *SANITIZE_FLAGS[1:], *extra, "-c", str(self.dir / "gen.c"), "-o", str(obj)],
             capture_output=True, text=True,

@@ -31,7 +31,7 @@ from typing import Any, Callable
 from cprimal import CParam, CSignature
 
 HERE = Path(__file__).resolve().parent
-CXXFLAGS = ["-std=c++17", "-Wall", "-Wextra", "-Werror", "-O1", "-shared", "-fPIC", f"-I{HERE}"]
+CXXFLAGS = ["-std=c++17", "-Wall", "-Wextra", "-Werror", "-O2", "-shared", "-fPIC", f"-I{HERE}"]
 
 _QUALIFIERS = re.compile(r"\b(?:__global__|__device__|__host__|__forceinline__|__noinline__|__shared__)\b")
 _KEEP: list[Any] = []  # temporary directories live as long as the libraries loaded from them

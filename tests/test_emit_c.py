@@ -329,7 +329,7 @@ def _check_layout(text: str, entry: str) -> None:
     for static, name in defs:
         assert (static == "") == (name == entry), f"{name}: static only for non-entry functions"
     includes = re.findall(r"^#include <(.*)>$", text, re.M)
-    assert set(includes) <= {"math.h", "stdlib.h", "string.h", "stdbool.h"}
+    assert set(includes) <= {"math.h", "stddef.h", "stdlib.h", "string.h", "stdbool.h"}  # stddef.h: size_t
     assert includes == sorted(includes)
 
 

@@ -31,12 +31,9 @@ pytestmark = pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
 
 # The CI run: programs drawn with driver.CI_FEATURES (Python for even seeds, C for odd ones) that
 # pass on the current code; about a minute and a half on two cores. Checks run in forked children
-# (isolate.py), which inherit the monkeypatches below. The seeds left out (7, 9, 14, 21-27, 29)
-# fail today in two classes found by the fuzzer: s2sad crashes in trip_bounds._extreme
-# (IndexError on a while loop's region) and C output that gcc -Wall -Wextra -Werror rejects
-# (unused variables, maybe-uninitialized temporaries). Put them back once those are fixed.
+# (isolate.py), which inherit the monkeypatches below.
 CI_SEED = 0
-CI_SEEDS = [0, 1, 2, 3, 4, 5, 6, 8, 10, 11, 12, 13, 15, 16, 17, 18]
+CI_SEEDS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 21, 22, 23, 24, 25, 26, 27, 29]
 
 
 def test_fixed_seed_run_finds_no_mismatch():

@@ -9,17 +9,27 @@ the variable carries nothing in or out (each reversed iteration's
 ``double d_y_i = d_y[i];``). A loop variable is declared by its ``for``.
 Where the first statement that touches a variable is not an assignment to it
 (a variable both branches of an ``if`` assign), a bare ``double y;`` goes just
-before it. A variable is never redeclared in a nested scope while an outer
-declaration of it is visible: later uses then assign the outer variable.
+before it, with a zero initialiser (``double t2 = 0.0;``) when some path may
+read it before any assigns it (a value cached in one branch of the forward sweep
+and read in the same branch of the reverse sweep: correct, but compilers cannot
+tell, and ``-Wmaybe-uninitialized`` is an error under ``-Werror``). A variable is
+never redeclared in a nested scope while an outer declaration of it is visible:
+later uses then assign the outer variable.
+
+``drop_dead`` runs first: an assignment to a local that nothing reads (left over
+once out-of-SSA and folding removed its last use: a condition whose branches
+agree, a forward value only a pruned branch needed) goes, and with it what only
+it read, so that no variable is unused (``-Wunused-variable``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
-from ..emit_py.emitter import AugAssign, Assign, ExprStmt, For, If, Return, Stmt, While
-from ..emit_py.expr import Expr, Name, names_in
+from ..emit_py.emitter import AugAssign, Assign, Comment, ExprStmt, For, If, Keyword, Return, Stmt, While
+from ..emit_py.expr import Call, Expr, Lit, Name, Subscript, Unary, names_in, number, walk
+from .cexpr import F32Lit, IncDec
 
 
 @dataclass
@@ -173,7 +183,9 @@ def _place(x: str, block: list[Stmt], loop_body: bool, ctype: str, memo, inserts
     ):
         block[main] = Decl(ctype, x, st.value)
     else:
-        inserts.append((block, main, Decl(ctype, x)))
+        # Bare where every path assigns it before any reads it (both arms of an if); else zero.
+        first = zero_of(ctype) if _exposed(block[main:], x, memo)[0] else None
+        inserts.append((block, main, Decl(ctype, x, first)))
 
 
 def _self_contained(x: str, block: list[Stmt], k: int, loop_body: bool, memo) -> bool:
@@ -185,4 +197,139 @@ def _self_contained(x: str, block: list[Stmt], k: int, loop_body: bool, memo) ->
     return not (loop_body and _exposed(block, x, memo)[0])
 
 
-__all__ = ["ArrayDecl", "Decl", "declare", "touched"]
+def _effect(value: Expr, pure_calls: frozenset) -> Optional[Expr]:
+    """What must still run of ``value`` once its result is not needed: None when nothing (no call
+    that may have effects, no counter update), else the expression to keep as a statement."""
+    effects = [n for n in walk(value)
+               if isinstance(n, IncDec) or isinstance(n, Call) and not (isinstance(n.func, Name)
+                                                                        and n.func.id in pure_calls)]
+    if not effects:
+        return None
+    if isinstance(value, Subscript) and len(value.index) == 1 and isinstance(value.index[0], IncDec) \
+            and len(effects) == 1:
+        return value.index[0]  # a tape pop read into a dead variable: ``--top;``
+    return value
+
+
+class _Liveness:
+    """Backward liveness over the statement tree, for the variables of ``candidates``: which
+    assignments store a value no path reads (``dead``, by identity)."""
+
+    def __init__(self, candidates: set[str]):
+        self.candidates = candidates
+        self.dead: dict[int, Stmt] = {}
+        self.loop_exits: list[set[str]] = []  # for each loop being walked: live at its head or after it
+
+    def block(self, stmts: list[Stmt], live: set[str], record: bool) -> set[str]:
+        for st in reversed(stmts):
+            live = self.stmt(st, live, record)
+        return live
+
+    def stmt(self, st: Stmt, live: set[str], record: bool) -> set[str]:
+        if isinstance(st, Assign):
+            names = [t.id for t in st.targets if isinstance(t, Name)]
+            if (len(names) == len(st.targets) and all(n in self.candidates and n not in live for n in names)):
+                if record:
+                    self.dead[id(st)] = st
+                return live  # its value reaches nothing; what it reads is not needed for it
+            return (live - set(names)) | set(_reads(st))
+        if isinstance(st, Return):
+            return set(_reads(st))  # nothing after a return runs
+        if isinstance(st, Keyword):
+            if st.text in ("break", "continue") and self.loop_exits:
+                return live | self.loop_exits[-1]
+            return live
+        if isinstance(st, If):
+            return (self.block(st.body, live, record) | self.block(st.orelse, live, record)
+                    | set(_header_reads(st)))
+        if isinstance(st, (For, While)):
+            head = set(live)
+            while True:  # live at the loop's head: after it, or in another iteration
+                self.loop_exits.append(head | live)
+                inner = self.block(st.body, head, False)
+                self.loop_exits.pop()
+                grown = head | inner | set(_header_reads(st))
+                if isinstance(st, For):
+                    grown.add(st.target)  # declared by the loop: never a candidate anyway
+                if grown == head:
+                    break
+                head = grown
+            if record:
+                self.loop_exits.append(head | live)
+                self.block(st.body, head, True)
+                self.loop_exits.pop()
+            return head
+        out = live | set(_reads(st)) | set(_header_reads(st))
+        out.update(getattr(st, "reduction", None) or ())  # parallel.Pragma
+        return out
+
+
+def _addressed(stmts: list[Stmt], out: set[str]) -> set[str]:
+    """Names whose address is taken (``&acc``): a pointer may read them, so they always stay."""
+    for st in stmts:
+        exprs = [getattr(st, f) for f in ("value", "cond", "target") if isinstance(getattr(st, f, None), Expr)]
+        exprs += [e for f in ("targets", "values", "args") for e in getattr(st, f, None) or () if isinstance(e, Expr)]
+        for e in exprs:
+            for node in walk(e):
+                if isinstance(node, Unary) and node.op == "&":
+                    out.update(names_in(node.operand))
+        for b in child_blocks(st):
+            _addressed(b, out)
+    return out
+
+
+def drop_dead(body: list[Stmt], types: dict[str, str], pure_calls: frozenset) -> list[Stmt]:
+    """``body`` without assignments to local variables (of ``types``) whose value no path reads,
+    until none is left (dropping one may leave another unread). A call or a counter update in a
+    dropped value stays as a statement of its own; an ``if`` left empty goes when its condition is
+    pure. Out-of-SSA and folding leave such assignments: a copy into a branch result nothing reads
+    after an early return, a condition whose two branches came out the same."""
+    candidates = set(types) - _addressed(body, set())
+    while True:
+        liveness = _Liveness(candidates)
+        liveness.block(body, set(), True)
+        dead = liveness.dead
+        changed = False
+
+        def prune(stmts: list[Stmt]) -> list[Stmt]:
+            nonlocal changed
+            out: list[Stmt] = []
+            for st in stmts:
+                if id(st) in dead:
+                    changed = True
+                    kept = _effect(st.value, pure_calls)  # type: ignore[union-attr]
+                    if kept is not None:
+                        out.append(ExprStmt(kept))
+                    continue
+                if isinstance(st, If):
+                    body_, orelse = prune(st.body), prune(st.orelse)
+                    if not _has_code(body_) and not _has_code(orelse) and _effect(st.cond, pure_calls) is None:
+                        changed = True
+                        continue
+                    st = replace(st, body=body_, orelse=orelse)
+                elif isinstance(st, (For, While)):
+                    st = replace(st, body=prune(st.body))
+                out.append(st)
+            return out
+
+        body = prune(body)
+        if not changed:
+            return body
+
+
+def _has_code(stmts: list[Stmt]) -> bool:
+    return any(not isinstance(st, Comment) and not (isinstance(st, Keyword) and st.text == "pass") for st in stmts)
+
+
+def zero_of(ctype: str) -> Expr:
+    """The zero a declaration starts at when some path may read it first."""
+    if ctype.rstrip().endswith("*"):
+        return Lit("NULL")
+    if ctype in ("bool", "_Bool"):
+        return number(False)
+    if ctype == "float":
+        return F32Lit("0.0")
+    return number(0.0 if ctype == "double" else 0)
+
+
+__all__ = ["ArrayDecl", "Decl", "declare", "drop_dead", "touched"]

@@ -91,7 +91,7 @@ from ..ssa.types import ArrayType, ScalarType, Type
 from ..ssa.unread_yields import unread_undef_yields
 from .cexpr import Cast, CPrinter, F32Lit, IncDec, Member, address_of, c_if_exp, deref
 from ..adjoint.accumulation import accumulation, update
-from .cstmt import ArrayDecl, declare
+from .cstmt import ArrayDecl, declare, drop_dead
 from .parallel import Pragma, is_parallel, private_accumulations
 from .parallel import finish as finish_pragmas
 from .lower_arrays import add_size_params, has_array_ops, lower_module
@@ -160,6 +160,11 @@ _INCLUDES = [
 _MATH_H = set(
     """sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp expm1 exp2 log log1p log2
     log10 sqrt cbrt erf erfc fabs floor ceil trunc pow atan2 hypot fmin fmax copysign fmod""".split()
+)
+# Calls that only compute a value (math.h and the helpers above): one whose result nothing
+# reads can go (cstmt.drop_dead).
+_PURE_CALLS = frozenset(
+    _MATH_H | {f"{m}f" for m in _MATH_H} | set(HELPERS) | {"isnan", "abs", "labs", "malloc", "calloc"}
 )
 _MATH_H_CALL = re.compile(r"\b([a-z][a-z0-9]*)\(")
 _MATH_H_NAME = re.compile(r"\b(?:isnan|INFINITY|NAN)\b")
@@ -508,6 +513,7 @@ class _CFunctionEmitter(_FunctionEmitter):
         body = _tidy(self.gen_block(fn.body))
         body = _ternaries(body)
         types = {k: v for k, v in self.types.items() if k not in self.stack and k not in self.param_names}
+        body = drop_dead(body, types, _PURE_CALLS)
         declare(body, types)
         finish_pragmas(body)
         renderer = CRenderer(self.printer, self.types)
@@ -1043,6 +1049,11 @@ class _CFunctionEmitter(_FunctionEmitter):
                 self.stack.add(name)
                 return [ArrayDecl(elem, name, size, zero)]
         count = self.expr(op.operands[0])
+        if elem == "bool" and not zero:
+            # With one-byte elements the count is the byte count: on a path where gcc assumes a
+            # negative extent (none is), malloc's argument would exceed any object, and gcc -O2
+            # says so (-Walloc-size-larger-than). Counted in size_t, the product wraps instead.
+            count = Cast("size_t", count)
         for d in op.operands[1:]:
             count = _times(count, self.expr(d))
         size_of = Lit(f"sizeof({elem})")

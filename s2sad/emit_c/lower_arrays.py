@@ -577,6 +577,10 @@ class _Lowering:
         def first(bb: Builder, idx: list[Value]) -> Value:
             if n in ("sum", "mean"):
                 return build.const(bb, 0, elem)
+            if elem.is_float:
+                # -inf for max, inf for min (fmax/fmin then give the first element): never the
+                # element at 0, which an empty extent does not have (gcc: maybe-uninitialized).
+                return build.const(bb, float("-inf") if n == "max" else float("inf"), elem)
             return self.read(bb, x, idx, elem)
 
         if axis is None:

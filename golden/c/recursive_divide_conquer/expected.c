@@ -20,8 +20,8 @@ static double rprod(const double *x, int lo, int hi) {
 
 void grad_rprod(const double *x, double *d_x, int lo, int hi, double d_return) {
     // forward sweep
-    double rprod_value;
-    double rprod_value2;
+    double rprod_value = 0.0;
+    double rprod_value2 = 0.0;
     if (hi - lo != 1) {
         long mid = (lo + hi) / 2;
         rprod_value = rprod(x, lo, mid);

@@ -57,7 +57,7 @@ __global__ void grad_activate(int n, double s, double *d_s, const double *x, dou
                               double *y, double *d_y) {
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;
-    double softplus_value;
+    double softplus_value = 0.0;
     if (i < n) {
         softplus_value = softplus(x[i]);
         y[i] = s * softplus_value;

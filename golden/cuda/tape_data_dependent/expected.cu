@@ -25,7 +25,7 @@ __global__ void grad_shrink(int n, const double *x, double *d_x, double *y, doub
     long tape_p_cap = 16;
     double *tape_p = (double *)malloc(tape_p_cap * sizeof(double));
     long tape_p_top = 0;
-    long n_iter;
+    long n_iter = 0;
     if (i < n) {
         double s = x[i];
         double p = 1.0;

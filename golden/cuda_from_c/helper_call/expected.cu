@@ -60,7 +60,7 @@ __global__ void grad_activate(int n, double s, double *d_s, const double *x, dou
     // forward sweep
     double half = 0.5 * s;
     long i = blockIdx.x * blockDim.x + threadIdx.x;
-    double softplus_value;
+    double softplus_value = 0.0;
     if (i < n) {
         softplus_value = softplus(x[i]);
         y[i] = half * softplus_value + x[i];

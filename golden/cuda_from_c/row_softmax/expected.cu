@@ -51,8 +51,8 @@ __global__ void grad_row_softmax(int n, int m, const double *x, double *d_x, dou
     long tape_top2 = 0;
     double *tape_top = (double *)block_tape(m, sizeof(double));
     long tape_top_top = 0;
-    double top;
-    double total;
+    double top = 0.0;
+    double total = 0.0;
     if (i < n) {
         top = -1e+300;
         for (long j = 0; j < m; j++) {

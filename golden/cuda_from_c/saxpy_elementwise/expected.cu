@@ -10,7 +10,7 @@
 __global__ void grad_saxpy(int n, const double *x, double *d_x, double *y, double *d_y) {
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;
-    double t0;
+    double t0 = 0.0;
     if (i < n) {
         t0 = y[i];
         y[i] = 2.0 * x[i] + sin(t0);

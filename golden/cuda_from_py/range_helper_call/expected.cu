@@ -60,7 +60,7 @@ __global__ void grad_blur(double *x, double *d_x, double *out, double *d_out, do
                           double *d_w, long n) {
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;
-    double t0;
+    double t0 = 0.0;
     if (i < n) {
         t0 = gauss(x[i], w);
         out[i] += x[i] * t0;

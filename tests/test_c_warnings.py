@@ -1,0 +1,416 @@
+"""Generated C compiles without a warning under the project's own standard, at every gcc level.
+
+The programs below are the fuzzer's minimized reproducers (tests/fuzzgen, issue 14) of output
+that ``gcc -std=c99 -Wall -Wextra -Werror`` rejected once gcc optimized:
+
+* unused variables: a value only a pruned branch, or code after an always-taken early return,
+  needed; a condition whose two branches folded into one; a reduction's temporary in a
+  checkpointed loop (out-of-SSA left its assignment behind: cstmt.drop_dead removes it);
+* ``may be used uninitialized``: a value cached in one branch of an ``if`` in the forward sweep
+  and read in the same branch of the reverse sweep, or cached in a checkpointed loop's branch
+  (correct, but gcc cannot always tell: cstmt.declare now starts such a variable at zero).
+
+Each gradient is built with -O1 and -O2 of gcc (-Wall -Wextra -Werror, so any warning fails)
+and checked against central differences.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import numpy as np
+import pytest
+
+from cbuild import CFLAGS, INPUT_FLAGS, CFunction, Out, build, build_sanitized, compile_c, have_gcc
+from cprimal import CSignature
+from s2sad import pipeline
+from s2sad.adjoint.checkpoint import parse_schedule
+
+pytestmark = pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+
+N, M = 5, 3
+
+
+@dataclass
+class Case:
+    source: str
+    wrt: list[str]
+    lang: str = "c"
+    levels: tuple[int, ...] = (0, 1, 2)
+    schedules: tuple[Optional[str], ...] = (None,)
+    ints: dict[str, int] = field(default_factory=lambda: {"n": N, "m": M})
+    # Python in: the parameters as C sees them, and the 2-D arrays' shapes
+    py_params: list[tuple[str, str]] = field(default_factory=lambda: [
+        ("double *", "x"), ("double *", "y"), ("double *", "A"), ("double", "a"), ("double", "b"),
+        ("long", "n"), ("long", "m")])
+    shapes: dict[str, tuple[int, int]] = field(default_factory=lambda: {"A": (N, M)})
+
+
+CASES = {
+    # s1 = -0.25 + a was kept for a return that an always-true early return never reaches.
+    "dead_after_early_return": Case(
+        """#include <math.h>
+
+double g1(double u, double v)
+{
+    return 0.5;
+}
+
+double f(double *x, const int *idx, double a, double b, int n)
+{
+    double s1 = -0.25;
+    double s2 = 1.0;
+    s1 += a;
+    if ((0.1 < 0.5) || (0.5 > 0.5)) {
+        return 0.5;
+    }
+    return g1(s2, s1);
+}
+""", ["x", "a", "b"]),
+    # The condition of c ? x[1] : x[1] folded away; its temporary stayed.
+    "folded_condition": Case(
+        """#include <math.h>
+
+double f(double *x, double *y, const int *idx, double *A, double a, double b, int n, int m)
+{
+    y[1] *= x[1];
+    x[3] += (((0.5 > a) && (a < 0.5)) ? x[1] : x[1]);
+    return 0.5;
+}
+""", ["x", "a", "b"]),
+    # An else branch copying the initial value of a while loop's variable nothing reads after.
+    "branch_copy_nothing_reads": Case(
+        """#include <math.h>
+
+double f(double *x, double *y, double a, double b, int n)
+{
+    double s1 = -0.25;
+    double s2 = 1.0;
+    double s0 = 0.5;
+    int k1 = 0;
+    if (((s1 - s1) + cbrt((2.0 + tanh(x[1])))) < (-0.25)) {
+        k1 = 0;
+        while (k1 < n && (pow(2.0, 2) < (s1 + 1.25))) {
+            k1++;
+            s1 -= (-0.75);
+        }
+    }
+    s2 += pow((1.5 + tanh((((s2 > 0.5) || (cbrt((2.0 + tanh(((x[0] > 0.5) ? x[2] : 1.25)))) > (y[0] * s0)))
+        ? ((-0.75) - y[1]) : (s0 - s1)))), atanh((0.8 * tanh(a))));
+    return (fmax((s2 + s2), fmin(y[3], 0.1)) - expm1((0.3 * asin((0.8 * tanh(3.0))))));
+}
+""", ["x", "y", "a", "b"]),
+    # Cached in one branch of the forward sweep, read in the same branch of the reverse sweep.
+    "branch_cached_product": Case(
+        """#include <math.h>
+
+double f(double *x, double *y, double a, double b, int n)
+{
+    double s1 = -0.25;
+    s1 = ((y[2] < 0.0) ? 0.5 : y[3]);
+    if (s1 > 0.5) {
+    } else {
+        y[0] *= y[1];
+    }
+    return fabs(s1);
+}
+""", ["x", "y", "a", "b"]),
+    # The same through a helper's result, under checkpointing of every loop.
+    "branch_cached_call": Case(
+        """#include <math.h>
+
+double g0(double u, double v)
+{
+    return u;
+}
+
+double f(double *x, double *y, double a, double b, int n)
+{
+    double s2 = 1.0;
+    y[2] += ((0.5 < x[3]) ? tanh(g0(x[0], s2)) : 0.5);
+    return y[0];
+}
+""", ["x", "a", "b"], schedules=(None, "periodic(2)", "binomial(2)")),
+    # A loop whose condition's operand a recomputed sweep no longer needs.
+    "recompute_unused_operand": Case(
+        """#include <math.h>
+
+double f(double *x, const int *idx, double a, double b, int n)
+{
+    double s2 = 1.0;
+    for (int i5 = n - 1; i5 >= 1; i5 -= 1) {
+        if (((0.5 > (((a > (-0.25)) || (((0.5 < a) ? 0.5 : a) > (-0.25))) ? s2 : x[i5])) ? x[i5] : x[i5]) > 0.5) {
+            return a;
+        }
+    }
+    return 0.5;
+}
+""", ["x", "a", "b"], schedules=(None, "recompute")),
+    # A parallel loop's temporary, recomputed: its value is read by nothing.
+    "recompute_parallel_temporary": Case(
+        """#include <math.h>
+
+double f(double *x, double *y, const int *idx, double a, double b, int n)
+{
+    double s2 = 1.0;
+    double s1 = -0.25;
+    double s0 = 0.5;
+    #pragma omp parallel for reduction(+: s0)
+    for (int i1 = 0; i1 < n; i1++) {
+        double q2 = 0.0;
+        q2 = ((1.25 < s2) ? ((((a + a) - ((-0.75) + a)) < (b + s2)) ? a : 3.0) : s1);
+        y[i1] = 3.0;
+        s0 += (((tan((0.7 * tanh(q2))) < (-0.25)) ? s1 : q2) * ceil(b));
+    }
+    s0 *= ((fabs(y[1]) + (y[0] + x[1])) * atan(fmod(a, (1.5 + tanh(y[3])))));
+    if ((a < asin((0.8 * tanh(x[1])))) || (!(((s0 * 1.25) * hypot(y[0], a)) > fmin(y[0], a)))) {
+        y[3] *= ceil((((b + cosh((0.5 * a))) < 0.5) ? y[2] : ((3.0 > (-0.25)) ? x[0] : x[3])));
+    }
+    if ((((s1 > 0.5) ? s1 : x[2]) + (y[1] * x[2])) > 1.25) {
+        s2 *= atan((tan((0.7 * tanh(b))) - 3.0));
+        x[0] *= atan(pow((1.5 + tanh(((x[0] < x[3]) ? 0.1 : s0))), 0.1));
+    } else {
+        s2 += log2((2.0 + tanh(sinh((0.5 * log2((2.0 + tanh(y[1]))))))));
+    }
+    s2 += y[1];
+    return pow((1.5 + tanh((fmax(s0, 3.0) * erf(s2)))), ((y[0] + 2.0) + (-0.75)));
+}
+""", ["x", "a", "b"], schedules=(None, "recompute")),
+    # Values cached in branches of a checkpointed loop's body, read again by its reverse sweep.
+    "checkpointed_branch_cache": Case(
+        """#include <math.h>
+
+double g0(double u, double v)
+{
+    double h1 = 0.75;
+    double h0 = 0.0;
+    if ((v * (h1 / (1.5 + tanh(v)))) > 0.5) {
+        return tan((0.7 * tanh(v)));
+    }
+    if (v < 0.0) {
+        h1 += (((h0 + h1) + h1) - ((cos(fmin(1.25, u)) < (-0.25)) ? (0.1 * u) : (u + h1)));
+        h0 = cos(1.25);
+    }
+    return sin((u * u));
+}
+
+double f(double *x, double *y, double a, double b, int n)
+{
+    double s1 = -0.25;
+    double s0 = 0.5;
+    double s2 = 1.0;
+    if ((cbrt((2.0 + tanh(x[1]))) > (-0.25)) && (fabs(s1) > 0.5)) {
+        s1 = x[2];
+    } else {
+        s1 *= (g0(x[1], s1) + s0);
+    }
+    s1 += pow((1.5 + tanh((s2 * x[1]))), 2.0);
+    for (int i1 = 0; i1 < n; i1++) {
+        if (sin((b * x[((i1 + 1) % n)])) > (s0 * y[((i1 + 1) % n)])) {
+            if ((i1 % 2) == 0) {
+                s2 = fmod(cos(expm1((0.3 * b))), (1.5 + tanh(floor((x[i1] + x[((n - 1) - i1)])))));
+                y[i1] *= (b * s2);
+            }
+            s2 = cbrt((2.0 + tanh(y[i1])));
+        } else {
+            s1 *= 3.0;
+        }
+        s0 += expm1((0.3 * s0));
+        s1 = ((g0(s0, b) * s2) + pow(((-0.75) * 0.1), 2));
+    }
+    s0 -= expm1((0.3 * fmod(0.1, (1.5 + tanh(cbrt((2.0 + tanh(x[2]))))))));
+    y[1] *= hypot(asinh(g0(y[3], s2)), erf(fmod(x[1], (1.5 + tanh(x[1])))));
+    return sin(log((2.0 + tanh((s0 + y[2])))));
+}
+""", ["x", "y", "a", "b"], schedules=(None, "periodic(2)", "binomial(2)", "recompute")),
+    # Python in, C out: values cached under an early return's condition.
+    "py_early_return_cache": Case(
+        """import math
+
+import numpy as np
+
+
+def f(x: "f64[n]", y: "f64[n]", A: "f64[n, m]", a: float, b: float, n: int, m: int) -> float:
+    s2 = 1.0
+    s1 = -0.25
+    s0 = 0.5
+    p1 = 1
+    s2 *= x[3]
+    p1 = (1 + int(2.5 * abs(np.tanh(((0.1 + x[0]) - (A[2, 1] * x[0]))))))
+    for i2 in range(0, m, p1):
+        s1 *= (3.0 + (np.arctan(s0) + s1))
+        for i3 in range(n - 1, 0 - 1, -1):
+            if ((i3 % 2) == 0):
+                continue
+            x[i3] *= 3.0
+            y[((i3 + 2) % n)] = b
+    s0 = (s1 * min(np.cosh((0.5 * s1)), y[3]))
+    for i4 in range(m):
+        s0 -= math.erf(math.hypot(x[0], x[1]))
+    if (((y[0] if (x[3] > math.floor(a)) else A[3, 0]) * (0.5 - x[2])) < 0.0):
+        return math.acosh((2.0 + np.tanh((y[0] if ((min(x[3], (s0 - s0)) < (-0.25))
+                                                     or (x[2] > np.log2((2.0 + np.tanh(x[0]))))) else A[2, 0]))))
+    return ((math.pow((1.5 + np.tanh(s1)), x[2]) + x[0]) + s2)
+""", ["x", "y", "a", "b"], lang="py", levels=(1, 2)),
+    # np.max of a temporary started from its element 0, which an empty extent does not have.
+    "py_max_of_temporary": Case(
+        """import numpy as np
+
+
+def f(x: "f64[n]", W: "f64[m, n]", a: float, b: float, n: int, m: int) -> float:
+    s0 = 0.5
+    s0 *= (0.5 if ((0.5 < (-0.25)) or (np.max(np.outer((W @ x), (np.abs(x) + x))) < 3.0)) else a)
+    return s0 + np.min(W @ x) * b
+""", ["x", "W", "a", "b"], lang="py", levels=(0, 1, 2),
+        py_params=[("double *", "x"), ("double *", "W"), ("double", "a"), ("double", "b"), ("long", "n"),
+                   ("long", "m")],
+        shapes={"W": (M, N)}),
+    # A bool buffer whose byte count gcc -O2 took for negative on an impossible path.
+    "py_bool_buffer_size": Case(
+        """import numpy as np
+
+
+def f(x: "f64[n]", y: "f64[n]", W: "f64[m, n]", a: float, b: float, n: int, m: int) -> float:
+    s1 = -0.25
+    m2 = min(n, (1 + int(3.0 * abs(0.5))))
+    # s2sad: checkpoint periodic(2)
+    for i3 in range(1, m2, 2):
+        for i5 in range(n - 1, 0 - 1, -1):
+            for i6 in range(n):
+                y[i5] += np.fmod(y[((n - 1) - i3)], 3.0 + a)
+        s1 += np.sum(np.where(W > np.outer((W @ x), np.expm1(0.3 * x)), (W + W),
+                              np.outer(np.where((W @ x) > (W @ x), (W @ x), (W @ x)), x)))
+    return (s1 + s1)
+""", ["x", "a", "b"], lang="py", levels=(2,),
+        py_params=[("double *", "x"), ("double *", "y"), ("double *", "W"), ("double", "a"), ("double", "b"),
+                   ("long", "n"), ("long", "m")],
+        shapes={"W": (M, N)}),
+}
+
+
+def _inputs(names_types: list[tuple[str, str]], ints: dict[str, int], rng: np.random.Generator) -> dict[str, Any]:
+    """A value for each parameter of the primal: arrays of N (N x M for A), well inside (-1, 1)."""
+    out: dict[str, Any] = {}
+    for t, name in names_types:
+        if name in ints:
+            out[name] = ints[name]
+        elif t.endswith("*") and "int" in t:
+            out[name] = rng.integers(0, N, size=N).astype(np.int32)
+        elif t.endswith("*"):
+            out[name] = rng.uniform(-0.9, 0.9, size=N * M if name in ("A", "W") else N)
+        else:
+            out[name] = float(rng.uniform(-0.9, 0.9))
+    return out
+
+
+def _c_primal(case: Case) -> tuple[list[tuple[str, str]], Callable]:
+    sig = CSignature.parse(case.source, "f")
+    # The user's program (the fuzzer's, with its unused names) need not be warning-free.
+    lax = ("-Wno-unused-variable", "-Wno-unused-parameter", "-Wno-unused-but-set-variable")
+    fn = sig.primal(build(case.source, (*INPUT_FLAGS, *lax)))
+    params = [(f"{p.base} *" if p.pointer else p.base, p.name) for p in sig.params]
+    return params, lambda args: fn(*args)
+
+
+def _py_primal(case: Case) -> tuple[list[tuple[str, str]], Callable]:
+    space: dict[str, Any] = {}
+    exec(compile(case.source, "prog.py", "exec"), space)
+    f = space["f"]
+    params = case.py_params
+
+    def call(args):
+        args = [a.reshape(case.shapes[n]) if n in case.shapes else a for a, (_, n) in zip(args, params)]
+        return f(*args)
+
+    return params, call
+
+
+def _grad_signature(text: str) -> list[tuple[str, str]]:
+    from fuzzgen.gradients import c_signature
+
+    return c_signature(text)
+
+
+def _build_all_levels(text: str) -> Any:
+    """The gradient built at -O1 (without loading) and -O2 (loaded): any warning fails. (-O0 finds
+    only unused names, which gcc reports at every level.)"""
+    extra = ("-fopenmp",) if "#pragma omp" in text else ()
+    compile_c(text, (*extra, "-O1"))  # a later -O overrides CFLAGS' -O2
+    if extra:
+        # OpenMP runs as a program of its own: a thread pool started in this process would hang
+        # the fuzzer's forked children (tests/fuzzgen/isolate.py) that run OpenMP after it.
+        compile_c(text, extra)
+        return build_sanitized(text, extra)
+    return ctypes.CDLL(str(compile_c(text, extra)))
+
+
+def _check(case: Case, level: int, schedule: Optional[str]) -> None:
+    options = pipeline.Options(level=level, checkpoint=parse_schedule(schedule) if schedule else None)
+    filename = "prog.c" if case.lang == "c" else "prog.py"
+    text = pipeline.gradient_source(case.source, filename, "f", case.wrt, "c", options)
+    lib = _build_all_levels(text)
+    params, primal = (_c_primal if case.lang == "c" else _py_primal)(case)
+    signature = _grad_signature(text)
+    grad = CFunction(lib, "grad_f", [t for t, _ in signature])
+    rng = np.random.default_rng(3)
+    inputs = _inputs(params, case.ints, rng)
+    arrays = [n for t, n in params if t.endswith("*") and "double" in t]
+    seeds = {n: rng.normal(size=inputs[n].shape) for n in arrays}
+    d_return = float(rng.normal())
+
+    def objective(values: dict[str, Any]) -> float:
+        work = {k: np.copy(v) if isinstance(v, np.ndarray) else v for k, v in values.items()}
+        r = primal([work[n] for _, n in params])
+        shadows = {f"d_{n}" for _, n in signature}
+        return d_return * float(r) + sum(float(seeds[n] @ work[n]) for n in arrays if f"d_{n}" in shadows)
+
+    work = {k: np.copy(v) if isinstance(v, np.ndarray) else v for k, v in inputs.items()}
+    shadows = {n: np.copy(s) for n, s in seeds.items()}
+    cells = {n: Out(0.0) for _, n in params if n in case.wrt and not isinstance(inputs[n], np.ndarray)}
+    args = []
+    for _, name in signature:
+        if name == "d_return":
+            args.append(d_return)
+        elif name.startswith("d_") and name[2:] in cells:
+            args.append(cells[name[2:]])
+        elif name.startswith("d_") and name[2:] in shadows:
+            args.append(shadows[name[2:]])
+        else:
+            args.append(work[name])
+    grad(*args)
+
+    def fd(name: str, k: Optional[int]) -> float:
+        out = []
+        for h in (1e-6, -1e-6):
+            values = dict(inputs)
+            if k is None:
+                values[name] = inputs[name] + h
+            else:
+                values[name] = np.copy(inputs[name])
+                values[name][k] += h
+            out.append(objective(values))
+        return (out[0] - out[1]) / 2e-6
+
+    for name in case.wrt:
+        if isinstance(inputs[name], np.ndarray):
+            got = shadows[name]
+            want = np.array([fd(name, k) for k in range(inputs[name].size)])
+        else:
+            got = np.array([cells[name].value])
+            want = np.array([fd(name, None)])
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"d_{name}")
+
+
+@pytest.mark.parametrize(
+    "name,level,schedule",
+    [(name, level, schedule) for name, case in CASES.items() for level in case.levels for schedule in case.schedules],
+)
+def test_gradient_compiles_cleanly_and_is_right(name, level, schedule):
+    _check(CASES[name], level, schedule)
+
+
+def test_the_suite_builds_at_o2():
+    """gcc finds the flow warnings only while optimizing: the suite's own C builds must."""
+    assert "-O2" in CFLAGS and "-Werror" in CFLAGS and "-Wall" in CFLAGS and "-Wextra" in CFLAGS
