@@ -26,7 +26,7 @@ from s2sad import pipeline
 from s2sad.adjoint.checkpoint import parse_schedule
 from s2sad.diagnostics import DiagnosticError
 
-from .program import Program, written_params
+from .program import Program, local_names, written_params
 
 LOCATED = re.compile(r"^prog\.(py|c):\d+:\d+: error: ")
 
@@ -80,17 +80,28 @@ def differentiate(program: Program, source: str, config: Config) -> str:
         raise Bad("crash", traceback.format_exc(limit=-4)) from None
 
 
-def expected_params(program: Program, target: str) -> list[str]:
-    """The gradient's parameter names as the contract spells them."""
+def expected_params(program: Program, target: str) -> list[tuple[str, str]]:
+    """The gradient's parameters as the contract spells them, each with the primal parameter it
+    is the shadow of ("" for a primal parameter, "return" for the seed), renamed as the README
+    says where a user name has the spelling: a function of the program, or a parameter or local
+    of ``f``, pushes ``d_x`` to the first free of ``d_x_``, ``d_x__``, ... (in parameter order)."""
     main = program.main
     written = written_params(program, main)
+    taken = {fn.name for fn in program.functions} | {p.name for p in main.params} | local_names(main)
+
+    def free(name: str) -> str:
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        return name
+
     out = []
     for p in main.params:
-        out.append(p.name)
+        out.append((p.name, ""))
         shadowed = p.kind in ("array", "matrix") and (p.name in program.wrt or p.name in written)
         if shadowed or (target == "c" and p.kind == "float" and p.name in program.wrt):
-            out.append("d_" + p.name)
-    return out + ["d_return"]
+            out.append((free("d_" + p.name), p.name))
+    return out + [(free("d_return"), "return")]
 
 
 Gradient = Callable[[dict, dict, float], tuple]
@@ -105,7 +116,13 @@ def load(program: Program, text: str, config: Config) -> Gradient:
     return _load_python(program, text, config, expected)
 
 
-def _load_python(program: Program, text: str, config: Config, expected: list[str]) -> Gradient:
+def _check_names(names: list[str], expected: list[tuple[str, str]]) -> None:
+    want = [n for n, _ in expected]
+    if names != want:
+        raise Bad("signature", f"grad_f({', '.join(names)}), expected grad_f({', '.join(want)})")
+
+
+def _load_python(program: Program, text: str, config: Config, expected: list[tuple[str, str]]) -> Gradient:
     name = f"fuzz_grad_{abs(hash(text))}"
     module = types.ModuleType(name)
     sys.modules[name] = module  # Numba resolves self-calls through sys.modules
@@ -115,14 +132,14 @@ def _load_python(program: Program, text: str, config: Config, expected: list[str
         raise Bad("compile", traceback.format_exc(limit=-2)) from None
     fn = module.grad_f
     names = list(inspect.signature(fn.py_func if hasattr(fn, "py_func") else fn).parameters)
-    if names != expected:
-        raise Bad("signature", f"grad_f({', '.join(names)}), expected grad_f({', '.join(expected)})")
+    _check_names(names, expected)
+    owner = dict(expected)
     floats = [p.name for p in program.main.params if p.kind == "float" and p.name in program.wrt]
 
     def gradient(inputs: dict, seeds: dict, d_return: float) -> tuple:
         work = {k: np.copy(v) if isinstance(v, np.ndarray) else v for k, v in inputs.items()}
         shadows = {k: np.copy(v) for k, v in seeds.items()}
-        args = [work[n] if n in work else shadows[n[2:]] for n in names[:-1]]
+        args = [shadows[owner[n]] if owner[n] else work[n] for n in names[:-1]]
         got = fn(*args, d_return)
         got = (got,) if len(floats) == 1 else (tuple(got) if floats else ())
         return dict(zip(floats, (float(g) for g in got))), work, shadows
@@ -150,11 +167,10 @@ def c_signature(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def _load_c(program: Program, text: str, expected: list[str]) -> Gradient:
+def _load_c(program: Program, text: str, expected: list[tuple[str, str]]) -> Gradient:
     signature = c_signature(text)
-    names = [n for _, n in signature]
-    if names != expected:
-        raise Bad("signature", f"grad_f({', '.join(names)}), expected grad_f({', '.join(expected)})")
+    _check_names([n for _, n in signature], expected)
+    owner = dict(expected)
     extra = ("-fopenmp",) if "#pragma omp" in text else ()
     warnings = None
     try:
@@ -178,12 +194,12 @@ def _load_c(program: Program, text: str, expected: list[str]) -> Gradient:
         cells = {f: Out(0.0) for f in floats}
         args = []
         for t, n in signature:
-            if n == "d_return":
+            if owner[n] == "return":
                 args.append(d_return)
-            elif n.startswith("d_") and n[2:] in cells:
-                args.append(cells[n[2:]])
-            elif n.startswith("d_") and n[2:] in shadows:
-                args.append(shadows[n[2:]])
+            elif owner[n] in cells:
+                args.append(cells[owner[n]])
+            elif owner[n] in shadows:
+                args.append(shadows[owner[n]])
             elif t in ("long *", "int *"):
                 work[n] = work[n].astype(np.int64 if t == "long *" else np.int32)
                 args.append(work[n])

@@ -348,6 +348,18 @@ def walk_body(body: tuple) -> Iterator:
         yield from walk(stmt)
 
 
+def local_names(fn: Function) -> set:
+    """The names of ``fn``'s local variables and loop counters (a local read before any assignment
+    is declared with a start value, so reads count too)."""
+    out = set()
+    for node in walk_body(fn.body):
+        if isinstance(node, (Assign, IAssign, Ref, IRef)):
+            out.add(node.name)
+        elif isinstance(node, (For, While)):
+            out.add(node.var)
+    return out - {p.name for p in fn.params}
+
+
 def written_params(program: Program, fn: Function) -> set:
     """Names of fn's array parameters it writes, directly or through the helpers it calls."""
     out = set()
