@@ -99,7 +99,7 @@ from ..emit_py.names import sanitize
 from .names import CNamer, c_reserved
 from .ranges import IntRanges
 from .render import CRenderer, comment_text, wrap_signature
-from .sizes import Affine, Sizes, add_extent_params, sizes_buffers_only
+from .sizes import Affine, Sizes, add_extent_params, sizes_buffers_only, storage_of
 
 STACK_LIMIT = 256  # arrays of at most this many elements, of constant size, live on the stack
 
@@ -461,11 +461,11 @@ class _CFunctionEmitter(_FunctionEmitter):
             # (array, axes it needs, whether an upper bound of the elements touched will do)
             needed: list[tuple[Value, list[int], bool]] = []
             if op.name == "dim":
-                needed.append((_storage(op.operands[0]), [op.attrs["axis"]], sizes_buffers_only(op.result)))
+                needed.append((storage_of(op.operands[0]), [op.attrs["axis"]], sizes_buffers_only(op.result)))
             elif op.name in ("load", "store") and op.operands[0].type.rank > 1:  # type: ignore[attr-defined]
-                needed.append((_storage(op.operands[0]), list(range(1, op.operands[0].type.rank)), False))  # type: ignore
+                needed.append((storage_of(op.operands[0]), list(range(1, op.operands[0].type.rank)), False))  # type: ignore
             elif op.name == "copy":
-                src = _storage(op.operands[0])
+                src = storage_of(op.operands[0])
                 needed.append((src, [0], True))
                 needed.append((src, list(range(1, src.type.rank)), False))  # type: ignore[attr-defined]
             shadows = self.ctx.sizes.shadow_of(self.fn)
@@ -898,7 +898,7 @@ class _CFunctionEmitter(_FunctionEmitter):
         structs = self.fn.attrs.get("c_structs")
         if not structs:
             return None
-        base = _storage(arr)
+        base = storage_of(arr)
         spelled = self.fn.attrs.get("c_params")
         if base.owner is not self.fn.body or not spelled or len(spelled) != len(self.fn.params):
             return None
@@ -1329,15 +1329,6 @@ class _CFunctionEmitter(_FunctionEmitter):
             if self.var.get(p) == name:
                 return ctype(p.type)
         return "double"
-
-
-def _storage(arr: Value) -> Value:
-    """The array whose extents ``arr``'s follow from: through copies and views (``x + k``) of it."""
-    op = arr.defining_op
-    while op is not None and op.name in ("copy", "view"):
-        arr = op.operands[0]
-        op = arr.defining_op
-    return arr
 
 
 def _times(a: Expr, b: Expr) -> Expr:

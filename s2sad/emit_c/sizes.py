@@ -414,7 +414,7 @@ class Sizes:
         first, by = const_int(lb), const_int(step)
         if first is None or first < 0 or by is None or by <= 0 or d is None or d.name != "dim":
             return False
-        base = _storage(d.operands[0])
+        base = storage_of(d.operands[0])
         return (d.attrs["axis"] == axis and base in view.param_index
                 and primary[view.param_index[base]] == primary[view.param_index[arr]])
 
@@ -469,8 +469,8 @@ class Sizes:
                 add(view.param_index[a], axis, mapped)
 
 
-def _storage(arr: Value) -> Value:
-    """The array whose extents ``arr``'s follow from: through copies and views of it."""
+def storage_of(arr: Value) -> Value:
+    """The array whose extents ``arr``'s follow from: through copies and views (``x + k``) of it."""
     op = arr.defining_op
     while op is not None and op.name in ("copy", "view"):
         arr = op.operands[0]
@@ -500,9 +500,9 @@ def extent_needs(fn: Function) -> list[tuple[Op, Value, int, bool]]:
     out: list[tuple[Op, Value, int, bool]] = []
     for op in fn.walk():
         if op.name == "dim":
-            out.append((op, _storage(op.operands[0]), op.attrs["axis"], sizes_buffers_only(op.result)))
+            out.append((op, storage_of(op.operands[0]), op.attrs["axis"], sizes_buffers_only(op.result)))
         elif op.name in ("load", "store", "copy") and op.operands[0].type.is_array:
-            arr = _storage(op.operands[0])
+            arr = storage_of(op.operands[0])
             if op.name == "copy":
                 out.append((op, arr, 0, True))
             out += [(op, arr, axis, False) for axis in range(1, arr.type.rank)]  # type: ignore[attr-defined]
