@@ -68,6 +68,17 @@ _STEP = {"f32": 1e-3}
 _SIDE_EFFECT_TOL = {"f32": 1e-6}
 
 
+def central_differences(f, xs: list[float], h: float = 1e-6) -> list[float]:
+    """The central differences of a function of scalars, one per argument."""
+    out = []
+    for i in range(len(xs)):
+        up, down = list(xs), list(xs)
+        up[i] += h
+        down[i] -= h
+        out.append((f(*up) - f(*down)) / (2 * h))
+    return out
+
+
 def written_arrays(module, func: str) -> set[str]:
     """Names of the array parameters ``func`` writes (they get shadows too)."""
     from s2sad.adjoint.effects import written_params

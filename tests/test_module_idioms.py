@@ -15,7 +15,7 @@ import types
 
 import numpy as np
 import pytest
-from fd import ParamSpec, check_gradient
+from fd import ParamSpec, central_differences, check_gradient
 
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
@@ -33,16 +33,6 @@ def _exec(source: str, monkeypatch=None, without: tuple[str, ...] = ()) -> types
     namespace: dict = {"__name__": "prog"}
     exec(compile(source, "prog.py", "exec"), namespace)
     return types.SimpleNamespace(**namespace)
-
-
-def _fd(f, xs: list[float], h: float = 1e-6) -> list[float]:
-    out = []
-    for i in range(len(xs)):
-        up, down = list(xs), list(xs)
-        up[i] += h
-        down[i] -= h
-        out.append((f(*up) - f(*down)) / (2 * h))
-    return out
 
 
 def _refused(source: str, func: str = "f"):
@@ -128,7 +118,7 @@ def test_have_numba_flag_and_a_decorator_factory_fallback(monkeypatch):
     text = _grad(HAVE_NUMBA, ["x", "y"])
     primal = _exec(HAVE_NUMBA, monkeypatch, ("numba",)).f
     point = [0.7, -1.2]
-    assert np.allclose(_exec(text).grad_f(*point, 1.0), _fd(primal, point), rtol=1e-6)
+    assert np.allclose(_exec(text).grad_f(*point, 1.0), central_differences(primal, point), rtol=1e-6)
 
 
 @pytest.mark.parametrize("fallback", ["numba = None", "pass"])
@@ -144,7 +134,7 @@ def test_lambda_fallback_for_njit(monkeypatch):
     src = "try:\n    from numba import njit\nexcept ImportError:\n    njit = lambda f: f  # noqa: E731\n\n\n" \
           "@njit\ndef f(x):\n    return x * x\n"
     primal = _exec(src, monkeypatch, ("numba",)).f
-    assert _exec(_grad(src, ["x"])).grad_f(0.3) == pytest.approx(_fd(primal, [0.3])[0])
+    assert _exec(_grad(src, ["x"])).grad_f(0.3) == pytest.approx(central_differences(primal, [0.3])[0])
 
 
 ERF = """\
@@ -172,7 +162,7 @@ def test_same_function_and_same_constant_on_every_path(monkeypatch):
     text = _grad(ERF, ["x"])
     assert "math.exp(-(x * x))" in text  # read as math.erf: every path accepts a scalar
     primal = _exec(ERF, monkeypatch, ("scipy", "scipy.special", "numba")).f
-    assert _exec(text).grad_f(0.4) == pytest.approx(_fd(primal, [0.4])[0], rel=1e-6)
+    assert _exec(text).grad_f(0.4) == pytest.approx(central_differences(primal, [0.4])[0], rel=1e-6)
 
 
 MAIN = """\
@@ -196,7 +186,7 @@ if __name__ == "__main__":
 
 def test_main_block_that_rebinds_names_the_same_or_ones_the_function_does_not_use():
     primal = _exec(MAIN).f
-    assert _exec(_grad(MAIN, ["x"])).grad_f(0.3) == pytest.approx(_fd(primal, [0.3])[0], rel=1e-6)
+    assert _exec(_grad(MAIN, ["x"])).grad_f(0.3) == pytest.approx(central_differences(primal, [0.3])[0], rel=1e-6)
 
 
 # -- refused -----------------------------------------------------------------------------------------
@@ -304,7 +294,7 @@ def test_one_line_fallbacks(monkeypatch, fallback):
     src = f"try: from numba import njit\nexcept ImportError:\n    {fallback}\n\n\n" \
           "@njit\ndef f(x):\n    return x * x * x\n"
     primal = _exec(src, monkeypatch, ("numba",)).f
-    assert _exec(_grad(src, ["x"])).grad_f(0.6) == pytest.approx(_fd(primal, [0.6])[0], rel=1e-6)
+    assert _exec(_grad(src, ["x"])).grad_f(0.6) == pytest.approx(central_differences(primal, [0.6])[0], rel=1e-6)
 
 
 def test_decorator_means_what_it_meant_where_the_function_was_defined():

@@ -16,7 +16,7 @@ import types
 import numpy as np
 import pytest
 from cbuild import INPUT_FLAGS, build, have_gcc
-from fd import ParamSpec, check_gradient
+from fd import ParamSpec, central_differences, check_gradient
 
 from s2sad import cli, pipeline
 from s2sad.diagnostics import DiagnosticError
@@ -39,16 +39,6 @@ def _signature_names(text: str, name: str = "grad_f") -> list[str]:
     m = re.search(rf"\b{name}\(([^)]*)\)", text, re.S)
     assert m, text
     return [re.split(r"[\s*]+", p.split("=")[0].strip())[-1] for p in m.group(1).split(",") if p.strip()]
-
-
-def _fd(f, xs: list[float], h=1e-6) -> list[float]:
-    out = []
-    for i in range(len(xs)):
-        up, down = list(xs), list(xs)
-        up[i] += h
-        down[i] -= h
-        out.append((f(*up) - f(*down)) / (2 * h))
-    return out
 
 
 # -- class 10: a parameter named like a shadow ----------------------------------------------------
@@ -110,7 +100,7 @@ def test_scalar_shadow_like_parameter_python_and_c():
     assert "def grad_f(u, d_u, d_return=1.0):" in text
     assert not re.search(r"^\s*d_u\b.*=", text, re.M), text  # no adjoint takes over the user's d_u
     got = _exec(text).grad_f(0.7, -1.3, 2.0)
-    want = _fd(lambda u, d_u: 2.0 * u * d_u * d_u, [0.7, -1.3])
+    want = central_differences(lambda u, d_u: 2.0 * u * d_u * d_u, [0.7, -1.3])
     assert np.allclose(got, want, rtol=1e-6)
     c = _grad(src, ["u", "d_u"], "c")
     assert _signature_names(c) == ["u", "d_u_", "d_u", "d_d_u", "d_return"]
@@ -145,7 +135,7 @@ def test_user_d_return_d_x_and_grad_helper_names_python(level):
         assert text.count("def grad_g(") == 1 and "def grad_g_(x" in text and "def grad_grad_g(x" in text
     point = [0.4, -0.8, 1.7]
     got = _exec(text).grad_f(*point, 1.0)
-    assert np.allclose(got, _fd(_helpers_primal, point), rtol=1e-6)
+    assert np.allclose(got, central_differences(_helpers_primal, point), rtol=1e-6)
 
 
 @needs_gcc
@@ -159,7 +149,7 @@ def test_user_d_return_d_x_and_grad_helper_names_c(level):
     cells = [d(0.0), d(0.0), d(0.0)]
     point = [0.4, -0.8, 1.7]
     fn(point[0], ctypes.byref(cells[0]), point[1], ctypes.byref(cells[1]), point[2], ctypes.byref(cells[2]), 1.0)
-    assert np.allclose([c.value for c in cells], _fd(_helpers_primal, point), rtol=1e-6)
+    assert np.allclose([c.value for c in cells], central_differences(_helpers_primal, point), rtol=1e-6)
 
 
 def test_user_function_named_like_the_gradient_is_refused_with_its_location():
@@ -278,7 +268,7 @@ def test_while_counter_gives_way_to_a_user_name():
     assert "n_iter_ = 0" in text and "n_iter_ += 1" in text
     primal = _exec(src).f
     got = _exec(text).grad_f(1.3, 0.25, 1.0)
-    assert np.allclose(got, _fd(primal, [1.3, 0.25]), rtol=1e-6)
+    assert np.allclose(got, central_differences(primal, [1.3, 0.25]), rtol=1e-6)
 
 
 def test_parameter_named_like_a_module_the_output_uses():
@@ -287,4 +277,4 @@ def test_parameter_named_like_a_module_the_output_uses():
     assert "def grad_f(x, math_, np_, len_, d_return=1.0):" in text
     primal = _exec(src).f
     point = [0.3, 1.2, -0.7, 0.1]
-    assert np.allclose(_exec(text).grad_f(*point, 1.0), _fd(primal, point), rtol=1e-6)
+    assert np.allclose(_exec(text).grad_f(*point, 1.0), central_differences(primal, point), rtol=1e-6)
