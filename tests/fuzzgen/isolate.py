@@ -1,9 +1,15 @@
 """Run one program's check in a forked child, so that a crashing or hanging gradient (a C
-use-after-free, an endless loop) becomes a mismatch instead of taking the fuzzer down."""
+use-after-free, an endless loop) becomes a mismatch instead of taking the fuzzer down.
+
+Each child writes its temporary files (the C builds of tests/cbuild.py) into a directory of its
+own, which the parent removes when the job is over: a forked child leaves through os._exit, or
+dies of a signal, so its own clean-up never runs."""
 
 from __future__ import annotations
 
 import multiprocessing
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass
 from typing import Optional
@@ -16,7 +22,8 @@ _CONTEXT = multiprocessing.get_context("fork")
 BEFORE = "(before the first configuration)"
 
 
-def _child(conn, program: Program, seed: int, configs: list) -> None:
+def _child(conn, program: Program, seed: int, configs: list, scratch: str) -> None:
+    tempfile.tempdir = scratch
     report = check_program(program, seed, configs, on_config=lambda c: conn.send(("config", c)))
     conn.send(("report", report))
     conn.close()
@@ -35,10 +42,13 @@ class Job:
     started: float = 0.0
     last_config: str = BEFORE
     report: Optional[Report] = None
+    scratch: str = ""
 
     def start(self) -> "Job":
         parent, child = _CONTEXT.Pipe(duplex=False)
-        self.process = _CONTEXT.Process(target=_child, args=(child, self.program, self.seed, self.configs))
+        self.scratch = tempfile.mkdtemp(prefix="s2sad_fuzzjob_")
+        self.process = _CONTEXT.Process(target=_child,
+                                        args=(child, self.program, self.seed, self.configs, self.scratch))
         self.process.start()
         child.close()
         self.conn = parent
@@ -47,6 +57,12 @@ class Job:
 
     def poll(self) -> bool:
         """Read what the child said; True when the job is over (``report`` set)."""
+        over = self._poll()
+        if over:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+        return over
+
+    def _poll(self) -> bool:
         try:
             while self.conn.poll():
                 kind, value = self.conn.recv()
