@@ -9,6 +9,7 @@ code for as long as asked.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 
 import numpy as np
@@ -192,3 +193,20 @@ def test_shared_work_changes_no_output(lang):
         assert first is not again  # each caller may change its module
     assert shared == alone
     assert len(set(alone)) == len(configs)
+
+
+def test_openmp_gradients_run_when_this_process_already_ran_openmp():
+    """libgomp hangs in a child forked after its thread pool started; checks forked from such a
+    process (pytest, after the OpenMP tests) run OpenMP gradients in a fresh interpreter."""
+    from cbuild import build
+
+    lib = build("double spin(int n) {\n    double s = 0.0;\n#pragma omp parallel for reduction(+ : s)\n"
+                "    for (int i = 0; i < n; i++) {\n        s += i;\n    }\n    return s;\n}\n",
+                ("-fopenmp",))
+    lib.spin.restype = ctypes.c_double
+    assert lib.spin(100) == 4950.0  # the pool of this process now exists
+    seed, program = next((s, p) for s, p in ((s, generate(s, "c", driver.CI_FEATURES)) for s in range(200))
+                         if check.parallel_loops(p))
+    config = Config("c", 2)
+    report = check_program(program, seed, [config], timeout=120.0)
+    assert report.status in ("ok", "refused", "rejected"), report.mismatches

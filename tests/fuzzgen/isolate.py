@@ -18,7 +18,26 @@ from .check import Mismatch, Report, check_program
 from .gradients import Config
 from .program import Program
 
-_CONTEXT = multiprocessing.get_context("fork")
+
+
+def _gomp_mapped() -> bool:
+    try:
+        with open("/proc/self/maps") as maps:
+            return "libgomp" in maps.read()
+    except OSError:
+        return True  # cannot tell: take the safe road
+
+
+def _context():
+    """Fork, so that children start warm and inherit the tests' monkeypatches; but libgomp does
+    not survive fork (a child forked after this process started an OpenMP thread pool waits
+    forever at its first parallel region), so once libgomp is loaded here (pytest, after the
+    OpenMP tests) children come from a fork server, a fresh interpreter that never ran OpenMP."""
+    if not _gomp_mapped():
+        return multiprocessing.get_context("fork")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["numpy", "fuzzgen.check"])
+    return context
 BEFORE = "(before the first configuration)"
 
 
@@ -45,9 +64,10 @@ class Job:
     scratch: str = ""
 
     def start(self) -> "Job":
-        parent, child = _CONTEXT.Pipe(duplex=False)
+        context = _context()
+        parent, child = context.Pipe(duplex=False)
         self.scratch = tempfile.mkdtemp(prefix="s2sad_fuzzjob_")
-        self.process = _CONTEXT.Process(target=_child,
+        self.process = context.Process(target=_child,
                                         args=(child, self.program, self.seed, self.configs, self.scratch))
         self.process.start()
         child.close()
