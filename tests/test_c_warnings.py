@@ -46,6 +46,9 @@ class Case:
         ("double *", "x"), ("double *", "y"), ("double *", "A"), ("double", "a"), ("double", "b"),
         ("long", "n"), ("long", "m")])
     shapes: dict[str, tuple[int, int]] = field(default_factory=lambda: {"A": (N, M)})
+    # Run the gradient built with -fsanitize=address,undefined (a double free, a leak, a read
+    # past a buffer fail the test with the sanitizer's report) rather than loaded.
+    sanitize: bool = False
 
 
 CASES = {
@@ -333,12 +336,12 @@ def _grad_signature(text: str) -> list[tuple[str, str]]:
     return c_signature(text)
 
 
-def _build_all_levels(text: str) -> Any:
-    """The gradient built at -O1 (without loading) and -O2 (loaded): any warning fails. (-O0 finds
-    only unused names, which gcc reports at every level.)"""
+def _build_all_levels(text: str, sanitize: bool = False) -> Any:
+    """The gradient built at -O1 (without loading) and -O2 (loaded, or sanitized when asked): any
+    warning fails. (-O0 finds only unused names, which gcc reports at every level.)"""
     extra = ("-fopenmp",) if "#pragma omp" in text else ()
     compile_c(text, (*extra, "-O1"))  # a later -O overrides CFLAGS' -O2
-    if extra:
+    if extra or sanitize:
         # OpenMP runs as a program of its own: a thread pool started in this process would hang
         # the fuzzer's forked children (tests/fuzzgen/isolate.py) that run OpenMP after it.
         compile_c(text, extra)
@@ -350,7 +353,7 @@ def _check(case: Case, level: int, schedule: Optional[str]) -> None:
     options = pipeline.Options(level=level, checkpoint=parse_schedule(schedule) if schedule else None)
     filename = "prog.c" if case.lang == "c" else "prog.py"
     text = pipeline.gradient_source(case.source, filename, "f", case.wrt, "c", options)
-    lib = _build_all_levels(text)
+    lib = _build_all_levels(text, case.sanitize)
     params, primal = (_c_primal if case.lang == "c" else _py_primal)(case)
     signature = _grad_signature(text)
     grad = CFunction(lib, "grad_f", [t for t, _ in signature])

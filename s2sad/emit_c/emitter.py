@@ -392,7 +392,7 @@ class _CFunctionEmitter(_FunctionEmitter):
                 hint = fn.params[i].name_hint
                 self.out_names[i] = self.namer.claim_fixed(pointers.get(i) or f"d_{hint}")
                 self.namer.aliases[f"d_{hint}"] = f"d_{hint}_local"
-        self.alloc = allocate(fn, ctx.effects, self.namer, self._zeroed_before_call())
+        self.alloc = allocate(fn, ctx.effects, self.namer, self._zeroed_before_call(), self._buffers_freed_at())
         self.var = self.alloc.var
         self.plan = self.alloc.plan
         self.unread = unread_undef_yields(fn)
@@ -436,6 +436,20 @@ class _CFunctionEmitter(_FunctionEmitter):
                 if self.ctx.returned(self.module.functions[op.attrs["callee"]]) is not None:
                     out.update(op.results)
         return frozenset(out)
+
+    def _buffers_freed_at(self) -> dict[Value, object]:
+        """Where each buffer this function makes is freed, for out-of-SSA naming: two buffers
+        share a variable only when freed at the end of the same block (the second allocation
+        frees the first, ``_register_buffer``). One freed in an inner block (a tape of a loop's
+        recomputed iteration) must not reuse the variable of one freed in an outer block: the
+        outer ``free`` would free the inner buffer again. A buffer that leaves the block that
+        made it (NULL first, ``buffer_home``) shares with none."""
+        out: dict[Value, object] = {}
+        for op in self.fn.walk():
+            if op.name in ("alloc", "copy", "tape.new"):
+                home, crossed, _ = buffer_home(op, {})
+                out[op.results[0]] = op if crossed else home
+        return out
 
     def _local_ctype(self, v: Value) -> str:
         """The C type of a local variable; a view of a parameter keeps its declared pointer
@@ -1083,12 +1097,15 @@ class _CFunctionEmitter(_FunctionEmitter):
         tape = Name(tape_var)
         new = op if n == "tape.new" else op.operands[0].defining_op
         grow = bool(new.attrs.get("grow"))
+        # Out-of-SSA may give tapes of one name whose lives do not overlap one variable, a
+        # growing one among them or not: the top is the variable's, and so is the capacity,
+        # made for the first tape of the variable that grows.
         if tape_var not in self.tape_tops:
             self.tape_tops[tape_var] = self.namer.fresh(f"{tape_var}_top")
             self.types[self.tape_tops[tape_var]] = "long"
-            if grow:
-                self.tape_caps[tape_var] = self.namer.fresh(f"{tape_var}_cap")
-                self.types[self.tape_caps[tape_var]] = "long"
+        if grow and tape_var not in self.tape_caps:
+            self.tape_caps[tape_var] = self.namer.fresh(f"{tape_var}_cap")
+            self.types[self.tape_caps[tape_var]] = "long"
         top = Name(self.tape_tops[tape_var])
         elem = _CTYPES[new.attrs.get("elem", "f64")]
         size_of = Lit(f"sizeof({elem})")
