@@ -8,7 +8,14 @@ that ``gcc -std=c99 -Wall -Wextra -Werror`` rejected once gcc optimized:
   checkpointed loop (out-of-SSA left its assignment behind: cstmt.drop_dead removes it);
 * ``may be used uninitialized``: a value cached in one branch of an ``if`` in the forward sweep
   and read in the same branch of the reverse sweep, or cached in a checkpointed loop's branch
-  (correct, but gcc cannot always tell: cstmt.declare now starts such a variable at zero).
+  (correct, but gcc cannot always tell: cstmt.declare now starts such a variable at zero);
+* ``array subscript [-9223372036854775808, -1] is outside array bounds``: a pop of a tape whose
+  pushes gcc proves never run (a ``while`` whose condition is constant false, a loop that
+  breaks in its first iteration) in a reverse loop whose trip count comes from another tape
+  (fold now removes such a ``while``; tape tops are ``size_t``, which gcc cannot prove negative);
+* ``argument 1 range [...] exceeds maximum object size``: a tape of branch conditions (one byte
+  each) sized by a parameter gcc took for negative on some path (the count is now clamped at
+  zero where gcc cannot see it is not negative).
 
 Each gradient is built with -O1 and -O2 of gcc (-Wall -Wextra -Werror, so any warning fails)
 and checked against central differences.
@@ -46,6 +53,9 @@ class Case:
         ("double *", "x"), ("double *", "y"), ("double *", "A"), ("double", "a"), ("double", "b"),
         ("long", "n"), ("long", "m")])
     shapes: dict[str, tuple[int, int]] = field(default_factory=lambda: {"A": (N, M)})
+    # Run the gradient built with -fsanitize=address,undefined (a double free, a leak, a read
+    # past a buffer fail the test with the sanitizer's report) rather than loaded.
+    sanitize: bool = False
 
 
 CASES = {
@@ -287,6 +297,68 @@ def f(x: "f64[n]", y: "f64[n]", W: "f64[m, n]", a: float, b: float, n: int, m: i
         py_params=[("double *", "x"), ("double *", "y"), ("double *", "W"), ("double", "a"), ("double", "b"),
                    ("long", "n"), ("long", "m")],
         shapes={"W": (M, N)}),
+    # A while whose condition folds to false (k6 < n && 1.25 < -0.25): gcc sees that nothing is
+    # pushed on the tape of the branch's condition, while the reverse loop's trip count is popped
+    # from the tape of the inner loop's trip counts.
+    "pops_of_a_tape_nothing_pushes": Case(
+        """#include <math.h>
+
+double f(double *x, double *y, double a, double b, int n)
+{
+    int k6 = 0;
+    for (int i1 = 0; i1 < (n - 1); i1++) {
+        k6 = 0;
+        while (k6 < n && (1.25 < (-0.25))) {
+            k6++;
+            if (((i1 % 2) == 0) || (0.5 < x[(k6 - 1)])) {
+                return 0.5;
+            }
+            x[((i1 + 3) % n)] += x[3];
+        }
+    }
+    return 0.5;
+}
+""", ["x", "a", "b"], schedules=(None, "recompute", "periodic(2)", "binomial(2)")),
+    # The outer loop breaks in its first iteration (i4 = 0 is even), which gcc sees and s2sad
+    # does not: the pushes in the rest of its body never run, the pops may.
+    "pops_after_a_first_iteration_break": Case(
+        """#include <math.h>
+
+double f(double *x, double *A, double a, double b, int n, int m)
+{
+    double s1 = -0.25;
+    double s0 = 0.5;
+    double s2 = 1.0;
+    for (int i4 = 0; i4 < n; i4 += 2) {
+        if ((i4 % 2) == 0) {
+            break;
+        }
+        for (int i5 = n - 1; i5 >= 0; i5 -= 1) {
+            for (int i6 = n - 1; i6 >= 1; i6 -= 1) {
+                s1 *= ((((!(0.5 < 0.0)) ? s0 : x[i6]) < s1) ? pow((1.5 + tanh(x[1])), s0) : erf(x[i6]));
+            }
+            s2 = (fabs(tan((0.7 * tanh(x[i5])))) * ((A[i4 * m + 0] + a) - (s1 + b)));
+        }
+    }
+    return (((1.25 > (A[2 * m + 0] * x[3])) ? x[1] : (A[0 * m + 1] - s2))
+            + ((((pow((3.0 + b), 3) < (x[1] - 3.0)) ? x[0] : atan(a)) > (x[1] * x[3])) ? (s2 + x[1]) : (s0 * x[1])));
+}
+""", ["x", "A", "a", "b"], schedules=(None, "periodic(2)", "binomial(2)")),
+    # Python in, C out: a tape of conditions sized by n, on a path where gcc takes n for negative.
+    "py_condition_tape_size": Case(
+        """import numpy as np
+
+
+def f(x: "f64[n]", y: "f64[n]", a: float, b: float, n: int) -> float:
+    for i in range(n):
+        y[i] = 0.5
+    if np.tanh(y[1]) < 0.5:
+        for j in range(n):
+            y[n - 1 - j] += x[j] ** 3 if np.tanh(y[(j + 1) % n]) < 0.0 else x[n - 1 - j]
+    return y[0] * a + x[2] * b
+""", ["x", "y", "a", "b"], lang="py", schedules=(None, "recompute"),
+        py_params=[("double *", "x"), ("double *", "y"), ("double", "a"), ("double", "b"), ("long", "n")],
+        shapes={}),
 }
 
 
@@ -333,12 +405,12 @@ def _grad_signature(text: str) -> list[tuple[str, str]]:
     return c_signature(text)
 
 
-def _build_all_levels(text: str) -> Any:
-    """The gradient built at -O1 (without loading) and -O2 (loaded): any warning fails. (-O0 finds
-    only unused names, which gcc reports at every level.)"""
+def _build_all_levels(text: str, sanitize: bool = False) -> Any:
+    """The gradient built at -O1 (without loading) and -O2 (loaded, or sanitized when asked): any
+    warning fails. (-O0 finds only unused names, which gcc reports at every level.)"""
     extra = ("-fopenmp",) if "#pragma omp" in text else ()
     compile_c(text, (*extra, "-O1"))  # a later -O overrides CFLAGS' -O2
-    if extra:
+    if extra or sanitize:
         # OpenMP runs as a program of its own: a thread pool started in this process would hang
         # the fuzzer's forked children (tests/fuzzgen/isolate.py) that run OpenMP after it.
         compile_c(text, extra)
@@ -350,7 +422,7 @@ def _check(case: Case, level: int, schedule: Optional[str]) -> None:
     options = pipeline.Options(level=level, checkpoint=parse_schedule(schedule) if schedule else None)
     filename = "prog.c" if case.lang == "c" else "prog.py"
     text = pipeline.gradient_source(case.source, filename, "f", case.wrt, "c", options)
-    lib = _build_all_levels(text)
+    lib = _build_all_levels(text, case.sanitize)
     params, primal = (_c_primal if case.lang == "c" else _py_primal)(case)
     signature = _grad_signature(text)
     grad = CFunction(lib, "grad_f", [t for t, _ in signature])

@@ -262,7 +262,8 @@ def test_fold_bool_cast_and_int_to_float_cast():
     assert "value = 1.0" in out and "cast(" not in out
 
 
-def test_fold_while_is_left_alone_but_its_regions_fold():
+def test_fold_while_whose_condition_folds_to_false_goes():
+    # The condition folds first (not(false) and false), then the loop: its body never runs.
     text = (
         "func @f(%x: f64) -> f64 {\n  %z = const() {value = 0.0} : f64\n"
         "  %f = const() {value = false} : bool\n"
@@ -271,8 +272,37 @@ def test_fold_while_is_left_alone_but_its_regions_fold():
         "  return(%r)\n}\n"
     )
     m = _run(text, fold.run)
-    assert _count(m, "while") == 1 and _count(m, "add") == 0 and _count(m, "and") == 0
+    assert _count(m, "while") == 0 and _count(m, "add") == 0 and _count(m, "and") == 0
+    assert _returned(m) is m.functions["f"].params[0]
     assert Interpreter(m).call("f", 2.0) == 2.0
+
+
+def test_fold_while_condition_region_runs_once_when_the_loop_goes():
+    # The condition region's ops (a store here) ran once on the initial values: they stay.
+    text = (
+        "func @f(%x: array<f64,1>, %s: f64) -> f64 {\n  %c0 = const() {value = 0} : i64\n"
+        "  %f = const() {value = false} : bool\n"
+        "  %r = while(%s) : f64 {\n  ^(%a: f64):\n    store(%x, %c0, %a)\n    condition(%f)\n  } {\n"
+        "  ^(%b: f64):\n    %b2 = mul(%b, %b) : f64\n    yield(%b2)\n  }\n  return(%r)\n}\n"
+    )
+    m = _run(text, fold.run)
+    assert _ops(m) == ["const", "store", "return"]
+    x = np.zeros(1)
+    assert Interpreter(m).call("f", x, 3.0) == 3.0 and x[0] == 3.0
+
+
+def test_fold_while_with_a_varying_condition_stays_but_its_regions_fold():
+    text = (
+        "func @f(%x: f64) -> f64 {\n  %z = const() {value = 0.0} : f64\n"
+        "  %f = const() {value = false} : bool\n"
+        "  %r = while(%x) : f64 {\n  ^(%a: f64):\n    %t = lt(%a, %z) : bool\n    %c = or(%t, %f) : bool\n"
+        "    condition(%c)\n  } {\n  ^(%b: f64):\n    %b2 = add(%b, %z) : f64\n    %one = const() {value = 1.0} : f64\n"
+        "    %b3 = add(%b2, %one) : f64\n    yield(%b3)\n  }\n"
+        "  return(%r)\n}\n"
+    )
+    m = _run(text, fold.run)
+    assert _count(m, "while") == 1 and _count(m, "or") == 0 and _count(m, "add") == 1
+    assert Interpreter(m).call("f", -2.5) == 0.5
 
 
 def test_fold_if_with_constant_condition_in_a_loop_body():

@@ -28,7 +28,8 @@ tidying rewrites. What is C's own (this package):
   every iteration saved first when the body changes what they read;
 * memory: ``calloc``/``malloc`` (small constant sizes: arrays on the stack),
   freed at the end of the block that made them; copies by ``memcpy``; tapes are
-  a buffer, a top and (when they may grow) a capacity doubled with ``realloc``;
+  a buffer, a top and (when they may grow) a capacity doubled with ``realloc``,
+  the counts in ``size_t``;
 * integer ``//`` and ``%`` print as C's ``/`` and ``%`` where ``ranges`` proves
   both operands non-negative, else as calls of floored helpers; the IR's ``rem``
   is C's own ``%`` (``fmod`` on floats);
@@ -102,6 +103,11 @@ from .render import CRenderer, comment_text, wrap_signature
 from .sizes import Affine, Sizes, add_extent_params, sizes_buffers_only, storage_of
 
 STACK_LIMIT = 256  # arrays of at most this many elements, of constant size, live on the stack
+# The type of a tape's top and capacity: a count, unsigned. Where gcc proves that nothing was
+# pushed (the pushes lie in a loop it finds never runs) while the pops' loop runs a number of
+# times read from another tape, a signed top would count down into a range gcc can prove
+# negative (-Warray-bounds at -O2); an unsigned one wraps, and proves nothing.
+TAPE_COUNT = "size_t"
 
 _CTYPES = {"f64": "double", "f32": "float", "i64": "long", "i32": "int", "bool": "bool"}
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
@@ -392,7 +398,7 @@ class _CFunctionEmitter(_FunctionEmitter):
                 hint = fn.params[i].name_hint
                 self.out_names[i] = self.namer.claim_fixed(pointers.get(i) or f"d_{hint}")
                 self.namer.aliases[f"d_{hint}"] = f"d_{hint}_local"
-        self.alloc = allocate(fn, ctx.effects, self.namer, self._zeroed_before_call())
+        self.alloc = allocate(fn, ctx.effects, self.namer, self._zeroed_before_call(), self._buffers_freed_at())
         self.var = self.alloc.var
         self.plan = self.alloc.plan
         self.unread = unread_undef_yields(fn)
@@ -436,6 +442,20 @@ class _CFunctionEmitter(_FunctionEmitter):
                 if self.ctx.returned(self.module.functions[op.attrs["callee"]]) is not None:
                     out.update(op.results)
         return frozenset(out)
+
+    def _buffers_freed_at(self) -> dict[Value, object]:
+        """Where each buffer this function makes is freed, for out-of-SSA naming: two buffers
+        share a variable only when freed at the end of the same block (the second allocation
+        frees the first, ``_register_buffer``). One freed in an inner block (a tape of a loop's
+        recomputed iteration) must not reuse the variable of one freed in an outer block: the
+        outer ``free`` would free the inner buffer again. A buffer that leaves the block that
+        made it (NULL first, ``buffer_home``) shares with none."""
+        out: dict[Value, object] = {}
+        for op in self.fn.walk():
+            if op.name in ("alloc", "copy", "tape.new"):
+                home, crossed, _ = buffer_home(op, {})
+                out[op.results[0]] = op if crossed else home
+        return out
 
     def _local_ctype(self, v: Value) -> str:
         """The C type of a local variable; a view of a parameter keeps its declared pointer
@@ -768,18 +788,53 @@ class _CFunctionEmitter(_FunctionEmitter):
         if fn == "abs":
             return Call(Name("labs" if t.name == "i64" else "abs"), tuple(args))
         if fn in ("min", "max"):
-            a_v, b_v = op.operands
-            a, b = args
-            for x_v, c_v, x in ((a_v, b_v, a), (b_v, a_v, b)):
-                c = const_int(c_v)
-                if c is not None and fn == "max" and self.ranges.at(x_v, op)[0] >= c:
-                    return x  # max(n, 0) for a size n is n
-                if c is not None and fn == "min" and self.ranges.at(x_v, op)[1] <= c:
-                    return x
-            if all(isinstance(x, (Name, Lit)) for x in (a, b)):
-                return IfExp(Compare(">" if fn == "max" else "<", a, b), a, b)
-            return Call(Name(f"{fn}_l"), (a, b))
+            same = self._bound_needless(op)
+            if same is not None:
+                return args[op.operands.index(same)]
+            return _int_min_max(fn, *args)
         raise error(f"C output: no C spelling for math.{fn} on integers", op.loc)
+
+    def _bound_needless(self, op: Op) -> Optional[Value]:
+        """For an integer ``min``/``max`` with a constant: the other operand, where the ranges
+        show the bound changes nothing (``max(n, 0)`` of a size ``n`` is ``n``), so C prints it alone."""
+        fn = op.name[5:]
+        a_v, b_v = op.operands
+        for x_v, c_v in ((a_v, b_v), (b_v, a_v)):
+            c = const_int(c_v)
+            if c is not None and fn == "max" and self.ranges.at(x_v, op)[0] >= c:
+                return x_v
+            if c is not None and fn == "min" and self.ranges.at(x_v, op)[1] <= c:
+                return x_v
+        return None
+
+    def _byte_count(self, count: Expr, value: Optional[Value] = None) -> Expr:
+        """The element count of a malloc'd buffer of one-byte elements (``bool``), which is its byte
+        count: where gcc -O2 follows a path on which it takes the count for negative (a size, taken
+        non-negative by ``ranges``, that gcc knows nothing of), malloc's argument would exceed any
+        object, and gcc says so (-Walloc-size-larger-than). (A wider element's byte count wraps
+        instead.) So the count is clamped at zero unless gcc can see that it is not negative."""
+        lit = literal_value(count)
+        if (lit is not None and lit >= 0) or (value is not None and self._visibly_nonneg(value)):
+            return count
+        return _int_min_max("max", count, number(0))
+
+    def _visibly_nonneg(self, v: Value) -> bool:
+        """Whether the C printed for ``v`` shows that it is not negative: a constant, a ``max``
+        with a non-negative one that C prints (``_bound_needless``), sums and products of such."""
+        c = const_int(v)
+        if c is not None:
+            return c >= 0
+        op = v.defining_op
+        if op is None:
+            return False
+        if op.name == "math.max":
+            same = self._bound_needless(op)
+            if same is not None:
+                return self._visibly_nonneg(same)
+            return any(self._visibly_nonneg(o) for o in op.operands)
+        if op.name in ("add", "mul"):
+            return all(self._visibly_nonneg(o) for o in op.operands)
+        return False
 
     # -- extents -----------------------------------------------------------------------
     def _affine_expr(self, a: Affine) -> Expr:
@@ -1048,14 +1103,12 @@ class _CFunctionEmitter(_FunctionEmitter):
             if 0 < size <= STACK_LIMIT:
                 self.stack.add(name)
                 return [ArrayDecl(elem, name, size, zero)]
-        count = self.expr(op.operands[0])
+        counts = [self.expr(d) for d in op.operands]
         if elem == "bool" and not zero:
-            # With one-byte elements the count is the byte count: on a path where gcc assumes a
-            # negative extent (none is), malloc's argument would exceed any object, and gcc -O2
-            # says so (-Walloc-size-larger-than). Counted in size_t, the product wraps instead.
-            count = Cast("size_t", count)
-        for d in op.operands[1:]:
-            count = _times(count, self.expr(d))
+            counts = [self._byte_count(c, d) for c, d in zip(counts, op.operands)]
+        count = counts[0]
+        for c in counts[1:]:
+            count = _times(count, c)
         size_of = Lit(f"sizeof({elem})")
         if zero:
             value = Call(Name("calloc"), (count, size_of))
@@ -1069,7 +1122,9 @@ class _CFunctionEmitter(_FunctionEmitter):
             return []
         name = self.var[v]
         src = op.operands[0]
-        nbytes = binop("*", self._count(src, op), Lit(f"sizeof({self._elem(v.type)})"))
+        elem = self._elem(v.type)
+        count = self._count(src, op)
+        nbytes = binop("*", self._byte_count(count) if elem == "bool" else count, Lit(f"sizeof({elem})"))
         return self._register_buffer(op, name) + [
             Assign([Name(name)], Call(Name("malloc"), (nbytes,))),
             ExprStmt(Call(Name("memcpy"), (Name(name), self.expr(src), nbytes))),
@@ -1083,12 +1138,15 @@ class _CFunctionEmitter(_FunctionEmitter):
         tape = Name(tape_var)
         new = op if n == "tape.new" else op.operands[0].defining_op
         grow = bool(new.attrs.get("grow"))
+        # Out-of-SSA may give tapes of one name whose lives do not overlap one variable, a
+        # growing one among them or not: the top is the variable's, and so is the capacity,
+        # made for the first tape of the variable that grows.
         if tape_var not in self.tape_tops:
             self.tape_tops[tape_var] = self.namer.fresh(f"{tape_var}_top")
-            self.types[self.tape_tops[tape_var]] = "long"
-            if grow:
-                self.tape_caps[tape_var] = self.namer.fresh(f"{tape_var}_cap")
-                self.types[self.tape_caps[tape_var]] = "long"
+            self.types[self.tape_tops[tape_var]] = TAPE_COUNT
+        if grow and tape_var not in self.tape_caps:
+            self.tape_caps[tape_var] = self.namer.fresh(f"{tape_var}_cap")
+            self.types[self.tape_caps[tape_var]] = TAPE_COUNT
         top = Name(self.tape_tops[tape_var])
         elem = _CTYPES[new.attrs.get("elem", "f64")]
         size_of = Lit(f"sizeof({elem})")
@@ -1096,6 +1154,8 @@ class _CFunctionEmitter(_FunctionEmitter):
         if n == "tape.new":
             pre = self._register_buffer(op, tape_var)
             cap_value = self.expr(op.operands[0])
+            if elem == "bool":
+                cap_value = self._byte_count(cap_value, op.operands[0])
             if grow:
                 cap = Name(self.tape_caps[tape_var])
                 return pre + [
@@ -1329,6 +1389,13 @@ class _CFunctionEmitter(_FunctionEmitter):
             if self.var.get(p) == name:
                 return ctype(p.type)
         return "double"
+
+
+def _int_min_max(fn: str, a: Expr, b: Expr) -> Expr:
+    """Integer ``min``/``max``: a conditional of two names or literals, else the helper."""
+    if all(isinstance(x, (Name, Lit)) for x in (a, b)):
+        return IfExp(Compare(">" if fn == "max" else "<", a, b), a, b)
+    return Call(Name(f"{fn}_l"), (a, b))
 
 
 def _times(a: Expr, b: Expr) -> Expr:

@@ -37,6 +37,7 @@ from ..emit_c.emitter import (
     _CTYPES,
     HELPERS,
     STACK_LIMIT,
+    TAPE_COUNT,
     _CFunctionEmitter,
     _ModuleContext,
     ctype,
@@ -315,7 +316,7 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
             return stmts if where == "local" else [self._interleaved(st) for st in stmts]
         top = self.namer.fresh(f"{tape_var}_top")
         self.tape_tops[tape_var] = top
-        self.types[top] = "long"
+        self.types[top] = TAPE_COUNT
         start = Assign([Name(top)], Lit("0"))
         elem = _CTYPES[new.attrs.get("elem", "f64")]
         if where == "local":

@@ -33,7 +33,11 @@ Code Quality, and Efficiency", CGO 2009, on structured regions):
    (two loops' ``i``), others get ``s2``; classes without a name get ``t0``...
    A loop variable never reuses a parameter's name, and a loop's carried
    variable never shares one with a value its ``range`` bounds read (the init
-   copies are printed before ``range(...)`` is evaluated).
+   copies are printed before ``range(...)`` is evaluated). Where the target
+   frees buffers by variable (C), classes share one only when they hold buffers
+   freed at the same place (``freed_at``): a ``free`` at the end of an outer
+   block would otherwise free, through the shared variable, the buffer an inner
+   block made later and freed already.
 
 Every list here is in program order, so the same IR always gives the same code.
 """
@@ -41,6 +45,8 @@ Every list here is in program order, so the same IR always gives the same code.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping, Optional
+
 from ..ssa.ir import Function, Op, Value
 from .inline import INLINE, Effects, InlinePlan
 from .layout import Layout, Liveness
@@ -239,8 +245,11 @@ def _sink_candidates(fn: Function, plan: InlinePlan) -> list[Value]:
     return out
 
 
-def allocate(fn: Function, effects: Effects, namer: Namer, early: frozenset = frozenset()) -> Allocation:
-    """``early``: results written before their op reads its operands (see ``Liveness``)."""
+def allocate(fn: Function, effects: Effects, namer: Namer, early: frozenset = frozenset(),
+             freed_at: Optional[Mapping[Value, object]] = None) -> Allocation:
+    """``early``: results written before their op reads its operands (see ``Liveness``).
+    ``freed_at``: for a target that frees buffers by variable, each buffer-making value's place
+    of release (any key; equal keys, one place); values not in it hold no buffer to free."""
     layout = Layout(fn)
     plan = InlinePlan(fn, effects, layout)
     co = _Coalescer(fn, layout, plan, early)
@@ -259,10 +268,10 @@ def allocate(fn: Function, effects: Effects, namer: Namer, early: frozenset = fr
         if trial.cost() < co.cost():
             sunk[y] = None
             plan, co = trial_plan, trial
-    return Allocation(_name(fn, co, namer), plan, layout, co.liveness)
+    return Allocation(_name(fn, co, namer, freed_at or {}), plan, layout, co.liveness)
 
 
-def _name(fn: Function, co: _Coalescer, namer: Namer) -> dict[Value, str]:
+def _name(fn: Function, co: _Coalescer, namer: Namer, freed_at: Mapping[Value, object]) -> dict[Value, str]:
     var: dict[Value, str] = {}
     classes = co.classes
     reps = classes.reps()
@@ -273,6 +282,10 @@ def _name(fn: Function, co: _Coalescer, namer: Namer) -> dict[Value, str]:
             namer.prefer(v.name_hint)
     names_of_hint: dict[str, list[str]] = {}  # source name -> variables made from it
     users: dict[str, list[Value]] = {}  # variable -> representatives of the classes using it
+
+    def released(r: Value) -> frozenset:
+        return frozenset(freed_at[v] for v in classes.members[r] if v in freed_at)
+
     for rep in reps:
         members = classes.members[rep]
         param = next((v for v in members if v in co.params), None)
@@ -292,6 +305,7 @@ def _name(fn: Function, co: _Coalescer, namer: Namer) -> dict[Value, str]:
                     if not (is_iv and n in param_names)
                     and all(
                         r.type == rep.type and not co.interferes(r, rep) and not co.bound_conflict(r, rep)
+                        and released(r) == released(rep)
                         for r in users[n]
                     )
                 ),

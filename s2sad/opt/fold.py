@@ -25,6 +25,11 @@ their users):
   block in place of the ``if``, whose results become the region's yielded values;
 * ``for`` with constant bounds and step whose trip count is 0: its results become
   its initial values;
+* ``while`` whose condition is a constant false: its body never runs; the
+  condition region's ops (run once, on the initial values) move into the parent
+  block, and the loop's results become its initial values. (Such a loop would
+  otherwise stay in the gradient with tapes nothing can push to; a C compiler
+  that sees as much warns about the reverse sweep's pops.)
 * a view of a view is one view of the base: ``view(view(a, j), k)`` becomes
   ``view(a, j + k)``.
 
@@ -269,12 +274,17 @@ class _Folder:
         i = 0
         while i < len(block.ops):
             op = block.ops[i]
+            regions = op.regions
+            if op.name == "while":
+                # Its condition first: the loop folds when that folds to a constant.
+                self.block(regions[0])
+                regions = regions[1:]
             if self.fold(op):
                 # ``op`` is gone; whatever took its place (a new const, the ops of an
                 # inlined region) now starts at ``i`` and is visited next.
                 self.changed = True
                 continue
-            for region in op.regions:
+            for region in regions:
                 self.block(region)
             i += 1
 
@@ -284,6 +294,8 @@ class _Folder:
             return self.fold_if(op)
         if op.name == "for":
             return self.fold_for(op)
+        if op.name == "while":
+            return self.fold_while(op)
         if op.name == "view" and self.fold_view(op):
             return True
         if op.name not in ops.PURE or op.name in ("const", "undef"):
@@ -350,6 +362,22 @@ class _Folder:
         if len(range(lb, ub, step)) != 0:  # type: ignore[arg-type]
             return False
         self.replace(op, list(op.operands[3:]))
+        return True
+
+    def fold_while(self, op: Op) -> bool:
+        cond = op.regions[0]
+        if const_value(cond.terminator.operands[0]) is not False:
+            return False
+        for arg, init in zip(cond.args, op.operands):
+            arg.replace_all_uses_with(init)
+        block = op.parent
+        at = block.ops.index(op)
+        *body, term = cond.ops
+        for inner in body:
+            block.insert(at, inner)
+            at += 1
+        cond.ops = [term]
+        self.replace(op, list(op.operands))
         return True
 
     def replace(self, op: Op, values: list[Value]) -> None:

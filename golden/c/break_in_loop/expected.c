@@ -4,13 +4,14 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 void grad_sum_until_low(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
-    long tape_i_cap = 16;
+    size_t tape_i_cap = 16;
     long *tape_i = malloc(tape_i_cap * sizeof(long));
-    long tape_i_top = 0;
+    size_t tape_i_top = 0;
     bool done = false;
     long i = 0;
     long n_iter = 0;

@@ -4,7 +4,6 @@
  */
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdlib.h>
 
 /* Python's floored a // b on integers (C's / rounds toward zero). */
@@ -172,7 +171,7 @@ void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int 
             tape[i - 1] = t14;
             work_ck[i] = u_elem + c * t14 - 0.1 * u_elem * u_elem * u_elem;
         }
-        bool *tape_cond = malloc((size_t)t13 * sizeof(bool));
+        bool *tape_cond = malloc(t13 * sizeof(bool));
         for (long i = 1; i < t6; i++) {
             double t15 = work_ck[i];
             bool cond = t15 > 0.0;

@@ -4,16 +4,17 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 void grad_first_large(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
-    long tape_i_cap = 16;
+    size_t tape_i_cap = 16;
     long *tape_i = malloc(tape_i_cap * sizeof(long));
-    long tape_i_top = 0;
-    long tape_s_cap = 16;
+    size_t tape_i_top = 0;
+    size_t tape_s_cap = 16;
     double *tape_s = malloc(tape_s_cap * sizeof(double));
-    long tape_s_top = 0;
+    size_t tape_s_top = 0;
     double s = 0.0;
     long i = 0;
     bool returned = false;

@@ -4,6 +4,7 @@
  */
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 struct Body {
@@ -16,7 +17,7 @@ void grad_potential(const struct Body *bodies, struct Body *d_bodies, int n, dou
     // forward sweep
     long t0 = n - 1;
     double *tape_r2 = malloc(n * (t0 > 0 ? t0 : 0) * sizeof(double));
-    long tape_r2_top = 0;
+    size_t tape_r2_top = 0;
     for (long i = 0; i < n; i++) {
         for (long j = i + 1; j < n; j++) {
             double r2 = 0.0;

@@ -3,13 +3,14 @@
  * Regenerate with: s2sad grad input.c --func accumulate_until --wrt x --target c
  */
 
+#include <stddef.h>
 #include <stdlib.h>
 
 void grad_accumulate_until(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
-    long tape_i_cap = 16;
+    size_t tape_i_cap = 16;
     long *tape_i = malloc(tape_i_cap * sizeof(long));
-    long tape_i_top = 0;
+    size_t tape_i_top = 0;
     double s = 0.0;
     long i = 0;
     long n_iter = 0;

@@ -3,6 +3,8 @@
  * Regenerate with: s2sad grad input.cu --func block_sum_squares --wrt x --target cuda
  */
 
+#include <stddef.h>
+
 #define BLOCK 64
 
 /* Zeroes a __shared__ array, the threads of the block sharing the work, then waits for all. */
@@ -24,7 +26,7 @@ __global__ void grad_block_sum_squares(int n, const double *x, double *d_x, doub
     buf[t] = i < n ? x[i] * x[i] : 0.0;
     __syncthreads();
     long tape_s[6];
-    long tape_s_top = 0;
+    size_t tape_s_top = 0;
     long s = 32;
     long n_iter = 0;
     while (s > 0) {

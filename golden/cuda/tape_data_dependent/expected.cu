@@ -19,12 +19,12 @@ static __device__ void *device_grow(void *p, size_t used, size_t count, size_t s
 __global__ void grad_shrink(int n, const double *x, double *d_x, double *y, double *d_y) {
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;
-    long tape_s_cap = 16;
+    size_t tape_s_cap = 16;
     double *tape_s = (double *)malloc(tape_s_cap * sizeof(double));
-    long tape_s_top = 0;
-    long tape_p_cap = 16;
+    size_t tape_s_top = 0;
+    size_t tape_p_cap = 16;
     double *tape_p = (double *)malloc(tape_p_cap * sizeof(double));
-    long tape_p_top = 0;
+    size_t tape_p_top = 0;
     long n_iter = 0;
     if (i < n) {
         double s = x[i];

@@ -4,6 +4,7 @@
  */
 
 #include <math.h>
+#include <stddef.h>
 
 #define STEPS 6
 
@@ -44,7 +45,7 @@ __global__ void grad_relax(int n, const double *x, double *d_x, const double *k,
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;
     double tape_s[6];
-    long tape_s_top = 0;
+    size_t tape_s_top = 0;
     if (i < n) {
         double s = x[i];
         double t0 = k[0];

@@ -44,7 +44,7 @@ __global__ void grad_iterate(int n, int m, const double *x, double *d_x, double 
     long i = blockIdx.x * blockDim.x + threadIdx.x;
     long threads_in_block = blockDim.x * blockDim.y * blockDim.z;
     double *tape_s = (double *)block_tape(m, sizeof(double));
-    long tape_s_top = 0;
+    size_t tape_s_top = 0;
     if (i < n) {
         double s = 1.0;
         for (long j = 0; j < m; j++) {

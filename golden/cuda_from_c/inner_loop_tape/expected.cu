@@ -77,7 +77,7 @@ __global__ void grad_iterate(int n, int steps, double r, double *d_r, const doub
     long i = blockIdx.x * blockDim.x + threadIdx.x;
     long threads_in_block = blockDim.x * blockDim.y * blockDim.z;
     double *tape_v = (double *)block_tape(steps, sizeof(double));
-    long tape_v_top = 0;
+    size_t tape_v_top = 0;
     if (i < n) {
         double v = x[i];
         for (long k = 0; k < steps; k++) {

@@ -48,9 +48,9 @@ __global__ void grad_row_softmax(int n, int m, const double *x, double *d_x, dou
     long i = blockIdx.x * blockDim.x + threadIdx.x;
     long threads_in_block = blockDim.x * blockDim.y * blockDim.z;
     double *tape = (double *)block_tape(m, sizeof(double));
-    long tape_top2 = 0;
+    size_t tape_top2 = 0;
     double *tape_top = (double *)block_tape(m, sizeof(double));
-    long tape_top_top = 0;
+    size_t tape_top_top = 0;
     double top = 0.0;
     double total = 0.0;
     if (i < n) {
