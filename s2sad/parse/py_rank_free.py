@@ -15,9 +15,9 @@ A use is *rank-free* when the parameter, taken elementwise (``W``, ``-W``, ``np.
 * the argument of ``len``, or the base of ``W.shape[k]`` (the extent of one leading axis);
 * or, as itself, an argument passed to a callee parameter that is rank-free there.
 
-Anything else (an index, a slice, ``@``, ``.T``, ``np.mean`` — its adjoint divides by the
-extent of the one axis taken —, ``.size``, a binary operation with another array, an
-assignment) depends on the rank. A parameter taken for a number qualifies only when it is never
+Anything else depends on the rank: an index, a slice, ``@``, ``.T``, ``np.mean`` (its adjoint
+divides by ``W.shape[0]``, a vector's size), ``.size``, a binary operation with another array,
+an assignment. A parameter taken for a number qualifies only when it is never
 read, or only passed on to callee parameters that are never read: wherever a number takes part
 in a computation, an array in its place would change what the gradient computes (its adjoint
 would be an array). Even then, its kind decides the gradient's signature when it is
