@@ -27,7 +27,7 @@ from .opt.passes import ADJOINT_PIPELINES, PRIMAL_PIPELINES, PassContext, run_pi
 from .parse.c_frontend import list_c_functions, list_cuda_kernels, parse_c
 from .parse.cuda_source import is_cuda
 from .parse.kernelize import kernelize, launch_text
-from .parse.python_frontend import list_functions, parse_python
+from .parse.python_frontend import list_functions, parameter_locations, parse_python
 from .ssa.ir import Function, Module, SourceLoc
 from .ssa.printer import print_module
 
@@ -158,12 +158,18 @@ def gradient_module(
     """The gradient module; with ``options.report``, its memory summary goes into ``report_lines``
     (``kernel``: see primal_module)."""
     module, name = primal_module(source, filename, func, options, kernel)
-    indices = resolve_wrt(module.functions[name], wrt, module.source_lines)
+    primal = module.functions[name]
+    indices = resolve_wrt(primal, wrt, module.source_lines)
     reports: Optional[list[MemoryReport]] = [] if options.report else None
-    assumed = module.functions[name].attrs.get("assumed")
+    assumed = dict(primal.attrs.get("assumed") or {})
+    guards = _entry_guards(primal, indices)
     out = differentiate(module, name, indices, options.may_alias, options.checkpoint, reports)
-    if assumed:  # the ranks the code does not prove: the entry gradient checks them (emit_py)
-        out.functions[grad_name(name)].attrs["guards"] = dict(assumed)
+    grad = out.functions[grad_name(name)]
+    if assumed:  # the kinds the code does not prove: C and CUDA output refuse them (gradient_source)
+        grad.attrs["assumed"] = assumed
+        grad.attrs["rank_free"] = list(primal.attrs.get("rank_free") or [])
+    if guards:  # those the generated Python depends on: the entry gradient checks them (emit_py)
+        grad.attrs["guards"] = guards
     out.may_alias = options.may_alias
     run_pipeline(out, options.adjoint_pipeline, options.context)
     remove_unreachable_functions(out, [grad_name(name)])
@@ -172,6 +178,18 @@ def gradient_module(
         if report_lines is not None:
             report_lines += lines
     return out
+
+
+def _entry_guards(primal: Function, wrt: set[int]) -> dict[str, int]:
+    """The assumed parameter ranks (attrs "assumed") that Python output checks on entry: all
+    but those no generated code depends on (attrs "rank_free"), unless such a one is taken for
+    a number and differentiated: then its kind decides the gradient's signature (a number's
+    adjoint is returned, an array's added into a shadow)."""
+    assumed = primal.attrs.get("assumed") or {}
+    free = set(primal.attrs.get("rank_free") or ())
+    differentiated = {primal.params[i].name_hint for i in wrt}
+    return {name: rank for name, rank in assumed.items()
+            if name not in free or (rank == 0 and name in differentiated)}
 
 
 def _header(filename: str, func: str, wrt: list[str], target: str, options: Options) -> str:
@@ -226,6 +244,9 @@ def gradient_source(
         raise error(f"--target {target}: the gradient of CUDA {'kernel' if cuda == 'global' else 'function'} "
                     f"'{name}' is CUDA", hint="use --target cuda for .cu input")
     if target in ("c", "cuda"):
+        if not is_c(filename):
+            _refuse_assumed_kinds(module.functions[grad_name(name)], source, filename, name, target,
+                                  module.source_lines)
         _refuse_array_result(module.functions[grad_name(name)], name, target, module.source_lines)
     if target == "cuda":
         return emit_cuda(module, header, grad_name(name), options.all_atomic)
@@ -245,6 +266,44 @@ def _refuse_array_result(grad: Function, name: str, target: str, lines: list[str
         f"--target {target}: '{name}' returns an array, and C output of its gradient is not supported yet",
         loc, hint="use --target py or numba, or write the result into an output array parameter",
     )], lines)
+
+
+def _refuse_assumed_kinds(grad: Function, source: str, filename: str, name: str, target: str,
+                          lines: list[str]) -> None:
+    """C and CUDA gradients of Python whose parameter kinds the code does not prove (attrs
+    "assumed"): a C signature fixes each parameter's kind and rank, and nothing checks a caller
+    against it at run time (a pointer carries no rank, a double takes an int), so a guess there
+    could be silently wrong. Python output checks the guesses on entry instead."""
+    assumed = grad.attrs.get("assumed") or {}
+    if not assumed:
+        return
+    free = set(grad.attrs.get("rank_free") or ())
+    where = parameter_locations(source, Path(filename).name, name)
+    problems = []
+    for param, rank in assumed.items():
+        if rank > 0:
+            matrix = '"f64[m, n]"' if rank == 1 else '"f64[n]"'
+            problems.append(Diagnostic(
+                f"--target {target}: the rank of parameter '{param}' is not evident in '{name}' "
+                f"(it would be taken for a {rank}-D array), and a C caller's array carries no rank to check",
+                where.get(param, grad.loc),
+                hint=f'annotate {param}: "{_shape_of_rank(rank)}" (or {param}: {matrix} for a '
+                     f'{"matrix" if rank == 1 else "vector"})'))
+        else:
+            why = ("its value is never used" if param in free
+                   else "its use in NumPy operations takes an array as well as a number")
+            problems.append(Diagnostic(
+                f"--target {target}: the kind of parameter '{param}' is not evident in '{name}' ({why}), "
+                f"and a C signature would have to guess it",
+                where.get(param, grad.loc),
+                hint=f'annotate {param}: float, {param}: int, or {param}: "f64[n]" for an array'))
+    raise DiagnosticError(problems, lines)
+
+
+def _shape_of_rank(rank: int) -> str:
+    """An annotation of that rank, as the rank guards spell them: "f64[n]", "f64[m, n]", ..."""
+    names = ["n"] if rank == 1 else ["m", "n"] if rank == 2 else [f"n{k}" for k in range(rank)]
+    return f"f64[{', '.join(names)}]"
 
 
 def ir_text(source: str, filename: str, func: Optional[str], options: Options = Options(level=0)) -> str:

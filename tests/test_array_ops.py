@@ -218,18 +218,22 @@ def test_array_read_then_written_is_rejected():
 def test_c_target_takes_whole_array_sizes_it_cannot_tell_as_parameters():
     # C lowers whole-array ops to loops, which need the extents a bare ndarray does not give:
     # the caller passes them (never guessed from loop bounds), and the size comment says so.
+    # x[0] proves x a vector; without it, its rank would be a guess, which C output refuses.
     src = textwrap.dedent("""
         import numpy as np
 
 
         def f(x: np.ndarray):
-            s = 0.0
+            s = 0.0 * x[0]
             return s + np.sum(np.exp(x))
     """)
     out = pipeline.gradient_source(src, "prog.py", "f", ["x"], "c")
     assert "void grad_f(double *x, double *d_x, long x_shape0, double d_return)" in out
     assert "// Array sizes: x, d_x: [x_shape0]." in out
     assert "i < x_shape0" in out
+    guessed = src.replace("0.0 * x[0]", "0.0")
+    with pytest.raises(DiagnosticError, match="the rank of parameter 'x' is not evident in 'f'"):
+        pipeline.gradient_source(guessed, "prog.py", "f", ["x"], "c")
 
 
 def test_numba_target_reports_reductions_it_cannot_compile():

@@ -128,6 +128,46 @@ def test_heat_schedules_match_store_all(schedule):
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
 
 
+# y is never active, but each iteration rewrites it (a while loop too), and the active x reads it:
+# a re-run from a checkpoint must start from y as it was there, not as later iterations left it.
+REWRITTEN_INACTIVE = """\
+import numpy as np
+
+
+def f(x: "f64[n]", y: "f64[n]", a: float, n: int) -> float:
+    s = 0.0
+    for k in range(n):
+        for i in range(n):
+            y[i] = y[i] * 1.1 + 0.1
+            x[i] = x[i] * np.sin(y[i]) + a
+        while y[0] < 5.0:
+            y[0] = y[0] * 1.5 + 1.0
+        s += x[k] * y[k]
+    return s
+"""
+
+
+@pytest.mark.parametrize("level", [0, 2])
+@pytest.mark.parametrize("schedule", ["recompute", "periodic(2)", "binomial(2)"])
+def test_a_rewritten_inactive_array_is_restored_for_each_rerun(schedule, level):
+    """The question fuzzer seed 2000354 raised (an inactive y multiplied by np.sinh of itself in a
+    loop): the checkpoint restores y, so neither y at exit nor the gradient changes."""
+    from fd import ParamSpec, check_gradient
+
+    text = pipeline.gradient_source(REWRITTEN_INACTIVE, "prog.py", "f", ["x", "a"], "py",
+                                    pipeline.Options(level=level, checkpoint=parse_schedule(schedule)))
+    assert f"{schedule} checkpointing" in text
+    namespace: dict = {}
+    exec(compile(text, "<grad_f>", "exec"), namespace)
+    primal: dict = {}
+    exec(compile(REWRITTEN_INACTIVE, "<f>", "exec"), primal)
+    params = [ParamSpec("x", "array", (5,)), ParamSpec("y", "array", (5,)), ParamSpec("a", "float"),
+              ParamSpec("n", "int", value=5)]
+    for seed in range(2):
+        check_gradient(primal["f"], namespace["grad_f"], params, ["x", "a"], {"x", "y"},
+                       np.random.default_rng(seed))
+
+
 @pytest.mark.parametrize("snapshots", [1, 2, 3, 5])
 def test_binomial_recomputation_equals_revolve_formula(snapshots):
     g = _heat_gradient(f"binomial({snapshots})", instrument=True)

@@ -269,6 +269,91 @@ def test_undef_default_is_dropped_only_where_nothing_reads_it(outside):
         _run_both(m, ns, "guarded", [x, n])
 
 
+_SNAPSHOT = """\
+func @snapshot(%x: array<f64,1>, %n: i64) -> f64 {
+  %0 = const() {value = 0} : i64
+  %c = gt(%n, %0) : bool
+  %s = if(%c) : array<f64,1> {
+  ^():
+    %v = copy(%x) : array<f64,1>
+    yield(%v)
+  } {
+  ^():
+    %u = undef() : array<f64,1>
+    yield(%u)
+  }
+  %d = not(%c) : bool
+  %r = if(%d) : f64 {
+  ^():
+    %z = const() {value = 1.0} : f64
+    yield(%z)
+  } {
+  ^():
+    %w = load(%s, %0) : f64
+    yield(%w)
+  }
+  return(%r)
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_an_undef_array_is_an_empty_array_of_its_type(target):
+    """A snapshot taken in one branch only (``x_before_w1 = x.copy()``, fuzzer seed 2001000) is
+    ``undef`` in the other, and read under a condition the emitter cannot show is the same
+    (here ``not c``): the default stays, and Numba, which types a variable once for every
+    path, must unify it with the array (``False`` there did not)."""
+    m = parse_module(_SNAPSHOT)
+    verify_module(m)
+    text = _emit(m, target)
+    assert "s = np.empty(0)" in text, text
+    ns = _load(text, "snapshot")
+    for n in (0, 2):
+        _run_both(m, ns, "snapshot", [np.array([3.0, 4.0]), n])
+
+
+_SNAPSHOT_SOURCE = """\
+import numpy as np
+
+
+def w(out: "f64[n]", z: "f64[n]", n: int) -> None:
+    for i in range(n):
+        out[i] = out[i] * z[i]
+
+
+def f(x: "f64[n]", y: "f64[n]", a: float, n: int) -> float:
+    k = 0
+    while k < n and x[k] < 3.0:
+        k += 1
+        if x[k - 1] > 2.0:
+            return a * x[0]
+    if x[0] > 0.0:
+        if x[1] > 0.5:
+            return a
+    w(y, x, n)
+    return y[0] * a
+"""
+
+
+@pytest.mark.parametrize("level", [0, 2])
+def test_a_snapshot_taken_on_one_path_compiles_with_numba(level):
+    """The source behind the fuzzer's seed 2001000: ``w``'s snapshot of ``y`` is taken only when
+    no early return happened, and read under a separately computed ``not returned``."""
+    from fd import ParamSpec, check_gradient
+
+    from s2sad import pipeline
+
+    text = pipeline.gradient_source(_SNAPSHOT_SOURCE, "prog.py", "f", ["x", "a"], "numba",
+                                    pipeline.Options(level=level))
+    assert "y_before_w = np.empty(0)" in text
+    ns = _load(text, "grad_f")
+    primal = _load(_SNAPSHOT_SOURCE, "f")["f"]
+    for low, high in ((-1.0, 0.4), (0.6, 1.0)):  # the call made, and an early return
+        params = [ParamSpec("x", "array", (4,), low=low, high=high), ParamSpec("y", "array", (4,)),
+                  ParamSpec("a", "float"), ParamSpec("n", "int", value=4)]
+        check_gradient(primal, ns["grad_f"], params, ["x", "a"], {"y"}, np.random.default_rng(0))
+
+
 def test_while_forms():
     text = _emit(_module("while"))
     assert text == textwrap.dedent(

@@ -23,7 +23,7 @@ from fuzzgen.isolate import run_isolated as check_program
 from fuzzgen.generate import generate
 from fuzzgen.gradients import Config
 from fuzzgen.primal import source_of
-from fuzzgen.program import Store, walk_body
+from fuzzgen.program import Function, Num, Param, Program, Return, Store, walk_body
 from fuzzgen.shrink import shrink, size
 from s2sad.diagnostics import error
 from s2sad.ssa.ir import SourceLoc
@@ -139,6 +139,39 @@ def test_a_located_refusal_is_counted_not_a_mismatch(monkeypatch):
     monkeypatch.setattr(gradients.pipeline, "gradient_source", lambda *a, **k: (_ for _ in ()).throw(
         error("no location")))
     assert [m.kind for m in check_program(program, seed, [config]).mismatches] == ["unlocated-refusal"]
+
+
+def test_a_rank_guard_that_stops_another_rank_is_a_refusal():
+    """The documented check of an assumed rank (README) refuses inputs of another rank; stopping
+    the rank it asks for would refuse a caller the gradient serves: a mismatch."""
+    matrix = ValueError('W must be a 1-D array: its rank is not evident in f (else annotate W: "f64[m, n]")')
+    number = ValueError('b must be a number: its rank is not evident in f (for an array, annotate b: "f64[n]")')
+    assert check.rank_guard_refused(matrix, {"W": np.ones((3, 2))})
+    assert not check.rank_guard_refused(matrix, {"W": np.ones(3)})
+    assert check.rank_guard_refused(number, {"b": np.ones(3)})
+    assert not check.rank_guard_refused(number, {"b": 0.5})
+    assert not check.rank_guard_refused(ValueError("math domain error"), {"W": np.ones(3)})
+
+
+def test_an_array_taken_for_a_number_and_checked_is_a_refusal():
+    """Seed 2000480, shrunk: `x` is never read, so s2sad takes it for a number, gives it no
+    shadow, and checks on entry that it is one: called as the contract says for an array, the
+    gradient stops. That is the refusal of a guess, not a wrong signature."""
+    params = (Param("x", "array"), Param("y", "array"), Param("W", "matrix"), Param("a", "float"),
+              Param("b", "float"), Param("n", "int"), Param("m", "int"))
+    program = Program("py", (Function("f", params, (Return(Num(1.0)),)),), ("x", "a", "b"), annotate=False)
+    report = check_program(program, 2000480, [Config("py", 0), Config("c", 0)])
+    assert report.status == "refused" and not report.mismatches, report.mismatches
+    assert "checks that on entry" in report.refusals[0][1]
+    assert "the kind of parameter 'x' is not evident in 'f'" in report.refusals[1][1]
+
+
+def test_a_primal_that_overflows_on_the_way_is_rejected():
+    """Seed 2001000 multiplies x by 2^30 in a loop, and np.cosh of it is inf before np.tanh makes
+    it finite again: generated Python, calling math.cosh, raises there, and a reverse sweep
+    multiplies the inf by a zero. The draw is rejected, not the gradients blamed."""
+    report = check_program(generate(2001000, "py"), 2001000, [])
+    assert report.status == "rejected" and "FloatingPointError('overflow" in report.note
 
 
 def test_every_program_runs_in_its_language_and_agrees_with_its_twin():

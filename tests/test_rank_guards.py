@@ -5,6 +5,9 @@ rank (``W @ x + b`` works with a scalar, a vector or a matrix ``b``). Type
 inference marks each rank it had to assume (``attrs["assumed"]`` of the primal,
 0 for a number); the entry gradient checks them and raises ``ValueError`` naming
 the parameter, so that a guess is never silently wrong (issue 14, classes 1 and 9).
+Only where the generated code depends on the guess: a rank-free array (``np.sum(W)``)
+and a parameter never read need no check. C and CUDA output check nothing at run time,
+so there every assumed kind is a located error naming the annotation.
 """
 
 from __future__ import annotations
@@ -223,3 +226,132 @@ def test_guarded_gradients_match_finite_differences(source, func, wrt, params):
     grad, _ = gradient(source, func, wrt)
     for seed in range(2):
         check_gradient(primal(source, func), grad, params, wrt, set(), np.random.default_rng(seed))
+
+
+# ------------------------------------------------------------------ rank-free uses: no check
+def rank_free(source: str, func: str) -> list:
+    module = parse_python(HEADER + textwrap.dedent(source), "prog.py", func)
+    return module.functions[func].attrs.get("rank_free", [])
+
+
+# Each of these reads W only so that the generated code means the same at every rank: whole-array
+# sums, maxima and minima of W taken elementwise, leading extents, a callee that does the same.
+RANK_FREE = [
+    ("def f(W, a: float):\n    return np.sum(np.exp(W) * a) + np.max(W) + np.sum(-W * W) + np.min(np.tanh(W))\n",
+     "f", ["W", "a"]),
+    ("def f(W):\n    return W.sum() + W.max() * 2.0 + W.shape[0] + len(W)\n", "f", ["W"]),
+    ("def h(v):\n    return np.sum(v) + np.max(v)\n\n\ndef f(W):\n    return h(W) * 2.0\n", "f", ["W"]),
+]
+
+
+@pytest.mark.parametrize("source, func, wrt", RANK_FREE, ids=["reductions", "methods", "callee"])
+def test_rank_free_uses_are_marked(source, func, wrt):
+    assert assumed(source, func)["W"] == 1
+    assert rank_free(source, func) == ["W"]
+
+
+@pytest.mark.parametrize("level", [0, 2])
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("source, func, wrt", RANK_FREE, ids=["reductions", "methods", "callee"])
+def test_rank_free_uses_need_no_check_and_serve_every_rank(source, func, wrt, target, level):
+    text = pipeline.gradient_source(HEADER + textwrap.dedent(source), "prog.py", func, wrt, target,
+                                    pipeline.Options(level=level))
+    assert "ndim" not in text and "ValueError" not in text
+    namespace: dict = {}
+    exec(compile(text, f"<grad_{func}>", "exec"), namespace)
+    extra = [ParamSpec("a", "float")] if "a" in wrt else []
+    for shape in [(4,), (3, 2), (2, 2, 3)]:
+        check_gradient(primal(source, func), namespace[f"grad_{func}"], [ParamSpec("W", "array", shape), *extra],
+                       wrt, set(), np.random.default_rng(len(shape)))
+
+
+@pytest.mark.parametrize(
+    "source, checked",
+    [
+        ("def f(W):\n    return np.mean(W)\n", "W"),  # the adjoint divides by the extent of one axis
+        ("def f(W):\n    return np.sum(W, axis=0) * 2.0\n", "W"),
+        ("def f(W):\n    return np.sum(W * 2.0) + W.size\n", "W"),
+        ('def f(W, x: "f64[n]"):\n    return np.sum(W * x)\n', "W"),  # broadcast against another array
+        ("def f(W, y):\n    y[0] = np.sum(W)\n    return np.sum(W[1:])\n", "W"),
+        ("def f(W, a):\n    return np.sum(W * a) + np.sum(W)\n", "a"),  # a number: an array there changes d_a's kind
+    ],
+)
+def test_rank_dependent_uses_keep_their_check(source, checked):
+    assert checked in assumed(source, "f") and checked not in rank_free(source, "f")
+    _, text = gradient(source, "f", [checked])
+    assert f"ndim({checked})" in text
+
+
+def test_the_fuzzers_rank_free_array_is_not_checked():
+    """Fuzzer seed 2000368: W, inactive, read only by np.sum; it was checked to be a vector."""
+    source = """
+    def f(x, y, W, a, b, n, m):
+        s2 = 1.0
+        y[2] *= np.sum(W)
+        s2 = x[1]
+        return 0.5
+    """
+    grad, text = gradient(source, "f", ["x", "a", "b"])
+    assert "np.ndim(W)" not in text
+    # a and b are never read, but differentiated: a number's adjoint is returned, an array's
+    # would be added into a shadow, so their kind decides the signature and stays checked.
+    assert "np.ndim(a) != 0" in text and "np.ndim(b) != 0" in text
+    x, y, W = np.ones(5), np.arange(5.0), np.full((3, 5), 0.5)
+    d_x, d_y = np.zeros(5), np.ones(5)
+    assert grad(x, d_x, y, d_y, W, 0.1, 0.2, 5, 3) == (0.0, 0.0)
+    np.testing.assert_allclose(d_y, [1.0, 1.0, np.sum(W), 1.0, 1.0])
+
+
+def test_parameters_never_read_are_assumed_numbers_needing_no_check():
+    source = "def f(x, n, a):\n    return a * 2.0\n"
+    assert assumed(source, "f") == {"x": 0, "n": 0}
+    assert rank_free(source, "f") == ["x", "n"]
+    grad, text = gradient(source, "f", ["a"])
+    assert "ndim" not in text
+    assert grad(np.ones((2, 2)), 3, 0.5) == 2.0
+    annotated = 'def f(x: "f64[n]", n: int, a, c=1.0):\n    return a * 2.0\n'
+    assert assumed(annotated, "f") == {}
+
+
+# ------------------------------------------------------------------ C and CUDA: no guessed kinds
+def c_refusal(source: str, func: str, wrt: list[str], target: str = "c") -> str:
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(HEADER + textwrap.dedent(source), "prog.py", func, wrt, target)
+    return "\n".join(d.render(info.value.source_lines) for d in info.value.diagnostics)
+
+
+@pytest.mark.parametrize("target", ["c", "cuda"])
+def test_c_output_refuses_parameters_never_read(target):
+    """Fuzzer seed 2000480: x, y, W, n, m were `double` parameters a caller passes arrays to."""
+    source = "def f(x, y: \"f64[n]\", a, n: int):\n    for i in range(n):\n        y[i] = a * y[i]\n"
+    text = c_refusal(source, "f", ["y", "a"], target)
+    assert text.startswith(f"prog.py:6:7: error: --target {target}: the kind of parameter 'x' is not evident "
+                           "in 'f' (its value is never used)")
+    assert "    def f(x, y" in text and "\n          ^\n" in text
+    assert 'hint: annotate x: float, x: int, or x: "f64[n]" for an array' in text
+    assert text.count("error:") == 1
+
+
+def test_c_output_refuses_an_assumed_rank_naming_the_annotation():
+    """`np.sum(W)` on an unannotated W: C output took W for a vector (W: [W_shape0]), silently
+    wrong for a matrix, although the Python gradient needs no check there."""
+    text = c_refusal("def f(W, x: \"f64[n]\"):\n    return np.sum(W) * x[0]\n", "f", ["x"])
+    assert text.startswith("prog.py:6:7: error: --target c: the rank of parameter 'W' is not evident in 'f' "
+                           "(it would be taken for a 1-D array)")
+    assert 'hint: annotate W: "f64[n]" (or W: "f64[m, n]" for a matrix)' in text
+
+
+def test_c_output_refuses_a_number_numpy_would_take_as_an_array():
+    text = c_refusal(MLP, "f", ["W", "b", "x"])
+    assert "parameter 'W' is not evident" in text and "taken for a 2-D array" in text
+    assert "the kind of parameter 'b' is not evident in 'f' (its use in NumPy operations takes an array" in text
+    assert 'hint: annotate W: "f64[m, n]" (or W: "f64[n]" for a vector)' in text
+    assert text.count("error:") == 3
+
+
+def test_c_output_of_evident_kinds_is_unchanged():
+    source = ("def f(x, A, idx, n: int, a):\n    s = 0.0\n    for i in range(n):\n"
+              "        s += A[i, 0] * x[idx[i]] * a\n    return s\n")
+    assert assumed(source, "f") == {}
+    text = pipeline.gradient_source(HEADER + source, "prog.py", "f", ["x", "a"], "c")
+    assert "void grad_f(double *x, double *d_x, double *A, long *idx, long n, double a, double *d_a," in text

@@ -77,13 +77,19 @@ def test_every_golden_folder_is_a_case():
     assert len(GOLDEN_CASES) >= 100
 
 
+# C output that the README says is refused: returning arrays, and parameters of unannotated
+# NumPy code whose kind or rank is assumed (a C signature would fix the guess unchecked).
+REFUSED_FOR_C = ("returns an array, and C output of its gradient is not supported",
+                 "is not evident in")
+
+
 @pytest.mark.parametrize("source, func, wrt, targets", GOLDEN_CASES)
 def test_golden_signature_is_the_same_at_every_level(source, func, wrt, targets):
     for target in targets:
         found = {level: outcome(source, func, wrt, target, pipeline.Options(level=level)) for level in LEVELS}
         assert len(set(found.values())) == 1, f"--target {target}: {found}"
-        if target == "c" and "returns an array, and C output of its gradient is not supported" in found[0]:
-            continue  # refused at every level, by design (README: returning arrays)
+        if target == "c" and any(why in found[0] for why in REFUSED_FOR_C):
+            continue  # refused at every level, by design
         assert not found[0].startswith("error"), found[0]
 
 

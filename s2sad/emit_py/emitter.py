@@ -301,7 +301,7 @@ class _FunctionEmitter:
         if n == "const":
             return _literal(op.attrs["value"], op.result.type)
         if n == "undef":
-            return _literal(0, op.result.type)
+            return _undefined(op.result.type)
         if n in _BINARY:
             a, b = e(op.operands[0]), e(op.operands[1])
             if n == "div" and op.result.type.is_int:
@@ -697,6 +697,17 @@ def _is_const(v: Value, value) -> bool:
     return (
         op is not None and op.name == "const" and op.attrs["value"] == value and not isinstance(op.attrs["value"], bool)
     )
+
+
+def _undefined(t: Type) -> Expr:
+    """The value of a variable on a path where nothing reads it (a snapshot taken only in one
+    branch, ``undef`` in the other): zero, or for an array an empty array of its type, so that
+    Numba, which gives a variable one type on every path, unifies the two."""
+    if isinstance(t, ArrayType):
+        shape = number(0) if t.rank == 1 else Tuple(tuple(number(0) for _ in range(t.rank)))
+        dtype = _DTYPES.get(t.elem.name)
+        return call("np.empty", shape, dtype=module_attr("np", dtype)) if dtype else call("np.empty", shape)
+    return _literal(0, t)
 
 
 def _literal(value, t: Type) -> Expr:

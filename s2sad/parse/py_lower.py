@@ -125,14 +125,9 @@ class FunctionLowerer(StructuredLowering):
                 result = b.op1("undef", [], self.types.result, "result")
             b.loc = self.locator.loc(self.final_return)  # the gradient's errors about it point here
             b.create("return", [result], [])
-            attrs = {"shapes": dict(self.types.shapes)} if self.types.shapes else {}
-            if self.types.assumed:
-                attrs["assumed"] = dict(self.types.assumed)
-            return Function(fn.name.value, body, [result.type], loc, attrs)
+            return Function(fn.name.value, body, [result.type], loc, self.function_attrs())
         b.loc = loc
-        attrs = {"shapes": dict(self.types.shapes)} if self.types.shapes else {}
-        if self.types.assumed:
-            attrs["assumed"] = dict(self.types.assumed)  # checked at the gradient's entry
+        attrs = self.function_attrs()
         if self.types.result is None:
             b.create("return", [], [])
             return Function(fn.name.value, body, [], loc, attrs)
@@ -145,6 +140,17 @@ class FunctionLowerer(StructuredLowering):
             result = b.op1("undef", [], self.types.result, "result")
         b.create("return", [result], [])
         return Function(fn.name.value, body, [self.types.result], loc, attrs)
+
+    def function_attrs(self) -> dict:
+        """What the signature's annotations and the assumptions about parameter kinds say: the
+        shapes annotated, the kinds assumed (the pipeline checks them at the gradient's entry, or
+        refuses them for C), and those of them no generated Python depends on."""
+        attrs: dict = {"shapes": dict(self.types.shapes)} if self.types.shapes else {}
+        if self.types.assumed:
+            attrs["assumed"] = dict(self.types.assumed)
+        if self.types.rank_free:
+            attrs["rank_free"] = [n for n in self.types.assumed if n in self.types.rank_free]
+        return attrs
 
     def check_parameters(self) -> None:
         p = self.fn.params

@@ -36,6 +36,7 @@ from . import py_intrinsics as lib
 from .py_common import Locator
 from .py_flow import assigned_names, is_shape_subscript, subscript_chain
 from .py_module import ModuleInfo, Number, evaluate_constant
+from .py_rank_free import RankFreeUses, param_uses
 
 
 @dataclass
@@ -49,6 +50,8 @@ class Signature:
     result: Optional[Type]  # None: the function returns no value
     # Parameters whose kind or rank is assumed, not proven (see FunctionTypes.assumed).
     assumed: frozenset[str] = frozenset()
+    # Those of them whose rank no generated code depends on (see FunctionTypes.rank_free).
+    rank_free: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -64,10 +67,15 @@ class FunctionTypes:
     int_demands: set[str] = field(default_factory=set)
     # Array parameters annotated with a shape ("f64[n]"): name -> extents as source text.
     shapes: dict[str, list[str]] = field(default_factory=dict)
-    # Parameters whose rank the code does not prove, in parameter order: name -> the rank
-    # assumed (0: a scalar). The entry gradient checks each at run time (FunctionTypes.assumed
-    # becomes the gradient's "guards" attribute), so that a guess is never silently wrong.
+    # Parameters whose kind or rank the code does not prove, in parameter order: name -> the
+    # rank assumed (0: a number; a parameter the function never reads is taken for one). Where
+    # the generated code depends on it, the entry gradient checks each at run time (the
+    # pipeline makes them the gradient's "guards" attribute), so that a guess is never
+    # silently wrong; C and CUDA output, whose signatures nothing checks, refuse them all.
     assumed: dict[str, int] = field(default_factory=dict)
+    # The assumed parameters whose rank no generated Python depends on: arrays only reduced as a
+    # whole (``np.sum(W)``), parameters never read. They need no check at run time.
+    rank_free: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -676,13 +684,14 @@ class _Inference:
         if isinstance(result_ann, ScalarType) and self.returns and not returns_array:
             result = result_ann
         params = [types[n] for n in self.param_names]
-        assumed = self.assumptions(types, annotations)
+        assumed, rank_free = self.assumptions(types, annotations)
         return FunctionTypes(params, types, result, returns_array, self.diagnostics, self.int_demands, self.shapes,
-                             assumed)
+                             assumed, rank_free)
 
     # -- what the code does not prove -------------------------------------------------------
-    def assumptions(self, types: dict[str, Type], annotations: dict) -> dict[str, int]:
-        """Parameters whose rank is a guess: name -> the rank taken (0: a scalar).
+    def assumptions(self, types: dict[str, Type], annotations: dict) -> tuple[dict[str, int], frozenset[str]]:
+        """Parameters whose kind or rank is a guess: name -> the rank taken (0: a scalar); and
+        those of them whose rank no generated code depends on (``py_rank_free``).
 
         An array parameter's rank is proven by a shape annotation, by ``n, m = A.shape``, by
         passing it where a callee proves the rank, or by an element access with as many
@@ -695,12 +704,22 @@ class _Inference:
         through locals too): NumPy code cannot tell a scalar from an array there. One only
         used in scalar code (``math.exp(x)``, element loops) is not: an array there would
         fail in the primal or change its result's kind.
+
+        A parameter the function never reads, with neither an annotation nor a default, is
+        taken for a float: nothing at all tells its kind. No Python depends on it, but a C
+        signature would (``double x`` for what the caller holds as an array).
         """
         out: dict[str, int] = {}
         context, scalar_only = self.numpy_context(types)
+        uses = param_uses(self.fn.body, frozenset(self.param_names))
+        unread = {p.name.value for p in self.params
+                  if not uses[p.name.value] and p.annotation is None and p.default is None}
         for name in self.param_names:
             t = types[name]
             ann = annotations.get(name)
+            if name in unread:
+                out[name] = _rank(t)
+                continue
             if isinstance(t, ArrayType):
                 if isinstance(ann, _ArrayAnnotation) and ann.shape:
                     continue
@@ -715,7 +734,10 @@ class _Inference:
                 out[name] = t.rank
             elif t.is_float and name not in annotations and name in context and name not in scalar_only:
                 out[name] = 0
-        return out
+        classify = RankFreeUses(self.info, self.locals, self.sigs, lambda e: self.expr_type(e, types))
+        rank_free = frozenset(name for name, rank in out.items()
+                              if name in unread or classify.rank_free(name, uses[name], number=rank == 0))
+        return out, rank_free
 
     def numpy_context(self, types: dict[str, Type]) -> tuple[set[str], set[str]]:
         """Names whose value reaches, elementwise, an operation that takes arrays as well as
@@ -814,6 +836,7 @@ def infer_types(fn: cst.FunctionDef, info: ModuleInfo, sigs: dict[str, Signature
 def signature(fn: cst.FunctionDef, types: FunctionTypes, info: ModuleInfo) -> Signature:
     names = [p.name.value for p in fn.params.params]
     defaults = [evaluate_constant(p.default, info) if p.default is not None else None for p in fn.params.params]
-    return Signature(fn.name.value, names, list(types.params), defaults, types.result, frozenset(types.assumed))
+    return Signature(fn.name.value, names, list(types.params), defaults, types.result, frozenset(types.assumed),
+                     types.rank_free)
 
 

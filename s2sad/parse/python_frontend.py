@@ -4,7 +4,8 @@ Public API (used by the pipeline, the CLI and the tests):
 
 * ``list_functions(source, filename)``: the top-level ``def`` names, in source order;
 * ``parse_python(source, filename, func)``: a ``Module`` holding ``func`` and every
-  user function it calls, transitively, in source order.
+  user function it calls, transitively, in source order;
+* ``parameter_locations(source, filename, func)``: where ``func``'s parameters are declared.
 
 The input is parsed with libcst (positions from ``PositionProvider``) and never
 imported or executed. Only the chosen function and its callees must be code
@@ -41,7 +42,7 @@ from .py_decorators import HARMLESS, judge
 from .py_module import Binding, ModuleInfo, dotted_source, scan_module
 from .py_types import FunctionTypes, Signature, infer_types, signature
 
-__all__ = ["list_functions", "parse_python"]
+__all__ = ["list_functions", "parameter_locations", "parse_python"]
 
 
 def _parse(source: str, filename: str) -> cst.Module:
@@ -176,6 +177,15 @@ def parse_python(source: str, filename: str, func: str) -> Module:
     for fn in module.functions.values():
         dce_function(fn, module)
     return module
+
+
+def parameter_locations(source: str, filename: str, func: str) -> dict[str, SourceLoc]:
+    """Where each parameter of the top-level function ``func`` is declared (for diagnostics
+    about a parameter that the pipeline finds after the IR was built)."""
+    wrapper = MetadataWrapper(_parse(source, filename))
+    locator = Locator(filename, wrapper.resolve(PositionProvider))  # type: ignore[arg-type]
+    fn = scan_module(wrapper.module, filename).functions.get(func)
+    return {p.name.value: locator.loc(p.name) for p in fn.params.params} if fn is not None else {}
 
 
 HARMLESS_DECORATORS = HARMLESS

@@ -1,17 +1,22 @@
 """Check every gradient of one program: against central differences, and against one another.
 
 A draw (random inputs, shadow seeds, ``d_return``) is kept only when it is well conditioned:
-the primal and its traced twin agree, nothing overflows, every perturbed evaluation makes the
-unperturbed one's decisions (tracing.py), and central differences with two step sizes agree.
+the primal and its traced twin agree, nothing overflows (no value at exit, and no NumPy
+operation on the way: a Python program and every twin run under ``np.errstate(over="raise",
+divide="raise", invalid="raise")``), every perturbed evaluation makes the unperturbed one's
+decisions (tracing.py), and central differences with two step sizes agree.
 Then every configuration's gradient must match them, leave the arrays as the primal does, and
 agree with the other configurations' gradients. OpenMP gradients run several times on 2 and
-4 threads.
+4 threads. A Python gradient that stops on entry because a parameter's rank is not the one it
+had to assume (its rank guard, README) refuses the program, as a located error would; a guard
+that stops a parameter of the rank it asks for is a mismatch.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -86,9 +91,13 @@ class Draw:
 
     def _run_checked(self, inputs: dict):
         try:
-            value, arrays = self.primal.run(inputs)
-            twin_value, _, twin_arrays = self.primal.twin(inputs)
+            value, arrays = self.primal.run(inputs, strict=True)
+            twin_value, _, twin_arrays = self.primal.twin(inputs, strict=True)
         except (ValueError, OverflowError, ZeroDivisionError, FloatingPointError) as e:
+            # Also a NumPy overflow the primal survives (np.sinh(800.0) is inf, and inf * 0.0
+            # or a later overwrite hides it): generated Python may compute it with math.sinh,
+            # which raises, and its reverse sweep multiplies the inf by a zero adjoint (NaN).
+            # Such a program's derivative is not what either computes: the draw is rejected.
             raise Rejected(f"primal raised {e!r}") from None
         values = [value, twin_value] + [float(np.max(np.abs(a))) for a in arrays.values()
                                         if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
@@ -183,6 +192,23 @@ def _set_threads(count: int) -> None:
     ctypes.CDLL(name).omp_set_num_threads(count)
 
 
+# The check a Python gradient makes on entry of a parameter rank it had to assume (README,
+# "Assumptions a generated gradient makes"): "W must be a 2-D array: its rank is not evident in f
+# (...)", or "b must be a number: ...".
+RANK_GUARD = re.compile(r"^(\w+) must be (?:a number|a (\d+)-D array): its rank is not evident in f ")
+
+
+def rank_guard_refused(e: Exception, inputs: dict) -> bool:
+    """Whether ``e`` is a rank guard that rightly refused the inputs: the parameter it names has
+    another rank. That is the documented refusal of a rank s2sad had to guess (a gradient that
+    would be wrong for these inputs stops instead), not a mismatch; a guard that fires on the
+    rank it asks for is one (an over-strict guard refuses callers the gradient serves)."""
+    m = RANK_GUARD.match(str(e)) if isinstance(e, ValueError) else None
+    if m is None or m.group(1) not in inputs:
+        return False
+    return np.ndim(inputs[m.group(1)]) != int(m.group(2) or 0)
+
+
 def check_config(draw: Draw, program: Program, config: Config, report: Report, vectors: dict) -> None:
     text = differentiate(program, draw.primal.source, config)
     gradient = load(program, text, config)
@@ -197,6 +223,8 @@ def check_config(draw: Draw, program: Program, config: Config, report: Report, v
         except Bad:
             raise
         except Exception as e:  # noqa: BLE001 - the generated gradient raised
+            if rank_guard_refused(e, draw.inputs):
+                raise Refused(f"{where}: {e}") from None
             raise Bad("runtime", f"{type(e).__name__}: {e}"[:2000]) from None
         for name, want in draw.exit_arrays.items():
             if isinstance(want, np.ndarray) and want.dtype.kind == "f":

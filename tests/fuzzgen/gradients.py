@@ -122,6 +122,18 @@ def _check_names(names: list[str], expected: list[tuple[str, str]]) -> None:
         raise Bad("signature", f"grad_f({', '.join(names)}), expected grad_f({', '.join(want)})")
 
 
+def _refuse_guarded_numbers(program: Program, text: str, names: list[str], expected: list[tuple[str, str]]) -> None:
+    """A Python gradient without the shadow of an array the program differentiates or writes,
+    because s2sad took the array for a number (nothing in the code said: ``def f(x): return
+    1.0``), refuses the program when it checks that guess on entry ("x must be a number: its
+    rank is not evident in f"): called as the contract says for an array, it stops, loudly."""
+    kinds = {p.name: p.kind for p in program.main.params}
+    missing = [owner for name, owner in expected if owner not in ("", "return") and name not in names]
+    if missing and all(kinds[p] in ("array", "matrix") and f"{p} must be a number: its rank is not evident" in text
+                       for p in missing):
+        raise Refused(f"grad_f takes {' and '.join(missing)} for numbers (no shadow) and checks that on entry")
+
+
 def _load_python(program: Program, text: str, config: Config, expected: list[tuple[str, str]]) -> Gradient:
     name = f"fuzz_grad_{abs(hash(text))}"
     module = types.ModuleType(name)
@@ -132,6 +144,7 @@ def _load_python(program: Program, text: str, config: Config, expected: list[tup
         raise Bad("compile", traceback.format_exc(limit=-2)) from None
     fn = module.grad_f
     names = list(inspect.signature(fn.py_func if hasattr(fn, "py_func") else fn).parameters)
+    _refuse_guarded_numbers(program, text, names, expected)
     _check_names(names, expected)
     owner = dict(expected)
     floats = [p.name for p in program.main.params if p.kind == "float" and p.name in program.wrt]

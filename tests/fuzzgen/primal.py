@@ -69,15 +69,17 @@ class Primal:
                     out[p.name] = out[p.name].reshape(-1)
         return out
 
-    def run(self, inputs: dict) -> tuple[float, dict]:
-        """(the return value, the arrays at exit)."""
+    def run(self, inputs: dict, strict: bool = False) -> tuple[float, dict]:
+        """(the return value, the arrays at exit); ``strict``: see ``twin``."""
         work = {k: np.copy(v) if isinstance(v, np.ndarray) else v for k, v in inputs.items()}
-        with np.errstate(all="ignore"):
+        with _floating_point(strict):
             value = self._run(*[work[p.name] for p in self.params])
         return float(value), work
 
-    def twin(self, inputs: dict) -> tuple[float, list, dict]:
-        """(value, the decisions it made, the arrays at exit) of the traced Python twin."""
+    def twin(self, inputs: dict, strict: bool = False) -> tuple[float, list, dict]:
+        """(value, the decisions it made, the arrays at exit) of the traced Python twin;
+        ``strict``: a NumPy operation that overflows, divides by zero or makes a NaN raises
+        ``FloatingPointError`` (as ``math`` does, which generated Python may call instead)."""
         self._tracer.log = []
         work = {k: np.copy(v) if isinstance(v, np.ndarray) else v for k, v in inputs.items()}
         sizes = dict(self.program.sizes)
@@ -85,10 +87,18 @@ class Primal:
             for p in self.params:
                 if p.kind == "matrix":
                     work[p.name] = work[p.name].reshape(sizes["n"], sizes["m"])
-        with np.errstate(all="ignore"):
+        with _floating_point(strict):
             value = self._twin(*[work[p.name] for p in self.params])
         if self.program.lang == "c":
             for p in self.params:
                 if p.kind == "matrix":
                     work[p.name] = work[p.name].reshape(-1)
         return float(value), self._tracer.log, work
+
+
+def _floating_point(strict: bool):
+    """NumPy's floating-point error handling: raising on overflow, division by zero and invalid
+    operations, or ignoring them (inf and NaN come out, as C's do)."""
+    if strict:
+        return np.errstate(over="raise", divide="raise", invalid="raise", under="ignore")
+    return np.errstate(all="ignore")
