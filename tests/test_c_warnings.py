@@ -17,9 +17,10 @@ that ``gcc -std=c99 -Wall -Wextra -Werror`` rejected once gcc optimized:
   each) sized by a parameter gcc took for negative on some path (the count is now clamped at
   zero where gcc cannot see it is not negative);
 * ``'*tape_h0' may be used uninitialized``: a cache indexed by the iteration, read back by a
-  reverse loop whose start gcc cannot tie to the forward loop's iterations (caches are now
-  zero-filled: calloc, its count clamped at zero where gcc cannot see it is not negative, since
-  gcc checks calloc's count unwrapped).
+  reverse loop whose start gcc cannot tie to the forward loop's iterations; ``'tape_cond[-1]'
+  may be used uninitialized``: a pop of a tape whose pushes gcc cannot tie to the pops (caches
+  and tapes are now zero-filled: calloc, its count clamped at zero where gcc cannot see it is
+  not negative, since gcc checks calloc's count unwrapped).
 
 Each gradient is built with -O1 and -O2 of gcc (-Wall -Wextra -Werror, so any warning fails)
 and checked against central differences.
@@ -385,6 +386,33 @@ def f(x: "f64[n]", a: float, b: float, n: int) -> float:
     return r0(x, 0.5, n)
 """, ["x", "a", "b"], lang="py",
         py_params=[("double *", "x"), ("double", "a"), ("double", "b"), ("long", "n")], shapes={}),
+    # Seed 5000236: in each recomputed iteration of the checkpointed loop, a tape of the while's
+    # conditions (the while stops at once: gcc proves its condition false, s2sad cannot), popped
+    # n_iter times under the same if; gcc does not tie the pops to the pushes.
+    "pops_gcc_cannot_tie_to_pushes": Case(
+        """#include <math.h>
+
+double f(double *x, double *y, const int *idx, double a, double b, int n)
+{
+    double s1 = -0.25;
+    double s0 = 0.5;
+    int k2 = 0;
+    s1 -= y[0];
+    for (int i1 = n - 1; i1 >= 0; i1 -= 2) {
+        if (0.5 > a) {
+            k2 = 0;
+            while (k2 < n && (((!((a + copysign(1.25, s0)) > 0.0)) ? a : 0.5) > 0.5)) {
+                k2++;
+                s1 = s0;
+                if ((a > (-0.25)) || (((k2 - 1) % 2) == 0)) {
+                    break;
+                }
+            }
+        }
+    }
+    return s1;
+}
+""", ["x", "y", "a", "b"], schedules=("recompute", "periodic(2)", "binomial(2)")),
     # Seed 5000027: the caches of a loop sized by n (calloc(n, ...)) after a while (k2 < n) on
     # whose paths gcc takes n for negative (-Walloc-size-larger-than: calloc's count as a size_t).
     # n = 3: with 5, h0 overflows, and at -O0/-O1 the unused gradient of r1 is 0 * inf.

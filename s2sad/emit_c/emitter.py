@@ -1166,19 +1166,19 @@ class _CFunctionEmitter(_FunctionEmitter):
         pre: list[Stmt] = []
         if n == "tape.new":
             pre = self._register_buffer(op, tape_var)
-            cap_value = self.expr(op.operands[0])
-            if elem == "bool":
-                cap_value = self._checked_count(cap_value, op.operands[0])
+            # Zero-filled as a cache is (_alloc says why): gcc cannot always tie the pops of the
+            # reverse sweep to the pushes of the forward sweep either. (What realloc adds to a
+            # tape that grows is not: pushes fill it before any pop reads it, and gcc takes
+            # realloc's new room for written.)
+            cap_value = self._checked_count(self.expr(op.operands[0]), op.operands[0])
             if grow:
                 cap = Name(self.tape_caps[tape_var])
                 return pre + [
                     Assign([cap], cap_value),
-                    Assign([tape], Call(Name("malloc"), (binop("*", cap, size_of),))),
+                    Assign([tape], Call(Name("calloc"), (cap, size_of))),
                     Assign([top], Lit("0")),
                 ]
-            return pre + [
-                Assign([tape], Call(Name("malloc"), (binop("*", cap_value, size_of),))), Assign([top], Lit("0"))
-            ]
+            return pre + [Assign([tape], Call(Name("calloc"), (cap_value, size_of))), Assign([top], Lit("0"))]
         if self.parallel and n in ("tape.push", "tape.pop"):
             raise error("C output: the iterations of this parallel loop need a tape (a stack, in serial order)",
                         self.parallel[-1].loc, hint="remove '#pragma omp parallel for', or make the loop body "

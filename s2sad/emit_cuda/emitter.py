@@ -314,8 +314,8 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
 
     # Tapes: in registers / local memory when their size is a small constant; else, for a
     # kernel whose tape size is the same in every thread, one allocation per thread block
-    # (block_tape), the block's threads interleaved; else (a tape that grows, a tape in a
-    # device function) per-thread device-heap memory.
+    # (block_calloc), the block's threads interleaved; else (a tape that grows, a tape in a
+    # device function) per-thread device-heap memory (device_calloc). Zero-filled, as C's are.
     def _tape(self, op: Op) -> list[Stmt]:
         new = op if op.name == "tape.new" else op.operands[0].defining_op
         tape_var = self.var.get(new.result)
@@ -335,8 +335,8 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
         elem = _CTYPES[new.attrs.get("elem", "f64")]
         if where == "local":
             self.stack.add(tape_var)
-            return [ArrayDecl(elem, tape_var, const_int(new.operands[0]), False), start]  # type: ignore[arg-type]
-        return self._block_tape(new, tape_var, self.expr(new.operands[0]), elem) + [start]
+            return [ArrayDecl(elem, tape_var, const_int(new.operands[0]), True), start]  # type: ignore[arg-type]
+        return self._block_tape(new, tape_var, self.expr(new.operands[0]), elem, zero=True) + [start]
 
     def _tape_memory(self, new: Op) -> str:
         """Where the tape ``new`` makes lives: ``local``, ``block`` or ``thread`` (see above)."""
