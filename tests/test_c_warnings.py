@@ -15,7 +15,12 @@ that ``gcc -std=c99 -Wall -Wextra -Werror`` rejected once gcc optimized:
   (fold now removes such a ``while``; tape tops are ``size_t``, which gcc cannot prove negative);
 * ``argument 1 range [...] exceeds maximum object size``: a tape of branch conditions (one byte
   each) sized by a parameter gcc took for negative on some path (the count is now clamped at
-  zero where gcc cannot see it is not negative).
+  zero where gcc cannot see it is not negative);
+* ``'*tape_h0' may be used uninitialized``: a cache indexed by the iteration, read back by a
+  reverse loop whose start gcc cannot tie to the forward loop's iterations; ``'tape_cond[-1]'
+  may be used uninitialized``: a pop of a tape whose pushes gcc cannot tie to the pops (caches
+  and tapes are now zero-filled: calloc, its count clamped at zero where gcc cannot see it is
+  not negative, since gcc checks calloc's count unwrapped).
 
 Each gradient is built with -O1 and -O2 of gcc (-Wall -Wextra -Werror, so any warning fails)
 and checked against central differences.
@@ -359,6 +364,90 @@ def f(x: "f64[n]", y: "f64[n]", a: float, b: float, n: int) -> float:
 """, ["x", "y", "a", "b"], lang="py", schedules=(None, "recompute"),
         py_params=[("double *", "x"), ("double *", "y"), ("double", "a"), ("double", "b"), ("long", "n")],
         shapes={}),
+    # Python in (seed 3000170, its start values moved off zero so that the gradient is not): a
+    # cache indexed by the iteration (tape_h0[i2 / 3]) of a loop that runs at most once (m1 =
+    # min(n, 2), step 3); gcc -O2 cannot tie the reverse loop's start, ((m1 + 2) / 3 - 1) * 3,
+    # to the slots the forward loop wrote.
+    "py_cache_of_a_loop_run_at_most_once": Case(
+        """import numpy as np
+
+
+def r0(z: "f64[n]", c: float, n: int) -> float:
+    h0 = 1.0
+    m1 = 0
+    m1 = min(n, (1 + int(3.0 * abs(0.5))))
+    # s2sad: checkpoint store-all
+    for i2 in range(0, m1, 3):
+        h0 *= (z[i2] if (h0 < 1.5) else 0.5)
+    return h0
+
+
+def f(x: "f64[n]", a: float, b: float, n: int) -> float:
+    return r0(x, 0.5, n)
+""", ["x", "a", "b"], lang="py",
+        py_params=[("double *", "x"), ("double", "a"), ("double", "b"), ("long", "n")], shapes={}),
+    # Seed 5000236: in each recomputed iteration of the checkpointed loop, a tape of the while's
+    # conditions (the while stops at once: gcc proves its condition false, s2sad cannot), popped
+    # n_iter times under the same if; gcc does not tie the pops to the pushes.
+    "pops_gcc_cannot_tie_to_pushes": Case(
+        """#include <math.h>
+
+double f(double *x, double *y, const int *idx, double a, double b, int n)
+{
+    double s1 = -0.25;
+    double s0 = 0.5;
+    int k2 = 0;
+    s1 -= y[0];
+    for (int i1 = n - 1; i1 >= 0; i1 -= 2) {
+        if (0.5 > a) {
+            k2 = 0;
+            while (k2 < n && (((!((a + copysign(1.25, s0)) > 0.0)) ? a : 0.5) > 0.5)) {
+                k2++;
+                s1 = s0;
+                if ((a > (-0.25)) || (((k2 - 1) % 2) == 0)) {
+                    break;
+                }
+            }
+        }
+    }
+    return s1;
+}
+""", ["x", "y", "a", "b"], schedules=("recompute", "periodic(2)", "binomial(2)")),
+    # Seed 5000027: the caches of a loop sized by n (calloc(n, ...)) after a while (k2 < n) on
+    # whose paths gcc takes n for negative (-Walloc-size-larger-than: calloc's count as a size_t).
+    # n = 3: with 5, h0 overflows, and at -O0/-O1 the unused gradient of r1 is 0 * inf.
+    "calloc_count_gcc_takes_for_negative": Case(
+        """#include <math.h>
+
+double r0(double *z, double c, int n)
+{
+    return 0.5;
+}
+
+double r1(double *z, double c, int n)
+{
+    double h1 = 0.75;
+    double h0 = 0.0;
+    int k2 = 0;
+    k2 = 0;
+    while (k2 < n) {
+        k2++;
+        for (int i5 = 0; i5 < (n - 1); i5++) {
+            h1 = z[1];
+        }
+    }
+    for (int i6 = 0; i6 < n; i6++) {
+        h0 += ((h0 / h1) - fmax(z[((n - 1) - i6)], r0(z, z[((i6 + 2) % n)], n)));
+    }
+    return pow(0.5, h0);
+}
+
+double f(double *x, double *y, double a, double b, int n)
+{
+    double s1 = -0.25;
+    return r0(x, r1(y, s1, n), n);
+}
+""", ["x", "y", "a", "b"], ints={"n": 3}),
 }
 
 

@@ -113,6 +113,8 @@ TEXT_CASES = [
      ["'alloc' elem = 'i64' but the result is array<f64,1>"]),
     ("  %w = alloc(%n) {elem = \"f64\", fill = \"ones\"} : array<f64,1>\n  return(%x)\n",
      ["'alloc' fill must be \"zeros\" or \"empty\", is 'ones'"]),
+    ("  %w = alloc(%n) {cache = 1, elem = \"f64\", fill = \"empty\"} : array<f64,1>\n  return(%x)\n",
+     ["attribute 'cache' = 1 has the wrong kind"]),
     ("  %w = alloc(%n) {elem = \"f64\", fill = \"zeros\"} : f64\n  return(%x)\n",
      ["'alloc' result is f64, not an array"]),
     ("  %d = dim(%a) {axis = 2} : i64\n  return(%x)\n", ["'dim' axis 2 is out of range for array<f64,2>"]),

@@ -687,7 +687,7 @@ class GradientTransform:
             capacity = trips[0]
             for t in trips[1:]:
                 capacity = build.mul(at, capacity, t)
-            cache = at.op1("alloc", [capacity], ArrayType(elem, 1), hint, fill="empty", elem=str(elem))
+            cache = at.op1("alloc", [capacity], ArrayType(elem, 1), hint, fill="empty", elem=str(elem), cache=True)
             entry.op = cache.defining_op
             fwd_ivs = [self.fwd_block[op.regions[0]].args[0] for op in loops]
             rev_ivs = [m.mirror_of(op.regions[0]).block.args[0] for op in loops]

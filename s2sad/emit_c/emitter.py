@@ -161,7 +161,7 @@ _INCLUDES = [
     ("stdint.h", re.compile(r"\bu?int(?:8|16|32|64)_t\b")),
     ("stdio.h", re.compile(r"\bprintf\(")),
     ("stdlib.h", re.compile(r"\b(?:malloc|calloc|realloc|free|labs|abs)\(")),
-    ("string.h", re.compile(r"\bmemcpy\(")),
+    ("string.h", re.compile(r"\bmem(?:cpy|set)\(")),
 ]
 _MATH_H = set(
     """sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp expm1 exp2 log log1p log2
@@ -305,9 +305,11 @@ def emit_c(module: Module, header: str, entry: str, emitter: Optional[type] = No
         if name in atomic and ctx.atomic_variants[name] in keep:
             functions.append(atomic[name])
     code = "\n\n".join(functions)
-    bare = _strip_comments(code)
     available = {**HELPERS, **(helpers or {})}
-    used = [text for name, text in available.items() if re.search(rf"\b{name}\(", bare)]
+    # The helpers the functions call and those these call (CUDA's block_calloc calls block_tape),
+    # in the order of ``available``, where a helper comes after those it calls.
+    reached = _reachable({**available, " functions": code}, " functions")
+    used = [text for name, text in available.items() if name in reached]
     body = "\n\n".join(used + functions)
     includes = _includes(_strip_comments(body))
     out: list[str] = []
@@ -807,12 +809,14 @@ class _CFunctionEmitter(_FunctionEmitter):
                 return x_v
         return None
 
-    def _byte_count(self, count: Expr, value: Optional[Value] = None) -> Expr:
-        """The element count of a malloc'd buffer of one-byte elements (``bool``), which is its byte
-        count: where gcc -O2 follows a path on which it takes the count for negative (a size, taken
-        non-negative by ``ranges``, that gcc knows nothing of), malloc's argument would exceed any
-        object, and gcc says so (-Walloc-size-larger-than). (A wider element's byte count wraps
-        instead.) So the count is clamped at zero unless gcc can see that it is not negative."""
+    def _checked_count(self, count: Expr, value: Optional[Value] = None) -> Expr:
+        """An element count that gcc checks against the largest object as it is, not wrapped:
+        calloc's (of any element) and malloc's of one-byte elements (``bool``: the count is the
+        byte count). Where gcc follows a path on which it takes the count for negative (a size,
+        taken non-negative by ``ranges``, that gcc knows nothing of), the count as a size_t would
+        exceed any object, and gcc says so (-Walloc-size-larger-than). (malloc's byte count of a
+        wider element wraps instead.) So the count is clamped at zero unless gcc can see that it
+        is not negative."""
         lit = literal_value(count)
         if (lit is not None and lit >= 0) or (value is not None and self._visibly_nonneg(value)):
             return count
@@ -1095,7 +1099,13 @@ class _CFunctionEmitter(_FunctionEmitter):
         name = self.var[v]
         elem = self._elem(v.type)
         consts = [const_int(d) for d in op.operands]
-        zero = op.attrs.get("fill", "zeros") == "zeros"
+        # A cache (the forward sweep fills it per iteration, the reverse sweep reads it back)
+        # starts zeroed although nothing reads a slot before it is written: gcc cannot always tie
+        # the reverse loop's slots to the forward loop's and reports a read of uninitialized
+        # memory (-Wmaybe-uninitialized); and, were a slot ever read unwritten, a zero would make
+        # the bug reproducible.
+        cache = bool(op.attrs.get("cache"))
+        zero = op.attrs.get("fill", "zeros") == "zeros" or cache
         if all(c is not None and c >= 0 for c in consts) and self._var_count[name] == 1:
             size = 1
             for c in consts:
@@ -1104,8 +1114,11 @@ class _CFunctionEmitter(_FunctionEmitter):
                 self.stack.add(name)
                 return [ArrayDecl(elem, name, size, zero)]
         counts = [self.expr(d) for d in op.operands]
-        if elem == "bool" and not zero:
-            counts = [self._byte_count(c, d) for c, d in zip(counts, op.operands)]
+        if cache or (elem == "bool" and not zero):
+            # A cache's count is a trip count, max(span, 0), whose clamp C drops where ``ranges``
+            # knows the span is not negative; but calloc's count, like malloc's of bytes, is one
+            # gcc checks unwrapped. (Other callocs keep the program's own extents, as written.)
+            counts = [self._checked_count(c, d) for c, d in zip(counts, op.operands)]
         count = counts[0]
         for c in counts[1:]:
             count = _times(count, c)
@@ -1124,7 +1137,7 @@ class _CFunctionEmitter(_FunctionEmitter):
         src = op.operands[0]
         elem = self._elem(v.type)
         count = self._count(src, op)
-        nbytes = binop("*", self._byte_count(count) if elem == "bool" else count, Lit(f"sizeof({elem})"))
+        nbytes = binop("*", self._checked_count(count) if elem == "bool" else count, Lit(f"sizeof({elem})"))
         return self._register_buffer(op, name) + [
             Assign([Name(name)], Call(Name("malloc"), (nbytes,))),
             ExprStmt(Call(Name("memcpy"), (Name(name), self.expr(src), nbytes))),
@@ -1153,19 +1166,19 @@ class _CFunctionEmitter(_FunctionEmitter):
         pre: list[Stmt] = []
         if n == "tape.new":
             pre = self._register_buffer(op, tape_var)
-            cap_value = self.expr(op.operands[0])
-            if elem == "bool":
-                cap_value = self._byte_count(cap_value, op.operands[0])
+            # Zero-filled as a cache is (_alloc says why): gcc cannot always tie the pops of the
+            # reverse sweep to the pushes of the forward sweep either. (What realloc adds to a
+            # tape that grows is not: pushes fill it before any pop reads it, and gcc takes
+            # realloc's new room for written.)
+            cap_value = self._checked_count(self.expr(op.operands[0]), op.operands[0])
             if grow:
                 cap = Name(self.tape_caps[tape_var])
                 return pre + [
                     Assign([cap], cap_value),
-                    Assign([tape], Call(Name("malloc"), (binop("*", cap, size_of),))),
+                    Assign([tape], Call(Name("calloc"), (cap, size_of))),
                     Assign([top], Lit("0")),
                 ]
-            return pre + [
-                Assign([tape], Call(Name("malloc"), (binop("*", cap_value, size_of),))), Assign([top], Lit("0"))
-            ]
+            return pre + [Assign([tape], Call(Name("calloc"), (cap_value, size_of))), Assign([top], Lit("0"))]
         if self.parallel and n in ("tape.push", "tape.pop"):
             raise error("C output: the iterations of this parallel loop need a tape (a stack, in serial order)",
                         self.parallel[-1].loc, hint="remove '#pragma omp parallel for', or make the loop body "

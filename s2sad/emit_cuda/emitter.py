@@ -122,6 +122,17 @@ static __device__ void *block_tape(size_t count, size_t size) {
     __syncthreads();  /* base is reused by the next call */
     return mine;
 }""",
+    "block_calloc": """\
+/* block_tape, zero-filled: each thread zeroes its own cells (interleaved, so that a warp's
+   stores coalesce). Every thread of the block must call it (block_tape has barriers). */
+static __device__ void *block_calloc(size_t count, size_t size) {
+    char *mine = (char *)block_tape(count, size);
+    size_t threads = (size_t)blockDim.x * blockDim.y * blockDim.z;
+    for (size_t k = 0; k < count; k++) {
+        memset(mine + k * threads * size, 0, size);
+    }
+    return mine;
+}""",
     "block_tape_free": """\
 /* Frees a block_tape once every thread of the block is done with it (thread 0 holds its start).
    Every thread of the block must call it. */
@@ -232,19 +243,22 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
             return self._shared(op)
         if self._block_array(op):
             # A cache the reverse sweep reads back (tape_x[t * 16 + k]): one allocation per
-            # block, like a block_tape, its elements interleaved the same way.
+            # block, like a block_tape, its elements interleaved the same way; zeroed as C's
+            # caches are (_CFunctionEmitter._alloc says why), by block_calloc.
             count = self.expr(op.operands[0])
             for d in op.operands[1:]:
                 count = BinOp("*", count, self.expr(d))
-            return self._block_tape(op, self.var[op.result], count, self._elem(op.result.type))
+            zero = bool(op.attrs.get("cache"))
+            return self._block_tape(op, self.var[op.result], count, self._elem(op.result.type), zero)
+        # Per thread: C's stack array, or calloc (a cache too) as device_calloc, malloc as malloc.
         return self._device_memory(super()._alloc(op))
 
-    def _block_tape(self, op: Op, name: str, count: Expr, elem: str) -> list[Stmt]:
-        """``name = (elem *)block_tape(count, sizeof(elem));``, freed by block_tape_free at the
-        end, its elements interleaved (``_interleave``)."""
+    def _block_tape(self, op: Op, name: str, count: Expr, elem: str, zero: bool = False) -> list[Stmt]:
+        """``name = (elem *)block_tape(count, sizeof(elem));`` (``block_calloc`` when ``zero``),
+        freed by block_tape_free at the end, its elements interleaved (``_interleave``)."""
         self.block_tapes.add(name)
         self.heap[op] = name
-        alloc = Call(Name("block_tape"), (count, Lit(f"sizeof({elem})")))
+        alloc = Call(Name("block_calloc" if zero else "block_tape"), (count, Lit(f"sizeof({elem})")))
         return self._stride() + [Assign([Name(name)], Cast(f"{elem} *", alloc))]
 
     def _interleave(self, e: Subscript) -> Subscript:
@@ -300,8 +314,8 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
 
     # Tapes: in registers / local memory when their size is a small constant; else, for a
     # kernel whose tape size is the same in every thread, one allocation per thread block
-    # (block_tape), the block's threads interleaved; else (a tape that grows, a tape in a
-    # device function) per-thread device-heap memory.
+    # (block_calloc), the block's threads interleaved; else (a tape that grows, a tape in a
+    # device function) per-thread device-heap memory (device_calloc). Zero-filled, as C's are.
     def _tape(self, op: Op) -> list[Stmt]:
         new = op if op.name == "tape.new" else op.operands[0].defining_op
         tape_var = self.var.get(new.result)
@@ -321,8 +335,8 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
         elem = _CTYPES[new.attrs.get("elem", "f64")]
         if where == "local":
             self.stack.add(tape_var)
-            return [ArrayDecl(elem, tape_var, const_int(new.operands[0]), False), start]  # type: ignore[arg-type]
-        return self._block_tape(new, tape_var, self.expr(new.operands[0]), elem) + [start]
+            return [ArrayDecl(elem, tape_var, const_int(new.operands[0]), True), start]  # type: ignore[arg-type]
+        return self._block_tape(new, tape_var, self.expr(new.operands[0]), elem, zero=True) + [start]
 
     def _tape_memory(self, new: Op) -> str:
         """Where the tape ``new`` makes lives: ``local``, ``block`` or ``thread`` (see above)."""

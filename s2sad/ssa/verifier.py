@@ -493,6 +493,8 @@ class _Verifier:
         fill = self._attr(op, "fill", str)
         if fill is not None and fill not in ("zeros", "empty"):
             self.error(op, f"'alloc' fill must be \"zeros\" or \"empty\", is {fill!r}")
+        if "cache" in op.attrs:
+            self._attr(op, "cache", bool)
         elem = self._attr(op, "elem", str)
         if elem is not None and elem != str(t.elem):
             self.error(op, f"'alloc' elem = {elem!r} but the result is {t}")

@@ -64,7 +64,7 @@ void grad_f(const double *x, double *d_x, double *y, double *d_y, int n, int ste
             }
         }
         // this iteration again, keeping what its adjoint reads
-        double *tape_y_elem = malloc(max_l(n - 1, 0) * sizeof(double));
+        double *tape_y_elem = calloc(max_l(n - 1, 0), sizeof(double));
         for (long i = 1; i < n; i++) {
             double y_elem = y_ck[i];
             tape_y_elem[i - 1] = y_elem;

@@ -9,7 +9,7 @@
 // Array sizes: x, d_x: [5].
 void grad_discounted(const double *x, double *d_x, double d_return) {
     // forward sweep
-    double tape_w[5];
+    double tape_w[5] = {0};
     double w = 1.0;
     for (long i = 0; i < N; i++) {
         tape_w[i] = w;

@@ -10,10 +10,10 @@
 void grad_first_large(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
     size_t tape_i_cap = 16;
-    long *tape_i = malloc(tape_i_cap * sizeof(long));
+    long *tape_i = calloc(tape_i_cap, sizeof(long));
     size_t tape_i_top = 0;
     size_t tape_s_cap = 16;
-    double *tape_s = malloc(tape_s_cap * sizeof(double));
+    double *tape_s = calloc(tape_s_cap, sizeof(double));
     size_t tape_s_top = 0;
     double s = 0.0;
     long i = 0;

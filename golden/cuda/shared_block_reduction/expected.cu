@@ -25,7 +25,7 @@ __global__ void grad_block_sum_squares(int n, const double *x, double *d_x, doub
     long i = t0 * BLOCK + t;
     buf[t] = i < n ? x[i] * x[i] : 0.0;
     __syncthreads();
-    long tape_s[6];
+    long tape_s[6] = {0};
     size_t tape_s_top = 0;
     long s = 32;
     long n_iter = 0;

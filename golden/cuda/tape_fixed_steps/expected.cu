@@ -44,7 +44,7 @@ __global__ void grad_relax(int n, const double *x, double *d_x, const double *k,
 
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;
-    double tape_s[6];
+    double tape_s[6] = {0};
     size_t tape_s_top = 0;
     if (i < n) {
         double s = x[i];

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define TILE 4
 
@@ -28,6 +29,17 @@ static __device__ void *block_tape(size_t count, size_t size) {
     __syncthreads();
     char *mine = base + t * size;
     __syncthreads();  /* base is reused by the next call */
+    return mine;
+}
+
+/* block_tape, zero-filled: each thread zeroes its own cells (interleaved, so that a warp's
+   stores coalesce). Every thread of the block must call it (block_tape has barriers). */
+static __device__ void *block_calloc(size_t count, size_t size) {
+    char *mine = (char *)block_tape(count, size);
+    size_t threads = (size_t)blockDim.x * blockDim.y * blockDim.z;
+    for (size_t k = 0; k < count; k++) {
+        memset(mine + k * threads * size, 0, size);
+    }
     return mine;
 }
 
@@ -61,8 +73,8 @@ __global__ void grad_matmul(int n, const double *A, double *d_A, const double *B
     long t2 = n / TILE;
     long t3 = (t2 > 0 ? t2 : 0) * 4;
     long threads_in_block = blockDim.x * blockDim.y * blockDim.z;
-    double *tape_Bs_elem = (double *)block_tape(t3, sizeof(double));
-    double *tape_As_elem = (double *)block_tape(t3, sizeof(double));
+    double *tape_Bs_elem = (double *)block_calloc(t3, sizeof(double));
+    double *tape_As_elem = (double *)block_calloc(t3, sizeof(double));
     double acc = 0.0;
     for (long t = 0; t < t2; t++) {
         As[t0 * TILE + t1] = A[row * n + t * TILE + t1];

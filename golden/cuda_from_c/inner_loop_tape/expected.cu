@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* One device-heap allocation per thread block for a tape of count values per thread, laid out
    so that the k-th values of the block's threads are side by side (a warp's pushes coalesce):
@@ -29,6 +30,17 @@ static __device__ void *block_tape(size_t count, size_t size) {
     __syncthreads();
     char *mine = base + t * size;
     __syncthreads();  /* base is reused by the next call */
+    return mine;
+}
+
+/* block_tape, zero-filled: each thread zeroes its own cells (interleaved, so that a warp's
+   stores coalesce). Every thread of the block must call it (block_tape has barriers). */
+static __device__ void *block_calloc(size_t count, size_t size) {
+    char *mine = (char *)block_tape(count, size);
+    size_t threads = (size_t)blockDim.x * blockDim.y * blockDim.z;
+    for (size_t k = 0; k < count; k++) {
+        memset(mine + k * threads * size, 0, size);
+    }
     return mine;
 }
 
@@ -76,7 +88,7 @@ __global__ void grad_iterate(int n, int steps, double r, double *d_r, const doub
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;
     long threads_in_block = blockDim.x * blockDim.y * blockDim.z;
-    double *tape_v = (double *)block_tape(steps, sizeof(double));
+    double *tape_v = (double *)block_calloc(steps, sizeof(double));
     size_t tape_v_top = 0;
     if (i < n) {
         double v = x[i];

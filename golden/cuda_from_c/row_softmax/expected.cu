@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* One device-heap allocation per thread block for a tape of count values per thread, laid out
    so that the k-th values of the block's threads are side by side (a warp's pushes coalesce):
@@ -33,6 +34,17 @@ static __device__ void *block_tape(size_t count, size_t size) {
     return mine;
 }
 
+/* block_tape, zero-filled: each thread zeroes its own cells (interleaved, so that a warp's
+   stores coalesce). Every thread of the block must call it (block_tape has barriers). */
+static __device__ void *block_calloc(size_t count, size_t size) {
+    char *mine = (char *)block_tape(count, size);
+    size_t threads = (size_t)blockDim.x * blockDim.y * blockDim.z;
+    for (size_t k = 0; k < count; k++) {
+        memset(mine + k * threads * size, 0, size);
+    }
+    return mine;
+}
+
 /* Frees a block_tape once every thread of the block is done with it (thread 0 holds its start).
    Every thread of the block must call it. */
 static __device__ void block_tape_free(void *tape) {
@@ -47,9 +59,9 @@ __global__ void grad_row_softmax(int n, int m, const double *x, double *d_x, dou
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;
     long threads_in_block = blockDim.x * blockDim.y * blockDim.z;
-    double *tape = (double *)block_tape(m, sizeof(double));
+    double *tape = (double *)block_calloc(m, sizeof(double));
     size_t tape_top2 = 0;
-    double *tape_top = (double *)block_tape(m, sizeof(double));
+    double *tape_top = (double *)block_calloc(m, sizeof(double));
     size_t tape_top_top = 0;
     double top = 0.0;
     double total = 0.0;
