@@ -10,6 +10,8 @@ threads and are compared with central differences of the input run as plain Pyth
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from fd import ParamSpec, check_gradient
@@ -336,3 +338,29 @@ def test_forward_prange_stays_parallel_when_each_iteration_writes_its_own_tape_r
     assert "serial: iterations may add to the same element" in reverse and "numba.prange(" not in reverse
     N, rng = 5000, np.random.default_rng(11)
     _same_with_threads(gradient, [rng.normal(size=N), np.zeros(N), np.zeros(N), rng.normal(size=N), N, m])
+
+
+VERSIONED = """\
+import numba
+
+
+def f(x, n: int) -> float:
+    s0 = 0.5
+    for i in numba.prange(n):
+        s0 += x[i]
+    r = s0 * s0
+    for k in range(n):
+        s0 *= x[k]
+    return r + s0
+"""
+
+
+def test_second_version_of_a_prange_sum_is_not_named_like_numbas_own_versions():
+    """The gradient keeps s0 after the prange sum and a second variable for its products. Numba
+    lowers a prange loop with its own versions of s0 (s0.1, s0.2) renamed s0_1, s0_2, and stops
+    ("key already in dictionary") where the function already has a variable of that name; so a
+    suffix never takes the form _<digits>."""
+    n = 5
+    params = [ParamSpec("x", "array", (n,), low=0.5, high=1.5), ParamSpec("n", "int", value=n)]
+    text, _ = _check(VERSIONED, "f", ["x"], params, set())
+    assert "s0_v2 = s0" in text and not re.search(r"\bs0_\d", text)
