@@ -23,7 +23,9 @@ from fuzzgen.isolate import run_isolated as check_program
 from fuzzgen.generate import generate
 from fuzzgen.gradients import Config
 from fuzzgen.primal import source_of
-from fuzzgen.program import Function, Num, Param, Program, Return, Store, walk_body
+from fuzzgen.program import (
+    Bin, Cmp, Function, IConst, If, Intr, Load, Num, Param, Program, Ref, Return, Store, walk_body,
+)
 from fuzzgen.shrink import shrink, size
 from s2sad.diagnostics import error
 from s2sad.ssa.ir import SourceLoc
@@ -164,6 +166,25 @@ def test_an_array_taken_for_a_number_and_checked_is_a_refusal():
     assert report.status == "refused" and not report.mismatches, report.mismatches
     assert "checks that on entry" in report.refusals[0][1]
     assert "the kind of parameter 'x' is not evident in 'f'" in report.refusals[1][1]
+
+
+def test_an_unannotated_f_that_returns_an_int_takes_no_d_return():
+    """Seed 4000074, shrunk: `return math.floor(x[1])` returns an int in Python, so the gradient
+    has no d_return (the contract's, followed by s2sad); C's floor returns a double, and so does
+    a Python `f` one of whose returns is a float, or that says `-> float`: those take it."""
+    params = (Param("x", "array"), Param("W", "matrix"), Param("a", "float"), Param("b", "float"),
+              Param("n", "int"), Param("m", "int"))
+    floor = Intr("floor", (Load("x", (IConst(1),)),))
+    mixed = (If(Cmp(">", Ref("a"), Num(0.0)), (Return(floor),)), Return(Load("x", (IConst(2),))))
+    cases = [("py", False, (Return(floor),), False), ("py", False, (Return(Bin("*", floor, floor)),), False),
+             ("py", False, mixed, True), ("py", True, (Return(floor),), True), ("c", True, (Return(floor),), True)]
+    for lang, annotate, body, d_return in cases:
+        program = Program(lang, (Function("f", params, body),), ("x", "a", "b"), annotate=annotate)
+        assert (gradients.expected_params(program, "py")[-1][1] == "return") == d_return
+        # (C output of an unannotated f is refused: the kinds of its unread parameters are not evident)
+        configs = [Config("py", 1), Config("numba", 1)] * (lang == "py") + [Config("c", 1)] * annotate
+        report = check_program(program, 4000074, configs)
+        assert report.status == "ok" and report.gradients == len(configs), (lang, annotate, report.mismatches)
 
 
 def test_a_primal_that_overflows_on_the_way_is_rejected():

@@ -152,6 +152,45 @@ def test_user_d_return_d_x_and_grad_helper_names_c(level):
     assert np.allclose([c.value for c in cells], central_differences(_helpers_primal, point), rtol=1e-6)
 
 
+DEAD_LOCAL = {
+    "py": """\
+def f(x: "f64[n]", n: int) -> float:
+    d_x = 0.25
+    d_x += x[1]
+    d_n = 1.0
+    if 0.1 > 0.5:
+        d_n = x[2]
+    return d_n * x[0]
+""",
+    "c": """\
+double f(double *x, int n) {
+    double d_x = 0.25;
+    d_x += x[1];
+    double d_n = 1.0;
+    if (0.1 > 0.5) {
+        d_n = x[2];
+    }
+    return d_n * x[0];
+}
+""",
+}
+
+
+@pytest.mark.parametrize("lang", ["py", "c"])
+def test_a_local_that_no_code_needs_still_pushes_the_shadow_at_every_level(lang):
+    """Seed 4000066, shrunk: the user's d_x is never read, and d_n is the constant 1.0 once -O1
+    folds the branch away; still they are names of f, so x's shadow is d_x_ at every -O level
+    (the signature is a fact of the source), and the gradient matches central differences."""
+    filename = f"prog.{lang}"
+    for level in (0, 1, 2):
+        for target in ("py", "c"):
+            text = _grad(DEAD_LOCAL[lang], ["x"], target, level, filename=filename)
+            assert _signature_names(text)[:2] == ["x", "d_x_"], (level, target, text)
+        grad = _exec(_grad(DEAD_LOCAL[lang], ["x"], "py", level, filename=filename)).grad_f
+        params = [ParamSpec("x", "array", (4,)), ParamSpec("n", "int", value=4)]
+        check_gradient(lambda x, n: x[0], grad, params, ["x"], set(), np.random.default_rng(level))
+
+
 def test_user_function_named_like_the_gradient_is_refused_with_its_location():
     src = "def grad_f(x):\n    return x\n\n\ndef f(x):\n    return grad_f(x) * x\n"
     with pytest.raises(DiagnosticError) as e:

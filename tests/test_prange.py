@@ -10,6 +10,8 @@ threads and are compared with central differences of the input run as plain Pyth
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from fd import ParamSpec, check_gradient
@@ -336,3 +338,61 @@ def test_forward_prange_stays_parallel_when_each_iteration_writes_its_own_tape_r
     assert "serial: iterations may add to the same element" in reverse and "numba.prange(" not in reverse
     N, rng = 5000, np.random.default_rng(11)
     _same_with_threads(gradient, [rng.normal(size=N), np.zeros(N), np.zeros(N), rng.normal(size=N), N, m])
+
+
+VERSIONED = """\
+import numba
+
+
+def f(x, n: int) -> float:
+    s0 = 0.5
+    for i in numba.prange(n):
+        s0 += x[i]
+    r = s0 * s0
+    for k in range(n):
+        s0 *= x[k]
+    return r + s0
+"""
+
+
+def test_second_version_of_a_prange_sum_is_not_named_like_numbas_own_versions():
+    """The gradient keeps s0 after the prange sum and a second variable for its products. Numba
+    lowers a prange loop with its own versions of s0 (s0.1, s0.2) renamed s0_1, s0_2, and stops
+    ("key already in dictionary") where the function already has a variable of that name; so a
+    suffix never takes the form _<digits>."""
+    n = 5
+    params = [ParamSpec("x", "array", (n,), low=0.5, high=1.5), ParamSpec("n", "int", value=n)]
+    text, _ = _check(VERSIONED, "f", ["x"], params, set())
+    assert "s0_v2 = s0" in text and not re.search(r"\bs0_\d", text)
+
+
+BROADCASTS = """\
+import numpy as np
+import numba
+
+
+def f(W: "f64[m, n]", A: "f64[n, m]", x: "f64[n]", n: int, m: int) -> float:
+    s = 0.0
+    for i in numba.prange(n):
+        s += x[i]
+    c = np.tanh(W) - np.mean(np.tanh(W), axis=1, keepdims=True)
+    return s * np.sum(c * W) + np.sum((W @ x) @ W) + np.sum(np.sin(W) @ A)
+"""
+
+
+def test_a_parallel_function_spells_every_added_axis_with_its_extents():
+    """Seed 4000120: in a parallel=True function Numba's array analysis takes an axis that
+    np.expand_dims adds for one of the extent it is broadcast against, and stops ("Sizes of ...
+    do not match"). There a keepdims reduction and a matrix product reshape to literal extents,
+    and a vector times a matrix is a sum over the transpose; other Numba functions keep
+    np.expand_dims."""
+    n, m = 5, 3
+    params = [ParamSpec("W", "array", (m, n)), ParamSpec("A", "array", (n, m)), ParamSpec("x", "array", (n,)),
+              ParamSpec("n", "int", value=n), ParamSpec("m", "int", value=m)]
+    text, _ = _check(BROADCASTS, "f", ["W", "A", "x"], params, set())
+    assert "@numba.njit(parallel=True)" in text and ".reshape((t0.shape[0], 1))" in text
+    # (np.broadcast_to spells out the extents of its result itself)
+    assert text.count("np.expand_dims(") == text.count("np.broadcast_to(np.expand_dims(")
+    serial = pipeline.gradient_source(BROADCASTS.replace("numba.prange", "range"), "f.py", "f", ["W", "A", "x"],
+                                      "numba")
+    assert "parallel=True" not in serial and "np.expand_dims(" in serial and ".reshape((" not in serial

@@ -11,7 +11,8 @@ user name in the output file, the generated name gives way, never the user's:
   leaves no room): a user function of that name in the output is refused.
 
 "User names" here are the names a gradient's body can see: for a shadow, the function
-names and every name of its own function (parameters, locals); for a helper's gradient,
+names and every name of its own function (parameters, locals: those its source binds, even
+one a pass removes or no code needs, so that no -O level changes a signature); for a helper's gradient,
 every name of every function in the output, so it never hides a variable or a function.
 Locals, tapes and temporaries are named later by the emitters' ``Namer``, which starts from
 these signature names.
@@ -34,8 +35,9 @@ def free_variant(base: str, taken: Iterable[str]) -> str:
 
 
 def function_names(fn: Function) -> set[str]:
-    """Every source name in ``fn``: its parameters and the values its body names."""
-    names = {p.name_hint for p in fn.params if p.name_hint}
+    """Every source name in ``fn``: the names its source binds (``Function.source_names``: a local
+    that no code needs counts, at every -O level), its parameters and the values its body names."""
+    names = set(fn.source_names) | {p.name_hint for p in fn.params if p.name_hint}
     for op in fn.walk():
         names.update(r.name_hint for r in op.results if r.name_hint)
         for region in op.regions:

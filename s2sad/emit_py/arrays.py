@@ -9,6 +9,14 @@ products summed over the shared axis, ``keepdims`` an ``np.expand_dims`` and a
 mean over an axis a sum divided by the extent, and ``max``/``min`` over an axis
 of a matrix a list comprehension over its rows or columns (other ranks are
 reported as unsupported, see ``numba_unsupported``).
+
+In a ``parallel=True`` function (one with a ``numba.prange`` loop), Numba's array analysis
+checks that the extents of two arrays a binary operator broadcasts are equal, unless it can see
+that one of them is 1: it sees the 1 of a reshape to literal extents, not the one
+``np.expand_dims`` adds (the check stops the program: "Sizes of ... do not match"). There the
+axis a ``keepdims`` reduction or a matrix product adds is a reshape to the extents spelled out,
+``np.sum(W, axis=1).reshape((W.shape[0], 1))``, and a vector times a matrix is
+``np.sum(W.T * x, axis=1)``, which adds none.
 """
 
 from __future__ import annotations
@@ -46,8 +54,9 @@ def _dims(x: Expr, k: int) -> Expr:
     return Subscript(Attribute(x, "shape"), (Lit(str(k)),))
 
 
-def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool) -> Expr:
-    """The expression computing ``op`` (an ``arr.`` op with a result)."""
+def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool = False) -> Expr:
+    """The expression computing ``op`` (an ``arr.`` op with a result); ``parallel``: in a Numba
+    function with ``parallel=True`` (see the module's docstring)."""
     n = op.name[len(P):]
     a = [e(v) for v in op.operands]
     if n in _BINARY:
@@ -64,9 +73,9 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool) -> Expr:
     if n == "where":
         return call("np.where", *a)
     if n in array_ops.REDUCTIONS:
-        return _reduction(op, n, a[0], numba)
+        return _reduction(op, n, a[0], numba, parallel)
     if n == "matmul":
-        return _matmul(op, a[0], a[1]) if numba else ArrayBinOp("@", a[0], a[1])
+        return _matmul(op, a[0], a[1], parallel) if numba else ArrayBinOp("@", a[0], a[1])
     if n == "outer":
         return call("np.outer", a[0], a[1])
     if n == "transpose":
@@ -163,7 +172,7 @@ def _keepdims(reduced: Expr, axis: int, numba: bool) -> Expr:
     return call(reduced.func, *reduced.args, **dict(reduced.kwargs), keepdims=Lit("True"))
 
 
-def _reduction(op: Op, n: str, x: Expr, numba: bool) -> Expr:
+def _reduction(op: Op, n: str, x: Expr, numba: bool, parallel: bool = False) -> Expr:
     axis = op.attrs.get("axis")
     keep = bool(op.attrs.get("keepdims"))
     if axis is None:
@@ -181,10 +190,21 @@ def _reduction(op: Op, n: str, x: Expr, numba: bool) -> Expr:
         r = call("np.array", ListComp(call(f"np.{n}", part), "k", call("range", _dims(x, 1 - axis))))
     else:
         r = call(f"np.{n}", x, axis=number(axis))
+    if keep and parallel:  # the result of a reduction is a fresh, contiguous array
+        return _reshaped(r, _extents(x, op.operands[0].type.rank, {axis: 1}))
     return _keepdims(r, axis, numba) if keep else r
 
 
-def _matmul(op: Op, x: Expr, y: Expr) -> Expr:
+def _extents(x: Expr, rank: int, fixed: dict[int, int]) -> list[Expr]:
+    """``x.shape[k]`` for each axis of ``x`` (of rank ``rank``), a literal where ``fixed`` says."""
+    return [number(fixed[k]) if k in fixed else _dims(x, k) for k in range(rank)]
+
+
+def _reshaped(x: Expr, extents: list[Expr]) -> Expr:
+    return call(Attribute(x, "reshape"), _tuple(extents))
+
+
+def _matmul(op: Op, x: Expr, y: Expr, parallel: bool = False) -> Expr:
     """``x @ y`` as a broadcast product summed over the shared axis (Numba without SciPy)."""
     ranks = (op.operands[0].type.rank, op.operands[1].type.rank)
     if ranks == (1, 1):
@@ -192,6 +212,12 @@ def _matmul(op: Op, x: Expr, y: Expr) -> Expr:
     if ranks == (2, 1):
         return call("np.sum", ArrayBinOp("*", x, y), axis=number(1))
     if ranks == (1, 2):
+        if parallel:
+            return call("np.sum", ArrayBinOp("*", Attribute(y, "T"), x), axis=number(1))
         return call("np.sum", ArrayBinOp("*", call("np.expand_dims", x, number(1)), y), axis=number(0))
+    if parallel:  # (a reshape needs a contiguous array; Numba copies only one that is not)
+        left = _reshaped(call("np.ascontiguousarray", x), [_dims(x, 0), _dims(x, 1), number(1)])
+        right = _reshaped(call("np.ascontiguousarray", y), [number(1), _dims(y, 0), _dims(y, 1)])
+        return call("np.sum", ArrayBinOp("*", left, right), axis=number(1))
     prod = ArrayBinOp("*", call("np.expand_dims", x, number(2)), call("np.expand_dims", y, number(0)))
     return call("np.sum", prod, axis=number(1))

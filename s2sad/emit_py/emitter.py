@@ -173,10 +173,7 @@ def emit_python(module: Module, target: str, header: str) -> str:
         raise ValueError(f"emit_python: unknown target {target!r}")
     effects = Effects(module)
     printer = Printer()
-    functions = [
-        _FunctionEmitter(module, fn, effects, printer, numba=target == "numba").emit()
-        for fn in module.functions.values()
-    ]
+    functions = [_emit_function(module, fn, effects, printer, target == "numba") for fn in module.functions.values()]
     stdlib = ["import math"] if "math" in printer.modules else []
     third = []
     if target == "numba":
@@ -192,12 +189,26 @@ def emit_python(module: Module, target: str, header: str) -> str:
     return text + "\n\n\n".join(functions) + "\n"
 
 
+def _emit_function(module: Module, fn: Function, effects: Effects, printer: Printer, numba: bool) -> str:
+    """One function's source. Whether a Numba function is ``parallel=True`` is known once its
+    loops are emitted (a prange loop stays one only where Numba's semantics allow); such a
+    function is emitted again with the array spellings Numba's parallel array analysis accepts
+    (arrays.py). Emitting reads the IR only, so the second pass makes the same decisions."""
+    first = _FunctionEmitter(module, fn, effects, printer, numba)
+    text = first.emit()
+    if not first.prange_used:
+        return text
+    return _FunctionEmitter(module, fn, effects, printer, numba, parallel=True).emit()
+
+
 class _FunctionEmitter:
-    def __init__(self, module: Module, fn: Function, effects: Effects, printer: Printer, numba: bool):
+    def __init__(self, module: Module, fn: Function, effects: Effects, printer: Printer, numba: bool,
+                 parallel: bool = False):
         self.module = module
         self.fn = fn
         self.printer = printer
         self.numba = numba
+        self.parallel = parallel  # a parallel=True Numba function: array spellings for it
         self.namer = Namer(module.functions)
         self.alloc = allocate(fn, effects, self.namer)
         self.var = self.alloc.var
@@ -351,7 +362,7 @@ class _FunctionEmitter:
                           hint="use --target py, or write the reduction as a loop")
                 e.source_lines = self.module.source_lines
                 raise e
-            return array_expr(op, e, self.numba)
+            return array_expr(op, e, self.numba, self.parallel)
         raise NotImplementedError(f"Python emitter: no expression for op {n}")
 
     def _alloc(self, op: Op) -> Expr:

@@ -5,8 +5,9 @@ Every identifier the emitter writes that is not a function name comes from a
 ``name_hint``), tape tops, and the temporaries that line breaking introduces.
 
 Approach: a name is *claimed* once per function; a wanted base that is taken
-gets the smallest free numeric suffix (``s``, ``s2``, ``s3``; ``x1_2`` after a
-base that ends in a digit). Names the output itself uses (keywords, ``math``,
+gets the smallest free numeric suffix (``s``, ``s2``, ``s3``; ``x1_v2`` after a
+base that ends in a digit, ``x_v2`` after one that ends in ``_``: never ``_<digits>``,
+which Numba keeps for its own versions of a variable). Names the output itself uses (keywords, ``math``,
 ``np``, ``numba``, the builtins we call, the module's function names) are
 reserved up front, and so are all source names of the function, so a suffixed
 or temporary name never steals a user's name that is claimed later. Nothing
@@ -91,7 +92,14 @@ class Namer:
         if self.is_free(base):
             self._taken.add(base)
             return base
-        sep = "_" if base[-1].isdigit() else ""
+        # The number goes right after a letter (`s2`). After a digit or an underscore it takes a
+        # `v` (`s0_v2`, `x_v2`): a name that ends in `_<digits>` is how Numba's parfor lowering
+        # spells its own SSA version `s0.2` of a variable `s0`, and a variable of that name
+        # beside a prange loop that reads `s0` stops Numba ("key already in dictionary").
+        if base[-1].isalpha():
+            sep = ""
+        else:
+            sep = "v" if base[-1] == "_" else "_v"
         k = 2
         while True:
             cand = f"{base}{sep}{k}"

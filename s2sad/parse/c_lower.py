@@ -302,7 +302,8 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             attrs["c_structs"] = structs
         if self.ctx.cuda is not None:
             attrs["cuda"] = self.ctx.cuda.get(self.fn.decl.name, "host")
-        return Function(self.fn.decl.name, body, sig.result_types, loc, attrs)
+        return Function(self.fn.decl.name, body, sig.result_types, loc, attrs,
+                        source_names=frozenset(self.hints[key] for key in self.ctypes))
 
     def check_omp_pragmas(self) -> None:
         """Every OpenMP pragma in the body that no loop or update took changes what the code

@@ -125,12 +125,12 @@ class FunctionLowerer(StructuredLowering):
                 result = b.op1("undef", [], self.types.result, "result")
             b.loc = self.locator.loc(self.final_return)  # the gradient's errors about it point here
             b.create("return", [result], [])
-            return Function(fn.name.value, body, [result.type], loc, self.function_attrs())
+            return Function(fn.name.value, body, [result.type], loc, self.function_attrs(), source_names=frozenset(self.types.vars))
         b.loc = loc
         attrs = self.function_attrs()
         if self.types.result is None:
             b.create("return", [], [])
-            return Function(fn.name.value, body, [], loc, attrs)
+            return Function(fn.name.value, body, [], loc, attrs, source_names=frozenset(self.types.vars))
         if not block_exits(stmts).always:
             self.diagnostics.append(Diagnostic(
                 f"function '{fn.name.value}' can reach its end without returning a value", loc,
@@ -139,7 +139,7 @@ class FunctionLowerer(StructuredLowering):
         if isinstance(result, Poison):
             result = b.op1("undef", [], self.types.result, "result")
         b.create("return", [result], [])
-        return Function(fn.name.value, body, [self.types.result], loc, attrs)
+        return Function(fn.name.value, body, [self.types.result], loc, attrs, source_names=frozenset(self.types.vars))
 
     def function_attrs(self) -> dict:
         """What the signature's annotations and the assumptions about parameter kinds say: the

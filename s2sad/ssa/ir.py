@@ -188,6 +188,11 @@ class Function:
     # Recorded once, before any pass runs (``adjoint.effects.record_source_writes``); the
     # gradient's signature reads it, so no optimization level changes the signature.
     source_writes: Optional[frozenset[int]] = field(default=None, compare=False)
+    # Another: the names the source function binds (its parameters and every local variable it
+    # assigns or declares), set by the front end, whether or not any code still needs them
+    # (a dead local is gone before the first pass). The gradient's generated names give way to
+    # them (adjoint/naming.py), so a signature never depends on what a pass removed.
+    source_names: frozenset[str] = field(default=frozenset(), compare=False)
 
     @property
     def params(self) -> list[Value]:

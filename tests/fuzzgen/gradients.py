@@ -27,6 +27,7 @@ from s2sad.adjoint.checkpoint import parse_schedule
 from s2sad.diagnostics import DiagnosticError
 
 from .program import Program, local_names, written_params
+from .python_ints import returns_float
 
 LOCATED = re.compile(r"^prog\.(py|c):\d+:\d+: error: ")
 
@@ -82,7 +83,8 @@ def differentiate(program: Program, source: str, config: Config) -> str:
 
 def expected_params(program: Program, target: str) -> list[tuple[str, str]]:
     """The gradient's parameters as the contract spells them, each with the primal parameter it
-    is the shadow of ("" for a primal parameter, "return" for the seed), renamed as the README
+    is the shadow of ("" for a primal parameter, "return" for the seed, there when ``f`` returns
+    a float: not an unannotated Python ``f`` that returns ``math.floor(e)``), renamed as the README
     says where a user name has the spelling: a function of the program, or a parameter or local
     of ``f``, pushes ``d_x`` to the first free of ``d_x_``, ``d_x__``, ... (in parameter order)."""
     main = program.main
@@ -101,7 +103,9 @@ def expected_params(program: Program, target: str) -> list[tuple[str, str]]:
         shadowed = p.kind in ("array", "matrix") and (p.name in program.wrt or p.name in written)
         if shadowed or (target == "c" and p.kind == "float" and p.name in program.wrt):
             out.append((free("d_" + p.name), p.name))
-    return out + [(free("d_return"), "return")]
+    if main.returns and returns_float(program, main):
+        out.append((free("d_return"), "return"))
+    return out
 
 
 Gradient = Callable[[dict, dict, float], tuple]
@@ -152,8 +156,8 @@ def _load_python(program: Program, text: str, config: Config, expected: list[tup
     def gradient(inputs: dict, seeds: dict, d_return: float) -> tuple:
         work = {k: np.copy(v) if isinstance(v, np.ndarray) else v for k, v in inputs.items()}
         shadows = {k: np.copy(v) for k, v in seeds.items()}
-        args = [shadows[owner[n]] if owner[n] else work[n] for n in names[:-1]]
-        got = fn(*args, d_return)
+        args = [d_return if owner[n] == "return" else shadows[owner[n]] if owner[n] else work[n] for n in names]
+        got = fn(*args)
         got = (got,) if len(floats) == 1 else (tuple(got) if floats else ())
         return dict(zip(floats, (float(g) for g in got))), work, shadows
 
