@@ -14,8 +14,8 @@ that ``gcc -std=c99 -Wall -Wextra -Werror`` rejected once gcc optimized:
   breaks in its first iteration) in a reverse loop whose trip count comes from another tape
   (fold now removes such a ``while``; tape tops are ``size_t``, which gcc cannot prove negative);
 * ``argument 1 range [...] exceeds maximum object size``: a tape of branch conditions (one byte
-  each) sized by a parameter gcc took for negative on some path (the count is now clamped at
-  zero where gcc cannot see it is not negative);
+  each), or a calloc'd work array, sized by a parameter gcc took for negative on some path (the
+  count is now clamped at zero where gcc cannot see it is not negative);
 * ``'*tape_h0' may be used uninitialized``: a cache indexed by the iteration, read back by a
   reverse loop whose start gcc cannot tie to the forward loop's iterations; ``'tape_cond[-1]'
   may be used uninitialized``: a pop of a tape whose pushes gcc cannot tie to the pops (caches
@@ -448,6 +448,21 @@ double f(double *x, double *y, double a, double b, int n)
     return r0(x, r1(y, s1, n), n);
 }
 """, ["x", "y", "a", "b"], ints={"n": 3}),
+    # Fuzz seed 5000216, shrunk: calloc(m, ...) of the adjoint of W.T @ v, in a branch of a loop,
+    # on a path where gcc takes m for negative (calloc's count is an argument by itself).
+    "py_calloc_count": Case(
+        """import numpy as np
+
+
+def f(x: "f64[n]", y: "f64[n]", W: "f64[m, n]", a: float, b: float, n: int, m: int) -> float:
+    m8 = min(n, (1 + int(2.0 * abs(0.5))))
+    for i9 in range(m8):
+        y[2] += (0.5 if (a > 0.5) else np.min((W.T @ (np.log(2.0 + np.tanh(W)) @ np.arctan(x)))))
+    return 0.5
+""", ["x", "a", "b"], lang="py",
+        py_params=[("double *", "x"), ("double *", "y"), ("double *", "W"), ("double", "a"), ("double", "b"),
+                   ("long", "n"), ("long", "m")],
+        shapes={"W": (M, N)}),
 }
 
 

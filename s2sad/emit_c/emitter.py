@@ -1114,10 +1114,11 @@ class _CFunctionEmitter(_FunctionEmitter):
                 self.stack.add(name)
                 return [ArrayDecl(elem, name, size, zero)]
         counts = [self.expr(d) for d in op.operands]
-        if cache or (elem == "bool" and not zero):
-            # A cache's count is a trip count, max(span, 0), whose clamp C drops where ``ranges``
-            # knows the span is not negative; but calloc's count, like malloc's of bytes, is one
-            # gcc checks unwrapped. (Other callocs keep the program's own extents, as written.)
+        if zero or elem == "bool":
+            # calloc's count, like malloc's of bytes, is one gcc checks unwrapped: a cache's (a trip
+            # count, max(span, 0), whose clamp C drops where ``ranges`` knows the span is not
+            # negative) and the program's own extents too (an adjoint's calloc(m, ...) in a branch
+            # of a loop, where gcc took m for negative: fuzz seeds 5000004, 5000216).
             counts = [self._checked_count(c, d) for c, d in zip(counts, op.operands)]
         count = counts[0]
         for c in counts[1:]:
