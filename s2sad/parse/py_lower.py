@@ -106,6 +106,7 @@ class FunctionLowerer(StructuredLowering):
         fn = self.fn
         self.check_parameters()
         names = [p.name.value for p in fn.params.params]
+        bound = frozenset(self.types.vars)  # the parameters and locals (Function.source_names)
         body = Block(list(self.types.params), names)
         loc = self.locator.loc(fn, fn.name)
         b = Builder(body, loc)
@@ -125,12 +126,12 @@ class FunctionLowerer(StructuredLowering):
                 result = b.op1("undef", [], self.types.result, "result")
             b.loc = self.locator.loc(self.final_return)  # the gradient's errors about it point here
             b.create("return", [result], [])
-            return Function(fn.name.value, body, [result.type], loc, self.function_attrs(), source_names=frozenset(self.types.vars))
+            return Function(fn.name.value, body, [result.type], loc, self.function_attrs(), source_names=bound)
         b.loc = loc
         attrs = self.function_attrs()
         if self.types.result is None:
             b.create("return", [], [])
-            return Function(fn.name.value, body, [], loc, attrs, source_names=frozenset(self.types.vars))
+            return Function(fn.name.value, body, [], loc, attrs, source_names=bound)
         if not block_exits(stmts).always:
             self.diagnostics.append(Diagnostic(
                 f"function '{fn.name.value}' can reach its end without returning a value", loc,
@@ -139,7 +140,7 @@ class FunctionLowerer(StructuredLowering):
         if isinstance(result, Poison):
             result = b.op1("undef", [], self.types.result, "result")
         b.create("return", [result], [])
-        return Function(fn.name.value, body, [self.types.result], loc, attrs, source_names=frozenset(self.types.vars))
+        return Function(fn.name.value, body, [self.types.result], loc, attrs, source_names=bound)
 
     def function_attrs(self) -> dict:
         """What the signature's annotations and the assumptions about parameter kinds say: the
