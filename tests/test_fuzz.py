@@ -24,7 +24,8 @@ from fuzzgen.generate import generate
 from fuzzgen.gradients import Config
 from fuzzgen.primal import source_of
 from fuzzgen.program import (
-    Bin, Cmp, Function, IConst, If, Intr, Load, Num, Param, Program, Ref, Return, Store, walk_body,
+    ArrayArg, Assign, Bin, CallF, Cmp, Function, IBin, IConst, If, Intr, IRef, Load, Num, Param, Program, Ref,
+    Return, Store, walk_body,
 )
 from fuzzgen.shrink import shrink, size
 from s2sad.diagnostics import error
@@ -185,6 +186,25 @@ def test_an_unannotated_f_that_returns_an_int_takes_no_d_return():
         configs = [Config("py", 1), Config("numba", 1)] * (lang == "py") + [Config("c", 1)] * annotate
         report = check_program(program, 4000074, configs)
         assert report.status == "ok" and report.gradients == len(configs), (lang, annotate, report.mismatches)
+
+
+def test_extents_of_unannotated_arrays_that_c_output_asks_for_are_passed():
+    """Seed 5000038, shrunk: y, unannotated, is passed to r1 and written after the call, so C
+    output at -O0 and -O1 snapshots it and needs its extent: a `long y_shape0` parameter before
+    d_return, as the README says (at -O2 r1 is inlined and it is not needed). The checker takes
+    such a parameter where the README puts it, and passes the array's true extent."""
+    r1 = Function("r1", (Param("z", "array"), Param("c", "float"), Param("n", "int")),
+                  (Return(Bin("*", Load("z", (IConst(3),)), Ref("c"))),))
+    params = (Param("x", "array"), Param("y", "array"), Param("a", "float"), Param("b", "float"), Param("n", "int"))
+    body = (Assign("s0", CallF("r1", (ArrayArg("y"), Ref("a"), IRef("n")))),
+            Store("y", (IBin("%", IConst(2), IRef("n")),), Num(0.5), "+"),
+            Return(Bin("*", Ref("s0"), Bin("*", Ref("b"), Load("x", (IConst(1),))))))
+    program = Program("py", (r1, Function("f", params, body)), ("x", "a", "b"), annotate=False)
+    text = gradients.differentiate(program, source_of(program), Config("c", 0))
+    assert "long n, long y_shape0, double d_return)" in text
+    configs = [Config("c", level) for level in (0, 1, 2)]
+    report = check_program(program, 5000038, configs)
+    assert report.status == "ok" and report.gradients == len(configs), report.mismatches
 
 
 def test_a_primal_that_overflows_on_the_way_is_rejected():

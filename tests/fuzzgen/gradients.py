@@ -17,7 +17,7 @@ import sys
 import traceback
 import types
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -120,8 +120,12 @@ def load(program: Program, text: str, config: Config) -> Gradient:
     return _load_python(program, text, config, expected)
 
 
-def _check_names(names: list[str], expected: list[tuple[str, str]]) -> None:
+def _check_names(names: list[str], expected: list[tuple[str, str]], extents: Optional[dict] = None) -> None:
+    """``names`` are the expected ones, with the ``extents`` (C only) where the README puts them."""
     want = [n for n, _ in expected]
+    extents = extents or {}
+    at = len(want) - (1 if expected and expected[-1][1] == "return" else 0)
+    want = want[:at] + [n for n in names if n in extents] + want[at:]
     if names != want:
         raise Bad("signature", f"grad_f({', '.join(names)}), expected grad_f({', '.join(want)})")
 
@@ -164,6 +168,26 @@ def _load_python(program: Program, text: str, config: Config, expected: list[tup
     return gradient
 
 
+_EXTENT = re.compile(r"^(\w+)_shape(\d+)_*$")
+
+
+def _extent_params(program: Program, names: list[str], expected: list[tuple[str, str]]) -> dict:
+    """The ``long <array>_shape<axis>`` parameters of C output from unannotated Python, as the
+    README says: an extent of an unannotated array that the C code needs exactly (a copy's, a
+    row length), after the other parameters and before ``d_return``. Which extents the code
+    needs is the code's business: the signature says, and each gets its array's true extent."""
+    if program.lang != "py" or program.annotate:
+        return {}
+    arrays = {p.name for p in program.main.params if p.kind in ("array", "matrix")}
+    taken = {n for n, _ in expected}
+    out = {}
+    for name in names:
+        m = _EXTENT.match(name)
+        if m and name not in taken and m.group(1) in arrays:
+            out[name] = (m.group(1), int(m.group(2)))
+    return out
+
+
 _SIGNATURE = re.compile(r"\bvoid\s+grad_f\s*\(([^)]*)\)\s*\{", re.S)
 _QUALIFIERS = re.compile(r"\b(const|restrict|__restrict__|__restrict)\b")
 
@@ -186,7 +210,8 @@ def c_signature(text: str) -> list[tuple[str, str]]:
 
 def _load_c(program: Program, text: str, expected: list[tuple[str, str]]) -> Gradient:
     signature = c_signature(text)
-    _check_names([n for _, n in signature], expected)
+    extents = _extent_params(program, [n for _, n in signature], expected)
+    _check_names([n for _, n in signature], expected, extents)
     owner = dict(expected)
     extra = ("-fopenmp",) if "#pragma omp" in text else ()
     warnings = None
@@ -211,7 +236,10 @@ def _load_c(program: Program, text: str, expected: list[tuple[str, str]]) -> Gra
         cells = {f: Out(0.0) for f in floats}
         args = []
         for t, n in signature:
-            if owner[n] == "return":
+            if n in extents:
+                array, axis = extents[n]
+                args.append(work[array].shape[axis])
+            elif owner[n] == "return":
                 args.append(d_return)
             elif owner[n] in cells:
                 args.append(cells[owner[n]])
