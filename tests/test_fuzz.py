@@ -215,6 +215,27 @@ def test_a_primal_that_overflows_on_the_way_is_rejected():
     assert report.status == "rejected" and "FloatingPointError('overflow" in report.note
 
 
+def test_the_twin_keeps_the_float_and_the_int_of_floor_and_ceil():
+    """Seed 5000094, shrunk: np.ceil(-0.3) is -0.0 and gives copysign its sign; the twin called
+    math.ceil, whose int 0 has none, and disagreed with the program ("invalid"). It calls what
+    the program calls (NumPy's, C's: a float). And seed 5000142: math.floor of exp(150.0 + x[0])
+    is an int past 2**63, which np.tanh cannot take: the primal overflows on the way, and the
+    draw is rejected, as for any other overflow."""
+    params = (Param("x", "array"), Param("a", "float"), Param("n", "int"))
+    x0, x1 = Load("x", (IConst(0),)), Load("x", (IConst(1),))
+    ceil = Intr("ceil", (Bin("-", Bin("*", Num(0.3), Intr("tanh", (x1,))), Num(0.5)),))
+    for lang, features in (("py", frozenset({"np_spelling"})), ("c", frozenset())):
+        body = (Return(Bin("+", Intr("copysign", (x0, ceil)), Ref("a"))),)
+        program = Program(lang, (Function("f", params, body),), ("x", "a"), features=features)
+        report = check_program(program, 5000094, [Config(lang, 1)])
+        assert report.status == "ok", (lang, report.note, report.mismatches)
+    huge = Intr("tanh", (Intr("floor", (Intr("exp", (Bin("+", Num(150.0), x0),)),)),))
+    program = Program("py", (Function("f", params, (Return(huge),)),), ("x", "a"),
+                      features=frozenset({"np_spelling"}))
+    report = check_program(program, 5000142, [Config("py", 1)])
+    assert report.status == "rejected" and "TypeError" in report.note, report.note
+
+
 def test_every_program_runs_in_its_language_and_agrees_with_its_twin():
     for seed in range(12):
         for lang in ("py", "c"):

@@ -93,11 +93,15 @@ class Draw:
         try:
             value, arrays = self.primal.run(inputs, strict=True)
             twin_value, _, twin_arrays = self.primal.twin(inputs, strict=True)
-        except (ValueError, OverflowError, ZeroDivisionError, FloatingPointError) as e:
+        except (ValueError, OverflowError, ZeroDivisionError, FloatingPointError, TypeError) as e:
             # Also a NumPy overflow the primal survives (np.sinh(800.0) is inf, and inf * 0.0
             # or a later overwrite hides it): generated Python may compute it with math.sinh,
             # which raises, and its reverse sweep multiplies the inf by a zero adjoint (NaN).
-            # Such a program's derivative is not what either computes: the draw is rejected.
+            # And math.floor of a float past 2**63, an int NumPy keeps as an object, for which
+            # np.tanh has no loop. Such a program's derivative is not what either computes: the
+            # draw is rejected.
+            if isinstance(e, TypeError) and "loop of ufunc does not support argument" not in str(e):
+                raise
             raise Rejected(f"primal raised {e!r}") from None
         values = [value, twin_value] + [float(np.max(np.abs(a))) for a in arrays.values()
                                         if isinstance(a, np.ndarray) and a.dtype.kind == "f"]

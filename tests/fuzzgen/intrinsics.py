@@ -104,6 +104,13 @@ UFUNC: dict[str, str] = {
 }
 
 
+def py_spelling(name: str, np_spelling: bool) -> str:
+    """The function a Python program calls for intrinsic ``name`` (feature np_spelling: NumPy's
+    for every other name, so that both spellings meet every construct)."""
+    spec = SCALAR[name]
+    return spec.np if np_spelling and len(name) % 2 == 0 and spec.np else spec.py
+
+
 def guarded(name: str, args: tuple) -> Intr:
     """The intrinsic applied to its arguments inside their guard."""
     g = SCALAR[name].guard

@@ -11,7 +11,7 @@ trusts a ``-> float`` annotation; an unannotated ``f`` (feature ``unannotated``)
 
 from __future__ import annotations
 
-from .intrinsics import SCALAR
+from .intrinsics import SCALAR, py_spelling
 from .names import is_private
 from .program import Assign, Bin, CallF, Function, Intr, Program, Ref, Return, Select, walk_body
 
@@ -54,7 +54,7 @@ def _is_int(program: Program, fn: Function, e, int_names: set) -> bool:
     if isinstance(e, Select):
         return _is_int(program, fn, e.then, int_names) and _is_int(program, fn, e.orelse, int_names)
     if isinstance(e, Intr):
-        spelling = _python_spelling(program, e.fn)
+        spelling = py_spelling(e.fn, "np_spelling" in program.features) if e.fn in SCALAR else ""
         if spelling in _MAKE_INT:
             return True
         return (spelling in _KEEP_INT or e.fn in _POWERS) and all(_is_int(program, fn, a, int_names) for a in e.args)
@@ -63,12 +63,3 @@ def _is_int(program: Program, fn: Function, e, int_names: set) -> bool:
         return not returns_float(program, callee)
     return False  # numbers print as float literals; loads and reductions are floats
 
-
-def _python_spelling(program: Program, name: str) -> str:
-    """The function render_py prints for intrinsic ``name`` (np.ceil where it spells NumPy)."""
-    spec = SCALAR.get(name)
-    if spec is None:
-        return ""
-    if "np_spelling" in program.features and len(name) % 2 == 0 and spec.np:
-        return spec.np
-    return spec.py

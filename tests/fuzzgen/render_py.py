@@ -7,7 +7,7 @@ NumPy's max and where. It serves Python and C programs alike (see program.py).
 
 from __future__ import annotations
 
-from .intrinsics import SCALAR, UFUNC
+from .intrinsics import SCALAR, UFUNC, py_spelling
 from .names import float_init, int_init, locals_of
 from .program import (
     AAxis, ABin, AMat, ArrayArg, AUn, AVar, AWhere, Assign, Bin, BoolOp, Break, CallF, CallS, Cmp, Continue,
@@ -74,13 +74,12 @@ class PyPrinter:
             return f"{args[0]} ** {args[1]}"
         if e.fn == "div":
             return f"({args[0]} / {args[1]})"
-        spec = SCALAR[e.fn]
-        if self.traced and spec.trace:
-            name = f"_fz.{e.fn}"
-        elif self.np_spelling and len(e.fn) % 2 == 0 and spec.np:
-            name = spec.np
-        else:
-            name = spec.py
+        name = py_spelling(e.fn, self.np_spelling)
+        if self.traced and SCALAR[e.fn].trace:
+            # The twin computes what the program does: math.floor gives an int, but np.floor and
+            # C's floor a float, whose zero has a sign (copysign(1.0, np.ceil(-0.5)) is -1.0).
+            floats = e.fn in ("floor", "ceil") and (self.program.lang == "c" or name != SCALAR[e.fn].py)
+            name = f"_fz.{e.fn}_float" if floats else f"_fz.{e.fn}"
         return f"{name}({', '.join(args)})"
 
     def args(self, args) -> str:

@@ -50,6 +50,14 @@ class Tracer:
         self._note(value)
         return value
 
+    def floor_float(self, x):
+        self._note(math.floor(x))
+        return np.floor(x)
+
+    def ceil_float(self, x):
+        self._note(math.ceil(x))
+        return np.ceil(x)
+
     def _signs(self, a, b):
         self._note(a > 0, a == 0, b > 0, b == 0)
 
