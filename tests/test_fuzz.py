@@ -236,6 +236,17 @@ def test_the_twin_keeps_the_float_and_the_int_of_floor_and_ceil():
     assert report.status == "rejected" and "TypeError" in report.note, report.note
 
 
+def test_a_power_of_a_power_means_in_the_twin_what_it_means_in_c():
+    """Seeds 5000223 and 5000259, shrunk: C's pow(pow(a, 2), 3) printed for the twin as
+    a ** 2 ** 3, which Python groups as a ** 8; the twin disagreed with the program."""
+    params = (Param("x", "array"), Param("a", "float"), Param("n", "int"))
+    body = (Return(Bin("*", Load("x", (IConst(0),)), Intr("cube", (Intr("square", (Ref("a"),)),)))),)
+    for lang in ("c", "py"):
+        program = Program(lang, (Function("f", params, body),), ("x", "a"))
+        report = check_program(program, 5000223, [Config(lang, 1)])
+        assert report.status == "ok", (lang, report.note, report.mismatches)
+
+
 def test_every_program_runs_in_its_language_and_agrees_with_its_twin():
     for seed in range(12):
         for lang in ("py", "c"):

@@ -66,12 +66,14 @@ class PyPrinter:
 
     def intrinsic(self, e) -> str:
         args = [self.f(a) for a in e.args]
+        # Parenthesized as Bin is: ** groups to the right, so the square of a cube printed bare,
+        # a ** 3 ** 2, would be a ** 9 in Python where C's pow(pow(a, 3), 2) is a ** 6.
         if e.fn == "square":
-            return f"{args[0]} ** 2"
+            return f"({args[0]} ** 2)"
         if e.fn == "cube":
-            return f"{args[0]} ** 3"
+            return f"({args[0]} ** 3)"
         if e.fn == "powop":
-            return f"{args[0]} ** {args[1]}"
+            return f"({args[0]} ** {args[1]})"
         if e.fn == "div":
             return f"({args[0]} / {args[1]})"
         name = py_spelling(e.fn, self.np_spelling)
