@@ -159,9 +159,9 @@ def test_mlp_adjoint_is_vectorized():
     assert "for " not in out
 
 
-def _diagnose(source: str, target: str = "py") -> str:
+def _diagnose(source: str, target: str = "py", level: int = 2) -> str:
     with pytest.raises(DiagnosticError) as info:
-        pipeline.gradient_source(textwrap.dedent(source), "prog.py", "f", ["x"], target)
+        pipeline.gradient_source(textwrap.dedent(source), "prog.py", "f", ["x"], target, pipeline.Options(level=level))
     return info.value.render()
 
 
@@ -375,6 +375,29 @@ def test_array_needed_from_a_loop_that_changes_its_inputs_is_a_located_error():
     """)
     assert text.startswith("prog.py:8:21: error: an array computed in a loop from arrays the loop changes"), text
     assert "^" in text
+
+
+
+def test_a_mask_needed_from_a_loop_is_located_at_the_loop():
+    """Fuzz seed 6000050, shrunk: at -O0, np.where's mask, of x against s0, which the loop
+    changes, has no source op of its own; the error points at the innermost loop that would
+    store it (it had no location)."""
+    text = _diagnose("""
+        import numpy as np
+
+
+        def f(x: "f64[n]", y: "f64[n]", n: int):
+            s0 = 0.5
+            p2 = 1
+            for i1 in range(1, n):
+                for i3 in range(0, n, p2):
+                    if (0.5 < 0.5):
+                        s0 += np.sum(np.where(x > x, x, x)[1:] * np.where(x > x, x, x)[:-1])
+                        s0 -= np.mean(np.where((x - s0) > np.where(x > x, x, x), x, x))
+                y[0] += x[i1]
+            return s0
+    """, level=0)
+    assert text.startswith("prog.py:9:9: error: an array computed in a loop from arrays the loop changes"), text
 
 
 UFUNC_DOMAINS = {

@@ -655,10 +655,14 @@ class GradientTransform:
         if cv.type.is_array:
             primal = self.primal_of.get(cv)
             op = primal.defining_op if primal is not None else None
+            # Where the array is made; else (a value the transform made: a mask, a copy) the
+            # innermost loop that would have to store it, so the error always points somewhere.
+            loc = op.loc if op is not None and op.loc is not None else None
+            loc = loc or next((lp.loc for lp in reversed(loops) if lp.loc is not None), None)
             e = error(
                 "an array computed in a loop from arrays the loop changes is needed by the reverse "
                 "sweep; storing arrays per iteration is not supported yet",
-                op.loc if op is not None else None,
+                loc,
                 hint="compute it from arrays that are not written in the loop, or write the loop "
                 "element by element",
             )
