@@ -354,6 +354,38 @@ def test_a_snapshot_taken_on_one_path_compiles_with_numba(level):
         check_gradient(primal, ns["grad_f"], params, ["x", "a"], {"y"}, np.random.default_rng(0))
 
 
+_COMMENT_ONLY_BRANCH = """\
+def g0(u: float, v: float) -> float:
+    if 0.5 > 0.5:
+        if -0.75 > 0.5:
+            return v
+    return u
+
+
+def f(x: "f64[n]", a: float, n: int) -> float:
+    s0 = 0.5
+    for i in range(n):
+        s0 *= g0(x[i], a)
+    return s0
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_a_branch_left_with_only_a_comment_gets_pass(target):
+    """Fuzz seed 6000276, shrunk: at -O0 the adjoint of g0's inner `if` has nothing left but its
+    source line's comment; the block printed empty (IndentationError). It says `pass`."""
+    from fd import ParamSpec, check_gradient
+
+    from s2sad import pipeline
+
+    text = pipeline.gradient_source(_COMMENT_ONLY_BRANCH, "prog.py", "f", ["x", "a"], target,
+                                    pipeline.Options(level=0))
+    assert "# line 3: if -0.75 > 0.5:\n        pass\n" in text, text
+    primal = _load(_COMMENT_ONLY_BRANCH, "f")["f"]
+    params = [ParamSpec("x", "array", (4,)), ParamSpec("a", "float"), ParamSpec("n", "int", value=4)]
+    check_gradient(primal, _load(text, "grad_f")["grad_f"], params, ["x", "a"], set(), np.random.default_rng(0))
+
+
 def test_while_forms():
     text = _emit(_module("while"))
     assert text == textwrap.dedent(

@@ -918,6 +918,14 @@ class _Renderer:
             out += self.stmt(s, indent)
         return out
 
+    def block(self, stmts: list[Stmt], indent: str) -> list[str]:
+        """The body of an ``if``, ``else`` or loop: ``pass`` after it where nothing but comments
+        is left in it (a source line's comment whose code the gradient does not need)."""
+        lines = self.render(stmts, indent)
+        if all(isinstance(s, Comment) for s in stmts):
+            lines.append(indent + "pass")
+        return lines
+
     def fit(self, indent: str, roots: list[Expr], build) -> list[str]:
         """``build(roots)`` as one line, hoisting subexpressions into temporaries until it fits."""
         pre: list[str] = []
@@ -965,14 +973,14 @@ class _Renderer:
         if isinstance(s, For):
             loop = "numba.prange" if s.parallel else "range"
             head = self.fit(indent, s.args, lambda r: f"for {s.target} in {loop}({_join(r, p)}):")
-            return head + self.render(s.body, indent + "    ")
+            return head + self.block(s.body, indent + "    ")
         if isinstance(s, While):
             if s.cond is None:
-                return [indent + "while True:"] + self.render(s.body, indent + "    ")
+                return [indent + "while True:"] + self.block(s.body, indent + "    ")
             line = f"{indent}while {p(s.cond)}:"
             if len(line) > LINE_LIMIT:  # the condition is evaluated every iteration: test it inside
                 return self.stmt(While(None, [If(logical_not(s.cond), [Keyword("break")])] + s.body), indent)
-            return [line] + self.render(s.body, indent + "    ")
+            return [line] + self.block(s.body, indent + "    ")
         if isinstance(s, If):
             return self._if(s, indent)
         raise TypeError(s)
@@ -1000,7 +1008,7 @@ class _Renderer:
             if len(line) <= LINE_LIMIT:
                 return [line]
         out = self.fit(indent, [s.cond], lambda r: f"if {p(r[0])}:")
-        out += self.render(s.body, indent + "    ")
+        out += self.block(s.body, indent + "    ")
         orelse = s.orelse
         # `else:` holding only an `if` (after comments) is an `elif`; the comments go above it.
         while (
@@ -1015,11 +1023,11 @@ class _Renderer:
                 break
             out += self.render(orelse[:-1], indent)
             out.append(line)
-            out += self.render(inner.body, indent + "    ")
+            out += self.block(inner.body, indent + "    ")
             orelse = inner.orelse
         if orelse:
             out.append(indent + "else:")
-            out += self.render(orelse, indent + "    ")
+            out += self.block(orelse, indent + "    ")
         return out
 
 
