@@ -13,6 +13,8 @@ that ``gcc -std=c99 -Wall -Wextra -Werror`` rejected once gcc optimized:
   pushes gcc proves never run (a ``while`` whose condition is constant false, a loop that
   breaks in its first iteration) in a reverse loop whose trip count comes from another tape
   (fold now removes such a ``while``; tape tops are ``size_t``, which gcc cannot prove negative);
+* an OpenMP sum whose updates the gradient does not need, declared for the pragma alone (the
+  pragma now reduces only the sums its loop still adds to);
 * ``argument 1 range [...] exceeds maximum object size``: a tape of branch conditions (one byte
   each), or a calloc'd work array, sized by a parameter gcc took for negative on some path (the
   count is now clamped at zero where gcc cannot see it is not negative);
@@ -448,6 +450,27 @@ double f(double *x, double *y, double a, double b, int n)
     return r0(x, r1(y, s1, n), n);
 }
 """, ["x", "y", "a", "b"], ints={"n": 3}),
+    # Fuzz seed 6000229, shrunk: at -O0 the reduced sum s2 is read only in a branch that never
+    # runs, which the gradient drops; the loop's update went, its pragma still named s2, and
+    # s2 = 1.0 stayed for it alone: gcc calls s2 unused (a pragma's clause is no use).
+    "omp_sum_nothing_needs": Case(
+        """#include <math.h>
+
+double f(double *x, double a, double b, int n)
+{
+    double s2 = 1.0;
+    double s1 = -0.25;
+    #pragma omp parallel for reduction(+: s2)
+    for (int i = 0; i < n; i++) {
+        s2 += erfc(3.0);
+    }
+    if (3.0 < (-0.25)) {
+        s1 = tanh(0.5 - s2);
+    }
+    x[2] += exp(0.3 * x[1]) * a * s1;
+    return cos(3.0) + b * x[0];
+}
+""", ["x", "a", "b"]),
     # Fuzz seed 5000216, shrunk: calloc(m, ...) of the adjoint of W.T @ v, in a branch of a loop,
     # on a path where gcc takes m for negative (calloc's count is an argument by itself).
     "py_calloc_count": Case(

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from ..emit_py.emitter import AugAssign, Assign, Comment, ExprStmt, For, If, Keyword, Return, Stmt, While
+from ..emit_py.emitter import AugAssign, Assign, Comment, ExprStmt, For, If, Keyword, Return, Stmt, While, _names
 from ..emit_py.expr import Call, Expr, Lit, Name, Subscript, Unary, names_in, number, walk
 from .cexpr import F32Lit, IncDec
 
@@ -221,11 +221,11 @@ class _Liveness:
         self.loop_exits: list[set[str]] = []  # for each loop being walked: live at its head or after it
 
     def block(self, stmts: list[Stmt], live: set[str], record: bool) -> set[str]:
-        for st in reversed(stmts):
-            live = self.stmt(st, live, record)
+        for k in range(len(stmts) - 1, -1, -1):
+            live = self.stmt(stmts[k], live, record, stmts[k + 1] if k + 1 < len(stmts) else None)
         return live
 
-    def stmt(self, st: Stmt, live: set[str], record: bool) -> set[str]:
+    def stmt(self, st: Stmt, live: set[str], record: bool, after: Optional[Stmt] = None) -> set[str]:
         if isinstance(st, Assign):
             names = [t.id for t in st.targets if isinstance(t, Name)]
             if (len(names) == len(st.targets) and all(n in self.candidates and n not in live for n in names)):
@@ -260,7 +260,11 @@ class _Liveness:
                 self.loop_exits.pop()
             return head
         out = live | set(_reads(st)) | set(_header_reads(st))
-        out.update(getattr(st, "reduction", None) or ())  # parallel.Pragma
+        # A parallel loop's pragma (parallel.Pragma, right before its loop) reads the sums it
+        # reduces, those the loop still adds to: one whose updates went names a variable that
+        # only the pragma would mention, which gcc calls unused (-Wunused-variable).
+        written = _names([after])[1] if isinstance(after, For) else set()
+        out.update(r for r in getattr(st, "reduction", None) or () if r in written)
         return out
 
 

@@ -68,6 +68,7 @@ def finish(stmts: list[Stmt]) -> None:
             assert isinstance(loop, For)
             written = _names(loop.body)[1]
             declared = _declared(loop.body)
+            st.reduction = [r for r in st.reduction if r in written]  # a sum no update is left for
             private = sorted(written - declared - set(st.reduction) - {loop.target})
             clauses = ["omp parallel for"]
             if st.schedule:
