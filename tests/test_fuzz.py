@@ -24,8 +24,8 @@ from fuzzgen.generate import generate
 from fuzzgen.gradients import Config
 from fuzzgen.primal import source_of
 from fuzzgen.program import (
-    ArrayArg, Assign, Bin, CallF, Cmp, Function, IBin, IConst, If, Intr, IRef, Load, Num, Param, Program, Ref,
-    Return, Store, walk_body,
+    ArrayArg, Assign, Bin, CallF, Cmp, For, Function, IAssign, IBin, IConst, If, Intr, IRef, Load, Num, Param,
+    Program, Ref, Return, Store, Trunc, walk_body,
 )
 from fuzzgen.shrink import shrink, size
 from s2sad.diagnostics import error
@@ -245,6 +245,20 @@ def test_a_power_of_a_power_means_in_the_twin_what_it_means_in_c():
         program = Program(lang, (Function("f", params, body),), ("x", "a"))
         report = check_program(program, 5000223, [Config(lang, 1)])
         assert report.status == "ok", (lang, report.note, report.mismatches)
+
+
+def test_a_c_primal_whose_twin_raises_is_rejected_before_it_runs():
+    """Seed 6000047, shrunk: s0 overflows to inf, (int) of the NaN s0 - s0 makes the step of a
+    loop negative, and the C primal reads x at negative indices until it dies, taking the checking
+    child with it ("invalid"). The twin runs first, raises on the overflow, and the draw is rejected."""
+    params = (Param("x", "array"), Param("a", "float"), Param("n", "int"))
+    huge = Intr("sinh", (Bin("*", Num(800.0), Bin("+", Num(2.0), Intr("tanh", (Ref("a"),)))),))
+    body = (Assign("s0", huge),
+            IAssign("p1", IBin("+", IConst(1), Trunc(2.5, Intr("tanh", (Bin("-", Ref("s0"), Ref("s0")),))))),
+            For("i2", IConst(0), IRef("n"), IRef("p1"), (Assign("s1", Load("x", (IRef("i2"),)), "+"),)),
+            Return(Ref("s1")))
+    report = check_program(Program("c", (Function("f", params, body),), ("x", "a")), 6000047, [])
+    assert report.status == "rejected" and "OverflowError" in report.note, report.note
 
 
 def test_every_program_runs_in_its_language_and_agrees_with_its_twin():

@@ -91,8 +91,11 @@ class Draw:
 
     def _run_checked(self, inputs: dict):
         try:
-            value, arrays = self.primal.run(inputs, strict=True)
+            # The twin first: where it raises (int() of a NaN, a math domain error), a C primal's
+            # behaviour is undefined, and may be a crash that takes the checking process with it
+            # ((int)NaN steps a loop to a negative index).
             twin_value, _, twin_arrays = self.primal.twin(inputs, strict=True)
+            value, arrays = self.primal.run(inputs, strict=True)
         except (ValueError, OverflowError, ZeroDivisionError, FloatingPointError, TypeError) as e:
             # Also a NumPy overflow the primal survives (np.sinh(800.0) is inf, and inf * 0.0
             # or a later overwrite hides it): generated Python may compute it with math.sinh,
