@@ -344,14 +344,7 @@ class _Folder:
         cond = const_value(op.operands[0])
         if not isinstance(cond, bool):
             return False
-        taken = op.regions[0 if cond else 1]
-        block = op.parent
-        at = block.ops.index(op)
-        *body, term = taken.ops
-        for inner in body:
-            block.insert(at, inner)
-            at += 1
-        taken.ops = [term]
+        term = self.hoist_body(op.regions[0 if cond else 1], op)
         self.replace(op, list(term.operands))
         return True
 
@@ -370,15 +363,21 @@ class _Folder:
             return False
         for arg, init in zip(cond.args, op.operands):
             arg.replace_all_uses_with(init)
+        self.hoist_body(cond, op)
+        self.replace(op, list(op.operands))
+        return True
+
+    @staticmethod
+    def hoist_body(region, op: Op) -> Op:
+        """Move ``region``'s ops but its terminator to just before ``op``; return the terminator."""
         block = op.parent
         at = block.ops.index(op)
-        *body, term = cond.ops
+        *body, term = region.ops
         for inner in body:
             block.insert(at, inner)
             at += 1
-        cond.ops = [term]
-        self.replace(op, list(op.operands))
-        return True
+        region.ops = [term]
+        return term
 
     def replace(self, op: Op, values: list[Value]) -> None:
         """Replace ``op``'s results by ``values`` and erase it (with its regions)."""
