@@ -13,6 +13,8 @@ that ``gcc -std=c99 -Wall -Wextra -Werror`` rejected once gcc optimized:
   pushes gcc proves never run (a ``while`` whose condition is constant false, a loop that
   breaks in its first iteration) in a reverse loop whose trip count comes from another tape
   (fold now removes such a ``while``; tape tops are ``size_t``, which gcc cannot prove negative);
+* ``value computed is not used``: a call kept for its effects where the value around it was
+  dropped (now only the call stays);
 * an OpenMP sum whose updates the gradient does not need, declared for the pragma alone (the
   pragma now reduces only the sums its loop still adds to);
 * ``argument 1 range [...] exceeds maximum object size``: a tape of branch conditions (one byte
@@ -471,6 +473,22 @@ double f(double *x, double a, double b, int n)
     return cos(3.0) + b * x[0];
 }
 """, ["x", "a", "b"]),
+    # Fuzz seed 7000160, shrunk: at -O0 s1, the product of a call, is read only by a condition
+    # that folds; the call stays for its effects, but it stayed inside its product:
+    # "0.5 * g0(0.5, 0.5);", whose value gcc calls unused (-Wunused-value). Only the call stays.
+    "py_call_in_a_dead_product": Case(
+        """def g0(u: float, v: float) -> float:
+    return 0.5
+
+
+def f(x: "f64[n]", a: float, b: float, n: int) -> float:
+    s1 = -0.25
+    s1 = (0.5 * g0(0.5, 0.5))
+    if ((0.5 < 0.5) and ((0.5 if ((s1 < 0.5) and (0.5 > 0.5)) else 2.0) > 0.5)):
+        return 0.5
+    return a * x[0] + b
+""", ["x", "a", "b"], lang="py",
+        py_params=[("double *", "x"), ("double", "a"), ("double", "b"), ("long", "n")], shapes={}),
     # Fuzz seed 5000216, shrunk: calloc(m, ...) of the adjoint of W.T @ v, in a branch of a loop,
     # on a path where gcc takes m for negative (calloc's count is an argument by itself).
     "py_calloc_count": Case(

@@ -19,6 +19,7 @@ from cbuild import have_gcc
 from fuzzgen import check, driver, gradients
 from fuzzgen.check import configs_for
 from fuzzgen.frontend import shared_work
+from fuzzgen.intrinsics import guarded
 from fuzzgen.isolate import run_isolated as check_program
 from fuzzgen.generate import generate
 from fuzzgen.gradients import Config
@@ -259,6 +260,18 @@ def test_a_c_primal_whose_twin_raises_is_rejected_before_it_runs():
             Return(Ref("s1")))
     report = check_program(Program("c", (Function("f", params, body),), ("x", "a")), 6000047, [])
     assert report.status == "rejected" and "OverflowError" in report.note, report.note
+
+
+def test_a_guard_keeps_its_intrinsic_off_the_end_of_its_domain():
+    """Seed 8000288, shrunk: acosh(2.0 + tanh(e)) with tanh(e) rounded to -1.0 is acosh at 1.0,
+    where its derivative is infinite: the gradient's 0 * inf was NaN where the function is flat.
+    The guard is 2.5 + tanh(e)."""
+    params = (Param("x", "array"), Param("a", "float"), Param("n", "int"))
+    e = Bin("-", Bin("*", Ref("a"), Load("x", (IConst(0),))), Num(40.0))
+    body = (Return(Bin("+", guarded("acosh", (e,)), Load("x", (IConst(1),)))),)
+    program = Program("py", (Function("f", params, body),), ("x", "a"))
+    report = check_program(program, 8000288, [Config("py", 1), Config("c", 1)])
+    assert report.status == "ok" and report.gradients == 2, (report.note, report.mismatches)
 
 
 def test_every_program_runs_in_its_language_and_agrees_with_its_twin():

@@ -171,6 +171,25 @@ void nested(int n, int m, const double *A, const double *v, double *out)
 }
 """
 
+# Fuzz seed 7000119, shrunk: x[3], the same in every iteration, was carried out of the forward
+# loop for the reverse sweep to read, as it is out of a serial loop; out of a parallel one only
+# sums come, so it became reduction(+: x_elem): twice x[3] on two threads. It is cached per
+# iteration instead (x is overwritten after the loop).
+INVARIANT = """\
+#include <math.h>
+
+void clip(int n, double *x, double *y)
+{
+    #pragma omp parallel for
+    for (int i = 0; i < n; i++) {
+        y[i] = fmax(x[3], x[i]);
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        x[i] = 2.0;
+    }
+}
+"""
+
 
 def _params(*specs: dict) -> list[dict]:
     return list(specs)
@@ -208,6 +227,11 @@ CASES = {
         {"name": "n", "kind": "int", "value": 400},
         {"name": "x", "kind": "array", "shape": [401]},
         {"name": "out", "kind": "array", "shape": [400]})}),
+    "invariant_read_after_the_loop": (INVARIANT, {"func": "clip", "wrt": ["x"], "written": ["x", "y"],
+                                                  "params": _params(
+        {"name": "n", "kind": "int", "value": 400},
+        {"name": "x", "kind": "array", "shape": [400]},
+        {"name": "y", "kind": "array", "shape": [400]})}),
     "helper_row_and_shared": ("#include <math.h>\n" + HELPER_ROW, {
         "func": "matvec", "wrt": ["A", "v"], "written": ["out"], "params": _params(
             {"name": "n", "kind": "int", "value": 200},

@@ -580,7 +580,9 @@ class GradientTransform:
         owner = block.parent_op
         if owner.name == "if":
             val = self._avail_clone(m.parent.mirror_of(owner.parent), self._escape_if(cv, block), owner.parent)
-        elif owner.name == "for" and self._invariant_in(cv, owner):
+        elif owner.name == "for" and not owner.attrs.get("parallel") and self._invariant_in(cv, owner):
+            # (A parallel loop, OpenMP's or prange, carries nothing out but its sums: a value its
+            # body assigns is each thread's own. An invariant there is cached per iteration.)
             val = self._avail_clone(m.parent.mirror_of(owner.parent), self._escape_loop(cv, block), owner.parent)
         else:
             val = self._tape(m, cv, block)

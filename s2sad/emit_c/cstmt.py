@@ -29,7 +29,7 @@ from typing import Optional
 
 from ..emit_py.emitter import AugAssign, Assign, Comment, ExprStmt, For, If, Keyword, Return, Stmt, While, _names
 from ..emit_py.expr import Call, Expr, Lit, Name, Subscript, Unary, names_in, number, walk
-from .cexpr import F32Lit, IncDec
+from .cexpr import Cast, F32Lit, IncDec
 
 
 @dataclass
@@ -208,7 +208,21 @@ def _effect(value: Expr, pure_calls: frozenset) -> Optional[Expr]:
     if isinstance(value, Subscript) and len(value.index) == 1 and isinstance(value.index[0], IncDec) \
             and len(effects) == 1:
         return value.index[0]  # a tape pop read into a dead variable: ``--top;``
-    return value
+    # Only the calls (and counter updates) themselves: around them, arithmetic whose value no
+    # one uses is what gcc reports (-Wunused-value: ``0.5 * g0(a, b);``). Several stay together,
+    # cast to void, in the order C would have evaluated them anyway.
+    outer = _outermost(value, pure_calls)
+    if len(outer) == 1:
+        return outer[0]
+    return value if isinstance(value, (Call, IncDec)) else Cast("void", value)
+
+
+def _outermost(value: Expr, pure_calls: frozenset) -> list[Expr]:
+    """The calls that may have effects, and the counter updates, not inside another of them."""
+    if isinstance(value, IncDec) or isinstance(value, Call) and not (isinstance(value.func, Name)
+                                                                     and value.func.id in pure_calls):
+        return [value]
+    return [e for c in value.children() for e in _outermost(c, pure_calls)]
 
 
 class _Liveness:
