@@ -88,6 +88,38 @@ double f(double *x, const int *idx, double a, double b, int n)
     return g1(s2, s1);
 }
 """, ["x", "a", "b"]),
+    # Fuzz seed 6000427, shrunk: d_s2, whose address grad_g0 is passed in one branch, was zeroed
+    # in the other where nothing reads it after (the loop's early return means s2 is never
+    # assigned). A variable whose address a call takes was never dropped, so it stayed, declared
+    # and unused (-Wunused-variable at -O0). The call reads it; nothing else does.
+    "address_taken_in_one_branch": Case(
+        """#include <math.h>
+
+double g0(double u, double v)
+{
+    return 0.5;
+}
+
+double f(double *x, double a, double b, int n)
+{
+    double s2 = 1.0;
+    int m6 = 0;
+    int m10 = 0;
+    for (int i7 = m6 - 1; i7 >= 0; i7 -= 2) {
+        if (!(1.25 < 0.0)) {
+            return 0.5;
+        }
+        s2 = x[i7];
+    }
+    for (int i11 = 0; i11 < m10; i11++) {
+        if (g0(s2, b) > 0.5) {
+            x[((n - 1) - i11)] += 0.5;
+        }
+    }
+    x[3] += s2;
+    return 0.5;
+}
+""", ["x", "a", "b"]),
     # The condition of c ? x[1] : x[1] folded away; its temporary stayed.
     "folded_condition": Case(
         """#include <math.h>

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from ..emit_py.emitter import AugAssign, Assign, Comment, ExprStmt, For, If, Keyword, Return, Stmt, While, _names
-from ..emit_py.expr import Call, Expr, Lit, Name, Subscript, Unary, names_in, number, walk
+from ..emit_py.expr import Call, Expr, Lit, Name, Subscript, names_in, number, walk
 from .cexpr import Cast, F32Lit, IncDec
 
 
@@ -282,27 +282,16 @@ class _Liveness:
         return out
 
 
-def _addressed(stmts: list[Stmt], out: set[str]) -> set[str]:
-    """Names whose address is taken (``&acc``): a pointer may read them, so they always stay."""
-    for st in stmts:
-        exprs = [getattr(st, f) for f in ("value", "cond", "target") if isinstance(getattr(st, f, None), Expr)]
-        exprs += [e for f in ("targets", "values", "args") for e in getattr(st, f, None) or () if isinstance(e, Expr)]
-        for e in exprs:
-            for node in walk(e):
-                if isinstance(node, Unary) and node.op == "&":
-                    out.update(names_in(node.operand))
-        for b in child_blocks(st):
-            _addressed(b, out)
-    return out
-
-
 def drop_dead(body: list[Stmt], types: dict[str, str], pure_calls: frozenset) -> list[Stmt]:
     """``body`` without assignments to local variables (of ``types``) whose value no path reads,
     until none is left (dropping one may leave another unread). A call or a counter update in a
     dropped value stays as a statement of its own; an ``if`` left empty goes when its condition is
     pure. Out-of-SSA and folding leave such assignments: a copy into a branch result nothing reads
     after an early return, a condition whose two branches came out the same."""
-    candidates = set(types) - _addressed(body, set())
+    # A variable whose address a call is passed (``grad_g(x, &d_x)``) is read by that call
+    # (``names_in`` sees under ``&``): generated code passes addresses to calls only, and no
+    # callee keeps the pointer, so nothing reads it later through one.
+    candidates = set(types)
     while True:
         liveness = _Liveness(candidates)
         liveness.block(body, set(), True)
