@@ -176,11 +176,14 @@ def test_unannotated_matrix_product_result_is_an_array_with_checked_ranks():
         ("def f(x):\n    return np.mean(x * x)\n", "prog.py:7:20"),
         ("def f(x):\n    return np.sum(np.where(x > 0.0, x, 0.0))\n", "prog.py:7:19"),
         ("def f(x):\n    return np.sum(np.reshape(x, (2, -1)) ** 2)\n", "prog.py:7:30"),
+        ("def f(x, W):\n    return np.dot(np.expm1(0.3 * x), np.sum(W, axis=0))\n", "prog.py:7:19"),
     ],
 )
 def test_a_number_used_as_an_array_names_the_annotation(source, where):
     text = located(source, "f", ["x"])
     assert text.startswith(where + ": error:")
+    # x may well be an array: the message says only that nothing shows it is one
+    assert "is not an array" not in text
     assert 'hint: if x is an array, say so with an annotation (x: "f64[n]")' in text
 
 

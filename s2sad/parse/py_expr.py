@@ -395,9 +395,13 @@ class ExprLowerer:
         v = self.value(node, b, env)
         if not isinstance(v.type, ArrayType):
             src = dotted_source(node)
-            raise self.fail(node, f"'{src}' is not an array" if src else "this value is not an array",
-                            hint=self.annotation_hint(node) or
-                            "only NumPy array parameters and arrays made with np.zeros/np.empty can be indexed")
+            what = f"'{src}'" if src else "this value"
+            hint = self.annotation_hint(node)
+            if hint:  # an unannotated parameter in it was taken for a number: it may be an array
+                raise self.fail(node, f"{what} must be an array here, and nothing in the code says it is one",
+                                hint=hint)
+            raise self.fail(node, f"{what} is not an array",
+                            hint="only NumPy array parameters and arrays made with np.zeros/np.empty can be indexed")
         return v
 
     def annotation_hint(self, node: cst.CSTNode) -> Optional[str]:
