@@ -28,13 +28,7 @@ from .shrink import shrink, size
 
 # Generator features that wait on known wrong-gradient classes (issue 14): left out of CI runs
 # until their class is fixed; remove an entry to have CI cover it.
-KNOWN_BUGS = {
-    "unannotated": "class 1: ranks of unannotated NumPy parameters are guessed",
-    "ties": "class 8: max/min ties give each tied element the full adjoint",
-    "name_clash": "classes 10 and 14: user names that s2sad uses for shadows and temporaries",
-    "nested_calls": "class 12: two calls of one helper nested in one expression (C)",
-    "parallel_calls": "class 4: OpenMP accumulations inside helpers called from a parallel loop",
-}
+KNOWN_BUGS: dict[str, str] = {}  # feature -> the class it waits on; none waits today
 CI_FEATURES = FEATURES - set(KNOWN_BUGS)
 
 
