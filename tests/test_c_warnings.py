@@ -120,6 +120,30 @@ double f(double *x, double a, double b, int n)
     return 0.5;
 }
 """, ["x", "a", "b"]),
+    # Fuzz seed 9000269, shrunk: at -O2, CSE made both branches of the && in the condition yield
+    # k4 after fold had run, so the condition still read s2 in the IR, and the recompute
+    # checkpoint snapshot of s2 was stored; C's emitter then folded the condition, and nothing
+    # loaded the snapshot (-Wunused-but-set-variable). Fold now makes such an if's result the
+    # value both branches yield.
+    "snapshot_only_a_folded_condition_read": Case(
+        """#include <math.h>
+
+double f(double *x, double *y, const int *idx, double a, double b, int n)
+{
+    double s2 = 1.0;
+    int k4 = 0;
+    k4 = 0;
+    #pragma s2sad checkpoint recompute
+    while (k4 < n && ((s2 > y[1]) && (cos(0.5) < 0.0))) {
+        k4++;
+        s2 += a;
+    }
+    for (int i5 = 1; i5 < n; i5++) {
+        y[((i5 + 2) % n)] *= s2;
+    }
+    return 0.5;
+}
+""", ["x", "y", "a", "b"]),
     # The condition of c ? x[1] : x[1] folded away; its temporary stayed.
     "folded_condition": Case(
         """#include <math.h>

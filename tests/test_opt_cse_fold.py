@@ -323,6 +323,29 @@ def test_fold_if_with_constant_condition_in_a_loop_body():
     assert Interpreter(m).call("f", x, 4) == 6.0
 
 
+def test_fold_if_result_that_both_branches_yield_alike_is_that_value():
+    # Slot 0 yields %x in both branches, slot 1 equal constants made in each, slot 2 constants
+    # 0.0 and -0.0 (not alike), slot 3 two different values. The first two become the value;
+    # the if stays for the other two (fuzz seed 9000269: a condition only such a result read
+    # kept a checkpoint snapshot that nothing loaded).
+    text = (
+        "func @f(%x: f64, %c: bool) -> f64, f64, f64, f64 {\n"
+        "  %r0, %r1, %r2, %r3 = if(%c) : f64, f64, f64, f64 {\n"
+        "    %a = const() {value = 2.0} : f64\n    %p = const() {value = 0.0} : f64\n"
+        "    %m = mul(%x, %a) : f64\n    yield(%x, %a, %p, %m)\n"
+        "  } {\n    %b = const() {value = 2.0} : f64\n    %q = const() {value = -0.0} : f64\n"
+        "    yield(%x, %b, %q, %x)\n  }\n  return(%r0, %r1, %r2, %r3)\n}\n"
+    )
+    m = _run(text, fold.run)
+    fn = m.functions["f"]
+    r0, r1, r2, r3 = fn.body.terminator.operands
+    assert r0 is fn.params[0]
+    assert r1.defining_op.name == "const" and r1.defining_op.parent is fn.body
+    assert r2.defining_op.name == "if" and r3.defining_op.name == "if"
+    for c in (True, False):
+        assert Interpreter(m).call("f", 1.5, c) == ((1.5, 2.0, 0.0, 3.0) if c else (1.5, 2.0, -0.0, 1.5))
+
+
 # -- every golden program, primal and gradient ------------------------------------------
 
 CASES = load_cases()

@@ -4,13 +4,14 @@
 
 def grad_f(x, y, d_return=1.0):
     # line 5: if not (x < -0.5 or y < -0.5):
-    d_s = d_return
     d_x = 0.0 if x < -0.5 or y < -0.5 else d_return
 
     # line 3: if x > 0.0 and y > 0.0:
     if x > 0.0 and y > 0.0:
         # line 4: s = s * 2.0
-        d_s *= 2.0
+        d_s = d_return * 2.0
+    else:
+        d_s = d_return
 
     # line 2: s = x * y
     d_y = d_s * x

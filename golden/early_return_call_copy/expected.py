@@ -24,7 +24,6 @@ def grad_f(x, d_x, n, d_return=1.0):
 
     # reverse sweep
     # line 11: if x[0] < 0.0:
-    d_r = d_return
     if not t0:
         # line 16: return r + x[2]
         d_x[2] += d_return
@@ -41,4 +40,4 @@ def grad_f(x, d_x, n, d_return=1.0):
         d_x[1] += d_x_elem * 3.0
 
     # line 10: r = sumsq(x, n)
-    grad_sumsq(x_before_sumsq, d_x, n, d_r)
+    grad_sumsq(x_before_sumsq, d_x, n, d_return)

@@ -23,6 +23,8 @@ their users):
   infinite ``x``, ``inf - inf`` is NaN: these stay for floats);
 * ``if`` with a constant condition: the taken region's ops move into the parent
   block in place of the ``if``, whose results become the region's yielded values;
+  any other ``if``: a result that both branches yield as one value made before the
+  ``if``, or as equal constants, becomes that value (as ``select(c, a, a)`` does);
 * ``for`` with constant bounds and step whose trip count is 0: its results become
   its initial values;
 * ``while`` whose condition is a constant false: its body never runs; the
@@ -231,6 +233,13 @@ def _simplify(op: Op) -> Union[Value, Number, None]:
     return None
 
 
+def _same_constant(a: Value, b: Value) -> bool:
+    """Two ``const`` ops of one type and one value, spelled alike (``0.0`` is not ``-0.0``)."""
+    ops_ = (a.defining_op, b.defining_op)
+    return (all(o is not None and o.name == "const" for o in ops_) and a.type == b.type
+            and ops_[0].attrs == ops_[1].attrs and repr(const_value(a)) == repr(const_value(b)))
+
+
 def _field_constant(v: Value) -> Optional[int]:
     """The value of a ``field`` op whose operands are all constants (None otherwise).
 
@@ -343,10 +352,34 @@ class _Folder:
     def fold_if(self, op: Op) -> bool:
         cond = const_value(op.operands[0])
         if not isinstance(cond, bool):
+            self.same_in_both(op)
             return False
         term = self.hoist_body(op.regions[0 if cond else 1], op)
         self.replace(op, list(term.operands))
         return True
+
+    @staticmethod
+    def same_in_both(op: Op) -> None:
+        """A result that both branches yield as one value made before the ``if``, or as equal
+        constants, is that value: its users read it directly, and DCE drops the slot (and the
+        ``if``, once nothing else in it is needed). Otherwise a condition the result no longer
+        depends on keeps its operands alive: a checkpoint snapshot of a value only that
+        condition read was stored and never loaded."""
+        then, orelse = (r.terminator.operands for r in op.regions)
+        for result, a, b in zip(op.results, then, orelse):
+            if not result.uses:
+                continue
+            outside = [v for v in (a, b) if not op.encloses(v)]
+            if a is b and outside:
+                same = a
+            elif _same_constant(a, b):
+                same = outside[0] if outside else Builder(op.parent, op.loc).before_op(op).op1(
+                    "const", [], a.type, a.name_hint, **a.defining_op.attrs)
+            else:
+                continue
+            if result.name_hint and not same.name_hint:
+                same.name_hint = result.name_hint
+            result.replace_all_uses_with(same)
 
     def fold_for(self, op: Op) -> bool:
         lb, ub, step = (const_value(v) for v in op.operands[:3])

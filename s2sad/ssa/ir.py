@@ -125,6 +125,15 @@ class Op:
         for r in self.regions:
             yield from r.walk()
 
+    def encloses(self, v: Value) -> bool:
+        """Whether ``v`` is made inside one of this op's regions (by an op or as a block argument)."""
+        block = v.owner if v.is_block_arg else v.defining_op.parent
+        while block is not None and block.parent_op is not None:
+            if block.parent_op is self:
+                return True
+            block = block.parent_op.parent
+        return False
+
     def erase(self) -> None:
         """Remove from the parent block; the results must be unused."""
         for r in self.results:
