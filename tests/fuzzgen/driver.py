@@ -109,6 +109,10 @@ def run(count: Optional[int], seconds: Optional[float], seed: int, langs: list[s
             if job.poll():
                 running.remove(job)
                 _record(outcome, job)
+                if progress and (job.report.mismatches or job.report.status == "invalid"):
+                    # Said at once, so that a long run's failures can be looked at while it goes on.
+                    found = sorted({f"{m.kind} at {_strip_threads(m.config)}" for m in job.report.mismatches})
+                    log(f"seed {job.seed}: {'; '.join(found) or 'invalid: ' + job.report.note[:200]}")
         time.sleep(0.01)
         if progress and time.monotonic() - last_report > progress:
             last_report = time.monotonic()
