@@ -58,12 +58,12 @@ def test_fixed_seed_run_finds_no_mismatch():
 
 @functools.lru_cache(maxsize=None)
 def _small_program(lang: str):
-    """The first CI program that s2sad differentiates at -O2 for its own language."""
+    """The first CI program that s2sad differentiates at -O2 and at -O0 for its own language."""
     for seed in range(100):
         program = generate(seed, lang, driver.CI_FEATURES)
         config = Config("py" if lang == "py" else "c", 2)
-        report = check_program(program, seed, [config])
-        if report.status == "ok":
+        report = check_program(program, seed, [Config(config.target, 0), config])
+        if report.status == "ok" and report.gradients == 2:
             return program, seed, config
     raise AssertionError("no program")
 
@@ -101,8 +101,9 @@ def test_configurations_that_disagree_are_a_mismatch(monkeypatch):
 
         def maybe_off(inputs, seeds, d_return):
             scalars, arrays, shadows = gradient(inputs, seeds, d_return)
-            if len(calls) > 1:
-                shadows["x"][0] *= 1.0 + 1e-6  # inside the difference tolerance, outside the cross one
+            if len(calls) > 1:  # the largest entry: inside the difference tolerance, outside the cross one
+                shadow = max(shadows.values(), key=lambda a: float(np.max(np.abs(a))))
+                shadow.flat[np.argmax(np.abs(shadow))] *= 1.0 + 1e-6
             return scalars, arrays, shadows
 
         return maybe_off
@@ -301,7 +302,7 @@ def test_every_level_and_target_and_schedule_is_drawn():
 def test_shared_work_changes_no_output(lang):
     """Sharing s2sad's parse and gradient modules among configurations (frontend.py) gives each
     configuration the output, or the refusal, that it gets alone."""
-    seed = 40 if lang == "py" else 41
+    seed = 40 if lang == "py" else 45  # programs no configuration refuses
     program = generate(seed, lang, driver.CI_FEATURES)
     source = source_of(program)
     configs = configs_for(program, seed, numba=True)
