@@ -272,6 +272,18 @@ def test_a_guard_keeps_its_intrinsic_off_the_end_of_its_domain():
     assert report.status == "ok" and report.gradients == 2, (report.note, report.mismatches)
 
 
+def test_a_draw_at_atan2s_origin_is_rejected():
+    """Seed 9101291, shrunk: atan2(x[0] - x[0], x[0] - x[0]) is atan2(0, 0) at every step of the
+    differences, so no decision moved, but its derivative is undefined there (the rule gives NaN,
+    as documented): the draw is rejected, not checked."""
+    params = (Param("x", "array"), Param("a", "float"), Param("n", "int"))
+    zero = Bin("-", Load("x", (IConst(0),)), Load("x", (IConst(0),)))
+    body = (Return(Bin("+", guarded("atan2", (zero, zero)), Load("x", (IConst(1),)))),)
+    program = Program("c", (Function("f", params, body),), ("x", "a"))
+    report = check_program(program, 9101291, [Config("py", 1), Config("c", 1)])
+    assert report.status == "rejected" and "atan2" in report.note, report.note
+
+
 def test_every_program_runs_in_its_language_and_agrees_with_its_twin():
     for seed in range(12):
         for lang in ("py", "c"):

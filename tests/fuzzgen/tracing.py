@@ -63,6 +63,11 @@ class Tracer:
 
     def atan2(self, a, b):
         self._signs(a, b)
+        if a == 0 and b == 0:
+            # The angle of the zero vector: no derivative (the rules give NaN, README "Rules at
+            # the edges of their domains"), even where both arguments stay zero under the step
+            # (atan2(x - x, ...); seed 9101291). The draw is rejected like one that raises.
+            raise ValueError("atan2(0, 0) is not differentiable")
         return math.atan2(a, b)
 
     def hypot(self, a, b):
