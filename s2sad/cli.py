@@ -4,7 +4,7 @@
                [-O0|-O1|-O2] [--passes LIST] [--may-alias] [--all-atomic]
 
 ``--target cuda`` of a .cu file differentiates its kernel; of a .c or .py file, it
-first makes the function's outermost loop a kernel (``parse/kernelize.py``).
+first makes the function's outermost loop a kernel (``opt/kernelize.py``).
     s2sad ir FILE [--func NAME] [-O0|-O1|-O2] [--passes LIST] [--may-alias]
 
 Exit status: 0 on success, 1 for a program s2sad cannot differentiate (with

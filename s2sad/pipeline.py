@@ -26,7 +26,7 @@ from .opt.dce import remove_unreachable_functions
 from .opt.passes import ADJOINT_PIPELINES, PRIMAL_PIPELINES, PassContext, run_pipeline
 from .parse.c_frontend import list_c_functions, list_cuda_kernels, parse_c
 from .parse.cuda_source import is_cuda
-from .parse.kernelize import kernelize, launch_text
+from .opt.kernelize import kernelize, launch_text
 from .parse.python_frontend import list_functions, parameter_locations, parse_python
 from .ssa.ir import Function, Module, SourceLoc
 from .ssa.printer import print_module

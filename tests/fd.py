@@ -81,7 +81,7 @@ def central_differences(f, xs: list[float], h: float = 1e-6) -> list[float]:
 
 def written_arrays(module, func: str) -> set[str]:
     """Names of the array parameters ``func`` writes (they get shadows too)."""
-    from s2sad.adjoint.effects import written_params
+    from s2sad.analysis.effects import written_params
 
     fn = module.functions[func]
     return {fn.param_names[i] for i in written_params(module, fn)}

@@ -17,7 +17,7 @@ import pytest
 from golden_cases import GOLDEN
 
 from s2sad import cli, pipeline
-from s2sad.adjoint.accumulation import ATOMIC, BLOCK, PRIVATE, accumulation, classify
+from s2sad.analysis.accumulation import ATOMIC, BLOCK, PRIVATE, accumulation, classify
 from s2sad.diagnostics import DiagnosticError
 from s2sad.parse.c_frontend import parse_c
 from s2sad.ssa.gpu import Launch
@@ -290,7 +290,7 @@ def test_cuda_output_is_the_default_for_cu_and_the_only_kernel_is_chosen(tmp_pat
     assert "__global__ void grad_daxpy(" in out and "--target cuda" in out
 
 
-# -- --target cuda of C and Python loops (s2sad/parse/kernelize.py) ---------------------------
+# -- --target cuda of C and Python loops (s2sad/opt/kernelize.py) ---------------------------
 
 SAXPY_C = """\
 void saxpy(int n, double a, const double *x, double *y)

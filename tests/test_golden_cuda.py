@@ -15,7 +15,7 @@ primal (tests/fd.py). Where nvcc is installed, every expected.cu compiles with i
 
 golden/cuda_from_c/<case>/ and golden/cuda_from_py/<case>/ are the same for kernels
 made from an element loop (``--target cuda`` of ``input.c`` or ``input.py``,
-s2sad/parse/kernelize.py): ``launch`` gives at least one thread per iteration, and
+s2sad/opt/kernelize.py): ``launch`` gives at least one thread per iteration, and
 the gradients are compared with central differences of the original primal, the C
 compiled by gcc or the Python run as it is. A case's name is its folder under
 golden/cuda, or ``cuda_from_c/<case>``.

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from s2sad import pipeline
-from s2sad.adjoint.accumulation import PRIVATE, accumulation, classify, private_accumulations
+from s2sad.analysis.accumulation import PRIVATE, accumulation, classify, private_accumulations
 from s2sad.ssa.gpu import Launch
 from s2sad.ssa.interp import Interpreter
 

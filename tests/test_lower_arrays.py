@@ -1,4 +1,4 @@
-"""The C lowering of whole-array ops (s2sad/emit_c/lower_arrays.py).
+"""The C lowering of whole-array ops (s2sad/opt/lower_arrays.py).
 
 The numerics of every whole-array golden case in C (compiled, checked against
 finite differences at -O0..-O2) are in tests/test_emit_c.py; here: the lowered IR
@@ -15,7 +15,7 @@ import pytest
 
 from golden_cases import load_cases
 from s2sad import pipeline
-from s2sad.emit_c.lower_arrays import add_size_params, has_array_ops, lower_module
+from s2sad.opt.lower_arrays import add_size_params, has_array_ops, lower_module
 from s2sad.parse.python_frontend import parse_python
 from s2sad.ssa.array_ops import is_array_op
 from s2sad.ssa.verifier import verify_module

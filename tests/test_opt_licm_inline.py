@@ -1,4 +1,4 @@
-"""LICM, inlining and the analyses they share (s2sad.opt.analysis / licm / inline).
+"""LICM, inlining and the analyses they share (s2sad.analysis.effects, s2sad.opt.licm / inline).
 
 Unit tests of the effect and alias analyses and of each pass's edge cases on
 hand-written IR; then every golden program (golden/*/input.py) is parsed, run
@@ -21,16 +21,9 @@ import pytest
 from fd import ParamSpec, check_gradient, written_arrays
 from s2sad.adjoint.gradient import differentiate
 from s2sad.opt import inline, licm
-from s2sad.opt.analysis import (
-    EffectAnalysis,
-    RootSet,
-    aliases,
-    array_root,
-    callees_first,
-    is_pure,
-    is_readonly,
-    op_count,
-)
+from s2sad.analysis.effects import EffectAnalysis, RootSet, aliases, array_root, is_pure, is_readonly
+from s2sad.opt.inline import op_count
+from s2sad.ssa.callgraph import module_callees_first as callees_first
 from s2sad.opt.dce import dce_module, remove_unreachable_functions
 from s2sad.opt.passes import PassContext
 from s2sad.parse.python_frontend import parse_python

@@ -31,12 +31,12 @@ from cbuild import CFunction, build, have_gcc
 from fd import ParamSpec, check_gradient, written_arrays
 from test_emit_c import _c_gradient, _check_layout, _run_c_and_interpreter
 from test_emit_py import _load, _ruff, _run_both, _short_lines
-from s2sad.adjoint import effects
+from s2sad.analysis import effects
 from s2sad.adjoint.gradient import differentiate
 from s2sad.diagnostics import DiagnosticError
 from s2sad.emit_c.emitter import emit_c
 from s2sad.emit_py.emitter import emit_python
-from s2sad.opt.analysis import EffectAnalysis
+from s2sad.analysis.effects import EffectAnalysis
 from s2sad.opt.passes import ADJOINT_PIPELINES, PRIMAL_PIPELINES, PassContext, run_pipeline
 from s2sad.ssa import build as irb
 from s2sad.ssa.interp import Interpreter, c_rem

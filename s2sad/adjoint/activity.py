@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Hashable
 
 from ..ssa.ir import Block, Function, Module, Value
-from .effects import array_root, written_params
+from ..analysis.effects import known_root, written_params
 
 
 def _mem(root: Value) -> tuple[str, Value]:
@@ -48,7 +48,7 @@ class Activity:
         return key in self.varied and key in self.useful
 
     def array_active(self, arr: Value) -> bool:
-        return self.is_active_memory(array_root(arr))
+        return self.is_active_memory(known_root(arr))
 
 
 def _edges(fn: Function, module: Module) -> dict[Hashable, set[Hashable]]:
@@ -59,20 +59,20 @@ def _edges(fn: Function, module: Module) -> dict[Hashable, set[Hashable]]:
         dep[dst].add(src)
 
     def node(v: Value) -> Hashable:
-        return _mem(array_root(v)) if v.type.is_array else v
+        return _mem(known_root(v)) if v.type.is_array else v
 
     def visit(block: Block) -> None:
         for op in block.ops:
             n = op.name
             if n == "load":
-                link(op.result, _mem(array_root(op.operands[0])))
+                link(op.result, _mem(known_root(op.operands[0])))
             elif n == "store":
-                link(_mem(array_root(op.operands[0])), op.operands[-1])
+                link(_mem(known_root(op.operands[0])), op.operands[-1])
             elif n == "call":
                 callee = module.functions[op.attrs["callee"]]
                 srcs = [node(a) for a in op.operands if _carries_derivative(a)]
                 dsts = [r for r in op.results] + [
-                    _mem(array_root(op.operands[i])) for i in written_params(module, callee)
+                    _mem(known_root(op.operands[i])) for i in written_params(module, callee)
                 ]
                 for d in dsts:
                     for s in srcs:
@@ -98,7 +98,7 @@ def _edges(fn: Function, module: Module) -> dict[Hashable, set[Hashable]]:
                     for k, r in enumerate(op.results):
                         link(r, region.terminator.operands[k])
             elif n == "copy":
-                link(_mem(op.result), _mem(array_root(op.operands[0])))
+                link(_mem(op.result), _mem(known_root(op.operands[0])))
             elif op.results and not op.regions and n not in ("alloc", "dim", "view"):
                 # Whole-array ops link memory nodes: an ``arr.`` result is a root of its own.
                 for r in op.results:
@@ -145,6 +145,6 @@ def analyze_activity(module: Module, fn: Function, wrt: set[int]) -> Activity:
     ret = fn.body.terminator
     outputs |= {v for v in ret.operands if v.type.is_float}
     # A returned array: its memory is an output (J holds <d_return, f(...)>).
-    outputs |= {_mem(array_root(v)) for v in ret.operands if v.type.is_array and v.type.elem.is_float}
+    outputs |= {_mem(known_root(v)) for v in ret.operands if v.type.is_array and v.type.elem.is_float}
     useful = _reach(outputs, {k: {s for s in v if keep(s)} for k, v in dep.items()})
     return Activity(varied, useful)

@@ -48,7 +48,7 @@ from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLoc, Value
 from ..ssa.clone import clone_ops
 from ..ssa.types import BOOL, I64, ArrayType, Type
-from .effects import array_root
+from ..analysis.effects import known_root
 from .report import elem_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -229,7 +229,7 @@ class CheckpointedLoop:
 
         roots: dict[Value, None] = {}
         for a in _written_arrays(gt.module, loop):
-            r = array_root(a)
+            r = known_root(a)
             if _top_level(gt.fn, r):
                 roots.setdefault(r, None)
         self.state_roots = list(roots)
@@ -238,7 +238,7 @@ class CheckpointedLoop:
         index = gt.fn.body.ops.index(loop)
         self.entry_roots: list[Value] = []
         for v in _outer_arrays(loop):
-            r = array_root(v)
+            r = known_root(v)
             if r not in roots and r not in self.entry_roots and gt.last_write.get(r, -1) > index:
                 self.entry_roots.append(r)
         self.arrays: list[_Array] = []
@@ -403,7 +403,7 @@ class CheckpointedLoop:
         gt = self.gt
         remap = {a.root: a.work for a in self.arrays} | dict(self.entry_copies)
         for v in _outer_arrays(self.loop):
-            if array_root(v) in remap:
+            if known_root(v) in remap:
                 self.saved_fwd.setdefault(v, gt.fwd[v])
                 gt.fwd[v] = _rebased(rev.body, v, remap, gt.fwd)
 

@@ -16,7 +16,7 @@ from ..ssa.ir import Function, Module, Op
 from .activity import analyze_activity
 from .checkpoint import Schedule, plan
 from .report import MemoryReport
-from .effects import array_root, snapshot_args
+from ..analysis.effects import known_root, snapshot_args
 from .naming import gradient_names
 from .reverse import GradientTransform, GradSignature, grad_name
 
@@ -62,7 +62,7 @@ def _check_call(module: Module, caller: Function, op: Op, problems: list[Diagnos
     callee = module.functions[op.attrs["callee"]]
     changing = snapshot_args(module, caller, op, may_alias)
     if changing and _inside_loop(op, rerun):
-        names = ", ".join(f"'{array_root(op.operands[i]).name_hint}'" for i in changing)
+        names = ", ".join(f"'{known_root(op.operands[i]).name_hint}'" for i in changing)
         hint = f"inline {callee.name} into {caller.name} by hand, or call it outside the loop"
         change = "change"
         if may_alias and set(changing) - set(snapshot_args(module, caller, op)):

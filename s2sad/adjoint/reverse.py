@@ -56,12 +56,12 @@ from ..ssa.array_ops import PREFIX as ARR, is_array_op, makes_fresh_array
 from ..ssa.gpu import SYNC
 from ..ssa.ops import PURE
 from ..ssa.types import BOOL, I64, ArrayType, Type
-from .accumulation import shared_update
+from ..analysis.accumulation import shared_update
 from .activity import Activity, analyze_activity
 from .checkpoint import CheckpointedLoop, Schedule, plan
 from .mincut import INF, CachePlan, plan_cache
 from .report import CheckpointEntry, MemoryReport, TapeEntry, elem_bytes
-from .effects import (array_root, may_be_written, snapshot_args, source_written_params, written_params,
+from ..analysis.effects import (known_root, may_be_written, snapshot_args, source_written_params, written_params,
                       written_roots)
 from . import array_rules  # noqa: F401  (registers the rules of the arr. ops)
 from .rules import MissingRule, adjoint_contributions
@@ -391,7 +391,7 @@ class GradientTransform:
         """Copy the arrays a call uses that change later: its gradient re-runs from them."""
         for i in snapshot_args(self.module, self.fn, op, self.may_alias):
             a = op.operands[i]
-            hint = free_variant(f"{array_root(a).name_hint}_before_{op.attrs['callee']}", self.user_names)
+            hint = free_variant(f"{known_root(a).name_hint}_before_{op.attrs['callee']}", self.user_names)
             self.snapshots[(op, i)] = b.op1("copy", [self.fwd[a]], a.type, hint)
 
     def _count_while(self, w: Op) -> None:
@@ -421,7 +421,7 @@ class GradientTransform:
         """
         if op.name != "load":
             return False
-        root = array_root(op.operands[0])
+        root = known_root(op.operands[0])
         if root in self.readonly_roots:
             return True
         return root in self.last_write and _top_level_index(self.fn, op) > self.last_write[root]
@@ -461,7 +461,7 @@ class GradientTransform:
         for v in op.operands:
             if not v.type.is_array:
                 continue
-            root = array_root(v)
+            root = known_root(v)
             if makes_fresh_array(root.defining_op) or root in self.readonly_roots:
                 continue
             if not (root in self.last_write and _top_level_index(self.fn, op) > self.last_write[root]):
@@ -557,7 +557,7 @@ class GradientTransform:
             arr, index = user.operands[0], user.operands[1:-1]
             if _defining_block(arr) is not self.fn.body:
                 continue  # a view made in the loop may name other elements in each iteration
-            root = array_root(arr)
+            root = known_root(arr)
             top = _top_level_index(self.fn, user)
             if self.last_write.get(root) != top or _writes_in(self.module, self.fn.body.ops[top], root) != 1:
                 continue
@@ -602,15 +602,15 @@ class GradientTransform:
         op = primal.defining_op
         if any(_inside(_defining_block(o), loop) for o in op.operands):
             return False
-        written = {array_root(w) for w in _written_arrays(self.module, loop)}
+        written = {known_root(w) for w in _written_arrays(self.module, loop)}
         written = may_be_written(self.fn, written, self.may_alias)
         if op.name == "load":
-            return array_root(op.operands[0]) not in written
+            return known_root(op.operands[0]) not in written
         if op.name == "call":
             callee = self.module.functions[op.attrs["callee"]]
             if written_params(self.module, callee):
                 return False
-            return not any(a.type.is_array and array_root(a) in written for a in op.operands)
+            return not any(a.type.is_array and known_root(a) in written for a in op.operands)
         return op.name in PURE
 
     def _escape_loop(self, cv: Value, body: Block) -> Value:
@@ -784,7 +784,7 @@ class GradientTransform:
         )
 
     def _has_shadow(self, arr: Value) -> bool:
-        return array_root(arr) in self.shadow or self.act.array_active(arr)
+        return known_root(arr) in self.shadow or self.act.array_active(arr)
 
     def _accumulate(self, rev: _Rev, v: Value, c: Optional[Value]) -> None:
         if c is None or not self.act.is_active(v):
@@ -801,7 +801,7 @@ class GradientTransform:
         op = arr.defining_op
         if op is not None and op.name == "view":
             return self._shadow_view(rev, op)
-        root = array_root(arr)
+        root = known_root(arr)
         if root not in self.shadow:
             # A local array: its shadow lives from the mirror of its alloc on.
             op = root.defining_op
@@ -950,7 +950,7 @@ class GradientTransform:
         for v in op.operands:
             if not v.type.is_array:
                 continue
-            root = array_root(v)
+            root = known_root(v)
             if makes_fresh_array(root.defining_op):
                 continue  # never written
             if root in self.readonly_roots:
@@ -1280,11 +1280,11 @@ def _writes_in(module: Module, top: Op, root: Value) -> int:
     """How many ops in ``top`` (a top-level op and its regions) may write ``root``."""
     count = 0
     for op in top.walk():
-        if op.name == "store" and array_root(op.operands[0]) is root:
+        if op.name == "store" and known_root(op.operands[0]) is root:
             count += 1
         elif op.name == "call":
             callee = module.functions[op.attrs["callee"]]
-            count += sum(1 for i in written_params(module, callee) if array_root(op.operands[i]) is root)
+            count += sum(1 for i in written_params(module, callee) if known_root(op.operands[i]) is root)
     return count
 
 
@@ -1294,11 +1294,11 @@ def _last_top_level_writes(module: Module, fn: Function) -> dict[Value, int]:
     for k, top in enumerate(fn.body.ops):
         for op in top.walk():
             if op.name == "store":
-                last[array_root(op.operands[0])] = k
+                last[known_root(op.operands[0])] = k
             elif op.name == "call":
                 callee = module.functions[op.attrs["callee"]]
                 for i in written_params(module, callee):
-                    last[array_root(op.operands[i])] = k
+                    last[known_root(op.operands[i])] = k
     return last
 
 

@@ -89,16 +89,16 @@ from ..parse.c_structs import pointee_struct
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.ops import PURE, view_base
 from ..ssa.types import ArrayType, ScalarType, Type
-from ..ssa.unread_yields import unread_undef_yields
+from ..analysis.unread_yields import unread_undef_yields
 from .cexpr import Cast, CPrinter, F32Lit, IncDec, Member, address_of, c_if_exp, deref
-from ..adjoint.accumulation import accumulation, update
+from ..analysis.accumulation import accumulation, update
 from .cstmt import ArrayDecl, declare, drop_dead
 from .parallel import Pragma, is_parallel, private_accumulations
 from .parallel import finish as finish_pragmas
-from .lower_arrays import add_size_params, has_array_ops, lower_module
+from ..opt.lower_arrays import add_size_params, has_array_ops, lower_module
 from ..emit_py.names import sanitize
 from .names import CNamer, c_reserved
-from .ranges import IntRanges
+from ..analysis.ranges import IntRanges
 from .render import CRenderer, comment_text, wrap_signature
 from .sizes import Affine, Sizes, add_extent_params, sizes_buffers_only, storage_of
 

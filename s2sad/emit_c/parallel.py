@@ -20,7 +20,7 @@ Inside a parallel loop, an adjoint accumulation ``d[idx] += g`` is a plain
 variable (``i``, ``i + k``, ``c * i`` with ``k``, ``c`` the same in every
 iteration); otherwise (a stencil's ``d_x[i - 1]`` meets the next iteration's
 ``d_x[i]``, a gather's ``d_x[idx[i]]`` may repeat) it gets ``#pragma omp atomic``.
-This is the same classification as CUDA's (``s2sad.adjoint.accumulation``), with
+This is the same classification as CUDA's (``s2sad.analysis.accumulation``), with
 the iteration in place of the thread. Iterations that push values on a tape
 (a stack: its order is the serial order) cannot run in parallel: that is an
 error naming the loop.
@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..adjoint.accumulation import private_accumulations
+from ..analysis.accumulation import private_accumulations
 from ..emit_py.emitter import For, Stmt, _names
 from ..ssa.ir import Op
 from .cstmt import Decl, child_blocks

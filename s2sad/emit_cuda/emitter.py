@@ -9,7 +9,7 @@ declarations, expressions); what differs is said here:
   primal functions they call, is ``static __device__``. A gradient asked of a
   ``__device__`` function is itself a (non-static) ``__device__`` function;
 * thread built-ins print as ``threadIdx.x``, ``blockIdx.y``, ...;
-* adjoint accumulation into shadow memory follows ``adjoint.accumulation``:
+* adjoint accumulation into shadow memory follows ``analysis.accumulation``:
   ``PRIVATE`` is C's ``d_x[i] += g``; ``ATOMIC`` is ``atomicAdd(&d_x[i], g)``;
   ``BLOCK`` adds ``g`` to a register (``d_a_sum += g``) and, at the end of the
   kernel where every thread of the block arrives, ``block_sum_add(&d_a[0],
@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from ..adjoint.accumulation import (ATOMIC, BLOCK, PRIVATE, AccumulationPlan, accumulation, classify, thread_uniform,
+from ..analysis.accumulation import (ATOMIC, BLOCK, PRIVATE, AccumulationPlan, accumulation, classify, thread_uniform,
                                     update)
 from ..diagnostics import error
 from ..emit_c.cexpr import Cast, IncDec, address_of, deref

@@ -35,11 +35,11 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
-from ..adjoint.accumulation import accumulation, private_accumulations, shared_call_accumulations
+from ..analysis.accumulation import accumulation, private_accumulations, shared_call_accumulations
 from ..parse.c_structs import pointee_struct
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.types import ArrayType, Type
-from ..ssa.unread_yields import unread_undef_yields
+from ..analysis.unread_yields import unread_undef_yields
 from .expr import (
     P_COND,
     P_OR,

@@ -27,13 +27,11 @@ Follows the peephole style of MLIR's canonicalization patterns.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
+from ..analysis.effects import PassContext
 from ..ssa import array_ops, build
 from ..ssa.ir import Builder, Function, Module, Op, Value
-
-if TYPE_CHECKING:
-    from .passes import PassContext
 
 P = array_ops.PREFIX
 _SHAPE_ONLY = {P + "broadcast": 1, P + "sum_to": 1, "dim": 0}  # op -> operand used for its shape only
@@ -169,6 +167,6 @@ def simplify_function(fn: Function) -> None:
                 changed = True
 
 
-def run(module: Module, ctx: "PassContext") -> None:
+def run(module: Module, ctx: PassContext) -> None:
     for fn in module.functions.values():
         simplify_function(fn)

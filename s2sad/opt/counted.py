@@ -28,21 +28,19 @@ loop stays a ``while``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
+from ..analysis.effects import PassContext
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.gpu import launch_extent
 from ..ssa.ops import PURE
 from ..ssa.types import I64
 
-if TYPE_CHECKING:
-    from .passes import PassContext
-
 _MIRROR = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
 
 
-def run(module: Module, ctx: "PassContext") -> None:
+def run(module: Module, ctx: PassContext) -> None:
     for fn in module.functions.values():
         run_function(fn)
 

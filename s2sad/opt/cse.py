@@ -16,7 +16,7 @@ op that (transitively) owns the later one's block. Three kinds of ops qualify:
   fresh on every call) and returns no array. A call that reads array arguments is
   treated like a load of each of them; one that reads none is a pure op.
 
-Memory, through the effect analysis the passes share (``s2sad.opt.analysis``):
+Memory, through the effect analysis the passes share (``s2sad.analysis.effects``):
 a load is available from where it runs until an op that may write its array.
 Arrays are compared by root (a parameter, or the fresh memory of an ``alloc``,
 ``copy`` or ``tape.new``; a view has its base's root; unknown when chosen by
@@ -52,15 +52,12 @@ from __future__ import annotations
 
 from collections import ChainMap
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Hashable, Optional
+from typing import Any, Hashable, Optional
 
 from ..ssa import ops
 from ..ssa.array_ops import array_reads, is_array_op
 from ..ssa.ir import Block, Function, Module, Op, Value
-from .analysis import EffectAnalysis, RootSet, array_root
-
-if TYPE_CHECKING:  # passes.py imports the passes to register them; no cycle at run time
-    from .passes import PassContext
+from ..analysis.effects import EffectAnalysis, PassContext, RootSet, array_root
 
 # Operand order does not matter for these (on every type, unless listed in _INT_ONLY_COMMUTATIVE).
 _COMMUTATIVE = {"add", "mul", "eq", "ne", "and", "or", "math.min", "math.max"}

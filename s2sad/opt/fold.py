@@ -58,18 +58,16 @@ Pre: verified IR. Post: verified IR that computes the same results and memory.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 
+from ..analysis.effects import PassContext
 from ..ssa import ops
 from ..ssa.build import add, const_value, macro_attrs
 from ..ssa.interp import _BINARY, _MATH  # the interpreter's own functions: folding must agree with it
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.types import ScalarType, Type
-
-if TYPE_CHECKING:  # passes.py imports the passes to register them; no cycle at run time
-    from .passes import PassContext
 
 Number = Union[int, float, bool]
 

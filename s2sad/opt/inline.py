@@ -43,17 +43,22 @@ Pre: verified IR. Post: verified IR with the same results and effects.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from ..analysis.effects import PassContext
 from ..ssa.ir import Builder, Function, Module, Op, Value
 from ..ssa.clone import clone_op
-from .analysis import callees_first, contains_loop, op_count
-
-if TYPE_CHECKING:  # passes.py imports the passes to register them
-    from .passes import PassContext
+from ..ssa.callgraph import module_callees_first
 
 # Ops (recursively, without terminators and comments) a callee may have to be inlined.
 MAX_INLINE_OPS = 40
+
+
+def op_count(fn_or_block) -> int:
+    """Ops in a function or block, counted recursively; terminators and comments excluded."""
+    return sum(1 for op in fn_or_block.walk() if op.name not in ("yield", "condition", "return", "comment"))
+
+
+def contains_loop(fn: Function) -> bool:
+    return any(op.name in ("for", "while") for op in fn.walk())
 
 
 def should_inline(callee: Function) -> bool:
@@ -128,7 +133,7 @@ def inline_function(fn: Function, module: Module) -> None:
         inline_call(op, callee)
 
 
-def run(module: Module, ctx: "PassContext") -> None:
+def run(module: Module, ctx: PassContext) -> None:
     """Inline small loop-free functions into their callers, bottom-up over the call graph."""
-    for fn in callees_first(module):
+    for fn in module_callees_first(module):
         inline_function(fn, module)

@@ -75,16 +75,13 @@ Source locations and name hints stay on the moved ops; guards carry the loop's.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 from ..ssa import ops as ops_mod
 from ..ssa.build import const_value
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.types import BOOL
-from .analysis import EffectAnalysis, RootSet, array_root
-
-if TYPE_CHECKING:  # passes.py imports the passes to register them
-    from .passes import PassContext
+from ..analysis.effects import EffectAnalysis, PassContext, RootSet, array_root
 
 # Ops that cannot fail, whatever their operands.
 # A view is address arithmetic: NumPy's ``x[k:]`` never raises, C's ``x + k`` never traps.
@@ -220,7 +217,7 @@ def _join(a: Optional[_Level], b: Optional[_Level]) -> Optional[_Level]:
 class _LoopHoister:
     """Hoists the invariant ops of one loop."""
 
-    def __init__(self, loop: Op, effects: EffectAnalysis, ctx: "PassContext"):
+    def __init__(self, loop: Op, effects: EffectAnalysis, ctx: PassContext):
         self.loop = loop
         self.effects = effects
         self.ctx = ctx
@@ -482,7 +479,7 @@ def _loops_innermost_first(block: Block, out: list[Op]) -> list[Op]:
     return out
 
 
-def licm_function(fn: Function, effects: EffectAnalysis, ctx: "PassContext") -> None:
+def licm_function(fn: Function, effects: EffectAnalysis, ctx: PassContext) -> None:
     for _ in range(_MAX_SWEEPS):
         changed = False
         for loop in _loops_innermost_first(fn.body, []):
@@ -491,7 +488,7 @@ def licm_function(fn: Function, effects: EffectAnalysis, ctx: "PassContext") -> 
             return
 
 
-def run(module: Module, ctx: "PassContext") -> None:
+def run(module: Module, ctx: PassContext) -> None:
     """Hoist loop-invariant ops out of the loops of every function of ``module``."""
     effects = EffectAnalysis(module)
     for fn in module.functions.values():

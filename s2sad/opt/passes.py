@@ -19,22 +19,12 @@ gradient after it (``ADJOINT_PIPELINES``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
-from ..adjoint.effects import record_source_writes
+from ..analysis.effects import PassContext, record_source_writes
 from ..ssa.ir import Module
 from . import array_simplify, counted, cse, fold, inline, licm
 from .dce import dce_module
-
-
-@dataclass(frozen=True)
-class PassContext:
-    """Facts and switches every pass may consult."""
-
-    # The contract's default: arrays passed to a function do not overlap, so a
-    # store to one cannot change a load from another. --may-alias drops it.
-    may_alias: bool = False
 
 
 Pass = Callable[[Module, PassContext], None]

@@ -31,7 +31,7 @@ from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..opt.dce import dce_function
 from ..ssa.ir import Module, SourceLoc
 from .c_expr import span, walk
-from .callgraph import callees_first
+from ..ssa.callgraph import callees_first
 from .c_lower import CContext, Signature, lower_function
 from .c_preprocess import BUILTIN_MACROS, Preprocessed, preprocess
 from .cuda_source import SHARED, is_cuda

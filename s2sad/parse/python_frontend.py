@@ -33,7 +33,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..opt.dce import dce_function
 from ..ssa.ir import Function, Module, SourceLoc
-from .callgraph import callees_first
+from ..ssa.callgraph import callees_first
 from .py_common import Locator
 from .py_expr import FunctionContext
 from .py_flow import assigned_names, walk

@@ -6,7 +6,7 @@ so the adjoint can be vectorized too (``d_W += np.outer(d_z, x)``). Every ``arr.
 op except the accumulations (``arr.accum*``, ``ACCUMULATIONS``) has *value
 semantics*: it reads its operands' contents and returns a **fresh array** (or a
 scalar for a full reduction, or an element) that no op ever writes (writing into
-one is rejected before differentiation, ``adjoint.effects``), so equal ones may be
+one is rejected before differentiation, ``analysis.effects``), so equal ones may be
 merged (CSE) and any of them recomputed while its operands keep their contents.
 Such a result is a root of its own for the memory analyses, like ``copy``. The
 ops are not ``PURE`` (they read memory, so they must not move past a store into

@@ -19,7 +19,7 @@ and one barrier, and block-shared memory is an ``alloc`` attribute:
 The four built-ins are pure: within one thread each is a constant, so CSE may merge them, LICM
 may hoist them and the reverse sweep recomputes them instead of taping them.
 What varies from thread to thread is what the accumulation analysis
-(``s2sad.adjoint.accumulation``) reasons about.
+(``s2sad.analysis.accumulation``) reasons about.
 
 The interpreter runs one thread at a time: ``Launch`` holds the grid and block
 shapes, and ``Thread`` the indices of the thread being run. It refuses

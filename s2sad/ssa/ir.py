@@ -194,7 +194,7 @@ class Function:
     attrs: dict[str, Any] = field(default_factory=dict)
     # A fact about the source, not the IR as it is now: the indices of the array parameters the
     # source writes, directly or through a callee, even under a branch a pass later folds away.
-    # Recorded once, before any pass runs (``adjoint.effects.record_source_writes``); the
+    # Recorded once, before any pass runs (``analysis.effects.record_source_writes``); the
     # gradient's signature reads it, so no optimization level changes the signature.
     source_writes: Optional[frozenset[int]] = field(default=None, compare=False)
     # Another: the names the source function binds (its parameters and every local variable it

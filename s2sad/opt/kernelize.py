@@ -13,7 +13,7 @@ becomes
 
 and the function is marked ``cuda = "global"`` (its callees ``"device"``). From
 there nothing is special: the primal passes, the reverse transform, the
-accumulation classification (``adjoint.accumulation``: the thread's own
+accumulation classification (``analysis.accumulation``: the thread's own
 elements get ``+=``, a scalar every thread reads a block reduction, the rest
 ``atomicAdd``) and the CUDA emitter treat it as a ``.cu`` kernel. It runs before
 the primal pipeline, on the front end's IR, so that the optimizer sees the kernel
@@ -51,11 +51,11 @@ from __future__ import annotations
 
 from typing import Optional, Union
 
-from ..adjoint.accumulation import iteration_owned
+from ..analysis.accumulation import iteration_owned
 from ..adjoint.checkpoint import loop_annotation
-from ..adjoint.effects import written_params
+from ..analysis.effects import written_params
 from ..diagnostics import Diagnostic, DiagnosticError
-from ..opt import counted
+from . import counted
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLoc, Value
 from ..ssa.ops import PURE, view_base

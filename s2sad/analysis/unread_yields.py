@@ -17,7 +17,7 @@ the IR.
 
 from __future__ import annotations
 
-from .ir import Block, Function, Op, Value
+from ..ssa.ir import Block, Function, Op, Value
 
 
 def unread_undef_yields(fn: Function) -> set[tuple[Op, int]]:

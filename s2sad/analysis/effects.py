@@ -1,11 +1,18 @@
-"""Analyses shared by the optimization passes: memory effects, array roots, aliasing.
+"""Memory effects: where each array value points, what functions and ops read and write.
+
+The one memory-effects analysis of s2sad: the optimization passes, reverse mode and the
+emitters all ask it.
 
 Arrays are references to memory. Every array value normally traces back to a
-*root*: a function parameter, or the result of ``alloc``/``copy``/``tape.new``
-(fresh memory). A ``view`` is not a root: it names part of its base's memory,
-so it has its base's root, and a write through it writes that root (a view is
-never fresh, and two views of one array may overlap). The passes reason per root:
+*root*: a function parameter, or the result of ``alloc``/``copy``/``tape.new`` or of
+a whole-array op (``arr.``): fresh memory. A ``view`` is not a root: it names part
+of its base's memory, so it has its base's root, and a write through it writes that
+root (a view is never fresh, and two views of one array may overlap).
 
+* ``array_root(v)``: the root, or None when it depends on control flow (an array
+  chosen by a branch, carried by a loop, returned by a call): such an array may
+  alias everything, and a write through it may write every root. Reverse mode must
+  know each root: ``known_root(v)`` gives a located error instead of None.
 * ``FunctionEffects``: which array parameters a function reads and writes,
   transitively through the calls it makes (``EffectAnalysis.of``). A call to a
   function that is not in the module is assumed to read and write every array
@@ -27,23 +34,34 @@ never fresh, and two views of one array may overlap). The passes reason per root
   ``restrict``) makes distinct roots disjoint; with ``ctx.may_alias`` two
   *parameters* may overlap. Fresh memory (``alloc``, ``copy``, tapes) never
   aliases anything else either way.
-
-An array whose root is unknown (chosen by a branch, carried by a loop, returned
-by a call) has root ``None``: it may alias everything, and a write through it
-may write every root.
+* ``written_params``: the array parameters a function stores into, following
+  calls, so that a parameter written only inside a callee still counts as written
+  by the caller, as the contract requires for the gradient's shadows (and
+  ``source_written_params``: those the source wrote, recorded before any pass);
+  ``snapshot_args``: the arguments of a call that must be copied for its
+  gradient, since they change after it.
 """
+
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import Iterable, Optional
 
+from ..diagnostics import DiagnosticError, error
 from ..ssa.ir import Function, Module, Op, Value
-from ..ssa.array_ops import array_reads, array_writes, is_array_op, makes_fresh_array
+from ..ssa.array_ops import ACCUMULATIONS, array_reads, array_writes, is_array_op, makes_fresh_array
 from ..ssa.ops import view_base
 
-if TYPE_CHECKING:  # passes.py imports the passes to register them
-    from .passes import PassContext
+
+@dataclass(frozen=True)
+class PassContext:
+    """Facts and switches every pass may consult: the aliasing assumption."""
+
+    # The contract's default: arrays passed to a function do not overlap, so a
+    # store to one cannot change a load from another. --may-alias drops it.
+    may_alias: bool = False
+
 
 # Ops whose array result is fresh memory, a root of its own.
 FRESH = ("alloc", "copy", "tape.new")
@@ -64,7 +82,7 @@ def is_param(root: Value) -> bool:
     return root.is_block_arg and root.owner.parent_op is None
 
 
-def aliases(a: Optional[Value], b: Optional[Value], ctx: "PassContext") -> bool:
+def aliases(a: Optional[Value], b: Optional[Value], ctx: PassContext) -> bool:
     """Whether roots ``a`` and ``b`` may overlap (None: unknown, may overlap anything)."""
     if a is None or b is None or a is b:
         return True
@@ -78,7 +96,7 @@ class RootSet:
     roots: frozenset = field(default_factory=frozenset)
     anything: bool = False
 
-    def may_touch(self, root: Optional[Value], ctx: "PassContext") -> bool:
+    def may_touch(self, root: Optional[Value], ctx: PassContext) -> bool:
         """Whether memory of ``root`` may be among these (under ``ctx``'s aliasing assumption)."""
         return self.anything or any(aliases(r, root, ctx) for r in self.roots)
 
@@ -210,30 +228,112 @@ def is_pure(module: Module, fn: Function) -> bool:
     return EffectAnalysis(module).is_pure(fn)
 
 
-def op_count(fn_or_block) -> int:
-    """Ops in a function or block, counted recursively; terminators and comments excluded."""
-    return sum(1 for op in fn_or_block.walk() if op.name not in ("yield", "condition", "return", "comment"))
+def known_root(v: Value) -> Value:
+    """``array_root(v)``, which reverse mode needs to know: a located error where it depends on
+    control flow."""
+    root = array_root(v)
+    if root is not None:
+        return root
+    op = view_base(v).defining_op
+    loc = op.loc if op is not None else None
+    raise error(
+        "this array's identity depends on control flow (an array chosen by a branch or "
+        "carried by a loop), which is not supported yet",
+        loc,
+        hint="index one array explicitly instead of choosing between arrays",
+    )
 
 
-def contains_loop(fn: Function) -> bool:
-    return any(op.name in ("for", "while") for op in fn.walk())
+def _written_roots_in(fn: Function, module: Module, memo: dict[str, set[int]]) -> set[Value]:
+    roots: set[Value] = set()
+    for op in fn.walk():
+        if op.name == "store":
+            roots.add(_writable_root(op.operands[0], op, module))
+        elif op.name in ACCUMULATIONS:  # an adjoint's d_x += ... (grad_g called by grad_f)
+            roots.add(known_root(op.operands[0]))
+        elif op.name == "call":
+            callee = module.functions[op.attrs["callee"]]
+            for i in written_params(module, callee, memo):
+                roots.add(_writable_root(op.operands[i], op, module))
+    return roots
 
 
-def callees_first(module: Module) -> list[Function]:
-    """The module's functions, every callee before its callers (call-graph post-order)."""
-    order: list[Function] = []
-    seen: set[str] = set()
+def _writable_root(arr: Value, op: Op, module: Module) -> Value:
+    """The root ``op`` writes; never the result of a whole-array op, whose value must stay as made."""
+    root = known_root(arr)
+    if makes_fresh_array(root.defining_op):
+        e = error(
+            "this writes into an array made by a whole-array expression, which is not supported yet",
+            op.loc,
+            hint="make a writable array with np.zeros(...) and fill it, or build the new values whole",
+        )
+        e.source_lines = module.source_lines
+        raise e
+    return root
 
-    def visit(fn: Function) -> None:
-        seen.add(fn.name)
-        for op in fn.walk():
-            if op.name == "call":
-                callee = module.functions.get(op.attrs.get("callee", ""))
-                if callee is not None and callee.name not in seen:
-                    visit(callee)
-        order.append(fn)
 
-    for fn in list(module.functions.values()):
-        if fn.name not in seen:
-            visit(fn)
-    return order
+def written_params(module: Module, fn: Function, memo: dict[str, set[int]] | None = None) -> set[int]:
+    """Indices of ``fn``'s array parameters that it (or a callee) stores into."""
+    memo = {} if memo is None else memo
+    if fn.name not in memo:
+        # A function that calls itself sees its own summary: grow it from nothing until its
+        # self-calls add no more (they may pass a parameter in another position).
+        memo[fn.name] = set()
+        while True:
+            roots = _written_roots_in(fn, module, memo)
+            found = {i for i, p in enumerate(fn.params) if p in roots}
+            if found == memo[fn.name]:
+                break
+            memo[fn.name] = found
+    return memo[fn.name]
+
+
+def record_source_writes(module: Module) -> None:
+    """Record on each function of ``module`` without a record (``Function.source_writes``) the
+    array parameters it writes as it is now. Run on the front end's IR, before any pass
+    (``run_pipeline`` does it first): a pass may fold a write away (``if (0.1 > 0.5) y[2] = 0;``)
+    or inline the callee that made it, which must not change the gradient's signature."""
+    for fn in module.functions.values():
+        if fn.source_writes is None:
+            try:
+                fn.source_writes = frozenset(written_params(module, fn))
+            except DiagnosticError:
+                pass  # no record: differentiating it reports the same problem, located
+
+
+def source_written_params(module: Module, fn: Function) -> set[int]:
+    """The array parameters the contract calls written, which get a shadow in the gradient:
+    those the source writes, directly or through a callee (recorded before any pass; with no
+    record, no pass has run and the IR is the source), and any the IR now writes."""
+    if fn.source_writes is None:
+        record_source_writes(module)
+    return set(fn.source_writes or ()) | written_params(module, fn)
+
+
+def written_roots(module: Module, fn: Function) -> set[Value]:
+    """Every root (parameter or local ``alloc``) that ``fn`` writes."""
+    return _written_roots_in(fn, module, {})
+
+
+def snapshot_args(module: Module, caller: Function, op: Op, may_alias: bool = False) -> list[int]:
+    """Array arguments of a call whose contents may change after it (by the callee or the caller).
+
+    The reverse sweep re-runs the callee's gradient from the arguments as they
+    were at the call, so these must be copied just before the call. With
+    ``may_alias`` a write to any parameter array may change every parameter array.
+    """
+    written = may_be_written(caller, written_roots(module, caller), may_alias)
+    return [i for i, a in enumerate(op.operands) if a.type.is_array and known_root(a) in written]
+
+
+def may_be_written(fn: Function, written: set[Value], may_alias: bool) -> set[Value]:
+    """The roots whose memory a write to ``written`` may change: with ``may_alias``, a write to
+    one parameter array may change every parameter array (they may share memory)."""
+    params = {p for p in fn.params if p.type.is_array}
+    if may_alias and written & params:
+        return written | params
+    return written
+
+
+def call_writes(module: Module, op: Op) -> bool:
+    return bool(written_params(module, module.functions[op.attrs["callee"]]))
