@@ -144,6 +144,32 @@ double f(double *x, double *y, const int *idx, double a, double b, int n)
     return 0.5;
 }
 """, ["x", "y", "a", "b"]),
+    # Fuzz seed 9100176, shrunk: a tape of a loop stepping down by 2 was indexed by
+    # floordiv_l(t0 - i5, 2), whose sign gcc cannot follow: with m4 <= 2 the tape holds one slot,
+    # and gcc took the index for negative (-Warray-bounds at -O2). The distance from the first
+    # iteration is never negative, so the index is a plain (t0 - i5) / 2.
+    "tape_index_of_a_loop_stepping_down": Case(
+        """import math
+
+import numpy as np
+
+
+def f(x, y, a, b, n):
+    s2 = 1.0
+    s0 = 0.5
+    m4 = 0
+    m6 = 0
+    m4 = min(n, (1 + int(2.0 * abs(0.5))))
+    for i5 in range(m4 - 1, 0 - 1, -2):
+        for i7 in range(0, m6, 2):
+            s2 = s0
+            y[((i5 + 1) % n)] = s2
+        s0 *= (min(y[((n - 1) - i5)], a) if ((x[i5] > 0.5) or ((i5 % 2) == 0))
+               else ((-0.75) if ((math.cos(y[i5]) > b) or ((i5 % 2) == 0)) else s2))
+    return 0.5
+""", ["x", "y", "a", "b"], lang="py",
+        py_params=[("double *", "x"), ("double *", "y"), ("double", "a"), ("double", "b"), ("long", "n")],
+        shapes={}),
     # The condition of c ? x[1] : x[1] folded away; its temporary stayed.
     "folded_condition": Case(
         """#include <math.h>

@@ -372,8 +372,10 @@ class CheckpointedLoop:
             return iv  # the reversed loop counts iterations down (``_reverse_while``)
         lb = self.gt.fwd[self.loop.operands[0]]
         if self.step > 0:
-            return build.binary(b, "floordiv", build.sub(b, iv, lb), build.const(b, self.step, I64), "ck_k")
-        return build.binary(b, "floordiv", build.sub(b, lb, iv), build.const(b, -self.step, I64), "ck_k")
+            return build.binary(b, "floordiv", build.sub(b, iv, lb), build.const(b, self.step, I64), "ck_k",
+                                rounding="any")  # never negative in an iteration that runs
+        return build.binary(b, "floordiv", build.sub(b, lb, iv), build.const(b, -self.step, I64), "ck_k",
+                            rounding="any")
 
     def _iv_at(self, b: Builder, k: Value) -> Value:
         if self.is_while:

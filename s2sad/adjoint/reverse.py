@@ -47,7 +47,7 @@ structured reversal of loops and branches.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from ..diagnostics import error
 from ..ssa import build
@@ -734,10 +734,12 @@ class GradientTransform:
         for loop, iv, trip in zip(loops, ivs, trips):
             lb = self.fwd[loop.operands[0]]
             step = build.const_value(loop.operands[2])
+            # The distance from the first iteration is never negative in an iteration that runs, so
+            # a truncated quotient is the floored one (C prints ``/``, whose range gcc can follow).
             if step > 0:
-                k = _floordiv(b, build.sub(b, iv, lb), build.const(b, step, I64))
+                k = _floordiv(b, build.sub(b, iv, lb), build.const(b, step, I64), rounding="any")
             else:
-                k = _floordiv(b, build.sub(b, lb, iv), build.const(b, -step, I64))
+                k = _floordiv(b, build.sub(b, lb, iv), build.const(b, -step, I64), rounding="any")
             index = k if index is None else build.add(b, build.mul(b, index, trip), k)
         assert index is not None
         return index
@@ -1307,8 +1309,8 @@ def yields_by_arg(body: Block, first: int, yields: list[Value]) -> list[Value]:
     return [None] * first + yields  # type: ignore[list-item]
 
 
-def _floordiv(b: Builder, x: Value, y: Value) -> Value:
-    return build.binary(b, "floordiv", x, y)
+def _floordiv(b: Builder, x: Value, y: Value, **attrs: Any) -> Value:
+    return build.binary(b, "floordiv", x, y, **attrs)
 
 
 def _prune_passthrough(loop: Op) -> list[Optional[Value]]:

@@ -104,8 +104,9 @@ def _fold(name: str, a: Number, c: Number) -> Optional[Number]:
     return None
 
 
-def binary(b: Builder, name: str, x: Value, y: Value, hint: str = "") -> Value:
-    """``x <name> y`` for an arithmetic op name, with trivial cases folded."""
+def binary(b: Builder, name: str, x: Value, y: Value, hint: str = "", **attrs: Any) -> Value:
+    """``x <name> y`` for an arithmetic op name, with trivial cases folded (``attrs``: the op's,
+    when it is made: ``rounding = "any"``)."""
     t = result_type(name, [x.type, y.type])
     cx, cy = const_value(x), const_value(y)
     if cx is not None and cy is not None and not isinstance(cx, bool) and not isinstance(cy, bool):
@@ -138,7 +139,7 @@ def binary(b: Builder, name: str, x: Value, y: Value, hint: str = "") -> Value:
     elif name == "pow":
         if is_const(y, 1):
             return x
-    return b.op1(name, [x, y], t, hint)
+    return b.op1(name, [x, y], t, hint, **attrs)
 
 
 def add(b: Builder, x: Value, y: Value, hint: str = "") -> Value:
