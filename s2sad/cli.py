@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Optional
 
 from . import pipeline
-from .adjoint.checkpoint import SCHEDULE_HELP, parse_schedule
+from .ssa.attrs import SCHEDULE_HELP, parse_schedule
 from .diagnostics import Diagnostic, DiagnosticError
 from .ssa.ir import SourceLoc
 from .opt.passes import PASSES, PipelineError, parse_pipeline

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Optional
 
 from .adjoint.gradient import differentiate
-from .adjoint.checkpoint import Schedule
+from .ssa.attrs import Schedule
 from .adjoint.report import MemoryReport
 from .adjoint.report import finish as finish_report
 from .adjoint.reverse import grad_name

@@ -22,7 +22,7 @@ from test_properties import _exec, loop_programs
 
 from s2sad import pipeline
 from s2sad.adjoint import revolve
-from s2sad.adjoint.checkpoint import parse_schedule
+from s2sad.ssa.attrs import parse_schedule
 from s2sad.cli import main
 from s2sad.parse.python_frontend import parse_python
 
@@ -388,3 +388,36 @@ def test_report_store_all_lists_tapes(tmp_path, capsys):
 def test_no_report_no_comment():
     text = pipeline.gradient_source(HEAT.format(schedule="binomial(2)"), "heat.py", "heat", ["u", "c"], "py")
     assert "memory of" not in text
+
+
+# -- the annotation is the loop's attribute ---------------------------------------------------
+
+COUNTED_WHILE = """
+def f(x: "f64[n]", n: int) -> float:
+    s = 0.0
+    k = 0
+    # s2sad: checkpoint recompute
+    while k < n:
+        s = s * 0.5 + x[k]
+        k += 1
+    return s
+"""
+
+
+def test_an_annotation_becomes_the_loops_attribute_and_survives_the_passes():
+    """The front end reads the comment into ``checkpoint``; at -O2 ``counted`` turns this while
+    into a for, which keeps it (the schedule is not looked up by source line any more)."""
+    from s2sad.ssa.attrs import loop_schedule
+    from s2sad.ssa.parser import parse_module
+    from s2sad.ssa.printer import print_module
+
+    module = parse_python(COUNTED_WHILE, "prog.py", "f")
+    loop = next(op for op in module.functions["f"].walk() if op.name == "while")
+    schedule, where = loop_schedule(loop)
+    assert str(schedule) == "recompute" and (where.line, where.col) == (5, 25)
+    again = parse_module(print_module(module))  # the attribute prints and parses back
+    assert [str(loop_schedule(op)[0]) for op in again.functions["f"].walk() if op.name == "while"] == ["recompute"]
+
+    optimized, name = pipeline.primal_module(COUNTED_WHILE, "prog.py", "f", pipeline.Options(level=2))
+    loops = [op for op in optimized.functions[name].walk() if op.name in ("for", "while")]
+    assert [(op.name, str(loop_schedule(op)[0])) for op in loops] == [("for", "recompute")]

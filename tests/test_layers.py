@@ -30,8 +30,6 @@ LAYERS = [
 ]
 
 KNOWN_LAYER_BREAKS = {
-    ("opt", "adjoint"): "opt/kernelize.py reads checkpoint annotations from source lines "
-                        "(adjoint/checkpoint.py); the front ends are to set them as loop attributes",
     ("parse", "opt"): "the front ends run DCE themselves; pipeline.py is to",
     ("emit_c", "emit_py"): "the C emitter subclasses the Python one; an emit/ core is to hold what they share",
     ("emit_cuda", "emit_py"): "as for emit_c",

@@ -23,8 +23,9 @@ buffers are allocated once before the loop (``snap_<name>``: one row per slot).
 
 Choice of schedule: a comment ``# s2sad: checkpoint binomial(snapshots=10)``
 (Python) or ``#pragma s2sad checkpoint binomial(10)`` (C) on the line right
-above the loop, else the ``--checkpoint`` option for the function's outermost
-``for`` loops. The checkpointed unit is one iteration of that loop, inner loops
+above the loop, which the front ends make the loop's ``checkpoint`` attribute
+(``parse/annotations.py``), else the ``--checkpoint`` option for the function's
+outermost ``for`` loops. The checkpointed unit is one iteration of that loop, inner loops
 included; so it must be an outermost ``for`` with a constant step (its trip
 count is known when it starts), or an outermost ``while`` under ``recompute``:
 the forward sweep keeps its entry state and counts its iterations, and the
@@ -39,12 +40,12 @@ Griewank & Walther, "Algorithm 799: revolve", ACM TOMS 26(1), 2000.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from ..diagnostics import DiagnosticError, error
 from ..ssa import build
+from ..ssa.attrs import STORE_ALL, Schedule, loop_schedule
 from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLoc, Value
 from ..ssa.clone import clone_ops
 from ..ssa.types import BOOL, I64, ArrayType, Type
@@ -53,68 +54,6 @@ from .report import elem_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .reverse import GradientTransform, _Rev
-
-SCHEDULES = ("store-all", "recompute", "periodic", "binomial")
-_ARG_NAMES = {"periodic": ("k", "every", "period"), "binomial": ("snapshots", "s")}
-_SPEC = re.compile(r"^([a-z-]+)\s*(?:\(\s*(?:([a-z_]+)\s*=\s*)?([^)]*?)\s*\))?\s*$")
-_PY_ANNOTATION = re.compile(r"^\s*#\s*s2sad\s*:\s*checkpoint\b\s*(.*?)\s*$")
-_C_ANNOTATION = re.compile(r"^\s*#\s*pragma\s+s2sad\s+checkpoint\b\s*(.*?)\s*$")
-SCHEDULE_HELP = "store-all, recompute, periodic(K) or binomial(S), with K and S positive integers"
-
-
-@dataclass(frozen=True)
-class Schedule:
-    """A checkpointing schedule: its kind and its number (period or snapshots; 0 if none)."""
-
-    kind: str
-    n: int = 0
-
-    def __str__(self) -> str:
-        if self.kind == "periodic":
-            return f"periodic({self.n})"
-        if self.kind == "binomial":
-            return f"binomial({self.n})"
-        return self.kind
-
-
-STORE_ALL = Schedule("store-all")
-
-
-def parse_schedule(text: str) -> Schedule:
-    """``binomial(snapshots=10)`` -> Schedule; ValueError (with the reason) when malformed."""
-    m = _SPEC.match(text.strip())
-    if not m or m.group(1) not in SCHEDULES:
-        raise ValueError(f"unknown checkpointing schedule '{text.strip()}'")
-    kind, key, arg = m.group(1), m.group(2), m.group(3)
-    if kind in ("store-all", "recompute"):
-        if arg is not None:
-            raise ValueError(f"schedule '{kind}' takes no argument")
-        return Schedule(kind)
-    if arg is None:
-        raise ValueError(f"schedule '{kind}' needs a number, as in {kind}(10)")
-    if key is not None and key not in _ARG_NAMES[kind]:
-        raise ValueError(f"schedule '{kind}' has no parameter '{key}' (it takes {_ARG_NAMES[kind][0]}=N)")
-    if not arg.isdigit() or int(arg) < 1:
-        raise ValueError(f"the argument of '{kind}' must be a positive integer, not '{arg}'")
-    return Schedule(kind, int(arg))
-
-
-def loop_annotation(module: Module, op: Op) -> Optional[tuple[Schedule, SourceLoc]]:
-    """The schedule written on the line just above ``op``'s first line, with its location."""
-    if op.loc is None or op.loc.line < 2 or op.loc.line - 1 > len(module.source_lines):
-        return None
-    line = module.source_lines[op.loc.line - 2]
-    m = _PY_ANNOTATION.match(line) or _C_ANNOTATION.match(line)
-    if m is None:
-        return None
-    col = line.index("checkpoint") + len("checkpoint") + 1
-    col += len(line[col - 1 :]) - len(line[col - 1 :].lstrip())
-    where = SourceLoc(op.loc.file, op.loc.line - 1, col, op.loc.line - 1, max(col + 1, len(line.rstrip()) + 1))
-    try:
-        return parse_schedule(m.group(1)), where
-    except ValueError as e:
-        raise error(str(e), where, hint=f"a schedule is one of {SCHEDULE_HELP}") from None
-
 
 def plan(module: Module, fn: Function, default: Optional[Schedule]) -> dict[Op, Schedule]:
     """The checkpointed loops of ``fn`` and their schedules (store-all loops are left out).
@@ -130,12 +69,11 @@ def plan(module: Module, fn: Function, default: Optional[Schedule]) -> dict[Op, 
 
 
 def _plan(module: Module, fn: Function, default: Optional[Schedule]) -> dict[Op, Schedule]:
-    _check_placement(module, fn)
     chosen: dict[Op, Schedule] = {}
     for op in fn.walk():
         if op.name not in ("for", "while"):
             continue
-        found = loop_annotation(module, op)
+        found = loop_schedule(op)
         if found is None:
             if default is None or default == STORE_ALL or op.parent is not fn.body or op.name != "for":
                 continue
@@ -154,26 +92,6 @@ def _plan(module: Module, fn: Function, default: Optional[Schedule]) -> dict[Op,
             raise
         chosen[op] = schedule
     return chosen
-
-
-def _check_placement(module: Module, fn: Function) -> None:
-    """An annotation in ``fn`` must sit on the line right above a loop: one anywhere else would
-    be silently ignored."""
-    lines = [op.loc.line for op in fn.walk() if op.loc is not None and op.loc.file == (fn.loc.file if fn.loc else "")]
-    if fn.loc is None or not lines:
-        return
-    for k in range(fn.loc.line, min(max(lines), len(module.source_lines))):
-        text = module.source_lines[k - 1]
-        if not (_PY_ANNOTATION.match(text) or _C_ANNOTATION.match(text)):
-            continue
-        below = module.source_lines[k].lstrip() if k < len(module.source_lines) else ""
-        if not re.match(r"(for|while|do)\b", below):
-            col = len(text) - len(text.lstrip()) + 1
-            raise error(
-                "this checkpoint annotation is not on the line right above a loop, so it would apply to nothing",
-                SourceLoc(fn.loc.file, k, col, k, len(text.rstrip()) + 1),
-                hint="put it directly above the `for` line of the loop to checkpoint",
-            )
 
 
 def _check_applies(fn: Function, op: Op, schedule: Schedule, where: Optional[SourceLoc]) -> None:

@@ -14,7 +14,8 @@ from typing import Optional
 
 from ..ssa.ir import Function, Module, Op
 from .activity import analyze_activity
-from .checkpoint import Schedule, plan
+from ..ssa.attrs import Schedule
+from .checkpoint import plan
 from .report import MemoryReport
 from ..analysis.effects import known_root, snapshot_args
 from .naming import gradient_names

@@ -58,7 +58,8 @@ from ..ssa.ops import PURE
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from ..analysis.accumulation import shared_update
 from .activity import Activity, analyze_activity
-from .checkpoint import CheckpointedLoop, Schedule, plan
+from ..ssa.attrs import Schedule
+from .checkpoint import CheckpointedLoop, plan
 from .mincut import INF, CachePlan, plan_cache
 from .report import CheckpointEntry, MemoryReport, TapeEntry, elem_bytes
 from ..analysis.effects import (known_root, may_be_written, snapshot_args, source_written_params, written_params,

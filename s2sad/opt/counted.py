@@ -163,7 +163,7 @@ def _convert(w: Op) -> bool:
     y.set_operands([v for i, v in enumerate(y.operands) if i != k])
     step = hoisted if hoisted is not None else build.const(b, s, I64)
     loop = b.create("for", [lb, ub, step, *inits],
-                    [r.type for i, r in enumerate(w.results) if i != k],
+                    [r.type for i, r in enumerate(w.results) if i != k], dict(w.attrs),  # its checkpoint
                     regions=[new_body], hints=[r.name_hint for i, r in enumerate(w.results) if i != k])
     kept = iter(loop.results)
     for i, r in enumerate(w.results):

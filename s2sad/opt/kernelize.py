@@ -52,11 +52,11 @@ from __future__ import annotations
 from typing import Optional, Union
 
 from ..analysis.accumulation import iteration_owned
-from ..adjoint.checkpoint import loop_annotation
 from ..analysis.effects import written_params
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import counted
 from ..ssa import build
+from ..ssa.attrs import loop_schedule
 from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLoc, Value
 from ..ssa.ops import PURE, view_base
 
@@ -137,7 +137,7 @@ def _the_loop(module: Module, fn: Function, lang: str) -> Op:
                       "whose iterations are independent become kernels", loop,
                       "compute it inside the body of each iteration, or differentiate this loop for "
                       "the CPU (another --target)")
-    annotated = loop_annotation(module, loop)
+    annotated = loop_schedule(loop)
     if annotated is not None:
         raise _Reject(f"the loop at line {line} becomes the kernel, one iteration per thread: no loop is "
                       "left to checkpoint", annotated[1], "remove the checkpoint annotation")

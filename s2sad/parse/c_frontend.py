@@ -29,6 +29,7 @@ from pycparser.c_parser import ParseError
 
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..opt.dce import dce_function
+from .annotations import annotate_loops
 from ..ssa.ir import Module, SourceLoc
 from .c_expr import span, walk
 from ..ssa.callgraph import callees_first
@@ -218,6 +219,7 @@ def parse_c(source: str, filename: str, func: str) -> Module:
     for fname in cfile.functions:
         if fname in lowered:
             module.add(lowered[fname])
+    annotate_loops(module)
     for fn in module.functions.values():
         dce_function(fn, module)
     return module

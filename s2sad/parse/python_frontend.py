@@ -32,6 +32,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..opt.dce import dce_function
+from .annotations import annotate_loops
 from ..ssa.ir import Function, Module, SourceLoc
 from ..ssa.callgraph import callees_first
 from .py_common import Locator
@@ -174,6 +175,7 @@ def parse_python(source: str, filename: str, func: str) -> Module:
     for name in info.functions:  # source order
         if name in lowered:
             module.add(lowered[name])
+    annotate_loops(module)
     for fn in module.functions.values():
         dce_function(fn, module)
     return module

@@ -23,7 +23,7 @@ import numpy as np
 
 from cbuild import CFunction, CompileError, Out, compile_c
 from s2sad import pipeline
-from s2sad.adjoint.checkpoint import parse_schedule
+from s2sad.ssa.attrs import parse_schedule
 from s2sad.diagnostics import DiagnosticError
 
 from .program import Program, local_names, written_params
