@@ -27,10 +27,10 @@ from typing import Optional
 from . import pipeline
 from .ssa.attrs import SCHEDULE_HELP, parse_schedule
 from .diagnostics import Diagnostic, DiagnosticError
+from .languages import TARGETS, is_cuda, source_language, suffixes_text, target_of
 from .ssa.ir import SourceLoc
 from .opt.passes import PASSES, PipelineError, parse_pipeline
 
-SUFFIX_TARGETS = {".py": "py", ".c": "c", ".h": "c", ".cu": "cuda"}
 
 
 class UsageError(Exception):
@@ -52,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("-o", "--output", help="output file (default: stdout; '-' also means stdout)")
     g.add_argument(
         "--target",
-        choices=pipeline.TARGETS,
+        choices=TARGETS,
         help="output language (default: from the output suffix, else the input's language); "
         "numba is Python with @numba.njit; cuda of a .c or .py file makes the function's outermost "
         "loop a __global__ kernel, one thread per iteration (the loop must have independent "
@@ -136,11 +136,11 @@ def _options(args: argparse.Namespace) -> pipeline.Options:
 
 def _read(path: str) -> str:
     p = Path(path)
-    if p.suffix not in (".py", ".c", ".h", ".cu", ".cuh"):
-        hint = "give a .py, .c or .cu file"
-        raise UsageError(f"{path}: unknown input language ({hint})")
+    language = source_language(path)
+    if language is None:
+        raise UsageError(f"{path}: unknown input language (give a {suffixes_text()} file)")
     try:
-        return python_text(p.read_bytes(), path) if p.suffix == ".py" else p.read_text(encoding="utf-8")
+        return python_text(p.read_bytes(), path) if language == "python" else p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as e:
@@ -167,11 +167,9 @@ def python_text(data: bytes, path: str) -> str:
 def _target(args: argparse.Namespace) -> str:
     if args.target:
         return args.target
-    if args.output and args.output != "-":
-        suffix = Path(args.output).suffix
-        if suffix in SUFFIX_TARGETS:
-            return SUFFIX_TARGETS[suffix]
-    return SUFFIX_TARGETS.get(Path(args.file).suffix, "py")
+    if args.output and args.output != "-" and target_of(args.output) is not None:
+        return target_of(args.output)
+    return target_of(args.file) or "py"
 
 
 def write_atomically(path: str, text: str, input_path: str) -> None:
@@ -207,7 +205,7 @@ def _run(args: argparse.Namespace) -> int:
     if not wrt:
         raise UsageError("--wrt needs at least one parameter name")
     target = _target(args)
-    cuda_in = Path(args.file).suffix in (".cu", ".cuh")
+    cuda_in = is_cuda(args.file)
     if cuda_in and target != "cuda":
         raise UsageError(f"--target {target}: the gradient of a CUDA kernel is CUDA (use --target cuda)")
     report: list[str] = []

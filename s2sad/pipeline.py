@@ -25,15 +25,12 @@ from .emit_py.emitter import emit_python
 from .opt.dce import remove_unreachable_functions
 from .opt.passes import ADJOINT_PIPELINES, PRIMAL_PIPELINES, PassContext, run_pipeline
 from .parse.c_frontend import list_c_functions, list_cuda_kernels, parse_c
-from .parse.cuda_source import is_cuda
 from .opt.kernelize import kernelize, launch_text
 from .parse.python_frontend import list_functions, parameter_locations, parse_python
 from .ssa.ir import Function, Module, SourceLoc
 from .ssa.printer import print_module
 
-PY_TARGETS = ("py", "numba")
-SUPPORTED_TARGETS = ("py", "numba", "c", "cuda")
-TARGETS = ("py", "numba", "c", "cuda")
+from .languages import TARGETS, is_c, is_cuda
 
 
 @dataclass(frozen=True)
@@ -61,13 +58,6 @@ class Options:
 
 
 DEFAULT = Options()
-
-
-C_SUFFIXES = (".c", ".h", ".cu", ".cuh")
-
-
-def is_c(filename: str) -> bool:
-    return Path(filename).suffix.lower() in C_SUFFIXES
 
 
 def parse_source(source: str, filename: str, func: str) -> Module:
@@ -230,7 +220,7 @@ def gradient_source(
     report_lines: Optional[list[str]] = None,
 ) -> str:
     """The gradient as source text in the ``target`` language (``report_lines``: see gradient_module)."""
-    if target not in SUPPORTED_TARGETS:
+    if target not in TARGETS:
         raise error(f"target '{target}' is not supported yet", hint="use --target py, numba, c or cuda")
     kernel = target == "cuda" and not is_cuda(filename)
     module = gradient_module(source, filename, func, wrt, options, report_lines, kernel)

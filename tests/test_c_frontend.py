@@ -272,7 +272,7 @@ def test_cli_c_error_exit_status_and_no_file(tmp_path):
     assert "bad.c:2:12: error: the bitwise operator '&' is not supported" in r.stderr
     assert "Traceback" not in r.stderr and not (tmp_path / "out.c").exists()
     r = _cli("grad", "k.f90", "--wrt", "x", cwd=tmp_path)  # CUDA (.cu) is read now: tests/test_cuda.py
-    assert r.returncode == 2 and "unknown input language (give a .py, .c or .cu file)" in r.stderr
+    assert r.returncode == 2 and "unknown input language (give a .py, .c, .h, .cu or .cuh file)" in r.stderr
 
 
 # -- Python in, C out, with shape annotations ------------------------------------------------------

@@ -18,7 +18,7 @@ SRC = Path(__file__).resolve().parent.parent / "s2sad"
 # import another.
 LAYERS = [
     {"ssa"},
-    {"diagnostics"},
+    {"diagnostics", "languages"},
     {"analysis"},
     {"parse"},
     {"opt"},
@@ -145,3 +145,16 @@ def test_no_import_cycles_between_modules():
     assert not new, f"import cycles: {[sorted(c) for c in new]}"
     gone = set(KNOWN_CYCLES) - cycles
     assert not gone, f"fixed, so take them off KNOWN_CYCLES: {[sorted(c) for c in gone]}"
+
+
+def test_languages_are_spelled_once():
+    """Suffixes and targets live in s2sad/languages.py; the CLI, the pipeline and the C front
+    end ask it (a .cuh output is CUDA, a .H input C, as .h is)."""
+    from s2sad import languages
+
+    assert languages.target_of("grad.cuh") == "cuda" and languages.target_of("grad.py") == "py"
+    assert languages.is_c("ops.H") and not languages.is_cuda("ops.h") and languages.is_cuda("k.CU")
+    assert languages.source_language("notes.txt") is None
+    text = "\n".join(p.read_text() for p in SRC.rglob("*.py") if p.name != "languages.py")
+    for spelled in ('".cuh"', '".cu"', '(".py", "numba", "c", "cuda")'):
+        assert spelled not in text, f"{spelled} spelled outside s2sad/languages.py"

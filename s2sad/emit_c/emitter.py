@@ -40,7 +40,6 @@ IR that C cannot express raises a diagnostic (``s2sad.diagnostics.error``).
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import math
 import re
@@ -48,6 +47,7 @@ from typing import Optional
 
 from ..ssa.build import const_int, known_sign
 from ..diagnostics import Diagnostic, DiagnosticError, error
+from ..languages import is_c
 from ..emit_py.emitter import (
     LINE_LIMIT,
     Assign,
@@ -903,7 +903,7 @@ class _CFunctionEmitter(_FunctionEmitter):
         ints += [n for n in ("n", "m", "k", "l") if n not in ints]
         rank = arr.type.rank if isinstance(arr.type, ArrayType) else 1
         elem = arr.type.elem.name if isinstance(arr.type, ArrayType) else "f64"
-        if Path(self.ctx.module.source_file).suffix in (".c", ".h", ".cu"):
+        if is_c(self.ctx.module.source_file):
             # C input has no annotations: the extent can only come from the loops that index it.
             hint = (f"C pointers carry no size, so s2sad bounds '{name}' by the loops that index it, and "
                     f"found no one bound for all its accesses (indices of different forms, such as "

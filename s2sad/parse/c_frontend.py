@@ -35,7 +35,8 @@ from .c_expr import span, walk
 from ..ssa.callgraph import callees_first
 from .c_lower import CContext, Signature, lower_function
 from .c_preprocess import BUILTIN_MACROS, Preprocessed, preprocess
-from .cuda_source import SHARED, is_cuda
+from ..languages import is_cuda
+from .cuda_source import SHARED
 from .c_structs import StructTable
 from .c_types import TypeProblem, ctype_of
 from .c_unsigned import unsigned_problems

@@ -36,7 +36,8 @@ from typing import Optional
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..ssa.ir import SourceLoc
-from .cuda_source import Qualifier, is_cuda, strip_cuda
+from ..languages import is_cuda
+from .cuda_source import Qualifier, strip_cuda
 
 # Typedefs of the standard headers numerical code uses; enough for parsing and typing.
 PRELUDE_TYPEDEFS = {

@@ -29,8 +29,6 @@ from dataclasses import dataclass
 from ..diagnostics import Diagnostic
 from ..ssa.ir import SourceLoc
 
-CUDA_SUFFIXES = (".cu", ".cuh")
-
 FUNCTION_QUALIFIERS = ("__global__", "__device__", "__host__", "__forceinline__", "__noinline__")
 SHARED = "__shared__"
 _QUALIFIER = re.compile(r"\b(" + "|".join((*FUNCTION_QUALIFIERS, SHARED)) + r")\b")
@@ -62,10 +60,6 @@ class Qualifier:
     word: str
     line: int
     col: int
-
-
-def is_cuda(filename: str) -> bool:
-    return filename.lower().endswith(CUDA_SUFFIXES)
 
 
 def strip_cuda(line: str, lineno: int, filename: str, qualifiers: list[Qualifier],
