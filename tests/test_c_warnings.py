@@ -42,7 +42,7 @@ import pytest
 from cbuild import CFLAGS, INPUT_FLAGS, CFunction, Out, build, build_sanitized, compile_c, have_gcc
 from cprimal import CSignature
 from s2sad import pipeline
-from s2sad.adjoint.checkpoint import parse_schedule
+from s2sad.ssa.attrs import parse_schedule
 
 pytestmark = pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
 
