@@ -147,3 +147,49 @@ double f(double *x, double *y, int n)
     text = info.value.render()
     assert "cannot tell the size of array 'y' in C output" in text
     assert "bounds 'y' by the loops that index it" in text and '"f64[' not in text
+
+
+C_CONSTANT_INDEX = """\
+double r0(double *z, int n)
+{
+    double h0 = 0.0;
+    if (z[3] > 0.5) {
+        for (int i = 1; i < n - 1; i++) {
+            h0 += z[i];
+        }
+    }
+    return h0;
+}
+
+double f(double *x, double *y, int n)
+{
+    y[0] *= r0(x, n);
+    x[1] += 0.5;
+    return 0.5;
+}
+"""
+
+
+@pytest.mark.parametrize("level", [0, 1, 2])
+def test_a_copy_reaches_a_constant_index_past_the_loops(level):
+    """Fuzz seed 9200799, shrunk: x must be copied before r0 (x[1] changes after the call), and
+    the copy was sized by r0's loop alone, n - 1 elements, while r0 also reads z[3]: with n = 4
+    the gradient's branch read past the copy, and d_x was wrong. A constant index raises the
+    cover: max_l(n - 1, 4)."""
+    text = pipeline.gradient_source(C_CONSTANT_INDEX, "f.c", "f", ["x"], "c", pipeline.Options(level=level))
+    assert "max_l(n - 1, 4)" in text and "[max(n - 1, 4)]" in text
+    n = 4
+
+    def J(v, seeds):
+        x, y = v.copy(), np.array([0.75, 0.0])
+        y[0] *= sum(x[1:n - 1]) if x[3] > 0.5 else 0.0
+        x[1] += 0.5
+        return 0.5 + float(seeds[0] @ x) + float(seeds[1] @ y)
+
+    rng = np.random.default_rng(5)
+    x0 = np.array([0.3, 0.9, 1.1, 0.8])
+    seeds = (rng.normal(size=4), rng.normal(size=2))
+    x, d_x, y, d_y = x0.copy(), seeds[0].copy(), np.array([0.75, 0.0]), seeds[1].copy()
+    grad = CFunction(build(text), "grad_f", ["double *", "double *", "double *", "double *", "int", "double"])
+    grad(x, d_x, y, d_y, n, 1.0)
+    np.testing.assert_allclose(d_x, _fd(lambda v: J(v, seeds), x0), rtol=1e-6, atol=1e-8)

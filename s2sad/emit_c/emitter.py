@@ -597,7 +597,7 @@ class _CFunctionEmitter(_FunctionEmitter):
                     groups.setdefault(f"[{self.printer(self._affine_expr(ext[0]))}] ({struct})", []).append(
                         self.var.get(p, p.name_hint))
                     continue
-            text = "".join(f"[{self.printer(self._affine_expr(e))}]" for e in ext)  # type: ignore[arg-type]
+            text = "".join(f"[{self._cover_text(i, axis, e)}]" for axis, e in enumerate(ext))  # type: ignore
             if len(ext) > 1:
                 text += " (row-major)"
             groups.setdefault(text, []).append(self.var.get(p, p.name_hint))
@@ -841,6 +841,12 @@ class _CFunctionEmitter(_FunctionEmitter):
         return False
 
     # -- extents -----------------------------------------------------------------------
+    def _cover_text(self, index: int, axis: int, a: Affine) -> str:
+        """An extent as the sizes comment says it: ``n`` or, raised by a constant index, ``max(n - 1, 4)``."""
+        floor = self.ctx.sizes.cover_floor(self.fn, index, axis)
+        text = self.printer(self._affine_expr(a))
+        return f"max({text}, {floor})" if floor else text
+
     def _affine_expr(self, a: Affine) -> Expr:
         e: Optional[Expr] = None
         for k, c in a.terms:
@@ -869,6 +875,9 @@ class _CFunctionEmitter(_FunctionEmitter):
             if not cover and (index, axis) not in self.ctx.sizes.exact_axes(self.fn):
                 a = None
             if a is not None and all(self._stable(self.fn.params[k]) for k, _ in a.terms):
+                floor = self.ctx.sizes.cover_floor(self.fn, index, axis)
+                if floor:  # a constant index past what the loops reach (z[3] beside z[i], i < n - 1)
+                    return Call(Name("max_l"), (self._affine_expr(a), number(floor)))
                 return self._affine_expr(a)
             raise self._size_error(arr, op)
         if d is not None and d.name == "alloc":

@@ -14,7 +14,9 @@ function's integer parameters (``n``, ``n + 1``, ``2 * n``), from:
    ``range(n)`` gives ``n``; ``x[i + 1]`` for ``i`` in ``range(n - 1)`` gives ``n``;
    ``x[(i + 1) % n]`` gives ``n``), reversed loops included. A strided loop
    ``range(1, n, 2)`` may stop short of ``n - 1``: it counts only when nothing
-   else tells. A constant index (``x[0]``) tells nothing;
+   else tells. A constant index (``x[3]``) gives no extent of its own, but a cover found
+   from loops must still reach it: the cover is then at least ``4`` (``cover_floor``; C
+   output allocates ``max_l(n - 1, 4)`` for a copy);
 3. the callees the array is passed to, their extents rewritten in the caller's
    arguments (passed as a view ``x[k:]``, shifted by the largest ``k``).
 
@@ -305,6 +307,7 @@ class Sizes:
         self.module = module
         self._memo: dict[str, Extents] = {}
         self._exact: dict[str, set[tuple[int, int]]] = {}
+        self._floors: dict[str, dict[tuple[int, int], int]] = {}  # covers raised to a constant index
         self._busy: set[str] = set()
 
     def shadow_of(self, fn: Function) -> dict[int, int]:
@@ -324,11 +327,18 @@ class Sizes:
         """Drop what was computed (a function gained parameters)."""
         self._memo.clear()
         self._exact.clear()
+        self._floors.clear()
 
     def exact_axes(self, fn: Function) -> set[tuple[int, int]]:
         """(parameter index, axis) of the extents an annotation gives: the array's own, not a cover."""
         self.extents(fn)
         return self._exact.get(fn.name, set())
+
+    def cover_floor(self, fn: Function, param: int, axis: int) -> int:
+        """The least cover of an axis whose extent (from loops, not an annotation) a constant
+        index reaches past: ``x[3]`` beside a loop over ``x[i]``, ``i < n - 1``. 0 when none."""
+        self.extents(fn)
+        return self._floors.get(fn.name, {}).get((param, axis), 0)
 
     def extents(self, fn: Function) -> Extents:
         if fn.name in self._memo:
@@ -350,6 +360,11 @@ class Sizes:
         cands: dict[tuple[int, int], list[Affine]] = {}
         loose: dict[tuple[int, int], list[Affine]] = {}  # from strided loops: upper bounds only
         unknown: set[tuple[int, int]] = set()  # touched where no bound is known: no cover
+        floors: dict[tuple[int, int], int] = {}  # one past the largest constant index
+
+        def reach(param: int, axis: int, count: int) -> None:
+            key = (primary[param], axis)
+            floors[key] = max(floors.get(key, 0), count)
 
         def add(param: int, axis: int, extent: Optional[Affine], into=cands) -> None:
             if extent is not None:
@@ -368,7 +383,9 @@ class Sizes:
                     terms = [v, *offsets] if axis == 0 else [v]  # views are rank 1
                     exact = [view.affine(t) for t in terms]
                     if all(e is not None and e.is_const for e in exact):
-                        continue  # x[0] says only "at least one element": no extent
+                        # x[3] says only "at least four elements": no extent, but a cover must reach it
+                        reach(view.param_index[arr], axis, sum(e.const for e in exact) + 1)  # type: ignore
+                        continue
                     top = view.bound_sum(terms, upper=True)
                     add(view.param_index[arr], axis, None if top is None else top.plus(1))
                     if top is None:
@@ -377,12 +394,13 @@ class Sizes:
                     if top is None and not self._within_own_extent(fn, v, arr, axis, primary, view):
                         unbounded(view.param_index[arr], axis)
             elif op.name == "call" and op.attrs["callee"] in self.module.functions:
-                self._from_call(fn, view, op, add, unbounded)
+                self._from_call(fn, view, op, add, unbounded, reach)
 
         names = {p.name_hint: i for i, p in enumerate(fn.params) if p.type.is_int}
         annotated = self._annotations(fn)
         out: Extents = []
         exact: set[tuple[int, int]] = set()
+        raised: dict[tuple[int, int], int] = {}
         for i, p in enumerate(fn.params):
             if not p.type.is_array:
                 out.append(None)
@@ -397,9 +415,15 @@ class Sizes:
                     exact.add((i, axis))
                 elif key not in unknown:
                     ext = _choose(cands.get(key) or loose.get(key, []))
+                    floor = floors.get(key, 0)
+                    if ext is not None and ext.is_const:
+                        ext = Affine.of_const(max(ext.const, floor))
+                    elif ext is not None and floor:
+                        raised[(i, axis)] = floor
                 axes.append(ext)
             out.append(axes)
         self._exact[fn.name] = exact
+        self._floors[fn.name] = raised
         return out
 
     @staticmethod
@@ -436,7 +460,7 @@ class Sizes:
                 shapes.setdefault(k, v)
         return shapes
 
-    def _from_call(self, fn: Function, view: _FunctionView, op: Op, add, unbounded) -> None:
+    def _from_call(self, fn: Function, view: _FunctionView, op: Op, add, unbounded, reach) -> None:
         callee = self.module.functions[op.attrs["callee"]]
         if len(callee.params) != len(op.operands):
             return
@@ -451,6 +475,14 @@ class Sizes:
                 continue
             # The callee reads up to its extent from where the view starts (axis 0: views are rank 1).
             start = view.bound_sum(offsets, upper=True)
+            for axis in range(len(theirs[j])):
+                floor = self._floors.get(callee.name, {}).get((j, axis), 0)
+                if not floor:
+                    continue
+                if axis > 0 or (start is not None and start.is_const):
+                    reach(view.param_index[a], axis, floor + (start.const if axis == 0 else 0))  # type: ignore
+                else:  # from a view at a varying offset: a candidate like any other
+                    add(view.param_index[a], axis, None if start is None else start.plus(floor))
             for axis, ext in enumerate(theirs[j]):
                 if ext is None:
                     unbounded(view.param_index[a], axis)

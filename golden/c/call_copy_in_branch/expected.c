@@ -7,6 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Python's max(a, b) on integers. */
+static long max_l(long a, long b) {
+    return b > a ? b : a;
+}
+
 static void grad_sumsq(const double *x, double *d_x, int n, double d_return) {
     // line 6: for (int i = 0; i < n; i++) {
     double d_s = d_return;
@@ -17,14 +22,14 @@ static void grad_sumsq(const double *x, double *d_x, int n, double d_return) {
     }
 }
 
-// Array sizes: x, d_x: [n].
+// Array sizes: x, d_x: [max(n, 3)].
 void grad_f(double *x, double *d_x, int n, double d_return) {
     // forward sweep
     bool t0 = x[0] > 0.0;
     double *x_before_sumsq = NULL;
     if (t0) {
-        x_before_sumsq = malloc(n * sizeof(double));
-        memcpy(x_before_sumsq, x, n * sizeof(double));
+        x_before_sumsq = malloc(max_l(n, 3) * sizeof(double));
+        memcpy(x_before_sumsq, x, max_l(n, 3) * sizeof(double));
     }
     x[1] *= 3.0;
 

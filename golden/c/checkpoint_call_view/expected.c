@@ -46,7 +46,7 @@ static void grad_step(double *dst, double *d_dst, const double *src, double *d_s
     *d_c += d_c_local;
 }
 
-// Array sizes: u, d_u: [n]; w, d_w: [n - 2].
+// Array sizes: u, d_u: [max(n, 2)]; w, d_w: [n - 2].
 void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, double c,
               double *d_c, double d_return) {
     // forward sweep
@@ -56,8 +56,9 @@ void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, 
     long t1 = n - 2;
     double *snap_w = malloc(2 * t1 * sizeof(double));
     double *w_ck = malloc(t1 * sizeof(double));
-    double *snap_u = malloc(2 * n * sizeof(double));
-    double *u_ck = malloc(n * sizeof(double));
+    long t2 = max_l(n, 2);
+    double *snap_u = malloc(2 * t2 * sizeof(double));
+    double *u_ck = malloc(t2 * sizeof(double));
     long ck_next = 0;
     long ck_depth = 0;
     for (long t = 0; t < steps; t++) {
@@ -67,8 +68,8 @@ void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, 
             for (long ck_e = 0; ck_e < t1; ck_e++) {
                 snap_w[t3 + ck_e] = w[ck_e];
             }
-            long t4 = ck_depth * n;
-            for (long ck_e = 0; ck_e < n; ck_e++) {
+            long t4 = ck_depth * t2;
+            for (long ck_e = 0; ck_e < t2; ck_e++) {
                 snap_u[t4 + ck_e] = u[ck_e];
             }
             long ck_free = 2 - (ck_depth + 1);
@@ -95,7 +96,7 @@ void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, 
             for (long ck_e = 0; ck_e < t1; ck_e++) {
                 w_ck[ck_e] = w[ck_e];
             }
-            for (long ck_e = 0; ck_e < n; ck_e++) {
+            for (long ck_e = 0; ck_e < t2; ck_e++) {
                 u_ck[ck_e] = u[ck_e];
             }
         }
@@ -119,8 +120,8 @@ void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, 
             for (long ck_e = 0; ck_e < t1; ck_e++) {
                 w_ck[ck_e] = snap_w[t5 + ck_e];
             }
-            long t6 = ck_slot * n;
-            for (long ck_e = 0; ck_e < n; ck_e++) {
+            long t6 = ck_slot * t2;
+            for (long ck_e = 0; ck_e < t2; ck_e++) {
                 u_ck[ck_e] = snap_u[t6 + ck_e];
             }
         }
@@ -157,8 +158,8 @@ void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, 
                 for (long ck_e = 0; ck_e < t1; ck_e++) {
                     snap_w[t7 + ck_e] = w_ck[ck_e];
                 }
-                long t8 = ck_depth * n;
-                for (long ck_e = 0; ck_e < n; ck_e++) {
+                long t8 = ck_depth * t2;
+                for (long ck_e = 0; ck_e < t2; ck_e++) {
                     snap_u[t8 + ck_e] = u_ck[ck_e];
                 }
                 ck_depth++;
@@ -168,8 +169,8 @@ void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, 
         // this iteration again, keeping what its adjoint reads
         double *w_before_step = malloc(t1 * sizeof(double));
         memcpy(w_before_step, w_ck, t1 * sizeof(double));
-        double *u_before_step = malloc(n * sizeof(double));
-        memcpy(u_before_step, u_ck, n * sizeof(double));
+        double *u_before_step = malloc(t2 * sizeof(double));
+        memcpy(u_before_step, u_ck, t2 * sizeof(double));
         step(w_ck, u_ck, n - 2, c);
         for (long i = 0; i < n - 2; i++) {
             u_ck[1 + i] = w_ck[i];
