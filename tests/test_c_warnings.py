@@ -170,6 +170,62 @@ def f(x, y, a, b, n):
 """, ["x", "y", "a", "b"], lang="py",
         py_params=[("double *", "x"), ("double *", "y"), ("double", "a"), ("double", "b"), ("long", "n")],
         shapes={}),
+    # Fuzz seed 9100531, shrunk: a loop in a branch, its bounds computed there, pushed to a
+    # growing tape that the mirrored branch of the reverse sweep pops; gcc could not tie the
+    # pops to the pushes, and from the 16-slot buffer the tape started with it took a pop for
+    # an index of -1 (-Warray-bounds at -O2). A growing tape now starts empty, from NULL.
+    "growing_tape_in_a_branch": Case(
+        """#include <math.h>
+
+double g0(double u, double v)
+{
+    double h1 = 0.75;
+    if (2.0 < u) {
+        return (-0.75);
+    }
+    return ((hypot(v, h1) > 0.5) ? v : u);
+}
+
+double f(double *x, double a, double b, int n)
+{
+    double s0 = 0.5;
+    double s2 = 1.0;
+    double s1 = -0.25;
+    int m1 = 0;
+    int k4 = 0;
+    int m11 = 0;
+    int m13 = 0;
+    int p15 = 1;
+    for (int i2 = 0; i2 < m1; i2++) {
+        s0 *= a;
+    }
+    k4 = 0;
+    while (k4 < n && (s2 > (-0.25))) {
+        k4++;
+        for (int i5 = 0; i5 < (n - 1); i5++) {
+            return 0.5;
+        }
+    }
+    if (g0(3.0, (x[0] + s2)) < (-0.25)) {
+        if (g0(fmin(x[1], x[1]), g0(x[2], 0.5)) > x[3]) {
+            return acosh((2.5 + tanh((2.0 * b))));
+        }
+        m11 = (n < (1 + (int)(2.0 * fabs(tanh((b * g0(a, s0)))))) ? n : (1 + (int)(2.0 * fabs(tanh((b * g0(a, s0)))))));
+        for (int i12 = 1; i12 < m11; i12++) {
+            s1 *= x[((i12 + 2) % n)];
+        }
+    } else {
+        m13 = (n < (1 + (int)(3.0 * fabs(tanh(x[1])))) ? n : (1 + (int)(3.0 * fabs(tanh(x[1])))));
+        for (int i14 = m13 - 1; i14 >= 0; i14 -= 3) {
+            s1 = s0;
+            for (int i16 = n - 1; i16 >= 0; i16 -= p15) {
+                s1 = ceil(x[2]);
+            }
+        }
+    }
+    return (x[3] - pow((x[1] * s1), 3));
+}
+""", ["x", "a", "b"], sanitize=True),
     # The condition of c ? x[1] : x[1] folded away; its temporary stayed.
     "folded_condition": Case(
         """#include <math.h>

@@ -1176,18 +1176,18 @@ class _CFunctionEmitter(_FunctionEmitter):
         pre: list[Stmt] = []
         if n == "tape.new":
             pre = self._register_buffer(op, tape_var)
-            # Zero-filled as a cache is (_alloc says why): gcc cannot always tie the pops of the
-            # reverse sweep to the pushes of the forward sweep either. (What realloc adds to a
-            # tape that grows is not: pushes fill it before any pop reads it, and gcc takes
-            # realloc's new room for written.)
-            cap_value = self._checked_count(self.expr(op.operands[0]), op.operands[0])
             if grow:
+                # A tape that grows starts empty, with no memory: its first push makes some. gcc
+                # cannot always tie the pops of a reversed loop to the pushes of its forward loop
+                # (a loop in a branch, bounds computed there); from a buffer of known size it
+                # then reports a pop of an empty tape as an index of -1 (-Warray-bounds), from
+                # NULL it reports nothing. (What realloc adds is not zero-filled: pushes fill it
+                # before any pop reads it, and gcc takes realloc's new room for written.)
                 cap = Name(self.tape_caps[tape_var])
-                return pre + [
-                    Assign([cap], cap_value),
-                    Assign([tape], Call(Name("calloc"), (cap, size_of))),
-                    Assign([top], Lit("0")),
-                ]
+                return pre + [Assign([cap], Lit("0")), Assign([tape], Lit("NULL")), Assign([top], Lit("0"))]
+            # Zero-filled as a cache is (_alloc says why): gcc cannot always tie the pops of the
+            # reverse sweep to the pushes of the forward sweep either.
+            cap_value = self._checked_count(self.expr(op.operands[0]), op.operands[0])
             return pre + [Assign([tape], Call(Name("calloc"), (cap_value, size_of))), Assign([top], Lit("0"))]
         if self.parallel and n in ("tape.push", "tape.pop"):
             raise error("C output: the iterations of this parallel loop need a tape (a stack, in serial order)",

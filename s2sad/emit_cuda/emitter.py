@@ -93,11 +93,14 @@ static __device__ void *device_calloc(size_t count, size_t size) {
     return p;
 }""",
     "device_grow": """\
-/* realloc for device code: room for count elements of the given size, the first used kept. */
+/* realloc for device code: room for count elements of the given size, the first used kept
+   (p is NULL for a tape that has not grown yet). */
 static __device__ void *device_grow(void *p, size_t used, size_t count, size_t size) {
     void *q = malloc(count * size);
-    memcpy(q, p, used * size);
-    free(p);
+    if (p != NULL) {
+        memcpy(q, p, used * size);
+        free(p);
+    }
     return q;
 }""",
     "block_tape": """\

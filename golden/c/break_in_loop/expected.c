@@ -9,8 +9,8 @@
 
 void grad_sum_until_low(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
-    size_t tape_i_cap = 16;
-    long *tape_i = calloc(tape_i_cap, sizeof(long));
+    size_t tape_i_cap = 0;
+    long *tape_i = NULL;
     size_t tape_i_top = 0;
     bool done = false;
     long i = 0;

@@ -9,11 +9,11 @@
 
 void grad_running_products(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
-    size_t tape_i_cap = 16;
-    long *tape_i = calloc(tape_i_cap, sizeof(long));
+    size_t tape_i_cap = 0;
+    long *tape_i = NULL;
     size_t tape_i_top = 0;
-    size_t tape_p_cap = 16;
-    double *tape_p = calloc(tape_p_cap, sizeof(double));
+    size_t tape_p_cap = 0;
+    double *tape_p = NULL;
     size_t tape_p_top = 0;
     bool done = false;
     double p = 1.0;

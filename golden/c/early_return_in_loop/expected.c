@@ -9,11 +9,11 @@
 
 void grad_first_large(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
-    size_t tape_i_cap = 16;
-    long *tape_i = calloc(tape_i_cap, sizeof(long));
+    size_t tape_i_cap = 0;
+    long *tape_i = NULL;
     size_t tape_i_top = 0;
-    size_t tape_s_cap = 16;
-    double *tape_s = calloc(tape_s_cap, sizeof(double));
+    size_t tape_s_cap = 0;
+    double *tape_s = NULL;
     size_t tape_s_top = 0;
     double s = 0.0;
     long i = 0;

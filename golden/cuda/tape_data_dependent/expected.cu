@@ -8,29 +8,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* calloc for device code, which has malloc, free, memset and memcpy only. */
-static __device__ void *device_calloc(size_t count, size_t size) {
-    void *p = malloc(count * size);
-    memset(p, 0, count * size);
-    return p;
-}
-
-/* realloc for device code: room for count elements of the given size, the first used kept. */
+/* realloc for device code: room for count elements of the given size, the first used kept
+   (p is NULL for a tape that has not grown yet). */
 static __device__ void *device_grow(void *p, size_t used, size_t count, size_t size) {
     void *q = malloc(count * size);
-    memcpy(q, p, used * size);
-    free(p);
+    if (p != NULL) {
+        memcpy(q, p, used * size);
+        free(p);
+    }
     return q;
 }
 
 __global__ void grad_shrink(int n, const double *x, double *d_x, double *y, double *d_y) {
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;
-    size_t tape_s_cap = 16;
-    double *tape_s = (double *)device_calloc(tape_s_cap, sizeof(double));
+    size_t tape_s_cap = 0;
+    double *tape_s = NULL;
     size_t tape_s_top = 0;
-    size_t tape_p_cap = 16;
-    double *tape_p = (double *)device_calloc(tape_p_cap, sizeof(double));
+    size_t tape_p_cap = 0;
+    double *tape_p = NULL;
     size_t tape_p_top = 0;
     long n_iter = 0;
     if (i < n) {
