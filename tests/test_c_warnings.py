@@ -226,6 +226,33 @@ double f(double *x, double a, double b, int n)
     return (x[3] - pow((x[1] * s1), 3));
 }
 """, ["x", "a", "b"], sanitize=True),
+    # Fuzz seed 9301077, shrunk: under binomial(2) the statements of a checkpointed iteration
+    # stand twice in the C tree (rebuilt, then run again with taping). Placing k3's declaration
+    # in the first made its assignment a declaration, which the second placement did not count
+    # as assigning k3: it took k3 for read before set there and declared it outside the loop
+    # that declares its own, "long k3;", unused (-Wunused-variable at -O2).
+    "declaration_in_code_the_tree_holds_twice": Case(
+        """#include <math.h>
+
+double f(double *x, double *A, double a, double b, int n, int m)
+{
+    double s2 = 1.0;
+    int k3 = 0;
+    for (int i2 = 0; i2 < n; i2++) {
+        k3 = 0;
+        while (k3 < n) {
+            k3++;
+            for (int i4 = 0; i4 < m; i4 += 2) {
+                s2 -= x[i2];
+                if ((0.5 < 0.5) || (((0.5 < x[(k3 - 1)]) ? s2 : x[i2]) > (-0.25))) {
+                    break;
+                }
+            }
+        }
+    }
+    return s2;
+}
+""", ["x", "a", "b"], schedules=("binomial(2)", "periodic(2)", "recompute")),
     # The condition of c ? x[1] : x[1] folded away; its temporary stayed.
     "folded_condition": Case(
         """#include <math.h>

@@ -100,6 +100,8 @@ def touched(st: Stmt, memo: dict[int, tuple[Stmt, set[str]]]) -> set[str]:
         out = set(_reads(st)) | set(_header_reads(st))
         if isinstance(st, Assign):
             out.update(t.id for t in st.targets if isinstance(t, Name))
+        if isinstance(st, Decl):
+            out.add(st.name)
         if isinstance(st, For):
             out.add(st.target)
         for b in child_blocks(st):
@@ -118,6 +120,12 @@ def _exposed(stmts: list[Stmt], x: str, memo) -> tuple[bool, bool]:
             return True, False
         if isinstance(st, Assign):
             if any(isinstance(t, Name) and t.id == x for t in st.targets):
+                return False, True
+        elif isinstance(st, Decl):
+            # Placed already: a statement list the tree holds twice (a checkpointed iteration's
+            # code, run again in the reverse sweep) is met again after its assignment became
+            # ``long k3 = k3_v4 + 1;``, which assigns as much as the assignment did.
+            if st.name == x and st.value is not None:
                 return False, True
         elif isinstance(st, If):
             e1, d1 = _exposed(st.body, x, memo)

@@ -183,9 +183,8 @@ void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int 
             }
         }
         // line 7: for (int i = 1; i < n - 1; i++) {
-        bool cond;
         for (long i = t6 - 1; i >= 1; i--) {
-            cond = tape_cond[i - 1];
+            bool cond = tape_cond[i - 1];
             // line 8: if (work[i] > 0.0)
             double d_u_i;
             if (cond) {
@@ -201,9 +200,8 @@ void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int 
             d_work[i] += d_u_i;
         }
         // line 5: for (int i = 1; i < n - 1; i++)
-        double u_elem;
         for (long i = t6 - 1; i >= 1; i--) {
-            u_elem = tape_u_elem[i - 1];
+            double u_elem = tape_u_elem[i - 1];
             double t16 = 0.1 * u_elem;
             // line 6: work[i] = u[i] + c * (u[i - 1] - 2.0 * u[i] + u[i + 1]) - 0.1 * u[i] * u[...
             double d_work_i = d_work[i];

@@ -74,9 +74,8 @@ void grad_f(const double *x, double *d_x, double *y, double *d_y, int n, int ste
         double t6 = d_acc * y_ck[n - 1];
         d_y[n - 1] += t6 + t6;
         // line 7: for (int i = 1; i < n; i++)
-        double y_elem;
         for (long i = n - 1; i >= 1; i--) {
-            y_elem = tape_y_elem[i - 1];
+            double y_elem = tape_y_elem[i - 1];
             // line 8: y[i] = y[i - 1] * 0.5 + x[i] * y[i] * t;
             double d_y_i = d_y[i];
             d_y[i] = 0.0;

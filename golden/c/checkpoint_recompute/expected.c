@@ -78,9 +78,8 @@ void grad_f(double *x, double *d_x, int n, int steps, double d_return) {
         d_x[t7] += t8 + t8;
         d_s *= 0.9;
         // line 9: for (int i = 0; i < n; i++)
-        double x_elem;
         for (long i = n - 1; i >= 0; i--) {
-            x_elem = tape_x_elem[i];
+            double x_elem = tape_x_elem[i];
             // line 10: x[i] = sin(x[i]) * s + 0.5 * x[i];
             double d_x_i = d_x[i];
             d_x[i] = 0.0;
