@@ -676,3 +676,25 @@ def _check_random(source: str, wrt: list[str], params: list[ParamSpec], level: i
         _compile_and_check(source, "f", wrt, params, level, seeds=(seed,), tol=(1e-4, 1e-5))
     except (OverflowError, ZeroDivisionError, FloatingPointError):
         reject()  # a finite-difference step pushed the primal over the edge
+
+
+def test_an_or_broken_over_lines_keeps_the_parentheses_around_its_and():
+    """Fuzz seed 9301586: `a || b && c` printed whole gets its parentheses (gcc -Wparentheses,
+    part of -Wall); broken over lines, the `&&` part was printed at the `||` chain's precedence,
+    without them. Each part of a broken chain of one operator now keeps them around the other."""
+    from s2sad.emit_c.cexpr import CPrinter
+    from s2sad.emit_c.render import CRenderer
+    from s2sad.emit_py.expr import BinOp, BoolOp, Compare, Name
+
+    def test(k: int) -> Compare:
+        product = BinOp("*", Name(f"a_rather_long_variable_{k}"), Name("another_long_name"))
+        return Compare(">", product, Name(f"bound_{k}"))
+
+    e = BoolOp("or", test(1), BoolOp("and", test(2), test(3)))
+    lines = CRenderer(CPrinter(), {}).fit("    ", "if (", e, ") {")
+    assert len(lines) > 1, lines
+    text = "\n".join(lines)
+    assert "|| (a_rather_long_variable_2 * another_long_name > bound_2" in text, text
+    assert text.rstrip().endswith("bound_3)) {"), text
+    whole = CPrinter()(e)
+    assert "|| (a_rather_long_variable_2" in whole and whole.endswith("bound_3)")

@@ -22,8 +22,8 @@ from ..emit_py.emitter import (
     While,
     _augmented,
 )
-from ..emit_py.expr import BinOp, Compare, Expr, Lit, Name, Unary, binop, literal_value, number
-from .cexpr import P_LOWEST, CPrinter, split_points
+from ..emit_py.expr import BinOp, BoolOp, Compare, Expr, Lit, Name, Unary, binop, literal_value, number
+from .cexpr import P_AND, P_LOWEST, CPrinter, split_points
 from .cstmt import ArrayDecl, Decl
 from .parallel import Pragma
 
@@ -88,6 +88,8 @@ class CRenderer:
         for k, (op, x) in enumerate(parts):
             if kind == "chain":
                 sub = eprec if k == 0 else eprec + 1
+                if isinstance(e, BoolOp) and isinstance(x, BoolOp) and x.op != e.op:
+                    sub = P_AND + 1  # gcc -Wparentheses: `a || b && c` gets them, broken or not
                 head = prefix if k == 0 else f"{op} "
             else:  # cond
                 sub = 3 if k == 0 else 2
