@@ -246,6 +246,20 @@ def test_a_power_of_a_power_means_in_the_twin_what_it_means_in_c():
         assert report.status == "ok", (lang, report.note, report.mismatches)
 
 
+def test_a_draw_whose_scalars_overflow_on_the_way_is_rejected():
+    """Seed 9400313, shrunk: s squared n * n times overflows to inf, and tanh(inf) = 1 hides it
+    from the value; every gradient is then 0 * inf = NaN where the function is flat. The twin
+    computes in NumPy's floats, which raise on the overflow: the draw is rejected."""
+    params = (Param("x", "array"), Param("a", "float"), Param("n", "int"))
+    body = (Assign("s0", Bin("+", Ref("a"), Num(3.0))),
+            For("i1", IConst(0), IRef("n"), IConst(1),
+                (For("i2", IConst(0), IRef("n"), IConst(1), (Assign("s0", Ref("s0"), "*"),)),)),
+            Return(Bin("+", Intr("tanh", (Ref("s0"),)), Load("x", (IConst(0),)))))
+    for lang in ("py", "c"):
+        report = check_program(Program(lang, (Function("f", params, body),), ("x", "a")), 9400313, [Config(lang, 1)])
+        assert report.status == "rejected" and "overflow" in report.note, (lang, report.note, report.mismatches)
+
+
 def test_a_c_primal_whose_twin_raises_is_rejected_before_it_runs():
     """Seed 6000047, shrunk: s0 overflows to inf, (int) of the NaN s0 - s0 makes the step of a
     loop negative, and the C primal reads x at negative indices until it dies, taking the checking

@@ -81,7 +81,11 @@ class Primal:
         ``strict``: a NumPy operation that overflows, divides by zero or makes a NaN raises
         ``FloatingPointError`` (as ``math`` does, which generated Python may call instead)."""
         self._tracer.log = []
-        work = {k: np.copy(v) if isinstance(v, np.ndarray) else v for k, v in inputs.items()}
+        # Floats as NumPy's: arithmetic that overflows then raises under ``strict`` (Python's own
+        # float gives inf silently, and tanh(inf) = 1 hides it: seed 9400313, s0 *= s0 in nested
+        # loops, every gradient 0 * inf = NaN where the function is flat). The same IEEE doubles.
+        work = {k: np.copy(v) if isinstance(v, np.ndarray) else np.float64(v) if isinstance(v, float) else v
+                for k, v in inputs.items()}
         sizes = dict(self.program.sizes)
         if self.program.lang == "c":
             for p in self.params:
