@@ -601,7 +601,7 @@ class GradientTransform:
         if primal is None or primal.is_block_arg:
             return False
         op = primal.defining_op
-        if any(_inside(_defining_block(o), loop) for o in op.operands):
+        if any(loop.encloses(o) for o in op.operands):
             return False
         written = {known_root(w) for w in _written_arrays(self.module, loop)}
         written = may_be_written(self.fn, written, self.may_alias)
@@ -660,8 +660,7 @@ class GradientTransform:
             op = primal.defining_op if primal is not None else None
             # Where the array is made; else (a value the transform made: a mask, a copy) the
             # innermost loop that would have to store it, so the error always points somewhere.
-            loc = op.loc if op is not None and op.loc is not None else None
-            loc = loc or next((lp.loc for lp in reversed(loops) if lp.loc is not None), None)
+            loc = (op.loc if op is not None else None) or next((lp.loc for lp in reversed(loops) if lp.loc), None)
             e = error(
                 "an array computed in a loop from arrays the loop changes is needed by the reverse "
                 "sweep; storing arrays per iteration is not supported yet",
@@ -1256,15 +1255,6 @@ def _top_level_index(fn: Function, op: Op) -> int:
     while op.parent is not fn.body:
         op = op.parent.parent_op
     return fn.body.ops.index(op)
-
-
-def _inside(block: Block, op: Op) -> bool:
-    """Whether ``block`` is one of ``op``'s regions or nested in one."""
-    while block.parent_op is not None:
-        if block.parent_op is op:
-            return True
-        block = block.parent_op.parent
-    return False
 
 
 def _written_arrays(module: Module, top: Op) -> list[Value]:

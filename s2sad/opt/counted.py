@@ -82,19 +82,11 @@ def _invariant(v: Value, region: Block, loop: Op) -> bool:
     from values that are."""
     op = v.defining_op
     if v.is_block_arg:
-        return v.owner is not region and not _inside(v.owner, loop)
+        return v.owner is not region and not loop.encloses(v)
     assert op is not None
     if op.parent is region:
         return op.name in PURE and all(_invariant(o, region, loop) for o in op.operands)
-    return not _inside(op.parent, loop)
-
-
-def _inside(block: Optional[Block], loop: Op) -> bool:
-    while block is not None:
-        if block.parent_op is loop:
-            return True
-        block = block.parent_op.parent if block.parent_op is not None else None
-    return False
+    return not loop.encloses(v)
 
 
 def _hoist(v: Value, region: Block, b: Builder, done: dict[Value, Value]) -> Value:
