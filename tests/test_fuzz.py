@@ -25,8 +25,8 @@ from fuzzgen.generate import generate
 from fuzzgen.gradients import Config
 from fuzzgen.primal import source_of
 from fuzzgen.program import (
-    ArrayArg, Assign, Bin, CallF, Cmp, For, Function, IAssign, IBin, IConst, If, Intr, IRef, Load, Num, Param,
-    Program, Ref, Return, Store, Trunc, walk_body,
+    ArrayArg, Assign, Bin, BoolOp, CallF, Cmp, For, Function, IAssign, IBin, IConst, ICmp, If, Intr, IRef, Load,
+    Not, Num, Param, Program, Ref, Return, Store, Trunc, walk_body,
 )
 from fuzzgen.shrink import shrink, size
 from s2sad.diagnostics import error
@@ -303,6 +303,24 @@ def test_every_program_runs_in_its_language_and_agrees_with_its_twin():
         for lang in ("py", "c"):
             report = check_program(generate(seed, lang), seed, [])
             assert report.status in ("ok", "rejected", "refused"), (seed, lang, report.note)
+
+
+def test_a_condition_tests_each_ints_parity_once():
+    """gcc rejects ``p && !p`` on one parity test as always false (seed 9502163 drew it), and
+    people do not write it: one condition never tests the same int's parity twice."""
+    def parities(cond):  # the ints whose parity the and/or/not tree of ``cond`` tests
+        if isinstance(cond, BoolOp):
+            return parities(cond.left) + parities(cond.right)
+        if isinstance(cond, Not):
+            return parities(cond.arg)
+        return [cond.left.left] if isinstance(cond, ICmp) and isinstance(cond.left, IBin) else []
+
+    conditions = [n for seed in range(200) for n in walk_body(generate(seed, "c").main.body)
+                  if isinstance(n, (BoolOp, Not))]
+    assert sum(len(parities(c)) > 1 for c in conditions) > 0  # the draw does combine parity tests
+    for cond in conditions:
+        tested = parities(cond)
+        assert len(tested) == len(set(tested)), cond
 
 
 def test_the_shrinker_keeps_the_failure_and_drops_the_rest():

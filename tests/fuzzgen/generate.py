@@ -352,15 +352,23 @@ class Generator:
             return Load(self.matrix, self.index(scope, "n") + self.index(scope, "m"))
         return Ref(r.choice(extra or scope.floats))
 
-    def cond(self, scope: _Scope, depth: int):
+    def cond(self, scope: _Scope, depth: int, tested: Optional[set] = None):
+        # ``tested``: the ints whose parity this condition already tests. A second test of
+        # the same parity could meet the first negated (``p && !p``), which gcc rejects as
+        # always false; people do not write that, so the generator does not either.
         r = self.rng
+        tested = set() if tested is None else tested
         roll = r.random()
         if depth > 0 and roll < 0.2:
-            return BoolOp(r.choice(["and", "or"]), self.cond(scope, depth - 1), self.cond(scope, depth - 1))
+            op = r.choice(["and", "or"])
+            left = self.cond(scope, depth - 1, tested)
+            return BoolOp(op, left, self.cond(scope, depth - 1, tested))
         if depth > 0 and roll < 0.25:
-            return Not(self.cond(scope, depth - 1))
-        if roll < 0.35 and scope.ints:
-            i = r.choice(scope.ints)[0]
+            return Not(self.cond(scope, depth - 1, tested))
+        untested = [i for i, *_ in scope.ints if i not in tested]
+        if roll < 0.35 and untested:
+            i = r.choice(untested)
+            tested.add(i)
             return ICmp("==", IBin("%", i, IConst(2)), IConst(0))
         right = Num(r.choice((0.0, 0.5, -0.25))) if self.chance(0.5) else self.fexpr(scope, 1)
         return Cmp(r.choice("<>"), self.fexpr(scope, 2), right)
