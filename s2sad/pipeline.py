@@ -22,7 +22,7 @@ from .diagnostics import Diagnostic, DiagnosticError, error
 from .emit_c.emitter import emit_c
 from .emit_cuda.emitter import emit_cuda
 from .emit_py.emitter import emit_python
-from .opt.dce import remove_unreachable_functions
+from .opt.dce import dce_module, remove_unreachable_functions
 from .opt.passes import ADJOINT_PIPELINES, PRIMAL_PIPELINES, PassContext, run_pipeline
 from .parse.c_frontend import list_c_functions, list_cuda_kernels, parse_c
 from .opt.kernelize import kernelize, launch_text
@@ -61,10 +61,14 @@ DEFAULT = Options()
 
 
 def parse_source(source: str, filename: str, func: str) -> Module:
-    """The front end for the file's language."""
-    if is_c(filename):
-        return parse_c(source, Path(filename).name, func)
-    return parse_python(source, Path(filename).name, func)
+    """The front end for the file's language, its output cleaned of dead ops.
+
+    Lowering leaves values nothing reads (a variable's value overwritten before any read,
+    a branch merge no one uses); every pipeline, -O0's empty one too, starts without them."""
+    parse = parse_c if is_c(filename) else parse_python
+    module = parse(source, Path(filename).name, func)
+    dce_module(module)
+    return module
 
 
 def choose_function(source: str, filename: str, func: Optional[str]) -> str:

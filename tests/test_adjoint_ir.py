@@ -14,8 +14,7 @@ import pytest
 from fd import ParamSpec, check_gradient, written_arrays
 from s2sad.adjoint.gradient import differentiate
 from s2sad.opt.dce import dce_module, remove_unreachable_functions
-from s2sad.parse.python_frontend import parse_python
-from s2sad.pipeline import resolve_wrt
+from s2sad.pipeline import resolve_wrt, parse_source
 from s2sad.ssa.interp import Interpreter
 from s2sad.ssa.printer import print_module
 from s2sad.ssa.verifier import verify_module
@@ -117,7 +116,7 @@ def test_gradient_ir_matches_finite_differences(name):
     source, wrt, params = CASES[name]
     filename = f"{name}.py"
     func = [ln.split("(")[0][4:] for ln in source.splitlines() if ln.startswith("def ")][-1]
-    module = parse_python(source, filename, func)
+    module = parse_source(source, filename, func)
     written = written_arrays(module, func)
     indices = resolve_wrt(module.functions[func], wrt, module.source_lines)
     grad = differentiate(module, func, indices)

@@ -14,10 +14,10 @@ import textwrap
 import numpy as np
 import pytest
 
+from s2sad.pipeline import parse_source
 from s2sad import pipeline
 from s2sad.adjoint.rules import RULES
 from s2sad.diagnostics import DiagnosticError
-from s2sad.parse.python_frontend import parse_python
 from s2sad.ssa import array_ops
 from s2sad.ssa.interp import Interpreter
 from s2sad.ssa.parser import parse_module
@@ -138,7 +138,7 @@ def f(A: "f64[m, n]", x: "f64[n]", b: "f64[m]", s: float):
 
 
 def test_front_end_lowers_numpy_and_interpreter_agrees_with_python():
-    module = parse_python(FRONT_END_SOURCE, "prog.py", "f")
+    module = parse_source(FRONT_END_SOURCE, "prog.py", "f")
     verify_module(module)
     names = {op.name for op in module.functions["f"].walk()}
     assert {"arr.matmul", "arr.math.tanh", "arr.max", "arr.where", "arr.outer", "arr.transpose"} <= names

@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 from fd import ParamSpec, check_gradient, written_arrays
 
+from s2sad.pipeline import parse_source
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
-from s2sad.parse.python_frontend import parse_python
 
 HEADER = "import math\n\nimport numpy as np\n\n\n"
 
@@ -132,7 +132,7 @@ def test_array_result_gradient_matches_finite_differences(case, target):
     if target == "numba":
         gradient = gradient.py_func  # the Numba spelling, run as Python (compiling each takes long)
     primal = load(source, f"<{case}>")["f"]
-    written = written_arrays(parse_python(source, "prog.py", "f"), "f")
+    written = written_arrays(parse_source(source, "prog.py", "f"), "f")
     for seed in range(2):
         check_gradient(primal, gradient, params, wrt, written, np.random.default_rng(seed))
 

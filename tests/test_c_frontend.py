@@ -18,9 +18,10 @@ import numpy as np
 import pytest
 
 from cbuild import compile_c, have_gcc
+from s2sad.pipeline import parse_source
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
-from s2sad.parse.c_frontend import list_c_functions, parse_c
+from s2sad.parse.c_frontend import list_c_functions
 from s2sad.ssa.interp import Interpreter
 from s2sad.parse.c_preprocess import preprocess, strip_comments
 from s2sad.ssa.printer import print_module
@@ -30,19 +31,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _ir(source: str, func: str) -> str:
-    module = parse_c(source, "t.c", func)
+    module = parse_source(source, "t.c", func)
     verify_module(module)
     return print_module(module)
 
 
 def _ops(source: str, func: str) -> list[str]:
-    module = parse_c(source, "t.c", func)
+    module = parse_source(source, "t.c", func)
     return [op.name for op in module.functions[func].walk()]
 
 
 def _diagnostics(source: str, func: str = "f") -> list[str]:
     with pytest.raises(DiagnosticError) as info:
-        parse_c(source, "t.c", func)
+        parse_source(source, "t.c", func)
     return [f"{d.loc.line}:{d.loc.col}: {d.message}" if d.loc else d.message for d in info.value.diagnostics]
 
 
@@ -171,7 +172,7 @@ def test_struct_member_is_a_field_index_into_flat_scalars():
     src = _BODY + "double f(const struct B *b, int n) { return b[n - 1].pos[2] * b->m; }"
     ir = _ir(src, "f")
     assert 'field' in ir and 'path = ".pos[]"' in ir and "coefs = [4, 1]" in ir and 'path = ".m"' in ir
-    module = parse_c(src, "t.c", "f")
+    module = parse_source(src, "t.c", "f")
     b = np.arange(8, dtype=float)  # two structs: pos = 0, 1, 2 and 4, 5, 6; m = 3 and 7
     assert Interpreter(module).run(module.functions["f"], [b, 2]) == [6.0 * 3.0]
     assert module.functions["f"].attrs["c_structs"] == [
@@ -181,7 +182,7 @@ def test_struct_member_is_a_field_index_into_flat_scalars():
 def test_struct_pointer_arithmetic_counts_structs():
     src = _BODY + "static double m(const struct B *b) { return b->m; }\n" \
         "double f(const struct B *b, int n) { double s = 0; for (int i = 0; i < n; i++) s += m(b + i); return s; }"
-    module = parse_c(src, "t.c", "f")
+    module = parse_source(src, "t.c", "f")
     assert Interpreter(module).run(module.functions["f"], [np.arange(8, dtype=float), 2]) == [10.0]
 
 
@@ -216,7 +217,7 @@ def test_function_like_macro_and_local_include_are_reported():
 
 def test_direct_recursion_is_accepted_and_mutual_recursion_reported_at_the_call():
     src = "double f(double *x, int n) {\n    if (n == 0) return x[0];\n    return f(x, n - 1) * 2.0;\n}"
-    f = parse_c(src, "t.c", "f").functions["f"]
+    f = parse_source(src, "t.c", "f").functions["f"]
     assert [op.attrs["callee"] for op in f.walk() if op.name == "call"] == ["f"]
     src = ("double g(double *x, int n);\ndouble f(double *x, int n) {\n    if (n == 0) return x[0];\n"
            "    return g(x, n - 1) * 2.0;\n}\ndouble g(double *x, int n) {\n    return f(x, n) + 1.0;\n}")
@@ -240,7 +241,7 @@ def test_syntax_error_is_located():
 
 def test_unknown_function_lists_candidates():
     with pytest.raises(DiagnosticError) as info:
-        parse_c("double g(double *x) { return x[0]; }", "t.c", "f")
+        parse_source("double g(double *x) { return x[0]; }", "t.c", "f")
     assert "functions in this file: g" in info.value.render()
 
 

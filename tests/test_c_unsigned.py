@@ -14,9 +14,9 @@ from cbuild import build_sanitized, have_gcc
 from cprimal import CSignature
 from fd import ParamSpec, check_gradient
 
+from s2sad.pipeline import parse_source
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
-from s2sad.parse.c_frontend import parse_c
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,7 +33,7 @@ COUNT_DOWN = """double f(const double *x, unsigned n)
 
 def _diagnostics(source: str, func: str = "f") -> list[str]:
     with pytest.raises(DiagnosticError) as info:
-        parse_c(source, "t.c", func)
+        parse_source(source, "t.c", func)
     return [f"{d.loc.line}:{d.loc.col}: {d.message}" for d in info.value.diagnostics]
 
 
@@ -75,7 +75,7 @@ def test_what_agrees_with_c_is_accepted():
         "    return s + x[n - 1] + (double)k - 1.0 * n;\n"
         "}\n"
     )
-    parse_c(src, "t.c", "f")
+    parse_source(src, "t.c", "f")
 
 
 def test_cli_refuses_with_exit_status_1_and_no_traceback(tmp_path):

@@ -20,11 +20,11 @@ from fd import written_arrays
 from hypothesis import strategies as st
 from test_properties import _exec, loop_programs
 
+from s2sad.pipeline import parse_source
 from s2sad import pipeline
 from s2sad.adjoint import revolve
 from s2sad.ssa.attrs import parse_schedule
 from s2sad.cli import main
-from s2sad.parse.python_frontend import parse_python
 
 SCHEDULES = ["recompute", "periodic(1)", "periodic(3)", "binomial(1)", "binomial(2)", "binomial(4)"]
 
@@ -202,7 +202,7 @@ def test_every_schedule_gives_store_alls_gradient(source, schedule, nested, seed
         body, _, ret = rest.rpartition("    return ")
         indented = "".join("    " + line + "\n" for line in ("    for i in range(n):\n" + body).splitlines())
         source = head + "    for r in range(3):\n" + indented + "    return " + ret
-    y_shadowed = "y" in written_arrays(parse_python(source, "prog.py", "f"), "f")
+    y_shadowed = "y" in written_arrays(parse_source(source, "prog.py", "f"), "f")
     results = []
     for sched in ("store-all", schedule):
         options = pipeline.Options(checkpoint=parse_schedule(sched))
@@ -411,7 +411,7 @@ def test_an_annotation_becomes_the_loops_attribute_and_survives_the_passes():
     from s2sad.ssa.parser import parse_module
     from s2sad.ssa.printer import print_module
 
-    module = parse_python(COUNTED_WHILE, "prog.py", "f")
+    module = parse_source(COUNTED_WHILE, "prog.py", "f")
     loop = next(op for op in module.functions["f"].walk() if op.name == "while")
     schedule, where = loop_schedule(loop)
     assert str(schedule) == "recompute" and (where.line, where.col) == (5, 25)

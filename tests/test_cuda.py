@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 from golden_cases import GOLDEN
 
+from s2sad.pipeline import parse_source
 from s2sad import cli, pipeline
 from s2sad.analysis.accumulation import ATOMIC, BLOCK, PRIVATE, accumulation, classify
 from s2sad.diagnostics import DiagnosticError
-from s2sad.parse.c_frontend import parse_c
 from s2sad.ssa.gpu import Launch
 from s2sad.ssa.interp import Interpreter
 from s2sad.ssa.parser import parse_module
@@ -51,13 +51,13 @@ k(int n, double *y)
     if (i < n) { y[i] = sq(y[i]) + twice(y[i]) + host_only(y[i]); }
 }
 """
-    m = parse_c(src, "k.cu", "k")
+    m = parse_source(src, "k.cu", "k")
     kinds = {name: fn.attrs["cuda"] for name, fn in m.functions.items()}
     assert kinds == {"sq": "device", "twice": "device", "host_only": "host", "k": "global"}
 
 
 def test_thread_builtins_are_ops_that_print_parse_and_verify():
-    m = parse_c(DAXPY, "daxpy.cu", "daxpy")
+    m = parse_source(DAXPY, "daxpy.cu", "daxpy")
     text = print_module(m)
     for op in ("gpu.block_idx", "gpu.block_dim", "gpu.thread_idx"):
         assert f'{op}() {{axis = "x"}} : i64' in text
@@ -66,14 +66,14 @@ def test_thread_builtins_are_ops_that_print_parse_and_verify():
 
 
 def test_verifier_rejects_a_bad_axis():
-    text = print_module(parse_c(DAXPY, "daxpy.cu", "daxpy")).replace('gpu.thread_idx() {axis = "x"}',
+    text = print_module(parse_source(DAXPY, "daxpy.cu", "daxpy")).replace('gpu.thread_idx() {axis = "x"}',
                                                                      'gpu.thread_idx() {axis = "w"}')
     with pytest.raises(VerifyError, match="axis 'w' is not one of x, y, z"):
         verify_module(parse_module(text))
 
 
 def test_interpreter_launches_a_kernel_thread_by_thread():
-    m = parse_c(DAXPY, "daxpy.cu", "daxpy")
+    m = parse_source(DAXPY, "daxpy.cu", "daxpy")
     rng = np.random.default_rng(1)
     x, y = rng.normal(size=70), rng.normal(size=70)
     expected = 0.5 * x + y
@@ -86,10 +86,10 @@ def test_interpreter_launches_a_kernel_thread_by_thread():
 def test_builtins_are_cuda_only_and_yield_to_user_declarations():
     c_src = "void f(int n, double *y) { int i = threadIdx.x; if (i < n) { y[i] = 1.0; } }\n"
     with pytest.raises(DiagnosticError, match="'threadIdx' is a CUDA built-in, and this is a C file"):
-        parse_c(c_src, "f.c", "f")
+        parse_source(c_src, "f.c", "f")
     own = ("struct P { double x; };\n"
            "__global__ void f(struct P *threadIdx, double *y) { y[0] = threadIdx->x + threadIdx[0].x; }\n")
-    m = parse_c(own, "f.cu", "f")
+    m = parse_source(own, "f.cu", "f")
     assert not [op for op in m.functions["f"].walk() if op.name.startswith("gpu.")]
 
 
@@ -155,7 +155,7 @@ def test_shared_shadow_is_private_only_at_the_threads_own_index():
     fn = pipeline.gradient_module(private, "k.cu", "stage", ["x"]).functions["grad_stage"]
     assert _modes(fn)["d_buf"] == [PRIVATE]
     with pytest.raises(NotImplementedError, match="__syncthreads"):
-        Interpreter(parse_c(SHARED_COPY, "k.cu", "stage")).launch("stage", Launch(), 1, np.ones(1), np.ones(1))
+        Interpreter(parse_source(SHARED_COPY, "k.cu", "stage")).launch("stage", Launch(), 1, np.ones(1), np.ones(1))
 
 
 def _arguments(spec: dict, fn, rng) -> list:
@@ -432,7 +432,7 @@ def test_a_function_returning_a_value_is_no_kernel():
 def test_cuda_shorthands_are_the_arithmetic_they_mean(expr, ops):
     src = ("__global__ void k(int n, const float *x, float *y)\n{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
            f"    if (i < n) {{\n        y[i] = {expr};\n    }}\n}}\n")
-    fn = parse_c(src, "k.cu", "k").functions["k"]
+    fn = parse_source(src, "k.cu", "k").functions["k"]
     names = {op.name for op in fn.walk()}
     assert set(ops) <= names and not any(op.name == "call" for op in fn.walk())
     grad = pipeline.gradient_source(src, "k.cu", "k", ["x"], "cuda")

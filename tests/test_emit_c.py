@@ -33,13 +33,13 @@ from emit_py_programs import GRADIENTS, PROGRAMS
 from fd import ParamSpec, check_gradient, written_arrays
 from golden_cases import load_cases
 from test_properties import loop_programs, straight_line_programs
+from s2sad.pipeline import parse_source
 from s2sad import pipeline
 from s2sad.adjoint.gradient import differentiate
 from s2sad.diagnostics import DiagnosticError
 from s2sad.emit_c.emitter import ctype, emit_c
 from s2sad.emit_c.names import c_reserved
 from s2sad.opt.dce import dce_module
-from s2sad.parse.python_frontend import parse_python
 from s2sad.ssa.interp import Interpreter
 from s2sad.ssa.ir import Module
 from s2sad.ssa.array_ops import is_array_op
@@ -53,7 +53,7 @@ LEVELS = (2, 1, 0)
 
 def _whole_array(case) -> bool:
     """A case written with whole-array NumPy, which the C target lowers to element loops."""
-    module = parse_python(case.source, "input.py", case.func)
+    module = parse_source(case.source, "input.py", case.func)
     return any(is_array_op(op.name) for fn in module.functions.values() for op in fn.walk())
 
 
@@ -62,7 +62,7 @@ WHOLE_ARRAY = {c.name for c in CASES if _whole_array(c)}
 
 def _returns_array(case) -> bool:
     """A function that returns an array: its C gradient is refused (tests/test_array_return.py)."""
-    result = parse_python(case.source, "input.py", case.func).functions[case.func].result_types
+    result = parse_source(case.source, "input.py", case.func).functions[case.func].result_types
     return bool(result) and result[0].is_array
 
 
@@ -80,7 +80,7 @@ def _size_symbols(case, text: str = "") -> list[tuple[str, int]]:
     taken = re.findall(r"\blong (\w+)_shape(\d+)\b", head.group(1)) if head else []
     arrays = {p.name: p for p in case.params if p.kind == "array"}
     extents = [(f"{a}_shape{k}", arrays[a].shape[int(k)]) for a, k in taken if a in arrays]
-    fn = parse_python(source, "input.py", case.func).functions[case.func]
+    fn = parse_source(source, "input.py", case.func).functions[case.func]
     shapes = fn.attrs.get("shapes") or {}
     names = {p.name for p in case.params}
     out: dict[str, int] = {}
@@ -171,7 +171,7 @@ def _c_gradient(lib, case, params: list[ParamSpec], written: set[str], returns_f
 @pytest.mark.parametrize("case", C_CASES, ids=lambda c: c.name)
 def test_golden_gradient_compiles_cleanly_and_matches_finite_differences(case, level):
     text = _emit_case(case, level)
-    source_module = parse_python(case.source, "input.py", case.func)
+    source_module = parse_source(case.source, "input.py", case.func)
     written = written_arrays(source_module, case.func)
     result_types = source_module.functions[case.func].result_types
     returns_float = bool(result_types) and result_types[0].is_float
@@ -193,7 +193,7 @@ def test_annotated_sizes_make_an_unknown_size_known():
     text = emit_c(module, "", "grad_f")
     assert "// Array sizes: x, d_x: [5]; A, d_A: [2][5] (row-major).\n" in text
     assert "d_A[k * 5 + i] += d_s * x[i];" in text
-    written = written_arrays(parse_python(case.source, "input.py", case.func), case.func)
+    written = written_arrays(parse_source(case.source, "input.py", case.func), case.func)
     gradient = _c_gradient(build(text), case, case.params, written, True)
     check_gradient(_load_primal(case), gradient, case.params, case.wrt, written, np.random.default_rng(0))
 
@@ -531,7 +531,7 @@ def _compile_and_check(
 ) -> str:
     module = pipeline.gradient_module(source, "t.py", func, wrt, pipeline.Options(level=level))
     text = emit_c(module, "", f"grad_{func}")
-    src_module = parse_python(source, "t.py", func)
+    src_module = parse_source(source, "t.py", func)
     written = written_arrays(src_module, func)
     returns_float = bool(src_module.functions[func].result_types)
 

@@ -43,6 +43,7 @@ from s2sad.emit_py.expr import (
     number,
 )
 from s2sad.opt.dce import dce_module
+from s2sad.pipeline import parse_source
 from s2sad.ssa.interp import Interpreter
 from s2sad.ssa.ir import Module
 from s2sad.ssa.parser import parse_module
@@ -993,9 +994,8 @@ def _golden_cases():
 
 
 def test_golden_call_vector_helper_names_taped_values_after_their_pops():
-    frontend = pytest.importorskip("s2sad.parse.python_frontend")
     source = (GOLDEN / "call_vector_helper" / "input.py").read_text()
-    module = frontend.parse_python(source, "input.py", "norm")
+    module = parse_source(source, "input.py", "norm")
     grad = differentiate(module, "norm", {1})
     dce_module(grad)
     text = _emit(grad)
@@ -1021,7 +1021,6 @@ NUMBA_GOLDEN = {
 
 @pytest.mark.parametrize("case", _golden_cases())
 def test_golden_gradient_emits_clean_code_that_matches_interpreter(case, tmp_path):
-    frontend = pytest.importorskip("s2sad.parse.python_frontend")
     import json
 
     from fd import ParamSpec
@@ -1031,7 +1030,7 @@ def test_golden_gradient_emits_clean_code_that_matches_interpreter(case, tmp_pat
     folder = GOLDEN / case
     spec = json.loads((folder / "case.json").read_text())
     source = (folder / "input.py").read_text()
-    module = frontend.parse_python(source, "input.py", spec["func"])
+    module = parse_source(source, "input.py", spec["func"])
     indices = resolve_wrt(module.functions[spec["func"]], spec["wrt"], module.source_lines)
     grad = differentiate(module, spec["func"], indices)
     dce_module(grad)

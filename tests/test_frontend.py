@@ -18,8 +18,9 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
+from s2sad.pipeline import parse_source
 from s2sad.diagnostics import DiagnosticError
-from s2sad.parse.python_frontend import list_functions, parse_python
+from s2sad.parse.python_frontend import list_functions
 from s2sad.ssa.interp import Interpreter
 from s2sad.ssa.ir import Module, Op
 from s2sad.ssa.printer import print_module
@@ -54,7 +55,7 @@ def IA(*shape: int, low: int = 0, high: int = 4) -> Arg:
 
 
 def parse(source: str, func: str, filename: str = "prog.py") -> Module:
-    module = parse_python(textwrap.dedent(source), filename, func)
+    module = parse_source(textwrap.dedent(source), filename, func)
     verify_module(module)
     return module
 
@@ -95,7 +96,7 @@ def op_names(module: Module, func: str) -> list[str]:
 
 def diagnose(source: str, func: str = "f", filename: str = "prog.py") -> DiagnosticError:
     with pytest.raises(DiagnosticError) as info:
-        parse_python(textwrap.dedent(source), filename, func)
+        parse_source(textwrap.dedent(source), filename, func)
     return info.value
 
 
@@ -1177,7 +1178,7 @@ def test_syntax_error_is_a_diagnostic():
 
 def test_unknown_function_lists_candidates():
     with pytest.raises(DiagnosticError) as info:
-        parse_python("def f(x):\n    return x\n\ndef g(y):\n    return y\n", "m.py", "h")
+        parse_source("def f(x):\n    return x\n\ndef g(y):\n    return y\n", "m.py", "h")
     (d,) = info.value.diagnostics
     assert "'h'" in d.message and "f, g" in d.hint
 
@@ -1193,7 +1194,7 @@ def test_contract_message_for_unknown_callee():
                 out[i] = in_[i] / foo(in_)
     """)
     with pytest.raises(DiagnosticError) as info:
-        parse_python(source, "norm.py", "norm")
+        parse_source(source, "norm.py", "norm")
     assert info.value.render() == (
         "norm.py:7:27: error: cannot differentiate through call to 'foo': its source is not in norm.py\n"
         "            out[i] = in_[i] / foo(in_)\n"
@@ -1601,7 +1602,7 @@ def test_random_control_flow_runs_like_python(batch: int):
 
 
 def test_direct_recursion_is_lowered_to_a_call_to_itself_with_its_own_types():
-    module = parse_python(textwrap.dedent("""
+    module = parse_source(textwrap.dedent("""
         def f(x, i):
             if i == 0:
                 return x[0]

@@ -30,7 +30,6 @@ LAYERS = [
 ]
 
 KNOWN_LAYER_BREAKS = {
-    ("parse", "opt"): "the front ends run DCE themselves; pipeline.py is to",
     ("emit_c", "emit_py"): "the C emitter subclasses the Python one; an emit/ core is to hold what they share",
     ("emit_cuda", "emit_py"): "as for emit_c",
     ("emit_cuda", "emit_c"): "the CUDA emitter subclasses the C one; it is to be a spelling over emit/",

@@ -14,14 +14,14 @@ import re
 import pytest
 
 from golden_cases import load_cases
+from s2sad.pipeline import parse_source
 from s2sad import pipeline
 from s2sad.opt.lower_arrays import add_size_params, has_array_ops, lower_module
-from s2sad.parse.python_frontend import parse_python
 from s2sad.ssa.array_ops import is_array_op
 from s2sad.ssa.verifier import verify_module
 
 def _whole_array(case) -> bool:
-    module = parse_python(case.source, "input.py", case.func)
+    module = parse_source(case.source, "input.py", case.func)
     return any(is_array_op(op.name) for fn in module.functions.values() for op in fn.walk())
 
 

@@ -21,8 +21,7 @@ from s2sad.adjoint.gradient import differentiate
 from s2sad.opt import cse, fold
 from s2sad.opt.dce import dce_module
 from s2sad.opt.passes import PassContext
-from s2sad.parse.python_frontend import parse_python
-from s2sad.pipeline import resolve_wrt
+from s2sad.pipeline import resolve_wrt, parse_source
 from s2sad.ssa.interp import Interpreter
 from s2sad.ssa.parser import parse_module
 from s2sad.ssa.printer import print_module
@@ -392,7 +391,7 @@ def _check_same(before, after, func: str, specs: dict[str, ParamSpec]) -> None:
 
 
 def _primal(case):
-    module = parse_python(case.source, "input.py", case.func)
+    module = parse_source(case.source, "input.py", case.func)
     verify_module(module)
     return module
 

@@ -26,8 +26,7 @@ from s2sad.opt.inline import op_count
 from s2sad.ssa.callgraph import module_callees_first as callees_first
 from s2sad.opt.dce import dce_module, remove_unreachable_functions
 from s2sad.opt.passes import PassContext
-from s2sad.parse.python_frontend import parse_python
-from s2sad.pipeline import resolve_wrt
+from s2sad.pipeline import resolve_wrt, parse_source
 from s2sad.ssa.interp import Interpreter
 from s2sad.ssa.ir import Op
 from s2sad.ssa.parser import parse_module
@@ -140,7 +139,7 @@ def top(out, in_, b, n):
 
 @pytest.fixture(scope="module")
 def effects_module():
-    return parse_python("import numpy as np\n" + EFFECTS_SRC, "effects.py", "top")
+    return parse_source("import numpy as np\n" + EFFECTS_SRC, "effects.py", "top")
 
 
 def test_function_effects_follow_calls(effects_module):
@@ -529,7 +528,7 @@ def test_inlined_values_take_the_callers_name():
 
 def test_loop_helper_stays_but_leaves_the_loop():
     src = (ROOT / "examples" / "norm.py").read_text()
-    m = _optimize(parse_python(src, "norm.py", "norm"))
+    m = _optimize(parse_source(src, "norm.py", "norm"))
     (call,) = _ops(m.functions["norm"], "call")
     assert call.attrs["callee"] == "mag" and _enclosing(call) == ["if"]
 
@@ -549,8 +548,8 @@ def _with_ints(params: list[ParamSpec], value: int) -> list[ParamSpec]:
 def test_inline_licm_preserve_golden_programs(folder):
     spec, params = _load_case(folder)
     func, source = spec["func"], (folder / "input.py").read_text()
-    before = parse_python(source, "input.py", func)
-    after = _optimize(parse_python(source, "input.py", func))
+    before = parse_source(source, "input.py", func)
+    after = _optimize(parse_source(source, "input.py", func))
     text = print_module(after)
     licm.run(after, CTX)
     assert print_module(after) == text, "licm is not idempotent"
@@ -565,7 +564,7 @@ def test_inline_licm_preserve_golden_programs(folder):
 def test_gradient_of_optimized_golden_programs(folder):
     spec, params = _load_case(folder)
     func, source = spec["func"], (folder / "input.py").read_text()
-    primal = parse_python(source, "input.py", func)
+    primal = parse_source(source, "input.py", func)
     grad_i = Interpreter(_gradient(source, func, spec["wrt"]))
     primal_i = Interpreter(primal)
 
@@ -578,7 +577,7 @@ def test_gradient_of_optimized_golden_programs(folder):
 
 def _gradient(source: str, func: str, wrt: list[str], filename: str = "input.py"):
     """What ``pipeline.gradient_module`` does with the primal pipeline inline,licm,dce."""
-    m = parse_python(source, filename, func)
+    m = parse_source(source, filename, func)
     _optimize(m)
     dce_module(m)
     remove_unreachable_functions(m, [func])
@@ -599,12 +598,12 @@ def test_norm_gradient_calls_grad_mag_outside_the_reversed_loop():
     (primal_call,) = [op for op in _ops(g, "call") if op.attrs["callee"] == "mag"]
     assert "for" not in _enclosing(primal_call)
     # Unoptimized, both sit in loops: the O(n^2) gradient this pass exists to avoid.
-    plain = differentiate(parse_python(source, "norm.py", "norm"), "norm", {1})
+    plain = differentiate(parse_source(source, "norm.py", "norm"), "norm", {1})
     (slow,) = [op for op in _ops(plain.functions["grad_norm"], "call") if op.attrs["callee"] == "grad_mag"]
     assert "for" in _enclosing(slow)
     # And the gradient is right.
     spec, params = _load_case(GOLDEN / "call_vector_helper")
-    primal_i, grad_i = Interpreter(parse_python(source, "norm.py", "norm")), Interpreter(grad)
-    primal = parse_python(source, "norm.py", "norm")
+    primal_i, grad_i = Interpreter(parse_source(source, "norm.py", "norm")), Interpreter(grad)
+    primal = parse_source(source, "norm.py", "norm")
     check_gradient(lambda *a: primal_i.call("norm", *a), lambda *a: grad_i.call("grad_norm", *a), params, ["in"],
                    written_arrays(primal, "norm"), np.random.default_rng(2))

@@ -20,8 +20,8 @@ from fd import ParamSpec, check_gradient, written_arrays
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
+from s2sad.pipeline import parse_source
 from s2sad import pipeline
-from s2sad.parse.python_frontend import parse_python
 
 UNARY = [
     "math.sin({})",
@@ -140,7 +140,7 @@ def _slope(primal, inputs: list, k: int, h: float) -> float:
 
 
 def _check(source: str, wrt: list[str], params: list[ParamSpec], seed: int) -> None:
-    module = parse_python(source, "prog.py", "f")
+    module = parse_source(source, "prog.py", "f")
     primal = _exec(source).f
     _reject_blowups(primal, params, seed)
     written = written_arrays(module, "f")

@@ -18,15 +18,15 @@ import numpy as np
 import pytest
 from fd import ParamSpec, check_gradient
 
+from s2sad.pipeline import parse_source
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
-from s2sad.parse.python_frontend import parse_python
 
 HEADER = "import math\n\nimport numpy as np\n\n\n"
 
 
 def assumed(source: str, func: str) -> dict:
-    module = parse_python(HEADER + textwrap.dedent(source), "prog.py", func)
+    module = parse_source(HEADER + textwrap.dedent(source), "prog.py", func)
     return module.functions[func].attrs.get("assumed", {})
 
 
@@ -233,7 +233,7 @@ def test_guarded_gradients_match_finite_differences(source, func, wrt, params):
 
 # ------------------------------------------------------------------ rank-free uses: no check
 def rank_free(source: str, func: str) -> list:
-    module = parse_python(HEADER + textwrap.dedent(source), "prog.py", func)
+    module = parse_source(HEADER + textwrap.dedent(source), "prog.py", func)
     return module.functions[func].attrs.get("rank_free", [])
 
 

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from s2sad.pipeline import parse_source
 from s2sad.ssa import build
 from s2sad.ssa.interp import Interpreter
 from s2sad.ssa.ir import Block, Builder, Function, Module, SourceLoc
@@ -429,9 +430,8 @@ def _golden_cases() -> list[Path]:
 
 @pytest.mark.parametrize("case", _golden_cases(), ids=lambda p: p.name)
 def test_golden_input_ir_roundtrips_and_verifies(case):
-    frontend = pytest.importorskip("s2sad.parse.python_frontend")
     func = json.loads((case / "case.json").read_text())["func"]
-    module = frontend.parse_python((case / "input.py").read_text(), "input.py", func)
+    module = parse_source((case / "input.py").read_text(), "input.py", func)
     verify_module(module)
     text = roundtrip(module)
     verify_module(parse_module(text))

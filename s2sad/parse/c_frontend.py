@@ -28,7 +28,6 @@ from pycparser import c_ast, c_parser
 from pycparser.c_parser import ParseError
 
 from ..diagnostics import Diagnostic, DiagnosticError, error
-from ..opt.dce import dce_function
 from .annotations import annotate_loops
 from ..ssa.ir import Module, SourceLoc
 from .c_expr import span, walk
@@ -221,6 +220,4 @@ def parse_c(source: str, filename: str, func: str) -> Module:
         if fname in lowered:
             module.add(lowered[fname])
     annotate_loops(module)
-    for fn in module.functions.values():
-        dce_function(fn, module)
     return module

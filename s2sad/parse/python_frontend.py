@@ -31,7 +31,6 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..diagnostics import Diagnostic, DiagnosticError, error
-from ..opt.dce import dce_function
 from .annotations import annotate_loops
 from ..ssa.ir import Function, Module, SourceLoc
 from ..ssa.callgraph import callees_first
@@ -176,8 +175,6 @@ def parse_python(source: str, filename: str, func: str) -> Module:
         if name in lowered:
             module.add(lowered[name])
     annotate_loops(module)
-    for fn in module.functions.values():
-        dce_function(fn, module)
     return module
 
 
