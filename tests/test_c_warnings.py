@@ -170,6 +170,26 @@ def f(x, y, a, b, n):
 """, ["x", "y", "a", "b"], lang="py",
         py_params=[("double *", "x"), ("double *", "y"), ("double", "a"), ("double", "b"), ("long", "n")],
         shapes={}),
+    # Fuzz seed 9600514, shrunk: C prints a < a as false, so the replay of a checkpointed
+    # iteration came out empty, and with it the read of the state saved for it: the saved
+    # state, a small array on the stack, was written and never read (-Wunused-but-set-variable
+    # at every level). cstmt.drop_dead now drops such an array with its stores.
+    "checkpoint_state_no_replay_reads": Case(
+        """import math
+
+
+def f(x, a, n):
+    h = 0.75
+    # s2sad: checkpoint recompute
+    for i in range(n):
+        if a < a:
+            h = a - x[i] * h
+    s = 0.0
+    for j in range(n):
+        s += math.exp(0.3 * h) * x[j]
+    return s
+""", ["x", "a"], lang="py", schedules=(None, "periodic(2)", "binomial(2)"),
+        py_params=[("double *", "x"), ("double", "a"), ("long", "n")], shapes={}),
     # Fuzz seed 9100531, shrunk: a loop in a branch, its bounds computed there, pushed to a
     # growing tape that the mirrored branch of the reverse sweep pops; gcc could not tie the
     # pops to the pushes, and from the 16-slot buffer the tape started with it took a pop for

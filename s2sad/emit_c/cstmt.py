@@ -257,6 +257,11 @@ class _Liveness:
             return (live - set(names)) | set(_reads(st))
         if isinstance(st, Return):
             return set(_reads(st))  # nothing after a return runs
+        if isinstance(st, ExprStmt) and isinstance(st.value, IncDec) and isinstance(st.value.operand, Name) \
+                and st.value.operand.id in self.candidates and st.value.operand.id not in live:
+            if record:  # a counter no one reads (a tape's, once its stores went): gcc calls it unused
+                self.dead[id(st)] = st
+            return live
         if isinstance(st, Keyword):
             if st.text in ("break", "continue") and self.loop_exits:
                 return live | self.loop_exits[-1]
@@ -290,12 +295,41 @@ class _Liveness:
         return out
 
 
-def drop_dead(body: list[Stmt], types: dict[str, str], pure_calls: frozenset) -> list[Stmt]:
+def _stored_array(st: Stmt) -> Optional[str]:
+    """The array a statement stores one element of (``a[i] = v``, ``a[i] += v``), if it does."""
+    targets = st.targets if isinstance(st, Assign) else [st.target] if isinstance(st, AugAssign) else []
+    if len(targets) == 1 and isinstance(targets[0], Subscript) and isinstance(targets[0].value, Name):
+        return targets[0].value.id
+    return None
+
+
+def _read_arrays(stmts: list[Stmt], arrays: set[str]) -> set[str]:
+    """Those of ``arrays`` that some statement reads: a store into an element reads the names in
+    its index and value, not its own array; a pragma reads the sums it names."""
+    out: set[str] = set()
+    for st in stmts:
+        stored = _stored_array(st)
+        if stored is not None:
+            target = st.targets[0] if isinstance(st, Assign) else st.target  # type: ignore[union-attr]
+            names = [n for i in target.index for n in names_in(i)] + names_in(st.value)  # type: ignore[union-attr]
+        else:
+            names = _reads(st) + _header_reads(st) + list(getattr(st, "reduction", None) or ())
+        out.update(n for n in names if n in arrays)
+        for b in child_blocks(st):
+            out |= _read_arrays(b, arrays)
+    return out
+
+
+def drop_dead(body: list[Stmt], types: dict[str, str], pure_calls: frozenset,
+              stack: frozenset = frozenset()) -> list[Stmt]:
     """``body`` without assignments to local variables (of ``types``) whose value no path reads,
-    until none is left (dropping one may leave another unread). A call or a counter update in a
-    dropped value stays as a statement of its own; an ``if`` left empty goes when its condition is
-    pure. Out-of-SSA and folding leave such assignments: a copy into a branch result nothing reads
-    after an early return, a condition whose two branches came out the same."""
+    and without the small arrays of ``stack`` (``double snap_h1[2];``) that nothing reads, with
+    every store into them, until none is left (dropping one may leave another unread). A call or a
+    counter update in a dropped value stays as a statement of its own; an ``if`` left empty goes
+    when its condition is pure. Out-of-SSA and folding leave such assignments: a copy into a branch
+    result nothing reads after an early return, a condition whose two branches came out the same
+    (C prints ``c < c`` as false: the replay a checkpointed loop's state was saved for can come out
+    empty, fuzz seed 9600514)."""
     # A variable whose address a call is passed (``grad_g(x, &d_x)``) is read by that call
     # (``names_in`` sees under ``&``): generated code passes addresses to calls only, and no
     # callee keeps the pointer, so nothing reads it later through one.
@@ -305,16 +339,25 @@ def drop_dead(body: list[Stmt], types: dict[str, str], pure_calls: frozenset) ->
         liveness.block(body, set(), True)
         dead = liveness.dead
         changed = False
+        unread = set(stack) - _read_arrays(body, set(stack))
 
         def prune(stmts: list[Stmt]) -> list[Stmt]:
             nonlocal changed
             out: list[Stmt] = []
             for st in stmts:
-                if id(st) in dead:
+                if isinstance(st, ArrayDecl) and st.name in unread:
                     changed = True
-                    kept = _effect(st.value, pure_calls)  # type: ignore[union-attr]
-                    if kept is not None:
-                        out.append(ExprStmt(kept))
+                    continue
+                if id(st) in dead and isinstance(st, ExprStmt):
+                    changed = True
+                    continue
+                if id(st) in dead or _stored_array(st) in unread:
+                    changed = True
+                    target = st.targets[0] if isinstance(st, Assign) else st.target  # type: ignore[union-attr]
+                    index = target.index if isinstance(target, Subscript) else ()
+                    for kept in (_effect(e, pure_calls) for e in (*index, st.value)):  # type: ignore[union-attr]
+                        if kept is not None:
+                            out.append(ExprStmt(kept))
                     continue
                 if isinstance(st, If):
                     body_, orelse = prune(st.body), prune(st.orelse)

@@ -535,7 +535,7 @@ class _CFunctionEmitter(_FunctionEmitter):
         body = _tidy(self.gen_block(fn.body))
         body = _ternaries(body)
         types = {k: v for k, v in self.types.items() if k not in self.stack and k not in self.param_names}
-        body = drop_dead(body, types, _PURE_CALLS)
+        body = drop_dead(body, types, _PURE_CALLS, frozenset(self.stack))
         declare(body, types)
         finish_pragmas(body)
         renderer = CRenderer(self.printer, self.types)
