@@ -36,7 +36,6 @@ KNOWN_LAYER_BREAKS = {
 }
 
 KNOWN_CYCLES = {
-    frozenset({"ssa.ops", "ssa.array_ops"}): "one op table (OpDef) that array_ops registers into",
     frozenset({"adjoint.reverse", "adjoint.checkpoint"}): "checkpointing is to drive the sweep "
                                                            "through an explicit context",
     frozenset({"parse.py_expr", "parse.py_arrays"}): "the expression lowering and its array part",

@@ -29,6 +29,7 @@ from s2sad.opt.passes import PassContext
 from s2sad.pipeline import resolve_wrt, parse_source
 from s2sad.ssa.interp import Interpreter
 from s2sad.ssa.ir import Op
+from s2sad.ssa.opdefs import speculatable
 from s2sad.ssa.parser import parse_module
 from s2sad.ssa.printer import print_module
 from s2sad.ssa.verifier import verify_module
@@ -266,12 +267,12 @@ func @f(%a: f64, %b: f64, %i: i64, %c: bool) -> () {{
 }}
 """)
     op = m.functions["f"].body.ops[-2]
-    assert licm.speculatable(op) is expected
+    assert speculatable(op) is expected
 
 
 def test_load_is_not_speculatable():
     m = _ir(CARRIED)
-    assert not licm.speculatable(_ops(m.functions["f"], "load")[0])
+    assert not speculatable(_ops(m.functions["f"], "load")[0])
 
 
 GUARDED = """

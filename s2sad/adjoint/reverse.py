@@ -54,7 +54,7 @@ from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.array_ops import PREFIX as ARR, is_array_op, makes_fresh_array
 from ..ssa.gpu import SYNC
-from ..ssa.ops import PURE
+from ..ssa.opdefs import is_pure
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from ..analysis.accumulation import shared_update
 from .activity import Activity, analyze_activity
@@ -450,7 +450,7 @@ class GradientTransform:
             # Arrays are never cached: a view is made again from its operands, and its
             # offset, a scalar, is recomputed or cached like any other value (``avail``).
             return True
-        if op.name in PURE or self._is_readonly_load(op) or self._is_readonly_array_op(op):
+        if is_pure(op) or self._is_readonly_load(op) or self._is_readonly_array_op(op):
             return all(self._recomputable(o, block, m) for o in op.operands)
         return False
 
@@ -537,7 +537,7 @@ class GradientTransform:
         if self._kept_in_memory(v) is not None or self._invariant_in(self.fwd[v], block.parent_op):
             return "free"  # read back from its array, or carried out of the loop once
         op = v.defining_op
-        if op.name == "view" or op.name in PURE or self._is_readonly_load(op) or self._is_readonly_array_op(op):
+        if is_pure(op) or self._is_readonly_load(op) or self._is_readonly_array_op(op):
             return "pure"
         return "source"
 
@@ -550,7 +550,7 @@ class GradientTransform:
         loops (so each iteration writes its own element). Reading it back is a
         load instead of recomputing ``v`` (a division, a call) or taping it.
         """
-        if v.defining_op is None or v.defining_op.name not in PURE or self.may_alias:
+        if v.defining_op is None or not is_pure(v.defining_op) or self.may_alias:
             return None
         for user, k in v.uses:
             if user.name != "store" or k != len(user.operands) - 1 or user.parent is not v.defining_op.parent:
@@ -612,7 +612,7 @@ class GradientTransform:
             if written_params(self.module, callee):
                 return False
             return not any(a.type.is_array and known_root(a) in written for a in op.operands)
-        return op.name in PURE
+        return is_pure(op)
 
     def _escape_loop(self, cv: Value, body: Block) -> Value:
         """Carry ``cv`` (invariant, defined in the cloned loop body) out as a new loop result."""

@@ -54,7 +54,8 @@ from typing import Callable, Hashable, Optional
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.gpu import SHARED_SPACE
 from ..ssa.ir import Function, Module, Op, Value
-from ..ssa.ops import PURE, op_info, view_base
+from ..ssa.opdefs import is_pure
+from ..ssa.ops import view_base
 from .effects import written_params
 from .index_forms import OWNER, Coef, IndexForms, loop_atom, loop_counter, owner_key, thread_atom
 
@@ -185,7 +186,7 @@ def thread_uniform(v: Value) -> bool:
         return v.is_block_arg and v.owner.parent_op is None and not v.type.is_array
     if op.name in ("const", *_UNIFORM_BUILTINS):
         return True
-    return (not op.regions and op.name not in GPU_BUILTINS and op.name != "load" and op_info(op.name).pure
+    return (not op.regions and op.name not in GPU_BUILTINS and op.name != "load" and is_pure(op)
             and all(thread_uniform(o) for o in op.operands))
 
 
@@ -398,7 +399,7 @@ def update(op: Op) -> Optional[tuple[int, Value]]:
             return True
         p, q = a.defining_op, b.defining_op
         if p is None or q is None or p.name != q.name or p.attrs != q.attrs or a.type != b.type or p.regions \
-                or (p.name not in PURE and p.name != "load") or len(p.operands) != len(q.operands):
+                or (not is_pure(p) and p.name != "load") or len(p.operands) != len(q.operands):
             return False
         if p.name == "load":
             loads.extend((p, q))
@@ -418,7 +419,7 @@ def update(op: Op) -> Optional[tuple[int, Value]]:
         if any(x.parent is not op.parent for x in loads):
             return None
         between = ops[min(ops.index(x) for x in [load, *loads]) + 1:ops.index(op)]
-        if any(x.regions or x.name in ("store", "call") or (x.name not in PURE and x.name not in ("load", "comment"))
+        if any(x.regions or x.name in ("store", "call") or (not is_pure(x) and x.name not in ("load", "comment"))
                for x in between):
             return None
         return (1 if s.name == "add" or k == 1 else -1), s.operands[1 - k]

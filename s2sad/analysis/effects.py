@@ -50,7 +50,8 @@ from typing import Iterable, Optional
 
 from ..diagnostics import DiagnosticError, error
 from ..ssa.ir import Function, Module, Op, Value
-from ..ssa.array_ops import ACCUMULATIONS, array_reads, array_writes, is_array_op, makes_fresh_array
+from ..ssa.array_ops import ACCUMULATIONS, makes_fresh_array
+from ..ssa.opdefs import makes_fresh, op_def
 from ..ssa.ops import view_base
 
 
@@ -63,17 +64,13 @@ class PassContext:
     may_alias: bool = False
 
 
-# Ops whose array result is fresh memory, a root of its own.
-FRESH = ("alloc", "copy", "tape.new")
-
-
 def array_root(v: Value) -> Optional[Value]:
     """The parameter or fresh-memory result ``v`` refers to; None when that depends on control flow."""
     v = view_base(v)
     if v.is_block_arg:
         return v if v.owner.parent_op is None else None
     op = v.defining_op
-    if op is not None and (op.name in FRESH or makes_fresh_array(op)):
+    if makes_fresh(op):
         return v
     return None
 
@@ -191,26 +188,19 @@ class EffectAnalysis:
                 roots.add(r)
 
         for op in ops:
-            if op.name == "store" or op.name == "tape.push":
-                if write:
-                    add(op.operands[0])
-            elif op.name == "load" or op.name == "copy":
-                if not write:
-                    add(op.operands[0])
-            elif is_array_op(op.name):
-                for v in array_writes(op) if write else array_reads(op):
-                    add(v)
-            elif op.name == "tape.pop":
-                add(op.operands[0])  # reads the top and shrinks the stack
-            elif op.name == "gpu.sync":
+            d = op_def(op.name)
+            if d.effects == "barrier":
                 anything = True  # what other threads wrote becomes visible: any memory may change
-            elif op.name == "call":
+            elif d.effects == "call":
                 eff = self.call_effects(op)
                 if eff is None:
                     anything = True
                     continue
                 for i in eff.writes if write else eff.reads:
                     add(op.operands[i])
+            else:
+                for v in d.writes(op) if write else d.reads(op):
+                    add(v)
         return RootSet(frozenset(roots), anything)
 
 

@@ -87,7 +87,8 @@ from ..emit_py.inline import Effects
 from ..emit_py.outofssa import allocate
 from ..parse.c_structs import pointee_struct
 from ..ssa.ir import Block, Function, Module, Op, Value
-from ..ssa.ops import PURE, view_base
+from ..ssa.opdefs import is_pure
+from ..ssa.ops import view_base
 from ..ssa.types import ArrayType, ScalarType, Type
 from ..analysis.unread_yields import unread_undef_yields
 from .cexpr import Cast, CPrinter, F32Lit, IncDec, Member, address_of, c_if_exp, deref
@@ -929,7 +930,7 @@ class _CFunctionEmitter(_FunctionEmitter):
         if v in self.var:
             return self._var_count.get(self.var[v], 0) == 1
         op = v.defining_op
-        if op is None or op.name not in PURE or not self.plan.is_expr(v):
+        if op is None or not is_pure(op) or not self.plan.is_expr(v):
             return False
         return all(self._stable(o) for o in op.operands)
 
@@ -1023,7 +1024,7 @@ class _CFunctionEmitter(_FunctionEmitter):
             return self._alloc(op)
         if n == "copy":
             return self._copy(op)
-        if len(op.results) == 1 and op.result in self.var and op.name in PURE and not op.regions:
+        if len(op.results) == 1 and op.result in self.var and is_pure(op) and not op.regions:
             value = self.op_expr(op)
             if self._is_alias(op.result, value):
                 self.aliases[op.result] = value  # `long t0 = n;` says nothing: print `n` where it is used

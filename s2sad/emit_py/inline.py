@@ -36,8 +36,10 @@ from __future__ import annotations
 from typing import Optional
 
 from ..ssa.ir import Block, Function, Module, Op, Value
-from ..ssa.array_ops import array_reads, array_writes, is_array_op, makes_fresh_array
-from ..ssa.ops import COMPARE, PURE, view_base
+from ..analysis.effects import array_root
+from ..ssa.array_ops import array_reads, array_writes, is_array_op
+from ..ssa.opdefs import is_pure
+from ..ssa.ops import COMPARE
 
 LITERAL = "literal"
 INLINE = "inline"
@@ -58,13 +60,8 @@ class Effects:
         self._written: dict[str, tuple[int, ...]] = {}
 
     def root(self, arr: Value):
-        arr = view_base(arr)  # a view names its base's memory
-        if arr.is_block_arg and arr.owner.parent_op is None:
-            return arr  # a parameter
-        op = arr.defining_op
-        if op is not None and (op.name in ("alloc", "copy", "tape.new") or makes_fresh_array(op)):
-            return arr
-        return _UNKNOWN
+        root = array_root(arr)
+        return _UNKNOWN if root is None else root
 
     def overlap(self, a, b) -> bool:
         """Whether distinct roots ``a`` and ``b`` may share memory: two parameters, under --may-alias."""
@@ -199,7 +196,7 @@ class InlinePlan:
         return out
 
     def _foldable_kind(self, op: Op) -> bool:
-        if op.name in PURE or op.name == "load" or self.effects.is_pure_call(op):
+        if is_pure(op) or op.name == "load" or self.effects.is_pure_call(op):
             return True
         if is_array_op(op.name) and len(op.results) == 1:
             return True  # a NumPy expression: folds like arithmetic (its reads are checked)
@@ -262,7 +259,7 @@ class InlinePlan:
             return True
         if self.effects.is_pure_call(op) or op.name == "if":
             return False
-        if op.name not in PURE and op.name != "load":
+        if not is_pure(op) and op.name != "load":
             return True  # a pop, an alloc, a loop result: it gets a variable
         if depth == 0:
             return False

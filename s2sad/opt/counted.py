@@ -34,7 +34,7 @@ from ..analysis.effects import PassContext
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.gpu import launch_extent
-from ..ssa.ops import PURE
+from ..ssa.opdefs import is_pure
 from ..ssa.types import I64
 
 _MIRROR = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
@@ -85,7 +85,7 @@ def _invariant(v: Value, region: Block, loop: Op) -> bool:
         return v.owner is not region and not loop.encloses(v)
     assert op is not None
     if op.parent is region:
-        return op.name in PURE and all(_invariant(o, region, loop) for o in op.operands)
+        return is_pure(op) and all(_invariant(o, region, loop) for o in op.operands)
     return not loop.encloses(v)
 
 
@@ -108,7 +108,7 @@ def _convert(w: Op) -> bool:
     test = b_val.defining_op
     if test is None or test.parent is not cond or test.name not in _MIRROR:
         return False
-    if any(op.name not in PURE for op in cond.ops[:-1]):
+    if any(not is_pure(op) for op in cond.ops[:-1]):
         return False
     args = cond.args
     name = test.name

@@ -5,7 +5,7 @@ operands, is erased and its results replaced by the earlier op's. The earlier op
 must dominate the later one: it comes before it in the same block, or before the
 op that (transitively) owns the later one's block. Three kinds of ops qualify:
 
-* pure ops (``ops.PURE``: arithmetic, comparisons, ``select``, ``cast``,
+* pure ops (``opdefs``' ``pure``: arithmetic, comparisons, ``select``, ``cast``,
   ``math.<fn>``, ``const``, ``dim``, ``view``): same name, same operands by identity
   (in any order for commutative ops), equal attributes, same result types. Two
   views of one array at one offset are the same memory, so merging them is exact;
@@ -54,7 +54,7 @@ from collections import ChainMap
 from dataclasses import dataclass
 from typing import Any, Hashable, Optional
 
-from ..ssa import ops
+from ..ssa.opdefs import is_pure
 from ..ssa.array_ops import array_reads, is_array_op
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..analysis.effects import EffectAnalysis, PassContext, RootSet, array_root
@@ -63,7 +63,7 @@ from ..analysis.effects import EffectAnalysis, PassContext, RootSet, array_root
 _COMMUTATIVE = {"add", "mul", "eq", "ne", "and", "or", "math.min", "math.max"}
 # Python's min/max return their first operand on ties and on NaN, so swapping is exact on ints only.
 _INT_ONLY_COMMUTATIVE = {"math.min", "math.max"}
-# Pure by ops.PURE, but two of them are not the same value in any useful sense.
+# Pure by the op table, but two of them are not the same value in any useful sense.
 _NEVER = {"undef"}
 
 
@@ -158,7 +158,7 @@ class _CSE:
         """The roots ``op`` reads when it may be merged with an equal op (empty: pure); None: never."""
         if op.regions or op.name in _NEVER:
             return None
-        if op.name in ops.PURE:
+        if is_pure(op):
             return ()  # ``dim`` too: it reads the shape, which never changes
         if op.name == "load":
             return (array_root(op.operands[0]),)

@@ -64,6 +64,7 @@ import numpy as np
 
 from ..analysis.effects import PassContext
 from ..ssa import ops
+from ..ssa.opdefs import is_pure
 from ..ssa.build import add, const_value, macro_attrs
 from ..ssa.interp import _BINARY, _MATH  # the interpreter's own functions: folding must agree with it
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
@@ -305,7 +306,7 @@ class _Folder:
             return self.fold_while(op)
         if op.name == "view" and self.fold_view(op):
             return True
-        if op.name not in ops.PURE or op.name in ("const", "undef"):
+        if not is_pure(op) or op.name in ("const", "undef"):
             return False
         result: Union[Value, Number, None] = None
         values = [const_value(v) for v in op.operands]
@@ -424,7 +425,7 @@ class _Folder:
         attached = set(fn.walk())
         while self.maybe_dead:
             op = self.maybe_dead.pop()
-            if op not in attached or op.name not in ops.PURE or any(r.uses for r in op.results):
+            if op not in attached or not is_pure(op) or any(r.uses for r in op.results):
                 continue
             attached.discard(op)
             self.maybe_dead += [v.defining_op for v in op.operands if v.defining_op is not None]

@@ -58,7 +58,8 @@ from . import counted
 from ..ssa import build
 from ..ssa.attrs import loop_schedule
 from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLoc, Value
-from ..ssa.ops import PURE, view_base
+from ..ssa.opdefs import is_pure
+from ..ssa.ops import view_base
 
 LAUNCH_ATTR = "launch"  # the kernel's launch, in words, for the output's header (``launch_text``)
 
@@ -173,7 +174,7 @@ def _setup(op: Op, written: set[Value]) -> bool:
     """Work every thread may redo: pure scalar arithmetic, reads of arrays nothing writes."""
     if op.regions:
         return False
-    if op.name in PURE or op.name == "comment":
+    if is_pure(op) or op.name == "comment":
         return True
     return op.name == "load" and view_base(op.operands[0]) not in written
 

@@ -79,35 +79,13 @@ from typing import Any, Optional
 
 from ..ssa import ops as ops_mod
 from ..ssa.build import const_value
+from ..ssa.opdefs import is_pure, speculatable
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.types import BOOL
 from ..analysis.effects import EffectAnalysis, PassContext, RootSet, array_root
 
-# Ops that cannot fail, whatever their operands.
-# A view is address arithmetic: NumPy's ``x[k:]`` never raises, C's ``x + k`` never traps.
-_NEVER_FAIL = {"add", "sub", "mul", "neg", "not", "and", "or", "select", "const", "undef", "dim", "view", "field"}
-_NEVER_FAIL.update(ops_mod.COMPARE)
-
 # Sweeps of a function before giving up (one suffices in practice: inner loops go first).
 _MAX_SWEEPS = 8
-
-
-def speculatable(op: Op) -> bool:
-    """Whether ``op`` can run where the original program would not have run it, without failing."""
-    if op.name in _NEVER_FAIL:
-        return True
-    if op.name == "cast":
-        # int(nan) and int(inf) raise; everything else converts.
-        return not (op.operands[0].type.is_float and op.result.type.is_int)
-    if op.name in ("div", "floordiv", "mod", "rem"):
-        c = const_value(op.operands[1])
-        if c is None or isinstance(c, bool):
-            return False
-        if op.result.type.is_float:
-            # Python's math.fmod raises on an infinite dividend, whatever the divisor.
-            return c != 0 and op.name != "rem"
-        return c not in (0, -1)
-    return False
 
 
 # -- trip-count tests ------------------------------------------------------------------------
@@ -260,7 +238,7 @@ class _LoopHoister:
         """Hoist ``op`` if invariant; ``required`` is where a non-speculatable op must go."""
         if op.regions or op.name in ops_mod.TERMINATORS or op.name == "undef":
             return  # an undef costs nothing and reads best beside its use
-        if op.name in ops_mod.PURE:
+        if is_pure(op):
             spec = speculatable(op)
         elif op.name == "load":
             if self._may_write(op.operands[0]):
@@ -385,7 +363,7 @@ def _bookkeeping(op: Op) -> bool:
     """
     if op.name in ("dim", "const", "cast", "view"):
         return True
-    return op.name in ops_mod.PURE and all(r.type.is_int or r.type == BOOL for r in op.results)
+    return is_pure(op) and all(r.type.is_int or r.type == BOOL for r in op.results)
 
 
 def _worth_a_guard(op: Op) -> bool:
@@ -466,7 +444,7 @@ def _dissolve_guard(g: Op) -> None:
         gr.replace_all_uses_with(r)
     cond = g.operands[0].defining_op
     g.erase()
-    if cond is not None and not cond.result.uses and cond.name in ops_mod.PURE:
+    if cond is not None and not cond.result.uses and is_pure(cond):
         cond.erase()
 
 

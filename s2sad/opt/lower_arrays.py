@@ -39,7 +39,7 @@ from typing import Callable, Optional
 from ..ssa import array_ops, build
 from ..ssa.array_ops import PREFIX, shape_unit_axes
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
-from ..ssa.ops import PURE
+from ..ssa.opdefs import is_pure
 from ..ssa.types import F64, I64, ArrayType, ScalarType, Type
 
 MAX_LEAVES = 4  # operands of one fused element expression: what reads at a glance in one line
@@ -213,7 +213,7 @@ class _Lowering:
         if d.name == "dim":
             if d.operands[0].owner is not self.fn.body:
                 return False
-        elif d.name not in PURE:
+        elif not is_pure(d):
             return False
         elif not all(self._movable(o, needed) for o in d.operands):
             return False
@@ -678,7 +678,7 @@ def _reads_only(op: Op) -> bool:
     """An op that writes no memory (so a fused read may move past it)."""
     if op.regions or op.name in array_ops.ACCUMULATIONS:
         return False
-    return op.name in PURE or op.name in ("dim", "load", "comment", "const") or (
+    return is_pure(op) or op.name in ("dim", "load", "comment", "const") or (
         array_ops.is_array_op(op.name))
 
 

@@ -105,11 +105,12 @@ Whole-array ops (``arr.add``, ``arr.matmul``, ``arr.sum``, ...; value semantics,
 results) are documented in ``s2sad.ssa.array_ops``.
 
 Attributes on any op: ``loc`` is kept outside attrs (``Op.loc``).
+
+What each op is to the passes (pure, speculatable, which operands it reads and writes) is in
+one table, ``s2sad.ssa.opdefs``.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from .gpu import BUILTINS as GPU_BUILTINS
 from .ir import Value
@@ -132,51 +133,6 @@ MATH_FNS: dict[str, int] = {
 
 TERMINATORS = ("yield", "condition", "return")
 CONTROL_FLOW = ("for", "if", "while")
-
-# Ops without side effects whose result depends only on their operands. ``view`` is one:
-# it reads and writes no memory, and two views of the same array at the same offset are
-# the same view, so passes may merge, hoist and drop it like arithmetic. What it aliases
-# is the business of the memory analyses, which follow it to its base (``view_base``).
-PURE = set(BINARY_ARITH + COMPARE + BOOL_OPS) | {
-    "const", "neg", "not", "select", "cast", "undef", "dim", "view", "field",
-} | {f"math.{fn}" for fn in MATH_FNS} | set(GPU_BUILTINS)
-
-
-@dataclass(frozen=True)
-class OpInfo:
-    """What the verifier and parser know of an op name."""
-
-    name: str
-    pure: bool
-    terminator: bool = False
-    regions: int = 0
-
-
-def op_info(name: str) -> OpInfo:
-    if name in PURE:
-        return OpInfo(name, pure=True)
-    if name in TERMINATORS:
-        return OpInfo(name, pure=False, terminator=True)
-    if name in ("for", "while"):
-        return OpInfo(name, pure=False, regions=1 if name == "for" else 2)
-    if name == "if":
-        return OpInfo(name, pure=False, regions=2)
-    if name in ("load", "store", "alloc", "copy", "call", "tape.push", "tape.pop", "tape.new", "comment",
-                "gpu.sync"):
-        return OpInfo(name, pure=False)
-    from .array_ops import is_array_op  # array_ops builds on this module's names
-
-    if is_array_op(name):
-        return OpInfo(name, pure=False)  # reads memory: not movable past a store
-    raise KeyError(name)
-
-
-def is_known(name: str) -> bool:
-    try:
-        op_info(name)
-    except KeyError:
-        return False
-    return True
 
 
 def result_type(name: str, operand_types: list[Type]) -> Type:

@@ -4,7 +4,7 @@
 found, each naming the function, the op (as the printer writes its line) and
 what is wrong. Checked:
 
-* every op name is known (``ops.is_known``) and has the region count its kind needs;
+* every op name is known (``opdefs.is_known``) and has the region count its kind needs;
 * structured dominance: an operand is visible iff it is defined earlier in the
   same block, or is a block argument of that block, or is visible at the op
   that (transitively) owns the block. Values of sibling regions, of later ops,
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from . import array_ops, ops
+from . import array_ops, opdefs, ops
 from .gpu import AXES as GPU_AXES
 from .gpu import BUILTINS as GPU_BUILTINS
 from .ir import Block, Function, Module, Op, Value
@@ -179,7 +179,7 @@ class _Verifier:
         for op in block.ops:
             if op.parent is not block:
                 self.error(op, "op.parent is not the block that holds it")
-            if not ops.is_known(op.name):
+            if not opdefs.is_known(op.name):
                 self.error(op, f"unknown op '{op.name}'")
             for i, v in enumerate(op.operands):
                 if not isinstance(v, Value):
@@ -318,9 +318,9 @@ class _Verifier:
 
     def _check_op(self, op: Op) -> None:
         name = op.name
-        if not ops.is_known(name) or not all(isinstance(v, Value) for v in op.operands):
+        if not opdefs.is_known(name) or not all(isinstance(v, Value) for v in op.operands):
             return  # already reported by the scope walk; typing it would only add noise
-        want = ops.op_info(name).regions
+        want = opdefs.op_def(name).regions
         if len(op.regions) != want:
             self.error(op, f"'{name}' has {len(op.regions)} region(s), needs {want}")
             return

@@ -1,0 +1,146 @@
+"""The one table of what each op is: the facts the verifier, interpreter, passes and AD ask.
+
+``ops`` and ``array_ops`` say what the ops mean (their text forms, operands and results);
+this module holds, per op name, the answers other code used to give itself by testing names:
+
+* ``pure``: no effect, and the result depends on the operands alone, so passes may merge,
+  move and drop it (``view`` is one: address arithmetic, it reads and writes no memory);
+* ``never_fails``: it may run where the program would not have run it (hoisted out of a
+  branch or a loop that runs zero times) whatever its operands; ``speculatable`` adds the
+  ops that cannot fail for the operands they have (a division by a non-zero constant);
+* ``reads`` / ``writes``: the array operands whose memory it reads or writes (``effects``
+  says when that is not the whole story: a call does what its callee does, and a barrier
+  makes what other threads wrote visible, so any memory may change);
+* ``fresh``: its array result is new memory, a root of its own for the memory analyses;
+* ``terminator`` and ``regions``: the shape the verifier checks.
+
+Whole-array (``arr.``) ops are in the table like any other: ``array_ops`` says which
+operands each reads and writes, and this module, which sits above both, puts them here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from . import array_ops
+from .build import const_value
+from .gpu import BUILTINS as GPU_BUILTINS
+from .gpu import SYNC
+from .ir import Op, Value
+from .ops import BINARY_ARITH, BOOL_OPS, COMPARE, MATH_FNS, TERMINATORS
+
+Operands = Callable[[Op], list[Value]]
+
+
+def _nothing(op: Op) -> list[Value]:
+    return []
+
+
+def _first(op: Op) -> list[Value]:
+    return [op.operands[0]]
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """What one op name is (see the module docstring)."""
+
+    name: str
+    pure: bool = False
+    never_fails: bool = False
+    reads: Operands = _nothing
+    writes: Operands = _nothing
+    effects: str = "memory"  # "memory": reads/writes say all; "call": the callee's; "barrier": any
+    fresh: bool = False
+    terminator: bool = False
+    regions: int = 0
+
+
+def _array_fresh(op: Op) -> bool:
+    return bool(op.results) and op.result.type.is_array
+
+
+_PURE_NAMES = set(BINARY_ARITH + COMPARE + BOOL_OPS) | {
+    "const", "neg", "not", "select", "cast", "undef", "dim", "view", "field",
+} | {f"math.{fn}" for fn in MATH_FNS} | set(GPU_BUILTINS)
+
+# Pure ops that cannot fail, whatever their operands. A view is address arithmetic: NumPy's
+# ``x[k:]`` never raises, C's ``x + k`` never traps.
+_NEVER_FAIL = {"add", "sub", "mul", "neg", "not", "and", "or", "select", "const", "undef", "dim", "view",
+               "field", *COMPARE}
+
+
+def _table() -> dict[str, OpDef]:
+    table: dict[str, OpDef] = {}
+
+    def add(d: OpDef) -> None:
+        table[d.name] = d
+
+    for name in sorted(_PURE_NAMES):
+        add(OpDef(name, pure=True, never_fails=name in _NEVER_FAIL))
+    for name in TERMINATORS:
+        add(OpDef(name, terminator=True))
+    add(OpDef("for", regions=1))
+    add(OpDef("while", regions=2))
+    add(OpDef("if", regions=2))
+    add(OpDef("load", reads=_first))
+    add(OpDef("store", writes=_first))
+    add(OpDef("alloc", fresh=True))
+    add(OpDef("copy", reads=_first, fresh=True))
+    add(OpDef("call", effects="call"))
+    add(OpDef("tape.new", fresh=True))
+    add(OpDef("tape.push", writes=_first))
+    add(OpDef("tape.pop", reads=_first, writes=_first))  # reads the top and shrinks the stack
+    add(OpDef("comment"))
+    add(OpDef(SYNC, effects="barrier"))
+    for name in sorted(array_ops.NAMES):
+        add(OpDef(name, reads=array_ops.array_reads, writes=array_ops.array_writes,
+                  fresh=name not in array_ops.ACCUMULATIONS))
+    return table
+
+
+OPS: dict[str, OpDef] = _table()
+
+
+def op_def(name: str) -> OpDef:
+    """The facts of the op called ``name`` (KeyError when there is none)."""
+    return OPS[name]
+
+
+def is_known(name: str) -> bool:
+    return name in OPS
+
+
+def is_pure(op: Op) -> bool:
+    d = OPS.get(op.name)
+    return d is not None and d.pure
+
+
+def makes_fresh(op: Optional[Op]) -> bool:
+    """Whether ``op``'s array result is new memory (``alloc``, ``copy``, a whole-array value)."""
+    if op is None:
+        return False
+    d = OPS.get(op.name)
+    return d is not None and d.fresh and _array_fresh(op)
+
+
+def speculatable(op: Op) -> bool:
+    """Whether ``op`` can run where the original program would not have run it, without failing."""
+    d = OPS.get(op.name)
+    if d is not None and d.never_fails:
+        return True
+    if op.name == "cast":
+        # int(nan) and int(inf) raise; everything else converts.
+        return not (op.operands[0].type.is_float and op.result.type.is_int)
+    if op.name in ("div", "floordiv", "mod", "rem"):
+        c = const_value(op.operands[1])
+        if c is None or isinstance(c, bool):
+            return False
+        if op.result.type.is_float:
+            # Python's math.fmod raises on an infinite dividend, whatever the divisor.
+            return c != 0 and op.name != "rem"
+        return c not in (0, -1)
+    return False
+
+
+__all__ = ["OPS", "OpDef", "is_known", "is_pure", "makes_fresh", "op_def", "speculatable"]
