@@ -170,6 +170,27 @@ def f(x, y, a, b, n):
 """, ["x", "y", "a", "b"], lang="py",
         py_params=[("double *", "x"), ("double *", "y"), ("double", "a"), ("double", "b"), ("long", "n")],
         shapes={}),
+    # Fuzz seed 9700082, shrunk: a recomputed iteration copies both array arguments of w0
+    # in one branch, for the reverse sweep after it. Only the first copy's variable was set to
+    # NULL before the branch; the second, declared outside the loop, kept the pointer freed in
+    # the last iteration, and an iteration taking the other branch freed it again (a double
+    # free). Every buffer that leaves the branch now starts as NULL.
+    "two_copies_leave_one_branch": Case(
+        """def w0(out: "f64[n]", z: "f64[n]", n: int) -> None:
+    for i in range(n):
+        out[i] = 0.5 * z[i]
+
+
+def f(x: "f64[n]", y: "f64[n]", a: float, n: int) -> float:
+    # s2sad: checkpoint recompute
+    for k in range(n):
+        if (k % 2) == 0:
+            w0(y, x, n)
+        else:
+            x[k] = x[k] * y[k]
+    return y[0] * x[1]
+""", ["x", "y"], lang="py", sanitize=True, ints={"n": N},
+        py_params=[("double *", "x"), ("double *", "y"), ("double", "a"), ("long", "n")], shapes={}),
     # Fuzz seed 9600514, shrunk: C prints a < a as false, so the replay of a checkpointed
     # iteration came out empty, and with it the read of the state saved for it: the saved
     # state, a small array on the stack, was written and never read (-Wunused-but-set-variable

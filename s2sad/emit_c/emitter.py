@@ -418,7 +418,7 @@ class _CFunctionEmitter(_FunctionEmitter):
             self._var_count[name] = self._var_count.get(name, 0) + 1
         self.heap: dict[Op, str] = {}  # alloc/copy/tape.new -> the variable to free
         self.home: dict[Op, Block] = {}  # ... -> the block at whose end it is freed (buffer_home)
-        self.null_first: dict[Op, str] = {}  # structured op -> a buffer variable to set to NULL before it
+        self.null_first: dict[Op, list[str]] = {}  # structured op -> buffer variables to set to NULL before it
         self.stack: set[str] = set()
         self.skip: set[Op] = set()  # ops folded into a call (accumulation through a pointer)
         self.fused: dict[Value, Expr] = {}  # call result -> where the callee accumulates it
@@ -997,8 +997,8 @@ class _CFunctionEmitter(_FunctionEmitter):
             return []
         if op.regions:
             stmts = self._gen_op(op)
-            var = self.null_first.pop(op, None)  # set while its regions were printed
-            return stmts if var is None else [Assign([Name(var)], Lit("NULL"))] + stmts
+            names = self.null_first.pop(op, [])  # set while its regions were printed
+            return [Assign([Name(var)], Lit("NULL")) for var in names] + stmts
         return self._gen_op(op)
 
     def _gen_op(self, op: Op) -> list[Stmt]:
@@ -1084,7 +1084,12 @@ class _CFunctionEmitter(_FunctionEmitter):
             # ``var`` holds it where it arrives (``name`` when out-of-SSA merged the two, else
             # the variable the yields copy it to): that one is freed, and set to NULL first.
             name = var or name
-            self.null_first.setdefault(crossed[-1], name)
+            # Every such buffer of the op: two copies made in one branch (a call's two array
+            # arguments) leave it together (fuzz seed 9700082: the second kept last
+            # iteration's freed pointer, freed again).
+            names = self.null_first.setdefault(crossed[-1], [])
+            if name not in names:
+                names.append(name)
             if any(x.name in ("for", "while") for x in crossed):
                 out.append(ExprStmt(Call(Name("free"), (Name(name),))))
         for other, held in list(self.heap.items()):
