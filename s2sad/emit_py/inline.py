@@ -37,8 +37,8 @@ from typing import Optional
 
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..analysis.effects import array_root
-from ..ssa.array_ops import array_reads, array_writes, is_array_op
-from ..ssa.opdefs import is_pure
+from ..ssa.array_ops import is_array_op
+from ..ssa.opdefs import is_pure, op_def
 from ..ssa.ops import COMPARE
 
 LITERAL = "literal"
@@ -83,16 +83,13 @@ class Effects:
 
     def writes(self, op: Op) -> list:
         """Roots ``op`` itself writes (not counting nested ops)."""
-        if op.name == "store":
-            return [self.root(op.operands[0])]
-        if op.name == "tape.push":
-            return [self.root(op.operands[0])]
-        if is_array_op(op.name):
-            return [self.root(a) for a in array_writes(op)]
         if op.name == "call":
             written = self.written_params(op.attrs["callee"])
             return [self.root(a) for i, a in enumerate(op.operands) if i in written and a.type.is_array]
-        return []
+        d = op_def(op.name)
+        if d.effects == "barrier":  # what other threads wrote becomes visible: any memory may change
+            return [_UNKNOWN]
+        return [self.root(a) for a in d.writes(op)]
 
     def writes_deep(self, op: Op) -> list:
         out: list = []
@@ -101,13 +98,9 @@ class Effects:
         return out
 
     def reads(self, op: Op) -> list:
-        if op.name == "load":
-            return [self.root(op.operands[0])]
-        if is_array_op(op.name):
-            return [self.root(a) for a in array_reads(op)]
         if op.name == "call":
             return [self.root(a) for a in op.operands if a.type.is_array]
-        return []
+        return [self.root(a) for a in op_def(op.name).reads(op)]
 
     def is_pure_call(self, op: Op) -> bool:
         return (
