@@ -55,6 +55,7 @@ from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.array_ops import PREFIX as ARR, is_array_op, makes_fresh_array
 from ..ssa.gpu import SYNC
 from ..ssa.opdefs import is_pure
+from ..ssa.structured import add_carried, add_if_result, drop_carried
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from ..analysis.accumulation import shared_update
 from .activity import Activity, analyze_activity
@@ -400,16 +401,10 @@ class GradientTransform:
         cond, body = w.regions
         b = Builder(w.parent, w.loc).before_op(w)
         zero = build.const(b, 0, I64)
-        w._add_operand(zero)
         n_iter = free_variant("n_iter", self.user_names)
-        cond.add_arg(I64, n_iter)
-        k = body.add_arg(I64, n_iter)
         yb = Builder(body, w.loc).before_op(body.terminator)
-        k1 = build.add(yb, k, build.const(yb, 1, I64), hint=n_iter)
-        body.terminator._add_operand(k1)
-        count = Value(I64, n_iter, w, len(w.results))
-        w.results.append(count)
-        self.while_counts[w] = count
+        self.while_counts[w] = add_carried(w, zero, lambda k: build.add(yb, k, build.const(yb, 1, I64), hint=n_iter),
+                                           n_iter)
 
     # ----------------------------------------------------------- availability
     def _is_readonly_load(self, op: Op) -> bool:
@@ -620,26 +615,18 @@ class GradientTransform:
         if not cv.name_hint:
             cv.name_hint = _describe(cv)  # it becomes a variable the reverse sweep reads
         init = Builder(loop.parent, loop.loc).before_op(loop).op1("undef", [], cv.type)
-        loop._add_operand(init)
-        self.fwd_block[body].add_arg(cv.type, cv.name_hint)
-        self.fwd_block[body].terminator._add_operand(cv)
-        res = Value(cv.type, cv.name_hint, loop, len(loop.results))
-        loop.results.append(res)
-        return res
+        return add_carried(loop, init, lambda _: cv, cv.name_hint)
 
     def _escape_if(self, cv: Value, region: Block) -> Value:
         """Make ``cv`` (defined in one region of an ``if``) a new result of the cloned ``if``."""
         if_op = self.fwd_op[region.parent_op]
-        for r in if_op.regions:
-            y = r.terminator
+
+        def yielded(r: Block) -> Value:  # cv where it is made, undefined in the other region
             if r is self.fwd_block[region]:
-                y._add_operand(cv)
-            else:
-                ub = Builder(r, if_op.loc).before_op(y)
-                y._add_operand(ub.op1("undef", [], cv.type))
-        res = Value(cv.type, cv.name_hint, if_op, len(if_op.results))
-        if_op.results.append(res)
-        return res
+                return cv
+            return Builder(r, if_op.loc).before_op(r.terminator).op1("undef", [], cv.type)
+
+        return add_if_result(if_op, yielded, cv.type, cv.name_hint)
 
     def _tape(self, m: _Rev, cv: Value, block: Block) -> Value:
         """Store ``cv`` every iteration of the forward loop body; read it back in the reverse body.
@@ -1316,25 +1303,8 @@ def _prune_passthrough(loop: Op) -> list[Optional[Value]]:
     for orig in range(len(finals)):
         arg = body.args[1 + k]
         if body.terminator.operands[k] is arg and len(arg.uses) == 1:
-            _remove_slot(loop, k)
+            drop_carried(loop, k)
             finals[orig] = None
         else:
             k += 1
     return finals
-
-
-def _remove_slot(loop: Op, k: int) -> None:
-    body = loop.regions[0]
-    y = body.terminator
-    ops = list(y.operands)
-    del ops[k]
-    y.set_operands(ops)
-    body.args.pop(1 + k)
-    for i, a in enumerate(body.args):
-        a.index = i
-    inits = list(loop.operands)
-    del inits[3 + k]
-    loop.set_operands(inits)
-    loop.results.pop(k)
-    for i, r in enumerate(loop.results):
-        r.index = i

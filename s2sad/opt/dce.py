@@ -28,6 +28,7 @@ from ..ssa.gpu import SYNC
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.array_ops import ACCUMULATIONS, makes_fresh_array
 from ..ssa.ops import view_base
+from ..ssa.structured import drop_carried
 
 
 
@@ -187,30 +188,8 @@ def _remove_dead_slots(op: Op, lv: _Liveness) -> None:
     k = len(op.results) - 1
     while k >= 0:
         if not _is_slot_live(op, k, lv):
-            _drop_slot(op, k)
+            drop_carried(op, k)
         k -= 1
-
-
-def _drop_slot(op: Op, k: int) -> None:
-    first_init = {"for": 3, "while": 0}.get(op.name)
-    for region in op.regions:
-        term = region.terminator
-        if term.name == "yield":
-            ops = list(term.operands)
-            del ops[k]
-            term.set_operands(ops)
-    if first_init is not None:
-        inits = list(op.operands)
-        del inits[first_init + k]
-        op.set_operands(inits)
-        arg_offset = 1 if op.name == "for" else 0
-        for region in op.regions:
-            region.args.pop(arg_offset + k)
-            for i, a in enumerate(region.args):
-                a.index = i
-    op.results.pop(k)
-    for i, r in enumerate(op.results):
-        r.index = i
 
 
 def _tidy_comments(block: Block) -> None:

@@ -1,0 +1,69 @@
+"""Edits of structured control flow: a value that a ``for``, ``while`` or ``if`` carries, added
+or dropped.
+
+A ``for`` carries values from its operands after ``lb, ub, step`` through its body's block
+arguments (after the induction variable) and yields to its results; a ``while`` from its
+operands through the block arguments of both regions; an ``if`` only yields them, one per
+region, to its results. Each edit below keeps those four places (operand, block arguments,
+yields, result) in step, so that no pass has to know the layout.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from .ir import Block, Op, Value
+from .types import Type
+
+_FIRST_INIT = {"for": 3, "while": 0}  # where the carried operands start
+_FIRST_ARG = {"for": 1, "while": 0}  # where the carried block arguments start
+
+
+def drop_carried(op: Op, k: int) -> None:
+    """Stop ``op`` (for, while or if) carrying its ``k``-th value; its result must be unused,
+    and so must the block arguments that received it."""
+    for region in op.regions:
+        term = region.terminator
+        if term.name == "yield":
+            values = list(term.operands)
+            del values[k]
+            term.set_operands(values)
+    if op.name in _FIRST_INIT:
+        inits = list(op.operands)
+        del inits[_FIRST_INIT[op.name] + k]
+        op.set_operands(inits)
+        for region in op.regions:
+            region.args.pop(_FIRST_ARG[op.name] + k)
+            for i, a in enumerate(region.args):
+                a.index = i
+    op.results.pop(k)
+    for i, r in enumerate(op.results):
+        r.index = i
+
+
+def _new_result(op: Op, type: Type, hint: str) -> Value:
+    result = Value(type, hint, op, len(op.results))
+    op.results.append(result)
+    return result
+
+
+def add_carried(loop: Op, init: Value, next_value: Callable[[Value], Value], hint: str = "") -> Value:
+    """Carry one more value through ``loop`` (a for or a while) and return the loop's result for
+    it. It enters as ``init``; every region gets a block argument for it, and ``next_value``,
+    given the body's, returns what the body yields for the next iteration (built before the
+    body's yield)."""
+    loop._add_operand(init)
+    args = [region.add_arg(init.type, hint) for region in loop.regions]
+    body = loop.regions[-1]
+    body.terminator._add_operand(next_value(args[-1]))
+    return _new_result(loop, init.type, hint)
+
+
+def add_if_result(if_op: Op, yielded: Callable[[Block], Value], type: Type, hint: str = "") -> Value:
+    """A new result of ``if_op``: ``yielded`` gives each region's value (built before its yield)."""
+    for region in if_op.regions:
+        region.terminator._add_operand(yielded(region))
+    return _new_result(if_op, type, hint)
+
+
+__all__ = ["add_carried", "add_if_result", "drop_carried"]
