@@ -284,14 +284,20 @@ def _covers(atoms: set, owner: list[list[tuple]]) -> bool:
 
 def private_accumulations(loop: Op) -> set[Op]:
     """The accumulation stores in ``loop`` that no other iteration can meet: every access to
-    that array in the loop is ``iteration_owned``."""
+    that array in the loop is ``iteration_owned``, and no call in the loop is passed it. A call
+    adds where its callee's indices say, unseen here: ``d_x[i] += g`` next to
+    ``grad_r0_atomic(x, d_x, ...)``, which adds to ``d_x[2]`` from every iteration, is a race
+    unless it is atomic too (fuzz seed 9800047), as in ``classify``."""
     by_root: dict[Value, list[Op]] = {}
+    passed: set[Value] = set()
     for op in loop.walk():
         if op.name in ("load", "store"):
             by_root.setdefault(view_base(op.operands[0]), []).append(op)
+        elif op.name == "call":
+            passed.update(view_base(a) for a in op.operands if a.type.is_array)
     out: set[Op] = set()
-    for ops in by_root.values():
-        if iteration_owned(ops, loop):
+    for root, ops in by_root.items():
+        if root not in passed and iteration_owned(ops, loop):
             out.update(op for op in ops if op.name == "store" and accumulation(op) is not None)
     return out
 
