@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..diagnostics import Diagnostic, DiagnosticError
 from typing import Optional
 
+from ..ssa.callgraph import callees, callers_first, reachable
 from ..ssa.ir import Function, Module, Op
 from .activity import analyze_activity
 from ..ssa.attrs import Schedule
@@ -20,22 +21,6 @@ from .report import MemoryReport
 from ..analysis.effects import known_root, snapshot_args
 from .naming import gradient_names
 from .reverse import GradientTransform, GradSignature, grad_name
-
-
-def _callees_in_order(module: Module, root: Function) -> list[Function]:
-    """``root`` and every function it reaches, callers before callees."""
-    post: list[Function] = []
-    seen: set[str] = set()
-
-    def visit(fn: Function) -> None:
-        seen.add(fn.name)
-        for op in fn.walk():
-            if op.name == "call" and op.attrs["callee"] not in seen:
-                visit(module.functions[op.attrs["callee"]])
-        post.append(fn)
-
-    visit(root)
-    return list(reversed(post))
 
 
 def _active_call_args(module: Module, fn: Function, wrt: set[int]) -> dict[str, set[int]]:
@@ -130,7 +115,7 @@ def differentiate(
     """The output module for ``grad_<func>`` with respect to the parameters at ``wrt``."""
     root = module.functions[func]
     _check_root_name(module, root)
-    order = _callees_in_order(module, root)
+    order = callers_first(module, root.name)
     wrts: dict[str, set[int]] = {func: set(wrt)}
     problems: list[Diagnostic] = []
     for fn in order:
@@ -187,16 +172,4 @@ def _minimal_caching(module: Module, fn: Function, wrt: set[int], signatures, ma
 
 def _called_from(name: str, grads, module: Module) -> bool:
     """Whether a primal function is still called by some forward sweep (or by a primal it keeps)."""
-    pending = [g for g in grads]
-    seen: set[str] = set()
-    while pending:
-        fn = pending.pop()
-        for op in fn.walk():
-            if op.name == "call":
-                callee = op.attrs["callee"]
-                if callee == name:
-                    return True
-                if callee in module.functions and callee not in seen:
-                    seen.add(callee)
-                    pending.append(module.functions[callee])
-    return False
+    return name in reachable(module, set().union(*(callees(g) for g in grads)))

@@ -86,6 +86,7 @@ from ..emit_py.expr import (
 from ..emit_py.inline import Effects
 from ..emit_py.outofssa import allocate
 from ..parse.c_structs import pointee_struct
+from ..ssa.callgraph import reachable
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.opdefs import is_pure
 from ..ssa.ops import view_base
@@ -279,7 +280,7 @@ def emit_c(module: Module, header: str, entry: str, emitter: Optional[type] = No
         raise error(f"no function '{entry}' to emit")
     ctx = _ModuleContext(module, entry)
     make = emitter or _CFunctionEmitter
-    called = _called_from(module, entry)
+    called = reachable(module, [entry])
     if any(has_array_ops(module.functions[n]) for n in called):
         # C has no array values: whole-array ops become element loops (the entry may gain
         # size parameters for the shape symbols of its annotations).
@@ -339,19 +340,6 @@ def _c_number(value, t: Type) -> str:
     if t.is_float:
         return repr(float(value)) + ("f" if t.name == "f32" else "")
     return str(int(value))
-
-
-def _called_from(module: Module, entry: str) -> set[str]:
-    """``entry`` and the functions it calls, transitively (the others are not emitted)."""
-    seen = {entry}
-    pending = [entry]
-    while pending:
-        for op in module.functions[pending.pop()].walk():
-            callee = op.attrs.get("callee") if op.name == "call" else None
-            if callee in module.functions and callee not in seen:
-                seen.add(callee)
-                pending.append(callee)
-    return seen
 
 
 def _strip_comments(text: str) -> str:

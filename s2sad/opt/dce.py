@@ -25,6 +25,7 @@ Pre: verified IR. Post: verified IR with the same effects.
 from __future__ import annotations
 
 from ..ssa.gpu import SYNC
+from ..ssa.callgraph import reachable
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.array_ops import ACCUMULATIONS, makes_fresh_array
 from ..ssa.ops import view_base
@@ -233,14 +234,7 @@ def dce_module(module: Module) -> None:
 
 def remove_unreachable_functions(module: Module, roots: list[str]) -> None:
     """Keep only the functions reachable by calls from ``roots``."""
-    keep: set[str] = set()
-    pending = list(roots)
-    while pending:
-        name = pending.pop()
-        if name in keep or name not in module.functions:
-            continue
-        keep.add(name)
-        pending += [op.attrs["callee"] for op in module.functions[name].walk() if op.name == "call"]
+    keep = reachable(module, roots)
     for name in list(module.functions):
         if name not in keep:
             del module.functions[name]

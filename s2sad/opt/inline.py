@@ -46,7 +46,7 @@ from __future__ import annotations
 from ..analysis.effects import PassContext
 from ..ssa.ir import Builder, Function, Module, Op, Value
 from ..ssa.clone import clone_op
-from ..ssa.callgraph import module_callees_first
+from ..ssa.callgraph import callees, module_callees_first, reachable
 
 # Ops (recursively, without terminators and comments) a callee may have to be inlined.
 MAX_INLINE_OPS = 40
@@ -64,27 +64,6 @@ def contains_loop(fn: Function) -> bool:
 def should_inline(callee: Function) -> bool:
     """The size heuristic of the module docstring (recursion is checked by the caller)."""
     return not contains_loop(callee) and op_count(callee) <= MAX_INLINE_OPS
-
-
-def _calls(fn: Function) -> set[str]:
-    return {op.attrs["callee"] for op in fn.walk() if op.name == "call"}
-
-
-def _reaches(module: Module, start: str, target: str) -> bool:
-    """Whether ``start`` calls ``target``, directly or through other functions."""
-    seen: set[str] = set()
-    pending = [start]
-    while pending:
-        name = pending.pop()
-        fn = module.functions.get(name)
-        if fn is None or name in seen:
-            continue
-        seen.add(name)
-        callees = _calls(fn)
-        if target in callees:
-            return True
-        pending += callees
-    return False
 
 
 def inline_call(call: Op, callee: Function) -> None:
@@ -128,7 +107,7 @@ def inline_function(fn: Function, module: Module) -> None:
         callee = module.functions.get(op.attrs["callee"])
         if callee is None or callee is fn or not should_inline(callee):
             continue
-        if _reaches(module, callee.name, callee.name):
+        if callee.name in reachable(module, callees(callee)):
             continue  # recursive
         inline_call(op, callee)
 

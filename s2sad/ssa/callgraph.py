@@ -11,9 +11,9 @@ report at that call: no order puts every callee first there. The passes
 
 from __future__ import annotations
 
-from typing import Callable, Hashable, Iterable, Optional, TypeVar
+from typing import Callable, Hashable, Iterable, Iterator, Optional, TypeVar
 
-from .ir import Function, Module
+from .ir import Function, Module, Op
 
 Call = TypeVar("Call", bound=Hashable)
 
@@ -56,15 +56,44 @@ def callees_first(root: str, calls_of: Callable[[str], Iterable[tuple[str, Call]
     return walk.order, walk.back_edges
 
 
-def module_callees_first(module: Module) -> list[Function]:
-    """The module's functions, every callee before its callers (a cycle is cut where it closes)."""
-    def calls_of(name: str):
+def _module_calls(module: Module) -> Callable[[str], Iterator[tuple[str, Op]]]:
+    def calls_of(name: str) -> Iterator[tuple[str, Op]]:
         for op in module.functions[name].walk():
             if op.name == "call" and op.attrs.get("callee", "") in module.functions:
                 yield op.attrs["callee"], op
 
-    walk = _Walk(calls_of, None)
+    return calls_of
+
+
+def module_callees_first(module: Module) -> list[Function]:
+    """The module's functions, every callee before its callers (a cycle is cut where it closes)."""
+    walk = _Walk(_module_calls(module), None)
     for name in list(module.functions):
         if name not in walk.state:
             walk.visit(name)
     return [module.functions[name] for name in walk.order]
+
+
+def callers_first(module: Module, root: str) -> list[Function]:
+    """``root`` and every function of the module it reaches, each caller before its callees."""
+    walk = _Walk(_module_calls(module), None)
+    walk.visit(root)
+    return [module.functions[name] for name in reversed(walk.order)]
+
+
+def callees(fn: Function) -> set[str]:
+    """The names ``fn`` calls (in any of its regions)."""
+    return {op.attrs["callee"] for op in fn.walk() if op.name == "call"}
+
+
+def reachable(module: Module, roots: Iterable[str]) -> set[str]:
+    """The functions of the module that calls reach from ``roots``, those of ``roots`` in it
+    included."""
+    seen: set[str] = set()
+    pending = [name for name in roots if name in module.functions]
+    while pending:
+        name = pending.pop()
+        if name not in seen:
+            seen.add(name)
+            pending += [c for c in callees(module.functions[name]) if c in module.functions]
+    return seen
