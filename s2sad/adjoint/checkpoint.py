@@ -49,7 +49,7 @@ from ..ssa.attrs import STORE_ALL, Schedule, loop_schedule
 from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLoc, Value
 from ..ssa.clone import clone_ops
 from ..ssa.types import BOOL, I64, ArrayType, Type
-from ..analysis.effects import known_root
+from ..analysis.effects import known_root, written_arrays
 from .report import elem_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -143,10 +143,9 @@ class CheckpointedLoop:
         self.body: Block = loop.regions[1] if self.is_while else loop.regions[0]
         self.step = 1 if self.is_while else build.const_int(loop.operands[2])
         self.carried = list(self.body.args) if self.is_while else list(self.body.args[1:])
-        from .reverse import _written_arrays  # the reverse transform's own notion of "writes"
 
         roots: dict[Value, None] = {}
-        for a in _written_arrays(gt.module, loop):
+        for a in written_arrays(gt.module, loop):
             r = known_root(a)
             if _top_level(gt.fn, r):
                 roots.setdefault(r, None)

@@ -63,8 +63,8 @@ from ..ssa.attrs import Schedule
 from .checkpoint import CheckpointedLoop, plan
 from .mincut import INF, CachePlan, plan_cache
 from .report import CheckpointEntry, MemoryReport, TapeEntry, elem_bytes
-from ..analysis.effects import (known_root, may_be_written, snapshot_args, source_written_params, written_params,
-                      written_roots)
+from ..analysis.effects import (known_root, may_be_written, snapshot_args, source_written_params, written_arrays,
+                                written_operands, written_params, written_roots)
 from . import array_rules  # noqa: F401  (registers the rules of the arr. ops)
 from .rules import MissingRule, adjoint_contributions
 from .trip_bounds import trip_bound
@@ -598,7 +598,7 @@ class GradientTransform:
         op = primal.defining_op
         if any(loop.encloses(o) for o in op.operands):
             return False
-        written = {known_root(w) for w in _written_arrays(self.module, loop)}
+        written = {known_root(w) for w in written_arrays(self.module, loop)}
         written = may_be_written(self.fn, written, self.may_alias)
         if op.name == "load":
             return known_root(op.operands[0]) not in written
@@ -1244,42 +1244,14 @@ def _top_level_index(fn: Function, op: Op) -> int:
     return fn.body.ops.index(op)
 
 
-def _written_arrays(module: Module, top: Op) -> list[Value]:
-    """The arrays that ``top`` (an op and its regions) may store into, directly or through calls."""
-    out = []
-    for op in top.walk():
-        if op.name == "store":
-            out.append(op.operands[0])
-        elif op.name == "call":
-            callee = module.functions[op.attrs["callee"]]
-            out += [op.operands[i] for i in written_params(module, callee)]
-    return out
-
-
 def _writes_in(module: Module, top: Op, root: Value) -> int:
     """How many ops in ``top`` (a top-level op and its regions) may write ``root``."""
-    count = 0
-    for op in top.walk():
-        if op.name == "store" and known_root(op.operands[0]) is root:
-            count += 1
-        elif op.name == "call":
-            callee = module.functions[op.attrs["callee"]]
-            count += sum(1 for i in written_params(module, callee) if known_root(op.operands[i]) is root)
-    return count
+    return sum(1 for op in top.walk() for a in written_operands(module, op) if known_root(a) is root)
 
 
 def _last_top_level_writes(module: Module, fn: Function) -> dict[Value, int]:
     """For each array root ``fn`` writes, the position of the last top-level op writing it."""
-    last: dict[Value, int] = {}
-    for k, top in enumerate(fn.body.ops):
-        for op in top.walk():
-            if op.name == "store":
-                last[known_root(op.operands[0])] = k
-            elif op.name == "call":
-                callee = module.functions[op.attrs["callee"]]
-                for i in written_params(module, callee):
-                    last[known_root(op.operands[i])] = k
-    return last
+    return {known_root(a): k for k, top in enumerate(fn.body.ops) for a in written_arrays(module, top)}
 
 
 def yields_by_arg(body: Block, first: int, yields: list[Value]) -> list[Value]:

@@ -234,17 +234,28 @@ def known_root(v: Value) -> Value:
     )
 
 
+def written_operands(module: Module, op: Op, memo: dict[str, set[int]] | None = None) -> list[Value]:
+    """The array operands ``op`` itself (not the ops in its regions) may write: what the op
+    table says, and for a call what its callee writes (``written_params``)."""
+    if op.name == "call":
+        callee = module.functions[op.attrs["callee"]]
+        return [op.operands[i] for i in sorted(written_params(module, callee, memo))]
+    return op_def(op.name).writes(op)
+
+
+def written_arrays(module: Module, top: Op) -> list[Value]:
+    """The arrays ``top`` (an op and its regions) may write, directly or through calls."""
+    return [a for op in top.walk() for a in written_operands(module, op)]
+
+
 def _written_roots_in(fn: Function, module: Module, memo: dict[str, set[int]]) -> set[Value]:
     roots: set[Value] = set()
     for op in fn.walk():
-        if op.name == "store":
-            roots.add(_writable_root(op.operands[0], op, module))
-        elif op.name in ACCUMULATIONS:  # an adjoint's d_x += ... (grad_g called by grad_f)
-            roots.add(known_root(op.operands[0]))
-        elif op.name == "call":
-            callee = module.functions[op.attrs["callee"]]
-            for i in written_params(module, callee, memo):
-                roots.add(_writable_root(op.operands[i], op, module))
+        for arr in written_operands(module, op, memo):
+            if op.name in ACCUMULATIONS:  # an adjoint's d_x += ... (grad_g called by grad_f)
+                roots.add(known_root(arr))
+            else:
+                roots.add(_writable_root(arr, op, module))
     return roots
 
 

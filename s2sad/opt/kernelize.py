@@ -52,7 +52,7 @@ from __future__ import annotations
 from typing import Optional, Union
 
 from ..analysis.accumulation import iteration_owned
-from ..analysis.effects import written_params
+from ..analysis.effects import written_operands, written_params
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import counted
 from ..ssa import build
@@ -146,7 +146,7 @@ def _the_loop(module: Module, fn: Function, lang: str) -> Op:
         if op.name == "call" and op.attrs["callee"] == fn.name:
             raise _Reject(f"'{fn.name}' calls itself, and a kernel cannot call a kernel", op,
                           "keep the recursion in a helper function that the loop calls")
-    written = _written_arrays(module, fn)
+    written = {view_base(a) for op in fn.walk() for a in written_operands(module, op)}
     at = fn.body.ops.index(loop)
     for op in fn.body.ops[:at]:
         if not _setup(op, written):
@@ -157,17 +157,6 @@ def _the_loop(module: Module, fn: Function, lang: str) -> Op:
         raise _Reject(f"this runs once after the loop at line {line}, but a kernel runs only the loop", op,
                       "move it into a function of its own")
     return loop
-
-
-def _written_arrays(module: Module, fn: Function) -> set[Value]:
-    out: set[Value] = set()
-    for op in fn.walk():
-        if op.name == "store":
-            out.add(view_base(op.operands[0]))
-        elif op.name == "call":
-            out.update(view_base(op.operands[i])
-                       for i in written_params(module, module.functions[op.attrs["callee"]]))
-    return out
 
 
 def _setup(op: Op, written: set[Value]) -> bool:
