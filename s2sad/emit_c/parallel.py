@@ -33,6 +33,7 @@ from typing import Optional
 
 from ..analysis.accumulation import private_accumulations
 from ..emit_py.emitter import For, Stmt, _names
+from ..emit_py.expr import Expr, Name, Unary, walk
 from ..ssa.ir import Op
 from .cstmt import Decl, child_blocks
 
@@ -66,7 +67,10 @@ def finish(stmts: list[Stmt]) -> None:
                 j += 1
             loop = stmts[j + 1]
             assert isinstance(loop, For)
-            written = _names(loop.body)[1]
+            # A variable whose address a call is passed is written there: a gradient adds the
+            # adjoint it returns through the pointer (``grad_g0(b, &d_b_local, ...)``), which
+            # must then be the thread's own copy (fuzz seed 9901785: the sum was shared).
+            written = _names(loop.body)[1] | _address_passed(loop.body)
             declared = _declared(loop.body)
             st.reduction = [r for r in st.reduction if r in written]  # a sum no update is left for
             private = sorted(written - declared - set(st.reduction) - {loop.target})
@@ -80,6 +84,21 @@ def finish(stmts: list[Stmt]) -> None:
             st.text = " ".join(clauses)
         for block in child_blocks(st):
             finish(block)
+
+
+def _address_passed(stmts: list[Stmt]) -> set[str]:
+    """The variables whose address the statements pass (``&d_a_local``)."""
+    out: set[str] = set()
+    for st in stmts:
+        exprs = [getattr(st, "value", None), getattr(st, "cond", None), *getattr(st, "values", ()),
+                 *getattr(st, "args", ())]
+        for e in exprs:
+            if isinstance(e, Expr):
+                out.update(n.operand.id for n in walk(e)
+                           if isinstance(n, Unary) and n.op == "&" and isinstance(n.operand, Name))
+        for block in child_blocks(st):
+            out |= _address_passed(block)
+    return out
 
 
 def _declared(stmts: list[Stmt]) -> set[str]:
