@@ -23,6 +23,7 @@ from fuzzgen.intrinsics import guarded
 from fuzzgen.isolate import run_isolated as check_program
 from fuzzgen.generate import generate
 from fuzzgen.gradients import Config
+from fuzzgen import primal as primal_mod
 from fuzzgen.primal import source_of
 from fuzzgen.program import (
     ArrayArg, Assign, Bin, BoolOp, CallF, Cmp, For, Function, IAssign, IBin, IConst, ICmp, If, Intr, IRef, Load,
@@ -258,6 +259,37 @@ def test_a_draw_whose_scalars_overflow_on_the_way_is_rejected():
     for lang in ("py", "c"):
         report = check_program(Program(lang, (Function("f", params, body),), ("x", "a")), 9400313, [Config(lang, 1)])
         assert report.status == "rejected" and "overflow" in report.note, (lang, report.note, report.mismatches)
+
+
+def test_a_draw_whose_locals_overflow_on_the_way_is_rejected():
+    """Seed 10000758, shrunk: s0 = 0.5, then s0 += s0 * s0 n * n times, never mixed with an input,
+    overflowed in Python's floats with no error, and every gradient was NaN. The twin's
+    arithmetic is NumPy's, locals too: the draw is rejected."""
+    params = (Param("x", "array"), Param("a", "float"), Param("n", "int"))
+    body = (Assign("s0", Num(0.5)),
+            For("i1", IConst(0), IRef("n"), IConst(1),
+                (For("i2", IConst(0), IRef("n"), IConst(1), (Assign("s0", Bin("*", Ref("s0"), Ref("s0")), "+"),)),)),
+            Return(Bin("+", Intr("tanh", (Bin("*", Ref("s0"), Ref("a")),)), Load("x", (IConst(0),)))))
+    for lang in ("py", "c"):
+        report = check_program(Program(lang, (Function("f", params, body),), ("x", "a")), 10000758,
+                               [Config(lang, 1)])
+        assert report.status == "rejected" and "overflow" in report.note, (lang, report.note, report.mismatches)
+
+
+@pytest.mark.parametrize("error, status", [(1e-8, "rejected"), (1e-3, "invalid")])
+def test_a_value_rounding_moves_from_its_twin_is_rejected(monkeypatch, error, status):
+    """Seed 10000413: an OpenMP sum's order moved a C program's value 1e-8 away from its twin's.
+    So close, the value depends on rounding, and the draw is rejected; a program further from its
+    twin than rounding goes is still the generator's fault (invalid)."""
+    run = primal_mod.Primal.run
+
+    def off(self, inputs, strict=False):
+        value, arrays = run(self, inputs, strict)
+        return value * (1 + error), arrays
+
+    monkeypatch.setattr(primal_mod.Primal, "run", off)
+    report = check_program(generate(3, "py"), 3, [])
+    assert report.status == status, report.note
 
 
 def test_a_c_primal_whose_twin_raises_is_rejected_before_it_runs():

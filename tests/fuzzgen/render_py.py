@@ -2,7 +2,8 @@
 
 The traced twin (``traced=True``) is the same Python with every decision that a difference step
 could flip routed through ``_fz`` (tracing.Tracer): comparisons, kinked intrinsics, truncations,
-NumPy's max and where. It serves Python and C programs alike (see program.py).
+NumPy's max and where. Its float arithmetic is NumPy's, which raises on overflow under the strict
+run (Python's floats give inf silently). It serves Python and C programs alike (see program.py).
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ class PyPrinter:
         if isinstance(e, Load):
             return f"{e.array}[{', '.join(self.i(k) for k in e.index)}]"
         if isinstance(e, Bin):
+            if self.traced:  # NumPy's arithmetic, which raises on overflow under the strict run
+                return f"(np.float64({self.f(e.left)}) {e.op} {self.f(e.right)})"
             return f"({self.f(e.left)} {e.op} {self.f(e.right)})"
         if isinstance(e, Intr):
             return self.intrinsic(e)
@@ -159,7 +162,10 @@ class PyPrinter:
 
     def stmt(self, s, depth: int) -> None:
         if isinstance(s, Assign):
-            self.emit(depth, f"{s.name} {s.op}= {self.f(s.expr)}")
+            # The twin's floats are NumPy's, locals too (``s0 = 0.5``; ``s0 += s0 * s0`` then
+            # raises on overflow instead of giving inf silently: seed 10000758).
+            value = f"np.float64({self.f(s.expr)})" if self.traced else self.f(s.expr)
+            self.emit(depth, f"{s.name} {s.op}= {value}")
         elif isinstance(s, IAssign):
             self.emit(depth, f"{s.name} = {self.i(s.expr)}")
         elif isinstance(s, Store):
