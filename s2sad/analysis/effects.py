@@ -243,8 +243,8 @@ def written_operands(module: Module, op: Op, memo: dict[str, set[int]] | None = 
     return op_def(op.name).writes(op)
 
 
-def written_arrays(module: Module, top: Op) -> list[Value]:
-    """The arrays ``top`` (an op and its regions) may write, directly or through calls."""
+def written_arrays(module: Module, top: Op | Function) -> list[Value]:
+    """The arrays ``top`` (an op and its regions, or a function) may write, directly or through calls."""
     return [a for op in top.walk() for a in written_operands(module, op)]
 
 

@@ -295,11 +295,11 @@ class _Liveness:
         return out
 
 
-def _stored_array(st: Stmt) -> Optional[str]:
-    """The array a statement stores one element of (``a[i] = v``, ``a[i] += v``), if it does."""
+def _stored_element(st: Stmt) -> Optional[Subscript]:
+    """The element of a named array a statement stores (``a[i] = v``, ``a[i] += v``), if it does."""
     targets = st.targets if isinstance(st, Assign) else [st.target] if isinstance(st, AugAssign) else []
     if len(targets) == 1 and isinstance(targets[0], Subscript) and isinstance(targets[0].value, Name):
-        return targets[0].value.id
+        return targets[0]
     return None
 
 
@@ -308,10 +308,9 @@ def _read_arrays(stmts: list[Stmt], arrays: set[str]) -> set[str]:
     its index and value, not its own array; a pragma reads the sums it names."""
     out: set[str] = set()
     for st in stmts:
-        stored = _stored_array(st)
-        if stored is not None:
-            target = st.targets[0] if isinstance(st, Assign) else st.target  # type: ignore[union-attr]
-            names = [n for i in target.index for n in names_in(i)] + names_in(st.value)  # type: ignore[union-attr]
+        element = _stored_element(st)
+        if element is not None:
+            names = [n for i in element.index for n in names_in(i)] + names_in(st.value)  # type: ignore[union-attr]
         else:
             names = _reads(st) + _header_reads(st) + list(getattr(st, "reduction", None) or ())
         out.update(n for n in names if n in arrays)
@@ -351,10 +350,10 @@ def drop_dead(body: list[Stmt], types: dict[str, str], pure_calls: frozenset,
                 if id(st) in dead and isinstance(st, ExprStmt):
                     changed = True
                     continue
-                if id(st) in dead or _stored_array(st) in unread:
+                element = _stored_element(st)
+                if id(st) in dead or element is not None and element.value.id in unread:  # type: ignore[attr-defined]
                     changed = True
-                    target = st.targets[0] if isinstance(st, Assign) else st.target  # type: ignore[union-attr]
-                    index = target.index if isinstance(target, Subscript) else ()
+                    index = element.index if element is not None else ()
                     for kept in (_effect(e, pure_calls) for e in (*index, st.value)):  # type: ignore[union-attr]
                         if kept is not None:
                             out.append(ExprStmt(kept))

@@ -52,7 +52,7 @@ from __future__ import annotations
 from typing import Optional, Union
 
 from ..analysis.accumulation import iteration_owned
-from ..analysis.effects import written_operands, written_params
+from ..analysis.effects import written_arrays, written_params
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import counted
 from ..ssa import build
@@ -146,7 +146,7 @@ def _the_loop(module: Module, fn: Function, lang: str) -> Op:
         if op.name == "call" and op.attrs["callee"] == fn.name:
             raise _Reject(f"'{fn.name}' calls itself, and a kernel cannot call a kernel", op,
                           "keep the recursion in a helper function that the loop calls")
-    written = {view_base(a) for op in fn.walk() for a in written_operands(module, op)}
+    written = {view_base(a) for a in written_arrays(module, fn)}
     at = fn.body.ops.index(loop)
     for op in fn.body.ops[:at]:
         if not _setup(op, written):

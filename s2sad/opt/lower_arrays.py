@@ -678,7 +678,7 @@ def _reads_only(op: Op) -> bool:
     """An op that writes no memory (so a fused read may move past it)."""
     if op.regions or op.name in array_ops.ACCUMULATIONS:
         return False
-    return is_pure(op) or op.name in ("dim", "load", "comment", "const") or (
+    return is_pure(op) or op.name in ("load", "comment") or (
         array_ops.is_array_op(op.name))
 
 
