@@ -59,7 +59,7 @@ from ..ssa.structured import add_carried, add_if_result, drop_carried
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from ..analysis.accumulation import shared_update
 from .activity import Activity, analyze_activity
-from ..ssa.attrs import Schedule
+from ..ssa.attrs import Schedule, set_grad_info
 from .checkpoint import CheckpointedLoop, plan
 from .mincut import INF, CachePlan, plan_cache
 from .report import CheckpointEntry, MemoryReport, TapeEntry, elem_bytes
@@ -315,12 +315,9 @@ class GradientTransform:
                 g.attrs["defaults"] = {sig.d_return_name: 1.0}
             elif ret.loc is not None:  # where the array is returned, for targets that refuse it
                 g.attrs["array_result"] = [ret.loc.line, ret.loc.col, ret.loc.end_line, ret.loc.end_col]
-            g.attrs["d_return"] = sig.d_return_name
-        g.attrs["primal"] = fn.name
-        # Which parameters the results are the adjoints of (C passes them back through pointers).
-        g.attrs["returned"] = [fn.params[i].name_hint for i in sig.returned]
-        # Which parameters are shadows, and of which parameter (a user's `d_x` is no shadow).
-        g.attrs["shadows"] = {sig.shadow_names[i]: fn.params[i].name_hint for i in sig.shadowed}
+        set_grad_info(g, fn.name, {sig.shadow_names[i]: fn.params[i].name_hint for i in sig.shadowed},
+                      [fn.params[i].name_hint for i in sig.returned],
+                      sig.d_return_name if d_return is not None else None)
         g.attrs["pointers"] = [sig.pointer_names[i] for i in sig.returned]
         for kept in ("shapes", "c_structs", "cuda", "launch"):
             if kept in fn.attrs:

@@ -51,6 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Hashable, Optional
 
+from ..ssa.attrs import shadows_of
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.gpu import SHARED_SPACE
 from ..ssa.ir import Function, Module, Op, Value
@@ -75,15 +76,6 @@ class AccumulationPlan:
 
     def mode(self, op: Op) -> Optional[str]:
         return self.modes.get(op)
-
-
-def shadow_params(fn: Function) -> list[Value]:
-    """The gradient's shadow parameters: ``d_x`` right after ``x``, of the same type."""
-    ps = fn.params
-    shadows = fn.attrs.get("shadows")  # shadow name -> parameter name (a user's `d_x` is none)
-    return [q for p, q in zip(ps, ps[1:]) if q.type.is_array and q.type == p.type
-            and (shadows[q.name_hint] == p.name_hint if shadows is not None and q.name_hint in shadows
-                 else shadows is None and q.name_hint == f"d_{p.name_hint}")]
 
 
 def shared_shadows(fn: Function) -> list[Value]:
@@ -114,7 +106,7 @@ def classify(fn: Function, kernel: bool, all_atomic: bool = False,
     """How each accumulation of ``fn`` (a gradient; ``kernel``: a ``__global__`` one) is added.
     ``module`` holds the device functions ``fn`` calls: the thread axes they read count as used."""
     plan = AccumulationPlan(returned=ATOMIC if all_atomic else BLOCK if kernel else PRIVATE)
-    shadows = set(shadow_params(fn))
+    shadows = {fn.params[i] for i in shadows_of(fn)}
     shared = set(shared_shadows(fn))
     accesses: dict[Value, list[Op]] = {s: [] for s in shadows | shared}
     passed: set[Value] = set()
@@ -316,9 +308,9 @@ def shared_call_accumulations(loop: Op, module: Module) -> list[tuple[Op, Value]
             if op.name == "call":  # not in the module: may write anything it is passed
                 out += [(op, a) for a in op.operands if a.type.is_array]
             continue
-        if "primal" not in callee.attrs and "returned" not in callee.attrs:
-            continue  # a primal function
-        shadows = set(shadow_params(callee))
+        shadows = {callee.params[i] for i in shadows_of(callee)}
+        if not shadows:
+            continue  # a primal function, or a gradient no array of which is active
         written = written_params(module, callee, memo)
         for k, a in enumerate(op.operands):
             if k in written and callee.params[k] in shadows:

@@ -86,6 +86,7 @@ from ..emit_py.expr import (
 from ..emit_py.inline import Effects
 from ..emit_py.outofssa import allocate
 from ..parse.c_structs import pointee_struct
+from ..ssa.attrs import grad_info, is_gradient, shadows_of
 from ..ssa.callgraph import reachable
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.opdefs import is_pure
@@ -186,10 +187,6 @@ def ctype(t: Type) -> str:
     raise error(f"type {t} has no C equivalent yet")
 
 
-def is_gradient(fn: Function) -> bool:
-    return "primal" in fn.attrs or "returned" in fn.attrs
-
-
 class _CEffects(Effects):
     """Effects, except that a call of a gradient is never an expression (it returns through pointers)."""
 
@@ -250,18 +247,9 @@ class _ModuleContext:
         return self._returned[fn.name]
 
     def _find_returned(self, fn: Function) -> list[int]:
-        names = fn.param_names
-        if "returned" in fn.attrs:
-            return [names.index(n) for n in fn.attrs["returned"]]
-        # IR without the attribute: the float scalar parameters, matched by count or by name.
-        d_return = fn.attrs.get("d_return", "d_return")
-        floats = [i for i, p in enumerate(fn.params) if p.type.is_float and p.name_hint != d_return]
-        if len(floats) == len(fn.result_types):
-            return floats
-        ret = fn.body.terminator
-        by_hint = [names.index(v.name_hint[2:]) for v in ret.operands if v.name_hint[2:] in names]
-        if len(by_hint) == len(fn.result_types):
-            return by_hint
+        returned = grad_info(fn).returned
+        if returned is not None:
+            return returned
         raise error(
             f"cannot tell which parameters the results of '{fn.name}' are the adjoints of",
             fn.loc,
@@ -479,7 +467,7 @@ class _CFunctionEmitter(_FunctionEmitter):
                 src = storage_of(op.operands[0])
                 needed.append((src, [0], True))
                 needed.append((src, list(range(1, src.type.rank)), False))  # type: ignore[attr-defined]
-            shadows = self.ctx.sizes.shadow_of(self.fn)
+            shadows = shadows_of(self.fn)
             exact = self.ctx.sizes.exact_axes(self.fn)
             for arr, axes, cover in needed:
                 if arr.owner is not self.fn.body:
@@ -894,7 +882,7 @@ class _CFunctionEmitter(_FunctionEmitter):
     def _size_error(self, arr: Value, op: Op) -> DiagnosticError:
         fn = self.fn
         name = arr.name_hint
-        shadows = self.ctx.sizes.shadow_of(fn)
+        shadows = shadows_of(fn)
         if arr.owner is fn.body and fn.params.index(arr) in shadows:
             name = fn.params[shadows[fn.params.index(arr)]].name_hint
         ints = [p.name_hint for p in fn.params if p.type.is_int and p.name_hint]

@@ -42,6 +42,7 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
+from ..ssa.attrs import shadows_of
 from ..ssa.build import const_int
 from ..ssa.ir import Function, Module, Op, Value
 
@@ -310,19 +311,6 @@ class Sizes:
         self._floors: dict[str, dict[tuple[int, int], int]] = {}  # covers raised to a constant index
         self._busy: set[str] = set()
 
-    def shadow_of(self, fn: Function) -> dict[int, int]:
-        """Shadow parameter index -> index of the array it shadows (``d_x`` right after ``x``)."""
-        out = {}
-        params = fn.params
-        shadows = fn.attrs.get("shadows")  # shadow name -> parameter name (a user's `d_x` is none)
-        for i in range(1, len(params)):
-            p, q = params[i - 1], params[i]
-            named = (shadows.get(q.name_hint) == p.name_hint if shadows is not None
-                     else q.name_hint == f"d_{p.name_hint}")
-            if p.type.is_array and q.type == p.type and named:
-                out[i] = i - 1
-        return out
-
     def forget(self) -> None:
         """Drop what was computed (a function gained parameters)."""
         self._memo.clear()
@@ -355,7 +343,7 @@ class Sizes:
 
     def _compute(self, fn: Function) -> Extents:
         view = _FunctionView(fn)
-        shadows = self.shadow_of(fn)
+        shadows = shadows_of(fn)
         primary = {i: shadows.get(i, i) for i in range(len(fn.params))}
         cands: dict[tuple[int, int], list[Affine]] = {}
         loose: dict[tuple[int, int], list[Affine]] = {}  # from strided loops: upper bounds only
@@ -552,7 +540,7 @@ def add_extent_params(sizes: Sizes, module: Module, fn: Function) -> list[str]:
     """
     if fn.attrs.get("c_params") is not None:
         return []
-    shadows = sizes.shadow_of(fn)
+    shadows = shadows_of(fn)
     annotated = sizes._annotations(fn)
     names = {p.name_hint: i for i, p in enumerate(fn.params) if p.type.is_int}
     taken = {p.name_hint for p in fn.params} | {v.name_hint for op in fn.walk() for v in op.results}

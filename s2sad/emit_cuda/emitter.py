@@ -42,8 +42,8 @@ from ..emit_c.emitter import (
     _ModuleContext,
     ctype,
     emit_c,
-    is_gradient,
 )
+from ..ssa.attrs import is_gradient
 from ..emit_py.emitter import Assign, AugAssign, ExprStmt, If, Stmt, map_blocks
 from ..emit_py.expr import BinOp, Call, Expr, Lit, Name, Subscript, literal_value, negate, number
 from ..emit_c.cstmt import ArrayDecl

@@ -38,6 +38,7 @@ from typing import Callable, Optional
 
 from ..ssa import array_ops, build
 from ..ssa.array_ops import PREFIX, shape_unit_axes
+from ..ssa.attrs import grad_info
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.opdefs import is_pure
 from ..ssa.types import F64, I64, ArrayType, ScalarType, Type
@@ -68,7 +69,8 @@ def add_size_params(module: Module, fn: Function) -> list[str]:
     if not symbols:
         return []
     args = fn.body.args
-    at = len(args) - 1 if args and args[-1].name_hint == fn.attrs.get("d_return", "d_return") else len(args)
+    info = grad_info(fn)
+    at = info.d_return if info is not None and info.d_return is not None else len(args)
     for k, sym in enumerate(symbols):
         fn.body.args.insert(at + k, Value(I64, sym, fn.body, 0))
     for i, a in enumerate(fn.body.args):

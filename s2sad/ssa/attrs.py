@@ -5,6 +5,12 @@ A loop's checkpointing schedule: the front ends read the annotation on the line 
 column, end column]`` (where the schedule is written, for errors about it); reverse mode
 (``adjoint/checkpoint.py``) and the CUDA kernelizer read them back with ``loop_schedule``.
 The ``--checkpoint`` option is read with the same ``parse_schedule``.
+
+A gradient function: reverse mode records, by parameter name, which function it is the
+gradient of, which parameters are shadows and of what, which parameters its results are the
+adjoints of, and its seed parameter (``set_grad_info``). Every later stage reads them back as
+parameter indices with ``grad_info``, the one place that also knows how to read IR written
+without them (hand-written ``.ir``: shadows by their ``d_`` names).
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from .ir import Op, SourceLoc
+from .ir import Function, Op, SourceLoc
 
 SCHEDULES = ("store-all", "recompute", "periodic", "binomial")
 SCHEDULE_HELP = "store-all, recompute, periodic(K) or binomial(S), with K and S positive integers"
@@ -74,3 +80,68 @@ def loop_schedule(op: Op) -> Optional[tuple[Schedule, Optional[SourceLoc]]]:
         line, col, end_col = at
         where = SourceLoc(op.loc.file, line, col, line, end_col)
     return parse_schedule(text), where
+
+
+@dataclass(frozen=True)
+class GradInfo:
+    """A gradient function's parameters, by index (read afresh: passes may add parameters)."""
+
+    primal: str
+    shadows: dict[int, int]  # shadow parameter -> the parameter it shadows (right before it)
+    returned: Optional[list[int]]  # the parameters the results are the adjoints of; None: unknown
+    d_return: Optional[int]  # the seed of the primal's result; None: it has none
+
+
+def set_grad_info(g: Function, primal: str, shadows: dict[str, str], returned: list[str],
+                  d_return: Optional[str]) -> None:
+    """Record on gradient ``g`` what ``grad_info`` reads back (by names, which the IR prints)."""
+    if d_return is not None:
+        g.attrs["d_return"] = d_return
+    g.attrs["primal"] = primal
+    # Which parameters the results are the adjoints of (C passes them back through pointers).
+    g.attrs["returned"] = returned
+    # Which parameters are shadows, and of which parameter (a user's `d_x` is no shadow).
+    g.attrs["shadows"] = shadows
+
+
+def shadows_of(fn: Function) -> dict[int, int]:
+    """A gradient's shadow parameters -> the parameters they shadow; {} for other functions."""
+    info = grad_info(fn)
+    return info.shadows if info is not None else {}
+
+
+def is_gradient(fn: Function) -> bool:
+    return "primal" in fn.attrs or "returned" in fn.attrs
+
+
+def grad_info(fn: Function) -> Optional[GradInfo]:
+    """What ``set_grad_info`` recorded on ``fn``, by parameter index; None for a non-gradient."""
+    if not is_gradient(fn):
+        return None
+    params = fn.params
+    names = [p.name_hint for p in params]
+    named = fn.attrs.get("shadows")  # shadow name -> parameter name
+    shadows = {}
+    for i in range(1, len(params)):
+        p, q = params[i - 1], params[i]
+        is_shadow = (named.get(q.name_hint) == p.name_hint if named is not None
+                     else q.name_hint == f"d_{p.name_hint}")
+        if q.type.is_array and q.type == p.type and is_shadow:
+            shadows[i] = i - 1
+    seed = fn.attrs.get("d_return", "d_return")
+    d_return = names.index(seed) if seed in names else None
+    return GradInfo(fn.attrs.get("primal", fn.name), shadows, _returned(fn, names, d_return), d_return)
+
+
+def _returned(fn: Function, names: list[str], d_return: Optional[int]) -> Optional[list[int]]:
+    if "returned" in fn.attrs:
+        return [names.index(n) for n in fn.attrs["returned"]]
+    # IR without the attribute: the float scalar parameters, matched by count or by name.
+    floats = [i for i, p in enumerate(fn.params) if p.type.is_float and i != d_return]
+    if len(floats) == len(fn.result_types):
+        return floats
+    ret = fn.body.terminator
+    by_hint = [names.index(v.name_hint[2:]) for v in ret.operands if v.name_hint[2:] in names]
+    if len(by_hint) == len(fn.result_types):
+        return by_hint
+    return None
