@@ -8,7 +8,8 @@ gradient (Hascoet & Pascual, "The Tapenade AD tool", activity analysis).
 
 The analysis builds one data-dependence graph per function whose nodes are SSA
 values and array roots (memory), then takes forward reachability from the
-inputs and backward reachability from the outputs. A ``view`` is no node of its
+inputs and backward reachability from the outputs (``analysis/dataflow.reach``;
+loops and branches pass values on through their slots, ``slot_edges``). A ``view`` is no node of its
 own: loads, stores and calls through it act on its base's memory, so a view of
 an active array is active. Control dependence carries
 no derivative, so conditions do not create edges. Calls are summarised
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Hashable
 
 from ..ssa.ir import Block, Function, Module, Value
+from ..analysis.dataflow import reach, slot_edges
 from ..analysis.effects import known_root, written_params
 
 
@@ -77,26 +79,9 @@ def _edges(fn: Function, module: Module) -> dict[Hashable, set[Hashable]]:
                 for d in dsts:
                     for s in srcs:
                         link(d, s)
-            elif n == "for":
-                body = op.regions[0]
-                inits = op.operands[3:]
-                ys = body.terminator.operands
-                for k, r in enumerate(op.results):
-                    arg = body.args[1 + k]
-                    for dst in (arg, r):
-                        link(dst, inits[k])
-                        link(dst, ys[k])
-            elif n == "while":
-                cond, body = op.regions
-                ys = body.terminator.operands
-                for k, r in enumerate(op.results):
-                    for dst in (cond.args[k], body.args[k], r):
-                        link(dst, op.operands[k])
-                        link(dst, ys[k])
-            elif n == "if":
-                for region in op.regions:
-                    for k, r in enumerate(op.results):
-                        link(r, region.terminator.operands[k])
+            elif n in ("for", "while", "if"):
+                for dst, src in slot_edges(op):
+                    link(dst, src)
             elif n == "copy":
                 link(_mem(op.result), _mem(known_root(op.operands[0])))
             elif op.results and not op.regions and n not in ("alloc", "dim", "view"):
@@ -109,18 +94,6 @@ def _edges(fn: Function, module: Module) -> dict[Hashable, set[Hashable]]:
 
     visit(fn.body)
     return dep
-
-
-def _reach(starts: set[Hashable], succ: dict[Hashable, set[Hashable]]) -> set[Hashable]:
-    seen = set(starts)
-    work = list(starts)
-    while work:
-        x = work.pop()
-        for y in succ.get(x, ()):
-            if y not in seen:
-                seen.add(y)
-                work.append(y)
-    return seen
 
 
 def analyze_activity(module: Module, fn: Function, wrt: set[int]) -> Activity:
@@ -139,12 +112,12 @@ def analyze_activity(module: Module, fn: Function, wrt: set[int]) -> Activity:
     for i in wrt:
         p = fn.params[i]
         inputs.add(_mem(p) if p.type.is_array else p)
-    varied = {x for x in _reach(inputs, {k: {u for u in v if keep(u)} for k, v in users.items()})}
+    varied = {x for x in reach(inputs, {k: {u for u in v if keep(u)} for k, v in users.items()})}
 
     outputs: set[Hashable] = {_mem(p) for p in fn.params if p.type.is_array}
     ret = fn.body.terminator
     outputs |= {v for v in ret.operands if v.type.is_float}
     # A returned array: its memory is an output (J holds <d_return, f(...)>).
     outputs |= {_mem(known_root(v)) for v in ret.operands if v.type.is_array and v.type.elem.is_float}
-    useful = _reach(outputs, {k: {s for s in v if keep(s)} for k, v in dep.items()})
+    useful = reach(outputs, {k: {s for s in v if keep(s)} for k, v in dep.items()})
     return Activity(varied, useful)

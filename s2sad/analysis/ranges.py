@@ -31,6 +31,7 @@ from typing import Optional
 from ..ssa.build import const_int
 from ..ssa.ir import Block, Function, Op, Value
 from ..ssa.ops import view_base
+from .dataflow import Forward, solve_forward
 
 INF = math.inf
 Interval = tuple[float, float]
@@ -49,6 +50,12 @@ def _join(a: Optional[Interval], b: Optional[Interval]) -> Optional[Interval]:
     if b is None:
         return a
     return (min(a[0], b[0]), max(a[1], b[1]))
+
+
+def _widen(old: Interval, new: Interval) -> Interval:
+    """A bound that moved goes to infinity at once: a loop's counter must not climb one
+    iteration per sweep."""
+    return (old[0] if new[0] >= old[0] else -INF, old[1] if new[1] <= old[1] else INF)
 
 
 def _floordiv_bound(x: float, c: int) -> float:
@@ -80,64 +87,38 @@ class IntRanges:
                 self._opaque.update(view_base(a) for a in op.operands if a.type.is_array)
 
     def get(self, v: Value) -> Optional[Interval]:
+        return self._known(v) or self.range.get(v)
+
+    def _known(self, v: Value) -> Optional[Interval]:
+        """Parameters and constants: known before solving."""
         if v.owner is self.fn.body:
             if not v.type.is_int:
                 return None
             return (0, INF) if v in self.size_params else TOP
         c = const_int(v)
-        if c is not None:
-            return (c, c)
-        return self.range.get(v)
+        return (c, c) if c is not None else None
 
     def _solve(self) -> None:
-        for _ in range(100):
-            changed = False
-            for op in self._ops:
-                for v, new in self._transfer_op(op):
-                    if new is None:
-                        continue
-                    old = self.range.get(v)
-                    if old is not None and _carried(v):
-                        new = (old[0] if new[0] >= old[0] else -INF, old[1] if new[1] <= old[1] else INF)
-                    new = _join(old, new)
-                    if new != old:
-                        self.range[v] = new
-                        changed = True
-            if not changed:
-                return
+        analysis = Forward(self._transfer, _join, _widen, lambda v: v.type.is_int, self._known)
+        facts = solve_forward(self._ops, analysis)
+        if facts is not None:
+            self.range = facts
+            return
         for op in self._ops:  # not converged (never expected): give up on everything
-            for r in op.results:
-                self.range[r] = TOP
+            defined = [*op.results, *(a for r in op.regions for a in r.args)]
+            self.range.update((v, TOP) for v in defined if v.type.is_int)
 
-    def _transfer_op(self, op: Op) -> list[tuple[Value, Optional[Interval]]]:
-        out: list[tuple[Value, Optional[Interval]]] = []
+    def _transfer(self, op: Op, get) -> list[tuple[Value, Optional[Interval]]]:
         if op.name == "for":
-            body = op.regions[0]
-            out.append((body.args[0], self._iv(op)))
-            ys = body.terminator.operands
-            for k, r in enumerate(op.results):
-                if r.type.is_int:
-                    j = _join(self.get(op.operands[3 + k]), self.get(ys[k]))
-                    out += [(body.args[1 + k], j), (r, j)]
-        elif op.name == "while":
-            cond, body = op.regions
-            ys = body.terminator.operands
-            for k, r in enumerate(op.results):
-                if r.type.is_int:
-                    j = _join(self.get(op.operands[k]), self.get(ys[k]))
-                    out += [(cond.args[k], j), (body.args[k], j), (r, j)]
-        elif op.name == "if":
-            for k, r in enumerate(op.results):
-                if r.type.is_int:
-                    out.append((r, _join(*(self.get(reg.terminator.operands[k]) for reg in op.regions))))
-        elif len(op.results) == 1 and op.result.type.is_int:
-            out.append((op.result, self._eval(op, self.get)))
-        return out
+            return [(op.regions[0].args[0], self._iv(op, get))]
+        if op.name not in ("while", "if") and len(op.results) == 1 and op.result.type.is_int:
+            return [(op.result, self._eval(op, get))]
+        return []
 
-    def _iv(self, loop: Op) -> Optional[Interval]:
+    def _iv(self, loop: Op, get) -> Optional[Interval]:
         lb, ub, step = loop.operands[:3]
         s = const_int(step)
-        lo_b, hi_b = self.get(lb), self.get(ub)
+        lo_b, hi_b = get(lb), get(ub)
         if s is None or lo_b is None or hi_b is None:
             return TOP if s is None else None
         if s > 0:
@@ -263,13 +244,6 @@ def _rem_interval(a: Interval, b: Interval) -> Interval:
     """C's ``a % b``: the sign of ``a``, and smaller in magnitude than both ``a`` and ``b``."""
     limit = max(abs(b[0]), abs(b[1]), 1) - 1  # a zero divisor is undefined: never an empty interval
     return (max(min(a[0], 0), -limit), min(max(a[1], 0), limit))
-
-
-def _carried(v: Value) -> bool:
-    """A loop-carried block argument (where the fixpoint widens)."""
-    if not v.is_block_arg or v.owner.parent_op is None:
-        return False
-    return not (v.index == 0 and v.owner.parent_op.name == "for")
 
 
 def _residue(v: Value, m: int) -> Optional[int]:

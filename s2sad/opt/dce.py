@@ -14,8 +14,8 @@ all its stores (``arr.accum`` counts as a store). An unused whole-array op
 elimination. A ``view`` is not an effect of its own: it lives while it is used.
 
 Liveness then flows backwards: operands of live ops; the control operands of a
-live loop or branch; a carried slot is live when its result or its block
-argument is live, which makes its init and yielded values live. This is the
+live loop or branch; a carried slot (``ssa/structured.Slot``) is live when its
+result or its block argument is live, which makes its init and yielded values live. This is the
 "mark and sweep" DCE of Cytron et al. (1991), applied to regions as in MLIR's
 region-aware dead-value removal.
 
@@ -29,7 +29,7 @@ from ..ssa.callgraph import reachable
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.array_ops import ACCUMULATIONS, makes_fresh_array
 from ..ssa.ops import view_base
-from ..ssa.structured import drop_carried
+from ..ssa.structured import Slot, drop_carried, slot_of, slots
 
 
 
@@ -105,42 +105,24 @@ class _Liveness:
         if parent is not None:
             self.mark_op(parent)
 
-    def _slot_live(self, cf: Op, k: int) -> None:
-        """Slot k of a loop or branch is live: its yields (and init) are needed."""
-        if cf.name == "if":
-            for r in cf.regions:
-                self.mark_val(r.terminator.operands[k])
-                self.mark_op(r.terminator)
-        elif cf.name == "for":
-            self.mark_val(cf.operands[3 + k])
-            body = cf.regions[0]
-            self.mark_val(body.terminator.operands[k])
-            self.mark_op(body.terminator)
-        elif cf.name == "while":
-            self.mark_val(cf.operands[k])
-            body = cf.regions[1]
-            self.mark_val(body.terminator.operands[k])
-            self.mark_op(body.terminator)
-        self.mark_op(cf)
+    def _slot_live(self, slot: Slot) -> None:
+        """A slot of a loop or branch is live: its init and yields are needed."""
+        for v in slot.sources:
+            self.mark_val(v)
+        for term in slot.yields:
+            self.mark_op(term)
+        self.mark_op(slot.op)
 
     def _val_live(self, v: Value) -> None:
-        if v.is_block_arg:
+        slot = slot_of(v)
+        if slot is not None:
+            self._slot_live(slot)
+        elif v.is_block_arg:
             owner = v.owner.parent_op
-            if owner is None:
-                return  # a function parameter
-            if owner.name == "for":
-                if v.index == 0:
-                    self.mark_op(owner)
-                else:
-                    self._slot_live(owner, v.index - 1)
-            elif owner.name == "while":
-                self._slot_live(owner, v.index)
-            return
-        op = v.defining_op
-        if op.name in ("for", "if", "while"):
-            self._slot_live(op, v.index)
+            if owner is not None and owner.name == "for":
+                self.mark_op(owner)  # its index: the loop computes it
         else:
-            self.mark_op(op)
+            self.mark_op(v.defining_op)
 
 
 def _is_local_array(v: Value) -> bool:
@@ -176,21 +158,10 @@ def _sweep_block(block: Block, lv: _Liveness) -> None:
     _tidy_comments(block)
 
 
-def _is_slot_live(op: Op, k: int, lv: _Liveness) -> bool:
-    vals = [op.results[k]]
-    if op.name == "for":
-        vals.append(op.regions[0].args[1 + k])
-    elif op.name == "while":
-        vals += [op.regions[0].args[k], op.regions[1].args[k]]
-    return any(v in lv.live_vals for v in vals)
-
-
 def _remove_dead_slots(op: Op, lv: _Liveness) -> None:
-    k = len(op.results) - 1
-    while k >= 0:
-        if not _is_slot_live(op, k, lv):
-            drop_carried(op, k)
-        k -= 1
+    for slot in reversed(slots(op)):
+        if not any(v in lv.live_vals for v in slot.targets):
+            drop_carried(op, slot.k)
 
 
 def _tidy_comments(block: Block) -> None:

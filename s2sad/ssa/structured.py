@@ -1,5 +1,5 @@
-"""Edits of structured control flow: a value that a ``for``, ``while`` or ``if`` carries, added
-or dropped.
+"""The values a ``for``, ``while`` or ``if`` carries: where each comes from and goes (``slots``),
+and the edits that add or drop one.
 
 A ``for`` carries values from its operands after ``lb, ub, step`` through its body's block
 arguments (after the induction variable) and yields to its results; a ``while`` from its
@@ -10,13 +10,61 @@ yields, result) in step, so that no pass has to know the layout.
 
 from __future__ import annotations
 
-from typing import Callable
+from dataclasses import dataclass
+from typing import Callable, Optional
 
 from .ir import Block, Op, Value
 from .types import Type
 
 _FIRST_INIT = {"for": 3, "while": 0}  # where the carried operands start
 _FIRST_ARG = {"for": 1, "while": 0}  # where the carried block arguments start
+
+
+@dataclass(frozen=True)
+class Slot:
+    """The ``k``-th value ``op`` carries. Structured SSA's only merges: its ``targets`` (block
+    arguments and result) take the value of its ``sources`` (init and yielded values)."""
+
+    op: Op
+    k: int
+
+    @property
+    def inits(self) -> list[Value]:
+        first = _FIRST_INIT.get(self.op.name)
+        return [] if first is None else [self.op.operands[first + self.k]]
+
+    @property
+    def yields(self) -> list[Op]:
+        """The terminators that yield into the slot: a loop's body, or both branches."""
+        regions = self.op.regions if self.op.name == "if" else self.op.regions[-1:]
+        return [r.terminator for r in regions]
+
+    @property
+    def sources(self) -> list[Value]:
+        return self.inits + [y.operands[self.k] for y in self.yields]
+
+    @property
+    def targets(self) -> list[Value]:
+        first = _FIRST_ARG.get(self.op.name)
+        args = [] if first is None else [r.args[first + self.k] for r in self.op.regions]
+        return args + [self.op.results[self.k]]
+
+
+def slots(op: Op) -> list[Slot]:
+    """The values ``op`` carries (none unless it is a for, while or if)."""
+    if op.name not in ("for", "while", "if"):
+        return []
+    return [Slot(op, k) for k in range(len(op.results))]
+
+
+def slot_of(v: Value) -> Optional[Slot]:
+    """The slot ``v`` is a target of, if any (not a function parameter, not a loop's index)."""
+    if v.is_block_arg:
+        op = v.owner.parent_op
+        first = _FIRST_ARG.get(op.name) if op is not None else None
+        return None if first is None or v.index < first else Slot(op, v.index - first)
+    op = v.defining_op
+    return Slot(op, v.index) if op is not None and op.name in ("for", "while", "if") else None
 
 
 def drop_carried(op: Op, k: int) -> None:
