@@ -29,14 +29,18 @@ from s2sad.adjoint.gradient import differentiate
 from s2sad.emit_py.emitter import emit_python
 from s2sad.emit_py.expr import (
     BinOp,
+    Call,
     IfExp,
+    ListComp,
     Lit,
     Name,
     Printer,
+    Subscript,
     Unary,
     binop,
     bool_op,
     compare,
+    first_hoistable,
     if_exp,
     logical_not,
     negate,
@@ -1045,3 +1049,56 @@ def test_golden_gradient_emits_clean_code_that_matches_interpreter(case, tmp_pat
             continue
         args = _grad_args(module, grad, spec["func"], [p.sample(rng) for p in params], rng)
         _run_both(grad, _load(text, case), f"grad_{spec['func']}", args)
+
+
+def test_a_long_line_hoists_nothing_out_of_a_lazy_operand():
+    # `a and g(...)` evaluates g only when a holds; a temporary before the line would always
+    # run it (fuzz seed 10100732: a call past an early return raised a math range error).
+    a, i = Name("a"), Name("i")
+    call = Call(Name("g"), (BinOp("+", Name("x"), Name("y")),))
+    assert first_hoistable(bool_op("and", a, compare("<", call, number(0.0)))) == []
+    assert first_hoistable(bool_op("or", compare("<", call, number(0.0)), a)) == [compare("<", call, number(0.0)),
+                                                                                call, call.args[0]]
+    comp = ListComp(BinOp("*", Subscript(Name("x"), (i,)), Name("y")), "i", Call(Name("range"), (Name("n"),)))
+    assert first_hoistable(comp) == [comp.iter]
+
+
+_GUARDED_CALL = '''
+import math
+
+
+def g(z: "f64[n]", c: float, n: int) -> float:
+    return math.sqrt(1.0 - c) + z[0]
+
+
+def f(x: "f64[n]", c: float, n: int) -> float:
+    s = 0.0
+    for i in range(n):
+        if c > 0.0:
+            for j in range(n):
+                if x[j] > 0.5:
+                    return s * x[j] + x[j] * x[j]
+            if not (g(x, math.pow(1.5 + math.tanh(x[(i + 2) % n]), x[i]), n) + x[(i + 1) % n] < 0.0):
+                break
+        s += x[i]
+    return s
+'''
+
+
+def test_a_call_the_primal_skips_is_not_run_by_the_gradient():
+    """The break's condition calls g, which fails for these x; the primal returns before it.
+    The gradient's condition line is long: it must still leave g in the lazy operand (at -O0,
+    where g is not inlined)."""
+    from s2sad.pipeline import Options, gradient_source
+    from fd import central_differences
+
+    text = gradient_source(_GUARDED_CALL, "guarded.py", "f", ["x"], "py", Options(level=0))
+    space: dict = {}
+    primal: dict = {}
+    exec(compile(text, "grad_guarded.py", "exec"), space)
+    exec(compile(_GUARDED_CALL, "guarded.py", "exec"), primal)
+    x = np.array([0.9, 0.2, 0.3])
+    d_x = np.zeros(3)
+    space["grad_f"](x, d_x, 1.0, 3)
+    want = central_differences(lambda *v: primal["f"](np.array(v), 1.0, 3), list(x))
+    assert np.allclose(d_x, want, rtol=1e-6, atol=1e-8)

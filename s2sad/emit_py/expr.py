@@ -405,13 +405,24 @@ def names_in(e: Expr) -> list[str]:
 
 
 def hoistable(e: Expr) -> Iterator[Expr]:
-    """Subexpressions that may be evaluated earlier into a temporary (not under a lazy branch)."""
-    for c in e.children():
-        if isinstance(e, IfExp) and c is not e.cond:
-            continue  # a lazy branch: neither it nor its parts may be evaluated early
+    """Subexpressions that may be evaluated earlier into a temporary: none under a lazy part."""
+    for c in _eager_children(e):
         if not isinstance(c, (Slice, Range)):  # `k:` is no expression of its own; `k` may move
             yield c
         yield from hoistable(c)
+
+
+def _eager_children(e: Expr) -> tuple[Expr, ...]:
+    """The children ``e`` always evaluates. Not an if-expression's branches, the right operand
+    of ``and``/``or`` (C's ``&&``/``||``), a comprehension's element: evaluated early, they would
+    run where the program does not run them (a call that fails there: fuzz seed 10100732)."""
+    if isinstance(e, IfExp):
+        return (e.cond,)
+    if isinstance(e, BoolOp):
+        return (e.left,)
+    if isinstance(e, ListComp):
+        return (e.iter,)
+    return e.children()
 
 
 def replace(e: Expr, old: Expr, new: Expr) -> Expr:
