@@ -103,10 +103,12 @@ class RootSet:
 
 @dataclass(frozen=True)
 class FunctionEffects:
-    """Indices of the array parameters a function reads and writes (transitively)."""
+    """Indices of the array parameters a function reads and writes (transitively), and whether
+    it waits at a barrier (which orders other threads' memory: never dead, never moved)."""
 
     reads: frozenset[int]
     writes: frozenset[int]
+    barrier: bool = False
 
     @property
     def readonly(self) -> bool:
@@ -134,10 +136,12 @@ class EffectAnalysis:
             # Recursion guard (a function may call itself): assume every effect
             # while the function's own body is being summarized.
             arrays = frozenset(i for i, p in enumerate(fn.params) if p.type.is_array)
-            self._memo[fn.name] = FunctionEffects(arrays, arrays)
+            self._memo[fn.name] = FunctionEffects(arrays, arrays, True)
             reads = self._touched(fn, self._read_roots(fn.walk()))
             writes = self._touched(fn, self._written_roots(fn.walk()))
-            self._memo[fn.name] = FunctionEffects(reads, writes)
+            barrier = any(op_def(op.name).effects == "barrier" or (op_def(op.name).effects == "call" and (
+                self.call_effects(op) is None or self.call_effects(op).barrier)) for op in fn.walk())
+            self._memo[fn.name] = FunctionEffects(reads, writes, barrier)
         return self._memo[fn.name]
 
     def callee(self, op: Op) -> Optional[Function]:

@@ -6,7 +6,8 @@ have no effect, and tapes whose popped values are never used (with their
 pushes). Comments left with nothing to annotate are removed too.
 
 Effects (the roots of liveness): ``return``, stores into arrays that outlive
-the function (parameters), and calls to functions that write memory. A store
+the function (parameters), and calls to functions that write memory their
+callers see or wait at a barrier (``analysis/effects``). A store
 into a local ``alloc`` (directly or through a ``view`` of it) is live only when
 the array is: an array nobody reads (an unused cache, a scratch array) goes with
 all its stores (``arr.accum`` counts as a store). An unused whole-array op
@@ -24,6 +25,7 @@ Pre: verified IR. Post: verified IR with the same effects.
 
 from __future__ import annotations
 
+from ..analysis.effects import EffectAnalysis
 from ..ssa.gpu import SYNC
 from ..ssa.callgraph import reachable
 from ..ssa.ir import Block, Function, Module, Op, Value
@@ -39,18 +41,13 @@ class _Liveness:
         self.live_ops: set[Op] = set()
         self.live_vals: set[Value] = set()
         self.work: list[object] = []
-        self._writes: dict[str, bool] = {}
+        self.effects = EffectAnalysis(module)
 
-    def _callee_writes(self, name: str) -> bool:
-        if name not in self._writes:
-            self._writes[name] = True  # recursion guard: assume effects
-            fn = self.module.functions.get(name)
-            self._writes[name] = fn is None or any(
-                op.name in ("store", SYNC, *ACCUMULATIONS)
-                or (op.name == "call" and self._callee_writes(op.attrs["callee"]))
-                for op in fn.walk()
-            )
-        return self._writes[name]
+    def _call_is_effect(self, op: Op) -> bool:
+        """A call matters when its callee writes memory the caller sees or waits at a barrier
+        (scratch arrays of its own do not count); a callee outside the module always does."""
+        eff = self.effects.call_effects(op)
+        return eff is None or bool(eff.writes) or eff.barrier
 
     def is_effect(self, op: Op) -> bool:
         if op.name in ("return", SYNC):  # a barrier orders the other threads' memory too
@@ -59,7 +56,7 @@ class _Liveness:
             # A store into a local array matters only if the array is read: it is
             # marked live with the array (below), not as an effect of its own.
             return not _is_local_array(op.operands[0])
-        return op.name == "call" and self._callee_writes(op.attrs["callee"])
+        return op.name == "call" and self._call_is_effect(op)
 
     def mark_op(self, op: Op) -> None:
         if op not in self.live_ops:
