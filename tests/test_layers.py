@@ -31,8 +31,6 @@ LAYERS = [
 ]
 
 KNOWN_LAYER_BREAKS = {
-    ("emit_c", "emit_py"): "the C emitter's statement builder subclasses the Python one's; the "
-                           "language-neutral part is to move to emit/",
     ("emit_cuda", "emit_c"): "CUDA C is a C dialect: the CUDA emitter is CUDA's spelling over C's",
 }
 

@@ -1,1 +1,1 @@
-"""The language-neutral core the emitters share: expression and statement trees, inlining, out-of-SSA, naming."""
+"""What the emitters share, in no output language: trees, statement builder, inlining, out-of-SSA, names."""

@@ -9,8 +9,8 @@ used) and the small helpers it needs (Python's floored ``//`` and ``%``).
 What C shares with the Python emitter, from ``s2sad.emit``: the inlining plan
 (which values print inside other expressions), out-of-SSA coalescing and naming
 (one variable per congruence class, source names), the expression and statement
-trees with their exact tidying rewrites; and, from ``s2sad.emit_py``, the
-statement builder (loops stay loops, ``if``/``elif``, ``while``, comments
+trees with their exact tidying rewrites, and the statement builder
+(``StatementBuilder``: loops stay loops, ``if``/``elif``, ``while``, comments
 pointing at source lines). What is C's own (this package):
 
 * the mapping: ``f64`` -> ``double``, ``f32`` -> ``float`` (literals ``0.5f``,
@@ -83,7 +83,7 @@ from ..emit.stmt import (
     stmt_names,
     tidy,
 )
-from ..emit_py.emitter import _FunctionEmitter
+from ..emit.builder import StatementBuilder
 from ..emit.inline import Effects
 from ..emit.outofssa import allocate
 from ..parse.c_structs import pointee_struct
@@ -359,14 +359,19 @@ def _reachable(texts: dict[str, str], entry: str) -> set[str]:
     return seen
 
 
-class _CFunctionEmitter(_FunctionEmitter):
+class _CFunctionEmitter(StatementBuilder):
     """The shared statement builder, with C's expressions, memory, calls, loops and declarations."""
+
+    language = "C"
+    # The calls an ``if``'s common copies may read and still move before it (they read no
+    # memory): the Python builtins, as when this builder was the Python one's subclass (C
+    # prints ``abs`` of them). math.h's read none either; saying so may move output.
+    pure_calls = ("abs", "min", "max", "float", "int", "bool")
 
     def __init__(self, ctx: _ModuleContext, fn: Function):
         self.ctx = ctx
         self.module = ctx.module
         self.fn = fn
-        self.numba = False
         self.printer = CPrinter()
         self.namer = CNamer([*ctx.module.functions, *ctx.macros])
         self.returned = ctx.returned(fn)

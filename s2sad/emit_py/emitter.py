@@ -34,7 +34,7 @@ from typing import Callable, Optional
 
 from ..analysis.accumulation import accumulation, private_accumulations, shared_call_accumulations
 from ..parse.c_structs import pointee_struct
-from ..ssa.ir import Block, Function, Module, Op, Value
+from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.types import ArrayType, Type
 from ..analysis.unread_yields import unread_undef_yields
 from ..emit.expr import (
@@ -42,7 +42,6 @@ from ..emit.expr import (
     BinOp,
     Compare,
     Expr,
-    IfExp,
     Lit,
     Name,
     Slice,
@@ -61,8 +60,9 @@ from ..emit.expr import (
     number,
     replace,
 )
+from ..emit.builder import StatementBuilder
 from ..emit.inline import Effects
-from ..emit.outofssa import allocate, carried_targets
+from ..emit.outofssa import allocate
 from ..emit.stmt import (
     LINE_LIMIT,
     Assign,
@@ -76,7 +76,6 @@ from ..emit.stmt import (
     Stmt,
     While,
     augmented,
-    hoist_common_copies,
     map_blocks,
     stmt_names,
     tidy,
@@ -141,7 +140,12 @@ def _emit_function(module: Module, fn: Function, effects: Effects, printer: Prin
     return _FunctionEmitter(module, fn, effects, printer, numba, parallel=True).emit()
 
 
-class _FunctionEmitter:
+class _FunctionEmitter(StatementBuilder):
+    """The shared statement builder with Python's expressions, loops (``numba.prange``), tapes and calls."""
+
+    language = "Python"
+    pure_calls = _BUILTIN_CALLS
+
     def __init__(self, module: Module, fn: Function, effects: Effects, printer: Printer, numba: bool,
                  parallel: bool = False):
         self.module = module
@@ -239,13 +243,6 @@ class _FunctionEmitter:
         return out
 
     # -- expressions -------------------------------------------------------------------
-    def expr(self, v: Value) -> Expr:
-        if v in self.var:
-            return Name(self.var[v])
-        op = v.defining_op
-        assert op is not None and self.plan.is_expr(v), f"value {v!r} has neither a variable nor an expression"
-        return self.op_expr(op)
-
     def op_expr(self, op: Op) -> Expr:
         n = op.name
         e = self.expr
@@ -315,31 +312,8 @@ class _FunctionEmitter:
         return call(fn, shape, dtype=module_attr("np", dtype)) if dtype else call(fn, shape)
 
     # -- statements --------------------------------------------------------------------
-    def gen_block(self, block: Block) -> list[Stmt]:
-        out: list[Stmt] = []
-        for op in block.ops:
-            if op.name not in ("yield", "condition"):
-                out += self.gen_op(op)
-        return out
-
     def gen_op(self, op: Op) -> list[Stmt]:
         n = op.name
-        if n == "comment":
-            text = op.attrs.get("text", "").strip()
-            return [Comment(text, bool(op.attrs.get("section")), bool(op.attrs.get("keep")))] if text else []
-        if n == "return":
-            return [Return([self.expr(v) for v in op.operands])] if op.operands else []
-        if n == "for":
-            return self._for(op)
-        if n == "while":
-            return self._while(op)
-        if n == "if":
-            return [] if self.plan.inline_if(op) else self._if(op)
-        if n == "store":
-            arr, *idx, val = op.operands
-            return [Assign([Subscript(self.expr(arr), tuple(self.expr(i) for i in idx))], self.expr(val))]
-        if n.startswith("tape."):
-            return self._tape(op)
         if n == ACCUM:
             dst, v = op.operands
             return [AugAssign(self.expr(dst), "+", self.expr(v))]
@@ -358,14 +332,7 @@ class _FunctionEmitter:
             k = Name(self.namer.fresh("k"))
             body = [AugAssign(Subscript(dst, (Subscript(idx, (k,)),)), "+", Subscript(v, (k,)))]
             return pre + [For(k.id, [call("len", idx)], body)]
-        if n == "call":
-            return self._call(op)
-        if len(op.results) == 1:
-            v = op.result
-            if v in self.var:
-                return [Assign([Name(self.var[v])], self.op_expr(op))]
-            return []  # folded into its users, or dead
-        raise NotImplementedError(f"Python emitter: no statement for op {n}")
+        return super().gen_op(op)
 
     def _call(self, op: Op) -> list[Stmt]:
         if len(op.results) == 1 and self.plan.folded_op(op):
@@ -378,35 +345,10 @@ class _FunctionEmitter:
             return [Assign(targets, value)]
         return [Assign([Tuple(tuple(targets))], value)]
 
-    def copies(self, pairs: list[tuple[Value, Value]]) -> list[Stmt]:
-        """A parallel copy (variable of dst <- src), sequentialised; a tuple assignment for cycles."""
-        pending = [(self.var[d], self.expr(s)) for d, s in pairs]
-        pending = [(d, s) for d, s in pending if s != Name(d)]
-        out: list[Stmt] = []
-        while pending:
-            for k, (d, s) in enumerate(pending):
-                if not any(d in names_in(s2) for j, (_, s2) in enumerate(pending) if j != k):
-                    out.append(Assign([Name(d)], s, copy=True))
-                    pending.pop(k)
-                    break
-            else:
-                # Every remaining copy overwrites a variable another one still reads.
-                if self._break_cycle(pending, out):
-                    break
-        return out
-
     def _break_cycle(self, pending: list[tuple[str, Expr]], out: list[Stmt]) -> bool:
-        """Emit what a copy cycle needs; True when that finished all ``pending`` copies.
-
-        Python assigns the whole cycle at once with a tuple assignment.
-        """
+        """Python assigns the whole cycle at once with a tuple assignment."""
         out.append(Assign([Tuple(tuple(Name(d) for d, _ in pending))], Tuple(tuple(s for _, s in pending)), copy=True))
         return True
-
-    def _yield_copies(self, region: Block) -> list[Stmt]:
-        term = region.terminator
-        pairs = zip(carried_targets(term), term.operands)
-        return self.copies([p for k, p in enumerate(pairs) if (term, k) not in self.unread])
 
     def _for(self, op: Op) -> list[Stmt]:
         body = op.regions[0]
@@ -463,53 +405,8 @@ class _FunctionEmitter:
             return self.expr(op.operands[0])
         return binop("+", self.expr(v), number(1))
 
-    def _while(self, op: Op) -> list[Stmt]:
-        cond, body = op.regions
-        pre = self.copies(list(zip(cond.args, op.operands)))
-        cond_stmts = self.gen_block(cond)
-        c = self.expr(cond.terminator.operands[0])
-        stmts = tidy(self.gen_block(body) + self._yield_copies(body))
-        if cond_stmts:
-            return pre + [While(None, cond_stmts + [If(logical_not(c), [Keyword("break")])] + stmts)]
-        return pre + [While(c, stmts or [Keyword("pass")])]
-
-    def _if(self, op: Op) -> list[Stmt]:
-        c = self.expr(op.operands[0])
-        then, orelse = (tidy(self.gen_block(r) + self._yield_copies(r)) for r in op.regions)
-        known = literal_value(c)
-        if isinstance(known, bool):
-            return then if known else orelse
-        pre, then, orelse = hoist_common_copies(c, then, orelse, _BUILTIN_CALLS)
-        if not then and not orelse:
-            return pre
-        return pre + self._if_stmt(len(op.results), c, then, orelse)
-
-    def _if_stmt(self, n_results: int, c: Expr, then: list[Stmt], orelse: list[Stmt]) -> list[Stmt]:
-        if not then:
-            if not orelse:
-                return []
-            c, then, orelse = logical_not(c), orelse, []
-        if not orelse and len(then) == 1:
-            s = then[0]
-            if isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.targets[0], Name):
-                # `if x > m: m = x` is `m = max(m, x)` (see expr.if_exp)
-                chosen = self._choose(c, s.value, s.targets[0])
-                if not isinstance(chosen, IfExp):
-                    return [Assign(s.targets, chosen)]
-            if isinstance(s, If) and not s.orelse:
-                return [If(bool_op("and", c, s.cond), s.body)]  # `if a:` + `if b:` -> `if a and b:`
-        ternary = (
-            n_results >= 1
-            and len(then) == 1
-            and len(orelse) == 1
-            and all(isinstance(s, Assign) and s.copy and len(s.targets) == 1 for s in then + orelse)
-            and then[0].targets == orelse[0].targets
-        )
-        return [If(c, then, orelse, ternary)]
-
     def _choose(self, c: Expr, a: Expr, b: Expr) -> Expr:
-        """``a if c else b`` in the target's spelling (the C emitter overrides it)."""
-        return if_exp(c, a, b)
+        return if_exp(c, a, b)  # `if x > m: m = x` is `m = max(m, x)` (see printer.if_exp)
 
     def _tape(self, op: Op) -> list[Stmt]:
         n = op.name
