@@ -1,6 +1,6 @@
 """Buffers and tapes of the C output that out-of-SSA lets share a variable.
 
-Out-of-SSA (emit_py/outofssa.py) gives values of one source name and type whose lives do not
+Out-of-SSA (emit/outofssa.py) gives values of one source name and type whose lives do not
 overlap one variable; for C, whose buffers are freed by variable at the end of a block, that
 takes care (the fuzzer's reproducers, tests/fuzzgen, shrunk):
 

@@ -684,7 +684,7 @@ def test_an_or_broken_over_lines_keeps_the_parentheses_around_its_and():
     without them. Each part of a broken chain of one operator now keeps them around the other."""
     from s2sad.emit_c.cexpr import CPrinter
     from s2sad.emit_c.render import CRenderer
-    from s2sad.emit_py.expr import BinOp, BoolOp, Compare, Name
+    from s2sad.emit.expr import BinOp, BoolOp, Compare, Name
 
     def test(k: int) -> Compare:
         product = BinOp("*", Name(f"a_rather_long_variable_{k}"), Name("another_long_name"))

@@ -27,25 +27,23 @@ import pytest
 from emit_py_programs import GRADIENTS, PROGRAMS
 from s2sad.adjoint.gradient import differentiate
 from s2sad.emit_py.emitter import emit_python
-from s2sad.emit_py.expr import (
+from s2sad.emit.expr import (
     BinOp,
     Call,
     IfExp,
     ListComp,
     Lit,
     Name,
-    Printer,
     Subscript,
     Unary,
     binop,
     bool_op,
     compare,
-    first_hoistable,
-    if_exp,
     logical_not,
     negate,
     number,
 )
+from s2sad.emit_py.printer import Printer, first_hoistable, if_exp
 from s2sad.opt.dce import dce_module
 from s2sad.pipeline import parse_source
 from s2sad.ssa.interp import Interpreter

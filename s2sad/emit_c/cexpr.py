@@ -1,6 +1,6 @@
 """C expressions: the emitter's expression trees printed with C's precedence rules.
 
-The tree nodes are the Python emitter's (``s2sad.emit_py.expr``: names,
+The tree nodes are the emitters' shared ones (``s2sad.emit.expr``: names,
 literals, binary and unary operators, calls, subscripts, conditionals) plus
 the few that only C has: casts and the increments of tape counters. Unary
 ``*`` and ``&`` reuse ``Unary`` (dereferencing an out-pointer, taking the
@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ..emit_py.expr import (
+from ..emit.expr import (
     Attribute,
     BinOp,
     BoolOp,

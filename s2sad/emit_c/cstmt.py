@@ -1,7 +1,7 @@
 """Statements only C output has, and where each C variable is declared.
 
-The statement tree is the Python emitter's (``Assign``, ``If``, ``For``, ...:
-built by the shared code in ``s2sad.emit_py.emitter``); C adds declarations.
+The statement tree is the emitters' shared one (``s2sad.emit.stmt``: ``Assign``, ``If``,
+``For``, ...); C adds declarations.
 ``declare`` places each local variable's declaration the way a person writes
 C99: at its first assignment (``double s = 0.0;``) in the innermost block that
 holds all its uses, and inside a loop or branch when every use is there and
@@ -27,8 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from ..emit_py.emitter import AugAssign, Assign, Comment, ExprStmt, For, If, Keyword, Return, Stmt, While, _names
-from ..emit_py.expr import Call, Expr, Lit, Name, Subscript, names_in, number, walk
+from ..emit.expr import Call, Expr, Lit, Name, Subscript, names_in, number, walk
+from ..emit.stmt import AugAssign, Assign, Comment, ExprStmt, For, If, Keyword, Return, Stmt, While, stmt_names
 from .cexpr import Cast, F32Lit, IncDec
 
 
@@ -290,7 +290,7 @@ class _Liveness:
         # A parallel loop's pragma (parallel.Pragma, right before its loop) reads the sums it
         # reduces, those the loop still adds to: one whose updates went names a variable that
         # only the pragma would mention, which gcc calls unused (-Wunused-variable).
-        written = _names([after])[1] if isinstance(after, For) else set()
+        written = stmt_names([after])[1] if isinstance(after, For) else set()
         out.update(r for r in getattr(st, "reduction", None) or () if r in written)
         return out
 

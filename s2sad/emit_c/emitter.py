@@ -6,12 +6,12 @@ and appears only if the entry reaches it. The file includes only standard
 headers (``math.h``, ``stdlib.h``, ``string.h``, ``stdbool.h``, each only when
 used) and the small helpers it needs (Python's floored ``//`` and ``%``).
 
-What C shares with the Python emitter, and reuses from ``s2sad.emit_py``: the
-inlining plan (which values print inside other expressions), out-of-SSA
-coalescing and naming (one variable per congruence class, source names), the
-statement builder (loops stay loops, ``if``/``elif``, ``while``, comments
-pointing at source lines) and the expression trees with their exact
-tidying rewrites. What is C's own (this package):
+What C shares with the Python emitter, from ``s2sad.emit``: the inlining plan
+(which values print inside other expressions), out-of-SSA coalescing and naming
+(one variable per congruence class, source names), the expression and statement
+trees with their exact tidying rewrites, and the statement builder
+(``StatementBuilder``: loops stay loops, ``if``/``elif``, ``while``, comments
+pointing at source lines). What is C's own (this package):
 
 * the mapping: ``f64`` -> ``double``, ``f32`` -> ``float`` (literals ``0.5f``,
   ``sinf``), ``i64`` -> ``long``, ``i32`` -> ``int``, ``bool`` -> ``bool``; an
@@ -48,22 +48,7 @@ from typing import Optional
 from ..ssa.build import const_int, known_sign
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..languages import is_c
-from ..emit_py.emitter import (
-    LINE_LIMIT,
-    Assign,
-    AugAssign,
-    Comment,
-    ExprStmt,
-    For,
-    If,
-    Return,
-    Stmt,
-    _FunctionEmitter,
-    _names,
-    _tidy,
-    map_blocks,
-)
-from ..emit_py.expr import (
+from ..emit.expr import (
     BinOp,
     Call,
     Compare,
@@ -83,8 +68,24 @@ from ..emit_py.expr import (
     number,
     walk,
 )
-from ..emit_py.inline import Effects
-from ..emit_py.outofssa import allocate
+from ..emit.stmt import (
+    LINE_LIMIT,
+    Assign,
+    AugAssign,
+    Comment,
+    ExprStmt,
+    For,
+    If,
+    Return,
+    Stmt,
+    map_blocks,
+    reads_memory,
+    stmt_names,
+    tidy,
+)
+from ..emit.builder import StatementBuilder
+from ..emit.inline import Effects
+from ..emit.outofssa import allocate
 from ..parse.c_structs import pointee_struct
 from ..ssa.attrs import grad_info, is_gradient, shadows_of
 from ..ssa.callgraph import reachable
@@ -99,7 +100,7 @@ from .cstmt import ArrayDecl, declare, drop_dead
 from .parallel import Pragma, is_parallel, private_accumulations
 from .parallel import finish as finish_pragmas
 from ..opt.lower_arrays import add_size_params, has_array_ops, lower_module
-from ..emit_py.names import sanitize
+from ..emit.names import sanitize
 from .names import CNamer, c_reserved
 from ..analysis.ranges import IntRanges
 from .render import CRenderer, comment_text, wrap_signature
@@ -358,14 +359,19 @@ def _reachable(texts: dict[str, str], entry: str) -> set[str]:
     return seen
 
 
-class _CFunctionEmitter(_FunctionEmitter):
+class _CFunctionEmitter(StatementBuilder):
     """The shared statement builder, with C's expressions, memory, calls, loops and declarations."""
+
+    language = "C"
+    # The calls an ``if``'s common copies may read and still move before it (they read no
+    # memory): the Python builtins, as when this builder was the Python one's subclass (C
+    # prints ``abs`` of them). math.h's read none either; saying so may move output.
+    pure_calls = ("abs", "min", "max", "float", "int", "bool")
 
     def __init__(self, ctx: _ModuleContext, fn: Function):
         self.ctx = ctx
         self.module = ctx.module
         self.fn = fn
-        self.numba = False
         self.printer = CPrinter()
         self.namer = CNamer([*ctx.module.functions, *ctx.macros])
         self.returned = ctx.returned(fn)
@@ -509,7 +515,7 @@ class _CFunctionEmitter(_FunctionEmitter):
                 fn.loc,
                 hint="return one value, or write the results into an array argument",
             )
-        body = _tidy(self.gen_block(fn.body))
+        body = tidy(self.gen_block(fn.body))
         body = _ternaries(body)
         types = {k: v for k, v in self.types.items() if k not in self.stack and k not in self.param_names}
         body = drop_dead(body, types, _PURE_CALLS, frozenset(self.stack))
@@ -1332,13 +1338,13 @@ class _CFunctionEmitter(_FunctionEmitter):
         if is_parallel(op):
             self.parallel.append(op)
             self.parallel_private.append(private_accumulations(op))
-        stmts = _tidy(self.gen_block(body) + self._yield_copies(body))
+        stmts = tidy(self.gen_block(body) + self._yield_copies(body))
         if is_parallel(op):
             self.parallel.pop()
             self.parallel_private.pop()
         self.loop_names.pop()
-        written_pre = _names(pre)[1]
-        written_body = _names(stmts)[1]
+        written_pre = stmt_names(pre)[1]
+        written_body = stmt_names(stmts)[1]
         early: list[Stmt] = []
         bounds = [self.expr(lb), self.expr(ub), self.expr(step)]
         for k, e in enumerate(bounds):
@@ -1347,7 +1353,7 @@ class _CFunctionEmitter(_FunctionEmitter):
             # A bound that reads a variable of the counter's name (a value out-of-SSA gave the same
             # name, dead once the loop starts) would read C's new counter instead: computed first.
             unstable = name in names or any(n in written_pre for n in names) or (
-                every_iteration and (any(n in written_body for n in names) or _reads_memory(e))
+                every_iteration and (any(n in written_body for n in names) or reads_memory(e, _MATH_H))
             )
             if unstable:
                 t = self.namer.fresh(f"{name}_{('start', 'end', 'step')[k]}")
@@ -1423,15 +1429,6 @@ def _defined_inside(block: Block) -> list[Value]:
         for r in op.regions:
             out += r.args
     return out
-
-
-def _reads_memory(e: Expr) -> bool:
-    for node in walk(e):
-        if isinstance(node, Subscript):
-            return True
-        if isinstance(node, Call) and isinstance(node.func, Name) and node.func.id not in _MATH_H:
-            return True
-    return False
 
 
 def _self_compare(n: str, x: Expr, t: Type) -> Expr:

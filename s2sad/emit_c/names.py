@@ -1,6 +1,6 @@
 """Names the C output keeps for itself, and the C namer.
 
-The emitters' one namer (``s2sad.emit_py.names.Namer``) serves C with C's
+The emitters' one namer (``s2sad.emit.names.Namer``) serves C with C's
 reserved set: the C99 keywords, the ``<stdbool.h>`` macros, and every library
 function, macro and helper the output may call, so that no variable ever
 hides a function a statement in its scope calls (a local ``exp`` would break
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..emit_py.names import Namer, sanitize
+from ..emit.names import Namer, sanitize
 
 C_KEYWORDS = frozenset(
     """auto break case char const continue default do double else enum extern float for goto if
@@ -48,8 +48,3 @@ class CNamer(Namer):
 
     def fresh(self, hint: str) -> str:
         return super().fresh(self.aliases.get(sanitize(hint), hint))
-
-    def fixed_name(self, name: str) -> str:
-        while c_reserved(name):
-            name = name + "_"
-        return name

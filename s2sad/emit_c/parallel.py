@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..analysis.accumulation import private_accumulations
-from ..emit_py.emitter import For, Stmt, _names
-from ..emit_py.expr import Expr, Name, Unary, walk
+from ..emit.expr import Expr, Name, Unary, walk
+from ..emit.stmt import For, Stmt, stmt_names
 from ..ssa.ir import Op
 from .cstmt import Decl, child_blocks
 
@@ -70,7 +70,7 @@ def finish(stmts: list[Stmt]) -> None:
             # A variable whose address a call is passed is written there: a gradient adds the
             # adjoint it returns through the pointer (``grad_g0(b, &d_b_local, ...)``), which
             # must then be the thread's own copy (fuzz seed 9901785: the sum was shared).
-            written = _names(loop.body)[1] | _address_passed(loop.body)
+            written = stmt_names(loop.body)[1] | _address_passed(loop.body)
             declared = _declared(loop.body)
             st.reduction = [r for r in st.reduction if r in written]  # a sum no update is left for
             private = sorted(written - declared - set(st.reduction) - {loop.target})

@@ -8,7 +8,8 @@ lines indented by 8 (C needs no temporaries to break an expression).
 
 from __future__ import annotations
 
-from ..emit_py.emitter import (
+from ..emit.expr import BinOp, BoolOp, Compare, Expr, IfExp, Lit, Name, Unary, binop, literal_value, number
+from ..emit.stmt import (
     LINE_LIMIT,
     Assign,
     AugAssign,
@@ -20,9 +21,8 @@ from ..emit_py.emitter import (
     Return,
     Stmt,
     While,
-    _augmented,
+    augmented,
 )
-from ..emit_py.expr import BinOp, BoolOp, Compare, Expr, Lit, Name, Unary, binop, literal_value, number
 from .cexpr import P_AND, P_LOWEST, CPrinter, split_points
 from .cstmt import ArrayDecl, Decl
 from .parallel import Pragma
@@ -121,7 +121,7 @@ class CRenderer:
             return [f"{indent}{s.ctype} {s.name}[{s.size}]{init};"]
         if isinstance(s, Assign):
             (target,) = s.targets
-            aug = _augmented(target, s.value)
+            aug = augmented(target, s.value)
             if aug is not None:
                 return self.stmt(aug, indent)
             return self.fit(indent, f"{p(target)} = ", s.value, ";")
@@ -183,8 +183,6 @@ class CRenderer:
                     cond = Compare(">", i, ub)
                 incr = f"{s.target}--" if k == -1 else f"{s.target} -= {-k}"
         else:
-            from ..emit_py.expr import IfExp
-
             cond = IfExp(Compare(">", step, Lit("0")), Compare("<", i, ub), Compare(">", i, ub))
             incr = f"{s.target} += {self.p(step, 11)}"
         init = f"{declarator(ctype, s.target)} = {self.p(lb)}"

@@ -44,8 +44,8 @@ from ..emit_c.emitter import (
     emit_c,
 )
 from ..ssa.attrs import is_gradient
-from ..emit_py.emitter import Assign, AugAssign, ExprStmt, If, Stmt, map_blocks
-from ..emit_py.expr import BinOp, Call, Expr, Lit, Name, Subscript, literal_value, negate, number
+from ..emit.expr import BinOp, Call, Expr, Lit, Name, Subscript, literal_value, negate, number
+from ..emit.stmt import Assign, AugAssign, ExprStmt, If, Stmt, map_blocks
 from ..emit_c.cstmt import ArrayDecl
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.gpu import AXES, SHARED_SPACE, SYNC, cuda_spelling

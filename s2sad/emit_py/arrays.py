@@ -25,7 +25,7 @@ from typing import Callable, Optional
 
 from ..ssa import array_ops
 from ..ssa.ir import Op, Value
-from .expr import Attribute, BinOp, Compare, Expr, ListComp, Lit, Name, Range, Subscript, call, negate, number
+from ..emit.expr import Attribute, BinOp, Compare, Expr, ListComp, Lit, Name, Range, Subscript, call, negate, number
 
 P = array_ops.PREFIX
 
@@ -160,7 +160,7 @@ def _from_end(v: Value, axis: int) -> Optional[Expr]:
 
 
 def _tuple(elts: list[Expr]) -> Expr:
-    from .expr import Tuple
+    from ..emit.expr import Tuple
 
     return Tuple(tuple(elts))
 

@@ -4,9 +4,9 @@
 ``"py"`` or ``"numba"``; numba output is the same code with ``@numba.njit`` on
 every function). Per function the work is split by concern:
 
-1. ``inline``: which values print inside other expressions, which get variables;
-2. ``outofssa``: one variable per congruence class, copies only where needed;
-3. this module: statements from ops (loops stay loops, branches stay branches),
+1. ``s2sad.emit.inline``: which values print inside other expressions, which get variables;
+2. ``s2sad.emit.outofssa``: one variable per congruence class, copies only where needed;
+3. this module: statements (``s2sad.emit.stmt``) from ops (loops stay loops, branches stay branches),
    then rendering with the readability rules: ``x += e`` for ``x = x + e``
    (also array elements), ``if not c:`` for an empty then-branch, ``elif``
    chains, ``r = a if c else b`` when both branches only copy an expression,
@@ -18,9 +18,9 @@ The output must pass ``ruff check`` with its (broad) default rules, so the
 spellings linters reject are rewritten into equivalent ones that they accept
 and people prefer: ``if x > m: m = x`` is ``m = max(m, x)``, ``if a:`` holding
 only ``if b:`` is ``if a and b:``, a copy both branches make is made once
-before the ``if``, ``a < b and b < c`` is ``a < b < c`` (see ``expr`` for the
-expression-level ones). Each rewrite gives the same values; ``expr.if_exp``
-says where a ``>=``-based choice may differ in the sign of a zero.
+before the ``if``, ``a < b and b < c`` is ``a < b < c`` (see ``s2sad.emit.expr``
+and ``printer`` for the expression-level ones). Each rewrite gives the same values;
+``printer.if_exp`` says where a ``>=``-based choice may differ in the sign of a zero.
 
 Tapes (stacks of scalars, from the adjoint transform) must work under Numba,
 so they are preallocated NumPy arrays with an integer top, doubled with
@@ -30,28 +30,20 @@ so they are preallocated NumPy arrays with an integer top, doubled with
 from __future__ import annotations
 
 import re
-
-import dataclasses
-from dataclasses import dataclass, field
-from typing import Callable, Optional, Union
+from typing import Callable, Optional
 
 from ..analysis.accumulation import accumulation, private_accumulations, shared_call_accumulations
 from ..parse.c_structs import pointee_struct
-from ..ssa.ir import Block, Function, Module, Op, Value
+from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.types import ArrayType, Type
 from ..analysis.unread_yields import unread_undef_yields
-from .expr import (
-    P_COND,
-    P_OR,
+from ..emit.expr import (
     Attribute,
     BinOp,
-    Call,
     Compare,
     Expr,
-    IfExp,
     Lit,
     Name,
-    Printer,
     Slice,
     Subscript,
     Tuple,
@@ -60,8 +52,6 @@ from .expr import (
     bool_op,
     call,
     compare,
-    first_hoistable,
-    if_exp,
     literal_value,
     logical_not,
     module_attr,
@@ -69,22 +59,36 @@ from .expr import (
     negate,
     number,
     replace,
-    walk,
+)
+from ..emit.builder import StatementBuilder
+from ..emit.inline import Effects
+from ..emit.outofssa import allocate
+from ..emit.stmt import (
+    LINE_LIMIT,
+    Assign,
+    AugAssign,
+    Comment,
+    ExprStmt,
+    For,
+    If,
+    Keyword,
+    Return,
+    Stmt,
+    While,
+    augmented,
+    map_blocks,
+    stmt_names,
+    tidy,
 )
 from ..diagnostics import error
 from ..ssa.array_ops import PREFIX, is_array_op
 from .arrays import ArrayBinOp, accum_slice_target, array_expr, numba_unsupported
-from .inline import Effects
-from .names import Namer
-from .outofssa import allocate, carried_targets
-
-LINE_LIMIT = 99  # "lines under 100 characters"
+from .names import PyNamer
+from .printer import P_COND, P_OR, Printer, first_hoistable, if_exp
 
 _BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**"}
 _COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
-_AUGMENTABLE = ("+", "-", "*", "/")
 ACCUM = PREFIX + "accum"
-_COMMUTATIVE = ("+", "*")
 
 # Math intrinsics: the IR name -> the Python spelling (all supported by Numba in nopython mode).
 _MATH_MODULE = (
@@ -97,71 +101,6 @@ _MATH_BUILTIN = ("abs", "min", "max")
 _BUILTIN_CALLS = (*_MATH_BUILTIN, "float", "int", "bool")
 
 _DTYPES = {"f64": None, "f32": "float32", "i64": "int64", "i32": "int32", "bool": "bool_"}
-
-
-# -- statements ---------------------------------------------------------------------
-
-
-@dataclass
-class Assign:
-    targets: list[Expr]  # one, or several for a tuple assignment
-    value: Expr
-    copy: bool = False  # a copy out of SSA (candidate for `r = a if c else b`)
-
-
-@dataclass
-class AugAssign:
-    target: Expr
-    op: str
-    value: Expr
-
-
-@dataclass
-class ExprStmt:
-    value: Expr
-
-
-@dataclass
-class Comment:
-    text: str
-    section: bool = False  # heads a run of commented paragraphs ("reverse sweep")
-    keep: bool = False  # stands on its own (the memory report atop a gradient): never tidied away
-
-
-@dataclass
-class Keyword:
-    text: str  # pass, break
-
-
-@dataclass
-class Return:
-    values: list[Expr]
-
-
-@dataclass
-class If:
-    cond: Expr
-    body: list["Stmt"]
-    orelse: list["Stmt"] = field(default_factory=list)
-    ternary: bool = False  # both branches are a single copy to one variable
-
-
-@dataclass
-class For:
-    target: str
-    args: list[Expr]
-    body: list["Stmt"]
-    parallel: bool = False  # Numba output: numba.prange
-    sign: int = 0  # the step's sign when known but not a literal (C's loop test needs it)
-
-
-@dataclass
-class While:
-    cond: Optional[Expr]  # None: `while True:` (the condition needs statements)
-    body: list["Stmt"]
-
-
-Stmt = Union[Assign, AugAssign, ExprStmt, Comment, Keyword, Return, If, For, While]
 
 
 # -- module ---------------------------------------------------------------------------
@@ -201,7 +140,12 @@ def _emit_function(module: Module, fn: Function, effects: Effects, printer: Prin
     return _FunctionEmitter(module, fn, effects, printer, numba, parallel=True).emit()
 
 
-class _FunctionEmitter:
+class _FunctionEmitter(StatementBuilder):
+    """The shared statement builder with Python's expressions, loops (``numba.prange``), tapes and calls."""
+
+    language = "Python"
+    pure_calls = _BUILTIN_CALLS
+
     def __init__(self, module: Module, fn: Function, effects: Effects, printer: Printer, numba: bool,
                  parallel: bool = False):
         self.module = module
@@ -209,7 +153,7 @@ class _FunctionEmitter:
         self.printer = printer
         self.numba = numba
         self.parallel = parallel  # a parallel=True Numba function: array spellings for it
-        self.namer = Namer(module.functions)
+        self.namer = PyNamer(module.functions)
         self.alloc = allocate(fn, effects, self.namer)
         self.var = self.alloc.var
         self.plan = self.alloc.plan
@@ -237,7 +181,7 @@ class _FunctionEmitter:
             lines += [f"def {fn.name}("] + [f"    {p}," for p in params] + ["):"]
         else:
             lines.append(head)
-        body = _tidy(self.gen_block(fn.body))
+        body = tidy(self.gen_block(fn.body))
         if self.prange_used:
             lines[lines.index("@numba.njit")] = "@numba.njit(parallel=True)"
         renderer = _Renderer(self.namer, self.printer)
@@ -299,13 +243,6 @@ class _FunctionEmitter:
         return out
 
     # -- expressions -------------------------------------------------------------------
-    def expr(self, v: Value) -> Expr:
-        if v in self.var:
-            return Name(self.var[v])
-        op = v.defining_op
-        assert op is not None and self.plan.is_expr(v), f"value {v!r} has neither a variable nor an expression"
-        return self.op_expr(op)
-
     def op_expr(self, op: Op) -> Expr:
         n = op.name
         e = self.expr
@@ -375,31 +312,8 @@ class _FunctionEmitter:
         return call(fn, shape, dtype=module_attr("np", dtype)) if dtype else call(fn, shape)
 
     # -- statements --------------------------------------------------------------------
-    def gen_block(self, block: Block) -> list[Stmt]:
-        out: list[Stmt] = []
-        for op in block.ops:
-            if op.name not in ("yield", "condition"):
-                out += self.gen_op(op)
-        return out
-
     def gen_op(self, op: Op) -> list[Stmt]:
         n = op.name
-        if n == "comment":
-            text = op.attrs.get("text", "").strip()
-            return [Comment(text, bool(op.attrs.get("section")), bool(op.attrs.get("keep")))] if text else []
-        if n == "return":
-            return [Return([self.expr(v) for v in op.operands])] if op.operands else []
-        if n == "for":
-            return self._for(op)
-        if n == "while":
-            return self._while(op)
-        if n == "if":
-            return [] if self.plan.inline_if(op) else self._if(op)
-        if n == "store":
-            arr, *idx, val = op.operands
-            return [Assign([Subscript(self.expr(arr), tuple(self.expr(i) for i in idx))], self.expr(val))]
-        if n.startswith("tape."):
-            return self._tape(op)
         if n == ACCUM:
             dst, v = op.operands
             return [AugAssign(self.expr(dst), "+", self.expr(v))]
@@ -418,14 +332,7 @@ class _FunctionEmitter:
             k = Name(self.namer.fresh("k"))
             body = [AugAssign(Subscript(dst, (Subscript(idx, (k,)),)), "+", Subscript(v, (k,)))]
             return pre + [For(k.id, [call("len", idx)], body)]
-        if n == "call":
-            return self._call(op)
-        if len(op.results) == 1:
-            v = op.result
-            if v in self.var:
-                return [Assign([Name(self.var[v])], self.op_expr(op))]
-            return []  # folded into its users, or dead
-        raise NotImplementedError(f"Python emitter: no statement for op {n}")
+        return super().gen_op(op)
 
     def _call(self, op: Op) -> list[Stmt]:
         if len(op.results) == 1 and self.plan.folded_op(op):
@@ -438,35 +345,10 @@ class _FunctionEmitter:
             return [Assign(targets, value)]
         return [Assign([Tuple(tuple(targets))], value)]
 
-    def copies(self, pairs: list[tuple[Value, Value]]) -> list[Stmt]:
-        """A parallel copy (variable of dst <- src), sequentialised; a tuple assignment for cycles."""
-        pending = [(self.var[d], self.expr(s)) for d, s in pairs]
-        pending = [(d, s) for d, s in pending if s != Name(d)]
-        out: list[Stmt] = []
-        while pending:
-            for k, (d, s) in enumerate(pending):
-                if not any(d in names_in(s2) for j, (_, s2) in enumerate(pending) if j != k):
-                    out.append(Assign([Name(d)], s, copy=True))
-                    pending.pop(k)
-                    break
-            else:
-                # Every remaining copy overwrites a variable another one still reads.
-                if self._break_cycle(pending, out):
-                    break
-        return out
-
     def _break_cycle(self, pending: list[tuple[str, Expr]], out: list[Stmt]) -> bool:
-        """Emit what a copy cycle needs; True when that finished all ``pending`` copies.
-
-        Python assigns the whole cycle at once with a tuple assignment.
-        """
+        """Python assigns the whole cycle at once with a tuple assignment."""
         out.append(Assign([Tuple(tuple(Name(d) for d, _ in pending))], Tuple(tuple(s for _, s in pending)), copy=True))
         return True
-
-    def _yield_copies(self, region: Block) -> list[Stmt]:
-        term = region.terminator
-        pairs = zip(carried_targets(term), term.operands)
-        return self.copies([p for k, p in enumerate(pairs) if (term, k) not in self.unread])
 
     def _for(self, op: Op) -> list[Stmt]:
         body = op.regions[0]
@@ -478,14 +360,14 @@ class _FunctionEmitter:
             args = [self.expr(lb), self.expr(ub), self.expr(step)]
         # The IR evaluates bounds and inits together at the loop; the printed init copies come
         # first, so a bound that reads a variable they overwrite is evaluated before them.
-        written = {n for st in pre for n in _names([st])[1]}
+        written = {n for st in pre for n in stmt_names([st])[1]}
         early: list[Stmt] = []
         for k, a in enumerate(args):
             if any(n in written for n in names_in(a)):
                 t = Name(self.namer.temp())
                 early.append(Assign([t], a))
                 args[k] = t
-        stmts = _tidy(self.gen_block(body) + self._yield_copies(body))
+        stmts = tidy(self.gen_block(body) + self._yield_copies(body))
         loop = For(self.var[body.args[0]], args, stmts or [Keyword("pass")])
         if self.numba and op.attrs.get("parallel") == "prange":
             why = _prange_blocker(op, self.module)
@@ -523,53 +405,8 @@ class _FunctionEmitter:
             return self.expr(op.operands[0])
         return binop("+", self.expr(v), number(1))
 
-    def _while(self, op: Op) -> list[Stmt]:
-        cond, body = op.regions
-        pre = self.copies(list(zip(cond.args, op.operands)))
-        cond_stmts = self.gen_block(cond)
-        c = self.expr(cond.terminator.operands[0])
-        stmts = _tidy(self.gen_block(body) + self._yield_copies(body))
-        if cond_stmts:
-            return pre + [While(None, cond_stmts + [If(logical_not(c), [Keyword("break")])] + stmts)]
-        return pre + [While(c, stmts or [Keyword("pass")])]
-
-    def _if(self, op: Op) -> list[Stmt]:
-        c = self.expr(op.operands[0])
-        then, orelse = (_tidy(self.gen_block(r) + self._yield_copies(r)) for r in op.regions)
-        known = literal_value(c)
-        if isinstance(known, bool):
-            return then if known else orelse
-        pre, then, orelse = _hoist_common_copies(c, then, orelse)
-        if not then and not orelse:
-            return pre
-        return pre + self._if_stmt(len(op.results), c, then, orelse)
-
-    def _if_stmt(self, n_results: int, c: Expr, then: list[Stmt], orelse: list[Stmt]) -> list[Stmt]:
-        if not then:
-            if not orelse:
-                return []
-            c, then, orelse = logical_not(c), orelse, []
-        if not orelse and len(then) == 1:
-            s = then[0]
-            if isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.targets[0], Name):
-                # `if x > m: m = x` is `m = max(m, x)` (see expr.if_exp)
-                chosen = self._choose(c, s.value, s.targets[0])
-                if not isinstance(chosen, IfExp):
-                    return [Assign(s.targets, chosen)]
-            if isinstance(s, If) and not s.orelse:
-                return [If(bool_op("and", c, s.cond), s.body)]  # `if a:` + `if b:` -> `if a and b:`
-        ternary = (
-            n_results >= 1
-            and len(then) == 1
-            and len(orelse) == 1
-            and all(isinstance(s, Assign) and s.copy and len(s.targets) == 1 for s in then + orelse)
-            and then[0].targets == orelse[0].targets
-        )
-        return [If(c, then, orelse, ternary)]
-
     def _choose(self, c: Expr, a: Expr, b: Expr) -> Expr:
-        """``a if c else b`` in the target's spelling (the C emitter overrides it)."""
-        return if_exp(c, a, b)
+        return if_exp(c, a, b)  # `if x > m: m = x` is `m = max(m, x)` (see printer.if_exp)
 
     def _tape(self, op: Op) -> list[Stmt]:
         n = op.name
@@ -622,7 +459,7 @@ def _one_update_per_iteration(body: list[Stmt], sums: list[str], fresh: Callable
                 clean = clean and not (set(names_in(up.value)) & set(sums))
                 continue
             nested = [b for b in (getattr(st, "body", None), getattr(st, "orelse", None)) if isinstance(b, list)]
-            head = _names([st] if not nested else [_header_of(st)])[0]
+            head = stmt_names([st] if not nested else [_header_of(st)])[0]
             clean = clean and not (head & set(sums))
             for b in nested:
                 scan(b)
@@ -647,15 +484,6 @@ def _one_update_per_iteration(body: list[Stmt], sums: list[str], fresh: Callable
             + [AugAssign(Name(s), "+", Name(t)) for s, t in gather.items()])
 
 
-def map_blocks(st: Stmt, f: Callable[[list[Stmt]], list[Stmt]]) -> Stmt:
-    """``st`` with ``f`` applied to each block it holds (an if's branches, a loop's body)."""
-    if isinstance(st, If):
-        return dataclasses.replace(st, body=f(st.body), orelse=f(st.orelse))
-    if isinstance(st, (For, While)):
-        return dataclasses.replace(st, body=f(st.body))
-    return st
-
-
 def _update(st: Stmt, names: dict) -> Optional[AugAssign]:
     """``st`` as ``s += x`` / ``s -= x`` for a name ``s`` of ``names`` (also when it is still
     spelled ``s = s + x``, ``s = x + s``, ``s = s - x``); else None."""
@@ -674,7 +502,7 @@ def _update(st: Stmt, names: dict) -> Optional[AugAssign]:
 
 def _header_of(st: Stmt) -> Stmt:
     """What a compound statement reads outside its blocks: an ``if``'s or ``while``'s test, a
-    ``for``'s bounds (as an expression statement, for ``_names``)."""
+    ``for``'s bounds (as an expression statement, for ``stmt_names``)."""
     if isinstance(st, For):
         return ExprStmt(Tuple(tuple(st.args)))
     cond = getattr(st, "cond", None)
@@ -780,135 +608,11 @@ def _math(fn: str, args: list[Expr]) -> Expr:
     raise NotImplementedError(f"Python emitter: no spelling for math.{fn}")
 
 
-def _names(stmts: list[Stmt], skip: Optional[Stmt] = None) -> tuple[set[str], set[str]]:
-    """Variables the statements read and those they assign (``skip`` left out), for membership tests."""
-    read: set[str] = set()
-    written: set[str] = set()
-
-    def target(t: Expr) -> None:
-        if isinstance(t, Name):
-            written.add(t.id)
-        elif isinstance(t, Tuple):
-            for x in t.elts:
-                target(x)
-        else:
-            read.update(names_in(t))
-
-    def visit(ss: list[Stmt]) -> None:
-        for st in ss:
-            if st is skip:
-                continue
-            if isinstance(st, Assign):
-                for t in st.targets:
-                    target(t)
-                read.update(names_in(st.value))
-            elif isinstance(st, AugAssign):
-                target(st.target)
-                read.update(names_in(st.target))
-                read.update(names_in(st.value))
-            elif isinstance(st, (ExprStmt,)):
-                read.update(names_in(st.value))
-            elif isinstance(st, Return):
-                for v in st.values:
-                    read.update(names_in(v))
-            elif isinstance(st, If):
-                read.update(names_in(st.cond))
-                visit(st.body)
-                visit(st.orelse)
-            elif isinstance(st, For):
-                written.add(st.target)
-                for a in st.args:
-                    read.update(names_in(a))
-                visit(st.body)
-            elif isinstance(st, While):
-                if st.cond is not None:
-                    read.update(names_in(st.cond))
-                visit(st.body)
-
-    visit(stmts)
-    return read, written
-
-
-def _reads_memory(e: Expr) -> bool:
-    """Whether evaluating ``e`` reads an array (a subscript, or a call of a user function)."""
-    for node in walk(e):
-        if isinstance(node, Subscript):
-            return True
-        if isinstance(node, Call) and isinstance(node.func, Name) and node.func.id not in _BUILTIN_CALLS:
-            return True
-    return False
-
-
-def _hoist_common_copies(cond: Expr, then: list[Stmt], orelse: list[Stmt]):
-    """Copies both branches make alike happen once, before the ``if``.
-
-    ``if c: d = s; ... else: d = s; ...`` becomes ``d = s`` then the ``if``, when
-    nothing in the branches (or the condition) reads or writes ``d`` and nothing in
-    them changes what ``s`` reads, so the earlier copy gives the same values.
-    """
-    pre: list[Stmt] = []
-    for st in list(then):
-        if not (isinstance(st, Assign) and st.copy and len(st.targets) == 1 and isinstance(st.targets[0], Name)):
-            continue
-        twin = next((o for o in orelse if o == st), None)
-        if twin is None:
-            continue
-        if _reads_memory(st.value):
-            continue  # a branch may store to the array before its copy reads it
-        dst = st.targets[0].id
-        read_t, written_t = _names(then, skip=st)
-        read_e, written_e = _names(orelse, skip=twin)
-        touched = read_t | written_t | read_e | written_e | set(names_in(cond))
-        if dst in touched or any(x in written_t or x in written_e for x in names_in(st.value)):
-            continue
-        pre.append(st)
-        then = [x for x in then if x is not st]
-        orelse = [x for x in orelse if x is not twin]
-    return pre, then, orelse
-
-
-def _tidy(stmts: list[Stmt]) -> list[Stmt]:
-    """Drop comments left with nothing to annotate (followed by another comment, or by nothing).
-
-    A section comment may be followed by the line comments of its section; it
-    goes only when nothing but comments follows it.
-    """
-    out: list[Stmt] = []
-    for k, s in enumerate(stmts):
-        if isinstance(s, Comment) and not s.keep:
-            rest = stmts[k + 1 :] if s.section else stmts[k + 1 : k + 2]
-            code = False
-            for t in rest:
-                if isinstance(t, Comment) and t.section:
-                    break
-                if not isinstance(t, Comment):
-                    code = True
-                    break
-            if not code:
-                continue
-        out.append(s)
-    sections = [s for s in out if isinstance(s, Comment) and s.section]
-    if len(sections) == 1:
-        out.remove(sections[0])  # a lone section label (no forward sweep left) says nothing
-    return out
-
-
 # -- rendering ------------------------------------------------------------------------
 
 
-def _augmented(target: Expr, value: Expr) -> Optional[AugAssign]:
-    """``x = x + e`` -> ``x += e`` (``x = e + x`` too for + and *, which are commutative)."""
-    if not isinstance(value, BinOp) or value.op not in _AUGMENTABLE or isinstance(value, ArrayBinOp):
-        return None
-    if value.left == target:
-        return AugAssign(target, value.op, value.right)
-    if value.op in _COMMUTATIVE and value.right == target:
-        return AugAssign(target, value.op, value.left)
-    return None
-
-
 class _Renderer:
-    def __init__(self, namer: Namer, printer: Printer):
+    def __init__(self, namer: PyNamer, printer: Printer):
         self.namer = namer
         self.p = printer
 
@@ -958,7 +662,8 @@ class _Renderer:
             return [indent + s.text]
         if isinstance(s, Assign):
             if len(s.targets) == 1:
-                aug = _augmented(s.targets[0], s.value)
+                # NumPy's `x = x + y` on arrays stays: `x += y` would write x's memory in place.
+                aug = None if isinstance(s.value, ArrayBinOp) else augmented(s.targets[0], s.value)
                 if aug is not None:
                     return self.stmt(aug, indent)
             return self._assign(s, indent)

@@ -1,24 +1,19 @@
-"""The one namer of the Python emitter: deterministic, collision-free identifiers.
+"""Names the Python output keeps for itself, and the Python namer.
 
-Every identifier the emitter writes that is not a function name comes from a
-``Namer``: the variables out-of-SSA assigns (named after the IR's
-``name_hint``), tape tops, and the temporaries that line breaking introduces.
-
-Approach: a name is *claimed* once per function; a wanted base that is taken
-gets the smallest free numeric suffix (``s``, ``s2``, ``s3``; ``x1_v2`` after a
-base that ends in a digit, ``x_v2`` after one that ends in ``_``: never ``_<digits>``,
-which Numba keeps for its own versions of a variable). Names the output itself uses (keywords, ``math``,
-``np``, ``numba``, the builtins we call, the module's function names) are
-reserved up front, and so are all source names of the function, so a suffixed
-or temporary name never steals a user's name that is claimed later. Nothing
-here iterates over a set, so the same IR always gives the same names.
+The emitters' one namer (``s2sad.emit.names.Namer``) serves Python with Python's
+reserved set: the keywords, ``True``/``False``/``None``, the modules and builtins the
+output refers to (``math``, ``np``, ``numba``, ``range``, ``len``, ...) and the
+single letters pycodestyle calls ambiguous. A parameter named after a keyword, module
+or builtin gets a trailing underscore (``in_``), as the contract spells it; one named
+``l`` keeps its name (it is the user's; only the names s2sad makes avoid it).
 """
 
 from __future__ import annotations
 
 import keyword
-import re
-from typing import Callable, Iterable
+from typing import Iterable
+
+from ..emit.names import Namer
 
 # Names the emitted code refers to: modules, and the builtins it calls.
 OUTPUT_NAMES = frozenset({"math", "np", "numba", "range", "abs", "min", "max", "float", "int", "bool", "len"})
@@ -26,93 +21,19 @@ OUTPUT_NAMES = frozenset({"math", "np", "numba", "range", "abs", "min", "max", "
 # Single-letter names pycodestyle (ruff E741) rejects as ambiguous.
 AMBIGUOUS = frozenset({"l", "O", "I"})
 
-_NOT_IDENT = re.compile(r"[^0-9A-Za-z_]")
-
-
-def sanitize(hint: str) -> str:
-    """``hint`` as a Python identifier (empty when nothing usable is left)."""
-    name = _NOT_IDENT.sub("_", hint.strip())
-    if name.strip("_") == "":
-        return ""  # "_" and friends say "unnamed"; the emitter decides
-    if name[0].isdigit():
-        name = "v" + name
-    return name
-
 
 def is_reserved(name: str) -> bool:
     return keyword.iskeyword(name) or name in OUTPUT_NAMES or name in AMBIGUOUS or name in ("True", "False", "None")
 
 
-class Namer:
-    """Hands out identifiers for one function; all checks are by membership only.
+class PyNamer(Namer):
+    """The shared namer with Python's reserved names."""
 
-    ``reserved`` says which names the output language keeps for itself (Python's
-    by default; the C emitter passes C's keywords and library names).
-    """
-
-    def __init__(self, function_names: Iterable[str] = (), reserved: Callable[[str], bool] = is_reserved):
-        self._taken: set[str] = set(function_names)
-        self._params: set[str] = set()
-        self._preferred: set[str] = set()  # source names: kept for their owners
-        self._temp_counter = 0
-        self._reserved = reserved
-
-    def prefer(self, hint: str) -> None:
-        """Keep ``hint``'s identifier for the value that carries it (no suffixed name takes it)."""
-        name = sanitize(hint)
-        if name:
-            self._preferred.add(name)
-
-    def claim_fixed(self, name: str) -> str:
-        """Claim a parameter's name; returns the name to use for it (a keyword of the output
-        language gets a trailing underscore: C's ``in`` is Python's ``in_``, as the contract says)."""
-        name = self.fixed_name(name)
-        while name in self._params:  # never two parameters of one name (the signature's names
-            name += "_"  # are chosen apart in adjoint/naming.py: this is a last guard)
-        self._params.add(name)
-        self._taken.add(name)
-        return name
+    def __init__(self, function_names: Iterable[str] = ()):
+        super().__init__(function_names, reserved=is_reserved)
 
     def fixed_name(self, name: str) -> str:
         # A parameter named like a module or builtin the output uses (`math`, `np`, `len`) would
         # hide it from the body: it gets the keyword's trailing underscore too.
         reserved = keyword.iskeyword(name) or name in ("True", "False", "None") or name in OUTPUT_NAMES
         return name + "_" if reserved else name
-
-    def is_free(self, name: str) -> bool:
-        return name not in self._taken and not self._reserved(name)
-
-    def fresh(self, hint: str) -> str:
-        """A new identifier close to ``hint`` (``t<k>`` when the hint is unusable)."""
-        base = sanitize(hint)
-        if not base:
-            return self.temp()
-        if self._reserved(base):
-            base = base + "_"  # `in` -> `in_`, as the contract spells keyword parameters
-        if self.is_free(base):
-            self._taken.add(base)
-            return base
-        # The number goes right after a letter (`s2`). After a digit or an underscore it takes a
-        # `v` (`s0_v2`, `x_v2`): a name that ends in `_<digits>` is how Numba's parfor lowering
-        # spells its own SSA version `s0.2` of a variable `s0`, and a variable of that name
-        # beside a prange loop that reads `s0` stops Numba ("key already in dictionary").
-        if base[-1].isalpha():
-            sep = ""
-        else:
-            sep = "v" if base[-1] == "_" else "_v"
-        k = 2
-        while True:
-            cand = f"{base}{sep}{k}"
-            if self.is_free(cand) and cand not in self._preferred:
-                self._taken.add(cand)
-                return cand
-            k += 1
-
-    def temp(self) -> str:
-        """A temporary: ``t0``, ``t1``, ... (skipping any name in use or wanted)."""
-        while True:
-            cand = f"t{self._temp_counter}"
-            self._temp_counter += 1
-            if self.is_free(cand) and cand not in self._preferred:
-                self._taken.add(cand)
-                return cand

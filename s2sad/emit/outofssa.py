@@ -1,4 +1,4 @@
-"""Out of SSA: give every materialised value a Python variable, with as few copies as possible.
+"""Out of SSA: give every materialised value a variable, with as few copies as possible.
 
 Structured SSA has three kinds of "phi": a loop-carried slot of a ``for``
 (its init, block argument, yielded value and result), a carried slot of a
@@ -13,7 +13,7 @@ Approach (Boissinot et al., "Revisiting Out-of-SSA Translation for Correctness,
 Code Quality, and Efficiency", CGO 2009, on structured regions):
 
 1. Forced merges: a loop's result and its block argument(s) are the same
-   variable by the semantics of Python loops (they never interfere).
+   variable by the semantics of the loops (they never interfere).
 2. Each copy edge (init -> argument, yield -> argument, branch yield -> result)
    is tried, innermost loops first, then in program order: the two classes
    merge unless some pair of their values interferes (``Liveness.intersect``,
@@ -23,8 +23,9 @@ Code Quality, and Efficiency", CGO 2009, on structured regions):
    a = ...`` as written), never an unnamed adjoint: reassigning a parameter
    under another meaning reads as a bug.
 3. What remains is a parallel copy at the loop entry, the loop end, or the end of
-   a branch; the emitter sequentialises it, or prints a tuple assignment
-   ``a, b = b, a + b`` when the copies depend on each other.
+   a branch; the emitter sequentialises it, and where the copies depend on each
+   other prints a tuple assignment ``a, b = b, a + b`` (Python) or saves one new
+   value first (C's ``a_next``).
 4. A named value yielded only to a class it could not join is folded into the
    copy itself when that saves a variable (``d_p *= x[i]`` at the loop end
    rather than ``d_p2 = d_p * x[i]`` ... ``d_p = d_p2``).
