@@ -17,7 +17,7 @@ from .adjoint.gradient import differentiate
 from .ssa.attrs import Schedule
 from .adjoint.report import MemoryReport
 from .adjoint.report import finish as finish_report
-from .adjoint.reverse import grad_name
+from .adjoint.naming import grad_name
 from .diagnostics import Diagnostic, DiagnosticError, error
 from .emit_c.emitter import emit_c
 from .emit_cuda.emitter import emit_cuda

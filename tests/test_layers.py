@@ -35,8 +35,6 @@ KNOWN_LAYER_BREAKS = {
 }
 
 KNOWN_CYCLES = {
-    frozenset({"adjoint.reverse", "adjoint.checkpoint"}): "checkpointing is to drive the sweep "
-                                                           "through an explicit context",
     frozenset({"parse.py_expr", "parse.py_arrays"}): "the expression lowering and its array part",
     frozenset({"parse.c_structs", "parse.c_types"}): "struct layouts and C type names",
 }

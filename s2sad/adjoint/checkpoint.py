@@ -48,12 +48,15 @@ from ..ssa import build
 from ..ssa.attrs import STORE_ALL, Schedule, loop_schedule
 from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLoc, Value
 from ..ssa.clone import clone_ops
+from ..ssa.structured import outer_refs
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from ..analysis.effects import known_root, written_arrays
+from .forward import ForwardSweep
 from .report import elem_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .reverse import GradientTransform, _Rev
+    from .sweep import RevBlock
+    from .tape import Tapes
 
 def plan(module: Module, fn: Function, default: Optional[Schedule]) -> dict[Op, Schedule]:
     """The checkpointed loops of ``fn`` and their schedules (store-all loops are left out).
@@ -133,8 +136,11 @@ class _Array:
 class CheckpointedLoop:
     """The code of one checkpointed ``for`` loop: forward sweep with snapshots, reversed prologue."""
 
-    def __init__(self, gt: "GradientTransform", loop: Op, schedule: Schedule):
-        self.gt = gt
+    def __init__(self, forward: ForwardSweep, tapes: "Tapes", last_write: dict[Value, int], loop: Op,
+                 schedule: Schedule):
+        self.fw = forward
+        self.tapes = tapes
+        self.last_write = last_write
         self.loop = loop
         self.schedule = schedule
         # A while loop (recompute only) has no induction variable: its iterations are counted
@@ -145,18 +151,19 @@ class CheckpointedLoop:
         self.carried = list(self.body.args) if self.is_while else list(self.body.args[1:])
 
         roots: dict[Value, None] = {}
-        for a in written_arrays(gt.module, loop):
+        fw = forward
+        for a in written_arrays(fw.module, loop):
             r = known_root(a)
-            if _top_level(gt.fn, r):
+            if _top_level(fw.fn, r):
                 roots.setdefault(r, None)
         self.state_roots = list(roots)
         # Arrays it reads that a later statement overwrites: the reverse sweep needs them as they
         # were while the loop ran.
-        index = gt.fn.body.ops.index(loop)
+        index = fw.fn.body.ops.index(loop)
         self.entry_roots: list[Value] = []
         for v in _outer_arrays(loop):
             r = known_root(v)
-            if r not in roots and r not in self.entry_roots and gt.last_write.get(r, -1) > index:
+            if r not in roots and r not in self.entry_roots and self.last_write.get(r, -1) > index:
                 self.entry_roots.append(r)
         self.arrays: list[_Array] = []
         self.entry_copies: dict[Value, Value] = {}
@@ -186,14 +193,14 @@ class CheckpointedLoop:
     # ---------------------------------------------------------- forward sweep
     def forward(self, b: Builder) -> None:
         """The primal loop, storing snapshots, at the top level of the forward sweep."""
-        gt, loop = self.gt, self.loop
-        fwd = gt.fwd
+        fw, loop = self.fw, self.loop
+        fwd = fw.fwd
         where = f" at line {loop.loc.line}" if loop.loc else ""
         b.create("comment", [], [], {"text": f"{self.schedule} checkpointing of the loop{where}"})
         if self.is_while:
             self._forward_while(b)
             return
-        self.trips = gt._trip_counts(b, [loop])[0]
+        self.trips = self.tapes.trip_counts(b, [loop])[0]
         self.last = build.sub(b, self.trips, build.const(b, 1, I64), "ck_last")
         if self.schedule.kind == "recompute":
             self.nslots = build.const(b, 1, I64)
@@ -242,16 +249,16 @@ class CheckpointedLoop:
         clone_ops(self.body.ops[:-1], bb, vmap, lambda v: fwd[v])
         ys = [vmap[v] if v in vmap else fwd[v] for v in self.body.terminator.operands]
         bb.create("yield", ys + list(kept.results), [])
-        gt.fwd_op[loop] = new
+        fw.fwd_op[loop] = new
         for r, nr in zip(loop.results, new.results):
             fwd[r] = nr
-            gt.primal_of[nr] = r
+            fw.primal_of[nr] = r
         self.depth_out = new.results[-1]
 
     def _allocate(self, b: Builder) -> None:
         """The iteration numbers of the slots, the scalars' and arrays' snapshot buffers, the work
         arrays and the entry copies (``nslots`` set)."""
-        fwd = self.gt.fwd
+        fwd = self.fw.fwd
         self.pos = b.op1("alloc", [self.nslots], ArrayType(I64, 1), "ck_iter", fill="zeros", elem="i64")
         for c in self.carried:
             t = I64 if c.type == BOOL else c.type
@@ -275,19 +282,19 @@ class CheckpointedLoop:
     def _forward_while(self, b: Builder) -> None:
         """A while loop under ``recompute``: its entry state in slot 0, then the loop itself,
         counting its iterations (``GradientTransform._clone_op``) and taping nothing."""
-        gt, loop = self.gt, self.loop
+        fw, loop = self.fw, self.loop
         self.nslots = build.const(b, 1, I64)
         self._allocate(b)
         zero = build.const(b, 0, I64)
-        self._save(b, [gt.fwd[v] for v in loop.operands], [gt.fwd[r] for r in self.state_roots], zero, zero)
-        new = gt._clone_op(loop, b)
-        self.trips = gt.while_counts[new]
+        self._save(b, [fw.fwd[v] for v in loop.operands], [fw.fwd[r] for r in self.state_roots], zero, zero)
+        new = fw.clone_op(loop, b)
+        self.trips = fw.while_counts[new]
         self.depth_out = build.const(b, 1, I64)
 
     def _iteration(self, b: Builder, iv: Value) -> Value:
         if self.is_while:
             return iv  # the reversed loop counts iterations down (``_reverse_while``)
-        lb = self.gt.fwd[self.loop.operands[0]]
+        lb = self.fw.fwd[self.loop.operands[0]]
         if self.step > 0:
             return build.binary(b, "floordiv", build.sub(b, iv, lb), build.const(b, self.step, I64), "ck_k",
                                 rounding="any")  # never negative in an iteration that runs
@@ -297,7 +304,7 @@ class CheckpointedLoop:
     def _iv_at(self, b: Builder, k: Value) -> Value:
         if self.is_while:
             return k
-        lb = self.gt.fwd[self.loop.operands[0]]
+        lb = self.fw.fwd[self.loop.operands[0]]
         return build.add(b, lb, build.mul(b, k, build.const(b, self.step, I64)))
 
     def _next_snapshot(self, b: Builder, k: Value, depth: Value) -> Value:
@@ -317,20 +324,20 @@ class CheckpointedLoop:
             _copy_array(b, src, a.snap, a.dims, build.mul(b, slot, a.size), to_flat=True)
 
     # ---------------------------------------------------------- reverse sweep
-    def enter_reverse(self, rev: "_Rev") -> None:
+    def enter_reverse(self, rev: "RevBlock") -> None:
         """Before the reversed loop: the reverse sweep reads the work arrays, not the primal's."""
-        gt = self.gt
+        fw = self.fw
         remap = {a.root: a.work for a in self.arrays} | dict(self.entry_copies)
         for v in _outer_arrays(self.loop):
             if known_root(v) in remap:
-                self.saved_fwd.setdefault(v, gt.fwd[v])
-                gt.fwd[v] = _rebased(rev.body, v, remap, gt.fwd)
+                self.saved_fwd.setdefault(v, fw.fwd[v])
+                fw.fwd[v] = _rebased(rev.body, v, remap, fw.fwd)
 
     def leave_reverse(self) -> None:
-        self.gt.fwd.update(self.saved_fwd)
+        self.fw.fwd.update(self.saved_fwd)
         self.saved_fwd = {}
 
-    def reverse_prologue(self, inner: "_Rev", depth: Value) -> Value:
+    def reverse_prologue(self, inner: "RevBlock", depth: Value) -> Value:
         """Rebuild the state of the reversed iteration and re-run it with taping; the new depth.
 
         Runs at the start of each reversed iteration, ahead of its adjoint code: pop the
@@ -338,7 +345,7 @@ class CheckpointedLoop:
         clone the body as the forward sweep would (``GradientTransform._clone_op``), so that
         its values are what the adjoint code reads.
         """
-        gt, loop = self.gt, self.loop
+        fw, loop = self.fw, self.loop
         b = inner.prologue
         b.loc = loop.loc
         iv = inner.block.args[0]
@@ -367,17 +374,17 @@ class CheckpointedLoop:
         else:
             state = self._advance(b, start, k, state)
         b.create("comment", [], [], {"text": "this iteration again, keeping what its adjoint reads"})
-        gt.fwd[self.body.args[0]] = iv
+        fw.fwd[self.body.args[0]] = iv
         for c, v in zip(self.carried, state):
-            gt.fwd[c] = v
+            fw.fwd[c] = v
         for op in self.body.ops[:-1]:
-            gt._clone_op(op, b)
+            fw.clone_op(op, b)
         return depth
 
     def _rerun_while(self, b: Builder, k: Value, depth: Value) -> Value:
         """The entry state from slot 0, iterations ``0 .. k - 1`` re-run, then iteration ``k``
         cloned as the forward sweep would (its values are what the adjoint code reads)."""
-        gt, loop = self.gt, self.loop
+        fw, loop = self.fw, self.loop
         zero = build.const(b, 0, I64)
         for a in self.arrays:
             _copy_array(b, a.snap, a.work, a.dims, zero, to_flat=False)
@@ -386,10 +393,10 @@ class CheckpointedLoop:
         state = self._advance(b, zero, k, state)
         b.create("comment", [], [], {"text": "this iteration again, keeping what its adjoint reads"})
         for c, v in zip(self.carried, state):
-            gt.fwd[c] = v
+            fw.fwd[c] = v
         b.loc = loop.loc
         for op in self.body.ops[:-1]:
-            gt._clone_op(op, b)
+            fw.clone_op(op, b)
         return depth
 
     def _advance(self, b: Builder, start: Value, stop: Value, state: list[Value]) -> list[Value]:
@@ -400,7 +407,7 @@ class CheckpointedLoop:
         loop = b.create("for", [lb, ub, build.const(b, self.step, I64), *state], [c.type for c in self.carried],
                         regions=[body], hints=[c.name_hint for c in self.carried], loc=self.loop.loc)
         vmap = dict(zip(self.body.args, body.args[len(iv):]))
-        clone_ops(self.body.ops, Builder(body, self.loop.loc), vmap, lambda v: self.gt.fwd[v])
+        clone_ops(self.body.ops, Builder(body, self.loop.loc), vmap, lambda v: self.fw.fwd[v])
         return list(loop.results)
 
     def _advance_binomial(
@@ -499,9 +506,8 @@ def _top_level(fn: Function, v: Value) -> bool:
 
 
 def _outer_arrays(loop: Op) -> list[Value]:
-    from .reverse import _outer_refs
 
-    return [v for v in _outer_refs(loop) if v.type.is_array]
+    return [v for v in outer_refs(loop) if v.type.is_array]
 
 
 def _rebased(b: Builder, v: Value, remap: dict[Value, Value], fwd: dict[Value, Value]) -> Value:

@@ -20,7 +20,9 @@ from .checkpoint import plan
 from .report import MemoryReport
 from ..analysis.effects import known_root, snapshot_args
 from .naming import gradient_names
-from .reverse import GradientTransform, GradSignature, grad_name
+from .naming import grad_name
+from .reverse import GradientTransform
+from .signature import GradSignature
 
 
 def _active_call_args(module: Module, fn: Function, wrt: set[int]) -> dict[str, set[int]]:
@@ -167,7 +169,7 @@ def _minimal_caching(module: Module, fn: Function, wrt: set[int], signatures, ma
     """
     first = GradientTransform(module, fn, wrt, signatures, may_alias, checkpoint)
     first.run()
-    return GradientTransform(module, fn, wrt, signatures, may_alias, checkpoint, first.requests)
+    return GradientTransform(module, fn, wrt, signatures, may_alias, checkpoint, first.values.requests)
 
 
 def _called_from(name: str, grads, module: Module) -> bool:

@@ -22,7 +22,17 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..ssa.ir import Function, Module
+from ..ssa.ir import Function, Module, Value
+
+
+def grad_name(name: str) -> str:
+    """The contract's name of the gradient of ``name``."""
+    return f"grad_{name}"
+
+
+def adjoint_hint(v: Value) -> str:
+    """``d_<name>`` for a named value: a hint only (see ``free_variant`` for the name taken)."""
+    return f"d_{v.name_hint}" if v.name_hint else ""
 
 
 def free_variant(base: str, taken: Iterable[str]) -> str:

@@ -67,6 +67,22 @@ def slot_of(v: Value) -> Optional[Slot]:
     return Slot(op, v.index) if op is not None and op.name in ("for", "while", "if") else None
 
 
+def outer_refs(op: Op) -> list[Value]:
+    """Values used inside ``op``'s regions but defined outside them, in first-use order."""
+    inside: set[Value] = set()
+    for inner in list(op.walk())[1:]:
+        inside.update(inner.results)
+    for region in op.regions:
+        for inner_block in [region] + [b for o in region.walk() for b in o.regions]:
+            inside.update(inner_block.args)
+    seen: dict[Value, None] = {}
+    for inner in list(op.walk())[1:]:
+        for v in inner.operands:
+            if v not in inside:
+                seen.setdefault(v, None)
+    return list(seen)
+
+
 def drop_carried(op: Op, k: int) -> None:
     """Stop ``op`` (for, while or if) carrying its ``k``-th value; its result must be unused,
     and so must the block arguments that received it."""

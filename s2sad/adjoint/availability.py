@@ -1,0 +1,289 @@
+"""Availability: a primal value as the reverse sweep can use it at a given reverse block.
+
+Values of the function's top-level block are still there. A value inside a region is recomputed
+in the mirrored region when it is a pure function of values still available (including loads
+from arrays nobody writes or that keep their values to the end); read back from an array element
+that still holds it; carried out of a loop it does not change in, or out of an ``if``, as an
+extra result; or else taped (``tape.py``). Which values of a loop body are cached is a minimum
+cut of what its reverse code asks for (``mincut.py``), from the requests of a first run.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..analysis.effects import known_root, may_be_written, written_arrays, written_operands, written_params
+from ..ssa.ir import Block, Builder, Function, Module, Op, Value
+from ..ssa.array_ops import makes_fresh_array
+from ..ssa.opdefs import is_pure
+from ..ssa.structured import add_carried, add_if_result
+from .forward import ForwardSweep
+from .mincut import INF, CachePlan, plan_cache
+from .report import elem_bytes
+from .sweep import RevBlock, defining_block, describe, top_level_index
+from .tape import Tapes
+
+
+class Availability:
+    """Brings primal values to reverse blocks: recomputed, kept, escaped or taped."""
+
+    def __init__(self, module: Module, fn: Function, forward: ForwardSweep, tapes: Tapes, ck_bodies: set[Block],
+                 may_alias: bool, readonly_roots: set[Value], last_write: dict[Value, int],
+                 needed: Optional[dict[Block, dict[Value, None]]]):
+        self.module = module
+        self.fn = fn
+        self.forward = forward
+        self.tapes = tapes
+        self.ck_bodies = ck_bodies
+        self.may_alias = may_alias
+        self.readonly_roots = readonly_roots  # parameter arrays nobody writes
+        self.last_write = last_write  # array root -> the last top-level op that writes it
+        # What a first run of the transform asked ``avail`` for, per defining block: with it,
+        # each loop body caches a minimum cut of those values (``mincut.py``), not each one.
+        self.needed = needed
+        self.requests: dict[Block, dict[Value, None]] = {}
+        self._plans: dict[Block, CachePlan] = {}
+        self._asking: list[Block] = []  # the blocks of the values being made available, innermost last
+
+    def _is_readonly_load(self, op: Op) -> bool:
+        """A load whose element still holds the loaded value when the reverse sweep runs.
+
+        True for arrays nobody writes, and for loads in a top-level statement
+        after the last one that writes the array (a work array filled by one
+        loop and read by the next): arrays keep their exit values, so such a
+        load can be repeated instead of taped.
+        """
+        if op.name != "load":
+            return False
+        root = known_root(op.operands[0])
+        if root in self.readonly_roots:
+            return True
+        return root in self.last_write and top_level_index(self.fn, op) > self.last_write[root]
+
+    def _recomputable(self, v: Value, block: Block, m: Optional[RevBlock] = None) -> bool:
+        """Whether ``v`` can be recomputed in the mirror of ``block`` instead of taped.
+
+        It can when it is a pure op (or a read of an array nobody writes) whose
+        operands are recomputable in turn or already available in the mirror
+        ``m`` (taped for another use): one tape then serves both values.
+        """
+        if defining_block(v) is not block:
+            return True  # available from an enclosing mirror
+        if m is not None and v in m.avail:
+            return True
+        if v in self._plan(block).recomputed:
+            return True  # from the cached values of the block's cut (``_plan``)
+        if v.is_block_arg:
+            # A loop's induction variable is mirrored; its carried values are the
+            # loop's state, taped once each, and everything pure is recomputed
+            # from them ("store the state, recompute the rest").
+            return True
+        op = v.defining_op
+        if op.name == "view":
+            # Arrays are never cached: a view is made again from its operands, and its
+            # offset, a scalar, is recomputed or cached like any other value (``avail``).
+            return True
+        if is_pure(op) or self._is_readonly_load(op) or self._is_readonly_array_op(op):
+            return all(self._recomputable(o, block, m) for o in op.operands)
+        return False
+
+    def _is_readonly_array_op(self, op: Op) -> bool:
+        """A whole-array op whose operands keep their contents to the end: recomputed in a
+        reverse loop body rather than stored (arrays are never taped)."""
+        if not makes_fresh_array(op):
+            return False
+        for v in op.operands:
+            if not v.type.is_array:
+                continue
+            root = known_root(v)
+            if makes_fresh_array(root.defining_op) or root in self.readonly_roots:
+                continue
+            if not (root in self.last_write and top_level_index(self.fn, op) > self.last_write[root]):
+                return False
+        return True
+
+    def avail(self, rev: RevBlock, v: Value) -> Value:
+        """``v`` (a primal value) as it can be used at ``rev``'s reverse block."""
+        block = defining_block(v)
+        if block is self.fn.body:
+            return self.forward.fwd[v]
+        # A request is the cut's to meet (``_plan``) unless it comes from recomputing another
+        # value of the same block, which the cut itself decides. Operands of a value recomputed
+        # in a nested region (``buf[t + s]`` under ``if t < s:`` in a while body) are needed by
+        # the body as surely as the values its own reverse code asks for.
+        if not self._asking or self._asking[-1] is not block:
+            self.requests.setdefault(block, {})[v] = None
+        self._asking.append(block)
+        try:
+            return self._avail(rev, v, block)
+        finally:
+            self._asking.pop()
+
+    def _avail(self, rev: RevBlock, v: Value, block: Block) -> Value:
+        m = rev.mirror_of(block)
+        if v in m.avail:
+            return m.avail[v]
+        if v.is_block_arg and v.index == 0 and block.parent_op.name == "for":
+            val = m.block.args[0]
+        elif block in self.ck_bodies:
+            val = self.forward.fwd[v]  # re-run in this reversed iteration (checkpoint.py)
+        elif v.is_block_arg or v in self._plan(block).cached:
+            val = self.avail_clone(m, self.forward.fwd[v], block)
+        elif (kept := self._kept_in_memory(v)) is not None:
+            arr, index = kept
+            at = [self.forward.fwd[arr], *(self.avail(m, i) for i in index)]
+            val = m.prologue.op1("load", at, v.type, v.name_hint)
+        elif self._recomputable(v, block, m):
+            op = v.defining_op
+            new = m.prologue.create(
+                op.name,
+                [self.avail(m, o) for o in op.operands],
+                [v.type],
+                dict(op.attrs),
+                hints=[v.name_hint],
+                loc=op.loc,
+            )
+            val = new.result
+        else:
+            val = self.avail_clone(m, self.forward.fwd[v], block)
+        m.avail[v] = val
+        return val
+
+    def _plan(self, block: Block) -> CachePlan:
+        """The minimum cut of what the reverse sweep needs from the loop body ``block``."""
+        if self.needed is None or block.parent_op is None or block.parent_op.name not in ("for", "while"):
+            return _NO_PLAN
+        if block not in self._plans:
+            self._plans[block] = plan_cache(
+                self.needed.get(block, {}),
+                lambda v: self._cache_kind(v, block),
+                lambda v: list(v.defining_op.operands),
+                _cache_cost,
+            )
+        return self._plans[block]
+
+    def _cache_kind(self, v: Value, block: Block) -> str:
+        """How ``plan_cache`` sees ``v``: at hand for free, recomputable, or a source."""
+        if defining_block(v) is not block:
+            return "free"  # from an enclosing mirror
+        if v.is_block_arg:
+            return "free" if v.index == 0 and block.parent_op.name == "for" else "source"
+        if self._kept_in_memory(v) is not None or self._invariant_in(self.forward.fwd[v], block.parent_op):
+            return "free"  # read back from its array, or carried out of the loop once
+        op = v.defining_op
+        if is_pure(op) or self._is_readonly_load(op) or self._is_readonly_array_op(op):
+            return "pure"
+        return "source"
+
+    def _kept_in_memory(self, v: Value) -> Optional[tuple[Value, list[Value]]]:
+        """An array element that still holds ``v`` when the reverse sweep runs, if there is one.
+
+        ``out[i] = v`` in a loop nest leaves ``v`` in ``out`` when that store is
+        the only write to ``out`` in its top-level statement and none comes later,
+        and its indices are the induction variables of all the enclosing ``for``
+        loops (so each iteration writes its own element). Reading it back is a
+        load instead of recomputing ``v`` (a division, a call) or taping it.
+        """
+        if v.defining_op is None or not is_pure(v.defining_op) or self.may_alias:
+            return None
+        for user, k in v.uses:
+            if user.name != "store" or k != len(user.operands) - 1 or user.parent is not v.defining_op.parent:
+                continue
+            arr, index = user.operands[0], user.operands[1:-1]
+            if defining_block(arr) is not self.fn.body:
+                continue  # a view made in the loop may name other elements in each iteration
+            root = known_root(arr)
+            top = top_level_index(self.fn, user)
+            if self.last_write.get(root) != top or _writes_in(self.module, self.fn.body.ops[top], root) != 1:
+                continue
+            loops, b = [], user.parent
+            while b is not self.fn.body:
+                if b.parent_op.name != "if":  # branches run an iteration at most once
+                    loops.append(b.parent_op)
+                b = b.parent_op.parent
+            ivs = {lp.regions[0].args[0] for lp in loops if lp.name == "for"}
+            if len(ivs) == len(loops) == len(index) and set(index) == ivs:
+                return arr, list(index)
+        return None
+
+    def avail_clone(self, m: RevBlock, cv: Value, block: Block) -> Value:
+        """A forward-sweep value living in the clone of ``block``, brought to ``block``'s mirror."""
+        if block is self.fn.body or block in self.ck_bodies:
+            return cv
+        if cv in m.avail:
+            return m.avail[cv]
+        owner = block.parent_op
+        if owner.name == "if":
+            val = self.avail_clone(m.parent.mirror_of(owner.parent), self._escape_if(cv, block), owner.parent)
+        elif owner.name == "for" and not owner.attrs.get("parallel") and self._invariant_in(cv, owner):
+            # (A parallel loop, OpenMP's or prange, carries nothing out but its sums: a value its
+            # body assigns is each thread's own. An invariant there is cached per iteration.)
+            val = self.avail_clone(m.parent.mirror_of(owner.parent), self._escape_loop(cv, block), owner.parent)
+        else:
+            val = self.tapes.tape(m, cv, block)
+        m.avail[cv] = val
+        return val
+
+    def _invariant_in(self, cv: Value, loop: Op) -> bool:
+        """Whether the forward value ``cv`` is the same in every iteration of the primal ``loop``.
+
+        Such a value needs one cache entry, not one per iteration (Enzyme's
+        "cache LICM"): the loop carries it out, as LICM would have hoisted it
+        had it been safe or worth it to run before the loop.
+        """
+        primal = self.forward.primal_of.get(cv)
+        if primal is None or primal.is_block_arg:
+            return False
+        op = primal.defining_op
+        if any(loop.encloses(o) for o in op.operands):
+            return False
+        written = {known_root(w) for w in written_arrays(self.module, loop)}
+        written = may_be_written(self.fn, written, self.may_alias)
+        if op.name == "load":
+            return known_root(op.operands[0]) not in written
+        if op.name == "call":
+            callee = self.module.functions[op.attrs["callee"]]
+            if written_params(self.module, callee):
+                return False
+            return not any(a.type.is_array and known_root(a) in written for a in op.operands)
+        return is_pure(op)
+
+    def _escape_loop(self, cv: Value, body: Block) -> Value:
+        """Carry ``cv`` (invariant, defined in the cloned loop body) out as a new loop result."""
+        loop = self.forward.fwd_op[body.parent_op]
+        if not cv.name_hint:
+            cv.name_hint = describe(cv)  # it becomes a variable the reverse sweep reads
+        init = Builder(loop.parent, loop.loc).before_op(loop).op1("undef", [], cv.type)
+        return add_carried(loop, init, lambda _: cv, cv.name_hint)
+
+    def _escape_if(self, cv: Value, region: Block) -> Value:
+        """Make ``cv`` (defined in one region of an ``if``) a new result of the cloned ``if``."""
+        if_op = self.forward.fwd_op[region.parent_op]
+
+        def yielded(r: Block) -> Value:  # cv where it is made, undefined in the other region
+            if r is self.forward.fwd_block[region]:
+                return cv
+            return Builder(r, if_op.loc).before_op(r.terminator).op1("undef", [], cv.type)
+
+        return add_if_result(if_op, yielded, cv.type, cv.name_hint)
+
+
+_NO_PLAN = CachePlan()
+
+
+def _cache_cost(v: Value) -> float:
+    """Bytes per iteration to cache ``v``; half a byte more for a value the source does not name
+    (its tape would be ``tape``, not ``tape_k``), which decides only between equal sizes."""
+    if v.type.is_array:
+        return INF  # arrays are never cached per iteration
+    return elem_bytes(v.type) + (0.0 if v.name_hint else 0.5)
+
+
+def _writes_in(module: Module, top: Op, root: Value) -> int:
+    """How many ops in ``top`` (a top-level op and its regions) may write ``root``."""
+    return sum(1 for op in top.walk() for a in written_operands(module, op) if known_root(a) is root)
+
+
+def last_top_level_writes(module: Module, fn: Function) -> dict[Value, int]:
+    """For each array root ``fn`` writes, the position of the last top-level op writing it."""
+    return {known_root(a): k for k, top in enumerate(fn.body.ops) for a in written_arrays(module, top)}

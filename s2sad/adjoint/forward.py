@@ -1,0 +1,82 @@
+"""The forward sweep: the primal's code cloned into the gradient, with what reverse mode adds
+to it (an iteration counter on each ``while`` it reverses, copies of the arrays a call with a
+gradient uses that change later), and the maps from each primal value, op and block to its clone
+that the rest of the transform reads."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..analysis.effects import known_root, snapshot_args
+from ..ssa import build
+from ..ssa.ir import Block, Builder, Function, Module, Op, Value
+from ..ssa.structured import add_carried
+from ..ssa.types import I64
+from .naming import free_variant
+
+
+class ForwardSweep:
+    """Clones primal ops into the gradient and remembers what became of each."""
+
+    def __init__(self, module: Module, fn: Function, may_alias: bool, user_names: set[str],
+                 snapshot_callees: set[str], needs_reverse: Callable[[Op], bool]):
+        self.module = module
+        self.fn = fn
+        self.may_alias = may_alias
+        self.user_names = user_names  # what no generated name may take
+        self.snapshot_callees = snapshot_callees  # callees that get gradients (re-run from copies)
+        self.needs_reverse = needs_reverse  # whether the reverse sweep visits an op
+        self.fwd: dict[Value, Value] = {}
+        self.fwd_op: dict[Op, Op] = {}
+        self.fwd_block: dict[Block, Block] = {}
+        self.primal_of: dict[Value, Value] = {}  # forward-sweep value -> the primal value it copies
+        self.snapshots: dict[tuple[Op, int], Value] = {}  # (call, argument) -> copy made before it
+        self.while_counts: dict[Op, Value] = {}  # cloned while op -> its trip-count result
+
+    def clone_op(self, op: Op, b: Builder) -> Op:
+        regions = []
+        for r in op.regions:
+            nb = Block([a.type for a in r.args], [a.name_hint for a in r.args])
+            for a, na in zip(r.args, nb.args):
+                self.fwd[a] = na
+            self.fwd_block[r] = nb
+            regions.append(nb)
+        if op.name == "call" and op.attrs["callee"] in self.snapshot_callees:
+            self._snapshot_args(op, b)
+        new = b.create(
+            op.name,
+            [self.fwd[v] for v in op.operands],
+            [r.type for r in op.results],
+            dict(op.attrs),
+            regions,
+            [r.name_hint for r in op.results],
+            op.loc,
+        )
+        self.fwd_op[op] = new
+        for r, nr in zip(op.results, new.results):
+            self.fwd[r] = nr
+            self.primal_of[nr] = r
+        for r, nb in zip(op.regions, regions):
+            inner = Builder(nb, op.loc)
+            for o in r.ops:
+                self.clone_op(o, inner)
+        if op.name == "while" and self.needs_reverse(op):
+            self._count_while(new)
+        return new
+
+    def _snapshot_args(self, op: Op, b: Builder) -> None:
+        """Copy the arrays a call uses that change later: its gradient re-runs from them."""
+        for i in snapshot_args(self.module, self.fn, op, self.may_alias):
+            a = op.operands[i]
+            hint = free_variant(f"{known_root(a).name_hint}_before_{op.attrs['callee']}", self.user_names)
+            self.snapshots[(op, i)] = b.op1("copy", [self.fwd[a]], a.type, hint)
+
+    def _count_while(self, w: Op) -> None:
+        """Carry an iteration counter through a cloned ``while`` (its reverse runs that often)."""
+        cond, body = w.regions
+        b = Builder(w.parent, w.loc).before_op(w)
+        zero = build.const(b, 0, I64)
+        n_iter = free_variant("n_iter", self.user_names)
+        yb = Builder(body, w.loc).before_op(body.terminator)
+        self.while_counts[w] = add_carried(w, zero, lambda k: build.add(yb, k, build.const(yb, 1, I64), hint=n_iter),
+                                           n_iter)

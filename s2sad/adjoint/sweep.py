@@ -1,0 +1,68 @@
+"""The reverse sweep's blocks under construction, and the small facts about primal code that
+every part of reverse mode asks (where a value is defined, which source line an op is on)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ..ssa import build
+from ..ssa.ir import Block, Builder, Function, Op, Value
+from ..ssa.types import BOOL
+
+
+@dataclass
+class RevBlock:
+    """A reverse block under construction, mirroring one primal block."""
+
+    primal: Block
+    block: Block
+    parent: Optional["RevBlock"]
+    prologue: Builder  # inserts before the block's adjoint code (pops, recomputation)
+    body: Builder  # appends adjoint code
+    avail: dict[Value, Value] = field(default_factory=dict)
+    adj: dict[Value, Value] = field(default_factory=dict)
+    shadow_views: dict[Value, Value] = field(default_factory=dict)  # primal view -> its shadow here
+    last_comment_line: int = 0
+
+    def mirror_of(self, primal: Block) -> "RevBlock":
+        r: Optional[RevBlock] = self
+        while r is not None and r.primal is not primal:
+            r = r.parent
+        assert r is not None, "value used outside its scope"
+        return r
+
+
+def defining_block(v: Value) -> Block:
+    return v.owner if v.is_block_arg else v.owner.parent
+
+
+def describe(v: Value) -> str:
+    """A name for an unnamed value in tapes: its source name, or the function it comes from."""
+    if v.name_hint:
+        return v.name_hint
+    op = v.defining_op
+    if op is None:
+        return ""
+    if op.name == "call":
+        return f"{op.attrs['callee']}_value"
+    if v.type == BOOL:
+        return "cond"
+    if op.name == "load" and op.operands[0].name_hint:
+        return f"{op.operands[0].name_hint}_elem"
+    return ""
+
+
+def line_of(op: Op) -> int:
+    return op.loc.line if op.loc else 0
+
+
+def top_level_index(fn: Function, op: Op) -> int:
+    """The position in ``fn``'s body of the top-level op that is or contains ``op``."""
+    while op.parent is not fn.body:
+        op = op.parent.parent_op
+    return fn.body.ops.index(op)
+
+
+def floordiv(b: Builder, x: Value, y: Value, **attrs: Any) -> Value:
+    return build.binary(b, "floordiv", x, y, **attrs)

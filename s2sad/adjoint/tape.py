@@ -1,0 +1,158 @@
+"""Tapes: a forward-sweep value that the reverse sweep needs and cannot recompute is stored in
+every iteration of its loops and read back in the mirrored iteration.
+
+Inside ``for`` loops whose trip counts are known before the outermost one, the cache is an
+array indexed by the iteration number across the nest; elsewhere (``while`` loops, bounds that
+change between iterations) a stack that grows when full. Each tape is reported (``report.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Container, Optional
+
+from ..diagnostics import error
+from ..ssa import build
+from ..ssa.ir import Block, Builder, Function, Op, Value
+from ..ssa.types import I64, ArrayType
+from .forward import ForwardSweep
+from .report import MemoryReport, TapeEntry
+from .sweep import RevBlock, defining_block, describe, floordiv, line_of
+from .trip_bounds import trip_bound
+
+
+class Tapes:
+    """Makes the tapes of one gradient; ``ck_bodies`` are loop bodies re-run in the reverse sweep
+    (checkpointed), where a tape lasts one iteration."""
+
+    def __init__(self, module, fn: Function, forward: ForwardSweep, checkpointed: Container[Op],
+                 ck_bodies: set[Block], memory: MemoryReport):
+        self.module = module
+        self.fn = fn
+        self.forward = forward
+        self.checkpointed = checkpointed
+        self.ck_bodies = ck_bodies
+        self.memory = memory
+
+    def tape(self, m: RevBlock, cv: Value, block: Block) -> Value:
+        """Store ``cv`` every iteration of the forward loop body; read it back in the reverse body.
+
+        Inside ``for`` loops whose trip counts are known before the outermost
+        one, the cache is an array indexed by the iteration (``tape_s[i] = s``,
+        then ``s = tape_s[i]``). Elsewhere (``while`` loops, bounds that change
+        from one iteration to the next) it is a stack that grows when full.
+        """
+        loops = []
+        b: Block = block
+        while b is not self.fn.body and b not in self.ck_bodies:
+            loops.append(b.parent_op)
+            b = b.parent_op.parent
+        loops.reverse()  # outermost first
+        if cv.type.is_array:
+            primal = self.forward.primal_of.get(cv)
+            op = primal.defining_op if primal is not None else None
+            # Where the array is made; else (a value the transform made: a mask, a copy) the
+            # innermost loop that would have to store it, so the error always points somewhere.
+            loc = (op.loc if op is not None else None) or next((lp.loc for lp in reversed(loops) if lp.loc), None)
+            e = error(
+                "an array computed in a loop from arrays the loop changes is needed by the reverse "
+                "sweep; storing arrays per iteration is not supported yet",
+                loc,
+                hint="compute it from arrays that are not written in the loop, or write the loop "
+                "element by element",
+            )
+            e.source_lines = self.module.source_lines
+            raise e
+        outer = self.forward.fwd_op[loops[0]]
+        at = Builder(outer.parent, outer.loc).before_op(outer)
+        elem = cv.type
+        what = describe(self.forward.primal_of.get(cv, cv))  # the source's names, not a work copy's
+        hint = f"tape_{what}" if what else "tape"
+        if what and not cv.name_hint:
+            cv.name_hint = what  # the forward sweep names what it stores
+        clone_block = self.forward.fwd_block[block]
+        pb = Builder(clone_block, outer.loc)
+        pb.index = 0 if cv.is_block_arg else clone_block.ops.index(cv.defining_op) + 1
+        trips = self.trip_counts(at, loops) if all(op.name == "for" for op in loops) else None
+        top = loops[0]
+        while top.parent is not self.fn.body:
+            top = top.parent.parent_op
+        entry = TapeEntry(
+            hint, what, elem, [line_of(op) for op in loops if op.name != "if"], line_of(top), outer,
+            line_of(top) if top in self.checkpointed else None,
+        )
+        self.memory.tapes.append(entry)
+        if trips is not None:
+            capacity = trips[0]
+            for t in trips[1:]:
+                capacity = build.mul(at, capacity, t)
+            cache = at.op1("alloc", [capacity], ArrayType(elem, 1), hint, fill="empty", elem=str(elem), cache=True)
+            entry.op = cache.defining_op
+            fwd_ivs = [self.forward.fwd_block[op.regions[0]].args[0] for op in loops]
+            rev_ivs = [m.mirror_of(op.regions[0]).block.args[0] for op in loops]
+            for iv in fwd_ivs + rev_ivs:
+                if iv.name_hint in ("", "_"):
+                    iv.name_hint = "it"  # `for _ in ...` now indexes the cache
+            pb.create("store", [cache, self._iteration_index(pb, loops, fwd_ivs, trips), cv], [])
+            index = self._iteration_index(m.prologue, loops, rev_ivs, trips)
+            return m.prologue.op1("load", [cache, index], elem, what)
+        bounds = self._trip_bounds(at, loops)
+        grow = bounds is None
+        if bounds is None:
+            bounds = self.trip_counts(at, [op for op in loops if op.name != "if"], partial=True)
+        capacity = bounds[0] if bounds else build.const(at, 1 if not grow else 16, I64)
+        for t in bounds[1:]:
+            capacity = build.mul(at, capacity, t)
+        tape = at.op1("tape.new", [capacity], ArrayType(elem, 1), hint, elem=str(elem), grow=grow)
+        entry.op = tape.defining_op
+        pb.create("tape.push", [tape, cv], [])
+        return m.prologue.op1("tape.pop", [tape], elem, what)
+
+    def _trip_bounds(self, at: Builder, loops: list[Op]) -> Optional[list[Value]]:
+        """Upper bounds of the trip counts of ``loops`` (an ``if`` runs its body at most once),
+        computed before the outermost one; None when a loop has none (``trip_bounds``)."""
+        out: list[Value] = []
+        for k, loop in enumerate(loops):
+            if loop.name == "if":
+                continue
+            bound = trip_bound(at, loop, loops[:k], self.fn.body, lambda v: self.forward.fwd[v])
+            if bound is None:
+                return None
+            out.append(bound)
+        return out
+
+    def _iteration_index(self, b: Builder, loops: list[Op], ivs: list[Value], trips: list[Value]) -> Value:
+        """The iteration number of the innermost loop, counted across all of ``loops``."""
+        index: Optional[Value] = None
+        for loop, iv, trip in zip(loops, ivs, trips):
+            lb = self.forward.fwd[loop.operands[0]]
+            step = build.const_value(loop.operands[2])
+            # The distance from the first iteration is never negative in an iteration that runs, so
+            # a truncated quotient is the floored one (C prints ``/``, whose range gcc can follow).
+            if step > 0:
+                k = floordiv(b, build.sub(b, iv, lb), build.const(b, step, I64), rounding="any")
+            else:
+                k = floordiv(b, build.sub(b, lb, iv), build.const(b, -step, I64), rounding="any")
+            index = k if index is None else build.add(b, build.mul(b, index, trip), k)
+        assert index is not None
+        return index
+
+    def trip_counts(self, at: Builder, loops: list[Op], partial: bool = False) -> Optional[list[Value]]:
+        """Trip counts of ``for`` loops computed before the outermost one, or None when unknown.
+
+        With ``partial``, the counts of the leading loops that are known (a capacity guess).
+        """
+        trips: list[Value] = []
+        for loop in loops:
+            step = build.const_value(loop.operands[2]) if loop.name == "for" else None
+            known = step is not None and all(
+                defining_block(v) is self.fn.body or defining_block(v) in self.ck_bodies for v in loop.operands[:2]
+            )
+            if not known:
+                return trips if partial else None
+            lb, ub = self.forward.fwd[loop.operands[0]], self.forward.fwd[loop.operands[1]]
+            span = build.sub(at, ub, lb) if step > 0 else build.sub(at, lb, ub)
+            size = abs(step)
+            if size != 1:
+                span = floordiv(at, build.add(at, span, build.const(at, size - 1, I64)), build.const(at, size, I64))
+            trips.append(build.math(at, "max", span, build.const(at, 0, I64)))
+        return trips
