@@ -4,14 +4,18 @@ This is the library face of the tool: the CLI and the tests call these
 functions. Each step lives in its own package (``parse``, ``adjoint``, ``opt``,
 ``emit_py``); this module only strings them together and resolves the user's
 choices (which function, which parameters) into IR terms, with diagnostics.
+
+Every diagnostic leaving these functions shows its source line and caret: the stages raise them
+with a location only, and ``_shows_source`` adds the lines of the source here, at one boundary.
 """
 
 from __future__ import annotations
 
+import functools
 import keyword
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional, TypeVar
 
 from .adjoint.gradient import differentiate
 from .ssa.attrs import Schedule
@@ -60,6 +64,25 @@ class Options:
 DEFAULT = Options()
 
 
+Entry = TypeVar("Entry", bound=Callable)
+
+
+def _shows_source(entry: Entry) -> Entry:
+    """``entry(source, ...)``, its diagnostics given the lines of ``source`` where they carry none."""
+
+    @functools.wraps(entry)
+    def located(source: str, *args, **kwargs):
+        try:
+            return entry(source, *args, **kwargs)
+        except DiagnosticError as e:
+            if not e.source_lines:
+                e.source_lines = source.splitlines()
+            raise
+
+    return located  # type: ignore[return-value]
+
+
+@_shows_source
 def parse_source(source: str, filename: str, func: str) -> Module:
     """The front end for the file's language, its output cleaned of dead ops.
 
@@ -71,6 +94,7 @@ def parse_source(source: str, filename: str, func: str) -> Module:
     return module
 
 
+@_shows_source
 def choose_function(source: str, filename: str, func: Optional[str]) -> str:
     """The function to differentiate: ``func``, the only one, the one named after the file, or
     a .cu file's only ``__global__`` kernel."""
@@ -127,6 +151,7 @@ def resolve_wrt(fn: Function, names: list[str], source_lines: list[str]) -> set[
     return wrt
 
 
+@_shows_source
 def primal_module(source: str, filename: str, func: Optional[str], options: Options = DEFAULT,
                   kernel: bool = False) -> tuple[Module, str]:
     """The parsed function (and its callees), optimized by the options' primal pipeline; with
@@ -140,6 +165,7 @@ def primal_module(source: str, filename: str, func: Optional[str], options: Opti
     return module, name
 
 
+@_shows_source
 def gradient_module(
     source: str,
     filename: str,
@@ -214,6 +240,7 @@ def _flags(options: Options) -> list[str]:
     return flags
 
 
+@_shows_source
 def gradient_source(
     source: str,
     filename: str,
@@ -300,6 +327,7 @@ def _shape_of_rank(rank: int) -> str:
     return f"f64[{', '.join(names)}]"
 
 
+@_shows_source
 def ir_text(source: str, filename: str, func: Optional[str], options: Options = Options(level=0)) -> str:
     """The primal's SSA IR in its textual form (``s2sad ir``), after the options' pipeline."""
     module, _ = primal_module(source, filename, func, options)

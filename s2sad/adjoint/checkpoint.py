@@ -64,14 +64,6 @@ def plan(module: Module, fn: Function, default: Optional[Schedule]) -> dict[Op, 
     An annotated loop that cannot be checkpointed is an error; the ``--checkpoint``
     default applies to outermost ``for`` loops only, and raises the same errors for them.
     """
-    try:
-        return _plan(module, fn, default)
-    except DiagnosticError as e:
-        e.source_lines = e.source_lines or module.source_lines  # for the line and caret under it
-        raise
-
-
-def _plan(module: Module, fn: Function, default: Optional[Schedule]) -> dict[Op, Schedule]:
     chosen: dict[Op, Schedule] = {}
     for op in fn.walk():
         if op.name not in ("for", "while"):

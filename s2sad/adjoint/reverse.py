@@ -161,7 +161,6 @@ class GradientTransform:
                 loop.loc,
                 hint="drop --may-alias (pass distinct arrays), or leave this loop store-all",
             )
-            problem.source_lines = module.source_lines
             raise problem
         self.values = Availability(module, fn, self.forward, self.tapes, self.ck_bodies, may_alias,
                                    readonly_roots, last_write, needed)
@@ -458,7 +457,6 @@ class GradientTransform:
                 op.loc,
                 hint="finish writing the array before the whole-array expression reads it",
             )
-            e.source_lines = self.module.source_lines
             raise e
 
     def _reverse_array_op(self, rev: RevBlock, op: Op) -> None:

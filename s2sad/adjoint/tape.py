@@ -60,7 +60,6 @@ class Tapes:
                 hint="compute it from arrays that are not written in the loop, or write the loop "
                 "element by element",
             )
-            e.source_lines = self.module.source_lines
             raise e
         outer = self.forward.fwd_op[loops[0]]
         at = Builder(outer.parent, outer.loc).before_op(outer)

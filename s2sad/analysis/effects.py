@@ -272,7 +272,6 @@ def _writable_root(arr: Value, op: Op, module: Module) -> Value:
             op.loc,
             hint="make a writable array with np.zeros(...) and fill it, or build the new values whole",
         )
-        e.source_lines = module.source_lines
         raise e
     return root
 

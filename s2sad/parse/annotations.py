@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ..diagnostics import DiagnosticError, error
+from ..diagnostics import error
 from ..ssa.attrs import SCHEDULE_HELP, Schedule, parse_schedule, set_loop_schedule
 from ..ssa.ir import Function, Module, Op, SourceLoc
 
@@ -25,17 +25,13 @@ _C_ANNOTATION = re.compile(r"^\s*#\s*pragma\s+s2sad\s+checkpoint\b\s*(.*?)\s*$")
 def annotate_loops(module: Module) -> None:
     """Give every annotated loop of ``module`` its schedule; a located error for a misplaced or
     malformed annotation."""
-    try:
-        for fn in module.functions.values():
-            _check_placement(module, fn)
-            for op in fn.walk():
-                if op.name in ("for", "while"):
-                    found = _annotation_above(module, op)
-                    if found is not None:
-                        set_loop_schedule(op, *found)
-    except DiagnosticError as e:
-        e.source_lines = e.source_lines or module.source_lines  # for the line and caret under it
-        raise
+    for fn in module.functions.values():
+        _check_placement(module, fn)
+        for op in fn.walk():
+            if op.name in ("for", "while"):
+                found = _annotation_above(module, op)
+                if found is not None:
+                    set_loop_schedule(op, *found)
 
 
 def _annotation_above(module: Module, op: Op) -> Optional[tuple[Schedule, SourceLoc]]:
