@@ -13,6 +13,7 @@ from typing import Container, Optional
 from ..diagnostics import error
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Op, Value
+from ..ssa.structured import trip_count
 from ..ssa.types import I64, ArrayType
 from .forward import ForwardSweep
 from .report import MemoryReport, TapeEntry
@@ -149,9 +150,5 @@ class Tapes:
             if not known:
                 return trips if partial else None
             lb, ub = self.forward.fwd[loop.operands[0]], self.forward.fwd[loop.operands[1]]
-            span = build.sub(at, ub, lb) if step > 0 else build.sub(at, lb, ub)
-            size = abs(step)
-            if size != 1:
-                span = floordiv(at, build.add(at, span, build.const(at, size - 1, I64)), build.const(at, size, I64))
-            trips.append(build.math(at, "max", span, build.const(at, 0, I64)))
+            trips.append(trip_count(at, lb, ub, step) if step > 0 else trip_count(at, ub, lb, -step))
         return trips

@@ -22,6 +22,7 @@ from typing import Callable, Optional
 
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Op, Value
+from ..ssa.structured import trip_count
 from ..ssa.types import I64
 
 
@@ -40,12 +41,8 @@ def trip_bound(at: Builder, loop: Op, outer: list[Op], top: Block, fwd: Callable
     bottom = _extreme(at, lo, False, outer, top, fwd)
     if top_value is None or bottom is None:
         return None
-    span = build.sub(at, top_value, bottom)  # range(lb, ub, -s) runs while iv > ub: lb - ub values
-    size = abs(step)
-    if size != 1:
-        span = build.binary(at, "floordiv", build.add(at, span, build.const(at, size - 1, I64)),
-                            build.const(at, size, I64))
-    return build.math(at, "max", span, build.const(at, 0, I64))
+    # range(lb, ub, -s) runs while iv > ub: from ub up to lb, lb - ub values
+    return trip_count(at, bottom, top_value, abs(step))
 
 
 def _extreme(at: Builder, v: Value, upper: bool, outer: list[Op], top: Block,

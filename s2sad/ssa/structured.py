@@ -1,5 +1,6 @@
 """The values a ``for``, ``while`` or ``if`` carries: where each comes from and goes (``slots``),
-and the edits that add or drop one.
+and the edits that add or drop one; the values used inside an op but made outside it
+(``outer_refs``); how many times a ``for`` with a constant step runs (``trip_count``).
 
 A ``for`` carries values from its operands after ``lb, ub, step`` through its body's block
 arguments (after the induction variable) and yields to its results; a ``while`` from its
@@ -13,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from .ir import Block, Op, Value
-from .types import Type
+from . import build
+from .ir import Block, Builder, Op, Value
+from .types import I64, Type
 
 _FIRST_INIT = {"for": 3, "while": 0}  # where the carried operands start
 _FIRST_ARG = {"for": 1, "while": 0}  # where the carried block arguments start
@@ -81,6 +83,15 @@ def outer_refs(op: Op) -> list[Value]:
             if v not in inside:
                 seen.setdefault(v, None)
     return list(seen)
+
+
+def trip_count(b: Builder, low: Value, high: Value, size: int) -> Value:
+    """How many values ``range`` steps through from ``low`` toward ``high`` (excluded) by
+    ``size`` (a positive constant), at ``b``: ``max(ceil((high - low) / size), 0)``."""
+    span = build.sub(b, high, low)
+    if size != 1:
+        span = build.binary(b, "floordiv", build.add(b, span, build.const(b, size - 1, I64)), build.const(b, size, I64))
+    return build.math(b, "max", span, build.const(b, 0, I64))
 
 
 def drop_carried(op: Op, k: int) -> None:
