@@ -32,7 +32,7 @@ from ..ssa.gpu import OP_OF_VECTOR
 from ..ssa.ir import Block, Builder, SourceLoc, Value
 from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F32, F64, I64, ArrayType, ScalarType, Type
-from .c_structs import StructLayout
+from .c_types import StructLayout
 from .c_types import BYTES, CType
 from .py_common import Env, Fail, Poison
 

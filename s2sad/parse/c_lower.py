@@ -43,7 +43,8 @@ from . import c_builtins
 from .c_expr import INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, math_intrinsic, span, walk
 from .c_preprocess import strip_comments
 from .omp import OmpLoop, OmpProblem, omp_directive, parse_atomic, parse_omp, pragma_before, unconsumed_problem
-from .c_structs import StructLayout, StructTable
+from .c_structs import StructTable
+from .c_types import StructLayout
 from .c_types import BYTES, CType, TypeProblem, ctype_of, value_type
 from .py_common import RESULT, RETURNED, Env, Fail, Poison
 from .structured import BREAK, CONTINUE, RETURN, Exits, LoopFrame, StructuredLowering

@@ -1,4 +1,4 @@
-"""C struct types, laid out as runs of one scalar type.
+"""The struct types a C file defines, laid out as runs of one scalar type (``c_types.StructLayout``).
 
 s2sad keeps structs out of the IR: a pointer to ``struct Body { double pos[3];
 double m; }`` is, in memory, a flat run of doubles, four per body, so the IR
@@ -16,46 +16,12 @@ field that breaks it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
 from pycparser import c_ast
 
 from ..ssa.types import ScalarType
-from .c_types import TypeProblem, scalar_of
-
-
-@dataclass(frozen=True)
-class Field:
-    """One member: where it starts (in scalars), its array extents, its struct type if any."""
-
-    name: str
-    offset: int
-    dims: tuple[int, ...]
-    sub: Optional["StructLayout"]
-    spelling: str  # the member's type as declared: "double", "struct Vec3"
-
-    @property
-    def elem_size(self) -> int:
-        """Scalars per element of the member (1 for a number, the struct's size for a struct)."""
-        return self.sub.size if self.sub is not None else 1
-
-
-@dataclass(frozen=True)
-class StructLayout:
-    """A struct whose members are all of one scalar type, seen as a run of those scalars."""
-
-    name: str  # as the program spells the type: "struct Body" or a typedef name "Vec3"
-    elem: ScalarType
-    size: int  # scalars per struct
-    fields: tuple[Field, ...]
-    definition: str  # C source that defines the type, for self-contained output
-
-    def field(self, name: str) -> Optional[Field]:
-        for f in self.fields:
-            if f.name == name:
-                return f
-        return None
+from .c_types import Field, StructLayout, TypeProblem, scalar_of
 
 
 class StructTable:

@@ -13,21 +13,20 @@ The IR has few scalar types; C has many spellings. The mapping:
   ``T a[N]`` and ``T a[N][M]`` -> arrays of rank 1 and 2.
 
 ``CType`` remembers the declared spelling (``const double *``, ``size_t``) so
-the C emitter can print the user's own signature back.
+the C emitter can print the user's own signature back. A pointer to structs has
+a ``StructLayout`` (the struct seen as a run of its one scalar type), which
+``c_structs.StructTable`` builds from the file's definitions.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import Optional, Protocol
 
 from pycparser import c_ast
 
 from ..ssa.types import F32, F64, I32, I64, ArrayType, ScalarType
 from .c_preprocess import PRELUDE_TYPEDEFS
-
-if TYPE_CHECKING:
-    from .c_structs import StructLayout, StructTable
 
 # sizeof of each IR scalar, as C lays it out (x86-64 / LP64: long is 8 bytes).
 BYTES = {"f64": 8, "f32": 4, "i64": 8, "i32": 4, "bool": 1}
@@ -44,7 +43,7 @@ class CType:
     scalar: Optional[ScalarType]  # the scalar, or the element type
     spelling: str  # as declared, for output: "double", "const double *", "size_t"
     dims: tuple[c_ast.Node, ...] = ()  # extents of a local fixed array
-    layout: Optional["StructLayout"] = None  # a pointer to structs: how they lie in memory
+    layout: Optional[StructLayout] = None  # a pointer to structs: how they lie in memory
 
     @property
     def is_pointer(self) -> bool:
@@ -54,6 +53,45 @@ class CType:
     def ir_array(self) -> ArrayType:
         assert self.scalar is not None
         return ArrayType(self.scalar, max(1, len(self.dims)))
+
+
+@dataclass(frozen=True)
+class Field:
+    """One member: where it starts (in scalars), its array extents, its struct type if any."""
+
+    name: str
+    offset: int
+    dims: tuple[int, ...]
+    sub: Optional["StructLayout"]
+    spelling: str  # the member's type as declared: "double", "struct Vec3"
+
+    @property
+    def elem_size(self) -> int:
+        """Scalars per element of the member (1 for a number, the struct's size for a struct)."""
+        return self.sub.size if self.sub is not None else 1
+
+
+@dataclass(frozen=True)
+class StructLayout:
+    """A struct whose members are all of one scalar type, seen as a run of those scalars."""
+
+    name: str  # as the program spells the type: "struct Body" or a typedef name "Vec3"
+    elem: ScalarType
+    size: int  # scalars per struct
+    fields: tuple[Field, ...]
+    definition: str  # C source that defines the type, for self-contained output
+
+    def field(self, name: str) -> Optional[Field]:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        return None
+
+
+class StructLookup(Protocol):
+    """Where ``ctype_of`` finds struct types (``c_structs.StructTable``)."""
+
+    def lookup(self, node: c_ast.Node) -> Optional[StructLayout]: ...
 
 
 class TypeProblem(Exception):
@@ -116,7 +154,7 @@ def spelling_words(node: c_ast.Node) -> list[str]:
 
 
 def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
-             structs: Optional["StructTable"] = None) -> CType:
+             structs: Optional[StructLookup] = None) -> CType:
     """The ``CType`` of a declaration's type node (``Decl.type``)."""
     if structs is not None:
         struct_type = _struct_type(node, structs, param)
@@ -162,7 +200,7 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
     raise TypeProblem(node, "this declaration is not supported")
 
 
-def _struct_type(node: c_ast.Node, structs: "StructTable", param: bool) -> Optional[CType]:
+def _struct_type(node: c_ast.Node, structs: StructLookup, param: bool) -> Optional[CType]:
     """``struct Body *b`` (or ``struct Body b[]`` as a parameter): a pointer to structs. Structs
     as values (parameters, locals, results) and local arrays of structs are refused here."""
     target = node.type if isinstance(node, (c_ast.PtrDecl, c_ast.ArrayDecl)) else node

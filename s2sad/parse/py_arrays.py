@@ -14,22 +14,43 @@ not an integer literal, a ufunc without an array form.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, Optional, Protocol, Union
 
 import libcst as cst
 
 from ..ssa import array_ops, build
 from ..ssa.ir import Builder, Value
-from ..ssa.types import BOOL, F64, I64, ArrayType, Type
-from .py_common import Env
+from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
+from .py_common import Env, Fail
 from .py_module import dotted_source
 from .py_types import int_literal, keyword_arg, positional_args
 
 if TYPE_CHECKING:
     from . import py_intrinsics as lib
-    from .py_expr import ExprLowerer
 
 P = array_ops.PREFIX
+
+
+class ExprLowerer(Protocol):
+    """What this module asks of the expression lowering (``py_expr.ExprLowerer``) it serves."""
+
+    def at(self, b: Builder, node: cst.CSTNode) -> Builder: ...
+
+    def fail(self, node: cst.CSTNode, message: str, hint: str = "") -> Fail: ...
+
+    def const(self, b: Builder, node: cst.CSTNode, value: object, t: ScalarType, hint: str = "") -> Value: ...
+
+    def to_number(self, b: Builder, node: cst.CSTNode, v: Value) -> Value: ...
+
+    def value(self, node: cst.BaseExpression, b: Builder, env: Env) -> Value: ...
+
+    def integer(self, node: cst.BaseExpression, b: Builder, env: Env, what: str) -> Value: ...
+
+    def array(self, node: cst.BaseExpression, b: Builder, env: Env) -> Value: ...
+
+    def annotation_hint(self, node: cst.CSTNode) -> Optional[str]: ...
+
+    def index(self, node: cst.BaseExpression, b: Builder, env: Env, arr: Value, axis: int) -> Value: ...
 
 
 def arr_op(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, name: str, operands: list[Value],
