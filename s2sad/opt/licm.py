@@ -42,7 +42,7 @@ whose ``math.fmod`` raises on an infinite dividend). Everything else can fail (P
 raises on float division by zero, ``math.log`` of a negative, an index out of
 range; C traps) and is hoisted only where it is guaranteed to run:
 
-* out of a ``for`` with a constant step, under a *guard*: the loop is wrapped
+* out of a ``for`` with a constant step, under a *guard* (``loop_guard.py``): the loop is wrapped
   in ``if lb < ub`` (``lb > ub`` for a negative step) whose then-region holds
   the hoisted ops and the loop and yields its results, and whose else-region
   yields the loop's initial values (a loop that runs zero times yields them).
@@ -75,95 +75,18 @@ Source locations and name hints stay on the moved ops; guards carry the loop's.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Optional
 
 from ..ssa import ops as ops_mod
-from ..ssa.build import const_value
 from ..ssa.opdefs import is_pure, speculatable
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.types import BOOL
 from ..analysis.effects import EffectAnalysis, PassContext, RootSet, array_root
+from .loop_guard import (Key, cond_key, dissolve_guard, guard_of, guarded_loop, known_true, make_guard,
+                         make_sub_guard, static_trips, test_key, trip_test)
 
 # Sweeps of a function before giving up (one suffices in practice: inner loops go first).
 _MAX_SWEEPS = 8
-
-
-# -- trip-count tests ------------------------------------------------------------------------
-Key = tuple[Any, ...]
-
-
-def _value_key(v: Value) -> Key:
-    """Equal for the same value and for two constants of the same type and value."""
-    c = const_value(v)
-    if c is not None:
-        return ("const", str(v.type), type(c).__name__, c)
-    return ("value", id(v))
-
-
-def _test_key(name: str, a: Value, b: Value) -> Key:
-    """A comparison up to swapping: ``gt(a, b)`` is ``lt(b, a)``."""
-    if name == "gt":
-        return ("lt", _value_key(b), _value_key(a))
-    return (name, _value_key(a), _value_key(b))
-
-
-def _cond_key(c: Value) -> Key:
-    op = c.defining_op
-    if op is not None and op.name in ("lt", "gt") and len(op.operands) == 2:
-        return _test_key(op.name, *op.operands)
-    return ("value", id(c))
-
-
-def _trip_test(loop: Op) -> Optional[tuple[str, Value, Value]]:
-    """The comparison that holds iff a ``for`` with a constant step runs at least once."""
-    step = const_value(loop.operands[2])
-    if step is None or isinstance(step, bool) or step == 0:
-        return None
-    return ("lt" if step > 0 else "gt", loop.operands[0], loop.operands[1])
-
-
-def _static_trips(loop: Op) -> Optional[int]:
-    bounds = [const_value(v) for v in loop.operands[:3]]
-    if any(c is None or isinstance(c, bool) for c in bounds) or bounds[2] == 0:
-        return None
-    return len(range(*bounds))
-
-
-def _known_true(block: Block, key: Key) -> bool:
-    """Whether ``block`` lies in the then-region of an ``if`` testing ``key``."""
-    while block.parent_op is not None:
-        owner = block.parent_op
-        if owner.name == "if" and block is owner.regions[0] and _cond_key(owner.operands[0]) == key:
-            return True
-        if owner.parent is None:
-            return False
-        block = owner.parent
-    return False
-
-
-def guard_of(loop: Op) -> Optional[Op]:
-    """The guard ``if`` around ``loop`` (see the module docstring), if it has one."""
-    block = loop.parent
-    g = block.parent_op if block is not None else None
-    if g is None or g.name != "if" or block is not g.regions[0] or loop.name != "for":
-        return None
-    if len(block.ops) < 2 or block.ops[-2] is not loop or block.ops[-1].operands != loop.results:
-        return None
-    other = g.regions[1].ops
-    if len(other) != 1 or other[0].operands != loop.operands[3:]:
-        return None
-    test = _trip_test(loop)
-    if test is None or _cond_key(g.operands[0]) != _test_key(*test):
-        return None
-    return g
-
-
-def _guarded_loop(op: Op) -> Optional[Op]:
-    """The loop ``op`` guards, when ``op`` is a guard."""
-    if op.name != "if" or len(op.regions[0].ops) < 2:
-        return None
-    loop = op.regions[0].ops[-2]
-    return loop if loop.name == "for" and guard_of(loop) is op else None
 
 
 # -- placement levels --------------------------------------------------------------------------
@@ -176,7 +99,7 @@ class _Level:
 
     @property
     def key(self) -> Optional[Key]:
-        return _cond_key(self.cond) if self.cond is not None else None
+        return cond_key(self.cond) if self.cond is not None else None
 
 
 _BEFORE = _Level(0)
@@ -212,15 +135,15 @@ class _LoopHoister:
         self.guarded: Optional[_Level] = None
         self.needs_guard = False
         if loop.name == "for":
-            trips = _static_trips(loop)
-            test = _trip_test(loop)
+            trips = static_trips(loop)
+            test = trip_test(loop)
             if test is not None:
-                self.test_key = _test_key(*test)
+                self.test_key = test_key(*test)
             if trips is not None:
                 self.guarded = _GUARDED if trips > 0 else None
             elif test is not None:
                 self.guarded = _GUARDED
-                self.needs_guard = self.guard is None and not _known_true(loop.parent, self.test_key)
+                self.needs_guard = self.guard is None and not known_true(loop.parent, self.test_key)
 
     # -- finding invariant ops -------------------------------------------------------------
     def _operand_level(self, v: Value) -> Optional[_Level]:
@@ -265,7 +188,7 @@ class _LoopHoister:
         body = block.ops[: len(block.ops) - skip_last] if skip_last else list(block.ops)
         for op in body:
             if op.name == "if":
-                inner = _guarded_loop(op)
+                inner = guarded_loop(op)
                 if inner is not None:
                     self._visit_guard(op, required)
                 else:
@@ -278,9 +201,9 @@ class _LoopHoister:
         """The ops an inner loop's guard holds before that loop: they need its condition too."""
         self.inner_guards.append(g)
         cond = g.operands[0]
-        key = _cond_key(cond)
+        key = cond_key(cond)
         level = _join(required, self._operand_level(cond))
-        if level is not None and key != self.test_key and not _known_true(self.loop.parent, key):
+        if level is not None and key != self.test_key and not known_true(self.loop.parent, key):
             level = _join(level, _Level(2, cond))
         # The guard's last two ops are the loop and the yield.
         self._visit(g.regions[0], level, skip_last=2)
@@ -309,14 +232,14 @@ class _LoopHoister:
             _move_before(op, anchor)
         if by_rank[1] or by_rank[2]:
             if self.guard is None and self.needs_guard:
-                self.guard = _make_guard(self.loop)
+                self.guard = make_guard(self.loop)
             for op in by_rank[1]:
                 _move_before(op, self.loop)
             for group in _sub_groups(self.order, self.hoisted).values():
-                _make_sub_guard(self.hoisted[group[0]].cond, group, self.loop)
+                make_sub_guard(self.hoisted[group[0]].cond, group, self.loop)
         for g in self.moved_from:
             if len(g.regions[0].ops) == 2:
-                _dissolve_guard(g)
+                dissolve_guard(g)
         return True
 
     def _drop_bookkeeping(self) -> None:
@@ -391,61 +314,6 @@ def _move_before(op: Op, anchor: Op) -> None:
         op.result.name_hint = f"{op.attrs['callee']}_value"
     op.parent.ops.remove(op)
     anchor.parent.insert(anchor.parent.ops.index(anchor), op)
-
-
-def _make_guard(loop: Op) -> Op:
-    """Wrap ``loop`` in ``if <it runs at least once>``; the if takes over the loop's results."""
-    name, lb, ub = _trip_test(loop)
-    parent = loop.parent
-    # `n > 0` reads better than `0 < n`; _cond_key treats the two as the same test.
-    cond = Op("gt", [ub, lb], [BOOL], loc=loop.loc) if name == "lt" else Op(name, [lb, ub], [BOOL], loc=loop.loc)
-    parent.insert(parent.ops.index(loop), cond)
-    then, other = Block(), Block()
-    g = Op("if", [cond.result], [r.type for r in loop.results], regions=[then, other], loc=loop.loc,
-           hints=[r.name_hint for r in loop.results])
-    parent.insert(parent.ops.index(loop), g)
-    for r, gr in zip(loop.results, g.results):
-        r.replace_all_uses_with(gr)
-    parent.ops.remove(loop)
-    then.append(loop)
-    then.append(Op("yield", list(loop.results), [], loc=loop.loc))
-    other.append(Op("yield", list(loop.operands[3:]), [], loc=loop.loc))
-    return g
-
-
-def _make_sub_guard(cond: Value, group: list[Op], before: Op) -> Op:
-    """Move ``group`` into ``if cond``, before ``before``; it yields what the loop uses of them."""
-    members = set(group)
-    exported = [r for op in group for r in op.results if any(u not in members for u, _ in r.uses)]
-    then, other = Block(), Block()
-    g = Op("if", [cond], [r.type for r in exported], regions=[then, other], loc=group[0].loc,
-           hints=[r.name_hint for r in exported])
-    before.parent.insert(before.parent.ops.index(before), g)
-    for r, gr in zip(exported, g.results):
-        for user, i in list(r.uses):
-            if user not in members:
-                user.set_operand(i, gr)
-    for op in group:
-        op.parent.ops.remove(op)
-        then.append(op)
-    then.append(Op("yield", exported, [], loc=group[0].loc))
-    # Every use of the values is under ``cond`` too, so the else-values are never read.
-    undefs = [other.append(Op("undef", [], [r.type], loc=group[0].loc)).result for r in exported]
-    other.append(Op("yield", undefs, [], loc=group[0].loc))
-    return g
-
-
-def _dissolve_guard(g: Op) -> None:
-    """Replace a guard holding only its loop by the loop (zero trips yield the inits anyway)."""
-    loop = g.regions[0].ops[0]
-    g.regions[0].ops.remove(loop)
-    g.parent.insert(g.parent.ops.index(g), loop)
-    for gr, r in zip(g.results, loop.results):
-        gr.replace_all_uses_with(r)
-    cond = g.operands[0].defining_op
-    g.erase()
-    if cond is not None and not cond.result.uses and is_pure(cond):
-        cond.erase()
 
 
 def _loops_innermost_first(block: Block, out: list[Op]) -> list[Op]:
