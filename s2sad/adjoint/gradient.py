@@ -167,9 +167,11 @@ def _minimal_caching(module: Module, fn: Function, wrt: set[int], signatures, ma
     What the reverse sweep asks of each loop body is known only once its derivative rules
     have run: a first transform, thrown away, records it (``requests``).
     """
-    first = GradientTransform(module, fn, wrt, signatures, may_alias, checkpoint)
+    # Every shadowed array is an input too: its shadow holds an adjoint on entry.
+    act = analyze_activity(module, fn, set(wrt) | set(signatures[fn.name].shadowed))
+    first = GradientTransform(module, fn, act, signatures, may_alias, checkpoint)
     first.run()
-    return GradientTransform(module, fn, wrt, signatures, may_alias, checkpoint, first.values.requests)
+    return GradientTransform(module, fn, act, signatures, may_alias, checkpoint, first.values.requests)
 
 
 def _called_from(name: str, grads, module: Module) -> bool:

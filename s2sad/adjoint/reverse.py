@@ -60,7 +60,7 @@ from ..ssa.gpu import SYNC
 from ..ssa.structured import drop_carried, outer_refs
 from ..ssa.types import I64, Type
 from ..analysis.accumulation import shared_update
-from .activity import Activity, analyze_activity
+from .activity import Activity
 from ..ssa.attrs import Schedule, set_grad_info
 from .availability import Availability, last_top_level_writes
 from .checkpoint import CheckpointedLoop, plan
@@ -111,13 +111,14 @@ class _OpView:
 
 
 class GradientTransform:
-    """Builds ``grad_<fn>`` for one function and one set of ``--wrt`` parameters."""
+    """Builds ``grad_<fn>`` for one function and one set of ``--wrt`` parameters: its signature
+    is ``signatures[fn.name]``, ``act`` its activity (computed once, shared by both runs)."""
 
     def __init__(
         self,
         module: Module,
         fn: Function,
-        wrt: set[int],
+        act: Activity,
         signatures: dict[str, GradSignature],
         may_alias: bool = False,
         checkpoint: Optional[Schedule] = None,
@@ -125,12 +126,10 @@ class GradientTransform:
     ):
         self.module = module
         self.fn = fn
-        own = signatures.get(fn.name)
-        self.sig = GradSignature.of(module, fn, wrt, own.name if own is not None else "")
+        self.sig = signatures[fn.name]
         self.user_names = set(module.functions) | function_names(fn)  # what no adjoint is named
         self.signatures = signatures  # of the callees that get gradients
-        # Every shadowed array is an input too: its shadow holds an adjoint on entry.
-        self.act: Activity = analyze_activity(module, fn, set(wrt) | set(self.sig.shadowed))
+        self.act = act
         params = {p for p in fn.params if p.type.is_array}
         written = written_roots(module, fn)
         readonly_roots = params - written
