@@ -9,23 +9,53 @@ then-branch becomes ``if not c``, ``if a`` holding only ``if b`` becomes ``if a 
 and a branch that only picks one of two values for a variable becomes a choice
 (``_choose``) or a ternary the renderer prints.
 
+The expressions every language prints alike are built here too (comparisons, ``and``/``or``,
+``not``, negation, choices, calls), and so is the bookkeeping of loops, tapes and calls that
+does not depend on the spelling: a loop's bounds evaluated before the copies that overwrite
+what they read, one top per tape variable, a call folded into its user printing nothing.
+
 What an output language spells its own way, a subclass supplies (``emit_py``, ``emit_c``):
-``op_expr`` (an op's expression), ``_for`` (a counted loop and its bounds), ``_tape`` (tape
-pushes and pops), ``_call`` (calls and their results), ``_break_cycle`` (a copy cycle) and
+``spell_expr`` (the expression of every other op: constants, arithmetic, casts, math, memory),
+``_isnan``, ``function_name``, ``_for`` (a counted loop), ``_bound_temp`` (the variable a bound
+is saved in), ``_tape_new``/``_tape_push``/``_tape_pop`` (a tape's memory statements),
+``_several_results`` (a call of several results), ``_break_cycle`` (a copy cycle) and
 ``_choose`` (``a if c else b``). A subclass sets ``module``, ``fn``, ``namer``, ``var``
-(value -> variable), ``plan`` (the inlining plan) and ``unread`` in its constructor.
+(value -> variable), ``plan`` (the inlining plan), ``unread`` and ``tape_tops`` in its
+constructor.
 """
 
 from __future__ import annotations
 
-from typing import Collection
+from typing import Callable, Collection
 
 from ..ssa.ir import Block, Function, Module, Op, Value
-from .expr import Expr, IfExp, Name, Subscript, bool_op, literal_value, logical_not, names_in
+from ..ssa.types import Type
+from .expr import (
+    Call,
+    Expr,
+    IfExp,
+    Name,
+    Subscript,
+    bool_op,
+    compare,
+    literal_value,
+    logical_not,
+    names_in,
+    negate,
+    number,
+)
 from .inline import InlinePlan
 from .names import Namer
 from .outofssa import carried_targets
-from .stmt import Assign, Comment, If, Keyword, Return, Stmt, While, hoist_common_copies, tidy
+from .stmt import Assign, Comment, ExprStmt, If, Keyword, Return, Stmt, While, hoist_common_copies, stmt_names, tidy
+
+# The IR's comparisons, as both languages write them.
+COMPARE_OPERATORS = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+
+
+def tape_new_op(op: Op) -> Op:
+    """The ``tape.new`` that made the tape a tape op works on (the op itself for ``tape.new``)."""
+    return op if op.name == "tape.new" else op.operands[0].defining_op
 
 
 class StatementBuilder:
@@ -41,18 +71,40 @@ class StatementBuilder:
     var: dict[Value, str]
     plan: InlinePlan
     unread: set
+    tape_tops: dict[str, str]  # tape variable -> the variable counting its pushes
 
     # -- the language's spellings ----------------------------------------------------------
-    def op_expr(self, op: Op) -> Expr:
+    def spell_expr(self, op: Op) -> Expr:
+        """The expression of an op ``op_expr`` leaves to the language (constants, arithmetic,
+        casts, math, loads, memory)."""
+        raise NotImplementedError
+
+    def function_name(self, name: str) -> str:
+        """A module function's name as calls spell it."""
+        raise NotImplementedError
+
+    def _isnan(self, x: Expr) -> Expr:
         raise NotImplementedError
 
     def _for(self, op: Op) -> list[Stmt]:
         raise NotImplementedError
 
-    def _tape(self, op: Op) -> list[Stmt]:
+    def _bound_temp(self, k: int, counter: str, t: Type) -> str:
+        """The variable that saves loop bound ``k`` (0 start, 1 end, 2 step) of the loop whose
+        counter is ``counter``, of type ``t`` (``_bounds_first``)."""
         raise NotImplementedError
 
-    def _call(self, op: Op) -> list[Stmt]:
+    def _tape_new(self, op: Op, tape: Name, top: Name) -> list[Stmt]:
+        raise NotImplementedError
+
+    def _tape_push(self, op: Op, tape: Name, top: Name) -> list[Stmt]:
+        raise NotImplementedError
+
+    def _tape_pop(self, op: Op, tape: Name, top: Name) -> list[Stmt]:
+        raise NotImplementedError
+
+    def _several_results(self, op: Op, value: Expr) -> list[Stmt]:
+        """The statement of a call whose several results are read (``_call``)."""
         raise NotImplementedError
 
     def _break_cycle(self, pending: list[tuple[str, Expr]], out: list[Stmt]) -> bool:
@@ -70,6 +122,45 @@ class StatementBuilder:
         op = v.defining_op
         assert op is not None and self.plan.is_expr(v), f"value {v!r} has neither a variable nor an expression"
         return self.op_expr(op)
+
+    def op_expr(self, op: Op) -> Expr:
+        """``op``'s value as an expression: what prints alike in every language here, the rest
+        in the language's ``spell_expr``."""
+        n = op.name
+        e = self.expr
+        if n in COMPARE_OPERATORS:
+            a, b = self._compare_operands(op)
+            t = op.operands[0].type
+            if a == b:
+                return self._self_compare(n, a, t)
+            return compare(COMPARE_OPERATORS[n], a, b, not t.is_float)
+        if n in ("and", "or"):
+            return bool_op(n, e(op.operands[0]), e(op.operands[1]))
+        if n == "not":
+            return logical_not(e(op.operands[0]))
+        if n == "neg":
+            return negate(e(op.operands[0]))
+        if n == "select":
+            return self._choose(*(e(o) for o in op.operands))
+        if n == "if":  # an if whose branches only pick a value (``InlinePlan``)
+            then, orelse = (e(r.terminator.operands[0]) for r in op.regions)
+            return self._choose(e(op.operands[0]), then, orelse)
+        if n == "call":
+            return Call(Name(self.function_name(op.attrs["callee"])), tuple(e(a) for a in op.operands))
+        return self.spell_expr(op)
+
+    def _compare_operands(self, op: Op) -> list[Expr]:
+        return [self.expr(o) for o in op.operands]
+
+    def _self_compare(self, n: str, x: Expr, t: Type) -> Expr:
+        """``x < x`` and friends (from the derivative of ``max(a, a)``): linters reject them and
+        compilers warn. Strict comparisons are always false; the others are true except for a NaN."""
+        if n in ("lt", "gt"):
+            return number(False)
+        if not t.is_float:
+            return number(n != "ne")
+        isnan = self._isnan(x)
+        return isnan if n == "ne" else logical_not(isnan)
 
     # -- statements ------------------------------------------------------------------------
     def gen_block(self, block: Block) -> list[Stmt]:
@@ -106,6 +197,41 @@ class StatementBuilder:
             return []  # folded into its users, or dead
         raise NotImplementedError(f"{self.language} emitter: no statement for op {n}")
 
+    def _tape(self, op: Op) -> list[Stmt]:
+        """A tape op (``tape.new``/``push``/``pop``): a tape whose variable nothing reads prints
+        nothing. Tapes out-of-SSA gives one variable (their lives do not overlap) share one
+        top, made with the first of them."""
+        n = op.name
+        tape_var = self.var.get(op.result if n == "tape.new" else op.operands[0])
+        if tape_var is None:
+            return []
+        tape, top = Name(tape_var), Name(self._tape_top(tape_var, op))
+        if n == "tape.new":
+            return self._tape_new(op, tape, top)
+        if n == "tape.push":
+            return self._tape_push(op, tape, top)
+        if n == "tape.pop":
+            return self._tape_pop(op, tape, top)
+        raise NotImplementedError(f"{self.language} emitter: no statement for op {n}")
+
+    def _tape_top(self, tape_var: str, op: Op) -> str:
+        if tape_var not in self.tape_tops:
+            self.tape_tops[tape_var] = self.namer.fresh(f"{tape_var}_top")
+        return self.tape_tops[tape_var]
+
+    def _call(self, op: Op) -> list[Stmt]:
+        """A call as a statement: none where its value prints inside its user's expression
+        (or nothing reads it and it writes no memory), else the call, assigned to what reads it."""
+        if self.plan.folded_op(op):
+            return []
+        value = self.op_expr(op)
+        live = [r for r in op.results if r in self.var]
+        if not live:
+            return [ExprStmt(value)]
+        if len(op.results) == 1:
+            return [Assign([Name(self.var[op.result])], value)]
+        return self._several_results(op, value)
+
     def copies(self, pairs: list[tuple[Value, Value]]) -> list[Stmt]:
         """A parallel copy (variable of dst <- src), sequentialised; ``_break_cycle`` for cycles."""
         pending = [(self.var[d], self.expr(s)) for d, s in pairs]
@@ -128,19 +254,42 @@ class StatementBuilder:
         pairs = zip(carried_targets(term), term.operands)
         return self.copies([p for k, p in enumerate(pairs) if (term, k) not in self.unread])
 
+    def _region(self, region: Block) -> list[Stmt]:
+        """A loop body's or branch's statements, with the copies of the values it yields."""
+        return tidy(self.gen_block(region) + self._yield_copies(region))
+
+    def _bounds_first(self, counter: str, t: Type, bounds: list[Expr], pre: list[Stmt],
+                      unstable: Callable[[int, list[str]], bool] = lambda k, names: False) -> list[Stmt]:
+        """The assignments that save loop bounds in variables (``bounds`` is changed to read them).
+
+        The IR evaluates a loop's bounds and the initial values of what it carries
+        together, at the loop; the printed copies of those values (``pre``) come first,
+        so a bound that reads a variable they overwrite is saved before them. So is a
+        bound the language finds ``unstable`` otherwise (bound ``k``, reading ``names``).
+        """
+        written = stmt_names(pre)[1]
+        early: list[Stmt] = []
+        for k, b in enumerate(bounds):
+            names = names_in(b)
+            if any(n in written for n in names) or unstable(k, names):
+                temp = Name(self._bound_temp(k, counter, t))
+                early.append(Assign([temp], b))
+                bounds[k] = temp
+        return early
+
     def _while(self, op: Op) -> list[Stmt]:
         cond, body = op.regions
         pre = self.copies(list(zip(cond.args, op.operands)))
         cond_stmts = self.gen_block(cond)
         c = self.expr(cond.terminator.operands[0])
-        stmts = tidy(self.gen_block(body) + self._yield_copies(body))
+        stmts = self._region(body)
         if cond_stmts:
             return pre + [While(None, cond_stmts + [If(logical_not(c), [Keyword("break")])] + stmts)]
         return pre + [While(c, stmts or [Keyword("pass")])]
 
     def _if(self, op: Op) -> list[Stmt]:
         c = self.expr(op.operands[0])
-        then, orelse = (tidy(self.gen_block(r) + self._yield_copies(r)) for r in op.regions)
+        then, orelse = (self._region(r) for r in op.regions)
         known = literal_value(c)
         if isinstance(known, bool):
             return then if known else orelse

@@ -59,10 +59,8 @@ from ..emit.expr import (
     Subscript,
     Unary,
     binop,
-    bool_op,
     compare,
     literal_value,
-    logical_not,
     names_in,
     negate,
     number,
@@ -83,7 +81,7 @@ from ..emit.stmt import (
     stmt_names,
     tidy,
 )
-from ..emit.builder import StatementBuilder
+from ..emit.builder import StatementBuilder, tape_new_op
 from ..emit.inline import Effects
 from ..emit.outofssa import allocate
 from ..parse.c_structs import pointee_struct
@@ -115,7 +113,6 @@ TAPE_COUNT = "size_t"
 
 _CTYPES = {"f64": "double", "f32": "float", "i64": "long", "i32": "int", "bool": "bool"}
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
-_COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _MATH_RENAME = {"abs": "fabs", "min": "fmin", "max": "fmax"}
 
 HELPERS = {
@@ -660,7 +657,7 @@ class _CFunctionEmitter(StatementBuilder):
             return None
         return self.expr(op.operands[0])
 
-    def op_expr(self, op: Op) -> Expr:
+    def spell_expr(self, op: Op) -> Expr:
         n = op.name
         e = self.expr
         t = op.result.type if len(op.results) == 1 else None
@@ -689,20 +686,6 @@ class _CFunctionEmitter(StatementBuilder):
             if isinstance(a, Name) and literal_value(b) == 2 and not isinstance(literal_value(b), bool):
                 return BinOp("*", a, a)  # i ** 2
             return Call(Name("pow_l"), (a, b))
-        if n in _COMPARE:
-            t0 = op.operands[0].type
-            a, b = self._float_operands(op) if t0.is_float else [e(o) for o in op.operands]
-            if a == b:
-                return _self_compare(n, a, t0)
-            return compare(_COMPARE[n], a, b, not op.operands[0].type.is_float)
-        if n in ("and", "or"):
-            return bool_op(n, e(op.operands[0]), e(op.operands[1]))
-        if n == "not":
-            return logical_not(e(op.operands[0]))
-        if n == "neg":
-            return negate(e(op.operands[0]))
-        if n == "select":
-            return c_if_exp(*(e(o) for o in op.operands))
         if n == "cast":
             return self._cast(op)
         if n.startswith("math."):
@@ -724,12 +707,18 @@ class _CFunctionEmitter(StatementBuilder):
                 elem = _CTYPES[arr.type.elem.name]  # type: ignore[attr-defined]
                 return Cast(f"{struct} *", binop("+", Cast(f"{elem} *", e(arr)), e(offset)))
             return binop("+", e(arr), e(offset))
-        if n == "call":
-            return Call(Name(self.ctx.c_name(op.attrs["callee"])), tuple(e(a) for a in op.operands))
-        if n == "if":
-            then, orelse = (e(r.terminator.operands[0]) for r in op.regions)
-            return c_if_exp(e(op.operands[0]), then, orelse)
         raise error(f"C output: no expression for the operation '{n}'", op.loc)
+
+    def _compare_operands(self, op: Op) -> list[Expr]:
+        if op.operands[0].type.is_float:
+            return self._float_operands(op)
+        return super()._compare_operands(op)
+
+    def function_name(self, name: str) -> str:
+        return self.ctx.c_name(name)
+
+    def _isnan(self, x: Expr) -> Expr:
+        return Call(Name("isnan"), (x,))
 
     def _floored(self, op: Op) -> Expr:
         """Python's ``//`` and ``%``: C's ``/`` and ``%`` when the operands cannot be negative, or
@@ -1141,86 +1130,65 @@ class _CFunctionEmitter(StatementBuilder):
             ExprStmt(Call(Name("memcpy"), (Name(name), self.expr(src), nbytes))),
         ]
 
-    def _tape(self, op: Op) -> list[Stmt]:
-        n = op.name
-        tape_var = self.var.get(op.operands[0]) if n != "tape.new" else self.var.get(op.result)
-        if tape_var is None:
-            return []
-        tape = Name(tape_var)
-        new = op if n == "tape.new" else op.operands[0].defining_op
-        grow = bool(new.attrs.get("grow"))
-        # Out-of-SSA may give tapes of one name whose lives do not overlap one variable, a
-        # growing one among them or not: the top is the variable's, and so is the capacity,
-        # made for the first tape of the variable that grows.
+    # Tapes are a buffer, a top and, when they may grow, a capacity, the counts in TAPE_COUNT.
+    # Out-of-SSA may give tapes of one name whose lives do not overlap one variable, a growing
+    # one among them or not: the top is the variable's, and so is the capacity, made for the
+    # first tape of the variable that grows.
+    def _tape_top(self, tape_var: str, op: Op) -> str:
         if tape_var not in self.tape_tops:
-            self.tape_tops[tape_var] = self.namer.fresh(f"{tape_var}_top")
-            self.types[self.tape_tops[tape_var]] = TAPE_COUNT
-        if grow and tape_var not in self.tape_caps:
+            self.types[super()._tape_top(tape_var, op)] = TAPE_COUNT
+        if tape_new_op(op).attrs.get("grow") and tape_var not in self.tape_caps:
             self.tape_caps[tape_var] = self.namer.fresh(f"{tape_var}_cap")
             self.types[self.tape_caps[tape_var]] = TAPE_COUNT
-        top = Name(self.tape_tops[tape_var])
-        elem = _CTYPES[new.attrs.get("elem", "f64")]
-        size_of = Lit(f"sizeof({elem})")
-        pre: list[Stmt] = []
-        if n == "tape.new":
-            pre = self._register_buffer(op, tape_var)
-            if grow:
-                # A tape that grows starts empty, with no memory: its first push makes some. gcc
-                # cannot always tie the pops of a reversed loop to the pushes of its forward loop
-                # (a loop in a branch, bounds computed there); from a buffer of known size it
-                # then reports a pop of an empty tape as an index of -1 (-Warray-bounds), from
-                # NULL it reports nothing. (What realloc adds is not zero-filled: pushes fill it
-                # before any pop reads it, and gcc takes realloc's new room for written.)
-                cap = Name(self.tape_caps[tape_var])
-                return pre + [Assign([cap], Lit("0")), Assign([tape], Lit("NULL")), Assign([top], Lit("0"))]
-            # Zero-filled as a cache is (_alloc says why): gcc cannot always tie the pops of the
-            # reverse sweep to the pushes of the forward sweep either.
-            cap_value = self._checked_count(self.expr(op.operands[0]), op.operands[0])
-            return pre + [Assign([tape], Call(Name("calloc"), (cap_value, size_of))), Assign([top], Lit("0"))]
-        if self.parallel and n in ("tape.push", "tape.pop"):
+        return self.tape_tops[tape_var]
+
+    def _tape_new(self, op: Op, tape: Name, top: Name) -> list[Stmt]:
+        pre = self._register_buffer(op, tape.id)
+        if op.attrs.get("grow"):
+            # A tape that grows starts empty, with no memory: its first push makes some. gcc
+            # cannot always tie the pops of a reversed loop to the pushes of its forward loop
+            # (a loop in a branch, bounds computed there); from a buffer of known size it
+            # then reports a pop of an empty tape as an index of -1 (-Warray-bounds), from
+            # NULL it reports nothing. (What realloc adds is not zero-filled: pushes fill it
+            # before any pop reads it, and gcc takes realloc's new room for written.)
+            cap = Name(self.tape_caps[tape.id])
+            return pre + [Assign([cap], Lit("0")), Assign([tape], Lit("NULL")), Assign([top], Lit("0"))]
+        # Zero-filled as a cache is (_alloc says why): gcc cannot always tie the pops of the
+        # reverse sweep to the pushes of the forward sweep either.
+        cap_value = self._checked_count(self.expr(op.operands[0]), op.operands[0])
+        return pre + [Assign([tape], Call(Name("calloc"), (cap_value, _size_of_tape(op)))), Assign([top], Lit("0"))]
+
+    def _tape_push(self, op: Op, tape: Name, top: Name) -> list[Stmt]:
+        self._serial_tape(op)
+        new = tape_new_op(op)
+        out: list[Stmt] = []
+        if new.attrs.get("grow"):
+            cap = Name(self.tape_caps[tape.id])
+            grown = binop("+", BinOp("*", Lit("2"), cap), Lit("1"))  # + 1: grows from zero too
+            resized = Call(Name("realloc"), (tape, binop("*", cap, _size_of_tape(new))))
+            out.append(If(Compare("==", top, cap), [Assign([cap], grown), Assign([tape], resized)]))
+        out.append(Assign([Subscript(tape, (IncDec("++", top, False),))], self.expr(op.operands[1])))
+        return out
+
+    def _tape_pop(self, op: Op, tape: Name, top: Name) -> list[Stmt]:
+        self._serial_tape(op)
+        if op.result in self.var:
+            return [Assign([Name(self.var[op.result])], Subscript(tape, (IncDec("--", top, True),)))]
+        return [ExprStmt(IncDec("--", top, False))]
+
+    def _serial_tape(self, op: Op) -> None:
+        if self.parallel:
             raise error("C output: the iterations of this parallel loop need a tape (a stack, in serial order)",
                         self.parallel[-1].loc, hint="remove '#pragma omp parallel for', or make the loop body "
                         "recompute what it needs")
-        if n == "tape.push":
-            out: list[Stmt] = []
-            if grow:
-                cap = Name(self.tape_caps[tape_var])
-                grown = binop("+", BinOp("*", Lit("2"), cap), Lit("1"))  # + 1: grows from zero too
-                out.append(
-                    If(
-                        Compare("==", top, cap),
-                        [
-                            Assign([cap], grown),
-                            Assign([tape], Call(Name("realloc"), (tape, binop("*", cap, size_of)))),
-                        ],
-                    )
-                )
-            out.append(Assign([Subscript(tape, (IncDec("++", top, False),))], self.expr(op.operands[1])))
-            return out
-        if n == "tape.pop":
-            if op.result in self.var:
-                return [Assign([Name(self.var[op.result])], Subscript(tape, (IncDec("--", top, True),)))]
-            return [ExprStmt(IncDec("--", top, False))]
-        raise error(f"C output: no statement for the operation '{n}'", op.loc)
 
     # -- calls -------------------------------------------------------------------------
     def _call(self, op: Op) -> list[Stmt]:
         callee = self.module.functions.get(op.attrs["callee"])
         returned = self.ctx.returned(callee) if callee is not None else None
         if returned is None:
-            if len(op.results) == 1 and self.plan.folded_op(op):
-                return []
-            value = Call(Name(self.ctx.c_name(op.attrs["callee"])), tuple(self.expr(a) for a in op.operands))
-            live = [r for r in op.results if r in self.var]
-            if len(op.results) > 1 and live:
-                raise error(
-                    f"C output: '{op.attrs['callee']}' returns several values, which C cannot",
-                    op.loc,
-                    hint="return one value, or write the results into an array argument",
-                )
-            if not live:
-                return [ExprStmt(value)]
-            return [Assign([Name(self.var[live[0]])], value)]
+            return super()._call(op)
+        # A gradient returns the adjoints of ``returned`` through pointers the caller passes.
         self._fuse(op, returned)
         pre: list[Stmt] = []
         args: list[Expr] = []
@@ -1244,6 +1212,13 @@ class _CFunctionEmitter(StatementBuilder):
             # accumulates into the arrays it is passed atomically.
             name = self.ctx.atomic_name(op.attrs["callee"])
         return pre + [ExprStmt(Call(Name(name), tuple(args)))]
+
+    def _several_results(self, op: Op, value: Expr) -> list[Stmt]:
+        raise error(
+            f"C output: '{op.attrs['callee']}' returns several values, which C cannot",
+            op.loc,
+            hint="return one value, or write the results into an array argument",
+        )
 
     def _fuse(self, op: Op, returned: list[int]) -> None:
         """Let the callee add an adjoint where the caller would add it next (``&d_a_local``, ``&d_x[i]``).
@@ -1338,28 +1313,24 @@ class _CFunctionEmitter(StatementBuilder):
         if is_parallel(op):
             self.parallel.append(op)
             self.parallel_private.append(private_accumulations(op))
-        stmts = tidy(self.gen_block(body) + self._yield_copies(body))
+        stmts = self._region(body)
         if is_parallel(op):
             self.parallel.pop()
             self.parallel_private.pop()
         self.loop_names.pop()
-        written_pre = stmt_names(pre)[1]
         written_body = stmt_names(stmts)[1]
-        early: list[Stmt] = []
         bounds = [self.expr(lb), self.expr(ub), self.expr(step)]
-        for k, e in enumerate(bounds):
-            names = names_in(e)
-            every_iteration = k > 0 and not (k == 2 and literal_value(e) is not None)
+
+        def unstable(k: int, names: list[str]) -> bool:
             # A bound that reads a variable of the counter's name (a value out-of-SSA gave the same
             # name, dead once the loop starts) would read C's new counter instead: computed first.
-            unstable = name in names or any(n in written_pre for n in names) or (
-                every_iteration and (any(n in written_body for n in names) or reads_memory(e, _MATH_H))
-            )
-            if unstable:
-                t = self.namer.fresh(f"{name}_{('start', 'end', 'step')[k]}")
-                self.types[t] = ctype(iv.type)
-                early.append(Assign([Name(t)], e))
-                bounds[k] = Name(t)
+            # C evaluates the end and a step that is not a literal every iteration: one that the
+            # body changes (a variable it assigns, memory) is computed first too.
+            every_iteration = k > 0 and not (k == 2 and literal_value(bounds[k]) is not None)
+            return name in names or (every_iteration and (any(n in written_body for n in names)
+                                                          or reads_memory(bounds[k], _MATH_H)))
+
+        early = self._bounds_first(name, iv.type, bounds, pre, unstable)
         loop = For(name, bounds, stmts or [], sign=known_sign(step))
         if is_parallel(op):
             carried = [(a, y) for a, y in zip(body.args[1:], body.terminator.operands) if y is not a]
@@ -1371,6 +1342,11 @@ class _CFunctionEmitter(StatementBuilder):
             pragma = Pragma("", loop, reduction, op.attrs.get("schedule"))
             return early + pre + [pragma, loop]
         return early + pre + [loop]
+
+    def _bound_temp(self, k: int, counter: str, t: Type) -> str:
+        temp = self.namer.fresh(f"{counter}_{('start', 'end', 'step')[k]}")
+        self.types[temp] = ctype(t)
+        return temp
 
     def _counter_name(self, hint: str = "") -> str:
         """A name for a counter the body does not read (C's ``for`` needs one all the same): the
@@ -1402,6 +1378,10 @@ class _CFunctionEmitter(StatementBuilder):
         return "double"
 
 
+def _size_of_tape(new: Op) -> Lit:
+    return Lit(f"sizeof({_CTYPES[new.attrs.get('elem', 'f64')]})")
+
+
 def _int_min_max(fn: str, a: Expr, b: Expr) -> Expr:
     """Integer ``min``/``max``: a conditional of two names or literals, else the helper."""
     if all(isinstance(x, (Name, Lit)) for x in (a, b)):
@@ -1429,16 +1409,6 @@ def _defined_inside(block: Block) -> list[Value]:
         for r in op.regions:
             out += r.args
     return out
-
-
-def _self_compare(n: str, x: Expr, t: Type) -> Expr:
-    """``x < x`` and friends (from the derivative of ``max(a, a)``): compilers warn about them."""
-    if n in ("lt", "gt"):
-        return number(False)
-    if not t.is_float:
-        return number(n != "ne")
-    isnan = Call(Name("isnan"), (x,))
-    return isnan if n == "ne" else logical_not(isnan)
 
 
 def _ternaries(stmts: list[Stmt]) -> list[Stmt]:

@@ -204,10 +204,10 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
     def _may_fuse_into(self, store: Op) -> bool:
         return self.accum.mode(store) in (None, PRIVATE)
 
-    def op_expr(self, op: Op) -> Expr:
+    def spell_expr(self, op: Op) -> Expr:
         if op.name in GPU_BUILTINS:
             return Name(cuda_spelling(op.name, op.attrs["axis"]))
-        return super().op_expr(op)
+        return super().spell_expr(op)
 
     def gen_block(self, block: Block) -> list[Stmt]:
         out = super().gen_block(block)

@@ -49,18 +49,15 @@ from ..emit.expr import (
     Tuple,
     affine,
     binop,
-    bool_op,
     call,
-    compare,
     literal_value,
     logical_not,
     module_attr,
     names_in,
-    negate,
     number,
     replace,
 )
-from ..emit.builder import StatementBuilder
+from ..emit.builder import StatementBuilder, tape_new_op
 from ..emit.inline import Effects
 from ..emit.outofssa import allocate
 from ..emit.stmt import (
@@ -87,7 +84,6 @@ from .names import PyNamer
 from .printer import P_COND, P_OR, Printer, first_hoistable, if_exp
 
 _BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**"}
-_COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 ACCUM = PREFIX + "accum"
 
 # Math intrinsics: the IR name -> the Python spelling (all supported by Numba in nopython mode).
@@ -243,7 +239,7 @@ class _FunctionEmitter(StatementBuilder):
         return out
 
     # -- expressions -------------------------------------------------------------------
-    def op_expr(self, op: Op) -> Expr:
+    def spell_expr(self, op: Op) -> Expr:
         n = op.name
         e = self.expr
         if n == "const":
@@ -257,19 +253,6 @@ class _FunctionEmitter(StatementBuilder):
             return binop(_BINARY[n], a, b)
         if n == "rem":
             return _rem(e(op.operands[0]), e(op.operands[1]), op.result.type)
-        if n in _COMPARE:
-            a, b = e(op.operands[0]), e(op.operands[1])
-            if a == b:
-                return _self_compare(n, a, op.operands[0].type)
-            return compare(_COMPARE[n], a, b, not op.operands[0].type.is_float)
-        if n in ("and", "or"):
-            return bool_op(n, e(op.operands[0]), e(op.operands[1]))
-        if n == "not":
-            return logical_not(e(op.operands[0]))
-        if n == "neg":
-            return negate(e(op.operands[0]))
-        if n == "select":
-            return if_exp(*(e(o) for o in op.operands))
         if n == "cast":
             return _cast(e(op.operands[0]), op.operands[0].type, op.result.type)
         if n.startswith("math."):
@@ -283,15 +266,10 @@ class _FunctionEmitter(StatementBuilder):
         if n == "view":
             arr, offset = op.operands
             return e(arr) if _is_const(offset, 0) else Subscript(e(arr), (Slice(e(offset)),))
-        if n == "call":
-            return call(op.attrs["callee"], *(e(a) for a in op.operands))
         if n == "alloc":
             return self._alloc(op)
         if n == "copy":
             return call(Attribute(e(op.operands[0]), "copy"))
-        if n == "if":
-            then, orelse = (e(r.terminator.operands[0]) for r in op.regions)
-            return if_exp(e(op.operands[0]), then, orelse)
         if is_array_op(n):
             why = numba_unsupported(op) if self.numba else None
             if why is not None:
@@ -301,6 +279,12 @@ class _FunctionEmitter(StatementBuilder):
                 raise e
             return array_expr(op, e, self.numba, self.parallel)
         raise NotImplementedError(f"Python emitter: no expression for op {n}")
+
+    def function_name(self, name: str) -> str:
+        return name
+
+    def _isnan(self, x: Expr) -> Expr:
+        return call("math.isnan", x)
 
     def _alloc(self, op: Op) -> Expr:
         t = op.result.type
@@ -334,15 +318,9 @@ class _FunctionEmitter(StatementBuilder):
             return pre + [For(k.id, [call("len", idx)], body)]
         return super().gen_op(op)
 
-    def _call(self, op: Op) -> list[Stmt]:
-        if len(op.results) == 1 and self.plan.folded_op(op):
-            return []
-        value = self.op_expr(op)
+    def _several_results(self, op: Op, value: Expr) -> list[Stmt]:
+        """``a, _ = f(x)``: Python unpacks a tuple, ``_`` where nothing reads a result."""
         targets = [Name(self.var[r]) if r in self.var else Name("_") for r in op.results]
-        if all(t.id == "_" for t in targets):
-            return [ExprStmt(value)]
-        if len(targets) == 1:
-            return [Assign(targets, value)]
         return [Assign([Tuple(tuple(targets))], value)]
 
     def _break_cycle(self, pending: list[tuple[str, Expr]], out: list[Stmt]) -> bool:
@@ -358,17 +336,9 @@ class _FunctionEmitter(StatementBuilder):
             args = [self.expr(ub)] if _is_const(lb, 0) else [self.expr(lb), self.expr(ub)]
         else:
             args = [self.expr(lb), self.expr(ub), self.expr(step)]
-        # The IR evaluates bounds and inits together at the loop; the printed init copies come
-        # first, so a bound that reads a variable they overwrite is evaluated before them.
-        written = {n for st in pre for n in stmt_names([st])[1]}
-        early: list[Stmt] = []
-        for k, a in enumerate(args):
-            if any(n in written for n in names_in(a)):
-                t = Name(self.namer.temp())
-                early.append(Assign([t], a))
-                args[k] = t
-        stmts = tidy(self.gen_block(body) + self._yield_copies(body))
-        loop = For(self.var[body.args[0]], args, stmts or [Keyword("pass")])
+        counter = self.var[body.args[0]]
+        early = self._bounds_first(counter, body.args[0].type, args, pre)
+        loop = For(counter, args, self._region(body) or [Keyword("pass")])
         if self.numba and op.attrs.get("parallel") == "prange":
             why = _prange_blocker(op, self.module)
             ascending = self._ascending(op) if why is None else None
@@ -405,37 +375,32 @@ class _FunctionEmitter(StatementBuilder):
             return self.expr(op.operands[0])
         return binop("+", self.expr(v), number(1))
 
+    def _bound_temp(self, k: int, counter: str, t: Type) -> str:
+        return self.namer.temp()
+
     def _choose(self, c: Expr, a: Expr, b: Expr) -> Expr:
         return if_exp(c, a, b)  # `if x > m: m = x` is `m = max(m, x)` (see printer.if_exp)
 
-    def _tape(self, op: Op) -> list[Stmt]:
-        n = op.name
-        tape_var = self.var.get(op.operands[0]) if n != "tape.new" else self.var.get(op.result)
-        if tape_var is None:
-            return []
-        tape = Name(tape_var)
-        if tape_var not in self.tape_tops:
-            self.tape_tops[tape_var] = self.namer.fresh(f"{tape_var}_top")
-        top = Name(self.tape_tops[tape_var])
-        if n == "tape.new":
-            dtype = _DTYPES.get(op.attrs.get("elem", "f64"))
-            cap = self.expr(op.operands[0])
-            empty = call("np.empty", cap, dtype=module_attr("np", dtype)) if dtype else call("np.empty", cap)
-            return [Assign([tape], empty), Assign([top], Lit("0"))]
-        if n == "tape.push":
-            out: list[Stmt] = []
-            if op.operands[0].defining_op.attrs.get("grow"):
-                full = Compare("==", top, Subscript(Attribute(tape, "shape"), (Lit("0"),)))
-                doubled = call("np.concatenate", Tuple((tape, call("np.empty_like", tape))))
-                out.append(If(full, [Assign([tape], doubled)]))
-            out += [Assign([Subscript(tape, (top,))], self.expr(op.operands[1])), AugAssign(top, "+", Lit("1"))]
-            return out
-        if n == "tape.pop":
-            out = [AugAssign(top, "-", Lit("1"))]
-            if op.result in self.var:
-                out.append(Assign([Name(self.var[op.result])], Subscript(tape, (top,))))
-            return out
-        raise NotImplementedError(f"Python emitter: no statement for op {n}")
+    # A tape is a NumPy array and an integer top (the module docstring says why).
+    def _tape_new(self, op: Op, tape: Name, top: Name) -> list[Stmt]:
+        dtype = _DTYPES.get(op.attrs.get("elem", "f64"))
+        cap = self.expr(op.operands[0])
+        empty = call("np.empty", cap, dtype=module_attr("np", dtype)) if dtype else call("np.empty", cap)
+        return [Assign([tape], empty), Assign([top], Lit("0"))]
+
+    def _tape_push(self, op: Op, tape: Name, top: Name) -> list[Stmt]:
+        out: list[Stmt] = []
+        if tape_new_op(op).attrs.get("grow"):
+            full = Compare("==", top, Subscript(Attribute(tape, "shape"), (Lit("0"),)))
+            doubled = call("np.concatenate", Tuple((tape, call("np.empty_like", tape))))
+            out.append(If(full, [Assign([tape], doubled)]))
+        return out + [Assign([Subscript(tape, (top,))], self.expr(op.operands[1])), AugAssign(top, "+", Lit("1"))]
+
+    def _tape_pop(self, op: Op, tape: Name, top: Name) -> list[Stmt]:
+        out: list[Stmt] = [AugAssign(top, "-", Lit("1"))]
+        if op.result in self.var:
+            out.append(Assign([Name(self.var[op.result])], Subscript(tape, (top,))))
+        return out
 
 
 def _join(args, p) -> str:
@@ -555,19 +520,6 @@ def _literal(value, t: Type) -> Expr:
     if t.is_int:
         return number(int(value))
     return number(bool(value))
-
-
-def _self_compare(n: str, x: Expr, t: Type) -> Expr:
-    """``x < x`` and friends (from the derivative of ``max(a, a)``): linters reject them.
-
-    Strict comparisons are always false; the others are true except for a NaN.
-    """
-    if n in ("lt", "gt"):
-        return number(False)
-    if not t.is_float:
-        return number(n != "ne")
-    isnan = call("math.isnan", x)
-    return isnan if n == "ne" else logical_not(isnan)
 
 
 def _cast(x: Expr, src: Type, t: Type) -> Expr:
