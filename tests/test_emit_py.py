@@ -1100,3 +1100,17 @@ def test_a_call_the_primal_skips_is_not_run_by_the_gradient():
     space["grad_f"](x, d_x, 1.0, 3)
     want = central_differences(lambda *v: primal["f"](np.array(v), 1.0, 3), list(x))
     assert np.allclose(d_x, want, rtol=1e-6, atol=1e-8)
+
+
+def test_a_numba_refusal_shows_its_source_line():
+    """Diagnostics get their source lines where the pipeline hands them out, not at the raise."""
+    from s2sad.diagnostics import DiagnosticError
+    from s2sad.pipeline import gradient_source
+
+    source = 'import numpy as np\n\n\ndef f(x: "f64[n, m, k]", n: int, m: int, k: int) -> float:\n' \
+             '    return np.sum(np.max(x, axis=0))\n'
+    with pytest.raises(DiagnosticError) as e:
+        gradient_source(source, "nb.py", "f", ["x"], "numba")
+    text = e.value.render()
+    assert "not supported for --target numba yet" in text
+    assert "return np.sum(np.max(x, axis=0))" in text and "^" in text

@@ -273,10 +273,8 @@ class _FunctionEmitter(StatementBuilder):
         if is_array_op(n):
             why = numba_unsupported(op) if self.numba else None
             if why is not None:
-                e = error(f"{why}; not supported for --target numba yet", op.loc,
-                          hint="use --target py, or write the reduction as a loop")
-                e.source_lines = self.module.source_lines
-                raise e
+                raise error(f"{why}; not supported for --target numba yet", op.loc,
+                            hint="use --target py, or write the reduction as a loop")
             return array_expr(op, e, self.numba, self.parallel)
         raise NotImplementedError(f"Python emitter: no expression for op {n}")
 
