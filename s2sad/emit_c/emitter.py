@@ -43,7 +43,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Optional
+from dataclasses import dataclass
+from typing import Callable, Optional
 
 from ..ssa.build import const_int, known_sign
 from ..diagnostics import Diagnostic, DiagnosticError, error
@@ -195,7 +196,7 @@ class _CEffects(Effects):
         return super().is_pure_call(op)
 
 
-class _ModuleContext:
+class ModuleContext:
     def __init__(self, module: Module, entry: str):
         self.module = module
         self.entry = entry
@@ -226,7 +227,7 @@ class _ModuleContext:
         return self._c_names[name]
 
     def atomic_name(self, name: str) -> str:
-        """The C name of ``name``'s atomic copy (see ``_CFunctionEmitter._call``), made on first use."""
+        """The C name of ``name``'s atomic copy (see ``CFunctionEmitter._call``), made on first use."""
         if name not in self.atomic_variants:
             taken = set(self.module.functions) | set(self._c_names.values()) | set(self.atomic_variants.values()) \
                 | set(self.macros)
@@ -255,17 +256,31 @@ class _ModuleContext:
         )
 
 
-def emit_c(module: Module, header: str, entry: str, emitter: Optional[type] = None,
-           helpers: Optional[dict[str, str]] = None) -> str:
-    """The module as one C99 file: ``entry`` has external linkage, every other function is static.
+def emit_c(module: Module, header: str, entry: str) -> str:
+    """The module as one C99 file: ``entry`` has external linkage, every other function is static."""
+    return c_file(header, emit_functions(module, entry, CFunctionEmitter), HELPERS)
 
-    ``emitter`` (a ``_CFunctionEmitter`` subclass) and ``helpers`` (more helper
-    functions, by name) are how the CUDA emitter reuses this one.
-    """
+
+# Makes the emitter of one function: (context, function, whether it is the atomic copy).
+MakeEmitter = Callable[[ModuleContext, Function, bool], "CFunctionEmitter"]
+
+
+@dataclass
+class EmittedFunctions:
+    """The functions of a C file: the texts of those the entry reaches, and every emitter that
+    made one (a dialect reads what they needed from them: CUDA, its helpers' overloads)."""
+
+    ctx: ModuleContext
+    texts: list[str]
+    structs: dict[str, str]  # the struct definitions they use, by name
+    emitters: list["CFunctionEmitter"]
+
+
+def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunctions:
+    """Every function ``entry`` reaches, emitted by ``make``'s emitters, in module order."""
     if entry not in module.functions:
         raise error(f"no function '{entry}' to emit")
-    ctx = _ModuleContext(module, entry)
-    make = emitter or _CFunctionEmitter
+    ctx = ModuleContext(module, entry)
     called = reachable(module, [entry])
     if any(has_array_ops(module.functions[n]) for n in called):
         # C has no array values: whole-array ops become element loops (the entry may gain
@@ -275,29 +290,41 @@ def emit_c(module: Module, header: str, entry: str, emitter: Optional[type] = No
     if add_extent_params(ctx.sizes, module, module.functions[entry]):
         # Extents the C code needs exactly (a row length, len(x)) and no annotation gives.
         add_size_params(module, module.functions[entry])
-    texts = {fn.name: make(ctx, fn).emit() for fn in module.functions.values() if fn.name in called}
+    emitters: list[CFunctionEmitter] = []
+
+    def emit(fn: Function, atomic: bool) -> str:
+        emitters.append(make(ctx, fn, atomic))
+        return emitters[-1].emit()
+
+    texts = {fn.name: emit(fn, False) for fn in module.functions.values() if fn.name in called}
     # Each gradient a parallel loop calls gets an atomic copy (which may call more of them).
     atomic: dict[str, str] = {}
     while len(atomic) < len(ctx.atomic_variants):
         for name in [n for n in ctx.atomic_variants if n not in atomic]:
-            e = make(ctx, module.functions[name])
-            e.atomic = True
-            atomic[name] = e.emit()
+            atomic[name] = emit(module.functions[name], True)
     by_c_name = {ctx.c_name(n): t for n, t in texts.items()}
     by_c_name.update({ctx.atomic_variants[n]: t for n, t in atomic.items()})
     keep = _reachable(by_c_name, ctx.c_name(entry))
     functions = []
+    structs: dict[str, str] = {}
     for name in module.functions:
         if ctx.c_name(name) in keep:
             functions.append(texts[name])
+            structs.update((n, d) for n, d, _ in module.functions[name].attrs.get("c_structs", []))
         if name in atomic and ctx.atomic_variants[name] in keep:
             functions.append(atomic[name])
+    return EmittedFunctions(ctx, functions, structs, emitters)
+
+
+def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str]) -> str:
+    """The file: ``header`` as a comment, the includes and ``#define``s the code uses, the
+    structs, the ``helpers`` (name -> definition) the functions call, and the functions."""
+    functions, ctx = emitted.texts, emitted.ctx
     code = "\n\n".join(functions)
-    available = {**HELPERS, **(helpers or {})}
     # The helpers the functions call and those these call (CUDA's block_calloc calls block_tape),
-    # in the order of ``available``, where a helper comes after those it calls.
-    reached = _reachable({**available, " functions": code}, " functions")
-    used = [text for name, text in available.items() if name in reached]
+    # in the order of ``helpers``, where a helper comes after those it calls.
+    reached = _reachable({**helpers, " functions": code}, " functions")
+    used = [text for name, text in helpers.items() if name in reached]
     body = "\n\n".join(used + functions)
     includes = _includes(_strip_comments(body))
     out: list[str] = []
@@ -312,12 +339,8 @@ def emit_c(module: Module, header: str, entry: str, emitter: Optional[type] = No
                if re.search(rf"\b{re.escape(name)}\b", code)]
     if defines:
         out += defines + [""]
-    structs: dict[str, str] = {}
-    for name in module.functions:
-        if ctx.c_name(name) in keep:
-            structs.update((n, d) for n, d, _ in module.functions[name].attrs.get("c_structs", []))
-    if structs:
-        out += ["\n\n".join(structs.values()), ""]
+    if emitted.structs:
+        out += ["\n\n".join(emitted.structs.values()), ""]
     return "\n".join(out + [body]) + "\n"
 
 
@@ -356,7 +379,7 @@ def _reachable(texts: dict[str, str], entry: str) -> set[str]:
     return seen
 
 
-class _CFunctionEmitter(StatementBuilder):
+class CFunctionEmitter(StatementBuilder):
     """The shared statement builder, with C's expressions, memory, calls, loops and declarations."""
 
     language = "C"
@@ -365,7 +388,7 @@ class _CFunctionEmitter(StatementBuilder):
     # prints ``abs`` of them). math.h's read none either; saying so may move output.
     pure_calls = ("abs", "min", "max", "float", "int", "bool")
 
-    def __init__(self, ctx: _ModuleContext, fn: Function):
+    def __init__(self, ctx: ModuleContext, fn: Function, atomic: bool = False):
         self.ctx = ctx
         self.module = ctx.module
         self.fn = fn
@@ -409,7 +432,7 @@ class _CFunctionEmitter(StatementBuilder):
         # The atomic copy of a gradient that a parallel loop calls: the arrays it is passed may
         # be the ones other iterations add to at once (a shared d_c + k * d), so every
         # accumulation into them is atomic, and so are the gradients it calls.
-        self.atomic = False
+        self.atomic = atomic
         self.extents = ctx.sizes.extents(fn)
         self.ranges = IntRanges(fn, self._size_params())
 
@@ -1022,7 +1045,7 @@ class _CFunctionEmitter(StatementBuilder):
                 lit = literal_value(value)
                 if lit is not None and not isinstance(lit, bool) and lit == 0:
                     continue  # nothing to add
-                out.append(AugAssign(deref(self.out_names[i]), "+", value))
+                out.append(self._add_returned(self.out_names[i], value, v.type))
             return out + frees
         if not op.operands:
             return frees
@@ -1034,9 +1057,13 @@ class _CFunctionEmitter(StatementBuilder):
             return [Assign([Name(t)], value)] + frees + [Return([Name(t)])]
         return frees + [Return([value])]
 
+    def _add_returned(self, pointer: str, value: Expr, t: Type) -> Stmt:
+        """A gradient adds an adjoint it returns where its pointer parameter points: ``*d_a += v``."""
+        return AugAssign(deref(pointer), "+", value)
+
     def _frees(self, block: Block) -> list[Stmt]:
         names = [name for op, name in self.heap.items() if self.home.get(op, op.parent) is block]
-        return [ExprStmt(Call(Name("free"), (Name(n),))) for n in reversed(names)]
+        return [self._free(n) for n in reversed(names)]
 
     def _register_buffer(self, op: Op, name: str) -> list[Stmt]:
         """Record that ``name`` holds the buffer ``op`` makes, to be freed at the end of its home
@@ -1062,12 +1089,12 @@ class _CFunctionEmitter(StatementBuilder):
             if name not in names:
                 names.append(name)
             if any(x.name in ("for", "while") for x in crossed):
-                out.append(ExprStmt(Call(Name("free"), (Name(name),))))
+                out.append(self._free(name))
         for other, held in list(self.heap.items()):
             if held == name and self.home.get(other, other.parent) is home:
                 # out-of-SSA shares one variable between buffers whose lives do not overlap
                 del self.heap[other]
-                out.append(ExprStmt(Call(Name("free"), (Name(name),))))
+                out.append(self._free(name))
         self.heap[op] = name
         return out
 
@@ -1109,11 +1136,10 @@ class _CFunctionEmitter(StatementBuilder):
         count = counts[0]
         for c in counts[1:]:
             count = _times(count, c)
-        size_of = Lit(f"sizeof({elem})")
         if zero:
-            value = Call(Name("calloc"), (count, size_of))
+            value = self._calloc(name, count, elem)
         else:
-            value = Call(Name("malloc"), (binop("*", count, size_of),))
+            value = self._malloc(name, binop("*", count, Lit(f"sizeof({elem})")))
         return self._register_buffer(op, name) + [Assign([Name(name)], value)]
 
     def _copy(self, op: Op) -> list[Stmt]:
@@ -1126,9 +1152,24 @@ class _CFunctionEmitter(StatementBuilder):
         count = self._count(src, op)
         nbytes = binop("*", self._checked_count(count) if elem == "bool" else count, Lit(f"sizeof({elem})"))
         return self._register_buffer(op, name) + [
-            Assign([Name(name)], Call(Name("malloc"), (nbytes,))),
+            Assign([Name(name)], self._malloc(name, nbytes)),
             ExprStmt(Call(Name("memcpy"), (Name(name), self.expr(src), nbytes))),
         ]
+
+    # Heap memory as the C library spells it; device code spells it its own way (emit_cuda).
+    # ``var`` is the variable that holds the memory.
+    def _malloc(self, var: str, nbytes: Expr) -> Expr:
+        return Call(Name("malloc"), (nbytes,))
+
+    def _calloc(self, var: str, count: Expr, elem: str) -> Expr:
+        return Call(Name("calloc"), (count, Lit(f"sizeof({elem})")))
+
+    def _grown(self, var: str, used: Expr, count: Expr, elem: str) -> Expr:
+        """The memory of ``var`` with room for ``count`` elements, the first ``used`` kept."""
+        return Call(Name("realloc"), (Name(var), binop("*", count, Lit(f"sizeof({elem})"))))
+
+    def _free(self, var: str) -> Stmt:
+        return ExprStmt(Call(Name("free"), (Name(var),)))
 
     # Tapes are a buffer, a top and, when they may grow, a capacity, the counts in TAPE_COUNT.
     # Out-of-SSA may give tapes of one name whose lives do not overlap one variable, a growing
@@ -1156,7 +1197,7 @@ class _CFunctionEmitter(StatementBuilder):
         # Zero-filled as a cache is (_alloc says why): gcc cannot always tie the pops of the
         # reverse sweep to the pushes of the forward sweep either.
         cap_value = self._checked_count(self.expr(op.operands[0]), op.operands[0])
-        return pre + [Assign([tape], Call(Name("calloc"), (cap_value, _size_of_tape(op)))), Assign([top], Lit("0"))]
+        return pre + [Assign([tape], self._calloc(tape.id, cap_value, tape_elem(op))), Assign([top], Lit("0"))]
 
     def _tape_push(self, op: Op, tape: Name, top: Name) -> list[Stmt]:
         self._serial_tape(op)
@@ -1165,16 +1206,20 @@ class _CFunctionEmitter(StatementBuilder):
         if new.attrs.get("grow"):
             cap = Name(self.tape_caps[tape.id])
             grown = binop("+", BinOp("*", Lit("2"), cap), Lit("1"))  # + 1: grows from zero too
-            resized = Call(Name("realloc"), (tape, binop("*", cap, _size_of_tape(new))))
+            resized = self._grown(tape.id, top, cap, tape_elem(new))
             out.append(If(Compare("==", top, cap), [Assign([cap], grown), Assign([tape], resized)]))
-        out.append(Assign([Subscript(tape, (IncDec("++", top, False),))], self.expr(op.operands[1])))
+        out.append(Assign([self._tape_slot(op, tape, IncDec("++", top, False))], self.expr(op.operands[1])))
         return out
 
     def _tape_pop(self, op: Op, tape: Name, top: Name) -> list[Stmt]:
         self._serial_tape(op)
         if op.result in self.var:
-            return [Assign([Name(self.var[op.result])], Subscript(tape, (IncDec("--", top, True),)))]
+            return [Assign([Name(self.var[op.result])], self._tape_slot(op, tape, IncDec("--", top, True)))]
         return [ExprStmt(IncDec("--", top, False))]
+
+    def _tape_slot(self, op: Op, tape: Name, index: Expr) -> Expr:
+        """The element of ``tape`` a push or pop (``op``) writes or reads: ``tape[top++]``."""
+        return Subscript(tape, (index,))
 
     def _serial_tape(self, op: Op) -> None:
         if self.parallel:
@@ -1378,8 +1423,9 @@ class _CFunctionEmitter(StatementBuilder):
         return "double"
 
 
-def _size_of_tape(new: Op) -> Lit:
-    return Lit(f"sizeof({_CTYPES[new.attrs.get('elem', 'f64')]})")
+def tape_elem(new: Op) -> str:
+    """The C type of the elements of the tape ``new`` makes."""
+    return _CTYPES[new.attrs.get("elem", "f64")]
 
 
 def _int_min_max(fn: str, a: Expr, b: Expr) -> Expr:

@@ -18,7 +18,15 @@ declarations, expressions); what differs is said here:
   (``*d_a += d_a_local`` in C) are ``BLOCK`` too: ``d_a`` is one cell for all
   threads. In a device function they stay ``+=``: its caller passes the address
   of its own register, or of a ``PRIVATE`` element (a callee may add straight
-  into an element only when that element is the thread's own).
+  into an element only when that element is the thread's own);
+* memory: device code has ``malloc``, ``free``, ``memset`` and ``memcpy`` only, so a
+  thread's heap memory is ``device_calloc`` and a growing tape ``device_grow`` (cast
+  from ``void *``, as C++ wants); a kernel's tape or cache of a size every thread shares
+  is one ``block_tape`` per thread block, the threads' elements interleaved.
+
+``CudaFunctionEmitter`` is C's function emitter with these spellings overridden; C's
+``emit_functions`` and ``c_file`` make the file, with the helpers the emitters report
+needing (``_helpers``: the overloads of ``block_sum_add`` and ``zero_shared``).
 
 ``atomicAdd`` on ``double`` needs compute capability 6.0: compile with
 ``-arch=sm_60`` or newer.
@@ -27,30 +35,32 @@ declarations, expressions); what differs is said here:
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Optional
 
 from ..analysis.accumulation import (ATOMIC, BLOCK, PRIVATE, AccumulationPlan, accumulation, classify, thread_uniform,
                                     update)
 from ..diagnostics import error
-from ..emit_c.cexpr import Cast, IncDec, address_of, deref
+from ..emit_c.cexpr import Cast, address_of
 from ..emit_c.emitter import (
-    _CTYPES,
     HELPERS,
     STACK_LIMIT,
-    TAPE_COUNT,
-    _CFunctionEmitter,
-    _ModuleContext,
+    CFunctionEmitter,
+    ModuleContext,
+    c_file,
     ctype,
-    emit_c,
+    emit_functions,
+    tape_elem,
 )
 from ..ssa.attrs import is_gradient
-from ..emit.expr import BinOp, Call, Expr, Lit, Name, Subscript, literal_value, negate, number
-from ..emit.stmt import Assign, AugAssign, ExprStmt, If, Stmt, map_blocks
+from ..emit.builder import tape_new_op
+from ..emit.expr import BinOp, Call, Expr, Lit, Name, Subscript, negate, number
+from ..emit.stmt import Assign, AugAssign, ExprStmt, Stmt
 from ..emit_c.cstmt import ArrayDecl
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.gpu import AXES, SHARED_SPACE, SYNC, cuda_spelling
 from ..ssa.build import const_int
-from ..ssa.ir import Block, Module, Op, Value
+from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.types import F32, F64, Type
 
 BLOCK_SUM_ADD = """\
@@ -164,35 +174,33 @@ _DEVICE_HELPERS.update(DEVICE_MEMORY)
 
 def emit_cuda(module: Module, header: str, entry: str, all_atomic: bool = False) -> str:
     """The module as one .cu file; ``all_atomic`` makes every accumulation an ``atomicAdd``."""
-    helpers = dict(_DEVICE_HELPERS)
-
-    class Emitter(_CudaFunctionEmitter):
-        everything_atomic = all_atomic
-        sum_types: set[str] = set()  # the float types block_sum_add is needed for
-        zeroed_types: set[str] = set()  # and zero_shared
-
-        def emit(self) -> str:
-            text = super().emit()
-            # emit_c picks the helpers after emitting every function: the overloads needed are known then.
-            helpers["block_sum_add"] = "\n\n".join(BLOCK_SUM_ADD.format(t=t) for t in sorted(self.sum_types))
-            helpers["zero_shared"] = "\n\n".join(ZERO_SHARED.format(t=t, zero="0.0f" if t == "float" else "0.0")
-                                                 for t in sorted(self.zeroed_types))
-            return text
-
-    return emit_c(module, header, entry, Emitter, helpers)
+    emitted = emit_functions(module, entry, partial(CudaFunctionEmitter, all_atomic=all_atomic))
+    return c_file(header, emitted, _helpers(emitted.emitters))
 
 
-class _CudaFunctionEmitter(_CFunctionEmitter):
-    everything_atomic = False
-    sum_types: set[str] = set()
-    zeroed_types: set[str] = set()
+def _helpers(emitters: list) -> dict[str, str]:
+    """The helpers device code may call: C's, device memory, and the overloads of block_sum_add
+    and zero_shared for the float types the functions sum and zero (known once all are emitted)."""
+    sums = sorted(set().union(*(e.sum_types for e in emitters)))
+    zeroed = sorted(set().union(*(e.zeroed_types for e in emitters)))
+    return {
+        **_DEVICE_HELPERS,
+        "block_sum_add": "\n\n".join(BLOCK_SUM_ADD.format(t=t) for t in sums),
+        "zero_shared": "\n\n".join(ZERO_SHARED.format(t=t, zero="0.0f" if t == "float" else "0.0") for t in zeroed),
+    }
 
-    def __init__(self, ctx: _ModuleContext, fn):
-        super().__init__(ctx, fn)
+
+class CudaFunctionEmitter(CFunctionEmitter):
+    """C's emitter, with CUDA's linkage, thread built-ins, accumulations and device memory."""
+
+    def __init__(self, ctx: ModuleContext, fn: Function, atomic: bool = False, all_atomic: bool = False):
+        super().__init__(ctx, fn, atomic)
         self.kernel = fn.name == ctx.entry and fn.attrs.get("cuda") == "global"
-        self.accum: AccumulationPlan = (classify(fn, self.kernel, self.everything_atomic, ctx.module) if is_gradient(fn)
+        self.accum: AccumulationPlan = (classify(fn, self.kernel, all_atomic, ctx.module) if is_gradient(fn)
                                        else AccumulationPlan())
         self.sums: dict[object, tuple[str, Expr]] = {}  # shadow -> (register, the element it flushes to)
+        self.sum_types: set[str] = set()  # the float types block_sum_add is called for
+        self.zeroed_types: set[str] = set()  # and zero_shared
         self.block_tapes: set[str] = set()  # tapes made by block_tape (freed by block_tape_free)
         self.stride: Optional[str] = None  # the variable holding the number of threads in a block
 
@@ -239,22 +247,40 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
             return [ExprStmt(Call(Name("__syncthreads")))]
         return super().gen_op(op)
 
-    # Per-thread memory (local arrays, copies, tapes): C's code, with the casts C++ wants
-    # and the allocation calls device code has.
+    # -- memory ------------------------------------------------------------------------
+    # Per thread (local arrays, copies, tapes that grow): C's code, with the allocation calls
+    # device code has (device_calloc, device_grow) and the casts from ``void *`` C++ wants.
+    def _malloc(self, var: str, nbytes: Expr) -> Expr:
+        return self._typed(var, super()._malloc(var, nbytes))
+
+    def _calloc(self, var: str, count: Expr, elem: str) -> Expr:
+        return self._typed(var, Call(Name("device_calloc"), (count, Lit(f"sizeof({elem})"))))
+
+    def _grown(self, var: str, used: Expr, count: Expr, elem: str) -> Expr:
+        return self._typed(var, Call(Name("device_grow"), (Name(var), used, count, Lit(f"sizeof({elem})"))))
+
+    def _typed(self, var: str, memory: Expr) -> Expr:
+        pointer = self.types.get(var, "")
+        return Cast(pointer, memory) if pointer.endswith("*") else memory
+
+    def _free(self, var: str) -> Stmt:
+        if var in self.block_tapes:
+            return ExprStmt(Call(Name("block_tape_free"), (Name(var),)))
+        return super()._free(var)
+
     def _alloc(self, op: Op) -> list[Stmt]:
         if op.attrs.get("space") == SHARED_SPACE:
             return self._shared(op)
         if self._block_array(op):
             # A cache the reverse sweep reads back (tape_x[t * 16 + k]): one allocation per
             # block, like a block_tape, its elements interleaved the same way; zeroed as C's
-            # caches are (_CFunctionEmitter._alloc says why), by block_calloc.
+            # caches are (CFunctionEmitter._alloc says why), by block_calloc.
             count = self.expr(op.operands[0])
             for d in op.operands[1:]:
                 count = BinOp("*", count, self.expr(d))
             zero = bool(op.attrs.get("cache"))
             return self._block_tape(op, self.var[op.result], count, self._elem(op.result.type), zero)
-        # Per thread: C's stack array, or calloc (a cache too) as device_calloc, malloc as malloc.
-        return self._device_memory(super()._alloc(op))
+        return super()._alloc(op)  # per thread: C's stack array, or heap memory
 
     def _block_tape(self, op: Op, name: str, count: Expr, elem: str, zero: bool = False) -> list[Stmt]:
         """``name = (elem *)block_tape(count, sizeof(elem));`` (``block_calloc`` when ``zero``),
@@ -312,35 +338,10 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
             out.append(ExprStmt(Call(Name("zero_shared"), (Name(name), number(size)))))
         return out
 
-    def _copy(self, op: Op) -> list[Stmt]:
-        return self._device_memory(super()._copy(op))
-
     # Tapes: in registers / local memory when their size is a small constant; else, for a
     # kernel whose tape size is the same in every thread, one allocation per thread block
     # (block_calloc), the block's threads interleaved; else (a tape that grows, a tape in a
     # device function) per-thread device-heap memory (device_calloc). Zero-filled, as C's are.
-    def _tape(self, op: Op) -> list[Stmt]:
-        new = op if op.name == "tape.new" else op.operands[0].defining_op
-        tape_var = self.var.get(new.result)
-        if tape_var is None:
-            return []
-        where = self._tape_memory(new)
-        if where == "thread":
-            top = self.tape_tops.get(tape_var) if op.name != "tape.new" else None
-            return self._device_memory(super()._tape(op), top)
-        if op.name != "tape.new":
-            stmts = super()._tape(op)
-            return stmts if where == "local" else [self._interleaved(st) for st in stmts]
-        top = self.namer.fresh(f"{tape_var}_top")
-        self.tape_tops[tape_var] = top
-        self.types[top] = TAPE_COUNT
-        start = Assign([Name(top)], Lit("0"))
-        elem = _CTYPES[new.attrs.get("elem", "f64")]
-        if where == "local":
-            self.stack.add(tape_var)
-            return [ArrayDecl(elem, tape_var, const_int(new.operands[0]), True), start]  # type: ignore[arg-type]
-        return self._block_tape(new, tape_var, self.expr(new.operands[0]), elem, zero=True) + [start]
-
     def _tape_memory(self, new: Op) -> str:
         """Where the tape ``new`` makes lives: ``local``, ``block`` or ``thread`` (see above)."""
         if new.attrs.get("grow") or new.parent is not self.fn.body:
@@ -350,46 +351,23 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
             return "local"
         return "block" if self.kernel and thread_uniform(new.operands[0]) else "thread"
 
-    def _interleaved(self, st: Stmt) -> Stmt:
-        """A push or pop of a block_tape: ``tape[top++]`` -> ``tape[threads_in_block * top++]``."""
-        def at(e: Expr) -> Expr:
-            return self._interleave(e) if isinstance(e, Subscript) and isinstance(e.index[0], IncDec) else e
-        if isinstance(st, Assign):
-            return Assign([at(t) for t in st.targets], at(st.value), st.copy)
-        return st
+    def _tape_new(self, op: Op, tape: Name, top: Name) -> list[Stmt]:
+        where = self._tape_memory(op)
+        if where == "thread":
+            return super()._tape_new(op, tape, top)
+        start = Assign([top], Lit("0"))
+        if where == "local":
+            self.stack.add(tape.id)
+            return [ArrayDecl(tape_elem(op), tape.id, const_int(op.operands[0]), True), start]  # type: ignore[arg-type]
+        return self._block_tape(op, tape.id, self.expr(op.operands[0]), tape_elem(op), zero=True) + [start]
 
-    def _frees(self, block: Block) -> list[Stmt]:
-        out: list[Stmt] = []
-        for st in super()._frees(block):
-            name = st.value.args[0].id  # type: ignore[attr-defined]  # free(name)
-            if name in self.block_tapes:
-                st = ExprStmt(Call(Name("block_tape_free"), (Name(name),)))
-            out.append(st)
-        return out
+    def _tape_slot(self, op: Op, tape: Name, index: Expr) -> Expr:
+        slot = super()._tape_slot(op, tape, index)
+        if self._tape_memory(tape_new_op(op)) == "block":
+            return self._interleave(slot)  # type: ignore[arg-type]
+        return slot
 
-    def _device_memory(self, stmts: list[Stmt], top: Optional[str] = None) -> list[Stmt]:
-        out: list[Stmt] = []
-        for st in stmts:
-            if isinstance(st, If):
-                st = map_blocks(st, lambda block: self._device_memory(block, top))
-            elif isinstance(st, Assign) and isinstance(st.value, Call) and isinstance(st.value.func, Name):
-                target = st.targets[0]
-                pointer = self.types.get(target.id, "") if isinstance(target, Name) else ""
-                value = st.value
-                fn = value.func.id  # type: ignore[attr-defined]
-                if fn == "calloc":
-                    value = Call(Name("device_calloc"), value.args)
-                elif fn == "realloc" and top is not None:
-                    # Grown when full: the old block holds ``top`` elements.
-                    old, new = value.args
-                    count = new.left if isinstance(new, BinOp) else new  # cap * sizeof(elem)
-                    elem = Lit(f"sizeof({pointer.rstrip(' *')})")
-                    value = Call(Name("device_grow"), (old, Name(top), count, elem))
-                if fn in ("malloc", "calloc", "realloc") and pointer.endswith("*"):
-                    st = Assign(st.targets, Cast(pointer, value), st.copy)
-            out.append(st)
-        return out
-
+    # -- accumulation ------------------------------------------------------------------
     def _sum_register(self, op: Op) -> str:
         arr, *idx, value = op.operands
         if arr not in self.sums:
@@ -400,24 +378,18 @@ class _CudaFunctionEmitter(_CFunctionEmitter):
         return self.sums[arr][0]
 
     def _return(self, op: Op) -> list[Stmt]:
+        # The block's registers are added where every thread of the block arrives (block_sum_add
+        # has barriers).
         flush: list[Stmt] = [ExprStmt(Call(Name("block_sum_add"), (address_of(target), Name(name))))
                              for name, target in self.sums.values()]
-        if self.returned is None or not self.kernel:
-            return flush + super()._return(op)
-        out: list[Stmt] = []
-        for i, v in zip(self.returned, op.operands):
-            value = self.expr(v)
-            lit = literal_value(value)
-            if lit is not None and not isinstance(lit, bool) and lit == 0:
-                continue
-            cell = Name(self.out_names[i])
-            if self.accum.returned == ATOMIC:
-                out.append(ExprStmt(Call(Name("atomicAdd"), (cell, value))))
-            elif self.accum.returned == BLOCK:
-                self.sum_types.add(ctype(v.type))
-                out.append(ExprStmt(Call(Name("block_sum_add"), (cell, value))))
-            else:
-                out.append(AugAssign(deref(self.out_names[i]), "+", value))
-        return flush + out + self._frees(self.fn.body)
+        return flush + super()._return(op)
 
-
+    def _add_returned(self, pointer: str, value: Expr, t: Type) -> Stmt:
+        """A kernel's scalar adjoint is one cell for all threads: added atomically, or once per
+        block; a device function's caller passes its own register or element (C's ``+=``)."""
+        if self.kernel and self.accum.returned == ATOMIC:
+            return ExprStmt(Call(Name("atomicAdd"), (Name(pointer), value)))
+        if self.kernel and self.accum.returned == BLOCK:
+            self.sum_types.add(ctype(t))
+            return ExprStmt(Call(Name("block_sum_add"), (Name(pointer), value)))
+        return super()._add_returned(pointer, value, t)
