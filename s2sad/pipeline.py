@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import keyword
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Optional, TypeVar
 
@@ -27,7 +27,7 @@ from .emit_c.emitter import emit_c
 from .emit_cuda.emitter import emit_cuda
 from .emit_py.emitter import emit_python
 from .opt.dce import dce_module, remove_unreachable_functions
-from .opt.passes import ADJOINT_PIPELINES, PRIMAL_PIPELINES, PassContext, run_pipeline
+from .opt.passes import ADJOINT_PIPELINES, PRIMAL_PIPELINES, TARGET_PIPELINES, PassContext, run_pipeline
 from .parse.c_frontend import list_c_functions, list_cuda_kernels, parse_c
 from .opt.kernelize import kernelize, launch_text
 from .parse.python_frontend import list_functions, parameter_locations, parse_python
@@ -269,10 +269,19 @@ def gradient_source(
             _refuse_assumed_kinds(module.functions[grad_name(name)], source, filename, name, target,
                                   module.source_lines)
         _refuse_array_result(module.functions[grad_name(name)], name, target, module.source_lines)
+    return emit_source(module, target, grad_name(name), header, options)
+
+
+def emit_source(module: Module, target: str, entry: str, header: str = "", options: Options = DEFAULT) -> str:
+    """``module`` as ``target`` source (``entry``: the function its caller calls, in C the one
+    with external linkage): the target's pipeline prepares the IR for its emitter first
+    (``TARGET_PIPELINES``: C has no array values), then the emitter prints it."""
+    if TARGET_PIPELINES[target]:
+        run_pipeline(module, TARGET_PIPELINES[target], replace(options.context, entry=entry))
     if target == "cuda":
-        return emit_cuda(module, header, grad_name(name), options.all_atomic)
+        return emit_cuda(module, header, entry, options.all_atomic)
     if target == "c":
-        return emit_c(module, header, grad_name(name))
+        return emit_c(module, header, entry)
     return emit_python(module, target, header)
 
 

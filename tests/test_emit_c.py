@@ -101,7 +101,7 @@ def _grad_module(case, level: int = 2) -> Module:
 
 
 def _emit_case(case, level: int = 2) -> str:
-    return emit_c(_grad_module(case, level), HEADER, f"grad_{case.func}")
+    return pipeline.emit_source(_grad_module(case, level), "c", f"grad_{case.func}", HEADER)
 
 
 def _load_primal(case):

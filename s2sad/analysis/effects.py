@@ -57,11 +57,15 @@ from ..ssa.ops import view_base
 
 @dataclass(frozen=True)
 class PassContext:
-    """Facts and switches every pass may consult: the aliasing assumption."""
+    """Facts and switches every pass may consult: the aliasing assumption, and for the passes
+    that prepare a target's output, the function the output is made for."""
 
     # The contract's default: arrays passed to a function do not overlap, so a
     # store to one cannot change a load from another. --may-alias drops it.
     may_alias: bool = False
+    # The gradient asked for, the one function of the output that its caller calls: the only
+    # one whose signature a target pass may change (``lower-arrays``: size parameters).
+    entry: Optional[str] = None
 
 
 def array_root(v: Value) -> Optional[Value]:

@@ -98,7 +98,7 @@ from ..analysis.accumulation import accumulation, update
 from .cstmt import ArrayDecl, declare, drop_dead
 from .parallel import Pragma, is_parallel, private_accumulations
 from .parallel import finish as finish_pragmas
-from ..opt.lower_arrays import add_size_params, has_array_ops, lower_module
+from ..opt.lower_arrays import add_size_params, has_array_ops
 from ..emit.names import sanitize
 from .names import CNamer, c_reserved
 from ..analysis.ranges import IntRanges
@@ -282,11 +282,9 @@ def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunc
         raise error(f"no function '{entry}' to emit")
     ctx = ModuleContext(module, entry)
     called = reachable(module, [entry])
-    if any(has_array_ops(module.functions[n]) for n in called):
-        # C has no array values: whole-array ops become element loops (the entry may gain
-        # size parameters for the shape symbols of its annotations).
-        add_size_params(module, module.functions[entry])
-        lower_module(module, called)
+    unlowered = [n for n in called if has_array_ops(module.functions[n])]
+    if unlowered:  # C has no array values (opt.passes.TARGET_PIPELINES)
+        raise ValueError(f"whole-array ops in {', '.join(unlowered)}: run the lower-arrays pass before emit_c")
     if add_extent_params(ctx.sizes, module, module.functions[entry]):
         # Extents the C code needs exactly (a row length, len(x)) and no annotation gives.
         add_size_params(module, module.functions[entry])

@@ -27,6 +27,9 @@ parameters leaves C no way to know the extents, so ``add_size_params`` makes
 them ``long`` parameters of the entry function (after the arrays and their
 shadows, before ``d_return``), in order of first appearance.
 
+The pass ``lower-arrays`` (``run``) does both for a whole module, in the C and CUDA
+targets' pipeline (``opt.passes.TARGET_PIPELINES``), before their emitters run.
+
 Precondition: the module has passed the verifier; post-condition: no ``arr.``
 op is left in the functions lowered, and the verifier still passes.
 """
@@ -36,6 +39,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Optional
 
+from ..analysis.effects import PassContext
 from ..ssa import array_ops, build
 from ..ssa.array_ops import PREFIX, shape_unit_axes
 from ..ssa.attrs import grad_info
@@ -86,6 +90,16 @@ def _symbols(extent) -> list[str]:
     except SyntaxError:
         return []
     return [n.id for n in ast.walk(tree) if isinstance(n, ast.Name)]
+
+
+def run(module: Module, ctx: PassContext) -> None:
+    """The ``lower-arrays`` pass: every whole-array op of the module becomes element loops. The
+    entry (``ctx.entry``) first gains the size parameters its annotations' shape symbols need."""
+    if not any(has_array_ops(fn) for fn in module.functions.values()):
+        return
+    if ctx.entry is not None:
+        add_size_params(module, module.functions[ctx.entry])
+    lower_module(module, set(module.functions))
 
 
 def lower_module(module: Module, names: set[str]) -> None:

@@ -14,7 +14,8 @@ that users and tests can run any subset from a pipeline string
   ``while`` loops turned into ``for`` loops (``counted``).
 
 The same kind of pipeline runs on the primal before differentiation and on the
-gradient after it (``ADJOINT_PIPELINES``).
+gradient after it (``ADJOINT_PIPELINES``), and one prepares the gradient for the output
+language (``TARGET_PIPELINES``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Callable
 
 from ..analysis.effects import PassContext, record_source_writes
 from ..ssa.ir import Module
-from . import array_simplify, counted, cse, fold, inline, licm
+from . import array_simplify, counted, cse, fold, inline, licm, lower_arrays
 from .dce import dce_module
 
 
@@ -47,6 +48,7 @@ register("fold")(fold.run)
 register("inline")(inline.run)
 register("licm")(licm.run)
 register("arrays")(array_simplify.run)
+register("lower-arrays")(lower_arrays.run)
 
 
 # Before differentiation, by optimization level; each name must be in PASSES.
@@ -61,6 +63,9 @@ PRIMAL_PIPELINES: dict[int, str] = {
 # After differentiation: dead adjoints, unused caches and copies always go; at
 # -O1 and up, repeated loads and arithmetic of the adjoint are merged and folded.
 ADJOINT_PIPELINES: dict[int, str] = {0: "dce", 1: "fold,arrays,cse,dce", 2: "fold,arrays,cse,licm,cse,dce"}
+# Before a target's emitter, on the gradient and what it calls, at every level: C and CUDA
+# have no array values, so whole-array ops become element loops.
+TARGET_PIPELINES: dict[str, str] = {"py": "", "numba": "", "c": "lower-arrays", "cuda": "lower-arrays"}
 
 
 class PipelineError(ValueError):
