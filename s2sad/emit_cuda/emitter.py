@@ -178,7 +178,7 @@ def emit_cuda(module: Module, header: str, entry: str, all_atomic: bool = False)
     return c_file(header, emitted, _helpers(emitted.emitters))
 
 
-def _helpers(emitters: list) -> dict[str, str]:
+def _helpers(emitters: list["CudaFunctionEmitter"]) -> dict[str, str]:
     """The helpers device code may call: C's, device memory, and the overloads of block_sum_add
     and zero_shared for the float types the functions sum and zero (known once all are emitted)."""
     sums = sorted(set().union(*(e.sum_types for e in emitters)))
