@@ -148,19 +148,18 @@ class GradientTransform:
         # reversed loop, so values of those bodies are at hand there, never taped.
         self.checkpointed: dict[Op, CheckpointedLoop] = {}
         self.ck_bodies: set[Block] = set()
-        self.tapes = Tapes(module, fn, self.forward, self.checkpointed, self.ck_bodies, self.memory)
+        self.tapes = Tapes(fn, self.forward, self.checkpointed, self.ck_bodies, self.memory)
         for op, s in plan(module, fn, checkpoint).items():
             self.checkpointed[op] = CheckpointedLoop(self.forward, self.tapes, last_write, op, s)
         self.ck_bodies.update(ck.body for ck in self.checkpointed.values())
         if may_alias and self.checkpointed:
             loop = next(iter(self.checkpointed))
-            problem = error(
+            raise error(
                 "cannot checkpoint this loop with --may-alias: re-running an iteration from copies of "
                 "the arrays it writes is right only when no other array argument shares their memory",
                 loop.loc,
                 hint="drop --may-alias (pass distinct arrays), or leave this loop store-all",
             )
-            raise problem
         self.values = Availability(module, fn, self.forward, self.tapes, self.ck_bodies, may_alias,
                                    readonly_roots, last_write, needed)
 
@@ -450,13 +449,12 @@ class GradientTransform:
                 continue
             if root in self.values.last_write and top_level_index(self.fn, op) > self.values.last_write[root]:
                 continue
-            e = error(
+            raise error(
                 f"this whole-array expression reads '{root.name_hint or 'an array'}', which is written "
                 "after it; differentiating that is not supported yet",
                 op.loc,
                 hint="finish writing the array before the whole-array expression reads it",
             )
-            raise e
 
     def _reverse_array_op(self, rev: RevBlock, op: Op) -> None:
         fetch = lambda v: self.values.avail(rev, v)  # noqa: E731

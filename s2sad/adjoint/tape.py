@@ -25,9 +25,8 @@ class Tapes:
     """Makes the tapes of one gradient; ``ck_bodies`` are loop bodies re-run in the reverse sweep
     (checkpointed), where a tape lasts one iteration."""
 
-    def __init__(self, module, fn: Function, forward: ForwardSweep, checkpointed: Container[Op],
+    def __init__(self, fn: Function, forward: ForwardSweep, checkpointed: Container[Op],
                  ck_bodies: set[Block], memory: MemoryReport):
-        self.module = module
         self.fn = fn
         self.forward = forward
         self.checkpointed = checkpointed
@@ -54,14 +53,13 @@ class Tapes:
             # Where the array is made; else (a value the transform made: a mask, a copy) the
             # innermost loop that would have to store it, so the error always points somewhere.
             loc = (op.loc if op is not None else None) or next((lp.loc for lp in reversed(loops) if lp.loc), None)
-            e = error(
+            raise error(
                 "an array computed in a loop from arrays the loop changes is needed by the reverse "
                 "sweep; storing arrays per iteration is not supported yet",
                 loc,
                 hint="compute it from arrays that are not written in the loop, or write the loop "
                 "element by element",
             )
-            raise e
         outer = self.forward.fwd_op[loops[0]]
         at = Builder(outer.parent, outer.loc).before_op(outer)
         elem = cv.type

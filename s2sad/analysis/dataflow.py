@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Callable, Generic, Hashable, Iterable, Mapping, Optional, TypeVar
 
 from ..ssa.ir import Op, Value
-from ..ssa.structured import slots
+from ..ssa.structured import slot_of, slots
 
 F = TypeVar("F")
 N = TypeVar("N", bound=Hashable)
@@ -68,11 +68,8 @@ def solve_forward(ops: list[Op], analysis: Forward[F], rounds: int = 100) -> Opt
 
 
 def _flows(op: Op, analysis: Forward[F], get) -> list[tuple[Value, Optional[F]]]:
-    carried = slots(op)
-    if not carried:
-        return analysis.transfer(op, get)
     out = analysis.transfer(op, get)  # what the op defines besides its slots (a loop's index)
-    for slot in carried:
+    for slot in slots(op):
         if not analysis.tracks(slot.op.results[slot.k]):
             continue
         fact: Optional[F] = None
@@ -84,9 +81,7 @@ def _flows(op: Op, analysis: Forward[F], get) -> list[tuple[Value, Optional[F]]]
 
 def _loop_carried(v: Value) -> bool:
     """A loop's carried block argument: where a fact may grow with every iteration."""
-    if not v.is_block_arg or v.owner.parent_op is None:
-        return False
-    return not (v.index == 0 and v.owner.parent_op.name == "for")
+    return v.is_block_arg and slot_of(v) is not None
 
 
 def reach(starts: Iterable[N], succ: Mapping[N, Iterable[N]]) -> set[N]:

@@ -143,10 +143,16 @@ class EffectAnalysis:
             self._memo[fn.name] = FunctionEffects(arrays, arrays, True)
             reads = self._touched(fn, self._read_roots(fn.walk()))
             writes = self._touched(fn, self._written_roots(fn.walk()))
-            barrier = any(op_def(op.name).effects == "barrier" or (op_def(op.name).effects == "call" and (
-                self.call_effects(op) is None or self.call_effects(op).barrier)) for op in fn.walk())
-            self._memo[fn.name] = FunctionEffects(reads, writes, barrier)
+            self._memo[fn.name] = FunctionEffects(reads, writes, any(self._waits(op) for op in fn.walk()))
         return self._memo[fn.name]
+
+    def _waits(self, op: Op) -> bool:
+        """``op`` is a barrier, or a call of a function that may wait at one (unknown: may)."""
+        kind = op_def(op.name).effects
+        if kind == "call":
+            eff = self.call_effects(op)
+            return eff is None or eff.barrier
+        return kind == "barrier"
 
     def callee(self, op: Op) -> Optional[Function]:
         """The module function a ``call`` names; None when it is not in the module."""
@@ -271,12 +277,11 @@ def _writable_root(arr: Value, op: Op, module: Module) -> Value:
     """The root ``op`` writes; never the result of a whole-array op, whose value must stay as made."""
     root = known_root(arr)
     if makes_fresh_array(root.defining_op):
-        e = error(
+        raise error(
             "this writes into an array made by a whole-array expression, which is not supported yet",
             op.loc,
             hint="make a writable array with np.zeros(...) and fill it, or build the new values whole",
         )
-        raise e
     return root
 
 

@@ -25,6 +25,8 @@ Pre: verified IR. Post: verified IR with the same effects.
 
 from __future__ import annotations
 
+from typing import Optional
+
 from ..analysis.effects import EffectAnalysis
 from ..ssa.gpu import SYNC
 from ..ssa.callgraph import reachable
@@ -36,12 +38,11 @@ from ..ssa.structured import Slot, drop_carried, slot_of, slots
 
 
 class _Liveness:
-    def __init__(self, module: Module):
-        self.module = module
+    def __init__(self, effects: EffectAnalysis):
         self.live_ops: set[Op] = set()
         self.live_vals: set[Value] = set()
         self.work: list[object] = []
-        self.effects = EffectAnalysis(module)
+        self.effects = effects  # one per module: callees are summarised once, not per caller
 
     def _call_is_effect(self, op: Op) -> bool:
         """A call matters when its callee writes memory the caller sees or waits at a barrier
@@ -189,15 +190,17 @@ def _tidy_comments(block: Block) -> None:
         sections[0].erase()  # one section alone (a gradient with no forward sweep) needs no label
 
 
-def dce_function(fn: Function, module: Module) -> None:
-    lv = _Liveness(module)
+def dce_function(fn: Function, module: Module, effects: Optional[EffectAnalysis] = None) -> None:
+    lv = _Liveness(effects or EffectAnalysis(module))
     lv.run(fn)
     _sweep_block(fn.body, lv)
 
 
 def dce_module(module: Module) -> None:
+    # DCE removes no writes a caller sees and no barrier, so the callees' effects stay valid.
+    effects = EffectAnalysis(module)
     for fn in module.functions.values():
-        dce_function(fn, module)
+        dce_function(fn, module, effects)
 
 
 def remove_unreachable_functions(module: Module, roots: list[str]) -> None:
