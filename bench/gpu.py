@@ -13,16 +13,22 @@ milliseconds per launch and the two ratios the issue sets targets for: gradient 
 (Enzyme's SC'21 bound is 10x) and all-atomic / classified.
 
 ``--build-only`` compiles every driver with nvcc and stops: the check that needs no GPU.
+``--profile`` runs each driver once more under Nsight Compute (``ncu``) and prints, per kernel,
+the counters that explain a ratio: time, DRAM bytes, registers per thread, achieved
+occupancy, local-memory (spill and tape) traffic and atomic traffic at L2.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
 import shutil
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -170,7 +176,8 @@ int main(int argc, char **argv) {{
 """
 
 
-def build(case: str, workdir: Path) -> Path:
+def write(case: str, workdir: Path) -> list[str]:
+    """Writes one case's driver, primal and gradients under ``workdir``; returns the nvcc command."""
     spec = json.loads((CASES / case / "case.json").read_text())
     source = (CASES / case / "input.cu").read_text()
     d = workdir / case
@@ -184,12 +191,49 @@ def build(case: str, workdir: Path) -> Path:
     (d / "atomic.cu").write_text(atomic.replace(f"void grad_{spec['func']}(", f"void atomic_grad_{spec['func']}("))
     (d / "driver.cu").write_text(driver(case, spec, source))
     exe = d / "bench"
-    cmd = ["nvcc", "-O3", "-std=c++17", *(str(d / f) for f in ("driver.cu", "primal.cu", "grad.cu", "atomic.cu")),
-           "-o", str(exe)]
+    arch = ["-arch=native"] if have_gpu() else []  # built for the GPU it runs on, where there is one
+    sources = (str(d / f) for f in ("driver.cu", "primal.cu", "grad.cu", "atomic.cu"))
+    return ["nvcc", "-O3", "-std=c++17", *arch, *sources, "-o", str(exe)]
+
+
+def compile_driver(cmd: list[str]) -> Path:
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
-        raise SystemExit(f"{case}: nvcc failed:\n{r.stderr}")
-    return exe
+        raise SystemExit(f"{cmd[-1]}: nvcc failed:\n{r.stderr}")
+    return Path(cmd[-1])
+
+
+# Nsight Compute counters for --profile: (metric, column heading, scale to the unit shown).
+PROFILE = [
+    ("gpu__time_duration.sum", "us", 1e-3),
+    ("dram__bytes.sum", "DRAM MB", 1e-6),
+    ("launch__registers_per_thread", "regs", 1),
+    ("sm__warps_active.avg.pct_of_peak_sustained_active", "occ %", 1),
+    ("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "local ld k", 1e-3),
+    ("l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", "local st k", 1e-3),
+    ("lts__t_sectors_op_red.sum", "red k", 1e-3),
+    ("lts__t_sectors_op_atom.sum", "atom k", 1e-3),
+    ("smsp__inst_executed.sum", "inst M", 1e-6),
+]
+
+
+def profile(case: str, exe: Path) -> None:
+    """Prints the PROFILE counters of the first launch of each kernel of one driver (see --profile)."""
+    metrics = ",".join(m for m, _, _ in PROFILE)
+    r = subprocess.run(["ncu", "--csv", "--metrics", metrics, str(exe), "1"], capture_output=True, text=True)
+    rows = [line for line in r.stdout.splitlines() if line.startswith('"')]
+    if r.returncode != 0 or not rows:
+        print(f"{case}: ncu failed: {(r.stderr or r.stdout).strip()[-500:]}")
+        return
+    values: dict[str, dict[str, float]] = {}
+    for row in csv.DictReader(io.StringIO("\n".join(rows))):
+        kernel = row["Kernel Name"].split("(")[0]
+        if row["ID"] != values.setdefault(kernel, {}).setdefault("id", row["ID"]):
+            continue  # a later launch of the same kernel
+        values[kernel][row["Metric Name"]] = float(row["Metric Value"].replace(",", "") or "nan")
+    for kernel, got in values.items():
+        cells = " ".join(f"{got.get(m, float('nan')) * scale:>11.1f}" for m, _, scale in PROFILE)
+        print(f"{kernel:28} {cells}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -197,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--build-only", action="store_true", help="compile the drivers with nvcc and stop")
     ap.add_argument("--repeat", type=int, default=20, help="timed launches per kernel (default 20)")
     ap.add_argument("--only", help="comma-separated case names")
+    ap.add_argument("--profile", action="store_true", help="also print Nsight Compute counters per kernel")
     args = ap.parse_args(argv)
     gpu = have_gpu()
     if not gpu and not args.build_only:
@@ -209,7 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         cases = [c for c in cases if c in args.only.split(",")]
     with tempfile.TemporaryDirectory(prefix="s2sad_gpu_") as tmp:
-        exes = {case: build(case, Path(tmp)) for case in cases}
+        commands = [write(case, Path(tmp)) for case in cases]
+        with ThreadPoolExecutor() as pool:  # nvcc is slow and single-threaded
+            exes = dict(zip(cases, pool.map(compile_driver, commands)))
         if args.build_only:
             print(f"built {len(exes)} drivers: {', '.join(exes)}")
             return 0
@@ -223,6 +270,10 @@ def main(argv: list[str] | None = None) -> int:
             primal, grad, atomic = (float(x) for x in r.stdout.split())
             print(f"{case:24} {primal:10.4f} {grad:10.4f} {atomic:10.4f} {grad / primal:12.2f} "
                   f"{atomic / grad:18.2f}")
+        if args.profile:
+            print(f"\n{'kernel':28} " + " ".join(f"{h:>11}" for _, h, _ in PROFILE))
+            for case, exe in exes.items():
+                profile(case, exe)
     return 0
 
 

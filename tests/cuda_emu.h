@@ -16,7 +16,9 @@
  *   __ldg, rsqrt, rsqrtf, min, max           their meaning, for primals that call them.
  *   __shfl_down_sync(mask, v, d)             every thread of the block posts v, barrier,
  *                                            reads lane + d of its warp (its own v past the
- *                                            end of the warp or block), barrier.
+ *                                            end of the warp or block), barrier;
+ *   __shfl_xor_sync(mask, v, m)              the same, reading lane ^ m;
+ *   __activemask, __match_all_sync           a thread alone in its warp (one runs at a time).
  *
  * Barriers and shuffles must be reached by every thread of the block (as CUDA requires of
  * __syncthreads and of a full-warp shuffle); a kernel that does not would misbehave here
@@ -124,7 +126,16 @@ template <class F>
 inline void launch(dim3 grid, dim3 block, F kernel) {
     gridDim = grid;
     blockDim = block;
+    // body points at the caller's lambda only while the launch runs (reset below); newer g++
+    // cannot see that and warns of a dangling pointer.
+#if defined(__GNUC__) && __GNUC__ >= 12
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdangling-pointer"
+#endif
     body = &kernel;
+#if defined(__GNUC__) && __GNUC__ >= 12
+#pragma GCC diagnostic pop
+#endif
     run_body = [](void *k) { (*(F *)k)(); };
     reserve(block.x * block.y * block.z);
     for (unsigned bz = 0; bz < grid.z; bz++)
@@ -133,6 +144,7 @@ inline void launch(dim3 grid, dim3 block, F kernel) {
                 blockIdx = dim3(bx, by, bz);
                 run_block(block);
             }
+    body = nullptr;
 }
 
 }  // namespace emu
@@ -160,6 +172,31 @@ inline T atomicAdd(T *address, T value) {
     T old = *address;
     *address = old + value;
     return old;
+}
+
+// Warp votes. One thread runs at a time here, so a thread finds itself alone in its warp: a
+// warp diverged thread by thread, which CUDA allows (code must not count on lanes arriving
+// together, and s2sad's warp_sum_add does not).
+inline unsigned __activemask() { return 1u << (emu::linear_thread() % 32); }
+
+template <class T>
+inline unsigned __match_all_sync(unsigned mask, T value, int *pred) {
+    (void)value;
+    *pred = 1;  // a single lane agrees with itself
+    return mask;
+}
+
+template <class T>
+inline T __shfl_xor_sync(unsigned mask, T value, int lane_mask) {
+    (void)mask;
+    unsigned t = emu::linear_thread();
+    unsigned size = blockDim.x * blockDim.y * blockDim.z;
+    unsigned other = t ^ (unsigned)lane_mask;
+    emu::posted[t] = (double)value;
+    emu::barrier();
+    T out = other < size ? (T)emu::posted[other] : value;
+    emu::barrier();
+    return out;
 }
 
 template <class T>

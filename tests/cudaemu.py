@@ -92,6 +92,8 @@ def compile_emulated(kernel: str, wrapper: str) -> ctypes.CDLL:
 
 
 class EmulatedKernel:
+    """A kernel run one emulated thread at a time; tests/cudadev.py's DeviceKernel runs it on a GPU."""
+
     def __init__(self, source: str, func: str, launch: dict):
         self.func = func
         self.launch = launch
@@ -102,10 +104,18 @@ class EmulatedKernel:
         self.source = source
 
     def primal(self) -> Callable[..., Any]:
-        wrapper = launcher(self.func, self.signature.params, self.launch, f"emu_{self.func}")
-        return self.launched.primal(compile_emulated(self.source, wrapper))
+        lib = self.library(self.source, self.func, self.signature.params, f"emu_{self.func}")
+        return self.checked(lib, self.launched.primal(lib))
 
     def gradient(self, text: str, wrt: list[str], written: list[str]) -> Callable[..., Any]:
         grad = CSignature.parse(as_c(text), f"grad_{self.func}")
-        wrapper = launcher(f"grad_{self.func}", grad.params, self.launch, f"grad_emu_{self.func}")
-        return self.launched.gradient(compile_emulated(text, wrapper), wrt, written)
+        lib = self.library(text, f"grad_{self.func}", grad.params, f"grad_emu_{self.func}")
+        return self.checked(lib, self.launched.gradient(lib, wrt, written))
+
+    def library(self, kernel: str, func: str, params: list[CParam], name: str) -> ctypes.CDLL:
+        """``kernel`` built with an ``extern "C"`` function ``name`` that launches ``func``."""
+        return compile_emulated(kernel, launcher(func, params, self.launch, name))
+
+    def checked(self, lib: ctypes.CDLL, call: Callable[..., Any]) -> Callable[..., Any]:
+        """``call`` as the tests use it: an emulated launch needs nothing around it."""
+        return call

@@ -12,6 +12,9 @@ accumulation, -O2 with ``--all-atomic``) compile with g++ -Wall -Wextra -Werror
 against tests/cuda_emu.h and run one emulated thread at a time; the gradient
 has the contract's signature and matches central differences of the emulated
 primal (tests/fd.py). Where nvcc is installed, every expected.cu compiles with it.
+Where a GPU is (``nvidia-smi -L`` lists one), the same checks run again on it
+(tests/cudadev.py): the primal and the three gradients launched with nvcc's build;
+without one, those runs are skipped and say so.
 
 golden/cuda_from_c/<case>/ and golden/cuda_from_py/<case>/ are the same for kernels
 made from an element loop (``--target cuda`` of ``input.c`` or ``input.py``,
@@ -33,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cbuild import INPUT_FLAGS, build
+from cudadev import DeviceKernel, have_gpu
 from cudaemu import EmulatedKernel, as_c, have_gxx, have_nvcc, primal_declaration
 from cprimal import CSignature
 from fd import ParamSpec, check_gradient
@@ -49,6 +53,11 @@ FOLDERS = {
 CASE_NAMES = sorted(FOLDERS)
 
 needs_gxx = pytest.mark.skipif(not have_gxx(), reason="g++ is not installed")
+# Where each kernel runs: emulated on the CPU (g++), or on a GPU (nvcc), each skipped without its tool.
+BACKENDS = [
+    pytest.param("emulated", marks=needs_gxx),
+    pytest.param("device", marks=pytest.mark.skipif(not have_gpu(), reason="no GPU: device runs skipped")),
+]
 
 
 @dataclass
@@ -100,20 +109,21 @@ def load(name: str) -> CudaCase:
 
 
 @functools.cache
-def kernel(name: str) -> EmulatedKernel:
+def kernel(name: str, backend: str = "emulated") -> EmulatedKernel:
     case = load(name)
-    return EmulatedKernel(case.declaration, case.func, case.spec["launch"])
+    kind = DeviceKernel if backend == "device" else EmulatedKernel
+    return kind(case.declaration, case.func, case.spec["launch"])
 
 
 @functools.cache
-def primal(name: str):
-    """The primal: the kernel emulated, or the original C compiled by gcc, or the Python itself."""
+def primal(name: str, backend: str = "emulated"):
+    """The primal: the kernel (emulated or on the GPU), or the original C compiled by gcc, or the Python itself."""
     case = load(name)
     if case.input.suffix == ".c":
         return CSignature.parse(case.source, case.func).primal(build(case.source, INPUT_FLAGS))
     if case.input.suffix == ".py":
         return getattr(load_module(case.input, "cuda_golden_" + name.replace("/", "_")), case.func)
-    return kernel(name).primal()
+    return kernel(name, backend).primal()
 
 
 def test_cuda_golden_cases_exist():
@@ -144,30 +154,30 @@ def _contract(case: CudaCase) -> list[tuple[str, str, bool]]:
     return out
 
 
-@needs_gxx
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("variant", ["O2", "O0", "O2-all-atomic"])
 @pytest.mark.parametrize("name", CASE_NAMES)
-def test_cuda_gradient_matches_finite_differences(name, variant):
+def test_cuda_gradient_matches_finite_differences(name, variant, backend):
     case = load(name)
     text = case.generate(2 if variant.startswith("O2") else 0, all_atomic=variant.endswith("atomic"))
     assert f"__global__ void grad_{case.func}(" in text
     grad = CSignature.parse(as_c(text), f"grad_{case.func}")
     assert [(p.name, p.base, p.pointer) for p in grad.params] == _contract(case)
-    gradient = kernel(name).gradient(text, case.wrt, case.written)
+    gradient = kernel(name, backend).gradient(text, case.wrt, case.written)
     for seed in range(2):
-        check_gradient(primal(name), gradient, case.params, case.wrt, set(case.written),
+        check_gradient(primal(name, backend), gradient, case.params, case.wrt, set(case.written),
                        np.random.default_rng(seed), rtol=case.spec.get("rtol", 2e-5),
                        atol=case.spec.get("atol", 2e-6), returns_float=False)
 
 
-@needs_gxx
-def test_emulated_primal_writes_what_case_json_says():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_primal_writes_what_case_json_says(backend):
     for name in CASE_NAMES:
         case = load(name)
         rng = np.random.default_rng(0)
         inputs = [p.sample(rng) for p in case.params]
         after = [v.copy() if isinstance(v, np.ndarray) else v for v in inputs]
-        primal(name)(*after)
+        primal(name, backend)(*after)
         for spec, a, b in zip(case.params, inputs, after):
             if spec.kind == "array":
                 assert (not np.array_equal(a, b)) == (spec.name in case.written), (name, spec.name)

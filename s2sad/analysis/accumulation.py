@@ -17,6 +17,11 @@ classifies it by the addresses all the threads touch in that shadow:
   constant or an integer parameter): all threads add to the same element, so
   each thread sums in a register and the block adds its total with one atomic,
   after a block-wide reduction (warp shuffles, then shared memory);
+* ``WARP``: an accumulation ``BLOCK`` cannot take (not every thread of the block reaches
+  it: a loop under ``if (i < n)``), at an index the same in every thread that runs it
+  together (thread-uniform values and the counters of loops with such bounds: a matrix-
+  vector product's ``d_x[j]``): ``warp_sum_add`` sums the lanes of a warp that arrive
+  together by shuffles and adds once, and adds each value atomically where they do not;
 * ``ATOMIC``: anything else (a stencil's ``d_x[i - 1]`` and ``d_x[i + 1]`` meet
   the neighbour's ``d_x[i]``; a gather's ``d_x[idx[i]]`` may repeat): ``atomicAdd``.
 
@@ -62,6 +67,7 @@ from .index_forms import OWNER, Coef, IndexForms, loop_atom, loop_counter, owner
 
 PRIVATE = "private"
 BLOCK = "block"
+WARP = "warp"
 ATOMIC = "atomic"
 
 _UNIFORM_BUILTINS = ("gpu.block_dim", "gpu.grid_dim")
@@ -136,7 +142,7 @@ def classify(fn: Function, kernel: bool, all_atomic: bool = False,
         elif len(stores) * 2 == len(ops) and _same_index(ops) and all(_uniform_at_top(v, fn) for v in _index(ops[0])):
             mode = BLOCK  # each accumulation is one load and one store: nothing else touches it
         for op in stores:
-            plan.modes[op] = mode
+            plan.modes[op] = WARP if mode == ATOMIC and not all_atomic and all(map(warp_uniform, _index(op))) else mode
     return plan
 
 
@@ -180,6 +186,19 @@ def thread_uniform(v: Value) -> bool:
         return True
     return (not op.regions and op.name not in GPU_BUILTINS and op.name != "load" and is_pure(op)
             and all(thread_uniform(o) for o in op.operands))
+
+
+def warp_uniform(v: Value) -> bool:
+    """The same in every thread that reaches it at the same step: ``thread_uniform`` values,
+    the counters of loops whose bounds are, and pure arithmetic of those. (Threads that
+    diverged may be at different steps: ``warp_sum_add`` checks at run time.)"""
+    loop = loop_counter(v)
+    if loop is not None:
+        return all(warp_uniform(b) for b in loop.operands[:3])  # low, high, step
+    op = v.defining_op
+    if op is None or op.regions or op.name in GPU_BUILTINS or op.name == "load" or not is_pure(op):
+        return thread_uniform(v)
+    return all(warp_uniform(o) for o in op.operands)
 
 
 def _uniform_at_top(v: Value, fn: Function) -> bool:

@@ -143,10 +143,10 @@ class EffectAnalysis:
             self._memo[fn.name] = FunctionEffects(arrays, arrays, True)
             reads = self._touched(fn, self._read_roots(fn.walk()))
             writes = self._touched(fn, self._written_roots(fn.walk()))
-            self._memo[fn.name] = FunctionEffects(reads, writes, any(self._waits(op) for op in fn.walk()))
+            self._memo[fn.name] = FunctionEffects(reads, writes, any(self.waits(op) for op in fn.walk()))
         return self._memo[fn.name]
 
-    def _waits(self, op: Op) -> bool:
+    def waits(self, op: Op) -> bool:
         """``op`` is a barrier, or a call of a function that may wait at one (unknown: may)."""
         kind = op_def(op.name).effects
         if kind == "call":

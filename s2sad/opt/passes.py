@@ -24,7 +24,7 @@ from typing import Callable
 
 from ..analysis.effects import PassContext, record_source_writes
 from ..ssa.ir import Module
-from . import array_simplify, counted, cse, fold, inline, licm, lower_arrays
+from . import array_simplify, counted, cse, fold, inline, licm, lower_arrays, sink_stores
 from .dce import dce_module
 
 
@@ -49,6 +49,7 @@ register("inline")(inline.run)
 register("licm")(licm.run)
 register("arrays")(array_simplify.run)
 register("lower-arrays")(lower_arrays.run)
+register("sink-stores")(sink_stores.run)
 
 
 # Before differentiation, by optimization level; each name must be in PASSES.
@@ -64,8 +65,9 @@ PRIMAL_PIPELINES: dict[int, str] = {
 # -O1 and up, repeated loads and arithmetic of the adjoint are merged and folded.
 ADJOINT_PIPELINES: dict[int, str] = {0: "dce", 1: "fold,arrays,cse,dce", 2: "fold,arrays,cse,licm,cse,dce"}
 # Before a target's emitter, on the gradient and what it calls, at every level: C and CUDA
-# have no array values, so whole-array ops become element loops.
-TARGET_PIPELINES: dict[str, str] = {"py": "", "numba": "", "c": "lower-arrays", "cuda": "lower-arrays"}
+# have no array values, so whole-array ops become element loops; on a GPU, an adjoint's clearing
+# store waits below the loads after it (sink_stores says why).
+TARGET_PIPELINES: dict[str, str] = {"py": "", "numba": "", "c": "lower-arrays", "cuda": "lower-arrays,sink-stores"}
 
 
 class PipelineError(ValueError):

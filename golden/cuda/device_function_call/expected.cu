@@ -69,10 +69,10 @@ __global__ void grad_activate(int n, double s, double *d_s, const double *x, dou
     if (i < n) {
         // line 17: y[i] = s * softplus(x[i]);
         double d_y_i = d_y[i];
-        d_y[i] = 0.0;
         d_s_local = d_y_i * softplus_value;
         double d_softplus_value = d_y_i * s;
         grad_softplus(x[i], &d_x[i], d_softplus_value);
+        d_y[i] = 0.0;
     } else {
         d_s_local = 0.0;
     }

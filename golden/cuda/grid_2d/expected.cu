@@ -53,10 +53,10 @@ __global__ void grad_scale2d(int h, int w, const double *x, double *d_x, double 
         double t2 = x[row * w + col];
         // line 8: y[row * w + col] = a * x[row * w + col] * x[row * w + col];
         double d_y_elem = d_y[row * w + col];
-        d_y[row * w + col] = 0.0;
         double t3 = d_y_elem * t2;
         d_a_local = t3 * t2;
         d_x[row * w + col] += d_y_elem * (a * t2) + t3 * a;
+        d_y[row * w + col] = 0.0;
     } else {
         d_a_local = 0.0;
     }

@@ -54,12 +54,12 @@ __global__ void grad_softplus_scale(int n, const double *x, double *d_x, double 
         double t2 = exp(beta * x[i]);
         // line 9: y[i] = log(1.0 + exp(beta * x[i])) / beta;
         double d_y_i = d_y[i];
-        d_y[i] = 0.0;
         double t3 = d_y_i / beta;
         d_beta_local -= t3 * y[i];
         double t4 = t3 / (1.0 + t2) * t2;
         d_beta_local += t4 * x[i];
         d_x[i] += t4 * beta;
+        d_y[i] = 0.0;
     }
     block_sum_add(d_beta, d_beta_local);
 }

@@ -31,11 +31,11 @@ __global__ void grad_normalize_clamped(int n, int width, const double *x, double
         double t1 = v * r;
         // line 13: y[i] = max(min(v * r, 0.9), -0.9) + __ldg(x + j) * (double)max(width, 1);
         double d_y_i = d_y[i];
-        d_y[i] = 0.0;
         atomicAdd(&d_x[j], d_y_i * (double)(width > 1 ? width : 1));
         double t2 = t1 <= 0.9 ? fmin(t1, 0.9) >= -0.9 ? d_y_i : 0.0 : 0.0;
         double d_v = t2 * r;
         double d_r = t2 * v;
+        d_y[i] = 0.0;
         // line 12: double r = rsqrt(fma(v, v, 1.0));
         double t3 = -(d_r / t0 * r) / (2.0 * t0) * v;
         d_v += t3;

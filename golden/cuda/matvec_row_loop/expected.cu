@@ -3,6 +3,24 @@
  * Regenerate with: s2sad grad input.cu --func matvec --wrt A,x --target cuda
  */
 
+/* Adds v to *dst: where every lane of this warp arrives together with the same dst, their
+   values summed by shuffles and added with one atomicAdd, else each with its own. */
+static __device__ void warp_sum_add(double *dst, double v) {
+    unsigned mask = __activemask();
+    int same = 0;
+    __match_all_sync(mask, (unsigned long long)dst, &same);
+    if (mask != 0xffffffffu || !same) {
+        atomicAdd(dst, v);
+        return;
+    }
+    for (unsigned offset = 16; offset > 0; offset /= 2) {
+        v += __shfl_xor_sync(mask, v, offset);
+    }
+    if ((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % 32 == 0) {
+        atomicAdd(dst, v);
+    }
+}
+
 // Array sizes: x, d_x: [m].
 __global__ void grad_matvec(int n, int m, const double *A, double *d_A, const double *x,
                             double *d_x, double *y, double *d_y) {
@@ -25,7 +43,7 @@ __global__ void grad_matvec(int n, int m, const double *A, double *d_A, const do
         // line 8: for (int j = 0; j < m; j++) {
         for (long j = m - 1; j >= 0; j--) {
             // line 9: s += A[i * m + j] * x[j];
-            atomicAdd(&d_x[j], d_s * A[i * m + j]);
+            warp_sum_add(&d_x[j], d_s * A[i * m + j]);
             d_A[i * m + j] += d_s * x[j];
         }
     }

@@ -7,6 +7,24 @@
 
 #define BLOCK 64
 
+/* Adds v to *dst: where every lane of this warp arrives together with the same dst, their
+   values summed by shuffles and added with one atomicAdd, else each with its own. */
+static __device__ void warp_sum_add(double *dst, double v) {
+    unsigned mask = __activemask();
+    int same = 0;
+    __match_all_sync(mask, (unsigned long long)dst, &same);
+    if (mask != 0xffffffffu || !same) {
+        atomicAdd(dst, v);
+        return;
+    }
+    for (unsigned offset = 16; offset > 0; offset /= 2) {
+        v += __shfl_xor_sync(mask, v, offset);
+    }
+    if ((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % 32 == 0) {
+        atomicAdd(dst, v);
+    }
+}
+
 /* Zeroes a __shared__ array, the threads of the block sharing the work, then waits for all. */
 static __device__ void zero_shared(double *a, long size) {
     long t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -50,8 +68,8 @@ __global__ void grad_block_sum_squares(int n, const double *x, double *d_x, doub
     if (t == 0) {
         // line 19: partial[blockIdx.x] = buf[0];
         double d_partial_elem = d_partial[t0];
+        warp_sum_add(&d_buf[0], d_partial_elem);
         d_partial[t0] = 0.0;
-        atomicAdd(&d_buf[0], d_partial_elem);
     }
 
     // line 12: for (int s = BLOCK / 2; s > 0; s /= 2) {
@@ -74,9 +92,9 @@ __global__ void grad_block_sum_squares(int n, const double *x, double *d_x, doub
 
     // line 10: buf[t] = i < n ? x[i] * x[i] : 0.0;
     double d_buf_t = d_buf[t];
-    d_buf[t] = 0.0;
     if (i < n) {
         double t1 = d_buf_t * x[i];
         atomicAdd(&d_x[i], t1 + t1);
     }
+    d_buf[t] = 0.0;
 }

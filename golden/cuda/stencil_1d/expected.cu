@@ -18,10 +18,10 @@ __global__ void grad_smooth(int n, const double *x, double *d_x, double *y, doub
     if (t0) {
         // line 7: y[i] = 0.25 * x[i - 1] + 0.5 * x[i] + 0.25 * x[i + 1];
         double d_y_i = d_y[i];
-        d_y[i] = 0.0;
         double t1 = d_y_i * 0.25;
         atomicAdd(&d_x[i + 1], t1);
         atomicAdd(&d_x[i], d_y_i * 0.5);
         atomicAdd(&d_x[i - 1], t1);
+        d_y[i] = 0.0;
     }
 }

@@ -5,28 +5,49 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* realloc for device code: room for count elements of the given size, the first used kept
-   (p is NULL for a tape that has not grown yet). */
-static __device__ void *device_grow(void *p, size_t used, size_t count, size_t size) {
-    void *q = malloc(count * size);
-    if (p != NULL) {
-        memcpy(q, p, used * size);
+/* malloc for device code: stops the kernel, saying why, when the device heap is full. */
+static __device__ void *device_malloc(size_t bytes) {
+    void *p = malloc(bytes);
+    if (p == NULL && bytes > 0) {
+        printf("s2sad: %lu bytes do not fit in the device heap: raise cudaLimitMallocHeapSize\n",
+               (unsigned long)bytes);
+        __trap();
+    }
+    return p;
+}
+
+/* realloc for a tape of device code: room for count elements of the given size, the first
+   used kept. The tape starts in local, the thread's own cells (never freed). */
+static __device__ void *device_grow(void *p, size_t used, size_t count, size_t size, void *local) {
+    void *q = device_malloc(count * size);
+    memcpy(q, p, used * size);
+    if (p != local) {
         free(p);
     }
     return q;
 }
 
+/* Frees a tape that device_grow may have moved from the thread's local cells to the heap. */
+static __device__ void device_tape_free(void *p, void *local) {
+    if (p != local) {
+        free(p);
+    }
+}
+
 __global__ void grad_shrink(int n, const double *x, double *d_x, double *y, double *d_y) {
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;
-    size_t tape_s_cap = 0;
-    double *tape_s = NULL;
+    double tape_s_local[16];
+    size_t tape_s_cap = 16;
+    double *tape_s = tape_s_local;
     size_t tape_s_top = 0;
-    size_t tape_p_cap = 0;
-    double *tape_p = NULL;
+    double tape_p_local[16];
+    size_t tape_p_cap = 16;
+    double *tape_p = tape_p_local;
     size_t tape_p_top = 0;
     long n_iter = 0;
     if (i < n) {
@@ -36,12 +57,12 @@ __global__ void grad_shrink(int n, const double *x, double *d_x, double *y, doub
         while (s > 1.0) {
             if (tape_p_top == tape_p_cap) {
                 tape_p_cap = 2 * tape_p_cap + 1;
-                tape_p = (double *)device_grow(tape_p, tape_p_top, tape_p_cap, sizeof(double));
+                tape_p = (double *)device_grow(tape_p, tape_p_top, tape_p_cap, sizeof(double), tape_p_local);
             }
             tape_p[tape_p_top++] = p;
             if (tape_s_top == tape_s_cap) {
                 tape_s_cap = 2 * tape_s_cap + 1;
-                tape_s = (double *)device_grow(tape_s, tape_s_top, tape_s_cap, sizeof(double));
+                tape_s = (double *)device_grow(tape_s, tape_s_top, tape_s_cap, sizeof(double), tape_s_local);
             }
             tape_s[tape_s_top++] = s;
             p = p * sin(s) + s;
@@ -72,6 +93,6 @@ __global__ void grad_shrink(int n, const double *x, double *d_x, double *y, doub
         // line 9: double s = x[i];
         d_x[i] += d_s;
     }
-    free(tape_p);
-    free(tape_s);
+    device_tape_free(tape_p, tape_p_local);
+    device_tape_free(tape_s, tape_s_local);
 }

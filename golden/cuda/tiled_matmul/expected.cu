@@ -10,6 +10,17 @@
 
 #define TILE 4
 
+/* malloc for device code: stops the kernel, saying why, when the device heap is full. */
+static __device__ void *device_malloc(size_t bytes) {
+    void *p = malloc(bytes);
+    if (p == NULL && bytes > 0) {
+        printf("s2sad: %lu bytes do not fit in the device heap: raise cudaLimitMallocHeapSize\n",
+               (unsigned long)bytes);
+        __trap();
+    }
+    return p;
+}
+
 /* One device-heap allocation per thread block for a tape of count values per thread, laid out
    so that the k-th values of the block's threads are side by side (a warp's pushes coalesce):
    returns this thread's first cell; its k-th value is k * (threads in the block) further on.
@@ -19,12 +30,7 @@ static __device__ void *block_tape(size_t count, size_t size) {
     unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     size_t threads = (size_t)blockDim.x * blockDim.y * blockDim.z;
     if (t == 0) {
-        base = (char *)malloc(count * threads * size);
-        if (base == NULL && count > 0) {
-            printf("s2sad: a tape of %lu bytes does not fit in the device heap: raise "
-                   "cudaLimitMallocHeapSize\n", (unsigned long)(count * threads * size));
-            __trap();
-        }
+        base = (char *)device_malloc(count * threads * size);
     }
     __syncthreads();
     char *mine = base + t * size;
@@ -120,12 +126,12 @@ __global__ void grad_matmul(int n, const double *A, double *d_A, const double *B
         __syncthreads();
         // line 16: Bs[threadIdx.y][threadIdx.x] = B[(t * TILE + threadIdx.y) * n + col];
         double d_Bs_elem = d_Bs[t0 * TILE + t1];
-        d_Bs[t0 * TILE + t1] = 0.0;
         atomicAdd(&d_B[t5], d_Bs_elem);
+        d_Bs[t0 * TILE + t1] = 0.0;
         // line 15: As[threadIdx.y][threadIdx.x] = A[row * n + t * TILE + threadIdx.x];
         double d_As_elem = d_As[t0 * TILE + t1];
-        d_As[t0 * TILE + t1] = 0.0;
         atomicAdd(&d_A[t6], d_As_elem);
+        d_As[t0 * TILE + t1] = 0.0;
     }
     block_tape_free(tape_As_elem);
     block_tape_free(tape_Bs_elem);

@@ -12,6 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* malloc for device code: stops the kernel, saying why, when the device heap is full. */
+static __device__ void *device_malloc(size_t bytes) {
+    void *p = malloc(bytes);
+    if (p == NULL && bytes > 0) {
+        printf("s2sad: %lu bytes do not fit in the device heap: raise cudaLimitMallocHeapSize\n",
+               (unsigned long)bytes);
+        __trap();
+    }
+    return p;
+}
+
 /* One device-heap allocation per thread block for a tape of count values per thread, laid out
    so that the k-th values of the block's threads are side by side (a warp's pushes coalesce):
    returns this thread's first cell; its k-th value is k * (threads in the block) further on.
@@ -21,12 +32,7 @@ static __device__ void *block_tape(size_t count, size_t size) {
     unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     size_t threads = (size_t)blockDim.x * blockDim.y * blockDim.z;
     if (t == 0) {
-        base = (char *)malloc(count * threads * size);
-        if (base == NULL && count > 0) {
-            printf("s2sad: a tape of %lu bytes does not fit in the device heap: raise "
-                   "cudaLimitMallocHeapSize\n", (unsigned long)(count * threads * size));
-            __trap();
-        }
+        base = (char *)device_malloc(count * threads * size);
     }
     __syncthreads();
     char *mine = base + t * size;
@@ -92,9 +98,9 @@ __global__ void grad_row_softmax(int n, int m, const double *x, double *d_x, dou
             double t2 = tape[threads_in_block * --tape_top2];
             // line 20: y[i * m + j] /= total;
             double d_y_elem = d_y[i * m + j];
-            d_y[i * m + j] = 0.0;
             double t3 = d_y_elem / total;
             d_total -= t3 * t2;
+            d_y[i * m + j] = 0.0;
             d_y[i * m + j] += t3;
         }
         // line 15: for (int j = 0; j < m; j++) {
@@ -104,10 +110,10 @@ __global__ void grad_row_softmax(int n, int m, const double *x, double *d_x, dou
             d_y[i * m + j] += d_total;
             // line 16: y[i * m + j] = exp(x[i * m + j] - top);
             double d_y_elem = d_y[i * m + j];
-            d_y[i * m + j] = 0.0;
             double t4 = d_y_elem * exp(x[i * m + j] - top);
             d_top -= t4;
             d_x[i * m + j] += t4;
+            d_y[i * m + j] = 0.0;
         }
         // line 11: for (int j = 0; j < m; j++) {
         for (long j = m - 1; j >= 0; j--) {

@@ -18,9 +18,9 @@ __global__ void grad_smooth_odd(int n, const double *x, double *d_x, double *y, 
     if (i < n - 1) {
         // line 6: y[i] = 0.25 * x[i - 1] + 0.5 * x[i] + 0.25 * x[i + 1] * x[i + 1];
         double d_y_i = d_y[i];
-        d_y[i] = 0.0;
         atomicAdd(&d_x[i + 1], d_y_i * (0.25 * x[i + 1]) + d_y_i * x[i + 1] * 0.25);
         atomicAdd(&d_x[i], d_y_i * 0.5);
         atomicAdd(&d_x[i - 1], d_y_i * 0.25);
+        d_y[i] = 0.0;
     }
 }
