@@ -7,19 +7,25 @@ import numpy as np
 
 @numba.njit
 def grad_f(W, d_W, b, x, d_x, d_return=1.0):
-    if np.asarray(W).ndim != 2:
+    # Numba decides these checks from the argument types as it compiles, so that
+    # grad_f_unchecked is compiled only for the ranks it was written for.
+    if not hasattr(W, "ndim") or W.ndim != 2:
         raise ValueError(
             'W must be a 2-D array: its rank is not evident in f (else annotate W: "f64[n]")'
         )
-    if np.asarray(b).ndim != 0:
+    if hasattr(b, "ndim") and b.ndim != 0:
         raise ValueError(
             'b must be a number: its rank is not evident in f (for an array, annotate b: "f64[n]")'
         )
-    if np.asarray(x).ndim != 1:
+    if not hasattr(x, "ndim") or x.ndim != 1:
         raise ValueError(
             'x must be a 1-D array: its rank is not evident in f (else annotate x: "f64[m, n]")'
         )
+    return grad_f_unchecked(W, d_W, b, x, d_x, d_return)
 
+
+@numba.njit
+def grad_f_unchecked(W, d_W, b, x, d_x, d_return=1.0):
     # forward sweep
     t0 = np.tanh(np.sum(W * x, axis=1) + b)
 

@@ -4,16 +4,21 @@
 import math
 
 import numba
-import numpy as np
 
 
 @numba.njit
 def grad_f(x, d_return=1.0):
-    if np.asarray(x).ndim != 0:
+    # Numba decides these checks from the argument types as it compiles, so that
+    # grad_f_unchecked is compiled only for the ranks it was written for.
+    if hasattr(x, "ndim") and x.ndim != 0:
         raise ValueError(
             'x must be a number: its rank is not evident in f (for an array, annotate x: "f64[n]")'
         )
+    return grad_f_unchecked(x, d_return)
 
+
+@numba.njit
+def grad_f_unchecked(x, d_return=1.0):
     # forward sweep
     t0 = math.exp(-x)
     t1 = math.sqrt(x)

@@ -2,7 +2,8 @@
 
 ``emit_python(module, target, header)`` is the entry point (``target`` is
 ``"py"`` or ``"numba"``; numba output is the same code with ``@numba.njit`` on
-every function). Per function the work is split by concern:
+every function, except that a gradient that checks assumed ranks is split in two there, the
+checks and the gradient they call, see ``rank_checks``). Per function the work is split by concern:
 
 1. ``s2sad.emit.inline``: which values print inside other expressions, which get variables;
 2. ``s2sad.emit.outofssa``: one variable per congruence class, copies only where needed;
@@ -82,6 +83,7 @@ from ..ssa.array_ops import PREFIX, is_array_op
 from .arrays import ArrayBinOp, accum_slice_target, array_expr, numba_unsupported
 from .names import PyNamer
 from .printer import P_COND, P_OR, Printer, first_hoistable, if_exp
+from .rank_checks import check_lines, unchecked_names
 
 _BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**"}
 ACCUM = PREFIX + "accum"
@@ -108,7 +110,9 @@ def emit_python(module: Module, target: str, header: str) -> str:
         raise ValueError(f"emit_python: unknown target {target!r}")
     effects = Effects(module)
     printer = Printer()
-    functions = [_emit_function(module, fn, effects, printer, target == "numba") for fn in module.functions.values()]
+    numba = target == "numba"
+    unchecked = unchecked_names(module) if numba else {}
+    functions = [_emit_function(module, fn, effects, printer, numba, unchecked) for fn in module.functions.values()]
     stdlib = ["import math"] if "math" in printer.modules else []
     third = []
     if target == "numba":
@@ -124,16 +128,19 @@ def emit_python(module: Module, target: str, header: str) -> str:
     return text + "\n\n\n".join(functions) + "\n"
 
 
-def _emit_function(module: Module, fn: Function, effects: Effects, printer: Printer, numba: bool) -> str:
+def _emit_function(module: Module, fn: Function, effects: Effects, printer: Printer, numba: bool,
+                   unchecked: dict[str, str]) -> str:
     """One function's source. Whether a Numba function is ``parallel=True`` is known once its
     loops are emitted (a prange loop stays one only where Numba's semantics allow); such a
     function is emitted again with the array spellings Numba's parallel array analysis accepts
-    (arrays.py). Emitting reads the IR only, so the second pass makes the same decisions."""
-    first = _FunctionEmitter(module, fn, effects, printer, numba)
+    (arrays.py). Emitting reads the IR only, so the second pass makes the same decisions.
+    ``unchecked``: the Numba functions split into their rank checks and the gradient without
+    them (``rank_checks.unchecked_names``)."""
+    first = _FunctionEmitter(module, fn, effects, printer, numba, unchecked)
     text = first.emit()
     if not first.prange_used:
         return text
-    return _FunctionEmitter(module, fn, effects, printer, numba, parallel=True).emit()
+    return _FunctionEmitter(module, fn, effects, printer, numba, unchecked, parallel=True).emit()
 
 
 class _FunctionEmitter(StatementBuilder):
@@ -143,13 +150,14 @@ class _FunctionEmitter(StatementBuilder):
     pure_calls = _BUILTIN_CALLS
 
     def __init__(self, module: Module, fn: Function, effects: Effects, printer: Printer, numba: bool,
-                 parallel: bool = False):
+                 unchecked: dict[str, str], parallel: bool = False):
         self.module = module
         self.fn = fn
         self.printer = printer
         self.numba = numba
+        self.unchecked = unchecked  # a function with rank checks -> its Numba gradient without them
         self.parallel = parallel  # a parallel=True Numba function: array spellings for it
-        self.namer = PyNamer(module.functions)
+        self.namer = PyNamer([*module.functions, *unchecked.values()])
         self.alloc = allocate(fn, effects, self.namer)
         self.var = self.alloc.var
         self.plan = self.alloc.plan
@@ -168,22 +176,31 @@ class _FunctionEmitter(StatementBuilder):
                 params.append(f"{name}={self.printer(number(defaults[name]), P_COND)}")
             else:
                 params.append(name)
-        lines = self._struct_comments(params)
+        # Checks of the parameter ranks the source does not prove: each raises naming the parameter
+        # and the annotation that would settle it, so that a rank s2sad had to assume is never
+        # silently wrong. Numba's are a function of their own that calls this one (rank_checks).
+        checks = check_lines(fn, self.var, self.numba)
+        if fn.name in self.unchecked:
+            unchecked = self._function(self.unchecked[fn.name], params, [], [])
+            return self._checked_entry(params, checks) + "\n\n\n" + unchecked
+        if checks:
+            self.printer.modules.add("np")
+        return self._function(fn.name, params, self._struct_comments(params), checks)
+
+    def _function(self, name: str, params: list[str], head: list[str], checks: list[str]) -> str:
+        """The function's source under ``name``: the ``head`` comments, the signature, the
+        ``checks``, the body."""
+        lines = list(head)
         if self.numba:
             self.printer.modules.add("numba")
             lines.append("@numba.njit")
-        head = f"def {fn.name}({', '.join(params)}):"
-        if len(head) > LINE_LIMIT:
-            lines += [f"def {fn.name}("] + [f"    {p}," for p in params] + ["):"]
-        else:
-            lines.append(head)
-        body = tidy(self.gen_block(fn.body))
+        lines += _def_lines(name, params)
+        body = tidy(self.gen_block(self.fn.body))
         if self.prange_used:
             lines[lines.index("@numba.njit")] = "@numba.njit(parallel=True)"
         renderer = _Renderer(self.namer, self.printer)
-        guards = self._guards()
-        lines += guards
-        if guards and body and isinstance(body[0], Comment):
+        lines += checks
+        if checks and body and isinstance(body[0], Comment):
             lines.append("")
         for k, st in enumerate(body or [Keyword("pass")]):
             if isinstance(st, Comment) and k > 0 and not isinstance(body[k - 1], Comment):
@@ -191,34 +208,19 @@ class _FunctionEmitter(StatementBuilder):
             lines += renderer.stmt(st, "    ")
         return "\n".join(lines)
 
-    def _guards(self) -> list[str]:
-        """Checks of the parameter ranks the source does not prove (``fn.attrs["guards"]``, set by
-        the pipeline on the entry gradient): each raises naming the parameter and the annotation
-        that would settle it, so that a rank s2sad had to assume is never silently wrong."""
-        guards = self.fn.attrs.get("guards") or {}
-        primal = self.fn.attrs.get("primal", self.fn.name)
-        lines: list[str] = []
-        seen: set[str] = set()
-        for p in self.fn.params:
-            source = p.name_hint
-            if source not in guards or source in seen:
-                continue
-            seen.add(source)
-            name = self.var.get(p) or source
-            rank = guards[source]
-            self.printer.modules.add("np")
-            ndim = f"np.asarray({name}).ndim" if self.numba else f"np.ndim({name})"
-            kind = "a number" if rank == 0 else f"a {rank}-D array"
-            other = '"f64[m, n]"' if rank == 1 else '"f64[n]"'
-            verb = "for an array, annotate" if rank == 0 else "else annotate"
-            message = f"{source} must be {kind}: its rank is not evident in {primal} ({verb} {source}: {other})"
-            raise_line = f"raise ValueError('{message}')"
-            lines.append(f"    if {ndim} != {rank}:")
-            if len(raise_line) + 8 > LINE_LIMIT:
-                lines += ["        raise ValueError(", f"            '{message}'", "        )"]
-            else:
-                lines.append(f"        {raise_line}")
-        return lines
+    def _checked_entry(self, params: list[str], checks: list[str]) -> str:
+        """The Numba function with the rank checks, under the gradient's name, that calls the
+        gradient without them (rank_checks): what a caller calls."""
+        unchecked = self.unchecked[self.fn.name]
+        lines = self._struct_comments(params) + ["@numba.njit"] + _def_lines(self.fn.name, params)
+        lines += [
+            "    # Numba decides these checks from the argument types as it compiles, so that",
+            f"    # {unchecked} is compiled only for the ranks it was written for.",
+            *checks,
+        ]
+        call_line = f"    return {unchecked}({', '.join(p.split('=')[0] for p in params)})"
+        lines += _wrap_call(call_line, "    ") if len(call_line) > LINE_LIMIT else [call_line]
+        return "\n".join(lines)
 
     def _struct_comments(self, names: list[str]) -> list[str]:
         """For C input with structs: how each array of structs lies in its flat NumPy array."""
@@ -279,7 +281,7 @@ class _FunctionEmitter(StatementBuilder):
         raise NotImplementedError(f"Python emitter: no expression for op {n}")
 
     def function_name(self, name: str) -> str:
-        return name
+        return self.unchecked.get(name, name)  # calls inside the module need no checks
 
     def _isnan(self, x: Expr) -> Expr:
         return call("math.isnan", x)
@@ -399,6 +401,14 @@ class _FunctionEmitter(StatementBuilder):
         if op.result in self.var:
             out.append(Assign([Name(self.var[op.result])], Subscript(tape, (top,))))
         return out
+
+
+def _def_lines(name: str, params: list[str]) -> list[str]:
+    """``def name(params):``, its parameters one per line where it would be too long."""
+    head = f"def {name}({', '.join(params)}):"
+    if len(head) > LINE_LIMIT:
+        return [f"def {name}("] + [f"    {p}," for p in params] + ["):"]
+    return [head]
 
 
 def _join(args, p) -> str:

@@ -16,7 +16,9 @@ from typing import Iterable
 from ..emit.names import Namer
 
 # Names the emitted code refers to: modules, and the builtins it calls.
-OUTPUT_NAMES = frozenset({"math", "np", "numba", "range", "abs", "min", "max", "float", "int", "bool", "len"})
+OUTPUT_NAMES = frozenset(
+    {"math", "np", "numba", "range", "abs", "min", "max", "float", "int", "bool", "len", "hasattr"}
+)
 
 # Single-letter names pycodestyle (ruff E741) rejects as ambiguous.
 AMBIGUOUS = frozenset({"l", "O", "I"})

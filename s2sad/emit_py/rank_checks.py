@@ -1,0 +1,83 @@
+"""The checks of assumed parameter ranks at a gradient's entry, in Python and in Numba.
+
+Type inference marks each rank of an unannotated NumPy parameter that it had to assume, and the
+pipeline gives the entry gradient those the generated code depends on (``attrs["guards"]``, 0
+for a number). The gradient checks them when it starts and raises ``ValueError`` naming the
+parameter and the annotation that would settle it (README, "Assumptions a generated gradient
+makes"). Python checks at run time, before the body runs: ``if np.ndim(W) != 2: raise ...``.
+
+Numba types a whole function for its argument types before any of it runs, so a body written
+for the assumed rank that does not type at the caller's (the adjoint of ``np.dot(x, x)`` for a
+vector ``x`` taken for a matrix) fails to compile, with a TypingError that names neither the
+parameter nor the annotation, before a run-time check could raise (fuzzer seed 10200408). So
+there the checks are decided when Numba compiles, from the argument types alone: ``hasattr``
+of an argument types as a literal, ``W.ndim`` of an array argument is folded to a constant, and
+Numba prunes the branches they decide before it types the rest. With a rank other than the one
+assumed only the ``raise`` is compiled. A number has no ``ndim`` (``.ndim`` of one does not
+type), hence ``hasattr`` first.
+
+The checked Numba gradient is then two functions: ``grad_f`` holds only the checks and calls
+``grad_f_unchecked``, the gradient itself, which is compiled only for the ranks it was written
+for. One function cannot do it: ``hasattr`` makes Numba run its literal propagation over the
+whole function, and that fails on a variable assigned more than once but not on every path that
+reaches a use (Numba 0.68: "'UndefinedType' object has no attribute 'name'"), as gradients have
+many (a value of the forward sweep that the reverse sweep recomputes under the same condition).
+The function with the checks has none.
+"""
+
+from __future__ import annotations
+
+from ..emit.stmt import LINE_LIMIT
+from ..ssa.ir import Function, Module
+
+
+def check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
+    """The checks of ``fn``'s assumed ranks (``fn.attrs["guards"]``), indented for its body;
+    ``names`` spells each parameter (an IR value) as the function's signature does. Python's
+    checks need ``np`` imported, Numba's nothing."""
+    guards = fn.attrs.get("guards") or {}
+    primal = fn.attrs.get("primal", fn.name)
+    lines: list[str] = []
+    seen: set[str] = set()
+    for p in fn.params:
+        source = p.name_hint
+        if source not in guards or source in seen:
+            continue
+        seen.add(source)
+        name = names.get(p) or source
+        rank = guards[source]
+        test = _numba_rank_differs(name, rank) if numba else f"np.ndim({name}) != {rank}"
+        kind = "a number" if rank == 0 else f"a {rank}-D array"
+        other = '"f64[m, n]"' if rank == 1 else '"f64[n]"'
+        verb = "for an array, annotate" if rank == 0 else "else annotate"
+        message = f"{source} must be {kind}: its rank is not evident in {primal} ({verb} {source}: {other})"
+        lines.append(f"    if {test}:")
+        if len(f"        raise ValueError('{message}')") > LINE_LIMIT:
+            lines += ["        raise ValueError(", f"            '{message}'", "        )"]
+        else:
+            lines.append(f"        raise ValueError('{message}')")
+    return lines
+
+
+def _numba_rank_differs(name: str, rank: int) -> str:
+    """The test that Numba decides from the argument's type as it compiles (see the module)."""
+    if rank == 0:
+        return f'hasattr({name}, "ndim") and {name}.ndim != 0'
+    return f'not hasattr({name}, "ndim") or {name}.ndim != {rank}'
+
+
+def unchecked_names(module: Module) -> dict[str, str]:
+    """For Numba output: the name of the gradient without its checks, for each function that has
+    checks. Calls between the module's functions go to it (a recursive gradient's self-calls
+    included): only the caller's call needs checking, and a call back to the checks would make
+    the recursion mutual, which Numba types less readily."""
+    taken = set(module.functions)
+    out: dict[str, str] = {}
+    for name, fn in module.functions.items():
+        if fn.attrs.get("guards"):
+            unchecked = f"{name}_unchecked"
+            while unchecked in taken:
+                unchecked += "_"
+            taken.add(unchecked)
+            out[name] = unchecked
+    return out
