@@ -186,30 +186,31 @@ inline unsigned __match_all_sync(unsigned mask, T value, int *pred) {
     return mask;
 }
 
+namespace emu {
+/* A shuffle: every thread of the block posts value, then reads what thread `from` of its warp
+   posted, or keeps its own where `from` is outside the warp or the block. */
+template <class T>
+inline T shuffle(T value, unsigned from) {
+    unsigned t = linear_thread();
+    unsigned size = blockDim.x * blockDim.y * blockDim.z;
+    posted[t] = (double)value;
+    barrier();
+    T out = from / 32 == t / 32 && from < size ? (T)posted[from] : value;
+    barrier();
+    return out;
+}
+}  // namespace emu
+
 template <class T>
 inline T __shfl_xor_sync(unsigned mask, T value, int lane_mask) {
     (void)mask;
-    unsigned t = emu::linear_thread();
-    unsigned size = blockDim.x * blockDim.y * blockDim.z;
-    unsigned other = t ^ (unsigned)lane_mask;
-    emu::posted[t] = (double)value;
-    emu::barrier();
-    T out = other < size ? (T)emu::posted[other] : value;
-    emu::barrier();
-    return out;
+    return emu::shuffle(value, emu::linear_thread() ^ (unsigned)lane_mask);
 }
 
 template <class T>
 inline T __shfl_down_sync(unsigned mask, T value, unsigned delta) {
     (void)mask;
-    unsigned t = emu::linear_thread();
-    unsigned size = blockDim.x * blockDim.y * blockDim.z;
-    emu::posted[t] = (double)value;
-    emu::barrier();
-    T out = value;
-    if (t % 32 + delta < 32 && t + delta < size) out = (T)emu::posted[t + delta];
-    emu::barrier();
-    return out;
+    return emu::shuffle(value, emu::linear_thread() + delta);
 }
 
 #endif

@@ -14,7 +14,10 @@ has the contract's signature and matches central differences of the emulated
 primal (tests/fd.py). Where nvcc is installed, every expected.cu compiles with it.
 Where a GPU is (``nvidia-smi -L`` lists one), the same checks run again on it
 (tests/cudadev.py): the primal and the three gradients launched with nvcc's build;
-without one, those runs are skipped and say so.
+and each gradient runs once more under NVIDIA's compute-sanitizer, whose memcheck finds
+out-of-bounds and misaligned accesses and whose racecheck finds shared-memory races (a
+missing ``__syncthreads``), which neither the emulation nor the comparison with finite
+differences can see. Without a GPU, those runs are skipped and say so.
 
 golden/cuda_from_c/<case>/ and golden/cuda_from_py/<case>/ are the same for kernels
 made from an element loop (``--target cuda`` of ``input.c`` or ``input.py``,
@@ -28,7 +31,9 @@ from __future__ import annotations
 
 import functools
 import json
+import shutil
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -170,6 +175,35 @@ def test_cuda_gradient_matches_finite_differences(name, variant, backend):
                        atol=case.spec.get("atol", 2e-6), returns_float=False)
 
 
+VARIANTS = {"O2": (2, False), "O0": (0, False), "O2-all-atomic": (2, True)}
+SANITIZER = shutil.which("compute-sanitizer")
+
+
+@pytest.mark.skipif(not (have_gpu() and SANITIZER), reason="no GPU (or no compute-sanitizer): device runs skipped")
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck"])
+@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("name", CASE_NAMES)
+def test_cuda_gradient_is_clean_under_compute_sanitizer(name, variant, tool):
+    """One launch of the gradient on the GPU under compute-sanitizer (this file run as a program)."""
+    r = subprocess.run([SANITIZER, "--tool", tool, "--error-exitcode", "3", sys.executable, __file__, name, variant],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+
+
+def _launch_once(name: str, variant: str) -> None:
+    """The gradient of ``name`` launched once on the GPU with random inputs and seeds."""
+    case = load(name)
+    level, all_atomic = VARIANTS[variant]
+    gradient = kernel(name, "device").gradient(case.generate(level, all_atomic), case.wrt, case.written)
+    rng = np.random.default_rng(0)
+    args = []
+    for p in case.params:
+        args.append(p.sample(rng))
+        if p.kind == "array" and (p.name in case.wrt or p.name in case.written):
+            args.append(rng.uniform(-1, 1, size=p.shape).astype(p.np_dtype))
+    gradient(*args)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_primal_writes_what_case_json_says(backend):
     for name in CASE_NAMES:
@@ -199,3 +233,7 @@ def test_expected_cuda_compiles_with_nvcc():
         r = subprocess.run(["nvcc", "--ptx", "-arch=compute_75", "-Werror", "all-warnings", "-odir", tmp, *files],
                            capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stdout + r.stderr
+
+
+if __name__ == "__main__":  # test_cuda_gradient_is_clean_under_compute_sanitizer's program
+    _launch_once(*sys.argv[1:])
