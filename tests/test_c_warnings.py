@@ -68,6 +68,25 @@ class Case:
 
 
 CASES = {
+    # Fuzz seed 10104952, shrunk by hand: a loop by -3 over a range gcc proves empty (m is
+    # min(n, 1)). Its tape was sized by the floored trip count and its reversed loop started
+    # from a truncated one; gcc proved the tape empty but not the reversed loop, and reported its
+    # pops ("array subscript [0, ...] is outside array bounds of 'double[0]'"). Both use one trip
+    # count now (structured.trip_count). The second loop runs, so the gradient is not zero.
+    "strided_reverse_of_an_empty_loop": Case('''import math
+
+import numpy as np
+
+
+def f(x, n):
+    s = 0.5
+    m = min(n, 1 + int(3.0 * abs(np.tanh(-0.25))))
+    for i in range(m - 1, 0, -3):
+        s = math.sin(s) * x[i]
+    for i in range(n - 1, 0, -2):
+        s = math.sin(s) * x[i]
+    return s * x[0]
+''', ["x"], lang="py", py_params=[("double *", "x"), ("long", "n")], shapes={}),
     # s1 = -0.25 + a was kept for a return that an always-true early return never reaches.
     "dead_after_early_return": Case(
         """#include <math.h>

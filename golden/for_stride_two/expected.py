@@ -6,7 +6,8 @@ import numpy as np
 
 def grad_f(x, d_x, n, d_return=1.0):
     # forward sweep
-    tape_s = np.empty(max(n // 2, 0))
+    t0 = max(n // 2, 0)
+    tape_s = np.empty(t0)
     s = 1.0
     for i in range(1, n, 2):
         tape_s[(i - 1) // 2] = s
@@ -15,7 +16,7 @@ def grad_f(x, d_x, n, d_return=1.0):
     # reverse sweep
     # line 3: for i in range(1, n, 2):
     d_s = d_return
-    for i in range(1 + (n // 2 - 1) * 2, 0, -2):
+    for i in range(1 + (t0 - 1) * 2, 0, -2):
         s = tape_s[(i - 1) // 2]
         # line 4: s = s * x[i] + x[i - 1]
         d_x[i - 1] += d_s

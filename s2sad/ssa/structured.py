@@ -90,7 +90,10 @@ def trip_count(b: Builder, low: Value, high: Value, size: int) -> Value:
     ``size`` (a positive constant), at ``b``: ``max(ceil((high - low) / size), 0)``."""
     span = build.sub(b, high, low)
     if size != 1:
-        span = build.binary(b, "floordiv", build.add(b, span, build.const(b, size - 1, I64)), build.const(b, size, I64))
+        # Either rounding of the quotient gives the count: it is exact where the loop runs, and
+        # at most 0 where it does not (the max makes that 0), so C may print its own `/`.
+        span = build.binary(b, "floordiv", build.add(b, span, build.const(b, size - 1, I64)), build.const(b, size, I64),
+                            rounding="any")
     return build.math(b, "max", span, build.const(b, 0, I64))
 
 

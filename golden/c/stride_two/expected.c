@@ -3,10 +3,15 @@
  * Regenerate with: s2sad grad input.c --func pair_products --wrt x --target c
  */
 
+/* Python's max(a, b) on integers. */
+static long max_l(long a, long b) {
+    return b > a ? b : a;
+}
+
 void grad_pair_products(const double *x, double *d_x, int n, double d_return) {
     // line 5: for (int i = 0; i + 1 < n; i += 2) {
     double d_s = d_return;
-    for (long i = (n / 2 - 1) * 2; i >= 0; i -= 2) {
+    for (long i = (max_l(n / 2, 0) - 1) * 2; i >= 0; i -= 2) {
         // line 6: s += x[i] * x[i + 1];
         d_x[i + 1] += d_s * x[i];
         d_x[i] += d_s * x[i + 1];
