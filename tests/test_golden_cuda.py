@@ -175,6 +175,36 @@ def test_cuda_gradient_matches_finite_differences(name, variant, backend):
                        atol=case.spec.get("atol", 2e-6), returns_float=False)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_growing_tape_outgrows_its_local_cells(backend):
+    """tape_data_dependent's tapes start in the thread's LOCAL_CELLS cells of local memory and move
+    to the device heap past them (device_grow): x up to 3e5 takes up to 19 steps. Central
+    differences cannot check such x in double precision (the primal's sum cancels), so the
+    reference is mpmath's derivative of the primal at 50 digits."""
+    import mpmath
+
+    from s2sad.emit_cuda.emitter import LOCAL_CELLS
+
+    case = load("tape_data_dependent")
+    gradient = kernel(case.name, backend).gradient(case.generate(2), case.wrt, case.written)
+    rng = np.random.default_rng(5)
+    n = 30
+    x = rng.uniform(1.5, 3.0e5, n)
+    dx, y, dy = np.zeros(n), np.zeros(n), rng.normal(size=n)
+    gradient(n, x.copy(), dx, y, dy.copy())
+
+    def primal(v):
+        s, p = mpmath.mpf(v), mpmath.mpf(1)
+        while s > 1:
+            p, s = p * mpmath.sin(s) + s, s / 2
+        return p
+
+    assert max(int(np.ceil(np.log2(v))) for v in x) > LOCAL_CELLS, "some thread's tape must outgrow its cells"
+    with mpmath.workdps(50):
+        exact = np.array([float(mpmath.diff(primal, mpmath.mpf(v))) for v in x]) * dy
+    np.testing.assert_allclose(dx, exact, rtol=1e-9, atol=1e-12)
+
+
 VARIANTS = {"O2": (2, False), "O0": (0, False), "O2-all-atomic": (2, True)}
 SANITIZER = shutil.which("compute-sanitizer")
 
