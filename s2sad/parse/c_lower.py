@@ -357,6 +357,27 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         stores[0].attrs["atomic"] = True
         return True
 
+    def atomic_add(self, node: c_ast.FuncCall, args: list[c_ast.Node], b: Builder, env: Env,
+                   want_value: bool) -> None:
+        """CUDA's ``atomicAdd(p, e)`` as a statement: ``*p += e``, its store marked ``atomic`` as
+        '#pragma omp atomic' marks one (the adjoint reads ``d_p[0]``; the gradient's forward sweep
+        adds atomically again). The old value it returns depends on the order of the threads."""
+        if want_value:
+            raise self.fail(node, "the value atomicAdd returns (the old one) is not supported",
+                            "call atomicAdd(p, e) as a statement of its own")
+        if len(args) != 2:
+            raise self.fail(node, "atomicAdd takes a pointer and a value")
+        update = c_ast.Assignment("+=", c_ast.UnaryOp("*", args[0], coord=node.coord), args[1], coord=node.coord)
+        block = b.block
+        before = set(map(id, block.ops))
+        self.expr(update, b, env)
+        new = [op for op in block.ops if id(op) not in before]
+        stores = [op for op in new if op.name == "store"]
+        if len(stores) != 1 or any(op.regions or op.name == "call" for op in new):
+            raise self.fail(node, "atomicAdd of this value is not supported", "add a value free of calls")
+        stores[0].attrs["atomic"] = True
+        return None
+
     def param_decls(self) -> list[c_ast.Decl]:
         args = self.fn.decl.type.args
         params = list(args.params) if args is not None else []
@@ -636,6 +657,8 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
                 raise self.fail(node, "__syncthreads() takes no arguments and gives no value")
             self.at(b, node).create(SYNC, [], [])
             return None
+        if name == "atomicAdd" and self.cuda:
+            return self.atomic_add(node, args, b, env, want_value)
         if name in self.ctx.signatures:
             return self.user_call(node, name, args, b, env, want_value)
         meant = c_builtins.rewrite(node, self.cuda)
