@@ -346,16 +346,22 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         if isinstance(target, c_ast.ID):
             raise self.fail(st, f"'#pragma omp atomic' on the variable '{target.name}' is not supported",
                             f"declare it a sum on the loop instead: reduction(+: {target.name})")
+        self.atomic_store(st, st, b, env, "'#pragma omp atomic' on this statement is not supported",
+                          "write the update as 'y[k] += e;' with e free of calls")
+        return True
+
+    def atomic_store(self, update: c_ast.Node, where: c_ast.Node, b: Builder, env: Env, message: str,
+                     hint: str) -> None:
+        """``update`` (``y[k] += e``) lowered, its one store marked ``atomic``; ``message`` at
+        ``where`` when it takes more than one store, a call or control flow."""
         block = b.block
         before = set(map(id, block.ops))
-        self.expr(st, b, env)
+        self.expr(update, b, env)
         new = [op for op in block.ops if id(op) not in before]
         stores = [op for op in new if op.name == "store"]
         if len(stores) != 1 or any(op.regions or op.name == "call" for op in new):
-            raise self.fail(st, "'#pragma omp atomic' on this statement is not supported",
-                            "write the update as 'y[k] += e;' with e free of calls")
+            raise self.fail(where, message, hint)
         stores[0].attrs["atomic"] = True
-        return True
 
     def atomic_add(self, node: c_ast.FuncCall, args: list[c_ast.Node], b: Builder, env: Env,
                    want_value: bool) -> None:
@@ -368,14 +374,8 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         if len(args) != 2:
             raise self.fail(node, "atomicAdd takes a pointer and a value")
         update = c_ast.Assignment("+=", c_ast.UnaryOp("*", args[0], coord=node.coord), args[1], coord=node.coord)
-        block = b.block
-        before = set(map(id, block.ops))
-        self.expr(update, b, env)
-        new = [op for op in block.ops if id(op) not in before]
-        stores = [op for op in new if op.name == "store"]
-        if len(stores) != 1 or any(op.regions or op.name == "call" for op in new):
-            raise self.fail(node, "atomicAdd of this value is not supported", "add a value free of calls")
-        stores[0].attrs["atomic"] = True
+        self.atomic_store(update, node, b, env, "atomicAdd of this value is not supported",
+                          "add a value free of calls")
         return None
 
     def param_decls(self) -> list[c_ast.Decl]:
