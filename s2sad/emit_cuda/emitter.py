@@ -143,12 +143,15 @@ static __device__ void *device_calloc(size_t count, size_t size) {
 }""",
     "device_grow": """\
 /* realloc for a tape of device code: room for count elements of the given size, the first
-   used kept. The tape starts in local, the thread's own cells (never freed). */
+   used kept. The tape starts in local, the thread's own cells (never freed), or, where it
+   has none (NULL), with no memory (p NULL). */
 static __device__ void *device_grow(void *p, size_t used, size_t count, size_t size, void *local) {
     void *q = device_malloc(count * size);
-    memcpy(q, p, used * size);
-    if (p != local) {
-        free(p);
+    if (p != NULL) {
+        memcpy(q, p, used * size);
+        if (p != local) {
+            free(p);
+        }
     }
     return q;
 }""",
@@ -306,7 +309,9 @@ class CudaFunctionEmitter(CFunctionEmitter):
         return self._typed(var, Call(Name("device_calloc"), (count, Lit(f"sizeof({elem})"))))
 
     def _grown(self, var: str, used: Expr, count: Expr, elem: str) -> Expr:
-        grown = Call(Name("device_grow"), (Name(var), used, count, Lit(f"sizeof({elem})"), Name(self.local_first[var])))
+        # A tape made in a loop or branch has no local cells (_local_first_tape): NULL.
+        local = Name(self.local_first[var]) if var in self.local_first else Lit("NULL")
+        grown = Call(Name("device_grow"), (Name(var), used, count, Lit(f"sizeof({elem})"), local))
         return self._typed(var, grown)
 
     def _typed(self, var: str, memory: Expr) -> Expr:

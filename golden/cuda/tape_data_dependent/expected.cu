@@ -21,12 +21,15 @@ static __device__ void *device_malloc(size_t bytes) {
 }
 
 /* realloc for a tape of device code: room for count elements of the given size, the first
-   used kept. The tape starts in local, the thread's own cells (never freed). */
+   used kept. The tape starts in local, the thread's own cells (never freed), or, where it
+   has none (NULL), with no memory (p NULL). */
 static __device__ void *device_grow(void *p, size_t used, size_t count, size_t size, void *local) {
     void *q = device_malloc(count * size);
-    memcpy(q, p, used * size);
-    if (p != local) {
-        free(p);
+    if (p != NULL) {
+        memcpy(q, p, used * size);
+        if (p != local) {
+            free(p);
+        }
     }
     return q;
 }
