@@ -2,10 +2,14 @@
 
     s2sad grad FILE [--func NAME] --wrt P[,P...] [-o OUT] [--target py|numba|c|cuda]
                [-O0|-O1|-O2] [--passes LIST] [--may-alias] [--all-atomic]
+               [-I DIR] [-D NAME[=VALUE]] [-U NAME]
 
 ``--target cuda`` of a .cu file differentiates its kernel; of a .c or .py file, it
 first makes the function's outermost loop a kernel (``opt/kernelize.py``).
-    s2sad ir FILE [--func NAME] [-O0|-O1|-O2] [--passes LIST] [--may-alias]
+    s2sad ir FILE [--func NAME] [-O0|-O1|-O2] [--passes LIST] [--may-alias] [-I DIR] [-D ...] [-U ...]
+
+``-I``, ``-D`` and ``-U`` are gcc's, for C and CUDA input: where ``#include "..."`` looks
+after the including file's directory, and macros set before the file is read.
 
 Exit status: 0 on success, 1 for a program s2sad cannot differentiate (with
 compiler-style messages on stderr), 2 for bad command-line use. Output files
@@ -27,7 +31,8 @@ from typing import Optional
 from . import pipeline
 from .ssa.attrs import SCHEDULE_HELP, parse_schedule
 from .diagnostics import Diagnostic, DiagnosticError
-from .languages import TARGETS, is_cuda, source_language, suffixes_text, target_of
+from .languages import TARGETS, is_c, is_cuda, source_language, suffixes_text, target_of
+from .parse.c_preprocess import CFlags, macro_flag_problem
 from .ssa.ir import SourceLoc
 from .opt.passes import PASSES, PipelineError, parse_pipeline
 
@@ -74,6 +79,7 @@ def _parser() -> argparse.ArgumentParser:
         "iteration; schedules; snapshot sizes), and put the same summary atop the gradient function",
     )
     _optimization_options(g, default_level=2)
+    _c_options(g)
     g.add_argument(
         "--all-atomic",
         action="store_true",
@@ -85,7 +91,20 @@ def _parser() -> argparse.ArgumentParser:
     i.add_argument("file", help="input file (.py, .c or .cu)")
     i.add_argument("--func", help="function to print (default: as for grad)")
     _optimization_options(i, default_level=0)
+    _c_options(i)
     return p
+
+
+def _c_options(p: argparse.ArgumentParser) -> None:
+    """gcc's preprocessor options, for a subcommand that reads a C or CUDA file."""
+    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                   help="C input: look for #include headers in DIR, after the including file's directory "
+                   "(repeatable, searched in order; -IDIR also works)")
+    p.add_argument("-D", dest="cmacros", action="append", default=[], type=lambda text: ("D", text),
+                   metavar="NAME[=VALUE]", help="C input: define a macro before reading the file, as gcc -D "
+                   "(VALUE defaults to 1; 'F(x)=BODY' defines a function-like macro); repeatable")
+    p.add_argument("-U", dest="cmacros", action="append", default=[], type=lambda text: ("U", text),
+                   metavar="NAME", help="C input: undefine a macro (after the -D before it), as gcc -U; repeatable")
 
 
 def _optimization_options(p: argparse.ArgumentParser, default_level: int) -> None:
@@ -124,6 +143,12 @@ def _options(args: argparse.Namespace) -> pipeline.Options:
             checkpoint = parse_schedule(args.checkpoint)
         except ValueError as e:
             raise UsageError(f"--checkpoint: {e} (use {SCHEDULE_HELP})") from None
+    for flag, text in args.cmacros:
+        problem = macro_flag_problem(flag, text)
+        if problem is not None:
+            raise UsageError(problem)
+    if (args.include_dirs or args.cmacros) and not is_c(args.file):
+        raise UsageError("-I, -D and -U apply to C and CUDA input")
     return pipeline.Options(
         level=args.level,
         passes=args.passes,
@@ -131,6 +156,7 @@ def _options(args: argparse.Namespace) -> pipeline.Options:
         checkpoint=checkpoint,
         report=getattr(args, "report", False),
         all_atomic=getattr(args, "all_atomic", False),
+        cflags=CFlags(tuple(args.include_dirs), tuple(args.cmacros)),
     )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from .ssa.ir import SourceLoc
+from .ssa.ir import SourceLoc, lines_of
 
 
 @dataclass
@@ -28,6 +28,8 @@ class Diagnostic:
     def render(self, source_lines: Optional[list[str]] = None) -> str:
         where = f"{self.loc}: " if self.loc else "s2sad: "
         out = [f"{where}error: {self.message}"]
+        if self.loc and source_lines:
+            source_lines = lines_of(source_lines, self.loc.file)
         if self.loc and source_lines and 1 <= self.loc.line <= len(source_lines):
             line = source_lines[self.loc.line - 1].rstrip("\n").expandtabs(4)
             out.append("    " + line)

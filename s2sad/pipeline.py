@@ -29,9 +29,10 @@ from .emit_py.emitter import emit_python
 from .opt.dce import dce_module, remove_unreachable_functions
 from .opt.passes import ADJOINT_PIPELINES, PRIMAL_PIPELINES, TARGET_PIPELINES, PassContext, run_pipeline
 from .parse.c_frontend import list_c_functions, list_cuda_kernels, parse_c
+from .parse.c_preprocess import CFlags
 from .opt.kernelize import kernelize, launch_text
 from .parse.python_frontend import list_functions, parameter_locations, parse_python
-from .ssa.ir import Function, Module, SourceLoc
+from .ssa.ir import Function, Module, SourceLines, SourceLoc
 from .ssa.printer import print_module
 
 from .languages import TARGETS, is_c, is_cuda
@@ -47,6 +48,7 @@ class Options:
     checkpoint: Optional[Schedule] = None  # the schedule of every outermost for loop (--checkpoint)
     report: bool = False  # a memory summary atop each gradient function (--report)
     all_atomic: bool = False  # CUDA: every adjoint accumulation an atomicAdd (bench/gpu.py's baseline)
+    cflags: CFlags = CFlags()  # C input: -I directories and -D/-U macros
 
     @property
     def primal_pipeline(self) -> str:
@@ -68,37 +70,42 @@ Entry = TypeVar("Entry", bound=Callable)
 
 
 def _shows_source(entry: Entry) -> Entry:
-    """``entry(source, ...)``, its diagnostics given the lines of ``source`` where they carry none."""
+    """``entry(source, filename, ...)``, its diagnostics given the lines of ``source`` where they carry none."""
 
     @functools.wraps(entry)
-    def located(source: str, *args, **kwargs):
+    def located(source: str, filename: str, *args, **kwargs):
         try:
-            return entry(source, *args, **kwargs)
+            return entry(source, filename, *args, **kwargs)
         except DiagnosticError as e:
             if not e.source_lines:
                 e.source_lines = source.splitlines()
+                if is_c(filename):  # a location in a header the file includes shows no line of this one
+                    e.source_lines = SourceLines(e.source_lines, Path(filename).name)
             raise
 
     return located  # type: ignore[return-value]
 
 
 @_shows_source
-def parse_source(source: str, filename: str, func: str) -> Module:
-    """The front end for the file's language, its output cleaned of dead ops.
+def parse_source(source: str, filename: str, func: str, cflags: CFlags = CFlags()) -> Module:
+    """The front end for the file's language, its output cleaned of dead ops (``filename``:
+    where the file is; a C file's headers are looked for beside it, then in ``cflags``).
 
     Lowering leaves values nothing reads (a variable's value overwritten before any read,
     a branch merge no one uses); every pipeline, -O0's empty one too, starts without them."""
-    parse = parse_c if is_c(filename) else parse_python
-    module = parse(source, Path(filename).name, func)
+    if is_c(filename):
+        module = parse_c(source, filename, func, cflags)
+    else:
+        module = parse_python(source, Path(filename).name, func)
     dce_module(module)
     return module
 
 
 @_shows_source
-def choose_function(source: str, filename: str, func: Optional[str]) -> str:
+def choose_function(source: str, filename: str, func: Optional[str], cflags: CFlags = CFlags()) -> str:
     """The function to differentiate: ``func``, the only one, the one named after the file, or
     a .cu file's only ``__global__`` kernel."""
-    names = list_c_functions(source, filename) if is_c(filename) else list_functions(source, filename)
+    names = list_c_functions(source, filename, cflags) if is_c(filename) else list_functions(source, filename)
     if func is not None:
         return func  # the front end reports an unknown name, with candidates
     if len(names) == 1:
@@ -106,7 +113,7 @@ def choose_function(source: str, filename: str, func: Optional[str]) -> str:
     stem = Path(filename).stem
     if stem in names:
         return stem
-    kernels = list_cuda_kernels(source, filename) if is_cuda(filename) else []
+    kernels = list_cuda_kernels(source, filename, cflags) if is_cuda(filename) else []
     if len(kernels) == 1:
         return kernels[0]  # a .cu file's device functions are the kernel's helpers
     listing = ", ".join(names) if names else "none"
@@ -156,8 +163,8 @@ def primal_module(source: str, filename: str, func: Optional[str], options: Opti
                   kernel: bool = False) -> tuple[Module, str]:
     """The parsed function (and its callees), optimized by the options' primal pipeline; with
     ``kernel``, its outermost loop first made a CUDA kernel (``--target cuda`` of C or Python)."""
-    name = choose_function(source, filename, func)
-    module = parse_source(source, filename, name)
+    name = choose_function(source, filename, func, options.cflags)
+    module = parse_source(source, filename, name, options.cflags)
     if kernel:
         kernelize(module, name)
     run_pipeline(module, options.primal_pipeline, options.context)
@@ -237,7 +244,7 @@ def _flags(options: Options) -> list[str]:
         flags.append("--report")
     if options.all_atomic:
         flags.append("--all-atomic")
-    return flags
+    return flags + options.cflags.spelled()
 
 
 @_shows_source
@@ -255,7 +262,7 @@ def gradient_source(
         raise error(f"target '{target}' is not supported yet", hint="use --target py, numba, c or cuda")
     kernel = target == "cuda" and not is_cuda(filename)
     module = gradient_module(source, filename, func, wrt, options, report_lines, kernel)
-    name = choose_function(source, filename, func)
+    name = choose_function(source, filename, func, options.cflags)
     header = _header(filename, name, wrt, target, options)
     launch = launch_text(module.functions[grad_name(name)], grad_name(name))
     if launch is not None:

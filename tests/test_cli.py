@@ -141,6 +141,9 @@ def test_unsupported_input_gives_one_located_error(name, tmp_path):
         (["grad", "examples/norm.py", "--wrt", "in", "--target", "fortran"], 2, "fortran"),
         (["grad", "examples/norm.py", "--wrt", "in", "-o", "examples/norm.py"], 2, "overwrite the input"),
         (["grad", "examples/norm.py", "--wrt", "in", "-o", "no/such/dir/g.py"], 2, "does not exist"),
+        (["grad", "examples/norm.py", "--wrt", "in", "-I", "examples"], 2, "-I, -D and -U apply to C and CUDA input"),
+        (["ir", "golden/c/define_constants/input.c", "-D", "1N=3"], 2, "-D 1N=3: '1N' is not a macro name"),
+        (["grad", "golden/c/define_constants/input.c", "--wrt", "x", "-UA=1"], 2, "-U A=1: not a macro name"),
     ],
 )
 def test_bad_use_exit_codes(args, status, fragment):
@@ -153,3 +156,63 @@ def test_bad_use_exit_codes(args, status, fragment):
 def test_help_lists_subcommands():
     r = s2sad("--help")
     assert r.returncode == 0 and "grad" in r.stdout and "ir" in r.stdout
+
+
+# -- C headers and macros from the command line: -I, -D, -U as gcc takes them --------------------
+
+C_PROJECT = {
+    "src/dot.c": '#include <math.h>\n#include "vec.h"\n\nreal dot(const real *x, const real *y) {\n'
+                 "    real s = 0;\n    for (int i = 0; i < LEN; i++)\n        s += SCALE(x[i]) * y[i];\n"
+                 "    return s;\n}\n",
+    "include/vec.h": "#ifndef VEC_H\n#define VEC_H\ntypedef double real;\n#ifndef LEN\n#define LEN 4\n#endif\n"
+                     "#ifdef DOUBLED\n#define SCALE(v) (2.0 * (v))\n#else\n#define SCALE(v) (v)\n#endif\n#endif\n",
+}
+
+
+def _project(tmp_path: Path) -> Path:
+    for name, text in C_PROJECT.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return tmp_path / "src" / "dot.c"
+
+
+def test_a_header_outside_the_files_folder_needs_its_include_path(tmp_path):
+    src = _project(tmp_path)
+    out = tmp_path / "grad_dot.c"
+    r = s2sad("grad", str(src), "--wrt", "x", "-o", str(out))
+    assert r.returncode == 1 and not out.exists()
+    assert r.stderr == (f'dot.c:2:10: error: cannot find "vec.h"\n    #include "vec.h"\n             ^~~~~~~\n'
+                        f"hint: looked in {src.parent} (beside dot.c); add -I DIR for the directory that "
+                        "holds it\n")
+    for flags in (["-I", str(tmp_path / "include")], [f"-I{tmp_path / 'include'}"], ["-I", "include"]):
+        r = s2sad("grad", str(src), "--wrt", "x", "-o", str(out), *flags, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        text = out.read_text()
+        assert "typedef double real;" in text and "void grad_dot(const real *x, real *d_x, const real *y" in text
+        assert "for (long i = LEN - 1; i >= 0; i--)" in text and "#define LEN 4" in text
+        assert not [line for line in text.split("\n") if line.startswith('#include "')]
+
+
+def test_macros_from_the_command_line_change_what_is_read(tmp_path):
+    src = _project(tmp_path)
+    base = ["grad", str(src), "--wrt", "x", "-I", str(tmp_path / "include")]
+    r = s2sad(*base, "-D", "LEN=3", "-DDOUBLED", "-D", "X", "-UX")
+    assert r.returncode == 0, r.stderr
+    assert "#define LEN 3" in r.stdout and "d_x[i] += d_s * y[i] * 2.0;" in r.stdout
+    assert f"--target c -I {tmp_path / 'include'} -D LEN=3 -D DOUBLED -D X -U X\n" in r.stdout  # to regenerate
+    r = s2sad(*base, "-DDOUBLED", "-UDOUBLED")
+    assert r.returncode == 0 and "d_x[i] += d_s * y[i];" in r.stdout
+    r = s2sad("ir", str(src), "-I", str(tmp_path / "include"), "-D", "LEN=2")
+    assert r.returncode == 0 and "func @dot(" in r.stdout
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+def test_the_gradient_of_a_file_with_headers_compiles_on_its_own(tmp_path):
+    src = _project(tmp_path)
+    out = tmp_path / "elsewhere" / "grad_dot.c"
+    out.parent.mkdir()
+    r = s2sad("grad", str(src), "--wrt", "x,y", "-o", str(out), "-I", str(tmp_path / "include"), "-DDOUBLED")
+    assert r.returncode == 0, r.stderr
+    cc = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-c", str(out), "-o",
+                         str(tmp_path / "g.o")], capture_output=True, text=True)
+    assert cc.returncode == 0, cc.stderr

@@ -54,7 +54,7 @@ from typing import Optional
 
 from ..diagnostics import error
 from ..ssa import build
-from ..ssa.ir import Block, Builder, Function, Module, Op, Value
+from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLines, SourceLoc, Value, lines_of
 from ..ssa.array_ops import PREFIX as ARR, is_array_op, makes_fresh_array
 from ..ssa.gpu import SYNC
 from ..ssa.structured import drop_carried, outer_refs, trip_count
@@ -219,7 +219,7 @@ class GradientTransform:
                       [fn.params[i].name_hint for i in sig.returned],
                       sig.d_return_name if d_return is not None else None)
         g.attrs["pointers"] = [sig.pointer_names[i] for i in sig.returned]
-        for kept in ("shapes", "c_structs", "cuda", "launch"):
+        for kept in ("shapes", "c_structs", "c_typedefs", "cuda", "launch"):
             if kept in fn.attrs:
                 g.attrs[kept] = fn.attrs[kept]
         if "c_params" in fn.attrs:
@@ -334,16 +334,19 @@ class GradientTransform:
             previous = rev.last_comment_line
             line = op.loc.line if op.loc else 0
             if line and line != previous:
-                marker = rev.body.create("comment", [], [], {"text": self._line_text(line)})
+                marker = rev.body.create("comment", [], [], {"text": self._line_text(op.loc)})
                 rev.last_comment_line = line  # regions inside start from here (no repeat)
             self._reverse_op(rev, op)
             if marker is not None and rev.block.ops[-1] is marker:
                 marker.erase()
                 rev.last_comment_line = previous
 
-    def _line_text(self, line: int) -> str:
-        src = self.module.source_lines[line - 1].strip() if line <= len(self.module.source_lines) else ""
-        return f"line {line}: {src}"
+    def _line_text(self, loc: SourceLoc) -> str:
+        """``line 7: s += x[i];``, the source line an adjoint comes from (in a C header, named by it)."""
+        lines = lines_of(self.module.source_lines, loc.file)
+        src = lines[loc.line - 1].strip() if loc.line <= len(lines) else ""
+        own = not isinstance(self.module.source_lines, SourceLines) or loc.file == self.module.source_lines.name
+        return f"{'' if own else loc.file + ' '}line {loc.line}: {src}"
 
     def _reverse_op(self, rev: RevBlock, op: Op) -> None:
         fetch = lambda v: self.values.avail(rev, v)  # noqa: E731

@@ -272,7 +272,7 @@ class EmittedFunctions:
 
     ctx: ModuleContext
     texts: list[str]
-    structs: dict[str, str]  # the struct definitions they use, by name
+    structs: dict[str, str]  # the struct definitions they use, by name (typedefs of numbers first)
     emitters: list["CFunctionEmitter"]
 
 
@@ -305,12 +305,20 @@ def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunc
     keep = _reachable(by_c_name, ctx.c_name(entry))
     functions = []
     structs: dict[str, str] = {}
+    typedefs: dict[str, str] = {}
     for name in module.functions:
         if ctx.c_name(name) in keep:
             functions.append(texts[name])
             structs.update((n, d) for n, d, _ in module.functions[name].attrs.get("c_structs", []))
+            typedefs.update((n, d) for n, d in module.functions[name].attrs.get("c_typedefs", []))
         if name in atomic and ctx.atomic_variants[name] in keep:
             functions.append(atomic[name])
+    # The input's typedefs of numbers that signatures and structs name, before the structs. Like
+    # the structs and #define constants, they are copied even when the input has them from a
+    # header of its own: the output includes no header of the user's (the contract allows the
+    # standard ones only, and the file must compile wherever it is written).
+    if typedefs:
+        structs = {" typedefs": "\n".join(typedefs.values()), **structs}
     return EmittedFunctions(ctx, functions, structs, emitters)
 
 

@@ -16,7 +16,7 @@ from typing import Optional
 
 from ..diagnostics import error
 from ..ssa.attrs import SCHEDULE_HELP, Schedule, parse_schedule, set_loop_schedule
-from ..ssa.ir import Function, Module, Op, SourceLoc
+from ..ssa.ir import Function, Module, Op, SourceLoc, lines_of
 
 _PY_ANNOTATION = re.compile(r"^\s*#\s*s2sad\s*:\s*checkpoint\b\s*(.*?)\s*$")
 _C_ANNOTATION = re.compile(r"^\s*#\s*pragma\s+s2sad\s+checkpoint\b\s*(.*?)\s*$")
@@ -36,9 +36,10 @@ def annotate_loops(module: Module) -> None:
 
 def _annotation_above(module: Module, op: Op) -> Optional[tuple[Schedule, SourceLoc]]:
     """The schedule written on the line just above ``op``'s first line, with its location."""
-    if op.loc is None or op.loc.line < 2 or op.loc.line - 1 > len(module.source_lines):
+    lines = lines_of(module.source_lines, op.loc.file) if op.loc is not None else []
+    if op.loc is None or op.loc.line < 2 or op.loc.line - 1 > len(lines):
         return None
-    line = module.source_lines[op.loc.line - 2]
+    line = lines[op.loc.line - 2]
     m = _PY_ANNOTATION.match(line) or _C_ANNOTATION.match(line)
     if m is None:
         return None
@@ -57,11 +58,12 @@ def _check_placement(module: Module, fn: Function) -> None:
     lines = [op.loc.line for op in fn.walk() if op.loc is not None and op.loc.file == (fn.loc.file if fn.loc else "")]
     if fn.loc is None or not lines:
         return
-    for k in range(fn.loc.line, min(max(lines), len(module.source_lines))):
-        text = module.source_lines[k - 1]
+    source = lines_of(module.source_lines, fn.loc.file)
+    for k in range(fn.loc.line, min(max(lines), len(source))):
+        text = source[k - 1]
         if not (_PY_ANNOTATION.match(text) or _C_ANNOTATION.match(text)):
             continue
-        below = module.source_lines[k].lstrip() if k < len(module.source_lines) else ""
+        below = source[k].lstrip() if k < len(source) else ""
         if not re.match(r"(for|while|do)\b", below):
             col = len(text) - len(text.lstrip()) + 1
             raise error(

@@ -32,6 +32,7 @@ from ..ssa.gpu import OP_OF_VECTOR
 from ..ssa.ir import Block, Builder, SourceLoc, Value
 from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F32, F64, I64, ArrayType, ScalarType, Type
+from .c_source_map import SourceMap
 from .c_types import StructLayout
 from .c_types import BYTES, CType
 from .py_common import Env, Fail, Poison
@@ -120,15 +121,16 @@ def node_text(node: c_ast.Node) -> str:
     return CGenerator().visit(node)
 
 
-def span(node: c_ast.Node, filename: str, lines: list[str]) -> SourceLoc:
-    """Where ``node`` is in the user's file: its coordinate, as wide as its text on that line.
+def span(node: c_ast.Node, sources: SourceMap) -> SourceLoc:
+    """Where ``node`` is in the user's files: its coordinate, as wide as its text on that line.
 
-    pycparser gives start coordinates only; the width of a name, a literal or the
-    node's regenerated first line is what the caret under a diagnostic spans.
+    pycparser gives start coordinates only, on the preprocessor's running lines; the width
+    of a name, a literal or the node's regenerated first line is what the caret under a
+    diagnostic spans, and ``sources`` says where the user wrote that (which file, which line,
+    the call of the macro that made it).
     """
     coord = node.coord
     line, col = coord.line, coord.column or 1
-    text = lines[line - 1] if 0 < line <= len(lines) else ""
     if isinstance(node, c_ast.ID):
         width = len(node.name)
     elif isinstance(node, c_ast.Constant):
@@ -137,8 +139,7 @@ def span(node: c_ast.Node, filename: str, lines: list[str]) -> SourceLoc:
         width = len(node.name or "")
     else:
         width = len(node_text(node).split("\n")[0])
-    end = min(col + max(1, width), len(text) + 1) if text else col + 1
-    return SourceLoc(filename, line, col, line, max(end, col + 1))
+    return sources.loc(line, col, width)
 
 
 class CExprLowering:

@@ -3,7 +3,7 @@
 Public API (used by the pipeline, the CLI and the tests):
 
 * ``list_c_functions(source, filename)``: the names of the functions defined
-  (with a body) in the file, in source order;
+  (with a body) in the file, not in its headers, in source order;
 * ``parse_c(source, filename, func)``: a ``Module`` holding ``func`` and every
   function of the file it calls, transitively, in source order.
 
@@ -33,7 +33,7 @@ from ..ssa.ir import Module, SourceLoc
 from .c_expr import span, walk
 from ..ssa.callgraph import callees_first
 from .c_lower import CContext, Signature, lower_function
-from .c_preprocess import BUILTIN_MACROS, Preprocessed, preprocess
+from .c_preprocess import BUILTIN_MACROS, PRELUDE_TYPEDEFS, CFlags, Preprocessed, preprocess
 from ..languages import is_cuda
 from .cuda_source import SHARED
 from .c_structs import StructTable
@@ -48,13 +48,17 @@ _PARSE_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.
 class CFile:
     """A parsed C file: its functions, typedefs, constants and globals."""
 
-    def __init__(self, source: str, filename: str):
+    def __init__(self, source: str, filename: str, path: Optional[str] = None, flags: CFlags = CFlags()):
         self.filename = filename
-        self.lines = source.splitlines()
-        self.pre: Preprocessed = preprocess(source, filename)
+        self.pre: Preprocessed = preprocess(source, filename, path, flags)
+        self.sources = self.pre.sources
+        self.lines = self.sources.source_lines()  # the file's lines, and its headers' by name
         self.ast = self._parse(self.pre.text)
         self.functions: dict[str, c_ast.FuncDef] = {}
         self.typedefs: dict[str, list[str]] = {}
+        # The file's own typedefs of numbers, in order, as C output defines them again where a
+        # signature or struct it prints names one (``typedef double real;``).
+        self.typedef_defs: dict[str, str] = {}
         self.constants: dict[str, c_ast.Node] = {}
         self.globals: set[str] = set()
         self.structs = StructTable(self.typedefs, self.constants)
@@ -65,6 +69,9 @@ class CFile:
             elif isinstance(ext, c_ast.Typedef):
                 if isinstance(ext.type, c_ast.TypeDecl) and isinstance(ext.type.type, c_ast.IdentifierType):
                     self.typedefs[ext.name] = list(ext.type.type.names)
+                    if ext.name not in PRELUDE_TYPEDEFS:
+                        quals = [q for q in ext.type.quals if q == "const"]
+                        self.typedef_defs[ext.name] = f"typedef {' '.join(quals + ext.type.type.names)} {ext.name};"
                 elif isinstance(ext.type, c_ast.TypeDecl) and isinstance(ext.type.type, c_ast.Struct):
                     struct_defs.append((ext.type.type, ext.name))
             elif isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.Struct) and not ext.name:
@@ -115,7 +122,7 @@ class CFile:
             message = m.group("msg")
             if message.startswith("before: "):
                 message = f"syntax error before '{message[len('before: '):]}'"
-            loc = SourceLoc(self.filename, line, col, line, col + 1)
+            loc = self.sources.loc(line, col, 1)
             raise DiagnosticError([Diagnostic(message, loc, "s2sad reads C99")], self.lines) from None
 
     def _macros(self) -> None:
@@ -157,17 +164,24 @@ class CFile:
         return Signature(params, result)
 
     def loc(self, node: c_ast.Node) -> SourceLoc:
-        return span(node, self.filename, self.lines)
+        return span(node, self.sources)
+
+    def own_functions(self) -> list[str]:
+        """The functions defined in the file itself, not in a header it includes."""
+        return [name for name, fn in self.functions.items()
+                if fn.decl.coord is None or self.sources.where(fn.decl.coord.line)[0] == self.filename]
 
 
-def list_c_functions(source: str, filename: str) -> list[str]:
-    return list(CFile(source, filename).functions)
+def list_c_functions(source: str, filename: str, flags: CFlags = CFlags()) -> list[str]:
+    """The functions the file itself defines, in source order (not its headers': a header's
+    helpers are not what the file is about, so they do not make the choice ambiguous)."""
+    return CFile(source, Path(filename).name, filename, flags).own_functions()
 
 
-def list_cuda_kernels(source: str, filename: str) -> list[str]:
+def list_cuda_kernels(source: str, filename: str, flags: CFlags = CFlags()) -> list[str]:
     """The ``__global__`` functions defined in a .cu file, in source order."""
-    cfile = CFile(source, filename)
-    return [name for name in cfile.functions if (cfile.cuda or {}).get(name) == "global"]
+    cfile = CFile(source, Path(filename).name, filename, flags)
+    return [name for name in cfile.own_functions() if (cfile.cuda or {}).get(name) == "global"]
 
 
 def _user_calls(fn: c_ast.FuncDef, functions: dict[str, c_ast.FuncDef]) -> list[tuple[str, c_ast.FuncCall]]:
@@ -188,17 +202,19 @@ def _reachable(root: str, cfile: CFile) -> tuple[list[str], list[Diagnostic], fr
     return order, problems, frozenset(id(call) for call in back)
 
 
-def parse_c(source: str, filename: str, func: str) -> Module:
-    """``func`` and the functions of the file it calls, as SSA IR."""
+def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags()) -> Module:
+    """``func`` and the functions of the file it calls, as SSA IR (``filename``: where the file
+    is, for its headers; diagnostics name it by its base name)."""
     name = Path(filename).name
-    cfile = CFile(source, name)
+    cfile = CFile(source, name, filename, flags)
     if func not in cfile.functions:
         listing = ", ".join(cfile.functions) or "none"
         raise error(f"no function named '{func}' in {name}", hint=f"functions in this file: {listing}")
     order, problems, recursive = _reachable(func, cfile)
-    ctx = CContext(name, cfile.lines, cfile.typedefs, cfile.constants, {}, frozenset(cfile.globals), recursive,
+    ctx = CContext(name, cfile.sources.raw, cfile.typedefs, cfile.constants, {}, frozenset(cfile.globals), recursive,
                    cfile.structs, frozenset(cfile.pre.macros), cfile.cuda,
-                   frozenset(q.line for q in cfile.pre.qualifiers if q.word == SHARED), cfile.pre.pragmas)
+                   frozenset(q.line for q in cfile.pre.qualifiers if q.word == SHARED), cfile.pre.pragmas,
+                   cfile.sources, cfile.typedef_defs)
     for fname in order:
         try:
             ctx.signatures[fname] = cfile.signature(cfile.functions[fname])
@@ -213,7 +229,8 @@ def parse_c(source: str, filename: str, func: str) -> Module:
             lowered[fname] = fn
     if problems:
         unique = {(d.message, d.loc): d for d in problems}
-        raise DiagnosticError(sorted(unique.values(), key=lambda d: (d.loc.line, d.loc.col) if d.loc else (0, 0)),
+        raise DiagnosticError(sorted(unique.values(), key=lambda d: (d.loc.file != name, d.loc.file, d.loc.line,
+                                                                     d.loc.col) if d.loc else (False, "", 0, 0)),
                               cfile.lines)
     module = Module(source_file=name, source_lines=cfile.lines)
     for fname in cfile.functions:

@@ -26,6 +26,7 @@ C specifics:
 
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional, Sequence
@@ -42,6 +43,7 @@ from ..ssa.types import BOOL, F64, I64, Type
 from . import c_builtins
 from .c_expr import INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, math_intrinsic, span, walk
 from .c_preprocess import strip_comments
+from .c_source_map import SourceMap
 from .omp import OmpLoop, OmpProblem, omp_directive, parse_atomic, parse_omp, pragma_before, unconsumed_problem
 from .c_structs import StructTable
 from .c_types import StructLayout
@@ -50,6 +52,7 @@ from .py_common import RESULT, RETURNED, Env, Fail, Poison
 from .structured import BREAK, CONTINUE, RETURN, Exits, LoopFrame, StructuredLowering
 
 _LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile)
+_WORD = re.compile(r"[A-Za-z_]\w*")
 _UNSUPPORTED: dict[type, tuple[str, str]] = {
     c_ast.Switch: ("switch statements are not supported", "use if/else if"),
     c_ast.Goto: ("goto is not supported", "use break, continue or a flag"),
@@ -89,7 +92,9 @@ class CContext:
     macro_names: frozenset[str] = frozenset()  # the file's own #define'd constants
     cuda: Optional[dict[str, str]] = None  # .cu input: function -> "global", "device" or "host"
     shared_lines: frozenset[int] = frozenset()  # lines where __shared__ was written
-    pragmas: dict[int, str] = field(default_factory=dict)  # source line -> #pragma text
+    pragmas: dict[int, str] = field(default_factory=dict)  # running line -> #pragma text
+    sources: Optional[SourceMap] = None  # running lines -> the user's files, lines and columns
+    typedef_defs: dict[str, str] = field(default_factory=dict)  # the file's typedefs of numbers, in order
 
 
 def stmt_exits(st: c_ast.Node) -> Exits:
@@ -162,7 +167,13 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         coord = getattr(node, "coord", None)
         if coord is None or coord.file != self.ctx.filename:  # inside a macro's body: point at its use
             return self.macro_uses[-1] if self.macro_uses else SourceLoc(self.ctx.filename, 1, 1)
-        return span(node, self.ctx.filename, self.ctx.lines)
+        return span(node, self._sources)
+
+    @property
+    def _sources(self) -> SourceMap:
+        """Where the running lines pycparser reports are in the user's files."""
+        assert self.ctx.sources is not None, "the front end gives CContext the preprocessor's SourceMap"
+        return self.ctx.sources
 
     @contextmanager
     def scope(self) -> Iterator[None]:
@@ -301,6 +312,10 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             if self.ctx.structs is not None else []
         if structs:
             attrs["c_structs"] = structs
+        typedefs = _typedefs_named(attrs["c_params"] + [attrs["c_result"]] + [d for _, d, _ in structs],
+                                   self.ctx.typedef_defs)
+        if typedefs:
+            attrs["c_typedefs"] = typedefs
         if self.ctx.cuda is not None:
             attrs["cuda"] = self.ctx.cuda.get(self.fn.decl.name, "host")
         return Function(self.fn.decl.name, body, sig.result_types, loc, attrs,
@@ -311,7 +326,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         means (a parallel region, critical, barrier...): each is a located error, never dropped."""
         if self.diagnostics:
             return  # lowering stopped early somewhere: pragmas there were not reached
-        for line in _body_lines(self.fn, self.ctx.lines):
+        for line in _body_lines(self.fn, self._sources.code):
             text = self.ctx.pragmas.get(line)
             if text is None or line in self.omp_used or omp_directive(text) is None:
                 continue
@@ -321,7 +336,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
     def pragma_loc(self, line: int) -> SourceLoc:
         text = self.ctx.lines[line - 1]
         col = text.index("#") + 1 if "#" in text else 1
-        return SourceLoc(self.ctx.filename, line, col, line, len(text.rstrip()) + 1)
+        return self._sources.line_loc(line, col, len(text.rstrip()) + 1)
 
     def atomic_update(self, st: c_ast.Node, b: Builder, env: Env) -> bool:
         """``st`` under ``#pragma omp atomic``: lowered, its store marked ``atomic``; False when no
@@ -835,7 +850,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
             return parse_omp(text)
         except OmpProblem as p:
             col = self.ctx.lines[line - 1].index("#") + 1
-            loc = SourceLoc(self.ctx.filename, line, col, line, len(self.ctx.lines[line - 1]) + 1)
+            loc = self._sources.line_loc(line, col, len(self.ctx.lines[line - 1]) + 1)
             raise Fail(Diagnostic(p.message, loc, p.hint)) from None
 
     def for_op(self, st: c_ast.For, counted: tuple[str, c_ast.Node, str, int], b: Builder, env: Env,
@@ -1012,6 +1027,19 @@ def _body_lines(fn: c_ast.FuncDef, lines: list[str]) -> range:
                     return range(coord.line, k + 2)
             j += 1
     return range(coord.line, len(text) + 1)
+
+
+def _typedefs_named(texts: list[str], defs: dict[str, str]) -> list[list[str]]:
+    """``[name, definition]`` of the file's typedefs ``texts`` (signature spellings, struct
+    definitions) name, and of those these name, in the file's order: C output defines them."""
+    needed: set[str] = set()
+    todo = [w for text in texts for w in _WORD.findall(text) if w in defs]
+    while todo:
+        name = todo.pop()
+        if name not in needed:
+            needed.add(name)
+            todo += [w for w in _WORD.findall(defs[name]) if w in defs]
+    return [[name, text] for name, text in defs.items() if name in needed]
 
 
 def lower_function(fn: c_ast.FuncDef, ctx: CContext) -> tuple[Function, list[Diagnostic]]:

@@ -1,35 +1,47 @@
 """A small C preprocessor that keeps every line and column where the user wrote it.
 
-pycparser parses preprocessed C only, and the system preprocessor would drag
-in glibc's headers (GNU extensions pycparser rejects) and renumber nothing we
-could map back reliably. What numerical kernels use is small, so it is done
-here, line for line, column for column:
+pycparser parses preprocessed C only, and the system preprocessor would drag in
+glibc's headers (GNU extensions pycparser rejects) and lose the columns a
+diagnostic needs. So s2sad preprocesses itself, as C99 6.10 says, with one
+difference that keeps positions true: constants stay names.
 
 * line continuations are joined first (as C's phase 2 does, so a ``//`` comment
   ending in a backslash goes on), the lost lines given back as blank lines after
   the joined one; then comments become spaces (newlines kept);
-* ``#include <...>`` of a standard header is dropped (its types and math
-  functions are known by name); ``#include "..."`` is an error: only the one
-  file is read;
-* ``#define NAME body`` (object-like) is recorded, not substituted: the front
-  end evaluates ``NAME`` where it is used, so columns stay true. A body that
-  is a type name (``#define real double``) is substituted textually, because
-  the parser must see types; function-like macros are reported;
-* ``#ifdef``/``#ifndef``/``#if 0``/``#if 1``/``#else``/``#endif`` keep or blank
-  lines; ``#pragma`` lines are recorded by line (checkpoint and OpenMP pragmas
-  are for later passes) and blanked;
-* GNU spellings (``__restrict__``, ``__inline__``) become the standard keyword,
-  padded with spaces to the same width;
+* ``#include "local.h"`` is read from the including file's directory, then from
+  the ``-I`` directories in order (``CFlags``); its lines take the place of the
+  ``#include`` line, each keeping its own file and line (``c_source_map``), so
+  diagnostics, pragmas and CUDA qualifiers in a header say where they are.
+  ``#pragma once`` and include guards work as in C. ``#include <...>`` of a
+  standard header is not read (its types and math functions are known by name,
+  ``PRELUDE_TYPEDEFS``, ``BUILTIN_MACROS``); another ``<...>`` header is read
+  from a ``-I`` directory. A header not found is a located error naming the
+  directories searched;
+* ``#define``, ``#undef``, ``-D`` and ``-U``: an object-like macro whose body is a
+  constant (``100``, ``-1e-8``, ``(2.0 * N)``: ``_is_constant``) is recorded, not
+  substituted: the front end evaluates ``N`` where it is used, so columns stay
+  true and the C output prints ``N`` with its ``#define``. Every other macro,
+  function-like ones included, is expanded where it is used (``c_macros``), and
+  the tokens of an expansion point at the call. If a recorded macro is later
+  redefined or undefined, one name cannot stand for both: the file is read again
+  with that macro expanded everywhere;
+* ``#if``/``#elif`` evaluate C's integer constant expressions (``c_condition``),
+  with ``#ifdef``, ``#ifndef``, ``#else``, ``#endif``; lines of groups not taken
+  become blank. ``#pragma`` lines are recorded by running line (checkpoint and
+  OpenMP pragmas are for later passes) and blanked; ``#error`` is a located error;
+* GNU spellings (``__restrict__``, ``__inline__``) become the standard keyword, and
+  ``__attribute__((...))`` and ``__extension__`` are dropped, wherever a macro puts them;
 * in a ``.cu`` file, CUDA's function qualifiers become spaces and are recorded
   by position (``cuda_source``).
 
 The text handed to pycparser starts with a few typedefs (``size_t``,
 ``int64_t``, ``bool``...) and a ``#line 1`` marker, so coordinates name the
-user's file and line.
+user's file, and their lines are running lines.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Optional
@@ -37,6 +49,9 @@ from typing import Optional
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..ssa.ir import SourceLoc
 from ..languages import is_cuda
+from .c_condition import ConditionProblem, evaluate
+from .c_macros import Definition, Expander, MacroProblem, NeedMore, Token, define, spell, tokenize, would_paste
+from .c_source_map import Piece, SourceMap
 from .cuda_source import Qualifier, strip_cuda
 
 # Typedefs of the standard headers numerical code uses; enough for parsing and typing.
@@ -65,29 +80,67 @@ STANDARD_HEADERS = frozenset({
 })
 
 _GNU_SPELLINGS = {"__restrict__": "restrict", "__restrict": "restrict", "__inline__": "inline",
-                  "__inline": "inline", "__const": "const"}
+                  "__inline": "inline", "__const": "const", "__const__": "const", "__volatile__": "volatile",
+                  "__signed__": "signed"}
+_GNU_DROPPED = frozenset({"__extension__"})
+_GNU_ATTRIBUTES = frozenset({"__attribute__", "__attribute"})
+# Words a constant's body may hold besides macros: casts (``((double)N)``).
 _TYPE_WORDS = frozenset({"double", "float", "int", "long", "short", "char", "unsigned", "signed", "const",
                          "_Bool", *PRELUDE_TYPEDEFS})
 _DIRECTIVE = re.compile(r"^\s*#\s*(\w*)\s*(.*)$")
-_DEFINE = re.compile(r"^(\w+)(\()?")
 _SPLICE = re.compile(r"\\[ \t\r]*$")
-_WORD = re.compile(r"\b[A-Za-z_]\w*\b")
+_MAX_DEPTH = 200  # nested #include, as gcc's limit: a header that includes itself without a guard
+COMMAND_LINE = "<command-line>"
 
 
 @dataclass(frozen=True)
 class Macro:
+    """A recorded constant: the front end reads ``body`` (other macros in it expanded)."""
+
     name: str
     body: str
     loc: SourceLoc
 
 
+@dataclass(frozen=True)
+class CFlags:
+    """What the command line adds to reading a C file: the ``-I`` directories, searched in
+    order, and the ``-D``/``-U`` macros, applied in order before the file (as gcc does):
+    ``("D", "N=4")``, ``("D", "DEBUG")`` (defined as 1), ``("U", "N")``."""
+
+    include_dirs: tuple[str, ...] = ()
+    macros: tuple[tuple[str, str], ...] = ()
+
+    def spelled(self) -> list[str]:
+        """The flags as a command line gives them again."""
+        return [f"-I {d}" for d in self.include_dirs] + [f"-{flag} {text}" for flag, text in self.macros]
+
+
+def macro_flag_problem(flag: str, text: str) -> Optional[str]:
+    """Why ``-D text`` or ``-U text`` is malformed, or None."""
+    if flag == "U":
+        return None if re.fullmatch(r"[A-Za-z_]\w*", text) else f"-U {text}: not a macro name"
+    try:
+        _flag_definition(text)
+    except MacroProblem as p:
+        return f"-D {text}: {p.message}"
+    return None
+
+
+def _flag_definition(text: str) -> Definition:
+    """``-D NAME``, ``-D NAME=VALUE`` or ``-D 'F(x)=BODY'`` as a definition (gcc's reading)."""
+    name, eq, value = text.partition("=")
+    return define(tokenize(f"{name} {value if eq else '1'}", 0))
+
+
 @dataclass
 class Preprocessed:
     text: str  # what pycparser parses
-    macros: dict[str, Macro] = field(default_factory=dict)
-    pragmas: dict[int, str] = field(default_factory=dict)  # source line -> pragma text
-    includes: list[str] = field(default_factory=list)
-    qualifiers: list[Qualifier] = field(default_factory=list)  # CUDA's, in source order
+    macros: dict[str, Macro] = field(default_factory=dict)  # the recorded constants
+    pragmas: dict[int, str] = field(default_factory=dict)  # running line -> pragma text
+    includes: list[str] = field(default_factory=list)  # the headers read or known, once each, as #include names them
+    qualifiers: list[Qualifier] = field(default_factory=list)  # CUDA's, in source order, by running line
+    sources: SourceMap = field(default_factory=lambda: SourceMap(""))
 
 
 def strip_comments(source: str) -> str:
@@ -144,100 +197,386 @@ def _join_continuations(lines: list[str]) -> list[str]:
     return out
 
 
-def _pad_replace(line: str, words: dict[str, str]) -> str:
-    """Replace whole words, padding with spaces when the replacement is shorter."""
-    def sub(m: re.Match) -> str:
-        new = words.get(m.group(0))
-        if new is None:
-            return m.group(0)
-        return new + " " * max(0, len(m.group(0)) - len(new))
+def preprocess(source: str, filename: str, path: Optional[str] = None, flags: CFlags = CFlags()) -> Preprocessed:
+    """The text for pycparser plus the macros and pragmas, or every problem found.
 
-    return _WORD.sub(sub, line)
-
-
-def preprocess(source: str, filename: str) -> Preprocessed:
-    """The text for pycparser plus the macros and pragmas, or every problem found."""
-    # Translation phase 2 before phase 3, as in C: splice lines first, so a `//` comment ending
-    # in a backslash comments out the next line too.
-    lines = strip_comments("\n".join(_join_continuations(source.split("\n")))).split("\n")
-    problems: list[Diagnostic] = []
-    result = Preprocessed("")
-    type_macros: dict[str, str] = dict(_GNU_SPELLINGS)
-    active: list[bool] = []  # one entry per open #if: whether its lines are kept
-    out: list[str] = []
-    cuda = is_cuda(filename)
-    for k, line in enumerate(lines):
-        lineno = k + 1
-        m = _DIRECTIVE.match(line)
-        if m is None:
-            keep = all(active)
-            if cuda and keep:
-                line = strip_cuda(line, lineno, filename, result.qualifiers, problems)
-            out.append(_pad_replace(line, type_macros) if keep and line.strip() else "" if not keep else line)
-            continue
-        out.append("")
-        word, rest = m.group(1), m.group(2).strip()
-        col = line.index("#") + 1
-        loc = SourceLoc(filename, lineno, col, lineno, col + len(line.strip()))
-        if word in ("ifdef", "ifndef"):
-            defined = rest.split()[0] in result.macros if rest else False
-            active.append(defined if word == "ifdef" else not defined)
-            continue
-        if word == "if":
-            value = {"0": False, "1": True}.get(rest)
-            if value is None:
-                problems.append(Diagnostic("only '#if 0' and '#if 1' conditions are supported", loc,
-                                           "use #ifdef/#ifndef, or remove the condition"))
-                value = True
-            active.append(value)
-            continue
-        if word in ("else", "endif"):
-            if not active:
-                problems.append(Diagnostic(f"'#{word}' without '#if'", loc))
-            elif word == "else":
-                active[-1] = not active[-1]
-            else:
-                active.pop()
-            continue
-        if not all(active):
-            continue
-        if word == "include":
-            header = rest.strip("<>\" ")
-            if rest.startswith('"'):
-                problems.append(Diagnostic(f"cannot include \"{header}\": s2sad reads only {filename}", loc,
-                                           "put the functions the gradient needs in this file"))
-            elif header not in STANDARD_HEADERS:
-                problems.append(Diagnostic(f"unknown standard header <{header}>", loc,
-                                           f"s2sad knows: {', '.join(sorted(STANDARD_HEADERS))}"))
-            result.includes.append(header)
-        elif word == "define":
-            d = _DEFINE.match(rest)
-            if d is None:
-                problems.append(Diagnostic("malformed #define", loc))
-                continue
-            name, body = d.group(1), rest[d.end():].strip()
-            if d.group(2):
-                problems.append(Diagnostic(f"function-like macro '{name}' is not supported", loc,
-                                           f"write a static inline function instead of the macro {name}(...)"))
-                continue
-            words = body.split()
-            if words and all(w in _TYPE_WORDS for w in words):
-                type_macros[name] = body
-            else:
-                result.macros[name] = Macro(name, body, loc)
-        elif word == "undef":
-            result.macros.pop(rest, None)
-            type_macros.pop(rest, None)
-        elif word == "pragma":
-            result.pragmas[lineno] = rest
-        elif word in ("error", "warning", "line", ""):
-            continue
-        else:
-            problems.append(Diagnostic(f"preprocessor directive '#{word}' is not supported", loc))
-    if active:
-        problems.append(Diagnostic("'#if' without '#endif'", SourceLoc(filename, len(lines), 1)))
-    if problems:
-        raise DiagnosticError(problems, source.splitlines())
-    prelude = "".join(f"typedef {base} {name};\n" for name, base in PRELUDE_TYPEDEFS.items())
-    result.text = prelude + f'#line 1 "{filename}"\n' + "\n".join(out)
+    ``filename`` is the name diagnostics give the file; ``path`` where it is (headers are
+    looked for beside it; default: ``filename`` itself)."""
+    directory = os.path.dirname(path if path is not None else filename)
+    reader = _Reader(filename, directory, flags, is_cuda(filename), frozenset())
+    result = reader.read(source)
+    textual = reader.textual()
+    if textual:  # a recorded constant changes its value: read again, expanding it everywhere
+        reader = _Reader(filename, directory, flags, is_cuda(filename), textual)
+        result = reader.read(source)
     return result
+
+
+@dataclass
+class _Frame:
+    """One open ``#if``: whether its enclosing group is kept, whether this group is, whether a
+    group of it was taken, whether ``#else`` was seen, and where the ``#if`` is."""
+
+    parent: bool
+    active: bool
+    taken: bool
+    seen_else: bool
+    loc: SourceLoc
+
+
+class _Reader:
+    """One reading of the file and its headers (``preprocess`` may need two)."""
+
+    def __init__(self, main: str, directory: str, flags: CFlags, cuda: bool, textual: frozenset[str]):
+        self.main = main
+        self.directory = directory
+        self.flags = flags
+        self.cuda = cuda
+        self.forced = textual  # recorded constants to expand anyway (see ``textual``)
+        self.sources = SourceMap(main)
+        self.table: dict[str, Definition] = {}
+        self.defined_at: dict[str, SourceLoc] = {}
+        self.constants: set[str] = set()  # the names whose definition is recorded, not expanded
+        self.ever_constant: set[str] = set()
+        self.changed: set[str] = set()  # names redefined differently or undefined
+        self.problems: list[Diagnostic] = []
+        self.result = Preprocessed("", sources=self.sources)
+        self.once: set[str] = set()  # the real paths of headers with #pragma once
+        self.missing: set[str] = set()  # the headers not found
+        self.depth = 0
+        self.code_expander = Expander(self.table, keep=lambda name: name in self.constants)
+        self.all_expander = Expander(self.table)
+
+    # -- the whole reading ------------------------------------------------------------------------
+    def read(self, source: str) -> Preprocessed:
+        for flag, text in self.flags.macros:
+            if flag == "U":
+                self._undefine(text)
+                continue
+            try:
+                self._define(_flag_definition(text), SourceLoc(COMMAND_LINE, 1, 1))
+            except MacroProblem as p:
+                self.problems.append(Diagnostic(f"-D {text}: {p.message}", None, p.hint))
+        self._file(source, self.main, self.directory, None)
+        if self.problems:
+            raise DiagnosticError(self.problems, self.sources.source_lines())
+        for name in sorted(self.constants, key=list(self.table).index):
+            d = self.table[name]
+            try:
+                body = spell(self.code_expander.expand(list(d.body)))
+            except MacroProblem:
+                body = d.text  # the front end reports it if a function uses it
+            self.result.macros[name] = Macro(name, body, self.defined_at[name])
+        prelude = "".join(f"typedef {base} {name};\n" for name, base in PRELUDE_TYPEDEFS.items())
+        self.result.text = prelude + f'#line 1 "{self.main}"\n' + "\n".join(self.sources.code)
+        return self.result
+
+    def textual(self) -> frozenset[str]:
+        """The recorded constants that must be expanded instead: those whose definition changes
+        along the file, and those whose body uses one of them."""
+        out = set(self.changed)
+        grew = True
+        while grew:
+            grew = False
+            for name in self.constants - out:
+                if any(t.text in out for t in self.table[name].body):
+                    out.add(name)
+                    grew = True
+        return frozenset(out) if out & self.ever_constant else frozenset()
+
+    # -- one file ---------------------------------------------------------------------------------
+    def _file(self, text: str, display: str, directory: str, real: Optional[str]) -> None:
+        """Read ``text`` (the file shown as ``display``), appending its lines to the output."""
+        self.sources.files[display] = text.splitlines()
+        raw = text.split("\n")
+        lines = strip_comments("\n".join(_join_continuations(raw))).split("\n")
+        frames: list[_Frame] = []
+        k = 0
+        while k < len(lines):
+            running = self.sources.add(display, k + 1, raw[k].rstrip("\r"))
+            m = _DIRECTIVE.match(lines[k])
+            if m is None:
+                if all(f.active for f in frames):
+                    k = self._code(lines, raw, k, running, display)
+                else:
+                    self.sources.code.append("")
+                k += 1
+                continue
+            self.sources.code.append("")
+            self._directive(m, lines[k], running, display, k + 1, directory, real, frames)
+            k += 1
+        for f in frames:
+            self.problems.append(Diagnostic("'#if' without '#endif'", f.loc, "close it with #endif in the same file"))
+
+    def _code(self, lines: list[str], raw: list[str], k: int, running: int, display: str) -> int:
+        """The code line ``k`` (and those a macro call or attribute spills onto), expanded;
+        returns the last line used."""
+        first = self._cuda(lines[k], running, display, k + 1)
+        tokens = tokenize(first, running)
+        used = [running]
+        while True:
+            more = k + 1 < len(lines) and _DIRECTIVE.match(lines[k + 1]) is None
+            try:
+                result = _gnu(self.code_expander.expand(tokens, final=not more), final=not more)
+                break
+            except NeedMore:
+                k += 1
+                line = self.sources.add(display, k + 1, raw[k].rstrip("\r"))
+                tokens = tokens + tokenize(self._cuda(lines[k], line, display, k + 1), line)
+                used.append(line)
+            except MacroProblem as p:
+                self.problems.append(Diagnostic(p.message, self._token_loc(p.token), p.hint))
+                result = tokens
+                break
+        if len(used) == 1 and len(result) == len(tokens) and all(a is b for a, b in zip(result, tokens)):
+            self.sources.code.append(first)  # nothing changed: the line as it is, columns and all
+            return k
+        text, pieces = _layout(result, running)
+        self.sources.code.append(text)
+        self.sources.pieces[running] = pieces
+        self.sources.code.extend([""] * (len(used) - 1))
+        return k
+
+    def _cuda(self, line: str, running: int, display: str, own: int) -> str:
+        if not self.cuda:
+            return line
+        return strip_cuda(line, own, display, self.result.qualifiers, self.problems, key=running)
+
+    def _token_loc(self, token: Optional[Token]) -> Optional[SourceLoc]:
+        if token is None:
+            return None
+        if token.line == 0:
+            return SourceLoc(COMMAND_LINE, 1, 1)
+        width = len(token.text) if token.exact else (token.end_col - token.col if token.end_line == token.line else 1)
+        return self.sources.line_loc(token.line, token.col, token.col + max(1, width))
+
+    # -- directives ---------------------------------------------------------------------------------
+    def _directive(self, m: re.Match, line: str, running: int, display: str, own: int, directory: str,
+                   real: Optional[str], frames: list[_Frame]) -> None:
+        word, rest = m.group(1), m.group(2).rstrip()
+        tokens = tokenize(m.group(2), running, m.start(2) + 1)
+        col = line.index("#") + 1
+        loc = SourceLoc(display, own, col, own, col + len(line.strip()))
+        active = all(f.active for f in frames)
+        if word in ("if", "ifdef", "ifndef"):
+            value = active and self._condition(word, tokens, loc)
+            frames.append(_Frame(active, value, value, False, loc))
+            return
+        if word in ("elif", "elifdef", "elifndef", "else", "endif"):
+            if not frames:
+                self.problems.append(Diagnostic(f"'#{word}' without '#if'", loc))
+                return
+            f = frames[-1]
+            if word == "endif":
+                frames.pop()
+            elif f.seen_else:
+                self.problems.append(Diagnostic(f"'#{word}' after '#else'", loc,
+                                                "#else is the last group of its #if"))
+            elif word == "else":
+                f.active, f.taken, f.seen_else = f.parent and not f.taken, True, True
+            else:
+                f.active = f.parent and not f.taken and self._condition(word[2:], tokens, loc)
+                f.taken = f.taken or f.active
+            return
+        if not active:
+            return
+        if word == "include":
+            self._include(rest, m.start(2) + 1, tokens, loc, directory, display)
+        elif word == "define":
+            try:
+                d = define(tokens)
+            except MacroProblem as p:
+                self.problems.append(Diagnostic(p.message, self._token_loc(p.token) or loc, p.hint))
+                return
+            self._define(d, self._token_loc(tokens[0]) or loc)
+        elif word == "undef":
+            if not tokens or tokens[0].kind != "id":
+                self.problems.append(Diagnostic("#undef needs a macro name", loc))
+                return
+            self._undefine(tokens[0].text)
+        elif word == "pragma":
+            if rest.split() == ["once"]:
+                if real is not None:
+                    self.once.add(real)
+            else:
+                self.result.pragmas[running] = rest.strip()
+        elif word == "error":
+            self.problems.append(Diagnostic(f"#error {rest.strip()}".rstrip(), loc,
+                                            "the #if conditions around it chose this #error "
+                                            "(set macros with -D NAME=VALUE)"))
+        elif word in ("warning", "line", "ident", "sccs", ""):
+            return
+        else:
+            self.problems.append(Diagnostic(f"preprocessor directive '#{word}' is not supported", loc))
+
+    def _condition(self, word: str, tokens: list[Token], loc: SourceLoc) -> bool:
+        """Whether the group of ``#if``/``#ifdef``/``#ifndef`` (``word``; ``#elif...`` without
+        its ``el``) with the condition ``tokens`` is kept."""
+        if word in ("ifdef", "ifndef"):
+            if not tokens or tokens[0].kind != "id":
+                self.problems.append(Diagnostic(f"#{word} needs a macro name", loc, f"write #{word} NAME"))
+                return False
+            return (tokens[0].text in self.table) == (word == "ifdef")
+        try:
+            return evaluate(tokens, self.all_expander)
+        except ConditionProblem as p:
+            where = self._token_loc(p.token) if p.token is not None else None
+            self.problems.append(Diagnostic(p.message, where or SourceLoc(loc.file, loc.line, loc.end_col),
+                                            p.hint))
+            return False
+
+    def _define(self, d: Definition, loc: SourceLoc) -> None:
+        old = self.table.get(d.name)
+        if old is not None and not old.same_as(d):
+            self.changed.add(d.name)
+        self.table[d.name] = d
+        self.defined_at[d.name] = loc
+        if d.params is None and d.name not in self.forced and _is_constant(d.body, self.table):
+            self.constants.add(d.name)
+            self.ever_constant.add(d.name)
+        else:
+            self.constants.discard(d.name)
+
+    def _undefine(self, name: str) -> None:
+        if self.table.pop(name, None) is not None:
+            self.changed.add(name)
+        self.constants.discard(name)
+
+    def _include(self, rest: str, rest_col: int, tokens: list[Token], loc: SourceLoc, directory: str,
+                 display: str) -> None:
+        m = re.match(r'\s*(?:"([^"]*)"|<([^>]*)>)', rest)
+        if m is None and tokens:  # #include MACRO: the macro spells the header
+            m = re.match(r'\s*(?:"([^"]*)"|<([^>]*)>)', spell(self.all_expander.expand(tokens)).replace("< ", "<"))
+        if m is None:
+            self.problems.append(Diagnostic("#include expects \"FILE\" or <FILE>", loc))
+            return
+        quoted = m.group(1) is not None
+        name = (m.group(1) if quoted else m.group(2)).strip()
+        at = rest_col + len(rest) - len(rest.lstrip())
+        where = SourceLoc(loc.file, loc.line, at, loc.line, at + len(name) + 2)
+        if name in STANDARD_HEADERS and not quoted:
+            self.result.includes += [name] * (name not in self.result.includes)
+            return
+        searched = ([(directory, f"beside {display}")] if quoted else []) + [(d, "-I") for d in self.flags.include_dirs]
+        found = next((os.path.join(d, name) for d, _ in searched if os.path.isfile(os.path.join(d, name))), None)
+        if found is None and name in STANDARD_HEADERS:
+            self.result.includes += [name] * (name not in self.result.includes)
+            return
+        if found is None and name in self.missing:
+            return
+        if found is None and name not in self.missing:
+            self.missing.add(name)  # said once: each later #include of it fails the same way
+            looked = ", ".join(f"{d or '.'} ({why})" for d, why in searched) or "no -I directory"
+            if quoted:
+                self.problems.append(Diagnostic(
+                    f"cannot find \"{name}\"", where,
+                    f"looked in {looked}; add -I DIR for the directory that holds it"))
+            else:
+                self.problems.append(Diagnostic(
+                    f"unknown standard header <{name}>", where,
+                    f"s2sad knows {', '.join(sorted(STANDARD_HEADERS))}; a header of your own is read "
+                    f"from a -I directory (looked in {looked})"))
+            return
+        real = os.path.realpath(found)
+        if real in self.once:
+            return
+        if self.depth >= _MAX_DEPTH:
+            self.problems.append(Diagnostic(f"#include nested too deeply at \"{name}\"", where,
+                                            "a header that includes itself needs an include guard or #pragma once"))
+            return
+        try:
+            with open(found, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as e:
+            self.problems.append(Diagnostic(f"cannot read \"{name}\": {e}", where))
+            return
+        if name not in self.result.includes:
+            self.result.includes.append(name)
+        self.depth += 1
+        try:
+            self._file(text, self._display(found), os.path.dirname(found), real)
+        finally:
+            self.depth -= 1
+
+    def _display(self, found: str) -> str:
+        """A header's name in diagnostics: its path from the main file's directory when it
+        is below it (``local.h``, ``include/local.h``), else the path it was found at."""
+        relative = os.path.relpath(os.path.abspath(found), os.path.abspath(self.directory or "."))
+        return relative if not relative.startswith("..") else os.path.normpath(found)
+
+
+def _is_constant(body: tuple[Token, ...], table: dict[str, Definition]) -> bool:
+    """Whether a macro's body is a constant the front end can evaluate by name: a number, a
+    signed number, or a parenthesized expression of numbers, macros and casts. Any other
+    body (a type, a name, an unparenthesized ``N + 1`` that C would splice into ``2 * N + 1``)
+    is expanded where it is used, as C does."""
+    if len(body) == 1:
+        return body[0].kind == "num"
+    if len(body) == 2:
+        return body[0].text in ("-", "+") and body[1].kind == "num"
+    if not body or body[0].text != "(":
+        return False
+    depth = 0
+    for k, t in enumerate(body):
+        depth += {"(": 1, ")": -1}.get(t.text, 0)
+        if depth == 0 and k < len(body) - 1:
+            return False  # (a) * (b): the parentheses do not hold the whole body
+        if t.kind == "id" and t.text not in table and t.text not in BUILTIN_MACROS and t.text not in _TYPE_WORDS:
+            return False  # a variable, or a function: the body means what it means where it is used
+        if t.kind in ("str", "chr", "other") or t.text in ("{", "}", ";", "=", "++", "--", ","):
+            return False
+    return True
+
+
+def _gnu(tokens: list[Token], final: bool) -> list[Token]:
+    """GNU's extensions out of the way: ``__attribute__((...))`` and ``__extension__`` dropped,
+    ``__restrict__`` and the like the standard keyword. NeedMore (not ``final``) when an
+    attribute's parentheses close on a later line."""
+    if not any(t.text in _GNU_SPELLINGS or t.text in _GNU_DROPPED or t.text in _GNU_ATTRIBUTES for t in tokens):
+        return tokens
+    out: list[Token] = []
+    k = 0
+    while k < len(tokens):
+        t = tokens[k]
+        if t.text in _GNU_ATTRIBUTES and t.kind == "id":
+            depth, j = 0, k + 1
+            while j < len(tokens):
+                depth += {"(": 1, ")": -1}.get(tokens[j].text, 0)
+                j += 1
+                if depth == 0:
+                    break
+            if depth != 0 or j == k + 1:
+                if not final:
+                    raise NeedMore()
+                raise MacroProblem(t, f"'{t.text}' needs its ((...)) on this line",
+                                   f"write {t.text}((...)) with its parentheses closed")
+            k = j
+        elif t.text in _GNU_DROPPED and t.kind == "id":
+            k += 1
+        else:
+            new = _GNU_SPELLINGS.get(t.text) if t.kind == "id" else None
+            out.append(t if new is None else Token(new, "id", t.line, t.col, t.ws, t.hide, t.exact, t.end_line,
+                                                   t.end_col))
+            k += 1
+    return out
+
+
+def _layout(tokens: list[Token], running: int) -> tuple[str, list[Piece]]:
+    """A changed line's text for pycparser, and where each of its tokens came from.
+
+    A token after one no macro touched (or first) stays at its own column when the text so
+    far leaves room (an expansion starts at the macro's name), so everything before the first
+    expansion keeps its columns; other tokens follow with one space where the source had
+    white space or the two tokens would read as one."""
+    text = ""
+    pieces: list[Piece] = []
+    prev: Optional[Token] = None
+    for t in tokens:
+        gap = " " if prev is not None and (t.ws or would_paste(prev.text, t.text)) else ""
+        if t.line == running and (prev is None or not prev.hide) and t.col - 1 >= len(text) + len(gap):
+            gap = " " * (t.col - 1 - len(text))
+        text += gap
+        pieces.append(Piece(len(text) + 1, len(t.text), t.line, t.col, t.exact, t.end_line, t.end_col))
+        text += t.text
+        prev = t
+    return text, pieces

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Optional
 
 from ..diagnostics import Diagnostic
 from ..ssa.ir import SourceLoc
@@ -64,8 +65,11 @@ class Qualifier:
 
 
 def strip_cuda(line: str, lineno: int, filename: str, qualifiers: list[Qualifier],
-               problems: list[Diagnostic]) -> str:
-    """``line`` with its CUDA qualifiers blanked; the qualifiers and problems are appended."""
+               problems: list[Diagnostic], key: Optional[int] = None) -> str:
+    """``line`` with its CUDA qualifiers blanked; the qualifiers and problems are appended.
+
+    Problems name ``filename``'s ``lineno``; the qualifiers are recorded at ``key``, the
+    preprocessor's running line (``c_source_map``), when given."""
     for pattern, message, hint in _UNSUPPORTED:
         m = pattern.search(line)
         if m is not None:
@@ -75,7 +79,7 @@ def strip_cuda(line: str, lineno: int, filename: str, qualifiers: list[Qualifier
     out = []
     last = 0
     for m in _QUALIFIER.finditer(line):
-        qualifiers.append(Qualifier(m.group(1), lineno, m.start() + 1))
+        qualifiers.append(Qualifier(m.group(1), lineno if key is None else key, m.start() + 1))
         out.append(line[last:m.start()] + " " * len(m.group(1)))
         last = m.end()
     return "".join(out) + line[last:]

@@ -32,6 +32,26 @@ class SourceLoc:
         return f"{self.file}:{self.line}:{self.col}"
 
 
+class SourceLines(list):
+    """The lines of the file s2sad reads (a list: every stage indexes it by a location's
+    line), and the lines of the files it includes, by the names locations give them: a
+    location in a C header shows that header's line, not the line of the same number here."""
+
+    def __init__(self, lines: list[str], name: str, others: Optional[dict[str, list[str]]] = None):
+        super().__init__(lines)
+        self.name = name
+        self.others = dict(others or {})
+
+    def of(self, file: str) -> list[str]:
+        """The lines of ``file``: none for a file s2sad did not read (a macro's body)."""
+        return self if file == self.name else self.others.get(file, [])
+
+
+def lines_of(lines: list[str], file: str) -> list[str]:
+    """The lines a location in ``file`` indexes: ``lines`` itself unless they know several files."""
+    return lines.of(file) if isinstance(lines, SourceLines) else lines
+
+
 class Value:
     """An SSA value: the result of an op or an argument of a block."""
 
