@@ -1,10 +1,11 @@
 """Call a C function and its C gradient through ctypes, the signatures read from the C source.
 
-``CSignature.parse(source, func)`` reads the function's parameters with pycparser
+``CSignature.parse(source, func, directory)`` reads the function's parameters with pycparser
 (after a small preprocessing of its own, independent of s2sad's C front end:
-comments and ``#`` lines dropped, simple ``#define NAME value`` constants
-substituted, ``size_t``, ``bool`` and the like declared). Struct types in the
-source become ``ctypes.Structure`` classes.
+``#include "local.h"`` read from ``directory`` in place, once each, comments and other
+``#`` lines dropped, simple ``#define NAME value`` constants substituted, ``size_t``,
+``bool`` and the like declared). Struct types in the source become ``ctypes.Structure``
+classes.
 
 ``primal(lib)`` calls ``func`` from a library compiled from the source (see
 cbuild.build); ``gradient(lib, wrt, written)`` calls ``grad_<func>`` with the
@@ -28,6 +29,7 @@ from __future__ import annotations
 import ctypes
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -42,6 +44,7 @@ PRELUDE = (
 
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _DEFINE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)\s+(.+?)\s*$")
+_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 _SCALARS = {
     "double": ctypes.c_double,
@@ -63,9 +66,28 @@ _SCALARS = {
 _FLOATS = ("double", "float")
 
 
-def preprocess(source: str) -> str:
-    """``source`` as pycparser can read it: no comments, no directives, ``#define`` constants substituted."""
-    text = _COMMENT.sub(lambda m: "\n" * m.group().count("\n") + " ", source)
+def _inline_headers(source: str, directory: Optional[Path], seen: set[str]) -> str:
+    """``source`` with each ``#include "name"`` found in ``directory`` replaced by the header's
+    text (the first time: guards are dropped with the other directives)."""
+    if directory is None:
+        return source
+
+    def header(m: re.Match) -> str:
+        path = directory / m.group(1)
+        if not path.is_file() or str(path.resolve()) in seen:
+            return ""
+        seen.add(str(path.resolve()))
+        return _inline_headers(path.read_text(), path.parent, seen)
+
+    return _INCLUDE.sub(header, source)
+
+
+def preprocess(source: str, directory: Optional[Path] = None) -> str:
+    """``source`` as pycparser can read it: local headers read in, no comments, no directives,
+    ``#define`` constants substituted."""
+    source = _inline_headers(source, directory, set())
+    text = re.sub(r"\\\n", "", source)  # continuation lines of a multi-line #define go with it
+    text = _COMMENT.sub(lambda m: "\n" * m.group().count("\n") + " ", text)
     text = re.sub(r"\b__restrict(?:__)?\b", "restrict", text)  # GNU and CUDA spellings
     macros: dict[str, str] = {}
     lines = []
@@ -137,8 +159,8 @@ class CSignature:
     # -- parsing ---------------------------------------------------------------------------
 
     @staticmethod
-    def parse(source: str, func: str) -> "CSignature":
-        ast = c_parser.CParser().parse(preprocess(source), filename="input.c")
+    def parse(source: str, func: str, directory: Optional[Path] = None) -> "CSignature":
+        ast = c_parser.CParser().parse(preprocess(source, directory), filename="input.c")
         typedefs: dict[str, c_ast.Node] = {}
         structs: dict[str, Any] = {}
         found = None
@@ -147,7 +169,7 @@ class CSignature:
                 typedefs[ext.name] = ext.type.type
             decl = ext.decl if isinstance(ext, c_ast.FuncDef) else ext
             node = getattr(decl, "type", None)
-            _collect_structs(node, typedefs, structs)
+            _collect_structs(node, typedefs, structs, ext.name if isinstance(ext, c_ast.Typedef) else None)
             if isinstance(ext, c_ast.FuncDef) and ext.decl.name == func:
                 found = ext.decl
         if found is None:
@@ -304,14 +326,16 @@ def _ctype(base: str, structs: dict[str, Any]) -> Any:
     return _SCALARS[base]
 
 
-def _collect_structs(node: Optional[c_ast.Node], typedefs: dict[str, c_ast.Node], structs: dict[str, Any]) -> None:
-    """Define a ctypes.Structure for each struct with a body under ``node``."""
+def _collect_structs(node: Optional[c_ast.Node], typedefs: dict[str, c_ast.Node], structs: dict[str, Any],
+                     typedef: Optional[str] = None) -> None:
+    """Define a ctypes.Structure for each struct with a body under ``node`` (an untagged one
+    named after ``typedef``, the name it is defined as, so two sources agree on it)."""
     while isinstance(node, (c_ast.TypeDecl, c_ast.PtrDecl, c_ast.ArrayDecl)):
         node = node.type
     if not isinstance(node, c_ast.Struct) or node.decls is None:
         return
     if node.name is None:  # typedef struct { ... } Name;
-        node.name = f"anonymous_{id(node)}"
+        node.name = f"anonymous_{typedef or id(node)}"
     fields = []
     for d in node.decls:
         _collect_structs(d.type, typedefs, structs)

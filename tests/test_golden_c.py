@@ -1,7 +1,7 @@
 """Golden C cases: C in, C (and Python) out, checked against the C primal compiled by gcc.
 
 Each folder golden/c/<case>/ holds ``input.c`` (one C feature in a small
-numerical kernel) and ``case.json``: the function, ``--wrt``, how to sample
+numerical kernel; the headers it includes, if any, beside it) and ``case.json``: the function, ``--wrt``, how to sample
 each parameter (as golden/*/case.json, plus dtypes "f32" for ``float *`` or
 ``float`` and "i32" for ``int *``; a struct pointer is sampled as a float64
 array holding the structs' bytes), ``written`` (the pointer parameters the
@@ -47,7 +47,7 @@ LEVELS = (2, 0)
 
 # Cases with struct types: their Python output takes the structs as one flat array.
 STRUCT_CASES = ["struct_bodies_array", "struct_pointer_fields", "struct_nested_typedef", "struct_written",
-                "struct_callee", "struct_pointer_walk"]
+                "struct_callee", "struct_pointer_walk", "local_header"]
 
 # Cases also generated as Python (--target py): no structs, no single precision.
 PY_CASES = [
@@ -73,6 +73,8 @@ PY_CASES = [
     "checkpoint_while",
     "call_copy_in_branch",
     "nested_helper_calls",
+    "function_like_macros",
+    "if_expressions",
 ]
 
 # The case.json dtype of an array for each C pointee type.
@@ -94,13 +96,20 @@ class CCase:
     def source(self) -> str:
         return (self.folder / "input.c").read_text()
 
+    @property
+    def input_flags(self) -> tuple[str, ...]:
+        """gcc's flags for input.c: its headers (golden/c/local_header) are beside it."""
+        return (*INPUT_FLAGS, "-I", str(self.folder))
+
     @functools.cached_property
     def signature(self) -> CSignature:
-        return CSignature.parse(self.source, self.func)
+        return CSignature.parse(self.source, self.func, self.folder)
 
     def generate(self, target: str, level: int = pipeline.DEFAULT.level) -> str:
         options = pipeline.Options(level=level)
-        return pipeline.gradient_source(self.source, "input.c", self.func, self.wrt, target, options)
+        # The path, not just the name, so that s2sad finds the headers beside input.c.
+        return pipeline.gradient_source(self.source, str(self.folder / "input.c"), self.func, self.wrt, target,
+                                        options)
 
     def check(self, gradient, seed: int) -> None:
         check_gradient(
@@ -147,7 +156,7 @@ def _params(cases: list[CCase]) -> list:
 def primal(name: str):
     """The case's function compiled from input.c by gcc, called through ctypes."""
     case = BY_NAME[name]
-    return case.signature.primal(build(case.source, INPUT_FLAGS))
+    return case.signature.primal(build(case.source, case.input_flags))
 
 
 # ------------------------------------------------------------- the cases themselves (run now)
@@ -165,7 +174,7 @@ def test_c_primal_golden_cases_load():
 
 @pytest.mark.parametrize("case", _params(CASES))
 def test_c_input_compiles(case):
-    compile_c(case.source, INPUT_FLAGS)  # gcc -std=c99 -Wall -Wextra -Werror: any warning fails
+    compile_c(case.source, case.input_flags)  # gcc -std=c99 -Wall -Wextra -Werror: any warning fails
 
 
 @pytest.mark.parametrize("case", _params(CASES))

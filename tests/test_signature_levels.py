@@ -65,7 +65,7 @@ def signature(text: str, func: str, target: str) -> str:
 def outcome(path: Path, func: str, wrt: list[str], target: str, options: pipeline.Options) -> str:
     """The signature, or the first line of the error (refusing at every level is consistent)."""
     try:
-        text = pipeline.gradient_source(path.read_text(), path.name, func, wrt, target, options)
+        text = pipeline.gradient_source(path.read_text(), str(path), func, wrt, target, options)
     except DiagnosticError as e:
         return "error: " + str(e).splitlines()[0]
     return signature(text, func, target)
