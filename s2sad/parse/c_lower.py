@@ -37,10 +37,11 @@ from ..diagnostics import Diagnostic
 from ..ssa import build
 from ..ssa.gpu import SHARED_SPACE, SYNC
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
+from ..ssa.mathfns import MATH
 from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F64, I64, Type
 from . import c_builtins
-from .c_expr import INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, math_intrinsic, span, walk
+from .c_expr import INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, library_name, math_intrinsic, span, walk
 from .c_preprocess import strip_comments
 from .omp import OmpLoop, OmpProblem, omp_directive, parse_atomic, parse_omp, pragma_before, unconsumed_problem
 from .c_structs import StructTable
@@ -674,7 +675,12 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         intrinsic = math_intrinsic(name)
         if intrinsic is not None:
             return self.math_call(node, intrinsic, args, b, env)
-        if name in INT_ABS:
+        if library_name(name) in ("frexp", "frexpf"):
+            raise self.fail(node, f"'{name}' stores the exponent through a pointer, which s2sad does not follow",
+                            "for x != 0 and finite, frexp(x, &e) is ldexp(x, -e) with e = (int)logb(x) + 1; "
+                            "or call frexp in a function defined in another file that returns e (an external "
+                            "function's integer result needs no derivative)")
+        if library_name(name) in INT_ABS:
             if len(args) != 1:
                 raise self.fail(node, f"{name} takes one argument")
             x = self.integer(args[0], b, env, f"the argument of {name}")
@@ -724,11 +730,14 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
                   b: Builder, env: Env) -> Value:
         fn, t = intrinsic
         arity = MATH_FNS[fn]
+        spelled = node.name.name  # type: ignore[attr-defined]
         if len(args) != arity:
-            raise self.fail(node, f"'{node.name.name}' takes {arity} argument(s)")  # type: ignore[attr-defined]
-        values = [self.number(self.scalar(a, b, env), self.at(b, a)) for a in args]
+            raise self.fail(node, f"'{spelled}' takes {arity} argument(s)")
+        ints = MATH[fn].int_operands  # ldexp(x, n): n is an int
+        values = [self.integer(a, b, env, f"argument {k + 1} of {spelled}") if k in ints
+                  else self.number(self.scalar(a, b, env), self.at(b, a)) for k, a in enumerate(args)]
         ft = t or F64
-        values = [self.convert(v, ft, self.at(b, node)) for v in values]
+        values = [v if k in ints else self.convert(v, ft, self.at(b, node)) for k, v in enumerate(values)]
         return build.math(self.at(b, node), fn, *values)
 
     # -- if ----------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from . import special
 from .array_ops import NAMES, PREFIX
 from .ir import Block, Function, Module, Op, Value
 from .gpu import BUILTINS as GPU_BUILTINS
@@ -32,6 +33,9 @@ _MATH = {
     "erf": math.erf, "erfc": math.erfc, "abs": abs, "floor": math.floor, "ceil": math.ceil,
     "trunc": math.trunc, "pow": lambda a, b: a**b, "atan2": math.atan2, "hypot": math.hypot,
     "min": min, "max": max, "copysign": math.copysign, "fmod": math.fmod,
+    "rint": lambda x: float(np.rint(x)), "round": lambda x: float(special.round_half_away(x)),
+    "lgamma": math.lgamma, "tgamma": math.gamma, "digamma": special.digamma, "remainder": math.remainder,
+    "fdim": special.fdim, "ldexp": math.ldexp, "logb": special.logb,
 }
 
 
