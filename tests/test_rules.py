@@ -201,3 +201,11 @@ def test_every_math_intrinsic_has_a_rule():
 def test_missing_rule_is_an_error_naming_the_primitive():
     with pytest.raises(MissingRule, match="'math.gamma'"):
         adjoint_contributions(None, type("V", (), {"name": "math.gamma"})(), None, [True])
+
+
+def test_every_ufunc_the_array_path_accepts_has_an_array_rule():
+    from s2sad.adjoint import array_rules  # noqa: F401  (registers the arr. rules)
+    from s2sad.ssa.array_ops import PREFIX, UNARY_MATH
+
+    assert {f"{PREFIX}math.{fn}" for fn in UNARY_MATH} <= set(RULES)
+    assert not {"lgamma", "tgamma", "digamma", "erf", "round"} & set(UNARY_MATH)  # NumPy has no such ufunc

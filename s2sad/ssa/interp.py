@@ -79,9 +79,6 @@ def _array_op(op: Op, a: list[Any]) -> list[Any]:
         fn = n[5:]
         if fn == "cbrt":
             return [np.cbrt(a[0])]
-        if fn in ("erf", "erfc"):
-            f = math.erf if fn == "erf" else math.erfc
-            return [np.vectorize(f, otypes=[float])(a[0])]
         return [np.asarray(getattr(np, _NUMPY_UFUNC.get(fn, fn))(a[0]), dtype=float)]
     if n == "where":
         return [np.where(a[0], a[1], a[2])]

@@ -46,9 +46,11 @@ class MathFn:
 def _rows() -> dict[str, MathFn]:
     rows: list[MathFn] = []
     for name in ("sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp expm1 log log1p log2 log10 "
-                 "sqrt erf erfc").split():
+                 "sqrt").split():
         rows.append(MathFn(name, 1, name, f"math.{name}"))
     rows += [
+        MathFn("erf", 1, "erf", "math.erf", ufunc=False),  # NumPy has no erf (SciPy's is no ufunc of it)
+        MathFn("erfc", 1, "erfc", "math.erfc", ufunc=False),
         MathFn("exp2", 1, "exp2", None),  # 2.0 ** x: math.exp2 is Python 3.11's
         MathFn("cbrt", 1, "cbrt", "np.cbrt"),  # math.cbrt is Python 3.11's, and not Numba's
         MathFn("abs", 1, "fabs", "abs"),
