@@ -232,8 +232,13 @@ class ModuleContext:
         # The input's #define'd names the output prints (name -> value as C spells it): no
         # variable may take one, and each one the code uses is defined at the top of the file.
         self.macros: dict[str, str] = {}
+        # Functions defined outside the input that the code calls: name -> prototype. No
+        # variable may take one's name; the file declares those its functions call.
+        self.externs: dict[str, str] = {}
         for fn in module.functions.values():
             for op in fn.walk():
+                if op.name == "extern":
+                    self.externs.setdefault(op.attrs["callee"], op.attrs["prototype"])
                 if op.name == "const" and "macro" in op.attrs:
                     value = op.attrs["value"] - op.attrs.get("macro_offset", 0)  # STEPS - 1 holds 5: STEPS is 6
                     self.macros.setdefault(op.attrs["macro"], _c_number(value, op.result.type))
@@ -296,6 +301,7 @@ class EmittedFunctions:
     texts: list[str]
     structs: dict[str, str]  # the struct definitions they use, by name
     emitters: list["CFunctionEmitter"]
+    externs: list[str]  # the prototypes of the functions defined elsewhere that they call
 
 
 def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunctions:
@@ -327,13 +333,15 @@ def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunc
     keep = _reachable(by_c_name, ctx.c_name(entry))
     functions = []
     structs: dict[str, str] = {}
+    externs: dict[str, None] = {}
     for name in module.functions:
         if ctx.c_name(name) in keep:
             functions.append(texts[name])
             structs.update((n, d) for n, d, _ in module.functions[name].attrs.get("c_structs", []))
+            externs.update((op.attrs["prototype"], None) for op in module.functions[name].walk() if op.name == "extern")
         if name in atomic and ctx.atomic_variants[name] in keep:
             functions.append(atomic[name])
-    return EmittedFunctions(ctx, functions, structs, emitters)
+    return EmittedFunctions(ctx, functions, structs, emitters, list(externs))
 
 
 def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str]) -> str:
@@ -361,6 +369,9 @@ def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str]) -> s
         out += defines + [""]
     if emitted.structs:
         out += ["\n\n".join(emitted.structs.values()), ""]
+    if emitted.externs:
+        out += ["/* Defined outside this file, as for the primal; s2sad needs no derivative of them. */"]
+        out += [f"{proto};" for proto in emitted.externs] + [""]
     return "\n".join(out + [body]) + "\n"
 
 
@@ -413,7 +424,7 @@ class CFunctionEmitter(StatementBuilder):
         self.module = ctx.module
         self.fn = fn
         self.printer = CPrinter()
-        self.namer = CNamer([*ctx.module.functions, *ctx.macros])
+        self.namer = CNamer([*ctx.module.functions, *ctx.macros, *ctx.externs])
         self.returned = ctx.returned(fn)
         self.out_names: dict[int, str] = {}
         if self.returned is not None:
@@ -712,6 +723,8 @@ class CFunctionEmitter(StatementBuilder):
             return self._lit(op.attrs["value"], op.result.type)
         if n == "undef":
             return self._lit(0, op.result.type)
+        if n == "extern":  # declared at the top of the file (c_file)
+            return Call(Name(op.attrs["callee"]), tuple(e(o) for o in op.operands))
         if n in _ARITH:
             if t.is_float:
                 a, b = self._float_operands(op)

@@ -289,6 +289,11 @@ class _FunctionEmitter(StatementBuilder):
             return _cast(e(op.operands[0]), op.operands[0].type, op.result.type)
         if n.startswith("math."):
             return self._math(op)
+        if n == "extern":
+            callee = op.attrs["callee"]
+            raise error(f"--target {'numba' if self.numba else 'py'}: '{callee}' is a C function defined outside the "
+                        "input, which Python output cannot call", op.loc,
+                        hint="use --target c, or define it in the input file")
         if n == "load":
             return Subscript(e(op.operands[0]), tuple(e(i) for i in op.operands[1:]))
         if n == "dim":

@@ -54,6 +54,7 @@ class CFile:
         self.pre: Preprocessed = preprocess(source, filename)
         self.ast = self._parse(self.pre.text)
         self.functions: dict[str, c_ast.FuncDef] = {}
+        self.prototypes: dict[str, c_ast.Decl] = {}  # functions declared here, defined elsewhere
         self.typedefs: dict[str, list[str]] = {}
         self.constants: dict[str, c_ast.Node] = {}
         self.globals: set[str] = set()
@@ -67,6 +68,8 @@ class CFile:
                     self.typedefs[ext.name] = list(ext.type.type.names)
                 elif isinstance(ext.type, c_ast.TypeDecl) and isinstance(ext.type.type, c_ast.Struct):
                     struct_defs.append((ext.type.type, ext.name))
+            elif isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.FuncDecl) and ext.name:
+                self.prototypes.setdefault(ext.name, ext)
             elif isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.Struct) and not ext.name:
                 struct_defs.append((ext.type, None))
             elif isinstance(ext, c_ast.Decl) and not isinstance(ext.type, c_ast.FuncDecl) and ext.name:
@@ -74,6 +77,8 @@ class CFile:
                     self.constants[ext.name] = ext.init
                 else:
                     self.globals.add(ext.name)
+        for name in self.functions:
+            self.prototypes.pop(name, None)  # declared, then defined in this file: a user function
         self.cuda = self._cuda_kinds() if is_cuda(filename) else None
         self._macros()
         for node, typedef in struct_defs:
@@ -198,7 +203,8 @@ def parse_c(source: str, filename: str, func: str) -> Module:
     order, problems, recursive = _reachable(func, cfile)
     ctx = CContext(name, cfile.lines, cfile.typedefs, cfile.constants, {}, frozenset(cfile.globals), recursive,
                    cfile.structs, frozenset(cfile.pre.macros), cfile.cuda,
-                   frozenset(q.line for q in cfile.pre.qualifiers if q.word == SHARED), cfile.pre.pragmas)
+                   frozenset(q.line for q in cfile.pre.qualifiers if q.word == SHARED), cfile.pre.pragmas,
+                   cfile.prototypes)
     for fname in order:
         try:
             ctx.signatures[fname] = cfile.signature(cfile.functions[fname])

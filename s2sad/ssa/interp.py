@@ -11,7 +11,7 @@ of any emitter, and the basis of a future numeric ``s2sad check``.
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -154,9 +154,11 @@ class _Tape:
 class Interpreter:
     """Runs functions of ``module``; a kernel's thread built-ins read ``thread`` (see ``launch``)."""
 
-    def __init__(self, module: Module, thread: Optional[Thread] = None):
+    def __init__(self, module: Module, thread: Optional[Thread] = None,
+                 externs: Optional[dict[str, Callable[..., Any]]] = None):
         self.module = module
         self.thread = thread
+        self.externs = externs or {}  # the functions ``extern`` ops call, by name (defined elsewhere)
 
     def launch(self, name: str, launch: Launch, *args: Any) -> None:
         """Run kernel ``name`` once per thread of ``launch``, one thread after another.
@@ -248,6 +250,11 @@ class Interpreter:
             return _array_op(op, a)
         if n == "call":
             return self.run(self.module.functions[op.attrs["callee"]], a)
+        if n == "extern":
+            callee = op.attrs["callee"]
+            if callee not in self.externs:
+                raise NotImplementedError(f"interpreter: '{callee}' is defined outside the input: pass externs=")
+            return [self._scalar(op.result, self.externs[callee](*a))]
         if n == "comment":
             return []
         if n == "tape.new":

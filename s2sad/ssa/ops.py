@@ -69,6 +69,17 @@ Memory ops (arrays are references to memory):
 Calls:
 
   call             (args...) {callee: name}        -> callee results    a user function of the module
+  extern           (args...) {callee: name, prototype: str, args: [str]}
+                                                   -> () or one scalar  a function defined outside the
+                                                                        input (C: declared by its
+                                                                        ``prototype``, printed in C
+                                                                        output); its array operands
+                                                                        are only read (const
+                                                                        pointers). No derivative: the
+                                                                        adjoint refuses one whose
+                                                                        operands are active, naming
+                                                                        the argument (``args``: each
+                                                                        one's source text)
 
 Structured control flow (each region is one Block ending in a terminator):
 

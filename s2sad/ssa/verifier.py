@@ -578,6 +578,15 @@ class _Verifier:
                 f"{_type_list(target.result_types)}",
             )
 
+    def _op_extern(self, op: Op) -> None:
+        self._attr(op, "callee", str)
+        self._attr(op, "prototype", str)
+        texts = self._attr(op, "args", list)
+        if texts is not None and len(texts) != len(op.operands):
+            self.error(op, f"'extern' has {len(op.operands)} operand(s) but {len(texts)} argument text(s)")
+        if len(op.results) > 1 or any(not isinstance(r.type, ScalarType) for r in op.results):
+            self.error(op, f"'extern' gives at most one scalar, has {_types(op.results)}")
+
     def _op_comment(self, op: Op) -> None:
         self._arity(op, 0, 0)
         self._attr(op, "text", str)
