@@ -259,7 +259,7 @@ def test_functions_defined_in_another_file_are_declared_and_refused_in_python():
     with pytest.raises(DiagnosticError) as info:
         case.generate("py")
     (d,) = info.value.diagnostics
-    assert d.loc.line == 14 and "'bucket' is a C function defined outside the input" in d.message
+    assert d.loc.line == 11 and "'scaled_norm' is a C function defined outside the input" in d.message
 
 
 # ------------------------------------------------------------- C in, Python out
