@@ -39,14 +39,16 @@ class CompileError(AssertionError):
     pass
 
 
-def compile_c(source: str, extra: tuple[str, ...] = ()) -> Path:
-    """The path of a shared library built from ``source`` (raises CompileError with gcc's output)."""
+def compile_c(source: str, extra: tuple[str, ...] = (), sources: tuple[Path, ...] = ()) -> Path:
+    """The path of a shared library built from ``source`` and the C files ``sources`` (functions
+    defined outside it, linked in as a user's build would), raising CompileError with gcc's output."""
     tmp = tempfile.TemporaryDirectory(prefix="s2sad_c_")
     _KEEP.append(tmp)
     src = Path(tmp.name) / "gen.c"
     src.write_text(source)
     lib = Path(tmp.name) / "libgen.so"
-    r = subprocess.run(["gcc", *CFLAGS, *extra, str(src), "-o", str(lib), "-lm"], capture_output=True, text=True)
+    r = subprocess.run(["gcc", *CFLAGS, *extra, str(src), *map(str, sources), "-o", str(lib), "-lm"],
+                       capture_output=True, text=True)
     if r.returncode != 0 or r.stderr.strip():
         numbered = "\n".join(f"{k + 1:4} {line}" for k, line in enumerate(source.splitlines()))
         raise CompileError(f"gcc failed:\n{r.stderr}\n--- source ---\n{numbered}")
@@ -58,8 +60,8 @@ def compile_c(source: str, extra: tuple[str, ...] = ()) -> Path:
 INPUT_FLAGS = ("-Wno-unknown-pragmas",)
 
 
-def build(source: str, extra: tuple[str, ...] = ()) -> ctypes.CDLL:
-    return ctypes.CDLL(str(compile_c(source, extra)))
+def build(source: str, extra: tuple[str, ...] = (), sources: tuple[Path, ...] = ()) -> ctypes.CDLL:
+    return ctypes.CDLL(str(compile_c(source, extra, sources)))
 
 
 @dataclass
@@ -155,9 +157,10 @@ def _sanitizer_env() -> dict[str, str]:
 class SanitizedLibrary:
     """``source`` built with -fsanitize=address,undefined; ``function(...)`` is CFunction's twin."""
 
-    def __init__(self, source: str, extra: tuple[str, ...] = ()):
+    def __init__(self, source: str, extra: tuple[str, ...] = (), sources: tuple[Path, ...] = ()):
         self.source = source
         self.extra = extra
+        self.sources = sources  # C files linked into every program (functions defined outside source)
         self.tmp = tempfile.TemporaryDirectory(prefix="s2sad_asan_")
         _KEEP.append(self.tmp)
         self.dir = Path(self.tmp.name)
@@ -207,7 +210,8 @@ class SanitizedLibrary:
         driver.write_text("\n".join(lines) + "\n")
         exe = self.dir / f"prog{k}"
         r = subprocess.run(
-            ["gcc", *SANITIZE_FLAGS, *self.extra, str(self.dir / "gen.o"), str(driver), "-o", str(exe), "-lm"],
+            ["gcc", *SANITIZE_FLAGS, *self.extra, str(self.dir / "gen.o"), *map(str, self.sources), str(driver),
+             "-o", str(exe), "-lm"],
             capture_output=True, text=True,
         )
         if r.returncode != 0:
@@ -267,5 +271,5 @@ _C_SPELLING = {
 }
 
 
-def build_sanitized(source: str, extra: tuple[str, ...] = ()) -> SanitizedLibrary:
-    return SanitizedLibrary(source, extra)
+def build_sanitized(source: str, extra: tuple[str, ...] = (), sources: tuple[Path, ...] = ()) -> SanitizedLibrary:
+    return SanitizedLibrary(source, extra, sources)

@@ -106,8 +106,9 @@ def test_calls_and_definitions_spread_over_lines_keep_the_line_numbers():
 
 def test_an_error_inside_an_expansion_points_at_the_call():
     src = "#define TWICE(e) (2.0 * (e))\ndouble f(double *x) {\n    return TWICE(x[0]) + TWICE(g(x[1]));\n}\n"
-    assert _problems(src) == ["t.c:3:32: cannot differentiate through call to 'g': its source is not in t.c"
-                              " | define g in this file"]
+    (problem,) = _problems(src)
+    assert problem.startswith("t.c:3:32: cannot differentiate through call to 'g': its source is not in t.c"
+                              " | define g in this file")
     with pytest.raises(DiagnosticError) as info:
         pipeline.parse_source("#define BAD(e) (e + undefined_name)\ndouble f(double *x) { return BAD(x[0]); }",
                               "t.c", "f")

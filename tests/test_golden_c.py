@@ -5,8 +5,10 @@ numerical kernel; the headers it includes, if any, beside it) and ``case.json``:
 each parameter (as golden/*/case.json, plus dtypes "f32" for ``float *`` or
 ``float`` and "i32" for ``int *``; a struct pointer is sampled as a float64
 array holding the structs' bytes), ``written`` (the pointer parameters the
-function writes, directly or through a callee: they get shadows) and optional
-``rtol``/``atol`` (single-precision cases). Beside them, the expected outputs:
+function writes, directly or through a callee: they get shadows), optional
+``rtol``/``atol`` (single-precision cases) and optional ``sources``: C files of the
+folder that define functions input.c only declares, linked with the primal and with
+every gradient as a user's build links them. Beside them, the expected outputs:
 ``expected.c`` (``--target c``) for every case and ``expected.py``
 (``--target py``) for the cases in PY_CASES; ``pytest --update-golden``
 rewrites them.
@@ -39,6 +41,7 @@ from fd import ParamSpec, check_gradient
 from golden_cases import GOLDEN, compare_with_golden, load_cases
 
 from s2sad import pipeline
+from s2sad.diagnostics import DiagnosticError
 
 pytestmark = pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
 
@@ -75,6 +78,8 @@ PY_CASES = [
     "nested_helper_calls",
     "function_like_macros",
     "if_expressions",
+    "libm_special",
+    "builtin_spellings",
 ]
 
 # The case.json dtype of an array for each C pointee type.
@@ -91,6 +96,7 @@ class CCase:
     written: list[str]
     rtol: float
     atol: float
+    sources: tuple[Path, ...] = ()  # defining the functions input.c declares but does not define
 
     @property
     def source(self) -> str:
@@ -139,6 +145,7 @@ def load_c_cases() -> list[CCase]:
                 spec.get("written", []),
                 spec.get("rtol", 2e-5),
                 spec.get("atol", 2e-6),
+                tuple(folder / name for name in spec.get("sources", [])),
             )
         )
     return cases
@@ -156,7 +163,7 @@ def _params(cases: list[CCase]) -> list:
 def primal(name: str):
     """The case's function compiled from input.c by gcc, called through ctypes."""
     case = BY_NAME[name]
-    return case.signature.primal(build(case.source, case.input_flags))
+    return case.signature.primal(build(case.source, case.input_flags, case.sources))
 
 
 # ------------------------------------------------------------- the cases themselves (run now)
@@ -174,7 +181,7 @@ def test_c_primal_golden_cases_load():
 
 @pytest.mark.parametrize("case", _params(CASES))
 def test_c_input_compiles(case):
-    compile_c(case.source, case.input_flags)  # gcc -std=c99 -Wall -Wextra -Werror: any warning fails
+    compile_c(case.source, case.input_flags, case.sources)  # gcc -std=c99 -Wall -Wextra -Werror: any warning fails
 
 
 @pytest.mark.parametrize("case", _params(CASES))
@@ -246,9 +253,22 @@ def test_c_gradient_matches_finite_differences(case, level):
     assert [(p.name, p.base, p.pointer) for p in grad.params] == _contract_signature(case)
     # Built with -fsanitize=address,undefined (and -Wall -Wextra -Werror): a gradient that reads
     # or writes out of bounds, uses freed memory, frees twice, leaks or overflows fails here.
-    gradient = case.signature.gradient(build_sanitized(text), case.wrt, case.written)
+    gradient = case.signature.gradient(build_sanitized(text, sources=case.sources), case.wrt, case.written)
     for seed in range(2):
         case.check(gradient, seed)
+
+
+def test_functions_defined_in_another_file_are_declared_and_refused_in_python():
+    """The C output declares the external functions it calls (the caller links them); Python
+    output cannot call them, and says so at the call."""
+    case = BY_NAME["external_inactive_call"]
+    assert case.sources
+    text = case.generate("c")
+    assert "double weight(int k);" in text and "double scaled_norm(const double *c, int m, double scale);" in text
+    with pytest.raises(DiagnosticError) as info:
+        case.generate("py")
+    (d,) = info.value.diagnostics
+    assert d.loc.line == 11 and "'scaled_norm' is a C function defined outside the input" in d.message
 
 
 # ------------------------------------------------------------- C in, Python out

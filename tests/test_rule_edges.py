@@ -111,6 +111,21 @@ CASES = [
     # At a jump (x / y an integer), the branch of the point itself: x - trunc(x / y) * y.
     Case("fmod", "math.fmod(x[i], y[i])", lambda a, b: a - 2 * b, arity=2,
          edges=[Edge((3.0, 1.5), expect={0: 1.0, 1: -2.0})], away=[(2.9, 1.2), (3.3, 1.4)]),
+    # remainder(x, y) = x - n y, n the integer nearest x / y, halfway cases to the even one: at
+    # a halfway point the branch of that n (3 / 2: n = 2; 5 / 2: n = 2). Numba has no remainder.
+    Case("remainder", "math.remainder(x[i], y[i])", lambda a, b: a - 2 * b, arity=2,
+         edges=[Edge((3.0, 2.0), expect={0: 1.0, 1: -2.0}), Edge((5.0, 2.0), expect={0: 1.0, 1: -2.0})],
+         away=[(3.7, 1.5), (-4.6, 1.5), (7.3, -2.1)], targets=("py", "c", "cuda")),
+    # Rounding to an integer is piecewise constant, at the halfway points too.
+    Case("round", "round(x[i])", lambda a: sp.Integer(0) * a,
+         edges=[Edge((2.5,), expect={0: 0.0}), Edge((-0.5,), expect={0: 0.0})], away=[(0.3,), (-1.6,)]),
+    Case("rint", "np.rint(x[i])", lambda a: sp.Integer(0) * a,
+         edges=[Edge((2.5,), expect={0: 0.0})], away=[(0.3,), (-1.6,)]),
+    # lgamma's derivative is digamma, a helper of the output: on both sides of gamma's poles.
+    Case("lgamma", "math.lgamma(x[i])", lambda a: sp.log(sp.Abs(sp.gamma(a))), edges=[],
+         away=[(0.37,), (1.46,), (4.2,), (-0.4,), (-2.3,), (-7.8,)]),
+    Case("gamma", "math.gamma(x[i])", sp.gamma, edges=[], away=[(0.37,), (4.2,), (-0.4,), (-2.3,)]),
+    Case("ldexp", "math.ldexp(x[i], -3)", lambda a: a / 8, edges=[], away=[(0.3,), (-1.7,)]),
 ]
 
 

@@ -81,6 +81,8 @@ def test_every_golden_folder_is_a_case():
 # NumPy code whose kind or rank is assumed (a C signature would fix the guess unchecked).
 REFUSED_FOR_C = ("returns an array, and C output of its gradient is not supported",
                  "is not evident in")
+# Python output of C that calls functions defined in another file (golden/c/external_inactive_call).
+REFUSED_FOR_PY = ("which Python output cannot call",)
 
 
 @pytest.mark.parametrize("source, func, wrt, targets", GOLDEN_CASES)
@@ -90,6 +92,8 @@ def test_golden_signature_is_the_same_at_every_level(source, func, wrt, targets)
         assert len(set(found.values())) == 1, f"--target {target}: {found}"
         if target == "c" and any(why in found[0] for why in REFUSED_FOR_C):
             continue  # refused at every level, by design
+        if target == "py" and any(why in found[0] for why in REFUSED_FOR_PY):
+            continue
         assert not found[0].startswith("error"), found[0]
 
 

@@ -20,6 +20,7 @@ reverse mode AD" (2008) for the matrix products.
 
 from __future__ import annotations
 
+import math
 from typing import Callable, Optional
 
 from ..ssa import array_ops, build
@@ -151,8 +152,12 @@ def _math(b: Builder, fn: str, x: Value) -> Value:
     return arr(b, "math." + fn, [x]) if x.type.is_array else build.math(b, fn, x)
 
 
+def _square(b: Builder, x: Value) -> Value:
+    return ew(b, "mul", x, x)
+
+
 def _one_minus_square(b: Builder, x: Value) -> Value:
-    return ew(b, "sub", _f(b, 1.0), ew(b, "mul", x, x))
+    return ew(b, "sub", _f(b, 1.0), _square(b, x))
 
 
 _UFUNC_SLOPES: dict[str, Callable[[Builder, OpView, Value], Value]] = {
@@ -170,6 +175,14 @@ _UFUNC_SLOPES: dict[str, Callable[[Builder, OpView, Value], Value]] = {
     "log1p": lambda b, op, g: ew(b, "div", g, ew(b, "add", _f(b, 1.0), op.operands[0])),
     "atan": lambda b, op, g: ew(b, "div", g, ew(b, "add", _f(b, 1.0), ew(b, "mul", op.operands[0], op.operands[0]))),
     "asin": lambda b, op, g: ew(b, "div", g, _math(b, "sqrt", _one_minus_square(b, op.operands[0]))),
+    "acos": lambda b, op, g: neg(b, ew(b, "div", g, _math(b, "sqrt", _one_minus_square(b, op.operands[0])))),
+    "asinh": lambda b, op, g: ew(b, "div", g, _math(b, "sqrt", ew(b, "add", _square(b, op.operands[0]), _f(b, 1.0)))),
+    "acosh": lambda b, op, g: ew(b, "div", g, _math(b, "sqrt", ew(b, "sub", _square(b, op.operands[0]), _f(b, 1.0)))),
+    "atanh": lambda b, op, g: ew(b, "div", g, _one_minus_square(b, op.operands[0])),
+    "cbrt": lambda b, op, g: ew(b, "div", g, ew(b, "mul", _f(b, 3.0), _square(b, op.result))),
+    "exp2": lambda b, op, g: ew(b, "mul", g, ew(b, "mul", op.result, _f(b, math.log(2.0)))),
+    "log2": lambda b, op, g: ew(b, "div", g, ew(b, "mul", op.operands[0], _f(b, math.log(2.0)))),
+    "log10": lambda b, op, g: ew(b, "div", g, ew(b, "mul", op.operands[0], _f(b, math.log(10.0)))),
     "abs": lambda b, op, g: arr(
         b, "where", [arr(b, "ge", [op.operands[0], _f(b, 0.0)]), g, neg(b, g)]
     ),
@@ -187,7 +200,7 @@ for _fn in _UFUNC_SLOPES:
     rule(P + "math." + _fn)(_ufunc_rule(_fn))
 
 
-@rule(P + "math.floor", P + "math.ceil", P + "math.trunc")
+@rule(P + "math.floor", P + "math.ceil", P + "math.trunc", P + "math.rint")
 def _steps(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     return [None]
 

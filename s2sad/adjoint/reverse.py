@@ -382,6 +382,8 @@ class GradientTransform:
             rev.body.create(SYNC, [], [])  # the barrier, at the mirrored place
         elif name == "call":
             self._reverse_call(rev, op)
+        elif name == "extern":
+            self._reverse_extern(rev, op)
         elif name == "for":
             self._reverse_for(rev, op)
         elif name == "while":
@@ -401,6 +403,25 @@ class GradientTransform:
                 raise error(f"cannot differentiate: {e}", op.loc, hint="rewrite it with supported operations") from None
             for v, c in zip(op.operands, contribs):
                 self._accumulate(rev, v, c)
+
+    def _reverse_extern(self, rev: RevBlock, op: Op) -> None:
+        """A function defined outside the input: no derivative is known, so none may be needed.
+        Its result has an adjoint only where an argument depends on the --wrt inputs (an
+        integer result never has one: it is piecewise constant, as ``floor`` is)."""
+        if not op.results or rev.adj.get(op.result) is None:
+            return
+        callee = op.attrs["callee"]
+        texts = op.attrs.get("args") or [""] * len(op.operands)
+        active = [k for k, v in enumerate(op.operands)
+                  if (self.act.array_active(v) if v.type.is_array else self.act.is_active(v))]
+        k = active[0] if active else 0
+        where = f" ({texts[k]})" if texts[k] else ""
+        outside = f"outside {op.loc.file}" if op.loc is not None and op.loc.file else "outside the input"
+        raise error(f"cannot differentiate through call to '{callee}': it is defined {outside}, and its "
+                    f"argument {k + 1}{where} depends on the inputs the gradient is taken with respect to",
+                    op.loc, hint=f"define {callee} in this file, so that s2sad can differentiate it (custom "
+                    "derivatives of external functions are not available yet); s2sad calls an external "
+                    "function only with arguments that do not depend on the --wrt inputs")
 
     # ------------------------------------------------------------ whole arrays
     def _array_by_value(self, v: Value) -> bool:

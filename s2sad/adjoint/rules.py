@@ -149,21 +149,45 @@ def _cast(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     return [build.cast(b, g, op.operands[0].type) if active[0] else None]
 
 
-@rule("floordiv", "math.floor", "math.ceil", "math.trunc")
+@rule("floordiv", "math.floor", "math.ceil", "math.trunc", "math.round", "math.rint", "math.logb")
 def _piecewise_constant(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     return [None] * len(active)
 
 
-@rule("mod", "rem", "math.fmod")
+@rule("mod", "rem", "math.fmod", "math.remainder")
 def _mod(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
-    # a mod b = a - q * b with q = floor(a / b) (Python) or trunc(a / b) (C's rem, fmod).
-    rounding = "floor" if op.name == "mod" else "trunc"
+    # a mod b = a - q * b with q = floor(a / b) (Python), trunc(a / b) (C's rem, fmod), or the
+    # integer nearest a / b (remainder: read back from the result, (a - r) / b, so that at a
+    # halfway point it is the q the result was made with; rint removes the rounding error).
     da = g if active[0] else None
     db = None
     if active[1]:
-        q = build.math(b, rounding, build.div(b, op.operands[0], op.operands[1]))
+        a, d = op.operands[0], op.operands[1]  # read only here: each read may emit code
+        if op.name == "math.remainder":
+            q = build.math(b, "rint", build.div(b, build.sub(b, a, op.result), d))
+        else:
+            q = build.math(b, "floor" if op.name == "mod" else "trunc", build.div(b, a, d))
         db = build.neg(b, build.mul(b, g, q))
     return [da, db]
+
+
+@rule("math.fdim")
+def _fdim(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # fdim(a, b) is a - b where a > b, else the constant +0: at a = b, C's definition takes
+    # the constant branch, and so does its derivative.
+    if not (active[0] or active[1]):
+        return [None, None]
+    zero = _c(b, 0.0, g)
+    above = build.cmp(b, "gt", op.operands[0], op.operands[1])
+    da = build.select(b, above, g, zero) if active[0] else None
+    db = build.select(b, above, build.neg(b, g), zero) if active[1] else None
+    return [da, db]
+
+
+@rule("math.ldexp")
+def _ldexp(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # ldexp(a, n) = a * 2 ** n, exactly; so is ldexp(g, n). The integer n has no adjoint.
+    return [build.math(b, "ldexp", g, op.operands[1]) if active[0] else None, None]
 
 
 # ---------------------------------------------------------------- intrinsics
@@ -212,6 +236,12 @@ def _erf_slope(b: Builder, op: OpView) -> Value:
     bell = build.math(b, "exp", build.neg(b, _square(b, _a(op))))
     return build.mul(b, _c(b, _TWO_OVER_SQRT_PI, _a(op)), bell)
 
+
+# lgamma = log |gamma|: its derivative is digamma (a helper of the output: math.h has none),
+# at negative non-integers too; tgamma's is tgamma * digamma. At the poles (0, -1, ...) the
+# primal is infinite.
+RULES["math.lgamma"] = _unary(lambda b, op: build.math(b, "digamma", _a(op)))
+RULES["math.tgamma"] = _unary(lambda b, op: build.mul(b, op.result, build.math(b, "digamma", _a(op))))
 
 RULES["math.erf"] = _unary(_erf_slope)
 RULES["math.erfc"] = _unary(lambda b, op: build.neg(b, _erf_slope(b, op)))

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from ..ssa.build import const_int, known_sign
+from ..ssa.mathfns import MATH, c_output_names
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..languages import is_c
 from ..emit.expr import (
@@ -114,7 +115,6 @@ TAPE_COUNT = "size_t"
 
 _CTYPES = {"f64": "double", "f32": "float", "i64": "long", "i32": "int", "bool": "bool"}
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
-_MATH_RENAME = {"abs": "fabs", "min": "fmin", "max": "fmax"}
 
 HELPERS = {
     "floordiv_l": """\
@@ -154,6 +154,31 @@ static long min_l(long a, long b) {
 static long max_l(long a, long b) {
     return b > a ? b : a;
 }""",
+    "digamma": """\
+/* psi(x) = d lgamma(x) / dx, which math.h lacks: the recurrence psi(x) = psi(x + 1) - 1 / x
+ * up to x >= 6, then the asymptotic series (to x^-14: below 2e-13 there); below 0, the
+ * reflection psi(x) = psi(1 - x) - pi / tan(pi x). NaN at the poles 0, -1, -2, ... */
+static double digamma(double x) {
+    double acc = 0.0;
+    if (x <= 0.0) {
+        double n = rint(x);
+        if (x == n) {
+            return NAN;
+        }
+        /* x - n is exact, in [-1/2, 1/2]: pi / tan(pi x) has period 1, and a small argument
+         * keeps tan accurate near the poles. */
+        acc = -3.141592653589793 / tan(3.141592653589793 * (x - n));
+        x = 1.0 - x;
+    }
+    while (x < 6.0) {
+        acc -= 1.0 / x;
+        x += 1.0;
+    }
+    double f = 1.0 / (x * x);
+    double series = f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (
+        1.0 / 132 - f * (691.0 / 32760 - f * (1.0 / 12)))))));
+    return acc + log(x) - 0.5 / x - series;
+}""",
 }
 
 _INCLUDES = [
@@ -165,10 +190,7 @@ _INCLUDES = [
     ("stdlib.h", re.compile(r"\b(?:malloc|calloc|realloc|free|labs|abs)\(")),
     ("string.h", re.compile(r"\bmem(?:cpy|set)\(")),
 ]
-_MATH_H = set(
-    """sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp expm1 exp2 log log1p log2
-    log10 sqrt cbrt erf erfc fabs floor ceil trunc pow atan2 hypot fmin fmax copysign fmod""".split()
-)
+_MATH_H = set(c_output_names())
 # Calls that only compute a value (math.h and the helpers above): one whose result nothing
 # reads can go (cstmt.drop_dead).
 _PURE_CALLS = frozenset(
@@ -210,8 +232,13 @@ class ModuleContext:
         # The input's #define'd names the output prints (name -> value as C spells it): no
         # variable may take one, and each one the code uses is defined at the top of the file.
         self.macros: dict[str, str] = {}
+        # Functions defined outside the input that the code calls: name -> prototype. No
+        # variable may take one's name; the file declares those its functions call.
+        self.externs: dict[str, str] = {}
         for fn in module.functions.values():
             for op in fn.walk():
+                if op.name == "extern":
+                    self.externs.setdefault(op.attrs["callee"], op.attrs["prototype"])
                 if op.name == "const" and "macro" in op.attrs:
                     value = op.attrs["value"] - op.attrs.get("macro_offset", 0)  # STEPS - 1 holds 5: STEPS is 6
                     self.macros.setdefault(op.attrs["macro"], _c_number(value, op.result.type))
@@ -274,6 +301,7 @@ class EmittedFunctions:
     texts: list[str]
     structs: dict[str, str]  # the struct definitions they use, by name (typedefs of numbers first)
     emitters: list["CFunctionEmitter"]
+    externs: list[str]  # the prototypes of the functions defined elsewhere that they call
 
 
 def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunctions:
@@ -306,11 +334,13 @@ def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunc
     functions = []
     structs: dict[str, str] = {}
     typedefs: dict[str, str] = {}
+    externs: dict[str, None] = {}
     for name in module.functions:
         if ctx.c_name(name) in keep:
             functions.append(texts[name])
             structs.update((n, d) for n, d, _ in module.functions[name].attrs.get("c_structs", []))
             typedefs.update((n, d) for n, d in module.functions[name].attrs.get("c_typedefs", []))
+            externs.update((op.attrs["prototype"], None) for op in module.functions[name].walk() if op.name == "extern")
         if name in atomic and ctx.atomic_variants[name] in keep:
             functions.append(atomic[name])
     # The input's typedefs of numbers that signatures and structs name, before the structs. Like
@@ -319,7 +349,7 @@ def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunc
     # standard ones only, and the file must compile wherever it is written).
     if typedefs:
         structs = {" typedefs": "\n".join(typedefs.values()), **structs}
-    return EmittedFunctions(ctx, functions, structs, emitters)
+    return EmittedFunctions(ctx, functions, structs, emitters, list(externs))
 
 
 def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str]) -> str:
@@ -347,6 +377,9 @@ def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str]) -> s
         out += defines + [""]
     if emitted.structs:
         out += ["\n\n".join(emitted.structs.values()), ""]
+    if emitted.externs:
+        out += ["/* Defined outside this file, as for the primal; s2sad needs no derivative of them. */"]
+        out += [f"{proto};" for proto in emitted.externs] + [""]
     return "\n".join(out + [body]) + "\n"
 
 
@@ -399,7 +432,7 @@ class CFunctionEmitter(StatementBuilder):
         self.module = ctx.module
         self.fn = fn
         self.printer = CPrinter()
-        self.namer = CNamer([*ctx.module.functions, *ctx.macros])
+        self.namer = CNamer([*ctx.module.functions, *ctx.macros, *ctx.externs])
         self.returned = ctx.returned(fn)
         self.out_names: dict[int, str] = {}
         if self.returned is not None:
@@ -698,6 +731,8 @@ class CFunctionEmitter(StatementBuilder):
             return self._lit(op.attrs["value"], op.result.type)
         if n == "undef":
             return self._lit(0, op.result.type)
+        if n == "extern":  # declared at the top of the file (c_file)
+            return Call(Name(op.attrs["callee"]), tuple(e(o) for o in op.operands))
         if n in _ARITH:
             if t.is_float:
                 a, b = self._float_operands(op)
@@ -784,10 +819,11 @@ class CFunctionEmitter(StatementBuilder):
         t = op.result.type
         args = [self.expr(o) for o in op.operands]
         if t.is_float:
-            name = _MATH_RENAME.get(fn, fn)
-            if name not in _MATH_H:
-                raise error(f"C output: no C spelling for math.{fn}", op.loc)
-            return Call(Name(name + ("f" if t.name == "f32" else "")), tuple(args))
+            row = MATH[fn]
+            if row.c_helper:  # one double helper (HELPERS) for both precisions
+                helper = Call(Name(row.c), tuple(args))
+                return Cast("float", helper) if t.name == "f32" else helper
+            return Call(Name(row.c + ("f" if t.name == "f32" else "")), tuple(args))
         if fn == "abs":
             return Call(Name("labs" if t.name == "i64" else "abs"), tuple(args))
         if fn in ("min", "max"):

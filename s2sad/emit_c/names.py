@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..emit.names import Namer, sanitize
+from ..ssa.mathfns import MATH
 
 C_KEYWORDS = frozenset(
     """auto break case char const continue default do double else enum extern float for goto if
@@ -22,11 +23,9 @@ C_KEYWORDS = frozenset(
 
 # Library names the output uses (math.h with its float variants, stdlib.h, string.h) and helpers.
 LIBRARY_NAMES = frozenset(
-    """sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp expm1 exp2 log log1p log2
-    log10 sqrt cbrt erf erfc fabs floor ceil trunc pow atan2 hypot fmin fmax copysign fmod isnan
-    INFINITY NAN labs abs malloc calloc realloc free memcpy size_t NULL
+    """isnan INFINITY NAN labs abs malloc calloc realloc free memcpy size_t NULL
     floordiv_l mod_l mod_d pow_l min_l max_l""".split()
-)
+) | frozenset(fn.c for fn in MATH.values())  # math.h's, and the helpers for what it lacks (digamma)
 RESERVED = C_KEYWORDS | LIBRARY_NAMES | frozenset(f"{n}f" for n in LIBRARY_NAMES)
 
 

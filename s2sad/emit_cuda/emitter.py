@@ -263,6 +263,11 @@ class CudaFunctionEmitter(CFunctionEmitter):
     def spell_expr(self, op: Op) -> Expr:
         if op.name in GPU_BUILTINS:
             return Name(cuda_spelling(op.name, op.attrs["axis"]))
+        if op.name == "extern":
+            callee = op.attrs["callee"]
+            raise error(f"--target cuda: '{callee}' is defined outside the input, and a kernel can call only the "
+                        "__device__ functions of its own file", op.loc,
+                        hint=f"define {callee} in this file (it becomes a __device__ function), or use --target c")
         return super().spell_expr(op)
 
     def gen_block(self, block: Block) -> list[Stmt]:

@@ -35,7 +35,9 @@ from typing import Callable, Optional
 
 from ..analysis.accumulation import accumulation, private_accumulations, shared_call_accumulations
 from ..parse.c_structs import pointee_struct
+from ..ssa import special
 from ..ssa.ir import Function, Module, Op, Value
+from ..ssa.mathfns import MATH
 from ..ssa.types import ArrayType, Type
 from ..analysis.unread_yields import unread_undef_yields
 from ..emit.expr import (
@@ -88,20 +90,41 @@ from .rank_checks import check_lines, unchecked_names
 _BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**"}
 ACCUM = PREFIX + "accum"
 
-# Math intrinsics: the IR name -> the Python spelling (all supported by Numba in nopython mode).
-_MATH_MODULE = (
-    "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp expm1 log log1p log2 "
-    "log10 sqrt erf erfc pow atan2 hypot copysign"
-).split()
-# Float results; ``fmod`` too: Numba has no ``math.fmod``.
-_MATH_NUMPY = {"cbrt": "cbrt", "floor": "floor", "ceil": "ceil", "trunc": "trunc", "fmod": "fmod"}
-_MATH_BUILTIN = ("abs", "min", "max")
-_BUILTIN_CALLS = (*_MATH_BUILTIN, "float", "int", "bool")
+# Builtins the output calls (math's abs, min and max among them: ``mathfns``).
+_BUILTIN_CALLS = ("abs", "min", "max", "float", "int", "bool")
 
 _DTYPES = {"f64": None, "f32": "float32", "i64": "int64", "i32": "int32", "bool": "bool_"}
 
 
 # -- module ---------------------------------------------------------------------------
+
+
+class Helpers:
+    """The functions of ``ssa.special`` the output calls (``digamma``...): each under a name no
+    function of the module has, printed before the module's functions when used."""
+
+    def __init__(self, module: Module):
+        taken = set(module.functions)
+        self.names: dict[str, str] = {}
+        for helper in special.FUNCTIONS:
+            name = helper
+            while name in taken:
+                name += "_"
+            self.names[helper] = name
+        self.used: dict[str, None] = {}
+
+    def call(self, helper: str, args: list[Expr]) -> Expr:
+        self.used[helper] = None
+        return call(self.names[helper], *args)
+
+    def sources(self, numba: bool) -> list[str]:
+        """The used helpers' definitions, in ``special``'s order."""
+        out = []
+        for helper in special.FUNCTIONS:
+            if helper in self.used:
+                text = re.sub(rf"^def {helper}\(", f"def {self.names[helper]}(", special.source_of(helper))
+                out.append(("@numba.njit\n" if numba else "") + text)
+        return out
 
 
 def emit_python(module: Module, target: str, header: str) -> str:
@@ -112,7 +135,13 @@ def emit_python(module: Module, target: str, header: str) -> str:
     printer = Printer()
     numba = target == "numba"
     unchecked = unchecked_names(module) if numba else {}
-    functions = [_emit_function(module, fn, effects, printer, numba, unchecked) for fn in module.functions.values()]
+    helpers = Helpers(module)
+    functions = [_emit_function(module, fn, effects, printer, numba, unchecked, helpers)
+                 for fn in module.functions.values()]
+    helper_sources = helpers.sources(numba)
+    for text in helper_sources:
+        printer.modules.update(m for m in ("math", "np") if re.search(rf"\b{m}\.", text))
+    functions = helper_sources + functions
     stdlib = ["import math"] if "math" in printer.modules else []
     third = []
     if target == "numba":
@@ -129,18 +158,18 @@ def emit_python(module: Module, target: str, header: str) -> str:
 
 
 def _emit_function(module: Module, fn: Function, effects: Effects, printer: Printer, numba: bool,
-                   unchecked: dict[str, str]) -> str:
+                   unchecked: dict[str, str], helpers: Helpers) -> str:
     """One function's source. Whether a Numba function is ``parallel=True`` is known once its
     loops are emitted (a prange loop stays one only where Numba's semantics allow); such a
     function is emitted again with the array spellings Numba's parallel array analysis accepts
     (arrays.py). Emitting reads the IR only, so the second pass makes the same decisions.
     ``unchecked``: the Numba functions split into their rank checks and the gradient without
     them (``rank_checks.unchecked_names``)."""
-    first = _FunctionEmitter(module, fn, effects, printer, numba, unchecked)
+    first = _FunctionEmitter(module, fn, effects, printer, numba, unchecked, helpers)
     text = first.emit()
     if not first.prange_used:
         return text
-    return _FunctionEmitter(module, fn, effects, printer, numba, unchecked, parallel=True).emit()
+    return _FunctionEmitter(module, fn, effects, printer, numba, unchecked, helpers, parallel=True).emit()
 
 
 class _FunctionEmitter(StatementBuilder):
@@ -150,14 +179,15 @@ class _FunctionEmitter(StatementBuilder):
     pure_calls = _BUILTIN_CALLS
 
     def __init__(self, module: Module, fn: Function, effects: Effects, printer: Printer, numba: bool,
-                 unchecked: dict[str, str], parallel: bool = False):
+                 unchecked: dict[str, str], helpers: Helpers, parallel: bool = False):
         self.module = module
         self.fn = fn
         self.printer = printer
         self.numba = numba
         self.unchecked = unchecked  # a function with rank checks -> its Numba gradient without them
+        self.helpers = helpers
         self.parallel = parallel  # a parallel=True Numba function: array spellings for it
-        self.namer = PyNamer([*module.functions, *unchecked.values()])
+        self.namer = PyNamer([*module.functions, *unchecked.values(), *helpers.names.values()])
         self.alloc = allocate(fn, effects, self.namer)
         self.var = self.alloc.var
         self.plan = self.alloc.plan
@@ -258,7 +288,12 @@ class _FunctionEmitter(StatementBuilder):
         if n == "cast":
             return _cast(e(op.operands[0]), op.operands[0].type, op.result.type)
         if n.startswith("math."):
-            return _math(n[5:], [e(o) for o in op.operands])
+            return self._math(op)
+        if n == "extern":
+            callee = op.attrs["callee"]
+            raise error(f"--target {'numba' if self.numba else 'py'}: '{callee}' is a C function defined outside the "
+                        "input, which Python output cannot call", op.loc,
+                        hint="use --target c, or define it in the input file")
         if n == "load":
             return Subscript(e(op.operands[0]), tuple(e(i) for i in op.operands[1:]))
         if n == "dim":
@@ -282,6 +317,16 @@ class _FunctionEmitter(StatementBuilder):
 
     def function_name(self, name: str) -> str:
         return self.unchecked.get(name, name)  # calls inside the module need no checks
+
+    def _math(self, op: Op) -> Expr:
+        fn = op.name[5:]
+        row = MATH[fn]
+        if self.numba and not row.numba:
+            raise error(f"--target numba: Numba has no {row.py}", op.loc, hint="use --target py or --target c")
+        args = [self.expr(o) for o in op.operands]
+        if row.py in special.FUNCTIONS:
+            return self.helpers.call(row.py, args)
+        return _math(fn, args)
 
     def _isnan(self, x: Expr) -> Expr:
         return call("math.isnan", x)
@@ -557,15 +602,13 @@ def _rem(a: Expr, b: Expr, t: Type) -> Expr:
 
 
 def _math(fn: str, args: list[Expr]) -> Expr:
-    if fn in _MATH_BUILTIN:
-        return call(fn, *args)
+    """A library intrinsic as Python spells it (``mathfns``: ``py``); helpers are the emitter's."""
+    spelling = MATH[fn].py
     if fn == "exp2":
         return BinOp("**", Lit("2.0"), args[0])
-    if fn in _MATH_NUMPY:
-        return call(f"np.{_MATH_NUMPY[fn]}", *args)
-    if fn in _MATH_MODULE:
-        return call(f"math.{fn}", *args)
-    raise NotImplementedError(f"Python emitter: no spelling for math.{fn}")
+    if spelling is None or spelling in special.FUNCTIONS:
+        raise NotImplementedError(f"Python emitter: no library spelling for math.{fn}")
+    return call(spelling, *args)
 
 
 # -- rendering ------------------------------------------------------------------------

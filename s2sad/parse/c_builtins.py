@@ -1,7 +1,7 @@
 """Library calls that spell arithmetic s2sad already differentiates, as the C they mean.
 
 Numerical C and CUDA code calls a handful of functions that are not new operations
-but shorthands: C99's ``fma(a, b, c)`` is ``a * b + c``; CUDA's ``__ldg(p)`` is a
+but shorthands: C99's ``fma(a, b, c)`` (gcc's ``__builtin_fma``) is ``a * b + c``; CUDA's ``__ldg(p)`` is a
 read of ``*p`` through the read-only cache, ``rsqrtf(x)`` is ``1.0f / sqrtf(x)``,
 and the fast-math intrinsics ``__expf``, ``__sinf``... are ``expf``, ``sinf``...
 with fewer correct bits. ``rewrite(call, cuda)`` returns the expression a call
@@ -18,6 +18,8 @@ from typing import Optional
 
 from pycparser import c_ast
 
+from .c_expr import library_name
+
 _FAST_MATH = frozenset({"__expf", "__logf", "__log2f", "__log10f", "__sinf", "__cosf", "__tanf", "__powf"})
 
 
@@ -27,7 +29,7 @@ def rewrite(call: c_ast.FuncCall, cuda: bool) -> Optional[c_ast.Node]:
         return None
     name, at = call.name.name, call.coord
     args = list(call.args.exprs) if call.args is not None else []
-    if name in ("fma", "fmaf") and len(args) == 3:
+    if library_name(name) in ("fma", "fmaf") and len(args) == 3:
         return c_ast.BinaryOp("+", c_ast.BinaryOp("*", args[0], args[1], at), args[2], at)
     if not cuda:
         return None

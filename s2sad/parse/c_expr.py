@@ -30,7 +30,7 @@ from ..ssa import build
 from ..ssa.gpu import AXES as GPU_AXES
 from ..ssa.gpu import OP_OF_VECTOR
 from ..ssa.ir import Block, Builder, SourceLoc, Value
-from ..ssa.ops import MATH_FNS
+from ..ssa.mathfns import c_spellings
 from ..ssa.types import BOOL, F32, F64, I64, ArrayType, ScalarType, Type
 from .c_source_map import SourceMap
 from .c_types import StructLayout
@@ -90,21 +90,25 @@ _BITWISE = frozenset({"&", "|", "^", "<<", ">>", "~"})
 _BY_CONSTANT = frozenset({"<<", ">>", "&"})
 INCREMENTS = frozenset({"++", "--", "p++", "p--"})  # pycparser spells postfix forms p++, p--
 
-# math.h names -> IR intrinsic; the ``f`` variants (sinf) work on float.
-_MATH_ALIASES = {"fabs": "abs", "fmax": "max", "fmin": "min"}
 INT_ABS = frozenset({"abs", "labs", "llabs"})
+# math.h names -> IR intrinsic (``mathfns``); the ``f`` variants (sinf) work on float.
+_MATH_SPELLINGS = c_spellings()
+BUILTIN_PREFIX = "__builtin_"  # gcc's and clang's names of the library functions: __builtin_sqrt
+
+
+def library_name(name: str) -> str:
+    """The library function a call names: ``__builtin_sqrt`` is ``sqrt``, as it is to gcc."""
+    return name[len(BUILTIN_PREFIX):] if name.startswith(BUILTIN_PREFIX) else name
 
 
 def math_intrinsic(name: str) -> Optional[tuple[str, Optional[ScalarType]]]:
-    """``sinf`` -> (``sin``, f32); ``fabs`` -> (``abs``, None); unknown -> None."""
-    candidates: list[tuple[str, Optional[ScalarType]]] = [(name, None)]
-    if name.endswith("f"):
-        candidates.append((name[:-1], F32))
-    for spelled, t in candidates:
-        if spelled in _MATH_ALIASES:
-            return _MATH_ALIASES[spelled], t
-        if spelled in MATH_FNS and spelled not in ("abs", "min", "max"):
-            return spelled, t
+    """``sinf`` -> (``sin``, f32); ``fabs`` -> (``abs``, None); ``__builtin_expf`` -> (``exp``, f32);
+    unknown -> None."""
+    name = library_name(name)
+    if name in _MATH_SPELLINGS:
+        return _MATH_SPELLINGS[name], None
+    if name.endswith("f") and name[:-1] in _MATH_SPELLINGS:
+        return _MATH_SPELLINGS[name[:-1]], F32
     return None
 
 

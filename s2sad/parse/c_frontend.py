@@ -55,6 +55,7 @@ class CFile:
         self.lines = self.sources.source_lines()  # the file's lines, and its headers' by name
         self.ast = self._parse(self.pre.text)
         self.functions: dict[str, c_ast.FuncDef] = {}
+        self.prototypes: dict[str, c_ast.Decl] = {}  # functions declared here, defined elsewhere
         self.typedefs: dict[str, list[str]] = {}
         # The file's own typedefs of numbers, in order, as C output defines them again where a
         # signature or struct it prints names one (``typedef double real;``).
@@ -74,6 +75,8 @@ class CFile:
                         self.typedef_defs[ext.name] = f"typedef {' '.join(quals + ext.type.type.names)} {ext.name};"
                 elif isinstance(ext.type, c_ast.TypeDecl) and isinstance(ext.type.type, c_ast.Struct):
                     struct_defs.append((ext.type.type, ext.name))
+            elif isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.FuncDecl) and ext.name:
+                self.prototypes.setdefault(ext.name, ext)
             elif isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.Struct) and not ext.name:
                 struct_defs.append((ext.type, None))
             elif isinstance(ext, c_ast.Decl) and not isinstance(ext.type, c_ast.FuncDecl) and ext.name:
@@ -81,6 +84,8 @@ class CFile:
                     self.constants[ext.name] = ext.init
                 else:
                     self.globals.add(ext.name)
+        for name in self.functions:
+            self.prototypes.pop(name, None)  # declared, then defined in this file: a user function
         self.cuda = self._cuda_kinds() if is_cuda(filename) else None
         self._macros()
         for node, typedef in struct_defs:
@@ -214,7 +219,7 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags()) -> 
     ctx = CContext(name, cfile.sources.raw, cfile.typedefs, cfile.constants, {}, frozenset(cfile.globals), recursive,
                    cfile.structs, frozenset(cfile.pre.macros), cfile.cuda,
                    frozenset(q.line for q in cfile.pre.qualifiers if q.word == SHARED), cfile.pre.pragmas,
-                   cfile.sources, cfile.typedef_defs)
+                   cfile.sources, cfile.typedef_defs, cfile.prototypes)
     for fname in order:
         try:
             ctx.signatures[fname] = cfile.signature(cfile.functions[fname])

@@ -38,10 +38,13 @@ from ..diagnostics import Diagnostic
 from ..ssa import build
 from ..ssa.gpu import SHARED_SPACE, SYNC
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
+from ..ssa.mathfns import MATH
 from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F64, I64, Type
 from . import c_builtins
-from .c_expr import INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, math_intrinsic, span, walk
+from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, library_name, math_intrinsic, node_text, span,
+                     walk)
+from .c_extern import read_prototype
 from .c_preprocess import strip_comments
 from .c_source_map import SourceMap
 from .omp import OmpLoop, OmpProblem, omp_directive, parse_atomic, parse_omp, pragma_before, unconsumed_problem
@@ -95,6 +98,7 @@ class CContext:
     pragmas: dict[int, str] = field(default_factory=dict)  # running line -> #pragma text
     sources: Optional[SourceMap] = None  # running lines -> the user's files, lines and columns
     typedef_defs: dict[str, str] = field(default_factory=dict)  # the file's typedefs of numbers, in order
+    prototypes: dict[str, c_ast.Decl] = field(default_factory=dict)  # declared here, defined elsewhere
 
 
 def stmt_exits(st: c_ast.Node) -> Exits:
@@ -689,7 +693,12 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         intrinsic = math_intrinsic(name)
         if intrinsic is not None:
             return self.math_call(node, intrinsic, args, b, env)
-        if name in INT_ABS:
+        if library_name(name) in ("frexp", "frexpf"):
+            raise self.fail(node, f"'{name}' stores the exponent through a pointer, which s2sad does not follow",
+                            "for x != 0 and finite, frexp(x, &e) is ldexp(x, -e) with e = (int)logb(x) + 1; "
+                            "or call frexp in a function defined in another file that returns e (an external "
+                            "function's integer result needs no derivative)")
+        if library_name(name) in INT_ABS:
             if len(args) != 1:
                 raise self.fail(node, f"{name} takes one argument")
             x = self.integer(args[0], b, env, f"the argument of {name}")
@@ -700,8 +709,50 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         if name in _IO:
             raise self.fail(node, f"'{name}' is not supported: s2sad differentiates computations, not I/O",
                             "remove the call from the function being differentiated")
+        if name in self.ctx.prototypes:
+            return self.extern_call(node, name, args, b, env, want_value)
         raise self.fail(node, f"cannot differentiate through call to '{name}': its source is not in "
-                        f"{self.ctx.filename}", f"define {name} in this file")
+                        f"{self.ctx.filename}", f"define {name} in this file; or, if it is defined in another "
+                        f"file and its arguments do not depend on the --wrt inputs, declare its prototype here")
+
+    def extern_call(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], b: Builder, env: Env,
+                    want_value: bool) -> Value:
+        """A call of a function defined in another file (``c_extern``): an ``extern`` op, which the
+        adjoint accepts only where no argument depends on the --wrt inputs."""
+        try:
+            proto = read_prototype(self.ctx.prototypes[name], self.ctx.typedefs, self.ctx.structs)
+        except TypeProblem as p:
+            raise self.fail(node, f"cannot call '{name}', defined outside {self.ctx.filename}: {p.message}",
+                            p.hint or f"define {name} in this file") from None
+        outside = f"'{name}' is defined outside {self.ctx.filename}"
+        if proto.result.kind == "void" or not want_value:
+            raise self.fail(node, f"{outside}, and a call for its effects does what s2sad cannot see"
+                            + ("" if proto.result.kind == "void" else " (its result is not used)"),
+                            f"define {name} in this file")
+        if not proto.params:
+            raise self.fail(node, f"{outside} and takes no arguments: a constant, or a function with a state "
+                            "of its own (as rand() and clock() have), which s2sad cannot see",
+                            "compute the value before the call of the function being differentiated and pass it in")
+        if len(args) != len(proto.params):
+            raise self.fail(node, f"'{name}' takes {len(proto.params)} argument(s), not {len(args)}")
+        values: list[Value] = []
+        for k, (a, t, const) in enumerate(zip(args, proto.params, proto.const_pointee)):
+            if t.kind != "pointer":
+                values.append(self.convert(self.number(self.scalar(a, b, env), self.at(b, a)), value_type(t), b))
+                continue
+            if not const:
+                raise self.fail(a, f"{outside} and may write through argument {k + 1} ('{t.spelling}'), "
+                                "memory s2sad could not follow",
+                                f"if {name} only reads it, declare the parameter const ('const {t.spelling}')")
+            p = self.pointer(a, b, env)
+            if p.elem != t.scalar or p.layout is not None or p.base.type.rank != 1:  # type: ignore[attr-defined]
+                raise self.fail(a, f"'{name}' expects '{t.spelling}' here")
+            off = p.off
+            values.append(p.base if off is None or build.const_value(off) == 0
+                          else self.at(b, a).op1("view", [p.base, off], p.base.type))
+        attrs = {"callee": name, "prototype": proto.text, "args": [node_text(a) for a in args]}
+        op = self.at(b, node).create("extern", values, [value_type(proto.result)], attrs, hints=[f"{name}_value"])
+        return op.result
 
     def user_call(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], b: Builder, env: Env,
                   want_value: bool) -> Optional[Value]:
@@ -739,11 +790,14 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
                   b: Builder, env: Env) -> Value:
         fn, t = intrinsic
         arity = MATH_FNS[fn]
+        spelled = node.name.name  # type: ignore[attr-defined]
         if len(args) != arity:
-            raise self.fail(node, f"'{node.name.name}' takes {arity} argument(s)")  # type: ignore[attr-defined]
-        values = [self.number(self.scalar(a, b, env), self.at(b, a)) for a in args]
+            raise self.fail(node, f"'{spelled}' takes {arity} argument(s)")
+        ints = MATH[fn].int_operands  # ldexp(x, n): n is an int
+        values = [self.integer(a, b, env, f"argument {k + 1} of {spelled}") if k in ints
+                  else self.number(self.scalar(a, b, env), self.at(b, a)) for k, a in enumerate(args)]
         ft = t or F64
-        values = [self.convert(v, ft, self.at(b, node)) for v in values]
+        values = [v if k in ints else self.convert(v, ft, self.at(b, node)) for k, v in enumerate(values)]
         return build.math(self.at(b, node), fn, *values)
 
     # -- if ----------------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from typing import Callable, Optional
 from pycparser import c_ast
 
 from ..diagnostics import Diagnostic, SourceLoc
+from .c_expr import math_intrinsic
 
 _FLOAT_WORDS = frozenset({"double", "float"})
 HINT = "use a signed type (int, long, ptrdiff_t) for values that count down or may go below zero"
@@ -113,7 +114,8 @@ class _Checker(c_ast.NodeVisitor):
         if isinstance(e, c_ast.Assignment):
             return self.kind(e.lvalue)
         if isinstance(e, c_ast.FuncCall):
-            return "float" if isinstance(e.name, c_ast.ID) and e.name.name in _FLOAT_CALLS else "signed"
+            # math.h's functions (mathfns, as the front end reads them) give floats.
+            return "float" if isinstance(e.name, c_ast.ID) and math_intrinsic(e.name.name) else "signed"
         return "signed"
 
     # -- the checks ------------------------------------------------------------------------
@@ -182,12 +184,6 @@ class _Checker(c_ast.NodeVisitor):
                 if self.kind(n) != "float":
                     self.report(n, "storing a difference into it", name)
                 return
-
-
-_FLOAT_CALLS = frozenset({
-    "sin", "cos", "tan", "exp", "log", "sqrt", "pow", "fabs", "tanh", "atan", "atan2", "hypot", "fmax", "fmin",
-    "sinf", "cosf", "expf", "logf", "sqrtf", "powf", "fabsf", "tanhf", "log1p", "expm1", "asin", "acos",
-})
 
 
 def _arith(a: str, b: str) -> str:

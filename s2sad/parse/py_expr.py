@@ -30,6 +30,7 @@ import libcst as cst
 
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Value
+from ..ssa.mathfns import MATH as MATH_TABLE
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
 from . import py_arrays
 from . import py_intrinsics as lib
@@ -624,8 +625,13 @@ class ExprLowerer:
             x = self.to_number(b, node, values[0])
             return build.mul(self.at(b, node), x, x)
         values = [self.to_number(b, node, v) for v in values]
+        ints = MATH_TABLE[op].int_operands if op in MATH_TABLE else ()  # math.ldexp(x, n): n is an int
+        for k in ints:
+            if not values[k].type.is_int:
+                raise self.fail(args[k], f"argument {k + 1} of {src} must be an integer, not a float",
+                                hint="convert it: int(...)")
         if not (intr.keeps_int and all(v.type.is_int for v in values)):
-            values = [build.to_float(self.at(b, node), v) for v in values]
+            values = [v if k in ints else build.to_float(self.at(b, node), v) for k, v in enumerate(values)]
         self.at(b, node)
         if op == "log" and len(values) == 2:  # math.log(x, base)
             return build.div(b, build.math(b, "log", values[0]), build.math(b, "log", values[1]))

@@ -49,7 +49,8 @@ _MATH_UNARY = (
 # math.X: results are floats, except floor/ceil/trunc, which Python makes ints.
 MATH: dict[str, Intrinsic] = {f"math.{f}": _m(f) for f in _MATH_UNARY}
 MATH.update({f"math.{f}": _m(f, int_result=True) for f in ("floor", "ceil", "trunc")})
-MATH.update({f"math.{f}": _m(f) for f in ("pow", "atan2", "copysign", "fmod")})
+MATH.update({f"math.{f}": _m(f) for f in ("pow", "atan2", "copysign", "fmod", "remainder", "lgamma", "ldexp")})
+MATH["math.gamma"] = _m("tgamma")
 MATH["math.fabs"] = _m("abs")
 MATH["math.log"] = Intrinsic("log", 1, 2)  # math.log(x, base)
 MATH["math.hypot"] = Intrinsic("hypot", 2, -1)
@@ -59,7 +60,7 @@ _NUMPY_RENAMED = {
     "arccosh": "acosh", "arctanh": "atanh", "arctan2": "atan2", "fabs": "abs",
 }
 NUMPY: dict[str, Intrinsic] = {f"numpy.{f}": _m(f) for f in _MATH_UNARY + ["log"]}
-NUMPY.update({f"numpy.{f}": _m(f) for f in ("floor", "ceil", "trunc", "copysign", "fmod", "hypot")})
+NUMPY.update({f"numpy.{f}": _m(f) for f in ("floor", "ceil", "trunc", "rint", "copysign", "fmod", "hypot")})
 NUMPY.update({f"numpy.{np_name}": _m(op) for np_name, op in _NUMPY_RENAMED.items()})
 NUMPY.update({
     "numpy.abs": _m("abs", keeps_int=True),
@@ -115,6 +116,7 @@ BUILTINS: dict[str, Intrinsic] = {
     "builtins.min": Intrinsic("min", 2, -1, keeps_int=True),
     "builtins.max": Intrinsic("max", 2, -1, keeps_int=True),
     "builtins.pow": Intrinsic("power", 2, 2),
+    "builtins.round": Intrinsic("rint", 1, 1, int_result=True),  # round(x): the nearest int, halfway to even
     "builtins.float": Intrinsic("float", 1, 1),
     "builtins.int": Intrinsic("int", 1, 1),
     "builtins.bool": Intrinsic("bool", 1, 1),

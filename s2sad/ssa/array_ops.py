@@ -23,6 +23,7 @@ else the operands' common type.
                    (a, b)                 -> array<bool,r>  elementwise comparison
   arr.neg          (a: array)             -> array          -a
   arr.math.<fn>    (a: array)             -> array          a one-operand ``MATH_FNS`` name
+                                                            with a ufunc (``UNARY_MATH``)
                                                             (exp, log, tanh, sqrt, abs, ...)
   arr.where        (c: array<bool>, a, b) -> array<T,r>     np.where(c, a, b)
   arr.sum arr.mean arr.max arr.min
@@ -77,7 +78,7 @@ from __future__ import annotations
 from typing import Optional, Union
 
 from .ir import Op, Value
-from .ops import MATH_FNS
+from .mathfns import MATH
 from .types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
 
 PREFIX = "arr."
@@ -85,7 +86,8 @@ PREFIX = "arr."
 ELEMENTWISE = ("add", "sub", "mul", "div", "pow", "maximum", "minimum")
 COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
 REDUCTIONS = ("sum", "mean", "max", "min")
-UNARY_MATH = tuple(fn for fn, n in MATH_FNS.items() if n == 1)
+# The one-operand intrinsics NumPy has a ufunc of (``np.rint``; no ``np.lgamma``).
+UNARY_MATH = tuple(name for name, fn in MATH.items() if fn.arity == 1 and fn.ufunc)
 
 NAMES: frozenset[str] = frozenset(
     [PREFIX + n for n in ELEMENTWISE + COMPARE + REDUCTIONS]

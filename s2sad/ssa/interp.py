@@ -11,10 +11,11 @@ of any emitter, and the basis of a future numeric ``s2sad check``.
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
+from . import special
 from .array_ops import NAMES, PREFIX
 from .ir import Block, Function, Module, Op, Value
 from .gpu import BUILTINS as GPU_BUILTINS
@@ -32,6 +33,9 @@ _MATH = {
     "erf": math.erf, "erfc": math.erfc, "abs": abs, "floor": math.floor, "ceil": math.ceil,
     "trunc": math.trunc, "pow": lambda a, b: a**b, "atan2": math.atan2, "hypot": math.hypot,
     "min": min, "max": max, "copysign": math.copysign, "fmod": math.fmod,
+    "rint": lambda x: float(np.rint(x)), "round": lambda x: float(special.round_half_away(x)),
+    "lgamma": math.lgamma, "tgamma": math.gamma, "digamma": special.digamma, "remainder": math.remainder,
+    "fdim": special.fdim, "ldexp": math.ldexp, "logb": special.logb,
 }
 
 
@@ -75,9 +79,6 @@ def _array_op(op: Op, a: list[Any]) -> list[Any]:
         fn = n[5:]
         if fn == "cbrt":
             return [np.cbrt(a[0])]
-        if fn in ("erf", "erfc"):
-            f = math.erf if fn == "erf" else math.erfc
-            return [np.vectorize(f, otypes=[float])(a[0])]
         return [np.asarray(getattr(np, _NUMPY_UFUNC.get(fn, fn))(a[0]), dtype=float)]
     if n == "where":
         return [np.where(a[0], a[1], a[2])]
@@ -153,9 +154,11 @@ class _Tape:
 class Interpreter:
     """Runs functions of ``module``; a kernel's thread built-ins read ``thread`` (see ``launch``)."""
 
-    def __init__(self, module: Module, thread: Optional[Thread] = None):
+    def __init__(self, module: Module, thread: Optional[Thread] = None,
+                 externs: Optional[dict[str, Callable[..., Any]]] = None):
         self.module = module
         self.thread = thread
+        self.externs = externs or {}  # the functions ``extern`` ops call, by name (defined elsewhere)
 
     def launch(self, name: str, launch: Launch, *args: Any) -> None:
         """Run kernel ``name`` once per thread of ``launch``, one thread after another.
@@ -247,6 +250,11 @@ class Interpreter:
             return _array_op(op, a)
         if n == "call":
             return self.run(self.module.functions[op.attrs["callee"]], a)
+        if n == "extern":
+            callee = op.attrs["callee"]
+            if callee not in self.externs:
+                raise NotImplementedError(f"interpreter: '{callee}' is defined outside the input: pass externs=")
+            return [self._scalar(op.result, self.externs[callee](*a))]
         if n == "comment":
             return []
         if n == "tape.new":

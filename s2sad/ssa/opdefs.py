@@ -41,6 +41,10 @@ def _first(op: Op) -> list[Value]:
     return [op.operands[0]]
 
 
+def _array_operands(op: Op) -> list[Value]:
+    return [v for v in op.operands if v.type.is_array]
+
+
 @dataclass(frozen=True)
 class OpDef:
     """What one op name is (see the module docstring)."""
@@ -88,6 +92,10 @@ def _table() -> dict[str, OpDef]:
     add(OpDef("alloc", fresh=True))
     add(OpDef("copy", reads=_first, fresh=True))
     add(OpDef("call", effects="call"))
+    # A function s2sad does not see: a function of its arguments that reads its (const) arrays. Not
+    # pure: never merged, moved or recomputed, so it runs where the primal ran it (its result is
+    # kept for the reverse sweep); only a call whose result is unused is dropped.
+    add(OpDef("extern", reads=_array_operands))
     add(OpDef("tape.new", fresh=True))
     add(OpDef("tape.push", writes=_first))
     add(OpDef("tape.pop", reads=_first, writes=_first))  # reads the top and shrinks the stack

@@ -28,7 +28,9 @@ Scalar ops (pure; operands and result share one scalar type unless said):
   math.<fn>        (a) or (a, b)                   -> type of a         intrinsic: sin, cos, tan,
                                                                         exp, log, sqrt, pow,
                                                                         atan2, hypot, abs, min,
-                                                                        max, ... (``MATH_FNS``)
+                                                                        max, ... (``MATH_FNS``);
+                                                                        ldexp's second operand
+                                                                        is an integer
   field            (i, s1, ..., sk) {struct: str, path: str, coefs: [int], offset: int}
                                                    -> i64               coefs[0] * i + coefs[1] * s1
                                                                         + ... + offset: the element
@@ -67,6 +69,17 @@ Memory ops (arrays are references to memory):
 Calls:
 
   call             (args...) {callee: name}        -> callee results    a user function of the module
+  extern           (args...) {callee: name, prototype: str, args: [str]}
+                                                   -> () or one scalar  a function defined outside the
+                                                                        input (C: declared by its
+                                                                        ``prototype``, printed in C
+                                                                        output); its array operands
+                                                                        are only read (const
+                                                                        pointers). No derivative: the
+                                                                        adjoint refuses one whose
+                                                                        operands are active, naming
+                                                                        the argument (``args``: each
+                                                                        one's source text)
 
 Structured control flow (each region is one Block ending in a terminator):
 
@@ -114,22 +127,18 @@ from __future__ import annotations
 
 from .gpu import BUILTINS as GPU_BUILTINS
 from .ir import Value
+from .mathfns import MATH
 from .types import BOOL, I64, Type
 
 BINARY_ARITH = ("add", "sub", "mul", "div", "floordiv", "mod", "rem", "pow")
 COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
 BOOL_OPS = ("and", "or")
 
-# Math intrinsics: name -> number of operands. Derivative rules live in
-# s2sad.adjoint.intrinsics; emitters map names to their language's spelling.
-MATH_FNS: dict[str, int] = {
-    "sin": 1, "cos": 1, "tan": 1, "asin": 1, "acos": 1, "atan": 1,
-    "sinh": 1, "cosh": 1, "tanh": 1, "asinh": 1, "acosh": 1, "atanh": 1,
-    "exp": 1, "expm1": 1, "exp2": 1, "log": 1, "log1p": 1, "log2": 1, "log10": 1,
-    "sqrt": 1, "cbrt": 1, "erf": 1, "erfc": 1, "abs": 1,
-    "floor": 1, "ceil": 1, "trunc": 1,
-    "pow": 2, "atan2": 2, "hypot": 2, "min": 2, "max": 2, "copysign": 2, "fmod": 2,
-}
+# Math intrinsics: name -> number of operands (the table, with each language's spelling,
+# is ``mathfns``). Derivative rules live in s2sad.adjoint.rules.
+MATH_FNS: dict[str, int] = {name: fn.arity for name, fn in MATH.items()}
+# Intrinsics only derivatives use (``digamma``): no input spells them, no rule differentiates them.
+DERIVATIVE_ONLY = frozenset(name for name, fn in MATH.items() if not fn.source)
 
 TERMINATORS = ("yield", "condition", "return")
 CONTROL_FLOW = ("for", "if", "while")

@@ -30,6 +30,7 @@ from . import array_ops, opdefs, ops
 from .gpu import AXES as GPU_AXES
 from .gpu import BUILTINS as GPU_BUILTINS
 from .ir import Block, Function, Module, Op, Value
+from .mathfns import MATH
 from .printer import Namer, format_op, print_function
 from .types import BOOL, I64, ArrayType, ScalarType, Type
 
@@ -452,8 +453,11 @@ class _Verifier:
         fn = op.name[len("math."):]  # known: is_known accepts only math.<fn> of MATH_FNS
         if self._arity(op, ops.MATH_FNS[fn], 1):
             r = op.result.type
-            if any(v.type != r for v in op.operands):
+            ints = MATH[fn].int_operands  # ldexp(x, n): n is an integer
+            if any(v.type != r for k, v in enumerate(op.operands) if k not in ints):
                 self.error(op, f"operands and result must share one type, have {_types(op.operands)} -> {r}")
+            elif any(not _is_int(op.operands[k].type) for k in ints):
+                self.error(op, f"operand #{ints[0]} of '{op.name}' must be an integer, is {op.operands[ints[0]].type}")
             elif not _is_numeric(r):
                 self.error(op, f"'{op.name}' needs int or float operands, has {r}")
 
@@ -573,6 +577,15 @@ class _Verifier:
                 f"results {_types(op.results)} do not match @{callee}'s result types "
                 f"{_type_list(target.result_types)}",
             )
+
+    def _op_extern(self, op: Op) -> None:
+        self._attr(op, "callee", str)
+        self._attr(op, "prototype", str)
+        texts = self._attr(op, "args", list)
+        if texts is not None and len(texts) != len(op.operands):
+            self.error(op, f"'extern' has {len(op.operands)} operand(s) but {len(texts)} argument text(s)")
+        if len(op.results) > 1 or any(not isinstance(r.type, ScalarType) for r in op.results):
+            self.error(op, f"'extern' gives at most one scalar, has {_types(op.results)}")
 
     def _op_comment(self, op: Op) -> None:
         self._arity(op, 0, 0)

@@ -1,0 +1,79 @@
+"""The intrinsics Python spells with a function of the output's own (``mathfns``: ``py``).
+
+Each is written as the Python output prints it: the interpreter (and so the fold pass)
+calls these very functions, and the Python emitter prints their source
+(``source_of``), with ``@numba.njit`` for Numba, so the reference semantics and the
+generated code cannot drift apart. They use ``math`` and ``np`` only, in the subset
+Numba compiles, and hold the output to ruff's default rules.
+
+``digamma`` is the derivative of ``lgamma`` (and, times the result, of ``tgamma``),
+which neither ``math`` nor NumPy offers (SciPy is no dependency of s2sad's output).
+The C output carries its twin (``emit_c.emitter.HELPERS``); both are checked against
+mpmath in ``tests/test_special.py``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import textwrap
+
+import numpy as np
+
+
+def digamma(x):
+    """psi(x) = d lgamma(x) / dx: the recurrence psi(x) = psi(x + 1) - 1 / x up to x >= 6, then
+    the asymptotic series (to x**-14: below 2e-13 there); psi(1 - x) - pi / tan(pi x) below 0."""
+    acc = 0.0
+    if x <= 0.0:
+        n = np.rint(x)
+        if x == n:
+            return math.nan  # a pole (lgamma is infinite there), -inf too
+        # x - n is exact, in [-1/2, 1/2]: pi / tan(pi x) has period 1, and a small argument
+        # keeps tan accurate near the poles.
+        acc = -math.pi / math.tan(math.pi * (x - n))
+        x = 1.0 - x
+    while x < 6.0:
+        acc -= 1.0 / x
+        x += 1.0
+    f = 1.0 / (x * x)
+    series = f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (
+        1.0 / 132 - f * (691.0 / 32760 - f * (1.0 / 12)))))))
+    return acc + math.log(x) - 0.5 / x - series
+
+
+def round_half_away(x):
+    """C's round(x): halfway cases away from zero (Python's round and np.rint go to the even one)."""
+    t = np.trunc(x)
+    if abs(x) < 4503599627370496.0 and abs(x - t) >= 0.5:  # below 2**52, x - t is exact
+        return t + np.copysign(1.0, x)
+    return t
+
+
+def fdim(a, b):
+    """C's fdim(a, b): a - b where a > b, else +0 (NaN where either is NaN)."""
+    if a > b:
+        return a - b
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
+    return 0.0
+
+
+def logb(x):
+    """C's logb(x): the exponent of x, floor(log2 |x|), exactly (-inf at 0, inf at +-inf)."""
+    if x == 0.0:
+        return -math.inf
+    if math.isinf(x) or math.isnan(x):
+        return abs(x)
+    return float(math.frexp(x)[1] - 1)
+
+
+FUNCTIONS = {"digamma": digamma, "round_half_away": round_half_away, "fdim": fdim, "logb": logb}
+
+
+def source_of(name: str) -> str:
+    """The Python source of helper ``name``, as the output prints it."""
+    return textwrap.dedent(inspect.getsource(FUNCTIONS[name])).rstrip("\n")
+
+
+__all__ = ["FUNCTIONS", "digamma", "fdim", "logb", "round_half_away", "source_of"]

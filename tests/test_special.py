@@ -1,0 +1,123 @@
+"""The output's own helpers for what the libraries lack (``s2sad.ssa.special`` for Python,
+``emit_c.emitter.HELPERS`` for C and CUDA), against mpmath and C's libm.
+
+``digamma`` (the derivative of ``lgamma``) must be accurate to about 1e-12 everywhere it is
+finite: relative error where |psi| is not small, absolute near its root (1.4616...), where
+any formula loses relative accuracy. The Python spellings of C's ``round``, ``fdim`` and
+``logb`` must give C's own results, halfway cases, signed zeros, infinities and NaN included.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from cbuild import build, have_gcc
+
+from s2sad.emit_c.emitter import HELPERS
+from s2sad.ssa import special
+
+# Around the reflection (negative x), the recurrence (0 < x < 6), the series (x >= 6), near the
+# poles and the root, tiny and huge arguments.
+POINTS = [0.37, 1.0, 1.4616321449683622, 1.46, 2.0, 5.99, 6.0, 6.01, 13.7, 250.5, 1e6, 1e15, 1e300, 1e-8, 1e-300,
+          -0.5, -0.999999, -1.000001, -2.3, -7.8, -40.25, -1e-8, -123456.789, 0.5 + 1e-9]
+DRAWN = [float(x) for x in np.random.default_rng(0).uniform(-30.0, 60.0, 300)]
+
+
+def _psi(x: float) -> float:
+    return float(mpmath.digamma(mpmath.mpf(x)))
+
+
+def _close(got: float, want: float) -> bool:
+    return abs(got - want) <= 1e-12 * max(1.0, abs(want))
+
+
+@pytest.mark.parametrize("x", POINTS + [DRAWN])
+def test_python_digamma_matches_mpmath(x):
+    for x in x if isinstance(x, list) else [x]:
+        assert _close(special.digamma(x), _psi(x)), (x, special.digamma(x), _psi(x))
+
+
+def test_python_digamma_at_poles_and_infinities():
+    for pole in (0.0, -0.0, -1.0, -2.0, -50.0, -1e20):
+        assert math.isnan(special.digamma(pole)), pole
+    assert special.digamma(math.inf) == math.inf
+    assert math.isnan(special.digamma(-math.inf)) and math.isnan(special.digamma(math.nan))
+
+
+@pytest.fixture(scope="module")
+def libc():
+    if not have_gcc():
+        pytest.skip("gcc is not installed")
+    source = HELPERS["digamma"] + """
+double call_digamma(double x) { return digamma(x); }
+double call_round(double x) { return round(x); }
+double call_rint(double x) { return rint(x); }
+double call_fdim(double a, double b) { return fdim(a, b); }
+double call_logb(double x) { return logb(x); }
+double call_remainder(double a, double b) { return remainder(a, b); }
+"""
+    lib = build("#include <math.h>\n" + source)
+    for name, n in (("digamma", 1), ("round", 1), ("rint", 1), ("fdim", 2), ("logb", 1), ("remainder", 2)):
+        f = getattr(lib, f"call_{name}")
+        f.argtypes = [ctypes.c_double] * n
+        f.restype = ctypes.c_double
+    return lib
+
+
+@pytest.mark.parametrize("x", POINTS + [DRAWN])
+def test_c_digamma_matches_mpmath(libc, x):
+    for x in x if isinstance(x, list) else [x]:
+        got = libc.call_digamma(x)
+        assert _close(got, _psi(x)), (x, got, _psi(x))
+
+
+def test_c_digamma_is_nan_at_the_poles(libc):
+    for pole in (0.0, -1.0, -2.0, -50.0, -math.inf):
+        assert math.isnan(libc.call_digamma(pole)), pole
+    assert libc.call_digamma(math.inf) == math.inf
+
+
+EDGES = [0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994, 2.0**52 + 1,
+         -(2.0**52) - 1, 2.0**53, 1e300, 5e-324, 3.7, -3.7, math.inf, -math.inf, math.nan, 1024.0, 0.75, 1e-310]
+
+
+def _same(a: float, b: float) -> bool:
+    """Equal as C results are: NaN to NaN, and the sign of a zero too."""
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
+@pytest.mark.parametrize("x", EDGES)
+def test_python_round_rint_logb_are_cs(libc, x):
+    assert _same(float(special.round_half_away(x)), libc.call_round(x)), x
+    assert _same(float(np.rint(x)), libc.call_rint(x)), x  # the Python spelling of rint
+    assert _same(special.logb(x), libc.call_logb(x)), x
+
+
+@pytest.mark.parametrize("a", EDGES[::3])
+@pytest.mark.parametrize("b", EDGES[1::4])
+def test_python_fdim_and_remainder_are_cs(libc, a, b):
+    assert _same(special.fdim(a, b), libc.call_fdim(a, b)), (a, b)
+    try:
+        py = math.remainder(a, b)
+    except ValueError:  # Python raises where C gives NaN (remainder(x, 0), remainder(inf, y))
+        assert math.isnan(libc.call_remainder(a, b))
+    else:
+        assert _same(py, libc.call_remainder(a, b)), (a, b)
+
+
+def test_helpers_compile_under_numba():
+    numba = pytest.importorskip("numba")
+    for name in special.FUNCTIONS:
+        namespace = {"math": math, "np": np, "numba": numba}
+        exec("@numba.njit\n" + special.source_of(name), namespace)
+        args = (2.5, 1.0) if name == "fdim" else (2.5,)
+        assert _same(float(namespace[name](*args)), float(special.FUNCTIONS[name](*args))), name
+    psi = {"math": math, "np": np, "numba": numba}
+    exec("@numba.njit\n" + special.source_of("digamma"), psi)
+    assert all(_close(psi["digamma"](x), _psi(x)) for x in POINTS + DRAWN[::10])
