@@ -73,6 +73,8 @@ PY_CASES = [
     "checkpoint_while",
     "call_copy_in_branch",
     "nested_helper_calls",
+    "switch_fallthrough",
+    "switch_jumps",
 ]
 
 # The case.json dtype of an array for each C pointee type.

@@ -47,11 +47,11 @@ from .c_structs import StructTable
 from .c_types import StructLayout
 from .c_types import BYTES, CType, TypeProblem, ctype_of, value_type
 from .py_common import RESULT, RETURNED, Env, Fail, Poison
+from .c_flow import Arm, block_exits, statements, stmt_exits
+from .c_switch import CSwitchLowering
 from .structured import BREAK, CONTINUE, RETURN, Exits, LoopFrame, StructuredLowering
 
-_LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile)
 _UNSUPPORTED: dict[type, tuple[str, str]] = {
-    c_ast.Switch: ("switch statements are not supported", "use if/else if"),
     c_ast.Goto: ("goto is not supported", "use break, continue or a flag"),
     c_ast.Label: ("labels are not supported", "use break, continue or a flag"),
 }
@@ -92,42 +92,6 @@ class CContext:
     pragmas: dict[int, str] = field(default_factory=dict)  # source line -> #pragma text
 
 
-def stmt_exits(st: c_ast.Node) -> Exits:
-    if isinstance(st, c_ast.Return):
-        return Exits(frozenset({RETURN}), True)
-    if isinstance(st, c_ast.Break):
-        return Exits(frozenset({BREAK}), True)
-    if isinstance(st, c_ast.Continue):
-        return Exits(frozenset({CONTINUE}), True)
-    if isinstance(st, c_ast.If):
-        t = block_exits(statements(st.iftrue))
-        e = block_exits(statements(st.iffalse))
-        return Exits(t.may | e.may, t.always and e.always)
-    if isinstance(st, c_ast.Compound):
-        return block_exits(statements(st))
-    if isinstance(st, _LOOPS):
-        return Exits(block_exits(statements(st.stmt)).may & {RETURN}, False)
-    return Exits()
-
-
-def block_exits(items: Sequence[c_ast.Node]) -> Exits:
-    may: frozenset[str] = frozenset()
-    for st in items:
-        e = stmt_exits(st)
-        may |= e.may
-        if e.always:
-            return Exits(may, True)
-    return Exits(may, False)
-
-
-def statements(node: Optional[c_ast.Node]) -> list[c_ast.Node]:
-    if node is None:
-        return []
-    if isinstance(node, c_ast.Compound):
-        return list(node.block_items or [])
-    return [node]
-
-
 def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
     """Variables a statement may assign (whole variables: ``x = ``, ``x++``, ``p += 2``)."""
     out: list[str] = []
@@ -144,7 +108,7 @@ def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
     return out
 
 
-class CFunctionLowerer(CExprLowering, StructuredLowering):
+class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
     def __init__(self, fn: c_ast.FuncDef, ctx: CContext):
         StructuredLowering.__init__(self)
         self.fn = fn
@@ -437,12 +401,16 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         elif isinstance(st, c_ast.Return):
             self.return_stmt(st, b, env)
         elif isinstance(st, (c_ast.Break, c_ast.Continue)):
-            if loop is None:
+            key = None if loop is None else loop.done if isinstance(st, c_ast.Break) else loop.skip
+            if not key:  # a switch outside any loop has no continue flag
                 raise self.fail(st, f"'{'break' if isinstance(st, c_ast.Break) else 'continue'}' outside a loop")
-            key = loop.done if isinstance(st, c_ast.Break) else loop.skip
             env[key] = build.const(b, True, BOOL, self.hint(key))
         elif isinstance(st, c_ast.If):
             self.if_stmt(st, b, env, loop, [], into_then=False)
+        elif isinstance(st, c_ast.Switch):
+            self.switch_stmt(st, b, env, loop)
+        elif isinstance(st, Arm):
+            self.arm(st, b, env, loop)
         elif isinstance(st, c_ast.Compound):
             self.scoped(statements(st), loop)(b, env)
         elif isinstance(st, c_ast.For):
