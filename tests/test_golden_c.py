@@ -75,6 +75,7 @@ PY_CASES = [
     "nested_helper_calls",
     "switch_fallthrough",
     "switch_jumps",
+    "const_tables",
 ]
 
 # The case.json dtype of an array for each C pointee type.

@@ -46,7 +46,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from ..ssa.build import const_int, known_sign
+from ..ssa.build import const_int, const_value, known_sign
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..languages import is_c
 from ..emit.expr import (
@@ -1123,7 +1123,8 @@ class CFunctionEmitter(StatementBuilder):
                 size *= c  # type: ignore[operator]
             if 0 < size <= STACK_LIMIT:
                 self.stack.add(name)
-                return [ArrayDecl(elem, name, size, zero)]
+                values = self._table_values(op, consts) if op.attrs.get("table") else ()  # type: ignore[arg-type]
+                return [ArrayDecl(elem, name, size, zero, values)]
         counts = [self.expr(d) for d in op.operands]
         if zero or elem == "bool":
             # calloc's count, like malloc's of bytes, is one gcc checks unwrapped: a cache's (a trip
@@ -1139,6 +1140,34 @@ class CFunctionEmitter(StatementBuilder):
         else:
             value = self._malloc(name, binop("*", count, Lit(f"sizeof({elem})")))
         return self._register_buffer(op, name) + [Assign([Name(name)], value)]
+
+    def _table_values(self, op: Op, dims: list[int]) -> tuple:
+        """A read-only table's initializer (``alloc {table}``): the constants the stores right
+        after the alloc put in it, row-major, zeros elsewhere; those stores are then not printed.
+        Empty when something else comes between (the stores print as they are)."""
+        arr = op.result
+        block = op.parent
+        assert block is not None
+        values: list = [0] * math.prod(dims)
+        stores = []
+        for nxt in block.ops[block.ops.index(op) + 1:]:
+            if nxt.name == "store" and nxt.operands[0] is arr:
+                idx = [const_int(i) for i in nxt.operands[1:-1]]
+                value = const_value(nxt.operands[-1])
+                if value is None or any(i is None or not 0 <= i < d for i, d in zip(idx, dims)):
+                    break
+                flat = 0
+                for i, d in zip(idx, dims):
+                    flat = flat * d + i  # type: ignore[operator]
+                values[flat] = value
+                stores.append(nxt)
+            elif not (nxt.name == "comment" or (is_pure(nxt) and not nxt.regions)):
+                break
+        if not stores:
+            return ()
+        self.skip.update(stores)
+        elem = arr.type.elem  # type: ignore[attr-defined]
+        return tuple(self._lit(v, elem) for v in values)
 
     def _copy(self, op: Op) -> list[Stmt]:
         v = op.result

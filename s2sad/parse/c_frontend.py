@@ -46,7 +46,8 @@ _PARSE_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.
 
 
 class CFile:
-    """A parsed C file: its functions, typedefs, constants and globals."""
+    """A parsed C file: its functions, typedefs, constants (``#define``s, ``const`` scalars),
+    read-only tables (``const`` arrays with an initializer) and other globals."""
 
     def __init__(self, source: str, filename: str):
         self.filename = filename
@@ -57,6 +58,7 @@ class CFile:
         self.typedefs: dict[str, list[str]] = {}
         self.constants: dict[str, c_ast.Node] = {}
         self.globals: set[str] = set()
+        self.tables: dict[str, c_ast.Decl] = {}
         self.structs = StructTable(self.typedefs, self.constants)
         struct_defs: list[tuple[c_ast.Struct, Optional[str]]] = []  # laid out once the macros are known
         for ext in self.ast.ext:
@@ -72,6 +74,9 @@ class CFile:
             elif isinstance(ext, c_ast.Decl) and not isinstance(ext.type, c_ast.FuncDecl) and ext.name:
                 if "const" in ext.quals and ext.init is not None and isinstance(ext.type, c_ast.TypeDecl):
                     self.constants[ext.name] = ext.init
+                elif "const" in ext.quals and isinstance(ext.init, c_ast.InitList) and \
+                        isinstance(ext.type, c_ast.ArrayDecl):
+                    self.tables[ext.name] = ext  # a read-only table: static const double w[] = {...}
                 else:
                     self.globals.add(ext.name)
         self.cuda = self._cuda_kinds() if is_cuda(filename) else None
@@ -198,7 +203,8 @@ def parse_c(source: str, filename: str, func: str) -> Module:
     order, problems, recursive = _reachable(func, cfile)
     ctx = CContext(name, cfile.lines, cfile.typedefs, cfile.constants, {}, frozenset(cfile.globals), recursive,
                    cfile.structs, frozenset(cfile.pre.macros), cfile.cuda,
-                   frozenset(q.line for q in cfile.pre.qualifiers if q.word == SHARED), cfile.pre.pragmas)
+                   frozenset(q.line for q in cfile.pre.qualifiers if q.word == SHARED), cfile.pre.pragmas,
+                   cfile.tables)
     for fname in order:
         try:
             ctx.signatures[fname] = cfile.signature(cfile.functions[fname])

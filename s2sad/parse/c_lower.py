@@ -27,7 +27,7 @@ C specifics:
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator, Optional, Sequence
 
 from pycparser import c_ast
@@ -90,6 +90,7 @@ class CContext:
     cuda: Optional[dict[str, str]] = None  # .cu input: function -> "global", "device" or "host"
     shared_lines: frozenset[int] = frozenset()  # lines where __shared__ was written
     pragmas: dict[int, str] = field(default_factory=dict)  # source line -> #pragma text
+    tables: dict[str, c_ast.Decl] = field(default_factory=dict)  # file-scope const arrays
 
 
 def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
@@ -235,6 +236,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
                 self.bind_pointer(key, Ptr(arg, None, t.layout), b, env)
             else:
                 env[key] = arg
+        self.tables(b, env)
         result_t = None if sig.result.kind == "void" else value_type(sig.result)
         if result_t is not None:
             self.key_types[RESULT] = result_t
@@ -258,6 +260,27 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
             result = b.op1("undef", [], result_t, "result")
         b.create("return", [result], [])
         return self.function(sig, body, loc)
+
+    def tables(self, b: Builder, env: Env) -> None:
+        """The file's read-only tables the body names (``static const double coef[5] = {...}``),
+        each a local array filled at the function's start: the same values on every call, and
+        one array for the whole body (a table first read inside a loop or a branch included)."""
+        names = {n.name for n in walk(self.fn.body) if isinstance(n, c_ast.ID)}
+        for name, d in self.ctx.tables.items():
+            if name not in names or self.lookup(name) is not None:  # unused, or a parameter's name
+                continue
+            t = None
+            try:
+                t = self.declared_type(d.type, d)
+                if t.kind != "array":
+                    raise self.fail(d, f"the table '{name}' must be an array of numbers")
+                if t.dims[0] is None:
+                    t = self.sized_by_initializer(d, t)
+                env[self.declare(name, t, d)] = self.local_array(d, t, b, env)
+            except Fail as f:
+                self.report(f)
+                if t is not None:
+                    env[self.declare(name, t, d)] = Poison()
 
     def function(self, sig: Signature, body: Block, loc: SourceLoc) -> Function:
         attrs: dict = {"c_params": [p.spelling for p in sig.params], "c_result": sig.result.spelling}
@@ -446,13 +469,20 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
 
     # -- declarations -----------------------------------------------------------------------------------
     def decl(self, d: c_ast.Decl, b: Builder, env: Env) -> None:
-        if "static" in d.storage or "extern" in d.storage:
-            raise self.fail(d, f"'{d.storage[0]}' local variables are not supported", "declare a plain local")
         if isinstance(d.type, c_ast.FuncDecl):
-            raise self.fail(d, "function declarations inside functions are not supported")
+            return  # a prototype (extern double g(double);) declares nothing lowering needs
+        if "extern" in d.storage:
+            raise self.fail(d, "'extern' local variables are not supported", "pass the value as a parameter")
+        if "static" in d.storage and not ("const" in d.quals and d.init is not None):
+            # A static const with an initializer holds the same values at every call: a plain local.
+            raise self.fail(d, "'static' local variables are not supported",
+                            "declare a plain local: a static variable keeps its value from one call to the "
+                            "next (a 'static const' table with an initializer is accepted)")
         t = self.declared_type(d.type, d)
         if t.kind == "void":
             raise self.fail(d, "a variable cannot be void")
+        if t.kind == "array" and t.dims[0] is None:
+            t = self.sized_by_initializer(d, t)
         init = d.init
         if d.coord is not None and d.coord.line in self.ctx.shared_lines:
             self.shared_array(d, t, b, env)
@@ -479,17 +509,28 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
                 v.name_hint = d.name
             env[key] = v
 
+    def sized_by_initializer(self, d: c_ast.Decl, t: CType) -> CType:
+        """``double w[] = {1.0, 2.0}``: as many elements (rows) as the initializer lists."""
+        if not isinstance(d.init, c_ast.InitList):
+            raise self.fail(d, "a local array needs its size",
+                            "give the size (double a[3]) or an initializer (double a[] = {1.0, 2.0})")
+        return replace(t, dims=(c_ast.Constant("int", str(len(d.init.exprs)), coord=d.coord), *t.dims[1:]))
+
     def local_array(self, d: c_ast.Decl, t: CType, b: Builder, env: Env) -> Value:
-        dims = [self.integer(n, b, env, "an array size") for n in t.dims]
         init = d.init
+        dims = [self.integer(n, b, env, "an array size") for n in t.dims]
         fill = "empty"
+        attrs: dict = {}
         values: list[tuple[list[int], c_ast.Node]] = []
         if init is not None:
             if not isinstance(init, c_ast.InitList):
                 raise self.fail(init, "an array needs a brace initializer: {0} or {1.0, 2.0}")
             fill = "zeros"
             values = self.init_entries(init, len(dims), [])
-        arr = self.at(b, d).op1("alloc", dims, t.ir_array, d.name, fill=fill, elem=t.scalar.name)  # type: ignore
+            if "const" in d.quals:  # a read-only table: C output prints it with its initializer
+                attrs["table"] = True
+        arr = self.at(b, d).op1("alloc", dims, t.ir_array, d.name, fill=fill, elem=t.scalar.name,  # type: ignore
+                                **attrs)
         for index, node in values:
             v = self.number(self.scalar(node, b, env), self.at(b, node))
             if build.const_value(v) == 0:

@@ -194,8 +194,9 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
             return CType("pointer", s, spelling(t) + " *")
         if len(dims) > 2:
             raise TypeProblem(node, "local arrays of more than two dimensions are not supported")
-        if any(d is None for d in dims):
-            raise TypeProblem(node, "a local array needs its size", "give the size: double a[3]")
+        if any(d is None for d in dims[1:]):  # the first may come from an initializer (c_lower)
+            raise TypeProblem(node, "only the first size of a local array may be left out",
+                              "give the sizes: double a[][3] = {{...}, {...}}")
         return CType("array", s, spelling(t), tuple(dims))
     raise TypeProblem(node, "this declaration is not supported")
 

@@ -47,14 +47,18 @@ Memory ops (arrays are references to memory):
 
   load             (arr, i0, ..., ik)              -> elem type         arr[i0, ..., ik]
   store            (arr, i0, ..., ik, value)       -> ()                arr[i0, ..., ik] = value
-  alloc            (d0, ..., dk) {fill: zeros|empty, elem: type, cache?: bool}
+  alloc            (d0, ..., dk) {fill: zeros|empty, elem: type, cache?: bool, table?: bool}
                                                    -> array             new array; cache = true
                                                                         marks a buffer the forward
                                                                         sweep fills per iteration
                                                                         for the reverse sweep to
                                                                         read: C and CUDA output
                                                                         zero it even when fill is
-                                                                        empty
+                                                                        empty; table = true marks
+                                                                        a read-only table (C's
+                                                                        const arrays): the stores
+                                                                        of constants right after
+                                                                        it print as its initializer
   dim              (arr) {axis: int}               -> i64               arr.shape[axis]
   copy             (arr)                           -> array             a new array with arr's
                                                                         shape and contents

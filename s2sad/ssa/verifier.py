@@ -493,8 +493,9 @@ class _Verifier:
         fill = self._attr(op, "fill", str)
         if fill is not None and fill not in ("zeros", "empty"):
             self.error(op, f"'alloc' fill must be \"zeros\" or \"empty\", is {fill!r}")
-        if "cache" in op.attrs:
-            self._attr(op, "cache", bool)
+        for flag in ("cache", "table"):
+            if flag in op.attrs:
+                self._attr(op, flag, bool)
         elem = self._attr(op, "elem", str)
         if elem is not None and elem != str(t.elem):
             self.error(op, f"'alloc' elem = {elem!r} but the result is {t}")
