@@ -82,7 +82,7 @@ def test_infinity_and_float_limits_are_known():
 
 def test_type_macros_and_gnu_spellings_are_substituted():
     src = "#define real double\nstatic __inline__ real f(const real *__restrict__ x) { return x[0]; }"
-    assert "c_params = [\"const double *\"]" in _ir(src, "f")
+    assert "c_params = [\"const double *restrict\"]" in _ir(src, "f")
 
 
 def test_functions_are_listed_in_source_order():

@@ -76,6 +76,9 @@ PY_CASES = [
     "switch_fallthrough",
     "switch_jumps",
     "const_tables",
+    "typedef_restrict",
+    "float_counter",
+    "size_t_loops",
 ]
 
 # The case.json dtype of an array for each C pointee type.

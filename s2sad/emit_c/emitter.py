@@ -274,6 +274,7 @@ class EmittedFunctions:
     texts: list[str]
     structs: dict[str, str]  # the struct definitions they use, by name
     emitters: list["CFunctionEmitter"]
+    typedefs: dict[str, str]  # the input's typedefs their signatures spell, by name
 
 
 def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunctions:
@@ -305,18 +306,20 @@ def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunc
     keep = _reachable(by_c_name, ctx.c_name(entry))
     functions = []
     structs: dict[str, str] = {}
+    typedefs: dict[str, str] = {}
     for name in module.functions:
         if ctx.c_name(name) in keep:
             functions.append(texts[name])
             structs.update((n, d) for n, d, _ in module.functions[name].attrs.get("c_structs", []))
+            typedefs.update((n, d) for n, d in module.functions[name].attrs.get("c_typedefs", []))
         if name in atomic and ctx.atomic_variants[name] in keep:
             functions.append(atomic[name])
-    return EmittedFunctions(ctx, functions, structs, emitters)
+    return EmittedFunctions(ctx, functions, structs, emitters, typedefs)
 
 
 def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str]) -> str:
     """The file: ``header`` as a comment, the includes and ``#define``s the code uses, the
-    structs, the ``helpers`` (name -> definition) the functions call, and the functions."""
+    typedefs and structs, the ``helpers`` (name -> definition) the functions call, and the functions."""
     functions, ctx = emitted.texts, emitted.ctx
     code = "\n\n".join(functions)
     # The helpers the functions call and those these call (CUDA's block_calloc calls block_tape),
@@ -337,6 +340,8 @@ def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str]) -> s
                if re.search(rf"\b{re.escape(name)}\b", code)]
     if defines:
         out += defines + [""]
+    if emitted.typedefs:
+        out += list(emitted.typedefs.values()) + [""]
     if emitted.structs:
         out += ["\n\n".join(emitted.structs.values()), ""]
     return "\n".join(out + [body]) + "\n"
@@ -433,6 +438,61 @@ class CFunctionEmitter(StatementBuilder):
         self.atomic = atomic
         self.extents = ctx.sizes.extents(fn)
         self.ranges = IntRanges(fn, self._size_params())
+        self.unsigned = self._unsigned_params()
+
+    def _unsigned_params(self) -> dict[Value, int]:
+        """The integer parameters the input declared unsigned (``size_t n``, ``unsigned m``),
+        with their widths in bits."""
+        spelled = self.fn.attrs.get("c_params")
+        unsigned = {t: bits for t, bits in self.fn.attrs.get("c_unsigned") or ()}
+        if not unsigned or not spelled or len(spelled) != len(self.fn.params):
+            return {}
+        return {p: unsigned[t] for p, t in zip(self.fn.params, spelled) if t in unsigned and p.type.is_int}
+
+    # -- unsigned parameters ---------------------------------------------------------------
+    # The IR computes integers as signed; C computes with an unsigned parameter as unsigned.
+    # The two agree where the unsigned value is only added or multiplied and the result is
+    # stored into a ``long`` (two's complement), so a 64-bit ``size_t n`` prints as itself
+    # there (``long i = n - 1;``). They disagree where the sign matters, so there the value is
+    # read as a ``long`` first: compared or divided (a ``size_t`` expression beside a negative
+    # ``long`` would become huge, and gcc warns, -Wsign-compare), and anywhere an ``unsigned``
+    # (32-bit) parameter meets an ``int`` (``m - 1`` with m = 0 wraps to 4294967295, which a
+    # ``long`` holds as it is).
+    def _int_operand(self, v: Value) -> Expr:
+        e = self.expr(v)
+        source = self._unsigned_source(v)
+        if source is not None and self.unsigned[source] < 64:
+            return Cast("long", e)
+        return e
+
+    def _unsigned_source(self, v: Value) -> Optional[Value]:
+        """The unsigned parameter ``v`` prints as (itself, or an integer conversion of it, which
+        C leaves implicit), or None."""
+        while v not in self.unsigned:
+            op = v.defining_op
+            if v in self.var or v in self.aliases or op is None or op.name != "cast" or not self.plan.is_expr(v) \
+                    or not (op.operands[0].type.is_int and v.type.is_int):
+                return None
+            v = op.operands[0]
+        return v
+
+    def _signed_operand(self, v: Value) -> Expr:
+        """An operand of a comparison or a division, read as the signed value the IR means."""
+        e = self._int_operand(v)
+        if not isinstance(e, Cast) and self._unsigned_expr(v):
+            return Cast("long", e)
+        return e
+
+    def _unsigned_expr(self, v: Value) -> bool:
+        """Whether C types ``v``'s printed expression unsigned: a 64-bit unsigned parameter,
+        or an inline sum, difference or product of one."""
+        source = self._unsigned_source(v)
+        if source is not None:
+            return self.unsigned[source] >= 64  # a narrower one is read as a long already
+        op = v.defining_op
+        if v in self.var or v in self.aliases or op is None or op.name not in ("add", "sub", "mul", "neg"):
+            return False
+        return self.plan.is_expr(v) and any(self._unsigned_expr(o) for o in op.operands)
 
     def _zeroed_before_call(self) -> frozenset:
         """The results of calls to gradients that return adjoints through pointers: each one's
@@ -466,7 +526,7 @@ class CFunctionEmitter(StatementBuilder):
         base = view_base(v)
         spelled = self.fn.attrs.get("c_params")
         if base is not v and base.owner is self.fn.body and spelled and len(spelled) == len(self.fn.params):
-            declared = spelled[self.fn.params.index(base)]
+            declared = _unrestricted(spelled[self.fn.params.index(base)])  # a second pointer to x
             if declared.rstrip().endswith("*"):
                 return declared
         struct = self._struct_of(v) if v.defining_op is not None and v.defining_op.name == "copy" else None
@@ -517,10 +577,11 @@ class CFunctionEmitter(StatementBuilder):
             spelled = None
         for i, p in enumerate(fn.params):
             name = self.var.get(p) or self.namer.fresh(p.name_hint or "arg")
-            t = spelled[i] if spelled is not None else ctype(p.type)
+            t = self._param_spelling(spelled[i]) if spelled is not None else ctype(p.type)
             params.append(_declarator(t, name))
-            if i in self.out_names:
-                params.append(_declarator(t + " *", self.out_names[i]))
+            if i in self.out_names:  # the adjoint's out-cell is written: not const
+                cell = " ".join(w for w in t.split() if w not in ("const", "restrict"))
+                params.append(_declarator(cell + " *", self.out_names[i]))
         if self.returned is not None:
             ret = "void"
         elif not fn.result_types:
@@ -558,6 +619,12 @@ class CFunctionEmitter(StatementBuilder):
         head = wrap_signature(f"{self._linkage()}{ret} {c_name}", params, " {")
         sizes = self._sizes_comment() if fn.name == self.ctx.entry else []
         return "\n".join(sizes + head + unused + lines + ["}"])
+
+    @staticmethod
+    def _param_spelling(declared: str) -> str:
+        """A parameter's type as the output declares it: as the input did (``restrict``
+        included: the gradient's arrays do not overlap, see the contract)."""
+        return declared
 
     def _linkage(self) -> str:
         """What precedes the result type: only the entry point links outside the file."""
@@ -693,8 +760,10 @@ class CFunctionEmitter(StatementBuilder):
         if n in _ARITH:
             if t.is_float:
                 a, b = self._float_operands(op)
+            elif n == "div":
+                a, b = (self._signed_operand(o) for o in op.operands)
             else:
-                a, b = e(op.operands[0]), e(op.operands[1])
+                a, b = (self._int_operand(o) for o in op.operands)
             return binop(_ARITH[n], a, b)
         if n in ("floordiv", "mod"):
             return self._floored(op)
@@ -733,7 +802,14 @@ class CFunctionEmitter(StatementBuilder):
     def _compare_operands(self, op: Op) -> list[Expr]:
         if op.operands[0].type.is_float:
             return self._float_operands(op)
+        if op.operands[0].type.is_int:
+            return [self._signed_operand(o) for o in op.operands]
         return super()._compare_operands(op)
+
+    def op_expr(self, op: Op) -> Expr:
+        if op.name == "neg" and op.result.type.is_int and self._unsigned_source(op.operands[0]) is not None:
+            return negate(self._int_operand(op.operands[0]))
+        return super().op_expr(op)
 
     def function_name(self, name: str) -> str:
         return self.ctx.c_name(name)
@@ -751,7 +827,7 @@ class CFunctionEmitter(StatementBuilder):
             if n == "floordiv":
                 return Call(Name("floorf" if op.result.type.name == "f32" else "floor"), (binop("/", a, b),))
             return Call(Name("mod_d"), (a, b))
-        a, b = self.expr(a_v), self.expr(b_v)
+        a, b = self._signed_operand(a_v), self._signed_operand(b_v)
         if op.attrs.get("rounding") == "any" or (self._nonneg(a_v, op) and self._nonneg(b_v, op)):
             return BinOp("/" if n == "floordiv" else "%", a, b)
         return Call(Name("floordiv_l" if n == "floordiv" else "mod_l"), (a, b))
@@ -760,7 +836,7 @@ class CFunctionEmitter(StatementBuilder):
         """The IR's ``rem`` is C's own ``%`` on integers, and ``fmod`` on floats."""
         if op.result.type.is_float:
             return Call(Name("fmodf" if op.result.type.name == "f32" else "fmod"), tuple(self._float_operands(op)))
-        return BinOp("%", self.expr(op.operands[0]), self.expr(op.operands[1]))
+        return BinOp("%", self._signed_operand(op.operands[0]), self._signed_operand(op.operands[1]))
 
     def _cast(self, op: Op) -> Expr:
         src, dst = op.operands[0].type, op.result.type
@@ -774,7 +850,7 @@ class CFunctionEmitter(StatementBuilder):
     def _math(self, op: Op) -> Expr:
         fn = op.name[5:]
         t = op.result.type
-        args = [self.expr(o) for o in op.operands]
+        args = [self.expr(o) if t.is_float else self._signed_operand(o) for o in op.operands]
         if t.is_float:
             name = _MATH_RENAME.get(fn, fn)
             if name not in _MATH_H:
@@ -1391,7 +1467,7 @@ class CFunctionEmitter(StatementBuilder):
             self.parallel_private.pop()
         self.loop_names.pop()
         written_body = stmt_names(stmts)[1]
-        bounds = [self.expr(lb), self.expr(ub), self.expr(step)]
+        bounds = [self.expr(lb), self._signed_operand(ub), self.expr(step)]  # ub: compared with the counter
 
         def unstable(k: int, names: list[str]) -> bool:
             # A bound that reads a variable of the counter's name (a value out-of-SSA gave the same
@@ -1469,6 +1545,12 @@ def _times(a: Expr, b: Expr) -> Expr:
 
 def _plus(a: Expr, b: Expr) -> Expr:
     return a if literal_value(b) == 0 else binop("+", a, b)
+
+
+def _unrestricted(declared: str) -> str:
+    """``double *restrict`` as ``double *``: a second pointer into the same array must not
+    promise to be the only one."""
+    return re.sub(r"\s*\brestrict\b", "", declared)
 
 
 def _declarator(ct: str, name: str) -> str:

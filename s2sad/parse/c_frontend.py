@@ -33,7 +33,7 @@ from ..ssa.ir import Module, SourceLoc
 from .c_expr import span, walk
 from ..ssa.callgraph import callees_first
 from .c_lower import CContext, Signature, lower_function
-from .c_preprocess import BUILTIN_MACROS, Preprocessed, preprocess
+from .c_preprocess import BUILTIN_MACROS, PRELUDE_TYPEDEFS, Preprocessed, preprocess
 from ..languages import is_cuda
 from .cuda_source import SHARED
 from .c_structs import StructTable
@@ -56,6 +56,7 @@ class CFile:
         self.ast = self._parse(self.pre.text)
         self.functions: dict[str, c_ast.FuncDef] = {}
         self.typedefs: dict[str, list[str]] = {}
+        self.typedef_text: dict[str, str] = {}  # the file's scalar typedefs, as written back
         self.constants: dict[str, c_ast.Node] = {}
         self.globals: set[str] = set()
         self.tables: dict[str, c_ast.Decl] = {}
@@ -67,6 +68,8 @@ class CFile:
             elif isinstance(ext, c_ast.Typedef):
                 if isinstance(ext.type, c_ast.TypeDecl) and isinstance(ext.type.type, c_ast.IdentifierType):
                     self.typedefs[ext.name] = list(ext.type.type.names)
+                    if ext.name not in PRELUDE_TYPEDEFS:  # the file's own: C output repeats it
+                        self.typedef_text[ext.name] = f"typedef {' '.join(ext.type.type.names)} {ext.name};"
                 elif isinstance(ext.type, c_ast.TypeDecl) and isinstance(ext.type.type, c_ast.Struct):
                     struct_defs.append((ext.type.type, ext.name))
             elif isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.Struct) and not ext.name:
@@ -204,7 +207,7 @@ def parse_c(source: str, filename: str, func: str) -> Module:
     ctx = CContext(name, cfile.lines, cfile.typedefs, cfile.constants, {}, frozenset(cfile.globals), recursive,
                    cfile.structs, frozenset(cfile.pre.macros), cfile.cuda,
                    frozenset(q.line for q in cfile.pre.qualifiers if q.word == SHARED), cfile.pre.pragmas,
-                   cfile.tables)
+                   cfile.tables, cfile.typedef_text)
     for fname in order:
         try:
             ctx.signatures[fname] = cfile.signature(cfile.functions[fname])

@@ -49,6 +49,7 @@ from .c_types import BYTES, CType, TypeProblem, ctype_of, value_type
 from .py_common import RESULT, RETURNED, Env, Fail, Poison
 from .c_flow import Arm, block_exits, statements, stmt_exits
 from .c_switch import CSwitchLowering
+from .c_unsigned import is_unsigned
 from .structured import BREAK, CONTINUE, RETURN, Exits, LoopFrame, StructuredLowering
 
 _UNSUPPORTED: dict[type, tuple[str, str]] = {
@@ -91,6 +92,7 @@ class CContext:
     shared_lines: frozenset[int] = frozenset()  # lines where __shared__ was written
     pragmas: dict[int, str] = field(default_factory=dict)  # source line -> #pragma text
     tables: dict[str, c_ast.Decl] = field(default_factory=dict)  # file-scope const arrays
+    typedef_text: dict[str, str] = field(default_factory=dict)  # the file's scalar typedefs, as C
 
 
 def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
@@ -288,10 +290,36 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
             if self.ctx.structs is not None else []
         if structs:
             attrs["c_structs"] = structs
+        unsigned = sorted({(t.spelling, 8 * BYTES[t.scalar.name]) for t, d in zip(sig.params, self.param_decls())
+                           if t.kind == "scalar" and is_unsigned(d.type, self.ctx.typedefs)})  # type: ignore
+        if unsigned:  # [spelling, bits]: C output reads these as the signed integers the IR means
+            attrs["c_unsigned"] = [list(u) for u in unsigned]
+        typedefs = self.typedefs_spelled([p.spelling for p in sig.params] + [sig.result.spelling])
+        if typedefs:
+            attrs["c_typedefs"] = typedefs
         if self.ctx.cuda is not None:
             attrs["cuda"] = self.ctx.cuda.get(self.fn.decl.name, "host")
         return Function(self.fn.decl.name, body, sig.result_types, loc, attrs,
                         source_names=frozenset(self.hints[key] for key in self.ctypes))
+
+    def typedefs_spelled(self, spellings: list[str]) -> list[list[str]]:
+        """``[name, "typedef double real;"]`` for each of the file's typedefs the signature
+        spells (``real *x``), those they are written in terms of first: the gradient keeps the
+        user's spelling, so its file must define the names."""
+        out: dict[str, str] = {}
+
+        def need(word: str) -> None:
+            text = self.ctx.typedef_text.get(word)
+            if text is None or word in out:
+                return
+            for inner in self.ctx.typedefs.get(word, []):
+                need(inner)
+            out[word] = text
+
+        for spelled in spellings:
+            for word in spelled.replace("*", " ").split():
+                need(word)
+        return [[name, text] for name, text in out.items()]
 
     def check_omp_pragmas(self) -> None:
         """Every OpenMP pragma in the body that no loop or update took changes what the code

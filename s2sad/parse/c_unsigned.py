@@ -55,6 +55,12 @@ def _kind(node: c_ast.Node, typedefs: dict[str, list[str]]) -> str:
     return "signed"
 
 
+def is_unsigned(node: c_ast.Node, typedefs: dict[str, list[str]]) -> bool:
+    """Whether a declaration's type node is an unsigned integer (``size_t``, ``unsigned``, a
+    typedef of one)."""
+    return _kind(node, typedefs) == "unsigned"
+
+
 class _Checker(c_ast.NodeVisitor):
     def __init__(self, typedefs: dict[str, list[str]], loc: Callable[[c_ast.Node], SourceLoc]):
         self.typedefs = typedefs
