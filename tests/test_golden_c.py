@@ -79,6 +79,8 @@ PY_CASES = [
     "typedef_restrict",
     "float_counter",
     "size_t_loops",
+    "comma_operator",
+    "bitwise_ops",
 ]
 
 # The case.json dtype of an array for each C pointee type.

@@ -114,6 +114,7 @@ TAPE_COUNT = "size_t"
 
 _CTYPES = {"f64": "double", "f32": "float", "i64": "long", "i32": "int", "bool": "bool"}
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+_BITS = {"bitand": "&", "bitor": "|", "bitxor": "^", "shl": "<<", "shr": ">>"}
 _MATH_RENAME = {"abs": "fabs", "min": "fmin", "max": "fmax"}
 
 HELPERS = {
@@ -765,6 +766,10 @@ class CFunctionEmitter(StatementBuilder):
             else:
                 a, b = (self._int_operand(o) for o in op.operands)
             return binop(_ARITH[n], a, b)
+        if n in _BITS:
+            return BinOp(_BITS[n], self._int_operand(op.operands[0]), self._int_operand(op.operands[1]))
+        if n == "bitnot":
+            return Unary("~", self._int_operand(op.operands[0]))
         if n in ("floordiv", "mod"):
             return self._floored(op)
         if n == "rem":

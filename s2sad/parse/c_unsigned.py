@@ -7,7 +7,7 @@ i--)`` ends when ``i`` wraps), while the signed IR goes negative, so the reverse
 never end and would read out of bounds. s2sad never changes what a program means, so every
 operation through which an unsigned value can wrap below zero is refused with a located error:
 
-* ``-`` (binary or unary), ``--`` and ``-=`` whose result has an unsigned type (by C's usual
+* ``-`` (binary or unary), ``~``, ``--`` and ``-=`` whose result has an unsigned type (by C's usual
   arithmetic conversions: an operand of unsigned type, a ``u`` literal or ``sizeof``, no
   floating-point operand), except a subtraction inside an array subscript built with
   ``+``, ``-`` and ``*`` only (``x[i - 1]``: see ``visit_ArrayRef``);
@@ -151,6 +151,8 @@ class _Checker(c_ast.NodeVisitor):
             self.report(node, "decrementing it", _name(node.expr))
         elif node.op == "-" and self.kind(node.expr) == "unsigned":
             self.report(node, "negating an unsigned value")
+        elif node.op == "~" and self.kind(node.expr) == "unsigned":
+            self.report(node, "complementing an unsigned value (~)")
         if node.op != "sizeof":
             self.generic_visit(node)
 

@@ -18,6 +18,12 @@ Scalar ops (pure; operands and result share one scalar type unless said):
                                                                         on floats
   pow              (a, b)                          -> type of a         a ** b
   neg              (a)                             -> type of a
+  bitand bitor     (a, b: int)                     -> type of a         C's & | ^ on integers (two's
+  bitxor                                                                complement, as Python's
+                                                                        ints and NumPy's compute)
+  shl shr          (a, b: int)                     -> type of a         a << b, a >> b (arithmetic:
+                                                                        floored); 0 <= b < 64
+  bitnot           (a: int)                        -> type of a         ~a, that is -a - 1
   lt le gt ge eq ne (a, b)                         -> bool              comparison
   not              (a: bool)                       -> bool
   and or           (a: bool, b: bool)              -> bool              eager (both evaluated);
@@ -121,6 +127,9 @@ from .ir import Value
 from .types import BOOL, I64, Type
 
 BINARY_ARITH = ("add", "sub", "mul", "div", "floordiv", "mod", "rem", "pow")
+# Integer-only bit operations (C's & | ^ << >> and ~): never active, so they need no rules.
+BITWISE = ("bitand", "bitor", "bitxor", "shl", "shr")
+BITNOT = "bitnot"
 COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
 BOOL_OPS = ("and", "or")
 
