@@ -133,6 +133,17 @@ def test_switch_problems_are_located(body, expected):
     assert expected in messages, messages
 
 
+def test_enumerators_are_constants_and_enum_types_ints():
+    src = "typedef enum { A, B, C = 5, D } Mode;\nenum Side { L = -1, R = 1 };\n" \
+          "int f(Mode m, enum Side s) { switch (m) { case B: return 10 * s; case D: return 20; default: return C; } }"
+    assert [_run_ir(src, "f", m, -1) for m in (0, 1, 5, 6)] == [5, -10, 5, 20]
+    ir = print_module(parse_source(src, "t.c", "f"))
+    assert 'c_params = ["Mode", "enum Side"]' in ir
+    assert '["Mode", "typedef enum { A, B, C = 5, D } Mode;"]' in ir and "enum Side { L = -1, R = 1 };" in ir
+    messages = _diagnostics("double f(double *x) {\n    enum { A, B };\n    return x[0];\n}\n")
+    assert "2:5: an enum defined inside a function is not supported" in messages, messages
+
+
 # -- goto and labels -------------------------------------------------------------------------
 
 

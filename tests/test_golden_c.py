@@ -81,6 +81,7 @@ PY_CASES = [
     "size_t_loops",
     "comma_operator",
     "bitwise_ops",
+    "switch_enum",
 ]
 
 # The case.json dtype of an array for each C pointee type.

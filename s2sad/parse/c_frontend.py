@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Optional
 
 from pycparser import c_ast, c_parser
+from pycparser.c_generator import CGenerator
 from pycparser.c_parser import ParseError
 
 from ..diagnostics import Diagnostic, DiagnosticError, error
@@ -63,8 +64,14 @@ class CFile:
         self.structs = StructTable(self.typedefs, self.constants)
         struct_defs: list[tuple[c_ast.Struct, Optional[str]]] = []  # laid out once the macros are known
         for ext in self.ast.ext:
+            if isinstance(ext, (c_ast.Decl, c_ast.Typedef)):
+                self._enums(ext)
             if isinstance(ext, c_ast.FuncDef):
                 self.functions[ext.decl.name] = ext
+            elif isinstance(ext, c_ast.Typedef) and isinstance(ext.type, c_ast.TypeDecl) and \
+                    isinstance(ext.type.type, c_ast.Enum):
+                self.typedefs[ext.name] = ["int"]  # typedef enum {...} Mode: computed as an int
+                self.typedef_text[ext.name] = f"typedef {_enum_text(ext.type.type)} {ext.name};"
             elif isinstance(ext, c_ast.Typedef):
                 if isinstance(ext.type, c_ast.TypeDecl) and isinstance(ext.type.type, c_ast.IdentifierType):
                     self.typedefs[ext.name] = list(ext.type.type.names)
@@ -86,6 +93,26 @@ class CFile:
         self._macros()
         for node, typedef in struct_defs:
             self._struct(node, typedef)
+
+    def _enums(self, ext: c_ast.Node) -> None:
+        """The enumerators an enum defined at file scope declares, as constants (``LINEAR`` is
+        0, the next one more, ``B = 4`` its value); a tagged enum's definition is kept for
+        output (``enum Mode``) like a typedef's."""
+        for node in walk(ext.type):
+            if not isinstance(node, c_ast.Enum) or node.values is None:
+                continue
+            previous: Optional[str] = None
+            for e in node.values.enumerators:
+                if e.value is not None:
+                    self.constants[e.name] = e.value
+                elif previous is None:
+                    self.constants[e.name] = c_ast.Constant("int", "0", coord=e.coord)
+                else:
+                    self.constants[e.name] = c_ast.BinaryOp("+", c_ast.ID(previous, coord=e.coord),
+                                                            c_ast.Constant("int", "1", coord=e.coord), coord=e.coord)
+                previous = e.name
+            if node.name and not isinstance(ext, c_ast.Typedef):
+                self.typedef_text[f"enum {node.name}"] = _enum_text(node) + ";"
 
     def _cuda_kinds(self) -> dict[str, str]:
         """Each function's CUDA kind: the qualifiers written before its name, since the
@@ -166,6 +193,13 @@ class CFile:
 
     def loc(self, node: c_ast.Node) -> SourceLoc:
         return span(node, self.filename, self.lines)
+
+
+def _enum_text(node: c_ast.Enum) -> str:
+    """``enum Mode { LINEAR, CUBE = 4 }`` as output repeats it, on one line."""
+    gen = CGenerator()
+    items = [e.name if e.value is None else f"{e.name} = {gen.visit(e.value)}" for e in node.values.enumerators]
+    return f"enum {node.name + ' ' if node.name else ''}{{ {', '.join(items)} }}"
 
 
 def list_c_functions(source: str, filename: str) -> list[str]:

@@ -19,9 +19,11 @@ C specifics:
   evaluated in the condition region when it is free of side effects, otherwise
   inside the body with a ``done`` flag (that is how ``do``/``while`` runs its
   body first and how ``continue`` still reaches the ``for`` increment);
-* local arrays (``double acc[3] = {0}``, ``double w[n]``) and
-  ``malloc``/``calloc`` of work arrays are ``alloc`` ops; ``free`` is dropped:
-  lifetimes are the emitter's business.
+* ``switch`` becomes an ``if``/``else if`` chain (``c_switch``; which jumps a
+  statement may take, a switch's included, is ``c_flow``);
+* local arrays (``double acc[3] = {0}``, ``double w[] = {...}``, ``double w[n]``),
+  the file's ``const`` tables a function reads, and ``malloc``/``calloc`` of work
+  arrays are ``alloc`` ops; ``free`` is dropped: lifetimes are the emitter's business.
 """
 
 from __future__ import annotations
@@ -317,8 +319,9 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
             out[word] = text
 
         for spelled in spellings:
-            for word in spelled.replace("*", " ").split():
-                need(word)
+            words = spelled.replace("*", " ").split()
+            for k, word in enumerate(words):
+                need(f"enum {word}" if k and words[k - 1] == "enum" else word)
         return [[name, text] for name, text in out.items()]
 
     def check_omp_pragmas(self) -> None:
@@ -501,6 +504,8 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
             return  # a prototype (extern double g(double);) declares nothing lowering needs
         if "extern" in d.storage:
             raise self.fail(d, "'extern' local variables are not supported", "pass the value as a parameter")
+        if isinstance(d.type, c_ast.Enum):
+            raise self.fail(d, "an enum defined inside a function is not supported", "define it at file scope")
         if "static" in d.storage and not ("const" in d.quals and d.init is not None):
             # A static const with an initializer holds the same values at every call: a plain local.
             raise self.fail(d, "'static' local variables are not supported",

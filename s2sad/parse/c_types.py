@@ -151,6 +151,8 @@ def spelling_words(node: c_ast.Node) -> list[str]:
         return list(node.names)
     if isinstance(node, c_ast.Struct):
         return ["struct", node.name or "?"]
+    if isinstance(node, c_ast.Enum):
+        return ["enum", node.name] if node.name else ["int"]
     return ["?"]
 
 
@@ -162,6 +164,8 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
         if struct_type is not None:
             return struct_type
     if isinstance(node, c_ast.TypeDecl):
+        if isinstance(node.type, c_ast.Enum):  # enum Mode m: an int (C's enumerators are ints)
+            return CType("scalar", I32, spelling(node))
         if not isinstance(node.type, c_ast.IdentifierType):
             raise TypeProblem(node, "this type is not supported")
         s = scalar_of(list(node.type.names), typedefs, node)
