@@ -314,6 +314,8 @@ def _type_name(node: c_ast.Node, typedefs: dict[str, c_ast.Node]) -> str:
     inner = node.type if isinstance(node, c_ast.TypeDecl) else node
     if isinstance(inner, c_ast.Struct):
         return f"struct {inner.name}"
+    if isinstance(inner, c_ast.Enum):
+        return "int"
     assert isinstance(inner, c_ast.IdentifierType), f"unsupported type {inner!r}"
     if len(inner.names) == 1 and inner.names[0] in typedefs:
         return _type_name(typedefs[inner.names[0]], typedefs)

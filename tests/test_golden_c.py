@@ -80,6 +80,15 @@ PY_CASES = [
     "if_expressions",
     "libm_special",
     "builtin_spellings",
+    "switch_fallthrough",
+    "switch_jumps",
+    "const_tables",
+    "typedef_restrict",
+    "float_counter",
+    "size_t_loops",
+    "comma_operator",
+    "bitwise_ops",
+    "switch_enum",
 ]
 
 # The case.json dtype of an array for each C pointee type.

@@ -58,6 +58,22 @@ def _widen(old: Interval, new: Interval) -> Interval:
     return (old[0] if new[0] >= old[0] else -INF, old[1] if new[1] <= old[1] else INF)
 
 
+def _bits_interval(n: str, a: Interval, b: Interval) -> Interval:
+    """C's bit operations on non-negative integers stay non-negative: ``a & b`` is at most
+    either (one non-negative operand is enough), ``a | b`` and ``a ^ b`` fit the bits of the
+    larger, ``a >> k`` is at most ``a``; ``~a`` is ``-a - 1``."""
+    if n == "bitnot":
+        return (-a[1] - 1, -a[0] - 1)
+    if n == "bitand" and (a[0] >= 0 or b[0] >= 0):
+        return (0, min(x[1] for x in (a, b) if x[0] >= 0))
+    if n in ("bitor", "bitxor") and a[0] >= 0 and b[0] >= 0:
+        hi = max(a[1], b[1])
+        return (0, hi if hi == INF else (1 << int(hi).bit_length()) - 1)
+    if n == "shr" and a[0] >= 0 and b[0] >= 0:
+        return (0, a[1])
+    return TOP
+
+
 def _floordiv_bound(x: float, c: int) -> float:
     return x if math.isinf(x) else x // c
 
@@ -182,6 +198,8 @@ class IntRanges:
             return (max(ops[0][0], ops[1][0]), max(ops[0][1], ops[1][1]))
         if n == "math.min":
             return (min(ops[0][0], ops[1][0]), min(ops[0][1], ops[1][1]))
+        if n in ("bitand", "bitor", "bitxor", "shr", "bitnot"):
+            return _bits_interval(n, ops[0], ops[1] if len(ops) > 1 else ops[0])
         if n == "math.abs":
             lo, hi = ops[0]
             if lo >= 0:

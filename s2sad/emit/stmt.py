@@ -24,8 +24,8 @@ from .expr import BinOp, Call, Expr, Name, Subscript, Tuple, names_in, walk
 
 LINE_LIMIT = 99  # "lines under 100 characters"
 
-_AUGMENTABLE = ("+", "-", "*", "/")
-_COMMUTATIVE = ("+", "*")
+_AUGMENTABLE = ("+", "-", "*", "/", "&", "|", "^", "<<", ">>")
+_COMMUTATIVE = ("+", "*", "&", "|", "^")
 
 
 @dataclass

@@ -10,7 +10,8 @@ Literals keep their Python spelling inside the tree (so the shared smart
 constructors can still read and fold them) and are spelled for C when
 printed: ``True`` is ``true``; a ``float`` literal (``F32Lit``) gets its
 ``f`` suffix. Parentheses appear exactly where C's precedence needs them, and
-where gcc's ``-Wparentheses`` asks for them (``&&`` inside ``||``).
+where gcc's ``-Wparentheses`` asks for them (``&&`` inside ``||``, any operator inside a
+bitwise one: ``(i + 1) & mask``).
 """
 
 from __future__ import annotations
@@ -39,15 +40,21 @@ P_LOWEST = 0
 P_COND = 2  # c ? a : b (right-associative)
 P_OR = 3
 P_AND = 4
+P_BOR = 5  # |
+P_BXOR = 6  # ^
+P_BAND = 7  # &
 P_EQ = 8  # == !=
 P_REL = 9  # < <= > >=
+P_SHIFT = 10  # << >>
 P_ADD = 11
 P_MUL = 12
 P_UNARY = 13  # -x !x *p &x (T)x ++x
 P_POSTFIX = 14  # x[i] f(x) x++
 P_ATOM = 15
 
-_BIN_PREC = {"+": P_ADD, "-": P_ADD, "*": P_MUL, "/": P_MUL, "%": P_MUL}
+_BIN_PREC = {"+": P_ADD, "-": P_ADD, "*": P_MUL, "/": P_MUL, "%": P_MUL,
+             "|": P_BOR, "^": P_BXOR, "&": P_BAND, "<<": P_SHIFT, ">>": P_SHIFT}
+_BITWISE = frozenset({"|", "^", "&", "<<", ">>"})
 _CMP_PREC = {"==": P_EQ, "!=": P_EQ, "<": P_REL, "<=": P_REL, ">": P_REL, ">=": P_REL}
 _CONSTANTS = {"inf": "INFINITY", "nan": "NAN"}
 
@@ -135,6 +142,9 @@ class CPrinter:
             return e.text, P_ATOM
         if isinstance(e, BinOp):
             prec = _BIN_PREC[e.op]
+            if e.op in _BITWISE:  # every operator inside a bitwise one gets parentheses (-Wparentheses)
+                left = P_UNARY if not (isinstance(e.left, BinOp) and e.left.op == e.op) else prec
+                return f"{p(e.left, left)} {e.op} {p(e.right, P_UNARY)}", prec
             return f"{p(e.left, prec)} {e.op} {p(e.right, prec + 1)}", prec
         if isinstance(e, Compare):
             prec = _CMP_PREC[e.op]

@@ -43,12 +43,14 @@ class Decl:
 
 @dataclass
 class ArrayDecl:
-    """A small array of constant size on the stack: ``double acc[3] = {0};``."""
+    """A small array of constant size on the stack: ``double acc[3] = {0};``, or a table with
+    its initializer (``values``): ``double w[3] = {0.25, 0.5, 0.25};``."""
 
     ctype: str
     name: str
     size: int
     zero: bool
+    values: tuple = ()
 
 
 def _reads(st: Stmt) -> list[str]:

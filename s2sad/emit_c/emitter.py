@@ -46,7 +46,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from ..ssa.build import const_int, known_sign
+from ..ssa.build import const_int, const_value, known_sign
 from ..ssa.mathfns import MATH, c_output_names
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..languages import is_c
@@ -115,6 +115,7 @@ TAPE_COUNT = "size_t"
 
 _CTYPES = {"f64": "double", "f32": "float", "i64": "long", "i32": "int", "bool": "bool"}
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+_BITS = {"bitand": "&", "bitor": "|", "bitxor": "^", "shl": "<<", "shr": ">>"}
 
 HELPERS = {
     "floordiv_l": """\
@@ -301,6 +302,7 @@ class EmittedFunctions:
     texts: list[str]
     structs: dict[str, str]  # the struct definitions they use, by name (typedefs of numbers first)
     emitters: list["CFunctionEmitter"]
+    typedefs: dict[str, str]  # the input's typedefs their signatures spell, by name
     externs: list[str]  # the prototypes of the functions defined elsewhere that they call
 
 
@@ -343,18 +345,15 @@ def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunc
             externs.update((op.attrs["prototype"], None) for op in module.functions[name].walk() if op.name == "extern")
         if name in atomic and ctx.atomic_variants[name] in keep:
             functions.append(atomic[name])
-    # The input's typedefs of numbers that signatures and structs name, before the structs. Like
-    # the structs and #define constants, they are copied even when the input has them from a
-    # header of its own: the output includes no header of the user's (the contract allows the
-    # standard ones only, and the file must compile wherever it is written).
-    if typedefs:
-        structs = {" typedefs": "\n".join(typedefs.values()), **structs}
-    return EmittedFunctions(ctx, functions, structs, emitters, list(externs))
+    # Like the structs and #define constants, the typedefs are copied even when the input has them
+    # from a header of its own: the output includes no header of the user's (the contract allows
+    # the standard ones only, and the file must compile wherever it is written).
+    return EmittedFunctions(ctx, functions, structs, emitters, typedefs, list(externs))
 
 
 def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str]) -> str:
     """The file: ``header`` as a comment, the includes and ``#define``s the code uses, the
-    structs, the ``helpers`` (name -> definition) the functions call, and the functions."""
+    typedefs and structs, the ``helpers`` (name -> definition) the functions call, and the functions."""
     functions, ctx = emitted.texts, emitted.ctx
     code = "\n\n".join(functions)
     # The helpers the functions call and those these call (CUDA's block_calloc calls block_tape),
@@ -375,6 +374,8 @@ def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str]) -> s
                if re.search(rf"\b{re.escape(name)}\b", code)]
     if defines:
         out += defines + [""]
+    if emitted.typedefs:
+        out += list(emitted.typedefs.values()) + [""]
     if emitted.structs:
         out += ["\n\n".join(emitted.structs.values()), ""]
     if emitted.externs:
@@ -474,6 +475,61 @@ class CFunctionEmitter(StatementBuilder):
         self.atomic = atomic
         self.extents = ctx.sizes.extents(fn)
         self.ranges = IntRanges(fn, self._size_params())
+        self.unsigned = self._unsigned_params()
+
+    def _unsigned_params(self) -> dict[Value, int]:
+        """The integer parameters the input declared unsigned (``size_t n``, ``unsigned m``),
+        with their widths in bits."""
+        spelled = self.fn.attrs.get("c_params")
+        unsigned = {t: bits for t, bits in self.fn.attrs.get("c_unsigned") or ()}
+        if not unsigned or not spelled or len(spelled) != len(self.fn.params):
+            return {}
+        return {p: unsigned[t] for p, t in zip(self.fn.params, spelled) if t in unsigned and p.type.is_int}
+
+    # -- unsigned parameters ---------------------------------------------------------------
+    # The IR computes integers as signed; C computes with an unsigned parameter as unsigned.
+    # The two agree where the unsigned value is only added or multiplied and the result is
+    # stored into a ``long`` (two's complement), so a 64-bit ``size_t n`` prints as itself
+    # there (``long i = n - 1;``). They disagree where the sign matters, so there the value is
+    # read as a ``long`` first: compared or divided (a ``size_t`` expression beside a negative
+    # ``long`` would become huge, and gcc warns, -Wsign-compare), and anywhere an ``unsigned``
+    # (32-bit) parameter meets an ``int`` (``m - 1`` with m = 0 wraps to 4294967295, which a
+    # ``long`` holds as it is).
+    def _int_operand(self, v: Value) -> Expr:
+        e = self.expr(v)
+        source = self._unsigned_source(v)
+        if source is not None and self.unsigned[source] < 64:
+            return Cast("long", e)
+        return e
+
+    def _unsigned_source(self, v: Value) -> Optional[Value]:
+        """The unsigned parameter ``v`` prints as (itself, or an integer conversion of it, which
+        C leaves implicit), or None."""
+        while v not in self.unsigned:
+            op = v.defining_op
+            if v in self.var or v in self.aliases or op is None or op.name != "cast" or not self.plan.is_expr(v) \
+                    or not (op.operands[0].type.is_int and v.type.is_int):
+                return None
+            v = op.operands[0]
+        return v
+
+    def _signed_operand(self, v: Value) -> Expr:
+        """An operand of a comparison or a division, read as the signed value the IR means."""
+        e = self._int_operand(v)
+        if not isinstance(e, Cast) and self._unsigned_expr(v):
+            return Cast("long", e)
+        return e
+
+    def _unsigned_expr(self, v: Value) -> bool:
+        """Whether C types ``v``'s printed expression unsigned: a 64-bit unsigned parameter,
+        or an inline sum, difference or product of one."""
+        source = self._unsigned_source(v)
+        if source is not None:
+            return self.unsigned[source] >= 64  # a narrower one is read as a long already
+        op = v.defining_op
+        if v in self.var or v in self.aliases or op is None or op.name not in ("add", "sub", "mul", "neg"):
+            return False
+        return self.plan.is_expr(v) and any(self._unsigned_expr(o) for o in op.operands)
 
     def _zeroed_before_call(self) -> frozenset:
         """The results of calls to gradients that return adjoints through pointers: each one's
@@ -507,7 +563,7 @@ class CFunctionEmitter(StatementBuilder):
         base = view_base(v)
         spelled = self.fn.attrs.get("c_params")
         if base is not v and base.owner is self.fn.body and spelled and len(spelled) == len(self.fn.params):
-            declared = spelled[self.fn.params.index(base)]
+            declared = _unrestricted(spelled[self.fn.params.index(base)])  # a second pointer to x
             if declared.rstrip().endswith("*"):
                 return declared
         struct = self._struct_of(v) if v.defining_op is not None and v.defining_op.name == "copy" else None
@@ -558,10 +614,11 @@ class CFunctionEmitter(StatementBuilder):
             spelled = None
         for i, p in enumerate(fn.params):
             name = self.var.get(p) or self.namer.fresh(p.name_hint or "arg")
-            t = spelled[i] if spelled is not None else ctype(p.type)
+            t = self._param_spelling(spelled[i]) if spelled is not None else ctype(p.type)
             params.append(_declarator(t, name))
-            if i in self.out_names:
-                params.append(_declarator(t + " *", self.out_names[i]))
+            if i in self.out_names:  # the adjoint's out-cell is written: not const
+                cell = " ".join(w for w in t.split() if w not in ("const", "restrict"))
+                params.append(_declarator(cell + " *", self.out_names[i]))
         if self.returned is not None:
             ret = "void"
         elif not fn.result_types:
@@ -599,6 +656,12 @@ class CFunctionEmitter(StatementBuilder):
         head = wrap_signature(f"{self._linkage()}{ret} {c_name}", params, " {")
         sizes = self._sizes_comment() if fn.name == self.ctx.entry else []
         return "\n".join(sizes + head + unused + lines + ["}"])
+
+    @staticmethod
+    def _param_spelling(declared: str) -> str:
+        """A parameter's type as the output declares it: as the input did (``restrict``
+        included: the gradient's arrays do not overlap, see the contract)."""
+        return declared
 
     def _linkage(self) -> str:
         """What precedes the result type: only the entry point links outside the file."""
@@ -736,9 +799,15 @@ class CFunctionEmitter(StatementBuilder):
         if n in _ARITH:
             if t.is_float:
                 a, b = self._float_operands(op)
+            elif n == "div":
+                a, b = (self._signed_operand(o) for o in op.operands)
             else:
-                a, b = e(op.operands[0]), e(op.operands[1])
+                a, b = (self._int_operand(o) for o in op.operands)
             return binop(_ARITH[n], a, b)
+        if n in _BITS:
+            return BinOp(_BITS[n], self._int_operand(op.operands[0]), self._int_operand(op.operands[1]))
+        if n == "bitnot":
+            return Unary("~", self._int_operand(op.operands[0]))
         if n in ("floordiv", "mod"):
             return self._floored(op)
         if n == "rem":
@@ -776,7 +845,14 @@ class CFunctionEmitter(StatementBuilder):
     def _compare_operands(self, op: Op) -> list[Expr]:
         if op.operands[0].type.is_float:
             return self._float_operands(op)
+        if op.operands[0].type.is_int:
+            return [self._signed_operand(o) for o in op.operands]
         return super()._compare_operands(op)
+
+    def op_expr(self, op: Op) -> Expr:
+        if op.name == "neg" and op.result.type.is_int and self._unsigned_source(op.operands[0]) is not None:
+            return negate(self._int_operand(op.operands[0]))
+        return super().op_expr(op)
 
     def function_name(self, name: str) -> str:
         return self.ctx.c_name(name)
@@ -794,7 +870,7 @@ class CFunctionEmitter(StatementBuilder):
             if n == "floordiv":
                 return Call(Name("floorf" if op.result.type.name == "f32" else "floor"), (binop("/", a, b),))
             return Call(Name("mod_d"), (a, b))
-        a, b = self.expr(a_v), self.expr(b_v)
+        a, b = self._signed_operand(a_v), self._signed_operand(b_v)
         if op.attrs.get("rounding") == "any" or (self._nonneg(a_v, op) and self._nonneg(b_v, op)):
             return BinOp("/" if n == "floordiv" else "%", a, b)
         return Call(Name("floordiv_l" if n == "floordiv" else "mod_l"), (a, b))
@@ -803,7 +879,7 @@ class CFunctionEmitter(StatementBuilder):
         """The IR's ``rem`` is C's own ``%`` on integers, and ``fmod`` on floats."""
         if op.result.type.is_float:
             return Call(Name("fmodf" if op.result.type.name == "f32" else "fmod"), tuple(self._float_operands(op)))
-        return BinOp("%", self.expr(op.operands[0]), self.expr(op.operands[1]))
+        return BinOp("%", self._signed_operand(op.operands[0]), self._signed_operand(op.operands[1]))
 
     def _cast(self, op: Op) -> Expr:
         src, dst = op.operands[0].type, op.result.type
@@ -817,7 +893,7 @@ class CFunctionEmitter(StatementBuilder):
     def _math(self, op: Op) -> Expr:
         fn = op.name[5:]
         t = op.result.type
-        args = [self.expr(o) for o in op.operands]
+        args = [self.expr(o) if t.is_float else self._signed_operand(o) for o in op.operands]
         if t.is_float:
             row = MATH[fn]
             if row.c_helper:  # one double helper (HELPERS) for both precisions
@@ -1167,7 +1243,8 @@ class CFunctionEmitter(StatementBuilder):
                 size *= c  # type: ignore[operator]
             if 0 < size <= STACK_LIMIT:
                 self.stack.add(name)
-                return [ArrayDecl(elem, name, size, zero)]
+                values = self._table_values(op, consts) if op.attrs.get("table") else ()  # type: ignore[arg-type]
+                return [ArrayDecl(elem, name, size, zero, values)]
         counts = [self.expr(d) for d in op.operands]
         if zero or elem == "bool":
             # calloc's count, like malloc's of bytes, is one gcc checks unwrapped: a cache's (a trip
@@ -1183,6 +1260,34 @@ class CFunctionEmitter(StatementBuilder):
         else:
             value = self._malloc(name, binop("*", count, Lit(f"sizeof({elem})")))
         return self._register_buffer(op, name) + [Assign([Name(name)], value)]
+
+    def _table_values(self, op: Op, dims: list[int]) -> tuple:
+        """A read-only table's initializer (``alloc {table}``): the constants the stores right
+        after the alloc put in it, row-major, zeros elsewhere; those stores are then not printed.
+        Empty when something else comes between (the stores print as they are)."""
+        arr = op.result
+        block = op.parent
+        assert block is not None
+        values: list = [0] * math.prod(dims)
+        stores = []
+        for nxt in block.ops[block.ops.index(op) + 1:]:
+            if nxt.name == "store" and nxt.operands[0] is arr:
+                idx = [const_int(i) for i in nxt.operands[1:-1]]
+                value = const_value(nxt.operands[-1])
+                if value is None or any(i is None or not 0 <= i < d for i, d in zip(idx, dims)):
+                    break
+                flat = 0
+                for i, d in zip(idx, dims):
+                    flat = flat * d + i  # type: ignore[operator]
+                values[flat] = value
+                stores.append(nxt)
+            elif not (nxt.name == "comment" or (is_pure(nxt) and not nxt.regions)):
+                break
+        if not stores:
+            return ()
+        self.skip.update(stores)
+        elem = arr.type.elem  # type: ignore[attr-defined]
+        return tuple(self._lit(v, elem) for v in values)
 
     def _copy(self, op: Op) -> list[Stmt]:
         v = op.result
@@ -1406,7 +1511,7 @@ class CFunctionEmitter(StatementBuilder):
             self.parallel_private.pop()
         self.loop_names.pop()
         written_body = stmt_names(stmts)[1]
-        bounds = [self.expr(lb), self.expr(ub), self.expr(step)]
+        bounds = [self.expr(lb), self._signed_operand(ub), self.expr(step)]  # ub: compared with the counter
 
         def unstable(k: int, names: list[str]) -> bool:
             # A bound that reads a variable of the counter's name (a value out-of-SSA gave the same
@@ -1484,6 +1589,12 @@ def _times(a: Expr, b: Expr) -> Expr:
 
 def _plus(a: Expr, b: Expr) -> Expr:
     return a if literal_value(b) == 0 else binop("+", a, b)
+
+
+def _unrestricted(declared: str) -> str:
+    """``double *restrict`` as ``double *``: a second pointer into the same array must not
+    promise to be the only one."""
+    return re.sub(r"\s*\brestrict\b", "", declared)
 
 
 def _declarator(ct: str, name: str) -> str:

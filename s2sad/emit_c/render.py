@@ -101,6 +101,24 @@ class CRenderer:
         return lines
 
     # -- statements --------------------------------------------------------------------------
+    @staticmethod
+    def table(indent: str, head: str, items: list[str]) -> list[str]:
+        """``head`` and the initializer's items, then ``};``: on one line when it fits, else the
+        items filled into lines indented one step further."""
+        one = f"{indent}{head}{', '.join(items)}}};"
+        if len(one) <= LINE_LIMIT:
+            return [one]
+        lines, cur = [f"{indent}{head}"], ""
+        inner = indent + "    "
+        for k, item in enumerate(items):
+            word = item + ("," if k < len(items) - 1 else "")
+            if cur and len(inner) + len(cur) + 1 + len(word) > LINE_LIMIT:
+                lines.append(inner + cur)
+                cur = word
+            else:
+                cur = f"{cur} {word}" if cur else word
+        return lines + [inner + cur, f"{indent}}};"]
+
     def stmt(self, s: Stmt, indent: str) -> list[str]:
         p = self.p
         if isinstance(s, Comment):
@@ -117,6 +135,8 @@ class CRenderer:
                 return [f"{indent}{head};"]
             return self.fit(indent, f"{head} = ", s.value, ";")
         if isinstance(s, ArrayDecl):
+            if s.values:
+                return self.table(indent, f"{s.ctype} {s.name}[{s.size}] = {{", [p(v) for v in s.values])
             init = " = {0}" if s.zero else ""
             return [f"{indent}{s.ctype} {s.name}[{s.size}]{init};"]
         if isinstance(s, Assign):

@@ -41,6 +41,7 @@ needing (``_helpers``: the overloads of ``block_sum_add``, ``warp_sum_add`` and
 from __future__ import annotations
 
 import math
+import re
 from functools import partial
 from typing import Optional
 
@@ -251,6 +252,12 @@ class CudaFunctionEmitter(CFunctionEmitter):
         self.zeroed_types: set[str] = set()  # and zero_shared
         self.block_tapes: set[str] = set()  # tapes made by block_tape (freed by block_tape_free)
         self.stride: Optional[str] = None  # the variable holding the number of threads in a block
+
+    @staticmethod
+    def _param_spelling(declared: str) -> str:
+        """CUDA output drops ``restrict`` (C++ spells it ``__restrict__``; kernels read through
+        ``__ldg`` where it matters)."""
+        return re.sub(r"\s*\brestrict\b", "", declared)
 
     def _linkage(self) -> str:
         if self.fn.name == self.ctx.entry:

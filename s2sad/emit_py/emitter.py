@@ -50,6 +50,7 @@ from ..emit.expr import (
     Slice,
     Subscript,
     Tuple,
+    Unary,
     affine,
     binop,
     call,
@@ -88,6 +89,7 @@ from .printer import P_COND, P_OR, Printer, first_hoistable, if_exp
 from .rank_checks import check_lines, unchecked_names
 
 _BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**"}
+_BITS = {"bitand": "&", "bitor": "|", "bitxor": "^", "shl": "<<", "shr": ">>"}  # on Python's (or Numba's) ints
 ACCUM = PREFIX + "accum"
 
 # Builtins the output calls (math's abs, min and max among them: ``mathfns``).
@@ -283,6 +285,10 @@ class _FunctionEmitter(StatementBuilder):
             if n == "div" and op.result.type.is_int:
                 return call("int", BinOp("/", a, b))  # the IR's integer `div` truncates a true quotient
             return binop(_BINARY[n], a, b)
+        if n in _BITS:
+            return BinOp(_BITS[n], e(op.operands[0]), e(op.operands[1]))
+        if n == "bitnot":
+            return Unary("~", e(op.operands[0]))
         if n == "rem":
             return _rem(e(op.operands[0]), e(op.operands[1]), op.result.type)
         if n == "cast":

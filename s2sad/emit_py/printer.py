@@ -46,6 +46,10 @@ P_OR = 2
 P_AND = 3
 P_NOT = 4
 P_CMP = 5  # comparisons (non-associative here: chaining would change the meaning)
+P_BOR = 6  # |
+P_BXOR = 7  # ^
+P_BAND = 8  # &
+P_SHIFT = 9  # << >>
 P_ADD = 10
 P_MUL = 11
 P_UNARY = 12  # -x
@@ -53,7 +57,8 @@ P_POW = 13
 P_PRIMARY = 15  # calls, subscripts, attributes
 P_ATOM = 16
 
-_BIN_PREC = {"+": P_ADD, "-": P_ADD, "*": P_MUL, "/": P_MUL, "//": P_MUL, "%": P_MUL, "@": P_MUL, "**": P_POW}
+_BIN_PREC = {"+": P_ADD, "-": P_ADD, "*": P_MUL, "/": P_MUL, "//": P_MUL, "%": P_MUL, "@": P_MUL, "**": P_POW,
+             "|": P_BOR, "^": P_BXOR, "&": P_BAND, "<<": P_SHIFT, ">>": P_SHIFT}
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
 
@@ -111,6 +116,9 @@ class Printer:
             prec = _BIN_PREC[e.op]
             if e.op == "**":  # right-associative; the base must be a primary
                 return f"{p(e.left, P_PRIMARY)} ** {p(e.right, P_UNARY)}", prec
+            if prec < P_ADD:  # a bit operation: the operators inside get parentheses, as in C's output
+                left = prec if isinstance(e.left, BinOp) and e.left.op == e.op else P_UNARY
+                return f"{p(e.left, left)} {e.op} {p(e.right, P_UNARY)}", prec
             return f"{p(e.left, prec)} {e.op} {p(e.right, prec + 1)}", prec
         if isinstance(e, Compare):
             return f"{p(e.left, P_CMP + 1)} {e.op} {p(e.right, P_CMP + 1)}", P_CMP
@@ -127,7 +135,7 @@ class Printer:
             inner = p(e.operand, P_UNARY)
             if isinstance(e.operand, Unary) or inner.startswith("-"):
                 inner = f"({inner})"  # `-(-x)`, never `--x`
-            return f"-{inner}", P_UNARY
+            return f"{e.op}{inner}", P_UNARY  # - or ~
         if isinstance(e, Attribute):
             return f"{p(e.value, P_PRIMARY)}.{e.attr}", P_PRIMARY
         if isinstance(e, Call):

@@ -84,10 +84,10 @@ Operand = Union[Value, Ptr]
 
 _ARITH = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
 _COMPARE = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
-_COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "<<=": "<<", ">>=": ">>", "&=": "&"}
-_BITWISE = frozenset({"&", "|", "^", "<<", ">>", "~"})
-# The bitwise operators that are arithmetic when their right operand is a constant (``arith``).
-_BY_CONSTANT = frozenset({"<<", ">>", "&"})
+_COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "<<=": "<<", ">>=": ">>", "&=": "&",
+             "|=": "|", "^=": "^"}
+# C's bitwise operators on integers, as IR ops (never active: integers carry no derivative).
+_BITS = {"&": "bitand", "|": "bitor", "^": "bitxor", "<<": "shl", ">>": "shr"}
 INCREMENTS = frozenset({"++", "--", "p++", "p--"})  # pycparser spells postfix forms p++, p--
 
 INT_ABS = frozenset({"abs", "labs", "llabs"})
@@ -437,16 +437,17 @@ class CExprLowering:
             return self.number(v, b)
         if op == "!":
             return b.op1("not", [self.truth(v, b, node)], BOOL)
-        if op in _BITWISE:
-            raise self.fail(node, "bitwise operators are not supported", "use arithmetic instead")
+        if op == "~":
+            x = self.number(v, b)
+            if not x.type.is_int:
+                raise self.fail(node, "'~' needs an integer operand")
+            return b.op1("bitnot", [self.convert(x, I64, b)], I64)
         raise self.fail(node, f"the operator '{op}' is not supported")
 
     def binary(self, node: c_ast.BinaryOp, b: Builder, env: Env) -> Operand:
         op = node.op
         if op in ("&&", "||"):
             return self.logical(node, b, env)
-        if op in _BITWISE - _BY_CONSTANT:
-            raise self.fail(node, f"the bitwise operator '{op}' is not supported", "use arithmetic instead")
         x = self.expr(node.left, b, env)
         y = self.expr(node.right, b, env)
         if isinstance(x, Ptr) or isinstance(y, Ptr):
@@ -459,30 +460,28 @@ class CExprLowering:
         x, y = self.convert(x, t, b), self.convert(y, t, b)
         if op in _COMPARE:
             return build.cmp(b, _COMPARE[op], x, y)
-        if op in _BY_CONSTANT:
-            return self.by_constant(op, x, y, b, node)
+        if op in _BITS:
+            return self.bitwise(op, x, y, b, node)
         if op not in _ARITH:
             raise self.fail(node, f"the operator '{op}' is not supported")
         if op == "%" and t.is_float:
             raise self.fail(node, "'%' needs integer operands", "use fmod for floating-point remainders")
         return build.binary(b, _ARITH[op], x, y)
 
-    def by_constant(self, op: str, x: Value, y: Value, b: Builder, node: c_ast.Node) -> Value:
-        """``x >> k``, ``x << k`` and ``x & (2^k - 1)`` on integers, for a constant ``k``: what they
-        compute, as arithmetic (``x // 2^k``, ``x * 2^k``, ``x mod 2^k``, floored as C's
-        two's-complement shifts and masks are). Other bitwise work is not differentiable
-        arithmetic s2sad reads."""
-        k = build.const_int(y)
-        if not x.type.is_int:
+    def bitwise(self, op: str, x: Value, y: Value, b: Builder, node: c_ast.Node) -> Value:
+        """``x & y``, ``x | y``, ``x ^ y``, ``x << y``, ``x >> y`` on integers. A shift by a
+        constant ``k`` and a mask of low bits ``x & (2^k - 1)`` stay the arithmetic they compute
+        (``x // 2^k``, ``x * 2^k``, ``x mod 2^k``, floored as C's two's-complement shifts and
+        masks are), which the index analyses read; the rest are bit ops of their own."""
+        if not (x.type.is_int and y.type.is_int):
             raise self.fail(node, f"'{op}' needs integer operands")
+        k = build.const_int(y)
         if op in ("<<", ">>") and k is not None and 0 <= k < 63:
             factor = build.const(b, 1 << k, I64)
             return build.mul(b, x, factor) if op == "<<" else build.binary(b, "floordiv", x, factor)
         if op == "&" and k is not None and k > 0 and k & (k + 1) == 0:
             return build.binary(b, "mod", x, build.const(b, k + 1, I64))
-        what = "a mask of low bits (x & 7)" if op == "&" else f"a constant shift (x {op} 1)"
-        raise self.fail(node, f"'{op}' is supported with a constant right operand only: {what}",
-                        "use arithmetic instead (/, *, %)")
+        return b.op1(_BITS[op], [x, y], I64)
 
     def pointer_arith(self, node: c_ast.BinaryOp, x: Operand, y: Operand, b: Builder) -> Operand:
         b = self.at(b, node)
@@ -570,8 +569,7 @@ class CExprLowering:
     def assignment(self, node: c_ast.Assignment, b: Builder, env: Env) -> Operand:
         op = node.op
         if op != "=" and op not in _COMPOUND:
-            raise self.fail(node, f"the assignment operator '{op}' is not supported",
-                            "use = += -= *= /= %= (or <<= >>= &= by a constant)")
+            raise self.fail(node, f"the assignment operator '{op}' is not supported")
         target = node.lvalue
         if op == "=":
             if isinstance(target, c_ast.ID) and self.is_pointer_var(target):

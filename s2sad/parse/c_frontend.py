@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Optional
 
 from pycparser import c_ast, c_parser
+from pycparser.c_generator import CGenerator
 from pycparser.c_parser import ParseError
 
 from ..diagnostics import Diagnostic, DiagnosticError, error
@@ -46,7 +47,8 @@ _PARSE_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.
 
 
 class CFile:
-    """A parsed C file: its functions, typedefs, constants and globals."""
+    """A parsed C file: its functions, typedefs, constants (``#define``s, ``const`` scalars),
+    read-only tables (``const`` arrays with an initializer) and other globals."""
 
     def __init__(self, source: str, filename: str, path: Optional[str] = None, flags: CFlags = CFlags()):
         self.filename = filename
@@ -57,22 +59,29 @@ class CFile:
         self.functions: dict[str, c_ast.FuncDef] = {}
         self.prototypes: dict[str, c_ast.Decl] = {}  # functions declared here, defined elsewhere
         self.typedefs: dict[str, list[str]] = {}
-        # The file's own typedefs of numbers, in order, as C output defines them again where a
-        # signature or struct it prints names one (``typedef double real;``).
-        self.typedef_defs: dict[str, str] = {}
+        # The file's own typedefs (of numbers, of enums) and tagged enums, as C output writes them
+        # again where a signature it prints names one (``typedef double real;``).
+        self.typedef_text: dict[str, str] = {}
         self.constants: dict[str, c_ast.Node] = {}
         self.globals: set[str] = set()
+        self.tables: dict[str, c_ast.Decl] = {}
         self.structs = StructTable(self.typedefs, self.constants)
         struct_defs: list[tuple[c_ast.Struct, Optional[str]]] = []  # laid out once the macros are known
         for ext in self.ast.ext:
+            if isinstance(ext, (c_ast.Decl, c_ast.Typedef)):
+                self._enums(ext)
             if isinstance(ext, c_ast.FuncDef):
                 self.functions[ext.decl.name] = ext
+            elif isinstance(ext, c_ast.Typedef) and isinstance(ext.type, c_ast.TypeDecl) and \
+                    isinstance(ext.type.type, c_ast.Enum):
+                self.typedefs[ext.name] = ["int"]  # typedef enum {...} Mode: computed as an int
+                self.typedef_text[ext.name] = f"typedef {_enum_text(ext.type.type)} {ext.name};"
             elif isinstance(ext, c_ast.Typedef):
                 if isinstance(ext.type, c_ast.TypeDecl) and isinstance(ext.type.type, c_ast.IdentifierType):
                     self.typedefs[ext.name] = list(ext.type.type.names)
-                    if ext.name not in PRELUDE_TYPEDEFS:
+                    if ext.name not in PRELUDE_TYPEDEFS:  # the file's own: C output repeats it
                         quals = [q for q in ext.type.quals if q == "const"]
-                        self.typedef_defs[ext.name] = f"typedef {' '.join(quals + ext.type.type.names)} {ext.name};"
+                        self.typedef_text[ext.name] = f"typedef {' '.join(quals + ext.type.type.names)} {ext.name};"
                 elif isinstance(ext.type, c_ast.TypeDecl) and isinstance(ext.type.type, c_ast.Struct):
                     struct_defs.append((ext.type.type, ext.name))
             elif isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.FuncDecl) and ext.name:
@@ -82,6 +91,9 @@ class CFile:
             elif isinstance(ext, c_ast.Decl) and not isinstance(ext.type, c_ast.FuncDecl) and ext.name:
                 if "const" in ext.quals and ext.init is not None and isinstance(ext.type, c_ast.TypeDecl):
                     self.constants[ext.name] = ext.init
+                elif "const" in ext.quals and isinstance(ext.init, c_ast.InitList) and \
+                        isinstance(ext.type, c_ast.ArrayDecl):
+                    self.tables[ext.name] = ext  # a read-only table: static const double w[] = {...}
                 else:
                     self.globals.add(ext.name)
         for name in self.functions:
@@ -90,6 +102,26 @@ class CFile:
         self._macros()
         for node, typedef in struct_defs:
             self._struct(node, typedef)
+
+    def _enums(self, ext: c_ast.Node) -> None:
+        """The enumerators an enum defined at file scope declares, as constants (``LINEAR`` is
+        0, the next one more, ``B = 4`` its value); a tagged enum's definition is kept for
+        output (``enum Mode``) like a typedef's."""
+        for node in walk(ext.type):
+            if not isinstance(node, c_ast.Enum) or node.values is None:
+                continue
+            previous: Optional[str] = None
+            for e in node.values.enumerators:
+                if e.value is not None:
+                    self.constants[e.name] = e.value
+                elif previous is None:
+                    self.constants[e.name] = c_ast.Constant("int", "0", coord=e.coord)
+                else:
+                    self.constants[e.name] = c_ast.BinaryOp("+", c_ast.ID(previous, coord=e.coord),
+                                                            c_ast.Constant("int", "1", coord=e.coord), coord=e.coord)
+                previous = e.name
+            if node.name and not isinstance(ext, c_ast.Typedef):
+                self.typedef_text[f"enum {node.name}"] = _enum_text(node) + ";"
 
     def _cuda_kinds(self) -> dict[str, str]:
         """Each function's CUDA kind: the qualifiers written before its name, since the
@@ -183,6 +215,13 @@ def list_c_functions(source: str, filename: str, flags: CFlags = CFlags()) -> li
     return CFile(source, Path(filename).name, filename, flags).own_functions()
 
 
+def _enum_text(node: c_ast.Enum) -> str:
+    """``enum Mode { LINEAR, CUBE = 4 }`` as output repeats it, on one line."""
+    gen = CGenerator()
+    items = [e.name if e.value is None else f"{e.name} = {gen.visit(e.value)}" for e in node.values.enumerators]
+    return f"enum {node.name + ' ' if node.name else ''}{{ {', '.join(items)} }}"
+
+
 def list_cuda_kernels(source: str, filename: str, flags: CFlags = CFlags()) -> list[str]:
     """The ``__global__`` functions defined in a .cu file, in source order."""
     cfile = CFile(source, Path(filename).name, filename, flags)
@@ -219,7 +258,7 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags()) -> 
     ctx = CContext(name, cfile.sources.raw, cfile.typedefs, cfile.constants, {}, frozenset(cfile.globals), recursive,
                    cfile.structs, frozenset(cfile.pre.macros), cfile.cuda,
                    frozenset(q.line for q in cfile.pre.qualifiers if q.word == SHARED), cfile.pre.pragmas,
-                   cfile.sources, cfile.typedef_defs, cfile.prototypes)
+                   cfile.sources, cfile.typedef_text, cfile.prototypes, cfile.tables)
     for fname in order:
         try:
             ctx.signatures[fname] = cfile.signature(cfile.functions[fname])

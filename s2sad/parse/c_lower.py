@@ -19,16 +19,17 @@ C specifics:
   evaluated in the condition region when it is free of side effects, otherwise
   inside the body with a ``done`` flag (that is how ``do``/``while`` runs its
   body first and how ``continue`` still reaches the ``for`` increment);
-* local arrays (``double acc[3] = {0}``, ``double w[n]``) and
-  ``malloc``/``calloc`` of work arrays are ``alloc`` ops; ``free`` is dropped:
-  lifetimes are the emitter's business.
+* ``switch`` becomes an ``if``/``else if`` chain (``c_switch``; which jumps a
+  statement may take, a switch's included, is ``c_flow``);
+* local arrays (``double acc[3] = {0}``, ``double w[] = {...}``, ``double w[n]``),
+  the file's ``const`` tables a function reads, and ``malloc``/``calloc`` of work
+  arrays are ``alloc`` ops; ``free`` is dropped: lifetimes are the emitter's business.
 """
 
 from __future__ import annotations
 
-import re
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator, Optional, Sequence
 
 from pycparser import c_ast
@@ -52,12 +53,12 @@ from .c_structs import StructTable
 from .c_types import StructLayout
 from .c_types import BYTES, CType, TypeProblem, ctype_of, value_type
 from .py_common import RESULT, RETURNED, Env, Fail, Poison
+from .c_flow import Arm, block_exits, statements, stmt_exits
+from .c_switch import CSwitchLowering
+from .c_unsigned import is_unsigned
 from .structured import BREAK, CONTINUE, RETURN, Exits, LoopFrame, StructuredLowering
 
-_LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile)
-_WORD = re.compile(r"[A-Za-z_]\w*")
 _UNSUPPORTED: dict[type, tuple[str, str]] = {
-    c_ast.Switch: ("switch statements are not supported", "use if/else if"),
     c_ast.Goto: ("goto is not supported", "use break, continue or a flag"),
     c_ast.Label: ("labels are not supported", "use break, continue or a flag"),
 }
@@ -97,44 +98,10 @@ class CContext:
     shared_lines: frozenset[int] = frozenset()  # lines where __shared__ was written
     pragmas: dict[int, str] = field(default_factory=dict)  # running line -> #pragma text
     sources: Optional[SourceMap] = None  # running lines -> the user's files, lines and columns
-    typedef_defs: dict[str, str] = field(default_factory=dict)  # the file's typedefs of numbers, in order
+    # The file's own typedefs (of numbers, of enums) and tagged enums, as C output writes them.
+    typedef_text: dict[str, str] = field(default_factory=dict)
     prototypes: dict[str, c_ast.Decl] = field(default_factory=dict)  # declared here, defined elsewhere
-
-
-def stmt_exits(st: c_ast.Node) -> Exits:
-    if isinstance(st, c_ast.Return):
-        return Exits(frozenset({RETURN}), True)
-    if isinstance(st, c_ast.Break):
-        return Exits(frozenset({BREAK}), True)
-    if isinstance(st, c_ast.Continue):
-        return Exits(frozenset({CONTINUE}), True)
-    if isinstance(st, c_ast.If):
-        t = block_exits(statements(st.iftrue))
-        e = block_exits(statements(st.iffalse))
-        return Exits(t.may | e.may, t.always and e.always)
-    if isinstance(st, c_ast.Compound):
-        return block_exits(statements(st))
-    if isinstance(st, _LOOPS):
-        return Exits(block_exits(statements(st.stmt)).may & {RETURN}, False)
-    return Exits()
-
-
-def block_exits(items: Sequence[c_ast.Node]) -> Exits:
-    may: frozenset[str] = frozenset()
-    for st in items:
-        e = stmt_exits(st)
-        may |= e.may
-        if e.always:
-            return Exits(may, True)
-    return Exits(may, False)
-
-
-def statements(node: Optional[c_ast.Node]) -> list[c_ast.Node]:
-    if node is None:
-        return []
-    if isinstance(node, c_ast.Compound):
-        return list(node.block_items or [])
-    return [node]
+    tables: dict[str, c_ast.Decl] = field(default_factory=dict)  # file-scope const arrays
 
 
 def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
@@ -153,7 +120,7 @@ def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
     return out
 
 
-class CFunctionLowerer(CExprLowering, StructuredLowering):
+class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
     def __init__(self, fn: c_ast.FuncDef, ctx: CContext):
         StructuredLowering.__init__(self)
         self.fn = fn
@@ -286,6 +253,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
                 self.bind_pointer(key, Ptr(arg, None, t.layout), b, env)
             else:
                 env[key] = arg
+        self.tables(b, env)
         result_t = None if sig.result.kind == "void" else value_type(sig.result)
         if result_t is not None:
             self.key_types[RESULT] = result_t
@@ -310,20 +278,66 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         b.create("return", [result], [])
         return self.function(sig, body, loc)
 
+    def tables(self, b: Builder, env: Env) -> None:
+        """The file's read-only tables the body names (``static const double coef[5] = {...}``),
+        each a local array filled at the function's start: the same values on every call, and
+        one array for the whole body (a table first read inside a loop or a branch included)."""
+        names = {n.name for n in walk(self.fn.body) if isinstance(n, c_ast.ID)}
+        for name, d in self.ctx.tables.items():
+            if name not in names or self.lookup(name) is not None:  # unused, or a parameter's name
+                continue
+            t = None
+            try:
+                t = self.declared_type(d.type, d)
+                if t.kind != "array":
+                    raise self.fail(d, f"the table '{name}' must be an array of numbers")
+                if t.dims[0] is None:
+                    t = self.sized_by_initializer(d, t)
+                env[self.declare(name, t, d)] = self.local_array(d, t, b, env)
+            except Fail as f:
+                self.report(f)
+                if t is not None:
+                    env[self.declare(name, t, d)] = Poison()
+
     def function(self, sig: Signature, body: Block, loc: SourceLoc) -> Function:
         attrs: dict = {"c_params": [p.spelling for p in sig.params], "c_result": sig.result.spelling}
         structs = self.ctx.structs.definitions([p.layout for p in sig.params if p.layout is not None]) \
             if self.ctx.structs is not None else []
         if structs:
             attrs["c_structs"] = structs
-        typedefs = _typedefs_named(attrs["c_params"] + [attrs["c_result"]] + [d for _, d, _ in structs],
-                                   self.ctx.typedef_defs)
+        unsigned = sorted({(t.spelling, 8 * BYTES[t.scalar.name]) for t, d in zip(sig.params, self.param_decls())
+                           if t.kind == "scalar" and is_unsigned(d.type, self.ctx.typedefs)})  # type: ignore
+        if unsigned:  # [spelling, bits]: C output reads these as the signed integers the IR means
+            attrs["c_unsigned"] = [list(u) for u in unsigned]
+        # The signature's and its structs' (``real pos[3];``): the output file defines them again.
+        typedefs = self.typedefs_spelled([p.spelling for p in sig.params] + [sig.result.spelling]
+                                         + [d for _, d, _ in structs])
         if typedefs:
             attrs["c_typedefs"] = typedefs
         if self.ctx.cuda is not None:
             attrs["cuda"] = self.ctx.cuda.get(self.fn.decl.name, "host")
         return Function(self.fn.decl.name, body, sig.result_types, loc, attrs,
                         source_names=frozenset(self.hints[key] for key in self.ctypes))
+
+    def typedefs_spelled(self, spellings: list[str]) -> list[list[str]]:
+        """``[name, "typedef double real;"]`` for each of the file's typedefs the signature
+        spells (``real *x``), those they are written in terms of first: the gradient keeps the
+        user's spelling, so its file must define the names."""
+        out: dict[str, str] = {}
+
+        def need(word: str) -> None:
+            text = self.ctx.typedef_text.get(word)
+            if text is None or word in out:
+                return
+            for inner in self.ctx.typedefs.get(word, []):
+                need(inner)
+            out[word] = text
+
+        for spelled in spellings:
+            words = spelled.replace("*", " ").split()
+            for k, word in enumerate(words):
+                need(f"enum {word}" if k and words[k - 1] == "enum" else word)
+        return [[name, text] for name, text in out.items()]
 
     def check_omp_pragmas(self) -> None:
         """Every OpenMP pragma in the body that no loop or update took changes what the code
@@ -456,12 +470,16 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
         elif isinstance(st, c_ast.Return):
             self.return_stmt(st, b, env)
         elif isinstance(st, (c_ast.Break, c_ast.Continue)):
-            if loop is None:
+            key = None if loop is None else loop.done if isinstance(st, c_ast.Break) else loop.skip
+            if not key:  # a switch outside any loop has no continue flag
                 raise self.fail(st, f"'{'break' if isinstance(st, c_ast.Break) else 'continue'}' outside a loop")
-            key = loop.done if isinstance(st, c_ast.Break) else loop.skip
             env[key] = build.const(b, True, BOOL, self.hint(key))
         elif isinstance(st, c_ast.If):
             self.if_stmt(st, b, env, loop, [], into_then=False)
+        elif isinstance(st, c_ast.Switch):
+            self.switch_stmt(st, b, env, loop)
+        elif isinstance(st, Arm):
+            self.arm(st, b, env, loop)
         elif isinstance(st, c_ast.Compound):
             self.scoped(statements(st), loop)(b, env)
         elif isinstance(st, c_ast.For):
@@ -497,13 +515,22 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
 
     # -- declarations -----------------------------------------------------------------------------------
     def decl(self, d: c_ast.Decl, b: Builder, env: Env) -> None:
-        if "static" in d.storage or "extern" in d.storage:
-            raise self.fail(d, f"'{d.storage[0]}' local variables are not supported", "declare a plain local")
         if isinstance(d.type, c_ast.FuncDecl):
-            raise self.fail(d, "function declarations inside functions are not supported")
+            return  # a prototype (extern double g(double);) declares nothing lowering needs
+        if "extern" in d.storage:
+            raise self.fail(d, "'extern' local variables are not supported", "pass the value as a parameter")
+        if isinstance(d.type, c_ast.Enum):
+            raise self.fail(d, "an enum defined inside a function is not supported", "define it at file scope")
+        if "static" in d.storage and not ("const" in d.quals and d.init is not None):
+            # A static const with an initializer holds the same values at every call: a plain local.
+            raise self.fail(d, "'static' local variables are not supported",
+                            "declare a plain local: a static variable keeps its value from one call to the "
+                            "next (a 'static const' table with an initializer is accepted)")
         t = self.declared_type(d.type, d)
         if t.kind == "void":
             raise self.fail(d, "a variable cannot be void")
+        if t.kind == "array" and t.dims[0] is None:
+            t = self.sized_by_initializer(d, t)
         init = d.init
         if d.coord is not None and d.coord.line in self.ctx.shared_lines:
             self.shared_array(d, t, b, env)
@@ -530,17 +557,28 @@ class CFunctionLowerer(CExprLowering, StructuredLowering):
                 v.name_hint = d.name
             env[key] = v
 
+    def sized_by_initializer(self, d: c_ast.Decl, t: CType) -> CType:
+        """``double w[] = {1.0, 2.0}``: as many elements (rows) as the initializer lists."""
+        if not isinstance(d.init, c_ast.InitList):
+            raise self.fail(d, "a local array needs its size",
+                            "give the size (double a[3]) or an initializer (double a[] = {1.0, 2.0})")
+        return replace(t, dims=(c_ast.Constant("int", str(len(d.init.exprs)), coord=d.coord), *t.dims[1:]))
+
     def local_array(self, d: c_ast.Decl, t: CType, b: Builder, env: Env) -> Value:
-        dims = [self.integer(n, b, env, "an array size") for n in t.dims]
         init = d.init
+        dims = [self.integer(n, b, env, "an array size") for n in t.dims]
         fill = "empty"
+        attrs: dict = {}
         values: list[tuple[list[int], c_ast.Node]] = []
         if init is not None:
             if not isinstance(init, c_ast.InitList):
                 raise self.fail(init, "an array needs a brace initializer: {0} or {1.0, 2.0}")
             fill = "zeros"
             values = self.init_entries(init, len(dims), [])
-        arr = self.at(b, d).op1("alloc", dims, t.ir_array, d.name, fill=fill, elem=t.scalar.name)  # type: ignore
+            if "const" in d.quals:  # a read-only table: C output prints it with its initializer
+                attrs["table"] = True
+        arr = self.at(b, d).op1("alloc", dims, t.ir_array, d.name, fill=fill, elem=t.scalar.name,  # type: ignore
+                                **attrs)
         for index, node in values:
             v = self.number(self.scalar(node, b, env), self.at(b, node))
             if build.const_value(v) == 0:
@@ -1081,19 +1119,6 @@ def _body_lines(fn: c_ast.FuncDef, lines: list[str]) -> range:
                     return range(coord.line, k + 2)
             j += 1
     return range(coord.line, len(text) + 1)
-
-
-def _typedefs_named(texts: list[str], defs: dict[str, str]) -> list[list[str]]:
-    """``[name, definition]`` of the file's typedefs ``texts`` (signature spellings, struct
-    definitions) name, and of those these name, in the file's order: C output defines them."""
-    needed: set[str] = set()
-    todo = [w for text in texts for w in _WORD.findall(text) if w in defs]
-    while todo:
-        name = todo.pop()
-        if name not in needed:
-            needed.add(name)
-            todo += [w for w in _WORD.findall(defs[name]) if w in defs]
-    return [[name, text] for name, text in defs.items() if name in needed]
 
 
 def lower_function(fn: c_ast.FuncDef, ctx: CContext) -> tuple[Function, list[Diagnostic]]:

@@ -130,7 +130,7 @@ class StructTable:
 def pointee_struct(declared: str, structs: list[list]) -> Optional[list]:
     """The ``c_structs`` entry ``[name, definition, size]`` of the struct a parameter declared
     ``declared`` (``const struct Body *``) points to, or None for a pointer to numbers."""
-    name = " ".join(w for w in declared.replace("*", " ").split() if w != "const")
+    name = " ".join(w for w in declared.replace("*", " ").split() if w not in ("const", "restrict"))
     return next((entry for entry in structs if entry[0] == name), None)
 
 

@@ -12,8 +12,9 @@ The IR has few scalar types; C has many spellings. The mapping:
 * ``T *p``, ``T p[]``, ``T p[n]`` as parameters -> ``array<T,1>``; local
   ``T a[N]`` and ``T a[N][M]`` -> arrays of rank 1 and 2.
 
-``CType`` remembers the declared spelling (``const double *``, ``size_t``) so
-the C emitter can print the user's own signature back. A pointer to structs has
+``CType`` remembers the declared spelling (``const double *``, ``size_t``,
+``double *restrict``, a typedef's name) so the C emitter can print the user's own
+signature back. A pointer to structs has
 a ``StructLayout`` (the struct seen as a run of its one scalar type), which
 ``c_structs.StructTable`` builds from the file's definitions.
 """
@@ -135,8 +136,8 @@ def spelling(node: c_ast.Node) -> str:
     """``const double *`` for a declaration's type (its name left out)."""
     if isinstance(node, c_ast.PtrDecl):
         inner = spelling(node.type)
-        quals = "".join(f" {q}" for q in node.quals if q != "restrict")
-        return f"{inner} *{quals.strip()}".rstrip()
+        quals = " ".join(node.quals)  # const, restrict: the gradient keeps the user's promises
+        return f"{inner} *{quals}".rstrip()
     if isinstance(node, c_ast.ArrayDecl):
         return spelling(node.type) + " *"
     if isinstance(node, c_ast.TypeDecl):
@@ -150,6 +151,8 @@ def spelling_words(node: c_ast.Node) -> list[str]:
         return list(node.names)
     if isinstance(node, c_ast.Struct):
         return ["struct", node.name or "?"]
+    if isinstance(node, c_ast.Enum):
+        return ["enum", node.name] if node.name else ["int"]
     return ["?"]
 
 
@@ -161,6 +164,8 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
         if struct_type is not None:
             return struct_type
     if isinstance(node, c_ast.TypeDecl):
+        if isinstance(node.type, c_ast.Enum):  # enum Mode m: an int (C's enumerators are ints)
+            return CType("scalar", I32, spelling(node))
         if not isinstance(node.type, c_ast.IdentifierType):
             raise TypeProblem(node, "this type is not supported")
         s = scalar_of(list(node.type.names), typedefs, node)
@@ -194,8 +199,9 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
             return CType("pointer", s, spelling(t) + " *")
         if len(dims) > 2:
             raise TypeProblem(node, "local arrays of more than two dimensions are not supported")
-        if any(d is None for d in dims):
-            raise TypeProblem(node, "a local array needs its size", "give the size: double a[3]")
+        if any(d is None for d in dims[1:]):  # the first may come from an initializer (c_lower)
+            raise TypeProblem(node, "only the first size of a local array may be left out",
+                              "give the sizes: double a[][3] = {{...}, {...}}")
         return CType("array", s, spelling(t), tuple(dims))
     raise TypeProblem(node, "this declaration is not supported")
 
@@ -211,7 +217,10 @@ def _struct_type(node: c_ast.Node, structs: StructLookup, param: bool) -> Option
         return None
     if isinstance(node, c_ast.PtrDecl) or (isinstance(node, c_ast.ArrayDecl) and param):
         quals = [q for q in target.quals if q == "const"]
-        return CType("pointer", layout.elem, " ".join(quals + [layout.name, "*"]), layout=layout)
+        spelled = " ".join(quals + [layout.name, "*"])
+        if isinstance(node, c_ast.PtrDecl) and node.quals:
+            spelled += " ".join(node.quals)
+        return CType("pointer", layout.elem, spelled, layout=layout)
     if isinstance(node, c_ast.ArrayDecl):
         raise TypeProblem(node, f"local arrays of {layout.name} are not supported yet",
                           f"pass the array as a parameter ({layout.name} *)")

@@ -7,7 +7,7 @@ i--)`` ends when ``i`` wraps), while the signed IR goes negative, so the reverse
 never end and would read out of bounds. s2sad never changes what a program means, so every
 operation through which an unsigned value can wrap below zero is refused with a located error:
 
-* ``-`` (binary or unary), ``--`` and ``-=`` whose result has an unsigned type (by C's usual
+* ``-`` (binary or unary), ``~``, ``--`` and ``-=`` whose result has an unsigned type (by C's usual
   arithmetic conversions: an operand of unsigned type, a ``u`` literal or ``sizeof``, no
   floating-point operand), except a subtraction inside an array subscript built with
   ``+``, ``-`` and ``*`` only (``x[i - 1]``: see ``visit_ArrayRef``);
@@ -54,6 +54,12 @@ def _kind(node: c_ast.Node, typedefs: dict[str, list[str]]) -> str:
         if "unsigned" in words:
             return "unsigned"
     return "signed"
+
+
+def is_unsigned(node: c_ast.Node, typedefs: dict[str, list[str]]) -> bool:
+    """Whether a declaration's type node is an unsigned integer (``size_t``, ``unsigned``, a
+    typedef of one)."""
+    return _kind(node, typedefs) == "unsigned"
 
 
 class _Checker(c_ast.NodeVisitor):
@@ -147,6 +153,8 @@ class _Checker(c_ast.NodeVisitor):
             self.report(node, "decrementing it", _name(node.expr))
         elif node.op == "-" and self.kind(node.expr) == "unsigned":
             self.report(node, "negating an unsigned value")
+        elif node.op == "~" and self.kind(node.expr) == "unsigned":
+            self.report(node, "complementing an unsigned value (~)")
         if node.op != "sizeof":
             self.generic_visit(node)
 

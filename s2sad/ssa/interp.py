@@ -57,6 +57,8 @@ _BINARY = {
     "rem": c_rem, "pow": lambda a, b: a**b, "lt": lambda a, b: a < b, "le": lambda a, b: a <= b,
     "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b,
     "ne": lambda a, b: a != b, "and": lambda a, b: a and b, "or": lambda a, b: a or b,
+    "bitand": lambda a, b: a & b, "bitor": lambda a, b: a | b, "bitxor": lambda a, b: a ^ b,
+    "shl": lambda a, b: a << b, "shr": lambda a, b: a >> b,
 }
 
 
@@ -214,6 +216,8 @@ class Interpreter:
             return [-a[0]]
         if n == "not":
             return [not a[0]]
+        if n == "bitnot":
+            return [~a[0]]
         if n == "select":
             return [a[1] if a[0] else a[2]]
         if n == "cast":

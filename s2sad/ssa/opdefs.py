@@ -28,7 +28,7 @@ from .build import const_value
 from .gpu import BUILTINS as GPU_BUILTINS
 from .gpu import SYNC
 from .ir import Op, Value
-from .ops import BINARY_ARITH, BOOL_OPS, COMPARE, MATH_FNS, TERMINATORS
+from .ops import BINARY_ARITH, BITNOT, BITWISE, BOOL_OPS, COMPARE, MATH_FNS, TERMINATORS
 
 Operands = Callable[[Op], list[Value]]
 
@@ -64,14 +64,14 @@ def _array_fresh(op: Op) -> bool:
     return bool(op.results) and op.result.type.is_array
 
 
-_PURE_NAMES = set(BINARY_ARITH + COMPARE + BOOL_OPS) | {
+_PURE_NAMES = set(BINARY_ARITH + BITWISE + COMPARE + BOOL_OPS) | {BITNOT} | {
     "const", "neg", "not", "select", "cast", "undef", "dim", "view", "field",
 } | {f"math.{fn}" for fn in MATH_FNS} | set(GPU_BUILTINS)
 
 # Pure ops that cannot fail, whatever their operands. A view is address arithmetic: NumPy's
 # ``x[k:]`` never raises, C's ``x + k`` never traps.
 _NEVER_FAIL = {"add", "sub", "mul", "neg", "not", "and", "or", "select", "const", "undef", "dim", "view",
-               "field", *COMPARE}
+               "field", "bitand", "bitor", "bitxor", BITNOT, *COMPARE}
 
 
 def _table() -> dict[str, OpDef]:
@@ -140,6 +140,10 @@ def speculatable(op: Op) -> bool:
     if op.name == "cast":
         # int(nan) and int(inf) raise; everything else converts.
         return not (op.operands[0].type.is_float and op.result.type.is_int)
+    if op.name in ("shl", "shr"):
+        # Python raises on a negative count, C leaves one past the width undefined.
+        k = const_value(op.operands[1])
+        return isinstance(k, int) and not isinstance(k, bool) and 0 <= k < 64
     if op.name in ("div", "floordiv", "mod", "rem"):
         c = const_value(op.operands[1])
         if c is None or isinstance(c, bool):

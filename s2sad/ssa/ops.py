@@ -18,6 +18,12 @@ Scalar ops (pure; operands and result share one scalar type unless said):
                                                                         on floats
   pow              (a, b)                          -> type of a         a ** b
   neg              (a)                             -> type of a
+  bitand bitor     (a, b: int)                     -> type of a         C's & | ^ on integers (two's
+  bitxor                                                                complement, as Python's
+                                                                        ints and NumPy's compute)
+  shl shr          (a, b: int)                     -> type of a         a << b, a >> b (arithmetic:
+                                                                        floored); 0 <= b < 64
+  bitnot           (a: int)                        -> type of a         ~a, that is -a - 1
   lt le gt ge eq ne (a, b)                         -> bool              comparison
   not              (a: bool)                       -> bool
   and or           (a: bool, b: bool)              -> bool              eager (both evaluated);
@@ -49,14 +55,18 @@ Memory ops (arrays are references to memory):
 
   load             (arr, i0, ..., ik)              -> elem type         arr[i0, ..., ik]
   store            (arr, i0, ..., ik, value)       -> ()                arr[i0, ..., ik] = value
-  alloc            (d0, ..., dk) {fill: zeros|empty, elem: type, cache?: bool}
+  alloc            (d0, ..., dk) {fill: zeros|empty, elem: type, cache?: bool, table?: bool}
                                                    -> array             new array; cache = true
                                                                         marks a buffer the forward
                                                                         sweep fills per iteration
                                                                         for the reverse sweep to
                                                                         read: C and CUDA output
                                                                         zero it even when fill is
-                                                                        empty
+                                                                        empty; table = true marks
+                                                                        a read-only table (C's
+                                                                        const arrays): the stores
+                                                                        of constants right after
+                                                                        it print as its initializer
   dim              (arr) {axis: int}               -> i64               arr.shape[axis]
   copy             (arr)                           -> array             a new array with arr's
                                                                         shape and contents
@@ -131,6 +141,9 @@ from .mathfns import MATH
 from .types import BOOL, I64, Type
 
 BINARY_ARITH = ("add", "sub", "mul", "div", "floordiv", "mod", "rem", "pow")
+# Integer-only bit operations (C's & | ^ << >> and ~): never active, so they need no rules.
+BITWISE = ("bitand", "bitor", "bitxor", "shl", "shr")
+BITNOT = "bitnot"
 COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
 BOOL_OPS = ("and", "or")
 

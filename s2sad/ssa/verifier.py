@@ -332,6 +332,8 @@ class _Verifier:
             check = self._op_math
         elif name in ops.BINARY_ARITH:
             check = self._op_arith
+        elif name in ops.BITWISE:
+            check = self._op_bitwise
         elif name in ops.COMPARE:
             check = self._op_compare
         elif name in ops.BOOL_OPS:
@@ -388,6 +390,17 @@ class _Verifier:
                 self.error(op, f"operands and result must share one type, have {_types([a, b])} -> {r.type}")
             elif not _is_numeric(r.type):
                 self.error(op, f"'{op.name}' needs int or float operands, has {r.type}")
+
+    def _op_bitwise(self, op: Op) -> None:
+        if self._arity(op, 2, 1):
+            a, b = op.operands
+            if not (a.type == b.type == op.result.type and _is_int(a.type)):
+                self.error(op, f"'{op.name}' is (int, int) -> int of one type, has {_types([a, b])} -> "
+                           f"{op.result.type}")
+
+    def _op_bitnot(self, op: Op) -> None:
+        if self._arity(op, 1, 1) and not (op.operands[0].type == op.result.type and _is_int(op.result.type)):
+            self.error(op, f"'bitnot' is int -> int, has {_types(op.operands)} -> {op.result.type}")
 
     def _op_neg(self, op: Op) -> None:
         if self._arity(op, 1, 1):
@@ -497,8 +510,9 @@ class _Verifier:
         fill = self._attr(op, "fill", str)
         if fill is not None and fill not in ("zeros", "empty"):
             self.error(op, f"'alloc' fill must be \"zeros\" or \"empty\", is {fill!r}")
-        if "cache" in op.attrs:
-            self._attr(op, "cache", bool)
+        for flag in ("cache", "table"):
+            if flag in op.attrs:
+                self._attr(op, flag, bool)
         elem = self._attr(op, "elem", str)
         if elem is not None and elem != str(t.elem):
             self.error(op, f"'alloc' elem = {elem!r} but the result is {t}")

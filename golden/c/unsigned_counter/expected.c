@@ -7,7 +7,7 @@
 void grad_neighbour_product(const double *x, double *d_x, unsigned n, double d_return) {
     // line 5: for (unsigned i = 1; i < n; i++) {
     double d_s = d_return;
-    for (long i = n - 1; i >= 1; i--) {
+    for (long i = (long)n - 1; i >= 1; i--) {
         // line 6: s += x[i] * x[i - 1];
         d_x[i - 1] += d_s * x[i];
         d_x[i] += d_s * x[i - 1];

@@ -1,0 +1,318 @@
+"""The C a numerical code is written in: switch, the comma operator, tables, bit operations,
+typedefs, restrict and unsigned lengths (issue 17, item 7).
+
+Each construct's numerics are checked by its golden case (tests/test_golden_c.py:
+switch_fallthrough, switch_jumps, comma_operator, const_tables, bitwise_ops,
+typedef_restrict, typedef_float, float_counter, size_t_loops); this file checks what those
+cannot show: the IR's meaning against the compiled C on many inputs (every switch value,
+negative operands of bit operations), the shapes and signatures the output takes, inputs
+that must not crash (a length of zero), and the located errors for what stays refused.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cbuild import CFunction, build, build_sanitized, have_gcc
+from cprimal import CSignature
+from s2sad import pipeline
+from s2sad.diagnostics import DiagnosticError
+from s2sad.pipeline import parse_source
+from s2sad.ssa.interp import Interpreter
+from s2sad.ssa.printer import print_module
+from s2sad.ssa.verifier import verify_module
+
+needs_gcc = pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+
+
+def _run_ir(source: str, func: str, *args):
+    module = parse_source(source, "t.c", func)
+    verify_module(module)
+    return Interpreter(module).run(module.functions[func], list(args))[0]
+
+
+def _diagnostics(source: str, func: str = "f") -> list[str]:
+    with pytest.raises(DiagnosticError) as info:
+        parse_source(source, "t.c", func)
+    return [f"{d.loc.line}:{d.loc.col}: {d.message}" if d.loc else d.message for d in info.value.diagnostics]
+
+
+def _rendered(source: str, func: str = "f") -> str:
+    with pytest.raises(DiagnosticError) as info:
+        parse_source(source, "t.c", func)
+    return info.value.render()
+
+
+def _gradient(source: str, func: str, wrt: list[str], target: str = "c") -> str:
+    return pipeline.gradient_source(source, "t.c", func, wrt, target, pipeline.Options())
+
+
+# -- switch ------------------------------------------------------------------------------------
+
+_SWITCH = """
+#define TWO 2
+int f(int k, int n)
+{
+    int r = 0;
+    for (int i = 0; i < n; i++) {
+        switch (k + i) {
+        case 0:
+            r += 1;
+            /* falls through */
+        case 1:
+        case TWO:
+            r += 10;
+            if (r > 40) {
+                break;
+            }
+            r += 100;
+            break;
+        default:
+            r += 1000;
+            /* falls through */
+        case 5:
+            r += 10000;
+            continue;
+        case 6:
+            return r + 7;
+        case 7: {
+            int t = r * 2;
+            r = t;
+        }
+        }
+        r += 3;
+    }
+    return r;
+}
+"""
+
+
+@needs_gcc
+def test_switch_means_what_c_means_for_every_value():
+    """Fall-through, shared labels, a default before other cases, break in the middle of a
+    case, continue and return inside cases: the IR agrees with gcc for every value."""
+    c = CFunction(build(_SWITCH), "f", ["int", "int"], "int")
+    for k in range(-2, 10):
+        for n in range(0, 4):
+            assert _run_ir(_SWITCH, "f", k, n) == c(k, n), (k, n)
+
+
+def test_switch_is_an_if_chain_without_loops():
+    module = parse_source("int f(int k) { int r = 0; switch (k) { case 1: r = 5; break; case 2: r = 6; "
+                          "break; default: r = 7; } return r; }", "t.c", "f")
+    names = [op.name for op in module.functions["f"].walk()]
+    assert names.count("if") == 2 and "while" not in names and "for" not in names
+    text = print_module(module)
+    assert "eq(" in text
+
+
+def test_switch_ending_a_function_in_returns_needs_no_final_return():
+    src = "double f(double *x, int k) {\n    switch (k) {\n    case 0: return x[0];\n    default: return x[1];\n" \
+          "    }\n}\n"
+    assert _run_ir(src, "f", np.array([2.0, 3.0]), 0) == 2.0
+    assert _run_ir(src, "f", np.array([2.0, 3.0]), 4) == 3.0
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("switch (n) { x[0] = 1; case 0: break; } return x[0];",
+         "3:18: this statement comes before the first 'case' of the switch, so it never runs"),
+        ("switch (n) { case 0: for (;;) { case 1: break; } } return x[0];",
+         "3:37: a 'case' label inside a nested statement of the switch is not supported"),
+        ("switch (n) { case 0: continue; } return x[0];", "3:26: 'continue' outside a loop"),
+        ("switch (n) { case n: break; } return x[0];", "3:23: a case label must be an integer constant"),
+        ("switch (x[0]) { case 0: break; } return x[0];",
+         "3:13: the value of a switch must be an integer, not f64"),
+    ],
+)
+def test_switch_problems_are_located(body, expected):
+    src = "double f(double *x, int n) {\n    \n    " + body + "\n}\n"
+    messages = _diagnostics(src)
+    assert expected in messages, messages
+
+
+def test_enumerators_are_constants_and_enum_types_ints():
+    src = "typedef enum { A, B, C = 5, D } Mode;\nenum Side { L = -1, R = 1 };\n" \
+          "int f(Mode m, enum Side s) { switch (m) { case B: return 10 * s; case D: return 20; default: return C; } }"
+    assert [_run_ir(src, "f", m, -1) for m in (0, 1, 5, 6)] == [5, -10, 5, 20]
+    ir = print_module(parse_source(src, "t.c", "f"))
+    assert 'c_params = ["Mode", "enum Side"]' in ir
+    assert '["Mode", "typedef enum { A, B, C = 5, D } Mode;"]' in ir and "enum Side { L = -1, R = 1 };" in ir
+    messages = _diagnostics("double f(double *x) {\n    enum { A, B };\n    return x[0];\n}\n")
+    assert "2:5: an enum defined inside a function is not supported" in messages, messages
+
+
+# -- goto and labels -------------------------------------------------------------------------
+
+
+def test_goto_and_labels_are_located_errors_with_a_caret_and_a_hint():
+    src = "double f(double *x, int n) {\n    double s = x[0];\n    if (n > 2) goto done;\n    s = x[1];\n" \
+          "done:\n    return s;\n}\n"
+    text = _rendered(src)
+    assert "t.c:3:16: error: goto is not supported\n        if (n > 2) goto done;\n" \
+           "                   ^~~~~~~~~~" in text
+    assert "t.c:5:1: error: labels are not supported\n    done:\n    ^~~~~" in text
+    assert text.count("hint: use break, continue or a flag") == 2
+
+
+# -- the comma operator, tables, declarations -------------------------------------------------
+
+
+def test_comma_operator_evaluates_left_to_right():
+    src = "int f(int n) { int i, j, s = 0; for (i = 0, j = n - 1; i < j; i++, j--) s += i * j; " \
+          "int b; int a = (b = s, b + 1); return a * 10 + b; }"
+    s = sum(i * (9 - i) for i in range(5))
+    assert _run_ir(src, "f", 10) == (s + 1) * 10 + s
+
+
+def test_tables_and_unsized_arrays_hold_their_initializers():
+    src = "static const double coef[] = {1.0, 2.0, 4.0};\nstatic const int perm[3] = {2, 0, 1};\n" \
+          "double f(double *x) { double w[] = {0.5, 0.25}; static const double z[2] = {3.0}; " \
+          "double s = 0; for (int i = 0; i < 3; i++) s += coef[i] * x[perm[i]]; return s * w[1] + z[0] + z[1]; }"
+    x = np.array([1.0, 10.0, 100.0])
+    assert _run_ir(src, "f", x) == (100.0 + 2.0 + 40.0) * 0.25 + 3.0
+
+
+def test_a_const_table_prints_as_an_initialized_array():
+    src = "static const double coef[4] = {1.0, -0.5, 0.25, 0.0};\n" \
+          "double f(const double *x) { return coef[1] * x[0] + coef[2] * x[1]; }"
+    text = _gradient(src, "f", ["x"])
+    assert "double coef[4] = {1.0, -0.5, 0.25, 0.0};" in text
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("double w[]; return x[0];", "2:12: a local array needs its size"),
+        ("static double c = 1; return c * x[0];", "2:19: 'static' local variables are not supported"),
+        ("static const double c; return x[0];", "'static' local variables are not supported"),
+        ("return table[0] * x[0];", "2:12: global variable 'table' is not supported"),
+        ("double a[2][] = {{1, 2}}; return x[0];", "only the first size of a local array may be left out"),
+    ],
+)
+def test_declaration_problems_are_located(body, expected):
+    src = "double table[2] = {1.0, 2.0};\ndouble f(double *x) {\n    " + body + "\n}\n"
+    src = src.replace("\ndouble f", "double f", 1)  # keep the body on line 2
+    messages = _diagnostics(src)
+    assert any(expected in m for m in messages), messages
+
+
+def test_prototypes_extern_and_block_scope_declarations_are_accepted():
+    src = "extern double g(double);\nstatic double h(double v);\n" \
+          "double f(double *x) { extern double g(double); return h(x[0]); }\n" \
+          "static double h(double v) { return 2.0 * v; }\n"
+    assert _run_ir(src, "f", np.array([3.0])) == 6.0
+
+
+# -- typedefs, const, restrict ------------------------------------------------------------------
+
+_TYPEDEFS = """typedef double real;
+typedef real weight_t;
+typedef unsigned long count_t;
+real f(const real *restrict x, real *restrict y, const count_t n, const weight_t a)
+{
+    real s = 0.0;
+    for (count_t i = 0; i < n; i++) {
+        y[i] = a * x[i];
+        s += y[i];
+    }
+    return s;
+}
+"""
+
+
+def test_typedefs_are_kept_and_defined_before_use():
+    text = _gradient(_TYPEDEFS, "f", ["x", "a"])
+    head = text.index("typedef double real;")
+    assert head < text.index("typedef real weight_t;") < text.index("void grad_f(")
+    assert "typedef unsigned long count_t;" in text
+    assert "void grad_f(const real *restrict x, real *restrict d_x, real *restrict y, real *restrict d_y," in text
+    assert "const count_t n, const weight_t a, weight_t *d_a, real d_return)" in text
+
+
+@needs_gcc
+def test_typedef_gradient_matches_the_primal_and_compiles_clean():
+    from fd import ParamSpec, check_gradient
+
+    text = _gradient(_TYPEDEFS, "f", ["x", "a"])
+    sig = CSignature.parse(_TYPEDEFS, "f")
+    specs = [ParamSpec("x", "array", (5,)), ParamSpec("y", "array", (5,)), ParamSpec("n", "int", value=5),
+             ParamSpec("a", "float")]
+    check_gradient(sig.primal(build(_TYPEDEFS)), sig.gradient(build_sanitized(text), ["x", "a"], ["y"]), specs,
+                   ["x", "a"], {"y"}, np.random.default_rng(0), returns_float=True)
+
+
+def test_cuda_output_drops_restrict_and_keeps_typedefs():
+    src = "typedef double real;\n__global__ void k(const real *__restrict__ x, real *__restrict__ y, int n)\n" \
+          "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i] * x[i]; }\n"
+    text = pipeline.gradient_source(src, "t.cu", "k", ["x"], "cuda", pipeline.Options())
+    assert "typedef double real;" in text and "restrict" not in text
+    assert "__global__ void grad_k(const real *x, real *d_x, real *y, real *d_y, int n)" in text
+
+
+# -- unsigned lengths ---------------------------------------------------------------------------
+
+
+@needs_gcc
+@pytest.mark.parametrize("case, args", [("unsigned_counter", (0,)), ("size_t_loops", (0, 0)),
+                                        ("size_t_loops", (3, 0)), ("size_t_loops", (0, 1))])
+def test_unsigned_lengths_of_zero_run_no_loop(case, args):
+    """A reversed loop from ``n - 1`` with an ``unsigned`` n of zero: C's ``n - 1`` wraps to
+    4294967295, so the gradient reads n as a long first (it used to run 4 billion times)."""
+    from test_golden_c import BY_NAME
+
+    golden = BY_NAME[case]
+    text = golden.generate("c")
+    assert "(long)n - 1" in text or "(long)m - 1" in text
+    grad = golden.signature.gradient(build_sanitized(text), golden.wrt, golden.written)
+    shadowed = set(golden.wrt) | set(golden.written)
+    # Each pointer and its shadow (both cases list their arrays before the lengths).
+    arrays = [np.ones(4) for p in golden.signature.params if p.pointer for _ in range(1 + (p.name in shadowed))]
+    grad(*arrays, *args, **({"d_return": 1.0} if golden.signature.returns_float else {}))
+
+
+def test_unsigned_comparisons_print_without_sign_warnings():
+    src = "#include <stddef.h>\nvoid f(const double *x, double *y, size_t n) { for (size_t i = 0; i < n; i++) " \
+          "y[i] = x[i] * x[i]; }"
+    text = _gradient(src, "f", ["x"])
+    assert "i < (long)n" in text
+
+
+# -- bit operations ---------------------------------------------------------------------------------
+
+_BITS = """
+int f(int a, int b)
+{
+    int s = a & b;
+    s += (a | b) * 3 + (a ^ b) * 5 + (~a) * 7;
+    s += (a >> (b & 3)) * 11 + (b << (a & 3)) * 13;
+    int k = a;
+    k <<= 2; k >>= 1; k |= b; k &= 0x3f; k ^= 5; k %= 7;
+    return s * 17 + k;
+}
+"""
+
+
+@needs_gcc
+def test_bit_operations_mean_what_c_means_for_negative_operands():
+    c = CFunction(build(_BITS), "f", ["int", "int"], "int")
+    for a in range(-9, 10, 3):
+        for b in range(-8, 9, 4):
+            assert _run_ir(_BITS, "f", a, b) == c(a, b), (a, b)
+
+
+def test_bit_operations_are_ops_of_their_own_and_print_with_parentheses():
+    text = print_module(parse_source(_BITS, "t.c", "f"))
+    for name in ("bitand(", "bitor(", "bitxor(", "bitnot(", "shl(", "shr("):
+        assert name in text, name
+    src = "double f(const double *x, int n, int s) { return x[(n + 1) & s] + x[(n >> s) | 1]; }"
+    c_text = _gradient(src, "f", ["x"])
+    assert "(n + 1) & s" in c_text and "(n >> s) | 1" in c_text
+
+
+def test_complementing_an_unsigned_value_is_refused():
+    messages = _diagnostics("double f(double *x, unsigned n) {\n    return x[~n & 1];\n}\n")
+    assert any(m.startswith("2:14: 'n' is unsigned") or "complementing an unsigned value (~)" in m
+               for m in messages), messages
