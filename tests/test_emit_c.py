@@ -76,7 +76,7 @@ def _size_symbols(case, text: str = "") -> list[tuple[str, int]]:
     source = getattr(case, "source", None)
     if source is None:  # the ad-hoc cases of _compile_and_check: no annotations
         return []
-    head = re.search(r"\bgrad_\w+\(([^)]*)\)", text)
+    head = re.search(rf"\bgrad_{case.func}\(([^)]*)\)", text)  # the entry's, not a callee gradient's
     taken = re.findall(r"\blong (\w+)_shape(\d+)\b", head.group(1)) if head else []
     arrays = {p.name: p for p in case.params if p.kind == "array"}
     extents = [(f"{a}_shape{k}", arrays[a].shape[int(k)]) for a, k in taken if a in arrays]

@@ -54,6 +54,7 @@ STRUCT_CASES = ["struct_bodies_array", "struct_pointer_fields", "struct_nested_t
 
 # Cases also generated as Python (--target py): no structs, no single precision.
 PY_CASES = [
+    "scratch_call_in_loop",
     "dot_int_n",
     "define_constants",
     "math_exp_log",

@@ -3,6 +3,8 @@
 
 import math
 
+import numpy as np
+
 
 def smooth(y, x, n):
     for i in range(n):
@@ -30,11 +32,9 @@ def grad_smooth(y, d_y, x, d_x, n):
 
 def grad_energy(x, d_x, y, d_y, n, d_return=1.0):
     # forward sweep
-    y_before_smooth = y.copy()
     x_before_smooth = x.copy()
     smooth(y, x, n)
-    x_before_smooth2 = x.copy()
-    y_before_smooth2 = y.copy()
+    y_before_smooth = y.copy()
     smooth(x, y, n)
 
     # reverse sweep
@@ -43,7 +43,8 @@ def grad_energy(x, d_x, y, d_y, n, d_return=1.0):
     d_x[0] += d_return * x[1]
 
     # line 14: smooth(x, y, n)
-    grad_smooth(x_before_smooth2, d_x, y_before_smooth2, d_y, n)
+    x_for_smooth = np.empty(x.shape[0])
+    grad_smooth(x_for_smooth, d_x, y_before_smooth, d_y, n)
 
     # line 12: for i in range(n):
     d_s = d_return
@@ -52,4 +53,5 @@ def grad_energy(x, d_x, y, d_y, n, d_return=1.0):
         d_y[i] += d_s * math.sin(y[i]) + d_s * y[i] * math.cos(y[i])
 
     # line 10: smooth(y, x, n)
-    grad_smooth(y_before_smooth, d_y, x_before_smooth, d_x, n)
+    y_for_smooth = np.empty(y.shape[0])
+    grad_smooth(y_for_smooth, d_y, x_before_smooth, d_x, n)

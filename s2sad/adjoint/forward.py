@@ -1,14 +1,15 @@
 """The forward sweep: the primal's code cloned into the gradient, with what reverse mode adds
-to it (an iteration counter on each ``while`` it reverses, copies of the arrays a call with a
-gradient uses that change later), and the maps from each primal value, op and block to its clone
-that the rest of the transform reads."""
+to it (an iteration counter on each ``while`` it reverses, copies of the arrays that a call with
+a gradient or a whole-array op reads and that change later), and the maps from each primal
+value, op and block to its clone that the rest of the transform reads."""
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Optional
 
-from ..analysis.effects import known_root, snapshot_args
+from ..analysis.effects import function_effects, known_root, snapshot_args
 from ..ssa import build
+from ..ssa.array_ops import is_array_op
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.structured import add_carried
 from ..ssa.types import I64
@@ -19,18 +20,22 @@ class ForwardSweep:
     """Clones primal ops into the gradient and remembers what became of each."""
 
     def __init__(self, module: Module, fn: Function, may_alias: bool, user_names: set[str],
-                 snapshot_callees: set[str], needs_reverse: Callable[[Op], bool]):
+                 snapshot_callees: set[str], needs_reverse: Callable[[Op], bool],
+                 stale_reads: Optional[Callable[[Op], list[int]]] = None):
         self.module = module
         self.fn = fn
         self.may_alias = may_alias
         self.user_names = user_names  # what no generated name may take
         self.snapshot_callees = snapshot_callees  # callees that get gradients (re-run from copies)
         self.needs_reverse = needs_reverse  # whether the reverse sweep visits an op
+        # The array operands of a whole-array op that change after it (copied before it).
+        self.stale_reads = stale_reads
         self.fwd: dict[Value, Value] = {}
         self.fwd_op: dict[Op, Op] = {}
         self.fwd_block: dict[Block, Block] = {}
         self.primal_of: dict[Value, Value] = {}  # forward-sweep value -> the primal value it copies
-        self.snapshots: dict[tuple[Op, int], Value] = {}  # (call, argument) -> copy made before it
+        self.scratch: set[tuple[Op, int]] = set()  # (call, argument) the callee only writes
+        self.snapshots: dict[tuple[Op, int], Value] = {}  # (call or array op, operand) -> copy made before it
         self.while_counts: dict[Op, Value] = {}  # cloned while op -> its trip-count result
 
     def clone_op(self, op: Op, b: Builder) -> Op:
@@ -43,6 +48,8 @@ class ForwardSweep:
             regions.append(nb)
         if op.name == "call" and op.attrs["callee"] in self.snapshot_callees:
             self._snapshot_args(op, b)
+        elif self.stale_reads is not None and is_array_op(op.name) and self.needs_reverse(op):
+            self._snapshot_operands(op, b)
         new = b.create(
             op.name,
             [self.fwd[v] for v in op.operands],
@@ -65,10 +72,26 @@ class ForwardSweep:
         return new
 
     def _snapshot_args(self, op: Op, b: Builder) -> None:
-        """Copy the arrays a call uses that change later: its gradient re-runs from them."""
+        """Copy the arrays a call uses that change later: its gradient re-runs from them.
+
+        An array the callee only writes needs no copy, only memory to write to: the reverse sweep
+        passes a new buffer of its size (``scratch``), so the array's exit values stay, and in a
+        loop no array tape is kept for it (``subtract(x, mu, tmp)`` writing a work array)."""
+        reads = function_effects(self.module, self.module.functions[op.attrs["callee"]]).reads
         for i in snapshot_args(self.module, self.fn, op, self.may_alias):
+            if i not in reads and not self.may_alias:
+                self.scratch.add((op, i))
+                continue
             a = op.operands[i]
             hint = free_variant(f"{known_root(a).name_hint}_before_{op.attrs['callee']}", self.user_names)
+            self.snapshots[(op, i)] = b.op1("copy", [self.fwd[a]], a.type, hint)
+
+    def _snapshot_operands(self, op: Op, b: Builder) -> None:
+        """Copy the arrays a whole-array op reads that change after it: its adjoint reads them
+        as they were (``np.sum(np.tanh(x))`` before ``x[i] = ...`` in the same loop)."""
+        for i in self.stale_reads(op):
+            a = op.operands[i]
+            hint = free_variant(f"{known_root(a).name_hint}_before_{op.name.split('.')[-1]}", self.user_names)
             self.snapshots[(op, i)] = b.op1("copy", [self.fwd[a]], a.type, hint)
 
     def _count_while(self, w: Op) -> None:

@@ -13,12 +13,10 @@ from ..diagnostics import Diagnostic, DiagnosticError
 from typing import Optional
 
 from ..ssa.callgraph import callees, callers_first, reachable
-from ..ssa.ir import Function, Module, Op
+from ..ssa.ir import Function, Module
 from .activity import analyze_activity
 from ..ssa.attrs import Schedule
-from .checkpoint import plan
 from .report import MemoryReport
-from ..analysis.effects import known_root, snapshot_args
 from .naming import gradient_names
 from .naming import grad_name
 from .reverse import GradientTransform
@@ -36,35 +34,6 @@ def _active_call_args(module: Module, fn: Function, wrt: set[int]) -> dict[str, 
         if active or any(act.is_active(r) for r in op.results):
             found.setdefault(op.attrs["callee"], set()).update(active)
     return found
-
-
-def _check_call(module: Module, caller: Function, op: Op, problems: list[Diagnostic], rerun: set,
-                may_alias: bool = False) -> None:
-    """Calls are reversed by re-running the callee's gradient on its arguments as they were.
-
-    Arrays that change after the call are copied just before it (see
-    ``snapshot_args``); one copy per call is supported, not one per loop iteration.
-    The body of a checkpointed loop (``rerun``) is re-run one iteration at a time in the
-    reverse sweep, so a call there gets its copy per reversed iteration.
-    """
-    callee = module.functions[op.attrs["callee"]]
-    changing = snapshot_args(module, caller, op, may_alias)
-    if changing and _inside_loop(op, rerun):
-        names = ", ".join(f"'{known_root(op.operands[i]).name_hint}'" for i in changing)
-        hint = f"inline {callee.name} into {caller.name} by hand, or call it outside the loop"
-        change = "change"
-        if may_alias and set(changing) - set(snapshot_args(module, caller, op)):
-            # Only the aliasing assumption makes them change: a write to another argument may.
-            change = "may change (--may-alias: a write to any array argument may reach them)"
-            hint += ", or drop --may-alias if the arrays passed never overlap"
-        problems.append(
-            Diagnostic(
-                f"cannot differentiate through call to '{callee.name}' inside a loop: the array(s) "
-                f"{names} it uses {change} after the call, which is supported only outside loops yet",
-                op.loc,
-                hint=hint,
-            )
-        )
 
 
 def _extra_recursive_wrt(module: Module, root: Function, extra: set[int], problems: list[Diagnostic]) -> None:
@@ -95,17 +64,6 @@ def _check_root_name(module: Module, root: Function) -> None:
         )], module.source_lines)
 
 
-def _inside_loop(op: Op, rerun: set) -> bool:
-    block = op.parent
-    while block is not None and block.parent_op is not None:
-        if block in rerun:
-            return False
-        if block.parent_op.name in ("for", "while"):
-            return True
-        block = block.parent_op.parent
-    return False
-
-
 def differentiate(
     module: Module,
     func: str,
@@ -132,10 +90,6 @@ def differentiate(
             own = set(wrts[fn.name])
         if fn is root and wrts[func] != wrt:
             _extra_recursive_wrt(module, root, wrts[func] - wrt, problems)
-        rerun = {loop.regions[0] for loop in plan(module, fn, checkpoint)}
-        for op in fn.walk():
-            if op.name == "call" and op.attrs["callee"] in wrts:
-                _check_call(module, fn, op, problems, rerun, may_alias)
     if problems:
         raise DiagnosticError(problems, module.source_lines)
 

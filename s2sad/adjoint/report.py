@@ -34,6 +34,7 @@ class TapeEntry:
     top_line: int  # the top-level statement (loop) it belongs to
     op: Op  # the alloc / tape.new making it (gone if a cleanup pass removed the tape)
     per_reversed_iteration: Optional[int] = None  # re-made per iteration of this checkpointed loop
+    array: bool = False  # holds a whole array per iteration, not one value
 
 
 @dataclass
@@ -72,7 +73,8 @@ class MemoryReport:
                 lines = "line" + ("s " if len(t.loop_lines) > 1 else " ") + ", ".join(str(n) for n in t.loop_lines)
                 again = f", remade per line-{top} iteration" if t.per_reversed_iteration is not None else ""
                 what = f"{t.value} " if t.value else ""
-                out.append(f"    {t.tape}: {what}{t.elem}, {elem_bytes(t.elem)} B x iterations of {lines}{again}")
+                size = f"{elem_bytes(t.elem)} B x its length" if t.array else f"{elem_bytes(t.elem)} B"
+                out.append(f"    {t.tape}: {what}{t.elem}, {size} x iterations of {lines}{again}")
         return out
 
 

@@ -143,7 +143,8 @@ class GradientTransform:
         self.shadow: dict[Value, Value] = {}
         self.anchors: list[Op] = []  # placeholders marking where each prologue ends
         self.memory = MemoryReport(self.sig.name, fn.name)
-        self.forward = ForwardSweep(module, fn, may_alias, self.user_names, set(signatures), self._needs_reverse)
+        self.forward = ForwardSweep(module, fn, may_alias, self.user_names, set(signatures), self._needs_reverse,
+                                    self._stale_array_reads)
         # Loops under a checkpointing schedule (checkpoint.py): their bodies are re-run in the
         # reversed loop, so values of those bodies are at hand there, never taped.
         self.checkpointed: dict[Op, CheckpointedLoop] = {}
@@ -460,10 +461,12 @@ class GradientTransform:
             return
         rev.body.create(ARR + "accum", [self._shadow_of(rev, v), c], [])
 
-    def _check_array_reads(self, op: Op) -> None:
-        """The reverse sweep reads ``op``'s array operands as they are at the end of the
-        forward sweep: that is only right if nothing writes them after ``op``."""
-        for v in op.operands:
+    def _stale_array_reads(self, op: Op) -> list[int]:
+        """The array operands of the whole-array op ``op`` that something writes after it: the
+        reverse sweep, which reads arrays as the forward sweep leaves them, needs them as they were
+        (the forward sweep copies them before ``op``; in a loop, an array tape keeps each copy)."""
+        out = []
+        for i, v in enumerate(op.operands):
             if not v.type.is_array:
                 continue
             root = known_root(v)
@@ -473,15 +476,18 @@ class GradientTransform:
                 continue
             if root in self.values.last_write and top_level_index(self.fn, op) > self.values.last_write[root]:
                 continue
-            raise error(
-                f"this whole-array expression reads '{root.name_hint or 'an array'}', which is written "
-                "after it; differentiating that is not supported yet",
-                op.loc,
-                hint="finish writing the array before the whole-array expression reads it",
-            )
+            out.append(i)
+        return out
 
     def _reverse_array_op(self, rev: RevBlock, op: Op) -> None:
-        fetch = lambda v: self.values.avail(rev, v)  # noqa: E731
+        copies = {op.operands[i]: self.forward.snapshots[(op, i)] for i in range(len(op.operands))
+                  if (op, i) in self.forward.snapshots}
+
+        def fetch(v: Value) -> Value:
+            if v in copies:  # an array written after op: as it was, from the forward sweep's copy
+                return self.values.avail_clone(rev.mirror_of(op.parent), copies[v], op.parent)
+            return self.values.avail(rev, v)
+
         r = op.result
         if r.type.is_array:
             g = rev.adj.get(r) if self._array_by_value(r) else None
@@ -492,7 +498,6 @@ class GradientTransform:
             g = rev.adj.get(r)
         if g is None:
             return
-        self._check_array_reads(op)
         if op.name == ARR + "slice":
             # d_a[lo:hi, j] += g: the slice's adjoint goes straight into part of a's shadow.
             a = op.operands[0]
@@ -706,6 +711,11 @@ class GradientTransform:
             snapshot = self.forward.snapshots.get((op, i))
             if snapshot is not None:
                 args.append(self.values.avail_clone(rev.mirror_of(op.parent), snapshot, op.parent))
+            elif (op, i) in self.forward.scratch:  # the callee only writes it: memory of its size
+                here = self.values.avail(rev, a)
+                dims = [rev.body.op1("dim", [here], I64, axis=ax, cover=True) for ax in range(a.type.rank)]
+                hint = free_variant(f"{known_root(a).name_hint}_for_{callee.name}", self.user_names)
+                args.append(rev.body.op1("alloc", dims, a.type, hint, fill="empty", elem=str(a.type.elem)))
             else:
                 args.append(self.values.avail(rev, a))
             if i in sig.shadowed:

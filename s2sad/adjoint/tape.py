@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from typing import Container, Optional
 
-from ..diagnostics import error
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Op, Value
-from ..ssa.structured import trip_count
-from ..ssa.types import I64, ArrayType
+from ..ssa.structured import element_loops, trip_count
+from ..ssa.types import I64, ArrayType, Type
 from .forward import ForwardSweep
 from .report import MemoryReport, TapeEntry
 from .sweep import RevBlock, defining_block, describe, floordiv, line_of
@@ -48,18 +47,7 @@ class Tapes:
             b = b.parent_op.parent
         loops.reverse()  # outermost first
         if cv.type.is_array:
-            primal = self.forward.primal_of.get(cv)
-            op = primal.defining_op if primal is not None else None
-            # Where the array is made; else (a value the transform made: a mask, a copy) the
-            # innermost loop that would have to store it, so the error always points somewhere.
-            loc = (op.loc if op is not None else None) or next((lp.loc for lp in reversed(loops) if lp.loc), None)
-            raise error(
-                "an array computed in a loop from arrays the loop changes is needed by the reverse "
-                "sweep; storing arrays per iteration is not supported yet",
-                loc,
-                hint="compute it from arrays that are not written in the loop, or write the loop "
-                "element by element",
-            )
+            return self._tape_array(m, cv, block, loops)
         outer = self.forward.fwd_op[loops[0]]
         at = Builder(outer.parent, outer.loc).before_op(outer)
         elem = cv.type
@@ -71,14 +59,7 @@ class Tapes:
         pb = Builder(clone_block, outer.loc)
         pb.index = 0 if cv.is_block_arg else clone_block.ops.index(cv.defining_op) + 1
         trips = self.trip_counts(at, loops) if all(op.name == "for" for op in loops) else None
-        top = loops[0]
-        while top.parent is not self.fn.body:
-            top = top.parent.parent_op
-        entry = TapeEntry(
-            hint, what, elem, [line_of(op) for op in loops if op.name != "if"], line_of(top), outer,
-            line_of(top) if top in self.checkpointed else None,
-        )
-        self.memory.tapes.append(entry)
+        entry = self._entry(hint, what, elem, loops, outer)
         if trips is not None:
             capacity = trips[0]
             for t in trips[1:]:
@@ -104,6 +85,80 @@ class Tapes:
         entry.op = tape.defining_op
         pb.create("tape.push", [tape, cv], [])
         return m.prologue.op1("tape.pop", [tape], elem, what)
+
+    def _entry(self, hint: str, what: str, elem: Type, loops: list[Op], outer: Op, array: bool = False) -> TapeEntry:
+        """The report's line for a new tape (``report.py``)."""
+        top = loops[0]
+        while top.parent is not self.fn.body:
+            top = top.parent.parent_op
+        entry = TapeEntry(
+            hint, what, elem, [line_of(op) for op in loops if op.name != "if"], line_of(top), outer,
+            line_of(top) if top in self.checkpointed else None, array,
+        )
+        self.memory.tapes.append(entry)
+        return entry
+
+    def _tape_array(self, m: RevBlock, cv: Value, block: Block, loops: list[Op]) -> Value:
+        """An array the reverse sweep needs as it was in one iteration (the copy of an argument
+        taken before a call that overwrites it, a whole array a loop changes): the forward
+        iteration pushes its elements on a stack, and the mirrored one pops them into a new array.
+
+        Its shape is taped like any scalar (or read again, for an array made before every loop),
+        so arrays of any shape and size, in ``for`` and ``while`` loops alike, take this one path;
+        the stack grows as it fills."""
+        clone_block = self.forward.fwd_block[block]
+        loc = cv.defining_op.loc if cv.defining_op is not None else None
+        pb = Builder(clone_block, loc)
+        pb.index = 0 if cv.is_block_arg else clone_block.ops.index(cv.defining_op) + 1
+        what = describe(self.forward.primal_of.get(cv, cv)) or cv.name_hint
+        elem = cv.type.elem
+        rank = cv.type.rank
+        # A copy taken just before a call is pushed from what it copies (the stack is the copy;
+        # the copy itself then goes unused), and sized by it.
+        source = cv
+        while source.defining_op is not None and source.defining_op.name == "copy":
+            source = source.defining_op.operands[0]
+        named = what or "elems"  # (an unnamed value: a whole-array temporary)
+        hint = f"tape_{named}"
+        lens = [f"{named}_len" if rank == 1 else f"{named}_len{ax}" for ax in range(rank)]
+        # The forward sweep's extents go unnamed (printed where used): the reverse sweep's own
+        # variables take the names, so that each is assigned once (C reads an array's extent
+        # back from the variable its allocation was sized by).
+        dims = [_extent(pb, source, ax, "") for ax in range(rank)]
+        outer = self.forward.fwd_op[loops[0]]
+        at = Builder(outer.parent, outer.loc).before_op(outer)
+        stack = at.op1("tape.new", [build.const(at, 16, I64)], ArrayType(elem, 1), hint, elem=str(elem), grow=True)
+        self._entry(hint, what, elem, loops, outer, array=True).op = stack.defining_op
+
+        def push(b: Builder, index: list[Value]) -> None:
+            # ``cover``: the loop reads what the array's cover holds, no further (C ``sizes``).
+            b.create("tape.push", [stack, b.op1("load", [source, *index], elem, cover=True)], [])
+
+        element_loops(pb, dims, push)
+        if self._outside_loops(source):  # the same shape in every iteration
+            rev_dims = [_extent(m.prologue, source, ax, lens[ax]) for ax in range(rank)]
+        else:
+            rev_dims = []
+            for d, name in zip(dims, lens):  # each iteration's own, popped first
+                d.name_hint = name  # names its tape (``tape_<name>``), then leaves the forward sweep
+                rev_dims.append(self.tape(m, d, block))
+                d.name_hint = ""
+                rev_dims[-1].name_hint = name
+        restored = m.prologue.op1("alloc", rev_dims, cv.type, what, fill="empty", elem=str(elem))
+
+        def pop(b: Builder, index: list[Value]) -> None:
+            b.create("store", [restored, *index, b.op1("tape.pop", [stack], elem)], [])
+
+        element_loops(m.prologue, rev_dims, pop, backward=True)
+        return restored
+
+    def _outside_loops(self, v: Value) -> bool:
+        """Whether the forward value ``v`` is made before every loop (a parameter, a top-level
+        value), so that the reverse sweep may read it anywhere."""
+        if v.is_block_arg:
+            return v.owner.parent_op is None
+        primal = self.forward.primal_of.get(v)
+        return primal is not None and defining_block(primal) is self.fn.body
 
     def _trip_bounds(self, at: Builder, loops: list[Op]) -> Optional[list[Value]]:
         """Upper bounds of the trip counts of ``loops`` (an ``if`` runs its body at most once),
@@ -150,3 +205,14 @@ class Tapes:
             lb, ub = self.forward.fwd[loop.operands[0]], self.forward.fwd[loop.operands[1]]
             trips.append(trip_count(at, lb, ub, step) if step > 0 else trip_count(at, ub, lb, -step))
         return trips
+
+
+def _extent(b: Builder, arr: Value, axis: int, hint: str) -> Value:
+    """The extent of ``arr`` along ``axis`` at ``b``: a view's is its base's less its offset, an
+    operand of its own (C prints a view's extent from its offset, which must then be at hand).
+    A cover will do in C (``sizes``): the elements a copy holds are all a stack needs."""
+    op = arr.defining_op
+    if op is not None and op.name == "view":
+        base = _extent(b, op.operands[0], axis, "")
+        return b.op1("sub", [base, op.operands[1]], I64, hint)
+    return b.op1("dim", [arr], I64, hint, axis=axis, cover=True)

@@ -362,6 +362,8 @@ class Sizes:
             unknown.add((primary[param], axis))
 
         for op in fn.walk() if not self._recursive(fn) else ():
+            if op.name == "load" and op.attrs.get("cover"):
+                continue  # a read of the elements the cover holds (an array tape's): within it by making
             if op.name in ("load", "store"):
                 arr, offsets = _through_views(op.operands[0])
                 if arr not in view.param_index:

@@ -53,7 +53,11 @@ Scalar ops (pure; operands and result share one scalar type unless said):
 
 Memory ops (arrays are references to memory):
 
-  load             (arr, i0, ..., ik)              -> elem type         arr[i0, ..., ik]
+  load             (arr, i0, ..., ik) {cover?: bool} -> elem type       arr[i0, ..., ik]; cover =
+                                                                        true: an element within
+                                                                        the array's cover (an
+                                                                        array tape's read), no
+                                                                        bound for C's extents
   store            (arr, i0, ..., ik, value)       -> ()                arr[i0, ..., ik] = value
   alloc            (d0, ..., dk) {fill: zeros|empty, elem: type, cache?: bool, table?: bool}
                                                    -> array             new array; cache = true

@@ -97,6 +97,30 @@ def trip_count(b: Builder, low: Value, high: Value, size: int) -> Value:
     return build.math(b, "max", span, build.const(b, 0, I64))
 
 
+def element_loops(b: Builder, dims: list[Value], body: Callable[[Builder, list[Value]], None],
+                  backward: bool = False) -> None:
+    """``body(builder, index)`` for every element of an array of shape ``dims``, in a nest of
+    ``for`` loops at ``b`` (the last axis innermost); ``backward`` visits them in the exact
+    reverse order (every axis counts down), as a stack pushed forward is popped."""
+    ivs: list[Value] = []
+    blocks: list[Block] = []
+    inner = b
+    one = build.const(b, 1, I64)
+    for d in dims:
+        block = Block([I64], ["e" if len(dims) == 1 else f"e{len(ivs)}"])
+        if backward:
+            bounds = [build.sub(inner, d, one), build.const(inner, -1, I64), build.const(inner, -1, I64)]
+        else:
+            bounds = [build.const(inner, 0, I64), d, one]
+        inner.create("for", bounds, [], regions=[block])
+        ivs.append(block.args[0])
+        blocks.append(block)
+        inner = Builder(block, b.loc)
+    body(inner, ivs)
+    for block in blocks:
+        Builder(block).create("yield", [], [])
+
+
 def drop_carried(op: Op, k: int) -> None:
     """Stop ``op`` (for, while or if) carrying its ``k``-th value; its result must be unused,
     and so must the block arguments that received it."""

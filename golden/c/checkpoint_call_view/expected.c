@@ -167,8 +167,6 @@ void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, 
             ck_at = ck_mid;
         }
         // this iteration again, keeping what its adjoint reads
-        double *w_before_step = malloc(t1 * sizeof(double));
-        memcpy(w_before_step, w_ck, t1 * sizeof(double));
         double *u_before_step = malloc(t2 * sizeof(double));
         memcpy(u_before_step, u_ck, t2 * sizeof(double));
         step(w_ck, u_ck, n - 2, c);
@@ -187,9 +185,10 @@ void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, 
             d_w[i] += d_u_elem;
         }
         // line 15: step(w, u, n - 2, c);
-        grad_step(w_before_step, d_w, u_before_step, d_u, n - 2, c, &d_c_local);
+        double *w_for_step = malloc(t1 * sizeof(double));
+        grad_step(w_for_step, d_w, u_before_step, d_u, n - 2, c, &d_c_local);
+        free(w_for_step);
         free(u_before_step);
-        free(w_before_step);
     }
     *d_c += d_c_local;
     free(u_ck);

@@ -130,7 +130,6 @@ def grad_run(u, d_u, w, d_w, n, steps, c, d_return=1.0):
                 ck_depth += 1
             ck_at = ck_mid
         # this iteration again, keeping what its adjoint reads
-        w_before_step = w_ck.copy()
         u_before_step = u_ck.copy()
         step(w_ck, u_ck, n - 2, c)
         for i in range(n - 2):
@@ -146,6 +145,7 @@ def grad_run(u, d_u, w, d_w, n, steps, c, d_return=1.0):
             d_u[1 + i] = 0.0
             d_w[i] += d_u_elem
         # line 15: step(w, u, n - 2, c);
-        d_c2 = grad_step(w_before_step, d_w, u_before_step, d_u, n - 2, c)
+        w_for_step = np.empty(w_ck.shape[0])
+        d_c2 = grad_step(w_for_step, d_w, u_before_step, d_u, n - 2, c)
         d_c += d_c2
     return d_c
