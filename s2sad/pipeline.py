@@ -28,7 +28,7 @@ from .emit_cuda.emitter import emit_cuda
 from .emit_py.emitter import emit_python
 from .opt.dce import dce_module, remove_unreachable_functions
 from .opt.passes import ADJOINT_PIPELINES, PRIMAL_PIPELINES, TARGET_PIPELINES, PassContext, run_pipeline
-from .parse.c_frontend import list_c_functions, list_cuda_kernels, parse_c
+from .parse.c_frontend import list_c_external_functions, list_c_functions, list_cuda_kernels, parse_c
 from .parse.c_preprocess import CFlags
 from .opt.kernelize import kernelize, launch_text
 from .parse.python_frontend import list_functions, parameter_locations, parse_python
@@ -103,8 +103,8 @@ def parse_source(source: str, filename: str, func: str, cflags: CFlags = CFlags(
 
 @_shows_source
 def choose_function(source: str, filename: str, func: Optional[str], cflags: CFlags = CFlags()) -> str:
-    """The function to differentiate: ``func``, the only one, the one named after the file, or
-    a .cu file's only ``__global__`` kernel."""
+    """The function to differentiate: ``func``, the only one, the one named after the file, a
+    .cu file's only ``__global__`` kernel, or a C file's only function that is not ``static``."""
     names = list_c_functions(source, filename, cflags) if is_c(filename) else list_functions(source, filename)
     if func is not None:
         return func  # the front end reports an unknown name, with candidates
@@ -116,6 +116,10 @@ def choose_function(source: str, filename: str, func: Optional[str], cflags: CFl
     kernels = list_cuda_kernels(source, filename, cflags) if is_cuda(filename) else []
     if len(kernels) == 1:
         return kernels[0]  # a .cu file's device functions are the kernel's helpers
+    if is_c(filename) and not is_cuda(filename):
+        external = list_c_external_functions(source, filename, cflags)
+        if len(external) == 1:
+            return external[0]  # the others are `static`: helpers of this file only
     listing = ", ".join(names) if names else "none"
     raise error(
         f"cannot tell which function to differentiate in {Path(filename).name}",

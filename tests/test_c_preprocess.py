@@ -313,6 +313,17 @@ def test_functions_of_headers_do_not_make_the_choice_ambiguous(tmp_path):
     assert pipeline.choose_function((tmp_path / "k.c").read_text(), str(tmp_path / "k.c"), None) == "k"
 
 
+def test_the_only_function_that_is_not_static_is_the_default():
+    """`static` helpers are the file's own; the one function other files can call is the one meant."""
+    src = ("static double sq(double v) { return v * v; }\n"
+           "static double twice(double v) { return 2.0 * v; }\n"
+           "double energy(double *x) { return sq(x[0]) + twice(x[1]); }\n")
+    assert pipeline.choose_function(src, "model.c", None) == "energy"
+    with pytest.raises(DiagnosticError) as info:  # two candidates: the choice stays the user's
+        pipeline.choose_function(src.replace("static double twice", "double twice"), "model.c", None)
+    assert "choose one with --func NAME (functions: sq, twice, energy)" in info.value.render()
+
+
 # -- command-line macros and GNU extensions ----------------------------------------------------
 
 def test_command_line_macros_apply_in_order_before_the_file():

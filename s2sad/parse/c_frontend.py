@@ -209,6 +209,12 @@ class CFile:
                 if fn.decl.coord is None or self.sources.where(fn.decl.coord.line)[0] == self.filename]
 
 
+def list_c_external_functions(source: str, filename: str, flags: CFlags = CFlags()) -> list[str]:
+    """The file's own functions that other files can call (not ``static``), in source order."""
+    cfile = CFile(source, Path(filename).name, filename, flags)
+    return [name for name in cfile.own_functions() if "static" not in cfile.functions[name].decl.storage]
+
+
 def list_c_functions(source: str, filename: str, flags: CFlags = CFlags()) -> list[str]:
     """The functions the file itself defines, in source order (not its headers': a header's
     helpers are not what the file is about, so they do not make the choice ambiguous)."""
