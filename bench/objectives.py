@@ -29,6 +29,11 @@ def gmm_data(rng: np.random.Generator, d: int, k: int, n: int) -> list:
     ]
 
 
+def gmm_written_data(rng: np.random.Generator, d: int, k: int, n: int) -> list:
+    """gmm_data's arrays, then the Wishart prior's gamma and m."""
+    return gmm_data(rng, d, k, n) + [float(rng.uniform(0.5, 1.5)), 2]
+
+
 def ba_data(rng: np.random.Generator, ncam: int, npts: int, nobs: int) -> list:
     cams = np.empty((ncam, 11))
     cams[:, 0:3] = rng.uniform(-0.3, 0.3, size=(ncam, 3))  # angle-axis rotation
@@ -65,7 +70,7 @@ class Objective:
     file: str
     func: str
     names: list[str]
-    types: list[str]  # C parameter types: "int", "double *", "int *"
+    types: list[str]  # C parameter types: "int", "double", "double *", "int *"
     wrt: list[str]
     data: Callable[..., list]
     sizes: dict[str, dict[str, int]]  # "full", "quick", "check"
@@ -97,6 +102,20 @@ OBJECTIVES = [
         ["int", "int", "int", "double *", "double *", "double *", "double *"],
         ["alphas", "means", "icf"],
         gmm_data,
+        {
+            "full": dict(d=10, k=25, n=1000),
+            "quick": dict(d=4, k=5, n=100),
+            "check": dict(d=4, k=3, n=8),
+        },
+    ),
+    Objective(
+        "gmm_written",
+        "gmm_written.c",
+        "gmm_objective",
+        ["d", "k", "n", "alphas", "means", "icf", "x", "gamma", "m"],
+        ["int", "int", "int", "double *", "double *", "double *", "double *", "double", "int"],
+        ["alphas", "means", "icf"],
+        gmm_written_data,
         {
             "full": dict(d=10, k=25, n=1000),
             "quick": dict(d=4, k=5, n=100),
