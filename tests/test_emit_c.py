@@ -502,10 +502,13 @@ def test_swaps_compute_the_new_value_first():
 
 def test_copies_before_calls_and_two_dimensional_indexing():
     text = _emit_case(_case("call_writes_array"))
+    # smooth(y, x, n) reads x, which the second call overwrites: copied before the first call;
+    # y, which the first call only writes, needs no copy, only memory for its gradient to write.
     assert (
-        "    double *y_before_smooth = malloc(n * sizeof(double));\n"
-        "    memcpy(y_before_smooth, y, n * sizeof(double));\n"
+        "    double *x_before_smooth = malloc(max_l(n, 2) * sizeof(double));\n"  # x[0], x[1] are read too
+        "    memcpy(x_before_smooth, x, max_l(n, 2) * sizeof(double));\n"
     ) in text
+    assert "    double *y_for_smooth = malloc(n * sizeof(double));\n" in text
     assert "#include <string.h>\n" in text
     text2 = _emit_case(_case("array_2d_comma_index"))
     # The row length is A's own (A.shape[1]), never the bound m of the loop that indexes it.

@@ -34,7 +34,6 @@ def grad_energy(x, d_x, y, d_y, n, d_return=1.0):
     # forward sweep
     x_before_smooth = x.copy()
     smooth(y, x, n)
-    y_before_smooth = y.copy()
     smooth(x, y, n)
 
     # reverse sweep
@@ -44,7 +43,7 @@ def grad_energy(x, d_x, y, d_y, n, d_return=1.0):
 
     # line 14: smooth(x, y, n)
     x_for_smooth = np.empty(x.shape[0])
-    grad_smooth(x_for_smooth, d_x, y_before_smooth, d_y, n)
+    grad_smooth(x_for_smooth, d_x, y, d_y, n)
 
     # line 12: for i in range(n):
     d_s = d_return

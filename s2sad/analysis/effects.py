@@ -335,8 +335,28 @@ def snapshot_args(module: Module, caller: Function, op: Op, may_alias: bool = Fa
     were at the call, so these must be copied just before the call. With
     ``may_alias`` a write to any parameter array may change every parameter array.
     """
-    written = may_be_written(caller, written_roots(module, caller), may_alias)
+    written = may_be_written(caller, written_at_or_after(module, op), may_alias)
     return [i for i, a in enumerate(op.operands) if a.type.is_array and known_root(a) in written]
+
+
+def written_at_or_after(module: Module, op: Op) -> set[Value]:
+    """The roots that ``op`` itself, or anything that may run after it, may write: the ops after
+    it in its block and in each enclosing one, and the whole of every enclosing loop (its next
+    iteration runs again what came before ``op``). What only runs before ``op`` leaves the arrays
+    as ``op`` saw them until the reverse sweep reads them."""
+    later: list[Op] = [op]
+    inner = op
+    while inner.parent is not None:
+        block = inner.parent
+        owner = block.parent_op
+        if owner is not None and owner.name in ("for", "while"):
+            later += [o for region in owner.regions for o in region.ops]
+        else:
+            later += block.ops[block.ops.index(inner) + 1:]
+        if owner is None:
+            break
+        inner = owner
+    return {known_root(a) for top in later for a in written_arrays(module, top)}
 
 
 def may_be_written(fn: Function, written: set[Value], may_alias: bool) -> set[Value]:
