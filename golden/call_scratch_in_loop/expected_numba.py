@@ -86,6 +86,10 @@ def grad_mixture_unchecked(x, mu, d_mu, tmp, d_tmp, n, k, d, d_return=1.0):
         tape_best[i] = best
 
     # reverse sweep
+    tmp_before_sqnorm_len = tmp.shape[0]
+    tmp_before_sqnorm = np.empty(tmp_before_sqnorm_len)
+    tmp_for_subtract = np.empty(tmp_before_sqnorm_len)
+
     # line 20: for i in range(n):
     d_total = d_return
     for i in range(n - 1, -1, -1):
@@ -94,8 +98,6 @@ def grad_mixture_unchecked(x, mu, d_mu, tmp, d_tmp, n, k, d, d_return=1.0):
         d_best = d_total / best
         # line 22: for c in range(k):
         for c in range(k - 1, -1, -1):
-            tmp_before_sqnorm_len = tmp.shape[0]
-            tmp_before_sqnorm = np.empty(tmp_before_sqnorm_len)
             for e in range(tmp_before_sqnorm_len - 1, -1, -1):
                 tape_tmp_before_sqnorm_top -= 1
                 t3 = tape_tmp_before_sqnorm[tape_tmp_before_sqnorm_top]
@@ -105,6 +107,5 @@ def grad_mixture_unchecked(x, mu, d_mu, tmp, d_tmp, n, k, d, d_return=1.0):
             # line 24: best += math.exp(-0.5 * sqnorm(tmp, d))
             grad_sqnorm(tmp_before_sqnorm, d_tmp, d, d_best * tape[i * t1 + c] * -0.5)
             # line 23: subtract(x[i * d:], mu[c * d:], tmp, d)
-            tmp_for_subtract = np.empty(tmp_before_sqnorm_len)
             grad_subtract(x[i * d:], t4, t5, tmp_for_subtract, d_tmp, d)
             d_mu[c * d:] += t5

@@ -65,7 +65,7 @@ from ..ssa.attrs import Schedule, set_grad_info
 from .availability import Availability, last_top_level_writes
 from .checkpoint import CheckpointedLoop, plan
 from .forward import ForwardSweep
-from .sweep import RevBlock, floordiv, line_of, top_level_index
+from .sweep import RevBlock, defining_block, floordiv, line_of, top_level_index
 from .tape import Tapes
 from .report import CheckpointEntry, MemoryReport
 from ..analysis.effects import (known_root, written_roots)
@@ -712,10 +712,13 @@ class GradientTransform:
             if snapshot is not None:
                 args.append(self.values.avail_clone(rev.mirror_of(op.parent), snapshot, op.parent))
             elif (op, i) in self.forward.scratch:  # the callee only writes it: memory of its size
-                here = self.values.avail(rev, a)
-                dims = [rev.body.op1("dim", [here], I64, axis=ax, cover=True) for ax in range(a.type.rank)]
+                # An array made before every loop has one size: its buffer is made once, before them.
+                home = rev.mirror_of(self.fn.body) if defining_block(a) is self.fn.body else rev
+                at = home.prologue if home is not rev else rev.body
+                here = self.values.avail(home, a)
+                dims = [at.op1("dim", [here], I64, axis=ax, cover=True) for ax in range(a.type.rank)]
                 hint = free_variant(f"{known_root(a).name_hint}_for_{callee.name}", self.user_names)
-                args.append(rev.body.op1("alloc", dims, a.type, hint, fill="empty", elem=str(a.type.elem)))
+                args.append(at.op1("alloc", dims, a.type, hint, fill="empty", elem=str(a.type.elem)))
             else:
                 args.append(self.values.avail(rev, a))
             if i in sig.shadowed:

@@ -135,8 +135,12 @@ class Tapes:
             b.create("tape.push", [stack, b.op1("load", [source, *index], elem, cover=True)], [])
 
         element_loops(pb, dims, push)
-        if self._outside_loops(source):  # the same shape in every iteration
-            rev_dims = [_extent(m.prologue, source, ax, lens[ax]) for ax in range(rank)]
+        home = m  # where the array the stack is popped into is made
+        if self._outside_loops(source):
+            # The same shape in every iteration: one array, made before the reversed loops,
+            # takes each iteration's elements in turn (every element is popped into it anew).
+            home = m.mirror_of(loops[0].parent)
+            rev_dims = [_extent(home.prologue, source, ax, lens[ax]) for ax in range(rank)]
         else:
             rev_dims = []
             for d, name in zip(dims, lens):  # each iteration's own, popped first
@@ -144,7 +148,7 @@ class Tapes:
                 rev_dims.append(self.tape(m, d, block))
                 d.name_hint = ""
                 rev_dims[-1].name_hint = name
-        restored = m.prologue.op1("alloc", rev_dims, cv.type, what, fill="empty", elem=str(elem))
+        restored = home.prologue.op1("alloc", rev_dims, cv.type, what, fill="empty", elem=str(elem))
 
         def pop(b: Builder, index: list[Value]) -> None:
             b.create("store", [restored, *index, b.op1("tape.pop", [stack], elem)], [])

@@ -107,6 +107,8 @@ void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, 
     }
 
     // reverse sweep
+    double *w_for_step = malloc(t1 * sizeof(double));
+
     // line 14: for (int t = 0; t < steps; t++) {
     double d_acc = d_return;
     double d_c_local = 0.0;
@@ -185,12 +187,11 @@ void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, 
             d_w[i] += d_u_elem;
         }
         // line 15: step(w, u, n - 2, c);
-        double *w_for_step = malloc(t1 * sizeof(double));
         grad_step(w_for_step, d_w, u_before_step, d_u, n - 2, c, &d_c_local);
-        free(w_for_step);
         free(u_before_step);
     }
     *d_c += d_c_local;
+    free(w_for_step);
     free(u_ck);
     free(snap_u);
     free(w_ck);

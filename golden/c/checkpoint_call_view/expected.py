@@ -80,6 +80,8 @@ def grad_run(u, d_u, w, d_w, n, steps, c, d_return=1.0):
             u[1 + i] = w[i]
 
     # reverse sweep
+    w_for_step = np.empty(w_ck.shape[0])
+
     # line 14: for (int t = 0; t < steps; t++) {
     d_acc = d_return
     d_c = 0.0
@@ -145,7 +147,6 @@ def grad_run(u, d_u, w, d_w, n, steps, c, d_return=1.0):
             d_u[1 + i] = 0.0
             d_w[i] += d_u_elem
         # line 15: step(w, u, n - 2, c);
-        w_for_step = np.empty(w_ck.shape[0])
         d_c2 = grad_step(w_for_step, d_w, u_before_step, d_u, n - 2, c)
         d_c += d_c2
     return d_c

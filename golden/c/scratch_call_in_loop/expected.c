@@ -82,6 +82,9 @@ void grad_mixture(int n, int k, int d, const double *x, const double *mu, double
     }
 
     // reverse sweep
+    double *tmp_before_sqnorm = malloc(d * sizeof(double));
+    double *tmp_for_subtract = malloc(d * sizeof(double));
+
     // line 18: for (int i = 0; i < n; i++) {
     double d_total = d_return;
     for (long i = n - 1; i >= 0; i--) {
@@ -91,7 +94,6 @@ void grad_mixture(int n, int k, int d, const double *x, const double *mu, double
         // line 20: for (int c = 0; c < k; c++) {
         for (long c = k - 1; c >= 0; c--) {
             double sqnorm_value = tape_sqnorm_value[i * k + c];
-            double *tmp_before_sqnorm = malloc(d * sizeof(double));
             for (long e = d - 1; e >= 0; e--) {
                 double t2 = tape_tmp_before_sqnorm[--tape_tmp_before_sqnorm_top];
                 tmp_before_sqnorm[e] = t2;
@@ -100,12 +102,11 @@ void grad_mixture(int n, int k, int d, const double *x, const double *mu, double
             double d_sqnorm_value = d_best * exp(-0.5 * sqnorm_value) * -0.5;
             grad_sqnorm(d, tmp_before_sqnorm, d_tmp, d_sqnorm_value);
             // line 21: subtract(d, &x[i * d], &mu[c * d], tmp);
-            double *tmp_for_subtract = malloc(d * sizeof(double));
             grad_subtract(d, x + i * d, mu + c * d, d_mu + c * d, tmp_for_subtract, d_tmp);
-            free(tmp_for_subtract);
-            free(tmp_before_sqnorm);
         }
     }
+    free(tmp_for_subtract);
+    free(tmp_before_sqnorm);
     free(tape_tmp_before_sqnorm);
     free(tape_sqnorm_value);
     free(tape_best);

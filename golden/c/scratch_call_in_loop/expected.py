@@ -65,6 +65,10 @@ def grad_mixture(n, k, d, x, mu, d_mu, tmp, d_tmp, d_return=1.0):
         tape_best[i] = best
 
     # reverse sweep
+    tmp_before_sqnorm_len = tmp.shape[0]
+    tmp_before_sqnorm = np.empty(tmp_before_sqnorm_len)
+    tmp_for_subtract = np.empty(tmp_before_sqnorm_len)
+
     # line 18: for (int i = 0; i < n; i++) {
     d_total = d_return
     for i in range(n - 1, -1, -1):
@@ -74,8 +78,6 @@ def grad_mixture(n, k, d, x, mu, d_mu, tmp, d_tmp, d_return=1.0):
         # line 20: for (int c = 0; c < k; c++) {
         for c in range(k - 1, -1, -1):
             sqnorm_value = tape_sqnorm_value[i * t1 + c]
-            tmp_before_sqnorm_len = tmp.shape[0]
-            tmp_before_sqnorm = np.empty(tmp_before_sqnorm_len)
             for e in range(tmp_before_sqnorm_len - 1, -1, -1):
                 tape_tmp_before_sqnorm_top -= 1
                 t2 = tape_tmp_before_sqnorm[tape_tmp_before_sqnorm_top]
@@ -84,5 +86,4 @@ def grad_mixture(n, k, d, x, mu, d_mu, tmp, d_tmp, d_return=1.0):
             d_sqnorm_value = d_best * math.exp(-0.5 * sqnorm_value) * -0.5
             grad_sqnorm(d, tmp_before_sqnorm, d_tmp, d_sqnorm_value)
             # line 21: subtract(d, &x[i * d], &mu[c * d], tmp);
-            tmp_for_subtract = np.empty(tmp_before_sqnorm_len)
             grad_subtract(d, x[i * d:], mu[c * d:], d_mu[c * d:], tmp_for_subtract, d_tmp)

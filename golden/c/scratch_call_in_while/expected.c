@@ -68,6 +68,9 @@ void grad_settle(int n, const double *w, double *d_w, double *u, double *d_u, do
     }
 
     // reverse sweep
+    long u_before_relax_len = max_l(n, 1);
+    double *u_before_relax = malloc(u_before_relax_len * sizeof(double));
+
     // line 19: for (int j = 0; j < n; j++)
     double d_s = d_return;
     for (long j = n - 1; j >= 0; j--) {
@@ -78,15 +81,13 @@ void grad_settle(int n, const double *w, double *d_w, double *u, double *d_u, do
 
     // line 12: while (change > 1e-3 && steps < 20) {
     for (long it = 0; it < n_iter; it++) {
-        long u_before_relax_len = max_l(n, 1);
-        double *u_before_relax = malloc(u_before_relax_len * sizeof(double));
         for (long e = u_before_relax_len - 1; e >= 0; e--) {
             double t1 = tape_u_before_relax[--tape_u_before_relax_top];
             u_before_relax[e] = t1;
         }
         // line 14: relax(n, w, u);
         grad_relax(n, w, d_w, u_before_relax, d_u);
-        free(u_before_relax);
     }
+    free(u_before_relax);
     free(tape_u_before_relax);
 }
