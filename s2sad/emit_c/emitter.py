@@ -16,7 +16,10 @@ pointing at source lines). What is C's own (this package):
 * the mapping: ``f64`` -> ``double``, ``f32`` -> ``float`` (literals ``0.5f``,
   ``sinf``), ``i64`` -> ``long``, ``i32`` -> ``int``, ``bool`` -> ``bool``; an
   array parameter is a pointer to a flat, row-major buffer (``A[i * m + j]``),
-  its extents found by ``sizes``;
+  its extents found by ``sizes``; one that C input declared with its extents
+  (``double A[n][m]``, ``double (*A)[M]``), and a local array C input declared so on
+  the stack (``double t[3][3]``), keeps them: ``A[i][j]``, a row ``A[i]``; a flat
+  buffer passed where a callee declares rows is cast to them, ``(double (*)[m])w``;
 * signatures by the contract: a float scalar whose adjoint a gradient returns
   gets a shadow pointer right after it (``double a, double *d_a``), and the
   adjoint is added to it (``*d_a += d_a_local;``): the adjoint accumulates in

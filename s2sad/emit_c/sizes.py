@@ -14,13 +14,15 @@ function's integer parameters (``n``, ``n + 1``, ``2 * n``), from:
    ``x[k + j]``): ``x[e]`` where the largest value ``e`` takes
    is an affine expression ``M`` gives the extent ``M + 1`` (``x[i]`` for ``i`` in
    ``range(n)`` gives ``n``; ``x[i + 1]`` for ``i`` in ``range(n - 1)`` gives ``n``;
-   ``x[(i + 1) % n]`` gives ``n``), reversed loops included. A strided loop
-   ``range(1, n, 2)`` may stop short of ``n - 1``: it counts only when nothing
-   else tells. A constant index (``x[3]``) gives no extent of its own, but a cover found
+   ``x[(i + 1) % n]`` gives ``n``), reversed loops included; through a row
+   ``A[i]`` (a rank-reducing view), ``i`` indexes axis 0 and the row's indices the
+   rest. A strided loop ``range(1, n, 2)`` may stop short of ``n - 1``: it counts
+   only when nothing else tells. A constant index (``x[3]``) gives no extent of its own, but a cover found
    from loops must still reach it: the cover is then at least ``4`` (``cover_floor``; C
    output allocates ``max_l(n - 1, 4)`` for a copy);
 3. the callees the array is passed to, their extents rewritten in the caller's
-   arguments (passed as a view ``x[k:]``, shifted by the largest ``k``).
+   arguments (passed as a view ``x[k:]``, shifted by the largest ``k``; passed as a
+   row ``A[i]``, the callee's axes are ``A``'s after the first, which ``i`` bounds).
 
 A recursive function gets only its annotated extents: each of its calls touches
 part of the array, chosen by its caller.

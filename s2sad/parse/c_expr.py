@@ -14,7 +14,12 @@ C's semantics are kept where they differ from Python's:
 * pointers: a pointer value is a base array plus an element offset (``Ptr``);
   ``p + i``, ``&x[i]``, ``p++``, ``*p``, ``p[i]``, ``p - q`` and ``p < q`` act on
   the offset, so pointer walking lowers to index arithmetic on the base array,
-  and a sub-array passed to a callee becomes a ``view``.
+  and a sub-array passed to a callee becomes a ``view``;
+* arrays of more dimensions (``double A[n][m]``): ``A[i][j]`` is one load or store
+  with an index per dimension; ``A[i]``, ``*A`` and ``&A[i][j]`` are rows (a row
+  ``view``), C's decay of ``A`` to a pointer to its rows; ``A + i`` counts rows.
+  A row where a number is wanted, or more subscripts than dimensions, is a
+  located error.
 """
 
 from __future__ import annotations

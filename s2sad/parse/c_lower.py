@@ -21,9 +21,13 @@ C specifics:
   body first and how ``continue`` still reaches the ``for`` increment);
 * ``switch`` becomes an ``if``/``else if`` chain (``c_switch``; which jumps a
   statement may take, a switch's included, is ``c_flow``);
-* local arrays (``double acc[3] = {0}``, ``double w[] = {...}``, ``double w[n]``),
+* local arrays (``double acc[3] = {0}``, ``double w[] = {...}``, ``double w[n]``,
+  ``double t[3][3]``, ``double w[n][m]``, initialized row by row),
   the file's ``const`` tables a function reads, and ``malloc``/``calloc`` of work
-  arrays are ``alloc`` ops; ``free`` is dropped: lifetimes are the emitter's business.
+  arrays are ``alloc`` ops; ``free`` is dropped: lifetimes are the emitter's business;
+* array parameters keep the extents they declare (``c_declarators``): the function's
+  ``shapes`` attribute holds them, and a call passes an array of the dimensions the
+  callee declares (a row ``A[i]`` for ``double r[m]``, ``A`` for ``double B[n][m]``).
 """
 
 from __future__ import annotations

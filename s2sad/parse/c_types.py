@@ -179,7 +179,8 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
     if declared is not None:  # double A[n][m], double (*A)[M], double x[n]: pointers to rows of known extents
         dims, elem, shape = declared
         if not (isinstance(elem, c_ast.TypeDecl) and isinstance(elem.type, c_ast.IdentifierType)):
-            raise TypeProblem(node, "arrays of this element type are not supported")
+            raise TypeProblem(node, "arrays of this element type are not supported",
+                              "pass an array of numbers: double x[n], double A[n][m]")
         s = scalar_of(list(elem.type.names), typedefs, node)
         if s is None:
             raise TypeProblem(node, "arrays of void are not possible")
