@@ -137,7 +137,7 @@ def test_rows_passed_to_a_helper_bound_the_rows_of_a_pointer_to_rows():
 # -- output --------------------------------------------------------------------------------------
 
 @pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
-def test_c_output_keeps_declarators_and_casts_flat_buffers_to_rows():
+def test_c_output_keeps_declarators_and_rows_and_casts_flat_buffers_to_rows():
     src = ("#define M 3\n"
            "static void scale(int n, double B[restrict n][M], double c) {"
            " for (int i = 0; i < n; i++) for (int j = 0; j < M; j++) B[i][j] *= c; }\n"
@@ -152,8 +152,10 @@ def test_c_output_keeps_declarators_and_casts_flat_buffers_to_rows():
            "            double d_x[static 2], double d_return)" in text
     assert "static void grad_scale(int n, double B[restrict n][M], double d_B[restrict n][M], double c," in text
     assert "#define M 3" in text and "d_A[i][j] +=" in text
-    # W lives on the heap, flat (W[i * M + j]): passed where rows are declared, it is cast to them.
-    assert "scale(n, (double (*)[M])W, " in text and "W[i * M + j]" in text
+    # W lives on the heap, a pointer to its rows; its copy before the call is a flat buffer,
+    # cast where the callee declares rows.
+    assert "double (*W)[M] = malloc(n * M * sizeof(double));" in text and "W[i][j] = " in text
+    assert "scale(n, W, x[0]);" in text and "grad_scale(n, (double (*)[M])W_before_scale, d_W, " in text
     compile_c(text)  # gcc -std=c99 -Wall -Wextra -Werror
 
 

@@ -17,9 +17,10 @@ pointing at source lines). What is C's own (this package):
   ``sinf``), ``i64`` -> ``long``, ``i32`` -> ``int``, ``bool`` -> ``bool``; an
   array parameter is a pointer to a flat, row-major buffer (``A[i * m + j]``),
   its extents found by ``sizes``; one that C input declared with its extents
-  (``double A[n][m]``, ``double (*A)[M]``), and a local array C input declared so on
-  the stack (``double t[3][3]``), keeps them: ``A[i][j]``, a row ``A[i]``; a flat
-  buffer passed where a callee declares rows is cast to them, ``(double (*)[m])w``;
+  (``double A[n][m]``, ``double (*A)[M]``), and a local array C input declared so
+  (``double t[3][3]`` on the stack, ``double (*w)[m]`` on the heap), keeps them:
+  ``A[i][j]``, a row ``A[i]``; a flat buffer (a copy) passed where a callee declares
+  rows is cast to them, ``(double (*)[m])t0``;
 * signatures by the contract: a float scalar whose adjoint a gradient returns
   gets a shadow pointer right after it (``double a, double *d_a``), and the
   adjoint is added to it (``*d_a += d_a_local;``): the adjoint accumulates in
@@ -472,6 +473,7 @@ class CFunctionEmitter(StatementBuilder):
         self.null_first: dict[Op, list[str]] = {}  # structured op -> buffer variables to set to NULL before it
         self.stack: set[str] = set()
         self.stack_rows: set[str] = set()  # stack arrays declared with their extents: double tmp[3][3]
+        self.heap_rows: set[str] = set()  # heap arrays declared as pointers to rows: double (*w)[m]
         self.skip: set[Op] = set()  # ops folded into a call (accumulation through a pointer)
         self.fused: dict[Value, Expr] = {}  # call result -> where the callee accumulates it
         self.aliases: dict[Value, Expr] = {}  # values whose C expression is a variable or literal
@@ -1111,12 +1113,12 @@ class CFunctionEmitter(StatementBuilder):
 
     def _declared_rows(self, arr: Value) -> bool:
         """Whether ``arr`` is (a row of) an array C knows the rows of: a parameter declared with
-        its extents (``double A[n][m]``, ``double (*A)[M]``), or a local array on the stack made
-        so (``double tmp[3][3]``). C indexes it ``A[i][j]``, and ``A[i]`` is a row."""
+        its extents (``double A[n][m]``, ``double (*A)[M]``), or a local array made so
+        (``double tmp[3][3]``, ``double (*w)[m]``). C indexes it ``A[i][j]``; ``A[i]`` is a row."""
         base = view_base(arr)
         if not self.rows_declared or base.type.rank < 2:  # type: ignore[attr-defined]
             return False
-        if self.var.get(base) in self.stack_rows:
+        if self.var.get(base) in self.stack_rows | self.heap_rows:
             return True
         declared = self._declared_spelling(arr)
         return declared is not None and is_array_spelling(declared)
@@ -1306,6 +1308,7 @@ class CFunctionEmitter(StatementBuilder):
                     self.stack_rows.add(name)  # C input's double tmp[3][3]: so in the output too
                     return [ArrayDecl(elem, name, size, zero, values, tuple(consts))]  # type: ignore[arg-type]
                 return [ArrayDecl(elem, name, size, zero, values)]
+        self._heap_rows(op, name, elem)
         counts = [self.expr(d) for d in op.operands]
         if zero or elem == "bool":
             # calloc's count, like malloc's of bytes, is one gcc checks unwrapped: a cache's (a trip
@@ -1321,6 +1324,17 @@ class CFunctionEmitter(StatementBuilder):
         else:
             value = self._malloc(name, binop("*", count, Lit(f"sizeof({elem})")))
         return self._register_buffer(op, name) + [Assign([Name(name)], value)]
+
+    def _heap_rows(self, op: Op, name: str, elem: str) -> None:
+        """C input's ``double w[n][m]`` on the heap: a pointer to its rows, ``double (*w)[m]``, so
+        that it is indexed ``w[i][j]`` as the input does. Only where the extents after the first
+        are numbers or parameters, which the declaration can name wherever it goes."""
+        rows = op.operands[1:]
+        if not (rows and self.rows_declared and "c_params" in self.fn.attrs and self._var_count[name] == 1
+                and all(const_int(d) is not None or (d.owner is self.fn.body and self._stable(d)) for d in rows)):
+            return
+        self.heap_rows.add(name)
+        self.types[name] = f"{elem} (*){''.join(f'[{self.printer(self.expr(d))}]' for d in rows)}"
 
     def _table_values(self, op: Op, dims: list[int]) -> tuple:
         """A read-only table's initializer (``alloc {table}``): the constants the stores right

@@ -64,13 +64,13 @@ static void grad_blur(int n, int m, const double A[n][m], double d_A[n][m], doub
 
 void grad_blurred_energy(int n, int m, const double A[n][m], double d_A[n][m], double d_return) {
     // forward sweep
-    double *B = malloc(n * m * sizeof(double));
+    double (*B)[m] = malloc(n * m * sizeof(double));
     double *B_before_blur = malloc(n * m * sizeof(double));
     memcpy(B_before_blur, B, n * m * sizeof(double));
-    blur(n, m, A, (double (*)[m])B);
+    blur(n, m, A, B);
 
     // reverse sweep
-    double *d_B = calloc((n > 0 ? n : 0) * (m > 0 ? m : 0), sizeof(double));
+    double (*d_B)[m] = calloc((n > 0 ? n : 0) * (m > 0 ? m : 0), sizeof(double));
 
     // line 24: for (int i = 0; i < n; i++) {
     double d_e = d_return;
@@ -78,13 +78,13 @@ void grad_blurred_energy(int n, int m, const double A[n][m], double d_A[n][m], d
         // line 25: for (int j = 0; j < m; j++) {
         for (long j = m - 1; j >= 0; j--) {
             // line 26: e += B[i][j] * B[i][j] * B[i][j];
-            double t0 = d_e * B[i * m + j] * B[i * m + j];
-            d_B[i * m + j] += d_e * (B[i * m + j] * B[i * m + j]) + t0 + t0;
+            double t0 = d_e * B[i][j] * B[i][j];
+            d_B[i][j] += d_e * (B[i][j] * B[i][j]) + t0 + t0;
         }
     }
 
     // line 22: blur(n, m, A, B);
-    grad_blur(n, m, A, d_A, (double (*)[m])B_before_blur, (double (*)[m])d_B);
+    grad_blur(n, m, A, d_A, (double (*)[m])B_before_blur, d_B);
     free(d_B);
     free(B_before_blur);
     free(B);
