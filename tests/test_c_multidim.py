@@ -159,6 +159,14 @@ def test_c_output_keeps_declarators_and_rows_and_casts_flat_buffers_to_rows():
     compile_c(text)  # gcc -std=c99 -Wall -Wextra -Werror
 
 
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_a_define_only_the_signature_names_is_defined_in_the_output():
+    src = "#define N 2\ndouble det2(const double A[N][N]) { return A[0][0] * A[1][1] - A[0][1] * A[1][0]; }\n"
+    text = pipeline.gradient_source(src, "t.c", "det2", ["A"], "c")
+    assert "#define N 2" in text and "void grad_det2(const double A[N][N], double d_A[N][N], double d_return)" in text
+    compile_c(text)
+
+
 def test_local_arrays_of_constant_extents_keep_them_in_c_output():
     src = ("double f(const double *x) { double t[2][3] = {{1, 2, 3}, {4, 5, 6}}; double s = 0.0;"
            " for (int i = 0; i < 2; i++) for (int j = 0; j < 3; j++) s += t[i][j] * x[j]; return s; }\n")
