@@ -18,10 +18,12 @@ returning the scalar adjoints (one value, a tuple for several, None for none).
 
 Pointer arguments are NumPy arrays of the pointee's type (float64 for
 ``double *``, float32 for ``float *``, int32 for ``int *``, int64 for
-``long *``); a struct pointer takes a ctypes array of the structure or any
-contiguous NumPy array holding the structs' bytes (``struct Body {double
-pos[3]; double m;}`` as a float64 array of shape (n, 4)), so finite differences
-can perturb the fields one by one.
+``long *``); an array parameter of more dimensions (``double A[n][m]``,
+``double (*A)[M]``) takes a C-contiguous NumPy array of that shape; a struct
+pointer takes a ctypes array of the structure or any contiguous NumPy array
+holding the structs' bytes (``struct Body {double pos[3]; double m;}`` as a
+float64 array of shape (n, 4)), so finite differences can perturb the fields
+one by one.
 """
 
 from __future__ import annotations
@@ -180,7 +182,7 @@ class CSignature:
             if isinstance(p, c_ast.Typename):  # (void)
                 continue
             pointer = isinstance(p.type, (c_ast.PtrDecl, c_ast.ArrayDecl))
-            base = _type_name(p.type.type if pointer else p.type, typedefs)
+            base = _type_name(_element_type(p.type), typedefs)
             params.append(CParam(p.name, base, pointer, _ctype(base, structs)))
         result_ptr = isinstance(fdecl.type, c_ast.PtrDecl)
         assert not result_ptr, "functions returning pointers are not supported"
@@ -307,6 +309,14 @@ def _pointer(p: CParam, a: Any) -> Any:
 
 
 # -- types ----------------------------------------------------------------------------------------
+
+
+def _element_type(node: c_ast.Node) -> c_ast.Node:
+    """The element type of a parameter: under ``*p``, ``p[]``, ``A[n][m]`` and ``(*A)[M]`` alike
+    (an array of more dimensions is passed as a pointer to its first element, like the rest)."""
+    while isinstance(node, (c_ast.PtrDecl, c_ast.ArrayDecl)):
+        node = node.type
+    return node
 
 
 def _type_name(node: c_ast.Node, typedefs: dict[str, c_ast.Node]) -> str:

@@ -157,7 +157,8 @@ def test_int_parameters_keep_their_declared_c_types():
         ("double s; return s + x[0];", "'s' is used before it is given a value"),
         ("return y + x[0];", "'y' is not declared"),
         ("double *w = malloc(8); return w[0] + x[0];", "malloc's size must be count * sizeof(element)"),
-        ("double a[2][2] = {{1, 2}, {3, 4}}; return a[0] + x[0];", "'a' has 2 dimension(s), indexed with 1"),
+        ("double a[2][2] = {{1, 2}, {3, 4}}; return a[0] + x[0];", "'a[0]' is a row of 'a', not a number"),
+        ("double a[2][2] = {{1, 2}, {3, 4}}; return a[0][1][0] + x[0];", "'a' has 2 dimension(s), indexed with 3"),
         ("return 1.5 % x[0];", "'%' needs integer operands"),
     ],
 )

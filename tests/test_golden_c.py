@@ -90,6 +90,13 @@ PY_CASES = [
     "comma_operator",
     "bitwise_ops",
     "switch_enum",
+    "vla_matvec",
+    "fixed_2d_param",
+    "pointer_to_rows",
+    "vla_3d",
+    "local_2d_array",
+    "row_to_helper",
+    "whole_2d_to_helper",
 ]
 
 # The case.json dtype of an array for each C pointee type.

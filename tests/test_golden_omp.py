@@ -1,7 +1,8 @@
 """Golden OpenMP cases: C with ``#pragma omp parallel for`` in, C with parallel adjoint loops out.
 
-Each folder golden/omp/<case>/ holds ``input.c`` and ``case.json`` (as golden/c) and
-``expected.c`` (``--target c``; ``pytest --update-golden`` rewrites it). The primal and
+Each folder golden/omp/<case>/ holds ``input.c`` and ``case.json`` (as golden/c: a 2-D
+parameter's "shape" has two extents) and ``expected.c`` (``--target c``; ``pytest
+--update-golden`` rewrites it). The primal and
 the gradients (-O2 and -O0) are compiled with ``gcc -std=c99 -fopenmp -Wall -Wextra
 -Werror`` and run with four threads (checked: a parallel region of each library reports
 four), and the gradients are compared with central differences of the parallel primal.
@@ -59,6 +60,8 @@ CLAUSES = {
                              ["grad_dist2("]),
     # y[k] += e under omp atomic: the adjoint reads d_y[k] and writes no bin.
     "histogram_atomic": (["double d_y_elem = d_y[bin[i]];"], ["d_y[bin[i]] =", "d_y[bin[i]] +="]),
+    # A 2-D parameter: iteration i owns the row d_A[i], indexed d_A[i][j] as the input is.
+    "rows_2d": (["#pragma omp parallel for\n", "d_A[i][j] += d_B_i_j * r;"], ["atomic"]),
 }
 
 

@@ -370,7 +370,8 @@ def test_programs_verify_and_print_back(text, line):
 @pytest.mark.parametrize(
     "body,message",
     [
-        ("%v = view(%A, %k) : array<f64,2>", "takes a rank-1 array"),
+        ("%v = view(%x, %k) : array<f64,2>", "'view' of array<f64,1> gives array<f64,2>"),
+        ("%v = view(%A, %k) : array<i64,1>", "'view' of array<f64,2> gives array<i64,1>"),
         ("%v = view(%x, %f) : array<f64,1>", "offset %f is f64, must be i64"),
         ("%v = view(%x, %k) : array<i64,1>", "'view' of array<f64,1> gives array<i64,1>"),
         ("%v = view(%x) : array<f64,1>", "'view' takes 2 operand(s)"),

@@ -220,7 +220,7 @@ class GradientTransform:
                       [fn.params[i].name_hint for i in sig.returned],
                       sig.d_return_name if d_return is not None else None)
         g.attrs["pointers"] = [sig.pointer_names[i] for i in sig.returned]
-        for kept in ("shapes", "c_structs", "c_typedefs", "c_unsigned", "cuda", "launch"):
+        for kept in ("shapes", "c_macros", "c_structs", "c_typedefs", "c_unsigned", "cuda", "launch"):
             if kept in fn.attrs:
                 g.attrs[kept] = fn.attrs[kept]
         if "c_params" in fn.attrs:

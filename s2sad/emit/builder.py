@@ -146,8 +146,13 @@ class StatementBuilder:
             then, orelse = (e(r.terminator.operands[0]) for r in op.regions)
             return self._choose(e(op.operands[0]), then, orelse)
         if n == "call":
-            return Call(Name(self.function_name(op.attrs["callee"])), tuple(e(a) for a in op.operands))
+            return Call(Name(self.function_name(op.attrs["callee"])),
+                        tuple(self.call_arg(op, k) for k in range(len(op.operands))))
         return self.spell_expr(op)
+
+    def call_arg(self, op: Op, k: int) -> Expr:
+        """The ``k``-th argument of the call ``op``."""
+        return self.expr(op.operands[k])
 
     def _compare_operands(self, op: Op) -> list[Expr]:
         return [self.expr(o) for o in op.operands]

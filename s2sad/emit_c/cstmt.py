@@ -44,13 +44,15 @@ class Decl:
 @dataclass
 class ArrayDecl:
     """A small array of constant size on the stack: ``double acc[3] = {0};``, or a table with
-    its initializer (``values``): ``double w[3] = {0.25, 0.5, 0.25};``."""
+    its initializer (``values``, row-major): ``double w[3] = {0.25, 0.5, 0.25};``; with ``dims``,
+    declared with them: ``double c[2][2] = {{1.0, 2.0}, {3.0, 4.0}};``."""
 
     ctype: str
     name: str
     size: int
     zero: bool
     values: tuple = ()
+    dims: tuple[int, ...] = ()
 
 
 def _reads(st: Stmt) -> list[str]:

@@ -16,7 +16,11 @@ pointing at source lines). What is C's own (this package):
 * the mapping: ``f64`` -> ``double``, ``f32`` -> ``float`` (literals ``0.5f``,
   ``sinf``), ``i64`` -> ``long``, ``i32`` -> ``int``, ``bool`` -> ``bool``; an
   array parameter is a pointer to a flat, row-major buffer (``A[i * m + j]``),
-  its extents found by ``sizes``;
+  its extents found by ``sizes``; one that C input declared with its extents
+  (``double A[n][m]``, ``double (*A)[M]``), and a local array C input declared so
+  (``double t[3][3]`` on the stack, ``double (*w)[m]`` on the heap), keeps them:
+  ``A[i][j]``, a row ``A[i]``; a flat buffer (a copy) passed where a callee declares
+  rows is cast to them, ``(double (*)[m])t0``;
 * signatures by the contract: a float scalar whose adjoint a gradient returns
   gets a shadow pointer right after it (``double a, double *d_a``), and the
   adjoint is added to it (``*d_a += d_a_local;``): the adjoint accumulates in
@@ -86,6 +90,7 @@ from ..emit.stmt import (
 from ..emit.builder import StatementBuilder, tape_new_op
 from ..emit.inline import Effects
 from ..emit.outofssa import allocate
+from ..parse.c_declarators import declarator, is_array_spelling, pointer_to_rows, row_pointer
 from ..parse.c_structs import pointee_struct
 from ..ssa.attrs import grad_info, is_gradient, shadows_of
 from ..ssa.callgraph import reachable
@@ -237,6 +242,8 @@ class ModuleContext:
         # variable may take one's name; the file declares those its functions call.
         self.externs: dict[str, str] = {}
         for fn in module.functions.values():
+            for name, value in (fn.attrs.get("c_macros") or {}).items():  # double A[N][N]
+                self.macros.setdefault(name, str(value))
             for op in fn.walk():
                 if op.name == "extern":
                     self.externs.setdefault(op.attrs["callee"], op.attrs["prototype"])
@@ -423,6 +430,9 @@ class CFunctionEmitter(StatementBuilder):
     """The shared statement builder, with C's expressions, memory, calls, loops and declarations."""
 
     language = "C"
+    # Whether arrays of more than one dimension keep them where C input declared them
+    # (``double A[n][m]``, ``double tmp[3][3]``); else they are flat, ``A[i * m + j]``.
+    rows_declared = True
     # The calls an ``if``'s common copies may read and still move before it (they read no
     # memory): the Python builtins, as when this builder was the Python one's subclass (C
     # prints ``abs`` of them). math.h's read none either; saying so may move output.
@@ -462,6 +472,8 @@ class CFunctionEmitter(StatementBuilder):
         self.home: dict[Op, Block] = {}  # ... -> the block at whose end it is freed (buffer_home)
         self.null_first: dict[Op, list[str]] = {}  # structured op -> buffer variables to set to NULL before it
         self.stack: set[str] = set()
+        self.stack_rows: set[str] = set()  # stack arrays declared with their extents: double tmp[3][3]
+        self.heap_rows: set[str] = set()  # heap arrays declared as pointers to rows: double (*w)[m]
         self.skip: set[Op] = set()  # ops folded into a call (accumulation through a pointer)
         self.fused: dict[Value, Expr] = {}  # call result -> where the callee accumulates it
         self.aliases: dict[Value, Expr] = {}  # values whose C expression is a variable or literal
@@ -564,6 +576,8 @@ class CFunctionEmitter(StatementBuilder):
         spelled = self.fn.attrs.get("c_params")
         if base is not v and base.owner is self.fn.body and spelled and len(spelled) == len(self.fn.params):
             declared = _unrestricted(spelled[self.fn.params.index(base)])  # a second pointer to x
+            if is_array_spelling(declared) and v.type.rank == 1:  # type: ignore[attr-defined]
+                return row_pointer(declared)  # a row of const double A[n][m]: const double *
             if declared.rstrip().endswith("*"):
                 return declared
         struct = self._struct_of(v) if v.defining_op is not None and v.defining_op.name == "copy" else None
@@ -582,8 +596,10 @@ class CFunctionEmitter(StatementBuilder):
             needed: list[tuple[Value, list[int], bool]] = []
             if op.name == "dim":
                 needed.append((storage_of(op.operands[0]), [op.attrs["axis"]], sizes_buffers_only(op.result)))
-            elif op.name in ("load", "store") and op.operands[0].type.rank > 1:  # type: ignore[attr-defined]
-                needed.append((storage_of(op.operands[0]), list(range(1, op.operands[0].type.rank)), False))  # type: ignore
+            elif op.name in ("load", "store") and storage_of(op.operands[0]).type.rank > 1 \
+                    and not self._declared_rows(op.operands[0]):  # type: ignore[attr-defined]
+                arr = storage_of(op.operands[0])  # its row length: A[i * m + j]
+                needed.append((arr, list(range(1, arr.type.rank)), False))  # type: ignore[attr-defined]
             elif op.name == "copy":
                 src = storage_of(op.operands[0])
                 needed.append((src, [0], True))
@@ -615,10 +631,10 @@ class CFunctionEmitter(StatementBuilder):
         for i, p in enumerate(fn.params):
             name = self.var.get(p) or self.namer.fresh(p.name_hint or "arg")
             t = self._param_spelling(spelled[i]) if spelled is not None else ctype(p.type)
-            params.append(_declarator(t, name))
+            params.append(declarator(t, name))
             if i in self.out_names:  # the adjoint's out-cell is written: not const
                 cell = " ".join(w for w in t.split() if w not in ("const", "restrict"))
-                params.append(_declarator(cell + " *", self.out_names[i]))
+                params.append(declarator(cell + " *", self.out_names[i]))
         if self.returned is not None:
             ret = "void"
         elif not fn.result_types:
@@ -689,10 +705,14 @@ class CFunctionEmitter(StatementBuilder):
     def _sizes_comment(self) -> list[str]:
         """What the caller must pass: the extents of the array parameters (C pointers carry none)."""
         groups: dict[str, list[str]] = {}
+        spelled = self.fn.attrs.get("c_params") or []
         for i, p in enumerate(self.fn.params):
             ext = self.extents[i]
             if ext is None or any(e is None for e in ext):
                 continue
+            if i < len(spelled) and is_array_spelling(spelled[i]) and "[]" not in spelled[i] \
+                    and "(*" not in spelled[i]:
+                continue  # double A[n][m]: the signature says it
             struct = self._struct_of(p)
             if struct is not None:  # counted in structs: the ones the members read lie in
                 size = self._struct_size(struct)
@@ -830,6 +850,8 @@ class CFunctionEmitter(StatementBuilder):
             return self._extent(op.operands[0], op.attrs["axis"], op, cover=sizes_buffers_only(op.result))
         if n == "view":
             arr, offset = op.operands
+            if op.result.type.rank < arr.type.rank:  # type: ignore[attr-defined]
+                return self._row(arr, offset, op)
             if const_int(offset) == 0:
                 return e(arr)
             struct = self._struct_of(arr)
@@ -1004,6 +1026,8 @@ class CFunctionEmitter(StatementBuilder):
             )
         if d is not None and d.name == "copy":
             return self._extent(d.operands[0], axis, op, cover)
+        if d is not None and d.name == "view" and d.result.type.rank < d.operands[0].type.rank:  # type: ignore
+            return self._extent(d.operands[0], axis + 1, op, cover)  # a row: the extents after the first
         if d is not None and d.name == "view":
             offset = d.operands[1]
             if not self._stable(offset):
@@ -1047,8 +1071,14 @@ class CFunctionEmitter(StatementBuilder):
         return all(self._stable(o) for o in op.operands)
 
     def _element(self, arr: Value, idx: list[Value], op: Op) -> Expr:
-        """``arr[i]``, ``arr[i * n + j]``, or a struct member: ``bodies[i].pos[c]``, ``p->k``."""
+        """``arr[i]``, ``arr[i * n + j]``, ``A[i][j]`` (a parameter C declares with its extents),
+        or a struct member: ``bodies[i].pos[c]``, ``p->k``."""
         struct = self._struct_of(arr)
+        if struct is None and self._declared_rows(arr):
+            out = self.expr(arr)
+            for i in idx:
+                out = Subscript(out, (self.expr(i),))
+            return out
         if struct is None:
             return Subscript(self.expr(arr), (self._flat(arr, idx, op),))
         f = idx[0].defining_op
@@ -1072,6 +1102,36 @@ class CFunctionEmitter(StatementBuilder):
         for name, _ in steps:
             out = Member(out, name) if name else Subscript(out, (self.expr(next(subscripts)),))
         return out
+
+    def _declared_spelling(self, arr: Value) -> Optional[str]:
+        """How the signature declares the parameter ``arr`` is, or is a view into (C input)."""
+        base = view_base(arr)
+        spelled = self.fn.attrs.get("c_params")
+        if base.owner is not self.fn.body or not spelled or len(spelled) != len(self.fn.params):
+            return None
+        return spelled[self.fn.params.index(base)]
+
+    def _declared_rows(self, arr: Value) -> bool:
+        """Whether ``arr`` is (a row of) an array C knows the rows of: a parameter declared with
+        its extents (``double A[n][m]``, ``double (*A)[M]``), or a local array made so
+        (``double tmp[3][3]``, ``double (*w)[m]``). C indexes it ``A[i][j]``; ``A[i]`` is a row."""
+        base = view_base(arr)
+        if not self.rows_declared or base.type.rank < 2:  # type: ignore[attr-defined]
+            return False
+        if self.var.get(base) in self.stack_rows | self.heap_rows:
+            return True
+        declared = self._declared_spelling(arr)
+        return declared is not None and is_array_spelling(declared)
+
+    def _row(self, arr: Value, i: Value, op: Op) -> Expr:
+        """The sub-array ``arr[i]`` of an array of rank 2 or more: ``A[i]`` where C knows the
+        rows, else the address of the row's first element, ``A + i * m``."""
+        if self._declared_rows(arr):
+            return Subscript(self.expr(arr), (self.expr(i),))
+        step: Expr = self.expr(i)
+        for axis in range(1, arr.type.rank):  # type: ignore[attr-defined]
+            step = _times(step, self._extent(arr, axis, op))
+        return binop("+", self.expr(arr), step)
 
     def _struct_of(self, arr: Value) -> Optional[str]:
         """The struct type ``arr`` points to (C input: a parameter declared ``struct Body *``, or
@@ -1244,7 +1304,11 @@ class CFunctionEmitter(StatementBuilder):
             if 0 < size <= STACK_LIMIT:
                 self.stack.add(name)
                 values = self._table_values(op, consts) if op.attrs.get("table") else ()  # type: ignore[arg-type]
+                if len(consts) > 1 and self.rows_declared and "c_params" in self.fn.attrs:
+                    self.stack_rows.add(name)  # C input's double tmp[3][3]: so in the output too
+                    return [ArrayDecl(elem, name, size, zero, values, tuple(consts))]  # type: ignore[arg-type]
                 return [ArrayDecl(elem, name, size, zero, values)]
+        self._heap_rows(op, name, elem)
         counts = [self.expr(d) for d in op.operands]
         if zero or elem == "bool":
             # calloc's count, like malloc's of bytes, is one gcc checks unwrapped: a cache's (a trip
@@ -1260,6 +1324,17 @@ class CFunctionEmitter(StatementBuilder):
         else:
             value = self._malloc(name, binop("*", count, Lit(f"sizeof({elem})")))
         return self._register_buffer(op, name) + [Assign([Name(name)], value)]
+
+    def _heap_rows(self, op: Op, name: str, elem: str) -> None:
+        """C input's ``double w[n][m]`` on the heap: a pointer to its rows, ``double (*w)[m]``, so
+        that it is indexed ``w[i][j]`` as the input does. Only where the extents after the first
+        are numbers or parameters, which the declaration can name wherever it goes."""
+        rows = op.operands[1:]
+        if not (rows and self.rows_declared and "c_params" in self.fn.attrs and self._var_count[name] == 1
+                and all(const_int(d) is not None or (d.owner is self.fn.body and self._stable(d)) for d in rows)):
+            return
+        self.heap_rows.add(name)
+        self.types[name] = f"{elem} (*){''.join(f'[{self.printer(self.expr(d))}]' for d in rows)}"
 
     def _table_values(self, op: Op, dims: list[int]) -> tuple:
         """A read-only table's initializer (``alloc {table}``): the constants the stores right
@@ -1385,7 +1460,7 @@ class CFunctionEmitter(StatementBuilder):
         pre: list[Stmt] = []
         args: list[Expr] = []
         for j, a in enumerate(op.operands):
-            args.append(self.expr(a))
+            args.append(self.call_arg(op, j))
             if j not in returned:
                 continue
             r = op.results[returned.index(j)]
@@ -1404,6 +1479,19 @@ class CFunctionEmitter(StatementBuilder):
             # accumulates into the arrays it is passed atomically.
             name = self.ctx.atomic_name(op.attrs["callee"])
         return pre + [ExprStmt(Call(Name(name), tuple(args)))]
+
+    def call_arg(self, op: Op, k: int) -> Expr:
+        """An argument; a flat buffer (a copy, an array on the heap) where the callee declares
+        rows (``double B[n][m]``) is cast to them, ``(double (*)[m])t0``, as C wants."""
+        a = op.operands[k]
+        e = self.expr(a)
+        callee = self.module.functions.get(op.attrs["callee"])
+        spelled = callee.attrs.get("c_params") if callee is not None else None
+        if not (a.type.is_array and a.type.rank > 1 and spelled and len(spelled) == len(op.operands)  # type: ignore
+                and self.rows_declared and is_array_spelling(spelled[k]) and not self._declared_rows(a)):
+            return e
+        rows = [self.printer(self._extent(a, axis, op)) for axis in range(1, a.type.rank)]  # type: ignore
+        return Cast(pointer_to_rows(spelled[k], rows), e)
 
     def _several_results(self, op: Op, value: Expr) -> list[Stmt]:
         raise error(
@@ -1595,10 +1683,6 @@ def _unrestricted(declared: str) -> str:
     """``double *restrict`` as ``double *``: a second pointer into the same array must not
     promise to be the only one."""
     return re.sub(r"\s*\brestrict\b", "", declared)
-
-
-def _declarator(ct: str, name: str) -> str:
-    return f"{ct}{name}" if ct.endswith("*") else f"{ct} {name}"
 
 
 def _defined_inside(block: Block) -> list[Value]:

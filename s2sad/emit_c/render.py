@@ -8,6 +8,8 @@ lines indented by 8 (C needs no temporaries to break an expression).
 
 from __future__ import annotations
 
+import math
+
 from ..emit.expr import BinOp, BoolOp, Compare, Expr, IfExp, Lit, Name, Unary, binop, literal_value, number
 from ..emit.stmt import (
     LINE_LIMIT,
@@ -23,6 +25,7 @@ from ..emit.stmt import (
     While,
     augmented,
 )
+from ..parse.c_declarators import declarator
 from .cexpr import P_AND, P_LOWEST, CPrinter, split_points
 from .cstmt import ArrayDecl, Decl
 from .parallel import Pragma
@@ -39,8 +42,6 @@ def comment_text(text: str) -> str:
     return text
 
 
-def declarator(ctype: str, name: str) -> str:
-    return f"{ctype}{name}" if ctype.endswith("*") else f"{ctype} {name}"
 
 
 class CRenderer:
@@ -135,10 +136,12 @@ class CRenderer:
                 return [f"{indent}{head};"]
             return self.fit(indent, f"{head} = ", s.value, ";")
         if isinstance(s, ArrayDecl):
+            extents = "".join(f"[{d}]" for d in s.dims or (s.size,))
             if s.values:
-                return self.table(indent, f"{s.ctype} {s.name}[{s.size}] = {{", [p(v) for v in s.values])
+                return self.table(indent, f"{s.ctype} {s.name}{extents} = {{",
+                                  _rows([p(v) for v in s.values], s.dims[1:]))
             init = " = {0}" if s.zero else ""
-            return [f"{indent}{s.ctype} {s.name}[{s.size}]{init};"]
+            return [f"{indent}{s.ctype} {s.name}{extents}{init};"]
         if isinstance(s, Assign):
             (target,) = s.targets
             aug = augmented(target, s.value)
@@ -250,3 +253,12 @@ def wrap_signature(head: str, params: list[str], tail: str) -> list[str]:
     lines.append(cur)
     return lines
 
+
+def _rows(items: list[str], inner: tuple[int, ...]) -> list[str]:
+    """A row-major initializer's items grouped by the extents after the first:
+    ``{1.0, 2.0}, {3.0, 4.0}`` for ``[2][2]``."""
+    if not inner:
+        return items
+    rows = _rows(items, inner[1:])
+    width = len(rows) // (len(items) // math.prod(inner))  # rows of the next level per group
+    return ["{" + ", ".join(rows[k : k + width]) + "}" for k in range(0, len(rows), width)]

@@ -7,18 +7,22 @@ array parameter of every function and every axis, an affine expression in the
 function's integer parameters (``n``, ``n + 1``, ``2 * n``), from:
 
 1. an annotation, ``fn.attrs["shapes"] = {"x": ["n"], "A": ["n", "m"]}`` (on the
-   function or, for a gradient, on its primal), which always wins;
+   function or, for a gradient, on its primal), which always wins: Python's
+   ``"f64[n, m]"``, or the extents a C parameter declares (``double A[n][m]``,
+   ``c_declarators``; ``""`` for one left out, ``double A[][M]``: unknown);
 2. the loops that index the array, directly or through views (``x[k:][j]`` is
    ``x[k + j]``): ``x[e]`` where the largest value ``e`` takes
    is an affine expression ``M`` gives the extent ``M + 1`` (``x[i]`` for ``i`` in
    ``range(n)`` gives ``n``; ``x[i + 1]`` for ``i`` in ``range(n - 1)`` gives ``n``;
-   ``x[(i + 1) % n]`` gives ``n``), reversed loops included. A strided loop
-   ``range(1, n, 2)`` may stop short of ``n - 1``: it counts only when nothing
-   else tells. A constant index (``x[3]``) gives no extent of its own, but a cover found
+   ``x[(i + 1) % n]`` gives ``n``), reversed loops included; through a row
+   ``A[i]`` (a rank-reducing view), ``i`` indexes axis 0 and the row's indices the
+   rest. A strided loop ``range(1, n, 2)`` may stop short of ``n - 1``: it counts
+   only when nothing else tells. A constant index (``x[3]``) gives no extent of its own, but a cover found
    from loops must still reach it: the cover is then at least ``4`` (``cover_floor``; C
    output allocates ``max_l(n - 1, 4)`` for a copy);
 3. the callees the array is passed to, their extents rewritten in the caller's
-   arguments (passed as a view ``x[k:]``, shifted by the largest ``k``).
+   arguments (passed as a view ``x[k:]``, shifted by the largest ``k``; passed as a
+   row ``A[i]``, the callee's axes are ``A``'s after the first, which ``i`` bounds).
 
 A recursive function gets only its annotated extents: each of its calls touches
 part of the array, chosen by its caller.
@@ -220,15 +224,28 @@ class _FunctionView:
         return set().union(*(self._loops_of(o, depth + 1) for o in op.operands))
 
 
-def _through_views(arr: Value) -> tuple[Value, list[Value]]:
-    """The array a (possibly nested) view names, and the offsets of the views: ``x[k:][j:]`` -> x, [j, k]."""
+def _through_views(arr: Value) -> tuple[Value, list[list[Value]], list[Value]]:
+    """The array a (possibly nested) view names, as ``base[r0][r1]...[sum(offsets):]``: the
+    base, the terms of each row index that fixes one of its leading axes (``A[i]`` of a
+    matrix: [[i]]), and the offsets along the next axis: ``x[k:][j:]`` -> x, [], [j, k]."""
+    rows: list[list[Value]] = []
     offsets: list[Value] = []
     op = arr.defining_op
     while op is not None and op.name == "view":
-        arr, offset = op.operands
-        offsets.append(offset)
-        op = arr.defining_op
-    return arr, offsets
+        inner, offset = op.operands
+        if op.result.type != inner.type:  # a row: inner[offset]
+            rows.insert(0, [offset])
+        elif rows:  # inner[offset:][r0]... is inner[offset + r0]...
+            rows[0].append(offset)
+        else:
+            offsets.append(offset)
+        arr, op = inner, inner.defining_op
+    return arr, rows, offsets
+
+
+def _axis_terms(rows: list[list[Value]], offsets: list[Value], index: list[Value]) -> list[list[Value]]:
+    """For an access ``index`` through such a view: the terms whose sum indexes each axis of the base."""
+    return [*rows, [index[0], *offsets], *([v] for v in index[1:])]
 
 
 def _mod_form(v: Value, m: int, depth: int = 0) -> tuple[Optional[Value], int]:
@@ -365,12 +382,12 @@ class Sizes:
             if op.name == "load" and op.attrs.get("cover"):
                 continue  # a read of the elements the cover holds (an array tape's): within it by making
             if op.name in ("load", "store"):
-                arr, offsets = _through_views(op.operands[0])
+                arr, rows, offsets = _through_views(op.operands[0])
                 if arr not in view.param_index:
                     continue
                 index = op.operands[1 : 1 + op.operands[0].type.rank]
-                for axis, v in enumerate(index):
-                    terms = [v, *offsets] if axis == 0 else [v]  # views are rank 1
+                for axis, terms in enumerate(_axis_terms(rows, offsets, index)):
+                    v = terms[0]
                     exact = [view.affine(t) for t in terms]
                     if all(e is not None and e.is_const for e in exact):
                         # x[3] says only "at least four elements": no extent, but a cover must reach it
@@ -460,22 +477,33 @@ class Sizes:
         for j, arg in enumerate(op.operands):
             if not arg.type.is_array or theirs[j] is None:
                 continue
-            a, offsets = _through_views(arg)
+            a, rows, offsets = _through_views(arg)
             if a not in view.param_index:
                 continue
-            # The callee reads up to its extent from where the view starts (axis 0: views are rank 1).
+            param = view.param_index[a]
+            for axis, terms in enumerate(rows):  # a row A[i] passed: the rows it may be
+                exact = [view.affine(t) for t in terms]
+                if all(e is not None and e.is_const for e in exact):
+                    reach(param, axis, sum(e.const for e in exact) + 1)  # type: ignore[union-attr]
+                    continue
+                top = view.bound_sum(terms, upper=True)
+                add(param, axis, None if top is None else top.plus(1))
+                if top is None:
+                    unbounded(param, axis)
+            shift = len(rows)  # the callee's axis 0 is the base's axis ``shift``
+            # The callee reads up to its extent from where the view starts (on the callee's axis 0).
             start = view.bound_sum(offsets, upper=True)
             for axis in range(len(theirs[j])):
                 floor = self._floors.get(callee.name, {}).get((j, axis), 0)
                 if not floor:
                     continue
                 if axis > 0 or (start is not None and start.is_const):
-                    reach(view.param_index[a], axis, floor + (start.const if axis == 0 else 0))  # type: ignore
+                    reach(param, shift + axis, floor + (start.const if axis == 0 else 0))  # type: ignore
                 else:  # from a view at a varying offset: a candidate like any other
-                    add(view.param_index[a], axis, None if start is None else start.plus(floor))
+                    add(param, shift, None if start is None else start.plus(floor))
             for axis, ext in enumerate(theirs[j]):
                 if ext is None:
-                    unbounded(view.param_index[a], axis)
+                    unbounded(param, shift + axis)
                     continue
                 mapped: Optional[Affine] = Affine.of_const(ext.const)
                 if axis == 0:
@@ -487,8 +515,8 @@ class Sizes:
                         break
                     mapped = mapped + size.scale(c)
                 if mapped is None:
-                    unbounded(view.param_index[a], axis)
-                add(view.param_index[a], axis, mapped)
+                    unbounded(param, shift + axis)
+                add(param, shift + axis, mapped)
 
 
 def storage_of(arr: Value) -> Value:

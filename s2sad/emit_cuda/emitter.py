@@ -64,6 +64,7 @@ from ..emit.builder import tape_new_op
 from ..emit.expr import BinOp, Call, Expr, Lit, Name, Subscript, negate, number
 from ..emit.stmt import Assign, AugAssign, ExprStmt, Stmt
 from ..emit_c.cstmt import ArrayDecl
+from ..parse.c_declarators import is_array_spelling, row_pointer
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.gpu import AXES, SHARED_SPACE, SYNC, cuda_spelling
 from ..ssa.build import const_int
@@ -240,6 +241,8 @@ def _helpers(emitters: list["CudaFunctionEmitter"]) -> dict[str, str]:
 class CudaFunctionEmitter(CFunctionEmitter):
     """C's emitter, with CUDA's linkage, thread built-ins, accumulations and device memory."""
 
+    rows_declared = False  # flat arrays (see _param_spelling)
+
     def __init__(self, ctx: ModuleContext, fn: Function, atomic: bool = False, all_atomic: bool = False):
         super().__init__(ctx, fn, atomic)
         self.kernel = fn.name == ctx.entry and fn.attrs.get("cuda") == "global"
@@ -256,7 +259,10 @@ class CudaFunctionEmitter(CFunctionEmitter):
     @staticmethod
     def _param_spelling(declared: str) -> str:
         """CUDA output drops ``restrict`` (C++ spells it ``__restrict__``; kernels read through
-        ``__ldg`` where it matters)."""
+        ``__ldg`` where it matters), and passes arrays as flat pointers (C++ has no
+        variable-length ``double A[n][m]``): ``const double *A``, indexed ``A[i * m + j]``."""
+        if is_array_spelling(declared):
+            declared = row_pointer(declared)
         return re.sub(r"\s*\brestrict\b", "", declared)
 
     def _linkage(self) -> str:

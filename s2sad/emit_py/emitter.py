@@ -308,6 +308,8 @@ class _FunctionEmitter(StatementBuilder):
             return affine([(c, e(o)) for c, o in zip(op.attrs["coefs"], op.operands)], op.attrs["offset"])
         if n == "view":
             arr, offset = op.operands
+            if op.result.type.rank < arr.type.rank:  # type: ignore[attr-defined]
+                return Subscript(e(arr), (e(offset),))  # the row A[i]
             return e(arr) if _is_const(offset, 0) else Subscript(e(arr), (Slice(e(offset)),))
         if n == "alloc":
             return self._alloc(op)

@@ -33,7 +33,7 @@ their users):
   otherwise stay in the gradient with tapes nothing can push to; a C compiler
   that sees as much warns about the reverse sweep's pops.)
 * a view of a view is one view of the base: ``view(view(a, j), k)`` becomes
-  ``view(a, j + k)``.
+  ``view(a, j + k)`` (not for rows: ``A[i][k:]`` is no offset of ``A``).
 
 One liberty, the one ``s2sad.ssa.build`` takes when creating IR: ``x + 0.0`` (and
 ``x - (-0.0)``) is folded to ``x`` for floats although ``-0.0 + 0.0`` is ``+0.0``;
@@ -224,12 +224,17 @@ def _simplify(op: Op) -> Union[Value, Number, None]:
         if a[0].type == op.result.type:
             return a[0]
     elif name == "view":
-        if _is_number(a[1], 0) or _field_constant(a[1]) == 0:
+        if (_is_number(a[1], 0) or _field_constant(a[1]) == 0) and op.result.type == a[0].type:  # not a row
             return a[0]
     elif name in ops.COMPARE:
         if a[0] is a[1] and _is_int(a[0]):
             return name in ("eq", "le", "ge")
     return None
+
+
+def _same_rank(view: Op) -> bool:
+    """Whether a ``view`` is ``arr[off:]``, not the row ``arr[i]``."""
+    return view.result.type == view.operands[0].type
 
 
 def _same_constant(a: Value, b: Value) -> bool:
@@ -333,8 +338,8 @@ class _Folder:
         that steps back inside an outer view (``k < 0``) meaningful in NumPy too.
         """
         inner = op.operands[0].defining_op
-        if inner is None or inner.name != "view":
-            return False
+        if inner is None or inner.name != "view" or not _same_rank(op) or not _same_rank(inner):
+            return False  # a row (A[i]) is no offset of its array's
         b = Builder(op.parent, op.loc).before_op(op)
         j, k = inner.operands[1], op.operands[1]
         outer_struct = _whole_struct(j)

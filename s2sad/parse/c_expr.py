@@ -14,7 +14,12 @@ C's semantics are kept where they differ from Python's:
 * pointers: a pointer value is a base array plus an element offset (``Ptr``);
   ``p + i``, ``&x[i]``, ``p++``, ``*p``, ``p[i]``, ``p - q`` and ``p < q`` act on
   the offset, so pointer walking lowers to index arithmetic on the base array,
-  and a sub-array passed to a callee becomes a ``view``.
+  and a sub-array passed to a callee becomes a ``view``;
+* arrays of more dimensions (``double A[n][m]``): ``A[i][j]`` is one load or store
+  with an index per dimension; ``A[i]``, ``*A`` and ``&A[i][j]`` are rows (a row
+  ``view``), C's decay of ``A`` to a pointer to its rows; ``A + i`` counts rows.
+  A row where a number is wanted, or more subscripts than dimensions, is a
+  located error.
 """
 
 from __future__ import annotations
@@ -186,8 +191,17 @@ class CExprLowering:
     def scalar(self, node: c_ast.Node, b: Builder, env: Env) -> Value:
         v = self.expr(node, b, env)
         if isinstance(v, Ptr):
-            raise self.fail(node, "a pointer is used where a number is expected")
+            raise self.not_a_number(node, v, env)
         return v
+
+    def not_a_number(self, node: c_ast.Node, v: Ptr, env: Env) -> Fail:
+        """The error for a pointer where a number is expected; for ``A[i]``, that it is a row."""
+        if isinstance(node, c_ast.ArrayRef) and not self.is_struct_access(node, env):
+            base, subs = split_subscripts(node)
+            rank = len(subs) + v.base.type.rank  # type: ignore[attr-defined]
+            return self.fail(node, f"'{node_text(node)}' is a row of '{node_text(base)}', not a number",
+                             each_dimension(base, rank))
+        return self.fail(node, "a pointer is used where a number is expected")
 
     def integer(self, node: c_ast.Node, b: Builder, env: Env, what: str) -> Value:
         v = self.number(self.scalar(node, b, env), self.at(b, node))
@@ -213,7 +227,9 @@ class CExprLowering:
         if isinstance(node, c_ast.StructRef) and self.is_thread_builtin(node):
             return self.thread_builtin(node, b)
         if isinstance(node, (c_ast.ArrayRef, c_ast.StructRef)):
-            p, idx = self.element(node, b, env)
+            p, idx = self.access(node, b, env)
+            if len(idx) < p.type.rank:  # type: ignore[attr-defined]
+                return self.rows(p, idx, self.at(b, node))  # A[i] of double A[n][m]: a row
             return self.at(b, node).op1("load", [p, *idx], p.type.elem)  # type: ignore[attr-defined]
         if isinstance(node, c_ast.UnaryOp):
             return self.unary(node, b, env)
@@ -272,8 +288,27 @@ class CExprLowering:
         return v
 
     def element(self, node: c_ast.Node, b: Builder, env: Env) -> tuple[Value, list[Value]]:
-        """The array and index list of ``a[i]``, ``a[i][j]`` (local 2-D), ``p[i]`` (offset pointer)
-        or a struct member (``bodies[i].pos[c]``, ``p->k``: one ``field`` index)."""
+        """The array and index list of one element: ``a[i]``, ``A[i][j]``, ``p[i]`` (offset
+        pointer) or a struct member (``bodies[i].pos[c]``, ``p->k``: one ``field`` index)."""
+        arr, idx = self.access(node, b, env)
+        rank = arr.type.rank  # type: ignore[attr-defined]
+        if len(idx) < rank:
+            base, _ = split_subscripts(node)
+            raise self.fail(node, f"'{node_text(node)}' is a row of '{node_text(base)}', not one element",
+                            each_dimension(base, rank))
+        return arr, idx
+
+    def rows(self, arr: Value, idx: list[Value], b: Builder) -> Ptr:
+        """``A[i]`` (``T[i][j]``...) of an array with more dimensions than subscripts: the
+        sub-array they name, one row ``view`` per subscript."""
+        for i in idx:
+            t = arr.type
+            arr = b.op1("view", [arr, i], ArrayType(t.elem, t.rank - 1))  # type: ignore[attr-defined]
+        return Ptr(arr)
+
+    def access(self, node: c_ast.Node, b: Builder, env: Env) -> tuple[Value, list[Value]]:
+        """``element``, where ``A[i]`` may also name a row of a 2-D array (fewer subscripts
+        than dimensions; never more)."""
         if self.is_struct_access(node, env):
             pl = self.place(node, b, env)
             if pl.dims or pl.sub is not None:
@@ -282,17 +317,12 @@ class CExprLowering:
                                 "s2sad reads and writes struct members one number at a time")
             return pl.base, [self.field_index(pl, self.at(b, node))]
         assert isinstance(node, c_ast.ArrayRef)
-        subs: list[c_ast.Node] = []
-        base: c_ast.Node = node
-        while isinstance(base, c_ast.ArrayRef):
-            subs.append(base.subscript)
-            base = base.name
-        subs.reverse()
+        base, subs = split_subscripts(node)
         p = self.pointer(base, b, env)
         rank = p.base.type.rank  # type: ignore[attr-defined]
-        if len(subs) != rank:
+        if len(subs) > rank:
             raise self.fail(node, f"'{node_text(base)}' has {rank} dimension(s), indexed with {len(subs)}",
-                            "index a flat pointer once: a[i * m + j]" if rank == 1 else "")
+                            "index a flat pointer once: a[i * m + j]" if rank == 1 else each_dimension(base, rank))
         idx = [self.integer(s, b, env, "an index") for s in subs]
         if p.off is not None:
             idx[0] = build.add(self.at(b, node), p.off, idx[0])
@@ -417,13 +447,15 @@ class CExprLowering:
                 return Ptr(pl.base, pl.operands[0], pl.layout)
             if isinstance(node.expr, c_ast.ArrayRef):
                 arr, idx = self.element(node.expr, b, env)
-                if len(idx) != 1:
-                    raise self.fail(node, "the address of an element of a 2-D array is not supported")
+                if len(idx) > 1:  # &A[i][j]: into the row A[i]
+                    return Ptr(self.rows(arr, idx[:-1], self.at(b, node)).base, idx[-1])
                 return Ptr(arr, idx[0])
             raise self.fail(node, "taking the address of a variable is not supported",
                             "return the value, or write it into an array parameter")
         if op == "*":
             p = self.pointer(node.expr, b, env)
+            if p.base.type.rank > 1:  # type: ignore[attr-defined]  # *A, *(A + i): a row
+                return self.rows(p.base, [p.off if p.off is not None else build.const(b, 0, I64)], self.at(b, node))
             if p.layout is not None:
                 raise self.fail(node, f"a whole {p.layout.name} is used as a value",
                                 "s2sad reads and writes struct members one number at a time: p->member")
@@ -450,6 +482,10 @@ class CExprLowering:
             return self.logical(node, b, env)
         x = self.expr(node.left, b, env)
         y = self.expr(node.right, b, env)
+        for side, v, other in ((node.left, x, y), (node.right, y, x)):
+            if isinstance(v, Ptr) and isinstance(side, c_ast.ArrayRef) and isinstance(other, Value) \
+                    and not other.type.is_int and other.type != BOOL:
+                raise self.not_a_number(side, v, env)  # a[0] + x[0] with a row a[0]
         if isinstance(x, Ptr) or isinstance(y, Ptr):
             return self.pointer_arith(node, x, y, b)
         return self.arith(op, x, y, self.at(b, node), node)
@@ -506,9 +542,7 @@ class CExprLowering:
         assert isinstance(p, Ptr) and isinstance(n, Value)
         if not (n.type.is_int or n.type == BOOL):
             raise self.fail(node, "pointer arithmetic needs an integer")
-        if p.base.type.rank != 1:  # type: ignore[attr-defined]
-            raise self.fail(node, "pointer arithmetic on a 2-D array is not supported")
-        n = self.convert(n, I64, b)
+        n = self.convert(n, I64, b)  # A + i of a 2-D array counts rows
         step = n if op == "+" else build.neg(b, n)
         return Ptr(p.base, build.add(b, offset(p), step) if p.off is not None else step, p.layout)
 
@@ -694,6 +728,22 @@ class CExprLowering:
 
     def call(self, node: c_ast.FuncCall, b: Builder, env: Env, want_value: bool) -> Optional[Value]:  # pragma: no cover
         raise NotImplementedError
+
+
+def each_dimension(base: c_ast.Node, rank: int) -> str:
+    """The hint for an array indexed with the wrong number of subscripts."""
+    name = node_text(base)
+    return f"'{name}' has {rank} dimensions: index each one once, {name}{''.join(f'[{k}]' for k in 'ijklmn'[:rank])}"
+
+
+def split_subscripts(node: c_ast.ArrayRef) -> tuple[c_ast.Node, list[c_ast.Node]]:
+    """``A[i][j]`` -> (``A``, [``i``, ``j``])."""
+    subs: list[c_ast.Node] = []
+    base: c_ast.Node = node
+    while isinstance(base, c_ast.ArrayRef):
+        subs.append(base.subscript)
+        base = base.name
+    return base, subs[::-1]
 
 
 def walk(node: c_ast.Node):

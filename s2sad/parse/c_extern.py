@@ -42,11 +42,14 @@ class Prototype:
 
 
 def _const_pointee(node: c_ast.Node) -> bool:
-    """``const double *p`` and ``const double p[]``: the memory is not written through ``p``."""
-    if isinstance(node, (c_ast.PtrDecl, c_ast.ArrayDecl)):
-        inner = node.type
-        return isinstance(inner, c_ast.TypeDecl) and "const" in inner.quals
-    return False
+    """``const double *p``, ``const double p[]``, ``const double A[n][m]``: the memory is not
+    written through ``p``."""
+    if not isinstance(node, (c_ast.PtrDecl, c_ast.ArrayDecl)):
+        return False
+    inner = node.type
+    while isinstance(inner, c_ast.ArrayDecl):
+        inner = inner.type
+    return isinstance(inner, c_ast.TypeDecl) and "const" in inner.quals
 
 
 def read_prototype(decl: c_ast.Decl, typedefs: dict[str, list[str]], structs: Optional[StructTable]) -> Prototype:

@@ -38,6 +38,7 @@ from .c_preprocess import BUILTIN_MACROS, PRELUDE_TYPEDEFS, CFlags, Preprocessed
 from ..languages import is_cuda
 from .cuda_source import SHARED
 from .c_structs import StructTable
+from .c_declarators import DimReader, ReadDims, spelled_dims
 from .c_types import TypeProblem, ctype_of
 from .c_unsigned import unsigned_problems
 
@@ -102,6 +103,7 @@ class CFile:
         self._macros()
         for node, typedef in struct_defs:
             self._struct(node, typedef)
+        self.dim_reader = DimReader(self.constants, frozenset(self.pre.macros))
 
     def _enums(self, ext: c_ast.Node) -> None:
         """The enumerators an enum defined at file scope declares, as constants (``LINEAR`` is
@@ -184,6 +186,8 @@ class CFile:
         if len(args) == 1 and isinstance(args[0], c_ast.Typename):
             args = []
         seen: set[str] = set()
+        ints: set[str] = set()  # the integer parameters so far: what a later one's extents may name
+        declared: dict[int, ReadDims] = {}
         for p in args:
             if isinstance(p, c_ast.EllipsisParam):
                 raise TypeProblem(p, "variadic functions are not supported")
@@ -193,12 +197,19 @@ class CFile:
                 raise TypeProblem(p, f"redefinition of parameter '{p.name}'",
                                   "give each parameter its own name: s2sad reads only valid C")
             seen.add(p.name)
-            params.append(ctype_of(p.type, self.typedefs, param=True, structs=self.structs))
+            t = ctype_of(p.type, self.typedefs, param=True, structs=self.structs)
+            if t.kind == "pointer" and t.dims:
+                read = self.dim_reader.read(t.dims, ints, p)
+                declared[len(params)] = read
+                t = spelled_dims(t, p.type, read)
+            elif t.kind == "scalar" and t.scalar is not None and t.scalar.is_int:
+                ints.add(p.name)
+            params.append(t)
         result = ctype_of(ftype.type, self.typedefs, param=False, structs=self.structs)
         if result.kind == "pointer":
             raise TypeProblem(fn.decl, "functions returning pointers are not supported",
                               "write the result into an array parameter")
-        return Signature(params, result)
+        return Signature(params, result, declared)
 
     def loc(self, node: c_ast.Node) -> SourceLoc:
         return span(node, self.sources)

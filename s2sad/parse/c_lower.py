@@ -21,9 +21,13 @@ C specifics:
   body first and how ``continue`` still reaches the ``for`` increment);
 * ``switch`` becomes an ``if``/``else if`` chain (``c_switch``; which jumps a
   statement may take, a switch's included, is ``c_flow``);
-* local arrays (``double acc[3] = {0}``, ``double w[] = {...}``, ``double w[n]``),
+* local arrays (``double acc[3] = {0}``, ``double w[] = {...}``, ``double w[n]``,
+  ``double t[3][3]``, ``double w[n][m]``, initialized row by row),
   the file's ``const`` tables a function reads, and ``malloc``/``calloc`` of work
-  arrays are ``alloc`` ops; ``free`` is dropped: lifetimes are the emitter's business.
+  arrays are ``alloc`` ops; ``free`` is dropped: lifetimes are the emitter's business;
+* array parameters keep the extents they declare (``c_declarators``): the function's
+  ``shapes`` attribute holds them, and a call passes an array of the dimensions the
+  callee declares (a row ``A[i]`` for ``double r[m]``, ``A`` for ``double B[n][m]``).
 """
 
 from __future__ import annotations
@@ -44,7 +48,8 @@ from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F64, I64, Type
 from . import c_builtins
 from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, library_name, math_intrinsic, node_text, span,
-                     walk)
+                     split_subscripts, walk)
+from .c_declarators import ReadDims
 from .c_extern import read_prototype
 from .c_preprocess import strip_comments
 from .c_source_map import SourceMap
@@ -71,6 +76,7 @@ class Signature:
 
     params: list[CType]
     result: CType
+    declared: dict[int, ReadDims] = field(default_factory=dict)  # array parameters' extents, by position
 
     @property
     def param_types(self) -> list[Type]:
@@ -301,6 +307,12 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
 
     def function(self, sig: Signature, body: Block, loc: SourceLoc) -> Function:
         attrs: dict = {"c_params": [p.spelling for p in sig.params], "c_result": sig.result.spelling}
+        decls = self.param_decls()
+        if sig.declared:  # double A[n][m]: the declared extents are the array's shape
+            attrs["shapes"] = {decls[k].name: list(read.extents) for k, read in sig.declared.items()}
+            macros = {name: value for read in sig.declared.values() for name, value in read.macros}
+            if macros:  # double A[N][N]: the signature names N, which the output defines again
+                attrs["c_macros"] = macros
         structs = self.ctx.structs.definitions([p.layout for p in sig.params if p.layout is not None]) \
             if self.ctx.structs is not None else []
         if structs:
@@ -615,7 +627,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
                 raise self.fail(e, "designated initializers are not supported")
             else:
                 if len(prefix) + 1 != rank:
-                    raise self.fail(e, "initialize a 2-D array row by row: {{1, 2}, {3, 4}}")
+                    raise self.fail(e, f"initialize a {rank}-D array row by row: {{{{1, 2}}, {{3, 4}}}}")
                 out.append((prefix + [i], e))
         return out
 
@@ -629,6 +641,9 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
         if p.elem != t.scalar or p.layout != t.layout:
             what = p.layout.name if p.layout is not None else p.elem
             raise self.fail(node, f"a {what} array cannot be used as '{t.spelling}'")
+        if p.base.type.rank != 1:  # type: ignore[attr-defined]
+            raise self.fail(node, f"'{node_text(node)}' has {p.base.type.rank} dimensions: C does not "  # type: ignore
+                            f"convert it to '{t.spelling}'", f"point at one of its rows: {node_text(node)}[i]")
         return p
 
     def allocation(self, call: c_ast.FuncCall, t: CType, b: Builder, env: Env, where: c_ast.Node) -> Value:
@@ -753,6 +768,26 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
                         f"{self.ctx.filename}", f"define {name} in this file; or, if it is defined in another "
                         f"file and its arguments do not depend on the --wrt inputs, declare its prototype here")
 
+    def array_argument(self, node: c_ast.Node, p: Ptr, t: CType, callee: str, b: Builder) -> Value:
+        """The array a call passes for the parameter ``t``: the array itself, or a view from the
+        element (or the struct) ``p`` points at. Its dimensions must be the parameter's: a row
+        ``A[i]`` for ``double row[m]``, the whole ``A`` for ``double B[n][m]``."""
+        have, want = p.base.type.rank, t.ir_array.rank  # type: ignore[attr-defined]
+        text = node_text(node)
+        if have != want:
+            whole = node_text(split_subscripts(node)[0]) if isinstance(node, c_ast.ArrayRef) else None
+            hint = f"pass one row, {text}[i]" if have == want + 1 else \
+                f"pass the whole array, {whole}" if have < want and whole is not None else \
+                f"pass an array of {want} dimensions"
+            raise self.fail(node, f"'{callee}' expects an array of {want} dimension(s) here ('{t.spelling}'), "
+                            f"and '{text}' has {have}", hint)
+        if p.off is None or build.const_value(p.off) == 0:
+            return p.base
+        if have > 1:
+            raise self.fail(node, f"passing the rows of '{text}' from one on is not supported",
+                            "pass the whole array, or one row A[i] to a function that takes a row")
+        return self.at(b, node).op1("view", [p.base, p.off], p.base.type)
+
     def extern_call(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], b: Builder, env: Env,
                     want_value: bool) -> Value:
         """A call of a function defined in another file (``c_extern``): an ``extern`` op, which the
@@ -783,11 +818,9 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
                                 "memory s2sad could not follow",
                                 f"if {name} only reads it, declare the parameter const ('const {t.spelling}')")
             p = self.pointer(a, b, env)
-            if p.elem != t.scalar or p.layout is not None or p.base.type.rank != 1:  # type: ignore[attr-defined]
+            if p.elem != t.scalar or p.layout is not None:
                 raise self.fail(a, f"'{name}' expects '{t.spelling}' here")
-            off = p.off
-            values.append(p.base if off is None or build.const_value(off) == 0
-                          else self.at(b, a).op1("view", [p.base, off], p.base.type))
+            values.append(self.array_argument(a, p, t, name, b))
         attrs = {"callee": name, "prototype": proto.text, "args": [node_text(a) for a in args]}
         op = self.at(b, node).create("extern", values, [value_type(proto.result)], attrs, hints=[f"{name}_value"])
         return op.result
@@ -806,14 +839,9 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
                 if p.elem != t.scalar or p.layout != t.layout:
                     what = p.layout.name if p.layout is not None else p.elem
                     raise self.fail(a, f"'{name}' expects '{t.spelling}' here, not an array of {what}")
-                if p.base.type.rank != 1:  # type: ignore[attr-defined]
-                    raise self.fail(a, "passing a 2-D local array to a function is not supported",
-                                    "use a flat array indexed as a[i * m + j]")
-                off = p.off
-                if off is not None and p.layout is not None:  # counts structs: the view starts at a struct
-                    off = self.field_index(self.whole(p, b), self.at(b, a))
-                values.append(p.base if off is None or build.const_value(off) == 0
-                              else self.at(b, a).op1("view", [p.base, off], p.base.type))
+                if p.off is not None and p.layout is not None:  # counts structs: the view starts at a struct
+                    p = Ptr(p.base, self.field_index(self.whole(p, b), self.at(b, a)), p.layout)
+                values.append(self.array_argument(a, p, t, name, b))
             else:
                 v = self.number(self.scalar(a, b, env), self.at(b, a))
                 values.append(self.convert(v, value_type(t), b))

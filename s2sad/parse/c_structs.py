@@ -120,7 +120,7 @@ class StructTable:
         return StructLayout(name, elem, offset, tuple(fields), _definition(node, name, typedef, fields))
 
     def _extent(self, node: c_ast.Node, where: c_ast.Node) -> int:
-        value = _const_int(node, self.constants, set())
+        value = int_constant(node, self.constants, set())
         if value is None or value <= 0:
             raise TypeProblem(where, f"the array member '{getattr(where, 'name', '')}' needs a positive constant size",
                               "give its size as a number or a #define")
@@ -143,19 +143,19 @@ def _definition(node: c_ast.Struct, name: str, typedef: Optional[str], fields: l
     return "\n".join([f"typedef struct{tag} {{", *members, f"}} {typedef};"])
 
 
-def _const_int(node: c_ast.Node, constants: dict[str, c_ast.Node], seen: set[str]) -> Optional[int]:
+def int_constant(node: c_ast.Node, constants: dict[str, c_ast.Node], seen: set[str]) -> Optional[int]:
     """The value of an integer constant expression (literals, #defines, + - * /), or None."""
     if isinstance(node, c_ast.Constant) and "int" in node.type:
         digits = node.value.rstrip("uUlL")
         return int(digits, 16 if digits[:2].lower() == "0x" else 8 if digits.startswith("0") and len(digits) > 1
                    else 10)
     if isinstance(node, c_ast.ID) and node.name in constants and node.name not in seen:
-        return _const_int(constants[node.name], constants, seen | {node.name})
+        return int_constant(constants[node.name], constants, seen | {node.name})
     if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
-        v = _const_int(node.expr, constants, seen)
+        v = int_constant(node.expr, constants, seen)
         return None if v is None else (-v if node.op == "-" else v)
     if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/"):
-        a, b = _const_int(node.left, constants, seen), _const_int(node.right, constants, seen)
+        a, b = int_constant(node.left, constants, seen), int_constant(node.right, constants, seen)
         if a is None or b is None or (node.op == "/" and b == 0):
             return None
         return {"+": a + b, "-": a - b, "*": a * b, "/": int(a / b) if b else 0}[node.op]

@@ -9,8 +9,10 @@ The IR has few scalar types; C has many spellings. The mapping:
   must keep; local integer variables compute in ``i64`` (the values index
   arrays and count loops; C's conversions at assignments and stores are kept
   as explicit casts);
-* ``T *p``, ``T p[]``, ``T p[n]`` as parameters -> ``array<T,1>``; local
-  ``T a[N]`` and ``T a[N][M]`` -> arrays of rank 1 and 2.
+* ``T *p``, ``T p[]``, ``T p[n]`` as parameters -> ``array<T,1>``; ``T A[n][m]``,
+  ``T A[][M]``, ``T (*A)[M]`` -> ``array<T,2>`` (and so on for more extents), the extents
+  kept (``c_declarators`` reads them); local ``T a[N]``, ``T a[N][M]`` -> arrays of
+  rank 1, 2, ...
 
 ``CType`` remembers the declared spelling (``const double *``, ``size_t``,
 ``double *restrict``, a typedef's name) so the C emitter can print the user's own
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 from typing import Optional, Protocol
 
 from pycparser import c_ast
+from pycparser.c_generator import CGenerator
 
 from ..ssa.types import F32, F64, I32, I64, ArrayType, ScalarType
 from .c_preprocess import PRELUDE_TYPEDEFS
@@ -43,7 +46,9 @@ class CType:
     kind: str  # "scalar" | "pointer" | "array" | "void"
     scalar: Optional[ScalarType]  # the scalar, or the element type
     spelling: str  # as declared, for output: "double", "const double *", "size_t"
-    dims: tuple[c_ast.Node, ...] = ()  # extents of a local fixed array
+    # The extents of a local array, or those an array parameter declares (``double A[n][m]``;
+    # None where left out: ``A[][M]``, ``(*A)[M]``). A plain pointer has none.
+    dims: tuple[Optional[c_ast.Node], ...] = ()
     layout: Optional[StructLayout] = None  # a pointer to structs: how they lie in memory
 
     @property
@@ -170,6 +175,20 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
             raise TypeProblem(node, "this type is not supported")
         s = scalar_of(list(node.type.names), typedefs, node)
         return CType("void" if s is None else "scalar", s, spelling(node))
+    declared = array_declarator(node) if param else None
+    if declared is not None:  # double A[n][m], double (*A)[M], double x[n]: pointers to rows of known extents
+        dims, elem, shape = declared
+        if not (isinstance(elem, c_ast.TypeDecl) and isinstance(elem.type, c_ast.IdentifierType)):
+            raise TypeProblem(node, "arrays of this element type are not supported",
+                              "pass an array of numbers: double x[n], double A[n][m]")
+        s = scalar_of(list(elem.type.names), typedefs, node)
+        if s is None:
+            raise TypeProblem(node, "arrays of void are not possible")
+        if any(d is None for d in dims[1:]):
+            raise TypeProblem(node, "only the first size of an array parameter may be left out",
+                              "give the others, as C requires: double A[][m]")
+        texts = [CGenerator().visit(d) for d in dims if d is not None]
+        return CType("pointer", s, f"{spelling(elem)} {shape.format(*texts)}", dims)
     if isinstance(node, c_ast.PtrDecl):
         target = node.type
         if isinstance(target, c_ast.TypeDecl) and isinstance(target.type, c_ast.IdentifierType):
@@ -179,6 +198,9 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
             return CType("pointer", s, spelling(node))
         if isinstance(target, c_ast.FuncDecl):
             raise TypeProblem(node, "function pointers are not supported", "call the function by name")
+        if isinstance(target, c_ast.ArrayDecl):  # double (*p)[M] as a local
+            raise TypeProblem(node, "pointers to arrays are supported as parameters only",
+                              "index the array itself, A[i][j], or point at a row: double *r = A[i]")
         raise TypeProblem(node, "pointers to pointers are not supported",
                           "flatten the data into one array and index it as a[i * m + j]")
     if isinstance(node, c_ast.ArrayDecl):
@@ -192,18 +214,36 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
         s = scalar_of(list(t.type.names), typedefs, node)
         if s is None:
             raise TypeProblem(node, "arrays of void are not possible")
-        if param:
-            if len(dims) > 1:
-                raise TypeProblem(node, "multi-dimensional array parameters are not supported",
-                                  "pass a flat pointer and index it as a[i * m + j]")
+        if param:  # double x[]: a plain pointer
             return CType("pointer", s, spelling(t) + " *")
-        if len(dims) > 2:
-            raise TypeProblem(node, "local arrays of more than two dimensions are not supported")
         if any(d is None for d in dims[1:]):  # the first may come from an initializer (c_lower)
             raise TypeProblem(node, "only the first size of a local array may be left out",
                               "give the sizes: double a[][3] = {{...}, {...}}")
         return CType("array", s, spelling(t), tuple(dims))
     raise TypeProblem(node, "this declaration is not supported")
+
+
+def array_declarator(node: c_ast.Node) -> Optional[tuple[tuple[Optional[c_ast.Node], ...], c_ast.Node, str]]:
+    """For a parameter declared as an array with extents (``A[n][m]``, ``x[n]``, ``A[][M]``) or
+    as a pointer to rows (``(*A)[M]``): its extents, outermost first (None where left out: the
+    first of ``A[][M]`` and ``(*A)[M]``), the element's type node, and the declarator with the
+    name left out and ``{}`` for each extent written (``[{}][{}]``, ``(*restrict)[{}]``,
+    ``[static {}]``). None for any other declaration, ``x[]`` included: a plain pointer."""
+    pointer_quals: Optional[list[str]] = None
+    t = node
+    if isinstance(t, c_ast.PtrDecl) and isinstance(t.type, c_ast.ArrayDecl):
+        pointer_quals = list(t.quals)
+        t = t.type
+    dims: list[Optional[c_ast.Node]] = [None] if pointer_quals is not None else []
+    brackets = ""
+    while isinstance(t, c_ast.ArrayDecl):
+        dims.append(t.dim)
+        brackets += "[" + " ".join(list(t.dim_quals) + (["{}"] if t.dim is not None else [])) + "]"
+        t = t.type
+    if not dims or dims == [None]:
+        return None
+    shape = brackets if pointer_quals is None else f"(*{' '.join(pointer_quals)}){brackets}"
+    return tuple(dims), t, shape
 
 
 def _struct_type(node: c_ast.Node, structs: StructLookup, param: bool) -> Optional[CType]:

@@ -3,7 +3,7 @@
 Runs a function of a Module on Python scalars and NumPy arrays, with Python's
 semantics for every op (floored ``//`` and ``%``, IEEE floats) but C's for
 ``rem`` (truncated remainder) and integer ``div`` (truncated quotient). A
-``view`` is a NumPy slice, so writes through it reach the array it views. It is the test
+``view`` is a NumPy slice (or row), so writes through it reach the array it views. It is the test
 oracle that checks front ends, passes and the adjoint transform independently
 of any emitter, and the basis of a future numeric ``s2sad check``.
 """
@@ -238,7 +238,7 @@ class Interpreter:
         if n == "copy":
             return [a[0].copy()]
         if n == "view":
-            return [a[0][a[1]:]]
+            return [a[0][a[1]] if op.result.type.rank < a[0].ndim else a[0][a[1]:]]  # a row, or the rows from off
         if n == "dim":
             return [int(a[0].shape[op.attrs["axis"]])]
         if n in GPU_BUILTINS:

@@ -74,11 +74,16 @@ Memory ops (arrays are references to memory):
   dim              (arr) {axis: int}               -> i64               arr.shape[axis]
   copy             (arr)                           -> array             a new array with arr's
                                                                         shape and contents
-  view             (arr: array<T,1>, off: i64)     -> array<T,1>        arr[off], arr[off + 1], ...
+  view             (arr: array<T,r>, off: i64)     -> array<T,r>        arr[off], arr[off + 1], ...
+                                                                        along axis 0, sharing arr's
+                                                                        memory (C's ``arr + off``,
+                                                                        NumPy's ``arr[off:]``); no
+                                                                        copy; 0 <= off <= len(arr)
+                   (arr: array<T,r>, i: i64)       -> array<T,r-1>      the row arr[i] (r >= 2),
                                                                         sharing arr's memory (C's
-                                                                        ``arr + off``, NumPy's
-                                                                        ``arr[off:]``); no copy;
-                                                                        0 <= off <= len(arr)
+                                                                        ``A[i]`` of ``double
+                                                                        A[n][m]``, NumPy's ``A[i]``);
+                                                                        0 <= i < len(arr)
 
 Calls:
 

@@ -528,12 +528,11 @@ class _Verifier:
         if not self._arity(op, 2, 1):
             return
         arr = self._array(op, op.operands[0])
-        if arr is not None and arr.rank != 1:
-            self.error(op, f"'view' takes a rank-1 array, {self.name(op.operands[0])} is {arr}")
         off = op.operands[1]
         if off.type != I64:
             self.error(op, f"'view' offset {self.name(off)} is {off.type}, must be i64")
-        if arr is not None and op.result.type != arr:
+        row = ArrayType(arr.elem, arr.rank - 1) if arr is not None and arr.rank > 1 else None
+        if arr is not None and op.result.type not in (arr, row):
             self.error(op, f"'view' of {arr} gives {op.result.type}")
 
     def _op_field(self, op: Op) -> None:

@@ -1,0 +1,221 @@
+"""Multi-dimensional C arrays: declared extents, rows, and the errors of a wrong rank.
+
+The golden cases (golden/c/vla_matvec, fixed_2d_param, pointer_to_rows, vla_3d,
+local_2d_array, row_to_helper, whole_2d_to_helper; golden/omp/rows_2d) check the
+numbers. This file checks what they cannot show: that a declared extent is an exact
+shape and one left out is not, that a row ``A[i]`` is a row view in every layer (the
+verifier, the folder, the interpreter, the sizes analysis), what the C and CUDA
+outputs declare, and that a use of the wrong rank is one located error whose hint,
+applied, gives a program s2sad differentiates.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cbuild import compile_c, have_gcc
+from s2sad import pipeline
+from s2sad.diagnostics import DiagnosticError
+from s2sad.emit_c.sizes import Affine, Sizes
+from s2sad.opt.passes import run_pipeline
+from s2sad.pipeline import parse_source
+from s2sad.ssa.interp import Interpreter
+from s2sad.ssa.parser import parse_module
+from s2sad.ssa.verifier import verify_module
+
+
+def _fn(source: str, func: str):
+    module = parse_source(source, "t.c", func)
+    verify_module(module)
+    return module, module.functions[func]
+
+
+# -- declared extents ----------------------------------------------------------------------------
+
+def test_declared_extents_are_the_shape_and_a_left_out_one_is_unknown():
+    src = ("#define M 4\nenum { K = 2 };\n"
+           "double f(int n, int m, const double A[n][m], double (*P)[M], double Q[][K], const double x[2 * n + 1],"
+           " double T[n][m][M]) { return A[0][0] + P[0][0] + Q[0][0] + x[0] + T[0][0][0]; }\n")
+    module, fn = _fn(src, "f")
+    assert [str(p.type) for p in fn.params] == ["i64", "i64", "array<f64,2>", "array<f64,2>", "array<f64,2>",
+                                               "array<f64,1>", "array<f64,3>"]
+    assert fn.attrs["shapes"] == {"A": ["n", "m"], "P": ["", 4], "Q": ["", 2], "x": ["2 * n + 1"],
+                                  "T": ["n", "m", 4]}
+    # The signature keeps the #define by name (the output defines it again), the enumerator as its value.
+    assert fn.attrs["c_params"][2:] == ["const double [n][m]", "double (*)[M]", "double [][2]",
+                                        "const double [2 * n + 1]", "double [n][m][M]"]
+    assert fn.attrs["c_macros"] == {"M": 4}
+    sizes = Sizes(module)
+    exact = sizes.exact_axes(fn)
+    assert {(2, 0), (2, 1), (3, 1), (4, 1), (5, 0), (6, 2)} <= exact
+    assert (3, 0) not in exact and (4, 0) not in exact  # (*P)[M], Q[][K]: the rows are not declared
+    assert sizes.extents(fn)[5] == [Affine(((0, 2),), 1)]
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ("double A[n][4], int n", "the array size 'n' is neither an integer parameter declared before this one"),
+        ("int n, double A[n][sizeof(double)]", "this array size is not supported"),
+        ("int n, double A[n][]", "only the first size of an array parameter may be left out"),
+        ("int n, double *A[4]", "arrays of this element type are not supported"),
+    ],
+)
+def test_array_parameters_s2sad_cannot_size_are_located(params, message):
+    with pytest.raises(DiagnosticError) as info:
+        parse_source(f"double f({params}) {{ return 0.0; }}\n", "t.c", "f")
+    (d,) = info.value.diagnostics
+    assert d.loc.line == 1 and message in d.message and d.hint, d
+
+
+# -- rows ----------------------------------------------------------------------------------------
+
+ROWS = """\
+static double dot(int m, const double a[m], const double b[m])
+{
+    double s = 0.0;
+    for (int j = 0; j < m; j++)
+        s += a[j] * b[j];
+    return s;
+}
+
+double rows(int n, int m, const double A[n][m], const double (*B)[3])
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        s += dot(m, A[i], A[n - 1 - i]) + dot(2, &A[i][1], *(B + i)) + (*B)[2] * (B + 1)[i % 2][1];
+    return s;
+}
+"""
+
+
+def _rows_reference(A: np.ndarray, B: np.ndarray) -> float:
+    n = A.shape[0]
+    return float(sum(A[i] @ A[n - 1 - i] + A[i, 1:3] @ B[i, :2] + B[0, 2] * B[1 + i % 2, 1] for i in range(n)))
+
+
+def test_rows_are_views_that_the_interpreter_runs_as_numpy_rows():
+    module, fn = _fn(ROWS, "rows")
+    views = [(str(op.operands[0].type), str(op.result.type)) for op in fn.walk() if op.name == "view"]
+    assert ("array<f64,2>", "array<f64,1>") in views  # rows
+    assert ("array<f64,1>", "array<f64,1>") in views  # &A[i][1]: from element 1 of the row A[i]
+    rng = np.random.default_rng(0)
+    A, B = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
+    got = Interpreter(module).call("rows", 4, 3, A, B)
+    assert got == pytest.approx(_rows_reference(A, B), rel=1e-14)
+
+
+def test_a_row_view_is_no_offset_of_its_array():
+    """``view(A, 0)`` of a matrix is the row A[0], not A: the folder keeps it, and does not
+    merge a view of a row into a view of the matrix."""
+    text = ("func @f(%A: array<f64,2>) -> f64 {\n"
+            "  %z = const() {value = 0} : i64\n  %one = const() {value = 1} : i64\n"
+            "  %r = view(%A, %z) : array<f64,1>\n  %t = view(%r, %one) : array<f64,1>\n"
+            "  %v = load(%t, %z) : f64\n  return(%v)\n}\n")
+    module = parse_module(text)
+    verify_module(module)
+    run_pipeline(module, "fold,dce")
+    verify_module(module)
+    views = [op for op in module.functions["f"].walk() if op.name == "view"]
+    assert [str(op.result.type) for op in views] == ["array<f64,1>", "array<f64,1>"]
+    A = np.arange(6.0).reshape(2, 3)
+    assert Interpreter(module).call("f", A) == 1.0
+
+
+def test_rows_passed_to_a_helper_bound_the_rows_of_a_pointer_to_rows():
+    src = ("#define M 4\nstatic double sq(const double r[M]) { double s = 0.0;"
+           " for (int j = 0; j < M; j++) s += r[j] * r[j]; return s; }\n"
+           "double f(int n, const double (*A)[M]) { double s = 0.0; for (int i = 0; i < n; i++) s += sq(A[i]);"
+           " return s; }\n")
+    module, fn = _fn(src, "f")
+    sizes = Sizes(module)
+    assert sizes.extents(fn)[1] == [Affine.of_param(0), Affine.of_const(4)]  # n rows (a cover), 4 declared
+    assert (1, 0) not in sizes.exact_axes(fn) and (1, 1) in sizes.exact_axes(fn)
+
+
+# -- output --------------------------------------------------------------------------------------
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_c_output_keeps_declarators_and_rows_and_casts_flat_buffers_to_rows():
+    src = ("#define M 3\n"
+           "static void scale(int n, double B[restrict n][M], double c) {"
+           " for (int i = 0; i < n; i++) for (int j = 0; j < M; j++) B[i][j] *= c; }\n"
+           "double f(int n, double (*restrict A)[M], const double x[static 2]) {\n"
+           "    double W[n][M];\n"
+           "    for (int i = 0; i < n; i++) for (int j = 0; j < M; j++) W[i][j] = A[i][j] * x[j % 2];\n"
+           "    scale(n, W, x[0]);\n    scale(n, A, 2.0);\n    double s = 0.0;\n"
+           "    for (int i = 0; i < n; i++) for (int j = 0; j < M; j++) s += W[i][j] * A[i][j];\n"
+           "    return s;\n}\n")
+    text = pipeline.gradient_source(src, "t.c", "f", ["A", "x"], "c")
+    assert "void grad_f(int n, double (*restrict A)[M], double (*restrict d_A)[M], const double x[static 2],\n" \
+           "            double d_x[static 2], double d_return)" in text
+    assert "static void grad_scale(int n, double B[restrict n][M], double d_B[restrict n][M], double c," in text
+    assert "#define M 3" in text and "d_A[i][j] +=" in text
+    # W lives on the heap, a pointer to its rows; its copy before the call is a flat buffer,
+    # cast where the callee declares rows.
+    assert "double (*W)[M] = malloc(n * M * sizeof(double));" in text and "W[i][j] = " in text
+    assert "scale(n, W, x[0]);" in text and "grad_scale(n, (double (*)[M])W_before_scale, d_W, " in text
+    compile_c(text)  # gcc -std=c99 -Wall -Wextra -Werror
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_a_define_only_the_signature_names_is_defined_in_the_output():
+    src = "#define N 2\ndouble det2(const double A[N][N]) { return A[0][0] * A[1][1] - A[0][1] * A[1][0]; }\n"
+    text = pipeline.gradient_source(src, "t.c", "det2", ["A"], "c")
+    assert "#define N 2" in text and "void grad_det2(const double A[N][N], double d_A[N][N], double d_return)" in text
+    compile_c(text)
+
+
+def test_local_arrays_of_constant_extents_keep_them_in_c_output():
+    src = ("double f(const double *x) { double t[2][3] = {{1, 2, 3}, {4, 5, 6}}; double s = 0.0;"
+           " for (int i = 0; i < 2; i++) for (int j = 0; j < 3; j++) s += t[i][j] * x[j]; return s; }\n")
+    text = pipeline.gradient_source(src, "t.c", "f", ["x"], "c")
+    assert "double t[2][3] = {0};" in text and "t[1][2] = 6.0;" in text and "t[i][j]" in text
+    const = src.replace("double t[2][3]", "static const double t[2][3]")
+    text = pipeline.gradient_source(const, "t.c", "f", ["x"], "c")
+    assert "double t[2][3] = {{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}};" in text
+
+
+def test_cuda_output_passes_arrays_as_flat_pointers():
+    src = ("void k(int n, int m, const double A[n][m], double y[n]) {\n    #pragma omp parallel for\n"
+           "    for (int i = 0; i < n; i++) {\n        double s = 0.0;\n"
+           "        for (int j = 0; j < m; j++) s += A[i][j] * A[i][j];\n        y[i] = s;\n    }\n}\n")
+    text = pipeline.gradient_source(src, "k.c", "k", ["A"], "cuda")
+    assert "grad_k(int n, int m, const double *A, double *d_A, double *y, double *d_y)" in text
+    assert "d_A[i * m + j] +=" in text and "[n]" not in text
+
+
+# -- a wrong rank --------------------------------------------------------------------------------
+
+HELPERS = ("static double g(int m, const double r[m]) { return r[0] * r[m - 1]; }\n"
+           "static double h(int n, int m, const double B[n][m]) { return B[0][0] * B[n - 1][m - 1]; }\n")
+F = "double f(int n, int m, const double A[n][m])\n{{\n    double s = 0.0;\n    {body}\n    return s;\n}}\n"
+
+
+@pytest.mark.parametrize(
+    "body, fixed, message, hint",
+    [
+        ("s += A[1];", "s += A[1][0];", "'A[1]' is a row of 'A', not a number",
+         "'A' has 2 dimensions: index each one once, A[i][j]"),
+        ("s += A[1] * 2.0;", "s += A[1][0] * 2.0;", "'A[1]' is a row of 'A', not a number",
+         "'A' has 2 dimensions: index each one once, A[i][j]"),
+        ("s += A[0][1][1];", "s += A[0][1];", "'A' has 2 dimension(s), indexed with 3",
+         "'A' has 2 dimensions: index each one once, A[i][j]"),
+        ("s += g(m, A);", "s += g(m, A[0]);", "'g' expects an array of 1 dimension(s) here ('const double [m]'), "
+         "and 'A' has 2", "pass one row, A[i]"),
+        ("s += h(n, m, A[0]);", "s += h(n, m, A);", "'h' expects an array of 2 dimension(s) here "
+         "('const double [n][m]'), and 'A[0]' has 1", "pass the whole array, A"),
+        ("const double *p = A; s += p[0];", "const double *p = A[0]; s += p[0];",
+         "'A' has 2 dimensions: C does not convert it to 'const double *'", "point at one of its rows: A[i]"),
+        ("double (*p)[4]; s += A[0][0];", "const double *p = A[0]; s += p[0];",
+         "pointers to arrays are supported as parameters only", "or point at a row: double *r = A[i]"),
+    ],
+)
+def test_a_wrong_rank_is_a_located_error_whose_hint_works(body, fixed, message, hint):
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(HELPERS + F.format(body=body), "t.c", "f", ["A"], "c")
+    (d,) = info.value.diagnostics
+    assert d.loc.line == 6 and d.message == message and hint in d.hint, d
+    text = pipeline.gradient_source(HELPERS + F.format(body=fixed), "t.c", "f", ["A"], "c")
+    assert "d_A[" in text
