@@ -96,6 +96,7 @@ PY_CASES = [
     "vla_3d",
     "local_2d_array",
     "row_to_helper",
+    "row_call_in_loop",
     "whole_2d_to_helper",
 ]
 

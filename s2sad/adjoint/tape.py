@@ -136,11 +136,12 @@ class Tapes:
 
         element_loops(pb, dims, push)
         home = m  # where the array the stack is popped into is made
-        if self._outside_loops(source):
+        owners = [_extent_owner(source, ax) for ax in range(rank)]
+        if all(self._outside_loops(owner) for owner, _ in owners):
             # The same shape in every iteration: one array, made before the reversed loops,
             # takes each iteration's elements in turn (every element is popped into it anew).
             home = m.mirror_of(loops[0].parent)
-            rev_dims = [_extent(home.prologue, source, ax, lens[ax]) for ax in range(rank)]
+            rev_dims = [_extent(home.prologue, owner, ax, lens[k]) for k, (owner, ax) in enumerate(owners)]
         else:
             rev_dims = []
             for d, name in zip(dims, lens):  # each iteration's own, popped first
@@ -212,11 +213,26 @@ class Tapes:
 
 
 def _extent(b: Builder, arr: Value, axis: int, hint: str) -> Value:
-    """The extent of ``arr`` along ``axis`` at ``b``: a view's is its base's less its offset, an
-    operand of its own (C prints a view's extent from its offset, which must then be at hand).
-    A cover will do in C (``sizes``): the elements a copy holds are all a stack needs."""
+    """The extent of ``arr`` along ``axis`` at ``b``: a row's is its matrix's along the next axis,
+    an offset view's is its base's less its offset, an operand of its own (C prints a view's
+    extent from its offset, which must then be at hand). A cover will do in C (``sizes``): the
+    elements a copy holds are all a stack needs."""
     op = arr.defining_op
     if op is not None and op.name == "view":
-        base = _extent(b, op.operands[0], axis, "")
-        return b.op1("sub", [base, op.operands[1]], I64, hint)
+        base = op.operands[0]
+        dropped = base.type.rank - arr.type.rank
+        if dropped:  # a row of a matrix (``A[i]``): the base's trailing extents
+            return _extent(b, base, axis + dropped, hint)
+        return b.op1("sub", [_extent(b, base, axis, ""), op.operands[1]], I64, hint)
     return b.op1("dim", [arr], I64, hint, axis=axis, cover=True)
+
+
+def _extent_owner(arr: Value, axis: int) -> tuple[Value, int]:
+    """The array and axis whose extent ``arr``'s is: through rows (``A[i]`` has ``A``'s next
+    extent); an offset view's extent is its own (it depends on the offset)."""
+    op = arr.defining_op
+    while op is not None and op.name == "view" and op.operands[0].type.rank > arr.type.rank:
+        axis += op.operands[0].type.rank - arr.type.rank
+        arr = op.operands[0]
+        op = arr.defining_op
+    return arr, axis
