@@ -4,7 +4,6 @@
  */
 
 #include <stdlib.h>
-#include <string.h>
 
 static void blur(int n, int m, const double A[n][m], double B[n][m]) {
     for (long i = 0; i < n; i++) {
@@ -65,8 +64,6 @@ static void grad_blur(int n, int m, const double A[n][m], double d_A[n][m], doub
 void grad_blurred_energy(int n, int m, const double A[n][m], double d_A[n][m], double d_return) {
     // forward sweep
     double (*B)[m] = malloc(n * m * sizeof(double));
-    double *B_before_blur = malloc(n * m * sizeof(double));
-    memcpy(B_before_blur, B, n * m * sizeof(double));
     blur(n, m, A, B);
 
     // reverse sweep
@@ -84,8 +81,9 @@ void grad_blurred_energy(int n, int m, const double A[n][m], double d_A[n][m], d
     }
 
     // line 22: blur(n, m, A, B);
-    grad_blur(n, m, A, d_A, (double (*)[m])B_before_blur, d_B);
+    double *B_for_blur = malloc(n * m * sizeof(double));
+    grad_blur(n, m, A, d_A, (double (*)[m])B_for_blur, d_B);
+    free(B_for_blur);
     free(d_B);
-    free(B_before_blur);
     free(B);
 }

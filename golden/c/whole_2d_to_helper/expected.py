@@ -50,7 +50,6 @@ def grad_blur(n, m, A, d_A, B, d_B):
 def grad_blurred_energy(n, m, A, d_A, d_return=1.0):
     # forward sweep
     B = np.empty((n, m))
-    B_before_blur = B.copy()
     blur(n, m, A, B)
 
     # reverse sweep
@@ -66,4 +65,5 @@ def grad_blurred_energy(n, m, A, d_A, d_return=1.0):
             d_B[i, j] += d_e * (B[i, j] * B[i, j]) + t0 + t0
 
     # line 22: blur(n, m, A, B);
-    grad_blur(n, m, A, d_A, B_before_blur, d_B)
+    B_for_blur = np.empty((B.shape[0], B.shape[1]))
+    grad_blur(n, m, A, d_A, B_for_blur, d_B)
