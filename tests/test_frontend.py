@@ -77,9 +77,13 @@ def run_both(source: str, func: str, args: list[Arg], seeds: int = 3) -> Module:
             assert got is None
         else:
             assert got is not None, print_module(module)
-            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=print_module(module))
-            assert isinstance(got, bool) == isinstance(want, (bool, np.bool_))
-            assert isinstance(got, int) == isinstance(want, int), (type(got), type(want))
+            # a function that returns several values: the same number of them, each alike
+            assert isinstance(got, tuple) == isinstance(want, tuple), (got, want)
+            pairs = zip(got, want, strict=True) if isinstance(want, tuple) else [(got, want)]
+            for g, w in pairs:
+                np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, err_msg=print_module(module))
+                assert isinstance(g, bool) == isinstance(w, (bool, np.bool_))
+                assert isinstance(g, int) == isinstance(w, int), (type(g), type(w))
         for p, q in zip(py_args, ir_args):
             if isinstance(p, np.ndarray):
                 np.testing.assert_allclose(q, p, rtol=1e-12, atol=1e-12, err_msg=print_module(module))
@@ -1349,10 +1353,27 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
                 return x
             return x * 2.0
     """, "5:9", "a function that returns an array must return it once", "return x"),
-    "returning_tuple": ("""
+    "tuple_of_another_width": ("""
         def f(x, y):
+            if x > 0.0:
+                return x
             return x, y
-    """, "3:12", "returning tuples is not supported yet", "x, y"),
+    """, "4:16", "this return gives one value, but the function returns 2 values elsewhere", "x"),
+    "tuple_result_as_one_value": ("""
+        def g(x):
+            return x, 2.0 * x
+
+        def f(x):
+            return g(x) + 1.0
+    """, "6:12", "'g' returns 2 values, which are no single value", "g(x)"),
+    "tuple_result_unpacked_wrong": ("""
+        def g(x):
+            return x, 2.0 * x
+
+        def f(x):
+            a, b, c = g(x)
+            return a
+    """, "6:15", "'g' returns 2 values, not 3", "g(x)"),
     "float_index": ("""
         def f(x, t):
             return x[t * 0.5]
@@ -1501,7 +1522,7 @@ def test_problems_in_unreached_functions_are_ignored():
 def test_problems_in_callees_are_reported():
     err = diagnose("""
         def helper(x):
-            return x[0], x[1]
+            return x[0] if x is None else x[1]
 
         def f(x):
             return helper(x)

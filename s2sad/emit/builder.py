@@ -146,8 +146,12 @@ class StatementBuilder:
             then, orelse = (e(r.terminator.operands[0]) for r in op.regions)
             return self._choose(e(op.operands[0]), then, orelse)
         if n == "call":
-            return Call(Name(self.function_name(op.attrs["callee"])), tuple(e(a) for a in op.operands))
+            return Call(Name(self.function_name(op.attrs["callee"])), self.call_args(op))
         return self.spell_expr(op)
+
+    def call_args(self, op: Op) -> tuple[Expr, ...]:
+        """The arguments of a call as the callee's signature takes them (one per operand here)."""
+        return tuple(self.expr(a) for a in op.operands)
 
     def _compare_operands(self, op: Op) -> list[Expr]:
         return [self.expr(o) for o in op.operands]

@@ -543,6 +543,24 @@ class ExprLowerer:
                                 hint="pass the arguments by position")
 
     def user_call(self, node: cst.Call, name: str, b: Builder, env: Env, want_value: bool) -> Optional[Value]:
+        results = self.user_call_results(node, name, b, env)
+        if want_value and len(results) > 1:
+            raise self.fail(node, f"'{name}' returns {len(results)} values, which are no single value",
+                            hint=f"unpack them: {', '.join('abcdefgh'[:len(results)])} = {name}(...)")
+        if want_value and not results:
+            raise self.fail(node, f"'{name}' does not return a value", hint="use it as a statement, or return a number")
+        return results[0] if len(results) == 1 else None
+
+    def tuple_call(self, node: cst.BaseExpression) -> Optional[str]:
+        """The name of the function of the file ``node`` calls when that function returns a tuple."""
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value not in self.ctx.locals:
+            sig = self.ctx.sigs.get(node.func.value)
+            if sig is not None and sig.tuple_result is not None:
+                return node.func.value
+        return None
+
+    def user_call_results(self, node: cst.Call, name: str, b: Builder, env: Env) -> list[Value]:
+        """A call of a function of the file: its results (none, one, or one per returned value)."""
         if node in self.ctx.recursive_calls:
             raise Fail(None)  # reported once by the driver, at this call
         self.no_keywords(node)
@@ -569,16 +587,14 @@ class ExprLowerer:
             if default is None or not isinstance(t, ScalarType):
                 raise self.fail(node, f"missing argument '{sig.param_names[i]}' in the call to '{name}'")
             values.append(self.const(b, node, default, t))
-        if isinstance(sig.result, ArrayType):
+        results = list(sig.tuple_result) if sig.tuple_result is not None else [sig.result]
+        results = [t for t in results if t is not None]
+        if any(isinstance(t, ArrayType) for t in results):
             # Only the function differentiated may return an array: a call's result would need an
             # array adjoint passed to the callee's gradient, which calls do not do yet.
             raise self.fail(node, f"calling '{name}', which returns an array, is not supported yet",
                             hint=f"pass {name} an output array to write its result into instead")
-        results = [sig.result] if sig.result is not None else []
-        op = self.at(b, node).create("call", values, results, {"callee": name})
-        if want_value and not op.results:
-            raise self.fail(node, f"'{name}' does not return a value", hint="use it as a statement, or return a number")
-        return op.results[0] if op.results else None
+        return self.at(b, node).create("call", values, results, {"callee": name}).results
 
     def intrinsic(self, intr: lib.Intrinsic, node: cst.Call, b: Builder, env: Env) -> Value:
         src = dotted_source(node.func) or intr.op

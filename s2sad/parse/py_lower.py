@@ -95,8 +95,15 @@ class FunctionLowerer(StructuredLowering):
         self.locator = ctx.locator
         self.ex = ExprLowerer(ctx)
         self.read = read_names(fn.body)
-        if self.types.result is not None:
-            self.key_types[RESULT] = self.types.result
+        # What the function returns: one key per returned value (several for ``return s, t``).
+        types = ctx.types
+        self.result_types: list[Type] = (list(types.tuple_result) if types.tuple_result is not None
+                                         else [types.result] if types.result is not None else [])
+        self.result_keys = [RESULT] if types.tuple_result is None else [f"<result{k}>" for k in
+                                                                          range(len(self.result_types))]
+        for k, (key, t) in enumerate(zip(self.result_keys, self.result_types)):
+            self.key_types[key] = t
+            self.hints[key] = "result" if key == RESULT else f"result{k}"
 
     def key_type(self, key: str) -> Type:
         return self.key_types.get(key) or self.types.vars[key]
@@ -111,9 +118,10 @@ class FunctionLowerer(StructuredLowering):
         loc = self.locator.loc(fn, fn.name)
         b = Builder(body, loc)
         env: Env = dict(zip(names, body.args))
-        returns_array = isinstance(self.types.result, ArrayType)
-        if self.types.result is not None and not returns_array:
-            env[RESULT] = b.op1("undef", [], self.types.result, "result")
+        returns_array = any(isinstance(t, ArrayType) for t in self.result_types)
+        for key, t in zip(self.result_keys, self.result_types):
+            if not isinstance(t, ArrayType):
+                env[key] = b.op1("undef", [], t, self.hint(key))
         env[RETURNED] = build.const(b, False, BOOL, "returned")
         stmts = suite_statements(fn.body)
         # An array is returned by the function's last statement only (return_stmt): never carried
@@ -121,26 +129,29 @@ class FunctionLowerer(StructuredLowering):
         self.final_return = stmts[-1] if stmts and isinstance(stmts[-1], cst.Return) else None
         self.block(stmts, b, env, None)
         if returns_array:
-            result = env.get(RESULT)
-            if not isinstance(result, Value):  # its return was reported (return_stmt)
-                result = b.op1("undef", [], self.types.result, "result")
+            results = self.returned(env, b)
             b.loc = self.locator.loc(self.final_return)  # the gradient's errors about it point here
-            b.create("return", [result], [])
-            return Function(fn.name.value, body, [result.type], loc, self.function_attrs(), source_names=bound)
+            b.create("return", results, [])
+            return Function(fn.name.value, body, self.result_types, loc, self.function_attrs(), source_names=bound)
         b.loc = loc
         attrs = self.function_attrs()
-        if self.types.result is None:
+        if not self.result_types:
             b.create("return", [], [])
             return Function(fn.name.value, body, [], loc, attrs, source_names=bound)
         if not block_exits(stmts).always:
             self.diagnostics.append(Diagnostic(
                 f"function '{fn.name.value}' can reach its end without returning a value", loc,
                 hint="return a number on every path (Python would return None)"))
-        result = env[RESULT]
-        if isinstance(result, Poison):
-            result = b.op1("undef", [], self.types.result, "result")
-        b.create("return", [result], [])
-        return Function(fn.name.value, body, [self.types.result], loc, attrs, source_names=bound)
+        b.create("return", self.returned(env, b), [])
+        return Function(fn.name.value, body, self.result_types, loc, attrs, source_names=bound)
+
+    def returned(self, env: Env, b: Builder) -> list[Value]:
+        """The values the function's ``return`` op returns (a placeholder where a return was reported)."""
+        out = []
+        for key, t in zip(self.result_keys, self.result_types):
+            v = env.get(key)
+            out.append(v if isinstance(v, Value) else b.op1("undef", [], t, self.hint(key)))
+        return out
 
     def function_attrs(self) -> dict:
         """What the signature's annotations and the assumptions about parameter kinds say: the
@@ -247,31 +258,47 @@ class FunctionLowerer(StructuredLowering):
 
     def return_stmt(self, st: cst.Return, b: Builder, env: Env) -> None:
         if st.value is None:
-            if self.types.result is not None:
+            if self.result_types:
                 raise self.locator.fail(st, "'return' without a value in a function that returns a value",
                                         hint="return a number on every path")
         else:
-            if isinstance(st.value, cst.Tuple):
-                raise self.locator.fail(st.value, "returning tuples is not supported yet",
-                                        hint="return one number, and write other results into array parameters")
-            if isinstance(self.types.result, ArrayType) and st is not self.final_return:
+            if any(isinstance(t, ArrayType) for t in self.result_types) and st is not self.final_return:
                 raise self.locator.fail(st, "a function that returns an array must return it once, with the "
                                         "last statement of its body",
                                         hint="assign the result to a variable and return it at the end")
-            v = self.ex.value(st.value, b, env)
-            if isinstance(self.types.result, ArrayType):
-                if not isinstance(v.type, ArrayType):
-                    raise self.locator.fail(st.value, "this function returns an array, but this value is a "
-                                            "number", hint="return an array on every path")
-                env[RESULT] = v
-            else:
+            values = self.return_values(st.value, b, env)
+            if len(values) != len(self.result_types):
+                raise Fail(None)  # another number of values than elsewhere: reported with the types
+            several = len(values) > 1
+            for key, t, (v, node) in zip(self.result_keys, self.result_types, values):
+                if isinstance(t, ArrayType):
+                    if not isinstance(v.type, ArrayType):
+                        message = ("this value is a number, but the function returns an array in its place "
+                                   "elsewhere" if several else "this function returns an array, but this value "
+                                   "is a number")
+                        raise self.locator.fail(node, message, hint="return an array on every path")
+                    env[key] = v
+                    continue
                 if isinstance(v.type, ArrayType):  # an array where the code's types said a number
-                    raise self.locator.fail(st.value, "this value is an array, but the function returns a "
+                    raise self.locator.fail(node, "this value is an array, but the function returns a "
                                             "number elsewhere", hint="return an array on every path")
-                assert self.types.result is not None
-                env[RESULT] = self.ex.coerce(v, self.types.result, b, st.value, "the return value")
+                env[key] = self.ex.coerce(v, t, b, node, "the return value")
         b.loc = self.locator.loc(st)
         env[RETURNED] = build.const(b, True, BOOL, "returned")
+
+    def return_values(self, value: cst.BaseExpression, b: Builder, env: Env) -> list[tuple[Value, cst.CSTNode]]:
+        """What ``return value`` returns, each value with the node it comes from: the elements
+        of a tuple (``return s, t``), the results of a call of a function that returns several,
+        or one value."""
+        if isinstance(value, cst.Tuple):
+            for e in value.elements:
+                if isinstance(e, cst.StarredElement):
+                    raise self.locator.fail(e, "starred expressions are not supported")
+            return [(self.ex.value(e.value, b, env), e.value) for e in value.elements]
+        callee = self.ex.tuple_call(value)
+        if callee is not None:
+            return [(v, value) for v in self.ex.user_call_results(value, callee, b, env)]  # type: ignore[arg-type]
+        return [(self.ex.value(value, b, env), value)]
 
     # -- assignment ---------------------------------------------------------------------------
     def assign(self, st: cst.Assign, b: Builder, env: Env) -> None:
@@ -307,9 +334,17 @@ class FunctionLowerer(StructuredLowering):
                                         f"not {len(elems)}")
             values = [self.ex.at(b, value).op1("dim", [arr], I64, axis=k) for k in range(rank)]
             nodes = [value] * rank
+        elif (callee := self.ex.tuple_call(value)) is not None:  # s, c = helper(x)
+            values = self.ex.user_call_results(value, callee, b, env)  # type: ignore[arg-type]
+            if len(values) != len(elems):
+                raise self.locator.fail(value, f"'{callee}' returns {len(values)} values, not {len(elems)}",
+                                        hint=f"unpack {len(values)} names: "
+                                        f"{', '.join('abcdefgh'[:len(values)])} = {callee}(...)")
+            nodes = [value] * len(values)
         else:
-            raise self.locator.fail(value, "unpacking is only supported from a tuple (a, b = x, y) or a shape "
-                                    "(n, m = A.shape)", hint="assign each variable separately")
+            raise self.locator.fail(value, "unpacking is only supported from a tuple (a, b = x, y), a shape "
+                                    "(n, m = A.shape) or a call of a function of this file that returns several "
+                                    "values", hint="assign each variable separately")
         for t, v, node in zip(elems, values, nodes):
             self.store_to(t, v, b, env, node)
 
@@ -383,7 +418,7 @@ class FunctionLowerer(StructuredLowering):
         names = list(dict.fromkeys(extra + assigned_names(body)))
         out = [n for n in names if not isinstance(self.types.vars.get(n), ArrayType) and (n in env or n in self.read)]
         if returns:
-            out += ([RESULT] if RESULT in env else []) + [RETURNED]
+            out += [k for k in self.result_keys if k in env] + [RETURNED]
         return out
 
     def array_names(self, body: Sequence[cst.CSTNode]) -> list[str]:

@@ -47,11 +47,13 @@ class Signature:
     param_names: list[str]
     param_types: list[Type]
     defaults: list[Optional[Number]]
-    result: Optional[Type]  # None: the function returns no value
+    result: Optional[Type]  # None: the function returns no value, or a tuple
     # Parameters whose kind or rank is assumed, not proven (see FunctionTypes.assumed).
     assumed: frozenset[str] = frozenset()
     # Those of them whose rank no generated code depends on (see FunctionTypes.rank_free).
     rank_free: frozenset[str] = frozenset()
+    # A function that returns a tuple (``return s, t``): the type of each of its values.
+    tuple_result: Optional[tuple[Type, ...]] = None
 
 
 @dataclass
@@ -76,6 +78,9 @@ class FunctionTypes:
     # The assumed parameters whose rank no generated Python depends on: arrays only reduced as a
     # whole (``np.sum(W)``), parameters never read. They need no check at run time.
     rank_free: frozenset[str] = frozenset()
+    # ``return s, t``: one type per returned value (``result`` is then None). The IR function
+    # has that many results, and its gradient one seed per value.
+    tuple_result: Optional[tuple[Type, ...]] = None
 
 
 @dataclass
@@ -89,6 +94,7 @@ _SHAPE_ELEMS = {"f64": F64, "float64": F64, "i64": I64, "int64": I64}
 
 
 _NONE = "none"  # the annotation `-> None`
+_TUPLES = {"builtins.tuple", "typing.Tuple"}
 
 
 @dataclass
@@ -433,6 +439,11 @@ class _Inference:
                     if isinstance(t, cst.Name):
                         self.record(t.value, I64)
             else:
+                sig = self.user_signature(value)
+                if sig is not None and sig.tuple_result is not None and len(sig.tuple_result) == len(elems):
+                    for t, ty in zip(elems, sig.tuple_result):  # s, c = helper(x)
+                        if isinstance(t, cst.Name):
+                            self.record(t.value, ty)
                 self.expr(value, False)
         elif isinstance(target, cst.Subscript):
             self.subscript(target, False, load=False)
@@ -467,6 +478,14 @@ class _Inference:
                 shaped = self._shape_annotation(inner, node)
                 return shaped if shaped is not None else self._annotation(inner, node)
         return self._annotation(node, node)
+
+    def result_annotation(self, node: cst.BaseExpression) -> object:
+        """What ``-> ...`` names: as ``annotation``, and ``tuple[float, int]`` (``typing.Tuple``
+        too) as a Python tuple of what each element names."""
+        if isinstance(node, cst.Subscript) and self.info.canonical_name(node.value) in _TUPLES:
+            return tuple(self.annotation(e.slice.value) if isinstance(e.slice, cst.Index) else None
+                         for e in node.slice)
+        return self.annotation(node)
 
     def _shape_annotation(self, node: cst.BaseExpression, where: cst.CSTNode) -> Optional[_ArrayAnnotation]:
         """``"f64[n]"``, ``"f64[n, m]"``: an array with extents in the integer parameters."""
@@ -641,7 +660,7 @@ class _Inference:
                 annotations[p.name.value] = self.annotation(p.annotation.annotation)
         self.shapes = {name: ann.shape for name, ann in annotations.items()
                        if isinstance(ann, _ArrayAnnotation) and ann.shape is not None}
-        result_ann = self.annotation(self.fn.returns.annotation) if self.fn.returns is not None else None
+        result_ann = self.result_annotation(self.fn.returns.annotation) if self.fn.returns is not None else None
         self.stmt(self.fn.body)
         self.propagate_int_context()
 
@@ -666,6 +685,12 @@ class _Inference:
         for name in self.locals:
             types.setdefault(name, F64)  # never given a known type: lowering reports why
 
+        params = [types[n] for n in self.param_names]
+        assumed, rank_free = self.assumptions(types, annotations)
+        tuple_result = self.tuple_result(types, result_ann)
+        if tuple_result is not None:
+            return FunctionTypes(params, types, None, False, self.diagnostics, self.int_demands, self.shapes,
+                                 assumed, rank_free, tuple_result)
         result: Optional[Type] = None
         returned_array: Optional[Type] = None
         for r in self.returns:
@@ -683,10 +708,47 @@ class _Inference:
             result = F64
         if isinstance(result_ann, ScalarType) and self.returns and not returns_array:
             result = result_ann
-        params = [types[n] for n in self.param_names]
-        assumed, rank_free = self.assumptions(types, annotations)
         return FunctionTypes(params, types, result, returns_array, self.diagnostics, self.int_demands, self.shapes,
                              assumed, rank_free)
+
+    def returned_parts(self, r: cst.BaseExpression, types: dict[str, Type]) -> Optional[list[Optional[Type]]]:
+        """The types of the values ``return r`` returns when it returns several: a tuple
+        (``return s, t``) or a call of a function of the file that returns one; else None."""
+        if isinstance(r, cst.Tuple):
+            return [self.expr_type(e.value, types) for e in r.elements]
+        sig = self.user_signature(r)
+        return list(sig.tuple_result) if sig is not None and sig.tuple_result is not None else None
+
+    def user_signature(self, node: cst.BaseExpression) -> Optional[Signature]:
+        """The signature of the function of the file ``node`` calls, if it is such a call."""
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value not in self.locals:
+            return self.sigs.get(node.func.value)
+        return None
+
+    def tuple_result(self, types: dict[str, Type], annotation: object) -> Optional[tuple[Type, ...]]:
+        """One type per returned value, where the function returns a tuple (each value's join
+        over the returns; an annotation ``-> tuple[float, int]`` fixes its number types).
+        Returns of another number of values are reported here: Python would return them, but
+        a caller could not unpack them all the same way."""
+        parts = [(r, self.returned_parts(r, types)) for r in self.returns]
+        tuples = [(r, p) for r, p in parts if p is not None]
+        if not tuples:
+            return None
+        width = len(tuples[0][1])
+        for r, p in parts:
+            if p is None or len(p) != width:
+                got = "one value" if p is None else f"{len(p)} values"
+                self.diagnostics.append(self.locator.diagnostic(
+                    r, f"this return gives {got}, but the function returns {width} values elsewhere",
+                    hint=f"return {width} values on every path"))
+        out: list[Optional[Type]] = [None] * width
+        for _, p in tuples:
+            if len(p) == width:
+                out = [join(a, b) for a, b in zip(out, p)]
+        if isinstance(annotation, tuple) and len(annotation) == width:
+            out = [a if isinstance(a, ScalarType) and not isinstance(t, ArrayType) else t
+                   for a, t in zip(annotation, out)]
+        return tuple(t if t is not None else F64 for t in out)
 
     # -- what the code does not prove -------------------------------------------------------
     def assumptions(self, types: dict[str, Type], annotations: dict) -> tuple[dict[str, int], frozenset[str]]:
@@ -837,6 +899,6 @@ def signature(fn: cst.FunctionDef, types: FunctionTypes, info: ModuleInfo) -> Si
     names = [p.name.value for p in fn.params.params]
     defaults = [evaluate_constant(p.default, info) if p.default is not None else None for p in fn.params.params]
     return Signature(fn.name.value, names, list(types.params), defaults, types.result, frozenset(types.assumed),
-                     types.rank_free)
+                     types.rank_free, types.tuple_result)
 
 
