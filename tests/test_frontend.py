@@ -1323,13 +1323,42 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
         def g(x):
             return f(x) * 2.0
     """, "6:12", "mutually recursive call to 'f' is not supported (f -> g -> f)", "f(x)"),
-    "for_over_array": ("""
-        def f(x):
+    "for_over_a_number": ("""
+        def f(x: float):
             s = 0.0
             for v in x:
                 s += v
             return s
-    """, "4:14", "only 'for' loops over range", "x"),
+    """, "4:14", "cannot loop over 'x': it is a number", "x"),
+    "for_over_map": ("""
+        def f(x):
+            s = 0.0
+            for v in map(abs, x):
+                s += v
+            return s
+    """, "4:14", "cannot loop over 'map(...)'", "map(abs, x)"),
+    "enumerate_not_unpacked": ("""
+        def f(x):
+            s = 0.0
+            for p in enumerate(x):
+                s += x[0]
+            return s
+    """, "4:9", "enumerate(...) gives pairs: unpack them into as many names", "p"),
+    "unpacking_rows": ("""
+        def f(pairs):
+            s = 0.0
+            for a, b in pairs:
+                s += a * b
+            return s
+    """, "4:9", "unpacking the items of this loop is not supported", "a, b"),
+    "reversed_enumerate": ("""
+        def f(x):
+            s = 0.0
+            for i, v in reversed(enumerate(x)):
+                s += v
+            return s
+    """, "4:17", "reversed(...) is supported over range(...), an array or a list",
+        "reversed(enumerate(x))"),
     "use_before_assignment": ("""
         def f(x):
             y = t + x
@@ -1501,7 +1530,7 @@ def test_several_problems_are_reported_together():
         def f(x, n):
             y = [x]
             z = {1: 2}
-            for v in x:
+            for v in map(abs, x):
                 pass
             return foo(x)
     """)

@@ -16,11 +16,11 @@ import textwrap
 
 import numpy as np
 import pytest
-from fd import ParamSpec, check_gradient, written_arrays
+from fd import ParamSpec
+from source_gradients import check_source, load
 
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
-from s2sad.pipeline import parse_source
 
 HEADER = "import math\n\nimport numpy as np\n\n\n"
 
@@ -101,27 +101,12 @@ def source_of(case: str) -> str:
     return HEADER + textwrap.dedent(CASES[case][0])
 
 
-def load(text: str, name: str) -> dict:
-    namespace: dict = {}
-    exec(compile(text, name, "exec"), namespace)
-    return namespace
-
-
 @pytest.mark.parametrize("level", [0, 2])
 @pytest.mark.parametrize("target", ["py", "numba"])
 @pytest.mark.parametrize("case", list(CASES))
 def test_gradient_matches_finite_differences(case, target, level):
-    source = source_of(case)
     _, wrt, params = CASES[case]
-    options = pipeline.Options(level=level)
-    text = pipeline.gradient_source(source, "prog.py", "f", wrt, target, options)
-    gradient = load(text, f"<grad {case}>")["grad_f"]
-    if target == "numba":
-        gradient = gradient.py_func  # the Numba spelling, run as Python (compiling each takes long)
-    primal = load(source, f"<{case}>")["f"]
-    written = written_arrays(parse_source(source, "prog.py", "f"), "f")
-    for seed in range(2):
-        check_gradient(primal, gradient, params, wrt, written, np.random.default_rng(seed))
+    check_source(source_of(case), wrt, params, target, level)
 
 
 def test_the_seeds_come_as_one_tuple():

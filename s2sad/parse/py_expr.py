@@ -462,6 +462,27 @@ class ExprLowerer:
         arr, ivs = self.element(node, b, env)
         return self.at(b, node).op1("load", [arr, *ivs], arr.type.elem)  # type: ignore[attr-defined]
 
+    def sequence(self, node: cst.BaseExpression, b: Builder, env: Env
+                 ) -> tuple[Value, Callable[[Builder, Value], Value]]:
+        """What a loop over ``node`` reads (``py_iter``): its length, and its item k (an element;
+        of a matrix, a row), from the value ``node`` has before the loop."""
+        v = self.value(node, b, env)
+        if not isinstance(v.type, ArrayType):
+            src = dotted_source(node)
+            raise self.fail(node, f"cannot loop over {f'{src!r}' if src else 'this value'}: it is a number",
+                            hint=self.annotation_hint(node) or "loop over an array, a list or range(...)")
+        t = v.type
+        length = self.at(b, node).op1("dim", [v], I64, axis=0)
+        if t.rank == 1:
+            return length, lambda bb, k: self.at(bb, node).op1("load", [v, k], t.elem)
+
+        def row(bb: Builder, k: Value) -> Value:
+            bounds: list[Value] = [k]
+            for axis in range(1, t.rank):
+                bounds += [self.const(bb, node, 0, I64), self.at(bb, node).op1("dim", [v], I64, axis=axis)]
+            return py_arrays.arr_op(self, bb, node, "slice", [v, *bounds], {"axes": ["i"] + ["r"] * (t.rank - 1)})
+        return length, row
+
     def _is_array_name(self, node: object, env: Env) -> bool:
         """``label`` in ``p[label]`` names an array: integer-array (fancy) indexing."""
         if isinstance(node, cst.Name) and node.value in self.ctx.locals:

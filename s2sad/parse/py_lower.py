@@ -33,6 +33,7 @@ on control flow is poisoned and reported when read.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
 import libcst as cst
@@ -41,9 +42,9 @@ from ..diagnostics import Diagnostic
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
 from ..ssa.types import BOOL, I64, ArrayType, Type
-from . import py_intrinsics as lib
 from .py_common import RESULT, RETURNED, Env, Fail, Poison
 from .py_expr import AUG_OPS, ExprLowerer, FunctionContext
+from .py_iter import Counter, Iter, IterError, Iteration, RangeIter, leaves, range_bounds, read_iter
 from .py_flow import (
     BREAK,
     CONTINUE,
@@ -60,7 +61,6 @@ from .py_flow import (
     suite_statements,
 )
 from .py_module import dotted_source
-from .py_types import positional_args
 from .structured import Exits, LoopFrame, StructuredLowering
 
 # Compound statements are reported at their keyword, not over all their lines.
@@ -429,44 +429,31 @@ class FunctionLowerer(StructuredLowering):
             raise self.fail_at_keyword(st.orelse, "'for ... else' is not supported", hint="use a flag variable")
         if st.asynchronous is not None:
             raise self.locator.fail(st, "'async for' is not supported", hint="use a plain for loop")
-        it = st.iter
-        kind = self.ctx.info.canonical_name(it.func, self.ctx.locals) if isinstance(it, cst.Call) else None
-        if kind not in (lib.RANGE, lib.PRANGE):
-            raise self.locator.fail(it, "only 'for' loops over range(...) are supported",
-                                    hint="loop over indices: for i in range(len(x)): ... x[i] ...")
-        self.ex.no_keywords(it)
-        args = positional_args(it)
-        if not 1 <= len(args) <= 3 or len(args) != len(it.args):
-            raise self.locator.fail(it, "range(...) takes 1 to 3 positional arguments")
-        if not isinstance(st.target, cst.Name):
-            raise self.locator.fail(st.target, "the loop variable must be a single name")
-        bounds = [self.ex.integer(a, b, env, "a range() bound") for a in args]
-        self.ex.at(b, it)
-        lb = bounds[0] if len(bounds) > 1 else build.const(b, 0, I64)
-        ub = bounds[1] if len(bounds) > 1 else bounds[0]
-        step = bounds[2] if len(bounds) == 3 else build.const(b, 1, I64)
-        if build.const_value(step) == 0:
-            raise self.locator.fail(args[2], "range() step must not be zero")
+        try:
+            it = read_iter(st.iter, lambda f: self.ctx.info.canonical_name(f, self.ctx.locals))
+            names = leaves(st.target, it)
+        except IterError as e:
+            raise self.locator.fail(e.node, e.message, e.hint) from None
+        head = self.loop_head(st, it, names, b, env)
 
         body = suite_statements(st.body)
         exits = block_exits(body)
-        target = st.target.value
         frame = LoopFrame(self.new_key("done", BOOL), self.new_key("skip", BOOL))
         returns = RETURN in exits.may
-        carried = self.carried(body, env, [target], returns)
+        carried = self.carried(body, env, [n.value for n, _ in names], returns)
         arrays = self.array_names(body)
-        loc = self.locator.loc(st, it)
+        loc = self.locator.loc(st, st.iter)
         if BREAK in exits.may or returns:
-            if kind == lib.PRANGE:
-                raise self.locator.fail(it, "a prange loop cannot break or return",
+            if head.parallel:
+                raise self.locator.fail(st.iter, "a prange loop cannot break or return",
                                         hint="use range(...) for a loop that stops early")
-            self.for_as_while(st, b, env, frame, (lb, ub, step), carried, arrays, exits.may, loc)
+            self.for_as_while(st, b, env, frame, head, carried, arrays, exits.may, loc)
             return
         inits = self.init_values(carried, env, b)
-        blk = Block([I64] + [self.key_type(k) for k in carried], [target] + [self.hint(k) for k in carried])
+        blk = Block([I64] + [self.key_type(k) for k in carried], [head.hint] + [self.hint(k) for k in carried])
         bb = Builder(blk, loc)
         inner = self.enter_body(env, carried, blk.args[1:], arrays)
-        self.bind(target, blk.args[0], bb, inner, st.target)
+        head.bind(bb, inner, blk.args[0])
         if CONTINUE in exits.may:
             inner[frame.skip] = build.const(bb, False, BOOL, "skip")
         self.block(body, bb, inner, frame)
@@ -474,17 +461,39 @@ class FunctionLowerer(StructuredLowering):
         bb.create("yield", self.exit_values(carried, inner, blk.args[1:]), [])
         b.loc = loc
         # numba.prange: Numba may run the iterations in parallel (its carried scalars are sums).
-        attrs = {"parallel": "prange"} if kind == lib.PRANGE else {}
-        op = b.create("for", [lb, ub, step, *inits], [a.type for a in blk.args[1:]], attrs, regions=[blk],
-                      hints=[self.hint(k) for k in carried])
+        attrs = {"parallel": "prange"} if head.parallel else {}
+        op = b.create("for", [head.lb, head.ub, head.step, *inits], [a.type for a in blk.args[1:]], attrs,
+                      regions=[blk], hints=[self.hint(k) for k in carried])
         self.leave_loop(env, carried, op.results, arrays)
 
-    def for_as_while(self, st: cst.For, b: Builder, env: Env, frame: LoopFrame, bounds: tuple[Value, Value, Value],
+    def loop_head(self, st: cst.For, it: Iter, names: list, b: Builder, env: Env) -> "LoopHead":
+        """The counted loop ``st`` becomes: ``range(...)`` with a name is that very loop; anything
+        else (``py_iter``) a loop over an index from 0 to its length that binds the names first."""
+        if isinstance(it, RangeIter) and isinstance(st.target, cst.Name):
+            lb, ub, step = range_bounds(self.ex, it, b, env)
+            target = st.target
+
+            def bind_index(bb: Builder, inner: Env, i: Value) -> None:
+                self.bind(target.value, i, bb, inner, target)
+            return LoopHead(lb, ub, step, it.parallel, target.value, bind_index)
+        iteration = Iteration(self.ex, it, b, env)
+        self.ex.at(b, st.iter)
+        zero, one = build.const(b, 0, I64), build.const(b, 1, I64)
+        # The index is the counter of `for i, v in enumerate(x)` (i is k); else a name of its own.
+        counter = next((n.value for n, leaf in names if isinstance(leaf, Counter) and leaf.of is it
+                        and it.start is None), None)
+        hint = counter or next((h for h in ("i", "k", "j", "idx") if h not in self.ctx.locals), "idx")
+
+        def bind_items(bb: Builder, inner: Env, k: Value) -> None:
+            for name, leaf in names:
+                self.bind(name.value, iteration.value(leaf, bb, k), bb, inner, name)
+        return LoopHead(zero, iteration.length, one, False, hint, bind_items)
+
+    def for_as_while(self, st: cst.For, b: Builder, env: Env, frame: LoopFrame, head: "LoopHead",
                      carried: list[str], arrays: list[str], may: frozenset[str], loc: SourceLoc) -> None:
-        """``for i in range(lb, ub, step)`` with a break or return inside: a while over ``i``."""
-        lb, ub, step = bounds
-        target = st.target.value  # type: ignore[attr-defined]
-        counter = self.new_key(target, I64)
+        """A ``for`` with a break or return inside: a while over its index."""
+        lb, ub, step = head.lb, head.ub, head.step
+        counter = self.new_key(head.hint, I64)
         has_break = BREAK in may
         keys = [counter] + ([frame.done] if has_break else []) + carried
         b.loc = loc
@@ -506,12 +515,12 @@ class FunctionLowerer(StructuredLowering):
         blk = Block(types, hints)
         bb = Builder(blk, loc)
         inner = self.enter_body(env, keys, blk.args, arrays)
-        self.bind(target, blk.args[0], bb, inner, st.target)
+        head.bind(bb, inner, blk.args[0])
         if CONTINUE in may:
             inner[frame.skip] = build.const(bb, False, BOOL, "skip")
         self.block(suite_statements(st.body), bb, inner, frame)
         bb.loc = loc
-        inner[counter] = build.add(bb, blk.args[0], step, target)
+        inner[counter] = build.add(bb, blk.args[0], step, head.hint)
         bb.create("yield", self.exit_values(keys, inner, blk.args), [])
         b.loc = loc
         op = b.create("while", inits, types, regions=[cond, blk], hints=hints)
@@ -566,6 +575,19 @@ class FunctionLowerer(StructuredLowering):
         op = b.create("while", inits, types, regions=[cond, blk], hints=hints)
         n = len(keys) - len(carried)
         self.leave_loop(env, carried, op.results[n:], arrays)
+
+
+@dataclass
+class LoopHead:
+    """How a ``for`` statement counts: ``range(lb, ub, step)`` (``parallel``: numba.prange),
+    the index's name hint, and what binds the loop's names from the index in each iteration."""
+
+    lb: Value
+    ub: Value
+    step: Value
+    parallel: bool
+    hint: str
+    bind: Callable[[Builder, Env, Value], None]
 
 
 def lower_function(fn: cst.FunctionDef, ctx: FunctionContext) -> tuple[Function, list[Diagnostic]]:

@@ -35,6 +35,7 @@ from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
 from . import py_intrinsics as lib
 from .py_common import Locator
 from .py_flow import assigned_names, is_shape_subscript, subscript_chain
+from .py_iter import EnumerateIter, ItemsIter, Iter, IterError, RangeIter, leaves, read_iter
 from .py_module import ModuleInfo, Number, evaluate_constant
 from .py_rank_free import RankFreeUses, param_uses
 
@@ -118,7 +119,14 @@ class _Aug:
     value: cst.BaseExpression
 
 
-_Assigned = Union[cst.BaseExpression, Type, _Aug]
+@dataclass
+class _Item:
+    """An item of the sequence ``seq`` (``for v in x``): an element, or a matrix's row."""
+
+    seq: cst.BaseExpression
+
+
+_Assigned = Union[cst.BaseExpression, Type, _Aug, _Item]
 
 
 def join(a: Optional[Type], b: Optional[Type]) -> Optional[Type]:
@@ -403,9 +411,7 @@ class _Inference:
                 self.subscript(s.target, False, load=True)
             self.expr(s.value, False)
         elif isinstance(s, cst.For):
-            if isinstance(s.target, cst.Name):
-                self.record(s.target.value, I64)
-            self.expr(s.iter, False)
+            self.loop_targets(s.target, s.iter)
             self.stmt(s.body)
             if s.orelse is not None:
                 self.stmt(s.orelse)
@@ -422,6 +428,35 @@ class _Inference:
             self.expr(s.value, False)
         elif not isinstance(s, (cst.FunctionDef, cst.ClassDef)):
             self.children(s)
+
+    def loop_targets(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
+        """The names a loop binds (``py_iter``): integers from a range or enumerate's counter,
+        items of the sequences it runs over."""
+        try:
+            it = read_iter(iterable, lambda f: self.info.canonical_name(f, self.locals))
+            names = leaves(target, it)
+        except IterError:
+            self.expr(iterable, False)  # lowering reports it
+            return
+        for name, leaf in names:
+            self.record(name.value, _Item(leaf.seq) if isinstance(leaf, ItemsIter) else I64)
+        self.iterable(it)
+
+    def iterable(self, it: Iter) -> None:
+        if isinstance(it, RangeIter):
+            self.expr(it.call, False)  # range's bounds are integers
+        elif isinstance(it, ItemsIter):
+            self.array_use(it.seq, 1)
+            if isinstance(it.seq, cst.Name):  # its items are loads, as x[i] is
+                self.evidence(it.seq.value).loads.add(id(it.seq))
+            self.expr(it.seq, False)
+        elif isinstance(it, EnumerateIter):
+            if it.start is not None:
+                self.expr(it.start, True)
+            self.iterable(it.inner)
+        else:
+            for part in it.parts:
+                self.iterable(part)
 
     def bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
@@ -461,7 +496,9 @@ class _Inference:
             for name in todo:
                 done.add(name)
                 for value in self.assigns[name]:
-                    if isinstance(value, cst.BaseExpression):
+                    if isinstance(value, _Item) and isinstance(value.seq, cst.Name):
+                        self.evidence(value.seq.value).int_loads.add(id(value.seq))  # an integer array
+                    elif isinstance(value, cst.BaseExpression):
                         self.expr(value, True)
                     elif isinstance(value, _Aug) and not isinstance(value.op, cst.DivideAssign):
                         self.expr(value.value, True)
@@ -648,6 +685,11 @@ class _Inference:
     def assigned_type(self, name: str, value: _Assigned, types: dict[str, Type]) -> Optional[Type]:
         if isinstance(value, Type):
             return value
+        if isinstance(value, _Item):
+            t = self.expr_type(value.seq, types)
+            if not isinstance(t, ArrayType):
+                return None
+            return t.elem if t.rank == 1 else ArrayType(t.elem, t.rank - 1)
         if isinstance(value, _Aug):
             return arith_type(value.op, types.get(name), self.expr_type(value.value, types), int_literal(value.value))
         return self.expr_type(value, types)
