@@ -1240,15 +1240,84 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
             g = lambda t: t * 2.0
             return x
     """, "3:9", "lambda", "lambda t: t * 2.0"),
-    "list_comprehension": ("""
+    "comprehension_of_unknown_length": ("""
         def f(x, n):
-            y = [x[i] for i in range(n)]
+            y = [x[i, j] for i in range(n) for j in range(i)]
+            return y[0]
+    """, "3:45", "this list's length must be known before it is built", "range(i)"),
+    "generator_outside_sum": ("""
+        def f(x, n):
+            g = (x[i] for i in range(n))
             return 0.0
-    """, "3:9", "comprehensions", "[x[i] for i in range(n)]"),
-    "generator_expression": ("""
-        def f(x, n):
-            return sum(x[i] for i in range(n))
-    """, "3:12", "the built-in function 'sum'", "sum(x[i] for i in range(n))"),
+    """, "3:10", "a generator expression is supported only in sum(...)", "x[i] for i in range(n)"),
+    "list_of_arrays": ("""
+        def f(x: "f64[n]"):
+            y = [x, x]
+            return y[0][0]
+    """, "3:10", "lists of arrays (or of lists) are not supported", "x"),
+    "list_concatenated": ("""
+        def f(x: float):
+            y = [x, 2.0 * x]
+            z = y + [x]
+            return z[0]
+    """, "4:9", "'y' is a list, which is not supported here", "y"),
+    "list_returned": ("""
+        def f(x: float):
+            y = [x, 2.0 * x]
+            return y
+    """, "4:12", "'y' is a list, which is not supported here", "y"),
+    "list_passed_to_function": ("""
+        def g(v):
+            return v[0]
+
+        def f(x: float):
+            y = [x, 2.0 * x]
+            return g(y)
+    """, "7:14", "'y' is a list, which is not supported here", "y"),
+    "list_aliased": ("""
+        def f(x: float):
+            y = [x, 2.0 * x]
+            z = y
+            return z[0]
+    """, "4:9", "'y' is a list, which is not supported here", "y"),
+    "list_slice": ("""
+        def f(x: float):
+            y = [x, 2.0 * x, 3.0]
+            return y[1:][0]
+    """, "4:12", "slices of a list are not supported on the list 'y'", "y[1:][0]"),
+    "append_in_while": ("""
+        def f(x: float):
+            h = []
+            while x < 10.0:
+                x = 2.0 * x + 1.0
+                h.append(x)
+            return h[-1]
+    """, "6:9", "appending to 'h' inside a while loop", "h.append(x)"),
+    "list_length_changes_after_creation": ("""
+        def f(x: float, n: int):
+            h = []
+            n = n + 1
+            for t in range(n):
+                h.append(x * t)
+            return h[-1]
+    """, "5:14", "the length of 'h' must be known where it is created, but this loop's length depends on 'n'",
+        "range(n)"),
+    "append_while_iterating": ("""
+        def f(x: float):
+            h = [x, x]
+            for v in h:
+                h.append(v)
+            return h[-1]
+    """, "4:14", "appending to 'h' while looping over it is not supported", "h"),
+    "append_to_a_parameter": ("""
+        def f(h, x: float):
+            h.append(x)
+            return x
+    """, "3:5", "cannot append to 'h' here", "h.append(x)"),
+    "sum_of_rows": ("""
+        def f(A: "f64[m, n]"):
+            return sum(A)[0]
+    """, "3:12", "sum(...) of arrays (a list of arrays, a matrix's rows) is not supported", "sum(A)"),
     "nested_def": ("""
         def f(x):
             def g(t):
@@ -1277,11 +1346,11 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
             s = "abc"
             return x
     """, "3:9", "strings", '"abc"'),
-    "list_literal": ("""
+    "set_literal": ("""
         def f(x):
-            y = [x, x]
+            y = {x, x}
             return x
-    """, "3:9", "list literals", "[x, x]"),
+    """, "3:9", "set literals", "{x, x}"),
     "dict_literal": ("""
         def f(x):
             y = {1: x}
@@ -1528,7 +1597,7 @@ def test_unsupported_construct_gives_one_diagnostic(name: str):
 def test_several_problems_are_reported_together():
     err = diagnose("""
         def f(x, n):
-            y = [x]
+            y = (v for v in x)
             z = {1: 2}
             for v in map(abs, x):
                 pass

@@ -42,8 +42,10 @@ from ..diagnostics import Diagnostic
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
 from ..ssa.types import BOOL, I64, ArrayType, Type
-from .py_common import RESULT, RETURNED, Env, Fail, Poison
+from . import py_comprehension, py_lists
+from .py_common import RESULT, RETURNED, Env, Fail, Poison, length_key
 from .py_expr import AUG_OPS, ExprLowerer, FunctionContext
+from .py_lists import created_list
 from .py_iter import Counter, Iter, IterError, Iteration, RangeIter, leaves, range_bounds, read_iter
 from .py_flow import (
     BREAK,
@@ -59,8 +61,10 @@ from .py_flow import (
     stmt_exits,
     subscript_chain,
     suite_statements,
+    walk,
 )
 from .py_module import dotted_source
+from .py_types import appended_list
 from .structured import Exits, LoopFrame, StructuredLowering
 
 # Compound statements are reported at their keyword, not over all their lines.
@@ -104,6 +108,12 @@ class FunctionLowerer(StructuredLowering):
         for k, (key, t) in enumerate(zip(self.result_keys, self.result_types)):
             self.key_types[key] = t
             self.hints[key] = "result" if key == RESULT else f"result{k}"
+        # Lists (py_lists): where each is appended to, and each one's length, a variable of its own.
+        self.list_plans = py_lists.append_plans(fn.body, types.lists)
+        self.list_appends: dict[str, set[cst.Call]] = {}
+        for name in types.lists:
+            self.key_types[length_key(name)] = I64
+            self.hints[length_key(name)] = f"{name}_len"
 
     def key_type(self, key: str) -> Type:
         return self.key_types.get(key) or self.types.vars[key]
@@ -213,7 +223,9 @@ class FunctionLowerer(StructuredLowering):
         elif isinstance(st, cst.AugAssign):
             self.aug_assign(st, b, env)
         elif isinstance(st, cst.AnnAssign):
-            if st.value is not None:
+            if created_list(st, self.types.lists) is not None:
+                self.create_list(st, b, env)
+            elif st.value is not None:
                 v = self.ex.value(st.value, b, env)
                 self.store_to(st.target, v, b, env, st.value)
         elif isinstance(st, cst.Expr):
@@ -251,7 +263,9 @@ class FunctionLowerer(StructuredLowering):
         v = st.value
         if isinstance(v, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
             return  # docstrings and other bare strings are comments
-        if isinstance(v, cst.Call):
+        if isinstance(v, cst.Call) and appended_list(v) in self.types.lists:
+            self.append(v, appended_list(v), b, env)  # type: ignore[arg-type]
+        elif isinstance(v, cst.Call):
             self.ex.call(v, b, env, want_value=False)
         else:
             self.ex.value(v, b, env)
@@ -302,6 +316,9 @@ class FunctionLowerer(StructuredLowering):
 
     # -- assignment ---------------------------------------------------------------------------
     def assign(self, st: cst.Assign, b: Builder, env: Env) -> None:
+        if created_list(st, self.types.lists) is not None:
+            self.create_list(st, b, env)
+            return
         targets = [t.target for t in st.targets]
         if any(isinstance(t, (cst.Tuple, cst.List)) for t in targets):
             if len(targets) > 1:
@@ -369,8 +386,43 @@ class FunctionLowerer(StructuredLowering):
             raise self.locator.fail(target, "an array's shape cannot be assigned")
         return self.ex.element(target, b, env)
 
+    def create_list(self, st: cst.CSTNode, b: Builder, env: Env) -> None:
+        """``v = [...]`` or ``v = [... for ...]``: a buffer with room for its items and for every
+        append after it (``py_lists``), and its length."""
+        name = created_list(st, self.types.lists)
+        assert name is not None
+        value = st.value  # type: ignore[attr-defined]
+        t = self.types.vars[name]
+        assert isinstance(t, ArrayType)
+        plan = self.list_plans.get(st) or py_lists.AppendPlan()
+        extra = py_lists.capacity(self.ex, plan, b, env)
+        if isinstance(value, cst.List):
+            room = None
+            if extra is not None:
+                room = build.add(self.ex.at(b, value), build.const(b, len(value.elements), I64), extra)
+            buf, n = py_lists.literal(self.ex, value, t, room, b, env)
+        else:
+            buf, n = py_comprehension.fill(self.ex, value, t, extra, b, env)
+        if buf.defining_op is not None:
+            buf.name_hint = name
+        env[name] = buf
+        env[length_key(name)] = n
+        self.list_appends[name] = {call for call, _ in plan.appends}
+
+    def append(self, call: cst.Call, name: str, b: Builder, env: Env) -> None:
+        if isinstance(env.get(name), Poison):  # its creation failed, or it is chosen by control flow
+            self.ex.name(call.func.value, b, env, as_list=True)  # type: ignore[attr-defined]
+        if call not in self.list_appends.get(name, ()):
+            raise self.locator.fail(call, f"cannot append to '{name}' here: a list is appended to only after the "
+                                    "assignment that creates it in this function, in the statements that follow it",
+                                    hint=f"create it before the loops that append to it: {name} = []")
+        py_lists.append(self.ex, call, self.types.vars[name], b, env)  # type: ignore[arg-type]
+
     def bind(self, name: str, v: Value, b: Builder, env: Env, node: cst.CSTNode) -> None:
         """``name = v``: converted to the variable's type, and named after it when new."""
+        if name in self.types.lists:
+            raise self.locator.fail(node, f"'{name}' is a list, which can only be assigned a new list of its own "
+                                    f"({name} = [...])", hint=py_lists.HINT)
         v = self.ex.coerce(v, self.types.vars[name], b, node, f"'{name}'")
         if not v.name_hint and v.defining_op is not None:
             v.name_hint = name
@@ -415,8 +467,11 @@ class FunctionLowerer(StructuredLowering):
     # -- loops -------------------------------------------------------------------------------
     def carried(self, body: Sequence[cst.CSTNode], env: Env, extra: list[str], returns: bool) -> list[str]:
         """Variables a loop must carry: assigned in it, and observable across iterations or after it."""
-        names = list(dict.fromkeys(extra + assigned_names(body)))
-        out = [n for n in names if not isinstance(self.types.vars.get(n), ArrayType) and (n in env or n in self.read)]
+        appended = {appended_list(n) for s in body for n in walk(s) if isinstance(n, cst.Call)}
+        lengths = [length_key(n) for n in sorted(appended & self.types.lists)]  # the lists it appends to
+        names = list(dict.fromkeys(extra + assigned_names(body) + lengths))
+        out = [n for n in names if not isinstance(self.types.vars.get(n), ArrayType)
+               and (n in env or n in self.read or n in lengths)]
         if returns:
             out += [k for k in self.result_keys if k in env] + [RETURNED]
         return out
@@ -472,8 +527,14 @@ class FunctionLowerer(StructuredLowering):
         if isinstance(it, RangeIter) and isinstance(st.target, cst.Name):
             lb, ub, step = range_bounds(self.ex, it, b, env)
             target = st.target
+            s, low = build.const_int(step), self.ex.lower_bound(lb)
+            if s is not None and s < 0:  # counting down: the index stays above ub
+                low = self.ex.lower_bound(ub)
+                low = low + 1 if low is not None else None
 
             def bind_index(bb: Builder, inner: Env, i: Value) -> None:
+                if low is not None and s is not None:
+                    self.ex.lower_bounds[i] = low  # (a list index from it needs no test for a negative)
                 self.bind(target.value, i, bb, inner, target)
             return LoopHead(lb, ub, step, it.parallel, target.value, bind_index)
         iteration = Iteration(self.ex, it, b, env)
@@ -485,6 +546,7 @@ class FunctionLowerer(StructuredLowering):
         hint = counter or next((h for h in ("i", "k", "j", "idx") if h not in self.ctx.locals), "idx")
 
         def bind_items(bb: Builder, inner: Env, k: Value) -> None:
+            self.ex.lower_bounds[k] = 0
             for name, leaf in names:
                 self.bind(name.value, iteration.value(leaf, bb, k), bb, inner, name)
         return LoopHead(zero, iteration.length, one, False, hint, bind_items)

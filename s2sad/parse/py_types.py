@@ -35,7 +35,7 @@ from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
 from . import py_intrinsics as lib
 from .py_common import Locator
 from .py_flow import assigned_names, is_shape_subscript, subscript_chain
-from .py_iter import EnumerateIter, ItemsIter, Iter, IterError, RangeIter, leaves, read_iter
+from .py_iter import EnumerateIter, ItemsIter, Iter, IterError, Leaf, RangeIter, leaves, read_iter
 from .py_module import ModuleInfo, Number, evaluate_constant
 from .py_rank_free import RankFreeUses, param_uses
 
@@ -82,6 +82,11 @@ class FunctionTypes:
     # ``return s, t``: one type per returned value (``result`` is then None). The IR function
     # has that many results, and its gradient one seed per value.
     tuple_result: Optional[tuple[Type, ...]] = None
+    # The locals that are Python lists (typed as arrays of their items, one axis more).
+    lists: frozenset[str] = frozenset()
+    # The type of each ``sum(...)`` call (its accumulator) and of each list comprehension and
+    # list literal (an array of the items, one axis more).
+    node_types: dict[cst.CSTNode, Type] = field(default_factory=dict)
 
 
 @dataclass
@@ -126,7 +131,27 @@ class _Item:
     seq: cst.BaseExpression
 
 
-_Assigned = Union[cst.BaseExpression, Type, _Aug, _Item]
+@dataclass
+class _ListOf:
+    """A list: ``[a, b]`` and ``[]`` (its items), a list comprehension, or ``name.append(v)``
+    (one more item)."""
+
+    items: list[cst.BaseExpression]
+
+
+_Assigned = Union[cst.BaseExpression, Type, _Aug, _Item, _ListOf]
+
+Comprehension = Union[cst.ListComp, cst.GeneratorExp]
+
+
+def comprehension_clauses(node: Comprehension) -> list[cst.CompFor]:
+    """The ``for ... in ... if ...`` clauses of a comprehension, outermost first."""
+    out = []
+    clause: Optional[cst.CompFor] = node.for_in
+    while clause is not None:
+        out.append(clause)
+        clause = clause.inner_for_in
+    return out
 
 
 def join(a: Optional[Type], b: Optional[Type]) -> Optional[Type]:
@@ -205,6 +230,14 @@ def method_of(node: cst.Call, locals_: frozenset, info: ModuleInfo) -> Optional[
     return lib.METHODS[func.attr.value], func.attr.value
 
 
+def appended_list(node: cst.Call) -> Optional[str]:
+    """``name`` of a ``name.append(...)`` call."""
+    func = node.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "append" and isinstance(func.value, cst.Name):
+        return func.value.value
+    return None
+
+
 def _is_true(node: Optional[cst.BaseExpression]) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 
@@ -246,6 +279,8 @@ class _Inference:
         self.int_demands: set[str] = set()
         # Arguments passed to callee parameters whose rank is assumed: their values may be arrays.
         self.numpy_args: list[cst.BaseExpression] = []
+        # The names a comprehension binds, innermost last: their types where they are read.
+        self.scopes: list[dict[str, Optional[Type]]] = []
 
     # -- evidence -----------------------------------------------------------------
     def evidence(self, name: str) -> _ArrayEvidence:
@@ -295,6 +330,15 @@ class _Inference:
         elif isinstance(node, (cst.Tuple, cst.List)):
             for el in node.elements:
                 self.expr(el.value, int_ctx)
+        elif isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+            for clause in comprehension_clauses(node):
+                try:
+                    self.iterable(read_iter(clause.iter, lambda f: self.info.canonical_name(f, self.locals)))
+                except IterError:
+                    self.expr(clause.iter, False)  # lowering reports it
+                for cond in clause.ifs:
+                    self.expr(cond.test, False)
+            self.expr(node.elt, False)
         elif not isinstance(node, cst.Lambda):
             self.children(node)
 
@@ -353,6 +397,11 @@ class _Inference:
                 if assumed:
                     self.numpy_args.append(a)
                 self.expr(a, t is not None and t.is_int)
+            return
+        appended = appended_list(node)
+        if appended is not None and appended in self.locals and len(args) == 1:
+            self.record(appended, _ListOf(args))  # lst.append(v): one more item
+            self.expr(args[0], False)
             return
         canonical = self.info.canonical_name(func, self.locals)
         if canonical in (lib.RANGE, lib.PRANGE):  # their bounds are integers
@@ -460,7 +509,12 @@ class _Inference:
 
     def bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
-            self.record(target.value, value)
+            if isinstance(value, cst.List):
+                self.record(target.value, _ListOf([e.value for e in value.elements]))
+            elif isinstance(value, cst.ListComp):
+                self.record(target.value, _ListOf([value]))
+            else:
+                self.record(target.value, value)
             self.expr(value, False)
         elif isinstance(target, (cst.Tuple, cst.List)):
             elems = [e.value for e in target.elements]
@@ -577,6 +631,9 @@ class _Inference:
         if isinstance(node, cst.Name):
             if node.value in ("True", "False"):
                 return BOOL
+            for scope in reversed(self.scopes):
+                if node.value in scope:
+                    return scope[node.value]
             if node.value in self.locals:
                 return types.get(node.value)
             const = self.info.constants.get(node.value)
@@ -597,6 +654,10 @@ class _Inference:
             return ArrayType(BOOL, max(ranks)) if max(ranks) > 0 else BOOL
         if isinstance(node, cst.BooleanOperation):
             return BOOL
+        if isinstance(node, cst.List):
+            return self.list_type([e.value for e in node.elements], types)
+        if isinstance(node, cst.ListComp):
+            return self.list_type([node], types)
         if isinstance(node, cst.IfExp):
             return join(self.expr_type(node.body, types), self.expr_type(node.orelse, types))
         if isinstance(node, cst.Subscript):
@@ -626,6 +687,8 @@ class _Inference:
 
     def call_type(self, node: cst.Call, types: dict[str, Type]) -> Optional[Type]:
         func = node.func
+        if self.info.canonical_name(func, self.locals) == "builtins.sum":
+            return self.sum_type(node, types)
         if isinstance(func, cst.Name) and func.value in self.info.functions and func.value not in self.locals:
             sig = self.sigs.get(func.value)
             return sig.result if sig is not None else None
@@ -646,7 +709,7 @@ class _Inference:
         if op in ("zeros", "empty"):
             elem = dtype_elem(self.info, keyword_arg(node, "dtype"))
             return ArrayType(elem or F64, alloc_rank(args[0])) if args else None
-        if op in ("zeros_like", "empty_like", "ones_like", "transpose"):
+        if op in ("zeros_like", "empty_like", "ones_like", "transpose", "array", "asarray"):
             t = self.expr_type(args[0], types) if args else None
             return t if isinstance(t, ArrayType) else None
         if op == "ones":
@@ -686,10 +749,9 @@ class _Inference:
         if isinstance(value, Type):
             return value
         if isinstance(value, _Item):
-            t = self.expr_type(value.seq, types)
-            if not isinstance(t, ArrayType):
-                return None
-            return t.elem if t.rank == 1 else ArrayType(t.elem, t.rank - 1)
+            return self.item_type(value.seq, types)
+        if isinstance(value, _ListOf):
+            return self.list_type(value.items, types)
         if isinstance(value, _Aug):
             return arith_type(value.op, types.get(name), self.expr_type(value.value, types), int_literal(value.value))
         return self.expr_type(value, types)
@@ -724,15 +786,20 @@ class _Inference:
                     changed = True
             if not changed:
                 break
+        lists = frozenset(n for n, values in self.assigns.items() if any(isinstance(v, _ListOf) for v in values))
+        for name in lists:
+            if not isinstance(types.get(name), ArrayType):  # [] with nothing appended: of floats
+                types[name] = ArrayType(F64, 1)
         for name in self.locals:
             types.setdefault(name, F64)  # never given a known type: lowering reports why
+        node_types = self.node_types(types)
 
         params = [types[n] for n in self.param_names]
         assumed, rank_free = self.assumptions(types, annotations)
         tuple_result = self.tuple_result(types, result_ann)
         if tuple_result is not None:
             return FunctionTypes(params, types, None, False, self.diagnostics, self.int_demands, self.shapes,
-                                 assumed, rank_free, tuple_result)
+                                 assumed, rank_free, tuple_result, lists, node_types)
         result: Optional[Type] = None
         returned_array: Optional[Type] = None
         for r in self.returns:
@@ -751,7 +818,103 @@ class _Inference:
         if isinstance(result_ann, ScalarType) and self.returns and not returns_array:
             result = result_ann
         return FunctionTypes(params, types, result, returns_array, self.diagnostics, self.int_demands, self.shapes,
-                             assumed, rank_free)
+                             assumed, rank_free, None, lists, node_types)
+
+    def item_type(self, seq: cst.BaseExpression, types: dict[str, Type]) -> Optional[Type]:
+        """The type of an item of the array or list ``seq``: an element, or a row."""
+        t = self.expr_type(seq, types)
+        if not isinstance(t, ArrayType):
+            return None
+        return t.elem if t.rank == 1 else ArrayType(t.elem, t.rank - 1)
+
+    def list_type(self, items: list[cst.BaseExpression], types: dict[str, Type]) -> Optional[Type]:
+        """A list of ``items`` (an element a comprehension: its items): an array of one axis more."""
+        t: Optional[Type] = None
+        for item in items:
+            t = join(t, self.comprehension_type(item, types) if isinstance(item, cst.ListComp)
+                     else self.expr_type(item, types))
+        if t is None:
+            return None
+        return ArrayType(t.elem, t.rank + 1) if isinstance(t, ArrayType) else ArrayType(t, 1)  # type: ignore
+
+    def leaf_type(self, leaf: Leaf, types: dict[str, Type]) -> Optional[Type]:
+        return self.item_type(leaf.seq, types) if isinstance(leaf, ItemsIter) else I64
+
+    def comprehension_type(self, node: Comprehension, types: dict[str, Type]) -> Optional[Type]:
+        """The type of the items a comprehension makes (its names typed by what they run over)."""
+        scope: dict[str, Optional[Type]] = {}
+        self.scopes.append(scope)
+        try:
+            for clause in comprehension_clauses(node):
+                try:
+                    it = read_iter(clause.iter, lambda f: self.info.canonical_name(f, self.locals))
+                    names = leaves(clause.target, it)
+                except IterError:
+                    return None
+                for name, leaf in names:
+                    scope[name.value] = self.leaf_type(leaf, types)
+            return self.expr_type(node.elt, types)
+        finally:
+            self.scopes.pop()
+
+    def sum_type(self, node: cst.Call, types: dict[str, Type]) -> Optional[Type]:
+        """``sum(items, start)``: an int when the items and the start are, else a float."""
+        args = positional_args(node)
+        if not args:
+            return None
+        items = args[0]
+        if isinstance(items, (cst.ListComp, cst.GeneratorExp)):
+            t = self.comprehension_type(items, types)
+        else:
+            try:
+                it = read_iter(items, lambda f: self.info.canonical_name(f, self.locals))
+            except IterError:
+                return None
+            t = self.leaf_type(it, types) if isinstance(it, (RangeIter, ItemsIter)) else None
+        start = self.expr_type(args[1], types) if len(args) > 1 else I64
+        if isinstance(t, ArrayType) or t is None:
+            return t
+        return I64 if not t.is_float and start is not None and not start.is_float else F64
+
+    def node_types(self, types: dict[str, Type]) -> dict[cst.CSTNode, Type]:
+        """The types lowering needs of sums, list comprehensions and list literals (each
+        computed with the names of the comprehensions around it in scope)."""
+        out: dict[cst.CSTNode, Type] = {}
+
+        def visit(node: cst.CSTNode) -> None:
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not self.fn:
+                return
+            t: Optional[Type] = None
+            if isinstance(node, cst.Call) and self.info.canonical_name(node.func, self.locals) == "builtins.sum":
+                t = self.sum_type(node, types)
+            elif isinstance(node, cst.ListComp):
+                t = self.list_type([node], types)
+            elif isinstance(node, cst.List):
+                t = self.list_type([e.value for e in node.elements], types)
+            if t is not None:
+                out[node] = t
+            if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+                scope: dict[str, Optional[Type]] = {}
+                self.scopes.append(scope)
+                for clause in comprehension_clauses(node):
+                    visit(clause.iter)
+                    try:
+                        names = leaves(clause.target, read_iter(
+                            clause.iter, lambda f: self.info.canonical_name(f, self.locals)))
+                    except IterError:
+                        names = []
+                    for name, leaf in names:
+                        scope[name.value] = self.leaf_type(leaf, types)
+                    for cond in clause.ifs:
+                        visit(cond.test)
+                visit(node.elt)
+                self.scopes.pop()
+                return
+            for c in node.children:
+                visit(c)
+
+        visit(self.fn.body)
+        return out
 
     def returned_parts(self, r: cst.BaseExpression, types: dict[str, Type]) -> Optional[list[Optional[Type]]]:
         """The types of the values ``return r`` returns when it returns several: a tuple
