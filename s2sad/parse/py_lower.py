@@ -61,6 +61,7 @@ from .py_flow import (
     stmt_exits,
     subscript_chain,
     suite_statements,
+    target_names,
     walk,
 )
 from .py_module import dotted_source
@@ -109,6 +110,7 @@ class FunctionLowerer(StructuredLowering):
             self.key_types[key] = t
             self.hints[key] = "result" if key == RESULT else f"result{k}"
         # Lists (py_lists): where each is appended to, and each one's length, a variable of its own.
+        self.depth = 0  # the loops and branches around the statement being lowered
         self.list_plans = py_lists.append_plans(fn.body, types.lists)
         self.list_appends: dict[str, set[cst.Call]] = {}
         for name in types.lists:
@@ -190,6 +192,23 @@ class FunctionLowerer(StructuredLowering):
             self.diagnostics.append(self.locator.diagnostic(node, msg, hint="use plain positional parameters"))
         if self.fn.asynchronous is not None:
             self.diagnostics.append(self.locator.diagnostic(self.fn, "async functions are not supported"))
+
+    def nested(self, lower: Callable[[], None]) -> None:
+        """Lower a loop body or a branch (where rebinding an array would make which array a name
+        names depend on control flow: ``swap``)."""
+        self.depth += 1
+        try:
+            lower()
+        finally:
+            self.depth -= 1
+
+    def branch(self, b: Builder, env: Env, cond: Value, then: Callable[[Builder, Env], None],
+               other: Optional[Callable[[Builder, Env], None]]) -> None:
+        self.depth += 1
+        try:
+            super().branch(b, env, cond, then, other)
+        finally:
+            self.depth -= 1
 
     # -- statement lists (the walk itself is StructuredLowering.block) --------------------
     def if_exits(self, st: cst.CSTNode) -> Optional[tuple[Exits, Exits]]:
@@ -319,6 +338,10 @@ class FunctionLowerer(StructuredLowering):
         if created_list(st, self.types.lists) is not None:
             self.create_list(st, b, env)
             return
+        swapped = self.swapped_arrays(st)
+        if swapped is not None and self.depth > 0:
+            self.swap(st, swapped, b, env)
+            return
         targets = [t.target for t in st.targets]
         if any(isinstance(t, (cst.Tuple, cst.List)) for t in targets):
             if len(targets) > 1:
@@ -329,6 +352,67 @@ class FunctionLowerer(StructuredLowering):
         v = self.ex.value(st.value, b, env)
         for t in targets:
             self.store_to(t, v, b, env, st.value)
+
+    def swapped_arrays(self, st: cst.CSTNode) -> Optional[tuple[str, str]]:
+        """``u, un = un, u`` of two array variables: their names."""
+        if not (isinstance(st, cst.Assign) and len(st.targets) == 1):
+            return None
+        target, value = st.targets[0].target, st.value
+        if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))):
+            return None
+        names = [e.value for e in target.elements] + [e.value for e in value.elements]
+        if len(names) != 4 or not all(isinstance(n, cst.Name) for n in names):
+            return None
+        a, c, x, y = (n.value for n in names)  # type: ignore[attr-defined]
+        arrays = all(isinstance(self.types.vars.get(n), ArrayType) for n in (a, c))
+        return (a, c) if arrays and a != c and (x, y) == (c, a) else None
+
+    def swap(self, st: cst.Assign, names: tuple[str, str], b: Builder, env: Env) -> None:
+        """``u, un = un, u`` in a loop or a branch: the two arrays exchange their contents, so
+        each name goes on naming one array (which array a name names never depends on control
+        flow in the IR). That is the same as exchanging the references where nothing else can
+        see the difference: both arrays are allocated by this function (np.zeros, np.empty,
+        ...), no other name refers to either, and they have the same shape, evident from
+        their allocations."""
+        a, c = names
+        target = st.targets[0].target
+        x, y = (self.ex.value(e.value, b, env) for e in target.elements)  # type: ignore[attr-defined]
+        for name, v in ((a, x), (c, y)):
+            op = v.defining_op
+            if op is None or op.name != "alloc":
+                raise self.locator.fail(st, f"swapping arrays in a loop or a branch is supported for arrays this "
+                                        f"function allocates, and '{name}' is not one",
+                                        hint=f"allocate it (np.zeros(...)) and copy into it: {name} = np.zeros(n); "
+                                        f"{name}[:] = ..., or swap the elements in a loop")
+            others = [k for k, w in env.items() if w is v and k not in names and not k.startswith("<")]
+            if others:
+                raise self.locator.fail(st, f"'{others[0]}' refers to the same array as '{name}', so swapping "
+                                        f"'{a}' and '{c}' in a loop or a branch is not supported",
+                                        hint=f"use only '{name}' for that array")
+        rank = x.type.rank  # type: ignore[attr-defined]
+        for axis in range(rank):
+            if not _same_extent(x, y, axis):
+                raise self.locator.fail(st, f"'{a}' and '{c}' must have the same shape, evident from how they are "
+                                        "allocated, to be swapped in a loop or a branch",
+                                        hint=f"allocate them alike: {c} = np.zeros_like({a})")
+        b.loc = self.locator.loc(st)
+        self.exchange(b, x, y, [])
+
+    def exchange(self, b: Builder, x: Value, y: Value, index: list[Value]) -> None:
+        """Exchange the elements of ``x`` and ``y`` (from axis ``len(index)`` on)."""
+        rank = x.type.rank  # type: ignore[attr-defined]
+        if len(index) == rank:
+            elem = x.type.elem  # type: ignore[attr-defined]
+            t = b.op1("load", [x, *index], elem)
+            b.create("store", [x, *index, b.op1("load", [y, *index], elem)], [])
+            b.create("store", [y, *index, t], [])
+            return
+        body = Block([I64], ["k"])
+        bb = Builder(body, b.loc)
+        self.exchange(bb, x, y, index + [body.args[0]])
+        bb.create("yield", [], [])
+        n = b.op1("dim", [x], I64, axis=len(index))
+        b.create("for", [build.const(b, 0, I64), n, build.const(b, 1, I64)], [], regions=[body])
 
     def unpack(self, target: cst.Tuple, value: cst.BaseExpression, b: Builder, env: Env) -> None:
         """``a, b = b, a + b`` (the whole right side first) and ``n, m = A.shape``."""
@@ -477,7 +561,14 @@ class FunctionLowerer(StructuredLowering):
         return out
 
     def array_names(self, body: Sequence[cst.CSTNode]) -> list[str]:
-        return [n for n in assigned_names(body) if isinstance(self.types.vars.get(n), ArrayType)]
+        """The arrays a loop body binds anew (a swap exchanges contents instead: ``swap``)."""
+        binders = [n for s in body for n in walk(s)
+                   if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For))]
+
+        def only_swapped(name: str) -> bool:
+            return all(self.swapped_arrays(n) is not None for n in binders if name in stmt_assigned_here(n))
+        return [n for n in assigned_names(body)
+                if isinstance(self.types.vars.get(n), ArrayType) and not only_swapped(n)]
 
     def for_stmt(self, st: cst.For, b: Builder, env: Env) -> None:
         if st.orelse is not None:
@@ -511,7 +602,7 @@ class FunctionLowerer(StructuredLowering):
         head.bind(bb, inner, blk.args[0])
         if CONTINUE in exits.may:
             inner[frame.skip] = build.const(bb, False, BOOL, "skip")
-        self.block(body, bb, inner, frame)
+        self.nested(lambda: self.block(body, bb, inner, frame))
         bb.loc = loc
         bb.create("yield", self.exit_values(carried, inner, blk.args[1:]), [])
         b.loc = loc
@@ -580,7 +671,7 @@ class FunctionLowerer(StructuredLowering):
         head.bind(bb, inner, blk.args[0])
         if CONTINUE in may:
             inner[frame.skip] = build.const(bb, False, BOOL, "skip")
-        self.block(suite_statements(st.body), bb, inner, frame)
+        self.nested(lambda: self.block(suite_statements(st.body), bb, inner, frame))
         bb.loc = loc
         inner[counter] = build.add(bb, blk.args[0], step, head.hint)
         bb.create("yield", self.exit_values(keys, inner, blk.args), [])
@@ -630,7 +721,7 @@ class FunctionLowerer(StructuredLowering):
         inner = self.enter_body(env, keys, blk.args, arrays)
         if CONTINUE in exits.may:
             inner[frame.skip] = build.const(bb, False, BOOL, "skip")
-        self.block(body, bb, inner, frame)
+        self.nested(lambda: self.block(body, bb, inner, frame))
         bb.loc = loc
         bb.create("yield", self.exit_values(keys, inner, blk.args), [])
         b.loc = loc
@@ -650,6 +741,34 @@ class LoopHead:
     parallel: bool
     hint: str
     bind: Callable[[Builder, Env, Value], None]
+
+
+def _same_extent(x: Value, y: Value, axis: int) -> bool:
+    """Whether two allocated arrays evidently have the same extent along ``axis``."""
+    def extent(v: Value) -> object:
+        op = v.defining_op
+        e = op.operands[axis] if op is not None and op.name == "alloc" else None
+        while e is not None and e.defining_op is not None and e.defining_op.name == "dim":
+            d = e.defining_op  # the extent of another array: that array's own, where it is allocated
+            src = d.operands[0].defining_op
+            if src is None or src.name != "alloc":
+                return (d.operands[0], d.attrs["axis"])
+            e = src.operands[d.attrs["axis"]]
+        c = build.const_value(e) if e is not None else None
+        return ("const", c) if c is not None else e
+    ex = extent(x)
+    return ex is not None and ex == extent(y)
+
+
+def stmt_assigned_here(node: cst.CSTNode) -> list[str]:
+    """The names one assigning node binds itself (not the statements nested in a loop's body)."""
+    if isinstance(node, cst.Assign):
+        return [n for t in node.targets for n in target_names(t.target)]
+    if isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+        return target_names(node.target)
+    if isinstance(node, cst.For):
+        return target_names(node.target)
+    return []
 
 
 def lower_function(fn: cst.FunctionDef, ctx: FunctionContext) -> tuple[Function, list[Diagnostic]]:
