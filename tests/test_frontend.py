@@ -1313,7 +1313,7 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
         def f(h, x: float):
             h.append(x)
             return x
-    """, "3:5", "cannot append to 'h' here", "h.append(x)"),
+    """, "3:5", "cannot append to 'h': only to a list this function creates", "h.append(x)"),
     "sum_of_rows": ("""
         def f(A: "f64[m, n]"):
             return sum(A)[0]

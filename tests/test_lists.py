@@ -113,6 +113,15 @@ CASES = {
             s = sum(v * v for v in x)
             return s + v
     """, ["x", "c"], [arr("x", 3), num("c")]),
+    "np_array_of_an_array_is_a_new_array": ("""
+        def f(x: "f64[n]", n: int):
+            a = np.array(x)
+            a[0] = 2.0 * a[0]
+            s = np.sum(np.asarray(a) * x)
+            for i in range(n):
+                s += a[i] * x[i]
+            return s
+    """, ["x"], [arr("x", 3), count("n", 3)]),
     "numpy_functions_of_lists": ("""
         def f(x: "f64[n]", c: float):
             h = [c, c * c]

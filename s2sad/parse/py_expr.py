@@ -707,7 +707,7 @@ class ExprLowerer:
             if py_lists.is_list(self, args[0]):  # a new array of the list's items
                 return py_lists.as_array(self, args[0], b, env)
             arr = self.array(args[0], b, env)
-            return self.at(b, node).op1("copy", [arr], arr.type) if op == "array" else arr
+            return py_arrays.copied(self, b, node, arr) if op == "array" else arr
         whole = py_arrays.call(self, intr, node, b, env)
         if isinstance(whole, Value):
             return whole

@@ -42,7 +42,7 @@ from ..diagnostics import Diagnostic
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
 from ..ssa.types import BOOL, I64, ArrayType, Type
-from . import py_comprehension, py_lists
+from . import py_arrays, py_comprehension, py_lists
 from .py_common import RESULT, RETURNED, Env, Fail, Poison, length_key
 from .py_expr import AUG_OPS, ExprLowerer, FunctionContext
 from .py_lists import created_list
@@ -284,6 +284,10 @@ class FunctionLowerer(StructuredLowering):
             return  # docstrings and other bare strings are comments
         if isinstance(v, cst.Call) and appended_list(v) in self.types.lists:
             self.append(v, appended_list(v), b, env)  # type: ignore[arg-type]
+        elif isinstance(v, cst.Call) and appended_list(v) in self.types.vars:
+            raise self.locator.fail(v, f"cannot append to '{appended_list(v)}': only to a list this function "
+                                    "creates", hint="create the list here (v = []), or write into an array "
+                                    "parameter with room for the items")
         elif isinstance(v, cst.Call):
             self.ex.call(v, b, env, want_value=False)
         else:
@@ -396,23 +400,13 @@ class FunctionLowerer(StructuredLowering):
                                         "allocated, to be swapped in a loop or a branch",
                                         hint=f"allocate them alike: {c} = np.zeros_like({a})")
         b.loc = self.locator.loc(st)
-        self.exchange(b, x, y, [])
+        elem = x.type.elem  # type: ignore[attr-defined]
 
-    def exchange(self, b: Builder, x: Value, y: Value, index: list[Value]) -> None:
-        """Exchange the elements of ``x`` and ``y`` (from axis ``len(index)`` on)."""
-        rank = x.type.rank  # type: ignore[attr-defined]
-        if len(index) == rank:
-            elem = x.type.elem  # type: ignore[attr-defined]
-            t = b.op1("load", [x, *index], elem)
-            b.create("store", [x, *index, b.op1("load", [y, *index], elem)], [])
-            b.create("store", [y, *index, t], [])
-            return
-        body = Block([I64], ["k"])
-        bb = Builder(body, b.loc)
-        self.exchange(bb, x, y, index + [body.args[0]])
-        bb.create("yield", [], [])
-        n = b.op1("dim", [x], I64, axis=len(index))
-        b.create("for", [build.const(b, 0, I64), n, build.const(b, 1, I64)], [], regions=[body])
+        def exchange(bb: Builder, index: list[Value]) -> None:
+            t = bb.op1("load", [x, *index], elem)
+            bb.create("store", [x, *index, bb.op1("load", [y, *index], elem)], [])
+            bb.create("store", [y, *index, t], [])
+        py_arrays.each_element(b, x, exchange)
 
     def unpack(self, target: cst.Tuple, value: cst.BaseExpression, b: Builder, env: Env) -> None:
         """``a, b = b, a + b`` (the whole right side first) and ``n, m = A.shape``."""

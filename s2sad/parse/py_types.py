@@ -786,7 +786,8 @@ class _Inference:
                     changed = True
             if not changed:
                 break
-        lists = frozenset(n for n, values in self.assigns.items() if any(isinstance(v, _ListOf) for v in values))
+        lists = frozenset(n for n, values in self.assigns.items()
+                          if n not in self.param_names and any(isinstance(v, _ListOf) for v in values))
         for name in lists:
             if not isinstance(types.get(name), ArrayType):  # [] with nothing appended: of floats
                 types[name] = ArrayType(F64, 1)
