@@ -1250,11 +1250,30 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
             g = (x[i] for i in range(n))
             return 0.0
     """, "3:10", "a generator expression is supported only in sum(...)", "x[i] for i in range(n)"),
-    "list_of_arrays": ("""
+    "list_of_arrays_literal": ("""
         def f(x: "f64[n]"):
             y = [x, x]
             return y[0][0]
-    """, "3:10", "lists of arrays (or of lists) are not supported", "x"),
+    """, "3:10", "a list of arrays (or of lists) is supported built by appends from an empty list", "x"),
+    "array_appended_itself": ("""
+        import numpy as np
+
+        def f(x: "f64[n]", steps: int):
+            h = []
+            for t in range(steps):
+                x[0] = x[0] * 2.0
+                h.append(x)
+            return h[0][0]
+    """, "8:18", "appending the array 'x' puts that very array in the list", "x"),
+    "appended_shape_not_evident": ("""
+        import numpy as np
+
+        def f(W: "f64[m, n]", x: "f64[n]", steps: int):
+            h = []
+            for t in range(steps):
+                h.append(W @ x)
+            return h[0][0]
+    """, "7:18", "the shape of the arrays appended to 'h' must be evident where the list is created", "W @ x"),
     "list_concatenated": ("""
         def f(x: float):
             y = [x, 2.0 * x]

@@ -122,6 +122,25 @@ CASES = {
                 s += a[i] * x[i]
             return s
     """, ["x"], [arr("x", 3), count("n", 3)]),
+    "list_of_arrays_with_swaps": ("""
+        def f(u0: "f64[n]", n: int, steps: int, dt: float):
+            u = np.zeros(n)
+            un = np.zeros(n)
+            for i in range(n):
+                u[i] = u0[i]
+            traj = []
+            for t in range(steps):
+                for i in range(n):
+                    un[i] = u[i] + dt * np.sin(u[(i + 1) % n])
+                u, un = un, u
+                traj.append(np.array(u))
+            s = 0.0
+            for k in range(len(traj)):
+                s += np.sum(traj[k] * traj[k]) * (k + 1)
+            for v in traj:
+                s += v[0]
+            return s + np.sum(np.array(traj)) + traj[-1][1]
+    """, ["u0", "dt"], [arr("u0", 3), count("n", 3), count("steps", 3), num("dt", 0.05, 0.2)]),
     "numpy_functions_of_lists": ("""
         def f(x: "f64[n]", c: float):
             h = [c, c * c]

@@ -202,6 +202,28 @@ def each_element(b: Builder, arr: Value, body: Callable[[Builder, list[Value]], 
     b.create("for", [build.const(b, 0, I64), n, build.const(b, 1, I64)], [], regions=[block])
 
 
+def same_extent(x: Value, y: Value, axis: int) -> bool:
+    """Whether two arrays evidently have the same extent along ``axis``: the same array, or
+    allocated with the same extent (a constant, a value, or the extent of an array, followed to
+    where that array is allocated)."""
+    if x is y:
+        return True
+
+    def extent(v: Value) -> object:
+        op = v.defining_op
+        e = op.operands[axis] if op is not None and op.name == "alloc" else None
+        while e is not None and e.defining_op is not None and e.defining_op.name == "dim":
+            d = e.defining_op
+            src = d.operands[0].defining_op
+            if src is None or src.name != "alloc":
+                return (d.operands[0], d.attrs["axis"])
+            e = src.operands[d.attrs["axis"]]
+        c = build.const_value(e) if e is not None else None
+        return ("const", c) if c is not None else e
+    ex = extent(x)
+    return ex is not None and ex == extent(y)
+
+
 def copied(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, arr: Value) -> Value:
     """``np.array(x)`` of an array: a new array of the same shape and elements, allocated and
     filled element by element, so that it may be written and is differentiated as any local."""

@@ -498,8 +498,7 @@ class ExprLowerer:
             return self.shape(node, b, env)
         base, indices = subscript_chain(node)
         if isinstance(base, cst.Name) and py_lists.is_list(self, base):
-            buf, ivs = py_lists.element(self, node, b, env)
-            return self.at(b, node).op1("load", [buf, *ivs], buf.type.elem)  # type: ignore[attr-defined]
+            return py_lists.item(self, node, b, env)
         if any(isinstance(i, cst.Slice) for i in indices) or self._partial_index(base, indices, env):
             return py_arrays.slice_(self, node, base, indices, b, env)
         if len(indices) == 1 and self._is_array_name(indices[0], env):

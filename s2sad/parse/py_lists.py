@@ -22,24 +22,33 @@ through loops and branches like any variable. What makes that sound:
   repeats in Python, so any other use (arithmetic, a comparison, passing it to a function,
   returning it, a second name for it) is a located error, with the rewrite that works.
 
-Lists of arrays and nested lists are refused (a 2-D array filled row by row is the rewrite).
+A list of arrays (``traj.append(np.array(u))``) is a buffer of one axis more, its item k the
+row ``traj[k]``. Its items' shape is taken where it is created, from what each append makes:
+an array of the shape of an array ``u`` that exists there and that the statements after it
+do not bind anew (a swap keeps shapes): ``np.array(u)``, ``u * dt``, ``np.tanh(u) + 1.0``. The
+item is copied in, which is what Python does where nothing else holds it: appending ``u``
+itself, whose later changes Python's list would see, is refused. Lists of arrays start empty
+(``traj = []``); array literals and nested lists are refused (a 2-D array filled row by row is
+the rewrite).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 import libcst as cst
 
 from ..ssa import build
 from ..ssa.ir import Builder, Value
 from ..ssa.types import I64, ArrayType
+from ..ssa import array_ops
 from . import py_arrays
+from . import py_intrinsics as lib
 from .py_common import Env, length_key
-from .py_flow import else_statements, read_names, stmt_assigned, subscript_chain, suite_statements, walk
+from .py_flow import binds_here, else_statements, read_names, stmt_assigned, subscript_chain, suite_statements, walk
 from .py_iter import IterError, Iteration, RangeIter, range_bounds, range_length, read_iter
-from .py_types import appended_list, int_literal
+from .py_types import appended_list, int_literal, positional_args
 
 if TYPE_CHECKING:
     from .py_expr import ExprLowerer
@@ -59,12 +68,16 @@ class AppendPlan:
 
     appends: list[tuple[cst.Call, list[cst.CSTNode]]] = field(default_factory=list)
     changed: frozenset[str] = frozenset()
+    # The names those statements bind anew other than by an array swap, which keeps shapes.
+    rebound: frozenset[str] = frozenset()
 
 
-def append_plans(body: cst.BaseSuite, lists: frozenset[str]) -> dict[cst.CSTNode, AppendPlan]:
-    """The plan of every statement that creates a list, by statement."""
+def append_plans(body: cst.BaseSuite, lists: frozenset[str], is_swap: Callable[[cst.CSTNode], bool]
+                 ) -> dict[cst.CSTNode, AppendPlan]:
+    """The plan of every statement that creates a list, by statement (``is_swap``: an
+    assignment that swaps two arrays)."""
     out: dict[cst.CSTNode, AppendPlan] = {}
-    _plan_block(suite_statements(body), lists, out)
+    _plan_block(suite_statements(body), lists, is_swap, out)
     return out
 
 
@@ -81,7 +94,8 @@ def created_list(st: cst.CSTNode, lists: frozenset[str]) -> Optional[str]:
     return None
 
 
-def _plan_block(stmts: list[cst.CSTNode], lists: frozenset[str], out: dict[cst.CSTNode, AppendPlan]) -> None:
+def _plan_block(stmts: list[cst.CSTNode], lists: frozenset[str], is_swap: Callable[[cst.CSTNode], bool],
+                out: dict[cst.CSTNode, AppendPlan]) -> None:
     for k, st in enumerate(stmts):
         name = created_list(st, lists)
         if name is not None:
@@ -91,16 +105,18 @@ def _plan_block(stmts: list[cst.CSTNode], lists: frozenset[str], out: dict[cst.C
                     break
                 region.append(later)
             appends: list[tuple[cst.Call, list[cst.CSTNode]]] = []
-            changed = set()
+            changed: set[str] = set()
+            rebound: set[str] = set()
             for later in region:
                 changed |= set(stmt_assigned(later))
+                rebound |= {n for node in walk(later) if not is_swap(node) for n in binds_here(node)}
                 _find_appends(later, name, [], appends, changed)
-            out[st] = AppendPlan(appends, frozenset(changed))
+            out[st] = AppendPlan(appends, frozenset(changed), frozenset(rebound))
         if isinstance(st, cst.If):
-            _plan_block(suite_statements(st.body), lists, out)
-            _plan_block(else_statements(st.orelse), lists, out)
+            _plan_block(suite_statements(st.body), lists, is_swap, out)
+            _plan_block(else_statements(st.orelse), lists, is_swap, out)
         elif isinstance(st, (cst.For, cst.While)):
-            _plan_block(suite_statements(st.body), lists, out)
+            _plan_block(suite_statements(st.body), lists, is_swap, out)
 
 
 def _find_appends(node: cst.CSTNode, name: str, loops: list[cst.CSTNode],
@@ -158,7 +174,18 @@ def as_array(lw: "ExprLowerer", node: cst.BaseExpression, b: Builder, env: Env) 
     buf, n = items(lw, node, b, env)
     if not isinstance(node, cst.Name) and _exact(buf, n):
         return buf  # a new list, exactly full: its buffer is the array
-    return py_arrays.arr_op(lw, b, node, "slice", [buf, build.const(lw.at(b, node), 0, I64), n], {"axes": ["r"]})
+    return _rows(lw, node, buf, [build.const(lw.at(b, node), 0, I64), n], b)
+
+
+def _rows(lw: "ExprLowerer", node: cst.CSTNode, buf: Value, first: list[Value], b: Builder) -> Value:
+    """``buf[lo:hi]`` (``first`` = [lo, hi]) or item ``buf[k]`` (``first`` = [k]), whole along
+    its other axes: a whole-array value."""
+    rank = buf.type.rank  # type: ignore[attr-defined]
+    bounds = list(first)
+    for axis in range(1, rank):
+        bounds += [build.const(lw.at(b, node), 0, I64), b.op1("dim", [buf], I64, axis=axis)]
+    axes = ["r" if len(first) == 2 else "i"] + ["r"] * (rank - 1)
+    return py_arrays.arr_op(lw, b, node, "slice", [buf, *bounds], {"axes": axes})
 
 
 def _exact(buf: Value, n: Value) -> bool:
@@ -167,7 +194,7 @@ def _exact(buf: Value, n: Value) -> bool:
 
 
 def literal(lw: "ExprLowerer", node: cst.List, t: ArrayType, capacity: Optional[Value], b: Builder,
-            env: Env) -> tuple[Value, Value]:
+            env: Env, dims: Optional[list[Value]] = None) -> tuple[Value, Value]:
     """``[a, b, c]`` in a buffer of ``capacity`` (its own length when None); its items are
     evaluated first, in order, as Python does."""
     values = []
@@ -176,23 +203,106 @@ def literal(lw: "ExprLowerer", node: cst.List, t: ArrayType, capacity: Optional[
             raise lw.fail(el, "starred items in a list are not supported", hint="append the items in a loop")
         v = lw.value(el.value, b, env)
         if isinstance(v.type, ArrayType) or isinstance(el.value, (cst.List, cst.ListComp)):
-            raise lw.fail(el.value, "lists of arrays (or of lists) are not supported",
-                          hint="use a 2-D array: np.zeros((n, m)), filled row by row")
+            raise lw.fail(el.value, "a list of arrays (or of lists) is supported built by appends from an empty "
+                          "list", hint="start it empty and append copies (v.append(np.array(u))), or use a 2-D "
+                          "array: np.zeros((n, m)), filled row by row")
         values.append((v, el.value))
     lw.at(b, node)
     n = build.const(b, len(values), I64)
-    buf = allocate(lw, node, capacity if capacity is not None else n, t, b)
+    buf = allocate(lw, node, capacity if capacity is not None else n, t, b, dims)
     for k, (v, item) in enumerate(values):
         v = lw.coerce(v, t.elem, b, item, "an item of this list")
         lw.at(b, item).create("store", [buf, build.const(b, k, I64), v], [])
     return buf, n
 
 
-def allocate(lw: "ExprLowerer", node: cst.CSTNode, capacity: Value, t: ArrayType, b: Builder) -> Value:
-    if t.rank != 1:
-        raise lw.fail(node, "lists of arrays (or of lists) are not supported",
-                      hint="use a 2-D array: np.zeros((n, m)), filled row by row")
-    return lw.at(b, node).op1("alloc", [capacity], t, fill="empty", elem=t.elem.name)
+def allocate(lw: "ExprLowerer", node: cst.CSTNode, capacity: Value, t: ArrayType, b: Builder,
+             item_dims: Optional[list[Value]] = None) -> Value:
+    """The buffer: ``capacity`` items (numbers, or arrays of ``item_dims``)."""
+    item_dims = item_dims or []
+    if t.rank != 1 + len(item_dims):
+        raise lw.fail(node, "a list of arrays is supported built by appends from an empty list (v = [])",
+                      hint="start it empty and append copies (v.append(np.array(u))), or use a 2-D array")
+    return lw.at(b, node).op1("alloc", [capacity, *item_dims], t, fill="empty", elem=t.elem.name)
+
+
+def item_dims(lw: "ExprLowerer", name: str, node: cst.CSTNode, plan: AppendPlan, t: ArrayType, b: Builder,
+              env: Env) -> list[Value]:
+    """The shape of the items of a list of arrays, where it is created: that of the array each
+    append copies (``shape_source``), which must exist here and keep its shape until then."""
+    source: Optional[Value] = None
+    for call, _ in plan.appends:
+        item = call.args[0].value if len(call.args) == 1 else call
+        found = shape_source(lw, item)
+        if found is None:
+            raise lw.fail(item, f"the shape of the arrays appended to '{name}' must be evident where the list is "
+                          "created", hint="append a copy of an array that exists there: "
+                          f"{name}.append(np.array(u)) or an elementwise expression of it (u * dt)")
+        if found.value in plan.rebound or not isinstance(env.get(found.value), Value):
+            raise lw.fail(found, f"'{found.value}' gives the shape of the arrays appended to '{name}', so it must "
+                          f"exist where '{name}' is created and keep its shape: the statements after that must not "
+                          "assign it", hint=f"create '{name}' after '{found.value}', and update it in place")
+        v = lw.name(found, b, env)
+        if not isinstance(v.type, ArrayType) or v.type.rank != t.rank - 1:
+            raise lw.fail(found, f"'{found.value}' is not an array of the rank of the items of '{name}'")
+        if source is None:
+            source = v
+        elif not all(py_arrays.same_extent(source, v, k) for k in range(t.rank - 1)):
+            raise lw.fail(found, f"the arrays appended to '{name}' must have one shape, evident where it is created",
+                          hint="allocate them alike (np.zeros_like)")
+    if source is None:
+        raise lw.fail(node, f"'{name}' is a list of arrays, and none is appended to it after this",
+                      hint=f"append copies of an array to it in the statements after: {name}.append(np.array(u))")
+    lw.at(b, plan.appends[0][0])
+    return [b.op1("dim", [source], I64, axis=k) for k in range(t.rank - 1)]
+
+
+def shape_source(lw: "ExprLowerer", node: cst.BaseExpression) -> Optional[cst.Name]:
+    """The array whose shape ``node`` has, where that is evident from the syntax: an array
+    variable, ``np.array``/``np.copy`` of one, and elementwise operations of one with numbers."""
+    types = lw.ctx.types.vars
+    if isinstance(node, cst.Name):
+        return node if isinstance(types.get(node.value), ArrayType) and node.value in lw.ctx.locals else None
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        return shape_source(lw, node.expression)
+    if isinstance(node, cst.Call):
+        canonical = lw.info.canonical_name(node.func, lw.ctx.locals)
+        intr = lib.lookup(canonical)
+        args = positional_args(node)
+        elementwise = intr is not None and (intr.op in ("array", "asarray") or intr.op in array_ops.UNARY_MATH)
+        if elementwise and len(args) == 1 and len(node.args) == 1 and canonical and canonical.startswith("numpy."):
+            return shape_source(lw, args[0])
+        return None
+    if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.MatrixMultiply):
+        left, right = shape_source(lw, node.left), shape_source(lw, node.right)
+        if left is not None and right is not None:
+            return left if left.value == right.value else None
+        if left is not None and _number(lw, node.right):
+            return left
+        if right is not None and _number(lw, node.left):
+            return right
+    return None
+
+
+def _number(lw: "ExprLowerer", node: cst.BaseExpression) -> bool:
+    """An expression of numbers only: literals, number variables and constants, array elements."""
+    types = lw.ctx.types.vars
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.Name):
+        return not isinstance(types.get(node.value), ArrayType)
+    if isinstance(node, cst.Attribute):
+        return lw.info.canonical_name(node, lw.ctx.locals) in lib.CONSTANTS
+    if isinstance(node, cst.Subscript):
+        base, indices = subscript_chain(node)
+        t = types.get(base.value) if isinstance(base, cst.Name) else None
+        return isinstance(t, ArrayType) and len(indices) == t.rank and not any(isinstance(i, cst.Slice)
+                                                                               for i in indices)
+    if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.MatrixMultiply):
+        return _number(lw, node.left) and _number(lw, node.right)
+    if isinstance(node, cst.UnaryOperation):
+        return _number(lw, node.expression)
+    return False
 
 
 def capacity(lw: "ExprLowerer", plan: AppendPlan, b: Builder, env: Env) -> Optional[Value]:
@@ -254,15 +364,40 @@ def append(lw: "ExprLowerer", call: cst.Call, t: ArrayType, b: Builder, env: Env
     assert isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
     if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
         raise lw.fail(call, "append(...) takes one item")
+    name = func.value.value
     buf, n = state(lw, func.value, b, env)
     item = call.args[0].value
-    v = lw.value(item, b, env)
-    if isinstance(v.type, ArrayType):
-        raise lw.fail(item, "lists of arrays are not supported",
-                      hint="use a 2-D array: np.zeros((n, m)), filled row by row")
-    v = lw.coerce(v, t.elem, b, item, f"an item of '{func.value.value}'")
-    lw.at(b, call).create("store", [buf, n, v], [])
-    env[length_key(func.value.value)] = build.add(b, n, build.const(b, 1, I64))
+    if t.rank > 1 and isinstance(item, cst.Name):
+        raise lw.fail(item, f"appending the array '{item.value}' puts that very array in the list, which its "
+                      "later changes would change", hint=f"append a copy: {name}.append(np.array({item.value}))")
+    copied = _copy_of(lw, item) if t.rank > 1 else None
+    v = lw.value(copied or item, b, env)  # np.array(u): u is copied in, no copy of a copy
+    if t.rank == 1:
+        if isinstance(v.type, ArrayType):
+            raise lw.fail(item, f"this is an array, but '{name}' holds numbers",
+                          hint="a list holds numbers or arrays of one shape, not both")
+        v = lw.coerce(v, t.elem, b, item, f"an item of '{name}'")
+        lw.at(b, call).create("store", [buf, n, v], [])
+    else:
+        if not isinstance(v.type, ArrayType) or v.type.rank != t.rank - 1:
+            raise lw.fail(item, f"the items of '{name}' are {t.rank - 1}-D arrays, and this is not one")
+        value, elem = v, v.type.elem
+        lw.at(b, call)
+
+        def put(bb: Builder, index: list[Value]) -> None:
+            x = lw.coerce(bb.op1("load", [value, *index], elem), t.elem, bb, item, f"an item of '{name}'")
+            bb.create("store", [buf, n, *index, x], [])
+        py_arrays.each_element(b, value, put)  # the array is copied in
+    env[length_key(name)] = build.add(lw.at(b, call), n, build.const(b, 1, I64))
+
+
+def _copy_of(lw: "ExprLowerer", node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """``x`` of ``np.array(x)`` or ``np.copy(x)``."""
+    if isinstance(node, cst.Call) and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
+        intr = lib.lookup(lw.info.canonical_name(node.func, lw.ctx.locals))
+        if intr is not None and intr.op == "array":
+            return node.args[0].value
+    return None
 
 
 def element(lw: "ExprLowerer", node: cst.Subscript, b: Builder, env: Env) -> tuple[Value, list[Value]]:
@@ -270,11 +405,24 @@ def element(lw: "ExprLowerer", node: cst.Subscript, b: Builder, env: Env) -> tup
     base, indices = subscript_chain(node)
     assert isinstance(base, cst.Name)
     buf, n = state(lw, base, b, env)
-    if len(indices) != 1 or not isinstance(indices[0], cst.BaseExpression):
+    rank = buf.type.rank  # type: ignore[attr-defined]
+    if any(isinstance(i, cst.Slice) for i in indices) or len(indices) != rank:
         what = "slices of a list are" if any(isinstance(i, cst.Slice) for i in indices) else "this index is"
         raise lw.fail(node, f"{what} not supported on the list '{base.value}'",
-                      hint=f"index one item (v[k]), or convert it: np.array({base.value})[...]")
-    return buf, [index(lw, indices[0], n, b, env)]
+                      hint=f"index one item (v[k]{'[j]' * (rank - 1)}), or convert it: np.array({base.value})[...]")
+    k = index(lw, indices[0], n, b, env)  # type: ignore[arg-type]
+    return buf, [k] + [lw.index(i, b, env, buf, axis) for axis, i in enumerate(indices[1:], 1)]  # type: ignore
+
+
+def item(lw: "ExprLowerer", node: cst.Subscript, b: Builder, env: Env) -> Value:
+    """``v[k]`` of a list: an item (of a list of arrays, the array, whole)."""
+    base, indices = subscript_chain(node)
+    assert isinstance(base, cst.Name)
+    buf, n = state(lw, base, b, env)
+    if len(indices) == 1 and buf.type.rank > 1 and isinstance(indices[0], cst.BaseExpression):  # type: ignore
+        return _rows(lw, node, buf, [index(lw, indices[0], n, b, env)], b)
+    buf, ivs = element(lw, node, b, env)
+    return lw.at(b, node).op1("load", [buf, *ivs], buf.type.elem)  # type: ignore[attr-defined]
 
 
 def index(lw: "ExprLowerer", node: cst.BaseExpression, n: Value, b: Builder, env: Env) -> Value:
@@ -295,4 +443,6 @@ def index(lw: "ExprLowerer", node: cst.BaseExpression, n: Value, b: Builder, env
 def sequence(lw: "ExprLowerer", node: cst.BaseExpression, b: Builder, env: Env):
     """What a loop over a list reads: its length, and its item k."""
     buf, n = items(lw, node, b, env)
+    if buf.type.rank > 1:  # type: ignore[attr-defined]
+        return n, lambda bb, k: _rows(lw, node, buf, [k], bb)
     return n, lambda bb, k: lw.at(bb, node).op1("load", [buf, k], buf.type.elem)  # type: ignore[attr-defined]

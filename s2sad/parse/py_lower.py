@@ -60,8 +60,8 @@ from .py_flow import (
     stmt_assigned,
     stmt_exits,
     subscript_chain,
+    binds_here,
     suite_statements,
-    target_names,
     walk,
 )
 from .py_module import dotted_source
@@ -111,7 +111,7 @@ class FunctionLowerer(StructuredLowering):
             self.hints[key] = "result" if key == RESULT else f"result{k}"
         # Lists (py_lists): where each is appended to, and each one's length, a variable of its own.
         self.depth = 0  # the loops and branches around the statement being lowered
-        self.list_plans = py_lists.append_plans(fn.body, types.lists)
+        self.list_plans = py_lists.append_plans(fn.body, types.lists, lambda n: self.swapped_arrays(n) is not None)
         self.list_appends: dict[str, set[cst.Call]] = {}
         for name in types.lists:
             self.key_types[length_key(name)] = I64
@@ -395,7 +395,7 @@ class FunctionLowerer(StructuredLowering):
                                         hint=f"use only '{name}' for that array")
         rank = x.type.rank  # type: ignore[attr-defined]
         for axis in range(rank):
-            if not _same_extent(x, y, axis):
+            if not py_arrays.same_extent(x, y, axis):
                 raise self.locator.fail(st, f"'{a}' and '{c}' must have the same shape, evident from how they are "
                                         "allocated, to be swapped in a loop or a branch",
                                         hint=f"allocate them alike: {c} = np.zeros_like({a})")
@@ -478,7 +478,9 @@ class FunctionLowerer(StructuredLowering):
             room = None
             if extra is not None:
                 room = build.add(self.ex.at(b, value), build.const(b, len(value.elements), I64), extra)
-            buf, n = py_lists.literal(self.ex, value, t, room, b, env)
+            dims = py_lists.item_dims(self.ex, name, value, plan, t, b, env) if t.rank > 1 and not value.elements \
+                else None
+            buf, n = py_lists.literal(self.ex, value, t, room, b, env, dims)
         else:
             buf, n = py_comprehension.fill(self.ex, value, t, extra, b, env)
         if buf.defining_op is not None:
@@ -560,7 +562,7 @@ class FunctionLowerer(StructuredLowering):
                    if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For))]
 
         def only_swapped(name: str) -> bool:
-            return all(self.swapped_arrays(n) is not None for n in binders if name in stmt_assigned_here(n))
+            return all(self.swapped_arrays(n) is not None for n in binders if name in binds_here(n))
         return [n for n in assigned_names(body)
                 if isinstance(self.types.vars.get(n), ArrayType) and not only_swapped(n)]
 
@@ -735,34 +737,6 @@ class LoopHead:
     parallel: bool
     hint: str
     bind: Callable[[Builder, Env, Value], None]
-
-
-def _same_extent(x: Value, y: Value, axis: int) -> bool:
-    """Whether two allocated arrays evidently have the same extent along ``axis``."""
-    def extent(v: Value) -> object:
-        op = v.defining_op
-        e = op.operands[axis] if op is not None and op.name == "alloc" else None
-        while e is not None and e.defining_op is not None and e.defining_op.name == "dim":
-            d = e.defining_op  # the extent of another array: that array's own, where it is allocated
-            src = d.operands[0].defining_op
-            if src is None or src.name != "alloc":
-                return (d.operands[0], d.attrs["axis"])
-            e = src.operands[d.attrs["axis"]]
-        c = build.const_value(e) if e is not None else None
-        return ("const", c) if c is not None else e
-    ex = extent(x)
-    return ex is not None and ex == extent(y)
-
-
-def stmt_assigned_here(node: cst.CSTNode) -> list[str]:
-    """The names one assigning node binds itself (not the statements nested in a loop's body)."""
-    if isinstance(node, cst.Assign):
-        return [n for t in node.targets for n in target_names(t.target)]
-    if isinstance(node, (cst.AugAssign, cst.AnnAssign)):
-        return target_names(node.target)
-    if isinstance(node, cst.For):
-        return target_names(node.target)
-    return []
 
 
 def lower_function(fn: cst.FunctionDef, ctx: FunctionContext) -> tuple[Function, list[Diagnostic]]:
