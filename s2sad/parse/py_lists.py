@@ -77,7 +77,7 @@ def append_plans(body: cst.BaseSuite, lists: frozenset[str], is_swap: Callable[[
     """The plan of every statement that creates a list, by statement (``is_swap``: an
     assignment that swaps two arrays)."""
     out: dict[cst.CSTNode, AppendPlan] = {}
-    _plan_block(suite_statements(body), lists, is_swap, out)
+    _plan_block(suite_statements(body), lists, is_swap, out, top=True)
     return out
 
 
@@ -95,7 +95,8 @@ def created_list(st: cst.CSTNode, lists: frozenset[str]) -> Optional[str]:
 
 
 def _plan_block(stmts: list[cst.CSTNode], lists: frozenset[str], is_swap: Callable[[cst.CSTNode], bool],
-                out: dict[cst.CSTNode, AppendPlan]) -> None:
+                out: dict[cst.CSTNode, AppendPlan], top: bool = False) -> None:
+    """``top``: the function's own statements, where a swap rebinds the names (py_lower.swap)."""
     for k, st in enumerate(stmts):
         name = created_list(st, lists)
         if name is not None:
@@ -109,7 +110,8 @@ def _plan_block(stmts: list[cst.CSTNode], lists: frozenset[str], is_swap: Callab
             rebound: set[str] = set()
             for later in region:
                 changed |= set(stmt_assigned(later))
-                rebound |= {n for node in walk(later) if not is_swap(node) for n in binds_here(node)}
+                rebound |= {n for node in walk(later) if not is_swap(node) or (top and node is later)
+                            for n in binds_here(node)}
                 _find_appends(later, name, [], appends, changed)
             out[st] = AppendPlan(appends, frozenset(changed), frozenset(rebound))
         if isinstance(st, cst.If):
