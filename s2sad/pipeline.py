@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable, Optional, TypeVar
 
 from .adjoint.gradient import differentiate
-from .ssa.attrs import Schedule
+from .ssa.attrs import Schedule, grad_info
 from .adjoint.report import MemoryReport
 from .adjoint.report import finish as finish_report
 from .adjoint.naming import grad_name
@@ -280,6 +280,7 @@ def gradient_source(
             _refuse_assumed_kinds(module.functions[grad_name(name)], source, filename, name, target,
                                   module.source_lines)
         _refuse_array_result(module.functions[grad_name(name)], name, target, module.source_lines)
+        _refuse_several_results(module, target, module.source_lines)
     return emit_source(module, target, grad_name(name), header, options)
 
 
@@ -307,6 +308,20 @@ def _refuse_array_result(grad: Function, name: str, target: str, lines: list[str
         f"--target {target}: '{name}' returns an array, and C output of its gradient is not supported yet",
         loc, hint="use --target py or numba, or write the result into an output array parameter",
     )], lines)
+
+
+def _refuse_several_results(module: Module, target: str, lines: list[str]) -> None:
+    """A C function returns one value: a Python function that returns several (a tuple), and
+    the gradient that takes a seed for each, have no C spelling (where such a callee was inlined,
+    nothing of it is left to refuse)."""
+    for fn in module.functions.values():
+        info = grad_info(fn)
+        if "packed" in fn.attrs or (info is None and len(fn.result_types) > 1):
+            name = info.primal if info is not None else fn.name
+            raise DiagnosticError([Diagnostic(
+                f"--target {target}: '{name}' returns several values, which a C function cannot",
+                fn.loc, hint="use --target py or numba, or return one value and write the others into an "
+                "output array parameter")], lines)
 
 
 def _refuse_assumed_kinds(grad: Function, source: str, filename: str, name: str, target: str,

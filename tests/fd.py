@@ -91,6 +91,23 @@ def _copy(v: Any) -> Any:
     return v.copy() if isinstance(v, np.ndarray) else v
 
 
+def _is_float_value(r: Any) -> bool:
+    """A returned value with a seed that counts: a float, or an array of floats."""
+    return isinstance(r, (float, np.floating)) or (isinstance(r, np.ndarray) and r.dtype.kind == "f")
+
+
+def _is_int_value(r: Any) -> bool:
+    return isinstance(r, (int, np.integer)) or (isinstance(r, np.ndarray) and r.dtype.kind != "f")
+
+
+def _seed_for(r: Any, rng: np.random.Generator) -> Any:
+    """A random seed for the returned value ``r``: an array of its shape for an array; 0.0 for
+    an integer (its seed is never read)."""
+    if isinstance(r, np.ndarray) and r.dtype.kind == "f":
+        return rng.normal(size=r.shape).astype(r.dtype)
+    return 0.0 if _is_int_value(r) else float(rng.normal())
+
+
 def check_gradient(
     primal: Callable[..., Any],
     gradient: Callable[..., Any],
@@ -119,24 +136,24 @@ def check_gradient(
 
     exit_primal = {k: _copy(v) for k, v in inputs.items()}
     result = primal(*[exit_primal[p.name] for p in params])
-    # A returned array of floats takes an array seed of its shape (no default).
-    returns_array = isinstance(result, np.ndarray) and result.dtype.kind == "f"
+    # A returned array of floats takes an array seed of its shape (no default); a returned
+    # tuple, a tuple of seeds, one per value (an integer's is not read).
+    parts = result if isinstance(result, tuple) else (result,)
     if returns_float is None:
-        returns_float = isinstance(result, (float, np.floating)) or returns_array
-    d_return: Any = 0.0
-    if returns_array:
-        d_return = rng.normal(size=result.shape).astype(result.dtype)
-    elif returns_float:
-        d_return = float(rng.normal())
+        returns_float = any(_is_float_value(r) for r in parts)
+    seeds_out = [_seed_for(r, rng) for r in parts] if returns_float else [0.0]
+    d_return: Any = tuple(seeds_out) if isinstance(result, tuple) else seeds_out[0]
+    returns_array = any(isinstance(r, np.ndarray) for r in parts)
 
     def J(values: dict[str, Any]) -> float:
         work = {k: _copy(v) for k, v in values.items()}
         r = primal(*[work[p.name] for p in params])
-        if returns_array:
-            # <d_return, f(...)>, taken before the shadowed arrays' exit values are read
-            total = float(np.sum(d_return.astype(np.float64) * r))
-        else:
-            total = d_return * float(r) if returns_float else 0.0
+        # <d_return, f(...)>, taken before the shadowed arrays' exit values are read
+        total = 0.0
+        if returns_float:
+            for seed, part in zip(seeds_out, r if isinstance(r, tuple) else (r,)):
+                if not _is_int_value(part):
+                    total += float(np.sum(np.asarray(seed, dtype=np.float64) * np.asarray(part, dtype=np.float64)))
         for p in shadowed:
             total += float(np.sum(seeds[p.name].astype(np.float64) * work[p.name]))
         return total
@@ -149,10 +166,11 @@ def check_gradient(
         args.append(work[p.name])
         if p in shadowed:
             args.append(shadows[p.name])
-    seed = _copy(d_return)
+    seed = tuple(_copy(x) for x in d_return) if isinstance(d_return, tuple) else _copy(d_return)
     got = gradient(*args, d_return=seed) if returns_float else gradient(*args)
     if returns_array:
-        np.testing.assert_array_equal(seed, d_return, err_msg="the gradient changed d_return")
+        for after, before in zip(seed if isinstance(seed, tuple) else (seed,), seeds_out):
+            np.testing.assert_array_equal(after, before, err_msg="the gradient changed d_return")
 
     # Side effects of the forward sweep are the primal's.
     for p in params:

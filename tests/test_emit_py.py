@@ -103,11 +103,26 @@ def _assert_same(got, want) -> None:
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+def _emitted_args(fn, args: list) -> list:
+    """``fn``'s arguments as its emitted Python takes them: the IR's seeds of a function that
+    returns several values (attrs "packed") go in as one tuple, ``d_return``."""
+    packed = fn.attrs.get("packed") or {}
+    names = fn.param_names
+    out = []
+    for name, a in zip(names, args):
+        group = next((g for g in packed.values() if name in g), None)
+        if group is None:
+            out.append(a)
+        elif name == group[0]:
+            out.append(tuple(args[names.index(n)] for n in group))
+    return out
+
+
 def _run_both(module: Module, ns: dict, func: str, args: list) -> None:
     """Run ``func`` from the emitted namespace ``ns`` and in the interpreter; compare everything."""
     want_args, got_args = _copy(args), _copy(args)
     want = Interpreter(module).call(func, *want_args)
-    got = ns[func](*got_args)
+    got = ns[func](*_emitted_args(module.functions[func], got_args))
     _assert_same(got, want)
     for g, w in zip(got_args, want_args):
         if isinstance(w, np.ndarray):
@@ -121,7 +136,7 @@ def _grad_args(module: Module, grad: Module, func: str, args: list, rng) -> list
     for p in grad.functions[f"grad_{func}"].params:
         if p.name_hint in by_name:
             out.append(by_name[p.name_hint])
-        elif p.name_hint == "d_return":
+        elif p.name_hint == "d_return" or p.name_hint.startswith("d_return_"):  # a seed (one per value)
             out.append(float(rng.uniform(0.5, 1.5)))
         else:
             out.append(rng.uniform(-1.0, 1.0, size=np.shape(by_name[p.name_hint[2:]])))

@@ -77,9 +77,11 @@ def test_every_golden_folder_is_a_case():
     assert len(GOLDEN_CASES) >= 100
 
 
-# C output that the README says is refused: returning arrays, and parameters of unannotated
-# NumPy code whose kind or rank is assumed (a C signature would fix the guess unchecked).
+# C output that the README says is refused: returning arrays or several values, and parameters
+# of unannotated NumPy code whose kind or rank is assumed (a C signature would fix the guess
+# unchecked).
 REFUSED_FOR_C = ("returns an array, and C output of its gradient is not supported",
+                 "returns several values, which a C function cannot",
                  "is not evident in")
 # Python output of C that calls functions defined in another file (golden/c/external_inactive_call).
 REFUSED_FOR_PY = ("which Python output cannot call",)

@@ -77,9 +77,11 @@ def gradient_names(module: Module, root: str) -> dict[str, str]:
 
 
 def signature_names(module: Module, fn: Function, shadowed: Iterable[int], returned: Iterable[int],
-                    has_d_return: bool) -> tuple[dict[int, str], dict[int, str], str]:
+                    seeds: int) -> tuple[dict[int, str], dict[int, str], str, list[str]]:
     """The shadow of each shadowed parameter, the C pointer of each scalar whose adjoint is
-    returned (Python returns it; C and CUDA add it to ``*d_x``), and ``d_return``'s name."""
+    returned (Python returns it; C and CUDA add it to ``*d_x``), ``d_return``'s name, and the
+    names of the ``seeds`` seed parameters: ``d_return`` itself for one; for a function that
+    returns several values, the ``d_return_0``, ``d_return_1``, ... the tuple is unpacked into."""
     taken = set(module.functions) | function_names(fn)  # what grad_<fn>'s body can see
     shadowed, returned = set(shadowed), set(returned)
     shadows: dict[int, str] = {}
@@ -89,5 +91,12 @@ def signature_names(module: Module, fn: Function, shadowed: Iterable[int], retur
             name = free_variant(f"d_{p.name_hint}", taken)
             taken.add(name)
             (shadows if i in shadowed else pointers)[i] = name
-    d_return = free_variant("d_return", taken) if has_d_return else ""
-    return shadows, pointers, d_return
+    d_return = free_variant("d_return", taken) if seeds else ""
+    if seeds <= 1:
+        return shadows, pointers, d_return, [d_return] if seeds else []
+    taken.add(d_return)
+    names = []
+    for k in range(seeds):
+        names.append(free_variant(f"{d_return}_{k}", taken))
+        taken.add(names[-1])
+    return shadows, pointers, d_return, names

@@ -186,9 +186,8 @@ class GradientTransform:
             self.forward.fwd[p] = g_body.add_arg(p.type, p.name_hint)
             if i in sig.shadowed:
                 self.shadow[p] = g_body.add_arg(p.type, sig.shadow_names[i])
-        d_return = None
-        if sig.has_d_return:
-            d_return = g_body.add_arg(fn.result_types[0], sig.d_return_name)
+        seeds = [g_body.add_arg(t, n) for t, n in zip(sig.seed_types(), sig.seed_names)]
+        d_return = seeds[0] if len(seeds) == 1 else None
         self.forward.fwd_block[fn.body] = g_body
         top = Builder(g_body, fn.loc)
         top.create("comment", [], [], {"text": "forward sweep", "section": True})
@@ -197,10 +196,11 @@ class GradientTransform:
 
         rev = self._new_rev(fn.body, g_body, None, fn.loc)
         ret = fn.body.terminator
-        if d_return is not None and d_return.type.is_array:
-            self._seed_returned_array(rev, ret.operands[0], d_return)
-        elif d_return is not None and self.act.is_active(ret.operands[0]):
-            rev.adj[ret.operands[0]] = d_return
+        for v, seed in zip(ret.operands, seeds):
+            if seed.type.is_array:
+                self._seed_returned_array(rev, v, seed)
+            elif v.type.is_float:
+                self._accumulate(rev, v, seed)  # J holds seed * v (twice for `return s, s`)
         self._reverse_ops(rev, fn.body.ops[:-1])
 
         results = []
@@ -211,14 +211,19 @@ class GradientTransform:
         for anchor in self.anchors:
             anchor.erase()
         g = Function(sig.name, g_body, [p.type for p in (fn.params[i] for i in sig.returned)], fn.loc)
-        if d_return is not None:
-            if not d_return.type.is_array:  # an array's seed has no default (the contract)
-                g.attrs["defaults"] = {sig.d_return_name: 1.0}
-            elif ret.loc is not None:  # where the array is returned, for targets that refuse it
+        if seeds:
+            # An array's seed has no default (the contract), nor has a tuple's holding anything
+            # but floats.
+            if all(t.is_float for t in fn.result_types):
+                g.attrs["defaults"] = {sig.d_return_name: 1.0 if d_return is not None else [1.0] * len(seeds)}
+            elif any(t.is_array for t in fn.result_types) and ret.loc is not None:
+                # where the array is returned, for targets that refuse it
                 g.attrs["array_result"] = [ret.loc.line, ret.loc.col, ret.loc.end_line, ret.loc.end_col]
+        if sig.packed:  # Python passes the seeds as one tuple, d_return (emit_py unpacks it)
+            g.attrs["packed"] = {sig.d_return_name: list(sig.seed_names)}
         set_grad_info(g, fn.name, {sig.shadow_names[i]: fn.params[i].name_hint for i in sig.shadowed},
                       [fn.params[i].name_hint for i in sig.returned],
-                      sig.d_return_name if d_return is not None else None)
+                      sig.seed_names[0] if seeds else None)
         g.attrs["pointers"] = [sig.pointer_names[i] for i in sig.returned]
         for kept in ("shapes", "c_macros", "c_structs", "c_typedefs", "c_unsigned", "cuda", "launch"):
             if kept in fn.attrs:
@@ -238,7 +243,8 @@ class GradientTransform:
         if not self.act.array_active(v):
             return
         if makes_fresh_array(v.defining_op) and self._array_by_value(v):
-            rev.adj[v] = d_return
+            prev = rev.adj.get(v)  # `return y, y`: seeded twice
+            rev.adj[v] = d_return if prev is None else rev.body.op1(ARR + "add", [prev, d_return], v.type)
         else:
             rev.body.create(ARR + "accum", [self._shadow_of(rev, v), d_return], [])
 
@@ -728,9 +734,8 @@ class GradientTransform:
                     dims = [rev.body.op1("dim", [args[-1]], I64, axis=ax, cover=True)  # the callee's reach
                             for ax in range(a.type.rank)]
                     args.append(rev.body.op1("alloc", dims, a.type, fill="zeros", elem=str(a.type.elem)))
-        if sig.has_d_return:
-            r = op.results[0]
-            args.append(rev.adj.get(r) or self._zero(rev.body, r.type))
+        for r, t in zip(op.results, sig.seed_types()):
+            args.append(rev.adj.get(r) or self._zero(rev.body, t))
         types = [callee.params[i].type for i in sig.returned]
         hints = [self._adjoint_hint(op.operands[i]) or self._adjoint_hint(callee.params[i]) for i in sig.returned]
         call = rev.body.create("call", args, types, {"callee": sig.name}, hints=hints)

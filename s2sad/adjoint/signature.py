@@ -8,6 +8,7 @@ from typing import Iterable
 
 from ..analysis.effects import source_written_params
 from ..ssa.ir import Function, Module
+from ..ssa.types import F64, Type
 from .naming import grad_name, signature_names
 
 
@@ -25,18 +26,31 @@ class GradSignature:
     shadow_names: dict[int, str] = field(default_factory=dict)  # shadowed param -> its shadow
     pointer_names: dict[int, str] = field(default_factory=dict)  # returned param -> C's d_x pointer
     d_return_name: str = ""
+    # The seed parameters, one per result: [d_return_name] for a function that returns one value;
+    # for one that returns several (a tuple), the names the tuple d_return is unpacked into.
+    seed_names: list[str] = field(default_factory=list)
+
+    @property
+    def packed(self) -> bool:
+        """Whether the seeds come as one tuple ``d_return`` (the primal returns several values)."""
+        return len(self.seed_names) > 1
 
     @staticmethod
     def of(module: Module, fn: Function, wrt: set[int], name: str = "") -> "GradSignature":
         written = source_written_params(module, fn)  # the source's: the same at every level
         shadowed = [i for i, p in enumerate(fn.params) if p.type.is_array and (i in wrt or i in written)]
         returned = [i for i in sorted(wrt) if fn.params[i].type.is_float]
-        result = fn.result_types[0] if fn.result_types else None
-        # A float, or an array of floats (its d_return is an array of its shape).
-        has_d_return = result is not None and (result.is_float or (result.is_array and result.elem.is_float))
-        shadows, pointers, d_return = signature_names(module, fn, shadowed, returned, has_d_return)
+        # A float, or an array of floats (its d_return is an array of its shape); of several
+        # values, one seed each (an integer's is never read) when any of them is one of those.
+        has_d_return = any(t.is_float or (t.is_array and t.elem.is_float) for t in fn.result_types)
+        seeds = len(fn.result_types) if has_d_return else 0
+        shadows, pointers, d_return, seed_names = signature_names(module, fn, shadowed, returned, seeds)
         return GradSignature(fn, wrt, shadowed, returned, has_d_return, name or grad_name(fn.name),
-                             shadows, pointers, d_return)
+                             shadows, pointers, d_return, seed_names)
+
+    def seed_types(self) -> list[Type]:
+        """The type of each seed parameter: the result's, a float for an integer result."""
+        return [t if t.is_array or t.is_float else F64 for t in self.fn.result_types] if self.has_d_return else []
 
 
 def c_gradient_params(fn: Function, shadowed: Iterable[int], has_d_return: bool) -> list[str]:

@@ -146,9 +146,12 @@ class StatementBuilder:
             then, orelse = (e(r.terminator.operands[0]) for r in op.regions)
             return self._choose(e(op.operands[0]), then, orelse)
         if n == "call":
-            return Call(Name(self.function_name(op.attrs["callee"])),
-                        tuple(self.call_arg(op, k) for k in range(len(op.operands))))
+            return Call(Name(self.function_name(op.attrs["callee"])), self.call_args(op))
         return self.spell_expr(op)
+
+    def call_args(self, op: Op) -> tuple[Expr, ...]:
+        """The arguments of a call as the callee's signature takes them (one per operand here)."""
+        return tuple(self.call_arg(op, k) for k in range(len(op.operands)))
 
     def call_arg(self, op: Op, k: int) -> Expr:
         """The ``k``-th argument of the call ``op``."""

@@ -212,6 +212,9 @@ class CRenderer:
         head = f"{indent}for ({init}; {self.p(cond)}; {incr}) {{"
         if len(head) > LINE_LIMIT:
             lines = self.fit(indent, f"for ({init}; ", cond, f"; {incr}) {{")
+            if any(len(line) > LINE_LIMIT for line in lines):  # a long start (zip's shortest length)
+                lines = self.fit(indent, f"for ({declarator(ctype, s.target)} = ", lb, ";")
+                lines += self.fit(indent + CONT, "", cond, f"; {incr}) {{")
         else:
             lines = [head]
         return lines + self.block(s.body, indent + "    ") + [f"{indent}}}"]

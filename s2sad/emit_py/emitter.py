@@ -190,6 +190,11 @@ class _FunctionEmitter(StatementBuilder):
         self.helpers = helpers
         self.parallel = parallel  # a parallel=True Numba function: array spellings for it
         self.namer = PyNamer([*module.functions, *unchecked.values(), *helpers.names.values()])
+        # The seeds of a primal that returns several values: one tuple parameter (d_return),
+        # unpacked into the gradient's seed parameters first thing (adjoint/reverse.py).
+        self.packed: dict[str, list[str]] = fn.attrs.get("packed") or {}
+        for name in self.packed:
+            self.namer.claim_fixed(name)
         self.alloc = allocate(fn, effects, self.namer)
         self.var = self.alloc.var
         self.plan = self.alloc.plan
@@ -201,11 +206,17 @@ class _FunctionEmitter(StatementBuilder):
     def emit(self) -> str:
         fn = self.fn
         defaults = fn.attrs.get("defaults") or {}
+        packs = {seed: name for name, seeds in self.packed.items() for seed in seeds}
         params = []
         for p in fn.params:
-            name = self.var.get(p) or self.namer.fresh(p.name_hint or "arg")
+            if p.name_hint in packs:
+                name = packs[p.name_hint]
+                if any(q.split("=")[0] == name for q in params):
+                    continue  # one parameter for the whole tuple
+            else:
+                name = self.var.get(p) or self.namer.fresh(p.name_hint or "arg")
             if name in defaults:
-                params.append(f"{name}={self.printer(number(defaults[name]), P_COND)}")
+                params.append(f"{name}={self.printer(_default(defaults[name]), P_COND)}")
             else:
                 params.append(name)
         # Checks of the parameter ranks the source does not prove: each raises naming the parameter
@@ -227,7 +238,7 @@ class _FunctionEmitter(StatementBuilder):
             self.printer.modules.add("numba")
             lines.append("@numba.njit")
         lines += _def_lines(name, params)
-        body = tidy(self.gen_block(self.fn.body))
+        body = self._unpack_seeds() + tidy(self.gen_block(self.fn.body))
         if self.prange_used:
             lines[lines.index("@numba.njit")] = "@numba.njit(parallel=True)"
         renderer = _Renderer(self.namer, self.printer)
@@ -239,6 +250,34 @@ class _FunctionEmitter(StatementBuilder):
                 lines.append("")  # a top-level comment heads a paragraph (a sweep, a source line)
             lines += renderer.stmt(st, "    ")
         return "\n".join(lines)
+
+    def _unpack_seeds(self) -> list[Stmt]:
+        """``d_return_0, d_return_1 = d_return``: the tuple seed into one variable per value
+        (``_`` for a seed nothing reads, such as an integer result's)."""
+        out: list[Stmt] = []
+        for name, seeds in self.packed.items():
+            params = {p.name_hint: p for p in self.fn.params}
+            targets = tuple(Name(self.var[params[s]] if params[s].uses and params[s] in self.var else "_")
+                            for s in seeds)
+            out.append(Assign([Tuple(targets)], Name(name)))
+        return out
+
+    def call_args(self, op: Op) -> tuple[Expr, ...]:
+        """A gradient that takes its seeds as one tuple gets them as one: ``(d_s, d_c)``."""
+        args = super().call_args(op)
+        callee = self.module.functions.get(op.attrs["callee"])
+        packed = (callee.attrs.get("packed") or {}) if callee is not None else {}
+        if not packed:
+            return args
+        names = [p.name_hint for p in callee.params]  # type: ignore[union-attr]
+        out: list[Expr] = []
+        for k, a in enumerate(args):
+            group = next((seeds for seeds in packed.values() if names[k] in seeds), None)
+            if group is None:
+                out.append(a)
+            elif names[k] == group[0]:
+                out.append(Tuple(tuple(args[k:k + len(group)])))
+        return tuple(out)
 
     def _checked_entry(self, params: list[str], checks: list[str]) -> str:
         """The Numba function with the rank checks, under the gradient's name, that calls the
@@ -454,6 +493,11 @@ class _FunctionEmitter(StatementBuilder):
         if op.result in self.var:
             out.append(Assign([Name(self.var[op.result])], Subscript(tape, (top,))))
         return out
+
+
+def _default(value) -> Expr:
+    """A parameter's default: a number, or a tuple of them (a tuple d_return's)."""
+    return Tuple(tuple(number(v) for v in value)) if isinstance(value, (list, tuple)) else number(value)
 
 
 def _def_lines(name: str, params: list[str]) -> list[str]:

@@ -14,12 +14,12 @@ not an integer literal, a ufunc without an array form.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Protocol, Union
+from typing import TYPE_CHECKING, Callable, Optional, Protocol, Union
 
 import libcst as cst
 
 from ..ssa import array_ops, build
-from ..ssa.ir import Builder, Value
+from ..ssa.ir import Block, Builder, Value
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
 from .py_common import Env, Fail
 from .py_module import dotted_source
@@ -184,6 +184,59 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
     raise lw.fail(node, f"{src} is not supported on whole arrays",
                   hint="supported: exp log sin cos tanh sqrt abs maximum minimum where sum mean max min "
                   "dot matmul outer transpose; or loop over the elements")
+
+
+def each_element(b: Builder, arr: Value, body: Callable[[Builder, list[Value]], None],
+                 index: Optional[list[Value]] = None) -> None:
+    """Loops over every element of ``arr`` (row-major), running ``body`` with its index."""
+    index = index or []
+    rank = arr.type.rank  # type: ignore[attr-defined]
+    if len(index) == rank:
+        body(b, index)
+        return
+    block = Block([I64], ["k"])
+    inner = Builder(block, b.loc)
+    each_element(inner, arr, body, index + [block.args[0]])
+    inner.create("yield", [], [])
+    n = b.op1("dim", [arr], I64, axis=len(index))
+    b.create("for", [build.const(b, 0, I64), n, build.const(b, 1, I64)], [], regions=[block])
+
+
+def same_extent(x: Value, y: Value, axis: int) -> bool:
+    """Whether two arrays evidently have the same extent along ``axis``: the same array, or
+    allocated with the same extent (a constant, a value, or the extent of an array, followed to
+    where that array is allocated)."""
+    if x is y:
+        return True
+
+    def extent(v: Value) -> object:
+        op = v.defining_op
+        e = op.operands[axis] if op is not None and op.name == "alloc" else None
+        while e is not None and e.defining_op is not None and e.defining_op.name == "dim":
+            d = e.defining_op
+            src = d.operands[0].defining_op
+            if src is None or src.name != "alloc":
+                return (d.operands[0], d.attrs["axis"])
+            e = src.operands[d.attrs["axis"]]
+        c = build.const_value(e) if e is not None else None
+        return ("const", c) if c is not None else e
+    ex = extent(x)
+    return ex is not None and ex == extent(y)
+
+
+def copied(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, arr: Value) -> Value:
+    """``np.array(x)`` of an array: a new array of the same shape and elements, allocated and
+    filled element by element, so that it may be written and is differentiated as any local."""
+    t = arr.type
+    assert isinstance(t, ArrayType)
+    lw.at(b, node)
+    dims = [b.op1("dim", [arr], I64, axis=k) for k in range(t.rank)]
+    out = b.op1("alloc", dims, t, fill="empty", elem=t.elem.name)
+
+    def put(bb: Builder, index: list[Value]) -> None:
+        bb.create("store", [out, *index, bb.op1("load", [arr, *index], t.elem)], [])
+    each_element(b, arr, put)
+    return out
 
 
 def is_array(t: Type) -> bool:

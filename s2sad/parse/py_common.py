@@ -53,6 +53,11 @@ RESULT = "<result>"
 RETURNED = "<returned>"
 
 
+def length_key(name: str) -> str:
+    """The key of the length of the list ``name`` (its items are an array, ``py_lists``)."""
+    return f"<len {name}>"
+
+
 class Locator:
     """Source locations of libcst nodes, from libcst's ``PositionProvider``."""
 

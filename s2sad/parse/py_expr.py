@@ -32,7 +32,7 @@ from ..ssa import build
 from ..ssa.ir import Block, Builder, Value
 from ..ssa.mathfns import MATH as MATH_TABLE
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
-from . import py_arrays
+from . import py_arrays, py_comprehension, py_lists
 from . import py_intrinsics as lib
 from .py_common import Env, Fail, Locator, Poison
 from .py_flow import is_shape_subscript, is_simple, subscript_chain
@@ -54,14 +54,16 @@ COMPARE_OPS: dict[type, str] = {
 
 _UNSUPPORTED_EXPRESSIONS: dict[type, tuple[str, str]] = {
     cst.Lambda: ("lambda expressions are not supported", "define a function with def at the top level of the file"),
-    cst.ListComp: ("list comprehensions are not supported", "write a for loop over range(...)"),
+    cst.ListComp: ("a list comprehension is supported as a list (v = [...]), in sum(...) and as the argument of a "
+                   "NumPy function", "assign it to a name first"),
     cst.SetComp: ("set comprehensions are not supported", "write a for loop over range(...)"),
     cst.DictComp: ("dict comprehensions are not supported", "write a for loop over range(...)"),
-    cst.GeneratorExp: ("generator expressions are not supported", "write a for loop over range(...)"),
+    cst.GeneratorExp: ("a generator expression is supported only in sum(...)", "write a for loop"),
     cst.Yield: ("generators (yield) are not supported", "compute the values in a loop and store them in an array"),
     cst.Await: ("await is not supported", ""),
     cst.NamedExpr: ("assignment expressions (:=) are not supported", "assign the value in its own statement"),
-    cst.List: ("list literals are not supported", "use a NumPy array (np.zeros(n)) and index it"),
+    cst.List: ("a list literal is supported as a list (v = [...]), in sum(...) and as the argument of a NumPy "
+               "function", "assign it to a name first"),
     cst.Dict: ("dict literals are not supported", "use scalar variables or NumPy arrays"),
     cst.Set: ("set literals are not supported", "use scalar variables or NumPy arrays"),
     cst.Tuple: ("tuples are only supported on both sides of an assignment (a, b = b, a)",
@@ -104,6 +106,12 @@ class ExprLowerer:
         self.ctx = ctx
         self.info = ctx.info
         self.locator = ctx.locator
+        # The names the comprehensions being lowered bind, innermost last (py_comprehension).
+        self.scopes: list[set[str]] = []
+        # What the loops being lowered know of their indices: the least value each takes.
+        self.lower_bounds: dict[Value, int] = {}
+        # Lists passed straight to a NumPy function, which takes each as an array of its items.
+        self.list_args: set[cst.CSTNode] = set()
 
     # -- helpers ---------------------------------------------------------------------
     def at(self, b: Builder, node: cst.CSTNode) -> Builder:
@@ -132,6 +140,34 @@ class ExprLowerer:
         raise self.fail(node, f"{what} is a boolean, but this value is {describe(v.type)}",
                         hint="compare explicitly (x != 0) to get a boolean")
 
+    def lower_bound(self, v: Value) -> Optional[int]:
+        """The least value the integer ``v`` can take, where its making shows one: a constant, an
+        extent, a loop index, and sums, products and quotients of those."""
+        c = build.const_int(v)
+        if c is not None:
+            return c
+        if v in self.lower_bounds:
+            return self.lower_bounds[v]
+        op = v.defining_op
+        if op is None:
+            return None
+        if op.name == "dim":
+            return 0
+        if op.name in ("add", "sub", "mul", "floordiv", "math.max"):
+            x, y = (self.lower_bound(o) for o in op.operands)
+            if op.name == "sub":
+                c = build.const_int(op.operands[1])
+                return x - c if x is not None and c is not None else None
+            if x is None or y is None:
+                return None
+            if op.name == "add":
+                return x + y
+            if op.name == "math.max":
+                return max(x, y)
+            if x >= 0 and y >= 0:
+                return 0 if op.name == "floordiv" and y == 0 else (x * y if op.name == "mul" else 0)
+        return None
+
     def to_number(self, b: Builder, node: cst.CSTNode, v: Value) -> Value:
         """Booleans take part in arithmetic as ints, as in Python."""
         return build.cast(self.at(b, node), v, I64) if v.type == BOOL else v
@@ -155,6 +191,8 @@ class ExprLowerer:
     # -- entry points ------------------------------------------------------------------
     def value(self, node: cst.BaseExpression, b: Builder, env: Env) -> Value:
         """The value of ``node``: a scalar, or an array reference."""
+        if node in self.list_args:
+            return py_lists.as_array(self, node, b, env)
         if isinstance(node, cst.Integer):
             return self.const(b, node, node.evaluated_value, I64)
         if isinstance(node, cst.Float):
@@ -218,10 +256,17 @@ class ExprLowerer:
         return build.cmp(b, "ne", v, zero)
 
     # -- names and attributes ---------------------------------------------------------------
-    def name(self, node: cst.Name, b: Builder, env: Env) -> Value:
+    def name(self, node: cst.Name, b: Builder, env: Env, as_list: bool = False) -> Value:
+        """The value ``node`` names (``as_list``: of a list, its buffer, ``py_lists``)."""
         n = node.value
         if n in ("True", "False"):
             return self.const(b, node, n == "True", BOOL)
+        if any(n in scope for scope in self.scopes):  # a comprehension's own name
+            v = env[n]
+            assert isinstance(v, Value)
+            return v
+        if n in self.ctx.types.lists and n in self.ctx.locals and not as_list:
+            raise self.fail(node, f"'{n}' is a list, which is not supported here", hint=py_lists.HINT)
         if n in self.ctx.locals:
             v = env.get(n)
             if v is None:
@@ -426,6 +471,8 @@ class ExprLowerer:
     def element(self, node: cst.Subscript, b: Builder, env: Env) -> tuple[Value, list[Value]]:
         """The array and the index values of ``a[i, j]``/``a[i][j]`` (for loads and stores)."""
         base, indices = subscript_chain(node)
+        if py_lists.is_list(self, base) and isinstance(base, cst.Name):
+            return py_lists.element(self, node, b, env)
         for idx in indices:
             if isinstance(idx, cst.Slice):
                 raise self.fail(idx, "slices are not supported", hint="index one element at a time inside a loop")
@@ -450,6 +497,8 @@ class ExprLowerer:
         if is_shape_subscript(node):
             return self.shape(node, b, env)
         base, indices = subscript_chain(node)
+        if isinstance(base, cst.Name) and py_lists.is_list(self, base):
+            return py_lists.item(self, node, b, env)
         if any(isinstance(i, cst.Slice) for i in indices) or self._partial_index(base, indices, env):
             return py_arrays.slice_(self, node, base, indices, b, env)
         if len(indices) == 1 and self._is_array_name(indices[0], env):
@@ -461,6 +510,29 @@ class ExprLowerer:
             return py_arrays.arr_op(self, b, node, "take", [arr, idx])
         arr, ivs = self.element(node, b, env)
         return self.at(b, node).op1("load", [arr, *ivs], arr.type.elem)  # type: ignore[attr-defined]
+
+    def sequence(self, node: cst.BaseExpression, b: Builder, env: Env
+                 ) -> tuple[Value, Callable[[Builder, Value], Value]]:
+        """What a loop over ``node`` reads (``py_iter``): its length, and its item k (an element;
+        of a matrix, a row), from the value ``node`` has before the loop."""
+        if py_lists.is_list(self, node):
+            return py_lists.sequence(self, node, b, env)
+        v = self.value(node, b, env)
+        if not isinstance(v.type, ArrayType):
+            src = dotted_source(node)
+            raise self.fail(node, f"cannot loop over {f'{src!r}' if src else 'this value'}: it is a number",
+                            hint=self.annotation_hint(node) or "loop over an array, a list or range(...)")
+        t = v.type
+        length = self.at(b, node).op1("dim", [v], I64, axis=0)
+        if t.rank == 1:
+            return length, lambda bb, k: self.at(bb, node).op1("load", [v, k], t.elem)
+
+        def row(bb: Builder, k: Value) -> Value:
+            bounds: list[Value] = [k]
+            for axis in range(1, t.rank):
+                bounds += [self.const(bb, node, 0, I64), self.at(bb, node).op1("dim", [v], I64, axis=axis)]
+            return py_arrays.arr_op(self, bb, node, "slice", [v, *bounds], {"axes": ["i"] + ["r"] * (t.rank - 1)})
+        return length, row
 
     def _is_array_name(self, node: object, env: Env) -> bool:
         """``label`` in ``p[label]`` names an array: integer-array (fancy) indexing."""
@@ -504,8 +576,12 @@ class ExprLowerer:
             raise self.fail(node, f"'{func.value}' is a class; classes are not supported",
                             hint="use scalars, NumPy arrays and plain functions")
         canonical = self.info.canonical_name(func, self.ctx.locals)
+        if canonical == "builtins.sum":
+            return py_comprehension.sum_(self, node, b, env)
         intr = lib.lookup(canonical)
         if intr is not None:
+            if canonical is not None and canonical.startswith("numpy."):  # NumPy takes a list as an array
+                self.list_args.update(a for a in positional_args(node) if py_lists.is_list(self, a))
             return self.intrinsic(intr, node, b, env)
         method = method_of(node, self.ctx.locals, self.info)
         if method is not None:
@@ -543,6 +619,24 @@ class ExprLowerer:
                                 hint="pass the arguments by position")
 
     def user_call(self, node: cst.Call, name: str, b: Builder, env: Env, want_value: bool) -> Optional[Value]:
+        results = self.user_call_results(node, name, b, env)
+        if want_value and len(results) > 1:
+            raise self.fail(node, f"'{name}' returns {len(results)} values, which are no single value",
+                            hint=f"unpack them: {', '.join('abcdefgh'[:len(results)])} = {name}(...)")
+        if want_value and not results:
+            raise self.fail(node, f"'{name}' does not return a value", hint="use it as a statement, or return a number")
+        return results[0] if len(results) == 1 else None
+
+    def tuple_call(self, node: cst.BaseExpression) -> Optional[str]:
+        """The name of the function of the file ``node`` calls when that function returns a tuple."""
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value not in self.ctx.locals:
+            sig = self.ctx.sigs.get(node.func.value)
+            if sig is not None and sig.tuple_result is not None:
+                return node.func.value
+        return None
+
+    def user_call_results(self, node: cst.Call, name: str, b: Builder, env: Env) -> list[Value]:
+        """A call of a function of the file: its results (none, one, or one per returned value)."""
         if node in self.ctx.recursive_calls:
             raise Fail(None)  # reported once by the driver, at this call
         self.no_keywords(node)
@@ -569,16 +663,14 @@ class ExprLowerer:
             if default is None or not isinstance(t, ScalarType):
                 raise self.fail(node, f"missing argument '{sig.param_names[i]}' in the call to '{name}'")
             values.append(self.const(b, node, default, t))
-        if isinstance(sig.result, ArrayType):
+        results = list(sig.tuple_result) if sig.tuple_result is not None else [sig.result]
+        results = [t for t in results if t is not None]
+        if any(isinstance(t, ArrayType) for t in results):
             # Only the function differentiated may return an array: a call's result would need an
             # array adjoint passed to the callee's gradient, which calls do not do yet.
             raise self.fail(node, f"calling '{name}', which returns an array, is not supported yet",
                             hint=f"pass {name} an output array to write its result into instead")
-        results = [sig.result] if sig.result is not None else []
-        op = self.at(b, node).create("call", values, results, {"callee": name})
-        if want_value and not op.results:
-            raise self.fail(node, f"'{name}' does not return a value", hint="use it as a statement, or return a number")
-        return op.results[0] if op.results else None
+        return self.at(b, node).create("call", values, results, {"callee": name}).results
 
     def intrinsic(self, intr: lib.Intrinsic, node: cst.Call, b: Builder, env: Env) -> Value:
         src = dotted_source(node.func) or intr.op
@@ -606,8 +698,15 @@ class ExprLowerer:
             fill = "zeros" if op == "zeros_like" else "empty"
             return self.at(b, node).op1("alloc", dims, t, fill=fill, elem=t.elem.name)
         if op == "len":
+            if py_lists.is_list(self, args[0]):
+                return py_lists.items(self, args[0], b, env)[1]
             arr = self.array(args[0], b, env)
             return self.at(b, node).op1("dim", [arr], I64, axis=0)
+        if op in ("array", "asarray"):
+            if py_lists.is_list(self, args[0]):  # a new array of the list's items
+                return py_lists.as_array(self, args[0], b, env)
+            arr = self.array(args[0], b, env)
+            return py_arrays.copied(self, b, node, arr) if op == "array" else arr
         whole = py_arrays.call(self, intr, node, b, env)
         if isinstance(whole, Value):
             return whole

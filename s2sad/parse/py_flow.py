@@ -118,6 +118,17 @@ def stmt_assigned(stmt: cst.CSTNode) -> list[str]:
     return out
 
 
+def binds_here(node: cst.CSTNode) -> list[str]:
+    """The names one assigning node binds itself (not the statements nested in a loop's body)."""
+    if isinstance(node, cst.Assign):
+        return [n for t in node.targets for n in target_names(t.target)]
+    if isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+        return target_names(node.target)
+    if isinstance(node, cst.For):
+        return target_names(node.target)
+    return []
+
+
 def assigned_names(stmts: Iterable[cst.CSTNode]) -> list[str]:
     seen: dict[str, None] = {}
     for s in stmts:

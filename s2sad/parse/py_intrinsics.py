@@ -78,6 +78,9 @@ NUMPY.update({
     "numpy.empty": Intrinsic("empty", 1, 1),
     "numpy.zeros_like": Intrinsic("zeros_like", 1, 1),
     "numpy.empty_like": Intrinsic("empty_like", 1, 1),
+    "numpy.array": Intrinsic("array", 1, 1),  # of an array or a list (py_lists)
+    "numpy.asarray": Intrinsic("asarray", 1, 1),
+    "numpy.copy": Intrinsic("array", 1, 1),
 })
 # Whole-array functions (lowered by ``py_arrays`` to ``arr.`` ops).
 ARRAY_FUNCTIONS: dict[str, Intrinsic] = {

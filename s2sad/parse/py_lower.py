@@ -33,6 +33,7 @@ on control flow is poisoned and reported when read.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
 import libcst as cst
@@ -41,9 +42,11 @@ from ..diagnostics import Diagnostic
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
 from ..ssa.types import BOOL, I64, ArrayType, Type
-from . import py_intrinsics as lib
-from .py_common import RESULT, RETURNED, Env, Fail, Poison
+from . import py_arrays, py_comprehension, py_lists
+from .py_common import RESULT, RETURNED, Env, Fail, Poison, length_key
 from .py_expr import AUG_OPS, ExprLowerer, FunctionContext
+from .py_lists import created_list
+from .py_iter import Counter, Iter, IterError, Iteration, RangeIter, leaves, range_bounds, read_iter
 from .py_flow import (
     BREAK,
     CONTINUE,
@@ -57,10 +60,12 @@ from .py_flow import (
     stmt_assigned,
     stmt_exits,
     subscript_chain,
+    binds_here,
     suite_statements,
+    walk,
 )
 from .py_module import dotted_source
-from .py_types import positional_args
+from .py_types import appended_list
 from .structured import Exits, LoopFrame, StructuredLowering
 
 # Compound statements are reported at their keyword, not over all their lines.
@@ -95,8 +100,22 @@ class FunctionLowerer(StructuredLowering):
         self.locator = ctx.locator
         self.ex = ExprLowerer(ctx)
         self.read = read_names(fn.body)
-        if self.types.result is not None:
-            self.key_types[RESULT] = self.types.result
+        # What the function returns: one key per returned value (several for ``return s, t``).
+        types = ctx.types
+        self.result_types: list[Type] = (list(types.tuple_result) if types.tuple_result is not None
+                                         else [types.result] if types.result is not None else [])
+        self.result_keys = [RESULT] if types.tuple_result is None else [f"<result{k}>" for k in
+                                                                          range(len(self.result_types))]
+        for k, (key, t) in enumerate(zip(self.result_keys, self.result_types)):
+            self.key_types[key] = t
+            self.hints[key] = "result" if key == RESULT else f"result{k}"
+        # Lists (py_lists): where each is appended to, and each one's length, a variable of its own.
+        self.depth = 0  # the loops and branches around the statement being lowered
+        self.list_plans = py_lists.append_plans(fn.body, types.lists, lambda n: self.swapped_arrays(n) is not None)
+        self.list_appends: dict[str, set[cst.Call]] = {}
+        for name in types.lists:
+            self.key_types[length_key(name)] = I64
+            self.hints[length_key(name)] = f"{name}_len"
 
     def key_type(self, key: str) -> Type:
         return self.key_types.get(key) or self.types.vars[key]
@@ -111,9 +130,10 @@ class FunctionLowerer(StructuredLowering):
         loc = self.locator.loc(fn, fn.name)
         b = Builder(body, loc)
         env: Env = dict(zip(names, body.args))
-        returns_array = isinstance(self.types.result, ArrayType)
-        if self.types.result is not None and not returns_array:
-            env[RESULT] = b.op1("undef", [], self.types.result, "result")
+        returns_array = any(isinstance(t, ArrayType) for t in self.result_types)
+        for key, t in zip(self.result_keys, self.result_types):
+            if not isinstance(t, ArrayType):
+                env[key] = b.op1("undef", [], t, self.hint(key))
         env[RETURNED] = build.const(b, False, BOOL, "returned")
         stmts = suite_statements(fn.body)
         # An array is returned by the function's last statement only (return_stmt): never carried
@@ -121,26 +141,29 @@ class FunctionLowerer(StructuredLowering):
         self.final_return = stmts[-1] if stmts and isinstance(stmts[-1], cst.Return) else None
         self.block(stmts, b, env, None)
         if returns_array:
-            result = env.get(RESULT)
-            if not isinstance(result, Value):  # its return was reported (return_stmt)
-                result = b.op1("undef", [], self.types.result, "result")
+            results = self.returned(env, b)
             b.loc = self.locator.loc(self.final_return)  # the gradient's errors about it point here
-            b.create("return", [result], [])
-            return Function(fn.name.value, body, [result.type], loc, self.function_attrs(), source_names=bound)
+            b.create("return", results, [])
+            return Function(fn.name.value, body, self.result_types, loc, self.function_attrs(), source_names=bound)
         b.loc = loc
         attrs = self.function_attrs()
-        if self.types.result is None:
+        if not self.result_types:
             b.create("return", [], [])
             return Function(fn.name.value, body, [], loc, attrs, source_names=bound)
         if not block_exits(stmts).always:
             self.diagnostics.append(Diagnostic(
                 f"function '{fn.name.value}' can reach its end without returning a value", loc,
                 hint="return a number on every path (Python would return None)"))
-        result = env[RESULT]
-        if isinstance(result, Poison):
-            result = b.op1("undef", [], self.types.result, "result")
-        b.create("return", [result], [])
-        return Function(fn.name.value, body, [self.types.result], loc, attrs, source_names=bound)
+        b.create("return", self.returned(env, b), [])
+        return Function(fn.name.value, body, self.result_types, loc, attrs, source_names=bound)
+
+    def returned(self, env: Env, b: Builder) -> list[Value]:
+        """The values the function's ``return`` op returns (a placeholder where a return was reported)."""
+        out = []
+        for key, t in zip(self.result_keys, self.result_types):
+            v = env.get(key)
+            out.append(v if isinstance(v, Value) else b.op1("undef", [], t, self.hint(key)))
+        return out
 
     def function_attrs(self) -> dict:
         """What the signature's annotations and the assumptions about parameter kinds say: the
@@ -169,6 +192,23 @@ class FunctionLowerer(StructuredLowering):
             self.diagnostics.append(self.locator.diagnostic(node, msg, hint="use plain positional parameters"))
         if self.fn.asynchronous is not None:
             self.diagnostics.append(self.locator.diagnostic(self.fn, "async functions are not supported"))
+
+    def nested(self, lower: Callable[[], None]) -> None:
+        """Lower a loop body or a branch (where rebinding an array would make which array a name
+        names depend on control flow: ``swap``)."""
+        self.depth += 1
+        try:
+            lower()
+        finally:
+            self.depth -= 1
+
+    def branch(self, b: Builder, env: Env, cond: Value, then: Callable[[Builder, Env], None],
+               other: Optional[Callable[[Builder, Env], None]]) -> None:
+        self.depth += 1
+        try:
+            super().branch(b, env, cond, then, other)
+        finally:
+            self.depth -= 1
 
     # -- statement lists (the walk itself is StructuredLowering.block) --------------------
     def if_exits(self, st: cst.CSTNode) -> Optional[tuple[Exits, Exits]]:
@@ -202,7 +242,9 @@ class FunctionLowerer(StructuredLowering):
         elif isinstance(st, cst.AugAssign):
             self.aug_assign(st, b, env)
         elif isinstance(st, cst.AnnAssign):
-            if st.value is not None:
+            if created_list(st, self.types.lists) is not None:
+                self.create_list(st, b, env)
+            elif st.value is not None:
                 v = self.ex.value(st.value, b, env)
                 self.store_to(st.target, v, b, env, st.value)
         elif isinstance(st, cst.Expr):
@@ -240,41 +282,70 @@ class FunctionLowerer(StructuredLowering):
         v = st.value
         if isinstance(v, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
             return  # docstrings and other bare strings are comments
-        if isinstance(v, cst.Call):
+        if isinstance(v, cst.Call) and appended_list(v) in self.types.lists:
+            self.append(v, appended_list(v), b, env)  # type: ignore[arg-type]
+        elif isinstance(v, cst.Call) and appended_list(v) in self.types.vars:
+            raise self.locator.fail(v, f"cannot append to '{appended_list(v)}': only to a list this function "
+                                    "creates", hint="create the list here (v = []), or write into an array "
+                                    "parameter with room for the items")
+        elif isinstance(v, cst.Call):
             self.ex.call(v, b, env, want_value=False)
         else:
             self.ex.value(v, b, env)
 
     def return_stmt(self, st: cst.Return, b: Builder, env: Env) -> None:
         if st.value is None:
-            if self.types.result is not None:
+            if self.result_types:
                 raise self.locator.fail(st, "'return' without a value in a function that returns a value",
                                         hint="return a number on every path")
         else:
-            if isinstance(st.value, cst.Tuple):
-                raise self.locator.fail(st.value, "returning tuples is not supported yet",
-                                        hint="return one number, and write other results into array parameters")
-            if isinstance(self.types.result, ArrayType) and st is not self.final_return:
+            if any(isinstance(t, ArrayType) for t in self.result_types) and st is not self.final_return:
                 raise self.locator.fail(st, "a function that returns an array must return it once, with the "
                                         "last statement of its body",
                                         hint="assign the result to a variable and return it at the end")
-            v = self.ex.value(st.value, b, env)
-            if isinstance(self.types.result, ArrayType):
-                if not isinstance(v.type, ArrayType):
-                    raise self.locator.fail(st.value, "this function returns an array, but this value is a "
-                                            "number", hint="return an array on every path")
-                env[RESULT] = v
-            else:
+            values = self.return_values(st.value, b, env)
+            if len(values) != len(self.result_types):
+                raise Fail(None)  # another number of values than elsewhere: reported with the types
+            several = len(values) > 1
+            for key, t, (v, node) in zip(self.result_keys, self.result_types, values):
+                if isinstance(t, ArrayType):
+                    if not isinstance(v.type, ArrayType):
+                        message = ("this value is a number, but the function returns an array in its place "
+                                   "elsewhere" if several else "this function returns an array, but this value "
+                                   "is a number")
+                        raise self.locator.fail(node, message, hint="return an array on every path")
+                    env[key] = v
+                    continue
                 if isinstance(v.type, ArrayType):  # an array where the code's types said a number
-                    raise self.locator.fail(st.value, "this value is an array, but the function returns a "
+                    raise self.locator.fail(node, "this value is an array, but the function returns a "
                                             "number elsewhere", hint="return an array on every path")
-                assert self.types.result is not None
-                env[RESULT] = self.ex.coerce(v, self.types.result, b, st.value, "the return value")
+                env[key] = self.ex.coerce(v, t, b, node, "the return value")
         b.loc = self.locator.loc(st)
         env[RETURNED] = build.const(b, True, BOOL, "returned")
 
+    def return_values(self, value: cst.BaseExpression, b: Builder, env: Env) -> list[tuple[Value, cst.CSTNode]]:
+        """What ``return value`` returns, each value with the node it comes from: the elements
+        of a tuple (``return s, t``), the results of a call of a function that returns several,
+        or one value."""
+        if isinstance(value, cst.Tuple):
+            for e in value.elements:
+                if isinstance(e, cst.StarredElement):
+                    raise self.locator.fail(e, "starred expressions are not supported")
+            return [(self.ex.value(e.value, b, env), e.value) for e in value.elements]
+        callee = self.ex.tuple_call(value)
+        if callee is not None:
+            return [(v, value) for v in self.ex.user_call_results(value, callee, b, env)]  # type: ignore[arg-type]
+        return [(self.ex.value(value, b, env), value)]
+
     # -- assignment ---------------------------------------------------------------------------
     def assign(self, st: cst.Assign, b: Builder, env: Env) -> None:
+        if created_list(st, self.types.lists) is not None:
+            self.create_list(st, b, env)
+            return
+        swapped = self.swapped_arrays(st)
+        if swapped is not None and self.depth > 0:
+            self.swap(st, swapped, b, env)
+            return
         targets = [t.target for t in st.targets]
         if any(isinstance(t, (cst.Tuple, cst.List)) for t in targets):
             if len(targets) > 1:
@@ -285,6 +356,57 @@ class FunctionLowerer(StructuredLowering):
         v = self.ex.value(st.value, b, env)
         for t in targets:
             self.store_to(t, v, b, env, st.value)
+
+    def swapped_arrays(self, st: cst.CSTNode) -> Optional[tuple[str, str]]:
+        """``u, un = un, u`` of two array variables: their names."""
+        if not (isinstance(st, cst.Assign) and len(st.targets) == 1):
+            return None
+        target, value = st.targets[0].target, st.value
+        if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))):
+            return None
+        names = [e.value for e in target.elements] + [e.value for e in value.elements]
+        if len(names) != 4 or not all(isinstance(n, cst.Name) for n in names):
+            return None
+        a, c, x, y = (n.value for n in names)  # type: ignore[attr-defined]
+        arrays = all(isinstance(self.types.vars.get(n), ArrayType) for n in (a, c))
+        return (a, c) if arrays and a != c and (x, y) == (c, a) else None
+
+    def swap(self, st: cst.Assign, names: tuple[str, str], b: Builder, env: Env) -> None:
+        """``u, un = un, u`` in a loop or a branch: the two arrays exchange their contents, so
+        each name goes on naming one array (which array a name names never depends on control
+        flow in the IR). That is the same as exchanging the references where nothing else can
+        see the difference: both arrays are allocated by this function (np.zeros, np.empty,
+        ...), no other name refers to either, and they have the same shape, evident from
+        their allocations."""
+        a, c = names
+        target = st.targets[0].target
+        x, y = (self.ex.value(e.value, b, env) for e in target.elements)  # type: ignore[attr-defined]
+        for name, v in ((a, x), (c, y)):
+            op = v.defining_op
+            if op is None or op.name != "alloc":
+                raise self.locator.fail(st, f"swapping arrays in a loop or a branch is supported for arrays this "
+                                        f"function allocates, and '{name}' is not one",
+                                        hint=f"allocate it (np.zeros(...)) and copy into it: {name} = np.zeros(n); "
+                                        f"{name}[:] = ..., or swap the elements in a loop")
+            others = [k for k, w in env.items() if w is v and k not in names and not k.startswith("<")]
+            if others:
+                raise self.locator.fail(st, f"'{others[0]}' refers to the same array as '{name}', so swapping "
+                                        f"'{a}' and '{c}' in a loop or a branch is not supported",
+                                        hint=f"use only '{name}' for that array")
+        rank = x.type.rank  # type: ignore[attr-defined]
+        for axis in range(rank):
+            if not py_arrays.same_extent(x, y, axis):
+                raise self.locator.fail(st, f"'{a}' and '{c}' must have the same shape, evident from how they are "
+                                        "allocated, to be swapped in a loop or a branch",
+                                        hint=f"allocate them alike: {c} = np.zeros_like({a})")
+        b.loc = self.locator.loc(st)
+        elem = x.type.elem  # type: ignore[attr-defined]
+
+        def exchange(bb: Builder, index: list[Value]) -> None:
+            t = bb.op1("load", [x, *index], elem)
+            bb.create("store", [x, *index, bb.op1("load", [y, *index], elem)], [])
+            bb.create("store", [y, *index, t], [])
+        py_arrays.each_element(b, x, exchange)
 
     def unpack(self, target: cst.Tuple, value: cst.BaseExpression, b: Builder, env: Env) -> None:
         """``a, b = b, a + b`` (the whole right side first) and ``n, m = A.shape``."""
@@ -307,9 +429,17 @@ class FunctionLowerer(StructuredLowering):
                                         f"not {len(elems)}")
             values = [self.ex.at(b, value).op1("dim", [arr], I64, axis=k) for k in range(rank)]
             nodes = [value] * rank
+        elif (callee := self.ex.tuple_call(value)) is not None:  # s, c = helper(x)
+            values = self.ex.user_call_results(value, callee, b, env)  # type: ignore[arg-type]
+            if len(values) != len(elems):
+                raise self.locator.fail(value, f"'{callee}' returns {len(values)} values, not {len(elems)}",
+                                        hint=f"unpack {len(values)} names: "
+                                        f"{', '.join('abcdefgh'[:len(values)])} = {callee}(...)")
+            nodes = [value] * len(values)
         else:
-            raise self.locator.fail(value, "unpacking is only supported from a tuple (a, b = x, y) or a shape "
-                                    "(n, m = A.shape)", hint="assign each variable separately")
+            raise self.locator.fail(value, "unpacking is only supported from a tuple (a, b = x, y), a shape "
+                                    "(n, m = A.shape) or a call of a function of this file that returns several "
+                                    "values", hint="assign each variable separately")
         for t, v, node in zip(elems, values, nodes):
             self.store_to(t, v, b, env, node)
 
@@ -334,8 +464,45 @@ class FunctionLowerer(StructuredLowering):
             raise self.locator.fail(target, "an array's shape cannot be assigned")
         return self.ex.element(target, b, env)
 
+    def create_list(self, st: cst.CSTNode, b: Builder, env: Env) -> None:
+        """``v = [...]`` or ``v = [... for ...]``: a buffer with room for its items and for every
+        append after it (``py_lists``), and its length."""
+        name = created_list(st, self.types.lists)
+        assert name is not None
+        value = st.value  # type: ignore[attr-defined]
+        t = self.types.vars[name]
+        assert isinstance(t, ArrayType)
+        plan = self.list_plans.get(st) or py_lists.AppendPlan()
+        extra = py_lists.capacity(self.ex, plan, b, env)
+        if isinstance(value, cst.List):
+            room = None
+            if extra is not None:
+                room = build.add(self.ex.at(b, value), build.const(b, len(value.elements), I64), extra)
+            dims = py_lists.item_dims(self.ex, name, value, plan, t, b, env) if t.rank > 1 and not value.elements \
+                else None
+            buf, n = py_lists.literal(self.ex, value, t, room, b, env, dims)
+        else:
+            buf, n = py_comprehension.fill(self.ex, value, t, extra, b, env)
+        if buf.defining_op is not None:
+            buf.name_hint = name
+        env[name] = buf
+        env[length_key(name)] = n
+        self.list_appends[name] = {call for call, _ in plan.appends}
+
+    def append(self, call: cst.Call, name: str, b: Builder, env: Env) -> None:
+        if isinstance(env.get(name), Poison):  # its creation failed, or it is chosen by control flow
+            self.ex.name(call.func.value, b, env, as_list=True)  # type: ignore[attr-defined]
+        if call not in self.list_appends.get(name, ()):
+            raise self.locator.fail(call, f"cannot append to '{name}' here: a list is appended to only after the "
+                                    "assignment that creates it in this function, in the statements that follow it",
+                                    hint=f"create it before the loops that append to it: {name} = []")
+        py_lists.append(self.ex, call, self.types.vars[name], b, env)  # type: ignore[arg-type]
+
     def bind(self, name: str, v: Value, b: Builder, env: Env, node: cst.CSTNode) -> None:
         """``name = v``: converted to the variable's type, and named after it when new."""
+        if name in self.types.lists:
+            raise self.locator.fail(node, f"'{name}' is a list, which can only be assigned a new list of its own "
+                                    f"({name} = [...])", hint=py_lists.HINT)
         v = self.ex.coerce(v, self.types.vars[name], b, node, f"'{name}'")
         if not v.name_hint and v.defining_op is not None:
             v.name_hint = name
@@ -380,76 +547,102 @@ class FunctionLowerer(StructuredLowering):
     # -- loops -------------------------------------------------------------------------------
     def carried(self, body: Sequence[cst.CSTNode], env: Env, extra: list[str], returns: bool) -> list[str]:
         """Variables a loop must carry: assigned in it, and observable across iterations or after it."""
-        names = list(dict.fromkeys(extra + assigned_names(body)))
-        out = [n for n in names if not isinstance(self.types.vars.get(n), ArrayType) and (n in env or n in self.read)]
+        appended = {appended_list(n) for s in body for n in walk(s) if isinstance(n, cst.Call)}
+        lengths = [length_key(n) for n in sorted(appended & self.types.lists)]  # the lists it appends to
+        names = list(dict.fromkeys(extra + assigned_names(body) + lengths))
+        out = [n for n in names if not isinstance(self.types.vars.get(n), ArrayType)
+               and (n in env or n in self.read or n in lengths)]
         if returns:
-            out += ([RESULT] if RESULT in env else []) + [RETURNED]
+            out += [k for k in self.result_keys if k in env] + [RETURNED]
         return out
 
     def array_names(self, body: Sequence[cst.CSTNode]) -> list[str]:
-        return [n for n in assigned_names(body) if isinstance(self.types.vars.get(n), ArrayType)]
+        """The arrays a loop body binds anew (a swap exchanges contents instead: ``swap``)."""
+        binders = [n for s in body for n in walk(s)
+                   if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For))]
+
+        def only_swapped(name: str) -> bool:
+            return all(self.swapped_arrays(n) is not None for n in binders if name in binds_here(n))
+        return [n for n in assigned_names(body)
+                if isinstance(self.types.vars.get(n), ArrayType) and not only_swapped(n)]
 
     def for_stmt(self, st: cst.For, b: Builder, env: Env) -> None:
         if st.orelse is not None:
             raise self.fail_at_keyword(st.orelse, "'for ... else' is not supported", hint="use a flag variable")
         if st.asynchronous is not None:
             raise self.locator.fail(st, "'async for' is not supported", hint="use a plain for loop")
-        it = st.iter
-        kind = self.ctx.info.canonical_name(it.func, self.ctx.locals) if isinstance(it, cst.Call) else None
-        if kind not in (lib.RANGE, lib.PRANGE):
-            raise self.locator.fail(it, "only 'for' loops over range(...) are supported",
-                                    hint="loop over indices: for i in range(len(x)): ... x[i] ...")
-        self.ex.no_keywords(it)
-        args = positional_args(it)
-        if not 1 <= len(args) <= 3 or len(args) != len(it.args):
-            raise self.locator.fail(it, "range(...) takes 1 to 3 positional arguments")
-        if not isinstance(st.target, cst.Name):
-            raise self.locator.fail(st.target, "the loop variable must be a single name")
-        bounds = [self.ex.integer(a, b, env, "a range() bound") for a in args]
-        self.ex.at(b, it)
-        lb = bounds[0] if len(bounds) > 1 else build.const(b, 0, I64)
-        ub = bounds[1] if len(bounds) > 1 else bounds[0]
-        step = bounds[2] if len(bounds) == 3 else build.const(b, 1, I64)
-        if build.const_value(step) == 0:
-            raise self.locator.fail(args[2], "range() step must not be zero")
+        try:
+            it = read_iter(st.iter, lambda f: self.ctx.info.canonical_name(f, self.ctx.locals))
+            names = leaves(st.target, it)
+        except IterError as e:
+            raise self.locator.fail(e.node, e.message, e.hint) from None
+        head = self.loop_head(st, it, names, b, env)
 
         body = suite_statements(st.body)
         exits = block_exits(body)
-        target = st.target.value
         frame = LoopFrame(self.new_key("done", BOOL), self.new_key("skip", BOOL))
         returns = RETURN in exits.may
-        carried = self.carried(body, env, [target], returns)
+        carried = self.carried(body, env, [n.value for n, _ in names], returns)
         arrays = self.array_names(body)
-        loc = self.locator.loc(st, it)
+        loc = self.locator.loc(st, st.iter)
         if BREAK in exits.may or returns:
-            if kind == lib.PRANGE:
-                raise self.locator.fail(it, "a prange loop cannot break or return",
+            if head.parallel:
+                raise self.locator.fail(st.iter, "a prange loop cannot break or return",
                                         hint="use range(...) for a loop that stops early")
-            self.for_as_while(st, b, env, frame, (lb, ub, step), carried, arrays, exits.may, loc)
+            self.for_as_while(st, b, env, frame, head, carried, arrays, exits.may, loc)
             return
         inits = self.init_values(carried, env, b)
-        blk = Block([I64] + [self.key_type(k) for k in carried], [target] + [self.hint(k) for k in carried])
+        blk = Block([I64] + [self.key_type(k) for k in carried], [head.hint] + [self.hint(k) for k in carried])
         bb = Builder(blk, loc)
         inner = self.enter_body(env, carried, blk.args[1:], arrays)
-        self.bind(target, blk.args[0], bb, inner, st.target)
+        head.bind(bb, inner, blk.args[0])
         if CONTINUE in exits.may:
             inner[frame.skip] = build.const(bb, False, BOOL, "skip")
-        self.block(body, bb, inner, frame)
+        self.nested(lambda: self.block(body, bb, inner, frame))
         bb.loc = loc
         bb.create("yield", self.exit_values(carried, inner, blk.args[1:]), [])
         b.loc = loc
         # numba.prange: Numba may run the iterations in parallel (its carried scalars are sums).
-        attrs = {"parallel": "prange"} if kind == lib.PRANGE else {}
-        op = b.create("for", [lb, ub, step, *inits], [a.type for a in blk.args[1:]], attrs, regions=[blk],
-                      hints=[self.hint(k) for k in carried])
+        attrs = {"parallel": "prange"} if head.parallel else {}
+        op = b.create("for", [head.lb, head.ub, head.step, *inits], [a.type for a in blk.args[1:]], attrs,
+                      regions=[blk], hints=[self.hint(k) for k in carried])
         self.leave_loop(env, carried, op.results, arrays)
 
-    def for_as_while(self, st: cst.For, b: Builder, env: Env, frame: LoopFrame, bounds: tuple[Value, Value, Value],
+    def loop_head(self, st: cst.For, it: Iter, names: list, b: Builder, env: Env) -> "LoopHead":
+        """The counted loop ``st`` becomes: ``range(...)`` with a name is that very loop; anything
+        else (``py_iter``) a loop over an index from 0 to its length that binds the names first."""
+        if isinstance(it, RangeIter) and isinstance(st.target, cst.Name):
+            lb, ub, step = range_bounds(self.ex, it, b, env)
+            target = st.target
+            s, low = build.const_int(step), self.ex.lower_bound(lb)
+            if s is not None and s < 0:  # counting down: the index stays above ub
+                low = self.ex.lower_bound(ub)
+                low = low + 1 if low is not None else None
+
+            def bind_index(bb: Builder, inner: Env, i: Value) -> None:
+                if low is not None and s is not None:
+                    self.ex.lower_bounds[i] = low  # (a list index from it needs no test for a negative)
+                self.bind(target.value, i, bb, inner, target)
+            return LoopHead(lb, ub, step, it.parallel, target.value, bind_index)
+        iteration = Iteration(self.ex, it, b, env)
+        self.ex.at(b, st.iter)
+        zero, one = build.const(b, 0, I64), build.const(b, 1, I64)
+        # The index is the counter of `for i, v in enumerate(x)` (i is k); else a name of its own.
+        counter = next((n.value for n, leaf in names if isinstance(leaf, Counter) and leaf.of is it
+                        and it.start is None), None)
+        hint = counter or next((h for h in ("i", "k", "j", "idx") if h not in self.ctx.locals), "idx")
+
+        def bind_items(bb: Builder, inner: Env, k: Value) -> None:
+            self.ex.lower_bounds[k] = 0
+            for name, leaf in names:
+                self.bind(name.value, iteration.value(leaf, bb, k), bb, inner, name)
+        return LoopHead(zero, iteration.length, one, False, hint, bind_items)
+
+    def for_as_while(self, st: cst.For, b: Builder, env: Env, frame: LoopFrame, head: "LoopHead",
                      carried: list[str], arrays: list[str], may: frozenset[str], loc: SourceLoc) -> None:
-        """``for i in range(lb, ub, step)`` with a break or return inside: a while over ``i``."""
-        lb, ub, step = bounds
-        target = st.target.value  # type: ignore[attr-defined]
-        counter = self.new_key(target, I64)
+        """A ``for`` with a break or return inside: a while over its index."""
+        lb, ub, step = head.lb, head.ub, head.step
+        counter = self.new_key(head.hint, I64)
         has_break = BREAK in may
         keys = [counter] + ([frame.done] if has_break else []) + carried
         b.loc = loc
@@ -471,12 +664,12 @@ class FunctionLowerer(StructuredLowering):
         blk = Block(types, hints)
         bb = Builder(blk, loc)
         inner = self.enter_body(env, keys, blk.args, arrays)
-        self.bind(target, blk.args[0], bb, inner, st.target)
+        head.bind(bb, inner, blk.args[0])
         if CONTINUE in may:
             inner[frame.skip] = build.const(bb, False, BOOL, "skip")
-        self.block(suite_statements(st.body), bb, inner, frame)
+        self.nested(lambda: self.block(suite_statements(st.body), bb, inner, frame))
         bb.loc = loc
-        inner[counter] = build.add(bb, blk.args[0], step, target)
+        inner[counter] = build.add(bb, blk.args[0], step, head.hint)
         bb.create("yield", self.exit_values(keys, inner, blk.args), [])
         b.loc = loc
         op = b.create("while", inits, types, regions=[cond, blk], hints=hints)
@@ -524,13 +717,26 @@ class FunctionLowerer(StructuredLowering):
         inner = self.enter_body(env, keys, blk.args, arrays)
         if CONTINUE in exits.may:
             inner[frame.skip] = build.const(bb, False, BOOL, "skip")
-        self.block(body, bb, inner, frame)
+        self.nested(lambda: self.block(body, bb, inner, frame))
         bb.loc = loc
         bb.create("yield", self.exit_values(keys, inner, blk.args), [])
         b.loc = loc
         op = b.create("while", inits, types, regions=[cond, blk], hints=hints)
         n = len(keys) - len(carried)
         self.leave_loop(env, carried, op.results[n:], arrays)
+
+
+@dataclass
+class LoopHead:
+    """How a ``for`` statement counts: ``range(lb, ub, step)`` (``parallel``: numba.prange),
+    the index's name hint, and what binds the loop's names from the index in each iteration."""
+
+    lb: Value
+    ub: Value
+    step: Value
+    parallel: bool
+    hint: str
+    bind: Callable[[Builder, Env, Value], None]
 
 
 def lower_function(fn: cst.FunctionDef, ctx: FunctionContext) -> tuple[Function, list[Diagnostic]]:

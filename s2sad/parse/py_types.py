@@ -35,6 +35,7 @@ from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
 from . import py_intrinsics as lib
 from .py_common import Locator
 from .py_flow import assigned_names, is_shape_subscript, subscript_chain
+from .py_iter import EnumerateIter, ItemsIter, Iter, IterError, Leaf, RangeIter, leaves, read_iter
 from .py_module import ModuleInfo, Number, evaluate_constant
 from .py_rank_free import RankFreeUses, param_uses
 
@@ -47,11 +48,13 @@ class Signature:
     param_names: list[str]
     param_types: list[Type]
     defaults: list[Optional[Number]]
-    result: Optional[Type]  # None: the function returns no value
+    result: Optional[Type]  # None: the function returns no value, or a tuple
     # Parameters whose kind or rank is assumed, not proven (see FunctionTypes.assumed).
     assumed: frozenset[str] = frozenset()
     # Those of them whose rank no generated code depends on (see FunctionTypes.rank_free).
     rank_free: frozenset[str] = frozenset()
+    # A function that returns a tuple (``return s, t``): the type of each of its values.
+    tuple_result: Optional[tuple[Type, ...]] = None
 
 
 @dataclass
@@ -76,6 +79,14 @@ class FunctionTypes:
     # The assumed parameters whose rank no generated Python depends on: arrays only reduced as a
     # whole (``np.sum(W)``), parameters never read. They need no check at run time.
     rank_free: frozenset[str] = frozenset()
+    # ``return s, t``: one type per returned value (``result`` is then None). The IR function
+    # has that many results, and its gradient one seed per value.
+    tuple_result: Optional[tuple[Type, ...]] = None
+    # The locals that are Python lists (typed as arrays of their items, one axis more).
+    lists: frozenset[str] = frozenset()
+    # The type of each ``sum(...)`` call (its accumulator) and of each list comprehension and
+    # list literal (an array of the items, one axis more).
+    node_types: dict[cst.CSTNode, Type] = field(default_factory=dict)
 
 
 @dataclass
@@ -89,6 +100,7 @@ _SHAPE_ELEMS = {"f64": F64, "float64": F64, "i64": I64, "int64": I64}
 
 
 _NONE = "none"  # the annotation `-> None`
+_TUPLES = {"builtins.tuple", "typing.Tuple"}
 
 
 @dataclass
@@ -112,7 +124,34 @@ class _Aug:
     value: cst.BaseExpression
 
 
-_Assigned = Union[cst.BaseExpression, Type, _Aug]
+@dataclass
+class _Item:
+    """An item of the sequence ``seq`` (``for v in x``): an element, or a matrix's row."""
+
+    seq: cst.BaseExpression
+
+
+@dataclass
+class _ListOf:
+    """A list: ``[a, b]`` and ``[]`` (its items), a list comprehension, or ``name.append(v)``
+    (one more item)."""
+
+    items: list[cst.BaseExpression]
+
+
+_Assigned = Union[cst.BaseExpression, Type, _Aug, _Item, _ListOf]
+
+Comprehension = Union[cst.ListComp, cst.GeneratorExp]
+
+
+def comprehension_clauses(node: Comprehension) -> list[cst.CompFor]:
+    """The ``for ... in ... if ...`` clauses of a comprehension, outermost first."""
+    out = []
+    clause: Optional[cst.CompFor] = node.for_in
+    while clause is not None:
+        out.append(clause)
+        clause = clause.inner_for_in
+    return out
 
 
 def join(a: Optional[Type], b: Optional[Type]) -> Optional[Type]:
@@ -191,6 +230,14 @@ def method_of(node: cst.Call, locals_: frozenset, info: ModuleInfo) -> Optional[
     return lib.METHODS[func.attr.value], func.attr.value
 
 
+def appended_list(node: cst.Call) -> Optional[str]:
+    """``name`` of a ``name.append(...)`` call."""
+    func = node.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "append" and isinstance(func.value, cst.Name):
+        return func.value.value
+    return None
+
+
 def _is_true(node: Optional[cst.BaseExpression]) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 
@@ -232,6 +279,8 @@ class _Inference:
         self.int_demands: set[str] = set()
         # Arguments passed to callee parameters whose rank is assumed: their values may be arrays.
         self.numpy_args: list[cst.BaseExpression] = []
+        # The names a comprehension binds, innermost last: their types where they are read.
+        self.scopes: list[dict[str, Optional[Type]]] = []
 
     # -- evidence -----------------------------------------------------------------
     def evidence(self, name: str) -> _ArrayEvidence:
@@ -281,6 +330,15 @@ class _Inference:
         elif isinstance(node, (cst.Tuple, cst.List)):
             for el in node.elements:
                 self.expr(el.value, int_ctx)
+        elif isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+            for clause in comprehension_clauses(node):
+                try:
+                    self.iterable(read_iter(clause.iter, lambda f: self.info.canonical_name(f, self.locals)))
+                except IterError:
+                    self.expr(clause.iter, False)  # lowering reports it
+                for cond in clause.ifs:
+                    self.expr(cond.test, False)
+            self.expr(node.elt, False)
         elif not isinstance(node, cst.Lambda):
             self.children(node)
 
@@ -340,6 +398,11 @@ class _Inference:
                     self.numpy_args.append(a)
                 self.expr(a, t is not None and t.is_int)
             return
+        appended = appended_list(node)
+        if appended is not None and appended in self.locals and len(args) == 1:
+            self.record(appended, _ListOf(args))  # lst.append(v): one more item
+            self.expr(args[0], False)
+            return
         canonical = self.info.canonical_name(func, self.locals)
         if canonical in (lib.RANGE, lib.PRANGE):  # their bounds are integers
             for a in args:
@@ -397,9 +460,7 @@ class _Inference:
                 self.subscript(s.target, False, load=True)
             self.expr(s.value, False)
         elif isinstance(s, cst.For):
-            if isinstance(s.target, cst.Name):
-                self.record(s.target.value, I64)
-            self.expr(s.iter, False)
+            self.loop_targets(s.target, s.iter)
             self.stmt(s.body)
             if s.orelse is not None:
                 self.stmt(s.orelse)
@@ -417,9 +478,43 @@ class _Inference:
         elif not isinstance(s, (cst.FunctionDef, cst.ClassDef)):
             self.children(s)
 
+    def loop_targets(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
+        """The names a loop binds (``py_iter``): integers from a range or enumerate's counter,
+        items of the sequences it runs over."""
+        try:
+            it = read_iter(iterable, lambda f: self.info.canonical_name(f, self.locals))
+            names = leaves(target, it)
+        except IterError:
+            self.expr(iterable, False)  # lowering reports it
+            return
+        for name, leaf in names:
+            self.record(name.value, _Item(leaf.seq) if isinstance(leaf, ItemsIter) else I64)
+        self.iterable(it)
+
+    def iterable(self, it: Iter) -> None:
+        if isinstance(it, RangeIter):
+            self.expr(it.call, False)  # range's bounds are integers
+        elif isinstance(it, ItemsIter):
+            self.array_use(it.seq, 1)
+            if isinstance(it.seq, cst.Name):  # its items are loads, as x[i] is
+                self.evidence(it.seq.value).loads.add(id(it.seq))
+            self.expr(it.seq, False)
+        elif isinstance(it, EnumerateIter):
+            if it.start is not None:
+                self.expr(it.start, True)
+            self.iterable(it.inner)
+        else:
+            for part in it.parts:
+                self.iterable(part)
+
     def bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
-            self.record(target.value, value)
+            if isinstance(value, cst.List):
+                self.record(target.value, _ListOf([e.value for e in value.elements]))
+            elif isinstance(value, cst.ListComp):
+                self.record(target.value, _ListOf([value]))
+            else:
+                self.record(target.value, value)
             self.expr(value, False)
         elif isinstance(target, (cst.Tuple, cst.List)):
             elems = [e.value for e in target.elements]
@@ -433,6 +528,11 @@ class _Inference:
                     if isinstance(t, cst.Name):
                         self.record(t.value, I64)
             else:
+                sig = self.user_signature(value)
+                if sig is not None and sig.tuple_result is not None and len(sig.tuple_result) == len(elems):
+                    for t, ty in zip(elems, sig.tuple_result):  # s, c = helper(x)
+                        if isinstance(t, cst.Name):
+                            self.record(t.value, ty)
                 self.expr(value, False)
         elif isinstance(target, cst.Subscript):
             self.subscript(target, False, load=False)
@@ -450,7 +550,9 @@ class _Inference:
             for name in todo:
                 done.add(name)
                 for value in self.assigns[name]:
-                    if isinstance(value, cst.BaseExpression):
+                    if isinstance(value, _Item) and isinstance(value.seq, cst.Name):
+                        self.evidence(value.seq.value).int_loads.add(id(value.seq))  # an integer array
+                    elif isinstance(value, cst.BaseExpression):
                         self.expr(value, True)
                     elif isinstance(value, _Aug) and not isinstance(value.op, cst.DivideAssign):
                         self.expr(value.value, True)
@@ -467,6 +569,14 @@ class _Inference:
                 shaped = self._shape_annotation(inner, node)
                 return shaped if shaped is not None else self._annotation(inner, node)
         return self._annotation(node, node)
+
+    def result_annotation(self, node: cst.BaseExpression) -> object:
+        """What ``-> ...`` names: as ``annotation``, and ``tuple[float, int]`` (``typing.Tuple``
+        too) as a Python tuple of what each element names."""
+        if isinstance(node, cst.Subscript) and self.info.canonical_name(node.value) in _TUPLES:
+            return tuple(self.annotation(e.slice.value) if isinstance(e.slice, cst.Index) else None
+                         for e in node.slice)
+        return self.annotation(node)
 
     def _shape_annotation(self, node: cst.BaseExpression, where: cst.CSTNode) -> Optional[_ArrayAnnotation]:
         """``"f64[n]"``, ``"f64[n, m]"``: an array with extents in the integer parameters."""
@@ -521,6 +631,9 @@ class _Inference:
         if isinstance(node, cst.Name):
             if node.value in ("True", "False"):
                 return BOOL
+            for scope in reversed(self.scopes):
+                if node.value in scope:
+                    return scope[node.value]
             if node.value in self.locals:
                 return types.get(node.value)
             const = self.info.constants.get(node.value)
@@ -541,6 +654,10 @@ class _Inference:
             return ArrayType(BOOL, max(ranks)) if max(ranks) > 0 else BOOL
         if isinstance(node, cst.BooleanOperation):
             return BOOL
+        if isinstance(node, cst.List):
+            return self.list_type([e.value for e in node.elements], types)
+        if isinstance(node, cst.ListComp):
+            return self.list_type([node], types)
         if isinstance(node, cst.IfExp):
             return join(self.expr_type(node.body, types), self.expr_type(node.orelse, types))
         if isinstance(node, cst.Subscript):
@@ -570,6 +687,8 @@ class _Inference:
 
     def call_type(self, node: cst.Call, types: dict[str, Type]) -> Optional[Type]:
         func = node.func
+        if self.info.canonical_name(func, self.locals) == "builtins.sum":
+            return self.sum_type(node, types)
         if isinstance(func, cst.Name) and func.value in self.info.functions and func.value not in self.locals:
             sig = self.sigs.get(func.value)
             return sig.result if sig is not None else None
@@ -590,7 +709,7 @@ class _Inference:
         if op in ("zeros", "empty"):
             elem = dtype_elem(self.info, keyword_arg(node, "dtype"))
             return ArrayType(elem or F64, alloc_rank(args[0])) if args else None
-        if op in ("zeros_like", "empty_like", "ones_like", "transpose"):
+        if op in ("zeros_like", "empty_like", "ones_like", "transpose", "array", "asarray"):
             t = self.expr_type(args[0], types) if args else None
             return t if isinstance(t, ArrayType) else None
         if op == "ones":
@@ -629,6 +748,10 @@ class _Inference:
     def assigned_type(self, name: str, value: _Assigned, types: dict[str, Type]) -> Optional[Type]:
         if isinstance(value, Type):
             return value
+        if isinstance(value, _Item):
+            return self.item_type(value.seq, types)
+        if isinstance(value, _ListOf):
+            return self.list_type(value.items, types)
         if isinstance(value, _Aug):
             return arith_type(value.op, types.get(name), self.expr_type(value.value, types), int_literal(value.value))
         return self.expr_type(value, types)
@@ -641,7 +764,7 @@ class _Inference:
                 annotations[p.name.value] = self.annotation(p.annotation.annotation)
         self.shapes = {name: ann.shape for name, ann in annotations.items()
                        if isinstance(ann, _ArrayAnnotation) and ann.shape is not None}
-        result_ann = self.annotation(self.fn.returns.annotation) if self.fn.returns is not None else None
+        result_ann = self.result_annotation(self.fn.returns.annotation) if self.fn.returns is not None else None
         self.stmt(self.fn.body)
         self.propagate_int_context()
 
@@ -663,9 +786,21 @@ class _Inference:
                     changed = True
             if not changed:
                 break
+        lists = frozenset(n for n, values in self.assigns.items()
+                          if n not in self.param_names and any(isinstance(v, _ListOf) for v in values))
+        for name in lists:
+            if not isinstance(types.get(name), ArrayType):  # [] with nothing appended: of floats
+                types[name] = ArrayType(F64, 1)
         for name in self.locals:
             types.setdefault(name, F64)  # never given a known type: lowering reports why
+        node_types = self.node_types(types)
 
+        params = [types[n] for n in self.param_names]
+        assumed, rank_free = self.assumptions(types, annotations)
+        tuple_result = self.tuple_result(types, result_ann)
+        if tuple_result is not None:
+            return FunctionTypes(params, types, None, False, self.diagnostics, self.int_demands, self.shapes,
+                                 assumed, rank_free, tuple_result, lists, node_types)
         result: Optional[Type] = None
         returned_array: Optional[Type] = None
         for r in self.returns:
@@ -683,10 +818,143 @@ class _Inference:
             result = F64
         if isinstance(result_ann, ScalarType) and self.returns and not returns_array:
             result = result_ann
-        params = [types[n] for n in self.param_names]
-        assumed, rank_free = self.assumptions(types, annotations)
         return FunctionTypes(params, types, result, returns_array, self.diagnostics, self.int_demands, self.shapes,
-                             assumed, rank_free)
+                             assumed, rank_free, None, lists, node_types)
+
+    def item_type(self, seq: cst.BaseExpression, types: dict[str, Type]) -> Optional[Type]:
+        """The type of an item of the array or list ``seq``: an element, or a row."""
+        t = self.expr_type(seq, types)
+        if not isinstance(t, ArrayType):
+            return None
+        return t.elem if t.rank == 1 else ArrayType(t.elem, t.rank - 1)
+
+    def list_type(self, items: list[cst.BaseExpression], types: dict[str, Type]) -> Optional[Type]:
+        """A list of ``items`` (an element a comprehension: its items): an array of one axis more."""
+        t: Optional[Type] = None
+        for item in items:
+            t = join(t, self.comprehension_type(item, types) if isinstance(item, cst.ListComp)
+                     else self.expr_type(item, types))
+        if t is None:
+            return None
+        return ArrayType(t.elem, t.rank + 1) if isinstance(t, ArrayType) else ArrayType(t, 1)  # type: ignore
+
+    def leaf_type(self, leaf: Leaf, types: dict[str, Type]) -> Optional[Type]:
+        return self.item_type(leaf.seq, types) if isinstance(leaf, ItemsIter) else I64
+
+    def comprehension_type(self, node: Comprehension, types: dict[str, Type]) -> Optional[Type]:
+        """The type of the items a comprehension makes (its names typed by what they run over)."""
+        scope: dict[str, Optional[Type]] = {}
+        self.scopes.append(scope)
+        try:
+            for clause in comprehension_clauses(node):
+                try:
+                    it = read_iter(clause.iter, lambda f: self.info.canonical_name(f, self.locals))
+                    names = leaves(clause.target, it)
+                except IterError:
+                    return None
+                for name, leaf in names:
+                    scope[name.value] = self.leaf_type(leaf, types)
+            return self.expr_type(node.elt, types)
+        finally:
+            self.scopes.pop()
+
+    def sum_type(self, node: cst.Call, types: dict[str, Type]) -> Optional[Type]:
+        """``sum(items, start)``: an int when the items and the start are, else a float."""
+        args = positional_args(node)
+        if not args:
+            return None
+        items = args[0]
+        if isinstance(items, (cst.ListComp, cst.GeneratorExp)):
+            t = self.comprehension_type(items, types)
+        else:
+            try:
+                it = read_iter(items, lambda f: self.info.canonical_name(f, self.locals))
+            except IterError:
+                return None
+            t = self.leaf_type(it, types) if isinstance(it, (RangeIter, ItemsIter)) else None
+        start = self.expr_type(args[1], types) if len(args) > 1 else I64
+        if isinstance(t, ArrayType) or t is None:
+            return t
+        return I64 if not t.is_float and start is not None and not start.is_float else F64
+
+    def node_types(self, types: dict[str, Type]) -> dict[cst.CSTNode, Type]:
+        """The types lowering needs of sums, list comprehensions and list literals (each
+        computed with the names of the comprehensions around it in scope)."""
+        out: dict[cst.CSTNode, Type] = {}
+
+        def visit(node: cst.CSTNode) -> None:
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not self.fn:
+                return
+            t: Optional[Type] = None
+            if isinstance(node, cst.Call) and self.info.canonical_name(node.func, self.locals) == "builtins.sum":
+                t = self.sum_type(node, types)
+            elif isinstance(node, cst.ListComp):
+                t = self.list_type([node], types)
+            elif isinstance(node, cst.List):
+                t = self.list_type([e.value for e in node.elements], types)
+            if t is not None:
+                out[node] = t
+            if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+                scope: dict[str, Optional[Type]] = {}
+                self.scopes.append(scope)
+                for clause in comprehension_clauses(node):
+                    visit(clause.iter)
+                    try:
+                        names = leaves(clause.target, read_iter(
+                            clause.iter, lambda f: self.info.canonical_name(f, self.locals)))
+                    except IterError:
+                        names = []
+                    for name, leaf in names:
+                        scope[name.value] = self.leaf_type(leaf, types)
+                    for cond in clause.ifs:
+                        visit(cond.test)
+                visit(node.elt)
+                self.scopes.pop()
+                return
+            for c in node.children:
+                visit(c)
+
+        visit(self.fn.body)
+        return out
+
+    def returned_parts(self, r: cst.BaseExpression, types: dict[str, Type]) -> Optional[list[Optional[Type]]]:
+        """The types of the values ``return r`` returns when it returns several: a tuple
+        (``return s, t``) or a call of a function of the file that returns one; else None."""
+        if isinstance(r, cst.Tuple):
+            return [self.expr_type(e.value, types) for e in r.elements]
+        sig = self.user_signature(r)
+        return list(sig.tuple_result) if sig is not None and sig.tuple_result is not None else None
+
+    def user_signature(self, node: cst.BaseExpression) -> Optional[Signature]:
+        """The signature of the function of the file ``node`` calls, if it is such a call."""
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value not in self.locals:
+            return self.sigs.get(node.func.value)
+        return None
+
+    def tuple_result(self, types: dict[str, Type], annotation: object) -> Optional[tuple[Type, ...]]:
+        """One type per returned value, where the function returns a tuple (each value's join
+        over the returns; an annotation ``-> tuple[float, int]`` fixes its number types).
+        Returns of another number of values are reported here: Python would return them, but
+        a caller could not unpack them all the same way."""
+        parts = [(r, self.returned_parts(r, types)) for r in self.returns]
+        tuples = [(r, p) for r, p in parts if p is not None]
+        if not tuples:
+            return None
+        width = len(tuples[0][1])
+        for r, p in parts:
+            if p is None or len(p) != width:
+                got = "one value" if p is None else f"{len(p)} values"
+                self.diagnostics.append(self.locator.diagnostic(
+                    r, f"this return gives {got}, but the function returns {width} values elsewhere",
+                    hint=f"return {width} values on every path"))
+        out: list[Optional[Type]] = [None] * width
+        for _, p in tuples:
+            if len(p) == width:
+                out = [join(a, b) for a, b in zip(out, p)]
+        if isinstance(annotation, tuple) and len(annotation) == width:
+            out = [a if isinstance(a, ScalarType) and not isinstance(t, ArrayType) else t
+                   for a, t in zip(annotation, out)]
+        return tuple(t if t is not None else F64 for t in out)
 
     # -- what the code does not prove -------------------------------------------------------
     def assumptions(self, types: dict[str, Type], annotations: dict) -> tuple[dict[str, int], frozenset[str]]:
@@ -837,6 +1105,6 @@ def signature(fn: cst.FunctionDef, types: FunctionTypes, info: ModuleInfo) -> Si
     names = [p.name.value for p in fn.params.params]
     defaults = [evaluate_constant(p.default, info) if p.default is not None else None for p in fn.params.params]
     return Signature(fn.name.value, names, list(types.params), defaults, types.result, frozenset(types.assumed),
-                     types.rank_free)
+                     types.rank_free, types.tuple_result)
 
 

@@ -1,0 +1,217 @@
+"""Comprehensions and ``sum(...)``, lowered to loops inside an expression.
+
+``sum(f(v) for v in x)``, ``sum([x[i] * w[i] for i in range(n)])`` and ``sum(hist)`` are
+reductions: one ``for`` op per ``for`` clause, carrying the running sum, with each ``if``
+clause an ``if`` op that adds only where it holds. Python starts the sum at ``start`` (the
+integer 0 by default) and adds the items in order; the sum is an integer when they all are.
+
+``[f(v) for v in x]`` as a value is a list (``py_lists``): a buffer as long as the product of
+the clauses' lengths, filled by the same loops, with the count of items made carried along (an
+``if`` clause makes fewer). Those lengths must be known before the first item is made, so a
+clause may not run over what an earlier clause binds (``[... for i in range(n) for j in
+range(i)]`` is refused; its sum is not, a reduction needs no length).
+
+The names a comprehension binds are its own (Python gives a comprehension its own scope): they
+are bound in a copy of the environment, and shadow a local of the same name only inside it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Optional
+
+import libcst as cst
+
+from ..ssa import build
+from ..ssa.ir import Block, Builder, Value
+from ..ssa.types import I64, ArrayType, Type
+from . import py_lists
+from .py_common import Env
+from .py_flow import read_names
+from .py_iter import ItemsIter, Iter, IterError, Iteration, Leaf, RangeIter, leaves, read_iter
+from .py_types import Comprehension, comprehension_clauses, positional_args
+
+if TYPE_CHECKING:
+    from .py_expr import ExprLowerer
+
+# What a fold does for each item: from the values it carries and the loops' indices (outermost
+# first), the values it carries on.
+Step = Callable[[Builder, Env, list[Value], list[Value]], list[Value]]
+
+
+class _Level:
+    """One ``for`` clause: what it runs over (``iteration``: evaluated, where that is done before
+    the outermost loop), what it binds, its tests."""
+
+    def __init__(self, it: Iter, iteration: Optional[Iteration], names: list[tuple[cst.Name, Leaf]],
+                 ifs: list[cst.BaseExpression]):
+        self.it = it
+        self.iteration = iteration
+        self.names = names
+        self.ifs = ifs
+
+
+def _levels(lw: "ExprLowerer", node: Comprehension, b: Builder, env: Env, known_lengths: bool) -> list[_Level]:
+    """The clauses. With ``known_lengths`` (a list's room), their iterations are evaluated before
+    the loops, and an inner clause that runs over a name an outer one binds is refused; else each
+    is evaluated where Python does, in the loop of the clause before it."""
+    out: list[_Level] = []
+    bound: set[str] = set()
+    for k, clause in enumerate(comprehension_clauses(node)):
+        if clause.asynchronous is not None:
+            raise lw.fail(clause, "async comprehensions are not supported")
+        try:
+            it = read_iter(clause.iter, lambda f: lw.info.canonical_name(f, lw.ctx.locals))
+            names = leaves(clause.target, it)
+        except IterError as e:
+            raise lw.fail(e.node, e.message, e.hint) from None
+        inner = read_names(clause.iter) & bound
+        if inner and known_lengths:
+            raise lw.fail(clause.iter, f"this list's length must be known before it is built, but this clause "
+                          f"runs over what depends on '{sorted(inner)[0]}'",
+                          hint="build the list with a for loop and append")
+        iteration = Iteration(lw, it, b, env) if known_lengths or k == 0 else None
+        out.append(_Level(it, iteration, names, [c.test for c in clause.ifs]))
+        bound |= {n.value for n, _ in names}
+    return out
+
+
+def _fold(lw: "ExprLowerer", node: cst.CSTNode, levels: list[_Level], b: Builder, env: Env,
+          init: list[Value], step: Step) -> list[Value]:
+    """Run ``step`` for every item the clauses make, carrying ``init`` through their loops."""
+    scope: set[str] = {n.value for level in levels for n, _ in level.names}
+    lw.scopes.append(scope)
+    try:
+        return _loop(lw, node, levels, 0, b, env, init, step, [])
+    finally:
+        lw.scopes.pop()
+
+
+def _loop(lw: "ExprLowerer", node: cst.CSTNode, levels: list[_Level], depth: int, b: Builder, env: Env,
+          state: list[Value], step: Step, ks: list[Value]) -> list[Value]:
+    if depth == len(levels):
+        return step(b, env, state, ks)
+    level = levels[depth]
+    iteration = level.iteration or Iteration(lw, level.it, b, env)
+    loc = lw.locator.loc(node)
+    body = Block([I64] + [v.type for v in state], ["k"] + [v.name_hint for v in state])
+    bb = Builder(body, loc)
+    k = body.args[0]
+    lw.lower_bounds[k] = 0
+    inner = dict(env)
+    for name, leaf in level.names:
+        v = iteration.value(leaf, bb, k)
+        if not v.name_hint and v.defining_op is not None:
+            v.name_hint = name.value
+        inner[name.value] = v
+    out = _tests(lw, node, level.ifs, levels, depth, bb, inner, list(body.args[1:]), step, ks + [k])
+    bb.loc = loc
+    bb.create("yield", out, [])
+    b.loc = loc
+    zero, one = build.const(b, 0, I64), build.const(b, 1, I64)
+    op = b.create("for", [zero, iteration.length, one, *state], [v.type for v in state], regions=[body],
+                  hints=[v.name_hint for v in state])
+    return op.results
+
+
+def _tests(lw: "ExprLowerer", node: cst.CSTNode, ifs: list[cst.BaseExpression], levels: list[_Level],
+           depth: int, b: Builder, env: Env, state: list[Value], step: Step, ks: list[Value]) -> list[Value]:
+    """The ``if`` clauses, each an ``if`` op: the rest of the fold runs where they all hold."""
+    if not ifs:
+        return _loop(lw, node, levels, depth + 1, b, env, state, step, ks)
+    cond = lw.condition(ifs[0], b, env)
+    loc = lw.locator.loc(ifs[0])
+    then, other = Block(), Block()
+    tb, ob = Builder(then, loc), Builder(other, loc)
+    out = _tests(lw, node, ifs[1:], levels, depth, tb, env, state, step, ks)
+    tb.loc = loc
+    tb.create("yield", out, [])
+    ob.create("yield", state, [])
+    b.loc = loc
+    return b.create("if", [cond], [v.type for v in state], regions=[then, other],
+                    hints=[v.name_hint for v in state]).results
+
+
+def fill(lw: "ExprLowerer", node: cst.ListComp, t: ArrayType, extra: Optional[Value], b: Builder,
+         env: Env) -> tuple[Value, Value]:
+    """``[elt for ...]``: a buffer with room for every item (and ``extra`` more), and the count.
+    Without an ``if`` clause every iteration makes an item: item (k0, k1, ...) goes to its place
+    in the clauses' order, and the count is the room; else the count is carried and advanced."""
+    levels = _levels(lw, node, b, env, known_lengths=True)
+    lw.at(b, node)
+    room: Optional[Value] = None
+    lengths = [level.iteration.length for level in levels if level.iteration is not None]
+    for n in lengths:
+        room = n if room is None else build.mul(b, room, n)
+    assert room is not None and len(lengths) == len(levels)
+    full = room
+    if extra is not None:
+        room = build.add(b, room, extra)
+    buf = py_lists.allocate(lw, node, room, t, b)
+    filtered = any(level.ifs for level in levels)
+
+    def put(bb: Builder, inner: Env, state: list[Value], ks: list[Value]) -> list[Value]:
+        v = lw.value(node.elt, bb, inner)
+        if isinstance(v.type, ArrayType):
+            raise lw.fail(node.elt, "lists of arrays are not supported",
+                          hint="use a 2-D array: np.zeros((n, m)), filled row by row")
+        v = lw.coerce(v, t.elem, bb, node.elt, "an item of this list")
+        lw.at(bb, node.elt)
+        if filtered:
+            at = state[0]
+        else:
+            at = ks[0]
+            for n, k in zip(lengths[1:], ks[1:]):
+                at = build.add(bb, build.mul(bb, at, n), k)
+        bb.create("store", [buf, at, v], [])
+        return [build.add(bb, state[0], build.const(bb, 1, I64))] if filtered else []
+
+    if not filtered:
+        _fold(lw, node, levels, b, env, [], put)
+        return buf, full
+    count = _fold(lw, node, levels, b, env, [build.const(lw.at(b, node), 0, I64, "count")], put)[0]
+    return buf, count
+
+
+def sum_(lw: "ExprLowerer", node: cst.Call, b: Builder, env: Env) -> Value:
+    """``sum(items, start)``: a loop adding the items (of a comprehension, a list, an array or
+    a range) to ``start``."""
+    args = positional_args(node)
+    start_node = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "start"), None)
+    if start_node is not None:
+        args = args + [start_node]
+    if not 1 <= len(args) <= 2 or any(a.star or (a.keyword is not None and a.keyword.value != "start")
+                                      for a in node.args):
+        raise lw.fail(node, "sum(...) takes the items and a start")
+    t: Optional[Type] = lw.ctx.types.node_types.get(node)
+    if isinstance(t, ArrayType):
+        raise lw.fail(node, "sum(...) of arrays (a list of arrays, a matrix's rows) is not supported",
+                      hint="use np.sum(x, axis=0)")
+    if t is None:
+        raise lw.fail(node, "the type of what sum(...) adds is not known",
+                      hint="sum numbers: a comprehension, a list, a 1-D array or a range")
+    total = lw.coerce(lw.value(args[1], b, env), t, b, args[1], "the start of sum(...)") if len(args) == 2 \
+        else build.const(lw.at(b, node), 0, t, "total")
+    items = args[0]
+
+    def add(what: cst.BaseExpression, value: Callable[[Builder, Env, list[Value]], Value]) -> Step:
+        def step(bb: Builder, inner: Env, state: list[Value], ks: list[Value]) -> list[Value]:
+            v = lw.coerce(lw.to_number(bb, what, lw.scalar_value(what, value(bb, inner, ks))), t, bb, what,
+                          "an item of sum(...)")
+            return [build.add(lw.at(bb, what), state[0], v)]
+        return step
+
+    if isinstance(items, (cst.GeneratorExp, cst.ListComp)):
+        levels = _levels(lw, items, b, env, known_lengths=False)
+        return _fold(lw, items, levels, b, env, [total],
+                     add(items.elt, lambda bb, inner, ks: lw.value(items.elt, bb, inner)))[0]
+    try:
+        it = read_iter(items, lambda f: lw.info.canonical_name(f, lw.ctx.locals))
+    except IterError as e:
+        raise lw.fail(e.node, e.message, e.hint) from None
+    if not isinstance(it, (RangeIter, ItemsIter)):
+        raise lw.fail(items, "sum(...) of tuples is not supported",
+                      hint="sum a comprehension: sum(a * b for a, b in ...)")
+    iteration = Iteration(lw, it, b, env)
+    leaf = it
+    return _fold(lw, items, [_Level(it, iteration, [], [])], b, env, [total],
+                 add(items, lambda bb, inner, ks: iteration.value(leaf, bb, ks[0])))[0]

@@ -1,0 +1,36 @@
+"""Generate a gradient from source text and check it against central differences.
+
+For the tests whose cases are small programs written inline (not golden folders): the
+program is differentiated for a target and level, the gradient and the primal are loaded
+from their texts, and ``fd.check_gradient`` compares them under the contract's semantics.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from fd import ParamSpec, check_gradient, written_arrays
+
+from s2sad import pipeline
+from s2sad.pipeline import parse_source
+
+
+def load(text: str, name: str) -> dict:
+    """The namespace of the Python source ``text`` run as a module."""
+    namespace: dict = {}
+    exec(compile(text, name, "exec"), namespace)
+    return namespace
+
+
+def check_source(source: str, wrt: list[str], params: list[ParamSpec], target: str = "py", level: int = 2,
+                 func: str = "f", seeds: int = 2) -> str:
+    """Check ``grad_<func>`` of ``source`` (Numba output run as Python: compiling each takes long);
+    returns the gradient's text."""
+    text = pipeline.gradient_source(source, "prog.py", func, wrt, target, pipeline.Options(level=level))
+    gradient = load(text, f"<grad {func}>")[f"grad_{func}"]
+    if target == "numba":
+        gradient = gradient.py_func
+    primal = load(source, f"<{func}>")[func]
+    written = written_arrays(parse_source(source, "prog.py", func), func)
+    for seed in range(seeds):
+        check_gradient(primal, gradient, params, wrt, written, np.random.default_rng(seed))
+    return text
