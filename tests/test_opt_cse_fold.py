@@ -385,7 +385,11 @@ def _check_same(before, after, func: str, specs: dict[str, ParamSpec]) -> None:
         if r0 is None:
             assert r1 is None
         else:
-            np.testing.assert_allclose(np.asarray(r1, float), np.asarray(r0, float), rtol=1e-12, atol=1e-14)
+            parts0 = list(r0) if isinstance(r0, (list, tuple)) else [r0]  # several results, one by one
+            parts1 = list(r1) if isinstance(r1, (list, tuple)) else [r1]
+            assert len(parts1) == len(parts0)
+            for p0, p1 in zip(parts0, parts1):
+                np.testing.assert_allclose(np.asarray(p1, float), np.asarray(p0, float), rtol=1e-12, atol=1e-14)
         for a0, a1 in zip(arrays0, arrays1):
             np.testing.assert_allclose(a1, a0, rtol=1e-12, atol=1e-14)
 

@@ -91,7 +91,11 @@ def _assert_same(before, after, name, args):
     if r0 is None:
         assert r1 is None
     else:
-        np.testing.assert_allclose(r1, r0, rtol=1e-12, err_msg=f"{name}: result changed")
+        parts0 = list(r0) if isinstance(r0, (list, tuple)) else [r0]  # several results, one by one
+        parts1 = list(r1) if isinstance(r1, (list, tuple)) else [r1]
+        assert len(parts1) == len(parts0), f"{name}: number of results changed"
+        for p0, p1 in zip(parts0, parts1):
+            np.testing.assert_allclose(p1, p0, rtol=1e-12, err_msg=f"{name}: result changed")
     for a0, a1 in zip(arrays0, arrays1):
         np.testing.assert_allclose(a1, a0, rtol=1e-12, err_msg=f"{name}: memory changed")
 
@@ -570,7 +574,9 @@ def test_gradient_of_optimized_golden_programs(folder):
     primal_i = Interpreter(primal)
 
     def gradient(*args, d_return=None):
-        return grad_i.call(f"grad_{func}", *(list(args) + ([d_return] if d_return is not None else [])))
+        # The IR takes one seed parameter per returned value; Python output packs them in a tuple.
+        seeds = [] if d_return is None else list(d_return) if isinstance(d_return, tuple) else [d_return]
+        return grad_i.call(f"grad_{func}", *(list(args) + seeds))
 
     check_gradient(lambda *a: primal_i.call(func, *a), gradient, params, spec["wrt"],
                    written_arrays(primal, func), np.random.default_rng(1))

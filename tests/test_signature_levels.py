@@ -57,7 +57,8 @@ def signature(text: str, func: str, target: str) -> str:
     if target in ("py", "numba"):
         found = re.search(rf"^def grad_{func}\((.*?)\):\s*$", text, re.MULTILINE | re.DOTALL)
     else:
-        found = re.search(rf"^[^\n;{{}}]*\bgrad_{func}\s*\([^)]*\)\s*\{{", text, re.MULTILINE)
+        # (no ``)`` test inside: ``double (*A)[M]`` has one; the parameters hold no ``;``, ``{`` or ``}``)
+        found = re.search(rf"^[^\n;{{}}]*\bgrad_{func}\s*\([^;{{}}]*\)\s*\{{", text, re.MULTILINE)
     assert found is not None, f"no grad_{func} in:\n{text}"
     return " ".join(found.group(0).split())
 

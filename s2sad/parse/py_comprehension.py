@@ -17,7 +17,7 @@ are bound in a copy of the environment, and shadow a local of the same name only
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import Callable, Optional
 
 import libcst as cst
 
@@ -30,8 +30,7 @@ from .py_flow import read_names
 from .py_iter import ItemsIter, Iter, IterError, Iteration, Leaf, RangeIter, leaves, read_iter
 from .py_types import Comprehension, comprehension_clauses, positional_args
 
-if TYPE_CHECKING:
-    from .py_expr import ExprLowerer
+from .py_lists import ExprLowerer
 
 # What a fold does for each item: from the values it carries and the loops' indices (outermost
 # first), the values it carries on.

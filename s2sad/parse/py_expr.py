@@ -140,6 +140,11 @@ class ExprLowerer:
         raise self.fail(node, f"{what} is a boolean, but this value is {describe(v.type)}",
                         hint="compare explicitly (x != 0) to get a boolean")
 
+    def fill_comprehension(self, node: cst.ListComp, t: ArrayType, extra: Optional[Value], b: Builder,
+                           env: Env) -> Value:
+        """A list comprehension's items in a new array (``py_comprehension``, for ``py_lists``)."""
+        return py_comprehension.fill(self, node, t, extra, b, env)
+
     def lower_bound(self, v: Value) -> Optional[int]:
         """The least value the integer ``v`` can take, where its making shows one: a constant, an
         extent, a loop index, and sums, products and quotients of those."""

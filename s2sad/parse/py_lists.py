@@ -35,7 +35,7 @@ the rewrite).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import Any, Callable, Optional, Protocol
 
 import libcst as cst
 
@@ -50,8 +50,43 @@ from .py_flow import binds_here, else_statements, read_names, stmt_assigned, sub
 from .py_iter import IterError, Iteration, RangeIter, range_bounds, range_length, read_iter
 from .py_types import appended_list, int_literal, positional_args
 
-if TYPE_CHECKING:
-    from .py_expr import ExprLowerer
+
+
+class ExprLowerer(Protocol):
+    """What lists and comprehensions ask of the expression lowering (``py_expr.ExprLowerer``) they
+    serve, stated here so that neither imports it (it imports them)."""
+
+    ctx: Any
+    info: Any
+    locator: Any
+    scopes: list
+    lower_bounds: dict
+
+    def at(self, b: Builder, node: cst.CSTNode) -> Builder: ...
+
+    def fail(self, node: cst.CSTNode, message: str, hint: str = "") -> Exception: ...
+
+    def value(self, node: cst.BaseExpression, b: Builder, env: Env) -> Value: ...
+
+    def name(self, node: cst.Name, b: Builder, env: Env, as_list: bool = False) -> Value: ...
+
+    def integer(self, node: cst.BaseExpression, b: Builder, env: Env, what: str) -> Value: ...
+
+    def index(self, *args: Any, **kwargs: Any) -> Value: ...
+
+    def coerce(self, v: Value, t: Any, b: Builder, node: cst.CSTNode, what: str) -> Value: ...
+
+    def condition(self, *args: Any, **kwargs: Any) -> Value: ...
+
+    def to_number(self, b: Builder, node: cst.CSTNode, v: Value) -> Value: ...
+
+    def scalar_value(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def lower_bound(self, v: Value) -> Optional[int]: ...
+
+    def fill_comprehension(self, node: cst.ListComp, t: ArrayType, extra: Optional[Value], b: Builder,
+                           env: Env) -> Value: ...
+
 
 HINT = ("a list can be created (v = [...], v = []), appended to, indexed, and passed to len(), sum(), "
         "a for loop or a NumPy function; convert it for anything else: np.array(v)")
@@ -157,8 +192,6 @@ def state(lw: "ExprLowerer", node: cst.Name, b: Builder, env: Env) -> tuple[Valu
 
 def items(lw: "ExprLowerer", node: cst.BaseExpression, b: Builder, env: Env) -> tuple[Value, Value]:
     """The buffer and the length of any list form (a literal or a comprehension: a new one)."""
-    from . import py_comprehension
-
     if isinstance(node, cst.Name):
         return state(lw, node, b, env)
     t = lw.ctx.types.node_types.get(node)
@@ -166,7 +199,7 @@ def items(lw: "ExprLowerer", node: cst.BaseExpression, b: Builder, env: Env) -> 
         raise lw.fail(node, "the type of this list's items is not known", hint=HINT)
     if isinstance(node, cst.List):
         return literal(lw, node, t, None, b, env)
-    return py_comprehension.fill(lw, node, t, None, b, env)  # type: ignore[arg-type]
+    return lw.fill_comprehension(node, t, None, b, env)  # type: ignore[arg-type]
 
 
 def as_array(lw: "ExprLowerer", node: cst.BaseExpression, b: Builder, env: Env) -> Value:
