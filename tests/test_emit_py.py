@@ -372,6 +372,48 @@ def test_a_snapshot_taken_on_one_path_compiles_with_numba(level):
         check_gradient(primal, ns["grad_f"], params, ["x", "a"], {"y"}, np.random.default_rng(0))
 
 
+_PRUNED_LOOP_SHARES_A_COUNTER = """\
+def f(x: "f64[n]", n: int) -> float:
+    s = 0.5
+    k = 0
+    while k < n and s < -0.25:
+        k += 1
+        s += x[k - 1]
+        j = 0
+        while j < n and x[k - 1] < -0.25:
+            j += 1
+            s *= x[j - 1]
+    if x[0] > 1.0:
+        return x[1]
+    i = 0
+    while i < n and x[i] < 2.0:
+        i += 1
+        s += x[i - 1] * x[i - 1]
+    return s
+"""
+
+
+@pytest.mark.parametrize("level", [0, 1, 2])
+def test_a_counter_shared_with_a_loop_numba_prunes_compiles(level):
+    """Fuzz seed 10401376, shrunk. The inner loop's iteration counter and the last loop's share the
+    variable ``n_iter2``; the last loop's is set only when no early return happened, and read only
+    then (no ``else: n_iter2 = 0``). Numba prunes the first loop (its first test reads only
+    constants), leaving a join where ``n_iter2`` has no value on any path: "Type of variable
+    'n_iter2.1' cannot be determined, operation: phi(incoming_values=[Undefined, Undefined] ...)".
+    A shared variable keeps its default under Numba."""
+    from fd import ParamSpec, check_gradient
+
+    from s2sad import pipeline
+
+    source = _PRUNED_LOOP_SHARES_A_COUNTER
+    text = pipeline.gradient_source(source, "prog.py", "f", ["x"], "numba", pipeline.Options(level=level))
+    ns = _load(text, "grad_f")
+    primal = _load(source, "f")["f"]
+    for low, high in ((-1.0, 0.9), (1.1, 1.9)):  # the last loop runs, and the early return
+        params = [ParamSpec("x", "array", (4,), low=low, high=high), ParamSpec("n", "int", value=4)]
+        check_gradient(primal, ns["grad_f"], params, ["x"], set(), np.random.default_rng(0))
+
+
 _COMMENT_ONLY_BRANCH = """\
 def g0(u: float, v: float) -> float:
     if 0.5 > 0.5:

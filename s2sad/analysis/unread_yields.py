@@ -9,7 +9,9 @@ only when the same condition value chose the *other* branch: an ``if`` on the
 same SSA condition (so, the same truth value), in the region opposite to the one
 that yields ``undef``. That is the shape of a forward sweep's guarded loop and
 its reverse sweep's mirrored ``if``. Such a yield operand is *unread*: emitting
-no copy for it leaves the variable unassigned on a path where nothing reads it.
+no copy for it leaves the variable unassigned on a path where nothing reads it
+(Numba output keeps the copy where the variable is shared with another value, see
+``emit_py.emitter``).
 
 Precondition: structured SSA as the verifier accepts it. The analysis only reads
 the IR.

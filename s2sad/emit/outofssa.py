@@ -56,12 +56,14 @@ from .names import Namer, sanitize
 
 @dataclass
 class Allocation:
-    """The result: a variable per value, and the plan it was computed with."""
+    """The result: a variable per value, and the plan it was computed with; ``shared``: the
+    variables that more than one class shares (step 5)."""
 
     var: dict[Value, str]
     plan: InlinePlan
     layout: Layout
     liveness: Liveness
+    shared: frozenset = frozenset()
 
 
 def carried_targets(term: Op) -> list[Value]:
@@ -269,10 +271,12 @@ def allocate(fn: Function, effects: Effects, namer: Namer, early: frozenset = fr
         if trial.cost() < co.cost():
             sunk[y] = None
             plan, co = trial_plan, trial
-    return Allocation(_name(fn, co, namer, freed_at or {}), plan, layout, co.liveness)
+    var, shared = _name(fn, co, namer, freed_at or {})
+    return Allocation(var, plan, layout, co.liveness, shared)
 
 
-def _name(fn: Function, co: _Coalescer, namer: Namer, freed_at: Mapping[Value, object]) -> dict[Value, str]:
+def _name(fn: Function, co: _Coalescer, namer: Namer,
+          freed_at: Mapping[Value, object]) -> tuple[dict[Value, str], frozenset]:
     var: dict[Value, str] = {}
     classes = co.classes
     reps = classes.reps()
@@ -319,7 +323,7 @@ def _name(fn: Function, co: _Coalescer, namer: Namer, freed_at: Mapping[Value, o
         users.setdefault(name, []).append(rep)
         for v in members:
             var[v] = name
-    return var
+    return var, frozenset(n for n, reps in users.items() if len(reps) > 1 and n != "_")
 
 
 def _borrowed_hint(v: Value) -> str:

@@ -63,7 +63,7 @@ from ..emit.expr import (
 )
 from ..emit.builder import StatementBuilder, tape_new_op
 from ..emit.inline import Effects
-from ..emit.outofssa import allocate
+from ..emit.outofssa import allocate, carried_targets
 from ..emit.stmt import (
     LINE_LIMIT,
     Assign,
@@ -201,6 +201,22 @@ class _FunctionEmitter(StatementBuilder):
         self.tape_tops: dict[str, str] = {}
         self.prange_used = False
         self.unread = unread_undef_yields(fn)  # `else: x = 0.0` where nothing reads x then
+        if numba:
+            self.unread = {u for u in self.unread if not self._shared_var(*u)}
+
+    def _shared_var(self, term: Op, k: int) -> bool:
+        """Whether the variable that an unread ``undef`` yield leaves unassigned is another value's too
+        (out-of-SSA shares it: the reverse transform's ``n_iter`` counters of different loops).
+
+        Numba keeps that copy (``else: n_iter2 = 0``). It types one variable over all paths and merges
+        it at joins, reads or not; it also prunes a test it can decide (a forward sweep's ``s = 0.5``
+        / ``while k < n and s < -0.25:``). Where the other value is assigned only in such pruned code,
+        a join before the ``if`` has no value on any path and no type ("Type of variable 'n_iter2.1'
+        cannot be determined, operation: phi(incoming_values=[Undefined, Undefined] ...)"). A variable
+        that is this value's alone is unassigned on every path before the branch, which Numba accepts.
+        """
+        target = carried_targets(term)[k]
+        return self.var.get(target) in self.alloc.shared
 
     # -- the function ------------------------------------------------------------------
     def emit(self) -> str:
