@@ -74,8 +74,8 @@ def test_a_wrong_gradient_is_a_mismatch(monkeypatch, lang):
     program, seed, config = _small_program(lang)
     real_load = check.load
 
-    def off_by_a_little(program, text, config):
-        gradient = real_load(program, text, config)
+    def off_by_a_little(program, text, config, build=""):  # in every build: not a miscompile
+        gradient = real_load(program, text, config, build)
 
         def wrong(inputs, seeds, d_return):
             scalars, arrays, shadows = gradient(inputs, seeds, d_return)
@@ -91,13 +91,40 @@ def test_a_wrong_gradient_is_a_mismatch(monkeypatch, lang):
     assert "d_x[0]" in report.mismatches[0].detail
 
 
+def test_a_c_gradient_only_gcc_O2_gets_wrong_is_set_aside_not_hidden(monkeypatch):
+    """A C gradient that is wrong as gcc -O2 built it, and right built without gcc 12.2's faulty
+    passes and under the sanitizers, is right C: listed apart (the program counts as checked),
+    not a mismatch. Wrong in every build (the test above), it stays a mismatch."""
+    program, seed, config = _small_program("c")
+    real_load = check.load
+    builds = []
+
+    def wrong_at_O2(program, text, config, build=""):
+        gradient = real_load(program, text, config, build)
+        builds.append(build)
+
+        def maybe_wrong(inputs, seeds, d_return):
+            scalars, arrays, shadows = gradient(inputs, seeds, d_return)
+            if build == "":
+                shadows["x"][0] += 1.0
+            return scalars, arrays, shadows
+
+        return maybe_wrong
+
+    monkeypatch.setattr(check, "load", wrong_at_O2)
+    report = check.check_program(program, seed, [config])
+    assert report.status == "ok" and not report.mismatches and report.gradients == 1
+    assert builds == ["", "no-ipa", "sanitized"]
+    assert len(report.miscompiled) == 1 and "wrong-gradient" in report.miscompiled[0]
+
+
 def test_configurations_that_disagree_are_a_mismatch(monkeypatch):
     program, seed, config = _small_program("py")
     real_load = check.load
     calls = []
 
-    def slightly_off_the_second_time(program, text, config):
-        gradient = real_load(program, text, config)
+    def slightly_off_the_second_time(program, text, config, build=""):
+        gradient = real_load(program, text, config, build)
         calls.append(config)
 
         def maybe_off(inputs, seeds, d_return):

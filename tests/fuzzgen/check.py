@@ -23,7 +23,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from .frontend import shared_work
-from .gradients import Bad, Config, Refused, differentiate, load
+from .gradients import Bad, Config, Gradient, Refused, differentiate, load
 from .primal import Primal
 from .program import For, Program, walk_body, written_params
 
@@ -50,6 +50,7 @@ class Report:
     status: str = "ok"  # ok, mismatch, rejected (no well-conditioned draw), invalid (the generator's fault)
     mismatches: list = field(default_factory=list)
     refusals: list = field(default_factory=list)  # (config, message)
+    miscompiled: list = field(default_factory=list)  # configurations gcc -O2 got wrong (see miscompiled)
     gradients: int = 0  # configurations checked numerically
     note: str = ""
 
@@ -226,6 +227,40 @@ def rank_guard_refused(e: Exception, inputs: dict) -> bool:
 def check_config(draw: Draw, program: Program, config: Config, report: Report, vectors: dict) -> None:
     text = differentiate(program, draw.primal.source, config)
     gradient = load(program, text, config)
+    try:
+        _check_runs(draw, config, gradient, text, vectors)
+    except Bad as e:
+        if not miscompiled(draw, program, config, text, e):
+            raise
+        report.miscompiled.append(f"{config}: {e.kind}: {e.detail}"[:2000])
+    report.gradients += 1
+    if getattr(gradient, "warnings", None) is not None:
+        raise gradient.warnings
+
+
+# Kinds of mismatch a C compiler's wrong code can cause in a right C gradient.
+MISCOMPILE_KINDS = ("side-effects", "wrong-gradient")
+
+
+def miscompiled(draw: Draw, program: Program, config: Config, text: str, e: Bad) -> bool:
+    """Whether a C gradient that failed at gcc -O2 is right C that gcc got wrong: it passes every
+    check built without the two passes gcc 12.2 miscompiles, and again at -O1 under the address
+    and undefined-behaviour sanitizers (so no undefined behaviour of the source explains -O2's
+    result). Such a gradient is not a mismatch; the fuzzer lists it apart (seeds 10300653,
+    10600015: gcc deletes a call to a function whose loop writes an array it also reads)."""
+    if config.target != "c" or e.kind not in MISCOMPILE_KINDS:
+        return False
+    try:
+        for build in ("no-ipa", "sanitized"):
+            _check_runs(draw, config, load(program, text, config, build), text, {})
+    except (Bad, AssertionError):  # AssertionError: cbuild's CompileError and SanitizerError
+        return False
+    return True
+
+
+def _check_runs(draw: Draw, config: Config, gradient: Gradient, text: str, vectors: dict) -> None:
+    """Run ``gradient`` (several times on 2 and 4 threads where it has OpenMP loops) and check
+    the arrays it leaves and its adjoints; raises Bad, or Refused for a rank guard's stop."""
     parallel = config.target == "c" and "#pragma omp" in text
     runs = [(t, r) for t in THREADS for r in range(OMP_RUNS)] if parallel else [(0, 0)]
     for threads, _ in runs:
@@ -249,9 +284,6 @@ def check_config(draw: Draw, program: Program, config: Config, report: Report, v
         if problem:
             raise Bad("wrong-gradient", f"{where}: {problem}")
         vectors[where] = got
-    report.gradients += 1
-    if getattr(gradient, "warnings", None) is not None:
-        raise gradient.warnings
 
 
 def check_program(program: Program, seed: int, configs: list[Config],

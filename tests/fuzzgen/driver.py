@@ -42,6 +42,7 @@ class Outcome:
     invalid: int = 0  # programs the generator got wrong (should stay 0)
     gradients: int = 0  # gradients checked numerically
     refusals: int = 0  # refused configurations
+    miscompiled: int = 0  # programs with a C gradient that gcc -O2 got wrong (check.miscompiled)
     classes: dict = field(default_factory=dict)  # (kind, config) -> [(seed, Program, Mismatch, configs)]
     notes: list = field(default_factory=list)
 
@@ -50,7 +51,9 @@ class Outcome:
                 f"({len(self.classes)} distinct kind/configuration pairs); "
                 f"{self.gradients} gradients checked; refusals: {self.refused} programs "
                 f"({self.fully_refused} under every configuration, {self.refusals} configurations); "
-                f"{self.rejected} without a well-conditioned draw; {self.invalid} invalid")
+                f"{self.rejected} without a well-conditioned draw; {self.invalid} invalid"
+                + (f"; {self.miscompiled} set aside as gcc -O2 miscompiles (right without "
+                   f"-fipa-pure-const/-fipa-modref and under the sanitizers)" if self.miscompiled else ""))
 
 
 def _strip_threads(config: str) -> str:
@@ -71,6 +74,9 @@ def _record(outcome: Outcome, job: Job) -> None:
     elif report.status == "invalid":
         outcome.invalid += 1
         outcome.notes.append(f"seed {job.seed}: invalid: {report.note}")
+    if report.miscompiled:
+        outcome.miscompiled += 1
+        outcome.notes.append(f"seed {job.seed}: gcc -O2 miscompiles: {'; '.join(report.miscompiled)[:300]}")
     if report.mismatches:
         outcome.mismatched += 1
         for m in report.mismatches:

@@ -21,7 +21,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from cbuild import CFunction, CompileError, Out, compile_c
+from cbuild import CFunction, CompileError, Out, SanitizedLibrary, compile_c
 from s2sad import pipeline
 from s2sad.ssa.attrs import parse_schedule
 from s2sad.diagnostics import DiagnosticError
@@ -111,12 +111,12 @@ def expected_params(program: Program, target: str) -> list[tuple[str, str]]:
 Gradient = Callable[[dict, dict, float], tuple]
 
 
-def load(program: Program, text: str, config: Config) -> Gradient:
+def load(program: Program, text: str, config: Config, build: str = "") -> Gradient:
     """``gradient(inputs, seeds, d_return) -> (adjoints of the scalar --wrt, arrays, shadows)``;
-    inputs and seeds are copied, never changed."""
+    inputs and seeds are copied, never changed. ``build`` (C only) is one of ``C_BUILDS``."""
     expected = expected_params(program, config.target)
     if config.target == "c":
-        return _load_c(program, text, expected)
+        return _load_c(program, text, expected, build)
     return _load_python(program, text, config, expected)
 
 
@@ -208,18 +208,30 @@ def c_signature(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def _load_c(program: Program, text: str, expected: list[tuple[str, str]]) -> Gradient:
+# The builds a C gradient is checked with: gcc -O2 (cbuild.CFLAGS) by default. The other two
+# tell a miscompile from a wrong gradient (check.miscompiled): -O2 without the two
+# interprocedural passes gcc 12.2 gets wrong (it deletes the call of a function whose loop
+# writes an array it also reads, as if the function were const), and -O1 under
+# -fsanitize=address,undefined (the source has no undefined behaviour that -O2 may exploit).
+C_BUILDS = {"": (), "no-ipa": ("-fno-ipa-pure-const", "-fno-ipa-modref"), "sanitized": ()}
+
+
+def _c_library(text: str, extra: tuple[str, ...], build: str):
+    return SanitizedLibrary(text, extra) if build == "sanitized" else ctypes.CDLL(str(compile_c(text, extra)))
+
+
+def _load_c(program: Program, text: str, expected: list[tuple[str, str]], build: str = "") -> Gradient:
     signature = c_signature(text)
     extents = _extent_params(program, [n for _, n in signature], expected)
     _check_names([n for _, n in signature], expected, extents)
     owner = dict(expected)
-    extra = ("-fopenmp",) if "#pragma omp" in text else ()
+    extra = (("-fopenmp",) if "#pragma omp" in text else ()) + C_BUILDS[build]
     warnings = None
     try:
-        lib = ctypes.CDLL(str(compile_c(text, extra)))
+        lib = _c_library(text, extra, build)
     except CompileError as e:
         try:  # without -Werror: a warning is reported, and the gradient is still checked
-            lib = ctypes.CDLL(str(compile_c(text, (*extra, "-w"))))
+            lib = _c_library(text, (*extra, "-w"), build)
         except CompileError:
             raise Bad("compile", str(e)[:4000]) from None
         warnings = Bad("compile-warning", str(e)[:4000])
