@@ -149,9 +149,10 @@ class CCase:
         )
 
 
-def load_c_cases() -> list[CCase]:
+def load_c_cases(root: Path = C_GOLDEN) -> list[CCase]:
+    """The cases of ``root``'s folders (golden/c, or bench/c/kernels: tests/test_c_kernels.py)."""
     cases = []
-    for folder in sorted(p for p in C_GOLDEN.iterdir() if (p / "case.json").exists()):
+    for folder in sorted(p for p in root.iterdir() if (p / "case.json").exists()):
         spec = json.loads((folder / "case.json").read_text())
         cases.append(
             CCase(
