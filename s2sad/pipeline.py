@@ -211,16 +211,27 @@ def gradient_module(
     return out
 
 
+# The guard of a parameter that must be an array of any rank (emit_py.rank_checks).
+ANY_RANK = -1
+
+
 def _entry_guards(primal: Function, wrt: set[int]) -> dict[str, int]:
     """The assumed parameter ranks (attrs "assumed") that Python output checks on entry: all
-    but those no generated code depends on (attrs "rank_free"), unless such a one is taken for
-    a number and differentiated: then its kind decides the gradient's signature (a number's
-    adjoint is returned, an array's added into a shadow)."""
+    but those no generated code depends on (attrs "rank_free"), unless such a one is
+    differentiated: then its kind decides the gradient's signature (a number's adjoint is
+    returned, an array's added into a shadow), so a number stays checked to be one, and an
+    array to be an array, of any rank (ANY_RANK: a number passed there would leave its shadow,
+    a float the gradient cannot add into, as it was)."""
     assumed = primal.attrs.get("assumed") or {}
     free = set(primal.attrs.get("rank_free") or ())
     differentiated = {primal.params[i].name_hint for i in wrt}
-    return {name: rank for name, rank in assumed.items()
-            if name not in free or (rank == 0 and name in differentiated)}
+    out = {}
+    for name, rank in assumed.items():
+        if name not in free:
+            out[name] = rank
+        elif name in differentiated:
+            out[name] = rank if rank == 0 else ANY_RANK
+    return out
 
 
 def _header(filename: str, func: str, wrt: list[str], target: str, options: Options) -> str:
