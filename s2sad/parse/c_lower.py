@@ -56,7 +56,7 @@ from .c_source_map import SourceMap
 from .omp import OmpLoop, OmpProblem, omp_directive, parse_atomic, parse_omp, pragma_before, unconsumed_problem
 from .c_records import CELL, CRecordLowering, aggregate_entry, leaf_hint, param_leaves
 from .c_structs import StructTable
-from .c_types import StructLayout
+from .c_types import Member, StructLayout
 from .c_types import BYTES, CType, TypeProblem, ctype_of, value_type
 from .py_common import RESULT, RETURNED, Env, Fail, Poison
 from .c_flow import Arm, block_exits, statements, stmt_exits
@@ -332,6 +332,14 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
                 out.append((p.name, t.spelling, None))
         return out
 
+    @staticmethod
+    def fixed_members(params: list[c_ast.Decl], sig: Signature) -> list[tuple[str, list[str], Member]]:
+        """The leaves of struct parameters whose size the struct declares: cells (one number) and
+        fixed arrays, with their ``c_aggregates`` entries."""
+        return [(leaf_hint(p.name, pl.leaf.path), aggregate_entry(p.name, t, pl), pl.leaf.member)
+                for p, t in zip(params, sig.params) if t.kind == "record" for pl in param_leaves(t)
+                if pl.kind == CELL or pl.leaf.member.shape == "array"]
+
     def tables(self, b: Builder, env: Env) -> None:
         """The file's read-only tables the body names (``static const double coef[5] = {...}``),
         each a local array filled at the function's start: the same values on every call, and
@@ -362,6 +370,9 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
             attrs["c_aggregates"] = aggregates
         if sig.declared:  # double A[n][m]: the declared extents are the array's shape
             attrs["shapes"] = {decls[k].name: list(read.extents) for k, read in sig.declared.items()}
+        members = {name: [1] if entry[3] == CELL else [t.extent] for name, entry, t in self.fixed_members(decls, sig)}
+        if members:  # a struct's number (a cell) and fixed array members: sizes the struct declares
+            attrs["shapes"] = {**attrs.get("shapes", {}), **members}
             macros = {name: value for read in sig.declared.values() for name, value in read.macros}
             if macros:  # double A[N][N]: the signature names N, which the output defines again
                 attrs["c_macros"] = macros
