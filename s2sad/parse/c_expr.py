@@ -279,9 +279,9 @@ class CExprLowering:
             if value is None:
                 raise self.fail(node, f"'{node.name}' is not declared")
             return value
-        if self.ctypes[key].kind == "record":
-            raise self.record_value_error(node, self.ctypes[key])
         v = env.get(key)
+        if self.ctypes[key].kind == "record" and not isinstance(v, Poison):
+            raise self.record_value_error(node, self.ctypes[key])
         if isinstance(v, Poison) or v is None:
             message = v.message if isinstance(v, Poison) and v.message else (
                 f"'{node.name}' is used before it is given a value")

@@ -227,7 +227,7 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
             self.key_types[key + "@"] = I64
         elif t.kind == "array":
             self.key_types[key] = t.ir_array
-        elif t.kind != "record":  # a struct is its leaves, each registered on its own
+        elif t.kind not in ("record", "void"):  # a struct is its leaves, each registered on its own
             self.key_types[key] = value_type(t)
         self.declared_in_loop[key] = self.loop_depth
 
@@ -529,9 +529,10 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
             for d in (st.decls if isinstance(st, c_ast.DeclList) else [st] if isinstance(st, c_ast.Decl) else []):
                 if d.name not in self.scopes[-1]:
                     try:
-                        env[self.declare(d.name, self.declared_type(d.type, d), d)] = Poison()
-                    except Fail:
-                        pass  # its type is the problem, already reported
+                        t = self.declared_type(d.type, d)
+                    except Fail:  # its type is the problem, already reported: its uses say nothing more
+                        t = CType("void", None, "")
+                    env[self.declare(d.name, t, d)] = Poison()
             for name in assigned_names(st):
                 key = self.lookup(name)
                 if key is not None:

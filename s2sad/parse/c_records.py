@@ -170,8 +170,8 @@ class CRecordLowering:
         assert t.record is not None
         if arrow != t.indirect:
             right = "->" if t.indirect else "."
-            raise self.fail(node, f"'{var}' is {'a pointer to' if t.indirect else ''} a {t.record.name}"
-                            f"{'' if t.indirect else ' value'}: its members are read with '{right}'",
+            what = f"a pointer to a {t.record.name}" if t.indirect else f"a {t.record.name} value"
+            raise self.fail(node, f"'{var}' is {what}: its members are read with '{right}'",
                             f"write {var}{right}{names[-1]}")
         names.reverse()
         record: Optional[Record] = t.record
@@ -236,8 +236,17 @@ class CRecordLowering:
     def check_writable(self, target: c_ast.Node, key: str) -> None:
         why = self.read_only_leaves.get(key)
         if why is not None:
-            raise self.fail(target, f"'{node_text(target)}' cannot be assigned: it {why}",
+            raise self.fail(target, f"'{self.spelled(target)}' cannot be assigned: it {why}",
                             "copy it into a local variable or array first")
+
+    def spelled(self, node: c_ast.Node) -> str:
+        """``node`` as the user wrote it: a member's variable ``M.data`` is ``M->data``."""
+        text = node_text(node)
+        root, dot, rest = text.partition(".")
+        key = self.lookup(root) if dot and isinstance(node, c_ast.ID) else None
+        if key is not None and self.ctypes[key].indirect:
+            return f"{root}->{rest}"
+        return text
 
     # -- whole structs ---------------------------------------------------------------------------
     def local_record(self, d: c_ast.Decl, t: CType, b: Builder, env: Env) -> None:
