@@ -370,12 +370,12 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
             attrs["c_aggregates"] = aggregates
         if sig.declared:  # double A[n][m]: the declared extents are the array's shape
             attrs["shapes"] = {decls[k].name: list(read.extents) for k, read in sig.declared.items()}
-        members = {name: [1] if entry[3] == CELL else [t.extent] for name, entry, t in self.fixed_members(decls, sig)}
-        if members:  # a struct's number (a cell) and fixed array members: sizes the struct declares
-            attrs["shapes"] = {**attrs.get("shapes", {}), **members}
             macros = {name: value for read in sig.declared.values() for name, value in read.macros}
             if macros:  # double A[N][N]: the signature names N, which the output defines again
                 attrs["c_macros"] = macros
+        members = {name: [1] if entry[3] == CELL else [t.extent] for name, entry, t in self.fixed_members(decls, sig)}
+        if members:  # a struct's number (a cell) and fixed array members: sizes the struct declares
+            attrs["shapes"] = {**attrs.get("shapes", {}), **members}
         structs = self.ctx.structs.definitions(
             [p.layout.name if p.layout is not None else p.record.name for p in sig.params  # type: ignore[union-attr]
              if p.layout is not None or p.record is not None]) if self.ctx.structs is not None else []
@@ -527,7 +527,7 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
         except Fail as f:
             self.report(f)
             for d in (st.decls if isinstance(st, c_ast.DeclList) else [st] if isinstance(st, c_ast.Decl) else []):
-                if d.name not in self.scopes[-1]:
+                if d.name and d.name not in self.scopes[-1]:
                     try:
                         t = self.declared_type(d.type, d)
                     except Fail:  # its type is the problem, already reported: its uses say nothing more
