@@ -122,13 +122,7 @@ class StructTable:
         elem: Optional[ScalarType] = None
         offset = 0
         for d in node.decls:
-            t = d.type
-            dims: list[int] = []
-            while isinstance(t, c_ast.ArrayDecl):
-                if t.dim is None:
-                    raise TypeProblem(d, f"the array member '{d.name}' needs a size")
-                dims.append(self._extent(t.dim, d))
-                t = t.type
+            t, dims = self._member_dims(d)
             if not isinstance(t, c_ast.TypeDecl):
                 raise TypeProblem(d, f"the member '{d.name}' of {name} is a pointer",
                                   "s2sad supports structs whose members are numbers, fixed arrays and structs")
@@ -157,13 +151,7 @@ class StructTable:
         """The struct as a bundle of members; TypeProblem at a member s2sad cannot read."""
         members: list[Member] = []
         for d in node.decls:
-            t = d.type
-            dims: list[int] = []
-            while isinstance(t, c_ast.ArrayDecl):
-                if t.dim is None:
-                    raise TypeProblem(d, f"the array member '{d.name}' needs a size")
-                dims.append(self._extent(t.dim, d))
-                t = t.type
+            t, dims = self._member_dims(d)
             if len(dims) > 1:
                 raise TypeProblem(d, f"the member '{d.name}' of {name} has {len(dims)} dimensions",
                                   f"declare it flat, double {d.name}[{' * '.join(map(str, dims))}], and index "
@@ -204,6 +192,17 @@ class StructTable:
         if not members:
             raise TypeProblem(node, f"{name} has no members")
         return Record(name, tuple(members), _record_definition(node, name, typedef, members))
+
+    def _member_dims(self, d: c_ast.Decl) -> tuple[c_ast.Node, list[int]]:
+        """A member's type under its array extents, and the extents (``double v[3]``: [3])."""
+        t = d.type
+        dims: list[int] = []
+        while isinstance(t, c_ast.ArrayDecl):
+            if t.dim is None:
+                raise TypeProblem(d, f"the array member '{d.name}' needs a size")
+            dims.append(self._extent(t.dim, d))
+            t = t.type
+        return t, dims
 
     def _extent(self, node: c_ast.Node, where: c_ast.Node) -> int:
         value = int_constant(node, self.constants, set())
