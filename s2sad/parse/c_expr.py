@@ -226,6 +226,10 @@ class CExprLowering:
             return self.name(node, b, env)
         if isinstance(node, c_ast.StructRef) and self.is_thread_builtin(node):
             return self.thread_builtin(node, b)
+        if isinstance(node, c_ast.StructRef):
+            var = self.as_variable(node)  # a member of a struct variable: a variable (c_records)
+            if var is not node:
+                return self.expr(var, b, env)
         if isinstance(node, (c_ast.ArrayRef, c_ast.StructRef)):
             p, idx = self.access(node, b, env)
             if len(idx) < p.type.rank:  # type: ignore[attr-defined]
@@ -276,6 +280,8 @@ class CExprLowering:
                 raise self.fail(node, f"'{node.name}' is not declared")
             return value
         v = env.get(key)
+        if self.ctypes[key].kind == "record" and not isinstance(v, Poison):
+            raise self.record_value_error(node, self.ctypes[key])
         if isinstance(v, Poison) or v is None:
             message = v.message if isinstance(v, Poison) and v.message else (
                 f"'{node.name}' is used before it is given a value")
@@ -309,6 +315,9 @@ class CExprLowering:
     def access(self, node: c_ast.Node, b: Builder, env: Env) -> tuple[Value, list[Value]]:
         """``element``, where ``A[i]`` may also name a row of a 2-D array (fewer subscripts
         than dimensions; never more)."""
+        cell = self.cell_access(node, b, env)
+        if cell is not None:
+            return cell
         if self.is_struct_access(node, env):
             pl = self.place(node, b, env)
             if pl.dims or pl.sub is not None:
@@ -349,13 +358,13 @@ class CExprLowering:
     def is_struct_access(self, node: c_ast.Node, env: Env) -> bool:
         """Whether ``node`` names a struct or a member (``p->k``, ``bodies[i]``, ``bodies[i].pos[c]``)."""
         if isinstance(node, c_ast.StructRef):
-            return True
+            return self.record_member(node) is None
         if isinstance(node, c_ast.ArrayRef):
             inner: c_ast.Node = node
             while isinstance(inner, c_ast.ArrayRef):
                 inner = inner.name
             if isinstance(inner, c_ast.StructRef):
-                return True
+                return self.record_member(inner) is None
             return self.struct_pointer(node.name, env)
         return False
 
@@ -439,6 +448,9 @@ class CExprLowering:
         if op == "sizeof":
             return build.const(self.at(b, node), self.size_of(node.expr), I64)
         if op == "&":
+            member = self.member_address(node.expr, b, env)
+            if member is not None:
+                return member
             if self.is_struct_access(node.expr, env):
                 pl = self.place(node.expr, b, env)
                 if pl.path or len(pl.operands) != 1:
@@ -604,8 +616,12 @@ class CExprLowering:
         op = node.op
         if op != "=" and op not in _COMPOUND:
             raise self.fail(node, f"the assignment operator '{op}' is not supported")
-        target = node.lvalue
+        target = self.as_variable(node.lvalue)
         if op == "=":
+            whole = self.record_variable(target)
+            if whole is not None:  # C = D: member by member
+                self.copy_record(whole[0], whole[1], node.rvalue, b, env)
+                return build.const(b, 0, I64)  # the value of `C = D` (s2sad reads no struct values)
             if isinstance(target, c_ast.ID) and self.is_pointer_var(target):
                 return self.assign_pointer(target, node.rvalue, b, env)
             value = self.expr(node.rvalue, b, env)
@@ -621,7 +637,7 @@ class CExprLowering:
         return self.store(target, new, b, env, node)
 
     def increment(self, node: c_ast.UnaryOp, b: Builder, env: Env) -> Operand:
-        target = node.expr
+        target = self.as_variable(node.expr)
         step = 1 if "+" in node.op else -1
         post = node.op.startswith("p")
         if isinstance(target, c_ast.ID) and self.is_pointer_var(target):
@@ -636,6 +652,7 @@ class CExprLowering:
     def store(self, target: c_ast.Node, value: Value, b: Builder, env: Env, node: c_ast.Node) -> Value:
         """``target = value`` for a variable, ``a[i]`` or ``*p``; the stored value is the result."""
         b = self.at(b, node)
+        self.check_target(target)
         if isinstance(target, c_ast.ID):
             key = self.lookup(target.name)
             if key is None:

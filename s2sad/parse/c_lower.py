@@ -54,8 +54,9 @@ from .c_extern import read_prototype
 from .c_preprocess import strip_comments
 from .c_source_map import SourceMap
 from .omp import OmpLoop, OmpProblem, omp_directive, parse_atomic, parse_omp, pragma_before, unconsumed_problem
+from .c_records import CELL, CRecordLowering, aggregate_entry, leaf_hint, param_leaves
 from .c_structs import StructTable
-from .c_types import StructLayout
+from .c_types import Member, StructLayout
 from .c_types import BYTES, CType, TypeProblem, ctype_of, value_type
 from .py_common import RESULT, RETURNED, Env, Fail, Poison
 from .c_flow import Arm, block_exits, statements, stmt_exits
@@ -80,7 +81,14 @@ class Signature:
 
     @property
     def param_types(self) -> list[Type]:
-        return [p.ir_array if p.kind == "pointer" else value_type(p) for p in self.params]
+        """One IR type per parameter; a struct parameter has one per leaf (``c_records``)."""
+        out: list[Type] = []
+        for p in self.params:
+            if p.kind == "record":
+                out += [leaf.ir_type for leaf in param_leaves(p)]
+            else:
+                out.append(p.ir_array if p.kind == "pointer" else value_type(p))
+        return out
 
     @property
     def result_types(self) -> list[Type]:
@@ -121,12 +129,23 @@ def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
             target = n.lvalue
         elif isinstance(n, c_ast.UnaryOp) and n.op in INCREMENTS:
             target = n.expr
-        if isinstance(target, c_ast.ID) and target.name not in out:
-            out.append(target.name)
+        name = _dotted(target)
+        if name is not None and name not in out:
+            out.append(name)
     return out
 
 
-class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
+def _dotted(node: Optional[c_ast.Node]) -> Optional[str]:
+    """``x`` for a variable, ``C.pos.x`` for a member of a struct variable (``c_records``)."""
+    if isinstance(node, c_ast.ID):
+        return node.name
+    if isinstance(node, c_ast.StructRef) and node.type == ".":
+        inner = _dotted(node.name)
+        return None if inner is None else f"{inner}.{node.field.name}"
+    return None
+
+
+class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwitchLowering):
     def __init__(self, fn: c_ast.FuncDef, ctx: CContext):
         StructuredLowering.__init__(self)
         self.fn = fn
@@ -138,6 +157,8 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
         self.macro_uses: list[SourceLoc] = []
         self.expanding: set[str] = set()
         self.omp_used: set[int] = set()  # lines of the OpenMP pragmas a loop or an update took
+        self.cells: set[str] = set()
+        self.read_only_leaves: dict[str, str] = {}
 
     # -- locations -------------------------------------------------------------------------------
     def loc(self, node: c_ast.Node) -> SourceLoc:
@@ -176,9 +197,12 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
         return self.ctx.cuda is not None
 
     def lookup(self, name: str) -> Optional[str]:
+        """The key of a variable; of a struct's leaf for a dotted name (``C.pos.x``)."""
+        root, dot, path = name.partition(".")
         for scope in reversed(self.scopes):
-            if name in scope:
-                return scope[name]
+            if root in scope:
+                key = scope[root] + dot + path
+                return key if key in self.ctypes else None
         return None
 
     def declare(self, name: str, t: CType, node: c_ast.Node) -> str:
@@ -190,18 +214,22 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
             n += 1
             key = f"{name}#{n}"
         self.scopes[-1][name] = key
+        self.register(key, name, t)
+        return key
+
+    def register(self, key: str, hint: str, t: CType) -> None:
+        """A variable's key: its type, its name for output, where it was declared."""
         self.ctypes[key] = t
-        self.hints[key] = name
-        self.hints[key + "@"] = name
+        self.hints[key] = hint
+        self.hints[key + "@"] = hint
         if t.kind == "pointer":
             self.key_types[key] = t.ir_array
             self.key_types[key + "@"] = I64
         elif t.kind == "array":
             self.key_types[key] = t.ir_array
-        else:
+        elif t.kind not in ("record", "void"):  # a struct is its leaves, each registered on its own
             self.key_types[key] = value_type(t)
         self.declared_in_loop[key] = self.loop_depth
-        return key
 
     def declared_type(self, node: c_ast.Node, where: c_ast.Node) -> CType:
         try:
@@ -218,7 +246,9 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
         except TypeProblem as p:
             raise self.fail(p.node if getattr(p.node, "coord", None) else node, p.message, p.hint)
 
-    def is_pointer_var(self, node: c_ast.ID) -> bool:
+    def is_pointer_var(self, node: c_ast.Node) -> bool:
+        if not isinstance(node, c_ast.ID):
+            return False
         key = self.lookup(node.name)
         return key is not None and self.ctypes[key].kind == "pointer"
 
@@ -248,12 +278,17 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
     def lower(self, sig: Signature) -> Function:
         fn = self.fn
         params = self.param_decls()
-        names = [p.name for p in params]
+        names = [name for name, _, _ in self.ir_params(params, sig)]
         body = Block(sig.param_types, names)
         loc = self.loc(fn.decl)
         b = Builder(body, loc)
         env: Env = {}
-        for p, t, arg in zip(params, sig.params, body.args):
+        args = iter(body.args)
+        for p, t in zip(params, sig.params):
+            if t.kind == "record":
+                self.bind_record_param(p.name, t, p, [next(args) for _ in param_leaves(t)], b, env)
+                continue
+            arg = next(args)
             key = self.declare(p.name, t, p)
             if t.kind == "pointer":
                 self.bind_pointer(key, Ptr(arg, None, t.layout), b, env)
@@ -284,6 +319,27 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
         b.create("return", [result], [])
         return self.function(sig, body, loc)
 
+    @staticmethod
+    def ir_params(params: list[c_ast.Decl], sig: Signature) -> list[tuple[str, str, Optional[list[str]]]]:
+        """Each IR parameter's name, declared C type, and for a struct's leaf what the
+        ``c_aggregates`` attribute records of it (``c_records``)."""
+        out: list[tuple[str, str, Optional[list[str]]]] = []
+        for p, t in zip(params, sig.params):
+            if t.kind == "record":
+                out += [(leaf_hint(p.name, pl.leaf.path), pl.ctype.spelling, aggregate_entry(p.name, t, pl))
+                        for pl in param_leaves(t)]
+            else:
+                out.append((p.name, t.spelling, None))
+        return out
+
+    @staticmethod
+    def fixed_members(params: list[c_ast.Decl], sig: Signature) -> list[tuple[str, list[str], Member]]:
+        """The leaves of struct parameters whose size the struct declares: cells (one number) and
+        fixed arrays, with their ``c_aggregates`` entries."""
+        return [(leaf_hint(p.name, pl.leaf.path), aggregate_entry(p.name, t, pl), pl.leaf.member)
+                for p, t in zip(params, sig.params) if t.kind == "record" for pl in param_leaves(t)
+                if pl.kind == CELL or pl.leaf.member.shape == "array"]
+
     def tables(self, b: Builder, env: Env) -> None:
         """The file's read-only tables the body names (``static const double coef[5] = {...}``),
         each a local array filled at the function's start: the same values on every call, and
@@ -306,19 +362,28 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
                     env[self.declare(name, t, d)] = Poison()
 
     def function(self, sig: Signature, body: Block, loc: SourceLoc) -> Function:
-        attrs: dict = {"c_params": [p.spelling for p in sig.params], "c_result": sig.result.spelling}
         decls = self.param_decls()
+        ir_params = self.ir_params(decls, sig)
+        attrs: dict = {"c_params": [spelled for _, spelled, _ in ir_params], "c_result": sig.result.spelling}
+        aggregates = {name: entry for name, _, entry in ir_params if entry is not None}
+        if aggregates:  # struct parameters: which leaf is which member (the C emitter spells them)
+            attrs["c_aggregates"] = aggregates
         if sig.declared:  # double A[n][m]: the declared extents are the array's shape
             attrs["shapes"] = {decls[k].name: list(read.extents) for k, read in sig.declared.items()}
             macros = {name: value for read in sig.declared.values() for name, value in read.macros}
             if macros:  # double A[N][N]: the signature names N, which the output defines again
                 attrs["c_macros"] = macros
-        structs = self.ctx.structs.definitions([p.layout for p in sig.params if p.layout is not None]) \
-            if self.ctx.structs is not None else []
+        members = {name: [1] if entry[3] == CELL else [t.extent] for name, entry, t in self.fixed_members(decls, sig)}
+        if members:  # a struct's number (a cell) and fixed array members: sizes the struct declares
+            attrs["shapes"] = {**attrs.get("shapes", {}), **members}
+        structs = self.ctx.structs.definitions(
+            [p.layout.name if p.layout is not None else p.record.name for p in sig.params  # type: ignore[union-attr]
+             if p.layout is not None or p.record is not None]) if self.ctx.structs is not None else []
         if structs:
             attrs["c_structs"] = structs
         unsigned = sorted({(t.spelling, 8 * BYTES[t.scalar.name]) for t, d in zip(sig.params, self.param_decls())
-                           if t.kind == "scalar" and is_unsigned(d.type, self.ctx.typedefs)})  # type: ignore
+                           if t.kind == "scalar" and is_unsigned(d.type, self.ctx.typedefs)}  # type: ignore
+                          | self.unsigned_members(sig))
         if unsigned:  # [spelling, bits]: C output reads these as the signed integers the IR means
             attrs["c_unsigned"] = [list(u) for u in unsigned]
         # The signature's and its structs' (``real pos[3];``): the output file defines them again.
@@ -330,6 +395,18 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
             attrs["cuda"] = self.ctx.cuda.get(self.fn.decl.name, "host")
         return Function(self.fn.decl.name, body, sig.result_types, loc, attrs,
                         source_names=frozenset(self.hints[key] for key in self.ctypes))
+
+    def unsigned_members(self, sig: Signature) -> set[tuple[str, int]]:
+        """The unsigned integer members of struct parameters (``size_t n``), as leaf spellings."""
+        out = set()
+        for t in sig.params:
+            for pl in param_leaves(t) if t.kind == "record" else []:
+                m = pl.leaf.member
+                words = m.spelling.replace("*", " ").split()
+                if m.shape == "scalar" and pl.kind != CELL and m.scalar is not None and m.scalar.is_int and \
+                        is_unsigned(c_ast.TypeDecl(None, [], None, c_ast.IdentifierType(words)), self.ctx.typedefs):
+                    out.add((m.spelling, 8 * BYTES[m.scalar.name]))
+        return out
 
     def typedefs_spelled(self, spellings: list[str]) -> list[list[str]]:
         """``[name, "typedef double real;"]`` for each of the file's typedefs the signature
@@ -450,11 +527,12 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
         except Fail as f:
             self.report(f)
             for d in (st.decls if isinstance(st, c_ast.DeclList) else [st] if isinstance(st, c_ast.Decl) else []):
-                if d.name not in self.scopes[-1]:
+                if d.name and d.name not in self.scopes[-1]:
                     try:
-                        env[self.declare(d.name, self.declared_type(d.type, d), d)] = Poison()
-                    except Fail:
-                        pass  # its type is the problem, already reported
+                        t = self.declared_type(d.type, d)
+                    except Fail:  # its type is the problem, already reported: its uses say nothing more
+                        t = CType("void", None, "")
+                    env[self.declare(d.name, t, d)] = Poison()
             for name in assigned_names(st):
                 key = self.lookup(name)
                 if key is not None:
@@ -543,6 +621,9 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
             raise self.fail(d, "a variable cannot be void")
         if t.kind == "array" and t.dims[0] is None:
             t = self.sized_by_initializer(d, t)
+        if t.kind == "record":
+            self.local_record(d, t, b, env)
+            return
         init = d.init
         if d.coord is not None and d.coord.line in self.ctx.shared_lines:
             self.shared_array(d, t, b, env)
@@ -694,6 +775,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
         t = self.ctypes[key]
         if "const" in t.spelling.split("*")[-1]:
             raise self.fail(target, f"'{target.name}' is a const pointer")
+        self.check_writable(target, key)
         p = self.pointer_value(value, t, b, env, target)
         old = env.get(key)
         if isinstance(old, Value) and old is not p.base and self.declared_in_loop[key] < self.loop_depth:
@@ -834,6 +916,10 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
             raise self.fail(node, f"'{name}' takes {len(sig.params)} argument(s), not {len(args)}")
         values: list[Value] = []
         for a, t in zip(args, sig.params):
+            if t.kind == "record":
+                raise self.fail(a, f"passing a struct ({t.spelling.rstrip(' *')}) to '{name}' is not supported yet",
+                                f"pass '{name}' the members it reads as parameters of their own (a number, "
+                                "an array: w.gamma, M->data)")
             if t.kind == "pointer":
                 p = self.pointer(a, b, env)
                 if p.elem != t.scalar or p.layout != t.layout:
@@ -894,9 +980,11 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
                 key = self.lookup(name)
                 if key is None:
                     continue
-                k = key + "@" if self.ctypes[key].kind == "pointer" else key
-                if self.ctypes[key].kind != "array" and k not in keys:
-                    keys.append(k)
+                leaves = self.record_leaves(key) if self.ctypes[key].kind == "record" else [(key, self.ctypes[key])]
+                for leaf, t in leaves:
+                    k = leaf + "@" if t.kind == "pointer" else leaf
+                    if t.kind != "array" and k not in keys:
+                        keys.append(k)
         return keys
 
     def for_stmt(self, st: c_ast.For, b: Builder, env: Env) -> None:
