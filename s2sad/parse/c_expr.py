@@ -282,6 +282,8 @@ class CExprLowering:
             if isinstance(v, Poison) and not v.message:
                 raise Fail(None)
             raise self.fail(node, message, v.hint if isinstance(v, Poison) else "initialize it where it is declared")
+        if self.is_cell(key):  # a variable whose address is taken (c_pointers)
+            return self.read_cell(v, self.at(b, node))
         if isinstance(v.type, ArrayType):
             off = env.get(key + "@")
             return Ptr(v, off if isinstance(off, Value) else None, self.ctypes[key].layout)
@@ -450,8 +452,18 @@ class CExprLowering:
                 if len(idx) > 1:  # &A[i][j]: into the row A[i]
                     return Ptr(self.rows(arr, idx[:-1], self.at(b, node)).base, idx[-1])
                 return Ptr(arr, idx[0])
-            raise self.fail(node, "taking the address of a variable is not supported",
-                            "return the value, or write it into an array parameter")
+            if isinstance(node.expr, c_ast.ID) and self.is_cell(key := self.lookup(node.expr.name)):
+                cell = env.get(key)  # type: ignore[arg-type]
+                if not isinstance(cell, Value):
+                    raise Fail(None)
+                return self.cell_address(cell)
+            if isinstance(node.expr, c_ast.ID) and self.lookup(node.expr.name) is not None:
+                name = node.expr.name  # &p of a pointer, &a of an array: a pointer to a pointer or to an array
+                raise self.fail(node, f"taking the address of the {self.ctypes[self.lookup(name)].kind} '{name}' "
+                                "is not supported", f"pass '{name}' itself, or the address of one element: "
+                                f"&{name}[i]")
+            raise self.fail(node, "taking the address of this expression is not supported",
+                            "take the address of a variable or an array element: &m, &x[i]")
         if op == "*":
             p = self.pointer(node.expr, b, env)
             if p.base.type.rank > 1:  # type: ignore[attr-defined]  # *A, *(A + i): a row
@@ -645,6 +657,11 @@ class CExprLowering:
                 raise self.fail(target, f"cannot assign to the array '{target.name}'", "assign its elements")
             if "const" in t.spelling.split():
                 raise self.fail(target, f"'{target.name}' is const")
+            if self.is_cell(key):
+                cell = env.get(key)
+                if not isinstance(cell, Value):
+                    raise Fail(None)  # its declaration failed, and said so
+                return self.write_cell(cell, self.number(value, b), b)
             v = self.convert(self.number(value, b) if self.key_type(key) != BOOL else value, self.key_type(key), b)
             if not v.name_hint and v.defining_op is not None:
                 v.name_hint = target.name
@@ -718,6 +735,18 @@ class CExprLowering:
         raise NotImplementedError
 
     def is_pointer_var(self, node: c_ast.ID) -> bool:  # pragma: no cover
+        raise NotImplementedError
+
+    def is_cell(self, key: Optional[str]) -> bool:  # pragma: no cover
+        raise NotImplementedError
+
+    def read_cell(self, cell: Value, b: Builder) -> Value:  # pragma: no cover
+        raise NotImplementedError
+
+    def write_cell(self, cell: Value, v: Value, b: Builder) -> Value:  # pragma: no cover
+        raise NotImplementedError
+
+    def cell_address(self, cell: Value) -> Ptr:  # pragma: no cover
         raise NotImplementedError
 
     def assign_pointer(self, target: c_ast.ID, value: c_ast.Node, b: Builder, env: Env) -> Ptr:  # pragma: no cover

@@ -51,6 +51,7 @@ from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, librar
                      split_subscripts, walk)
 from .c_declarators import ReadDims
 from .c_extern import read_prototype
+from .c_pointers import CPointerLowering, addressed_names
 from .c_preprocess import strip_comments
 from .c_source_map import SourceMap
 from .omp import OmpLoop, OmpProblem, omp_directive, parse_atomic, parse_omp, pragma_before, unconsumed_problem
@@ -126,7 +127,7 @@ def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
     return out
 
 
-class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
+class CFunctionLowerer(CPointerLowering, CExprLowering, StructuredLowering, CSwitchLowering):
     def __init__(self, fn: c_ast.FuncDef, ctx: CContext):
         StructuredLowering.__init__(self)
         self.fn = fn
@@ -138,6 +139,8 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
         self.macro_uses: list[SourceLoc] = []
         self.expanding: set[str] = set()
         self.omp_used: set[int] = set()  # lines of the OpenMP pragmas a loop or an update took
+        self.addressed = addressed_names(fn.body)  # variables whose address is taken: cells (c_pointers)
+        self.cells: set[str] = set()
 
     # -- locations -------------------------------------------------------------------------------
     def loc(self, node: c_ast.Node) -> SourceLoc:
@@ -257,6 +260,8 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
             key = self.declare(p.name, t, p)
             if t.kind == "pointer":
                 self.bind_pointer(key, Ptr(arg, None, t.layout), b, env)
+            elif self.wants_cell(p.name, t):
+                self.new_cell(key, p.name, t, arg, b, env)
             else:
                 env[key] = arg
         self.tables(b, env)
@@ -455,7 +460,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
                         env[self.declare(d.name, self.declared_type(d.type, d), d)] = Poison()
                     except Fail:
                         pass  # its type is the problem, already reported
-            for name in assigned_names(st):
+            for name in assigned_names(st) + sorted(addressed_names(st)):  # &m: a callee may set m
                 key = self.lookup(name)
                 if key is not None:
                     env[key] = Poison()
@@ -563,6 +568,9 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
                 raise self.fail(init, "a scalar cannot have a brace initializer")
             v = self.number(self.scalar(init, b, env), self.at(b, d))
         key = self.declare(d.name, t, d)
+        if self.wants_cell(d.name, t):
+            self.new_cell(key, d.name, t, v, self.at(b, d), env)
+            return
         if v is not None:
             v = self.convert(v, value_type(t), self.at(b, d))
             if not v.name_hint and v.defining_op is not None:
@@ -895,7 +903,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
                 if key is None:
                     continue
                 k = key + "@" if self.ctypes[key].kind == "pointer" else key
-                if self.ctypes[key].kind != "array" and k not in keys:
+                if self.ctypes[key].kind != "array" and not self.is_cell(key) and k not in keys:
                     keys.append(k)
         return keys
 
@@ -928,7 +936,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering):
         else:
             return None
         key = self.lookup(name)
-        if key is None or self.ctypes[key].kind != "scalar" or not self.key_type(key).is_int:
+        if key is None or self.ctypes[key].kind != "scalar" or self.is_cell(key) or not self.key_type(key).is_int:
             return None
         cond = st.cond
         if not (isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">=")
