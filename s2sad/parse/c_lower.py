@@ -51,7 +51,7 @@ from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, librar
                      split_subscripts, walk)
 from .c_declarators import ReadDims
 from .c_extern import read_prototype
-from .c_pointers import CPointerLowering, addressed_names
+from .c_pointers import Aim, CPointerLowering, addressed_names
 from .c_preprocess import strip_comments
 from .c_source_map import SourceMap
 from .omp import OmpLoop, OmpProblem, omp_directive, parse_atomic, parse_omp, pragma_before, unconsumed_problem
@@ -128,7 +128,7 @@ def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
 
 
 class CFunctionLowerer(CPointerLowering, CExprLowering, StructuredLowering, CSwitchLowering):
-    def __init__(self, fn: c_ast.FuncDef, ctx: CContext):
+    def __init__(self, fn: c_ast.FuncDef, ctx: CContext, plan: Optional[dict[str, list[tuple[str, int]]]] = None):
         StructuredLowering.__init__(self)
         self.fn = fn
         self.ctx = ctx
@@ -141,6 +141,12 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, StructuredLowering, CSwi
         self.omp_used: set[int] = set()  # lines of the OpenMP pragmas a loop or an update took
         self.addressed = addressed_names(fn.body)  # variables whose address is taken: cells (c_pointers)
         self.cells: set[str] = set()
+        # Pointer variables that move between arrays (c_pointers.Aim), found by an earlier
+        # lowering of the same function (``lower_function`` lowers it again when one is found).
+        self.plan = {k: list(v) for k, v in (plan or {}).items()}
+        self.replan = False
+        self.roots: dict[str, Value] = {}
+        self.root_keys: dict[int, str] = {}
 
     # -- locations -------------------------------------------------------------------------------
     def loc(self, node: c_ast.Node) -> SourceLoc:
@@ -199,6 +205,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, StructuredLowering, CSwi
         if t.kind == "pointer":
             self.key_types[key] = t.ir_array
             self.key_types[key + "@"] = I64
+            if self.is_moving(key):
+                self.declare_moving(key)
         elif t.kind == "array":
             self.key_types[key] = t.ir_array
         else:
@@ -259,7 +267,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, StructuredLowering, CSwi
         for p, t, arg in zip(params, sig.params, body.args):
             key = self.declare(p.name, t, p)
             if t.kind == "pointer":
-                self.bind_pointer(key, Ptr(arg, None, t.layout), b, env)
+                self.note_root(key, arg)
+                self.bind_pointer(key, Ptr(arg, None, t.layout), b, env, p)
             elif self.wants_cell(p.name, t):
                 self.new_cell(key, p.name, t, arg, b, env)
             else:
@@ -304,7 +313,9 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, StructuredLowering, CSwi
                     raise self.fail(d, f"the table '{name}' must be an array of numbers")
                 if t.dims[0] is None:
                     t = self.sized_by_initializer(d, t)
-                env[self.declare(name, t, d)] = self.local_array(d, t, b, env)
+                key = self.declare(name, t, d)
+                env[key] = self.local_array(d, t, b, env)
+                self.note_root(key, env[key])  # type: ignore[arg-type]
             except Fail as f:
                 self.report(f)
                 if t is not None:
@@ -554,13 +565,20 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, StructuredLowering, CSwi
             return
         if t.kind == "array":
             arr = self.local_array(d, t, b, env)
-            env[self.declare(d.name, t, d)] = arr
+            key = self.declare(d.name, t, d)
+            env[key] = arr
+            self.note_root(key, arr)
             return
         if t.kind == "pointer":
             value = self.pointer_value(init, t, b, env, d) if init is not None else None
             key = self.declare(d.name, t, d)
             if value is not None:
-                self.bind_pointer(key, value, b, env)
+                if self.root_keys.get(id(value.base)) is None and value.base.defining_op is not None \
+                        and value.base.defining_op.name == "alloc":
+                    self.note_root(key, value.base)  # double *w = malloc(...)
+                self.bind_pointer(key, value, b, env, d)
+            elif self.is_moving(key):
+                env[key + "#"] = Poison()  # never pointed anywhere yet: reading it is reported
             return
         v = None
         if init is not None:
@@ -645,11 +663,12 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, StructuredLowering, CSwi
         if isinstance(inner, c_ast.FuncCall) and isinstance(inner.name, c_ast.ID) and \
                 inner.name.name in ("malloc", "calloc"):
             return Ptr(self.allocation(inner, t, b, env, where))
-        p = self.pointer(node, b, env)
+        p = self.pointer_choice(inner, b, env, self.lookup(where.name)) if isinstance(inner, c_ast.TernaryOp) else \
+            self.pointer(node, b, env, aims=True)
         if p.elem != t.scalar or p.layout != t.layout:
             what = p.layout.name if p.layout is not None else p.elem
             raise self.fail(node, f"a {what} array cannot be used as '{t.spelling}'")
-        if p.base.type.rank != 1:  # type: ignore[attr-defined]
+        if p.base.type.rank != 1 and not isinstance(p, Aim):  # type: ignore[attr-defined]
             raise self.fail(node, f"'{node_text(node)}' has {p.base.type.rank} dimensions: C does not "  # type: ignore
                             f"convert it to '{t.spelling}'", f"point at one of its rows: {node_text(node)}[i]")
         return p
@@ -689,9 +708,13 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, StructuredLowering, CSwi
     def is_sizeof(node: c_ast.Node) -> bool:
         return isinstance(node, c_ast.UnaryOp) and node.op == "sizeof"
 
-    @staticmethod
-    def bind_pointer(key: str, p: Ptr, b: Builder, env: Env) -> Ptr:
+    def bind_pointer(self, key: str, p: Ptr, b: Builder, env: Env, node: c_ast.Node) -> Ptr:
         """``p = ...``: the base, and an explicit offset (loops carry it, so it must exist)."""
+        if self.is_moving(key):
+            return self.bind_moving(key, p, b, env, node)
+        if isinstance(p, Aim):  # p = q of a moving q, or p = c ? x : y
+            self.want_moving(key, self.arrays_of(p))
+            p = Ptr(p.choices[0][1], p.off, p.layout)
         off = p.off if p.off is not None else build.const(b, 0, I64)
         env[key], env[key + "@"] = p.base, off
         return Ptr(p.base, off, p.layout)
@@ -704,10 +727,10 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, StructuredLowering, CSwi
             raise self.fail(target, f"'{target.name}' is a const pointer")
         p = self.pointer_value(value, t, b, env, target)
         old = env.get(key)
-        if isinstance(old, Value) and old is not p.base and self.declared_in_loop[key] < self.loop_depth:
-            raise self.fail(target, f"'{target.name}' is pointed at a different array inside a loop",
-                            "index the arrays explicitly instead of switching pointers")
-        return self.bind_pointer(key, p, b, env)
+        if isinstance(old, Value) and old is not p.base and self.declared_in_loop[key] < self.loop_depth \
+                and not self.is_moving(key):
+            self.want_moving(key, [old, *self.arrays_of(p)])  # the array depends on the iteration
+        return self.bind_pointer(key, p, b, env, target)
 
     def move_pointer(self, target: c_ast.ID, step: Value, b: Builder, env: Env) -> Ptr:
         key = self.lookup(target.name)
@@ -901,6 +924,9 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, StructuredLowering, CSwi
             for name in assigned_names(node):
                 key = self.lookup(name)
                 if key is None:
+                    continue
+                if self.is_moving(key):
+                    keys += [k for k in self.moving_keys(key) if k not in keys]
                     continue
                 k = key + "@" if self.ctypes[key].kind == "pointer" else key
                 if self.ctypes[key].kind != "array" and not self.is_cell(key) and k not in keys:
@@ -1158,7 +1184,15 @@ def _body_lines(fn: c_ast.FuncDef, lines: list[str]) -> range:
 
 
 def lower_function(fn: c_ast.FuncDef, ctx: CContext) -> tuple[Function, list[Diagnostic]]:
-    lowerer = CFunctionLowerer(fn, ctx)
-    func = lowerer.lower(ctx.signatures[fn.decl.name])
-    return func, lowerer.diagnostics
+    """``fn`` as IR. A pointer variable found to point at different arrays depending on the
+    branch or the iteration makes the lowering start again with it moving (``c_pointers``),
+    until no new one (or no new array for one) is found: each round adds at least one array
+    to a pointer's finite list, so this ends."""
+    plan: dict[str, list[tuple[str, int]]] = {}
+    while True:
+        lowerer = CFunctionLowerer(fn, ctx, plan)
+        func = lowerer.lower(ctx.signatures[fn.decl.name])
+        if not lowerer.replan:
+            return func, lowerer.diagnostics
+        plan = lowerer.plan
 

@@ -14,16 +14,17 @@ adds what C code does with pointers besides walking one array:
 
 from __future__ import annotations
 
-from typing import Optional
+from dataclasses import dataclass, replace
+from typing import Callable, Optional
 
 from pycparser import c_ast
 
 from ..ssa import build
-from ..ssa.ir import Builder, Value
+from ..ssa.ir import Block, Builder, Value
 from ..ssa.types import I64
-from .c_expr import Ptr, walk
+from .c_expr import Ptr, node_text, walk
 from .c_types import CType
-from .py_common import Env
+from .py_common import Env, Fail, Poison
 
 
 def addressed_names(body: Optional[c_ast.Node]) -> frozenset[str]:
@@ -33,6 +34,26 @@ def addressed_names(body: Optional[c_ast.Node]) -> frozenset[str]:
         return frozenset()
     return frozenset(n.expr.name for n in walk(body)
                      if isinstance(n, c_ast.UnaryOp) and n.op == "&" and isinstance(n.expr, c_ast.ID))
+
+
+# -- pointers that move between arrays ------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Aim(Ptr):
+    """A pointer whose array is chosen at run time: element ``i`` is
+    ``array[rows...][off + i]`` of the ``array`` of ``choices`` numbered ``which``.
+
+    ``choices`` pairs each array the pointer may point into (a parameter, a local array, an
+    allocation: never a view) with its number in the pointer variable's list; ``which`` is
+    None when there is one. ``rows`` are the leading indices into an array of more dimensions
+    (``xp = H[l]`` points into row ``l`` of ``H``; an array of fewer takes the first of them
+    it needs). ``base`` is the first choice, for the element type only: every consumer that
+    needs one array asks ``plain`` (c_expr's ``pointer`` does), and the accesses dispatch.
+    """
+
+    choices: tuple[tuple[int, Value], ...] = ()
+    which: Optional[Value] = None
+    rows: tuple[Value, ...] = ()
 
 
 class CPointerLowering:
@@ -83,3 +104,207 @@ class CPointerLowering:
     @staticmethod
     def cell_address(cell: Value) -> Ptr:
         return Ptr(cell)
+
+    # -- pointers that move between arrays ---------------------------------------------------
+    # Provided by the host as well: plan, replan, roots, root_keys (see CFunctionLowerer).
+    plan: dict[str, list[tuple[str, int]]]  # moving pointer key -> its arrays (root key, rank)
+    replan: bool  # this lowering found a pointer that must move: lower the function again
+    roots: dict[str, Value]  # variable key -> the array its declaration made
+    root_keys: dict[int, str]  # id() of such an array -> that key
+
+    def note_root(self, key: str, arr: Value) -> None:
+        """``arr`` is the array the declaration of ``key`` made (a parameter, a local array, an
+        allocation): a pointer may be pointed at it anywhere it is in scope."""
+        self.roots[key] = arr
+        self.root_keys[id(arr)] = key
+
+    def is_moving(self, key: Optional[str]) -> bool:
+        return key is not None and key in self.plan
+
+    def moving_keys(self, key: str) -> list[str]:
+        """What a moving pointer variable is made of in the environment: which array, its
+        offset and the rows it points into (integers, which loops carry and branches merge)."""
+        rows = max(rank for _, rank in self.plan[key]) - 1
+        return [key + "#", key + "@"] + [f"{key}@{k}" for k in range(rows)]
+
+    def declare_moving(self, key: str) -> None:
+        """The integers a moving pointer ``p`` is made of print as ``p_array`` (which of its
+        arrays), ``p_off`` (the offset) and ``p_row`` (the rows)."""
+        name = self.hints[key]  # type: ignore[attr-defined]
+        for k, part in zip(self.moving_keys(key), ["array", "off"] + ["row"] * len(self.moving_keys(key))):
+            self.key_types[k] = I64
+            self.hints[k] = f"{name}_{part}"  # type: ignore[attr-defined]
+
+    def split_rows(self, arr: Value) -> Optional[tuple[str, tuple[Value, ...]]]:
+        """``arr`` as (the key of the array it is part of, the row indices leading to it):
+        ``H[l]`` is (``H``, (l,)). None when it is no declared array or a row of one."""
+        rows: list[Value] = []
+        while id(arr) not in self.root_keys:
+            op = arr.defining_op
+            if op is None or op.name != "view" or op.operands[0].type.rank != arr.type.rank + 1:  # type: ignore
+                return None
+            rows.insert(0, op.operands[1])
+            arr = op.operands[0]
+        return self.root_keys[id(arr)], tuple(rows)
+
+    def want_moving(self, key: str, arrays: list[Value]) -> None:
+        """``key`` points at different arrays (or rows) depending on the branch or the
+        iteration: lower the function again with ``key`` a moving pointer over ``arrays``."""
+        have = self.plan.setdefault(key, [])
+        for arr in arrays:
+            split = self.split_rows(arr)
+            if split is None:
+                continue  # not pointable from everywhere: reported where it is bound
+            root, _ = split
+            if all(r != root for r, _ in have):
+                have.append((root, self.roots[root].type.rank))  # type: ignore[attr-defined]
+                self.replan = True
+
+    @staticmethod
+    def is_aim(p: Ptr) -> bool:
+        """Whether ``p`` needs more than one array and an offset: several arrays, or rows."""
+        return isinstance(p, Aim) and (len(p.choices) > 1 or bool(p.rows))
+
+    def arrays_of(self, p: Ptr) -> list[Value]:
+        return [arr for _, arr in p.choices] if isinstance(p, Aim) else [p.base]
+
+    def aim_of(self, key: str, env: Env, node: Optional[c_ast.Node] = None) -> Aim:
+        """The value of the moving pointer variable ``key``: its arrays declared so far (a
+        later one cannot be the one it points at yet)."""
+        keys = self.moving_keys(key)
+        which, off, rows = env.get(keys[0]), env.get(keys[1]), [env.get(k) for k in keys[2:]]
+        choices = tuple((n, self.roots[root]) for n, (root, _) in enumerate(self.plan[key]) if root in self.roots
+                        and self.lookup(self.hints[root]) == root)  # type: ignore[attr-defined]
+        values = (which, off, *rows)
+        if any(isinstance(v, Poison) for v in values):
+            raise Fail(None)  # what set it failed, and said so
+        if not choices or not all(isinstance(v, Value) for v in values):
+            raise self.fail(node, f"'{self.hints[key]}' is used before it is given a value",  # type: ignore
+                            "point it at an array where it is declared")
+        return Aim(choices[0][1], off, self.ctypes[key].layout, choices, which, tuple(rows))  # type: ignore
+
+    def bind_moving(self, key: str, p: Ptr, b: Builder, env: Env, node: c_ast.Node) -> Ptr:
+        """``key = p`` for a moving pointer: its number in the list of ``key``'s arrays (mapped
+        from ``p``'s own list when ``p`` moves too: ``in = out``), rows and offset."""
+        order = [root for root, _ in self.plan[key]]
+        keys = self.moving_keys(key)
+        numbered: list[tuple[int, int]] = []  # (p's number of an array, key's number of it)
+        rows: tuple[Value, ...] = p.rows if isinstance(p, Aim) else ()
+        for n, arr in (p.choices if isinstance(p, Aim) else ((0, p.base),)):
+            split = self.split_rows(arr)
+            if split is None:
+                raise self.fail(node, f"'{self.hints[key]}' is pointed at an array that is not a variable or a "  # type: ignore
+                                "row of one", "point it at a declared array, a part of one (x + k) or a row, H[l]")
+            root, more = split
+            if root not in order:
+                self.want_moving(key, [arr])
+                order = [r for r, _ in self.plan[key]]
+            if more:
+                rows = more
+            numbered.append((n, order.index(root)))
+        if len(numbered) == 1:
+            which = build.const(b, numbered[0][1], I64)
+        elif all(n == mine for n, mine in numbered):
+            which = p.which  # type: ignore[assignment]  # numbered as key numbers them
+        else:
+            which = build.const(b, numbered[-1][1], I64)
+            for n, mine in reversed(numbered[:-1]):
+                same = build.cmp(b, "eq", p.which, build.const(b, n, I64))  # type: ignore[arg-type]
+                which = build.select(b, same, build.const(b, mine, I64), which)
+        env[keys[0]] = which
+        env[keys[1]] = p.off if p.off is not None else build.const(b, 0, I64)
+        zero = build.const(b, 0, I64) if len(rows) < len(keys) - 2 else None
+        for k, row_key in enumerate(keys[2:]):
+            env[row_key] = rows[k] if k < len(rows) else zero  # type: ignore[assignment]
+        return self.aim_of(key, env)
+
+    def plain(self, p: Ptr, node: c_ast.Node, b: Builder) -> Ptr:
+        """``p`` as a pointer into one array (rows become views), for the uses that need one:
+        a moving pointer that may point into several is a located error there."""
+        if not isinstance(p, Aim):
+            return p
+        if len(p.choices) > 1:
+            raise self.fail(node, f"'{node_text(node)}' points at a different array depending on the branch "  # type: ignore
+                            "taken or the iteration, and this use of it is not supported",
+                            "read and write its elements (p[i], *p), or pass it to a function of this file")
+        arr = p.choices[0][1]
+        for r in p.rows[:arr.type.rank - 1]:  # type: ignore[attr-defined]
+            t = arr.type
+            arr = b.op1("view", [arr, r], type(t)(t.elem, t.rank - 1))  # type: ignore[attr-defined]
+        return Ptr(arr, p.off, p.layout)
+
+    def dispatch(self, p: Aim, b: Builder, make: Callable[[Builder, Value, list[Value]], list[Value]],
+                 types: list) -> list[Value]:
+        """``make(b, array, rows)`` for the array ``p`` points at: an if/else chain on ``which``
+        with one branch per array (the last one without a test), yielding ``make``'s values."""
+        def branch(bb: Builder, k: int) -> list[Value]:
+            n, arr = p.choices[k]
+            rows = list(p.rows[:arr.type.rank - 1])  # type: ignore[attr-defined]
+            if k == len(p.choices) - 1:
+                return make(bb, arr, rows)
+            loc = bb.loc
+            tb, eb = Block(), Block()
+            tbb, ebb = Builder(tb, loc), Builder(eb, loc)
+            here = build.cmp(bb, "eq", p.which, build.const(bb, n, I64))  # type: ignore[arg-type]
+            tbb.create("yield", make(tbb, arr, rows), [])
+            ebb.create("yield", branch(ebb, k + 1), [])
+            return bb.create("if", [here], types, regions=[tb, eb]).results
+        return branch(b, 0)
+
+    def load_through(self, p: Aim, j: Value, b: Builder) -> Value:
+        """``p[j]`` (``j`` counts from the array's row start, the offset included)."""
+        return self.dispatch(p, b, lambda bb, arr, rows: [bb.op1("load", [arr, *rows, j], p.elem)], [p.elem])[0]
+
+    def store_through(self, p: Aim, j: Value, v: Value, b: Builder) -> None:
+        def store(bb: Builder, arr: Value, rows: list[Value]) -> list[Value]:
+            bb.create("store", [arr, *rows, j, v], [])
+            return []
+        self.dispatch(p, b, store, [])
+
+    def pointer_choice(self, node: c_ast.TernaryOp, b: Builder, env: Env, target: Optional[str] = None) -> Ptr:
+        """``c ? p : q`` of pointers: both are pointers the program already made (evaluating
+        both cannot fault), the choice a ``which`` (an ``Aim``) when their arrays differ,
+        numbered as the moving pointer ``target`` numbers them where it is one."""
+        self.no_side_effects(node)  # type: ignore[attr-defined]
+        c = self.condition(node.cond, b, env)  # type: ignore[attr-defined]
+        x, y = (self.pointer(arm, b, env, aims=True) for arm in (node.iftrue, node.iffalse))  # type: ignore
+        b = self.at(b, node)  # type: ignore[attr-defined]
+        zero = build.const(b, 0, I64)
+        off = build.select(b, c, x.off or zero, y.off or zero)
+        if not isinstance(x, Aim) and not isinstance(y, Aim) and x.base is y.base:
+            return Ptr(x.base, off, x.layout)
+        arrays: list[Value] = []
+        for arr in self.arrays_of(x) + self.arrays_of(y):
+            if all(a is not arr for a in arrays):
+                arrays.append(arr)
+        if target is not None and self.is_moving(target):
+            order = [root for root, _ in self.plan[target]]
+            split = [self.split_rows(a) for a in arrays]
+            if all(s is not None and s[0] in order for s in split) and len({s[0] for s in split}) == len(split):  # type: ignore
+                arrays.sort(key=lambda a: order.index(self.split_rows(a)[0]))  # type: ignore[index]
+                numbers = {id(a): order.index(self.split_rows(a)[0]) for a in arrays}  # type: ignore[index]
+                return self._choice(b, c, x, y, off, arrays, [numbers[id(a)] for a in arrays])
+        return self._choice(b, c, x, y, off, arrays, list(range(len(arrays))))
+
+    def _choice(self, b: Builder, c: Value, x: Ptr, y: Ptr, off: Value, arrays: list[Value],
+                numbers: list[int]) -> Aim:
+        """The ``Aim`` of ``c ? x : y`` over ``arrays``, numbered ``numbers``."""
+        zero = build.const(b, 0, I64)
+
+        def numbered(arr: Value) -> int:
+            return next(numbers[k] for k, a in enumerate(arrays) if a is arr)
+
+        def number(p: Ptr) -> Value:  # p's array, numbered in ``arrays``
+            if not isinstance(p, Aim):
+                return build.const(b, numbered(p.base), I64)
+            out = zero
+            for n, arr in p.choices:
+                mine = build.const(b, numbered(arr), I64)
+                out = build.select(b, build.cmp(b, "eq", p.which, build.const(b, n, I64)), mine, out)  # type: ignore
+            return out
+
+        xr, yr = (p.rows if isinstance(p, Aim) else () for p in (x, y))
+        rows = tuple(build.select(b, c, xr[k] if k < len(xr) else zero, yr[k] if k < len(yr) else zero)
+                     for k in range(max(len(xr), len(yr))))
+        return Aim(arrays[0], off, x.layout, tuple(zip(numbers, arrays)), build.select(b, c, number(x), number(y)),
+                   rows)
