@@ -553,9 +553,12 @@ class CExprLowering:
             return p.off if p.off is not None else build.const(b, 0, I64)
 
         if isinstance(x, Ptr) and isinstance(y, Ptr):
+            if (self.is_aim(x) or self.is_aim(y)) and op in ("==", "!="):
+                same = self.same_place(x, y, b)
+                return same if op == "==" else b.op1("not", [same], BOOL)
             if self.is_aim(x) or self.is_aim(y):
-                raise self.fail(node, "a pointer that points at different arrays depending on the branch or the "
-                                "iteration cannot be compared or subtracted", "compare the indices instead")
+                raise self.fail(node, f"'{op}' of a pointer that points at different arrays depending on the branch "
+                                "or the iteration is not supported", "compare them with == or !=, or compare indices")
             if x.base is not y.base:
                 raise self.fail(node, "pointers into different arrays cannot be compared or subtracted")
             if op == "-":
@@ -782,6 +785,9 @@ class CExprLowering:
         raise NotImplementedError
 
     def plain(self, p: Ptr, node: c_ast.Node, b: Builder) -> Ptr:  # pragma: no cover
+        raise NotImplementedError
+
+    def same_place(self, x: Ptr, y: Ptr, b: Builder) -> Value:  # pragma: no cover
         raise NotImplementedError
 
     def load_through(self, p: Ptr, j: Value, b: Builder) -> Value:  # pragma: no cover

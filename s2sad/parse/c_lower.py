@@ -128,7 +128,8 @@ def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
 
 
 class CFunctionLowerer(CPointerLowering, CExprLowering, StructuredLowering, CSwitchLowering):
-    def __init__(self, fn: c_ast.FuncDef, ctx: CContext, plan: Optional[dict[str, list[tuple[str, int]]]] = None):
+    def __init__(self, fn: c_ast.FuncDef, ctx: CContext, plan: Optional[dict[str, list[tuple[str, int]]]] = None,
+                 offsets: frozenset[str] = frozenset()):
         StructuredLowering.__init__(self)
         self.fn = fn
         self.ctx = ctx
@@ -144,6 +145,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, StructuredLowering, CSwi
         # Pointer variables that move between arrays (c_pointers.Aim), found by an earlier
         # lowering of the same function (``lower_function`` lowers it again when one is found).
         self.plan = {k: list(v) for k, v in (plan or {}).items()}
+        self.offsets = set(offsets)
         self.replan = False
         self.roots: dict[str, Value] = {}
         self.root_keys: dict[int, str] = {}
@@ -735,6 +737,12 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, StructuredLowering, CSwi
     def move_pointer(self, target: c_ast.ID, step: Value, b: Builder, env: Env) -> Ptr:
         key = self.lookup(target.name)
         assert key is not None
+        if self.is_moving(key):
+            if key not in self.offsets:
+                self.moves_within(key)  # lowered again with an offset to move
+                return self.aim_of(key, env, target)
+            env[key + "@"] = build.add(self.at(b, target), env[key + "@"], step)  # type: ignore[arg-type]
+            return self.aim_of(key, env, target)
         base = env.get(key)
         if not isinstance(base, Value):
             raise self.fail(target, f"'{target.name}' does not point anywhere yet")
@@ -863,13 +871,19 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, StructuredLowering, CSwi
         sig = self.ctx.signatures[name]
         if len(args) != len(sig.params):
             raise self.fail(node, f"'{name}' takes {len(sig.params)} argument(s), not {len(args)}")
-        values: list[Value] = []
+        values: list[Optional[Value]] = []
+        moving: list[tuple[int, Aim, c_ast.Node, CType]] = []  # arguments that move between arrays
         for a, t in zip(args, sig.params):
             if t.kind == "pointer":
-                p = self.pointer(a, b, env)
+                p = self.pointer(a, b, env, aims=True)
                 if p.elem != t.scalar or p.layout != t.layout:
                     what = p.layout.name if p.layout is not None else p.elem
                     raise self.fail(a, f"'{name}' expects '{t.spelling}' here, not an array of {what}")
+                if isinstance(p, Aim) and len(p.choices) > 1:
+                    moving.append((len(values), p, a, t))
+                    values.append(None)
+                    continue
+                p = self.plain(p, a, b)
                 if p.off is not None and p.layout is not None:  # counts structs: the view starts at a struct
                     p = Ptr(p.base, self.field_index(self.whole(p, b), self.at(b, a)), p.layout)
                 values.append(self.array_argument(a, p, t, name, b))
@@ -879,9 +893,20 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, StructuredLowering, CSwi
         result_types = sig.result_types
         if want_value and not result_types:
             raise self.fail(node, f"'{name}' returns no value")
-        op = self.at(b, node).create("call", values, result_types, {"callee": name},
-                                     hints=[f"{name}_value"] * len(result_types))
-        return op.result if result_types else None
+
+        def make(bb: Builder, given: list[Optional[Value]], todo: list[tuple[int, Aim, c_ast.Node, CType]]) \
+                -> list[Value]:
+            if todo:  # one call per array the next moving argument may point at
+                k, p, a, t = todo[0]
+
+                def with_array(b2: Builder, q: Ptr) -> list[Value]:
+                    return make(b2, given[:k] + [self.array_argument(a, q, t, name, b2)] + given[k + 1:], todo[1:])
+                return self.through_each(p, a, bb, with_array, result_types)
+            op = self.at(bb, node).create("call", given, result_types, {"callee": name},  # type: ignore[arg-type]
+                                          hints=[f"{name}_value"] * len(result_types))
+            return list(op.results)
+        results = make(b, values, moving)
+        return results[0] if result_types else None
 
     def math_call(self, node: c_ast.FuncCall, intrinsic: tuple[str, Optional[Type]], args: list[c_ast.Node],
                   b: Builder, env: Env) -> Value:
@@ -926,7 +951,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, StructuredLowering, CSwi
                 if key is None:
                     continue
                 if self.is_moving(key):
-                    keys += [k for k in self.moving_keys(key) if k not in keys]
+                    keys += [k for k in self.moving_keys(key) if k and k not in keys]
                     continue
                 k = key + "@" if self.ctypes[key].kind == "pointer" else key
                 if self.ctypes[key].kind != "array" and not self.is_cell(key) and k not in keys:
@@ -1187,12 +1212,16 @@ def lower_function(fn: c_ast.FuncDef, ctx: CContext) -> tuple[Function, list[Dia
     """``fn`` as IR. A pointer variable found to point at different arrays depending on the
     branch or the iteration makes the lowering start again with it moving (``c_pointers``),
     until no new one (or no new array for one) is found: each round adds at least one array
-    to a pointer's finite list, so this ends."""
+    to a pointer's finite list, or one pointer to those that need an offset, so this ends."""
     plan: dict[str, list[tuple[str, int]]] = {}
+    offsets: frozenset[str] = frozenset()
     while True:
-        lowerer = CFunctionLowerer(fn, ctx, plan)
+        lowerer = CFunctionLowerer(fn, ctx, plan, offsets)
         func = lowerer.lower(ctx.signatures[fn.decl.name])
         if not lowerer.replan:
             return func, lowerer.diagnostics
-        plan = lowerer.plan
+        if lowerer.plan != plan:  # offsets seen before every moving pointer was known may be loop-carried ones
+            plan = lowerer.plan
+        else:
+            offsets = frozenset(lowerer.offsets)
 

@@ -21,7 +21,7 @@ from pycparser import c_ast
 
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Value
-from ..ssa.types import I64
+from ..ssa.types import BOOL, I64
 from .c_expr import Ptr, node_text, walk
 from .c_types import CType
 from .py_common import Env, Fail, Poison
@@ -109,6 +109,7 @@ class CPointerLowering:
     # Provided by the host as well: plan, replan, roots, root_keys (see CFunctionLowerer).
     plan: dict[str, list[tuple[str, int]]]  # moving pointer key -> its arrays (root key, rank)
     replan: bool  # this lowering found a pointer that must move: lower the function again
+    offsets: set[str]  # moving pointers that are ever not at the start of an array (row)
     roots: dict[str, Value]  # variable key -> the array its declaration made
     root_keys: dict[int, str]  # id() of such an array -> that key
 
@@ -125,13 +126,15 @@ class CPointerLowering:
         """What a moving pointer variable is made of in the environment: which array, its
         offset and the rows it points into (integers, which loops carry and branches merge)."""
         rows = max(rank for _, rank in self.plan[key]) - 1
-        return [key + "#", key + "@"] + [f"{key}@{k}" for k in range(rows)]
+        return [key + "#", key + "@" if key in self.offsets else ""] + [f"{key}@{k}" for k in range(rows)]
 
     def declare_moving(self, key: str) -> None:
         """The integers a moving pointer ``p`` is made of print as ``p_array`` (which of its
         arrays), ``p_off`` (the offset) and ``p_row`` (the rows)."""
         name = self.hints[key]  # type: ignore[attr-defined]
         for k, part in zip(self.moving_keys(key), ["array", "off"] + ["row"] * len(self.moving_keys(key))):
+            if not k:
+                continue
             self.key_types[k] = I64
             self.hints[k] = f"{name}_{part}"  # type: ignore[attr-defined]
 
@@ -165,6 +168,13 @@ class CPointerLowering:
         """Whether ``p`` needs more than one array and an offset: several arrays, or rows."""
         return isinstance(p, Aim) and (len(p.choices) > 1 or bool(p.rows))
 
+    def moves_within(self, key: str) -> None:
+        """The moving pointer ``key`` is pointed past the start of an array (``p = x + k``,
+        ``p++``): it needs an offset of its own, carried like its array's number."""
+        if key not in self.offsets:
+            self.offsets.add(key)
+            self.replan = True
+
     def arrays_of(self, p: Ptr) -> list[Value]:
         return [arr for _, arr in p.choices] if isinstance(p, Aim) else [p.base]
 
@@ -172,10 +182,11 @@ class CPointerLowering:
         """The value of the moving pointer variable ``key``: its arrays declared so far (a
         later one cannot be the one it points at yet)."""
         keys = self.moving_keys(key)
-        which, off, rows = env.get(keys[0]), env.get(keys[1]), [env.get(k) for k in keys[2:]]
+        which, rows = env.get(keys[0]), [env.get(k) for k in keys[2:]]
+        off = env.get(keys[1]) if keys[1] else None
         choices = tuple((n, self.roots[root]) for n, (root, _) in enumerate(self.plan[key]) if root in self.roots
                         and self.lookup(self.hints[root]) == root)  # type: ignore[attr-defined]
-        values = (which, off, *rows)
+        values = (which, *rows) + ((off,) if keys[1] else ())
         if any(isinstance(v, Poison) for v in values):
             raise Fail(None)  # what set it failed, and said so
         if not choices or not all(isinstance(v, Value) for v in values):
@@ -212,7 +223,10 @@ class CPointerLowering:
                 same = build.cmp(b, "eq", p.which, build.const(b, n, I64))  # type: ignore[arg-type]
                 which = build.select(b, same, build.const(b, mine, I64), which)
         env[keys[0]] = which
-        env[keys[1]] = p.off if p.off is not None else build.const(b, 0, I64)
+        if keys[1]:
+            env[keys[1]] = p.off if p.off is not None else build.const(b, 0, I64)
+        elif p.off is not None and build.const_value(p.off) != 0:
+            self.moves_within(key)
         zero = build.const(b, 0, I64) if len(rows) < len(keys) - 2 else None
         for k, row_key in enumerate(keys[2:]):
             env[row_key] = rows[k] if k < len(rows) else zero  # type: ignore[assignment]
@@ -251,6 +265,44 @@ class CPointerLowering:
             return bb.create("if", [here], types, regions=[tb, eb]).results
         return branch(b, 0)
 
+    def through_each(self, p: Aim, node: c_ast.Node, b: Builder, body: Callable[[Builder, Ptr], list[Value]],
+                     types: list) -> list[Value]:
+        """``body(b, q)`` with ``q`` a pointer into the one array ``p`` points at (a call that
+        passes ``p``: one call per array, the values of the one made)."""
+        def make(bb: Builder, arr: Value, rows: list[Value]) -> list[Value]:
+            return body(bb, self.plain(Aim(arr, p.off, p.layout, ((0, arr),), None, tuple(rows)), node, bb))
+        return self.dispatch(p, b, make, types)
+
+    def same_place(self, x: Ptr, y: Ptr, b: Builder) -> Value:
+        """``x == y`` where either moves between arrays: the same array, the same rows and the
+        same offset (pointers into different arrays are unequal, as in C)."""
+        def parts(p: Ptr) -> list[tuple[Optional[Value], str, tuple[Value, ...]]]:
+            """(the test that p points into it, the array's key, its rows) for each array of p."""
+            out = []
+            for n, arr in (p.choices if isinstance(p, Aim) else ((0, p.base),)):
+                split = self.split_rows(arr)
+                root, rows = split if split is not None else (str(id(arr)), ())
+                rows = rows + (p.rows[:arr.type.rank - 1] if isinstance(p, Aim) else ())  # type: ignore
+                test = build.cmp(b, "eq", p.which, build.const(b, n, I64)) if len(p.choices if isinstance(
+                    p, Aim) else ()) > 1 else None
+                out.append((test, root, rows))
+            return out
+
+        zero = build.const(b, 0, I64)
+        equal: Optional[Value] = None
+        for tx, rx, rowsx in parts(x):
+            for ty, ry, rowsy in parts(y):
+                if rx != ry or len(rowsx) != len(rowsy):
+                    continue
+                terms = [t for t in (tx, ty) if t is not None]
+                terms += [build.cmp(b, "eq", u, v) for u, v in zip(rowsx, rowsy)]
+                terms.append(build.cmp(b, "eq", x.off or zero, y.off or zero))
+                both = terms[0]
+                for t in terms[1:]:
+                    both = b.op1("and", [both, t], BOOL)
+                equal = both if equal is None else b.op1("or", [equal, both], BOOL)
+        return equal if equal is not None else build.const(b, False, BOOL)
+
     def load_through(self, p: Aim, j: Value, b: Builder) -> Value:
         """``p[j]`` (``j`` counts from the array's row start, the offset included)."""
         return self.dispatch(p, b, lambda bb, arr, rows: [bb.op1("load", [arr, *rows, j], p.elem)], [p.elem])[0]
@@ -270,7 +322,7 @@ class CPointerLowering:
         x, y = (self.pointer(arm, b, env, aims=True) for arm in (node.iftrue, node.iffalse))  # type: ignore
         b = self.at(b, node)  # type: ignore[attr-defined]
         zero = build.const(b, 0, I64)
-        off = build.select(b, c, x.off or zero, y.off or zero)
+        off = None if x.off is None and y.off is None else build.select(b, c, x.off or zero, y.off or zero)
         if not isinstance(x, Aim) and not isinstance(y, Aim) and x.base is y.base:
             return Ptr(x.base, off, x.layout)
         arrays: list[Value] = []
@@ -286,7 +338,7 @@ class CPointerLowering:
                 return self._choice(b, c, x, y, off, arrays, [numbers[id(a)] for a in arrays])
         return self._choice(b, c, x, y, off, arrays, list(range(len(arrays))))
 
-    def _choice(self, b: Builder, c: Value, x: Ptr, y: Ptr, off: Value, arrays: list[Value],
+    def _choice(self, b: Builder, c: Value, x: Ptr, y: Ptr, off: Optional[Value], arrays: list[Value],
                 numbers: list[int]) -> Aim:
         """The ``Aim`` of ``c ? x : y`` over ``arrays``, numbered ``numbers``."""
         zero = build.const(b, 0, I64)

@@ -11,82 +11,74 @@ static long max_l(long a, long b) {
     return b > a ? b : a;
 }
 
+// Array sizes: x, d_x: [n].
 void grad_layers(int L, int n, const double *x, double *d_x, double H[L][n], double d_H[L][n],
                  double d_return) {
     // forward sweep
     long *tape_xp_array = calloc(L > 0 ? L : 0, sizeof(long));
-    long *tape_xp_off = calloc(L > 0 ? L : 0, sizeof(long));
     long *tape_xp_row = calloc(L > 0 ? L : 0, sizeof(long));
     double *tape = calloc(max_l(L * n, 0), sizeof(double));
     long xp_array = 0;
-    long xp_off = 0;
     long xp_row = 0;
     for (long l = 0; l < L; l++) {
         tape_xp_row[l] = xp_row;
-        tape_xp_off[l] = xp_off;
         tape_xp_array[l] = xp_array;
         for (long i = 0; i < n; i++) {
-            long t2 = xp_off + i;
-            double t3 = xp_array == 0 ? x[t2] : H[xp_row][t2];
-            tape[l * n + i] = t3;
-            long t4 = xp_off + (i + 1) % n;
-            H[l][i] = sin(t3) * 0.5 + (xp_array == 0 ? x[t4] : H[xp_row][t4]);
+            double t2 = xp_array == 0 ? x[i] : H[xp_row][i];
+            tape[l * n + i] = t2;
+            long t3 = (i + 1) % n;
+            H[l][i] = sin(t2) * 0.5 + (xp_array == 0 ? x[t3] : H[xp_row][t3]);
         }
         xp_array = 1;
-        xp_off = 0;
         xp_row = l;
     }
     double *tape2 = calloc(n > 0 ? n : 0, sizeof(double));
     double *tape3 = calloc(n > 0 ? n : 0, sizeof(double));
     for (long i = 0; i < n; i++) {
-        long t5 = xp_off + i;
-        tape3[i] = xp_array == 0 ? x[t5] : H[xp_row][t5];
-        tape2[i] = xp_array == 0 ? x[t5] : H[xp_row][t5];
+        tape3[i] = xp_array == 0 ? x[i] : H[xp_row][i];
+        tape2[i] = xp_array == 0 ? x[i] : H[xp_row][i];
     }
 
     // reverse sweep
     // line 14: for (int i = 0; i < n; i++)
-    long t6 = n - 1;
+    long t4 = n - 1;
     double d_s = d_return;
-    for (long i = t6; i >= 0; i--) {
-        long t7 = xp_off + i;
+    for (long i = t4; i >= 0; i--) {
         // line 15: s += xp[i] * xp[i];
-        double t8 = d_s * tape2[i];
-        double t9 = d_s * tape3[i];
+        double t5 = d_s * tape2[i];
+        double t6 = d_s * tape3[i];
         if (xp_array == 0) {
-            d_x[t7] += t9;
+            d_x[i] += t6;
         } else {
-            d_H[xp_row][t7] += t9;
+            d_H[xp_row][i] += t6;
         }
         if (xp_array == 0) {
-            d_x[t7] += t8;
+            d_x[i] += t5;
         } else {
-            d_H[xp_row][t7] += t8;
+            d_H[xp_row][i] += t5;
         }
     }
 
     // line 8: for (int l = 0; l < L; l++) {
     for (long l = L - 1; l >= 0; l--) {
         xp_array = tape_xp_array[l];
-        xp_off = tape_xp_off[l];
         xp_row = tape_xp_row[l];
         // line 9: for (int i = 0; i < n; i++)
-        for (long i = t6; i >= 0; i--) {
-            long t10 = xp_off + (i + 1) % n;
-            long t11 = xp_off + i;
+        for (long i = t4; i >= 0; i--) {
+            long t7 = (i + 1) % n;
             // line 10: H[l][i] = sin(xp[i]) * 0.5 + xp[(i + 1) % n];
             double d_H_l_i = d_H[l][i];
             d_H[l][i] = 0.0;
             if (xp_array == 0) {
-                d_x[t10] += d_H_l_i;
+                d_x[t7] += d_H_l_i;
             } else {
-                d_H[xp_row][t10] += d_H_l_i;
+                d_H[xp_row][t7] += d_H_l_i;
             }
-            double t12 = d_H_l_i * 0.5 * cos(tape[l * n + i]);
+            double t8 = d_H_l_i * 0.5 * cos(tape[l * n + i]);
             if (xp_array == 0) {
-                d_x[t11] += t12;
+                d_x[i] += t8;
             } else {
-                d_H[xp_row][t11] += t12;
+                d_H[xp_row][i] += t8;
             }
         }
     }
@@ -94,6 +86,5 @@ void grad_layers(int L, int n, const double *x, double *d_x, double H[L][n], dou
     free(tape2);
     free(tape);
     free(tape_xp_row);
-    free(tape_xp_off);
     free(tape_xp_array);
 }
