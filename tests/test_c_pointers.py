@@ -70,3 +70,36 @@ def test_the_address_of_a_parameter_copies_it_into_a_cell():
 def test_address_problems_are_located_and_do_not_cascade(body, expected):
     source = f"\ndouble f(const double *x)\n{{   {body}\n}}\n"
     assert _diagnostics(source) == expected
+
+
+# -- pointers rebound to different arrays ---------------------------------------------------------
+
+_MOVING = """
+double ext(const double *v);
+double f(const double *x, double *h, int n, int k)
+{{
+    const double *p = x;
+    for (int l = 0; l < k; l++) {{
+        h[l] = p[0];
+        p = h;
+    }}
+    {use}
+}}
+"""
+
+
+def test_a_pointer_rebound_in_a_loop_carries_which_array_it_points_at():
+    out = _gradient(_MOVING.format(use="return p[1];"), ["x"])
+    assert "long p_array = 0;" in out and "p_array = 1;" in out and "cond ? x[0] : h[0]" in out
+
+
+@pytest.mark.parametrize("use, expected", [
+    ("return p < x + 1 ? 1.0 : 0.0;",
+     ["10:12: '<' of a pointer that points at different arrays depending on the branch or the iteration "
+      "is not supported"]),
+    ("return ext(p);",
+     ["10:16: 'p' points at a different array depending on the branch taken or the iteration, and this use "
+      "of it is not supported"]),
+])
+def test_uses_of_a_moving_pointer_that_stay_refused_are_located(use, expected):
+    assert _diagnostics(_MOVING.format(use=use)) == expected
