@@ -14,7 +14,7 @@ adds what C code does with pointers besides walking one array:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable, Optional
 
 from pycparser import c_ast
