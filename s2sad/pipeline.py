@@ -335,8 +335,8 @@ def _refuse_struct_params(module: Module, target: str, lines: list[str]) -> None
         if aggregates:
             group, spelled = next(iter(aggregates.values()))[:2]
             raise DiagnosticError([Diagnostic(
-                f"--target {target}: '{fn.attrs.get('primal', fn.name)}' takes the struct '{group}' ({spelled}), which only C output "
-                "passes as written", fn.loc, hint="use --target c")], lines)
+                f"--target {target}: '{fn.attrs.get('primal', fn.name)}' takes the struct '{group}' "
+                f"({spelled}), which only C output passes as written", fn.loc, hint="use --target c")], lines)
 
 
 def _refuse_array_result(grad: Function, name: str, target: str, lines: list[str]) -> None:

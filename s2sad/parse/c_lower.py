@@ -51,6 +51,7 @@ from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, librar
                      split_subscripts, walk)
 from .c_declarators import ReadDims
 from .c_extern import read_prototype
+from .c_pointers import Aim, CPointerLowering, addressed_names
 from .c_preprocess import strip_comments
 from .c_source_map import SourceMap
 from .omp import OmpLoop, OmpProblem, omp_directive, parse_atomic, parse_omp, pragma_before, unconsumed_problem
@@ -145,8 +146,9 @@ def _dotted(node: Optional[c_ast.Node]) -> Optional[str]:
     return None
 
 
-class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwitchLowering):
-    def __init__(self, fn: c_ast.FuncDef, ctx: CContext):
+class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, StructuredLowering, CSwitchLowering):
+    def __init__(self, fn: c_ast.FuncDef, ctx: CContext, plan: Optional[dict[str, list[tuple[str, int]]]] = None,
+                 offsets: frozenset[str] = frozenset()):
         StructuredLowering.__init__(self)
         self.fn = fn
         self.ctx = ctx
@@ -157,8 +159,17 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
         self.macro_uses: list[SourceLoc] = []
         self.expanding: set[str] = set()
         self.omp_used: set[int] = set()  # lines of the OpenMP pragmas a loop or an update took
-        self.cells: set[str] = set()
+        self.record_cells: set[str] = set()  # struct members that are memory (c_records)
         self.read_only_leaves: dict[str, str] = {}
+        self.addressed = addressed_names(fn.body)  # variables whose address is taken: cells (c_pointers)
+        self.cells: set[str] = set()
+        # Pointer variables that move between arrays (c_pointers.Aim), found by an earlier
+        # lowering of the same function (``lower_function`` lowers it again when one is found).
+        self.plan = {k: list(v) for k, v in (plan or {}).items()}
+        self.offsets = set(offsets)
+        self.replan = False
+        self.roots: dict[str, Value] = {}
+        self.root_keys: dict[int, str] = {}
 
     # -- locations -------------------------------------------------------------------------------
     def loc(self, node: c_ast.Node) -> SourceLoc:
@@ -225,6 +236,8 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
         if t.kind == "pointer":
             self.key_types[key] = t.ir_array
             self.key_types[key + "@"] = I64
+            if self.is_moving(key):
+                self.declare_moving(key)
         elif t.kind == "array":
             self.key_types[key] = t.ir_array
         elif t.kind not in ("record", "void"):  # a struct is its leaves, each registered on its own
@@ -291,7 +304,10 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
             arg = next(args)
             key = self.declare(p.name, t, p)
             if t.kind == "pointer":
-                self.bind_pointer(key, Ptr(arg, None, t.layout), b, env)
+                self.note_root(key, arg)
+                self.bind_pointer(key, Ptr(arg, None, t.layout), b, env, p)
+            elif self.wants_cell(p.name, t):
+                self.new_cell(key, p.name, t, arg, b, env)
             else:
                 env[key] = arg
         self.tables(b, env)
@@ -355,7 +371,9 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
                     raise self.fail(d, f"the table '{name}' must be an array of numbers")
                 if t.dims[0] is None:
                     t = self.sized_by_initializer(d, t)
-                env[self.declare(name, t, d)] = self.local_array(d, t, b, env)
+                key = self.declare(name, t, d)
+                env[key] = self.local_array(d, t, b, env)
+                self.note_root(key, env[key])  # type: ignore[arg-type]
             except Fail as f:
                 self.report(f)
                 if t is not None:
@@ -533,7 +551,7 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
                     except Fail:  # its type is the problem, already reported: its uses say nothing more
                         t = CType("void", None, "")
                     env[self.declare(d.name, t, d)] = Poison()
-            for name in assigned_names(st):
+            for name in assigned_names(st) + sorted(addressed_names(st)):  # &m: a callee may set m
                 key = self.lookup(name)
                 if key is not None:
                     env[key] = Poison()
@@ -630,13 +648,20 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
             return
         if t.kind == "array":
             arr = self.local_array(d, t, b, env)
-            env[self.declare(d.name, t, d)] = arr
+            key = self.declare(d.name, t, d)
+            env[key] = arr
+            self.note_root(key, arr)
             return
         if t.kind == "pointer":
             value = self.pointer_value(init, t, b, env, d) if init is not None else None
             key = self.declare(d.name, t, d)
             if value is not None:
-                self.bind_pointer(key, value, b, env)
+                if self.root_keys.get(id(value.base)) is None and value.base.defining_op is not None \
+                        and value.base.defining_op.name == "alloc":
+                    self.note_root(key, value.base)  # double *w = malloc(...)
+                self.bind_pointer(key, value, b, env, d)
+            elif self.is_moving(key):
+                env[key + "#"] = Poison()  # never pointed anywhere yet: reading it is reported
             return
         v = None
         if init is not None:
@@ -644,6 +669,9 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
                 raise self.fail(init, "a scalar cannot have a brace initializer")
             v = self.number(self.scalar(init, b, env), self.at(b, d))
         key = self.declare(d.name, t, d)
+        if self.wants_cell(d.name, t):
+            self.new_cell(key, d.name, t, v, self.at(b, d), env)
+            return
         if v is not None:
             v = self.convert(v, value_type(t), self.at(b, d))
             if not v.name_hint and v.defining_op is not None:
@@ -718,11 +746,12 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
         if isinstance(inner, c_ast.FuncCall) and isinstance(inner.name, c_ast.ID) and \
                 inner.name.name in ("malloc", "calloc"):
             return Ptr(self.allocation(inner, t, b, env, where))
-        p = self.pointer(node, b, env)
+        p = self.pointer_choice(inner, b, env, self.lookup(where.name)) if isinstance(inner, c_ast.TernaryOp) else \
+            self.pointer(node, b, env, aims=True)
         if p.elem != t.scalar or p.layout != t.layout:
             what = p.layout.name if p.layout is not None else p.elem
             raise self.fail(node, f"a {what} array cannot be used as '{t.spelling}'")
-        if p.base.type.rank != 1:  # type: ignore[attr-defined]
+        if p.base.type.rank != 1 and not isinstance(p, Aim):  # type: ignore[attr-defined]
             raise self.fail(node, f"'{node_text(node)}' has {p.base.type.rank} dimensions: C does not "  # type: ignore
                             f"convert it to '{t.spelling}'", f"point at one of its rows: {node_text(node)}[i]")
         return p
@@ -762,9 +791,13 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
     def is_sizeof(node: c_ast.Node) -> bool:
         return isinstance(node, c_ast.UnaryOp) and node.op == "sizeof"
 
-    @staticmethod
-    def bind_pointer(key: str, p: Ptr, b: Builder, env: Env) -> Ptr:
+    def bind_pointer(self, key: str, p: Ptr, b: Builder, env: Env, node: c_ast.Node) -> Ptr:
         """``p = ...``: the base, and an explicit offset (loops carry it, so it must exist)."""
+        if self.is_moving(key):
+            return self.bind_moving(key, p, b, env, node)
+        if isinstance(p, Aim):  # p = q of a moving q, or p = c ? x : y
+            self.want_moving(key, self.arrays_of(p))
+            p = Ptr(p.choices[0][1], p.off, p.layout)
         off = p.off if p.off is not None else build.const(b, 0, I64)
         env[key], env[key + "@"] = p.base, off
         return Ptr(p.base, off, p.layout)
@@ -778,14 +811,20 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
         self.check_writable(target, key)
         p = self.pointer_value(value, t, b, env, target)
         old = env.get(key)
-        if isinstance(old, Value) and old is not p.base and self.declared_in_loop[key] < self.loop_depth:
-            raise self.fail(target, f"'{target.name}' is pointed at a different array inside a loop",
-                            "index the arrays explicitly instead of switching pointers")
-        return self.bind_pointer(key, p, b, env)
+        if isinstance(old, Value) and old is not p.base and self.declared_in_loop[key] < self.loop_depth \
+                and not self.is_moving(key):
+            self.want_moving(key, [old, *self.arrays_of(p)])  # the array depends on the iteration
+        return self.bind_pointer(key, p, b, env, target)
 
     def move_pointer(self, target: c_ast.ID, step: Value, b: Builder, env: Env) -> Ptr:
         key = self.lookup(target.name)
         assert key is not None
+        if self.is_moving(key):
+            if key not in self.offsets:
+                self.moves_within(key)  # lowered again with an offset to move
+                return self.aim_of(key, env, target)
+            env[key + "@"] = build.add(self.at(b, target), env[key + "@"], step)  # type: ignore[arg-type]
+            return self.aim_of(key, env, target)
         base = env.get(key)
         if not isinstance(base, Value):
             raise self.fail(target, f"'{target.name}' does not point anywhere yet")
@@ -914,17 +953,23 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
         sig = self.ctx.signatures[name]
         if len(args) != len(sig.params):
             raise self.fail(node, f"'{name}' takes {len(sig.params)} argument(s), not {len(args)}")
-        values: list[Value] = []
+        values: list[Optional[Value]] = []
+        moving: list[tuple[int, Aim, c_ast.Node, CType]] = []  # arguments that move between arrays
         for a, t in zip(args, sig.params):
             if t.kind == "record":
                 raise self.fail(a, f"passing a struct ({t.spelling.rstrip(' *')}) to '{name}' is not supported yet",
                                 f"pass '{name}' the members it reads as parameters of their own (a number, "
                                 "an array: w.gamma, M->data)")
             if t.kind == "pointer":
-                p = self.pointer(a, b, env)
+                p = self.pointer(a, b, env, aims=True)
                 if p.elem != t.scalar or p.layout != t.layout:
                     what = p.layout.name if p.layout is not None else p.elem
                     raise self.fail(a, f"'{name}' expects '{t.spelling}' here, not an array of {what}")
+                if isinstance(p, Aim) and len(p.choices) > 1:
+                    moving.append((len(values), p, a, t))
+                    values.append(None)
+                    continue
+                p = self.plain(p, a, b)
                 if p.off is not None and p.layout is not None:  # counts structs: the view starts at a struct
                     p = Ptr(p.base, self.field_index(self.whole(p, b), self.at(b, a)), p.layout)
                 values.append(self.array_argument(a, p, t, name, b))
@@ -934,9 +979,20 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
         result_types = sig.result_types
         if want_value and not result_types:
             raise self.fail(node, f"'{name}' returns no value")
-        op = self.at(b, node).create("call", values, result_types, {"callee": name},
-                                     hints=[f"{name}_value"] * len(result_types))
-        return op.result if result_types else None
+
+        def make(bb: Builder, given: list[Optional[Value]], todo: list[tuple[int, Aim, c_ast.Node, CType]]) \
+                -> list[Value]:
+            if todo:  # one call per array the next moving argument may point at
+                k, p, a, t = todo[0]
+
+                def with_array(b2: Builder, q: Ptr) -> list[Value]:
+                    return make(b2, given[:k] + [self.array_argument(a, q, t, name, b2)] + given[k + 1:], todo[1:])
+                return self.through_each(p, a, bb, with_array, result_types)
+            op = self.at(bb, node).create("call", given, result_types, {"callee": name},  # type: ignore[arg-type]
+                                          hints=[f"{name}_value"] * len(result_types))
+            return list(op.results)
+        results = make(b, values, moving)
+        return results[0] if result_types else None
 
     def math_call(self, node: c_ast.FuncCall, intrinsic: tuple[str, Optional[Type]], args: list[c_ast.Node],
                   b: Builder, env: Env) -> Value:
@@ -980,10 +1036,13 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
                 key = self.lookup(name)
                 if key is None:
                     continue
+                if self.is_moving(key):
+                    keys += [k for k in self.moving_keys(key) if k and k not in keys]
+                    continue
                 leaves = self.record_leaves(key) if self.ctypes[key].kind == "record" else [(key, self.ctypes[key])]
                 for leaf, t in leaves:
                     k = leaf + "@" if t.kind == "pointer" else leaf
-                    if t.kind != "array" and k not in keys:
+                    if t.kind != "array" and not self.is_cell(leaf) and k not in keys:
                         keys.append(k)
         return keys
 
@@ -1016,7 +1075,7 @@ class CFunctionLowerer(CExprLowering, CRecordLowering, StructuredLowering, CSwit
         else:
             return None
         key = self.lookup(name)
-        if key is None or self.ctypes[key].kind != "scalar" or not self.key_type(key).is_int:
+        if key is None or self.ctypes[key].kind != "scalar" or self.is_cell(key) or not self.key_type(key).is_int:
             return None
         cond = st.cond
         if not (isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">=")
@@ -1238,7 +1297,19 @@ def _body_lines(fn: c_ast.FuncDef, lines: list[str]) -> range:
 
 
 def lower_function(fn: c_ast.FuncDef, ctx: CContext) -> tuple[Function, list[Diagnostic]]:
-    lowerer = CFunctionLowerer(fn, ctx)
-    func = lowerer.lower(ctx.signatures[fn.decl.name])
-    return func, lowerer.diagnostics
+    """``fn`` as IR. A pointer variable found to point at different arrays depending on the
+    branch or the iteration makes the lowering start again with it moving (``c_pointers``),
+    until no new one (or no new array for one) is found: each round adds at least one array
+    to a pointer's finite list, or one pointer to those that need an offset, so this ends."""
+    plan: dict[str, list[tuple[str, int]]] = {}
+    offsets: frozenset[str] = frozenset()
+    while True:
+        lowerer = CFunctionLowerer(fn, ctx, plan, offsets)
+        func = lowerer.lower(ctx.signatures[fn.decl.name])
+        if not lowerer.replan:
+            return func, lowerer.diagnostics
+        if lowerer.plan != plan:  # offsets seen before every moving pointer was known may be loop-carried ones
+            plan = lowerer.plan
+        else:
+            offsets = frozenset(lowerer.offsets)
 

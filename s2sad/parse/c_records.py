@@ -125,7 +125,7 @@ class CRecordLowering:
             else:
                 env[k] = arg
             if pl.kind == CELL:
-                self.cells.add(k)
+                self.record_cells.add(k)
             if read_only(t):
                 self.read_only_leaves[k] = "is a member of a const struct"
             elif not t.indirect and pl.ctype.kind == "array":
@@ -202,7 +202,7 @@ class CRecordLowering:
         ``w.gamma``); a number reached through a pointer to a struct that may be written is
         memory (``p->x``: a cell), and stays as written; any other node too."""
         dotted = self.record_member(node)
-        if dotted is None or self.lookup(dotted) in self.cells:
+        if dotted is None or self.lookup(dotted) in self.record_cells:
             return node
         return c_ast.ID(dotted, coord=node.coord)
 
@@ -210,7 +210,7 @@ class CRecordLowering:
         """``p->x`` of a pointer to a struct that may be written: element 0 of its cell."""
         dotted = self.record_member(node)
         key = self.lookup(dotted) if dotted is not None else None
-        if dotted is None or key not in self.cells:
+        if dotted is None or key not in self.record_cells:
             return None
         cell = self.name(c_ast.ID(dotted, coord=node.coord), b, env)
         assert isinstance(cell, Ptr)
@@ -223,7 +223,7 @@ class CRecordLowering:
             return None
         key = self.lookup(dotted)
         assert key is not None
-        if key in self.cells:
+        if key in self.record_cells:
             cell = self.name(c_ast.ID(dotted, coord=node.coord), b, env)
             assert isinstance(cell, Ptr)
             return cell
@@ -354,7 +354,7 @@ class CRecordLowering:
             self.check_writable(target, key)
 
     # -- provided by the host (the C function lowerer) -------------------------------------------
-    cells: set[str]  # the keys of leaves that are cells: p->x of a struct that may be written
+    record_cells: set[str]  # the keys of leaves that are cells: p->x of a struct that may be written
     read_only_leaves: dict[str, str]  # leaves that cannot be assigned -> why
 
 
