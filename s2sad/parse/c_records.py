@@ -121,7 +121,7 @@ class CRecordLowering:
         for pl, arg in zip(leaves, args):
             k = key + pl.leaf.path
             if pl.ctype.kind == "pointer":
-                self.bind_pointer(k, Ptr(arg), b, env)
+                self.bind_pointer(k, Ptr(arg), b, env, node)
             else:
                 env[k] = arg
             if pl.kind == CELL:
