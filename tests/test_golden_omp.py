@@ -65,6 +65,8 @@ CLAUSES = {
     # A 2-D parameter: iteration i owns the row d_A[i], indexed d_A[i][j] as the input is.
     "rows_2d": (["#pragma omp parallel for\n", "d_A[i][j] += d_B_i_j * r;"], ["atomic"]),
     # The pragma applies to the outer loop only, though both loops start on the line after it.
+    # The last iteration's t: its adjoint goes to the reversed loop's first iteration only.
+    "lastprivate": (["i == t0 ? d_t : 0.0"], ["atomic", "reduction"]),
     "pragma_same_line": (["#pragma omp parallel for\n    for (long i"], ["for\n        for (long j", "atomic"]),
 }
 

@@ -1614,12 +1614,16 @@ class CFunctionEmitter(StatementBuilder):
         loop = For(name, bounds, stmts or [], sign=known_sign(step))
         if is_parallel(op):
             carried = [(a, y) for a, y in zip(body.args[1:], body.terminator.operands) if y is not a]
-            reduction = [self.var[a] for a, _ in carried if a in self.var]
+            # A value no iteration reads is the last iteration's (lastprivate); the others are sums.
+            last = [self.var[a] for a, _ in carried if a in self.var and not a.uses]
+            reduction = [self.var[a] for a, _ in carried if a in self.var and a.uses]
             for a, _ in carried:  # each thread sums into its own copy, from zero: the copy is only added to
                 if any(use.name not in ("add", "yield") for use, _ in a.uses):
                     raise error(f"C output: the parallel loop carries '{self.var.get(a, '?')}', which is not a sum",
                                 op.loc, hint="remove '#pragma omp parallel for' from this loop")
-            pragma = Pragma("", loop, reduction, op.attrs.get("schedule"))
+            if op.attrs.get("collapsed"):
+                return early + pre + [loop]  # one of the loops under its outer loop's collapse(n)
+            pragma = Pragma("", loop, reduction, op.attrs.get("schedule"), last, op.attrs.get("collapse", 1))
             return early + pre + [pragma, loop]
         return early + pre + [loop]
 

@@ -46,6 +46,8 @@ class Pragma:
     loop: Optional[For] = None
     reduction: list[str] = field(default_factory=list)
     schedule: Optional[str] = None
+    lastprivate: list[str] = field(default_factory=list)
+    collapse: int = 1
 
 
 def is_parallel(op: Op) -> bool:
@@ -73,17 +75,41 @@ def finish(stmts: list[Stmt]) -> None:
             written = stmt_names(loop.body)[1] | _address_passed(loop.body)
             declared = _declared(loop.body)
             st.reduction = [r for r in st.reduction if r in written]  # a sum no update is left for
-            private = sorted(written - declared - set(st.reduction) - {loop.target})
+            # A last value the body does not assign (a copy out-of-SSA placed before the loop) is
+            # shared and only read: a lastprivate copy of it would hand out an unset value.
+            last = [v for v in st.lastprivate if v in written]
+            collapse = _collapse(loop, st.collapse)
+            private = sorted(written - declared - set(st.reduction) - set(last) - set(collapse[1:]))
             clauses = ["omp parallel for"]
+            if len(collapse) > 1:
+                clauses.append(f"collapse({len(collapse)})")
             if st.schedule:
                 clauses.append(f"schedule({st.schedule})")
             if st.reduction:
                 clauses.append(f"reduction(+: {', '.join(st.reduction)})")
+            if last:
+                clauses.append(f"lastprivate({', '.join(last)})")
             if private:
                 clauses.append(f"private({', '.join(private)})")
             st.text = " ".join(clauses)
         for block in child_blocks(st):
             finish(block)
+
+
+def _collapse(loop: For, depth: int) -> list[str]:
+    """The counters of the loops ``collapse(n)`` may take, outermost first: up to ``depth``
+    loops, each alone in the body of the one before (the adjoint's reversed nest may have
+    statements between them, then fewer loops collapse) and with bounds that do not read the
+    counters of the loops around it (OpenMP collapses rectangular nests)."""
+    counters = [loop.target]
+    while len(counters) < depth and len(loop.body) == 1 and isinstance(loop.body[0], For):
+        inner = loop.body[0]
+        reads = {n.id for e in inner.args for n in walk(e) if isinstance(n, Name)}
+        if reads & set(counters):
+            break
+        counters.append(inner.target)
+        loop = inner
+    return counters
 
 
 def _address_passed(stmts: list[Stmt]) -> set[str]:
