@@ -67,6 +67,13 @@ CLAUSES = {
     # The pragma applies to the outer loop only, though both loops start on the line after it.
     # The last iteration's t: its adjoint goes to the reversed loop's first iteration only.
     "lastprivate": (["i == t0 ? d_t : 0.0"], ["atomic", "reduction"]),
+    # Iteration (i, j) owns d_A[i * m + j]; d_c[j] is shared by the rows: atomic.
+    "collapse_2": (["#pragma omp parallel for collapse(2) reduction(+: d_a_local)",
+                    "#pragma omp atomic\n            d_c[j] +="], ["d_A[i * m + j] += d_B_elem * (t2 * t1) + t3 * t2;\n            #"]),
+    # s += e under critical is a sum of the loop: its adjoint only reads d_s; y[bin[i]] an atomic update.
+    "critical_sum": (["double d_e = d_y_elem + d_s;"], ["critical", "reduction", "d_y[bin[i]] +="]),
+    "firstprivate": (["reduction(+: d_a_local)"], ["atomic"]),
+    "parallel_region_for": (["schedule(static) reduction(+: d_c)"], ["nowait", "atomic"]),
     "pragma_same_line": (["#pragma omp parallel for\n    for (long i"], ["for\n        for (long j", "atomic"]),
 }
 

@@ -609,7 +609,7 @@ class GradientTransform:
             hints.append("ck_depth")
         # A parallel loop's iterations are independent, and so are their adjoints (the
         # emitter makes the accumulations they share race-free).
-        kept = {k: op.attrs[k] for k in ("parallel", "schedule") if k in op.attrs}
+        kept = {k: op.attrs[k] for k in ("parallel", "schedule", "collapse", "collapsed") if k in op.attrs}
         rfor = rev.body.create("for", [lb, ub, step, *init_vals], types, kept, regions=[rbody], hints=hints)
         finals = _prune_passthrough(rfor)
         # Outer adjoints first: the loop's results replace them. Then the carried

@@ -102,7 +102,7 @@ from ..analysis.unread_yields import unread_undef_yields
 from .cexpr import Cast, CPrinter, F32Lit, IncDec, Member, address_of, c_if_exp, deref
 from ..analysis.accumulation import accumulation, update
 from .cstmt import ArrayDecl, declare, drop_dead
-from .parallel import Pragma, is_parallel, private_accumulations
+from .parallel import Pragma, is_parallel, only_summed, private_accumulations
 from .parallel import finish as finish_pragmas
 from ..opt.lower_arrays import add_size_params, has_array_ops
 from ..emit.names import sanitize
@@ -1618,7 +1618,7 @@ class CFunctionEmitter(StatementBuilder):
             last = [self.var[a] for a, _ in carried if a in self.var and not a.uses]
             reduction = [self.var[a] for a, _ in carried if a in self.var and a.uses]
             for a, _ in carried:  # each thread sums into its own copy, from zero: the copy is only added to
-                if any(use.name not in ("add", "yield") for use, _ in a.uses):
+                if not only_summed(a):
                     raise error(f"C output: the parallel loop carries '{self.var.get(a, '?')}', which is not a sum",
                                 op.loc, hint="remove '#pragma omp parallel for' from this loop")
             if op.attrs.get("collapsed"):

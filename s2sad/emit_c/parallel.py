@@ -33,8 +33,8 @@ from typing import Optional
 
 from ..analysis.accumulation import private_accumulations
 from ..emit.expr import Expr, Name, Unary, walk
-from ..emit.stmt import For, Stmt, stmt_names
-from ..ssa.ir import Op
+from ..emit.stmt import Comment, For, Stmt, stmt_names
+from ..ssa.ir import Op, Value
 from .cstmt import Decl, child_blocks
 
 
@@ -54,7 +54,20 @@ def is_parallel(op: Op) -> bool:
     return op.name == "for" and op.attrs.get("parallel") == "omp"
 
 
-__all__ = ["Pragma", "finish", "is_parallel", "private_accumulations"]
+def only_summed(a: Value) -> bool:
+    """Whether a parallel loop's carried ``a`` is only added to and handed on: its uses are
+    ``add``, ``yield``, or the start value of an inner loop that only sums into it (a
+    reduction whose updates sit in a nested loop, as in a collapsed nest)."""
+    for use, k in a.uses:
+        if use.name in ("add", "yield"):
+            continue
+        if use.name == "for" and k >= 3 and only_summed(use.regions[0].args[k - 2]):
+            continue
+        return False
+    return True
+
+
+__all__ = ["Pragma", "finish", "is_parallel", "only_summed", "private_accumulations"]
 
 
 def finish(stmts: list[Stmt]) -> None:
@@ -102,8 +115,11 @@ def _collapse(loop: For, depth: int) -> list[str]:
     statements between them, then fewer loops collapse) and with bounds that do not read the
     counters of the loops around it (OpenMP collapses rectangular nests)."""
     counters = [loop.target]
-    while len(counters) < depth and len(loop.body) == 1 and isinstance(loop.body[0], For):
-        inner = loop.body[0]
+    while len(counters) < depth:
+        body = [st for st in loop.body if not isinstance(st, Comment)]  # gone before the compiler sees it
+        if len(body) != 1 or not isinstance(body[0], For):
+            break
+        inner = body[0]
         reads = {n.id for e in inner.args for n in walk(e) if isinstance(n, Name)}
         if reads & set(counters):
             break
