@@ -142,7 +142,13 @@ class COmpLowering:
             self.take(p)
             self.parallel_region(st, p, b, env)
             return True
-        return False  # a loop's pragma, or one check_omp_pragmas refuses
+        if directive not in ("for", "parallel for"):
+            # single, master, sections, barrier...: refused here, before the statement below is
+            # read as what every thread runs
+            self.take(p)
+            problem = unconsumed_problem(p.text)
+            raise self.pragma_fail(p, problem.message, problem.hint)
+        return False  # a loop's pragma
 
     def atomic_update(self, st: c_ast.Node, b: Builder, env: Env) -> None:
         """``st`` under ``#pragma omp atomic``: lowered, its store marked ``atomic``."""
