@@ -69,7 +69,8 @@ CLAUSES = {
     "lastprivate": (["i == t0 ? d_t : 0.0"], ["atomic", "reduction"]),
     # Iteration (i, j) owns d_A[i * m + j]; d_c[j] is shared by the rows: atomic.
     "collapse_2": (["#pragma omp parallel for collapse(2) reduction(+: d_a_local)",
-                    "#pragma omp atomic\n            d_c[j] +="], ["d_A[i * m + j] += d_B_elem * (t2 * t1) + t3 * t2;\n            #"]),
+                    "#pragma omp atomic\n            d_c[j] +="],
+                   ["d_A[i * m + j] += d_B_elem * (t2 * t1) + t3 * t2;\n            #"]),
     # s += e under critical is a sum of the loop: its adjoint only reads d_s; y[bin[i]] an atomic update.
     "critical_sum": (["double d_e = d_y_elem + d_s;"], ["critical", "reduction", "d_y[bin[i]] +="]),
     "firstprivate": (["reduction(+: d_a_local)"], ["atomic"]),

@@ -142,7 +142,7 @@ class COmpLowering:
             self.take(p)
             self.parallel_region(st, p, b, env)
             return True
-        if directive not in ("for", "parallel for"):
+        if directive not in ("for", "parallel for") and not isinstance(st, c_ast.For):
             # single, master, sections, barrier...: refused here, before the statement below is
             # read as what every thread runs
             self.take(p)
@@ -303,8 +303,8 @@ class COmpLowering:
         if omp.directive == "parallel":
             raise self.pragma_fail(p, "'#pragma omp parallel' right above a loop makes every thread run the "
                                    "whole loop", "write '#pragma omp parallel for' to share its iterations out")
-        if self.omp_loops:
-            raise self.pragma_fail(p, f"{omp.spelled} inside a parallel loop is not supported",
+        if self.omp_loops and omp.directive == "for":  # a nested 'parallel for' is a team of its own
+            raise self.pragma_fail(p, "'#pragma omp for' inside a parallel loop is not supported",
                                    "make only the outer loop parallel, or use collapse(2) on it")
         if omp.directive == "for" and not self.omp_regions:
             raise self.pragma_fail(p, "'#pragma omp for' outside a parallel region is not supported",
@@ -340,7 +340,8 @@ class COmpLowering:
             [n for n in omp.private if n not in assigned]
 
     @contextmanager
-    def omp_body(self, st: c_ast.For, omp: Optional[OmpClauses], private: list[str], env: Env) -> Iterator[Optional[OmpLoop]]:
+    def omp_body(self, st: c_ast.For, omp: Optional[OmpClauses], private: list[str],
+                 env: Env) -> Iterator[Optional[OmpLoop]]:
         """Lowering the body of a parallel loop: the iteration's private copies declared (in the
         innermost loop of a collapsed nest), the loop on the stack critical sections read."""
         if omp is None:
