@@ -34,6 +34,7 @@ from .opt.kernelize import kernelize, launch_text
 from .parse.python_frontend import list_functions, parameter_locations, parse_python
 from .ssa.ir import Function, Module, SourceLines, SourceLoc
 from .ssa.printer import print_module
+from .ssa.types import Type
 
 from .languages import TARGETS, is_c, is_cuda
 
@@ -130,22 +131,33 @@ def choose_function(source: str, filename: str, func: Optional[str], cflags: CFl
 def resolve_wrt(fn: Function, names: list[str], source_lines: list[str]) -> set[int]:
     """Parameter indices for the ``--wrt`` names (``in`` matches a parameter ``in_``)."""
     params = fn.param_names
+    aggregates = fn.attrs.get("c_aggregates") or {}
+    shown = ", ".join(dict.fromkeys(aggregates[p][0] if p in aggregates else p for p in params))
     wrt: set[int] = set()
     problems: list[Diagnostic] = []
     for name in names:
         spelled = name + "_" if keyword.iskeyword(name) and name + "_" in params else name
+        members = [i for i, p in enumerate(params) if p in aggregates and aggregates[p][0] == name]
+        if members and spelled not in params:  # a C struct: its floating-point members
+            floats = [i for i in members if _differentiable(fn.params[i].type)]
+            if not floats:
+                problems.append(Diagnostic(
+                    f"--wrt {name}: the struct '{name}' of '{fn.name}' has no floating-point members", fn.loc,
+                    hint="list only structs that hold floating-point numbers, or arrays of them, in --wrt"))
+            wrt.update(floats)
+            continue
         if spelled not in params:
             problems.append(
                 Diagnostic(
                     f"--wrt {name}: function '{fn.name}' has no parameter '{name}'",
                     fn.loc,
-                    hint=f"its parameters are: {', '.join(params) or 'none'}",
+                    hint=f"its parameters are: {shown or 'none'}",
                 )
             )
             continue
         i = params.index(spelled)
         t = fn.params[i].type
-        if not (t.is_float or (t.is_array and t.elem.is_float)):
+        if not _differentiable(t):
             problems.append(
                 Diagnostic(
                     f"--wrt {name}: parameter '{spelled}' of '{fn.name}' is an integer and cannot be differentiated",
@@ -160,6 +172,11 @@ def resolve_wrt(fn: Function, names: list[str], source_lines: list[str]) -> set[
     if problems:
         raise DiagnosticError(problems, source_lines)
     return wrt
+
+
+def _differentiable(t: Type) -> bool:
+    """A floating-point number, or an array of them."""
+    return t.is_float or (t.is_array and t.elem.is_float)  # type: ignore[attr-defined]
 
 
 @_shows_source
@@ -211,16 +228,27 @@ def gradient_module(
     return out
 
 
+# The guard of a parameter that must be an array of any rank (emit_py.rank_checks).
+ANY_RANK = -1
+
+
 def _entry_guards(primal: Function, wrt: set[int]) -> dict[str, int]:
     """The assumed parameter ranks (attrs "assumed") that Python output checks on entry: all
-    but those no generated code depends on (attrs "rank_free"), unless such a one is taken for
-    a number and differentiated: then its kind decides the gradient's signature (a number's
-    adjoint is returned, an array's added into a shadow)."""
+    but those no generated code depends on (attrs "rank_free"), unless such a one is
+    differentiated: then its kind decides the gradient's signature (a number's adjoint is
+    returned, an array's added into a shadow), so a number stays checked to be one, and an
+    array to be an array, of any rank (ANY_RANK: a number passed there would leave its shadow,
+    a float the gradient cannot add into, as it was)."""
     assumed = primal.attrs.get("assumed") or {}
     free = set(primal.attrs.get("rank_free") or ())
     differentiated = {primal.params[i].name_hint for i in wrt}
-    return {name: rank for name, rank in assumed.items()
-            if name not in free or (rank == 0 and name in differentiated)}
+    out = {}
+    for name, rank in assumed.items():
+        if name not in free:
+            out[name] = rank
+        elif name in differentiated:
+            out[name] = rank if rank == 0 else ANY_RANK
+    return out
 
 
 def _header(filename: str, func: str, wrt: list[str], target: str, options: Options) -> str:
@@ -275,6 +303,8 @@ def gradient_source(
     if cuda is not None and target != "cuda":
         raise error(f"--target {target}: the gradient of CUDA {'kernel' if cuda == 'global' else 'function'} "
                     f"'{name}' is CUDA", hint="use --target cuda for .cu input")
+    if target != "c":
+        _refuse_struct_params(module, target, module.source_lines)
     if target in ("c", "cuda"):
         if not is_c(filename):
             _refuse_assumed_kinds(module.functions[grad_name(name)], source, filename, name, target,
@@ -295,6 +325,18 @@ def emit_source(module: Module, target: str, entry: str, header: str = "", optio
     if target == "c":
         return emit_c(module, header, entry)
     return emit_python(module, target, header)
+
+
+def _refuse_struct_params(module: Module, target: str, lines: list[str]) -> None:
+    """Structs passed by value or by pointer to one (``c_records``) keep their C declaration in
+    C output only: other targets have no such parameter to offer."""
+    for fn in module.functions.values():
+        aggregates = fn.attrs.get("c_aggregates")
+        if aggregates:
+            group, spelled = next(iter(aggregates.values()))[:2]
+            raise DiagnosticError([Diagnostic(
+                f"--target {target}: '{fn.attrs.get('primal', fn.name)}' takes the struct '{group}' "
+                f"({spelled}), which only C output passes as written", fn.loc, hint="use --target c")], lines)
 
 
 def _refuse_array_result(grad: Function, name: str, target: str, lines: list[str]) -> None:

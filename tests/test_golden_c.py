@@ -8,7 +8,11 @@ array holding the structs' bytes), ``written`` (the pointer parameters the
 function writes, directly or through a callee: they get shadows), optional
 ``rtol``/``atol`` (single-precision cases) and optional ``sources``: C files of the
 folder that define functions input.c only declares, linked with the primal and with
-every gradient as a user's build links them. Beside them, the expected outputs:
+every gradient as a user's build links them. A case whose parameters ctypes cannot
+build (a struct passed by value, a struct with pointer members) names instead a
+``driver``: a C file of the folder that builds them itself and compares the gradient
+with central differences of the primal (tests/c/struct_fd.h), its ``params`` left
+empty. Beside them, the expected outputs:
 ``expected.c`` (``--target c``) for every case and ``expected.py``
 (``--target py``) for the cases in PY_CASES; ``pytest --update-golden``
 rewrites them.
@@ -32,6 +36,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 import pytest
@@ -115,6 +120,7 @@ class CCase:
     rtol: float
     atol: float
     sources: tuple[Path, ...] = ()  # defining the functions input.c declares but does not define
+    driver: Optional[Path] = None  # a C check of its own (struct values): see the module's docstring
 
     @property
     def source(self) -> str:
@@ -149,9 +155,10 @@ class CCase:
         )
 
 
-def load_c_cases() -> list[CCase]:
+def load_c_cases(root: Path = C_GOLDEN) -> list[CCase]:
+    """The cases of ``root``'s folders (golden/c, or bench/c/kernels: tests/test_c_kernels.py)."""
     cases = []
-    for folder in sorted(p for p in C_GOLDEN.iterdir() if (p / "case.json").exists()):
+    for folder in sorted(p for p in root.iterdir() if (p / "case.json").exists()):
         spec = json.loads((folder / "case.json").read_text())
         cases.append(
             CCase(
@@ -164,6 +171,7 @@ def load_c_cases() -> list[CCase]:
                 spec.get("rtol", 2e-5),
                 spec.get("atol", 2e-6),
                 tuple(folder / name for name in spec.get("sources", [])),
+                folder / spec["driver"] if "driver" in spec else None,
             )
         )
     return cases
@@ -205,6 +213,8 @@ def test_c_input_compiles(case):
 @pytest.mark.parametrize("case", _params(CASES))
 def test_c_primal_runs(case):
     """case.json agrees with the C signature, and ``written`` with what the function writes."""
+    if case.driver is not None:
+        pytest.skip("its driver runs the primal (test_c_gradient_matches_finite_differences)")
     sig = case.signature
     assert [p.name for p in sig.params] == [p.name for p in case.params]
     for c, spec in zip(sig.params, case.params):
@@ -264,8 +274,11 @@ def _contract_signature(case: CCase) -> list[tuple[str, str, bool]]:
 
 @pytest.mark.parametrize("level", LEVELS, ids=lambda lv: f"O{lv}")
 @pytest.mark.parametrize("case", _params(CASES))
-def test_c_gradient_matches_finite_differences(case, level):
+def test_c_gradient_matches_finite_differences(case, level, tmp_path):
     text = case.generate("c", level)
+    if case.driver is not None:
+        _run_driver(case, text, tmp_path)
+        return
     grad = CSignature.parse(text, f"grad_{case.func}")
     assert grad.result == "void"
     assert [(p.name, p.base, p.pointer) for p in grad.params] == _contract_signature(case)
@@ -274,6 +287,20 @@ def test_c_gradient_matches_finite_differences(case, level):
     gradient = case.signature.gradient(build_sanitized(text, sources=case.sources), case.wrt, case.written)
     for seed in range(2):
         case.check(gradient, seed)
+
+
+def _run_driver(case: CCase, gradient: str, tmp_path: Path) -> None:
+    """The case's driver, linked with the primal and ``gradient`` under the sanitizers: it exits
+    0 when the gradient matches central differences of the primal."""
+    (tmp_path / "gradient.c").write_text(gradient)
+    exe = tmp_path / "check"
+    build_flags = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-g", "-fsanitize=address,undefined",
+                   "-fno-sanitize-recover=all", "-I", str(Path(__file__).parent / "c")]
+    r = subprocess.run(["gcc", *build_flags, str(case.folder / "input.c"), str(tmp_path / "gradient.c"),
+                        str(case.driver), "-o", str(exe), "-lm"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_functions_defined_in_another_file_are_declared_and_refused_in_python():

@@ -12,6 +12,8 @@ so there every assumed kind is a located error naming the annotation.
 
 from __future__ import annotations
 
+import re
+
 import textwrap
 
 import numpy as np
@@ -212,13 +214,34 @@ def test_unannotated_matrix_product_result_is_an_array_with_checked_ranks():
     np.testing.assert_allclose(d_x, W.T @ t)
 
 
+def test_the_one_parameter_an_elementwise_reduction_can_take_its_array_from_is_an_array():
+    """``np.sum(x * x)``: nothing but ``x`` can make the product an array, so ``x`` is one (of
+    any rank: the sum and its adjoint do not depend on it), and the gradient checks that it is an
+    array at all, since a number's shadow could not be added into. ``np.mean`` divides by the
+    size, so there the rank it assumed is checked."""
+    grad, text = gradient("def f(x):\n    return np.sqrt(np.sum(np.exp(x) * x))\n", "f", ["x"])
+    for x in (np.array([0.5, 1.0]), np.ones((2, 3))):
+        d_x = np.zeros_like(x)
+        grad(x, d_x, 2.0)
+        s = np.sum(np.exp(x) * x)
+        np.testing.assert_allclose(d_x, 2.0 * (np.exp(x) * (x + 1.0)) / (2.0 * np.sqrt(s)))
+    with pytest.raises(ValueError, match="x must be a NumPy array: its kind is not evident in f"):
+        grad(0.5, 0.0)
+    grad, _ = gradient("def f(x):\n    return np.mean(x * x)\n", "f", ["x"])
+    d_x = np.zeros(4)
+    grad(np.arange(4.0), d_x)
+    np.testing.assert_allclose(d_x, 2.0 * np.arange(4.0) / 4)
+    with pytest.raises(ValueError, match="x must be a 1-D array"):
+        grad(np.ones((2, 2)), np.zeros((2, 2)))
+
+
 @pytest.mark.parametrize(
     "source, where",
     [
-        ("def f(x):\n    return np.mean(x * x)\n", "prog.py:7:20"),
+        ("def f(x, y):\n    return np.mean(x * y)\n", "prog.py:7:20"),  # x or y: either may be the array
         ("def f(x):\n    return np.sum(np.where(x > 0.0, x, 0.0))\n", "prog.py:7:19"),
         ("def f(x):\n    return np.sum(np.reshape(x, (2, -1)) ** 2)\n", "prog.py:7:30"),
-        ("def f(x, W):\n    return np.dot(np.expm1(0.3 * x), np.sum(W, axis=0))\n", "prog.py:7:19"),
+        ("def f(x, y, W):\n    return np.dot(np.expm1(x * y), np.sum(W, axis=0))\n", "prog.py:7:19"),
     ],
 )
 def test_a_number_used_as_an_array_names_the_annotation(source, where):
@@ -226,7 +249,7 @@ def test_a_number_used_as_an_array_names_the_annotation(source, where):
     assert text.startswith(where + ": error:")
     # x may well be an array: the message says only that nothing shows it is one
     assert "is not an array" not in text
-    assert 'hint: if x is an array, say so with an annotation (x: "f64[n]")' in text
+    assert re.search(r'hint: if x (or y )?is an array, say so with an annotation \(x: "f64\[n\]"', text)
 
 
 def test_an_array_passed_for_an_assumed_number_names_the_callee_annotation():
@@ -298,10 +321,13 @@ def test_rank_free_uses_are_marked(source, func, wrt):
 @pytest.mark.parametrize("level", [0, 2])
 @pytest.mark.parametrize("target", ["py", "numba"])
 @pytest.mark.parametrize("source, func, wrt", RANK_FREE, ids=["reductions", "methods", "callee"])
-def test_rank_free_uses_need_no_check_and_serve_every_rank(source, func, wrt, target, level):
+def test_rank_free_uses_need_no_rank_check_and_serve_every_rank(source, func, wrt, target, level):
     text = pipeline.gradient_source(HEADER + textwrap.dedent(source), "prog.py", func, wrt, target,
                                     pipeline.Options(level=level))
-    assert "ndim" not in text and "ValueError" not in text
+    # No rank is checked; W being differentiated, that it is an array at all is (a number's
+    # shadow is a float the gradient could not add into), and that check takes every rank.
+    assert "np.ndim(" not in text and ".ndim !=" not in text
+    assert text.count("raise ValueError") == 1 and "W must be a NumPy array" in text
     namespace: dict = {}
     exec(compile(text, f"<grad_{func}>", "exec"), namespace)
     extra = [ParamSpec("a", "float")] if "a" in wrt else []

@@ -72,7 +72,7 @@ from ..analysis.effects import (known_root, written_roots)
 from . import array_rules  # noqa: F401  (registers the rules of the arr. ops)
 from .rules import MissingRule, adjoint_contributions
 from .naming import adjoint_hint, free_variant, function_names
-from .signature import GradSignature, c_gradient_params
+from .signature import GradSignature, c_gradient_aggregates, c_gradient_params
 
 
 class _OperandView:
@@ -230,6 +230,8 @@ class GradientTransform:
                 g.attrs[kept] = fn.attrs[kept]
         if "c_params" in fn.attrs:
             g.attrs["c_params"] = c_gradient_params(fn, sig.shadowed, sig.has_d_return)
+            if "c_aggregates" in fn.attrs:
+                g.attrs["c_aggregates"] = c_gradient_aggregates(sig)
             g.attrs["c_result"] = "void"
         return g
 

@@ -9,7 +9,7 @@ from typing import Iterable
 from ..analysis.effects import source_written_params
 from ..ssa.ir import Function, Module
 from ..ssa.types import F64, Type
-from .naming import grad_name, signature_names
+from .naming import free_variant, grad_name, signature_names
 
 
 @dataclass
@@ -38,7 +38,9 @@ class GradSignature:
     @staticmethod
     def of(module: Module, fn: Function, wrt: set[int], name: str = "") -> "GradSignature":
         written = source_written_params(module, fn)  # the source's: the same at every level
-        shadowed = [i for i, p in enumerate(fn.params) if p.type.is_array and (i in wrt or i in written)]
+        members = fn.attrs.get("c_aggregates") or {}  # a C struct's integer members have no shadow
+        shadowed = [i for i, p in enumerate(fn.params) if p.type.is_array and (i in wrt or i in written)
+                    and not (p.name_hint in members and p.type.elem.is_int)]  # type: ignore[attr-defined]
         returned = [i for i in sorted(wrt) if fn.params[i].type.is_float]
         # A float, or an array of floats (its d_return is an array of its shape); of several
         # values, one seed each (an integer's is never read) when any of them is one of those.
@@ -64,4 +66,32 @@ def c_gradient_params(fn: Function, shadowed: Iterable[int], has_d_return: bool)
             out.append(" ".join(w for w in spelled[i].split() if w != "const"))
     if has_d_return:
         out.append(fn.attrs["c_result"])
+    return out
+
+
+def c_gradient_aggregates(sig: GradSignature) -> dict[str, list[str]]:
+    """The gradient's struct parameters (``c_aggregates``, see ``parse/c_records``): the primal's,
+    and after each struct the contract's shadow, one struct of the same type through a pointer
+    (``Wishart w, Wishart *d_w``; ``const Matrix *M, Matrix *d_M``), whose members hold the
+    adjoints of the members it shadows: ``d_w->gamma += ...``, ``d_M->data[i]``."""
+    fn = sig.fn
+    members = fn.attrs.get("c_aggregates") or {}
+    out: dict[str, list[str]] = {}
+    shadow_of: dict[str, str] = {}  # struct parameter -> its shadow's name
+    taken = set(fn.source_names) | {p.name_hint for p in fn.params} | set(members)
+    for i, p in enumerate(fn.params):
+        entry = members.get(p.name_hint)
+        if entry is None:
+            continue
+        group, spelled, access, kind = entry
+        out[p.name_hint] = entry
+        shadow = sig.shadow_names.get(i) or sig.pointer_names.get(i)
+        if shadow is None:
+            continue
+        if group not in shadow_of:
+            shadow_of[group] = free_variant(f"d_{group}", taken)
+            taken.add(shadow_of[group])
+        pointee = " ".join(w for w in spelled.replace("*", " ").split() if w not in ("const", "restrict"))
+        shadow_type = f"{pointee} *" + ("restrict" if "restrict" in spelled else "")
+        out[shadow] = [shadow_of[group], shadow_type, "->" + access.lstrip(".->"), kind]
     return out

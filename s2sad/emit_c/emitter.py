@@ -99,6 +99,7 @@ from ..ssa.opdefs import is_pure
 from ..ssa.ops import view_base
 from ..ssa.types import ArrayType, ScalarType, Type
 from ..analysis.unread_yields import unread_undef_yields
+from .aggregates import StructParam, cell_of, struct_params
 from .cexpr import Cast, CPrinter, F32Lit, IncDec, Member, address_of, c_if_exp, deref
 from ..analysis.accumulation import accumulation, update
 from .cstmt import ArrayDecl, declare, drop_dead
@@ -446,15 +447,30 @@ class CFunctionEmitter(StatementBuilder):
         self.namer = CNamer([*ctx.module.functions, *ctx.macros, *ctx.externs])
         self.returned = ctx.returned(fn)
         self.out_names: dict[int, str] = {}
+        # Struct parameters (parse/c_records): each leaf is a member of the struct the
+        # signature declares; no other variable may take the struct's name.
+        members = struct_params(fn)
+        for group in dict.fromkeys(m.group for m in members.values()):
+            self.namer.claim_fixed(group)
+        self.struct_leaves: dict[Value, StructParam] = {p: members[p.name_hint] for p in fn.params
+                                                        if p.name_hint in members}
+        self.struct_outs: dict[int, StructParam] = {}  # returned struct member -> its shadow's member
         if self.returned is not None:
             # The pointers' names were chosen with the signature (adjoint/naming.py).
             pointers = dict(zip(self.returned, fn.attrs.get("pointers") or []))
             for i in self.returned:
+                if pointers.get(i) in members:
+                    self.struct_outs[i] = members[pointers[i]]
                 hint = fn.params[i].name_hint
                 self.out_names[i] = self.namer.claim_fixed(pointers.get(i) or f"d_{hint}")
                 self.namer.aliases[f"d_{hint}"] = f"d_{hint}_local"
         self.alloc = allocate(fn, ctx.effects, self.namer, self._zeroed_before_call(), self._buffers_freed_at())
         self.var = self.alloc.var
+        for p, leaf in self.struct_leaves.items():  # the leaf's variable, and any value sharing it
+            old = self.var.get(p)
+            for v, name in list(self.var.items()):
+                if v is p or (old is not None and name == old):
+                    self.var[v] = leaf.as_variable
         self.plan = self.alloc.plan
         self.unread = unread_undef_yields(fn)
         self.tape_tops: dict[str, str] = {}
@@ -628,11 +644,22 @@ class CFunctionEmitter(StatementBuilder):
         spelled = fn.attrs.get("c_params")
         if spelled is not None and len(spelled) != len(fn.params):
             spelled = None
+        declared: set[str] = set()  # the struct parameters declared so far
         for i, p in enumerate(fn.params):
-            name = self.var.get(p) or self.namer.fresh(p.name_hint or "arg")
-            t = self._param_spelling(spelled[i]) if spelled is not None else ctype(p.type)
-            params.append(declarator(t, name))
-            if i in self.out_names:  # the adjoint's out-cell is written: not const
+            leaf = self.struct_leaves.get(p)
+            if leaf is not None:
+                if leaf.group not in declared:
+                    params.append(declarator(leaf.spelled, leaf.group))
+                    declared.add(leaf.group)
+            else:
+                name = self.var.get(p) or self.namer.fresh(p.name_hint or "arg")
+                t = self._param_spelling(spelled[i]) if spelled is not None else ctype(p.type)
+                params.append(declarator(t, name))
+            out = self.struct_outs.get(i)
+            if out is not None and out.group not in declared:
+                params.append(declarator(out.spelled, out.group))
+                declared.add(out.group)
+            elif out is None and i in self.out_names:  # the adjoint's out-cell is written: not const
                 cell = " ".join(w for w in t.split() if w not in ("const", "restrict"))
                 params.append(declarator(cell + " *", self.out_names[i]))
         if self.returned is not None:
@@ -660,7 +687,10 @@ class CFunctionEmitter(StatementBuilder):
                 lines.append("")
             lines += renderer.stmt(st, "    ")
         code = _strip_comments("\n".join(lines))
-        names = [self.var.get(p) for p in fn.params] + [self.out_names[i] for i in sorted(self.out_names)]
+        names = [self.struct_leaves[p].group if p in self.struct_leaves else self.var.get(p) for p in fn.params]
+        names += [self.struct_outs[i].group if i in self.struct_outs else self.out_names[i]
+                  for i in sorted(self.out_names)]
+        names = list(dict.fromkeys(names))
         unused = [
             f"    (void){n};  // not needed by the gradient" if self.returned is not None else f"    (void){n};"
             for n in names
@@ -1073,6 +1103,9 @@ class CFunctionEmitter(StatementBuilder):
     def _element(self, arr: Value, idx: list[Value], op: Op) -> Expr:
         """``arr[i]``, ``arr[i * n + j]``, ``A[i][j]`` (a parameter C declares with its extents),
         or a struct member: ``bodies[i].pos[c]``, ``p->k``."""
+        cell = cell_of(arr, self.struct_leaves)
+        if cell is not None and const_int(idx[0]) == 0:  # p->x of a struct the function may write
+            return Name(cell.member)
         struct = self._struct_of(arr)
         if struct is None and self._declared_rows(arr):
             out = self.expr(arr)
@@ -1236,7 +1269,11 @@ class CFunctionEmitter(StatementBuilder):
         return frees + [Return([value])]
 
     def _add_returned(self, pointer: str, value: Expr, t: Type) -> Stmt:
-        """A gradient adds an adjoint it returns where its pointer parameter points: ``*d_a += v``."""
+        """A gradient adds an adjoint it returns where its pointer parameter points: ``*d_a += v``
+        (a struct member's into the shadow struct's: ``d_w->gamma += v``)."""
+        for i, out in self.struct_outs.items():
+            if self.out_names[i] == pointer:
+                return AugAssign(Name(out.member), "+", value)
         return AugAssign(deref(pointer), "+", value)
 
     def _frees(self, block: Block) -> list[Stmt]:

@@ -5,6 +5,9 @@ pipeline gives the entry gradient those the generated code depends on (``attrs["
 for a number). The gradient checks them when it starts and raises ``ValueError`` naming the
 parameter and the annotation that would settle it (README, "Assumptions a generated gradient
 makes"). Python checks at run time, before the body runs: ``if np.ndim(W) != 2: raise ...``.
+A parameter used the same way at every rank (``np.sum(W * W)``) but differentiated must still be
+an array, of any rank: a number's shadow is a float the gradient cannot add into
+(``if not isinstance(W, np.ndarray): raise ...``).
 
 Numba types a whole function for its argument types before any of it runs, so a body written
 for the assumed rank that does not type at the caller's (the adjoint of ``np.dot(x, x)`` for a
@@ -46,16 +49,22 @@ def check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
         seen.add(source)
         name = names.get(p) or source
         rank = guards[source]
-        test = _numba_rank_differs(name, rank) if numba else f"np.ndim({name}) != {rank}"
-        kind = "a number" if rank == 0 else f"a {rank}-D array"
-        other = '"f64[m, n]"' if rank == 1 else '"f64[n]"'
-        verb = "for an array, annotate" if rank == 0 else "else annotate"
-        message = f"{source} must be {kind}: its rank is not evident in {primal} ({verb} {source}: {other})"
-        lines.append(f"    if {test}:")
-        if len(f"        raise ValueError('{message}')") > LINE_LIMIT:
-            lines += ["        raise ValueError(", f"            '{message}'", "        )"]
+        if rank < 0:  # an array of any rank (pipeline.ANY_RANK): its shadow is added into
+            test = f'not hasattr({name}, "ndim")' if numba else f"not isinstance({name}, np.ndarray)"
+            message = (f"{source} must be a NumPy array: its kind is not evident in {primal} "
+                       f"(for a number, annotate {source}: float)")
         else:
-            lines.append(f"        raise ValueError('{message}')")
+            test = _numba_rank_differs(name, rank) if numba else f"np.ndim({name}) != {rank}"
+            kind = "a number" if rank == 0 else f"a {rank}-D array"
+            other = '"f64[m, n]"' if rank == 1 else '"f64[n]"'
+            verb = "for an array, annotate" if rank == 0 else "else annotate"
+            message = f"{source} must be {kind}: its rank is not evident in {primal} ({verb} {source}: {other})"
+        lines.append(f"    if {test}:")
+        quoted = f"'{message}'" if '"' in message else f'"{message}"'  # as ruff format quotes it
+        if len(f"        raise ValueError({quoted})") > LINE_LIMIT:
+            lines += ["        raise ValueError(", f"            {quoted}", "        )"]
+        else:
+            lines.append(f"        raise ValueError({quoted})")
     return lines
 
 

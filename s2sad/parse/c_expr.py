@@ -24,7 +24,7 @@ C's semantics are kept where they differ from Python's:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Optional, Union
 
 from pycparser import c_ast
@@ -212,11 +212,13 @@ class CExprLowering:
     def condition(self, node: c_ast.Node, b: Builder, env: Env) -> Value:
         return self.truth(self.expr(node, b, env), self.at(b, node), node)
 
-    def pointer(self, node: c_ast.Node, b: Builder, env: Env) -> Ptr:
+    def pointer(self, node: c_ast.Node, b: Builder, env: Env, aims: bool = False) -> Ptr:
+        """The pointer ``node`` gives; into one array unless ``aims`` (the caller handles a
+        pointer that moves between arrays, ``c_pointers.Aim``)."""
         v = self.expr(node, b, env)
         if not isinstance(v, Ptr):
             raise self.fail(node, "a pointer or array is expected here")
-        return v
+        return v if aims else self.plain(v, node, b)
 
     def expr(self, node: c_ast.Node, b: Builder, env: Env) -> Operand:
         b.loc = self.loc(node)
@@ -226,8 +228,14 @@ class CExprLowering:
             return self.name(node, b, env)
         if isinstance(node, c_ast.StructRef) and self.is_thread_builtin(node):
             return self.thread_builtin(node, b)
+        if isinstance(node, c_ast.StructRef):
+            var = self.as_variable(node)  # a member of a struct variable: a variable (c_records)
+            if var is not node:
+                return self.expr(var, b, env)
         if isinstance(node, (c_ast.ArrayRef, c_ast.StructRef)):
             p, idx = self.access(node, b, env)
+            if isinstance(p, Ptr):  # through a pointer that moves between arrays
+                return self.load_through(p, idx[0], self.at(b, node))  # type: ignore[arg-type]
             if len(idx) < p.type.rank:  # type: ignore[attr-defined]
                 return self.rows(p, idx, self.at(b, node))  # A[i] of double A[n][m]: a row
             return self.at(b, node).op1("load", [p, *idx], p.type.elem)  # type: ignore[attr-defined]
@@ -275,13 +283,19 @@ class CExprLowering:
             if value is None:
                 raise self.fail(node, f"'{node.name}' is not declared")
             return value
+        if self.is_moving(key):  # a pointer that moves between arrays (c_pointers)
+            return self.aim_of(key, env, node)
         v = env.get(key)
+        if self.ctypes[key].kind == "record" and not isinstance(v, Poison):
+            raise self.record_value_error(node, self.ctypes[key])
         if isinstance(v, Poison) or v is None:
             message = v.message if isinstance(v, Poison) and v.message else (
                 f"'{node.name}' is used before it is given a value")
             if isinstance(v, Poison) and not v.message:
                 raise Fail(None)
             raise self.fail(node, message, v.hint if isinstance(v, Poison) else "initialize it where it is declared")
+        if self.is_cell(key):  # a variable whose address is taken (c_pointers)
+            return self.read_cell(v, self.at(b, node))
         if isinstance(v.type, ArrayType):
             off = env.get(key + "@")
             return Ptr(v, off if isinstance(off, Value) else None, self.ctypes[key].layout)
@@ -291,7 +305,7 @@ class CExprLowering:
         """The array and index list of one element: ``a[i]``, ``A[i][j]``, ``p[i]`` (offset
         pointer) or a struct member (``bodies[i].pos[c]``, ``p->k``: one ``field`` index)."""
         arr, idx = self.access(node, b, env)
-        rank = arr.type.rank  # type: ignore[attr-defined]
+        rank = 1 if isinstance(arr, Ptr) else arr.type.rank  # type: ignore[attr-defined]
         if len(idx) < rank:
             base, _ = split_subscripts(node)
             raise self.fail(node, f"'{node_text(node)}' is a row of '{node_text(base)}', not one element",
@@ -309,6 +323,9 @@ class CExprLowering:
     def access(self, node: c_ast.Node, b: Builder, env: Env) -> tuple[Value, list[Value]]:
         """``element``, where ``A[i]`` may also name a row of a 2-D array (fewer subscripts
         than dimensions; never more)."""
+        cell = self.cell_access(node, b, env)
+        if cell is not None:
+            return cell
         if self.is_struct_access(node, env):
             pl = self.place(node, b, env)
             if pl.dims or pl.sub is not None:
@@ -318,14 +335,18 @@ class CExprLowering:
             return pl.base, [self.field_index(pl, self.at(b, node))]
         assert isinstance(node, c_ast.ArrayRef)
         base, subs = split_subscripts(node)
-        p = self.pointer(base, b, env)
-        rank = p.base.type.rank  # type: ignore[attr-defined]
+        p = self.pointer(base, b, env, aims=True)
+        if not self.is_aim(p):
+            p = self.plain(p, base, b)
+        rank = 1 if self.is_aim(p) else p.base.type.rank  # type: ignore[attr-defined]
         if len(subs) > rank:
             raise self.fail(node, f"'{node_text(base)}' has {rank} dimension(s), indexed with {len(subs)}",
                             "index a flat pointer once: a[i * m + j]" if rank == 1 else each_dimension(base, rank))
         idx = [self.integer(s, b, env, "an index") for s in subs]
         if p.off is not None:
             idx[0] = build.add(self.at(b, node), p.off, idx[0])
+        if self.is_aim(p):
+            return p, idx  # type: ignore[return-value]  # its element p[idx[0]], read or written by dispatch
         return p.base, idx
 
     # -- CUDA ----------------------------------------------------------------------------------
@@ -349,13 +370,13 @@ class CExprLowering:
     def is_struct_access(self, node: c_ast.Node, env: Env) -> bool:
         """Whether ``node`` names a struct or a member (``p->k``, ``bodies[i]``, ``bodies[i].pos[c]``)."""
         if isinstance(node, c_ast.StructRef):
-            return True
+            return self.record_member(node) is None
         if isinstance(node, c_ast.ArrayRef):
             inner: c_ast.Node = node
             while isinstance(inner, c_ast.ArrayRef):
                 inner = inner.name
             if isinstance(inner, c_ast.StructRef):
-                return True
+                return self.record_member(inner) is None
             return self.struct_pointer(node.name, env)
         return False
 
@@ -439,6 +460,9 @@ class CExprLowering:
         if op == "sizeof":
             return build.const(self.at(b, node), self.size_of(node.expr), I64)
         if op == "&":
+            member = self.member_address(node.expr, b, env)
+            if member is not None:
+                return member
             if self.is_struct_access(node.expr, env):
                 pl = self.place(node.expr, b, env)
                 if pl.path or len(pl.operands) != 1:
@@ -447,13 +471,27 @@ class CExprLowering:
                 return Ptr(pl.base, pl.operands[0], pl.layout)
             if isinstance(node.expr, c_ast.ArrayRef):
                 arr, idx = self.element(node.expr, b, env)
+                if isinstance(arr, Ptr):  # &p[i] of a moving pointer
+                    return replace(arr, off=idx[0])
                 if len(idx) > 1:  # &A[i][j]: into the row A[i]
                     return Ptr(self.rows(arr, idx[:-1], self.at(b, node)).base, idx[-1])
                 return Ptr(arr, idx[0])
-            raise self.fail(node, "taking the address of a variable is not supported",
-                            "return the value, or write it into an array parameter")
+            if isinstance(node.expr, c_ast.ID) and self.is_cell(key := self.lookup(node.expr.name)):
+                cell = env.get(key)  # type: ignore[arg-type]
+                if not isinstance(cell, Value):
+                    raise Fail(None)
+                return self.cell_address(cell)
+            if isinstance(node.expr, c_ast.ID) and self.lookup(node.expr.name) is not None:
+                name = node.expr.name  # &p of a pointer, &a of an array: a pointer to a pointer or to an array
+                raise self.fail(node, f"taking the address of the {self.ctypes[self.lookup(name)].kind} '{name}' "
+                                "is not supported", f"pass '{name}' itself, or the address of one element: "
+                                f"&{name}[i]")
+            raise self.fail(node, "taking the address of this expression is not supported",
+                            "take the address of a variable or an array element: &m, &x[i]")
         if op == "*":
-            p = self.pointer(node.expr, b, env)
+            p = self.pointer(node.expr, b, env, aims=True)
+            if self.is_aim(p):
+                return self.load_through(p, p.off or build.const(b, 0, I64), self.at(b, node))  # type: ignore
             if p.base.type.rank > 1:  # type: ignore[attr-defined]  # *A, *(A + i): a row
                 return self.rows(p.base, [p.off if p.off is not None else build.const(b, 0, I64)], self.at(b, node))
             if p.layout is not None:
@@ -527,6 +565,12 @@ class CExprLowering:
             return p.off if p.off is not None else build.const(b, 0, I64)
 
         if isinstance(x, Ptr) and isinstance(y, Ptr):
+            if (self.is_aim(x) or self.is_aim(y)) and op in ("==", "!="):
+                same = self.same_place(x, y, b)
+                return same if op == "==" else b.op1("not", [same], BOOL)
+            if self.is_aim(x) or self.is_aim(y):
+                raise self.fail(node, f"'{op}' of a pointer that points at different arrays depending on the branch "
+                                "or the iteration is not supported", "compare them with == or !=, or compare indices")
             if x.base is not y.base:
                 raise self.fail(node, "pointers into different arrays cannot be compared or subtracted")
             if op == "-":
@@ -544,7 +588,7 @@ class CExprLowering:
             raise self.fail(node, "pointer arithmetic needs an integer")
         n = self.convert(n, I64, b)  # A + i of a 2-D array counts rows
         step = n if op == "+" else build.neg(b, n)
-        return Ptr(p.base, build.add(b, offset(p), step) if p.off is not None else step, p.layout)
+        return replace(p, off=build.add(b, offset(p), step) if p.off is not None else step)
 
     def logical(self, node: c_ast.BinaryOp, b: Builder, env: Env) -> Value:
         x = self.condition(node.left, b, env)
@@ -604,8 +648,12 @@ class CExprLowering:
         op = node.op
         if op != "=" and op not in _COMPOUND:
             raise self.fail(node, f"the assignment operator '{op}' is not supported")
-        target = node.lvalue
+        target = self.as_variable(node.lvalue)
         if op == "=":
+            whole = self.record_variable(target)
+            if whole is not None:  # C = D: member by member
+                self.copy_record(whole[0], whole[1], node.rvalue, b, env)
+                return build.const(b, 0, I64)  # the value of `C = D` (s2sad reads no struct values)
             if isinstance(target, c_ast.ID) and self.is_pointer_var(target):
                 return self.assign_pointer(target, node.rvalue, b, env)
             value = self.expr(node.rvalue, b, env)
@@ -621,11 +669,11 @@ class CExprLowering:
         return self.store(target, new, b, env, node)
 
     def increment(self, node: c_ast.UnaryOp, b: Builder, env: Env) -> Operand:
-        target = node.expr
+        target = self.as_variable(node.expr)
         step = 1 if "+" in node.op else -1
         post = node.op.startswith("p")
         if isinstance(target, c_ast.ID) and self.is_pointer_var(target):
-            before = self.pointer(target, b, env)
+            before = self.pointer(target, b, env, aims=True)
             after = self.move_pointer(target, build.const(self.at(b, node), step, I64), b, env)
             return before if post else after
         cur = self.number(self.scalar(target, b, env), self.at(b, node))
@@ -636,6 +684,7 @@ class CExprLowering:
     def store(self, target: c_ast.Node, value: Value, b: Builder, env: Env, node: c_ast.Node) -> Value:
         """``target = value`` for a variable, ``a[i]`` or ``*p``; the stored value is the result."""
         b = self.at(b, node)
+        self.check_target(target)
         if isinstance(target, c_ast.ID):
             key = self.lookup(target.name)
             if key is None:
@@ -645,6 +694,11 @@ class CExprLowering:
                 raise self.fail(target, f"cannot assign to the array '{target.name}'", "assign its elements")
             if "const" in t.spelling.split():
                 raise self.fail(target, f"'{target.name}' is const")
+            if self.is_cell(key):
+                cell = env.get(key)
+                if not isinstance(cell, Value):
+                    raise Fail(None)  # its declaration failed, and said so
+                return self.write_cell(cell, self.number(value, b), b)
             v = self.convert(self.number(value, b) if self.key_type(key) != BOOL else value, self.key_type(key), b)
             if not v.name_hint and v.defining_op is not None:
                 v.name_hint = target.name
@@ -653,10 +707,16 @@ class CExprLowering:
         if isinstance(target, (c_ast.ArrayRef, c_ast.StructRef)):
             arr, idx = self.element(target, b, env)
         elif isinstance(target, c_ast.UnaryOp) and target.op == "*":
-            p = self.pointer(target.expr, b, env)
+            p = self.pointer(target.expr, b, env, aims=True)
             arr, idx = p.base, [p.off if p.off is not None else build.const(b, 0, I64)]
+            if self.is_aim(p):
+                arr = p  # type: ignore[assignment]
         else:
             raise self.fail(target, "this assignment target is not supported")
+        if isinstance(arr, Ptr):  # through a pointer that moves between arrays
+            v = self.convert(self.number(value, b), arr.elem, self.at(b, node))
+            self.store_through(arr, idx[0], v, self.at(b, node))  # type: ignore[arg-type]
+            return v
         v = self.convert(self.number(value, b), arr.type.elem, self.at(b, node))  # type: ignore[attr-defined]
         self.at(b, node).create("store", [arr, *idx, v], [])
         return v
@@ -718,6 +778,39 @@ class CExprLowering:
         raise NotImplementedError
 
     def is_pointer_var(self, node: c_ast.ID) -> bool:  # pragma: no cover
+        raise NotImplementedError
+
+    def is_cell(self, key: Optional[str]) -> bool:  # pragma: no cover
+        raise NotImplementedError
+
+    def read_cell(self, cell: Value, b: Builder) -> Value:  # pragma: no cover
+        raise NotImplementedError
+
+    def write_cell(self, cell: Value, v: Value, b: Builder) -> Value:  # pragma: no cover
+        raise NotImplementedError
+
+    def cell_address(self, cell: Value) -> Ptr:  # pragma: no cover
+        raise NotImplementedError
+
+    def is_moving(self, key: Optional[str]) -> bool:  # pragma: no cover
+        raise NotImplementedError
+
+    def is_aim(self, p: Ptr) -> bool:  # pragma: no cover
+        raise NotImplementedError
+
+    def aim_of(self, key: str, env: Env, node: Optional[c_ast.Node] = None) -> Ptr:  # pragma: no cover
+        raise NotImplementedError
+
+    def plain(self, p: Ptr, node: c_ast.Node, b: Builder) -> Ptr:  # pragma: no cover
+        raise NotImplementedError
+
+    def same_place(self, x: Ptr, y: Ptr, b: Builder) -> Value:  # pragma: no cover
+        raise NotImplementedError
+
+    def load_through(self, p: Ptr, j: Value, b: Builder) -> Value:  # pragma: no cover
+        raise NotImplementedError
+
+    def store_through(self, p: Ptr, j: Value, v: Value, b: Builder) -> None:  # pragma: no cover
         raise NotImplementedError
 
     def assign_pointer(self, target: c_ast.ID, value: c_ast.Node, b: Builder, env: Env) -> Ptr:  # pragma: no cover

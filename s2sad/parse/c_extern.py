@@ -64,7 +64,7 @@ def read_prototype(decl: c_ast.Decl, typedefs: dict[str, list[str]], structs: Op
         if isinstance(p, c_ast.EllipsisParam):
             raise TypeProblem(p, f"'{decl.name}' takes a variable number of arguments, which s2sad cannot model")
         t = ctype_of(p.type, typedefs, param=True, structs=structs)
-        if t.layout is not None:
+        if t.layout is not None or t.record is not None:
             raise TypeProblem(p, f"'{decl.name}' takes a struct, which s2sad does not pass to functions it cannot see")
         params.append(t)
         const.append(_const_pointee(p.type))

@@ -206,6 +206,9 @@ class CFile:
                 ints.add(p.name)
             params.append(t)
         result = ctype_of(ftype.type, self.typedefs, param=False, structs=self.structs)
+        if result.kind == "record":
+            raise TypeProblem(fn.decl, f"functions returning a struct ({result.spelling}) are not supported",
+                              "write the members into a struct the caller passes by pointer")
         if result.kind == "pointer":
             raise TypeProblem(fn.decl, "functions returning pointers are not supported",
                               "write the result into an array parameter")

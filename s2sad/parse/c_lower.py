@@ -50,11 +50,13 @@ from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, librar
                      split_subscripts, walk)
 from .c_declarators import ReadDims
 from .c_extern import read_prototype
+from .c_pointers import Aim, CPointerLowering, addressed_names
 from .c_source_map import SourceMap
 from .c_omp import COmpLowering
 from .omp import OmpClauses
+from .c_records import CELL, CRecordLowering, aggregate_entry, leaf_hint, param_leaves
 from .c_structs import StructTable
-from .c_types import StructLayout
+from .c_types import Member, StructLayout
 from .c_types import BYTES, CType, TypeProblem, ctype_of, value_type
 from .py_common import RESULT, RETURNED, Env, Fail, Poison
 from .c_flow import Arm, block_exits, statements, stmt_exits
@@ -79,7 +81,14 @@ class Signature:
 
     @property
     def param_types(self) -> list[Type]:
-        return [p.ir_array if p.kind == "pointer" else value_type(p) for p in self.params]
+        """One IR type per parameter; a struct parameter has one per leaf (``c_records``)."""
+        out: list[Type] = []
+        for p in self.params:
+            if p.kind == "record":
+                out += [leaf.ir_type for leaf in param_leaves(p)]
+            else:
+                out.append(p.ir_array if p.kind == "pointer" else value_type(p))
+        return out
 
     @property
     def result_types(self) -> list[Type]:
@@ -120,13 +129,26 @@ def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
             target = n.lvalue
         elif isinstance(n, c_ast.UnaryOp) and n.op in INCREMENTS:
             target = n.expr
-        if isinstance(target, c_ast.ID) and target.name not in out:
-            out.append(target.name)
+        name = _dotted(target)
+        if name is not None and name not in out:
+            out.append(name)
     return out
 
 
-class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpLowering):
-    def __init__(self, fn: c_ast.FuncDef, ctx: CContext):
+def _dotted(node: Optional[c_ast.Node]) -> Optional[str]:
+    """``x`` for a variable, ``C.pos.x`` for a member of a struct variable (``c_records``)."""
+    if isinstance(node, c_ast.ID):
+        return node.name
+    if isinstance(node, c_ast.StructRef) and node.type == ".":
+        inner = _dotted(node.name)
+        return None if inner is None else f"{inner}.{node.field.name}"
+    return None
+
+
+class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, StructuredLowering, CSwitchLowering,
+                       COmpLowering):
+    def __init__(self, fn: c_ast.FuncDef, ctx: CContext, plan: Optional[dict[str, list[tuple[str, int]]]] = None,
+                 offsets: frozenset[str] = frozenset()):
         StructuredLowering.__init__(self)
         self.fn = fn
         self.ctx = ctx
@@ -136,6 +158,17 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpL
         self.loop_depth = 0
         self.macro_uses: list[SourceLoc] = []
         self.expanding: set[str] = set()
+        self.record_cells: set[str] = set()  # struct members that are memory (c_records)
+        self.read_only_leaves: dict[str, str] = {}
+        self.addressed = addressed_names(fn.body)  # variables whose address is taken: cells (c_pointers)
+        self.cells: set[str] = set()
+        # Pointer variables that move between arrays (c_pointers.Aim), found by an earlier
+        # lowering of the same function (``lower_function`` lowers it again when one is found).
+        self.plan = {k: list(v) for k, v in (plan or {}).items()}
+        self.offsets = set(offsets)
+        self.replan = False
+        self.roots: dict[str, Value] = {}
+        self.root_keys: dict[int, str] = {}
 
     # -- locations -------------------------------------------------------------------------------
     def loc(self, node: c_ast.Node) -> SourceLoc:
@@ -174,9 +207,12 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpL
         return self.ctx.cuda is not None
 
     def lookup(self, name: str) -> Optional[str]:
+        """The key of a variable; of a struct's leaf for a dotted name (``C.pos.x``)."""
+        root, dot, path = name.partition(".")
         for scope in reversed(self.scopes):
-            if name in scope:
-                return scope[name]
+            if root in scope:
+                key = scope[root] + dot + path
+                return key if key in self.ctypes else None
         return None
 
     def declare(self, name: str, t: CType, node: c_ast.Node) -> str:
@@ -188,18 +224,24 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpL
             n += 1
             key = f"{name}#{n}"
         self.scopes[-1][name] = key
+        self.register(key, name, t)
+        return key
+
+    def register(self, key: str, hint: str, t: CType) -> None:
+        """A variable's key: its type, its name for output, where it was declared."""
         self.ctypes[key] = t
-        self.hints[key] = name
-        self.hints[key + "@"] = name
+        self.hints[key] = hint
+        self.hints[key + "@"] = hint
         if t.kind == "pointer":
             self.key_types[key] = t.ir_array
             self.key_types[key + "@"] = I64
+            if self.is_moving(key):
+                self.declare_moving(key)
         elif t.kind == "array":
             self.key_types[key] = t.ir_array
-        else:
+        elif t.kind not in ("record", "void"):  # a struct is its leaves, each registered on its own
             self.key_types[key] = value_type(t)
         self.declared_in_loop[key] = self.loop_depth
-        return key
 
     def declared_type(self, node: c_ast.Node, where: c_ast.Node) -> CType:
         try:
@@ -216,7 +258,9 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpL
         except TypeProblem as p:
             raise self.fail(p.node if getattr(p.node, "coord", None) else node, p.message, p.hint)
 
-    def is_pointer_var(self, node: c_ast.ID) -> bool:
+    def is_pointer_var(self, node: c_ast.Node) -> bool:
+        if not isinstance(node, c_ast.ID):
+            return False
         key = self.lookup(node.name)
         return key is not None and self.ctypes[key].kind == "pointer"
 
@@ -247,15 +291,23 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpL
         fn = self.fn
         self.init_omp()
         params = self.param_decls()
-        names = [p.name for p in params]
+        names = [name for name, _, _ in self.ir_params(params, sig)]
         body = Block(sig.param_types, names)
         loc = self.loc(fn.decl)
         b = Builder(body, loc)
         env: Env = {}
-        for p, t, arg in zip(params, sig.params, body.args):
+        args = iter(body.args)
+        for p, t in zip(params, sig.params):
+            if t.kind == "record":
+                self.bind_record_param(p.name, t, p, [next(args) for _ in param_leaves(t)], b, env)
+                continue
+            arg = next(args)
             key = self.declare(p.name, t, p)
             if t.kind == "pointer":
-                self.bind_pointer(key, Ptr(arg, None, t.layout), b, env)
+                self.note_root(key, arg)
+                self.bind_pointer(key, Ptr(arg, None, t.layout), b, env, p)
+            elif self.wants_cell(p.name, t):
+                self.new_cell(key, p.name, t, arg, b, env)
             else:
                 env[key] = arg
         self.tables(b, env)
@@ -283,6 +335,27 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpL
         b.create("return", [result], [])
         return self.function(sig, body, loc)
 
+    @staticmethod
+    def ir_params(params: list[c_ast.Decl], sig: Signature) -> list[tuple[str, str, Optional[list[str]]]]:
+        """Each IR parameter's name, declared C type, and for a struct's leaf what the
+        ``c_aggregates`` attribute records of it (``c_records``)."""
+        out: list[tuple[str, str, Optional[list[str]]]] = []
+        for p, t in zip(params, sig.params):
+            if t.kind == "record":
+                out += [(leaf_hint(p.name, pl.leaf.path), pl.ctype.spelling, aggregate_entry(p.name, t, pl))
+                        for pl in param_leaves(t)]
+            else:
+                out.append((p.name, t.spelling, None))
+        return out
+
+    @staticmethod
+    def fixed_members(params: list[c_ast.Decl], sig: Signature) -> list[tuple[str, list[str], Member]]:
+        """The leaves of struct parameters whose size the struct declares: cells (one number) and
+        fixed arrays, with their ``c_aggregates`` entries."""
+        return [(leaf_hint(p.name, pl.leaf.path), aggregate_entry(p.name, t, pl), pl.leaf.member)
+                for p, t in zip(params, sig.params) if t.kind == "record" for pl in param_leaves(t)
+                if pl.kind == CELL or pl.leaf.member.shape == "array"]
+
     def tables(self, b: Builder, env: Env) -> None:
         """The file's read-only tables the body names (``static const double coef[5] = {...}``),
         each a local array filled at the function's start: the same values on every call, and
@@ -298,26 +371,37 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpL
                     raise self.fail(d, f"the table '{name}' must be an array of numbers")
                 if t.dims[0] is None:
                     t = self.sized_by_initializer(d, t)
-                env[self.declare(name, t, d)] = self.local_array(d, t, b, env)
+                key = self.declare(name, t, d)
+                env[key] = self.local_array(d, t, b, env)
+                self.note_root(key, env[key])  # type: ignore[arg-type]
             except Fail as f:
                 self.report(f)
                 if t is not None:
                     env[self.declare(name, t, d)] = Poison()
 
     def function(self, sig: Signature, body: Block, loc: SourceLoc) -> Function:
-        attrs: dict = {"c_params": [p.spelling for p in sig.params], "c_result": sig.result.spelling}
         decls = self.param_decls()
+        ir_params = self.ir_params(decls, sig)
+        attrs: dict = {"c_params": [spelled for _, spelled, _ in ir_params], "c_result": sig.result.spelling}
+        aggregates = {name: entry for name, _, entry in ir_params if entry is not None}
+        if aggregates:  # struct parameters: which leaf is which member (the C emitter spells them)
+            attrs["c_aggregates"] = aggregates
         if sig.declared:  # double A[n][m]: the declared extents are the array's shape
             attrs["shapes"] = {decls[k].name: list(read.extents) for k, read in sig.declared.items()}
             macros = {name: value for read in sig.declared.values() for name, value in read.macros}
             if macros:  # double A[N][N]: the signature names N, which the output defines again
                 attrs["c_macros"] = macros
-        structs = self.ctx.structs.definitions([p.layout for p in sig.params if p.layout is not None]) \
-            if self.ctx.structs is not None else []
+        members = {name: [1] if entry[3] == CELL else [t.extent] for name, entry, t in self.fixed_members(decls, sig)}
+        if members:  # a struct's number (a cell) and fixed array members: sizes the struct declares
+            attrs["shapes"] = {**attrs.get("shapes", {}), **members}
+        structs = self.ctx.structs.definitions(
+            [p.layout.name if p.layout is not None else p.record.name for p in sig.params  # type: ignore[union-attr]
+             if p.layout is not None or p.record is not None]) if self.ctx.structs is not None else []
         if structs:
             attrs["c_structs"] = structs
         unsigned = sorted({(t.spelling, 8 * BYTES[t.scalar.name]) for t, d in zip(sig.params, self.param_decls())
-                           if t.kind == "scalar" and is_unsigned(d.type, self.ctx.typedefs)})  # type: ignore
+                           if t.kind == "scalar" and is_unsigned(d.type, self.ctx.typedefs)}  # type: ignore
+                          | self.unsigned_members(sig))
         if unsigned:  # [spelling, bits]: C output reads these as the signed integers the IR means
             attrs["c_unsigned"] = [list(u) for u in unsigned]
         # The signature's and its structs' (``real pos[3];``): the output file defines them again.
@@ -329,6 +413,18 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpL
             attrs["cuda"] = self.ctx.cuda.get(self.fn.decl.name, "host")
         return Function(self.fn.decl.name, body, sig.result_types, loc, attrs,
                         source_names=frozenset(self.hints[key] for key in self.ctypes))
+
+    def unsigned_members(self, sig: Signature) -> set[tuple[str, int]]:
+        """The unsigned integer members of struct parameters (``size_t n``), as leaf spellings."""
+        out = set()
+        for t in sig.params:
+            for pl in param_leaves(t) if t.kind == "record" else []:
+                m = pl.leaf.member
+                words = m.spelling.replace("*", " ").split()
+                if m.shape == "scalar" and pl.kind != CELL and m.scalar is not None and m.scalar.is_int and \
+                        is_unsigned(c_ast.TypeDecl(None, [], None, c_ast.IdentifierType(words)), self.ctx.typedefs):
+                    out.add((m.spelling, 8 * BYTES[m.scalar.name]))
+        return out
 
     def typedefs_spelled(self, spellings: list[str]) -> list[list[str]]:
         """``[name, "typedef double real;"]`` for each of the file's typedefs the signature
@@ -405,12 +501,13 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpL
         except Fail as f:
             self.report(f)
             for d in (st.decls if isinstance(st, c_ast.DeclList) else [st] if isinstance(st, c_ast.Decl) else []):
-                if d.name not in self.scopes[-1]:
+                if d.name and d.name not in self.scopes[-1]:
                     try:
-                        env[self.declare(d.name, self.declared_type(d.type, d), d)] = Poison()
-                    except Fail:
-                        pass  # its type is the problem, already reported
-            for name in assigned_names(st):
+                        t = self.declared_type(d.type, d)
+                    except Fail:  # its type is the problem, already reported: its uses say nothing more
+                        t = CType("void", None, "")
+                    env[self.declare(d.name, t, d)] = Poison()
+            for name in assigned_names(st) + sorted(addressed_names(st)):  # &m: a callee may set m
                 key = self.lookup(name)
                 if key is not None:
                     env[key] = Poison()
@@ -498,19 +595,29 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpL
             raise self.fail(d, "a variable cannot be void")
         if t.kind == "array" and t.dims[0] is None:
             t = self.sized_by_initializer(d, t)
+        if t.kind == "record":
+            self.local_record(d, t, b, env)
+            return
         init = d.init
         if d.coord is not None and d.coord.line in self.ctx.shared_lines:
             self.shared_array(d, t, b, env)
             return
         if t.kind == "array":
             arr = self.local_array(d, t, b, env)
-            env[self.declare(d.name, t, d)] = arr
+            key = self.declare(d.name, t, d)
+            env[key] = arr
+            self.note_root(key, arr)
             return
         if t.kind == "pointer":
             value = self.pointer_value(init, t, b, env, d) if init is not None else None
             key = self.declare(d.name, t, d)
             if value is not None:
-                self.bind_pointer(key, value, b, env)
+                if self.root_keys.get(id(value.base)) is None and value.base.defining_op is not None \
+                        and value.base.defining_op.name == "alloc":
+                    self.note_root(key, value.base)  # double *w = malloc(...)
+                self.bind_pointer(key, value, b, env, d)
+            elif self.is_moving(key):
+                env[key + "#"] = Poison()  # never pointed anywhere yet: reading it is reported
             return
         v = None
         if init is not None:
@@ -518,6 +625,9 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpL
                 raise self.fail(init, "a scalar cannot have a brace initializer")
             v = self.number(self.scalar(init, b, env), self.at(b, d))
         key = self.declare(d.name, t, d)
+        if self.wants_cell(d.name, t):
+            self.new_cell(key, d.name, t, v, self.at(b, d), env)
+            return
         if v is not None:
             v = self.convert(v, value_type(t), self.at(b, d))
             if not v.name_hint and v.defining_op is not None:
@@ -592,11 +702,12 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpL
         if isinstance(inner, c_ast.FuncCall) and isinstance(inner.name, c_ast.ID) and \
                 inner.name.name in ("malloc", "calloc"):
             return Ptr(self.allocation(inner, t, b, env, where))
-        p = self.pointer(node, b, env)
+        p = self.pointer_choice(inner, b, env, self.lookup(where.name)) if isinstance(inner, c_ast.TernaryOp) else \
+            self.pointer(node, b, env, aims=True)
         if p.elem != t.scalar or p.layout != t.layout:
             what = p.layout.name if p.layout is not None else p.elem
             raise self.fail(node, f"a {what} array cannot be used as '{t.spelling}'")
-        if p.base.type.rank != 1:  # type: ignore[attr-defined]
+        if p.base.type.rank != 1 and not isinstance(p, Aim):  # type: ignore[attr-defined]
             raise self.fail(node, f"'{node_text(node)}' has {p.base.type.rank} dimensions: C does not "  # type: ignore
                             f"convert it to '{t.spelling}'", f"point at one of its rows: {node_text(node)}[i]")
         return p
@@ -636,9 +747,13 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpL
     def is_sizeof(node: c_ast.Node) -> bool:
         return isinstance(node, c_ast.UnaryOp) and node.op == "sizeof"
 
-    @staticmethod
-    def bind_pointer(key: str, p: Ptr, b: Builder, env: Env) -> Ptr:
+    def bind_pointer(self, key: str, p: Ptr, b: Builder, env: Env, node: c_ast.Node) -> Ptr:
         """``p = ...``: the base, and an explicit offset (loops carry it, so it must exist)."""
+        if self.is_moving(key):
+            return self.bind_moving(key, p, b, env, node)
+        if isinstance(p, Aim):  # p = q of a moving q, or p = c ? x : y
+            self.want_moving(key, self.arrays_of(p))
+            p = Ptr(p.choices[0][1], p.off, p.layout)
         off = p.off if p.off is not None else build.const(b, 0, I64)
         env[key], env[key + "@"] = p.base, off
         return Ptr(p.base, off, p.layout)
@@ -649,16 +764,23 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpL
         t = self.ctypes[key]
         if "const" in t.spelling.split("*")[-1]:
             raise self.fail(target, f"'{target.name}' is a const pointer")
+        self.check_writable(target, key)
         p = self.pointer_value(value, t, b, env, target)
         old = env.get(key)
-        if isinstance(old, Value) and old is not p.base and self.declared_in_loop[key] < self.loop_depth:
-            raise self.fail(target, f"'{target.name}' is pointed at a different array inside a loop",
-                            "index the arrays explicitly instead of switching pointers")
-        return self.bind_pointer(key, p, b, env)
+        if isinstance(old, Value) and old is not p.base and self.declared_in_loop[key] < self.loop_depth \
+                and not self.is_moving(key):
+            self.want_moving(key, [old, *self.arrays_of(p)])  # the array depends on the iteration
+        return self.bind_pointer(key, p, b, env, target)
 
     def move_pointer(self, target: c_ast.ID, step: Value, b: Builder, env: Env) -> Ptr:
         key = self.lookup(target.name)
         assert key is not None
+        if self.is_moving(key):
+            if key not in self.offsets:
+                self.moves_within(key)  # lowered again with an offset to move
+                return self.aim_of(key, env, target)
+            env[key + "@"] = build.add(self.at(b, target), env[key + "@"], step)  # type: ignore[arg-type]
+            return self.aim_of(key, env, target)
         base = env.get(key)
         if not isinstance(base, Value):
             raise self.fail(target, f"'{target.name}' does not point anywhere yet")
@@ -787,13 +909,23 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpL
         sig = self.ctx.signatures[name]
         if len(args) != len(sig.params):
             raise self.fail(node, f"'{name}' takes {len(sig.params)} argument(s), not {len(args)}")
-        values: list[Value] = []
+        values: list[Optional[Value]] = []
+        moving: list[tuple[int, Aim, c_ast.Node, CType]] = []  # arguments that move between arrays
         for a, t in zip(args, sig.params):
+            if t.kind == "record":
+                raise self.fail(a, f"passing a struct ({t.spelling.rstrip(' *')}) to '{name}' is not supported yet",
+                                f"pass '{name}' the members it reads as parameters of their own (a number, "
+                                "an array: w.gamma, M->data)")
             if t.kind == "pointer":
-                p = self.pointer(a, b, env)
+                p = self.pointer(a, b, env, aims=True)
                 if p.elem != t.scalar or p.layout != t.layout:
                     what = p.layout.name if p.layout is not None else p.elem
                     raise self.fail(a, f"'{name}' expects '{t.spelling}' here, not an array of {what}")
+                if isinstance(p, Aim) and len(p.choices) > 1:
+                    moving.append((len(values), p, a, t))
+                    values.append(None)
+                    continue
+                p = self.plain(p, a, b)
                 if p.off is not None and p.layout is not None:  # counts structs: the view starts at a struct
                     p = Ptr(p.base, self.field_index(self.whole(p, b), self.at(b, a)), p.layout)
                 values.append(self.array_argument(a, p, t, name, b))
@@ -803,9 +935,20 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpL
         result_types = sig.result_types
         if want_value and not result_types:
             raise self.fail(node, f"'{name}' returns no value")
-        op = self.at(b, node).create("call", values, result_types, {"callee": name},
-                                     hints=[f"{name}_value"] * len(result_types))
-        return op.result if result_types else None
+
+        def make(bb: Builder, given: list[Optional[Value]], todo: list[tuple[int, Aim, c_ast.Node, CType]]) \
+                -> list[Value]:
+            if todo:  # one call per array the next moving argument may point at
+                k, p, a, t = todo[0]
+
+                def with_array(b2: Builder, q: Ptr) -> list[Value]:
+                    return make(b2, given[:k] + [self.array_argument(a, q, t, name, b2)] + given[k + 1:], todo[1:])
+                return self.through_each(p, a, bb, with_array, result_types)
+            op = self.at(bb, node).create("call", given, result_types, {"callee": name},  # type: ignore[arg-type]
+                                          hints=[f"{name}_value"] * len(result_types))
+            return list(op.results)
+        results = make(b, values, moving)
+        return results[0] if result_types else None
 
     def math_call(self, node: c_ast.FuncCall, intrinsic: tuple[str, Optional[Type]], args: list[c_ast.Node],
                   b: Builder, env: Env) -> Value:
@@ -849,9 +992,14 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpL
                 key = self.lookup(name)
                 if key is None:
                     continue
-                k = key + "@" if self.ctypes[key].kind == "pointer" else key
-                if self.ctypes[key].kind != "array" and k not in keys:
-                    keys.append(k)
+                if self.is_moving(key):
+                    keys += [k for k in self.moving_keys(key) if k and k not in keys]
+                    continue
+                leaves = self.record_leaves(key) if self.ctypes[key].kind == "record" else [(key, self.ctypes[key])]
+                for leaf, t in leaves:
+                    k = leaf + "@" if t.kind == "pointer" else leaf
+                    if t.kind != "array" and not self.is_cell(leaf) and k not in keys:
+                        keys.append(k)
         return keys
 
     def for_stmt(self, st: c_ast.For, b: Builder, env: Env) -> None:
@@ -883,7 +1031,7 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpL
         else:
             return None
         key = self.lookup(name)
-        if key is None or self.ctypes[key].kind != "scalar" or not self.key_type(key).is_int:
+        if key is None or self.ctypes[key].kind != "scalar" or self.is_cell(key) or not self.key_type(key).is_int:
             return None
         cond = st.cond
         if not (isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">=")
@@ -1044,7 +1192,19 @@ class CFunctionLowerer(CExprLowering, StructuredLowering, CSwitchLowering, COmpL
 
 
 def lower_function(fn: c_ast.FuncDef, ctx: CContext) -> tuple[Function, list[Diagnostic]]:
-    lowerer = CFunctionLowerer(fn, ctx)
-    func = lowerer.lower(ctx.signatures[fn.decl.name])
-    return func, lowerer.diagnostics
+    """``fn`` as IR. A pointer variable found to point at different arrays depending on the
+    branch or the iteration makes the lowering start again with it moving (``c_pointers``),
+    until no new one (or no new array for one) is found: each round adds at least one array
+    to a pointer's finite list, or one pointer to those that need an offset, so this ends."""
+    plan: dict[str, list[tuple[str, int]]] = {}
+    offsets: frozenset[str] = frozenset()
+    while True:
+        lowerer = CFunctionLowerer(fn, ctx, plan, offsets)
+        func = lowerer.lower(ctx.signatures[fn.decl.name])
+        if not lowerer.replan:
+            return func, lowerer.diagnostics
+        if lowerer.plan != plan:  # offsets seen before every moving pointer was known may be loop-carried ones
+            plan = lowerer.plan
+        else:
+            offsets = frozenset(lowerer.offsets)
 

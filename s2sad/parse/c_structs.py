@@ -12,6 +12,12 @@ That view is exact only when every field has the struct's one scalar type
 accepts: fields that are scalars, fixed arrays of them, and structs (or fixed
 arrays of structs) of the same scalar type. Anything else is refused with the
 field that breaks it.
+
+Every struct type is also read as a ``Record``: the bundle of its members, whatever their
+types (an ``int`` count beside ``double`` data, a ``double *data`` pointer, nested structs).
+That is how struct values and pointers to one struct of mixed members are lowered
+(``c_records``: one IR value per leaf). A struct that is neither is refused where a
+function uses it, with the member that breaks it.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from typing import Optional
 from pycparser import c_ast
 
 from ..ssa.types import ScalarType
-from .c_types import Field, StructLayout, TypeProblem, scalar_of
+from .c_types import Field, Member, Record, StructLayout, TypeProblem, scalar_of, spelling
 
 
 class StructTable:
@@ -31,21 +37,38 @@ class StructTable:
         self.typedefs = typedefs
         self.constants = constants
         self.layouts: dict[str, StructLayout] = {}
-        self.refused: dict[str, TypeProblem] = {}  # types defined in the file that s2sad cannot lay out
-        self.order: list[StructLayout] = []  # definition order: members' types come first
+        self.records: dict[str, Record] = {}
+        self.refused: dict[str, TypeProblem] = {}  # types defined in the file that s2sad cannot read
+        # Definition order (members' types come first): [name, definition, size in scalars (0 for
+        # a struct of mixed members)] and the struct types its members name.
+        self.order: list[tuple[list, list[str]]] = []
 
     def define(self, node: c_ast.Struct, typedef: Optional[str] = None) -> None:
         """Record ``struct Name { ... }`` (and its typedef name, when it has one)."""
         if node.decls is None:  # a use or a forward declaration, not a definition
-            if typedef is not None and node.name and f"struct {node.name}" in self.layouts:
-                self.layouts[typedef] = self.layouts[f"struct {node.name}"]
+            tagged = f"struct {node.name}" if node.name else None
+            if typedef is not None and tagged is not None:
+                if tagged in self.layouts:
+                    self.layouts[typedef] = self.layouts[tagged]
+                if tagged in self.records:
+                    self.records[typedef] = self.records[tagged]
             return
         name = typedef if typedef is not None and not node.name else f"struct {node.name}"
-        layout = self._layout(node, name, typedef)
-        self.layouts[name] = layout
-        if typedef is not None:
-            self.layouts[typedef] = layout
-        self.order.append(layout)
+        record = self._record(node, name, typedef)  # TypeProblem: neither view reads it
+        try:
+            layout: Optional[StructLayout] = self._layout(node, name, typedef)
+        except TypeProblem:
+            layout = None  # members of mixed types: a record only
+        for key in (name, typedef):
+            if key is not None:
+                self.records[key] = record
+                if layout is not None:
+                    self.layouts[key] = layout
+        needs = [m.sub.name for m in record.members if m.sub is not None]
+        if layout is not None:
+            self.order.append(([layout.name, layout.definition, layout.size], needs))
+        else:
+            self.order.append(([record.name, record.definition, 0], needs))
 
     def refuse(self, node: c_ast.Struct, typedef: Optional[str], problem: TypeProblem) -> None:
         """Remember why a struct cannot be laid out; said where a function uses it."""
@@ -63,7 +86,7 @@ class StructTable:
                 raise TypeProblem(node, why.message, why.hint)
         if isinstance(node, c_ast.Struct):
             layout = self.layouts.get(f"struct {node.name}")
-            if layout is None:
+            if layout is None and f"struct {node.name}" not in self.records:
                 raise TypeProblem(node, f"'struct {node.name}' is not defined in this file",
                                   "define the struct before the functions that use it")
             return layout
@@ -71,30 +94,35 @@ class StructTable:
             return self.layouts.get(node.names[0])
         return None
 
-    def definitions(self, used: list[StructLayout]) -> list[list]:
-        """``[name, definition, size]`` of ``used`` and the struct types of their members, in
-        the order the file defines them (a member's type before the struct that holds it)."""
+    def record(self, node: c_ast.Node) -> Optional[Record]:
+        """The struct a type node names, read as a bundle of members; None for other types."""
+        self.lookup(node)  # refused and undefined types are reported as for pointers
+        if isinstance(node, c_ast.Struct):
+            return self.records.get(f"struct {node.name}")
+        if isinstance(node, c_ast.IdentifierType) and len(node.names) == 1:
+            return self.records.get(node.names[0])
+        return None
+
+    def definitions(self, used: list[str]) -> list[list]:
+        """``[name, definition, size]`` of the struct types named ``used`` and those of their
+        members, in the order the file defines them (a member's type before the struct that
+        holds it)."""
+        needs = {entry[0]: inner for entry, inner in self.order}
         needed: set[str] = set()
         todo = list(used)
         while todo:
-            layout = todo.pop()
-            if layout.name not in needed:
-                needed.add(layout.name)
-                todo += [f.sub for f in layout.fields if f.sub is not None]
-        return [[layout.name, layout.definition, layout.size] for layout in self.order if layout.name in needed]
+            name = todo.pop()
+            if name not in needed:
+                needed.add(name)
+                todo += needs.get(name, [])
+        return [entry for entry, _ in self.order if entry[0] in needed]
 
     def _layout(self, node: c_ast.Struct, name: str, typedef: Optional[str]) -> StructLayout:
         fields: list[Field] = []
         elem: Optional[ScalarType] = None
         offset = 0
         for d in node.decls:
-            t = d.type
-            dims: list[int] = []
-            while isinstance(t, c_ast.ArrayDecl):
-                if t.dim is None:
-                    raise TypeProblem(d, f"the array member '{d.name}' needs a size")
-                dims.append(self._extent(t.dim, d))
-                t = t.type
+            t, dims = self._member_dims(d)
             if not isinstance(t, c_ast.TypeDecl):
                 raise TypeProblem(d, f"the member '{d.name}' of {name} is a pointer",
                                   "s2sad supports structs whose members are numbers, fixed arrays and structs")
@@ -119,6 +147,63 @@ class StructTable:
             raise TypeProblem(node, f"{name} has no members")
         return StructLayout(name, elem, offset, tuple(fields), _definition(node, name, typedef, fields))
 
+    def _record(self, node: c_ast.Struct, name: str, typedef: Optional[str]) -> Record:
+        """The struct as a bundle of members; TypeProblem at a member s2sad cannot read."""
+        members: list[Member] = []
+        for d in node.decls:
+            t, dims = self._member_dims(d)
+            if len(dims) > 1:
+                raise TypeProblem(d, f"the member '{d.name}' of {name} has {len(dims)} dimensions",
+                                  f"declare it flat, double {d.name}[{' * '.join(map(str, dims))}], and index "
+                                  f"it {d.name}[i * {dims[-1]} + j]")
+            if isinstance(t, c_ast.PtrDecl):
+                target = t.type
+                if not (isinstance(target, c_ast.TypeDecl) and isinstance(target.type, c_ast.IdentifierType)) \
+                        or dims or self.lookup(target.type) is not None or \
+                        (len(target.type.names) == 1 and target.type.names[0] in self.records):
+                    raise TypeProblem(d, f"the member '{d.name}' of {name} is a pointer to something other "
+                                      "than numbers", "s2sad reads pointer members that point to numbers "
+                                      "(double *data)")
+                scalar = scalar_of(list(target.type.names), self.typedefs, d)
+                if scalar is None:
+                    raise TypeProblem(d, f"the member '{d.name}' of {name} is a 'void *'",
+                                      "give it the type of its elements (double *)")
+                members.append(Member(d.name, "pointer", scalar, spelling(t)))
+                continue
+            if not isinstance(t, c_ast.TypeDecl):
+                raise TypeProblem(d, f"the member '{d.name}' of {name} is not supported")
+            sub = self.record(t.type) if isinstance(t.type, (c_ast.Struct, c_ast.IdentifierType)) else None
+            if sub is not None:
+                if dims:
+                    raise TypeProblem(d, f"the member '{d.name}' of {name} is an array of structs",
+                                      "keep each of their members in an array of its own")
+                members.append(Member(d.name, "struct", None, sub.name, sub=sub))
+                continue
+            if isinstance(t.type, c_ast.Enum):
+                scalar, words = scalar_of(["int"], self.typedefs, d), ["int"]
+            elif isinstance(t.type, c_ast.IdentifierType):
+                scalar, words = scalar_of(list(t.type.names), self.typedefs, d), list(t.type.names)
+            else:
+                raise TypeProblem(d, f"the member '{d.name}' of {name} is not supported")
+            if scalar is None:
+                raise TypeProblem(d, f"the member '{d.name}' of {name} is void")
+            members.append(Member(d.name, "array" if dims else "scalar", scalar, " ".join(words),
+                                  dims[0] if dims else 0))
+        if not members:
+            raise TypeProblem(node, f"{name} has no members")
+        return Record(name, tuple(members), _record_definition(node, name, typedef, members))
+
+    def _member_dims(self, d: c_ast.Decl) -> tuple[c_ast.Node, list[int]]:
+        """A member's type under its array extents, and the extents (``double v[3]``: [3])."""
+        t = d.type
+        dims: list[int] = []
+        while isinstance(t, c_ast.ArrayDecl):
+            if t.dim is None:
+                raise TypeProblem(d, f"the array member '{d.name}' needs a size")
+            dims.append(self._extent(t.dim, d))
+            t = t.type
+        return t, dims
+
     def _extent(self, node: c_ast.Node, where: c_ast.Node) -> int:
         value = int_constant(node, self.constants, set())
         if value is None or value <= 0:
@@ -141,6 +226,20 @@ def _definition(node: c_ast.Struct, name: str, typedef: Optional[str], fields: l
         return "\n".join([f"{name} {{", *members, "};"])
     tag = f" {node.name}" if node.name else ""
     return "\n".join([f"typedef struct{tag} {{", *members, f"}} {typedef};"])
+
+
+def _record_definition(node: c_ast.Struct, name: str, typedef: Optional[str], members: list[Member]) -> str:
+    """A struct of mixed members as output prints it (sizes as numbers: macros are not carried over)."""
+    lines = []
+    for m in members:
+        if m.shape == "pointer":
+            lines.append(f"    {m.spelling}{m.name};")
+        else:
+            lines.append(f"    {m.spelling} {m.name}{f'[{m.extent}]' if m.shape == 'array' else ''};")
+    if typedef is None:
+        return "\n".join([f"{name} {{", *lines, "};"])
+    tag = f" {node.name}" if node.name else ""
+    return "\n".join([f"typedef struct{tag} {{", *lines, f"}} {typedef};"])
 
 
 def int_constant(node: c_ast.Node, constants: dict[str, c_ast.Node], seen: set[str]) -> Optional[int]:

@@ -50,6 +50,10 @@ class CType:
     # None where left out: ``A[][M]``, ``(*A)[M]``). A plain pointer has none.
     dims: tuple[Optional[c_ast.Node], ...] = ()
     layout: Optional[StructLayout] = None  # a pointer to structs: how they lie in memory
+    # kind "record": a struct value (``Wishart w``), or, ``indirect``, a pointer to one struct
+    # (``const Matrix *M``) of a type that is no run of one scalar; see ``c_records``.
+    record: Optional["Record"] = None
+    indirect: bool = False
 
     @property
     def is_pointer(self) -> bool:
@@ -94,10 +98,56 @@ class StructLayout:
         return None
 
 
+@dataclass(frozen=True)
+class Member:
+    """A member of a struct read as a bundle of members (``Record``): a number, a fixed array
+    of numbers, a pointer to numbers, or a struct (``sub``)."""
+
+    name: str
+    shape: str  # "scalar" | "array" | "pointer" | "struct"
+    scalar: Optional[ScalarType]  # the number's, the elements' (None for a struct)
+    spelling: str  # the element's type as declared ("double", "size_t"), or the pointer's ("const double *")
+    extent: int = 0  # a fixed array's size
+    sub: Optional["Record"] = None
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """One number, array or pointer inside a struct, however deep: ``.pos.x`` of a ``Body``."""
+
+    path: str  # as C spells it after the struct: ".gamma", ".pos.x"
+    member: Member
+
+
+@dataclass(frozen=True)
+class Record:
+    """A struct read as the bundle of its members (scalar replacement of aggregates): any
+    members, integers and pointers included, one IR value (or array) per leaf."""
+
+    name: str  # as the program spells the type: "struct Body" or a typedef name "Wishart"
+    members: tuple[Member, ...]
+    definition: str  # C source that defines the type, for self-contained output
+
+    @property
+    def leaves(self) -> list[Leaf]:
+        out: list[Leaf] = []
+        for m in self.members:
+            if m.sub is not None:
+                out += [Leaf(f".{m.name}{leaf.path}", leaf.member) for leaf in m.sub.leaves]
+            else:
+                out.append(Leaf(f".{m.name}", m))
+        return out
+
+    def member(self, name: str) -> Optional[Member]:
+        return next((m for m in self.members if m.name == name), None)
+
+
 class StructLookup(Protocol):
     """Where ``ctype_of`` finds struct types (``c_structs.StructTable``)."""
 
     def lookup(self, node: c_ast.Node) -> Optional[StructLayout]: ...
+
+    def record(self, node: c_ast.Node) -> Optional[Record]: ...
 
 
 class TypeProblem(Exception):
@@ -247,25 +297,35 @@ def array_declarator(node: c_ast.Node) -> Optional[tuple[tuple[Optional[c_ast.No
 
 
 def _struct_type(node: c_ast.Node, structs: StructLookup, param: bool) -> Optional[CType]:
-    """``struct Body *b`` (or ``struct Body b[]`` as a parameter): a pointer to structs. Structs
-    as values (parameters, locals, results) and local arrays of structs are refused here."""
+    """``struct Body *b`` (or ``struct Body b[]`` as a parameter) of a struct that is a run of
+    one scalar type: a pointer to structs. A struct value (``Wishart w``) and a pointer to a
+    struct of mixed members (``const Matrix *M``, read as one struct) are records. Local arrays
+    of structs, and arrays of structs of mixed members, are refused here."""
     target = node.type if isinstance(node, (c_ast.PtrDecl, c_ast.ArrayDecl)) else node
     if not isinstance(target, c_ast.TypeDecl):
         return None
     layout = structs.lookup(target.type)
-    if layout is None:
+    record = structs.record(target.type)
+    if record is None:
         return None
-    if isinstance(node, c_ast.PtrDecl) or (isinstance(node, c_ast.ArrayDecl) and param):
-        quals = [q for q in target.quals if q == "const"]
-        spelled = " ".join(quals + [layout.name, "*"])
+    const = [q for q in target.quals if q == "const"]
+    if isinstance(node, c_ast.TypeDecl):  # a struct value
+        return CType("record", None, " ".join(const + [record.name]), record=record)
+    if layout is not None and (isinstance(node, c_ast.PtrDecl) or param):
+        spelled = " ".join(const + [layout.name, "*"])
         if isinstance(node, c_ast.PtrDecl) and node.quals:
             spelled += " ".join(node.quals)
         return CType("pointer", layout.elem, spelled, layout=layout)
-    if isinstance(node, c_ast.ArrayDecl):
-        raise TypeProblem(node, f"local arrays of {layout.name} are not supported yet",
-                          f"pass the array as a parameter ({layout.name} *)")
-    raise TypeProblem(node, f"{layout.name} values are not supported yet: s2sad reads structs through pointers",
-                      f"pass a pointer ({layout.name} *) and use ->")
+    if isinstance(node, c_ast.PtrDecl):  # one struct of mixed members, through a pointer
+        spelled = " ".join(const + [record.name, "*"]) + " ".join(node.quals)
+        return CType("record", None, spelled, record=record, indirect=True)
+    if param:
+        raise TypeProblem(node, f"arrays of {record.name} are not supported: its members are not all of "
+                          "one floating-point type", f"pass a pointer to one {record.name} ({record.name} *), "
+                          "or keep each member in an array of its own")
+    raise TypeProblem(node, f"local arrays of {record.name} are not supported yet",
+                      f"pass the array as a parameter ({record.name} *)" if layout is not None else
+                      f"declare one {record.name} at a time, or keep each member in an array of its own")
 
 
 def value_type(t: CType) -> ScalarType:

@@ -31,6 +31,7 @@ from typing import Optional, Union
 import libcst as cst
 
 from ..diagnostics import Diagnostic
+from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
 from . import py_intrinsics as lib
 from .py_common import Locator
@@ -279,6 +280,8 @@ class _Inference:
         self.int_demands: set[str] = set()
         # Arguments passed to callee parameters whose rank is assumed: their values may be arrays.
         self.numpy_args: list[cst.BaseExpression] = []
+        # The operands of elementwise expressions used as arrays (see array_use).
+        self.array_operands: list[list[str]] = []
         # The names a comprehension binds, innermost last: their types where they are read.
         self.scopes: list[dict[str, Optional[Type]]] = []
 
@@ -343,10 +346,61 @@ class _Inference:
             self.children(node)
 
     def array_use(self, node: cst.BaseExpression, min_rank: int) -> None:
-        """``node`` is used where only an array makes sense (``W @ x``, ``A.T``, ``np.sum(x)``)."""
+        """``node`` is used where only an array makes sense (``W @ x``, ``A.T``, ``np.sum(x)``).
+        An elementwise expression there (``np.sum(x * x)``, ``np.sum(np.exp(x) - 1.0)``) is an
+        array only if one of its operands is: where they are all parameters, the ones nothing
+        else types are arrays (``array_operands``, once every use is seen)."""
         if isinstance(node, cst.Name) and node.value in self.locals:
             ev = self.evidence(node.value)
             ev.min_rank = max(ev.min_rank, min_rank)
+            return
+        names = self.elementwise_operands(node)
+        if names:
+            self.array_operands.append(names)
+
+    def elementwise_operands(self, node: cst.BaseExpression) -> Optional[list[str]]:
+        """The names an elementwise expression combines (numbers, ``+ - * /``, a power's base,
+        unary minus, NumPy's elementwise functions), or None when anything else takes part."""
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return []
+        if isinstance(node, cst.Name):
+            return [node.value]
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+            return self.elementwise_operands(node.expression)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Power):
+            return self.elementwise_operands(node.left)
+        if isinstance(node, cst.BinaryOperation) and isinstance(
+                node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)):
+            left, right = self.elementwise_operands(node.left), self.elementwise_operands(node.right)
+            return None if left is None or right is None else left + right
+        if isinstance(node, cst.Call) and all(a.keyword is None and not a.star for a in node.args):
+            intr = lib.lookup(self.info.canonical_name(node.func, self.locals))
+            if intr is None or intr.op not in MATH_FNS:
+                return None
+            out: list[str] = []
+            for a in node.args:
+                names = self.elementwise_operands(a.value)
+                if names is None:
+                    return None
+                out += names
+            return out
+        return None
+
+    def resolve_array_operands(self, annotations: dict) -> None:
+        """Each elementwise expression used as an array whose operands are parameters, none of
+        them known to be an array, and all but one known to be numbers (by an annotation, a
+        default value or an integer use): that one is an array, since nothing else could make
+        the expression one. Its rank is still assumed (``assumptions``). With two or more
+        candidates (``np.sum((x - mu) ** 2)``) either may be the array: nothing is inferred,
+        and lowering asks for an annotation."""
+        params = {p.name.value: p for p in self.params}
+        for names in self.array_operands:
+            if any(n not in params for n in names) or any(n in self.arrays for n in names):
+                continue
+            free = [n for n in dict.fromkeys(names)
+                    if annotations.get(n) is None and params[n].default is None and n not in self.int_names]
+            if len(free) == 1:
+                self.evidence(free[0]).min_rank = 1
 
     def subscript(self, node: cst.Subscript, int_ctx: bool, load: bool) -> None:
         if is_shape_subscript(node):
@@ -767,6 +821,7 @@ class _Inference:
         result_ann = self.result_annotation(self.fn.returns.annotation) if self.fn.returns is not None else None
         self.stmt(self.fn.body)
         self.propagate_int_context()
+        self.resolve_array_operands(annotations)
 
         types: dict[str, Type] = {}
         for name in self.param_names:

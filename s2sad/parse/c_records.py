@@ -1,0 +1,378 @@
+"""Structs as they are: scalar replacement of aggregates in the C front end.
+
+A struct value (a parameter ``Wishart w``, a local ``Matrix C``) and a pointer to one
+struct whose members are not a run of one floating type (``const Matrix *M`` with
+``int rows, cols; double *data;``) are lowered as the bundle of their leaves
+(``c_types.Record.leaves``): each number, fixed array and pointer member, however deep in
+nested structs, is a variable of its own, keyed ``<struct's key>.<path>`` (``w.gamma``,
+``C.pos.x``). So an integer member is an inactive integer, a pointer member is a pointer
+variable (``M->data[i * M->cols + j]`` indexes its array), and the rest of the front end,
+the IR and reverse mode see nothing new.
+
+What a leaf of a parameter is in the IR (``param_leaves``):
+
+* a number of a struct passed by value, or read through a pointer to a const struct: an IR
+  scalar parameter (``value``);
+* a number read through a pointer to a struct that may be written (``Particle *p``): an
+  array of one element (``cell``), so that ``p->x = ...`` is a store the caller sees and
+  ``&p->x`` a pointer to pass on;
+* a fixed array or a pointer member: an array parameter (``memory``).
+
+Each function records, in its ``c_aggregates`` attribute, for each such IR parameter (by
+name) the C parameter it is part of, that parameter's declared type, the access path and
+the leaf's kind: ``{"M_data": ["M", "const Matrix *", "->data", "memory"]}``. The C emitter
+declares the parameter once and spells each leaf as its access path (``M->data``), and
+reverse mode gives the gradient one shadow struct per struct parameter (``Matrix *d_M``).
+
+Arrays of such structs, structs passed to other functions of the file, structs returned,
+local pointers to structs and ``malloc`` of structs are refused where they are written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from pycparser import c_ast
+
+from ..ssa import build
+from ..ssa.ir import Builder, Value
+from ..ssa.types import I64, Type
+from .c_expr import Ptr, node_text
+from .c_types import CType, Leaf, Member, Record, value_type
+from .py_common import Env, Fail
+
+VALUE, CELL, MEMORY = "value", "cell", "memory"
+
+
+@dataclass(frozen=True)
+class ParamLeaf:
+    """One IR parameter a struct parameter is lowered to."""
+
+    leaf: Leaf
+    kind: str  # VALUE, CELL or MEMORY (see the module's docstring)
+    ctype: CType  # the leaf as a variable of the function
+
+    @property
+    def ir_type(self) -> Type:
+        return value_type(self.ctype) if self.ctype.kind == "scalar" else self.ctype.ir_array
+
+
+def read_only(t: CType) -> bool:
+    """Whether a record's members cannot be assigned: ``const Wishart w``, ``const Matrix *M``."""
+    return "const" in t.spelling.split("*")[0].split()
+
+
+def param_leaves(t: CType) -> list[ParamLeaf]:
+    """The IR parameters of the struct parameter ``t`` (a record), in member order."""
+    assert t.record is not None
+    out = []
+    for leaf in t.record.leaves:
+        m = leaf.member
+        if m.shape == "scalar" and (not t.indirect or read_only(t)):
+            out.append(ParamLeaf(leaf, VALUE, CType("scalar", m.scalar, m.spelling)))
+        elif m.shape == "scalar":
+            out.append(ParamLeaf(leaf, CELL, CType("array", m.scalar, f"{m.spelling} *", (_ONE,))))
+        elif m.shape == "array":
+            const = "const " if read_only(t) or not t.indirect else ""  # by value: a copy s2sad never writes
+            out.append(ParamLeaf(leaf, MEMORY, CType("array", m.scalar, f"{const}{m.spelling} *", (_ONE,))))
+        else:
+            out.append(ParamLeaf(leaf, MEMORY, CType("pointer", m.scalar, m.spelling)))
+    return out
+
+
+def aggregate_entry(name: str, t: CType, pl: ParamLeaf) -> list[str]:
+    """What ``c_aggregates`` records of one leaf parameter (see the module's docstring)."""
+    access = ("->" if t.indirect else ".") + pl.leaf.path[1:]
+    return [name, t.spelling, access, pl.kind]
+
+
+def leaf_hint(name: str, path: str) -> str:
+    """The IR name of a leaf: ``w_gamma`` for ``w.gamma``."""
+    return name + path.replace(".", "_")
+
+
+_ONE = c_ast.Constant("int", "1")
+
+
+class CRecordLowering:
+    """Struct values and pointers to one struct, as bundles of leaf variables (a mixin of the
+    C function lowerer, which provides the environment, declarations and expressions)."""
+
+    ctypes: dict[str, CType]
+
+    # -- the leaves of a struct variable ------------------------------------------------------
+    def record_leaves(self, key: str) -> list[tuple[str, CType]]:
+        """The keys and types of the leaf variables of the struct variable ``key``."""
+        prefix = key + "."
+        return [(k, t) for k, t in self.ctypes.items() if k.startswith(prefix)]
+
+    def declare_record(self, name: str, t: CType, node: c_ast.Node, leaves: list[tuple[str, CType]]) -> str:
+        """Declare the struct ``name`` and its leaf variables (path, type)."""
+        key = self.declare(name, t, node)
+        for path, ct in leaves:
+            self.register(key + path, leaf_hint(name, path), ct)
+        return key
+
+    def bind_record_param(self, name: str, t: CType, node: c_ast.Decl, args: list[Value], b: Builder,
+                          env: Env) -> None:
+        leaves = param_leaves(t)
+        key = self.declare_record(name, t, node, [(pl.leaf.path, pl.ctype) for pl in leaves])
+        for pl, arg in zip(leaves, args):
+            k = key + pl.leaf.path
+            if pl.ctype.kind == "pointer":
+                self.bind_pointer(k, Ptr(arg), b, env)
+            else:
+                env[k] = arg
+            if pl.kind == CELL:
+                self.record_cells.add(k)
+            if read_only(t):
+                self.read_only_leaves[k] = "is a member of a const struct"
+            elif not t.indirect and pl.ctype.kind == "array":
+                self.read_only_leaves[k] = "is an array member of a struct passed by value (a copy s2sad does not make)"
+            elif t.indirect and pl.ctype.kind == "pointer":
+                self.read_only_leaves[k] = f"is a pointer member of the caller's {t.record.name}, which s2sad " \
+                    "does not point elsewhere"
+
+    # -- naming a member -----------------------------------------------------------------------
+    def record_member(self, node: c_ast.Node) -> Optional[str]:
+        """The dotted variable name (``w.gamma``, ``M.data``, ``C.pos.x``) of a member of a struct
+        variable or of the struct a pointer variable points to; None when ``node`` is no such
+        access (a pointer to structs of one floating type, CUDA's ``threadIdx.x``...). A member
+        that is itself a struct, or that the struct does not have, is a located error."""
+        if not isinstance(node, c_ast.StructRef):
+            return None
+        names: list[str] = []
+        n: c_ast.Node = node
+        while isinstance(n, c_ast.StructRef) and n.type == ".":
+            names.append(n.field.name)
+            n = n.name
+        arrow = isinstance(n, c_ast.StructRef)
+        if arrow:
+            names.append(n.field.name)  # type: ignore[attr-defined]
+            n = n.name  # type: ignore[attr-defined]
+        elif isinstance(n, c_ast.UnaryOp) and n.op == "*":  # (*p).x
+            arrow, n = True, n.expr
+        elif isinstance(n, c_ast.ArrayRef):  # p[0].x
+            root = self.record_variable(n.name)
+            if root is None:
+                return None
+            if not (isinstance(n.subscript, c_ast.Constant) and n.subscript.value == "0"):
+                raise self.fail(n, f"'{node_text(n.name)}' points to one {root[1].record.name} here: "  # type: ignore
+                                f"s2sad reads a pointer to a struct of mixed members as one struct",
+                                f"write {node_text(n.name)}->{names[-1]}, or keep each member in an array "
+                                "of its own")
+            arrow, n = True, n.name
+        root = self.record_variable(n)
+        if root is None:
+            return None
+        var, t = root
+        assert t.record is not None
+        if arrow != t.indirect:
+            right = "->" if t.indirect else "."
+            what = f"a pointer to a {t.record.name}" if t.indirect else f"a {t.record.name} value"
+            raise self.fail(node, f"'{var}' is {what}: its members are read with '{right}'",
+                            f"write {var}{right}{names[-1]}")
+        names.reverse()
+        record: Optional[Record] = t.record
+        for k, name in enumerate(names):
+            member: Optional[Member] = record.member(name) if record is not None else None
+            if record is None or member is None:
+                where = f"{var}{'->' if t.indirect else '.'}{'.'.join(names[:k])}"
+                owner = record.name if record is not None else where
+                hint = f"its members: {', '.join(m.name for m in record.members)}" if record is not None else ""
+                raise self.fail(node, f"{owner} has no member '{name}'", hint)
+            record = member.sub
+        if record is not None:
+            raise self.fail(node, f"'{node_text(node)}' is a whole {record.name}, used as a value",
+                            "s2sad reads and writes struct members one number at a time")
+        return ".".join([var, *names])
+
+    def record_variable(self, node: c_ast.Node) -> Optional[tuple[str, CType]]:
+        """(name, type) when ``node`` names a struct variable or a pointer variable to one struct."""
+        if not isinstance(node, c_ast.ID):
+            return None
+        key = self.lookup(node.name)
+        if key is None or self.ctypes[key].kind != "record":
+            return None
+        return node.name, self.ctypes[key]
+
+    def as_variable(self, node: c_ast.Node) -> c_ast.Node:
+        """A member of a struct variable, as the variable it is lowered to (an ``ID`` named
+        ``w.gamma``); a number reached through a pointer to a struct that may be written is
+        memory (``p->x``: a cell), and stays as written; any other node too."""
+        dotted = self.record_member(node)
+        if dotted is None or self.lookup(dotted) in self.record_cells:
+            return node
+        return c_ast.ID(dotted, coord=node.coord)
+
+    def cell_access(self, node: c_ast.Node, b: Builder, env: Env) -> Optional[tuple[Value, list[Value]]]:
+        """``p->x`` of a pointer to a struct that may be written: element 0 of its cell."""
+        dotted = self.record_member(node)
+        key = self.lookup(dotted) if dotted is not None else None
+        if dotted is None or key not in self.record_cells:
+            return None
+        cell = self.name(c_ast.ID(dotted, coord=node.coord), b, env)
+        assert isinstance(cell, Ptr)
+        return cell.base, [build.const(self.at(b, node), 0, I64)]
+
+    def member_address(self, node: c_ast.Node, b: Builder, env: Env) -> Optional[Ptr]:
+        """``&p->x``: a pointer to the number, which a cell is; None if ``node`` is no member."""
+        dotted = self.record_member(node)
+        if dotted is None:
+            return None
+        key = self.lookup(dotted)
+        assert key is not None
+        if key in self.record_cells:
+            cell = self.name(c_ast.ID(dotted, coord=node.coord), b, env)
+            assert isinstance(cell, Ptr)
+            return cell
+        if self.ctypes[key].kind == "scalar":
+            raise self.fail(node, f"taking the address of '{node_text(node)}' is not supported: s2sad holds "
+                            "it as a number", f"pass the value {node_text(node)}; or pass a pointer to the struct, "
+                            "whose members a function can then write")
+        return None
+
+    def check_writable(self, target: c_ast.Node, key: str) -> None:
+        why = self.read_only_leaves.get(key)
+        if why is not None:
+            raise self.fail(target, f"'{self.spelled(target)}' cannot be assigned: it {why}",
+                            "copy it into a local variable or array first")
+
+    def spelled(self, node: c_ast.Node) -> str:
+        """``node`` as the user wrote it: a member's variable ``M.data`` is ``M->data``."""
+        text = node_text(node)
+        root, dot, rest = text.partition(".")
+        key = self.lookup(root) if dot and isinstance(node, c_ast.ID) else None
+        if key is not None and self.ctypes[key].indirect:
+            return f"{root}->{rest}"
+        return text
+
+    # -- whole structs ---------------------------------------------------------------------------
+    def local_record(self, d: c_ast.Decl, t: CType, b: Builder, env: Env) -> None:
+        """``Matrix C;``, ``Wishart w = {1.0, 3};``, ``Vec3 v = *p;``: the leaves as locals (a fixed
+        array member a local array)."""
+        assert t.record is not None
+        if t.indirect:
+            raise self.fail(d, f"local pointers to {t.record.name} are not supported",
+                            f"use the struct itself (a local {t.record.name}, or the parameter) and its "
+                            "members")
+        leaves = t.record.leaves
+        types = []
+        for leaf in leaves:
+            m = leaf.member
+            kind = {"scalar": "scalar", "array": "array", "pointer": "pointer"}[m.shape]
+            dims = (c_ast.Constant("int", str(m.extent)),) if m.shape == "array" else ()
+            types.append((leaf.path, CType(kind, m.scalar, m.spelling, dims)))
+        key = self.declare_record(d.name, t, d, types)
+        for leaf, (path, ct) in zip(leaves, types):
+            if ct.kind == "array":
+                env[key + path] = self.at(b, d).op1(
+                    "alloc", [build.const(b, leaf.member.extent, I64)], ct.ir_array, leaf_hint(d.name, path),
+                    fill="zeros" if d.init is not None else "empty", elem=ct.scalar.name)  # type: ignore[union-attr]
+        if isinstance(d.init, c_ast.InitList):
+            self.init_record(d.name, t.record, "", d.init, b, env)
+        elif d.init is not None:
+            self.copy_record(d.name, t, d.init, b, env)
+
+    def init_record(self, var: str, record: Record, path: str, init: c_ast.InitList, b: Builder, env: Env) -> None:
+        """``= {1.0, 3, {0}}``, ``= {.gamma = 1.0}``: each member given, in order or by name; the
+        ones not given are zero, as in C."""
+        given: dict[str, c_ast.Node] = {}
+        position = 0
+        for e in init.exprs:
+            if isinstance(e, c_ast.NamedInitializer):
+                if len(e.name) != 1 or not isinstance(e.name[0], c_ast.ID) or record.member(e.name[0].name) is None:
+                    raise self.fail(e, f"'{node_text(e)}' does not name a member of {record.name}")
+                name = e.name[0].name
+                position = [m.name for m in record.members].index(name)
+                given[name], position = e.expr, position + 1
+                continue
+            if position >= len(record.members):
+                raise self.fail(e, f"too many initializers for {record.name}")
+            given[record.members[position].name] = e
+            position += 1
+        for m in record.members:
+            dotted = f"{var}{path}.{m.name}"
+            e = given.get(m.name)
+            if m.sub is not None:
+                if e is not None and not isinstance(e, c_ast.InitList):
+                    raise self.fail(e, f"initialize the member '{m.name}' with braces: {{...}}")
+                self.init_record(var, m.sub, f"{path}.{m.name}", e or c_ast.InitList([]), b, env)
+            elif m.shape == "array":
+                if e is None:
+                    continue
+                if not isinstance(e, c_ast.InitList):
+                    raise self.fail(e, f"initialize the array member '{m.name}' with braces: {{...}}")
+                arr = env[self.lookup(dotted)]  # type: ignore[index]
+                for i, x in enumerate(e.exprs):
+                    v = self.number(self.scalar(x, b, env), self.at(b, x))
+                    self.at(b, x).create("store", [arr, build.const(b, i, I64), self.convert(v, m.scalar, b)], [])
+            elif m.shape == "pointer":
+                if e is not None and not _is_null(e):
+                    self.assign_pointer(c_ast.ID(dotted, coord=e.coord), e, b, env)
+            else:
+                value = e if e is not None else c_ast.Constant("int", "0", coord=init.coord)
+                self.store(c_ast.ID(dotted, coord=value.coord), self.scalar(value, b, env), b, env, value)
+
+    def copy_record(self, var: str, t: CType, source: c_ast.Node, b: Builder, env: Env) -> None:
+        """``C = D``, ``Vec3 v = *p``: every leaf copied; a fixed array member is refused (C copies
+        its elements, which s2sad would have to do element by element)."""
+        assert t.record is not None
+        inner = source.expr if isinstance(source, c_ast.UnaryOp) and source.op == "*" else source
+        root = self.record_variable(inner)
+        if root is None or root[1].record is not t.record or root[1].indirect != (inner is not source):
+            raise self.fail(source, f"a {t.record.name} can be initialized or assigned from another "
+                            f"{t.record.name} variable (or *p) or with braces only")
+        arrow = "->" if root[1].indirect else "."
+        for leaf in t.record.leaves:
+            node = _member_node(root[0], arrow, leaf.path, source)
+            target = c_ast.ID(var + leaf.path, coord=source.coord)
+            if leaf.member.shape == "array":
+                raise self.fail(source, f"copying the array member '{leaf.path[1:]}' of {t.record.name} is "
+                                "not supported", "copy the members one by one")
+            if leaf.member.shape == "pointer":
+                self.assign_pointer(target, node, b, env)
+            else:
+                self.store(target, self.scalar(node, b, env), b, env, source)
+
+    def record_value_error(self, node: c_ast.Node, t: CType) -> Fail:
+        assert t.record is not None
+        what = f"a pointer to {t.record.name}" if t.indirect else f"a whole {t.record.name}"
+        return self.fail(node, f"'{node_text(node)}' is {what}, used as a value",
+                         "s2sad reads and writes struct members one at a time (w.gamma, M->data[i]); "
+                         "a struct can be assigned to another variable of its type")
+
+    def check_target(self, target: c_ast.Node) -> None:
+        """A store into ``target`` (a member, or an element of an array member) is allowed."""
+        base = target
+        while isinstance(base, c_ast.ArrayRef):
+            base = base.name
+        var = self.as_variable(base) if isinstance(base, c_ast.StructRef) else base
+        key = self.lookup(var.name) if isinstance(var, c_ast.ID) else None
+        if key is not None:
+            self.check_writable(target, key)
+
+    # -- provided by the host (the C function lowerer) -------------------------------------------
+    record_cells: set[str]  # the keys of leaves that are cells: p->x of a struct that may be written
+    read_only_leaves: dict[str, str]  # leaves that cannot be assigned -> why
+
+
+def _is_null(node: c_ast.Node) -> bool:
+    """``0``, ``NULL`` (``(void *)0``): a pointer member that points nowhere yet."""
+    while isinstance(node, c_ast.Cast):
+        node = node.expr
+    return (isinstance(node, c_ast.Constant) and node.value == "0") or (isinstance(node, c_ast.ID)
+                                                                       and node.name == "NULL")
+
+
+def _member_node(var: str, arrow: str, path: str, where: c_ast.Node) -> c_ast.Node:
+    """``var->a.b`` as pycparser reads it, for the leaf ``path`` ``.a.b``."""
+    names = path[1:].split(".")
+    node: c_ast.Node = c_ast.StructRef(c_ast.ID(var, coord=where.coord), arrow, c_ast.ID(names[0]),
+                                       coord=where.coord)
+    for name in names[1:]:
+        node = c_ast.StructRef(node, ".", c_ast.ID(name), coord=where.coord)
+    return node
+
+

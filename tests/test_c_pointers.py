@@ -1,0 +1,105 @@
+"""Pointers in C as written (issue 17, item 4): the address of a variable passed as a helper's
+out-parameter, pointers rebound in loops, arrays of rows and functions returning pointers.
+
+The numerics of each construct are checked by its golden case (tests/test_golden_c.py:
+out_param_address, ...); this file checks the shapes the output takes and the located errors
+for what stays refused, one message per problem and none that follows from another.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from s2sad import pipeline
+from s2sad.diagnostics import DiagnosticError
+from s2sad.pipeline import parse_source
+from s2sad.ssa.verifier import verify_module
+
+
+def _diagnostics(source: str, func: str = "f") -> list[str]:
+    with pytest.raises(DiagnosticError) as info:
+        parse_source(source, "t.c", func)
+    return [f"{d.loc.line}:{d.loc.col}: {d.message}" if d.loc else d.message for d in info.value.diagnostics]
+
+
+def _gradient(source: str, wrt: list[str], func: str = "f") -> str:
+    return pipeline.gradient_source(source, "t.c", func, wrt, "c", pipeline.Options())
+
+
+# -- the address of a variable -----------------------------------------------------------------
+
+_OUT_PARAMS = """
+static void split(double a, double *hi, double *lo) { *hi = a * a; *lo = a - *hi; }
+double f(double x, int n)
+{
+    double h, l;
+    for (int i = 0; i < n; i++) {
+        split(x, &h, &l);
+        x = h + l;
+    }
+    return x;
+}
+"""
+
+
+def test_a_variable_whose_address_is_taken_is_a_one_element_array():
+    module = parse_source(_OUT_PARAMS, "t.c", "f")
+    verify_module(module)
+    out = _gradient(_OUT_PARAMS, ["x"])
+    assert "double h[1] = {0};" in out and "h[0] = x * x;" in out  # split is inlined
+
+
+def test_the_address_of_a_parameter_copies_it_into_a_cell():
+    source = """
+    static void twice(double *v) { *v = 2.0 * *v; }
+    double f(double x) { twice(&x); return x * x; }
+    """
+    out = _gradient(source, ["x"])
+    assert "x2[0] = x;" in out and "*d_x += " in out
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("const double *b = x; double *q = &b; return q[0];",
+     ["3:39: taking the address of the pointer 'b' is not supported"]),
+    ("double a[2] = {0}; double *q = &a; return q[0] + x[0];",
+     ["3:37: taking the address of the array 'a' is not supported"]),
+    # The call fails; m, whose address it takes, is not then reported as never given a value.
+    ("double m; g(x, &m); return m;",
+     ["3:15: cannot differentiate through call to 'g': its source is not in t.c"]),
+])
+def test_address_problems_are_located_and_do_not_cascade(body, expected):
+    source = f"\ndouble f(const double *x)\n{{   {body}\n}}\n"
+    assert _diagnostics(source) == expected
+
+
+# -- pointers rebound to different arrays ---------------------------------------------------------
+
+_MOVING = """
+double ext(const double *v);
+double f(const double *x, double *h, int n, int k)
+{{
+    const double *p = x;
+    for (int l = 0; l < k; l++) {{
+        h[l] = p[0];
+        p = h;
+    }}
+    {use}
+}}
+"""
+
+
+def test_a_pointer_rebound_in_a_loop_carries_which_array_it_points_at():
+    out = _gradient(_MOVING.format(use="return p[1];"), ["x"])
+    assert "long p_array = 0;" in out and "p_array = 1;" in out and "cond ? x[0] : h[0]" in out
+
+
+@pytest.mark.parametrize("use, expected", [
+    ("return p < x + 1 ? 1.0 : 0.0;",
+     ["10:12: '<' of a pointer that points at different arrays depending on the branch or the iteration "
+      "is not supported"]),
+    ("return ext(p);",
+     ["10:16: 'p' points at a different array depending on the branch taken or the iteration, and this use "
+      "of it is not supported"]),
+])
+def test_uses_of_a_moving_pointer_that_stay_refused_are_located(use, expected):
+    assert _diagnostics(_MOVING.format(use=use)) == expected

@@ -1,0 +1,88 @@
+"""C structs as they are (``parse/c_records``): what is refused, and how it is said.
+
+The numerics of struct values, pointer members, local structs and member addresses are
+checked by their golden cases (golden/c/struct_by_value_mixed, struct_pointer_member,
+local_struct, struct_member_address). Here: each construct that remains refused gives
+one located diagnostic, in C words, with a hint; and the gradient's signature keeps the
+user's struct parameters with one shadow struct each.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from s2sad import pipeline
+from s2sad.diagnostics import DiagnosticError
+
+TYPES = """typedef struct { double gamma; int m; } Wishart;
+typedef struct { int rows, cols; double *data; } Matrix;
+typedef struct { double x; double v[3]; int id; } Particle;
+"""
+
+
+def _error(body: str, func: str, wrt: str, target: str = "c"):
+    source = TYPES + body
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(source, "t.c", func, [wrt], target)
+    (d,) = info.value.diagnostics  # one problem, one message: no follow-on errors
+    assert d.hint, d.message
+    text = info.value.render()
+    assert text.startswith(f"t.c:{d.loc.line}:{d.loc.col}: error: ") and "^" in text
+    return d
+
+
+def _line(body: str, needle: str) -> int:
+    return (TYPES + body).split("\n").index(next(s for s in (TYPES + body).split("\n") if needle in s)) + 1
+
+
+@pytest.mark.parametrize("body, func, wrt, needle, message", [
+    ("static double g(Wishart w) { return w.gamma; }\n"
+     "double f(const double *x, Wishart w) { return g(w) * x[0]; }\n",
+     "f", "x", "return g(w)", "passing a struct (Wishart) to 'g' is not supported yet"),
+    ("double f(const Matrix *M) { return M[1].data[0]; }\n", "f", "M", "M[1]",
+     "'M' points to one Matrix here"),
+    ("double f(const Matrix *M, double *t) { M->data = t; return t[0]; }\n", "f", "t", "M->data = t",
+     "'M->data' cannot be assigned: it is a member of a const struct"),
+    ("double f(Particle p) { p.v[0] = 2.0; return p.v[0] * p.x; }\n", "f", "p", "p.v[0] = 2.0",
+     "'p.v[0]' cannot be assigned: it is an array member of a struct passed by value"),
+    ("double f(Wishart w) { return w->gamma; }\n", "f", "w", "w->gamma",
+     "'w' is a Wishart value: its members are read with '.'"),
+    ("double f(const Matrix *M) { return M.data[0]; }\n", "f", "M", "M.data",
+     "'M' is a pointer to a Matrix: its members are read with '->'"),
+    ("double f(Wishart w) { return w.beta; }\n", "f", "w", "w.beta", "Wishart has no member 'beta'"),
+    ("Wishart f(double a) { Wishart w = {a, 1}; return w; }\n", "f", "a", "Wishart f",
+     "functions returning a struct (Wishart) are not supported"),
+    ("double f(const Matrix ms[], double a) { return a * ms[0].rows; }\n", "f", "a", "ms[]",
+     "arrays of Matrix are not supported"),
+    ("double f(double a) { Matrix *m = 0; (void)m; return a; }\n", "f", "a", "Matrix *m",
+     "local pointers to Matrix are not supported"),
+    ("double f(double a) { Wishart ws[2]; ws[0].gamma = a; return ws[0].gamma; }\n", "f", "a", "ws[2]",
+     "local arrays of Wishart are not supported yet"),
+    ("double f(const Particle *p) { const double *q = &p->x; return *q; }\n", "f", "p", "&p->x",
+     "taking the address of 'p->x' is not supported"),
+    ("double f(Wishart w) { return w.gamma * w.m; }\n", "f", "w", "double f",
+     "--target py: 'f' takes the struct 'w' (Wishart), which only C output passes as written"),
+])
+def test_refused_struct_constructs_are_located(body, func, wrt, needle, message):
+    target = "py" if message.startswith("--target py") else "c"
+    d = _error(body, func, wrt, target)
+    assert message in d.message
+    assert d.loc.line == _line(body, needle)
+
+
+def test_wrt_a_struct_without_floating_point_members_is_an_error():
+    source = TYPES + "typedef struct { int n; } Count;\ndouble f(const double *x, Count c) { return x[0] * c.n; }\n"
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(source, "t.c", "f", ["c"], "c")
+    assert "the struct 'c' of 'f' has no floating-point members" in str(info.value)
+
+
+def test_struct_parameters_keep_their_declarations_with_one_shadow_struct_each():
+    source = TYPES + (
+        "double f(const Matrix *M, Wishart w, Particle *p)\n"
+        "{ p->x = w.gamma * M->data[0] + p->v[1] * w.m; return p->x * M->data[M->cols]; }\n")
+    text = pipeline.gradient_source(source, "t.c", "f", ["M", "w"], "c")
+    assert ("void grad_f(const Matrix *M, Matrix *d_M, Wishart w, Wishart *d_w, Particle *p, Particle *d_p, "
+            "double d_return)") in " ".join(text.split())
+    assert "d_w->gamma +=" in text and "d_M->data[" in text and "d_p->x" in text
+    assert "d_p->id" not in text and "d_M->rows" not in text  # integer members have no adjoint
