@@ -50,7 +50,7 @@ structured reversal of loops and branches.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 from ..diagnostics import error
 from ..ssa import build
@@ -542,8 +542,14 @@ class GradientTransform:
         slots: list[int],
         yields: list[Value],
         ck: Optional[CheckpointedLoop] = None,
+        last: Sequence[tuple[Value, Value]] = (),
+        first_index: Optional[Value] = None,
     ):
         """Shared by for/while: process a reversed body whose carried slots are ``slots``.
+
+        ``last``: (yielded value, adjoint of the loop's result) of a parallel loop's values that
+        only the last iteration hands out (OpenMP's lastprivate): that iteration, the reversed
+        loop's first (its counter is ``first_index``), gets the adjoint; the others none.
 
         Returns (outer values whose adjoints the loop carries, their init values,
         the carried-slot inits) after filling ``rbody``.
@@ -558,6 +564,10 @@ class GradientTransform:
         inner.adj = dict(zip(outer, outer_args))
         for k, a in zip(slots, slot_args):
             self._accumulate(inner, yields[k], a)
+        for y, g in last:
+            assert first_index is not None
+            is_last = build.cmp(inner.body, "eq", rbody.args[0], first_index)
+            self._accumulate(inner, y, build.select(inner.body, is_last, g, self._zero(inner.body, g.type)))
         self._reverse_ops(inner, body.ops[:-1])
         new_slots = [inner.adj.get(body.args[k]) or self._zero(inner.body, body.args[k].type) for k in slots]
         inner.body.create("yield", new_slots + [inner.adj[v] for v in outer] + extra, [])
@@ -581,9 +591,14 @@ class GradientTransform:
             for k in range(len(op.results))
             if self.act.is_active(op.results[k]) or self.act.is_active(body.args[first + k])
         ]
+        # A parallel loop's value that no iteration reads (lastprivate) is the last iteration's.
+        last = [k for k in slots if op.attrs.get("parallel") and first and not body.args[first + k].uses]
+        slots = [k for k in slots if k not in last]
+        seeds = [(yields[k], rev.adj[op.results[k]]) for k in last if op.results[k] in rev.adj]
         rbody = Block([I64], [body.args[0].name_hint if first else ("ck_k" if ck is not None else "_")])
         outer, slot_args, outer_args = self._carried_adjoint_loop(
-            rev, op, body, rbody, [first + k for k in slots], yields_by_arg(body, first, yields), ck
+            rev, op, body, rbody, [first + k for k in slots], yields_by_arg(body, first, yields), ck,
+            seeds, bounds[0]
         )
         init_vals = [rev.adj.get(op.results[k]) or self._zero(rev.body, op.results[k].type) for k in slots]
         init_vals += [rev.adj.get(v) or self._zero(rev.body, v.type) for v in outer]
@@ -596,7 +611,7 @@ class GradientTransform:
             hints.append("ck_depth")
         # A parallel loop's iterations are independent, and so are their adjoints (the
         # emitter makes the accumulations they share race-free).
-        kept = {k: op.attrs[k] for k in ("parallel", "schedule") if k in op.attrs}
+        kept = {k: op.attrs[k] for k in ("parallel", "schedule", "collapse", "collapsed") if k in op.attrs}
         rfor = rev.body.create("for", [lb, ub, step, *init_vals], types, kept, regions=[rbody], hints=hints)
         finals = _prune_passthrough(rfor)
         # Outer adjoints first: the loop's results replace them. Then the carried
@@ -607,6 +622,14 @@ class GradientTransform:
         for k, final in zip(slots, finals):
             # A slot the loop passes through unchanged hands on the adjoint it got.
             self._accumulate(rev, inits[k], final if final is not None else rev.adj.get(op.results[k]))
+        if seeds:
+            # A last value is the value it entered with when the loop does not run.
+            first_index, stop, rstep = bounds
+            runs = build.cmp(rev.body, "gt" if build.known_sign(rstep) < 0 else "lt", first_index, stop)
+            for k in last:
+                g = rev.adj.get(op.results[k])
+                if g is not None:
+                    self._accumulate(rev, inits[k], build.select(rev.body, runs, self._zero(rev.body, g.type), g))
 
     def _reverse_for(self, rev: RevBlock, op: Op) -> None:
         lb, ub, step = (self.values.avail(rev, v) for v in op.operands[:3])

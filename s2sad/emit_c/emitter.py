@@ -103,7 +103,7 @@ from .aggregates import StructParam, cell_of, struct_params
 from .cexpr import Cast, CPrinter, F32Lit, IncDec, Member, address_of, c_if_exp, deref
 from ..analysis.accumulation import accumulation, update
 from .cstmt import ArrayDecl, declare, drop_dead
-from .parallel import Pragma, is_parallel, private_accumulations
+from .parallel import Pragma, is_parallel, only_summed, private_accumulations
 from .parallel import finish as finish_pragmas
 from ..opt.lower_arrays import add_size_params, has_array_ops
 from ..emit.names import sanitize
@@ -1651,12 +1651,16 @@ class CFunctionEmitter(StatementBuilder):
         loop = For(name, bounds, stmts or [], sign=known_sign(step))
         if is_parallel(op):
             carried = [(a, y) for a, y in zip(body.args[1:], body.terminator.operands) if y is not a]
-            reduction = [self.var[a] for a, _ in carried if a in self.var]
+            # A value no iteration reads is the last iteration's (lastprivate); the others are sums.
+            last = [self.var[a] for a, _ in carried if a in self.var and not a.uses]
+            reduction = [self.var[a] for a, _ in carried if a in self.var and a.uses]
             for a, _ in carried:  # each thread sums into its own copy, from zero: the copy is only added to
-                if any(use.name not in ("add", "yield") for use, _ in a.uses):
+                if not only_summed(a):
                     raise error(f"C output: the parallel loop carries '{self.var.get(a, '?')}', which is not a sum",
                                 op.loc, hint="remove '#pragma omp parallel for' from this loop")
-            pragma = Pragma("", loop, reduction, op.attrs.get("schedule"))
+            if op.attrs.get("collapsed"):
+                return early + pre + [loop]  # one of the loops under its outer loop's collapse(n)
+            pragma = Pragma("", loop, reduction, op.attrs.get("schedule"), last, op.attrs.get("collapse", 1))
             return early + pre + [pragma, loop]
         return early + pre + [loop]
 

@@ -33,8 +33,8 @@ from typing import Optional
 
 from ..analysis.accumulation import private_accumulations
 from ..emit.expr import Expr, Name, Unary, walk
-from ..emit.stmt import For, Stmt, stmt_names
-from ..ssa.ir import Op
+from ..emit.stmt import Comment, For, Stmt, stmt_names
+from ..ssa.ir import Op, Value
 from .cstmt import Decl, child_blocks
 
 
@@ -46,13 +46,28 @@ class Pragma:
     loop: Optional[For] = None
     reduction: list[str] = field(default_factory=list)
     schedule: Optional[str] = None
+    lastprivate: list[str] = field(default_factory=list)
+    collapse: int = 1
 
 
 def is_parallel(op: Op) -> bool:
     return op.name == "for" and op.attrs.get("parallel") == "omp"
 
 
-__all__ = ["Pragma", "finish", "is_parallel", "private_accumulations"]
+def only_summed(a: Value) -> bool:
+    """Whether a parallel loop's carried ``a`` is only added to and handed on: its uses are
+    ``add``, ``yield``, or the start value of an inner loop that only sums into it (a
+    reduction whose updates sit in a nested loop, as in a collapsed nest)."""
+    for use, k in a.uses:
+        if use.name in ("add", "yield"):
+            continue
+        if use.name == "for" and k >= 3 and only_summed(use.regions[0].args[k - 2]):
+            continue
+        return False
+    return True
+
+
+__all__ = ["Pragma", "finish", "is_parallel", "only_summed", "private_accumulations"]
 
 
 def finish(stmts: list[Stmt]) -> None:
@@ -73,17 +88,44 @@ def finish(stmts: list[Stmt]) -> None:
             written = stmt_names(loop.body)[1] | _address_passed(loop.body)
             declared = _declared(loop.body)
             st.reduction = [r for r in st.reduction if r in written]  # a sum no update is left for
-            private = sorted(written - declared - set(st.reduction) - {loop.target})
+            # A last value the body does not assign (a copy out-of-SSA placed before the loop) is
+            # shared and only read: a lastprivate copy of it would hand out an unset value.
+            last = [v for v in st.lastprivate if v in written]
+            collapse = _collapse(loop, st.collapse)
+            private = sorted(written - declared - set(st.reduction) - set(last) - set(collapse[1:]))
             clauses = ["omp parallel for"]
+            if len(collapse) > 1:
+                clauses.append(f"collapse({len(collapse)})")
             if st.schedule:
                 clauses.append(f"schedule({st.schedule})")
             if st.reduction:
                 clauses.append(f"reduction(+: {', '.join(st.reduction)})")
+            if last:
+                clauses.append(f"lastprivate({', '.join(last)})")
             if private:
                 clauses.append(f"private({', '.join(private)})")
             st.text = " ".join(clauses)
         for block in child_blocks(st):
             finish(block)
+
+
+def _collapse(loop: For, depth: int) -> list[str]:
+    """The counters of the loops ``collapse(n)`` may take, outermost first: up to ``depth``
+    loops, each alone in the body of the one before (the adjoint's reversed nest may have
+    statements between them, then fewer loops collapse) and with bounds that do not read the
+    counters of the loops around it (OpenMP collapses rectangular nests)."""
+    counters = [loop.target]
+    while len(counters) < depth:
+        body = [st for st in loop.body if not isinstance(st, Comment)]  # gone before the compiler sees it
+        if len(body) != 1 or not isinstance(body[0], For):
+            break
+        inner = body[0]
+        reads = {n.id for e in inner.args for n in walk(e) if isinstance(n, Name)}
+        if reads & set(counters):
+            break
+        counters.append(inner.target)
+        loop = inner
+    return counters
 
 
 def _address_passed(stmts: list[Stmt]) -> set[str]:

@@ -37,7 +37,6 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator, Optional, Sequence
 
 from pycparser import c_ast
-from pycparser.c_generator import CGenerator
 
 from ..diagnostics import Diagnostic
 from ..ssa import build
@@ -52,9 +51,9 @@ from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, librar
 from .c_declarators import ReadDims
 from .c_extern import read_prototype
 from .c_pointers import Aim, CPointerLowering, addressed_names
-from .c_preprocess import strip_comments
 from .c_source_map import SourceMap
-from .omp import OmpLoop, OmpProblem, omp_directive, parse_atomic, parse_omp, pragma_before, unconsumed_problem
+from .c_omp import COmpLowering
+from .omp import OmpClauses
 from .c_records import CELL, CRecordLowering, aggregate_entry, leaf_hint, param_leaves
 from .c_structs import StructTable
 from .c_types import Member, StructLayout
@@ -146,7 +145,8 @@ def _dotted(node: Optional[c_ast.Node]) -> Optional[str]:
     return None
 
 
-class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, StructuredLowering, CSwitchLowering):
+class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, StructuredLowering, CSwitchLowering,
+                       COmpLowering):
     def __init__(self, fn: c_ast.FuncDef, ctx: CContext, plan: Optional[dict[str, list[tuple[str, int]]]] = None,
                  offsets: frozenset[str] = frozenset()):
         StructuredLowering.__init__(self)
@@ -158,7 +158,6 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         self.loop_depth = 0
         self.macro_uses: list[SourceLoc] = []
         self.expanding: set[str] = set()
-        self.omp_used: set[int] = set()  # lines of the OpenMP pragmas a loop or an update took
         self.record_cells: set[str] = set()  # struct members that are memory (c_records)
         self.read_only_leaves: dict[str, str] = {}
         self.addressed = addressed_names(fn.body)  # variables whose address is taken: cells (c_pointers)
@@ -290,6 +289,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
     # -- the function --------------------------------------------------------------------------------
     def lower(self, sig: Signature) -> Function:
         fn = self.fn
+        self.init_omp()
         params = self.param_decls()
         names = [name for name, _, _ in self.ir_params(params, sig)]
         body = Block(sig.param_types, names)
@@ -446,50 +446,6 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                 need(f"enum {word}" if k and words[k - 1] == "enum" else word)
         return [[name, text] for name, text in out.items()]
 
-    def check_omp_pragmas(self) -> None:
-        """Every OpenMP pragma in the body that no loop or update took changes what the code
-        means (a parallel region, critical, barrier...): each is a located error, never dropped."""
-        if self.diagnostics:
-            return  # lowering stopped early somewhere: pragmas there were not reached
-        for line in _body_lines(self.fn, self._sources.code):
-            text = self.ctx.pragmas.get(line)
-            if text is None or line in self.omp_used or omp_directive(text) is None:
-                continue
-            p = unconsumed_problem(text)
-            self.diagnostics.append(Diagnostic(p.message, self.pragma_loc(line), p.hint))
-
-    def pragma_loc(self, line: int) -> SourceLoc:
-        text = self.ctx.lines[line - 1]
-        col = text.index("#") + 1 if "#" in text else 1
-        return self._sources.line_loc(line, col, len(text.rstrip()) + 1)
-
-    def atomic_update(self, st: c_ast.Node, b: Builder, env: Env) -> bool:
-        """``st`` under ``#pragma omp atomic``: lowered, its store marked ``atomic``; False when no
-        OpenMP pragma is right above it."""
-        if st.coord is None or isinstance(st, c_ast.For):
-            return False
-        found = pragma_before(self.ctx.pragmas, self.ctx.lines, st.coord.line)
-        if found is None or omp_directive(found[1]) != "atomic":
-            return False
-        line, text = found
-        self.omp_used.add(line)
-        try:
-            parse_atomic(text)
-        except OmpProblem as p:
-            raise Fail(Diagnostic(p.message, self.pragma_loc(line), p.hint)) from None
-        if not _is_update(st):
-            raise self.fail(st, "'#pragma omp atomic' is supported on an update by + or - only "
-                            "('y[k] += e', 'y[k] -= e', 'y[k]++')",
-                            "s2sad differentiates atomic sums; other atomic updates depend on the order "
-                            "of the threads")
-        target = st.lvalue if isinstance(st, c_ast.Assignment) else st.expr
-        if isinstance(target, c_ast.ID):
-            raise self.fail(st, f"'#pragma omp atomic' on the variable '{target.name}' is not supported",
-                            f"declare it a sum on the loop instead: reduction(+: {target.name})")
-        self.atomic_store(st, st, b, env, "'#pragma omp atomic' on this statement is not supported",
-                          "write the update as 'y[k] += e;' with e free of calls")
-        return True
-
     def atomic_store(self, update: c_ast.Node, where: c_ast.Node, b: Builder, env: Env, message: str,
                      hint: str) -> None:
         """``update`` (``y[k] += e``) lowered, its one store marked ``atomic``; ``message`` at
@@ -566,7 +522,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
     # -- statements -----------------------------------------------------------------------------------
     def stmt(self, st: c_ast.Node, b: Builder, env: Env, loop: Optional[LoopFrame]) -> None:
         b.loc = self.loc(st)
-        if self.atomic_update(st, b, env):
+        if self.omp_statement(st, b, env):
             return
         if isinstance(st, c_ast.Decl):
             self.decl(st, b, env)
@@ -1059,7 +1015,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             if counted is not None:
                 self.for_op(st, counted, b, env, omp)
             elif omp is not None:
-                raise self.fail(st, "'#pragma omp parallel for' needs a counted loop",
+                raise self.fail(st, f"{omp.spelled} needs a counted loop",
                                 "write it as for (int i = a; i < b; i++) with no break or return")
             else:
                 self.general_loop(st, b, env, test=st.cond, body=statements(st.stmt),
@@ -1106,22 +1062,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             return (value if node.op == "+=" else -value) or None
         return None
 
-    def omp_pragma(self, st: c_ast.For) -> Optional[OmpLoop]:
-        found = pragma_before(self.ctx.pragmas, self.ctx.lines, st.coord.line) if st.coord else None
-        if found is None:
-            return None
-        line, text = found
-        if omp_directive(text) is not None:
-            self.omp_used.add(line)
-        try:
-            return parse_omp(text)
-        except OmpProblem as p:
-            col = self.ctx.lines[line - 1].index("#") + 1
-            loc = self._sources.line_loc(line, col, len(self.ctx.lines[line - 1]) + 1)
-            raise Fail(Diagnostic(p.message, loc, p.hint)) from None
-
     def for_op(self, st: c_ast.For, counted: tuple[str, c_ast.Node, str, int], b: Builder, env: Env,
-               omp: Optional[OmpLoop] = None) -> None:
+               omp: Optional[OmpClauses] = None) -> None:
         key, bound, cmp, step = counted
         loc = self.loc(st)
         lb = env.get(key)
@@ -1140,6 +1082,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         exits = block_exits(body_items)
         frame = LoopFrame(self.new_key("done", BOOL), self.new_key("skip", BOOL))
         carried = self.carried_keys([st.stmt], env)
+        private = self.omp_private(st, omp, carried) if omp is not None else []
+        carried = [k for k in carried if self.hint(k) not in private]
         inits = self.init_values(carried, env, b)
         blk = Block([I64] + [self.key_type(k) for k in carried], [self.hint(key)] + [self.hint(k) for k in carried])
         bb = Builder(blk, loc)
@@ -1147,21 +1091,17 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         inner[key] = blk.args[0]
         if CONTINUE in exits.may:
             inner[frame.skip] = build.const(bb, False, BOOL, "skip")
-        with self.loop_body():
+        with self.loop_body(), self.omp_body(st, omp, private, inner) as parallel:
             self.scoped(body_items, frame)(bb, inner)
         bb.loc = loc
         bb.create("yield", self.exit_values(carried, inner, blk.args[1:]), [])
         b.loc = loc
-        attrs = {}
-        if omp is not None:
-            undeclared = [self.hint(k) for k in carried if self.hint(k) not in omp.reduction]
-            if undeclared:
-                raise self.fail(st, f"the parallel loop updates '{undeclared[0]}' from one iteration to the next",
-                                f"declare it a sum, reduction(+: {undeclared[0]}), or make it local to the body")
-            attrs = {"parallel": "omp", **({"schedule": omp.schedule} if omp.schedule else {})}
+        attrs = self.omp_loop_attrs(st, omp, carried, blk, parallel.critical_sums) if parallel is not None else {}
         op = b.create("for", [lb, ub, step_v, *inits], [a.type for a in blk.args[1:]], attrs, regions=[blk],
                       hints=[self.hint(k) for k in carried])
         self.leave_loop(env, carried, op.results, [])
+        if omp is not None:
+            self.omp_after_loop(op, private, env)
         if isinstance(st.init, c_ast.Assignment):  # i outlives the loop: its final value
             past = build.cmp(b, "lt" if step > 0 else "gt", lb, ub)
             env[key] = build.select(b, past, ub, lb)
@@ -1249,51 +1189,6 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         op = b.create("while", inits, types, regions=[cond, blk], hints=hints)
         n = len(keys) - len(carried)
         self.leave_loop(env, carried, op.results[n:], [])
-
-
-def _is_update(st: c_ast.Node) -> bool:
-    """``x += e``, ``x -= e``, ``x = x + e``, ``x = e + x``, ``x = x - e``, ``x++``, ``--x``."""
-    gen = CGenerator()
-    if isinstance(st, c_ast.UnaryOp):
-        return st.op in INCREMENTS
-    if not isinstance(st, c_ast.Assignment):
-        return False
-    if st.op in ("+=", "-="):
-        return True
-    if st.op != "=" or not isinstance(st.rvalue, c_ast.BinaryOp) or st.rvalue.op not in "+-":
-        return False
-    target = gen.visit(st.lvalue)
-    left, right = gen.visit(st.rvalue.left), gen.visit(st.rvalue.right)
-    return left == target or (st.rvalue.op == "+" and right == target)
-
-
-def _body_lines(fn: c_ast.FuncDef, lines: list[str]) -> range:
-    """The lines of ``fn``'s body, from its ``{`` to the matching ``}`` (comments, strings,
-    character constants and preprocessor lines skipped)."""
-    coord = fn.body.coord
-    if coord is None:
-        return range(0)
-    text = strip_comments("\n".join(lines)).split("\n")
-    depth = 0
-    for k in range(coord.line - 1, len(text)):
-        row = text[k]
-        if row.lstrip().startswith("#"):
-            continue
-        j = (coord.column - 1 if k == coord.line - 1 and coord.column else 0)
-        while j < len(row):
-            c = row[j]
-            if c in "\"'":
-                j += 1
-                while j < len(row) and row[j] != c:
-                    j += 2 if row[j] == "\\" else 1
-            elif c == "{":
-                depth += 1
-            elif c == "}":
-                depth -= 1
-                if depth == 0:
-                    return range(coord.line, k + 2)
-            j += 1
-    return range(coord.line, len(text) + 1)
 
 
 def lower_function(fn: c_ast.FuncDef, ctx: CContext) -> tuple[Function, list[Diagnostic]]:
