@@ -65,7 +65,7 @@ import numpy as np
 from ..analysis.effects import PassContext
 from ..ssa import ops
 from ..ssa.opdefs import is_pure
-from ..ssa.build import add, const_value, macro_attrs
+from ..ssa.build import add, const_value, is_zero_of_sign, macro_attrs
 from ..ssa.interp import _BINARY, _MATH  # the interpreter's own functions: folding must agree with it
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.types import ScalarType, Type
@@ -172,15 +172,15 @@ def _inner(v: Value, name: str) -> Optional[Value]:
 def _simplify(op: Op) -> Union[Value, Number, None]:
     """An existing value or a literal ``op`` is equal to by an algebraic identity, or None."""
     name, a = op.name, op.operands
-    if name == "add":
+    if name == "add":  # signed zeros: see build.is_zero_of_sign
         x, y = a
-        if _is_number(y, 0):
+        if is_zero_of_sign(y, negative=True):
             return x
-        if _is_number(x, 0):
+        if is_zero_of_sign(x, negative=True):
             return y
     elif name == "sub":
         x, y = a
-        if _is_number(y, 0):
+        if is_zero_of_sign(y, negative=False):
             return x
         if x is y and _is_int(x):
             return 0

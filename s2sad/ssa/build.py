@@ -11,6 +11,7 @@ Every helper returns the resulting ``Value`` (possibly an operand, unchanged).
 
 from __future__ import annotations
 
+from math import copysign
 from typing import Any, Optional, Union
 
 from .gpu import launch_extent
@@ -39,6 +40,19 @@ def const_int(v: Value) -> Optional[int]:
 def is_const(v: Value, value: Number) -> bool:
     c = const_value(v)
     return c is not None and not isinstance(c, bool) and c == value
+
+
+def is_zero_of_sign(v: Value, negative: bool) -> bool:
+    """Whether ``v`` is a literal zero that is an identity where the other operand may be any
+    float, signed zeros included: an integer zero; a float zero only of the sign ``negative``
+    says. IEEE's ``+0.0 + -0.0`` is ``+0.0``, so ``x + 0.0`` is not ``x`` when ``x`` is -0.0,
+    and ``0.0 - x`` is not ``-x`` when ``x`` is +0.0: a zero's sign changes atan2, copysign and
+    division by it, and the primal (which gcc compiles without -ffast-math) keeps it. ``x +
+    -0.0`` and ``x - 0.0`` are ``x``, and ``-0.0 - x`` is ``-x``, for every ``x``."""
+    c = const_value(v)
+    if c is None or isinstance(c, bool) or c != 0:
+        return False
+    return isinstance(c, int) or (copysign(1.0, c) < 0) == negative
 
 
 def const(b: Builder, value: Number, type: Type, hint: str = "", **attrs: Any) -> Value:
@@ -114,14 +128,14 @@ def binary(b: Builder, name: str, x: Value, y: Value, hint: str = "", **attrs: A
         if folded is not None and (t.is_float or float(folded).is_integer()):
             return const(b, folded, t, hint, **macro_attrs(name, x, y))
     if name == "add":
-        if is_const(y, 0):
+        if is_zero_of_sign(y, negative=True):
             return x
-        if is_const(x, 0):
+        if is_zero_of_sign(x, negative=True):
             return y
     elif name == "sub":
-        if is_const(y, 0):
+        if is_zero_of_sign(y, negative=False):
             return x
-        if is_const(x, 0):
+        if is_zero_of_sign(x, negative=True):
             return neg(b, y, hint)
     elif name == "mul":
         if is_const(y, 1):
