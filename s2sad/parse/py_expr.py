@@ -35,7 +35,7 @@ from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
 from . import py_arrays, py_comprehension, py_lists
 from . import py_intrinsics as lib
 from .py_common import Env, Fail, Locator, Poison
-from .py_flow import is_shape_subscript, is_simple, subscript_chain
+from .py_flow import children, is_shape_subscript, is_simple, subscript_chain
 from .py_module import ModuleInfo, dotted_source
 from .py_types import FunctionTypes, Signature, dtype_elem, int_literal, keyword_arg, method_of, positional_args
 
@@ -464,7 +464,7 @@ class ExprLowerer:
         def visit(n: cst.CSTNode) -> None:
             if isinstance(n, cst.Name) and self.ctx.types.assumed.get(n.value) == 0 and n.value not in names:
                 names.append(n.value)
-            for c in n.children:
+            for c in children(n):
                 visit(c)
 
         visit(node)

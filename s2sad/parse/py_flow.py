@@ -22,6 +22,7 @@ not looked into (they are rejected by lowering anyway).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 import libcst as cst
@@ -184,6 +185,15 @@ def _is_shape_subscript(n: cst.Subscript) -> bool:
     return isinstance(n.value, cst.Attribute) and n.value.attr.value == "shape"
 
 
+@lru_cache(maxsize=1 << 16)
+def children(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
+    """``node.children``, computed once per node: libcst works it out by visiting the node on
+    every access, and the front end's walks ask the same statements again and again (each
+    loop asks what its body assigns, each enclosing loop again). Nodes are immutable and hash
+    by identity; the cache holds the nodes it keys, so an identity is never reused within it."""
+    return tuple(node.children)
+
+
 def walk(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
     """Pre-order walk that does not enter nested function, lambda or class bodies."""
     stack = [node]
@@ -192,7 +202,7 @@ def walk(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
         yield n
         if n is not node and isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             continue
-        stack.extend(reversed(n.children))
+        stack.extend(reversed(children(n)))
 
 
 

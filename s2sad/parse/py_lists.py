@@ -46,7 +46,8 @@ from ..ssa import array_ops
 from . import py_arrays
 from . import py_intrinsics as lib
 from .py_common import Env, length_key
-from .py_flow import binds_here, else_statements, read_names, stmt_assigned, subscript_chain, suite_statements, walk
+from .py_flow import (binds_here, children, else_statements, read_names, stmt_assigned, subscript_chain,
+                      suite_statements, walk)
 from .py_iter import IterError, Iteration, RangeIter, range_bounds, range_length, read_iter
 from .py_types import appended_list, int_literal, positional_args
 
@@ -168,7 +169,7 @@ def _find_appends(node: cst.CSTNode, name: str, loops: list[cst.CSTNode],
             changed.add(appended)
             if appended == name:
                 out.append((node, loops))
-    for child in node.children:
+    for child in children(node):
         _find_appends(child, name, loops, out, changed)
 
 

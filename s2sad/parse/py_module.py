@@ -38,6 +38,7 @@ from typing import Optional, Union
 import libcst as cst
 
 from ..ssa.ops import MATH_FNS
+from .py_flow import children
 from .py_intrinsics import CONSTANTS, INTRINSICS
 
 Number = Union[int, float, bool]
@@ -485,7 +486,7 @@ class _InfoNames:
 
 def _walk(node: cst.CSTNode):
     yield node
-    for child in node.children:
+    for child in children(node):
         yield from _walk(child)
 
 
@@ -499,7 +500,7 @@ def _walrus(node: cst.CSTNode) -> list[str]:
             return
         if isinstance(n, cst.NamedExpr):
             out.extend(_bound_names(n.target))
-        for child in n.children:
+        for child in children(n):
             visit(child)
 
     visit(node)
@@ -545,7 +546,7 @@ def _stores(stmt: cst.CSTNode) -> list[str]:
                        else _attribute_dotted(a.name) for a in node.names)
         elif isinstance(node, cst.Del):
             out.extend(_bound_names(node.target))
-        for child in node.children:
+        for child in children(node):
             visit(child)
 
     visit(stmt)

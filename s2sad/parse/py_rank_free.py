@@ -34,7 +34,7 @@ import libcst as cst
 from ..ssa.ops import MATH_FNS
 from ..ssa.types import ArrayType, Type
 from . import py_intrinsics as lib
-from .py_flow import is_shape_subscript
+from .py_flow import children, is_shape_subscript
 from .py_module import ModuleInfo
 
 # Whole-array reductions whose result and adjoint are the same for every rank of the operand.
@@ -55,7 +55,7 @@ def param_uses(body: cst.CSTNode, names: frozenset[str]) -> dict[str, list[Path]
         if isinstance(node, cst.Name) and node.value in names and id(node) not in written:
             out[node.value].append(path + [node])
             return
-        for child in node.children:
+        for child in children(node):
             if isinstance(node, cst.Attribute) and child is node.attr:
                 continue
             if isinstance(node, cst.Arg) and child is node.keyword:
@@ -86,7 +86,7 @@ def _pure_targets(body: cst.CSTNode) -> set[int]:
             targets = [n.target]
         for t in targets:
             ids |= {id(x) for x in names_of(t)}
-        stack.extend(n.children)
+        stack.extend(children(n))
     return ids
 
 

@@ -35,7 +35,7 @@ from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
 from . import py_intrinsics as lib
 from .py_common import Locator
-from .py_flow import assigned_names, is_shape_subscript, subscript_chain
+from .py_flow import assigned_names, children, is_shape_subscript, subscript_chain
 from .py_iter import EnumerateIter, ItemsIter, Iter, IterError, Leaf, RangeIter, leaves, read_iter
 from .py_module import ModuleInfo, Number, evaluate_constant
 from .py_rank_free import RankFreeUses, param_uses
@@ -293,7 +293,7 @@ class _Inference:
         self.assigns.setdefault(name, []).append(value)
 
     def children(self, node: cst.CSTNode) -> None:
-        for c in node.children:
+        for c in children(node):
             if isinstance(c, cst.BaseExpression):
                 self.expr(c, False)
             elif not isinstance(c, (cst.FunctionDef, cst.ClassDef)):
@@ -495,7 +495,7 @@ class _Inference:
     # -- statements -----------------------------------------------------------------
     def stmt(self, s: cst.CSTNode) -> None:
         if isinstance(s, (cst.SimpleStatementLine, cst.IndentedBlock, cst.SimpleStatementSuite, cst.Else)):
-            for c in s.children:
+            for c in children(s):
                 self.stmt(c)
         elif isinstance(s, cst.Assign):
             for t in s.targets:
@@ -966,7 +966,7 @@ class _Inference:
                 visit(node.elt)
                 self.scopes.pop()
                 return
-            for c in node.children:
+            for c in children(node):
                 visit(c)
 
         visit(self.fn.body)
@@ -1100,7 +1100,7 @@ class _Inference:
             elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
                 if isinstance(types.get(node.target.value), ArrayType):
                     names.update(flow(node.value))
-            for c in node.children:
+            for c in children(node):
                 visit(c)
 
         visit(self.fn.body)

@@ -31,14 +31,14 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..diagnostics import Diagnostic, DiagnosticError, error
-from .annotations import annotate_loops
-from ..ssa.ir import Function, Module, SourceLoc
 from ..ssa.callgraph import callees_first
+from ..ssa.ir import Function, Module, SourceLoc
+from .annotations import annotate_loops
 from .py_common import Locator
-from .py_expr import FunctionContext
-from .py_flow import assigned_names, walk
-from .py_lower import lower_function
 from .py_decorators import HARMLESS, judge
+from .py_expr import FunctionContext
+from .py_flow import assigned_names, children, walk
+from .py_lower import lower_function
 from .py_module import Binding, ModuleInfo, dotted_source, scan_module
 from .py_types import FunctionTypes, Signature, infer_types, signature
 
@@ -310,7 +310,7 @@ def _loads(node: cst.CSTNode):
             if part is not None:
                 yield from _loads(part)
         return
-    for child in node.children:
+    for child in children(node):
         yield from _loads(child)
 
 
