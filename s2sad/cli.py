@@ -22,8 +22,10 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import stat
 import sys
 import tempfile
+import threading
 import tokenize
 from pathlib import Path
 from typing import Optional
@@ -33,6 +35,8 @@ from .ssa.attrs import SCHEDULE_HELP, parse_schedule
 from .diagnostics import Diagnostic, DiagnosticError
 from .languages import TARGETS, is_c, is_cuda, source_language, suffixes_text, target_of
 from .parse.c_preprocess import CFlags, macro_flag_problem
+from .progress import Ticker
+from .source_files import SourceFileError, c_text, file_kind, read_source_bytes
 from .ssa.ir import SourceLoc
 from .opt.passes import PASSES, PipelineError, parse_pipeline
 
@@ -161,15 +165,22 @@ def _options(args: argparse.Namespace) -> pipeline.Options:
 
 
 def _read(path: str) -> str:
-    p = Path(path)
     language = source_language(path)
     if language is None:
         raise UsageError(f"{path}: unknown input language (give a {suffixes_text()} file)")
     try:
-        return python_text(p.read_bytes(), path) if language == "python" else p.read_text(encoding="utf-8")
+        data = read_source_bytes(path)
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
+    except SourceFileError as e:
+        raise UsageError(f"{path}: {e}") from None
+    except OSError as e:
+        raise UsageError(f"{path}: cannot read: {e.strerror or e}") from None
+    if language == "python":
+        return python_text(data, path)
+    try:
+        return c_text(data)
+    except UnicodeDecodeError as e:
         raise UsageError(f"{path}: cannot read: {e}") from None
 
 
@@ -198,34 +209,109 @@ def _target(args: argparse.Namespace) -> str:
     return target_of(args.file) or "py"
 
 
+class OutputError(Exception):
+    """The output could not be written (permission denied, a read-only file system, a full disk,
+    a closed standard output): exit status 1, said as what it is, not as a bug."""
+
+
 def write_atomically(path: str, text: str, input_path: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all; refuse to overwrite the input."""
-    out = Path(path)
-    if out.exists() and out.resolve() == Path(input_path).resolve():
+    """Write ``text`` to ``path`` whole or not at all; refuse to overwrite the input.
+
+    A regular file (or none yet) is replaced by renaming a finished temporary file over it. A
+    symbolic link is followed: the file it points to is replaced and the link stays. A character
+    device or a FIFO (``-o /dev/null``, ``-o /dev/stdout``, a named pipe) is written through,
+    as ``> path`` in a shell would: it is never replaced by a regular file. Directories,
+    sockets and block devices are refused.
+    """
+    if os.path.isdir(path):
+        raise UsageError(f"{path}: is a directory (give -o the name of the file to write)")
+    if path.endswith(os.sep):
+        raise UsageError(f"{path}: ends in '{os.sep}', so it names a directory (give -o the name of the file to write)")
+    try:
+        st: Optional[os.stat_result] = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
+    if st is not None and os.path.exists(input_path) and os.path.samefile(path, input_path):
         raise UsageError(f"{path}: refusing to overwrite the input file")
-    directory = out.parent if str(out.parent) else Path(".")
+    if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+        _write_through(path, text)
+        return
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise UsageError(f"{path}: is {file_kind(st.st_mode)}; s2sad writes regular files, "
+                         "character devices and FIFOs")
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
     if not directory.is_dir():
         raise UsageError(f"{path}: directory {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(**_temporary_name(target.name), dir=directory)
+    except OSError as e:
+        raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        # mkstemp creates the file private (0600); give it the mode a plain open() would.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, out)
-    except BaseException:
+        # mkstemp creates the file private (0600); give it the mode the replaced file had, or
+        # the mode a plain open() would give a new one.
+        if st is not None:
+            mode = stat.S_IMODE(st.st_mode)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except OSError as e:
+        raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
+    finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-        raise
+
+
+def _temporary_name(name: str) -> dict[str, str]:
+    """mkstemp's prefix and suffix for a temporary file beside ``name``: ``.NAME.XXXXXXXX.tmp``,
+    or ``.XXXXXXXX`` where that would pass the file system's longest name (a long but valid
+    output name must still work)."""
+    longest = 255
+    try:
+        longest = os.pathconf(".", "PC_NAME_MAX")
+    except (OSError, ValueError):
+        pass
+    if len(f".{name}.XXXXXXXX.tmp".encode()) <= longest:
+        return {"prefix": f".{name}.", "suffix": ".tmp"}
+    return {"prefix": ".", "suffix": ""}
+
+
+def _write_through(path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def _write_stdout(text: str) -> None:
+    """Write to standard output; a closed one, a broken pipe or a full disk is an OutputError."""
+    if sys.stdout is None:  # started with standard output closed (>&-)
+        raise OutputError("cannot write to standard output: it is closed")
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as e:
+        # Nothing more can reach it: point it at /dev/null, so that the interpreter's own flush
+        # at exit does not print a second, Python-worded complaint.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        raise OutputError(f"cannot write to standard output: {e.strerror or e}") from None
 
 
 def _run(args: argparse.Namespace) -> int:
     source = _read(args.file)
     options = _options(args)
     if args.command == "ir":
-        sys.stdout.write(pipeline.ir_text(source, args.file, args.func, options))
+        _write_stdout(pipeline.ir_text(source, args.file, args.func, options))
         return 0
     wrt = [w.strip() for w in args.wrt.split(",") if w.strip()]
     if not wrt:
@@ -241,13 +327,38 @@ def _run(args: argparse.Namespace) -> int:
     if args.output and args.output != "-":
         write_atomically(args.output, text, args.file)
     else:
-        sys.stdout.write(text)
+        _write_stdout(text)
     return 0
+
+
+# Deeply nested input is deep recursion in the parsers and walks (a 3,000-term sum is a tree
+# 3,000 deep). Translation runs on a thread whose stack matches a raised recursion limit, so
+# that depth is bounded by NESTING_LIMIT's located error (pipeline), not by Python's default.
+RECURSION_LIMIT = 100_000
+STACK_BYTES = 1 << 30  # address space, not memory: only the pages a deep input touches are used
 
 
 def main(argv: Optional[list[str]] = None) -> int:
     args = _parser().parse_args(argv)
+    outcome: list[int] = []
+    old_stack = threading.stack_size(STACK_BYTES)
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
     try:
+        worker = threading.Thread(target=lambda: outcome.append(_main(args)), name="s2sad", daemon=True)
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(old_stack)
+        sys.setrecursionlimit(old_limit)
+    return outcome[0] if outcome else 1
+
+
+def _main(args: argparse.Namespace) -> int:
+    try:
+        if sys.stderr is not None and sys.stderr.isatty():
+            with Ticker(sys.stderr):
+                return _run(args)
         return _run(args)
     except DiagnosticError as e:
         print(e.render(), file=sys.stderr)
@@ -255,6 +366,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     except UsageError as e:
         print(f"s2sad: error: {e}", file=sys.stderr)
         return 2
+    except OutputError as e:
+        print(f"s2sad: error: {e}", file=sys.stderr)
+        return 1
     except Exception as e:  # a bug in s2sad: say so plainly, without a traceback
         if os.environ.get("S2SAD_DEBUG"):
             raise

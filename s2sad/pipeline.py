@@ -37,6 +37,7 @@ from .ssa.printer import print_module
 from .ssa.types import Type
 
 from .languages import TARGETS, is_c, is_cuda
+from .progress import stage
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,7 @@ def parse_source(source: str, filename: str, func: str, cflags: CFlags = CFlags(
 
     Lowering leaves values nothing reads (a variable's value overwritten before any read,
     a branch merge no one uses); every pipeline, -O0's empty one too, starts without them."""
+    stage(f"reading {Path(filename).name}")
     if is_c(filename):
         module = parse_c(source, filename, func, cflags)
     else:
@@ -211,6 +213,7 @@ def gradient_module(
     reports: Optional[list[MemoryReport]] = [] if options.report else None
     assumed = dict(primal.attrs.get("assumed") or {})
     guards = _entry_guards(primal, indices)
+    stage(f"differentiating {name}")
     out = differentiate(module, name, indices, options.may_alias, options.checkpoint, reports)
     grad = out.functions[grad_name(name)]
     if assumed:  # the kinds the code does not prove: C and CUDA output refuse them (gradient_source)
@@ -320,6 +323,7 @@ def emit_source(module: Module, target: str, entry: str, header: str = "", optio
     (``TARGET_PIPELINES``: C has no array values), then the emitter prints it."""
     if TARGET_PIPELINES[target]:
         run_pipeline(module, TARGET_PIPELINES[target], replace(options.context, entry=entry))
+    stage(f"writing {target} output")
     if target == "cuda":
         return emit_cuda(module, header, entry, options.all_atomic)
     if target == "c":

@@ -127,6 +127,8 @@ def _evaluate(op: Op, values: list[Number]) -> Optional[Number]:
     """What the interpreter computes for ``op`` on constant operands; None when it must not fold."""
     name = op.name
     args = [_runtime(v.type, c) for v, c in zip(op.operands, values)]
+    if _past_64_bits(name, args):
+        return None  # no fold: computing 3 ** 100000000 exactly would take minutes, to be refused
     try:
         # f32 arithmetic is NumPy's: make its overflow and invalid cases raise like Python's do.
         with np.errstate(all="raise"):
@@ -143,6 +145,17 @@ def _evaluate(op: Op, values: list[Number]) -> Optional[Number]:
             return _literal(op.result.type, raw, converting=name == "cast")
     except (ArithmeticError, ValueError, TypeError, FloatingPointError):
         return None
+
+
+def _past_64_bits(name: str, args: list) -> bool:
+    """Whether integer ``pow`` or ``shl`` of ``args`` is certain to leave every integer type the
+    IR has (so that the fold would be skipped anyway), told without computing it."""
+    if name not in ("pow", "shl") or not all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        return False
+    a, b = args
+    if name == "shl":
+        return a != 0 and b > 64
+    return b > 0 and abs(a) > 1 and b * (abs(a).bit_length() - 1) > 64
 
 
 # -- identities -------------------------------------------------------------------------

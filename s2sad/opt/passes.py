@@ -25,6 +25,7 @@ from typing import Callable
 from ..analysis.effects import PassContext, record_source_writes
 from ..ssa.ir import Module
 from . import array_simplify, counted, cse, fold, inline, licm, lower_arrays, sink_stores
+from ..progress import stage
 from .dce import dce_module
 
 
@@ -94,4 +95,5 @@ def run_pipeline(module: Module, pipeline: str, ctx: PassContext = PassContext()
     names = parse_pipeline(pipeline)
     record_source_writes(module)
     for name in names:
+        stage(f"optimizing: pass {name}")
         PASSES[name](module, ctx)

@@ -264,16 +264,23 @@ class CExprLowering:
     # -- leaves ---------------------------------------------------------------------------------
     def constant(self, node: c_ast.Constant, b: Builder) -> Value:
         text = node.value
-        if node.type in ("float", "double"):
+        if "float" in node.type or "double" in node.type:  # 2.0f, 2.0, 2.0L (read as a double)
             t = F32 if text[-1] in "fF" else F64
-            return build.const(b, float(text.rstrip("fFlL")), t)
+            digits = text.rstrip("fFlL")
+            return build.const(b, float.fromhex(digits) if digits[:2].lower() == "0x" else float(digits), t)
         if node.type == "char":
             body = text[1:-1]
             return build.const(b, ord(body.encode().decode("unicode_escape")), I64)
         if "int" in node.type or "long" in node.type:
             digits = text.rstrip("uUlL")
-            base = 16 if digits[:2].lower() == "0x" else 8 if digits.startswith("0") and len(digits) > 1 else 10
-            return build.const(b, int(digits, base), I64)
+            prefix = digits[:2].lower()
+            octal = digits.startswith("0") and len(digits) > 1
+            base = 16 if prefix == "0x" else 2 if prefix == "0b" else 8 if octal else 10
+            value = int(digits, base)
+            if value >= 2**64:
+                raise self.fail(node, "this integer constant is too large for any C integer type",
+                                "write it as a floating-point constant (1e30) if a number that large is meant")
+            return build.const(b, value, I64)
         raise self.fail(node, f"{node.type} literals are not supported")
 
     def name(self, node: c_ast.ID, b: Builder, env: Env) -> Operand:

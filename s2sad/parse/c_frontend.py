@@ -44,6 +44,7 @@ from .c_unsigned import unsigned_problems
 
 __all__ = ["list_c_functions", "list_cuda_kernels", "parse_c"]
 
+_LINE_MARKER = re.compile(r'#line (\d+)')
 _PARSE_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$")
 
 
@@ -58,6 +59,7 @@ class CFile:
         self.lines = self.sources.source_lines()  # the file's lines, and its headers' by name
         self.ast = self._parse(self.pre.text)
         self.functions: dict[str, c_ast.FuncDef] = {}
+        self.redefined: list[tuple[c_ast.FuncDef, c_ast.FuncDef]] = []  # (a second definition, the first)
         self.prototypes: dict[str, c_ast.Decl] = {}  # functions declared here, defined elsewhere
         self.typedefs: dict[str, list[str]] = {}
         # The file's own typedefs (of numbers, of enums) and tagged enums, as C output writes them
@@ -72,6 +74,8 @@ class CFile:
             if isinstance(ext, (c_ast.Decl, c_ast.Typedef)):
                 self._enums(ext)
             if isinstance(ext, c_ast.FuncDef):
+                if ext.decl.name in self.functions:  # C refuses the file: which one is meant?
+                    self.redefined.append((ext, self.functions[ext.decl.name]))
                 self.functions[ext.decl.name] = ext
             elif isinstance(ext, c_ast.Typedef) and isinstance(ext.type, c_ast.TypeDecl) and \
                     isinstance(ext.type.type, c_ast.Enum):
@@ -153,16 +157,45 @@ class CFile:
             return c_parser.CParser().parse(text, self.filename)
         except ParseError as e:
             m = _PARSE_ERROR.match(str(e))
-            if m is None:  # pycparser gives no position for some errors
-                message = str(e).split(": ", 1)[-1]
-                raise error(f"cannot parse {self.filename}: {message[:1].lower() + message[1:]}",
-                            hint=f"check the syntax (gcc -fsyntax-only {self.filename} shows where)") from None
+            if m is None:  # pycparser gives no position at the end of the input
+                raise DiagnosticError([self._ends_early(text)], self.lines) from None
             line, col = int(m.group("line")), int(m.group("col"))
             message = m.group("msg")
             if message.startswith("before: "):
                 message = f"syntax error before '{message[len('before: '):]}'"
             loc = self.sources.loc(line, col, 1)
             raise DiagnosticError([Diagnostic(message, loc, "s2sad reads C99")], self.lines) from None
+
+    def _ends_early(self, text: str) -> Diagnostic:
+        """The error for a file that ends inside a declaration or a block: at the ``{`` that is
+        never closed when there is one, else at the end of the last line."""
+        depth: list[tuple[int, int]] = []
+        line, col, quote = 1, 0, ""
+        last = (1, 1)  # the last character of the program
+        for k, c in enumerate(text):  # comments are gone; skip strings and characters
+            col += 1
+            if not c.isspace() and quote != "#" and not (col == 1 and _LINE_MARKER.match(text, k)):
+                last = (line, col)
+            if c == "\n":
+                marker = _LINE_MARKER.match(text, text.rfind("\n", 0, k) + 1)
+                line, col, quote = (int(marker.group(1)) if marker else line + 1), 0, ""
+            elif col == 1 and _LINE_MARKER.match(text, k):
+                quote = "#"  # the marker's file name is no string of the program
+            elif quote == "#":
+                continue
+            elif quote:
+                quote = "" if c == quote and text[k - 1] != "\\" else quote
+            elif c in "\"'":
+                quote = c
+            elif c == "{":
+                depth.append((line, col))
+            elif c == "}" and depth:
+                depth.pop()
+        if depth:
+            return Diagnostic("the file ends inside this block", self.sources.loc(*depth[-1], 1),
+                              "this '{' is never closed: a '}' is missing")
+        return Diagnostic("the file ends in the middle of a declaration or statement", self.sources.loc(*last, 1),
+                          "a ';' may be missing")
 
     def _macros(self) -> None:
         """Object-like macros become constant expressions, parsed once."""
@@ -275,6 +308,10 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags()) -> 
         listing = ", ".join(cfile.functions) or "none"
         raise error(f"no function named '{func}' in {name}", hint=f"functions in this file: {listing}")
     order, problems, recursive = _reachable(func, cfile)
+    for again, first in cfile.redefined:
+        problems.append(Diagnostic(f"redefinition of '{again.decl.name}'", cfile.loc(again.decl),
+                                   f"it is first defined at line {cfile.loc(first.decl).line}; "
+                                   "C allows one definition of each function"))
     ctx = CContext(name, cfile.sources.raw, cfile.typedefs, cfile.constants, {}, frozenset(cfile.globals), recursive,
                    cfile.structs, frozenset(cfile.pre.macros), cfile.cuda,
                    frozenset(q.line for q in cfile.pre.qualifiers if q.word == SHARED), cfile.pre.pragmas,

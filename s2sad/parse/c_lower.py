@@ -644,6 +644,10 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
     def local_array(self, d: c_ast.Decl, t: CType, b: Builder, env: Env) -> Value:
         init = d.init
         dims = [self.integer(n, b, env, "an array size") for n in t.dims]
+        for n, v in zip(t.dims, dims):
+            size = build.const_value(v)
+            if size is not None and size < 0:  # C refuses it; at run time it is undefined
+                raise self.fail(n, f"the size of array '{d.name}' is negative ({size})")
         fill = "empty"
         attrs: dict = {}
         values: list[tuple[list[int], c_ast.Node]] = []

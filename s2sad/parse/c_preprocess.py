@@ -49,6 +49,7 @@ from typing import Optional
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..ssa.ir import SourceLoc
 from ..languages import is_cuda
+from ..source_files import SourceFileError, c_text, read_source_bytes
 from .c_condition import ConditionProblem, evaluate
 from .c_macros import Definition, Expander, MacroProblem, NeedMore, Token, define, spell, tokenize, would_paste
 from .c_source_map import Piece, SourceMap
@@ -145,6 +146,13 @@ class Preprocessed:
 
 def strip_comments(source: str) -> str:
     """Comments to spaces, keeping newlines and string literals as they are."""
+    return scan_comments(source)[0]
+
+
+def scan_comments(source: str) -> tuple[str, Optional[int]]:
+    """``strip_comments``' text, and the offset of a ``/*`` that is never closed (None when
+    every comment ends): C refuses such a file, and the rest of it would vanish silently."""
+    unterminated: Optional[int] = None
     out: list[str] = []
     i, n = 0, len(source)
     while i < n:
@@ -156,6 +164,8 @@ def strip_comments(source: str) -> str:
             i = j
         elif c == "/" and source.startswith("/*", i):
             j = source.find("*/", i + 2)
+            if j < 0:
+                unterminated = i
             j = n if j < 0 else j + 2
             out.append("".join(ch if ch == "\n" else " " for ch in source[i:j]))
             i = j
@@ -168,7 +178,7 @@ def strip_comments(source: str) -> str:
         else:
             out.append(c)
             i += 1
-    return "".join(out)
+    return "".join(out), unterminated
 
 
 def _join_continuations(lines: list[str]) -> list[str]:
@@ -289,7 +299,14 @@ class _Reader:
         """Read ``text`` (the file shown as ``display``), appending its lines to the output."""
         self.sources.files[display] = text.splitlines()
         raw = text.split("\n")
-        lines = strip_comments("\n".join(_join_continuations(raw))).split("\n")
+        joined = "\n".join(_join_continuations(raw))
+        stripped, unterminated = scan_comments(joined)
+        lines = stripped.split("\n")
+        if unterminated is not None:
+            line = joined.count("\n", 0, unterminated) + 1
+            col = unterminated - (joined.rfind("\n", 0, unterminated) + 1) + 1
+            self.problems.append(Diagnostic("unterminated comment", SourceLoc(display, line, col, line, col + 2),
+                                            "close it with */ (C comments do not nest)"))
         frames: list[_Frame] = []
         k = 0
         while k < len(lines):
@@ -458,7 +475,8 @@ class _Reader:
             self.result.includes += [name] * (name not in self.result.includes)
             return
         searched = ([(directory, f"beside {display}")] if quoted else []) + [(d, "-I") for d in self.flags.include_dirs]
-        found = next((os.path.join(d, name) for d, _ in searched if os.path.isfile(os.path.join(d, name))), None)
+        # exists, not isfile: a header that is a device or a FIFO is found, and refused when read
+        found = next((os.path.join(d, name) for d, _ in searched if os.path.exists(os.path.join(d, name))), None)
         if found is None and name in STANDARD_HEADERS:
             self.result.includes += [name] * (name not in self.result.includes)
             return
@@ -478,6 +496,12 @@ class _Reader:
                     f"from a -I directory (looked in {looked})"))
             return
         real = os.path.realpath(found)
+        roots = [self.directory or ".", *self.flags.include_dirs]
+        if not any(_below(real, root) for root in roots):
+            self.problems.append(Diagnostic(
+                f"\"{name}\" is outside the input file's folder and the -I folders", where,
+                "s2sad reads headers only from below those folders; add -I DIR for the folder that holds it"))
+            return
         if real in self.once:
             return
         if self.depth >= _MAX_DEPTH:
@@ -485,8 +509,10 @@ class _Reader:
                                             "a header that includes itself needs an include guard or #pragma once"))
             return
         try:
-            with open(found, encoding="utf-8") as f:
-                text = f.read()
+            text = c_text(read_source_bytes(found))
+        except SourceFileError as e:
+            self.problems.append(Diagnostic(f"cannot read \"{name}\": it {e}", where))
+            return
         except (OSError, UnicodeDecodeError) as e:
             self.problems.append(Diagnostic(f"cannot read \"{name}\": {e}", where))
             return
@@ -503,6 +529,12 @@ class _Reader:
         is below it (``local.h``, ``include/local.h``), else the path it was found at."""
         relative = os.path.relpath(os.path.abspath(found), os.path.abspath(self.directory or "."))
         return relative if not relative.startswith("..") else os.path.normpath(found)
+
+
+def _below(path: str, folder: str) -> bool:
+    """Whether the resolved ``path`` lies in ``folder`` or below it (links resolved on both sides)."""
+    folder = os.path.realpath(folder)
+    return os.path.commonpath([path, folder]) == folder
 
 
 def _is_constant(body: tuple[Token, ...], table: dict[str, Definition]) -> bool:

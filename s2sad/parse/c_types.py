@@ -162,6 +162,10 @@ class TypeProblem(Exception):
 
 def scalar_of(names: list[str], typedefs: dict[str, list[str]], node: c_ast.Node) -> Optional[ScalarType]:
     """The IR scalar for a list of type words (``['unsigned', 'long']``); None for void."""
+    problem = _not_a_c_type(names, typedefs)
+    if problem:
+        raise TypeProblem(node, f"'{' '.join(names)}' is not a C type: {problem}",
+                          "a declaration names one type: double, float, long, unsigned int, a typedef...")
     words: list[str] = []
     for w in names:
         if w in typedefs:
@@ -185,6 +189,28 @@ def scalar_of(names: list[str], typedefs: dict[str, list[str]], node: c_ast.Node
         return I32
     raise TypeProblem(node, f"type '{' '.join(names)}' is not supported",
                       "use double, float, int, long, size_t or unsigned")
+
+
+_BASES = ("void", "char", "int", "float", "double", "_Bool")
+
+
+def _not_a_c_type(names: list[str], typedefs: dict[str, list[str]]) -> str:
+    """Why the type words ``names`` are no C type (C99 6.7.2's list of combinations), or ""."""
+    if any(n in typedefs for n in names):
+        return "" if len(names) == 1 else "a typedef name stands alone"
+    bases = [n for n in names if n in _BASES]
+    if len(bases) > 1:
+        return "two data types in one declaration"
+    base = bases[0] if bases else "int"
+    longs, shorts = names.count("long"), names.count("short")
+    signs = [n for n in names if n in ("signed", "unsigned")]
+    if longs > 2 or shorts > 1 or (longs and shorts) or len(signs) > 1:
+        return "its size or sign words contradict each other"
+    if signs and base in ("void", "float", "double", "_Bool"):
+        return f"'{base}' has no signed or unsigned form"
+    if (shorts and base != "int") or (longs and base not in ("int", "double")) or (longs > 1 and base == "double"):
+        return f"'{base}' has no {'short' if shorts else 'long'} form"
+    return ""
 
 
 def spelling(node: c_ast.Node) -> str:

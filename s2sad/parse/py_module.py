@@ -563,10 +563,27 @@ def _bound_names(target: cst.BaseExpression) -> list[str]:
     return []
 
 
+# Integers folded at translation time stay below this many bits: Python's integers have no
+# bound, and ``BIG = 9 ** 9 ** 9`` (a name no function reads) would otherwise take hours.
+FOLD_BITS = 4096
+
+
+def _bounded_power(a: Number, b: Number) -> Number:
+    if isinstance(a, int) and isinstance(b, int) and b > 0 and abs(a) > 1 and b * (abs(a).bit_length() - 1) > FOLD_BITS:
+        raise OverflowError("too large to fold")
+    return a**b
+
+
+def _bounded_product(a: Number, b: Number) -> Number:
+    if isinstance(a, int) and isinstance(b, int) and a.bit_length() + b.bit_length() > FOLD_BITS + 1:
+        raise OverflowError("too large to fold")
+    return a * b
+
+
 _BINARY = {
-    cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b, cst.Multiply: lambda a, b: a * b,
+    cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b, cst.Multiply: _bounded_product,
     cst.Divide: lambda a, b: a / b, cst.FloorDivide: lambda a, b: a // b,
-    cst.Modulo: lambda a, b: a % b, cst.Power: lambda a, b: a**b,
+    cst.Modulo: lambda a, b: a % b, cst.Power: _bounded_power,
 }
 
 # Library functions a constant may call (evaluated with Python's math module).

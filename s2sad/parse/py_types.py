@@ -436,6 +436,8 @@ class _Inference:
         for a in node.args:
             if a.keyword is not None or a.star:
                 self.expr(a.value, False)
+        if any(a.star for a in node.args):
+            return  # np.sum(*x): which parameter each value fills is unknown; lowering refuses it
         if isinstance(func, cst.Name) and func.value in self.info.functions and func.value not in self.locals:
             sig = self.sigs.get(func.value)
             if int_ctx:

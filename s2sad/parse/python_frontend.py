@@ -21,8 +21,9 @@ primal IR holds only what the source computes.
 
 from __future__ import annotations
 
-import ast
-import symtable
+import io
+import sys
+import tokenize
 import warnings
 from pathlib import Path
 from typing import Optional
@@ -47,15 +48,22 @@ __all__ = ["list_functions", "parameter_locations", "parse_python"]
 
 def _parse(source: str, filename: str) -> cst.Module:
     lines = source.splitlines()
-    # Python's own parser gives the most precise syntax-error positions and messages
-    # (it only parses: nothing is compiled to bytecode or run).
+    # Python's own compiler gives the most precise syntax-error positions and messages, and
+    # refuses what its grammar allows but the language does not ('return' or 'yield' outside a
+    # function, a late 'from __future__', a duplicate parameter). Compiling runs nothing: the
+    # code object is dropped.
+    # Python's own recursion limit while it parses: the command line raises it for s2sad's deep
+    # walks, but a file nested too deeply for Python at its default is refused as Python does.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(min(limit, PYTHON_RECURSION_LIMIT))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. invalid escape sequences: not our concern
-            ast.parse(source, filename=filename)
-            # What the compiler refuses beyond the grammar (a duplicate parameter, a name both a
-            # parameter and global): the symbol tables, built without compiling or running.
-            symtable.symtable(source, filename, "exec")
+            compile(source, filename, "exec", dont_inherit=True)
+    except (RecursionError, MemoryError):  # "maximum recursion depth exceeded during compilation"
+        raise DiagnosticError([Diagnostic(
+            "this statement nests too deeply for Python to compile it", _most_tokens(source, filename),
+            "split it into several statements (s = a + b, then s += c, ...)")], lines) from None
     except ValueError as e:  # a NUL byte in the source
         raise DiagnosticError([Diagnostic(f"cannot parse {Path(filename).name}: {e}")], lines) from None
     except SyntaxError as e:
@@ -65,11 +73,39 @@ def _parse(source: str, filename: str) -> cst.Module:
         end_col = e.end_offset if e.end_offset and end_line == line and e.end_offset > col else col + 1
         loc = SourceLoc(filename, line, col, end_line, end_col)
         raise DiagnosticError([Diagnostic(f"syntax error: {e.msg}", loc, "s2sad reads only valid Python")], lines)
+    finally:
+        sys.setrecursionlimit(limit)
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as e:
         loc = SourceLoc(filename, e.raw_line, e.raw_column + 1)
         raise DiagnosticError([Diagnostic(f"syntax error: {e.message}", loc)], lines)
+
+
+PYTHON_RECURSION_LIMIT = 1000  # CPython's default
+
+
+def _most_tokens(source: str, filename: str) -> Optional[SourceLoc]:
+    """Where a statement too deep for Python's parser is: Python does not say, so the logical
+    line with the most tokens (the deepest expression is the longest one), read by tokenize,
+    which does not recurse."""
+    counts: dict[int, int] = {}
+    start = None
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if start is None and tok.type not in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+                start = tok.start[0]
+            if start is not None:
+                counts[start] = counts.get(start, 0) + 1
+            if tok.type == tokenize.NEWLINE:
+                start = None
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    if not counts:
+        return None
+    line = max(counts, key=lambda k: (counts[k], -k))
+    text = source.splitlines()[line - 1]
+    return SourceLoc(filename, line, len(text) - len(text.lstrip()) + 1)
 
 
 def list_functions(source: str, filename: str) -> list[str]:

@@ -11,7 +11,7 @@ Every helper returns the resulting ``Value`` (possibly an operand, unchanged).
 
 from __future__ import annotations
 
-from math import copysign
+from math import copysign, isfinite
 from typing import Any, Optional, Union
 
 from .gpu import launch_extent
@@ -197,7 +197,8 @@ def cast(b: Builder, x: Value, type: Type, hint: str = "") -> Value:
     if x.type == type:
         return x
     c = const_value(x)
-    if c is not None:
+    # int(inf) and int(nan) raise in Python and are undefined in C: left to run as the primal runs
+    if c is not None and not (type.is_int and isinstance(c, float) and not isfinite(c)):
         return const(b, c, type, hint)
     return b.op1("cast", [x], type, hint)
 

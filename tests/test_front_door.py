@@ -1,0 +1,322 @@
+"""The files s2sad reads and writes (issue 16): only regular files are read, and bounded; the
+output replaces regular files only, writes through devices and FIFOs, follows symbolic links,
+and I/O failures are reported as what they are, with exit status 1 and no "bug" text.
+
+Every case runs ``python -m s2sad`` as a user would, on real files, FIFOs and devices.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from cbuild import build
+
+ROOT = Path(__file__).resolve().parent.parent
+NORM = (ROOT / "examples" / "norm.py").read_text()
+
+
+def s2sad(*args: str, cwd: Path, timeout: float = 60, **kwargs) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "s2sad", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env=env, **kwargs)
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    (tmp_path / "norm.py").write_text(NORM)
+    return tmp_path
+
+
+def _refused(r: subprocess.CompletedProcess, code: int, *words: str) -> None:
+    assert r.returncode == code, (r.returncode, r.stderr)
+    assert r.stdout == ""
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr and "bug" not in r.stderr
+    for w in words:
+        assert w in r.stderr, r.stderr
+
+
+# -- input ------------------------------------------------------------------------------------
+
+
+def test_a_fifo_as_input_is_refused_without_waiting_for_a_writer(work):
+    os.mkfifo(work / "f.py")
+    _refused(s2sad("grad", "f.py", "--wrt", "x", cwd=work, timeout=20), 2, "f.py: is a FIFO, not a regular file")
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_a_device_behind_a_source_name_is_refused(work, device):
+    os.symlink(device, work / "dev.py")
+    _refused(s2sad("grad", "dev.py", "--wrt", "x", cwd=work, timeout=20), 2,
+             "dev.py: is a character device, not a regular file")
+
+
+def test_a_directory_as_input_is_refused(work):
+    (work / "d.py").mkdir()
+    _refused(s2sad("grad", "d.py", "--wrt", "x", cwd=work), 2, "d.py: is a directory, not a regular file")
+
+
+def test_an_input_over_the_size_limit_is_refused_before_it_is_read(work):
+    from s2sad.source_files import MAX_SOURCE_BYTES
+
+    with open(work / "big.c", "wb") as f:  # sparse: the test writes nothing
+        f.truncate(MAX_SOURCE_BYTES + 1)
+    _refused(s2sad("grad", "big.c", "--wrt", "x", cwd=work), 2, "big.c: has 16,777,217 bytes, more than the")
+
+
+def test_a_header_that_is_a_fifo_is_refused_at_its_include(work):
+    os.mkfifo(work / "pipe.h")
+    (work / "f.c").write_text('#include "pipe.h"\ndouble f(double x) { return x * x; }\n')
+    r = s2sad("grad", "f.c", "--wrt", "x", cwd=work, timeout=20)
+    _refused(r, 1, 'f.c:1:10: error: cannot read "pipe.h": it is a FIFO, not a regular file')
+
+
+def test_a_header_linked_to_a_device_is_outside_every_folder(work):
+    os.symlink("/dev/zero", work / "zero.h")
+    (work / "f.c").write_text('#include "zero.h"\ndouble f(double x) { return x * x; }\n')
+    r = s2sad("grad", "f.c", "--wrt", "x", cwd=work, timeout=20)
+    _refused(r, 1, 'f.c:1:10: error: "zero.h" is outside the input file\'s folder and the -I folders')
+
+
+def test_a_header_outside_the_input_folder_needs_an_include_folder(work):
+    (work / "src").mkdir()
+    (work / "common.h").write_text("#define SCALE 2.0\n")
+    (work / "src" / "f.c").write_text('#include "../common.h"\ndouble f(double x) { return SCALE * x; }\n')
+    r = s2sad("grad", "f.c", "--wrt", "x", cwd=work / "src")
+    _refused(r, 1, 'f.c:1:10: error: "../common.h" is outside the input file\'s folder and the -I folders',
+             "add -I DIR")
+    r = s2sad("grad", "f.c", "--wrt", "x", "-I", "..", cwd=work / "src")
+    assert r.returncode == 0, r.stderr
+    assert "2.0 * d_return" in r.stdout or "SCALE" in r.stdout
+
+
+# -- output -----------------------------------------------------------------------------------
+
+
+def test_a_character_device_is_written_through_never_replaced(work):
+    r = s2sad("grad", "norm.py", "--wrt", "in", "-o", "/dev/null", cwd=work)
+    assert r.returncode == 0, r.stderr
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_a_full_disk_is_reported_as_such(work):
+    _refused(s2sad("grad", "norm.py", "--wrt", "in", "-o", "/dev/full", cwd=work), 1,
+             "s2sad: error: cannot write /dev/full: No space left on device")
+
+
+def test_a_fifo_is_written_through(work):
+    fifo = work / "out.fifo"
+    os.mkfifo(fifo)
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    r = s2sad("grad", "norm.py", "--wrt", "in", "-o", str(fifo), cwd=work)
+    reader.join(timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert "def grad_norm(" in got[0]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_a_symbolic_link_is_followed_and_kept(work):
+    (work / "real.py").write_text("old\n")
+    os.chmod(work / "real.py", 0o640)
+    os.symlink("real.py", work / "link.py")
+    r = s2sad("grad", "norm.py", "--wrt", "in", "-o", "link.py", cwd=work)
+    assert r.returncode == 0, r.stderr
+    assert os.path.islink(work / "link.py")
+    assert "def grad_norm(" in (work / "real.py").read_text()
+    assert stat.S_IMODE(os.stat(work / "real.py").st_mode) == 0o640, "the replaced file keeps its mode"
+
+
+def test_a_dangling_symbolic_link_makes_its_target(work):
+    os.symlink("made.py", work / "dangling.py")
+    r = s2sad("grad", "norm.py", "--wrt", "in", "-o", "dangling.py", cwd=work)
+    assert r.returncode == 0, r.stderr
+    assert os.path.islink(work / "dangling.py") and "def grad_norm(" in (work / "made.py").read_text()
+
+
+def test_a_directory_as_output_is_a_clear_error(work):
+    (work / "out").mkdir()
+    _refused(s2sad("grad", "norm.py", "--wrt", "in", "-o", "out", cwd=work), 2, "out: is a directory")
+    _refused(s2sad("grad", "norm.py", "--wrt", "in", "-o", "new/", cwd=work), 2,
+             "new/: ends in '/', so it names a directory")
+    assert not (work / "new").exists()
+
+
+def test_a_long_output_name_works(work):
+    name = "g" * (255 - len(".py")) + ".py"  # the longest name the file system takes
+    r = s2sad("grad", "norm.py", "--wrt", "in", "-o", name, cwd=work)
+    assert r.returncode == 0, r.stderr
+    assert "def grad_norm(" in (work / name).read_text()
+    assert sorted(p.name for p in work.iterdir()) == sorted(["norm.py", name]), "no temporary file is left"
+
+
+def test_the_input_is_never_overwritten_even_through_a_link(work):
+    os.symlink("norm.py", work / "alias.py")
+    _refused(s2sad("grad", "norm.py", "--wrt", "in", "-o", "alias.py", cwd=work), 2, "refusing to overwrite the input")
+    assert (work / "norm.py").read_text() == NORM
+
+
+def test_a_closed_standard_output_is_reported(work):
+    r = subprocess.run(f"{sys.executable} -m s2sad grad norm.py --wrt in >&-", shell=True, cwd=work,
+                       stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 1
+    assert r.stderr.strip() == "s2sad: error: cannot write to standard output: it is closed"
+
+
+def test_a_broken_pipe_is_reported_once(work):
+    read, write = os.pipe()
+    os.close(read)  # nobody will read: the first write fails with EPIPE
+    try:
+        r = subprocess.run([sys.executable, "-m", "s2sad", "grad", "norm.py", "--wrt", "in"], cwd=work,
+                           stdout=write, stderr=subprocess.PIPE, text=True, timeout=60,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+    finally:
+        os.close(write)
+    assert r.returncode == 1
+    assert r.stderr.strip() == "s2sad: error: cannot write to standard output: Broken pipe"
+
+
+# -- literals, folding and depth: a translation or a located error, never an internal error ---
+
+
+def _gradient_module(text: str, name: str):
+    namespace: dict = {}
+    exec(compile(text, name, "exec"), namespace)  # noqa: S102 - the gradient s2sad just wrote
+    return namespace
+
+
+def test_an_unused_huge_module_constant_is_not_computed(work):
+    (work / "big.py").write_text("BIG = 9 ** 9 ** 9\n\n\ndef f(x):\n    return x * x\n")
+    r = s2sad("grad", "big.py", "--wrt", "x", cwd=work, timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert _gradient_module(r.stdout, "big")["grad_f"](3.0) == 6.0
+
+
+def test_a_huge_integer_power_in_a_function_is_not_folded(work):
+    (work / "pow.py").write_text("def f(x):\n    k = 3 ** 100000000\n    return x * k\n")
+    r = s2sad("grad", "pow.py", "--wrt", "x", "-O2", cwd=work, timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert "3 ** 100000000" in r.stdout
+
+
+def test_an_infinite_loop_bound_raises_where_the_primal_raises(work):
+    (work / "inf.py").write_text("def f(x):\n    s = 0.0\n    for i in range(int(1e400)):\n        s += x\n"
+                                 "    return s\n")
+    r = s2sad("grad", "inf.py", "--wrt", "x", cwd=work)
+    assert r.returncode == 0, r.stderr
+    with pytest.raises(OverflowError):  # int(inf), as in the primal
+        _gradient_module(r.stdout, "inf")["grad_f"](1.0)
+
+
+def test_star_arguments_are_a_located_error(work):
+    (work / "star.py").write_text("import numpy as np\n\n\ndef f(x):\n    return np.sum(*x)\n")
+    _refused(s2sad("grad", "star.py", "--wrt", "x", cwd=work), 1,
+             "star.py:5:19: error: *args and **kwargs in calls are not supported")
+
+
+@pytest.mark.parametrize("literal, slope",
+                         [("0x1.8p1", "3.0"), ("2.0L", "2.0"), ("0b101", "5.0"), ("0x1p-3f", "0.125")])
+def test_c_literals_read_as_c_reads_them(work, literal, slope):
+    (work / "lit.c").write_text(f"double f(double x) {{ return x * {literal}; }}\n")
+    r = s2sad("grad", "lit.c", "--wrt", "x", cwd=work)
+    assert r.returncode == 0, r.stderr
+    assert f"d_return * {slope}" in r.stdout
+
+
+def test_a_c_integer_constant_past_64_bits_is_a_located_error(work):
+    (work / "wide.c").write_text("double f(double x) { return x * 99999999999999999999999; }\n")
+    _refused(s2sad("grad", "wide.c", "--wrt", "x", cwd=work), 1,
+             "wide.c:1:33: error: this integer constant is too large for any C integer type")
+
+
+def test_a_statement_python_cannot_compile_is_refused_where_it_is(work):
+    (work / "deep.py").write_text("def f(x):\n    y = x\n    return " + " + ".join(["x"] * 3000) + "\n")
+    _refused(s2sad("grad", "deep.py", "--wrt", "x", cwd=work), 1,
+             "deep.py:3:5: error: this statement nests too deeply for Python to compile it")
+
+
+def test_a_long_sum_python_compiles_is_differentiated(work):
+    (work / "sum.py").write_text("def f(x):\n    return " + " + ".join(["x"] * 900) + "\n")
+    r = s2sad("grad", "sum.py", "--wrt", "x", cwd=work, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert _gradient_module(r.stdout, "sum")["grad_f"](1.0) == 900.0
+    assert r.stderr == "", "a long translation shows progress on a terminal only"
+
+
+def test_a_long_translation_shows_its_stage_on_a_terminal(work):
+    (work / "sum.py").write_text("def f(x):\n    return " + " + ".join(["x"] * 900) + "\n")
+    master, slave = os.openpty()
+    try:
+        p = subprocess.Popen([sys.executable, "-m", "s2sad", "grad", "sum.py", "--wrt", "x", "-o", "g.py"], cwd=work,
+                             stderr=slave, stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        os.close(slave)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the last writer closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+        assert p.wait(timeout=120) == 0
+    finally:
+        os.close(master)
+    text = seen.decode()
+    assert "s2sad: " in text and " s)" in text, text
+    assert text.endswith("\r\x1b[K"), "the progress line is erased at the end"
+    assert "def grad_f(" in (work / "g.py").read_text()
+
+
+def test_deeply_nested_c_parentheses_are_differentiated(work):
+    (work / "paren.c").write_text("double f(double x) { return " + "(" * 1000 + "x * x" + ")" * 1000 + "; }\n")
+    r = s2sad("grad", "paren.c", "--wrt", "x", cwd=work, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "void grad_f(double x, double *d_x, double d_return)" in r.stdout
+    grad = build(r.stdout).grad_f
+    grad.argtypes = [ctypes.c_double, ctypes.POINTER(ctypes.c_double), ctypes.c_double]
+    d_x = ctypes.c_double(0.0)
+    grad(1.5, ctypes.byref(d_x), 1.0)
+    assert d_x.value == 3.0
+
+
+# -- invalid programs are refused where they are wrong, as their compilers refuse them ------------
+
+INVALID = [
+    ("open.c", "double f(double x) {\n  return x * x;\n",
+     "open.c:1:20: error: the file ends inside this block", "a '}' is missing"),
+    ("tail.c", "double f(double x) {\n  return x;\n}\ndouble g(double y)\n",
+     "tail.c:4:18: error: the file ends in the middle of a declaration or statement", "a ';' may be missing"),
+    ("comment.c", "double f(double x) { /* never closed\n  return x; }\n",
+     "comment.c:1:22: error: unterminated comment", "close it with */"),
+    ("twice.c", "double g(double x) { return x; }\ndouble g(double x) { return 2 * x; }\n"
+     "double f(double x) { return g(x); }\n", "twice.c:2:8: error: redefinition of 'g'", "first defined at line 1"),
+    ("types.c", "double f(double x) { double double y = x; return y; }\n",
+     "types.c:1:36: error: 'double double' is not a C type: two data types in one declaration", ""),
+    ("longfloat.c", "double f(double x) { long float y = x; return y; }\n",
+     "longfloat.c:1:33: error: 'long float' is not a C type", ""),
+    ("negative.c", "double f(double x) { double a[-2]; a[0] = x; return a[0]; }\n",
+     "negative.c:1:32: error: the size of array 'a' is negative (-2)", ""),
+    ("yield.py", "yield 3\n\n\ndef f(x):\n    return x\n",
+     "yield.py:1:1: error: syntax error: 'yield' outside function", ""),
+    ("ret.py", "return 3\n\n\ndef f(x):\n    return x\n", "ret.py:1:1: error: syntax error: 'return' outside function",
+     ""),
+    ("nonlocal.py", "nonlocal q\n\n\ndef f(x):\n    return x\n",
+     "nonlocal.py:1:1: error: syntax error: nonlocal declaration not allowed at module level", ""),
+    ("future.py", "import math\nfrom __future__ import annotations\n\n\ndef f(x):\n    return x\n",
+     "future.py:2:1: error: syntax error: from __future__ imports must occur at the beginning of the file", ""),
+]
+
+
+@pytest.mark.parametrize("name, text, message, hint", INVALID, ids=[case[0] for case in INVALID])
+def test_an_invalid_program_is_refused_where_it_is_wrong(work, name, text, message, hint):
+    (work / name).write_text(text)
+    args = ["--func", "f"] if name.endswith(".c") else []
+    _refused(s2sad("grad", name, *args, "--wrt", "x", cwd=work), 1, message, "^", hint)
