@@ -20,24 +20,21 @@ file is never overwritten.
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import stat
 import sys
 import tempfile
 import threading
-import tokenize
 from pathlib import Path
 from typing import Optional
 
 from . import pipeline
 from .ssa.attrs import SCHEDULE_HELP, parse_schedule
-from .diagnostics import Diagnostic, DiagnosticError
+from .diagnostics import DiagnosticError
 from .languages import TARGETS, is_c, is_cuda, source_language, suffixes_text, target_of
 from .parse.c_preprocess import CFlags, macro_flag_problem
 from .progress import Ticker
-from .source_files import SourceFileError, c_text, file_kind, read_source_bytes
-from .ssa.ir import SourceLoc
+from .source_files import SourceFileError, c_text, file_kind, python_text, read_source_bytes
 from .opt.passes import PASSES, PipelineError, parse_pipeline
 
 
@@ -176,29 +173,7 @@ def _read(path: str) -> str:
         raise UsageError(f"{path}: {e}") from None
     except OSError as e:
         raise UsageError(f"{path}: cannot read: {e.strerror or e}") from None
-    if language == "python":
-        return python_text(data, path)
-    try:
-        return c_text(data)
-    except UnicodeDecodeError as e:
-        raise UsageError(f"{path}: cannot read: {e}") from None
-
-
-def python_text(data: bytes, path: str) -> str:
-    """A Python file's text decoded as Python decodes it: a UTF-8 byte-order mark or a coding
-    cookie (``# -*- coding: latin-1 -*-``) on one of the first two lines says how, else UTF-8."""
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as e:  # an unknown encoding, or a BOM beside another cookie
-        raise DiagnosticError([Diagnostic(f"cannot read {Path(path).name}: {e.msg}", None,
-                                          hint="Python cannot decode this file either")]) from None
-    try:
-        return data.decode(encoding)  # "utf-8-sig" drops the BOM
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        loc = SourceLoc(Path(path).name, line, 1)
-        raise DiagnosticError([Diagnostic(f"line {line} is not valid {encoding}: {e.reason}", loc,
-                                          hint="Python cannot decode this file either")]) from None
+    return python_text(data, path) if language == "python" else c_text(data, path)
 
 
 def _target(args: argparse.Namespace) -> str:

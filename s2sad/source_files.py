@@ -11,8 +11,14 @@ swapped for another file between the check and the read changes nothing.
 
 from __future__ import annotations
 
+import io
 import os
 import stat
+import tokenize
+from pathlib import Path
+
+from .diagnostics import Diagnostic, DiagnosticError
+from .ssa.ir import SourceLoc
 
 MAX_SOURCE_BYTES = 16 * 1024 * 1024
 
@@ -56,7 +62,38 @@ def read_source_bytes(path: str, limit: int = MAX_SOURCE_BYTES) -> bytes:
         os.close(fd)
 
 
-def c_text(data: bytes) -> str:
-    """A C file's text: UTF-8, its line ends read as a C compiler reads them (``\\r\\n`` and a
-    lone ``\\r`` end a line)."""
-    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+def c_text(data: bytes, path: str) -> str:
+    """A C file's text, its line ends read as a C compiler reads them (``\\r\\n`` and a lone
+    ``\\r`` end a line). UTF-8, or, where it is not (a Latin-1 name in an old comment), each byte
+    as the character of that number: gcc reads such bytes as they are, so s2sad must not refuse
+    them; only comments and strings can hold them, and neither changes a derivative."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def python_text(data: bytes, path: str) -> str:
+    """A Python file's text decoded as Python decodes it: a UTF-8 byte-order mark or a coding
+    cookie (``# -*- coding: latin-1 -*-``) on one of the first two lines says how, else UTF-8."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as e:  # an unknown encoding, or a BOM beside another cookie
+        raise DiagnosticError([Diagnostic(f"cannot read {Path(path).name}: {e.msg}", None,
+                                          hint="Python cannot decode this file either")]) from None
+    try:
+        return data.decode(encoding)  # "utf-8-sig" drops the BOM
+    except UnicodeDecodeError as e:
+        raise _undecodable(data, e, encoding, path, "Python cannot decode this file either") from None
+
+
+def _undecodable(data: bytes, e: UnicodeDecodeError, encoding: str, path: str, hint: str) -> DiagnosticError:
+    """The located error for the first byte that is not ``encoding``: the lines are shown with
+    the bad bytes replaced, the caret under the first."""
+    line = data.count(b"\n", 0, e.start) + 1
+    line_start = data.rfind(b"\n", 0, e.start) + 1
+    col = len(data[line_start:e.start].decode(encoding, errors="replace")) + 1
+    loc = SourceLoc(Path(path).name, line, col, line, col + 1)
+    lines = data.decode(encoding, errors="replace").splitlines()
+    return DiagnosticError([Diagnostic(f"line {line} is not valid {encoding}: {e.reason}", loc, hint=hint)], lines)

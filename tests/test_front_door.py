@@ -279,12 +279,17 @@ def test_deeply_nested_c_parentheses_are_differentiated(work):
     (work / "paren.c").write_text("double f(double x) { return " + "(" * 1000 + "x * x" + ")" * 1000 + "; }\n")
     r = s2sad("grad", "paren.c", "--wrt", "x", cwd=work, timeout=120)
     assert r.returncode == 0, r.stderr
-    assert "void grad_f(double x, double *d_x, double d_return)" in r.stdout
-    grad = build(r.stdout).grad_f
+    assert _c_slope(r.stdout, 1.5) == 3.0
+
+
+def _c_slope(gradient: str, x: float) -> float:
+    """d f / d x at ``x`` from a C gradient of ``double f(double x)``, compiled by gcc."""
+    assert "void grad_f(double x, double *d_x, double d_return)" in gradient
+    grad = build(gradient).grad_f
     grad.argtypes = [ctypes.c_double, ctypes.POINTER(ctypes.c_double), ctypes.c_double]
     d_x = ctypes.c_double(0.0)
-    grad(1.5, ctypes.byref(d_x), 1.0)
-    assert d_x.value == 3.0
+    grad(x, ctypes.byref(d_x), 1.0)
+    return d_x.value
 
 
 # -- invalid programs are refused where they are wrong, as their compilers refuse them ------------
@@ -320,3 +325,16 @@ def test_an_invalid_program_is_refused_where_it_is_wrong(work, name, text, messa
     (work / name).write_text(text)
     args = ["--func", "f"] if name.endswith(".c") else []
     _refused(s2sad("grad", name, *args, "--wrt", "x", cwd=work), 1, message, "^", hint)
+
+
+def test_a_python_line_that_is_not_utf8_is_shown_with_its_caret(work):
+    (work / "bad.py").write_bytes(b"def f(x):\n    y = x  # caf\xe9\n    return y\n")
+    r = s2sad("grad", "bad.py", "--wrt", "x", cwd=work)
+    _refused(r, 1, "bad.py:2:17: error: line 2 is not valid utf-8", "# caf\ufffd", "^")
+
+
+def test_a_c_comment_in_latin1_is_read_as_gcc_reads_it(work):
+    (work / "old.c").write_bytes(b"/* r\xe9sum\xe9 of the model */\ndouble f(double x) { return x * x; }\n")
+    r = s2sad("grad", "old.c", "--wrt", "x", cwd=work)
+    assert r.returncode == 0, r.stderr
+    assert _c_slope(r.stdout, 1.5) == 3.0

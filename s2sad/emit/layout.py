@@ -101,6 +101,7 @@ class Liveness:
         # the address of a zeroed adjoint to a gradient that adds to it): they interfere with
         # every value that op reads.
         self.early = early
+        self._last_local: dict[Value, int] = {}
 
     def live_after(self, v: Value, block: Block, index: int) -> bool:
         anchors = self.anchors(v)
@@ -132,11 +133,46 @@ class Liveness:
         pa, pb = self.layout.def_point(a), self.layout.def_point(b)
         if pa[0] is pb[0] and pa[1] == pb[1]:
             return True  # made together (block arguments, results of one op)
+        if pa[0] is pb[0]:  # one block: live_after, with the uses' positions worked out once
+            first, second, at = (a, b, pb[1]) if pa[1] < pb[1] else (b, a, pa[1])
+            return self._last_use_in_block(first) > at or self._read_by_early_def(first, second)
         if self.layout.dominates(pa, pb):
             return self.live_after(a, *pb) or self._read_by_early_def(a, b)
         if self.layout.dominates(pb, pa):
             return self.live_after(b, *pa) or self._read_by_early_def(b, a)
         return False
+
+    def _last_use_in_block(self, v: Value) -> int:
+        """The last position, in the block that defines ``v``, of a statement that evaluates a
+        use of it (-2 when none): ``live_after(v, that block, i)`` is exactly ``i`` below it."""
+        last = self._last_local.get(v)
+        if last is None:
+            block = self.layout.def_point(v)[0]
+            ancestors = (self.layout.ancestor_in(a, block) for a in self.anchors(v))
+            last = self._last_local[v] = max((self.layout.index[x] for x in ancestors if x is not None), default=-2)
+        return last
+
+    def span(self, v: Value) -> tuple[int, int]:
+        """Pre-order numbers that bound where ``v`` is live: from its definition (a block
+        argument: the op that owns the block; a parameter: -1) to the last op a use keeps it
+        live to (a use inside a loop that does not hold the definition: the loop's last op).
+        Values whose spans do not overlap never ``intersect``: every way ``intersect`` finds
+        a value live where the other is made lies inside both spans. A cheap test first, for
+        the many pairs of a long function that are far apart."""
+        if v.is_block_arg:
+            owner = v.owner.parent_op
+            start = self.layout.pre[owner] if owner is not None else -1
+        else:
+            start = self.layout.pre[v.defining_op]
+        end = start
+        for a in self.anchors(v):
+            end = max(end, self.layout.pre[a])
+            op = a.parent.parent_op if a.parent is not None else None
+            while op is not None and not self.layout.pre[op] <= start <= self.layout.last[op]:
+                if op.name in ("for", "while"):
+                    end = max(end, self.layout.last[op])
+                op = op.parent.parent_op if op.parent is not None else None
+        return start, end
 
     def _read_by_early_def(self, a: Value, b: Value) -> bool:
         """Whether ``b`` is written before its op reads ``a`` (see ``early``)."""

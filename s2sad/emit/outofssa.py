@@ -288,8 +288,30 @@ def _name(fn: Function, co: _Coalescer, namer: Namer,
     names_of_hint: dict[str, list[str]] = {}  # source name -> variables made from it
     users: dict[str, list[Value]] = {}  # variable -> representatives of the classes using it
 
-    def released(r: Value) -> frozenset:
-        return frozenset(freed_at[v] for v in classes.members[r] if v in freed_at)
+    released = {r: frozenset(freed_at[v] for v in classes.members[r] if v in freed_at) for r in reps}
+    spans: dict[Value, tuple[int, int]] = {}
+    for rep in reps:  # a class's span: its members' together (see Liveness.span)
+        member_spans = [co.liveness.span(v) for v in classes.members[rep]]
+        spans[rep] = (min(s for s, _ in member_spans), max(e for _, e in member_spans))
+
+    def apart(r: Value, rep: Value) -> bool:
+        """No member of one class is live where one of the other is made (the spans say so
+        first, cheaply), and neither is carried by a loop whose bounds read the other."""
+        (s1, e1), (s2, e2) = spans[r], spans[rep]
+        if e1 < s2 or e2 < s1:
+            return True
+        return not co.interferes(r, rep) and not co.bound_conflict(r, rep)
+
+    # A variable's classes share their type and release (each joined only if equal to all before
+    # it), and its span's end is the latest of theirs: a class made after that end is apart from
+    # all of them, which a long function's names ask most of the time.
+    name_end: dict[str, int] = {}
+
+    def joins(n: str, rep: Value) -> bool:
+        first = users[n][0]
+        if first.type != rep.type or released[first] != released[rep]:
+            return False
+        return spans[rep][0] > name_end[n] or all(apart(r, rep) for r in users[n])
 
     for rep in reps:
         members = classes.members[rep]
@@ -308,11 +330,7 @@ def _name(fn: Function, co: _Coalescer, namer: Namer,
                     for n in names_of_hint.get(hint, [])
                     # a loop variable never reuses a parameter's name (pylint's redefined-argument)
                     if not (is_iv and n in param_names)
-                    and all(
-                        r.type == rep.type and not co.interferes(r, rep) and not co.bound_conflict(r, rep)
-                        and released(r) == released(rep)
-                        for r in users[n]
-                    )
+                    and joins(n, rep)
                 ),
                 None,
             )
@@ -321,6 +339,7 @@ def _name(fn: Function, co: _Coalescer, namer: Namer,
         if hint and name != "_" and name not in names_of_hint.setdefault(hint, []):
             names_of_hint[hint].append(name)
         users.setdefault(name, []).append(rep)
+        name_end[name] = max(name_end.get(name, -2), spans[rep][1])
         for v in members:
             var[v] = name
     return var, frozenset(n for n, reps in users.items() if len(reps) > 1 and n != "_")

@@ -162,15 +162,31 @@ def declare(body: list[Stmt], types: dict[str, str]) -> None:
 
     collect(body)
     inserts: list[tuple[list[Stmt], int, Decl]] = []
+    where: dict[int, dict[str, list[int]]] = {}
     for x in order:
-        _place(x, body, False, types[x], memo, inserts)
+        _place(x, body, False, types[x], memo, inserts, where)
     # Insert from the back so that earlier indices stay valid; at one position, names keep their order.
     for _, (block, k, decl) in sorted(enumerate(inserts), key=lambda t: (-t[1][1], -t[0])):
         block.insert(k, decl)
 
 
-def _place(x: str, block: list[Stmt], loop_body: bool, ctype: str, memo, inserts) -> None:
-    idxs = [k for k, st in enumerate(block) if x in touched(st, memo)]
+def _touching(block: list[Stmt], memo, where: dict[int, dict[str, list[int]]]) -> dict[str, list[int]]:
+    """Name -> the positions of ``block``'s statements that touch it, worked out once per block
+    (asking each statement for each variable is quadratic in a long function). Placement only
+    replaces an assignment by a declaration of the same names and inserts afterwards, so the
+    positions hold while declarations are placed."""
+    found = where.get(id(block))
+    if found is None:
+        found = where[id(block)] = {}
+        for k, st in enumerate(block):
+            for n in touched(st, memo):
+                found.setdefault(n, []).append(k)
+    return found
+
+
+def _place(x: str, block: list[Stmt], loop_body: bool, ctype: str, memo, inserts,
+           where: dict[int, dict[str, list[int]]]) -> None:
+    idxs = _touching(block, memo, where).get(x, [])
     main: Optional[int] = None
     for k in idxs:
         st = block[k]
@@ -178,8 +194,8 @@ def _place(x: str, block: list[Stmt], loop_body: bool, ctype: str, memo, inserts
             if isinstance(st, For) and st.target == x:
                 continue  # the loop declares it
             for b in child_blocks(st):
-                if any(x in touched(inner, memo) for inner in b):
-                    _place(x, b, isinstance(st, (For, While)), ctype, memo, inserts)
+                if x in _touching(b, memo, where):
+                    _place(x, b, isinstance(st, (For, While)), ctype, memo, inserts, where)
         elif main is None:
             main = k
         elif isinstance(st, For) and st.target == x:

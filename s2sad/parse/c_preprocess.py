@@ -509,7 +509,7 @@ class _Reader:
                                             "a header that includes itself needs an include guard or #pragma once"))
             return
         try:
-            text = c_text(read_source_bytes(found))
+            text = c_text(read_source_bytes(found), found)
         except SourceFileError as e:
             self.problems.append(Diagnostic(f"cannot read \"{name}\": it {e}", where))
             return

@@ -25,6 +25,7 @@ import io
 import sys
 import tokenize
 import warnings
+from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
@@ -46,7 +47,15 @@ from .py_types import FunctionTypes, Signature, infer_types, signature
 __all__ = ["list_functions", "parameter_locations", "parse_python"]
 
 
+@lru_cache(maxsize=8)
 def _parse(source: str, filename: str) -> cst.Module:
+    """The file's syntax tree, checked by Python's compiler first; made once per text, as
+    choosing the function, scanning the module and lowering each ask for it (libcst trees are
+    immutable, and MetadataWrapper works on a copy)."""
+    return _parse_checked(source, filename)
+
+
+def _parse_checked(source: str, filename: str) -> cst.Module:
     lines = source.splitlines()
     # Python's own compiler gives the most precise syntax-error positions and messages, and
     # refuses what its grammar allows but the language does not ('return' or 'yield' outside a
@@ -110,7 +119,12 @@ def _most_tokens(source: str, filename: str) -> Optional[SourceLoc]:
 
 def list_functions(source: str, filename: str) -> list[str]:
     """Names of the top-level functions, in source order."""
-    return list(scan_module(_parse(source, filename), filename).functions)
+    return list(_function_names(source, filename))
+
+
+@lru_cache(maxsize=8)
+def _function_names(source: str, filename: str) -> tuple[str, ...]:
+    return tuple(scan_module(_parse(source, filename), filename).functions)
 
 
 def _local_names(fn: cst.FunctionDef) -> frozenset[str]:
@@ -153,6 +167,7 @@ def _infer_all(order: list[str], info: ModuleInfo, locator: Locator
     integer makes the callee's returns integer context; the callee is then typed again
     (and its callers after it) until no new such use appears."""
     demands: set[str] = set()
+    self_callers = _self_callers(order, info)
     while True:
         types: dict[str, FunctionTypes] = {}
         sigs: dict[str, Signature] = {}
@@ -160,7 +175,7 @@ def _infer_all(order: list[str], info: ModuleInfo, locator: Locator
             node = info.functions[name]
             types[name] = infer_types(node, info, sigs, locator, int_result=name in demands)
             sigs[name] = signature(node, types[name], info)
-            if name in _self_callers(order, info):
+            if name in self_callers:
                 # Its own calls were typed without its signature: type it again with it,
                 # until the signature stops changing (each round can only make types more precise).
                 for _ in range(3):
