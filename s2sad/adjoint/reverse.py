@@ -367,8 +367,7 @@ class GradientTransform:
             if g is not None and self.act.array_active(op.operands[0]):
                 d = self._shadow_of(rev, op.operands[0])
                 idx = [fetch(i) for i in op.operands[1:]]
-                old = rev.body.op1("load", [d, *idx], op.result.type)
-                rev.body.create("store", [d, *idx, build.add(rev.body, old, g)], [])
+                build.accum(rev.body, d, idx, g)  # d_x[i] += g
         elif name == "store":
             update = shared_update(op)
             if update is not None and self._has_shadow(op.operands[0]):

@@ -4,7 +4,7 @@ Reverse mode turns reads into accumulations: a kernel where every thread reads
 ``x[i]`` gets ``d_x[i] += g`` in its gradient, and one where every thread reads
 ``a[0]`` gets ``d_a[0] += g`` from every thread at once, a write race that the
 primal did not have. This analysis looks at each accumulation into a shadow
-parameter of a kernel's gradient (``store(d, idx, add(load(d, idx), g))``) and
+parameter of a kernel's gradient (an ``accum`` op: ``d[idx] += g``) and
 classifies it by the addresses all the threads touch in that shadow:
 
 * ``PRIVATE``: every access to the shadow, in the whole kernel, has one index form
@@ -92,7 +92,14 @@ def shared_shadows(fn: Function) -> list[Value]:
 
 
 def accumulation(op: Op) -> Optional[Value]:
-    """For ``store(d, idx, add(load(d, idx), g))``: ``g``; else None."""
+    """What ``op`` adds into an element of memory, or None: ``g`` for an ``accum`` op (reverse
+    mode's ``d[idx] += g``), and for the store of the user's own ``x[idx] += g`` in primal code,
+    which stays ``store(x, idx, add(load(x, idx), g))``: its races in a parallel loop (OpenMP,
+    ``prange``) are decided as an adjoint's are (``private_accumulations``), and C adds it
+    atomically where other iterations may meet it. Only primal code is matched as a pattern;
+    no pass makes that pattern of an adjoint (``build.accum``)."""
+    if op.name == "accum":
+        return op.operands[-1]
     if op.name != "store":
         return None
     arr, *idx, value = op.operands
@@ -117,7 +124,7 @@ def classify(fn: Function, kernel: bool, all_atomic: bool = False,
     accesses: dict[Value, list[Op]] = {s: [] for s in shadows | shared}
     passed: set[Value] = set()
     for op in fn.walk():
-        if op.name in ("load", "store") and view_base(op.operands[0]) in accesses:
+        if op.name in ("load", "store", "accum") and view_base(op.operands[0]) in accesses:
             accesses[view_base(op.operands[0])].append(op)
         elif op.name == "call":
             passed.update(view_base(a) for a in op.operands if a.type.is_array)
@@ -125,7 +132,7 @@ def classify(fn: Function, kernel: bool, all_atomic: bool = False,
     ranges_at = _thread_ranges(forms)
     used = _thread_axes(fn, module)
     for shadow, ops in accesses.items():
-        stores = [op for op in ops if accumulation(op) is not None]
+        stores = [op for op in ops if op.name == "accum"]  # a shadow's are the adjoint's
         mode = ATOMIC
         if all_atomic or shadow in passed or any(op.operands[0] is not shadow for op in ops):
             mode = ATOMIC
@@ -139,8 +146,8 @@ def classify(fn: Function, kernel: bool, all_atomic: bool = False,
         elif _owned(ops, forms, ranges_at, [[(thread_atom("gid", a),), (thread_atom("tid", a), thread_atom("bid", a))]
                                             for a in used["any"]]):
             mode = PRIVATE
-        elif len(stores) * 2 == len(ops) and _same_index(ops) and all(_uniform_at_top(v, fn) for v in _index(ops[0])):
-            mode = BLOCK  # each accumulation is one load and one store: nothing else touches it
+        elif len(stores) == len(ops) and _same_index(ops) and all(_uniform_at_top(v, fn) for v in _index(ops[0])):
+            mode = BLOCK  # nothing but accumulations touches it
         for op in stores:
             plan.modes[op] = WARP if mode == ATOMIC and not all_atomic and all(map(warp_uniform, _index(op))) else mode
     return plan
@@ -294,7 +301,8 @@ def _covers(atoms: set, owner: list[list[tuple]]) -> bool:
 
 
 def private_accumulations(loop: Op) -> set[Op]:
-    """The accumulation stores in ``loop`` that no other iteration can meet: every access to
+    """The accumulations in ``loop`` (``accum`` ops, and the stores of the user's ``x[idx] += g``:
+    ``accumulation``) that no other iteration can meet: every access to
     that array in the loop is ``iteration_owned``, and no call in the loop is passed it. A call
     adds where its callee's indices say, unseen here: ``d_x[i] += g`` next to
     ``grad_r0_atomic(x, d_x, ...)``, which adds to ``d_x[2]`` from every iteration, is a race
@@ -302,14 +310,14 @@ def private_accumulations(loop: Op) -> set[Op]:
     by_root: dict[Value, list[Op]] = {}
     passed: set[Value] = set()
     for op in loop.walk():
-        if op.name in ("load", "store"):
+        if op.name in ("load", "store", "accum"):
             by_root.setdefault(view_base(op.operands[0]), []).append(op)
         elif op.name == "call":
             passed.update(view_base(a) for a in op.operands if a.type.is_array)
     out: set[Op] = set()
     for root, ops in by_root.items():
         if root not in passed and iteration_owned(ops, loop):
-            out.update(op for op in ops if op.name == "store" and accumulation(op) is not None)
+            out.update(op for op in ops if op.name != "load" and accumulation(op) is not None)
     return out
 
 
@@ -338,7 +346,7 @@ def shared_call_accumulations(loop: Op, module: Module) -> list[tuple[Op, Value]
 
 
 def iteration_owned(ops: list[Op], loop: Op) -> bool:
-    """Whether the loads and stores ``ops`` (of one array, inside ``loop``) touch, in each
+    """Whether the loads, stores and accumulations ``ops`` (of one array, inside ``loop``) touch, in each
     iteration, elements no other iteration touches: at one index position, one mixed-radix
     form whose digits include the loop's counter (``x[i]``, ``x[i * m + j]``, ``x[i, j]``)."""
     iv = loop.regions[0].args[0]

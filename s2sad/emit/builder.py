@@ -36,6 +36,7 @@ from .expr import (
     IfExp,
     Name,
     Subscript,
+    binop,
     bool_op,
     compare,
     literal_value,
@@ -194,6 +195,8 @@ class StatementBuilder:
         if n == "store":
             arr, *idx, val = op.operands
             return [Assign([Subscript(self.expr(arr), tuple(self.expr(i) for i in idx))], self.expr(val))]
+        if n == "accum":
+            return self._accum(op)
         if n.startswith("tape."):
             return self._tape(op)
         if n == "call":
@@ -204,6 +207,15 @@ class StatementBuilder:
                 return [Assign([Name(self.var[v])], self.op_expr(op))]
             return []  # folded into its users, or dead
         raise NotImplementedError(f"{self.language} emitter: no statement for op {n}")
+
+    def _accum(self, op: Op) -> list[Stmt]:
+        """``arr[idx] += g``, printed as the load, add and store it stands for would print:
+        ``arr[idx] = arr[idx] + g``, which tidying makes ``arr[idx] += g`` (``stmt.augmented``)."""
+        arr, *idx, val = op.operands
+
+        def element() -> Expr:
+            return Subscript(self.expr(arr), tuple(self.expr(i) for i in idx))
+        return [Assign([element()], binop("+", element(), self.expr(val)))]
 
     def _tape(self, op: Op) -> list[Stmt]:
         """A tape op (``tape.new``/``push``/``pop``): a tape whose variable nothing reads prints

@@ -27,7 +27,10 @@ such a variable be overwritten in between.
 
 Ops are visited last to first in each block, so a value's users are decided
 before it and the statement that finally evaluates it (its *anchor*) is known.
-The out-of-SSA pass may ask for a named value to be folded into the copy at a
+An ``accum`` op (``d[i] += g``) prints as the load, add and store it stands for,
+``d[i] = d[i] + g`` (tidied to ``+=``): its array and indices are printed twice, so each counts
+as two uses (a costly index gets a variable, a cheap one is ``DUP``), as when it was a load and
+a store. The out-of-SSA pass may ask for a named value to be folded into the copy at a
 loop's end (``sunk``): ``a, b = b, a + b`` instead of a temporary.
 """
 
@@ -174,7 +177,7 @@ class InlinePlan:
     def _local_anchors(self, v: Value) -> Optional[list[Op]]:
         """Ops of v's block that evaluate v's uses; None if a use is in another block."""
         out: list[Op] = []
-        for user, _ in v.uses:
+        for user, k in v.uses:
             if user.parent is not v.defining_op.parent:
                 return None
             if len(user.results) == 1 and self.mode.get(user.result) == DEAD:
@@ -186,6 +189,8 @@ class InlinePlan:
                 out += sub
             else:
                 out.append(user)
+                if user.name == "accum" and k < len(user.operands) - 1:
+                    out.append(user)  # its array and indices print twice: d[i] = d[i] + g (see below)
         return out
 
     def _foldable_kind(self, op: Op) -> bool:

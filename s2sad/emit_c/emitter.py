@@ -612,7 +612,7 @@ class CFunctionEmitter(StatementBuilder):
             needed: list[tuple[Value, list[int], bool]] = []
             if op.name == "dim":
                 needed.append((storage_of(op.operands[0]), [op.attrs["axis"]], sizes_buffers_only(op.result)))
-            elif op.name in ("load", "store") and storage_of(op.operands[0]).type.rank > 1 \
+            elif op.name in ("load", "store", "accum") and storage_of(op.operands[0]).type.rank > 1 \
                     and not self._declared_rows(op.operands[0]):  # type: ignore[attr-defined]
                 arr = storage_of(op.operands[0])  # its row length: A[i * m + j]
                 needed.append((arr, list(range(1, arr.type.rank)), False))  # type: ignore[attr-defined]
@@ -724,7 +724,7 @@ class CFunctionEmitter(StatementBuilder):
         iterations may meet, or, in an atomic copy, one into an array the function is passed."""
         if store.attrs.get("atomic"):
             return True
-        if accumulation(store) is None:
+        if accumulation(store) is None:  # an accum op, or the user's x[i] += y in a parallel loop
             return False
         if self.atomic and view_base(store.operands[0]) in self.fn.params:
             return True
@@ -813,8 +813,11 @@ class CFunctionEmitter(StatementBuilder):
         conversions then convert ``i`` exactly as the cast would); of two casts,
         the first stays: ``(double)i / n``.
         """
-        exprs = [self.expr(o) for o in op.operands]
-        ints = [self._int_to_float(o) for o in op.operands]
+        return self._float_exprs([self.expr(o) for o in op.operands], [self._int_to_float(o) for o in op.operands])
+
+    @staticmethod
+    def _float_exprs(exprs: list[Expr], ints: list[Optional[Expr]]) -> list[Expr]:
+        """``_float_operands`` of the operands printed ``exprs`` (``ints``: ``_int_to_float``'s)."""
         floats = [True] * len(exprs)
         for k in reversed(range(len(exprs))):
             simple = isinstance(ints[k], Name)
@@ -1225,6 +1228,17 @@ class CFunctionEmitter(StatementBuilder):
                 return [Pragma("omp atomic"), AugAssign(self._element(arr, idx, op), "+" if sign > 0 else "-",
                                                         self.expr(e))]
             return [Assign([self._element(arr, idx, op)], self.expr(val))]
+        if n == "accum":
+            arr, *idx, g = op.operands
+            if self._threads_share(op):
+                return [Pragma("omp atomic"), AugAssign(self._element(arr, idx, op), "+", self.expr(g))]
+            # As the load, add and store it stands for: d[i] = d[i] + g, which rendering makes d[i] += g.
+            old = self._element(arr, idx, op)
+            if g.type.is_float:
+                a, b = self._float_exprs([old, self.expr(g)], [None, self._int_to_float(g)])
+            else:
+                a, b = old, self._int_operand(g)
+            return [Assign([self._element(arr, idx, op)], binop(_ARITH["add"], a, b))]
         if n == "alloc":
             return self._alloc(op)
         if n == "copy":
@@ -1559,41 +1573,29 @@ class CFunctionEmitter(StatementBuilder):
     def _fuse_one(self, op: Op, r: Value, block: Block, k: int, callee_roots: set, taken: set[str]) -> bool:
         if len(r.uses) != 1:
             return False
-        (add, _) = r.uses[0]
-        if add.name != "add" or add.parent is not block or add.result.type != r.type:
+        (user, at) = r.uses[0]
+        if user.parent is not block:
             return False
-        other = add.operands[1] if add.operands[0] is r else add.operands[0]
-        if other is r:
+        if user.name == "accum" and at == len(user.operands) - 1:  # d_x[i] += r: the callee adds into &d_x[i]
+            arr, *idx, _ = user.operands
+            if (self.ctx.effects.root(arr) in callee_roots
+                    or not self._only_folded_between(block, k, block.ops.index(user)) or not self._may_fuse_into(user)):
+                return False
+            element = self._element(arr, idx, user)
+            if any(isinstance(x, (Subscript, Call)) for x in walk(element) if x is not element):
+                return False
+            return self._fused(r, element, user, taken)
+        if user.name != "add" or user.result.type != r.type:
             return False
-        j = block.ops.index(add)
-        target: Optional[Expr] = None
-        skip: Optional[Op] = None
-        if add.result in self.var and other in self.var and self.var[add.result] == self.var[other]:
-            if self._only_folded_between(block, k, j):
-                target, skip = Name(self.var[other]), add
-        elif add.result not in self.var and len(add.result.uses) == 1:
-            store, _ = add.result.uses[0]
-            load = other.defining_op
-            if (
-                store.name == "store"
-                and store.parent is block
-                and store.operands[-1] is add.result
-                and load is not None
-                and load.name == "load"
-                and other not in self.var
-                and len(other.uses) == 1
-                and load.operands[0] is store.operands[0]
-                and all(x is y for x, y in zip(load.operands[1:], store.operands[1:-1]))
-                and self.ctx.effects.root(load.operands[0]) not in callee_roots
-                and self._only_folded_between(block, k, block.ops.index(store))
-                and self._may_fuse_into(store)
-            ):
-                arr, *idx = load.operands
-                element = self._element(arr, idx, store)
-                if not any(isinstance(x, (Subscript, Call)) for x in walk(element) if x is not element):
-                    target, skip = element, store
-        if target is None or skip is None:
-            return False
+        other = user.operands[1] if user.operands[0] is r else user.operands[0]
+        # d_a = d_a + r: the callee adds into &d_a
+        if (other is not r and user.result in self.var and other in self.var
+                and self.var[user.result] == self.var[other]
+                and self._only_folded_between(block, k, block.ops.index(user))):
+            return self._fused(r, Name(self.var[other]), user, taken)
+        return False
+
+    def _fused(self, r: Value, target: Expr, skip: Op, taken: set[str]) -> bool:
         key = self.printer(target)
         if key in taken:
             return False

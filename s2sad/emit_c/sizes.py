@@ -381,7 +381,7 @@ class Sizes:
         for op in fn.walk() if not self._recursive(fn) else ():
             if op.name == "load" and op.attrs.get("cover"):
                 continue  # a read of the elements the cover holds (an array tape's): within it by making
-            if op.name in ("load", "store"):
+            if op.name in ("load", "store", "accum"):
                 arr, rows, offsets = _through_views(op.operands[0])
                 if arr not in view.param_index:
                     continue
@@ -551,7 +551,7 @@ def extent_needs(fn: Function) -> list[tuple[Op, Value, int, bool]]:
     for op in fn.walk():
         if op.name == "dim":
             out.append((op, storage_of(op.operands[0]), op.attrs["axis"], sizes_buffers_only(op.result)))
-        elif op.name in ("load", "store", "copy") and op.operands[0].type.is_array:
+        elif op.name in ("load", "store", "accum", "copy") and op.operands[0].type.is_array:
             arr = storage_of(op.operands[0])
             if op.name == "copy":
                 out.append((op, arr, 0, True))

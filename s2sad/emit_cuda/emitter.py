@@ -45,7 +45,7 @@ import re
 from functools import partial
 from typing import Optional
 
-from ..analysis.accumulation import (ATOMIC, BLOCK, PRIVATE, WARP, AccumulationPlan, accumulation, classify,
+from ..analysis.accumulation import (ATOMIC, BLOCK, PRIVATE, WARP, AccumulationPlan, classify,
                                     thread_uniform, update)
 from ..diagnostics import error
 from ..emit_c.cexpr import Cast, address_of
@@ -294,7 +294,7 @@ class CudaFunctionEmitter(CFunctionEmitter):
         return F32 if self.types[name] == "float" else F64
 
     def gen_op(self, op: Op) -> list[Stmt]:
-        g = accumulation(op) if op not in self.skip else None
+        g = op.operands[-1] if op.name == "accum" and op not in self.skip else None
         mode = self.accum.mode(op) if g is not None else None
         if mode in (ATOMIC, WARP):
             arr, *idx, _ = op.operands
@@ -379,7 +379,7 @@ class CudaFunctionEmitter(CFunctionEmitter):
         if all(c is not None for c in size) and 0 < math.prod(size) <= STACK_LIMIT:  # type: ignore[arg-type]
             return False  # C's stack array: local memory
         return (all(thread_uniform(d) for d in op.operands)
-                and all(use.name in ("load", "store") and use.operands[0] is v for use, _ in v.uses))
+                and all(use.name in ("load", "store", "accum") and use.operands[0] is v for use, _ in v.uses))
 
     def _element(self, arr: Value, idx: list[Value], op: Op) -> Expr:
         e = super()._element(arr, idx, op)

@@ -603,7 +603,7 @@ def _prange_blocker(op: Op, module: Module) -> Optional[str]:
     if any(inner.name in ("tape.push", "tape.pop") for inner in op.walk()):
         return "the iterations need a tape, whose order is the serial order"
     private = private_accumulations(op)
-    if any(accumulation(inner) is not None and inner not in private for inner in op.walk() if inner.name == "store"):
+    if any(accumulation(inner) is not None and inner not in private for inner in op.walk()):
         return "iterations may add to the same element (numba.prange has no atomic add)"
     shared = shared_call_accumulations(op, module)
     if shared:

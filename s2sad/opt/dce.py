@@ -10,7 +10,7 @@ the function (parameters), and calls to functions that write memory their
 callers see or wait at a barrier (``analysis/effects``). A store
 into a local ``alloc`` (directly or through a ``view`` of it) is live only when
 the array is: an array nobody reads (an unused cache, a scratch array) goes with
-all its stores (``arr.accum`` counts as a store). An unused whole-array op
+all its stores (``accum`` and ``arr.accum`` count as stores). An unused whole-array op
 (``arr.``) has no effect and goes like arithmetic: that is dead-array
 elimination. A ``view`` is not an effect of its own: it lives while it is used.
 
@@ -53,7 +53,7 @@ class _Liveness:
     def is_effect(self, op: Op) -> bool:
         if op.name in ("return", SYNC):  # a barrier orders the other threads' memory too
             return True
-        if op.name in ("store", *ACCUMULATIONS):
+        if op.name in ("store", "accum", *ACCUMULATIONS):
             # A store into a local array matters only if the array is read: it is
             # marked live with the array (below), not as an effect of its own.
             return not _is_local_array(op.operands[0])
@@ -134,7 +134,7 @@ def _stores_into(arr: Value) -> list[Op]:
     for user, k in arr.uses:
         if k != 0:
             continue
-        if user.name in ("store", *ACCUMULATIONS):
+        if user.name in ("store", "accum", *ACCUMULATIONS):
             out.append(user)
         elif user.name == "view":
             out += _stores_into(user.result)

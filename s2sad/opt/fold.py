@@ -33,7 +33,9 @@ their users):
   otherwise stay in the gradient with tapes nothing can push to; a C compiler
   that sees as much warns about the reverse sweep's pops.)
 * a view of a view is one view of the base: ``view(view(a, j), k)`` becomes
-  ``view(a, j + k)`` (not for rows: ``A[i][k:]`` is no offset of ``A``).
+  ``view(a, j + k)`` (not for rows: ``A[i][k:]`` is no offset of ``A``);
+* an ``accum`` of ``-0.0`` adds nothing: it becomes ``d[idx] = d[idx]``, the copy that the
+  fold of ``d[idx] + -0.0`` leaves (``fold_accum`` says why it is not erased).
 
 One liberty, the one ``s2sad.ssa.build`` takes when creating IR: ``x + 0.0`` (and
 ``x - (-0.0)``) is folded to ``x`` for floats although ``-0.0 + 0.0`` is ``+0.0``;
@@ -324,6 +326,8 @@ class _Folder:
             return self.fold_while(op)
         if op.name == "view" and self.fold_view(op):
             return True
+        if op.name == "accum":
+            return self.fold_accum(op)
         if not is_pure(op) or op.name in ("const", "undef"):
             return False
         result: Union[Value, Number, None] = None
@@ -342,6 +346,18 @@ class _Folder:
                                                           **macro_attrs(op.name, *op.operands))
             result.defining_op.loc = op.loc
         self.replace(op, [result])
+        return True
+
+    def fold_accum(self, op: Op) -> bool:
+        """``d[idx] += -0.0`` adds nothing: it becomes the copy ``d[idx] = d[idx]`` that folding
+        ``d[idx] + -0.0`` made of the load, add and store reverse mode wrote before the ``accum``
+        op (``build.accum``), so that the output stays as it was."""
+        if not is_zero_of_sign(op.operands[-1], negative=True):
+            return False
+        arr, *idx, x = op.operands
+        b = Builder(op.parent, op.loc).before_op(op)
+        b.create("store", [arr, *idx, b.op1("load", [arr, *idx], x.type)], [])
+        self.replace(op, [])
         return True
 
     def fold_view(self, op: Op) -> bool:

@@ -181,7 +181,7 @@ def _check_independent(module: Module, loop: Op, marker: str) -> None:
     own = {op.result for op in loop.walk() if op.name == "alloc"}  # per-iteration memory
     accesses: dict[Value, list[Op]] = {}
     for op in loop.walk():
-        if op.name in ("load", "store"):
+        if op.name in ("load", "store", "accum"):
             accesses.setdefault(view_base(op.operands[0]), []).append(op)
         elif op.name == "call":
             callee = module.functions[op.attrs["callee"]]
@@ -191,7 +191,7 @@ def _check_independent(module: Module, loop: Op, marker: str) -> None:
                                   f"'{callee.name}', which writes it; s2sad cannot tell that the "
                                   "iterations write different elements", op, hint)
     for root, ops in accesses.items():
-        stores = [op for op in ops if op.name == "store"]
+        stores = [op for op in ops if op.name in ("store", "accum")]
         if root in own or not stores:
             continue
         for st in stores:

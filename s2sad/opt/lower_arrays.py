@@ -5,7 +5,7 @@ function becomes the scalar IR a person would write in C: an ``alloc`` of the
 result (``malloc``'d once, freed by the emitter at the end of the block) and a
 loop nest that fills it with ``load``/``store`` and scalar ops; a full
 reduction becomes a loop with a carried accumulator; the adjoint's
-accumulations (``arr.accum*``) become ``+=`` loops into the shadow. The
+accumulations (``arr.accum*``) become loops of scalar ``accum`` ops (``+=``) into the shadow. The
 Python targets never see this pass: they keep the ops whole (NumPy).
 
 Shapes: an array operand's extents are ``dim`` ops (the emitter resolves those
@@ -560,8 +560,7 @@ class _Lowering:
         return out
 
     def _add_into(self, b: Builder, arr: Value, idx: list[Value], x: Value) -> None:
-        old = b.op1("load", [arr, *idx], _elem(arr.type))
-        b.create("store", [arr, *idx, build.add(b, old, x)], [])
+        build.accum(b, arr, idx, x)
 
     def _scalar(self, b: Builder, n: str, xs: list[Value], elem: ScalarType) -> Value:
         if n in _SCALAR_BINARY:

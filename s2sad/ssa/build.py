@@ -172,6 +172,19 @@ def div(b: Builder, x: Value, y: Value, hint: str = "") -> Value:
     return binary(b, "div", x, y, hint)
 
 
+def accum(b: Builder, arr: Value, idx: list[Value], x: Value) -> None:
+    """``arr[idx] += x`` as one ``accum`` op: how reverse mode (and the lowering of whole-array
+    accumulations) adds into memory.
+
+    Adding ``-0.0`` changes nothing (``is_zero_of_sign``), and ``add`` folds ``arr[idx] + -0.0``
+    to ``arr[idx]``: that case stays the element copied onto itself, as the load, add and store
+    these accumulations were spelled with before the op existed made it (so outputs do not change)."""
+    if is_zero_of_sign(x, negative=True):
+        b.create("store", [arr, *idx, b.op1("load", [arr, *idx], x.type)], [])
+        return
+    b.create("accum", [arr, *idx, x], [])
+
+
 def neg(b: Builder, x: Value, hint: str = "") -> Value:
     op = x.defining_op
     if op is not None and op.name == "neg":

@@ -231,6 +231,11 @@ class Interpreter:
         if n == "store":
             a[0][tuple(a[1:-1])] = a[-1]
             return []
+        if n == "accum":  # as load, add, store: the element read as a scalar of the value's type
+            at = tuple(a[1:-1])
+            value = op.operands[-1]
+            a[0][at] = self._scalar(value, _BINARY["add"](self._scalar(value, a[0][at]), a[-1]))
+            return []
         if n == "alloc":
             dtype = _DTYPES[op.attrs.get("elem", "f64")]
             shape = tuple(int(d) for d in a)

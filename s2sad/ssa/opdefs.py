@@ -89,6 +89,7 @@ def _table() -> dict[str, OpDef]:
     add(OpDef("if", regions=2))
     add(OpDef("load", reads=_first))
     add(OpDef("store", writes=_first))
+    add(OpDef("accum", reads=_first, writes=_first))  # arr[idx] += value: reads the element it adds to
     add(OpDef("alloc", fresh=True))
     add(OpDef("copy", reads=_first, fresh=True))
     add(OpDef("call", effects="call"))

@@ -59,6 +59,13 @@ Memory ops (arrays are references to memory):
                                                                         array tape's read), no
                                                                         bound for C's extents
   store            (arr, i0, ..., ik, value)       -> ()                arr[i0, ..., ik] = value
+  accum            (arr, i0, ..., ik, value)       -> ()                arr[i0, ..., ik] += value:
+                                                                        reverse mode's addition of
+                                                                        an adjoint into shadow
+                                                                        memory (``d_x[i] += g``),
+                                                                        reading and writing arr;
+                                                                        the user's own ``x[i] +=
+                                                                        y`` stays load/add/store
   alloc            (d0, ..., dk) {fill: zeros|empty, elem: type, cache?: bool, table?: bool}
                                                    -> array             new array; cache = true
                                                                         marks a buffer the forward

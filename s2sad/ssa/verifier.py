@@ -489,7 +489,7 @@ class _Verifier:
     def _op_store(self, op: Op) -> None:
         self._arity(op, None, 0)
         if len(op.operands) < 2:
-            self.error(op, "'store' needs an array, its indices and a value")
+            self.error(op, f"'{op.name}' needs an array, its indices and a value")
             return
         arr = self._array(op, op.operands[0])
         if arr is None:
@@ -497,7 +497,9 @@ class _Verifier:
         self._indices(op, op.operands[1:-1], arr.rank)
         value = op.operands[-1]
         if value.type != arr.elem:
-            self.error(op, f"'store' of {value.type} value {self.name(value)} into {arr}")
+            self.error(op, f"'{op.name}' of {value.type} value {self.name(value)} into {arr}")
+
+    _op_accum = _op_store  # arr[idx] += value: the operands of a store
 
     def _op_alloc(self, op: Op) -> None:
         if not self._arity(op, None, 1):
