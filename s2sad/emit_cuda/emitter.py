@@ -48,17 +48,11 @@ from typing import Optional
 from ..analysis.accumulation import (ATOMIC, BLOCK, PRIVATE, WARP, AccumulationPlan, accumulation, classify,
                                     thread_uniform, update)
 from ..diagnostics import error
-from ..emit_c.cexpr import Cast, address_of
-from ..emit_c.emitter import (
-    HELPERS,
-    STACK_LIMIT,
-    CFunctionEmitter,
-    ModuleContext,
-    c_file,
-    ctype,
-    emit_functions,
-    tape_elem,
-)
+from ..emit_c.cexpr import Cast, address_of, ctype
+from ..emit_c.cfile import ModuleContext, c_file, emit_functions
+from ..emit_c.emitter import CFunctionEmitter
+from ..emit_c.helpers import HELPERS
+from ..emit_c.memory import STACK_LIMIT, tape_elem
 from ..ssa.attrs import is_gradient
 from ..emit.builder import tape_new_op
 from ..emit.expr import BinOp, Call, Expr, Lit, Name, Subscript, negate, number
@@ -349,7 +343,7 @@ class CudaFunctionEmitter(CFunctionEmitter):
         if self._block_array(op):
             # A cache the reverse sweep reads back (tape_x[t * 16 + k]): one allocation per
             # block, like a block_tape, its elements interleaved the same way; zeroed as C's
-            # caches are (CFunctionEmitter._alloc says why), by block_calloc.
+            # caches are (emit_c's CMemory._alloc says why), by block_calloc.
             count = self.expr(op.operands[0])
             for d in op.operands[1:]:
                 count = BinOp("*", count, self.expr(d))
