@@ -3,8 +3,9 @@
 ``ModuleContext`` is what the emitters of one file's functions share: the functions' C names
 (and those of their atomic copies), the input's ``#define``s and external functions, the sizes of
 arrays and the memory effects of calls. ``emit_functions`` emits every function the entry reaches
-(by the IR's call graph), and the atomic copies the parallel loops call; ``c_file`` puts above them
-the includes, ``#define``s, typedefs, structs, external prototypes and helpers they use.
+by the IR's call graph, and the atomic copies the parallel loops call, and keeps those the C code
+calls; ``c_file`` puts above them the includes, ``#define``s, typedefs, structs, external
+prototypes and helpers they use.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ _INCLUDES = [
 ]
 _MATH_H_CALL = re.compile(r"\b([a-z][a-z0-9]*)\(")
 _MATH_H_NAME = re.compile(r"\b(?:isnan|INFINITY|NAN)\b")
+_CALLED = re.compile(r"\b([A-Za-z_]\w*)\(")  # the names the code calls
 
 
 class _CEffects(Effects):
@@ -164,6 +166,9 @@ def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunc
     while len(atomic) < len(ctx.atomic_variants):
         for name in [n for n in ctx.atomic_variants if n not in atomic]:
             atomic[name] = emit(module.functions[name], True)
+    # The functions the entry's calls reach in the C code: not the IR's call graph, which holds
+    # calls that C does not print (a dead branch after an early return, at -O0), nor says which
+    # calls are of atomic copies.
     by_c_name = {ctx.c_name(n): t for n, t in texts.items()}
     by_c_name.update({ctx.atomic_variants[n]: t for n, t in atomic.items()})
     keep = _reachable(by_c_name, ctx.c_name(entry))
@@ -185,14 +190,22 @@ def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunc
     return EmittedFunctions(ctx, functions, structs, emitters, typedefs, list(externs))
 
 
-def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str]) -> str:
+def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str],
+           helper_calls: Optional[dict[str, tuple[str, ...]]] = None) -> str:
     """The file: ``header`` as a comment, the includes and ``#define``s the code uses, the
-    typedefs and structs, the ``helpers`` (name -> definition) the functions call, and the functions."""
+    typedefs and structs, the ``helpers`` (name -> definition) the functions call, and the functions.
+    ``helper_calls`` says which helpers each helper calls (none, where it does not say)."""
     functions, ctx = emitted.texts, emitted.ctx
     code = "\n\n".join(functions)
-    # The helpers the functions call and those these call (CUDA's block_calloc calls block_tape),
-    # in the order of ``helpers``, where a helper comes after those it calls.
-    reached = _reachable({**helpers, " functions": code}, " functions")
+    # The helpers the functions call and those these call (``helper_calls``: CUDA's block_calloc
+    # calls block_tape), in the order of ``helpers``, where a helper comes after those it calls.
+    pending = [name for name in _CALLED.findall(strip_comments(code)) if name in helpers]
+    reached: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name not in reached:
+            reached.add(name)
+            pending += (helper_calls or {}).get(name, ())
     used = [text for name, text in helpers.items() if name in reached]
     body = "\n\n".join(used + functions)
     includes = _includes(strip_comments(body))
@@ -243,6 +256,7 @@ def _includes(code: str) -> list[str]:
 
 
 def _reachable(texts: dict[str, str], entry: str) -> set[str]:
+    """The names of ``texts`` (name -> a C function) that calls reach from ``entry``'s."""
     seen = {entry}
     pending = [entry]
     while pending:

@@ -197,6 +197,14 @@ static __device__ void block_tape_free(void *tape) {
 }""",
 }
 
+# The helpers each device-memory helper calls (c_file defines them first).
+DEVICE_MEMORY_CALLS: dict[str, tuple[str, ...]] = {
+    "device_calloc": ("device_malloc",),
+    "device_grow": ("device_malloc",),
+    "block_tape": ("device_malloc",),
+    "block_calloc": ("block_tape",),
+}
+
 ZERO_SHARED = """\
 /* Zeroes a __shared__ array, the threads of the block sharing the work, then waits for all. */
 static __device__ void zero_shared({t} *a, long size) {{
@@ -215,7 +223,7 @@ _DEVICE_HELPERS.update(DEVICE_MEMORY)
 def emit_cuda(module: Module, header: str, entry: str, all_atomic: bool = False) -> str:
     """The module as one .cu file; ``all_atomic`` makes every accumulation an ``atomicAdd``."""
     emitted = emit_functions(module, entry, partial(CudaFunctionEmitter, all_atomic=all_atomic))
-    return c_file(header, emitted, _helpers(emitted.emitters))
+    return c_file(header, emitted, _helpers(emitted.emitters), DEVICE_MEMORY_CALLS)
 
 
 def _helpers(emitters: list["CudaFunctionEmitter"]) -> dict[str, str]:
