@@ -21,6 +21,7 @@ from ..ssa.ir import Block, Function, Module, Op, Value
 from .cexpr import CPrinter, Cast, address_of, ctype
 from .cfile import ModuleContext
 from .names import CNamer
+from .signature import declared_params
 
 
 class CCalls:
@@ -92,7 +93,7 @@ class CCalls:
         a = op.operands[k]
         e = self.expr(a)
         callee = self.module.functions.get(op.attrs["callee"])
-        spelled = callee.attrs.get("c_params") if callee is not None else None
+        spelled = declared_params(callee) if callee is not None else None
         if not (a.type.is_array and a.type.rank > 1 and spelled and len(spelled) == len(op.operands)  # type: ignore
                 and self.rows_declared and is_array_spelling(spelled[k]) and not self._declared_rows(a)):
             return e

@@ -77,6 +77,7 @@ from .names import CNamer
 from .parallel import Pragma
 from .parallel import finish as finish_pragmas
 from .render import CRenderer, wrap_signature
+from .signature import declared_params
 from .sizes import sizes_buffers_only
 
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
@@ -104,6 +105,8 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         self.ctx = ctx
         self.module = ctx.module
         self.fn = fn
+        # C input keeps the user's declared types (``const double *``, ``int``, ``size_t``).
+        self.declared = declared_params(fn)
         self.printer = CPrinter()
         self.namer = CNamer([*ctx.module.functions, *ctx.macros, *ctx.externs])
         self.returned = ctx.returned(fn)
@@ -171,10 +174,7 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         fn = self.fn
         self._check_sizes()
         params = []
-        # C input keeps the user's declared types (``const double *``, ``int``, ``size_t``).
-        spelled = fn.attrs.get("c_params")
-        if spelled is not None and len(spelled) != len(fn.params):
-            spelled = None
+        spelled = self.declared
         declared: set[str] = set()  # the struct parameters declared so far
         for i, p in enumerate(fn.params):
             leaf = self.struct_leaves.get(p)

@@ -41,6 +41,7 @@ class CArrayAccess:
     ctx: ModuleContext
     module: Module
     fn: Function
+    declared: Optional[list[str]]  # each parameter's declared C type (signature.declared_params)
     var: dict[Value, str]
     plan: InlinePlan
     printer: CPrinter
@@ -55,9 +56,8 @@ class CArrayAccess:
         """The C type of a local variable; a view of a parameter keeps its declared pointer
         type, so a view of a ``const double *`` is one too (assigning it to ``double *`` warns)."""
         base = view_base(v)
-        spelled = self.fn.attrs.get("c_params")
-        if base is not v and base.owner is self.fn.body and spelled and len(spelled) == len(self.fn.params):
-            declared = _unrestricted(spelled[self.fn.params.index(base)])  # a second pointer to x
+        if base is not v and base.owner is self.fn.body and self.declared:
+            declared = _unrestricted(self.declared[self.fn.params.index(base)])  # a second pointer to x
             if is_array_spelling(declared) and v.type.rank == 1:  # type: ignore[attr-defined]
                 return row_pointer(declared)  # a row of const double A[n][m]: const double *
             if declared.rstrip().endswith("*"):
@@ -104,7 +104,7 @@ class CArrayAccess:
     def _sizes_comment(self) -> list[str]:
         """What the caller must pass: the extents of the array parameters (C pointers carry none)."""
         groups: dict[str, list[str]] = {}
-        spelled = self.fn.attrs.get("c_params") or []
+        spelled = self.declared or []
         for i, p in enumerate(self.fn.params):
             ext = self.extents[i]
             if ext is None or any(e is None for e in ext):
@@ -271,10 +271,9 @@ class CArrayAccess:
     def _declared_spelling(self, arr: Value) -> Optional[str]:
         """How the signature declares the parameter ``arr`` is, or is a view into (C input)."""
         base = view_base(arr)
-        spelled = self.fn.attrs.get("c_params")
-        if base.owner is not self.fn.body or not spelled or len(spelled) != len(self.fn.params):
+        if base.owner is not self.fn.body or not self.declared:
             return None
-        return spelled[self.fn.params.index(base)]
+        return self.declared[self.fn.params.index(base)]
 
     def _declared_rows(self, arr: Value) -> bool:
         """Whether ``arr`` is (a row of) an array C knows the rows of: a parameter declared with
@@ -305,10 +304,9 @@ class CArrayAccess:
         if not structs:
             return None
         base = storage_of(arr)
-        spelled = self.fn.attrs.get("c_params")
-        if base.owner is not self.fn.body or not spelled or len(spelled) != len(self.fn.params):
+        if base.owner is not self.fn.body or not self.declared:
             return None
-        entry = pointee_struct(spelled[self.fn.params.index(base)], structs)
+        entry = pointee_struct(self.declared[self.fn.params.index(base)], structs)
         return entry[0] if entry is not None else None
 
     def _struct_size(self, struct: str) -> int:

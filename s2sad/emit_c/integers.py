@@ -30,6 +30,7 @@ class CIntegers:
     Needs from the host: the attributes below, and ``expr`` (a value's C expression)."""
 
     fn: Function
+    declared: Optional[list[str]]  # each parameter's declared C type (signature.declared_params)
     var: dict[Value, str]
     aliases: dict[Value, Expr]
     plan: InlinePlan
@@ -40,11 +41,10 @@ class CIntegers:
     def _unsigned_params(self) -> dict[Value, int]:
         """The integer parameters the input declared unsigned (``size_t n``, ``unsigned m``),
         with their widths in bits."""
-        spelled = self.fn.attrs.get("c_params")
         unsigned = {t: bits for t, bits in self.fn.attrs.get("c_unsigned") or ()}
-        if not unsigned or not spelled or len(spelled) != len(self.fn.params):
+        if not unsigned or not self.declared:
             return {}
-        return {p: unsigned[t] for p, t in zip(self.fn.params, spelled) if t in unsigned and p.type.is_int}
+        return {p: unsigned[t] for p, t in zip(self.fn.params, self.declared) if t in unsigned and p.type.is_int}
 
     def _int_operand(self, v: Value) -> Expr:
         e = self.expr(v)
