@@ -29,7 +29,8 @@ class CCalls:
 
     Needs from the host: the attributes below; ``expr`` and ``_lit`` (expressions), ``_element``,
     ``_extent`` and ``_declared_rows`` (``indexing.CArrayAccess``), ``_threads_share``
-    (``loops.CLoops``), and ``StatementBuilder``'s ``_call`` after it in the method order."""
+    (``loops.CLoops``), and ``StatementBuilder``'s ``_call`` for calls of functions that are no
+    gradients, after this class in the method resolution order."""
 
     ctx: ModuleContext
     module: Module

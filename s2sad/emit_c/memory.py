@@ -36,10 +36,10 @@ TAPE_COUNT = "size_t"
 class CMemory:
     """Allocations, copies, frees and tapes for ``CFunctionEmitter``.
 
-    Needs from the host: the attributes below; ``expr`` and ``_lit`` (expressions), ``_count``,
-    ``_stable`` and ``_heap_rows``' row spellings (``indexing.CArrayAccess``), ``_checked_count``
-    (``integers.CIntegers``), and ``StatementBuilder``'s ``_tape_top`` and ``_yield_copies``
-    after it in the method order."""
+    Needs from the host: the attributes below; ``expr`` and ``_lit`` (expressions), ``_count``
+    and ``_stable`` (``indexing.CArrayAccess``), ``_checked_count`` (``integers.CIntegers``), and
+    ``StatementBuilder``'s ``_tape_top`` and ``_yield_copies``, after this class in the method
+    resolution order (they are extended here)."""
 
     fn: Function
     namer: CNamer
