@@ -450,3 +450,22 @@ def test_cuda_shorthands_are_the_arithmetic_they_mean(expr, ops):
 def test_an_unknown_intrinsic_is_still_a_located_error(tmp_path, capsys):
     code, err = _cli(tmp_path, capsys, KERNEL.format(decl="", expr="__saturatef(x[i])"), "--wrt", "x")
     assert code == 1 and "cannot differentiate through call to '__saturatef'" in err
+
+
+def test_each_helper_declares_the_helpers_it_calls():
+    """``c_file`` adds the helpers a helper calls by what it declares (``DEVICE_MEMORY_CALLS``;
+    C's helpers call none): the declarations name exactly the calls the definitions make."""
+    import re
+
+    from s2sad.emit_c.cfile import strip_comments
+    from s2sad.emit_c.helpers import HELPERS
+    from s2sad.emit_cuda.emitter import DEVICE_MEMORY_CALLS, _helpers
+
+    class Sums:  # what _helpers reads of an emitter: it sums and zeroes doubles
+        sum_types = warp_sum_types = zeroed_types = {"double"}
+
+    device = _helpers([Sums()])  # type: ignore[list-item]
+    for helpers, declared in ((HELPERS, {}), (device, DEVICE_MEMORY_CALLS)):
+        for name, text in helpers.items():
+            called = {h for h in helpers if h != name and re.search(rf"\b{h}\(", strip_comments(text))}
+            assert called == set(declared.get(name, ())), name

@@ -37,7 +37,8 @@ from s2sad.pipeline import parse_source
 from s2sad import pipeline
 from s2sad.adjoint.gradient import differentiate
 from s2sad.diagnostics import DiagnosticError
-from s2sad.emit_c.emitter import ctype, emit_c
+from s2sad.emit_c.cexpr import ctype
+from s2sad.emit_c.emitter import emit_c
 from s2sad.emit_c.names import c_reserved
 from s2sad.opt.dce import dce_module
 from s2sad.ssa.interp import Interpreter

@@ -150,3 +150,12 @@ def test_languages_are_spelled_once():
     text = "\n".join(p.read_text() for p in SRC.rglob("*.py") if p.name != "languages.py")
     for spelled in ('".cuh"', '".cu"', '(".py", "numba", "c", "cuda")'):
         assert spelled not in text, f"{spelled} spelled outside s2sad/languages.py"
+
+
+def test_reverse_mode_spells_no_c():
+    """A gradient keeps its primal's C declaration as the front end recorded it (ssa/attrs.py
+    SOURCE_ATTRS); emit_c spells the gradient's from it and grad_info (emit_c/signature.py)."""
+    for path in (SRC / "adjoint").rglob("*.py"):
+        text = path.read_text()
+        for attr in ('"c_params"', '"c_result"'):
+            assert attr not in text, f"{path.relative_to(SRC)} reads {attr}: C spelling is emit_c's"

@@ -1,5 +1,5 @@
 """The output's own helpers for what the libraries lack (``s2sad.ssa.special`` for Python,
-``emit_c.emitter.HELPERS`` for C and CUDA), against mpmath and C's libm.
+``emit_c.helpers.HELPERS`` for C and CUDA), against mpmath and C's libm.
 
 ``digamma`` (the derivative of ``lgamma``) must be accurate to about 1e-12 everywhere it is
 finite: relative error where |psi| is not small, absolute near its root (1.4616...), where
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from cbuild import build, have_gcc
 
-from s2sad.emit_c.emitter import HELPERS
+from s2sad.emit_c.helpers import HELPERS
 from s2sad.ssa import special
 
 # Around the reflection (negative x), the recurrence (0 < x < 6), the series (x >= 6), near the

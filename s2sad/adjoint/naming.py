@@ -44,6 +44,22 @@ def free_variant(base: str, taken: Iterable[str]) -> str:
     return name
 
 
+def struct_shadow_names(fn: Function, shadowed: set[int]) -> dict[str, str]:
+    """The shadow of each struct parameter of C input (``c_aggregates``, see ``parse/c_records``)
+    one of whose leaves is in ``shadowed`` (has a shadow, or an adjoint the gradient returns):
+    one struct of the same type, ``d_<struct>`` (``Wishart w, Wishart *d_w``), whose members hold
+    the adjoints of the members it shadows."""
+    members = fn.attrs.get("c_aggregates") or {}
+    taken = set(fn.source_names) | {p.name_hint for p in fn.params} | set(members)
+    out: dict[str, str] = {}
+    for i, p in enumerate(fn.params):
+        entry = members.get(p.name_hint)
+        if entry is not None and i in shadowed and entry[0] not in out:
+            out[entry[0]] = free_variant(f"d_{entry[0]}", taken)
+            taken.add(out[entry[0]])
+    return out
+
+
 def function_names(fn: Function) -> set[str]:
     """Every source name in ``fn``: the names its source binds (``Function.source_names``: a local
     that no code needs counts, at every -O level), its parameters and the values its body names."""

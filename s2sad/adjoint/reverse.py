@@ -61,7 +61,7 @@ from ..ssa.structured import drop_carried, outer_refs, trip_count
 from ..ssa.types import I64, Type
 from ..analysis.accumulation import shared_update
 from .activity import Activity
-from ..ssa.attrs import Schedule, set_grad_info
+from ..ssa.attrs import SOURCE_ATTRS, Schedule, set_grad_info
 from .availability import Availability, last_top_level_writes
 from .checkpoint import CheckpointedLoop, plan
 from .forward import ForwardSweep
@@ -72,7 +72,7 @@ from ..analysis.effects import (known_root, written_roots)
 from . import array_rules  # noqa: F401  (registers the rules of the arr. ops)
 from .rules import MissingRule, adjoint_contributions
 from .naming import adjoint_hint, free_variant, function_names
-from .signature import GradSignature, c_gradient_aggregates, c_gradient_params
+from .signature import GradSignature
 
 
 class _OperandView:
@@ -225,14 +225,11 @@ class GradientTransform:
                       [fn.params[i].name_hint for i in sig.returned],
                       sig.seed_names[0] if seeds else None)
         g.attrs["pointers"] = [sig.pointer_names[i] for i in sig.returned]
-        for kept in ("shapes", "c_macros", "c_structs", "c_typedefs", "c_unsigned", "cuda", "launch"):
+        for kept in SOURCE_ATTRS:  # the emitters spell the gradient's declaration from the primal's
             if kept in fn.attrs:
                 g.attrs[kept] = fn.attrs[kept]
-        if "c_params" in fn.attrs:
-            g.attrs["c_params"] = c_gradient_params(fn, sig.shadowed, sig.has_d_return)
-            if "c_aggregates" in fn.attrs:
-                g.attrs["c_aggregates"] = c_gradient_aggregates(sig)
-            g.attrs["c_result"] = "void"
+        if sig.struct_shadow_names:
+            g.attrs["struct_shadows"] = sig.struct_shadow_names
         return g
 
     def _seed_returned_array(self, rev: RevBlock, v: Value, d_return: Value) -> None:

@@ -4,12 +4,11 @@ names the contract gives them (``naming.py``), computed once per function and ``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from ..analysis.effects import source_written_params
 from ..ssa.ir import Function, Module
 from ..ssa.types import F64, Type
-from .naming import free_variant, grad_name, signature_names
+from .naming import grad_name, signature_names, struct_shadow_names
 
 
 @dataclass
@@ -29,6 +28,8 @@ class GradSignature:
     # The seed parameters, one per result: [d_return_name] for a function that returns one value;
     # for one that returns several (a tuple), the names the tuple d_return is unpacked into.
     seed_names: list[str] = field(default_factory=list)
+    # C input: struct parameter -> its shadow, the struct the adjoints of its leaves go to.
+    struct_shadow_names: dict[str, str] = field(default_factory=dict)
 
     @property
     def packed(self) -> bool:
@@ -47,51 +48,10 @@ class GradSignature:
         has_d_return = any(t.is_float or (t.is_array and t.elem.is_float) for t in fn.result_types)
         seeds = len(fn.result_types) if has_d_return else 0
         shadows, pointers, d_return, seed_names = signature_names(module, fn, shadowed, returned, seeds)
+        structs = struct_shadow_names(fn, set(shadows) | set(pointers))
         return GradSignature(fn, wrt, shadowed, returned, has_d_return, name or grad_name(fn.name),
-                             shadows, pointers, d_return, seed_names)
+                             shadows, pointers, d_return, seed_names, structs)
 
     def seed_types(self) -> list[Type]:
         """The type of each seed parameter: the result's, a float for an integer result."""
         return [t if t.is_array or t.is_float else F64 for t in self.fn.result_types] if self.has_d_return else []
-
-
-def c_gradient_params(fn: Function, shadowed: Iterable[int], has_d_return: bool) -> list[str]:
-    """The declared C types of the gradient's parameters: the primal's, a shadow's without
-    ``const`` (it is written), and ``d_return`` of the primal's result type."""
-    spelled = fn.attrs["c_params"]
-    out: list[str] = []
-    for i in range(len(fn.params)):
-        out.append(spelled[i])
-        if i in shadowed:
-            out.append(" ".join(w for w in spelled[i].split() if w != "const"))
-    if has_d_return:
-        out.append(fn.attrs["c_result"])
-    return out
-
-
-def c_gradient_aggregates(sig: GradSignature) -> dict[str, list[str]]:
-    """The gradient's struct parameters (``c_aggregates``, see ``parse/c_records``): the primal's,
-    and after each struct the contract's shadow, one struct of the same type through a pointer
-    (``Wishart w, Wishart *d_w``; ``const Matrix *M, Matrix *d_M``), whose members hold the
-    adjoints of the members it shadows: ``d_w->gamma += ...``, ``d_M->data[i]``."""
-    fn = sig.fn
-    members = fn.attrs.get("c_aggregates") or {}
-    out: dict[str, list[str]] = {}
-    shadow_of: dict[str, str] = {}  # struct parameter -> its shadow's name
-    taken = set(fn.source_names) | {p.name_hint for p in fn.params} | set(members)
-    for i, p in enumerate(fn.params):
-        entry = members.get(p.name_hint)
-        if entry is None:
-            continue
-        group, spelled, access, kind = entry
-        out[p.name_hint] = entry
-        shadow = sig.shadow_names.get(i) or sig.pointer_names.get(i)
-        if shadow is None:
-            continue
-        if group not in shadow_of:
-            shadow_of[group] = free_variant(f"d_{group}", taken)
-            taken.add(shadow_of[group])
-        pointee = " ".join(w for w in spelled.replace("*", " ").split() if w not in ("const", "restrict"))
-        shadow_type = f"{pointee} *" + ("restrict" if "restrict" in spelled else "")
-        out[shadow] = [shadow_of[group], shadow_type, "->" + access.lstrip(".->"), kind]
-    return out

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..ssa.ir import Function, Value
+from .signature import declared_aggregates
 
 CELL = "cell"
 
@@ -42,7 +43,7 @@ class StructParam:
 
 def struct_params(fn: Function) -> dict[str, StructParam]:
     """The function's struct leaves, by IR parameter name (also the gradient's out pointers)."""
-    return {name: StructParam(*entry) for name, entry in (fn.attrs.get("c_aggregates") or {}).items()}
+    return {name: StructParam(*entry) for name, entry in declared_aggregates(fn).items()}
 
 
 def cell_of(arr: Value, leaves: dict[Value, StructParam]) -> Optional[StructParam]:

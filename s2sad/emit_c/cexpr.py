@@ -12,6 +12,9 @@ printed: ``True`` is ``true``; a ``float`` literal (``F32Lit``) gets its
 ``f`` suffix. Parentheses appear exactly where C's precedence needs them, and
 where gcc's ``-Wparentheses`` asks for them (``&&`` inside ``||``, any operator inside a
 bitwise one: ``(i + 1) & mask``).
+
+``ctype`` is the C type of an IR type: ``f64`` -> ``double``, ``f32`` -> ``float``, ``i64`` ->
+``long``, ``i32`` -> ``int``, ``bool`` -> ``bool``; an array is a pointer to its elements.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from ..diagnostics import error
 from ..emit.expr import (
     Attribute,
     BinOp,
@@ -34,6 +38,7 @@ from ..emit.expr import (
     Unary,
     literal_value,
 )
+from ..ssa.types import ArrayType, ScalarType, Type
 
 # C's precedence levels, loosest first (C99 6.5).
 P_LOWEST = 0
@@ -57,6 +62,17 @@ _BIN_PREC = {"+": P_ADD, "-": P_ADD, "*": P_MUL, "/": P_MUL, "%": P_MUL,
 _BITWISE = frozenset({"|", "^", "&", "<<", ">>"})
 _CMP_PREC = {"==": P_EQ, "!=": P_EQ, "<": P_REL, "<=": P_REL, ">": P_REL, ">=": P_REL}
 _CONSTANTS = {"inf": "INFINITY", "nan": "NAN"}
+
+# The C type of each IR scalar type.
+C_TYPES = {"f64": "double", "f32": "float", "i64": "long", "i32": "int", "bool": "bool"}
+
+
+def ctype(t: Type) -> str:
+    if isinstance(t, ArrayType):
+        return f"{C_TYPES[t.elem.name]} *"
+    if isinstance(t, ScalarType) and t.name in C_TYPES:
+        return C_TYPES[t.name]
+    raise error(f"type {t} has no C equivalent yet")
 
 
 @dataclass(frozen=True)

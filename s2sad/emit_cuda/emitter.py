@@ -48,17 +48,11 @@ from typing import Optional
 from ..analysis.accumulation import (ATOMIC, BLOCK, PRIVATE, WARP, AccumulationPlan, classify,
                                     thread_uniform, update)
 from ..diagnostics import error
-from ..emit_c.cexpr import Cast, address_of
-from ..emit_c.emitter import (
-    HELPERS,
-    STACK_LIMIT,
-    CFunctionEmitter,
-    ModuleContext,
-    c_file,
-    ctype,
-    emit_functions,
-    tape_elem,
-)
+from ..emit_c.cexpr import Cast, address_of, ctype
+from ..emit_c.cfile import ModuleContext, c_file, emit_functions
+from ..emit_c.emitter import CFunctionEmitter
+from ..emit_c.helpers import HELPERS
+from ..emit_c.memory import STACK_LIMIT, tape_elem
 from ..ssa.attrs import is_gradient
 from ..emit.builder import tape_new_op
 from ..emit.expr import BinOp, Call, Expr, Lit, Name, Subscript, negate, number
@@ -203,6 +197,14 @@ static __device__ void block_tape_free(void *tape) {
 }""",
 }
 
+# The helpers each device-memory helper calls (c_file defines them first).
+DEVICE_MEMORY_CALLS: dict[str, tuple[str, ...]] = {
+    "device_calloc": ("device_malloc",),
+    "device_grow": ("device_malloc",),
+    "block_tape": ("device_malloc",),
+    "block_calloc": ("block_tape",),
+}
+
 ZERO_SHARED = """\
 /* Zeroes a __shared__ array, the threads of the block sharing the work, then waits for all. */
 static __device__ void zero_shared({t} *a, long size) {{
@@ -221,7 +223,7 @@ _DEVICE_HELPERS.update(DEVICE_MEMORY)
 def emit_cuda(module: Module, header: str, entry: str, all_atomic: bool = False) -> str:
     """The module as one .cu file; ``all_atomic`` makes every accumulation an ``atomicAdd``."""
     emitted = emit_functions(module, entry, partial(CudaFunctionEmitter, all_atomic=all_atomic))
-    return c_file(header, emitted, _helpers(emitted.emitters))
+    return c_file(header, emitted, _helpers(emitted.emitters), DEVICE_MEMORY_CALLS)
 
 
 def _helpers(emitters: list["CudaFunctionEmitter"]) -> dict[str, str]:
@@ -349,7 +351,7 @@ class CudaFunctionEmitter(CFunctionEmitter):
         if self._block_array(op):
             # A cache the reverse sweep reads back (tape_x[t * 16 + k]): one allocation per
             # block, like a block_tape, its elements interleaved the same way; zeroed as C's
-            # caches are (CFunctionEmitter._alloc says why), by block_calloc.
+            # caches are (emit_c's CMemory._alloc says why), by block_calloc.
             count = self.expr(op.operands[0])
             for d in op.operands[1:]:
                 count = BinOp("*", count, self.expr(d))

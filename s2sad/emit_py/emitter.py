@@ -36,6 +36,7 @@ from typing import Callable, Optional
 from ..analysis.accumulation import accumulation, private_accumulations, shared_call_accumulations
 from ..parse.c_structs import pointee_struct
 from ..ssa import special
+from ..ssa.attrs import is_gradient, primal_positions
 from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.mathfns import MATH
 from ..ssa.types import ArrayType, Type
@@ -313,6 +314,9 @@ class _FunctionEmitter(StatementBuilder):
         """For C input with structs: how each array of structs lies in its flat NumPy array."""
         structs = self.fn.attrs.get("c_structs", [])
         spelled = self.fn.attrs.get("c_params") or []
+        if is_gradient(self.fn):  # it carries its primal's: a shadow points to what its parameter does
+            seed = self.fn.attrs.get("c_result", "")
+            spelled = [spelled[j] if j is not None else seed for j in primal_positions(self.fn, len(spelled))]
         groups: dict[str, list[str]] = {}
         entries: dict[str, list] = {}
         for name, declared in zip(names, spelled):

@@ -10,7 +10,9 @@ A gradient function: reverse mode records, by parameter name, which function it 
 gradient of, which parameters are shadows and of what, which parameters its results are the
 adjoints of, and its seed parameter (``set_grad_info``). Every later stage reads them back as
 parameter indices with ``grad_info``, the one place that also knows how to read IR written
-without them (hand-written ``.ir``: shadows by their ``d_`` names).
+without them (hand-written ``.ir``: shadows by their ``d_`` names). A gradient keeps what the
+front end recorded of its primal's source (``SOURCE_ATTRS``): the emitters spell its
+declaration from the primal's and ``grad_info`` (C: ``emit_c/signature.py``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,12 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .ir import Function, Op, SourceLoc
+
+# What the front ends record of a function's source for the emitters, which its gradient keeps:
+# annotated shapes; C input's declaration (parameter and result types, struct parameters),
+# macros, structs, typedefs and unsigned types; CUDA's kind of function and launch.
+SOURCE_ATTRS = ("shapes", "c_params", "c_result", "c_aggregates", "c_macros", "c_structs", "c_typedefs",
+                "c_unsigned", "cuda", "launch")
 
 SCHEDULES = ("store-all", "recompute", "periodic", "binomial")
 SCHEDULE_HELP = "store-all, recompute, periodic(K) or binomial(S), with K and S positive integers"
@@ -131,6 +139,25 @@ def grad_info(fn: Function) -> Optional[GradInfo]:
     seed = fn.attrs.get("d_return", "d_return")
     d_return = names.index(seed) if seed in names else None
     return GradInfo(fn.attrs.get("primal", fn.name), shadows, _returned(fn, names, d_return), d_return)
+
+
+def primal_positions(fn: Function, count: int) -> list[Optional[int]]:
+    """For the gradient ``fn`` of a function of ``count`` parameters: for each of its parameters,
+    the primal's parameter it is or shadows, by index; None for those after them (the seeds, and
+    parameters a pass added). A gradient keeps its primal's parameters in order, each shadow
+    right after its parameter (``reverse.py``)."""
+    shadows = shadows_of(fn)
+    out: list[Optional[int]] = []
+    j = 0
+    for i in range(len(fn.params)):
+        if i in shadows:
+            out.append(out[shadows[i]])
+        elif j < count:
+            out.append(j)
+            j += 1
+        else:
+            out.append(None)
+    return out
 
 
 def _returned(fn: Function, names: list[str], d_return: Optional[int]) -> Optional[list[int]]:

@@ -8,7 +8,7 @@ CUDA and Python emitters print from here, and ``ops.MATH_FNS`` (the arities the
 verifier checks) is this table's first column: adding a function is adding a row,
 and a rule in ``adjoint/rules.py`` (``tests/test_rules.py`` checks it against sympy).
 
-A function that ``math.h`` lacks is a helper of the output (C: ``emit_c.emitter.HELPERS``;
+A function that ``math.h`` lacks is a helper of the output (C: ``emit_c.helpers.HELPERS``;
 Python: ``ssa.special``, printed from the very functions the interpreter runs). Only
 derivatives use one (``digamma``, the derivative of ``lgamma``), or a Python target needs
 one where Python has no spelling (C's ``round``, halfway cases away from zero).

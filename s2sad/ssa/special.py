@@ -8,7 +8,7 @@ Numba compiles, and hold the output to ruff's default rules.
 
 ``digamma`` is the derivative of ``lgamma`` (and, times the result, of ``tgamma``),
 which neither ``math`` nor NumPy offers (SciPy is no dependency of s2sad's output).
-The C output carries its twin (``emit_c.emitter.HELPERS``); both are checked against
+The C output carries its twin (``emit_c.helpers.HELPERS``); both are checked against
 mpmath in ``tests/test_special.py``.
 """
 

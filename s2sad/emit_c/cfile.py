@@ -1,0 +1,268 @@
+"""The C file: what its functions share, which functions it holds, and what goes above them.
+
+``ModuleContext`` is what the emitters of one file's functions share: the functions' C names
+(and those of their atomic copies), the input's ``#define``s and external functions, the sizes of
+arrays and the memory effects of calls. ``emit_functions`` emits every function the entry reaches
+by the IR's call graph, and the atomic copies the parallel loops call, and keeps those the C code
+calls; ``c_file`` puts above them the includes, ``#define``s, typedefs, structs, external
+prototypes and helpers they use.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Optional, Protocol
+
+from ..diagnostics import error
+from ..emit.inline import Effects
+from ..opt.lower_arrays import add_size_params, has_array_ops
+from ..ssa.attrs import grad_info, is_gradient
+from ..ssa.callgraph import reachable
+from ..ssa.ir import Function, Module, Op
+from ..ssa.types import Type
+from .helpers import MATH_H
+from .names import c_reserved
+from .render import comment_text
+from .sizes import Sizes, add_extent_params
+
+_INCLUDES = [
+    ("math.h", re.compile(r"\b(?:[a-z][a-z0-9]*f?|INFINITY|NAN)\b")),  # filtered below
+    ("stdbool.h", re.compile(r"\b(?:bool|true|false)\b")),
+    ("stddef.h", re.compile(r"\b(?:size_t|ptrdiff_t)\b")),
+    ("stdint.h", re.compile(r"\bu?int(?:8|16|32|64)_t\b")),
+    ("stdio.h", re.compile(r"\bprintf\(")),
+    ("stdlib.h", re.compile(r"\b(?:malloc|calloc|realloc|free|labs|abs)\(")),
+    ("string.h", re.compile(r"\bmem(?:cpy|set)\(")),
+]
+_MATH_H_CALL = re.compile(r"\b([a-z][a-z0-9]*)\(")
+_MATH_H_NAME = re.compile(r"\b(?:isnan|INFINITY|NAN)\b")
+_CALLED = re.compile(r"\b([A-Za-z_]\w*)\(")  # the names the code calls
+
+
+class _CEffects(Effects):
+    """Effects, except that a call of a gradient is never an expression (it returns through pointers)."""
+
+    def is_pure_call(self, op: Op) -> bool:
+        callee = self.module.functions.get(op.attrs.get("callee", ""))
+        if callee is not None and is_gradient(callee):
+            return False
+        return super().is_pure_call(op)
+
+
+class ModuleContext:
+    """What the emitters of one file's functions share (see the module's docstring)."""
+
+    def __init__(self, module: Module, entry: str):
+        self.module = module
+        self.entry = entry
+        self.effects = _CEffects(module)
+        self.sizes = Sizes(module)
+        self._returned: dict[str, list[int]] = {}
+        self._c_names: dict[str, str] = {}
+        # Gradients called where iterations of a parallel loop run at once: function -> the C
+        # name of its copy whose accumulations into arrays it is passed are atomic.
+        self.atomic_variants: dict[str, str] = {}
+        # The input's #define'd names the output prints (name -> value as C spells it): no
+        # variable may take one, and each one the code uses is defined at the top of the file.
+        self.macros: dict[str, str] = {}
+        # Functions defined outside the input that the code calls: name -> prototype. No
+        # variable may take one's name; the file declares those its functions call.
+        self.externs: dict[str, str] = {}
+        for fn in module.functions.values():
+            for name, value in (fn.attrs.get("c_macros") or {}).items():  # double A[N][N]
+                self.macros.setdefault(name, str(value))
+            for op in fn.walk():
+                if op.name == "extern":
+                    self.externs.setdefault(op.attrs["callee"], op.attrs["prototype"])
+                if op.name == "const" and "macro" in op.attrs:
+                    value = op.attrs["value"] - op.attrs.get("macro_offset", 0)  # STEPS - 1 holds 5: STEPS is 6
+                    self.macros.setdefault(op.attrs["macro"], _c_number(value, op.result.type))
+
+    def c_name(self, name: str) -> str:
+        """A function's name in C: a C keyword or library name gets underscores (``long`` -> ``long_``)."""
+        if name not in self._c_names:
+            taken = set(self.module.functions) | set(self._c_names.values())
+            c = name
+            while c_reserved(c) or (c != name and c in taken):
+                c += "_"
+            self._c_names[name] = c
+        return self._c_names[name]
+
+    def atomic_name(self, name: str) -> str:
+        """The C name of ``name``'s atomic copy (see ``calls.CCalls._call``), made on first use."""
+        if name not in self.atomic_variants:
+            taken = set(self.module.functions) | set(self._c_names.values()) | set(self.atomic_variants.values()) \
+                | set(self.macros)
+            c = f"{self.c_name(name)}_atomic"
+            while c_reserved(c) or c in taken:
+                c += "_"
+            self.atomic_variants[name] = c
+        return self.atomic_variants[name]
+
+    def returned(self, fn: Function) -> Optional[list[int]]:
+        """For a gradient: the indices of the parameters its results are the adjoints of."""
+        if not is_gradient(fn):
+            return None
+        if fn.name not in self._returned:
+            self._returned[fn.name] = self._find_returned(fn)
+        return self._returned[fn.name]
+
+    def _find_returned(self, fn: Function) -> list[int]:
+        returned = grad_info(fn).returned
+        if returned is not None:
+            return returned
+        raise error(
+            f"cannot tell which parameters the results of '{fn.name}' are the adjoints of",
+            fn.loc,
+            hint="the gradient function needs its 'returned' attribute",
+        )
+
+
+class FunctionEmitter(Protocol):
+    """What ``emit_functions`` asks of the emitter of one function (``emitter.CFunctionEmitter``)."""
+
+    def emit(self) -> str: ...
+
+
+# Makes the emitter of one function: (context, function, whether it is the atomic copy).
+MakeEmitter = Callable[[ModuleContext, Function, bool], FunctionEmitter]
+
+
+@dataclass
+class EmittedFunctions:
+    """The functions of a C file: the texts of those the entry reaches, and every emitter that
+    made one (a dialect reads what they needed from them: CUDA, its helpers' overloads)."""
+
+    ctx: ModuleContext
+    texts: list[str]
+    structs: dict[str, str]  # the struct definitions they use, by name (typedefs of numbers first)
+    emitters: list[FunctionEmitter]
+    typedefs: dict[str, str]  # the input's typedefs their signatures spell, by name
+    externs: list[str]  # the prototypes of the functions defined elsewhere that they call
+
+
+def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunctions:
+    """Every function ``entry`` reaches, emitted by ``make``'s emitters, in module order."""
+    if entry not in module.functions:
+        raise error(f"no function '{entry}' to emit")
+    ctx = ModuleContext(module, entry)
+    called = reachable(module, [entry])
+    unlowered = [n for n in called if has_array_ops(module.functions[n])]
+    if unlowered:  # C has no array values (opt.passes.TARGET_PIPELINES)
+        raise ValueError(f"whole-array ops in {', '.join(unlowered)}: run the lower-arrays pass before emit_c")
+    if add_extent_params(ctx.sizes, module, module.functions[entry]):
+        # Extents the C code needs exactly (a row length, len(x)) and no annotation gives.
+        add_size_params(module, module.functions[entry])
+    emitters: list[FunctionEmitter] = []
+
+    def emit(fn: Function, atomic: bool) -> str:
+        emitters.append(make(ctx, fn, atomic))
+        return emitters[-1].emit()
+
+    texts = {fn.name: emit(fn, False) for fn in module.functions.values() if fn.name in called}
+    # Each gradient a parallel loop calls gets an atomic copy (which may call more of them).
+    atomic: dict[str, str] = {}
+    while len(atomic) < len(ctx.atomic_variants):
+        for name in [n for n in ctx.atomic_variants if n not in atomic]:
+            atomic[name] = emit(module.functions[name], True)
+    # The functions the entry's calls reach in the C code: not the IR's call graph, which holds
+    # calls that C does not print (a dead branch after an early return, at -O0), nor says which
+    # calls are of atomic copies.
+    by_c_name = {ctx.c_name(n): t for n, t in texts.items()}
+    by_c_name.update({ctx.atomic_variants[n]: t for n, t in atomic.items()})
+    keep = _reachable(by_c_name, ctx.c_name(entry))
+    functions = []
+    structs: dict[str, str] = {}
+    typedefs: dict[str, str] = {}
+    externs: dict[str, None] = {}
+    for name in module.functions:
+        if ctx.c_name(name) in keep:
+            functions.append(texts[name])
+            structs.update((n, d) for n, d, _ in module.functions[name].attrs.get("c_structs", []))
+            typedefs.update((n, d) for n, d in module.functions[name].attrs.get("c_typedefs", []))
+            externs.update((op.attrs["prototype"], None) for op in module.functions[name].walk() if op.name == "extern")
+        if name in atomic and ctx.atomic_variants[name] in keep:
+            functions.append(atomic[name])
+    # Like the structs and #define constants, the typedefs are copied even when the input has them
+    # from a header of its own: the output includes no header of the user's (the contract allows
+    # the standard ones only, and the file must compile wherever it is written).
+    return EmittedFunctions(ctx, functions, structs, emitters, typedefs, list(externs))
+
+
+def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str],
+           helper_calls: Optional[dict[str, tuple[str, ...]]] = None) -> str:
+    """The file: ``header`` as a comment, the includes and ``#define``s the code uses, the
+    typedefs and structs, the ``helpers`` (name -> definition) the functions call, and the functions.
+    ``helper_calls`` says which helpers each helper calls (none, where it does not say)."""
+    functions, ctx = emitted.texts, emitted.ctx
+    code = "\n\n".join(functions)
+    # The helpers the functions call and those these call (``helper_calls``: CUDA's block_calloc
+    # calls block_tape), in the order of ``helpers``, where a helper comes after those it calls.
+    pending = [name for name in _CALLED.findall(strip_comments(code)) if name in helpers]
+    reached: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name not in reached:
+            reached.add(name)
+            pending += (helper_calls or {}).get(name, ())
+    used = [text for name, text in helpers.items() if name in reached]
+    body = "\n\n".join(used + functions)
+    includes = _includes(strip_comments(body))
+    out: list[str] = []
+    head = [line[2:] if line.startswith("# ") else line.lstrip("#") for line in header.strip("\n").split("\n")]
+    head = [comment_text(h).replace("*/", "* /").rstrip() for h in head if header.strip()]
+    if head:
+        out += ["/*"] + [f" * {h}".rstrip() for h in head] + [" */", ""]
+    if includes:
+        out += [f"#include <{h}>" for h in includes] + [""]
+    code = strip_comments(body)
+    defines = [f"#define {name} {text}" for name, text in ctx.macros.items()
+               if re.search(rf"\b{re.escape(name)}\b", code)]
+    if defines:
+        out += defines + [""]
+    if emitted.typedefs:
+        out += list(emitted.typedefs.values()) + [""]
+    if emitted.structs:
+        out += ["\n\n".join(emitted.structs.values()), ""]
+    if emitted.externs:
+        out += ["/* Defined outside this file, as for the primal; s2sad needs no derivative of them. */"]
+        out += [f"{proto};" for proto in emitted.externs] + [""]
+    return "\n".join(out + [body]) + "\n"
+
+
+def _c_number(value, t: Type) -> str:
+    """A constant's value as a ``#define`` spells it: ``5``, ``0.8``, ``0.5f``."""
+    if t.is_float:
+        return repr(float(value)) + ("f" if t.name == "f32" else "")
+    return str(int(value))
+
+
+def strip_comments(text: str) -> str:
+    """C code without its comments: what the searches for names read."""
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def _includes(code: str) -> list[str]:
+    out = []
+    calls = set(_MATH_H_CALL.findall(code))
+    if calls & (MATH_H | {f"{m}f" for m in MATH_H}) or _MATH_H_NAME.search(code):
+        out.append("math.h")
+    for header, pattern in _INCLUDES[1:]:
+        if pattern.search(code):
+            out.append(header)
+    return sorted(out)
+
+
+def _reachable(texts: dict[str, str], entry: str) -> set[str]:
+    """The names of ``texts`` (name -> a C function) that calls reach from ``entry``'s."""
+    seen = {entry}
+    pending = [entry]
+    while pending:
+        body = strip_comments(texts[pending.pop()])
+        for name in texts:
+            if name not in seen and re.search(rf"\b{re.escape(name)}\(", body):
+                seen.add(name)
+                pending.append(name)
+    return seen

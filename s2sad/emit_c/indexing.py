@@ -1,0 +1,342 @@
+"""How C reaches into arrays: elements, rows, struct members, extents and declared spellings.
+
+An array parameter is a pointer to a flat, row-major buffer (``A[i * m + j]``), its extents found
+by ``sizes``; one that C input declared with its extents (``double A[n][m]``, ``double (*A)[M]``),
+and a local array C input declared so (``double t[3][3]`` on the stack, ``double (*w)[m]`` on the
+heap), keeps them: ``A[i][j]``, a row ``A[i]``. A parameter declared ``struct Body *`` is indexed
+by member (``bodies[i].pos[c]``, ``p->k``). An extent C needs and cannot tell is a diagnostic
+that names the array and says what would tell it; the entry's comment lists what the caller
+must pass (``// Array sizes: x: [n].``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from ..diagnostics import Diagnostic, DiagnosticError, error
+from ..emit.expr import BinOp, Call, Expr, Name, Subscript, binop, literal_value, negate, number
+from ..emit.inline import InlinePlan
+from ..emit.stmt import LINE_LIMIT
+from ..languages import is_c
+from ..parse.c_declarators import is_array_spelling, row_pointer
+from ..parse.c_structs import pointee_struct
+from ..ssa.attrs import shadows_of
+from ..ssa.build import const_int
+from ..ssa.ir import Function, Module, Op, Value
+from ..ssa.opdefs import is_pure
+from ..ssa.ops import view_base
+from ..ssa.types import ArrayType
+from .aggregates import StructParam, cell_of
+from .cexpr import CPrinter, C_TYPES, Cast, Member, ctype
+from .cfile import ModuleContext
+from .sizes import Affine, sizes_buffers_only, storage_of
+
+
+class CArrayAccess:
+    """Elements, rows, members, extents and parameter spellings for ``CFunctionEmitter``.
+
+    Needs from the host: the attributes below, and ``expr`` (a value's C expression)."""
+
+    ctx: ModuleContext
+    module: Module
+    fn: Function
+    declared: Optional[list[str]]  # each parameter's declared C type (signature.declared_params)
+    var: dict[Value, str]
+    plan: InlinePlan
+    printer: CPrinter
+    extents: list
+    rows_declared: bool
+    struct_leaves: dict[Value, StructParam]
+    stack_rows: set[str]  # filled by the memory mixin (CMemory._alloc)
+    heap_rows: set[str]
+    _var_count: dict[str, int]
+
+    def _local_ctype(self, v: Value) -> str:
+        """The C type of a local variable; a view of a parameter keeps its declared pointer
+        type, so a view of a ``const double *`` is one too (assigning it to ``double *`` warns)."""
+        base = view_base(v)
+        if base is not v and base.owner is self.fn.body and self.declared:
+            declared = _unrestricted(self.declared[self.fn.params.index(base)])  # a second pointer to x
+            if is_array_spelling(declared) and v.type.rank == 1:  # type: ignore[attr-defined]
+                return row_pointer(declared)  # a row of const double A[n][m]: const double *
+            if declared.rstrip().endswith("*"):
+                return declared
+        struct = self._struct_of(v) if v.defining_op is not None and v.defining_op.name == "copy" else None
+        if struct is not None:
+            return f"{struct} *"  # a copy of an array of structs: the same structs
+        return ctype(v.type)
+
+    def _error(self, message: str, loc=None, hint: str = "") -> DiagnosticError:
+        return DiagnosticError([Diagnostic(message, loc, hint)], self.module.source_lines)
+
+    def _check_sizes(self) -> None:
+        """Report every array parameter whose extent the C code needs but cannot tell, at once."""
+        missing: dict[Value, Op] = {}
+        for op in self.fn.walk():
+            # (array, axes it needs, whether an upper bound of the elements touched will do)
+            needed: list[tuple[Value, list[int], bool]] = []
+            if op.name == "dim":
+                needed.append((storage_of(op.operands[0]), [op.attrs["axis"]], sizes_buffers_only(op.result)))
+            elif op.name in ("load", "store", "accum") and storage_of(op.operands[0]).type.rank > 1 \
+                    and not self._declared_rows(op.operands[0]):  # type: ignore[attr-defined]
+                arr = storage_of(op.operands[0])  # its row length: A[i * m + j]
+                needed.append((arr, list(range(1, arr.type.rank)), False))  # type: ignore[attr-defined]
+            elif op.name == "copy":
+                src = storage_of(op.operands[0])
+                needed.append((src, [0], True))
+                needed.append((src, list(range(1, src.type.rank)), False))  # type: ignore[attr-defined]
+            shadows = shadows_of(self.fn)
+            exact = self.ctx.sizes.exact_axes(self.fn)
+            for arr, axes, cover in needed:
+                if arr.owner is not self.fn.body:
+                    continue
+                index = self.fn.params.index(arr)
+                owner = self.fn.params[shadows.get(index, index)]  # d_x is reported as x
+                ext = self.extents[index]
+                unknown = ext is None or any(ext[a] is None or (not cover and (index, a) not in exact) for a in axes)
+                if owner not in missing and unknown:
+                    missing[owner] = op
+        if missing:
+            problems = [self._size_error(arr, op) for arr, op in missing.items()]
+            raise DiagnosticError([d for p in problems for d in p.diagnostics], self.module.source_lines)
+
+    def _sizes_comment(self) -> list[str]:
+        """What the caller must pass: the extents of the array parameters (C pointers carry none)."""
+        groups: dict[str, list[str]] = {}
+        spelled = self.declared or []
+        for i, p in enumerate(self.fn.params):
+            ext = self.extents[i]
+            if ext is None or any(e is None for e in ext):
+                continue
+            if i < len(spelled) and is_array_spelling(spelled[i]) and "[]" not in spelled[i] \
+                    and "(*" not in spelled[i]:
+                continue  # double A[n][m]: the signature says it
+            struct = self._struct_of(p)
+            if struct is not None:  # counted in structs: the ones the members read lie in
+                size = self._struct_size(struct)
+                if all(c % size == 0 for _, c in ext[0].terms):  # type: ignore[union-attr]
+                    whole = -(-ext[0].const // size)  # type: ignore[union-attr]
+                    ext = [Affine(tuple((k, c // size) for k, c in ext[0].terms), whole)]  # type: ignore
+                    groups.setdefault(f"[{self.printer(self._affine_expr(ext[0]))}] ({struct})", []).append(
+                        self.var.get(p, p.name_hint))
+                    continue
+            text = "".join(f"[{self._cover_text(i, axis, e)}]" for axis, e in enumerate(ext))  # type: ignore
+            if len(ext) > 1:
+                text += " (row-major)"
+            groups.setdefault(text, []).append(self.var.get(p, p.name_hint))
+        if not groups:
+            return []
+        parts = [f"{', '.join(names)}: {text}" for text, names in groups.items()]
+        words = ("// Array sizes: " + "; ".join(parts) + ".").split(" ")
+        out, cur = [], ""
+        for w in words:
+            if cur and len(cur) + 1 + len(w) > LINE_LIMIT:
+                out.append(cur)
+                cur = "//" + " " * 4 + w
+            else:
+                cur = f"{cur} {w}" if cur else w
+        return out + [cur]
+
+    def _cover_text(self, index: int, axis: int, a: Affine) -> str:
+        """An extent as the sizes comment says it: ``n`` or, raised by a constant index, ``max(n - 1, 4)``."""
+        floor = self.ctx.sizes.cover_floor(self.fn, index, axis)
+        text = self.printer(self._affine_expr(a))
+        return f"max({text}, {floor})" if floor else text
+
+    def _affine_expr(self, a: Affine) -> Expr:
+        e: Optional[Expr] = None
+        for k, c in a.terms:
+            name = Name(self.var.get(self.fn.params[k], self.fn.params[k].name_hint))
+            term: Expr = name if abs(c) == 1 else BinOp("*", number(abs(c)), name)
+            if e is None:
+                e = term if c > 0 else negate(term)
+            else:
+                e = binop("+" if c > 0 else "-", e, term)
+        if e is None:
+            return number(a.const)
+        return binop("+", e, number(a.const)) if a.const else e
+
+    def _extent(self, arr: Value, axis: int, op: Op, cover: bool = False) -> Expr:
+        """The extent of ``arr`` along ``axis`` as an expression valid at ``op``, or a diagnostic.
+
+        ``cover``: an upper bound on the elements the code touches will do (the size of
+        a copy); else the array's own extent, which only an annotation (or a size
+        parameter made for it) gives, never the loops that index it.
+        """
+        d = arr.defining_op
+        if arr.owner is self.fn.body:  # a parameter
+            index = self.fn.params.index(arr)
+            ext = self.extents[index]
+            a = ext[axis] if ext is not None else None
+            if not cover and (index, axis) not in self.ctx.sizes.exact_axes(self.fn):
+                a = None
+            if a is not None and all(self._stable(self.fn.params[k]) for k, _ in a.terms):
+                floor = self.ctx.sizes.cover_floor(self.fn, index, axis)
+                if floor:  # a constant index past what the loops reach (z[3] beside z[i], i < n - 1)
+                    return Call(Name("max_l"), (self._affine_expr(a), number(floor)))
+                return self._affine_expr(a)
+            raise self._size_error(arr, op)
+        if d is not None and d.name == "alloc":
+            dim = d.operands[axis]
+            if self._stable(dim):
+                return self.expr(dim)
+            raise error(
+                "C output: the size of this local array changes after it is made",
+                d.loc,
+                hint="compute the size once, in a variable of its own",
+            )
+        if d is not None and d.name == "copy":
+            return self._extent(d.operands[0], axis, op, cover)
+        if d is not None and d.name == "view" and d.result.type.rank < d.operands[0].type.rank:  # type: ignore
+            return self._extent(d.operands[0], axis + 1, op, cover)  # a row: the extents after the first
+        if d is not None and d.name == "view":
+            offset = d.operands[1]
+            if not self._stable(offset):
+                raise error(
+                    "C output: the offset of this sub-array changes after it is made",
+                    d.loc,
+                    hint="compute the offset once, in a variable of its own",
+                )
+            return binop("-", self._extent(d.operands[0], axis, op, cover), self.expr(offset))
+        raise self._size_error(arr, op)
+
+    def _size_error(self, arr: Value, op: Op) -> DiagnosticError:
+        fn = self.fn
+        name = arr.name_hint
+        shadows = shadows_of(fn)
+        if arr.owner is fn.body and fn.params.index(arr) in shadows:
+            name = fn.params[shadows[fn.params.index(arr)]].name_hint
+        ints = [p.name_hint for p in fn.params if p.type.is_int and p.name_hint]
+        ints += [n for n in ("n", "m", "k", "l") if n not in ints]
+        rank = arr.type.rank if isinstance(arr.type, ArrayType) else 1
+        elem = arr.type.elem.name if isinstance(arr.type, ArrayType) else "f64"
+        if is_c(self.ctx.module.source_file):
+            # C input has no annotations: the extent can only come from the loops that index it.
+            hint = (f"C pointers carry no size, so s2sad bounds '{name}' by the loops that index it, and "
+                    f"found no one bound for all its accesses (indices of different forms, such as "
+                    f"{name}[i] beside {name}[n - 1 - i], or an index no loop bounds)")
+        else:
+            hint = (f"C pointers carry no shape: annotate the parameter, {name}: \"{elem}[{', '.join(ints[:rank])}]\" "
+                    f"(with integer parameters for its extents), or index it in a loop over range({ints[0]})")
+        return self._error(f"cannot tell the size of array '{name}' in C output", op.loc or fn.loc, hint=hint)
+
+    def _stable(self, v: Value) -> bool:
+        """Whether ``v`` can be printed again later with the same value (its variable is never reused)."""
+        if const_int(v) is not None:
+            return True
+        if v in self.var:
+            return self._var_count.get(self.var[v], 0) == 1
+        op = v.defining_op
+        if op is None or not is_pure(op) or not self.plan.is_expr(v):
+            return False
+        return all(self._stable(o) for o in op.operands)
+
+    def _element(self, arr: Value, idx: list[Value], op: Op) -> Expr:
+        """``arr[i]``, ``arr[i * n + j]``, ``A[i][j]`` (a parameter C declares with its extents),
+        or a struct member: ``bodies[i].pos[c]``, ``p->k``."""
+        cell = cell_of(arr, self.struct_leaves)
+        if cell is not None and const_int(idx[0]) == 0:  # p->x of a struct the function may write
+            return Name(cell.member)
+        struct = self._struct_of(arr)
+        if struct is None and self._declared_rows(arr):
+            out = self.expr(arr)
+            for i in idx:
+                out = Subscript(out, (self.expr(i),))
+            return out
+        if struct is None:
+            return Subscript(self.expr(arr), (self._flat(arr, idx, op),))
+        f = idx[0].defining_op
+        if f is not None and f.name == "field" and f.attrs["struct"] == struct:
+            return self._member(self.expr(arr), f)
+        # An index that lost its path (no pass makes one today): the structs as the scalars they are.
+        elem = C_TYPES[arr.type.elem.name]  # type: ignore[attr-defined]
+        return Subscript(Cast(f"{elem} *", self.expr(arr)), (self.expr(idx[0]),))
+
+    def _member(self, base: Expr, f: Op) -> Expr:
+        """The access a ``field`` op spells: ``base[i].pos[c]``; ``base->k`` for struct 0."""
+        struct_index, *subs = f.operands
+        steps = re.findall(r"\.(\w+)|(\[\])", f.attrs["path"])
+        out: Expr
+        if const_int(struct_index) == 0 and steps and steps[0][0]:
+            out = Member(base, steps[0][0], arrow=True)
+            steps = steps[1:]
+        else:
+            out = Subscript(base, (self.expr(struct_index),))
+        subscripts = iter(subs)
+        for name, _ in steps:
+            out = Member(out, name) if name else Subscript(out, (self.expr(next(subscripts)),))
+        return out
+
+    def _declared_spelling(self, arr: Value) -> Optional[str]:
+        """How the signature declares the parameter ``arr`` is, or is a view into (C input)."""
+        base = view_base(arr)
+        if base.owner is not self.fn.body or not self.declared:
+            return None
+        return self.declared[self.fn.params.index(base)]
+
+    def _declared_rows(self, arr: Value) -> bool:
+        """Whether ``arr`` is (a row of) an array C knows the rows of: a parameter declared with
+        its extents (``double A[n][m]``, ``double (*A)[M]``), or a local array made so
+        (``double tmp[3][3]``, ``double (*w)[m]``). C indexes it ``A[i][j]``; ``A[i]`` is a row."""
+        base = view_base(arr)
+        if not self.rows_declared or base.type.rank < 2:  # type: ignore[attr-defined]
+            return False
+        if self.var.get(base) in self.stack_rows | self.heap_rows:
+            return True
+        declared = self._declared_spelling(arr)
+        return declared is not None and is_array_spelling(declared)
+
+    def _row(self, arr: Value, i: Value, op: Op) -> Expr:
+        """The sub-array ``arr[i]`` of an array of rank 2 or more: ``A[i]`` where C knows the
+        rows, else the address of the row's first element, ``A + i * m``."""
+        if self._declared_rows(arr):
+            return Subscript(self.expr(arr), (self.expr(i),))
+        step: Expr = self.expr(i)
+        for axis in range(1, arr.type.rank):  # type: ignore[attr-defined]
+            step = times(step, self._extent(arr, axis, op))
+        return binop("+", self.expr(arr), step)
+
+    def _struct_of(self, arr: Value) -> Optional[str]:
+        """The struct type ``arr`` points to (C input: a parameter declared ``struct Body *``, or
+        a view or copy of one), or None for an array of numbers."""
+        structs = self.fn.attrs.get("c_structs")
+        if not structs:
+            return None
+        base = storage_of(arr)
+        if base.owner is not self.fn.body or not self.declared:
+            return None
+        entry = pointee_struct(self.declared[self.fn.params.index(base)], structs)
+        return entry[0] if entry is not None else None
+
+    def _struct_size(self, struct: str) -> int:
+        return next(size for name, _, size in self.fn.attrs["c_structs"] if name == struct)
+
+    def _flat(self, arr: Value, idx: list[Value], op: Op) -> Expr:
+        """The row-major index of ``arr[i0, ..., ik]``: ``(i0 * n1 + i1) * n2 + i2``."""
+        flat = self.expr(idx[0])
+        for axis in range(1, len(idx)):
+            flat = _plus(times(flat, self._extent(arr, axis, op)), self.expr(idx[axis]))
+        return flat
+
+    def _count(self, arr: Value, op: Op) -> Expr:
+        rank = arr.type.rank  # type: ignore[attr-defined]
+        total = self._extent(arr, 0, op, cover=True)  # a copy needs the elements touched
+        for axis in range(1, rank):
+            total = binop("*", total, self._extent(arr, axis, op))
+        return total
+
+
+def times(a: Expr, b: Expr) -> Expr:
+    """``a * b``, except by an extent of 1 (a ``keepdims`` axis), which C needs no more than NumPy."""
+    return a if literal_value(b) == 1 else binop("*", a, b)
+
+
+def _plus(a: Expr, b: Expr) -> Expr:
+    return a if literal_value(b) == 0 else binop("+", a, b)
+
+
+def _unrestricted(declared: str) -> str:
+    """``double *restrict`` as ``double *``: a second pointer into the same array must not
+    promise to be the only one."""
+    return re.sub(r"\s*\brestrict\b", "", declared)

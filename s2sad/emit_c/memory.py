@@ -1,0 +1,312 @@
+"""C's memory: local arrays, copies, tapes, and where each buffer is freed.
+
+A local array of small constant size lives on the stack (``double t[9]``); others are
+``calloc``/``malloc``'d and freed at the end of the block that made them (``buffer_home``: or of
+the block their value reaches through ``yield``); copies are ``memcpy``. A tape is a buffer, a
+top and, when it may grow, a capacity doubled with ``realloc``, the counts in ``size_t``. The
+allocation calls themselves (``_malloc``, ``_calloc``, ``_grown``, ``_free``) are what device code
+spells its own way (``emit_cuda``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..diagnostics import error
+from ..emit.builder import tape_new_op
+from ..emit.expr import BinOp, Call, Compare, Expr, Lit, Name, Subscript, binop
+from ..emit.stmt import Assign, ExprStmt, If, Stmt
+from ..ssa.build import const_int, const_value
+from ..ssa.ir import Block, Function, Op, Value
+from ..ssa.opdefs import is_pure
+from ..ssa.types import ArrayType, Type
+from .cexpr import CPrinter, C_TYPES, IncDec
+from .cstmt import ArrayDecl
+from .indexing import times
+from .names import CNamer
+
+STACK_LIMIT = 256  # arrays of at most this many elements, of constant size, live on the stack
+# The type of a tape's top and capacity: a count, unsigned. Where gcc proves that nothing was
+# pushed (the pushes lie in a loop it finds never runs) while the pops' loop runs a number of
+# times read from another tape, a signed top would count down into a range gcc can prove
+# negative (-Warray-bounds at -O2); an unsigned one wraps, and proves nothing.
+TAPE_COUNT = "size_t"
+
+
+class CMemory:
+    """Allocations, copies, frees and tapes for ``CFunctionEmitter``.
+
+    Needs from the host: the attributes below; ``expr`` and ``_lit`` (expressions), ``_count``
+    and ``_stable`` (``indexing.CArrayAccess``), ``_checked_count`` (``integers.CIntegers``), and
+    ``StatementBuilder``'s ``_tape_top`` and ``_yield_copies``, after this class in the method
+    resolution order (they are extended here)."""
+
+    fn: Function
+    namer: CNamer
+    var: dict[Value, str]
+    types: dict[str, str]  # variable -> its C type
+    printer: CPrinter
+    rows_declared: bool
+    parallel: list[Op]
+    skip: set[Op]
+    tape_tops: dict[str, str]
+    tape_caps: dict[str, str]
+    heap: dict[Op, str]  # alloc/copy/tape.new -> the variable to free
+    home: dict[Op, Block]  # ... -> the block at whose end it is freed (buffer_home)
+    null_first: dict[Op, list[str]]  # structured op -> buffer variables to set to NULL before it
+    stack: set[str]
+    stack_rows: set[str]
+    heap_rows: set[str]
+    _var_count: dict[str, int]
+
+    def _buffers_freed_at(self) -> dict[Value, object]:
+        """Where each buffer this function makes is freed, for out-of-SSA naming: two buffers
+        share a variable only when freed at the end of the same block (the second allocation
+        frees the first, ``_register_buffer``). One freed in an inner block (a tape of a loop's
+        recomputed iteration) must not reuse the variable of one freed in an outer block: the
+        outer ``free`` would free the inner buffer again. A buffer that leaves the block that
+        made it (NULL first, ``buffer_home``) shares with none."""
+        out: dict[Value, object] = {}
+        for op in self.fn.walk():
+            if op.name in ("alloc", "copy", "tape.new"):
+                home, crossed, _ = buffer_home(op, {})
+                out[op.results[0]] = op if crossed else home
+        return out
+
+    def _frees(self, block: Block) -> list[Stmt]:
+        names = [name for op, name in self.heap.items() if self.home.get(op, op.parent) is block]
+        return [self._free(n) for n in reversed(names)]
+
+    def _register_buffer(self, op: Op, name: str) -> list[Stmt]:
+        """Record that ``name`` holds the buffer ``op`` makes, to be freed at the end of its home
+        block (``buffer_home``); the statements to print before the allocation.
+
+        A buffer that leaves the block that made it through ``yield`` (a call's argument copy made
+        in a branch, read again by the reverse sweep after the branch) lives until the end of the
+        block its value reaches: its variable starts as NULL before the outermost structured op it
+        leaves, so that the ``free`` there is right on every path, whether or not it was made.
+        One that leaves a loop is made again each iteration: the previous one is freed first.
+        """
+        home, crossed, var = buffer_home(op, self.var)
+        self.home[op] = home
+        out: list[Stmt] = []
+        if crossed:
+            # ``var`` holds it where it arrives (``name`` when out-of-SSA merged the two, else
+            # the variable the yields copy it to): that one is freed, and set to NULL first.
+            name = var or name
+            # Every such buffer of the op: two copies made in one branch (a call's two array
+            # arguments) leave it together (fuzz seed 9700082: the second kept last
+            # iteration's freed pointer, freed again).
+            names = self.null_first.setdefault(crossed[-1], [])
+            if name not in names:
+                names.append(name)
+            if any(x.name in ("for", "while") for x in crossed):
+                out.append(self._free(name))
+        for other, held in list(self.heap.items()):
+            if held == name and self.home.get(other, other.parent) is home:
+                # out-of-SSA shares one variable between buffers whose lives do not overlap
+                del self.heap[other]
+                out.append(self._free(name))
+        self.heap[op] = name
+        return out
+
+    def _yield_copies(self, region: Block) -> list[Stmt]:
+        return super()._yield_copies(region) + self._frees(region)
+
+    def _elem(self, t: Type) -> str:
+        assert isinstance(t, ArrayType)
+        return C_TYPES[t.elem.name]
+
+    def _alloc(self, op: Op) -> list[Stmt]:
+        v = op.result
+        if v not in self.var:
+            return []
+        name = self.var[v]
+        elem = self._elem(v.type)
+        consts = [const_int(d) for d in op.operands]
+        # A cache (the forward sweep fills it per iteration, the reverse sweep reads it back)
+        # starts zeroed although nothing reads a slot before it is written: gcc cannot always tie
+        # the reverse loop's slots to the forward loop's and reports a read of uninitialized
+        # memory (-Wmaybe-uninitialized); and, were a slot ever read unwritten, a zero would make
+        # the bug reproducible.
+        cache = bool(op.attrs.get("cache"))
+        zero = op.attrs.get("fill", "zeros") == "zeros" or cache
+        if all(c is not None and c >= 0 for c in consts) and self._var_count[name] == 1:
+            size = 1
+            for c in consts:
+                size *= c  # type: ignore[operator]
+            if 0 < size <= STACK_LIMIT:
+                self.stack.add(name)
+                values = self._table_values(op, consts) if op.attrs.get("table") else ()  # type: ignore[arg-type]
+                if len(consts) > 1 and self.rows_declared and "c_params" in self.fn.attrs:
+                    self.stack_rows.add(name)  # C input's double tmp[3][3]: so in the output too
+                    return [ArrayDecl(elem, name, size, zero, values, tuple(consts))]  # type: ignore[arg-type]
+                return [ArrayDecl(elem, name, size, zero, values)]
+        self._heap_rows(op, name, elem)
+        counts = [self.expr(d) for d in op.operands]
+        if zero or elem == "bool":
+            # calloc's count, like malloc's of bytes, is one gcc checks unwrapped: a cache's (a trip
+            # count, max(span, 0), whose clamp C drops where ``ranges`` knows the span is not
+            # negative) and the program's own extents too (an adjoint's calloc(m, ...) in a branch
+            # of a loop, where gcc took m for negative: fuzz seeds 5000004, 5000216).
+            counts = [self._checked_count(c, d) for c, d in zip(counts, op.operands)]
+        count = counts[0]
+        for c in counts[1:]:
+            count = times(count, c)
+        if zero:
+            value = self._calloc(name, count, elem)
+        else:
+            value = self._malloc(name, binop("*", count, Lit(f"sizeof({elem})")))
+        return self._register_buffer(op, name) + [Assign([Name(name)], value)]
+
+    def _heap_rows(self, op: Op, name: str, elem: str) -> None:
+        """C input's ``double w[n][m]`` on the heap: a pointer to its rows, ``double (*w)[m]``, so
+        that it is indexed ``w[i][j]`` as the input does. Only where the extents after the first
+        are numbers or parameters, which the declaration can name wherever it goes."""
+        rows = op.operands[1:]
+        if not (rows and self.rows_declared and "c_params" in self.fn.attrs and self._var_count[name] == 1
+                and all(const_int(d) is not None or (d.owner is self.fn.body and self._stable(d)) for d in rows)):
+            return
+        self.heap_rows.add(name)
+        self.types[name] = f"{elem} (*){''.join(f'[{self.printer(self.expr(d))}]' for d in rows)}"
+
+    def _table_values(self, op: Op, dims: list[int]) -> tuple:
+        """A read-only table's initializer (``alloc {table}``): the constants the stores right
+        after the alloc put in it, row-major, zeros elsewhere; those stores are then not printed.
+        Empty when something else comes between (the stores print as they are)."""
+        arr = op.result
+        block = op.parent
+        assert block is not None
+        values: list = [0] * math.prod(dims)
+        stores = []
+        for nxt in block.ops[block.ops.index(op) + 1:]:
+            if nxt.name == "store" and nxt.operands[0] is arr:
+                idx = [const_int(i) for i in nxt.operands[1:-1]]
+                value = const_value(nxt.operands[-1])
+                if value is None or any(i is None or not 0 <= i < d for i, d in zip(idx, dims)):
+                    break
+                flat = 0
+                for i, d in zip(idx, dims):
+                    flat = flat * d + i  # type: ignore[operator]
+                values[flat] = value
+                stores.append(nxt)
+            elif not (nxt.name == "comment" or (is_pure(nxt) and not nxt.regions)):
+                break
+        if not stores:
+            return ()
+        self.skip.update(stores)
+        elem = arr.type.elem  # type: ignore[attr-defined]
+        return tuple(self._lit(v, elem) for v in values)
+
+    def _copy(self, op: Op) -> list[Stmt]:
+        v = op.result
+        if v not in self.var:
+            return []
+        name = self.var[v]
+        src = op.operands[0]
+        elem = self._elem(v.type)
+        count = self._count(src, op)
+        nbytes = binop("*", self._checked_count(count) if elem == "bool" else count, Lit(f"sizeof({elem})"))
+        return self._register_buffer(op, name) + [
+            Assign([Name(name)], self._malloc(name, nbytes)),
+            ExprStmt(Call(Name("memcpy"), (Name(name), self.expr(src), nbytes))),
+        ]
+
+    # Heap memory as the C library spells it; device code spells it its own way (emit_cuda).
+    # ``var`` is the variable that holds the memory.
+    def _malloc(self, var: str, nbytes: Expr) -> Expr:
+        return Call(Name("malloc"), (nbytes,))
+
+    def _calloc(self, var: str, count: Expr, elem: str) -> Expr:
+        return Call(Name("calloc"), (count, Lit(f"sizeof({elem})")))
+
+    def _grown(self, var: str, used: Expr, count: Expr, elem: str) -> Expr:
+        """The memory of ``var`` with room for ``count`` elements, the first ``used`` kept."""
+        return Call(Name("realloc"), (Name(var), binop("*", count, Lit(f"sizeof({elem})"))))
+
+    def _free(self, var: str) -> Stmt:
+        return ExprStmt(Call(Name("free"), (Name(var),)))
+
+    # Tapes are a buffer, a top and, when they may grow, a capacity, the counts in TAPE_COUNT.
+    # Out-of-SSA may give tapes of one name whose lives do not overlap one variable, a growing
+    # one among them or not: the top is the variable's, and so is the capacity, made for the
+    # first tape of the variable that grows.
+    def _tape_top(self, tape_var: str, op: Op) -> str:
+        if tape_var not in self.tape_tops:
+            self.types[super()._tape_top(tape_var, op)] = TAPE_COUNT
+        if tape_new_op(op).attrs.get("grow") and tape_var not in self.tape_caps:
+            self.tape_caps[tape_var] = self.namer.fresh(f"{tape_var}_cap")
+            self.types[self.tape_caps[tape_var]] = TAPE_COUNT
+        return self.tape_tops[tape_var]
+
+    def _tape_new(self, op: Op, tape: Name, top: Name) -> list[Stmt]:
+        pre = self._register_buffer(op, tape.id)
+        if op.attrs.get("grow"):
+            # A tape that grows starts empty, with no memory: its first push makes some. gcc
+            # cannot always tie the pops of a reversed loop to the pushes of its forward loop
+            # (a loop in a branch, bounds computed there); from a buffer of known size it
+            # then reports a pop of an empty tape as an index of -1 (-Warray-bounds), from
+            # NULL it reports nothing. (What realloc adds is not zero-filled: pushes fill it
+            # before any pop reads it, and gcc takes realloc's new room for written.)
+            cap = Name(self.tape_caps[tape.id])
+            return pre + [Assign([cap], Lit("0")), Assign([tape], Lit("NULL")), Assign([top], Lit("0"))]
+        # Zero-filled as a cache is (_alloc says why): gcc cannot always tie the pops of the
+        # reverse sweep to the pushes of the forward sweep either.
+        cap_value = self._checked_count(self.expr(op.operands[0]), op.operands[0])
+        return pre + [Assign([tape], self._calloc(tape.id, cap_value, tape_elem(op))), Assign([top], Lit("0"))]
+
+    def _tape_push(self, op: Op, tape: Name, top: Name) -> list[Stmt]:
+        self._serial_tape(op)
+        new = tape_new_op(op)
+        out: list[Stmt] = []
+        if new.attrs.get("grow"):
+            cap = Name(self.tape_caps[tape.id])
+            grown = binop("+", BinOp("*", Lit("2"), cap), Lit("1"))  # + 1: grows from zero too
+            resized = self._grown(tape.id, top, cap, tape_elem(new))
+            out.append(If(Compare("==", top, cap), [Assign([cap], grown), Assign([tape], resized)]))
+        out.append(Assign([self._tape_slot(op, tape, IncDec("++", top, False))], self.expr(op.operands[1])))
+        return out
+
+    def _tape_pop(self, op: Op, tape: Name, top: Name) -> list[Stmt]:
+        self._serial_tape(op)
+        if op.result in self.var:
+            return [Assign([Name(self.var[op.result])], self._tape_slot(op, tape, IncDec("--", top, True)))]
+        return [ExprStmt(IncDec("--", top, False))]
+
+    def _tape_slot(self, op: Op, tape: Name, index: Expr) -> Expr:
+        """The element of ``tape`` a push or pop (``op``) writes or reads: ``tape[top++]``."""
+        return Subscript(tape, (index,))
+
+    def _serial_tape(self, op: Op) -> None:
+        if self.parallel:
+            raise error("C output: the iterations of this parallel loop need a tape (a stack, in serial order)",
+                        self.parallel[-1].loc, hint="remove '#pragma omp parallel for', or make the loop body "
+                        "recompute what it needs")
+
+
+def tape_elem(new: Op) -> str:
+    """The C type of the elements of the tape ``new`` makes."""
+    return C_TYPES[new.attrs.get("elem", "f64")]
+
+
+def buffer_home(op: Op, var: dict[Value, str]) -> tuple[Block, list[Op], str]:
+    """Where the buffer that ``op`` makes stops being used: the block its value reaches by
+    following ``yield``s out of branches and loops, the structured ops it leaves on the way
+    (innermost first), and the variable of the value that arrives there."""
+    v = op.results[0]
+    block = op.parent
+    crossed: list[Op] = []
+    while True:
+        outer = block.parent_op
+        ys = [u for u, _ in v.uses if u.name == "yield" and u.parent is block]
+        if outer is None or outer.parent is None or not ys or outer.name not in ("if", "for", "while"):
+            break
+        k = next(i for i, x in enumerate(ys[0].operands) if x is v)
+        if outer.name == "while" and block is outer.regions[0]:
+            break  # a while's condition passes it to the body: the same loop
+        if outer.name == "if" and not outer.results[k].uses:
+            break  # nothing reads it after the branch
+        v = outer.results[k]
+        crossed.append(outer)
+        block = outer.parent
+    return block, crossed, var.get(v, "")

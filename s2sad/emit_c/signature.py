@@ -1,0 +1,70 @@
+"""The C declaration of a function's parameters, as C input spelled them.
+
+The C front end records what the source declares (``c_params``: each IR parameter's declared
+type; ``c_result``; ``c_aggregates``: the struct parameters, see ``aggregates``). A gradient
+carries its primal's, and its own declaration is spelled here from them and ``grad_info``: a
+parameter is declared as the primal's, a shadow as its parameter without ``const`` (it is
+written), ``d_return`` as the primal's result; a struct parameter's shadow is one struct of the
+same type through a pointer (``Wishart w, Wishart *d_w``; ``const Matrix *M, Matrix *d_M``),
+named with the signature (``struct_shadows``), whose members hold the adjoints of the members
+it shadows: ``d_w->gamma += ...``, ``d_M->data[i]``.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..ssa.attrs import grad_info, primal_positions
+from ..ssa.ir import Function
+
+
+def declared_params(fn: Function) -> Optional[list[str]]:
+    """The declared C type of each of ``fn``'s parameters; None for Python input, and where the
+    parameters are not those the declaration spells (a pass added some)."""
+    spelled = fn.attrs.get("c_params")
+    info = grad_info(fn)
+    if spelled is None or info is None:
+        return spelled if spelled is not None and len(spelled) == len(fn.params) else None
+    out: list[str] = []
+    for i, j in enumerate(primal_positions(fn, len(spelled))):
+        if j is None and i == info.d_return and i == len(fn.params) - 1:
+            out.append(fn.attrs["c_result"])
+        elif j is None:
+            return None
+        elif i in info.shadows:
+            out.append(_written(spelled[j]))
+        else:
+            out.append(spelled[j])
+    return out
+
+
+def declared_aggregates(fn: Function) -> dict[str, list[str]]:
+    """The struct parameters (``c_aggregates``): IR parameter name -> [C parameter, its declared
+    type, access path, kind]; a gradient's also hold each shadow and returned adjoint of a leaf
+    as the member of the struct parameter's shadow."""
+    members = fn.attrs.get("c_aggregates") or {}
+    info = grad_info(fn)
+    if info is None or not members:
+        return members
+    shadow_of = {j: s for s, j in info.shadows.items()}  # parameter -> its shadow
+    pointers = dict(zip(info.returned or [], fn.attrs.get("pointers") or []))
+    structs = fn.attrs.get("struct_shadows") or {}
+    out: dict[str, list[str]] = {}
+    for i, p in enumerate(fn.params):
+        entry = members.get(p.name_hint)
+        if entry is None:
+            continue
+        group, spelled, access, kind = entry
+        out[p.name_hint] = entry
+        shadow = fn.params[shadow_of[i]].name_hint if i in shadow_of else pointers.get(i)
+        if shadow is None:
+            continue
+        pointee = " ".join(w for w in spelled.replace("*", " ").split() if w not in ("const", "restrict"))
+        shadow_type = f"{pointee} *" + ("restrict" if "restrict" in spelled else "")
+        out[shadow] = [structs[group], shadow_type, "->" + access.lstrip(".->"), kind]
+    return out
+
+
+def _written(declared: str) -> str:
+    """A parameter's type as a shadow declares it: ``const`` goes (the shadow is written)."""
+    return " ".join(w for w in declared.split() if w != "const")
