@@ -9,10 +9,10 @@ message. The classes, in the order of the summary line:
 * ``traceback``: Python's traceback (or its "Exception ignored in" complaint, or a fatal error)
   on stderr;
 * ``internal error``: "internal error" on stderr (s2sad's own word for a bug it caught);
-* ``unlocated error``: exit 1 whose stderr neither starts with ``s2sad: error: ...`` nor with
-  ``file:line:col: error: ...`` followed by the source line and a caret line (every located
-  error must have its caret), or exit 2 without ``s2sad: error:`` (argparse's ``s2sad grad:
-  error:`` counts);
+* ``unlocated error`` (unless one of the two above was found): exit 1 whose stderr neither
+  starts with ``s2sad: error: ...`` nor with ``file:line:col: error: ...`` followed by the
+  source line and a caret line (every located error must have its caret), or exit 2 without
+  ``s2sad: error:`` (argparse's ``s2sad grad: error:`` counts);
 * ``hang``: still running at the timeout (killed);
 * ``crash``: killed by a signal, or an exit status other than 0, 1 and 2;
 * ``partial file``: after a non-zero exit, any new entry in the folder (temporary files
@@ -101,7 +101,9 @@ def classify(r: Result) -> list[tuple[str, str]]:
         found.append(("internal error", line[:300]))
     found += _touched(r)
     if r.timed_out:
-        found.append(("hang", f"still running after {r.seconds:.0f} s"))
+        busy = "" if r.cpu_seconds is None else (
+            f" ({r.cpu_seconds:.0f} s of CPU: " + ("busy)" if r.cpu_seconds > r.seconds / 4 else "waiting)"))
+        found.append(("hang", f"still running after {r.seconds:.0f} s{busy}"))
         return found
     code = r.returncode
     if code < 0:
@@ -114,11 +116,12 @@ def classify(r: Result) -> list[tuple[str, str]]:
     if code not in (0, 1, 2):
         found.append(("crash", f"exit status {code}"))
         return found
-    if code == 1:
+    bug = any(c in ("traceback", "internal error") for c, _ in found)  # counted once, as the worse
+    if code == 1 and not bug:
         problem = located_problem(err)
         if problem:
             found.append(("unlocated error", problem))
-    if code == 2 and not _USAGE.search(err):
+    if code == 2 and not bug and not _USAGE.search(err):
         found.append(("unlocated error", f"exit 2 without 's2sad: error:': {err.strip()[:200]!r}"))
     found += [("partial file", p) for p in _partial(r)]
     return found

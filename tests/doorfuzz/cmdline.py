@@ -201,7 +201,8 @@ def odd_output(rng, s):
         s.drain.append("pipe" + suffix)
         _output(s, "pipe" + suffix)
     elif kind == "symlink":
-        s.entries += [file("real" + suffix, b"old contents\n"), Entry("link" + suffix, "symlink", target="real" + suffix)]
+        s.entries += [file("real" + suffix, b"old contents\n"),
+                      Entry("link" + suffix, "symlink", target="real" + suffix)]
         _output(s, "link" + suffix)
     elif kind == "dangling":
         s.entries.append(Entry("link" + suffix, "symlink", target="gone" + suffix))

@@ -50,6 +50,7 @@ class Result:
     expected_output: Optional[str] = None  # the -o file's path relative to the root, if any
     input_path: Optional[str] = None  # the input's path relative to the root, if inside it
     gradient: bool = False  # a grad command that argparse accepts: exit 0 must write a gradient
+    cpu_seconds: Optional[float] = None  # CPU time used by a run that timed out (busy or waiting?)
 
     @property
     def timed_out(self) -> bool:
@@ -142,13 +143,23 @@ def command_facts(argv: list[str], case_dir: Path) -> tuple[bool, Optional[str],
     return True, output, target
 
 
-def _environment() -> dict[str, str]:
+def _cpu_seconds(pid: int) -> Optional[float]:
+    """The user and system time of a running process, from /proc (Linux), or None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _environment(pythonpath: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "S2SAD_DEBUG"}
-    env["PYTHONPATH"] = str(ROOT)
+    env["PYTHONPATH"] = str(pythonpath)
     return env
 
 
-def run_case(case: Case, timeout: float = 60.0, memory_kb: int = MEMORY_LIMIT_KB) -> Result:
+def run_case(case: Case, timeout: float = 60.0, memory_kb: int = MEMORY_LIMIT_KB, pythonpath: Path = ROOT) -> Result:
+    """Run ``case``; ``pythonpath`` is where ``s2sad`` is imported from (the tests put a fake there)."""
     with tempfile.TemporaryDirectory(prefix="doorfuzz_") as tmp:
         root = Path(tmp)
         folder = root / "case"
@@ -161,11 +172,12 @@ def run_case(case: Case, timeout: float = 60.0, memory_kb: int = MEMORY_LIMIT_KB
                    *case.argv]
         start = time.monotonic()
         proc = subprocess.Popen(command, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=_environment(), start_new_session=True)
+                                stderr=subprocess.PIPE, env=_environment(pythonpath), start_new_session=True)
         try:
             out, err = proc.communicate(timeout=timeout)
             code: Optional[int] = proc.returncode
         except subprocess.TimeoutExpired:
+            cpu = _cpu_seconds(proc.pid)
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             out, err = proc.communicate()
@@ -173,6 +185,8 @@ def run_case(case: Case, timeout: float = 60.0, memory_kb: int = MEMORY_LIMIT_KB
         seconds = time.monotonic() - start
         drained = {name: d.finish() for name, d in drains.items()}
         result = Result(case, code, out, err, seconds, before, snapshot(root, case.watch), drained)
+        if code is None:
+            result.cpu_seconds = cpu
         gradient, output, target = command_facts(case.argv, folder)
         result.gradient = gradient
         if case.argv[1:2] and case.argv[0] == "grad":
