@@ -26,7 +26,10 @@ from doorfuzz.run import Output, Result, run_case
 # known s2sad bug (KNOWN_BUGS: seed -> the bug; remove an entry once its bug is fixed).
 SLICE_SEED = 0
 SLICE_COUNT = 80
-KNOWN_BUGS: dict[int, str] = {}
+KNOWN_BUGS: dict[int, str] = {
+    24: "unlocated error: a line that is not valid UTF-8 is located, but shown without its source line and caret",
+    37: "hang: a __device__ function of 3,005 statements takes over 60 s (emit/outofssa.py: quadratic naming)",
+}
 SLICE_SEEDS = [s for s in range(SLICE_SEED, SLICE_SEED + SLICE_COUNT) if s not in KNOWN_BUGS]
 
 

@@ -130,8 +130,11 @@ def run(count: Optional[int], seconds: Optional[float], seed: int, jobs: int = 1
     return outcome
 
 
-def signature(cls: str, detail: str) -> str:
-    """A failure's kind with the particulars (names, numbers, quoted text) left out."""
+def signature(cls: str, detail: str, case: Optional[Case] = None) -> str:
+    """A failure's kind with the particulars (names, numbers, quoted text) left out; a hang's
+    kind is what its case was drawn as ("N nested {")."""
+    if cls == "hang" and case is not None:
+        detail = f"{detail.split(' (')[-1].rstrip(')')}: {case.family}: {case.what}"
     text = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", detail)
     text = re.sub(r"\b(seed|offset|line) \d+", r"\1 N", text)
     text = re.sub(r"\d+", "N", text)
@@ -174,7 +177,7 @@ def save_all(out: Path, outcome: Outcome, log=print, limit: int = 200) -> None:
     groups: dict[str, list[Finding]] = {}
     for f in outcome.failures:
         for cls, detail in f.classes:
-            groups.setdefault(signature(cls, detail), []).append(f)
+            groups.setdefault(signature(cls, detail, f.case), []).append(f)
     saved: dict[int, Path] = {}
     for f in sorted(outcome.failures, key=lambda f: f.case.input_size())[:limit]:
         saved[f.case.seed] = save(out, f)
