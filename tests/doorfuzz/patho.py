@@ -186,17 +186,19 @@ def _built(rng: random.Random, lang: str) -> tuple[str, str, str]:
     return text, wrt, what
 
 
-def _base(rng: random.Random) -> tuple[str, bytes, list[str]]:
-    """A valid input to damage at the byte level: (file name, bytes, command line after the name)."""
+def _base(rng: random.Random) -> tuple[str, bytes, list[str], str]:
+    """A valid input to damage at the byte level: (file name, bytes, command line after the name,
+    what it is)."""
     if rng.random() < 0.5:
         lang = rng.choice(LANGS)
         if rng.random() < 0.2:
-            text, wrt, _ = _built(rng, lang)
+            text, wrt, what = _built(rng, lang)
         else:
-            text, wrt = program(lang, "x * y + math.sin(x)" if lang == "py" else "x * y + sin(x)"), "x"
-        return "f" + SUFFIX[lang], text.encode(), _flags(lang, wrt)
+            text, wrt, what = program(lang, "x * y + math.sin(x)" if lang == "py" else "x * y + sin(x)"), "x", ""
+        return "f" + SUFFIX[lang], text.encode(), _flags(lang, wrt), what
     g = rng.choice(golden_inputs())
-    return g.input.name, g.input.read_bytes(), ["--func", g.func, "--wrt", ",".join(g.wrt), *g.flags]
+    rest = ["--func", g.func, "--wrt", ",".join(g.wrt), *g.flags]
+    return g.input.name, g.input.read_bytes(), rest, f"golden/{g.name}"
 
 
 def _flags(lang: str, wrt: str) -> list[str]:
@@ -302,8 +304,9 @@ def patho_case(seed: int, rng: random.Random) -> Case:
             data, more = rng.choice(BYTE_DAMAGE)(rng, data, name)
             what += "; " + more
     elif kind < 0.85:
-        name, data, rest = _base(rng)
+        name, data, rest, base = _base(rng)
         data, what = rng.choice(BYTE_DAMAGE)(rng, data, name)
+        what = f"{base}; {what}" if base else what
     else:
         name, data, what = empty_or_comments(rng)
         rest = rng.choice([["--wrt", "x"], ["--func", "f", "--wrt", "x"]])
