@@ -222,7 +222,8 @@ def test_star_arguments_are_a_located_error(work):
 
 
 @pytest.mark.parametrize("literal, slope",
-                         [("0x1.8p1", "3.0"), ("2.0L", "2.0"), ("0b101", "5.0"), ("0x1p-3f", "0.125")])
+                         [("0x1.8p1", "3.0"), ("2.0L", "2.0"), ("0b101", "5.0"), ("0x1p-3f", "0.125"),
+                          ("0x1p99999", "INFINITY")])
 def test_c_literals_read_as_c_reads_them(work, literal, slope):
     (work / "lit.c").write_text(f"double f(double x) {{ return x * {literal}; }}\n")
     r = s2sad("grad", "lit.c", "--wrt", "x", cwd=work)

@@ -24,6 +24,8 @@ C's semantics are kept where they differ from Python's:
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, replace
 from typing import Callable, Optional, Union
 
@@ -267,7 +269,11 @@ class CExprLowering:
         if "float" in node.type or "double" in node.type:  # 2.0f, 2.0, 2.0L (read as a double)
             t = F32 if text[-1] in "fF" else F64
             digits = text.rstrip("fFlL")
-            return build.const(b, float.fromhex(digits) if digits[:2].lower() == "0x" else float(digits), t)
+            try:
+                value = float.fromhex(digits) if digits[:2].lower() == "0x" else float(digits)
+            except OverflowError:  # 0x1p99999: past the largest double, infinity, as 1e400 is
+                value = math.inf
+            return build.const(b, value, t)
         if node.type == "char":
             body = text[1:-1]
             return build.const(b, ord(body.encode().decode("unicode_escape")), I64)
