@@ -18,7 +18,8 @@ SRC = Path(__file__).resolve().parent.parent / "s2sad"
 # import another.
 LAYERS = [
     {"ssa"},
-    {"diagnostics", "languages", "source_files", "progress"},
+    {"diagnostics", "languages"},
+    {"source_files", "progress"},
     {"analysis"},
     {"parse"},
     {"opt"},
