@@ -260,7 +260,9 @@ def test_python_input_that_python_cannot_decode_is_refused(tmp_path, capsys):
     path = tmp_path / "prog.py"
     path.write_bytes(b"def f(x):\n    return x  # caf\xe9\n")
     assert cli.main(["grad", str(path), "--wrt", "x"]) == 1
-    assert "prog.py:2:1: error: line 2 is not valid utf-8" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "prog.py:2:20: error: line 2 is not valid utf-8" in err  # at the bad byte, shown with its caret
+    assert err.splitlines()[1:3] == ["        return x  # caf\ufffd", " " * 23 + "^"]
 
 
 def test_module_level_names_take_their_final_binding():
