@@ -173,7 +173,7 @@ def _read(path: str) -> str:
         raise UsageError(f"{path}: {e}") from None
     except OSError as e:
         raise UsageError(f"{path}: cannot read: {e.strerror or e}") from None
-    return python_text(data, path) if language == "python" else c_text(data, path)
+    return python_text(data, path) if language == "python" else c_text(data)
 
 
 def _target(args: argparse.Namespace) -> str:
@@ -207,7 +207,7 @@ def write_atomically(path: str, text: str, input_path: str) -> None:
     except FileNotFoundError:
         st = None
     except OSError as e:
-        raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
+        raise _cannot_write(path, e) from None
     if st is not None and os.path.exists(input_path) and os.path.samefile(path, input_path):
         raise UsageError(f"{path}: refusing to overwrite the input file")
     if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
@@ -223,7 +223,7 @@ def write_atomically(path: str, text: str, input_path: str) -> None:
     try:
         fd, tmp = tempfile.mkstemp(**_temporary_name(target.name), dir=directory)
     except OSError as e:
-        raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
+        raise _cannot_write(path, e) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
@@ -238,10 +238,14 @@ def write_atomically(path: str, text: str, input_path: str) -> None:
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except OSError as e:
-        raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
+        raise _cannot_write(path, e) from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _cannot_write(path: str, e: OSError) -> OutputError:
+    return OutputError(f"cannot write {path}: {e.strerror or e}")
 
 
 def _temporary_name(name: str) -> dict[str, str]:
@@ -263,7 +267,7 @@ def _write_through(path: str, text: str) -> None:
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
     except OSError as e:
-        raise OutputError(f"cannot write {path}: {e.strerror or e}") from None
+        raise _cannot_write(path, e) from None
 
 
 def _write_stdout(text: str) -> None:
@@ -306,9 +310,10 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-# Deeply nested input is deep recursion in the parsers and walks (a 3,000-term sum is a tree
-# 3,000 deep). Translation runs on a thread whose stack matches a raised recursion limit, so
-# that depth is bounded by NESTING_LIMIT's located error (pipeline), not by Python's default.
+# Deeply nested input is deep recursion in the parsers and walks (a 1,000-deep nest of C
+# parentheses is a tree 1,000 deep). Translation runs on a thread whose stack matches a raised
+# recursion limit, so such input translates instead of stopping at Python's default; Python
+# input still meets Python's own limit where Python would (python_frontend refuses it, located).
 RECURSION_LIMIT = 100_000
 STACK_BYTES = 1 << 30  # address space, not memory: only the pages a deep input touches are used
 
@@ -316,15 +321,17 @@ STACK_BYTES = 1 << 30  # address space, not memory: only the pages a deep input 
 def main(argv: Optional[list[str]] = None) -> int:
     args = _parser().parse_args(argv)
     outcome: list[int] = []
-    old_stack = threading.stack_size(STACK_BYTES)
+    worker = threading.Thread(target=lambda: outcome.append(_main(args)), name="s2sad", daemon=True)
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
     try:
-        worker = threading.Thread(target=lambda: outcome.append(_main(args)), name="s2sad", daemon=True)
-        worker.start()
+        old_stack = threading.stack_size(STACK_BYTES)
+        try:
+            worker.start()  # the deep stack is this thread's alone (not the progress ticker's)
+        finally:
+            threading.stack_size(old_stack)
         worker.join()
     finally:
-        threading.stack_size(old_stack)
         sys.setrecursionlimit(old_limit)
     return outcome[0] if outcome else 1
 

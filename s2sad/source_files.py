@@ -62,7 +62,7 @@ def read_source_bytes(path: str, limit: int = MAX_SOURCE_BYTES) -> bytes:
         os.close(fd)
 
 
-def c_text(data: bytes, path: str) -> str:
+def c_text(data: bytes) -> str:
     """A C file's text, its line ends read as a C compiler reads them (``\\r\\n`` and a lone
     ``\\r`` end a line). UTF-8, or, where it is not (a Latin-1 name in an old comment), each byte
     as the character of that number: gcc reads such bytes as they are, so s2sad must not refuse
@@ -85,10 +85,10 @@ def python_text(data: bytes, path: str) -> str:
     try:
         return data.decode(encoding)  # "utf-8-sig" drops the BOM
     except UnicodeDecodeError as e:
-        raise _undecodable(data, e, encoding, path, "Python cannot decode this file either") from None
+        raise _undecodable(data, e, encoding, path) from None
 
 
-def _undecodable(data: bytes, e: UnicodeDecodeError, encoding: str, path: str, hint: str) -> DiagnosticError:
+def _undecodable(data: bytes, e: UnicodeDecodeError, encoding: str, path: str) -> DiagnosticError:
     """The located error for the first byte that is not ``encoding``: the lines are shown with
     the bad bytes replaced, the caret under the first."""
     line = data.count(b"\n", 0, e.start) + 1
@@ -96,4 +96,5 @@ def _undecodable(data: bytes, e: UnicodeDecodeError, encoding: str, path: str, h
     col = len(data[line_start:e.start].decode(encoding, errors="replace")) + 1
     loc = SourceLoc(Path(path).name, line, col, line, col + 1)
     lines = data.decode(encoding, errors="replace").splitlines()
-    return DiagnosticError([Diagnostic(f"line {line} is not valid {encoding}: {e.reason}", loc, hint=hint)], lines)
+    return DiagnosticError([Diagnostic(f"line {line} is not valid {encoding}: {e.reason}", loc,
+                                       hint="Python cannot decode this file either")], lines)

@@ -67,8 +67,8 @@ import numpy as np
 from ..analysis.effects import PassContext
 from ..ssa import ops
 from ..ssa.opdefs import is_pure
-from ..ssa.build import add, const_value, is_zero_of_sign, macro_attrs
-from ..ssa.interp import _BINARY, _MATH  # the interpreter's own functions: folding must agree with it
+from ..ssa.build import accum, add, const_value, is_zero_of_sign, macro_attrs
+from ..ssa.interp import _BINARY, _MATH, too_wide  # the interpreter's own functions: folding must agree with it
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.types import ScalarType, Type
 
@@ -129,8 +129,8 @@ def _evaluate(op: Op, values: list[Number]) -> Optional[Number]:
     """What the interpreter computes for ``op`` on constant operands; None when it must not fold."""
     name = op.name
     args = [_runtime(v.type, c) for v, c in zip(op.operands, values)]
-    if _past_64_bits(name, args):
-        return None  # no fold: computing 3 ** 100000000 exactly would take minutes, to be refused
+    if len(args) == 2 and too_wide(name, *args, 64):
+        return None  # past every integer type the IR has: the fold would be refused, so skip computing it
     try:
         # f32 arithmetic is NumPy's: make its overflow and invalid cases raise like Python's do.
         with np.errstate(all="raise"):
@@ -147,17 +147,6 @@ def _evaluate(op: Op, values: list[Number]) -> Optional[Number]:
             return _literal(op.result.type, raw, converting=name == "cast")
     except (ArithmeticError, ValueError, TypeError, FloatingPointError):
         return None
-
-
-def _past_64_bits(name: str, args: list) -> bool:
-    """Whether integer ``pow`` or ``shl`` of ``args`` is certain to leave every integer type the
-    IR has (so that the fold would be skipped anyway), told without computing it."""
-    if name not in ("pow", "shl") or not all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        return False
-    a, b = args
-    if name == "shl":
-        return a != 0 and b > 64
-    return b > 0 and abs(a) > 1 and b * (abs(a).bit_length() - 1) > 64
 
 
 # -- identities -------------------------------------------------------------------------
@@ -349,14 +338,13 @@ class _Folder:
         return True
 
     def fold_accum(self, op: Op) -> bool:
-        """``d[idx] += -0.0`` adds nothing: it becomes the copy ``d[idx] = d[idx]`` that folding
-        ``d[idx] + -0.0`` made of the load, add and store reverse mode wrote before the ``accum``
-        op (``build.accum``), so that the output stays as it was."""
+        """``d[idx] += -0.0`` adds nothing: ``build.accum`` spells it as the copy ``d[idx] = d[idx]``
+        that folding ``d[idx] + -0.0`` made of the load, add and store reverse mode wrote before
+        the ``accum`` op, so that the output stays as it was."""
         if not is_zero_of_sign(op.operands[-1], negative=True):
             return False
         arr, *idx, x = op.operands
-        b = Builder(op.parent, op.loc).before_op(op)
-        b.create("store", [arr, *idx, b.op1("load", [arr, *idx], x.type)], [])
+        accum(Builder(op.parent, op.loc).before_op(op), arr, idx, x)
         self.replace(op, [])
         return True
 

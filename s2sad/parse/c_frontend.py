@@ -169,28 +169,27 @@ class CFile:
     def _ends_early(self, text: str) -> Diagnostic:
         """The error for a file that ends inside a declaration or a block: at the ``{`` that is
         never closed when there is one, else at the end of the last line."""
-        depth: list[tuple[int, int]] = []
-        line, col, quote = 1, 0, ""
+        depth: list[tuple[int, int]] = []  # where each open '{' is
         last = (1, 1)  # the last character of the program
-        for k, c in enumerate(text):  # comments are gone; skip strings and characters
-            col += 1
-            if not c.isspace() and quote != "#" and not (col == 1 and _LINE_MARKER.match(text, k)):
-                last = (line, col)
-            if c == "\n":
-                marker = _LINE_MARKER.match(text, text.rfind("\n", 0, k) + 1)
-                line, col, quote = (int(marker.group(1)) if marker else line + 1), 0, ""
-            elif col == 1 and _LINE_MARKER.match(text, k):
-                quote = "#"  # the marker's file name is no string of the program
-            elif quote == "#":
+        line = 0
+        for text_line in text.split("\n"):  # comments are gone; strings and characters are skipped
+            marker = _LINE_MARKER.match(text_line)
+            if marker:  # the next line is this line of the user's file (running numbers, as pycparser's)
+                line = int(marker.group(1)) - 1
                 continue
-            elif quote:
-                quote = "" if c == quote and text[k - 1] != "\\" else quote
-            elif c in "\"'":
-                quote = c
-            elif c == "{":
-                depth.append((line, col))
-            elif c == "}" and depth:
-                depth.pop()
+            line += 1
+            quote = ""
+            for col, c in enumerate(text_line, 1):
+                if not c.isspace():
+                    last = (line, col)
+                if quote:
+                    quote = "" if c == quote and text_line[col - 2] != "\\" else quote
+                elif c in "\"'":
+                    quote = c
+                elif c == "{":
+                    depth.append((line, col))
+                elif c == "}" and depth:
+                    depth.pop()
         if depth:
             return Diagnostic("the file ends inside this block", self.sources.loc(*depth[-1], 1),
                               "this '{' is never closed: a '}' is missing")

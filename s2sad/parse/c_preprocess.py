@@ -509,11 +509,11 @@ class _Reader:
                                             "a header that includes itself needs an include guard or #pragma once"))
             return
         try:
-            text = c_text(read_source_bytes(found), found)
+            text = c_text(read_source_bytes(found))
         except SourceFileError as e:
             self.problems.append(Diagnostic(f"cannot read \"{name}\": it {e}", where))
             return
-        except (OSError, UnicodeDecodeError) as e:
+        except OSError as e:
             self.problems.append(Diagnostic(f"cannot read \"{name}\": {e}", where))
             return
         if name not in self.result.includes:

@@ -33,10 +33,11 @@ from __future__ import annotations
 import builtins
 import math
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 import libcst as cst
 
+from ..ssa.interp import too_wide
 from ..ssa.ops import MATH_FNS
 from .py_flow import children
 from .py_intrinsics import CONSTANTS, INTRINSICS
@@ -563,27 +564,23 @@ def _bound_names(target: cst.BaseExpression) -> list[str]:
     return []
 
 
-# Integers folded at translation time stay below this many bits: Python's integers have no
-# bound, and ``BIG = 9 ** 9 ** 9`` (a name no function reads) would otherwise take hours.
+# Integers folded at translation time stay below this many bits (``interp.too_wide``):
+# ``BIG = 9 ** 9 ** 9``, a name no function reads, would otherwise take hours.
 FOLD_BITS = 4096
 
 
-def _bounded_power(a: Number, b: Number) -> Number:
-    if isinstance(a, int) and isinstance(b, int) and b > 0 and abs(a) > 1 and b * (abs(a).bit_length() - 1) > FOLD_BITS:
-        raise OverflowError("too large to fold")
-    return a**b
-
-
-def _bounded_product(a: Number, b: Number) -> Number:
-    if isinstance(a, int) and isinstance(b, int) and a.bit_length() + b.bit_length() > FOLD_BITS + 1:
-        raise OverflowError("too large to fold")
-    return a * b
+def _bounded(name: str, fn: Callable[[Number, Number], Number]) -> Callable[[Number, Number], Number]:
+    def run(a: Number, b: Number) -> Number:
+        if too_wide(name, a, b, FOLD_BITS):
+            raise OverflowError("too large to fold")
+        return fn(a, b)
+    return run
 
 
 _BINARY = {
-    cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b, cst.Multiply: _bounded_product,
+    cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b, cst.Multiply: _bounded("mul", lambda a, b: a * b),
     cst.Divide: lambda a, b: a / b, cst.FloorDivide: lambda a, b: a // b,
-    cst.Modulo: lambda a, b: a % b, cst.Power: _bounded_power,
+    cst.Modulo: lambda a, b: a % b, cst.Power: _bounded("pow", lambda a, b: a**b),
 }
 
 # Library functions a constant may call (evaluated with Python's math module).

@@ -51,6 +51,21 @@ def c_rem(a: Any, b: Any) -> Any:
     return -r if a < 0 else r
 
 
+def too_wide(name: str, a: Any, b: Any, bits: int) -> bool:
+    """Whether integer ``pow``, ``shl`` or ``mul`` of ``a`` and ``b`` is certain to need more
+    than ``bits`` bits, told without computing it: Python's integers have no bound, and folding
+    ``9 ** 9 ** 9`` or ``3 ** 100000000`` exactly at translation time would take hours."""
+    if not all(isinstance(x, int) and not isinstance(x, bool) for x in (a, b)):
+        return False
+    if name == "pow":
+        return b > 0 and abs(a) > 1 and b * (abs(a).bit_length() - 1) > bits
+    if name == "shl":
+        return a != 0 and b > bits
+    if name == "mul":
+        return a.bit_length() + b.bit_length() > bits + 1
+    return False
+
+
 _BINARY = {
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
     "div": lambda a, b: a / b, "floordiv": lambda a, b: a // b, "mod": lambda a, b: a % b,
