@@ -35,6 +35,9 @@ def gmm_written_data(rng: np.random.Generator, d: int, k: int, n: int) -> list:
 
 
 def ba_data(rng: np.random.Generator, ncam: int, npts: int, nobs: int) -> list:
+    """bench/c/ba.c's arguments: the Camera structs as the 11 doubles each is made of (r, c, f,
+    x0, kappa), points X[npts][3], weights w, observations obs[nobs][2] (camera, point) and
+    features feats[nobs][2], every array flat and C-contiguous."""
     cams = np.empty((ncam, 11))
     cams[:, 0:3] = rng.uniform(-0.3, 0.3, size=(ncam, 3))  # angle-axis rotation
     cams[:, 3:6] = rng.uniform(-0.5, 0.5, size=(ncam, 3))  # centre
@@ -44,10 +47,10 @@ def ba_data(rng: np.random.Generator, ncam: int, npts: int, nobs: int) -> list:
     pts = np.empty((npts, 3))
     pts[:, 0:2] = rng.uniform(-2.0, 2.0, size=(npts, 2))
     pts[:, 2] = rng.uniform(4.0, 8.0, size=npts)  # in front of every camera
-    cam_idx = rng.integers(0, ncam, size=nobs).astype(np.int32)
-    pt_idx = rng.integers(0, npts, size=nobs).astype(np.int32)
-    obs = rng.uniform(-0.8, 0.8, size=2 * nobs)
-    return [nobs, cams.ravel(), pts.ravel(), cam_idx, pt_idx, obs]
+    w = rng.uniform(0.5, 1.5, size=nobs)
+    obs = np.stack([rng.integers(0, ncam, size=nobs), rng.integers(0, npts, size=nobs)], axis=1).astype(np.int32)
+    feats = rng.uniform(-0.8, 0.8, size=2 * nobs)
+    return [nobs, cams.ravel(), pts.ravel(), w, obs.ravel(), feats]
 
 
 def lstm_data(rng: np.random.Generator, steps: int, hsize: int, insize: int) -> list:
@@ -126,9 +129,9 @@ OBJECTIVES = [
         "ba",
         "ba.c",
         "ba_objective",
-        ["nobs", "cams", "pts", "cam_idx", "pt_idx", "obs"],
-        ["int", "double *", "double *", "int *", "int *", "double *"],
-        ["cams", "pts"],
+        ["nobs", "cams", "X", "w", "obs", "feats"],
+        ["int", "double *", "double *", "double *", "int *", "double *"],  # as passed: Camera *, double (*)[3]...
+        ["cams", "X", "w"],
         ba_data,
         {
             "full": dict(ncam=20, npts=2000, nobs=8000),

@@ -17,7 +17,7 @@ import pytest
 from cbuild import compile_c, have_gcc
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
-from s2sad.emit_c.sizes import Affine, Sizes
+from s2sad.analysis.extents import Affine, Sizes
 from s2sad.opt.passes import run_pipeline
 from s2sad.pipeline import parse_source
 from s2sad.ssa.interp import Interpreter

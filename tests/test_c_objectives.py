@@ -105,19 +105,20 @@ def ba_rotation(r: np.ndarray) -> np.ndarray:
     return np.eye(3) + _skew(r)
 
 
-def ba_reference(nobs, cams, pts, cam_idx, pt_idx, obs) -> float:
+def ba_reference(nobs, cams, X, w, obs, feats) -> float:
     cams = cams.reshape(-1, 11)
-    pts = pts.reshape(-1, 3)
+    X = X.reshape(-1, 3)
     obs = obs.reshape(-1, 2)
+    feats = feats.reshape(-1, 2)
     total = 0.0
     for i in range(nobs):
-        cam = cams[cam_idx[i]]
-        xc = ba_rotation(cam[0:3]) @ (pts[pt_idx[i]] - cam[3:6])
+        cam = cams[obs[i, 0]]
+        xc = ba_rotation(cam[0:3]) @ (X[obs[i, 1]] - cam[3:6])
         p = xc[:2] / xc[2]
         rsq = p @ p
         proj = cam[6] * (1.0 + cam[9] * rsq + cam[10] * rsq * rsq) * p + cam[7:9]
-        e = proj - obs[i]
-        total += float(e @ e)
+        e = w[i] * (proj - feats[i])
+        total += float(e @ e) + (1.0 - w[i] * w[i]) ** 2
     return total
 
 
@@ -155,7 +156,7 @@ def _inputs(obj: Objective, rng: np.random.Generator) -> list:
     if obj.key == "ba":
         ncam = args[1].size // 11
         args[1][0:3] = 0.0
-        args[3][:ncam] = np.arange(ncam)
+        args[4][0 : 2 * ncam : 2] = np.arange(ncam)  # obs[i][0], the camera of observation i
     return args
 
 

@@ -76,6 +76,7 @@ PY_CASES = [
     "int_index_array",
     "struct_bodies_array",
     "struct_nested_typedef",
+    "struct_array_member_to_helper",
     "checkpoint_binomial",
     "checkpoint_call_view",
     "recursive_divide_conquer",

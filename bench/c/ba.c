@@ -1,68 +1,94 @@
 /*
- * Bundle adjustment: sum of squared reprojection residuals.
- *
- * cams[ncam*11], per camera: angle-axis rotation r (3), centre C (3), focal length f (1),
- * principal point x0 (2), radial distortion k1, k2 (2).
- * pts[npts*3] world points; observation i sees point pt_idx[i] from camera cam_idx[i]
- * at obs[2i], obs[2i+1].
- *
- * For one observation: X_c = R(r) (X - C) (Rodrigues), p = X_c[0:2] / X_c[2],
- * proj = f (1 + k1 |p|^2 + k2 |p|^4) p + x0, residual = proj - obs.
- * When |r|^2 is tiny the rotation is replaced by its first-order form X + r x X,
- * which avoids dividing by theta = 0 (and the infinite derivative of sqrt at 0).
+ * Bundle adjustment: the sum of squared reprojection residuals and weight penalties, written as
+ * such code usually is: a Camera struct, small vector helpers writing into the caller's arrays,
+ * the residual of one observation written through an out-parameter into a buffer reused for
+ * every observation.
  */
 #include <math.h>
 #include <stdlib.h>
 
-#define NCAMPAR 11
+typedef struct {
+    double r[3];     /* angle-axis rotation */
+    double c[3];     /* centre */
+    double f;        /* focal length */
+    double x0[2];    /* principal point */
+    double kappa[2]; /* radial distortion k1, k2 */
+} Camera;
 
-/* Squared reprojection error of point p seen by the camera whose 11 parameters start at cam. */
-static double reproj_sq_error(const double *cam, const double *pts, int p, double u, double v)
+static double dot3(const double *a, const double *b)
 {
-    double xc[3];
-    for (int j = 0; j < 3; j++) {
-        xc[j] = pts[p * 3 + j] - cam[3 + j];
-    }
-
-    double x0;
-    double x1;
-    double x2;
-    double sqtheta = cam[0] * cam[0] + cam[1] * cam[1] + cam[2] * cam[2];
-    if (sqtheta > 1e-12) {
-        double theta = sqrt(sqtheta);
-        double ct = cos(theta);
-        double st = sin(theta);
-        double w0 = cam[0] / theta;
-        double w1 = cam[1] / theta;
-        double w2 = cam[2] / theta;
-        double wdotx = w0 * xc[0] + w1 * xc[1] + w2 * xc[2];
-        double t = wdotx * (1.0 - ct);
-        x0 = xc[0] * ct + (w1 * xc[2] - w2 * xc[1]) * st + w0 * t;
-        x1 = xc[1] * ct + (w2 * xc[0] - w0 * xc[2]) * st + w1 * t;
-        x2 = xc[2] * ct + (w0 * xc[1] - w1 * xc[0]) * st + w2 * t;
-    } else {
-        x0 = xc[0] + cam[1] * xc[2] - cam[2] * xc[1];
-        x1 = xc[1] + cam[2] * xc[0] - cam[0] * xc[2];
-        x2 = xc[2] + cam[0] * xc[1] - cam[1] * xc[0];
-    }
-
-    double px = x0 / x2;
-    double py = x1 / x2;
-    double rsq = px * px + py * py;
-    double dist = 1.0 + cam[9] * rsq + cam[10] * rsq * rsq;
-    double ex = cam[6] * dist * px + cam[7] - u;
-    double ey = cam[6] * dist * py + cam[8] - v;
-    return ex * ex + ey * ey;
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-double ba_objective(int nobs, const double *cams, const double *pts, const int *cam_idx, const int *pt_idx,
-                    const double *obs)
+static void cross3(const double *a, const double *b, double *out)
 {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* X rotated by the angle-axis vector r (Rodrigues); to first order when the angle is tiny,
+ * which avoids dividing by theta = 0. */
+static void rodrigues_rotate_point(const double *r, const double *X, double *out)
+{
+    double sqtheta = dot3(r, r);
+    if (sqtheta > 1e-12) {
+        double theta = sqrt(sqtheta);
+        double ct = cos(theta), st = sin(theta);
+        double w[3], w_cross_X[3];
+        for (int k = 0; k < 3; k++)
+            w[k] = r[k] / theta;
+        cross3(w, X, w_cross_X);
+        double t = dot3(w, X) * (1.0 - ct);
+        for (int k = 0; k < 3; k++)
+            out[k] = X[k] * ct + w_cross_X[k] * st + w[k] * t;
+    } else {
+        double r_cross_X[3];
+        cross3(r, X, r_cross_X);
+        for (int k = 0; k < 3; k++)
+            out[k] = X[k] + r_cross_X[k];
+    }
+}
+
+static void radial_distort(const double *kappa, double *proj)
+{
+    double rsq = proj[0] * proj[0] + proj[1] * proj[1];
+    double L = 1.0 + kappa[0] * rsq + kappa[1] * rsq * rsq;
+    proj[0] *= L;
+    proj[1] *= L;
+}
+
+static void project(const Camera *cam, const double *X, double *proj)
+{
+    double Xo[3], Xcam[3];
+    for (int k = 0; k < 3; k++)
+        Xo[k] = X[k] - cam->c[k];
+    rodrigues_rotate_point(cam->r, Xo, Xcam);
+    proj[0] = Xcam[0] / Xcam[2];
+    proj[1] = Xcam[1] / Xcam[2];
+    radial_distort(cam->kappa, proj);
+    proj[0] = proj[0] * cam->f + cam->x0[0];
+    proj[1] = proj[1] * cam->f + cam->x0[1];
+}
+
+static void compute_reproj_error(const Camera *cam, const double *X, double w, const double *feat, double *err)
+{
+    double proj[2];
+    project(cam, X, proj);
+    err[0] = w * (proj[0] - feat[0]);
+    err[1] = w * (proj[1] - feat[1]);
+}
+
+double ba_objective(int nobs, const Camera *cams, const double (*X)[3], const double *w, const int (*obs)[2],
+                    const double (*feats)[2])
+{
+    double err[2];
     double s = 0.0;
     for (int i = 0; i < nobs; i++) {
-        int c = cam_idx[i];
-        int p = pt_idx[i];
-        s += reproj_sq_error(&cams[c * NCAMPAR], pts, p, obs[2 * i], obs[2 * i + 1]);
+        int c = obs[i][0], p = obs[i][1];
+        compute_reproj_error(&cams[c], X[p], w[i], feats[i], err);
+        double w_err = 1.0 - w[i] * w[i];
+        s += err[0] * err[0] + err[1] * err[1] + w_err * w_err;
     }
     return s;
 }

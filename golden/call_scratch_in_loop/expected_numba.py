@@ -74,7 +74,7 @@ def grad_mixture_unchecked(x, mu, d_mu, tmp, d_tmp, n, k, d, d_return=1.0):
         best = 0.0
         for c in range(k):
             subtract(x[i * d:], mu[c * d:], tmp, d)
-            for e in range(tmp.shape[0]):
+            for e in range(min(tmp.shape[0], d)):
                 if tape_tmp_before_sqnorm_top == tape_tmp_before_sqnorm.shape[0]:
                     t6 = tape_tmp_before_sqnorm, np.empty_like(tape_tmp_before_sqnorm)
                     tape_tmp_before_sqnorm = np.concatenate(t6)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from ..analysis.effects import function_effects, known_root, snapshot_args
+from ..analysis.extents import Sizes
 from ..ssa import build
 from ..ssa.array_ops import is_array_op
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
@@ -36,6 +37,10 @@ class ForwardSweep:
         self.primal_of: dict[Value, Value] = {}  # forward-sweep value -> the primal value it copies
         self.scratch: set[tuple[Op, int]] = set()  # (call, argument) the callee only writes
         self.snapshots: dict[tuple[Op, int], Value] = {}  # (call or array op, operand) -> copy made before it
+        # A call's copy -> how many elements of it (along axis 0) the callee may touch, where its
+        # extents tell (``analysis.extents``): a tape of the copy keeps those, not the array's rest.
+        self.snapshot_reach: dict[Value, Value] = {}
+        self.extents = Sizes(module)
         self.while_counts: dict[Op, Value] = {}  # cloned while op -> its trip-count result
 
     def clone_op(self, op: Op, b: Builder) -> Op:
@@ -84,7 +89,27 @@ class ForwardSweep:
                 continue
             a = op.operands[i]
             hint = free_variant(f"{known_root(a).name_hint}_before_{op.attrs['callee']}", self.user_names)
+            reach = self._reach(op, i, b)
             self.snapshots[(op, i)] = b.op1("copy", [self.fwd[a]], a.type, hint)
+            if reach is not None:
+                self.snapshot_reach[self.snapshots[(op, i)]] = reach
+
+    def _reach(self, op: Op, i: int, b: Builder) -> Optional[Value]:
+        """How many elements of argument ``i`` along its first axis the callee may touch, from
+        the start of what is passed, in the call's own integer arguments (``axpy3(a, x, y)`` with
+        ``y[k]``, ``k < 3``: 3; ``subtract(d, x, mu, tmp)``: ``d``); None where its extents do
+        not tell (an index no loop bounds, a recursive callee)."""
+        axes = self.extents.extents(self.module.functions[op.attrs["callee"]])[i]
+        cover = axes[0] if axes else None
+        if cover is None:
+            return None
+        terms = [(c, self.fwd[op.operands[k]]) for k, c in cover.terms]
+        if any(v.type != I64 for _, v in terms):
+            return None
+        total = build.const(b, cover.const, I64)
+        for c, v in terms:
+            total = build.add(b, total, v if c == 1 else build.mul(b, build.const(b, c, I64), v))
+        return total
 
     def _snapshot_operands(self, op: Op, b: Builder) -> None:
         """Copy the arrays a whole-array op reads that change after it: its adjoint reads them

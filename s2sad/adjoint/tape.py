@@ -125,6 +125,9 @@ class Tapes:
         # variables take the names, so that each is assigned once (C reads an array's extent
         # back from the variable its allocation was sized by).
         dims = [_extent(pb, source, ax, "") for ax in range(rank)]
+        reach = self.forward.snapshot_reach.get(cv)
+        if reach is not None:  # what the callee touches, never past the array's end
+            dims[0] = build.select(pb, build.cmp(pb, "lt", reach, dims[0]), reach, dims[0])
         outer = self.forward.fwd_op[loops[0]]
         at = Builder(outer.parent, outer.loc).before_op(outer)
         stack = at.op1("tape.new", [build.const(at, 16, I64)], ArrayType(elem, 1), hint, elem=str(elem), grow=True)

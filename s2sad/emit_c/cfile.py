@@ -24,7 +24,7 @@ from ..ssa.types import Type
 from .helpers import MATH_H
 from .names import c_reserved
 from .render import comment_text
-from .sizes import Sizes, add_extent_params
+from ..analysis.extents import Sizes, add_extent_params
 
 _INCLUDES = [
     ("math.h", re.compile(r"\b(?:[a-z][a-z0-9]*f?|INFINITY|NAN)\b")),  # filtered below

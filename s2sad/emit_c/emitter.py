@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import math
 import re
-
 from typing import Optional
 
 from ..analysis.accumulation import accumulation, update
@@ -54,7 +53,21 @@ from ..analysis.ranges import IntRanges
 from ..analysis.unread_yields import unread_undef_yields
 from ..diagnostics import error
 from ..emit.builder import StatementBuilder
-from ..emit.expr import BinOp, Call, Expr, Lit, Name, Unary, binop, compare, literal_value, names_in, negate, number
+from ..emit.expr import (
+    BinOp,
+    Call,
+    Expr,
+    Lit,
+    Name,
+    Unary,
+    affine,
+    binop,
+    compare,
+    literal_value,
+    names_in,
+    negate,
+    number,
+)
 from ..emit.outofssa import allocate
 from ..emit.stmt import Assign, AugAssign, Comment, If, Return, Stmt, map_blocks, tidy
 from ..parse.c_declarators import declarator
@@ -65,7 +78,7 @@ from ..ssa.opdefs import is_pure
 from ..ssa.types import Type
 from .aggregates import StructParam, struct_params
 from .calls import CCalls
-from .cexpr import CPrinter, C_TYPES, Cast, F32Lit, c_if_exp, ctype, deref
+from .cexpr import C_TYPES, Cast, CPrinter, F32Lit, address_of, c_if_exp, ctype, deref
 from .cfile import ModuleContext, c_file, emit_functions, strip_comments
 from .cstmt import declare, drop_dead
 from .helpers import HELPERS, PURE_CALLS
@@ -78,7 +91,7 @@ from .parallel import Pragma
 from .parallel import finish as finish_pragmas
 from .render import CRenderer, wrap_signature
 from .signature import declared_params
-from .sizes import sizes_buffers_only
+from ..analysis.extents import sizes_buffers_only
 
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 _BITS = {"bitand": "&", "bitor": "|", "bitxor": "^", "shl": "<<", "shr": ">>"}
@@ -336,6 +349,9 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
             return self._element(arr, idx, op)
         if n == "dim":
             return self._extent(op.operands[0], op.attrs["axis"], op, cover=sizes_buffers_only(op.result))
+        if n == "field":  # a member's index as a number (a copy's length, sizes.py): the structs' run
+            return affine([(c, self._int_operand(o)) for c, o in zip(op.attrs["coefs"], op.operands)],
+                          op.attrs["offset"])
         if n == "view":
             arr, offset = op.operands
             if op.result.type.rank < arr.type.rank:  # type: ignore[attr-defined]
@@ -347,6 +363,8 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
                 f = offset.defining_op
                 if f is not None and f.name == "field" and f.attrs["path"] == "" and f.attrs["offset"] == 0:
                     return binop("+", e(arr), e(f.operands[0]))
+                if f is not None and f.name == "field" and f.attrs["struct"] == struct and f.attrs["path"]:
+                    return address_of(self._member(e(arr), f))  # &cam->r[0]: numbers inside a struct
                 elem = C_TYPES[arr.type.elem.name]  # type: ignore[attr-defined]
                 return Cast(f"{struct} *", binop("+", Cast(f"{elem} *", e(arr)), e(offset)))
             return binop("+", e(arr), e(offset))

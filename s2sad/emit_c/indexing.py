@@ -25,12 +25,12 @@ from ..ssa.attrs import shadows_of
 from ..ssa.build import const_int
 from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.opdefs import is_pure
-from ..ssa.ops import view_base
+from ..ssa.ops import points_into_member, view_base
 from ..ssa.types import ArrayType
 from .aggregates import StructParam, cell_of
 from .cexpr import CPrinter, C_TYPES, Cast, Member, ctype
 from .cfile import ModuleContext
-from .sizes import Affine, sizes_buffers_only, storage_of
+from ..analysis.extents import Affine, sizes_buffers_only, storage_of
 
 
 class CArrayAccess:
@@ -58,6 +58,9 @@ class CArrayAccess:
         base = view_base(v)
         if base is not v and base.owner is self.fn.body and self.declared:
             declared = _unrestricted(self.declared[self.fn.params.index(base)])  # a second pointer to x
+            if points_into_member(v):  # &cam->r[0] of a const Camera *cam: a const double *
+                const = "const " if declared.lstrip().startswith("const ") else ""
+                return f"{const}{ctype(v.type.elem)} *"  # type: ignore[attr-defined]
             if is_array_spelling(declared) and v.type.rank == 1:  # type: ignore[attr-defined]
                 return row_pointer(declared)  # a row of const double A[n][m]: const double *
             if declared.rstrip().endswith("*"):
@@ -304,8 +307,8 @@ class CArrayAccess:
         if not structs:
             return None
         base = storage_of(arr)
-        if base.owner is not self.fn.body or not self.declared:
-            return None
+        if base.owner is not self.fn.body or not self.declared or points_into_member(arr):
+            return None  # a parameter's own array, or numbers inside its structs (&cam->r[0])
         entry = pointee_struct(self.declared[self.fn.params.index(base)], structs)
         return entry[0] if entry is not None else None
 

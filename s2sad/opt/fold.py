@@ -228,7 +228,8 @@ def _simplify(op: Op) -> Union[Value, Number, None]:
         if a[0].type == op.result.type:
             return a[0]
     elif name == "view":
-        if (_is_number(a[1], 0) or _field_constant(a[1]) == 0) and op.result.type == a[0].type:  # not a row
+        if (_is_number(a[1], 0) or _whole_struct(a[1]) is not None and _field_constant(a[1]) == 0) \
+                and op.result.type == a[0].type:  # not a row, nor the first member of struct 0 (&p->r[0])
             return a[0]
     elif name in ops.COMPARE:
         if a[0] is a[1] and _is_int(a[0]):
@@ -357,6 +358,8 @@ class _Folder:
         inner = op.operands[0].defining_op
         if inner is None or inner.name != "view" or not _same_rank(op) or not _same_rank(inner):
             return False  # a row (A[i]) is no offset of its array's
+        if ops.member_field(inner.operands[1]) is not None or ops.member_field(op.operands[1]) is not None:
+            return False  # &p->r[0] (+ k): a pointer to numbers inside structs keeps its member's spelling
         b = Builder(op.parent, op.loc).before_op(op)
         j, k = inner.operands[1], op.operands[1]
         outer_struct = _whole_struct(j)

@@ -5,7 +5,7 @@ Numerical C passes matrices as arrays, not as flat pointers: ``double A[N][M]``
 ``int n, int m, double A[n][m]``. C itself keeps only the extents after the first
 (a parameter ``A[n][m]`` is a pointer to rows of ``m``), but each one the user wrote
 is what the function was written for, so s2sad takes them as the array's shape
-(``shapes``: exact extents, see ``emit_c.sizes``) instead of covering the elements
+(``shapes``: exact extents, see ``analysis.extents``) instead of covering the elements
 the loops touch. An extent left out (``A[][M]``, ``(*A)[M]``) stays unknown.
 
 A declared extent may name integer parameters, numbers and constants (``#define``s,

@@ -235,6 +235,9 @@ class CExprLowering:
             if var is not node:
                 return self.expr(var, b, env)
         if isinstance(node, (c_ast.ArrayRef, c_ast.StructRef)):
+            member = self.member_array(node, b, env)
+            if member is not None:
+                return member
             p, idx = self.access(node, b, env)
             if isinstance(p, Ptr):  # through a pointer that moves between arrays
                 return self.load_through(p, idx[0], self.at(b, node))  # type: ignore[arg-type]
@@ -459,6 +462,23 @@ class CExprLowering:
         return Place(pl.base, pl.layout, (*pl.operands, i), (*pl.coefs, stride), pl.offset, pl.path + "[]",
                      pl.dims[1:], pl.sub)
 
+    def member_array(self, node: c_ast.Node, b: Builder, env: Env) -> Optional[Ptr]:
+        """An array member used as a value, ``cam->r`` (or a row of one, ``s->m[i]``): as in C,
+        a pointer to its first number, into the run of numbers the structs are made of."""
+        if not self.is_struct_access(node, env):
+            return None
+        pl = self.place(node, b, env)
+        if pl.sub is not None or len(pl.dims) != 1:
+            return None  # a number (read by access) or what access refuses
+        return Ptr(pl.base, self.field_index(self.first(pl, b), self.at(b, node)))
+
+    @staticmethod
+    def first(pl: Place, b: Builder) -> Place:
+        """``pl[0]`` of a 1-D array member: its subscript written out, so output spells ``&cam->r[0]``."""
+        zero = build.const(b, 0, I64)
+        return Place(pl.base, pl.layout, (*pl.operands, zero), (*pl.coefs, pl.elem_size), pl.offset,
+                     pl.path + "[]", (), pl.sub)
+
     @staticmethod
     def field_index(pl: Place, b: Builder) -> Value:
         """The element ``pl`` names, as a ``field`` op (which keeps the path for output)."""
@@ -478,10 +498,16 @@ class CExprLowering:
                 return member
             if self.is_struct_access(node.expr, env):
                 pl = self.place(node.expr, b, env)
-                if pl.path or len(pl.operands) != 1:
-                    raise self.fail(node, "the address of a struct member is not supported",
-                                    "pass the struct's address (&bodies[i]) and read the member in the callee")
-                return Ptr(pl.base, pl.operands[0], pl.layout)
+                if not pl.path and len(pl.operands) == 1:  # &bodies[i]: a pointer to structs
+                    return Ptr(pl.base, pl.operands[0], pl.layout)
+                if pl.sub is None and not pl.dims:  # &p->x, &b->pos[c]: into the run of numbers
+                    return Ptr(pl.base, self.field_index(pl, self.at(b, node)))
+                if pl.sub is None and len(pl.dims) == 1:  # &p->pos: the array's first number
+                    return Ptr(pl.base, self.field_index(self.first(pl, b), self.at(b, node)))
+                raise self.fail(node, "the address of a struct member that is a struct or a 2-D array "
+                                "is not supported",
+                                "pass the struct's address (&bodies[i]) and read the member in the callee, "
+                                "or pass one row: &p->m[i][0]")
             if isinstance(node.expr, c_ast.ArrayRef):
                 arr, idx = self.element(node.expr, b, env)
                 if isinstance(arr, Ptr):  # &p[i] of a moving pointer

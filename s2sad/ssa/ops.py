@@ -152,7 +152,9 @@ one table, ``s2sad.ssa.opdefs``.
 from __future__ import annotations
 
 from .gpu import BUILTINS as GPU_BUILTINS
-from .ir import Value
+from typing import Optional
+
+from .ir import Op, Value
 from .mathfns import MATH
 from .types import BOOL, I64, Type
 
@@ -187,6 +189,25 @@ def result_type(name: str, operand_types: list[Type]) -> Type:
 def field_value(op_attrs: dict, operands: list[int]) -> int:
     """What a ``field`` op computes from its attributes and integer operands."""
     return sum(c * x for c, x in zip(op_attrs["coefs"], operands)) + op_attrs["offset"]
+
+
+def member_field(v: Value) -> Optional[Op]:
+    """The ``field`` op that gives ``v`` when it is the offset of a view into a struct member
+    (``&cam->r[0]``, ``cam->kappa``): such a view points at numbers, not at structs."""
+    op = v.defining_op
+    if op is not None and op.name == "field" and op.attrs["path"]:
+        return op
+    return None
+
+
+def points_into_member(v: Value) -> bool:
+    """Whether the array ``v`` is (a view of) a view into a struct member."""
+    op = v.defining_op
+    while op is not None and op.name in ("view", "copy"):
+        if op.name == "view" and member_field(op.operands[1]) is not None:
+            return True
+        op = op.operands[0].defining_op
+    return False
 
 
 def view_base(v: Value) -> Value:

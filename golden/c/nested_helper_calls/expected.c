@@ -3,6 +3,7 @@
  * Regenerate with: s2sad grad input.c --func f --wrt y --target c
  */
 
+// Array sizes: y, d_y: [3].
 void grad_f(double *y, double *d_y) {
     // forward sweep
     double h_value = y[2] * 3.0 + y[2];

@@ -36,7 +36,7 @@ def grad_f(n, m, A, d_A, d_return=1.0):
     tape_A_before_scale_row_top = 0
     for i in range(n):
         t1 = A[i]
-        for e in range(A.shape[1]):
+        for e in range(min(A.shape[1], m)):
             if tape_A_before_scale_row_top == tape_A_before_scale_row.shape[0]:
                 t4 = tape_A_before_scale_row, np.empty_like(tape_A_before_scale_row)
                 tape_A_before_scale_row = np.concatenate(t4)

@@ -53,7 +53,7 @@ def grad_mixture(n, k, d, x, mu, d_mu, tmp, d_tmp, d_return=1.0):
         best = 0.0
         for c in range(k):
             subtract(d, x[i * d:], mu[c * d:], tmp)
-            for e in range(tmp.shape[0]):
+            for e in range(min(tmp.shape[0], d)):
                 if tape_tmp_before_sqnorm_top == tape_tmp_before_sqnorm.shape[0]:
                     t3 = tape_tmp_before_sqnorm, np.empty_like(tape_tmp_before_sqnorm)
                     tape_tmp_before_sqnorm = np.concatenate(t3)

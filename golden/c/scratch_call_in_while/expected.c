@@ -52,7 +52,7 @@ void grad_settle(int n, const double *w, double *d_w, double *u, double *d_u, do
     long n_iter = 0;
     while (change > 0.001 && steps < 20) {
         double before = u[0];
-        long e_end = max_l(n, 1);
+        long e_end = n < max_l(n, 1) ? n : max_l(n, 1);
         for (long e = 0; e < e_end; e++) {
             if (tape_u_before_relax_top == tape_u_before_relax_cap) {
                 tape_u_before_relax_cap = 2 * tape_u_before_relax_cap + 1;

@@ -423,7 +423,9 @@ class Sizes:
                 elif key not in unknown:
                     ext = _choose(cands.get(key) or loose.get(key, []))
                     floor = floors.get(key, 0)
-                    if ext is not None and ext.is_const:
+                    if ext is None and floor and key not in cands and key not in loose:
+                        ext = Affine.of_const(floor)  # only constant indices (*v, v[2]): they are its cover
+                    elif ext is not None and ext.is_const:
                         ext = Affine.of_const(max(ext.const, floor))
                     elif ext is not None and floor:
                         raised[(i, axis)] = floor
