@@ -50,7 +50,7 @@ def test_declared_extents_are_the_shape_and_a_left_out_one_is_unknown():
     exact = sizes.exact_axes(fn)
     assert {(2, 0), (2, 1), (3, 1), (4, 1), (5, 0), (6, 2)} <= exact
     assert (3, 0) not in exact and (4, 0) not in exact  # (*P)[M], Q[][K]: the rows are not declared
-    assert sizes.extents(fn)[5] == [Affine(((0, 2),), 1)]
+    assert sizes.extents(fn)[5] == [Affine((((0,), 2),), 1)]
 
 
 @pytest.mark.parametrize(

@@ -36,9 +36,12 @@ def _line(body: str, needle: str) -> int:
 
 
 @pytest.mark.parametrize("body, func, wrt, needle, message", [
-    ("static double g(Wishart w) { return w.gamma; }\n"
+    ("static double g(const Wishart *w) { return w->gamma; }\n"
      "double f(const double *x, Wishart w) { return g(w) * x[0]; }\n",
-     "f", "x", "return g(w)", "passing a struct (Wishart) to 'g' is not supported yet"),
+     "f", "x", "return g(w)", "'g' expects a pointer to a Wishart here"),
+    ("static double g(Wishart w) { return w.gamma; }\n"
+     "double f(const double *x, const Matrix *M) { return g(M) * x[0]; }\n",
+     "f", "x", "return g(M)", "'g' expects a Wishart here"),
     ("double f(const Matrix *M) { return M[1].data[0]; }\n", "f", "M", "M[1]",
      "'M' points to one Matrix here"),
     ("double f(const Matrix *M, double *t) { M->data = t; return t[0]; }\n", "f", "t", "M->data = t",

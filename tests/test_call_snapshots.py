@@ -119,6 +119,49 @@ def test_a_callee_reaching_through_an_index_array_copies_the_rest_as_before(leve
     assert np.allclose(d_y, central_gradient(J, y_in), rtol=1e-6, atol=1e-8)
 
 
+HEAD = """
+static void head2(double *y)
+{
+    y[0] = y[0] * y[1];
+    y[1] = y[1] + 1.0;
+}
+
+double f(double *y, int n)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        head2(y);
+        s += y[0] + y[n - 1] * y[i];
+    }
+    return s;
+}
+"""
+
+
+@pytest.mark.parametrize("level", [0, 2])
+def test_a_whole_array_copy_shorter_than_the_array_is_popped_as_pushed(level):
+    """head2 touches y[0:2] of a longer y: each iteration's stack holds 2 numbers, and the
+    reverse sweep pops as many as that iteration pushed (not the array's length)."""
+    text = pipeline.gradient_source(HEAD, "t.c", "f", ["y"], "py", pipeline.Options(level=level))
+    grad = _run(text, "head")
+    n = 5
+    y = np.random.default_rng(2).uniform(0.2, 0.6, n)
+    y_in = y.copy()
+    d_y = np.zeros_like(y)
+    grad(y, d_y, n, 1.0)
+
+    def J(t):
+        t = t.copy()
+        s = 0.0
+        for i in range(n):
+            t[0] = t[0] * t[1]
+            t[1] = t[1] + 1.0
+            s += t[0] + t[n - 1] * t[i]
+        return s
+
+    assert np.allclose(d_y, central_gradient(J, y_in), rtol=1e-6, atol=1e-8)
+
+
 MEMBERS = """
 typedef struct { double x, y; } V2;
 typedef struct { double pos[3]; V2 v; } Body;

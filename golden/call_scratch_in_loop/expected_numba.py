@@ -86,9 +86,9 @@ def grad_mixture_unchecked(x, mu, d_mu, tmp, d_tmp, n, k, d, d_return=1.0):
         tape_best[i] = best
 
     # reverse sweep
-    tmp_before_sqnorm_len = tmp.shape[0]
+    tmp_before_sqnorm_len = min(tmp.shape[0], d)
     tmp_before_sqnorm = np.empty(tmp_before_sqnorm_len)
-    tmp_for_subtract = np.empty(tmp_before_sqnorm_len)
+    tmp_for_subtract = np.empty(d)
 
     # line 20: for i in range(n):
     d_total = d_return

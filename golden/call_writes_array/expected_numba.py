@@ -46,7 +46,7 @@ def grad_energy(x, d_x, y, d_y, n, d_return=1.0):
     d_x[0] += d_return * x[1]
 
     # line 14: smooth(x, y, n)
-    x_for_smooth = np.empty(x.shape[0])
+    x_for_smooth = np.empty(n)
     grad_smooth(x_for_smooth, d_x, y, d_y, n)
 
     # line 12: for i in range(n):
@@ -56,5 +56,5 @@ def grad_energy(x, d_x, y, d_y, n, d_return=1.0):
         d_y[i] += d_s * math.sin(y[i]) + d_s * y[i] * math.cos(y[i])
 
     # line 10: smooth(y, x, n)
-    y_for_smooth = np.empty(y.shape[0])
+    y_for_smooth = np.empty(n)
     grad_smooth(y_for_smooth, d_y, x_before_smooth, d_x, n)

@@ -15,6 +15,7 @@ from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.structured import add_carried
 from ..ssa.types import I64
 from .naming import free_variant
+from .sweep import defining_block
 
 
 class ForwardSweep:
@@ -38,8 +39,9 @@ class ForwardSweep:
         self.scratch: set[tuple[Op, int]] = set()  # (call, argument) the callee only writes
         self.snapshots: dict[tuple[Op, int], Value] = {}  # (call or array op, operand) -> copy made before it
         # A call's copy -> how many elements of it (along axis 0) the callee may touch, where its
-        # extents tell (``analysis.extents``): a tape of the copy keeps those, not the array's rest.
-        self.snapshot_reach: dict[Value, Value] = {}
+        # extents tell (``analysis.extents``), and the (call, argument) it is for: a tape of the
+        # copy keeps those elements, not the array's rest.
+        self.snapshot_reach: dict[Value, tuple[Value, Op, int]] = {}
         self.extents = Sizes(module)
         self.while_counts: dict[Op, Value] = {}  # cloned while op -> its trip-count result
 
@@ -89,26 +91,41 @@ class ForwardSweep:
                 continue
             a = op.operands[i]
             hint = free_variant(f"{known_root(a).name_hint}_before_{op.attrs['callee']}", self.user_names)
-            reach = self._reach(op, i, b)
+            reach = self.reach(op, i, b, lambda v: self.fwd[v])
             self.snapshots[(op, i)] = b.op1("copy", [self.fwd[a]], a.type, hint)
             if reach is not None:
-                self.snapshot_reach[self.snapshots[(op, i)]] = reach
+                self.snapshot_reach[self.snapshots[(op, i)]] = (reach, op, i)
 
-    def _reach(self, op: Op, i: int, b: Builder) -> Optional[Value]:
+    def top_level(self, v: Value) -> Optional[Value]:
+        """The forward copy of a primal value made before every loop (seen everywhere after, the
+        reverse sweep included); None for a value made inside one."""
+        return self.fwd[v] if defining_block(v) is self.fn.body else None
+
+    def reach(self, op: Op, i: int, b: Builder, value_of: Callable[[Value], Optional[Value]]) -> Optional[Value]:
         """How many elements of argument ``i`` along its first axis the callee may touch, from
         the start of what is passed, in the call's own integer arguments (``axpy3(a, x, y)`` with
-        ``y[k]``, ``k < 3``: 3; ``subtract(d, x, mu, tmp)``: ``d``); None where its extents do
-        not tell (an index no loop bounds, a recursive callee)."""
-        axes = self.extents.extents(self.module.functions[op.attrs["callee"]])[i]
+        ``y[k]``, ``k < 3``: 3; ``subtract(d, x, mu, tmp)``: ``d``), built at ``b`` from
+        ``value_of`` (a primal value as ``b`` sees it, or None); None where the callee's extents
+        do not tell (an index no loop bounds, a recursive callee) or ``b`` lacks a value."""
+        callee = self.module.functions[op.attrs["callee"]]
+        axes = self.extents.extents(callee)[i]
         cover = axes[0] if axes else None
         if cover is None:
             return None
-        terms = [(c, self.fwd[op.operands[k]]) for k, c in cover.terms]
-        if any(v.type != I64 for _, v in terms):
+        args = {k: value_of(op.operands[k]) for k in cover.params}
+        if any(v is None or v.type != I64 for v in args.values()):
             return None
         total = build.const(b, cover.const, I64)
-        for c, v in terms:
-            total = build.add(b, total, v if c == 1 else build.mul(b, build.const(b, c, I64), v))
+        for monomial, c in cover.terms:
+            term = build.const(b, c, I64) if c != 1 else None
+            for k in monomial:
+                term = args[k] if term is None else build.mul(b, term, args[k])  # type: ignore[arg-type]
+            assert term is not None
+            total = build.add(b, total, term)
+        floor = self.extents.cover_floor(callee, i, 0)
+        if floor:  # a constant index past what the loops reach (z[3] beside z[i], i < n - 1)
+            least = build.const(b, floor, I64)
+            total = build.select(b, build.cmp(b, "lt", total, least), least, total)
         return total
 
     def _snapshot_operands(self, op: Op, b: Builder) -> None:

@@ -744,6 +744,11 @@ class GradientTransform:
                 at = home.prologue if home is not rev else rev.body
                 here = self.values.avail(home, a)
                 dims = [at.op1("dim", [here], I64, axis=ax, cover=True) for ax in range(a.type.rank)]
+                # What the callee touches will do (new memory: past the array's end is harmless),
+                # from its arguments made before every loop: where the array's own cover is unknown too.
+                reach = self.forward.reach(op, i, at, self.forward.top_level)
+                if reach is not None:
+                    dims[0] = reach
                 hint = free_variant(f"{known_root(a).name_hint}_for_{callee.name}", self.user_names)
                 args.append(at.op1("alloc", dims, a.type, hint, fill="empty", elem=str(a.type.elem)))
             else:

@@ -127,7 +127,7 @@ class Tapes:
         dims = [_extent(pb, source, ax, "") for ax in range(rank)]
         reach = self.forward.snapshot_reach.get(cv)
         if reach is not None:  # what the callee touches, never past the array's end
-            dims[0] = build.select(pb, build.cmp(pb, "lt", reach, dims[0]), reach, dims[0])
+            dims[0] = _least(pb, reach[0], dims[0])
         outer = self.forward.fwd_op[loops[0]]
         at = Builder(outer.parent, outer.loc).before_op(outer)
         stack = at.op1("tape.new", [build.const(at, 16, I64)], ArrayType(elem, 1), hint, elem=str(elem), grow=True)
@@ -138,14 +138,21 @@ class Tapes:
             b.create("tape.push", [stack, b.op1("load", [source, *index], elem, cover=True)], [])
 
         element_loops(pb, dims, push)
-        home = m  # where the array the stack is popped into is made
+        # ``home``: where the array the stack is popped into is made
         owners = [_extent_owner(source, ax) for ax in range(rank)]
-        if all(self._outside_loops(owner) for owner, _ in owners):
+        # With a reach, the same shape in every iteration when the call's sizes are made before
+        # every loop too (``subtract(d, ...)``): then the reversed loops compute it once as well.
+        home = m.mirror_of(loops[0].parent)
+        again = None if reach is None else self.forward.reach(reach[1], reach[2], home.prologue, self.forward.top_level)
+        if all(self._outside_loops(owner) for owner, _ in owners) and (reach is None or again is not None):
             # The same shape in every iteration: one array, made before the reversed loops,
             # takes each iteration's elements in turn (every element is popped into it anew).
-            home = m.mirror_of(loops[0].parent)
-            rev_dims = [_extent(home.prologue, owner, ax, lens[k]) for k, (owner, ax) in enumerate(owners)]
+            rev_dims = [_extent(home.prologue, owner, ax, "" if k == 0 and again is not None else lens[k])
+                        for k, (owner, ax) in enumerate(owners)]
+            if again is not None:
+                rev_dims[0] = _least(home.prologue, again, rev_dims[0], lens[0])
         else:
+            home = m
             rev_dims = []
             for d, name in zip(dims, lens):  # each iteration's own, popped first
                 d.name_hint = name  # names its tape (``tape_<name>``), then leaves the forward sweep
@@ -228,6 +235,11 @@ def _extent(b: Builder, arr: Value, axis: int, hint: str) -> Value:
             return _extent(b, base, axis + dropped, hint)
         return b.op1("sub", [_extent(b, base, axis, ""), op.operands[1]], I64, hint)
     return b.op1("dim", [arr], I64, hint, axis=axis, cover=True)
+
+
+def _least(b: Builder, x: Value, y: Value, hint: str = "") -> Value:
+    """``min(x, y)`` of two integers."""
+    return build.select(b, build.cmp(b, "lt", x, y), x, y, hint)
 
 
 def _extent_owner(arr: Value, axis: int) -> tuple[Value, int]:

@@ -1,10 +1,14 @@
-"""Array extents for C output: each array parameter's size as an expression of the integer ones.
+"""Array extents: each array parameter's size as an expression of the integer ones (C output's
+sizes, and what a call may touch of an array it is passed: ``adjoint/forward.reach``).
 
 C pointers carry no shape, yet C code needs extents: the row length of a
 row-major 2-D array (``A[i * m + j]``), ``len(x)`` / ``x.shape[k]`` (the IR's
 ``dim``), and the element count of a copy. This analysis finds, for every
 array parameter of every function and every axis, an affine expression in the
-function's integer parameters (``n``, ``n + 1``, ``2 * n``), from:
+function's integer parameters (``n``, ``n + 1``, ``2 * n``; ``rows * cols`` where the code
+multiplies two of them, ``data[i * cols + j]``: a product of indices is bounded by the product
+of their bounds where neither is negative, a counter from 0 and a size that bounds a loop
+around the access), from:
 
 1. an annotation, ``fn.attrs["shapes"] = {"x": ["n"], "A": ["n", "m"]}`` (on the
    function or, for a gradient, on its primal), which always wins: Python's
@@ -51,11 +55,16 @@ from ..ssa.build import const_int
 from ..ssa.ir import Function, Module, Op, Value
 
 
+Monomial = tuple[int, ...]  # a product of integer parameters, by index, sorted: (0,) is n, (0, 1) is n * m
+
+
 @dataclass(frozen=True)
 class Affine:
-    """``sum(coeff * param) + const`` over a function's integer parameters (by index)."""
+    """``sum(coeff * monomial) + const`` over a function's integer parameters (by index): an
+    affine form (``2 * n + 1``), or a polynomial where the code multiplies two of them
+    (``rows * cols``, the extent of a matrix a loop walks as ``data[i * cols + j]``)."""
 
-    terms: tuple[tuple[int, int], ...] = ()
+    terms: tuple[tuple[Monomial, int], ...] = ()
     const: int = 0
 
     @staticmethod
@@ -64,7 +73,7 @@ class Affine:
 
     @staticmethod
     def of_param(index: int) -> "Affine":
-        return Affine(((index, 1),), 0)
+        return Affine((((index,), 1),), 0)
 
     def __add__(self, other: "Affine") -> "Affine":
         coeffs = dict(self.terms)
@@ -77,6 +86,14 @@ class Affine:
             return Affine()
         return Affine(tuple((k, v * c) for k, v in self.terms), self.const * c)
 
+    def times(self, other: "Affine") -> "Affine":
+        """The product of two forms (a polynomial)."""
+        out = Affine(other.scale(self.const).terms, self.const * other.const) + Affine(self.scale(other.const).terms)
+        for k, c in self.terms:
+            for j, d in other.terms:
+                out = out + Affine(((tuple(sorted(k + j)), c * d),), 0)
+        return out
+
     def __sub__(self, other: "Affine") -> "Affine":
         return self + other.scale(-1)
 
@@ -87,6 +104,11 @@ class Affine:
     def is_const(self) -> bool:
         return not self.terms
 
+    @property
+    def params(self) -> set[int]:
+        """The parameters (by index) the form reads."""
+        return {i for k, _ in self.terms for i in k}
+
 
 class _FunctionView:
     """Affine forms and index bounds of one function's integer values."""
@@ -95,6 +117,7 @@ class _FunctionView:
         self.fn = fn
         self.param_index = {p: i for i, p in enumerate(fn.params)}
         self._affine: dict[Value, Optional[Affine]] = {}
+        self.bounding: set[Value] = set()  # loop bounds positive where the access runs (``around``)
 
     def affine(self, v: Value) -> Optional[Affine]:
         """``v`` as an affine expression of the integer parameters, when it is one."""
@@ -131,6 +154,7 @@ class _FunctionView:
                     return a.scale(b.const)
                 if a.is_const:
                     return b.scale(a.const)
+                return a.times(b)  # rows * cols: exact, whatever the signs
         return None
 
     def bound(self, v: Value, upper: bool, depth: int = 0, strict: bool = True) -> Optional[Affine]:
@@ -176,6 +200,10 @@ class _FunctionView:
                 if c is not None:
                     a = self.bound(x, upper if c >= 0 else not upper, depth + 1, strict)
                     return None if a is None else a.scale(c)
+            # i * m, both never negative where the access runs: the product of the factors' bounds
+            if all(self._nonneg(o, depth) for o in op.operands):
+                a, b = (self.bound(o, upper, depth + 1, strict) for o in op.operands)
+                return None if a is None or b is None else a.times(b)
             return None
         if op.name == "field":  # sum(coef * operand) + offset, every coefficient positive
             total = Affine.of_const(op.attrs["offset"])
@@ -192,6 +220,37 @@ class _FunctionView:
                 return None
             return m.plus(-1) if upper else Affine()
         return None
+
+    def _nonneg(self, v: Value, depth: int) -> bool:
+        """Whether ``v`` is never negative where the access being bounded runs: a constant, a
+        counter of a loop from a non-negative start, or a parameter that bounds such a loop
+        around the access (``j < cols`` runs only when ``cols > 0``); sums and products of those."""
+        c = const_int(v)
+        if c is not None:
+            return c >= 0
+        if depth > 16:
+            return False
+        if v.is_block_arg and v.index == 0 and v.owner.parent_op is not None and v.owner.parent_op.name == "for":
+            loop = v.owner.parent_op
+            step = const_int(loop.operands[2])
+            return step is not None and step > 0 and self._nonneg(loop.operands[0], depth + 1)
+        if v in self.bounding:
+            return True
+        op = v.defining_op
+        if op is not None and op.name in ("add", "mul"):
+            return all(self._nonneg(o, depth + 1) for o in op.operands)
+        return False
+
+    def around(self, op: Op) -> None:
+        """Bound the indices of ``op`` next: the upper bounds of the loops from a non-negative
+        start around it are positive there (``_nonneg``)."""
+        self.bounding = set()
+        loop = op.parent.parent_op
+        while loop is not None:
+            first, step = (const_int(loop.operands[k]) for k in (0, 2)) if loop.name == "for" else (None, None)
+            if step is not None and step > 0 and first is not None and first >= 0:
+                self.bounding.add(loop.operands[1])
+            loop = loop.parent.parent_op if loop.parent is not None else None
 
     def bound_sum(self, values: list[Value], upper: bool, strict: bool = True) -> Optional[Affine]:
         """The bound of ``sum(values)`` (an index through views: the offsets and the index).
@@ -299,10 +358,7 @@ def _parse_extent(text, names: dict[str, int]) -> Optional[Affine]:
                 return a + b
             if isinstance(n.op, ast.Sub):
                 return a - b
-            if b.is_const:
-                return a.scale(b.const)
-            if a.is_const:
-                return b.scale(a.const)
+            return a.times(b)
         return None
 
     return conv(node)
@@ -385,6 +441,7 @@ class Sizes:
                 arr, rows, offsets = _through_views(op.operands[0])
                 if arr not in view.param_index:
                     continue
+                view.around(op)
                 index = op.operands[1 : 1 + op.operands[0].type.rank]
                 for axis, terms in enumerate(_axis_terms(rows, offsets, index)):
                     v = terms[0]
@@ -476,6 +533,7 @@ class Sizes:
         if callee.name in self._busy:
             return  # a recursive call: the array's extents are the caller's own
         theirs = self.extents(callee)
+        view.around(op)
         for j, arg in enumerate(op.operands):
             if not arg.type.is_array or theirs[j] is None:
                 continue
@@ -511,11 +569,14 @@ class Sizes:
                 if axis == 0:
                     mapped = None if start is None else start.plus(ext.const)
                 for k, c in ext.terms:
-                    size = view.affine(op.operands[k])
+                    size: Optional[Affine] = Affine.of_const(c)
+                    for i in k:  # the monomial in the caller's values of the callee's parameters
+                        factor = view.affine(op.operands[i])
+                        size = None if factor is None or size is None else size.times(factor)
                     if size is None or mapped is None:
                         mapped = None
                         break
-                    mapped = mapped + size.scale(c)
+                    mapped = mapped + size
                 if mapped is None:
                     unbounded(param, shift + axis)
                 add(param, shift + axis, mapped)

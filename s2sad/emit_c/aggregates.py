@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ..ssa.ir import Function, Value
+from ..analysis.effects import function_effects
+from ..ssa.ir import Function, Module, Value
 from .signature import declared_aggregates
 
 CELL = "cell"
@@ -39,6 +40,29 @@ class StructParam:
     def as_variable(self) -> str:
         """What the leaf's variable is spelled: the member, or the address of a cell."""
         return f"&{self.member}" if self.kind == CELL else self.member
+
+
+def flatten_struct_params(module: Module, fn: Function) -> None:
+    """Declare a helper's struct leaves as parameters of their own (``double w_gamma, int w_m``,
+    ``const double *M_data``): its callers pass the leaves (``parse/c_records``), and a local
+    struct of theirs exists in the output only as its leaves. The function differentiated keeps
+    the user's struct parameters.
+
+    A pointer member the helper only reads is declared ``const`` (``const Matrix *A``'s
+    ``double *data`` may point at a ``const double *`` the caller cast for the struct)."""
+    members = fn.attrs.pop("c_aggregates", None)
+    fn.attrs.pop("struct_shadows", None)
+    spelled = fn.attrs.get("c_params")
+    if not members or spelled is None:
+        return
+    primal = module.functions.get(fn.attrs.get("primal", ""), fn)  # a gradient's c_params are its primal's
+    writes = function_effects(module, primal).writes
+    spelled = list(spelled)
+    for j, p in enumerate(primal.params[: len(spelled)]):
+        entry = members.get(p.name_hint)
+        if entry is not None and entry[3] == "memory" and j not in writes and not spelled[j].startswith("const "):
+            spelled[j] = "const " + spelled[j]
+    fn.attrs["c_params"] = spelled
 
 
 def struct_params(fn: Function) -> dict[str, StructParam]:

@@ -21,6 +21,7 @@ from ..ssa.attrs import grad_info, is_gradient
 from ..ssa.callgraph import reachable
 from ..ssa.ir import Function, Module, Op
 from ..ssa.types import Type
+from .aggregates import flatten_struct_params
 from .helpers import MATH_H
 from .names import c_reserved
 from .render import comment_text
@@ -146,6 +147,9 @@ def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunc
     """Every function ``entry`` reaches, emitted by ``make``'s emitters, in module order."""
     if entry not in module.functions:
         raise error(f"no function '{entry}' to emit")
+    for fn in module.functions.values():
+        if fn.name != entry:
+            flatten_struct_params(module, fn)
     ctx = ModuleContext(module, entry)
     called = reachable(module, [entry])
     unlowered = [n for n in called if has_array_ops(module.functions[n])]

@@ -150,7 +150,9 @@ class CArrayAccess:
     def _affine_expr(self, a: Affine) -> Expr:
         e: Optional[Expr] = None
         for k, c in a.terms:
-            name = Name(self.var.get(self.fn.params[k], self.fn.params[k].name_hint))
+            name: Expr = Name(self.var.get(self.fn.params[k[0]], self.fn.params[k[0]].name_hint))
+            for i in k[1:]:  # a product of parameters: rows * cols
+                name = BinOp("*", name, Name(self.var.get(self.fn.params[i], self.fn.params[i].name_hint)))
             term: Expr = name if abs(c) == 1 else BinOp("*", number(abs(c)), name)
             if e is None:
                 e = term if c > 0 else negate(term)
@@ -174,7 +176,7 @@ class CArrayAccess:
             a = ext[axis] if ext is not None else None
             if not cover and (index, axis) not in self.ctx.sizes.exact_axes(self.fn):
                 a = None
-            if a is not None and all(self._stable(self.fn.params[k]) for k, _ in a.terms):
+            if a is not None and all(self._stable(self.fn.params[k]) for k in a.params):
                 floor = self.ctx.sizes.cover_floor(self.fn, index, axis)
                 if floor:  # a constant index past what the loops reach (z[3] beside z[i], i < n - 1)
                     return Call(Name("max_l"), (self._affine_expr(a), number(floor)))

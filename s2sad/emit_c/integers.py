@@ -95,7 +95,7 @@ class CIntegers:
         for ext in self.extents:
             for e in ext or []:
                 if e is not None:
-                    out.update(fn.params[k] for k, _ in e.terms)
+                    out.update(fn.params[k] for k in e.params)
         return out
 
     def _nonneg(self, v: Value, op: Op) -> bool:

@@ -54,7 +54,7 @@ from .c_pointers import Aim, CPointerLowering, addressed_names
 from .c_source_map import SourceMap
 from .c_omp import COmpLowering
 from .omp import OmpClauses
-from .c_records import CELL, CRecordLowering, aggregate_entry, leaf_hint, param_leaves
+from .c_records import CELL, CRecordLowering, aggregate_entry, leaf_hint, param_leaves, read_only
 from .c_structs import StructTable
 from .c_types import Member, StructLayout
 from .c_types import BYTES, CType, TypeProblem, ctype_of, value_type
@@ -133,6 +133,17 @@ def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
         if name is not None and name not in out:
             out.append(name)
     return out
+
+
+def _passed(name: str, body: c_ast.Node) -> bool:
+    """Whether ``body`` passes the variable ``name`` (or its address) to a call."""
+    for n in walk(body):
+        if isinstance(n, c_ast.FuncCall) and n.args is not None:
+            for a in n.args.exprs:
+                a = a.expr if isinstance(a, c_ast.UnaryOp) and a.op == "&" else a
+                if isinstance(a, c_ast.ID) and a.name == name:
+                    return True
+    return False
 
 
 def _dotted(node: Optional[c_ast.Node]) -> Optional[str]:
@@ -915,11 +926,13 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             raise self.fail(node, f"'{name}' takes {len(sig.params)} argument(s), not {len(args)}")
         values: list[Optional[Value]] = []
         moving: list[tuple[int, Aim, c_ast.Node, CType]] = []  # arguments that move between arrays
+        after: list[Callable[[Builder], None]] = []  # struct members read back after the call
         for a, t in zip(args, sig.params):
             if t.kind == "record":
-                raise self.fail(a, f"passing a struct ({t.spelling.rstrip(' *')}) to '{name}' is not supported yet",
-                                f"pass '{name}' the members it reads as parameters of their own (a number, "
-                                "an array: w.gamma, M->data)")
+                leaves, back = self.record_argument(a, t, name, b, env)
+                values += leaves
+                after += back
+                continue
             if t.kind == "pointer":
                 p = self.pointer(a, b, env, aims=True)
                 if p.elem != t.scalar or p.layout != t.layout:
@@ -952,6 +965,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                                           hints=[f"{name}_value"] * len(result_types))
             return list(op.results)
         results = make(b, values, moving)
+        for read_back in after:
+            read_back(b)
         return results[0] if result_types else None
 
     def math_call(self, node: c_ast.FuncCall, intrinsic: tuple[str, Optional[Type]], args: list[c_ast.Node],
@@ -1048,9 +1063,12 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         assigned = set(assigned_names(body))
         if name in assigned or block_exits(statements(body)).may & {BREAK, RETURN}:
             return None
-        if not self.is_simple(cond.right) or any(isinstance(n, c_ast.ID) and n.name in assigned
-                                                 for n in walk(cond.right)):
+        bound = self.as_variable(cond.right) if isinstance(cond.right, c_ast.StructRef) else cond.right
+        if not self.is_simple(bound) or any(isinstance(n, c_ast.ID) and n.name in assigned for n in walk(bound)):
             return None
+        root = bound.name.split(".")[0] if bound is not cond.right else ""
+        if root and not read_only(self.ctypes[self.lookup(root)]) and _passed(root, body):
+            return None  # i < C.rows where the body passes C to a call, which may change C.rows
         if isinstance(init, c_ast.Assignment) and abs(step) != 1:
             return None
         return key, cond.right, cond.op, step

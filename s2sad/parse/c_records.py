@@ -24,14 +24,18 @@ the leaf's kind: ``{"M_data": ["M", "const Matrix *", "->data", "memory"]}``. Th
 declares the parameter once and spells each leaf as its access path (``M->data``), and
 reverse mode gives the gradient one shadow struct per struct parameter (``Matrix *d_M``).
 
-Arrays of such structs, structs passed to other functions of the file, structs returned,
-local pointers to structs and ``malloc`` of structs are refused where they are written.
+A struct passed to another function of the file (``g(w)``, ``g(&C)``, ``g(M)``) is passed as
+the leaves of the callee's parameter (``record_argument``); C output then declares that
+helper's leaves as parameters of their own (``double w_gamma, int w_m``), its gradient their
+shadows, while the function differentiated keeps the user's struct parameters. Arrays of such
+structs, structs returned, local pointers to structs and ``malloc`` of structs are refused
+where they are written.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
 from pycparser import c_ast
 
@@ -350,8 +354,71 @@ class CRecordLowering:
             base = base.name
         var = self.as_variable(base) if isinstance(base, c_ast.StructRef) else base
         key = self.lookup(var.name) if isinstance(var, c_ast.ID) else None
+        if key is not None and base is not target and self.ctypes[key].kind == "pointer":
+            return  # M->data[i] = ...: memory the member points at, writable even in a const Matrix
         if key is not None:
             self.check_writable(target, key)
+
+    # -- a struct passed to a function of the file -------------------------------------------
+    def record_argument(self, a: c_ast.Node, t: CType, callee: str, b: Builder, env: Env) \
+            -> tuple[list[Value], list[Callable[[Builder], None]]]:
+        """The IR arguments a struct argument is (one per leaf of the callee's parameter ``t``, as
+        ``param_leaves`` lowers it: ``g(w)``, ``g(&C)``, ``g(M)``, ``g(*p)``), and what to do after
+        the call: a number member the callee may write (a cell) of a struct the caller holds as
+        numbers is passed in a cell of its own and read back from it (copy in, copy out)."""
+        assert t.record is not None
+        inner, op = (a.expr, a.op) if isinstance(a, c_ast.UnaryOp) and a.op in ("&", "*") else (a, "")
+        root = self.record_variable(inner)
+        # a pointer parameter takes &v or a pointer p; a struct parameter takes v or *p
+        forms = {(True, "&", False), (True, "", True), (False, "", False), (False, "*", True)}
+        if root is None or root[1].record is None or root[1].record.name != t.record.name \
+                or (t.indirect, op, root[1].indirect) not in forms:
+            want = ("a pointer to a " if t.indirect else "a ") + t.record.name
+            raise self.fail(a, f"'{callee}' expects {want} here",
+                            f"pass a {t.record.name} variable" + (" by its address (&v), or a pointer to one"
+                                                                 if t.indirect else ", or *p of a pointer to one"))
+        var, have = root
+        arrow = "->" if have.indirect else "."
+        values: list[Value] = []
+        after: list[Callable[[Builder], None]] = []
+        for pl in param_leaves(t):
+            member = _member_node(var, arrow, pl.leaf.path, a)
+            if pl.kind == VALUE:
+                v = self.number(self.scalar(member, b, env), self.at(b, a))
+                values.append(self.convert(v, value_type(pl.ctype), b))
+            elif pl.kind == CELL:
+                values.append(self.cell_argument(member, pl, b, env, after))
+            else:
+                p = self.pointer(member, b, env)
+                values.append(self.array_argument(member, p, pl.ctype, callee, b))
+        return values, after
+
+    def cell_argument(self, member: c_ast.Node, pl: ParamLeaf, b: Builder, env: Env,
+                      after: list[Callable[[Builder], None]]) -> Value:
+        """A number member the callee may write: the caller's cell (``p->x`` of its own writable
+        struct pointer), or a new one holding the member's value, read back after the call."""
+        dotted = self.record_member(member)
+        assert dotted is not None
+        key = self.lookup(dotted)
+        if key in self.record_cells:
+            cell = self.name(c_ast.ID(dotted, coord=member.coord), b, env)
+            assert isinstance(cell, Ptr)
+            return cell.base
+        t = value_type(CType("scalar", pl.leaf.member.scalar, pl.leaf.member.spelling))
+        kind = pl.ctype.ir_array
+        at = self.at(b, member)
+        cell = at.op1("alloc", [build.const(at, 1, I64)], kind, leaf_hint(*dotted.split(".", 1)),
+                      fill="empty", elem=kind.elem.name)
+        current = env.get(key) if key is not None else None
+        if not isinstance(current, Value):  # not given a value yet (a struct the callee fills in): zero
+            current = build.const(at, 0, t)
+        at.create("store", [cell, build.const(at, 0, I64), self.convert(current, kind.elem, at)], [])
+
+        def read_back(bb: Builder) -> None:
+            v = self.at(bb, member).op1("load", [cell, build.const(bb, 0, I64)], kind.elem)
+            self.store(c_ast.ID(dotted, coord=member.coord), self.convert(v, t, bb), bb, env, member)
+        after.append(read_back)
+        return cell
 
     # -- provided by the host (the C function lowerer) -------------------------------------------
     record_cells: set[str]  # the keys of leaves that are cells: p->x of a struct that may be written

@@ -151,14 +151,13 @@ void grad_zscore(const double *x, double *d_x, int n, double w, double *d_w, dou
     grad_largest(x, d_x, n, k_before_largest, t2, w_before_largest, d_w_local);
 
     // line 30: stats(x, n, &m, &v);
-    double *v_for_stats = malloc(1 * sizeof(double));
+    double v_for_stats[1];
     grad_stats(x, d_x, n, m_before_stats, d_m, v_for_stats, d_v);
 
     // line 27: double zscore(const double *x, int n, double w)
     double d_w_local2 = d_w_local[0];
     d_w_local[0] = 0.0;
     *d_w += d_w_local2;
-    free(v_for_stats);
     free(t2);
     free(w_before_largest);
     free(k_before_largest);

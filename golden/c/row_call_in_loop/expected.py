@@ -48,7 +48,7 @@ def grad_f(n, m, A, d_A, d_return=1.0):
             tape_A_elem[i * t0 + j] = A_elem
 
     # reverse sweep
-    A_before_scale_row_len = A.shape[1]
+    A_before_scale_row_len = min(A.shape[1], m)
     A_before_scale_row = np.empty(A_before_scale_row_len)
 
     # line 9: for (int i = 0; i < n; i++) {

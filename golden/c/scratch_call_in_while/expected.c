@@ -68,7 +68,7 @@ void grad_settle(int n, const double *w, double *d_w, double *u, double *d_u, do
     }
 
     // reverse sweep
-    long u_before_relax_len = max_l(n, 1);
+    long u_before_relax_len = n < max_l(n, 1) ? n : max_l(n, 1);
     double *u_before_relax = malloc(u_before_relax_len * sizeof(double));
 
     // line 19: for (int j = 0; j < n; j++)
