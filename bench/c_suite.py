@@ -37,7 +37,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from objectives import OBJECTIVES, Objective, central_difference  # noqa: E402  (bench/ is the script's dir)
+from objectives import C_DIR, OBJECTIVES, Objective, central_difference  # noqa: E402  (bench/ is the script's dir)
 from s2sad import pipeline  # noqa: E402
 from s2sad.diagnostics import DiagnosticError  # noqa: E402
 CFLAGS = ["-O2", "-shared", "-fPIC"]
@@ -58,7 +58,8 @@ def compile_lib(source: str, name: str, tmp: Path) -> ctypes.CDLL:
     src = tmp / f"{name}.c"
     src.write_text(source)
     lib = tmp / f"lib{name}.so"
-    r = subprocess.run(["gcc", *CFLAGS, str(src), "-o", str(lib), "-lm"], capture_output=True, text=True)
+    r = subprocess.run(["gcc", *CFLAGS, "-I", str(C_DIR), str(src), "-o", str(lib), "-lm"], capture_output=True,
+                       text=True)  # -I: the objectives' headers (bench/c/gmm.h)
     if r.returncode != 0:
         raise BenchError(f"gcc failed on {name}.c:\n{r.stderr}")
     return ctypes.CDLL(str(lib))
@@ -88,7 +89,8 @@ def generate(obj: Objective, level: int) -> str:
     """The C gradient from s2sad, or a BenchError with s2sad's diagnostic."""
     opts = pipeline.Options(level=level)
     try:
-        return pipeline.gradient_source(obj.path.read_text(), obj.file, obj.func, obj.wrt, target="c", options=opts)
+        return pipeline.gradient_source(obj.path.read_text(), str(obj.path), obj.func, obj.wrt, target="c",
+                                        options=opts)  # the path: its headers are found beside it
     except DiagnosticError as e:
         raise BenchError(f"s2sad cannot differentiate {obj.func} in bench/c/{obj.file}:\n{e.render()}") from None
     except Exception as e:  # an internal error: still no traceback for the benchmark's user

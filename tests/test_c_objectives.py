@@ -31,7 +31,9 @@ from s2sad import pipeline
 pytestmark = pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-from objectives import OBJECTIVES, Objective, central_difference  # noqa: E402
+from objectives import C_DIR, OBJECTIVES, Objective, central_difference  # noqa: E402
+
+HEADERS = ("-I", str(C_DIR))  # the objectives' own headers (bench/c/gmm.h)
 
 
 # ----------------------------------------------------------------------------- references
@@ -161,7 +163,7 @@ def _inputs(obj: Objective, rng: np.random.Generator) -> list:
 
 
 def _primal(obj: Objective) -> CFunction:
-    return CFunction(build(obj.path.read_text()), obj.func, obj.types, "double")
+    return CFunction(build(obj.path.read_text(), HEADERS), obj.func, obj.types, "double")
 
 
 # ----------------------------------------------------------------------------- tests
@@ -173,7 +175,7 @@ def test_primal_compiles_at_o2(obj: Objective, tmp_path: Path):
     src.write_text(obj.path.read_text())
     flags = [f for f in CFLAGS if f not in ("-shared", "-fPIC", "-O1")]
     r = subprocess.run(
-        ["gcc", *flags, "-O2", "-c", str(src), "-o", str(tmp_path / "obj.o")], capture_output=True, text=True
+        ["gcc", *flags, *HEADERS, "-O2", "-c", str(src), "-o", str(tmp_path / "obj.o")], capture_output=True, text=True
     )
     assert r.returncode == 0 and not r.stderr.strip(), r.stderr
 
@@ -214,7 +216,7 @@ def _central_differences(f: CFunction, args: list, index: int) -> np.ndarray:
 
 @pytest.mark.parametrize("obj", OBJECTIVES, ids=IDS)
 def test_c_gradient_matches_finite_differences(obj: Objective):
-    text = pipeline.gradient_source(obj.path.read_text(), obj.file, obj.func, obj.wrt, target="c")
+    text = pipeline.gradient_source(obj.path.read_text(), str(obj.path), obj.func, obj.wrt, target="c")
     assert f"void grad_{obj.func}(" in text
     # -fsanitize=address,undefined: memory errors and undefined behaviour fail the test
     grad = CFunction(build_sanitized(text), f"grad_{obj.func}", obj.gradient_types())

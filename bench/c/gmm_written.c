@@ -8,40 +8,12 @@
  *   icf[k * d (d + 1) / 2] per component: d log-diagonal entries of Q, then its strictly lower
  *                          triangle, column by column
  *   x[n * d]               the points, row-major
- *   gamma, m               the Wishart prior's scale and degrees of freedom
+ *   gamma, m               the Wishart prior's scale and degrees of freedom (a Wishart struct,
+ *                          gmm.h, passed by value to the prior)
  */
-#include <math.h>
 #include <stdlib.h>
 
-#ifndef M_PI /* strict C99 leaves it out of math.h */
-#define M_PI 3.14159265358979323846
-#endif
-
-static double arr_max(int n, const double *v)
-{
-    double m = v[0];
-    for (int i = 1; i < n; i++)
-        if (v[i] > m)
-            m = v[i];
-    return m;
-}
-
-static double logsumexp(int n, const double *v)
-{
-    double mx = arr_max(n, v);
-    double s = 0.0;
-    for (int i = 0; i < n; i++)
-        s += exp(v[i] - mx);
-    return log(s) + mx;
-}
-
-static double sqnorm(int n, const double *v)
-{
-    double s = 0.0;
-    for (int i = 0; i < n; i++)
-        s += v[i] * v[i];
-    return s;
-}
+#include "gmm.h"
 
 static void subtract(int d, const double *a, const double *b, double *out)
 {
@@ -83,16 +55,16 @@ static double log_gamma_distrib(double a, int p)
     return out;
 }
 
-static double log_wishart_prior(int d, int k, double gamma, int m, const double *sum_qs,
-                                const double *qdiags, const double *icf)
+static double log_wishart_prior(int d, int k, Wishart wishart, const double *sum_qs, const double *qdiags,
+                                const double *icf)
 {
-    int n = d + m + 1;
+    int n = d + wishart.m + 1;
     int icf_sz = d * (d + 1) / 2;
-    double c = n * d * (log(gamma) - 0.5 * log(2.0)) - log_gamma_distrib(0.5 * n, d);
+    double c = n * d * (log(wishart.gamma) - 0.5 * log(2.0)) - log_gamma_distrib(0.5 * n, d);
     double out = 0.0;
     for (int ik = 0; ik < k; ik++) {
         double frobenius = sqnorm(d, &qdiags[ik * d]) + sqnorm(icf_sz - d, &icf[ik * icf_sz + d]);
-        out += 0.5 * gamma * gamma * frobenius - m * sum_qs[ik];
+        out += 0.5 * wishart.gamma * wishart.gamma * frobenius - wishart.m * sum_qs[ik];
     }
     return out - k * c;
 }
@@ -120,8 +92,8 @@ double gmm_objective(int d, int k, int n, const double *alphas, const double *me
         slse += logsumexp(k, main_term);
     }
     double lse_alphas = logsumexp(k, alphas);
-    double err = constant + slse - n * lse_alphas
-                 + log_wishart_prior(d, k, gamma, m, sum_qs, qdiags, icf);
+    Wishart wishart = {gamma, m};
+    double err = constant + slse - n * lse_alphas + log_wishart_prior(d, k, wishart, sum_qs, qdiags, icf);
 
     free(qdiags);
     free(sum_qs);
