@@ -53,17 +53,19 @@ def ba_data(rng: np.random.Generator, ncam: int, npts: int, nobs: int) -> list:
     return [nobs, cams.ravel(), pts.ravel(), w, obs.ravel(), feats]
 
 
-def lstm_data(rng: np.random.Generator, steps: int, hsize: int, insize: int) -> list:
+def lstm_data(rng: np.random.Generator, steps: int, layers: int, width: int) -> list:
+    """bench/c/lstm.c's arguments: W[layers][4 width][2 width], b[layers][4 width], x[steps][width],
+    h0 and c0[layers][width], y[steps][width], flat."""
     return [
         steps,
-        hsize,
-        insize,
-        rng.normal(scale=0.5 / np.sqrt(hsize + insize), size=4 * hsize * (insize + hsize)),
-        rng.normal(scale=0.5, size=4 * hsize),
-        rng.normal(size=steps * insize),
-        rng.normal(scale=0.5, size=hsize),
-        rng.normal(scale=0.5, size=hsize),
-        rng.uniform(-0.5, 0.5, size=steps * hsize),
+        layers,
+        width,
+        rng.normal(scale=0.5 / np.sqrt(2 * width), size=layers * 8 * width * width),
+        rng.normal(scale=0.5, size=layers * 4 * width),
+        rng.normal(size=steps * width),
+        rng.normal(scale=0.5, size=layers * width),
+        rng.normal(scale=0.5, size=layers * width),
+        rng.uniform(-0.5, 0.5, size=steps * width),
     ]
 
 
@@ -143,18 +145,17 @@ OBJECTIVES = [
         "lstm",
         "lstm.c",
         "lstm_objective",
-        ["steps", "hsize", "insize", "W", "b", "x", "h0", "c0", "y"],
+        ["steps", "layers", "h", "W", "b", "x", "h0", "c0", "y"],
         ["int", "int", "int", "double *", "double *", "double *", "double *", "double *", "double *"],
         ["W", "b"],
         lstm_data,
         {
-            "full": dict(steps=10, hsize=32, insize=32),
-            "quick": dict(steps=3, hsize=8, insize=8),
-            "check": dict(steps=3, hsize=4, insize=3),
+            "full": dict(steps=10, layers=2, width=32),
+            "quick": dict(steps=3, layers=2, width=8),
+            "check": dict(steps=3, layers=2, width=3),
         },
     ),
 ]
-
 
 
 def central_difference(f: Callable[..., float], args: list, index: int, j: int) -> float:

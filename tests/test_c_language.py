@@ -316,3 +316,43 @@ def test_complementing_an_unsigned_value_is_refused():
     messages = _diagnostics("double f(double *x, unsigned n) {\n    return x[~n & 1];\n}\n")
     assert any(m.startswith("2:14: 'n' is unsigned") or "complementing an unsigned value (~)" in m
                for m in messages), messages
+
+
+MEMORY = "#include <string.h>\n"
+
+
+def test_memcpy_memmove_memset_mean_what_c_means():
+    """The element loops s2sad reads them as, run by the IR interpreter, against the C library's."""
+    source = MEMORY + """
+double f(double *a, const double *b, int n)
+{
+    memcpy(a, b, n * sizeof(double));
+    memmove(a + 1, a, (n - 1) * sizeof(double));
+    memset(a, 0, 2 * sizeof(double));
+    memmove(a, a + 2, (n - 2) * sizeof(double));
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        s += (i + 1) * a[i];
+    return s;
+}
+"""
+    b = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    a = np.zeros(6)
+    # by hand: a = b; a = [1, 1, 2, 3, 4, 5]; a = [0, 0, 2, 3, 4, 5]; a = [2, 3, 4, 5, 4, 5]
+    want = float(np.dot(np.arange(1, 7), [2.0, 3.0, 4.0, 5.0, 4.0, 5.0]))
+    assert _run_ir(source, "f", a, b, 6) == want
+    if have_gcc():
+        c = CFunction(build(source), "f", ["double *", "double *", "int"], "double")
+        assert c(np.zeros(6), b, 6) == want
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("double f(double *a, int n) { memset(a, 1, n * sizeof(double)); return a[0]; }",
+     "memset with a byte other than 0 writes no number s2sad can follow"),
+    ("double f(double *a, const int *b, int n) { memcpy(a, b, n * sizeof(int)); return a[0]; }",
+     "memcpy between arrays of int and double is not supported"),
+    ("double f(double *a, const double *b) { memcpy(a, b); return a[0]; }", "memcpy takes 3 arguments"),
+])
+def test_memory_call_problems_are_located(body, expected):
+    (message,) = _diagnostics(MEMORY + body)
+    assert message.startswith("2:") and expected in message, message

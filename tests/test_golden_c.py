@@ -77,6 +77,7 @@ PY_CASES = [
     "struct_bodies_array",
     "struct_nested_typedef",
     "struct_array_member_to_helper",
+    "memcpy_memset",
     "checkpoint_binomial",
     "checkpoint_call_view",
     "recursive_divide_conquer",

@@ -15,7 +15,7 @@ from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.structured import add_carried
 from ..ssa.types import I64
 from .naming import free_variant
-from .sweep import defining_block
+from .sweep import defining_block, extent_at, least
 
 
 class ForwardSweep:
@@ -91,10 +91,16 @@ class ForwardSweep:
                 continue
             a = op.operands[i]
             hint = free_variant(f"{known_root(a).name_hint}_before_{op.attrs['callee']}", self.user_names)
-            reach = self.reach(op, i, b, lambda v: self.fwd[v])
-            self.snapshots[(op, i)] = b.op1("copy", [self.fwd[a]], a.type, hint)
-            if reach is not None:
-                self.snapshot_reach[self.snapshots[(op, i)]] = (reach, op, i)
+            # In a loop the copy is a stack of each iteration's (``tape``): of the rows the callee
+            # may touch. Outside one, the whole array, once (``x.copy()``).
+            reach = self.reach(op, i, b, lambda v: self.fwd[v]) if _in_loop(op) else None
+            if reach is None:
+                self.snapshots[(op, i)] = b.op1("copy", [self.fwd[a]], a.type, hint)
+                continue
+            # The rows the callee may touch, never past the array's end: copy(x, n) is x[:n].
+            rows = least(b, reach, extent_at(b, self.fwd[a], 0, ""))
+            self.snapshots[(op, i)] = b.op1("copy", [self.fwd[a], rows], a.type, hint)
+            self.snapshot_reach[self.snapshots[(op, i)]] = (reach, op, i)
 
     def top_level(self, v: Value) -> Optional[Value]:
         """The forward copy of a primal value made before every loop (seen everywhere after, the
@@ -145,3 +151,13 @@ class ForwardSweep:
         yb = Builder(body, w.loc).before_op(body.terminator)
         self.while_counts[w] = add_carried(w, zero, lambda k: build.add(yb, k, build.const(yb, 1, I64), hint=n_iter),
                                            n_iter)
+
+
+def _in_loop(op: Op) -> bool:
+    """Whether ``op`` runs inside a loop of its function."""
+    outer = op.parent.parent_op
+    while outer is not None:
+        if outer.name in ("for", "while"):
+            return True
+        outer = outer.parent.parent_op
+    return False

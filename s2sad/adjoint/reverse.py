@@ -759,6 +759,9 @@ class GradientTransform:
                 else:
                     dims = [rev.body.op1("dim", [args[-1]], I64, axis=ax, cover=True)  # the callee's reach
                             for ax in range(a.type.rank)]
+                    reach = self.forward.reach(op, i, rev.body, lambda v: self.values.avail(rev, v))
+                    if reach is not None:  # as its extents tell (new memory: a cover will do)
+                        dims[0] = reach
                     args.append(rev.body.op1("alloc", dims, a.type, fill="zeros", elem=str(a.type.elem)))
         for r, t in zip(op.results, sig.seed_types()):
             args.append(rev.adj.get(r) or self._zero(rev.body, t))

@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Op, Value
-from ..ssa.types import BOOL
+from ..ssa.types import BOOL, I64
 
 
 @dataclass
@@ -66,3 +66,23 @@ def top_level_index(fn: Function, op: Op) -> int:
 
 def floordiv(b: Builder, x: Value, y: Value, **attrs: Any) -> Value:
     return build.binary(b, "floordiv", x, y, **attrs)
+
+
+def extent_at(b: Builder, arr: Value, axis: int, hint: str) -> Value:
+    """The extent of ``arr`` along ``axis`` at ``b``: a row's is its matrix's along the next axis,
+    an offset view's is its base's less its offset, an operand of its own (C prints a view's
+    extent from its offset, which must then be at hand). A cover will do in C (``sizes``): the
+    elements a copy holds are all a stack needs."""
+    op = arr.defining_op
+    if op is not None and op.name == "view":
+        base = op.operands[0]
+        dropped = base.type.rank - arr.type.rank
+        if dropped:  # a row of a matrix (``A[i]``): the base's trailing extents
+            return extent_at(b, base, axis + dropped, hint)
+        return b.op1("sub", [extent_at(b, base, axis, ""), op.operands[1]], I64, hint)
+    return b.op1("dim", [arr], I64, hint, axis=axis, cover=True)
+
+
+def least(b: Builder, x: Value, y: Value, hint: str = "") -> Value:
+    """``min(x, y)`` of two integers."""
+    return build.select(b, build.cmp(b, "lt", x, y), x, y, hint)

@@ -12,11 +12,11 @@ from typing import Container, Optional
 
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Op, Value
-from ..ssa.structured import element_loops, trip_count
+from ..ssa.structured import add_if_result, element_loops, trip_count
 from ..ssa.types import I64, ArrayType, Type
 from .forward import ForwardSweep
 from .report import MemoryReport, TapeEntry
-from .sweep import RevBlock, defining_block, describe, floordiv, line_of
+from .sweep import RevBlock, defining_block, describe, extent_at, floordiv, least, line_of
 from .trip_bounds import trip_bound
 
 
@@ -124,10 +124,11 @@ class Tapes:
         # The forward sweep's extents go unnamed (printed where used): the reverse sweep's own
         # variables take the names, so that each is assigned once (C reads an array's extent
         # back from the variable its allocation was sized by).
-        dims = [_extent(pb, source, ax, "") for ax in range(rank)]
+        dims = [extent_at(pb, source, ax, "") for ax in range(rank)]
         reach = self.forward.snapshot_reach.get(cv)
-        if reach is not None:  # what the callee touches, never past the array's end
-            dims[0] = _least(pb, reach[0], dims[0])
+        rows = _rows(cv)  # copy(x, n): the rows the callee touches; or what each branch copied
+        if rows is not None:
+            dims[0] = rows
         outer = self.forward.fwd_op[loops[0]]
         at = Builder(outer.parent, outer.loc).before_op(outer)
         stack = at.op1("tape.new", [build.const(at, 16, I64)], ArrayType(elem, 1), hint, elem=str(elem), grow=True)
@@ -147,10 +148,10 @@ class Tapes:
         if all(self._outside_loops(owner) for owner, _ in owners) and (reach is None or again is not None):
             # The same shape in every iteration: one array, made before the reversed loops,
             # takes each iteration's elements in turn (every element is popped into it anew).
-            rev_dims = [_extent(home.prologue, owner, ax, "" if k == 0 and again is not None else lens[k])
+            rev_dims = [extent_at(home.prologue, owner, ax, "" if k == 0 and again is not None else lens[k])
                         for k, (owner, ax) in enumerate(owners)]
             if again is not None:
-                rev_dims[0] = _least(home.prologue, again, rev_dims[0], lens[0])
+                rev_dims[0] = least(home.prologue, again, rev_dims[0], lens[0])
         else:
             home = m
             rev_dims = []
@@ -222,24 +223,31 @@ class Tapes:
         return trips
 
 
-def _extent(b: Builder, arr: Value, axis: int, hint: str) -> Value:
-    """The extent of ``arr`` along ``axis`` at ``b``: a row's is its matrix's along the next axis,
-    an offset view's is its base's less its offset, an operand of its own (C prints a view's
-    extent from its offset, which must then be at hand). A cover will do in C (``sizes``): the
-    elements a copy holds are all a stack needs."""
-    op = arr.defining_op
-    if op is not None and op.name == "view":
-        base = op.operands[0]
-        dropped = base.type.rank - arr.type.rank
-        if dropped:  # a row of a matrix (``A[i]``): the base's trailing extents
-            return _extent(b, base, axis + dropped, hint)
-        return b.op1("sub", [_extent(b, base, axis, ""), op.operands[1]], I64, hint)
-    return b.op1("dim", [arr], I64, hint, axis=axis, cover=True)
+def _rows(v: Value) -> Optional[Value]:
+    """The rows a copy holds where the copy says (``copy(x, n)``), or, for an array an ``if``
+    chose between copies (a call made once per array a pointer may point at), the rows of the
+    branch's: a new result of the ``if`` (0 where it yields no array); None otherwise."""
+    op = v.defining_op
+    if op is not None and op.name == "copy":
+        return op.operands[1] if len(op.operands) == 2 else None
+    if op is None or op.name != "if":
+        return None
+    k = op.results.index(v)
+    if not all(_copied(region.terminator.operands[k]) for region in op.regions):
+        return None
+
+    def yielded(region: Block) -> Value:
+        y = region.terminator.operands[k]
+        b = Builder(region, op.loc).before_op(region.terminator)
+        if y.defining_op is not None and y.defining_op.name == "undef":
+            return build.const(b, 0, I64)
+        return _rows(y) or extent_at(b, y.defining_op.operands[0], 0, "")  # type: ignore[union-attr]
+    return add_if_result(op, yielded, I64)
 
 
-def _least(b: Builder, x: Value, y: Value, hint: str = "") -> Value:
-    """``min(x, y)`` of two integers."""
-    return build.select(b, build.cmp(b, "lt", x, y), x, y, hint)
+def _copied(y: Value) -> bool:
+    """A branch's array for ``_rows``: a copy, or none (``undef``)."""
+    return y.defining_op is not None and y.defining_op.name in ("copy", "undef")
 
 
 def _extent_owner(arr: Value, axis: int) -> tuple[Value, int]:

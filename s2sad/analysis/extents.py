@@ -365,10 +365,21 @@ def _parse_extent(text, names: dict[str, int]) -> Optional[Affine]:
 
 
 def _choose(cands: list[Affine]) -> Optional[Affine]:
-    """The cover of several candidates: the largest, when they share their linear part."""
-    if not cands or any(c.terms != cands[0].terms for c in cands):
+    """The cover of several candidates: the one no other exceeds for sizes of 0 and more
+    (``n`` and ``n + 1``: ``n + 1``; ``h``, ``2 * h`` and ``4 * h``: ``4 * h``); None when none
+    is (``n`` and ``m``, ``n + 3`` and ``2 * n``)."""
+    if not cands:
         return None
-    return max(cands, key=lambda c: c.const)
+    for c in sorted(cands, key=lambda c: c.const, reverse=True):
+        if all(_dominates(c, d) for d in cands):
+            return c
+    return None
+
+
+def _dominates(a: Affine, b: Affine) -> bool:
+    """``a >= b`` for all sizes of 0 and more: no term of ``a - b`` is negative."""
+    diff = a - b
+    return all(c >= 0 for _, c in diff.terms) and diff.const >= 0
 
 
 Extents = list[Optional[list[Optional[Affine]]]]  # per parameter: per axis (None: not an array)
@@ -616,7 +627,7 @@ def extent_needs(fn: Function) -> list[tuple[Op, Value, int, bool]]:
             out.append((op, storage_of(op.operands[0]), op.attrs["axis"], sizes_buffers_only(op.result)))
         elif op.name in ("load", "store", "accum", "copy") and op.operands[0].type.is_array:
             arr = storage_of(op.operands[0])
-            if op.name == "copy":
+            if op.name == "copy" and len(op.operands) == 1:  # copy(x, n) counts its rows itself
                 out.append((op, arr, 0, True))
             out += [(op, arr, axis, False) for axis in range(1, arr.type.rank)]  # type: ignore[attr-defined]
     return out

@@ -87,7 +87,8 @@ class CArrayAccess:
                 needed.append((arr, list(range(1, arr.type.rank)), False))  # type: ignore[attr-defined]
             elif op.name == "copy":
                 src = storage_of(op.operands[0])
-                needed.append((src, [0], True))
+                if len(op.operands) == 1:  # copy(x, n) says how many rows itself
+                    needed.append((src, [0], True))
                 needed.append((src, list(range(1, src.type.rank)), False))  # type: ignore[attr-defined]
             shadows = shadows_of(self.fn)
             exact = self.ctx.sizes.exact_axes(self.fn)
@@ -191,6 +192,8 @@ class CArrayAccess:
                 d.loc,
                 hint="compute the size once, in a variable of its own",
             )
+        if d is not None and d.name == "copy" and axis == 0 and len(d.operands) == 2 and self._stable(d.operands[1]):
+            return self.expr(d.operands[1])  # copy(x, n): its first n rows
         if d is not None and d.name == "copy":
             return self._extent(d.operands[0], axis, op, cover)
         if d is not None and d.name == "view" and d.result.type.rank < d.operands[0].type.rank:  # type: ignore

@@ -137,6 +137,9 @@ class CMemory:
                 size *= c  # type: ignore[operator]
             if 0 < size <= STACK_LIMIT:
                 self.stack.add(name)
+                # So is a local array a copy may take before the code writes it (a call's snapshot of
+                # a work array the callee writes first, then reads): gcc warns of copying unset numbers.
+                zero = zero or any(user.name == "copy" for user, _ in v.uses)
                 values = self._table_values(op, consts) if op.attrs.get("table") else ()  # type: ignore[arg-type]
                 if len(consts) > 1 and self.rows_declared and "c_params" in self.fn.attrs:
                     self.stack_rows.add(name)  # C input's double tmp[3][3]: so in the output too
@@ -205,7 +208,12 @@ class CMemory:
         name = self.var[v]
         src = op.operands[0]
         elem = self._elem(v.type)
-        count = self._count(src, op)
+        if len(op.operands) == 1:
+            count = self._count(src, op)
+        else:  # copy(x, n): n rows, printed where the copy is made (n's variable holds it there)
+            count = self.expr(op.operands[1])
+            for axis in range(1, src.type.rank):  # type: ignore[attr-defined]
+                count = binop("*", count, self._extent(src, axis, op))
         nbytes = binop("*", self._checked_count(count) if elem == "bool" else count, Lit(f"sizeof({elem})"))
         return self._register_buffer(op, name) + [
             Assign([Name(name)], self._malloc(name, nbytes)),

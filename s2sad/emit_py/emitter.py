@@ -34,13 +34,9 @@ import re
 from typing import Callable, Optional
 
 from ..analysis.accumulation import accumulation, private_accumulations, shared_call_accumulations
-from ..parse.c_structs import pointee_struct
-from ..ssa import special
-from ..ssa.attrs import is_gradient, primal_positions
-from ..ssa.ir import Function, Module, Op, Value
-from ..ssa.mathfns import MATH
-from ..ssa.types import ArrayType, Type
 from ..analysis.unread_yields import unread_undef_yields
+from ..diagnostics import error
+from ..emit.builder import StatementBuilder, tape_new_op
 from ..emit.expr import (
     Attribute,
     BinOp,
@@ -48,6 +44,7 @@ from ..emit.expr import (
     Expr,
     Lit,
     Name,
+    Range,
     Slice,
     Subscript,
     Tuple,
@@ -62,7 +59,6 @@ from ..emit.expr import (
     number,
     replace,
 )
-from ..emit.builder import StatementBuilder, tape_new_op
 from ..emit.inline import Effects
 from ..emit.outofssa import allocate, carried_targets
 from ..emit.stmt import (
@@ -82,8 +78,13 @@ from ..emit.stmt import (
     stmt_names,
     tidy,
 )
-from ..diagnostics import error
+from ..parse.c_structs import pointee_struct
+from ..ssa import special
 from ..ssa.array_ops import PREFIX, is_array_op
+from ..ssa.attrs import is_gradient, primal_positions
+from ..ssa.ir import Function, Module, Op, Value
+from ..ssa.mathfns import MATH
+from ..ssa.types import ArrayType, Type
 from .arrays import ArrayBinOp, accum_slice_target, array_expr, numba_unsupported
 from .names import PyNamer
 from .printer import P_COND, P_OR, Printer, first_hoistable, if_exp
@@ -372,8 +373,10 @@ class _FunctionEmitter(StatementBuilder):
             return e(arr) if _is_const(offset, 0) else Subscript(e(arr), (Slice(e(offset)),))
         if n == "alloc":
             return self._alloc(op)
-        if n == "copy":
-            return call(Attribute(e(op.operands[0]), "copy"))
+        if n == "copy":  # copy(x, n): its first n rows
+            arr = e(op.operands[0])
+            src = arr if len(op.operands) == 1 else Subscript(arr, (Range(None, e(op.operands[1])),))
+            return call(Attribute(src, "copy"))
         if is_array_op(n):
             why = numba_unsupported(op) if self.numba else None
             if why is not None:

@@ -50,6 +50,7 @@ from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, librar
                      split_subscripts, walk)
 from .c_declarators import ReadDims
 from .c_extern import read_prototype
+from .c_memcalls import MEMORY_CALLS, CMemoryCalls
 from .c_pointers import Aim, CPointerLowering, addressed_names
 from .c_source_map import SourceMap
 from .c_omp import COmpLowering
@@ -157,7 +158,7 @@ def _dotted(node: Optional[c_ast.Node]) -> Optional[str]:
 
 
 class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, StructuredLowering, CSwitchLowering,
-                       COmpLowering):
+                       COmpLowering, CMemoryCalls):
     def __init__(self, fn: c_ast.FuncDef, ctx: CContext, plan: Optional[dict[str, list[tuple[str, int]]]] = None,
                  offsets: frozenset[str] = frozenset()):
         StructuredLowering.__init__(self)
@@ -825,6 +826,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             return self.atomic_add(node, args, b, env, want_value)
         if name in self.ctx.signatures:
             return self.user_call(node, name, args, b, env, want_value)
+        if library_name(name) in MEMORY_CALLS:
+            return self.memory_call(node, library_name(name), args, b, env, want_value)
         meant = c_builtins.rewrite(node, self.cuda)
         if meant is not None:
             return self.scalar(meant, b, env)

@@ -34,6 +34,7 @@ from .c_preprocess import PRELUDE_TYPEDEFS
 
 # sizeof of each IR scalar, as C lays it out (x86-64 / LP64: long is 8 bytes).
 BYTES = {"f64": 8, "f32": 4, "i64": 8, "i32": 4, "bool": 1}
+C_WORDS = {"f64": "double", "f32": "float", "i64": "long", "i32": "int"}  # the IR's scalar types, as C says them
 
 _INT_WORDS = frozenset({"int", "short", "char", "signed", "unsigned", "_Bool"})
 _WIDE = {name for name, base in PRELUDE_TYPEDEFS.items() if "long" in base}
@@ -174,7 +175,7 @@ def scalar_of(names: list[str], typedefs: dict[str, list[str]], node: c_ast.Node
                 return None
             if w in _WIDE:
                 return I64
-            words.append({"f64": "double", "f32": "float", "i64": "long", "i32": "int"}[base.name])
+            words.append(C_WORDS[base.name])
         else:
             words.append(w)
     if words == ["void"]:

@@ -255,8 +255,8 @@ class Interpreter:
             dtype = _DTYPES[op.attrs.get("elem", "f64")]
             shape = tuple(int(d) for d in a)
             return [np.zeros(shape, dtype) if op.attrs.get("fill") == "zeros" else np.empty(shape, dtype)]
-        if n == "copy":
-            return [a[0].copy()]
+        if n == "copy":  # copy(x) or copy(x, n): x[:n]
+            return [a[0].copy() if len(a) == 1 else a[0][: int(a[1])].copy()]
         if n == "view":
             return [a[0][a[1]] if op.result.type.rank < a[0].ndim else a[0][a[1]:]]  # a row, or the rows from off
         if n == "dim":

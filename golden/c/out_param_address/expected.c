@@ -119,7 +119,7 @@ static void grad_largest(const double *x, double *d_x, int n, int *at, int *d_at
 
 void grad_zscore(const double *x, double *d_x, int n, double w, double *d_w, double d_return) {
     // forward sweep
-    double w2[1];
+    double w2[1] = {0};
     w2[0] = w;
     double m[1] = {0};
     double v[1] = {0};
@@ -147,7 +147,7 @@ void grad_zscore(const double *x, double *d_x, int n, double w, double *d_w, dou
     d_x[k[0]] += t1;
 
     // line 32: largest(x, n, &k, &w);
-    int *t2 = calloc(1, sizeof(int));
+    int t2[1] = {0};
     grad_largest(x, d_x, n, k_before_largest, t2, w_before_largest, d_w_local);
 
     // line 30: stats(x, n, &m, &v);
@@ -158,7 +158,6 @@ void grad_zscore(const double *x, double *d_x, int n, double w, double *d_w, dou
     double d_w_local2 = d_w_local[0];
     d_w_local[0] = 0.0;
     *d_w += d_w_local2;
-    free(t2);
     free(w_before_largest);
     free(k_before_largest);
     free(m_before_stats);

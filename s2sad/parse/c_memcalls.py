@@ -1,0 +1,85 @@
+"""``memcpy``, ``memmove`` and ``memset``: the element loops they stand for.
+
+Numerical C copies state with ``memcpy(hidden, h0, n * sizeof(double))`` and clears buffers
+with ``memset(acc, 0, n * sizeof(double))``. To s2sad these are loops over the elements,
+``dst[e] = src[e]`` for ``e`` below the byte count over the element's size, so reverse mode
+differentiates them as it does any copy: the adjoint of ``dst`` flows back into ``src``'s.
+``memmove`` may copy between overlapping parts of one array, so it copies through a new
+buffer first, as the C standard describes it. ``memset`` writes numbers only when its byte is
+0 (all-zero bytes are 0.0 and 0); any other byte is a located error.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from pycparser import c_ast
+
+from ..ssa import build
+from ..ssa.ir import Builder, Value
+from ..ssa.structured import element_loops
+from ..ssa.types import I64, ArrayType
+from .c_expr import Ptr
+from .c_types import BYTES, C_WORDS
+from .py_common import Env
+
+MEMORY_CALLS = frozenset({"memcpy", "memmove", "memset"})
+
+
+class CMemoryCalls:
+    """The memory functions of ``<string.h>`` (a mixin of the C function lowerer, which provides
+    the expressions)."""
+
+    def memory_call(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], b: Builder, env: Env,
+                    want_value: bool) -> Optional[Ptr]:
+        if len(args) != 3:
+            raise self.fail(node, f"{name} takes 3 arguments")
+        dst = self.pointer(args[0], b, env)
+        count = self.element_count(args[2], dst, name, b, env)
+        at = self.at(b, node)
+        if name == "memset":
+            byte = build.const_value(self.number(self.scalar(args[1], b, env), at))
+            if byte != 0:
+                raise self.fail(args[1], "memset with a byte other than 0 writes no number s2sad can follow",
+                                "set the elements in a loop: for (i = 0; i < n; i++) x[i] = v;")
+            zero = build.const(at, 0, dst.elem)
+            element_loops(at, [count], lambda bb, e: self.put(bb, dst, e[0], zero))
+            return dst if want_value else None
+        src = self.pointer(args[1], b, env)
+        if src.elem != dst.elem:
+            raise self.fail(node, f"{name} between arrays of {C_WORDS[src.elem.name]} and {C_WORDS[dst.elem.name]} "
+                            "is not supported",
+                            "copy the elements in a loop, converting each")
+        if name == "memmove":  # the parts may overlap: through a buffer of its own, as C describes it
+            buffer = at.op1("alloc", [count], ArrayType(src.elem, 1), "moved", fill="empty", elem=src.elem.name)
+            element_loops(at, [count], lambda bb, e: self.put(bb, Ptr(buffer), e[0], self.get(bb, src, e[0])))
+            src = Ptr(buffer)
+        element_loops(at, [count], lambda bb, e: self.put(bb, dst, e[0], self.get(bb, src, e[0])))
+        return dst if want_value else None
+
+    def element_count(self, size: c_ast.Node, dst: Ptr, name: str, b: Builder, env: Env) -> Value:
+        """The elements ``size`` bytes hold (``n * sizeof(double)``: ``n``)."""
+        width = BYTES[dst.elem.name]  # structs of one type: counted in their numbers
+        if isinstance(size, c_ast.BinaryOp) and size.op == "*":  # n * sizeof(double): n, as written
+            for count, unit in ((size.left, size.right), (size.right, size.left)):
+                if isinstance(unit, c_ast.UnaryOp) and unit.op == "sizeof" and self.size_of(unit.expr) == width:
+                    return self.integer(count, b, env, f"the size {name} is given")
+        nbytes = self.integer(size, b, env, f"the size {name} is given")
+        return build.binary(self.at(b, size), "floordiv", nbytes, build.const(b, width, I64), rounding="any")
+
+    @staticmethod
+    def get(b: Builder, p: Ptr, e: Value) -> Value:
+        return b.op1("load", [p.base, _index(b, p, e)], p.elem)
+
+    @staticmethod
+    def put(b: Builder, p: Ptr, e: Value, v: Value) -> None:
+        b.create("store", [p.base, _index(b, p, e), v], [])
+
+
+def _index(b: Builder, p: Ptr, e: Value) -> Value:
+    """Element ``e`` from where ``p`` points, in the numbers of its array (a pointer to structs
+    counts its offset in structs)."""
+    if p.off is None:
+        return e
+    off = p.off if p.layout is None else build.mul(b, p.off, build.const(b, p.layout.size, I64))
+    return build.add(b, off, e)
