@@ -69,6 +69,31 @@ def lstm_data(rng: np.random.Generator, steps: int, layers: int, width: int) -> 
     ]
 
 
+def _transforms(rng: np.random.Generator, count: int) -> np.ndarray:
+    """``count`` 4 x 4 affine transforms near the identity (a small linear part, a translation)."""
+    t = np.zeros((count, 4, 4))
+    t[:, :3, :3] = np.eye(3) + rng.uniform(-0.2, 0.2, size=(count, 3, 3))
+    t[:, :3, 3] = rng.uniform(-1.0, 1.0, size=(count, 3))
+    t[:, 3, 3] = 1.0
+    return t
+
+
+def hand_data(rng: np.random.Generator, bones: int, verts: int) -> list:
+    """bench/c/hand.c's arguments: a chain of bones (each bone's parent an earlier one), its pose,
+    rest transforms and their inverses' stand-ins, homogeneous points, weights summing to 1, targets."""
+    parents = np.array([-1] + [int(rng.integers(0, b)) for b in range(1, bones)], dtype=np.int32)
+    theta = np.empty((bones, 3))
+    theta[:, 0:2] = rng.uniform(-0.5, 0.5, size=(bones, 2))
+    theta[:, 2] = rng.uniform(0.8, 1.2, size=bones)
+    points = np.ones((verts, 4))
+    points[:, :3] = rng.uniform(-1.0, 1.0, size=(verts, 3))
+    weights = rng.uniform(0.0, 1.0, size=(verts, bones))
+    weights /= weights.sum(axis=1, keepdims=True)
+    targets = rng.uniform(-2.0, 2.0, size=(verts, 3))
+    return [bones, verts, parents, theta.ravel(), _transforms(rng, bones).ravel(), _transforms(rng, bones).ravel(),
+            points.ravel(), weights.ravel(), targets.ravel()]
+
+
 @dataclass
 class Objective:
     key: str
@@ -153,6 +178,20 @@ OBJECTIVES = [
             "full": dict(steps=10, layers=2, width=32),
             "quick": dict(steps=3, layers=2, width=8),
             "check": dict(steps=3, layers=2, width=3),
+        },
+    ),
+    Objective(
+        "hand",
+        "hand.c",
+        "hand_objective",
+        ["nbones", "nverts", "parents", "theta", "base", "inv_base", "points", "weights", "targets"],
+        ["int", "int", "int *", "double *", "double *", "double *", "double *", "double *", "double *"],
+        ["theta"],
+        hand_data,
+        {
+            "full": dict(bones=22, verts=500),
+            "quick": dict(bones=5, verts=40),
+            "check": dict(bones=4, verts=6),
         },
     ),
 ]

@@ -149,11 +149,34 @@ def lstm_reference(steps, layers, h, W, b, x, h0, c0, y) -> float:
     return loss
 
 
+def _pose(a: float, b: float, s: float) -> np.ndarray:
+    """hand.c's pose_matrix: a rotation about z by a, then about x by b, scaled by s."""
+    rz = np.array([[np.cos(a), -np.sin(a), 0.0], [np.sin(a), np.cos(a), 0.0], [0.0, 0.0, 1.0]])
+    rx = np.array([[1.0, 0.0, 0.0], [0.0, np.cos(b), -np.sin(b)], [0.0, np.sin(b), np.cos(b)]])
+    out = np.eye(4)
+    out[:3, :3] = s * (rz @ rx)
+    return out
+
+
+def hand_reference(nbones, nverts, parents, theta, base, inv_base, points, weights, targets) -> float:
+    """bench/c/hand.c's skinned mesh from 4 x 4 matrices: A_b = A_parent base_b R(theta_b)."""
+    th = theta.reshape(nbones, 3)
+    rest, inverse = base.reshape(nbones, 4, 4), inv_base.reshape(nbones, 4, 4)
+    absolute = []
+    for b in range(nbones):
+        local = rest[b] @ _pose(*th[b])
+        absolute.append(local if b == 0 else absolute[parents[b]] @ local)
+    skin = np.stack([absolute[b] @ inverse[b] for b in range(nbones)])
+    moved = np.einsum("bck,vk->vbc", skin[:, :3, :], points.reshape(nverts, 4))
+    posed = np.einsum("vb,vbc->vc", weights.reshape(nverts, nbones), moved)
+    return float(np.sum((posed - targets.reshape(nverts, 3)) ** 2))
+
+
 # ----------------------------------------------------------------------------- objectives
 
 # The objectives (signatures, --wrt, data) are bench/objectives.py's, as the benchmark runs them.
 REFERENCES: dict[str, Callable[..., float]] = {"gmm": gmm_reference, "gmm_written": gmm_written_reference,
-                                               "ba": ba_reference, "lstm": lstm_reference}
+                                               "ba": ba_reference, "lstm": lstm_reference, "hand": hand_reference}
 IDS = [o.func for o in OBJECTIVES]
 
 

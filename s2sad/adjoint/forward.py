@@ -118,7 +118,7 @@ class ForwardSweep:
         cover = axes[0] if axes else None
         if cover is None:
             return None
-        args = {k: value_of(op.operands[k]) for k in cover.params}
+        args = {k: _constant(b, op.operands[k]) or value_of(op.operands[k]) for k in cover.params}
         if any(v is None or v.type != I64 for v in args.values()):
             return None
         total = build.const(b, cover.const, I64)
@@ -161,3 +161,9 @@ def _in_loop(op: Op) -> bool:
             return True
         outer = outer.parent.parent_op
     return False
+
+
+def _constant(b: Builder, v: Value) -> Optional[Value]:
+    """An integer constant made again at ``b`` (so that it is seen wherever ``b`` is), else None."""
+    c = build.const_int(v)
+    return build.const(b, c, v.type) if c is not None else None

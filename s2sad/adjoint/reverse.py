@@ -65,7 +65,7 @@ from ..ssa.attrs import SOURCE_ATTRS, Schedule, set_grad_info
 from .availability import Availability, last_top_level_writes
 from .checkpoint import CheckpointedLoop, plan
 from .forward import ForwardSweep
-from .sweep import RevBlock, defining_block, floordiv, line_of, top_level_index
+from .sweep import RevBlock, defining_block, extent_at, floordiv, line_of, top_level_index
 from .tape import Tapes
 from .report import CheckpointEntry, MemoryReport
 from ..analysis.effects import (known_root, written_roots)
@@ -743,10 +743,11 @@ class GradientTransform:
                 home = rev.mirror_of(self.fn.body) if defining_block(a) is self.fn.body else rev
                 at = home.prologue if home is not rev else rev.body
                 here = self.values.avail(home, a)
-                dims = [at.op1("dim", [here], I64, axis=ax, cover=True) for ax in range(a.type.rank)]
-                # What the callee touches will do (new memory: past the array's end is harmless),
-                # from its arguments made before every loop: where the array's own cover is unknown too.
-                reach = self.forward.reach(op, i, at, self.forward.top_level)
+                dims = [extent_at(at, here, ax, "") for ax in range(a.type.rank)]  # a view's: from its offset
+                # What the callee touches will do (new memory: past the array's end is harmless): from
+                # its arguments as the buffer's place sees them (before every loop, or this iteration).
+                seen = self.forward.top_level if home is not rev else (lambda v: self.values.avail(rev, v))
+                reach = self.forward.reach(op, i, at, seen)
                 if reach is not None:
                     dims[0] = reach
                 hint = free_variant(f"{known_root(a).name_hint}_for_{callee.name}", self.user_names)
@@ -757,8 +758,7 @@ class GradientTransform:
                 if self.act.array_active(a):
                     args.append(self._shadow_of(rev, a))
                 else:
-                    dims = [rev.body.op1("dim", [args[-1]], I64, axis=ax, cover=True)  # the callee's reach
-                            for ax in range(a.type.rank)]
+                    dims = [extent_at(rev.body, args[-1], ax, "") for ax in range(a.type.rank)]  # the callee's reach
                     reach = self.forward.reach(op, i, rev.body, lambda v: self.values.avail(rev, v))
                     if reach is not None:  # as its extents tell (new memory: a cover will do)
                         dims[0] = reach
