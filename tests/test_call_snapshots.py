@@ -184,3 +184,88 @@ def test_an_array_member_passes_as_a_pointer_to_its_first_number():
     text = pipeline.gradient_source(source, "t.c", "f", ["b"], "c")
     for member in ("&b->pos[0]", "&b->pos[1]", "&b->v.y", "&d_b->pos[0]", "&d_b->pos[1]", "&d_b->v.y"):
         assert member in text
+
+
+FILLS = """
+static void project2(const double *p, double *out)
+{
+    out[0] = p[0] / p[2];
+    out[1] = p[1] / p[2];
+    out[0] = out[0] * (1.0 + out[0] * out[0]);
+}
+
+static void scale_all(int n, const double *v, double *out)
+{
+    for (int i = 0; i < n; i++)
+        out[i] = 2.0 * v[i];
+    for (int i = 0; i < n; i++)
+        out[i] = out[i] * out[i];
+}
+
+static void reads_first(int n, double *out)
+{
+    for (int i = 0; i < n; i++)
+        out[i] = out[i] + 1.0;
+}
+
+double f(const double *x, int n)
+{
+    double proj[2];
+    double *tmp = malloc(n * sizeof(double));
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        project2(&x[3 * i], proj);
+        scale_all(n, x, tmp);
+        reads_first(n, tmp);
+        s += proj[0] * proj[1] + tmp[i];
+    }
+    free(tmp);
+    return s;
+}
+"""
+
+
+def test_a_callee_that_writes_an_argument_before_reading_it_takes_a_new_buffer():
+    """project2 and scale_all write their out arrays before reading them: no copy of what the
+    caller's arrays held (proj is never set by the caller); reads_first reads its own first."""
+    source = "#include <stdlib.h>\n" + FILLS
+    text = pipeline.gradient_source(source, "t.c", "f", ["x"], "c", pipeline.Options(level=0))
+    assert "proj_before_project2" not in text and "proj_for_project2" in text
+    assert "tmp_before_scale_all" not in text and "tmp_for_scale_all" in text
+    assert "tmp_before_reads_first" in text  # its entry values matter
+
+
+def test_the_written_first_check_answers_no_when_unsure():
+    from s2sad.analysis.extents import Sizes
+    from s2sad.analysis.overwritten import overwritten_first
+    from s2sad.pipeline import parse_source
+
+    module = parse_source("#include <stdlib.h>\n" + FILLS, "t.c", "f")
+    sizes = Sizes(module)
+    fns = module.functions
+    assert overwritten_first(module, fns["project2"], 1, sizes)
+    assert not overwritten_first(module, fns["project2"], 0, sizes)  # only read
+    assert not overwritten_first(module, fns["reads_first"], 1, sizes)
+
+
+@pytest.mark.parametrize("level", [0, 2])
+def test_new_buffers_for_arguments_written_first_give_the_gradient(level):
+    source = "#include <stdlib.h>\n" + FILLS
+    grad = _run(pipeline.gradient_source(source, "t.c", "f", ["x"], "py", pipeline.Options(level=level)), "fills")
+    n = 4
+    x = np.random.default_rng(3).uniform(0.5, 1.5, 3 * n)
+    d_x = np.zeros_like(x)
+    grad(x, d_x, n, 1.0)
+
+    def J(t):
+        s = 0.0
+        tmp = np.zeros(n)
+        for i in range(n):
+            p = t[3 * i : 3 * i + 3]
+            out0, out1 = p[0] / p[2], p[1] / p[2]
+            out0 = out0 * (1.0 + out0 * out0)
+            tmp = (2.0 * t[:n]) ** 2 + 1.0
+            s += out0 * out1 + tmp[i]
+        return s
+
+    assert np.allclose(d_x, central_gradient(J, x.copy()), rtol=1e-6, atol=1e-8)

@@ -9,6 +9,7 @@ from typing import Callable, Optional
 
 from ..analysis.effects import function_effects, known_root, snapshot_args
 from ..analysis.extents import Sizes
+from ..analysis.overwritten import overwritten_first
 from ..ssa import build
 from ..ssa.array_ops import is_array_op
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
@@ -81,12 +82,15 @@ class ForwardSweep:
     def _snapshot_args(self, op: Op, b: Builder) -> None:
         """Copy the arrays a call uses that change later: its gradient re-runs from them.
 
-        An array the callee only writes needs no copy, only memory to write to: the reverse sweep
-        passes a new buffer of its size (``scratch``), so the array's exit values stay, and in a
-        loop no array tape is kept for it (``subtract(x, mu, tmp)`` writing a work array)."""
-        reads = function_effects(self.module, self.module.functions[op.attrs["callee"]]).reads
+        An array the callee only writes, or writes before it reads (``analysis.overwritten``),
+        needs no copy, only memory to write to: the reverse sweep passes a new buffer of its size
+        (``scratch``), so the array's exit values stay, and in a loop no array tape is kept for it
+        (``subtract(x, mu, tmp)`` writing a work array)."""
+        callee = self.module.functions[op.attrs["callee"]]
+        reads = function_effects(self.module, callee).reads
         for i in snapshot_args(self.module, self.fn, op, self.may_alias):
-            if i not in reads and not self.may_alias:
+            fresh = i not in reads or overwritten_first(self.module, callee, i, self.extents)
+            if fresh and not self.may_alias:
                 self.scratch.add((op, i))
                 continue
             a = op.operands[i]
