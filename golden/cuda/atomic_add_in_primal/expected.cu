@@ -5,6 +5,7 @@
 
 #include <math.h>
 
+// Array sizes: total, d_total: [2].
 __global__ void grad_sum_terms(int n, const double *x, double *d_x, double *total,
                                double *d_total) {
     // forward sweep

@@ -33,6 +33,7 @@ static __device__ void block_sum_add(double *dst, double v) {
     __syncthreads();  /* warp_sums is reused by the next call */
 }
 
+// Array sizes: a, d_a: [1].
 __global__ void grad_daxpy(int n, const double *a, double *d_a, const double *x, double *d_x,
                            double *y, double *d_y) {
     double d_a_sum = 0.0;

@@ -38,6 +38,7 @@ static __device__ void block_sum_add(double *dst, double v) {
     __syncthreads();  /* warp_sums is reused by the next call */
 }
 
+// Array sizes: k, d_k: [1].
 __global__ void grad_relax(int n, const double *x, double *d_x, const double *k, double *d_k,
                            double *y, double *d_y) {
     double d_k_sum = 0.0;
