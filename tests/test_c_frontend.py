@@ -204,11 +204,12 @@ def test_struct_pointer_arithmetic_counts_structs():
         ("struct P { double k; };\ndouble f(double *x) { struct P q[2]; return x[0]; }",
          "local arrays of struct P are not supported yet"),
         (_BODY + "double f(struct B *b) { return b->mass; }", "struct B has no member 'mass'"),
-        (_BODY + "double f(struct B *b) { return b->pos; }", "an array member is used as a number"),
+        (_BODY + "double f(struct B *b) { return b->pos; }", "'b->pos' is an array, used as a number"),
         (_BODY + "double f(struct B *b) { b[0] = b[1]; return 0.0; }", "a whole struct is used as a number"),
         (_BODY + "double f(struct B *b, double *x) { return b->m * x->m; }", "'->' needs a pointer to a struct"),
-        (_BODY + "double g(double *v) { return v[0]; }\ndouble f(struct B *b) { return g(&b[0].pos[0]); }",
-         "the address of a struct member is not supported"),
+        ("struct V { double x, y; };\nstruct B { double pos[3]; struct V v; };\n"
+         "double g(double *p) { return p[0]; }\ndouble f(struct B *b) { return g(&b->v); }",
+         "the address of a struct member that is a struct or a 2-D array is not supported"),
         ("double f(struct Q *q) { return 0.0; }", "'struct Q' is not defined in this file"),
     ],
 )

@@ -203,6 +203,9 @@ class CExprLowering:
             rank = len(subs) + v.base.type.rank  # type: ignore[attr-defined]
             return self.fail(node, f"'{node_text(node)}' is a row of '{node_text(base)}', not a number",
                              each_dimension(base, rank))
+        if self.is_struct_access(node, env):  # b->pos: an array member, as C decays it
+            return self.fail(node, f"'{node_text(node)}' is an array, used as a number",
+                             f"read one of its elements: {node_text(node)}[i]")
         return self.fail(node, "a pointer is used where a number is expected")
 
     def integer(self, node: c_ast.Node, b: Builder, env: Env, what: str) -> Value:
