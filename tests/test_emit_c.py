@@ -336,7 +336,7 @@ def _check_layout(text: str, entry: str) -> None:
     for static, name in defs:
         assert (static == "") == (name == entry), f"{name}: static only for non-entry functions"
     includes = re.findall(r"^#include <(.*)>$", text, re.M)
-    assert set(includes) <= {"math.h", "stddef.h", "stdlib.h", "string.h", "stdbool.h"}  # stddef.h: size_t
+    assert set(includes) <= {"math.h", "stddef.h", "stdio.h", "stdlib.h", "string.h", "stdbool.h"}  # stddef.h: size_t
     assert includes == sorted(includes)
 
 
@@ -709,3 +709,23 @@ def test_an_or_broken_over_lines_keeps_the_parentheses_around_its_and():
     assert text.rstrip().endswith("bound_3)) {"), text
     whole = CPrinter()(e)
     assert "|| (a_rather_long_variable_2" in whole and whole.endswith("bound_3)")
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_a_negative_array_length_stops_the_c_gradient_with_a_message(tmp_path: Path):
+    """Python input's lengths (x: "f64[n]") are checked at the C gradient's entry (README:
+    assumptions and their guards); a length of 0 runs."""
+    src = 'def f(x: "f64[n]", n: int) -> float:\n    s = 0.0\n    for i in range(n):\n        s += x[i] * x[i]\n    return s\n'
+    text = pipeline.gradient_source(src, "t.py", "f", ["x"], "c")
+    assert "if (n < 0) {" in text and "abort();" in text
+    main = text + ("\nint main(int argc, char **argv) {\n    (void)argv;\n    double x[1] = {2.0}, d_x[1] = {0.0};\n"
+                   "    grad_f(x, d_x, argc > 1 ? -1 : 0, 1.0);\n    return d_x[0] == 0.0 ? 0 : 1;\n}\n")
+    (tmp_path / "g.c").write_text(main)
+    exe = tmp_path / "g"
+    r = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", str(tmp_path / "g.c"), "-o", str(exe),
+                        "-lm"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert subprocess.run([str(exe)], capture_output=True, text=True).returncode == 0
+    bad = subprocess.run([str(exe), "negative"], capture_output=True, text=True)
+    assert bad.returncode != 0
+    assert "grad_f: n is an array length and cannot be negative" in bad.stderr

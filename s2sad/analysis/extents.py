@@ -529,6 +529,16 @@ class Sizes:
                 return True
         return False
 
+    def length_params(self, fn: Function) -> list[int]:
+        """The integer parameters an annotation names as the length of an array (``"f64[n, m]"``)."""
+        names = {p.name_hint: i for i, p in enumerate(fn.params) if p.type.is_int}
+        out: list[int] = []
+        for extents in self._annotations(fn).values():
+            for text in extents:
+                if isinstance(text, str) and text.strip() in names and names[text.strip()] not in out:
+                    out.append(names[text.strip()])
+        return sorted(out)
+
     def _annotations(self, fn: Function) -> dict:
         shapes = dict(fn.attrs.get("shapes") or {})
         primal = self.module.functions.get(fn.attrs.get("primal", ""))

@@ -32,8 +32,8 @@ _INCLUDES = [
     ("stdbool.h", re.compile(r"\b(?:bool|true|false)\b")),
     ("stddef.h", re.compile(r"\b(?:size_t|ptrdiff_t)\b")),
     ("stdint.h", re.compile(r"\bu?int(?:8|16|32|64)_t\b")),
-    ("stdio.h", re.compile(r"\bprintf\(")),
-    ("stdlib.h", re.compile(r"\b(?:malloc|calloc|realloc|free|labs|abs)\(")),
+    ("stdio.h", re.compile(r"\bf?printf\(")),
+    ("stdlib.h", re.compile(r"\b(?:malloc|calloc|realloc|free|labs|abs|abort)\(")),
     ("string.h", re.compile(r"\bmem(?:cpy|set)\(")),
 ]
 _MATH_H_CALL = re.compile(r"\b([a-z][a-z0-9]*)\(")

@@ -245,6 +245,9 @@ class CudaFunctionEmitter(CFunctionEmitter):
 
     rows_declared = False  # flat arrays (see _param_spelling)
 
+    def _size_guard(self) -> list[str]:
+        return []  # CUDA output: no fprintf(stderr, ...) and abort() in device code
+
     def __init__(self, ctx: ModuleContext, fn: Function, atomic: bool = False, all_atomic: bool = False):
         super().__init__(ctx, fn, atomic)
         self.kernel = fn.name == ctx.entry and fn.attrs.get("cuda") == "global"
