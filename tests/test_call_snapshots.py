@@ -269,3 +269,53 @@ def test_new_buffers_for_arguments_written_first_give_the_gradient(level):
         return s
 
     assert np.allclose(d_x, central_gradient(J, x.copy()), rtol=1e-6, atol=1e-8)
+
+
+LOOKS_AHEAD = """
+static void smooth(int n, const double *v, double *out)
+{
+    for (int i = 0; i < n; i++) {
+        out[i] = v[i];
+        out[i] = out[i] * out[(i + 1) % n];
+    }
+}
+
+double f(const double *x, double *w, int n)
+{
+    double s = 0.0;
+    for (int t = 0; t < 3; t++) {
+        smooth(n, x, w);
+        s += w[0] * x[t];
+    }
+    return s;
+}
+"""
+
+
+@pytest.mark.parametrize("level", [0, 2])
+def test_a_fill_loop_that_reads_ahead_keeps_the_copy(level):
+    """smooth writes out[i], then reads out[i + 1], which still holds its value on entry (the
+    loop fills every element smooth touches, yet reads ahead of itself): the
+    array is copied before the call, not replaced by a new buffer."""
+    text = pipeline.gradient_source(LOOKS_AHEAD, "t.c", "f", ["x", "w"], "py", pipeline.Options(level=level))
+    if level == 0:
+        assert "w_before_smooth" in text and "w_for_smooth" not in text
+    grad = _run(text, "ahead")
+    n = 5
+    rng = np.random.default_rng(4)
+    x, w = rng.uniform(0.5, 1.5, n), rng.uniform(0.5, 1.5, n)
+    theta = np.concatenate([x, w])
+    d_x, d_w = np.zeros(n), np.zeros(n)
+    grad(x.copy(), d_x, w.copy(), d_w, n, 1.0)
+
+    def J(t):
+        xs, ws = t[:n], t[n:].copy()
+        s = 0.0
+        for k in range(3):
+            for i in range(n):
+                ws[i] = xs[i]
+                ws[i] = ws[i] * ws[(i + 1) % n]
+            s += ws[0] * xs[k]
+        return s
+
+    assert np.allclose(np.concatenate([d_x, d_w]), central_gradient(J, theta), rtol=1e-6, atol=1e-8)

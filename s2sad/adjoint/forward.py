@@ -134,8 +134,8 @@ class ForwardSweep:
             total = build.add(b, total, term)
         floor = self.extents.cover_floor(callee, i, 0)
         if floor:  # a constant index past what the loops reach (z[3] beside z[i], i < n - 1)
-            least = build.const(b, floor, I64)
-            total = build.select(b, build.cmp(b, "lt", total, least), least, total)
+            reached = build.const(b, floor, I64)
+            total = build.select(b, build.cmp(b, "lt", total, reached), reached, total)
         return total
 
     def _snapshot_operands(self, op: Op, b: Builder) -> None:

@@ -51,17 +51,21 @@ def overwritten_first(module: Module, fn: Function, index: int, sizes: Sizes) ->
 
 def _fills(op: Op, param: Value) -> bool:
     """``for (i = 0; i < n; i++) { ... param[i] = ...; ... }``: a counted loop from 0 by 1 whose
-    body stores element ``i`` unconditionally and reads none of ``param`` before that store."""
+    body stores element ``i`` unconditionally, touches none of ``param`` before that store, and
+    after it only element ``i`` (``param[i + 1]`` would still hold its value on entry)."""
     if op.name != "for" or const_int(op.operands[0]) != 0 or const_int(op.operands[2]) != 1:
         return False
     body = op.regions[0]
     counter = body.args[0]
+    stored = False
     for inner in body.ops:
-        if inner.name == "store" and inner.operands[0] is param and inner.operands[1] is counter:
-            return True
-        if _touches(inner, param):
+        if not _touches(inner, param):
+            continue
+        at_counter = inner.name in ("load", "store") and inner.operands[0] is param and inner.operands[1] is counter
+        if not at_counter or (not stored and inner.name != "store"):
             return False
-    return False
+        stored = True
+    return stored
 
 
 def _covers(fn: Function, index: int, bound: Value, sizes: Sizes) -> bool:
