@@ -715,7 +715,8 @@ def test_an_or_broken_over_lines_keeps_the_parentheses_around_its_and():
 def test_a_negative_array_length_stops_the_c_gradient_with_a_message(tmp_path: Path):
     """Python input's lengths (x: "f64[n]") are checked at the C gradient's entry (README:
     assumptions and their guards); a length of 0 runs."""
-    src = 'def f(x: "f64[n]", n: int) -> float:\n    s = 0.0\n    for i in range(n):\n        s += x[i] * x[i]\n    return s\n'
+    src = ('def f(x: "f64[n]", n: int) -> float:\n    s = 0.0\n    for i in range(n):\n        s += x[i] * x[i]\n'
+           "    return s\n")
     text = pipeline.gradient_source(src, "t.py", "f", ["x"], "c")
     assert "if (n < 0) {" in text and "abort();" in text
     main = text + ("\nint main(int argc, char **argv) {\n    (void)argv;\n    double x[1] = {2.0}, d_x[1] = {0.0};\n"

@@ -258,7 +258,7 @@ class CheckpointedLoop:
             name = f"snap_{c.name_hint or 'state'}"
             self.scalar_snaps.append(b.op1("alloc", [one_more], ArrayType(t, 1), name, fill="zeros", elem=str(t)))
         for r in self.state_roots:
-            # cover: the snapshot needs only the elements the loop touches (C: sizes.py)
+            # cover: the snapshot needs only the elements the loop touches (``analysis.extents``)
             dims = [b.op1("dim", [fwd[r]], I64, axis=ax, cover=True) for ax in range(r.type.rank)]
             size = dims[0]
             for d in dims[1:]:

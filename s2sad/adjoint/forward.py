@@ -39,10 +39,9 @@ class ForwardSweep:
         self.primal_of: dict[Value, Value] = {}  # forward-sweep value -> the primal value it copies
         self.scratch: set[tuple[Op, int]] = set()  # (call, argument) the callee only writes
         self.snapshots: dict[tuple[Op, int], Value] = {}  # (call or array op, operand) -> copy made before it
-        # A call's copy -> how many elements of it (along axis 0) the callee may touch, where its
-        # extents tell (``analysis.extents``), and the (call, argument) it is for: a tape of the
-        # copy keeps those elements, not the array's rest.
-        self.snapshot_reach: dict[Value, tuple[Value, Op, int]] = {}
+        # A call's copy bounded by what the callee may touch (``copy(x, n)``, ``reach``) -> the
+        # (call, argument) it is for, whose reach the reverse sweep may compute again.
+        self.snapshot_calls: dict[Value, tuple[Op, int]] = {}
         self.extents = Sizes(module)
         self.while_counts: dict[Op, Value] = {}  # cloned while op -> its trip-count result
 
@@ -104,7 +103,7 @@ class ForwardSweep:
             # The rows the callee may touch, never past the array's end: copy(x, n) is x[:n].
             rows = least(b, reach, extent_at(b, self.fwd[a], 0, ""))
             self.snapshots[(op, i)] = b.op1("copy", [self.fwd[a], rows], a.type, hint)
-            self.snapshot_reach[self.snapshots[(op, i)]] = (reach, op, i)
+            self.snapshot_calls[self.snapshots[(op, i)]] = (op, i)
 
     def top_level(self, v: Value) -> Optional[Value]:
         """The forward copy of a primal value made before every loop (seen everywhere after, the

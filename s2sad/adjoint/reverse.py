@@ -50,7 +50,7 @@ structured reversal of loops and branches.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from ..diagnostics import error
 from ..ssa import build
@@ -294,6 +294,18 @@ class GradientTransform:
             rev.adj[v] = c
         else:
             rev.adj[v] = build.add(rev.body, prev, c, hint=self._adjoint_hint(v))
+
+    def _buffer_dims(self, at: Builder, arr: Value, op: Op, i: int,
+                     seen: Callable[[Value], Optional[Value]]) -> list[Value]:
+        """The shape of new memory for argument ``i`` of the call ``op`` (a buffer the callee only
+        writes, the shadow of an inactive array): ``arr``'s extents at ``at`` (a view's from its
+        offset), its first what the callee may touch where its arguments, as ``seen`` gives them
+        there, tell (new memory: past the array's end is harmless)."""
+        dims = [extent_at(at, arr, ax, "") for ax in range(arr.type.rank)]  # type: ignore[attr-defined]
+        reach = self.forward.reach(op, i, at, seen)
+        if reach is not None:
+            dims[0] = reach
+        return dims
 
     def _shadow_of(self, rev: RevBlock, arr: Value) -> Value:
         op = arr.defining_op
@@ -743,13 +755,8 @@ class GradientTransform:
                 home = rev.mirror_of(self.fn.body) if defining_block(a) is self.fn.body else rev
                 at = home.prologue if home is not rev else rev.body
                 here = self.values.avail(home, a)
-                dims = [extent_at(at, here, ax, "") for ax in range(a.type.rank)]  # a view's: from its offset
-                # What the callee touches will do (new memory: past the array's end is harmless): from
-                # its arguments as the buffer's place sees them (before every loop, or this iteration).
                 seen = self.forward.top_level if home is not rev else (lambda v: self.values.avail(rev, v))
-                reach = self.forward.reach(op, i, at, seen)
-                if reach is not None:
-                    dims[0] = reach
+                dims = self._buffer_dims(at, here, op, i, seen)
                 hint = free_variant(f"{known_root(a).name_hint}_for_{callee.name}", self.user_names)
                 args.append(at.op1("alloc", dims, a.type, hint, fill="empty", elem=str(a.type.elem)))
             else:
@@ -758,10 +765,7 @@ class GradientTransform:
                 if self.act.array_active(a):
                     args.append(self._shadow_of(rev, a))
                 else:
-                    dims = [extent_at(rev.body, args[-1], ax, "") for ax in range(a.type.rank)]  # the callee's reach
-                    reach = self.forward.reach(op, i, rev.body, lambda v: self.values.avail(rev, v))
-                    if reach is not None:  # as its extents tell (new memory: a cover will do)
-                        dims[0] = reach
+                    dims = self._buffer_dims(rev.body, args[-1], op, i, lambda v: self.values.avail(rev, v))
                     args.append(rev.body.op1("alloc", dims, a.type, fill="zeros", elem=str(a.type.elem)))
         for r, t in zip(op.results, sig.seed_types()):
             args.append(rev.adj.get(r) or self._zero(rev.body, t))

@@ -71,7 +71,7 @@ def floordiv(b: Builder, x: Value, y: Value, **attrs: Any) -> Value:
 def extent_at(b: Builder, arr: Value, axis: int, hint: str) -> Value:
     """The extent of ``arr`` along ``axis`` at ``b``: a row's is its matrix's along the next axis,
     an offset view's is its base's less its offset, an operand of its own (C prints a view's
-    extent from its offset, which must then be at hand). A cover will do in C (``sizes``): the
+    extent from its offset, which must then be at hand). A cover will do in C (``analysis.extents``): the
     elements a copy holds are all a stack needs."""
     op = arr.defining_op
     if op is not None and op.name == "view":

@@ -125,7 +125,7 @@ class Tapes:
         # variables take the names, so that each is assigned once (C reads an array's extent
         # back from the variable its allocation was sized by).
         dims = [extent_at(pb, source, ax, "") for ax in range(rank)]
-        reach = self.forward.snapshot_reach.get(cv)
+        call = self.forward.snapshot_calls.get(cv)
         rows = _rows(cv)  # copy(x, n): the rows the callee touches; or what each branch copied
         if rows is not None:
             dims[0] = rows
@@ -135,7 +135,7 @@ class Tapes:
         self._entry(hint, what, elem, loops, outer, array=True).op = stack.defining_op
 
         def push(b: Builder, index: list[Value]) -> None:
-            # ``cover``: the loop reads what the array's cover holds, no further (C ``sizes``).
+            # ``cover``: the loop reads what the array's cover holds, no further (``analysis.extents``).
             b.create("tape.push", [stack, b.op1("load", [source, *index], elem, cover=True)], [])
 
         element_loops(pb, dims, push)
@@ -144,8 +144,8 @@ class Tapes:
         # With a reach, the same shape in every iteration when the call's sizes are made before
         # every loop too (``subtract(d, ...)``): then the reversed loops compute it once as well.
         home = m.mirror_of(loops[0].parent)
-        again = None if reach is None else self.forward.reach(reach[1], reach[2], home.prologue, self.forward.top_level)
-        if all(self._outside_loops(owner) for owner, _ in owners) and (reach is None or again is not None):
+        again = None if call is None else self.forward.reach(*call, home.prologue, self.forward.top_level)
+        if all(self._outside_loops(owner) for owner, _ in owners) and (call is None or again is not None):
             # The same shape in every iteration: one array, made before the reversed loops,
             # takes each iteration's elements in turn (every element is popped into it anew).
             rev_dims = [extent_at(home.prologue, owner, ax, "" if k == 0 and again is not None else lens[k])

@@ -379,7 +379,7 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
             return self._element(arr, idx, op)
         if n == "dim":
             return self._extent(op.operands[0], op.attrs["axis"], op, cover=sizes_buffers_only(op.result))
-        if n == "field":  # a member's index as a number (a copy's length, sizes.py): the structs' run
+        if n == "field":  # a member's index as a number (a copy's length, analysis/extents.py): the structs' run
             return affine([(c, self._int_operand(o)) for c, o in zip(op.attrs["coefs"], op.operands)],
                           op.attrs["offset"])
         if n == "view":
