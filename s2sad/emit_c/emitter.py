@@ -251,8 +251,8 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
     def _size_guard(self) -> list[str]:
         """Python input: the integer parameters its annotations make lengths (``x: "f64[n]"``)
         are checked not negative at entry, a message on stderr and ``abort()`` otherwise (an
-        array cannot have a negative length; and gcc, told so, stops taking them for negative on
-        paths it invents, where it reported allocations past any object: fuzz seed 10801154)."""
+        array cannot have a negative length: a caller that passes one has mixed up its arguments,
+        which the gradient says rather than compute from them)."""
         if "c_params" in self.fn.attrs:
             return []  # C input: its declared signature, its own sizes
         names: list[str] = []

@@ -116,8 +116,8 @@ class CIntegers:
 
     def _checked_count(self, count: Expr, value: Optional[Value] = None) -> Expr:
         """An element count that gcc checks against the largest object as it is, not wrapped:
-        calloc's (of any element) and malloc's of one-byte elements (``bool``: the count is the
-        byte count). Where gcc follows a path on which it takes the count for negative (a size,
+        that of one-byte elements (``bool``: the count is the byte count; wider elements' byte
+        counts wrap, and calloc is asked for bytes too, ``_calloc``). Where gcc follows a path on which it takes the count for negative (a size,
         taken non-negative by ``ranges``, that gcc knows nothing of), the count as a size_t would
         exceed any object, and gcc says so (-Walloc-size-larger-than). (malloc's byte count of a
         wider element wraps instead.) So the count is clamped at zero unless gcc can see that it

@@ -147,11 +147,11 @@ class CMemory:
                 return [ArrayDecl(elem, name, size, zero, values)]
         self._heap_rows(op, name, elem)
         counts = [self.expr(d) for d in op.operands]
-        if zero or elem == "bool":
-            # calloc's count, like malloc's of bytes, is one gcc checks unwrapped: a cache's (a trip
-            # count, max(span, 0), whose clamp C drops where ``ranges`` knows the span is not
-            # negative) and the program's own extents too (an adjoint's calloc(m, ...) in a branch
-            # of a loop, where gcc took m for negative: fuzz seeds 5000004, 5000216).
+        if elem == "bool":
+            # The byte count of one-byte elements is the count, which gcc checks unwrapped: a
+            # cache's (a trip count, max(span, 0), whose clamp C drops where ``ranges`` knows the
+            # span is not negative) and the program's own extents too (fuzz seeds 5000004,
+            # 5000216, where gcc took a count for negative). Wider elements' bytes wrap (_calloc).
             counts = [self._checked_count(c, d) for c, d in zip(counts, op.operands)]
         count = counts[0]
         for c in counts[1:]:
@@ -226,7 +226,12 @@ class CMemory:
         return Call(Name("malloc"), (nbytes,))
 
     def _calloc(self, var: str, count: Expr, elem: str) -> Expr:
-        return Call(Name("calloc"), (count, Lit(f"sizeof({elem})")))
+        # Zeroed memory of count elements, asked for in bytes as malloc is: gcc 12 checks the count
+        # of calloc(count, size) on its own, and after jump threading it finds counts of 2^63 and
+        # more on paths that cannot run, even for calloc(m > 0 ? m : 0, ...) with m checked not
+        # negative at entry (-Walloc-size-larger-than; fuzz seed 10801154, py_calloc_count in
+        # test_c_warnings). A product of bytes wraps in size_t, and gcc draws no range from it.
+        return Call(Name("calloc"), (Lit("1"), binop("*", count, Lit(f"sizeof({elem})"))))
 
     def _grown(self, var: str, used: Expr, count: Expr, elem: str) -> Expr:
         """The memory of ``var`` with room for ``count`` elements, the first ``used`` kept."""

@@ -9,7 +9,7 @@
 // Array sizes: x, d_x, y, d_y: [n].
 void grad_f(double *x, double *d_x, double *y, double *d_y, int n, double d_return) {
     // forward sweep
-    double *tape_p = calloc(n > 0 ? n : 0, sizeof(double));
+    double *tape_p = calloc(1, n * sizeof(double));
     for (long i = 0; i < n; i++) {
         double p = x[i] + y[i];
         tape_p[i] = p;

@@ -5,21 +5,16 @@
 
 #include <stdlib.h>
 
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
-
 // Array sizes: x, d_x: [n].
 void grad_prefix_energy(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
-    double *c = calloc(max_l(n + 1, 0), sizeof(double));
+    double *c = calloc(1, (n + 1) * sizeof(double));
     for (long i = 0; i < n; i++) {
         c[i + 1] = c[i] + x[i];
     }
 
     // reverse sweep
-    double *d_c = calloc(max_l(n + 1, 0), sizeof(double));
+    double *d_c = calloc(1, (n + 1) * sizeof(double));
 
     // line 11: for (int i = 1; i <= n; i++) {
     double d_s = d_return;

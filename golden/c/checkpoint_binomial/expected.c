@@ -162,8 +162,8 @@ void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int 
         }
         // this iteration again, keeping what its adjoint reads
         long t13 = max_l(t6 - 1, 0);
-        double *tape_u_elem = calloc(t13, sizeof(double));
-        double *tape = calloc(t13, sizeof(double));
+        double *tape_u_elem = calloc(1, t13 * sizeof(double));
+        double *tape = calloc(1, t13 * sizeof(double));
         for (long i = 1; i < t6; i++) {
             double u_elem = u_ck[i];
             tape_u_elem[i - 1] = u_elem;
@@ -171,7 +171,7 @@ void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int 
             tape[i - 1] = t14;
             work_ck[i] = u_elem + c * t14 - 0.1 * u_elem * u_elem * u_elem;
         }
-        bool *tape_cond = calloc(t13, sizeof(bool));
+        bool *tape_cond = calloc(1, t13 * sizeof(bool));
         for (long i = 1; i < t6; i++) {
             double t15 = work_ck[i];
             bool cond = t15 > 0.0;

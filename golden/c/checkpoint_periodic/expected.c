@@ -17,7 +17,7 @@ void grad_f(const double *x, double *d_x, double *y, double *d_y, int n, int ste
     // periodic(2) checkpointing of the loop at line 6
     long ck_last = steps - 1;
     long ck_slots = max_l((steps + 1) / 2, 1);
-    long *ck_iter = calloc(ck_slots, sizeof(long));
+    long *ck_iter = calloc(1, ck_slots * sizeof(long));
     double *snap_y = malloc(ck_slots * n * sizeof(double));
     double *y_ck = malloc(n * sizeof(double));
     long ck_next = 0;
@@ -64,7 +64,7 @@ void grad_f(const double *x, double *d_x, double *y, double *d_y, int n, int ste
             }
         }
         // this iteration again, keeping what its adjoint reads
-        double *tape_y_elem = calloc(max_l(n - 1, 0), sizeof(double));
+        double *tape_y_elem = calloc(1, max_l(n - 1, 0) * sizeof(double));
         for (long i = 1; i < n; i++) {
             double y_elem = y_ck[i];
             tape_y_elem[i - 1] = y_elem;

@@ -66,7 +66,7 @@ void grad_f(double *x, double *d_x, int n, int steps, double d_return) {
             s = s * 0.9 + t6 * t6;
         }
         // this iteration again, keeping what its adjoint reads
-        double *tape_x_elem = calloc(n > 0 ? n : 0, sizeof(double));
+        double *tape_x_elem = calloc(1, n * sizeof(double));
         for (long i = 0; i < n; i++) {
             double x_elem = x_ck[i];
             tape_x_elem[i] = x_elem;

@@ -8,9 +8,9 @@
 // Array sizes: y, d_y, x, d_x: [n].
 void grad_relax(double *y, double *d_y, const double *x, double *d_x, int n) {
     // forward sweep
-    double *tape_y_elem = calloc(n > 0 ? n : 0, sizeof(double));
-    double *tape = calloc(n > 0 ? n : 0, sizeof(double));
-    double *tape_y_elem2 = calloc(n > 0 ? n : 0, sizeof(double));
+    double *tape_y_elem = calloc(1, n * sizeof(double));
+    double *tape = calloc(1, n * sizeof(double));
+    double *tape_y_elem2 = calloc(1, n * sizeof(double));
     for (long i = 0; i < n; i++) {
         double y_elem = y[i];
         tape_y_elem2[i] = y_elem;

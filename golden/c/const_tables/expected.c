@@ -47,7 +47,7 @@ void grad_smooth_energy(const double *x, double *d_x, int n, double d_return) {
     double scale[2] = {1.0, 2.0};
     int order[2] = {0};
     order[0] = 1;
-    double *tape_v = calloc(max_l(n - 4, 0), sizeof(double));
+    double *tape_v = calloc(1, max_l(n - 4, 0) * sizeof(double));
     for (long i = 2; i < n - 2; i++) {
         double v = 0.0;
         for (long k = 0; k < 5; k++) {

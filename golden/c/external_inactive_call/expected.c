@@ -15,8 +15,8 @@ void grad_external_inactive_call(const double *x, double *d_x, const double *c, 
                                  double d_return) {
     // forward sweep
     double scaled_norm_value = scaled_norm(c, 3, 0.5);
-    long *tape_bucket_value = calloc(n > 0 ? n : 0, sizeof(long));
-    double *tape_weight_value = calloc(n > 0 ? n : 0, sizeof(double));
+    long *tape_bucket_value = calloc(1, n * sizeof(long));
+    double *tape_weight_value = calloc(1, n * sizeof(double));
     for (long i = 0; i < n; i++) {
         long bucket_value = bucket(x[i]);
         tape_bucket_value[i] = bucket_value;

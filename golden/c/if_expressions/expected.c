@@ -11,7 +11,7 @@
 // Array sizes: x, d_x: [n].
 void grad_damped_sum(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
-    double *tape_w = calloc(n > 0 ? n : 0, sizeof(double));
+    double *tape_w = calloc(1, n * sizeof(double));
     double w = 1.0;
     for (long i = 0; i < n; i++) {
         tape_w[i] = w;

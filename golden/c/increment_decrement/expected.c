@@ -10,8 +10,8 @@ void grad_fold_product(const double *x, double *d_x, int n, double d_return) {
     long hi = n - 1;
     long t0 = n / 2;
     long t1 = t0 > 0 ? t0 : 0;
-    long *tape_hi = calloc(t1, sizeof(long));
-    long *tape_lo = calloc(t1, sizeof(long));
+    long *tape_hi = calloc(1, t1 * sizeof(long));
+    long *tape_lo = calloc(1, t1 * sizeof(long));
     long lo = 0;
     for (long k = 0; k < t0; k++) {
         tape_lo[k] = lo;

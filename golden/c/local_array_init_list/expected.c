@@ -17,7 +17,7 @@ void grad_stencil_energy(const double *x, double *d_x, int n, double d_return) {
     w[0] = 1.0;
     w[1] = 2.0;
     w[2] = 0.5;
-    double *tape_v = calloc(max_l(n - 2, 0), sizeof(double));
+    double *tape_v = calloc(1, max_l(n - 2, 0) * sizeof(double));
     for (long i = 0; i < n - 2; i++) {
         double v = 0.0;
         for (long k = 0; k < 3; k++) {

@@ -17,7 +17,7 @@ void grad_softmax_entropy(const double *x, double *d_x, int n, double d_return) 
     }
 
     // reverse sweep
-    double *d_w = calloc(n > 0 ? n : 0, sizeof(double));
+    double *d_w = calloc(1, n * sizeof(double));
 
     // line 14: for (int i = 0; i < n; i++) {
     double d_h = d_return;

@@ -6,11 +6,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
-
 static void shift_left(double *v, int n) {
     double *moved = malloc((n - 1) * sizeof(double));
     for (long e = 0; e < n - 1; e++) {
@@ -35,7 +30,7 @@ static void grad_shift_left(double *v, double *d_v, int n) {
     v[n - 1] = 0.0;
 
     // reverse sweep
-    double *d_moved = calloc(max_l(n - 1, 0), sizeof(double));
+    double *d_moved = calloc(1, (n - 1) * sizeof(double));
 
     // line 8: v[n - 1] = 0.0;
     d_v[n - 1] = 0.0;
@@ -70,7 +65,7 @@ void grad_decay(const double *x, double *d_x, double *state, double *d_state, in
     size_t tape_work_before_shift_left_cap = 0;
     double *tape_work_before_shift_left = NULL;
     size_t tape_work_before_shift_left_top = 0;
-    double *tape_work_elem = calloc(max_l(3 * n, 0), sizeof(double));
+    double *tape_work_elem = calloc(1, 3 * n * sizeof(double));
     for (long t = 0; t < 3; t++) {
         for (long i = 0; i < n; i++) {
             double work_elem = work[i];
@@ -92,7 +87,7 @@ void grad_decay(const double *x, double *d_x, double *state, double *d_state, in
 
     // reverse sweep
     double *work_before_shift_left = malloc(n * sizeof(double));
-    double *d_work = calloc(n > 0 ? n : 0, sizeof(double));
+    double *d_work = calloc(1, n * sizeof(double));
 
     // line 18: for (int t = 0; t < 3; t++) {
     double d_s = d_return;

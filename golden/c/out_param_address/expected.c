@@ -83,7 +83,7 @@ static void grad_largest(const double *x, double *d_x, int n, int *at, int *d_at
                          double *d_scale) {
     // forward sweep
     at[0] = 0;
-    bool *tape_cond = calloc(max_l(n - 1, 0), sizeof(bool));
+    bool *tape_cond = calloc(1, max_l(n - 1, 0) * sizeof(bool));
     for (long i = 1; i < n; i++) {
         bool cond = x[i] > x[at[0]];
         tape_cond[i - 1] = cond;

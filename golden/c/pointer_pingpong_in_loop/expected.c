@@ -6,19 +6,14 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
-
 void grad_pingpong(const double *x, double *d_x, double *h1, double *d_h1, double *h2,
                    double *d_h2, int n, int layers, double d_return) {
     // forward sweep
-    long *tape_out_array = calloc(layers > 0 ? layers : 0, sizeof(long));
-    long *tape_out_off = calloc(layers > 0 ? layers : 0, sizeof(long));
-    double *tape = calloc(max_l(layers * n, 0), sizeof(double));
-    long *tape_in_array = calloc(layers > 0 ? layers : 0, sizeof(long));
-    long *tape_in_off = calloc(layers > 0 ? layers : 0, sizeof(long));
+    long *tape_out_array = calloc(1, layers * sizeof(long));
+    long *tape_out_off = calloc(1, layers * sizeof(long));
+    double *tape = calloc(1, layers * n * sizeof(double));
+    long *tape_in_array = calloc(1, layers * sizeof(long));
+    long *tape_in_off = calloc(1, layers * sizeof(long));
     long in_array = 0;
     long in_off = 0;
     long out_array = 0;
@@ -45,8 +40,8 @@ void grad_pingpong(const double *x, double *d_x, double *h1, double *d_h1, doubl
         out_array = l % 2 == 0 ? 1 : 0;
         out_off = 0;
     }
-    double *tape2 = calloc(n > 0 ? n : 0, sizeof(double));
-    double *tape3 = calloc(n > 0 ? n : 0, sizeof(double));
+    double *tape2 = calloc(1, n * sizeof(double));
+    double *tape3 = calloc(1, n * sizeof(double));
     for (long i = 0; i < n; i++) {
         long t6 = in_off + i;
         tape3[i] = in_array == 0 ? x[t6] : in_array == 1 ? h1[t6] : h2[t6];

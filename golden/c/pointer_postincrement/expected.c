@@ -8,8 +8,8 @@
 void grad_weighted_cubes(const double *x, double *d_x, const double *w, double *d_w, int n,
                          double d_return) {
     // forward sweep
-    long *tape_q = calloc(n > 0 ? n : 0, sizeof(long));
-    long *tape_p = calloc(n > 0 ? n : 0, sizeof(long));
+    long *tape_q = calloc(1, n * sizeof(long));
+    long *tape_p = calloc(1, n * sizeof(long));
     long p = 0;
     long q = 0;
     for (long i = 0; i < n; i++) {

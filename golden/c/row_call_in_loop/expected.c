@@ -7,11 +7,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
-
 static void scale_row(int m, double row[m], double s) {
     for (long j = 0; j < m; j++) {
         row[j] = sin(row[j]) * s;
@@ -20,7 +15,7 @@ static void scale_row(int m, double row[m], double s) {
 
 static void grad_scale_row(int m, double row[m], double d_row[m], double s) {
     // forward sweep
-    double *tape_row_elem = calloc(m > 0 ? m : 0, sizeof(double));
+    double *tape_row_elem = calloc(1, m * sizeof(double));
     for (long j = 0; j < m; j++) {
         double row_elem = row[j];
         tape_row_elem[j] = row_elem;
@@ -40,7 +35,7 @@ static void grad_scale_row(int m, double row[m], double d_row[m], double s) {
 
 void grad_f(int n, int m, double A[n][m], double d_A[n][m], double d_return) {
     // forward sweep
-    double *tape_A_elem = calloc(max_l(n * m, 0), sizeof(double));
+    double *tape_A_elem = calloc(1, n * m * sizeof(double));
     size_t tape_A_before_scale_row_cap = 0;
     double *tape_A_before_scale_row = NULL;
     size_t tape_A_before_scale_row_top = 0;

@@ -6,18 +6,13 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
-
 // Array sizes: x, d_x: [n].
 void grad_layers(int L, int n, const double *x, double *d_x, double H[L][n], double d_H[L][n],
                  double d_return) {
     // forward sweep
-    long *tape_xp_array = calloc(L > 0 ? L : 0, sizeof(long));
-    long *tape_xp_row = calloc(L > 0 ? L : 0, sizeof(long));
-    double *tape = calloc(max_l(L * n, 0), sizeof(double));
+    long *tape_xp_array = calloc(1, L * sizeof(long));
+    long *tape_xp_row = calloc(1, L * sizeof(long));
+    double *tape = calloc(1, L * n * sizeof(double));
     long xp_array = 0;
     long xp_row = 0;
     for (long l = 0; l < L; l++) {
@@ -32,8 +27,8 @@ void grad_layers(int L, int n, const double *x, double *d_x, double H[L][n], dou
         xp_array = 1;
         xp_row = l;
     }
-    double *tape2 = calloc(n > 0 ? n : 0, sizeof(double));
-    double *tape3 = calloc(n > 0 ? n : 0, sizeof(double));
+    double *tape2 = calloc(1, n * sizeof(double));
+    double *tape3 = calloc(1, n * sizeof(double));
     for (long i = 0; i < n; i++) {
         tape3[i] = xp_array == 0 ? x[i] : H[xp_row][i];
         tape2[i] = xp_array == 0 ? x[i] : H[xp_row][i];

@@ -26,7 +26,7 @@ static void grad_norm2(int m, const double row[m], double d_row[m], double d_ret
 
 void grad_sum_row_norms(int n, int m, const double A[n][m], double d_A[n][m], double d_return) {
     // forward sweep
-    double *tape_norm2_value = calloc(n > 0 ? n : 0, sizeof(double));
+    double *tape_norm2_value = calloc(1, n * sizeof(double));
     for (long i = 0; i < n; i++) {
         double norm2_value = norm2(m, A[i]);
         tape_norm2_value[i] = norm2_value;

@@ -7,11 +7,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
-
 static void subtract(int d, const double *x, const double *mu, double *out) {
     for (long j = 0; j < d; j++) {
         out[j] = x[j] - mu[j];
@@ -57,8 +52,8 @@ static void grad_sqnorm(int d, const double *v, double *d_v, double d_return) {
 void grad_mixture(int n, int k, int d, const double *x, const double *mu, double *d_mu,
                   double *tmp, double *d_tmp, double d_return) {
     // forward sweep
-    double *tape_best = calloc(n > 0 ? n : 0, sizeof(double));
-    double *tape_sqnorm_value = calloc(max_l(n * k, 0), sizeof(double));
+    double *tape_best = calloc(1, n * sizeof(double));
+    double *tape_sqnorm_value = calloc(1, n * k * sizeof(double));
     size_t tape_tmp_before_sqnorm_cap = 0;
     double *tape_tmp_before_sqnorm = NULL;
     size_t tape_tmp_before_sqnorm_top = 0;

@@ -20,7 +20,7 @@ static void relax(int n, const double *w, double *u) {
 
 static void grad_relax(int n, const double *w, double *d_w, double *u, double *d_u) {
     // forward sweep
-    double *tape_u_elem = calloc(n > 0 ? n : 0, sizeof(double));
+    double *tape_u_elem = calloc(1, n * sizeof(double));
     for (long j = 0; j < n; j++) {
         double u_elem = u[j];
         tape_u_elem[j] = u_elem;

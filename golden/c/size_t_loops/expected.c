@@ -17,7 +17,7 @@ void grad_smooth_inplace(const double *x, double *d_x, double *y, double *d_y, s
     for (long i = 0; i < (long)n; i++) {
         y[i] = x[i] * x[i];
     }
-    double *tape = calloc(max_l((long)m - 1, 0), sizeof(double));
+    double *tape = calloc(1, max_l((long)m - 1, 0) * sizeof(double));
     for (long j = 1; j < (long)m; j++) {
         double t0 = 0.5 * y[j - 1];
         tape[j - 1] = t0;

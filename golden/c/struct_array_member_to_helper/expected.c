@@ -43,22 +43,22 @@ static void grad_axpy3(double a, double *d_a, const double *x, double *d_x, doub
 void grad_drift_energy(Body *bodies, Body *d_bodies, int n, double dt, double *d_dt,
                        double d_return) {
     // forward sweep
-    double *tape_a_elem = calloc(n > 0 ? n : 0, sizeof(double));
-    double *tape_a_elem2 = calloc(n > 0 ? n : 0, sizeof(double));
-    double *tape_a_elem3 = calloc(n > 0 ? n : 0, sizeof(double));
-    double *tape_a_elem4 = calloc(n > 0 ? n : 0, sizeof(double));
-    double *tape_a_elem5 = calloc(n > 0 ? n : 0, sizeof(double));
-    double *tape_a_elem6 = calloc(n > 0 ? n : 0, sizeof(double));
-    double *tape = calloc(n > 0 ? n : 0, sizeof(double));
-    double *tape_v_elem = calloc(n > 0 ? n : 0, sizeof(double));
+    double *tape_a_elem = calloc(1, n * sizeof(double));
+    double *tape_a_elem2 = calloc(1, n * sizeof(double));
+    double *tape_a_elem3 = calloc(1, n * sizeof(double));
+    double *tape_a_elem4 = calloc(1, n * sizeof(double));
+    double *tape_a_elem5 = calloc(1, n * sizeof(double));
+    double *tape_a_elem6 = calloc(1, n * sizeof(double));
+    double *tape = calloc(1, n * sizeof(double));
+    double *tape_v_elem = calloc(1, n * sizeof(double));
     size_t tape_bodies_before_axpy3_cap = 0;
     double *tape_bodies_before_axpy3 = NULL;
     size_t tape_bodies_before_axpy3_top = 0;
-    long *tape_bodies_before_axpy3_len = calloc(n > 0 ? n : 0, sizeof(long));
+    long *tape_bodies_before_axpy3_len = calloc(1, n * sizeof(long));
     size_t tape_bodies_before_axpy3_v2_cap = 0;
     double *tape_bodies_before_axpy3_v2 = NULL;
     size_t tape_bodies_before_axpy3_v2_top = 0;
-    long *tape_bodies_before_axpy3_len2 = calloc(n > 0 ? n : 0, sizeof(long));
+    long *tape_bodies_before_axpy3_len2 = calloc(1, n * sizeof(long));
     for (long i = 0; i < n; i++) {
         double *a = &bodies[i].vel[0];
         double *a2 = &bodies[i].pos[0];

@@ -21,7 +21,7 @@ static long max_l(long a, long b) {
 void grad_potential(const struct Body *bodies, struct Body *d_bodies, int n, double d_return) {
     // forward sweep
     long t0 = n - 1;
-    double *tape_r2 = calloc(max_l(n * (t0 > 0 ? t0 : 0), 0), sizeof(double));
+    double *tape_r2 = calloc(1, max_l(n * (t0 > 0 ? t0 : 0), 0) * sizeof(double));
     size_t tape_r2_top = 0;
     for (long i = 0; i < n; i++) {
         for (long j = i + 1; j < n; j++) {

@@ -21,7 +21,7 @@ struct Particle {
 void grad_kinetic_plus_spread(const struct Particle *p, struct Particle *d_p, int n,
                               double d_return) {
     // forward sweep
-    double *tape_v2 = calloc(n > 0 ? n : 0, sizeof(double));
+    double *tape_v2 = calloc(1, n * sizeof(double));
     for (long i = 0; i < n; i++) {
         double v2 = 0.0;
         for (long c = 0; c < DIM; c++) {

@@ -17,11 +17,6 @@ typedef struct {
     int m;
 } Wishart;
 
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
-
 static double frobenius(int M_rows, int M_cols, const double *M_data) {
     double s = 0.0;
     for (long i = 0; i < M_rows * M_cols; i++) {
@@ -101,17 +96,17 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
     double *T_data = malloc(A->rows * A->cols * sizeof(double));
     double t0 = 0.5 * w.gamma;
     double frobenius_value = frobenius(A->rows, A->cols, A->data);
-    double *tape = calloc(nsteps > 0 ? nsteps : 0, sizeof(double));
-    long *tape_T_rows = calloc(nsteps > 0 ? nsteps : 0, sizeof(long));
-    long *tape_T_cols = calloc(nsteps > 0 ? nsteps : 0, sizeof(long));
+    double *tape = calloc(1, nsteps * sizeof(double));
+    long *tape_T_rows = calloc(1, nsteps * sizeof(long));
+    long *tape_T_cols = calloc(1, nsteps * sizeof(long));
     size_t tape_T_data_before_frobenius_cap = 0;
     double *tape_T_data_before_frobenius = NULL;
     size_t tape_T_data_before_frobenius_top = 0;
-    long *tape_T_data_before_frobenius_len = calloc(nsteps > 0 ? nsteps : 0, sizeof(long));
+    long *tape_T_data_before_frobenius_len = calloc(1, nsteps * sizeof(long));
     size_t tape_Tcols_before_mat_mult_cap = 0;
     int *tape_Tcols_before_mat_mult = NULL;
     size_t tape_Tcols_before_mat_mult_top = 0;
-    long *tape_Tcols_before_mat_mult_len = calloc(nsteps > 0 ? nsteps : 0, sizeof(long));
+    long *tape_Tcols_before_mat_mult_len = calloc(1, nsteps * sizeof(long));
     for (long t = 0; t < nsteps; t++) {
         int Trows[1];
         Trows[0] = 0;
@@ -146,7 +141,7 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
     }
 
     // reverse sweep
-    double *d_T_data = calloc(max_l(A->rows * A->cols, 0), sizeof(double));
+    double *d_T_data = calloc(1, A->rows * A->cols * sizeof(double));
     double *T_data_for_mat_mult = malloc(A->rows * A->cols * sizeof(double));
 
     // line 40: for (int t = 0; t < nsteps; t++) {

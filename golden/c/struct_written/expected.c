@@ -16,9 +16,9 @@ void grad_step_energy(struct State *s, struct State *d_s, int n, double dt, doub
     // forward sweep
     double t0 = dt * k;
     double t1 = 0.5 * k;
-    double *tape_s_elem = calloc(n > 0 ? n : 0, sizeof(double));
-    double *tape_s_elem2 = calloc(n > 0 ? n : 0, sizeof(double));
-    double *tape_s_elem3 = calloc(n > 0 ? n : 0, sizeof(double));
+    double *tape_s_elem = calloc(1, n * sizeof(double));
+    double *tape_s_elem2 = calloc(1, n * sizeof(double));
+    double *tape_s_elem3 = calloc(1, n * sizeof(double));
     for (long i = 0; i < n; i++) {
         double s_elem = s[i].x;
         tape_s_elem3[i] = s_elem;

@@ -14,7 +14,7 @@ typedef real weight_t;
 void grad_penalty(const real *restrict x, real *restrict d_x, real *restrict y, real *restrict d_y,
                   const index_t n, const weight_t w, weight_t *d_w, real d_return) {
     // forward sweep
-    double *tape = calloc(n > 0 ? n : 0, sizeof(double));
+    double *tape = calloc(1, n * sizeof(double));
     for (long i = 0; i < n; i++) {
         double scaled_value = w * x[i];
         y[i] = scaled_value;

@@ -67,7 +67,7 @@ void grad_blurred_energy(int n, int m, const double A[n][m], double d_A[n][m], d
     blur(n, m, A, B);
 
     // reverse sweep
-    double (*d_B)[m] = calloc((n > 0 ? n : 0) * (m > 0 ? m : 0), sizeof(double));
+    double (*d_B)[m] = calloc(1, n * m * sizeof(double));
 
     // line 24: for (int i = 0; i < n; i++) {
     double d_e = d_return;

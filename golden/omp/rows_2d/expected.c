@@ -9,7 +9,7 @@
 void grad_row_softplus(int n, int m, const double A[n][m], double d_A[n][m], double B[n][m],
                        double d_B[n][m]) {
     // forward sweep
-    double *tape_s = calloc(n > 0 ? n : 0, sizeof(double));
+    double *tape_s = calloc(1, n * sizeof(double));
     #pragma omp parallel for
     for (long i = 0; i < n; i++) {
         double s = 0.0;
