@@ -193,7 +193,11 @@ class SanitizedLibrary:
         ]
         args = []
         for i, p in enumerate(params):
-            if p.endswith("*"):
+            if p.endswith("**"):  # rows of pointers: each row a block of its own, as a user's code makes them
+                lines += [f"    long r{i}, w{i}; get(&r{i}, sizeof r{i}); get(&w{i}, sizeof w{i});",
+                          f"    char **a{i} = malloc((r{i} > 0 ? r{i} : 1) * sizeof(char *));",
+                          f"    for (long k = 0; k < r{i}; k++) {{ a{i}[k] = malloc(w{i}); get(a{i}[k], w{i}); }}"]
+            elif p.endswith("*"):
                 lines.append(f"    long n{i}; get(&n{i}, sizeof n{i}); void *a{i} = malloc(n{i}); get(a{i}, n{i});")
             else:
                 lines.append(f"    {p} a{i}; get(&a{i}, sizeof a{i});")
@@ -201,7 +205,10 @@ class SanitizedLibrary:
         call = f"{symbol}({', '.join(args)})"
         lines.append(f"    {call};" if result == "void" else f"    {result} r = {call};")
         for i, p in enumerate(params):
-            if p.endswith("*"):
+            if p.endswith("**"):
+                lines.append(f"    for (long k = 0; k < r{i}; k++) {{ put(a{i}[k], w{i}); free(a{i}[k]); }}")
+                lines.append(f"    free(a{i});")
+            elif p.endswith("*"):
                 lines.append(f"    put(a{i}, n{i}); free(a{i});")
         if result != "void":
             lines.append("    put(&r, sizeof r);")
@@ -226,7 +233,9 @@ class SanitizedLibrary:
         exe = self.program(symbol, params, result)
         chunks: list[bytes] = []
         for p, ct, a in zip(params, ctypes_of, args):
-            if p.endswith("*"):
+            if p.endswith("**"):  # a 2-D NumPy array, sent as its rows
+                chunks += [bytes(ctypes.c_long(a.shape[0])), bytes(ctypes.c_long(a.strides[0])), _bytes_of(a)]
+            elif p.endswith("*"):
                 data = bytes(ct(a.value)) if isinstance(a, Out) else _bytes_of(a)
                 chunks += [bytes(ctypes.c_long(len(data))), data]
             else:

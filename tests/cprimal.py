@@ -130,6 +130,7 @@ class CParam:
     base: str  # "double", "unsigned long", "struct Body", ...
     pointer: bool
     ctype: Any  # the ctypes type of the value (for a pointer: of the pointee)
+    rows: bool = False  # double **A: a table of pointers to the rows of a 2-D NumPy array
 
     @property
     def is_float(self) -> bool:
@@ -182,8 +183,9 @@ class CSignature:
             if isinstance(p, c_ast.Typename):  # (void)
                 continue
             pointer = isinstance(p.type, (c_ast.PtrDecl, c_ast.ArrayDecl))
+            rows = isinstance(p.type, c_ast.PtrDecl) and isinstance(p.type.type, c_ast.PtrDecl)
             base = _type_name(_element_type(p.type), typedefs)
-            params.append(CParam(p.name, base, pointer, _ctype(base, structs)))
+            params.append(CParam(p.name, base, pointer, _ctype(base, structs), rows))
         result_ptr = isinstance(fdecl.type, c_ast.PtrDecl)
         assert not result_ptr, "functions returning pointers are not supported"
         result = _type_name(fdecl.type, typedefs)
@@ -218,7 +220,8 @@ class CSignature:
         if isinstance(lib, SanitizedLibrary):
             return self._sanitized_caller(lib, symbol, layout, gradient)
         fn = getattr(lib, symbol)
-        argtypes = [ctypes.POINTER(p.ctype) if p.pointer or role == "cell" else p.ctype for p, role in layout]
+        argtypes = [ctypes.POINTER(ctypes.POINTER(p.ctype)) if p.rows else
+                    ctypes.POINTER(p.ctype) if p.pointer or role == "cell" else p.ctype for p, role in layout]
         fn.argtypes = argtypes + ([self.result_ctype] if has_d_return else [])
         fn.restype = None if gradient else self.result_ctype
         given = [(p, role) for p, role in layout if role != "cell"]
@@ -256,7 +259,8 @@ class CSignature:
     ) -> Callable[..., Any]:
         """``_caller``'s twin for a library built by cbuild.build_sanitized (its own program)."""
         has_d_return = gradient and self.returns_float
-        spelled = [p.base + " *" if p.pointer or role == "cell" else p.base for p, role in layout]
+        spelled = [p.base + " **" if p.rows else p.base + " *" if p.pointer or role == "cell" else p.base
+                   for p, role in layout]
         kinds = [p.ctype for p, _ in layout]
         if has_d_return:
             spelled.append(self.result)
@@ -296,6 +300,10 @@ class CSignature:
 def _pointer(p: CParam, a: Any) -> Any:
     """A ctypes pointer to the data of ``a`` for the pointer parameter ``p`` (no copy: writes show)."""
     target = ctypes.POINTER(p.ctype)
+    if p.rows:  # double **A: a table of pointers to the rows of a 2-D array (no copy: writes show)
+        assert isinstance(a, np.ndarray) and a.ndim == 2 and a.flags.c_contiguous and a.dtype == p.np_dtype, \
+            f"{p.name}: {p.base} ** needs a contiguous 2-D array of {p.np_dtype}"
+        return (target * a.shape[0])(*[row.ctypes.data_as(target) for row in a])
     if isinstance(a, ctypes.Array):
         assert a._type_ is p.ctype, f"{p.name}: expected an array of {p.base}, got one of {a._type_.__name__}"
         return ctypes.cast(a, target)

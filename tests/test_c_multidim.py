@@ -11,6 +11,8 @@ applied, gives a program s2sad differentiates.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -59,7 +61,7 @@ def test_declared_extents_are_the_shape_and_a_left_out_one_is_unknown():
         ("double A[n][4], int n", "the array size 'n' is neither an integer parameter declared before this one"),
         ("int n, double A[n][sizeof(double)]", "this array size is not supported"),
         ("int n, double A[n][]", "only the first size of an array parameter may be left out"),
-        ("int n, double *A[4]", "arrays of this element type are not supported"),
+        ("int n, double **A[4]", "arrays of this element type are not supported"),
     ],
 )
 def test_array_parameters_s2sad_cannot_size_are_located(params, message):
@@ -219,3 +221,74 @@ def test_a_wrong_rank_is_a_located_error_whose_hint_works(body, fixed, message, 
     assert d.loc.line == 6 and d.message == message and hint in d.hint, d
     text = pipeline.gradient_source(HELPERS + F.format(body=fixed), "t.c", "f", ["A"], "c")
     assert "d_A[" in text
+
+
+# -- rows of pointers (double **) ----------------------------------------------------------------
+# golden/c/pointer_rows_param and pointer_rows_written_by_helper check the numbers, each row a
+# block of its own under -fsanitize=address (tests/cbuild.py); these check what the output says.
+
+C_GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "c"
+
+POINTER_ROWS = ("static double dot(const double *a, const double *x, int m)\n{\n    double s = 0.0;\n"
+                "    for (int j = 0; j < m; j++) s += a[j] * x[j];\n    return s;\n}\n"
+                "double f(const double *const *A, const double *x, double **Y, int n, int m)\n{\n"
+                "    double s = 0.0;\n    for (int i = 0; i < n; i++) {\n        Y[i][0] = dot(A[i], x, m);\n"
+                "        s += Y[i][0] * A[i][0];\n    }\n    return s;\n}\n")
+
+
+def test_rows_of_pointers_are_an_array_of_two_dimensions_of_unknown_extents():
+    module, fn = _fn(POINTER_ROWS, "f")
+    assert [str(p.type) for p in fn.params] == ["array<f64,2>", "array<f64,1>", "array<f64,2>", "i64", "i64"]
+    assert fn.attrs["shapes"]["A"] == ["", ""] and fn.attrs["c_params"][0] == "const double *const *"
+    exact = Sizes(module).exact_axes(fn)
+    assert (0, 0) not in exact and (0, 1) not in exact  # nothing declares how many rows, or how long
+
+
+def test_c_output_keeps_rows_of_pointers_and_their_shadows_and_indexes_them_twice():
+    text = pipeline.gradient_source(POINTER_ROWS, "t.c", "f", ["A", "x"], "c")
+    assert ("void grad_f(const double *const *A, double *const *d_A, const double *x, double *d_x, double **Y,\n"
+            "            double **d_Y, int n, int m, double d_return)") in text
+    assert "grad_dot(A[i], d_A[i], x, d_x, m, " in text and "d_A[i][0] +=" in text
+    assert "* m" not in text  # no flat index into a double **
+
+
+def test_a_flat_snapshot_passed_as_rows_gets_a_table_of_rows_freed_with_it():
+    text = (C_GOLDEN / "pointer_rows_written_by_helper" / "expected.c").read_text()
+    assert "double **U_before_relax_rows = malloc(U_before_relax_len0 * sizeof(double *));" in text
+    assert "U_before_relax_rows[r] = U_before_relax + r * U_before_relax_len1;" in text
+    assert "grad_relax(U_before_relax_rows, d_U, n, m);" in text
+    assert text.index("free(U_before_relax_rows);") < text.index("free(U_before_relax);")
+
+
+@pytest.mark.parametrize(
+    "decl, message",
+    [
+        ("double **p = 0; s += x[0];", "pointers to pointers are supported as parameters only"),
+        ("double ***p = 0; s += x[0];", "pointers to pointers of this kind are not supported"),
+    ],
+)
+def test_pointers_to_pointers_other_than_rows_parameters_are_located(decl, message):
+    src = f"double f(const double *x)\n{{\n    double s = 0.0;\n    {decl}\n    return s;\n}}\n"
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(src, "t.c", "f", ["x"], "c")
+    (d,) = info.value.diagnostics
+    assert d.loc.line == 4 and message in d.message and d.hint, d
+
+
+def test_cuda_output_refuses_rows_of_pointers_with_the_flat_form_as_hint():
+    src = ("void k(double **A, double *y, int n, int m) {\n    #pragma omp parallel for\n"
+           "    for (int i = 0; i < n; i++) {\n        double s = 0.0;\n"
+           "        for (int j = 0; j < m; j++) s += A[i][j] * A[i][j];\n        y[i] = s;\n    }\n}\n")
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(src, "k.c", "k", ["A"], "cuda")
+    (d,) = info.value.diagnostics
+    assert d.loc.line == 1 and "'A' is declared double **" in d.message and "double *A" in d.hint, d
+    fixed = src.replace("double **A", "double *A").replace("A[i][j]", "A[i * m + j]")
+    assert "d_A[i * m + j]" in pipeline.gradient_source(fixed, "k.c", "k", ["A"], "cuda")
+
+
+def test_an_array_of_pointers_parameter_is_rows_of_pointers_as_c_has_it():
+    src = POINTER_ROWS.replace("const double *const *A", "const double *A[]").replace("double **Y", "double *Y[4]")
+    text = pipeline.gradient_source(src, "t.c", "f", ["A", "x"], "c")
+    assert "grad_f(const double **A, double **d_A, const double *x, double *d_x, double **Y, double **d_Y," in text
+    assert "d_A[i][0] +=" in text

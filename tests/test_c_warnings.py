@@ -729,6 +729,47 @@ def f(x: "f64[n]", y: "f64[n]", W: "f64[m, n]", a: float, b: float, n: int, m: i
         py_params=[("double *", "x"), ("double *", "y"), ("double *", "W"), ("double", "a"), ("double", "b"),
                    ("long", "n"), ("long", "m")],
         shapes={"W": (M, N)}),
+    # x[1:] has n - 1 elements, none when n = 0: gcc, which knows from the entry check that n is
+    # not negative, saw malloc((n - 1) * sizeof(double)) ask for 2^64 - 8 bytes when n = 0
+    # (fuzz seeds 10910020, 10910078). The count is clamped, max_l(n - 1, 0).
+    "py_slice_count": Case(
+        """import numpy as np
+
+
+def f(x: "f64[n]", W: "f64[m, n]", n: int, m: int) -> float:
+    s = 0.0
+    for i in range(n):
+        s += np.sum(np.abs(x)[1:] * np.abs(x)[:-1]) * x[i]
+    return s + np.sum(np.tanh(W @ x)[1:])
+""", ["x", "W"], lang="py",
+        py_params=[("double *", "x"), ("double *", "W"), ("long", "n"), ("long", "m")],
+        shapes={"W": (M, N)}),
+    # A loop that never runs (its start, min(n, 1) - 1, is never above its end): gcc proved its
+    # caches empty but not the reversed loop that reads them dead, and reported reads out of the
+    # bounds of an empty object (fuzz seed 10910002). Such caches hold one element.
+    "py_never_runs": Case(
+        """import math
+
+import numpy as np
+
+
+def f(x, y, a, b, n):
+    s1 = -0.25
+    s0 = 0.25
+    m3 = min(n, (1 + int(2.0 * abs(np.tanh(s1)))))
+    for i4 in range(m3 - 1, 1 - 1, -3):
+        for i5 in range(1, n):
+            y[i5] += np.abs(((s0 - x[i5]) * (3.0 + x[i4])))
+            s0 = (y[((n - 1) - i5)] if (math.hypot((x[2] - 3.0), (y[((i4 + 2) % n)] - x[i5])) < 0.5)
+                   else np.sqrt((1.5 + np.tanh((x[((i4 + 1) % n)] + s1)))))
+    if (a * y[0]) > (x[3] + s1):
+        s0 -= x[1]
+    elif (math.log10((2.0 + np.tanh((x[2] * b)))) < 0.0) or (s1 > (y[1] * y[1])):
+        if y[0] < 0.0:
+            return y[3]
+    return -0.75
+""", ["x", "y", "a", "b"], lang="py", levels=(0, 1, 2),
+        py_params=[("double *", "x"), ("double *", "y"), ("double", "a"), ("double", "b"), ("long", "n")]),
 }
 
 

@@ -98,6 +98,8 @@ PY_CASES = [
     "bitwise_ops",
     "switch_enum",
     "vla_matvec",
+    "pointer_rows_param",
+    "pointer_rows_written_by_helper",
     "fixed_2d_param",
     "pointer_to_rows",
     "vla_3d",

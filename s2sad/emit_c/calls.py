@@ -15,7 +15,7 @@ from ..diagnostics import error
 from ..emit.expr import Call, Expr, Name, Subscript, walk
 from ..emit.inline import InlinePlan
 from ..emit.stmt import Assign, ExprStmt, Stmt
-from ..parse.c_declarators import is_array_spelling, pointer_to_rows
+from ..parse.c_declarators import is_array_spelling, is_pointer_rows, pointer_to_rows
 from ..ssa.ir import Block, Function, Module, Op, Value
 from .cexpr import CPrinter, Cast, address_of, ctype
 from .cfile import ModuleContext
@@ -44,6 +44,7 @@ class CCalls:
     parallel: list[Op]
     skip: set[Op]  # ops folded into a call (accumulation through a pointer)
     fused: dict[Value, Expr]  # call result -> where the callee accumulates it
+    row_tables: dict[str, str]  # flat buffers passed as double ** -> their tables of rows (CMemory)
 
     def _zeroed_before_call(self) -> frozenset:
         """The results of calls to gradients that return adjoints through pointers: each one's
@@ -97,6 +98,13 @@ class CCalls:
         if not (a.type.is_array and a.type.rank > 1 and spelled and len(spelled) == len(op.operands)  # type: ignore
                 and self.rows_declared and is_array_spelling(spelled[k]) and not self._declared_rows(a)):
             return e
+        if is_pointer_rows(spelled[k]):  # double **: the buffer's table of rows (CMemory._row_table)
+            table = self.row_tables.get(self.var.get(a, ""))
+            if table is None:
+                raise error(f"C output: '{op.attrs['callee']}' takes rows of pointers (double **) here, and this "
+                            "argument is part of a flat array", op.loc,
+                            hint="pass an array of rows, or declare the parameter with its extents: double A[n][m]")
+            return Name(table)
         rows = [self.printer(self._extent(a, axis, op)) for axis in range(1, a.type.rank)]  # type: ignore
         return Cast(pointer_to_rows(spelled[k], rows), e)
 

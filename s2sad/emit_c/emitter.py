@@ -167,6 +167,7 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         self.stack: set[str] = set()
         self.stack_rows: set[str] = set()  # stack arrays declared with their extents: double tmp[3][3]
         self.heap_rows: set[str] = set()  # heap arrays declared as pointers to rows: double (*w)[m]
+        self.row_tables: dict[str, str] = {}  # flat buffers passed as double ** -> their tables of rows
         self.skip: set[Op] = set()  # ops folded into a call (accumulation through a pointer)
         self.fused: dict[Value, Expr] = {}  # call result -> where the callee accumulates it
         self.aliases: dict[Value, Expr] = {}  # values whose C expression is a variable or literal
@@ -181,6 +182,7 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         self.extents = ctx.sizes.extents(fn)
         self.ranges = IntRanges(fn, self._size_params())
         self.unsigned = self._unsigned_params()
+        self.rows_wanted = self._rows_wanted()
 
     # -- the function ------------------------------------------------------------------
     def emit(self) -> str:

@@ -117,7 +117,8 @@ class CIntegers:
     def _checked_count(self, count: Expr, value: Optional[Value] = None) -> Expr:
         """An element count that gcc checks against the largest object as it is, not wrapped:
         that of one-byte elements (``bool``: the count is the byte count; wider elements' byte
-        counts wrap, and calloc is asked for bytes too, ``_calloc``). Where gcc follows a path on which it takes the count for negative (a size,
+        counts wrap, and calloc is asked for bytes too, ``_calloc``). Where gcc follows a path
+        on which it takes the count for negative (a size,
         taken non-negative by ``ranges``, that gcc knows nothing of), the count as a size_t would
         exceed any object, and gcc says so (-Walloc-size-larger-than). (malloc's byte count of a
         wider element wraps instead.) So the count is clamped at zero unless gcc can see that it
@@ -127,22 +128,25 @@ class CIntegers:
             return count
         return int_min_max("max", count, number(0))
 
-    def _visibly_nonneg(self, v: Value) -> bool:
+    def _visibly_nonneg(self, v: Value, sizes: bool = False) -> bool:
         """Whether the C printed for ``v`` shows that it is not negative: a constant, a ``max``
-        with a non-negative one that C prints (``_bound_needless``), sums and products of such."""
+        with a non-negative one that C prints (``_bound_needless``), sums and products of such;
+        with ``sizes``, the function's integer parameters too (the sizes a caller passes)."""
         c = const_int(v)
         if c is not None:
             return c >= 0
+        if sizes and v.owner is self.fn.body and v in self.fn.params:
+            return True
         op = v.defining_op
         if op is None:
             return False
         if op.name == "math.max":
             same = self._bound_needless(op)
             if same is not None:
-                return self._visibly_nonneg(same)
-            return any(self._visibly_nonneg(o) for o in op.operands)
+                return self._visibly_nonneg(same, sizes)
+            return any(self._visibly_nonneg(o, sizes) for o in op.operands)
         if op.name in ("add", "mul"):
-            return all(self._visibly_nonneg(o) for o in op.operands)
+            return all(self._visibly_nonneg(o, sizes) for o in op.operands)
         return False
 
 

@@ -12,18 +12,22 @@ from __future__ import annotations
 
 import math
 
+from ..analysis.ranges import IntRanges
 from ..diagnostics import error
 from ..emit.builder import tape_new_op
-from ..emit.expr import BinOp, Call, Compare, Expr, Lit, Name, Subscript, binop
-from ..emit.stmt import Assign, ExprStmt, If, Stmt
+from ..emit.expr import BinOp, Call, Compare, Expr, Lit, Name, Subscript, binop, literal_value, number
+from ..emit.stmt import Assign, ExprStmt, For, If, Stmt
+from ..parse.c_declarators import is_pointer_rows
 from ..ssa.build import const_int, const_value
-from ..ssa.ir import Block, Function, Op, Value
+from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.opdefs import is_pure
 from ..ssa.types import ArrayType, Type
 from .cexpr import CPrinter, C_TYPES, IncDec
 from .cstmt import ArrayDecl
 from .indexing import times
+from .integers import int_min_max
 from .names import CNamer
+from .signature import declared_params
 
 STACK_LIMIT = 256  # arrays of at most this many elements, of constant size, live on the stack
 # The type of a tape's top and capacity: a count, unsigned. Where gcc proves that nothing was
@@ -57,6 +61,10 @@ class CMemory:
     stack: set[str]
     stack_rows: set[str]
     heap_rows: set[str]
+    row_tables: dict[str, str]  # a flat buffer's variable -> that of its table of rows (_row_table)
+    rows_wanted: set[str]  # the flat buffers' variables that need one (_rows_wanted)
+    module: Module
+    ranges: IntRanges
     _var_count: dict[str, int]
 
     def _buffers_freed_at(self) -> dict[Value, object]:
@@ -75,7 +83,11 @@ class CMemory:
 
     def _frees(self, block: Block) -> list[Stmt]:
         names = [name for op, name in self.heap.items() if self.home.get(op, op.parent) is block]
-        return [self._free(n) for n in reversed(names)]
+        return [st for n in reversed(names) for st in self._release(n)]
+
+    def _release(self, var: str) -> list[Stmt]:
+        """The frees of the buffer ``var`` holds: its table of rows first, where it has one."""
+        return ([self._free(self.row_tables[var])] if var in self.row_tables else []) + [self._free(var)]
 
     def _register_buffer(self, op: Op, name: str) -> list[Stmt]:
         """Record that ``name`` holds the buffer ``op`` makes, to be freed at the end of its home
@@ -101,12 +113,12 @@ class CMemory:
             if name not in names:
                 names.append(name)
             if any(x.name in ("for", "while") for x in crossed):
-                out.append(self._free(name))
+                out.extend(self._release(name))
         for other, held in list(self.heap.items()):
             if held == name and self.home.get(other, other.parent) is home:
                 # out-of-SSA shares one variable between buffers whose lives do not overlap
                 del self.heap[other]
-                out.append(self._free(name))
+                out.extend(self._release(name))
         self.heap[op] = name
         return out
 
@@ -147,12 +159,24 @@ class CMemory:
                 return [ArrayDecl(elem, name, size, zero, values)]
         self._heap_rows(op, name, elem)
         counts = [self.expr(d) for d in op.operands]
-        if elem == "bool":
+        if cache and any((self.ranges.get(d) or (0, 1))[1] <= 0 for d in op.operands):
+            # The loop it caches never runs (its trip count is never positive: range(min(n, 1) - 1,
+            # 0, -3)), which gcc may prove of the buffer's size but not of the reversed loop that
+            # reads it, a read it reports as out of the bounds of an empty object (-Warray-bounds;
+            # fuzz seed 10910002). One element, never read, ends that.
+            counts = [Lit("1")]
+        elif elem == "bool":
             # The byte count of one-byte elements is the count, which gcc checks unwrapped: a
             # cache's (a trip count, max(span, 0), whose clamp C drops where ``ranges`` knows the
             # span is not negative) and the program's own extents too (fuzz seeds 5000004,
             # 5000216, where gcc took a count for negative). Wider elements' bytes wrap (_calloc).
             counts = [self._checked_count(c, d) for c, d in zip(counts, op.operands)]
+        else:
+            # A count worked out from the sizes (``x[1:]``'s n - 1) is negative for some sizes
+            # a caller may pass (n = 0): clamped, it asks for no memory rather than 2^64 - 8
+            # bytes (which gcc reports where it sees n = 0: fuzz seeds 10910020, 10910078).
+            counts = [c if self._visibly_nonneg(d, sizes=True) or self.ranges.nonneg(d, op)
+                      else int_min_max("max", c, number(0)) for c, d in zip(counts, op.operands)]
         count = counts[0]
         for c in counts[1:]:
             count = times(count, c)
@@ -160,7 +184,7 @@ class CMemory:
             value = self._calloc(name, count, elem)
         else:
             value = self._malloc(name, binop("*", count, Lit(f"sizeof({elem})")))
-        return self._register_buffer(op, name) + [Assign([Name(name)], value)]
+        return self._register_buffer(op, name) + [Assign([Name(name)], value)] + self._row_table(op, name)
 
     def _heap_rows(self, op: Op, name: str, elem: str) -> None:
         """C input's ``double w[n][m]`` on the heap: a pointer to its rows, ``double (*w)[m]``, so
@@ -215,10 +239,45 @@ class CMemory:
             for axis in range(1, src.type.rank):  # type: ignore[attr-defined]
                 count = binop("*", count, self._extent(src, axis, op))
         nbytes = binop("*", self._checked_count(count) if elem == "bool" else count, Lit(f"sizeof({elem})"))
+        if self._declared_rows(src) and is_pointer_rows(self._declared_spelling(src) or ""):
+            raise error("C output: a copy of a whole array of rows (double **) is needed here, which C output "
+                        "does not make", op.loc, hint="copy the rows you need into an array of your own")
         return self._register_buffer(op, name) + [
             Assign([Name(name)], self._malloc(name, nbytes)),
             ExprStmt(Call(Name("memcpy"), (Name(name), self.expr(src), nbytes))),
-        ]
+        ] + self._row_table(op, name)
+
+    def _row_table(self, op: Op, name: str) -> list[Stmt]:
+        """For a flat buffer of rank 2 that is passed where a function takes rows of pointers
+        (``double **U``: a snapshot the reverse sweep restores for the call's gradient), a table
+        of its rows, made with it and freed with it: ``double **U_before_rows``, whose row r
+        points at ``U_before + r * m``."""
+        if name not in self.rows_wanted:
+            return []
+        v = op.result
+        table = self.row_tables.get(name) or self.namer.fresh(f"{name}_rows")
+        self.row_tables[name] = table
+        elem = self._elem(v.type)
+        self.types[table] = f"{elem} **"
+        rows, width = self._extent(v, 0, op, cover=True), self._extent(v, 1, op)
+        r = self.namer.fresh("r")
+        fill = Assign([Subscript(Name(table), (Name(r),))], binop("+", Name(name), times(Name(r), width)))
+        return [Assign([Name(table)], self._malloc(table, binop("*", rows, Lit(f"sizeof({elem} *)")))),
+                For(r, [Lit("0"), rows, Lit("1")], [fill])]
+
+    def _rows_wanted(self) -> set[str]:
+        """The variables of flat buffers that calls pass where the callee takes ``double **``."""
+        wanted: set[str] = set()
+        for op in self.fn.walk():
+            if op.name != "call" or op.attrs["callee"] not in self.module.functions:
+                continue
+            spelled = declared_params(self.module.functions[op.attrs["callee"]])
+            if not spelled or len(spelled) != len(op.operands):
+                continue
+            for a, t in zip(op.operands, spelled):
+                if is_pointer_rows(t) and a in self.var and not self._declared_rows(a):
+                    wanted.add(self.var[a])
+        return wanted
 
     # Heap memory as the C library spells it; device code spells it its own way (emit_cuda).
     # ``var`` is the variable that holds the memory.
@@ -231,7 +290,8 @@ class CMemory:
         # more on paths that cannot run, even for calloc(m > 0 ? m : 0, ...) with m checked not
         # negative at entry (-Walloc-size-larger-than; fuzz seed 10801154, py_calloc_count in
         # test_c_warnings). A product of bytes wraps in size_t, and gcc draws no range from it.
-        return Call(Name("calloc"), (Lit("1"), binop("*", count, Lit(f"sizeof({elem})"))))
+        size = Lit(f"sizeof({elem})")
+        return Call(Name("calloc"), (Lit("1"), size if literal_value(count) == 1 else binop("*", count, size)))
 
     def _grown(self, var: str, used: Expr, count: Expr, elem: str) -> Expr:
         """The memory of ``var`` with room for ``count`` elements, the first ``used`` kept."""
@@ -265,7 +325,8 @@ class CMemory:
             return pre + [Assign([cap], Lit("0")), Assign([tape], Lit("NULL")), Assign([top], Lit("0"))]
         # Zero-filled as a cache is (_alloc says why): gcc cannot always tie the pops of the
         # reverse sweep to the pushes of the forward sweep either.
-        cap_value = self._checked_count(self.expr(op.operands[0]), op.operands[0])
+        never = (self.ranges.get(op.operands[0]) or (0, 1))[1] <= 0  # its loop never runs: as _alloc's caches
+        cap_value = Lit("1") if never else self._checked_count(self.expr(op.operands[0]), op.operands[0])
         return pre + [Assign([tape], self._calloc(tape.id, cap_value, tape_elem(op))), Assign([top], Lit("0"))]
 
     def _tape_push(self, op: Op, tape: Name, top: Name) -> list[Stmt]:

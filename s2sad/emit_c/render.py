@@ -75,6 +75,9 @@ class CRenderer:
         if kind == "call":
             func = p(e.func, 14)  # type: ignore[attr-defined]
             args = [p(a, 2) for _, a in parts]
+            if len(parts) == 1:  # one argument, too long: on the next lines, broken as it needs
+                first = f"{indent}{prefix}{func}("
+                return [first] + self._break(cont, "", parts[0][1], ")" + suffix, 2, cont)
             lines: list[str] = []
             cur = f"{indent}{prefix}{func}("
             for k, a in enumerate(args):

@@ -58,7 +58,7 @@ from ..emit.builder import tape_new_op
 from ..emit.expr import BinOp, Call, Expr, Lit, Name, Subscript, negate, number
 from ..emit.stmt import Assign, AugAssign, ExprStmt, Stmt
 from ..emit_c.cstmt import ArrayDecl
-from ..parse.c_declarators import is_array_spelling, row_pointer
+from ..parse.c_declarators import is_array_spelling, is_pointer_rows, row_pointer
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.gpu import AXES, SHARED_SPACE, SYNC, cuda_spelling
 from ..ssa.build import const_int
@@ -260,6 +260,12 @@ class CudaFunctionEmitter(CFunctionEmitter):
         self.zeroed_types: set[str] = set()  # and zero_shared
         self.block_tapes: set[str] = set()  # tapes made by block_tape (freed by block_tape_free)
         self.stride: Optional[str] = None  # the variable holding the number of threads in a block
+        for spelled, p in zip(self.declared or [], fn.params):
+            if is_pointer_rows(spelled):
+                raise error(f"CUDA output: '{p.name_hint}' is declared {spelled.strip()}, rows that each lie "
+                            "anywhere, and CUDA output takes every array as one block", fn.loc,
+                            hint=f"declare it {row_pointer(spelled)}{p.name_hint} and index it "
+                            f"{p.name_hint}[i * m + j], or with its extents: double {p.name_hint}[n][m]")
 
     @staticmethod
     def _param_spelling(declared: str) -> str:

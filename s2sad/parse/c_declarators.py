@@ -24,6 +24,8 @@ A signature's array parameter is spelled as C's abstract declarator, the name le
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, replace
 from typing import Optional, Union
 
@@ -129,13 +131,24 @@ def declarator(spelled: str, name: str) -> str:
 
 
 def is_array_spelling(spelled: str) -> bool:
-    """Whether a parameter is declared with array extents (C output indexes it ``A[i][j]``)."""
-    return "[" in spelled
+    """Whether a parameter is declared with array extents, or as rows of pointers
+    (``double **A``): C output indexes it ``A[i][j]``."""
+    return "[" in spelled or is_pointer_rows(spelled)
+
+
+def is_pointer_rows(spelled: str) -> bool:
+    """Whether a parameter is declared ``double **A`` (``const double *const *A``): rows that
+    are pointers of their own, not one block C could copy whole."""
+    return "[" not in spelled and spelled.count("*") == 2
 
 
 def row_pointer(spelled: str) -> str:
     """The pointer type one row of an array parameter decays to (``const double *`` for
-    ``const double [n][m]``): the type of a local that points into it."""
+    ``const double [n][m]``, and for ``const double *const *``): the type of a local that
+    points into it."""
+    if is_pointer_rows(spelled):
+        row = re.sub(r"(\s*\b(const|restrict|volatile)\b)+\s*$", "", spelled[: spelled.rindex("*")])
+        return row.rstrip()
     for mark in ("(*", "["):
         if mark in spelled:
             return spelled[: spelled.index(mark)].rstrip() + " *"

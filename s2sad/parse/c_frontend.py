@@ -233,7 +233,8 @@ class CFile:
             if t.kind == "pointer" and t.dims:
                 read = self.dim_reader.read(t.dims, ints, p)
                 declared[len(params)] = read
-                t = spelled_dims(t, p.type, read)
+                if not t.pointer_rows:  # double **A keeps its spelling: no extents to write
+                    t = spelled_dims(t, p.type, read)
             elif t.kind == "scalar" and t.scalar is not None and t.scalar.is_int:
                 ints.add(p.name)
             params.append(t)

@@ -55,6 +55,9 @@ class CType:
     # (``const Matrix *M``) of a type that is no run of one scalar; see ``c_records``.
     record: Optional["Record"] = None
     indirect: bool = False
+    # A parameter ``double **A``: rows that lie anywhere, each a pointer of its own (its ``dims``
+    # are two unknown extents). C output indexes it ``A[i][j]`` and never copies it whole.
+    pointer_rows: bool = False
 
     @property
     def is_pointer(self) -> bool:
@@ -219,7 +222,7 @@ def spelling(node: c_ast.Node) -> str:
     if isinstance(node, c_ast.PtrDecl):
         inner = spelling(node.type)
         quals = " ".join(node.quals)  # const, restrict: the gradient keeps the user's promises
-        return f"{inner} *{quals}".rstrip()
+        return f"{inner}{'' if inner.endswith('*') else ' '}*{quals}".rstrip()
     if isinstance(node, c_ast.ArrayDecl):
         return spelling(node.type) + " *"
     if isinstance(node, c_ast.TypeDecl):
@@ -252,6 +255,10 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
             raise TypeProblem(node, "this type is not supported")
         s = scalar_of(list(node.type.names), typedefs, node)
         return CType("void" if s is None else "scalar", s, spelling(node))
+    if param and isinstance(node, c_ast.ArrayDecl) and isinstance(node.type, c_ast.PtrDecl):
+        rows = _rows_of_pointers(c_ast.PtrDecl([], node.type), typedefs)
+        if rows is not None:  # double *A[] and double *A[4]: to C, the parameter double **A
+            return CType("pointer", rows, spelling(node.type) + "*", (None, None), pointer_rows=True)
     declared = array_declarator(node) if param else None
     if declared is not None:  # double A[n][m], double (*A)[M], double x[n]: pointers to rows of known extents
         dims, elem, shape = declared
@@ -278,8 +285,16 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
         if isinstance(target, c_ast.ArrayDecl):  # double (*p)[M] as a local
             raise TypeProblem(node, "pointers to arrays are supported as parameters only",
                               "index the array itself, A[i][j], or point at a row: double *r = A[i]")
-        raise TypeProblem(node, "pointers to pointers are not supported",
-                          "flatten the data into one array and index it as a[i * m + j]")
+        rows = _rows_of_pointers(node, typedefs)
+        if rows is not None and param:  # double **A: an array of rows, indexed A[i][j] as one of rank 2
+            return CType("pointer", rows, spelling(node), (None, None), pointer_rows=True)
+        if rows is not None:
+            raise TypeProblem(node, "pointers to pointers are supported as parameters only",
+                              "take the rows as a parameter, double **A, or make one block and index it "
+                              "a[i * m + j]")
+        raise TypeProblem(node, "pointers to pointers of this kind are not supported",
+                          "pass rows of numbers, double **A, or flatten the data into one array and index it "
+                          "as a[i * m + j]")
     if isinstance(node, c_ast.ArrayDecl):
         dims: list[c_ast.Node] = []
         t: c_ast.Node = node
@@ -298,6 +313,18 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
                               "give the sizes: double a[][3] = {{...}, {...}}")
         return CType("array", s, spelling(t), tuple(dims))
     raise TypeProblem(node, "this declaration is not supported")
+
+
+def _rows_of_pointers(node: c_ast.PtrDecl, typedefs: dict[str, list[str]]) -> Optional[ScalarType]:
+    """The number type of ``double **A`` (``const double *const *A`` too): a pointer to
+    pointers to numbers; None for any other pointer."""
+    row = node.type
+    if not isinstance(row, c_ast.PtrDecl):
+        return None
+    elem = row.type
+    if not (isinstance(elem, c_ast.TypeDecl) and isinstance(elem.type, c_ast.IdentifierType)):
+        return None
+    return scalar_of(list(elem.type.names), typedefs, node)
 
 
 def array_declarator(node: c_ast.Node) -> Optional[tuple[tuple[Optional[c_ast.Node], ...], c_ast.Node, str]]:

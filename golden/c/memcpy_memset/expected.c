@@ -6,8 +6,13 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+/* Python's max(a, b) on integers. */
+static long max_l(long a, long b) {
+    return b > a ? b : a;
+}
+
 static void shift_left(double *v, int n) {
-    double *moved = malloc((n - 1) * sizeof(double));
+    double *moved = malloc(max_l(n - 1, 0) * sizeof(double));
     for (long e = 0; e < n - 1; e++) {
         moved[e] = v[1 + e];
     }
@@ -20,7 +25,7 @@ static void shift_left(double *v, int n) {
 
 static void grad_shift_left(double *v, double *d_v, int n) {
     // forward sweep
-    double *moved = malloc((n - 1) * sizeof(double));
+    double *moved = malloc(max_l(n - 1, 0) * sizeof(double));
     for (long e = 0; e < n - 1; e++) {
         moved[e] = v[1 + e];
     }
@@ -30,7 +35,7 @@ static void grad_shift_left(double *v, double *d_v, int n) {
     v[n - 1] = 0.0;
 
     // reverse sweep
-    double *d_moved = calloc(1, (n - 1) * sizeof(double));
+    double *d_moved = calloc(1, max_l(n - 1, 0) * sizeof(double));
 
     // line 8: v[n - 1] = 0.0;
     d_v[n - 1] = 0.0;

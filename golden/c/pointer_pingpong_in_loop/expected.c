@@ -26,7 +26,9 @@ void grad_pingpong(const double *x, double *d_x, double *h1, double *d_h1, doubl
         for (long i = 0; i < n; i++) {
             long t2 = in_off + i;
             long t3 = in_off + (i + 1) % n;
-            double t4 = tanh((in_array == 0 ? x[t2] : in_array == 1 ? h1[t2] : h2[t2]) + 0.5 * (in_array == 0 ? x[t3] : in_array == 1 ? h1[t3] : h2[t3]));
+            double t4 = tanh(
+                    (in_array == 0 ? x[t2] : in_array == 1 ? h1[t2] : h2[t2])
+                    + 0.5 * (in_array == 0 ? x[t3] : in_array == 1 ? h1[t3] : h2[t3]));
             tape[l * n + i] = t4;
             long t5 = out_off + i;
             if (out_array == 0) {

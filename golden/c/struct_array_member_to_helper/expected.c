@@ -121,13 +121,15 @@ void grad_drift_energy(Body *bodies, Body *d_bodies, int n, double dt, double *d
         double *d_v = &d_bodies[i].m;
         double v_elem = tape_v_elem[i];
         long bodies_before_axpy3_len = tape_bodies_before_axpy3_len[i];
-        double *bodies_before_axpy3 = malloc(bodies_before_axpy3_len * sizeof(double));
+        double *bodies_before_axpy3 = malloc(
+                (bodies_before_axpy3_len > 0 ? bodies_before_axpy3_len : 0) * sizeof(double));
         for (long e = bodies_before_axpy3_len - 1; e >= 0; e--) {
             double t5 = tape_bodies_before_axpy3[--tape_bodies_before_axpy3_top];
             bodies_before_axpy3[e] = t5;
         }
         bodies_before_axpy3_len = tape_bodies_before_axpy3_len2[i];
-        double *bodies_before_axpy3_v2 = malloc(bodies_before_axpy3_len * sizeof(double));
+        double *bodies_before_axpy3_v2 = malloc(
+                (bodies_before_axpy3_len > 0 ? bodies_before_axpy3_len : 0) * sizeof(double));
         for (long e = bodies_before_axpy3_len - 1; e >= 0; e--) {
             double t6 = tape_bodies_before_axpy3_v2[--tape_bodies_before_axpy3_v2_top];
             bodies_before_axpy3_v2[e] = t6;

@@ -150,7 +150,9 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
         long T_rows = tape_T_rows[t];
         long T_cols = tape_T_cols[t];
         long T_data_before_frobenius_len = tape_T_data_before_frobenius_len[t];
-        double *T_data_before_frobenius = malloc(T_data_before_frobenius_len * sizeof(double));
+        double *T_data_before_frobenius = malloc(
+                (T_data_before_frobenius_len > 0 ? T_data_before_frobenius_len : 0)
+                * sizeof(double));
         for (long e = T_data_before_frobenius_len - 1; e >= 0; e--) {
             double t4 = tape_T_data_before_frobenius[--tape_T_data_before_frobenius_top];
             T_data_before_frobenius[e] = t4;
