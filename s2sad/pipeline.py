@@ -313,7 +313,7 @@ def gradient_source(
             _refuse_assumed_kinds(module.functions[grad_name(name)], source, filename, name, target,
                                   module.source_lines)
         _refuse_array_result(module.functions[grad_name(name)], name, target, module.source_lines)
-        _refuse_several_results(module, target, module.source_lines)
+        _refuse_several_results(module, name, target, module.source_lines)
     return emit_source(module, target, grad_name(name), header, options)
 
 
@@ -356,14 +356,17 @@ def _refuse_array_result(grad: Function, name: str, target: str, lines: list[str
     )], lines)
 
 
-def _refuse_several_results(module: Module, target: str, lines: list[str]) -> None:
-    """A C function returns one value: a Python function that returns several (a tuple), and
-    the gradient that takes a seed for each, have no C spelling (where such a callee was inlined,
-    nothing of it is left to refuse)."""
+def _refuse_several_results(module: Module, entry: str, target: str, lines: list[str]) -> None:
+    """A C function returns one value: the function differentiated (``entry``) that returns
+    several (a tuple), whose gradient's C signature would take a seed for each, is refused. In C
+    output a helper that does writes its results through pointers, and its gradient takes the
+    seeds as parameters of their own (emit_c); CUDA output refuses it too."""
     for fn in module.functions.values():
         info = grad_info(fn)
+        name = info.primal if info is not None else fn.name
+        if name != entry and target == "c":
+            continue
         if "packed" in fn.attrs or (info is None and len(fn.result_types) > 1):
-            name = info.primal if info is not None else fn.name
             raise DiagnosticError([Diagnostic(
                 f"--target {target}: '{name}' returns several values, which a C function cannot",
                 fn.loc, hint="use --target py or numba, or return one value and write the others into an "

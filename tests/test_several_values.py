@@ -6,8 +6,11 @@ each seed times its value. A callee that returns several values is unpacked by i
 (``s, c = helper(x)``), and its gradient is called with the tuple of their adjoints. Each
 case is checked against central differences (``fd.check_gradient`` seeds a returned tuple
 with one random seed per value) for Python and Numba output, at every optimization level
-(at -O2 a small callee is inlined; below, its own gradient takes the tuple); C output, where
-no function returns several values, refuses them with a located error.
+(at -O2 a small callee is inlined; below, its own gradient takes the tuple). C output refuses
+a function differentiated that returns several values with a located error; a callee that
+returns several writes them through pointers its caller passes (``moments(x, n, c, &s, &q)``),
+and its gradient takes one seed parameter per value (golden/tuple_unpack_helper and
+tuple_helper_in_loop are checked numerically in tests/test_emit_c.py).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from cbuild import compile_c
 from fd import ParamSpec
 from source_gradients import check_source, load
 
@@ -147,9 +151,19 @@ def test_c_output_of_several_values_is_a_located_error():
     text = diagnose(CASES["same_value_twice"][0], ["x"], "c")
     assert text.startswith("prog.py:7:1: error: --target c: 'f' returns several values, which a C function cannot")
     assert "hint: use --target py or numba" in text
-    # a callee that returns several, kept as a function (it has a loop)
-    text = diagnose(CASES["callee_with_loop_in_a_loop"][0], ["x", "c"], "c")
-    assert "prog.py:7:1: error: --target c: 'moments' returns several values" in text
+
+
+@pytest.mark.parametrize("level", [0, 2])
+def test_c_output_of_a_callee_of_several_values_passes_pointers_to_them(level):
+    """A callee kept as a function (it has a loop) writes its results through pointers; its
+    gradient takes one seed per result, and the file compiles without a warning."""
+    text = pipeline.gradient_source(source_of("callee_with_loop_in_a_loop"), "prog.py", "f", ["x", "c"], "c",
+                                    pipeline.Options(level=level))
+    assert "static void moments(double *x, long n, double c, double *result_0, double *result_1) {" in text
+    assert "    *result_0 = s;\n    *result_1 = q;\n}" in text
+    assert "moments(x, n, c * k, &s, &" in text
+    assert "grad_moments(x, d_x, n, c * k, &d_c_local" in text and ", d_s, d_q);" in text
+    compile_c(text)
 
 
 def test_c_output_where_the_callee_was_inlined():
@@ -166,4 +180,7 @@ def test_c_output_where_the_callee_was_inlined():
     """
     text = pipeline.gradient_source(HEADER + textwrap.dedent(source), "prog.py", "f", ["x"], "c")
     assert "void grad_f(double x, double *d_x, double d_return)" in text
-    assert "returns several values" in diagnose(source, ["x"], "c", level=0)
+    assert "sincos" not in text
+    kept = pipeline.gradient_source(HEADER + textwrap.dedent(source), "prog.py", "f", ["x"], "c",
+                                    pipeline.Options(level=0))
+    assert "    sincos(x, &s, &c);\n" in kept and "grad_sincos(x, &d_x_local, d_s, d_c);" in kept

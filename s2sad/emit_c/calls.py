@@ -61,6 +61,8 @@ class CCalls:
     def _call(self, op: Op) -> list[Stmt]:
         callee = self.module.functions.get(op.attrs["callee"])
         returned = self.ctx.returned(callee) if callee is not None else None
+        if returned is None and len(op.results) > 1:  # through pointers, read or not
+            return [] if self.plan.folded_op(op) else self._several_results(op, self.op_expr(op))
         if returned is None:
             return super()._call(op)
         # A gradient returns the adjoints of ``returned`` through pointers the caller passes.
@@ -109,11 +111,17 @@ class CCalls:
         return Cast(pointer_to_rows(spelled[k], rows), e)
 
     def _several_results(self, op: Op, value: Expr) -> list[Stmt]:
-        raise error(
-            f"C output: '{op.attrs['callee']}' returns several values, which C cannot",
-            op.loc,
-            hint="return one value, or write the results into an array argument",
-        )
+        """A call of a function of several results passes where each goes: ``polar(x, y, &r,
+        &theta)``; a result nothing reads goes to a variable of its own, ``polar_unused``."""
+        assert isinstance(value, Call)
+        outs: list[Expr] = []
+        for r in op.results:
+            name = self.var.get(r)
+            if name is None:
+                name = self.namer.fresh(f"{op.attrs['callee']}_unused")
+                self.types[name] = ctype(r.type)
+            outs.append(address_of(Name(name)))
+        return [ExprStmt(Call(value.func, (*value.args, *outs)))]
 
     def _may_fuse_into(self, store: Op) -> bool:
         """Whether a callee may add an adjoint straight into the element ``store`` writes: not

@@ -141,6 +141,15 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
                 hint = fn.params[i].name_hint
                 self.out_names[i] = self.namer.claim_fixed(pointers.get(i) or f"d_{hint}")
                 self.namer.aliases[f"d_{hint}"] = f"d_{hint}_local"
+        # A function of several results (Python's ``return r, theta``) writes them through
+        # pointers the caller passes, after its parameters: ``double *result_0, double *result_1``.
+        self.result_outs: list[str] = []
+        if self.returned is None and len(fn.result_types) > 1:
+            if fn.name == ctx.entry:
+                raise error(f"function '{fn.name}' returns {len(fn.result_types)} values, which the entry point of "
+                            "C output cannot", fn.loc, hint="return one value, or write the results into an array "
+                            "argument")
+            self.result_outs = [self.namer.claim_fixed(f"result_{k}") for k in range(len(fn.result_types))]
         self.alloc = allocate(fn, ctx.effects, self.namer, self._zeroed_before_call(), self._buffers_freed_at())
         self.var = self.alloc.var
         for p, leaf in self.struct_leaves.items():  # the leaf's variable, and any value sharing it
@@ -208,18 +217,15 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
             elif out is None and i in self.out_names:  # the adjoint's out-cell is written: not const
                 cell = " ".join(w for w in t.split() if w not in ("const", "restrict"))
                 params.append(declarator(cell + " *", self.out_names[i]))
-        if self.returned is not None:
+        if self.returned is not None or len(fn.result_types) != 1:
             ret = "void"
-        elif not fn.result_types:
-            ret = "void"
-        elif len(fn.result_types) == 1:
-            ret = fn.attrs.get("c_result") or ctype(fn.result_types[0])
         else:
-            raise error(
-                f"function '{fn.name}' returns {len(fn.result_types)} values, which C cannot",
-                fn.loc,
-                hint="return one value, or write the results into an array argument",
-            )
+            ret = fn.attrs.get("c_result") or ctype(fn.result_types[0])
+        for name, t in zip(self.result_outs, fn.result_types):
+            if t.is_array:
+                raise error(f"C output: '{fn.name}' returns several values, an array among them", fn.loc,
+                            hint="write the array into an output array parameter")
+            params.append(declarator(ctype(t) + " *", name))
         body = tidy(self.gen_block(fn.body))
         body = _ternaries(body)
         types = {k: v for k, v in self.types.items() if k not in self.stack and k not in self.param_names}
@@ -544,6 +550,9 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
             return out + frees
         if not op.operands:
             return frees
+        if self.result_outs:  # *result_0 = r; *result_1 = theta;
+            return [Assign([deref(name)], self.expr(v))
+                    for name, v in zip(self.result_outs, op.operands)] + frees
         value = self.expr(op.operands[0])
         freed = {f.value.args[0].id for f in frees}  # type: ignore[attr-defined]
         if freed & set(names_in(value)):
