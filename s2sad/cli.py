@@ -26,7 +26,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from . import pipeline
 from .ssa.attrs import SCHEDULE_HELP, parse_schedule
@@ -336,6 +336,19 @@ def main(argv: Optional[list[str]] = None) -> int:
     return outcome[0] if outcome else 1
 
 
+def _as_named(given: Optional[str]) -> Callable[[str], str]:
+    """A location's file as the command line named it, the way compilers print it (``src/norm.c``,
+    where s2sad read ``norm.c``): the input, and a file beside it (a local header)."""
+    def shown(file: str) -> str:
+        if not given or os.path.dirname(file) or not file:
+            return file
+        if file == os.path.basename(given):
+            return given
+        beside = os.path.join(os.path.dirname(given), file)
+        return beside if os.path.dirname(given) and os.path.isfile(beside) else file
+    return shown
+
+
 def _main(args: argparse.Namespace) -> int:
     try:
         if sys.stderr is not None and sys.stderr.isatty():
@@ -343,7 +356,7 @@ def _main(args: argparse.Namespace) -> int:
                 return _run(args)
         return _run(args)
     except DiagnosticError as e:
-        print(e.render(), file=sys.stderr)
+        print(e.render(_as_named(getattr(args, "file", None))), file=sys.stderr)
         return 1
     except UsageError as e:
         print(f"s2sad: error: {e}", file=sys.stderr)

@@ -14,7 +14,7 @@ Several problems found in one run are collected in a ``DiagnosticError``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
 from .ssa.ir import SourceLoc, lines_of
 
@@ -25,8 +25,11 @@ class Diagnostic:
     loc: Optional[SourceLoc] = None
     hint: str = ""
 
-    def render(self, source_lines: Optional[list[str]] = None) -> str:
-        where = f"{self.loc}: " if self.loc else "s2sad: "
+    def render(self, source_lines: Optional[list[str]] = None, shown: Optional[Callable[[str], str]] = None) -> str:
+        """As a compiler prints it; ``shown`` spells a location's file as the user named it."""
+        where = "s2sad: "
+        if self.loc:
+            where = f"{shown(self.loc.file) if shown else self.loc.file}:{self.loc.line}:{self.loc.col}: "
         out = [f"{where}error: {self.message}"]
         if self.loc and source_lines:
             source_lines = lines_of(source_lines, self.loc.file)
@@ -51,8 +54,8 @@ class DiagnosticError(Exception):
         self.source_lines = source_lines or []
         super().__init__("\n".join(d.message for d in diagnostics))
 
-    def render(self) -> str:
-        return "\n".join(d.render(self.source_lines) for d in self.diagnostics)
+    def render(self, shown: Optional[Callable[[str], str]] = None) -> str:
+        return "\n".join(d.render(self.source_lines, shown) for d in self.diagnostics)
 
 
 def error(message: str, loc: Optional[SourceLoc] = None, hint: str = "") -> DiagnosticError:

@@ -181,7 +181,7 @@ def test_a_header_outside_the_files_folder_needs_its_include_path(tmp_path):
     out = tmp_path / "grad_dot.c"
     r = s2sad("grad", str(src), "--wrt", "x", "-o", str(out))
     assert r.returncode == 1 and not out.exists()
-    assert r.stderr == (f'dot.c:2:10: error: cannot find "vec.h"\n    #include "vec.h"\n             ^~~~~~~\n'
+    assert r.stderr == (f'{src}:2:10: error: cannot find "vec.h"\n    #include "vec.h"\n             ^~~~~~~\n'
                         f"hint: looked in {src.parent} (beside dot.c); add -I DIR for the directory that "
                         "holds it\n")
     for flags in (["-I", str(tmp_path / "include")], [f"-I{tmp_path / 'include'}"], ["-I", "include"]):
@@ -216,3 +216,18 @@ def test_the_gradient_of_a_file_with_headers_compiles_on_its_own(tmp_path):
     cc = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-c", str(out), "-o",
                          str(tmp_path / "g.o")], capture_output=True, text=True)
     assert cc.returncode == 0, cc.stderr
+
+
+def test_a_location_names_the_file_as_the_command_line_did(tmp_path):
+    """As gcc does, so that editors and CI logs can open the place: ``sub/bad.py:2:12``, and a
+    local header beside the input the same way, ``sub/h.h:1:30``."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "bad.py").write_text("def f(x):\n    return y * x\n")
+    r = s2sad("grad", "sub/bad.py", "--wrt", "x", cwd=tmp_path)
+    assert r.returncode == 1 and r.stderr.startswith("sub/bad.py:2:12: error: name 'y' is not defined"), r.stderr
+    r = s2sad("grad", str(tmp_path / "sub" / "bad.py"), "--wrt", "x", cwd=tmp_path / "sub")
+    assert r.stderr.startswith(f"{tmp_path / 'sub' / 'bad.py'}:2:12: error:"), r.stderr
+    (tmp_path / "sub" / "h.h").write_text("double g(double *x) { return y; }\n")
+    (tmp_path / "sub" / "inc.c").write_text('#include "h.h"\ndouble f(double *x) {\n    return g(x);\n}\n')
+    r = s2sad("grad", "sub/inc.c", "--func", "f", "--wrt", "x", cwd=tmp_path)
+    assert r.returncode == 1 and r.stderr.startswith("sub/h.h:1:30: error: 'y' is not declared"), r.stderr
