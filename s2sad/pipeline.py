@@ -366,6 +366,11 @@ def _refuse_several_results(module: Module, entry: str, target: str, lines: list
         name = info.primal if info is not None else fn.name
         if name != entry and target == "c":
             continue
+        if fn.attrs.get("result_names"):  # the gradient keeps the primal's source attributes
+            raise DiagnosticError([Diagnostic(
+                f"--target {target}: '{name}' returns a struct ({fn.attrs.get('c_result')}), and the function "
+                "differentiated must return one number or nothing", fn.loc,
+                hint="write the members into a struct the caller passes by pointer, or return one number")], lines)
         if "packed" in fn.attrs or (info is None and len(fn.result_types) > 1):
             raise DiagnosticError([Diagnostic(
                 f"--target {target}: '{name}' returns several values, which a C function cannot",

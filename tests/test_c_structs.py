@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import pytest
 
+from cbuild import compile_c
+
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
 
@@ -54,7 +56,9 @@ def _line(body: str, needle: str) -> int:
      "'M' is a pointer to a Matrix: its members are read with '->'"),
     ("double f(Wishart w) { return w.beta; }\n", "f", "w", "w.beta", "Wishart has no member 'beta'"),
     ("Wishart f(double a) { Wishart w = {a, 1}; return w; }\n", "f", "a", "Wishart f",
-     "functions returning a struct (Wishart) are not supported"),
+     "--target c: 'f' returns a struct (Wishart), and the function differentiated must return one number"),
+    ("Particle f(double a) { Particle p = {a, {0}, 1}; return p; }\n", "f", "a", "Particle f",
+     "functions returning a struct (Particle) with array or pointer members are not supported"),
     ("double f(const Matrix ms[], double a) { return a * ms[0].rows; }\n", "f", "a", "ms[]",
      "arrays of Matrix are not supported"),
     ("double f(double a) { Matrix *m = 0; (void)m; return a; }\n", "f", "a", "Matrix *m",
@@ -89,3 +93,48 @@ def test_struct_parameters_keep_their_declarations_with_one_shadow_struct_each()
             "double d_return)") in " ".join(text.split())
     assert "d_w->gamma +=" in text and "d_M->data[" in text and "d_p->x" in text
     assert "d_p->id" not in text and "d_M->rows" not in text  # integer members have no adjoint
+
+
+# -- structs returned by value (golden/c/struct_returned_by_value checks the numbers) -------------
+
+VEC3 = ("typedef struct { double x, y, z; } Vec3;\n"
+        "static Vec3 vsub(Vec3 a, Vec3 b) { Vec3 r = {a.x - b.x, a.y - b.y, a.z - b.z}; return r; }\n"
+        "static double dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }\n"
+        "double f(const double *p) {\n    Vec3 a = {p[0], p[1], p[2]}, b = {p[3], p[4], p[5]};\n    {body}\n}\n")
+
+
+def test_a_struct_returned_by_value_is_written_through_a_pointer_per_member_in_c_output():
+    text = pipeline.gradient_source(VEC3.replace("{body}", "Vec3 d = vsub(a, b);\n    return dot(d, d);"), "t.c",
+                                    "f", ["p"], "c", pipeline.Options(level=0))
+    assert ("static void vsub(double a_x, double a_y, double a_z, double b_x, double b_y, double b_z,\n"
+            "                 double *result_x, double *result_y, double *result_z) {") in text
+    assert "    *result_x = r_x;\n    *result_y = r_y;\n    *result_z = r_z;\n" in text
+    assert "vsub(a_x, a_y, a_z, b_x, b_y, b_z, &vsub_x, &vsub_y, &vsub_z);" in text
+    assert "double d_return_x, double d_return_y, double d_return_z)" in " ".join(text.split())  # grad_vsub's seeds
+
+
+@pytest.mark.parametrize("body, message, fixed", [
+    ("return dot(vsub(a, b), a);", "a Vec3 a call returns is passed on from a variable",
+     "Vec3 u = vsub(a, b);\n    return dot(u, a);"),
+    ("return vsub(a, b).x;", "the member of a struct a call returns is read from a variable",
+     "Vec3 t = vsub(a, b);\n    return t.x;"),
+    ("double d = vsub(a, b);\n    return d;", "'vsub' returns a whole Vec3, used here as a value",
+     "Vec3 r = vsub(a, b);\n    return r.y;"),
+])
+def test_a_struct_a_call_returns_is_used_from_a_variable_as_the_hint_says(body, message, fixed):
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(VEC3.replace("{body}", body), "t.c", "f", ["p"], "c")
+    (d,) = info.value.diagnostics
+    assert d.loc.line == 6 and d.message == message and d.hint, d
+    assert "d_p[" in pipeline.gradient_source(VEC3.replace("{body}", fixed), "t.c", "f", ["p"], "c",
+                                              pipeline.Options(level=0))
+
+
+@pytest.mark.parametrize("level", [0, 2])
+def test_a_struct_of_one_member_returned_by_value_is_one_value_through_a_pointer(level):
+    source = ("struct P { double k; };\nstatic struct P g(double a) { struct P p = {a * a}; return p; }\n"
+              "double f(double a) { struct P q = g(a); return q.k * a; }\n")
+    text = pipeline.gradient_source(source, "t.c", "f", ["a"], "c", pipeline.Options(level=level))
+    code = "\n".join(line for line in text.split("\n") if not line.strip().startswith("//"))
+    assert "struct P d_return" not in code and "struct P g(" not in code
+    compile_c(text)

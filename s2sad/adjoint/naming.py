@@ -112,7 +112,8 @@ def signature_names(module: Module, fn: Function, shadowed: Iterable[int], retur
         return shadows, pointers, d_return, [d_return] if seeds else []
     taken.add(d_return)
     names = []
+    members = fn.attrs.get("result_names") or []  # a C struct returned by value: d_return_x, d_return_y
     for k in range(seeds):
-        names.append(free_variant(f"{d_return}_{k}", taken))
+        names.append(free_variant(f"{d_return}_{members[k] if len(members) == seeds else k}", taken))
         taken.add(names[-1])
     return shadows, pointers, d_return, names

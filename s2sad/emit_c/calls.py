@@ -61,7 +61,8 @@ class CCalls:
     def _call(self, op: Op) -> list[Stmt]:
         callee = self.module.functions.get(op.attrs["callee"])
         returned = self.ctx.returned(callee) if callee is not None else None
-        if returned is None and len(op.results) > 1:  # through pointers, read or not
+        by_pointers = len(op.results) > 1 or (callee is not None and callee.attrs.get("result_names"))
+        if returned is None and by_pointers:  # through pointers, read or not (a struct's members too)
             return [] if self.plan.folded_op(op) else self._several_results(op, self.op_expr(op))
         if returned is None:
             return super()._call(op)

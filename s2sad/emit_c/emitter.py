@@ -141,15 +141,17 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
                 hint = fn.params[i].name_hint
                 self.out_names[i] = self.namer.claim_fixed(pointers.get(i) or f"d_{hint}")
                 self.namer.aliases[f"d_{hint}"] = f"d_{hint}_local"
-        # A function of several results (Python's ``return r, theta``) writes them through
-        # pointers the caller passes, after its parameters: ``double *result_0, double *result_1``.
+        # A function of several results (Python's ``return r, theta``; C's struct returned by value,
+        # one per member) writes them through pointers the caller passes, after its parameters:
+        # ``double *result_0, double *result_1`` (``double *result_re, double *result_im``).
         self.result_outs: list[str] = []
-        if self.returned is None and len(fn.result_types) > 1:
+        if self.returned is None and (len(fn.result_types) > 1 or fn.attrs.get("result_names")):
             if fn.name == ctx.entry:
                 raise error(f"function '{fn.name}' returns {len(fn.result_types)} values, which the entry point of "
                             "C output cannot", fn.loc, hint="return one value, or write the results into an array "
                             "argument")
-            self.result_outs = [self.namer.claim_fixed(f"result_{k}") for k in range(len(fn.result_types))]
+            named = fn.attrs.get("result_names") or [str(k) for k in range(len(fn.result_types))]
+            self.result_outs = [self.namer.claim_fixed(f"result_{n}") for n in named]
         self.alloc = allocate(fn, ctx.effects, self.namer, self._zeroed_before_call(), self._buffers_freed_at())
         self.var = self.alloc.var
         for p, leaf in self.struct_leaves.items():  # the leaf's variable, and any value sharing it
@@ -217,7 +219,7 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
             elif out is None and i in self.out_names:  # the adjoint's out-cell is written: not const
                 cell = " ".join(w for w in t.split() if w not in ("const", "restrict"))
                 params.append(declarator(cell + " *", self.out_names[i]))
-        if self.returned is not None or len(fn.result_types) != 1:
+        if self.returned is not None or len(fn.result_types) != 1 or self.result_outs:
             ret = "void"
         else:
             ret = fn.attrs.get("c_result") or ctype(fn.result_types[0])

@@ -16,6 +16,7 @@ from typing import Optional
 
 from ..ssa.attrs import grad_info, primal_positions
 from ..ssa.ir import Function
+from .cexpr import ctype
 
 
 def declared_params(fn: Function) -> Optional[list[str]]:
@@ -27,7 +28,9 @@ def declared_params(fn: Function) -> Optional[list[str]]:
         return spelled if spelled is not None and len(spelled) == len(fn.params) else None
     out: list[str] = []
     for i, j in enumerate(primal_positions(fn, len(spelled))):
-        if j is None and i == info.d_return and i == len(fn.params) - 1:
+        if j is None and fn.attrs.get("result_names") and i >= len(fn.params) - len(fn.attrs["result_names"]):
+            out.append(ctype(fn.params[i].type))  # a seed per member of a struct returned: d_return_x
+        elif j is None and i == info.d_return and i == len(fn.params) - 1:
             out.append(fn.attrs["c_result"])
         elif j is None:
             return None

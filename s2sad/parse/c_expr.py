@@ -434,6 +434,9 @@ class CExprLowering:
                 raise self.fail(node, "'.' needs a struct")
             i = self.integer(node.subscript, b, env, "an index")
             return self.whole(Ptr(p.base, i if p.off is None else build.add(self.at(b, node), p.off, i), p.layout), b)
+        if isinstance(node, c_ast.FuncCall):  # vsub(a, b).x
+            raise self.fail(node, "the member of a struct a call returns is read from a variable",
+                            f"assign the struct to a variable first: t = {node_text(node)};, then read t's member")
         raise self.fail(node, "'.' needs a struct")
 
     @staticmethod

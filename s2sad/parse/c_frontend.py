@@ -239,8 +239,11 @@ class CFile:
                 ints.add(p.name)
             params.append(t)
         result = ctype_of(ftype.type, self.typedefs, param=False, structs=self.structs)
-        if result.kind == "record":
-            raise TypeProblem(fn.decl, f"functions returning a struct ({result.spelling}) are not supported",
+        if result.kind == "record" and (result.indirect or result.record is None
+                                        or any(leaf.member.shape != "scalar" for leaf in result.record.leaves)):
+            raise TypeProblem(fn.decl, f"functions returning a struct ({result.spelling}) with array or pointer "
+                              "members are not supported" if not result.indirect else
+                              "functions returning a pointer to a struct are not supported",
                               "write the members into a struct the caller passes by pointer")
         if result.kind == "pointer":
             raise TypeProblem(fn.decl, "functions returning pointers are not supported",

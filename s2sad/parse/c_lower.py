@@ -93,6 +93,10 @@ class Signature:
 
     @property
     def result_types(self) -> list[Type]:
+        """One per value returned: a struct returned by value has one per number leaf."""
+        if self.result.kind == "record":
+            return [value_type(CType("scalar", leaf.member.scalar, leaf.member.spelling))
+                    for leaf in self.result.record.leaves]  # type: ignore[union-attr]
         return [] if self.result.kind == "void" else [value_type(self.result)]
 
 
@@ -301,6 +305,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
     # -- the function --------------------------------------------------------------------------------
     def lower(self, sig: Signature) -> Function:
         fn = self.fn
+        self.sig = sig
         self.init_omp()
         params = self.param_decls()
         names = [name for name, _, _ in self.ir_params(params, sig)]
@@ -323,10 +328,14 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             else:
                 env[key] = arg
         self.tables(b, env)
-        result_t = None if sig.result.kind == "void" else value_type(sig.result)
-        if result_t is not None:
-            self.key_types[RESULT] = result_t
-            env[RESULT] = b.op1("undef", [], result_t, "result")
+        # The keys of the values returned: RESULT, or one per leaf of a struct returned by value
+        # (RESULT + ".re"), carried through branches and loops like any variable.
+        self.result_keys = [RESULT + leaf.path for leaf in sig.result.record.leaves] \
+            if sig.result.kind == "record" else [] if sig.result.kind == "void" else [RESULT]  # type: ignore
+        for k, t in zip(self.result_keys, sig.result_types):
+            self.key_types[k] = t
+            env[k] = b.op1("undef", [], t, "result")
+        result_t = sig.result_types[0] if sig.result_types else None
         env[RETURNED] = build.const(b, False, BOOL, "returned")
         self.scopes.append({})
         self.top_depth = len(self.scopes)  # declarations at the function's top level
@@ -341,10 +350,10 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             self.diagnostics.append(Diagnostic(
                 f"function '{fn.decl.name}' can reach its end without returning a value", loc,
                 hint="return a value on every path"))
-        result = env[RESULT]
-        if isinstance(result, Poison):
-            result = b.op1("undef", [], result_t, "result")
-        b.create("return", [result], [])
+        results = [env[k] for k in self.result_keys]
+        results = [b.op1("undef", [], t, "result") if isinstance(r, Poison) else r
+                   for r, t in zip(results, sig.result_types)]
+        b.create("return", results, [])
         return self.function(sig, body, loc)
 
     @staticmethod
@@ -395,6 +404,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         decls = self.param_decls()
         ir_params = self.ir_params(decls, sig)
         attrs: dict = {"c_params": [spelled for _, spelled, _ in ir_params], "c_result": sig.result.spelling}
+        if sig.result.kind == "record":  # a struct returned by value: its values are its members
+            attrs["result_names"] = [leaf.path[1:].replace(".", "_") for leaf in sig.result.record.leaves]  # type: ignore
         aggregates = {name: entry for name, _, entry in ir_params if entry is not None}
         if aggregates:  # struct parameters: which leaf is which member (the C emitter spells them)
             attrs["c_aggregates"] = aggregates
@@ -577,11 +588,18 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                                                         ""))
             raise self.fail(st, message, hint)
 
+    def return_record(self, e: c_ast.Node, b: Builder, env: Env) -> None:
+        """``return c;`` (or ``return *p;``, ``return g(...);``) in a function that returns a struct
+        by value: each number leaf of it is one of the function's values."""
+        self.copy_record(RESULT, self.sig.result, e, b, env)
+
     def return_stmt(self, st: c_ast.Return, b: Builder, env: Env) -> None:
         result_t = self.key_types.get(RESULT)
         if st.expr is None:
-            if result_t is not None:
+            if self.result_keys:
                 raise self.fail(st, "'return' without a value in a function that returns a value")
+        elif self.result_keys and self.result_keys[0] != RESULT:  # return c; of a struct returned by value
+            self.return_record(st.expr, b, env)
         else:
             if result_t is None:
                 raise self.fail(st.expr, "a void function cannot return a value")
@@ -921,7 +939,9 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         return op.result
 
     def user_call(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], b: Builder, env: Env,
-                  want_value: bool) -> Optional[Value]:
+                  want_value: bool, want_all: bool = False) -> Optional[Value]:
+        """The call's value (None for none); with ``want_all``, ``call_results`` holds each of a
+        struct's values after it (a struct returned by value: one per number leaf)."""
         if id(node) in self.ctx.recursive_calls:
             raise Fail(None)
         sig = self.ctx.signatures[name]
@@ -964,12 +984,19 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                 def with_array(b2: Builder, q: Ptr) -> list[Value]:
                     return make(b2, given[:k] + [self.array_argument(a, q, t, name, b2)] + given[k + 1:], todo[1:])
                 return self.through_each(p, a, bb, with_array, result_types)
+            hints = [f"{name}_{leaf.path[1:].replace('.', '_')}" for leaf in sig.result.record.leaves] \
+                if sig.result.kind == "record" else [f"{name}_value"] * len(result_types)  # type: ignore[union-attr]
             op = self.at(bb, node).create("call", given, result_types, {"callee": name},  # type: ignore[arg-type]
-                                          hints=[f"{name}_value"] * len(result_types))
+                                          hints=hints)
             return list(op.results)
         results = make(b, values, moving)
         for read_back in after:
             read_back(b)
+        if len(result_types) > 1 and not want_all:
+            raise self.fail(node, f"'{name}' returns a whole {sig.result.spelling}, used here as a value",
+                            f"assign it to a {sig.result.spelling} variable first: {sig.result.spelling} r = "
+                            f"{name}(...);")
+        self.call_results = results
         return results[0] if result_types else None
 
     def math_call(self, node: c_ast.FuncCall, intrinsic: tuple[str, Optional[Type]], args: list[c_ast.Node],
@@ -1147,7 +1174,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         has_done = BREAK in exits.may or not test_in_cond
         carried = self.carried_keys([*body, *post, test, post_test], env)
         if returns:
-            carried += ([RESULT] if RESULT in env else []) + [RETURNED]
+            carried += [k for k in self.result_keys if k in env] + [RETURNED]
         keys = ([frame.done] if has_done else []) + carried
         loc = self.loc(st)
         b.loc = loc

@@ -27,9 +27,12 @@ reverse mode gives the gradient one shadow struct per struct parameter (``Matrix
 A struct passed to another function of the file (``g(w)``, ``g(&C)``, ``g(M)``) is passed as
 the leaves of the callee's parameter (``record_argument``); C output then declares that
 helper's leaves as parameters of their own (``double w_gamma, int w_m``), its gradient their
-shadows, while the function differentiated keeps the user's struct parameters. Arrays of such
-structs, structs returned, local pointers to structs and ``malloc`` of structs are refused
-where they are written.
+shadows, while the function differentiated keeps the user's struct parameters.
+
+A helper that returns a struct of numbers by value has one value per leaf (``Signature.
+result_types``); ``return c;`` and ``Vec3 u = vsub(a, b);`` copy leaf by leaf (``copy_record``,
+``record_from_call``). Arrays of such structs, structs with array or pointer members returned,
+local pointers to structs and ``malloc`` of structs are refused where they are written.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from ..ssa.ir import Builder, Value
 from ..ssa.types import I64, Type
 from .c_expr import Ptr, node_text
 from .c_types import CType, Leaf, Member, Record, value_type
-from .py_common import Env, Fail
+from .py_common import RESULT, Env, Fail
 
 VALUE, CELL, MEMORY = "value", "cell", "memory"
 
@@ -323,6 +326,10 @@ class CRecordLowering:
         """``C = D``, ``Vec3 v = *p``: every leaf copied; a fixed array member is refused (C copies
         its elements, which s2sad would have to do element by element)."""
         assert t.record is not None
+        if isinstance(source, c_ast.FuncCall) and isinstance(source.name, c_ast.ID) \
+                and source.name.name in self.ctx.signatures:
+            self.record_from_call(var, t, source, b, env)
+            return
         inner = source.expr if isinstance(source, c_ast.UnaryOp) and source.op == "*" else source
         root = self.record_variable(inner)
         if root is None or root[1].record is not t.record or root[1].indirect != (inner is not source):
@@ -331,6 +338,10 @@ class CRecordLowering:
         arrow = "->" if root[1].indirect else "."
         for leaf in t.record.leaves:
             node = _member_node(root[0], arrow, leaf.path, source)
+            if var == RESULT:  # return c; each number is one of the function's values
+                v = self.number(self.scalar(node, b, env), self.at(b, source))
+                env[RESULT + leaf.path] = self.convert(v, leaf.member.scalar, b)
+                continue
             target = c_ast.ID(var + leaf.path, coord=source.coord)
             if leaf.member.shape == "array":
                 raise self.fail(source, f"copying the array member '{leaf.path[1:]}' of {t.record.name} is "
@@ -339,6 +350,25 @@ class CRecordLowering:
                 self.assign_pointer(target, node, b, env)
             else:
                 self.store(target, self.scalar(node, b, env), b, env, source)
+
+    def record_from_call(self, var: str, t: CType, call: c_ast.FuncCall, b: Builder, env: Env) -> None:
+        """``Complex w = cmul(a, b);``, ``acc = cmul(acc, w);``, ``return cmul(a, b);``: a function of
+        the file that returns a struct by value gives one value per number leaf, stored into the
+        leaves of ``var`` (RESULT's, for a return)."""
+        assert t.record is not None
+        name = call.name.name  # type: ignore[attr-defined]
+        result = self.ctx.signatures[name].result
+        if result.kind != "record" or result.record is None or result.record.name != t.record.name:
+            raise self.fail(call, f"'{name}' does not return a {t.record.name}",
+                            f"assign a {t.record.name} from a function that returns one")
+        args = list(call.args.exprs) if call.args is not None else []
+        self.user_call(call, name, args, b, env, True, want_all=True)
+        for leaf, v in zip(t.record.leaves, self.call_results):
+            key = var + leaf.path
+            if var == RESULT:
+                env[key] = v
+            else:
+                self.store(c_ast.ID(key, coord=call.coord), v, b, env, call)
 
     def record_value_error(self, node: c_ast.Node, t: CType) -> Fail:
         assert t.record is not None
@@ -371,6 +401,10 @@ class CRecordLowering:
         root = self.record_variable(inner)
         # a pointer parameter takes &v or a pointer p; a struct parameter takes v or *p
         forms = {(True, "&", False), (True, "", True), (False, "", False), (False, "*", True)}
+        if isinstance(a, c_ast.FuncCall) and not t.indirect:  # cross(vsub(b, a), v)
+            raise self.fail(a, f"a {t.record.name} a call returns is passed on from a variable",
+                            f"assign it to a {t.record.name} variable first, {t.record.name} u = "
+                            f"{node_text(a)};, and pass u")
         if root is None or root[1].record is None or root[1].record.name != t.record.name \
                 or (t.indirect, op, root[1].indirect) not in forms:
             want = ("a pointer to a " if t.indirect else "a ") + t.record.name

@@ -27,7 +27,7 @@ from .ir import Function, Op, SourceLoc
 # annotated shapes; C input's declaration (parameter and result types, struct parameters),
 # macros, structs, typedefs and unsigned types; CUDA's kind of function and launch.
 SOURCE_ATTRS = ("shapes", "c_params", "c_result", "c_aggregates", "c_macros", "c_structs", "c_typedefs",
-                "c_unsigned", "cuda", "launch")
+                "c_unsigned", "cuda", "launch", "result_names")
 
 SCHEDULES = ("store-all", "recompute", "periodic", "binomial")
 SCHEDULE_HELP = "store-all, recompute, periodic(K) or binomial(S), with K and S positive integers"
