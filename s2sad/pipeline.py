@@ -307,7 +307,7 @@ def gradient_source(
         raise error(f"--target {target}: the gradient of CUDA {'kernel' if cuda == 'global' else 'function'} "
                     f"'{name}' is CUDA", hint="use --target cuda for .cu input")
     if target != "c":
-        _refuse_struct_params(module, target, module.source_lines)
+        _refuse_struct_params(module, grad_name(name), target, module.source_lines)
     if target in ("c", "cuda"):
         if not is_c(filename):
             _refuse_assumed_kinds(module.functions[grad_name(name)], source, filename, name, target,
@@ -331,11 +331,13 @@ def emit_source(module: Module, target: str, entry: str, header: str = "", optio
     return emit_python(module, target, header)
 
 
-def _refuse_struct_params(module: Module, target: str, lines: list[str]) -> None:
+def _refuse_struct_params(module: Module, entry: str, target: str, lines: list[str]) -> None:
     """Structs passed by value or by pointer to one (``c_records``) keep their C declaration in
-    C output only: other targets have no such parameter to offer."""
+    C output only: other targets have no such parameter to offer the caller of the gradient
+    (``entry``). A helper's struct parameters are its members, parameters of their own in every
+    output, as C output declares them too (``vsub(a_x, a_y, a_z, ...)``)."""
     for fn in module.functions.values():
-        aggregates = fn.attrs.get("c_aggregates")
+        aggregates = fn.attrs.get("c_aggregates") if fn.name == entry else None
         if aggregates:
             group, spelled = next(iter(aggregates.values()))[:2]
             raise DiagnosticError([Diagnostic(

@@ -100,6 +100,7 @@ PY_CASES = [
     "vla_matvec",
     "pointer_rows_param",
     "pointer_rows_written_by_helper",
+    "struct_returned_by_value",
     "fixed_2d_param",
     "pointer_to_rows",
     "vla_3d",
