@@ -336,13 +336,13 @@ def _refuse_struct_params(module: Module, entry: str, target: str, lines: list[s
     C output only: other targets have no such parameter to offer the caller of the gradient
     (``entry``). A helper's struct parameters are its members, parameters of their own in every
     output, as C output declares them too (``vsub(a_x, a_y, a_z, ...)``)."""
-    for fn in module.functions.values():
-        aggregates = fn.attrs.get("c_aggregates") if fn.name == entry else None
-        if aggregates:
-            group, spelled = next(iter(aggregates.values()))[:2]
-            raise DiagnosticError([Diagnostic(
-                f"--target {target}: '{fn.attrs.get('primal', fn.name)}' takes the struct '{group}' "
-                f"({spelled}), which only C output passes as written", fn.loc, hint="use --target c")], lines)
+    fn = module.functions[entry]
+    aggregates = fn.attrs.get("c_aggregates")
+    if aggregates:
+        group, spelled = next(iter(aggregates.values()))[:2]
+        raise DiagnosticError([Diagnostic(
+            f"--target {target}: '{fn.attrs.get('primal', fn.name)}' takes the struct '{group}' "
+            f"({spelled}), which only C output passes as written", fn.loc, hint="use --target c")], lines)
 
 
 def _refuse_array_result(grad: Function, name: str, target: str, lines: list[str]) -> None:

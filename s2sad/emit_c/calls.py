@@ -20,7 +20,7 @@ from ..ssa.ir import Block, Function, Module, Op, Value
 from .cexpr import CPrinter, Cast, address_of, ctype
 from .cfile import ModuleContext
 from .names import CNamer
-from .signature import declared_params
+from .signature import declared_params, results_through_pointers
 
 
 class CCalls:
@@ -61,8 +61,7 @@ class CCalls:
     def _call(self, op: Op) -> list[Stmt]:
         callee = self.module.functions.get(op.attrs["callee"])
         returned = self.ctx.returned(callee) if callee is not None else None
-        by_pointers = len(op.results) > 1 or (callee is not None and callee.attrs.get("result_names"))
-        if returned is None and by_pointers:  # through pointers, read or not (a struct's members too)
+        if returned is None and callee is not None and results_through_pointers(callee):  # read or not
             return [] if self.plan.folded_op(op) else self._several_results(op, self.op_expr(op))
         if returned is None:
             return super()._call(op)

@@ -90,7 +90,7 @@ from .names import CNamer
 from .parallel import Pragma
 from .parallel import finish as finish_pragmas
 from .render import CRenderer, wrap_signature
-from .signature import declared_params
+from .signature import declared_params, results_through_pointers
 from ..analysis.extents import sizes_buffers_only
 
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
@@ -145,7 +145,7 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         # one per member) writes them through pointers the caller passes, after its parameters:
         # ``double *result_0, double *result_1`` (``double *result_re, double *result_im``).
         self.result_outs: list[str] = []
-        if self.returned is None and (len(fn.result_types) > 1 or fn.attrs.get("result_names")):
+        if self.returned is None and results_through_pointers(fn):
             if fn.name == ctx.entry:
                 raise error(f"function '{fn.name}' returns {len(fn.result_types)} values, which the entry point of "
                             "C output cannot", fn.loc, hint="return one value, or write the results into an array "

@@ -117,12 +117,11 @@ class CIntegers:
     def _checked_count(self, count: Expr, value: Optional[Value] = None) -> Expr:
         """An element count that gcc checks against the largest object as it is, not wrapped:
         that of one-byte elements (``bool``: the count is the byte count; wider elements' byte
-        counts wrap, and calloc is asked for bytes too, ``_calloc``). Where gcc follows a path
-        on which it takes the count for negative (a size,
-        taken non-negative by ``ranges``, that gcc knows nothing of), the count as a size_t would
-        exceed any object, and gcc says so (-Walloc-size-larger-than). (malloc's byte count of a
-        wider element wraps instead.) So the count is clamped at zero unless gcc can see that it
-        is not negative."""
+        counts wrap, and calloc is asked for bytes too, ``_calloc``). Where gcc follows a path on
+        which it takes the count for negative (a size, taken non-negative by ``ranges``, that gcc
+        knows nothing of), the count as a size_t would exceed any object, and gcc says so
+        (-Walloc-size-larger-than). So the count is clamped at zero unless gcc can see that it is
+        not negative."""
         lit = literal_value(count)
         if (lit is not None and lit >= 0) or (value is not None and self._visibly_nonneg(value)):
             return count

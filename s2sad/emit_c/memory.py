@@ -159,7 +159,7 @@ class CMemory:
                 return [ArrayDecl(elem, name, size, zero, values)]
         self._heap_rows(op, name, elem)
         counts = [self.expr(d) for d in op.operands]
-        if cache and any((self.ranges.get(d) or (0, 1))[1] <= 0 for d in op.operands):
+        if cache and any(self._never_positive(d) for d in op.operands):
             # The loop it caches never runs (its trip count is never positive: range(min(n, 1) - 1,
             # 0, -3)), which gcc may prove of the buffer's size but not of the reversed loop that
             # reads it, a read it reports as out of the bounds of an empty object (-Warray-bounds;
@@ -185,6 +185,11 @@ class CMemory:
         else:
             value = self._malloc(name, binop("*", count, Lit(f"sizeof({elem})")))
         return self._register_buffer(op, name) + [Assign([Name(name)], value)] + self._row_table(op, name)
+
+    def _never_positive(self, count: Value) -> bool:
+        """Whether ``ranges`` proves the count of a cache or tape never positive: its loop never runs."""
+        known = self.ranges.get(count)
+        return known is not None and known[1] <= 0
 
     def _heap_rows(self, op: Op, name: str, elem: str) -> None:
         """C input's ``double w[n][m]`` on the heap: a pointer to its rows, ``double (*w)[m]``, so
@@ -325,8 +330,8 @@ class CMemory:
             return pre + [Assign([cap], Lit("0")), Assign([tape], Lit("NULL")), Assign([top], Lit("0"))]
         # Zero-filled as a cache is (_alloc says why): gcc cannot always tie the pops of the
         # reverse sweep to the pushes of the forward sweep either.
-        never = (self.ranges.get(op.operands[0]) or (0, 1))[1] <= 0  # its loop never runs: as _alloc's caches
-        cap_value = Lit("1") if never else self._checked_count(self.expr(op.operands[0]), op.operands[0])
+        count = op.operands[0]  # one element where its loop never runs, as for _alloc's caches
+        cap_value = Lit("1") if self._never_positive(count) else self._checked_count(self.expr(count), count)
         return pre + [Assign([tape], self._calloc(tape.id, cap_value, tape_elem(op))), Assign([top], Lit("0"))]
 
     def _tape_push(self, op: Op, tape: Name, top: Name) -> list[Stmt]:

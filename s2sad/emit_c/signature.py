@@ -19,6 +19,12 @@ from ..ssa.ir import Function
 from .cexpr import ctype
 
 
+def results_through_pointers(fn: Function) -> bool:
+    """Whether ``fn``, no gradient, writes its results through pointers its caller passes: it has
+    several (Python's ``return r, theta``), or they are the members of a C struct it returns."""
+    return len(fn.result_types) > 1 or bool(fn.attrs.get("result_names"))
+
+
 def declared_params(fn: Function) -> Optional[list[str]]:
     """The declared C type of each of ``fn``'s parameters; None for Python input, and where the
     parameters are not those the declaration spells (a pass added some)."""

@@ -99,6 +99,14 @@ class Signature:
                     for leaf in self.result.record.leaves]  # type: ignore[union-attr]
         return [] if self.result.kind == "void" else [value_type(self.result)]
 
+    @property
+    def result_names(self) -> list[str]:
+        """For a struct returned by value, its members' names as its values are named (``pos_x``
+        for ``.pos.x``); empty otherwise."""
+        if self.result.kind != "record":
+            return []
+        return [leaf.path[1:].replace(".", "_") for leaf in self.result.record.leaves]  # type: ignore[union-attr]
+
 
 @dataclass
 class CContext:
@@ -404,8 +412,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         decls = self.param_decls()
         ir_params = self.ir_params(decls, sig)
         attrs: dict = {"c_params": [spelled for _, spelled, _ in ir_params], "c_result": sig.result.spelling}
-        if sig.result.kind == "record":  # a struct returned by value: its values are its members
-            attrs["result_names"] = [leaf.path[1:].replace(".", "_") for leaf in sig.result.record.leaves]  # type: ignore
+        if sig.result_names:  # a struct returned by value: its values are its members
+            attrs["result_names"] = sig.result_names
         aggregates = {name: entry for name, _, entry in ir_params if entry is not None}
         if aggregates:  # struct parameters: which leaf is which member (the C emitter spells them)
             attrs["c_aggregates"] = aggregates
@@ -588,18 +596,13 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                                                         ""))
             raise self.fail(st, message, hint)
 
-    def return_record(self, e: c_ast.Node, b: Builder, env: Env) -> None:
-        """``return c;`` (or ``return *p;``, ``return g(...);``) in a function that returns a struct
-        by value: each number leaf of it is one of the function's values."""
-        self.copy_record(RESULT, self.sig.result, e, b, env)
-
     def return_stmt(self, st: c_ast.Return, b: Builder, env: Env) -> None:
         result_t = self.key_types.get(RESULT)
         if st.expr is None:
             if self.result_keys:
                 raise self.fail(st, "'return' without a value in a function that returns a value")
-        elif self.result_keys and self.result_keys[0] != RESULT:  # return c; of a struct returned by value
-            self.return_record(st.expr, b, env)
+        elif self.sig.result.kind == "record":  # return c; (*p, g(...)): each member one of the values
+            self.copy_record(RESULT, self.sig.result, st.expr, b, env)
         else:
             if result_t is None:
                 raise self.fail(st.expr, "a void function cannot return a value")
@@ -939,9 +942,20 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         return op.result
 
     def user_call(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], b: Builder, env: Env,
-                  want_value: bool, want_all: bool = False) -> Optional[Value]:
-        """The call's value (None for none); with ``want_all``, ``call_results`` holds each of a
-        struct's values after it (a struct returned by value: one per number leaf)."""
+                  want_value: bool) -> Optional[Value]:
+        """The call's value, None for none; a struct returned by value is refused here, where it
+        would be used as one value (``record_from_call`` takes its values)."""
+        results = self.user_call_values(node, name, args, b, env, want_value)
+        sig = self.ctx.signatures[name]
+        if sig.result.kind == "record":
+            raise self.fail(node, f"'{name}' returns a whole {sig.result.spelling}, used here as a value",
+                            f"assign it to a {sig.result.spelling} variable first: {sig.result.spelling} r = "
+                            f"{name}(...);")
+        return results[0] if results else None
+
+    def user_call_values(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], b: Builder, env: Env,
+                         want_value: bool) -> list[Value]:
+        """The values of a call of a function of the file (one per member of a struct it returns)."""
         if id(node) in self.ctx.recursive_calls:
             raise Fail(None)
         sig = self.ctx.signatures[name]
@@ -984,20 +998,14 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                 def with_array(b2: Builder, q: Ptr) -> list[Value]:
                     return make(b2, given[:k] + [self.array_argument(a, q, t, name, b2)] + given[k + 1:], todo[1:])
                 return self.through_each(p, a, bb, with_array, result_types)
-            hints = [f"{name}_{leaf.path[1:].replace('.', '_')}" for leaf in sig.result.record.leaves] \
-                if sig.result.kind == "record" else [f"{name}_value"] * len(result_types)  # type: ignore[union-attr]
+            hints = [f"{name}_{m}" for m in sig.result_names] or [f"{name}_value"] * len(result_types)
             op = self.at(bb, node).create("call", given, result_types, {"callee": name},  # type: ignore[arg-type]
                                           hints=hints)
             return list(op.results)
         results = make(b, values, moving)
         for read_back in after:
             read_back(b)
-        if len(result_types) > 1 and not want_all:
-            raise self.fail(node, f"'{name}' returns a whole {sig.result.spelling}, used here as a value",
-                            f"assign it to a {sig.result.spelling} variable first: {sig.result.spelling} r = "
-                            f"{name}(...);")
-        self.call_results = results
-        return results[0] if result_types else None
+        return results
 
     def math_call(self, node: c_ast.FuncCall, intrinsic: tuple[str, Optional[Type]], args: list[c_ast.Node],
                   b: Builder, env: Env) -> Value:

@@ -362,8 +362,7 @@ class CRecordLowering:
             raise self.fail(call, f"'{name}' does not return a {t.record.name}",
                             f"assign a {t.record.name} from a function that returns one")
         args = list(call.args.exprs) if call.args is not None else []
-        self.user_call(call, name, args, b, env, True, want_all=True)
-        for leaf, v in zip(t.record.leaves, self.call_results):
+        for leaf, v in zip(t.record.leaves, self.user_call_values(call, name, args, b, env, True)):
             key = var + leaf.path
             if var == RESULT:
                 env[key] = v
