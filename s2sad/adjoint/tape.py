@@ -114,10 +114,12 @@ class Tapes:
         elem = cv.type.elem
         rank = cv.type.rank
         # A copy taken just before a call is pushed from what it copies (the stack is the copy;
-        # the copy itself then goes unused), and sized by it.
+        # the copy itself then goes unused), and sized by it. One copy back, no further: the
+        # array it copies may itself be a copy taken earlier (a checkpointed loop's entry copy,
+        # ``x_at_loop``) of an array written since (``x[0] += ...`` after that loop).
         source = cv
-        while source.defining_op is not None and source.defining_op.name == "copy":
-            source = source.defining_op.operands[0]
+        if cv.defining_op is not None and cv.defining_op.name == "copy":
+            source = cv.defining_op.operands[0]
         named = what or "elems"  # (an unnamed value: a whole-array temporary)
         hint = f"tape_{named}"
         lens = [f"{named}_len" if rank == 1 else f"{named}_len{ax}" for ax in range(rank)]
