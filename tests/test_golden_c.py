@@ -54,7 +54,7 @@ C_GOLDEN = GOLDEN / "c"
 LEVELS = (2, 0)
 
 # Cases with struct types: their Python output takes the structs as one flat array.
-STRUCT_CASES = ["struct_bodies_array", "struct_pointer_fields", "struct_nested_typedef", "struct_written",
+STRUCT_CASES = ["struct_bodies_array", "struct_2d_member", "struct_pointer_fields", "struct_nested_typedef", "struct_written",
                 "struct_callee", "struct_pointer_walk", "local_header"]
 
 # Cases also generated as Python (--target py): no structs, no single precision.
@@ -101,6 +101,8 @@ PY_CASES = [
     "pointer_rows_param",
     "pointer_rows_written_by_helper",
     "struct_returned_by_value",
+    "struct_call_as_argument",
+    "struct_2d_member",
     "fixed_2d_param",
     "pointer_to_rows",
     "vla_3d",

@@ -234,6 +234,9 @@ class CExprLowering:
         if isinstance(node, c_ast.StructRef) and self.is_thread_builtin(node):
             return self.thread_builtin(node, b)
         if isinstance(node, c_ast.StructRef):
+            member = self.call_member(node, b, env)  # vsub(a, b).x
+            if member is not None:
+                return member
             var = self.as_variable(node)  # a member of a struct variable: a variable (c_records)
             if var is not node:
                 return self.expr(var, b, env)

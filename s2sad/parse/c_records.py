@@ -195,6 +195,40 @@ class CRecordLowering:
                             "s2sad reads and writes struct members one number at a time")
         return ".".join([var, *names])
 
+    def struct_call(self, node: c_ast.Node) -> Optional[Record]:
+        """The struct a call of a function of the file returns by value (``vsub(a, b)``), or None
+        for any other node."""
+        if not (isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID)
+                and node.name.name in self.ctx.signatures):
+            return None
+        result = self.ctx.signatures[node.name.name].result
+        return result.record if result.kind == "record" else None
+
+    def call_member(self, node: c_ast.StructRef, b: Builder, env: Env) -> Optional[Value]:
+        """``vsub(a, b).x``, ``frame(t).pos.x``: the call made where the expression is, and the one
+        number of its struct the member path names; None when ``node`` reads no call's struct."""
+        names: list[str] = []
+        n: c_ast.Node = node
+        while isinstance(n, c_ast.StructRef) and n.type == ".":
+            names.append(n.field.name)
+            n = n.name
+        record = self.struct_call(n)
+        if record is None:
+            return None
+        assert isinstance(n, c_ast.FuncCall)
+        path = "".join(f".{name}" for name in reversed(names))
+        leaves = [leaf.path for leaf in record.leaves]
+        if path not in leaves:
+            within = [leaf[len(path) + 1:] for leaf in leaves if leaf.startswith(path + ".")]
+            if within:
+                raise self.fail(node, f"'{node_text(node)}' is a whole struct, used as a value",
+                                f"read one of its numbers: {', '.join(within)}")
+            raise self.fail(node.field, f"{record.name} has no member '{path[1:]}'",
+                            f"its members: {', '.join(m.name for m in record.members)}")
+        args = list(n.args.exprs) if n.args is not None else []
+        values = self.user_call_values(n, n.name.name, args, b, env, True)  # type: ignore[attr-defined]
+        return values[leaves.index(path)]
+
     def record_variable(self, node: c_ast.Node) -> Optional[tuple[str, CType]]:
         """(name, type) when ``node`` names a struct variable or a pointer variable to one struct."""
         if not isinstance(node, c_ast.ID):
@@ -400,10 +434,15 @@ class CRecordLowering:
         root = self.record_variable(inner)
         # a pointer parameter takes &v or a pointer p; a struct parameter takes v or *p
         forms = {(True, "&", False), (True, "", True), (False, "", False), (False, "*", True)}
-        if isinstance(a, c_ast.FuncCall) and not t.indirect:  # cross(vsub(b, a), v)
-            raise self.fail(a, f"a {t.record.name} a call returns is passed on from a variable",
-                            f"assign it to a {t.record.name} variable first, {t.record.name} u = "
-                            f"{node_text(a)};, and pass u")
+        returned = self.struct_call(a)
+        if returned is not None and not t.indirect:  # cross(vsub(b, a), v): the call's numbers, passed on
+            if returned.name != t.record.name:
+                raise self.fail(a, f"'{callee}' expects a {t.record.name} here, and '{node_text(a.name)}' "
+                                f"returns a {returned.name}", f"pass a {t.record.name}")
+            args = list(a.args.exprs) if a.args is not None else []
+            values = self.user_call_values(a, a.name.name, args, b, env, True)
+            # (a struct returned by value holds numbers only, so each leaf is one: VALUE)
+            return [self.convert(v, value_type(pl.ctype), b) for v, pl in zip(values, param_leaves(t))], []
         if root is None or root[1].record is None or root[1].record.name != t.record.name \
                 or (t.indirect, op, root[1].indirect) not in forms:
             want = ("a pointer to a " if t.indirect else "a ") + t.record.name

@@ -22,6 +22,7 @@ function uses it, with the member that breaks it.
 
 from __future__ import annotations
 
+import sys
 from typing import Optional
 
 from pycparser import c_ast
@@ -39,6 +40,9 @@ class StructTable:
         self.layouts: dict[str, StructLayout] = {}
         self.records: dict[str, Record] = {}
         self.refused: dict[str, TypeProblem] = {}  # types defined in the file that s2sad cannot read
+        # Structs read only as a run of one type (``double m[3][3]`` as a member): why no record
+        # holds them, said where one is passed or declared by value.
+        self.unrecorded: dict[str, TypeProblem] = {}
         # Definition order (members' types come first): [name, definition, size in scalars (0 for
         # a struct of mixed members)] and the struct types its members name.
         self.order: list[tuple[list, list[str]]] = []
@@ -54,20 +58,31 @@ class StructTable:
                     self.records[typedef] = self.records[tagged]
             return
         name = typedef if typedef is not None and not node.name else f"struct {node.name}"
-        record = self._record(node, name, typedef)  # TypeProblem: neither view reads it
         try:
             layout: Optional[StructLayout] = self._layout(node, name, typedef)
         except TypeProblem:
             layout = None  # members of mixed types: a record only
+        try:
+            record = self._record(node, name, typedef)
+        except TypeProblem:
+            if layout is None:
+                raise  # neither view reads it
+            record = None  # a run of one type a record cannot hold (double m[3][3]): the layout only
+            for key in (name, typedef):
+                if key is not None:
+                    self.unrecorded[key] = sys.exc_info()[1]  # type: ignore[assignment]
         for key in (name, typedef):
             if key is not None:
-                self.records[key] = record
+                if record is not None:
+                    self.records[key] = record
                 if layout is not None:
                     self.layouts[key] = layout
-        needs = [m.sub.name for m in record.members if m.sub is not None]
         if layout is not None:
+            needs = [f.sub.name for f in layout.fields if f.sub is not None]
             self.order.append(([layout.name, layout.definition, layout.size], needs))
         else:
+            assert record is not None
+            needs = [m.sub.name for m in record.members if m.sub is not None]
             self.order.append(([record.name, record.definition, 0], needs))
 
     def refuse(self, node: c_ast.Struct, typedef: Optional[str], problem: TypeProblem) -> None:
@@ -94,14 +109,19 @@ class StructTable:
             return self.layouts.get(node.names[0])
         return None
 
-    def record(self, node: c_ast.Node) -> Optional[Record]:
-        """The struct a type node names, read as a bundle of members; None for other types."""
+    def record(self, node: c_ast.Node, required: bool = False) -> Optional[Record]:
+        """The struct a type node names, read as a bundle of members; None for other types, and
+        for a struct read only as a run of one type, which ``required`` refuses instead."""
         self.lookup(node)  # refused and undefined types are reported as for pointers
-        if isinstance(node, c_ast.Struct):
-            return self.records.get(f"struct {node.name}")
-        if isinstance(node, c_ast.IdentifierType) and len(node.names) == 1:
-            return self.records.get(node.names[0])
-        return None
+        name = f"struct {node.name}" if isinstance(node, c_ast.Struct) else (
+            node.names[0] if isinstance(node, c_ast.IdentifierType) and len(node.names) == 1 else None)
+        if name is None:
+            return None
+        if required and name in self.unrecorded:
+            why = self.unrecorded[name]
+            raise TypeProblem(node, f"{name} is used as a value here, and {why.message}",
+                              f"pass a pointer to it ({name} *), or {why.hint}")
+        return self.records.get(name)
 
     def definitions(self, used: list[str]) -> list[list]:
         """``[name, definition, size]`` of the struct types named ``used`` and those of their

@@ -151,7 +151,7 @@ class StructLookup(Protocol):
 
     def lookup(self, node: c_ast.Node) -> Optional[StructLayout]: ...
 
-    def record(self, node: c_ast.Node) -> Optional[Record]: ...
+    def record(self, node: c_ast.Node, required: bool = False) -> Optional[Record]: ...
 
 
 class TypeProblem(Exception):
@@ -359,17 +359,22 @@ def _struct_type(node: c_ast.Node, structs: StructLookup, param: bool) -> Option
     if not isinstance(target, c_ast.TypeDecl):
         return None
     layout = structs.lookup(target.type)
-    record = structs.record(target.type)
-    if record is None:
+    record = structs.record(target.type, required=layout is None or isinstance(node, c_ast.TypeDecl))
+    if record is None and layout is None:
         return None
     const = [q for q in target.quals if q == "const"]
     if isinstance(node, c_ast.TypeDecl):  # a struct value
+        assert record is not None
         return CType("record", None, " ".join(const + [record.name]), record=record)
     if layout is not None and (isinstance(node, c_ast.PtrDecl) or param):
         spelled = " ".join(const + [layout.name, "*"])
         if isinstance(node, c_ast.PtrDecl) and node.quals:
             spelled += " ".join(node.quals)
         return CType("pointer", layout.elem, spelled, layout=layout)
+    if layout is not None:
+        raise TypeProblem(node, f"local arrays of {layout.name} are not supported yet",
+                          f"pass the array as a parameter ({layout.name} *)")
+    assert record is not None
     if isinstance(node, c_ast.PtrDecl):  # one struct of mixed members, through a pointer
         spelled = " ".join(const + [record.name, "*"]) + " ".join(node.quals)
         return CType("record", None, spelled, record=record, indirect=True)
@@ -378,7 +383,6 @@ def _struct_type(node: c_ast.Node, structs: StructLookup, param: bool) -> Option
                           "one floating-point type", f"pass a pointer to one {record.name} ({record.name} *), "
                           "or keep each member in an array of its own")
     raise TypeProblem(node, f"local arrays of {record.name} are not supported yet",
-                      f"pass the array as a parameter ({record.name} *)" if layout is not None else
                       f"declare one {record.name} at a time, or keep each member in an array of its own")
 
 
