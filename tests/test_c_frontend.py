@@ -195,14 +195,14 @@ def test_struct_pointer_arithmetic_counts_structs():
     "source, expected",
     [
         # Mixed members, pointer members and struct values are read (c_records, test_c_structs.py).
-        ("struct P { double k; int n; };\ndouble f(struct P *p) { return p[1].k; }",
+        ("struct P { double k; double *d; };\ndouble f(struct P *p) { return p[1].k; }",
          "'p' points to one struct P here"),
         ("struct P { struct P *next; };\ndouble f(struct P *p) { return 0.0; }",
          "the member 'next' of struct P is a pointer to something other than numbers"),
         ("struct P { double k[2]; };\nstruct P f(double a) { struct P p = {{a, a}}; return p; }",
          "functions returning a struct (struct P) with array or pointer members are not supported"),
-        ("struct P { double k; };\ndouble f(double *x) { struct P q[2]; return x[0]; }",
-         "local arrays of struct P are not supported yet"),
+        ("struct P { double k; };\ndouble f(double *x) { struct P q[2][2]; return x[0]; }",
+         "local arrays of struct P of more than one dimension are not supported"),
         (_BODY + "double f(struct B *b) { return b->mass; }", "struct B has no member 'mass'"),
         (_BODY + "double f(struct B *b) { return b->pos; }", "'b->pos' is an array, used as a number"),
         (_BODY + "double f(struct B *b) { b[0] = b[1]; return 0.0; }", "a whole struct is used as a number"),

@@ -64,8 +64,25 @@ def _line(body: str, needle: str) -> int:
      "arrays of Matrix are not supported"),
     ("double f(double a) { Matrix *m = 0; (void)m; return a; }\n", "f", "a", "Matrix *m",
      "local pointers to Matrix are not supported"),
-    ("double f(double a) { Wishart ws[2]; ws[0].gamma = a; return ws[0].gamma; }\n", "f", "a", "ws[2]",
-     "local arrays of Wishart are not supported yet"),
+    ("double f(double a) { Matrix ms[2]; ms[0].rows = 2; return a * ms[0].rows; }\n", "f", "a", "ms[2]",
+     "local arrays of Matrix are not supported yet"),
+    ("typedef struct { double x, y; } P2;\n"
+     "double f(const double *a) { P2 g[2][2]; g[0][0].x = a[0]; return g[0][0].x; }\n", "f", "a", "P2 g",
+     "local arrays of P2 of more than one dimension are not supported"),
+    ("typedef struct { double v[2]; double m; } B;\n"
+     "double f(const double *a) { B g[2] = {{{1.0, 2.0}, 3.0}}; return g[0].m * a[0]; }\n", "f", "a", "B g",
+     "this initializer of an array of B is not supported"),
+    ("typedef struct { double x, y; } P2;\n"
+     "double f(const double *a) { P2 *g = malloc(3 * sizeof(double)); g[0].x = a[0]; return g[0].x; }\n",
+     "f", "a", "P2 *g", "sizeof gives 8 bytes but a P2 is 16"),
+    ("typedef struct { int id; double x; } Q;\n"
+     "double f(const Q *ps, double a) { Q t[2]; memcpy(t, ps, 2 * sizeof(Q)); return a * t[1].x * ps[1].x; }\n",
+     "f", "a", "memcpy", "memcpy of an array of Q is not supported: Q has integer members"),
+    ("typedef struct { int id; double x; } Q;\n"
+     "static void step(Q *qs, int n) { for (int i = 0; i < n; i++) qs[i].x *= qs[i].x; }\n"
+     "double f(Q *qs, int n, int k) {\n    for (int t = 0; t < k; t++) step(qs, n);\n"
+     "    return qs[n - 1].x; }\n", "f", "qs", "for (int t",
+     "C output: the gradient needs the array of Q element by element here, and Q has integer members"),
     ("double f(const Particle *p) { const double *q = &p->x; return *q; }\n", "f", "p", "&p->x",
      "taking the address of 'p->x' is not supported"),
     ("typedef struct { double m[2][2]; double t; } Frame;\n"

@@ -54,8 +54,8 @@ C_GOLDEN = GOLDEN / "c"
 LEVELS = (2, 0)
 
 # Cases with struct types: their Python output takes the structs as one flat array.
-STRUCT_CASES = ["struct_bodies_array", "struct_2d_member", "struct_pointer_fields", "struct_nested_typedef", "struct_written",
-                "struct_callee", "struct_pointer_walk", "local_header"]
+STRUCT_CASES = ["struct_bodies_array", "struct_2d_member", "struct_pointer_fields", "struct_nested_typedef",
+                "struct_written", "struct_callee", "struct_pointer_walk", "local_header"]
 
 # Cases also generated as Python (--target py): no structs, no single precision.
 PY_CASES = [
@@ -103,6 +103,8 @@ PY_CASES = [
     "struct_returned_by_value",
     "struct_call_as_argument",
     "struct_2d_member",
+    "local_struct_array",
+    "malloc_structs",
     "fixed_2d_param",
     "pointer_to_rows",
     "vla_3d",

@@ -75,8 +75,10 @@ from ..ssa.build import const_int
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.mathfns import MATH
 from ..ssa.opdefs import is_pure
+from ..ssa.ops import int_member
 from ..ssa.types import Type
 from .aggregates import StructParam, struct_params
+
 from .calls import CCalls
 from .cexpr import C_TYPES, Cast, CPrinter, F32Lit, address_of, c_if_exp, ctype, deref
 from .cfile import ModuleContext, c_file, emit_functions, strip_comments
@@ -405,6 +407,7 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
                     return binop("+", e(arr), e(f.operands[0]))
                 if f is not None and f.name == "field" and f.attrs["struct"] == struct and f.attrs["path"]:
                     return address_of(self._member(e(arr), f))  # &cam->r[0]: numbers inside a struct
+                self._refuse_mixed(struct, op)
                 elem = C_TYPES[arr.type.elem.name]  # type: ignore[attr-defined]
                 return Cast(f"{struct} *", binop("+", Cast(f"{elem} *", e(arr)), e(offset)))
             return binop("+", e(arr), e(offset))
@@ -505,6 +508,9 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
                 sign, e = upd
                 return [Pragma("omp atomic"), AugAssign(self._element(arr, idx, op), "+" if sign > 0 else "-",
                                                         self.expr(e))]
+            c = val.defining_op
+            if int_member(idx[0]) is not None and c is not None and c.name == "cast" and c.operands[0].type.is_int:
+                val = c.operands[0]  # ps[i].flags = i % 3: an integer into an integer member, as written
             return [Assign([self._element(arr, idx, op)], self.expr(val))]
         if n == "accum":
             arr, *idx, g = op.operands

@@ -15,7 +15,7 @@ import re
 from typing import Optional
 
 from ..diagnostics import Diagnostic, DiagnosticError, error
-from ..emit.expr import BinOp, Call, Expr, Name, Subscript, binop, literal_value, negate, number
+from ..emit.expr import BinOp, Call, Expr, Lit, Name, Subscript, binop, literal_value, negate, number
 from ..emit.inline import InlinePlan
 from ..emit.stmt import LINE_LIMIT
 from ..languages import is_c
@@ -65,9 +65,10 @@ class CArrayAccess:
                 return row_pointer(declared)  # a row of const double A[n][m]: const double *
             if declared.rstrip().endswith("*"):
                 return declared
-        struct = self._struct_of(v) if v.defining_op is not None and v.defining_op.name == "copy" else None
+        made = v.defining_op
+        struct = self._struct_of(v) if made is not None and made.name in ("copy", "alloc") else None
         if struct is not None:
-            return f"{struct} *"  # a copy of an array of structs: the same structs
+            return f"{struct} *"  # an array of structs, or a copy of one: the same structs
         return ctype(v.type)
 
     def _error(self, message: str, loc=None, hint: str = "") -> DiagnosticError:
@@ -257,9 +258,32 @@ class CArrayAccess:
         f = idx[0].defining_op
         if f is not None and f.name == "field" and f.attrs["struct"] == struct:
             return self._member(self.expr(arr), f)
-        # An index that lost its path (no pass makes one today): the structs as the scalars they are.
+        # An index that lost its path (an element loop over the whole array: a copy kept for the
+        # reverse sweep): the structs as the scalars they are; not those with integer members.
+        self._refuse_mixed(struct, op)
         elem = C_TYPES[arr.type.elem.name]  # type: ignore[attr-defined]
         return Subscript(Cast(f"{elem} *", self.expr(arr)), (self.expr(idx[0]),))
+
+    def _mixed(self, struct: Optional[str]) -> bool:
+        """Whether ``struct`` has integer members (``c_structs``: its slots are not its bytes)."""
+        return struct is not None and struct in self.fn.attrs.get("c_mixed", ())
+
+    def _refuse_mixed(self, struct: Optional[str], op: Op) -> None:
+        if self._mixed(struct):
+            raise error(f"C output: the gradient needs the array of {struct} element by element here, and "
+                        f"{struct} has integer members, so its elements are not all numbers of one type", op.loc,
+                        hint=f"keep the numbers the loop changes in an array of their own, beside the {struct} array")
+
+    def _structs_holding(self, struct: str, slots: Expr) -> Expr:
+        """How many structs ``slots`` of their numbers (a count in slots) lie in, rounded up."""
+        per = self._struct_size(struct)
+        if per == 1:
+            return slots
+        if isinstance(slots, BinOp) and slots.op == "*":  # 3 * n: n
+            for whole, other in ((slots.left, slots.right), (slots.right, slots.left)):
+                if literal_value(whole) == per:
+                    return other
+        return binop("/", binop("+", slots, Lit(str(per - 1))), Lit(str(per)))
 
     def _member(self, base: Expr, f: Op) -> Expr:
         """The access a ``field`` op spells: ``base[i].pos[c]``; ``base->k`` for struct 0."""
@@ -309,11 +333,14 @@ class CArrayAccess:
         """The struct type ``arr`` points to (C input: a parameter declared ``struct Body *``, or
         a view or copy of one), or None for an array of numbers."""
         structs = self.fn.attrs.get("c_structs")
-        if not structs:
-            return None
+        if not structs or points_into_member(arr):
+            return None  # numbers inside structs (&cam->r[0]) are numbers
         base = storage_of(arr)
-        if base.owner is not self.fn.body or not self.declared or points_into_member(arr):
-            return None  # a parameter's own array, or numbers inside its structs (&cam->r[0])
+        made = base.defining_op
+        if made is not None and made.name == "alloc":
+            return made.attrs.get("struct")  # a local array of structs (Point pts[4], malloc), or its shadow
+        if base.owner is not self.fn.body or not self.declared:
+            return None  # a parameter's own array
         entry = pointee_struct(self.declared[self.fn.params.index(base)], structs)
         return entry[0] if entry is not None else None
 

@@ -123,9 +123,13 @@ class CIntegers:
         (-Walloc-size-larger-than). So the count is clamped at zero unless gcc can see that it is
         not negative."""
         lit = literal_value(count)
-        if (lit is not None and lit >= 0) or (value is not None and self._visibly_nonneg(value)):
-            return count
-        return int_min_max("max", count, number(0))
+        return self._at_least_zero(count, (lit is not None and lit >= 0)
+                                   or (value is not None and self._visibly_nonneg(value)))
+
+    @staticmethod
+    def _at_least_zero(count: Expr, known: bool) -> Expr:
+        """``count``, clamped at zero (``max_l(count, 0)``) unless ``known`` not to be negative."""
+        return count if known else int_min_max("max", count, number(0))
 
     def _visibly_nonneg(self, v: Value, sizes: bool = False) -> bool:
         """Whether the C printed for ``v`` shows that it is not negative: a constant, a ``max``

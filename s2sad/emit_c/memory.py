@@ -15,7 +15,7 @@ import math
 from ..analysis.ranges import IntRanges
 from ..diagnostics import error
 from ..emit.builder import tape_new_op
-from ..emit.expr import BinOp, Call, Compare, Expr, Lit, Name, Subscript, binop, literal_value, number
+from ..emit.expr import BinOp, Call, Compare, Expr, Lit, Name, Subscript, binop, literal_value
 from ..emit.stmt import Assign, ExprStmt, For, If, Stmt
 from ..parse.c_declarators import is_pointer_rows
 from ..ssa.build import const_int, const_value
@@ -25,7 +25,6 @@ from ..ssa.types import ArrayType, Type
 from .cexpr import CPrinter, C_TYPES, IncDec
 from .cstmt import ArrayDecl
 from .indexing import times
-from .integers import int_min_max
 from .names import CNamer
 from .signature import declared_params
 
@@ -40,8 +39,10 @@ TAPE_COUNT = "size_t"
 class CMemory:
     """Allocations, copies, frees and tapes for ``CFunctionEmitter``.
 
-    Needs from the host: the attributes below; ``expr`` and ``_lit`` (expressions), ``_count``
-    and ``_stable`` (``indexing.CArrayAccess``), ``_checked_count`` (``integers.CIntegers``), and
+    Needs from the host: the attributes below; ``expr`` and ``_lit`` (expressions), ``_count``,
+    ``_stable``, ``_struct_of``, ``_struct_size``, ``_mixed`` and ``_structs_holding``
+    (``indexing.CArrayAccess``), ``_checked_count``, ``_at_least_zero`` and ``_visibly_nonneg``
+    (``integers.CIntegers``), and
     ``StatementBuilder``'s ``_tape_top`` and ``_yield_copies``, after this class in the method
     resolution order (they are extended here)."""
 
@@ -152,6 +153,10 @@ class CMemory:
                 # So is a local array a copy may take before the code writes it (a call's snapshot of
                 # a work array the callee writes first, then reads): gcc warns of copying unset numbers.
                 zero = zero or any(user.name == "copy" for user, _ in v.uses)
+                struct = op.attrs.get("struct")
+                if struct is not None:  # Point pts[4] = {0}; its initializer's numbers are stores after it
+                    self.types[name] = f"{struct} *"
+                    return [ArrayDecl(struct, name, size // self._struct_size(struct), zero, ())]
                 values = self._table_values(op, consts) if op.attrs.get("table") else ()  # type: ignore[arg-type]
                 if len(consts) > 1 and self.rows_declared and "c_params" in self.fn.attrs:
                     self.stack_rows.add(name)  # C input's double tmp[3][3]: so in the output too
@@ -175,11 +180,20 @@ class CMemory:
             # A count worked out from the sizes (``x[1:]``'s n - 1) is negative for some sizes
             # a caller may pass (n = 0): clamped, it asks for no memory rather than 2^64 - 8
             # bytes (which gcc reports where it sees n = 0: fuzz seeds 10910020, 10910078).
-            counts = [c if self._visibly_nonneg(d, sizes=True) or self.ranges.nonneg(d, op)
-                      else int_min_max("max", c, number(0)) for c, d in zip(counts, op.operands)]
+            counts = [self._at_least_zero(c, self._visibly_nonneg(d, sizes=True) or self.ranges.nonneg(d, op))
+                      for c, d in zip(counts, op.operands)]
         count = counts[0]
         for c in counts[1:]:
             count = times(count, c)
+        struct = op.attrs.get("struct")
+        per = self._struct_size(struct) if struct is not None else 0
+        f = op.operands[0].defining_op
+        if per and f is not None and f.name == "mul" and const_int(f.operands[1]) == per and len(counts) == 1 \
+                and counts[0] is not None and self._visibly_nonneg(f.operands[0], sizes=True):
+            # malloc(n * sizeof(Point)), as the input asks: counted in structs
+            count, elem = self.expr(f.operands[0]), struct
+        elif self._mixed(struct):  # sized in numbers: the structs they lie in
+            count, elem = self._structs_holding(struct, count), struct  # type: ignore[arg-type]
         if zero:
             value = self._calloc(name, count, elem)
         else:
@@ -244,6 +258,9 @@ class CMemory:
             for axis in range(1, src.type.rank):  # type: ignore[attr-defined]
                 count = binop("*", count, self._extent(src, axis, op))
         nbytes = binop("*", self._checked_count(count) if elem == "bool" else count, Lit(f"sizeof({elem})"))
+        struct = self._struct_of(src)
+        if self._mixed(struct):  # integer members: the structs' bytes, not the numbers'
+            nbytes = binop("*", self._structs_holding(struct, count), Lit(f"sizeof({struct})"))  # type: ignore
         if self._declared_rows(src) and is_pointer_rows(self._declared_spelling(src) or ""):
             raise error("C output: a copy of a whole array of rows (double **) is needed here, which C output "
                         "does not make", op.loc, hint="copy the rows you need into an array of your own")

@@ -328,7 +328,7 @@ class _FunctionEmitter(StatementBuilder):
         out = []
         for struct, arrays in groups.items():
             _, definition, size = entries[struct]
-            members = ", ".join(re.findall(r"(\w+(?:\[\d+\])*);", definition))
+            members = ", ".join(re.findall(r"^ +.*?(\w+(?:\[\d+\])*);$", definition, re.M))  # not "} Body;"
             out.append(f"# {', '.join(arrays)}: {struct} records, {size} numbers each ({members}), one after another")
         return out
 

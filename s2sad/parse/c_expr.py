@@ -38,10 +38,11 @@ from ..ssa.gpu import AXES as GPU_AXES
 from ..ssa.gpu import OP_OF_VECTOR
 from ..ssa.ir import Block, Builder, SourceLoc, Value
 from ..ssa.mathfns import c_spellings
+from ..ssa.ops import int_member
 from ..ssa.types import BOOL, F32, F64, I64, ArrayType, ScalarType, Type
 from .c_source_map import SourceMap
 from .c_types import StructLayout
-from .c_types import BYTES, CType
+from .c_types import BYTES, CType, value_type
 from .py_common import Env, Fail, Poison
 
 
@@ -81,6 +82,7 @@ class Place:
     path: str
     dims: tuple[int, ...]
     sub: Optional[StructLayout]
+    int_type: Optional[ScalarType] = None  # an integer member (or array of them): its type
 
     @property
     def elem_size(self) -> int:
@@ -88,6 +90,7 @@ class Place:
 
 
 Operand = Union[Value, Ptr]
+
 
 _ARITH = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
 _COMPARE = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
@@ -249,7 +252,9 @@ class CExprLowering:
                 return self.load_through(p, idx[0], self.at(b, node))  # type: ignore[arg-type]
             if len(idx) < p.type.rank:  # type: ignore[attr-defined]
                 return self.rows(p, idx, self.at(b, node))  # A[i] of double A[n][m]: a row
-            return self.at(b, node).op1("load", [p, *idx], p.type.elem)  # type: ignore[attr-defined]
+            v = self.at(b, node).op1("load", [p, *idx], p.type.elem)  # type: ignore[attr-defined]
+            held = int_member(idx[0])
+            return v if held is None else self.convert(v, value_type(CType("scalar", held, "")), self.at(b, node))
         if isinstance(node, c_ast.UnaryOp):
             return self.unary(node, b, env)
         if isinstance(node, c_ast.BinaryOp):
@@ -458,7 +463,7 @@ class CExprLowering:
             members = ", ".join(m.name for m in pl.sub.fields)
             raise self.fail(node.field, f"{pl.sub.name} has no member '{name}'", f"its members: {members}")
         return Place(pl.base, pl.layout, pl.operands, pl.coefs, pl.offset + f.offset, f"{pl.path}.{name}",
-                     f.dims, f.sub)
+                     f.dims, f.sub, f.int_type)
 
     def subscript(self, pl: Place, node: c_ast.ArrayRef, b: Builder, env: Env) -> Place:
         """``pl[i]`` for an array member."""
@@ -469,7 +474,7 @@ class CExprLowering:
             stride *= n
         i = self.integer(node.subscript, b, env, "an index")
         return Place(pl.base, pl.layout, (*pl.operands, i), (*pl.coefs, stride), pl.offset, pl.path + "[]",
-                     pl.dims[1:], pl.sub)
+                     pl.dims[1:], pl.sub, pl.int_type)
 
     def member_array(self, node: c_ast.Node, b: Builder, env: Env) -> Optional[Ptr]:
         """An array member used as a value, ``cam->r`` (or a row of one, ``s->m[i]``): as in C,
@@ -486,13 +491,15 @@ class CExprLowering:
         """``pl[0]`` of a 1-D array member: its subscript written out, so output spells ``&cam->r[0]``."""
         zero = build.const(b, 0, I64)
         return Place(pl.base, pl.layout, (*pl.operands, zero), (*pl.coefs, pl.elem_size), pl.offset,
-                     pl.path + "[]", (), pl.sub)
+                     pl.path + "[]", (), pl.sub, pl.int_type)
 
     @staticmethod
     def field_index(pl: Place, b: Builder) -> Value:
-        """The element ``pl`` names, as a ``field`` op (which keeps the path for output)."""
+        """The element ``pl`` names, as a ``field`` op (which keeps the path for output, and, for
+        an integer member, its type: ``int_member``, see ``int_member``)."""
+        attrs = {"int_member": pl.int_type.name} if pl.int_type is not None else {}
         return b.op1("field", list(pl.operands), I64, "", struct=pl.layout.name, path=pl.path,
-                     coefs=list(pl.coefs), offset=pl.offset)
+                     coefs=list(pl.coefs), offset=pl.offset, **attrs)
 
     # -- operators -------------------------------------------------------------------------------
     def unary(self, node: c_ast.UnaryOp, b: Builder, env: Env) -> Operand:
@@ -765,7 +772,13 @@ class CExprLowering:
             v = self.convert(self.number(value, b), arr.elem, self.at(b, node))
             self.store_through(arr, idx[0], v, self.at(b, node))  # type: ignore[arg-type]
             return v
-        v = self.convert(self.number(value, b), arr.type.elem, self.at(b, node))  # type: ignore[attr-defined]
+        v = self.number(value, b)
+        held = int_member(idx[0])
+        if held is not None:  # pts[i].id = ...: as C stores into an int (truncated), then into its slot
+            v = self.convert(v, held, self.at(b, node))
+            self.at(b, node).create("store", [arr, *idx, self.convert(v, arr.type.elem, self.at(b, node))], [])
+            return v
+        v = self.convert(v, arr.type.elem, self.at(b, node))  # type: ignore[attr-defined]
         self.at(b, node).create("store", [arr, *idx, v], [])
         return v
 
@@ -799,7 +812,7 @@ class CExprLowering:
         if isinstance(node, c_ast.Typename):
             layout = self.struct_named(node.type)
             if layout is not None:
-                return layout.size * BYTES[layout.elem.name]
+                return layout.nbytes
             ct = self.declared_type(node.type, node)
             t = ct.scalar if ct.kind == "scalar" else None
         elif isinstance(node, c_ast.UnaryOp) and node.op == "*" or isinstance(node, c_ast.ArrayRef):

@@ -34,6 +34,7 @@ from ..ssa.ir import Module, SourceLoc
 from .c_expr import span, walk
 from ..ssa.callgraph import callees_first
 from .c_lower import CContext, Signature, lower_function
+from .c_pointers import array_params
 from .c_preprocess import BUILTIN_MACROS, PRELUDE_TYPEDEFS, CFlags, Preprocessed, preprocess
 from ..languages import is_cuda
 from .cuda_source import SHARED
@@ -108,6 +109,9 @@ class CFile:
         for node, typedef in struct_defs:
             self._struct(node, typedef)
         self.dim_reader = DimReader(self.constants, frozenset(self.pre.macros))
+        # Pointer parameters used as arrays: a pointer to structs of mixed members is an array of
+        # them only then (c_types._struct_type), else one struct.
+        self.array_params = array_params(self.functions)
 
     def _enums(self, ext: c_ast.Node) -> None:
         """The enumerators an enum defined at file scope declares, as constants (``LINEAR`` is
@@ -220,6 +224,7 @@ class CFile:
         seen: set[str] = set()
         ints: set[str] = set()  # the integer parameters so far: what a later one's extents may name
         declared: dict[int, ReadDims] = {}
+        indexed = self.array_params[fn.decl.name]
         for p in args:
             if isinstance(p, c_ast.EllipsisParam):
                 raise TypeProblem(p, "variadic functions are not supported")
@@ -229,7 +234,7 @@ class CFile:
                 raise TypeProblem(p, f"redefinition of parameter '{p.name}'",
                                   "give each parameter its own name: s2sad reads only valid C")
             seen.add(p.name)
-            t = ctype_of(p.type, self.typedefs, param=True, structs=self.structs)
+            t = ctype_of(p.type, self.typedefs, param=True, structs=self.structs, indexed=p.name in indexed)
             if t.kind == "pointer" and t.dims:
                 read = self.dim_reader.read(t.dims, ints, p)
                 declared[len(params)] = read

@@ -178,6 +178,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         self.ctx = ctx
         self.scopes: list[dict[str, str]] = [{}]
         self.ctypes: dict[str, CType] = {}
+        self.local_structs: set[str] = set()  # struct types of local arrays (Point pts[4]): output defines them
         self.declared_in_loop: dict[str, int] = {}
         self.loop_depth = 0
         self.macro_uses: list[SourceLoc] = []
@@ -427,9 +428,14 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             attrs["shapes"] = {**attrs.get("shapes", {}), **members}
         structs = self.ctx.structs.definitions(
             [p.layout.name if p.layout is not None else p.record.name for p in sig.params  # type: ignore[union-attr]
-             if p.layout is not None or p.record is not None]) if self.ctx.structs is not None else []
+             if p.layout is not None or p.record is not None] + sorted(self.local_structs)) \
+            if self.ctx.structs is not None else []
         if structs:
             attrs["c_structs"] = structs
+            mixed = [entry[0] for entry in structs if (layout := self.ctx.structs.layouts.get(entry[0])) is not None
+                     and layout.mixed]  # type: ignore[union-attr]
+            if mixed:  # structs with integer members: reached member by member only (emit_c)
+                attrs["c_mixed"] = mixed
         unsigned = sorted({(t.spelling, 8 * BYTES[t.scalar.name]) for t, d in zip(sig.params, self.param_decls())
                            if t.kind == "scalar" and is_unsigned(d.type, self.ctx.typedefs)}  # type: ignore
                           | self.unsigned_members(sig))
@@ -684,12 +690,17 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         fill = "empty"
         attrs: dict = {}
         values: list[tuple[list[int], c_ast.Node]] = []
+        if t.layout is not None:  # Point pts[4]: the run of 4 structs' scalars (c_structs)
+            dims = [build.mul(self.at(b, d), dims[0], build.const(b, t.layout.size, I64))]
+            attrs["struct"] = t.layout.name
+            self.local_structs.add(t.layout.name)
         if init is not None:
             if not isinstance(init, c_ast.InitList):
                 raise self.fail(init, "an array needs a brace initializer: {0} or {1.0, 2.0}")
             fill = "zeros"
-            values = self.init_entries(init, len(dims), [])
-            if "const" in d.quals:  # a read-only table: C output prints it with its initializer
+            values = self.struct_entries(init, t.layout) if t.layout is not None else \
+                self.init_entries(init, len(dims), [])
+            if "const" in d.quals and t.layout is None:  # a read-only table: C output prints it with its initializer
                 attrs["table"] = True
         arr = self.at(b, d).op1("alloc", dims, t.ir_array, d.name, fill=fill, elem=t.scalar.name,  # type: ignore
                                 **attrs)
@@ -698,6 +709,11 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             if build.const_value(v) == 0:
                 continue
             idx = [build.const(b, i, I64) for i in index]
+            if t.layout is not None:  # pts[k].x, as output prints it: a field index (numbers only)
+                k, j = divmod(index[0], t.layout.size)
+                f = t.layout.fields[j]
+                idx = [self.at(b, node).op1("field", [build.const(b, k, I64)], I64, "", struct=t.layout.name,
+                                            path=f".{f.name}", coefs=[t.layout.size], offset=f.offset)]
             self.at(b, node).create("store", [arr, *idx, self.convert(v, t.scalar, b)], [])  # type: ignore
         return arr
 
@@ -717,6 +733,28 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         arr = self.at(b, d).op1("alloc", dims, t.ir_array, d.name, fill="empty", elem=t.scalar.name,  # type: ignore
                                 space=SHARED_SPACE)
         env[self.declare(d.name, t, d)] = arr
+
+    def struct_entries(self, init: c_ast.InitList, layout: StructLayout) -> list[tuple[list[int], c_ast.Node]]:
+        """The initializer of an array of structs, ``{0}`` or one braced list of numbers per struct
+        (``{{0.0, 1.0}, {2.0, 3.0}}`` for structs of numbers only): (index in the run of scalars,
+        value) pairs. Nested braces and brace elision are refused (C's rules for them place a
+        number by the shape of each member)."""
+        numbers_only = all(not f.dims and f.sub is None for f in layout.fields)
+        first = init.exprs[0] if len(init.exprs) == 1 else None
+        if first is not None and not isinstance(first, c_ast.InitList) and \
+                (numbers_only or (isinstance(first, c_ast.Constant) and first.value in ("0", "0.0"))):
+            return [([0], first)]  # {0} (or {x}: the first member of the first struct)
+        out = []
+        for k, e in enumerate(init.exprs):
+            if not (numbers_only and isinstance(e, c_ast.InitList)
+                    and not any(isinstance(x, (c_ast.InitList, c_ast.NamedInitializer)) for x in e.exprs)
+                    and len(e.exprs) <= layout.size):
+                raise self.fail(e, f"this initializer of an array of {layout.name} is not supported",
+                                f"give each {layout.name} its braces and numbers ({{{{1.0, 2.0}}, ...}}), or "
+                                "assign the members in a loop" if numbers_only else
+                                f"assign the members in a loop ({layout.name} has array or struct members)")
+            out += [([k * layout.size + j], x) for j, x in enumerate(e.exprs)]
+        return out
 
     def init_entries(self, init: c_ast.InitList, rank: int, prefix: list[int]) -> list[tuple[list[int], c_ast.Node]]:
         out = []
@@ -751,9 +789,6 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
 
     def allocation(self, call: c_ast.FuncCall, t: CType, b: Builder, env: Env, where: c_ast.Node) -> Value:
         """``malloc(n * sizeof(T))`` and ``calloc(n, sizeof(T))``: an ``alloc`` of n elements."""
-        if t.layout is not None:
-            raise self.fail(call, f"allocating arrays of {t.layout.name} is not supported yet",
-                            f"pass the array as a parameter ({t.layout.name} *)")
         args = list(call.args.exprs) if call.args is not None else []
         name = call.name.name  # type: ignore[attr-defined]
         hint = f"write {name}(" + ("n, sizeof(double))" if name == "calloc" else "n * sizeof(double))")
@@ -772,13 +807,22 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             else:
                 raise self.fail(e, "malloc's size must be count * sizeof(element)", hint)
         elem_size = self.size_of(size.expr)
-        want = BYTES[t.scalar.name]  # type: ignore[union-attr]
+        per = t.layout.size if t.layout is not None else 1  # Point *p = malloc(n * sizeof(Point)): n runs
+        want = t.layout.nbytes if t.layout is not None else BYTES[t.scalar.name]  # type: ignore[union-attr]
         if elem_size != want:
-            raise self.fail(size, f"sizeof gives {elem_size} bytes but the pointer's elements are {want}")
+            what = f"a {t.layout.name} is" if t.layout is not None else "the pointer's elements are"
+            raise self.fail(size, f"sizeof gives {elem_size} bytes but {what} {want}",
+                            f"write sizeof({t.layout.name if t.layout is not None else t.spelling.rstrip(' *')})")
+        at = self.at(b, call)
         n = self.integer(count, b, env, "an allocation size")
+        attrs: dict = {}
+        if t.layout is not None:
+            n = build.mul(at, n, build.const(at, per, I64))
+            attrs["struct"] = t.layout.name
+            self.local_structs.add(t.layout.name)
         fill = "zeros" if name == "calloc" else "empty"
-        return self.at(b, call).op1("alloc", [n], t.ir_array, where.name, fill=fill,
-                                    elem=t.scalar.name)  # type: ignore[union-attr]
+        return at.op1("alloc", [n], t.ir_array, where.name, fill=fill,
+                      elem=t.scalar.name, **attrs)  # type: ignore[union-attr]
 
     @staticmethod
     def is_sizeof(node: c_ast.Node) -> bool:

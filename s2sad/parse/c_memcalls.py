@@ -35,6 +35,12 @@ class CMemoryCalls:
         if len(args) != 3:
             raise self.fail(node, f"{name} takes 3 arguments")
         dst = self.pointer(args[0], b, env)
+        for a in args[:2 if name != "memset" else 1]:
+            layout = self.pointer(a, b, env).layout if a is not args[0] else dst.layout
+            if layout is not None and layout.mixed:  # its bytes are not its slots (c_structs)
+                raise self.fail(a, f"{name} of an array of {layout.name} is not supported: {layout.name} has "
+                                "integer members", "copy (or set) the members in a loop: "
+                                "for (i = 0; i < n; i++) { t[i].x = p[i].x; ... }")
         count = self.element_count(args[2], dst, name, b, env)
         at = self.at(b, node)
         if name == "memset":

@@ -36,6 +36,66 @@ def addressed_names(body: Optional[c_ast.Node]) -> frozenset[str]:
                      if isinstance(n, c_ast.UnaryOp) and n.op == "&" and isinstance(n.expr, c_ast.ID))
 
 
+def indexed_names(body: Optional[c_ast.Node]) -> frozenset[str]:
+    """The variables ``body`` uses as arrays of more than one element: ``p[i]`` (any subscript but
+    a literal 0), ``p + k``, ``p - k``, ``p++``, ``p += k``. A pointer to a struct of mixed members
+    so used is an array of them (``c_structs``); otherwise it points to one struct (a record)."""
+    if body is None:
+        return frozenset()
+    names: set[str] = set()
+    for n in walk(body):
+        if isinstance(n, c_ast.ArrayRef) and isinstance(n.name, c_ast.ID) \
+                and not (isinstance(n.subscript, c_ast.Constant) and n.subscript.value == "0"):
+            names.add(n.name.name)
+        elif isinstance(n, c_ast.BinaryOp) and n.op in ("+", "-"):
+            names.update(x.name for x in (n.left, n.right) if isinstance(x, c_ast.ID))
+        elif isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--") and isinstance(n.expr, c_ast.ID):
+            names.add(n.expr.name)
+        elif isinstance(n, c_ast.Assignment) and n.op in ("+=", "-=") and isinstance(n.lvalue, c_ast.ID):
+            names.add(n.lvalue.name)
+    return frozenset(names)
+
+
+def array_params(functions: dict[str, c_ast.FuncDef]) -> dict[str, frozenset[str]]:
+    """For each function, the parameters used as arrays (``indexed_names``) in it or across
+    calls: one a caller passes a pointer into an array (``&ps[i]``, ``ps + i``, an array it
+    indexes or declares itself), and one passed straight to a parameter so used. By name, to a
+    fixed point over the file's calls."""
+    def params(fn: c_ast.FuncDef) -> list[str]:
+        args = fn.decl.type.args.params if fn.decl.type.args is not None else []
+        return [p.name for p in args if isinstance(p, c_ast.Decl) and p.name]
+
+    names = {f: params(fn) for f, fn in functions.items()}
+    local = {f: frozenset(n.name for n in walk(fn.body) if isinstance(n, c_ast.Decl) and n.name)
+             for f, fn in functions.items()}
+    arrays = {f: set(indexed_names(fn.body)) for f, fn in functions.items()}
+    calls = [(f, n) for f, fn in functions.items() for n in walk(fn.body)
+             if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and n.name.name in functions]
+    changed = True
+    while changed:
+        changed = False
+        for caller, call in calls:
+            callee = call.name.name  # type: ignore[attr-defined]
+            for k, a in enumerate(call.args.exprs if call.args is not None else []):
+                if k >= len(names[callee]):
+                    break
+                into = a.expr.name if isinstance(a, c_ast.UnaryOp) and a.op == "&" and \
+                    isinstance(a.expr, c_ast.ArrayRef) and isinstance(a.expr.name, c_ast.ID) else None
+                plain = a.name if isinstance(a, c_ast.ID) else None
+                if isinstance(a, c_ast.BinaryOp) and a.op in ("+", "-") and isinstance(a.left, c_ast.ID):
+                    into = a.left.name
+                seen = into or plain
+                if seen is not None and (into is not None or seen in arrays[caller] or seen in local[caller]) \
+                        and names[callee][k] not in arrays[callee]:
+                    arrays[callee].add(names[callee][k])
+                    changed = True
+                if plain is not None and plain in names[caller] and names[callee][k] in arrays[callee] \
+                        and plain not in arrays[caller]:
+                    arrays[caller].add(plain)
+                    changed = True
+    return {f: frozenset(arrays[f] & set(names[f])) for f in functions}
+
+
 # -- pointers that move between arrays ------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from typing import Optional
 from pycparser import c_ast
 
 from ..ssa.types import ScalarType
-from .c_types import Field, Member, Record, StructLayout, TypeProblem, scalar_of, spelling
+from .c_types import Field, Member, Record, StructLayout, TypeProblem, c_bytes, scalar_of, spelling
 
 
 class StructTable:
@@ -138,34 +138,48 @@ class StructTable:
         return [entry for entry, _ in self.order if entry[0] in needed]
 
     def _layout(self, node: c_ast.Struct, name: str, typedef: Optional[str]) -> StructLayout:
+        """The struct as a run of slots of its floating type, one per number; an integer member
+        (``int id``) takes a slot too (``Field.int_type``). TypeProblem where it has no floating
+        member, two floating types, or a member that is no number, fixed array or such struct."""
         fields: list[Field] = []
         elem: Optional[ScalarType] = None
-        offset = 0
+        offset = nbytes = 0
+        align = 1
         for d in node.decls:
             t, dims = self._member_dims(d)
             if not isinstance(t, c_ast.TypeDecl):
                 raise TypeProblem(d, f"the member '{d.name}' of {name} is a pointer",
                                   "s2sad supports structs whose members are numbers, fixed arrays and structs")
             sub = self.lookup(t.type)
+            int_type = None
             if sub is not None:
-                scalar, spelled = sub.elem, sub.name
+                scalar, spelled, size, member_align = sub.elem, sub.name, sub.nbytes, sub.align
+            elif isinstance(t.type, c_ast.IdentifierType):
+                scalar = scalar_of(list(t.type.names), self.typedefs, d)
+                spelled = " ".join(t.type.names)
+                size = member_align = c_bytes(list(t.type.names), self.typedefs)
+                if scalar is not None and scalar.is_int:
+                    int_type, scalar = scalar, None
             else:
-                scalar = scalar_of(list(t.type.names), self.typedefs, d)  # type: ignore[attr-defined]
-                spelled = " ".join(t.type.names)  # type: ignore[attr-defined]
-            if scalar is None or scalar.is_int or (elem is not None and scalar != elem):
-                raise TypeProblem(d, f"the members of {name} are not all of one floating-point type",
-                                  "s2sad reads a struct as a run of doubles (or of floats): keep integer "
-                                  "members, such as counts, in parameters of their own")
-            elem = scalar
-            f = Field(d.name, offset, tuple(dims), sub, spelled)
+                raise TypeProblem(d, f"the member '{d.name}' of {name} is not supported")
+            if scalar is not None and elem is not None and scalar != elem:
+                raise TypeProblem(d, f"the floating-point members of {name} are not all of one type",
+                                  "s2sad reads a struct as a run of doubles (or of floats)")
+            if scalar is None and int_type is None:
+                raise TypeProblem(d, f"the member '{d.name}' of {name} is void")
+            elem = scalar or elem
+            f = Field(d.name, offset, tuple(dims), sub, spelled, int_type)
             count = 1
             for n in dims:
                 count *= n
             offset += count * f.elem_size
+            nbytes = -(-nbytes // member_align) * member_align + count * size
+            align = max(align, member_align)
             fields.append(f)
         if elem is None:
-            raise TypeProblem(node, f"{name} has no members")
-        return StructLayout(name, elem, offset, tuple(fields), _definition(node, name, typedef, fields))
+            raise TypeProblem(node, f"{name} has no floating-point members" if fields else f"{name} has no members")
+        return StructLayout(name, elem, offset, tuple(fields), _definition(node, name, typedef, fields),
+                            -(-nbytes // align) * align, align)
 
     def _record(self, node: c_ast.Struct, name: str, typedef: Optional[str]) -> Record:
         """The struct as a bundle of members; TypeProblem at a member s2sad cannot read."""

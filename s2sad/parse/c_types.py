@@ -78,6 +78,9 @@ class Field:
     dims: tuple[int, ...]
     sub: Optional["StructLayout"]
     spelling: str  # the member's type as declared: "double", "struct Vec3"
+    # An integer member (``int id``) of a struct of mixed members: its type. It holds a slot of
+    # the struct's floating type in the IR (exact to 2^53); C output reads and writes the member.
+    int_type: Optional[ScalarType] = None
 
     @property
     def elem_size(self) -> int:
@@ -94,6 +97,14 @@ class StructLayout:
     size: int  # scalars per struct
     fields: tuple[Field, ...]
     definition: str  # C source that defines the type, for self-contained output
+    nbytes: int = 0  # C's sizeof, padding included
+    align: int = 0
+
+    @property
+    def mixed(self) -> bool:
+        """Whether some member, however deep, is an integer: then the slots are not the bytes, and
+        the structs are reached only member by member (never as a run of numbers, nor by bytes)."""
+        return any(f.int_type is not None or (f.sub is not None and f.sub.mixed) for f in self.fields)
 
     def field(self, name: str) -> Optional[Field]:
         for f in self.fields:
@@ -162,6 +173,30 @@ class TypeProblem(Exception):
         self.node = node
         self.message = message
         self.hint = hint
+
+
+_WORD_BYTES = {"char": 1, "_Bool": 1, "short": 2, "int": 4, "float": 4, "double": 8}
+
+
+def c_bytes(names: list[str], typedefs: dict[str, list[str]]) -> int:
+    """The size C gives a scalar type of these words on the LP64 machines s2sad's C targets
+    (``unsigned short``: 2, ``size_t``: 8); also its alignment."""
+    words: list[str] = []
+    for w in names:
+        words += _spelled_out(w, typedefs, 0)
+    if "long" in words:
+        return 16 if "double" in words else 8
+    for w in ("char", "_Bool", "short", "float", "double"):
+        if w in words:
+            return _WORD_BYTES[w]
+    return 4
+
+
+def _spelled_out(word: str, typedefs: dict[str, list[str]], depth: int) -> list[str]:
+    """A type word with its typedefs replaced by the words they stand for."""
+    if word not in typedefs or depth > 16:
+        return [word]
+    return [x for w in typedefs[word] for x in _spelled_out(w, typedefs, depth + 1)]
 
 
 def scalar_of(names: list[str], typedefs: dict[str, list[str]], node: c_ast.Node) -> Optional[ScalarType]:
@@ -242,10 +277,11 @@ def spelling_words(node: c_ast.Node) -> list[str]:
 
 
 def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
-             structs: Optional[StructLookup] = None) -> CType:
-    """The ``CType`` of a declaration's type node (``Decl.type``)."""
+             structs: Optional[StructLookup] = None, indexed: bool = True) -> CType:
+    """The ``CType`` of a declaration's type node (``Decl.type``); ``indexed``: whether the
+    function uses the parameter as an array (``c_pointers.indexed_names``)."""
     if structs is not None:
-        struct_type = _struct_type(node, structs, param)
+        struct_type = _struct_type(node, structs, param, indexed)
         if struct_type is not None:
             return struct_type
     if isinstance(node, c_ast.TypeDecl):
@@ -350,15 +386,26 @@ def array_declarator(node: c_ast.Node) -> Optional[tuple[tuple[Optional[c_ast.No
     return tuple(dims), t, shape
 
 
-def _struct_type(node: c_ast.Node, structs: StructLookup, param: bool) -> Optional[CType]:
+def _struct_type(node: c_ast.Node, structs: StructLookup, param: bool, indexed: bool = True) -> Optional[CType]:
     """``struct Body *b`` (or ``struct Body b[]`` as a parameter) of a struct that is a run of
-    one scalar type: a pointer to structs. A struct value (``Wishart w``) and a pointer to a
-    struct of mixed members (``const Matrix *M``, read as one struct) are records. Local arrays
-    of structs, and arrays of structs of mixed members, are refused here."""
+    slots (``c_structs``): a pointer to structs; so is one whose integer members take slots
+    too, where the function indexes the parameter (``indexed``; a local pointer always). A
+    struct value (``Wishart w``) and any other pointer to a struct (``const Matrix *M``, read as
+    one struct) are records."""
     target = node.type if isinstance(node, (c_ast.PtrDecl, c_ast.ArrayDecl)) else node
+    if isinstance(node, c_ast.ArrayDecl) and isinstance(target, c_ast.ArrayDecl) and not param:
+        inner = target
+        while isinstance(inner, c_ast.ArrayDecl):
+            inner = inner.type
+        named = structs.lookup(inner.type) if isinstance(inner, c_ast.TypeDecl) else None
+        if named is not None:  # Point grid[4][4]
+            raise TypeProblem(node, f"local arrays of {named.name} of more than one dimension are not supported",
+                              f"declare one dimension, {named.name} g[n * m], and index it g[i * m + j]")
     if not isinstance(target, c_ast.TypeDecl):
         return None
     layout = structs.lookup(target.type)
+    if layout is not None and layout.mixed and param and not indexed and structs.record(target.type) is not None:
+        layout = None  # Particle *p, read p->x: one struct, its integers numbers of their own
     record = structs.record(target.type, required=layout is None or isinstance(node, c_ast.TypeDecl))
     if record is None and layout is None:
         return None
@@ -371,9 +418,11 @@ def _struct_type(node: c_ast.Node, structs: StructLookup, param: bool) -> Option
         if isinstance(node, c_ast.PtrDecl) and node.quals:
             spelled += " ".join(node.quals)
         return CType("pointer", layout.elem, spelled, layout=layout)
-    if layout is not None:
-        raise TypeProblem(node, f"local arrays of {layout.name} are not supported yet",
-                          f"pass the array as a parameter ({layout.name} *)")
+    if layout is not None:  # a local array of structs: a run of its scalars, as through a pointer
+        if not isinstance(node, c_ast.ArrayDecl) or node.dim is None:
+            raise TypeProblem(node, f"local arrays of {layout.name} need one size",
+                              f"declare {layout.name} a[n], one dimension")
+        return CType("array", layout.elem, " ".join(const + [layout.name]), (node.dim,), layout=layout)
     assert record is not None
     if isinstance(node, c_ast.PtrDecl):  # one struct of mixed members, through a pointer
         spelled = " ".join(const + [record.name, "*"]) + " ".join(node.quals)

@@ -26,7 +26,7 @@ from .ir import Function, Op, SourceLoc
 # What the front ends record of a function's source for the emitters, which its gradient keeps:
 # annotated shapes; C input's declaration (parameter and result types, struct parameters),
 # macros, structs, typedefs and unsigned types; CUDA's kind of function and launch.
-SOURCE_ATTRS = ("shapes", "c_params", "c_result", "c_aggregates", "c_macros", "c_structs", "c_typedefs",
+SOURCE_ATTRS = ("shapes", "c_params", "c_result", "c_aggregates", "c_macros", "c_structs", "c_mixed", "c_typedefs",
                 "c_unsigned", "cuda", "launch", "result_names")
 
 SCHEDULES = ("store-all", "recompute", "periodic", "binomial")

@@ -156,7 +156,7 @@ from typing import Optional
 
 from .ir import Op, Value
 from .mathfns import MATH
-from .types import BOOL, I64, Type
+from .types import BOOL, I32, I64, ScalarType, Type
 
 BINARY_ARITH = ("add", "sub", "mul", "div", "floordiv", "mod", "rem", "pow")
 # Integer-only bit operations (C's & | ^ << >> and ~): never active, so they need no rules.
@@ -198,6 +198,15 @@ def member_field(v: Value) -> Optional[Op]:
     if op is not None and op.name == "field" and op.attrs["path"]:
         return op
     return None
+
+
+def int_member(index: Value) -> Optional[ScalarType]:
+    """The type of the integer member a ``field`` index names (``pts[i].id`` of a struct of mixed
+    members: an ``int`` in a slot of the struct's floating type), else None."""
+    op = index.defining_op
+    if op is None or op.name != "field" or "int_member" not in op.attrs:
+        return None
+    return I64 if op.attrs["int_member"] == "i64" else I32
 
 
 def points_into_member(v: Value) -> bool:

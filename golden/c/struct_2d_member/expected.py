@@ -4,7 +4,7 @@
 import numpy as np
 
 
-# frames, d_frames: Frame records, 10 numbers each (rot[3][3], scale, Frame), one after another
+# frames, d_frames: Frame records, 10 numbers each (rot[3][3], scale), one after another
 def grad_transformed_norm(frames, d_frames, n, v, d_v, d_return=1.0):
     # forward sweep
     tape_w = np.empty(max(n, 0) * 3)

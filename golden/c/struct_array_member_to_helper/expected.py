@@ -27,7 +27,7 @@ def grad_axpy3(a, x, d_x, y, d_y):
     return d_a
 
 
-# bodies, d_bodies: Body records, 7 numbers each (pos[3], vel[3], m, Body), one after another
+# bodies, d_bodies: Body records, 7 numbers each (pos[3], vel[3], m), one after another
 def grad_drift_energy(bodies, d_bodies, n, dt, d_return=1.0):
     # forward sweep
     t0 = max(n, 0)
