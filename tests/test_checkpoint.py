@@ -94,45 +94,6 @@ def _heat_gradient(schedule: str, instrument: bool = False):
     return _exec(text)
 
 
-HELPER_READS_AN_ARRAY_WRITTEN_AFTER = """\
-import numpy as np
-
-
-def w(out, z, c, n: int):
-    for i in range(n):
-        out[i] = np.copysign(c, z[0])
-
-
-def f(x: "f64[n]", y: "f64[n]", n: int) -> float:
-    for i in range(1, n):
-        for j in range(n):
-            w(y, x, x[i], n)
-    x[0] = -x[0]
-    return y[1]
-"""
-
-
-@pytest.mark.parametrize("level", [0, 2])
-@pytest.mark.parametrize("schedule", ["recompute", "periodic(2)", "binomial(2)"])
-def test_a_call_rerun_from_a_checkpoint_reads_the_loops_entry_copy(schedule, level):
-    """Fuzzer seed 10911132: a call's argument copy in a checkpointed loop was pushed from the
-    array the loop's entry copy was taken of, not from the copy, so the re-run read ``x`` as the
-    code after the loop left it (here its sign flipped: d_x[i] came out negated)."""
-    from fd import ParamSpec, check_gradient
-
-    src = HELPER_READS_AN_ARRAY_WRITTEN_AFTER
-    text = pipeline.gradient_source(src, "prog.py", "f", ["x"], "py",
-                                    pipeline.Options(level=level, checkpoint=parse_schedule(schedule)))
-    assert f"{schedule} checkpointing" in text
-    namespace: dict = {}
-    exec(compile(text, "<grad_f>", "exec"), namespace)
-    primal: dict = {}
-    exec(compile(src, "<f>", "exec"), primal)
-    params = [ParamSpec("x", "array", (4,)), ParamSpec("y", "array", (4,)), ParamSpec("n", "int", value=4)]
-    for seed in range(2):
-        check_gradient(primal["f"], namespace["grad_f"], params, ["x"], {"x", "y"}, np.random.default_rng(seed))
-
-
 def _count_advances(text: str) -> str:
     """Count each iteration the reverse sweep re-runs: a counter bump inside every advance loop."""
     lines = text.splitlines()
@@ -186,25 +147,61 @@ def f(x: "f64[n]", y: "f64[n]", a: float, n: int) -> float:
 """
 
 
-@pytest.mark.parametrize("level", [0, 2])
-@pytest.mark.parametrize("schedule", ["recompute", "periodic(2)", "binomial(2)"])
-def test_a_rewritten_inactive_array_is_restored_for_each_rerun(schedule, level):
-    """The question fuzzer seed 2000354 raised (an inactive y multiplied by np.sinh of itself in a
-    loop): the checkpoint restores y, so neither y at exit nor the gradient changes."""
-    from fd import ParamSpec, check_gradient
+def _check_schedule(source: str, wrt: list[str], params, written: set[str], schedule: str, level: int) -> None:
+    """The gradient of ``f`` under ``schedule`` at ``level`` matches central differences."""
+    from fd import check_gradient
 
-    text = pipeline.gradient_source(REWRITTEN_INACTIVE, "prog.py", "f", ["x", "a"], "py",
+    text = pipeline.gradient_source(source, "prog.py", "f", wrt, "py",
                                     pipeline.Options(level=level, checkpoint=parse_schedule(schedule)))
     assert f"{schedule} checkpointing" in text
     namespace: dict = {}
     exec(compile(text, "<grad_f>", "exec"), namespace)
     primal: dict = {}
-    exec(compile(REWRITTEN_INACTIVE, "<f>", "exec"), primal)
+    exec(compile(source, "<f>", "exec"), primal)
+    for seed in range(2):
+        check_gradient(primal["f"], namespace["grad_f"], params, wrt, written, np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("level", [0, 2])
+@pytest.mark.parametrize("schedule", ["recompute", "periodic(2)", "binomial(2)"])
+def test_a_rewritten_inactive_array_is_restored_for_each_rerun(schedule, level):
+    """The question fuzzer seed 2000354 raised (an inactive y multiplied by np.sinh of itself in a
+    loop): the checkpoint restores y, so neither y at exit nor the gradient changes."""
+    from fd import ParamSpec
+
     params = [ParamSpec("x", "array", (5,)), ParamSpec("y", "array", (5,)), ParamSpec("a", "float"),
               ParamSpec("n", "int", value=5)]
-    for seed in range(2):
-        check_gradient(primal["f"], namespace["grad_f"], params, ["x", "a"], {"x", "y"},
-                       np.random.default_rng(seed))
+    _check_schedule(REWRITTEN_INACTIVE, ["x", "a"], params, {"x", "y"}, schedule, level)
+
+
+HELPER_READS_AN_ARRAY_WRITTEN_AFTER = """\
+import numpy as np
+
+
+def w(out, z, c, n: int):
+    for i in range(n):
+        out[i] = np.copysign(c, z[0])
+
+
+def f(x: "f64[n]", y: "f64[n]", n: int) -> float:
+    for i in range(1, n):
+        for j in range(n):
+            w(y, x, x[i], n)
+    x[0] = -x[0]
+    return y[1]
+"""
+
+
+@pytest.mark.parametrize("level", [0, 2])
+@pytest.mark.parametrize("schedule", ["recompute", "periodic(2)", "binomial(2)"])
+def test_a_call_rerun_from_a_checkpoint_reads_the_loops_entry_copy(schedule, level):
+    """Fuzzer seed 10911132: a call's argument copy in a checkpointed loop was pushed from the
+    array the loop's entry copy was taken of, not from the copy, so the re-run read ``x`` as the
+    code after the loop left it (here its sign flipped: d_x[i] came out negated)."""
+    from fd import ParamSpec
+
+    params = [ParamSpec("x", "array", (4,)), ParamSpec("y", "array", (4,)), ParamSpec("n", "int", value=4)]
+    _check_schedule(HELPER_READS_AN_ARRAY_WRITTEN_AFTER, ["x"], params, {"x", "y"}, schedule, level)
 
 
 @pytest.mark.parametrize("snapshots", [1, 2, 3, 5])
