@@ -103,3 +103,41 @@ def test_a_pointer_rebound_in_a_loop_carries_which_array_it_points_at():
 ])
 def test_uses_of_a_moving_pointer_that_stay_refused_are_located(use, expected):
     assert _diagnostics(_MOVING.format(use=use)) == expected
+
+
+# -- functions that return a pointer -------------------------------------------------------------
+
+_ACCESSOR = """
+static double *at(double *A, int i) { return A + i * i; }
+double f(double *W, int n)
+{
+    double s = 0.0;
+    for (int k = 0; k < n; k++)
+        s += CALL[0];
+    return s;
+}
+"""
+
+
+def test_an_accessor_reads_as_the_expression_it_returns():
+    """``at(W, k)`` reads as ``W + (int)(k) * (int)(k)`` (golden/c/pointer_accessors checks the
+    numbers); the accessor itself is not in the output."""
+    text = _gradient(_ACCESSOR.replace("CALL", "at(W, k)"), ["W"])
+    assert "d_W[k * k] +=" in text and "at(double" not in text
+
+
+@pytest.mark.parametrize("call, expected", [
+    ("at(W, k++)", "7:20: 'at' returns a pointer, and s2sad reads it as the expression it returns, where 'i' is "
+                   "used 2 times: this argument would be evaluated as often"),
+    ("at(W)", "7:14: 'at' takes 2 argument(s), not 1"),
+])
+def test_accessor_calls_that_cannot_be_read_so_are_located(call, expected):
+    assert _diagnostics(_ACCESSOR.replace("CALL", call)) == [expected]
+
+
+def test_a_function_returning_a_pointer_otherwise_is_a_located_error():
+    source = ("static double *pick(double *a, int k) { double *p = a + k; return p; }\n"
+              "double f(double *x) { return pick(x, 1)[0]; }\n")
+    (message,) = _diagnostics(source)
+    assert message.startswith("1:16: functions returning pointers are supported only as one 'return' of a "
+                              "pointer expression")

@@ -319,3 +319,81 @@ def test_a_fill_loop_that_reads_ahead_keeps_the_copy(level):
         return s
 
     assert np.allclose(np.concatenate([d_x, d_w]), central_gradient(J, theta), rtol=1e-6, atol=1e-8)
+
+
+SCRATCH = """
+#include <stdlib.h>
+
+static void qt(int d, const double *q, const double *v, double *out)
+{
+    for (int i = 0; i < d; i++)
+        out[i] = q[i] * v[i];
+    for (int i = 0; i < d; i++)
+        for (int j = i + 1; j < d; j++)
+            out[j] += q[j] * v[i];
+}
+
+static double sq(int d, const double *v)
+{
+    double s = 0.0;
+    for (int i = 0; i < d; i++)
+        s += v[i] * v[i];
+    return s;
+}
+
+double f(const double *q, const double *x, int n, int d)
+{
+    double *tmp = malloc(d * sizeof(double));
+    double s = 0.0;
+    for (int k = 0; k < n; k++) {
+        qt(d, q, &x[k * d], tmp);
+        s += sq(d, tmp);
+    }
+    free(tmp);
+    return s;
+}
+"""
+
+
+def _grad_helper(text: str, name: str) -> str:
+    start = text.index(f"static void {name}(")
+    return text[start:text.index("\n}\n", start)]
+
+
+@pytest.mark.parametrize("level", [0, 2])
+def test_a_helper_gradient_leaves_a_scratch_argument_alone(level):
+    """The reverse sweep passes grad_qt a buffer for ``out`` that nothing reads afterwards
+    (``opt/dce.scratch_params``), and grad_qt's own reverse sweep reads nothing qt wrote there:
+    so it no longer re-runs qt's forward sweep into it. The gradient is unchanged."""
+    text = pipeline.gradient_source(SCRATCH, "t.c", "f", ["q", "x"], "c", pipeline.Options(level=level))
+    helper = _grad_helper(text, "grad_qt")
+    assert "(void)out;" in helper and "forward sweep" not in helper
+    grad = _run(pipeline.gradient_source(SCRATCH, "t.c", "f", ["q", "x"], "py", pipeline.Options(level=level)),
+                "scratch")
+    n, d = 3, 4
+    rng = np.random.default_rng(5)
+    q, x = rng.uniform(0.5, 1.5, d), rng.uniform(-1.0, 1.0, n * d)
+    d_q, d_x = np.zeros_like(q), np.zeros_like(x)
+    grad(q, d_q, x, d_x, n, d, 1.0)
+
+    def J(t):
+        s = 0.0
+        for k in range(n):
+            v = t[d + k * d : d + (k + 1) * d]
+            out = t[:d] * v
+            for i in range(d):
+                out[i + 1 :] += t[i + 1 : d] * v[i]
+            s += float(out @ out)
+        return s
+
+    want = central_gradient(J, np.concatenate([q, x]))
+    assert np.allclose(np.concatenate([d_q, d_x]), want, rtol=1e-6, atol=1e-8)
+
+
+def test_an_array_tape_in_loops_of_known_trip_counts_is_allocated_once_at_its_size():
+    """A copy per iteration (the array a helper reads, kept for its gradient) goes on a stack
+    sized from the loops' trip counts and the array's extent, made before the loops: no capacity
+    test and no growth in the loop (issue 19's first item)."""
+    source = SCRATCH.replace("qt(d, q, &x[k * d], tmp);", "qt(d, q, &x[k * d], tmp);\n        tmp[0] *= q[0];")
+    text = pipeline.gradient_source(source, "t.c", "f", ["q", "x"], "c", pipeline.Options(level=2))
+    assert "tape_tmp" in text and "realloc" not in text and "_cap" not in text

@@ -105,6 +105,7 @@ PY_CASES = [
     "struct_2d_member",
     "local_struct_array",
     "malloc_structs",
+    "pointer_accessors",
     "fixed_2d_param",
     "pointer_to_rows",
     "vla_3d",

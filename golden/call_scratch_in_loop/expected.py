@@ -19,11 +19,6 @@ def sqnorm(v, d):
 
 
 def grad_subtract(x, mu, d_mu, out, d_out, d):
-    # forward sweep
-    for j in range(d):
-        out[j] = x[j] - mu[j]
-
-    # reverse sweep
     # line 5: for j in range(d):
     for j in range(d - 1, -1, -1):
         # line 6: out[j] = x[j] - mu[j]
@@ -55,26 +50,24 @@ def grad_mixture(x, mu, d_mu, tmp, d_tmp, n, k, d, d_return=1.0):
     t0 = max(n, 0)
     tape_best = np.empty(t0)
     t1 = max(k, 0)
-    tape = np.empty(t0 * t1)
-    tape_tmp_before_sqnorm = np.empty(16)
+    t2 = t0 * t1
+    tape = np.empty(t2)
+    tmp_before_sqnorm_len = min(tmp.shape[0], d)
+    tape_tmp_before_sqnorm = np.empty(t2 * tmp_before_sqnorm_len)
     tape_tmp_before_sqnorm_top = 0
     for i in range(n):
         best = 0.0
         for c in range(k):
             subtract(x[i * d:], mu[c * d:], tmp, d)
-            for e in range(min(tmp.shape[0], d)):
-                if tape_tmp_before_sqnorm_top == tape_tmp_before_sqnorm.shape[0]:
-                    t6 = tape_tmp_before_sqnorm, np.empty_like(tape_tmp_before_sqnorm)
-                    tape_tmp_before_sqnorm = np.concatenate(t6)
+            for e in range(tmp_before_sqnorm_len):
                 tape_tmp_before_sqnorm[tape_tmp_before_sqnorm_top] = tmp[e]
                 tape_tmp_before_sqnorm_top += 1
-            t2 = math.exp(-0.5 * sqnorm(tmp, d))
-            tape[i * t1 + c] = t2
-            best += t2
+            t3 = math.exp(-0.5 * sqnorm(tmp, d))
+            tape[i * t1 + c] = t3
+            best += t3
         tape_best[i] = best
 
     # reverse sweep
-    tmp_before_sqnorm_len = min(tmp.shape[0], d)
     tmp_before_sqnorm = np.empty(tmp_before_sqnorm_len)
     tmp_for_subtract = np.empty(d)
 
@@ -88,12 +81,12 @@ def grad_mixture(x, mu, d_mu, tmp, d_tmp, n, k, d, d_return=1.0):
         for c in range(k - 1, -1, -1):
             for e in range(tmp_before_sqnorm_len - 1, -1, -1):
                 tape_tmp_before_sqnorm_top -= 1
-                t3 = tape_tmp_before_sqnorm[tape_tmp_before_sqnorm_top]
-                tmp_before_sqnorm[e] = t3
-            t4 = mu[c * d:]
-            t5 = np.zeros(t4.shape[0])
+                t4 = tape_tmp_before_sqnorm[tape_tmp_before_sqnorm_top]
+                tmp_before_sqnorm[e] = t4
+            t5 = mu[c * d:]
+            t6 = np.zeros(t5.shape[0])
             # line 24: best += math.exp(-0.5 * sqnorm(tmp, d))
             grad_sqnorm(tmp_before_sqnorm, d_tmp, d, d_best * tape[i * t1 + c] * -0.5)
             # line 23: subtract(x[i * d:], mu[c * d:], tmp, d)
-            grad_subtract(x[i * d:], t4, t5, tmp_for_subtract, d_tmp, d)
-            d_mu[c * d:] += t5
+            grad_subtract(x[i * d:], t5, t6, tmp_for_subtract, d_tmp, d)
+            d_mu[c * d:] += t6

@@ -12,11 +12,6 @@ def smooth(y, x, n):
 
 
 def grad_smooth(y, d_y, x, d_x, n):
-    # forward sweep
-    for i in range(n):
-        y[i] = 0.5 * x[i] + 0.25 * x[(i + 1) % n] + 0.25 * x[(i + n - 1) % n]
-
-    # reverse sweep
     # line 5: for i in range(n):
     for i in range(n - 1, -1, -1):
         t0 = (i + n - 1) % n

@@ -62,10 +62,8 @@ def grad_trajectory_energy(u0, d_u0, n, steps, dt, d_return=1.0):
             t3 = (i + 1) % n
             # line 11: u[i] = u[i] + dt * np.sin(u[(i + 1) % n])
             d_u_i = d_u[i]
-            d_u[i] = 0.0
             d_dt += d_u_i * math.sin(u_elem)
             d_u[t3] += d_u_i * dt * math.cos(u_elem)
-            d_u[i] += d_u_i
 
     # line 6: for i in range(n):
     for i in range(n - 1, -1, -1):

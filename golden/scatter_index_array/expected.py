@@ -12,7 +12,5 @@ def grad_f(x, d_x, idx, out, d_out, n):
     for i in range(n - 1, -1, -1):
         # line 3: out[idx[i]] += x[i] * x[i]
         d_out_elem = d_out[idx[i]]
-        d_out[idx[i]] = 0.0
         t0 = d_out_elem * x[i]
         d_x[i] += t0 + t0
-        d_out[idx[i]] += d_out_elem

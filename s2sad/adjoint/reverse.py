@@ -59,7 +59,7 @@ from ..ssa.array_ops import PREFIX as ARR, is_array_op, makes_fresh_array
 from ..ssa.gpu import SYNC
 from ..ssa.structured import drop_carried, outer_refs, trip_count
 from ..ssa.types import I64, Type
-from ..analysis.accumulation import shared_update
+from ..analysis.accumulation import update as update_of
 from .activity import Activity
 from ..ssa.attrs import SOURCE_ATTRS, Schedule, set_grad_info
 from .availability import Availability, last_top_level_writes
@@ -378,10 +378,11 @@ class GradientTransform:
                 idx = [fetch(i) for i in op.operands[1:]]
                 build.accum(rev.body, d, idx, g)  # d_x[i] += g
         elif name == "store":
-            update = shared_update(op)
+            update = update_of(op)
             if update is not None and self._has_shadow(op.operands[0]):
                 # y[k] += e keeps y[k]'s adjoint and adds it to e's: a read of d_y[k], never a
-                # write, which iterations (threads) updating one element at once can all do.
+                # write (which iterations, threads, updating one element at once can all do),
+                # rather than d_y[k] read, zeroed and added back.
                 sign, e = update
                 d = self._shadow_of(rev, op.operands[0])
                 if self.act.is_active(e):

@@ -133,7 +133,10 @@ class Tapes:
             dims[0] = rows
         outer = self.forward.fwd_op[loops[0]]
         at = Builder(outer.parent, outer.loc).before_op(outer)
-        stack = at.op1("tape.new", [build.const(at, 16, I64)], ArrayType(elem, 1), hint, elem=str(elem), grow=True)
+        owners = [_extent_owner(source, ax) for ax in range(rank)]
+        capacity = self._array_tape_capacity(at, loops, owners, call, rows)
+        stack = at.op1("tape.new", [capacity or build.const(at, 16, I64)], ArrayType(elem, 1), hint,
+                       elem=str(elem), grow=capacity is None)
         self._entry(hint, what, elem, loops, outer, array=True).op = stack.defining_op
 
         def push(b: Builder, index: list[Value]) -> None:
@@ -142,7 +145,6 @@ class Tapes:
 
         element_loops(pb, dims, push)
         # ``home``: where the array the stack is popped into is made
-        owners = [_extent_owner(source, ax) for ax in range(rank)]
         # With a reach, the same shape in every iteration when the call's sizes are made before
         # every loop too (``subtract(d, ...)``): then the reversed loops compute it once as well.
         home = m.mirror_of(loops[0].parent)
@@ -169,6 +171,26 @@ class Tapes:
 
         element_loops(m.prologue, rev_dims, pop, backward=True)
         return restored
+
+    def _array_tape_capacity(self, at: Builder, loops: list[Op], owners: list[tuple[Value, int]],
+                             call: Optional[tuple[Op, int]], rows: Optional[Value]) -> Optional[Value]:
+        """The elements an array tape ever holds, computed at ``at`` before the loops: the bounds
+        of their trip counts times the array's size, where both are known there (the array's
+        extents made before every loop; the rows a call reaches, in the call's sizes made there
+        too). None otherwise: the stack then grows as it fills."""
+        bounds = self._trip_bounds(at, loops)
+        if bounds is None or not all(self._outside_loops(owner) for owner, _ in owners):
+            return None
+        dims = [extent_at(at, owner, ax, "") for owner, ax in owners]
+        if rows is not None:
+            reach = None if call is None else self.forward.reach(*call, at, self.forward.top_level)
+            if reach is None:
+                return None
+            dims[0] = least(at, reach, dims[0])
+        total = None
+        for v in bounds + dims:
+            total = v if total is None else build.mul(at, total, v)
+        return total
 
     def _outside_loops(self, v: Value) -> bool:
         """Whether the forward value ``v`` is made before every loop (a parameter, a top-level

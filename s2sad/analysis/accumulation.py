@@ -391,23 +391,6 @@ def _invariant(v: Value, loop: Op) -> bool:
     return True
 
 
-def shared_update(op: Op) -> Optional[tuple[int, Value]]:
-    """For a store ``y[k] = y[k] + e`` (or ``- e``) that threads may run at once on one element
-    (under ``#pragma omp atomic``, or an accumulation in a parallel loop that other iterations
-    may meet): (1 or -1, e); else None.
-
-    Only when the load feeds nothing but the sum, the sum nothing but the store, and nothing
-    between the load and the store writes memory, so that the element's adjoint passes
-    through unchanged and ``e``'s is a read of it."""
-    if op.name != "store":
-        return None
-    if not op.attrs.get("atomic"):
-        loops = _parallel_loops(op)
-        if all(op in private_accumulations(loop) for loop in loops):
-            return None  # an element of the iteration's own (or no parallel loop): the adjoint may write it
-    return update(op)
-
-
 def update(op: Op) -> Optional[tuple[int, Value]]:
     """For a store ``y[k] = y[k] + e``, ``e + y[k]`` or ``y[k] - e``: (1 or -1, e), when the load
     of ``y[k]`` feeds only the sum, the sum only the store, and nothing between the load and
@@ -449,14 +432,3 @@ def update(op: Op) -> Optional[tuple[int, Value]]:
             return None
         return (1 if s.name == "add" or k == 1 else -1), s.operands[1 - k]
     return None
-
-
-def _parallel_loops(op: Op) -> list[Op]:
-    """The parallel loops around ``op``, innermost first."""
-    out = []
-    parent = op.parent.parent_op if op.parent is not None else None
-    while parent is not None:
-        if parent.name == "for" and parent.attrs.get("parallel"):
-            out.append(parent)
-        parent = parent.parent.parent_op if parent.parent is not None else None
-    return out

@@ -38,11 +38,12 @@ from ..ssa.structured import Slot, drop_carried, slot_of, slots
 
 
 class _Liveness:
-    def __init__(self, effects: EffectAnalysis):
+    def __init__(self, effects: EffectAnalysis, scratch: frozenset[Value] = frozenset()):
         self.live_ops: set[Op] = set()
         self.live_vals: set[Value] = set()
         self.work: list[object] = []
         self.effects = effects  # one per module: callees are summarised once, not per caller
+        self.scratch = scratch  # parameters every caller passes memory only this call uses (scratch_params)
 
     def _call_is_effect(self, op: Op) -> bool:
         """A call matters when its callee writes memory the caller sees or waits at a barrier
@@ -55,8 +56,9 @@ class _Liveness:
             return True
         if op.name in ("store", "accum", *ACCUMULATIONS):
             # A store into a local array matters only if the array is read: it is
-            # marked live with the array (below), not as an effect of its own.
-            return not _is_local_array(op.operands[0])
+            # marked live with the array (below), not as an effect of its own. So does one
+            # into a scratch parameter: no caller reads what it leaves there.
+            return not _is_local_array(op.operands[0]) and view_base(op.operands[0]) not in self.scratch
         return op.name == "call" and self._call_is_effect(op)
 
     def mark_op(self, op: Op) -> None:
@@ -119,6 +121,9 @@ class _Liveness:
             owner = v.owner.parent_op
             if owner is not None and owner.name == "for":
                 self.mark_op(owner)  # its index: the loop computes it
+            if v in self.scratch:  # read here: what the function stores there matters after all
+                for store in _stores_into(v):
+                    self.mark_op(store)
         else:
             self.mark_op(v.defining_op)
 
@@ -190,17 +195,41 @@ def _tidy_comments(block: Block) -> None:
         sections[0].erase()  # one section alone (a gradient with no forward sweep) needs no label
 
 
-def dce_function(fn: Function, module: Module, effects: Optional[EffectAnalysis] = None) -> None:
-    lv = _Liveness(effects or EffectAnalysis(module))
+def scratch_params(module: Module) -> dict[str, frozenset[int]]:
+    """The array parameters of each function that every call passes a local array nothing else
+    uses (``grad_q_times(..., qxcentered_for_q_times, ...)``: the reverse sweep's buffer for what
+    a callee writes and no one reads). What the function leaves there is never read, so a store
+    into one is live only where the function itself reads it back (``_Liveness``)."""
+    votes: dict[str, dict[int, bool]] = {}
+    for fn in module.functions.values():
+        for op in fn.walk():
+            if op.name != "call" or op.attrs["callee"] not in module.functions:
+                continue
+            mine = votes.setdefault(op.attrs["callee"], {})
+            for k, a in enumerate(op.operands):
+                if a.type.is_array:
+                    made = a.defining_op
+                    alone = made is not None and made.name == "alloc" and \
+                        all((user.name == "call" and user.attrs["callee"] == op.attrs["callee"] and j == k)
+                            or user.name == "dim" for user, j in a.uses)
+                    mine[k] = mine.get(k, True) and alone
+    return {name: frozenset(k for k, ok in v.items() if ok) for name, v in votes.items()}
+
+
+def dce_function(fn: Function, module: Module, effects: Optional[EffectAnalysis] = None,
+                 scratch: frozenset[int] = frozenset()) -> None:
+    lv = _Liveness(effects or EffectAnalysis(module), frozenset(fn.params[k] for k in scratch))
     lv.run(fn)
     _sweep_block(fn.body, lv)
 
 
 def dce_module(module: Module) -> None:
-    # DCE removes no writes a caller sees and no barrier, so the callees' effects stay valid.
+    # DCE removes no writes a caller reads and no barrier, so the callees' effects stay valid
+    # (what a callee no longer writes into a scratch parameter, no caller reads).
     effects = EffectAnalysis(module)
+    scratch = scratch_params(module)
     for fn in module.functions.values():
-        dce_function(fn, module, effects)
+        dce_function(fn, module, effects, scratch.get(fn.name, frozenset()))
 
 
 def remove_unreachable_functions(module: Module, roots: list[str]) -> None:

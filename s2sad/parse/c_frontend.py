@@ -34,6 +34,7 @@ from ..ssa.ir import Module, SourceLoc
 from .c_expr import span, walk
 from ..ssa.callgraph import callees_first
 from .c_lower import CContext, Signature, lower_function
+from .c_accessors import inline_accessors
 from .c_pointers import array_params
 from .c_preprocess import BUILTIN_MACROS, PRELUDE_TYPEDEFS, CFlags, Preprocessed, preprocess
 from ..languages import is_cuda
@@ -109,6 +110,8 @@ class CFile:
         for node, typedef in struct_defs:
             self._struct(node, typedef)
         self.dim_reader = DimReader(self.constants, frozenset(self.pre.macros))
+        # Accessors (``return A + i * m;``) read as their expression where they are called.
+        self.accessors, self.accessor_problems = inline_accessors(self.functions)
         # Pointer parameters used as arrays: a pointer to structs of mixed members is an array of
         # them only then (c_types._struct_type), else one struct.
         self.array_params = array_params(self.functions)
@@ -251,8 +254,9 @@ class CFile:
                               "functions returning a pointer to a struct are not supported",
                               "write the members into a struct the caller passes by pointer")
         if result.kind == "pointer":
-            raise TypeProblem(fn.decl, "functions returning pointers are not supported",
-                              "write the result into an array parameter")
+            raise TypeProblem(fn.decl, "functions returning pointers are supported only as one 'return' "
+                              "of a pointer expression (return A + i * m;)",
+                              "compute the pointer where it is used, or write the result into an array parameter")
         return Signature(params, result, declared)
 
     def loc(self, node: c_ast.Node) -> SourceLoc:
@@ -316,6 +320,7 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags()) -> 
         listing = ", ".join(cfile.functions) or "none"
         raise error(f"no function named '{func}' in {name}", hint=f"functions in this file: {listing}")
     order, problems, recursive = _reachable(func, cfile)
+    problems += [Diagnostic(p.message, cfile.loc(p.node), p.hint) for p in cfile.accessor_problems]
     for again, first in cfile.redefined:
         problems.append(Diagnostic(f"redefinition of '{again.decl.name}'", cfile.loc(again.decl),
                                    f"it is first defined at line {cfile.loc(first.decl).line}; "
@@ -325,6 +330,8 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags()) -> 
                    frozenset(q.line for q in cfile.pre.qualifiers if q.word == SHARED), cfile.pre.pragmas,
                    cfile.sources, cfile.typedef_text, cfile.prototypes, cfile.tables)
     for fname in order:
+        if fname in cfile.accessors:
+            continue  # called where it could not be read as its expression: said above
         try:
             ctx.signatures[fname] = cfile.signature(cfile.functions[fname])
         except TypeProblem as p:

@@ -17,9 +17,7 @@ def grad_accumulate_squares(a, x, d_x, y, d_y, n):
     for i in range(n - 1, -1, -1):
         # line 5: y[i] = y[i] + a * x[i] * x[i];
         d_y_i = d_y[i]
-        d_y[i] = 0.0
         d_x[i] += d_y_i * (a * x[i]) + d_y_i * x[i] * a
-        d_y[i] += d_y_i
 
 
 def grad_blend(y, d_y, x, d_x, z, d_z, n):

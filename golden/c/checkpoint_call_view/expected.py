@@ -10,11 +10,6 @@ def step(dst, src, m, c):
 
 
 def grad_step(dst, d_dst, src, d_src, m, c):
-    # forward sweep
-    for i in range(m):
-        dst[i] = src[i + 1] + c * src[i] * src[i + 2]
-
-    # reverse sweep
     # line 5: for (int i = 0; i < m; i++)
     d_c = 0.0
     for i in range(m - 1, -1, -1):

@@ -42,13 +42,10 @@ void grad_relax(double *y, double *d_y, const double *x, double *d_x, int n) {
         d_y[i] += t3;
         // line 6: y[i] -= x[i];
         d_y_i = d_y[i];
-        d_y[i] = 0.0;
-        d_y[i] += d_y_i;
         // line 5: y[i] *= 0.5 + x[i];
-        double d_y_i2 = d_y[i];
         d_y[i] = 0.0;
-        d_x[i] += t4 + t4 - d_y_i + d_y_i2 * y_elem2;
-        d_y[i] += d_y_i2 * (0.5 + x[i]);
+        d_x[i] += t4 + t4 - d_y_i + d_y_i * y_elem2;
+        d_y[i] += d_y_i * (0.5 + x[i]);
     }
     free(tape_y_elem2);
     free(tape);

@@ -72,10 +72,8 @@ void grad_quad_perimeter(const double *w, double *d_w, double d_return) {
         double corners_elem3 = tape_corners_elem3[i];
         // line 24: corners[i].y += w[2] * corners[i].x * corners[i].x;
         double d_corners_elem = d_corners[i].y;
-        d_corners[i].y = 0.0;
         double t6 = d_corners_elem * corners_elem;
         d_corners[i].x += d_corners_elem * (t2 * corners_elem) + t6 * t2;
-        d_corners[i].y += d_corners_elem;
         // line 23: corners[i].x = corners[i].x * w[0] + w[1] * corners[i].y;
         d_corners_elem = d_corners[i].x;
         d_corners[i].x = 0.0;

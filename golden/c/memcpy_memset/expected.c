@@ -67,8 +67,7 @@ void grad_decay(const double *x, double *d_x, double *state, double *d_state, in
         state[e] = 0.0;
     }
     double tape_state_elem[3] = {0};
-    size_t tape_work_before_shift_left_cap = 0;
-    double *tape_work_before_shift_left = NULL;
+    double *tape_work_before_shift_left = calloc(1, max_l(3 * n, 0) * sizeof(double));
     size_t tape_work_before_shift_left_top = 0;
     double *tape_work_elem = calloc(1, 3 * n * sizeof(double));
     for (long t = 0; t < 3; t++) {
@@ -78,11 +77,6 @@ void grad_decay(const double *x, double *d_x, double *state, double *d_state, in
             state[i] += work_elem * work_elem * (double)(t + 1);
         }
         for (long e = 0; e < n; e++) {
-            if (tape_work_before_shift_left_top == tape_work_before_shift_left_cap) {
-                tape_work_before_shift_left_cap = 2 * tape_work_before_shift_left_cap + 1;
-                tape_work_before_shift_left = realloc(tape_work_before_shift_left,
-                        tape_work_before_shift_left_cap * sizeof(double));
-            }
             tape_work_before_shift_left[tape_work_before_shift_left_top++] = work[e];
         }
         shift_left(work, n);
@@ -112,10 +106,8 @@ void grad_decay(const double *x, double *d_x, double *state, double *d_state, in
             double work_elem = tape_work_elem[t * n + i];
             // line 20: state[i] += work[i] * work[i] * (t + 1);
             double d_state_i = d_state[i];
-            d_state[i] = 0.0;
             double t2 = d_state_i * (double)(t + 1) * work_elem;
             d_work[i] += t2 + t2;
-            d_state[i] += d_state_i;
         }
     }
 

@@ -47,7 +47,8 @@ def grad_decay(x, d_x, state, d_state, n, d_return=1.0):
     for e in range(n):
         state[e] = 0.0
     tape_state_elem = np.empty(3)
-    tape_work_before_shift_left = np.empty(16)
+    work_before_shift_left_len = min(work.shape[0], n)
+    tape_work_before_shift_left = np.empty(3 * work_before_shift_left_len)
     tape_work_before_shift_left_top = 0
     t0 = max(n, 0)
     tape_work_elem = np.empty(3 * t0)
@@ -56,10 +57,7 @@ def grad_decay(x, d_x, state, d_state, n, d_return=1.0):
             work_elem = work[i]
             tape_work_elem[t * t0 + i] = work_elem
             state[i] += work_elem * work_elem * float(t + 1)
-        for e in range(min(work.shape[0], n)):
-            if tape_work_before_shift_left_top == tape_work_before_shift_left.shape[0]:
-                t3 = tape_work_before_shift_left, np.empty_like(tape_work_before_shift_left)
-                tape_work_before_shift_left = np.concatenate(t3)
+        for e in range(work_before_shift_left_len):
             tape_work_before_shift_left[tape_work_before_shift_left_top] = work[e]
             tape_work_before_shift_left_top += 1
         shift_left(work, n)
@@ -67,7 +65,6 @@ def grad_decay(x, d_x, state, d_state, n, d_return=1.0):
         tape_state_elem[t] = state_elem
 
     # reverse sweep
-    work_before_shift_left_len = min(work.shape[0], n)
     work_before_shift_left = np.empty(work_before_shift_left_len)
     d_work = np.zeros(n)
 
@@ -89,10 +86,8 @@ def grad_decay(x, d_x, state, d_state, n, d_return=1.0):
             work_elem = tape_work_elem[t * t0 + i]
             # line 20: state[i] += work[i] * work[i] * (t + 1);
             d_state_i = d_state[i]
-            d_state[i] = 0.0
             t2 = d_state_i * float(t + 1) * work_elem
             d_work[i] += t2 + t2
-            d_state[i] += d_state_i
 
     # line 16: memset(state, 0, n * sizeof(double));
     for e in range(n - 1, -1, -1):

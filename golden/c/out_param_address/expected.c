@@ -8,11 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
-
 static void stats(const double *x, int n, double *mean, double *var) {
     double s = 0.0;
     for (long i = 0; i < n; i++) {
@@ -39,18 +34,14 @@ static void largest(const double *x, int n, int *at, double *scale) {
 
 static void grad_stats(const double *x, double *d_x, int n, double *mean, double *d_mean,
                        double *var, double *d_var) {
+    (void)var;  // not needed by the gradient
+
     // forward sweep
     double s = 0.0;
     for (long i = 0; i < n; i++) {
         s += x[i];
     }
     mean[0] = s / n;
-    double q = 0.0;
-    for (long i = 0; i < n; i++) {
-        double t0 = x[i] - mean[0];
-        q += t0 * t0;
-    }
-    var[0] = q / n;
 
     // reverse sweep
     // line 13: *var = q / n;
@@ -61,10 +52,10 @@ static void grad_stats(const double *x, double *d_x, int n, double *mean, double
     // line 11: for (int i = 0; i < n; i++)
     for (long i = n - 1; i >= 0; i--) {
         // line 12: q += (x[i] - *mean) * (x[i] - *mean);
-        double t1 = d_q * (x[i] - mean[0]);
-        double t2 = t1 + t1;
-        d_mean[0] -= t2;
-        d_x[i] += t2;
+        double t0 = d_q * (x[i] - mean[0]);
+        double t1 = t0 + t0;
+        d_mean[0] -= t1;
+        d_x[i] += t1;
     }
 
     // line 9: *mean = s / n;
@@ -81,12 +72,12 @@ static void grad_stats(const double *x, double *d_x, int n, double *mean, double
 
 static void grad_largest(const double *x, double *d_x, int n, int *at, int *d_at, double *scale,
                          double *d_scale) {
+    (void)d_at;  // not needed by the gradient
+
     // forward sweep
     at[0] = 0;
-    bool *tape_cond = calloc(1, max_l(n - 1, 0) * sizeof(bool));
     for (long i = 1; i < n; i++) {
         bool cond = x[i] > x[at[0]];
-        tape_cond[i - 1] = cond;
         if (cond) {
             at[0] = i;
         }
@@ -101,20 +92,6 @@ static void grad_largest(const double *x, double *d_x, int n, int *at, int *d_at
     d_scale[0] = 0.0;
     d_x[at[0]] += d_scale_elem * t0;
     d_scale[0] += d_scale_elem * t1;
-
-    // line 20: for (int i = 1; i < n; i++)
-    for (long i = n - 1; i >= 1; i--) {
-        bool cond = tape_cond[i - 1];
-        // line 21: if (x[i] > x[*at])
-        if (cond) {
-            // line 22: *at = i;
-            d_at[0] = 0;
-        }
-    }
-
-    // line 19: *at = 0;
-    d_at[0] = 0;
-    free(tape_cond);
 }
 
 void grad_zscore(const double *x, double *d_x, int n, double w, double *d_w, double d_return) {

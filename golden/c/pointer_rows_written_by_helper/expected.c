@@ -50,19 +50,14 @@ void grad_sweeps(double **U, double **d_U, int n, int m, int T, double d_return)
     // forward sweep
     double *tape_U_elem = calloc(1, T * sizeof(double));
     double *tape_U_elem2 = calloc(1, T * sizeof(double));
-    size_t tape_U_before_relax_cap = 0;
-    double *tape_U_before_relax = NULL;
+    long U_before_relax_len1 = max_l(m, 1);
+    long U_before_relax_len0 = n < max_l(n, 1) ? n : max_l(n, 1);
+    double *tape_U_before_relax = calloc(1,
+            max_l(T * U_before_relax_len0 * U_before_relax_len1, 0) * sizeof(double));
     size_t tape_U_before_relax_top = 0;
     for (long t = 0; t < T; t++) {
-        long t1 = max_l(m, 1);
-        long e0_end = n < max_l(n, 1) ? n : max_l(n, 1);
-        for (long e0 = 0; e0 < e0_end; e0++) {
-            for (long e1 = 0; e1 < t1; e1++) {
-                if (tape_U_before_relax_top == tape_U_before_relax_cap) {
-                    tape_U_before_relax_cap = 2 * tape_U_before_relax_cap + 1;
-                    tape_U_before_relax = realloc(tape_U_before_relax,
-                            tape_U_before_relax_cap * sizeof(double));
-                }
+        for (long e0 = 0; e0 < U_before_relax_len0; e0++) {
+            for (long e1 = 0; e1 < U_before_relax_len1; e1++) {
                 tape_U_before_relax[tape_U_before_relax_top++] = U[e0][e1];
             }
         }
@@ -74,8 +69,6 @@ void grad_sweeps(double **U, double **d_U, int n, int m, int T, double d_return)
     }
 
     // reverse sweep
-    long U_before_relax_len1 = max_l(m, 1);
-    long U_before_relax_len0 = n < max_l(n, 1) ? n : max_l(n, 1);
     double *U_before_relax = malloc(U_before_relax_len0 * U_before_relax_len1 * sizeof(double));
     double **U_before_relax_rows = malloc(U_before_relax_len0 * sizeof(double *));
     for (long r = 0; r < U_before_relax_len0; r++) {
@@ -89,8 +82,8 @@ void grad_sweeps(double **U, double **d_U, int n, int m, int T, double d_return)
         double U_elem2 = tape_U_elem2[t];
         for (long e0 = U_before_relax_len0 - 1; e0 >= 0; e0--) {
             for (long e1 = U_before_relax_len1 - 1; e1 >= 0; e1--) {
-                double t2 = tape_U_before_relax[--tape_U_before_relax_top];
-                U_before_relax[e0 * U_before_relax_len1 + e1] = t2;
+                double t1 = tape_U_before_relax[--tape_U_before_relax_top];
+                U_before_relax[e0 * U_before_relax_len1 + e1] = t1;
             }
         }
         // line 18: s += U[0][0] * U[n - 1][m - 1];

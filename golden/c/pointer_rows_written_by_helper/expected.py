@@ -39,15 +39,13 @@ def grad_sweeps(U, d_U, n, m, T, d_return=1.0):
     t0 = max(T, 0)
     tape_U_elem = np.empty(t0)
     tape_U_elem2 = np.empty(t0)
-    tape_U_before_relax = np.empty(16)
+    U_before_relax_len1 = U.shape[1]
+    U_before_relax_len0 = min(U.shape[0], n)
+    tape_U_before_relax = np.empty(t0 * U_before_relax_len0 * U_before_relax_len1)
     tape_U_before_relax_top = 0
     for t in range(T):
-        t1 = U.shape[1]
-        for e0 in range(min(U.shape[0], n)):
-            for e1 in range(t1):
-                if tape_U_before_relax_top == tape_U_before_relax.shape[0]:
-                    t3 = tape_U_before_relax, np.empty_like(tape_U_before_relax)
-                    tape_U_before_relax = np.concatenate(t3)
+        for e0 in range(U_before_relax_len0):
+            for e1 in range(U_before_relax_len1):
                 tape_U_before_relax[tape_U_before_relax_top] = U[e0, e1]
                 tape_U_before_relax_top += 1
         relax(U, n, m)
@@ -57,8 +55,6 @@ def grad_sweeps(U, d_U, n, m, T, d_return=1.0):
         tape_U_elem[t] = U_elem
 
     # reverse sweep
-    U_before_relax_len1 = U.shape[1]
-    U_before_relax_len0 = min(U.shape[0], n)
     U_before_relax = np.empty((U_before_relax_len0, U_before_relax_len1))
 
     # line 16: for (int t = 0; t < T; t++) {
@@ -69,8 +65,8 @@ def grad_sweeps(U, d_U, n, m, T, d_return=1.0):
         for e0 in range(U_before_relax_len0 - 1, -1, -1):
             for e1 in range(U_before_relax_len1 - 1, -1, -1):
                 tape_U_before_relax_top -= 1
-                t2 = tape_U_before_relax[tape_U_before_relax_top]
-                U_before_relax[e0, e1] = t2
+                t1 = tape_U_before_relax[tape_U_before_relax_top]
+                U_before_relax[e0, e1] = t1
         # line 18: s += U[0][0] * U[n - 1][m - 1];
         d_U[n - 1, m - 1] += d_s * U_elem2
         d_U[0, 0] += d_s * U_elem

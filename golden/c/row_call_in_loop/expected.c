@@ -7,6 +7,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+/* Python's max(a, b) on integers. */
+static long max_l(long a, long b) {
+    return b > a ? b : a;
+}
+
 static void scale_row(int m, double row[m], double s) {
     for (long j = 0; j < m; j++) {
         row[j] = sin(row[j]) * s;
@@ -36,20 +41,14 @@ static void grad_scale_row(int m, double row[m], double d_row[m], double s) {
 void grad_f(int n, int m, double A[n][m], double d_A[n][m], double d_return) {
     // forward sweep
     double *tape_A_elem = calloc(1, n * m * sizeof(double));
-    size_t tape_A_before_scale_row_cap = 0;
-    double *tape_A_before_scale_row = NULL;
+    double *tape_A_before_scale_row = calloc(1, max_l(n * m, 0) * sizeof(double));
     size_t tape_A_before_scale_row_top = 0;
     for (long i = 0; i < n; i++) {
-        double *t1 = A[i];
+        double *t2 = A[i];
         for (long e = 0; e < m; e++) {
-            if (tape_A_before_scale_row_top == tape_A_before_scale_row_cap) {
-                tape_A_before_scale_row_cap = 2 * tape_A_before_scale_row_cap + 1;
-                tape_A_before_scale_row = realloc(tape_A_before_scale_row,
-                        tape_A_before_scale_row_cap * sizeof(double));
-            }
-            tape_A_before_scale_row[tape_A_before_scale_row_top++] = t1[e];
+            tape_A_before_scale_row[tape_A_before_scale_row_top++] = t2[e];
         }
-        scale_row(m, t1, 2.0 + i);
+        scale_row(m, t2, 2.0 + i);
         for (long j = 0; j < m; j++) {
             double A_elem = A[i][j];
             tape_A_elem[i * m + j] = A_elem;
@@ -63,14 +62,14 @@ void grad_f(int n, int m, double A[n][m], double d_A[n][m], double d_return) {
     double d_t = d_return;
     for (long i = n - 1; i >= 0; i--) {
         for (long e = m - 1; e >= 0; e--) {
-            double t2 = tape_A_before_scale_row[--tape_A_before_scale_row_top];
-            A_before_scale_row[e] = t2;
+            double t3 = tape_A_before_scale_row[--tape_A_before_scale_row_top];
+            A_before_scale_row[e] = t3;
         }
         // line 11: for (int j = 0; j < m; j++) t += A[i][j] * A[i][j];
         for (long j = m - 1; j >= 0; j--) {
             double A_elem = tape_A_elem[i * m + j];
-            double t3 = d_t * A_elem;
-            d_A[i][j] += t3 + t3;
+            double t4 = d_t * A_elem;
+            d_A[i][j] += t4 + t4;
         }
         // line 10: scale_row(m, A[i], 2.0 + i);
         grad_scale_row(m, A_before_scale_row, d_A[i], 2.0 + i);

@@ -30,25 +30,23 @@ def grad_scale_row(m, row, d_row, s):
 
 def grad_f(n, m, A, d_A, d_return=1.0):
     # forward sweep
-    t0 = max(m, 0)
-    tape_A_elem = np.empty(max(n, 0) * t0)
-    tape_A_before_scale_row = np.empty(16)
+    t0 = max(n, 0)
+    t1 = max(m, 0)
+    tape_A_elem = np.empty(t0 * t1)
+    A_before_scale_row_len = min(A.shape[1], m)
+    tape_A_before_scale_row = np.empty(t0 * A_before_scale_row_len)
     tape_A_before_scale_row_top = 0
     for i in range(n):
-        t1 = A[i]
-        for e in range(min(A.shape[1], m)):
-            if tape_A_before_scale_row_top == tape_A_before_scale_row.shape[0]:
-                t4 = tape_A_before_scale_row, np.empty_like(tape_A_before_scale_row)
-                tape_A_before_scale_row = np.concatenate(t4)
-            tape_A_before_scale_row[tape_A_before_scale_row_top] = t1[e]
+        t2 = A[i]
+        for e in range(A_before_scale_row_len):
+            tape_A_before_scale_row[tape_A_before_scale_row_top] = t2[e]
             tape_A_before_scale_row_top += 1
-        scale_row(m, t1, 2.0 + float(i))
+        scale_row(m, t2, 2.0 + float(i))
         for j in range(m):
             A_elem = A[i, j]
-            tape_A_elem[i * t0 + j] = A_elem
+            tape_A_elem[i * t1 + j] = A_elem
 
     # reverse sweep
-    A_before_scale_row_len = min(A.shape[1], m)
     A_before_scale_row = np.empty(A_before_scale_row_len)
 
     # line 9: for (int i = 0; i < n; i++) {
@@ -56,12 +54,12 @@ def grad_f(n, m, A, d_A, d_return=1.0):
     for i in range(n - 1, -1, -1):
         for e in range(A_before_scale_row_len - 1, -1, -1):
             tape_A_before_scale_row_top -= 1
-            t2 = tape_A_before_scale_row[tape_A_before_scale_row_top]
-            A_before_scale_row[e] = t2
+            t3 = tape_A_before_scale_row[tape_A_before_scale_row_top]
+            A_before_scale_row[e] = t3
         # line 11: for (int j = 0; j < m; j++) t += A[i][j] * A[i][j];
         for j in range(m - 1, -1, -1):
-            A_elem = tape_A_elem[i * t0 + j]
-            t3 = d_t * A_elem
-            d_A[i, j] += t3 + t3
+            A_elem = tape_A_elem[i * t1 + j]
+            t4 = d_t * A_elem
+            d_A[i, j] += t4 + t4
         # line 10: scale_row(m, A[i], 2.0 + i);
         grad_scale_row(m, A_before_scale_row, d_A[i], 2.0 + float(i))

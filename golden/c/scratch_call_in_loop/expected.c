@@ -7,6 +7,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+/* Python's max(a, b) on integers. */
+static long max_l(long a, long b) {
+    return b > a ? b : a;
+}
+
 static void subtract(int d, const double *x, const double *mu, double *out) {
     for (long j = 0; j < d; j++) {
         out[j] = x[j] - mu[j];
@@ -23,12 +28,10 @@ static double sqnorm(int d, const double *v) {
 
 static void grad_subtract(int d, const double *x, const double *mu, double *d_mu, double *out,
                           double *d_out) {
-    // forward sweep
-    for (long j = 0; j < d; j++) {
-        out[j] = x[j] - mu[j];
-    }
+    (void)x;  // not needed by the gradient
+    (void)mu;  // not needed by the gradient
+    (void)out;  // not needed by the gradient
 
-    // reverse sweep
     // line 5: for (int j = 0; j < d; j++)
     for (long j = d - 1; j >= 0; j--) {
         // line 6: out[j] = x[j] - mu[j];
@@ -53,20 +56,15 @@ void grad_mixture(int n, int k, int d, const double *x, const double *mu, double
                   double *tmp, double *d_tmp, double d_return) {
     // forward sweep
     double *tape_best = calloc(1, n * sizeof(double));
-    double *tape_sqnorm_value = calloc(1, n * k * sizeof(double));
-    size_t tape_tmp_before_sqnorm_cap = 0;
-    double *tape_tmp_before_sqnorm = NULL;
+    long t2 = n * k;
+    double *tape_sqnorm_value = calloc(1, t2 * sizeof(double));
+    double *tape_tmp_before_sqnorm = calloc(1, max_l(t2 * d, 0) * sizeof(double));
     size_t tape_tmp_before_sqnorm_top = 0;
     for (long i = 0; i < n; i++) {
         double best = 0.0;
         for (long c = 0; c < k; c++) {
             subtract(d, x + i * d, mu + c * d, tmp);
             for (long e = 0; e < d; e++) {
-                if (tape_tmp_before_sqnorm_top == tape_tmp_before_sqnorm_cap) {
-                    tape_tmp_before_sqnorm_cap = 2 * tape_tmp_before_sqnorm_cap + 1;
-                    tape_tmp_before_sqnorm = realloc(tape_tmp_before_sqnorm,
-                            tape_tmp_before_sqnorm_cap * sizeof(double));
-                }
                 tape_tmp_before_sqnorm[tape_tmp_before_sqnorm_top++] = tmp[e];
             }
             double sqnorm_value = sqnorm(d, tmp);
@@ -90,8 +88,8 @@ void grad_mixture(int n, int k, int d, const double *x, const double *mu, double
         for (long c = k - 1; c >= 0; c--) {
             double sqnorm_value = tape_sqnorm_value[i * k + c];
             for (long e = d - 1; e >= 0; e--) {
-                double t2 = tape_tmp_before_sqnorm[--tape_tmp_before_sqnorm_top];
-                tmp_before_sqnorm[e] = t2;
+                double t3 = tape_tmp_before_sqnorm[--tape_tmp_before_sqnorm_top];
+                tmp_before_sqnorm[e] = t3;
             }
             // line 22: best += exp(-0.5 * sqnorm(d, tmp));
             double d_sqnorm_value = d_best * exp(-0.5 * sqnorm_value) * -0.5;

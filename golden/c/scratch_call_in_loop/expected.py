@@ -19,11 +19,6 @@ def sqnorm(d, v):
 
 
 def grad_subtract(d, x, mu, d_mu, out, d_out):
-    # forward sweep
-    for j in range(d):
-        out[j] = x[j] - mu[j]
-
-    # reverse sweep
     # line 5: for (int j = 0; j < d; j++)
     for j in range(d - 1, -1, -1):
         # line 6: out[j] = x[j] - mu[j];
@@ -46,17 +41,16 @@ def grad_mixture(n, k, d, x, mu, d_mu, tmp, d_tmp, d_return=1.0):
     t0 = max(n, 0)
     tape_best = np.empty(t0)
     t1 = max(k, 0)
-    tape_sqnorm_value = np.empty(t0 * t1)
-    tape_tmp_before_sqnorm = np.empty(16)
+    t2 = t0 * t1
+    tape_sqnorm_value = np.empty(t2)
+    tmp_before_sqnorm_len = min(tmp.shape[0], d)
+    tape_tmp_before_sqnorm = np.empty(t2 * tmp_before_sqnorm_len)
     tape_tmp_before_sqnorm_top = 0
     for i in range(n):
         best = 0.0
         for c in range(k):
             subtract(d, x[i * d:], mu[c * d:], tmp)
-            for e in range(min(tmp.shape[0], d)):
-                if tape_tmp_before_sqnorm_top == tape_tmp_before_sqnorm.shape[0]:
-                    t3 = tape_tmp_before_sqnorm, np.empty_like(tape_tmp_before_sqnorm)
-                    tape_tmp_before_sqnorm = np.concatenate(t3)
+            for e in range(tmp_before_sqnorm_len):
                 tape_tmp_before_sqnorm[tape_tmp_before_sqnorm_top] = tmp[e]
                 tape_tmp_before_sqnorm_top += 1
             sqnorm_value = sqnorm(d, tmp)
@@ -65,7 +59,6 @@ def grad_mixture(n, k, d, x, mu, d_mu, tmp, d_tmp, d_return=1.0):
         tape_best[i] = best
 
     # reverse sweep
-    tmp_before_sqnorm_len = min(tmp.shape[0], d)
     tmp_before_sqnorm = np.empty(tmp_before_sqnorm_len)
     tmp_for_subtract = np.empty(d)
 
@@ -80,8 +73,8 @@ def grad_mixture(n, k, d, x, mu, d_mu, tmp, d_tmp, d_return=1.0):
             sqnorm_value = tape_sqnorm_value[i * t1 + c]
             for e in range(tmp_before_sqnorm_len - 1, -1, -1):
                 tape_tmp_before_sqnorm_top -= 1
-                t2 = tape_tmp_before_sqnorm[tape_tmp_before_sqnorm_top]
-                tmp_before_sqnorm[e] = t2
+                t3 = tape_tmp_before_sqnorm[tape_tmp_before_sqnorm_top]
+                tmp_before_sqnorm[e] = t3
             # line 22: best += exp(-0.5 * sqnorm(d, tmp));
             d_sqnorm_value = d_best * math.exp(-0.5 * sqnorm_value) * -0.5
             grad_sqnorm(d, tmp_before_sqnorm, d_tmp, d_sqnorm_value)

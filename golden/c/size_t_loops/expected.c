@@ -40,10 +40,8 @@ void grad_smooth_inplace(const double *x, double *d_x, double *y, double *d_y, s
     for (long j = (long)m - 1; j >= 1; j--) {
         // line 13: y[j] += 0.5 * y[j - 1] * x[j];
         double d_y_j = d_y[j];
-        d_y[j] = 0.0;
         d_x[j] += d_y_j * tape[j - 1];
         d_y[j - 1] += d_y_j * x[j] * 0.5;
-        d_y[j] += d_y_j;
     }
 
     // line 9: for (size_t i = 0; i < n; i++) {

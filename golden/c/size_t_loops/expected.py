@@ -28,10 +28,8 @@ def grad_smooth_inplace(x, d_x, y, d_y, n, m):
     for j in range(m - 1, 0, -1):
         # line 13: y[j] += 0.5 * y[j - 1] * x[j];
         d_y_j = d_y[j]
-        d_y[j] = 0.0
         d_x[j] += d_y_j * tape[j - 1]
         d_y[j - 1] += d_y_j * x[j] * 0.5
-        d_y[j] += d_y_j
 
     # line 9: for (size_t i = 0; i < n; i++) {
     for i in range(n - 1, -1, -1):

@@ -31,10 +31,8 @@ static void grad_axpy3(double a, double *d_a, const double *x, double *d_x, doub
     for (long k = 2; k >= 0; k--) {
         // line 15: y[k] += a * x[k];
         double d_y_k = d_y[k];
-        d_y[k] = 0.0;
         d_a_local += d_y_k * x[k];
         d_x[k] += d_y_k * a;
-        d_y[k] += d_y_k;
     }
     *d_a += d_a_local;
 }

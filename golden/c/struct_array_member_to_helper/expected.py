@@ -20,10 +20,8 @@ def grad_axpy3(a, x, d_x, y, d_y):
     for k in range(2, -1, -1):
         # line 15: y[k] += a * x[k];
         d_y_k = d_y[k]
-        d_y[k] = 0.0
         d_a += d_y_k * x[k]
         d_x[k] += d_y_k * a
-        d_y[k] += d_y_k
     return d_a
 
 

@@ -41,17 +41,13 @@ static void grad_step(Body *bs, Body *d_bs, int n, double dt, double *d_dt) {
         double bs_elem2 = tape_bs_elem2[i];
         // line 12: bs[i].x += dt * bs[i].v;
         double d_bs_elem = d_bs[i].x;
-        d_bs[i].x = 0.0;
         d_dt_local += d_bs_elem * bs_elem;
         d_bs[i].v += d_bs_elem * dt;
-        d_bs[i].x += d_bs_elem;
         // line 11: bs[i].v -= dt * bs[i].x * bs[i].x;
         d_bs_elem = d_bs[i].v;
-        d_bs[i].v = 0.0;
         double t1 = -d_bs_elem * bs_elem2;
         d_dt_local += t1 * bs_elem2;
         d_bs[i].x += -d_bs_elem * (dt * bs_elem2) + t1 * dt;
-        d_bs[i].v += d_bs_elem;
     }
     *d_dt += d_dt_local;
     free(tape_bs_elem2);

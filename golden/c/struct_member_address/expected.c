@@ -61,9 +61,7 @@ void grad_kick(Particle *p, Particle *d_p, const double *f, double *d_f, double 
     for (long c = 2; c >= 0; c--) {
         // line 22: p->v[c] += dt * f[c] * p->x;
         double d_p_v_c = d_p->v[c];
-        d_p->v[c] = 0.0;
         d_f[c] += d_p_v_c * t1 * dt;
-        d_p->v[c] += d_p_v_c;
         d_p_x_c += d_p_v_c * (dt * f[c]);
     }
 

@@ -57,19 +57,11 @@ static void grad_mat_mult(int A_rows, int A_cols, const double *A_data, double *
                           int B_rows, int B_cols, const double *B_data, double *d_B_data,
                           int *C_rows, int *C_cols, double *C_data, double *d_C_data) {
     (void)B_rows;  // not needed by the gradient
+    (void)C_rows;  // not needed by the gradient
+    (void)C_data;  // not needed by the gradient
 
     // forward sweep
-    C_rows[0] = A_rows;
     C_cols[0] = B_cols;
-    for (long i = 0; i < A_rows; i++) {
-        for (long j = 0; j < B_cols; j++) {
-            double s = 0.0;
-            for (long k = 0; k < A_cols; k++) {
-                s += A_data[i * A_cols + k] * B_data[k * B_cols + j];
-            }
-            C_data[i * C_cols[0] + j] = s;
-        }
-    }
 
     // reverse sweep
     // line 11: for (int i = 0; i < A->rows; i++)
@@ -99,6 +91,7 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
     double *tape = calloc(1, nsteps * sizeof(double));
     long *tape_T_rows = calloc(1, nsteps * sizeof(long));
     long *tape_T_cols = calloc(1, nsteps * sizeof(long));
+    long t2 = A->rows * A->cols;
     size_t tape_T_data_before_frobenius_cap = 0;
     double *tape_T_data_before_frobenius = NULL;
     size_t tape_T_data_before_frobenius_top = 0;
@@ -127,9 +120,9 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
         tape_T_rows[t] = T_rows;
         long T_cols = Tcols[0];
         tape_T_cols[t] = T_cols;
-        long t3 = T_rows * T_cols < A->rows * A->cols ? T_rows * T_cols : A->rows * A->cols;
-        tape_T_data_before_frobenius_len[t] = t3;
-        for (long e = 0; e < t3; e++) {
+        long t4 = T_rows * T_cols < t2 ? T_rows * T_cols : t2;
+        tape_T_data_before_frobenius_len[t] = t4;
+        for (long e = 0; e < t4; e++) {
             if (tape_T_data_before_frobenius_top == tape_T_data_before_frobenius_cap) {
                 tape_T_data_before_frobenius_cap = 2 * tape_T_data_before_frobenius_cap + 1;
                 tape_T_data_before_frobenius = realloc(tape_T_data_before_frobenius,
@@ -142,7 +135,7 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
 
     // reverse sweep
     double *d_T_data = calloc(1, A->rows * A->cols * sizeof(double));
-    double *T_data_for_mat_mult = malloc(A->rows * A->cols * sizeof(double));
+    double *T_data_for_mat_mult = malloc(t2 * sizeof(double));
 
     // line 40: for (int t = 0; t < nsteps; t++) {
     double d_s = d_return;
@@ -154,14 +147,14 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
                 (T_data_before_frobenius_len > 0 ? T_data_before_frobenius_len : 0)
                 * sizeof(double));
         for (long e = T_data_before_frobenius_len - 1; e >= 0; e--) {
-            double t4 = tape_T_data_before_frobenius[--tape_T_data_before_frobenius_top];
-            T_data_before_frobenius[e] = t4;
+            double t5 = tape_T_data_before_frobenius[--tape_T_data_before_frobenius_top];
+            T_data_before_frobenius[e] = t5;
         }
         long Tcols_before_mat_mult_len = tape_Tcols_before_mat_mult_len[t];
         int *Tcols_before_mat_mult = malloc(Tcols_before_mat_mult_len * sizeof(int));
         for (long e = Tcols_before_mat_mult_len - 1; e >= 0; e--) {
-            int t5 = tape_Tcols_before_mat_mult[--tape_Tcols_before_mat_mult_top];
-            Tcols_before_mat_mult[e] = t5;
+            int t6 = tape_Tcols_before_mat_mult[--tape_Tcols_before_mat_mult_top];
+            Tcols_before_mat_mult[e] = t6;
         }
         // line 43: s += frobenius(&T) / (T.rows * T.cols);
         double d_frobenius_value = d_s / tape[t];
@@ -177,11 +170,11 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
 
     // line 30: return 0.5 * w.gamma * w.gamma * frobenius(M) - w.m * M->data[0];
     d_A->data[0] -= d_s * w.m;
-    double t6 = d_s * frobenius_value;
+    double t7 = d_s * frobenius_value;
     double d_frobenius_value = d_s * (t0 * w.gamma);
     grad_frobenius(A->rows, A->cols, A->data, d_A->data, d_frobenius_value);
-    double d_w_gamma_local = t6 * t0;
-    d_w_gamma_local += t6 * w.gamma * 0.5;
+    double d_w_gamma_local = t7 * t0;
+    d_w_gamma_local += t7 * w.gamma * 0.5;
     d_w->gamma += d_w_gamma_local;
     free(T_data_for_mat_mult);
     free(d_T_data);

@@ -16,17 +16,6 @@ def blur(n, m, A, B):
 
 
 def grad_blur(n, m, A, d_A, B, d_B):
-    # forward sweep
-    for i in range(n):
-        for j in range(m):
-            s = A[i, j]
-            if i > 0:
-                s += A[i - 1, j]
-            if j > 0:
-                s += A[i, j - 1]
-            B[i, j] = 0.5 * s
-
-    # reverse sweep
     # line 4: for (int i = 0; i < n; i++) {
     for i in range(n - 1, -1, -1):
         # line 5: for (int j = 0; j < m; j++) {

@@ -81,9 +81,7 @@ __global__ void grad_block_sum_squares(int n, const double *x, double *d_x, doub
         if (t < s) {
             // line 14: buf[t] += buf[t + s];
             double d_buf_t = d_buf[t];
-            d_buf[t] = 0.0;
             atomicAdd(&d_buf[t + s], d_buf_t);
-            atomicAdd(&d_buf[t], d_buf_t);
         }
     }
 

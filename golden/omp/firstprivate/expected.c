@@ -21,8 +21,6 @@ void grad_axpy_private(int n, double a, double *d_a, const double *x, double *d_
         double t = a * x[i];
         // line 9: y[i] = t * t + y[i];
         double d_y_i = d_y[i];
-        d_y[i] = 0.0;
-        d_y[i] += d_y_i;
         double d_t = d_y_i * t;
         d_t += d_t;
         // line 8: t = a * x[i];

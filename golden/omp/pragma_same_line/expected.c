@@ -21,10 +21,8 @@ void grad_rowsum(int n, int m, const double *x, double *d_x, double *y, double *
         for (long j = m - 1; j >= 0; j--) {
             // line 7: y[i] += x[i * m + j] * x[i * m + j];
             double d_y_i = d_y[i];
-            d_y[i] = 0.0;
             double t1 = d_y_i * x[i * m + j];
             d_x[i * m + j] += t1 + t1;
-            d_y[i] += d_y_i;
         }
     }
 }
