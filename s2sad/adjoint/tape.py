@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import Container, Optional
 
 from ..ssa import build
+from ..ssa.attrs import struct_array
 from ..ssa.ir import Block, Builder, Function, Op, Value
+from ..ssa.ops import points_into_member, view_base
 from ..ssa.structured import add_if_result, element_loops, trip_count
 from ..ssa.types import I64, ArrayType, Type
 from .forward import ForwardSweep
@@ -164,7 +166,10 @@ class Tapes:
                 rev_dims.append(self.tape(m, d, block))
                 d.name_hint = ""
                 rev_dims[-1].name_hint = name
-        restored = home.prologue.op1("alloc", rev_dims, cv.type, what, fill="empty", elem=str(elem))
+        # An array of structs is restored into one (C output: the same struct type, its members)
+        struct = None if points_into_member(source) else struct_array(self.fn, self._primal_array(view_base(source)))
+        restored = home.prologue.op1("alloc", rev_dims, cv.type, what, fill="empty", elem=str(elem),
+                                     **({"struct": struct} if struct is not None else {}))
 
         def pop(b: Builder, index: list[Value]) -> None:
             b.create("store", [restored, *index, b.op1("tape.pop", [stack], elem)], [])
@@ -191,6 +196,12 @@ class Tapes:
         for v in bounds + dims:
             total = v if total is None else build.mul(at, total, v)
         return total
+
+    def _primal_array(self, v: Value) -> Value:
+        """The primal array a forward-sweep array is (a parameter, or the value an op made)."""
+        if v.is_block_arg:
+            return next((p for p in self.fn.params if self.forward.fwd.get(p) is v), v)
+        return self.forward.primal_of.get(v, v)
 
     def _outside_loops(self, v: Value) -> bool:
         """Whether the forward value ``v`` is made before every loop (a parameter, a top-level

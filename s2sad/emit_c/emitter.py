@@ -84,7 +84,7 @@ from .cexpr import C_TYPES, Cast, CPrinter, F32Lit, address_of, c_if_exp, ctype,
 from .cfile import ModuleContext, c_file, emit_functions, strip_comments
 from .cstmt import declare, drop_dead
 from .helpers import HELPERS, PURE_CALLS
-from .indexing import CArrayAccess
+from .indexing import CArrayAccess, slot_helpers
 from .integers import CIntegers, int_min_max
 from .loops import CLoops
 from .memory import CMemory
@@ -101,13 +101,14 @@ _BITS = {"bitand": "&", "bitor": "|", "bitxor": "^", "shl": "<<", "shr": ">>"}
 
 def emit_c(module: Module, header: str, entry: str) -> str:
     """The module as one C99 file: ``entry`` has external linkage, every other function is static."""
-    return c_file(header, emit_functions(module, entry, CFunctionEmitter), HELPERS)
+    return c_file(header, emit_functions(module, entry, CFunctionEmitter), HELPERS | slot_helpers(module))
 
 
 class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, StatementBuilder):
     """The shared statement builder, with C's expressions, memory, calls, loops and declarations."""
 
     language = "C"
+    slot_helpers = True  # slot_get_<struct>/slot_set_<struct> reach integer members number by number
     # Whether arrays of more than one dimension keep them where C input declared them
     # (``double A[n][m]``, ``double tmp[3][3]``); else they are flat, ``A[i * m + j]``.
     rows_declared = True
@@ -511,6 +512,9 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
             c = val.defining_op
             if int_member(idx[0]) is not None and c is not None and c.name == "cast" and c.operands[0].type.is_int:
                 val = c.operands[0]  # ps[i].flags = i % 3: an integer into an integer member, as written
+            slot = self._slot_store(arr, idx, self.expr(val), op)
+            if slot is not None:
+                return [slot]
             return [Assign([self._element(arr, idx, op)], self.expr(val))]
         if n == "accum":
             arr, *idx, g = op.operands
@@ -518,6 +522,9 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
                 return [Pragma("omp atomic"), AugAssign(self._element(arr, idx, op), "+", self.expr(g))]
             # As the load, add and store it stands for: d[i] = d[i] + g, which rendering makes d[i] += g.
             old = self._element(arr, idx, op)
+            slot = self._slot_store(arr, idx, binop(_ARITH["add"], old, self.expr(g)), op)
+            if slot is not None:
+                return [slot]
             if g.type.is_float:
                 a, b = self._float_exprs([old, self.expr(g)], [None, self._int_to_float(g)])
             else:

@@ -17,7 +17,7 @@ from typing import Optional
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..emit.expr import BinOp, Call, Expr, Lit, Name, Subscript, binop, literal_value, negate, number
 from ..emit.inline import InlinePlan
-from ..emit.stmt import LINE_LIMIT
+from ..emit.stmt import LINE_LIMIT, ExprStmt, Stmt
 from ..languages import is_c
 from ..parse.c_declarators import is_array_spelling, row_pointer
 from ..parse.c_structs import pointee_struct
@@ -41,6 +41,7 @@ class CArrayAccess:
     ctx: ModuleContext
     module: Module
     fn: Function
+    slot_helpers: bool  # whether the output defines slot_get_<struct>/slot_set_<struct> (C, not CUDA)
     declared: Optional[list[str]]  # each parameter's declared C type (signature.declared_params)
     var: dict[Value, str]
     plan: InlinePlan
@@ -259,17 +260,32 @@ class CArrayAccess:
         if f is not None and f.name == "field" and f.attrs["struct"] == struct:
             return self._member(self.expr(arr), f)
         # An index that lost its path (an element loop over the whole array: a copy kept for the
-        # reverse sweep): the structs as the scalars they are; not those with integer members.
-        self._refuse_mixed(struct, op)
+        # reverse sweep): the structs as the scalars they are; those with integer members through
+        # the function that reads slot k by its member (slot_helpers).
+        if self._mixed(struct):
+            self._refuse_mixed(struct, op)
+            return Call(Name(slot_helper("get", struct)), (self.expr(arr), self.expr(idx[0])))  # type: ignore
         elem = C_TYPES[arr.type.elem.name]  # type: ignore[attr-defined]
         return Subscript(Cast(f"{elem} *", self.expr(arr)), (self.expr(idx[0]),))
 
+    def _slot_store(self, arr: Value, idx: list[Value], value: Expr, op: Op) -> Optional[Stmt]:
+        """``set_Point(a, k, v)``: a store into slot ``k`` of an array of structs with integer
+        members by an index that names no member (see ``_element``); None for any other store."""
+        struct = self._struct_of(arr)
+        f = idx[0].defining_op if len(idx) == 1 else None
+        if not self._mixed(struct) or (f is not None and f.name == "field" and f.attrs["struct"] == struct):
+            return None
+        self._refuse_mixed(struct, op)
+        return ExprStmt(Call(Name(slot_helper("set", struct)), (self.expr(arr), self.expr(idx[0]), value)))  # type: ignore
+
     def _mixed(self, struct: Optional[str]) -> bool:
         """Whether ``struct`` has integer members (``c_structs``: its slots are not its bytes)."""
-        return struct is not None and struct in self.fn.attrs.get("c_mixed", ())
+        return struct is not None and any(name == struct for name, _ in self.fn.attrs.get("c_mixed", ()))
 
     def _refuse_mixed(self, struct: Optional[str], op: Op) -> None:
-        if self._mixed(struct):
+        """Where the output has no functions reaching a slot by its member (CUDA's device code,
+        a view into the run of slots): a located error."""
+        if self._mixed(struct) and (not self.slot_helpers or op.name == "view"):
             raise error(f"C output: the gradient needs the array of {struct} element by element here, and "
                         f"{struct} has integer members, so its elements are not all numbers of one type", op.loc,
                         hint=f"keep the numbers the loop changes in an array of their own, beside the {struct} array")
@@ -375,3 +391,32 @@ def _unrestricted(declared: str) -> str:
     """``double *restrict`` as ``double *``: a second pointer into the same array must not
     promise to be the only one."""
     return re.sub(r"\s*\brestrict\b", "", declared)
+
+
+def slot_helper(kind: str, struct: str) -> str:
+    """The name of the function that reads (``get``) or writes (``set``) slot k of an array of
+    ``struct``: ``slot_get_Particle``."""
+    return f"slot_{kind}_{struct.replace('struct ', '')}"
+
+
+def slot_helpers(module: Module) -> dict[str, str]:
+    """For each struct with integer members the module's functions reach (``c_mixed``: its name
+    and each slot's member), the two functions that read and write its k-th slot by member, as
+    the IR counts the slots: what a copy of such an array, made number by number, calls."""
+    out: dict[str, str] = {}
+    for fn in module.functions.values():
+        for struct, paths in fn.attrs.get("c_mixed", ()):
+            n = len(paths)
+            cases = [(k, f"a[k / {n}]{path}") for k, path in enumerate(paths)]
+            get = "\n".join(f"    case {k}:\n        return {access};" for k, access in cases)
+            put = "\n".join(f"    case {k}:\n        {access} = v;\n        break;" for k, access in cases)
+            out[slot_helper("get", struct)] = (
+                f"/* Number k of an array of {struct}, counting its members' numbers (integers too) in\n"
+                f"   order, {n} per struct: a copy of the array made number by number reads it so. */\n"
+                f"static double {slot_helper('get', struct)}(const {struct} *a, long k) {{\n"
+                f"    switch (k % {n}) {{\n{get}\n    }}\n    return 0.0;\n}}")
+            out[slot_helper("set", struct)] = (
+                f"/* Sets number k of an array of {struct} (see {slot_helper('get', struct)}). */\n"
+                f"static void {slot_helper('set', struct)}({struct} *a, long k, double v) {{\n"
+                f"    switch (k % {n}) {{\n{put}\n    }}\n}}")
+    return out

@@ -244,6 +244,7 @@ class CudaFunctionEmitter(CFunctionEmitter):
     """C's emitter, with CUDA's linkage, thread built-ins, accumulations and device memory."""
 
     rows_declared = False  # flat arrays (see _param_spelling)
+    slot_helpers = False  # structs with integer members are reached by member only (indexing._refuse_mixed)
 
     def _size_guard(self) -> list[str]:
         return []  # CUDA output: no fprintf(stderr, ...) and abort() in device code

@@ -432,9 +432,10 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             if self.ctx.structs is not None else []
         if structs:
             attrs["c_structs"] = structs
-            mixed = [entry[0] for entry in structs if (layout := self.ctx.structs.layouts.get(entry[0])) is not None
-                     and layout.mixed]  # type: ignore[union-attr]
-            if mixed:  # structs with integer members: reached member by member only (emit_c)
+            mixed = [[entry[0], layout.slot_paths] for entry in structs
+                     if (layout := self.ctx.structs.layouts.get(entry[0])) is not None  # type: ignore[union-attr]
+                     and layout.mixed]
+            if mixed:  # structs with integer members: [name, each slot's member] (emit_c)
                 attrs["c_mixed"] = mixed
         unsigned = sorted({(t.spelling, 8 * BYTES[t.scalar.name]) for t, d in zip(sig.params, self.param_decls())
                            if t.kind == "scalar" and is_unsigned(d.type, self.ctx.typedefs)}  # type: ignore

@@ -27,6 +27,7 @@ from typing import Optional
 
 from pycparser import c_ast
 
+from ..ssa.attrs import pointee_struct  # noqa: F401  (its home: read by the emitters too)
 from ..ssa.types import ScalarType
 from .c_types import Field, Member, Record, StructLayout, TypeProblem, c_bytes, scalar_of, spelling
 
@@ -244,13 +245,6 @@ class StructTable:
             raise TypeProblem(where, f"the array member '{getattr(where, 'name', '')}' needs a positive constant size",
                               "give its size as a number or a #define")
         return value
-
-
-def pointee_struct(declared: str, structs: list[list]) -> Optional[list]:
-    """The ``c_structs`` entry ``[name, definition, size]`` of the struct a parameter declared
-    ``declared`` (``const struct Body *``) points to, or None for a pointer to numbers."""
-    name = " ".join(w for w in declared.replace("*", " ").split() if w not in ("const", "restrict"))
-    return next((entry for entry in structs if entry[0] == name), None)
 
 
 def _definition(node: c_ast.Struct, name: str, typedef: Optional[str], fields: list[Field]) -> str:

@@ -23,6 +23,8 @@ a ``StructLayout`` (the struct seen as a run of its one scalar type), which
 
 from __future__ import annotations
 
+import itertools
+
 from dataclasses import dataclass
 from typing import Optional, Protocol
 
@@ -99,6 +101,16 @@ class StructLayout:
     definition: str  # C source that defines the type, for self-contained output
     nbytes: int = 0  # C's sizeof, padding included
     align: int = 0
+
+    @property
+    def slot_paths(self) -> list[str]:
+        """Each slot's member as C spells it after ``a[i]``: ``.id``, ``.pos[0]``, ``.vel.x``."""
+        out: list[str] = []
+        for f in self.fields:
+            subs = f.sub.slot_paths if f.sub is not None else [""]
+            for index in itertools.product(*(range(n) for n in f.dims)):
+                out += [f".{f.name}{''.join(f'[{i}]' for i in index)}{sub}" for sub in subs]
+        return out
 
     @property
     def mixed(self) -> bool:

@@ -21,7 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from .ir import Function, Op, SourceLoc
+from .ir import Function, Op, SourceLoc, Value
+from .ops import points_into_member, view_base
 
 # What the front ends record of a function's source for the emitters, which its gradient keeps:
 # annotated shapes; C input's declaration (parameter and result types, struct parameters),
@@ -172,3 +173,25 @@ def _returned(fn: Function, names: list[str], d_return: Optional[int]) -> Option
     if len(by_hint) == len(fn.result_types):
         return by_hint
     return None
+
+
+def pointee_struct(declared: str, structs: list[list]) -> Optional[list]:
+    """The ``c_structs`` entry ``[name, definition, size]`` of the struct a parameter declared
+    ``declared`` (``const struct Body *``) points to, or None for a pointer to numbers."""
+    name = " ".join(w for w in declared.replace("*", " ").split() if w not in ("const", "restrict"))
+    return next((entry for entry in structs if entry[0] == name), None)
+
+
+def struct_array(fn: Function, v: Value) -> Optional[str]:
+    """The struct type the array ``v`` of C input holds (its own ``alloc`` says, or the
+    parameter it is says by its declaration, ``c_params``), for a buffer made like it."""
+    if points_into_member(v):
+        return None  # numbers inside the structs (&b->vel[0]), passed on as numbers
+    base = view_base(v)
+    made = base.defining_op
+    if made is not None:
+        return made.attrs.get("struct") if made.name in ("alloc", "copy") else None
+    if base.owner is not fn.body or "c_params" not in fn.attrs or base not in fn.params:
+        return None
+    entry = pointee_struct(fn.attrs["c_params"][fn.params.index(base)], fn.attrs.get("c_structs", []))
+    return entry[0] if entry is not None else None
