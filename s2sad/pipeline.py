@@ -190,7 +190,7 @@ def primal_module(source: str, filename: str, func: Optional[str], options: Opti
     module = parse_source(source, filename, name, options.cflags)
     if kernel:
         kernelize(module, name)
-    run_pipeline(module, options.primal_pipeline, options.context)
+    run_pipeline(module, options.primal_pipeline, replace(options.context, called_from_outside=name))
     remove_unreachable_functions(module, [name])
     return module, name
 
@@ -222,7 +222,7 @@ def gradient_module(
     if guards:  # those the generated Python depends on: the entry gradient checks them (emit_py)
         grad.attrs["guards"] = guards
     out.may_alias = options.may_alias
-    run_pipeline(out, options.adjoint_pipeline, options.context)
+    run_pipeline(out, options.adjoint_pipeline, replace(options.context, called_from_outside=grad_name(name)))
     remove_unreachable_functions(out, [grad_name(name)])
     if reports is not None:
         lines = finish_report(out, reports)  # after the cleanups: only the tapes they kept

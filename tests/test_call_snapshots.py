@@ -397,3 +397,45 @@ def test_an_array_tape_in_loops_of_known_trip_counts_is_allocated_once_at_its_si
     source = SCRATCH.replace("qt(d, q, &x[k * d], tmp);", "qt(d, q, &x[k * d], tmp);\n        tmp[0] *= q[0];")
     text = pipeline.gradient_source(source, "t.c", "f", ["q", "x"], "c", pipeline.Options(level=2))
     assert "tape_tmp" in text and "realloc" not in text and "_cap" not in text
+
+
+RECURSIVE_WRITER = """
+double f(const double *x, double *out, int n)
+{
+    double s = 0.0;
+    if (n > 0) {
+        double tmp[2];
+        s = f(x, tmp, n - 1);
+    }
+    out[0] = x[0] * x[0] + s;
+    return s + x[1];
+}
+"""
+
+
+@pytest.mark.parametrize("level", [0, 2])
+def test_the_function_the_user_calls_keeps_what_it_writes_though_its_own_calls_pass_scratch(level):
+    """f calls itself with a scratch buffer for ``out``; the user's call passes ``out`` and reads
+    it (and seeds ``d_out``): the scratch rule (``opt/dce.scratch_params``) never applies to the
+    function the user calls. It once did, dropping ``out[0] = ...`` and d_out's part of d_x."""
+    text = pipeline.gradient_source(RECURSIVE_WRITER, "t.c", "f", ["x", "out"], "py", pipeline.Options(level=level))
+    grad = _run(text, "recursive")
+
+    def f(x, out, n):  # the C primal, as Python
+        s = 0.0
+        if n > 0:
+            s = f(x, np.zeros(2), n - 1)
+        out[0] = x[0] * x[0] + s
+        return s + x[1]
+
+    x, out, d_x, d_out = np.array([0.7, 1.3]), np.zeros(2), np.zeros(2), np.array([0.5, 0.0])
+    grad(x, d_x, out, d_out, 2, 1.0)
+    want_out = np.zeros(2)
+    f(x, want_out, 2)
+    assert np.allclose(out, want_out)  # the primal's write, which the gradient makes too
+
+    def J(t):  # d_return * f + d_out . (what f leaves in out)
+        o = np.zeros(2)
+        return f(t, o, 2) + 0.5 * o[0]
+
+    assert np.allclose(d_x, central_gradient(J, x.copy()), rtol=1e-6, atol=1e-8)

@@ -66,6 +66,10 @@ class PassContext:
     # The gradient asked for, the one function of the output that its caller calls: the only
     # one whose signature a target pass may change (``lower-arrays``: size parameters).
     entry: Optional[str] = None
+    # The function the user calls (the one differentiated, or its gradient), where known: its
+    # parameters are the user's memory, never a scratch buffer (``opt/dce.scratch_params``,
+    # which runs only where this is known).
+    called_from_outside: Optional[str] = None
 
 
 def array_root(v: Value) -> Optional[Value]:

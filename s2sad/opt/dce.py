@@ -195,11 +195,12 @@ def _tidy_comments(block: Block) -> None:
         sections[0].erase()  # one section alone (a gradient with no forward sweep) needs no label
 
 
-def scratch_params(module: Module) -> dict[str, frozenset[int]]:
+def scratch_params(module: Module, outside: str) -> dict[str, frozenset[int]]:
     """The array parameters of each function that every call passes a local array nothing else
     uses (``grad_q_times(..., qxcentered_for_q_times, ...)``: the reverse sweep's buffer for what
-    a callee writes and no one reads). What the function leaves there is never read, so a store
-    into one is live only where the function itself reads it back (``_Liveness``)."""
+    a callee writes and no one reads), but those of ``outside``, the function the user calls.
+    What the function leaves there is never read, so a store into one is live only where the
+    function itself reads it back (``_Liveness``)."""
     votes: dict[str, dict[int, bool]] = {}
     for fn in module.functions.values():
         for op in fn.walk():
@@ -213,6 +214,7 @@ def scratch_params(module: Module) -> dict[str, frozenset[int]]:
                         all((user.name == "call" and user.attrs["callee"] == op.attrs["callee"] and j == k)
                             or user.name == "dim" for user, j in a.uses)
                     mine[k] = mine.get(k, True) and alone
+    votes[outside] = {}  # (its own recursive calls vote too, but its caller is the user)
     return {name: frozenset(k for k, ok in v.items() if ok) for name, v in votes.items()}
 
 
@@ -223,11 +225,13 @@ def dce_function(fn: Function, module: Module, effects: Optional[EffectAnalysis]
     _sweep_block(fn.body, lv)
 
 
-def dce_module(module: Module) -> None:
+def dce_module(module: Module, called_from_outside: Optional[str] = None) -> None:
+    """DCE of every function; with ``called_from_outside`` (the function the user calls), stores
+    into the other functions' scratch parameters too (``scratch_params``)."""
     # DCE removes no writes a caller reads and no barrier, so the callees' effects stay valid
     # (what a callee no longer writes into a scratch parameter, no caller reads).
     effects = EffectAnalysis(module)
-    scratch = scratch_params(module)
+    scratch = scratch_params(module, called_from_outside) if called_from_outside in module.functions else {}
     for fn in module.functions.values():
         dce_function(fn, module, effects, scratch.get(fn.name, frozenset()))
 

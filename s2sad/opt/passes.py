@@ -42,7 +42,7 @@ def register(name: str) -> Callable[[Pass], Pass]:
     return add
 
 
-register("dce")(lambda module, ctx: dce_module(module))
+register("dce")(lambda module, ctx: dce_module(module, ctx.called_from_outside))
 register("counted")(counted.run)
 register("cse")(cse.run)
 register("fold")(fold.run)
