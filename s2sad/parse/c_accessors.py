@@ -42,9 +42,11 @@ def accessors(functions: dict[str, c_ast.FuncDef]) -> dict[str, c_ast.FuncDef]:
     return out
 
 
-def inline_accessors(functions: dict[str, c_ast.FuncDef]) -> tuple[frozenset[str], list[AccessorProblem]]:
+def inline_accessors(functions: dict[str, c_ast.FuncDef], structs: frozenset[str] = frozenset()) \
+        -> tuple[frozenset[str], list[AccessorProblem]]:
     """Replace every call of an accessor in the other functions by its expression (in place):
-    the accessors' names, and the calls that cannot be replaced, as problems."""
+    the accessors' names, and the calls that cannot be replaced, as problems. ``structs``: the
+    struct types' names (a struct argument is passed as it is, never cast)."""
     found = accessors(functions)
     problems: list[AccessorProblem] = []
     if not found:
@@ -53,23 +55,24 @@ def inline_accessors(functions: dict[str, c_ast.FuncDef]) -> tuple[frozenset[str
         if name in found:
             continue
         for _ in range(len(found) + 1):  # an accessor's expression may call another: again
-            if not _substitute(fn.body, found, problems):
+            if not _substitute(fn.body, found, problems, structs):
                 break
     return frozenset(found), problems
 
 
-def _substitute(node: c_ast.Node, found: dict[str, c_ast.FuncDef], problems: list[AccessorProblem]) -> bool:
+def _substitute(node: c_ast.Node, found: dict[str, c_ast.FuncDef], problems: list[AccessorProblem],
+                structs: frozenset[str]) -> bool:
     """Replace the accessor calls below ``node``; whether any was."""
     changed = False
     for attr, child in node.children():
         if isinstance(child, c_ast.FuncCall) and isinstance(child.name, c_ast.ID) and child.name.name in found:
             try:
-                _replace(node, attr, _expansion(child, found[child.name.name]))
+                _replace(node, attr, _expansion(child, found[child.name.name], structs))
                 changed = True
                 continue
             except AccessorProblem as p:
                 problems.append(p)
-        changed = _substitute(child, found, problems) or changed
+        changed = _substitute(child, found, problems, structs) or changed
     return changed
 
 
@@ -81,7 +84,7 @@ def _replace(parent: c_ast.Node, attr: str, new: c_ast.Node) -> None:
         setattr(parent, attr, new)
 
 
-def _expansion(call: c_ast.FuncCall, fn: c_ast.FuncDef) -> c_ast.Node:
+def _expansion(call: c_ast.FuncCall, fn: c_ast.FuncDef, structs: frozenset[str]) -> c_ast.Node:
     """The accessor's returned expression with its parameters replaced by the call's arguments."""
     name = fn.decl.name
     params = [p for p in (fn.decl.type.args.params if fn.decl.type.args is not None else [])
@@ -101,7 +104,7 @@ def _expansion(call: c_ast.FuncCall, fn: c_ast.FuncDef) -> c_ast.Node:
             raise AccessorProblem(a, f"'{name}' returns a pointer, and s2sad reads it as the expression it "
                                   f"returns, where '{p.name}' is used {uses.get(p.name, 0)} times: this argument "
                                   "would be evaluated as often", "pass a variable: assign the argument to one first")
-        by_name[p.name] = _converted(a, p)
+        by_name[p.name] = _converted(a, p, structs)
     return _rename(body, by_name)
 
 
@@ -113,11 +116,12 @@ def _rename(node: c_ast.Node, by_name: dict[str, c_ast.Node]) -> c_ast.Node:
     return node
 
 
-def _converted(arg: c_ast.Node, param: c_ast.Decl) -> c_ast.Node:
+def _converted(arg: c_ast.Node, param: c_ast.Decl, structs: frozenset[str]) -> c_ast.Node:
     """A number argument converted to its parameter's type, as the call converts it; a pointer
-    as it is (parenthesized by the tree)."""
+    or a struct as it is (parenthesized by the tree)."""
     t = param.type
-    if isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType):
+    if isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) \
+            and not any(name in structs for name in t.type.names):
         to = c_ast.Typename(None, [], None, c_ast.TypeDecl(None, [], None, copy.deepcopy(t.type)))
         return c_ast.Cast(to, arg, coord=arg.coord)
     return arg

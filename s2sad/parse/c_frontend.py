@@ -111,7 +111,8 @@ class CFile:
             self._struct(node, typedef)
         self.dim_reader = DimReader(self.constants, frozenset(self.pre.macros))
         # Accessors (``return A + i * m;``) read as their expression where they are called.
-        self.accessors, self.accessor_problems = inline_accessors(self.functions)
+        self.accessors, self.accessor_problems = inline_accessors(
+            self.functions, frozenset(self.structs.records) | frozenset(self.structs.layouts))
         # Pointer parameters used as arrays: a pointer to structs of mixed members is an array of
         # them only then (c_types._struct_type), else one struct.
         self.array_params = array_params(self.functions)
