@@ -35,12 +35,6 @@ class CMemoryCalls:
         if len(args) != 3:
             raise self.fail(node, f"{name} takes 3 arguments")
         dst = self.pointer(args[0], b, env)
-        for a in args[:2 if name != "memset" else 1]:
-            layout = self.pointer(a, b, env).layout if a is not args[0] else dst.layout
-            if layout is not None and layout.mixed:  # its bytes are not its slots (c_structs)
-                raise self.fail(a, f"{name} of an array of {layout.name} is not supported: {layout.name} has "
-                                "integer members", "copy (or set) the members in a loop: "
-                                "for (i = 0; i < n; i++) { t[i].x = p[i].x; ... }")
         count = self.element_count(args[2], dst, name, b, env)
         at = self.at(b, node)
         if name == "memset":
@@ -64,14 +58,25 @@ class CMemoryCalls:
         return dst if want_value else None
 
     def element_count(self, size: c_ast.Node, dst: Ptr, name: str, b: Builder, env: Env) -> Value:
-        """The elements ``size`` bytes hold (``n * sizeof(double)``: ``n``)."""
+        """The elements ``size`` bytes hold (``n * sizeof(double)``: ``n``), in the numbers of an
+        array of structs (``n * sizeof(Body)``: ``n`` times its slots; a struct with integer
+        members is counted by its ``sizeof``, padding included, never by its numbers' width)."""
+        layout = dst.layout
         width = BYTES[dst.elem.name]  # structs of one type: counted in their numbers
         if isinstance(size, c_ast.BinaryOp) and size.op == "*":  # n * sizeof(double): n, as written
             for count, unit in ((size.left, size.right), (size.right, size.left)):
-                if isinstance(unit, c_ast.UnaryOp) and unit.op == "sizeof" and self.size_of(unit.expr) == width:
-                    return self.integer(count, b, env, f"the size {name} is given")
+                if isinstance(unit, c_ast.UnaryOp) and unit.op == "sizeof":
+                    if self.size_of(unit.expr) == width:
+                        return self.integer(count, b, env, f"the size {name} is given")
+                    if layout is not None and self.size_of(unit.expr) == layout.nbytes:
+                        n = self.integer(count, b, env, f"the size {name} is given")
+                        return build.mul(self.at(b, size), n, build.const(b, layout.size, I64))
         nbytes = self.integer(size, b, env, f"the size {name} is given")
-        return build.binary(self.at(b, size), "floordiv", nbytes, build.const(b, width, I64), rounding="any")
+        at = self.at(b, size)
+        if layout is not None and layout.mixed:  # whole structs: their bytes, then their numbers
+            structs = build.binary(at, "floordiv", nbytes, build.const(b, layout.nbytes, I64), rounding="any")
+            return build.mul(at, structs, build.const(b, layout.size, I64))
+        return build.binary(at, "floordiv", nbytes, build.const(b, width, I64), rounding="any")
 
     @staticmethod
     def get(b: Builder, p: Ptr, e: Value) -> Value:
