@@ -57,6 +57,7 @@ from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLines, SourceLoc, Value, lines_of
 from ..ssa.array_ops import PREFIX as ARR, is_array_op, makes_fresh_array
 from ..ssa.gpu import SYNC
+from ..ssa.ops import int_member
 from ..ssa.structured import drop_carried, outer_refs, trip_count
 from ..ssa.types import I64, Type
 from ..analysis.accumulation import update as update_of
@@ -389,7 +390,8 @@ class GradientTransform:
                     idx = [fetch(i) for i in op.operands[1:-1]]
                     g = rev.body.op1("load", [d, *idx], e.type, _element_hint(d, idx))
                     self._accumulate(rev, e, g if sign > 0 else build.neg(rev.body, g))
-            elif self._has_shadow(op.operands[0]):
+            elif self._has_shadow(op.operands[0]) and int_member(op.operands[1]) is None:
+                # (an integer member, ps[i].flags = ..., has no adjoint to read or clear)
                 d = self._shadow_of(rev, op.operands[0])
                 idx = [fetch(i) for i in op.operands[1:-1]]
                 val = op.operands[-1]

@@ -67,8 +67,6 @@ void grad_energy(Particle *ps, Particle *d_ps, int n, double scale, double *d_sc
     double d_scale_local = 0.0;
     for (long i = t0; i >= 0; i--) {
         double ps_elem = tape_ps_elem[i];
-        // line 24: ps[i].flags = i % 3;
-        d_ps[i].flags = 0.0;
         // line 23: ps[i].charge *= scale;
         double d_ps_elem = d_ps[i].charge;
         d_ps[i].charge = 0.0;
