@@ -53,6 +53,7 @@ from typing import Optional
 from ..ssa.attrs import shadows_of
 from ..ssa.build import const_int
 from ..ssa.ir import Function, Module, Op, Value
+from ..ssa.ops import storage_of  # noqa: F401  (its home; the C emitter reads it from here too)
 
 
 Monomial = tuple[int, ...]  # a product of integer parameters, by index, sorted: (0,) is n, (0, 1) is n * m
@@ -601,15 +602,6 @@ class Sizes:
                 if mapped is None:
                     unbounded(param, shift + axis)
                 add(param, shift + axis, mapped)
-
-
-def storage_of(arr: Value) -> Value:
-    """The array whose extents ``arr``'s follow from: through copies and views (``x + k``) of it."""
-    op = arr.defining_op
-    while op is not None and op.name in ("copy", "view"):
-        arr = op.operands[0]
-        op = arr.defining_op
-    return arr
 
 
 def sizes_buffers_only(v: Value) -> bool:

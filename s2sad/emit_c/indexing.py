@@ -20,8 +20,7 @@ from ..emit.inline import InlinePlan
 from ..emit.stmt import LINE_LIMIT, ExprStmt, Stmt
 from ..languages import is_c
 from ..parse.c_declarators import is_array_spelling, row_pointer
-from ..parse.c_structs import pointee_struct
-from ..ssa.attrs import shadows_of
+from ..ssa.attrs import shadows_of, struct_array
 from ..ssa.build import const_int
 from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.opdefs import is_pure
@@ -346,19 +345,11 @@ class CArrayAccess:
         return binop("+", self.expr(arr), step)
 
     def _struct_of(self, arr: Value) -> Optional[str]:
-        """The struct type ``arr`` points to (C input: a parameter declared ``struct Body *``, or
-        a view or copy of one), or None for an array of numbers."""
-        structs = self.fn.attrs.get("c_structs")
-        if not structs or points_into_member(arr):
-            return None  # numbers inside structs (&cam->r[0]) are numbers
-        base = storage_of(arr)
-        made = base.defining_op
-        if made is not None and made.name == "alloc":
-            return made.attrs.get("struct")  # a local array of structs (Point pts[4], malloc), or its shadow
-        if base.owner is not self.fn.body or not self.declared:
-            return None  # a parameter's own array
-        entry = pointee_struct(self.declared[self.fn.params.index(base)], structs)
-        return entry[0] if entry is not None else None
+        """The struct type ``arr`` points to (C input: a parameter declared ``struct Body *``, a
+        local array of structs, or a view or copy of one), or None for an array of numbers."""
+        if not self.fn.attrs.get("c_structs"):
+            return None
+        return struct_array(self.fn, arr, self.declared or [])
 
     def _struct_size(self, struct: str) -> int:
         return next(size for name, _, size in self.fn.attrs["c_structs"] if name == struct)

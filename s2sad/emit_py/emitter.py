@@ -78,7 +78,7 @@ from ..emit.stmt import (
     stmt_names,
     tidy,
 )
-from ..parse.c_structs import pointee_struct
+from ..ssa.attrs import pointee_struct
 from ..ssa import special
 from ..ssa.array_ops import PREFIX, is_array_op
 from ..ssa.attrs import is_gradient, primal_positions

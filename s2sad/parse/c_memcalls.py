@@ -65,10 +65,11 @@ class CMemoryCalls:
         width = BYTES[dst.elem.name]  # structs of one type: counted in their numbers
         if isinstance(size, c_ast.BinaryOp) and size.op == "*":  # n * sizeof(double): n, as written
             for count, unit in ((size.left, size.right), (size.right, size.left)):
-                if isinstance(unit, c_ast.UnaryOp) and unit.op == "sizeof":
-                    if self.size_of(unit.expr) == width:
+                unit_bytes = self.size_of(unit.expr) if isinstance(unit, c_ast.UnaryOp) and unit.op == "sizeof" else 0
+                if unit_bytes:
+                    if unit_bytes == width:
                         return self.integer(count, b, env, f"the size {name} is given")
-                    if layout is not None and self.size_of(unit.expr) == layout.nbytes:
+                    if layout is not None and unit_bytes == layout.nbytes:
                         n = self.integer(count, b, env, f"the size {name} is given")
                         return build.mul(self.at(b, size), n, build.const(b, layout.size, I64))
         nbytes = self.integer(size, b, env, f"the size {name} is given")

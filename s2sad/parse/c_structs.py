@@ -22,12 +22,10 @@ function uses it, with the member that breaks it.
 
 from __future__ import annotations
 
-import sys
 from typing import Optional
 
 from pycparser import c_ast
 
-from ..ssa.attrs import pointee_struct  # noqa: F401  (its home: read by the emitters too)
 from ..ssa.types import ScalarType
 from .c_types import Field, Member, Record, StructLayout, TypeProblem, c_bytes, scalar_of, spelling
 
@@ -65,13 +63,13 @@ class StructTable:
             layout = None  # members of mixed types: a record only
         try:
             record = self._record(node, name, typedef)
-        except TypeProblem:
+        except TypeProblem as problem:
             if layout is None:
                 raise  # neither view reads it
             record = None  # a run of one type a record cannot hold (double m[3][3]): the layout only
             for key in (name, typedef):
                 if key is not None:
-                    self.unrecorded[key] = sys.exc_info()[1]  # type: ignore[assignment]
+                    self.unrecorded[key] = problem
         for key in (name, typedef):
             if key is not None:
                 if record is not None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .ir import Function, Op, SourceLoc, Value
-from .ops import points_into_member, view_base
+from .ops import points_into_member, storage_of
 
 # What the front ends record of a function's source for the emitters, which its gradient keeps:
 # annotated shapes; C input's declaration (parameter and result types, struct parameters),
@@ -182,16 +182,19 @@ def pointee_struct(declared: str, structs: list[list]) -> Optional[list]:
     return next((entry for entry in structs if entry[0] == name), None)
 
 
-def struct_array(fn: Function, v: Value) -> Optional[str]:
-    """The struct type the array ``v`` of C input holds (its own ``alloc`` says, or the
-    parameter it is says by its declaration, ``c_params``), for a buffer made like it."""
+def struct_array(fn: Function, v: Value, declared: Optional[list[str]] = None) -> Optional[str]:
+    """The struct type the array ``v`` of C input holds (through its views and copies: the
+    ``alloc`` it is says, or the parameter it is, by its declaration), None for numbers
+    (``&b->vel[0]`` points at numbers inside the structs). ``declared``: how each of ``fn``'s
+    parameters is spelled (default its ``c_params``; a gradient's emitter knows its own)."""
     if points_into_member(v):
-        return None  # numbers inside the structs (&b->vel[0]), passed on as numbers
-    base = view_base(v)
+        return None
+    base = storage_of(v)
     made = base.defining_op
     if made is not None:
-        return made.attrs.get("struct") if made.name in ("alloc", "copy") else None
-    if base.owner is not fn.body or "c_params" not in fn.attrs or base not in fn.params:
+        return made.attrs.get("struct") if made.name == "alloc" else None
+    declared = declared if declared is not None else fn.attrs.get("c_params")
+    if base.owner is not fn.body or not declared or base not in fn.params:
         return None
-    entry = pointee_struct(fn.attrs["c_params"][fn.params.index(base)], fn.attrs.get("c_structs", []))
+    entry = pointee_struct(declared[fn.params.index(base)], fn.attrs.get("c_structs", []))
     return entry[0] if entry is not None else None

@@ -209,6 +209,14 @@ def int_member(index: Value) -> Optional[ScalarType]:
     return I64 if op.attrs["int_member"] == "i64" else I32
 
 
+def storage_of(arr: Value) -> Value:
+    """The array whose extents ``arr``'s follow from: through copies and views (``x + k``) of it."""
+    op = arr.defining_op
+    while op is not None and op.name in ("copy", "view"):
+        arr = op.operands[0]
+        op = arr.defining_op
+    return arr
+
 def points_into_member(v: Value) -> bool:
     """Whether the array ``v`` is (a view of) a view into a struct member."""
     op = v.defining_op
