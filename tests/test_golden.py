@@ -4,7 +4,8 @@
 Beyond the text comparison, every expected gradient (Python and Numba) is
 imported and checked against central finite differences of the primal under
 the contract's shadow semantics, closed-form cases also against sympy, and all
-generated Python must pass ``ruff check`` with ruff's default rules.
+generated Python must pass ``ruff check`` with ruff's default rules and come out as
+``ruff format`` would write it.
 """
 
 from __future__ import annotations
@@ -77,6 +78,20 @@ def test_generated_python_passes_ruff():
     ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
     files = [str(c.folder / f) for c in CASES for f in OUTPUTS]
     r = subprocess.run([ruff, "check", "--isolated", "--no-cache", *files], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+@pytest.mark.skipif(
+    shutil.which("ruff") is None and not Path(sys.executable).with_name("ruff").exists(), reason="ruff is not installed"
+)
+def test_generated_python_is_ruff_formatted():
+    """Every Python file s2sad wrote under golden/ (from Python and from C input), as
+    ``ruff format --check`` with its default settings wants it."""
+    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    files = sorted(str(p) for p in Path(CASES[0].folder).parent.rglob("expected*.py"))
+    assert len(files) > 200
+    r = subprocess.run([ruff, "format", "--isolated", "--no-cache", "--check", *files], capture_output=True,
+                       text=True)
     assert r.returncode == 0, r.stdout + r.stderr
 
 

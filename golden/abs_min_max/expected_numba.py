@@ -19,7 +19,7 @@ def grad_f(x, y, d_return=1.0):
     t2 = d_return * max(t0, 0.5)
     t3 = d_return * abs(y) if t0 >= 0.5 else 0.0
     t4 = x >= -y
-    d_x += (t3 if t4 else 0.0)
-    d_y -= (0.0 if t4 else t3)
-    d_y += (t2 if y >= 0.0 else -t2)
+    d_x += t3 if t4 else 0.0
+    d_y -= 0.0 if t4 else t3
+    d_y += t2 if y >= 0.0 else -t2
     return d_x, d_y

@@ -17,7 +17,9 @@ def grad_reductions(A, d_A, v, d_v, d_return=1.0):
     # reverse sweep
     # line 11: return total + np.sum(centered * centered) + np.mean(v) * np.max(v) - np.min(A)
     t2 = A == np.full_like(A, np.min(A))
-    d_A += np.where(t2, np.full_like(A, -d_return / np.sum(np.where(t2, 1.0, 0.0))), 0.0)
+    d_A += np.where(
+        t2, np.full_like(A, -d_return / np.sum(np.where(t2, 1.0, 0.0))), 0.0
+    )
     t3 = v == np.full_like(v, t1)
     t6 = np.full_like(v, d_return * np.mean(v) / np.sum(np.where(t3, 1.0, 0.0)))
     d_v += np.where(t3, t6, 0.0)
@@ -36,7 +38,9 @@ def grad_reductions(A, d_A, v, d_v, d_return=1.0):
 
     # line 9: centered = A - np.mean(A, axis=1, keepdims=True)
     d_A += d_centered
-    d_A += np.broadcast_to(np.sum(-d_centered, axis=1, keepdims=True) / float(A.shape[1]), A.shape)
+    d_A += np.broadcast_to(
+        np.sum(-d_centered, axis=1, keepdims=True) / float(A.shape[1]), A.shape
+    )
 
     # line 8: low = np.min(A, axis=0)
     t4 = A == np.broadcast_to(np.expand_dims(low, 0), A.shape)

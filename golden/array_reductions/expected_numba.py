@@ -19,7 +19,9 @@ def grad_reductions(A, d_A, v, d_v, d_return=1.0):
     # reverse sweep
     # line 11: return total + np.sum(centered * centered) + np.mean(v) * np.max(v) - np.min(A)
     t2 = A == np.full_like(A, np.min(A))
-    d_A += np.where(t2, np.full_like(A, -d_return / np.sum(np.where(t2, 1.0, 0.0))), 0.0)
+    d_A += np.where(
+        t2, np.full_like(A, -d_return / np.sum(np.where(t2, 1.0, 0.0))), 0.0
+    )
     t3 = v == np.full_like(v, t1)
     t6 = np.full_like(v, d_return * np.mean(v) / np.sum(np.where(t3, 1.0, 0.0)))
     d_v += np.where(t3, t6, 0.0)

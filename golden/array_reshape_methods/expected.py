@@ -14,8 +14,14 @@ def grad_f(x, d_x, A, d_A, d_return=1.0):
     # reverse sweep
     # line 8: return np.sum(r * r) + A.max() + np.reshape(A, (-1,)).dot(np.reshape(A.T, (-1,)))...
     d_M = np.full_like(t1, d_return / float(t1.shape[0] * t1.shape[1])).T
-    d_A += (d_return * A.reshape(A.shape[0] * A.shape[1])).reshape((t0.shape[0], t0.shape[1])).T
-    d_A += (d_return * t0.reshape(t0.shape[0] * t0.shape[1])).reshape((A.shape[0], A.shape[1]))
+    d_A += (
+        (d_return * A.reshape(A.shape[0] * A.shape[1]))
+        .reshape((t0.shape[0], t0.shape[1]))
+        .T
+    )
+    d_A += (d_return * t0.reshape(t0.shape[0] * t0.shape[1])).reshape(
+        (A.shape[0], A.shape[1])
+    )
     t2 = A == np.full_like(A, np.max(A))
     d_A += np.where(t2, np.full_like(A, d_return / np.sum(np.where(t2, 1.0, 0.0))), 0.0)
     d_r = d_return * r

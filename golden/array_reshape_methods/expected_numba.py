@@ -16,7 +16,9 @@ def grad_f(x, d_x, A, d_A, d_return=1.0):
     # reverse sweep
     # line 8: return np.sum(r * r) + A.max() + np.reshape(A, (-1,)).dot(np.reshape(A.T, (-1,)))...
     d_M = np.full_like(t1, d_return / float(t1.shape[0] * t1.shape[1])).T
-    t3 = np.ascontiguousarray(d_return * np.ascontiguousarray(A).reshape(A.shape[0] * A.shape[1]))
+    t3 = np.ascontiguousarray(
+        d_return * np.ascontiguousarray(A).reshape(A.shape[0] * A.shape[1])
+    )
     d_A += t3.reshape((t0.shape[0], t0.shape[1])).T
     t4 = d_return * np.ascontiguousarray(t0).reshape(t0.shape[0] * t0.shape[1])
     d_A += np.ascontiguousarray(t4).reshape((A.shape[0], A.shape[1]))

@@ -17,12 +17,17 @@ def grad_softmax_xent(W, d_W, X, d_X, Y, d_return=1.0):
     d_logp = -(d_return / float(X.shape[0])) * Y
 
     # line 8: logp = z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))
-    d_z = d_logp + np.broadcast_to(np.sum(-d_logp, axis=1, keepdims=True) / t2, z2.shape) * t1
+    d_z = (
+        d_logp
+        + np.broadcast_to(np.sum(-d_logp, axis=1, keepdims=True) / t2, z2.shape) * t1
+    )
 
     # line 7: z = z - np.max(z, axis=1, keepdims=True)
     t3 = z == np.broadcast_to(t0, z.shape)
     t4 = np.sum(np.where(t3, 1.0, 0.0), axis=1, keepdims=True)
-    t5 = np.where(t3, np.broadcast_to(np.sum(-d_z, axis=1, keepdims=True) / t4, z.shape), 0.0)
+    t5 = np.where(
+        t3, np.broadcast_to(np.sum(-d_z, axis=1, keepdims=True) / t4, z.shape), 0.0
+    )
     d_z = d_z + t5
 
     # line 6: z = X @ W.T

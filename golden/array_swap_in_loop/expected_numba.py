@@ -25,7 +25,7 @@ def grad_reaction_diffusion(u0, d_u0, n, steps, dt, d_return=1.0):
             lap = u[i - 1] - 2.0 * u_elem + u[i + 1]
             tape_lap[tape_lap_top] = lap
             tape_lap_top += 1
-            un[i] = u_elem + dt * (lap - u_elem ** 3.0)
+            un[i] = u_elem + dt * (lap - u_elem**3.0)
         un[0] = u[0]
         un[n - 1] = u[n - 1]
         for k in range(u.shape[0]):
@@ -71,10 +71,10 @@ def grad_reaction_diffusion(u0, d_u0, n, steps, dt, d_return=1.0):
             d_un_i = d_un[i]
             d_un[i] = 0.0
             d_lap = d_un_i * dt
-            d_dt += d_un_i * (lap - u_elem ** 3.0)
+            d_dt += d_un_i * (lap - u_elem**3.0)
             # line 11: lap = u[i - 1] - 2.0 * u[i] + u[i + 1]
             d_u[i + 1] += d_lap
-            d_u[i] += d_un_i - d_lap * 3.0 * u_elem ** 2.0 - d_lap * 2.0
+            d_u[i] += d_un_i - d_lap * 3.0 * u_elem**2.0 - d_lap * 2.0
             d_u[i - 1] += d_lap
 
     # line 7: for i in range(n):

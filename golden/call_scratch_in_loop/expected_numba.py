@@ -70,7 +70,7 @@ def grad_mixture_unchecked(x, mu, d_mu, tmp, d_tmp, n, k, d, d_return=1.0):
     for i in range(n):
         best = 0.0
         for c in range(k):
-            subtract(x[i * d:], mu[c * d:], tmp, d)
+            subtract(x[i * d :], mu[c * d :], tmp, d)
             for e in range(tmp_before_sqnorm_len):
                 tape_tmp_before_sqnorm[tape_tmp_before_sqnorm_top] = tmp[e]
                 tape_tmp_before_sqnorm_top += 1
@@ -95,10 +95,10 @@ def grad_mixture_unchecked(x, mu, d_mu, tmp, d_tmp, n, k, d, d_return=1.0):
                 tape_tmp_before_sqnorm_top -= 1
                 t4 = tape_tmp_before_sqnorm[tape_tmp_before_sqnorm_top]
                 tmp_before_sqnorm[e] = t4
-            t5 = mu[c * d:]
+            t5 = mu[c * d :]
             t6 = np.zeros(t5.shape[0])
             # line 24: best += math.exp(-0.5 * sqnorm(tmp, d))
             grad_sqnorm(tmp_before_sqnorm, d_tmp, d, d_best * tape[i * t1 + c] * -0.5)
             # line 23: subtract(x[i * d:], mu[c * d:], tmp, d)
-            grad_subtract(x[i * d:], t5, t6, tmp_for_subtract, d_tmp, d)
-            d_mu[c * d:] += t6
+            grad_subtract(x[i * d :], t5, t6, tmp_for_subtract, d_tmp, d)
+            d_mu[c * d :] += t6

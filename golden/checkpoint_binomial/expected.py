@@ -131,7 +131,7 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
             tape_u_elem[i - 1] = u_elem
             t14 = u_ck[i - 1] - 2.0 * u_elem + u_ck[i + 1]
             tape[i - 1] = t14
-            work_ck[i] = u_elem + c * t14 - 0.1 * u_elem ** 3.0
+            work_ck[i] = u_elem + c * t14 - 0.1 * u_elem**3.0
         tape_cond = np.empty(t13, dtype=np.bool_)
         for i in range(1, t6):
             t15 = work_ck[i]
@@ -165,5 +165,5 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
             d_c += d_work_i * tape[i - 1]
             d_u[i + 1] += t16
             d_u[i - 1] += t16
-            d_u[i] += -d_work_i * 0.1 * 3.0 * u_elem ** 2.0 + d_work_i - t16 * 2.0
+            d_u[i] += -d_work_i * 0.1 * 3.0 * u_elem**2.0 + d_work_i - t16 * 2.0
     return d_c

@@ -183,7 +183,9 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
             tape_i_top += 1
             x_elem = x_ck[i]
             if tape_x_elem2_top == tape_x_elem2.shape[0]:
-                tape_x_elem2 = np.concatenate((tape_x_elem2, np.empty_like(tape_x_elem2)))
+                tape_x_elem2 = np.concatenate(
+                    (tape_x_elem2, np.empty_like(tape_x_elem2))
+                )
             tape_x_elem2[tape_x_elem2_top] = x_elem
             tape_x_elem2_top += 1
             if x_elem > 0.9:

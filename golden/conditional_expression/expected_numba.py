@@ -21,6 +21,6 @@ def grad_f(x, y, d_return=1.0):
     d_m += d_m
 
     # line 2: m = x if x > y else y
-    d_x += (d_m if t0 else 0.0)
-    d_y += (0.0 if t0 else d_m)
+    d_x += d_m if t0 else 0.0
+    d_y += 0.0 if t0 else d_m
     return d_x, d_y

@@ -24,7 +24,7 @@ def grad_poly_unchecked(c, d_c, t, d_return=1.0):
         ck = c[k]
         # line 4: s += ck * t**k
         d_ck = d_s * t ** float(k)
-        d_t += (d_s * ck * float(k) * t ** (float(k) - 1.0) if float(k) != 0.0 else 0.0)
+        d_t += d_s * ck * float(k) * t ** (float(k) - 1.0) if float(k) != 0.0 else 0.0
         # line 3: for k, ck in enumerate(c):
         d_c[k] += d_ck
     return d_t

@@ -22,8 +22,19 @@ def digamma(x):
         acc -= 1.0 / x
         x += 1.0
     f = 1.0 / (x * x)
-    series = f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (
-        1.0 / 132 - f * (691.0 / 32760 - f * (1.0 / 12)))))))
+    series = f * (
+        1.0 / 12
+        - f
+        * (
+            1.0 / 120
+            - f
+            * (
+                1.0 / 252
+                - f
+                * (1.0 / 240 - f * (1.0 / 132 - f * (691.0 / 32760 - f * (1.0 / 12))))
+            )
+        )
+    )
     return acc + math.log(x) - 0.5 / x - series
 
 
@@ -47,7 +58,7 @@ def grad_special(x, y, k, d_return=1.0):
     # line 7: c = math.cbrt(y) + math.exp2(x) + math.copysign(x, y - 2.0) + math.ldexp(y, k)
     d_y = math.ldexp(d_return, k)
     d_x = d_return * (math.copysign(1.0, x) * math.copysign(1.0, y - 2.0))
-    d_x += d_return * (2.0 ** x * 0.6931471805599453)
+    d_x += d_return * (2.0**x * 0.6931471805599453)
     d_y += d_return / (3.0 * (t6 * t6))
 
     # line 6: b = math.log1p(x) + math.expm1(y) + math.asinh(x) + math.acosh(y) + math.atanh(x -...

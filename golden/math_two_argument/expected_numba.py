@@ -21,8 +21,8 @@ def grad_f(x, y, d_return=1.0):
     d_y -= d_x
     d_r = d_return * t1
     t3 = d_return * r
-    d_x += (t3 * y * x ** (y - 1.0) if y != 0.0 else 0.0)
-    d_y += (t3 * t1 * math.log(x) if x != 0.0 else 0.0)
+    d_x += t3 * y * x ** (y - 1.0) if y != 0.0 else 0.0
+    d_y += t3 * t1 * math.log(x) if x != 0.0 else 0.0
 
     # line 5: r = math.hypot(x, y) + math.atan2(y, x)
     t4 = x * x + y * y

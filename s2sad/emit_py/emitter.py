@@ -13,7 +13,8 @@ checks and the gradient they call, see ``rank_checks``). Per function the work i
    chains, ``r = a if c else b`` when both branches only copy an expression,
    ``while c:`` when the condition is a pure expression, and lines under 100
    characters (a long expression loses its largest subexpressions to
-   temporaries assigned just before it; a call on many names is wrapped).
+   temporaries assigned just before it);
+4. ``formatting``: the text laid out as ``ruff format`` lays it out (88 columns).
 
 The output must pass ``ruff check`` with its (broad) default rules, so the
 spellings linters reject are rewritten into equivalent ones that they accept
@@ -87,7 +88,8 @@ from ..ssa.mathfns import MATH
 from ..ssa.types import ArrayType, Type
 from .arrays import ArrayBinOp, accum_slice_target, array_expr, numba_unsupported
 from .names import PyNamer
-from .printer import P_COND, P_OR, Printer, first_hoistable, if_exp
+from .formatting import formatted
+from .printer import P_COND, Printer, first_hoistable, if_exp
 from .rank_checks import check_lines, unchecked_names
 
 _BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**"}
@@ -158,7 +160,7 @@ def emit_python(module: Module, target: str, header: str) -> str:
         head.append("")
     head += imports
     text = "\n".join(head) + "\n\n\n" if head else ""
-    return text + "\n\n\n".join(functions) + "\n"
+    return formatted(text + "\n\n\n".join(functions) + "\n")
 
 
 def _emit_function(module: Module, fn: Function, effects: Effects, printer: Printer, numba: bool,
@@ -307,8 +309,7 @@ class _FunctionEmitter(StatementBuilder):
             f"    # {unchecked} is compiled only for the ranks it was written for.",
             *checks,
         ]
-        call_line = f"    return {unchecked}({', '.join(p.split('=')[0] for p in params)})"
-        lines += _wrap_call(call_line, "    ") if len(call_line) > LINE_LIMIT else [call_line]
+        lines.append(f"    return {unchecked}({', '.join(p.split('=')[0] for p in params)})")
         return "\n".join(lines)
 
     def _struct_comments(self, names: list[str]) -> list[str]:
@@ -524,11 +525,8 @@ def _default(value) -> Expr:
 
 
 def _def_lines(name: str, params: list[str]) -> list[str]:
-    """``def name(params):``, its parameters one per line where it would be too long."""
-    head = f"def {name}({', '.join(params)}):"
-    if len(head) > LINE_LIMIT:
-        return [f"def {name}("] + [f"    {p}," for p in params] + ["):"]
-    return [head]
+    """``def name(params):`` (``formatting`` breaks it where it is too long)."""
+    return [f"def {name}({', '.join(params)}):"]
 
 
 def _join(args, p) -> str:
@@ -724,9 +722,7 @@ class _Renderer:
             t = Name(self.namer.temp())
             pre += self.stmt(Assign([t], chosen), indent)
             roots = [replace(r, chosen, t) for r in roots]
-        if len(line) > LINE_LIMIT:
-            return pre + _wrap_call(line, indent)
-        return pre + [line]
+        return pre + [line]  # still too long (a call on many names): ``formatting`` breaks it
 
     def stmt(self, s: Stmt, indent: str) -> list[str]:
         p = self.p
@@ -747,8 +743,7 @@ class _Renderer:
             return self._assign(s, indent)
         if isinstance(s, AugAssign):
             idx, rebuild = _target_parts(s.target)
-            # `x += (a if c else b)`: without parentheses it reads like a conditional statement.
-            return self.fit(indent, idx + [s.value], lambda r: f"{p(rebuild(r[:-1]))} {s.op}= {p(r[-1], P_OR)}")
+            return self.fit(indent, idx + [s.value], lambda r: f"{p(rebuild(r[:-1]))} {s.op}= {p(r[-1])}")
         if isinstance(s, ExprStmt):
             return self.fit(indent, [s.value], lambda r: p(r[0]))
         if isinstance(s, Return):
@@ -812,44 +807,6 @@ class _Renderer:
             out.append(indent + "else:")
             out += self.block(orelse, indent + "    ")
         return out
-
-
-def _wrap_call(line: str, indent: str) -> list[str]:
-    """A line with nothing left to hoist (a call on many names), its arguments one per line.
-
-    Breaks inside the first parenthesis whose partner ends the line (before a
-    trailing ``:``), as a formatter would; the generated code holds no strings,
-    so brackets can be matched on the text.
-    """
-    end = len(line) - 1 if line.endswith(":") else len(line)
-    depth = 0
-    opener = None
-    for k, ch in enumerate(line[:end]):
-        if ch in "([":
-            if depth == 0 and ch == "(" and opener is None:
-                opener = k
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-            if depth == 0 and opener is not None and k != end - 1:
-                opener = None  # closed before the end: not the group that wraps the line
-    if opener is None or line[end - 1] != ")":
-        return [line]
-    args, depth, start = [], 0, opener + 1
-    for k in range(opener + 1, end - 1):
-        ch = line[k]
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            args.append(line[start:k].strip())
-            start = k + 1
-    args.append(line[start : end - 1].strip())
-    is_call = opener > 0 and (line[opener - 1].isalnum() or line[opener - 1] in "_])")
-    inner = indent + "    "
-    body = [f"{inner}{a}," if is_call or len(args) > 1 else f"{inner}{a}" for a in args]
-    return [line[: opener + 1]] + body + [indent + line[end - 1 :]]
 
 
 def _target_parts(target: Expr):

@@ -5,7 +5,8 @@ appear exactly where the tree needs them: ``a - (b - c)`` keeps its
 parentheses (floating-point arithmetic is not associative, so the tree's shape
 is the evaluation order and must survive), ``-x ** 2`` needs none (``**``
 binds tighter than unary minus) while ``(-x) ** 2`` does; ``a < b and b <= c``
-prints as the chain ``a < b <= c``.
+prints as the chain ``a < b <= c``. Spacing and line breaks are ``formatting``'s
+(``x**2``, ``-(x**2)``, ``v[i * d :]``, as ``ruff format`` writes them).
 
 ``if_exp`` is the conditional as Python spells it best: a choice of the larger
 or smaller of its comparison's operands is Python's ``max``/``min`` (C has

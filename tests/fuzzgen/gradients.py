@@ -13,10 +13,13 @@ from __future__ import annotations
 import ctypes
 import inspect
 import re
+import shutil
+import subprocess
 import sys
 import traceback
 import types
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Optional
 
 import numpy as np
@@ -165,7 +168,21 @@ def _load_python(program: Program, text: str, config: Config, expected: list[tup
         got = (got,) if len(floats) == 1 else (tuple(got) if floats else ())
         return dict(zip(floats, (float(g) for g in got))), work, shadows
 
+    gradient.warnings = _unformatted(text)
     return gradient
+
+
+RUFF = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+
+
+def _unformatted(text: str) -> Optional[Bad]:
+    """Generated Python that ``ruff format`` (default settings) would change, with its diff
+    (checked after the gradient, like a C compiler's warnings)."""
+    if not Path(RUFF).exists():
+        return None
+    r = subprocess.run([RUFF, "format", "--isolated", "--no-cache", "--diff", "-"], input=text,
+                       capture_output=True, text=True)
+    return Bad("unformatted", (r.stdout + r.stderr)[:4000]) if r.returncode else None
 
 
 _EXTENT = re.compile(r"^(\w+)_shape(\d+)_*$")

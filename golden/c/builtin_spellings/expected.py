@@ -22,8 +22,19 @@ def digamma(x):
         acc -= 1.0 / x
         x += 1.0
     f = 1.0 / (x * x)
-    series = f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (
-        1.0 / 132 - f * (691.0 / 32760 - f * (1.0 / 12)))))))
+    series = f * (
+        1.0 / 12
+        - f
+        * (
+            1.0 / 120
+            - f
+            * (
+                1.0 / 252
+                - f
+                * (1.0 / 240 - f * (1.0 / 132 - f * (691.0 / 32760 - f * (1.0 / 12))))
+            )
+        )
+    )
     return acc + math.log(x) - 0.5 / x - series
 
 
@@ -43,7 +54,18 @@ def grad_builtin_spellings(x, d_x, w, d_w, n, d_return=1.0):
         t4 = x[i] >= w[i]
         # line 8: double t = __builtin_sqrt(x[i]) * __builtin_exp(-x[i]) + __builtin_fabs(x[i] -...
         t5 = d_t if t3 >= 0.0 else -d_t
-        t6 = d_s / (1.0 + w[i]) + d_s * t * digamma(w[i]) + (0.0 if t4 else d_t) + d_t * x[i]
+        t6 = (
+            d_s / (1.0 + w[i])
+            + d_s * t * digamma(w[i])
+            + (0.0 if t4 else d_t)
+            + d_t * x[i]
+        )
         d_w[i] += t6 + d_t * 1.5 * w[i] ** 0.5 - t5
-        t7 = d_s * (1.0 - t0 * t0) + (d_t if t4 else 0.0) + d_t * w[i] + t5 - d_t * t1 * t2
+        t7 = (
+            d_s * (1.0 - t0 * t0)
+            + (d_t if t4 else 0.0)
+            + d_t * w[i]
+            + t5
+            - d_t * t1 * t2
+        )
         d_x[i] += t7 + d_t * t2 / (2.0 * t1)

@@ -51,7 +51,9 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
             for ck_e in range(t2):
                 u_ck[ck_e] = u[ck_e]
         for i in range(1, n - 1):
-            work[i] = u[i] + c * (u[i - 1] - 2.0 * u[i] + u[i + 1]) - 0.1 * u[i] * u[i] * u[i]
+            work[i] = (
+                u[i] + c * (u[i - 1] - 2.0 * u[i] + u[i + 1]) - 0.1 * u[i] * u[i] * u[i]
+            )
         for i in range(1, n - 1):
             t5 = work[i]
             if t5 > 0.0:

@@ -127,7 +127,7 @@ def grad_run(u, d_u, w, d_w, n, steps, c, d_return=1.0):
                 ck_depth += 1
             ck_at = ck_mid
         # this iteration again, keeping what its adjoint reads
-        u_before_step = u_ck[:min(u_ck.shape[0], 2 + (n - 2))].copy()
+        u_before_step = u_ck[: min(u_ck.shape[0], 2 + (n - 2))].copy()
         step(w_ck, u_ck, n - 2, c)
         for i in range(n - 2):
             u_ck[1 + i] = w_ck[i]

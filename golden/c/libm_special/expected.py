@@ -22,8 +22,19 @@ def digamma(x):
         acc -= 1.0 / x
         x += 1.0
     f = 1.0 / (x * x)
-    series = f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (
-        1.0 / 132 - f * (691.0 / 32760 - f * (1.0 / 12)))))))
+    series = f * (
+        1.0 / 12
+        - f
+        * (
+            1.0 / 120
+            - f
+            * (
+                1.0 / 252
+                - f
+                * (1.0 / 240 - f * (1.0 / 132 - f * (691.0 / 32760 - f * (1.0 / 12))))
+            )
+        )
+    )
     return acc + math.log(x) - 0.5 / x - series
 
 
@@ -39,13 +50,25 @@ def grad_libm_special(x, d_x, y, d_y, n, d_return=1.0):
     # line 8: for (int i = 0; i < n; i++) {
     d_s = d_return
     for i in range(n - 1, -1, -1):
-        t10 = round_half_away(4.0 * x[i]) + np.rint(4.0 * y[i]) + np.rint(y[i]) + np.trunc(y[i])
+        t10 = (
+            round_half_away(4.0 * x[i])
+            + np.rint(4.0 * y[i])
+            + np.rint(y[i])
+            + np.trunc(y[i])
+        )
         r = t10 + np.floor(x[i]) + np.ceil(y[i])
         t0 = np.cbrt(x[i])
         t1 = math.expm1(x[i])
         t2 = y[i] + 1.0
         t3 = 0.5 * x[i]
-        b = t0 + math.log1p(y[i]) + t1 + math.asinh(x[i]) + math.acosh(t2) + math.atanh(t3)
+        b = (
+            t0
+            + math.log1p(y[i])
+            + t1
+            + math.asinh(x[i])
+            + math.acosh(t2)
+            + math.atanh(t3)
+        )
         t4 = math.gamma(y[i])
         t5 = math.erf(x[i])
         a = math.lgamma(x[i]) + t4 * t5 - math.erfc(y[i])
@@ -62,11 +85,24 @@ def grad_libm_special(x, d_x, y, d_y, n, d_return=1.0):
         t9 = x[i] * x[i]
         # line 9: double a = lgamma(x[i]) + tgamma(y[i]) * erf(x[i]) - erfc(y[i]);
         t11 = d_d / (y[i] * 2.302585092994046) + d_d / (y[i] * 0.6931471805599453)
-        t12 = t11 + (d_d if t7 else 0.0) + d_s + t8 * y[i] + d_s + d_b / math.sqrt(t2 * t2 - 1.0)
+        t12 = (
+            t11
+            + (d_d if t7 else 0.0)
+            + d_s
+            + t8 * y[i]
+            + d_s
+            + d_b / math.sqrt(t2 * t2 - 1.0)
+        )
         t13 = t12 + d_b / t2 - d_a * -(1.1283791670955126 * math.exp(-(y[i] * y[i])))
         d_y[i] += t13 + d_a * t5 * (t4 * digamma(y[i]))
         t14 = d_d * (2.0 ** x[i] * 0.6931471805599453) + math.ldexp(d_d, i - 2)
         t15 = d_s * (math.copysign(1.0, x[i]) * math.copysign(1.0, y[i] - 1.5))
-        t16 = t14 + (-d_d if t7 else 0.0) + t8 * x[i] + t15 + d_b / (1.0 - t3 * t3) * 0.5
-        t17 = t16 + d_b / math.sqrt(t9 + 1.0) + d_b * (t1 + 1.0) + d_b / (3.0 * (t0 * t0))
-        d_x[i] += t17 + d_a * t4 * (1.1283791670955126 * math.exp(-t9)) + d_a * digamma(x[i])
+        t16 = (
+            t14 + (-d_d if t7 else 0.0) + t8 * x[i] + t15 + d_b / (1.0 - t3 * t3) * 0.5
+        )
+        t17 = (
+            t16 + d_b / math.sqrt(t9 + 1.0) + d_b * (t1 + 1.0) + d_b / (3.0 * (t0 * t0))
+        )
+        d_x[i] += (
+            t17 + d_a * t4 * (1.1283791670955126 * math.exp(-t9)) + d_a * digamma(x[i])
+        )

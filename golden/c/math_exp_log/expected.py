@@ -14,4 +14,8 @@ def grad_log_likelihood(x, d_x, w, d_w, n, d_return=1.0):
         t2 = -d_s * math.exp(-w[i] * x[i])
         t3 = (t1 * x[i] ** (w[i] - 1.0) if w[i] != 0.0 else 0.0) + t2 * -w[i]
         d_x[i] += t3 + d_s / (2.0 * math.sqrt(x[i])) + t1 / x[i]
-        d_w[i] += (d_s * math.pow(x[i], w[i]) * t0 if x[i] != 0.0 else 0.0) - t2 * x[i] + d_s * t0
+        d_w[i] += (
+            (d_s * math.pow(x[i], w[i]) * t0 if x[i] != 0.0 else 0.0)
+            - t2 * x[i]
+            + d_s * t0
+        )

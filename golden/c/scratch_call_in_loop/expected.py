@@ -49,7 +49,7 @@ def grad_mixture(n, k, d, x, mu, d_mu, tmp, d_tmp, d_return=1.0):
     for i in range(n):
         best = 0.0
         for c in range(k):
-            subtract(d, x[i * d:], mu[c * d:], tmp)
+            subtract(d, x[i * d :], mu[c * d :], tmp)
             for e in range(tmp_before_sqnorm_len):
                 tape_tmp_before_sqnorm[tape_tmp_before_sqnorm_top] = tmp[e]
                 tape_tmp_before_sqnorm_top += 1
@@ -79,4 +79,6 @@ def grad_mixture(n, k, d, x, mu, d_mu, tmp, d_tmp, d_return=1.0):
             d_sqnorm_value = d_best * math.exp(-0.5 * sqnorm_value) * -0.5
             grad_sqnorm(d, tmp_before_sqnorm, d_tmp, d_sqnorm_value)
             # line 21: subtract(d, &x[i * d], &mu[c * d], tmp);
-            grad_subtract(d, x[i * d:], mu[c * d:], d_mu[c * d:], tmp_for_subtract, d_tmp)
+            grad_subtract(
+                d, x[i * d :], mu[c * d :], d_mu[c * d :], tmp_for_subtract, d_tmp
+            )

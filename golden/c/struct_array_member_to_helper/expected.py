@@ -44,8 +44,8 @@ def grad_drift_energy(bodies, d_bodies, n, dt, d_return=1.0):
     tape_bodies_before_axpy3_v2_top = 0
     tape_bodies_before_axpy3_len2 = np.empty(t0, dtype=np.int64)
     for i in range(n):
-        a = bodies[7 * i + 3:]
-        a2 = bodies[7 * i:]
+        a = bodies[7 * i + 3 :]
+        a2 = bodies[7 * i :]
         t1 = bodies.shape[0] - (7 * i + 3)
         t2 = min(t1, 3)
         tape_bodies_before_axpy3_len[i] = t2
@@ -60,12 +60,15 @@ def grad_drift_energy(bodies, d_bodies, n, dt, d_return=1.0):
         tape_bodies_before_axpy3_len2[i] = t4
         for e in range(t4):
             if tape_bodies_before_axpy3_v2_top == tape_bodies_before_axpy3_v2.shape[0]:
-                t15 = tape_bodies_before_axpy3_v2, np.empty_like(tape_bodies_before_axpy3_v2)
+                t15 = (
+                    tape_bodies_before_axpy3_v2,
+                    np.empty_like(tape_bodies_before_axpy3_v2),
+                )
                 tape_bodies_before_axpy3_v2 = np.concatenate(t15)
             tape_bodies_before_axpy3_v2[tape_bodies_before_axpy3_v2_top] = a2[e]
             tape_bodies_before_axpy3_v2_top += 1
         axpy3(dt, a, a2)
-        v = bodies[7 * i + 6:]
+        v = bodies[7 * i + 6 :]
         v_elem = v[0]
         tape_v_elem[i] = v_elem
         v[0] = v_elem * v_elem
@@ -89,15 +92,15 @@ def grad_drift_energy(bodies, d_bodies, n, dt, d_return=1.0):
     d_dt = 0.0
     for i in range(n - 1, -1, -1):
         a_elem = tape_a_elem[i]
-        d_a = d_bodies[7 * i:]
+        d_a = d_bodies[7 * i :]
         a_elem2 = tape_a_elem2[i]
         a_elem3 = tape_a_elem3[i]
         a_elem4 = tape_a_elem4[i]
         a_elem5 = tape_a_elem5[i]
         a_elem6 = tape_a_elem6[i]
         dot3_value = a_elem4 * a_elem4 + a_elem5 * a_elem5 + a_elem6 * a_elem6
-        d_a2 = d_bodies[7 * i + 3:]
-        d_v = d_bodies[7 * i + 6:]
+        d_a2 = d_bodies[7 * i + 3 :]
+        d_v = d_bodies[7 * i + 6 :]
         v_elem = tape_v_elem[i]
         bodies_before_axpy3_len = tape_bodies_before_axpy3_len[i]
         bodies_before_axpy3 = np.empty(bodies_before_axpy3_len)

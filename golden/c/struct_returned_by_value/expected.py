@@ -28,7 +28,9 @@ def grad_strip_normals(p, d_p, n, d_return=1.0):
         cross_z = vsub_x2 * vsub_y2 - vsub_y * vsub_x
         # line 44: s += sqrt(nrm.x * nrm.x + nrm.y * nrm.y + nrm.z * nrm.z) + 0.1 * m.y;
         d_larger_y = d_s * 0.1
-        t0 = d_s / (2.0 * math.sqrt(cross_x * cross_x + cross_y * cross_y + cross_z * cross_z))
+        t0 = d_s / (
+            2.0 * math.sqrt(cross_x * cross_x + cross_y * cross_y + cross_z * cross_z)
+        )
         d_cross_z = t0 * cross_z
         d_cross_z += d_cross_z
         d_cross_y = t0 * cross_y

@@ -8,9 +8,9 @@ def grad_total_length(x, d_x, n, d_return=1.0):
     # line 12: for (int i = 0; i < n; i++) {
     d_s = d_return
     for i in range(n - 1, -1, -1):
-        v = x[i * 3:]
+        v = x[i * 3 :]
         norm3_value = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
-        d_v = d_x[i * 3:]
+        d_v = d_x[i * 3 :]
         # line 6: return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
         t0 = d_s / (2.0 * norm3_value)
         t1 = t0 * v[2]

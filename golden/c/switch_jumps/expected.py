@@ -33,7 +33,9 @@ def grad_walk(x, d_x, n, mode, d_return=1.0):
             else:
                 if mode != 0:
                     t4 = mode == 1
-                    weight_value = 0.5 * weight_value * weight_value if t4 else -weight_value
+                    weight_value = (
+                        0.5 * weight_value * weight_value if t4 else -weight_value
+                    )
                 s += weight_value
                 skip = False
         else:
