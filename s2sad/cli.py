@@ -7,6 +7,12 @@
 ``--target cuda`` of a .cu file differentiates its kernel; of a .c or .py file, it
 first makes the function's outermost loop a kernel (``opt/kernelize.py``).
     s2sad ir FILE [--func NAME] [-O0|-O1|-O2] [--passes LIST] [--may-alias] [-I DIR] [-D ...] [-U ...]
+    s2sad check FILE [--func NAME] --wrt P[,P...] [--target py|numba|c] [--size N] [--sizes P=N,...]
+               [--seed S] [--range LO,HI] [--rtol R] [--atol A] [-O LEVEL] [...]
+
+``check`` compares the generated gradient with central differences of the primal on random
+inputs (``check.py``): exit status 0 when every adjoint matches, 1 on a mismatch or an input
+it cannot check, 2 for bad command-line use.
 
 ``-I``, ``-D`` and ``-U`` are gcc's, for C and CUDA input: where ``#include "..."`` looks
 after the including file's directory, and macros set before the file is read.
@@ -28,7 +34,7 @@ import threading
 from pathlib import Path
 from typing import Callable, Optional
 
-from . import pipeline
+from . import check, pipeline
 from .ssa.attrs import SCHEDULE_HELP, parse_schedule
 from .diagnostics import DiagnosticError
 from .languages import TARGETS, is_c, is_cuda, source_language, suffixes_text, target_of
@@ -93,6 +99,27 @@ def _parser() -> argparse.ArgumentParser:
     i.add_argument("--func", help="function to print (default: as for grad)")
     _optimization_options(i, default_level=0)
     _c_options(i)
+
+    c = sub.add_parser("check", help="compare a generated gradient with central differences of the function")
+    c.add_argument("file", help="input file (.py or .c); a .py file is imported to run the function")
+    c.add_argument("--func", help="function to check (default: as for grad)")
+    c.add_argument("--wrt", required=True, help="comma-separated parameters to differentiate with respect to")
+    c.add_argument("--target", choices=("py", "numba", "c"),
+                   help="language of the gradient checked (default: the input's language)")
+    c.add_argument("--size", type=int, default=check.Settings.size, metavar="N",
+                   help=f"length of every array dimension and value of every integer parameter "
+                   f"(default: {check.Settings.size})")
+    c.add_argument("--sizes", metavar="P=N,...", default="",
+                   help="per parameter: an array's shape (x=5, A=3x4) or an integer parameter's value (n=5)")
+    c.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
+    c.add_argument("--range", dest="value_range", default="-1,1", metavar="LO,HI",
+                   help="floating-point inputs are drawn uniformly from [LO, HI] (default: -1,1)")
+    c.add_argument("--rtol", type=float, default=check.Settings.rtol,
+                   help=f"relative tolerance (default: {check.Settings.rtol:g}; at least 1e-2 for float data)")
+    c.add_argument("--atol", type=float, default=check.Settings.atol,
+                   help=f"absolute tolerance (default: {check.Settings.atol:g}; at least 1e-3 for float data)")
+    _optimization_options(c, default_level=2)
+    _c_options(c)
     return p
 
 
@@ -286,15 +313,53 @@ def _write_stdout(text: str) -> None:
         raise OutputError(f"cannot write to standard output: {e.strerror or e}") from None
 
 
+def _check_settings(args: argparse.Namespace) -> check.Settings:
+    if args.size < 1:
+        raise UsageError(f"--size must be positive, not {args.size}")
+    sizes: dict[str, tuple[int, ...]] = {}
+    for item in filter(None, (part.strip() for part in args.sizes.split(","))):
+        name, _, shape = item.partition("=")
+        try:
+            dims = tuple(int(d) for d in shape.split("x"))
+        except ValueError:
+            dims = ()
+        if not name.strip() or not dims or any(d < 0 for d in dims):
+            raise UsageError(f"--sizes: cannot read '{item}' (write x=5, A=3x4 or n=5)")
+        sizes[name.strip()] = dims
+    try:
+        low, high = (float(v) for v in args.value_range.split(","))
+    except ValueError:
+        raise UsageError(f"--range: cannot read '{args.value_range}' (write LO,HI, as in -1,1)") from None
+    if not low < high:
+        raise UsageError(f"--range: LO must be below HI, not {args.value_range}")
+    return check.Settings(args.size, sizes, args.seed, low, high, args.rtol, args.atol)
+
+
+def _wrt(args: argparse.Namespace) -> list[str]:
+    wrt = [w.strip() for w in args.wrt.split(",") if w.strip()]
+    if not wrt:
+        raise UsageError("--wrt needs at least one parameter name")
+    return wrt
+
+
+def _run_check(args: argparse.Namespace, source: str, options: pipeline.Options) -> int:
+    if is_cuda(args.file):
+        raise UsageError("check runs Python and C; it does not run CUDA kernels")
+    target = args.target or ("c" if is_c(args.file) else "py")
+    report = check.check(source, args.file, args.func, _wrt(args), target, options, _check_settings(args))
+    _write_stdout(report.table() + "\n")
+    return 0 if report.ok else 1
+
+
 def _run(args: argparse.Namespace) -> int:
     source = _read(args.file)
     options = _options(args)
     if args.command == "ir":
         _write_stdout(pipeline.ir_text(source, args.file, args.func, options))
         return 0
-    wrt = [w.strip() for w in args.wrt.split(",") if w.strip()]
-    if not wrt:
-        raise UsageError("--wrt needs at least one parameter name")
+    if args.command == "check":
+        return _run_check(args, source, options)
+    wrt = _wrt(args)
     target = _target(args)
     cuda_in = is_cuda(args.file)
     if cuda_in and target != "cuda":
@@ -358,9 +423,12 @@ def _main(args: argparse.Namespace) -> int:
     except DiagnosticError as e:
         print(e.render(_as_named(getattr(args, "file", None))), file=sys.stderr)
         return 1
-    except UsageError as e:
+    except (UsageError, check.CheckUsageError) as e:
         print(f"s2sad: error: {e}", file=sys.stderr)
         return 2
+    except check.CheckRefused as e:
+        print(f"s2sad: error: check: {e}", file=sys.stderr)
+        return 1
     except OutputError as e:
         print(f"s2sad: error: {e}", file=sys.stderr)
         return 1

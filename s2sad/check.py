@@ -1,0 +1,429 @@
+"""``s2sad check``: a generated gradient against central differences of the primal.
+
+The gradient is generated for the chosen target and built in this process (Python and Numba:
+imported from a temporary file; C: ``gcc -std=c99 -O2 -shared -fPIC``, called through ctypes).
+The primal is the user's own code: the Python file imported, or the C file compiled. Both run
+on the same random inputs, drawn from ``--seed``, and the contract's semantics give what every
+adjoint must be: with random seeds ``d_return`` and ``d_a`` for each shadowed array ``a``,
+
+    J(inputs) = d_return * f(inputs) + sum over shadowed arrays a of <d_a, a(exit)>
+
+and on exit each shadow holds dJ/da(entry), each scalar ``--wrt`` adjoint is dJ/dx. Central
+differences of J (on copies of the inputs, so arrays the primal overwrites are handled as the
+contract says) give the expected value of every component. The arrays the gradient leaves
+behind must also be those the primal leaves.
+
+What is not handled is refused with a message (``CheckRefused``), never guessed: CUDA, struct
+parameters, arrays returned, several values returned, C arrays of rank above 1, boolean and
+unsigned parameters.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from . import pipeline
+from .adjoint.naming import grad_name
+from .api import load_module_file
+from .languages import is_c, is_cuda
+from .ssa.attrs import grad_info
+from .ssa.ir import Function
+from .ssa.types import Type
+
+GCC_FLAGS = ["-std=c99", "-O2", "-shared", "-fPIC"]
+
+
+class CheckRefused(Exception):
+    """An input ``check`` cannot test (its message says why and what to do): exit status 1."""
+
+
+class CheckUsageError(Exception):
+    """A check option that does not fit the function (a size for no parameter): exit status 2."""
+
+
+@dataclass
+class Settings:
+    """What ``check`` draws and how closely it compares."""
+
+    size: int = 4  # every array dimension, and every integer parameter, unless ``sizes`` says
+    sizes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    seed: int = 0
+    low: float = -1.0
+    high: float = 1.0
+    rtol: float = 1e-5
+    atol: float = 1e-6
+
+
+@dataclass
+class Param:
+    """One parameter of the primal, as check makes and passes its values."""
+
+    name: str
+    kind: str  # "array", "float" or "int"
+    dtype: Any  # NumPy dtype of the array's elements, or of the scalar
+    rank: int = 0
+    shadowed: bool = False  # has a shadow d_<name> in the gradient
+    wrt: bool = False  # a scalar whose adjoint the gradient gives back
+
+
+@dataclass
+class Row:
+    """One line of the table: a parameter's adjoint, or an array's value at exit."""
+
+    label: str
+    abs_error: float
+    rel_error: float
+    ok: bool
+
+
+@dataclass
+class Report:
+    title: str
+    rows: list[Row]
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.rows)
+
+    def table(self) -> str:
+        width = max([len("parameter")] + [len(r.label) for r in self.rows])
+        lines = [self.title, f"{'parameter':<{width}}  {'max abs error':>13}  {'max rel error':>13}  result"]
+        for r in self.rows:
+            lines.append(f"{r.label:<{width}}  {r.abs_error:>13.3e}  {r.rel_error:>13.3e}  "
+                         f"{'ok' if r.ok else 'MISMATCH'}")
+        mismatched = sum(not r.ok for r in self.rows)
+        lines.append("all adjoints match central differences" if not mismatched
+                     else f"{mismatched} of {len(self.rows)} rows do not match")
+        return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------
+# Parameters and inputs
+
+_DTYPES = {"f64": np.float64, "f32": np.float32, "i64": np.int64, "i32": np.int32}
+# C's spellings of the scalar types check passes, and what a pointer to one holds.
+_C_SCALARS = {"double": (ctypes.c_double, np.float64), "float": (ctypes.c_float, np.float32),
+              "int": (ctypes.c_int, np.int32), "long": (ctypes.c_long, np.int64),
+              "long long": (ctypes.c_longlong, np.int64)}
+_C_OF_IR = {"f64": "double", "f32": "float", "i64": "long", "i32": "int"}
+_QUALIFIERS = {"const", "restrict", "__restrict", "__restrict__", "volatile", "signed"}
+
+
+def _c_spelling(spelled: str) -> tuple[str, int]:
+    """``const double *restrict`` -> ("double", 1): the scalar type and the number of pointers."""
+    depth = spelled.count("*") + spelled.count("[")
+    words = [w for w in spelled.replace("*", " ").split("[")[0].split() if w not in _QUALIFIERS]
+    return " ".join(words), depth
+
+
+def _params(primal: Function, grad: Function, wrt_indices: set[int], c_input: bool) -> list[Param]:
+    info = grad_info(grad)
+    assert info is not None
+    shadowed = {grad.params[i].name_hint for i in info.shadows.values()}
+    returned = {grad.params[i].name_hint for i in (info.returned or [])}
+    c_params = primal.attrs.get("c_params") if c_input else None
+    out = []
+    for k, p in enumerate(primal.params):
+        t: Type = p.type
+        name = p.name_hint
+        elem = t.elem if t.is_array else t  # type: ignore[attr-defined]
+        if str(elem) not in _DTYPES:
+            raise CheckRefused(f"parameter '{name}' is of type {t}, for which check makes no values")
+        dtype = _DTYPES[str(elem)]
+        if c_params is not None:  # the C declaration decides what the compiled primal takes
+            base, depth = _c_spelling(c_params[k])
+            if base not in _C_SCALARS or depth > 1:
+                raise CheckRefused(f"parameter '{name}' is declared '{c_params[k]}'; check passes double, float, "
+                                   "int and long values and one-level pointers to them")
+            dtype = _C_SCALARS[base][1]
+        kind = "array" if t.is_array else ("float" if t.is_float else "int")
+        rank = t.rank if t.is_array else 0  # type: ignore[attr-defined]
+        out.append(Param(name, kind, np.dtype(dtype), rank, name in shadowed,
+                         name in returned or (kind == "float" and k in wrt_indices)))
+    return out
+
+
+def _shape(p: Param, settings: Settings) -> tuple[int, ...]:
+    shape = settings.sizes.get(p.name, (settings.size,) * p.rank)
+    if len(shape) != p.rank:
+        raise CheckUsageError(f"--sizes {p.name}: '{p.name}' has {p.rank} dimension(s), "
+                              f"not {len(shape)} (spell a shape as 3x4)")
+    return shape
+
+
+def _inputs(params: list[Param], settings: Settings, rng: np.random.Generator) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for p in params:
+        if p.kind == "int":
+            given = settings.sizes.get(p.name)
+            if given is not None and len(given) != 1:
+                raise CheckUsageError(f"--sizes {p.name}: '{p.name}' is an integer; give it one value")
+            values[p.name] = given[0] if given is not None else settings.size
+        elif p.kind == "float":
+            values[p.name] = float(p.dtype.type(rng.uniform(settings.low, settings.high)))
+        elif p.dtype.kind == "f":
+            values[p.name] = rng.uniform(settings.low, settings.high, _shape(p, settings)).astype(p.dtype)
+        else:  # integer arrays are most often indices: keep them within an array of --size
+            values[p.name] = rng.integers(0, settings.size, _shape(p, settings)).astype(p.dtype)
+    return values
+
+
+def _copies(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in values.items()}
+
+
+# ----------------------------------------------------------------------------------------------
+# Building the two sides
+
+
+def _import_python(path: str, name: str) -> Callable:
+    """The user's function ``name``, from their file imported as a module (with the file's folder
+    first on the path, as running it would have)."""
+    folder = str(Path(path).resolve().parent)
+    sys.path.insert(0, folder)
+    try:
+        module = load_module_file(Path(path), f"_s2sad_check_{Path(path).stem}")
+    except Exception as e:
+        raise CheckRefused(f"importing {path} to run '{name}' failed: {type(e).__name__}: {e}") from None
+    finally:
+        sys.path.remove(folder)
+    fn = getattr(module, name, None)
+    if not callable(fn):
+        raise CheckRefused(f"{path} defines no function '{name}' once imported")
+    return fn
+
+
+_KEEP: list[Any] = []  # the folders of the libraries loaded, alive as long as the process
+
+
+def _compile_c(files: list[str], flags: list[str], what: str) -> ctypes.CDLL:
+    tmp = tempfile.TemporaryDirectory(prefix="s2sad_check_")
+    _KEEP.append(tmp)
+    lib = os.path.join(tmp.name, "lib.so")
+    try:
+        r = subprocess.run(["gcc", *GCC_FLAGS, *flags, *files, "-o", lib, "-lm"], capture_output=True, text=True)
+    except FileNotFoundError:
+        raise CheckRefused("gcc is not installed; check needs it for C") from None
+    if r.returncode != 0:
+        raise CheckRefused(f"gcc could not compile {what}:\n{r.stderr.rstrip()}")
+    return ctypes.CDLL(lib)
+
+
+def _c_function(lib: ctypes.CDLL, name: str, what: str) -> Any:
+    try:
+        return getattr(lib, name)
+    except AttributeError:
+        raise CheckRefused(f"{what} has no external function '{name}' (is it static?)") from None
+
+
+def _c_arg(p: Param, value: Any) -> Any:
+    ctype = np.ctypeslib.as_ctypes_type(p.dtype)
+    if p.kind == "array":
+        return value.ctypes.data_as(ctypes.POINTER(ctype))
+    return ctype(value)
+
+
+class _Primal:
+    """The user's function: ``run(values)`` calls it on ``values`` (arrays changed in place)
+    and gives its result."""
+
+    def __init__(self, path: str, name: str, params: list[Param], c_result: Optional[str],
+                 options: pipeline.Options):
+        self.params = params
+        if is_c(path):
+            flags = [f"-I{d}" for d in options.cflags.include_dirs]
+            flags += [f"-{flag}{text}" for flag, text in options.cflags.macros]
+            fn = _c_function(_compile_c([path], flags, path), name, path)
+            fn.restype = _C_SCALARS[_c_spelling(c_result)[0]][0] if c_result and c_result != "void" else None
+            self.run = lambda values: fn(*[_c_arg(p, values[p.name]) for p in params])
+        else:
+            fn = _import_python(path, name)
+            self.run = lambda values: fn(*[values[p.name] for p in params])
+
+
+class _Gradient:
+    """The generated gradient: ``run(values, shadows, d_return)`` calls it (``values`` and
+    ``shadows`` changed in place) and gives the scalar adjoints, by parameter name."""
+
+    def __init__(self, text: str, target: str, name: str, params: list[Param], seeded: bool,
+                 seed_type: Optional[str]):
+        self.params = params
+        self.scalars = [p for p in params if p.wrt and p.kind == "float"]
+        folder = tempfile.TemporaryDirectory(prefix="s2sad_check_")
+        _KEEP.append(folder)
+        path = os.path.join(folder.name, f"grad_{name}.{'c' if target == 'c' else 'py'}")
+        Path(path).write_text(text, encoding="utf-8")
+        if target == "c":
+            what = "the generated gradient"
+            self.fn = _c_function(_compile_c([path], [], what), grad_name(name), what)
+            self.fn.restype = None
+            self.seed_ctype = _C_SCALARS[seed_type or "double"][0]
+        else:
+            self.fn = getattr(load_module_file(Path(path), f"_s2sad_check_grad_{name}"), grad_name(name))
+        self.target = target
+        self.seeded = seeded
+
+    def run(self, values: dict[str, Any], shadows: dict[str, Any], d_return: float) -> dict[str, float]:
+        args: list[Any] = []
+        cells: dict[str, Any] = {}
+        for p in self.params:
+            if self.target == "c":
+                args.append(_c_arg(p, values[p.name]))
+                if p.shadowed:
+                    args.append(_c_arg(p, shadows[p.name]))
+                elif p in self.scalars:  # C gives a scalar's adjoint through a pointer, added to
+                    cells[p.name] = np.ctypeslib.as_ctypes_type(p.dtype)(0.0)
+                    args.append(ctypes.byref(cells[p.name]))
+            else:
+                args.append(values[p.name])
+                if p.shadowed:
+                    args.append(shadows[p.name])
+        if self.seeded:
+            args.append(self.seed_ctype(d_return) if self.target == "c" else d_return)
+        got = self.fn(*args)
+        if self.target == "c":
+            return {k: float(c.value) for k, c in cells.items()}
+        if len(self.scalars) == 1:
+            got = (got,)
+        return {p.name: float(g) for p, g in zip(self.scalars, got or ())}
+
+
+# ----------------------------------------------------------------------------------------------
+# The comparison
+
+
+def _step(dtype: Any) -> float:
+    return 1e-3 if dtype == np.float32 else 1e-6
+
+
+def _compare(label: str, got: np.ndarray, expected: np.ndarray, rtol: float, atol: float) -> Row:
+    got = np.asarray(got, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    err = np.abs(got - expected)
+    scale = np.abs(expected)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(err == 0, 0.0, err / np.where(scale > 0, scale, np.inf))
+        rel = np.where((err > 0) & (scale == 0), np.inf, rel)
+    finite = np.isfinite(got).all() and np.isfinite(expected).all()
+    ok = bool(finite and np.all(err <= atol + rtol * scale))
+    worst = float(err.max()) if err.size else 0.0
+    return Row(label, worst if finite else math.nan, float(rel.max()) if rel.size else 0.0, ok)
+
+
+def check(source: str, path: str, func: Optional[str], wrt: list[str], target: str, options: pipeline.Options,
+          settings: Settings) -> Report:
+    """Check the ``target`` gradient of ``func`` in the file ``path`` (whose text is ``source``)
+    against central differences. DiagnosticError for a program s2sad cannot differentiate,
+    CheckRefused and CheckUsageError as their names say."""
+    if is_cuda(path):
+        raise CheckRefused("check does not run CUDA kernels yet")
+    text = pipeline.gradient_source(source, path, func, wrt, target, options)
+    # The same translation, kept as IR this time: which parameters have shadows, which adjoints
+    # are returned, whether there is a seed, read from the gradient rather than from its text.
+    module = pipeline.gradient_module(source, path, func, wrt, options)
+    name = pipeline.choose_function(source, path, func, options.cflags)
+    primal_module, _ = pipeline.primal_module(source, path, name, options)
+    primal = primal_module.functions[name]
+    grad = module.functions[grad_name(name)]
+    if primal.attrs.get("c_aggregates"):
+        raise CheckRefused(f"'{name}' takes a struct; check passes numbers and arrays only")
+    if primal.attrs.get("c_unsigned"):
+        raise CheckRefused(f"'{name}' has unsigned integers; check does not pass them yet")
+    if target == "c" and not is_c(path) and any(p.type.is_array and p.type.rank > 1 for p in primal.params):
+        raise CheckRefused("check passes C gradients one-dimensional arrays only")
+    results = primal.result_types
+    if len(results) > 1 or any(t.is_array for t in results):
+        raise CheckRefused(f"'{name}' returns {'several values' if len(results) > 1 else 'an array'}; "
+                           "check handles functions that return one number or nothing")
+    seeded = grad_info(grad).d_return is not None  # type: ignore[union-attr]
+    wrt_indices = pipeline.resolve_wrt(primal, wrt, primal_module.source_lines)
+    params = _params(primal, grad, wrt_indices, is_c(path))
+    sizable = {p.name for p in params if p.kind in ("array", "int")}
+    spelled = {}
+    for given, shape in settings.sizes.items():
+        key = given + "_" if given not in sizable and given + "_" in sizable else given  # --sizes in=5: in_
+        if key not in sizable:
+            raise CheckUsageError(f"--sizes {given}: '{name}' has no array or integer parameter '{given}'")
+        spelled[key] = shape
+    settings = replace(settings, sizes=spelled)
+    c_result = primal.attrs.get("c_result")
+    seed_type = _c_spelling(c_result)[0] if is_c(path) and c_result else (
+        _C_OF_IR[str(results[0])] if results else None)
+    primal_fn = _Primal(path, name, params, c_result, options)
+    gradient = _Gradient(text, target, name, params, seeded, seed_type)
+
+    rng = np.random.default_rng(settings.seed)
+    inputs = _inputs(params, settings, rng)
+    shadowed = [p for p in params if p.shadowed]
+    seeds = {p.name: rng.normal(size=inputs[p.name].shape).astype(p.dtype) for p in shadowed}
+    d_return = float(rng.normal()) if seeded else 0.0
+
+    def J(values: dict[str, Any]) -> float:
+        work = _copies(values)
+        try:
+            result = primal_fn.run(work)
+        except Exception as e:
+            raise CheckRefused(f"'{name}' raised {type(e).__name__} on the random inputs: {e}\n"
+                               "hint: give integer parameters their values with --sizes n=5, or choose "
+                               "a --range where the function is defined") from None
+        total = d_return * float(result) if seeded else 0.0
+        for p in shadowed:
+            total += float(np.sum(seeds[p.name].astype(np.float64) * work[p.name]))
+        return total
+
+    if not math.isfinite(J(inputs)):
+        raise CheckRefused(f"'{name}' is not finite at the random inputs; choose a --range where it is defined")
+    exit_primal = _copies(inputs)
+    primal_fn.run(exit_primal)
+
+    work = _copies(inputs)
+    shadows = {k: s.copy() for k, s in seeds.items()}
+    try:
+        adjoints = gradient.run(work, shadows, d_return)
+    except Exception as e:
+        raise CheckRefused(f"the gradient raised {type(e).__name__} on the random inputs: {e}") from None
+
+    def difference(p: Param, index: Optional[tuple]) -> float:
+        x0 = float(inputs[p.name][index] if index is not None else inputs[p.name])
+        h = _step(p.dtype) * max(1.0, abs(x0))
+        values = []
+        points = []
+        for sign in (1.0, -1.0):
+            trial = _copies(inputs)
+            point = float(p.dtype.type(x0 + sign * h))  # the step as the parameter's precision holds it
+            if index is not None:
+                trial[p.name][index] = point
+            else:
+                trial[p.name] = point
+            points.append(point)
+            values.append(J(trial))
+        return (values[0] - values[1]) / (points[0] - points[1])
+
+    rows = []
+    for p in params:
+        single = p.dtype == np.float32
+        rtol, atol = (max(settings.rtol, 1e-2), max(settings.atol, 1e-3)) if single else (settings.rtol, settings.atol)
+        if p.shadowed:
+            expected = np.zeros(inputs[p.name].shape)
+            for index in np.ndindex(*expected.shape):
+                expected[index] = difference(p, index)
+            rows.append(_compare(p.name, shadows[p.name], expected, rtol, atol))
+        elif p.wrt:
+            rows.append(_compare(p.name, np.array(adjoints[p.name]), np.array(difference(p, None)), rtol, atol))
+    for p in params:  # the forward sweep must leave every array the primal changes as it does
+        if p.kind == "array" and not np.array_equal(inputs[p.name], exit_primal[p.name]):
+            tol = 1e-6 if p.dtype == np.float32 else 1e-12
+            rows.append(_compare(f"{p.name} (value at exit)", work[p.name], exit_primal[p.name], tol, tol))
+    level = f"--passes {options.passes}" if options.passes is not None else f"-O{options.level}"
+    title = f"s2sad check: {grad_name(name)} of {path} (target {target}, {level}, seed {settings.seed})"
+    return Report(title, rows)

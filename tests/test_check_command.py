@@ -1,0 +1,161 @@
+"""``s2sad check``: the generated gradient against central differences of the user's own
+function (the Python file imported, the C file compiled with gcc), with exit status 0 when
+all adjoints match, 1 on a mismatch or an input it cannot check, 2 for bad usage."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from s2sad import pipeline
+from s2sad.cli import main
+
+needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+
+SMOOTH_PY = """\
+import numpy as np
+
+
+def smooth(out, x, a: float, n: int):
+    s = 0.0
+    for i in range(n):
+        out[i] = a * np.tanh(x[i])
+        s += out[i] * x[i]
+    return s
+"""
+
+SMOOTH_C = """\
+#include <math.h>
+
+double smooth(double *out, const double *x, double a, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        out[i] = a * tanh(x[i]);
+        s += out[i] * x[i];
+    }
+    return s;
+}
+"""
+
+# The derivative of tanh written with the wrong sign: what a hand-edited gradient might hold.
+RIGHT, WRONG = "(1.0 - t0 * t0)", "(1.0 + t0 * t0)"
+
+
+@pytest.fixture
+def smooth_py(tmp_path):
+    path = tmp_path / "smooth.py"
+    path.write_text(SMOOTH_PY)
+    return str(path)
+
+
+@pytest.fixture
+def smooth_c(tmp_path):
+    path = tmp_path / "smooth.c"
+    path.write_text(SMOOTH_C)
+    return str(path)
+
+
+def _rows(out: str) -> dict[str, list[str]]:
+    """The table's rows: parameter -> [max abs error, max rel error, result]."""
+    lines = out.splitlines()
+    assert lines[1].split() == ["parameter", "max", "abs", "error", "max", "rel", "error", "result"]
+    return {line.rsplit(None, 3)[0]: line.rsplit(None, 3)[1:] for line in lines[2:-1]}
+
+
+def test_a_correct_python_gradient_passes(smooth_py, capsys):
+    assert main(["check", smooth_py, "--wrt", "x,a", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"s2sad check: grad_smooth of {smooth_py} (target py, -O2, seed 3)\n")
+    rows = _rows(out)
+    # out is written: its shadow is checked, and its value at exit against the primal's
+    assert set(rows) == {"out", "x", "a", "out (value at exit)"}
+    assert all(r[2] == "ok" and float(r[0]) < 1e-7 for r in rows.values())
+    assert out.endswith("all adjoints match central differences\n")
+
+
+def test_the_same_seed_gives_the_same_report_and_another_seed_other_inputs(smooth_py, capsys):
+    main(["check", smooth_py, "--wrt", "x", "--seed", "7"])
+    first = capsys.readouterr().out
+    main(["check", smooth_py, "--wrt", "x", "--seed", "7"])
+    assert capsys.readouterr().out == first
+    main(["check", smooth_py, "--wrt", "x", "--seed", "8"])
+    assert _rows(capsys.readouterr().out) != _rows(first)
+
+
+@needs_gcc
+@pytest.mark.parametrize("target", ["c", "py"])
+def test_a_correct_c_gradient_passes_against_the_compiled_c_primal(smooth_c, capsys, target):
+    assert main(["check", smooth_c, "--wrt", "x,a", "--target", target, "--sizes", "x=6,out=6,n=6", "-O1"]) == 0
+    out = capsys.readouterr().out
+    assert f"(target {target}, -O1, seed 0)" in out
+    assert all(r[2] == "ok" for r in _rows(out).values())
+
+
+@needs_gcc
+def test_python_input_checked_as_c_output(smooth_py, capsys):
+    assert main(["check", smooth_py, "--wrt", "x,a", "--target", "c"]) == 0
+    assert all(r[2] == "ok" for r in _rows(capsys.readouterr().out).values())
+
+
+def _wrong_gradient(monkeypatch):
+    real = pipeline.gradient_source
+
+    def edited(*args, **kwargs):
+        text = real(*args, **kwargs)
+        assert RIGHT in text
+        return text.replace(RIGHT, WRONG)
+
+    monkeypatch.setattr(pipeline, "gradient_source", edited)
+
+
+@pytest.mark.parametrize("target", ["py", pytest.param("c", marks=needs_gcc)])
+def test_a_wrong_gradient_is_a_mismatch_with_status_1(smooth_py, capsys, monkeypatch, target):
+    _wrong_gradient(monkeypatch)
+    assert main(["check", smooth_py, "--wrt", "x,a", "--target", target]) == 1
+    out = capsys.readouterr().out
+    rows = _rows(out)
+    assert rows["x"][2] == "MISMATCH" and rows["a"][2] == "ok"  # the edit changes d_x only
+    assert out.endswith("1 of 4 rows do not match\n")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--wrt", "x", "--sizes", "x=3y"], "--sizes: cannot read 'x=3y'"),
+    (["--wrt", "x", "--sizes", "q=3"], "--sizes q: 'smooth' has no array or integer parameter 'q'"),
+    (["--wrt", "x", "--sizes", "x=3x3"], "--sizes x: 'x' has 1 dimension(s), not 2"),
+    (["--wrt", "x", "--range", "2,1"], "--range: LO must be below HI"),
+    (["--wrt", "x", "--size", "0"], "--size must be positive"),
+    (["--wrt", ""], "--wrt needs at least one parameter name"),
+])
+def test_bad_usage_exits_2(smooth_py, capsys, argv, message):
+    assert main(["check", smooth_py, *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("s2sad: error: ") and message in err and "Traceback" not in err
+
+
+def test_argparse_usage_errors_exit_2(smooth_py, capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["check", smooth_py, "--target", "cuda", "--wrt", "x"])
+    assert caught.value.code == 2
+
+
+def test_a_program_s2sad_cannot_differentiate_exits_1_with_the_located_message(smooth_py, capsys):
+    assert main(["check", smooth_py, "--wrt", "n"]) == 1
+    err = capsys.readouterr().err
+    assert "smooth.py:4:1: error: --wrt n: parameter 'n' of 'smooth' is an integer" in err
+
+
+def test_functions_check_cannot_run_are_refused_not_guessed(tmp_path, capsys):
+    path = tmp_path / "twice.py"
+    path.write_text("def twice(x):\n    return 2.0 * x * x[0]\n")
+    assert main(["check", str(path), "--wrt", "x", "--sizes", "x=3"]) == 1
+    err = capsys.readouterr().err
+    assert "s2sad: error: check: 'twice' returns an array" in err
+
+
+@needs_gcc
+def test_c_struct_parameters_are_refused(tmp_path, capsys):
+    path = tmp_path / "point.c"
+    path.write_text("struct P { double x, y; };\n\ndouble r2(struct P p) { return p.x * p.x + p.y * p.y; }\n")
+    assert main(["check", str(path), "--wrt", "p"]) == 1
+    assert "s2sad: error: check: 'r2' takes a struct" in capsys.readouterr().err
