@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.metadata
 import importlib.util
 import inspect
 import json
@@ -37,7 +38,10 @@ from .parse.c_preprocess import CFlags, macro_flag_problem
 from .source_files import SourceFileError, c_text, python_text, read_source_bytes
 from .ssa.attrs import SCHEDULE_HELP, Schedule, parse_schedule
 
-VERSION = "0.1.0"
+try:  # one version, pyproject.toml's, as installed
+    VERSION = importlib.metadata.version("s2sad")
+except importlib.metadata.PackageNotFoundError:  # a source tree on sys.path, never installed
+    VERSION = "0+unknown"  # the cache key also hashes s2sad's own sources
 IN_PROCESS_TARGETS = ("py", "numba")
 
 
