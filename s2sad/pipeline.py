@@ -328,7 +328,7 @@ def emit_source(module: Module, target: str, entry: str, header: str = "", optio
         return emit_cuda(module, header, entry, options.all_atomic)
     if target == "c":
         return emit_c(module, header, entry)
-    return emit_python(module, target, header)
+    return emit_python(module, target, header, entry)
 
 
 def _refuse_struct_params(module: Module, entry: str, target: str, lines: list[str]) -> None:

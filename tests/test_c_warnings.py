@@ -24,7 +24,10 @@ that ``gcc -std=c99 -Wall -Wextra -Werror`` rejected once gcc optimized:
   reverse loop whose start gcc cannot tie to the forward loop's iterations; ``'tape_cond[-1]'
   may be used uninitialized``: a pop of a tape whose pushes gcc cannot tie to the pops (caches
   and tapes are now zero-filled: calloc, its count clamped at zero where gcc cannot see it is
-  not negative, since gcc checks calloc's count unwrapped).
+  not negative, since gcc checks calloc's count unwrapped);
+* ``'__builtin_memcpy' writing 18446744073709551608 bytes into a region of size 0``: a slice's
+  copy allocated max(n - 1, 0) numbers and filled by a loop to n - 1 (both now count the
+  slice's length, max(hi - lo, 0)).
 
 Each gradient is built with -O1 and -O2 of gcc (-Wall -Wextra -Werror, so any warning fails)
 and checked against central differences.
@@ -87,6 +90,23 @@ def f(x, n):
         s = math.sin(s) * x[i]
     return s * x[0]
 ''', ["x"], lang="py", py_params=[("double *", "x"), ("long", "n")], shapes={}),
+    # Fuzz seed 10930572, shrunk: the copy of a slice x[1:] was allocated max(n - 1, 0) numbers
+    # and filled by a loop to n - 1; gcc -O2 made the loop a memcpy of (n - 1) * 8 bytes and
+    # reported 2^64 - 8 of them written into the empty copy where n is 0. A slice's length is
+    # now max(hi - lo, 0) (opt/lower_arrays._length): allocation and loop count the same.
+    "slice_copy_of_an_empty_array": Case('''import numpy as np
+
+
+def f(x: "f64[n]", y: "f64[n]", W: "f64[m, n]", a: float, b: float, n: int, m: int) -> float:
+    s1 = -0.25
+    s2 = 1.0
+    for i1 in range(n - 1, 0 - 1, -2):
+        s1 = s2
+    y[0] *= np.sum(np.outer((W @ x), x))
+    return s1 * np.sum(np.where(x > x, x, x)[1:] * np.where(x > x, x, x)[:-1])
+''', ["x", "y", "a", "b"], lang="py", py_params=[("double *", "x"), ("double *", "y"), ("double *", "W"),
+                                                  ("double", "a"), ("double", "b"), ("long", "n"), ("long", "m")],
+        shapes={"W": (M, N)}),
     # s1 = -0.25 + a was kept for a return that an always-true early return never reaches.
     "dead_after_early_return": Case(
         """#include <math.h>

@@ -439,3 +439,55 @@ def test_the_function_the_user_calls_keeps_what_it_writes_though_its_own_calls_p
         return f(t, o, 2) + 0.5 * o[0]
 
     assert np.allclose(d_x, central_gradient(J, x.copy()), rtol=1e-6, atol=1e-8)
+
+
+# Fuzz seed 10930753, shrunk: the helper reads z[i] for i < n - 1 and, in a loop by 3, z[i3]
+# for i3 < n; the copy of y taken before each call in the loop held n - 1 numbers (the strided
+# loop's bound, an upper bound only, was left out of the cover), and the gradient's re-run of
+# the helper read past it (IndexError in Python; Numba does not check).
+STRIDED = """
+static double peek(const double *z, int n)
+{
+    double h = 0.0;
+    for (int i = 0; i < n - 1; i++)
+        h += z[i];
+    for (int i3 = 1; i3 < n; i3 += 3)
+        h = h * 0.5 + sin(z[i3]);
+    return h * z[2];
+}
+
+double f(double *y, int n)
+{
+    double s = 0.0;
+    for (int k = 0; k < 3; k++) {
+        s += peek(y, n) * y[k];
+        y[k] = cos(s);
+    }
+    return s;
+}
+"""
+
+
+def _primal_strided(y, n):
+    y = y.copy()
+    s = 0.0
+    for k in range(3):
+        h = sum(y[: n - 1])
+        for i3 in range(1, n, 3):
+            h = h * 0.5 + np.sin(y[i3])
+        s += h * y[2] * y[k]
+        y[k] = np.cos(s)
+    return s
+
+
+@pytest.mark.parametrize("level", [0, 2])
+def test_a_copy_for_a_call_holds_what_a_strided_loop_of_the_callee_reads(level):
+    text = pipeline.gradient_source("#include <math.h>\n" + STRIDED, "t.c", "f", ["y"], "py",
+                                    pipeline.Options(level=level))
+    grad = _run(text, "strided")
+    n = 5  # i3 reaches 4 = n - 1, past the n - 1 numbers the plain loop reads
+    y = np.random.default_rng(1).uniform(0.5, 1.5, n)
+    d_y = np.zeros(n)
+    grad(y.copy(), d_y, n, 1.0)
+    want = central_gradient(lambda t: _primal_strided(t, n), y)
+    assert np.allclose(d_y, want, rtol=1e-6, atol=1e-8)

@@ -8,6 +8,7 @@ rules stated here, so that the layout stays right where ruff is not installed.
 from __future__ import annotations
 
 import ast
+import os
 import random
 import shutil
 import subprocess
@@ -134,8 +135,14 @@ class _Programs:
         return "# Generated\n\n\n" + text.replace("\n\ndef ", "\n\n\ndef ") + "\n"
 
 
+def _seeds() -> range:
+    """4 seeds in the suite; ``S2SAD_FORMAT_SEEDS=10-700`` for a campaign."""
+    first, _, last = os.environ.get("S2SAD_FORMAT_SEEDS", "0-3").partition("-")
+    return range(int(first), int(last or first) + 1)
+
+
 @needs_ruff
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", _seeds())
 def test_formatting_is_ruff_format_on_random_programs(seed):
     text = _Programs(seed).module(15)
     assert formatted(text) == ruff_format(text)

@@ -27,6 +27,8 @@ LAYERS = [
     {"emit"},
     {"emit_py", "emit_c", "emit_cuda"},
     {"pipeline"},
+    {"api"},
+    {"check"},
     {"cli"},
     {"__main__", "__init__"},
 ]
@@ -53,7 +55,7 @@ def _imports() -> dict[str, set[str]]:
             if isinstance(node, ast.ImportFrom):
                 if node.level:
                     base = package[:len(package) - (node.level - 1)] if node.level > 1 else package
-                    target = ".".join(base + ([node.module] if node.module else []))
+                    target = ".".join(base + ([node.module] if node.module else [])).lstrip(".")
                 elif node.module and node.module.startswith("s2sad"):
                     target = node.module.removeprefix("s2sad").lstrip(".")
                 else:

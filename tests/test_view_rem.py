@@ -659,7 +659,7 @@ def test_an_inlined_callee_names_the_sub_array_it_was_given():
     _, grad = _gradient(VIEWS, "lengths", ["x"], level=2)
     assert "call(" not in print_module(grad).split("func @grad_lengths")[1]
     py = emit_python(grad, "py", "")
-    assert "v = x[i * 3:]" in py and "d_v = d_x[i * 3:]" in py
+    assert "v = x[i * 3 :]" in py and "d_v = d_x[i * 3 :]" in py  # colons spaced as ruff format spaces them
     c = emit_c(grad, "", "grad_lengths")
     assert "double *v = x + i * 3;" in c and "double *d_v = d_x + i * 3;" in c
     assert "// Array sizes: x, d_x: [3 * n]." in c  # v[0..2] through x + 3 * i

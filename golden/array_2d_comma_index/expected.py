@@ -3,6 +3,17 @@
 
 
 def grad_matvec(A, d_A, x, d_x, y, d_y, n, m):
+    """The gradient of matvec, by s2sad's reverse mode.
+
+    It runs matvec (its effects on arrays included), then the reverse sweep, for
+
+        J = <d_A, A> + <d_x, x> + <d_y, y>
+
+    with the seeds as passed in and the arrays as matvec leaves them, each <,> a sum
+    of elementwise products. On return, d_A, d_x and d_y hold the derivatives of J
+    with respect to A, x and y as they were on entry to matvec (for an array that
+    matvec only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     for i in range(n):
         acc = 0.0

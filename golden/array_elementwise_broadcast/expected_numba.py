@@ -7,6 +7,17 @@ import numpy as np
 
 @numba.njit
 def grad_f(A, d_A, r, d_r, x, d_x, s, d_return=1.0):
+    """The gradient of f, by s2sad's reverse mode.
+
+    It runs f (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * f(...) + <d_A, A> + <d_r, r> + <d_x, x>
+
+    with the seeds as passed in and the arrays as f leaves them, each <,> a sum of
+    elementwise products. On return, d_A, d_r and d_x hold the derivatives of J with
+    respect to A, r and x as they were on entry to f (for an array that f only
+    reads, that is the value passed in plus the derivative). Returns dJ/ds.
+    """
     # forward sweep
     t0 = 2.0 + r * r
     t1 = A / t0

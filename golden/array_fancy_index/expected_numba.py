@@ -7,6 +7,17 @@ import numpy as np
 
 @numba.njit
 def grad_nll(logits, d_logits, label, w, d_w, d_return=1.0):
+    """The gradient of nll, by s2sad's reverse mode.
+
+    It runs nll (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * nll(...) + <d_logits, logits> + <d_w, w>
+
+    with the seeds as passed in and the arrays as nll leaves them, each <,> a sum of
+    elementwise products. On return, d_logits and d_w hold the derivatives of J with
+    respect to logits and w as they were on entry to nll (for an array that nll only
+    reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     t0 = np.exp(logits)
     t1 = np.sum(t0)

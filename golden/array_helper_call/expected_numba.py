@@ -7,6 +7,18 @@ import numpy as np
 
 @numba.njit
 def grad_helper_call(w, d_w, x, d_x, n, d_return=1.0):
+    """The gradient of helper_call, by s2sad's reverse mode.
+
+    It runs helper_call (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * helper_call(...) + <d_w, w> + <d_x, x>
+
+    with the seeds as passed in and the arrays as helper_call leaves them, each <,>
+    a sum of elementwise products. On return, d_w and d_x hold the derivatives of J
+    with respect to w and x as they were on entry to helper_call (for an array that
+    helper_call only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     t0 = w * x
     m = np.max(t0)

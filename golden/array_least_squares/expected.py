@@ -5,6 +5,19 @@ import numpy as np
 
 
 def grad_least_squares(A, c, d_c, y, lam, d_return=1.0):
+    """The gradient of least_squares, by s2sad's reverse mode.
+
+    It runs least_squares (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * least_squares(...) + <d_c, c>
+
+    with the seeds as passed in and the arrays as least_squares leaves them, each
+    <,> a sum of elementwise products. On return, d_c holds the derivative of J with
+    respect to c as it was on entry to least_squares (for an array that
+    least_squares only reads, that is the value passed in plus the derivative).
+    Returns dJ/dlam.
+    """
     # forward sweep
     r = A @ c - y
 

@@ -7,6 +7,18 @@ import numpy as np
 
 @numba.njit
 def grad_products(A, d_A, B, d_B, x, d_x, y, d_y, d_return=1.0):
+    """The gradient of products, by s2sad's reverse mode.
+
+    It runs products (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * products(...) + <d_A, A> + <d_B, B> + <d_x, x> + <d_y, y>
+
+    with the seeds as passed in and the arrays as products leaves them, each <,> a
+    sum of elementwise products. On return, d_A, d_B, d_x and d_y hold the
+    derivatives of J with respect to A, B, x and y as they were on entry to products
+    (for an array that products only reads, that is the value passed in plus the
+    derivative).
+    """
     # forward sweep
     Ax = np.sum(A * x, axis=1)
     AB = np.sum(np.expand_dims(A, 2) * np.expand_dims(B, 0), axis=1)

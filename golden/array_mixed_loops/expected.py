@@ -5,6 +5,17 @@ import numpy as np
 
 
 def grad_mixed(x, d_x, w, d_w, n, d_return=1.0):
+    """The gradient of mixed, by s2sad's reverse mode.
+
+    It runs mixed (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * mixed(...) + <d_x, x> + <d_w, w>
+
+    with the seeds as passed in and the arrays as mixed leaves them, each <,> a sum
+    of elementwise products. On return, d_x and d_w hold the derivatives of J with
+    respect to x and w as they were on entry to mixed (for an array that mixed only
+    reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     t0 = w * x
     h = np.tanh(t0)

@@ -5,6 +5,17 @@ import numpy as np
 
 
 def grad_mlp_loss(W, d_W, x, d_x, b, d_b, y, d_return=1.0):
+    """The gradient of mlp_loss, by s2sad's reverse mode.
+
+    It runs mlp_loss (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * mlp_loss(...) + <d_W, W> + <d_x, x> + <d_b, b>
+
+    with the seeds as passed in and the arrays as mlp_loss leaves them, each <,> a
+    sum of elementwise products. On return, d_W, d_x and d_b hold the derivatives of
+    J with respect to W, x and b as they were on entry to mlp_loss (for an array
+    that mlp_loss only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     t0 = np.tanh(W @ x + b)
 

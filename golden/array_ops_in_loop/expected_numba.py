@@ -7,6 +7,17 @@ import numpy as np
 
 @numba.njit
 def grad_rows(A, d_A, w, d_w, m, d_return=1.0):
+    """The gradient of rows, by s2sad's reverse mode.
+
+    It runs rows (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * rows(...) + <d_A, A> + <d_w, w>
+
+    with the seeds as passed in and the arrays as rows leaves them, each <,> a sum
+    of elementwise products. On return, d_A and d_w hold the derivatives of J with
+    respect to A and w as they were on entry to rows (for an array that rows only
+    reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     t0 = max(m, 0)
     tape_s = np.empty(t0)

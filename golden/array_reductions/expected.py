@@ -5,6 +5,17 @@ import numpy as np
 
 
 def grad_reductions(A, d_A, v, d_v, d_return=1.0):
+    """The gradient of reductions, by s2sad's reverse mode.
+
+    It runs reductions (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * reductions(...) + <d_A, A> + <d_v, v>
+
+    with the seeds as passed in and the arrays as reductions leaves them, each <,> a
+    sum of elementwise products. On return, d_A and d_v hold the derivatives of J
+    with respect to A and v as they were on entry to reductions (for an array that
+    reductions only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     rows = np.sum(A, axis=1)
     cols = np.mean(A, axis=0)

@@ -5,6 +5,17 @@ import numpy as np
 
 
 def grad_f(x, d_x, A, d_A, d_return=1.0):
+    """The gradient of f, by s2sad's reverse mode.
+
+    It runs f (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * f(...) + <d_x, x> + <d_A, A>
+
+    with the seeds as passed in and the arrays as f leaves them, each <,> a sum of
+    elementwise products. On return, d_x and d_A hold the derivatives of J with
+    respect to x and A as they were on entry to f (for an array that f only reads,
+    that is the value passed in plus the derivative).
+    """
     # forward sweep
     M = x.reshape((2, x.shape[0] // 2))
     r = np.sum(M, axis=0)

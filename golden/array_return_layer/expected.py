@@ -5,6 +5,17 @@ import numpy as np
 
 
 def grad_layer(W, d_W, x, d_x, b, d_b, d_return):
+    """The gradient of layer, by s2sad's reverse mode.
+
+    It runs layer (its effects on arrays included), then the reverse sweep, for
+
+        J = <d_return, layer(...)> + <d_W, W> + <d_x, x> + <d_b, b>
+
+    with the seeds as passed in and the arrays as layer leaves them, each <,> a sum
+    of elementwise products. On return, d_W, d_x and d_b hold the derivatives of J
+    with respect to W, x and b as they were on entry to layer (for an array that
+    layer only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     t0 = np.tanh(W @ x + b)
 

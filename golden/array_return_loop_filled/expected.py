@@ -7,6 +7,17 @@ import numpy as np
 
 
 def grad_smooth(x, d_x, out, d_out, n, d_return):
+    """The gradient of smooth, by s2sad's reverse mode.
+
+    It runs smooth (its effects on arrays included), then the reverse sweep, for
+
+        J = <d_return, smooth(...)> + <d_x, x> + <d_out, out>
+
+    with the seeds as passed in and the arrays as smooth leaves them, each <,> a sum
+    of elementwise products. On return, d_x and d_out hold the derivatives of J with
+    respect to x and out as they were on entry to smooth (for an array that smooth
+    only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     y = np.zeros(n)
     tape_y_elem = np.empty(max(n - 2, 0))

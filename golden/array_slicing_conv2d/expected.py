@@ -5,6 +5,19 @@ import numpy as np
 
 
 def grad_conv_smooth(img, d_img, w, d_w, x, d_x, j, d_return=1.0):
+    """The gradient of conv_smooth, by s2sad's reverse mode.
+
+    It runs conv_smooth (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * conv_smooth(...) + <d_img, img> + <d_w, w> + <d_x, x>
+
+    with the seeds as passed in and the arrays as conv_smooth leaves them, each <,>
+    a sum of elementwise products. On return, d_img, d_w and d_x hold the
+    derivatives of J with respect to img, w and x as they were on entry to
+    conv_smooth (for an array that conv_smooth only reads, that is the value passed
+    in plus the derivative).
+    """
     # forward sweep
     t0 = img[:-2, :-2]
     t1 = img[:-2, 1:-1]

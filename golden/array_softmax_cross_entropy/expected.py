@@ -5,6 +5,18 @@ import numpy as np
 
 
 def grad_softmax_xent(W, d_W, X, d_X, Y, d_return=1.0):
+    """The gradient of softmax_xent, by s2sad's reverse mode.
+
+    It runs softmax_xent (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * softmax_xent(...) + <d_W, W> + <d_X, X>
+
+    with the seeds as passed in and the arrays as softmax_xent leaves them, each <,>
+    a sum of elementwise products. On return, d_W and d_X hold the derivatives of J
+    with respect to W and X as they were on entry to softmax_xent (for an array that
+    softmax_xent only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     z = X @ W.T
     t0 = np.max(z, axis=1, keepdims=True)

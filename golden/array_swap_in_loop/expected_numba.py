@@ -7,6 +7,19 @@ import numpy as np
 
 @numba.njit
 def grad_reaction_diffusion(u0, d_u0, n, steps, dt, d_return=1.0):
+    """The gradient of reaction_diffusion, by s2sad's reverse mode.
+
+    It runs reaction_diffusion (its effects on arrays included), then the reverse
+    sweep, for
+
+        J = d_return * reaction_diffusion(...) + <d_u0, u0>
+
+    with the seeds as passed in and the arrays as reaction_diffusion leaves them,
+    each <,> a sum of elementwise products. On return, d_u0 holds the derivative of
+    J with respect to u0 as it was on entry to reaction_diffusion (for an array that
+    reaction_diffusion only reads, that is the value passed in plus the derivative).
+    Returns dJ/ddt.
+    """
     # forward sweep
     u = np.zeros(n)
     un = np.zeros(n)

@@ -5,6 +5,17 @@ import numpy as np
 
 
 def grad_decay(x, d_x, n, d_return=1.0):
+    """The gradient of decay, by s2sad's reverse mode.
+
+    It runs decay (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * decay(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as decay leaves them, each <,> a sum
+    of elementwise products. On return, d_x holds the derivative of J with respect
+    to x as it was on entry to decay (for an array that decay only reads, that is
+    the value passed in plus the derivative).
+    """
     # forward sweep
     t0 = max(n, 0)
     tape_s = np.empty(t0)

@@ -7,6 +7,17 @@ import numpy as np
 
 @numba.njit
 def grad_ufuncs(x, d_x, y, d_y, d_return=1.0):
+    """The gradient of ufuncs, by s2sad's reverse mode.
+
+    It runs ufuncs (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * ufuncs(...) + <d_x, x> + <d_y, y>
+
+    with the seeds as passed in and the arrays as ufuncs leaves them, each <,> a sum
+    of elementwise products. On return, d_x and d_y hold the derivatives of J with
+    respect to x and y as they were on entry to ufuncs (for an array that ufuncs
+    only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     t0 = np.exp(x)
     t1 = np.sin(x)

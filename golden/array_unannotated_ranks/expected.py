@@ -5,6 +5,17 @@ import numpy as np
 
 
 def grad_f(W, d_W, b, x, d_x, d_return=1.0):
+    """The gradient of f, by s2sad's reverse mode.
+
+    It runs f (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * f(...) + <d_W, W> + <d_x, x>
+
+    with the seeds as passed in and the arrays as f leaves them, each <,> a sum of
+    elementwise products. On return, d_W and d_x hold the derivatives of J with
+    respect to W and x as they were on entry to f (for an array that f only reads,
+    that is the value passed in plus the derivative). Returns dJ/db.
+    """
     if np.ndim(W) != 2:
         raise ValueError(
             'W must be a 2-D array: its rank is not evident in f (else annotate W: "f64[n]")'

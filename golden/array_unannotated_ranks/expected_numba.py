@@ -7,6 +7,17 @@ import numpy as np
 
 @numba.njit
 def grad_f(W, d_W, b, x, d_x, d_return=1.0):
+    """The gradient of f, by s2sad's reverse mode.
+
+    It runs f (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * f(...) + <d_W, W> + <d_x, x>
+
+    with the seeds as passed in and the arrays as f leaves them, each <,> a sum of
+    elementwise products. On return, d_W and d_x hold the derivatives of J with
+    respect to W and x as they were on entry to f (for an array that f only reads,
+    that is the value passed in plus the derivative). Returns dJ/db.
+    """
     # Numba decides these checks from the argument types as it compiles, so that
     # grad_f_unchecked is compiled only for the ranks it was written for.
     if not hasattr(W, "ndim") or W.ndim != 2:
@@ -26,6 +37,9 @@ def grad_f(W, d_W, b, x, d_x, d_return=1.0):
 
 @numba.njit
 def grad_f_unchecked(W, d_W, b, x, d_x, d_return=1.0):
+    """grad_f without its checks of assumed ranks, which run first (Numba compiles this
+    function for the ranks they let through).
+    """
     # forward sweep
     t0 = np.tanh(np.sum(W * x, axis=1) + b)
 

@@ -23,6 +23,10 @@ def sqnorm(v, d):
 
 @numba.njit
 def grad_subtract(x, mu, d_mu, out, d_out, d):
+    """The adjoint of subtract, for the gradient of mixture: its parameters follow the
+    same convention, except that it may leave a shadow incomplete where its callers
+    never read it again.
+    """
     # line 5: for j in range(d):
     for j in range(d - 1, -1, -1):
         # line 6: out[j] = x[j] - mu[j]
@@ -33,6 +37,10 @@ def grad_subtract(x, mu, d_mu, out, d_out, d):
 
 @numba.njit
 def grad_sqnorm(v, d_v, d, d_return=1.0):
+    """The adjoint of sqnorm, for the gradient of mixture: its parameters follow the
+    same convention, except that it may leave a shadow incomplete where its callers
+    never read it again.
+    """
     # line 11: for j in range(d):
     d_s = d_return
     for j in range(d - 1, -1, -1):
@@ -43,6 +51,17 @@ def grad_sqnorm(v, d_v, d, d_return=1.0):
 
 @numba.njit
 def grad_mixture(x, mu, d_mu, tmp, d_tmp, n, k, d, d_return=1.0):
+    """The gradient of mixture, by s2sad's reverse mode.
+
+    It runs mixture (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * mixture(...) + <d_mu, mu> + <d_tmp, tmp>
+
+    with the seeds as passed in and the arrays as mixture leaves them, each <,> a
+    sum of elementwise products. On return, d_mu and d_tmp hold the derivatives of J
+    with respect to mu and tmp as they were on entry to mixture (for an array that
+    mixture only reads, that is the value passed in plus the derivative).
+    """
     # Numba decides these checks from the argument types as it compiles, so that
     # grad_mixture_unchecked is compiled only for the ranks it was written for.
     if not hasattr(x, "ndim") or x.ndim != 1:
@@ -58,6 +77,9 @@ def grad_mixture(x, mu, d_mu, tmp, d_tmp, n, k, d, d_return=1.0):
 
 @numba.njit
 def grad_mixture_unchecked(x, mu, d_mu, tmp, d_tmp, n, k, d, d_return=1.0):
+    """grad_mixture without its checks of assumed ranks, which run first (Numba compiles this
+    function for the ranks they let through).
+    """
     # forward sweep
     t0 = max(n, 0)
     tape_best = np.empty(t0)

@@ -16,6 +16,10 @@ def mag(x, n):
 
 @numba.njit
 def grad_mag(x, d_x, n, d_return=1.0):
+    """The adjoint of mag, for the gradient of norm: its parameters follow the same
+    convention, except that it may leave a shadow incomplete where its callers never
+    read it again.
+    """
     # forward sweep
     s = 0.0
     for i in range(n):
@@ -34,6 +38,17 @@ def grad_mag(x, d_x, n, d_return=1.0):
 
 @numba.njit
 def grad_norm(out, d_out, in_, d_in_, n):
+    """The gradient of norm, by s2sad's reverse mode.
+
+    It runs norm (its effects on arrays included), then the reverse sweep, for
+
+        J = <d_out, out> + <d_in_, in_>
+
+    with the seeds as passed in and the arrays as norm leaves them, each <,> a sum
+    of elementwise products. On return, d_out and d_in_ hold the derivatives of J
+    with respect to out and in_ as they were on entry to norm (for an array that
+    norm only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     if n > 0:
         mag_value = mag(in_, n)

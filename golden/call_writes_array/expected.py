@@ -12,6 +12,10 @@ def smooth(y, x, n):
 
 
 def grad_smooth(y, d_y, x, d_x, n):
+    """The adjoint of smooth, for the gradient of energy: its parameters follow the
+    same convention, except that it may leave a shadow incomplete where its callers
+    never read it again.
+    """
     # line 5: for i in range(n):
     for i in range(n - 1, -1, -1):
         t0 = (i + n - 1) % n
@@ -26,6 +30,17 @@ def grad_smooth(y, d_y, x, d_x, n):
 
 
 def grad_energy(x, d_x, y, d_y, n, d_return=1.0):
+    """The gradient of energy, by s2sad's reverse mode.
+
+    It runs energy (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * energy(...) + <d_x, x> + <d_y, y>
+
+    with the seeds as passed in and the arrays as energy leaves them, each <,> a sum
+    of elementwise products. On return, d_x and d_y hold the derivatives of J with
+    respect to x and y as they were on entry to energy (for an array that energy
+    only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     x_before_smooth = x.copy()
     smooth(y, x, n)

@@ -7,6 +7,17 @@ import numpy as np
 
 @numba.njit
 def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
+    """The gradient of heat, by s2sad's reverse mode.
+
+    It runs heat (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * heat(...) + <d_u, u> + <d_work, work>
+
+    with the seeds as passed in and the arrays as heat leaves them, each <,> a sum
+    of elementwise products. On return, d_u and d_work hold the derivatives of J
+    with respect to u and work as they were on entry to heat (for an array that heat
+    only reads, that is the value passed in plus the derivative). Returns dJ/dc.
+    """
     # forward sweep
     # binomial(3) checkpointing of the loop at line 3
     t0 = max(steps, 0)

@@ -7,6 +7,17 @@ import numpy as np
 
 @numba.njit
 def grad_f(x, d_x, y, d_y, n, steps, d_return=1.0):
+    """The gradient of f, by s2sad's reverse mode.
+
+    It runs f (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * f(...) + <d_x, x> + <d_y, y>
+
+    with the seeds as passed in and the arrays as f leaves them, each <,> a sum of
+    elementwise products. On return, d_x and d_y hold the derivatives of J with
+    respect to x and y as they were on entry to f (for an array that f only reads,
+    that is the value passed in plus the derivative).
+    """
     # forward sweep
     # periodic(2) checkpointing of the loop at line 4
     t0 = max(steps, 0)

@@ -3,6 +3,10 @@
 
 
 def grad_sumsq(x, d_x, n, d_return=1.0):
+    """The adjoint of sumsq, for the gradient of f: its parameters follow the same
+    convention, except that it may leave a shadow incomplete where its callers never
+    read it again.
+    """
     # line 3: for i in range(n):
     d_s = d_return
     for i in range(n - 1, -1, -1):
@@ -12,6 +16,17 @@ def grad_sumsq(x, d_x, n, d_return=1.0):
 
 
 def grad_f(x, d_x, n, d_return=1.0):
+    """The gradient of f, by s2sad's reverse mode.
+
+    It runs f (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * f(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as f leaves them, each <,> a sum of
+    elementwise products. On return, d_x holds the derivative of J with respect to x
+    as it was on entry to f (for an array that f only reads, that is the value
+    passed in plus the derivative).
+    """
     # forward sweep
     x_before_sumsq = x.copy()
     t0 = x[0] < 0.0

@@ -3,6 +3,17 @@
 
 
 def grad_dot(a, d_a, b, d_b, n, d_return=1.0):
+    """The gradient of dot, by s2sad's reverse mode.
+
+    It runs dot (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * dot(...) + <d_a, a> + <d_b, b>
+
+    with the seeds as passed in and the arrays as dot leaves them, each <,> a sum of
+    elementwise products. On return, d_a and d_b hold the derivatives of J with
+    respect to a and b as they were on entry to dot (for an array that dot only
+    reads, that is the value passed in plus the derivative).
+    """
     # line 3: for i in range(n):
     d_s = d_return
     for i in range(n - 1, -1, -1):

@@ -5,6 +5,17 @@ import numpy as np
 
 
 def grad_poly(c, d_c, t, d_return=1.0):
+    """The gradient of poly, by s2sad's reverse mode.
+
+    It runs poly (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * poly(...) + <d_c, c>
+
+    with the seeds as passed in and the arrays as poly leaves them, each <,> a sum
+    of elementwise products. On return, d_c holds the derivative of J with respect
+    to c as it was on entry to poly (for an array that poly only reads, that is the
+    value passed in plus the derivative). Returns dJ/dt.
+    """
     if np.ndim(c) != 1:
         raise ValueError(
             'c must be a 1-D array: its rank is not evident in poly (else annotate c: "f64[m, n]")'

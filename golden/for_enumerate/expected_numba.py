@@ -6,6 +6,17 @@ import numba
 
 @numba.njit
 def grad_poly(c, d_c, t, d_return=1.0):
+    """The gradient of poly, by s2sad's reverse mode.
+
+    It runs poly (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * poly(...) + <d_c, c>
+
+    with the seeds as passed in and the arrays as poly leaves them, each <,> a sum
+    of elementwise products. On return, d_c holds the derivative of J with respect
+    to c as it was on entry to poly (for an array that poly only reads, that is the
+    value passed in plus the derivative). Returns dJ/dt.
+    """
     # Numba decides these checks from the argument types as it compiles, so that
     # grad_poly_unchecked is compiled only for the ranks it was written for.
     if not hasattr(c, "ndim") or c.ndim != 1:
@@ -17,6 +28,9 @@ def grad_poly(c, d_c, t, d_return=1.0):
 
 @numba.njit
 def grad_poly_unchecked(c, d_c, t, d_return=1.0):
+    """grad_poly without its checks of assumed ranks, which run first (Numba compiles this
+    function for the ranks they let through).
+    """
     # line 3: for k, ck in enumerate(c):
     d_s = d_return
     d_t = 0.0

@@ -7,6 +7,18 @@ import numpy as np
 
 
 def grad_log_sum_exp(x, d_x, shift, d_return=1.0):
+    """The gradient of log_sum_exp, by s2sad's reverse mode.
+
+    It runs log_sum_exp (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * log_sum_exp(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as log_sum_exp leaves them, each <,>
+    a sum of elementwise products. On return, d_x holds the derivative of J with
+    respect to x as it was on entry to log_sum_exp (for an array that log_sum_exp
+    only reads, that is the value passed in plus the derivative). Returns dJ/dshift.
+    """
     if np.ndim(x) != 1:
         raise ValueError(
             'x must be a 1-D array: its rank is not evident in log_sum_exp (else annotate x: "f64[m, n]")'

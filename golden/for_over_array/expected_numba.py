@@ -8,6 +8,18 @@ import numba
 
 @numba.njit
 def grad_log_sum_exp(x, d_x, shift, d_return=1.0):
+    """The gradient of log_sum_exp, by s2sad's reverse mode.
+
+    It runs log_sum_exp (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * log_sum_exp(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as log_sum_exp leaves them, each <,>
+    a sum of elementwise products. On return, d_x holds the derivative of J with
+    respect to x as it was on entry to log_sum_exp (for an array that log_sum_exp
+    only reads, that is the value passed in plus the derivative). Returns dJ/dshift.
+    """
     # Numba decides these checks from the argument types as it compiles, so that
     # grad_log_sum_exp_unchecked is compiled only for the ranks it was written for.
     if not hasattr(x, "ndim") or x.ndim != 1:
@@ -19,6 +31,9 @@ def grad_log_sum_exp(x, d_x, shift, d_return=1.0):
 
 @numba.njit
 def grad_log_sum_exp_unchecked(x, d_x, shift, d_return=1.0):
+    """grad_log_sum_exp without its checks of assumed ranks, which run first (Numba compiles this
+    function for the ranks they let through).
+    """
     # forward sweep
     total = 0.0
     for i in range(x.shape[0]):

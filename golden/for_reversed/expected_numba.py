@@ -7,6 +7,17 @@ import numpy as np
 
 @numba.njit
 def grad_horner(c, d_c, t, n, d_return=1.0):
+    """The gradient of horner, by s2sad's reverse mode.
+
+    It runs horner (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * horner(...) + <d_c, c>
+
+    with the seeds as passed in and the arrays as horner leaves them, each <,> a sum
+    of elementwise products. On return, d_c holds the derivative of J with respect
+    to c as it was on entry to horner (for an array that horner only reads, that is
+    the value passed in plus the derivative). Returns dJ/dt.
+    """
     # forward sweep
     t0 = n - 1
     tape_s = np.empty(max(t0 + 1, 0))

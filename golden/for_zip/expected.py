@@ -5,6 +5,19 @@ import numpy as np
 
 
 def grad_weighted_error(pred, d_pred, target, w, d_w, d_return=1.0):
+    """The gradient of weighted_error, by s2sad's reverse mode.
+
+    It runs weighted_error (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * weighted_error(...) + <d_pred, pred> + <d_w, w>
+
+    with the seeds as passed in and the arrays as weighted_error leaves them, each
+    <,> a sum of elementwise products. On return, d_pred and d_w hold the
+    derivatives of J with respect to pred and w as they were on entry to
+    weighted_error (for an array that weighted_error only reads, that is the value
+    passed in plus the derivative).
+    """
     if np.ndim(pred) != 1:
         raise ValueError(
             'pred must be a 1-D array: its rank is not evident in weighted_error (else annotate pred: "f64[m, n]")'

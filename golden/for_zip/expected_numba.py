@@ -6,6 +6,19 @@ import numba
 
 @numba.njit
 def grad_weighted_error(pred, d_pred, target, w, d_w, d_return=1.0):
+    """The gradient of weighted_error, by s2sad's reverse mode.
+
+    It runs weighted_error (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * weighted_error(...) + <d_pred, pred> + <d_w, w>
+
+    with the seeds as passed in and the arrays as weighted_error leaves them, each
+    <,> a sum of elementwise products. On return, d_pred and d_w hold the
+    derivatives of J with respect to pred and w as they were on entry to
+    weighted_error (for an array that weighted_error only reads, that is the value
+    passed in plus the derivative).
+    """
     # Numba decides these checks from the argument types as it compiles, so that
     # grad_weighted_error_unchecked is compiled only for the ranks it was written for.
     if not hasattr(pred, "ndim") or pred.ndim != 1:
@@ -25,6 +38,9 @@ def grad_weighted_error(pred, d_pred, target, w, d_w, d_return=1.0):
 
 @numba.njit
 def grad_weighted_error_unchecked(pred, d_pred, target, w, d_w, d_return=1.0):
+    """grad_weighted_error without its checks of assumed ranks, which run first (Numba compiles this
+    function for the ranks they let through).
+    """
     # line 3: for p, y, wk in zip(pred, target, w):
     d_err = d_return
     for i in range(min(min(pred.shape[0], target.shape[0]), w.shape[0]) - 1, -1, -1):

@@ -3,6 +3,14 @@
 
 
 def grad_f(x, d_return=1.0):
+    """The gradient of f, by s2sad's reverse mode.
+
+    It runs f (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * f(...)
+
+    with the seeds as passed in and the arrays as f leaves them. Returns dJ/dx.
+    """
     # line 2: if x < -1.0:
     if x < -1.0:
         # line 3: y = -x * x

@@ -9,6 +9,16 @@ import numpy as np
 
 @numba.njit
 def grad_trajectory_loss(x, n, k, d_return=1.0):
+    """The gradient of trajectory_loss, by s2sad's reverse mode.
+
+    It runs trajectory_loss (its effects on arrays included), then the reverse
+    sweep, for
+
+        J = d_return * trajectory_loss(...)
+
+    with the seeds as passed in and the arrays as trajectory_loss leaves them.
+    Returns dJ/dx.
+    """
     # forward sweep
     t0 = max(0, n)
     hist = np.empty(t0)

@@ -5,6 +5,17 @@ import numpy as np
 
 
 def grad_gated(x, d_x, w, d_w, n, d_return=1.0):
+    """The gradient of gated, by s2sad's reverse mode.
+
+    It runs gated (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * gated(...) + <d_x, x> + <d_w, w>
+
+    with the seeds as passed in and the arrays as gated leaves them, each <,> a sum
+    of elementwise products. On return, d_x and d_w hold the derivatives of J with
+    respect to x and w as they were on entry to gated (for an array that gated only
+    reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     t0 = max(0, n)
     p = np.empty(t0)

@@ -9,6 +9,16 @@ import numpy as np
 
 @numba.njit
 def grad_spring_energy(a, b, c, d_return=1.0):
+    """The gradient of spring_energy, by s2sad's reverse mode.
+
+    It runs spring_energy (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * spring_energy(...)
+
+    with the seeds as passed in and the arrays as spring_energy leaves them. Returns
+    (dJ/da, dJ/db, dJ/dc).
+    """
     # forward sweep
     lengths = np.empty(3)
     lengths[0] = a

@@ -7,6 +7,19 @@ import numpy as np
 
 
 def grad_trajectory_energy(u0, d_u0, n, steps, dt, d_return=1.0):
+    """The gradient of trajectory_energy, by s2sad's reverse mode.
+
+    It runs trajectory_energy (its effects on arrays included), then the reverse
+    sweep, for
+
+        J = d_return * trajectory_energy(...) + <d_u0, u0>
+
+    with the seeds as passed in and the arrays as trajectory_energy leaves them,
+    each <,> a sum of elementwise products. On return, d_u0 holds the derivative of
+    J with respect to u0 as it was on entry to trajectory_energy (for an array that
+    trajectory_energy only reads, that is the value passed in plus the derivative).
+    Returns dJ/ddt.
+    """
     # forward sweep
     u = np.zeros(n)
     for i in range(n):

@@ -5,6 +5,14 @@ import math
 
 
 def grad_f(x, d_return=1.0):
+    """The gradient of f, by s2sad's reverse mode.
+
+    It runs f (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * f(...)
+
+    with the seeds as passed in and the arrays as f leaves them. Returns dJ/dx.
+    """
     # forward sweep
     t0 = math.sin(x)
     t1 = math.cos(x)

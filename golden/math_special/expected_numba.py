@@ -42,6 +42,15 @@ def digamma(x):
 
 @numba.njit
 def grad_special(x, y, k, d_return=1.0):
+    """The gradient of special, by s2sad's reverse mode.
+
+    It runs special (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * special(...)
+
+    with the seeds as passed in and the arrays as special leaves them. Returns
+    (dJ/dx, dJ/dy).
+    """
     # forward sweep
     t0 = math.lgamma(x)
     t1 = math.gamma(y)

@@ -7,6 +7,14 @@ import numpy as np
 
 
 def grad_f(x, d_return=1.0):
+    """The gradient of f, by s2sad's reverse mode.
+
+    It runs f (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * f(...)
+
+    with the seeds as passed in and the arrays as f leaves them. Returns dJ/dx.
+    """
     if np.ndim(x) != 0:
         raise ValueError(
             'x must be a number: its rank is not evident in f (for an array, annotate x: "f64[n]")'

@@ -8,6 +8,14 @@ import numba
 
 @numba.njit
 def grad_f(x, d_return=1.0):
+    """The gradient of f, by s2sad's reverse mode.
+
+    It runs f (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * f(...)
+
+    with the seeds as passed in and the arrays as f leaves them. Returns dJ/dx.
+    """
     # Numba decides these checks from the argument types as it compiles, so that
     # grad_f_unchecked is compiled only for the ranks it was written for.
     if hasattr(x, "ndim") and x.ndim != 0:
@@ -19,6 +27,9 @@ def grad_f(x, d_return=1.0):
 
 @numba.njit
 def grad_f_unchecked(x, d_return=1.0):
+    """grad_f without its checks of assumed ranks, which run first (Numba compiles this
+    function for the ranks they let through).
+    """
     # forward sweep
     t0 = math.exp(-x)
     t1 = math.sqrt(x)

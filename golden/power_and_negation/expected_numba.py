@@ -6,6 +6,14 @@ import numba
 
 @numba.njit
 def grad_f(x, d_return=1.0):
+    """The gradient of f, by s2sad's reverse mode.
+
+    It runs f (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * f(...)
+
+    with the seeds as passed in and the arrays as f leaves them. Returns dJ/dx.
+    """
     # line 2: return -x ** 3 + 2.0 * x ** 0.5 - (-x) ** 2
     d_x = d_return * 2.0 * -x
     d_x += d_return * 2.0 * 0.5 * x**-0.5

@@ -16,6 +16,17 @@ def rprod(x, lo, hi):
 
 
 def grad_rprod(x, d_x, lo, hi, d_return=1.0):
+    """The gradient of rprod, by s2sad's reverse mode.
+
+    It runs rprod (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * rprod(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as rprod leaves them, each <,> a sum
+    of elementwise products. On return, d_x holds the derivative of J with respect
+    to x as it was on entry to rprod (for an array that rprod only reads, that is
+    the value passed in plus the derivative).
+    """
     # forward sweep
     if hi - lo != 1:
         mid = (lo + hi) // 2

@@ -8,6 +8,15 @@ def rpow(x, a, n):
 
 
 def grad_rpow(x, a, n, d_return=1.0):
+    """The gradient of rpow, by s2sad's reverse mode.
+
+    It runs rpow (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * rpow(...)
+
+    with the seeds as passed in and the arrays as rpow leaves them. Returns (dJ/dx,
+    dJ/da).
+    """
     # forward sweep
     if n != 0:
         t0 = rpow(x, a, n - 1)

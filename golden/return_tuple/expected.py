@@ -5,6 +5,15 @@ import math
 
 
 def grad_polar(x, y, d_return=(1.0, 1.0)):
+    """The gradient of polar, by s2sad's reverse mode.
+
+    It runs polar (its effects on arrays included), then the reverse sweep, for
+
+        J = <d_return, polar(...)> (one seed per returned value)
+
+    with the seeds as passed in and the arrays as polar leaves them, each <,> a sum
+    of elementwise products. Returns (dJ/dx, dJ/dy).
+    """
     d_return_0, d_return_1 = d_return
 
     # forward sweep

@@ -7,6 +7,18 @@ import numpy as np
 
 @numba.njit
 def grad_softplus_stats(x, d_x, d_return):
+    """The gradient of softplus_stats, by s2sad's reverse mode.
+
+    It runs softplus_stats (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = <d_return, softplus_stats(...)> (one seed per returned value) + <d_x, x>
+
+    with the seeds as passed in and the arrays as softplus_stats leaves them, each
+    <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+    respect to x as it was on entry to softplus_stats (for an array that
+    softplus_stats only reads, that is the value passed in plus the derivative).
+    """
     d_return_0, d_return_1, _ = d_return
 
     # forward sweep

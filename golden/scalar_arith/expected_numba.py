@@ -6,6 +6,15 @@ import numba
 
 @numba.njit
 def grad_f(x, y, d_return=1.0):
+    """The gradient of f, by s2sad's reverse mode.
+
+    It runs f (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * f(...)
+
+    with the seeds as passed in and the arrays as f leaves them. Returns (dJ/dx,
+    dJ/dy).
+    """
     # forward sweep
     t0 = x / y
     z = x * y - t0 + 3.0

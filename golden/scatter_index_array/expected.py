@@ -3,6 +3,17 @@
 
 
 def grad_f(x, d_x, idx, out, d_out, n):
+    """The gradient of f, by s2sad's reverse mode.
+
+    It runs f (its effects on arrays included), then the reverse sweep, for
+
+        J = <d_x, x> + <d_out, out>
+
+    with the seeds as passed in and the arrays as f leaves them, each <,> a sum of
+    elementwise products. On return, d_x and d_out hold the derivatives of J with
+    respect to x and out as they were on entry to f (for an array that f only reads,
+    that is the value passed in plus the derivative).
+    """
     # forward sweep
     for i in range(n):
         out[idx[i]] += x[i] * x[i]

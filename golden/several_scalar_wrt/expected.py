@@ -3,6 +3,15 @@
 
 
 def grad_f(a, b, c, d_return=1.0):
+    """The gradient of f, by s2sad's reverse mode.
+
+    It runs f (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * f(...)
+
+    with the seeds as passed in and the arrays as f leaves them. Returns (dJ/da,
+    dJ/db, dJ/dc).
+    """
     # forward sweep
     t0 = 1.0 + b * b
 

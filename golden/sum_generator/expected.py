@@ -7,6 +7,17 @@ import numpy as np
 
 
 def grad_soft_count(x, d_x, t, d_return=1.0):
+    """The gradient of soft_count, by s2sad's reverse mode.
+
+    It runs soft_count (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * soft_count(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as soft_count leaves them, each <,> a
+    sum of elementwise products. On return, d_x holds the derivative of J with
+    respect to x as it was on entry to soft_count (for an array that soft_count only
+    reads, that is the value passed in plus the derivative). Returns dJ/dt.
+    """
     if np.ndim(x) != 1:
         raise ValueError(
             'x must be a 1-D array: its rank is not evident in soft_count (else annotate x: "f64[m, n]")'

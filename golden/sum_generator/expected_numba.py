@@ -8,6 +8,17 @@ import numba
 
 @numba.njit
 def grad_soft_count(x, d_x, t, d_return=1.0):
+    """The gradient of soft_count, by s2sad's reverse mode.
+
+    It runs soft_count (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * soft_count(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as soft_count leaves them, each <,> a
+    sum of elementwise products. On return, d_x holds the derivative of J with
+    respect to x as it was on entry to soft_count (for an array that soft_count only
+    reads, that is the value passed in plus the derivative). Returns dJ/dt.
+    """
     # Numba decides these checks from the argument types as it compiles, so that
     # grad_soft_count_unchecked is compiled only for the ranks it was written for.
     if not hasattr(x, "ndim") or x.ndim != 1:
@@ -19,6 +30,9 @@ def grad_soft_count(x, d_x, t, d_return=1.0):
 
 @numba.njit
 def grad_soft_count_unchecked(x, d_x, t, d_return=1.0):
+    """grad_soft_count without its checks of assumed ranks, which run first (Numba compiles this
+    function for the ranks they let through).
+    """
     # line 5: return sum(1.0 / (1.0 + math.exp(-v / t)) for v in x if v > -5.0)
     d_total = d_return
     d_t = 0.0

@@ -6,6 +6,19 @@ import numba
 
 @numba.njit
 def grad_weighted_norm(x, d_x, w, d_w, n, d_return=1.0):
+    """The gradient of weighted_norm, by s2sad's reverse mode.
+
+    It runs weighted_norm (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * weighted_norm(...) + <d_x, x> + <d_w, w>
+
+    with the seeds as passed in and the arrays as weighted_norm leaves them, each
+    <,> a sum of elementwise products. On return, d_x and d_w hold the derivatives
+    of J with respect to x and w as they were on entry to weighted_norm (for an
+    array that weighted_norm only reads, that is the value passed in plus the
+    derivative).
+    """
     # forward sweep
     t0 = max(0, n)
     total = 0.0

@@ -5,6 +5,14 @@ import numpy as np
 
 
 def grad_f(x, n, d_return=1.0):
+    """The gradient of f, by s2sad's reverse mode.
+
+    It runs f (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * f(...)
+
+    with the seeds as passed in and the arrays as f leaves them. Returns dJ/dx.
+    """
     # forward sweep
     tape_b = np.empty(max(n, 0))
     a = x

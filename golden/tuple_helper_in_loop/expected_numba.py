@@ -20,6 +20,10 @@ def moments(x, n, c):
 
 @numba.njit
 def grad_moments(x, d_x, n, c, d_return=(1.0, 1.0)):
+    """The adjoint of moments, for the gradient of spread_over_shifts: its parameters
+    follow the same convention, except that it may leave a shadow incomplete where
+    its callers never read it again.
+    """
     d_return_0, d_return_1 = d_return
 
     # line 8: for i in range(n):
@@ -36,6 +40,19 @@ def grad_moments(x, d_x, n, c, d_return=(1.0, 1.0)):
 
 @numba.njit
 def grad_spread_over_shifts(x, d_x, n, c, d_return=1.0):
+    """The gradient of spread_over_shifts, by s2sad's reverse mode.
+
+    It runs spread_over_shifts (its effects on arrays included), then the reverse
+    sweep, for
+
+        J = d_return * spread_over_shifts(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as spread_over_shifts leaves them,
+    each <,> a sum of elementwise products. On return, d_x holds the derivative of J
+    with respect to x as it was on entry to spread_over_shifts (for an array that
+    spread_over_shifts only reads, that is the value passed in plus the derivative).
+    Returns dJ/dc.
+    """
     # forward sweep
     tape_q = np.empty(3)
     tape_s = np.empty(3)

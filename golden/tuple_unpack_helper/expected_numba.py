@@ -18,6 +18,10 @@ def sums(x, n):
 
 @numba.njit
 def grad_sums(x, d_x, n, d_return=(1.0, 1.0)):
+    """The adjoint of sums, for the gradient of spread: its parameters follow the same
+    convention, except that it may leave a shadow incomplete where its callers never
+    read it again.
+    """
     d_return_0, d_return_1 = d_return
 
     # line 7: for i in range(n):
@@ -32,6 +36,17 @@ def grad_sums(x, d_x, n, d_return=(1.0, 1.0)):
 
 @numba.njit
 def grad_spread(x, d_x, n, d_return=1.0):
+    """The gradient of spread, by s2sad's reverse mode.
+
+    It runs spread (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * spread(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as spread leaves them, each <,> a sum
+    of elementwise products. On return, d_x holds the derivative of J with respect
+    to x as it was on entry to spread (for an array that spread only reads, that is
+    the value passed in plus the derivative).
+    """
     # forward sweep
     s, _ = sums(x, n)
     m = s / float(n)

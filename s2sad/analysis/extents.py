@@ -490,7 +490,10 @@ class Sizes:
                 if ext is not None:
                     exact.add((i, axis))
                 elif key not in unknown:
-                    ext = _choose(cands.get(key) or loose.get(key, []))
+                    # A strided loop's bound (``range(1, n, 3)``: below n) counts too: the cover
+                    # must hold every element touched (fuzz seed 10930753: z[i] for i < n - 1
+                    # beside z[i3] for i3 in range(1, n, 3); the copy of z a call took held n - 1).
+                    ext = _choose([*cands.get(key, []), *loose.get(key, [])])
                     floor = floors.get(key, 0)
                     if ext is None and floor and key not in cands and key not in loose:
                         ext = Affine.of_const(floor)  # only constant indices (*v, v[2]): they are its cover

@@ -53,6 +53,7 @@ from ..analysis.ranges import IntRanges
 from ..analysis.unread_yields import unread_undef_yields
 from ..diagnostics import error
 from ..emit.builder import StatementBuilder
+from ..emit.convention import Convention, entry_text, helper_text
 from ..emit.expr import (
     BinOp,
     Call,
@@ -71,6 +72,7 @@ from ..emit.expr import (
 from ..emit.outofssa import allocate
 from ..emit.stmt import Assign, AugAssign, Comment, If, Return, Stmt, map_blocks, tidy
 from ..parse.c_declarators import declarator
+from ..ssa.attrs import grad_info
 from ..ssa.build import const_int
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.mathfns import MATH
@@ -258,8 +260,29 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         c_name = self.ctx.atomic_variants[fn.name] if self.atomic else self.ctx.c_name(fn.name)
         head = wrap_signature(f"{self._linkage()}{ret} {c_name}", params, " {")
         sizes = self._sizes_comment() if fn.name == self.ctx.entry else []
+        about = [f"// {line}".rstrip() for line in self._convention()] + (["//"] if sizes else [])
         guard = self._size_guard() if fn.name == self.ctx.entry and not self.atomic else []
-        return "\n".join(sizes + head + guard + unused + lines + ["}"])
+        return "\n".join(about + sizes + head + guard + unused + lines + ["}"])
+
+    def _convention(self) -> list[str]:
+        """A gradient's comment lines: the contract's convention for its parameters."""
+        fn = self.fn
+        info = grad_info(fn)
+        if info is None:
+            return []
+        if fn.name != self.ctx.entry:
+            return helper_text(info.primal, grad_info(self.module.functions[self.ctx.entry]).primal)
+        names = [self.struct_leaves[p].group if p in self.struct_leaves else self.var.get(p, p.name_hint)
+                 for p in fn.params]
+        shadows = list(dict.fromkeys((names[j], names[i]) for i, j in sorted(info.shadows.items())))
+        returned = self.returned or []
+        return entry_text(Convention(
+            primal=info.primal,
+            shadows=shadows,
+            scalars=[fn.params[i].name_hint for i in returned],
+            scalar_cells=[self.out_names[i] for i in returned],
+            seed=names[info.d_return] if info.d_return is not None else None,
+        ))
 
     def _size_guard(self) -> list[str]:
         """Python input: the integer parameters its annotations make lengths (``x: "f64[n]"``)

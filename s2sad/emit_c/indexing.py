@@ -188,6 +188,11 @@ class CArrayAccess:
             dim = d.operands[axis]
             if self._stable(dim):
                 return self.expr(dim)
+            f = dim.defining_op
+            if f is not None and is_pure(f) and all(self._stable(o) for o in f.operands):
+                # Its variable holds other values too (a slice's length, max_l(n - i, 0), in each
+                # loop that copies one): the expression again, from operands that do not change.
+                return self.op_expr(f)
             raise error(
                 "C output: the size of this local array changes after it is made",
                 d.loc,

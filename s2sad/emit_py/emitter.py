@@ -38,6 +38,7 @@ from ..analysis.accumulation import accumulation, private_accumulations, shared_
 from ..analysis.unread_yields import unread_undef_yields
 from ..diagnostics import error
 from ..emit.builder import StatementBuilder, tape_new_op
+from ..emit.convention import Convention, entry_text, helper_text
 from ..emit.expr import (
     Attribute,
     BinOp,
@@ -82,7 +83,7 @@ from ..emit.stmt import (
 from ..ssa.attrs import pointee_struct
 from ..ssa import special
 from ..ssa.array_ops import PREFIX, is_array_op
-from ..ssa.attrs import is_gradient, primal_positions
+from ..ssa.attrs import grad_info, is_gradient, primal_positions
 from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.mathfns import MATH
 from ..ssa.types import ArrayType, Type
@@ -133,8 +134,9 @@ class Helpers:
         return out
 
 
-def emit_python(module: Module, target: str, header: str) -> str:
-    """The module as Python source (``target`` "py" or "numba"), after the ``header`` comment lines."""
+def emit_python(module: Module, target: str, header: str, entry: str = "") -> str:
+    """The module as Python source (``target`` "py" or "numba"), after the ``header`` comment lines;
+    ``entry``: the gradient its caller calls (its docstring states the contract's convention)."""
     if target not in ("py", "numba"):
         raise ValueError(f"emit_python: unknown target {target!r}")
     effects = Effects(module)
@@ -142,7 +144,7 @@ def emit_python(module: Module, target: str, header: str) -> str:
     numba = target == "numba"
     unchecked = unchecked_names(module) if numba else {}
     helpers = Helpers(module)
-    functions = [_emit_function(module, fn, effects, printer, numba, unchecked, helpers)
+    functions = [_emit_function(module, fn, effects, printer, numba, unchecked, helpers, entry)
                  for fn in module.functions.values()]
     helper_sources = helpers.sources(numba)
     for text in helper_sources:
@@ -164,18 +166,18 @@ def emit_python(module: Module, target: str, header: str) -> str:
 
 
 def _emit_function(module: Module, fn: Function, effects: Effects, printer: Printer, numba: bool,
-                   unchecked: dict[str, str], helpers: Helpers) -> str:
+                   unchecked: dict[str, str], helpers: Helpers, entry: str) -> str:
     """One function's source. Whether a Numba function is ``parallel=True`` is known once its
     loops are emitted (a prange loop stays one only where Numba's semantics allow); such a
     function is emitted again with the array spellings Numba's parallel array analysis accepts
     (arrays.py). Emitting reads the IR only, so the second pass makes the same decisions.
     ``unchecked``: the Numba functions split into their rank checks and the gradient without
     them (``rank_checks.unchecked_names``)."""
-    first = _FunctionEmitter(module, fn, effects, printer, numba, unchecked, helpers)
+    first = _FunctionEmitter(module, fn, effects, printer, numba, unchecked, helpers, entry)
     text = first.emit()
     if not first.prange_used:
         return text
-    return _FunctionEmitter(module, fn, effects, printer, numba, unchecked, helpers, parallel=True).emit()
+    return _FunctionEmitter(module, fn, effects, printer, numba, unchecked, helpers, entry, parallel=True).emit()
 
 
 class _FunctionEmitter(StatementBuilder):
@@ -185,9 +187,10 @@ class _FunctionEmitter(StatementBuilder):
     pure_calls = _BUILTIN_CALLS
 
     def __init__(self, module: Module, fn: Function, effects: Effects, printer: Printer, numba: bool,
-                 unchecked: dict[str, str], helpers: Helpers, parallel: bool = False):
+                 unchecked: dict[str, str], helpers: Helpers, entry: str, parallel: bool = False):
         self.module = module
         self.fn = fn
+        self.entry = entry
         self.printer = printer
         self.numba = numba
         self.unchecked = unchecked  # a function with rank checks -> its Numba gradient without them
@@ -244,20 +247,50 @@ class _FunctionEmitter(StatementBuilder):
         # silently wrong. Numba's are a function of their own that calls this one (rank_checks).
         checks = check_lines(fn, self.var, self.numba)
         if fn.name in self.unchecked:
-            unchecked = self._function(self.unchecked[fn.name], params, [], [])
+            about = [f"{fn.name} without its checks of assumed ranks, which run first (Numba compiles this",
+                     "function for the ranks they let through)."]
+            unchecked = self._function(self.unchecked[fn.name], params, [], [], about)
             return self._checked_entry(params, checks) + "\n\n\n" + unchecked
         if checks:
             self.printer.modules.add("np")
-        return self._function(fn.name, params, self._struct_comments(params), checks)
+        return self._function(fn.name, params, self._struct_comments(params), checks, self._convention(params))
 
-    def _function(self, name: str, params: list[str], head: list[str], checks: list[str]) -> str:
+    def _convention(self, params: list[str]) -> list[str]:
+        """A gradient's docstring lines: the contract's convention for its parameters."""
+        info = grad_info(self.fn)
+        if info is None or not self.entry:  # no entry named: no convention to state
+            return []
+        if self.fn.name != self.entry:
+            entry = self.module.functions.get(self.entry)
+            return helper_text(info.primal, grad_info(entry).primal if entry is not None else self.entry)
+        names = [p.split("=")[0] for p in params]
+        printed = {p.name_hint: self.var.get(p) for p in self.fn.params}
+        by_index = [printed.get(p.name_hint) or p.name_hint for p in self.fn.params]
+        seed, kind = None, "float"
+        if self.packed:
+            seed, kind = next(iter(self.packed)), "tuple"
+        elif info.d_return is not None:
+            seed = names[-1] if names and names[-1].startswith("d_return") else by_index[info.d_return]
+            kind = "array" if self.fn.params[info.d_return].type.is_array else "float"
+        return entry_text(Convention(
+            primal=info.primal,
+            shadows=[(by_index[j], by_index[i]) for i, j in sorted(info.shadows.items())],
+            scalars=[by_index[i] for i in info.returned or []],
+            scalar_cells=None,
+            seed=seed,
+            seed_kind=kind,
+        ))
+
+    def _function(self, name: str, params: list[str], head: list[str], checks: list[str],
+                  about: list[str]) -> str:
         """The function's source under ``name``: the ``head`` comments, the signature, the
-        ``checks``, the body."""
+        docstring (``about``), the ``checks``, the body."""
         lines = list(head)
         if self.numba:
             self.printer.modules.add("numba")
             lines.append("@numba.njit")
         lines += _def_lines(name, params)
+        lines += _docstring(about)
         body = self._unpack_seeds() + tidy(self.gen_block(self.fn.body))
         if self.prange_used:
             lines[lines.index("@numba.njit")] = "@numba.njit(parallel=True)"
@@ -304,6 +337,7 @@ class _FunctionEmitter(StatementBuilder):
         gradient without them (rank_checks): what a caller calls."""
         unchecked = self.unchecked[self.fn.name]
         lines = self._struct_comments(params) + ["@numba.njit"] + _def_lines(self.fn.name, params)
+        lines += _docstring(self._convention(params))
         lines += [
             "    # Numba decides these checks from the argument types as it compiles, so that",
             f"    # {unchecked} is compiled only for the ranks it was written for.",
@@ -522,6 +556,15 @@ class _FunctionEmitter(StatementBuilder):
 def _default(value) -> Expr:
     """A parameter's default: a number, or a tuple of them (a tuple d_return's)."""
     return Tuple(tuple(number(v) for v in value)) if isinstance(value, (list, tuple)) else number(value)
+
+
+def _docstring(lines: list[str]) -> list[str]:
+    """A function's docstring, indented, from its lines of text (none for none)."""
+    if not lines:
+        return []
+    if len(lines) == 1:
+        return [f'    """{lines[0]}"""']
+    return [f'    """{lines[0]}'] + [f"    {line}".rstrip() for line in lines[1:]] + ['    """']
 
 
 def _def_lines(name: str, params: list[str]) -> list[str]:

@@ -113,6 +113,19 @@ def _elem(t: Type) -> ScalarType:
     return t.elem if isinstance(t, ArrayType) else t  # type: ignore[return-value]
 
 
+def _length(b: Builder, lo: Value, hi: Value) -> Value:
+    """The length of ``x[lo:hi]``: ``max(hi - lo, 0)``, as Python's ``len`` says (``x[1:]`` of an
+    empty ``x`` is empty). C allocates the slice's copy with that count and copies that many:
+    with the copy loop bounded by ``hi - lo`` instead, gcc -O2 turns the loop into a memcpy of
+    ``(hi - lo) * 8`` bytes, which it reports as 2^64 - 8 bytes written into the empty copy on a
+    path where ``hi - lo`` is -1 (fuzz seed 10930572)."""
+    length = build.sub(b, hi, lo)
+    c = build.const_int(length)
+    if c is not None:
+        return build.int_const(b, max(c, 0))
+    return build.math(b, "max", length, build.int_const(b, 0), hint="length")
+
+
 def _rank(t: Type) -> int:
     return t.rank if isinstance(t, ArrayType) else 0
 
@@ -491,7 +504,7 @@ class _Lowering:
             for kind in axes:
                 if kind == "r":
                     lo, hi = bounds[k], bounds[k + 1]
-                    dims.append(build.sub(b, hi, lo))
+                    dims.append(_length(b, lo, hi))
                     starts.append(("r", lo))
                     k += 2
                 else:

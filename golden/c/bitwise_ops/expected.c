@@ -5,6 +5,16 @@
 
 #define MASK 6
 
+// The gradient of bit_gather, by s2sad's reverse mode.
+//
+// It runs bit_gather (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * bit_gather(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as bit_gather leaves them, each <,> a
+// sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to bit_gather (for an array that bit_gather only
+// reads, that is the value passed in plus the derivative).
 void grad_bit_gather(const double *x, double *d_x, int n, int shift, double d_return) {
     // line 10: for (int i = 0; i < n; i++) {
     long t0 = n - 1;

@@ -7,6 +7,17 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+// The gradient of sum_until_low, by s2sad's reverse mode.
+//
+// It runs sum_until_low (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * sum_until_low(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as sum_until_low leaves them, each
+// <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to sum_until_low (for an array that
+// sum_until_low only reads, that is the value passed in plus the derivative).
 void grad_sum_until_low(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
     size_t tape_i_cap = 0;

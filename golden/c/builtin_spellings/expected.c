@@ -31,6 +31,19 @@ static double digamma(double x) {
     return acc + log(x) - 0.5 / x - series;
 }
 
+// The gradient of builtin_spellings, by s2sad's reverse mode.
+//
+// It runs builtin_spellings (its effects on arrays included), then the reverse
+// sweep, for
+//
+//     J = d_return * builtin_spellings(...) + <d_x, x> + <d_w, w>
+//
+// with the seeds as passed in and the arrays as builtin_spellings leaves them,
+// each <,> a sum of elementwise products. On return, d_x and d_w hold the
+// derivatives of J with respect to x and w as they were on entry to
+// builtin_spellings (for an array that builtin_spellings only reads, that is the
+// value passed in plus the derivative).
+//
 // Array sizes: x, d_x, w, d_w: [n].
 void grad_builtin_spellings(const double *x, double *d_x, const double *w, double *d_w, int n,
                             double d_return) {

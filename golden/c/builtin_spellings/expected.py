@@ -39,6 +39,19 @@ def digamma(x):
 
 
 def grad_builtin_spellings(x, d_x, w, d_w, n, d_return=1.0):
+    """The gradient of builtin_spellings, by s2sad's reverse mode.
+
+    It runs builtin_spellings (its effects on arrays included), then the reverse
+    sweep, for
+
+        J = d_return * builtin_spellings(...) + <d_x, x> + <d_w, w>
+
+    with the seeds as passed in and the arrays as builtin_spellings leaves them,
+    each <,> a sum of elementwise products. On return, d_x and d_w hold the
+    derivatives of J with respect to x and w as they were on entry to
+    builtin_spellings (for an array that builtin_spellings only reads, that is the
+    value passed in plus the derivative).
+    """
     # line 7: for (int i = 0; i < n; i++) {
     d_s = d_return
     for i in range(n - 1, -1, -1):

@@ -12,6 +12,9 @@ static long max_l(long a, long b) {
     return b > a ? b : a;
 }
 
+// The adjoint of sumsq, for the gradient of f: its parameters follow the same
+// convention, except that it may leave a shadow incomplete where its callers never
+// read it again.
 static void grad_sumsq(const double *x, double *d_x, int n, double d_return) {
     // line 6: for (int i = 0; i < n; i++) {
     double d_s = d_return;
@@ -22,6 +25,17 @@ static void grad_sumsq(const double *x, double *d_x, int n, double d_return) {
     }
 }
 
+// The gradient of f, by s2sad's reverse mode.
+//
+// It runs f (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * f(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as f leaves them, each <,> a sum of
+// elementwise products. On return, d_x holds the derivative of J with respect to x
+// as it was on entry to f (for an array that f only reads, that is the value
+// passed in plus the derivative).
+//
 // Array sizes: x, d_x: [max(n, 3)].
 void grad_f(double *x, double *d_x, int n, double d_return) {
     // forward sweep

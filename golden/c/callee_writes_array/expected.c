@@ -12,6 +12,9 @@ static void accumulate_squares(double a, const double *x, double *y, int n) {
     }
 }
 
+// The adjoint of accumulate_squares, for the gradient of blend: its parameters
+// follow the same convention, except that it may leave a shadow incomplete where
+// its callers never read it again.
 static void grad_accumulate_squares(double a, const double *x, double *d_x, double *y, double *d_y,
                                     int n) {
     // forward sweep
@@ -28,6 +31,17 @@ static void grad_accumulate_squares(double a, const double *x, double *d_x, doub
     }
 }
 
+// The gradient of blend, by s2sad's reverse mode.
+//
+// It runs blend (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_y, y> + <d_x, x> + <d_z, z>
+//
+// with the seeds as passed in and the arrays as blend leaves them, each <,> a sum
+// of elementwise products. On return, d_y, d_x and d_z hold the derivatives of J
+// with respect to y, x and z as they were on entry to blend (for an array that
+// blend only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: y, d_y, x, d_x, z, d_z: [n].
 void grad_blend(double *y, double *d_y, const double *x, double *d_x, const double *z, double *d_z,
                 int n) {

@@ -8,6 +8,10 @@ def accumulate_squares(a, x, y, n):
 
 
 def grad_accumulate_squares(a, x, d_x, y, d_y, n):
+    """The adjoint of accumulate_squares, for the gradient of blend: its parameters
+    follow the same convention, except that it may leave a shadow incomplete where
+    its callers never read it again.
+    """
     # forward sweep
     for i in range(n):
         y[i] += a * x[i] * x[i]
@@ -21,6 +25,17 @@ def grad_accumulate_squares(a, x, d_x, y, d_y, n):
 
 
 def grad_blend(y, d_y, x, d_x, z, d_z, n):
+    """The gradient of blend, by s2sad's reverse mode.
+
+    It runs blend (its effects on arrays included), then the reverse sweep, for
+
+        J = <d_y, y> + <d_x, x> + <d_z, z>
+
+    with the seeds as passed in and the arrays as blend leaves them, each <,> a sum
+    of elementwise products. On return, d_y, d_x and d_z hold the derivatives of J
+    with respect to y, x and z as they were on entry to blend (for an array that
+    blend only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     y_before_accumulate_squares = y.copy()
     accumulate_squares(0.25, x, y, n)

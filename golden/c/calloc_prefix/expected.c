@@ -5,6 +5,18 @@
 
 #include <stdlib.h>
 
+// The gradient of prefix_energy, by s2sad's reverse mode.
+//
+// It runs prefix_energy (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * prefix_energy(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as prefix_energy leaves them, each
+// <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to prefix_energy (for an array that
+// prefix_energy only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [n].
 void grad_prefix_energy(const double *x, double *d_x, int n, double d_return) {
     // forward sweep

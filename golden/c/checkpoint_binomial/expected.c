@@ -17,6 +17,18 @@ static long max_l(long a, long b) {
     return b > a ? b : a;
 }
 
+// The gradient of heat, by s2sad's reverse mode.
+//
+// It runs heat (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * heat(...) + <d_u, u> + <d_work, work>
+//
+// with the seeds as passed in and the arrays as heat leaves them, each <,> a sum
+// of elementwise products. On return, d_u and d_work hold the derivatives of J
+// with respect to u and work as they were on entry to heat (for an array that heat
+// only reads, that is the value passed in plus the derivative). Adds dJ/dc to
+// *d_c.
+//
 // Array sizes: u, d_u: [n]; work, d_work: [n - 1].
 void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int steps, double c,
                double *d_c, double d_return) {

@@ -23,6 +23,9 @@ static void step(double *dst, const double *src, int m, double c) {
     }
 }
 
+// The adjoint of step, for the gradient of run: its parameters follow the same
+// convention, except that it may leave a shadow incomplete where its callers never
+// read it again.
 static void grad_step(double *dst, double *d_dst, const double *src, double *d_src, int m,
                       double c, double *d_c) {
     (void)dst;  // not needed by the gradient
@@ -42,6 +45,17 @@ static void grad_step(double *dst, double *d_dst, const double *src, double *d_s
     *d_c += d_c_local;
 }
 
+// The gradient of run, by s2sad's reverse mode.
+//
+// It runs run (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * run(...) + <d_u, u> + <d_w, w>
+//
+// with the seeds as passed in and the arrays as run leaves them, each <,> a sum of
+// elementwise products. On return, d_u and d_w hold the derivatives of J with
+// respect to u and w as they were on entry to run (for an array that run only
+// reads, that is the value passed in plus the derivative). Adds dJ/dc to *d_c.
+//
 // Array sizes: u, d_u: [max(n, 2)]; w, d_w: [n - 2].
 void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, double c,
               double *d_c, double d_return) {

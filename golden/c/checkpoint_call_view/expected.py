@@ -10,6 +10,10 @@ def step(dst, src, m, c):
 
 
 def grad_step(dst, d_dst, src, d_src, m, c):
+    """The adjoint of step, for the gradient of run: its parameters follow the same
+    convention, except that it may leave a shadow incomplete where its callers never
+    read it again.
+    """
     # line 5: for (int i = 0; i < m; i++)
     d_c = 0.0
     for i in range(m - 1, -1, -1):
@@ -25,6 +29,17 @@ def grad_step(dst, d_dst, src, d_src, m, c):
 
 
 def grad_run(u, d_u, w, d_w, n, steps, c, d_return=1.0):
+    """The gradient of run, by s2sad's reverse mode.
+
+    It runs run (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * run(...) + <d_u, u> + <d_w, w>
+
+    with the seeds as passed in and the arrays as run leaves them, each <,> a sum of
+    elementwise products. On return, d_u and d_w hold the derivatives of J with
+    respect to u and w as they were on entry to run (for an array that run only
+    reads, that is the value passed in plus the derivative). Returns dJ/dc.
+    """
     # forward sweep
     # binomial(2) checkpointing of the loop at line 14
     t0 = max(steps, 0)

@@ -10,6 +10,17 @@ static long max_l(long a, long b) {
     return b > a ? b : a;
 }
 
+// The gradient of f, by s2sad's reverse mode.
+//
+// It runs f (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * f(...) + <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as f leaves them, each <,> a sum of
+// elementwise products. On return, d_x and d_y hold the derivatives of J with
+// respect to x and y as they were on entry to f (for an array that f only reads,
+// that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x, y, d_y: [n].
 void grad_f(const double *x, double *d_x, double *y, double *d_y, int n, int steps,
             double d_return) {

@@ -6,6 +6,17 @@
 #include <math.h>
 #include <stdlib.h>
 
+// The gradient of f, by s2sad's reverse mode.
+//
+// It runs f (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * f(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as f leaves them, each <,> a sum of
+// elementwise products. On return, d_x holds the derivative of J with respect to x
+// as it was on entry to f (for an array that f only reads, that is the value
+// passed in plus the derivative).
+//
 // Array sizes: x, d_x: [n].
 void grad_f(double *x, double *d_x, int n, int steps, double d_return) {
     // forward sweep

@@ -6,6 +6,17 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+// The gradient of mirror_product, by s2sad's reverse mode.
+//
+// It runs mirror_product (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * mirror_product(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as mirror_product leaves them, each
+// <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to mirror_product (for an array that
+// mirror_product only reads, that is the value passed in plus the derivative).
 void grad_mirror_product(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
     long j = n - 1;

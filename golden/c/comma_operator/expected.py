@@ -5,6 +5,18 @@ import numpy as np
 
 
 def grad_mirror_product(x, d_x, n, d_return=1.0):
+    """The gradient of mirror_product, by s2sad's reverse mode.
+
+    It runs mirror_product (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * mirror_product(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as mirror_product leaves them, each
+    <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+    respect to x as it was on entry to mirror_product (for an array that
+    mirror_product only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     j = n - 1
     tape_j = np.empty(16, dtype=np.int64)

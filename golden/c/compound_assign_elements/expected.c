@@ -5,6 +5,17 @@
 
 #include <stdlib.h>
 
+// The gradient of relax, by s2sad's reverse mode.
+//
+// It runs relax (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_y, y> + <d_x, x>
+//
+// with the seeds as passed in and the arrays as relax leaves them, each <,> a sum
+// of elementwise products. On return, d_y and d_x hold the derivatives of J with
+// respect to y and x as they were on entry to relax (for an array that relax only
+// reads, that is the value passed in plus the derivative).
+//
 // Array sizes: y, d_y, x, d_x: [n].
 void grad_relax(double *y, double *d_y, const double *x, double *d_x, int n) {
     // forward sweep

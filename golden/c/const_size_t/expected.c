@@ -5,6 +5,18 @@
 
 #include <stddef.h>
 
+// The gradient of sum_squares, by s2sad's reverse mode.
+//
+// It runs sum_squares (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * sum_squares(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as sum_squares leaves them, each <,>
+// a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to sum_squares (for an array that sum_squares
+// only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [n].
 void grad_sum_squares(const double *x, double *d_x, size_t n, double d_return) {
     // line 7: for (size_t i = 0; i < n; i++) {

@@ -12,6 +12,9 @@ static long max_l(long a, long b) {
     return b > a ? b : a;
 }
 
+// The adjoint of poly, for the gradient of smooth_energy: its parameters follow
+// the same convention, except that it may leave a shadow incomplete where its
+// callers never read it again.
 static void grad_poly(double v, double *d_v, double d_return) {
     // forward sweep
     double coef[5] = {1.0, -0.5, 0.25, -0.125, 0.0625};
@@ -35,6 +38,17 @@ static void grad_poly(double v, double *d_v, double d_return) {
     *d_v += d_v_local;
 }
 
+// The gradient of smooth_energy, by s2sad's reverse mode.
+//
+// It runs smooth_energy (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * smooth_energy(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as smooth_energy leaves them, each
+// <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to smooth_energy (for an array that
+// smooth_energy only reads, that is the value passed in plus the derivative).
 void grad_smooth_energy(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
     int offsets[5] = {-2, -1, 0, 1, 2};

@@ -5,6 +5,10 @@ import numpy as np
 
 
 def grad_poly(v, d_return=1.0):
+    """The adjoint of poly, for the gradient of smooth_energy: its parameters follow
+    the same convention, except that it may leave a shadow incomplete where its
+    callers never read it again.
+    """
     # forward sweep
     coef = np.zeros(5)
     coef[0] = 1.0
@@ -31,6 +35,18 @@ def grad_poly(v, d_return=1.0):
 
 
 def grad_smooth_energy(x, d_x, n, d_return=1.0):
+    """The gradient of smooth_energy, by s2sad's reverse mode.
+
+    It runs smooth_energy (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * smooth_energy(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as smooth_energy leaves them, each
+    <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+    respect to x as it was on entry to smooth_energy (for an array that
+    smooth_energy only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     offsets = np.zeros(5, dtype=np.int32)
     offsets[0] = -2

@@ -3,6 +3,18 @@
  * Regenerate with: s2sad grad input.c --func positive_cubes --wrt x --target c
  */
 
+// The gradient of positive_cubes, by s2sad's reverse mode.
+//
+// It runs positive_cubes (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * positive_cubes(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as positive_cubes leaves them, each
+// <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to positive_cubes (for an array that
+// positive_cubes only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [n].
 void grad_positive_cubes(const double *x, double *d_x, int n, double d_return) {
     // line 5: for (int i = 0; i < n; i++) {

@@ -6,6 +6,17 @@
 #define N 5
 #define DECAY 0.8
 
+// The gradient of discounted, by s2sad's reverse mode.
+//
+// It runs discounted (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * discounted(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as discounted leaves them, each <,> a
+// sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to discounted (for an array that discounted only
+// reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [5].
 void grad_discounted(const double *x, double *d_x, double d_return) {
     // forward sweep

@@ -5,6 +5,17 @@ import numpy as np
 
 
 def grad_discounted(x, d_x, d_return=1.0):
+    """The gradient of discounted, by s2sad's reverse mode.
+
+    It runs discounted (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * discounted(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as discounted leaves them, each <,> a
+    sum of elementwise products. On return, d_x holds the derivative of J with
+    respect to x as it was on entry to discounted (for an array that discounted only
+    reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     tape_w = np.empty(5)
     w = 1.0

@@ -7,6 +7,17 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+// The gradient of running_products, by s2sad's reverse mode.
+//
+// It runs running_products (its effects on arrays included), then the reverse
+// sweep, for
+//
+//     J = d_return * running_products(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as running_products leaves them, each
+// <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to running_products (for an array that
+// running_products only reads, that is the value passed in plus the derivative).
 void grad_running_products(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
     size_t tape_i_cap = 0;

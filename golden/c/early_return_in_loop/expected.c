@@ -7,6 +7,17 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+// The gradient of first_large, by s2sad's reverse mode.
+//
+// It runs first_large (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * first_large(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as first_large leaves them, each <,>
+// a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to first_large (for an array that first_large
+// only reads, that is the value passed in plus the derivative).
 void grad_first_large(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
     size_t tape_i_cap = 0;

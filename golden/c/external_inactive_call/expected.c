@@ -10,6 +10,19 @@ double scaled_norm(const double *c, int m, double scale);
 int bucket(double t);
 double weight(int k);
 
+// The gradient of external_inactive_call, by s2sad's reverse mode.
+//
+// It runs external_inactive_call (its effects on arrays included), then the
+// reverse sweep, for
+//
+//     J = d_return * external_inactive_call(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as external_inactive_call leaves
+// them, each <,> a sum of elementwise products. On return, d_x holds the
+// derivative of J with respect to x as it was on entry to external_inactive_call
+// (for an array that external_inactive_call only reads, that is the value passed
+// in plus the derivative).
+//
 // Array sizes: x, d_x: [n].
 void grad_external_inactive_call(const double *x, double *d_x, const double *c, int n,
                                  double d_return) {

@@ -3,6 +3,17 @@
 
 
 def grad_det3(A, d_A, d_return=1.0):
+    """The gradient of det3, by s2sad's reverse mode.
+
+    It runs det3 (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * det3(...) + <d_A, A>
+
+    with the seeds as passed in and the arrays as det3 leaves them, each <,> a sum
+    of elementwise products. On return, d_A holds the derivative of J with respect
+    to A as it was on entry to det3 (for an array that det3 only reads, that is the
+    value passed in plus the derivative).
+    """
     # line 8: for (int j = 0; j < N; j++) {
     d_d = d_return
     for j in range(2, -1, -1):

@@ -7,6 +7,17 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+// The gradient of integrate, by s2sad's reverse mode.
+//
+// It runs integrate (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * integrate(...) + <d_c, c>
+//
+// with the seeds as passed in and the arrays as integrate leaves them, each <,> a
+// sum of elementwise products. On return, d_c holds the derivative of J with
+// respect to c as it was on entry to integrate (for an array that integrate only
+// reads, that is the value passed in plus the derivative).
+//
 // Array sizes: c, d_c: [m].
 void grad_integrate(const double *c, double *d_c, double T, double dt, int m, double d_return) {
     // forward sweep

@@ -7,6 +7,17 @@ import numpy as np
 
 
 def grad_integrate(c, d_c, T, dt, m, d_return=1.0):
+    """The gradient of integrate, by s2sad's reverse mode.
+
+    It runs integrate (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * integrate(...) + <d_c, c>
+
+    with the seeds as passed in and the arrays as integrate leaves them, each <,> a
+    sum of elementwise products. On return, d_c holds the derivative of J with
+    respect to c as it was on entry to integrate (for an array that integrate only
+    reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     tape_t = np.empty(16)
     tape_t_top = 0

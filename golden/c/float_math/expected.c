@@ -5,6 +5,19 @@
 
 #include <math.h>
 
+// The gradient of soft_energy, by s2sad's reverse mode.
+//
+// It runs soft_energy (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * soft_energy(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as soft_energy leaves them, each <,>
+// a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to soft_energy (for an array that soft_energy
+// only reads, that is the value passed in plus the derivative). Adds dJ/da to
+// *d_a.
+//
 // Array sizes: x, d_x: [n].
 void grad_soft_energy(const float *x, float *d_x, float a, float *d_a, int n, float d_return) {
     // forward sweep

@@ -5,6 +5,19 @@
 
 #define COLS 3
 
+// The gradient of weighted_misfit, by s2sad's reverse mode.
+//
+// It runs weighted_misfit (its effects on arrays included), then the reverse
+// sweep, for
+//
+//     J = d_return * weighted_misfit(...) + <d_A, A> + <d_B, B>
+//
+// with the seeds as passed in and the arrays as weighted_misfit leaves them, each
+// <,> a sum of elementwise products. On return, d_A and d_B hold the derivatives
+// of J with respect to A and B as they were on entry to weighted_misfit (for an
+// array that weighted_misfit only reads, that is the value passed in plus the
+// derivative).
+//
 // Array sizes: A, d_A, B, d_B: [3 * rows].
 void grad_weighted_misfit(const double *A, double *d_A, const double *B, double *d_B, int rows,
                           double d_return) {

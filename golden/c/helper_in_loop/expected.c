@@ -5,6 +5,17 @@
 
 #include <math.h>
 
+// The gradient of soft_count, by s2sad's reverse mode.
+//
+// It runs soft_count (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * soft_count(...) + <d_x, x> + <d_k, k>
+//
+// with the seeds as passed in and the arrays as soft_count leaves them, each <,> a
+// sum of elementwise products. On return, d_x and d_k hold the derivatives of J
+// with respect to x and k as they were on entry to soft_count (for an array that
+// soft_count only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x, k, d_k: [n].
 void grad_soft_count(const double *x, double *d_x, const double *k, double *d_k, int n,
                      double d_return) {

@@ -3,6 +3,17 @@
  * Regenerate with: s2sad grad input.c --func piecewise --wrt x --target c
  */
 
+// The gradient of piecewise, by s2sad's reverse mode.
+//
+// It runs piecewise (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * piecewise(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as piecewise leaves them, each <,> a
+// sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to piecewise (for an array that piecewise only
+// reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [n].
 void grad_piecewise(const double *x, double *d_x, int n, double d_return) {
     // line 5: for (int i = 0; i < n; i++) {

@@ -5,6 +5,17 @@ import numpy as np
 
 
 def grad_damped_sum(x, d_x, n, d_return=1.0):
+    """The gradient of damped_sum, by s2sad's reverse mode.
+
+    It runs damped_sum (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * damped_sum(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as damped_sum leaves them, each <,> a
+    sum of elementwise products. On return, d_x holds the derivative of J with
+    respect to x as it was on entry to damped_sum (for an array that damped_sum only
+    reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     tape_w = np.empty(max(n, 0))
     w = 1.0

@@ -5,6 +5,17 @@
 
 #include <stdlib.h>
 
+// The gradient of fold_product, by s2sad's reverse mode.
+//
+// It runs fold_product (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * fold_product(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as fold_product leaves them, each <,>
+// a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to fold_product (for an array that fold_product
+// only reads, that is the value passed in plus the derivative).
 void grad_fold_product(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
     long hi = n - 1;

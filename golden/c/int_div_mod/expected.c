@@ -3,6 +3,17 @@
  * Regenerate with: s2sad grad input.c --func tiled --wrt w,x --target c
  */
 
+// The gradient of tiled, by s2sad's reverse mode.
+//
+// It runs tiled (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * tiled(...) + <d_w, w> + <d_x, x>
+//
+// with the seeds as passed in and the arrays as tiled leaves them, each <,> a sum
+// of elementwise products. On return, d_w and d_x hold the derivatives of J with
+// respect to w and x as they were on entry to tiled (for an array that tiled only
+// reads, that is the value passed in plus the derivative).
+//
 // Array sizes: w, d_w: [m].
 void grad_tiled(const double *w, double *d_w, const double *x, double *d_x, int n, int m,
                 double d_return) {

@@ -3,6 +3,17 @@
 
 
 def grad_gather_dot(w, d_w, idx, x, d_x, n, d_return=1.0):
+    """The gradient of gather_dot, by s2sad's reverse mode.
+
+    It runs gather_dot (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * gather_dot(...) + <d_w, w> + <d_x, x>
+
+    with the seeds as passed in and the arrays as gather_dot leaves them, each <,> a
+    sum of elementwise products. On return, d_w and d_x hold the derivatives of J
+    with respect to w and x as they were on entry to gather_dot (for an array that
+    gather_dot only reads, that is the value passed in plus the derivative).
+    """
     # line 5: for (int i = 0; i < n; i++) {
     d_s = d_return
     for i in range(n - 1, -1, -1):

@@ -31,6 +31,18 @@ static double digamma(double x) {
     return acc + log(x) - 0.5 / x - series;
 }
 
+// The gradient of libm_special, by s2sad's reverse mode.
+//
+// It runs libm_special (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * libm_special(...) + <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as libm_special leaves them, each <,>
+// a sum of elementwise products. On return, d_x and d_y hold the derivatives of J
+// with respect to x and y as they were on entry to libm_special (for an array that
+// libm_special only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x, y, d_y: [n].
 void grad_libm_special(const double *x, double *d_x, const double *y, double *d_y, int n,
                        double d_return) {

@@ -47,6 +47,18 @@ def round_half_away(x):
 
 
 def grad_libm_special(x, d_x, y, d_y, n, d_return=1.0):
+    """The gradient of libm_special, by s2sad's reverse mode.
+
+    It runs libm_special (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * libm_special(...) + <d_x, x> + <d_y, y>
+
+    with the seeds as passed in and the arrays as libm_special leaves them, each <,>
+    a sum of elementwise products. On return, d_x and d_y hold the derivatives of J
+    with respect to x and y as they were on entry to libm_special (for an array that
+    libm_special only reads, that is the value passed in plus the derivative).
+    """
     # line 8: for (int i = 0; i < n; i++) {
     d_s = d_return
     for i in range(n - 1, -1, -1):

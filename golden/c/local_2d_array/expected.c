@@ -5,6 +5,17 @@
 
 #include <math.h>
 
+// The gradient of local_quad, by s2sad's reverse mode.
+//
+// It runs local_quad (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * local_quad(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as local_quad leaves them, each <,> a
+// sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to local_quad (for an array that local_quad only
+// reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [3].
 void grad_local_quad(const double *x, double *d_x, double d_return) {
     // forward sweep

@@ -7,6 +7,17 @@ import numpy as np
 
 
 def grad_local_quad(x, d_x, d_return=1.0):
+    """The gradient of local_quad, by s2sad's reverse mode.
+
+    It runs local_quad (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * local_quad(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as local_quad leaves them, each <,> a
+    sum of elementwise products. On return, d_x holds the derivative of J with
+    respect to x as it was on entry to local_quad (for an array that local_quad only
+    reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     W = np.zeros((3, 3))
     W[0, 0] = 2.0

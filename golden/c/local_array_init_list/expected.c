@@ -10,6 +10,18 @@ static long max_l(long a, long b) {
     return b > a ? b : a;
 }
 
+// The gradient of stencil_energy, by s2sad's reverse mode.
+//
+// It runs stencil_energy (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * stencil_energy(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as stencil_energy leaves them, each
+// <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to stencil_energy (for an array that
+// stencil_energy only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [n].
 void grad_stencil_energy(const double *x, double *d_x, int n, double d_return) {
     // forward sweep

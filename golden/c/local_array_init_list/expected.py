@@ -5,6 +5,18 @@ import numpy as np
 
 
 def grad_stencil_energy(x, d_x, n, d_return=1.0):
+    """The gradient of stencil_energy, by s2sad's reverse mode.
+
+    It runs stencil_energy (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * stencil_energy(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as stencil_energy leaves them, each
+    <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+    respect to x as it was on entry to stencil_energy (for an array that
+    stencil_energy only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     w = np.zeros(3)
     w[0] = 1.0

@@ -3,6 +3,18 @@
  * Regenerate with: s2sad grad input.c --func centroid_norm --wrt x --target c
  */
 
+// The gradient of centroid_norm, by s2sad's reverse mode.
+//
+// It runs centroid_norm (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * centroid_norm(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as centroid_norm leaves them, each
+// <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to centroid_norm (for an array that
+// centroid_norm only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [3 * n].
 void grad_centroid_norm(const double *x, double *d_x, int n, double d_return) {
     // forward sweep

@@ -13,6 +13,18 @@ typedef struct {
     real x[2];
 } Node;
 
+// The gradient of spring_energy, by s2sad's reverse mode.
+//
+// It runs spring_energy (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * spring_energy(...) + <d_nodes, nodes>
+//
+// with the seeds as passed in and the arrays as spring_energy leaves them, each
+// <,> a sum of elementwise products. On return, d_nodes holds the derivative of J
+// with respect to nodes as it was on entry to spring_energy (for an array that
+// spring_energy only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: nodes, d_nodes: [n] (Node).
 void grad_spring_energy(const Node *nodes, Node *d_nodes, int n, real d_return) {
     // line 10: for (int i = 0; i + 1 < n; i++) {

@@ -3,6 +3,9 @@
  * Regenerate with: s2sad grad input.c --func gram_trace --wrt x --target c
  */
 
+// The adjoint of trace_sq, for the gradient of gram_trace: its parameters follow
+// the same convention, except that it may leave a shadow incomplete where its
+// callers never read it again.
 static void grad_trace_sq(const double *a, double *d_a, int n, double d_return) {
     // line 6: for (int i = 0; i < n; i++)
     double d_s = d_return;
@@ -13,6 +16,16 @@ static void grad_trace_sq(const double *a, double *d_a, int n, double d_return) 
     }
 }
 
+// The gradient of gram_trace, by s2sad's reverse mode.
+//
+// It runs gram_trace (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * gram_trace(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as gram_trace leaves them, each <,> a
+// sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to gram_trace (for an array that gram_trace only
+// reads, that is the value passed in plus the derivative).
 void grad_gram_trace(const double *x, double *d_x, int n, int m, double d_return) {
     // forward sweep
     double tmp[16];

@@ -10,6 +10,9 @@ typedef struct {
     double y;
 } Point;
 
+// The adjoint of perimeter, for the gradient of quad_perimeter: its parameters
+// follow the same convention, except that it may leave a shadow incomplete where
+// its callers never read it again.
 static void grad_perimeter(const Point *pts, Point *d_pts, int n, double d_return) {
     // line 11: for (int i = 0; i < n; i++) {
     double d_s = d_return;
@@ -31,6 +34,18 @@ static void grad_perimeter(const Point *pts, Point *d_pts, int n, double d_retur
     }
 }
 
+// The gradient of quad_perimeter, by s2sad's reverse mode.
+//
+// It runs quad_perimeter (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * quad_perimeter(...) + <d_w, w>
+//
+// with the seeds as passed in and the arrays as quad_perimeter leaves them, each
+// <,> a sum of elementwise products. On return, d_w holds the derivative of J with
+// respect to w as it was on entry to quad_perimeter (for an array that
+// quad_perimeter only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: w, d_w: [3].
 void grad_quad_perimeter(const double *w, double *d_w, double d_return) {
     // forward sweep

@@ -8,6 +8,10 @@ import numpy as np
 
 # pts, d_pts: Point records, 2 numbers each (x, y), one after another
 def grad_perimeter(pts, d_pts, n, d_return=1.0):
+    """The adjoint of perimeter, for the gradient of quad_perimeter: its parameters
+    follow the same convention, except that it may leave a shadow incomplete where
+    its callers never read it again.
+    """
     # line 11: for (int i = 0; i < n; i++) {
     d_s = d_return
     for i in range(n - 1, -1, -1):
@@ -28,6 +32,18 @@ def grad_perimeter(pts, d_pts, n, d_return=1.0):
 
 
 def grad_quad_perimeter(w, d_w, d_return=1.0):
+    """The gradient of quad_perimeter, by s2sad's reverse mode.
+
+    It runs quad_perimeter (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * quad_perimeter(...) + <d_w, w>
+
+    with the seeds as passed in and the arrays as quad_perimeter leaves them, each
+    <,> a sum of elementwise products. On return, d_w holds the derivative of J with
+    respect to w as it was on entry to quad_perimeter (for an array that
+    quad_perimeter only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     corners = np.zeros(8)
     corners[2] = 1.0

@@ -3,6 +3,18 @@
  * Regenerate with: s2sad grad input.c --func mirror_product --wrt x --target c
  */
 
+// The gradient of mirror_product, by s2sad's reverse mode.
+//
+// It runs mirror_product (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * mirror_product(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as mirror_product leaves them, each
+// <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to mirror_product (for an array that
+// mirror_product only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [n].
 void grad_mirror_product(const double *x, double *d_x, long n, double d_return) {
     // line 5: for (long i = 0; i < n; i++) {

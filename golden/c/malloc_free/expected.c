@@ -6,6 +6,18 @@
 #include <math.h>
 #include <stdlib.h>
 
+// The gradient of softmax_entropy, by s2sad's reverse mode.
+//
+// It runs softmax_entropy (its effects on arrays included), then the reverse
+// sweep, for
+//
+//     J = d_return * softmax_entropy(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as softmax_entropy leaves them, each
+// <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to softmax_entropy (for an array that
+// softmax_entropy only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [n].
 void grad_softmax_entropy(const double *x, double *d_x, int n, double d_return) {
     // forward sweep

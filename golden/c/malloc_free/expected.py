@@ -7,6 +7,18 @@ import numpy as np
 
 
 def grad_softmax_entropy(x, d_x, n, d_return=1.0):
+    """The gradient of softmax_entropy, by s2sad's reverse mode.
+
+    It runs softmax_entropy (its effects on arrays included), then the reverse
+    sweep, for
+
+        J = d_return * softmax_entropy(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as softmax_entropy leaves them, each
+    <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+    respect to x as it was on entry to softmax_entropy (for an array that
+    softmax_entropy only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     w = np.empty(n)
     z = 0.0

@@ -11,6 +11,17 @@ typedef struct {
     double mass;
 } Particle;
 
+// The gradient of potential, by s2sad's reverse mode.
+//
+// It runs potential (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * potential(...) + <d_x, x> + <d_m, m>
+//
+// with the seeds as passed in and the arrays as potential leaves them, each <,> a
+// sum of elementwise products. On return, d_x and d_m hold the derivatives of J
+// with respect to x and m as they were on entry to potential (for an array that
+// potential only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [2 * n]; m, d_m: [n].
 void grad_potential(const double *x, double *d_x, const double *m, double *d_m, int n,
                     double d_return) {

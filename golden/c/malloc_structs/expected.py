@@ -7,6 +7,17 @@ import numpy as np
 
 
 def grad_potential(x, d_x, m, d_m, n, d_return=1.0):
+    """The gradient of potential, by s2sad's reverse mode.
+
+    It runs potential (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * potential(...) + <d_x, x> + <d_m, m>
+
+    with the seeds as passed in and the arrays as potential leaves them, each <,> a
+    sum of elementwise products. On return, d_x and d_m hold the derivatives of J
+    with respect to x and m as they were on entry to potential (for an array that
+    potential only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     ps = np.empty(n * 3)
     for i in range(n):

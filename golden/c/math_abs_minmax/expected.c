@@ -6,6 +6,19 @@
 #include <math.h>
 #include <stdbool.h>
 
+// The gradient of robust_distance, by s2sad's reverse mode.
+//
+// It runs robust_distance (its effects on arrays included), then the reverse
+// sweep, for
+//
+//     J = d_return * robust_distance(...) + <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as robust_distance leaves them, each
+// <,> a sum of elementwise products. On return, d_x and d_y hold the derivatives
+// of J with respect to x and y as they were on entry to robust_distance (for an
+// array that robust_distance only reads, that is the value passed in plus the
+// derivative).
+//
 // Array sizes: x, d_x, y, d_y: [n].
 void grad_robust_distance(const double *x, double *d_x, const double *y, double *d_y, int n,
                           double d_return) {

@@ -5,6 +5,19 @@
 
 #include <math.h>
 
+// The gradient of log_likelihood, by s2sad's reverse mode.
+//
+// It runs log_likelihood (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * log_likelihood(...) + <d_x, x> + <d_w, w>
+//
+// with the seeds as passed in and the arrays as log_likelihood leaves them, each
+// <,> a sum of elementwise products. On return, d_x and d_w hold the derivatives
+// of J with respect to x and w as they were on entry to log_likelihood (for an
+// array that log_likelihood only reads, that is the value passed in plus the
+// derivative).
+//
 // Array sizes: x, d_x, w, d_w: [n].
 void grad_log_likelihood(const double *x, double *d_x, const double *w, double *d_w, int n,
                          double d_return) {

@@ -5,6 +5,19 @@ import math
 
 
 def grad_log_likelihood(x, d_x, w, d_w, n, d_return=1.0):
+    """The gradient of log_likelihood, by s2sad's reverse mode.
+
+    It runs log_likelihood (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * log_likelihood(...) + <d_x, x> + <d_w, w>
+
+    with the seeds as passed in and the arrays as log_likelihood leaves them, each
+    <,> a sum of elementwise products. On return, d_x and d_w hold the derivatives
+    of J with respect to x and w as they were on entry to log_likelihood (for an
+    array that log_likelihood only reads, that is the value passed in plus the
+    derivative).
+    """
     # line 7: for (int i = 0; i < n; i++) {
     d_s = d_return
     for i in range(n - 1, -1, -1):

@@ -5,6 +5,17 @@
 
 #include <math.h>
 
+// The gradient of trig_mix, by s2sad's reverse mode.
+//
+// It runs trig_mix (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * trig_mix(...) + <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as trig_mix leaves them, each <,> a
+// sum of elementwise products. On return, d_x and d_y hold the derivatives of J
+// with respect to x and y as they were on entry to trig_mix (for an array that
+// trig_mix only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x, y, d_y: [n].
 void grad_trig_mix(const double *x, double *d_x, const double *y, double *d_y, int n,
                    double d_return) {

@@ -23,6 +23,9 @@ static void shift_left(double *v, int n) {
     free(moved);
 }
 
+// The adjoint of shift_left, for the gradient of decay: its parameters follow the
+// same convention, except that it may leave a shadow incomplete where its callers
+// never read it again.
 static void grad_shift_left(double *v, double *d_v, int n) {
     // forward sweep
     double *moved = malloc(max_l(n - 1, 0) * sizeof(double));
@@ -55,6 +58,17 @@ static void grad_shift_left(double *v, double *d_v, int n) {
     free(moved);
 }
 
+// The gradient of decay, by s2sad's reverse mode.
+//
+// It runs decay (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * decay(...) + <d_x, x> + <d_state, state>
+//
+// with the seeds as passed in and the arrays as decay leaves them, each <,> a sum
+// of elementwise products. On return, d_x and d_state hold the derivatives of J
+// with respect to x and state as they were on entry to decay (for an array that
+// decay only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: state, d_state: [max(n, 1)].
 void grad_decay(const double *x, double *d_x, double *state, double *d_state, int n,
                 double d_return) {

@@ -14,6 +14,10 @@ def shift_left(v, n):
 
 
 def grad_shift_left(v, d_v, n):
+    """The adjoint of shift_left, for the gradient of decay: its parameters follow the
+    same convention, except that it may leave a shadow incomplete where its callers
+    never read it again.
+    """
     # forward sweep
     moved = np.empty(n - 1)
     for e in range(n - 1):
@@ -40,6 +44,17 @@ def grad_shift_left(v, d_v, n):
 
 
 def grad_decay(x, d_x, state, d_state, n, d_return=1.0):
+    """The gradient of decay, by s2sad's reverse mode.
+
+    It runs decay (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * decay(...) + <d_x, x> + <d_state, state>
+
+    with the seeds as passed in and the arrays as decay leaves them, each <,> a sum
+    of elementwise products. On return, d_x and d_state hold the derivatives of J
+    with respect to x and state as they were on entry to decay (for an array that
+    decay only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     work = np.empty(n)
     for e in range(n):

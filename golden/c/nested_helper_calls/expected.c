@@ -3,6 +3,17 @@
  * Regenerate with: s2sad grad input.c --func f --wrt y --target c
  */
 
+// The gradient of f, by s2sad's reverse mode.
+//
+// It runs f (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_y, y>
+//
+// with the seeds as passed in and the arrays as f leaves them, each <,> a sum of
+// elementwise products. On return, d_y holds the derivative of J with respect to y
+// as it was on entry to f (for an array that f only reads, that is the value
+// passed in plus the derivative).
+//
 // Array sizes: y, d_y: [3].
 void grad_f(double *y, double *d_y) {
     // forward sweep

@@ -3,6 +3,17 @@
 
 
 def grad_f(y, d_y):
+    """The gradient of f, by s2sad's reverse mode.
+
+    It runs f (its effects on arrays included), then the reverse sweep, for
+
+        J = <d_y, y>
+
+    with the seeds as passed in and the arrays as f leaves them, each <,> a sum of
+    elementwise products. On return, d_y holds the derivative of J with respect to y
+    as it was on entry to f (for an array that f only reads, that is the value
+    passed in plus the derivative).
+    """
     # forward sweep
     h_value = y[2] * 3.0 + y[2]
     h_value = 2.0 * h_value + 2.0

@@ -3,6 +3,18 @@
  * Regenerate with: s2sad grad input.c --func pair_repulsion --wrt x --target c
  */
 
+// The gradient of pair_repulsion, by s2sad's reverse mode.
+//
+// It runs pair_repulsion (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * pair_repulsion(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as pair_repulsion leaves them, each
+// <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to pair_repulsion (for an array that
+// pair_repulsion only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [n].
 void grad_pair_repulsion(const double *x, double *d_x, int n, double d_return) {
     // line 5: for (int i = 0; i < n; i++) {

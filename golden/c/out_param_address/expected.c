@@ -32,6 +32,9 @@ static void largest(const double *x, int n, int *at, double *scale) {
     scale[0] *= x[at[0]];
 }
 
+// The adjoint of stats, for the gradient of zscore: its parameters follow the same
+// convention, except that it may leave a shadow incomplete where its callers never
+// read it again.
 static void grad_stats(const double *x, double *d_x, int n, double *mean, double *d_mean,
                        double *var, double *d_var) {
     (void)var;  // not needed by the gradient
@@ -70,6 +73,9 @@ static void grad_stats(const double *x, double *d_x, int n, double *mean, double
     }
 }
 
+// The adjoint of largest, for the gradient of zscore: its parameters follow the
+// same convention, except that it may leave a shadow incomplete where its callers
+// never read it again.
 static void grad_largest(const double *x, double *d_x, int n, int *at, int *d_at, double *scale,
                          double *d_scale) {
     (void)d_at;  // not needed by the gradient
@@ -94,6 +100,16 @@ static void grad_largest(const double *x, double *d_x, int n, int *at, int *d_at
     d_scale[0] += d_scale_elem * t1;
 }
 
+// The gradient of zscore, by s2sad's reverse mode.
+//
+// It runs zscore (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * zscore(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as zscore leaves them, each <,> a sum
+// of elementwise products. On return, d_x holds the derivative of J with respect
+// to x as it was on entry to zscore (for an array that zscore only reads, that is
+// the value passed in plus the derivative). Adds dJ/dw to *d_w.
 void grad_zscore(const double *x, double *d_x, int n, double w, double *d_w, double d_return) {
     // forward sweep
     double w2[1] = {0};

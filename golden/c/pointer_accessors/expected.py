@@ -5,6 +5,19 @@ import numpy as np
 
 
 def grad_scaled_rows(W, d_W, u, d_u, v, d_v, n, d_return=1.0):
+    """The gradient of scaled_rows, by s2sad's reverse mode.
+
+    It runs scaled_rows (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * scaled_rows(...) + <d_W, W> + <d_u, u> + <d_v, v>
+
+    with the seeds as passed in and the arrays as scaled_rows leaves them, each <,>
+    a sum of elementwise products. On return, d_W, d_u and d_v hold the derivatives
+    of J with respect to W, u and v as they were on entry to scaled_rows (for an
+    array that scaled_rows only reads, that is the value passed in plus the
+    derivative).
+    """
     # forward sweep
     t0 = max(n, 0)
     t1 = t0 * t0

@@ -6,6 +6,17 @@
 #include <math.h>
 #include <stdlib.h>
 
+// The gradient of pingpong, by s2sad's reverse mode.
+//
+// It runs pingpong (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * pingpong(...) + <d_x, x> + <d_h1, h1> + <d_h2, h2>
+//
+// with the seeds as passed in and the arrays as pingpong leaves them, each <,> a
+// sum of elementwise products. On return, d_x, d_h1 and d_h2 hold the derivatives
+// of J with respect to x, h1 and h2 as they were on entry to pingpong (for an
+// array that pingpong only reads, that is the value passed in plus the
+// derivative).
 void grad_pingpong(const double *x, double *d_x, double *h1, double *d_h1, double *h2,
                    double *d_h2, int n, int layers, double d_return) {
     // forward sweep

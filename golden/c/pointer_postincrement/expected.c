@@ -5,6 +5,18 @@
 
 #include <stdlib.h>
 
+// The gradient of weighted_cubes, by s2sad's reverse mode.
+//
+// It runs weighted_cubes (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * weighted_cubes(...) + <d_x, x> + <d_w, w>
+//
+// with the seeds as passed in and the arrays as weighted_cubes leaves them, each
+// <,> a sum of elementwise products. On return, d_x and d_w hold the derivatives
+// of J with respect to x and w as they were on entry to weighted_cubes (for an
+// array that weighted_cubes only reads, that is the value passed in plus the
+// derivative).
 void grad_weighted_cubes(const double *x, double *d_x, const double *w, double *d_w, int n,
                          double d_return) {
     // forward sweep

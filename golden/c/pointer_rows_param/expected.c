@@ -14,6 +14,9 @@ static double dot(const double *a, const double *x, int m) {
     return s;
 }
 
+// The adjoint of dot, for the gradient of layer: its parameters follow the same
+// convention, except that it may leave a shadow incomplete where its callers never
+// read it again.
 static void grad_dot(const double *a, double *d_a, const double *x, double *d_x, int m,
                      double d_return) {
     // line 7: for (int j = 0; j < m; j++)
@@ -25,6 +28,17 @@ static void grad_dot(const double *a, double *d_a, const double *x, double *d_x,
     }
 }
 
+// The gradient of layer, by s2sad's reverse mode.
+//
+// It runs layer (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * layer(...) + <d_A, A> + <d_x, x> + <d_Y, Y>
+//
+// with the seeds as passed in and the arrays as layer leaves them, each <,> a sum
+// of elementwise products. On return, d_A, d_x and d_Y hold the derivatives of J
+// with respect to A, x and Y as they were on entry to layer (for an array that
+// layer only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [m].
 void grad_layer(const double *const *A, double *const *d_A, const double *x, double *d_x,
                 double **Y, double **d_Y, int n, int m, double d_return) {

@@ -14,6 +14,10 @@ def dot(a, x, m):
 
 
 def grad_dot(a, d_a, x, d_x, m, d_return=1.0):
+    """The adjoint of dot, for the gradient of layer: its parameters follow the same
+    convention, except that it may leave a shadow incomplete where its callers never
+    read it again.
+    """
     # line 7: for (int j = 0; j < m; j++)
     d_s = d_return
     for j in range(m - 1, -1, -1):
@@ -23,6 +27,17 @@ def grad_dot(a, d_a, x, d_x, m, d_return=1.0):
 
 
 def grad_layer(A, d_A, x, d_x, Y, d_Y, n, m, d_return=1.0):
+    """The gradient of layer, by s2sad's reverse mode.
+
+    It runs layer (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * layer(...) + <d_A, A> + <d_x, x> + <d_Y, Y>
+
+    with the seeds as passed in and the arrays as layer leaves them, each <,> a sum
+    of elementwise products. On return, d_A, d_x and d_Y hold the derivatives of J
+    with respect to A, x and Y as they were on entry to layer (for an array that
+    layer only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     t0 = max(n, 0)
     tape_Y_elem = np.empty(t0)

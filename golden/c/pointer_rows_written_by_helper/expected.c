@@ -20,6 +20,9 @@ static void relax(double **U, int n, int m) {
     }
 }
 
+// The adjoint of relax, for the gradient of sweeps: its parameters follow the same
+// convention, except that it may leave a shadow incomplete where its callers never
+// read it again.
 static void grad_relax(double **U, double **d_U, int n, int m) {
     // forward sweep
     double *tape_U_elem = calloc(1, n * m * sizeof(double));
@@ -46,6 +49,16 @@ static void grad_relax(double **U, double **d_U, int n, int m) {
     free(tape_U_elem);
 }
 
+// The gradient of sweeps, by s2sad's reverse mode.
+//
+// It runs sweeps (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * sweeps(...) + <d_U, U>
+//
+// with the seeds as passed in and the arrays as sweeps leaves them, each <,> a sum
+// of elementwise products. On return, d_U holds the derivative of J with respect
+// to U as it was on entry to sweeps (for an array that sweeps only reads, that is
+// the value passed in plus the derivative).
 void grad_sweeps(double **U, double **d_U, int n, int m, int T, double d_return) {
     // forward sweep
     double *tape_U_elem = calloc(1, T * sizeof(double));

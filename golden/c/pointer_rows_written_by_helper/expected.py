@@ -13,6 +13,10 @@ def relax(U, n, m):
 
 
 def grad_relax(U, d_U, n, m):
+    """The adjoint of relax, for the gradient of sweeps: its parameters follow the same
+    convention, except that it may leave a shadow incomplete where its callers never
+    read it again.
+    """
     # forward sweep
     t0 = max(m, 0)
     tape_U_elem = np.empty(max(n, 0) * t0)
@@ -35,6 +39,17 @@ def grad_relax(U, d_U, n, m):
 
 
 def grad_sweeps(U, d_U, n, m, T, d_return=1.0):
+    """The gradient of sweeps, by s2sad's reverse mode.
+
+    It runs sweeps (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * sweeps(...) + <d_U, U>
+
+    with the seeds as passed in and the arrays as sweeps leaves them, each <,> a sum
+    of elementwise products. On return, d_U holds the derivative of J with respect
+    to U as it was on entry to sweeps (for an array that sweeps only reads, that is
+    the value passed in plus the derivative).
+    """
     # forward sweep
     t0 = max(T, 0)
     tape_U_elem = np.empty(t0)

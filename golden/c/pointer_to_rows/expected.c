@@ -7,6 +7,17 @@
 
 #define M 4
 
+// The gradient of row_norms, by s2sad's reverse mode.
+//
+// It runs row_norms (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_A, A> + <d_norms, norms>
+//
+// with the seeds as passed in and the arrays as row_norms leaves them, each <,> a
+// sum of elementwise products. On return, d_A and d_norms hold the derivatives of
+// J with respect to A and norms as they were on entry to row_norms (for an array
+// that row_norms only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: A, d_A: [n][4] (row-major); norms, d_norms: [n].
 void grad_row_norms(int n, const double (*A)[M], double (*d_A)[M], double *norms,
                     double *d_norms) {

@@ -3,6 +3,18 @@
  * Regenerate with: s2sad grad input.c --func sum_squares_walk --wrt x --target c
  */
 
+// The gradient of sum_squares_walk, by s2sad's reverse mode.
+//
+// It runs sum_squares_walk (its effects on arrays included), then the reverse
+// sweep, for
+//
+//     J = d_return * sum_squares_walk(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as sum_squares_walk leaves them, each
+// <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to sum_squares_walk (for an array that
+// sum_squares_walk only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [n].
 void grad_sum_squares_walk(const double *x, double *d_x, int n, double d_return) {
     // line 5: for (const double *p = x; p < x + n; p++) {

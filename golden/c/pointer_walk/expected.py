@@ -3,6 +3,18 @@
 
 
 def grad_sum_squares_walk(x, d_x, n, d_return=1.0):
+    """The gradient of sum_squares_walk, by s2sad's reverse mode.
+
+    It runs sum_squares_walk (its effects on arrays included), then the reverse
+    sweep, for
+
+        J = d_return * sum_squares_walk(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as sum_squares_walk leaves them, each
+    <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+    respect to x as it was on entry to sum_squares_walk (for an array that
+    sum_squares_walk only reads, that is the value passed in plus the derivative).
+    """
     # line 5: for (const double *p = x; p < x + n; p++) {
     d_s = d_return
     for p in range(n - 1, -1, -1):

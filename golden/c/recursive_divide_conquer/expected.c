@@ -18,6 +18,16 @@ static double rprod(const double *x, int lo, int hi) {
     return result;
 }
 
+// The gradient of rprod, by s2sad's reverse mode.
+//
+// It runs rprod (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * rprod(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as rprod leaves them, each <,> a sum
+// of elementwise products. On return, d_x holds the derivative of J with respect
+// to x as it was on entry to rprod (for an array that rprod only reads, that is
+// the value passed in plus the derivative).
 void grad_rprod(const double *x, double *d_x, int lo, int hi, double d_return) {
     // forward sweep
     double rprod_value = 0.0;

@@ -5,6 +5,17 @@
 
 #include <math.h>
 
+// The gradient of normalize, by s2sad's reverse mode.
+//
+// It runs normalize (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * normalize(...) + <d_y, y> + <d_x, x>
+//
+// with the seeds as passed in and the arrays as normalize leaves them, each <,> a
+// sum of elementwise products. On return, d_y and d_x hold the derivatives of J
+// with respect to y and x as they were on entry to normalize (for an array that
+// normalize only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: y, d_y, x, d_x: [n].
 void grad_normalize(double *y, double *d_y, const double *x, double *d_x, int n, double d_return) {
     // forward sweep

@@ -5,6 +5,17 @@ import math
 
 
 def grad_normalize(y, d_y, x, d_x, n, d_return=1.0):
+    """The gradient of normalize, by s2sad's reverse mode.
+
+    It runs normalize (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * normalize(...) + <d_y, y> + <d_x, x>
+
+    with the seeds as passed in and the arrays as normalize leaves them, each <,> a
+    sum of elementwise products. On return, d_y and d_x hold the derivatives of J
+    with respect to y and x as they were on entry to normalize (for an array that
+    normalize only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     s = 0.0
     for i in range(n):

@@ -18,6 +18,9 @@ static void scale_row(int m, double row[m], double s) {
     }
 }
 
+// The adjoint of scale_row, for the gradient of f: its parameters follow the same
+// convention, except that it may leave a shadow incomplete where its callers never
+// read it again.
 static void grad_scale_row(int m, double row[m], double d_row[m], double s) {
     // forward sweep
     double *tape_row_elem = calloc(1, m * sizeof(double));
@@ -38,6 +41,16 @@ static void grad_scale_row(int m, double row[m], double d_row[m], double s) {
     free(tape_row_elem);
 }
 
+// The gradient of f, by s2sad's reverse mode.
+//
+// It runs f (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * f(...) + <d_A, A>
+//
+// with the seeds as passed in and the arrays as f leaves them, each <,> a sum of
+// elementwise products. On return, d_A holds the derivative of J with respect to A
+// as it was on entry to f (for an array that f only reads, that is the value
+// passed in plus the derivative).
 void grad_f(int n, int m, double A[n][m], double d_A[n][m], double d_return) {
     // forward sweep
     double *tape_A_elem = calloc(1, n * m * sizeof(double));

@@ -12,6 +12,10 @@ def scale_row(m, row, s):
 
 
 def grad_scale_row(m, row, d_row, s):
+    """The adjoint of scale_row, for the gradient of f: its parameters follow the same
+    convention, except that it may leave a shadow incomplete where its callers never
+    read it again.
+    """
     # forward sweep
     tape_row_elem = np.empty(max(m, 0))
     for j in range(m):
@@ -29,6 +33,17 @@ def grad_scale_row(m, row, d_row, s):
 
 
 def grad_f(n, m, A, d_A, d_return=1.0):
+    """The gradient of f, by s2sad's reverse mode.
+
+    It runs f (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * f(...) + <d_A, A>
+
+    with the seeds as passed in and the arrays as f leaves them, each <,> a sum of
+    elementwise products. On return, d_A holds the derivative of J with respect to A
+    as it was on entry to f (for an array that f only reads, that is the value
+    passed in plus the derivative).
+    """
     # forward sweep
     t0 = max(n, 0)
     t1 = max(m, 0)

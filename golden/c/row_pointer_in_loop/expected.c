@@ -6,6 +6,17 @@
 #include <math.h>
 #include <stdlib.h>
 
+// The gradient of layers, by s2sad's reverse mode.
+//
+// It runs layers (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * layers(...) + <d_x, x> + <d_H, H>
+//
+// with the seeds as passed in and the arrays as layers leaves them, each <,> a sum
+// of elementwise products. On return, d_x and d_H hold the derivatives of J with
+// respect to x and H as they were on entry to layers (for an array that layers
+// only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [n].
 void grad_layers(int L, int n, const double *x, double *d_x, double H[L][n], double d_H[L][n],
                  double d_return) {

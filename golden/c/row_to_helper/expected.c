@@ -14,6 +14,9 @@ static double norm2(int m, const double row[m]) {
     return s;
 }
 
+// The adjoint of norm2, for the gradient of sum_row_norms: its parameters follow
+// the same convention, except that it may leave a shadow incomplete where its
+// callers never read it again.
 static void grad_norm2(int m, const double row[m], double d_row[m], double d_return) {
     // line 7: for (int j = 0; j < m; j++) {
     double d_s = d_return;
@@ -24,6 +27,17 @@ static void grad_norm2(int m, const double row[m], double d_row[m], double d_ret
     }
 }
 
+// The gradient of sum_row_norms, by s2sad's reverse mode.
+//
+// It runs sum_row_norms (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * sum_row_norms(...) + <d_A, A>
+//
+// with the seeds as passed in and the arrays as sum_row_norms leaves them, each
+// <,> a sum of elementwise products. On return, d_A holds the derivative of J with
+// respect to A as it was on entry to sum_row_norms (for an array that
+// sum_row_norms only reads, that is the value passed in plus the derivative).
 void grad_sum_row_norms(int n, int m, const double A[n][m], double d_A[n][m], double d_return) {
     // forward sweep
     double *tape_norm2_value = calloc(1, n * sizeof(double));

@@ -14,6 +14,10 @@ def norm2(m, row):
 
 
 def grad_norm2(m, row, d_row, d_return=1.0):
+    """The adjoint of norm2, for the gradient of sum_row_norms: its parameters follow
+    the same convention, except that it may leave a shadow incomplete where its
+    callers never read it again.
+    """
     # line 7: for (int j = 0; j < m; j++) {
     d_s = d_return
     for j in range(m - 1, -1, -1):
@@ -23,6 +27,18 @@ def grad_norm2(m, row, d_row, d_return=1.0):
 
 
 def grad_sum_row_norms(n, m, A, d_A, d_return=1.0):
+    """The gradient of sum_row_norms, by s2sad's reverse mode.
+
+    It runs sum_row_norms (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * sum_row_norms(...) + <d_A, A>
+
+    with the seeds as passed in and the arrays as sum_row_norms leaves them, each
+    <,> a sum of elementwise products. On return, d_A holds the derivative of J with
+    respect to A as it was on entry to sum_row_norms (for an array that
+    sum_row_norms only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     tape_norm2_value = np.empty(max(n, 0))
     for i in range(n):

@@ -5,6 +5,19 @@
 
 #include <math.h>
 
+// The gradient of log_sum_exp, by s2sad's reverse mode.
+//
+// It runs log_sum_exp (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * log_sum_exp(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as log_sum_exp leaves them, each <,>
+// a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to log_sum_exp (for an array that log_sum_exp
+// only reads, that is the value passed in plus the derivative). Adds dJ/da to
+// *d_a.
+//
 // Array sizes: x, d_x: [n].
 void grad_log_sum_exp(const double *x, double *d_x, double a, double *d_a, int n,
                       double d_return) {

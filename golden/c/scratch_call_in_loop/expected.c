@@ -26,6 +26,9 @@ static double sqnorm(int d, const double *v) {
     return s;
 }
 
+// The adjoint of subtract, for the gradient of mixture: its parameters follow the
+// same convention, except that it may leave a shadow incomplete where its callers
+// never read it again.
 static void grad_subtract(int d, const double *x, const double *mu, double *d_mu, double *out,
                           double *d_out) {
     (void)x;  // not needed by the gradient
@@ -41,6 +44,9 @@ static void grad_subtract(int d, const double *x, const double *mu, double *d_mu
     }
 }
 
+// The adjoint of sqnorm, for the gradient of mixture: its parameters follow the
+// same convention, except that it may leave a shadow incomplete where its callers
+// never read it again.
 static void grad_sqnorm(int d, const double *v, double *d_v, double d_return) {
     // line 11: for (int j = 0; j < d; j++)
     double d_s = d_return;
@@ -51,6 +57,17 @@ static void grad_sqnorm(int d, const double *v, double *d_v, double d_return) {
     }
 }
 
+// The gradient of mixture, by s2sad's reverse mode.
+//
+// It runs mixture (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * mixture(...) + <d_mu, mu> + <d_tmp, tmp>
+//
+// with the seeds as passed in and the arrays as mixture leaves them, each <,> a
+// sum of elementwise products. On return, d_mu and d_tmp hold the derivatives of J
+// with respect to mu and tmp as they were on entry to mixture (for an array that
+// mixture only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: tmp, d_tmp: [d].
 void grad_mixture(int n, int k, int d, const double *x, const double *mu, double *d_mu,
                   double *tmp, double *d_tmp, double d_return) {

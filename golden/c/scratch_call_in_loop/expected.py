@@ -19,6 +19,10 @@ def sqnorm(d, v):
 
 
 def grad_subtract(d, x, mu, d_mu, out, d_out):
+    """The adjoint of subtract, for the gradient of mixture: its parameters follow the
+    same convention, except that it may leave a shadow incomplete where its callers
+    never read it again.
+    """
     # line 5: for (int j = 0; j < d; j++)
     for j in range(d - 1, -1, -1):
         # line 6: out[j] = x[j] - mu[j];
@@ -28,6 +32,10 @@ def grad_subtract(d, x, mu, d_mu, out, d_out):
 
 
 def grad_sqnorm(d, v, d_v, d_return=1.0):
+    """The adjoint of sqnorm, for the gradient of mixture: its parameters follow the
+    same convention, except that it may leave a shadow incomplete where its callers
+    never read it again.
+    """
     # line 11: for (int j = 0; j < d; j++)
     d_s = d_return
     for j in range(d - 1, -1, -1):
@@ -37,6 +45,17 @@ def grad_sqnorm(d, v, d_v, d_return=1.0):
 
 
 def grad_mixture(n, k, d, x, mu, d_mu, tmp, d_tmp, d_return=1.0):
+    """The gradient of mixture, by s2sad's reverse mode.
+
+    It runs mixture (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * mixture(...) + <d_mu, mu> + <d_tmp, tmp>
+
+    with the seeds as passed in and the arrays as mixture leaves them, each <,> a
+    sum of elementwise products. On return, d_mu and d_tmp hold the derivatives of J
+    with respect to mu and tmp as they were on entry to mixture (for an array that
+    mixture only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     t0 = max(n, 0)
     tape_best = np.empty(t0)

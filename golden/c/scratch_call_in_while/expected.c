@@ -18,6 +18,9 @@ static void relax(int n, const double *w, double *u) {
     }
 }
 
+// The adjoint of relax, for the gradient of settle: its parameters follow the same
+// convention, except that it may leave a shadow incomplete where its callers never
+// read it again.
 static void grad_relax(int n, const double *w, double *d_w, double *u, double *d_u) {
     // forward sweep
     double *tape_u_elem = calloc(1, n * sizeof(double));
@@ -41,6 +44,17 @@ static void grad_relax(int n, const double *w, double *d_w, double *u, double *d
     free(tape_u_elem);
 }
 
+// The gradient of settle, by s2sad's reverse mode.
+//
+// It runs settle (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * settle(...) + <d_w, w> + <d_u, u>
+//
+// with the seeds as passed in and the arrays as settle leaves them, each <,> a sum
+// of elementwise products. On return, d_w and d_u hold the derivatives of J with
+// respect to w and u as they were on entry to settle (for an array that settle
+// only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: w, d_w: [n]; u, d_u: [max(n, 1)].
 void grad_settle(int n, const double *w, double *d_w, double *u, double *d_u, double d_return) {
     // forward sweep

@@ -13,6 +13,17 @@ static long floordiv_l(long a, long b) {
     return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
+// The gradient of stride_sums, by s2sad's reverse mode.
+//
+// It runs stride_sums (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * stride_sums(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as stride_sums leaves them, each <,>
+// a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to stride_sums (for an array that stride_sums
+// only reads, that is the value passed in plus the derivative).
 void grad_stride_sums(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
     long s = floordiv_l(n, 2);

@@ -11,6 +11,18 @@ static long max_l(long a, long b) {
     return b > a ? b : a;
 }
 
+// The gradient of smooth_inplace, by s2sad's reverse mode.
+//
+// It runs smooth_inplace (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as smooth_inplace leaves them, each
+// <,> a sum of elementwise products. On return, d_x and d_y hold the derivatives
+// of J with respect to x and y as they were on entry to smooth_inplace (for an
+// array that smooth_inplace only reads, that is the value passed in plus the
+// derivative).
 void grad_smooth_inplace(const double *x, double *d_x, double *y, double *d_y, size_t n,
                          unsigned m) {
     // forward sweep

@@ -5,6 +5,19 @@ import numpy as np
 
 
 def grad_smooth_inplace(x, d_x, y, d_y, n, m):
+    """The gradient of smooth_inplace, by s2sad's reverse mode.
+
+    It runs smooth_inplace (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = <d_x, x> + <d_y, y>
+
+    with the seeds as passed in and the arrays as smooth_inplace leaves them, each
+    <,> a sum of elementwise products. On return, d_x and d_y hold the derivatives
+    of J with respect to x and y as they were on entry to smooth_inplace (for an
+    array that smooth_inplace only reads, that is the value passed in plus the
+    derivative).
+    """
     # forward sweep
     for i in range(n):
         y[i] = x[i] * x[i]

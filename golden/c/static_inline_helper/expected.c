@@ -3,6 +3,19 @@
  * Regenerate with: s2sad grad input.c --func squared_distance --wrt x,y --target c
  */
 
+// The gradient of squared_distance, by s2sad's reverse mode.
+//
+// It runs squared_distance (its effects on arrays included), then the reverse
+// sweep, for
+//
+//     J = d_return * squared_distance(...) + <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as squared_distance leaves them, each
+// <,> a sum of elementwise products. On return, d_x and d_y hold the derivatives
+// of J with respect to x and y as they were on entry to squared_distance (for an
+// array that squared_distance only reads, that is the value passed in plus the
+// derivative).
+//
 // Array sizes: x, d_x, y, d_y: [n].
 void grad_squared_distance(const double *x, double *d_x, const double *y, double *d_y, int n,
                            double d_return) {

@@ -8,6 +8,17 @@ static long max_l(long a, long b) {
     return b > a ? b : a;
 }
 
+// The gradient of pair_products, by s2sad's reverse mode.
+//
+// It runs pair_products (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * pair_products(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as pair_products leaves them, each
+// <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to pair_products (for an array that
+// pair_products only reads, that is the value passed in plus the derivative).
 void grad_pair_products(const double *x, double *d_x, int n, double d_return) {
     // line 5: for (int i = 0; i + 1 < n; i += 2) {
     double d_s = d_return;

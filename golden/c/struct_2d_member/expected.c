@@ -16,6 +16,19 @@ static long max_l(long a, long b) {
     return b > a ? b : a;
 }
 
+// The gradient of transformed_norm, by s2sad's reverse mode.
+//
+// It runs transformed_norm (its effects on arrays included), then the reverse
+// sweep, for
+//
+//     J = d_return * transformed_norm(...) + <d_frames, frames> + <d_v, v>
+//
+// with the seeds as passed in and the arrays as transformed_norm leaves them, each
+// <,> a sum of elementwise products. On return, d_frames and d_v hold the
+// derivatives of J with respect to frames and v as they were on entry to
+// transformed_norm (for an array that transformed_norm only reads, that is the
+// value passed in plus the derivative).
+//
 // Array sizes: frames, d_frames: [n] (Frame); v, d_v: [3].
 void grad_transformed_norm(const Frame *frames, Frame *d_frames, int n, const double *v,
                            double *d_v, double d_return) {

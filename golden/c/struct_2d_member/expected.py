@@ -6,6 +6,19 @@ import numpy as np
 
 # frames, d_frames: Frame records, 10 numbers each (rot[3][3], scale), one after another
 def grad_transformed_norm(frames, d_frames, n, v, d_v, d_return=1.0):
+    """The gradient of transformed_norm, by s2sad's reverse mode.
+
+    It runs transformed_norm (its effects on arrays included), then the reverse
+    sweep, for
+
+        J = d_return * transformed_norm(...) + <d_frames, frames> + <d_v, v>
+
+    with the seeds as passed in and the arrays as transformed_norm leaves them, each
+    <,> a sum of elementwise products. On return, d_frames and d_v hold the
+    derivatives of J with respect to frames and v as they were on entry to
+    transformed_norm (for an array that transformed_norm only reads, that is the
+    value passed in plus the derivative).
+    """
     # forward sweep
     tape_w = np.empty(max(n, 0) * 3)
     tape_w_top = 0

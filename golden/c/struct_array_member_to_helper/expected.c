@@ -18,6 +18,9 @@ static void axpy3(double a, const double *x, double *y) {
     }
 }
 
+// The adjoint of axpy3, for the gradient of drift_energy: its parameters follow
+// the same convention, except that it may leave a shadow incomplete where its
+// callers never read it again.
 static void grad_axpy3(double a, double *d_a, const double *x, double *d_x, double *y,
                        double *d_y) {
     // forward sweep
@@ -37,6 +40,19 @@ static void grad_axpy3(double a, double *d_a, const double *x, double *d_x, doub
     *d_a += d_a_local;
 }
 
+// The gradient of drift_energy, by s2sad's reverse mode.
+//
+// It runs drift_energy (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * drift_energy(...) + <d_bodies, bodies>
+//
+// with the seeds as passed in and the arrays as drift_energy leaves them, each <,>
+// a sum of elementwise products. On return, d_bodies holds the derivative of J
+// with respect to bodies as it was on entry to drift_energy (for an array that
+// drift_energy only reads, that is the value passed in plus the derivative). Adds
+// dJ/ddt to *d_dt.
+//
 // Array sizes: bodies, d_bodies: [n] (Body).
 void grad_drift_energy(Body *bodies, Body *d_bodies, int n, double dt, double *d_dt,
                        double d_return) {

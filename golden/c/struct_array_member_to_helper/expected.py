@@ -10,6 +10,10 @@ def axpy3(a, x, y):
 
 
 def grad_axpy3(a, x, d_x, y, d_y):
+    """The adjoint of axpy3, for the gradient of drift_energy: its parameters follow
+    the same convention, except that it may leave a shadow incomplete where its
+    callers never read it again.
+    """
     # forward sweep
     for k in range(3):
         y[k] += a * x[k]
@@ -27,6 +31,19 @@ def grad_axpy3(a, x, d_x, y, d_y):
 
 # bodies, d_bodies: Body records, 7 numbers each (pos[3], vel[3], m), one after another
 def grad_drift_energy(bodies, d_bodies, n, dt, d_return=1.0):
+    """The gradient of drift_energy, by s2sad's reverse mode.
+
+    It runs drift_energy (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * drift_energy(...) + <d_bodies, bodies>
+
+    with the seeds as passed in and the arrays as drift_energy leaves them, each <,>
+    a sum of elementwise products. On return, d_bodies holds the derivative of J
+    with respect to bodies as it was on entry to drift_energy (for an array that
+    drift_energy only reads, that is the value passed in plus the derivative).
+    Returns dJ/ddt.
+    """
     # forward sweep
     t0 = max(n, 0)
     tape_a_elem = np.empty(t0)

@@ -13,6 +13,17 @@ typedef struct {
     short flags;
 } Particle;
 
+// The gradient of energy, by s2sad's reverse mode.
+//
+// It runs energy (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * energy(...) + <d_ps, ps>
+//
+// with the seeds as passed in and the arrays as energy leaves them, each <,> a sum
+// of elementwise products. On return, d_ps holds the derivative of J with respect
+// to ps as it was on entry to energy (for an array that energy only reads, that is
+// the value passed in plus the derivative). Adds dJ/dscale to *d_scale.
+//
 // Array sizes: ps, d_ps: [n] (Particle).
 void grad_energy(Particle *ps, Particle *d_ps, int n, double scale, double *d_scale,
                  double d_return) {

@@ -20,6 +20,9 @@ static void step(Body *bs, int n, double dt) {
     }
 }
 
+// The adjoint of step, for the gradient of run: its parameters follow the same
+// convention, except that it may leave a shadow incomplete where its callers never
+// read it again.
 static void grad_step(Body *bs, Body *d_bs, int n, double dt, double *d_dt) {
     // forward sweep
     double *tape_bs_elem = calloc(1, n * sizeof(double));
@@ -54,6 +57,17 @@ static void grad_step(Body *bs, Body *d_bs, int n, double dt, double *d_dt) {
     free(tape_bs_elem);
 }
 
+// The gradient of run, by s2sad's reverse mode.
+//
+// It runs run (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * run(...) + <d_bs, bs>
+//
+// with the seeds as passed in and the arrays as run leaves them, each <,> a sum of
+// elementwise products. On return, d_bs holds the derivative of J with respect to
+// bs as it was on entry to run (for an array that run only reads, that is the
+// value passed in plus the derivative). Adds dJ/ddt to *d_dt.
+//
 // Array sizes: bs, d_bs: [n] (Body).
 void grad_run(Body *bs, Body *d_bs, int n, double dt, double *d_dt, double d_return) {
     // forward sweep

@@ -38,6 +38,17 @@ static void slot_set_Cell(Cell *a, long k, double v) {
     }
 }
 
+// The gradient of smooth, by s2sad's reverse mode.
+//
+// It runs smooth (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * smooth(...) + <d_cells, cells>
+//
+// with the seeds as passed in and the arrays as smooth leaves them, each <,> a sum
+// of elementwise products. On return, d_cells holds the derivative of J with
+// respect to cells as it was on entry to smooth (for an array that smooth only
+// reads, that is the value passed in plus the derivative). Adds dJ/da to *d_a.
+//
 // Array sizes: cells, d_cells: [4] (Cell).
 void grad_smooth(const Cell *cells, Cell *d_cells, double a, double *d_a, double d_return) {
     // forward sweep

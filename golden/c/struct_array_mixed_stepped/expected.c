@@ -62,6 +62,9 @@ static void step(Body *bs, int n, double dt) {
     }
 }
 
+// The adjoint of step, for the gradient of simulate: its parameters follow the
+// same convention, except that it may leave a shadow incomplete where its callers
+// never read it again.
 static void grad_step(Body *bs, Body *d_bs, int n, double dt, double *d_dt) {
     // forward sweep
     double *tape_bs_elem = calloc(1, n * sizeof(double));
@@ -104,6 +107,17 @@ static void grad_step(Body *bs, Body *d_bs, int n, double dt, double *d_dt) {
     free(tape_bs_elem);
 }
 
+// The gradient of simulate, by s2sad's reverse mode.
+//
+// It runs simulate (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * simulate(...) + <d_bs, bs>
+//
+// with the seeds as passed in and the arrays as simulate leaves them, each <,> a
+// sum of elementwise products. On return, d_bs holds the derivative of J with
+// respect to bs as it was on entry to simulate (for an array that simulate only
+// reads, that is the value passed in plus the derivative). Adds dJ/ddt to *d_dt.
+//
 // Array sizes: bs, d_bs: [n] (Body).
 void grad_simulate(Body *bs, Body *d_bs, int n, double dt, double *d_dt, int steps,
                    double d_return) {

@@ -17,6 +17,17 @@ static long max_l(long a, long b) {
     return b > a ? b : a;
 }
 
+// The gradient of potential, by s2sad's reverse mode.
+//
+// It runs potential (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * potential(...) + <d_bodies, bodies>
+//
+// with the seeds as passed in and the arrays as potential leaves them, each <,> a
+// sum of elementwise products. On return, d_bodies holds the derivative of J with
+// respect to bodies as it was on entry to potential (for an array that potential
+// only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: bodies, d_bodies: [n] (struct Body).
 void grad_potential(const struct Body *bodies, struct Body *d_bodies, int n, double d_return) {
     // forward sweep

@@ -8,6 +8,17 @@ import numpy as np
 
 # bodies, d_bodies: struct Body records, 4 numbers each (pos[3], m), one after another
 def grad_potential(bodies, d_bodies, n, d_return=1.0):
+    """The gradient of potential, by s2sad's reverse mode.
+
+    It runs potential (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * potential(...) + <d_bodies, bodies>
+
+    with the seeds as passed in and the arrays as potential leaves them, each <,> a
+    sum of elementwise products. On return, d_bodies holds the derivative of J with
+    respect to bodies as it was on entry to potential (for an array that potential
+    only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     t0 = n - 1
     tape_r2 = np.empty(max(n, 0) * max(t0, 0))

@@ -8,6 +8,17 @@ typedef struct {
     int m;
 } Wishart;
 
+// The gradient of f, by s2sad's reverse mode.
+//
+// It runs f (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * f(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as f leaves them, each <,> a sum of
+// elementwise products. On return, d_x holds the derivative of J with respect to x
+// as it was on entry to f (for an array that f only reads, that is the value
+// passed in plus the derivative). Adds dJ/dw_gamma to *d_w_gamma.
+//
 // Array sizes: x, d_x: [n].
 void grad_f(const double *x, double *d_x, int n, Wishart w, Wishart *d_w, double d_return) {
     // forward sweep

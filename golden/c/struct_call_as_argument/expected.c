@@ -5,6 +5,17 @@
 
 #include <math.h>
 
+// The gradient of strip_area, by s2sad's reverse mode.
+//
+// It runs strip_area (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * strip_area(...) + <d_p, p>
+//
+// with the seeds as passed in and the arrays as strip_area leaves them, each <,> a
+// sum of elementwise products. On return, d_p holds the derivative of J with
+// respect to p as it was on entry to strip_area (for an array that strip_area only
+// reads, that is the value passed in plus the derivative).
+//
 // Array sizes: p, d_p: [3 * n].
 void grad_strip_area(const double *p, double *d_p, int n, double d_return) {
     // line 32: for (int i = 0; i + 2 < n; i++) {

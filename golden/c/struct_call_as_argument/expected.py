@@ -5,6 +5,17 @@ import math
 
 
 def grad_strip_area(p, d_p, n, d_return=1.0):
+    """The gradient of strip_area, by s2sad's reverse mode.
+
+    It runs strip_area (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * strip_area(...) + <d_p, p>
+
+    with the seeds as passed in and the arrays as strip_area leaves them, each <,> a
+    sum of elementwise products. On return, d_p holds the derivative of J with
+    respect to p as it was on entry to strip_area (for an array that strip_area only
+    reads, that is the value passed in plus the derivative).
+    """
     # line 32: for (int i = 0; i + 2 < n; i++) {
     d_s = d_return
     for i in range(n - 3, -1, -1):

@@ -10,6 +10,17 @@ struct Body {
     double m;
 };
 
+// The gradient of energy, by s2sad's reverse mode.
+//
+// It runs energy (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * energy(...) + <d_bodies, bodies>
+//
+// with the seeds as passed in and the arrays as energy leaves them, each <,> a sum
+// of elementwise products. On return, d_bodies holds the derivative of J with
+// respect to bodies as it was on entry to energy (for an array that energy only
+// reads, that is the value passed in plus the derivative).
+//
 // Array sizes: bodies, d_bodies: [n] (struct Body).
 void grad_energy(const struct Body *bodies, struct Body *d_bodies, int n, double d_return) {
     // line 19: for (int i = 0; i < n; i++) {

@@ -18,6 +18,9 @@ static void scale3(double *y, double a) {
     }
 }
 
+// The adjoint of scale3, for the gradient of kick: its parameters follow the same
+// convention, except that it may leave a shadow incomplete where its callers never
+// read it again.
 static void grad_scale3(double *y, double *d_y, double a) {
     // forward sweep
     for (long c = 0; c < 3; c++) {
@@ -34,6 +37,17 @@ static void grad_scale3(double *y, double *d_y, double a) {
     }
 }
 
+// The gradient of kick, by s2sad's reverse mode.
+//
+// It runs kick (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_p, p> + <d_f, f>
+//
+// with the seeds as passed in and the arrays as kick leaves them, each <,> a sum
+// of elementwise products. On return, d_p and d_f hold the derivatives of J with
+// respect to p and f as they were on entry to kick (for an array that kick only
+// reads, that is the value passed in plus the derivative).
+//
 // Array sizes: &p->x, &d_p->x, &p->id: [1]; p->v, d_p->v, f, d_f: [3].
 void grad_kick(Particle *p, Particle *d_p, const double *f, double *d_f, double dt) {
     // forward sweep

@@ -17,6 +17,19 @@ struct Particle {
     double mass;
 };
 
+// The gradient of kinetic_plus_spread, by s2sad's reverse mode.
+//
+// It runs kinetic_plus_spread (its effects on arrays included), then the reverse
+// sweep, for
+//
+//     J = d_return * kinetic_plus_spread(...) + <d_p, p>
+//
+// with the seeds as passed in and the arrays as kinetic_plus_spread leaves them,
+// each <,> a sum of elementwise products. On return, d_p holds the derivative of J
+// with respect to p as it was on entry to kinetic_plus_spread (for an array that
+// kinetic_plus_spread only reads, that is the value passed in plus the
+// derivative).
+//
 // Array sizes: p, d_p: [n] (struct Particle).
 void grad_kinetic_plus_spread(const struct Particle *p, struct Particle *d_p, int n,
                               double d_return) {

@@ -6,6 +6,19 @@ import numpy as np
 
 # p, d_p: struct Particle records, 7 numbers each (pos, vel, mass), one after another
 def grad_kinetic_plus_spread(p, d_p, n, d_return=1.0):
+    """The gradient of kinetic_plus_spread, by s2sad's reverse mode.
+
+    It runs kinetic_plus_spread (its effects on arrays included), then the reverse
+    sweep, for
+
+        J = d_return * kinetic_plus_spread(...) + <d_p, p>
+
+    with the seeds as passed in and the arrays as kinetic_plus_spread leaves them,
+    each <,> a sum of elementwise products. On return, d_p holds the derivative of J
+    with respect to p as it was on entry to kinetic_plus_spread (for an array that
+    kinetic_plus_spread only reads, that is the value passed in plus the
+    derivative).
+    """
     # forward sweep
     tape_v2 = np.empty(max(n, 0))
     for i in range(n):

@@ -9,6 +9,18 @@ struct Spring {
     double damping;
 };
 
+// The gradient of chain_energy, by s2sad's reverse mode.
+//
+// It runs chain_energy (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * chain_energy(...) + <d_p, p> + <d_x, x>
+//
+// with the seeds as passed in and the arrays as chain_energy leaves them, each <,>
+// a sum of elementwise products. On return, d_p and d_x hold the derivatives of J
+// with respect to p and x as they were on entry to chain_energy (for an array that
+// chain_energy only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: p, d_p: [1] (struct Spring); x, d_x: [n]; v: [n - 1].
 void grad_chain_energy(const struct Spring *p, struct Spring *d_p, const double *x, double *d_x,
                        const double *v, int n, double d_return) {

@@ -11,6 +11,17 @@ typedef struct {
     double *data;
 } Matrix;
 
+// The gradient of frob, by s2sad's reverse mode.
+//
+// It runs frob (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * frob(...) + <d_M, M> + <d_w, w>
+//
+// with the seeds as passed in and the arrays as frob leaves them, each <,> a sum
+// of elementwise products. On return, d_M and d_w hold the derivatives of J with
+// respect to M and w as they were on entry to frob (for an array that frob only
+// reads, that is the value passed in plus the derivative).
+//
 // Array sizes: w, d_w: [M->cols].
 void grad_frob(const Matrix *M, Matrix *d_M, const double *w, double *d_w, double d_return) {
     // forward sweep

@@ -8,6 +8,17 @@ struct Term {
     double c;
 };
 
+// The gradient of weighted, by s2sad's reverse mode.
+//
+// It runs weighted (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * weighted(...) + <d_terms, terms> + <d_x, x>
+//
+// with the seeds as passed in and the arrays as weighted leaves them, each <,> a
+// sum of elementwise products. On return, d_terms and d_x hold the derivatives of
+// J with respect to terms and x as they were on entry to weighted (for an array
+// that weighted only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: terms, d_terms: [n] (struct Term); x, d_x: [n].
 void grad_weighted(const struct Term *terms, struct Term *d_terms, const double *x, double *d_x,
                    int n, double d_return) {

@@ -5,6 +5,18 @@
 
 #include <math.h>
 
+// The gradient of strip_normals, by s2sad's reverse mode.
+//
+// It runs strip_normals (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * strip_normals(...) + <d_p, p>
+//
+// with the seeds as passed in and the arrays as strip_normals leaves them, each
+// <,> a sum of elementwise products. On return, d_p holds the derivative of J with
+// respect to p as it was on entry to strip_normals (for an array that
+// strip_normals only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: p, d_p: [3 * n].
 void grad_strip_normals(const double *p, double *d_p, int n, double d_return) {
     // line 36: for (int i = 0; i + 2 < n; i++) {

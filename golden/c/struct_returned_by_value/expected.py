@@ -5,6 +5,18 @@ import math
 
 
 def grad_strip_normals(p, d_p, n, d_return=1.0):
+    """The gradient of strip_normals, by s2sad's reverse mode.
+
+    It runs strip_normals (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * strip_normals(...) + <d_p, p>
+
+    with the seeds as passed in and the arrays as strip_normals leaves them, each
+    <,> a sum of elementwise products. On return, d_p holds the derivative of J with
+    respect to p as it was on entry to strip_normals (for an array that
+    strip_normals only reads, that is the value passed in plus the derivative).
+    """
     # line 36: for (int i = 0; i + 2 < n; i++) {
     d_s = d_return
     for i in range(n - 3, -1, -1):

@@ -42,6 +42,9 @@ static void mat_mult(int A_rows, int A_cols, const double *A_data, int B_rows, i
     }
 }
 
+// The adjoint of frobenius, for the gradient of chain: its parameters follow the
+// same convention, except that it may leave a shadow incomplete where its callers
+// never read it again.
 static void grad_frobenius(int M_rows, int M_cols, const double *M_data, double *d_M_data,
                            double d_return) {
     // line 23: for (int i = 0; i < M->rows * M->cols; i++)
@@ -53,6 +56,9 @@ static void grad_frobenius(int M_rows, int M_cols, const double *M_data, double 
     }
 }
 
+// The adjoint of mat_mult, for the gradient of chain: its parameters follow the
+// same convention, except that it may leave a shadow incomplete where its callers
+// never read it again.
 static void grad_mat_mult(int A_rows, int A_cols, const double *A_data, double *d_A_data,
                           int B_rows, int B_cols, const double *B_data, double *d_B_data,
                           int *C_rows, int *C_cols, double *C_data, double *d_C_data) {
@@ -82,6 +88,17 @@ static void grad_mat_mult(int A_rows, int A_cols, const double *A_data, double *
     }
 }
 
+// The gradient of chain, by s2sad's reverse mode.
+//
+// It runs chain (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * chain(...) + <d_A, A> + <d_steps, steps>
+//
+// with the seeds as passed in and the arrays as chain leaves them, each <,> a sum
+// of elementwise products. On return, d_A and d_steps hold the derivatives of J
+// with respect to A and steps as they were on entry to chain (for an array that
+// chain only reads, that is the value passed in plus the derivative). Adds
+// dJ/dw_gamma to *d_w_gamma.
 void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_steps, int nsteps,
                 Wishart w, Wishart *d_w, double d_return) {
     // forward sweep

@@ -10,6 +10,19 @@ struct State {
     double v;
 };
 
+// The gradient of step_energy, by s2sad's reverse mode.
+//
+// It runs step_energy (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * step_energy(...) + <d_s, s>
+//
+// with the seeds as passed in and the arrays as step_energy leaves them, each <,>
+// a sum of elementwise products. On return, d_s holds the derivative of J with
+// respect to s as it was on entry to step_energy (for an array that step_energy
+// only reads, that is the value passed in plus the derivative). Adds dJ/dk to
+// *d_k.
+//
 // Array sizes: s, d_s: [n] (struct State).
 void grad_step_energy(struct State *s, struct State *d_s, int n, double dt, double k, double *d_k,
                       double d_return) {

@@ -5,6 +5,18 @@
 
 #include <math.h>
 
+// The gradient of total_length, by s2sad's reverse mode.
+//
+// It runs total_length (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * total_length(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as total_length leaves them, each <,>
+// a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to total_length (for an array that total_length
+// only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [3 * n].
 void grad_total_length(const double *x, double *d_x, int n, double d_return) {
     // line 12: for (int i = 0; i < n; i++) {

@@ -3,6 +3,17 @@
  * Regenerate with: s2sad grad input.c --func roughness --wrt x --target c
  */
 
+// The gradient of roughness, by s2sad's reverse mode.
+//
+// It runs roughness (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * roughness(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as roughness leaves them, each <,> a
+// sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to roughness (for an array that roughness only
+// reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [n].
 void grad_roughness(const double *x, double *d_x, int n, double d_return) {
     // line 10: for (int i = 0; i + 1 < n; i++) {

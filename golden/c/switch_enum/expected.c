@@ -6,6 +6,17 @@
 typedef enum { LINEAR, SQUARE, CUBE = 4, QUART } Shape;
 enum Side { LEFT = -1, RIGHT = 1 };
 
+// The gradient of shaped_sum, by s2sad's reverse mode.
+//
+// It runs shaped_sum (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * shaped_sum(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as shaped_sum leaves them, each <,> a
+// sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to shaped_sum (for an array that shaped_sum only
+// reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [n].
 void grad_shaped_sum(const double *x, double *d_x, int n, Shape shape, enum Side side,
                      double d_return) {

@@ -3,6 +3,17 @@
 
 
 def grad_shaped_sum(x, d_x, n, shape, side, d_return=1.0):
+    """The gradient of shaped_sum, by s2sad's reverse mode.
+
+    It runs shaped_sum (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * shaped_sum(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as shaped_sum leaves them, each <,> a
+    sum of elementwise products. On return, d_x holds the derivative of J with
+    respect to x as it was on entry to shaped_sum (for an array that shaped_sum only
+    reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     t0 = 0.9 if side == -1 else 1.1
 

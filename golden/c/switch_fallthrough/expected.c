@@ -10,6 +10,18 @@
 #define LINEAR 0
 #define SMOOTH 2
 
+// The gradient of mixed_terms, by s2sad's reverse mode.
+//
+// It runs mixed_terms (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * mixed_terms(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as mixed_terms leaves them, each <,>
+// a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to mixed_terms (for an array that mixed_terms
+// only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x, kind: [n].
 void grad_mixed_terms(const double *x, double *d_x, const int *kind, int n, double d_return) {
     // line 13: for (int k = 0; k < n; k++) {

@@ -9,6 +9,16 @@
 
 #define CLIP 2
 
+// The gradient of walk, by s2sad's reverse mode.
+//
+// It runs walk (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * walk(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as walk leaves them, each <,> a sum
+// of elementwise products. On return, d_x holds the derivative of J with respect
+// to x as it was on entry to walk (for an array that walk only reads, that is the
+// value passed in plus the derivative).
 void grad_walk(const double *x, double *d_x, int n, int mode, double d_return) {
     // forward sweep
     size_t tape_cond_cap = 0;

@@ -5,6 +5,17 @@ import numpy as np
 
 
 def grad_walk(x, d_x, n, mode, d_return=1.0):
+    """The gradient of walk, by s2sad's reverse mode.
+
+    It runs walk (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * walk(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as walk leaves them, each <,> a sum
+    of elementwise products. On return, d_x holds the derivative of J with respect
+    to x as it was on entry to walk (for an array that walk only reads, that is the
+    value passed in plus the derivative).
+    """
     # forward sweep
     tape_cond = np.empty(16, dtype=np.bool_)
     tape_cond_top = 0

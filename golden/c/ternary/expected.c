@@ -5,6 +5,19 @@
 
 #include <stdbool.h>
 
+// The gradient of leaky_relu_sum, by s2sad's reverse mode.
+//
+// It runs leaky_relu_sum (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * leaky_relu_sum(...) + <d_x, x> + <d_w, w>
+//
+// with the seeds as passed in and the arrays as leaky_relu_sum leaves them, each
+// <,> a sum of elementwise products. On return, d_x and d_w hold the derivatives
+// of J with respect to x and w as they were on entry to leaky_relu_sum (for an
+// array that leaky_relu_sum only reads, that is the value passed in plus the
+// derivative).
+//
 // Array sizes: x, d_x, w, d_w: [n].
 void grad_leaky_relu_sum(const double *x, double *d_x, const double *w, double *d_w, int n,
                          double d_return) {

@@ -6,6 +6,19 @@
 typedef float Real;
 typedef unsigned int uint;
 
+// The gradient of weighted_norm, by s2sad's reverse mode.
+//
+// It runs weighted_norm (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * weighted_norm(...) + <d_v, v> + <d_wt, wt>
+//
+// with the seeds as passed in and the arrays as weighted_norm leaves them, each
+// <,> a sum of elementwise products. On return, d_v and d_wt hold the derivatives
+// of J with respect to v and wt as they were on entry to weighted_norm (for an
+// array that weighted_norm only reads, that is the value passed in plus the
+// derivative).
+//
 // Array sizes: v, d_v, wt, d_wt: [n].
 void grad_weighted_norm(const Real *v, Real *d_v, const Real *wt, Real *d_wt, uint n,
                         Real d_return) {

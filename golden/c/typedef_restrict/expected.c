@@ -10,6 +10,18 @@ typedef double real;
 typedef int index_t;
 typedef real weight_t;
 
+// The gradient of penalty, by s2sad's reverse mode.
+//
+// It runs penalty (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * penalty(...) + <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as penalty leaves them, each <,> a
+// sum of elementwise products. On return, d_x and d_y hold the derivatives of J
+// with respect to x and y as they were on entry to penalty (for an array that
+// penalty only reads, that is the value passed in plus the derivative). Adds dJ/dw
+// to *d_w.
+//
 // Array sizes: x, d_x, y, d_y: [n].
 void grad_penalty(const real *restrict x, real *restrict d_x, real *restrict y, real *restrict d_y,
                   const index_t n, const weight_t w, weight_t *d_w, real d_return) {

@@ -7,6 +7,18 @@ import numpy as np
 
 
 def grad_penalty(x, d_x, y, d_y, n, w, d_return=1.0):
+    """The gradient of penalty, by s2sad's reverse mode.
+
+    It runs penalty (its effects on arrays included), then the reverse sweep, for
+
+        J = d_return * penalty(...) + <d_x, x> + <d_y, y>
+
+    with the seeds as passed in and the arrays as penalty leaves them, each <,> a
+    sum of elementwise products. On return, d_x and d_y hold the derivatives of J
+    with respect to x and y as they were on entry to penalty (for an array that
+    penalty only reads, that is the value passed in plus the derivative). Returns
+    dJ/dw.
+    """
     # forward sweep
     tape = np.empty(max(n, 0))
     for i in range(n):

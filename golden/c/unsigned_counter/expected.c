@@ -3,6 +3,18 @@
  * Regenerate with: s2sad grad input.c --func neighbour_product --wrt x --target c
  */
 
+// The gradient of neighbour_product, by s2sad's reverse mode.
+//
+// It runs neighbour_product (its effects on arrays included), then the reverse
+// sweep, for
+//
+//     J = d_return * neighbour_product(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as neighbour_product leaves them,
+// each <,> a sum of elementwise products. On return, d_x holds the derivative of J
+// with respect to x as it was on entry to neighbour_product (for an array that
+// neighbour_product only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [n].
 void grad_neighbour_product(const double *x, double *d_x, unsigned n, double d_return) {
     // line 5: for (unsigned i = 1; i < n; i++) {

@@ -5,6 +5,18 @@ import math
 
 
 def grad_contract(n, m, k, T, d_T, w, d_w, out, d_out):
+    """The gradient of contract, by s2sad's reverse mode.
+
+    It runs contract (its effects on arrays included), then the reverse sweep, for
+
+        J = <d_T, T> + <d_w, w> + <d_out, out>
+
+    with the seeds as passed in and the arrays as contract leaves them, each <,> a
+    sum of elementwise products. On return, d_T, d_w and d_out hold the derivatives
+    of J with respect to T, w and out as they were on entry to contract (for an
+    array that contract only reads, that is the value passed in plus the
+    derivative).
+    """
     # forward sweep
     for i in range(n):
         for j in range(m):

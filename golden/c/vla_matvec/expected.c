@@ -3,6 +3,16 @@
  * Regenerate with: s2sad grad input.c --func matvec --wrt A,x --target c
  */
 
+// The gradient of matvec, by s2sad's reverse mode.
+//
+// It runs matvec (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_A, A> + <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as matvec leaves them, each <,> a sum
+// of elementwise products. On return, d_A, d_x and d_y hold the derivatives of J
+// with respect to A, x and y as they were on entry to matvec (for an array that
+// matvec only reads, that is the value passed in plus the derivative).
 void grad_matvec(int n, int m, const double A[n][m], double d_A[n][m], const double x[m],
                  double d_x[m], double y[n], double d_y[n]) {
     // forward sweep

@@ -3,6 +3,17 @@
  * Regenerate with: s2sad grad input.c --func squash --wrt in --target c
  */
 
+// The gradient of squash, by s2sad's reverse mode.
+//
+// It runs squash (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_out, out> + <d_in, in>
+//
+// with the seeds as passed in and the arrays as squash leaves them, each <,> a sum
+// of elementwise products. On return, d_out and d_in hold the derivatives of J
+// with respect to out and in as they were on entry to squash (for an array that
+// squash only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: out, d_out, in, d_in: [n].
 void grad_squash(double *out, double *d_out, const double *in, double *d_in, int n) {
     // forward sweep

@@ -3,6 +3,17 @@
 
 
 def grad_squash(out, d_out, in_, d_in, n):
+    """The gradient of squash, by s2sad's reverse mode.
+
+    It runs squash (its effects on arrays included), then the reverse sweep, for
+
+        J = <d_out, out> + <d_in, in_>
+
+    with the seeds as passed in and the arrays as squash leaves them, each <,> a sum
+    of elementwise products. On return, d_out and d_in hold the derivatives of J
+    with respect to out and in_ as they were on entry to squash (for an array that
+    squash only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     for i in range(n):
         out[i] = in_[i] / (1.0 + in_[i] * in_[i])

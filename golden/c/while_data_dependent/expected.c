@@ -6,6 +6,17 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+// The gradient of accumulate_until, by s2sad's reverse mode.
+//
+// It runs accumulate_until (its effects on arrays included), then the reverse
+// sweep, for
+//
+//     J = d_return * accumulate_until(...) + <d_x, x>
+//
+// with the seeds as passed in and the arrays as accumulate_until leaves them, each
+// <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+// respect to x as it was on entry to accumulate_until (for an array that
+// accumulate_until only reads, that is the value passed in plus the derivative).
 void grad_accumulate_until(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
     size_t tape_i_cap = 0;

@@ -5,6 +5,18 @@ import numpy as np
 
 
 def grad_accumulate_until(x, d_x, n, d_return=1.0):
+    """The gradient of accumulate_until, by s2sad's reverse mode.
+
+    It runs accumulate_until (its effects on arrays included), then the reverse
+    sweep, for
+
+        J = d_return * accumulate_until(...) + <d_x, x>
+
+    with the seeds as passed in and the arrays as accumulate_until leaves them, each
+    <,> a sum of elementwise products. On return, d_x holds the derivative of J with
+    respect to x as it was on entry to accumulate_until (for an array that
+    accumulate_until only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     tape_i = np.empty(16, dtype=np.int64)
     tape_i_top = 0

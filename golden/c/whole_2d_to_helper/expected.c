@@ -20,6 +20,9 @@ static void blur(int n, int m, const double A[n][m], double B[n][m]) {
     }
 }
 
+// The adjoint of blur, for the gradient of blurred_energy: its parameters follow
+// the same convention, except that it may leave a shadow incomplete where its
+// callers never read it again.
 static void grad_blur(int n, int m, const double A[n][m], double d_A[n][m], double B[n][m],
                       double d_B[n][m]) {
     (void)A;  // not needed by the gradient
@@ -49,6 +52,17 @@ static void grad_blur(int n, int m, const double A[n][m], double d_A[n][m], doub
     }
 }
 
+// The gradient of blurred_energy, by s2sad's reverse mode.
+//
+// It runs blurred_energy (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * blurred_energy(...) + <d_A, A>
+//
+// with the seeds as passed in and the arrays as blurred_energy leaves them, each
+// <,> a sum of elementwise products. On return, d_A holds the derivative of J with
+// respect to A as it was on entry to blurred_energy (for an array that
+// blurred_energy only reads, that is the value passed in plus the derivative).
 void grad_blurred_energy(int n, int m, const double A[n][m], double d_A[n][m], double d_return) {
     // forward sweep
     double (*B)[m] = malloc(n * m * sizeof(double));

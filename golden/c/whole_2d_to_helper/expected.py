@@ -16,6 +16,10 @@ def blur(n, m, A, B):
 
 
 def grad_blur(n, m, A, d_A, B, d_B):
+    """The adjoint of blur, for the gradient of blurred_energy: its parameters follow
+    the same convention, except that it may leave a shadow incomplete where its
+    callers never read it again.
+    """
     # line 4: for (int i = 0; i < n; i++) {
     for i in range(n - 1, -1, -1):
         # line 5: for (int j = 0; j < m; j++) {
@@ -37,6 +41,18 @@ def grad_blur(n, m, A, d_A, B, d_B):
 
 
 def grad_blurred_energy(n, m, A, d_A, d_return=1.0):
+    """The gradient of blurred_energy, by s2sad's reverse mode.
+
+    It runs blurred_energy (its effects on arrays included), then the reverse sweep,
+    for
+
+        J = d_return * blurred_energy(...) + <d_A, A>
+
+    with the seeds as passed in and the arrays as blurred_energy leaves them, each
+    <,> a sum of elementwise products. On return, d_A holds the derivative of J with
+    respect to A as it was on entry to blurred_energy (for an array that
+    blurred_energy only reads, that is the value passed in plus the derivative).
+    """
     # forward sweep
     B = np.empty((n, m))
     blur(n, m, A, B)

@@ -5,6 +5,17 @@
 
 #include <math.h>
 
+// The gradient of sum_terms, by s2sad's reverse mode.
+//
+// It runs sum_terms (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_x, x> + <d_total, total>
+//
+// with the seeds as passed in and the arrays as sum_terms leaves them, each <,> a
+// sum of elementwise products. On return, d_x and d_total hold the derivatives of
+// J with respect to x and total as they were on entry to sum_terms (for an array
+// that sum_terms only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: total, d_total: [2].
 __global__ void grad_sum_terms(int n, const double *x, double *d_x, double *total,
                                double *d_total) {

@@ -33,6 +33,17 @@ static __device__ void block_sum_add(double *dst, double v) {
     __syncthreads();  /* warp_sums is reused by the next call */
 }
 
+// The gradient of daxpy, by s2sad's reverse mode.
+//
+// It runs daxpy (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_a, a> + <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as daxpy leaves them, each <,> a sum
+// of elementwise products. On return, d_a, d_x and d_y hold the derivatives of J
+// with respect to a, x and y as they were on entry to daxpy (for an array that
+// daxpy only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: a, d_a: [1].
 __global__ void grad_daxpy(int n, const double *a, double *d_a, const double *x, double *d_x,
                            double *y, double *d_y) {

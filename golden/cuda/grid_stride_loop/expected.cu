@@ -35,6 +35,18 @@ static __device__ void block_sum_add(double *dst, double v) {
     __syncthreads();  /* warp_sums is reused by the next call */
 }
 
+// The gradient of softplus_scale, by s2sad's reverse mode.
+//
+// It runs softplus_scale (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as softplus_scale leaves them, each
+// <,> a sum of elementwise products. On return, d_x and d_y hold the derivatives
+// of J with respect to x and y as they were on entry to softplus_scale (for an
+// array that softplus_scale only reads, that is the value passed in plus the
+// derivative). Adds dJ/dbeta to *d_beta.
 __global__ void grad_softplus_scale(int n, const double *x, double *d_x, double beta,
                                     double *d_beta, double *y, double *d_y) {
     // forward sweep

@@ -10,6 +10,18 @@ static __device__ long min_l(long a, long b) {
     return b < a ? b : a;
 }
 
+// The gradient of normalize_clamped, by s2sad's reverse mode.
+//
+// It runs normalize_clamped (its effects on arrays included), then the reverse
+// sweep, for
+//
+//     J = <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as normalize_clamped leaves them,
+// each <,> a sum of elementwise products. On return, d_x and d_y hold the
+// derivatives of J with respect to x and y as they were on entry to
+// normalize_clamped (for an array that normalize_clamped only reads, that is the
+// value passed in plus the derivative).
 __global__ void grad_normalize_clamped(int n, int width, const double *x, double *d_x, double *y,
                                        double *d_y) {
     // forward sweep

@@ -21,6 +21,17 @@ static __device__ void warp_sum_add(double *dst, double v) {
     }
 }
 
+// The gradient of matvec, by s2sad's reverse mode.
+//
+// It runs matvec (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_A, A> + <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as matvec leaves them, each <,> a sum
+// of elementwise products. On return, d_A, d_x and d_y hold the derivatives of J
+// with respect to A, x and y as they were on entry to matvec (for an array that
+// matvec only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [m].
 __global__ void grad_matvec(int n, int m, const double *A, double *d_A, const double *x,
                             double *d_x, double *y, double *d_y) {

@@ -34,6 +34,18 @@ static __device__ void zero_shared(double *a, long size) {
     __syncthreads();
 }
 
+// The gradient of block_sum_squares, by s2sad's reverse mode.
+//
+// It runs block_sum_squares (its effects on arrays included), then the reverse
+// sweep, for
+//
+//     J = <d_x, x> + <d_partial, partial>
+//
+// with the seeds as passed in and the arrays as block_sum_squares leaves them,
+// each <,> a sum of elementwise products. On return, d_x and d_partial hold the
+// derivatives of J with respect to x and partial as they were on entry to
+// block_sum_squares (for an array that block_sum_squares only reads, that is the
+// value passed in plus the derivative).
 __global__ void grad_block_sum_squares(int n, const double *x, double *d_x, double *partial,
                                        double *d_partial) {
     // forward sweep

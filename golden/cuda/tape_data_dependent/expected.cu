@@ -41,6 +41,16 @@ static __device__ void device_tape_free(void *p, void *local) {
     }
 }
 
+// The gradient of shrink, by s2sad's reverse mode.
+//
+// It runs shrink (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as shrink leaves them, each <,> a sum
+// of elementwise products. On return, d_x and d_y hold the derivatives of J with
+// respect to x and y as they were on entry to shrink (for an array that shrink
+// only reads, that is the value passed in plus the derivative).
 __global__ void grad_shrink(int n, const double *x, double *d_x, double *y, double *d_y) {
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -38,6 +38,17 @@ static __device__ void block_sum_add(double *dst, double v) {
     __syncthreads();  /* warp_sums is reused by the next call */
 }
 
+// The gradient of relax, by s2sad's reverse mode.
+//
+// It runs relax (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_x, x> + <d_k, k> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as relax leaves them, each <,> a sum
+// of elementwise products. On return, d_x, d_k and d_y hold the derivatives of J
+// with respect to x, k and y as they were on entry to relax (for an array that
+// relax only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: k, d_k: [1].
 __global__ void grad_relax(int n, const double *x, double *d_x, const double *k, double *d_k,
                            double *y, double *d_y) {

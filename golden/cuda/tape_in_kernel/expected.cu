@@ -57,6 +57,16 @@ static __device__ void block_tape_free(void *tape) {
     }
 }
 
+// The gradient of iterate, by s2sad's reverse mode.
+//
+// It runs iterate (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as iterate leaves them, each <,> a
+// sum of elementwise products. On return, d_x and d_y hold the derivatives of J
+// with respect to x and y as they were on entry to iterate (for an array that
+// iterate only reads, that is the value passed in plus the derivative).
 __global__ void grad_iterate(int n, int m, const double *x, double *d_x, double *y, double *d_y) {
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;

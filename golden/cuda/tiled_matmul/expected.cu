@@ -67,6 +67,16 @@ static __device__ void zero_shared(double *a, long size) {
     __syncthreads();
 }
 
+// The gradient of matmul, by s2sad's reverse mode.
+//
+// It runs matmul (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_A, A> + <d_B, B> + <d_C, C>
+//
+// with the seeds as passed in and the arrays as matmul leaves them, each <,> a sum
+// of elementwise products. On return, d_A, d_B and d_C hold the derivatives of J
+// with respect to A, B and C as they were on entry to matmul (for an array that
+// matmul only reads, that is the value passed in plus the derivative).
 __global__ void grad_matmul(int n, const double *A, double *d_A, const double *B, double *d_B,
                             double *C, double *d_C) {
     // forward sweep

@@ -42,6 +42,9 @@ static __device__ double softplus(double v) {
     return result;
 }
 
+// The adjoint of softplus, for the gradient of activate: its parameters follow the
+// same convention, except that it may leave a shadow incomplete where its callers
+// never read it again.
 static __device__ void grad_softplus(double v, double *d_v, double d_return) {
     // line 7: if (v > 20.0) {
     double d_v_local;
@@ -55,6 +58,17 @@ static __device__ void grad_softplus(double v, double *d_v, double d_return) {
     *d_v += d_v_local;
 }
 
+// The gradient of activate, by s2sad's reverse mode.
+//
+// It runs activate (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as activate leaves them, each <,> a
+// sum of elementwise products. On return, d_x and d_y hold the derivatives of J
+// with respect to x and y as they were on entry to activate (for an array that
+// activate only reads, that is the value passed in plus the derivative). Adds
+// dJ/ds to *d_s.
 __global__ void grad_activate(int n, double s, double *d_s, const double *x, double *d_x,
                               double *y, double *d_y) {
     // forward sweep

@@ -89,6 +89,17 @@ static __device__ void block_sum_add(double *dst, double v) {
     __syncthreads();  /* warp_sums is reused by the next call */
 }
 
+// The gradient of iterate, by s2sad's reverse mode.
+//
+// It runs iterate (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as iterate leaves them, each <,> a
+// sum of elementwise products. On return, d_x and d_y hold the derivatives of J
+// with respect to x and y as they were on entry to iterate (for an array that
+// iterate only reads, that is the value passed in plus the derivative). Adds dJ/dr
+// to *d_r.
 __global__ void grad_iterate(int n, int steps, double r, double *d_r, const double *x, double *d_x,
                              double *y, double *d_y) {
     // forward sweep

@@ -37,6 +37,17 @@ static __device__ void block_sum_add(double *dst, double v) {
     __syncthreads();  /* warp_sums is reused by the next call */
 }
 
+// The gradient of rotate_all, by s2sad's reverse mode.
+//
+// It runs rotate_all (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_pts, pts> + <d_out, out>
+//
+// with the seeds as passed in and the arrays as rotate_all leaves them, each <,> a
+// sum of elementwise products. On return, d_pts and d_out hold the derivatives of
+// J with respect to pts and out as they were on entry to rotate_all (for an array
+// that rotate_all only reads, that is the value passed in plus the derivative).
+// Adds dJ/dtheta to *d_theta.
 __global__ void grad_rotate_all(int n, double theta, double *d_theta, const double *pts,
                                 double *d_pts, double *out, double *d_out) {
     // forward sweep

@@ -7,6 +7,16 @@
 
 #include <math.h>
 
+// The gradient of saxpy, by s2sad's reverse mode.
+//
+// It runs saxpy (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as saxpy leaves them, each <,> a sum
+// of elementwise products. On return, d_x and d_y hold the derivatives of J with
+// respect to x and y as they were on entry to saxpy (for an array that saxpy only
+// reads, that is the value passed in plus the derivative).
 __global__ void grad_saxpy(int n, const double *x, double *d_x, double *y, double *d_y) {
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -35,6 +35,16 @@ static __device__ void block_sum_add(double *dst, double v) {
     __syncthreads();  /* warp_sums is reused by the next call */
 }
 
+// The gradient of scale, by s2sad's reverse mode.
+//
+// It runs scale (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as scale leaves them, each <,> a sum
+// of elementwise products. On return, d_x and d_y hold the derivatives of J with
+// respect to x and y as they were on entry to scale (for an array that scale only
+// reads, that is the value passed in plus the derivative). Adds dJ/da to *d_a.
 __global__ void grad_scale(int n, double a, double *d_a, const double *x, double *d_x, double *y,
                            double *d_y) {
     // forward sweep

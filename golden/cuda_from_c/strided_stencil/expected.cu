@@ -5,6 +5,16 @@
  * 1-D grid of 1-D blocks: grad_smooth_odd<<<((n - 1) / 2 + 255) / 256, 256>>>(...)
  */
 
+// The gradient of smooth_odd, by s2sad's reverse mode.
+//
+// It runs smooth_odd (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as smooth_odd leaves them, each <,> a
+// sum of elementwise products. On return, d_x and d_y hold the derivatives of J
+// with respect to x and y as they were on entry to smooth_odd (for an array that
+// smooth_odd only reads, that is the value passed in plus the derivative).
 __global__ void grad_smooth_odd(int n, const double *x, double *d_x, double *y, double *d_y) {
     // forward sweep
     long gid = blockIdx.x * blockDim.x + threadIdx.x;

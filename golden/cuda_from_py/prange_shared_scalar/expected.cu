@@ -37,6 +37,17 @@ static __device__ void block_sum_add(double *dst, double v) {
     __syncthreads();  /* warp_sums is reused by the next call */
 }
 
+// The gradient of softsign, by s2sad's reverse mode.
+//
+// It runs softsign (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as softsign leaves them, each <,> a
+// sum of elementwise products. On return, d_x and d_y hold the derivatives of J
+// with respect to x and y as they were on entry to softsign (for an array that
+// softsign only reads, that is the value passed in plus the derivative). Adds
+// dJ/da to *d_a.
 __global__ void grad_softsign(double *x, double *d_x, double *y, double *d_y, double a,
                               double *d_a, long n) {
     // forward sweep

@@ -41,6 +41,9 @@ static __device__ double gauss(double v, double w) {
     return exp(-w * v * v);
 }
 
+// The adjoint of gauss, for the gradient of blur: its parameters follow the same
+// convention, except that it may leave a shadow incomplete where its callers never
+// read it again.
 static __device__ void grad_gauss(double v, double *d_v, double w, double *d_w, double d_return) {
     // forward sweep
     double t0 = -w * v;
@@ -56,6 +59,16 @@ static __device__ void grad_gauss(double v, double *d_v, double w, double *d_w, 
     *d_w += d_w_local;
 }
 
+// The gradient of blur, by s2sad's reverse mode.
+//
+// It runs blur (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_x, x> + <d_out, out>
+//
+// with the seeds as passed in and the arrays as blur leaves them, each <,> a sum
+// of elementwise products. On return, d_x and d_out hold the derivatives of J with
+// respect to x and out as they were on entry to blur (for an array that blur only
+// reads, that is the value passed in plus the derivative). Adds dJ/dw to *d_w.
 __global__ void grad_blur(double *x, double *d_x, double *out, double *d_out, double w,
                           double *d_w, long n) {
     // forward sweep

@@ -3,6 +3,18 @@
  * Regenerate with: s2sad grad input.c --func grid --wrt a,A,c --target c
  */
 
+// The gradient of grid, by s2sad's reverse mode.
+//
+// It runs grid (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_A, A> + <d_c, c> + <d_B, B>
+//
+// with the seeds as passed in and the arrays as grid leaves them, each <,> a sum
+// of elementwise products. On return, d_A, d_c and d_B hold the derivatives of J
+// with respect to A, c and B as they were on entry to grid (for an array that grid
+// only reads, that is the value passed in plus the derivative). Adds dJ/da to
+// *d_a.
+//
 // Array sizes: c, d_c: [m].
 void grad_grid(int n, int m, double a, double *d_a, const double *A, double *d_A, const double *c,
                double *d_c, double *B, double *d_B) {

@@ -3,6 +3,17 @@
  * Regenerate with: s2sad grad input.c --func dot --wrt x,y --target c
  */
 
+// The gradient of dot, by s2sad's reverse mode.
+//
+// It runs dot (its effects on arrays included), then the reverse sweep, for
+//
+//     J = d_return * dot(...) + <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as dot leaves them, each <,> a sum of
+// elementwise products. On return, d_x and d_y hold the derivatives of J with
+// respect to x and y as they were on entry to dot (for an array that dot only
+// reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x, y, d_y: [n].
 void grad_dot(const double *x, double *d_x, const double *y, double *d_y, int n, double d_return) {
     // line 6: for (int i = 0; i < n; i++) {

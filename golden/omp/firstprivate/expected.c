@@ -3,6 +3,19 @@
  * Regenerate with: s2sad grad input.c --func axpy_private --wrt a,x --target c
  */
 
+// The gradient of axpy_private, by s2sad's reverse mode.
+//
+// It runs axpy_private (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * axpy_private(...) + <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as axpy_private leaves them, each <,>
+// a sum of elementwise products. On return, d_x and d_y hold the derivatives of J
+// with respect to x and y as they were on entry to axpy_private (for an array that
+// axpy_private only reads, that is the value passed in plus the derivative). Adds
+// dJ/da to *d_a.
+//
 // Array sizes: x, d_x, y, d_y: [n].
 void grad_axpy_private(int n, double a, double *d_a, const double *x, double *d_x, double *y,
                        double *d_y, double d_return) {

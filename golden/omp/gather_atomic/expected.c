@@ -3,6 +3,17 @@
  * Regenerate with: s2sad grad input.c --func gather --wrt w,x --target c
  */
 
+// The gradient of gather, by s2sad's reverse mode.
+//
+// It runs gather (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_w, w> + <d_x, x> + <d_out, out>
+//
+// with the seeds as passed in and the arrays as gather leaves them, each <,> a sum
+// of elementwise products. On return, d_w, d_x and d_out hold the derivatives of J
+// with respect to w, x and out as they were on entry to gather (for an array that
+// gather only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: idx, w, d_w, out, d_out: [n].
 void grad_gather(int n, const int *idx, const double *w, double *d_w, const double *x, double *d_x,
                  double *out, double *d_out) {

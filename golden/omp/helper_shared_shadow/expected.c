@@ -3,6 +3,9 @@
  * Regenerate with: s2sad grad input.c --func kmeans_cost --wrt x,c --target c
  */
 
+// The adjoint of dist2, for the gradient of kmeans_cost: its parameters follow the
+// same convention, except that it may leave a shadow incomplete where its callers
+// never read it again.
 static void grad_dist2_atomic(const double *a, double *d_a, const double *b, double *d_b, int d,
                               double d_return) {
     // line 8: for (int j = 0; j < d; j++) {
@@ -20,6 +23,18 @@ static void grad_dist2_atomic(const double *a, double *d_a, const double *b, dou
     }
 }
 
+// The gradient of kmeans_cost, by s2sad's reverse mode.
+//
+// It runs kmeans_cost (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * kmeans_cost(...) + <d_x, x> + <d_c, c>
+//
+// with the seeds as passed in and the arrays as kmeans_cost leaves them, each <,>
+// a sum of elementwise products. On return, d_x and d_c hold the derivatives of J
+// with respect to x and c as they were on entry to kmeans_cost (for an array that
+// kmeans_cost only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: lab: [n].
 void grad_kmeans_cost(int n, int d, const int *lab, const double *x, double *d_x, const double *c,
                       double *d_c, double d_return) {

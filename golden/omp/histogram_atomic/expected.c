@@ -3,6 +3,17 @@
  * Regenerate with: s2sad grad input.c --func histogram --wrt w,x --target c
  */
 
+// The gradient of histogram, by s2sad's reverse mode.
+//
+// It runs histogram (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_w, w> + <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as histogram leaves them, each <,> a
+// sum of elementwise products. On return, d_w, d_x and d_y hold the derivatives of
+// J with respect to w, x and y as they were on entry to histogram (for an array
+// that histogram only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: bin, w, d_w, x, d_x: [n].
 void grad_histogram(int n, const int *bin, const double *w, double *d_w, const double *x,
                     double *d_x, double *y, double *d_y) {

@@ -3,6 +3,18 @@
  * Regenerate with: s2sad grad input.c --func last_square --wrt x --target c
  */
 
+// The gradient of last_square, by s2sad's reverse mode.
+//
+// It runs last_square (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = d_return * last_square(...) + <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as last_square leaves them, each <,>
+// a sum of elementwise products. On return, d_x and d_y hold the derivatives of J
+// with respect to x and y as they were on entry to last_square (for an array that
+// last_square only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x, y, d_y: [n].
 void grad_last_square(int n, const double *x, double *d_x, double *y, double *d_y,
                       double d_return) {

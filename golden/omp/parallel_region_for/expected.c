@@ -3,6 +3,18 @@
  * Regenerate with: s2sad grad input.c --func scale_both --wrt a,x,u --target c
  */
 
+// The gradient of scale_both, by s2sad's reverse mode.
+//
+// It runs scale_both (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_x, x> + <d_y, y> + <d_u, u> + <d_v, v>
+//
+// with the seeds as passed in and the arrays as scale_both leaves them, each <,> a
+// sum of elementwise products. On return, d_x, d_y, d_u and d_v hold the
+// derivatives of J with respect to x, y, u and v as they were on entry to
+// scale_both (for an array that scale_both only reads, that is the value passed in
+// plus the derivative). Adds dJ/da to *d_a.
+//
 // Array sizes: x, d_x, y, d_y, u, d_u, v, d_v: [n].
 void grad_scale_both(int n, double a, double *d_a, const double *x, double *d_x, double *y,
                      double *d_y, const double *u, double *d_u, double *v, double *d_v) {

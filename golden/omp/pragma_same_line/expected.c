@@ -3,6 +3,17 @@
  * Regenerate with: s2sad grad input.c --func rowsum --wrt x --target c
  */
 
+// The gradient of rowsum, by s2sad's reverse mode.
+//
+// It runs rowsum (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as rowsum leaves them, each <,> a sum
+// of elementwise products. On return, d_x and d_y hold the derivatives of J with
+// respect to x and y as they were on entry to rowsum (for an array that rowsum
+// only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: y, d_y: [n].
 void grad_rowsum(int n, int m, const double *x, double *d_x, double *y, double *d_y) {
     // forward sweep

@@ -6,6 +6,17 @@
 #include <math.h>
 #include <stdlib.h>
 
+// The gradient of row_softplus, by s2sad's reverse mode.
+//
+// It runs row_softplus (its effects on arrays included), then the reverse sweep,
+// for
+//
+//     J = <d_A, A> + <d_B, B>
+//
+// with the seeds as passed in and the arrays as row_softplus leaves them, each <,>
+// a sum of elementwise products. On return, d_A and d_B hold the derivatives of J
+// with respect to A and B as they were on entry to row_softplus (for an array that
+// row_softplus only reads, that is the value passed in plus the derivative).
 void grad_row_softplus(int n, int m, const double A[n][m], double d_A[n][m], double B[n][m],
                        double d_B[n][m]) {
     // forward sweep

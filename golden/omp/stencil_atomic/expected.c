@@ -3,6 +3,17 @@
  * Regenerate with: s2sad grad input.c --func smooth --wrt x --target c
  */
 
+// The gradient of smooth, by s2sad's reverse mode.
+//
+// It runs smooth (its effects on arrays included), then the reverse sweep, for
+//
+//     J = <d_x, x> + <d_y, y>
+//
+// with the seeds as passed in and the arrays as smooth leaves them, each <,> a sum
+// of elementwise products. On return, d_x and d_y hold the derivatives of J with
+// respect to x and y as they were on entry to smooth (for an array that smooth
+// only reads, that is the value passed in plus the derivative).
+//
 // Array sizes: x, d_x: [n]; y, d_y: [n - 1].
 void grad_smooth(int n, const double *x, double *d_x, double *y, double *d_y) {
     // forward sweep
