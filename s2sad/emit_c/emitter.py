@@ -207,14 +207,16 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         params = []
         spelled = self.declared
         declared: set[str] = set()  # the struct parameters declared so far
+        self.printed_params: dict[Value, str] = {}  # each IR parameter -> the C parameter that holds it
         for i, p in enumerate(fn.params):
             leaf = self.struct_leaves.get(p)
             if leaf is not None:
+                self.printed_params[p] = leaf.group
                 if leaf.group not in declared:
                     params.append(declarator(leaf.spelled, leaf.group))
                     declared.add(leaf.group)
             else:
-                name = self.var.get(p) or self.namer.fresh(p.name_hint or "arg")
+                name = self.printed_params[p] = self.var.get(p) or self.namer.fresh(p.name_hint or "arg")
                 t = self._param_spelling(spelled[i]) if spelled is not None else ctype(p.type)
                 params.append(declarator(t, name))
             out = self.struct_outs.get(i)
@@ -272,8 +274,7 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
             return []
         if fn.name != self.ctx.entry:
             return helper_text(info.primal, grad_info(self.module.functions[self.ctx.entry]).primal)
-        names = [self.struct_leaves[p].group if p in self.struct_leaves else self.var.get(p, p.name_hint)
-                 for p in fn.params]
+        names = [self.printed_params[p] for p in fn.params]
         shadows = list(dict.fromkeys((names[j], names[i]) for i, j in sorted(info.shadows.items())))
         returned = self.returned or []
         return entry_text(Convention(

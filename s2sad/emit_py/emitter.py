@@ -231,13 +231,14 @@ class _FunctionEmitter(StatementBuilder):
         defaults = fn.attrs.get("defaults") or {}
         packs = {seed: name for name, seeds in self.packed.items() for seed in seeds}
         params = []
+        self.printed_params: dict[Value, str] = {}  # each IR parameter -> the Python parameter that holds it
         for p in fn.params:
             if p.name_hint in packs:
-                name = packs[p.name_hint]
+                name = self.printed_params[p] = packs[p.name_hint]
                 if any(q.split("=")[0] == name for q in params):
                     continue  # one parameter for the whole tuple
             else:
-                name = self.var.get(p) or self.namer.fresh(p.name_hint or "arg")
+                name = self.printed_params[p] = self.var.get(p) or self.namer.fresh(p.name_hint or "arg")
             if name in defaults:
                 params.append(f"{name}={self.printer(_default(defaults[name]), P_COND)}")
             else:
@@ -253,9 +254,9 @@ class _FunctionEmitter(StatementBuilder):
             return self._checked_entry(params, checks) + "\n\n\n" + unchecked
         if checks:
             self.printer.modules.add("np")
-        return self._function(fn.name, params, self._struct_comments(params), checks, self._convention(params))
+        return self._function(fn.name, params, self._struct_comments(params), checks, self._convention())
 
-    def _convention(self, params: list[str]) -> list[str]:
+    def _convention(self) -> list[str]:
         """A gradient's docstring lines: the contract's convention for its parameters."""
         info = grad_info(self.fn)
         if info is None or not self.entry:  # no entry named: no convention to state
@@ -263,14 +264,12 @@ class _FunctionEmitter(StatementBuilder):
         if self.fn.name != self.entry:
             entry = self.module.functions.get(self.entry)
             return helper_text(info.primal, grad_info(entry).primal if entry is not None else self.entry)
-        names = [p.split("=")[0] for p in params]
-        printed = {p.name_hint: self.var.get(p) for p in self.fn.params}
-        by_index = [printed.get(p.name_hint) or p.name_hint for p in self.fn.params]
+        by_index = [self.printed_params[p] for p in self.fn.params]
         seed, kind = None, "float"
         if self.packed:
             seed, kind = next(iter(self.packed)), "tuple"
         elif info.d_return is not None:
-            seed = names[-1] if names and names[-1].startswith("d_return") else by_index[info.d_return]
+            seed = by_index[info.d_return]
             kind = "array" if self.fn.params[info.d_return].type.is_array else "float"
         return entry_text(Convention(
             primal=info.primal,
@@ -337,7 +336,7 @@ class _FunctionEmitter(StatementBuilder):
         gradient without them (rank_checks): what a caller calls."""
         unchecked = self.unchecked[self.fn.name]
         lines = self._struct_comments(params) + ["@numba.njit"] + _def_lines(self.fn.name, params)
-        lines += _docstring(self._convention(params))
+        lines += _docstring(self._convention())
         lines += [
             "    # Numba decides these checks from the argument types as it compiles, so that",
             f"    # {unchecked} is compiled only for the ranks it was written for.",

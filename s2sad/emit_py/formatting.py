@@ -147,22 +147,31 @@ def _fits(group: Group, rest: list, width: int, modes: dict) -> bool:
             work.append((mode, d.text if broken else d.flat))
 
 
-def _brackets(open_: str, content: Doc, close: str) -> Group:
-    return Group([open_, Indent([Line(SOFT), content]), Line(SOFT), close])
+def _enclosed(open_: Doc, content: Doc, close: Doc) -> Group:
+    """``open_``, then ``content`` on its own indented lines if the group breaks, then ``close``;
+    ``content`` may be a function of the group (for what it prints only when the group breaks)."""
+    group = Group([])
+    body = content(group) if callable(content) else content
+    group.items = [open_(group) if callable(open_) else open_, Indent([Line(SOFT), body]), Line(SOFT),
+                   close(group) if callable(close) else close]
+    return group
 
 
-def _sequence(items: list[Doc], trailing_comma: bool = True) -> Doc:
+def _separated(items: list[Doc]) -> list:
+    """``a, b, c``, each comma followed by a place to break."""
+    out: list = []
+    for k, item in enumerate(items):
+        out += [",", Line(SPACE), item] if k else [item]
+    return out
+
+
+def _sequence(items: list[Doc]) -> Doc:
     """Items separated by commas: on one line, or one per line with a trailing comma (one item
     alone takes no comma)."""
-    if len(items) == 1 and trailing_comma:
+    if len(items) == 1:
         return items[0]
-    group = Group([])
-    for k, item in enumerate(items):
-        if k:
-            group.items += [",", Line(SPACE)]
-        group.items.append(item)
-    if trailing_comma:
-        group.items.append(IfBreaks(",", group))
+    group = Group(_separated(items))
+    group.items.append(IfBreaks(",", group))
     return group
 
 
@@ -205,12 +214,12 @@ class Source:
         self.grouped, self.pairs, self.comments = set(), set(), {}
         stack: list[tuple] = []
         previous = None
+        tokens = []
         for tok in tokenize.generate_tokens(io.StringIO(self.text).readline):
             if tok.type == tokenize.COMMENT and tok.line[: tok.start[1]].strip():
                 self.comments[tok.start[0]] = tok.string
-        tokens = [t for t in tokenize.generate_tokens(io.StringIO(self.text).readline)
-                  if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT,
-                                    tokenize.DEDENT)]
+            elif tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+                tokens.append(tok)
         for k, tok in enumerate(tokens):
             if tok.type == tokenize.OP and tok.string in "([{":
                 grouping = tok.string == "(" and not (
@@ -236,7 +245,7 @@ class Source:
     def parenthesized(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Tuple):  # a tuple's own parentheses are part of it
             return False
-        return ((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)) in self.grouped
+        return _span(node) in self.grouped
 
     def segment(self, node: ast.AST) -> str:
         """The text of ``node`` (``ast.get_source_segment`` splits the whole text on every call)."""
@@ -248,7 +257,11 @@ class Source:
         return b"\n".join(parts).decode()
 
     def own_parentheses(self, node: ast.Tuple) -> bool:
-        return ((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)) in self.pairs
+        return _span(node) in self.pairs
+
+
+def _span(node: ast.AST) -> tuple[tuple[int, int], tuple[int, int]]:
+    return (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
 
 
 class Layout:
@@ -262,7 +275,7 @@ class Layout:
     def expr(self, e: ast.expr, paren: bool) -> Doc:
         """``e`` as a document; ``paren``: inside brackets, where operators may break."""
         if self.src.parenthesized(e):
-            return _brackets("(", self.bare(e, True), ")")
+            return _enclosed("(", self.bare(e, True), ")")
         return self.bare(e, paren)
 
     def bare(self, e: ast.expr, paren: bool) -> Doc:
@@ -273,7 +286,7 @@ class Layout:
             op = _UNARY[type(e.op)]
             operand = e.operand
             if _is_power(operand) and not self.src.parenthesized(operand):
-                return [op, _brackets("(", self.bare(operand, True), ")")]  # -(x**2), never -x**2
+                return [op, _enclosed("(", self.bare(operand, True), ")")]  # -(x**2), never -x**2
             return [op, self.expr(operand, paren)]
         if isinstance(e, ast.IfExp):  # a if c else b if d else e: one chain
             parts = [self.expr(e.body, paren)]
@@ -303,14 +316,14 @@ class Layout:
             items = _sequence([self.expr(x, True) for x in e.elts])
             return items if paren else _flat(items.items)
         if isinstance(e, ast.List):
-            return _brackets("[", _sequence([self.expr(x, True) for x in e.elts]), "]") if e.elts else "[]"
+            return _enclosed("[", _sequence([self.expr(x, True) for x in e.elts]), "]") if e.elts else "[]"
         if isinstance(e, ast.ListComp):
             parts: list = [self.expr(e.elt, True)]
             for gen in e.generators:
                 parts += [Line(SPACE), "for ", self.expr(gen.target, True), " in ", self.expr(gen.iter, True)]
                 for cond in gen.ifs:
                     parts += [Line(SPACE), "if ", self.expr(cond, True)]
-            return _brackets("[", Group(parts), "]")
+            return _enclosed("[", Group(parts), "]")
         if isinstance(e, ast.Starred):
             return ["*", self.expr(e.value, paren)]
         if isinstance(e, (ast.Name, ast.Constant)):
@@ -318,7 +331,7 @@ class Layout:
         raise Unsupported(type(e).__name__)
 
     def arguments(self, args: list[Doc]) -> Doc:
-        return _brackets("(", _sequence(args), ")") if args else "()"
+        return _enclosed("(", _sequence(args), ")") if args else "()"
 
     def call_arguments(self, call: ast.Call) -> Doc:
         args = [self.expr(a, True) for a in call.args]
@@ -329,8 +342,8 @@ class Layout:
         """``[i]``; ``[i, j]`` breaks like arguments."""
         index = subscript.slice
         if isinstance(index, ast.Tuple) and not self.src.own_parentheses(index):
-            return _brackets("[", _sequence([self.expr(x, True) for x in index.elts]), "]")
-        return _brackets("[", self.expr(index, True), "]")
+            return _enclosed("[", _sequence([self.expr(x, True) for x in index.elts]), "]")
+        return _enclosed("[", self.expr(index, True), "]")
 
     def slice(self, s: ast.Slice) -> Doc:
         bounds = [s.lower, s.upper] + ([s.step] if s.step is not None else [])
@@ -412,24 +425,23 @@ class Layout:
                 break
         return [e] + links[::-1]
 
+    def _breaks_before(self, links: list, k: int) -> bool:
+        """Whether a fluent chain breaks before link ``k``: an ``.attr`` after a call, a subscript
+        or the chain's parenthesized root."""
+        before = links[k - 1]
+        return isinstance(links[k], ast.Attribute) and (
+            isinstance(before, (ast.Call, ast.Subscript)) or (k == 1 and self.src.parenthesized(before)))
+
     def _fluent(self, e: ast.expr) -> bool:
         links = self._links(e)
-        count = 0
-        for k, link in enumerate(links[1:], 1):
-            before = links[k - 1]
-            if isinstance(link, ast.Attribute) and (
-                isinstance(before, (ast.Call, ast.Subscript)) or (k == 1 and self.src.parenthesized(before))
-            ):
-                count += 1
-        return count >= 2
+        return sum(self._breaks_before(links, k) for k in range(1, len(links))) >= 2
 
     def _fluent_parts(self, e: ast.expr) -> list:
         links = self._links(e)
         parts: list = [self.expr(links[0], True)]
         for k, link in enumerate(links[1:], 1):
-            before = links[k - 1]
             if isinstance(link, ast.Attribute):
-                if isinstance(before, (ast.Call, ast.Subscript)) or (k == 1 and self.src.parenthesized(before)):
+                if self._breaks_before(links, k):
                     parts.append(Line(SOFT))
                 parts.append(f".{link.attr}")
             elif isinstance(link, ast.Call):
@@ -446,9 +458,9 @@ class Layout:
         if kind == "tuple":
             return render([head, _tuple([self.expr(x, True) for x in e.elts], optional=True), tail], indent)
         splittable = _has_group(head)  # targets with brackets
-        breakable_head = head
-        if indent + len(one_line(head)) < WIDTH:  # the value breaks first, while the targets leave room
-            head = one_line(head)  # for its opening bracket
+        breakable_head, flat_head = head, one_line(head)
+        if indent + len(flat_head) < WIDTH:  # the value breaks first, while the targets leave room
+            head = flat_head  # for its opening bracket
 
         def as_is() -> list[str]:
             return render([head, self.bare(e, False), tail], indent)
@@ -496,9 +508,7 @@ class Layout:
                 return self._kind(operand)
             if self.src.parenthesized(operand) or not isinstance(operand, (ast.BinOp, ast.BoolOp, ast.Compare)):
                 return "unary"
-            if _is_power(operand):
-                return "split"
-        return "split"
+        return "split"  # -(x**2) and binary operations
 
     def _can_omit_parentheses(self, e: ast.expr) -> bool:
         """Whether a value that breaks can do without parentheses (ruff's rule): it has brackets
@@ -517,19 +527,15 @@ class Layout:
 def _tuple(items: list[Doc], optional: bool = False) -> Group:
     """A tuple in parentheses (``optional``: only when it breaks): one group, so that its items
     break when its parentheses do."""
-    group = Group([])
-    body: list = []
-    for k, item in enumerate(items):
-        body += [",", Line(SPACE), item] if k else [item]
-    open_, close = (IfBreaks("(", group), IfBreaks(")", group)) if optional else ("(", ")")
-    group.items = [open_, Indent([Line(SOFT), body, IfBreaks(",", group)]), Line(SOFT), close]
-    return group
+    def body(group: Group) -> list:
+        return [*_separated(items), IfBreaks(",", group)]
+
+    return _optional_parentheses(body) if optional else _enclosed("(", body, ")")
 
 
 def _optional_parentheses(content: Doc) -> Group:
-    group = Group([])
-    group.items = [IfBreaks("(", group), Indent([Line(SOFT), content]), Line(SOFT), IfBreaks(")", group)]
-    return group
+    """Parentheses that print only when what they hold breaks."""
+    return _enclosed(lambda group: IfBreaks("(", group), content, lambda group: IfBreaks(")", group))
 
 
 def _powers_outside_brackets(e: ast.expr, src: Source) -> list[ast.BinOp]:
