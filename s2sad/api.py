@@ -32,9 +32,10 @@ import numpy as np
 
 from . import pipeline
 from .diagnostics import DiagnosticError
-from .languages import TARGETS, source_language, suffixes_text
+from .languages import TARGETS, is_c, source_language, suffixes_text
 from .opt.passes import PipelineError, parse_pipeline
 from .parse.c_preprocess import CFlags, macro_flag_problem
+from .parse.derivatives import read_derivatives
 from .source_files import SourceFileError, c_text, python_text, read_source_bytes
 from .ssa.attrs import SCHEDULE_HELP, Schedule, parse_schedule
 
@@ -62,11 +63,12 @@ class DifferentiationError(Exception):
 
 def make_options(level: int = 2, passes: Optional[str] = None, may_alias: bool = False,
                  checkpoint: Union[None, str, Schedule] = None, all_atomic: bool = False,
-                 include_dirs: Iterable[str] = (), defines: Iterable[str] = ()) -> pipeline.Options:
+                 include_dirs: Iterable[str] = (), defines: Iterable[str] = (),
+                 derivatives: Iterable[str] = ()) -> pipeline.Options:
     """``pipeline.Options`` from the API's keyword options, which spell the command line's:
     ``level`` (-O), ``passes``, ``may_alias``, ``checkpoint`` ("binomial(10)"), ``all_atomic``,
-    ``include_dirs`` (-I) and ``defines`` (-D, "NAME" or "NAME=VALUE"). ValueError when one is
-    malformed."""
+    ``include_dirs`` (-I), ``defines`` (-D, "NAME" or "NAME=VALUE") and ``derivatives`` (the
+    paths of --derivatives files). ValueError when one is malformed."""
     if level not in (0, 1, 2):
         raise ValueError(f"level must be 0, 1 or 2, not {level!r}")
     if passes is not None:
@@ -79,15 +81,20 @@ def make_options(level: int = 2, passes: Optional[str] = None, may_alias: bool =
             checkpoint = parse_schedule(checkpoint)
         except ValueError as e:
             raise ValueError(f"checkpoint: {e} (use {SCHEDULE_HELP})") from None
-    if isinstance(include_dirs, str) or isinstance(defines, str):
-        raise ValueError("include_dirs and defines take a list of strings")
+    if isinstance(include_dirs, str) or isinstance(defines, str) or isinstance(derivatives, str):
+        raise ValueError("include_dirs, defines and derivatives take a list of strings")
+    paths = [str(p) for p in derivatives]
+    missing = [p for p in paths if not os.path.isfile(p)]
+    if missing:
+        raise ValueError(f"derivatives: no such file: {missing[0]}")
     macros = tuple(("D", text) for text in defines)
     for flag, text in macros:
         problem = macro_flag_problem(flag, text)
         if problem is not None:
             raise ValueError(problem)
     return pipeline.Options(level=level, passes=passes, may_alias=may_alias, checkpoint=checkpoint,
-                            all_atomic=all_atomic, cflags=CFlags(tuple(include_dirs), macros))
+                            all_atomic=all_atomic, cflags=CFlags(tuple(include_dirs), macros),
+                            derivatives=_translating(lambda: read_derivatives(paths)))
 
 
 def _wrt_list(wrt: Union[str, Iterable[str]]) -> list[str]:
@@ -233,18 +240,36 @@ def _write_atomically(path: Path, text: str) -> None:
 _loaded: dict[str, ModuleType] = {}  # cache key -> module, for calls within one process
 
 
-def load_module_file(path: Path, module_name: str) -> ModuleType:
-    """The cache file as a module with a real ``__file__`` (what Numba's own cache keys on)."""
+def load_module_file(path: Path, module_name: str, imports: Iterable[str] = ()) -> ModuleType:
+    """The cache file as a module with a real ``__file__`` (what Numba's own cache keys on).
+    ``imports``: the Python files it imports by their names (the custom adjoints' files): their
+    folders come first on the path while it loads, and a module of the same name loaded from
+    elsewhere is not the one meant."""
     spec = importlib.util.spec_from_file_location(module_name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
+    files = [Path(p).resolve() for p in imports]
+    for f in files:
+        loaded = getattr(sys.modules.get(f.stem), "__file__", None)
+        if loaded is not None and Path(loaded).resolve() != f:
+            del sys.modules[f.stem]
+    added = [str(f.parent) for f in files if str(f.parent) not in sys.path]
+    sys.path[:0] = list(dict.fromkeys(added))
     try:
         spec.loader.exec_module(module)
     except BaseException:
         del sys.modules[module_name]
         raise
+    finally:
+        for folder in dict.fromkeys(added):
+            sys.path.remove(folder)
     return module
+
+
+def python_derivatives(options: pipeline.Options) -> list[str]:
+    """The Python ``--derivatives`` files, which generated Python imports."""
+    return [p for p in options.derivatives.paths if not is_c(p)]
 
 
 def _gradient_module(f: Callable, wrt: list[str], target: str, options: pipeline.Options) -> tuple[ModuleType, str]:
@@ -263,7 +288,7 @@ def _gradient_module(f: Callable, wrt: list[str], target: str, options: pipeline
         except OSError as e:
             raise OSError(f"cannot write the s2sad cache in {entry.parent}: {e.strerror or e} "
                           "(set S2SAD_CACHE_DIR to a writable directory)") from None
-    module = load_module_file(entry, f"_s2sad_cache_{key}")
+    module = load_module_file(entry, f"_s2sad_cache_{key}", python_derivatives(options))
     _loaded[key] = module
     return module, name
 

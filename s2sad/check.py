@@ -34,7 +34,7 @@ import numpy as np
 
 from . import pipeline
 from .adjoint.naming import grad_name
-from .api import load_module_file
+from .api import python_derivatives, load_module_file
 from .languages import is_c, is_cuda
 from .ssa.attrs import grad_info
 from .ssa.ir import Function
@@ -233,6 +233,12 @@ def _c_arg(p: Param, value: Any) -> Any:
     return ctype(value)
 
 
+def _c_derivatives(options: pipeline.Options) -> list[str]:
+    """The C ``--derivatives`` files: they define the custom adjoints, and may define the
+    functions they are the adjoints of; both sides are linked with them."""
+    return [p for p in options.derivatives.paths if is_c(p)]
+
+
 class _Primal:
     """The user's function: ``run(values)`` calls it on ``values`` (arrays changed in place)
     and gives its result."""
@@ -243,7 +249,7 @@ class _Primal:
         if is_c(path):
             flags = [f"-I{d}" for d in options.cflags.include_dirs]
             flags += [f"-{flag}{text}" for flag, text in options.cflags.macros]
-            fn = _c_function(_compile_c([path], flags, path), name, path)
+            fn = _c_function(_compile_c([path, *_c_derivatives(options)], flags, path), name, path)
             fn.restype = _C_SCALARS[_c_spelling(c_result)[0]][0] if c_result and c_result != "void" else None
             self.run = lambda values: fn(*[_c_arg(p, values[p.name]) for p in params])
         else:
@@ -256,7 +262,7 @@ class _Gradient:
     ``shadows`` changed in place) and gives the scalar adjoints, by parameter name."""
 
     def __init__(self, text: str, target: str, name: str, params: list[Param], seeded: bool,
-                 seed_type: Optional[str]):
+                 seed_type: Optional[str], options: pipeline.Options):
         self.params = params
         self.scalars = [p for p in params if p.wrt and p.kind == "float"]
         folder = tempfile.TemporaryDirectory(prefix="s2sad_check_")
@@ -265,11 +271,15 @@ class _Gradient:
         Path(path).write_text(text, encoding="utf-8")
         if target == "c":
             what = "the generated gradient"
-            self.fn = _c_function(_compile_c([path], [], what), grad_name(name), what)
+            self.fn = _c_function(_compile_c([path, *_c_derivatives(options)], [], what), grad_name(name), what)
             self.fn.restype = None
             self.seed_ctype = _C_SCALARS[seed_type or "double"][0]
         else:
-            self.fn = getattr(load_module_file(Path(path), f"_s2sad_check_grad_{name}"), grad_name(name))
+            try:
+                module = load_module_file(Path(path), f"_s2sad_check_grad_{name}", python_derivatives(options))
+            except ImportError as e:  # a custom adjoint's module, or what the input imports
+                raise CheckRefused(f"importing the generated gradient failed: {e}") from None
+            self.fn = getattr(module, grad_name(name))
         self.target = target
         self.seeded = seeded
 
@@ -360,7 +370,7 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
     seed_type = _c_spelling(c_result)[0] if is_c(path) and c_result else (
         _C_OF_IR[str(results[0])] if results else None)
     primal_fn = _Primal(path, name, params, c_result, options)
-    gradient = _Gradient(text, target, name, params, seeded, seed_type)
+    gradient = _Gradient(text, target, name, params, seeded, seed_type, options)
 
     rng = np.random.default_rng(settings.seed)
     inputs = _inputs(params, settings, rng)

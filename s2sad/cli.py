@@ -39,6 +39,7 @@ from .ssa.attrs import SCHEDULE_HELP, parse_schedule
 from .diagnostics import DiagnosticError
 from .languages import TARGETS, is_c, is_cuda, source_language, suffixes_text, target_of
 from .parse.c_preprocess import CFlags, macro_flag_problem
+from .parse.derivatives import read_derivatives
 from .progress import Ticker
 from .source_files import SourceFileError, c_text, file_kind, python_text, read_source_bytes
 from .opt.passes import PASSES, PipelineError, parse_pipeline
@@ -87,6 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _optimization_options(g, default_level=2)
     _c_options(g)
+    _derivatives_option(g)
     g.add_argument(
         "--all-atomic",
         action="store_true",
@@ -97,6 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     i = sub.add_parser("ir", help="print the SSA IR of a function (after an optional pipeline)")
     i.add_argument("file", help="input file (.py, .c or .cu)")
     i.add_argument("--func", help="function to print (default: as for grad)")
+    _derivatives_option(i)
     _optimization_options(i, default_level=0)
     _c_options(i)
 
@@ -120,7 +123,14 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"absolute tolerance (default: {check.Settings.atol:g}; at least 1e-3 for float data)")
     _optimization_options(c, default_level=2)
     _c_options(c)
+    _derivatives_option(c)
     return p
+
+
+def _derivatives_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--derivatives", action="append", default=[], metavar="FILE",
+                   help="custom adjoints of functions defined elsewhere: FILE (.py, or .c for C) defines "
+                   "grad_NAME for each function NAME (README, Custom derivatives); repeatable")
 
 
 def _c_options(p: argparse.ArgumentParser) -> None:
@@ -177,6 +187,9 @@ def _options(args: argparse.Namespace) -> pipeline.Options:
             raise UsageError(problem)
     if (args.include_dirs or args.cmacros) and not is_c(args.file):
         raise UsageError("-I, -D and -U apply to C and CUDA input")
+    for path in getattr(args, "derivatives", []):
+        if not os.path.isfile(path):
+            raise UsageError(f"--derivatives {path}: no such file")
     return pipeline.Options(
         level=args.level,
         passes=args.passes,
@@ -185,6 +198,7 @@ def _options(args: argparse.Namespace) -> pipeline.Options:
         report=getattr(args, "report", False),
         all_atomic=getattr(args, "all_atomic", False),
         cflags=CFlags(tuple(args.include_dirs), tuple(args.cmacros)),
+        derivatives=read_derivatives(getattr(args, "derivatives", [])),
     )
 
 

@@ -6,7 +6,8 @@ source span and an optional hint; the CLI prints it as::
     norm.py:7:15: error: cannot differentiate through call to 'foo': ...
         out[i] = in_[i] / foo(in_)
                           ^~~~~~~~
-    hint: define foo in this file, or give it a custom derivative (see README)
+    hint: define foo in this file, or give it a custom derivative: a function grad_foo in a file passed
+    with --derivatives (see README, Custom derivatives)
 
 Several problems found in one run are collected in a ``DiagnosticError``.
 """

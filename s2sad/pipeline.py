@@ -30,6 +30,8 @@ from .opt.dce import dce_module, remove_unreachable_functions
 from .opt.passes import ADJOINT_PIPELINES, PRIMAL_PIPELINES, TARGET_PIPELINES, PassContext, run_pipeline
 from .parse.c_frontend import list_c_external_functions, list_c_functions, list_cuda_kernels, parse_c
 from .parse.c_preprocess import CFlags
+from .parse.custom_adjoints import NONE as NO_DERIVATIVES
+from .parse.custom_adjoints import Derivatives
 from .opt.kernelize import kernelize, launch_text
 from .parse.python_frontend import list_functions, parameter_locations, parse_python
 from .ssa.ir import Function, Module, SourceLines, SourceLoc
@@ -51,6 +53,7 @@ class Options:
     report: bool = False  # a memory summary atop each gradient function (--report)
     all_atomic: bool = False  # CUDA: every adjoint accumulation an atomicAdd (bench/gpu.py's baseline)
     cflags: CFlags = CFlags()  # C input: -I directories and -D/-U macros
+    derivatives: Derivatives = NO_DERIVATIVES  # custom adjoints (--derivatives)
 
     @property
     def primal_pipeline(self) -> str:
@@ -89,7 +92,8 @@ def _shows_source(entry: Entry) -> Entry:
 
 
 @_shows_source
-def parse_source(source: str, filename: str, func: str, cflags: CFlags = CFlags()) -> Module:
+def parse_source(source: str, filename: str, func: str, cflags: CFlags = CFlags(),
+                 derivatives: Derivatives = NO_DERIVATIVES) -> Module:
     """The front end for the file's language, its output cleaned of dead ops (``filename``:
     where the file is; a C file's headers are looked for beside it, then in ``cflags``).
 
@@ -97,9 +101,9 @@ def parse_source(source: str, filename: str, func: str, cflags: CFlags = CFlags(
     a branch merge no one uses); every pipeline, -O0's empty one too, starts without them."""
     stage(f"reading {Path(filename).name}")
     if is_c(filename):
-        module = parse_c(source, filename, func, cflags)
+        module = parse_c(source, filename, func, cflags, derivatives)
     else:
-        module = parse_python(source, Path(filename).name, func)
+        module = parse_python(source, Path(filename).name, func, derivatives)
     dce_module(module)
     return module
 
@@ -187,7 +191,7 @@ def primal_module(source: str, filename: str, func: Optional[str], options: Opti
     """The parsed function (and its callees), optimized by the options' primal pipeline; with
     ``kernel``, its outermost loop first made a CUDA kernel (``--target cuda`` of C or Python)."""
     name = choose_function(source, filename, func, options.cflags)
-    module = parse_source(source, filename, name, options.cflags)
+    module = parse_source(source, filename, name, options.cflags, options.derivatives)
     if kernel:
         kernelize(module, name)
     run_pipeline(module, options.primal_pipeline, replace(options.context, called_from_outside=name))
@@ -279,6 +283,7 @@ def _flags(options: Options) -> list[str]:
         flags.append("--report")
     if options.all_atomic:
         flags.append("--all-atomic")
+    flags += [f"--derivatives {Path(p).name}" for p in options.derivatives.paths]
     return flags + options.cflags.spelled()
 
 

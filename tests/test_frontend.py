@@ -1203,7 +1203,8 @@ def test_contract_message_for_unknown_callee():
         "norm.py:7:27: error: cannot differentiate through call to 'foo': its source is not in norm.py\n"
         "            out[i] = in_[i] / foo(in_)\n"
         "                              ^~~~~~~~\n"
-        "hint: define foo in this file, or give it a custom derivative (see README)"
+        "hint: define foo in this file, or give it a custom derivative: a function grad_foo in a file passed with "
+        "--derivatives (see README, Custom derivatives)"
     )
 
 

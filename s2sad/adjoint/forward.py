@@ -55,7 +55,7 @@ class ForwardSweep:
             regions.append(nb)
         if op.name == "call" and op.attrs["callee"] in self.snapshot_callees:
             self._snapshot_args(op, b)
-        elif self.stale_reads is not None and is_array_op(op.name) and self.needs_reverse(op):
+        elif self.stale_reads is not None and (is_array_op(op.name) or op.name == "extern") and self.needs_reverse(op):
             self._snapshot_operands(op, b)
         new = b.create(
             op.name,
@@ -138,11 +138,13 @@ class ForwardSweep:
         return total
 
     def _snapshot_operands(self, op: Op, b: Builder) -> None:
-        """Copy the arrays a whole-array op reads that change after it: its adjoint reads them
-        as they were (``np.sum(np.tanh(x))`` before ``x[i] = ...`` in the same loop)."""
+        """Copy the arrays a whole-array op or a call of a function defined elsewhere reads that
+        change after it: its adjoint reads them as they were (``np.sum(np.tanh(x))`` before
+        ``x[i] = ...`` in the same loop)."""
         for i in self.stale_reads(op):
             a = op.operands[i]
-            hint = free_variant(f"{known_root(a).name_hint}_before_{op.name.split('.')[-1]}", self.user_names)
+            what = op.attrs["callee"] if op.name == "extern" else op.name.split(".")[-1]
+            hint = free_variant(f"{known_root(a).name_hint}_before_{what}", self.user_names)
             self.snapshots[(op, i)] = b.op1("copy", [self.fwd[a]], a.type, hint)
 
     def _count_while(self, w: Op) -> None:

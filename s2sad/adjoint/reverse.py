@@ -50,6 +50,7 @@ structured reversal of loops and branches.
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Optional, Sequence
 
 from ..diagnostics import error
@@ -430,6 +431,9 @@ class GradientTransform:
         integer result never has one: it is piecewise constant, as ``floor`` is)."""
         if not op.results or rev.adj.get(op.result) is None:
             return
+        if "adjoint" in op.attrs:
+            self._reverse_custom(rev, op)
+            return
         callee = op.attrs["callee"]
         texts = op.attrs.get("args") or [""] * len(op.operands)
         active = [k for k, v in enumerate(op.operands)
@@ -439,9 +443,50 @@ class GradientTransform:
         outside = f"outside {op.loc.file}" if op.loc is not None and op.loc.file else "outside the input"
         raise error(f"cannot differentiate through call to '{callee}': it is defined {outside}, and its "
                     f"argument {k + 1}{where} depends on the inputs the gradient is taken with respect to",
-                    op.loc, hint=f"define {callee} in this file, so that s2sad can differentiate it (custom "
-                    "derivatives of external functions are not available yet); s2sad calls an external "
-                    "function only with arguments that do not depend on the --wrt inputs")
+                    op.loc, hint=f"define {callee} in this file, so that s2sad can differentiate it, or give it a "
+                    f"custom derivative: a function grad_{callee} in a file passed with --derivatives (see README, "
+                    "Custom derivatives)")
+
+    def _reverse_custom(self, rev: RevBlock, op: Op) -> None:
+        """The call of a function defined elsewhere, reversed by its custom adjoint
+        (``parse/derivatives``): ``grad_f(x, d_x, a, n, d_return)``, each argument as the call saw
+        it, each floating-point array followed by its shadow (the adjoint adds into it: a zeroed
+        buffer for an array whose adjoint nothing reads), the result's adjoint last; it returns
+        the adjoints of the floating-point scalar arguments, which add to theirs."""
+        args: list[Value] = []
+        returned: list[int] = []  # the operands whose adjoints the results are
+        at: list[int] = []  # where each of those is among the adjoint's arguments
+        shadows: list[int] = []  # where the shadows are
+        for i, a in enumerate(op.operands):
+            snapshot = self.forward.snapshots.get((op, i))
+            if snapshot is not None:  # an array written after the call: as the call saw it
+                args.append(self.values.avail_clone(rev.mirror_of(op.parent), snapshot, op.parent))
+            else:
+                args.append(self.values.avail(rev, a))
+            if a.type.is_array and a.type.elem.is_float:  # type: ignore[attr-defined]
+                shadows.append(len(args))
+                if self.act.array_active(a):
+                    args.append(self._shadow_of(rev, a))
+                else:
+                    dims = [extent_at(rev.body, args[-1], ax, "") for ax in range(a.type.rank)]  # type: ignore
+                    args.append(rev.body.op1("alloc", dims, a.type, fill="zeros", elem=str(a.type.elem)))  # type: ignore
+            elif a.type.is_float:
+                returned.append(i)
+                at.append(len(args) - 1)
+        args.append(rev.adj[op.result])
+        attrs = {k: op.attrs[k] for k in ("adjoint_prototype", "adjoint_module", "adjoint_file") if k in op.attrs}
+        attrs.update(callee=op.attrs["adjoint"], shadows=shadows, returned=at)
+        texts = op.attrs.get("args") or [""] * len(op.operands)
+
+        def hint(i: int) -> str:  # d_x_i for x[i]; d_gammaln_arg for gammaln(k[i] + 1.0)
+            if re.fullmatch(r"\w+(\[\w+(, *\w+)*\])?", texts[i]):
+                return "d_" + re.sub(r"\W+", "_", texts[i]).strip("_")
+            return f"d_{op.attrs['callee']}_arg" + (str(i + 1) if len(op.operands) > 1 else "")
+
+        hints = [self._adjoint_hint(op.operands[i]) or free_variant(hint(i), self.user_names) for i in returned]
+        call = rev.body.create("extern.adjoint", args, [op.operands[i].type for i in returned], attrs, hints=hints)
+        for i, r in zip(returned, call.results):
+            self._accumulate(rev, op.operands[i], r)
 
     # ------------------------------------------------------------ whole arrays
     def _array_by_value(self, v: Value) -> bool:

@@ -148,6 +148,8 @@ class StatementBuilder:
             return self._choose(e(op.operands[0]), then, orelse)
         if n == "call":
             return Call(Name(self.function_name(op.attrs["callee"])), self.call_args(op))
+        if n == "extern.adjoint":  # a custom adjoint: named as its file defines it
+            return Call(Name(op.attrs["callee"]), tuple(self.expr(o) for o in op.operands))
         return self.spell_expr(op)
 
     def call_args(self, op: Op) -> tuple[Expr, ...]:
@@ -199,7 +201,7 @@ class StatementBuilder:
             return self._accum(op)
         if n.startswith("tape."):
             return self._tape(op)
-        if n == "call":
+        if n in ("call", "extern.adjoint"):
             return self._call(op)
         if len(op.results) == 1:
             v = op.result

@@ -60,7 +60,11 @@ class CCalls:
 
     def _call(self, op: Op) -> list[Stmt]:
         callee = self.module.functions.get(op.attrs["callee"])
-        returned = self.ctx.returned(callee) if callee is not None else None
+        returned = self.ctx.returned(callee) if callee is not None else op.attrs.get("returned")
+        if op.name == "extern.adjoint" and (self.parallel or self.atomic):
+            raise error(f"C output: the custom adjoint '{op.attrs['callee']}' would run in iterations that run at "
+                        "once, which may add into the same adjoints", op.loc,
+                        hint="drop the loop's parallel pragma, or differentiate the function through")
         if returned is None and callee is not None and results_through_pointers(callee):  # read or not
             return [] if self.plan.folded_op(op) else self._several_results(op, self.op_expr(op))
         if returned is None:
@@ -83,6 +87,8 @@ class CCalls:
                 self.types[name] = ctype(r.type)
             pre.append(Assign([Name(name)], self._lit(0, r.type)))
             args.append(address_of(Name(name)))
+        if callee is None:  # a custom adjoint: declared at the top of the file (c_file)
+            return pre + [ExprStmt(Call(Name(op.attrs["callee"]), tuple(args)))]
         name = self.ctx.c_name(op.attrs["callee"])
         if (self.parallel or self.atomic) and any(a.type.is_array for a in op.operands):
             # Other iterations may pass the same shadow (d_c + k * d): the callee's copy that

@@ -74,8 +74,8 @@ class ModuleContext:
             for name, value in (fn.attrs.get("c_macros") or {}).items():  # double A[N][N]
                 self.macros.setdefault(name, str(value))
             for op in fn.walk():
-                if op.name == "extern":
-                    self.externs.setdefault(op.attrs["callee"], op.attrs["prototype"])
+                if declared(op):
+                    self.externs.setdefault(op.attrs["callee"], declared(op))
                 if op.name == "const" and "macro" in op.attrs:
                     value = op.attrs["value"] - op.attrs.get("macro_offset", 0)  # STEPS - 1 holds 5: STEPS is 6
                     self.macros.setdefault(op.attrs["macro"], _c_number(value, op.result.type))
@@ -141,6 +141,8 @@ class EmittedFunctions:
     emitters: list[FunctionEmitter]
     typedefs: dict[str, str]  # the input's typedefs their signatures spell, by name
     externs: list[str]  # the prototypes of the functions defined elsewhere that they call
+    # Those that have custom adjoints, with their adjoints' prototypes, by the file of the adjoints.
+    custom: dict[str, list[str]]
 
 
 def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunctions:
@@ -180,18 +182,24 @@ def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunc
     structs: dict[str, str] = {}
     typedefs: dict[str, str] = {}
     externs: dict[str, None] = {}
+    custom: dict[str, dict[str, None]] = {}
     for name in module.functions:
         if ctx.c_name(name) in keep:
             functions.append(texts[name])
             structs.update((n, d) for n, d, _ in module.functions[name].attrs.get("c_structs", []))
             typedefs.update((n, d) for n, d in module.functions[name].attrs.get("c_typedefs", []))
-            externs.update((op.attrs["prototype"], None) for op in module.functions[name].walk() if op.name == "extern")
+            for op in module.functions[name].walk():
+                if declared(op) and "adjoint_file" in op.attrs:
+                    custom.setdefault(op.attrs["adjoint_file"], {})[declared(op)] = None
+                elif declared(op):
+                    externs[declared(op)] = None
         if name in atomic and ctx.atomic_variants[name] in keep:
             functions.append(atomic[name])
     # Like the structs and #define constants, the typedefs are copied even when the input has them
     # from a header of its own: the output includes no header of the user's (the contract allows
     # the standard ones only, and the file must compile wherever it is written).
-    return EmittedFunctions(ctx, functions, structs, emitters, typedefs, list(externs))
+    return EmittedFunctions(ctx, functions, structs, emitters, typedefs, list(externs),
+                            {file: list(protos) for file, protos in custom.items()})
 
 
 def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str],
@@ -232,6 +240,9 @@ def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str],
     if emitted.externs:
         out += ["/* Defined outside this file, as for the primal; s2sad needs no derivative of them. */"]
         out += [f"{proto};" for proto in emitted.externs] + [""]
+    for file, protos in emitted.custom.items():
+        out += [f"/* Defined outside this file, with custom adjoints in {file} (--derivatives): link it. */"]
+        out += [f"{proto};" for proto in protos] + [""]
     return "\n".join(out + [body]) + "\n"
 
 
@@ -270,3 +281,13 @@ def _reachable(texts: dict[str, str], entry: str) -> set[str]:
                 seen.add(name)
                 pending.append(name)
     return seen
+
+
+def declared(op: Op) -> str:
+    """The declaration C output prints for what ``op`` calls that is defined elsewhere: a
+    function's prototype, or its custom adjoint's; "" for any other op."""
+    if op.name == "extern":
+        return op.attrs.get("prototype", "")
+    if op.name == "extern.adjoint":
+        return op.attrs.get("adjoint_prototype", "")
+    return ""

@@ -382,6 +382,9 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
             return self._lit(op.attrs["value"], op.result.type)
         if n == "undef":
             return self._lit(0, op.result.type)
+        if n == "extern" and "prototype" not in op.attrs:
+            raise error(f"C output: '{op.attrs['callee']}' is a Python function (from {op.attrs['import']}), "
+                        "which C cannot call", op.loc, hint="use --target py or numba")
         if n == "extern":  # declared at the top of the file (c_file)
             return Call(Name(op.attrs["callee"]), tuple(e(o) for o in op.operands))
         if n in _ARITH:

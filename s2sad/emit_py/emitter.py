@@ -40,6 +40,7 @@ from ..diagnostics import error
 from ..emit.builder import StatementBuilder, tape_new_op
 from ..emit.convention import Convention, entry_text, helper_text
 from ..emit.expr import (
+    Call,
     Attribute,
     BinOp,
     Compare,
@@ -156,6 +157,7 @@ def emit_python(module: Module, target: str, header: str, entry: str = "") -> st
         third.append("import numba")
     if "np" in printer.modules:
         third.append("import numpy as np")
+    third += imports_of(module)  # functions defined elsewhere, and their custom adjoints (after `import`s, as isort)
     imports = stdlib + ([""] if stdlib and third else []) + third
     head = [line for line in header.rstrip("\n").split("\n")] if header.strip() else []
     if head and imports:
@@ -163,6 +165,26 @@ def emit_python(module: Module, target: str, header: str, entry: str = "") -> st
     head += imports
     text = "\n".join(head) + "\n\n\n" if head else ""
     return formatted(text + "\n\n\n".join(functions) + "\n")
+
+
+def imports_of(module: Module) -> list[str]:
+    """``from scipy.special import gammaln``: the functions defined elsewhere that the code calls
+    (where the input imports them from), and their custom adjoints (from the file that defines
+    them, ``--derivatives``), one line per module."""
+    names: dict[str, dict[str, None]] = {}
+    for fn in module.functions.values():
+        for op in fn.walk():
+            if op.name == "extern" and "import" in op.attrs:
+                names.setdefault(op.attrs["import"], {})[op.attrs["callee"]] = None
+            elif op.name == "extern.adjoint" and "adjoint_module" in op.attrs:
+                names.setdefault(op.attrs["adjoint_module"], {})[op.attrs["callee"]] = None
+    return [f"from {m} import {', '.join(sorted(names[m]))}" for m in sorted(names)]
+
+
+def called_elsewhere(module: Module) -> list[str]:
+    """The names of the functions ``imports_of`` imports: no variable may take one."""
+    return [op.attrs["callee"] for fn in module.functions.values() for op in fn.walk()
+            if op.name in ("extern", "extern.adjoint")]
 
 
 def _emit_function(module: Module, fn: Function, effects: Effects, printer: Printer, numba: bool,
@@ -196,7 +218,8 @@ class _FunctionEmitter(StatementBuilder):
         self.unchecked = unchecked  # a function with rank checks -> its Numba gradient without them
         self.helpers = helpers
         self.parallel = parallel  # a parallel=True Numba function: array spellings for it
-        self.namer = PyNamer([*module.functions, *unchecked.values(), *helpers.names.values()])
+        self.namer = PyNamer([*module.functions, *unchecked.values(), *helpers.names.values(),
+                              *called_elsewhere(module)])
         # The seeds of a primal that returns several values: one tuple parameter (d_return),
         # unpacked into the gradient's seed parameters first thing (adjoint/reverse.py).
         self.packed: dict[str, list[str]] = fn.attrs.get("packed") or {}
@@ -389,6 +412,8 @@ class _FunctionEmitter(StatementBuilder):
             return _cast(e(op.operands[0]), op.operands[0].type, op.result.type)
         if n.startswith("math."):
             return self._math(op)
+        if n == "extern" and "prototype" not in op.attrs:  # a Python function, imported (imports_of)
+            return Call(Name(op.attrs["callee"]), tuple(e(o) for o in op.operands))
         if n == "extern":
             callee = op.attrs["callee"]
             raise error(f"--target {'numba' if self.numba else 'py'}: '{callee}' is a C function defined outside the "

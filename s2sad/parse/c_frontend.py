@@ -42,6 +42,8 @@ from .cuda_source import SHARED
 from .c_structs import StructTable
 from .c_declarators import DimReader, ReadDims, spelled_dims
 from .c_types import TypeProblem, ctype_of
+from .custom_adjoints import NONE as NO_DERIVATIVES
+from .custom_adjoints import Derivatives
 from .c_unsigned import unsigned_problems
 
 __all__ = ["list_c_functions", "list_cuda_kernels", "parse_c"]
@@ -312,7 +314,8 @@ def _reachable(root: str, cfile: CFile) -> tuple[list[str], list[Diagnostic], fr
     return order, problems, frozenset(id(call) for call in back)
 
 
-def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags()) -> Module:
+def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
+            derivatives: Derivatives = NO_DERIVATIVES) -> Module:
     """``func`` and the functions of the file it calls, as SSA IR (``filename``: where the file
     is, for its headers; diagnostics name it by its base name)."""
     name = Path(filename).name
@@ -329,7 +332,7 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags()) -> 
     ctx = CContext(name, cfile.sources.raw, cfile.typedefs, cfile.constants, {}, frozenset(cfile.globals), recursive,
                    cfile.structs, frozenset(cfile.pre.macros), cfile.cuda,
                    frozenset(q.line for q in cfile.pre.qualifiers if q.word == SHARED), cfile.pre.pragmas,
-                   cfile.sources, cfile.typedef_text, cfile.prototypes, cfile.tables)
+                   cfile.sources, cfile.typedef_text, cfile.prototypes, cfile.tables, derivatives)
     for fname in order:
         if fname in cfile.accessors:
             continue  # called where it could not be read as its expression: said above

@@ -33,6 +33,7 @@ C specifics:
 from __future__ import annotations
 
 from contextlib import contextmanager
+from pathlib import Path
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator, Optional, Sequence
 
@@ -49,7 +50,9 @@ from . import c_builtins
 from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, library_name, math_intrinsic, node_text, span,
                      split_subscripts, walk)
 from .c_declarators import ReadDims
-from .c_extern import read_prototype
+from .c_extern import Prototype, read_prototype
+from .custom_adjoints import NONE as NO_DERIVATIVES
+from .custom_adjoints import CustomAdjoint, Derivatives, expected_c
 from .c_memcalls import MEMORY_CALLS, CMemoryCalls
 from .c_pointers import Aim, CPointerLowering, addressed_names
 from .c_source_map import SourceMap
@@ -129,6 +132,7 @@ class CContext:
     typedef_text: dict[str, str] = field(default_factory=dict)
     prototypes: dict[str, c_ast.Decl] = field(default_factory=dict)  # declared here, defined elsewhere
     tables: dict[str, c_ast.Decl] = field(default_factory=dict)  # file-scope const arrays
+    derivatives: Derivatives = NO_DERIVATIVES  # the custom adjoints of functions defined elsewhere
 
 
 def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
@@ -983,8 +987,27 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                 raise self.fail(a, f"'{name}' expects '{t.spelling}' here")
             values.append(self.array_argument(a, p, t, name, b))
         attrs = {"callee": name, "prototype": proto.text, "args": [node_text(a) for a in args]}
+        custom = self.ctx.derivatives.of(name)
+        if custom is not None:
+            attrs.update(self.custom_adjoint(node, custom, proto))
         op = self.at(b, node).create("extern", values, [value_type(proto.result)], attrs, hints=[f"{name}_value"])
         return op.result
+
+    def custom_adjoint(self, node: c_ast.FuncCall, custom: CustomAdjoint, proto: Prototype) -> dict:
+        """The ``extern`` op's attributes that name its custom adjoint (``derivatives``), which
+        must take what the gradient passes it for the prototype's parameters."""
+        if not custom.prototype:
+            raise self.fail(node, f"the custom adjoint of '{custom.primal}' is Python ({custom.path}), and this "
+                            "input is C", hint=f"write grad_{custom.primal} in C (see README, Custom derivatives)")
+        decl = self.ctx.prototypes[custom.primal].type.args
+        names = [getattr(p, "name", None) or "" for p in (decl.params if decl is not None else [])]
+        kinds = [(n, t.spelling, ("array" if t.scalar.is_float else "int array") if t.kind == "pointer"  # type: ignore
+                  else "float" if t.scalar.is_float else "int") for n, t in zip(names, proto.params)]  # type: ignore
+        floating = proto.result.scalar is not None and proto.result.scalar.is_float
+        problem = expected_c(custom, kinds, proto.result.spelling if floating else "")
+        if problem is not None:
+            raise self.fail(node, problem, f"see {custom.path}:{custom.loc.line}, and README, Custom derivatives")
+        return {"adjoint": custom.name, "adjoint_prototype": custom.prototype, "adjoint_file": Path(custom.path).name}
 
     def user_call(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], b: Builder, env: Env,
                   want_value: bool) -> Optional[Value]:

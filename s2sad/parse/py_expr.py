@@ -34,6 +34,8 @@ from ..ssa.mathfns import MATH as MATH_TABLE
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
 from . import py_arrays, py_comprehension, py_lists
 from . import py_intrinsics as lib
+from .custom_adjoints import NONE as NO_DERIVATIVES
+from .custom_adjoints import CustomAdjoint, Derivatives, expected_python
 from .py_common import Env, Fail, Locator, Poison
 from .py_flow import children, is_shape_subscript, is_simple, subscript_chain
 from .py_module import ModuleInfo, dotted_source
@@ -99,6 +101,7 @@ class FunctionContext:
     locals: frozenset[str]  # parameters and every name the function assigns
     basename: str  # the input's file name, for messages
     recursive_calls: frozenset[cst.Call] = frozenset()  # calls that close a cycle (already reported)
+    derivatives: Derivatives = NO_DERIVATIVES  # the custom adjoints of functions defined elsewhere
 
 
 class ExprLowerer:
@@ -614,8 +617,37 @@ class ExprLowerer:
         if canonical is not None and canonical.startswith("builtins."):
             raise self.fail(node, f"the built-in function '{src}' is not supported",
                             hint="supported built-ins: abs, min, max, pow, float, int, len, range")
+        primal = (canonical or src).split(".")[-1]
+        custom = self.ctx.derivatives.of(primal)
+        imported = canonical is not None and not canonical.startswith("builtins.")
+        if custom is not None and (imported or custom.defines_primal):
+            return self.custom_call(node, custom, canonical, b, env)
         raise self.fail(node, f"cannot differentiate through call to '{src}': its source is not in {self.ctx.basename}",
-                        hint=f"define {src} in this file, or give it a custom derivative (see README)")
+                        hint=f"define {src} in this file, or give it a custom derivative: a function grad_{primal} "
+                        "in a file passed with --derivatives (see README, Custom derivatives)")
+
+    def custom_call(self, node: cst.Call, custom: CustomAdjoint, canonical: Optional[str], b: Builder,
+                    env: Env) -> Value:
+        """A call of a function defined elsewhere that has a custom adjoint: an ``extern`` op,
+        whose reverse calls the adjoint (``derivatives``). Its value is a float; the output
+        imports the function from where the input does (from the derivatives file, which
+        defines it, when the input does not import it)."""
+        if custom.prototype:
+            raise self.fail(node, f"the custom adjoint of '{custom.primal}' is C ({custom.path}), and this input is "
+                            "Python", hint=f"write grad_{custom.primal} in Python (see README, Custom derivatives)")
+        self.no_keywords(node)
+        values = [self.value(a, b, env) for a in positional_args(node)]
+        kinds = [_kind(v.type) for v in values]
+        problem = expected_python(custom, kinds, True)
+        if problem is not None:
+            raise self.fail(node, problem, hint=f"see {custom.path}:{custom.loc.line}, and README, Custom derivatives")
+        if canonical is None or canonical.startswith("builtins."):
+            origin = custom.module
+        else:
+            origin = canonical.rsplit(".", 1)[0]
+        attrs = {"callee": custom.primal, "import": origin, "adjoint": custom.name, "adjoint_module": custom.module,
+                 "args": [_EMPTY.code_for_node(a) for a in positional_args(node)]}
+        return self.at(b, node).create("extern", values, [F64], attrs, hints=[f"{custom.primal}_value"]).result
 
     def no_keywords(self, node: cst.Call, allowed: tuple[str, ...] = ()) -> None:
         for a in node.args:
@@ -758,3 +790,13 @@ class ExprLowerer:
             dim_nodes = [shape]
         dims = [self.integer(d, b, env, "an array size") for d in dim_nodes]
         return self.at(b, node).op1("alloc", dims, ArrayType(elem, len(dims)), fill=fill, elem=elem.name)
+
+
+_EMPTY = cst.Module([])  # prints a node as written
+
+
+def _kind(t: Type) -> str:
+    """An argument's kind as a custom adjoint's signature sees it (``derivatives``)."""
+    if isinstance(t, ArrayType):
+        return "array" if t.elem.is_float else "int array"
+    return "float" if t.is_float else "int"

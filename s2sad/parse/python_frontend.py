@@ -36,6 +36,8 @@ from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..ssa.callgraph import callees_first
 from ..ssa.ir import Function, Module, SourceLoc
 from .annotations import annotate_loops
+from .custom_adjoints import NONE as NO_DERIVATIVES
+from .custom_adjoints import Derivatives
 from .py_common import Locator
 from .py_decorators import HARMLESS, judge
 from .py_expr import FunctionContext
@@ -190,8 +192,9 @@ def _infer_all(order: list[str], info: ModuleInfo, locator: Locator
         demands |= new
 
 
-def parse_python(source: str, filename: str, func: str) -> Module:
-    """``func`` and the user functions it calls, as verified-shape SSA IR."""
+def parse_python(source: str, filename: str, func: str, derivatives: Derivatives = NO_DERIVATIVES) -> Module:
+    """``func`` and the user functions it calls, as verified-shape SSA IR (``derivatives``: the
+    custom adjoints of functions defined elsewhere, which it may call)."""
     lines = source.splitlines()
     wrapper = MetadataWrapper(_parse(source, filename))
     positions = wrapper.resolve(PositionProvider)
@@ -214,7 +217,8 @@ def parse_python(source: str, filename: str, func: str) -> Module:
     for name in order:
         node = info.functions[name]
         problems += types[name].diagnostics
-        ctx = FunctionContext(name, info, locator, types[name], sigs, _local_names(node), basename, recursive_calls)
+        ctx = FunctionContext(name, info, locator, types[name], sigs, _local_names(node), basename, recursive_calls,
+                              derivatives)
         fn, fn_problems = lower_function(node, ctx)
         problems += fn_problems
         lowered[name] = fn

@@ -45,6 +45,10 @@ def _array_operands(op: Op) -> list[Value]:
     return [v for v in op.operands if v.type.is_array]
 
 
+def _custom_shadows(op: Op) -> list[Value]:
+    return [op.operands[k] for k in op.attrs["shadows"]]
+
+
 @dataclass(frozen=True)
 class OpDef:
     """What one op name is (see the module docstring)."""
@@ -97,6 +101,9 @@ def _table() -> dict[str, OpDef]:
     # pure: never merged, moved or recomputed, so it runs where the primal ran it (its result is
     # kept for the reverse sweep); only a call whose result is unused is dropped.
     add(OpDef("extern", reads=_array_operands))
+    # Its custom adjoint (``adjoint/reverse._reverse_custom``): reads what the call read, adds into
+    # the shadows it is passed (attrs "shadows": their positions).
+    add(OpDef("extern.adjoint", reads=_array_operands, writes=_custom_shadows))
     add(OpDef("tape.new", fresh=True))
     add(OpDef("tape.push", writes=_first))
     add(OpDef("tape.pop", reads=_first, writes=_first))  # reads the top and shrinks the stack
