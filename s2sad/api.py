@@ -64,11 +64,11 @@ class DifferentiationError(Exception):
 def make_options(level: int = 2, passes: Optional[str] = None, may_alias: bool = False,
                  checkpoint: Union[None, str, Schedule] = None, all_atomic: bool = False,
                  include_dirs: Iterable[str] = (), defines: Iterable[str] = (),
-                 derivatives: Iterable[str] = ()) -> pipeline.Options:
+                 derivatives: Iterable[str] = (), with_value: bool = False) -> pipeline.Options:
     """``pipeline.Options`` from the API's keyword options, which spell the command line's:
     ``level`` (-O), ``passes``, ``may_alias``, ``checkpoint`` ("binomial(10)"), ``all_atomic``,
-    ``include_dirs`` (-I), ``defines`` (-D, "NAME" or "NAME=VALUE") and ``derivatives`` (the
-    paths of --derivatives files). ValueError when one is malformed."""
+    ``include_dirs`` (-I), ``defines`` (-D, "NAME" or "NAME=VALUE"), ``derivatives`` (the
+    paths of --derivatives files) and ``with_value``. ValueError when one is malformed."""
     if level not in (0, 1, 2):
         raise ValueError(f"level must be 0, 1 or 2, not {level!r}")
     if passes is not None:
@@ -94,7 +94,7 @@ def make_options(level: int = 2, passes: Optional[str] = None, may_alias: bool =
             raise ValueError(problem)
     return pipeline.Options(level=level, passes=passes, may_alias=may_alias, checkpoint=checkpoint,
                             all_atomic=all_atomic, cflags=CFlags(tuple(include_dirs), macros),
-                            derivatives=_translating(lambda: read_derivatives(paths)))
+                            derivatives=_translating(lambda: read_derivatives(paths)), with_value=with_value)
 
 
 def _wrt_list(wrt: Union[str, Iterable[str]]) -> list[str]:
@@ -336,16 +336,22 @@ def value_and_grad(f: Callable, wrt: Union[str, Iterable[str]] = ("x",), target:
     them in ``wrt``'s order. So ``scipy.optimize.minimize(fun, x0, jac=True)`` works as is for
     a function of one array.
 
-    The value comes from calling ``f`` on copies of the array arguments, then the gradient runs
-    on the arguments themselves (doing what ``f`` does to them); arrays ``f`` writes are given
-    zero shadows, so the gradient is that of the returned value alone. ``target`` and
-    ``options``: as ``grad``."""
+    One call runs the gradient generated ``--with-value`` once, on the arguments themselves
+    (doing what ``f`` does to them): its forward sweep computes the value. Arrays ``f`` writes
+    are given zero shadows, so the gradient is that of the returned value alone. ``target``
+    and ``options``: as ``grad``."""
     names = _wrt_list(wrt)
-    gradient = grad(f, names, target, **options)
     primal = getattr(f, "py_func", f)
+    try:
+        gradient = grad(f, names, target, **dict(options, with_value=True))
+    except DifferentiationError as e:
+        if any(d.message == f"--with-value: '{primal.__name__}' returns no value" for d in e.diagnostics):
+            gradient = None
+        else:
+            raise
     signature = inspect.signature(primal)
     primal_names = list(signature.parameters)
-    shadows, seeded = _layout(gradient, primal_names)
+    shadows, seeded = _layout(gradient, primal_names) if gradient is not None else ({}, False)
     if not seeded:
         raise TypeError(f"value_and_grad needs a function that returns a number; '{primal.__name__}' returns none "
                         f"(use s2sad.grad for the gradient with respect to its outputs)")
@@ -355,7 +361,6 @@ def value_and_grad(f: Callable, wrt: Union[str, Iterable[str]] = ("x",), target:
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         values = dict(bound.arguments)
-        value = f(*[np.copy(v) if isinstance(v, np.ndarray) else v for v in values.values()])
         call: list[Any] = []
         fresh: dict[str, Any] = {}
         for name, v in values.items():
@@ -363,7 +368,7 @@ def value_and_grad(f: Callable, wrt: Union[str, Iterable[str]] = ("x",), target:
             if name in shadows:
                 fresh[name] = np.zeros_like(np.asarray(v))
                 call.append(fresh[name])
-        returned = gradient(*call, 1.0)
+        value, returned = gradient(*call, 1.0)
         scalars = [n for n in primal_names if n in spelled and n not in shadows]
         adjoints = dict(zip(scalars, returned if len(scalars) > 1 else (returned,)))
         adjoints.update(fresh)

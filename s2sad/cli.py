@@ -90,6 +90,12 @@ def _parser() -> argparse.ArgumentParser:
     _c_options(g)
     _derivatives_option(g)
     g.add_argument(
+        "--with-value",
+        action="store_true",
+        help="the gradient also gives back the function's value: Python returns (value, adjoints), "
+        "C returns the value instead of void",
+    )
+    g.add_argument(
         "--all-atomic",
         action="store_true",
         help="CUDA output: make every adjoint accumulation an atomicAdd instead of classifying it "
@@ -197,6 +203,7 @@ def _options(args: argparse.Namespace) -> pipeline.Options:
         checkpoint=checkpoint,
         report=getattr(args, "report", False),
         all_atomic=getattr(args, "all_atomic", False),
+        with_value=getattr(args, "with_value", False),
         cflags=CFlags(tuple(args.include_dirs), tuple(args.cmacros)),
         derivatives=read_derivatives(getattr(args, "derivatives", [])),
     )

@@ -54,6 +54,7 @@ class Options:
     all_atomic: bool = False  # CUDA: every adjoint accumulation an atomicAdd (bench/gpu.py's baseline)
     cflags: CFlags = CFlags()  # C input: -I directories and -D/-U macros
     derivatives: Derivatives = NO_DERIVATIVES  # custom adjoints (--derivatives)
+    with_value: bool = False  # the gradient gives back the primal's value too (--with-value)
 
     @property
     def primal_pipeline(self) -> str:
@@ -218,7 +219,7 @@ def gradient_module(
     assumed = dict(primal.attrs.get("assumed") or {})
     guards = _entry_guards(primal, indices)
     stage(f"differentiating {name}")
-    out = differentiate(module, name, indices, options.may_alias, options.checkpoint, reports)
+    out = differentiate(module, name, indices, options.may_alias, options.checkpoint, reports, options.with_value)
     grad = out.functions[grad_name(name)]
     if assumed:  # the kinds the code does not prove: C and CUDA output refuse them (gradient_source)
         grad.attrs["assumed"] = assumed
@@ -283,6 +284,8 @@ def _flags(options: Options) -> list[str]:
         flags.append("--report")
     if options.all_atomic:
         flags.append("--all-atomic")
+    if options.with_value:
+        flags.append("--with-value")
     flags += [f"--derivatives {Path(p).name}" for p in options.derivatives.paths]
     return flags + options.cflags.spelled()
 

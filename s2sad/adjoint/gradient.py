@@ -71,10 +71,14 @@ def differentiate(
     may_alias: bool = False,
     checkpoint: Optional[Schedule] = None,
     reports: Optional[list[MemoryReport]] = None,
+    with_value: bool = False,
 ) -> Module:
-    """The output module for ``grad_<func>`` with respect to the parameters at ``wrt``."""
+    """The output module for ``grad_<func>`` with respect to the parameters at ``wrt``;
+    ``with_value``: it gives back ``func``'s value too (``--with-value``)."""
     root = module.functions[func]
     _check_root_name(module, root)
+    if with_value:
+        _check_with_value(module, root)
     order = callers_first(module, root.name)
     wrts: dict[str, set[int]] = {func: set(wrt)}
     problems: list[Diagnostic] = []
@@ -97,7 +101,7 @@ def differentiate(
     names = gradient_names(module, func)
     signatures = {name: GradSignature.of(module, module.functions[name], w, names[name]) for name, w in wrts.items()}
     transforms = [
-        _minimal_caching(module, fn, wrts[fn.name], signatures, may_alias, checkpoint)
+        _minimal_caching(module, fn, wrts[fn.name], signatures, may_alias, checkpoint, with_value and fn is root)
         for fn in order
         if fn.name in wrts
     ]
@@ -115,7 +119,7 @@ def differentiate(
 
 
 def _minimal_caching(module: Module, fn: Function, wrt: set[int], signatures, may_alias: bool,
-                     checkpoint: Optional[Schedule]) -> GradientTransform:
+                     checkpoint: Optional[Schedule], with_value: bool = False) -> GradientTransform:
     """The transform of ``fn``, set up to cache a minimum cut of what its loop bodies need.
 
     What the reverse sweep asks of each loop body is known only once its derivative rules
@@ -125,7 +129,20 @@ def _minimal_caching(module: Module, fn: Function, wrt: set[int], signatures, ma
     act = analyze_activity(module, fn, set(wrt) | set(signatures[fn.name].shadowed))
     first = GradientTransform(module, fn, act, signatures, may_alias, checkpoint)
     first.run()
-    return GradientTransform(module, fn, act, signatures, may_alias, checkpoint, first.values.requests)
+    return GradientTransform(module, fn, act, signatures, may_alias, checkpoint, first.values.requests, with_value)
+
+
+def _check_with_value(module: Module, root: Function) -> None:
+    """``--with-value`` needs a value to give back, and a gradient no other gradient calls (a
+    recursive function's calls itself, and takes its adjoints alone)."""
+    if not root.result_types:
+        raise DiagnosticError([Diagnostic(f"--with-value: '{root.name}' returns no value", root.loc,
+                                          hint="drop --with-value")], module.source_lines)
+    if root.name in callees(root):
+        raise DiagnosticError([Diagnostic(f"--with-value: '{root.name}' calls itself, and its gradient, which calls "
+                                          "itself too, gives back the adjoints alone", root.loc,
+                                          hint="drop --with-value, and compute the value with a call of "
+                                          f"{root.name}")], module.source_lines)
 
 
 def _called_from(name: str, grads, module: Module) -> bool:

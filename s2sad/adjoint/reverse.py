@@ -125,8 +125,10 @@ class GradientTransform:
         may_alias: bool = False,
         checkpoint: Optional[Schedule] = None,
         needed: Optional[dict[Block, dict[Value, None]]] = None,
+        with_value: bool = False,
     ):
         self.module = module
+        self.with_value = with_value  # --with-value: the gradient gives back the primal's value first
         self.fn = fn
         self.sig = signatures[fn.name]
         self.user_names = set(module.functions) | function_names(fn)  # what no adjoint is named
@@ -205,14 +207,17 @@ class GradientTransform:
                 self._accumulate(rev, v, seed)  # J holds seed * v (twice for `return s, s`)
         self._reverse_ops(rev, fn.body.ops[:-1])
 
-        results = []
+        # --with-value: the primal's value first, as the forward sweep computed it
+        results = [self.forward.fwd.get(v) or self.values.avail(rev, v) for v in ret.operands] if self.with_value else []
         for i in sig.returned:
             p = fn.params[i]
             results.append(rev.adj.get(p) or build.const(rev.body, 0.0, p.type))
         rev.body.create("return", results, [])
         for anchor in self.anchors:
             anchor.erase()
-        g = Function(sig.name, g_body, [p.type for p in (fn.params[i] for i in sig.returned)], fn.loc)
+        g = Function(sig.name, g_body, [v.type for v in results], fn.loc)
+        if self.with_value:
+            g.attrs["with_value"] = len(ret.operands)
         if seeds:
             # An array's seed has no default (the contract), nor has a tuple's holding anything
             # but floats.

@@ -36,6 +36,7 @@ from .expr import (
     IfExp,
     Name,
     Subscript,
+    Tuple,
     binop,
     bool_op,
     compare,
@@ -187,7 +188,7 @@ class StatementBuilder:
             text = op.attrs.get("text", "").strip()
             return [Comment(text, bool(op.attrs.get("section")), bool(op.attrs.get("keep")))] if text else []
         if n == "return":
-            return [Return([self.expr(v) for v in op.operands])] if op.operands else []
+            return self._return(op)
         if n == "for":
             return self._for(op)
         if n == "while":
@@ -209,6 +210,19 @@ class StatementBuilder:
                 return [Assign([Name(self.var[v])], self.op_expr(op))]
             return []  # folded into its users, or dead
         raise NotImplementedError(f"{self.language} emitter: no statement for op {n}")
+
+    def _return(self, op: Op) -> list[Stmt]:
+        """``return a, b``; a gradient ``--with-value`` gives ``return value, adjoints``: the
+        primal's value (a tuple for several), then its adjoints as it would give them alone
+        (one, a tuple, or None)."""
+        exprs = [self.expr(v) for v in op.operands]
+        k = self.fn.attrs.get("with_value")
+        if not k:
+            return [Return(exprs)] if exprs else []
+        value = exprs[0] if k == 1 else Tuple(tuple(exprs[:k]))
+        rest = exprs[k:]
+        adjoints = rest[0] if len(rest) == 1 else Tuple(tuple(rest)) if rest else Name("None")
+        return [Return([value, adjoints])]
 
     def _accum(self, op: Op) -> list[Stmt]:
         """``arr[idx] += g``, printed as the load, add and store it stands for would print:

@@ -25,6 +25,7 @@ class Convention:
     scalar_cells: Optional[list[str]]  # C: the pointers each adjoint is added to; Python: None (returned)
     seed: Optional[str]  # the seed of the primal's result, if it returns one
     seed_kind: str = "float"  # "float", "array" or "tuple" (one seed per returned value)
+    with_value: bool = False  # --with-value: the primal's value is given back too
 
 
 def entry_text(c: Convention) -> list[str]:
@@ -47,14 +48,19 @@ def entry_text(c: Convention) -> list[str]:
             f"On return, {shadows} {'holds' if one else 'hold'} the derivative{'' if one else 's'} of J with "
             f"respect to {arrays} as {'it was' if one else 'they were'} on entry to {f} (for an array that "
             f"{f} only reads, that is the value passed in plus the derivative).")
-    if c.scalars:
-        derivatives = [f"dJ/d{x}" for x in c.scalars]
-        if c.scalar_cells is None:
-            said = derivatives[0] if len(derivatives) == 1 else f"({', '.join(derivatives)})"
+    derivatives = [f"dJ/d{x}" for x in c.scalars]
+    if c.scalar_cells is None:
+        said = (derivatives[0] if len(derivatives) == 1 else f"({', '.join(derivatives)})") if derivatives else ""
+        if c.with_value:
+            after.append(f"Returns ({f}(...), {said or 'None'}), the value as {f} returns it.")
+        elif said:
             after.append(f"Returns {said}.")
-        else:
+    else:
+        if derivatives:
             adds = [f"{d} to *{cell}" for d, cell in zip(derivatives, c.scalar_cells)]
             after.append(f"Adds {_names(adds)}.")
+        if c.with_value:
+            after.append(f"Returns the value of {f}(...).")
     return [summary, "", *_wrap(f"It runs {f} (its effects on arrays included), then the reverse sweep, for"),
             "", f"    {formula}", "", *_wrap(" ".join(after))]
 

@@ -226,7 +226,9 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
             elif out is None and i in self.out_names:  # the adjoint's out-cell is written: not const
                 cell = " ".join(w for w in t.split() if w not in ("const", "restrict"))
                 params.append(declarator(cell + " *", self.out_names[i]))
-        if self.returned is not None or len(fn.result_types) != 1 or self.result_outs:
+        if fn.attrs.get("with_value"):  # --with-value: the primal's value, as the primal returns it
+            ret = fn.attrs.get("c_result") or ctype(fn.result_types[0])
+        elif self.returned is not None or len(fn.result_types) != 1 or self.result_outs:
             ret = "void"
         else:
             ret = fn.attrs.get("c_result") or ctype(fn.result_types[0])
@@ -283,6 +285,7 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
             scalars=[fn.params[i].name_hint for i in returned],
             scalar_cells=[self.out_names[i] for i in returned],
             seed=names[info.d_return] if info.d_return is not None else None,
+            with_value=bool(fn.attrs.get("with_value")),
         ))
 
     def _size_guard(self) -> list[str]:
@@ -581,25 +584,30 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
 
     def _return(self, op: Op) -> list[Stmt]:
         frees = self._frees(self.fn.body)
+        values = op.operands[:self.fn.attrs.get("with_value", 0)]  # --with-value: returned, before the adjoints
         if self.returned is not None:
             out: list[Stmt] = []
-            for i, v in zip(self.returned, op.operands):
+            for i, v in zip(self.returned, op.operands[len(values):]):
                 value = self.expr(v)
                 lit = literal_value(value)
                 if lit is not None and not isinstance(lit, bool) and lit == 0:
                     continue  # nothing to add
                 out.append(self._add_returned(self.out_names[i], value, v.type))
-            return out + frees
+            return out + (self._return_value(values[0], frees) if values else frees)
         if not op.operands:
             return frees
         if self.result_outs:  # *result_0 = r; *result_1 = theta;
             return [Assign([deref(name)], self.expr(v))
                     for name, v in zip(self.result_outs, op.operands)] + frees
-        value = self.expr(op.operands[0])
+        return self._return_value(op.operands[0], frees)
+
+    def _return_value(self, v: Value, frees: list[Stmt]) -> list[Stmt]:
+        """``return v;`` after the ``frees``, through a variable when ``v`` reads what they free."""
+        value = self.expr(v)
         freed = {f.value.args[0].id for f in frees}  # type: ignore[attr-defined]
         if freed & set(names_in(value)):
             t = self.namer.fresh("result")
-            self.types[t] = ctype(op.operands[0].type)
+            self.types[t] = ctype(v.type)
             return [Assign([Name(t)], value)] + frees + [Return([Name(t)])]
         return frees + [Return([value])]
 

@@ -301,6 +301,7 @@ class _FunctionEmitter(StatementBuilder):
             scalar_cells=None,
             seed=seed,
             seed_kind=kind,
+            with_value=bool(self.fn.attrs.get("with_value")),
         ))
 
     def _function(self, name: str, params: list[str], head: list[str], checks: list[str],
