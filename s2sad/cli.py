@@ -46,6 +46,9 @@ from .opt.passes import PASSES, PipelineError, parse_pipeline
 
 
 
+DEFAULT_LEVEL = pipeline.DEFAULT.level  # of grad and check; ir's is -O0
+
+
 class UsageError(Exception):
     """Bad command-line use: exit status 2."""
 
@@ -55,6 +58,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="s2sad",
         description="Source-to-source reverse-mode automatic differentiation: "
         "reads a Python, C or CUDA function and writes its gradient as readable source.",
+        epilog=f"optimization passes (--passes LIST, in order): {', '.join(sorted(PASSES))}. "
+        "Run 's2sad COMMAND --help' for a command's options.",
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -133,6 +138,17 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _parse(argv: Optional[list[str]]) -> argparse.Namespace:
+    """The command line; an option the subcommand does not know is reported with that
+    subcommand's usage (argparse's own report shows the top level's)."""
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        commands.choices[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
 def _derivatives_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--derivatives", action="append", default=[], metavar="FILE",
                    help="custom adjoints of functions defined elsewhere: FILE (.py, or .c for C) defines "
@@ -157,7 +173,7 @@ def _optimization_options(p: argparse.ArgumentParser, default_level: int) -> Non
         dest="level",
         type=int,
         choices=(0, 1, 2),
-        default=default_level,
+        default=None,
         help=f"optimization level: -O0 none, -O1 local cleanups, -O2 also inlining and loop-invariant "
         f"hoisting (default: -O{default_level})",
     )
@@ -176,6 +192,11 @@ def _optimization_options(p: argparse.ArgumentParser, default_level: int) -> Non
 
 
 def _options(args: argparse.Namespace) -> pipeline.Options:
+    if args.passes is not None and args.level is not None:
+        raise UsageError(f"-O{args.level} and --passes both choose the passes: give one of them")
+    level = args.level if args.level is not None else (0 if args.command == "ir" else DEFAULT_LEVEL)
+    if getattr(args, "all_atomic", False) and _target(args) != "cuda":
+        raise UsageError("--all-atomic applies to CUDA output (--target cuda, or a .cu input)")
     if args.passes is not None:
         try:
             parse_pipeline(args.passes)
@@ -197,7 +218,7 @@ def _options(args: argparse.Namespace) -> pipeline.Options:
         if not os.path.isfile(path):
             raise UsageError(f"--derivatives {path}: no such file")
     return pipeline.Options(
-        level=args.level,
+        level=level,
         passes=args.passes,
         may_alias=args.may_alias,
         checkpoint=checkpoint,
@@ -360,6 +381,9 @@ def _wrt(args: argparse.Namespace) -> list[str]:
     wrt = [w.strip() for w in args.wrt.split(",") if w.strip()]
     if not wrt:
         raise UsageError("--wrt needs at least one parameter name")
+    again = next((w for k, w in enumerate(wrt) if w in wrt[:k]), None)
+    if again is not None:
+        raise UsageError(f"--wrt: '{again}' is listed twice")
     return wrt
 
 
@@ -405,7 +429,7 @@ STACK_BYTES = 1 << 30  # address space, not memory: only the pages a deep input 
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parse(argv)
     outcome: list[int] = []
     worker = threading.Thread(target=lambda: outcome.append(_main(args)), name="s2sad", daemon=True)
     old_limit = sys.getrecursionlimit()

@@ -145,6 +145,18 @@ def test_unsupported_input_gives_one_located_error(name, tmp_path):
         (["grad", "examples/norm.py", "--wrt", "in", "-I", "examples"], 2, "-I, -D and -U apply to C and CUDA input"),
         (["ir", "golden/c/define_constants/input.c", "-D", "1N=3"], 2, "-D 1N=3: '1N' is not a macro name"),
         (["grad", "golden/c/define_constants/input.c", "--wrt", "x", "-UA=1"], 2, "-U A=1: not a macro name"),
+        (["grad", "examples/norm.py", "--wrt", "in", "-o", "examples"], 2, "examples: is a directory"),
+        # An option the subcommand does not know: that subcommand's usage, not the top level's.
+        (["grad", "examples/norm.py", "--wrt", "in", "--bogus"], 2, "usage: s2sad grad"),
+        (["check", "examples/norm.py", "--wrt", "in", "--all-atomic"], 2, "usage: s2sad check"),
+        # Contradictory options.
+        (["grad", "examples/norm.py", "--wrt", "in", "--all-atomic"], 2, "--all-atomic applies to CUDA output"),
+        (["grad", "examples/norm.py", "--wrt", "in", "-O2", "--passes", "cse"], 2,
+         "-O2 and --passes both choose the passes: give one of them"),
+        (["ir", "examples/norm.py", "-O0", "--passes", "cse"], 2, "-O0 and --passes both choose the passes"),
+        (["grad", "examples/norm.py", "--wrt", "in,n,in"], 2, "--wrt: 'in' is listed twice"),
+        (["grad", "examples/norm.py", "--wrt", "in", "--derivatives", "examples/nope.py"], 2,
+         "--derivatives examples/nope.py: no such file"),
     ],
 )
 def test_bad_use_exit_codes(args, status, fragment):
@@ -157,6 +169,14 @@ def test_bad_use_exit_codes(args, status, fragment):
 def test_help_lists_subcommands():
     r = s2sad("--help")
     assert r.returncode == 0 and "grad" in r.stdout and "ir" in r.stdout
+
+
+def test_help_lists_the_passes_as_the_readme_says():
+    from s2sad.opt.passes import PASSES
+
+    assert "`s2sad --help` lists them" in (ROOT / "README.md").read_text()
+    listed = " ".join(s2sad("--help").stdout.split())
+    assert f"optimization passes (--passes LIST, in order): {', '.join(sorted(PASSES))}." in listed
 
 
 # -- C headers and macros from the command line: -I, -D, -U as gcc takes them --------------------
