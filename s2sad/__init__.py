@@ -5,7 +5,7 @@ offered here: ``grad``, ``value_and_grad``, ``gradient_source``, ``ir`` and the 
 ``DifferentiationError``.
 """
 
-from .api import VERSION as __version__
 from .api import DifferentiationError, gradient_source, grad, ir, value_and_grad
+from .version import VERSION as __version__
 
 __all__ = ["DifferentiationError", "grad", "gradient_source", "ir", "value_and_grad", "__version__"]

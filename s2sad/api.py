@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 import importlib.util
 import inspect
 import json
@@ -36,13 +35,10 @@ from .languages import TARGETS, is_c, source_language, suffixes_text
 from .opt.passes import PipelineError, parse_pipeline
 from .parse.c_preprocess import CFlags, macro_flag_problem
 from .parse.derivatives import read_derivatives
+from .version import VERSION  # the cache key also hashes s2sad's own sources
 from .source_files import SourceFileError, c_text, python_text, read_source_bytes
 from .ssa.attrs import SCHEDULE_HELP, Schedule, parse_schedule
 
-try:  # one version, pyproject.toml's, as installed
-    VERSION = importlib.metadata.version("s2sad")
-except importlib.metadata.PackageNotFoundError:  # a source tree on sys.path, never installed
-    VERSION = "0+unknown"  # the cache key also hashes s2sad's own sources
 IN_PROCESS_TARGETS = ("py", "numba")
 
 

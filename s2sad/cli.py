@@ -41,6 +41,7 @@ from .languages import TARGETS, is_c, is_cuda, source_language, suffixes_text, t
 from .parse.c_preprocess import CFlags, macro_flag_problem
 from .parse.derivatives import read_derivatives
 from .progress import Ticker
+from .version import VERSION
 from .source_files import SourceFileError, c_text, file_kind, python_text, read_source_bytes
 from .opt.passes import PASSES, PipelineError, parse_pipeline
 
@@ -61,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=f"optimization passes (--passes LIST, in order): {', '.join(sorted(PASSES))}. "
         "Run 's2sad COMMAND --help' for a command's options.",
     )
+    p.add_argument("--version", action="version", version=f"s2sad {VERSION}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     g = sub.add_parser("grad", help="write the gradient of a function")
