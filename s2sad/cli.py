@@ -112,6 +112,12 @@ def _parser() -> argparse.ArgumentParser:
     i = sub.add_parser("ir", help="print the SSA IR of a function (after an optional pipeline)")
     i.add_argument("file", help="input file (.py, .c or .cu)")
     i.add_argument("--func", help="function to print (default: as for grad)")
+    i.add_argument("--stage", choices=pipeline.IR_STAGES, default="optimized",
+                   help="primal: as the front end writes it; optimized (default): after -O/--passes; "
+                   "adjoint: the gradient (needs --wrt) after the adjoint's cleanups")
+    i.add_argument("--wrt", help="with --stage adjoint: the parameters to differentiate with respect to")
+    i.add_argument("--print-after", metavar="PASS|all",
+                   help="print the IR after every run of PASS (or of every pass) on the way to the stage")
     _derivatives_option(i)
     _optimization_options(i, default_level=0)
     _c_options(i)
@@ -402,7 +408,15 @@ def _run(args: argparse.Namespace) -> int:
     source = _read(args.file)
     options = _options(args)
     if args.command == "ir":
-        _write_stdout(pipeline.ir_text(source, args.file, args.func, options))
+        if args.stage == "adjoint" and not args.wrt:
+            raise UsageError("--stage adjoint needs --wrt")
+        if args.wrt and args.stage != "adjoint":
+            raise UsageError("--wrt applies to --stage adjoint")
+        if args.print_after is not None and args.print_after != "all" and args.print_after not in PASSES:
+            raise UsageError(f"--print-after {args.print_after}: no such pass (passes: {', '.join(sorted(PASSES))}, "
+                             "or all)")
+        _write_stdout(pipeline.ir_text(source, args.file, args.func, options, args.stage,
+                                       _wrt(args) if args.wrt else None, args.print_after))
         return 0
     if args.command == "check":
         return _run_check(args, source, options)

@@ -29,7 +29,8 @@ from .emit_c.emitter import emit_c
 from .emit_cuda.emitter import emit_cuda
 from .emit_py.emitter import emit_python
 from .opt.dce import dce_module, remove_unreachable_functions
-from .opt.passes import ADJOINT_PIPELINES, PRIMAL_PIPELINES, TARGET_PIPELINES, PassContext, run_pipeline
+from .opt.passes import (ADJOINT_PIPELINES, PRIMAL_PIPELINES, TARGET_PIPELINES, PassContext, Ran, observing,
+                         run_pipeline)
 from .parse.c_frontend import list_c_external_functions, list_c_functions, list_cuda_kernels, parse_c
 from .parse.c_preprocess import CFlags
 from .parse.custom_adjoints import NONE as NO_DERIVATIVES
@@ -198,7 +199,7 @@ def primal_module(source: str, filename: str, func: Optional[str], options: Opti
     module = parse_source(source, filename, name, options.cflags, options.derivatives)
     if kernel:
         kernelize(module, name)
-    run_pipeline(module, options.primal_pipeline, replace(options.context, called_from_outside=name))
+    run_pipeline(module, options.primal_pipeline, replace(options.context, called_from_outside=name), "primal")
     remove_unreachable_functions(module, [name])
     return module, name
 
@@ -230,7 +231,8 @@ def gradient_module(
     if guards:  # those the generated Python depends on: the entry gradient checks them (emit_py)
         grad.attrs["guards"] = guards
     out.may_alias = options.may_alias
-    run_pipeline(out, options.adjoint_pipeline, replace(options.context, called_from_outside=grad_name(name)))
+    run_pipeline(out, options.adjoint_pipeline, replace(options.context, called_from_outside=grad_name(name)),
+                 "adjoint")
     remove_unreachable_functions(out, [grad_name(name)])
     if reports is not None:
         lines = finish_report(out, reports)  # after the cleanups: only the tapes they kept
@@ -291,7 +293,8 @@ def _flags(options: Options, filename: str) -> list[str]:
     if options.with_value:
         flags.append("--with-value")
     here = Path(filename).resolve().parent
-    flags += [f"--derivatives {shlex.quote(os.path.relpath(Path(p).resolve(), here))}" for p in options.derivatives.paths]
+    flags += [f"--derivatives {shlex.quote(os.path.relpath(Path(p).resolve(), here))}"
+              for p in options.derivatives.paths]
     return flags + options.cflags.spelled()
 
 
@@ -335,7 +338,7 @@ def emit_source(module: Module, target: str, entry: str, header: str = "", optio
     with external linkage): the target's pipeline prepares the IR for its emitter first
     (``TARGET_PIPELINES``: C has no array values), then the emitter prints it."""
     if TARGET_PIPELINES[target]:
-        run_pipeline(module, TARGET_PIPELINES[target], replace(options.context, entry=entry))
+        run_pipeline(module, TARGET_PIPELINES[target], replace(options.context, entry=entry), "target")
     stage(f"writing {target} output")
     if target == "cuda":
         return emit_cuda(module, header, entry, options.all_atomic)
@@ -431,8 +434,34 @@ def _shape_of_rank(rank: int) -> str:
     return f"f64[{', '.join(names)}]"
 
 
+IR_STAGES = ("primal", "optimized", "adjoint")
+
+
 @_shows_source
-def ir_text(source: str, filename: str, func: Optional[str], options: Options = Options(level=0)) -> str:
-    """The primal's SSA IR in its textual form (``s2sad ir``), after the options' pipeline."""
-    module, _ = primal_module(source, filename, func, options)
+def ir_text(source: str, filename: str, func: Optional[str], options: Options = Options(level=0),
+            stage_name: str = "optimized", wrt: Optional[list[str]] = None, print_after: Optional[str] = None) -> str:
+    """The SSA IR in its textual form (``s2sad ir``) at ``stage_name``: "primal", as the front
+    end writes it; "optimized", after the options' pipeline; "adjoint", the gradient with
+    respect to ``wrt`` after the adjoint pipeline. With ``print_after`` (a pass name, or "all"),
+    the IR after every run of that pass on the way there instead, each under a ``//`` line
+    saying which pass of which pipeline it follows."""
+    shown: list[str] = []
+
+    def after(ran: Ran, module: Module) -> None:
+        if print_after in ("all", ran.name):
+            shown.append(f"// after {ran.name}: pass {ran.place} of {len(ran.names)} of the {ran.label} "
+                         f"pipeline ({','.join(ran.names)})\n" + print_module(module))
+
+    with observing(after):
+        if stage_name == "primal":
+            name = choose_function(source, filename, func, options.cflags)
+            module = parse_source(source, filename, name, options.cflags, options.derivatives)
+        elif stage_name == "adjoint":
+            module = gradient_module(source, filename, func, list(wrt or []), options)
+        else:
+            module, _ = primal_module(source, filename, func, options)
+    if print_after is not None:
+        if not shown:
+            return f"// {print_after}: no such pass ran on the way to the {stage_name} stage\n"
+        return "\n".join(shown)
     return print_module(module)

@@ -208,7 +208,8 @@ class GradientTransform:
         self._reverse_ops(rev, fn.body.ops[:-1])
 
         # --with-value: the primal's value first, as the forward sweep computed it
-        results = [self.forward.fwd.get(v) or self.values.avail(rev, v) for v in ret.operands] if self.with_value else []
+        results = [self.forward.fwd.get(v) or self.values.avail(rev, v)
+                   for v in ret.operands] if self.with_value else []
         for i in sig.returned:
             p = fn.params[i]
             results.append(rev.adj.get(p) or build.const(rev.body, 0.0, p.type))

@@ -20,7 +20,9 @@ language (``TARGET_PIPELINES``).
 
 from __future__ import annotations
 
-from typing import Callable
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Callable, Iterator, Optional
 
 from ..analysis.effects import PassContext, record_source_writes
 from ..ssa.ir import Module
@@ -86,7 +88,7 @@ def parse_pipeline(text: str) -> list[str]:
     return names
 
 
-def run_pipeline(module: Module, pipeline: str, ctx: PassContext = PassContext()) -> None:
+def run_pipeline(module: Module, pipeline: str, ctx: PassContext = PassContext(), label: str = "") -> None:
     """Run the passes named in ``pipeline`` (comma-separated), in order.
 
     First, what the gradient's signature needs to know of the source (which array parameters
@@ -94,6 +96,31 @@ def run_pipeline(module: Module, pipeline: str, ctx: PassContext = PassContext()
     """
     names = parse_pipeline(pipeline)
     record_source_writes(module)
-    for name in names:
+    for k, name in enumerate(names):
         stage(f"optimizing: pass {name}")
         PASSES[name](module, ctx)
+        seen = _observer.get()
+        if seen is not None:
+            seen(Ran(name, k + 1, names, label), module)
+
+
+class Ran:
+    """One pass as it ran: its name, its place (from 1) in the pipeline ``names``, and what
+    the pipeline is for (``label``: "primal", "adjoint", "target")."""
+
+    def __init__(self, name: str, place: int, names: list[str], label: str):
+        self.name, self.place, self.names, self.label = name, place, names, label
+
+
+Observer = Callable[[Ran, Module], None]
+_observer: ContextVar[Optional[Observer]] = ContextVar("pass_observer", default=None)
+
+
+@contextmanager
+def observing(observer: Observer) -> Iterator[None]:
+    """Within it, ``observer`` sees the module after every pass that runs (``s2sad ir --print-after``)."""
+    token = _observer.set(observer)
+    try:
+        yield
+    finally:
+        _observer.reset(token)
