@@ -40,6 +40,7 @@ from .diagnostics import DiagnosticError
 from .languages import TARGETS, is_c, is_cuda, source_language, suffixes_text, target_of
 from .parse.c_preprocess import CFlags, macro_flag_problem
 from .parse.derivatives import read_derivatives
+from .explain import explain_page
 from .progress import Ticker
 from .version import VERSION
 from .source_files import SourceFileError, c_text, file_kind, python_text, read_source_bytes
@@ -121,6 +122,16 @@ def _parser() -> argparse.ArgumentParser:
     _derivatives_option(i)
     _optimization_options(i, default_level=0)
     _c_options(i)
+
+    e = sub.add_parser("explain", help="write one HTML page showing how a gradient came about")
+    e.add_argument("file", help="input file (.py, .c or .cu)")
+    e.add_argument("--func", help="function to differentiate (default: as for grad)")
+    e.add_argument("--wrt", required=True, help="comma-separated parameters to differentiate with respect to")
+    e.add_argument("-o", "--output", help="the page to write (default: stdout)")
+    e.add_argument("--target", choices=TARGETS, help="the gradient's language (default: the input's)")
+    _optimization_options(e, default_level=2)
+    _c_options(e)
+    _derivatives_option(e)
 
     c = sub.add_parser("check", help="compare a generated gradient with central differences of the function")
     c.add_argument("file", help="input file (.py or .c); a .py file is imported to run the function")
@@ -422,6 +433,13 @@ def _run(args: argparse.Namespace) -> int:
         return _run_check(args, source, options)
     wrt = _wrt(args)
     target = _target(args)
+    if args.command == "explain":
+        page = explain_page(source, args.file, args.func, wrt, target, options)
+        if args.output and args.output != "-":
+            write_atomically(args.output, page, args.file)
+        else:
+            _write_stdout(page)
+        return 0
     cuda_in = is_cuda(args.file)
     if cuda_in and target != "cuda":
         raise UsageError(f"--target {target}: the gradient of a CUDA kernel is CUDA (use --target cuda)")

@@ -448,7 +448,7 @@ def ir_text(source: str, filename: str, func: Optional[str], options: Options = 
     shown: list[str] = []
 
     def after(ran: Ran, module: Module) -> None:
-        if print_after in ("all", ran.name):
+        if ran.place and print_after in ("all", ran.name):
             shown.append(f"// after {ran.name}: pass {ran.place} of {len(ran.names)} of the {ran.label} "
                          f"pipeline ({','.join(ran.names)})\n" + print_module(module))
 

@@ -18,3 +18,14 @@ if [ ! -f "$stamp" ] || [ "$root/pyproject.toml" -nt "$stamp" ]; then
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$spec" >&2
   touch "$stamp"
 fi
+# The tests render `s2sad explain`'s page in a real headless Chromium (tests/test_explain.py):
+# Debian's package, installed once where apt-get can (the test is skipped where none is).
+if [ "$extra" = "test" ] && ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 \
+    && [ "$(id -u)" = 0 ]; then
+  echo "s2sad: installing chromium for the browser test (first run only)" >&2
+  log="$(mktemp)"
+  if ! apt-get install -y -q chromium >"$log" 2>&1; then
+    apt-get update -q >>"$log" 2>&1 && apt-get install -y -q chromium >>"$log" 2>&1 \
+      || echo "s2sad: could not install chromium (see $log); the browser test will be skipped" >&2
+  fi
+fi

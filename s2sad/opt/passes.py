@@ -96,6 +96,9 @@ def run_pipeline(module: Module, pipeline: str, ctx: PassContext = PassContext()
     """
     names = parse_pipeline(pipeline)
     record_source_writes(module)
+    seen = _observer.get()
+    if seen is not None and names:
+        seen(Ran("", 0, names, label), module)  # the module before the pipeline
     for k, name in enumerate(names):
         stage(f"optimizing: pass {name}")
         PASSES[name](module, ctx)
@@ -106,7 +109,8 @@ def run_pipeline(module: Module, pipeline: str, ctx: PassContext = PassContext()
 
 class Ran:
     """One pass as it ran: its name, its place (from 1) in the pipeline ``names``, and what
-    the pipeline is for (``label``: "primal", "adjoint", "target")."""
+    the pipeline is for (``label``: "primal", "adjoint", "target"); place 0: the pipeline is
+    about to begin."""
 
     def __init__(self, name: str, place: int, names: list[str], label: str):
         self.name, self.place, self.names, self.label = name, place, names, label
