@@ -371,3 +371,22 @@ def test_ir_and_gradient_source_take_derivatives(capsys):
     text = s2sad.gradient_source(f"{EXAMPLES}/spring.c", wrt="x,k0", target="c",
                                  derivatives=[f"{EXAMPLES}/stiffness.c"])
     assert "grad_stiffness(d, &d_d, k0, &d_k0_local, d_stiffness_value);" in text
+
+
+def test_an_adjoint_of_a_function_the_input_defines_is_refused_not_ignored(tmp_path, capsys):
+    source = textwrap.dedent("""\
+        import math
+
+
+        def wave(x, a):
+            return math.sin(a * x)
+
+
+        def here(x: float, a: float):
+            return wave(x, a) * 2.0
+    """)
+    f = _files(tmp_path, here_py=source, physics_py=PHYSICS)
+    code, _, err = _grad(capsys, f["here_py"], "--wrt", "x", "--func", "here", "--derivatives", f["physics_py"])
+    assert code == 1
+    assert "here.py:9:12: error: 'wave' is defined in here.py" in err
+    assert "a custom adjoint replaces only a function defined elsewhere" in err

@@ -104,3 +104,15 @@ def _expected(kinds: Sequence[str], result: bool) -> list[str]:
 
 def _arg_names(kinds: Sequence[str]) -> list[str]:
     return ["x"] if len(kinds) == 1 else [f"x{k + 1}" for k in range(len(kinds))]
+
+
+def defined_here(adjoint: CustomAdjoint, file: str) -> str:
+    """The message for a call of a function the input defines that has a custom adjoint: s2sad
+    differentiates the code it sees, and does not yet take an adjoint in its place."""
+    return (f"'{adjoint.primal}' is defined in {file}, and {adjoint.path} gives it a custom adjoint: "
+            "a custom adjoint replaces only a function defined elsewhere, for now")
+
+
+def defined_here_hint(adjoint: CustomAdjoint) -> str:
+    return (f"move {adjoint.primal} into a module of its own and import it (then grad_{adjoint.primal} is "
+            f"called in its place), or remove grad_{adjoint.primal} to differentiate it")
