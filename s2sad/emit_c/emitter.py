@@ -390,6 +390,8 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
                         "which C cannot call", op.loc, hint="use --target py or numba")
         if n == "extern":  # declared at the top of the file (c_file)
             return Call(Name(op.attrs["callee"]), tuple(e(o) for o in op.operands))
+        if n == "add" and t.is_float and op.operands[0] is op.operands[1]:
+            return binop("*", self._lit(2.0, t), self._float_operands(op)[0])  # t + t is 2.0 * t, exactly
         if n in _ARITH:
             if t.is_float:
                 a, b = self._float_operands(op)

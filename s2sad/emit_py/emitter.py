@@ -398,6 +398,8 @@ class _FunctionEmitter(StatementBuilder):
             return _literal(op.attrs["value"], op.result.type)
         if n == "undef":
             return _undefined(op.result.type)
+        if n == "add" and op.operands[0] is op.operands[1] and op.result.type.is_float:
+            return binop("*", _literal(2.0, op.result.type), e(op.operands[0]))  # t + t is 2.0 * t, exactly
         if n in _BINARY:
             a, b = e(op.operands[0]), e(op.operands[1])
             if n == "div" and op.result.type.is_int:
