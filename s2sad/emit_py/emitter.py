@@ -131,7 +131,7 @@ class Helpers:
         for helper in special.FUNCTIONS:
             if helper in self.used:
                 text = re.sub(rf"^def {helper}\(", f"def {self.names[helper]}(", special.source_of(helper))
-                out.append(("@numba.njit\n" if numba else "") + text)
+                out.append((NJIT + "\n" if numba else "") + text)
         return out
 
 
@@ -159,12 +159,27 @@ def emit_python(module: Module, target: str, header: str, entry: str = "") -> st
         third.append("import numpy as np")
     third += imports_of(module)  # functions defined elsewhere, and their custom adjoints (after `import`s, as isort)
     imports = stdlib + ([""] if stdlib and third else []) + third
+    if numba:
+        imports += ["", *CACHE_LINES]
     head = [line for line in header.rstrip("\n").split("\n")] if header.strip() else []
     if head and imports:
         head.append("")
     head += imports
     text = "\n".join(head) + "\n\n\n" if head else ""
     return formatted(text + "\n\n\n".join(functions) + "\n")
+
+
+# Numba output keeps what Numba compiles on disk (cache=True), beside the module, when the module
+# is loaded from a file; Numba refuses cache=True for code run from a string (exec), which then
+# compiles afresh as it would without it.
+CACHE = "NUMBA_CACHE"
+CACHE_LINES = [
+    "# Numba keeps compiled code on disk beside this module when it is loaded from a file",
+    "# (run from a string, by exec, it compiles afresh).",
+    f'{CACHE} = "__file__" in globals()',
+]
+NJIT = f"@numba.njit(cache={CACHE})"
+NJIT_PARALLEL = f"@numba.njit(parallel=True, cache={CACHE})"
 
 
 def imports_of(module: Module) -> list[str]:
@@ -219,7 +234,7 @@ class _FunctionEmitter(StatementBuilder):
         self.helpers = helpers
         self.parallel = parallel  # a parallel=True Numba function: array spellings for it
         self.namer = PyNamer([*module.functions, *unchecked.values(), *helpers.names.values(),
-                              *called_elsewhere(module)])
+                              *called_elsewhere(module), CACHE])
         # The seeds of a primal that returns several values: one tuple parameter (d_return),
         # unpacked into the gradient's seed parameters first thing (adjoint/reverse.py).
         self.packed: dict[str, list[str]] = fn.attrs.get("packed") or {}
@@ -311,12 +326,12 @@ class _FunctionEmitter(StatementBuilder):
         lines = list(head)
         if self.numba:
             self.printer.modules.add("numba")
-            lines.append("@numba.njit")
+            lines.append(NJIT)
         lines += _def_lines(name, params)
         lines += _docstring(about)
         body = self._unpack_seeds() + tidy(self.gen_block(self.fn.body))
         if self.prange_used:
-            lines[lines.index("@numba.njit")] = "@numba.njit(parallel=True)"
+            lines[lines.index(NJIT)] = NJIT_PARALLEL
         renderer = _Renderer(self.namer, self.printer)
         lines += checks
         if checks and body and isinstance(body[0], Comment):
@@ -359,7 +374,7 @@ class _FunctionEmitter(StatementBuilder):
         """The Numba function with the rank checks, under the gradient's name, that calls the
         gradient without them (rank_checks): what a caller calls."""
         unchecked = self.unchecked[self.fn.name]
-        lines = self._struct_comments(params) + ["@numba.njit"] + _def_lines(self.fn.name, params)
+        lines = self._struct_comments(params) + [NJIT] + _def_lines(self.fn.name, params)
         lines += _docstring(self._convention())
         lines += [
             "    # Numba decides these checks from the argument types as it compiles, so that",
