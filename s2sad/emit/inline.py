@@ -41,6 +41,7 @@ from typing import Optional
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..analysis.effects import array_root
 from ..ssa.array_ops import is_array_op
+from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.opdefs import is_pure, op_def
 from ..ssa.ops import COMPARE
 
@@ -206,9 +207,10 @@ class InlinePlan:
         v = op.result
         if op.name in ("const", "undef"):
             return LITERAL
-        if op.name == "field":
+        if op.name == "field" or op.name in GPU_BUILTINS:
             # A struct member's index is printed inside each access (``d_b[i].pos[c]``), even in
             # another block: the emitters read its path there. Its operands stay live to each use.
+            # A thread's coordinate (``threadIdx.x``) reads best as itself, wherever it is used.
             return DUP if self.live_users(v) else DEAD
         if not self._foldable_kind(op):
             if op.name in ("alloc", "copy") and not self.live_users(v):

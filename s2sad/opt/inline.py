@@ -79,8 +79,11 @@ def inline_call(call: Op, callee: Function) -> None:
     returned = [mapping[v] for v in callee.body.terminator.operands]
     named: set[Value] = set()
     for r, v in zip(call.results, returned):
-        # The caller's name for the result, when the value is the copy's own and named once.
-        if r.name_hint and v in copied and v not in named:
+        # The caller's name for the result, when the value is the copy's own and named once; a
+        # name made for the call (``arr_max_value``) yields to the one the callee's code gives
+        # its result (``mx``).
+        made = r.name_hint.startswith(f"{callee.name}_") and bool(v.name_hint)
+        if r.name_hint and v in copied and v not in named and not made:
             v.name_hint = r.name_hint
             named.add(v)
         r.replace_all_uses_with(v)
