@@ -186,7 +186,7 @@ def test_arrays_scalars_and_an_array_written_after_the_call(tmp_path, capsys):
     assert code == 0, out + err
     text = _grad(capsys, f["model_py"], "--wrt", "x,a", "--derivatives", f["physics_py"])[1]
     assert "x_before_energy = x.copy()" in text
-    assert "grad_energy(x_before_energy, d_x, a, n, d_energy_value)" in text
+    assert "grad_energy(x_before_energy, d_x, a, n, d_e)" in text
 
 
 def test_a_primal_the_derivatives_file_defines_is_imported_from_it(tmp_path, capsys):
@@ -307,8 +307,48 @@ def test_a_call_without_source_or_adjoint_points_to_derivatives(tmp_path, capsys
     f = _files(tmp_path, loglik_py=LOGLIK)
     code, _, err = _grad(capsys, f["loglik_py"], "--wrt", "x")
     assert code == 1
-    assert "hint: define gammaln in this file, or give it a custom derivative: a function grad_gammaln in a file " \
-           "passed with --derivatives (see README, Custom derivatives)" in err
+    assert "loglik.py:8:14: error: cannot differentiate through call to 'gammaln': it is defined outside " \
+           "loglik.py, and its argument 1 (x[i]) depends on the inputs" in err
+    assert "or give it a custom derivative: a function grad_gammaln in a file passed with --derivatives (see README, " \
+           "Custom derivatives)" in err
+
+
+def test_an_imported_function_of_inactive_numbers_needs_no_derivative(tmp_path, capsys):
+    """``gammaln(n / 2.0)`` with ``n`` an integer: called where the primal calls it, its value
+    kept for the reverse sweep, no adjoint asked for; imported in the output as in the input."""
+    source = textwrap.dedent("""\
+        from scipy.special import gammaln
+
+
+        def lik(x, n: int):
+            c = gammaln(n / 2.0)
+            s = 0.0
+            for i in range(n):
+                s += c * x[i] * x[i]
+            return s
+    """)
+    f = _files(tmp_path, lik_py=source)
+    code, out, err = _check(capsys, f["lik_py"], "--wrt", "x")
+    assert code == 0, out + err
+    text = _grad(capsys, f["lik_py"], "--wrt", "x")[1]
+    assert "from scipy.special import gammaln\n" in text and "c = gammaln(float(n) / 2.0)" in text
+
+
+def test_an_array_passed_to_a_function_without_source_needs_a_custom_derivative(tmp_path, capsys):
+    """A function s2sad cannot see may change an array it is given: without a custom adjoint
+    (which states that it only reads them) passing one is refused, located at the argument."""
+    source = textwrap.dedent("""\
+        from physics import energy
+
+
+        def f(x: "f64[n]", a: float, n: int):
+            return energy(x, a, n) * 2.0
+    """)
+    f = _files(tmp_path, f_py=source)
+    code, _, err = _grad(capsys, f["f_py"], "--wrt", "a")
+    assert code == 1
+    assert "f.py:5:19: error: 'energy' is defined outside f.py, and may change the array it is " \
+           "passed here" in err
 
 
 @needs_gcc

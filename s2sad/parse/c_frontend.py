@@ -30,6 +30,7 @@ from pycparser.c_parser import ParseError
 
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from .annotations import annotate_loops
+from .call_names import name_call_results
 from ..ssa.ir import Module, SourceLoc
 from .c_expr import span, walk
 from ..ssa.callgraph import callees_first
@@ -357,4 +358,5 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
         if fname in lowered:
             module.add(lowered[fname])
     annotate_loops(module)
+    name_call_results(module, ("call", "extern"))
     return module

@@ -990,7 +990,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         custom = self.ctx.derivatives.of(name)
         if custom is not None:
             attrs.update(self.custom_adjoint(node, custom, proto))
-        op = self.at(b, node).create("extern", values, [value_type(proto.result)], attrs, hints=[f"{name}_value"])
+        op = self.at(b, node).create("extern", values, [value_type(proto.result)], attrs)  # named by call_names
         return op.result
 
     def custom_adjoint(self, node: c_ast.FuncCall, custom: CustomAdjoint, proto: Prototype) -> dict:
@@ -1069,7 +1069,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                 def with_array(b2: Builder, q: Ptr) -> list[Value]:
                     return make(b2, given[:k] + [self.array_argument(a, q, t, name, b2)] + given[k + 1:], todo[1:])
                 return self.through_each(p, a, bb, with_array, result_types)
-            hints = [f"{name}_{m}" for m in sig.result_names] or [f"{name}_value"] * len(result_types)
+            hints = [f"{name}_{m}" for m in sig.result_names] or [""] * len(result_types)  # see call_names
             op = self.at(bb, node).create("call", given, result_types, {"callee": name},  # type: ignore[arg-type]
                                           hints=hints)
             return list(op.results)

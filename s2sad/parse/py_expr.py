@@ -620,34 +620,50 @@ class ExprLowerer:
         primal = (canonical or src).split(".")[-1]
         custom = self.ctx.derivatives.of(primal)
         imported = canonical is not None and not canonical.startswith("builtins.")
-        if custom is not None and (imported or custom.defines_primal):
-            return self.custom_call(node, custom, canonical, b, env)
+        if (custom is not None and (imported or custom.defines_primal)) or (imported and want_value):
+            return self.external_call(node, src, canonical, custom, b, env)
         raise self.fail(node, f"cannot differentiate through call to '{src}': its source is not in {self.ctx.basename}",
                         hint=f"define {src} in this file, or give it a custom derivative: a function grad_{primal} "
                         "in a file passed with --derivatives (see README, Custom derivatives)")
 
-    def custom_call(self, node: cst.Call, custom: CustomAdjoint, canonical: Optional[str], b: Builder,
-                    env: Env) -> Value:
-        """A call of a function defined elsewhere that has a custom adjoint: an ``extern`` op,
-        whose reverse calls the adjoint (``derivatives``). Its value is a float; the output
-        imports the function from where the input does (from the derivatives file, which
-        defines it, when the input does not import it)."""
-        if custom.prototype:
+    def external_call(self, node: cst.Call, src: str, canonical: Optional[str], custom: Optional[CustomAdjoint],
+                      b: Builder, env: Env) -> Value:
+        """A call of a function defined elsewhere, whose value is used: an ``extern`` op, a
+        float. With a custom adjoint (``derivatives``), the reverse sweep calls it; without,
+        the reverse sweep refuses it where an argument depends on the --wrt inputs, and only
+        numbers may be passed (a function s2sad cannot see may change an array it is given;
+        a custom adjoint declares that it only reads them). The output imports the function
+        from where the input does (from the derivatives file, which defines it, when the input
+        does not import it)."""
+        if custom is not None and custom.prototype:
             raise self.fail(node, f"the custom adjoint of '{custom.primal}' is C ({custom.path}), and this input is "
                             "Python", hint=f"write grad_{custom.primal} in Python (see README, Custom derivatives)")
         self.no_keywords(node)
-        values = [self.value(a, b, env) for a in positional_args(node)]
+        args = positional_args(node)
+        values = [self.value(a, b, env) for a in args]
         kinds = [_kind(v.type) for v in values]
-        problem = expected_python(custom, kinds, True)
-        if problem is not None:
-            raise self.fail(node, problem, hint=f"see {custom.path}:{custom.loc.line}, and README, Custom derivatives")
+        name = (canonical or src).split(".")[-1]
+        if custom is None:
+            array = next((a for a, k in zip(args, kinds) if "array" in k), None)
+            if array is not None:
+                raise self.fail(array, f"'{src}' is defined outside {self.ctx.basename}, and may change the array "
+                                "it is passed here, which s2sad could not follow",
+                                hint=f"give it a custom derivative, grad_{name} in a file passed with --derivatives "
+                                "(it states that the function only reads its arrays; see README, Custom "
+                                "derivatives), or pass it numbers")
+        else:
+            problem = expected_python(custom, kinds, True)
+            if problem is not None:
+                raise self.fail(node, problem,
+                                hint=f"see {custom.path}:{custom.loc.line}, and README, Custom derivatives")
         if canonical is None or canonical.startswith("builtins."):
-            origin = custom.module
+            origin = custom.module if custom is not None else ""
         else:
             origin = canonical.rsplit(".", 1)[0]
-        attrs = {"callee": custom.primal, "import": origin, "adjoint": custom.name, "adjoint_module": custom.module,
-                 "args": [_EMPTY.code_for_node(a) for a in positional_args(node)]}
-        return self.at(b, node).create("extern", values, [F64], attrs, hints=[f"{custom.primal}_value"]).result
+        attrs = {"callee": name, "import": origin, "args": [_EMPTY.code_for_node(a) for a in args]}
+        if custom is not None:
+            attrs.update(adjoint=custom.name, adjoint_module=custom.module)
+        return self.at(b, node).create("extern", values, [F64], attrs).result  # named by call_names
 
     def no_keywords(self, node: cst.Call, allowed: tuple[str, ...] = ()) -> None:
         for a in node.args:

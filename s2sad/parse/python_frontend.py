@@ -36,6 +36,7 @@ from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..ssa.callgraph import callees_first
 from ..ssa.ir import Function, Module, SourceLoc
 from .annotations import annotate_loops
+from .call_names import name_call_results
 from .custom_adjoints import NONE as NO_DERIVATIVES
 from .custom_adjoints import Derivatives
 from .py_common import Locator
@@ -230,6 +231,7 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
         if name in lowered:
             module.add(lowered[name])
     annotate_loops(module)
+    name_call_results(module, ("extern",))  # a user function's value stays unnamed: a temporary
     return module
 
 
