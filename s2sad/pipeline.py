@@ -36,7 +36,6 @@ from .parse.c_preprocess import CFlags
 from .parse.custom_adjoints import NONE as NO_DERIVATIVES
 from .parse.custom_adjoints import Derivatives
 from .opt.kernelize import kernelize, launch_text
-from .parse.python_frontend import list_functions, parameter_locations, parse_python
 from .ssa.ir import Function, Module, SourceLines, SourceLoc
 from .ssa.printer import print_module
 from .ssa.types import Type
@@ -108,6 +107,8 @@ def parse_source(source: str, filename: str, func: str, cflags: CFlags = CFlags(
     if is_c(filename):
         module = parse_c(source, filename, func, cflags, derivatives)
     else:
+        from .parse.python_frontend import parse_python  # libcst loads for Python input only
+
         module = parse_python(source, Path(filename).name, func, derivatives)
     dce_module(module)
     return module
@@ -117,7 +118,12 @@ def parse_source(source: str, filename: str, func: str, cflags: CFlags = CFlags(
 def choose_function(source: str, filename: str, func: Optional[str], cflags: CFlags = CFlags()) -> str:
     """The function to differentiate: ``func``, the only one, the one named after the file, a
     .cu file's only ``__global__`` kernel, or a C file's only function that is not ``static``."""
-    names = list_c_functions(source, filename, cflags) if is_c(filename) else list_functions(source, filename)
+    if is_c(filename):
+        names = list_c_functions(source, filename, cflags)
+    else:
+        from .parse.python_frontend import list_functions  # libcst loads for Python input only
+
+        names = list_functions(source, filename)
     if func is not None:
         return func  # the front end reports an unknown name, with candidates
     if len(names) == 1:
@@ -405,6 +411,8 @@ def _refuse_assumed_kinds(grad: Function, source: str, filename: str, name: str,
     assumed = grad.attrs.get("assumed") or {}
     if not assumed:
         return
+    from .parse.python_frontend import parameter_locations  # Python input only
+
     free = set(grad.attrs.get("rank_free") or ())
     where = parameter_locations(source, Path(filename).name, name)
     problems = []

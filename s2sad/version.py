@@ -3,7 +3,6 @@ from the pyproject.toml beside the package (so a checkout's output says the same
 
 from __future__ import annotations
 
-import importlib.metadata
 import re
 from pathlib import Path
 
@@ -14,6 +13,8 @@ def _version() -> str:
         found = re.search(r'^version\s*=\s*"([^"]+)"', pyproject.read_text(encoding="utf-8"), re.M)
         if found:
             return found.group(1)
+    import importlib.metadata  # an installed copy only: a checkout needs none of it
+
     try:
         return importlib.metadata.version("s2sad")
     except importlib.metadata.PackageNotFoundError:

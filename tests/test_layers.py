@@ -18,7 +18,7 @@ SRC = Path(__file__).resolve().parent.parent / "s2sad"
 # import another.
 LAYERS = [
     {"ssa"},
-    {"diagnostics", "languages"},
+    {"diagnostics", "languages", "version"},
     {"source_files", "progress"},
     {"analysis"},
     {"parse"},
@@ -28,7 +28,7 @@ LAYERS = [
     {"emit_py", "emit_c", "emit_cuda"},
     {"pipeline"},
     {"api"},
-    {"check"},
+    {"check", "explain"},
     {"cli"},
     {"__main__", "__init__"},
 ]

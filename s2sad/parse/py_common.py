@@ -18,13 +18,14 @@ assignment failed) maps to a ``Poison`` that explains why when it is read.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Union
-
-import libcst as cst
-from libcst.metadata import CodeRange
+from typing import TYPE_CHECKING, Optional, Union
 
 from ..diagnostics import Diagnostic
 from ..ssa.ir import SourceLoc, Value
+
+if TYPE_CHECKING:  # the C front end shares this module: it need not load libcst (a third of a second)
+    import libcst as cst
+    from libcst.metadata import CodeRange
 
 
 class Fail(Exception):
