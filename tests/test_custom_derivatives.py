@@ -430,3 +430,36 @@ def test_an_adjoint_of_a_function_the_input_defines_is_refused_not_ignored(tmp_p
     assert code == 1
     assert "here.py:9:12: error: 'wave' is defined in here.py" in err
     assert "a custom adjoint replaces only a function defined elsewhere" in err
+
+
+def test_numba_output_calls_numba_compiled_adjoints(tmp_path, capsys):
+    """For --target numba the function and its adjoint are Numba functions of their module."""
+    physics = textwrap.dedent("""\
+        import math
+
+        import numba
+
+
+        @numba.njit
+        def wave(x, a):
+            return math.sin(a * x)
+
+
+        @numba.njit
+        def grad_wave(x, a, d_return=1.0):
+            return d_return * a * math.cos(a * x), d_return * x * math.cos(a * x)
+    """)
+    source = textwrap.dedent("""\
+        from physics_nb import wave
+
+
+        def m(x, a: float, n: int):
+            s = 0.0
+            for i in range(n):
+                s += x[i] * wave(x[i], a)
+            return s
+    """)
+    f = _files(tmp_path, m_py=source, physics_nb_py=physics)
+    code, out, err = _check(capsys, f["m_py"], "--wrt", "x,a", "--target", "numba",
+                            "--derivatives", f["physics_nb_py"])
+    assert code == 0, out + err
