@@ -435,5 +435,7 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
             tol = 1e-6 if p.dtype == np.float32 else 1e-12
             rows.append(_compare(f"{p.name} (value at exit)", work[p.name], exit_primal[p.name], tol, tol))
     level = f"--passes {options.passes}" if options.passes is not None else f"-O{options.level}"
+    if options.checkpoint is not None:
+        level += f", --checkpoint {options.checkpoint}"
     title = f"s2sad check: {grad_name(name)} of {path} (target {target}, {level}, seed {settings.seed})"
     return Report(title, rows)

@@ -80,14 +80,7 @@ def _parser() -> argparse.ArgumentParser:
         "iterations: #pragma omp parallel for, numba.prange, or provably so)",
     )
 
-    g.add_argument(
-        "--checkpoint",
-        metavar="SCHEDULE",
-        help="checkpointing schedule of every outermost for loop: store-all (default: tape every "
-        "iteration), recompute (re-run from the loop's entry state), periodic(K) (a snapshot every "
-        "K iterations) or binomial(S) (S snapshots placed by revolve); a loop's own annotation "
-        "(`# s2sad: checkpoint binomial(snapshots=10)`, `#pragma s2sad checkpoint binomial(10)`) wins",
-    )
+    _checkpoint_option(g)
     g.add_argument(
         "--report",
         action="store_true",
@@ -130,6 +123,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("-o", "--output", help="the page to write (default: stdout)")
     e.add_argument("--target", choices=TARGETS, help="the gradient's language (default: the input's)")
     _optimization_options(e, default_level=2)
+    _checkpoint_option(e)
     _c_options(e)
     _derivatives_option(e)
 
@@ -152,6 +146,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--atol", type=float, default=check.Settings.atol,
                    help=f"absolute tolerance (default: {check.Settings.atol:g}; at least 1e-3 for float data)")
     _optimization_options(c, default_level=2)
+    _checkpoint_option(c)
     _c_options(c)
     _derivatives_option(c)
     return p
@@ -166,6 +161,17 @@ def _parse(argv: Optional[list[str]]) -> argparse.Namespace:
         commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         commands.choices[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     return args
+
+
+def _checkpoint_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--checkpoint",
+        metavar="SCHEDULE",
+        help="checkpointing schedule of every outermost for loop: store-all (default: tape every "
+        "iteration), recompute (re-run from the loop's entry state), periodic(K) (a snapshot every "
+        "K iterations) or binomial(S) (S snapshots placed by revolve); a loop's own annotation "
+        "(`# s2sad: checkpoint binomial(snapshots=10)`, `#pragma s2sad checkpoint binomial(10)`) wins",
+    )
 
 
 def _derivatives_option(p: argparse.ArgumentParser) -> None:

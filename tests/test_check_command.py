@@ -159,3 +159,19 @@ def test_c_struct_parameters_are_refused(tmp_path, capsys):
     path.write_text("struct P { double x, y; };\n\ndouble r2(struct P p) { return p.x * p.x + p.y * p.y; }\n")
     assert main(["check", str(path), "--wrt", "p"]) == 1
     assert "s2sad: error: check: 'r2' takes a struct" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("schedule", ["recompute", "periodic(2)", "binomial(2)"])
+def test_a_checkpointed_gradient_is_checked_too(tmp_path, capsys, schedule):
+    path = tmp_path / "steps.py"
+    path.write_text(
+        "def steps(x, a: float, n: int):\n"
+        "    s = 0.0\n"
+        "    for t in range(5):\n"
+        "        for i in range(n):\n"
+        "            x[i] = x[i] * a + 0.1 * s\n"
+        "            s += x[i] * x[i]\n"
+        "    return s\n")
+    assert main(["check", str(path), "--wrt", "x,a", "--checkpoint", schedule]) == 0
+    out = capsys.readouterr().out
+    assert f"-O2, --checkpoint {schedule}, seed 0)" in out and "all adjoints match" in out
