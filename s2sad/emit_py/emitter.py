@@ -431,7 +431,8 @@ class _FunctionEmitter(StatementBuilder):
         if n.startswith("math."):
             return self._math(op)
         if n == "extern" and "prototype" not in op.attrs:  # a Python function, imported (imports_of)
-            return Call(Name(op.attrs["callee"]), tuple(e(o) for o in op.operands))
+            # Its value is taken to be a number: float() checks it (an array there raises).
+            return call("float", Call(Name(op.attrs["callee"]), tuple(e(o) for o in op.operands)))
         if n == "extern":
             callee = op.attrs["callee"]
             raise error(f"--target {'numba' if self.numba else 'py'}: '{callee}' is a C function defined outside the "

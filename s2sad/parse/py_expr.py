@@ -651,6 +651,14 @@ class ExprLowerer:
                                 hint=f"give it a custom derivative, grad_{name} in a file passed with --derivatives "
                                 "(it states that the function only reads its arrays; see README, Custom "
                                 "derivatives), or pass it numbers")
+            if not all(_of_integers(v) for v in values):
+                # Only a function of integers and constants is sure to be a number of numbers, and
+                # never to need a derivative: any other argument may be an array whose kind the
+                # code does not show, or depend on the --wrt inputs.
+                raise self.fail(node, f"cannot differentiate through call to '{src}': its source is not in "
+                                f"{self.ctx.basename}", hint=f"define {src} in this file, or give it a custom "
+                                f"derivative: a function grad_{name} in a file passed with --derivatives (see "
+                                "README, Custom derivatives)")
         else:
             problem = expected_python(custom, kinds, True)
             if problem is not None:
@@ -819,3 +827,19 @@ def _kind(t: Type) -> str:
     if isinstance(t, ArrayType):
         return "array" if t.elem.is_float else "int array"
     return "float" if t.is_float else "int"
+
+
+_OF_NUMBERS = {"add", "sub", "mul", "div", "floordiv", "neg", "cast", "pow", "rem"}
+
+
+def _of_integers(v: Value) -> bool:
+    """Whether ``v`` is computed from integers and constants alone (``n / 2.0`` for an integer
+    ``n``): a number, and no function of the --wrt inputs."""
+    if v.type.is_int or v.type.is_bool:
+        return True
+    op = v.defining_op
+    if op is None or isinstance(v.type, ArrayType):
+        return False
+    if op.name == "const":
+        return True
+    return op.name in _OF_NUMBERS and all(_of_integers(o) for o in op.operands)
