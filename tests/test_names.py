@@ -232,7 +232,8 @@ def test_c_comment_ending_in_backslash_comments_out_the_next_line():
     from cprimal import CSignature
 
     text = _grad(SPLICED_COMMENT, ["x"], "c", filename="prog.c")
-    assert "2.0" not in text.split("*/", 1)[1]  # the spliced line is comment, as gcc reads it
+    body = text.split("*/", 1)[1]
+    assert "* 2.0" not in body and "*= 2.0" not in body  # the spliced line is comment, as gcc reads it
     sig = CSignature.parse(SPLICED_COMMENT, "f")
     primal = sig.primal(build(SPLICED_COMMENT, INPUT_FLAGS + ("-Wno-comment",)))
     params = [ParamSpec("x", "array", (4,)), ParamSpec("n", "int", value=4)]

@@ -50,7 +50,7 @@ def _namespace(text: str) -> dict:
 
 def test_numba_gradient_keeps_prange_where_iterations_are_independent():
     text = pipeline.gradient_source(SOURCE, "blend.py", "blend", ["a", "x"], "numba")
-    assert text.count("@numba.njit(parallel=True)") == 1
+    assert text.count("@numba.njit(parallel=True, cache=NUMBA_CACHE)") == 1
     forward, reverse = text.split("# reverse sweep")
     assert forward.count("numba.prange(n)") == 2
     # The gather's adjoint adds to d_x[idx[i]]: serial. The first loop's is the iteration's own,
@@ -390,7 +390,7 @@ def test_a_parallel_function_spells_every_added_axis_with_its_extents():
     params = [ParamSpec("W", "array", (m, n)), ParamSpec("A", "array", (n, m)), ParamSpec("x", "array", (n,)),
               ParamSpec("n", "int", value=n), ParamSpec("m", "int", value=m)]
     text, _ = _check(BROADCASTS, "f", ["W", "A", "x"], params, set())
-    assert "@numba.njit(parallel=True)" in text and ".reshape((t0.shape[0], 1))" in text
+    assert "@numba.njit(parallel=True, cache=NUMBA_CACHE)" in text and ".reshape((t0.shape[0], 1))" in text
     # (np.broadcast_to spells out the extents of its result itself; joined where the layout broke it)
     joined = re.sub(r"\(\s+", "(", text)
     assert joined.count("np.expand_dims(") == joined.count("np.broadcast_to(np.expand_dims(")
