@@ -262,7 +262,7 @@ class _Gradient:
     ``shadows`` changed in place) and gives the scalar adjoints, by parameter name."""
 
     def __init__(self, text: str, target: str, name: str, params: list[Param], seeded: bool,
-                 seed_type: Optional[str], options: pipeline.Options):
+                 seed_type: Optional[str], options: pipeline.Options, source_path: str):
         self.params = params
         self.scalars = [p for p in params if p.wrt and p.kind == "float"]
         folder = tempfile.TemporaryDirectory(prefix="s2sad_check_")
@@ -271,12 +271,17 @@ class _Gradient:
         Path(path).write_text(text, encoding="utf-8")
         if target == "c":
             what = "the generated gradient"
-            self.fn = _c_function(_compile_c([path, *_c_derivatives(options)], [], what), grad_name(name), what)
+            # A function of the input that a custom adjoint replaces is called, not copied: the
+            # input is linked too, as the user's build would link it.
+            files = [path, *_c_derivatives(options), *([source_path] if options.derivatives else [])]
+            self.fn = _c_function(_compile_c(files, [], what), grad_name(name), what)
             self.fn.restype = None
             self.seed_ctype = _C_SCALARS[seed_type or "double"][0]
         else:
             try:
-                module = load_module_file(Path(path), f"_s2sad_check_grad_{name}", python_derivatives(options))
+                # it imports the custom adjoints' modules, and the input's when a function of it has one
+                imports = [*python_derivatives(options), *([source_path] if options.derivatives else [])]
+                module = load_module_file(Path(path), f"_s2sad_check_grad_{name}", imports)
             except ImportError as e:  # a custom adjoint's module, or what the input imports
                 raise CheckRefused(f"importing the generated gradient failed: {e}") from None
             self.fn = getattr(module, grad_name(name))
@@ -370,7 +375,7 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
     seed_type = _c_spelling(c_result)[0] if is_c(path) and c_result else (
         _C_OF_IR[str(results[0])] if results else None)
     primal_fn = _Primal(path, name, params, c_result, options)
-    gradient = _Gradient(text, target, name, params, seeded, seed_type, options)
+    gradient = _Gradient(text, target, name, params, seeded, seed_type, options, path)
 
     rng = np.random.default_rng(settings.seed)
     inputs = _inputs(params, settings, rng)

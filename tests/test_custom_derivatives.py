@@ -414,7 +414,10 @@ def test_ir_and_gradient_source_take_derivatives(capsys):
     assert "grad_stiffness(d, &d_d, k0, &d_k0_local, d_stiffness_value);" in text
 
 
-def test_an_adjoint_of_a_function_the_input_defines_is_refused_not_ignored(tmp_path, capsys):
+def test_a_function_of_the_input_with_a_custom_adjoint_is_called_not_differentiated(tmp_path, capsys):
+    """A solver the user does not want differentiated through: its custom adjoint replaces it;
+    the output imports it from the input's module (Python) or declares it (C, linked with the
+    input). A wrong adjoint is caught by check, against the real function."""
     source = textwrap.dedent("""\
         import math
 
@@ -423,14 +426,54 @@ def test_an_adjoint_of_a_function_the_input_defines_is_refused_not_ignored(tmp_p
             return math.sin(a * x)
 
 
-        def here(x: float, a: float):
-            return wave(x, a) * 2.0
+        def here(x, a: float, n: int):
+            s = 0.0
+            for i in range(n):
+                s += wave(x[i], a) * x[i]
+            return s
     """)
-    f = _files(tmp_path, here_py=source, physics_py=PHYSICS)
-    code, _, err = _grad(capsys, f["here_py"], "--wrt", "x", "--func", "here", "--derivatives", f["physics_py"])
-    assert code == 1
-    assert "here.py:9:12: error: 'wave' is defined in here.py" in err
-    assert "a custom adjoint replaces only a function defined elsewhere" in err
+    adjoint = textwrap.dedent("""\
+        import math
+
+
+        def grad_wave(x, a, d_return=1.0):
+            return d_return * a * math.cos(a * x), d_return * x * math.cos(a * x)
+    """)
+    f = _files(tmp_path, here_py=source, wave_adjoint_py=adjoint)
+    code, out, err = _check(capsys, f["here_py"], "--func", "here", "--wrt", "x,a", "--derivatives",
+                            f["wave_adjoint_py"])
+    assert code == 0, out + err
+    text = _grad(capsys, f["here_py"], "--func", "here", "--wrt", "x,a", "--derivatives", f["wave_adjoint_py"])[1]
+    assert "from here import wave\nfrom wave_adjoint import grad_wave\n" in text and "def wave(" not in text
+    wrong = _files(tmp_path, wrong_py=adjoint.replace("d_return * a * math.cos", "d_return * 1.1 * a * math.cos"))
+    assert _check(capsys, f["here_py"], "--func", "here", "--wrt", "x,a", "--derivatives", wrong["wrong_py"])[0] == 1
+
+
+@needs_gcc
+def test_a_c_function_of_the_input_with_a_custom_adjoint(tmp_path, capsys):
+    source = textwrap.dedent("""\
+        double wave(double x, double a) { return 3.0 * x * a; }
+
+        double f(const double *x, double a, int n)
+        {
+            double s = 0.0;
+            for (int i = 0; i < n; i++) s += x[i] * wave(x[i], a);
+            return s;
+        }
+    """)
+    adjoint = textwrap.dedent("""\
+        void grad_wave(double x, double *d_x, double a, double *d_a, double d_return)
+        {
+            *d_x += d_return * 3.0 * a;
+            *d_a += d_return * 3.0 * x;
+        }
+    """)
+    f = _files(tmp_path, model_c=source, wave_adjoint_c=adjoint)
+    code, out, err = _check(capsys, f["model_c"], "--func", "f", "--wrt", "x,a", "--derivatives", f["wave_adjoint_c"])
+    assert code == 0, out + err
+    static = _files(tmp_path, static_c=source.replace("double wave(", "static double wave("))
+    code, _, err = _grad(capsys, static["static_c"], "--func", "f", "--wrt", "x", "--derivatives", f["wave_adjoint_c"])
+    assert code == 1 and "static.c:1:15: error: 'wave' has a custom adjoint" in err and "drop static" in err
 
 
 def test_numba_output_calls_numba_compiled_adjoints(tmp_path, capsys):

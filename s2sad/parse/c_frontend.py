@@ -44,7 +44,7 @@ from .c_structs import StructTable
 from .c_declarators import DimReader, ReadDims, spelled_dims
 from .c_types import TypeProblem, ctype_of
 from .custom_adjoints import NONE as NO_DERIVATIVES
-from .custom_adjoints import Derivatives
+from .custom_adjoints import Derivatives, replaced
 from .c_unsigned import unsigned_problems
 
 __all__ = ["list_c_functions", "list_cuda_kernels", "parse_c"]
@@ -321,6 +321,14 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
     is, for its headers; diagnostics name it by its base name)."""
     name = Path(filename).name
     cfile = CFile(source, name, filename, flags)
+    for other in replaced(list(cfile.functions), func, derivatives):  # called as if defined in another file
+        decl = cfile.functions.pop(other).decl
+        if "static" in decl.storage:
+            raise DiagnosticError([Diagnostic(
+                f"'{other}' has a custom adjoint ({derivatives.of(other).path}), and is static: the gradient, in a "
+                "file of its own, calls it, and a static function cannot be called from another file", cfile.loc(decl),
+                hint=f"drop static from {other}, and link this file with the gradient")], cfile.lines)
+        cfile.prototypes[other] = decl
     if func not in cfile.functions:
         listing = ", ".join(cfile.functions) or "none"
         raise error(f"no function named '{func}' in {name}", hint=f"functions in this file: {listing}")

@@ -52,7 +52,7 @@ from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, librar
 from .c_declarators import ReadDims
 from .c_extern import Prototype, read_prototype
 from .custom_adjoints import NONE as NO_DERIVATIVES
-from .custom_adjoints import CustomAdjoint, Derivatives, defined_here, defined_here_hint, expected_c
+from .custom_adjoints import CustomAdjoint, Derivatives, expected_c
 from .c_memcalls import MEMORY_CALLS, CMemoryCalls
 from .c_pointers import Aim, CPointerLowering, addressed_names
 from .c_source_map import SourceMap
@@ -1026,9 +1026,6 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         """The values of a call of a function of the file (one per member of a struct it returns)."""
         if id(node) in self.ctx.recursive_calls:
             raise Fail(None)
-        custom = self.ctx.derivatives.of(name)
-        if custom is not None:
-            raise self.fail(node, defined_here(custom, self.ctx.filename), defined_here_hint(custom))
         sig = self.ctx.signatures[name]
         if len(args) != len(sig.params):
             raise self.fail(node, f"'{name}' takes {len(sig.params)} argument(s), not {len(args)}")

@@ -106,13 +106,8 @@ def _arg_names(kinds: Sequence[str]) -> list[str]:
     return ["x"] if len(kinds) == 1 else [f"x{k + 1}" for k in range(len(kinds))]
 
 
-def defined_here(adjoint: CustomAdjoint, file: str) -> str:
-    """The message for a call of a function the input defines that has a custom adjoint: s2sad
-    differentiates the code it sees, and does not yet take an adjoint in its place."""
-    return (f"'{adjoint.primal}' is defined in {file}, and {adjoint.path} gives it a custom adjoint: "
-            "a custom adjoint replaces only a function defined elsewhere, for now")
-
-
-def defined_here_hint(adjoint: CustomAdjoint) -> str:
-    return (f"move {adjoint.primal} into a module of its own and import it (then grad_{adjoint.primal} is "
-            f"called in its place), or remove grad_{adjoint.primal} to differentiate it")
+def replaced(functions: list[str], root: str, derivatives: Derivatives) -> list[str]:
+    """The functions of the input that a custom adjoint replaces: called as the primal calls
+    them, never read or differentiated, as if defined in another file (the function being
+    differentiated is never one of them)."""
+    return [name for name in functions if name != root and derivatives.of(name) is not None]

@@ -35,7 +35,7 @@ from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
 from . import py_arrays, py_comprehension, py_lists
 from . import py_intrinsics as lib
 from .custom_adjoints import NONE as NO_DERIVATIVES
-from .custom_adjoints import CustomAdjoint, Derivatives, defined_here, defined_here_hint, expected_python
+from .custom_adjoints import CustomAdjoint, Derivatives, expected_python
 from .py_common import Env, Fail, Locator, Poison
 from .py_flow import children, is_shape_subscript, is_simple, subscript_chain
 from .py_module import ModuleInfo, dotted_source
@@ -700,9 +700,6 @@ class ExprLowerer:
         """A call of a function of the file: its results (none, one, or one per returned value)."""
         if node in self.ctx.recursive_calls:
             raise Fail(None)  # reported once by the driver, at this call
-        custom = self.ctx.derivatives.of(name)
-        if custom is not None:
-            raise self.fail(node, defined_here(custom, self.ctx.basename), defined_here_hint(custom))
         self.no_keywords(node)
         sig = self.ctx.sigs[name]
         args = positional_args(node)

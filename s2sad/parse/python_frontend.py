@@ -38,7 +38,7 @@ from ..ssa.ir import Function, Module, SourceLoc
 from .annotations import annotate_loops
 from .call_names import name_call_results
 from .custom_adjoints import NONE as NO_DERIVATIVES
-from .custom_adjoints import Derivatives
+from .custom_adjoints import Derivatives, replaced
 from .py_common import Locator
 from .py_decorators import HARMLESS, judge
 from .py_expr import FunctionContext
@@ -200,6 +200,10 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
     wrapper = MetadataWrapper(_parse(source, filename))
     positions = wrapper.resolve(PositionProvider)
     info = scan_module(wrapper.module, filename)
+    for name in replaced(list(info.functions), func, derivatives):  # called as if imported from this module
+        del info.functions[name]
+        info.function_bindings.pop(name, None)
+        info.imports[name] = f"{Path(filename).stem}.{name}"
     basename = Path(filename).name
     locator = Locator(filename, positions)  # type: ignore[arg-type]
     if func not in info.functions and func in info.alternatives:
