@@ -31,7 +31,7 @@ import numpy as np
 
 from . import pipeline
 from .diagnostics import DiagnosticError
-from .languages import TARGETS, is_c, source_language, suffixes_text
+from .languages import TARGETS, source_language, suffixes_text
 from .opt.passes import PipelineError, parse_pipeline
 from .parse.c_preprocess import CFlags, macro_flag_problem
 from .parse.derivatives import read_derivatives
@@ -263,10 +263,6 @@ def load_module_file(path: Path, module_name: str, imports: Iterable[str] = ()) 
     return module
 
 
-def python_derivatives(options: pipeline.Options) -> list[str]:
-    """The Python ``--derivatives`` files, which generated Python imports."""
-    return [p for p in options.derivatives.paths if not is_c(p)]
-
 
 def _gradient_module(f: Callable, wrt: list[str], target: str, options: pipeline.Options) -> tuple[ModuleType, str]:
     """The generated module holding ``grad_<f>``, from the process's memo, the disk cache, or a
@@ -284,7 +280,7 @@ def _gradient_module(f: Callable, wrt: list[str], target: str, options: pipeline
         except OSError as e:
             raise OSError(f"cannot write the s2sad cache in {entry.parent}: {e.strerror or e} "
                           "(set S2SAD_CACHE_DIR to a writable directory)") from None
-    module = load_module_file(entry, f"_s2sad_cache_{key}", python_derivatives(options))
+    module = load_module_file(entry, f"_s2sad_cache_{key}", options.derivatives.files(c=False))
     _loaded[key] = module
     return module, name
 

@@ -34,7 +34,7 @@ import numpy as np
 
 from . import pipeline
 from .adjoint.naming import grad_name
-from .api import python_derivatives, load_module_file
+from .api import load_module_file
 from .languages import is_c, is_cuda
 from .ssa.attrs import grad_info
 from .ssa.ir import Function
@@ -233,12 +233,6 @@ def _c_arg(p: Param, value: Any) -> Any:
     return ctype(value)
 
 
-def _c_derivatives(options: pipeline.Options) -> list[str]:
-    """The C ``--derivatives`` files: they define the custom adjoints, and may define the
-    functions they are the adjoints of; both sides are linked with them."""
-    return [p for p in options.derivatives.paths if is_c(p)]
-
-
 class _Primal:
     """The user's function: ``run(values)`` calls it on ``values`` (arrays changed in place)
     and gives its result."""
@@ -249,7 +243,8 @@ class _Primal:
         if is_c(path):
             flags = [f"-I{d}" for d in options.cflags.include_dirs]
             flags += [f"-{flag}{text}" for flag, text in options.cflags.macros]
-            fn = _c_function(_compile_c([path, *_c_derivatives(options)], flags, path), name, path)
+            # the C --derivatives files may define the functions they are the adjoints of
+            fn = _c_function(_compile_c([path, *options.derivatives.files(c=True)], flags, path), name, path)
             fn.restype = _C_SCALARS[_c_spelling(c_result)[0]][0] if c_result and c_result != "void" else None
             self.run = lambda values: fn(*[_c_arg(p, values[p.name]) for p in params])
         else:
@@ -265,22 +260,22 @@ class _Gradient:
                  seed_type: Optional[str], options: pipeline.Options, source_path: str):
         self.params = params
         self.scalars = [p for p in params if p.wrt and p.kind == "float"]
+        # A function of the input that a custom adjoint replaces is called, not copied: the input
+        # is linked (C) or imported (Python) beside the derivatives files, as the user's build would.
+        beside = [source_path] if options.derivatives else []
         folder = tempfile.TemporaryDirectory(prefix="s2sad_check_")
         _KEEP.append(folder)
         path = os.path.join(folder.name, f"grad_{name}.{'c' if target == 'c' else 'py'}")
         Path(path).write_text(text, encoding="utf-8")
         if target == "c":
             what = "the generated gradient"
-            # A function of the input that a custom adjoint replaces is called, not copied: the
-            # input is linked too, as the user's build would link it.
-            files = [path, *_c_derivatives(options), *([source_path] if options.derivatives else [])]
+            files = [path, *options.derivatives.files(c=True), *beside]
             self.fn = _c_function(_compile_c(files, [], what), grad_name(name), what)
             self.fn.restype = None
             self.seed_ctype = _C_SCALARS[seed_type or "double"][0]
         else:
             try:
-                # it imports the custom adjoints' modules, and the input's when a function of it has one
-                imports = [*python_derivatives(options), *([source_path] if options.derivatives else [])]
+                imports = [*options.derivatives.files(c=False), *beside]
                 module = load_module_file(Path(path), f"_s2sad_check_grad_{name}", imports)
             except ImportError as e:  # a custom adjoint's module, or what the input imports
                 raise CheckRefused(f"importing the generated gradient failed: {e}") from None

@@ -145,7 +145,9 @@ def emit_python(module: Module, target: str, header: str, entry: str = "") -> st
     numba = target == "numba"
     unchecked = unchecked_names(module) if numba else {}
     helpers = Helpers(module)
-    functions = [_emit_function(module, fn, effects, printer, numba, unchecked, helpers, entry)
+    imported = imported_names(module)
+    taken = [name for names in imported.values() for name in names]  # no variable may take one
+    functions = [_emit_function(module, fn, effects, printer, numba, unchecked, helpers, entry, taken)
                  for fn in module.functions.values()]
     helper_sources = helpers.sources(numba)
     for text in helper_sources:
@@ -157,7 +159,8 @@ def emit_python(module: Module, target: str, header: str, entry: str = "") -> st
         third.append("import numba")
     if "np" in printer.modules:
         third.append("import numpy as np")
-    third += imports_of(module)  # functions defined elsewhere, and their custom adjoints (after `import`s, as isort)
+    # functions defined elsewhere, and their custom adjoints (after the `import`s, as isort puts them)
+    third += [f"from {m} import {', '.join(sorted(imported[m]))}" for m in sorted(imported)]
     imports = stdlib + ([""] if stdlib and third else []) + third
     if numba:
         imports += ["", *CACHE_LINES]
@@ -182,10 +185,10 @@ NJIT = f"@numba.njit(cache={CACHE})"
 NJIT_PARALLEL = f"@numba.njit(parallel=True, cache={CACHE})"
 
 
-def imports_of(module: Module) -> list[str]:
-    """``from scipy.special import gammaln``: the functions defined elsewhere that the code calls
-    (where the input imports them from), and their custom adjoints (from the file that defines
-    them, ``--derivatives``), one line per module."""
+def imported_names(module: Module) -> dict[str, dict[str, None]]:
+    """Module -> the names the output imports from it (``scipy.special``: ``gammaln``): the
+    functions defined elsewhere that the code calls (from where the input imports them), and
+    their custom adjoints (from the file that defines them, ``--derivatives``)."""
     names: dict[str, dict[str, None]] = {}
     for fn in module.functions.values():
         for op in fn.walk():
@@ -193,28 +196,22 @@ def imports_of(module: Module) -> list[str]:
                 names.setdefault(op.attrs["import"], {})[op.attrs["callee"]] = None
             elif op.name == "extern.adjoint" and "adjoint_module" in op.attrs:
                 names.setdefault(op.attrs["adjoint_module"], {})[op.attrs["callee"]] = None
-    return [f"from {m} import {', '.join(sorted(names[m]))}" for m in sorted(names)]
-
-
-def called_elsewhere(module: Module) -> list[str]:
-    """The names of the functions ``imports_of`` imports: no variable may take one."""
-    return [op.attrs["callee"] for fn in module.functions.values() for op in fn.walk()
-            if op.name in ("extern", "extern.adjoint")]
+    return names
 
 
 def _emit_function(module: Module, fn: Function, effects: Effects, printer: Printer, numba: bool,
-                   unchecked: dict[str, str], helpers: Helpers, entry: str) -> str:
+                   unchecked: dict[str, str], helpers: Helpers, entry: str, taken: list[str]) -> str:
     """One function's source. Whether a Numba function is ``parallel=True`` is known once its
     loops are emitted (a prange loop stays one only where Numba's semantics allow); such a
     function is emitted again with the array spellings Numba's parallel array analysis accepts
     (arrays.py). Emitting reads the IR only, so the second pass makes the same decisions.
     ``unchecked``: the Numba functions split into their rank checks and the gradient without
-    them (``rank_checks.unchecked_names``)."""
-    first = _FunctionEmitter(module, fn, effects, printer, numba, unchecked, helpers, entry)
+    them (``rank_checks.unchecked_names``). ``taken``: the names the output imports."""
+    first = _FunctionEmitter(module, fn, effects, printer, numba, unchecked, helpers, entry, taken)
     text = first.emit()
     if not first.prange_used:
         return text
-    return _FunctionEmitter(module, fn, effects, printer, numba, unchecked, helpers, entry, parallel=True).emit()
+    return _FunctionEmitter(module, fn, effects, printer, numba, unchecked, helpers, entry, taken, parallel=True).emit()
 
 
 class _FunctionEmitter(StatementBuilder):
@@ -224,7 +221,8 @@ class _FunctionEmitter(StatementBuilder):
     pure_calls = _BUILTIN_CALLS
 
     def __init__(self, module: Module, fn: Function, effects: Effects, printer: Printer, numba: bool,
-                 unchecked: dict[str, str], helpers: Helpers, entry: str, parallel: bool = False):
+                 unchecked: dict[str, str], helpers: Helpers, entry: str, taken: list[str],
+                 parallel: bool = False):
         self.module = module
         self.fn = fn
         self.entry = entry
@@ -233,8 +231,7 @@ class _FunctionEmitter(StatementBuilder):
         self.unchecked = unchecked  # a function with rank checks -> its Numba gradient without them
         self.helpers = helpers
         self.parallel = parallel  # a parallel=True Numba function: array spellings for it
-        self.namer = PyNamer([*module.functions, *unchecked.values(), *helpers.names.values(),
-                              *called_elsewhere(module), CACHE])
+        self.namer = PyNamer([*module.functions, *unchecked.values(), *helpers.names.values(), *taken, CACHE])
         # The seeds of a primal that returns several values: one tuple parameter (d_return),
         # unpacked into the gradient's seed parameters first thing (adjoint/reverse.py).
         self.packed: dict[str, list[str]] = fn.attrs.get("packed") or {}
@@ -430,7 +427,7 @@ class _FunctionEmitter(StatementBuilder):
             return _cast(e(op.operands[0]), op.operands[0].type, op.result.type)
         if n.startswith("math."):
             return self._math(op)
-        if n == "extern" and "prototype" not in op.attrs:  # a Python function, imported (imports_of)
+        if n == "extern" and "prototype" not in op.attrs:  # a Python function, imported (imported_names)
             # Its value is taken to be a number: float() checks it (an array there raises).
             return call("float", Call(Name(op.attrs["callee"]), tuple(e(o) for o in op.operands)))
         if n == "extern":

@@ -102,7 +102,6 @@ def run_pipeline(module: Module, pipeline: str, ctx: PassContext = PassContext()
     for k, name in enumerate(names):
         stage(f"optimizing: pass {name}")
         PASSES[name](module, ctx)
-        seen = _observer.get()
         if seen is not None:
             seen(Ran(name, k + 1, names, label), module)
 

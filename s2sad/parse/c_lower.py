@@ -52,7 +52,7 @@ from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, librar
 from .c_declarators import ReadDims
 from .c_extern import Prototype, read_prototype
 from .custom_adjoints import NONE as NO_DERIVATIVES
-from .custom_adjoints import CustomAdjoint, Derivatives, expected_c
+from .custom_adjoints import CustomAdjoint, Derivatives, argument_kind, expected_c
 from .c_memcalls import MEMORY_CALLS, CMemoryCalls
 from .c_pointers import Aim, CPointerLowering, addressed_names
 from .c_source_map import SourceMap
@@ -1001,8 +1001,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                             "input is C", hint=f"write grad_{custom.primal} in C (see README, Custom derivatives)")
         decl = self.ctx.prototypes[custom.primal].type.args
         names = [getattr(p, "name", None) or "" for p in (decl.params if decl is not None else [])]
-        kinds = [(n, t.spelling, ("array" if t.scalar.is_float else "int array") if t.kind == "pointer"  # type: ignore
-                  else "float" if t.scalar.is_float else "int") for n, t in zip(names, proto.params)]  # type: ignore
+        kinds = [(n, t.spelling, argument_kind(t.kind == "pointer", t.scalar.is_float))  # type: ignore[union-attr]
+                 for n, t in zip(names, proto.params)]
         floating = proto.result.scalar is not None and proto.result.scalar.is_float
         problem = expected_c(custom, kinds, proto.result.spelling if floating else "")
         if problem is not None:

@@ -52,11 +52,22 @@ class Derivatives:
     def paths(self) -> list[str]:
         return list(dict.fromkeys(a.path for a in self.adjoints))
 
+    def files(self, c: bool) -> list[str]:
+        """The C files (those the gradient is linked with), or the Python ones (those generated
+        Python imports)."""
+        return list(dict.fromkeys(a.path for a in self.adjoints if bool(a.prototype) == c))  # C's have one
+
     def __bool__(self) -> bool:
         return bool(self.adjoints)
 
 
 NONE = Derivatives()
+
+
+def argument_kind(array: bool, floating: bool) -> str:
+    """An argument's kind as a custom adjoint's signature sees it: "float" and "array" have
+    adjoints (returned; a shadow), "int" and "int array" none."""
+    return ("array" if floating else "int array") if array else ("float" if floating else "int")
 
 
 def expected_python(adjoint: CustomAdjoint, kinds: Sequence[str], result: bool) -> Optional[str]:
@@ -79,17 +90,22 @@ def expected_c(adjoint: CustomAdjoint, params: Sequence[tuple[str, str, str]], r
     generic = _arg_names([k for _, _, k in params])
     for (name, spelled, kind), other in zip(params, generic):
         name = name or other
-        want.append((f"{spelled}{'' if spelled.endswith('*') else ' '}{name}", kind in ("array", "int array")))
+        want.append((_declarator(spelled, name), kind in ("array", "int array")))
         if kind == "array":
-            want.append((f"{spelled.replace('const ', '')}{'' if spelled.endswith('*') else ' '}d_{name}", True))
+            want.append((_declarator(spelled.replace("const ", ""), f"d_{name}"), True))
         elif kind == "float":
-            want.append((f"{spelled} *d_{name}", True))
+            want.append((_declarator(f"{spelled} *", f"d_{name}"), True))
     if result:
         want.append((f"{result} d_return", False))
     if len(want) == len(adjoint.params) and all(p == w for (_, w), p in zip(want, adjoint.c_pointer)):
         return None
     return (f"'{adjoint.name}' does not take what the gradient passes: "
             f"void {adjoint.name}({', '.join(t for t, _ in want) or 'void'})")
+
+
+def _declarator(spelled: str, name: str) -> str:
+    """``double x``, ``const double *x``: a C type as declared, then the name."""
+    return f"{spelled}{'' if spelled.endswith('*') else ' '}{name}"
 
 
 def _expected(kinds: Sequence[str], result: bool) -> list[str]:

@@ -35,7 +35,7 @@ from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
 from . import py_arrays, py_comprehension, py_lists
 from . import py_intrinsics as lib
 from .custom_adjoints import NONE as NO_DERIVATIVES
-from .custom_adjoints import CustomAdjoint, Derivatives, expected_python
+from .custom_adjoints import CustomAdjoint, Derivatives, argument_kind, expected_python
 from .py_common import Env, Fail, Locator, Poison
 from .py_flow import children, is_shape_subscript, is_simple, subscript_chain
 from .py_module import ModuleInfo, dotted_source
@@ -622,9 +622,13 @@ class ExprLowerer:
         imported = canonical is not None and not canonical.startswith("builtins.")
         if (custom is not None and (imported or custom.defines_primal)) or (imported and want_value):
             return self.external_call(node, src, canonical, custom, b, env)
-        raise self.fail(node, f"cannot differentiate through call to '{src}': its source is not in {self.ctx.basename}",
-                        hint=f"define {src} in this file, or give it a custom derivative: a function grad_{primal} "
-                        "in a file passed with --derivatives (see README, Custom derivatives)")
+        raise self.no_source(node, src, primal)
+
+    def no_source(self, node: cst.Call, src: str, name: str) -> Fail:
+        """The refusal of a call of ``src``, defined elsewhere, that needs a derivative."""
+        return self.fail(node, f"cannot differentiate through call to '{src}': its source is not in "
+                         f"{self.ctx.basename}", hint=f"define {src} in this file, or give it a custom derivative: "
+                         f"a function grad_{name} in a file passed with --derivatives (see README, Custom derivatives)")
 
     def external_call(self, node: cst.Call, src: str, canonical: Optional[str], custom: Optional[CustomAdjoint],
                       b: Builder, env: Env) -> Value:
@@ -655,10 +659,7 @@ class ExprLowerer:
                 # Only a function of integers and constants is sure to be a number of numbers, and
                 # never to need a derivative: any other argument may be an array whose kind the
                 # code does not show, or depend on the --wrt inputs.
-                raise self.fail(node, f"cannot differentiate through call to '{src}': its source is not in "
-                                f"{self.ctx.basename}", hint=f"define {src} in this file, or give it a custom "
-                                f"derivative: a function grad_{name} in a file passed with --derivatives (see "
-                                "README, Custom derivatives)")
+                raise self.no_source(node, src, name)
         else:
             problem = expected_python(custom, kinds, True)
             if problem is not None:
@@ -820,10 +821,9 @@ _EMPTY = cst.Module([])  # prints a node as written
 
 
 def _kind(t: Type) -> str:
-    """An argument's kind as a custom adjoint's signature sees it (``derivatives``)."""
-    if isinstance(t, ArrayType):
-        return "array" if t.elem.is_float else "int array"
-    return "float" if t.is_float else "int"
+    """An argument's kind as a custom adjoint's signature sees it."""
+    array = isinstance(t, ArrayType)
+    return argument_kind(array, (t.elem if array else t).is_float)  # type: ignore[union-attr]
 
 
 _OF_NUMBERS = {"add", "sub", "mul", "div", "floordiv", "neg", "cast", "pow", "rem"}
