@@ -48,9 +48,6 @@ from .opt.passes import PASSES, PipelineError, parse_pipeline
 
 
 
-DEFAULT_LEVEL = pipeline.DEFAULT.level  # of grad and check; ir's is -O0
-
-
 class UsageError(Exception):
     """Bad command-line use: exit status 2."""
 
@@ -193,6 +190,9 @@ def _c_options(p: argparse.ArgumentParser) -> None:
 
 
 def _optimization_options(p: argparse.ArgumentParser, default_level: int) -> None:
+    # -O given is told apart from -O by default (it may not come with --passes): the level a
+    # subcommand takes by default rides beside it
+    p.set_defaults(default_level=default_level)
     p.add_argument(
         "-O",
         dest="level",
@@ -219,7 +219,7 @@ def _optimization_options(p: argparse.ArgumentParser, default_level: int) -> Non
 def _options(args: argparse.Namespace) -> pipeline.Options:
     if args.passes is not None and args.level is not None:
         raise UsageError(f"-O{args.level} and --passes both choose the passes: give one of them")
-    level = args.level if args.level is not None else (0 if args.command == "ir" else DEFAULT_LEVEL)
+    level = args.level if args.level is not None else args.default_level
     if getattr(args, "all_atomic", False) and _target(args) != "cuda":
         raise UsageError("--all-atomic applies to CUDA output (--target cuda, or a .cu input)")
     if args.passes is not None:
@@ -440,11 +440,7 @@ def _run(args: argparse.Namespace) -> int:
     wrt = _wrt(args)
     target = _target(args)
     if args.command == "explain":
-        page = explain_page(source, args.file, args.func, wrt, target, options)
-        if args.output and args.output != "-":
-            write_atomically(args.output, page, args.file)
-        else:
-            _write_stdout(page)
+        _write_output(args, explain_page(source, args.file, args.func, wrt, target, options))
         return 0
     cuda_in = is_cuda(args.file)
     if cuda_in and target != "cuda":
@@ -453,11 +449,16 @@ def _run(args: argparse.Namespace) -> int:
     text = pipeline.gradient_source(source, args.file, args.func, wrt, target, options, report)
     for line in report:
         print(line, file=sys.stderr)
+    _write_output(args, text)
+    return 0
+
+
+def _write_output(args: argparse.Namespace, text: str) -> None:
+    """``text`` to ``-o OUT`` (whole or not at all), else to standard output."""
     if args.output and args.output != "-":
         write_atomically(args.output, text, args.file)
     else:
         _write_stdout(text)
-    return 0
 
 
 # Deeply nested input is deep recursion in the parsers and walks (a 1,000-deep nest of C
