@@ -37,7 +37,8 @@ from .adjoint.naming import grad_name
 from .api import load_module_file
 from .languages import is_c, is_cuda
 from .ssa.attrs import grad_info
-from .ssa.ir import Function
+from .analysis.extents import Sizes
+from .ssa.ir import Function, Module
 from .ssa.types import Type
 
 GCC_FLAGS = ["-std=c99", "-O2", "-shared", "-fPIC"]
@@ -153,15 +154,37 @@ def _params(primal: Function, grad: Function, wrt_indices: set[int], c_input: bo
     return out
 
 
-def _shape(p: Param, settings: Settings) -> tuple[int, ...]:
-    shape = settings.sizes.get(p.name, (settings.size,) * p.rank)
+def _shape(p: Param, settings: Settings, needed: Optional[tuple[int, ...]]) -> tuple[int, ...]:
+    """An array's shape: as given (--sizes), else what the function reads of it at the integer
+    values chosen (``needed``, where the extents are known), else --size on every axis."""
+    shape = settings.sizes.get(p.name, needed or (settings.size,) * p.rank)
     if len(shape) != p.rank:
         raise CheckUsageError(f"--sizes {p.name}: '{p.name}' has {p.rank} dimension(s), "
                               f"not {len(shape)} (spell a shape as 3x4)")
+    if needed is not None and any(g < n for g, n in zip(shape, needed)):
+        raise CheckUsageError(f"--sizes {p.name}: at the integer values chosen, the function reads '{p.name}' "
+                              f"up to shape {'x'.join(map(str, needed))}, past {'x'.join(map(str, shape))}")
     return shape
 
 
-def _inputs(params: list[Param], settings: Settings, rng: np.random.Generator) -> dict[str, Any]:
+def _needed_shapes(module: Module, fn: Function, ints: dict[str, int]) -> dict[str, tuple[int, ...]]:
+    """For each array parameter whose extents the code gives (``analysis.extents``: the
+    gradient's "Array sizes" comment), its shape at the integer parameters' values ``ints``."""
+    sizes = Sizes(module)
+    by_index = {i: ints[p.name_hint] for i, p in enumerate(fn.params) if p.name_hint in ints}
+    out = {}
+    for i, (p, extent) in enumerate(zip(fn.params, sizes.extents(fn))):
+        if extent is None or any(e is None or not e.params <= by_index.keys() for e in extent):
+            continue
+        out[p.name_hint] = tuple(max(e.value(by_index), sizes.cover_floor(fn, i, axis), 0)  # type: ignore
+                                 for axis, e in enumerate(extent))
+    return out
+
+
+def _inputs(params: list[Param], settings: Settings, rng: np.random.Generator,
+            needs: Callable[[dict[str, int]], dict[str, tuple[int, ...]]]) -> dict[str, Any]:
+    """Random values of the parameters: the integers first, then arrays of the shapes the
+    function reads at those integers (``needs``)."""
     values: dict[str, Any] = {}
     for p in params:
         if p.kind == "int":
@@ -169,12 +192,17 @@ def _inputs(params: list[Param], settings: Settings, rng: np.random.Generator) -
             if given is not None and len(given) != 1:
                 raise CheckUsageError(f"--sizes {p.name}: '{p.name}' is an integer; give it one value")
             values[p.name] = given[0] if given is not None else settings.size
-        elif p.kind == "float":
+    needed = needs(dict(values))
+    for p in params:
+        if p.kind == "int":
+            continue
+        if p.kind == "float":
             values[p.name] = float(p.dtype.type(rng.uniform(settings.low, settings.high)))
         elif p.dtype.kind == "f":
-            values[p.name] = rng.uniform(settings.low, settings.high, _shape(p, settings)).astype(p.dtype)
+            values[p.name] = rng.uniform(settings.low, settings.high,
+                                         _shape(p, settings, needed.get(p.name))).astype(p.dtype)
         else:  # integer arrays are most often indices: keep them within an array of --size
-            values[p.name] = rng.integers(0, settings.size, _shape(p, settings)).astype(p.dtype)
+            values[p.name] = rng.integers(0, settings.size, _shape(p, settings, needed.get(p.name))).astype(p.dtype)
     return values
 
 
@@ -367,13 +395,13 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
         spelled[key] = shape
     settings = replace(settings, sizes=spelled)
     c_result = primal.attrs.get("c_result")
-    seed_type = _c_spelling(c_result)[0] if is_c(path) and c_result else (
+    seed_type = _c_spelling(c_result)[0] if is_c(path) and c_result and results else (
         _C_OF_IR[str(results[0])] if results else None)
     primal_fn = _Primal(path, name, params, c_result, options)
     gradient = _Gradient(text, target, name, params, seeded, seed_type, options, path)
 
     rng = np.random.default_rng(settings.seed)
-    inputs = _inputs(params, settings, rng)
+    inputs = _inputs(params, settings, rng, lambda ints: _needed_shapes(primal_module, primal, ints))
     shadowed = [p for p in params if p.shadowed]
     seeds = {p.name: rng.normal(size=inputs[p.name].shape).astype(p.dtype) for p in shadowed}
     d_return = float(rng.normal()) if seeded else 0.0

@@ -175,3 +175,26 @@ def test_a_checkpointed_gradient_is_checked_too(tmp_path, capsys, schedule):
     assert main(["check", str(path), "--wrt", "x,a", "--checkpoint", schedule]) == 0
     out = capsys.readouterr().out
     assert f"-O2, --checkpoint {schedule}, seed 0)" in out and "all adjoints match" in out
+
+
+STENCIL_C = """\
+void diff(const double *x, double *e, int n)
+{
+    for (int i = 0; i < n; i++)
+        e[i] = x[i + 1] * x[i + 1] - x[i];
+}
+"""
+
+
+@needs_gcc
+@pytest.mark.parametrize("target", ["c", "py"])
+def test_arrays_get_the_shapes_the_code_reads_at_the_integers_chosen(tmp_path, capsys, target):
+    """x is read up to x[n]: with n = 6 it has 7 elements (the gradient's "Array sizes"), and a
+    function without a result is checked too."""
+    path = tmp_path / "diff.c"
+    path.write_text(STENCIL_C)
+    assert main(["check", str(path), "--wrt", "x", "--size", "6", "--target", target]) == 0
+    assert "all adjoints match" in capsys.readouterr().out
+    assert main(["check", str(path), "--wrt", "x", "--sizes", "x=6,n=6"]) == 2
+    assert ("s2sad: error: --sizes x: at the integer values chosen, the function reads 'x' up to shape 7, past 6"
+            in capsys.readouterr().err)

@@ -204,6 +204,24 @@ def test_a_call_rerun_from_a_checkpoint_reads_the_loops_entry_copy(schedule, lev
     _check_schedule(HELPER_READS_AN_ARRAY_WRITTEN_AFTER, ["x"], params, {"x", "y"}, schedule, level)
 
 
+@pytest.mark.parametrize("target", ["py", "numba", "c"])
+def test_the_binomial_split_is_one_commented_helper(target):
+    """The split's integer arithmetic is written once, in a function that says what it computes,
+    and called where the forward and the reverse sweep place a snapshot; a function of the
+    input with the helper's name keeps it (the helper takes another)."""
+    text = pipeline.gradient_source(HEAT.format(schedule="binomial(3)"), "heat.py", "heat", ["u", "c"], target)
+    definition = r"(?:def|static long) revolve_split\((?:long )?steps, (?:long )?free_slots\)"
+    assert len(re.findall(definition, text)) == 1, text
+    assert len(re.findall(r"ck_split = revolve_split\(ck_steps, ck_free\)", text)) == 2, text
+    assert "Algorithm 799: revolve" in text
+    assert len(re.findall(r"^\s*(?:long )?span = ", text, re.MULTILINE)) == 2  # its start, its loop
+    clash = HEAT.format(schedule="binomial(3)").replace("    return s\n", "    return revolve_split(s, 0.0)\n")
+    clash += "\n\ndef revolve_split(a, b):\n    return a + b\n"
+    text = pipeline.gradient_source(clash, "heat.py", "heat", ["u", "c"], target, pipeline.Options(level=0))
+    assert len(re.findall(r"ck_split = revolve_split_\(ck_steps, ck_free\)", text)) == 2, text
+    assert "grad_revolve_split(s, " in text
+
+
 @pytest.mark.parametrize("snapshots", [1, 2, 3, 5])
 def test_binomial_recomputation_equals_revolve_formula(snapshots):
     g = _heat_gradient(f"binomial({snapshots})", instrument=True)

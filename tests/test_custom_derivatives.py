@@ -507,3 +507,84 @@ def test_numba_output_calls_numba_compiled_adjoints(tmp_path, capsys):
     code, out, err = _check(capsys, f["m_py"], "--wrt", "x,a", "--target", "numba",
                             "--derivatives", f["physics_nb_py"])
     assert code == 0, out + err
+
+
+# ------------------------------------------------------------------------------------------
+# Parallel loops
+
+SPRINGS_OMP_C = """\
+double wave(double x, double a);
+
+void springs(const double *x, double *e, double a, int n)
+{
+    #pragma omp parallel for
+    for (int i = 0; i < n; i++) {
+        double d = x[i + 1] - x[i];
+        e[i] = d * wave(d, a);
+    }
+}
+"""
+
+SPRINGS_DRIVER_C = """\
+#include <stdio.h>
+
+void grad_springs(const double *x, double *d_x, double *e, double *d_e, double a, double *d_a, int n);
+
+int main(void)
+{
+    enum { N = 4000 };
+    static double x[N + 1], d_x[N + 1], e[N], d_e[N];
+    for (int i = 0; i <= N; i++) x[i] = 0.001 * i * i / N + 0.3 * (i % 7);
+    for (int i = 0; i < N; i++) d_e[i] = 1.0 + 0.5 * (i % 3);
+    double d_a = 0.0;
+    grad_springs(x, d_x, e, d_e, 0.7, &d_a, N);
+    double s = 0.0;
+    for (int i = 0; i <= N; i++) s += d_x[i] * (1.0 + i % 5);
+    printf("%.17g %.17g\\n", d_a, s);
+    return 0;
+}
+"""
+
+
+@needs_gcc
+def test_a_scalar_custom_adjoint_in_an_openmp_loop_adds_into_each_threads_own_adjoint(tmp_path, capsys):
+    """Its scalar adjoints come back through pointers to the reduction's private variables, so
+    the parallel gradient matches the serial one (itself checked against central differences)."""
+    f = _files(tmp_path, springs_c=SPRINGS_OMP_C, physics_c=PHYSICS_C, driver_c=SPRINGS_DRIVER_C)
+    code, out, err = _check(capsys, f["springs_c"], "--wrt", "x,a", "--derivatives", f["physics_c"], "--size", "9")
+    assert code == 0, out + err
+    code, text, err = _grad(capsys, f["springs_c"], "--wrt", "x,a", "--derivatives", f["physics_c"])
+    assert code == 0, err
+    assert "reduction(+: d_a_local)" in text and "grad_wave(d, &d_d, a, &d_a_local, " in text
+    grad = tmp_path / "grad_springs.c"
+    grad.write_text(text)
+    results = []
+    for flags in ([], ["-fopenmp"]):
+        exe = tmp_path / f"springs{len(flags)}"
+        subprocess.run(["gcc", "-std=c99", "-O2", "-Wall", "-Wextra", *flags, str(grad), f["physics_c"],
+                        f["driver_c"], "-lm", "-o", str(exe)], check=True, capture_output=True)
+        run = subprocess.run([str(exe)], capture_output=True, text=True, check=True,
+                             env={"OMP_NUM_THREADS": "4"})
+        results.append([float(v) for v in run.stdout.split()])
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-12)
+
+
+def test_a_custom_adjoint_of_arrays_in_an_openmp_loop_is_refused_at_the_call(tmp_path, capsys):
+    src = """\
+double energy(const double *x, double a, int n);
+
+double total(const double *x, double a, int n)
+{
+    double s = 0.0;
+    #pragma omp parallel for reduction(+: s)
+    for (int i = 0; i < n; i++)
+        s += energy(x, a, i);
+    return s;
+}
+"""
+    f = _files(tmp_path, total_c=src, physics_c=PHYSICS_C)
+    code, _, err = _grad(capsys, f["total_c"], "--wrt", "x,a", "--derivatives", f["physics_c"])
+    assert code == 1
+    assert ("total.c:8:14: error: C output: the custom adjoint 'grad_energy' adds into the adjoints of the arrays it "
+            "is passed, in iterations that run at once and may pass the same arrays") in err, err
+    assert "hint: drop the loop's parallel pragma" in err

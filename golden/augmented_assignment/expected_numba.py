@@ -49,7 +49,6 @@ def grad_f(x, d_x, a, n, d_return=1.0):
         s2 /= 1.5
         # line 8: x[i] *= s
         d_x_i = d_x[i]
-        d_x[i] = 0.0
         d_s += d_x_i * x_elem
         # line 7: s /= 1.5
         d_s2 = d_s / 1.5
@@ -57,6 +56,6 @@ def grad_f(x, d_x, a, n, d_return=1.0):
         d_s = d_s2 * a
         d_a += d_s2 * s
         # line 4: s += x[i]
-        d_x[i] += d_x_i * s2 - d_s2 * 0.5 + d_s
+        d_x[i] = d_x_i * s2 - d_s2 * 0.5 + d_s
     d_a += d_s
     return d_a

@@ -12,6 +12,33 @@ NUMBA_CACHE = "__file__" in globals()
 
 
 @numba.njit(cache=NUMBA_CACHE)
+def revolve_split(steps, free_slots):
+    """Binomial (revolve) checkpointing: how many iterations to run on from a snapshot before
+    storing the next one, when steps iterations are left to reverse and free_slots snapshot
+    slots are free. reps is the least number of times an iteration is run again for which
+    free_slots + 1 snapshots reverse steps iterations; span = C(free_slots + 1 + reps, reps)
+    is the most they reverse. The split is the least that leaves the iterations after it
+    within reach of the slots left (Griewank and Walther, "Algorithm 799: revolve", ACM
+    TOMS 26(1), 2000). With no slot free: run on to the last iteration.
+    """
+    snaps = free_slots + 1
+    reps = 0
+    span = 1
+    while span < steps and free_slots > 0:
+        reps += 1
+        span = span * (snaps + reps) // reps
+    denom = max(snaps + reps, 1)
+    right = span * snaps // denom
+    left_hi = span * reps // denom
+    reps_less = max(reps - 1, 0)
+    left_lo = left_hi * reps_less // max(free_slots + reps, 1)
+    best = max(max(left_lo, steps - right), 1)
+    to_last = max(steps - 1, 1)
+    split = best if free_slots > 0 else to_last
+    return split
+
+
+@numba.njit(cache=NUMBA_CACHE)
 def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
     """The gradient of f, by s2sad's reverse mode.
 
@@ -55,20 +82,7 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
                     snap_A[t6 + (ck_e * t3 + ck_e2)] = A[ck_e, ck_e2]
             ck_free = 2 - (ck_depth + 1)
             ck_steps = t0 - t
-            ck_snaps = ck_free + 1
-            ck_reps = 0
-            ck_range = 1
-            while ck_range < ck_steps and ck_free > 0:
-                ck_reps += 1
-                ck_range = ck_range * (ck_snaps + ck_reps) // ck_reps
-            ck_denom = max(ck_snaps + ck_reps, 1)
-            ck_right = ck_range * ck_snaps // ck_denom
-            ck_left_hi = ck_range * ck_reps // ck_denom
-            ck_reps_less = max(ck_reps - 1, 0)
-            ck_left_lo = ck_left_hi * ck_reps_less // max(ck_free + ck_reps, 1)
-            ck_best = max(max(ck_left_lo, ck_steps - ck_right), 1)
-            ck_to_last = max(ck_steps - 1, 1)
-            ck_split = ck_best if ck_free > 0 else ck_to_last
+            ck_split = revolve_split(ck_steps, ck_free)
             ck_next = t + ck_split if t + ck_split < ck_last else t0
             ck_depth += 1
         if t == ck_last:
@@ -103,8 +117,7 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
     for i in range(t8, -1, -1):
         # line 21: y[i] = y[i] * 2.0
         d_y_i = d_y[i]
-        d_y[i] = 0.0
-        d_y[i] += d_y_i * 2.0
+        d_y[i] = d_y_i * 2.0
 
     # line 7: for t in range(steps):
     d_s = d_return
@@ -127,20 +140,7 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
         while ck_at < t:
             ck_steps = t + 1 - ck_at
             ck_free = 2 - ck_depth
-            ck_snaps = ck_free + 1
-            ck_reps = 0
-            ck_range = 1
-            while ck_range < ck_steps and ck_free > 0:
-                ck_reps += 1
-                ck_range = ck_range * (ck_snaps + ck_reps) // ck_reps
-            ck_denom = max(ck_snaps + ck_reps, 1)
-            ck_right = ck_range * ck_snaps // ck_denom
-            ck_left_hi = ck_range * ck_reps // ck_denom
-            ck_reps_less = max(ck_reps - 1, 0)
-            ck_left_lo = ck_left_hi * ck_reps_less // max(ck_free + ck_reps, 1)
-            ck_best = max(max(ck_left_lo, ck_steps - ck_right), 1)
-            ck_to_last = max(ck_steps - 1, 1)
-            ck_split = ck_best if ck_free > 0 else ck_to_last
+            ck_split = revolve_split(ck_steps, ck_free)
             ck_mid = ck_at + ck_split
             for _ in range(ck_at, ck_mid):
                 for j in range(n):

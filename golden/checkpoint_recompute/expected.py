@@ -80,6 +80,5 @@ def grad_f(x, d_x, n, steps, d_return=1.0):
             x_elem = tape_x_elem[i]
             # line 9: x[i] = math.sin(x[i]) * s + 0.5 * x[i]
             d_x_i = d_x[i]
-            d_x[i] = 0.0
             d_s += d_x_i * math.sin(x_elem)
-            d_x[i] += d_x_i * 0.5 + d_x_i * s * math.cos(x_elem)
+            d_x[i] = d_x_i * 0.5 + d_x_i * s * math.cos(x_elem)

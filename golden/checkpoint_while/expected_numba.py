@@ -68,9 +68,8 @@ def grad_f(x, d_x, a, d_return=1.0):
         x_ck[t5] = t6 * 0.9 + 0.1 * a2
         # line 11: x[k % 3] = x[k % 3] * 0.9 + 0.1 * a
         d_x_elem = d_x[t5]
-        d_x[t5] = 0.0
         d_a2 = d_a + d_x_elem * 0.1
         # line 10: a = a * (1.5 + math.sin(x[k % 3])) + 0.25
         d_a = d_a2 * t7
-        d_x[t5] += d_x_elem * 0.9 + d_a2 * a * math.cos(t6)
+        d_x[t5] = d_x_elem * 0.9 + d_a2 * a * math.cos(t6)
     return d_a

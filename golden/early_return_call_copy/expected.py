@@ -51,8 +51,7 @@ def grad_f(x, d_x, n, d_return=1.0):
         grad_sumsq(x_before_sumsq2, d_x, n, d_return)
         # line 13: x[1] = x[1] * 3.0
         d_x_elem = d_x[1]
-        d_x[1] = 0.0
-        d_x[1] += d_x_elem * 3.0
+        d_x[1] = d_x_elem * 3.0
 
     # line 10: r = sumsq(x, n)
     grad_sumsq(x_before_sumsq, d_x, n, d_return)

@@ -306,7 +306,7 @@ class CheckpointedLoop:
         if self.schedule.kind == "periodic":
             return build.add(b, k, build.const(b, self.schedule.n, I64))
         free = build.sub(b, self.nslots, depth, "ck_free")
-        return build.add(b, k, _emit_split(b, build.sub(b, self.trips, k, "ck_steps"), free))
+        return build.add(b, k, self._split(b, build.sub(b, self.trips, k, "ck_steps"), free))
 
     def _save(self, b: Builder, scalars: list[Value], arrays: list[Value], slot: Value, k: Value) -> None:
         b.create("store", [self.pos, slot, k], [])
@@ -402,6 +402,10 @@ class CheckpointedLoop:
         clone_ops(self.body.ops, Builder(body, self.loop.loc), vmap, lambda v: self.fw.fwd[v])
         return list(loop.results)
 
+    def _split(self, b: Builder, steps: Value, free: Value) -> Value:
+        """``revolve.split(steps, free)``, by a call of the module's helper (``split_helper``)."""
+        return b.op1("call", [steps, free], I64, "ck_split", callee=split_helper(self.fw.module))
+
     def _advance_binomial(
         self, b: Builder, start: Value, k: Value, depth: Value, state: list[Value]
     ) -> tuple[list[Value], Value]:
@@ -415,7 +419,7 @@ class CheckpointedLoop:
         at, d, vals = body.args[0], body.args[1], list(body.args[2:])
         steps = build.sub(bb, build.add(bb, k, build.const(bb, 1, I64)), at, "ck_steps")
         free = build.sub(bb, self.nslots, d, "ck_free")
-        m = build.add(bb, at, _emit_split(bb, steps, free), "ck_mid")
+        m = build.add(bb, at, self._split(bb, steps, free), "ck_mid")
         vals = self._advance(bb, at, m, vals)
         then, other = Block(), Block()
         tb = Builder(then, self.loop.loc)
@@ -428,32 +432,60 @@ class CheckpointedLoop:
         return list(w.results[2:]), w.results[1]
 
 
-def _emit_split(b: Builder, steps: Value, free: Value) -> Value:
+# The split of a binomial schedule, in words, heading the helper that computes it in the output.
+SPLIT_ABOUT = [
+    "Binomial (revolve) checkpointing: how many iterations to run on from a snapshot before",
+    "storing the next one, when steps iterations are left to reverse and free_slots snapshot",
+    "slots are free. reps is the least number of times an iteration is run again for which",
+    "free_slots + 1 snapshots reverse steps iterations; span = C(free_slots + 1 + reps, reps)",
+    "is the most they reverse. The split is the least that leaves the iterations after it",
+    "within reach of the slots left (Griewank and Walther, \"Algorithm 799: revolve\", ACM",
+    "TOMS 26(1), 2000). With no slot free: run on to the last iteration.",
+]
+
+
+def split_helper(module: Module) -> str:
+    """The name of the module's function computing ``revolve.split(steps, free_slots)``, made once.
+
+    One function, called wherever a schedule needs the split, instead of its twenty lines of
+    integer arithmetic at every call site: the reader meets the bookkeeping once, explained."""
+    name = "revolve_split"
+    while name in module.functions and module.functions[name].attrs.get("about") != SPLIT_ABOUT:
+        name += "_"  # the input has a function of that name
+    if name not in module.functions:
+        body = Block([I64, I64], ["steps", "free_slots"])
+        b = Builder(body)
+        b.create("return", [_split_ops(b, *body.args)], [])
+        module.add(Function(name, body, [I64], attrs={"about": SPLIT_ABOUT}))
+    return name
+
+
+def _split_ops(b: Builder, steps: Value, free: Value) -> Value:
     """IR for ``revolve.split(steps, free)``: how many iterations to advance before a snapshot."""
     one = build.const(b, 1, I64)
-    s = build.add(b, free, one, "ck_snaps")
-    cond, body = Block([I64, I64], ["ck_reps", "ck_range"]), Block([I64, I64], ["ck_reps", "ck_range"])
+    s = build.add(b, free, one, "snaps")
+    cond, body = Block([I64, I64], ["reps", "span"]), Block([I64, I64], ["reps", "span"])
     cb = Builder(cond, b.loc)
     going = build.binary(cb, "and", build.cmp(cb, "lt", cond.args[1], steps),
                          build.cmp(cb, "gt", free, build.const(cb, 0, I64)))
     cb.create("condition", [going], [])
     bb = Builder(body, b.loc)
-    r1 = build.add(bb, body.args[0], one, "ck_reps")
-    rng = build.binary(bb, "floordiv", build.mul(bb, body.args[1], build.add(bb, s, r1)), r1, "ck_range")
+    r1 = build.add(bb, body.args[0], one, "reps")
+    rng = build.binary(bb, "floordiv", build.mul(bb, body.args[1], build.add(bb, s, r1)), r1, "span")
     bb.create("yield", [r1, rng], [])
     w = b.create("while", [build.const(b, 0, I64), one], [I64, I64], regions=[cond, body],
-                 hints=["ck_reps", "ck_range"])
+                 hints=["reps", "span"])
     r, beta = w.results
-    denom = build.math(b, "max", build.add(b, s, r), one, hint="ck_denom")
-    right = build.binary(b, "floordiv", build.mul(b, beta, s), denom, "ck_right")
-    hi = build.binary(b, "floordiv", build.mul(b, beta, r), denom, "ck_left_hi")
-    less = build.math(b, "max", build.sub(b, r, one), build.const(b, 0, I64), hint="ck_reps_less")
+    denom = build.math(b, "max", build.add(b, s, r), one, hint="denom")
+    right = build.binary(b, "floordiv", build.mul(b, beta, s), denom, "right")
+    hi = build.binary(b, "floordiv", build.mul(b, beta, r), denom, "left_hi")
+    less = build.math(b, "max", build.sub(b, r, one), build.const(b, 0, I64), hint="reps_less")
     lo = build.binary(b, "floordiv", build.mul(b, hi, less), build.math(b, "max", build.add(b, free, r), one),
-                      "ck_left_lo")
-    best = build.math(b, "max", build.math(b, "max", lo, build.sub(b, steps, right)), one, hint="ck_best")
+                      "left_lo")
+    best = build.math(b, "max", build.math(b, "max", lo, build.sub(b, steps, right)), one, hint="best")
     # No free slot: go straight to the last iteration.
-    last = build.math(b, "max", build.sub(b, steps, one), one, hint="ck_to_last")
-    return build.select(b, build.cmp(b, "gt", free, build.const(b, 0, I64)), best, last, "ck_split")
+    last = build.math(b, "max", build.sub(b, steps, one), one, hint="to_last")
+    return build.select(b, build.cmp(b, "gt", free, build.const(b, 0, I64)), best, last, "split")
 
 
 def _to_stored(b: Builder, v: Value) -> Value:

@@ -109,7 +109,10 @@ def differentiate(
     if reports is not None:  # what each gradient caches (s2sad grad --report)
         reports += [t.memory for t in transforms]
     out = Module(source_file=module.source_file, source_lines=module.source_lines)
-    for fn in reversed(order):  # callees first: C needs definitions before use
+    # Helpers the transforms added to the module (checkpoint.split_helper), then the primal
+    # functions: callees first, since C needs definitions before use.
+    added = [fn for fn in module.functions.values() if fn not in order]
+    for fn in added + list(reversed(order)):
         if _called_from(fn.name, grads.values(), module):
             out.add(fn)
     for fn in reversed(order):

@@ -105,6 +105,16 @@ class Affine:
     def is_const(self) -> bool:
         return not self.terms
 
+    def value(self, args: dict[int, int]) -> int:
+        """The form at the integer parameters' values ``args`` (by index; each one it reads)."""
+        total = self.const
+        for monomial, c in self.terms:
+            term = c
+            for i in monomial:
+                term *= args[i]
+            total += term
+        return total
+
     @property
     def params(self) -> set[int]:
         """The parameters (by index) the form reads."""

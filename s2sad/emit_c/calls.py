@@ -61,9 +61,12 @@ class CCalls:
     def _call(self, op: Op) -> list[Stmt]:
         callee = self.module.functions.get(op.attrs["callee"])
         returned = self.ctx.returned(callee) if callee is not None else op.attrs.get("returned")
-        if op.name == "extern.adjoint" and (self.parallel or self.atomic):
-            raise error(f"C output: the custom adjoint '{op.attrs['callee']}' would run in iterations that run at "
-                        "once, which may add into the same adjoints", op.loc,
+        if op.name == "extern.adjoint" and (self.parallel or self.atomic) and any(a.type.is_array for a in op.operands):
+            # Its scalar adjoints come back through pointers to each thread's own variables, as a
+            # gradient's do; but it adds into the shadows of the arrays it is passed, which other
+            # iterations running at once may pass too, and it has no atomic copy.
+            raise error(f"C output: the custom adjoint '{op.attrs['callee']}' adds into the adjoints of the arrays it "
+                        "is passed, in iterations that run at once and may pass the same arrays", op.loc,
                         hint="drop the loop's parallel pragma, or differentiate the function through")
         if returned is None and callee is not None and results_through_pointers(callee):  # read or not
             return [] if self.plan.folded_op(op) else self._several_results(op, self.op_expr(op))

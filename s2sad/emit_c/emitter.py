@@ -269,7 +269,10 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         return "\n".join(about + sizes + head + guard + unused + lines + ["}"])
 
     def _convention(self) -> list[str]:
-        """A gradient's comment lines: the contract's convention for its parameters."""
+        """A gradient's comment lines: the contract's convention for its parameters (a helper s2sad adds says what it
+        computes: its ``about`` lines)."""
+        if "about" in self.fn.attrs:
+            return list(self.fn.attrs["about"])
         fn = self.fn
         info = grad_info(fn)
         if info is None:

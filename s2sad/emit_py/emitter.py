@@ -292,7 +292,10 @@ class _FunctionEmitter(StatementBuilder):
         return self._function(fn.name, params, self._struct_comments(params), checks, self._convention())
 
     def _convention(self) -> list[str]:
-        """A gradient's docstring lines: the contract's convention for its parameters."""
+        """A gradient's docstring lines: the contract's convention for its parameters (a helper s2sad adds says what it
+        computes: its ``about`` lines)."""
+        if "about" in self.fn.attrs:
+            return list(self.fn.attrs["about"])
         info = grad_info(self.fn)
         if info is None or not self.entry:  # no entry named: no convention to state
             return []

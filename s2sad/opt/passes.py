@@ -5,8 +5,9 @@ place and leaves verified IR behind. Passes are registered here by name so
 that users and tests can run any subset from a pipeline string
 (``"inline,cse,licm,dce"``), and the optimization levels are pipelines too:
 
-* ``-O0``: nothing (the IR as the front end wrote it, plus DCE of the adjoint,
-  which is part of producing it, not an optimization);
+* ``-O0``: nothing (the IR as the front end wrote it, plus what is part of producing
+  the adjoint, not an optimization: DCE of it, and each statement's additions into one
+  adjoint element summed before they are added);
 * ``-O1``: local cleanups that never change a loop's shape: folding, array
   simplification (``arrays``), CSE, DCE;
 * ``-O2`` (default): inlining of small functions and hoisting of loop-invariant
@@ -26,7 +27,7 @@ from typing import Callable, Iterator, Optional
 
 from ..analysis.effects import PassContext, record_source_writes
 from ..ssa.ir import Module
-from . import array_simplify, counted, cse, fold, inline, licm, lower_arrays, sink_stores
+from . import array_simplify, counted, cse, fold, inline, licm, lower_arrays, merge_accums, merge_clears, sink_stores
 from ..progress import stage
 from .dce import dce_module
 
@@ -52,6 +53,8 @@ register("inline")(inline.run)
 register("licm")(licm.run)
 register("arrays")(array_simplify.run)
 register("lower-arrays")(lower_arrays.run)
+register("merge-accums")(merge_accums.run)
+register("merge-clears")(merge_clears.run)
 register("sink-stores")(sink_stores.run)
 
 
@@ -64,9 +67,15 @@ PRIMAL_PIPELINES: dict[int, str] = {
     # LICM merges what hoisting brought side by side.
     2: "inline,fold,arrays,counted,cse,licm,cse,dce",
 }
-# After differentiation: dead adjoints, unused caches and copies always go; at
-# -O1 and up, repeated loads and arithmetic of the adjoint are merged and folded.
-ADJOINT_PIPELINES: dict[int, str] = {0: "dce", 1: "fold,arrays,cse,dce", 2: "fold,arrays,cse,licm,cse,dce"}
+# After differentiation: a statement's additions into one adjoint element summed before they
+# are added (merge_accums: numerically, part of producing the adjoint), and dead adjoints,
+# unused caches and copies always go; at -O1 and up, repeated loads and arithmetic of the
+# adjoint are merged and folded, and an adjoint cleared and then added to becomes one store.
+ADJOINT_PIPELINES: dict[int, str] = {
+    0: "merge-accums,dce",
+    1: "fold,arrays,cse,merge-accums,merge-clears,dce",
+    2: "fold,arrays,cse,licm,cse,merge-accums,merge-clears,dce",
+}
 # Before a target's emitter, on the gradient and what it calls, at every level: C and CUDA
 # have no array values, so whole-array ops become element loops; on a GPU, an adjoint's clearing
 # store waits below the loads after it (sink_stores says why).

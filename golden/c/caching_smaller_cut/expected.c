@@ -37,17 +37,15 @@ void grad_f(double *x, double *d_x, double *y, double *d_y, int n, double d_retu
         double t1 = sin(p);
         // line 11: y[i] = 2.0 * p;
         double d_y_i = d_y[i];
-        d_y[i] = 0.0;
         double d_p = d_y_i * 2.0;
         // line 10: x[i] = 0.5 * y[i];
         double d_x_i = d_x[i];
-        d_x[i] = 0.0;
         // line 9: s += sin(p) * cos(p);
         d_p += d_s * t1 * -t1;
         d_p += d_s * t0 * t0;
         // line 8: double p = x[i] + y[i];
-        d_y[i] += d_x_i * 0.5 + d_p;
-        d_x[i] += d_p;
+        d_y[i] = d_x_i * 0.5 + d_p;
+        d_x[i] = d_p;
     }
     free(tape_p);
 }

@@ -17,6 +17,32 @@ static long max_l(long a, long b) {
     return b > a ? b : a;
 }
 
+// Binomial (revolve) checkpointing: how many iterations to run on from a snapshot before
+// storing the next one, when steps iterations are left to reverse and free_slots snapshot
+// slots are free. reps is the least number of times an iteration is run again for which
+// free_slots + 1 snapshots reverse steps iterations; span = C(free_slots + 1 + reps, reps)
+// is the most they reverse. The split is the least that leaves the iterations after it
+// within reach of the slots left (Griewank and Walther, "Algorithm 799: revolve", ACM
+// TOMS 26(1), 2000). With no slot free: run on to the last iteration.
+static long revolve_split(long steps, long free_slots) {
+    long snaps = free_slots + 1;
+    long reps = 0;
+    long span = 1;
+    while (span < steps && free_slots > 0) {
+        reps++;
+        span = floordiv_l(span * (snaps + reps), reps);
+    }
+    long denom = max_l(snaps + reps, 1);
+    long right = floordiv_l(span * snaps, denom);
+    long left_hi = floordiv_l(span * reps, denom);
+    long reps_less = max_l(reps - 1, 0);
+    long left_lo = floordiv_l(left_hi * reps_less, max_l(free_slots + reps, 1));
+    long best = max_l(max_l(left_lo, steps - right), 1);
+    long to_last = max_l(steps - 1, 1);
+    long split = free_slots > 0 ? best : to_last;
+    return split;
+}
+
 // The gradient of heat, by s2sad's reverse mode.
 //
 // It runs heat (its effects on arrays included), then the reverse sweep, for
@@ -56,21 +82,7 @@ void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int 
             }
             long ck_free = 3 - (ck_depth + 1);
             long ck_steps = steps - t;
-            long ck_snaps = ck_free + 1;
-            long ck_reps = 0;
-            long ck_range = 1;
-            while (ck_range < ck_steps && ck_free > 0) {
-                ck_reps++;
-                ck_range = floordiv_l(ck_range * (ck_snaps + ck_reps), ck_reps);
-            }
-            long ck_denom = max_l(ck_snaps + ck_reps, 1);
-            long ck_right = floordiv_l(ck_range * ck_snaps, ck_denom);
-            long ck_left_hi = floordiv_l(ck_range * ck_reps, ck_denom);
-            long ck_reps_less = max_l(ck_reps - 1, 0);
-            long ck_left_lo = floordiv_l(ck_left_hi * ck_reps_less, max_l(ck_free + ck_reps, 1));
-            long ck_best = max_l(max_l(ck_left_lo, ck_steps - ck_right), 1);
-            long ck_to_last = max_l(ck_steps - 1, 1);
-            long ck_split = ck_free > 0 ? ck_best : ck_to_last;
+            long ck_split = revolve_split(ck_steps, ck_free);
             ck_next = t + ck_split < ck_last ? t + ck_split : steps;
             ck_depth++;
         }
@@ -127,21 +139,7 @@ void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int 
         while (ck_at < t) {
             long ck_steps = t + 1 - ck_at;
             long ck_free = 3 - ck_depth;
-            long ck_snaps = ck_free + 1;
-            long ck_reps = 0;
-            long ck_range = 1;
-            while (ck_range < ck_steps && ck_free > 0) {
-                ck_reps++;
-                ck_range = floordiv_l(ck_range * (ck_snaps + ck_reps), ck_reps);
-            }
-            long ck_denom = max_l(ck_snaps + ck_reps, 1);
-            long ck_right = floordiv_l(ck_range * ck_snaps, ck_denom);
-            long ck_left_hi = floordiv_l(ck_range * ck_reps, ck_denom);
-            long ck_reps_less = max_l(ck_reps - 1, 0);
-            long ck_left_lo = floordiv_l(ck_left_hi * ck_reps_less, max_l(ck_free + ck_reps, 1));
-            long ck_best = max_l(max_l(ck_left_lo, ck_steps - ck_right), 1);
-            long ck_to_last = max_l(ck_steps - 1, 1);
-            long ck_split = ck_free > 0 ? ck_best : ck_to_last;
+            long ck_split = revolve_split(ck_steps, ck_free);
             long ck_mid = ck_at + ck_split;
             for (long it = ck_at; it < ck_mid; it++) {
                 for (long i = 1; i < t6; i++) {

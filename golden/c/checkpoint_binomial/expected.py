@@ -4,6 +4,32 @@
 import numpy as np
 
 
+def revolve_split(steps, free_slots):
+    """Binomial (revolve) checkpointing: how many iterations to run on from a snapshot before
+    storing the next one, when steps iterations are left to reverse and free_slots snapshot
+    slots are free. reps is the least number of times an iteration is run again for which
+    free_slots + 1 snapshots reverse steps iterations; span = C(free_slots + 1 + reps, reps)
+    is the most they reverse. The split is the least that leaves the iterations after it
+    within reach of the slots left (Griewank and Walther, "Algorithm 799: revolve", ACM
+    TOMS 26(1), 2000). With no slot free: run on to the last iteration.
+    """
+    snaps = free_slots + 1
+    reps = 0
+    span = 1
+    while span < steps and free_slots > 0:
+        reps += 1
+        span = span * (snaps + reps) // reps
+    denom = max(snaps + reps, 1)
+    right = span * snaps // denom
+    left_hi = span * reps // denom
+    reps_less = max(reps - 1, 0)
+    left_lo = left_hi * reps_less // max(free_slots + reps, 1)
+    best = max(max(left_lo, steps - right), 1)
+    to_last = max(steps - 1, 1)
+    split = best if free_slots > 0 else to_last
+    return split
+
+
 def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
     """The gradient of heat, by s2sad's reverse mode.
 
@@ -40,20 +66,7 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
                 snap_u[t4 + ck_e] = u[ck_e]
             ck_free = 3 - (ck_depth + 1)
             ck_steps = t0 - t
-            ck_snaps = ck_free + 1
-            ck_reps = 0
-            ck_range = 1
-            while ck_range < ck_steps and ck_free > 0:
-                ck_reps += 1
-                ck_range = ck_range * (ck_snaps + ck_reps) // ck_reps
-            ck_denom = max(ck_snaps + ck_reps, 1)
-            ck_right = ck_range * ck_snaps // ck_denom
-            ck_left_hi = ck_range * ck_reps // ck_denom
-            ck_reps_less = max(ck_reps - 1, 0)
-            ck_left_lo = ck_left_hi * ck_reps_less // max(ck_free + ck_reps, 1)
-            ck_best = max(max(ck_left_lo, ck_steps - ck_right), 1)
-            ck_to_last = max(ck_steps - 1, 1)
-            ck_split = ck_best if ck_free > 0 else ck_to_last
+            ck_split = revolve_split(ck_steps, ck_free)
             ck_next = t + ck_split if t + ck_split < ck_last else t0
             ck_depth += 1
         if t == ck_last:
@@ -100,20 +113,7 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
         while ck_at < t:
             ck_steps = t + 1 - ck_at
             ck_free = 3 - ck_depth
-            ck_snaps = ck_free + 1
-            ck_reps = 0
-            ck_range = 1
-            while ck_range < ck_steps and ck_free > 0:
-                ck_reps += 1
-                ck_range = ck_range * (ck_snaps + ck_reps) // ck_reps
-            ck_denom = max(ck_snaps + ck_reps, 1)
-            ck_right = ck_range * ck_snaps // ck_denom
-            ck_left_hi = ck_range * ck_reps // ck_denom
-            ck_reps_less = max(ck_reps - 1, 0)
-            ck_left_lo = ck_left_hi * ck_reps_less // max(ck_free + ck_reps, 1)
-            ck_best = max(max(ck_left_lo, ck_steps - ck_right), 1)
-            ck_to_last = max(ck_steps - 1, 1)
-            ck_split = ck_best if ck_free > 0 else ck_to_last
+            ck_split = revolve_split(ck_steps, ck_free)
             ck_mid = ck_at + ck_split
             for _ in range(ck_at, ck_mid):
                 for i in range(1, t6):

@@ -89,9 +89,8 @@ void grad_f(const double *x, double *d_x, double *y, double *d_y, int n, int ste
             double y_elem = tape_y_elem[i - 1];
             // line 8: y[i] = y[i - 1] * 0.5 + x[i] * y[i] * t;
             double d_y_i = d_y[i];
-            d_y[i] = 0.0;
             double t7 = d_y_i * t;
-            d_y[i] += t7 * x[i];
+            d_y[i] = t7 * x[i];
             d_x[i] += t7 * y_elem;
             d_y[i - 1] += d_y_i * 0.5;
         }

@@ -93,9 +93,8 @@ void grad_f(double *x, double *d_x, int n, int steps, double d_return) {
             double x_elem = tape_x_elem[i];
             // line 10: x[i] = sin(x[i]) * s + 0.5 * x[i];
             double d_x_i = d_x[i];
-            d_x[i] = 0.0;
             d_s += d_x_i * sin(x_elem);
-            d_x[i] += d_x_i * 0.5 + d_x_i * s * cos(x_elem);
+            d_x[i] = d_x_i * 0.5 + d_x_i * s * cos(x_elem);
         }
         free(tape_x_elem);
     }

@@ -66,11 +66,10 @@ void grad_f(double *x, double *d_x, double a, double *d_a, double d_return) {
         x_ck[t5] = t6 * 0.9 + 0.1 * a2;
         // line 10: x[k % 3] = x[k % 3] * 0.9 + 0.1 * a;
         double d_x_elem = d_x[t5];
-        d_x[t5] = 0.0;
         double d_a_local2 = d_a_local + d_x_elem * 0.1;
         // line 9: a = a * (1.5 + sin(x[k % 3])) + 0.25;
         d_a_local = d_a_local2 * t7;
-        d_x[t5] += d_x_elem * 0.9 + d_a_local2 * a * cos(t6);
+        d_x[t5] = d_x_elem * 0.9 + d_a_local2 * a * cos(t6);
     }
     *d_a += d_a_local;
     free(x_ck);

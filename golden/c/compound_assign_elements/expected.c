@@ -42,21 +42,18 @@ void grad_relax(double *y, double *d_y, const double *x, double *d_x, int n) {
         double y_elem2 = tape_y_elem2[i];
         // line 8: y[i] += y[i] * y[i];
         double d_y_i = d_y[i];
-        d_y[i] = 0.0;
         double t2 = d_y_i * y_elem;
-        d_y[i] += d_y_i + t2 + t2;
+        d_y[i] = d_y_i + t2 + t2;
         // line 7: y[i] /= 1.0 + x[i] * x[i];
         d_y_i = d_y[i];
-        d_y[i] = 0.0;
         double t3 = d_y_i / (1.0 + x[i] * x[i]);
         double t4 = -(t3 * tape[i]) * x[i];
-        d_y[i] += t3;
+        d_y[i] = t3;
         // line 6: y[i] -= x[i];
         d_y_i = d_y[i];
         // line 5: y[i] *= 0.5 + x[i];
-        d_y[i] = 0.0;
         d_x[i] += 2.0 * t4 - d_y_i + d_y_i * y_elem2;
-        d_y[i] += d_y_i * (0.5 + x[i]);
+        d_y[i] = d_y_i * (0.5 + x[i]);
     }
     free(tape_y_elem2);
     free(tape);

@@ -95,9 +95,8 @@ static void grad_largest(const double *x, double *d_x, int n, int *at, int *d_at
     // reverse sweep
     // line 23: *scale *= x[*at];
     double d_scale_elem = d_scale[0];
-    d_scale[0] = 0.0;
     d_x[at[0]] += d_scale_elem * t0;
-    d_scale[0] += d_scale_elem * t1;
+    d_scale[0] = d_scale_elem * t1;
 }
 
 // The gradient of zscore, by s2sad's reverse mode.

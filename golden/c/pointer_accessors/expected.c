@@ -58,14 +58,13 @@ void grad_scaled_rows(double *W, double *d_W, const double *u, double *d_u, cons
             d_W[t7 + j] += 2.0 * t10;
             // line 20: r[j] *= c[j];
             double d_W_elem = d_W[t7 + j];
-            d_W[t7 + j] = 0.0;
             double t11 = d_W_elem * W_elem2;
             if (t8 == 0) {
                 d_u[j] += t11;
             } else {
                 d_v[j] += t11;
             }
-            d_W[t7 + j] += d_W_elem * tape[t9];
+            d_W[t7 + j] = d_W_elem * tape[t9];
         }
     }
     free(tape_W_elem2);

@@ -54,10 +54,9 @@ def grad_scaled_rows(W, d_W, u, d_u, v, d_v, n, d_return=1.0):
             d_W[t7 + j] += 2.0 * t10
             # line 20: r[j] *= c[j];
             d_W_elem = d_W[t7 + j]
-            d_W[t7 + j] = 0.0
             t11 = d_W_elem * W_elem2
             if t8 == 0:
                 d_u[j] += t11
             else:
                 d_v[j] += t11
-            d_W[t7 + j] += d_W_elem * tape[t9]
+            d_W[t7 + j] = d_W_elem * tape[t9]

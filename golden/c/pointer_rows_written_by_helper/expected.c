@@ -42,8 +42,7 @@ static void grad_relax(double **U, double **d_U, int n, int m) {
             double U_elem = tape_U_elem[i * m + j];
             // line 8: U[i][j] = sin(U[i][j]) + 0.5 * U[i][j];
             double d_U_i_j = d_U[i][j];
-            d_U[i][j] = 0.0;
-            d_U[i][j] += d_U_i_j * 0.5 + d_U_i_j * cos(U_elem);
+            d_U[i][j] = d_U_i_j * 0.5 + d_U_i_j * cos(U_elem);
         }
     }
     free(tape_U_elem);

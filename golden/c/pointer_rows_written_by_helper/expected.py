@@ -34,8 +34,7 @@ def grad_relax(U, d_U, n, m):
             U_elem = tape_U_elem[i * t0 + j]
             # line 8: U[i][j] = sin(U[i][j]) + 0.5 * U[i][j];
             d_U_i_j = d_U[i, j]
-            d_U[i, j] = 0.0
-            d_U[i, j] += d_U_i_j * 0.5 + d_U_i_j * math.cos(U_elem)
+            d_U[i, j] = d_U_i_j * 0.5 + d_U_i_j * math.cos(U_elem)
 
 
 def grad_sweeps(U, d_U, n, m, T, d_return=1.0):

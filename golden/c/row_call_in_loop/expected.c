@@ -35,8 +35,7 @@ static void grad_scale_row(int m, double row[m], double d_row[m], double s) {
     for (long j = m - 1; j >= 0; j--) {
         double row_elem = tape_row_elem[j];
         double d_row_j = d_row[j];
-        d_row[j] = 0.0;
-        d_row[j] += d_row_j * s * cos(row_elem);
+        d_row[j] = d_row_j * s * cos(row_elem);
     }
     free(tape_row_elem);
 }

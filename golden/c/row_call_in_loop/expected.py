@@ -28,8 +28,7 @@ def grad_scale_row(m, row, d_row, s):
     for j in range(m - 1, -1, -1):
         row_elem = tape_row_elem[j]
         d_row_j = d_row[j]
-        d_row[j] = 0.0
-        d_row[j] += d_row_j * s * math.cos(row_elem)
+        d_row[j] = d_row_j * s * math.cos(row_elem)
 
 
 def grad_f(n, m, A, d_A, d_return=1.0):

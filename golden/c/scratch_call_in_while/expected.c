@@ -36,9 +36,8 @@ static void grad_relax(int n, const double *w, double *d_w, double *u, double *d
         double u_elem = tape_u_elem[j];
         // line 6: u[j] = tanh(w[j] * u[j] + 0.1);
         double d_u_j = d_u[j];
-        d_u[j] = 0.0;
         double t0 = d_u_j * (1.0 - u[j] * u[j]);
-        d_u[j] += t0 * w[j];
+        d_u[j] = t0 * w[j];
         d_w[j] += t0 * u_elem;
     }
     free(tape_u_elem);

@@ -44,8 +44,7 @@ void grad_smooth_inplace(const double *x, double *d_x, double *y, double *d_y, s
     for (long k = ((long)(n + 1) / 2 - 1) * 2; k >= 0; k -= 2) {
         // line 17: y[k] *= 1.5;
         double d_y_k = d_y[k];
-        d_y[k] = 0.0;
-        d_y[k] += d_y_k * 1.5;
+        d_y[k] = d_y_k * 1.5;
     }
 
     // line 12: for (unsigned j = 1; j < m; j++) {

@@ -34,8 +34,7 @@ def grad_smooth_inplace(x, d_x, y, d_y, n, m):
     for k in range((max((n + 1) // 2, 0) - 1) * 2, -1, -2):
         # line 17: y[k] *= 1.5;
         d_y_k = d_y[k]
-        d_y[k] = 0.0
-        d_y[k] += d_y_k * 1.5
+        d_y[k] = d_y_k * 1.5
 
     # line 12: for (unsigned j = 1; j < m; j++) {
     for j in range(m - 1, 0, -1):

@@ -151,9 +151,8 @@ def grad_drift_energy(bodies, d_bodies, n, dt, d_return=1.0):
         d_bodies[7 * i + 6] += d_e * dot3_value * 0.5
         # line 20: *v = *v * *v;
         d_v_i = d_v[0]
-        d_v[0] = 0.0
         t13 = d_v_i * v_elem
-        d_v[0] += 2.0 * t13
+        d_v[0] = 2.0 * t13
         # line 30: axpy3(dt, b->vel, bodies[i].pos);
         d_dt2 = grad_axpy3(dt, bodies_before_axpy3, d_a2, bodies_before_axpy3_v2, d_a)
         d_dt += d_dt2

@@ -80,9 +80,8 @@ void grad_energy(Particle *ps, Particle *d_ps, int n, double scale, double *d_sc
         double ps_elem = tape_ps_elem[i];
         // line 23: ps[i].charge *= scale;
         double d_ps_elem = d_ps[i].charge;
-        d_ps[i].charge = 0.0;
         d_scale_local += d_ps_elem * ps_elem;
-        d_ps[i].charge += d_ps_elem * scale;
+        d_ps[i].charge = d_ps_elem * scale;
     }
     *d_scale += d_scale_local;
     free(tape_ps_elem);

@@ -32,8 +32,7 @@ static void grad_scale3(double *y, double *d_y, double a) {
     for (long c = 2; c >= 0; c--) {
         // line 10: y[c] *= a;
         double d_y_c = d_y[c];
-        d_y[c] = 0.0;
-        d_y[c] += d_y_c * a;
+        d_y[c] = d_y_c * a;
     }
 }
 
@@ -65,7 +64,6 @@ void grad_kick(Particle *p, Particle *d_p, const double *f, double *d_f, double 
     // reverse sweep
     // line 15: *y = *y + d * d;
     double d_p_x_c = d_p->x;
-    d_p->x = 0.0;
     double t3 = d_p_x_c * t2;
 
     // line 23: push(&p->x, dt * (p->v[0] + p->id));
@@ -80,7 +78,7 @@ void grad_kick(Particle *p, Particle *d_p, const double *f, double *d_f, double 
     }
 
     // line 22: p->v[c] += dt * f[c] * p->x;
-    d_p->x += d_p_x_c;
+    d_p->x = d_p_x_c;
 
     // line 20: scale3(&p->v[0], 1.0 - dt);
     grad_scale3(p_v_before_scale3, d_p->v, t0);

@@ -86,10 +86,11 @@ __global__ void grad_activate(int n, double s, double *d_s, const double *x, dou
     if (i < n) {
         // line 17: y[i] = half * softplus(x[i]) + x[i];
         double d_y_i = d_y[i];
-        d_x[i] += d_y_i;
         d_half = d_y_i * softplus_value;
         double d_softplus_value = d_y_i * half;
-        grad_softplus(x[i], &d_x[i], d_softplus_value);
+        double d_v = 0.0;
+        grad_softplus(x[i], &d_v, d_softplus_value);
+        d_x[i] += d_y_i + d_v;
         d_y[i] = 0.0;
     } else {
         d_half = 0.0;

@@ -111,8 +111,7 @@ __global__ void grad_row_softmax(int n, int m, const double *x, double *d_x, dou
             double d_y_elem = d_y[i * m + j];
             double t3 = d_y_elem / total;
             d_total -= t3 * t2;
-            d_y[i * m + j] = 0.0;
-            d_y[i * m + j] += t3;
+            d_y[i * m + j] = t3;
         }
         // line 15: for (int j = 0; j < m; j++) {
         double d_top = 0.0;

@@ -59,8 +59,7 @@ __global__ void grad_scale(int n, double a, double *d_a, const double *x, double
     if (i < n) {
         // line 6: y[i] = a * x[i] * x[i] - y[i];
         double d_y_i = d_y[i];
-        d_y[i] = 0.0;
-        d_y[i] -= d_y_i;
+        d_y[i] = -d_y_i;
         double t0 = d_y_i * x[i];
         d_a_local = t0 * x[i];
         d_x[i] += d_y_i * (a * x[i]) + t0 * a;

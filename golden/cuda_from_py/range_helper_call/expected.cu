@@ -85,9 +85,10 @@ __global__ void grad_blur(double *x, double *d_x, double *out, double *d_out, do
     if (i < n) {
         // line 11: out[i] = x[i] * gauss(x[i], w) + out[i]
         double d_out_i = d_out[i];
+        double d_v = 0.0;
         d_w_local = 0.0;
-        grad_gauss(x[i], &d_x[i], w, &d_w_local, d_out_i * x[i]);
-        d_x[i] += d_out_i * t0;
+        grad_gauss(x[i], &d_v, w, &d_w_local, d_out_i * x[i]);
+        d_x[i] += d_v + d_out_i * t0;
     } else {
         d_w_local = 0.0;
     }

@@ -1,0 +1,58 @@
+"""What the passes that tidy a gradient's writes to its shadows share (``merge_clears``,
+``merge_accums``): which blocks write a shadow, whether two writes hit one element, and the
+next op after a write that touches that element's memory.
+
+Only shadows: the shadow parameters of a gradient (``ssa.attrs.shadows_of``). Their values are
+adjoints, only ever added to and multiplied, so ``0.0 + v`` for ``v`` and ``d + (u + v)`` for
+``(d + u) + v`` change nothing a caller may rely on. The primal's memory keeps the rounding and
+the signs of zeros that the source's own arithmetic gives it (``test_signed_zeros``).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+from ..analysis.effects import EffectAnalysis, PassContext, array_root
+from ..ssa.attrs import shadows_of
+from ..ssa.ir import Block, Module, Op, Value
+from ..ssa.opdefs import op_def
+
+
+def shadow_blocks(module: Module) -> Iterator[tuple[Block, set[Value]]]:
+    """Every block of every gradient, with the gradient's shadow parameters."""
+    for fn in module.functions.values():
+        shadows = {fn.params[s] for s in shadows_of(fn)}
+        if not shadows:
+            continue
+        yield fn.body, shadows
+        for op in list(fn.walk()):
+            for block in op.regions:
+                yield block, shadows
+
+
+def same_element(a: Op, b: Op) -> bool:
+    """Whether two writes (``store``, ``accum``) hit the same element: the same array value, and
+    each index the same value or an equal constant (a constant may be defined twice)."""
+    if a.operands[0] is not b.operands[0] or len(a.operands) != len(b.operands):
+        return False
+    return all(i is j or (constant(i) is not None and constant(i) == constant(j))
+               for i, j in zip(a.operands[1:-1], b.operands[1:-1]))
+
+
+def constant(v: Value) -> Optional[object]:
+    op = v.defining_op
+    return op.attrs.get("value") if op is not None and op.name == "const" else None
+
+
+def next_touch(block: Block, write: Op, effects: EffectAnalysis, ctx: PassContext) -> Optional[Op]:
+    """The first op after ``write`` in its block that may read or write the memory it writes
+    (``EffectAnalysis``: arrays passed to a function do not overlap, unless ``--may-alias``);
+    None when a barrier, a return or the block's end comes first."""
+    root = array_root(write.operands[0])
+    ops = block.ops
+    for op in ops[ops.index(write) + 1:]:
+        if op_def(op.name).terminator or any(inner.name == "return" or effects.waits(inner) for inner in op.walk()):
+            return None
+        if effects.read_roots(op).may_touch(root, ctx) or effects.written_roots(op).may_touch(root, ctx):
+            return op
+    return None
