@@ -118,14 +118,14 @@ def parse_source(source: str, filename: str, func: str, cflags: CFlags = CFlags(
 def choose_function(source: str, filename: str, func: Optional[str], cflags: CFlags = CFlags()) -> str:
     """The function to differentiate: ``func``, the only one, the one named after the file, a
     .cu file's only ``__global__`` kernel, or a C file's only function that is not ``static``."""
+    if func is not None:
+        return func  # the front end reports an unknown name, with candidates (no parse here)
     if is_c(filename):
         names = list_c_functions(source, filename, cflags)
     else:
         from .parse.python_frontend import list_functions  # libcst loads for Python input only
 
         names = list_functions(source, filename)
-    if func is not None:
-        return func  # the front end reports an unknown name, with candidates
     if len(names) == 1:
         return names[0]
     stem = Path(filename).stem

@@ -320,3 +320,45 @@ def test_parameter_named_like_a_module_the_output_uses():
     primal = _exec(src).f
     point = [0.3, 1.2, -0.7, 0.1]
     assert np.allclose(_exec(text).grad_f(*point, 1.0), central_differences(primal, point), rtol=1e-6)
+
+
+# -- many variables of one source name -------------------------------------------------------
+
+def _long_function(statements: int, short_lived: bool) -> str:
+    """``a`` assigned ``statements`` times: each value read by the reverse sweep (all live at
+    once, a variable each), or, with ``short_lived``, each read only by the next statement and
+    by nothing in the reverse sweep (linear in ``a``: their variables can be shared)."""
+    step = "    a = a * 0.999 + b" if short_lived else "    a = math.sin(a) * 0.5 + b"
+    return "\n".join(["import math", "", "", "def f(a: float, b: float) -> float:",
+                      *[step] * statements, "    return a", ""])
+
+
+@pytest.mark.parametrize("short_lived", [False, True])
+def test_a_name_with_hundreds_of_variables_keeps_them_apart_and_shares_what_it_may(short_lived):
+    """Past 64 variables of one source name, a value takes a variable whose values all ended
+    before it is made (outofssa._FreeNames), never one still live: the gradient is right, and
+    the short-lived values share a few variables."""
+    source = _long_function(300, short_lived)
+    text = pipeline.gradient_source(source, "f.py", "f", ["a", "b"], "py")
+    names = set(re.findall(r"\ba\d*\b", text))
+    assert (len(names) < 10) if short_lived else (len(names) > 250), sorted(names)[:20]
+    g = _exec(text)
+    primal = _exec(source).f
+    rng = np.random.default_rng(0)
+    check_gradient(primal, g.grad_f, [ParamSpec("a", "float"), ParamSpec("b", "float")], ["a", "b"], set(), rng)
+
+
+def test_free_names_offers_only_variables_whose_classes_all_ended_first_made_first():
+    from s2sad.emit.outofssa import _FreeNames
+
+    names = [f"a{k}" for k in range(_FreeNames.MANY)]
+    ends = {n: 100 + k for k, n in enumerate(names)}  # a0 ends at 100, a63 at 163
+    pool = _FreeNames(names, ends)
+    asked: list[str] = []
+    assert pool.first(100, lambda n: asked.append(n) or True) is None and not asked  # none ended yet
+    assert pool.first(103, lambda n: True) == "a0"  # a0..a2 ended: the first made
+    pool.used("a0", 500)  # taken again, now busy until 500
+    assert pool.first(104, lambda n: n != "a1") == "a2"  # a1 refused by the caller (type, release)
+    pool.used("a64", 105)  # a new variable
+    assert pool.first(200, lambda n: n in ("a64", "a63")) is None  # a63 is past TRIES free ones
+    assert pool.first(200, lambda n: n in ("a1", "a64")) == "a1"

@@ -45,6 +45,8 @@ Every list here is in program order, so the same IR always gives the same code.
 
 from __future__ import annotations
 
+import bisect
+import heapq
 from dataclasses import dataclass
 from typing import Mapping, Optional
 
@@ -307,11 +309,23 @@ def _name(fn: Function, co: _Coalescer, namer: Namer,
     # all of them, which a long function's names ask most of the time.
     name_end: dict[str, int] = {}
 
+    # Each variable's classes by the end of their spans, sorted: a class made after one of them
+    # ends is apart from it by the spans alone, so only those ending later are asked (a variable
+    # of a long function has thousands of classes, nearly all of them over).
+    user_ends: dict[str, list[tuple[int, int]]] = {}  # variable -> (span end, position in reps)
+    position = {rep: k for k, rep in enumerate(reps)}
+
     def joins(n: str, rep: Value) -> bool:
         first = users[n][0]
         if first.type != rep.type or released[first] != released[rep]:
             return False
-        return spans[rep][0] > name_end[n] or all(apart(r, rep) for r in users[n])
+        start = spans[rep][0]
+        if start > name_end[n]:
+            return True
+        ends = user_ends[n]
+        return all(apart(reps[k], rep) for _, k in ends[bisect.bisect_left(ends, (start, -1)):])
+
+    pools: dict[str, _FreeNames] = {}  # source names with many variables (_FreeNames says why)
 
     for rep in reps:
         members = classes.members[rep]
@@ -324,25 +338,73 @@ def _name(fn: Function, co: _Coalescer, namer: Namer,
             name = "_"
         else:
             is_iv = _is_iv(rep)
-            name = next(
-                (
-                    n
-                    for n in names_of_hint.get(hint, [])
-                    # a loop variable never reuses a parameter's name (pylint's redefined-argument)
-                    if not (is_iv and n in param_names)
-                    and joins(n, rep)
-                ),
-                None,
-            )
+
+            def takes(n: str) -> bool:
+                # a loop variable never reuses a parameter's name (pylint's redefined-argument)
+                return not (is_iv and n in param_names) and joins(n, rep)
+
+            if hint in pools:
+                name = pools[hint].first(spans[rep][0], takes)
+            else:
+                name = next((n for n in names_of_hint.get(hint, []) if takes(n)), None)
             if name is None:
                 name = namer.fresh(hint) if hint else namer.temp()
         if hint and name != "_" and name not in names_of_hint.setdefault(hint, []):
             names_of_hint[hint].append(name)
+            if len(names_of_hint[hint]) == _FreeNames.MANY:
+                pools[hint] = _FreeNames(names_of_hint[hint], name_end)
         users.setdefault(name, []).append(rep)
+        bisect.insort(user_ends.setdefault(name, []), (spans[rep][1], position[rep]))
         name_end[name] = max(name_end.get(name, -2), spans[rep][1])
+        if hint in pools and name != "_":
+            pools[hint].used(name, name_end[name])
         for v in members:
             var[v] = name
     return var, frozenset(n for n, reps in users.items() if len(reps) > 1 and n != "_")
+
+
+class _FreeNames:
+    """The variables made from one source name, once there are many, by when each is free.
+
+    A class takes the first variable of its source name that it may share (``joins``), in the
+    order they were made. A long function has hundreds of values of one source name live at
+    once (each forward value of ``a`` read by the reverse sweep), and asking every variable of
+    ``a`` for every new one was quadratic: 1,600 statements spent half their translation time
+    there. Past ``MANY`` variables, a class asks only those whose classes' spans all end before
+    its own begins (free for sure, the cheap test of ``joins``), first made first, and at most
+    ``TRIES`` of them; if none takes it, a new variable. Below ``MANY``, nothing changes: every
+    variable is asked, and the exact interference test may still share one whose span overlaps.
+    """
+
+    MANY = 64
+    TRIES = 16
+
+    def __init__(self, names: list[str], name_end: dict[str, int]):
+        self.order = {n: k for k, n in enumerate(names)}
+        self.ends: list[tuple[int, int, str]] = []  # (span end, order, name): a heap, stale entries skipped
+        self.free: list[tuple[int, str]] = []  # (order, name), sorted: ended before the last start asked
+        self.end = {n: name_end[n] for n in names if n in name_end}  # the newest one: see used()
+        for n, end in self.end.items():
+            heapq.heappush(self.ends, (end, self.order[n], n))
+
+    def first(self, start: int, takes) -> Optional[str]:
+        while self.ends and self.ends[0][0] < start:
+            end, k, n = heapq.heappop(self.ends)
+            if end == self.end[n]:  # not stale
+                bisect.insort(self.free, (k, n))
+        for _, n in self.free[:self.TRIES]:
+            if takes(n):
+                return n
+        return None
+
+    def used(self, name: str, end: int) -> None:
+        """``name`` now has a class whose span ends at ``end`` (a new variable, or one taken)."""
+        k = self.order.setdefault(name, len(self.order))
+        at = bisect.bisect_left(self.free, (k, name))
+        if at < len(self.free) and self.free[at] == (k, name):
+            del self.free[at]
+        self.end[name] = end
+        heapq.heappush(self.ends, (end, k, name))
 
 
 def _borrowed_hint(v: Value) -> str:

@@ -56,7 +56,7 @@ from typing import Any, Hashable, Optional
 
 from ..ssa.opdefs import is_pure
 from ..ssa.array_ops import array_reads, is_array_op
-from ..ssa.ir import Block, Function, Module, Op, Value
+from ..ssa.ir import Block, Function, Module, Op, Value, erase_ops
 from ..analysis.effects import EffectAnalysis, PassContext, RootSet, array_root
 
 # Operand order does not matter for these (on every type, unless listed in _INT_ONLY_COMMUTATIVE).
@@ -116,6 +116,7 @@ class _CSE:
 
     def block(self, block: Block, pure: ChainMap, loads: dict[Hashable, _Available]) -> None:
         """Value-number ``block``; ``pure`` is scoped, ``loads`` is this block's own copy."""
+        merged: list[Op] = []  # erased together at the end (ir.erase_ops), each unused by then
         for op in list(block.ops):
             reads = self.reads(op)
             if reads is not None and not reads:
@@ -123,6 +124,7 @@ class _CSE:
                 found = pure.get(key)
                 if found is not None:
                     _replace(op, found)
+                    merged.append(op)
                 else:
                     pure[key] = op.results
             elif reads is not None:
@@ -130,12 +132,14 @@ class _CSE:
                 found = loads.get(key)
                 if found is not None:
                     _replace(op, found.results)
+                    merged.append(op)
                 else:
                     loads[key] = _Available(op.results, reads)
             if op.regions:
                 self.regions(op, pure, loads)
             # Everything nested in op has run by now: drop what it may have changed.
             self.kill(loads, self.effects.written_roots(op))
+        erase_ops(merged)
 
     def regions(self, op: Op, pure: ChainMap, loads: dict[Hashable, _Available]) -> None:
         inner = loads
@@ -177,11 +181,11 @@ class _CSE:
 
 
 def _replace(op: Op, kept: list[Value]) -> None:
+    """Every use of ``op``'s results reads ``kept`` instead (the caller erases ``op``)."""
     for old, new in zip(op.results, kept):
         if old.name_hint and not new.name_hint:
             new.name_hint = old.name_hint  # the user's name is what the emitters print
         old.replace_all_uses_with(new)
-    op.erase()
 
 
 def run(module: Module, ctx: PassContext) -> None:

@@ -30,7 +30,7 @@ from typing import Optional
 from ..analysis.effects import EffectAnalysis
 from ..ssa.gpu import SYNC
 from ..ssa.callgraph import reachable
-from ..ssa.ir import Block, Function, Module, Op, Value
+from ..ssa.ir import Block, Function, Module, Op, Value, erase_ops
 from ..ssa.array_ops import ACCUMULATIONS, makes_fresh_array
 from ..ssa.ops import view_base
 from ..ssa.structured import Slot, drop_carried, slot_of, slots
@@ -176,20 +176,22 @@ def _tidy_comments(block: Block) -> None:
     label is kept only beside another one.
     """
     code_follows = False  # any code between here and the next section comment
-    for op in reversed(list(block.ops)):
-        if op.name in ("yield", "return", "condition"):
-            continue
-        if op.name != "comment":
+    nxt: Optional[Op] = None  # the op after this one, once the comments after it are tidied
+    dropped: list[Op] = []
+    for op in reversed(block.ops):
+        if op.name == "comment":
+            if op.attrs.get("section"):
+                keep = code_follows
+                code_follows = False
+            else:
+                keep = nxt is not None and nxt.name not in ("comment", "yield", "return", "condition")
+            if not keep:
+                dropped.append(op)
+                continue
+        elif op.name not in ("yield", "return", "condition"):
             code_follows = True
-            continue
-        idx = block.ops.index(op)
-        nxt = block.ops[idx + 1] if idx + 1 < len(block.ops) else None
-        if op.attrs.get("section"):
-            if not code_follows:
-                op.erase()
-            code_follows = False
-        elif nxt is None or nxt.name in ("comment", "yield", "return", "condition"):
-            op.erase()
+        nxt = op
+    erase_ops(dropped)
     sections = [op for op in block.ops if op.name == "comment" and op.attrs.get("section")]
     if len(sections) == 1:
         sections[0].erase()  # one section alone (a gradient with no forward sweep) needs no label

@@ -88,13 +88,28 @@ def _next_statement(order: list[c_ast.Node], line: int, text: list[str],
     return None if "}" in before or ";" in before else target
 
 
+# The last file's lines without comments, by the identity of its list of lines (kept alive here,
+# so the identity is not reused): every function of a file asks, and stripping the whole file
+# for each made a file of many functions quadratic.
+_stripped: list[tuple[list[str], list[str]]] = []
+
+
+def _without_comments(lines: list[str]) -> list[str]:
+    for known, text in _stripped:
+        if known is lines:
+            return text
+    text = strip_comments("\n".join(lines)).split("\n")
+    _stripped[:] = [(lines, text)]
+    return text
+
+
 def body_lines(fn: c_ast.FuncDef, lines: list[str]) -> range:
     """The lines of ``fn``'s body, from its ``{`` to the matching ``}`` (comments, strings,
     character constants and preprocessor lines skipped)."""
     coord = fn.body.coord
     if coord is None:
         return range(0)
-    text = strip_comments("\n".join(lines)).split("\n")
+    text = _without_comments(lines)
     depth = 0
     for k in range(coord.line - 1, len(text)):
         row = text[k]

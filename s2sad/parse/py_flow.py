@@ -22,7 +22,7 @@ not looked into (they are rejected by lowering anyway).
 
 from __future__ import annotations
 
-from functools import lru_cache
+import functools
 from typing import Iterable, Sequence
 
 import libcst as cst
@@ -108,13 +108,13 @@ def stmt_assigned(stmt: cst.CSTNode) -> list[str]:
     """Variables a (small or compound) statement binds, in source order, nested bodies included."""
     out: list[str] = []
     for node in walk(stmt):
-        if isinstance(node, cst.Assign):
+        kind = type(node)  # exact types: see _NESTED_SCOPES
+        if kind is cst.Assign:
             for t in node.targets:
                 out += target_names(t.target)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
-            if not isinstance(node, cst.AnnAssign) or node.value is not None:
-                out += target_names(node.target)
-        elif isinstance(node, cst.For):
+        elif kind is cst.AugAssign or (kind is cst.AnnAssign and node.value is not None):
+            out += target_names(node.target)
+        elif kind is cst.For:
             out += target_names(node.target)
     return out
 
@@ -185,13 +185,35 @@ def _is_shape_subscript(n: cst.Subscript) -> bool:
     return isinstance(n.value, cst.Attribute) and n.value.attr.value == "shape"
 
 
-@lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=None)
 def children(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
     """``node.children``, computed once per node: libcst works it out by visiting the node on
     every access, and the front end's walks ask the same statements again and again (each
     loop asks what its body assigns, each enclosing loop again). Nodes are immutable and hash
-    by identity; the cache holds the nodes it keys, so an identity is never reused within it."""
+    by identity; the cache holds the nodes it keys, so an identity is never reused within it.
+    Unbounded while one file is read (a bound smaller than the file's nodes made every walk of
+    a long function miss it), and emptied after (``forgetting_nodes``)."""
     return tuple(node.children)
+
+
+def forgetting_nodes(fn):
+    """``fn``, a front-end entry point, empties the cache of ``children`` when it returns: the
+    nodes of one file are not kept alive by the next."""
+
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            children.cache_clear()
+
+    return wrapped
+
+
+# Compared by exact type: libcst's node classes are never subclassed, and isinstance against them
+# goes through ABCMeta, which the front end's walks over every node of a file paid for by the
+# million.
+_NESTED_SCOPES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})
 
 
 def walk(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
@@ -200,7 +222,7 @@ def walk(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
     while stack:
         n = stack.pop()
         yield n
-        if n is not node and isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if n is not node and type(n) in _NESTED_SCOPES:
             continue
         stack.extend(reversed(children(n)))
 

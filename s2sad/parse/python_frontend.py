@@ -42,7 +42,7 @@ from .custom_adjoints import Derivatives, replaced
 from .py_common import Locator
 from .py_decorators import HARMLESS, judge
 from .py_expr import FunctionContext
-from .py_flow import assigned_names, children, walk
+from .py_flow import assigned_names, children, forgetting_nodes, walk
 from .py_lower import lower_function
 from .py_module import Binding, ModuleInfo, dotted_source, scan_module
 from .py_types import FunctionTypes, Signature, infer_types, signature
@@ -120,6 +120,7 @@ def _most_tokens(source: str, filename: str) -> Optional[SourceLoc]:
     return SourceLoc(filename, line, len(text) - len(text.lstrip()) + 1)
 
 
+@forgetting_nodes
 def list_functions(source: str, filename: str) -> list[str]:
     """Names of the top-level functions, in source order."""
     return list(_function_names(source, filename))
@@ -193,6 +194,7 @@ def _infer_all(order: list[str], info: ModuleInfo, locator: Locator
         demands |= new
 
 
+@forgetting_nodes
 def parse_python(source: str, filename: str, func: str, derivatives: Derivatives = NO_DERIVATIVES) -> Module:
     """``func`` and the user functions it calls, as verified-shape SSA IR (``derivatives``: the
     custom adjoints of functions defined elsewhere, which it may call)."""
@@ -239,6 +241,7 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
     return module
 
 
+@forgetting_nodes
 def parameter_locations(source: str, filename: str, func: str) -> dict[str, SourceLoc]:
     """Where each parameter of the top-level function ``func`` is declared (for diagnostics
     about a parameter that the pipeline finds after the IR was built)."""

@@ -155,18 +155,38 @@ class Op:
         return False
 
     def erase(self) -> None:
-        """Remove from the parent block; the results must be unused."""
+        """Remove from the parent block; the results must be unused. (Many at once: ``erase_ops``.)"""
+        self._detach()
+        if self.parent is not None:
+            ops = self.parent.ops
+            if ops and ops[-1] is self:  # the op just made, taken back: no search
+                ops.pop()
+            else:
+                ops.remove(self)
+            self.parent = None
+
+    def _detach(self) -> None:
         for r in self.results:
             assert not r.uses, f"erasing {self.name} whose result is still used"
         for inner in list(self.walk())[1:]:
             inner.drop_operands()
         self.drop_operands()
-        if self.parent is not None:
-            self.parent.ops.remove(self)
-            self.parent = None
 
     def __repr__(self) -> str:
         return f"<Op {self.name}>"
+
+
+def erase_ops(ops: "list[Op]") -> None:
+    """Erase many ops, each block's list rebuilt once: erasing them one by one searches the list
+    for each, which a long function's thousands of erasures made quadratic."""
+    by_block: dict[int, tuple[Block, set[int]]] = {}
+    for op in ops:
+        op._detach()
+        if op.parent is not None:
+            by_block.setdefault(id(op.parent), (op.parent, set()))[1].add(id(op))
+            op.parent = None
+    for block, gone in by_block.values():
+        block.ops[:] = [op for op in block.ops if id(op) not in gone]
 
 
 class Block:
@@ -259,6 +279,7 @@ class Builder:
         self.loc = loc
         self.index: Optional[int] = None  # None: append; else insert here and advance
         self.before: Optional[Op] = None  # when set: insert just before this op (it may move)
+        self._before_at: Optional[int] = None  # its index after the last insertion
 
     def at(self, block: Block, index: Optional[int] = None) -> "Builder":
         b = Builder(block, self.loc)
@@ -284,7 +305,12 @@ class Builder:
     ) -> Op:
         op = Op(name, operands, result_types, attrs, regions, loc or self.loc, hints)
         if self.before is not None:
-            self.block.insert(self.block.ops.index(self.before), op)
+            ops = self.block.ops
+            at = self._before_at  # where it was after the last insertion: a search only if it moved
+            if at is None or at >= len(ops) or ops[at] is not self.before:
+                at = ops.index(self.before)
+            self.block.insert(at, op)
+            self._before_at = at + 1
         elif self.index is None:
             self.block.append(op)
         else:
