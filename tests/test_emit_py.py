@@ -597,7 +597,7 @@ def test_calls_fold_when_pure_and_unpack_several_results():
 def test_minimal_parentheses_and_operator_spellings():
     text = _emit(_module("ops"))
     # The printer's parentheses, as ruff format spaces and breaks them (emit_py/formatting.py).
-    operands = ["a", "- (b - c)", "+ (a - b - c)", "+ (-a) ** 2.0", "- a**2.0", "+ c**-b", "+ a / (b * c)",
+    operands = ["a", "- (b - c)", "+ (a - b - c)", "+ (-a) ** 2.0", "- a * a", "+ c**-b", "+ a / (b * c)",
                 "+ a * b / c"]
     assert "    t0 = (\n" + "".join(f"        {x}\n" for x in operands) + "    )\n" in text
     for piece in (

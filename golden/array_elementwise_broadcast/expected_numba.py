@@ -27,7 +27,7 @@ def grad_f(A, d_A, r, d_r, x, d_x, s, d_return=1.0):
     t1 = A / t0
     B = A * r + s * A - t1
     t2 = x - s
-    u = -(t2**2.0)
+    u = -(t2 * t2)
 
     # reverse sweep
     # line 8: return np.sum(B * B) + np.sum(u * r) / s

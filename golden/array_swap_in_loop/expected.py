@@ -85,7 +85,7 @@ def grad_reaction_diffusion(u0, d_u0, n, steps, dt, d_return=1.0):
             d_dt += d_un_i * (lap - u_elem**3.0)
             # line 11: lap = u[i - 1] - 2.0 * u[i] + u[i + 1]
             d_u[i + 1] += d_lap
-            d_u[i] += d_un_i - d_lap * 3.0 * u_elem**2.0 - d_lap * 2.0
+            d_u[i] += d_un_i - d_lap * 3.0 * (u_elem * u_elem) - d_lap * 2.0
             d_u[i - 1] += d_lap
 
     # line 7: for i in range(n):

@@ -183,5 +183,5 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
             d_c += d_work_i * tape[i - 1]
             d_u[i + 1] += t16
             d_u[i - 1] += t16
-            d_u[i] += -d_work_i * 0.1 * 3.0 * u_elem**2.0 + d_work_i - t16 * 2.0
+            d_u[i] += -d_work_i * 0.1 * 3.0 * (u_elem * u_elem) + d_work_i - t16 * 2.0
     return d_c

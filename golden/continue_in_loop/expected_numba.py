@@ -30,5 +30,5 @@ def grad_f(x, d_x, n, d_return=1.0):
             t1 = 0.0
         else:
             # line 6: s += x[i] ** 3
-            t1 = d_s * 3.0 * t0**2.0
+            t1 = d_s * 3.0 * (t0 * t0)
         d_x[i] += t1

@@ -39,7 +39,7 @@ def grad_weighted_error(pred, d_pred, target, w, d_w, d_return=1.0):
         t0 = p - y
         wk = w[i]
         # line 4: err += wk * (p - y) ** 2
-        d_wk = d_err * t0**2.0
+        d_wk = d_err * (t0 * t0)
         d_p = d_err * wk * 2.0 * t0
         # line 3: for p, y, wk in zip(pred, target, w):
         d_w[i] += d_wk

@@ -26,7 +26,7 @@ def grad_f(x, d_return=1.0):
     # line 4: elif x < 1.0:
     elif x < 1.0:
         # line 5: y = x ** 3
-        d_x = d_return * 3.0 * x**2.0
+        d_x = d_return * 3.0 * (x * x)
     else:
         # line 7: y = 3.0 * x - 2.0
         d_x = d_return * 3.0

@@ -21,5 +21,5 @@ def grad_f(x, d_return=1.0):
     # line 2: return -x ** 3 + 2.0 * x ** 0.5 - (-x) ** 2
     d_x = d_return * 2.0 * -x
     d_x += d_return * 2.0 * 0.5 * x**-0.5
-    d_x -= d_return * 3.0 * x**2.0
+    d_x -= d_return * 3.0 * (x * x)
     return d_x

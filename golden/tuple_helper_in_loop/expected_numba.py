@@ -18,7 +18,7 @@ def moments(x, n, c):
     for i in range(n):
         t0 = x[i] - c
         s += t0
-        q += t0**2.0
+        q += t0 * t0
     return s, q
 
 
@@ -74,7 +74,7 @@ def grad_spread_over_shifts(x, d_x, n, c, d_return=1.0):
         s = tape_s[k]
         t0 = s / float(n)
         # line 18: total += math.sqrt(q / n - (s / n) ** 2 + 1.0)
-        t1 = d_total / (2.0 * math.sqrt(q / float(n) - t0**2.0 + 1.0))
+        t1 = d_total / (2.0 * math.sqrt(q / float(n) - t0 * t0 + 1.0))
         d_s = -t1 * 2.0 * t0 / float(n)
         d_q = t1 / float(n)
         # line 17: s, q = moments(x, n, c * k)

@@ -274,6 +274,16 @@ def negate(e: Expr) -> Expr:
     return Unary("-", e)
 
 
+def square(base: Expr, exponent: Expr) -> Optional[Expr]:
+    """``x * x`` for ``x ** 2`` (``pow(x, 2.0)``) where ``x`` is a variable: what a person writes,
+    and the same number (C's ``pow``, Python's float power and NumPy's all square by one correctly
+    rounded multiplication). None otherwise: a longer base would be written twice."""
+    value = literal_value(exponent)
+    if isinstance(base, Name) and value == 2 and not isinstance(value, bool):
+        return BinOp("*", base, base)
+    return None
+
+
 def literal_value(e: Expr) -> Optional[Union[int, float, bool]]:
     """The number or bool a literal expression stands for (None if it is not a literal)."""
     if isinstance(e, Unary) and e.op == "-" and isinstance(e.operand, Lit):

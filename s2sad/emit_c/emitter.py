@@ -62,6 +62,7 @@ from ..emit.expr import (
     Name,
     Unary,
     affine,
+    square,
     binop,
     compare,
     literal_value,
@@ -413,10 +414,10 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
             return self._rem(op)
         if n == "pow":
             a, b = e(op.operands[0]), e(op.operands[1])
+            if square(a, b) is not None:
+                return square(a, b)
             if t.is_float:
                 return Call(Name("powf" if t.name == "f32" else "pow"), (a, b))
-            if isinstance(a, Name) and literal_value(b) == 2 and not isinstance(literal_value(b), bool):
-                return BinOp("*", a, a)  # i ** 2
             return Call(Name("pow_l"), (a, b))
         if n == "cast":
             return self._cast(op)

@@ -25,7 +25,8 @@ from typing import Callable, Optional
 
 from ..ssa import array_ops
 from ..ssa.ir import Op, Value
-from ..emit.expr import Attribute, BinOp, Compare, Expr, ListComp, Lit, Name, Range, Subscript, call, negate, number
+from ..emit.expr import (Attribute, BinOp, Compare, Expr, ListComp, Lit, Name, Range, Subscript, call, negate, number,
+                         square)
 
 P = array_ops.PREFIX
 
@@ -59,6 +60,8 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
     function with ``parallel=True`` (see the module's docstring)."""
     n = op.name[len(P):]
     a = [e(v) for v in op.operands]
+    if n == "pow" and square(a[0], a[1]) is not None:
+        return ArrayBinOp("*", a[0], a[0])  # x * x, as for numbers (emit.expr.square)
     if n in _BINARY:
         return ArrayBinOp(_BINARY[n], a[0], a[1])
     if n in ("maximum", "minimum"):

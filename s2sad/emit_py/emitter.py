@@ -48,6 +48,7 @@ from ..emit.expr import (
     Lit,
     Name,
     Range,
+    square,
     Slice,
     Subscript,
     Tuple,
@@ -417,6 +418,8 @@ class _FunctionEmitter(StatementBuilder):
             return binop("*", _literal(2.0, op.result.type), e(op.operands[0]))  # t + t is 2.0 * t, exactly
         if n in _BINARY:
             a, b = e(op.operands[0]), e(op.operands[1])
+            if n == "pow" and square(a, b) is not None:
+                return square(a, b)
             if n == "div" and op.result.type.is_int:
                 return call("int", BinOp("/", a, b))  # the IR's integer `div` truncates a true quotient
             return binop(_BINARY[n], a, b)

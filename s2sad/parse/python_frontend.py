@@ -199,7 +199,9 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
     """``func`` and the user functions it calls, as verified-shape SSA IR (``derivatives``: the
     custom adjoints of functions defined elsewhere, which it may call)."""
     lines = source.splitlines()
-    wrapper = MetadataWrapper(_parse(source, filename))
+    # No copy of the tree: a parsed module has each node once, which is what the copy ensures, and
+    # copying took a tenth of a long file's reading.
+    wrapper = MetadataWrapper(_parse(source, filename), unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     info = scan_module(wrapper.module, filename)
     for name in replaced(list(info.functions), func, derivatives):  # called as if imported from this module
@@ -245,7 +247,7 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
 def parameter_locations(source: str, filename: str, func: str) -> dict[str, SourceLoc]:
     """Where each parameter of the top-level function ``func`` is declared (for diagnostics
     about a parameter that the pipeline finds after the IR was built)."""
-    wrapper = MetadataWrapper(_parse(source, filename))
+    wrapper = MetadataWrapper(_parse(source, filename), unsafe_skip_copy=True)
     locator = Locator(filename, wrapper.resolve(PositionProvider))  # type: ignore[arg-type]
     fn = scan_module(wrapper.module, filename).functions.get(func)
     return {p.name.value: locator.loc(p.name) for p in fn.params.params} if fn is not None else {}
