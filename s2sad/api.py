@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterable, Optional, Union
 import numpy as np
 
 from . import pipeline
+from .deep_stack import run_deep
 from .diagnostics import DiagnosticError
 from .languages import TARGETS, source_language, suffixes_text
 from .opt.passes import PipelineError, parse_pipeline
@@ -109,12 +110,12 @@ def _translating(step: Callable[[], str]) -> str:
     """``step()``, its diagnostics raised as DifferentiationError. Anything else escaping the
     pipeline is a bug in s2sad: it is said so, with the original kept as the cause."""
     try:
-        return step()
+        return run_deep(step)  # on a deep stack, as the command line translates (deep_stack)
     except DiagnosticError as e:
         raise DifferentiationError(e.render(), e.diagnostics) from None
     except RecursionError as e:
-        raise DifferentiationError(f"s2sad: error: the input is nested too deeply to translate in-process ({e}); "
-                                   "hint: use the command line (s2sad grad), which has a deeper stack") from None
+        raise DifferentiationError(f"s2sad: error: the input is nested too deeply to translate ({e}); "
+                                   "hint: split the deepest expression or call chain into statements") from None
     except Exception as e:
         raise DifferentiationError(
             f"s2sad: internal error: {type(e).__name__}: {e}\n"

@@ -30,12 +30,12 @@ import os
 import stat
 import sys
 import tempfile
-import threading
 from pathlib import Path
 from typing import Callable, Optional
 
 from . import check, pipeline
 from .ssa.attrs import SCHEDULE_HELP, parse_schedule
+from .deep_stack import run_deep
 from .diagnostics import DiagnosticError
 from .languages import TARGETS, is_c, is_cuda, source_language, suffixes_text, target_of
 from .parse.c_preprocess import CFlags, macro_flag_problem
@@ -461,30 +461,9 @@ def _write_output(args: argparse.Namespace, text: str) -> None:
         _write_stdout(text)
 
 
-# Deeply nested input is deep recursion in the parsers and walks (a 1,000-deep nest of C
-# parentheses is a tree 1,000 deep). Translation runs on a thread whose stack matches a raised
-# recursion limit, so such input translates instead of stopping at Python's default; Python
-# input still meets Python's own limit where Python would (python_frontend refuses it, located).
-RECURSION_LIMIT = 100_000
-STACK_BYTES = 1 << 30  # address space, not memory: only the pages a deep input touches are used
-
-
 def main(argv: Optional[list[str]] = None) -> int:
     args = _parse(argv)
-    outcome: list[int] = []
-    worker = threading.Thread(target=lambda: outcome.append(_main(args)), name="s2sad", daemon=True)
-    old_limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
-    try:
-        old_stack = threading.stack_size(STACK_BYTES)
-        try:
-            worker.start()  # the deep stack is this thread's alone (not the progress ticker's)
-        finally:
-            threading.stack_size(old_stack)
-        worker.join()
-    finally:
-        sys.setrecursionlimit(old_limit)
-    return outcome[0] if outcome else 1
+    return run_deep(lambda: _main(args))  # deeply nested input translates (deep_stack says how)
 
 
 def _as_named(given: Optional[str]) -> Callable[[str], str]:

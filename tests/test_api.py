@@ -229,3 +229,18 @@ def test_the_scipy_example_runs_as_written(capsys):
     runpy.run_path(str(Path(__file__).parent.parent / "examples" / "optimize_with_scipy.py"), run_name="__main__")
     out = capsys.readouterr().out
     assert out.startswith("success: True") and "minimum at x = [1. 1. 1. 1. 1.]" in out
+
+
+def test_deeply_nested_input_translates_in_process_as_on_the_command_line(tmp_path):
+    """A 1,500-deep nest of parentheses is recursion 1,500 deep in the parsers and printers: the
+    API translates on the command line's deep stack (s2sad/deep_stack.py) and leaves the
+    interpreter's recursion limit as it found it."""
+    import sys
+
+    depth = 1500
+    path = tmp_path / "deep.c"
+    path.write_text("double deep(double x)\n{\n    return " + "(" * depth + "x" + " * 1.0)" * depth + ";\n}\n")
+    limit = sys.getrecursionlimit()
+    text = s2sad.gradient_source(str(path), wrt="x", target="c")
+    assert "void grad_deep(double x, double *d_x, double d_return)" in text
+    assert sys.getrecursionlimit() == limit
