@@ -111,9 +111,11 @@ def differentiate(
     out = Module(source_file=module.source_file, source_lines=module.source_lines)
     # Helpers the transforms added to the module (checkpoint.split_helper), then the primal
     # functions: callees first, since C needs definitions before use.
-    added = [fn for fn in module.functions.values() if fn not in order]
+    ordered = {fn.name for fn in order}
+    added = [fn for fn in module.functions.values() if fn.name not in ordered]
+    called = _called_from(grads.values(), module)
     for fn in added + list(reversed(order)):
-        if _called_from(fn.name, grads.values(), module):
+        if fn.name in called:
             out.add(fn)
     for fn in reversed(order):
         if fn.name in grads:
@@ -148,6 +150,6 @@ def _check_with_value(module: Module, root: Function) -> None:
                                           f"{root.name}")], module.source_lines)
 
 
-def _called_from(name: str, grads, module: Module) -> bool:
-    """Whether a primal function is still called by some forward sweep (or by a primal it keeps)."""
-    return name in reachable(module, set().union(*(callees(g) for g in grads)))
+def _called_from(grads, module: Module) -> set[str]:
+    """The primal functions some forward sweep still calls (or a primal it keeps calls)."""
+    return reachable(module, set().union(*(callees(g) for g in grads)))

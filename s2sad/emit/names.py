@@ -47,6 +47,9 @@ class Namer:
         self._preferred: set[str] = set()  # source names: kept for their owners
         self._temp_counter = 0
         self._reserved = reserved
+        # Per base, the suffix to try first: every one below it was taken when last asked, and
+        # taken names stay taken (a long function's thousand `a`s counted up from 2 each time).
+        self._next_suffix: dict[str, int] = {}
 
     def prefer(self, hint: str) -> None:
         """Keep ``hint``'s identifier for the value that carries it (no suffixed name takes it)."""
@@ -91,11 +94,12 @@ class Namer:
             sep = ""
         else:
             sep = "v" if base[-1] == "_" else "_v"
-        k = 2
+        k = self._next_suffix.get(base, 2)
         while True:
             cand = f"{base}{sep}{k}"
             if self.is_free(cand) and cand not in self._preferred:
                 self._taken.add(cand)
+                self._next_suffix[base] = k + 1
                 return cand
             k += 1
 

@@ -151,12 +151,14 @@ def declare(body: list[Stmt], types: dict[str, str]) -> None:
     """Insert the declarations of the variables in ``types`` into ``body`` (in place)."""
     memo: dict[int, tuple[Stmt, set[str]]] = {}
     order: list[str] = []
+    seen: set[str] = set()  # order's names (a set made from it at every statement was quadratic)
 
     def collect(stmts: list[Stmt]) -> None:
         for st in stmts:
-            for n in sorted(touched(st, memo) - set(order)):
+            for n in sorted(touched(st, memo) - seen):
                 if n in types:
                     order.append(n)  # sorted within a statement: deterministic
+                    seen.add(n)
             for b in child_blocks(st):
                 collect(b)
 
