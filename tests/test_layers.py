@@ -19,7 +19,7 @@ SRC = Path(__file__).resolve().parent.parent / "s2sad"
 LAYERS = [
     {"ssa"},
     {"diagnostics", "languages", "version"},
-    {"source_files", "progress"},
+    {"source_files", "progress", "deep_stack"},
     {"analysis"},
     {"parse"},
     {"opt"},
