@@ -270,8 +270,8 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         return "\n".join(about + sizes + head + guard + unused + lines + ["}"])
 
     def _convention(self) -> list[str]:
-        """A gradient's comment lines: the contract's convention for its parameters (a helper s2sad adds says what it
-        computes: its ``about`` lines)."""
+        """A gradient's comment lines: the contract's convention for its parameters (a helper
+        s2sad adds says what it computes: its ``about`` lines)."""
         if "about" in self.fn.attrs:
             return list(self.fn.attrs["about"])
         fn = self.fn
@@ -414,8 +414,9 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
             return self._rem(op)
         if n == "pow":
             a, b = e(op.operands[0]), e(op.operands[1])
-            if square(a, b) is not None:
-                return square(a, b)
+            squared = square(a, b)
+            if squared is not None:
+                return squared
             if t.is_float:
                 return Call(Name("powf" if t.name == "f32" else "pow"), (a, b))
             return Call(Name("pow_l"), (a, b))

@@ -293,8 +293,8 @@ class _FunctionEmitter(StatementBuilder):
         return self._function(fn.name, params, self._struct_comments(params), checks, self._convention())
 
     def _convention(self) -> list[str]:
-        """A gradient's docstring lines: the contract's convention for its parameters (a helper s2sad adds says what it
-        computes: its ``about`` lines)."""
+        """A gradient's docstring lines: the contract's convention for its parameters (a helper
+        s2sad adds says what it computes: its ``about`` lines)."""
         if "about" in self.fn.attrs:
             return list(self.fn.attrs["about"])
         info = grad_info(self.fn)
@@ -418,8 +418,9 @@ class _FunctionEmitter(StatementBuilder):
             return binop("*", _literal(2.0, op.result.type), e(op.operands[0]))  # t + t is 2.0 * t, exactly
         if n in _BINARY:
             a, b = e(op.operands[0]), e(op.operands[1])
-            if n == "pow" and square(a, b) is not None:
-                return square(a, b)
+            squared = square(a, b) if n == "pow" else None
+            if squared is not None:
+                return squared
             if n == "div" and op.result.type.is_int:
                 return call("int", BinOp("/", a, b))  # the IR's integer `div` truncates a true quotient
             return binop(_BINARY[n], a, b)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..analysis.effects import EffectAnalysis, PassContext, array_root
 from ..ssa import build
-from ..ssa.ir import Block, Builder, Module, Value
+from ..ssa.ir import Block, Builder, Module, Op, Value, erase_ops
 from .shadow_writes import next_touch, same_element, shadow_blocks
 
 
@@ -28,13 +28,16 @@ def run(module: Module, ctx: PassContext) -> None:
 
 
 def _merge_in(block: Block, shadows: set[Value], effects: EffectAnalysis, ctx: PassContext) -> None:
-    for first in [op for op in block.ops if op.name == "accum" and array_root(op.operands[0]) in shadows]:
-        if first.attrs.get("atomic"):
+    ops = block.ops
+    merged: list[Op] = []  # erased together at the end (ir.erase_ops): no op is looked for in the list
+    for at, first in enumerate(ops):  # an add inserted ahead is walked too: it is no accum
+        if first.name != "accum" or first.attrs.get("atomic") or array_root(first.operands[0]) not in shadows:
             continue
-        second = next_touch(block, first, effects, ctx)
+        k = next_touch(ops, at, effects, ctx)
+        second = ops[k] if k is not None else None
         if second is None or second.name != "accum" or second.attrs.get("atomic") or not same_element(first, second):
             continue
-        b = Builder(block, second.loc)
-        b.before = second
+        b = Builder(block, second.loc).before_op(second)  # the sum, right before the second addition
         second.set_operand(len(second.operands) - 1, build.add(b, first.operands[-1], second.operands[-1]))
-        first.erase()
+        merged.append(first)
+    erase_ops(merged)

@@ -17,7 +17,7 @@ into that element too.
 from __future__ import annotations
 
 from ..analysis.effects import EffectAnalysis, PassContext, array_root
-from ..ssa.ir import Block, Module, Op, Value
+from ..ssa.ir import Block, Module, Op, Value, erase_ops
 from .shadow_writes import constant, next_touch, same_element, shadow_blocks
 
 
@@ -28,15 +28,19 @@ def run(module: Module, ctx: PassContext) -> None:
 
 
 def _merge_in(block: Block, shadows: set[Value], effects: EffectAnalysis, ctx: PassContext) -> None:
-    for clear in [op for op in block.ops if _is_clear(op) and array_root(op.operands[0]) in shadows]:
-        accum = next_touch(block, clear, effects, ctx)
+    ops = block.ops
+    merged: list[Op] = []  # the clears and the additions replaced, erased together (ir.erase_ops)
+    for at, clear in enumerate(ops):
+        if not _is_clear(clear) or array_root(clear.operands[0]) not in shadows:
+            continue
+        k = next_touch(ops, at, effects, ctx)
+        accum = ops[k] if k is not None else None
         if accum is None or accum.name != "accum" or accum.attrs.get("atomic") or not same_element(accum, clear):
             continue
-        at = block.ops.index(accum)
-        store = Op("store", list(accum.operands), [], dict(accum.attrs), loc=accum.loc)
-        accum.erase()
-        block.insert(at, store)
-        clear.erase()
+        ops[k] = Op("store", list(accum.operands), [], dict(accum.attrs), loc=accum.loc)  # in its place
+        ops[k].parent = block
+        merged += [clear, accum]
+    erase_ops(merged)
 
 
 def _is_clear(op: Op) -> bool:

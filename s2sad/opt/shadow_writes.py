@@ -44,15 +44,16 @@ def constant(v: Value) -> Optional[object]:
     return op.attrs.get("value") if op is not None and op.name == "const" else None
 
 
-def next_touch(block: Block, write: Op, effects: EffectAnalysis, ctx: PassContext) -> Optional[Op]:
-    """The first op after ``write`` in its block that may read or write the memory it writes
-    (``EffectAnalysis``: arrays passed to a function do not overlap, unless ``--may-alias``);
-    None when a barrier, a return or the block's end comes first."""
-    root = array_root(write.operands[0])
-    ops = block.ops
-    for op in ops[ops.index(write) + 1:]:
+def next_touch(ops: list[Op], at: int, effects: EffectAnalysis, ctx: PassContext) -> Optional[int]:
+    """The position of the first op after ``ops[at]`` (a write) that may read or write the
+    memory it writes (``EffectAnalysis``: arrays passed to a function do not overlap, unless
+    ``--may-alias``); None when a barrier, a return or the block's end comes first. By position,
+    so that a pass walking a long block asks no list for an op's index."""
+    root = array_root(ops[at].operands[0])
+    for k in range(at + 1, len(ops)):
+        op = ops[k]
         if op_def(op.name).terminator or any(inner.name == "return" or effects.waits(inner) for inner in op.walk()):
             return None
         if effects.read_roots(op).may_touch(root, ctx) or effects.written_roots(op).may_touch(root, ctx):
-            return op
+            return k
     return None
