@@ -531,6 +531,34 @@ def f(x: "f64[n]", W: "f64[m, n]", a: float, b: float, n: int, m: int) -> float:
         py_params=[("double *", "x"), ("double *", "W"), ("double", "a"), ("double", "b"), ("long", "n"),
                    ("long", "m")],
         shapes={"W": (M, N)}),
+    # Fuzz seed 11400722, shrunk: the branch flags of a loop to n, calloc(1, (n > 0 ? n : 0) *
+    # sizeof(bool)), even calloc(1, n): gcc 12 threaded the n = 0 path into one on which it took
+    # the byte count for 2^63 or more. Allocations of bools ask for one element at least.
+    "py_bool_tape_of_n": Case(
+        """import math
+
+import numpy as np
+
+
+def f(x: "f64[n]", y: "f64[n]", A: "f64[n, m]", a: float, b: float, n: int, m: int) -> float:
+    s2 = 1.0
+    s1 = -0.25
+    if x[2] < math.acosh(2.5 + np.tanh(y[1])):
+        m6 = min(n, 1 + int(2.0 * abs(np.tanh(A[2, 1]))))
+        for i7 in range(m6):
+            t = s2 if math.erfc(y[i7]) > A[i7, 1] else x[(i7 + 3) % n]
+            s1 += math.pow(1.5 + np.tanh(y[i7] * a), t) - x[i7] * s1
+        m9 = min(n, 2)
+        for i10 in range(0, m9, 2):
+            s2 *= x[i10] + s1
+    for i12 in range(n):
+        y[i12] = abs(3.0 if x[i12] * b < 0.5 and A[i12, 0] < 0.5 else s2)
+        s1 += b * 3.0 - A[i12, 0]
+    return s1 + y[3] + a
+""", ["x", "a", "b"], lang="py", levels=(0, 2),
+        py_params=[("double *", "x"), ("double *", "y"), ("double *", "A"), ("double", "a"), ("double", "b"),
+                   ("long", "n"), ("long", "m")],
+        shapes={"A": (N, M)}),
     # A bool buffer whose byte count gcc -O2 took for negative on an impossible path.
     "py_bool_buffer_size": Case(
         """import numpy as np

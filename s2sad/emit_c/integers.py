@@ -114,17 +114,23 @@ class CIntegers:
                 return x_v
         return None
 
-    def _checked_count(self, count: Expr, value: Optional[Value] = None) -> Expr:
+    def _checked_count(self, count: Expr, value: Optional[Value] = None, least: int = 0) -> Expr:
         """An element count that gcc checks against the largest object as it is, not wrapped:
         that of one-byte elements (``bool``: the count is the byte count; wider elements' byte
         counts wrap, and calloc is asked for bytes too, ``_calloc``). Where gcc follows a path on
         which it takes the count for negative (a size, taken non-negative by ``ranges``, that gcc
         knows nothing of), the count as a size_t would exceed any object, and gcc says so
         (-Walloc-size-larger-than). So the count is clamped at zero unless gcc can see that it is
-        not negative."""
+        not negative. An allocation asks for ``least=1``: gcc 12 also threads a path on which a
+        count it knows not negative is 0 into one whose count it takes for 2^63 or more, even for a
+        plain size parameter ``n`` checked at entry (fuzz seed 11400722); with one element at
+        least, that path is gone. The byte more is never read."""
         lit = literal_value(count)
-        return self._at_least_zero(count, (lit is not None and lit >= 0)
-                                   or (value is not None and self._visibly_nonneg(value)))
+        if lit is not None and lit >= least:
+            return count
+        if least == 0 and value is not None and self._visibly_nonneg(value):
+            return count
+        return int_min_max("max", count, number(least))
 
     @staticmethod
     def _at_least_zero(count: Expr, known: bool) -> Expr:

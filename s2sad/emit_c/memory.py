@@ -175,7 +175,7 @@ class CMemory:
             # cache's (a trip count, max(span, 0), whose clamp C drops where ``ranges`` knows the
             # span is not negative) and the program's own extents too (fuzz seeds 5000004,
             # 5000216, where gcc took a count for negative). Wider elements' bytes wrap (_calloc).
-            counts = [self._checked_count(c, d) for c, d in zip(counts, op.operands)]
+            counts = [self._checked_count(c, d, least=1) for c, d in zip(counts, op.operands)]
         else:
             # A count worked out from the sizes (``x[1:]``'s n - 1) is negative for some sizes
             # a caller may pass (n = 0): clamped, it asks for no memory rather than 2^64 - 8
@@ -258,14 +258,15 @@ class CMemory:
             for axis in range(1, src.type.rank):  # type: ignore[attr-defined]
                 count = binop("*", count, self._extent(src, axis, op))
         nbytes = binop("*", self._checked_count(count) if elem == "bool" else count, Lit(f"sizeof({elem})"))
+        held = binop("*", self._checked_count(count, least=1), Lit("sizeof(bool)")) if elem == "bool" else nbytes
         struct = self._struct_of(src)
         if self._mixed(struct):  # integer members: the structs' bytes, not the numbers'
-            nbytes = binop("*", self._structs_holding(struct, count), Lit(f"sizeof({struct})"))  # type: ignore
+            nbytes = held = binop("*", self._structs_holding(struct, count), Lit(f"sizeof({struct})"))  # type: ignore
         if self._declared_rows(src) and is_pointer_rows(self._declared_spelling(src) or ""):
             raise error("C output: a copy of a whole array of rows (double **) is needed here, which C output "
                         "does not make", op.loc, hint="copy the rows you need into an array of your own")
         return self._register_buffer(op, name) + [
-            Assign([Name(name)], self._malloc(name, nbytes)),
+            Assign([Name(name)], self._malloc(name, held)),
             ExprStmt(Call(Name("memcpy"), (Name(name), self.expr(src), nbytes))),
         ] + self._row_table(op, name)
 
@@ -348,7 +349,8 @@ class CMemory:
         # Zero-filled as a cache is (_alloc says why): gcc cannot always tie the pops of the
         # reverse sweep to the pushes of the forward sweep either.
         count = op.operands[0]  # one element where its loop never runs, as for _alloc's caches
-        cap_value = Lit("1") if self._never_positive(count) else self._checked_count(self.expr(count), count)
+        least = 1 if tape_elem(op) == "bool" else 0  # a bool's count is its bytes (_checked_count)
+        cap_value = Lit("1") if self._never_positive(count) else self._checked_count(self.expr(count), count, least)
         return pre + [Assign([tape], self._calloc(tape.id, cap_value, tape_elem(op))), Assign([top], Lit("0"))]
 
     def _tape_push(self, op: Op, tape: Name, top: Name) -> list[Stmt]:

@@ -181,7 +181,7 @@ void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int 
             tape[i - 1] = t14;
             work_ck[i] = u_elem + c * t14 - 0.1 * u_elem * u_elem * u_elem;
         }
-        bool *tape_cond = calloc(1, t13 * sizeof(bool));
+        bool *tape_cond = calloc(1, (t13 > 1 ? t13 : 1) * sizeof(bool));
         for (long i = 1; i < t6; i++) {
             double t15 = work_ck[i];
             bool cond = t15 > 0.0;

@@ -69,7 +69,7 @@ static void grad_step(Body *bs, Body *d_bs, int n, double dt, double *d_dt) {
     // forward sweep
     double *tape_bs_elem = calloc(1, n * sizeof(double));
     double *tape_bs_elem2 = calloc(1, n * sizeof(double));
-    bool *tape_cond = calloc(1, (n > 0 ? n : 0) * sizeof(bool));
+    bool *tape_cond = calloc(1, (n > 1 ? n : 1) * sizeof(bool));
     for (long i = 0; i < n; i++) {
         bool cond = (long)bs[i].kind == 1;
         tape_cond[i] = cond;
