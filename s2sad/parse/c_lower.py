@@ -32,6 +32,7 @@ C specifics:
 
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
 from pathlib import Path
 from dataclasses import dataclass, field, replace
@@ -45,7 +46,7 @@ from ..ssa.gpu import SHARED_SPACE, SYNC
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
 from ..ssa.mathfns import MATH
 from ..ssa.ops import MATH_FNS
-from ..ssa.types import BOOL, F64, I64, Type
+from ..ssa.types import BOOL, F32, F64, I64, Type
 from . import c_builtins
 from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, library_name, math_intrinsic, node_text, span,
                      split_subscripts, walk)
@@ -912,10 +913,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         if intrinsic is not None:
             return self.math_call(node, intrinsic, args, b, env)
         if library_name(name) in ("frexp", "frexpf"):
-            raise self.fail(node, f"'{name}' stores the exponent through a pointer, which s2sad does not follow",
-                            "for x != 0 and finite, frexp(x, &e) is ldexp(x, -e) with e = (int)logb(x) + 1; "
-                            "or call frexp in a function defined in another file that returns e (an external "
-                            "function's integer result needs no derivative)")
+            return self.frexp(node, name, args, b, env)
         if library_name(name) in INT_ABS:
             if len(args) != 1:
                 raise self.fail(node, f"{name} takes one argument")
@@ -1074,6 +1072,27 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         for read_back in after:
             read_back(b)
         return results
+
+    def frexp(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], b: Builder, env: Env) -> Value:
+        """``frexp(x, &e)``: the mantissa ``ldexp(x, -e)``, and ``e = (int)logb(x) + 1`` stored in
+        the integer ``e``, as C's frexp computes them for a finite x other than 0 (for 0, inf and
+        NaN, e is 0 and the mantissa x itself, as frexp gives them). Written with operations s2sad
+        differentiates: the exponent is an integer, so the mantissa's derivative is 2^-e."""
+        if len(args) != 2:
+            raise self.fail(node, f"'{name}' takes 2 arguments")
+        out = args[1]
+        if not (isinstance(out, c_ast.UnaryOp) and out.op == "&" and isinstance(out.expr, c_ast.ID)):
+            raise self.fail(out, f"'{name}' stores the exponent through this pointer, which s2sad follows only "
+                            "as the address of an int variable", f"write {name}(x, &e) with 'int e;' declared before")
+        ft = F32 if library_name(name) == "frexpf" else F64
+        x = self.convert(self.number(self.scalar(args[0], b, env), self.at(b, args[0])), ft, self.at(b, node))
+        b = self.at(b, node)
+        finite = build.cmp(b, "lt", build.math(b, "abs", x), build.const(b, math.inf, ft))
+        normal = b.op1("and", [build.cmp(b, "ne", x, build.const(b, 0.0, ft)), finite], BOOL)
+        scaled = build.add(b, build.cast(b, build.math(b, "logb", x), I64), build.const(b, 1, I64))
+        e = build.select(b, normal, scaled, build.const(b, 0, I64))
+        e = self.store(out.expr, e, b, env, node)
+        return build.math(b, "ldexp", x, build.neg(b, build.cast(b, e, I64)))
 
     def math_call(self, node: c_ast.FuncCall, intrinsic: tuple[str, Optional[Type]], args: list[c_ast.Node],
                   b: Builder, env: Env) -> Value:

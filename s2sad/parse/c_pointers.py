@@ -22,18 +22,24 @@ from pycparser import c_ast
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Value
 from ..ssa.types import BOOL, I64
-from .c_expr import Ptr, node_text, walk
+from .c_expr import Ptr, library_name, node_text, walk
 from .c_types import CType
 from .py_common import Env, Fail, Poison
 
 
 def addressed_names(body: Optional[c_ast.Node]) -> frozenset[str]:
     """The variables whose address ``body`` takes (``&m``, ``&(m)``); by name, so a name
-    shadowed in an inner block is a cell in both scopes (only slower, never wrong)."""
+    shadowed in an inner block is a cell in both scopes (only slower, never wrong). Not the
+    exponent of ``frexp(x, &e)``, which the front end reads as an assignment to ``e``."""
     if body is None:
         return frozenset()
-    return frozenset(n.expr.name for n in walk(body)
-                     if isinstance(n, c_ast.UnaryOp) and n.op == "&" and isinstance(n.expr, c_ast.ID))
+    nodes = list(walk(body))
+    exponents = {id(n.args.exprs[1]) for n in nodes
+                 if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID)
+                 and library_name(n.name.name) in ("frexp", "frexpf") and n.args is not None and len(n.args.exprs) == 2}
+    return frozenset(n.expr.name for n in nodes
+                     if isinstance(n, c_ast.UnaryOp) and n.op == "&" and isinstance(n.expr, c_ast.ID)
+                     and id(n) not in exponents)
 
 
 def indexed_names(body: Optional[c_ast.Node]) -> frozenset[str]:
