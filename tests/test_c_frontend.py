@@ -157,6 +157,12 @@ def test_int_parameters_keep_their_declared_c_types():
         ("double s; return s + x[0];", "'s' is used before it is given a value"),
         ("return y + x[0];", "'y' is not declared"),
         ("double *w = malloc(8); return w[0] + x[0];", "malloc's size must be count * sizeof(element)"),
+        ("double *w = aligned_alloc(64, 64); return w[0] + x[0];",
+         "aligned_alloc's size must be count * sizeof(element)"),
+        ("double s = 0.0; posix_memalign((void **)&s, 64, 8 * sizeof(double)); return s + x[0];",
+         "posix_memalign must be given the address of a pointer variable"),
+        ("double *w = malloc(2 * sizeof(double)); w = realloc(w, 4 * sizeof(double)); return w[0] + x[0];",
+         "realloc is not supported: s2sad needs each work array's size where it is allocated"),
         ("double a[2][2] = {{1, 2}, {3, 4}}; return a[0] + x[0];", "'a[0]' is a row of 'a', not a number"),
         ("double a[2][2] = {{1, 2}, {3, 4}}; return a[0][1][0] + x[0];", "'a' has 2 dimension(s), indexed with 3"),
         ("return 1.5 % x[0];", "'%' needs integer operands"),
@@ -303,3 +309,14 @@ def test_define_names_are_kept_in_c_output_and_never_taken_by_temporaries():
     code = pipeline.gradient_source(src, "t.c", "f", ["x"], "c", pipeline.Options())
     assert "#define t0 2.0" in code and "* t0" in code
     compile_c(code)  # a temporary named t0 would not compile beside the macro
+
+
+def test_aligned_alloc_is_malloc_to_the_gradient():
+    """C11's aligned_alloc(align, n * sizeof(T)) allocates as malloc(n * sizeof(T)) does; the
+    gradient's own arrays are malloc'd (alignment is no part of the derivative)."""
+    body = ("double f(const double *x, int n) {{\n    double *w = {alloc};\n"
+            "    for (int i = 0; i < n; i++) w[i] = x[i] * x[i];\n    double s = 0.0;\n"
+            "    for (int i = 0; i < n; i++) s += w[i] * x[i];\n    free(w);\n    return s;\n}}\n")
+    texts = [pipeline.gradient_source("#include <stdlib.h>\n" + body.format(alloc=a), "t.c", "f", ["x"], "c")
+             for a in ("aligned_alloc(64, n * sizeof(double))", "malloc(n * sizeof(double))")]
+    assert texts[0].split("void grad_f")[1] == texts[1].split("void grad_f")[1]

@@ -781,7 +781,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
     def pointer_value(self, node: c_ast.Node, t: CType, b: Builder, env: Env, where: c_ast.Node) -> Ptr:
         inner = node.expr if isinstance(node, c_ast.Cast) else node
         if isinstance(inner, c_ast.FuncCall) and isinstance(inner.name, c_ast.ID) and \
-                inner.name.name in ("malloc", "calloc"):
+                inner.name.name in ("malloc", "calloc", "aligned_alloc", "posix_memalign"):
             return Ptr(self.allocation(inner, t, b, env, where))
         p = self.pointer_choice(inner, b, env, self.lookup(where.name)) if isinstance(inner, c_ast.TernaryOp) else \
             self.pointer(node, b, env, aims=True)
@@ -794,24 +794,30 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         return p
 
     def allocation(self, call: c_ast.FuncCall, t: CType, b: Builder, env: Env, where: c_ast.Node) -> Value:
-        """``malloc(n * sizeof(T))`` and ``calloc(n, sizeof(T))``: an ``alloc`` of n elements."""
+        """``malloc(n * sizeof(T))``, ``calloc(n, sizeof(T))``, ``aligned_alloc(a, n * sizeof(T))``
+        and ``posix_memalign(&p, a, n * sizeof(T))``: an ``alloc`` of n elements (alignment is the
+        output's business: its own arrays are malloc'd)."""
         args = list(call.args.exprs) if call.args is not None else []
         name = call.name.name  # type: ignore[attr-defined]
-        hint = f"write {name}(" + ("n, sizeof(double))" if name == "calloc" else "n * sizeof(double))")
+        sized = {"malloc": (1, 0), "aligned_alloc": (2, 1), "posix_memalign": (3, 2)}  # arguments, the size's
         if name == "calloc":
             if len(args) != 2 or not self.is_sizeof(args[1]):
-                raise self.fail(call, "calloc needs (count, sizeof(element))", hint)
+                raise self.fail(call, "calloc needs (count, sizeof(element))", "write calloc(n, sizeof(double))")
             count, size = args
         else:
-            if len(args) != 1:
-                raise self.fail(call, "malloc takes one argument", hint)
-            e = args[0]
+            taken, at_size = sized[name]
+            hint = "write " + {"malloc": "malloc(n * sizeof(double))",
+                               "aligned_alloc": "aligned_alloc(64, n * sizeof(double))",
+                               "posix_memalign": "posix_memalign((void **)&p, 64, n * sizeof(double))"}[name]
+            if len(args) != taken:
+                raise self.fail(call, f"{name} takes {taken} argument(s)", hint)
+            e = args[at_size]
             if isinstance(e, c_ast.BinaryOp) and e.op == "*" and self.is_sizeof(e.right):
                 count, size = e.left, e.right
             elif isinstance(e, c_ast.BinaryOp) and e.op == "*" and self.is_sizeof(e.left):
                 count, size = e.right, e.left
             else:
-                raise self.fail(e, "malloc's size must be count * sizeof(element)", hint)
+                raise self.fail(e, f"{name}'s size must be count * sizeof(element)", hint)
         elem_size = self.size_of(size.expr)
         per = t.layout.size if t.layout is not None else 1  # Point *p = malloc(n * sizeof(Point)): n runs
         want = t.layout.nbytes if t.layout is not None else BYTES[t.scalar.name]  # type: ignore[union-attr]
@@ -920,8 +926,15 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             x = self.integer(args[0], b, env, f"the argument of {name}")
             b = self.at(b, node)
             return build.select(b, build.cmp(b, "lt", x, build.const(b, 0, I64)), build.neg(b, x), x)
-        if name in ("malloc", "calloc"):
-            raise self.fail(node, f"{name} is supported as a pointer's initializer: double *w = {name}(...)")
+        if name in ("malloc", "calloc", "aligned_alloc"):
+            raise self.fail(node, f"{name} is supported as a pointer's initializer or assigned value: "
+                            f"double *w = {name}(...)")
+        if name == "posix_memalign":
+            return self.posix_memalign(node, args, b, env)
+        if name == "realloc":
+            raise self.fail(node, "realloc is not supported: s2sad needs each work array's size where it is "
+                            "allocated", "allocate the array once at the largest size it grows to: "
+                            "double *w = malloc(n * sizeof(double))")
         if name in _IO:
             raise self.fail(node, f"'{name}' is not supported: s2sad differentiates computations, not I/O",
                             "remove the call from the function being differentiated")
@@ -1072,6 +1085,19 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         for read_back in after:
             read_back(b)
         return results
+
+    def posix_memalign(self, node: c_ast.FuncCall, args: list[c_ast.Node], b: Builder, env: Env) -> Value:
+        """``posix_memalign((void **)&p, align, n * sizeof(T))``: ``p = malloc(n * sizeof(T))``,
+        with the result 0 (success) a test of it reads."""
+        target = args[0] if args else None
+        while isinstance(target, c_ast.Cast):
+            target = target.expr
+        if not (isinstance(target, c_ast.UnaryOp) and target.op == "&" and isinstance(target.expr, c_ast.ID)
+                and self.is_pointer_var(target.expr)):
+            raise self.fail(args[0] if args else node, "posix_memalign must be given the address of a pointer "
+                            "variable", "write posix_memalign((void **)&p, 64, n * sizeof(double))")
+        self.assign_pointer(target.expr, node, b, env)
+        return build.const(self.at(b, node), 0, I64)
 
     def frexp(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], b: Builder, env: Env) -> Value:
         """``frexp(x, &e)``: the mantissa ``ldexp(x, -e)``, and ``e = (int)logb(x) + 1`` stored in
