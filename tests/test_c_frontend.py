@@ -150,7 +150,7 @@ def test_int_parameters_keep_their_declared_c_types():
         ("return foo(x[0]);", "cannot differentiate through call to 'foo': its source is not in t.c"),
         ("printf(\"%f\", x[0]); return x[0];", "'printf' is not supported"),
         ("double *p = x; double *q = &p; return q[0];", "taking the address of the pointer 'p' is not supported"),
-        ("double **pp = 0; return x[0];", "pointers to pointers are supported as parameters only"),
+        ("double **pp = 0; return x[0];", "a local pointer to pointers is supported only as a matrix whose rows are"),
         ("void *v = x; return x[0];", "'void *' pointers are not supported"),
         ("return g_total * x[0];", "global variable 'g_total' is not supported"),
         ("static double c = 1; return c * x[0];", "'static' local variables are not supported"),

@@ -263,7 +263,7 @@ def test_a_flat_snapshot_passed_as_rows_gets_a_table_of_rows_freed_with_it():
 @pytest.mark.parametrize(
     "decl, message",
     [
-        ("double **p = 0; s += x[0];", "pointers to pointers are supported as parameters only"),
+        ("double **p = 0; s += x[0];", "a local pointer to pointers is supported only as a matrix whose rows are"),
         ("double ***p = 0; s += x[0];", "pointers to pointers of this kind are not supported"),
     ],
 )
@@ -273,6 +273,47 @@ def test_pointers_to_pointers_other_than_rows_parameters_are_located(decl, messa
         pipeline.gradient_source(src, "t.c", "f", ["x"], "c")
     (d,) = info.value.diagnostics
     assert d.loc.line == 4 and message in d.message and d.hint, d
+
+
+ROWS_IN_A_LOOP = """#include <stdlib.h>
+double f(const double *x, int n, int m)
+{
+    double **A = malloc(n * sizeof(double *));
+    for (int i = 0; i < n; i++) {
+        A[i] = malloc(ROW * sizeof(double));
+        for (int j = 0; j < m; j++) A[i][j] = x[i] * j;
+    }
+    BETWEEN
+    double s = A[0][1];
+    free(A);
+    return s;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "row, between",
+    [
+        ("(i + 1)", ""),  # rows of different lengths
+        ("m", "A[1] = A[0];"),  # a row rebound: two names for one row
+        ("m", "A = malloc(n * sizeof(double *));"),  # the pointer array replaced
+    ],
+)
+def test_rows_malloced_in_a_loop_only_as_one_matrix(row, between):
+    """double **A whose rows a loop allocates is one n x m array (golden/c/local_rows_malloc)
+    only where that is exact; otherwise the declaration is a located error naming the form."""
+    src = ROWS_IN_A_LOOP.replace("ROW", row).replace("BETWEEN", between)
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(src, "t.c", "f", ["x"], "c")
+    first = info.value.diagnostics[0]
+    assert first.loc.line == 4 and "supported only as a matrix whose rows are allocated in one loop" in first.message
+
+
+def test_rows_malloced_in_a_loop_are_one_matrix_with_a_shadow_of_its_shape():
+    text = pipeline.gradient_source(ROWS_IN_A_LOOP.replace("ROW", "m").replace("BETWEEN", ""), "t.c", "f",
+                                    ["x"], "c")
+    assert "double (*d_A)[m] = calloc(1, n * m * sizeof(double));" in text and "d_A[i][j]" in text
+    assert "A[i] = malloc" not in text
 
 
 def test_cuda_output_refuses_rows_of_pointers_with_the_flat_form_as_hint():

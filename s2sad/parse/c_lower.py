@@ -48,6 +48,7 @@ from ..ssa.mathfns import MATH
 from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F32, F64, I64, Type
 from . import c_builtins
+from .c_row_allocs import RowAllocation, row_allocations
 from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, library_name, math_intrinsic, node_text, span,
                      split_subscripts, walk)
 from .c_declarators import ReadDims
@@ -191,6 +192,11 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         self.record_cells: set[str] = set()  # struct members that are memory (c_records)
         self.read_only_leaves: dict[str, str] = {}
         self.addressed = addressed_names(fn.body)  # variables whose address is taken: cells (c_pointers)
+        # double **A whose rows a loop mallocs: one n x m array (c_row_allocs), by declaration,
+        # by the loop before which it is allocated, and the row statements that then do nothing
+        self.row_allocs = row_allocations(fn.body)
+        self.row_loops = {id(r.loop): r for r in self.row_allocs.values()}
+        self.row_stmts = {id(r.row_stmt) for r in self.row_allocs.values()}
         self.cells: set[str] = set()
         # Pointer variables that move between arrays (c_pointers.Aim), found by an earlier
         # lowering of the same function (``lower_function`` lowers it again when one is found).
@@ -567,6 +573,10 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         b.loc = self.loc(st)
         if self.omp_statement(st, b, env):
             return
+        if id(st) in self.row_stmts:
+            return  # A[i] = malloc(m * sizeof(double)): a row of the array allocated before the loop
+        if id(st) in self.row_loops:
+            self.allocate_rows(self.row_loops[id(st)], b, env)
         if isinstance(st, c_ast.Decl):
             self.decl(st, b, env)
         elif isinstance(st, c_ast.FuncCall):
@@ -626,6 +636,10 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
     def decl(self, d: c_ast.Decl, b: Builder, env: Env) -> None:
         if isinstance(d.type, c_ast.FuncDecl):
             return  # a prototype (extern double g(double);) declares nothing lowering needs
+        if id(d) in self.row_allocs:
+            r = self.row_allocs[id(d)]
+            self.declare(d.name, self.rows_type(r), d)  # given its array by allocate_rows
+            return
         if "extern" in d.storage:
             raise self.fail(d, "'extern' local variables are not supported", "pass the value as a parameter")
         if isinstance(d.type, c_ast.Enum):
@@ -678,6 +692,24 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             if not v.name_hint and v.defining_op is not None:
                 v.name_hint = d.name
             env[key] = v
+
+    def rows_type(self, r: RowAllocation) -> CType:
+        """``double **A`` of rows ``A[i] = malloc(m * sizeof(double))`` for ``i < n``: ``double A[n][m]``."""
+        at = r.decl.coord
+        elem = c_ast.TypeDecl(r.decl.name, [], None, c_ast.IdentifierType(r.elem, coord=at), coord=at)
+        row = c_ast.ArrayDecl(elem, r.width, [], coord=at)
+        return self.declared_type(c_ast.ArrayDecl(row, r.rows, [], coord=at), r.decl)
+
+    def allocate_rows(self, r: RowAllocation, b: Builder, env: Env) -> None:
+        """The array of a ``RowAllocation``, allocated where its rows' loop starts (zero-filled
+        when the rows are calloc'd)."""
+        key = self.lookup(r.decl.name)
+        assert key is not None
+        whole = c_ast.Decl(r.decl.name, [], [], [], [], r.decl.type, c_ast.InitList([]) if r.zero else None, None,
+                           coord=r.decl.coord)
+        arr = self.local_array(whole, self.ctypes[key], b, env)
+        env[key] = arr
+        self.note_root(key, arr)
 
     def sized_by_initializer(self, d: c_ast.Decl, t: CType) -> CType:
         """``double w[] = {1.0, 2.0}``: as many elements (rows) as the initializer lists."""

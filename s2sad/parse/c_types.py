@@ -337,9 +337,11 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
         if rows is not None and param:  # double **A: an array of rows, indexed A[i][j] as one of rank 2
             return CType("pointer", rows, spelling(node), (None, None), pointer_rows=True)
         if rows is not None:
-            raise TypeProblem(node, "pointers to pointers are supported as parameters only",
-                              "take the rows as a parameter, double **A, or make one block and index it "
-                              "a[i * m + j]")
+            raise TypeProblem(node, "a local pointer to pointers is supported only as a matrix whose rows are "
+                              "allocated in one loop, each of the same length",
+                              "double **A = malloc(n * sizeof(double *)); then for (i = 0; i < n; i++) as its "
+                              "first statement A[i] = malloc(m * sizeof(double)), and no other assignment of A "
+                              "or its rows; or take the rows as a parameter, double **A")
         raise TypeProblem(node, "pointers to pointers of this kind are not supported",
                           "pass rows of numbers, double **A, or flatten the data into one array and index it "
                           "as a[i * m + j]")
