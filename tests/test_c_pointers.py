@@ -141,3 +141,46 @@ def test_a_function_returning_a_pointer_otherwise_is_a_located_error():
     (message,) = _diagnostics(source)
     assert message.startswith("1:16: functions returning pointers are supported only as one 'return' of a "
                               "pointer expression")
+
+
+TABLE = """double f(const double *a, const double *b, const double *c, int n)
+{
+    DECL
+    double s = 0.0;
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < n; j++) s += USE;
+    return s;
+}
+"""
+
+
+@pytest.mark.parametrize("decl, use, line, expected", [
+    ("const double *rows[3] = {a, b, c}; rows[1] = a;", "rows[k][j]", 3, "the array of pointers 'rows' is assigned here"),
+    ("const double *rows[2] = {a, b, c};", "rows[k][j]", 3, "'rows' has 2 pointers and its initializer lists 3"),
+    ("const double *rows[3] = {a, b + 1, c};", "rows[k][j]", 3, "each pointer of 'rows' must point at the start"),
+    ("const double *rows[3];", "rows[k][j]", 3, "the array of pointers 'rows' needs an initializer listing its arrays"),
+    ("const double *rows[3] = {a, b, c};", "rows[k][j] + (rows != 0)", 6, "the array of pointers 'rows' is used here as a"),
+])
+def test_tables_of_pointers_used_otherwise_are_located(decl, use, line, expected):
+    """double *rows[3] = {a, b, c} is read as a table of the arrays it lists (golden/c/pointer_table);
+    anything that would make a row point elsewhere, or use the table whole, is a located error."""
+    src = "double g(const double **p);\n" + TABLE.replace("DECL", decl).replace("USE", use)
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(src, "t.c", "f", ["a"], "c")
+    first = info.value.diagnostics[0]
+    assert first.loc.line == line + 1 and expected in first.message and first.hint, first
+
+
+def test_a_table_listing_one_array_twice_picks_it_for_both_indices():
+    src = TABLE.replace("DECL", "const double *rows[3] = {a, b, a};").replace("USE", "(k + 1) * rows[k][j]")
+    text = pipeline.gradient_source(src, "t.c", "f", ["a", "b"], "c")
+    assert "d_a[j] +=" in text and "d_b[j] +=" in text
+    ir = pipeline.gradient_source(src, "t.c", "f", ["a", "b"], "py")
+    namespace: dict = {}
+    exec(compile(ir, "g", "exec"), namespace)
+    import numpy as np
+    a, b, c = np.array([1.0, 2.0]), np.array([3.0, 4.0]), np.array([5.0, 6.0])
+    d_a, d_b = np.zeros(2), np.zeros(2)
+    namespace["grad_f"](a, d_a, b, d_b, c, 2)
+    np.testing.assert_array_equal(d_a, [4.0, 4.0])  # k = 0 and k = 2 read a: 1 + 3
+    np.testing.assert_array_equal(d_b, [2.0, 2.0])

@@ -260,3 +260,10 @@ def test_frexp_gives_the_mantissa_and_exponent_of_the_library():
         np.testing.assert_array_equal(d_x, [want, mantissa])
 
 
+
+
+def test_the_hint_to_declare_a_pointee_const_spells_valid_c():
+    """'const double **' made read-only is 'const double *const *', never 'const const double **'."""
+    src = "double g(const double **p);\ndouble f(const double **A) {\n    return g(A) + A[0][0];\n}\n"
+    messages = _messages(src)
+    assert any("('const double *const *')" in m for m in messages), messages

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 
 from dataclasses import dataclass, replace
-from typing import Callable, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 from pycparser import c_ast
 from pycparser.c_generator import CGenerator
@@ -243,6 +243,8 @@ class CExprLowering:
             var = self.as_variable(node)  # a member of a struct variable: a variable (c_records)
             if var is not node:
                 return self.expr(var, b, env)
+        if isinstance(node, c_ast.ArrayRef) and self.table_of(node.name) is not None:
+            return self.table_row(self.table_of(node.name), node.subscript, b, env)  # rows[k] of double *rows[]
         if isinstance(node, (c_ast.ArrayRef, c_ast.StructRef)):
             member = self.member_array(node, b, env)
             if member is not None:
@@ -362,7 +364,12 @@ class CExprLowering:
             return pl.base, [self.field_index(pl, self.at(b, node))]
         assert isinstance(node, c_ast.ArrayRef)
         base, subs = split_subscripts(node)
-        p = self.pointer(base, b, env, aims=True)
+        table = self.table_of(base)
+        if table is not None:  # rows[k][j] of double *rows[]: element j of the k-th array
+            p = self.table_row(table, subs[0], b, env)
+            base, subs = c_ast.ArrayRef(base, subs[0], coord=node.coord), subs[1:]
+        else:
+            p = self.pointer(base, b, env, aims=True)
         if not self.is_aim(p):
             p = self.plain(p, base, b)
         rank = 1 if self.is_aim(p) else p.base.type.rank  # type: ignore[attr-defined]
@@ -842,6 +849,12 @@ class CExprLowering:
         raise NotImplementedError
 
     def is_cell(self, key: Optional[str]) -> bool:  # pragma: no cover
+        raise NotImplementedError
+
+    def table_of(self, node: c_ast.Node) -> Optional[Any]:  # pragma: no cover
+        raise NotImplementedError
+
+    def table_row(self, table: Any, index: c_ast.Node, b: Builder, env: Env) -> Ptr:  # pragma: no cover
         raise NotImplementedError
 
     def read_cell(self, cell: Value, b: Builder) -> Value:  # pragma: no cover

@@ -56,7 +56,7 @@ from .c_extern import Prototype, read_prototype
 from .custom_adjoints import NONE as NO_DERIVATIVES
 from .custom_adjoints import CustomAdjoint, Derivatives, argument_kind, expected_c
 from .c_memcalls import MEMORY_CALLS, CMemoryCalls
-from .c_pointers import Aim, CPointerLowering, addressed_names
+from .c_pointers import Aim, CPointerLowering, PointerTable, addressed_names, pointer_table_elem, table_rebinding
 from .c_source_map import SourceMap
 from .c_omp import COmpLowering
 from .omp import OmpClauses
@@ -197,6 +197,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         self.row_allocs = row_allocations(fn.body)
         self.row_loops = {id(r.loop): r for r in self.row_allocs.values()}
         self.row_stmts = {id(r.row_stmt) for r in self.row_allocs.values()}
+        self.pointer_tables: dict[str, PointerTable] = {}  # double *rows[3] = {a, b, c} (c_pointers)
         self.cells: set[str] = set()
         # Pointer variables that move between arrays (c_pointers.Aim), found by an earlier
         # lowering of the same function (``lower_function`` lowers it again when one is found).
@@ -275,7 +276,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                 self.declare_moving(key)
         elif t.kind == "array":
             self.key_types[key] = t.ir_array
-        elif t.kind not in ("record", "void"):  # a struct is its leaves, each registered on its own
+        elif t.kind not in ("record", "void", "table"):  # a struct is its leaves, each registered on its own
             self.key_types[key] = value_type(t)
         self.declared_in_loop[key] = self.loop_depth
 
@@ -640,6 +641,9 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             r = self.row_allocs[id(d)]
             self.declare(d.name, self.rows_type(r), d)  # given its array by allocate_rows
             return
+        if pointer_table_elem(d.type) is not None:
+            self.pointer_table(d, b, env)
+            return
         if "extern" in d.storage:
             raise self.fail(d, "'extern' local variables are not supported", "pass the value as a parameter")
         if isinstance(d.type, c_ast.Enum):
@@ -692,6 +696,36 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             if not v.name_hint and v.defining_op is not None:
                 v.name_hint = d.name
             env[key] = v
+
+    def pointer_table(self, d: c_ast.Decl, b: Builder, env: Env) -> None:
+        """``const double *rows[3] = {a, b, c};`` never assigned again: a ``PointerTable``, so
+        ``rows[k][j]`` is element j of the k-th array (``c_pointers.table_row``)."""
+        hint = f"list the whole arrays it points at, double *{d.name}[3] = {{a, b, c}}, and index it {d.name}[k][j]"
+        where = table_rebinding(self.fn.body, d.name)
+        if where is not None:
+            raise self.fail(where, f"the array of pointers '{d.name}' is assigned here: s2sad reads an array of "
+                            "pointers only as the table of arrays its initializer lists", hint)
+        if not isinstance(d.init, c_ast.InitList) or not d.init.exprs:
+            raise self.fail(d, f"the array of pointers '{d.name}' needs an initializer listing its arrays", hint)
+        entries = d.init.exprs
+        dim = d.type.dim
+        if dim is not None and build.const_value(self.integer(dim, b, env, "an array size")) != len(entries):
+            raise self.fail(dim, f"'{d.name}' has {node_text(dim)} pointers and its initializer lists {len(entries)}",
+                            hint)
+        elem = F32 if pointer_table_elem(d.type) == ["float"] else F64
+        arrays: list[Value] = []
+        for e in entries:
+            p = self.pointer(e, b, env)
+            off = build.const_value(p.off) if p.off is not None else 0
+            if off != 0 or p.base.type.rank != 1 or p.layout is not None or p.elem != elem \
+                    or (p.base.defining_op is not None and p.base.defining_op.name == "view"):
+                raise self.fail(e, f"each pointer of '{d.name}' must point at the start of a 1-D array of "
+                                f"{elem.name}s", hint)
+            arrays.append(p.base)
+        key = self.declare(d.name, CType("table", elem, node_text(d.type)), d)
+        self.pointer_tables[key] = PointerTable(tuple(arrays))
+        env[key] = Poison(f"the array of pointers '{d.name}' is used here as a whole, which s2sad does not follow",
+                          f"index it: {d.name}[k] (a pointer) or {d.name}[k][j] (a number)")
 
     def rows_type(self, r: RowAllocation) -> CType:
         """``double **A`` of rows ``A[i] = malloc(m * sizeof(double))`` for ``i < n``: ``double A[n][m]``."""
@@ -1024,7 +1058,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             if not const:
                 raise self.fail(a, f"{outside} and may write through argument {k + 1} ('{t.spelling}'), "
                                 "memory s2sad could not follow",
-                                f"if {name} only reads it, declare the parameter const ('const {t.spelling}')")
+                                f"if {name} only reads it, declare the parameter const ('{const_pointee(t.spelling)}')")
             p = self.pointer(a, b, env)
             if p.elem != t.scalar or p.layout is not None:
                 raise self.fail(a, f"'{name}' expects '{t.spelling}' here")
@@ -1394,6 +1428,15 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         op = b.create("while", inits, types, regions=[cond, blk], hints=hints)
         n = len(keys) - len(carried)
         self.leave_loop(env, carried, op.results[n:], [])
+
+
+def const_pointee(spelling: str) -> str:
+    """The pointer type ``spelling`` with what it points at made const: ``double *`` ->
+    ``const double *``, ``const double **`` -> ``const double *const *``."""
+    pointee = spelling.rstrip()[:-1].rstrip()
+    if pointee.endswith("*"):
+        return f"{pointee}const *"
+    return f"{pointee} *" if pointee.split()[0] == "const" else f"const {pointee} *"
 
 
 def lower_function(fn: c_ast.FuncDef, ctx: CContext) -> tuple[Function, list[Diagnostic]]:

@@ -122,6 +122,35 @@ class Aim(Ptr):
     rows: tuple[Value, ...] = ()
 
 
+@dataclass(frozen=True)
+class PointerTable:
+    """A local array of pointers to whole arrays, ``const double *rows[3] = {a, b, c};``, never
+    assigned after its initializer: ``rows[k]`` is the ``Aim`` at ``arrays[k]`` (``which`` = k)."""
+
+    arrays: tuple[Value, ...]
+
+
+def pointer_table_elem(t: c_ast.Node) -> Optional[list[str]]:
+    """``double *rows[N]`` (``const``, ``N`` left out too): the pointed-to number's type names."""
+    if isinstance(t, c_ast.ArrayDecl) and isinstance(t.type, c_ast.PtrDecl) and isinstance(t.type.type, c_ast.TypeDecl) \
+            and isinstance(t.type.type.type, c_ast.IdentifierType) and t.type.type.type.names in (["double"], ["float"]):
+        return list(t.type.type.type.names)
+    return None
+
+
+def table_rebinding(body: Optional[c_ast.Node], name: str) -> Optional[c_ast.Node]:
+    """The first place ``body`` assigns the table ``name`` or one of its pointers (``rows[k] =
+    p``, ``rows[k]++``), or takes its address, if any."""
+    for n in walk(body) if body is not None else ():
+        target = n.lvalue if isinstance(n, c_ast.Assignment) else \
+            n.expr if isinstance(n, c_ast.UnaryOp) and n.op in ("&", "++", "--", "p++", "p--") else None
+        if isinstance(target, c_ast.ArrayRef) and isinstance(target.name, c_ast.ID) and target.name.name == name:
+            return n
+        if isinstance(target, c_ast.ID) and target.name == name:
+            return n
+    return None
+
+
 class CPointerLowering:
     """Cells (variables whose address is taken). The host provides the environment, the keys
     and ``convert`` (``c_expr``); this class comes first among its bases, so its methods are
@@ -135,6 +164,31 @@ class CPointerLowering:
 
     def is_cell(self, key: Optional[str]) -> bool:
         return key is not None and key in self.cells
+
+    def table_of(self, node: c_ast.Node) -> Optional[PointerTable]:
+        """The ``PointerTable`` that the name ``node`` is, if it is one."""
+        if not isinstance(node, c_ast.ID):
+            return None
+        return self.pointer_tables.get(self.lookup(node.name) or "")  # type: ignore[attr-defined]
+
+    def table_row(self, table: PointerTable, index: c_ast.Node, b: Builder, env: Env) -> Ptr:
+        """``rows[k]``: the pointer at ``table.arrays[k]``, chosen at run time."""
+        k = self.integer(index, b, env, "an index")  # type: ignore[attr-defined]
+        distinct: list[Value] = []
+        for arr in table.arrays:
+            if all(a is not arr for a in distinct):
+                distinct.append(arr)
+        if len(distinct) == 1:
+            return Ptr(distinct[0])
+        number = [next(n for n, a in enumerate(distinct) if a is arr) for arr in table.arrays]
+        which = k
+        if number != list(range(len(number))):  # an array listed twice: k -> its number
+            b = self.at(b, index)  # type: ignore[attr-defined]
+            which = build.const(b, number[-1], I64)
+            for pos in range(len(number) - 2, -1, -1):
+                which = build.select(b, build.cmp(b, "eq", k, build.const(b, pos, I64)),
+                                     build.const(b, number[pos], I64), which)
+        return Aim(distinct[0], None, None, tuple(enumerate(distinct)), which)
 
     def wants_cell(self, name: str, t: CType) -> bool:
         """Whether a scalar declared as ``name`` lives in memory: the function takes its address."""
