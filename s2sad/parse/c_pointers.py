@@ -132,9 +132,12 @@ class PointerTable:
 
 def pointer_table_elem(t: c_ast.Node) -> Optional[list[str]]:
     """``double *rows[N]`` (``const``, ``N`` left out too): the pointed-to number's type names."""
-    if isinstance(t, c_ast.ArrayDecl) and isinstance(t.type, c_ast.PtrDecl) and isinstance(t.type.type, c_ast.TypeDecl) \
-            and isinstance(t.type.type.type, c_ast.IdentifierType) and t.type.type.type.names in (["double"], ["float"]):
-        return list(t.type.type.type.names)
+    if not (isinstance(t, c_ast.ArrayDecl) and isinstance(t.type, c_ast.PtrDecl)):
+        return None
+    inner = t.type.type
+    if isinstance(inner, c_ast.TypeDecl) and isinstance(inner.type, c_ast.IdentifierType) \
+            and inner.type.names in (["double"], ["float"]):
+        return list(inner.type.names)
     return None
 
 
