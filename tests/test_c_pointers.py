@@ -159,7 +159,7 @@ TABLE = """double f(const double *a, const double *b, const double *c, int n)
     ("const double *rows[2] = {a, b, c};", "rows[k][j]", 3, "'rows' has 2 pointers and its initializer lists 3"),
     ("const double *rows[3] = {a, b + 1, c};", "rows[k][j]", 3, "each pointer of 'rows' must point at the start"),
     ("const double *rows[3];", "rows[k][j]", 3, "'rows' needs an initializer listing its arrays"),
-    ("const double *rows[3] = {a, b, c};", "rows[k][j] + (rows != 0)", 6, "the array of pointers 'rows' is used here as a"),
+    ("const double *rows[3] = {a, b, c};", "rows[k][j] + (rows != 0)", 6, "pointers 'rows' is used here as a whole"),
 ])
 def test_tables_of_pointers_used_otherwise_are_located(decl, use, line, expected):
     """double *rows[3] = {a, b, c} is read as a table of the arrays it lists (golden/c/pointer_table);
