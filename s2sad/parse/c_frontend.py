@@ -36,6 +36,7 @@ from .c_expr import span, walk
 from ..ssa.callgraph import callees_first
 from .c_lower import CContext, Signature, lower_function
 from .c_accessors import inline_accessors
+from .c_factories import inline_factories
 from .c_pointers import array_params
 from .c_preprocess import BUILTIN_MACROS, PRELUDE_TYPEDEFS, CFlags, Preprocessed, preprocess
 from ..languages import is_cuda
@@ -115,6 +116,10 @@ class CFile:
         self.dim_reader = DimReader(self.constants, frozenset(self.pre.macros))
         # Accessors (``return A + i * m;``) read as their expression where they are called.
         self.accessors, self.accessor_problems = inline_accessors(
+            self.functions, frozenset(self.structs.records) | frozenset(self.structs.layouts))
+        # Factories (``double *v = malloc(...); ...; return v;``) read as their statements where
+        # a call initializes a pointer (c_factories).
+        self.factories, self.factory_problems = inline_factories(
             self.functions, frozenset(self.structs.records) | frozenset(self.structs.layouts))
         # Pointer parameters used as arrays: a pointer to structs of mixed members is an array of
         # them only then (c_types._struct_type), else one struct.
@@ -259,7 +264,8 @@ class CFile:
                               "write the members into a struct the caller passes by pointer")
         if result.kind == "pointer":
             raise TypeProblem(fn.decl, "functions returning pointers are supported only as one 'return' "
-                              "of a pointer expression (return A + i * m;)",
+                              "of a pointer expression (return A + i * m;), or ending in their only 'return', "
+                              "of a local pointer (double *v = malloc(...); ...; return v;)",
                               "compute the pointer where it is used, or write the result into an array parameter")
         return Signature(params, result, declared)
 
@@ -333,7 +339,8 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
         listing = ", ".join(cfile.functions) or "none"
         raise error(f"no function named '{func}' in {name}", hint=f"functions in this file: {listing}")
     order, problems, recursive = _reachable(func, cfile)
-    problems += [Diagnostic(p.message, cfile.loc(p.node), p.hint) for p in cfile.accessor_problems]
+    problems += [Diagnostic(p.message, cfile.loc(p.node), p.hint)
+                 for p in [*cfile.accessor_problems, *cfile.factory_problems]]
     for again, first in cfile.redefined:
         problems.append(Diagnostic(f"redefinition of '{again.decl.name}'", cfile.loc(again.decl),
                                    f"it is first defined at line {cfile.loc(first.decl).line}; "
@@ -343,8 +350,8 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
                    frozenset(q.line for q in cfile.pre.qualifiers if q.word == SHARED), cfile.pre.pragmas,
                    cfile.sources, cfile.typedef_text, cfile.prototypes, cfile.tables, derivatives)
     for fname in order:
-        if fname in cfile.accessors:
-            continue  # called where it could not be read as its expression: said above
+        if fname in cfile.accessors or fname in cfile.factories:
+            continue  # called where it could not be read as its expression or statements: said above
         try:
             ctx.signatures[fname] = cfile.signature(cfile.functions[fname])
         except TypeProblem as p:

@@ -1,0 +1,199 @@
+"""Functions that allocate an array and return it, read where they are called as their statements.
+
+Numerical C allocates through small constructors: ``double *new_vector(int n) { double *v =
+malloc(n * sizeof(double)); for (...) v[i] = 0.0; return v; }``, ``double **dmatrix(int n, int
+m)``, which return the array they made. s2sad's IR has no pointer values to return, so such a
+function (a *factory*) is read at each call ``double *w = new_vector(n);`` as its body placed
+there, the array it returns named ``w``: the call becomes ``double *w = malloc(n *
+sizeof(double)); for (...) w[i] = 0.0;``. What follows sees an array allocated in the caller,
+which the rest of the front end knows (``c_row_allocs`` for a factory of rows).
+
+A factory: a function returning a pointer whose body ends with its only ``return``, of a local
+pointer variable declared at the top of its body, and which does not call itself. A call is
+read so where it initializes a pointer in a declaration of its own, ``T *w = f(args);``
+(casts allowed). The parameters become the arguments where the body never assigns them and the
+argument has no effect (a number converted to its parameter's type, as the call converts it),
+else variables of their own initialized with them; the factory's locals keep their names
+unless the caller uses the name, then they take the factory's name as a suffix. Any other call
+of a factory is a located error saying so (``FactoryProblem``).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Optional
+
+from pycparser import c_ast
+
+from .c_accessors import _converted, _plain, _rename
+from .c_expr import walk
+
+
+class FactoryProblem(Exception):
+    """A call of a factory that cannot be read as its statements; ``node`` is where to point."""
+
+    def __init__(self, node: c_ast.Node, message: str, hint: str):
+        super().__init__(message)
+        self.node, self.message, self.hint = node, message, hint
+
+
+def factories(functions: dict[str, c_ast.FuncDef]) -> dict[str, tuple[c_ast.FuncDef, str]]:
+    """The factories of the file, each with the name of the local it returns."""
+    out = {}
+    for name, fn in functions.items():
+        returned = _returned_local(fn)
+        if returned is not None and not any(isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID)
+                                            and n.name.name == name for n in walk(fn.body)):
+            out[name] = (fn, returned)
+    return out
+
+
+def _returned_local(fn: c_ast.FuncDef) -> Optional[str]:
+    if not isinstance(fn.decl.type.type, c_ast.PtrDecl):
+        return None
+    items = fn.body.block_items or []
+    if len(items) < 2 or not isinstance(items[-1], c_ast.Return) or not isinstance(items[-1].expr, c_ast.ID):
+        return None
+    if sum(isinstance(n, c_ast.Return) for n in walk(fn.body)) != 1:
+        return None
+    name = items[-1].expr.name
+    top = [d for d in items if isinstance(d, c_ast.Decl) and d.name == name]
+    if len(top) != 1 or not isinstance(top[0].type, c_ast.PtrDecl):
+        return None
+    return name
+
+
+def inline_factories(functions: dict[str, c_ast.FuncDef], structs: frozenset[str] = frozenset()) \
+        -> tuple[frozenset[str], list[FactoryProblem]]:
+    """Replace every call of a factory in the other functions by its statements (in place): the
+    factories' names, and the calls that cannot be replaced, as problems."""
+    found = factories(functions)
+    problems: list[FactoryProblem] = []
+    if not found:
+        return frozenset(), problems
+    for name, fn in functions.items():
+        if name in found:
+            continue
+        refused: set[int] = set()
+        for _ in range(len(found) + 1):  # a factory's body may call another: again
+            if not _inline_in(fn, found, structs, problems, refused):
+                break
+        for n in walk(fn.body):
+            if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and n.name.name in found \
+                    and id(n) not in refused:
+                problems.append(FactoryProblem(
+                    n, f"'{n.name.name}' returns a pointer held in a local variable, and s2sad reads its calls only "
+                    "where the result initializes a pointer of its own",
+                    f"declare a pointer with it first: double *w = {n.name.name}(...);"))
+    return frozenset(found), problems
+
+
+def _inline_in(fn: c_ast.FuncDef, found: dict, structs: frozenset[str], problems: list[FactoryProblem],
+               refused: set[int]) -> bool:
+    """Replace the factory calls of the declarations in ``fn``'s blocks; whether any was. A call
+    that cannot be replaced is a problem (``refused`` remembers it)."""
+    changed = False
+    taken = _names_of(fn)  # grows with each expansion's names, so two calls never clash
+    for n in list(walk(fn.body)):
+        if not isinstance(n, c_ast.Compound) or not n.block_items:
+            continue
+        items: list[c_ast.Node] = []
+        for st in n.block_items:
+            call = _factory_call(st, found)
+            if call is None or id(call) in refused:
+                items.append(st)
+                continue
+            try:
+                items += _expansion(st, call, *found[call.name.name], structs, taken)  # type: ignore[union-attr]
+                changed = True
+            except FactoryProblem as p:
+                problems.append(p)
+                refused.add(id(call))
+                items.append(st)
+        n.block_items = items
+    return changed
+
+
+def _factory_call(st: c_ast.Node, found: dict) -> Optional[c_ast.FuncCall]:
+    """The factory call that ``st``, a declaration ``T *w = f(...);``, is initialized with."""
+    if not (isinstance(st, c_ast.Decl) and isinstance(st.type, c_ast.PtrDecl) and st.init is not None):
+        return None
+    init = st.init
+    while isinstance(init, c_ast.Cast):
+        init = init.expr
+    if isinstance(init, c_ast.FuncCall) and isinstance(init.name, c_ast.ID) and init.name.name in found:
+        return init
+    return None
+
+
+def _names_of(fn: c_ast.FuncDef) -> set[str]:
+    """Every name a function uses or declares, its parameters too."""
+    params = fn.decl.type.args.params if fn.decl.type.args is not None else []
+    return {n.name for n in walk(fn.body) if isinstance(n, (c_ast.ID, c_ast.Decl)) and n.name} | \
+        {p.name for p in params if isinstance(p, c_ast.Decl) and p.name}
+
+
+def _expansion(st: c_ast.Decl, call: c_ast.FuncCall, fn: c_ast.FuncDef, returned: str, structs: frozenset[str],
+               taken: set[str]) -> list[c_ast.Node]:
+    """The statements ``T *w = f(args);`` stands for (``returned`` renamed ``w``)."""
+    name = fn.decl.name
+    params = [p for p in (fn.decl.type.args.params if fn.decl.type.args is not None else [])
+              if isinstance(p, c_ast.Decl) and p.name]
+    args = list(call.args.exprs) if call.args is not None else []
+    if len(args) != len(params):
+        raise FactoryProblem(call, f"'{name}' takes {len(params)} argument(s), not {len(args)}", f"pass {len(params)}")
+    body = copy.deepcopy(fn.body.block_items[:-1])
+    assigned = {_target(n) for stmt in body for n in walk(stmt)} - {None}
+    renames: dict[str, c_ast.Node] = {returned: c_ast.ID(st.name, coord=st.coord)}
+    out: list[c_ast.Node] = []
+    for p, a in zip(params, args):
+        if p.name not in assigned and _plain(a):
+            renames[p.name] = _converted(a, p, structs)
+            continue
+        fresh = _fresh(p.name, name, taken)
+        local = copy.deepcopy(p)
+        _name_decl(local, fresh)
+        local.init = a
+        out.append(local)
+        renames[p.name] = c_ast.ID(fresh, coord=p.coord)
+    # A local of the factory's top level lands in the caller's scope: renamed where the caller
+    # uses its name. One of an inner scope (a loop's counter) only where it would capture a name
+    # of an argument put in its place.
+    in_args = {n.name for r in renames.values() for n in walk(r) if isinstance(n, c_ast.ID)}
+    top = {id(d) for d in body if isinstance(d, c_ast.Decl)}
+    for stmt in body:
+        for n in walk(stmt):
+            if isinstance(n, c_ast.Decl) and n.name and n.name != returned and n.name not in renames \
+                    and n.name in (taken if id(n) in top else in_args):
+                renames[n.name] = c_ast.ID(_fresh(n.name, name, taken), coord=n.coord)
+    for stmt in body:
+        for n in walk(stmt):
+            if isinstance(n, c_ast.Decl) and n.name in renames:
+                _name_decl(n, renames[n.name].name)  # type: ignore[attr-defined]
+        out.append(_rename(stmt, renames))
+    taken.update(n.name for stmt in out for n in walk(stmt) if isinstance(n, c_ast.Decl) and n.name)
+    return out
+
+
+def _target(n: c_ast.Node) -> Optional[str]:
+    """The variable an assignment, increment or address-of names, if any."""
+    target = n.lvalue if isinstance(n, c_ast.Assignment) else \
+        n.expr if isinstance(n, c_ast.UnaryOp) and n.op in ("&", "++", "--", "p++", "p--") else None
+    return target.name if isinstance(target, c_ast.ID) else None
+
+
+def _fresh(name: str, factory: str, taken: set[str]) -> str:
+    fresh, k = f"{name}_{factory}", 2
+    while fresh in taken:
+        fresh, k = f"{name}_{factory}{k}", k + 1
+    taken.add(fresh)
+    return fresh
+
+
+def _name_decl(d: c_ast.Decl, name: str) -> None:
+    """Give a declaration (and the innermost declarator of its type) the name ``name``."""
+    d.name = name
+    t = d.type
+    while not isinstance(t, c_ast.TypeDecl):
+        t = t.type
+    t.declname = name
