@@ -225,3 +225,16 @@ def test_a_table_listing_one_array_twice_picks_it_for_both_indices():
     namespace["grad_f"](a, d_a, b, d_b, c, 2)
     np.testing.assert_array_equal(d_a, [4.0, 4.0])  # k = 0 and k = 2 read a: 1 + 3
     np.testing.assert_array_equal(d_b, [2.0, 2.0])
+
+
+def test_an_allocation_is_never_null_and_a_parameter_tested_for_null_is_located():
+    """s2sad reads malloc as succeeding (the gradient's own allocations do): w == NULL and !w are
+    false for it; a pointer parameter may be NULL, which no gradient can know."""
+    src = ("#include <stdlib.h>\ndouble f(const double *x, double *out, int n) {\n"
+           "    double *w = malloc(n * sizeof(double));\n    if (w == NULL || !w) return -1.0;\n"
+           "    for (int i = 0; i < n; i++) w[i] = x[i] * x[i];\n    double s = w[0];\n"
+           "    free(w);\n    GUARD\n    return s;\n}\n")
+    text = pipeline.gradient_source(src.replace("GUARD", ""), "t.c", "f", ["x"], "c")
+    assert "d_x[i] += 2.0 * t0;" in text and "-1.0" not in text  # the failure branch is gone
+    messages = _diagnostics(src.replace("GUARD", "if (out != NULL) out[0] = s;"))
+    assert any(m.startswith("8:9: testing a pointer parameter for NULL is not supported") for m in messages), messages

@@ -186,7 +186,7 @@ class CExprLowering:
 
     def truth(self, v: Operand, b: Builder, node: c_ast.Node) -> Value:
         if isinstance(v, Ptr):
-            raise self.fail(node, "a pointer used as a condition is not supported", "compare the index instead")
+            return build.const(b, self.never_null(v, node), BOOL)
         if v.type == BOOL:
             return v
         zero = build.const(b, 0, v.type)
@@ -561,6 +561,9 @@ class CExprLowering:
                                 "s2sad reads and writes struct members one number at a time: p->member")
             off = p.off if p.off is not None else build.const(self.at(b, node), 0, I64)
             return self.at(b, node).op1("load", [p.base, off], p.elem)
+        if op == "!":
+            operand = self.expr(node.expr, b, env)
+            return b.op1("not", [self.truth(operand, self.at(b, node), node.expr)], BOOL)  # type: ignore[arg-type]
         v = self.scalar(node.expr, b, env)
         b = self.at(b, node)
         if op == "-":
@@ -619,9 +622,30 @@ class CExprLowering:
             return build.binary(b, "mod", x, build.const(b, k + 1, I64))
         return b.op1(_BITS[op], [x, y], I64)
 
+    def never_null(self, p: Ptr, node: c_ast.Node) -> bool:
+        """True for a pointer into memory the function allocated (``malloc``, a local array): s2sad
+        reads allocations as succeeding, as the gradient's own do, so ``if (!w)`` and ``w == NULL``
+        are false there. A pointer parameter may be NULL, which no gradient can know: a test of it is
+        a located error."""
+        bases = [arr for _, arr in p.choices] if hasattr(p, "choices") and p.choices else [p.base]  # type: ignore
+        roots = []
+        for arr in bases:
+            while arr.defining_op is not None and arr.defining_op.name == "view":
+                arr = arr.defining_op.operands[0]
+            roots.append(arr)
+        if all(r.defining_op is not None and r.defining_op.name == "alloc" for r in roots):
+            return True
+        raise self.fail(node, "testing a pointer parameter for NULL is not supported: the gradient is for the "
+                        "arrays a caller passes", "call the function with arrays, and test an integer flag for an "
+                        "optional one")
+
     def pointer_arith(self, node: c_ast.BinaryOp, x: Operand, y: Operand, b: Builder) -> Operand:
         b = self.at(b, node)
         op = node.op
+        for p, other in ((x, y), (y, x)):  # p == NULL, p != 0
+            if isinstance(p, Ptr) and isinstance(other, Value) and op in ("==", "!=") and other.type.is_int \
+                    and build.const_value(other) == 0:
+                return build.const(b, self.never_null(p, node) == (op == "!="), BOOL)
 
         def offset(p: Ptr) -> Value:
             return p.off if p.off is not None else build.const(b, 0, I64)

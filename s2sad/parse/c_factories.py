@@ -54,9 +54,10 @@ def _returned_local(fn: c_ast.FuncDef) -> Optional[str]:
     items = fn.body.block_items or []
     if len(items) < 2 or not isinstance(items[-1], c_ast.Return) or not isinstance(items[-1].expr, c_ast.ID):
         return None
-    if sum(isinstance(n, c_ast.Return) for n in walk(fn.body)) != 1:
-        return None
     name = items[-1].expr.name
+    guards = [st for st in items if _null_guard(st, name)]
+    if sum(isinstance(n, c_ast.Return) for n in walk(fn.body)) != 1 + len(guards):
+        return None
     top = [d for d in items if isinstance(d, c_ast.Decl) and d.name == name]
     if len(top) != 1 or not isinstance(top[0].type, c_ast.PtrDecl):
         return None
@@ -142,7 +143,7 @@ def _expansion(st: c_ast.Decl, call: c_ast.FuncCall, fn: c_ast.FuncDef, returned
     args = list(call.args.exprs) if call.args is not None else []
     if len(args) != len(params):
         raise FactoryProblem(call, f"'{name}' takes {len(params)} argument(s), not {len(args)}", f"pass {len(params)}")
-    body = copy.deepcopy(fn.body.block_items[:-1])
+    body = copy.deepcopy([st for st in fn.body.block_items[:-1] if not _null_guard(st, returned)])
     assigned = {_target(n) for stmt in body for n in walk(stmt)} - {None}
     renames: dict[str, c_ast.Node] = {returned: c_ast.ID(st.name, coord=st.coord)}
     out: list[c_ast.Node] = []
@@ -173,6 +174,33 @@ def _expansion(st: c_ast.Decl, call: c_ast.FuncCall, fn: c_ast.FuncDef, returned
         out.append(_rename(stmt, renames))
     taken.update(n.name for stmt in out for n in walk(stmt) if isinstance(n, c_ast.Decl) and n.name)
     return out
+
+
+def _null_guard(st: c_ast.Node, name: str) -> bool:
+    """``if (!v) return NULL;`` (``v == NULL``, ``v == 0``; a block ending in that return, with no
+    other): a test of the allocation ``name`` for failure, which s2sad reads as succeeding
+    (``c_expr.never_null``), so the statement is dropped where the factory is placed."""
+    if not isinstance(st, c_ast.If) or st.iffalse is not None:
+        return False
+    cond = st.cond
+    tests = (isinstance(cond, c_ast.UnaryOp) and cond.op == "!" and _is_name(cond.expr, name)) or \
+        (isinstance(cond, c_ast.BinaryOp) and cond.op == "==" and
+         ((_is_name(cond.left, name) and _is_null(cond.right)) or (_is_null(cond.left) and _is_name(cond.right, name))))
+    body = st.iftrue.block_items or [] if isinstance(st.iftrue, c_ast.Compound) else [st.iftrue]
+    returns = [n for n in walk(st.iftrue) if isinstance(n, c_ast.Return)]
+    return bool(tests and body and returns == [body[-1]] and _is_null(body[-1].expr))
+
+
+def _is_name(node: Optional[c_ast.Node], name: str) -> bool:
+    return isinstance(node, c_ast.ID) and node.name == name
+
+
+def _is_null(node: Optional[c_ast.Node]) -> bool:
+    """``0``, ``(void *)0`` or ``NULL`` (which the front end expands where it reads it)."""
+    while isinstance(node, c_ast.Cast):
+        node = node.expr
+    return (isinstance(node, c_ast.Constant) and node.value == "0") or (isinstance(node, c_ast.ID)
+                                                                        and node.name == "NULL")
 
 
 def _target(n: c_ast.Node) -> Optional[str]:

@@ -39,19 +39,19 @@ void grad_energy(const double *x, double *d_x, int n, int m, double d_return) {
     double *d_u = calloc(1, n * sizeof(double));
     double *d_w = calloc(1, n * sizeof(double));
 
-    // line 28: for (int i = 0; i < n; i++)
+    // line 34: for (int i = 0; i < n; i++)
     double d_s = d_return;
     for (long i = n - 1; i >= 0; i--) {
-        // line 29: for (int j = 0; j < m; j++) s += A[i][j] * A[i][j];
+        // line 35: for (int j = 0; j < m; j++) s += A[i][j] * A[i][j];
         for (long j = m - 1; j >= 0; j--) {
             double t0 = d_s * A[i][j];
             d_A[i][j] += 2.0 * t0;
         }
     }
 
-    // line 25: for (int i = 0; i < n; i++)
+    // line 31: for (int i = 0; i < n; i++)
     for (long i = n - 1; i >= 0; i--) {
-        // line 26: for (int j = 0; j < m; j++) A[i][j] = w[i] * (j + 1) + u[i];
+        // line 32: for (int j = 0; j < m; j++) A[i][j] = w[i] * (j + 1) + u[i];
         for (long j = m - 1; j >= 0; j--) {
             double d_A_i_j = d_A[i][j];
             d_A[i][j] = 0.0;
@@ -60,7 +60,7 @@ void grad_energy(const double *x, double *d_x, int n, int m, double d_return) {
         }
     }
 
-    // line 16: for (int i = 0; i < n; i++) v[i] = scale * x[i] + k;
+    // line 19: for (int i = 0; i < n; i++) v[i] = scale * x[i] + k;
     for (long i = n - 1; i >= 0; i--) {
         double d_w_i = d_w[i];
         d_w[i] = 0.0;

@@ -4,6 +4,9 @@
 static double **dmatrix(int n, int m) {
     int rows = n;
     double **a = malloc(rows * sizeof(double *));
+    if (a == NULL) {
+        return NULL;
+    }
     for (int i = 0; i < rows; i++) {
         a[i] = malloc(m * sizeof(double));
     }
@@ -21,6 +24,9 @@ double energy(const double *x, int n, int m) {
     int k = 2;
     double **A = dmatrix(n, m);
     double *u = vector_of(x, n, 2.0);
+    if (!u) {
+        return -1.0;
+    }
     double *w = vector_of(u, n, 0.5 * k);
     for (int i = 0; i < n; i++)
         for (int j = 0; j < m; j++) A[i][j] = w[i] * (j + 1) + u[i];
