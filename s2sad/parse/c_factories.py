@@ -11,7 +11,8 @@ which the rest of the front end knows (``c_row_allocs`` for a factory of rows).
 A factory: a function returning a pointer whose body ends with its only ``return``, of a local
 pointer variable declared at the top of its body, and which does not call itself. A call is
 read so where it initializes a pointer in a declaration of its own, ``T *w = f(args);``
-(casts allowed). The parameters become the arguments where the body never assigns them and the
+(casts allowed), or is assigned to one, ``w = f(args);`` (the array then named ``w_f``, ``w``
+pointed at it). The parameters become the arguments where the body never assigns them and the
 argument has no effect (a number converted to its parameter's type, as the call converts it),
 else variables of their own initialized with them; the factory's locals keep their names
 unless the caller uses the name, then they take the factory's name as a suffix. Any other call
@@ -116,10 +117,13 @@ def _inline_in(fn: c_ast.FuncDef, found: dict, structs: frozenset[str], problems
 
 
 def _factory_call(st: c_ast.Node, found: dict) -> Optional[c_ast.FuncCall]:
-    """The factory call that ``st``, a declaration ``T *w = f(...);``, is initialized with."""
-    if not (isinstance(st, c_ast.Decl) and isinstance(st.type, c_ast.PtrDecl) and st.init is not None):
+    """The factory call of ``st``, a declaration ``T *w = f(...);`` or an assignment ``w = f(...);``."""
+    if isinstance(st, c_ast.Assignment) and st.op == "=" and isinstance(st.lvalue, c_ast.ID):
+        init = st.rvalue
+    elif isinstance(st, c_ast.Decl) and isinstance(st.type, c_ast.PtrDecl) and st.init is not None:
+        init = st.init
+    else:
         return None
-    init = st.init
     while isinstance(init, c_ast.Cast):
         init = init.expr
     if isinstance(init, c_ast.FuncCall) and isinstance(init.name, c_ast.ID) and init.name.name in found:
@@ -134,9 +138,15 @@ def _names_of(fn: c_ast.FuncDef) -> set[str]:
         {p.name for p in params if isinstance(p, c_ast.Decl) and p.name}
 
 
-def _expansion(st: c_ast.Decl, call: c_ast.FuncCall, fn: c_ast.FuncDef, returned: str, structs: frozenset[str],
+def _expansion(st: c_ast.Node, call: c_ast.FuncCall, fn: c_ast.FuncDef, returned: str, structs: frozenset[str],
                taken: set[str]) -> list[c_ast.Node]:
-    """The statements ``T *w = f(args);`` stands for (``returned`` renamed ``w``)."""
+    """The statements ``T *w = f(args);`` stands for (``returned`` renamed ``w``); for ``w =
+    f(args);``, those with ``returned`` renamed afresh, then ``w`` pointed at it."""
+    if isinstance(st, c_ast.Assignment):
+        fresh = _fresh(st.lvalue.name, fn.decl.name, taken)  # type: ignore[attr-defined]
+        alias = c_ast.Decl(fresh, [], [], [], [], None, None, None, coord=st.coord)
+        out = _expansion(alias, call, fn, returned, structs, taken)
+        return out + [c_ast.Assignment("=", st.lvalue, c_ast.ID(fresh, coord=st.coord), coord=st.coord)]
     name = fn.decl.name
     params = [p for p in (fn.decl.type.args.params if fn.decl.type.args is not None else [])
               if isinstance(p, c_ast.Decl) and p.name]
