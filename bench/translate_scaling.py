@@ -93,7 +93,8 @@ def main() -> None:
             wrt = ["x", "y"] if make is straight_line else ["x"]
             points = [(n, seconds(make(lang, n), f"scaling.{suffix}", wrt, target, args.repeat)) for n in sizes]
             row = "".join(f"{t:>8.2f}s" for _, t in points)
-            print(f"{lang + ', ' + shape:<28}{row}{exponent(points):>10.2f}", flush=True)
+            slope = f"{exponent(points):>10.2f}" if len(points) > 1 else f"{'-':>10}"  # one size: no slope
+            print(f"{lang + ', ' + shape:<28}{row}{slope}", flush=True)
 
 
 if __name__ == "__main__":

@@ -128,10 +128,14 @@ def _minimal_caching(module: Module, fn: Function, wrt: set[int], signatures, ma
     """The transform of ``fn``, set up to cache a minimum cut of what its loop bodies need.
 
     What the reverse sweep asks of each loop body is known only once its derivative rules
-    have run: a first transform, thrown away, records it (``requests``).
+    have run: a first transform, thrown away, records it (``requests``); a function without
+    loops needs none.
     """
     # Every shadowed array is an input too: its shadow holds an adjoint on entry.
     act = analyze_activity(module, fn, set(wrt) | set(signatures[fn.name].shadowed))
+    if not any(op.name in ("for", "while") for op in fn.walk()):
+        # No loop body to cut: the requests would go unread (``Availability._plan``).
+        return GradientTransform(module, fn, act, signatures, may_alias, checkpoint, None, with_value)
     first = GradientTransform(module, fn, act, signatures, may_alias, checkpoint)
     first.run()
     return GradientTransform(module, fn, act, signatures, may_alias, checkpoint, first.values.requests, with_value)
