@@ -38,6 +38,10 @@ _UFUNC = {
 }
 
 
+# Einsums with a NumPy function of their own (``np.trace``, ``np.diag`` of a matrix).
+_EINSUM_NAMED = {"ii->": "np.trace", "ii->i": "np.diag"}
+
+
 class ArrayBinOp(BinOp):
     """A NumPy operator on arrays: never rewritten to ``x += e``, which would write ``x``'s
     memory in place while another name may still refer to the same array."""
@@ -48,6 +52,10 @@ def numba_unsupported(op: Op) -> Optional[str]:
     n = op.name[len(P):]
     if n in ("max", "min") and op.attrs.get("axis") is not None and op.operands[0].type.rank != 2:
         return f"np.{n}(..., axis=) of an array of rank other than 2 does not compile under Numba"
+    if n == "einsum" and op.attrs["subs"] not in _EINSUM_NAMED:
+        return "np.einsum does not compile under Numba"
+    if n == "convolve" and op.attrs["mode"] != "full":
+        return f"np.convolve with mode='{op.attrs['mode']}' does not compile under Numba (only 'full' does)"
     return None
 
 
@@ -114,18 +122,48 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
         for k in op.attrs.get("keep", []):
             g = _keepdims(call("np.sum", g, axis=number(k)), k, numba)
         return g
+    if n in array_ops.LINALG:
+        return _linalg(op, n, a, numba)
     raise NotImplementedError(f"Python emitter: no expression for op {op.name}")
+
+
+def _linalg(op: Op, n: str, a: list[Expr], numba: bool) -> Expr:
+    """The spelling of an op of ``array_ops.LINALG``."""
+    axis = op.attrs.get("axis")
+    if n == "einsum":
+        subs = op.attrs["subs"]
+        named = _EINSUM_NAMED.get(subs)
+        return call(named, *a) if named else call("np.einsum", Lit(f'"{subs}"'), *a)
+    if n == "diag":
+        return call("np.diag", a[0])
+    if n in ("det", "inv", "solve"):
+        return call(f"np.linalg.{n}", *a)
+    if n == "norm":
+        if numba:  # (Numba's np.linalg.norm takes no axis=, and needs SciPy)
+            squares = ArrayBinOp("*", a[0], a[0])
+            total = call("np.sum", squares) if axis is None else call("np.sum", squares, axis=number(axis))
+            return call("np.sqrt", total)
+        return call("np.linalg.norm", a[0]) if axis is None else call("np.linalg.norm", a[0], axis=number(axis))
+    if n in ("concat", "stack"):
+        fn = "np.concatenate" if n == "concat" else "np.stack"
+        return call(fn, _tuple(a)) if axis == 0 else call(fn, _tuple(a), axis=number(axis))
+    mode = op.attrs["mode"]  # convolve, correlate
+    if mode == ("full" if n == "convolve" else "valid"):  # NumPy's default
+        return call(f"np.{n}", a[0], a[1])
+    return call(f"np.{n}", a[0], a[1], mode=Lit(f'"{mode}"'))
 
 
 def accum_slice_target(op: Op, e: Callable[[Value], Expr]) -> Expr:
     """The target of ``arr.accum_slice``: ``d_a[lo:hi, j]``."""
     dst = op.operands[0]
-    return Subscript(e(dst), _slice_index(op, dst, op.operands[2:], e))
+    # (its bounds are extents of the array dst is the shadow of, so any array's extent is taken for dst's)
+    return Subscript(e(dst), _slice_index(op, None, op.operands[2:], e))
 
 
-def _slice_index(op: Op, arr: Value, bounds: list[Value], e: Callable[[Value], Expr]) -> tuple[Expr, ...]:
+def _slice_index(op: Op, arr: Optional[Value], bounds: list[Value], e: Callable[[Value], Expr]) -> tuple[Expr, ...]:
     """The subscript of ``arr.slice``/``arr.accum_slice``, with bounds spelled as the user would:
-    ``0`` and the extent left out, ``extent - c`` as ``-c``."""
+    ``0`` and the extent left out, ``extent - c`` as ``-c`` (extents of ``arr``; of any array
+    where ``arr`` is None)."""
     out: list[Expr] = []
     k = 0
     for axis, kind in enumerate(op.attrs["axes"]):
@@ -135,8 +173,8 @@ def _slice_index(op: Op, arr: Value, bounds: list[Value], e: Callable[[Value], E
             continue
         lo, hi = bounds[k], bounds[k + 1]
         k += 2
-        lower = None if _is_int_const(lo, 0) else _from_end(lo, axis) or e(lo)
-        upper = None if _is_dim(hi, axis) else _from_end(hi, axis) or e(hi)
+        lower = None if _is_int_const(lo, 0) else _from_end(lo, arr, axis) or e(lo)
+        upper = None if _is_dim(hi, arr, axis) else _from_end(hi, arr, axis) or e(hi)
         out.append(Range(lower, upper))
     return tuple(out)
 
@@ -146,15 +184,16 @@ def _is_int_const(v: Value, value: int) -> bool:
     return op is not None and op.name == "const" and op.attrs["value"] == value
 
 
-def _is_dim(v: Value, axis: int) -> bool:
+def _is_dim(v: Value, arr: Optional[Value], axis: int) -> bool:
+    """Whether ``v`` is the extent of ``arr`` along ``axis`` (not of another array)."""
     op = v.defining_op
-    return op is not None and op.name == "dim" and op.attrs["axis"] == axis
+    return op is not None and op.name == "dim" and op.attrs["axis"] == axis and arr in (None, op.operands[0])
 
 
-def _from_end(v: Value, axis: int) -> Optional[Expr]:
+def _from_end(v: Value, arr: Optional[Value], axis: int) -> Optional[Expr]:
     """``-c`` for ``extent - c`` (``dim + const(-c)``), else None."""
     op = v.defining_op
-    if op is None or op.name != "add" or not _is_dim(op.operands[0], axis):
+    if op is None or op.name != "add" or not _is_dim(op.operands[0], arr, axis):
         return None
     c = op.operands[1].defining_op
     if c is not None and c.name == "const" and isinstance(c.attrs["value"], int) and c.attrs["value"] < 0:
