@@ -15,7 +15,8 @@
 * ``concat``/``stack``: each operand's adjoint is its slice of the result's adjoint.
 * ``convolve``: the adjoint of the mode's output is put in place in the full convolution's
   (zeros around it), whose adjoints are ``correlate(G, v, "valid")`` for ``a`` and
-  ``correlate(G, a, "valid")`` for ``v``.
+  ``correlate(G, a, "valid")`` for ``v``; ``correlate``'s own (for completeness: it appears in
+  adjoints only) are ``convolve(g, v)`` and ``correlate(a, g, "valid")``.
 """
 
 from __future__ import annotations
@@ -153,8 +154,9 @@ def _concat(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
         lo = _sizes_sum(b, parts[:k], axis)
         bounds: list[Value] = []
         for ax in range(g.type.rank):
-            if ax == axis:
-                bounds += [lo, build.add(b, lo, _dim(b, v, axis))]
+            if ax == axis:  # (the last part runs to the end: its slice reads d[lo:])
+                hi = _dim(b, g, axis) if k == len(parts) - 1 else build.add(b, lo, _dim(b, v, axis))
+                bounds += [lo, hi]
             else:
                 bounds += [build.const(b, 0, I64), _dim(b, g, ax)]
         contribs.append(arr(b, "slice", [g, *bounds], axes=["r"] * g.type.rank))
@@ -202,3 +204,13 @@ def _convolve(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     dv = arr(b, "correlate", [full, a], mode="valid") if active[1] else None
     return [da, dv]
 
+
+
+@rule(P + "correlate")
+def _correlate(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # c[k] = sum_j a[k + j] v[j] ('valid', len(a) >= len(v)): the adjoint of a is the full
+    # convolution of g with v, that of v the correlation of a with g.
+    a, v = op.operands
+    da = arr(b, "convolve", [g, v], mode="full") if active[0] else None
+    dv = arr(b, "correlate", [a, g], mode="valid") if active[1] else None
+    return [da, dv]

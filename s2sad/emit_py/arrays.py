@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
+from ..opt.array_simplify import shape_source
 from ..ssa import array_ops
 from ..ssa.ir import Op, Value
 from ..emit.expr import (Attribute, BinOp, Compare, Expr, ListComp, Lit, Name, Range, Subscript, call, negate, number,
@@ -52,10 +53,6 @@ def numba_unsupported(op: Op) -> Optional[str]:
     n = op.name[len(P):]
     if n in ("max", "min") and op.attrs.get("axis") is not None and op.operands[0].type.rank != 2:
         return f"np.{n}(..., axis=) of an array of rank other than 2 does not compile under Numba"
-    if n == "einsum" and op.attrs["subs"] not in _EINSUM_NAMED:
-        return "np.einsum does not compile under Numba"
-    if n == "convolve" and op.attrs["mode"] != "full":
-        return f"np.convolve with mode='{op.attrs['mode']}' does not compile under Numba (only 'full' does)"
     return None
 
 
@@ -133,7 +130,9 @@ def _linalg(op: Op, n: str, a: list[Expr], numba: bool) -> Expr:
     if n == "einsum":
         subs = op.attrs["subs"]
         named = _EINSUM_NAMED.get(subs)
-        return call(named, *a) if named else call("np.einsum", Lit(f'"{subs}"'), *a)
+        if named:
+            return call(named, *a)
+        return _einsum_broadcast(subs, a) if numba else call("np.einsum", Lit(f'"{subs}"'), *a)
     if n == "diag":
         return call("np.diag", a[0])
     if n in ("det", "inv", "solve"):
@@ -151,6 +150,37 @@ def _linalg(op: Op, n: str, a: list[Expr], numba: bool) -> Expr:
     if mode == ("full" if n == "convolve" else "valid"):  # NumPy's default
         return call(f"np.{n}", a[0], a[1])
     return call(f"np.{n}", a[0], a[1], mode=Lit(f'"{mode}"'))
+
+
+def _einsum_broadcast(subs: str, a: list[Expr]) -> Expr:
+    """An einsum as Numba compiles it (it has no ``np.einsum``): each operand's axes put in the
+    order of the letters (the output's first, then the summed ones), with ``None`` for the
+    letters it lacks, the broadcast product summed over the trailing, summed axes:
+    ``i,ij,j->`` is ``np.sum(x[:, None] * A * y)``. (It makes the whole product: for clarity and
+    Numba, not for speed.)"""
+    terms, out = array_ops.einsum_terms(subs)
+    everything = "".join(terms)
+    letters = list(out) + sorted(set(everything) - set(out), key=everything.index)
+    product: Optional[Expr] = None
+    for term, x in zip(terms, a):
+        if len(set(term)) < len(term):  # "ii": the diagonal
+            x, term = call("np.diag", x), term[0]
+        order = sorted(term, key=letters.index)
+        if list(order) != list(term):
+            perm = [term.index(c) for c in order]
+            x = Attribute(x, "T") if perm == [1, 0] else call(Attribute(x, "transpose"), _tuple(
+                [number(k) for k in perm]))
+        first = min(letters.index(c) for c in term)
+        index = [Lit(":") if c in term else Lit("None") for c in letters[first:]]
+        if any(isinstance(i, Lit) and i.text == "None" for i in index):
+            x = Subscript(x, tuple(index))
+        product = x if product is None else ArrayBinOp("*", product, x)
+    assert product is not None
+    if not out:
+        return call("np.sum", product)
+    for axis in reversed(range(len(out), len(letters))):
+        product = call("np.sum", product, axis=number(axis))
+    return product
 
 
 def accum_slice_target(op: Op, e: Callable[[Value], Expr]) -> Expr:
@@ -185,9 +215,12 @@ def _is_int_const(v: Value, value: int) -> bool:
 
 
 def _is_dim(v: Value, arr: Optional[Value], axis: int) -> bool:
-    """Whether ``v`` is the extent of ``arr`` along ``axis`` (not of another array)."""
+    """Whether ``v`` is the extent of ``arr`` along ``axis``: of ``arr`` or of an array known to
+    have its shape, not of another array (an adjoint's slice of a concatenation)."""
     op = v.defining_op
-    return op is not None and op.name == "dim" and op.attrs["axis"] == axis and arr in (None, op.operands[0])
+    if op is None or op.name != "dim" or op.attrs["axis"] != axis:
+        return False
+    return arr is None or shape_source(op.operands[0]) is shape_source(arr)
 
 
 def _from_end(v: Value, arr: Optional[Value], axis: int) -> Optional[Expr]:
