@@ -1,7 +1,7 @@
 import numpy as np
 
 
-def contractions(A: "f64[m, n]", B: "f64[n, k]", x: "f64[m]", y: "f64[n]", S: "f64[n, n]", T: "f64[b, m, n]"):
+def f(A: "f64[m, n]", B: "f64[n, k]", x: "f64[m]", y: "f64[n]", S: "f64[n, n]", T: "f64[b, m, n]"):
     C = np.einsum("ij,jk->ik", A, B)
     q = np.einsum("i,ij,j->", x, A, y)
     t = np.einsum("ii->", S)
