@@ -38,6 +38,9 @@ class GoldenCase:
     # whole-array cases, whose compilation alone takes tens of seconds; the Numba spellings they
     # use are compiled by the smaller cases.
     numba_jit: bool = True
+    # False: C output refuses the case with a located error (np.linalg.det/inv/solve, np.convolve
+    # have no loop form there yet); tests/test_emit_c.py checks that refusal instead.
+    c: bool = True
 
     @property
     def source(self) -> str:
@@ -63,6 +66,7 @@ def load_cases() -> list[GoldenCase]:
                 [ParamSpec.from_json(p) for p in spec["params"]],
                 spec.get("sympy", False),
                 spec.get("numba_jit", True),
+                spec.get("c", True),
             )
         )
     return cases

@@ -74,7 +74,8 @@ def _returns_several(case) -> bool:
     return len(module.functions[case.func].result_types) > 1
 
 
-C_CASES = [c for c in CASES if not _returns_array(c) and not _returns_several(c)]
+C_CASES = [c for c in CASES if not _returns_array(c) and not _returns_several(c) and c.c]
+C_REFUSED = [c for c in CASES if not c.c]
 
 
 def _size_symbols(case, text: str = "") -> list[tuple[str, int]]:
@@ -192,6 +193,15 @@ def test_golden_gradient_compiles_cleanly_and_matches_finite_differences(case, l
     primal = _load_primal(case)
     for seed in range(2):
         check_gradient(primal, gradient, case.params, case.wrt, written, np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("case", C_REFUSED, ids=lambda c: c.name)
+def test_golden_cases_c_cannot_express_are_refused_at_their_line(case):
+    with pytest.raises(DiagnosticError) as info:
+        _emit_case(case, 2)
+    diagnostic = info.value.diagnostics[0]
+    assert "is not supported for C output yet" in diagnostic.message
+    assert diagnostic.loc is not None and diagnostic.loc.line > 1
 
 
 def test_annotated_sizes_make_an_unknown_size_known():

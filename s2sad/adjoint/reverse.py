@@ -72,6 +72,7 @@ from .tape import Tapes
 from .report import CheckpointEntry, MemoryReport
 from ..analysis.effects import (known_root, written_roots)
 from . import array_rules  # noqa: F401  (registers the rules of the arr. ops)
+from . import linalg_rules  # noqa: F401  (registers the rules of linear algebra, einsum, stacking, convolution)
 from .rules import MissingRule, adjoint_contributions
 from .naming import adjoint_hint, free_variant, function_names
 from .signature import GradSignature

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
+from ..opt.array_simplify import shape_source
 from ..ssa import array_ops
 from ..ssa.ir import Op, Value
 from ..emit.expr import (Attribute, BinOp, Compare, Expr, ListComp, Lit, Name, Range, Subscript, call, negate, number,
@@ -36,6 +37,10 @@ _UFUNC = {
     "asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh", "acosh": "arccosh",
     "atanh": "arctanh",
 }
+
+
+# Einsums with a NumPy function of their own (``np.trace``, ``np.diag`` of a matrix).
+_EINSUM_NAMED = {"ii->": "np.trace", "ii->i": "np.diag"}
 
 
 class ArrayBinOp(BinOp):
@@ -114,18 +119,81 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
         for k in op.attrs.get("keep", []):
             g = _keepdims(call("np.sum", g, axis=number(k)), k, numba)
         return g
+    if n in array_ops.LINALG:
+        return _linalg(op, n, a, numba)
     raise NotImplementedError(f"Python emitter: no expression for op {op.name}")
+
+
+def _linalg(op: Op, n: str, a: list[Expr], numba: bool) -> Expr:
+    """The spelling of an op of ``array_ops.LINALG``."""
+    axis = op.attrs.get("axis")
+    if n == "einsum":
+        subs = op.attrs["subs"]
+        named = _EINSUM_NAMED.get(subs)
+        if named:
+            return call(named, *a)
+        return _einsum_broadcast(subs, a) if numba else call("np.einsum", Lit(f'"{subs}"'), *a)
+    if n == "diag":
+        return call("np.diag", a[0])
+    if n in ("det", "inv", "solve"):
+        return call(f"np.linalg.{n}", *a)
+    if n == "norm":
+        if numba:  # (Numba's np.linalg.norm takes no axis=, and needs SciPy)
+            squares = ArrayBinOp("*", a[0], a[0])
+            total = call("np.sum", squares) if axis is None else call("np.sum", squares, axis=number(axis))
+            return call("np.sqrt", total)
+        return call("np.linalg.norm", a[0]) if axis is None else call("np.linalg.norm", a[0], axis=number(axis))
+    if n in ("concat", "stack"):
+        fn = "np.concatenate" if n == "concat" else "np.stack"
+        return call(fn, _tuple(a)) if axis == 0 else call(fn, _tuple(a), axis=number(axis))
+    mode = op.attrs["mode"]  # convolve, correlate
+    if mode == ("full" if n == "convolve" else "valid"):  # NumPy's default
+        return call(f"np.{n}", a[0], a[1])
+    return call(f"np.{n}", a[0], a[1], mode=Lit(f'"{mode}"'))
+
+
+def _einsum_broadcast(subs: str, a: list[Expr]) -> Expr:
+    """An einsum as Numba compiles it (it has no ``np.einsum``): each operand's axes put in the
+    order of the letters (the output's first, then the summed ones), with ``None`` for the
+    letters it lacks, the broadcast product summed over the trailing, summed axes:
+    ``i,ij,j->`` is ``np.sum(x[:, None] * A * y)``. (It makes the whole product: for clarity and
+    Numba, not for speed.)"""
+    terms, out = array_ops.einsum_terms(subs)
+    everything = "".join(terms)
+    letters = list(out) + sorted(set(everything) - set(out), key=everything.index)
+    product: Optional[Expr] = None
+    for term, x in zip(terms, a):
+        if len(set(term)) < len(term):  # "ii": the diagonal
+            x, term = call("np.diag", x), term[0]
+        order = sorted(term, key=letters.index)
+        if list(order) != list(term):
+            perm = [term.index(c) for c in order]
+            x = Attribute(x, "T") if perm == [1, 0] else call(Attribute(x, "transpose"), _tuple(
+                [number(k) for k in perm]))
+        first = min(letters.index(c) for c in term)
+        index = [Lit(":") if c in term else Lit("None") for c in letters[first:]]
+        if any(isinstance(i, Lit) and i.text == "None" for i in index):
+            x = Subscript(x, tuple(index))
+        product = x if product is None else ArrayBinOp("*", product, x)
+    assert product is not None
+    if not out:
+        return call("np.sum", product)
+    for axis in reversed(range(len(out), len(letters))):
+        product = call("np.sum", product, axis=number(axis))
+    return product
 
 
 def accum_slice_target(op: Op, e: Callable[[Value], Expr]) -> Expr:
     """The target of ``arr.accum_slice``: ``d_a[lo:hi, j]``."""
     dst = op.operands[0]
-    return Subscript(e(dst), _slice_index(op, dst, op.operands[2:], e))
+    # (its bounds are extents of the array dst is the shadow of, so any array's extent is taken for dst's)
+    return Subscript(e(dst), _slice_index(op, None, op.operands[2:], e))
 
 
-def _slice_index(op: Op, arr: Value, bounds: list[Value], e: Callable[[Value], Expr]) -> tuple[Expr, ...]:
+def _slice_index(op: Op, arr: Optional[Value], bounds: list[Value], e: Callable[[Value], Expr]) -> tuple[Expr, ...]:
     """The subscript of ``arr.slice``/``arr.accum_slice``, with bounds spelled as the user would:
-    ``0`` and the extent left out, ``extent - c`` as ``-c``."""
+    ``0`` and the extent left out, ``extent - c`` as ``-c`` (extents of ``arr``; of any array
+    where ``arr`` is None)."""
     out: list[Expr] = []
     k = 0
     for axis, kind in enumerate(op.attrs["axes"]):
@@ -135,8 +203,8 @@ def _slice_index(op: Op, arr: Value, bounds: list[Value], e: Callable[[Value], E
             continue
         lo, hi = bounds[k], bounds[k + 1]
         k += 2
-        lower = None if _is_int_const(lo, 0) else _from_end(lo, axis) or e(lo)
-        upper = None if _is_dim(hi, axis) else _from_end(hi, axis) or e(hi)
+        lower = None if _is_int_const(lo, 0) else _from_end(lo, arr, axis) or e(lo)
+        upper = None if _is_dim(hi, arr, axis) else _from_end(hi, arr, axis) or e(hi)
         out.append(Range(lower, upper))
     return tuple(out)
 
@@ -146,15 +214,19 @@ def _is_int_const(v: Value, value: int) -> bool:
     return op is not None and op.name == "const" and op.attrs["value"] == value
 
 
-def _is_dim(v: Value, axis: int) -> bool:
+def _is_dim(v: Value, arr: Optional[Value], axis: int) -> bool:
+    """Whether ``v`` is the extent of ``arr`` along ``axis``: of ``arr`` or of an array known to
+    have its shape, not of another array (an adjoint's slice of a concatenation)."""
     op = v.defining_op
-    return op is not None and op.name == "dim" and op.attrs["axis"] == axis
+    if op is None or op.name != "dim" or op.attrs["axis"] != axis:
+        return False
+    return arr is None or shape_source(op.operands[0]) is shape_source(arr)
 
 
-def _from_end(v: Value, axis: int) -> Optional[Expr]:
+def _from_end(v: Value, arr: Optional[Value], axis: int) -> Optional[Expr]:
     """``-c`` for ``extent - c`` (``dim + const(-c)``), else None."""
     op = v.defining_op
-    if op is None or op.name != "add" or not _is_dim(op.operands[0], axis):
+    if op is None or op.name != "add" or not _is_dim(op.operands[0], arr, axis):
         return None
     c = op.operands[1].defining_op
     if c is not None and c.name == "const" and isinstance(c.attrs["value"], int) and c.attrs["value"] < 0:

@@ -40,6 +40,7 @@ import ast
 from typing import Callable, Optional
 
 from ..analysis.effects import PassContext
+from ..diagnostics import error
 from ..ssa import array_ops, build
 from ..ssa.array_ops import PREFIX, shape_unit_axes
 from ..ssa.attrs import grad_info
@@ -106,6 +107,7 @@ def lower_module(module: Module, names: set[str]) -> None:
     for name in names:
         fn = module.functions[name]
         if has_array_ops(fn):
+            refuse(fn)
             _Lowering(fn).run()
 
 
@@ -560,6 +562,8 @@ class _Lowering:
             self.loops(b, dims, lambda bb, iv: self._add_into(
                 bb, dst, self._slice_index(bb, starts, iv), self.read(bb, v, iv, _elem(dst.type))))
             return None
+        if n in _LINALG_LOOPS:
+            return getattr(self, "_" + n)(b, op)
         raise NotImplementedError(f"C lowering: no loops for '{op.name}'")
 
     def _slice_index(self, b: Builder, starts: list[tuple[str, Value]], ivs: list[Value]) -> list[Value]:
@@ -680,6 +684,103 @@ class _Lowering:
         self.loops(b, out_dims, body)
         return out
 
+    # -- linear algebra, einsum, stacking (``array_ops.LINALG``; the others are refused, ``refuse``)
+    def _einsum(self, b: Builder, op: Op) -> Value:
+        """The result's element at the output letters' indices: the sum, over the other letters,
+        of the product of the operands' elements at theirs."""
+        terms, out = array_ops.einsum_terms(op.attrs["subs"])
+        extent: dict[str, Value] = {}
+        for term, x in zip(terms, op.operands):
+            for c, d in zip(term, self.dims(b, x)):
+                extent.setdefault(c, d)
+        summed = sorted(set("".join(terms)) - set(out), key="".join(terms).index)
+
+        def element(bb: Builder, at: dict[str, Value]) -> Value:
+            prod: Optional[Value] = None
+            for term, x in zip(terms, op.operands):
+                r = self.read(bb, x, [at[c] for c in term], F64)
+                prod = r if prod is None else build.mul(bb, prod, r)
+            assert prod is not None
+            return prod
+
+        def value(bb: Builder, ivs: list[Value]) -> Value:
+            at = dict(zip(out, ivs))
+            if not summed:
+                return element(bb, at)
+            return self.reduce(bb, [extent[c] for c in summed], build.const(bb, 0.0, F64), lambda b2, kv, acc: (
+                build.add(b2, acc, element(b2, {**at, **dict(zip(summed, kv))}))))
+
+        if not out:
+            return value(b, [])
+        dims = [extent[c] for c in out]
+        res = self.alloc(b, op.result.type, dims, False, op.result.name_hint)
+        self.loops(b, dims, lambda bb, iv: bb.create("store", [res, *iv, value(bb, iv)], []))
+        return res
+
+    def _diag(self, b: Builder, op: Op) -> Value:
+        v = op.operands[0]
+        n = self.dims(b, v)[0]
+        out = self.alloc(b, op.result.type, [n, n], True, op.result.name_hint)
+        self.loops(b, [n], lambda bb, iv: bb.create("store", [out, iv[0], iv[0], self.read(bb, v, iv, F64)], []))
+        return out
+
+    def _norm(self, b: Builder, op: Op) -> Value:
+        x = op.operands[0]
+        dims = self.dims(b, x)
+        axis = op.attrs.get("axis")
+        zero = build.const(b, 0.0, F64)
+
+        def squares(bb: Builder, idx: list[Value], acc: Value) -> Value:
+            e = self.read(bb, x, idx, F64)
+            return build.add(bb, acc, build.mul(bb, e, e))
+
+        if axis is None:
+            return build.math(b, "sqrt", self.reduce(b, dims, zero, squares))
+        kept = dims[:axis] + dims[axis + 1:]
+        out = self.alloc(b, op.result.type, kept, False, op.result.name_hint)
+
+        def row(bb: Builder, iv: list[Value]) -> None:
+            total = self.reduce(bb, [dims[axis]], zero,
+                                lambda b2, kv, acc: squares(b2, iv[:axis] + kv + iv[axis:], acc))
+            bb.create("store", [out, *iv, build.math(bb, "sqrt", total)], [])
+
+        self.loops(b, kept, row)
+        return out
+
+    def _concat(self, b: Builder, op: Op) -> Value:
+        return self._stacked(b, op, op.attrs["axis"], False)
+
+    def _stack(self, b: Builder, op: Op) -> Value:
+        return self._stacked(b, op, op.attrs["axis"], True)
+
+    def _stacked(self, b: Builder, op: Op, axis: int, new_axis: bool) -> Value:
+        """Each operand copied into its place along ``axis`` (a new axis of extent 1 each for a stack)."""
+        parts = list(op.operands)
+        shapes = [self.dims(b, v) for v in parts]
+        dims = list(shapes[0])
+        if new_axis:
+            dims.insert(axis, build.const(b, len(parts), I64))
+        else:
+            total = shapes[0][axis]
+            for d in shapes[1:]:
+                total = build.add(b, total, d[axis])
+            dims[axis] = total
+        t = op.result.type
+        out = self.alloc(b, t, dims, False, op.result.name_hint)
+        offset: Value = build.const(b, 0, I64)
+        for k, (v, shape) in enumerate(zip(parts, shapes)):
+            start = build.const(b, k, I64) if new_axis else offset
+
+            def put(bb: Builder, iv: list[Value], v: Value = v, start: Value = start) -> None:
+                dst = iv[:axis] + [start] + iv[axis:] if new_axis else iv[:axis] + [build.add(
+                    bb, start, iv[axis])] + iv[axis + 1:]
+                bb.create("store", [out, *dst, self.read(bb, v, iv, _elem(t))], [])
+
+            self.loops(b, shape, put)
+            if not new_axis:
+                offset = build.add(b, offset, shape[axis])
+        return out
+
     def _reshape(self, b: Builder, op: Op, t: Type, hint: str) -> Value:
         src = op.operands[0]
         dims = list(op.operands[1:])
@@ -700,6 +801,20 @@ class _Lowering:
 
         self.loops(b, dims, body)
         return out
+
+
+# The ops of ``array_ops.LINALG`` this pass writes loops for; ``refuse`` reports the others.
+_LINALG_LOOPS = ("einsum", "diag", "norm", "concat", "stack")
+
+
+def refuse(fn: Function) -> None:
+    """A located error for the first op of ``fn`` that C output cannot have yet."""
+    for op in fn.walk():
+        n = op.name[len(PREFIX):] if op.name.startswith(PREFIX) else None
+        if n in array_ops.LINALG and n not in _LINALG_LOOPS:
+            what = {"det": "np.linalg.det", "inv": "np.linalg.inv", "solve": "np.linalg.solve"}.get(n, "np.convolve")
+            raise error(f"{what} is not supported for C output yet (it has no loop form here)", op.loc,
+                        hint="use --target py or --target numba")
 
 
 def _reads_only(op: Op) -> bool:

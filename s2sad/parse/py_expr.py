@@ -32,7 +32,7 @@ from ..ssa import build
 from ..ssa.ir import Block, Builder, Value
 from ..ssa.mathfns import MATH as MATH_TABLE
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
-from . import py_arrays, py_comprehension, py_lists
+from . import py_arrays, py_comprehension, py_linalg, py_lists
 from . import py_intrinsics as lib
 from .custom_adjoints import NONE as NO_DERIVATIVES
 from .custom_adjoints import CustomAdjoint, Derivatives, argument_kind, expected_python
@@ -769,6 +769,8 @@ class ExprLowerer:
                 return py_lists.as_array(self, args[0], b, env)
             arr = self.array(args[0], b, env)
             return py_arrays.copied(self, b, node, arr) if op == "array" else arr
+        if intr.op in lib.LINALG_OPS:
+            return py_linalg.call(self, intr, node, b, env, args)
         whole = py_arrays.call(self, intr, node, b, env)
         if isinstance(whole, Value):
             return whole

@@ -99,6 +99,24 @@ ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.ones_like": Intrinsic("ones_like", 1, 1),
     "numpy.reshape": Intrinsic("reshape", 2, 2),
 }
+# Linear algebra, einsum, stacking and convolution (lowered by ``py_linalg``).
+LINALG_FUNCTIONS: dict[str, Intrinsic] = {
+    "numpy.linalg.norm": Intrinsic("norm", 1, 2),
+    "numpy.trace": Intrinsic("trace", 1, 1),
+    "numpy.diag": Intrinsic("diag", 1, 1),
+    "numpy.linalg.det": Intrinsic("det", 1, 1),
+    "numpy.linalg.inv": Intrinsic("inv", 1, 1),
+    "numpy.linalg.solve": Intrinsic("solve", 2, 2),
+    "numpy.einsum": Intrinsic("einsum", 2, -1),
+    "numpy.stack": Intrinsic("stack", 1, 1),
+    "numpy.concatenate": Intrinsic("concatenate", 1, 1),
+    "numpy.hstack": Intrinsic("hstack", 1, 1),
+    "numpy.vstack": Intrinsic("vstack", 1, 1),
+    "numpy.column_stack": Intrinsic("column_stack", 1, 1),
+    "numpy.convolve": Intrinsic("convolve", 2, 3),
+}
+LINALG_OPS = frozenset(i.op for i in LINALG_FUNCTIONS.values())
+ARRAY_FUNCTIONS.update(LINALG_FUNCTIONS)
 # Array methods (``x.sum(axis=0)``, ``x.reshape(m, n)``): the function of the same name, with the
 # array as its first argument.
 METHODS: dict[str, Intrinsic] = {
@@ -112,6 +130,7 @@ NUMPY.update(ARRAY_FUNCTIONS)
 ARRAY_KEYWORDS: dict[str, tuple[str, ...]] = {
     "sum": ("axis", "keepdims"), "mean": ("axis", "keepdims"), "max_reduce": ("axis", "keepdims"),
     "min_reduce": ("axis", "keepdims"), "ones": ("dtype",),
+    "norm": ("ord", "axis"), "stack": ("axis",), "concatenate": ("axis",), "convolve": ("mode",),
 }
 
 BUILTINS: dict[str, Intrinsic] = {

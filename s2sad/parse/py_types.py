@@ -26,13 +26,13 @@ diagnosed here, since lowering never looks at annotations.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 import libcst as cst
 
 from ..diagnostics import Diagnostic
 from ..ssa.ops import MATH_FNS
-from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
+from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
 from . import py_intrinsics as lib
 from .py_common import Locator
 from .py_flow import assigned_names, children, is_shape_subscript, subscript_chain
@@ -243,6 +243,71 @@ def _is_true(node: Optional[cst.BaseExpression]) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 
 
+def _einsum_terms(args: list[cst.BaseExpression]) -> Optional[tuple[list[str], str]]:
+    """The terms and output of ``np.einsum``'s literal subscripts (implicit output made explicit)."""
+    if not args or not isinstance(args[0], cst.SimpleString):
+        return None
+    subs = "".join(str(args[0].evaluated_value).split())
+    if "->" not in subs:
+        letters = subs.replace(",", "")
+        subs += "->" + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    ins, _, out = subs.partition("->")
+    return ins.split(","), out
+
+
+def linalg_operand_ranks(op: str, args: list[cst.BaseExpression]) -> list[tuple[cst.BaseExpression, int]]:
+    """The least rank each array argument of a ``py_linalg`` function must have."""
+    if op in ("trace", "det", "inv"):
+        return [(args[0], 2)] if args else []
+    if op == "solve":
+        return list(zip(args, (2, 1)))
+    if op == "einsum":
+        terms = _einsum_terms(args)
+        return [(a, len(t)) for a, t in zip(args[1:], terms[0]) if t] if terms else []
+    if op in ("stack", "concatenate", "hstack", "vstack", "column_stack"):
+        seq = args[0] if args else None
+        return [(e.value, 1) for e in seq.elements] if isinstance(seq, (cst.List, cst.Tuple)) else []
+    return [(a, 1) for a in args[:2 if op == "convolve" else 1]]  # norm, diag, convolve
+
+
+def linalg_type(op: str, node: cst.Call, args: list[cst.BaseExpression],
+                type_of: Callable[[cst.BaseExpression], Optional[Type]]) -> Optional[Type]:
+    """The type of a ``py_linalg`` function's result, from its arguments' types."""
+    if op in ("trace", "det"):
+        return F64
+    if op == "einsum":
+        terms = _einsum_terms(args)
+        return (ArrayType(F64, len(terms[1])) if terms[1] else F64) if terms else None
+    if op in ("stack", "concatenate", "hstack", "vstack", "column_stack"):
+        seq = args[0] if args else None
+        if not isinstance(seq, (cst.List, cst.Tuple)) or not seq.elements:
+            return None
+        return _stacked_type(op, [type_of(e.value) for e in seq.elements])
+    first = type_of(args[0]) if args else None
+    if not isinstance(first, ArrayType):
+        return None
+    if op == "norm":
+        if keyword_arg(node, "axis") is None or first.rank == 1:
+            return F64
+        return ArrayType(F64, first.rank - 1)
+    if op == "diag":
+        return ArrayType(F64, 2 if first.rank == 1 else 1)
+    if op == "solve":
+        b = type_of(args[1]) if len(args) > 1 else None
+        return ArrayType(F64, b.rank) if isinstance(b, ArrayType) else None
+    return ArrayType(F64, 2 if op == "inv" else 1)  # inv, convolve
+
+
+def _stacked_type(op: str, items: list[Optional[Type]]) -> Optional[Type]:
+    """``np.stack([x, y])`` & co., of items of these types."""
+    arrays = [t for t in items if isinstance(t, ArrayType)]
+    if not arrays:
+        return None
+    item = max(t.rank for t in arrays)
+    rank = {"stack": item + 1, "vstack": 2, "column_stack": 2}.get(op, item)
+    return ArrayType(common_type([t.elem for t in arrays]), rank)
+
+
 def alloc_rank(shape: cst.BaseExpression) -> int:
     return len(shape.elements) if isinstance(shape, (cst.Tuple, cst.List)) else 1
 
@@ -357,6 +422,17 @@ class _Inference:
         names = self.elementwise_operands(node)
         if names:
             self.array_operands.append(names)
+
+    def matrix_use(self, node: cst.BaseExpression) -> None:
+        """``node`` is used where only a matrix makes sense (``np.trace(A @ B)``): the operands
+        of a matrix product or a transpose that makes it are matrices too."""
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
+            self.matrix_use(node.left)
+            self.matrix_use(node.right)
+        elif isinstance(node, cst.Attribute) and node.attr.value == "T":
+            self.matrix_use(node.value)
+        else:
+            self.array_use(node, 2)
 
     def elementwise_operands(self, node: cst.BaseExpression) -> Optional[list[str]]:
         """The names an elementwise expression combines (numbers, ``+ - * /``, a power's base,
@@ -491,6 +567,9 @@ class _Inference:
             self.array_use(args[0], 2 if intr.op == "matmul" else 1)
             if len(args) > 1:
                 self.array_use(args[1], 1)
+        elif intr.op in lib.LINALG_OPS:
+            for a, rank in linalg_operand_ranks(intr.op, args):
+                self.matrix_use(a) if rank == 2 else self.array_use(a, rank)
         for a in args:
             self.expr(a, int_ctx and intr.keeps_int)
 
@@ -785,6 +864,8 @@ class _Inference:
                 else len(args) - 1
             t = arg_types[0]
             return ArrayType(t.elem, rank) if isinstance(t, ArrayType) else None
+        if op in lib.LINALG_OPS:
+            return linalg_type(op, node, args, lambda e: self.expr_type(e, types))
         if op in ("matmul", "outer") and len(arg_types) == 2:
             if not all(isinstance(t, ArrayType) for t in arg_types):
                 return None

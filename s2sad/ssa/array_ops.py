@@ -47,6 +47,29 @@ else the operands' common type.
                                           -> array<T,s>     a[idx]: NumPy's integer-array indexing
                                                             (a gather; indices in range)
 
+  arr.einsum       (x0, ..., xk) {subs: str}
+                                          -> array<f64,len(out)> or f64
+                                                            np.einsum(subs, x0, ..., xk): subs is
+                                                            "ij,jk->ik" (letters only, one term
+                                                            per operand, its length the operand's
+                                                            rank, an explicit output of distinct
+                                                            letters that occur in some term)
+  arr.diag         (v: rank 1)            -> array<f64,2>   np.diag(v): v on the diagonal
+  arr.det          (a: rank 2)            -> f64            np.linalg.det(a)
+  arr.inv          (a: rank 2)            -> array<f64,2>   np.linalg.inv(a)
+  arr.solve        (a: rank 2, b: rank 1 or 2)
+                                          -> array<f64,rank of b>  np.linalg.solve(a, b)
+  arr.norm         (a: array<T,r>) {axis?: int}
+                                          -> f64, or array<f64,r-1> with axis
+                                                            the 2-norm (Frobenius for a matrix
+                                                            without axis): np.linalg.norm(a)
+  arr.concat       (x0, ..., xk: rank r) {axis: int}
+                                          -> array<T,r>     np.concatenate((x0, ..., xk), axis)
+  arr.stack        (x0, ..., xk: rank r) {axis: int}
+                                          -> array<T,r+1>   np.stack((x0, ..., xk), axis)
+  arr.convolve     (a: rank 1, v: rank 1) {mode: "full"|"valid"|"same"}
+                                          -> array<f64,1>   np.convolve(a, v, mode)
+
 Ops the adjoint transform introduces (undoing broadcasts, reductions, slices, gathers):
 
   arr.broadcast    (g, like: array) {axis?: int}
@@ -58,6 +81,10 @@ Ops the adjoint transform introduces (undoing broadcasts, reductions, slices, ga
                                                             the R - r leading axes, then over
                                                             the axes in ``keep`` (of extent 1
                                                             in like), keeping them
+  arr.correlate    (a: rank 1, v: rank 1) {mode: "valid"}
+                                          -> array<f64,1>   np.correlate(a, v, "valid") with
+                                                            len(a) >= len(v) (the adjoint of
+                                                            np.convolve)
   arr.accum        (dst: array, v)        -> ()             dst[...] += v (v has dst's shape, or
                                                             is a scalar); writes dst
   arr.accum_take   (dst: array<T,1>, idx: array<int,s>, v: array<T,s>)
@@ -87,6 +114,9 @@ ELEMENTWISE = ("add", "sub", "mul", "div", "pow", "maximum", "minimum")
 COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
 REDUCTIONS = ("sum", "mean", "max", "min")
 # The one-operand intrinsics NumPy has a ufunc of (``np.rint``; no ``np.lgamma``).
+# Linear algebra, einsum, stacking and convolution (``parse.py_linalg``, ``adjoint.linalg_rules``).
+LINALG = ("einsum", "diag", "det", "inv", "solve", "norm", "concat", "stack", "convolve", "correlate")
+CONVOLVE_MODES = ("full", "valid", "same")
 UNARY_MATH = tuple(name for name, fn in MATH.items() if fn.arity == 1 and fn.ufunc)
 
 NAMES: frozenset[str] = frozenset(
@@ -94,6 +124,7 @@ NAMES: frozenset[str] = frozenset(
     + [PREFIX + "math." + fn for fn in UNARY_MATH]
     + [PREFIX + n for n in ("neg", "where", "matmul", "outer", "transpose", "full", "broadcast", "sum_to", "accum")]
     + [PREFIX + "slice", PREFIX + "accum_slice", PREFIX + "take", PREFIX + "accum_take", PREFIX + "reshape"]
+    + [PREFIX + n for n in LINALG]
 )
 
 
@@ -203,6 +234,8 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
         if len(operands) != 2 or ranks[0] != 1 or ranks[1] == 0 or not _elem(operands[1]).is_int:
             return "'arr.take' takes a rank-1 array and an array of integer indices"
         return ArrayType(_elem(operands[0]), ranks[1])
+    if op in LINALG:
+        return _linalg_type(op, operands, ranks, attrs)
     if op in ("broadcast", "sum_to"):
         if len(operands) != 2 or ranks[1] == 0:
             return f"'{name}' takes a value and an array to take the shape of"
@@ -210,6 +243,70 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
             return "'arr.sum_to' cannot sum a value up to a higher rank"
         return operands[1]
     return f"unknown array op '{name}'"
+
+
+def einsum_terms(subs: str) -> tuple[list[str], str]:
+    """``"ij,jk->ik"`` -> (["ij", "jk"], "ik")."""
+    ins, _, out = subs.partition("->")
+    return ins.split(","), out
+
+
+def einsum_problem(subs: object, ranks: list[int]) -> Optional[str]:
+    """What is wrong with an ``arr.einsum`` subscripts string for operands of these ranks, or None."""
+    if not isinstance(subs, str) or "->" not in subs:
+        return "np.einsum needs a subscripts string with an explicit '->' output"
+    terms, out = einsum_terms(subs)
+    if not all(t.isalpha() or t == "" for t in terms + [out]):
+        return "np.einsum subscripts must be letters (no '...')"
+    if len(terms) != len(ranks):
+        return f"np.einsum subscripts '{subs}' name {len(terms)} operand(s), but {len(ranks)} are given"
+    for k, (t, r) in enumerate(zip(terms, ranks)):
+        if len(t) != r:
+            return f"np.einsum term '{t}' has {len(t)} letter(s), but operand {k + 1} has rank {r}"
+    if len(set(out)) != len(out) or not set(out) <= set("".join(terms)):
+        return f"np.einsum output '{out}' must be distinct letters of the inputs"
+    return None
+
+
+def _linalg_type(op: str, operands: list[Type], ranks: list[int], attrs: dict) -> Union[Type, str]:
+    if op == "einsum":
+        if not operands or min(ranks) == 0:
+            return "'arr.einsum' takes arrays"
+        why = einsum_problem(attrs.get("subs"), ranks)
+        if why is not None:
+            return why
+        return _typed(F64, len(einsum_terms(attrs["subs"])[1]))
+    if op == "diag":
+        return ArrayType(F64, 2) if ranks == [1] else "'arr.diag' takes one rank-1 array"
+    if op in ("det", "inv"):
+        if ranks != [2]:
+            return f"'np.linalg.{op}' takes one rank-2 array (a square matrix)"
+        return F64 if op == "det" else ArrayType(F64, 2)
+    if op == "solve":
+        if len(ranks) != 2 or ranks[0] != 2 or ranks[1] not in (1, 2):
+            return "'np.linalg.solve' takes a matrix and a vector or matrix"
+        return ArrayType(F64, ranks[1])
+    if op == "norm":
+        axis = attrs.get("axis")
+        if len(ranks) != 1 or not 1 <= ranks[0] <= (2 if axis is None else 8):
+            return "'np.linalg.norm' takes a vector or a matrix (or an array with axis=)"
+        if axis is None:
+            return F64
+        if not isinstance(axis, int) or not 0 <= axis < ranks[0]:
+            return f"'np.linalg.norm' axis {axis!r} is out of range for rank {ranks[0]}"
+        return _typed(F64, ranks[0] - 1)
+    if op in ("concat", "stack"):
+        axis = attrs.get("axis")
+        if not operands or min(ranks) == 0 or len(set(ranks)) != 1:
+            return f"'{'np.concatenate' if op == 'concat' else 'np.stack'}' takes arrays of one rank"
+        rank = ranks[0] + (op == "stack")
+        if not isinstance(axis, int) or not 0 <= axis < rank:
+            return f"axis {axis!r} is out of range for the rank-{rank} result"
+        return ArrayType(common_type([_elem(t) for t in operands]), rank)
+    # convolve, correlate
+    if ranks != [1, 1] or attrs.get("mode") not in CONVOLVE_MODES:
+        return f"'np.{op}' takes two rank-1 arrays and a mode 'full', 'valid' or 'same'"
+    return ArrayType(F64, 1)
 
 
 def shape_unit_axes(v: Value) -> frozenset[int]:

@@ -142,7 +142,24 @@ def _array_op(op: Op, a: list[Any]) -> list[Any]:
     if n == "accum_slice":
         a[0][_slice_index(op.attrs["axes"], a[2:])] += a[1]
         return []
+    if n in _LINALG:
+        r = _LINALG[n](op, a)
+        return [float(r) if not op.result.type.is_array else np.asarray(r, dtype=float)]
     raise NotImplementedError(f"interpreter: op {op.name}")
+
+
+_LINALG: dict[str, Callable[[Op, list[Any]], Any]] = {
+    "einsum": lambda op, a: np.einsum(op.attrs["subs"], *a),
+    "diag": lambda op, a: np.diag(a[0]),
+    "det": lambda op, a: np.linalg.det(a[0]),
+    "inv": lambda op, a: np.linalg.inv(a[0]),
+    "solve": lambda op, a: np.linalg.solve(a[0], a[1]),
+    "norm": lambda op, a: np.linalg.norm(a[0], axis=op.attrs.get("axis")),
+    "concat": lambda op, a: np.concatenate(a, axis=op.attrs["axis"]),
+    "stack": lambda op, a: np.stack(a, axis=op.attrs["axis"]),
+    "convolve": lambda op, a: np.convolve(a[0], a[1], op.attrs["mode"]),
+    "correlate": lambda op, a: np.correlate(a[0], a[1], op.attrs["mode"]),
+}
 
 
 def _slice_index(axes: list[str], bounds: list[Any]) -> tuple:

@@ -1,0 +1,193 @@
+"""Lowering of NumPy's linear algebra, ``np.einsum``, stacking and convolution to ``arr.`` ops.
+
+``py_arrays.call`` sends here the calls of ``py_intrinsics.LINALG_FUNCTIONS``:
+
+* ``np.linalg.norm(x)`` (the 2-norm of a vector, the Frobenius norm of a matrix; ``axis=`` an
+  integer literal: vector norms along it) is ``arr.norm``; ``ord=1`` and ``ord=np.inf`` are the
+  sum and the maximum of ``np.abs(x)``, written with those ops;
+* ``np.trace(A)`` and ``np.diag(A)`` of a matrix are the einsums ``ii->`` and ``ii->i``;
+  ``np.diag(v)`` of a vector is ``arr.diag``; ``np.linalg.det``/``inv``/``solve`` their ops;
+* ``np.einsum(subs, ...)`` with ``subs`` a string literal is ``arr.einsum``; the implicit form
+  (no ``->``) gets NumPy's output (the letters used once, in alphabetical order);
+* ``np.stack``/``np.concatenate``/``np.hstack``/``np.vstack``/``np.column_stack`` of a list or
+  tuple written in the call are ``arr.stack``/``arr.concat`` (a vector in ``vstack`` or
+  ``column_stack`` first reshaped to a row or a column, as NumPy does);
+* ``np.convolve(a, v, mode)`` is ``arr.convolve``.
+
+Everything else they could be given (an ellipsis in the subscripts, a letter repeated within a
+term other than ``ii`` of a matrix, a list built elsewhere, an ``axis``/``ord``/``mode`` that is
+not a literal, matrix norms other than Frobenius) is a diagnostic at the call.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Optional
+
+import libcst as cst
+
+from ..ssa import array_ops
+from ..ssa.ir import Builder, Value
+from ..ssa.types import I64
+from .py_arrays import ExprLowerer, arr_op
+from .py_common import Env
+from .py_module import dotted_source
+from .py_types import int_literal, keyword_arg
+
+if TYPE_CHECKING:
+    from . import py_intrinsics as lib
+
+
+def call(lw: ExprLowerer, intr: "lib.Intrinsic", node: cst.Call, b: Builder, env: Env,
+         args: list[cst.BaseExpression]) -> Value:
+    op = intr.op
+    if op == "norm":
+        return norm(lw, node, args, b, env)
+    if op == "einsum":
+        return einsum(lw, node, args, b, env)
+    if op in ("stack", "concatenate", "hstack", "vstack", "column_stack"):
+        return stacked(lw, op, node, args, b, env)
+    if op == "convolve":
+        a, v = lw.array(args[0], b, env), lw.array(args[1], b, env)
+        return arr_op(lw, b, node, "convolve", [a, v], {"mode": _mode(lw, node, args)})
+    x = lw.array(args[0], b, env)
+    rank = x.type.rank  # type: ignore[attr-defined]
+    if op == "trace" or (op == "diag" and rank == 2):
+        if rank != 2:
+            raise lw.fail(node, f"np.trace takes a matrix; this array has rank {rank}")
+        return arr_op(lw, b, node, "einsum", [x], {"subs": "ii->" if op == "trace" else "ii->i"})
+    if op == "diag" and rank != 1:
+        raise lw.fail(node, f"np.diag takes a vector or a matrix; this array has rank {rank}")
+    if op == "solve":
+        return arr_op(lw, b, node, "solve", [x, lw.array(args[1], b, env)])
+    return arr_op(lw, b, node, op, [x])  # diag of a vector, det, inv
+
+
+def _is_inf(node: cst.BaseExpression) -> bool:
+    src = dotted_source(node)
+    return src is not None and (src == "inf" or src.endswith(".inf"))
+
+
+def norm(lw: ExprLowerer, node: cst.Call, args: list, b: Builder, env: Env) -> Value:
+    x = lw.array(args[0], b, env)
+    rank = x.type.rank  # type: ignore[attr-defined]
+    ord_node = args[1] if len(args) > 1 else keyword_arg(node, "ord")
+    order: object = None
+    if ord_node is not None and not (isinstance(ord_node, cst.Name) and ord_node.value == "None"):
+        if int_literal(ord_node) in (1, 2):
+            order = int_literal(ord_node)
+        elif _is_inf(ord_node):
+            order = "inf"
+        elif isinstance(ord_node, cst.SimpleString) and ast.literal_eval(ord_node.value) == "fro":
+            order = "fro"
+        else:
+            raise lw.fail(ord_node, "np.linalg.norm takes ord=None, 1, 2, np.inf or 'fro' here",
+                          hint="write the norm out, e.g. np.sum(np.abs(x) ** p) ** (1 / p)")
+    axis_node = keyword_arg(node, "axis")
+    axis = None
+    if axis_node is not None:
+        k = int_literal(axis_node)
+        if k is None:
+            raise lw.fail(axis_node, "axis= must be an integer literal", hint="write axis=0 or axis=1")
+        axis = k + rank if k < 0 else k
+        if not 0 <= axis < rank:
+            raise lw.fail(axis_node, f"axis {k} is out of range for a {rank}-D array")
+    vector = axis is not None or rank == 1
+    if rank > 2 and axis is None:
+        raise lw.fail(node, f"np.linalg.norm of a rank-{rank} array needs axis=", hint="pass axis=k")
+    if vector and order == "fro":
+        raise lw.fail(ord_node, "ord='fro' is the norm of a matrix; this is a vector norm")
+    if not vector and order not in (None, "fro"):
+        raise lw.fail(ord_node, "of the matrix norms, only the Frobenius norm (the default) is supported",
+                      hint="np.linalg.norm(A) is the Frobenius norm")
+    attrs = {"axis": axis} if axis is not None else {}
+    if order in (1, "inf"):  # sum or maximum of |x|: the rules of abs, sum and max apply
+        mag = arr_op(lw, b, node, "math.abs", [x])
+        return arr_op(lw, b, node, "sum" if order == 1 else "max", [mag], attrs)
+    return arr_op(lw, b, node, "norm", [x], attrs)
+
+
+def einsum(lw: ExprLowerer, node: cst.Call, args: list, b: Builder, env: Env) -> Value:
+    spec = args[0]
+    if not isinstance(spec, cst.SimpleString):
+        raise lw.fail(spec, "the subscripts of np.einsum must be a string literal",
+                      hint='write np.einsum("ij,j->i", A, x)')
+    subs = "".join(str(ast.literal_eval(spec.value)).split())
+    if "." in subs:
+        raise lw.fail(spec, "np.einsum with an ellipsis ('...') is not supported",
+                      hint="name every axis with a letter")
+    if "->" not in subs:  # implicit output: the letters used once, in alphabetical order
+        letters = subs.replace(",", "")
+        subs += "->" + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    terms, out = array_ops.einsum_terms(subs)
+    for t in terms:
+        repeated = {c for c in t if t.count(c) > 1}
+        if repeated and not (len(t) == 2 and t[0] == t[1]):
+            raise lw.fail(spec, f"np.einsum term '{t}' repeats a letter; only 'ii' (a matrix's diagonal) can",
+                          hint="take the diagonal first with np.diag, or loop over the elements")
+    operands = [lw.array(a, b, env) for a in args[1:]]
+    why = array_ops.einsum_problem(subs, [v.type.rank for v in operands])  # type: ignore[attr-defined]
+    if why is not None:
+        raise lw.fail(node, f"unsupported np.einsum: {why}", hint="check the subscripts against the operands' ranks")
+    return arr_op(lw, b, node, "einsum", operands, {"subs": subs})
+
+
+def _literal_axis(lw: ExprLowerer, node: cst.Call, rank: int, default: int) -> int:
+    axis_node = keyword_arg(node, "axis")
+    if axis_node is None:
+        return default
+    k = int_literal(axis_node)
+    if k is None:
+        raise lw.fail(axis_node, "axis= must be an integer literal", hint="write axis=0 or axis=1")
+    axis = k + rank if k < 0 else k
+    if not 0 <= axis < rank:
+        raise lw.fail(axis_node, f"axis {k} is out of range for a {rank}-D result")
+    return axis
+
+
+def stacked(lw: ExprLowerer, op: str, node: cst.Call, args: list, b: Builder, env: Env) -> Value:
+    seq = args[0]
+    name = dotted_source(node.func) or f"np.{op}"
+    if not isinstance(seq, (cst.List, cst.Tuple)) or any(isinstance(e, cst.StarredElement) for e in seq.elements):
+        raise lw.fail(seq, f"{name} takes a list or tuple of arrays written in the call",
+                      hint=f"write {name}([x, y])")
+    if not seq.elements:
+        raise lw.fail(seq, f"{name} needs at least one array")
+    parts = [lw.array(e.value, b, env) for e in seq.elements]
+    ranks = [v.type.rank for v in parts]  # type: ignore[attr-defined]
+    if op in ("vstack", "column_stack"):
+        # NumPy makes a vector a row (vstack) or a column (column_stack) of a matrix.
+        parts = [_as_matrix(lw, b, node, v, op == "vstack") if v.type.rank == 1 else v  # type: ignore[attr-defined]
+                 for v in parts]
+        ranks = [v.type.rank for v in parts]  # type: ignore[attr-defined]
+        if set(ranks) != {2}:
+            raise lw.fail(seq, f"{name} takes vectors and matrices")
+        return arr_op(lw, b, node, "concat", parts, {"axis": 0 if op == "vstack" else 1})
+    if len(set(ranks)) != 1:
+        raise lw.fail(seq, f"{name} takes arrays of one rank; these have ranks {', '.join(map(str, ranks))}")
+    if op == "hstack":
+        return arr_op(lw, b, node, "concat", parts, {"axis": 0 if ranks[0] == 1 else 1})
+    if op == "stack":
+        return arr_op(lw, b, node, "stack", parts, {"axis": _literal_axis(lw, node, ranks[0] + 1, 0)})
+    axis_node = keyword_arg(node, "axis")
+    if isinstance(axis_node, cst.Name) and axis_node.value == "None":
+        raise lw.fail(axis_node, "np.concatenate with axis=None (flattening) is not supported",
+                      hint="reshape the arrays to vectors first")
+    return arr_op(lw, b, node, "concat", parts, {"axis": _literal_axis(lw, node, ranks[0], 0)})
+
+
+def _as_matrix(lw: ExprLowerer, b: Builder, node: cst.CSTNode, v: Value, row: bool) -> Value:
+    one = lw.const(b, node, 1, I64)
+    n = lw.at(b, node).op1("dim", [v], I64, axis=0)
+    return arr_op(lw, b, node, "reshape", [v, one, n] if row else [v, n, one])
+
+
+def _mode(lw: ExprLowerer, node: cst.Call, args: list) -> str:
+    mode_node: Optional[cst.BaseExpression] = args[2] if len(args) > 2 else keyword_arg(node, "mode")
+    if mode_node is None:
+        return "full"
+    mode = ast.literal_eval(mode_node.value) if isinstance(mode_node, cst.SimpleString) else None
+    if mode not in array_ops.CONVOLVE_MODES:
+        raise lw.fail(mode_node, "mode= of np.convolve must be the literal 'full', 'valid' or 'same'")
+    return str(mode)
+

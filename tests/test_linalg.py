@@ -1,0 +1,144 @@
+"""Linear algebra, einsum, stacking and convolution (s2sad/parse/py_linalg.py,
+s2sad/adjoint/linalg_rules.py).
+
+The golden cases array_linalg_solve_det, array_norms, array_einsum, array_stacking and
+array_convolve check the gradients numerically in every target; here: what is refused (a located
+error naming the construct, never a traceback), the convention at the zero vector, and the
+adjoints' shapes of spelling (a solve with the transpose, not an inverse).
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from s2sad import pipeline
+from s2sad.diagnostics import DiagnosticError
+
+
+def _gradient(source: str, wrt: list[str], target: str = "py") -> str:
+    return pipeline.gradient_source(textwrap.dedent(source), "prog.py", "f", wrt, target, pipeline.Options())
+
+
+def _diagnose(source: str, wrt: list[str], target: str = "py") -> str:
+    with pytest.raises(DiagnosticError) as info:
+        _gradient(source, wrt, target)
+    return info.value.render()
+
+
+@pytest.mark.parametrize("body, fragment", [
+    ('return np.einsum("...i,i->", A, x)', "np.einsum with an ellipsis ('...') is not supported"),
+    ("return np.einsum(s, A, x)", "the subscripts of np.einsum must be a string literal"),
+    ('return np.einsum("iij->", T)', "np.einsum term 'iij' repeats a letter"),
+    ('return np.einsum("ij,j->i", x, A)', "np.einsum term 'ij' has 2 letter(s), but operand 1 has rank 1"),
+    ('return np.einsum("ij,jk->ik", A)', "name 2 operand(s), but 1 are given"),
+    ('return np.einsum("ij->ik", A)', "output 'ik' must be distinct letters of the inputs"),
+    ("return np.sum(np.stack(parts))", "np.stack takes a list or tuple of arrays written in the call"),
+    ("return np.sum(np.stack([x, A]))", "np.stack takes arrays of one rank; these have ranks 1, 2"),
+    ("return np.sum(np.concatenate([x, x], axis=None))", "np.concatenate with axis=None (flattening) is not"),
+    ("return np.sum(np.concatenate([x, x], axis=k))", "axis= must be an integer literal"),
+    ("return np.sum(np.stack([x, x], axis=2))", "axis 2 is out of range for a 2-D result"),
+    ("return np.linalg.norm(x, 3)", "np.linalg.norm takes ord=None, 1, 2, np.inf or 'fro' here"),
+    ("return np.linalg.norm(A, 1)", "of the matrix norms, only the Frobenius norm"),
+    ("return np.linalg.norm(T)", "np.linalg.norm of a rank-3 array needs axis="),
+    ("return np.sum(np.convolve(x, x, mode=m))", "mode= of np.convolve must be the literal"),
+    ("return np.trace(x)", "np.trace takes a matrix; this array has rank 1"),
+])
+def test_what_is_not_supported_is_a_located_error(body, fragment):
+    source = f"""
+        import numpy as np
+
+
+        def f(x: "f64[n]", A: "f64[n, n]", T: "f64[n, n, n]", parts: "f64[n, n]", s: int, k: int, m: int):
+            {body}
+        """
+    text = _diagnose(source, ["x"])
+    assert fragment in text
+    assert text.startswith("prog.py:6:") and "^" in text and "Traceback" not in text
+
+
+@pytest.mark.parametrize("body, what", [
+    ("return np.linalg.det(A)", "np.linalg.det"),
+    ("return np.sum(np.linalg.inv(A))", "np.linalg.inv"),
+    ("return np.sum(np.linalg.solve(A, x))", "np.linalg.solve"),
+    ("return np.sum(np.convolve(x, x))", "np.convolve"),
+])
+def test_c_output_refuses_what_has_no_loops_at_its_line(body, what):
+    source = f"""
+        import numpy as np
+
+
+        def f(x: "f64[n]", A: "f64[n, n]"):
+            {body}
+        """
+    text = _diagnose(source, ["x", "A"], "c")
+    assert text.startswith("prog.py:6:") and f"{what} is not supported for C output yet" in text, text
+
+
+def _run(source: str, wrt: list[str], *args):
+    namespace: dict = {}
+    exec(_gradient(source, wrt), namespace)
+    return namespace["grad_f"](*args)
+
+
+def test_the_norm_at_the_zero_vector_has_the_adjoint_zero():
+    source = """
+        import numpy as np
+
+
+        def f(x: "f64[n]", A: "f64[m, n]"):
+            return np.linalg.norm(x) + np.sum(np.linalg.norm(A, axis=1)) + np.linalg.norm(A)
+        """
+    x, d_x = np.zeros(3), np.zeros(3)
+    A, d_A = np.array([[0.0, 0.0, 0.0], [3.0, 0.0, 4.0]]), np.zeros((2, 3))
+    _run(source, ["x", "A"], x, d_x, A, d_A)
+    assert np.array_equal(d_x, np.zeros(3))
+    # row 0 is zero (adjoint 0); row 1 has the norm 5; the Frobenius norm is 5 too
+    assert np.allclose(d_A, [[0.0, 0.0, 0.0], [1.2, 0.0, 1.6]])
+
+
+def test_the_adjoint_of_solve_solves_with_the_transpose():
+    text = _gradient("""
+        import numpy as np
+
+
+        def f(A: "f64[n, n]", b: "f64[n]"):
+            return np.sum(np.linalg.solve(A, b) ** 2)
+        """, ["A", "b"])
+    assert "t1 = np.linalg.solve(A.T, d_return * 2.0 * t0)" in text
+    assert "d_A += -np.outer(t1, t0)" in text and "d_b += t1" in text
+    assert "np.linalg.inv" not in text
+
+
+def test_the_adjoint_of_an_einsum_is_an_einsum_and_of_a_concatenation_its_slices():
+    text = _gradient("""
+        import numpy as np
+
+
+        def f(A: "f64[m, n]", x: "f64[n]", y: "f64[k]"):
+            z = np.concatenate([x, y])
+            return np.einsum("ij,j->", A, x) + np.sum(z * z)
+        """, ["A", "x", "y"])
+    # j is summed inside A only: stretched back over the rows with ones
+    assert 'd_A += d_return * np.einsum("j,i->ij", x, np.ones(A.shape[0]))' in text
+    assert 'd_x += d_return * np.einsum("ij->j", A)' in text
+    assert "d_x += d_z[: x.shape[0]]" in text
+    assert "d_y += d_z[x.shape[0] :]" in text
+
+
+def test_implicit_einsum_output_is_numpys():
+    source = """
+        import numpy as np
+
+
+        def f(A: "f64[m, n]", B: "f64[n, k]"):
+            return np.sum(np.einsum("ij,jk", A, B) ** 2)
+        """
+    rng = np.random.default_rng(0)
+    A, B = rng.normal(size=(2, 3)), rng.normal(size=(3, 4))
+    d_A, d_B = np.zeros_like(A), np.zeros_like(B)
+    _run(source, ["A", "B"], A, d_A, B, d_B)
+    assert np.allclose(d_A, 2 * (A @ B) @ B.T)
+    assert np.allclose(d_B, 2 * A.T @ (A @ B))
