@@ -32,7 +32,7 @@ def grad_clamp_first(x, d_x, d_return=1.0):
     y = np.empty(x.shape[0])
     for k in range(x.shape[0]):
         y[k] = x[k]
-    y[1] = e[2] * 3.0
+    y[1] = e[0] * 3.0
     z = np.empty(x.shape[0])
     for k in range(x.shape[0]):
         z[k] = x[k]
@@ -69,10 +69,10 @@ def grad_clamp_first(x, d_x, d_return=1.0):
         d_z[k] = 0.0
         d_x[k] += d_z_k
 
-    # line 10: y[1] = e[2] * 3.0
+    # line 10: y[1] = e[0] * 3.0
     d_y_elem = d_y[1]
     d_y[1] = 0.0
-    d_e[2] += d_y_elem * 3.0
+    d_e[0] += d_y_elem * 3.0
 
     # line 9: y = x.copy()
     for k in range(x.shape[0] - 1, -1, -1):

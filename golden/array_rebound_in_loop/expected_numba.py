@@ -24,11 +24,11 @@ def grad_diffuse(u0, d_u0, c, d_c, alpha, steps, d_return=1.0):
     dJ/dalpha.
     """
     # forward sweep
-    n = u0.shape[0]
-    u = np.empty(n)
-    for k in range(n):
+    m = u0.shape[0]
+    u = np.empty(m)
+    for k in range(m):
         u[k] = u0[k]
-    y = np.zeros(n)
+    y = np.zeros(m)
     t0 = max(steps, 0)
     tape_elems = np.empty(16)
     tape_elems_top = 0
@@ -39,13 +39,13 @@ def grad_diffuse(u0, d_u0, c, d_c, alpha, steps, d_return=1.0):
     y_before_mul_len = y.shape[0]
     tape_y_before_mul = np.empty(t0 * y_before_mul_len)
     tape_y_before_mul_top = 0
-    tape = np.empty(t0 * max(n - 2, 0))
+    tape = np.empty(t0 * max(m - 2, 0))
     tape_top = 0
     for it in range(steps):
         new = np.empty(u.shape[0])
         for k in range(u.shape[0]):
             new[k] = u[k]
-        for i in range(1, n - 1):
+        for i in range(1, m - 1):
             t1 = u[i - 1] - 2.0 * u[i] + u[i + 1]
             tape[tape_top] = t1
             tape_top += 1
@@ -70,8 +70,8 @@ def grad_diffuse(u0, d_u0, c, d_c, alpha, steps, d_return=1.0):
             y[k] = t3[k]
 
     # reverse sweep
-    d_y = np.zeros(n)
-    d_u = np.zeros(n)
+    d_y = np.zeros(m)
+    d_u = np.zeros(m)
     u_before_mul = np.empty(u_before_mul_len)
     y_before_mul = np.empty(y_before_mul_len)
 
@@ -115,8 +115,8 @@ def grad_diffuse(u0, d_u0, c, d_c, alpha, steps, d_return=1.0):
             d_u_k = d_u[k]
             d_u[k] = 0.0
             d_new[k] += d_u_k
-        # line 12: for i in range(1, n - 1):
-        for i in range(n - 2, 0, -1):
+        # line 12: for i in range(1, m - 1):
+        for i in range(m - 2, 0, -1):
             tape_top -= 1
             t11 = tape[tape_top]
             # line 13: new[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
@@ -134,7 +134,7 @@ def grad_diffuse(u0, d_u0, c, d_c, alpha, steps, d_return=1.0):
             d_u[k] += d_new_k
 
     # line 7: u = u0.copy()
-    for k in range(n - 1, -1, -1):
+    for k in range(m - 1, -1, -1):
         d_u_k = d_u[k]
         d_u[k] = 0.0
         d_u0[k] += d_u_k

@@ -319,23 +319,16 @@ def reshape(lw: "ExprLowerer", node: cst.Call, args: list, b: Builder, env: Env)
 # copy a name rebound in a loop makes into its array (``py_lower``) are loops of element stores, so
 # the adjoint, the tapes of overwritten elements and the C lowering treat them as any store.
 
-_VIEWS = (P + "slice", P + "reshape", P + "transpose")
-
-
 def is_view(v: Value) -> bool:
     """``v`` is a NumPy view of another array (a slice, a reshape, a transpose): NumPy shares the
     memory, so a write into one is seen through the other."""
     op = v.defining_op
-    return op is not None and op.name in _VIEWS
+    return op is not None and op.name in array_ops.VIEWS
 
 
 def viewed(v: Value) -> Optional[Value]:
     """The array ``v`` is a view of, followed through views of views; None when ``v`` is none."""
-    seen = None
-    while is_view(v):
-        v = v.defining_op.operands[0]  # type: ignore[union-attr]
-        seen = v
-    return seen
+    return array_ops.viewed_array(v) if is_view(v) else None
 
 
 def is_written_value(v: Value) -> bool:

@@ -105,6 +105,7 @@ class FunctionLowerer(StructuredLowering):
         # Arrays rebound in the loops being lowered: the array each such name keeps naming, which a
         # rebinding fills (``rebound_arrays``).
         self.storage: dict[str, Value] = {}
+        self.entry_values: dict[str, set[int]] = {}  # per such name, the values there before its loop
         # What the function returns: one key per returned value (several for ``return s, t``).
         types = ctx.types
         self.result_types: list[Type] = (list(types.tuple_result) if types.tuple_result is not None
@@ -267,11 +268,11 @@ class FunctionLowerer(StructuredLowering):
         elif isinstance(st, cst.If):
             self.if_stmt(st, b, env, loop, [], into_then=False)
         elif isinstance(st, (cst.For, cst.While)):
-            outer = dict(self.storage)
+            outer, entry = dict(self.storage), dict(self.entry_values)
             try:
                 self.for_stmt(st, b, env) if isinstance(st, cst.For) else self.while_stmt(st, b, env)
             finally:
-                self.storage = outer
+                self.storage, self.entry_values = outer, entry
         elif isinstance(st, (cst.Pass, cst.Assert)):
             pass  # asserts are checks, not computation: dropped as under `python -O`
         else:
@@ -581,6 +582,9 @@ class FunctionLowerer(StructuredLowering):
                 cur.name_hint = n
             env[n] = cur
             self.storage[n] = cur
+        entry = {id(w) for w in env.values() if isinstance(w, Value)}
+        for n in self.storage:
+            self.entry_values.setdefault(n, entry)
         return rest
 
     def refill(self, name: str, v: Value, b: Builder, env: Env, node: cst.CSTNode) -> None:
@@ -608,7 +612,9 @@ class FunctionLowerer(StructuredLowering):
                                     f"'{name}' in a loop is not supported here",
                                     hint=f"copy it: {k} = {name}.copy()")
         names_of_v = [k for k, w in env.items() if w is v and not k.startswith("<")]
-        own = (v.defining_op is not None and v.defining_op.name == "alloc"
+        # v's array made in this iteration (not one the names had before the loop, which the next
+        # iteration starts from again): its names may go on naming the filled array instead.
+        own = (v.defining_op is not None and v.defining_op.name == "alloc" and id(v) not in self.entry_values[name]
                and all(v is not w for w in self.storage.values()))
         if names_of_v and not own and ({name, *names_of_v} & self.written_in_place):
             raise self.locator.fail(node, f"'{name}' and '{names_of_v[0]}' would name the same array, which this "

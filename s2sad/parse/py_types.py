@@ -427,6 +427,10 @@ class _Inference:
         for idx in indices:
             if isinstance(idx, cst.BaseExpression):
                 self.expr(idx, True)
+            elif isinstance(idx, cst.Slice):  # x[k:], x[:n - k]: a slice's bounds are integers
+                for part in (idx.lower, idx.upper, idx.step):
+                    if part is not None:
+                        self.expr(part, True)
             else:
                 self.children(idx)
 
