@@ -1,11 +1,13 @@
 """Slice and row assignment, copies, and arrays rebound in loops (Python input).
 
 ``a[lo:hi] = v``, ``A[i] = row``, ``A[:, j] += col`` and a number broadcast into a block are loops
-of element stores (``py_arrays.assign_slice``), bounds read as Python reads them; ``x.copy()`` and
+of element stores (``py_arrays.assign_slice``), bounds read as Python reads them; a slice with a
+step (``x[::2]``, ``x[::-1]``) is a gather of the indices it picks, ``...`` the axes left; ``x.copy()`` and
 a whole-array value the code writes into are new arrays; a name rebound in a loop names one array
 that each rebinding fills (``py_lower.refill``), where nothing can tell that from rebinding it.
 Each case is checked against central differences for Python and Numba output at -O0 and -O2
-(golden/array_slice_assignment, array_rebound_in_loop, array_copy_then_write show the output);
+(golden/array_slice_assignment, array_rebound_in_loop, array_copy_then_write, array_step_slices
+show the output);
 what stays refused is a located error.
 """
 
@@ -80,6 +82,17 @@ CASES = {
                 u_prev, u = u, u_next
             return np.sum(u * u) + np.sum(u_prev)
     """, ["u0", "c"], [arr("u0", 5), num("c", 0.1, 0.4), count("steps", 3)]),
+    "steps_and_ellipsis": ("""
+        def f(x: "f64[n]", A: "f64[m, n]", k: int):
+            y = np.zeros_like(x)
+            y[::2] = x[1::2] * 3.0
+            y[::-1] += x * x
+            y[k::-3] = 0.5
+            B = A.copy()
+            B[:, ::2] = A[:, 1:2] * 2.0
+            B[..., 1] -= np.sum(np.sin(x[-2::-1]))
+            return np.sum(y * x) + np.sum(B * B * A) + np.sum(x[k:0:-1] * x[:k - 3:-1])
+    """, ["x", "A"], [arr("x", 6), arr("A", 3, 6), count("k", 4)]),
     "written_whole_value": ("""
         def f(x: "f64[n]"):
             e = np.exp(x)
@@ -118,11 +131,13 @@ def test_gradient_matches_finite_differences(case, target, level):
         return np.sum(x * x)
     """, "prog.py:10:9", "'t' is a view of this array (NumPy shares their memory)"),
     ("""
-    def f(x: "f64[n]"):
-        y = np.zeros_like(x)
-        y[::2] = x[1:4]
-        return np.sum(y)
-    """, "prog.py:9:7", "assigning to a slice with a step is not supported"),
+    def f(x: "f64[n]", A: "f64[m, n]"):
+        return np.sum(A[:, ::2])
+    """, "prog.py:8:24", "slices with a step are supported on 1-D arrays only"),
+    ("""
+    def f(x: "f64[n]", k: int):
+        return np.sum(x[::k])
+    """, "prog.py:8:23", "a slice's step must be a nonzero integer literal here"),
     ("""
     def f(x: "f64[n]", steps: int):
         u = x.copy()

@@ -256,6 +256,7 @@ def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, ind
         raise lw.fail(node, "chained subscripts with a slice are not supported", hint="write a[i, lo:hi]")
     arr = lw.array(base, b, env)
     rank = arr.type.rank  # type: ignore[attr-defined]
+    indices = expand_ellipsis(lw, node, indices, rank)
     if len(indices) > rank:
         raise lw.fail(node, f"'{dotted_source(base) or 'the array'}' has {rank} dimension(s) but is indexed "
                       f"with {len(indices)}")
@@ -268,7 +269,10 @@ def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, ind
             bounds.append(lw.index(idx, b, env, arr, k))
             continue
         if idx is not None and idx.step is not None:
-            raise lw.fail(idx, "slices with a step are not supported", hint="use a loop over the elements")
+            if rank != 1:
+                raise lw.fail(idx, "slices with a step are supported on 1-D arrays only",
+                              hint="use a loop over the elements")
+            return arr_op(lw, b, node, "take", [arr, stepped_indices(lw, idx, arr, b, env)])
         axes.append("r")
         lower = idx.lower if idx is not None else None
         upper = idx.upper if idx is not None else None
@@ -277,6 +281,56 @@ def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, ind
         bounds.append(_bound(lw, upper, arr, k, b, env, node) if upper is not None
                       else lw.at(b, node).op1("dim", [arr], I64, axis=k))
     return arr_op(lw, b, node, "slice", [arr, *bounds], {"axes": axes})
+
+
+def stepped_indices(lw: "ExprLowerer", idx: cst.Slice, arr: Value, b: Builder, env: Env, axis: int = 0) -> Value:
+    """The indices ``x[lo:hi:step]`` of a vector picks, in order, as Python's
+    ``range(*slice(lo, hi, step).indices(len(x)))``: a new integer array, so the slice is a
+    gather (``arr.take``) and its adjoint a scatter-add. The step is an integer literal."""
+    step = int_literal(idx.step) if idx.step is not None else None
+    if step is None or step == 0:
+        raise lw.fail(idx.step or idx, "a slice's step must be a nonzero integer literal here",
+                      hint="write x[::2] or x[::-1]")
+    lw.at(b, idx)
+    n = b.op1("dim", [arr], I64, axis=axis)
+    zero, one = build.const(b, 0, I64), build.const(b, 1, I64)
+    low, high = (zero, n) if step > 0 else (build.const(b, -1, I64), build.sub(b, n, one))
+
+    def bound(node: Optional[cst.BaseExpression], default: Value) -> Value:
+        if node is None:
+            return default
+        v = lw.integer(node, b, env, "a slice bound")
+        lw.at(b, node)
+        v = build.select(b, build.cmp(b, "lt", v, zero), build.add(b, v, n), v)  # from the end
+        v = build.select(b, build.cmp(b, "lt", v, low), low, v)
+        return build.select(b, build.cmp(b, "lt", high, v), high, v)
+    start = bound(idx.lower, zero if step > 0 else high)
+    stop = bound(idx.upper, n if step > 0 else low)
+    lw.at(b, idx)
+    size = abs(step)
+    span = build.sub(b, stop, start) if step > 0 else build.sub(b, start, stop)
+    count = build.binary(b, "floordiv", build.add(b, span, build.const(b, size - 1, I64)), build.const(b, size, I64))
+    count = build.select(b, build.cmp(b, "lt", count, zero), zero, count)
+    out = b.op1("alloc", [count], ArrayType(I64, 1), fill="empty", elem=I64.name)
+    block = Block([I64], ["k"])
+    inner = Builder(block, b.loc)
+    k = block.args[0]
+    inner.create("store", [out, k, build.add(inner, start, build.mul(inner, k, build.const(inner, step, I64)))], [])
+    inner.create("yield", [], [])
+    b.create("for", [zero, count, one], [], regions=[block])
+    return out
+
+
+def expand_ellipsis(lw: "ExprLowerer", node: cst.CSTNode, indices: list, rank: int) -> list:
+    """``x[..., j]``, ``x[...]``: the ``...`` as the whole of each axis the other indices leave."""
+    dots = [k for k, i in enumerate(indices) if isinstance(i, cst.Ellipsis)]
+    if not dots:
+        return indices
+    if len(dots) > 1:
+        raise lw.fail(node, "an index can only have a single ellipsis ('...')")
+    k = dots[0]
+    fill = [cst.Slice(lower=None, upper=None)] * max(0, rank - len(indices) + 1)
+    return indices[:k] + fill + indices[k + 1:]
 
 
 def _bound(lw: "ExprLowerer", n: cst.BaseExpression, arr: Value, axis: int, b: Builder, env: Env,
@@ -391,10 +445,12 @@ def assign_slice(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpressio
     stays 0). The value is computed whole before the first store, as NumPy does."""
     arr = lw.array(base, b, env)
     rank = arr.type.rank  # type: ignore[attr-defined]
+    indices = expand_ellipsis(lw, node, indices, rank)
     if len(indices) > rank:
         raise lw.fail(node, f"'{dotted_source(base) or 'the array'}' has {rank} dimension(s) but is indexed "
                       f"with {len(indices)}")
     starts: list[Optional[Value]] = []  # per axis of arr: the first index of a range, None for an index
+    stepped: set[int] = set()  # the axes whose starts are the indices a slice with a step picks
     fixed: list[Optional[Value]] = []
     extents: list[Value] = []
     for k in range(rank):
@@ -403,9 +459,13 @@ def assign_slice(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpressio
             starts.append(None)
             fixed.append(lw.index(idx, b, env, arr, k))
             continue
-        if idx is not None and idx.step is not None:
-            raise lw.fail(idx, "assigning to a slice with a step is not supported",
-                          hint="assign the elements in a loop")
+        if idx is not None and idx.step is not None:  # y[::2] = ...: through the indices it picks
+            picks = stepped_indices(lw, idx, arr, b, env, axis=k)
+            starts.append(picks)
+            fixed.append(None)
+            stepped.add(k)
+            extents.append(lw.at(b, node).op1("dim", [picks], I64, axis=0))
+            continue
         lw.at(b, node)
         dim = b.op1("dim", [arr], I64, axis=k)
         lo = _python_bound(lw, idx.lower, dim, b, env, upper=False) if idx is not None and idx.lower is not None \
@@ -443,6 +503,9 @@ def assign_slice(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpressio
         for k in range(rank):
             if fixed[k] is not None:
                 index.append(fixed[k])
+            elif k in stepped:
+                index.append(bb.op1("load", [starts[k], ks[r]], I64))  # type: ignore[list-item]
+                r += 1
             else:
                 index.append(build.add(bb, starts[k], ks[r]))  # type: ignore[arg-type]
                 r += 1

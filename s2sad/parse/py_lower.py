@@ -480,7 +480,7 @@ class FunctionLowerer(StructuredLowering):
         base, indices = subscript_chain(target)
         if isinstance(base, cst.Name) and py_lists.is_list(self.ex, base):
             return False
-        if any(isinstance(i, cst.Slice) for i in indices) or (v is not None and v.type.is_array):
+        if any(isinstance(i, (cst.Slice, cst.Ellipsis)) for i in indices) or (v is not None and v.type.is_array):
             return True
         cur = env.get(base.value) if isinstance(base, cst.Name) else None
         return isinstance(cur, Value) and isinstance(cur.type, ArrayType) and len(indices) < cur.type.rank
