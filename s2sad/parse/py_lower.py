@@ -499,6 +499,12 @@ class FunctionLowerer(StructuredLowering):
         """A write into an array that a name sees through a NumPy view (``t = u[:-1]``) would
         change what that name holds, which the IR, where a slice is a value, does not follow."""
         arr = self.ex.value(base, b, env)
+        if py_arrays.is_view(arr):
+            src = dotted_source(base) or "this array"
+            raise self.locator.fail(target, f"'{src}' is a NumPy view of another array (a slice, a reshape or "
+                                    "a transpose), and writing into it would write into that array, which is "
+                                    "not supported", hint=f"write into the array it views, or copy it: "
+                                    f"{src} = ....copy()")
         for k, w in env.items():
             if isinstance(w, Value) and not k.startswith("<") and py_arrays.viewed(w) is arr:
                 raise self.locator.fail(target, f"'{k}' is a view of this array (NumPy shares their memory), and "
@@ -554,6 +560,12 @@ class FunctionLowerer(StructuredLowering):
             self.refill(name, v, b, env, node)
             return
         if name in self.written_in_place and v.type.is_array and py_arrays.is_written_value(v):
+            named = [k for k, w in env.items() if w is v and k != name and not k.startswith("<")]
+            if named:  # f = e; f[0] = ... writes into the array e names too, in Python
+                raise self.locator.fail(node, f"'{name}' would name the array '{named[0]}' names, which a "
+                                        f"whole-array expression made, and this function writes into '{name}'",
+                                        hint=f"write into '{named[0]}' itself, or make a copy: "
+                                        f"{name} = {named[0]}.copy()")
             v = py_arrays.copied(self.ex, b, node, v)  # e = np.exp(x); e[0] = 1.0 writes into a copy
         if not v.name_hint and v.defining_op is not None:
             v.name_hint = name
