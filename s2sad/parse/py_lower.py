@@ -498,6 +498,8 @@ class FunctionLowerer(StructuredLowering):
     def written_check(self, base: cst.BaseExpression, target: cst.CSTNode, b: Builder, env: Env) -> None:
         """A write into an array that a name sees through a NumPy view (``t = u[:-1]``) would
         change what that name holds, which the IR, where a slice is a value, does not follow."""
+        if isinstance(base, cst.Name) and py_lists.is_list(self.ex, base):
+            return  # a list's buffer: no view of it can be made
         arr = self.ex.value(base, b, env)
         if py_arrays.is_view(arr):
             src = dotted_source(base) or "this array"
