@@ -205,9 +205,9 @@ def test_c_output_of_an_array_result_is_a_located_error():
         ("""
         def f(x: "f64[n]"):
             for k in range(3):
-                x = x * 2.0
-            return x
-        """, "prog.py:10:12", "'x' is an array assigned inside a loop"),
+                y = x * 2.0
+            return y
+        """, "prog.py:10:12", "'y' is an array assigned inside a loop"),
     ],
 )
 def test_unsupported_array_returns_are_located_errors(source, where, message):

@@ -1369,10 +1369,10 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
             return x
     """, "3:5", "is parameter and nonlocal", "nonlocal x"),  # Python's own refusal
     "slice": ("""
-        def f(x):
-            y = x[1:5:2]
+        def f(x, k: int):
+            y = x[1:5:k]
             return 0.0
-    """, "3:11", "slices with a step are not supported", "1:5:2"),
+    """, "3:15", "a slice's step must be a nonzero integer literal here", "k"),
     "string": ("""
         def f(x):
             s = "abc"
@@ -1509,11 +1509,11 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
             return x[t * 0.5]
     """, "3:14", "an array index must be an integer", "t * 0.5"),
     "wrong_index_count": ("""
-        def f(A, i, j):
+        def f(A: "f64[m, n]", i, j):
             A[i, j] = 0.0
-            A[i] = 1.0
+            A[i, j, 0] = 1.0
             return 0.0
-    """, "4:5", "has 2 dimension(s) but is indexed with 1", "A[i]"),
+    """, "4:5", "has 2 dimension(s) but is indexed with 3", "A[i, j, 0]"),
     "array_floor_division": ("""
         import numpy as np
 

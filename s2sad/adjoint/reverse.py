@@ -56,7 +56,7 @@ from typing import Callable, Optional, Sequence
 from ..diagnostics import error
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLines, SourceLoc, Value, lines_of
-from ..ssa.array_ops import PREFIX as ARR, is_array_op, makes_fresh_array
+from ..ssa.array_ops import PREFIX as ARR, is_array_op, makes_fresh_array, viewed_array
 from ..ssa.gpu import SYNC
 from ..ssa.ops import int_member
 from ..ssa.structured import drop_carried, outer_refs, trip_count
@@ -540,7 +540,7 @@ class GradientTransform:
         for i, v in enumerate(op.operands):
             if not v.type.is_array:
                 continue
-            root = known_root(v)
+            root = known_root(viewed_array(v))  # x[1:] in the output is a view: it changes with x
             if makes_fresh_array(root.defining_op):
                 continue  # never written
             if root in self.values.readonly_roots:

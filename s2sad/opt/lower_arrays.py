@@ -145,12 +145,53 @@ class _Lowering:
         for op in self.fn.walk():
             if array_ops.is_array_op(op.name) and op.results:
                 self.units[op.result] = self._unit_axes(op)
+        for op in list(self.fn.walk()):
+            if op.name in (PREFIX + "slice", PREFIX + "accum_slice"):
+                self._clamp_bounds(op)
         self.fused = {op for op in self.fn.walk() if self._fusible(op)}
         self._limit_fusion()
         for op in list(self.fn.walk()):
             if array_ops.is_array_op(op.name) and op not in self.fused:
                 self._lower(op)
         self._hoist_allocs()
+
+    def _clamp_bounds(self, op: Op) -> None:
+        """A slice's bounds as Python reads them (``x[k:]``, ``x[:-lag]``: a negative one counts
+        from the end, then both are clamped to [0, extent]), made plain indices for the loops.
+        Evident bounds stay as they are: a constant lower one (past the end it leaves no
+        elements: the length is clamped), the extent, and the extent less a constant."""
+        first = 1 if op.name == PREFIX + "slice" else 2
+        src = op.operands[0]
+        b = Builder(op.parent, op.loc).before_op(op)
+        k, at = 0, first
+        for kind in op.attrs["axes"]:
+            if kind != "r":
+                k, at = k + 1, at + 1
+                continue
+            for j, upper in ((at, False), (at + 1, True)):
+                v = op.operands[j]
+                if self._evident_bound(v, src, k, upper):
+                    continue
+                zero = build.int_const(b, 0)
+                dim = b.op1("dim", [src], I64, axis=k)
+                v = build.select(b, build.cmp(b, "lt", v, zero), build.add(b, v, dim), v)
+                v = build.select(b, build.cmp(b, "lt", v, zero), zero, v)
+                op.set_operand(j, build.select(b, build.cmp(b, "lt", dim, v), dim, v))
+            k, at = k + 1, at + 2
+
+    @staticmethod
+    def _evident_bound(v: Value, src: Value, axis: int, upper: bool) -> bool:
+        c = build.const_int(v)
+        if c is not None:
+            return c == 0 or (c > 0 and not upper)
+        d = v.defining_op
+        if d is not None and d.name == "add" and build.const_int(d.operands[1]) is not None \
+                and build.const_int(d.operands[1]) <= 0:  # the extent less a constant (x[:-1])
+            d = d.operands[0].defining_op
+        # The extent of the array sliced, or for an adjoint's accum_slice into a shadow, of the
+        # primal array it shadows (the same shape): the bounds are the primal slice's.
+        return d is not None and d.name == "dim" and d.attrs["axis"] == axis and (
+            d.operands[0] is src or d.operands[0].type == src.type)
 
     def _fusible(self, op: Op) -> bool:
         """Whether ``op``'s result can be computed inside its one consumer's loop (module docstring)."""
@@ -284,7 +325,11 @@ class _Lowering:
                     self.shape[v] = self.broadcast_shape(b, [o for o in d.operands if o.type.is_array],
                                                          _rank(v.type))
             else:
-                self.shape[v] = [b.op1("dim", [v], I64, axis=k) for k in range(_rank(v.type))]
+                dims = [b.op1("dim", [v], I64, axis=k) for k in range(_rank(v.type))]
+                home = v.owner if v.is_block_arg else v.defining_op.parent  # type: ignore[union-attr]
+                if b.block is not home:
+                    return dims  # made in a loop or branch: not in scope where v is used after it
+                self.shape[v] = dims
         return self.shape[v]
 
     def broadcast_shape(self, b: Builder, operands: list[Value], rank: int) -> list[Value]:

@@ -52,6 +52,10 @@ class ExprLowerer(Protocol):
 
     def index(self, node: cst.BaseExpression, b: Builder, env: Env, arr: Value, axis: int) -> Value: ...
 
+    def coerce(self, v: Value, t: Type, b: Builder, node: cst.CSTNode, what: str) -> Value: ...
+
+    def arith(self, op: str, x: Value, y: Value, b: Builder, node: cst.CSTNode, hint: str = "") -> Value: ...
+
 
 def arr_op(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, name: str, operands: list[Value],
            attrs: Optional[dict] = None) -> Value:
@@ -137,6 +141,8 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
     args = positional_args(node) if args is None else args
     if op == "reshape":
         return reshape(lw, node, args, b, env)
+    if op == "array":  # x.copy(): a new array with x's elements, which the code may write
+        return copied(lw, b, node, lw.array(args[0], b, env))
     if op in ("ones", "ones_like"):
         if op == "ones_like":
             like = lw.array(args[0], b, env)
@@ -250,6 +256,7 @@ def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, ind
         raise lw.fail(node, "chained subscripts with a slice are not supported", hint="write a[i, lo:hi]")
     arr = lw.array(base, b, env)
     rank = arr.type.rank  # type: ignore[attr-defined]
+    indices = expand_ellipsis(lw, node, indices, rank)
     if len(indices) > rank:
         raise lw.fail(node, f"'{dotted_source(base) or 'the array'}' has {rank} dimension(s) but is indexed "
                       f"with {len(indices)}")
@@ -262,7 +269,10 @@ def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, ind
             bounds.append(lw.index(idx, b, env, arr, k))
             continue
         if idx is not None and idx.step is not None:
-            raise lw.fail(idx, "slices with a step are not supported", hint="use a loop over the elements")
+            if rank != 1:
+                raise lw.fail(idx, "slices with a step are supported on 1-D arrays only",
+                              hint="use a loop over the elements")
+            return arr_op(lw, b, node, "take", [arr, stepped_indices(lw, idx, arr, b, env)])
         axes.append("r")
         lower = idx.lower if idx is not None else None
         upper = idx.upper if idx is not None else None
@@ -271,6 +281,56 @@ def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, ind
         bounds.append(_bound(lw, upper, arr, k, b, env, node) if upper is not None
                       else lw.at(b, node).op1("dim", [arr], I64, axis=k))
     return arr_op(lw, b, node, "slice", [arr, *bounds], {"axes": axes})
+
+
+def stepped_indices(lw: "ExprLowerer", idx: cst.Slice, arr: Value, b: Builder, env: Env, axis: int = 0) -> Value:
+    """The indices ``x[lo:hi:step]`` of a vector picks, in order, as Python's
+    ``range(*slice(lo, hi, step).indices(len(x)))``: a new integer array, so the slice is a
+    gather (``arr.take``) and its adjoint a scatter-add. The step is an integer literal."""
+    step = int_literal(idx.step) if idx.step is not None else None
+    if step is None or step == 0:
+        raise lw.fail(idx.step or idx, "a slice's step must be a nonzero integer literal here",
+                      hint="write x[::2] or x[::-1]")
+    lw.at(b, idx)
+    n = b.op1("dim", [arr], I64, axis=axis)
+    zero, one = build.const(b, 0, I64), build.const(b, 1, I64)
+    low, high = (zero, n) if step > 0 else (build.const(b, -1, I64), build.sub(b, n, one))
+
+    def bound(node: Optional[cst.BaseExpression], default: Value) -> Value:
+        if node is None:
+            return default
+        v = lw.integer(node, b, env, "a slice bound")
+        lw.at(b, node)
+        v = build.select(b, build.cmp(b, "lt", v, zero), build.add(b, v, n), v)  # from the end
+        v = build.select(b, build.cmp(b, "lt", v, low), low, v)
+        return build.select(b, build.cmp(b, "lt", high, v), high, v)
+    start = bound(idx.lower, zero if step > 0 else high)
+    stop = bound(idx.upper, n if step > 0 else low)
+    lw.at(b, idx)
+    size = abs(step)
+    span = build.sub(b, stop, start) if step > 0 else build.sub(b, start, stop)
+    count = build.binary(b, "floordiv", build.add(b, span, build.const(b, size - 1, I64)), build.const(b, size, I64))
+    count = build.select(b, build.cmp(b, "lt", count, zero), zero, count)
+    out = b.op1("alloc", [count], ArrayType(I64, 1), fill="empty", elem=I64.name)
+    block = Block([I64], ["k"])
+    inner = Builder(block, b.loc)
+    k = block.args[0]
+    inner.create("store", [out, k, build.add(inner, start, build.mul(inner, k, build.const(inner, step, I64)))], [])
+    inner.create("yield", [], [])
+    b.create("for", [zero, count, one], [], regions=[block])
+    return out
+
+
+def expand_ellipsis(lw: "ExprLowerer", node: cst.CSTNode, indices: list, rank: int) -> list:
+    """``x[..., j]``, ``x[...]``: the ``...`` as the whole of each axis the other indices leave."""
+    dots = [k for k, i in enumerate(indices) if isinstance(i, cst.Ellipsis)]
+    if not dots:
+        return indices
+    if len(dots) > 1:
+        raise lw.fail(node, "an index can only have a single ellipsis ('...')")
+    k = dots[0]
+    fill = [cst.Slice(lower=None, upper=None)] * max(0, rank - len(indices) + 1)
+    return indices[:k] + fill + indices[k + 1:]
 
 
 def _bound(lw: "ExprLowerer", n: cst.BaseExpression, arr: Value, axis: int, b: Builder, env: Env,
@@ -306,3 +366,192 @@ def reshape(lw: "ExprLowerer", node: cst.Call, args: list, b: Builder, env: Env)
                 known = build.mul(b, known, d)
         dims[dims.index(None)] = build.binary(b, "floordiv", total, known)
     return arr_op(lw, b, node, "reshape", [arr, *dims])  # type: ignore[list-item]
+
+
+# -- writing whole arrays and slices --------------------------------------------------------------
+# NumPy's slice assignment (``y[1:] = x[:-1] * 2``, ``A[i] = v``, ``u[1:-1, 1:-1] += ...``) and the
+# copy a name rebound in a loop makes into its array (``py_lower``) are loops of element stores, so
+# the adjoint, the tapes of overwritten elements and the C lowering treat them as any store.
+
+def is_view(v: Value) -> bool:
+    """``v`` is a NumPy view of another array (a slice, a reshape, a transpose): NumPy shares the
+    memory, so a write into one is seen through the other."""
+    op = v.defining_op
+    return op is not None and op.name in array_ops.VIEWS
+
+
+def viewed(v: Value) -> Optional[Value]:
+    """The array ``v`` is a view of, followed through views of views; None when ``v`` is none."""
+    return array_ops.viewed_array(v) if is_view(v) else None
+
+
+def is_written_value(v: Value) -> bool:
+    """A whole-array value NumPy makes anew (``np.exp(x)``, ``x * 2``, ``W @ x``), which the IR
+    never writes into: code that writes into it writes into a copy of it (``copied``)."""
+    return array_ops.makes_fresh_array(v.defining_op) and not is_view(v)
+
+
+def extent_key(v: Value, axis: int) -> object:
+    """What ``v``'s extent along ``axis`` evidently is, as a comparable key: a constant, an
+    integer value, or ``(array, axis)`` for an extent known only as some array's; None when
+    nothing shows it. Followed through allocations, ``dim``, copies and elementwise whole-array
+    ops whose array operands all evidently share the extent (NumPy broadcasting would otherwise
+    give the result another one)."""
+    op = v.defining_op
+    if op is None:
+        return (v, axis) if v.type.is_array else None
+    if op.name == "dim":
+        return extent_key(op.operands[0], op.attrs["axis"])
+    if op.name == "alloc" or op.name == P + "full":
+        return _scalar_key(op.operands[axis])
+    if op.name == "copy":
+        return extent_key(op.operands[0], axis)
+    name = op.name[len(P):] if op.name.startswith(P) else ""
+    if name in array_ops.ELEMENTWISE or name in ("neg", "where") or name.startswith("math."):
+        rank = v.type.rank  # type: ignore[attr-defined]
+        keys = set()
+        for o in op.operands:
+            if o.type.is_array and axis - (rank - o.type.rank) >= 0:  # type: ignore[attr-defined]
+                keys.add(extent_key(o, axis - (rank - o.type.rank)))  # type: ignore[attr-defined]
+        return keys.pop() if len(keys) == 1 and None not in keys else None
+    return None
+
+
+def _scalar_key(e: Value) -> object:
+    d = e.defining_op
+    if d is not None and d.name == "dim":
+        return extent_key(d.operands[0], d.attrs["axis"])
+    c = build.const_value(e)
+    return ("const", c) if c is not None else e
+
+
+def copy_into(b: Builder, dst: Value, v: Value) -> None:
+    """``dst[...] = v`` of two arrays of the same shape: a loop of element stores."""
+    elem = dst.type.elem  # type: ignore[attr-defined]
+
+    def put(bb: Builder, index: list[Value]) -> None:
+        x = bb.op1("load", [v, *index], v.type.elem)  # type: ignore[attr-defined]
+        if x.type != elem:
+            x = build.cast(bb, x, elem)
+        bb.create("store", [dst, *index, x], [])
+    each_element(b, dst, put)
+
+
+def assign_slice(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, indices: list,
+                 value: Value, op: Optional[str], b: Builder, env: Env, vnode: cst.CSTNode) -> None:
+    """``a[lo:hi, j] = value`` (``op`` None) or ``a[lo:hi, j] op= value``: for each element of the
+    part, ``a[...] = value[...]`` (or ``a[...] = a[...] op value[...]``), ``value`` a number or an
+    array that broadcasts to the part as NumPy's would (an axis of extent 1 stretches: its index
+    stays 0). The value is computed whole before the first store, as NumPy does."""
+    arr = lw.array(base, b, env)
+    rank = arr.type.rank  # type: ignore[attr-defined]
+    indices = expand_ellipsis(lw, node, indices, rank)
+    if len(indices) > rank:
+        raise lw.fail(node, f"'{dotted_source(base) or 'the array'}' has {rank} dimension(s) but is indexed "
+                      f"with {len(indices)}")
+    starts: list[Optional[Value]] = []  # per axis of arr: the first index of a range, None for an index
+    stepped: set[int] = set()  # the axes whose starts are the indices a slice with a step picks
+    fixed: list[Optional[Value]] = []
+    extents: list[Value] = []
+    for k in range(rank):
+        idx = indices[k] if k < len(indices) else None
+        if idx is not None and not isinstance(idx, cst.Slice):
+            starts.append(None)
+            fixed.append(lw.index(idx, b, env, arr, k))
+            continue
+        if idx is not None and idx.step is not None:  # y[::2] = ...: through the indices it picks
+            picks = stepped_indices(lw, idx, arr, b, env, axis=k)
+            starts.append(picks)
+            fixed.append(None)
+            stepped.add(k)
+            extents.append(lw.at(b, node).op1("dim", [picks], I64, axis=0))
+            continue
+        lw.at(b, node)
+        dim = b.op1("dim", [arr], I64, axis=k)
+        lo = _python_bound(lw, idx.lower, dim, b, env, upper=False) if idx is not None and idx.lower is not None \
+            else lw.const(b, node, 0, I64)
+        hi = _python_bound(lw, idx.upper, dim, b, env, upper=True) if idx is not None and idx.upper is not None \
+            else dim
+        lw.at(b, node)
+        starts.append(lo)
+        fixed.append(None)
+        if hi is dim and build.const_value(lo) == 0:  # the whole axis
+            extents.append(dim)
+            continue
+        n = build.sub(b, hi, lo)
+        zero = build.const(b, 0, I64)
+        extents.append(build.select(b, build.cmp(b, "gt", n, zero), n, zero))  # hi < lo: no elements
+    elem = arr.type.elem  # type: ignore[attr-defined]
+    vrank = value.type.rank if value.type.is_array else 0  # type: ignore[attr-defined]
+    if vrank > len(extents):
+        raise lw.fail(vnode, f"this value has {vrank} dimension(s), more than the {len(extents)} of the part "
+                      "of the array it is assigned to", hint="assign a value of the part's shape")
+    if not value.type.is_array:
+        value = lw.coerce(value, elem, b, vnode, f"an element of '{dotted_source(base) or 'the array'}'")
+    # The value's axes stand against the part's last axes; one of extent 1 is read at index 0.
+    lw.at(b, node)
+    unit: list[Optional[Value]] = []
+    for j in range(vrank):
+        part = extents[len(extents) - vrank + j]
+        if extent_key(value, j) is not None and extent_key(value, j) == _scalar_key(part):
+            unit.append(None)  # evidently the part's extent: no axis to stretch
+        else:
+            unit.append(build.cmp(b, "eq", b.op1("dim", [value], I64, axis=j), build.const(b, 1, I64)))
+
+    def body(bb: Builder, ks: list[Value]) -> None:
+        index, r = [], 0
+        for k in range(rank):
+            if fixed[k] is not None:
+                index.append(fixed[k])
+            elif k in stepped:
+                index.append(bb.op1("load", [starts[k], ks[r]], I64))  # type: ignore[list-item]
+                r += 1
+            else:
+                index.append(build.add(bb, starts[k], ks[r]))  # type: ignore[arg-type]
+                r += 1
+        if vrank:
+            vks = ks[len(ks) - vrank:]
+            vindex = [kk if u is None else build.select(bb, u, build.const(bb, 0, I64), kk) for u, kk in zip(unit, vks)]
+            x = bb.op1("load", [value, *vindex], value.type.elem)  # type: ignore[attr-defined]
+        else:
+            x = value
+        if op is not None:
+            cur = bb.op1("load", [arr, *index], elem)
+            x = lw.arith(op, cur, x, bb, vnode)
+        if x.type != elem:
+            x = lw.coerce(x, elem, bb, vnode, f"an element of '{dotted_source(base) or 'the array'}'")
+        bb.create("store", [arr, *index, x], [])
+    _loops(b, extents, body, [])
+
+
+def _python_bound(lw: "ExprLowerer", n: cst.BaseExpression, dim: Value, b: Builder, env: Env,
+                  upper: bool) -> Value:
+    """A slice bound as Python reads it, between 0 and the extent ``dim``: a negative one counts
+    from the end. What is evident from a literal needs no test (an upper bound past the end
+    stops at it; a lower one past the end, or past the upper one, leaves no elements)."""
+    lit = int_literal(n)
+    v = lw.integer(n, b, env, "a slice bound") if lit is None else None
+    lw.at(b, n)
+    zero = build.const(b, 0, I64)
+    if lit is not None and lit >= 0:
+        c = build.const(b, lit, I64)
+        return build.select(b, build.cmp(b, "lt", dim, c), dim, c) if upper and lit > 0 else c
+    if lit is not None:
+        v = build.add(b, dim, build.const(b, lit, I64))
+        return build.select(b, build.cmp(b, "lt", v, zero), zero, v)
+    assert v is not None
+    v = build.select(b, build.cmp(b, "lt", v, zero), build.add(b, v, dim), v)
+    v = build.select(b, build.cmp(b, "lt", v, zero), zero, v)
+    return build.select(b, build.cmp(b, "lt", dim, v), dim, v)
+
+
+def _loops(b: Builder, extents: list[Value], body: Callable[[Builder, list[Value]], None],
+           ks: list[Value]) -> None:
+    if len(ks) == len(extents):
+        body(b, ks)
+        return
+    block = Block([I64], ["k"])
+    inner = Builder(block, b.loc)
+    _loops(inner, extents, body, ks + [block.args[0]])
+    inner.create("yield", [], [])
+    b.create("for", [build.const(b, 0, I64), extents[len(ks)], build.const(b, 1, I64)], [], regions=[block])

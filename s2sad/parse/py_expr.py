@@ -507,7 +507,7 @@ class ExprLowerer:
         base, indices = subscript_chain(node)
         if isinstance(base, cst.Name) and py_lists.is_list(self, base):
             return py_lists.item(self, node, b, env)
-        if any(isinstance(i, cst.Slice) for i in indices) or self._partial_index(base, indices, env):
+        if any(isinstance(i, (cst.Slice, cst.Ellipsis)) for i in indices) or self._partial_index(base, indices, env):
             return py_arrays.slice_(self, node, base, indices, b, env)
         if len(indices) == 1 and self._is_array_name(indices[0], env):
             arr = self.array(base, b, env)

@@ -154,6 +154,29 @@ def read_names(node: cst.CSTNode) -> set[str]:
     return {n.value for n in walk(node) if isinstance(n, cst.Name) and id(n) not in written}
 
 
+def written_names(node: cst.CSTNode) -> set[str]:
+    """Names of the arrays written in place anywhere under ``node``: ``a[...] = v``, ``a[...] += v``
+    (``a[i][j] = v`` too), whatever the index."""
+    out: set[str] = set()
+    for n in walk(node):
+        targets: list[cst.BaseExpression] = []
+        if isinstance(n, cst.Assign):
+            targets = [t.target for t in n.targets]
+        elif isinstance(n, (cst.AugAssign, cst.AnnAssign)):
+            targets = [n.target]
+        while targets:
+            t = targets.pop()
+            if isinstance(t, (cst.Tuple, cst.List)):
+                targets += [e.value for e in t.elements]
+            elif isinstance(t, cst.Subscript):
+                base = t.value
+                while isinstance(base, cst.Subscript):
+                    base = base.value
+                if isinstance(base, cst.Name):
+                    out.add(base.value)
+    return out
+
+
 def _pure_target_names(target: cst.BaseExpression) -> list[cst.Name]:
     if isinstance(target, cst.Name):
         return [target]

@@ -124,6 +124,7 @@ METHODS: dict[str, Intrinsic] = {
     "max": ARRAY_FUNCTIONS["numpy.max"], "min": ARRAY_FUNCTIONS["numpy.min"],
     "dot": ARRAY_FUNCTIONS["numpy.dot"], "transpose": ARRAY_FUNCTIONS["numpy.transpose"],
     "reshape": Intrinsic("reshape", 2, -1),
+    "copy": Intrinsic("array", 1, 1),  # x.copy(), as np.copy(x)
 }
 NUMPY.update(ARRAY_FUNCTIONS)
 # Keyword arguments each of them takes.

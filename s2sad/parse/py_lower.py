@@ -57,6 +57,7 @@ from .py_flow import (
     is_simple,
     is_true_constant,
     read_names,
+    written_names,
     stmt_assigned,
     stmt_exits,
     subscript_chain,
@@ -100,6 +101,11 @@ class FunctionLowerer(StructuredLowering):
         self.locator = ctx.locator
         self.ex = ExprLowerer(ctx)
         self.read = read_names(fn.body)
+        self.written_in_place = written_names(fn.body)
+        # Arrays rebound in the loops being lowered: the array each such name keeps naming, which a
+        # rebinding fills (``rebound_arrays``).
+        self.storage: dict[str, Value] = {}
+        self.entry_values: dict[str, set[int]] = {}  # per such name, the values there before its loop
         # What the function returns: one key per returned value (several for ``return s, t``).
         types = ctx.types
         self.result_types: list[Type] = (list(types.tuple_result) if types.tuple_result is not None
@@ -261,10 +267,12 @@ class FunctionLowerer(StructuredLowering):
             env[loop.skip] = build.const(b, True, BOOL, "skip")
         elif isinstance(st, cst.If):
             self.if_stmt(st, b, env, loop, [], into_then=False)
-        elif isinstance(st, cst.For):
-            self.for_stmt(st, b, env)
-        elif isinstance(st, cst.While):
-            self.while_stmt(st, b, env)
+        elif isinstance(st, (cst.For, cst.While)):
+            outer, entry = dict(self.storage), dict(self.entry_values)
+            try:
+                self.for_stmt(st, b, env) if isinstance(st, cst.For) else self.while_stmt(st, b, env)
+            finally:
+                self.storage, self.entry_values = outer, entry
         elif isinstance(st, (cst.Pass, cst.Assert)):
             pass  # asserts are checks, not computation: dropped as under `python -O`
         else:
@@ -440,13 +448,20 @@ class FunctionLowerer(StructuredLowering):
             raise self.locator.fail(value, "unpacking is only supported from a tuple (a, b = x, y), a shape "
                                     "(n, m = A.shape) or a call of a function of this file that returns several "
                                     "values", hint="assign each variable separately")
+        targets = {e.value for e in elems if isinstance(e, cst.Name)}
+        for k, (v, node) in enumerate(zip(values, nodes)):  # u_prev, u = u, u_next: u as it was
+            if any(self.storage.get(t) is v for t in targets):
+                values[k] = py_arrays.copied(self.ex, b, node, v)
         for t, v, node in zip(elems, values, nodes):
             self.store_to(t, v, b, env, node)
 
     def store_to(self, target: cst.BaseExpression, v: Value, b: Builder, env: Env, node: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
             self.bind(target.value, v, b, env, node)
+        elif isinstance(target, cst.Subscript) and self.part_target(target, v, env):
+            self.assign_part(target, v, None, b, env, node)
         elif isinstance(target, cst.Subscript):
+            self.written_check(subscript_chain(target)[0], target, b, env)
             arr, ivs = self.element_target(target, b, env)
             what = f"an element of '{dotted_source(subscript_chain(target)[0])}'"
             v = self.ex.coerce(v, arr.type.elem, b, node, what)  # type: ignore[attr-defined]
@@ -458,6 +473,45 @@ class FunctionLowerer(StructuredLowering):
             raise self.locator.fail(target, "assigning to attributes is not supported")
         else:
             raise self.locator.fail(target, "this assignment target is not supported")
+
+    def part_target(self, target: cst.Subscript, v: Optional[Value], env: Env) -> bool:
+        """``a[lo:hi] = ...``, ``A[i] = row`` (fewer indices than dimensions), or an array value
+        stored through element indices: an assignment to a part of an array, not one element."""
+        base, indices = subscript_chain(target)
+        if isinstance(base, cst.Name) and py_lists.is_list(self.ex, base):
+            return False
+        if any(isinstance(i, (cst.Slice, cst.Ellipsis)) for i in indices) or (v is not None and v.type.is_array):
+            return True
+        cur = env.get(base.value) if isinstance(base, cst.Name) else None
+        return isinstance(cur, Value) and isinstance(cur.type, ArrayType) and len(indices) < cur.type.rank
+
+    def assign_part(self, target: cst.Subscript, v: Value, op: Optional[str], b: Builder, env: Env,
+                    node: cst.CSTNode) -> None:
+        base, indices = subscript_chain(target)
+        if isinstance(target.value, cst.Subscript) and any(isinstance(i, cst.Slice) for i in indices):
+            raise self.locator.fail(target, "chained subscripts with a slice are not supported",
+                                    hint="write a[i, lo:hi]")
+        self.written_check(base, target, b, env)
+        b.loc = self.locator.loc(target)
+        py_arrays.assign_slice(self.ex, target, base, indices, v, op, b, env, node)
+
+    def written_check(self, base: cst.BaseExpression, target: cst.CSTNode, b: Builder, env: Env) -> None:
+        """A write into an array that a name sees through a NumPy view (``t = u[:-1]``) would
+        change what that name holds, which the IR, where a slice is a value, does not follow."""
+        if isinstance(base, cst.Name) and py_lists.is_list(self.ex, base):
+            return  # a list's buffer: no view of it can be made
+        arr = self.ex.value(base, b, env)
+        if py_arrays.is_view(arr):
+            src = dotted_source(base) or "this array"
+            raise self.locator.fail(target, f"'{src}' is a NumPy view of another array (a slice, a reshape or "
+                                    "a transpose), and writing into it would write into that array, which is "
+                                    "not supported", hint=f"write into the array it views, or copy it: "
+                                    f"{src} = ....copy()")
+        for k, w in env.items():
+            if isinstance(w, Value) and not k.startswith("<") and py_arrays.viewed(w) is arr:
+                raise self.locator.fail(target, f"'{k}' is a view of this array (NumPy shares their memory), and "
+                                        f"this writes into the array while '{k}' may still be read",
+                                        hint=f"make '{k}' a copy: {k} = ....copy()")
 
     def element_target(self, target: cst.Subscript, b: Builder, env: Env) -> tuple[Value, list[Value]]:
         if isinstance(target.value, cst.Attribute) and target.value.attr.value == "shape":
@@ -504,9 +558,88 @@ class FunctionLowerer(StructuredLowering):
             raise self.locator.fail(node, f"'{name}' is a list, which can only be assigned a new list of its own "
                                     f"({name} = [...])", hint=py_lists.HINT)
         v = self.ex.coerce(v, self.types.vars[name], b, node, f"'{name}'")
+        if name in self.storage and v.type.is_array:
+            self.refill(name, v, b, env, node)
+            return
+        if name in self.written_in_place and v.type.is_array and py_arrays.is_written_value(v):
+            named = [k for k, w in env.items() if w is v and k != name and not k.startswith("<")]
+            if named:  # f = e; f[0] = ... writes into the array e names too, in Python
+                raise self.locator.fail(node, f"'{name}' would name the array '{named[0]}' names, which a "
+                                        f"whole-array expression made, and this function writes into '{name}'",
+                                        hint=f"write into '{named[0]}' itself, or make a copy: "
+                                        f"{name} = {named[0]}.copy()")
+            v = py_arrays.copied(self.ex, b, node, v)  # e = np.exp(x); e[0] = 1.0 writes into a copy
         if not v.name_hint and v.defining_op is not None:
             v.name_hint = name
         env[name] = v
+
+    # -- arrays rebound in loops ------------------------------------------------------------
+    def rebound_arrays(self, body: Sequence[cst.CSTNode], env: Env, b: Builder, loop: cst.CSTNode) -> list[str]:
+        """The arrays a loop body binds anew that are not given an array of their own here (a
+        name first bound in the body names an array of the iteration). A name bound before the
+        loop (``u = u + dt * lap(u)``, ``y = y * x + c[k]``) names one array, allocated before the
+        loop (the one it names, where this function allocated it and no other name shares it),
+        that each rebinding fills (``refill``): the value the name has in an iteration is then
+        that array's contents, which the reverse sweep finds as any overwritten array's."""
+        rest = []
+        for n in self.array_names(body):
+            cur = env.get(n)
+            if not (isinstance(cur, Value) and isinstance(cur.type, ArrayType)):
+                rest.append(n)
+                continue
+            shared = [k for k, w in env.items() if w is cur and k != n and not k.startswith("<")]
+            op = cur.defining_op
+            if op is None or op.name != "alloc" or shared or any(
+                    isinstance(w, Value) and py_arrays.viewed(w) is cur for w in env.values()):
+                b.loc = self.locator.loc(loop)
+                cur = py_arrays.copied(self.ex, b, loop, cur)
+                cur.name_hint = n
+            env[n] = cur
+            self.storage[n] = cur
+        entry = {id(w) for w in env.values() if isinstance(w, Value)}
+        for n in self.storage:
+            self.entry_values.setdefault(n, entry)
+        return rest
+
+    def refill(self, name: str, v: Value, b: Builder, env: Env, node: cst.CSTNode) -> None:
+        """``name = v`` in a loop, ``name`` an array rebound there: ``v`` is copied into the array
+        ``name`` keeps naming. That is the same as rebinding the name where nothing tells them
+        apart: ``v`` has the array's shape (evident from how both are made; a rebinding that
+        changes the shape is refused), no other name shares the array, and where ``v`` is an
+        array other names go on naming, the names that share it go on naming the filled one."""
+        dst = self.storage[name]
+        if v is dst:
+            return
+        rank = dst.type.rank  # type: ignore[attr-defined]
+        for axis in range(rank):
+            key = py_arrays.extent_key(v, axis)
+            if key is None or key != py_arrays.extent_key(dst, axis):
+                raise self.locator.fail(node, f"'{name}' is rebound in a loop, and this value's shape is not "
+                                        f"evidently the shape '{name}' has before the loop",
+                                        hint=f"make both from the same extents (np.zeros_like({name}), elementwise "
+                                        f"arithmetic of arrays made alike), or give the new value another name")
+        others = [k for k, w in env.items() if w is dst and k != name and not k.startswith("<")]
+        viewers = [k for k, w in env.items() if isinstance(w, Value) and py_arrays.viewed(w) in (dst, v)]
+        if others or viewers:
+            k = (others or viewers)[0]
+            raise self.locator.fail(node, f"'{k}' shares its array with '{name}' or with this value, so rebinding "
+                                    f"'{name}' in a loop is not supported here",
+                                    hint=f"copy it: {k} = {name}.copy()")
+        names_of_v = [k for k, w in env.items() if w is v and not k.startswith("<")]
+        # v's array made in this iteration (not one the names had before the loop, which the next
+        # iteration starts from again): its names may go on naming the filled array instead.
+        own = (v.defining_op is not None and v.defining_op.name == "alloc" and id(v) not in self.entry_values[name]
+               and all(v is not w for w in self.storage.values()))
+        if names_of_v and not own and ({name, *names_of_v} & self.written_in_place):
+            raise self.locator.fail(node, f"'{name}' and '{names_of_v[0]}' would name the same array, which this "
+                                    "function writes into, so rebinding it in a loop is not supported",
+                                    hint=f"copy it: {name} = {names_of_v[0]}.copy()")
+        b.loc = self.locator.loc(node)
+        py_arrays.copy_into(b, dst, v)
+        if own:  # the names of v's array (made in this iteration) now name the filled one, as in Python
+            for k in names_of_v:
+                env[k] = dst
+        env[name] = dst
 
     def aug_assign(self, st: cst.AugAssign, b: Builder, env: Env) -> None:
         op = AUG_OPS.get(type(st.operator))
@@ -518,11 +651,17 @@ class FunctionLowerer(StructuredLowering):
             cur = self.ex.scalar(target, b, env)
             rhs = self.ex.scalar(st.value, b, env)
             self.bind(target.value, self.ex.arith(op, cur, rhs, b, st), b, env, st)
+        elif isinstance(target, cst.Subscript) and self.part_target(target, None, env):
+            self.assign_part(target, self.ex.value(st.value, b, env), op, b, env, st.value)
         elif isinstance(target, cst.Subscript):
+            self.written_check(subscript_chain(target)[0], target, b, env)
             arr, ivs = self.element_target(target, b, env)
             elem = arr.type.elem  # type: ignore[attr-defined]
             cur = self.ex.at(b, target).op1("load", [arr, *ivs], elem)
-            rhs = self.ex.scalar(st.value, b, env)
+            rhs = self.ex.value(st.value, b, env)
+            if rhs.type.is_array:  # x[i] += v of an array v: a part of x (the load above is dead)
+                self.assign_part(target, rhs, op, b, env, st.value)
+                return
             new = self.ex.coerce(self.ex.arith(op, cur, rhs, b, st), elem, b, st,
                                  f"an element of '{dotted_source(subscript_chain(target)[0])}'")
             self.ex.at(b, st).create("store", [arr, *ivs, new], [])
@@ -583,7 +722,7 @@ class FunctionLowerer(StructuredLowering):
         frame = LoopFrame(self.new_key("done", BOOL), self.new_key("skip", BOOL))
         returns = RETURN in exits.may
         carried = self.carried(body, env, [n.value for n, _ in names], returns)
-        arrays = self.array_names(body)
+        arrays = self.rebound_arrays(body, env, b, st)
         loc = self.locator.loc(st, st.iter)
         if BREAK in exits.may or returns:
             if head.parallel:
@@ -684,7 +823,7 @@ class FunctionLowerer(StructuredLowering):
         frame = LoopFrame(self.new_key("done", BOOL), self.new_key("skip", BOOL))
         has_break, returns = BREAK in exits.may, RETURN in exits.may
         carried = self.carried(body, env, [], returns)
-        arrays = self.array_names(body)
+        arrays = self.rebound_arrays(body, env, b, st)
         keys = ([frame.done] if has_break else []) + carried
         loc = self.locator.loc(st, st.test)
         b.loc = loc

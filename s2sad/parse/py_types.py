@@ -489,7 +489,9 @@ class _Inference:
                 self.expr(base, False)
             return
         base, indices = subscript_chain(node)
-        if isinstance(base, cst.Name):
+        if isinstance(base, cst.Name) and any(isinstance(i, cst.Ellipsis) for i in indices):
+            self.evidence(base.value).min_rank = max(self.evidence(base.value).min_rank, len(indices) - 1)
+        elif isinstance(base, cst.Name):
             ev = self.evidence(base.value)
             ev.rank_uses.add(len(indices))
             if all(isinstance(i, cst.BaseExpression) for i in indices):
@@ -503,6 +505,10 @@ class _Inference:
         for idx in indices:
             if isinstance(idx, cst.BaseExpression):
                 self.expr(idx, True)
+            elif isinstance(idx, cst.Slice):  # x[k:], x[:n - k]: a slice's bounds are integers
+                for part in (idx.lower, idx.upper, idx.step):
+                    if part is not None:
+                        self.expr(part, True)
             else:
                 self.children(idx)
 
@@ -807,6 +813,8 @@ class _Inference:
                 if isinstance(it, ArrayType):  # p[label]: one element per index
                     return ArrayType(t.elem, it.rank)
             kept = sum(1 for i in indices if isinstance(i, cst.Slice)) + max(0, t.rank - len(indices))
+            if any(isinstance(i, cst.Ellipsis) for i in indices):  # x[..., j]: '...' keeps the axes not named
+                kept = sum(1 for i in indices if isinstance(i, cst.Slice)) + max(0, t.rank - len(indices) + 1)
             return ArrayType(t.elem, kept) if kept else t.elem
         if isinstance(node, cst.Attribute):
             if node.attr.value in ("size", "ndim"):

@@ -132,6 +132,19 @@ NAMES: frozenset[str] = frozenset(
 ACCUMULATIONS = (PREFIX + "accum", PREFIX + "accum_slice", PREFIX + "accum_take")
 
 
+# The ops whose result NumPy makes a view of their first operand (``x[1:]``, ``x.reshape(...)``,
+# ``x.T``): the IR takes the result for a value, but the array the output binds shares its memory,
+# so it changes when the operand is written.
+VIEWS = (PREFIX + "slice", PREFIX + "reshape", PREFIX + "transpose")
+
+
+def viewed_array(v: Value) -> Value:
+    """The array whose memory ``v`` shares in NumPy output: followed through views, else ``v``."""
+    while v.defining_op is not None and v.defining_op.name in VIEWS:
+        v = v.defining_op.operands[0]
+    return v
+
+
 def is_array_op(name: str) -> bool:
     return name in NAMES
 

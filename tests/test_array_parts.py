@@ -1,0 +1,156 @@
+"""Slice and row assignment, copies, and arrays rebound in loops (Python input).
+
+``a[lo:hi] = v``, ``A[i] = row``, ``A[:, j] += col`` and a number broadcast into a block are loops
+of element stores (``py_arrays.assign_slice``), bounds read as Python reads them; a slice with a
+step (``x[::2]``, ``x[::-1]``) is a gather of the indices it picks, ``...`` the axes left; ``x.copy()`` and
+a whole-array value the code writes into are new arrays; a name rebound in a loop names one array
+that each rebinding fills (``py_lower.refill``), where nothing can tell that from rebinding it.
+Each case is checked against central differences for Python and Numba output at -O0 and -O2
+(golden/array_slice_assignment, array_rebound_in_loop, array_copy_then_write, array_step_slices
+show the output);
+what stays refused is a located error.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from fd import ParamSpec
+from source_gradients import check_source
+
+from s2sad import pipeline
+from s2sad.diagnostics import DiagnosticError
+
+HEADER = "import math\n\nimport numpy as np\n\n\n"
+
+
+def arr(name: str, *shape: int) -> ParamSpec:
+    return ParamSpec(name, "array", tuple(shape))
+
+
+def num(name: str, low: float = -1.0, high: float = 1.0) -> ParamSpec:
+    return ParamSpec(name, "float", low=low, high=high)
+
+
+def count(name: str, value: int) -> ParamSpec:
+    return ParamSpec(name, "int", value=value)
+
+
+CASES = {
+    # Bounds past the end, negative ones from integers, an empty part: as Python slices.
+    "bounds_as_python_reads_them": ("""
+        def f(x: "f64[n]", k: int, j: int):
+            y = np.zeros_like(x)
+            y[k:] = x[k:] * 2.0
+            y[:-k] += np.sin(x[k:])
+            y[j:100] -= 0.5 * x[0]
+            y[-j:] *= 3.0
+            y[4:2] = 7.0
+            return np.sum(y * y * x)
+    """, ["x"], [arr("x", 6), count("k", 2), count("j", -3)]),
+    "matrix_rows_columns_and_blocks": ("""
+        def f(A: "f64[m, n]", r: "f64[n]"):
+            B = A.copy()
+            B[1] = r * r
+            B[:, 0] = B[:, 1] * A[:, 2]
+            B[1:, 1:] += A[:-1, :-1]
+            B[0, :] = np.sum(r)
+            return np.sum(np.tanh(B) * A)
+    """, ["A", "r"], [arr("A", 4, 3), arr("r", 3)]),
+    "a_row_stretched_into_a_block": ("""
+        def f(A: "f64[m, n]", r: "f64[n]"):
+            B = np.zeros_like(A)
+            B[1:3, :] = r
+            B[:, 1:2] += A[:, 0:1]
+            return np.sum(B * A)
+    """, ["A", "r"], [arr("A", 4, 3), arr("r", 3)]),
+    "stepping_in_a_loop": ("""
+        def f(u0: "f64[n]", c: float, steps: int):
+            u = u0.copy()
+            for t in range(steps):
+                u[1:] = u[1:] - c * (u[1:] - u[:-1])
+                u = u + c * np.sin(u)
+            return np.sum(u * u)
+    """, ["u0", "c"], [arr("u0", 5), num("c", 0.1, 0.4), count("steps", 3)]),
+    "leapfrog_by_tuple": ("""
+        def f(u0: "f64[n]", c: float, steps: int):
+            u = u0.copy()
+            u_prev = u0 * 0.5
+            for t in range(steps):
+                u_next = 2.0 * u - u_prev + c * np.sin(u)
+                u_prev, u = u, u_next
+            return np.sum(u * u) + np.sum(u_prev)
+    """, ["u0", "c"], [arr("u0", 5), num("c", 0.1, 0.4), count("steps", 3)]),
+    "steps_and_ellipsis": ("""
+        def f(x: "f64[n]", A: "f64[m, n]", k: int):
+            y = np.zeros_like(x)
+            y[::2] = x[1::2] * 3.0
+            y[::-1] += x * x
+            y[k::-3] = 0.5
+            B = A.copy()
+            B[:, ::2] = A[:, 1:2] * 2.0
+            B[..., 1] -= np.sum(np.sin(x[-2::-1]))
+            return np.sum(y * x) + np.sum(B * B * A) + np.sum(x[k:0:-1] * x[:k - 3:-1])
+    """, ["x", "A"], [arr("x", 6), arr("A", 3, 6), count("k", 4)]),
+    "written_whole_value": ("""
+        def f(x: "f64[n]"):
+            e = np.exp(x)
+            e[0] = 1.0
+            e[1:3] *= x[1:3]
+            return np.sum(e * x)
+    """, ["x"], [arr("x", 4)]),
+}
+
+
+def source_of(case: str) -> str:
+    return HEADER + textwrap.dedent(CASES[case][0])
+
+
+@pytest.mark.parametrize("level", [0, 2])
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_gradient_matches_finite_differences(case, target, level):
+    _, wrt, params = CASES[case]
+    check_source(source_of(case), wrt, params, target, level)
+
+
+@pytest.mark.parametrize("source, where, message", [
+    ("""
+    def f(x: "f64[n]", y: "f64[m]", steps: int):
+        v = x.copy()
+        for t in range(steps):
+            v = v + y
+        return np.sum(v)
+    """, "prog.py:10:13", "'v' is rebound in a loop, and this value's shape is not evidently the shape 'v' has"),
+    ("""
+    def f(x: "f64[n]", n: int):
+        t = x[:-1]
+        for k in range(n - 1):
+            x[k + 1] = x[k + 1] + t[k]
+        return np.sum(x * x)
+    """, "prog.py:10:9", "'t' is a view of this array (NumPy shares their memory)"),
+    ("""
+    def f(x: "f64[n]", A: "f64[m, n]"):
+        return np.sum(A[:, ::2])
+    """, "prog.py:8:24", "slices with a step are supported on 1-D arrays only"),
+    ("""
+    def f(x: "f64[n]", k: int):
+        return np.sum(x[::k])
+    """, "prog.py:8:23", "a slice's step must be a nonzero integer literal here"),
+    ("""
+    def f(x: "f64[n]", steps: int):
+        u = x.copy()
+        w = x * 2.0
+        for t in range(steps):
+            u = w
+            w[0] = u[1]
+        return np.sum(u)
+    """, "prog.py:11:13", "'u' and 'w' would name the same array, which this function writes into"),
+])
+def test_what_stays_refused_is_a_located_error(source, where, message):
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(HEADER + textwrap.dedent(source), "prog.py", "f", ["x"], "py")
+    text = info.value.render()
+    assert f"{where}: error: {message}" in text, text
+    assert "hint:" in text
