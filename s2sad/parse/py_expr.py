@@ -39,6 +39,7 @@ from .custom_adjoints import CustomAdjoint, Derivatives, argument_kind, expected
 from .py_common import Env, Fail, Locator, Poison
 from .py_flow import children, is_shape_subscript, is_simple, subscript_chain
 from .py_module import ModuleInfo, dotted_source
+from .py_params import bind_arguments
 from .py_types import FunctionTypes, Signature, dtype_elem, int_literal, keyword_arg, method_of, positional_args
 
 ARITH_OPS: dict[type, str] = {
@@ -701,14 +702,15 @@ class ExprLowerer:
         """A call of a function of the file: its results (none, one, or one per returned value)."""
         if node in self.ctx.recursive_calls:
             raise Fail(None)  # reported once by the driver, at this call
-        self.no_keywords(node)
         sig = self.ctx.sigs[name]
-        args = positional_args(node)
-        n = len(sig.param_types)
-        if len(args) > n:
-            raise self.fail(node, f"'{name}' takes {n} argument(s) but {len(args)} were given")
-        values = []
-        for i, a in enumerate(args):
+        bound, problem = bind_arguments(node, name, sig.param_names, sig.positional)
+        if problem is not None:
+            raise self.fail(*problem)
+        given: dict[int, Value] = {}
+        # The arguments are evaluated as written (keywords may come in any order), as Python does.
+        for i, arg in sorted(((i, a) for i, a in enumerate(bound) if a is not None),
+                             key=lambda ia: node.args.index(ia[1])):
+            a = arg.value
             v = self.value(a, b, env)
             param, t = sig.param_names[i], sig.param_types[i]
             if param in sig.assumed and (isinstance(v.type, ArrayType) or isinstance(t, ArrayType)) and v.type != t:
@@ -718,13 +720,15 @@ class ExprLowerer:
                 raise self.fail(a, f"parameter '{param}' of '{name}' is taken for {describe(t)}, "
                                 f"but this value is {describe(v.type)}",
                                 hint=f"annotate the parameter in '{name}': {param}: {shape}")
-            values.append(self.coerce(v, t, b, a, f"parameter '{param}' of '{name}'"))
-        for i in range(len(args), n):
-            default = sig.defaults[i]
-            t = sig.param_types[i]
-            if default is None or not isinstance(t, ScalarType):
-                raise self.fail(node, f"missing argument '{sig.param_names[i]}' in the call to '{name}'")
-            values.append(self.const(b, node, default, t))
+            given[i] = self.coerce(v, t, b, a, f"parameter '{param}' of '{name}'")
+        values = []
+        for i, t in enumerate(sig.param_types):
+            if i not in given:
+                default = sig.defaults[i]
+                if default is None or not isinstance(t, ScalarType):
+                    raise self.fail(node, f"missing argument '{sig.param_names[i]}' in the call to '{name}'")
+                given[i] = self.const(b, node, default, t)
+            values.append(given[i])
         results = list(sig.tuple_result) if sig.tuple_result is not None else [sig.result]
         results = [t for t in results if t is not None]
         if any(isinstance(t, ArrayType) for t in results):

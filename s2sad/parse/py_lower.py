@@ -65,6 +65,7 @@ from .py_flow import (
     walk,
 )
 from .py_module import dotted_source
+from .py_params import parameters
 from .py_types import appended_list
 from .structured import Exits, LoopFrame, StructuredLowering
 
@@ -124,7 +125,7 @@ class FunctionLowerer(StructuredLowering):
     def lower(self) -> Function:
         fn = self.fn
         self.check_parameters()
-        names = [p.name.value for p in fn.params.params]
+        names = [p.name.value for p in parameters(fn)]
         bound = frozenset(self.types.vars)  # the parameters and locals (Function.source_names)
         body = Block(list(self.types.params), names)
         loc = self.locator.loc(fn, fn.name)
@@ -174,6 +175,16 @@ class FunctionLowerer(StructuredLowering):
             attrs["assumed"] = dict(self.types.assumed)
         if self.types.rank_free:
             attrs["rank_free"] = [n for n in self.types.assumed if n in self.types.rank_free]
+        # How the function is called: its parameters' default values (numbers: what the call
+        # sites of a helper fill in, and what the gradient of the function differentiated keeps)
+        # and its keyword-only parameters.
+        sig = self.ctx.sigs.get(self.fn.name.value)
+        if sig is not None:
+            defaults = {n: d for n, d in zip(sig.param_names, sig.defaults) if d is not None}
+            if defaults:
+                attrs["param_defaults"] = defaults
+            if sig.positional is not None:
+                attrs["keyword_only"] = sig.param_names[sig.positional:]
         return attrs
 
     def check_parameters(self) -> None:
@@ -181,9 +192,6 @@ class FunctionLowerer(StructuredLowering):
         odd: list[tuple[cst.CSTNode, str]] = []
         if isinstance(p.star_arg, cst.Param):
             odd.append((p.star_arg, "*args parameters are not supported"))
-        elif isinstance(p.star_arg, cst.ParamStar) or p.kwonly_params:
-            for k in p.kwonly_params:
-                odd.append((k, "keyword-only parameters are not supported"))
         if p.star_kwarg is not None:
             odd.append((p.star_kwarg, "**kwargs parameters are not supported"))
         for q in p.posonly_params:

@@ -38,6 +38,7 @@ from .py_common import Locator
 from .py_flow import assigned_names, children, is_shape_subscript, subscript_chain
 from .py_iter import EnumerateIter, ItemsIter, Iter, IterError, Leaf, RangeIter, leaves, read_iter
 from .py_module import ModuleInfo, Number, evaluate_constant
+from .py_params import bind_arguments, parameters
 from .py_rank_free import RankFreeUses, param_uses
 
 
@@ -56,6 +57,9 @@ class Signature:
     rank_free: frozenset[str] = frozenset()
     # A function that returns a tuple (``return s, t``): the type of each of its values.
     tuple_result: Optional[tuple[Type, ...]] = None
+    # How many of the parameters may be passed by position: the rest are keyword-only
+    # (``def f(x, *, scale=2.0)``). None: all of them.
+    positional: Optional[int] = None
 
 
 @dataclass
@@ -267,7 +271,7 @@ class _Inference:
         self.info = info
         self.sigs = sigs
         self.locator = locator
-        self.params = [p for p in fn.params.params]
+        self.params = parameters(fn)
         self.param_names = [p.name.value for p in self.params]
         body = fn.body
         self.locals = frozenset(self.param_names) | frozenset(assigned_names([body]))
@@ -442,7 +446,12 @@ class _Inference:
             sig = self.sigs.get(func.value)
             if int_ctx:
                 self.int_demands.add(func.value)
-            for i, a in enumerate(args):
+            if sig is not None:  # keyword arguments fill the parameters they name
+                bound, _ = bind_arguments(node, sig.name, sig.param_names, sig.positional)
+                pairs = [(i, a.value) for i, a in enumerate(bound) if a is not None]
+            else:
+                pairs = list(enumerate(args))
+            for i, a in pairs:
                 t = sig.param_types[i] if sig is not None and i < len(sig.param_types) else None
                 assumed = sig is not None and i < len(sig.param_names) and sig.param_names[i] in sig.assumed
                 if isinstance(t, ArrayType) and isinstance(a, cst.Name):
@@ -1159,9 +1168,10 @@ def infer_types(fn: cst.FunctionDef, info: ModuleInfo, sigs: dict[str, Signature
 
 
 def signature(fn: cst.FunctionDef, types: FunctionTypes, info: ModuleInfo) -> Signature:
-    names = [p.name.value for p in fn.params.params]
-    defaults = [evaluate_constant(p.default, info) if p.default is not None else None for p in fn.params.params]
+    params = parameters(fn)
+    names = [p.name.value for p in params]
+    defaults = [evaluate_constant(p.default, info) if p.default is not None else None for p in params]
     return Signature(fn.name.value, names, list(types.params), defaults, types.result, frozenset(types.assumed),
-                     types.rank_free, types.tuple_result)
+                     types.rank_free, types.tuple_result, len(fn.params.params) if fn.params.kwonly_params else None)
 
 
