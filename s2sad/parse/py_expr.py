@@ -40,7 +40,7 @@ from .py_common import Env, Fail, Locator, Poison
 from .py_flow import children, is_shape_subscript, is_simple, subscript_chain
 from .py_module import ModuleInfo, dotted_source
 from .py_params import bind_arguments
-from .py_types import FunctionTypes, Signature, dtype_elem, int_literal, keyword_arg, method_of, positional_args
+from .py_types import FunctionTypes, Signature, iterable_extremum, dtype_elem, int_literal, keyword_arg, method_of, positional_args
 
 ARITH_OPS: dict[type, str] = {
     cst.Add: "add", cst.Subtract: "sub", cst.Multiply: "mul", cst.Divide: "div",
@@ -587,6 +587,8 @@ class ExprLowerer:
         canonical = self.info.canonical_name(func, self.ctx.locals)
         if canonical == "builtins.sum":
             return py_comprehension.sum_(self, node, b, env)
+        if iterable_extremum(node, canonical):
+            return py_comprehension.extremum(self, node, canonical.split(".")[1], b, env)  # type: ignore[union-attr]
         intr = lib.lookup(canonical)
         if intr is not None:
             if canonical is not None and canonical.startswith("numpy."):  # NumPy takes a list as an array

@@ -218,6 +218,13 @@ def positional_args(call: cst.Call) -> list[cst.BaseExpression]:
     return [a.value for a in call.args if a.keyword is None and not a.star]
 
 
+def iterable_extremum(call: cst.Call, canonical: Optional[str]) -> bool:
+    """``max(items)`` / ``min(items)``: Python's one-iterable form (two or more arguments compare
+    the arguments themselves)."""
+    return canonical in ("builtins.max", "builtins.min") and len(positional_args(call)) == 1 and \
+        not any(a.star for a in call.args)
+
+
 def keyword_arg(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
     for a in call.args:
         if a.keyword is not None and a.keyword.value == name:
@@ -473,6 +480,12 @@ class _Inference:
             for a in args:
                 self.expr(a, True)
             return
+        if (canonical == "builtins.sum" or iterable_extremum(node, canonical)) and args \
+                and isinstance(args[0], cst.Name) and args[0].value in self.param_names:
+            # sum(x), max(x) of a parameter: its items are numbers, so it is a vector (a list
+            # parameter would be too, and a matrix's rows are refused); the rank is assumed,
+            # and checked at the gradient's entry.
+            self.array_use(args[0], 1)
         method = method_of(node, self.locals, self.info)
         if method is not None:
             self.array_use(func.value, 2 if method[1] == "transpose" else 1)  # type: ignore[attr-defined]
@@ -752,8 +765,11 @@ class _Inference:
 
     def call_type(self, node: cst.Call, types: dict[str, Type]) -> Optional[Type]:
         func = node.func
-        if self.info.canonical_name(func, self.locals) == "builtins.sum":
+        canonical = self.info.canonical_name(func, self.locals)
+        if canonical == "builtins.sum":
             return self.sum_type(node, types)
+        if iterable_extremum(node, canonical):
+            return self.items_type(positional_args(node)[0], types)
         if isinstance(func, cst.Name) and func.value in self.info.functions and func.value not in self.locals:
             sig = self.sigs.get(func.value)
             return sig.result if sig is not None else None
@@ -929,19 +945,21 @@ class _Inference:
         args = positional_args(node)
         if not args:
             return None
-        items = args[0]
-        if isinstance(items, (cst.ListComp, cst.GeneratorExp)):
-            t = self.comprehension_type(items, types)
-        else:
-            try:
-                it = read_iter(items, lambda f: self.info.canonical_name(f, self.locals))
-            except IterError:
-                return None
-            t = self.leaf_type(it, types) if isinstance(it, (RangeIter, ItemsIter)) else None
+        t = self.items_type(args[0], types)
         start = self.expr_type(args[1], types) if len(args) > 1 else I64
         if isinstance(t, ArrayType) or t is None:
             return t
         return I64 if not t.is_float and start is not None and not start.is_float else F64
+
+    def items_type(self, items: cst.BaseExpression, types: dict[str, Type]) -> Optional[Type]:
+        """The type of the items of a comprehension or an iterable (a list, an array, a range)."""
+        if isinstance(items, (cst.ListComp, cst.GeneratorExp)):
+            return self.comprehension_type(items, types)
+        try:
+            it = read_iter(items, lambda f: self.info.canonical_name(f, self.locals))
+        except IterError:
+            return None
+        return self.leaf_type(it, types) if isinstance(it, (RangeIter, ItemsIter)) else None
 
     def node_types(self, types: dict[str, Type]) -> dict[cst.CSTNode, Type]:
         """The types lowering needs of sums, list comprehensions and list literals (each
@@ -952,8 +970,11 @@ class _Inference:
             if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not self.fn:
                 return
             t: Optional[Type] = None
-            if isinstance(node, cst.Call) and self.info.canonical_name(node.func, self.locals) == "builtins.sum":
-                t = self.sum_type(node, types)
+            canonical = self.info.canonical_name(node.func, self.locals) if isinstance(node, cst.Call) else None
+            if canonical == "builtins.sum":
+                t = self.sum_type(node, types)  # type: ignore[arg-type]
+            elif isinstance(node, cst.Call) and iterable_extremum(node, canonical):
+                t = self.items_type(positional_args(node)[0], types)
             elif isinstance(node, cst.ListComp):
                 t = self.list_type([node], types)
             elif isinstance(node, cst.List):
