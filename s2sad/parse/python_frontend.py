@@ -22,6 +22,7 @@ primal IR holds only what the source computes.
 from __future__ import annotations
 
 import io
+from collections import ChainMap
 import sys
 import tokenize
 import warnings
@@ -45,6 +46,7 @@ from .py_decorators import HARMLESS, judge
 from .py_expr import FunctionContext
 from .py_flow import assigned_names, children, forgetting_nodes, walk
 from .py_lower import lower_function
+from .py_local_functions import lift_local_functions
 from .py_params import parameters
 from .py_module import Binding, ModuleInfo, dotted_source, evaluate_constant, scan_module
 from .py_types import FunctionTypes, Signature, infer_types, signature
@@ -218,7 +220,13 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
         listing = ", ".join(info.functions) or "none"
         raise error(f"no function named '{func}' in {basename}", hint=f"functions in this file: {listing}")
 
+    lifted_positions, lift_problems = lift_local_functions(info, locator)
+    if lifted_positions:  # the nodes lifting made stand where the nodes they replace stood
+        locator.positions = ChainMap(lifted_positions, positions)  # type: ignore[assignment]
     order, problems, recursive_calls = _callees_first(func, info, locator)
+    lifting = [d for name in order for d in lift_problems.get(name, [])]
+    if lifting:  # a function whose local functions stay in it: lowering it would only add follow-on errors
+        raise DiagnosticError(_sorted_unique(problems + lifting), lines)
     problems += _decorator_problems(order, info, locator)
     path_dependent = _path_dependent_uses(order, info, locator)
     if path_dependent:  # what the function computes is not one thing: nothing further is meaningful
@@ -287,7 +295,9 @@ def _decorator_problems(order: list[str], info: ModuleInfo, locator: Locator) ->
     on every path through the module (``py_decorators``)."""
     problems = []
     for name in order:
-        binding = info.function_bindings[name]
+        binding = info.function_bindings.get(name)
+        if binding is None:  # a lifted local function (py_local_functions refuses its decorators)
+            continue
         for dec in info.functions[name].decorators:
             target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
             spelled = dotted_source(target) or "this decorator"
