@@ -40,7 +40,16 @@ from .py_common import Env, Fail, Locator, Poison
 from .py_flow import children, is_shape_subscript, is_simple, subscript_chain
 from .py_module import ModuleInfo, dotted_source
 from .py_params import bind_arguments
-from .py_types import FunctionTypes, Signature, iterable_extremum, dtype_elem, int_literal, keyword_arg, method_of, positional_args
+from .py_types import (
+    FunctionTypes,
+    Signature,
+    dtype_elem,
+    int_literal,
+    iterable_extremum,
+    keyword_arg,
+    method_of,
+    positional_args,
+)
 
 ARITH_OPS: dict[type, str] = {
     cst.Add: "add", cst.Subtract: "sub", cst.Multiply: "mul", cst.Divide: "div",
@@ -56,7 +65,8 @@ COMPARE_OPS: dict[type, str] = {
 }
 
 _UNSUPPORTED_EXPRESSIONS: dict[type, tuple[str, str]] = {
-    cst.Lambda: ("lambda expressions are not supported", "define a function with def at the top level of the file"),
+    cst.Lambda: ("a lambda is supported only bound to a name and called (f = lambda t: ...; f(x))",
+                 "bind it to a name at the top level of the function's body, or define a function with def"),
     cst.ListComp: ("a list comprehension is supported as a list (v = [...]), in sum(...) and as the argument of a "
                    "NumPy function", "assign it to a name first"),
     cst.SetComp: ("set comprehensions are not supported", "write a for loop over range(...)"),
@@ -617,6 +627,10 @@ class ExprLowerer:
             raise self.fail(node, f"the NumPy function '{src}' is not supported",
                             hint="supported on arrays: + - * / ** @ .T, exp log sin cos tanh sqrt abs maximum "
                             "minimum where sum mean max min dot matmul outer transpose zeros ones zeros_like")
+        if canonical == "builtins.print":  # a print statement with an argument that changes something
+            raise self.fail(node, "print(...) is left out of the gradient, so its arguments must not change "
+                            "anything: here one calls a function of the file or a method",
+                            hint="call it before print, into a variable, and print the variable")
         if canonical is not None and canonical.startswith("builtins."):
             raise self.fail(node, f"the built-in function '{src}' is not supported",
                             hint="supported built-ins: abs, min, max, pow, float, int, len, range")

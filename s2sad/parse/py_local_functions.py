@@ -54,7 +54,8 @@ class _Local:
     lifted: str = ""
 
 
-def lift_local_functions(info: ModuleInfo, locator: Locator) -> tuple[dict[cst.CSTNode, object], dict[str, list[Diagnostic]]]:
+def lift_local_functions(info: ModuleInfo, locator: Locator
+                         ) -> tuple[dict[cst.CSTNode, object], dict[str, list[Diagnostic]]]:
     """Lift the local functions of every function of ``info`` (in place: ``info.functions`` gets
     the lifted ones, each just before its enclosing function, and the rewritten enclosing
     functions). Returns the positions of the new nodes and the problems, by enclosing function
@@ -143,7 +144,8 @@ def _check(name: str, fn: cst.FunctionDef, locals_: list[_Local], info: ModuleIn
                 problems.append(locator.diagnostic(
                     p.default, f"the default value of parameter '{p.name.value}' of the local function '{lc.name}' "
                     "is not a number", hint="give it a numeric default, or pass the value explicitly"))
-        own = {p.name.value for p in parameters_of(lc.node)} | set(_assigned_in(lc.node)) | _comprehension_bound(lc.node)
+        own = ({p.name.value for p in parameters_of(lc.node)} | set(_assigned_in(lc.node))
+               | _comprehension_bound(lc.node))
         reads = (read_names(lc.node.body) | _default_reads(lc.node)) - own
         lc.captures = sorted(reads & enclosing, key=lambda n: (params + list(binders)).index(n))
         for captured in lc.captures:
