@@ -38,6 +38,7 @@ from .py_common import Locator
 from .py_flow import assigned_names, children, is_shape_subscript, subscript_chain
 from .py_iter import EnumerateIter, ItemsIter, Iter, IterError, Leaf, RangeIter, leaves, read_iter
 from .py_module import ModuleInfo, Number, evaluate_constant
+from .py_numba_signatures import stated_types
 from .py_params import bind_arguments, parameters
 from .py_rank_free import RankFreeUses, param_uses
 
@@ -98,6 +99,7 @@ class FunctionTypes:
 class _ArrayAnnotation:
     elem: Optional[ScalarType]
     shape: Optional[list[str]] = None  # from "f64[n, m]": the extents, as source text
+    rank: Optional[int] = None  # stated without extents (a Numba signature's "f8[:, :]")
 
 
 # Element types of shape annotations ("f64[n]", "i64[n, 3]"): they say what C output needs.
@@ -843,6 +845,9 @@ class _Inference:
         for p in self.params:
             if p.annotation is not None:
                 annotations[p.name.value] = self.annotation(p.annotation.annotation)
+        for name, stated in stated_types(self.fn, self.info).items():  # @numba.njit("f8(f8[:], i8)")
+            annotations.setdefault(name, _ArrayAnnotation(stated[0], rank=stated[1]) if isinstance(stated, tuple)
+                                   else stated)
         self.shapes = {name: ann.shape for name, ann in annotations.items()
                        if isinstance(ann, _ArrayAnnotation) and ann.shape is not None}
         result_ann = self.result_annotation(self.fn.returns.annotation) if self.fn.returns is not None else None
@@ -1076,7 +1081,7 @@ class _Inference:
                 out[name] = _rank(t)
                 continue
             if isinstance(t, ArrayType):
-                if isinstance(ann, _ArrayAnnotation) and ann.shape:
+                if isinstance(ann, _ArrayAnnotation) and (ann.shape or ann.rank):
                     continue
                 ev = self.arrays.get(name) or _ArrayEvidence()
                 if ev.exact_rank is not None and not ev.exact_assumed and ev.exact_rank == t.rank:
@@ -1169,6 +1174,8 @@ class _Inference:
             rank = ev.exact_rank or max([ev.min_rank, 1, *ev.rank_uses])
             if isinstance(ann, _ArrayAnnotation) and ann.shape:
                 rank = len(ann.shape)
+            elif isinstance(ann, _ArrayAnnotation) and ann.rank:
+                rank = ann.rank
             if ev.forced_elem is not None:
                 elem = ev.forced_elem
             elif isinstance(ann, _ArrayAnnotation) and ann.elem is not None:
