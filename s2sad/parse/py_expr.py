@@ -616,6 +616,8 @@ class ExprLowerer:
         src = dotted_source(func)
         if canonical == lib.RANGE:
             raise self.fail(node, "range(...) is only supported as the iterable of a for loop")
+        if isinstance(func, cst.Lambda):
+            raise self.fail(func, *_UNSUPPORTED_EXPRESSIONS[cst.Lambda])
         if src is None:
             raise self.fail(node, "this call is not supported", hint="call a function by its name")
         if canonical is None and isinstance(func, cst.Attribute):
@@ -719,9 +721,13 @@ class ExprLowerer:
         if node in self.ctx.recursive_calls:
             raise Fail(None)  # reported once by the driver, at this call
         sig = self.ctx.sigs[name]
+        shown = [n if d is None else f"{n}={d!r}" for n, d in zip(sig.param_names, sig.defaults)]
+        if sig.positional is not None:
+            shown.insert(sig.positional, "*")
+        definition = f"'{name}' is def {name}({', '.join(shown)})"
         bound, problem = bind_arguments(node, name, sig.param_names, sig.positional)
-        if problem is not None:
-            raise self.fail(*problem)
+        if problem is not None:  # what Python would raise a TypeError for
+            raise self.fail(*problem, hint=definition)
         given: dict[int, Value] = {}
         # The arguments are evaluated as written (keywords may come in any order), as Python does.
         for i, arg in sorted(((i, a) for i, a in enumerate(bound) if a is not None),
@@ -742,7 +748,8 @@ class ExprLowerer:
             if i not in given:
                 default = sig.defaults[i]
                 if default is None or not isinstance(t, ScalarType):
-                    raise self.fail(node, f"missing argument '{sig.param_names[i]}' in the call to '{name}'")
+                    raise self.fail(node, f"missing argument '{sig.param_names[i]}' in the call to '{name}'",
+                                    hint=definition)
                 given[i] = self.const(b, node, default, t)
             values.append(given[i])
         results = list(sig.tuple_result) if sig.tuple_result is not None else [sig.result]

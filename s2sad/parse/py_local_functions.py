@@ -129,9 +129,11 @@ def _check(name: str, fn: cst.FunctionDef, locals_: list[_Local], info: ModuleIn
     comprehension_names = {n for node in _all_nodes(fn.body) if isinstance(node, cst.CompFor)
                            for n in _target_names(node.target)}
     enclosing = (set(params) | set(binders)) - set(by_name)
+    reported: set[str] = set()
     for lc in locals_:
         where = lc.node.name if isinstance(lc.node, cst.FunctionDef) else lc.stmt
-        if binders.get(lc.name, 0) > 1 or lc.name in params:
+        if (binders.get(lc.name, 0) > 1 or lc.name in params) and lc.name not in reported:
+            reported.add(lc.name)
             problems.append(locator.diagnostic(
                 where, f"the local function '{lc.name}' is bound more than once in '{name}'",
                 hint=f"give the function and the other value of '{lc.name}' different names"))
