@@ -36,7 +36,7 @@ def grad_damped_sum(x, w, d_w, n, d_return=1.0):
     d_total = d_return * (x**3.0 - x)
     t2 = d_return * total
 
-    # line 6: cube = lambda t: t**3 - t  # noqa: E731
+    # line 6: cube = lambda t: t**3 - t
     d_x = -t2
     d_x += t2 * 3.0 * (x * x)
 

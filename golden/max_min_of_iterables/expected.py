@@ -39,53 +39,40 @@ def grad_spread(x, d_x, c, d_return=1.0):
         else:
             largest2 = largest
         largest = largest2
-    tape_seen2 = np.empty(t0, dtype=np.bool_)
     tape_smallest = np.empty(t0)
     smallest = 0.0
-    seen = False
     for k in range(x.shape[0]):
         tape_smallest[k] = smallest
-        tape_seen2[k] = seen
         v = x[k]
         smallest2 = v - c
-        if seen:
+        if k > 0:
             smallest2 = min(smallest, smallest2)
         smallest = smallest2
-        seen = True
-    tape_seen3 = np.empty(t0, dtype=np.bool_)
     tape_largest2 = np.empty(t0)
     largest = 0.0
-    seen = False
     for k in range(x.shape[0]):
         tape_largest2[k] = largest
-        tape_seen3[k] = seen
         largest2 = x[k]
-        if seen:
+        if k > 0:
             largest2 = max(largest, largest2)
         largest = largest2
-        seen = True
-    tape_seen4 = np.empty(t0, dtype=np.bool_)
     tape_smallest2 = np.empty(t0)
     smallest = 0.0
-    seen = False
     for k in range(x.shape[0]):
         tape_smallest2[k] = smallest
-        tape_seen4[k] = seen
         smallest2 = x[k]
-        if seen:
+        if k > 0:
             smallest2 = min(smallest, smallest2)
         smallest = smallest2
-        seen = True
 
     # reverse sweep
     # line 4: return top - low + max(x) * min(x)
     d_largest = d_return * smallest
     d_smallest = d_return * largest
     for k in range(x.shape[0] - 1, -1, -1):
-        seen = tape_seen4[k]
         smallest = tape_smallest2[k]
         t1 = x[k]
-        if seen:
+        if k > 0:
             t2 = smallest <= t1
             d_smallest2 = d_smallest if t2 else 0.0
             d_smallest = 0.0 if t2 else d_smallest
@@ -94,10 +81,9 @@ def grad_spread(x, d_x, c, d_return=1.0):
         d_x[k] += d_smallest
         d_smallest = d_smallest2
     for k in range(x.shape[0] - 1, -1, -1):
-        seen = tape_seen3[k]
         largest = tape_largest2[k]
         t3 = x[k]
-        if seen:
+        if k > 0:
             t4 = largest >= t3
             d_largest2 = d_largest if t4 else 0.0
             d_largest = 0.0 if t4 else d_largest
@@ -110,11 +96,10 @@ def grad_spread(x, d_x, c, d_return=1.0):
     # line 3: low = min([v - c for v in x])
     d_c = 0.0
     for k in range(x.shape[0] - 1, -1, -1):
-        seen = tape_seen2[k]
         smallest = tape_smallest[k]
         v = x[k]
         t5 = v - c
-        if seen:
+        if k > 0:
             t6 = smallest <= t5
             d_smallest2 = d_smallest if t6 else 0.0
             d_v = 0.0 if t6 else d_smallest

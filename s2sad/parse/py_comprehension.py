@@ -192,16 +192,28 @@ def extremum(lw: "ExprLowerer", node: cst.Call, fn: str, b: Builder, env: Env) -
     items = args[0]
     hint = "largest" if fn == "max" else "smallest"
     lw.at(b, node)
-    state = [b.op1("undef", [], t, hint), build.const(b, False, BOOL, "seen")]
+    # Whether an item came before: without an `if` clause, any item but the very first (an index
+    # above 0), which the reverse sweep recomputes; with one, a flag the loops carry.
+    filtered = isinstance(items, (cst.GeneratorExp, cst.ListComp)) and any(
+        clause.ifs for clause in comprehension_clauses(items))
+    state = [b.op1("undef", [], t, hint)] + ([build.const(b, False, BOOL, "seen")] if filtered else [])
 
     def keep(what: cst.BaseExpression, value: Callable[[Builder, Env, list[Value]], Value]) -> Step:
         def step(bb: Builder, inner: Env, st: list[Value], ks: list[Value]) -> list[Value]:
             v = lw.coerce(lw.to_number(bb, what, lw.scalar_value(what, value(bb, inner, ks))), t, bb, what,
                           f"an item of {fn}(...)")
-            best = lw.if_value(bb, what, st[1], lambda tb: build.math(lw.at(tb, what), fn, st[0], v, hint=hint),
+            at = lw.at(bb, what)
+            if filtered:
+                seen = st[1]
+            else:
+                zero = build.const(at, 0, I64)
+                seen = at.op1("gt", [ks[0], zero], BOOL)
+                for k in ks[1:]:
+                    seen = at.op1("or", [seen, at.op1("gt", [k, zero], BOOL)], BOOL)
+            best = lw.if_value(bb, what, seen, lambda tb: build.math(lw.at(tb, what), fn, st[0], v, hint=hint),
                                lambda eb: v)
             best.name_hint = hint
-            return [best, build.const(lw.at(bb, what), True, BOOL, "seen")]
+            return [best] + ([build.const(at, True, BOOL, "seen")] if filtered else [])
         return step
 
     return _reduce(lw, items, fn, b, env, state, keep)[0]
