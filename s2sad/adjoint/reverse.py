@@ -388,8 +388,8 @@ class GradientTransform:
         """``line 7: s += x[i];``, the source line an adjoint comes from (in a C header, named by it)."""
         lines = lines_of(self.module.source_lines, loc.file)
         src = lines[loc.line - 1].strip() if loc.line <= len(lines) else ""
-        # A linter's directive on the source line (`# noqa: E731`) would be one in the output
-        # too, about code that is not there: ruff reports it unused (RUF100).
+        # A linter's directive on the source line (noqa, type: ignore) would be one in the
+        # output too, about code that is not there: ruff reports it unused (RUF100).
         src = _LINT_DIRECTIVE.sub("", src).rstrip()
         own = not isinstance(self.module.source_lines, SourceLines) or loc.file == self.module.source_lines.name
         return f"{'' if own else loc.file + ' '}line {loc.line}: {src}"
