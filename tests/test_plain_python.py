@@ -283,3 +283,33 @@ def test_numba_signatures_that_disagree_leave_the_parameter_to_inference():
     """
     ir = pipeline.ir_text(_source(src), "prog.py", "f")
     assert "%n: i64" in ir and "assumed = {x = 1}" in ir
+
+
+def test_a_capture_whose_kind_the_local_function_takes_otherwise_is_refused_with_a_hint():
+    src = """
+        import numpy as np
+
+        def f(x, c):
+            y = x * 1.0
+            g = lambda t: t * np.sum(y)
+            return g(c)
+    """
+    text = _refusal(src, "f", ["c"])
+    assert "'y', which the local function 'g' reads, is taken there for an array" in text
+    assert "or pass y to 'g' as an argument" in text
+
+
+def test_a_capture_of_an_annotated_parameter_keeps_its_annotation():
+    src = """
+        import numpy as np
+
+        def f(x: "f64[n]", c: float):
+            g = lambda t: t * np.sum(x * x)
+            return g(c)
+    """
+    _, ns = _gradient(src, "f", ["x", "c"])
+    x = np.array([0.5, -1.0, 2.0])
+    d_x = np.zeros(3)
+    dc = ns["grad_f"](x, d_x, 0.7)
+    assert dc == pytest.approx(np.sum(x * x))
+    np.testing.assert_allclose(d_x, 2 * 0.7 * x)

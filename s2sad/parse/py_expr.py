@@ -739,9 +739,15 @@ class ExprLowerer:
                 # the callee's code did not say what its parameter is: its annotation would
                 rank = v.type.rank if isinstance(v.type, ArrayType) else 0
                 shape = "float" if rank == 0 else '"f64[' + ", ".join("nmkl"[:rank]) + ']"'
+                hint = f"annotate the parameter in '{name}': {param}: {shape}"
+                enclosing, local, captures = self.info.lifted.get(name, ("", "", ()))
+                if param in captures:  # a variable the local function reads: no parameter to annotate
+                    hint = (f"annotate the parameters of '{enclosing}' that {param} comes from (\"f64[n]\" for an "
+                            f"array, float for a number), or pass {param} to '{local}' as an argument")
+                    raise self.fail(a, f"'{param}', which the local function '{local}' reads, is taken there for "
+                                    f"{describe(t)}, but it is {describe(v.type)}", hint=hint)
                 raise self.fail(a, f"parameter '{param}' of '{name}' is taken for {describe(t)}, "
-                                f"but this value is {describe(v.type)}",
-                                hint=f"annotate the parameter in '{name}': {param}: {shape}")
+                                f"but this value is {describe(v.type)}", hint=hint)
             given[i] = self.coerce(v, t, b, a, f"parameter '{param}' of '{name}'")
         values = []
         for i, t in enumerate(sig.param_types):

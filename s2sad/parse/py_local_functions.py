@@ -80,8 +80,10 @@ def lift_local_functions(info: ModuleInfo, locator: Locator
             local.lifted = _fresh(local.name, name, taken | elsewhere)
             taken.add(local.lifted)
         rewriter = _Rewriter({lc.name: lc for lc in locals_}, locator.positions, positions)
+        annotated = {p.name.value: p.annotation for p in parameters(fn) if p.annotation is not None}
         for local in locals_:
-            out[local.lifted] = _lifted(local, rewriter, locator.positions, positions)
+            out[local.lifted] = _lifted(local, rewriter, annotated, locator.positions, positions)
+            info.lifted[local.lifted] = (name, local.name, tuple(local.captures))
         out[name] = _enclosing(fn, locals_, rewriter, locator.positions, positions)
     info.functions.clear()
     info.functions.update(out)
@@ -280,13 +282,16 @@ class _Rewriter(cst.CSTTransformer):
         return updated_node.with_changes(func=name, args=[*args, *updated_node.args])
 
 
-def _lifted(local: _Local, rewriter: _Rewriter, old: Mapping, new: dict) -> cst.FunctionDef:
-    """The module-level function ``local`` becomes: its captures, then its own parameters."""
+def _lifted(local: _Local, rewriter: _Rewriter, annotated: dict[str, cst.Annotation], old: Mapping, new: dict
+            ) -> cst.FunctionDef:
+    """The module-level function ``local`` becomes: its captures, then its own parameters. A
+    capture of an annotated parameter keeps the annotation (``x: "f64[n]"``): what the enclosing
+    function says of it holds in the local function too."""
     node = local.node
     where = rewriter.position(node.name if isinstance(node, cst.FunctionDef) else local.stmt)
     captured = []
     for c in local.captures:
-        p = cst.Param(cst.Name(c))
+        p = cst.Param(cst.Name(c), annotation=annotated.get(c))
         new[p] = new[p.name] = where
         captured.append(p)
     params = node.params.with_changes(params=[*captured, *node.params.params])

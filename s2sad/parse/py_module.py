@@ -136,6 +136,9 @@ class ModuleInfo:
     function_bindings: dict[str, Binding] = field(default_factory=dict)
     # Module-level names bound once to ``logging.getLogger(...)``: their calls only log.
     loggers: set[str] = field(default_factory=set)
+    # Local functions lifted to module level (py_local_functions): lifted name -> (the enclosing
+    # function, the local name, the enclosing variables it takes first).
+    lifted: dict[str, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict)
 
     def canonical_name(self, node: cst.BaseExpression, local_names: frozenset[str] = frozenset()) -> Optional[str]:
         """The canonical dotted name ``node`` refers to, or None when it is not a library name.
