@@ -14,6 +14,8 @@ import textwrap
 import numpy as np
 import pytest
 
+from cbuild import CFunction, Out, build, have_gcc
+
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
 
@@ -87,6 +89,17 @@ def test_c_output_says_what_the_defaults_were():
     text = pipeline.gradient_source(_source(DEFAULTS), "prog.py", "f", ["x"], "c", pipeline.Options())
     assert "void grad_f(double x, double *d_x, double a, double scale, double d_return)" in text
     assert "C has no default arguments: pass every one (f's defaults are a = 1.5, scale = 2.0)." in _words(text)
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_c_output_takes_every_parameter():
+    text = pipeline.gradient_source(_source(DEFAULTS), "prog.py", "f", ["x", "a"], "c", pipeline.Options())
+    grad = CFunction(build(text), "grad_f", ["double", "double *", "double", "double *", "double", "double"])
+    f = _primal(DEFAULTS)["f"]
+    d_x, d_a = Out(), Out()
+    grad(0.7, d_x, 1.5, d_a, 3.0, 1.0)
+    assert d_x.value == pytest.approx(_central(lambda v: f(v, scale=3.0), 0.7), rel=1e-6)
+    assert d_a.value == pytest.approx(_central(lambda v: f(0.7, v, scale=3.0), 1.5), rel=1e-6)
 
 
 ARRAY_RESULT = """
