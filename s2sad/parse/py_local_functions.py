@@ -34,7 +34,7 @@ import libcst as cst
 
 from ..diagnostics import Diagnostic
 from .py_common import Locator
-from .py_flow import stmt_assigned, read_names, suite_statements, walk
+from .py_flow import children, read_names, stmt_assigned, suite_statements, walk
 from .py_module import ModuleInfo, evaluate_constant
 from .py_params import parameters
 
@@ -62,11 +62,14 @@ def lift_local_functions(info: ModuleInfo, locator: Locator
     (an enclosing function with problems is left as it is)."""
     positions: dict[cst.CSTNode, object] = {}
     problems: dict[str, list[Diagnostic]] = {}
+    found_locals = {name: _locals(fn) for name, fn in info.functions.items()}
+    if not any(found_locals.values()):
+        return positions, problems
     out: dict[str, cst.FunctionDef] = {}
     taken = set(info.functions) | set(info.imports) | set(info.constants) | set(info.other_globals) | set(info.classes)
     spelled = _names_by_function(info)
     for name, fn in info.functions.items():
-        locals_ = _locals(fn)
+        locals_ = found_locals[name]
         if not locals_:
             out[name] = fn
             continue
@@ -96,11 +99,12 @@ def _names_by_function(info: ModuleInfo) -> dict[str, set[str]]:
 
 
 def _all_nodes(node: cst.CSTNode):
+    """Every node under ``node``, nested scopes included (``py_flow.walk`` stops at them)."""
     stack = [node]
     while stack:
         n = stack.pop()
         yield n
-        stack.extend(n.children)
+        stack.extend(children(n))
 
 
 def _locals(fn: cst.FunctionDef) -> list[_Local]:
