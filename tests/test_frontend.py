@@ -1238,9 +1238,44 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
     """, "3:5", "with statements", "with"),
     "lambda": ("""
         def f(x):
+            y = (lambda t: t * 2.0)(x)
+            return y
+    """, "3:10", "a lambda is supported only bound to a name and called", "lambda t: t * 2.0"),
+    "local_function_passed_as_value": ("""
+        def f(xs):
+            key = lambda t: t * t
+            return sum(map(key, xs))
+    """, "4:20", "the local function 'key' is used here other than in a call", "key"),
+    "local_function_capture_assigned_after": ("""
+        def f(x):
+            s = 1.0
+            g = lambda t: t * s
+            s = 2.0
+            return g(x)
+    """, "5:5", "'s' is assigned after the local function 'g' that reads it is defined", "s"),
+    "local_function_bound_twice": ("""
+        def f(x):
             g = lambda t: t * 2.0
-            return x
-    """, "3:9", "lambda", "lambda t: t * 2.0"),
+            g = lambda t: t * 3.0
+            return g(x)
+    """, "3:5", "the local function 'g' is bound more than once", "g = lambda t: t * 2.0"),
+    "local_function_decorated": ("""
+        import functools
+
+        def f(x):
+            @functools.cache
+            def g(t):
+                return t * 2.0
+            return g(x)
+    """, "5:5", "a decorator on the local function 'g'", "@functools.cache"),
+    "default_not_a_number": ("""
+        def f(x, w=None):
+            return x * 2.0
+    """, "2:12", "the default value of parameter 'w' is not a number", "None"),
+    "iterable_max_with_key": ("""
+        def f(x):
+            return max((v for v in x), key=abs)
+    """, "3:32", "max(..., key=...) is not supported", "key=abs"),
     "comprehension_of_unknown_length": ("""
         def f(x, n):
             y = [x[i, j] for i in range(n) for j in range(i)]
@@ -1352,10 +1387,11 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
     """, "3:12", "sum(...) of arrays (a list of arrays, a matrix's rows) is not supported", "sum(A)"),
     "nested_def": ("""
         def f(x):
-            def g(t):
-                return t
+            if x > 0:
+                def g(t):
+                    return t
             return x
-    """, "3:5", "nested function", "def"),
+    """, "4:9", "a local function defined here (under an if, a loop, a with)", "def"),
     "global": ("""
         T = 1.0
 
@@ -1396,13 +1432,13 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
         def f(x, **options):
             return x
     """, "2:10", "**kwargs", "**options"),
-    "keyword_argument": ("""
-        def g(a, b):
+    "unknown_keyword_argument": ("""
+        def g(a, b=1.0):
             return a * b
 
         def f(x):
-            return g(x, b=2.0)
-    """, "6:17", "keyword arguments", "b=2.0"),
+            return g(x, c=2.0)
+    """, "6:17", "'g' has no parameter named 'c'", "c=2.0"),
     "unknown_callee": ("""
         def f(x):
             return x / foo(x)
@@ -1567,10 +1603,14 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
             return x
     """, "3:8", "this comparison is not supported", "x is None"),
     "print": ("""
-        def f(x):
-            print(x)
-            return x
-    """, "3:5", "the built-in function 'print'", "print(x)"),
+        def bump(a):
+            a[0] += 1.0
+            return a[0]
+
+        def f(x, a):
+            print(bump(a))
+            return x * a[0]
+    """, "7:5", "print(...) is left out of the gradient", "print(bump(a))"),
     "module_level_array": ("""
         import numpy as np
 

@@ -359,10 +359,15 @@ PIPELINES = {
 def _inputs(fn, specs: dict[str, ParamSpec], rng) -> list:
     """Arguments for ``fn`` from the case's specs; shadows ``d_<name>`` are shaped like ``<name>``."""
     args = []
+    # A parameter the case leaves out takes its default, as the Python caller's does (a random
+    # exponent of a negative base would make the program complex).
+    defaults = {**(fn.attrs.get("param_defaults") or {}), **(fn.attrs.get("defaults") or {})}
     for p in fn.params:
         name = p.name_hint
         spec = specs.get(name) or specs.get(name.removeprefix("d_"))
-        if name == "d_return" or spec is None:
+        if spec is None and name in defaults and name != "d_return":
+            args.append(defaults[name])
+        elif name == "d_return" or spec is None:
             args.append(float(rng.normal()))
         elif name not in specs:
             args.append(rng.normal(size=spec.shape))

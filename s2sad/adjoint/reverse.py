@@ -113,6 +113,9 @@ class _OpView:
         return self.results[0]
 
 
+_LINT_DIRECTIVE = re.compile(r"\s*#\s*(noqa|type:\s*ignore)\b.*$")
+
+
 class GradientTransform:
     """Builds ``grad_<fn>`` for one function and one set of ``--wrt`` parameters: its signature
     is ``signatures[fn.name]``, ``act`` its activity (computed once, shared by both runs)."""
@@ -220,14 +223,28 @@ class GradientTransform:
         g = Function(sig.name, g_body, [v.type for v in results], fn.loc)
         if self.with_value:
             g.attrs["with_value"] = len(ret.operands)
+        # The gradient is called as the primal is: its parameters keep their defaults.
+        defaults = dict(fn.attrs.get("param_defaults") or {})
+        seed_default = False
         if seeds:
             # An array's seed has no default (the contract), nor has a tuple's holding anything
             # but floats.
             if all(t.is_float for t in fn.result_types):
-                g.attrs["defaults"] = {sig.d_return_name: 1.0 if d_return is not None else [1.0] * len(seeds)}
+                defaults[sig.d_return_name] = 1.0 if d_return is not None else [1.0] * len(seeds)
+                seed_default = True
             elif any(t.is_array for t in fn.result_types) and ret.loc is not None:
                 # where the array is returned, for targets that refuse it
                 g.attrs["array_result"] = [ret.loc.line, ret.loc.col, ret.loc.end_line, ret.loc.end_col]
+        if defaults:
+            g.attrs["defaults"] = defaults
+        keyword_only = fn.attrs.get("keyword_only") or []
+        if keyword_only:  # keyword-only parameters stay so, and what follows them (shadows, seeds)
+            g.attrs["keyword_only_from"] = g_body.args.index(self.forward.fwd[next(
+                p for p in fn.params if p.name_hint == keyword_only[0])])
+        elif seeds and not seed_default and fn.attrs.get("param_defaults"):
+            # A seed without a default cannot follow parameters with one in Python's positional
+            # list: it is keyword-only (`d_return` is passed by keyword anyway).
+            g.attrs["keyword_only_from"] = g_body.args.index(seeds[0])
         if sig.packed:  # Python passes the seeds as one tuple, d_return (emit_py unpacks it)
             g.attrs["packed"] = {sig.d_return_name: list(sig.seed_names)}
         set_grad_info(g, fn.name, {sig.shadow_names[i]: fn.params[i].name_hint for i in sig.shadowed},
@@ -372,6 +389,9 @@ class GradientTransform:
         """``line 7: s += x[i];``, the source line an adjoint comes from (in a C header, named by it)."""
         lines = lines_of(self.module.source_lines, loc.file)
         src = lines[loc.line - 1].strip() if loc.line <= len(lines) else ""
+        # A linter's directive on the source line (noqa, type: ignore) would be one in the
+        # output too, about code that is not there: ruff reports it unused (RUF100).
+        src = _LINT_DIRECTIVE.sub("", src).rstrip()
         own = not isinstance(self.module.source_lines, SourceLines) or loc.file == self.module.source_lines.name
         return f"{'' if own else loc.file + ' '}line {loc.line}: {src}"
 

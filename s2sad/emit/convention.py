@@ -26,6 +26,7 @@ class Convention:
     seed: Optional[str]  # the seed of the primal's result, if it returns one
     seed_kind: str = "float"  # "float", "array" or "tuple" (one seed per returned value)
     with_value: bool = False  # --with-value: the primal's value is given back too
+    calling: tuple[str, ...] = ()  # sentences on how it is called (defaults, keyword-only parameters)
 
 
 def entry_text(c: Convention) -> list[str]:
@@ -61,8 +62,32 @@ def entry_text(c: Convention) -> list[str]:
             after.append(f"Adds {_names(adds)}.")
         if c.with_value:
             after.append(f"Returns the value of {f}(...).")
+    calling = [""] + _wrap(" ".join(c.calling)) if c.calling else []
     return [summary, "", *_wrap(f"It runs {f} (its effects on arrays included), then the reverse sweep, for"),
-            "", f"    {formula}", "", *_wrap(" ".join(after))]
+            "", f"    {formula}", "", *_wrap(" ".join(after)), *calling]
+
+
+def calling_text(primal: str, defaults: list[str], keyword_only: list[str], spelled_keyword_only: bool,
+                 seed_only: bool) -> list[str]:
+    """How a gradient is called where the primal has default values or keyword-only parameters
+    (the contract is silent there; the gradient is callable the way the primal is).
+    ``seed_only``: the keyword-only parameter is the seed alone, which has no default and
+    follows parameters that have one."""
+    out = []
+    if defaults:
+        one = len(defaults) == 1
+        out.append(f"{_names(defaults)} {'keeps its' if one else 'keep their'} default{'' if one else 's'}, as in "
+                   f"{primal}.")
+    verb = "is" if len(keyword_only) == 1 else "are"
+    if keyword_only and seed_only:
+        out.append(f"{_names(keyword_only)} {verb} keyword-only: it has no default and follows parameters that "
+                   "have one.")
+    elif keyword_only and spelled_keyword_only:
+        out.append(f"{_names(keyword_only)} {verb} keyword-only, as what follows the * of {primal} is.")
+    elif keyword_only:
+        out.append(f"{_names(keyword_only)}, keyword-only in {primal}, may also be passed by position here: Numba "
+                   "has no keyword-only parameters.")
+    return out
 
 
 def helper_text(primal: str, entry_primal: str) -> list[str]:

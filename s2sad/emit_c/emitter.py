@@ -290,7 +290,19 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
             scalar_cells=[self.out_names[i] for i in returned],
             seed=names[info.d_return] if info.d_return is not None else None,
             with_value=bool(fn.attrs.get("with_value")),
+            calling=tuple(self._no_defaults(names)),
         ))
+
+    def _no_defaults(self, names: list[str]) -> list[str]:
+        """Python input whose parameters have default values: C has none, so the caller passes
+        every argument; the comment says what the primal's defaults are."""
+        defaults = self.fn.attrs.get("defaults") or {}
+        given = [(names[k], defaults[p.name_hint]) for k, p in enumerate(self.fn.params)
+                 if p.name_hint in defaults and k != grad_info(self.fn).d_return]
+        if not given:
+            return []
+        values = ", ".join(f"{name} = {value!r}" for name, value in given)
+        return [f"C has no default arguments: pass every one ({grad_info(self.fn).primal}'s defaults are {values})."]
 
     def _size_guard(self) -> list[str]:
         """Python input: the integer parameters its annotations make lengths (``x: "f64[n]"``)

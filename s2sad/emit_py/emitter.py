@@ -38,7 +38,7 @@ from ..analysis.accumulation import accumulation, private_accumulations, shared_
 from ..analysis.unread_yields import unread_undef_yields
 from ..diagnostics import error
 from ..emit.builder import StatementBuilder, tape_new_op
-from ..emit.convention import Convention, entry_text, helper_text
+from ..emit.convention import Convention, calling_text, entry_text, helper_text
 from ..emit.expr import (
     Call,
     Attribute,
@@ -268,16 +268,24 @@ class _FunctionEmitter(StatementBuilder):
         packs = {seed: name for name, seeds in self.packed.items() for seed in seeds}
         params = []
         self.printed_params: dict[Value, str] = {}  # each IR parameter -> the Python parameter that holds it
-        for p in fn.params:
+        keyword_only = fn.attrs.get("keyword_only_from")
+        for k, p in enumerate(fn.params):
             if p.name_hint in packs:
-                name = self.printed_params[p] = packs[p.name_hint]
+                name = key = self.printed_params[p] = packs[p.name_hint]
                 if any(q.split("=")[0] == name for q in params):
                     continue  # one parameter for the whole tuple
             else:
                 name = self.printed_params[p] = self.var.get(p) or self.namer.fresh(p.name_hint or "arg")
-            if name in defaults:
-                params.append(f"{name}={self.printer(_default(defaults[name]), P_COND)}")
+                key = p.name_hint
+            if k == keyword_only and not self.numba:  # Numba has no keyword-only parameters
+                params.append("*")
+            if key in defaults:
+                params.append(f"{name}={self.printer(_default(defaults[key]), P_COND)}")
             else:
+                if self.numba and keyword_only is not None and any("=" in q for q in params):
+                    raise error(f"--target numba: the gradient's parameter '{name}' has no default and follows "
+                                "parameters that have one, which only a keyword-only parameter may, and Numba "
+                                "has none", fn.loc, hint="use --target py")
                 params.append(name)
         # Checks of the parameter ranks the source does not prove: each raises naming the parameter
         # and the annotation that would settle it, so that a rank s2sad had to assume is never
@@ -318,7 +326,22 @@ class _FunctionEmitter(StatementBuilder):
             seed=seed,
             seed_kind=kind,
             with_value=bool(self.fn.attrs.get("with_value")),
+            calling=tuple(self._calling(by_index)),
         ))
+
+    def _calling(self, by_index: list[str]) -> list[str]:
+        """The docstring's sentences on defaults and keyword-only parameters (``calling_text``)."""
+        info = grad_info(self.fn)
+        defaults = self.fn.attrs.get("defaults") or {}
+        seeds = set(self.packed) | ({by_index[info.d_return]} if info.d_return is not None else set())
+        kept = [by_index[k] for k, p in enumerate(self.fn.params)
+                if p.name_hint in defaults and by_index[k] not in seeds]
+        start = self.fn.attrs.get("keyword_only_from")
+        keyword_only = list(dict.fromkeys(by_index[start:])) if start is not None else []
+        seed_only = bool(keyword_only) and keyword_only[0] in seeds
+        if self.numba:
+            keyword_only = [n for n in keyword_only if n not in seeds]
+        return calling_text(info.primal, kept, keyword_only, not self.numba, seed_only)
 
     def _function(self, name: str, params: list[str], head: list[str], checks: list[str],
                   about: list[str]) -> str:
@@ -382,7 +405,7 @@ class _FunctionEmitter(StatementBuilder):
             f"    # {unchecked} is compiled only for the ranks it was written for.",
             *checks,
         ]
-        lines.append(f"    return {unchecked}({', '.join(p.split('=')[0] for p in params)})")
+        lines.append(f"    return {unchecked}({', '.join(p.split('=')[0] for p in params if p != '*')})")
         return "\n".join(lines)
 
     def _struct_comments(self, names: list[str]) -> list[str]:

@@ -23,7 +23,7 @@ import libcst as cst
 
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Value
-from ..ssa.types import I64, ArrayType, Type
+from ..ssa.types import BOOL, I64, ArrayType, Type
 from . import py_lists
 from .py_common import Env
 from .py_flow import read_names
@@ -171,6 +171,76 @@ def fill(lw: "ExprLowerer", node: cst.ListComp, t: ArrayType, extra: Optional[Va
     return buf, count
 
 
+def extremum(lw: "ExprLowerer", node: cst.Call, fn: str, b: Builder, env: Env) -> Value:
+    """``max(items)`` / ``min(items)`` of one iterable (a comprehension, a generator, a list, a
+    1-D array, a range): a loop that keeps the largest (smallest) item so far, the first item as
+    it is. On ties the earlier item stays, as Python's ``max`` returns the first of equal items,
+    so the adjoint goes to it (``math.max``'s rule gives its first operand a tie). An empty
+    iterable, where Python raises ValueError, gives no number to differentiate."""
+    args = positional_args(node)
+    keyword = next((a for a in node.args if a.keyword is not None), None)
+    if keyword is not None:
+        raise lw.fail(keyword, f"{fn}(..., {keyword.keyword.value}=...) is not supported",  # type: ignore[union-attr]
+                      hint=f"{fn} of a generator expression computes the key itself: {fn}(f(v) for v in x)")
+    t: Optional[Type] = lw.ctx.types.node_types.get(node)
+    if isinstance(t, ArrayType):
+        raise lw.fail(node, f"{fn}(...) of arrays (a list of arrays, a matrix's rows) is not supported",
+                      hint=f"use np.{fn}(x, axis=0)")
+    if t is None:
+        raise lw.fail(node, f"the type of what {fn}(...) compares is not known",
+                      hint="compare numbers: a comprehension, a list, a 1-D array or a range")
+    items = args[0]
+    hint = "largest" if fn == "max" else "smallest"
+    lw.at(b, node)
+    # Whether an item came before: without an `if` clause, any item but the very first (an index
+    # above 0), which the reverse sweep recomputes; with one, a flag the loops carry.
+    filtered = isinstance(items, (cst.GeneratorExp, cst.ListComp)) and any(
+        clause.ifs for clause in comprehension_clauses(items))
+    state = [b.op1("undef", [], t, hint)] + ([build.const(b, False, BOOL, "seen")] if filtered else [])
+
+    def keep(what: cst.BaseExpression, value: Callable[[Builder, Env, list[Value]], Value]) -> Step:
+        def step(bb: Builder, inner: Env, st: list[Value], ks: list[Value]) -> list[Value]:
+            v = lw.coerce(lw.to_number(bb, what, lw.scalar_value(what, value(bb, inner, ks))), t, bb, what,
+                          f"an item of {fn}(...)")
+            at = lw.at(bb, what)
+            if filtered:
+                seen = st[1]
+            else:
+                zero = build.const(at, 0, I64)
+                seen = at.op1("gt", [ks[0], zero], BOOL)
+                for k in ks[1:]:
+                    seen = at.op1("or", [seen, at.op1("gt", [k, zero], BOOL)], BOOL)
+            best = lw.if_value(bb, what, seen, lambda tb: build.math(lw.at(tb, what), fn, st[0], v, hint=hint),
+                               lambda eb: v)
+            best.name_hint = hint
+            return [best] + ([build.const(at, True, BOOL, "seen")] if filtered else [])
+        return step
+
+    return _reduce(lw, items, fn, b, env, state, keep)[0]
+
+
+def _reduce(lw: "ExprLowerer", items: cst.BaseExpression, fn: str, b: Builder, env: Env, state: list[Value],
+            step_of: Callable[[cst.BaseExpression, Callable[[Builder, Env, list[Value]], Value]], Step]
+            ) -> list[Value]:
+    """Fold ``state`` over the items of ``items`` (a comprehension or an iterable), each step
+    made by ``step_of(node of the item, the item's value)``."""
+    if isinstance(items, (cst.GeneratorExp, cst.ListComp)):
+        levels = _levels(lw, items, b, env, known_lengths=False)
+        elt = items.elt
+        return _fold(lw, items, levels, b, env, state, step_of(elt, lambda bb, inner, ks: lw.value(elt, bb, inner)))
+    try:
+        it = read_iter(items, lambda f: lw.info.canonical_name(f, lw.ctx.locals))
+    except IterError as e:
+        raise lw.fail(e.node, e.message, e.hint) from None
+    if not isinstance(it, (RangeIter, ItemsIter)):
+        raise lw.fail(items, f"{fn}(...) of tuples is not supported",
+                      hint=f"{fn} a comprehension: {fn}(a * b for a, b in ...)")
+    iteration = Iteration(lw, it, b, env)
+    leaf = it
+    return _fold(lw, items, [_Level(it, iteration, [], [])], b, env, state,
+                 step_of(items, lambda bb, inner, ks: iteration.value(leaf, bb, ks[0])))
+
+
 def sum_(lw: "ExprLowerer", node: cst.Call, b: Builder, env: Env) -> Value:
     """``sum(items, start)``: a loop adding the items (of a comprehension, a list, an array or
     a range) to ``start``."""
@@ -199,18 +269,4 @@ def sum_(lw: "ExprLowerer", node: cst.Call, b: Builder, env: Env) -> Value:
             return [build.add(lw.at(bb, what), state[0], v)]
         return step
 
-    if isinstance(items, (cst.GeneratorExp, cst.ListComp)):
-        levels = _levels(lw, items, b, env, known_lengths=False)
-        return _fold(lw, items, levels, b, env, [total],
-                     add(items.elt, lambda bb, inner, ks: lw.value(items.elt, bb, inner)))[0]
-    try:
-        it = read_iter(items, lambda f: lw.info.canonical_name(f, lw.ctx.locals))
-    except IterError as e:
-        raise lw.fail(e.node, e.message, e.hint) from None
-    if not isinstance(it, (RangeIter, ItemsIter)):
-        raise lw.fail(items, "sum(...) of tuples is not supported",
-                      hint="sum a comprehension: sum(a * b for a, b in ...)")
-    iteration = Iteration(lw, it, b, env)
-    leaf = it
-    return _fold(lw, items, [_Level(it, iteration, [], [])], b, env, [total],
-                 add(items, lambda bb, inner, ks: iteration.value(leaf, bb, ks[0])))[0]
+    return _reduce(lw, items, "sum", b, env, [total], add)[0]

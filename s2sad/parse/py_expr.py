@@ -39,7 +39,17 @@ from .custom_adjoints import CustomAdjoint, Derivatives, argument_kind, expected
 from .py_common import Env, Fail, Locator, Poison
 from .py_flow import children, is_shape_subscript, is_simple, subscript_chain
 from .py_module import ModuleInfo, dotted_source
-from .py_types import FunctionTypes, Signature, dtype_elem, int_literal, keyword_arg, method_of, positional_args
+from .py_params import bind_arguments
+from .py_types import (
+    FunctionTypes,
+    Signature,
+    dtype_elem,
+    int_literal,
+    iterable_extremum,
+    keyword_arg,
+    method_of,
+    positional_args,
+)
 
 ARITH_OPS: dict[type, str] = {
     cst.Add: "add", cst.Subtract: "sub", cst.Multiply: "mul", cst.Divide: "div",
@@ -55,7 +65,8 @@ COMPARE_OPS: dict[type, str] = {
 }
 
 _UNSUPPORTED_EXPRESSIONS: dict[type, tuple[str, str]] = {
-    cst.Lambda: ("lambda expressions are not supported", "define a function with def at the top level of the file"),
+    cst.Lambda: ("a lambda is supported only bound to a name and called (f = lambda t: ...; f(x))",
+                 "bind it to a name at the top level of the function's body, or define a function with def"),
     cst.ListComp: ("a list comprehension is supported as a list (v = [...]), in sum(...) and as the argument of a "
                    "NumPy function", "assign it to a name first"),
     cst.SetComp: ("set comprehensions are not supported", "write a for loop over range(...)"),
@@ -586,6 +597,8 @@ class ExprLowerer:
         canonical = self.info.canonical_name(func, self.ctx.locals)
         if canonical == "builtins.sum":
             return py_comprehension.sum_(self, node, b, env)
+        if iterable_extremum(node, canonical):
+            return py_comprehension.extremum(self, node, canonical.split(".")[1], b, env)  # type: ignore[union-attr]
         intr = lib.lookup(canonical)
         if intr is not None:
             if canonical is not None and canonical.startswith("numpy."):  # NumPy takes a list as an array
@@ -603,6 +616,8 @@ class ExprLowerer:
         src = dotted_source(func)
         if canonical == lib.RANGE:
             raise self.fail(node, "range(...) is only supported as the iterable of a for loop")
+        if isinstance(func, cst.Lambda):
+            raise self.fail(func, *_UNSUPPORTED_EXPRESSIONS[cst.Lambda])
         if src is None:
             raise self.fail(node, "this call is not supported", hint="call a function by its name")
         if canonical is None and isinstance(func, cst.Attribute):
@@ -614,6 +629,10 @@ class ExprLowerer:
             raise self.fail(node, f"the NumPy function '{src}' is not supported",
                             hint="supported on arrays: + - * / ** @ .T, exp log sin cos tanh sqrt abs maximum "
                             "minimum where sum mean max min dot matmul outer transpose zeros ones zeros_like")
+        if canonical == "builtins.print":  # a print statement with an argument that changes something
+            raise self.fail(node, "print(...) is left out of the gradient, so its arguments must not change "
+                            "anything: here one calls a function of the file or a method",
+                            hint="call it before print, into a variable, and print the variable")
         if canonical is not None and canonical.startswith("builtins."):
             raise self.fail(node, f"the built-in function '{src}' is not supported",
                             hint="supported built-ins: abs, min, max, pow, float, int, len, range")
@@ -701,30 +720,44 @@ class ExprLowerer:
         """A call of a function of the file: its results (none, one, or one per returned value)."""
         if node in self.ctx.recursive_calls:
             raise Fail(None)  # reported once by the driver, at this call
-        self.no_keywords(node)
         sig = self.ctx.sigs[name]
-        args = positional_args(node)
-        n = len(sig.param_types)
-        if len(args) > n:
-            raise self.fail(node, f"'{name}' takes {n} argument(s) but {len(args)} were given")
-        values = []
-        for i, a in enumerate(args):
+        shown = [n if d is None else f"{n}={d!r}" for n, d in zip(sig.param_names, sig.defaults)]
+        if sig.positional is not None:
+            shown.insert(sig.positional, "*")
+        definition = f"'{name}' is def {name}({', '.join(shown)})"
+        bound, problem = bind_arguments(node, name, sig.param_names, sig.positional)
+        if problem is not None:  # what Python would raise a TypeError for
+            raise self.fail(*problem, hint=definition)
+        given: dict[int, Value] = {}
+        # The arguments are evaluated as written (keywords may come in any order), as Python does.
+        for i, arg in sorted(((i, a) for i, a in enumerate(bound) if a is not None),
+                             key=lambda ia: node.args.index(ia[1])):
+            a = arg.value
             v = self.value(a, b, env)
             param, t = sig.param_names[i], sig.param_types[i]
             if param in sig.assumed and (isinstance(v.type, ArrayType) or isinstance(t, ArrayType)) and v.type != t:
                 # the callee's code did not say what its parameter is: its annotation would
                 rank = v.type.rank if isinstance(v.type, ArrayType) else 0
                 shape = "float" if rank == 0 else '"f64[' + ", ".join("nmkl"[:rank]) + ']"'
+                hint = f"annotate the parameter in '{name}': {param}: {shape}"
+                enclosing, local, captures = self.info.lifted.get(name, ("", "", ()))
+                if param in captures:  # a variable the local function reads: no parameter to annotate
+                    hint = (f"annotate the parameters of '{enclosing}' that {param} comes from (\"f64[n]\" for an "
+                            f"array, float for a number), or pass {param} to '{local}' as an argument")
+                    raise self.fail(a, f"'{param}', which the local function '{local}' reads, is taken there for "
+                                    f"{describe(t)}, but it is {describe(v.type)}", hint=hint)
                 raise self.fail(a, f"parameter '{param}' of '{name}' is taken for {describe(t)}, "
-                                f"but this value is {describe(v.type)}",
-                                hint=f"annotate the parameter in '{name}': {param}: {shape}")
-            values.append(self.coerce(v, t, b, a, f"parameter '{param}' of '{name}'"))
-        for i in range(len(args), n):
-            default = sig.defaults[i]
-            t = sig.param_types[i]
-            if default is None or not isinstance(t, ScalarType):
-                raise self.fail(node, f"missing argument '{sig.param_names[i]}' in the call to '{name}'")
-            values.append(self.const(b, node, default, t))
+                                f"but this value is {describe(v.type)}", hint=hint)
+            given[i] = self.coerce(v, t, b, a, f"parameter '{param}' of '{name}'")
+        values = []
+        for i, t in enumerate(sig.param_types):
+            if i not in given:
+                default = sig.defaults[i]
+                if default is None or not isinstance(t, ScalarType):
+                    raise self.fail(node, f"missing argument '{sig.param_names[i]}' in the call to '{name}'",
+                                    hint=definition)
+                given[i] = self.const(b, node, default, t)
+            values.append(given[i])
         results = list(sig.tuple_result) if sig.tuple_result is not None else [sig.result]
         results = [t for t in results if t is not None]
         if any(isinstance(t, ArrayType) for t in results):

@@ -43,6 +43,7 @@ from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from . import py_arrays, py_comprehension, py_lists
+from . import py_intrinsics as lib
 from .py_common import RESULT, RETURNED, Env, Fail, Poison, length_key
 from .py_expr import AUG_OPS, ExprLowerer, FunctionContext
 from .py_lists import created_list
@@ -66,6 +67,7 @@ from .py_flow import (
     walk,
 )
 from .py_module import dotted_source
+from .py_params import parameters
 from .py_types import appended_list
 from .structured import Exits, LoopFrame, StructuredLowering
 
@@ -79,8 +81,8 @@ _UNSUPPORTED_STATEMENTS: dict[type, tuple[str, str]] = {
     cst.Try: ("try statements are not supported", "check conditions with if instead"),
     cst.TryStar: ("try statements are not supported", "check conditions with if instead"),
     cst.With: ("with statements are not supported", "move the code out of the with block"),
-    cst.FunctionDef: ("nested function definitions are not supported",
-                      "define the function at the top level of the file"),
+    cst.FunctionDef: ("a local function defined here (under an if, a loop, a with) is not supported",
+                      "define it at the top level of the function's body, or of the file"),
     cst.ClassDef: ("class definitions inside functions are not supported", "use scalars and NumPy arrays"),
     cst.Global: ("'global' declarations are not supported", "pass the value as a parameter"),
     cst.Nonlocal: ("'nonlocal' declarations are not supported", "pass the value as a parameter"),
@@ -90,6 +92,17 @@ _UNSUPPORTED_STATEMENTS: dict[type, tuple[str, str]] = {
     cst.Del: ("del is not supported", "simply stop using the variable"),
     cst.Match: ("match statements are not supported", "use if/elif/else"),
 }
+
+
+def lib_pure(canonical: Optional[str]) -> bool:
+    """Whether a call of the library function ``canonical`` has no effect but its value (the
+    math and NumPy functions s2sad knows; a user function or a method may write an array)."""
+    return canonical is not None and (lib.lookup(canonical) is not None or canonical in _PURE_BUILTINS)
+
+
+_PURE_BUILTINS = frozenset({"builtins.len", "builtins.str", "builtins.repr", "builtins.format", "builtins.sum",
+                            "builtins.max", "builtins.min", "builtins.abs", "builtins.round", "builtins.float",
+                            "builtins.int"})
 
 
 class FunctionLowerer(StructuredLowering):
@@ -130,7 +143,7 @@ class FunctionLowerer(StructuredLowering):
     def lower(self) -> Function:
         fn = self.fn
         self.check_parameters()
-        names = [p.name.value for p in fn.params.params]
+        names = [p.name.value for p in parameters(fn)]
         bound = frozenset(self.types.vars)  # the parameters and locals (Function.source_names)
         body = Block(list(self.types.params), names)
         loc = self.locator.loc(fn, fn.name)
@@ -180,6 +193,16 @@ class FunctionLowerer(StructuredLowering):
             attrs["assumed"] = dict(self.types.assumed)
         if self.types.rank_free:
             attrs["rank_free"] = [n for n in self.types.assumed if n in self.types.rank_free]
+        # How the function is called: its parameters' default values (numbers: what the call
+        # sites of a helper fill in, and what the gradient of the function differentiated keeps)
+        # and its keyword-only parameters.
+        sig = self.ctx.sigs.get(self.fn.name.value)
+        if sig is not None:
+            defaults = {n: d for n, d in zip(sig.param_names, sig.defaults) if d is not None}
+            if defaults:
+                attrs["param_defaults"] = defaults
+            if sig.positional is not None:
+                attrs["keyword_only"] = sig.param_names[sig.positional:]
         return attrs
 
     def check_parameters(self) -> None:
@@ -187,9 +210,6 @@ class FunctionLowerer(StructuredLowering):
         odd: list[tuple[cst.CSTNode, str]] = []
         if isinstance(p.star_arg, cst.Param):
             odd.append((p.star_arg, "*args parameters are not supported"))
-        elif isinstance(p.star_arg, cst.ParamStar) or p.kwonly_params:
-            for k in p.kwonly_params:
-                odd.append((k, "keyword-only parameters are not supported"))
         if p.star_kwarg is not None:
             odd.append((p.star_kwarg, "**kwargs parameters are not supported"))
         for q in p.posonly_params:
@@ -296,10 +316,28 @@ class FunctionLowerer(StructuredLowering):
             raise self.locator.fail(v, f"cannot append to '{appended_list(v)}': only to a list this function "
                                     "creates", hint="create the list here (v = []), or write into an array "
                                     "parameter with room for the items")
+        elif isinstance(v, cst.Call) and self.only_reports(v):
+            return  # print(...), logging: what they show is no part of the value differentiated
         elif isinstance(v, cst.Call):
             self.ex.call(v, b, env, want_value=False)
         else:
             self.ex.value(v, b, env)
+
+    def only_reports(self, call: cst.Call) -> bool:
+        """A call statement that only reports (``print(...)``, ``logging.info(...)``,
+        ``logger.debug(...)`` of a module-level ``logger = logging.getLogger(...)``): the
+        gradient leaves it out, as it leaves out ``assert`` (its arguments are not evaluated,
+        so they need not be code s2sad differentiates)."""
+        for n in walk(call):  # an argument that changes something must still run: lowered as a call
+            if isinstance(n, cst.NamedExpr) or (n is not call and isinstance(n, cst.Call) and not (
+                    lib_pure(self.ctx.info.canonical_name(n.func, self.ctx.locals)))):
+                return False
+        canonical = self.ctx.info.canonical_name(call.func, self.ctx.locals)
+        if canonical == "builtins.print" or (canonical or "").startswith("logging."):
+            return True
+        func = call.func
+        return (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.value.value in self.ctx.info.loggers and func.value.value not in self.ctx.locals)
 
     def return_stmt(self, st: cst.Return, b: Builder, env: Env) -> None:
         if st.value is None:

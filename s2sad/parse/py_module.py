@@ -134,6 +134,11 @@ class ModuleInfo:
     alternatives: dict[str, tuple[Binding, ...]] = field(default_factory=dict)
     # The binding of each function (its decorators are judged in its scope).
     function_bindings: dict[str, Binding] = field(default_factory=dict)
+    # Module-level names bound once to ``logging.getLogger(...)``: their calls only log.
+    loggers: set[str] = field(default_factory=set)
+    # Local functions lifted to module level (py_local_functions): lifted name -> (the enclosing
+    # function, the local name, the enclosing variables it takes first).
+    lifted: dict[str, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict)
 
     def canonical_name(self, node: cst.BaseExpression, local_names: frozenset[str] = frozenset()) -> Optional[str]:
         """The canonical dotted name ``node`` refers to, or None when it is not a library name.
@@ -194,6 +199,7 @@ def scan_module(module: cst.Module, filename: str) -> ModuleInfo:
                 _add(state, n.name.value, Binding("value", node, how="global"))
     info = ModuleInfo(filename, star_imports=scanner.star_imports)
     order = sorted(state, key=lambda name: min(scanner.order.get(id(b), 0) for b in flatten(state[name])))
+    made_by: dict[str, cst.Call] = {}  # the globals bound once to what a call returns
     for name in order:
         meanings = state[name]
         if list(meanings) == [UNBOUND.key]:
@@ -217,6 +223,9 @@ def scan_module(module: cst.Module, filename: str) -> ModuleInfo:
             info.other_globals.add(name)
             if b.kind == "class":
                 info.classes.add(name)
+            elif isinstance(b.expr, cst.Call):
+                made_by[name] = b.expr
+    info.loggers = {name for name, call in made_by.items() if info.canonical_name(call.func) == "logging.getLogger"}
     position = {name: scanner.order[id(b)] for name, b in info.function_bindings.items()}
     info.functions = dict(sorted(info.functions.items(), key=lambda kv: position[kv[0]]))
     return info

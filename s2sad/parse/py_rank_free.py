@@ -36,6 +36,7 @@ from ..ssa.types import ArrayType, Type
 from . import py_intrinsics as lib
 from .py_flow import children, is_shape_subscript
 from .py_module import ModuleInfo
+from .py_params import bind_arguments
 
 # Whole-array reductions whose result and adjoint are the same for every rank of the operand.
 _RANK_FREE_REDUCTIONS = ("sum", "max_reduce", "min_reduce")
@@ -150,11 +151,11 @@ class RankFreeUses:
                 and func.value not in self.locals):
             return False
         sig = self.sigs.get(func.value)
-        positional = [a for a in call.args if a.keyword is None and not a.star]
-        if sig is None or arg not in positional:
+        if sig is None:
             return False
-        k = positional.index(arg)
-        return k < len(sig.param_names) and sig.param_names[k] in sig.rank_free
+        bound, _ = bind_arguments(call, sig.name, sig.param_names, sig.positional)
+        k = next((i for i, a in enumerate(bound) if a is arg), None)
+        return k is not None and sig.param_names[k] in sig.rank_free
 
     def elementwise_or_reduction(self, call: cst.Call) -> Optional[str]:
         """``"reduction"``: a whole-array reduction or ``len`` of its only argument;

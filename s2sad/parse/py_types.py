@@ -38,6 +38,8 @@ from .py_common import Locator
 from .py_flow import assigned_names, children, is_shape_subscript, subscript_chain
 from .py_iter import EnumerateIter, ItemsIter, Iter, IterError, Leaf, RangeIter, leaves, read_iter
 from .py_module import ModuleInfo, Number, evaluate_constant
+from .py_numba_signatures import stated_types
+from .py_params import bind_arguments, parameters
 from .py_rank_free import RankFreeUses, param_uses
 
 
@@ -56,6 +58,9 @@ class Signature:
     rank_free: frozenset[str] = frozenset()
     # A function that returns a tuple (``return s, t``): the type of each of its values.
     tuple_result: Optional[tuple[Type, ...]] = None
+    # How many of the parameters may be passed by position: the rest are keyword-only
+    # (``def f(x, *, scale=2.0)``). None: all of them.
+    positional: Optional[int] = None
 
 
 @dataclass
@@ -94,6 +99,7 @@ class FunctionTypes:
 class _ArrayAnnotation:
     elem: Optional[ScalarType]
     shape: Optional[list[str]] = None  # from "f64[n, m]": the extents, as source text
+    rank: Optional[int] = None  # stated without extents (a Numba signature's "f8[:, :]")
 
 
 # Element types of shape annotations ("f64[n]", "i64[n, 3]"): they say what C output needs.
@@ -214,6 +220,13 @@ def positional_args(call: cst.Call) -> list[cst.BaseExpression]:
     return [a.value for a in call.args if a.keyword is None and not a.star]
 
 
+def iterable_extremum(call: cst.Call, canonical: Optional[str]) -> bool:
+    """``max(items)`` / ``min(items)``: Python's one-iterable form (two or more arguments compare
+    the arguments themselves)."""
+    return canonical in ("builtins.max", "builtins.min") and len(positional_args(call)) == 1 and \
+        not any(a.star for a in call.args)
+
+
 def keyword_arg(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
     for a in call.args:
         if a.keyword is not None and a.keyword.value == name:
@@ -332,7 +345,7 @@ class _Inference:
         self.info = info
         self.sigs = sigs
         self.locator = locator
-        self.params = [p for p in fn.params.params]
+        self.params = parameters(fn)
         self.param_names = [p.name.value for p in self.params]
         body = fn.body
         self.locals = frozenset(self.param_names) | frozenset(assigned_names([body]))
@@ -524,7 +537,12 @@ class _Inference:
             sig = self.sigs.get(func.value)
             if int_ctx:
                 self.int_demands.add(func.value)
-            for i, a in enumerate(args):
+            if sig is not None:  # keyword arguments fill the parameters they name
+                bound, _ = bind_arguments(node, sig.name, sig.param_names, sig.positional)
+                pairs = [(i, a.value) for i, a in enumerate(bound) if a is not None]
+            else:
+                pairs = list(enumerate(args))
+            for i, a in pairs:
                 t = sig.param_types[i] if sig is not None and i < len(sig.param_types) else None
                 assumed = sig is not None and i < len(sig.param_names) and sig.param_names[i] in sig.assumed
                 if isinstance(t, ArrayType) and isinstance(a, cst.Name):
@@ -546,6 +564,12 @@ class _Inference:
             for a in args:
                 self.expr(a, True)
             return
+        if (canonical == "builtins.sum" or iterable_extremum(node, canonical)) and args \
+                and isinstance(args[0], cst.Name) and args[0].value in self.param_names:
+            # sum(x), max(x) of a parameter: its items are numbers, so it is a vector (a list
+            # parameter would be too, and a matrix's rows are refused); the rank is assumed,
+            # and checked at the gradient's entry.
+            self.array_use(args[0], 1)
         method = method_of(node, self.locals, self.info)
         if method is not None:
             self.array_use(func.value, 2 if method[1] == "transpose" else 1)  # type: ignore[attr-defined]
@@ -830,8 +854,11 @@ class _Inference:
 
     def call_type(self, node: cst.Call, types: dict[str, Type]) -> Optional[Type]:
         func = node.func
-        if self.info.canonical_name(func, self.locals) == "builtins.sum":
+        canonical = self.info.canonical_name(func, self.locals)
+        if canonical == "builtins.sum":
             return self.sum_type(node, types)
+        if iterable_extremum(node, canonical):
+            return self.items_type(positional_args(node)[0], types)
         if isinstance(func, cst.Name) and func.value in self.info.functions and func.value not in self.locals:
             sig = self.sigs.get(func.value)
             return sig.result if sig is not None else None
@@ -907,6 +934,9 @@ class _Inference:
         for p in self.params:
             if p.annotation is not None:
                 annotations[p.name.value] = self.annotation(p.annotation.annotation)
+        for name, stated in stated_types(self.fn, self.info).items():  # @numba.njit("f8(f8[:], i8)")
+            annotations.setdefault(name, _ArrayAnnotation(stated[0], rank=stated[1]) if isinstance(stated, tuple)
+                                   else stated)
         self.shapes = {name: ann.shape for name, ann in annotations.items()
                        if isinstance(ann, _ArrayAnnotation) and ann.shape is not None}
         result_ann = self.result_annotation(self.fn.returns.annotation) if self.fn.returns is not None else None
@@ -1009,19 +1039,21 @@ class _Inference:
         args = positional_args(node)
         if not args:
             return None
-        items = args[0]
-        if isinstance(items, (cst.ListComp, cst.GeneratorExp)):
-            t = self.comprehension_type(items, types)
-        else:
-            try:
-                it = read_iter(items, lambda f: self.info.canonical_name(f, self.locals))
-            except IterError:
-                return None
-            t = self.leaf_type(it, types) if isinstance(it, (RangeIter, ItemsIter)) else None
+        t = self.items_type(args[0], types)
         start = self.expr_type(args[1], types) if len(args) > 1 else I64
         if isinstance(t, ArrayType) or t is None:
             return t
         return I64 if not t.is_float and start is not None and not start.is_float else F64
+
+    def items_type(self, items: cst.BaseExpression, types: dict[str, Type]) -> Optional[Type]:
+        """The type of the items of a comprehension or an iterable (a list, an array, a range)."""
+        if isinstance(items, (cst.ListComp, cst.GeneratorExp)):
+            return self.comprehension_type(items, types)
+        try:
+            it = read_iter(items, lambda f: self.info.canonical_name(f, self.locals))
+        except IterError:
+            return None
+        return self.leaf_type(it, types) if isinstance(it, (RangeIter, ItemsIter)) else None
 
     def node_types(self, types: dict[str, Type]) -> dict[cst.CSTNode, Type]:
         """The types lowering needs of sums, list comprehensions and list literals (each
@@ -1032,8 +1064,11 @@ class _Inference:
             if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not self.fn:
                 return
             t: Optional[Type] = None
-            if isinstance(node, cst.Call) and self.info.canonical_name(node.func, self.locals) == "builtins.sum":
-                t = self.sum_type(node, types)
+            canonical = self.info.canonical_name(node.func, self.locals) if isinstance(node, cst.Call) else None
+            if canonical == "builtins.sum":
+                t = self.sum_type(node, types)  # type: ignore[arg-type]
+            elif isinstance(node, cst.Call) and iterable_extremum(node, canonical):
+                t = self.items_type(positional_args(node)[0], types)
             elif isinstance(node, cst.ListComp):
                 t = self.list_type([node], types)
             elif isinstance(node, cst.List):
@@ -1135,7 +1170,7 @@ class _Inference:
                 out[name] = _rank(t)
                 continue
             if isinstance(t, ArrayType):
-                if isinstance(ann, _ArrayAnnotation) and ann.shape:
+                if isinstance(ann, _ArrayAnnotation) and (ann.shape or ann.rank):
                     continue
                 ev = self.arrays.get(name) or _ArrayEvidence()
                 if ev.exact_rank is not None and not ev.exact_assumed and ev.exact_rank == t.rank:
@@ -1228,6 +1263,8 @@ class _Inference:
             rank = ev.exact_rank or max([ev.min_rank, 1, *ev.rank_uses])
             if isinstance(ann, _ArrayAnnotation) and ann.shape:
                 rank = len(ann.shape)
+            elif isinstance(ann, _ArrayAnnotation) and ann.rank:
+                rank = ann.rank
             if ev.forced_elem is not None:
                 elem = ev.forced_elem
             elif isinstance(ann, _ArrayAnnotation) and ann.elem is not None:
@@ -1248,9 +1285,10 @@ def infer_types(fn: cst.FunctionDef, info: ModuleInfo, sigs: dict[str, Signature
 
 
 def signature(fn: cst.FunctionDef, types: FunctionTypes, info: ModuleInfo) -> Signature:
-    names = [p.name.value for p in fn.params.params]
-    defaults = [evaluate_constant(p.default, info) if p.default is not None else None for p in fn.params.params]
+    params = parameters(fn)
+    names = [p.name.value for p in params]
+    defaults = [evaluate_constant(p.default, info) if p.default is not None else None for p in params]
     return Signature(fn.name.value, names, list(types.params), defaults, types.result, frozenset(types.assumed),
-                     types.rank_free, types.tuple_result)
+                     types.rank_free, types.tuple_result, len(fn.params.params) if fn.params.kwonly_params else None)
 
 

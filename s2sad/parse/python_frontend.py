@@ -22,6 +22,7 @@ primal IR holds only what the source computes.
 from __future__ import annotations
 
 import io
+from collections import ChainMap
 import sys
 import tokenize
 import warnings
@@ -35,6 +36,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..ssa.callgraph import callees_first
 from ..ssa.ir import Function, Module, SourceLoc
+from ..ssa.types import ArrayType
 from .annotations import annotate_loops
 from .call_names import name_call_results
 from .custom_adjoints import NONE as NO_DERIVATIVES
@@ -44,7 +46,9 @@ from .py_decorators import HARMLESS, judge
 from .py_expr import FunctionContext
 from .py_flow import assigned_names, children, forgetting_nodes, walk
 from .py_lower import lower_function
-from .py_module import Binding, ModuleInfo, dotted_source, scan_module
+from .py_local_functions import lift_local_functions
+from .py_params import parameters
+from .py_module import Binding, ModuleInfo, dotted_source, evaluate_constant, scan_module
 from .py_types import FunctionTypes, Signature, infer_types, signature
 
 __all__ = ["list_functions", "parameter_locations", "parse_python"]
@@ -132,7 +136,7 @@ def _function_names(source: str, filename: str) -> tuple[str, ...]:
 
 
 def _local_names(fn: cst.FunctionDef) -> frozenset[str]:
-    return frozenset(p.name.value for p in fn.params.params) | frozenset(assigned_names([fn.body]))
+    return frozenset(p.name.value for p in parameters(fn)) | frozenset(assigned_names([fn.body]))
 
 
 def _user_calls(fn: cst.FunctionDef, info: ModuleInfo) -> list[tuple[str, cst.Call]]:
@@ -216,12 +220,19 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
         listing = ", ".join(info.functions) or "none"
         raise error(f"no function named '{func}' in {basename}", hint=f"functions in this file: {listing}")
 
+    lifted_positions, lift_problems = lift_local_functions(info, locator)
+    if lifted_positions:  # the nodes lifting made stand where the nodes they replace stood
+        locator.positions = ChainMap(lifted_positions, positions)  # type: ignore[assignment]
     order, problems, recursive_calls = _callees_first(func, info, locator)
+    lifting = [d for name in order for d in lift_problems.get(name, [])]
+    if lifting:  # a function whose local functions stay in it: lowering it would only add follow-on errors
+        raise DiagnosticError(_sorted_unique(problems + lifting), lines)
     problems += _decorator_problems(order, info, locator)
     path_dependent = _path_dependent_uses(order, info, locator)
     if path_dependent:  # what the function computes is not one thing: nothing further is meaningful
         raise DiagnosticError(_sorted_unique(problems + path_dependent), lines)
     types, sigs = _infer_all(order, info, locator)
+    problems += _default_problems(info.functions[func], types[func], info, locator)
     lowered: dict[str, Function] = {}
     for name in order:
         node = info.functions[name]
@@ -250,10 +261,32 @@ def parameter_locations(source: str, filename: str, func: str) -> dict[str, Sour
     wrapper = MetadataWrapper(_parse(source, filename), unsafe_skip_copy=True)
     locator = Locator(filename, wrapper.resolve(PositionProvider))  # type: ignore[arg-type]
     fn = scan_module(wrapper.module, filename).functions.get(func)
-    return {p.name.value: locator.loc(p.name) for p in fn.params.params} if fn is not None else {}
+    return {p.name.value: locator.loc(p.name) for p in parameters(fn)} if fn is not None else {}
 
 
 HARMLESS_DECORATORS = HARMLESS
+
+
+def _default_problems(fn: cst.FunctionDef, types: FunctionTypes, info: ModuleInfo, locator: Locator
+                      ) -> list[Diagnostic]:
+    """The gradient of the function differentiated keeps its parameters' defaults (it is called
+    as the function is): a default it could not write into the output is refused. A callee's
+    defaults need no such care: its call sites fill them in."""
+    problems = []
+    for p, t in zip(parameters(fn), types.params):
+        if p.default is None:
+            continue
+        name = p.name.value
+        if evaluate_constant(p.default, info) is None:
+            problems.append(locator.diagnostic(
+                p.default, f"the default value of parameter '{name}' is not a number, which the gradient could not "
+                "keep as its own default", hint=f"give {name} a numeric default (1.0, -2, a module-level constant, "
+                f"math.pi), or none"))
+        elif isinstance(t, ArrayType):
+            problems.append(locator.diagnostic(
+                p.default, f"parameter '{name}' is an array, and its default value is a number",
+                hint=f"drop the default of {name}"))
+    return problems
 
 
 def _decorator_problems(order: list[str], info: ModuleInfo, locator: Locator) -> list[Diagnostic]:
@@ -262,7 +295,9 @@ def _decorator_problems(order: list[str], info: ModuleInfo, locator: Locator) ->
     on every path through the module (``py_decorators``)."""
     problems = []
     for name in order:
-        binding = info.function_bindings[name]
+        binding = info.function_bindings.get(name)
+        if binding is None:  # a lifted local function (py_local_functions refuses its decorators)
+            continue
         for dec in info.functions[name].decorators:
             target = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
             spelled = dotted_source(target) or "this decorator"

@@ -205,9 +205,20 @@ class Interpreter:
             self.call(name, *args)
         self.thread = None
 
-    def call(self, name: str, *args: Any) -> Any:
+    def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        """``name(*args, **kwargs)`` as Python calls it: a parameter no argument gives takes its
+        default (the function's ``param_defaults``)."""
         fn = self.module.functions[name]
-        results = self.run(fn, list(args))
+        defaults = fn.attrs.get("param_defaults") or {}
+        given = list(args)
+        for p in fn.params[len(args):]:
+            if p.name_hint in kwargs:
+                given.append(kwargs[p.name_hint])
+            elif p.name_hint in defaults:
+                given.append(defaults[p.name_hint])
+            else:
+                raise TypeError(f"{fn.name}() missing argument '{p.name_hint}'")
+        results = self.run(fn, given)
         if not results:
             return None
         return results[0] if len(results) == 1 else tuple(results)

@@ -143,6 +143,12 @@ CASES = {
     "plain_python:slice_assignment": "x | x:f[5]",
     "plain_python:reversed_loop": "xs | xs:f[5]",
     "plain_python:divmod_free_modular": "x | x:f(0.5,1) n:i=7",
+    "plain_python:smooth_step": "x | x:f(0.1,0.9)",
+    "plain_python:soft_clip_sum": "xs | xs:f[5]",
+    "plain_python:closure_over_weights": "w,x | w:f[4] x:f",
+    "plain_python:largest_magnitude": "xs | xs:f[6]",
+    "plain_python:printed_progress": "x | x:f(1,2) n:i=4",
+    "plain_python:lambda_with_default_call": "x,y | x:f y:f",
     # holdout.py: written after the rest, without looking at what s2sad supports
     "holdout:black_scholes_call": "S,K,T,r,sigma | S:f(80,120) K:f(90,110) T:f(0.5,2) r:f(0.01,0.05) sigma:f(0.1,0.4)",
     "holdout:portfolio_variance": "w,cov | w:f[4] cov:f[4,4]",

@@ -205,3 +205,40 @@ def divmod_free_modular(x, n):
         else:
             total -= x / (i + 1)
     return total
+
+
+def smooth_step(x, edge0=0.0, edge1=1.0):
+    t = (x - edge0) / (edge1 - edge0)
+    t = min(max(t, 0.0), 1.0)
+    return t * t * (3 - 2 * t)
+
+
+def soft_clip_sum(xs, *, limit=2.0, sharpness=4.0):
+    total = 0.0
+    for v in xs:
+        total += limit * math.tanh(sharpness * v / limit)
+    return total
+
+
+def closure_over_weights(w, x):
+    def basis(k):
+        return w[k] * math.cos(k * x)
+
+    return sum(basis(k) for k in range(len(w)))
+
+
+def largest_magnitude(xs):
+    return max(abs(v) for v in xs) + min(xs)
+
+
+def printed_progress(x, n):
+    y = x
+    for i in range(n):
+        y = y - 0.1 * (y * y - 2.0)
+        print("iteration", i, "y =", y)
+    return y
+
+
+def lambda_with_default_call(x, y):
+    blend = lambda a, b, t=0.25: (1 - t) * a + t * b  # noqa: E731
+    return blend(x, y) * blend(y, x, t=0.75)

@@ -1,0 +1,328 @@
+"""Python as scripts write it: defaults and keyword-only parameters, local functions and lambdas,
+max/min of an iterable, print and logging, Numba decorators with explicit signatures.
+
+The golden cases (default_parameters, keyword_only_parameters, local_functions,
+max_min_of_iterables, print_and_logging, numba_signature) hold whole outputs; here, the
+signatures the gradient takes, gradients checked against central differences when called the
+way the primal is, and each refusal's located message."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+
+import numpy as np
+import pytest
+
+from cbuild import CFunction, Out, build, have_gcc
+
+from s2sad import pipeline
+from s2sad.diagnostics import DiagnosticError
+
+
+def _source(src: str) -> str:
+    return textwrap.dedent(src).lstrip()
+
+
+def _gradient(src: str, func: str, wrt: list[str], target: str = "py") -> tuple[str, dict]:
+    text = pipeline.gradient_source(_source(src), "prog.py", func, wrt, target, pipeline.Options())
+    namespace: dict = {}
+    exec(compile(text, "<grad>", "exec"), namespace)
+    return text, namespace
+
+
+def _primal(src: str) -> dict:
+    namespace: dict = {}
+    exec(compile(_source(src), "prog.py", "exec"), namespace)
+    return namespace
+
+
+def _words(text: str) -> str:
+    """``text`` with its line breaks as spaces (docstrings are wrapped)."""
+    return " ".join(text.replace("#", " ").replace("//", " ").split())
+
+
+def _refusal(src: str, func: str, wrt: list[str], target: str = "py") -> str:
+    with pytest.raises(DiagnosticError) as e:
+        pipeline.gradient_source(_source(src), "prog.py", func, wrt, target, pipeline.Options())
+    text = e.value.render()
+    assert "Traceback" not in text and "hint:" in text
+    return text
+
+
+def _central(f, x: float, h: float = 1e-6) -> float:
+    return (f(x + h) - f(x - h)) / (2 * h)
+
+
+DEFAULTS = """
+    import math
+
+    def helper(t, k=2.0, *, m=1.0):
+        return m * t ** k
+
+    def f(x, a=1.5, *, scale=2.0):
+        return scale * math.sin(a * x) + helper(x) + helper(x, 3.0) + helper(k=1.5, t=x, m=0.5)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_defaults_and_keyword_only_parameters_are_kept(target):
+    text, ns = _gradient(DEFAULTS, "f", ["x", "a"], target)
+    if target == "py":
+        assert "def grad_f(x, a=1.5, *, scale=2.0, d_return=1.0):" in text
+        assert "scale and d_return are keyword-only, as what follows the * of f is." in _words(text)
+    else:  # Numba has no keyword-only parameters: they stay callable by keyword
+        assert "def grad_f(x, a=1.5, scale=2.0, d_return=1.0):" in text
+        assert "scale, keyword-only in f, may also be passed by position here" in _words(text)
+    assert "a and scale keep their defaults, as in f." in _words(text)
+    f = _primal(DEFAULTS)["f"]
+    x = 0.7
+    for kwargs in ({}, {"scale": 3.0}):
+        dx, da = ns["grad_f"](x, **kwargs)
+        assert dx == pytest.approx(_central(lambda v: f(v, **kwargs), x), rel=1e-6)
+        assert da == pytest.approx(_central(lambda v: f(x, v, **kwargs), 1.5), rel=1e-6)
+    dx, da = ns["grad_f"](x, 0.5, scale=1.0, d_return=2.0)
+    assert dx == pytest.approx(2.0 * _central(lambda v: f(v, 0.5, scale=1.0), x), rel=1e-6)
+
+
+def test_c_output_says_what_the_defaults_were():
+    text = pipeline.gradient_source(_source(DEFAULTS), "prog.py", "f", ["x"], "c", pipeline.Options())
+    assert "void grad_f(double x, double *d_x, double a, double scale, double d_return)" in text
+    assert "C has no default arguments: pass every one (f's defaults are a = 1.5, scale = 2.0)." in _words(text)
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_c_output_takes_every_parameter():
+    text = pipeline.gradient_source(_source(DEFAULTS), "prog.py", "f", ["x", "a"], "c", pipeline.Options())
+    grad = CFunction(build(text), "grad_f", ["double", "double *", "double", "double *", "double", "double"])
+    f = _primal(DEFAULTS)["f"]
+    d_x, d_a = Out(), Out()
+    grad(0.7, d_x, 1.5, d_a, 3.0, 1.0)
+    assert d_x.value == pytest.approx(_central(lambda v: f(v, scale=3.0), 0.7), rel=1e-6)
+    assert d_a.value == pytest.approx(_central(lambda v: f(0.7, v, scale=3.0), 1.5), rel=1e-6)
+
+
+ARRAY_RESULT = """
+    import numpy as np
+
+    def f(x: "f64[n]", scale=2.0):
+        return np.exp(x) * scale
+"""
+
+
+def test_a_seed_without_default_after_defaults_is_keyword_only():
+    text, ns = _gradient(ARRAY_RESULT, "f", ["x"])
+    assert "def grad_f(x, d_x, scale=2.0, *, d_return):" in text
+    assert "d_return is keyword-only: it has no default and follows parameters that have one." in _words(text)
+    x = np.array([0.1, -0.3, 0.5])
+    d_x = np.zeros(3)
+    ns["grad_f"](x, d_x, d_return=np.ones(3))
+    np.testing.assert_allclose(d_x, 2.0 * np.exp(x))
+
+
+def test_numba_refuses_a_seed_it_cannot_place():
+    text = _refusal(ARRAY_RESULT, "f", ["x"], "numba")
+    assert "--target numba: the gradient's parameter 'd_return' has no default and follows parameters" in text
+
+
+@pytest.mark.parametrize("call, message", [
+    ("g(x, c=2.0)", "'g' has no parameter named 'c'"),
+    ("g(x, a=2.0)", "'g' got several values for parameter 'a'"),
+    ("g(x, 1.0, 2.0)", "'g' takes 2 positional argument(s) but more were given"),
+    ("g(b=1.0)", "missing argument 'a' in the call to 'g'"),
+])
+def test_calls_bound_as_python_binds_them(call, message):
+    src = f"""
+        def g(a, b=1.0):
+            return a * b
+
+        def f(x):
+            return {call}
+    """
+    assert message in _refusal(src, "f", ["x"])
+
+
+def test_a_default_that_is_not_a_number_is_refused_for_the_function_differentiated_only():
+    src = """
+        def g(t, w=None):
+            return t * 2.0
+
+        def f(x, w=None):
+            return g(x, 1.0)
+    """
+    text = _refusal(src, "f", ["x"])
+    assert "prog.py:4:12: error: the default value of parameter 'w' is not a number" in text
+    assert text.count("error:") == 1  # g's default needs no keeping: its call passes w
+
+
+LOCAL = """
+    import math
+
+    def f(x, w, n):
+        rate = 0.5 * x
+        sq = lambda t: rate * t * t
+
+        def term(i):
+            return w[i] * sq(math.sin(x * i))
+
+        return sum(term(i) for i in range(n)) + sq(x)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_local_functions_read_the_enclosing_variables(target):
+    _, ns = _gradient(LOCAL, "f", ["x", "w"], target)
+    f = _primal(LOCAL)["f"]
+    w = np.array([0.3, -0.2, 0.5, 0.1])
+    d_w = np.zeros(4)
+    dx = ns["grad_f"](0.6, w, d_w, 4)
+    assert dx == pytest.approx(_central(lambda v: f(v, w, 4), 0.6), rel=1e-6)
+    for k in range(4):
+        e = np.zeros(4)
+        e[k] = 1e-6
+        assert d_w[k] == pytest.approx((f(0.6, w + e, 4) - f(0.6, w - e, 4)) / 2e-6, rel=1e-6)
+
+
+def test_lifted_functions_take_their_captures_first_and_keep_free_names():
+    ir = pipeline.ir_text(_source(LOCAL), "prog.py", "f")
+    assert "func @sq(%rate: f64, %t: f64)" in ir
+    assert "func @term(%x: f64, %w: array<f64,1>, %rate: f64, %i: i64)" in ir  # sq's capture too
+    clash = """
+        def sq(t):
+            return t
+
+        def f(x):
+            sq = lambda t: t * t
+            return sq(x) + sq(2.0)
+    """
+    assert "func @f_sq(%t: f64)" in pipeline.ir_text(_source(clash), "prog.py", "f")
+
+
+def test_a_local_function_calling_itself():
+    src = """
+        def f(x, n):
+            def power(t, k):
+                if k == 0:
+                    return 1.0
+                return t * power(t, k - 1)
+
+            return power(x, n)
+    """
+    _, ns = _gradient(src, "f", ["x"])
+    assert ns["grad_f"](1.3, 4) == pytest.approx(4 * 1.3**3)
+
+
+def test_a_capture_a_comprehension_also_binds_is_refused():
+    src = """
+        def f(x, xs):
+            v = x * 2.0
+            g = lambda t: t * v
+            return sum(g(v) for v in xs)
+    """
+    assert "the local function 'g' reads 'v', which a comprehension of 'f' binds as well" in _refusal(src, "f", ["x"])
+
+
+def test_max_and_min_of_iterables_tie_to_the_first():
+    src = """
+        def f(x, c):
+            return max(v * c for v in x) + min([c, c * c, 1.0])
+    """
+    _, ns = _gradient(src, "f", ["x", "c"])
+    x = np.array([0.5, 0.9, 0.9, -0.2])  # a tie: the first of the equal items gets the adjoint
+    d_x = np.zeros(4)
+    dc = ns["grad_f"](x, d_x, 1.0)
+    np.testing.assert_array_equal(d_x, [0.0, 1.0, 0.0, 0.0])
+    assert dc == pytest.approx(0.9 + 1.0)  # max's item v * c, then min's first tie (c = c * c = 1)
+
+
+def test_max_with_a_key_is_refused():
+    src = """
+        def f(x):
+            return max(x, key=abs)
+    """
+    assert "max(..., key=...) is not supported" in _refusal(src, "f", ["x"])
+
+
+def test_print_and_logging_are_left_out():
+    src = """
+        import logging
+        import math
+
+        logger = logging.getLogger("prog")
+
+        def f(x):
+            y = math.exp(x)
+            print("y:", y, f"{x:.2f}")
+            logger.warning("y=%s", y)
+            logging.info("done")
+            assert y > 0
+            return y * x
+    """
+    text, ns = _gradient(src, "f", ["x"])
+    assert "print" not in text and "logg" not in text
+    assert ns["grad_f"](0.3) == pytest.approx(math.exp(0.3) * 1.3)
+
+
+@pytest.mark.parametrize("decorator, kind", [
+    ('@numba.njit("f8(f8[:], f8[:])")', "vector"),
+    ("@numba.jit(float64(float64[:, :], float64[:, :]), nopython=True)", "matrix"),
+    ('@numba.njit(["f8(f8[:], f8[:])", "f8(f8[::1], f8[::1])"])', "vector"),
+    ('@numba.njit("(f8[:], f8[:])")', "vector"),
+])
+def test_a_numba_signature_types_the_parameters(decorator, kind):
+    src = f"""
+        import numba
+        import numpy as np
+        from numba import float64
+
+        {decorator}
+        def f(x, y):
+            return np.sum(x * y)
+    """
+    ir = pipeline.ir_text(_source(src), "prog.py", "f")
+    rank = 1 if kind == "vector" else 2
+    assert f"func @f(%x: array<f64,{rank}>, %y: array<f64,{rank}>)" in ir
+    assert "assumed" not in ir  # stated, as an annotation would: no check at the gradient's entry
+
+
+def test_numba_signatures_that_disagree_leave_the_parameter_to_inference():
+    src = """
+        import numba
+        import numpy as np
+
+        @numba.njit(["f8(f8[:], i8)", "f8(f8[:, :], i8)"])
+        def f(x, n):
+            return np.sum(x) * n
+    """
+    ir = pipeline.ir_text(_source(src), "prog.py", "f")
+    assert "%n: i64" in ir and "assumed = {x = 1}" in ir
+
+
+def test_a_capture_whose_kind_the_local_function_takes_otherwise_is_refused_with_a_hint():
+    src = """
+        import numpy as np
+
+        def f(x, c):
+            y = x * 1.0
+            g = lambda t: t * np.sum(y)
+            return g(c)
+    """
+    text = _refusal(src, "f", ["c"])
+    assert "'y', which the local function 'g' reads, is taken there for an array" in text
+    assert "or pass y to 'g' as an argument" in text
+
+
+def test_a_capture_of_an_annotated_parameter_keeps_its_annotation():
+    src = """
+        import numpy as np
+
+        def f(x: "f64[n]", c: float):
+            g = lambda t: t * np.sum(x * x)
+            return g(c)
+    """
+    _, ns = _gradient(src, "f", ["x", "c"])
+    x = np.array([0.5, -1.0, 2.0])
+    d_x = np.zeros(3)
+    dc = ns["grad_f"](x, d_x, 0.7)
+    assert dc == pytest.approx(np.sum(x * x))
+    np.testing.assert_allclose(d_x, 2 * 0.7 * x)
