@@ -1112,6 +1112,10 @@ def test_golden_gradient_emits_clean_code_that_matches_interpreter(case, tmp_pat
         assert text == _emit(grad, target, "# golden\n")
         if target == "numba" and case not in NUMBA_GOLDEN:
             continue
+        if len(params) < len(module.functions[spec["func"]].params):
+            # The case leaves out parameters with defaults (keyword-only ones too), as Python
+            # callers do: tests/test_golden.py runs that call; here arguments go by position.
+            continue
         args = _grad_args(module, grad, spec["func"], [p.sample(rng) for p in params], rng)
         _run_both(grad, _load(text, case), f"grad_{spec['func']}", args)
 
