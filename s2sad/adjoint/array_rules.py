@@ -200,7 +200,7 @@ for _fn in _UFUNC_SLOPES:
     rule(P + "math." + _fn)(_ufunc_rule(_fn))
 
 
-@rule(P + "math.floor", P + "math.ceil", P + "math.trunc", P + "math.rint")
+@rule(P + "math.floor", P + "math.ceil", P + "math.trunc", P + "math.rint", P + "math.sign")
 def _steps(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     return [None]
 
@@ -249,6 +249,28 @@ def _max_min(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     hit = arr(b, "eq", [op.operands[0], _spread(b, op, op.result)])
     ties = arr(b, "sum", [arr(b, "where", [hit, _f(b, 1.0), _f(b, 0.0)])], **_reduced(op))
     return [arr(b, "where", [hit, _spread(b, op, ew(b, "div", g, ties)), _f(b, 0.0)])]
+
+
+@rule(P + "prod")
+def _prod(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # The product of the other entries, not prod / x: right where an entry is 0 (one zero gets
+    # the product of the rest, the others 0; two zeros give 0 everywhere).
+    if not active[0]:
+        return [None]
+    a = op.operands[0]
+    axis = op.attrs.get("axis")
+    others = arr(b, "prod_others", [a], **({"axis": axis} if axis is not None and a.type.rank == 2 else {}))
+    return [ew(b, "mul", _spread(b, op, g), others)]
+
+
+@rule(P + "cumsum")
+def _cumsum(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # Element k of a running sum adds x[0..k]: x[j] gets the adjoints of k >= j, the running sum
+    # of g from the end.
+    if not active[0]:
+        return [None]
+    reverse = {} if op.attrs.get("reverse") else {"reverse": True}
+    return [arr(b, "cumsum", [g], axis=op.attrs["axis"], **reverse)]
 
 
 def _reduced(op: OpView) -> dict:

@@ -149,7 +149,7 @@ def _cast(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     return [build.cast(b, g, op.operands[0].type) if active[0] else None]
 
 
-@rule("floordiv", "math.floor", "math.ceil", "math.trunc", "math.round", "math.rint", "math.logb")
+@rule("floordiv", "math.floor", "math.ceil", "math.trunc", "math.round", "math.rint", "math.logb", "math.sign")
 def _piecewise_constant(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     return [None] * len(active)
 

@@ -49,6 +49,11 @@ static long min_l(long a, long b) {
 static long max_l(long a, long b) {
     return b > a ? b : a;
 }""",
+    "sign": """\
+/* np.sign(x): -1, 0 or 1 as x is negative, zero or positive; NaN for NaN (math.h has none). */
+static double sign(double x) {
+    return x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : x == x ? 0.0 : x;
+}""",
     "digamma": """\
 /* psi(x) = d lgamma(x) / dx, which math.h lacks: the recurrence psi(x) = psi(x + 1) - 1 / x
  * up to x >= 6, then the asymptotic series (to x^-14: below 2e-13 there); below 0, the

@@ -464,7 +464,7 @@ class _FunctionEmitter(StatementBuilder):
             if why is not None:
                 raise error(f"{why}; not supported for --target numba yet", op.loc,
                             hint="use --target py, or write the reduction as a loop")
-            return array_expr(op, e, self.numba, self.parallel)
+            return array_expr(op, e, self.numba, self.parallel, self.helpers.call)
         raise NotImplementedError(f"Python emitter: no expression for op {n}")
 
     def function_name(self, name: str) -> str:

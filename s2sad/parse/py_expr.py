@@ -785,6 +785,24 @@ class ExprLowerer:
         if op == "square":
             x = self.to_number(b, node, values[0])
             return build.mul(self.at(b, node), x, x)
+        if op in lib.OPERATOR_UFUNCS:  # np.add(x, y) on numbers is x + y
+            x, y = values
+            if op == "float_power":
+                x, y = build.to_float(b, self.to_number(b, node, x)), build.to_float(b, self.to_number(b, node, y))
+            return self.arith(lib.OPERATOR_UFUNCS[op], x, y, b, node)
+        if op in ("neg", "pos"):
+            x = self.to_number(b, node, values[0])
+            return build.neg(self.at(b, node), x) if op == "neg" else x
+        if op == "reciprocal":
+            return self.arith("div", self.const(b, node, 1.0, F64), values[0], b, node)
+        if op == "clip":  # np.minimum(np.maximum(x, lo), hi): ties give the adjoint to x
+            low = self.intrinsic_math("max", intr, values[:2], args, src, node, b)
+            return self.intrinsic_math("min", intr, [low, values[2]], args, src, node, b)
+        return self.intrinsic_math(op, intr, values, args, src, node, b)
+
+    def intrinsic_math(self, op: str, intr: lib.Intrinsic, values: list[Value], args: list, src: str,
+                       node: cst.Call, b: Builder) -> Value:
+        """A ``math.<op>`` intrinsic on numbers: operands converted as Python and NumPy do."""
         values = [self.to_number(b, node, v) for v in values]
         ints = MATH_TABLE[op].int_operands if op in MATH_TABLE else ()  # math.ldexp(x, n): n is an int
         for k in ints:

@@ -81,7 +81,23 @@ NUMPY.update({
     "numpy.array": Intrinsic("array", 1, 1),  # of an array or a list (py_lists)
     "numpy.asarray": Intrinsic("asarray", 1, 1),
     "numpy.copy": Intrinsic("array", 1, 1),
+    # The ufunc spellings of the operators, read as the operator they are (``np.add(x, y)`` is
+    # ``x + y``, broadcasting included).
+    "numpy.add": Intrinsic("add", 2, 2, keeps_int=True),
+    "numpy.subtract": Intrinsic("sub", 2, 2, keeps_int=True),
+    "numpy.multiply": Intrinsic("mul", 2, 2, keeps_int=True),
+    "numpy.divide": Intrinsic("div", 2, 2),
+    "numpy.true_divide": Intrinsic("div", 2, 2),
+    "numpy.negative": Intrinsic("neg", 1, 1, keeps_int=True),
+    "numpy.positive": Intrinsic("pos", 1, 1, keeps_int=True),
+    "numpy.reciprocal": Intrinsic("reciprocal", 1, 1),
+    "numpy.float_power": Intrinsic("float_power", 2, 2),  # x ** y in floats, whatever the operands
+    "numpy.sign": _m("sign"),
+    # np.clip(x, lo, hi) is np.minimum(np.maximum(x, lo), hi), NumPy's own definition.
+    "numpy.clip": Intrinsic("clip", 3, 3, keeps_int=True),
 })
+# The operator an ufunc spelling stands for (``ExprLowerer.arith`` names).
+OPERATOR_UFUNCS = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "float_power": "pow"}
 # Whole-array functions (lowered by ``py_arrays`` to ``arr.`` ops).
 ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.sum": Intrinsic("sum", 1, 1),
@@ -98,6 +114,10 @@ ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.ones": Intrinsic("ones", 1, 1),
     "numpy.ones_like": Intrinsic("ones_like", 1, 1),
     "numpy.reshape": Intrinsic("reshape", 2, 2),
+    "numpy.var": Intrinsic("var", 1, 1),
+    "numpy.std": Intrinsic("std", 1, 1),
+    "numpy.prod": Intrinsic("prod", 1, 1),
+    "numpy.cumsum": Intrinsic("cumsum", 1, 1),
 }
 # Array methods (``x.sum(axis=0)``, ``x.reshape(m, n)``): the function of the same name, with the
 # array as its first argument.
@@ -106,12 +126,16 @@ METHODS: dict[str, Intrinsic] = {
     "max": ARRAY_FUNCTIONS["numpy.max"], "min": ARRAY_FUNCTIONS["numpy.min"],
     "dot": ARRAY_FUNCTIONS["numpy.dot"], "transpose": ARRAY_FUNCTIONS["numpy.transpose"],
     "reshape": Intrinsic("reshape", 2, -1),
+    "var": ARRAY_FUNCTIONS["numpy.var"], "std": ARRAY_FUNCTIONS["numpy.std"],
+    "prod": ARRAY_FUNCTIONS["numpy.prod"], "cumsum": ARRAY_FUNCTIONS["numpy.cumsum"],
+    "clip": Intrinsic("clip", 3, 3, keeps_int=True),
 }
 NUMPY.update(ARRAY_FUNCTIONS)
 # Keyword arguments each of them takes.
 ARRAY_KEYWORDS: dict[str, tuple[str, ...]] = {
     "sum": ("axis", "keepdims"), "mean": ("axis", "keepdims"), "max_reduce": ("axis", "keepdims"),
-    "min_reduce": ("axis", "keepdims"), "ones": ("dtype",),
+    "min_reduce": ("axis", "keepdims"), "ones": ("dtype",), "prod": ("axis", "keepdims"),
+    "var": ("axis", "keepdims", "ddof"), "std": ("axis", "keepdims", "ddof"), "cumsum": ("axis",),
 }
 
 BUILTINS: dict[str, Intrinsic] = {

@@ -68,7 +68,43 @@ def logb(x):
     return float(math.frexp(x)[1] - 1)
 
 
-FUNCTIONS = {"digamma": digamma, "round_half_away": round_half_away, "fdim": fdim, "logb": logb}
+def prod_of_others(x):
+    """For each entry of x, the product of all the others (the gradient of np.prod(x)): running
+    products from both ends, so that an entry of 0 gets the product of the rest (prod(x) / x would
+    divide 0 by 0)."""
+    flat = np.ravel(x)
+    n = flat.size
+    before = np.ones(n)
+    after = np.ones(n)
+    if n > 1:
+        before[1:] = np.cumprod(flat[:-1])
+        after[:-1] = np.cumprod(flat[::-1][:-1])[::-1]
+    return (before * after).reshape(np.shape(x))
+
+
+def prod_of_others_in_rows(x):
+    """prod_of_others of each row of the matrix x (the gradient of np.prod(x, axis=1))."""
+    m, n = x.shape
+    before = np.ones((m, n))
+    after = np.ones((m, n))
+    for i in range(m):
+        if n > 1:
+            before[i, 1:] = np.cumprod(x[i, :-1])
+            after[i, :-1] = np.cumprod(x[i, ::-1][:-1])[::-1]
+    return before * after
+
+
+def cumsum_in_rows(x):
+    """np.cumsum(x, axis=1) of the matrix x, as Numba compiles it (its np.cumsum takes no axis)."""
+    out = np.empty(x.shape)
+    for i in range(x.shape[0]):
+        out[i] = np.cumsum(x[i])
+    return out
+
+
+FUNCTIONS = {"digamma": digamma, "round_half_away": round_half_away, "fdim": fdim, "logb": logb,
+             "prod_of_others": prod_of_others, "prod_of_others_in_rows": prod_of_others_in_rows,
+             "cumsum_in_rows": cumsum_in_rows}
 
 
 def source_of(name: str) -> str:
@@ -76,4 +112,5 @@ def source_of(name: str) -> str:
     return textwrap.dedent(inspect.getsource(FUNCTIONS[name])).rstrip("\n")
 
 
-__all__ = ["FUNCTIONS", "digamma", "fdim", "logb", "round_half_away", "source_of"]
+__all__ = ["FUNCTIONS", "cumsum_in_rows", "digamma", "fdim", "logb", "prod_of_others", "prod_of_others_in_rows", "round_half_away",
+           "source_of"]
