@@ -60,8 +60,8 @@ def _rows() -> dict[str, MathFn]:
         MathFn("trunc", 1, "trunc", "np.trunc"),
         MathFn("rint", 1, "rint", "np.rint", c_aliases=("nearbyint",)),  # halfway cases to even
         MathFn("round", 1, "round", "round_half_away", ufunc=False),  # halfway cases away from zero
-        MathFn("logb", 1, "logb", "logb", ufunc=False),
-        MathFn("sign", 1, "sign", "np.sign", c_helper=True),  # -1, 0 or 1 (NaN for NaN), as np.sign  # the binary exponent, floor(log2 |x|)
+        MathFn("logb", 1, "logb", "logb", ufunc=False),  # the binary exponent, floor(log2 |x|)
+        MathFn("sign", 1, "sign", "np.sign", c_helper=True),  # -1, 0 or 1 (NaN for NaN), as np.sign
         MathFn("lgamma", 1, "lgamma", "math.lgamma", ufunc=False),
         MathFn("tgamma", 1, "tgamma", "math.gamma", ufunc=False),
         MathFn("digamma", 1, "digamma", "digamma", ufunc=False, c_helper=True, source=False),

@@ -112,5 +112,5 @@ def source_of(name: str) -> str:
     return textwrap.dedent(inspect.getsource(FUNCTIONS[name])).rstrip("\n")
 
 
-__all__ = ["FUNCTIONS", "cumsum_in_rows", "digamma", "fdim", "logb", "prod_of_others", "prod_of_others_in_rows", "round_half_away",
-           "source_of"]
+__all__ = ["FUNCTIONS", "cumsum_in_rows", "digamma", "fdim", "logb", "prod_of_others", "prod_of_others_in_rows",
+           "round_half_away", "source_of"]
