@@ -160,6 +160,11 @@ def _one_minus_square(b: Builder, x: Value) -> Value:
     return ew(b, "sub", _f(b, 1.0), _square(b, x))
 
 
+def _bell(b: Builder, x: Value) -> Value:
+    """d erf(x) / dx = 2 / sqrt(pi) exp(-x**2)."""
+    return ew(b, "mul", _f(b, 2.0 / math.sqrt(math.pi)), _math(b, "exp", neg(b, _square(b, x))))
+
+
 _UFUNC_SLOPES: dict[str, Callable[[Builder, OpView, Value], Value]] = {
     # fn -> builds g * d fn(a) / da
     "exp": lambda b, op, g: ew(b, "mul", g, op.result),
@@ -183,6 +188,12 @@ _UFUNC_SLOPES: dict[str, Callable[[Builder, OpView, Value], Value]] = {
     "exp2": lambda b, op, g: ew(b, "mul", g, ew(b, "mul", op.result, _f(b, math.log(2.0)))),
     "log2": lambda b, op, g: ew(b, "div", g, ew(b, "mul", op.operands[0], _f(b, math.log(2.0)))),
     "log10": lambda b, op, g: ew(b, "div", g, ew(b, "mul", op.operands[0], _f(b, math.log(10.0)))),
+    # SciPy's ufuncs (the output imports them from scipy.special, as the input does)
+    "lgamma": lambda b, op, g: ew(b, "mul", g, _math(b, "digamma", op.operands[0])),
+    "digamma": lambda b, op, g: ew(b, "mul", g, _math(b, "trigamma", op.operands[0])),
+    "expit": lambda b, op, g: ew(b, "mul", g, ew(b, "mul", op.result, ew(b, "sub", _f(b, 1.0), op.result))),
+    "erf": lambda b, op, g: ew(b, "mul", g, _bell(b, op.operands[0])),
+    "erfc": lambda b, op, g: neg(b, ew(b, "mul", g, _bell(b, op.operands[0]))),
     "abs": lambda b, op, g: arr(
         b, "where", [arr(b, "ge", [op.operands[0], _f(b, 0.0)]), g, neg(b, g)]
     ),

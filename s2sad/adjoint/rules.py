@@ -243,6 +243,11 @@ def _erf_slope(b: Builder, op: OpView) -> Value:
 RULES["math.lgamma"] = _unary(lambda b, op: build.math(b, "digamma", _a(op)))
 RULES["math.tgamma"] = _unary(lambda b, op: build.mul(b, op.result, build.math(b, "digamma", _a(op))))
 
+# digamma's derivative is trigamma, psi' (a helper of the output, as digamma is; SciPy's
+# polygamma(1, x) on arrays); the logistic sigmoid's is r (1 - r), from its result r.
+RULES["math.digamma"] = _unary(lambda b, op: build.math(b, "trigamma", _a(op)))
+RULES["math.expit"] = _unary(lambda b, op: build.mul(b, op.result, build.sub(b, _c(b, 1.0, op.result), op.result)))
+
 RULES["math.erf"] = _unary(_erf_slope)
 RULES["math.erfc"] = _unary(lambda b, op: build.neg(b, _erf_slope(b, op)))
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from ..ssa import array_ops
+from ..ssa.mathfns import MATH
 from ..ssa.ir import Op, Value
 from ..emit.expr import (Attribute, BinOp, Compare, Expr, ListComp, Lit, Name, Range, Subscript, call, negate, number,
                          square)
@@ -41,6 +42,15 @@ _UFUNC = {
 class ArrayBinOp(BinOp):
     """A NumPy operator on arrays: never rewritten to ``x += e``, which would write ``x``'s
     memory in place while another name may still refer to the same array."""
+
+
+def scipy_ufunc(op: Op) -> Optional[str]:
+    """The name of the ufunc of ``scipy.special`` that computes ``op``, an elementwise function NumPy
+    has no ufunc of (``gammaln``), or None. The output imports it from there."""
+    if not op.name.startswith(P + "math."):
+        return None
+    row = MATH[op.name[len(P) + 5:]]
+    return row.scipy if not row.ufunc else None
 
 
 def numba_unsupported(op: Op) -> Optional[str]:
@@ -81,10 +91,12 @@ def _dims(x: Expr, k: int) -> Expr:
 
 
 def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool = False,
-               helper: Optional[Callable[[str, list[Expr]], Expr]] = None) -> Expr:
+               helper: Optional[Callable[[str, list[Expr]], Expr]] = None,
+               scalar: Optional[Callable[[str, list[Expr]], Expr]] = None) -> Expr:
     """The expression computing ``op`` (an ``arr.`` op with a result); ``parallel``: in a Numba
     function with ``parallel=True`` (see the module's docstring); ``helper(name, args)``: a call
-    of a function of ``ssa.special`` the output defines."""
+    of a function of ``ssa.special`` the output defines; ``scalar(fn, args)``: intrinsic ``fn``
+    on numbers, as the output spells it."""
     n = op.name[len(P):]
     a = [e(v) for v in op.operands]
     if n == "cumsum":
@@ -109,6 +121,17 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
         return negate(a[0])
     if n.startswith("math."):
         fn = n[5:]
+        scipy = scipy_ufunc(op)
+        if scipy is not None and numba:
+            # Numba compiles no SciPy: the function on numbers, element by element.
+            assert scalar is not None
+            v = Name("v")
+            items = call("np.array", ListComp(scalar(fn, [v]), "v", call("np.ravel", a[0])))
+            return call(Attribute(items, "reshape"), call("np.shape", a[0]))
+        if scipy == "polygamma":
+            return call(scipy, number(1), a[0])  # trigamma
+        if scipy is not None:
+            return call(scipy, a[0])
         return call(f"np.{_UFUNC.get(fn, fn)}", a[0])
     if n == "where":
         return call("np.where", *a)

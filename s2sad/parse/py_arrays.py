@@ -20,6 +20,7 @@ import libcst as cst
 
 from ..ssa import array_ops, build
 from ..ssa.ir import Block, Builder, Value
+from ..ssa.mathfns import MATH
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
 from .py_common import Env, Fail
 from .py_module import dotted_source
@@ -52,6 +53,9 @@ class ExprLowerer(Protocol):
     def annotation_hint(self, node: cst.CSTNode) -> Optional[str]: ...
 
     def index(self, node: cst.BaseExpression, b: Builder, env: Env, arr: Value, axis: int) -> Value: ...
+
+    def if_value(self, b: Builder, node: cst.CSTNode, cond: Value,
+                 then: Callable[[Builder], Value], other: Callable[[Builder], Value]) -> Value: ...
 
 
 def arr_op(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, name: str, operands: list[Value],
@@ -170,6 +174,8 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
     if op == "transpose":
         return transpose(lw, lw.array(args[0], b, env), b, node)
     values = [lw.value(a, b, env) for a in args]
+    if op in SPECIAL_FUNCTIONS:
+        return special_function(lw, op, values, b, node)
     if not any(v.type.is_array for v in values):
         if op == "where":
             raise lw.fail(node, "np.where needs an array condition",
@@ -200,12 +206,44 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
         return elementwise(lw, "pow", values[0], values[1], b, node)
     if op == "square":
         return elementwise(lw, "mul", values[0], values[0], b, node)
-    if len(values) == 1 and op in array_ops.UNARY_MATH:
+    if len(values) == 1 and op in array_ops.UNARY_MATH and (MATH[op].ufunc or intr.scipy):
         return arr_op(lw, b, node, "math." + op, [values[0]])
     src = dotted_source(node.func) or op
     raise lw.fail(node, f"{src} is not supported on whole arrays",
                   hint="supported: exp log sin cos tanh sqrt abs maximum minimum where sum mean max min "
                   "dot matmul outer transpose; or loop over the elements")
+
+
+SPECIAL_FUNCTIONS = ("logit", "betaln", "xlogy")
+
+
+def special_function(lw: "ExprLowerer", op: str, values: list[Value], b: Builder, node: cst.Call) -> Value:
+    """scipy.special's ``logit(p) = log(p / (1 - p))``, ``betaln(a, b) = lgamma(a) + lgamma(b) -
+    lgamma(a + b)`` and ``xlogy(x, y) = x log(y)``, 0 where x is 0 (even where log(y) is -inf), on
+    numbers or elementwise, written with the functions they are made of (their derivatives follow)."""
+    values = [v if v.type.is_array else build.to_float(lw.at(b, node), lw.to_number(b, node, v)) for v in values]
+
+    def ew(name: str, x: Value, y: Value) -> Value:
+        if x.type.is_array or y.type.is_array:
+            return elementwise(lw, name, x, y, b, node)
+        return build.binary(lw.at(b, node), name, x, y)
+
+    def fn(name: str, x: Value) -> Value:
+        return arr_op(lw, b, node, "math." + name, [x]) if x.type.is_array else build.math(lw.at(b, node), name, x)
+
+    one = lw.const(b, node, 1.0, F64)
+    if op == "logit":
+        return fn("log", ew("div", values[0], ew("sub", one, values[0])))
+    if op == "betaln":
+        a, c = values
+        return ew("sub", ew("add", fn("lgamma", a), fn("lgamma", c)), fn("lgamma", ew("add", a, c)))
+    x, y = values
+    zero = lw.const(b, node, 0.0, F64)
+    if x.type.is_array or y.type.is_array:
+        return arr_op(lw, b, node, "where", [ew("eq", x, zero), zero, ew("mul", x, fn("log", y))])
+    is_zero = build.cmp(lw.at(b, node), "eq", x, zero)
+    return lw.if_value(b, node, is_zero, lambda bb: lw.const(bb, node, 0.0, F64),
+                       lambda bb: build.mul(lw.at(bb, node), x, build.math(bb, "log", y)))
 
 
 def _is_float(v: Value) -> bool:

@@ -587,6 +587,9 @@ class ExprLowerer:
         if canonical == "builtins.sum":
             return py_comprehension.sum_(self, node, b, env)
         intr = lib.lookup(canonical)
+        if (intr is not None and canonical is not None and canonical.startswith("scipy.")
+                and self.ctx.derivatives.of(canonical.split(".")[-1]) is not None):
+            intr = None  # the custom adjoint given for it (--derivatives) wins
         if intr is not None:
             if canonical is not None and canonical.startswith("numpy."):  # NumPy takes a list as an array
                 self.list_args.update(a for a in positional_args(node) if py_lists.is_list(self, a))

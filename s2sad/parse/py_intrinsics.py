@@ -34,6 +34,7 @@ class Intrinsic:
     max_args: int  # -1: any number (folded into nested two-operand ops)
     int_result: bool = False  # math.floor & co. return a Python int
     keeps_int: bool = False  # abs/min/max on ints stay ints (no cast to float)
+    scipy: bool = False  # scipy.special's: a ufunc on arrays where NumPy has none (gammaln)
 
 
 def _m(op: str, **kw: bool) -> Intrinsic:
@@ -138,6 +139,26 @@ ARRAY_KEYWORDS: dict[str, tuple[str, ...]] = {
     "var": ("axis", "keepdims", "ddof"), "std": ("axis", "keepdims", "ddof"), "cumsum": ("axis",),
 }
 
+# scipy.special's functions of one or two numbers, also ufuncs on arrays: the output calls the
+# same functions (on arrays, SciPy's, imported from scipy.special; on numbers, math's where it
+# has them and a helper of the output's, ``ssa.special``, where not). ``logit``, ``betaln`` and
+# ``xlogy`` are written with the others (``py_arrays.special_function``).
+SCIPY_SPECIAL: dict[str, Intrinsic] = {
+    "scipy.special.gammaln": _m("lgamma", scipy=True),
+    "scipy.special.digamma": _m("digamma", scipy=True),
+    "scipy.special.psi": _m("digamma", scipy=True),
+    "scipy.special.erf": _m("erf", scipy=True),
+    "scipy.special.erfc": _m("erfc", scipy=True),
+    "scipy.special.expit": _m("expit", scipy=True),
+    "scipy.special.log1p": _m("log1p"),
+    "scipy.special.expm1": _m("expm1"),
+    "scipy.special.exp2": _m("exp2"),
+    "scipy.special.cbrt": _m("cbrt"),
+    "scipy.special.logit": Intrinsic("logit", 1, 1),
+    "scipy.special.betaln": Intrinsic("betaln", 2, 2),
+    "scipy.special.xlogy": Intrinsic("xlogy", 2, 2),
+}
+
 BUILTINS: dict[str, Intrinsic] = {
     "builtins.abs": _m("abs", keeps_int=True),
     "builtins.min": Intrinsic("min", 2, -1, keeps_int=True),
@@ -150,7 +171,7 @@ BUILTINS: dict[str, Intrinsic] = {
     "builtins.len": Intrinsic("len", 1, 1),
 }
 
-INTRINSICS: dict[str, Intrinsic] = {**MATH, **NUMPY, **BUILTINS}
+INTRINSICS: dict[str, Intrinsic] = {**MATH, **NUMPY, **SCIPY_SPECIAL, **BUILTINS}
 
 # Named numeric constants of the libraries: each use becomes a ``const``.
 CONSTANTS: dict[str, float] = {

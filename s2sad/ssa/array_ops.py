@@ -97,8 +97,9 @@ PREFIX = "arr."
 ELEMENTWISE = ("add", "sub", "mul", "div", "pow", "maximum", "minimum")
 COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
 REDUCTIONS = ("sum", "mean", "max", "min", "prod")
-# The one-operand intrinsics NumPy has a ufunc of (``np.rint``; no ``np.lgamma``).
-UNARY_MATH = tuple(name for name, fn in MATH.items() if fn.arity == 1 and fn.ufunc)
+# The one-operand intrinsics NumPy or SciPy has a ufunc of (``np.rint``, ``scipy.special.gammaln``:
+# the output imports it from scipy.special, ``mathfns.MathFn.scipy``; no ``math.gamma``).
+UNARY_MATH = tuple(name for name, fn in MATH.items() if fn.arity == 1 and (fn.ufunc or fn.scipy))
 
 NAMES: frozenset[str] = frozenset(
     [PREFIX + n for n in ELEMENTWISE + COMPARE + REDUCTIONS]

@@ -35,7 +35,8 @@ _MATH = {
     "min": min, "max": max, "copysign": math.copysign, "fmod": math.fmod,
     "rint": lambda x: float(np.rint(x)), "round": lambda x: float(special.round_half_away(x)),
     "lgamma": math.lgamma, "tgamma": math.gamma, "digamma": special.digamma, "remainder": math.remainder,
-    "fdim": special.fdim, "ldexp": math.ldexp, "logb": special.logb, "sign": lambda x: float(np.sign(x)),
+    "trigamma": special.trigamma, "expit": special.expit, "fdim": special.fdim, "ldexp": math.ldexp,
+    "logb": special.logb, "sign": lambda x: float(np.sign(x)),
 }
 
 
@@ -96,6 +97,8 @@ def _array_op(op: Op, a: list[Any]) -> list[Any]:
         fn = n[5:]
         if fn == "cbrt":
             return [np.cbrt(a[0])]
+        if not hasattr(np, _NUMPY_UFUNC.get(fn, fn)):  # SciPy's (mathfns.MathFn.scipy): each element
+            return [np.vectorize(_MATH[fn], otypes=[float])(a[0])]
         return [np.asarray(getattr(np, _NUMPY_UFUNC.get(fn, fn))(a[0]), dtype=float)]
     if n == "where":
         return [np.where(a[0], a[1], a[2])]

@@ -42,6 +42,38 @@ def digamma(x):
     return acc + math.log(x) - 0.5 / x - series
 
 
+def trigamma(x):
+    """psi'(x) = d digamma(x) / dx: the recurrence psi'(x) = psi'(x + 1) + 1 / x**2 up to x >= 10,
+    then the asymptotic series (to x**-15: below 1e-15 there); below 0 the reflection
+    psi'(x) = pi**2 / sin(pi x)**2 - psi'(1 - x)."""
+    acc = 0.0
+    sign = 1.0
+    if x <= 0.0:
+        n = np.rint(x)
+        if x == n:
+            return math.nan  # a pole of digamma
+        s = math.sin(math.pi * (x - n))
+        acc = math.pi * math.pi / (s * s)
+        sign = -1.0
+        x = 1.0 - x
+    t = 0.0
+    while x < 10.0:
+        t += 1.0 / (x * x)
+        x += 1.0
+    f = 1.0 / (x * x)
+    series = (1.0 + 0.5 / x + f * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f * (1.0 / 30 - f * (
+        5.0 / 66 - f * (691.0 / 2730 - f * (7.0 / 6)))))))) / x
+    return acc + sign * (t + series)
+
+
+def expit(x):
+    """The logistic sigmoid 1 / (1 + exp(-x)) (scipy.special.expit), without overflow for large |x|."""
+    if x >= 0.0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
 def round_half_away(x):
     """C's round(x): halfway cases away from zero (Python's round and np.rint go to the even one)."""
     t = np.trunc(x)
@@ -102,9 +134,9 @@ def cumsum_in_rows(x):
     return out
 
 
-FUNCTIONS = {"digamma": digamma, "round_half_away": round_half_away, "fdim": fdim, "logb": logb,
-             "prod_of_others": prod_of_others, "prod_of_others_in_rows": prod_of_others_in_rows,
-             "cumsum_in_rows": cumsum_in_rows}
+FUNCTIONS = {"digamma": digamma, "trigamma": trigamma, "expit": expit, "round_half_away": round_half_away,
+             "fdim": fdim, "logb": logb, "prod_of_others": prod_of_others,
+             "prod_of_others_in_rows": prod_of_others_in_rows, "cumsum_in_rows": cumsum_in_rows}
 
 
 def source_of(name: str) -> str:
@@ -112,5 +144,5 @@ def source_of(name: str) -> str:
     return textwrap.dedent(inspect.getsource(FUNCTIONS[name])).rstrip("\n")
 
 
-__all__ = ["FUNCTIONS", "cumsum_in_rows", "digamma", "fdim", "logb", "prod_of_others", "prod_of_others_in_rows",
-           "round_half_away", "source_of"]
+__all__ = ["FUNCTIONS", "cumsum_in_rows", "digamma", "expit", "fdim", "logb", "prod_of_others",
+           "prod_of_others_in_rows", "round_half_away", "source_of", "trigamma"]
