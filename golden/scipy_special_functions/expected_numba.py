@@ -120,18 +120,23 @@ def grad_log_terms(x, d_x, a, d_return=1.0):
     t8 = 1.0 - t7
     t9 = t7 / t8
     t10 = x + 1.0
-    t11 = x == 0.0
-    t12 = np.log(t10)
-    t26 = np.array([math.lgamma(v) for v in np.ravel(x)]).reshape(
+    t11 = t10 > 0.0
+    t12 = x == 0.0
+    t13 = np.where(t11, t10, np.where(t12, 1.0, t10))
+    t14 = np.log(t13)
+    t31 = np.array([math.lgamma(v) for v in np.ravel(x)]).reshape(
         np.shape(x)
     ) + math.lgamma(a)
-    t25 = t26 - t1
-    zs = np.log(t9) + np.where(t11, 0.0, x * t12) - t25
-    t13 = expit(-a)
-    t14 = a + 1.0
-    t15 = a / 2.0
-    t16 = 1.0 - t15
-    t17 = t15 / t16
+    t30 = t31 - t1
+    zs = np.log(t9) + x * t14 - t30
+    t15 = expit(-a)
+    t16 = a + 1.0
+    t17 = t16 > 0.0
+    t18 = a == 0.0
+    t19 = t16 if t17 else (1.0 if t18 else t16)
+    t20 = a / 2.0
+    t21 = 1.0 - t20
+    t22 = t20 / t21
 
     # reverse sweep
     # line 11: return np.sum(ys * zs) + s
@@ -139,37 +144,34 @@ def grad_log_terms(x, d_x, a, d_return=1.0):
     d_zs = d_return * ys
 
     # line 10: s = gammaln(a) + sp.digamma(a) + expit(-a) + sp.betaln(a, 2.0) + sp.xlogy(a, a +...
-    t18 = d_return / t17 / t16
-    d_a = (t18 + t18 * t17) / 2.0
-    if a == 0.0:
-        t19 = 0.0
-    else:
-        d_a += d_return * math.log(t14)
-        t19 = d_return * a / t14
-    d_a += t19
+    t23 = d_return / t22 / t21
+    d_a = (t23 + t23 * t22) / 2.0
+    d_a += d_return * math.log(t19)
+    t24 = d_return * a / t19
+    d_a += (t24 if t17 else 0.0) + (0.0 if t18 else (0.0 if t17 else t24))
     d_a -= d_return * digamma(a + 2.0)
-    d_a -= d_return * (t13 * (1.0 - t13))
+    d_a -= d_return * (t15 * (1.0 - t15))
     d_a += d_return * trigamma(a)
 
     # line 9: zs = sp.logit(x / 4.0) + sp.xlogy(x, x + 1.0) - sp.betaln(x, a)
-    t20 = -d_zs
-    d_a += (2.0 * d_return + np.sum(t20)) * digamma(a)
-    d_x += t20 * t2
-    t21 = np.where(t11, 0.0, d_zs)
-    d_x += t21 * t12
-    d_x += t21 * x / t10
-    t22 = d_zs / t9 / t8
-    d_x += (t22 + t22 * t9) / 4.0
+    t25 = -d_zs
+    d_a += (2.0 * d_return + np.sum(t25)) * digamma(a)
+    d_x += t25 * t2
+    d_x += d_zs * t14
+    t26 = d_zs * x / t13
+    d_x += np.where(t11, t26, 0.0) + np.where(t12, 0.0, np.where(t11, 0.0, t26))
+    t27 = d_zs / t9 / t8
+    d_x += (t27 + t27 * t9) / 4.0
 
     # line 8: ys = gammaln(x + a) - sp.digamma(x) * sp.erf(x - 1.0) + expit(2.0 * x) * sp.erfc(x)
     d_x += -(d_ys * t5 * (1.1283791670955126 * np.exp(-(x * x))))
     d_x += d_ys * t6 * (t5 * (1.0 - t5)) * 2.0
-    t23 = -d_ys
-    d_x += t23 * t2 * (1.1283791670955126 * np.exp(-(t3 * t3)))
-    d_x += t23 * t4 * np.array([trigamma(v) for v in np.ravel(x)]).reshape(np.shape(x))
-    t24 = (-t20 + d_ys) * np.array([digamma(v) for v in np.ravel(t0)]).reshape(
+    t28 = -d_ys
+    d_x += t28 * t2 * (1.1283791670955126 * np.exp(-(t3 * t3)))
+    d_x += t28 * t4 * np.array([trigamma(v) for v in np.ravel(x)]).reshape(np.shape(x))
+    t29 = (-t25 + d_ys) * np.array([digamma(v) for v in np.ravel(t0)]).reshape(
         np.shape(t0)
     )
-    d_x += t24
-    d_a += np.sum(t24)
+    d_x += t29
+    d_a += np.sum(t29)
     return d_a

@@ -225,7 +225,10 @@ def special_function(lw: "ExprLowerer", op: str, values: list[Value], b: Builder
 
     def ew(name: str, x: Value, y: Value) -> Value:
         if x.type.is_array or y.type.is_array:
-            return elementwise(lw, name, x, y, b, node)
+            compared = name in array_ops.COMPARE
+            return (compare if compared else elementwise)(lw, name, x, y, b, node)
+        if name in array_ops.COMPARE:
+            return build.cmp(lw.at(b, node), name, x, y)
         return build.binary(lw.at(b, node), name, x, y)
 
     def fn(name: str, x: Value) -> Value:
@@ -237,13 +240,21 @@ def special_function(lw: "ExprLowerer", op: str, values: list[Value], b: Builder
     if op == "betaln":
         a, c = values
         return ew("sub", ew("add", fn("lgamma", a), fn("lgamma", c)), fn("lgamma", ew("add", a, c)))
+    # x log(y'), y' = y where y > 0 (both derivatives as x log(y)'s), else 1 where x is 0 (the
+    # value 0 where log(y) is -inf or NaN; derivatives 0 there), else y (-inf or NaN, as SciPy).
     x, y = values
     zero = lw.const(b, node, 0.0, F64)
-    if x.type.is_array or y.type.is_array:
-        return arr_op(lw, b, node, "where", [ew("eq", x, zero), zero, ew("mul", x, fn("log", y))])
-    is_zero = build.cmp(lw.at(b, node), "eq", x, zero)
-    return lw.if_value(b, node, is_zero, lambda bb: lw.const(bb, node, 0.0, F64),
-                       lambda bb: build.mul(lw.at(bb, node), x, build.math(bb, "log", y)))
+    if x.type.is_array != y.type.is_array:
+        raise lw.fail(node, "xlogy of an array and a number is not supported",
+                      hint="write x * np.log(y), or pass both as arrays")
+    positive, x_zero = ew("gt", y, zero), ew("eq", x, zero)
+    if y.type.is_array:
+        inner = arr_op(lw, b, node, "where", [x_zero, one, y])
+        y = arr_op(lw, b, node, "where", [positive, y, inner])
+    else:
+        lw.at(b, node)
+        y = build.select(b, positive, y, build.select(b, x_zero, one, y))
+    return ew("mul", x, fn("log", y))
 
 
 def _is_float(v: Value) -> bool:
