@@ -26,7 +26,11 @@ def grad_clipped(x, d_x, lo, d_lo, a, d_return=1.0):
     t2 = np.full_like(t1, d_return)
     t3 = t1 <= a
     d_a = np.sum(np.where(t3, 0.0, t2))
-    d_a += (d_return * np.sign(a) if max(a, -1.0) <= 1.0 else 0.0) if a >= -1.0 else 0.0
+    d_a += (
+        (d_return * np.sign(a) if np.maximum(a, -1.0) <= 1.0 else 0.0)
+        if a >= -1.0
+        else 0.0
+    )
 
     # line 6: y = np.clip(x, -0.5, 0.5) ** 2 + x.clip(lo, 0.75) * np.sign(x)
     t4 = np.where(t3, t2, 0.0) + np.where(t1 <= 0.75, d_return * np.sign(x), 0.0)

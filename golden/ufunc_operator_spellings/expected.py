@@ -38,9 +38,11 @@ def grad_spelled(x, d_x, A, d_A, s, d_return=1.0):
     d_y = np.full_like(y, d_return)
 
     # line 9: t = np.multiply(s, np.power(s, 3)) + np.subtract(np.divide(s, 2.0), np.reciprocal(...
-    d_s = d_return * 0.5 * t7**-0.5 - d_return / t7 * (1.0 / t7)
-    d_s += d_t / 2.0
-    d_s += d_t * s**3.0
+    d_s = d_return * 0.5 * np.power(t7, -0.5) - np.divide(d_return, t7) * np.divide(
+        1.0, t7
+    )
+    d_s += np.divide(d_t, 2.0)
+    d_s += d_t * np.power(s, 3.0)
     d_s += d_t * s * 3.0 * (s * s)
 
     # line 7: z = np.divide(np.negative(x), np.true_divide(2.0, np.add(x * x, 1.0))) + np.positi...

@@ -85,7 +85,7 @@ from ..emit.stmt import (
 from ..ssa.attrs import pointee_struct
 from ..ssa import special
 from ..ssa.array_ops import PREFIX, is_array_op
-from ..ssa.attrs import grad_info, is_gradient, primal_positions
+from ..ssa.attrs import grad_info, is_gradient, numpy_spelled, primal_positions
 from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.mathfns import MATH
 from ..ssa.types import ArrayType, Type
@@ -426,6 +426,8 @@ class _FunctionEmitter(StatementBuilder):
                 return squared
             if n == "div" and op.result.type.is_int:
                 return call("int", BinOp("/", a, b))  # the IR's integer `div` truncates a true quotient
+            if n in ("div", "pow") and numpy_spelled(op):  # inf or NaN where Python's raise
+                return call("np.divide" if n == "div" else "np.power", a, b)
             return binop(_BINARY[n], a, b)
         if n in _BITS:
             return BinOp(_BITS[n], e(op.operands[0]), e(op.operands[1]))
@@ -478,7 +480,11 @@ class _FunctionEmitter(StatementBuilder):
         row = MATH[fn]
         if self.numba and not row.numba:
             raise error(f"--target numba: Numba has no {row.py}", op.loc, hint="use --target py or --target c")
-        return self._scalar_math(fn, [self.expr(o) for o in op.operands])
+        args = [self.expr(o) for o in op.operands]
+        if numpy_spelled(op) and row.ufunc and row.py not in special.FUNCTIONS:
+            # NumPy's function on numbers: -inf or NaN where math's raises (np.log(0.0))
+            return call(f"np.{_NUMPY_UFUNC.get(fn, fn)}", *args)
+        return self._scalar_math(fn, args)
 
     def _scalar_math(self, fn: str, args: list[Expr]) -> Expr:
         """Intrinsic ``fn`` on numbers: the library's function, or a helper of the output's."""
@@ -768,6 +774,11 @@ def _rem(a: Expr, b: Expr, t: Type) -> Expr:
     if t.is_float:
         return _math("fmod", [a, b])
     return binop("-", a, binop("*", b, call("int", BinOp("/", a, b))))
+
+
+# NumPy's names of the intrinsics it spells otherwise (the rest have the intrinsic's name).
+_NUMPY_UFUNC = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh", "acosh": "arccosh",
+                "atanh": "arctanh", "atan2": "arctan2", "max": "maximum", "min": "minimum", "pow": "power"}
 
 
 def _math(fn: str, args: list[Expr]) -> Expr:

@@ -29,6 +29,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from ..ssa import build
+from ..ssa.attrs import NUMPY, NUMPY_OPS
 from ..ssa.ir import Block, Builder, Value
 from ..ssa.mathfns import MATH as MATH_TABLE
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
@@ -783,8 +784,6 @@ class ExprLowerer:
             return build.cast(b, values[0], I64)
         if op == "bool":
             return self.truth(node, values[0], b)
-        if op == "power":
-            return self.arith("pow", values[0], values[1], b, node)
         if op == "square":
             x = self.to_number(b, node, values[0])
             return build.mul(self.at(b, node), x, x)
@@ -792,12 +791,14 @@ class ExprLowerer:
             x, y = values
             if op == "float_power":
                 x, y = build.to_float(b, self.to_number(b, node, x)), build.to_float(b, self.to_number(b, node, y))
-            return self.arith(lib.OPERATOR_UFUNCS[op], x, y, b, node)
+            return numpy_semantics(self.arith(lib.OPERATOR_UFUNCS[op], x, y, b, node))
+        if op == "power":
+            return numpy_semantics(self.arith("pow", values[0], values[1], b, node))
         if op in ("neg", "pos"):
             x = self.to_number(b, node, values[0])
             return build.neg(self.at(b, node), x) if op == "neg" else x
         if op == "reciprocal":
-            return self.arith("div", self.const(b, node, 1.0, F64), values[0], b, node)
+            return numpy_semantics(self.arith("div", self.const(b, node, 1.0, F64), values[0], b, node))
         if op == "clip":  # np.minimum(np.maximum(x, lo), hi): ties give the adjoint to x
             low = self.intrinsic_math("max", intr, values[:2], args, src, node, b)
             return self.intrinsic_math("min", intr, [low, values[2]], args, src, node, b)
@@ -820,6 +821,8 @@ class ExprLowerer:
         result = build.math(b, op, *values[:2]) if len(values) >= 2 else build.math(b, op, values[0])
         for v in values[2:]:  # max(a, b, c) -> max(max(a, b), c)
             result = build.math(b, op, result, v)
+        if intr.numpy:
+            numpy_semantics(result)
         if intr.int_result:
             result = build.cast(b, result, I64)
         return result
@@ -839,6 +842,16 @@ class ExprLowerer:
 
 
 _EMPTY = cst.Module([])  # prints a node as written
+
+
+def numpy_semantics(v: Value) -> Value:
+    """Marks the float op computing ``v`` as spelled with NumPy (``attrs.NUMPY``): on numbers, the
+    Python output computes it, and what its derivative rule makes, as NumPy does, where Python's
+    ``math`` and float division would raise (``np.log(0.0)`` is -inf, ``np.divide(1.0, 0.0)`` inf)."""
+    op = v.defining_op
+    if op is not None and v.type.is_float and (op.name.startswith("math.") or op.name in NUMPY_OPS):
+        op.attrs[NUMPY] = True
+    return v
 
 
 def _kind(t: Type) -> str:

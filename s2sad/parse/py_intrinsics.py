@@ -14,7 +14,7 @@ allocation, ``square``, power, two-argument ``log``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from ..ssa.ops import MATH_FNS
@@ -35,6 +35,7 @@ class Intrinsic:
     int_result: bool = False  # math.floor & co. return a Python int
     keeps_int: bool = False  # abs/min/max on ints stay ints (no cast to float)
     scipy: bool = False  # scipy.special's: a ufunc on arrays where NumPy has none (gammaln)
+    numpy: bool = False  # NumPy's: on numbers, the output computes it as NumPy does (np.log(0.0) is -inf)
 
 
 def _m(op: str, **kw: bool) -> Intrinsic:
@@ -97,6 +98,7 @@ NUMPY.update({
     # np.clip(x, lo, hi) is np.minimum(np.maximum(x, lo), hi), NumPy's own definition.
     "numpy.clip": Intrinsic("clip", 3, 3, keeps_int=True),
 })
+NUMPY = {name: replace(intr, numpy=True) for name, intr in NUMPY.items()}
 # The operator an ufunc spelling stands for (``ExprLowerer.arith`` names).
 OPERATOR_UFUNCS = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "float_power": "pow"}
 # Whole-array functions (lowered by ``py_arrays`` to ``arr.`` ops).
