@@ -6,6 +6,7 @@ that stay located errors."""
 
 from __future__ import annotations
 
+import math
 import textwrap
 
 import numpy as np
@@ -104,3 +105,22 @@ def test_unsupported_forms_are_located_errors(body, fragment):
     text = _diagnose(source)
     assert fragment in text, text
     assert "prog.py:9:" in text and "^" in text
+
+
+NUMPY_ON_NUMBERS = """
+import math
+
+import numpy as np
+
+
+def f(x: float, y: float):
+    return np.log(x) + np.divide(y, x) + math.exp(y)
+"""
+
+
+def test_numpy_functions_of_numbers_keep_numpys_semantics_in_the_gradient():
+    grad, text = _gradient(NUMPY_ON_NUMBERS, "f", ["x", "y"])
+    assert "np.divide(d_return, x)" in text and "math.exp(y)" in text  # math stays math
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_x, d_y = grad(0.0, 1.0)  # the primal is -inf + inf: NaN, and raises nothing
+    assert math.isinf(d_y) and not math.isfinite(d_x)
