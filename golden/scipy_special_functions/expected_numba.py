@@ -87,7 +87,7 @@ def trigamma(x):
 
 @numba.njit(cache=NUMBA_CACHE)
 def expit(x):
-    """The logistic sigmoid 1 / (1 + exp(-x)) (scipy.special.expit), without overflow for large |x|."""
+    """The logistic sigmoid 1 / (1 + exp(-x)), SciPy's expit, without overflow for large |x|."""
     if x >= 0.0:
         return 1.0 / (1.0 + math.exp(-x))
     e = math.exp(x)
