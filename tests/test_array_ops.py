@@ -117,6 +117,8 @@ def test_every_array_op_of_the_primal_has_a_rule():
     # Their adjoints are accumulations into part of the operand's shadow, made by the reverse
     # transform itself: d_a[lo:hi] += g, np.add.at(d_a, idx, g).
     adjoint_only |= {array_ops.PREFIX + "slice", array_ops.PREFIX + "take"}
+    # Only adjoints make them (np.prod's, digamma's on arrays): no input spells them.
+    adjoint_only |= {array_ops.PREFIX + "prod_others", array_ops.PREFIX + "math.trigamma"}
     comparisons = {array_ops.PREFIX + n for n in array_ops.COMPARE}  # boolean: no derivative flows
     missing = sorted(n for n in array_ops.NAMES - adjoint_only - comparisons if n not in RULES)
     # Ufuncs without a rule are rejected with a named MissingRule, never differentiated as zero.
@@ -173,7 +175,7 @@ def _diagnose(source: str, target: str = "py", level: int = 2) -> str:
         ("return np.sum(x @ 2.0)", "the right operand of a matrix product is not an array"),
         ("return np.sum(np.outer(x, np.outer(x, x)))", "takes two rank-1 arrays"),
         ("return np.sum(x, axis=3)", "axis 3 is out of range for a 1-D array"),
-        ("return np.sum(np.cumsum(x))", "the NumPy function 'np.cumsum' is not supported"),
+        ("return np.sum(np.cumprod(x))", "the NumPy function 'np.cumprod' is not supported"),
     ],
 )
 def test_unsupported_numpy_gets_a_located_diagnostic(body, fragment):

@@ -1451,8 +1451,8 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
     """, "5:19", "the NumPy function 'np.sort' is not supported", "np.sort(x)"),
     "method_call": ("""
         def f(x):
-            return x.cumsum()[0]
-    """, "3:12", "method calls", "x.cumsum()"),
+            return x.cumprod()[0]
+    """, "3:12", "method calls", "x.cumprod()"),
     "mutual_recursion": ("""
         def f(x):
             return g(x) + 1.0

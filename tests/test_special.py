@@ -116,8 +116,74 @@ def test_helpers_compile_under_numba():
     for name in special.FUNCTIONS:
         namespace = {"math": math, "np": np, "numba": numba}
         exec("@numba.njit\n" + special.source_of(name), namespace)
+        if name in _ARRAY_HELPERS:
+            arg = _ARRAY_HELPERS[name]
+            assert np.array_equal(namespace[name](arg), special.FUNCTIONS[name](arg)), name
+            continue
         args = (2.5, 1.0) if name == "fdim" else (2.5,)
         assert _same(float(namespace[name](*args)), float(special.FUNCTIONS[name](*args))), name
     psi = {"math": math, "np": np, "numba": numba}
     exec("@numba.njit\n" + special.source_of("digamma"), psi)
     assert all(_close(psi["digamma"](x), _psi(x)) for x in POINTS + DRAWN[::10])
+
+
+# The helpers of whole-array adjoints, with an argument of theirs (a zero among the entries).
+_ARRAY_HELPERS = {
+    "prod_of_others": np.array([2.0, 0.0, 3.0, 5.0]),
+    "prod_of_others_in_rows": np.array([[2.0, 0.0, 3.0], [1.5, 2.0, -1.0]]),
+    "cumsum_in_rows": np.array([[2.0, 0.0, 3.0], [1.5, 2.0, -1.0]]),
+}
+
+
+def _products_of_others(x: np.ndarray) -> np.ndarray:
+    flat = x.ravel()
+    return np.array([np.prod(np.delete(flat, k)) for k in range(flat.size)]).reshape(x.shape)
+
+
+@pytest.mark.parametrize("x", [[2.0, 0.0, 3.0, 5.0], [0.0, 0.0, 4.0], [0.0], [], [1.5, -2.0, 0.25],
+                               [[2.0, 0.0], [3.0, 5.0]]])
+def test_prod_of_others_is_the_product_of_the_other_entries_zeros_included(x):
+    x = np.array(x, dtype=float)
+    assert np.array_equal(special.prod_of_others(x), _products_of_others(x))
+
+
+def test_prod_of_others_in_rows_and_cumsum_in_rows_go_row_by_row():
+    x = np.array([[2.0, 0.0, 3.0], [1.5, 2.0, -1.0], [0.0, 0.0, 7.0]])
+    assert np.array_equal(special.prod_of_others_in_rows(x), np.array([_products_of_others(r) for r in x]))
+    assert np.array_equal(special.cumsum_in_rows(x), np.cumsum(x, axis=1))
+
+
+def _trigamma(x: float) -> float:
+    return float(mpmath.psi(1, mpmath.mpf(x)))
+
+
+@pytest.mark.parametrize("x", POINTS[:14] + POINTS[15:] + [DRAWN])
+def test_python_trigamma_matches_mpmath(x):
+    for x in x if isinstance(x, list) else [x]:
+        assert abs(special.trigamma(x) - _trigamma(x)) <= 1e-12 * max(1.0, abs(_trigamma(x))), x
+    for pole in (0.0, -1.0, -3.0):
+        assert math.isnan(special.trigamma(pole))
+
+
+def test_python_expit_matches_mpmath_without_overflow():
+    for x in (-1000.0, -40.0, -1.5, 0.0, 1e-9, 2.0, 35.0, 1000.0):
+        want = float(1 / (1 + mpmath.exp(-mpmath.mpf(x))))
+        assert abs(special.expit(x) - want) <= 1e-15 * want, x
+
+
+def test_c_trigamma_and_expit_match_python():
+    if not have_gcc():
+        pytest.skip("gcc is not installed")
+    lib = build("#include <math.h>\n" + HELPERS["trigamma"] + "\n" + HELPERS["expit"] + "\n" + HELPERS["sign"] + """
+double call_trigamma(double x) { return trigamma(x); }
+double call_expit(double x) { return expit(x); }
+double call_sign(double x) { return sign(x); }
+""")
+    for name in ("trigamma", "expit", "sign"):
+        f = getattr(lib, f"call_{name}")
+        f.argtypes, f.restype = [ctypes.c_double], ctypes.c_double
+    for x in POINTS[:14] + POINTS[15:] + DRAWN:
+        assert abs(lib.call_trigamma(x) - special.trigamma(x)) <= 1e-13 * max(1.0, abs(special.trigamma(x))), x
+        assert abs(lib.call_expit(x) - special.expit(x)) <= 1e-15, x
+        assert lib.call_sign(x) == np.sign(x), x
+    assert math.isnan(lib.call_trigamma(-2.0)) and math.isnan(lib.call_sign(math.nan))

@@ -27,7 +27,7 @@ def grad_helper_call(w, d_w, x, d_x, n, d_return=1.0):
     d_total = -d_return * 0.5
 
     # line 6: return m + np.log(np.sum(np.exp(z - m)))
-    t2 = d_return / np.sum(t1) * t1
+    t2 = np.divide(d_return, np.sum(t1)) * t1
     d_m = d_return + np.sum(-t2)
 
     # line 5: m = np.max(z)

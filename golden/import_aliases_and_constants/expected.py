@@ -3,6 +3,8 @@
 
 import math
 
+import numpy as np
+
 
 def grad_f(x, d_return=1.0):
     """The gradient of f, by s2sad's reverse mode.
@@ -20,7 +22,7 @@ def grad_f(x, d_return=1.0):
 
     # reverse sweep
     # line 9: return SCALE * e(x) / (log(x + 2.0) + EPS) + numpy.cos(x)
-    d_x = d_return * -math.sin(x)
+    d_x = d_return * -np.sin(x)
     t3 = d_return / t2
     d_x -= t3 * (2.5 * t0 / t2) / t1
     d_x += t3 * 2.5 * t0

@@ -4,6 +4,7 @@
 import math
 
 import numba
+import numpy as np
 
 # Numba keeps compiled code on disk beside this module when it is loaded from a file
 # (run from a string, by exec, it compiles afresh).
@@ -27,7 +28,7 @@ def grad_f(x, d_return=1.0):
 
     # reverse sweep
     # line 9: return SCALE * e(x) / (log(x + 2.0) + EPS) + numpy.cos(x)
-    d_x = d_return * -math.sin(x)
+    d_x = d_return * -np.sin(x)
     t3 = d_return / t2
     d_x -= t3 * (2.5 * t0 / t2) / t1
     d_x += t3 * 2.5 * t0

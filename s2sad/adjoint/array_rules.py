@@ -160,6 +160,11 @@ def _one_minus_square(b: Builder, x: Value) -> Value:
     return ew(b, "sub", _f(b, 1.0), _square(b, x))
 
 
+def _bell(b: Builder, x: Value) -> Value:
+    """d erf(x) / dx = 2 / sqrt(pi) exp(-x**2)."""
+    return ew(b, "mul", _f(b, 2.0 / math.sqrt(math.pi)), _math(b, "exp", neg(b, _square(b, x))))
+
+
 _UFUNC_SLOPES: dict[str, Callable[[Builder, OpView, Value], Value]] = {
     # fn -> builds g * d fn(a) / da
     "exp": lambda b, op, g: ew(b, "mul", g, op.result),
@@ -183,6 +188,12 @@ _UFUNC_SLOPES: dict[str, Callable[[Builder, OpView, Value], Value]] = {
     "exp2": lambda b, op, g: ew(b, "mul", g, ew(b, "mul", op.result, _f(b, math.log(2.0)))),
     "log2": lambda b, op, g: ew(b, "div", g, ew(b, "mul", op.operands[0], _f(b, math.log(2.0)))),
     "log10": lambda b, op, g: ew(b, "div", g, ew(b, "mul", op.operands[0], _f(b, math.log(10.0)))),
+    # SciPy's ufuncs (the output imports them from scipy.special, as the input does)
+    "lgamma": lambda b, op, g: ew(b, "mul", g, _math(b, "digamma", op.operands[0])),
+    "digamma": lambda b, op, g: ew(b, "mul", g, _math(b, "trigamma", op.operands[0])),
+    "expit": lambda b, op, g: ew(b, "mul", g, ew(b, "mul", op.result, ew(b, "sub", _f(b, 1.0), op.result))),
+    "erf": lambda b, op, g: ew(b, "mul", g, _bell(b, op.operands[0])),
+    "erfc": lambda b, op, g: neg(b, ew(b, "mul", g, _bell(b, op.operands[0]))),
     "abs": lambda b, op, g: arr(
         b, "where", [arr(b, "ge", [op.operands[0], _f(b, 0.0)]), g, neg(b, g)]
     ),
@@ -200,7 +211,7 @@ for _fn in _UFUNC_SLOPES:
     rule(P + "math." + _fn)(_ufunc_rule(_fn))
 
 
-@rule(P + "math.floor", P + "math.ceil", P + "math.trunc", P + "math.rint")
+@rule(P + "math.floor", P + "math.ceil", P + "math.trunc", P + "math.rint", P + "math.sign")
 def _steps(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     return [None]
 
@@ -249,6 +260,28 @@ def _max_min(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     hit = arr(b, "eq", [op.operands[0], _spread(b, op, op.result)])
     ties = arr(b, "sum", [arr(b, "where", [hit, _f(b, 1.0), _f(b, 0.0)])], **_reduced(op))
     return [arr(b, "where", [hit, _spread(b, op, ew(b, "div", g, ties)), _f(b, 0.0)])]
+
+
+@rule(P + "prod")
+def _prod(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # The product of the other entries, not prod / x: right where an entry is 0 (one zero gets
+    # the product of the rest, the others 0; two zeros give 0 everywhere).
+    if not active[0]:
+        return [None]
+    a = op.operands[0]
+    axis = op.attrs.get("axis")
+    others = arr(b, "prod_others", [a], **({"axis": axis} if axis is not None and a.type.rank == 2 else {}))
+    return [ew(b, "mul", _spread(b, op, g), others)]
+
+
+@rule(P + "cumsum")
+def _cumsum(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # Element k of a running sum adds x[0..k]: x[j] gets the adjoints of k >= j, the running sum
+    # of g from the end.
+    if not active[0]:
+        return [None]
+    reverse = {} if op.attrs.get("reverse") else {"reverse": True}
+    return [arr(b, "cumsum", [g], axis=op.attrs["axis"], **reverse)]
 
 
 def _reduced(op: OpView) -> dict:

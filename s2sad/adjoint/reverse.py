@@ -63,7 +63,7 @@ from ..ssa.structured import drop_carried, outer_refs, trip_count
 from ..ssa.types import I64, Type
 from ..analysis.accumulation import update as update_of
 from .activity import Activity
-from ..ssa.attrs import SOURCE_ATTRS, Schedule, set_grad_info
+from ..ssa.attrs import NUMPY, NUMPY_OPS, SOURCE_ATTRS, Schedule, numpy_spelled, set_grad_info
 from .availability import Availability, last_top_level_writes
 from .checkpoint import CheckpointedLoop, plan
 from .forward import ForwardSweep
@@ -445,10 +445,16 @@ class GradientTransform:
             if g is None:
                 return
             active = [self.act.is_active(v) for v in op.operands]
+            before = set(map(id, rev.body.block.ops)) if numpy_spelled(op) else None
             try:
                 contribs = adjoint_contributions(rev.body, _OpView(op, fetch), g, active)
             except MissingRule as e:
                 raise error(f"cannot differentiate: {e}", op.loc, hint="rewrite it with supported operations") from None
+            if before is not None:  # np.log(x)'s adjoint g / x is NumPy's division too
+                for made in rev.body.block.ops:
+                    if id(made) not in before and made.results and made.result.type.is_float and (
+                            made.name.startswith("math.") or made.name in NUMPY_OPS):
+                        made.attrs[NUMPY] = True
             for v, c in zip(op.operands, contribs):
                 self._accumulate(rev, v, c)
 

@@ -149,7 +149,7 @@ def _cast(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     return [build.cast(b, g, op.operands[0].type) if active[0] else None]
 
 
-@rule("floordiv", "math.floor", "math.ceil", "math.trunc", "math.round", "math.rint", "math.logb")
+@rule("floordiv", "math.floor", "math.ceil", "math.trunc", "math.round", "math.rint", "math.logb", "math.sign")
 def _piecewise_constant(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     return [None] * len(active)
 
@@ -242,6 +242,11 @@ def _erf_slope(b: Builder, op: OpView) -> Value:
 # primal is infinite.
 RULES["math.lgamma"] = _unary(lambda b, op: build.math(b, "digamma", _a(op)))
 RULES["math.tgamma"] = _unary(lambda b, op: build.mul(b, op.result, build.math(b, "digamma", _a(op))))
+
+# digamma's derivative is trigamma, psi' (a helper of the output, as digamma is; SciPy's
+# polygamma(1, x) on arrays); the logistic sigmoid's is r (1 - r), from its result r.
+RULES["math.digamma"] = _unary(lambda b, op: build.math(b, "trigamma", _a(op)))
+RULES["math.expit"] = _unary(lambda b, op: build.mul(b, op.result, build.sub(b, _c(b, 1.0, op.result), op.result)))
 
 RULES["math.erf"] = _unary(_erf_slope)
 RULES["math.erfc"] = _unary(lambda b, op: build.neg(b, _erf_slope(b, op)))

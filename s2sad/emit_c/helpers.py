@@ -49,6 +49,45 @@ static long min_l(long a, long b) {
 static long max_l(long a, long b) {
     return b > a ? b : a;
 }""",
+    "sign": """\
+/* np.sign(x): -1, 0 or 1 as x is negative, zero or positive; NaN for NaN (math.h has none). */
+static double sign(double x) {
+    return x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : x == x ? 0.0 : x;
+}""",
+    "trigamma": """\
+/* psi'(x) = d digamma(x) / dx: the recurrence psi'(x) = psi'(x + 1) + 1 / x^2 up to x >= 10,
+ * then the asymptotic series (to x^-15); below 0, the reflection
+ * psi'(x) = pi^2 / sin(pi x)^2 - psi'(1 - x). NaN at the poles 0, -1, -2, ... */
+static double trigamma(double x) {
+    double acc = 0.0, sign = 1.0, t = 0.0;
+    if (x <= 0.0) {
+        double n = rint(x);
+        if (x == n) {
+            return NAN;
+        }
+        double s = sin(3.141592653589793 * (x - n));
+        acc = 9.869604401089358 / (s * s);
+        sign = -1.0;
+        x = 1.0 - x;
+    }
+    while (x < 10.0) {
+        t += 1.0 / (x * x);
+        x += 1.0;
+    }
+    double f = 1.0 / (x * x);
+    double series = (1.0 + 0.5 / x + f * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f * (
+        1.0 / 30 - f * (5.0 / 66 - f * (691.0 / 2730 - f * (7.0 / 6)))))))) / x;
+    return acc + sign * (t + series);
+}""",
+    "expit": """\
+/* The logistic sigmoid 1 / (1 + exp(-x)) (SciPy's expit), without overflow for large |x|. */
+static double expit(double x) {
+    if (x >= 0.0) {
+        return 1.0 / (1.0 + exp(-x));
+    }
+    double e = exp(x);
+    return e / (1.0 + e);
+}""",
     "digamma": """\
 /* psi(x) = d lgamma(x) / dx, which math.h lacks: the recurrence psi(x) = psi(x + 1) - 1 / x
  * up to x >= 6, then the asymptotic series (to x^-14: below 2e-13 there); below 0, the

@@ -25,6 +25,7 @@ from typing import Callable, Optional
 
 from ..opt.array_simplify import shape_source
 from ..ssa import array_ops
+from ..ssa.mathfns import MATH
 from ..ssa.ir import Op, Value
 from ..emit.expr import (Attribute, BinOp, Compare, Expr, ListComp, Lit, Name, Range, Subscript, call, negate, number,
                          square)
@@ -48,23 +49,71 @@ class ArrayBinOp(BinOp):
     memory in place while another name may still refer to the same array."""
 
 
+def scipy_ufunc(op: Op) -> Optional[str]:
+    """The name of the ufunc of ``scipy.special`` that computes ``op``, an elementwise function NumPy
+    has no ufunc of (``gammaln``), or None. The output imports it from there."""
+    if not op.name.startswith(P + "math."):
+        return None
+    row = MATH[op.name[len(P) + 5:]]
+    return row.scipy if not row.ufunc else None
+
+
 def numba_unsupported(op: Op) -> Optional[str]:
     """Why ``op`` has no Numba spelling, or None."""
     n = op.name[len(P):]
-    if n in ("max", "min") and op.attrs.get("axis") is not None and op.operands[0].type.rank != 2:
+    if n in ("max", "min", "prod") and op.attrs.get("axis") is not None and op.operands[0].type.rank != 2:
         return f"np.{n}(..., axis=) of an array of rank other than 2 does not compile under Numba"
     return None
+
+
+def _cumsum(op: Op, x: Expr) -> Expr:
+    """``np.cumsum(x)``, along an axis of a matrix; reversed (from the end), the adjoint's form."""
+    axis = op.attrs["axis"]
+    vector = op.operands[0].type.rank == 1
+    if not op.attrs.get("reverse"):
+        return call("np.cumsum", x) if vector else call("np.cumsum", x, axis=number(axis))
+    if vector:
+        backwards = Subscript(x, (Lit("::-1"),))
+        return Subscript(call("np.cumsum", backwards), (Lit("::-1"),))
+    return call("np.flip", call("np.cumsum", call("np.flip", x, number(axis)), axis=number(axis)), number(axis))
+
+
+def _cumsum_in_rows(op: Op, x: Expr, helper) -> Expr:
+    """``np.cumsum`` along an axis of a matrix under Numba, whose np.cumsum takes no axis: a helper
+    that sums each row (of the transpose for axis 0; reversed: of the matrix read from the end)."""
+    axis = op.attrs["axis"]
+    rows = x if axis == 1 else Attribute(x, "T")
+    if not op.attrs.get("reverse"):
+        r = helper("cumsum_in_rows", [rows])
+        return r if axis == 1 else Attribute(r, "T")
+    backwards = (Lit(":"), Lit("::-1"))
+    r = Subscript(helper("cumsum_in_rows", [Subscript(rows, backwards)]), backwards)
+    return r if axis == 1 else Attribute(r, "T")
 
 
 def _dims(x: Expr, k: int) -> Expr:
     return Subscript(Attribute(x, "shape"), (Lit(str(k)),))
 
 
-def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool = False) -> Expr:
+def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool = False,
+               helper: Optional[Callable[[str, list[Expr]], Expr]] = None,
+               scalar: Optional[Callable[[str, list[Expr]], Expr]] = None) -> Expr:
     """The expression computing ``op`` (an ``arr.`` op with a result); ``parallel``: in a Numba
-    function with ``parallel=True`` (see the module's docstring)."""
+    function with ``parallel=True`` (see the module's docstring); ``helper(name, args)``: a call
+    of a function of ``ssa.special`` the output defines; ``scalar(fn, args)``: intrinsic ``fn``
+    on numbers, as the output spells it."""
     n = op.name[len(P):]
     a = [e(v) for v in op.operands]
+    if n == "cumsum":
+        return _cumsum_in_rows(op, a[0], helper) if numba and op.operands[0].type.rank == 2 else _cumsum(op, a[0])
+    if n == "prod_others":
+        assert helper is not None
+        axis = op.attrs.get("axis")
+        if axis is None:
+            return helper("prod_of_others", [a[0]])
+        if axis == 1:
+            return helper("prod_of_others_in_rows", [a[0]])
+        return Attribute(helper("prod_of_others_in_rows", [Attribute(a[0], "T")]), "T")
     if n == "pow" and square(a[0], a[1]) is not None:
         return ArrayBinOp("*", a[0], a[0])  # x * x, as for numbers (emit.expr.square)
     if n in _BINARY:
@@ -77,6 +126,17 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
         return negate(a[0])
     if n.startswith("math."):
         fn = n[5:]
+        scipy = scipy_ufunc(op)
+        if scipy is not None and numba:
+            # Numba compiles no SciPy: the function on numbers, element by element.
+            assert scalar is not None
+            v = Name("v")
+            items = call("np.array", ListComp(scalar(fn, [v]), "v", call("np.ravel", a[0])))
+            return call(Attribute(items, "reshape"), call("np.shape", a[0]))
+        if scipy == "polygamma":
+            return call(scipy, number(1), a[0])  # trigamma
+        if scipy is not None:
+            return call(scipy, a[0])
         return call(f"np.{_UFUNC.get(fn, fn)}", a[0])
     if n == "where":
         return call("np.where", *a)
@@ -258,7 +318,7 @@ def _reduction(op: Op, n: str, x: Expr, numba: bool, parallel: bool = False) -> 
         return r
     if numba and n == "mean":
         r = ArrayBinOp("/", call("np.sum", x, axis=number(axis)), _dims(x, axis))
-    elif numba and n in ("max", "min"):
+    elif numba and n in ("max", "min", "prod"):
         # No axis= under Numba: reduce each row (axis 1) or column (axis 0) of the matrix.
         k = Name("k")
         part = Subscript(x, (k,)) if axis == 1 else Subscript(x, (Lit(":"), k))

@@ -85,11 +85,11 @@ from ..emit.stmt import (
 from ..ssa.attrs import pointee_struct
 from ..ssa import special
 from ..ssa.array_ops import PREFIX, is_array_op
-from ..ssa.attrs import grad_info, is_gradient, primal_positions
+from ..ssa.attrs import grad_info, is_gradient, numpy_spelled, primal_positions
 from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.mathfns import MATH
 from ..ssa.types import ArrayType, Type
-from .arrays import ArrayBinOp, accum_slice_target, array_expr, numba_unsupported
+from .arrays import ArrayBinOp, accum_slice_target, array_expr, numba_unsupported, scipy_ufunc
 from .names import PyNamer
 from .formatting import formatted
 from .printer import P_COND, Printer, first_hoistable, if_exp
@@ -112,8 +112,8 @@ class Helpers:
     """The functions of ``ssa.special`` the output calls (``digamma``...): each under a name no
     function of the module has, printed before the module's functions when used."""
 
-    def __init__(self, module: Module):
-        taken = set(module.functions)
+    def __init__(self, module: Module, numba: bool):
+        taken = set(module.functions) | {n for names in imported_names(module, numba).values() for n in names}
         self.names: dict[str, str] = {}
         for helper in special.FUNCTIONS:
             name = helper
@@ -145,8 +145,8 @@ def emit_python(module: Module, target: str, header: str, entry: str = "") -> st
     printer = Printer()
     numba = target == "numba"
     unchecked = unchecked_names(module) if numba else {}
-    helpers = Helpers(module)
-    imported = imported_names(module)
+    helpers = Helpers(module, numba)
+    imported = imported_names(module, numba)
     taken = [name for names in imported.values() for name in names]  # no variable may take one
     functions = [_emit_function(module, fn, effects, printer, numba, unchecked, helpers, entry, taken)
                  for fn in module.functions.values()]
@@ -186,15 +186,18 @@ NJIT = f"@numba.njit(cache={CACHE})"
 NJIT_PARALLEL = f"@numba.njit(parallel=True, cache={CACHE})"
 
 
-def imported_names(module: Module) -> dict[str, dict[str, None]]:
+def imported_names(module: Module, numba: bool = False) -> dict[str, dict[str, None]]:
     """Module -> the names the output imports from it (``scipy.special``: ``gammaln``): the
-    functions defined elsewhere that the code calls (from where the input imports them), and
-    their custom adjoints (from the file that defines them, ``--derivatives``)."""
+    functions defined elsewhere that the code calls (from where the input imports them), their
+    custom adjoints (from the file that defines them, ``--derivatives``), and SciPy's ufuncs
+    applied to arrays (not under Numba, which applies the function on numbers instead)."""
     names: dict[str, dict[str, None]] = {}
     for fn in module.functions.values():
         for op in fn.walk():
             if op.name == "extern" and "import" in op.attrs:
                 names.setdefault(op.attrs["import"], {})[op.attrs["callee"]] = None
+            elif not numba and (scipy := scipy_ufunc(op)) is not None:  # gammaln(x) of an array
+                names.setdefault("scipy.special", {})[scipy] = None
             elif op.name == "extern.adjoint" and "adjoint_module" in op.attrs:
                 names.setdefault(op.attrs["adjoint_module"], {})[op.attrs["callee"]] = None
     return names
@@ -446,6 +449,8 @@ class _FunctionEmitter(StatementBuilder):
                 return squared
             if n == "div" and op.result.type.is_int:
                 return call("int", BinOp("/", a, b))  # the IR's integer `div` truncates a true quotient
+            if n in ("div", "pow") and numpy_spelled(op):  # inf or NaN where Python's raise
+                return call("np.divide" if n == "div" else "np.power", a, b)
             return binop(_BINARY[n], a, b)
         if n in _BITS:
             return BinOp(_BITS[n], e(op.operands[0]), e(op.operands[1]))
@@ -487,7 +492,7 @@ class _FunctionEmitter(StatementBuilder):
             if why is not None:
                 raise error(f"{why}; not supported for --target numba yet", op.loc,
                             hint="use --target py, or write the reduction as a loop")
-            return array_expr(op, e, self.numba, self.parallel)
+            return array_expr(op, e, self.numba, self.parallel, self.helpers.call, self._scalar_math)
         raise NotImplementedError(f"Python emitter: no expression for op {n}")
 
     def function_name(self, name: str) -> str:
@@ -499,8 +504,15 @@ class _FunctionEmitter(StatementBuilder):
         if self.numba and not row.numba:
             raise error(f"--target numba: Numba has no {row.py}", op.loc, hint="use --target py or --target c")
         args = [self.expr(o) for o in op.operands]
-        if row.py in special.FUNCTIONS:
-            return self.helpers.call(row.py, args)
+        if numpy_spelled(op) and row.ufunc and row.py not in special.FUNCTIONS:
+            # NumPy's function on numbers: -inf or NaN where math's raises (np.log(0.0))
+            return call(f"np.{_NUMPY_UFUNC.get(fn, fn)}", *args)
+        return self._scalar_math(fn, args)
+
+    def _scalar_math(self, fn: str, args: list[Expr]) -> Expr:
+        """Intrinsic ``fn`` on numbers: the library's function, or a helper of the output's."""
+        if MATH[fn].py in special.FUNCTIONS:
+            return self.helpers.call(MATH[fn].py, args)
         return _math(fn, args)
 
     def _isnan(self, x: Expr) -> Expr:
@@ -785,6 +797,11 @@ def _rem(a: Expr, b: Expr, t: Type) -> Expr:
     if t.is_float:
         return _math("fmod", [a, b])
     return binop("-", a, binop("*", b, call("int", BinOp("/", a, b))))
+
+
+# NumPy's names of the intrinsics it spells otherwise (the rest have the intrinsic's name).
+_NUMPY_UFUNC = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh", "acosh": "arccosh",
+                "atanh": "arctanh", "atan2": "arctan2", "max": "maximum", "min": "minimum", "pow": "power"}
 
 
 def _math(fn: str, args: list[Expr]) -> Expr:

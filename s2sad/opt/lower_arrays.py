@@ -491,6 +491,9 @@ class _Lowering:
             return out
         if n in array_ops.REDUCTIONS:
             return self._reduction(b, op, n)
+        if n in ("cumsum", "prod_others"):
+            assert t is not None
+            return self._scan(b, op, n, t, hint)
         if n == "matmul":
             return self._matmul(b, op)
         if n == "outer":
@@ -649,11 +652,15 @@ class _Lowering:
         def combine(bb: Builder, acc: Value, v: Value) -> Value:
             if n in ("sum", "mean"):
                 return build.add(bb, acc, v)
+            if n == "prod":
+                return build.mul(bb, acc, v)
             return build.math(bb, n, acc, v)
 
         def first(bb: Builder, idx: list[Value]) -> Value:
             if n in ("sum", "mean"):
                 return build.const(bb, 0, elem)
+            if n == "prod":
+                return build.const(bb, 1, elem)
             if elem.is_float:
                 # -inf for max, inf for min (fmax/fmin then give the first element): never the
                 # element at 0, which an empty extent does not have (gcc: maybe-uninitialized).
@@ -693,6 +700,54 @@ class _Lowering:
 
         self.loops(b, kept, row)
         return out
+
+    def _scan(self, b: Builder, op: Op, n: str, t: Type, hint: str) -> Value:
+        """``cumsum`` (running sums along an axis, from its end when ``reverse``) and
+        ``prod_others`` (running products from the start, then times those from the end): one
+        loop with a carried accumulator per line of the axis (over the whole array, in row-major
+        order, for a ``prod_others`` without an axis)."""
+        x = op.operands[0]
+        dims = self.dims(b, x)
+        out = self.alloc(b, t, dims, False, hint)
+        elem = _elem(t)
+        axis = op.attrs.get("axis")
+
+        def line(bb: Builder, span: list[Value], at: Callable[[list[Value]], list[Value]]) -> None:
+            if n == "cumsum":
+                def add(b2: Builder, idx: list[Value], acc: Value) -> Value:
+                    new = build.add(b2, acc, self.read(b2, x, at(idx), elem))
+                    b2.create("store", [out, *at(idx), new], [])
+                    return new
+                self._carried(bb, span, build.const(bb, 0, elem), add, bool(op.attrs.get("reverse")))
+                return
+
+            def before(b2: Builder, idx: list[Value], acc: Value) -> Value:
+                b2.create("store", [out, *at(idx), acc], [])
+                return build.mul(b2, acc, self.read(b2, x, at(idx), F64))
+
+            def after(b2: Builder, idx: list[Value], acc: Value) -> Value:
+                mine = b2.op1("load", [out, *at(idx)], F64)
+                b2.create("store", [out, *at(idx), build.mul(b2, mine, acc)], [])
+                return build.mul(b2, acc, self.read(b2, x, at(idx), F64))
+            self._carried(bb, span, build.const(bb, 1.0, F64), before, False)
+            self._carried(bb, span, build.const(bb, 1.0, F64), after, True)
+
+        if axis is None:
+            line(b, dims, lambda iv: iv)
+        else:
+            kept = [d for k, d in enumerate(dims) if k != axis]
+            self.loops(b, kept, lambda bb, iv: line(bb, [dims[axis]], lambda jv: iv[:axis] + jv + iv[axis:]))
+        return out
+
+    def _carried(self, b: Builder, span: list[Value], init: Value,
+                 step: Callable[[Builder, list[Value], Value], Value], reverse: bool) -> Value:
+        """``self.reduce`` over ``span``, visiting the indices from the last when ``reverse``."""
+        def visit(bb: Builder, iv: list[Value], acc: Value) -> Value:
+            if reverse:
+                one = build.const(bb, 1, I64)
+                iv = [build.sub(bb, build.sub(bb, d, one), i) for i, d in zip(iv, span)]
+            return step(bb, iv, acc)
+        return self.reduce(b, span, init, visit)
 
     def _matmul(self, b: Builder, op: Op) -> Value:
         x, y = op.operands

@@ -20,9 +20,11 @@ import libcst as cst
 
 from ..ssa import array_ops, build
 from ..ssa.ir import Block, Builder, Value
+from ..ssa.mathfns import MATH
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
 from .py_common import Env, Fail
 from .py_module import dotted_source
+from .py_intrinsics import OPERATOR_UFUNCS
 from .py_types import int_literal, keyword_arg, positional_args
 
 if TYPE_CHECKING:
@@ -55,6 +57,8 @@ class ExprLowerer(Protocol):
     def coerce(self, v: Value, t: Type, b: Builder, node: cst.CSTNode, what: str) -> Value: ...
 
     def arith(self, op: str, x: Value, y: Value, b: Builder, node: cst.CSTNode, hint: str = "") -> Value: ...
+    def if_value(self, b: Builder, node: cst.CSTNode, cond: Value,
+                 then: Callable[[Builder], Value], other: Callable[[Builder], Value]) -> Value: ...
 
 
 def arr_op(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, name: str, operands: list[Value],
@@ -162,12 +166,21 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
         if _keepdims(lw, node):
             attrs["keepdims"] = True
         return arr_op(lw, b, node, _REDUCTIONS[op], [arr], attrs)
+    if op in ("var", "std"):
+        return variance(lw, node, lw.array(args[0], b, env), b, op == "std")
+    if op == "prod":
+        arr = lw.array(args[0], b, env)
+        return arr_op(lw, b, node, "prod", [arr], _reduction_attrs(lw, node, arr))
+    if op == "cumsum":
+        return cumsum(lw, node, lw.array(args[0], b, env), b)
     if op in ("matmul", "outer"):
         x, y = lw.array(args[0], b, env), lw.array(args[1], b, env)
         return matmul(lw, x, y, b, node) if op == "matmul" else arr_op(lw, b, node, "outer", [x, y])
     if op == "transpose":
         return transpose(lw, lw.array(args[0], b, env), b, node)
     values = [lw.value(a, b, env) for a in args]
+    if op in SPECIAL_FUNCTIONS:
+        return special_function(lw, op, values, b, node)
     if not any(v.type.is_array for v in values):
         if op == "where":
             raise lw.fail(node, "np.where needs an array condition",
@@ -178,18 +191,137 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
         if not (cond.type.is_array and cond.type.elem == BOOL):  # type: ignore[attr-defined]
             raise lw.fail(args[0], "the condition of np.where must be a comparison of arrays")
         return arr_op(lw, b, node, "where", [cond, _float_scalar(lw, b, node, x), _float_scalar(lw, b, node, y)])
+    if op in OPERATOR_UFUNCS:  # np.add(x, y) is x + y
+        if op == "float_power" and not any(_is_float(v) for v in values):
+            raise lw.fail(node, "np.float_power of integer arrays is not supported",
+                          hint="convert an operand to float: x.astype(float), or use **")
+        return elementwise(lw, OPERATOR_UFUNCS[op], values[0], values[1], b, node)
+    if op == "neg":
+        return negate(lw, values[0], b, node)
+    if op == "pos":
+        return values[0]
+    if op == "reciprocal":
+        return elementwise(lw, "div", lw.const(b, node, 1.0, F64), values[0], b, node)
+    if op == "clip":  # NumPy's definition, with the bounds second: ties give x's adjoint to x
+        low = elementwise(lw, "maximum", values[0], values[1], b, node)
+        return elementwise(lw, "minimum", low, values[2], b, node)
     if op in ("max", "min") and len(values) == 2:  # np.maximum / np.minimum
         return elementwise(lw, "maximum" if op == "max" else "minimum", values[0], values[1], b, node)
     if op == "power" and len(values) == 2:
         return elementwise(lw, "pow", values[0], values[1], b, node)
     if op == "square":
         return elementwise(lw, "mul", values[0], values[0], b, node)
-    if len(values) == 1 and op in array_ops.UNARY_MATH:
+    if len(values) == 1 and op in array_ops.UNARY_MATH and (MATH[op].ufunc or intr.scipy):
         return arr_op(lw, b, node, "math." + op, [values[0]])
     src = dotted_source(node.func) or op
     raise lw.fail(node, f"{src} is not supported on whole arrays",
                   hint="supported: exp log sin cos tanh sqrt abs maximum minimum where sum mean max min "
                   "dot matmul outer transpose; or loop over the elements")
+
+
+SPECIAL_FUNCTIONS = ("logit", "betaln", "xlogy")
+
+
+def special_function(lw: "ExprLowerer", op: str, values: list[Value], b: Builder, node: cst.Call) -> Value:
+    """scipy.special's ``logit(p) = log(p / (1 - p))``, ``betaln(a, b) = lgamma(a) + lgamma(b) -
+    lgamma(a + b)`` and ``xlogy(x, y) = x log(y)``, 0 where x is 0 (even where log(y) is -inf), on
+    numbers or elementwise, written with the functions they are made of (their derivatives follow)."""
+    values = [v if v.type.is_array else build.to_float(lw.at(b, node), lw.to_number(b, node, v)) for v in values]
+
+    def ew(name: str, x: Value, y: Value) -> Value:
+        if x.type.is_array or y.type.is_array:
+            compared = name in array_ops.COMPARE
+            return (compare if compared else elementwise)(lw, name, x, y, b, node)
+        if name in array_ops.COMPARE:
+            return build.cmp(lw.at(b, node), name, x, y)
+        return build.binary(lw.at(b, node), name, x, y)
+
+    def fn(name: str, x: Value) -> Value:
+        return arr_op(lw, b, node, "math." + name, [x]) if x.type.is_array else build.math(lw.at(b, node), name, x)
+
+    one = lw.const(b, node, 1.0, F64)
+    if op == "logit":
+        return fn("log", ew("div", values[0], ew("sub", one, values[0])))
+    if op == "betaln":
+        a, c = values
+        return ew("sub", ew("add", fn("lgamma", a), fn("lgamma", c)), fn("lgamma", ew("add", a, c)))
+    # x log(y'), y' = y where y > 0 (both derivatives as x log(y)'s), else 1 where x is 0 (the
+    # value 0 where log(y) is -inf or NaN; derivatives 0 there), else y (-inf or NaN, as SciPy).
+    x, y = values
+    zero = lw.const(b, node, 0.0, F64)
+    if x.type.is_array != y.type.is_array:
+        raise lw.fail(node, "xlogy of an array and a number is not supported",
+                      hint="write x * np.log(y), or pass both as arrays")
+    positive, x_zero = ew("gt", y, zero), ew("eq", x, zero)
+    if y.type.is_array:
+        inner = arr_op(lw, b, node, "where", [x_zero, one, y])
+        y = arr_op(lw, b, node, "where", [positive, y, inner])
+    else:
+        lw.at(b, node)
+        y = build.select(b, positive, y, build.select(b, x_zero, one, y))
+    return ew("mul", x, fn("log", y))
+
+
+def _is_float(v: Value) -> bool:
+    t = v.type
+    return (t.elem if isinstance(t, ArrayType) else t).is_float  # type: ignore[union-attr]
+
+
+def _reduction_attrs(lw: "ExprLowerer", node: cst.Call, arr: Value) -> dict:
+    attrs: dict = {}
+    axis = _axis(lw, node, arr.type.rank)  # type: ignore[attr-defined]
+    if axis is not None:
+        attrs["axis"] = axis
+    if _keepdims(lw, node):
+        attrs["keepdims"] = True
+    return attrs
+
+
+def variance(lw: "ExprLowerer", node: cst.Call, arr: Value, b: Builder, std: bool) -> Value:
+    """``np.var(x, axis=, keepdims=, ddof=)`` as NumPy computes it, the mean of the squared
+    deviations from the mean (divided by ``N - ddof`` instead of ``N`` for a ``ddof``), and
+    ``np.std`` its square root; their adjoints follow from the parts' (``2 (x - mean) / (N - ddof)``
+    for the variance: the deviations sum to zero, so the mean's own adjoint adds nothing)."""
+    attrs = _reduction_attrs(lw, node, arr)
+    ddof_node = keyword_arg(node, "ddof")
+    ddof = 0
+    if ddof_node is not None:
+        lit = int_literal(ddof_node)
+        if lit is None or lit < 0:
+            raise lw.fail(ddof_node, "ddof= must be a non-negative integer literal", hint="write ddof=0 or ddof=1")
+        ddof = lit
+    around = {"axis": attrs["axis"], "keepdims": True} if "axis" in attrs else {}  # broadcasts against arr
+    mean = arr_op(lw, b, node, "mean", [arr], around)
+    dev = elementwise(lw, "sub", arr, mean, b, node)
+    square = elementwise(lw, "mul", dev, dev, b, node)
+    if ddof == 0:
+        var = arr_op(lw, b, node, "mean", [square], attrs)
+    else:
+        total = arr_op(lw, b, node, "sum", [square], attrs)
+        lw.at(b, node)
+        axes = [attrs["axis"]] if "axis" in attrs else range(arr.type.rank)  # type: ignore[attr-defined]
+        count: Optional[Value] = None
+        for k in axes:
+            d = b.op1("dim", [arr], I64, axis=k)
+            count = d if count is None else build.mul(b, count, d)
+        assert count is not None
+        dof = build.to_float(b, build.sub(b, count, build.const(b, ddof, I64)))
+        var = elementwise(lw, "div", total, dof, b, node) if total.type.is_array else build.div(b, total, dof)
+    if not std:
+        return var
+    if var.type.is_array:
+        return arr_op(lw, b, node, "math.sqrt", [var])
+    return build.math(lw.at(b, node), "sqrt", var)
+
+
+def cumsum(lw: "ExprLowerer", node: cst.Call, arr: Value, b: Builder) -> Value:
+    """``np.cumsum(x)`` of a vector, ``np.cumsum(A, axis=k)`` of a matrix: running sums along the axis."""
+    rank = arr.type.rank  # type: ignore[attr-defined]
+    axis = _axis(lw, node, rank)
+    if axis is None and rank != 1:
+        raise lw.fail(node, "np.cumsum of a matrix without axis= (the running sum of its flattened entries) is "
+                      "not supported", hint="give the axis: np.cumsum(A, axis=0), or reshape it first")
+    return arr_op(lw, b, node, "cumsum", [arr], {"axis": axis or 0})
 
 
 def each_element(b: Builder, arr: Value, body: Callable[[Builder, list[Value]], None],

@@ -29,6 +29,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from ..ssa import build
+from ..ssa.attrs import NUMPY, NUMPY_OPS
 from ..ssa.ir import Block, Builder, Value
 from ..ssa.mathfns import MATH as MATH_TABLE
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
@@ -600,6 +601,9 @@ class ExprLowerer:
         if iterable_extremum(node, canonical):
             return py_comprehension.extremum(self, node, canonical.split(".")[1], b, env)  # type: ignore[union-attr]
         intr = lib.lookup(canonical)
+        if (intr is not None and canonical is not None and canonical.startswith("scipy.")
+                and self.ctx.derivatives.of(canonical.split(".")[-1]) is not None):
+            intr = None  # the custom adjoint given for it (--derivatives) wins
         if intr is not None:
             if canonical is not None and canonical.startswith("numpy."):  # NumPy takes a list as an array
                 self.list_args.update(a for a in positional_args(node) if py_lists.is_list(self, a))
@@ -815,11 +819,29 @@ class ExprLowerer:
             return build.cast(b, values[0], I64)
         if op == "bool":
             return self.truth(node, values[0], b)
-        if op == "power":
-            return self.arith("pow", values[0], values[1], b, node)
         if op == "square":
             x = self.to_number(b, node, values[0])
             return build.mul(self.at(b, node), x, x)
+        if op in lib.OPERATOR_UFUNCS:  # np.add(x, y) on numbers is x + y
+            x, y = values
+            if op == "float_power":
+                x, y = build.to_float(b, self.to_number(b, node, x)), build.to_float(b, self.to_number(b, node, y))
+            return numpy_semantics(self.arith(lib.OPERATOR_UFUNCS[op], x, y, b, node))
+        if op == "power":
+            return numpy_semantics(self.arith("pow", values[0], values[1], b, node))
+        if op in ("neg", "pos"):
+            x = self.to_number(b, node, values[0])
+            return build.neg(self.at(b, node), x) if op == "neg" else x
+        if op == "reciprocal":
+            return numpy_semantics(self.arith("div", self.const(b, node, 1.0, F64), values[0], b, node))
+        if op == "clip":  # np.minimum(np.maximum(x, lo), hi): ties give the adjoint to x
+            low = self.intrinsic_math("max", intr, values[:2], args, src, node, b)
+            return self.intrinsic_math("min", intr, [low, values[2]], args, src, node, b)
+        return self.intrinsic_math(op, intr, values, args, src, node, b)
+
+    def intrinsic_math(self, op: str, intr: lib.Intrinsic, values: list[Value], args: list, src: str,
+                       node: cst.Call, b: Builder) -> Value:
+        """A ``math.<op>`` intrinsic on numbers: operands converted as Python and NumPy do."""
         values = [self.to_number(b, node, v) for v in values]
         ints = MATH_TABLE[op].int_operands if op in MATH_TABLE else ()  # math.ldexp(x, n): n is an int
         for k in ints:
@@ -834,6 +856,8 @@ class ExprLowerer:
         result = build.math(b, op, *values[:2]) if len(values) >= 2 else build.math(b, op, values[0])
         for v in values[2:]:  # max(a, b, c) -> max(max(a, b), c)
             result = build.math(b, op, result, v)
+        if intr.numpy:
+            numpy_semantics(result)
         if intr.int_result:
             result = build.cast(b, result, I64)
         return result
@@ -853,6 +877,16 @@ class ExprLowerer:
 
 
 _EMPTY = cst.Module([])  # prints a node as written
+
+
+def numpy_semantics(v: Value) -> Value:
+    """Marks the float op computing ``v`` as spelled with NumPy (``attrs.NUMPY``): on numbers, the
+    Python output computes it, and what its derivative rule makes, as NumPy does, where Python's
+    ``math`` and float division would raise (``np.log(0.0)`` is -inf, ``np.divide(1.0, 0.0)`` inf)."""
+    op = v.defining_op
+    if op is not None and v.type.is_float and (op.name.startswith("math.") or op.name in NUMPY_OPS):
+        op.attrs[NUMPY] = True
+    return v
 
 
 def _kind(t: Type) -> str:

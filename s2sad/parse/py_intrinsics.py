@@ -14,7 +14,7 @@ allocation, ``square``, power, two-argument ``log``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from ..ssa.ops import MATH_FNS
@@ -34,6 +34,8 @@ class Intrinsic:
     max_args: int  # -1: any number (folded into nested two-operand ops)
     int_result: bool = False  # math.floor & co. return a Python int
     keeps_int: bool = False  # abs/min/max on ints stay ints (no cast to float)
+    scipy: bool = False  # scipy.special's: a ufunc on arrays where NumPy has none (gammaln)
+    numpy: bool = False  # NumPy's: on numbers, the output computes it as NumPy does (np.log(0.0) is -inf)
 
 
 def _m(op: str, **kw: bool) -> Intrinsic:
@@ -81,7 +83,24 @@ NUMPY.update({
     "numpy.array": Intrinsic("array", 1, 1),  # of an array or a list (py_lists)
     "numpy.asarray": Intrinsic("asarray", 1, 1),
     "numpy.copy": Intrinsic("array", 1, 1),
+    # The ufunc spellings of the operators, read as the operator they are (``np.add(x, y)`` is
+    # ``x + y``, broadcasting included).
+    "numpy.add": Intrinsic("add", 2, 2, keeps_int=True),
+    "numpy.subtract": Intrinsic("sub", 2, 2, keeps_int=True),
+    "numpy.multiply": Intrinsic("mul", 2, 2, keeps_int=True),
+    "numpy.divide": Intrinsic("div", 2, 2),
+    "numpy.true_divide": Intrinsic("div", 2, 2),
+    "numpy.negative": Intrinsic("neg", 1, 1, keeps_int=True),
+    "numpy.positive": Intrinsic("pos", 1, 1, keeps_int=True),
+    "numpy.reciprocal": Intrinsic("reciprocal", 1, 1),
+    "numpy.float_power": Intrinsic("float_power", 2, 2),  # x ** y in floats, whatever the operands
+    "numpy.sign": _m("sign"),
+    # np.clip(x, lo, hi) is np.minimum(np.maximum(x, lo), hi), NumPy's own definition.
+    "numpy.clip": Intrinsic("clip", 3, 3, keeps_int=True),
 })
+NUMPY = {name: replace(intr, numpy=True) for name, intr in NUMPY.items()}
+# The operator an ufunc spelling stands for (``ExprLowerer.arith`` names).
+OPERATOR_UFUNCS = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "float_power": "pow"}
 # Whole-array functions (lowered by ``py_arrays`` to ``arr.`` ops).
 ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.sum": Intrinsic("sum", 1, 1),
@@ -98,6 +117,10 @@ ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.ones": Intrinsic("ones", 1, 1),
     "numpy.ones_like": Intrinsic("ones_like", 1, 1),
     "numpy.reshape": Intrinsic("reshape", 2, 2),
+    "numpy.var": Intrinsic("var", 1, 1),
+    "numpy.std": Intrinsic("std", 1, 1),
+    "numpy.prod": Intrinsic("prod", 1, 1),
+    "numpy.cumsum": Intrinsic("cumsum", 1, 1),
 }
 # Linear algebra, einsum, stacking and convolution (lowered by ``py_linalg``).
 LINALG_FUNCTIONS: dict[str, Intrinsic] = {
@@ -125,13 +148,37 @@ METHODS: dict[str, Intrinsic] = {
     "dot": ARRAY_FUNCTIONS["numpy.dot"], "transpose": ARRAY_FUNCTIONS["numpy.transpose"],
     "reshape": Intrinsic("reshape", 2, -1),
     "copy": Intrinsic("array", 1, 1),  # x.copy(), as np.copy(x)
+    "var": ARRAY_FUNCTIONS["numpy.var"], "std": ARRAY_FUNCTIONS["numpy.std"],
+    "prod": ARRAY_FUNCTIONS["numpy.prod"], "cumsum": ARRAY_FUNCTIONS["numpy.cumsum"],
+    "clip": Intrinsic("clip", 3, 3, keeps_int=True),
 }
 NUMPY.update(ARRAY_FUNCTIONS)
 # Keyword arguments each of them takes.
 ARRAY_KEYWORDS: dict[str, tuple[str, ...]] = {
     "sum": ("axis", "keepdims"), "mean": ("axis", "keepdims"), "max_reduce": ("axis", "keepdims"),
-    "min_reduce": ("axis", "keepdims"), "ones": ("dtype",),
+    "min_reduce": ("axis", "keepdims"), "ones": ("dtype",), "prod": ("axis", "keepdims"),
+    "var": ("axis", "keepdims", "ddof"), "std": ("axis", "keepdims", "ddof"), "cumsum": ("axis",),
     "norm": ("ord", "axis"), "stack": ("axis",), "concatenate": ("axis",), "convolve": ("mode",),
+}
+
+# scipy.special's functions of one or two numbers, also ufuncs on arrays: the output calls the
+# same functions (on arrays, SciPy's, imported from scipy.special; on numbers, math's where it
+# has them and a helper of the output's, ``ssa.special``, where not). ``logit``, ``betaln`` and
+# ``xlogy`` are written with the others (``py_arrays.special_function``).
+SCIPY_SPECIAL: dict[str, Intrinsic] = {
+    "scipy.special.gammaln": _m("lgamma", scipy=True),
+    "scipy.special.digamma": _m("digamma", scipy=True),
+    "scipy.special.psi": _m("digamma", scipy=True),
+    "scipy.special.erf": _m("erf", scipy=True),
+    "scipy.special.erfc": _m("erfc", scipy=True),
+    "scipy.special.expit": _m("expit", scipy=True),
+    "scipy.special.log1p": _m("log1p"),
+    "scipy.special.expm1": _m("expm1"),
+    "scipy.special.exp2": _m("exp2"),
+    "scipy.special.cbrt": _m("cbrt"),
+    "scipy.special.logit": Intrinsic("logit", 1, 1),
+    "scipy.special.betaln": Intrinsic("betaln", 2, 2),
+    "scipy.special.xlogy": Intrinsic("xlogy", 2, 2),
 }
 
 BUILTINS: dict[str, Intrinsic] = {
@@ -146,7 +193,7 @@ BUILTINS: dict[str, Intrinsic] = {
     "builtins.len": Intrinsic("len", 1, 1),
 }
 
-INTRINSICS: dict[str, Intrinsic] = {**MATH, **NUMPY, **BUILTINS}
+INTRINSICS: dict[str, Intrinsic] = {**MATH, **NUMPY, **SCIPY_SPECIAL, **BUILTINS}
 
 # Named numeric constants of the libraries: each use becomes a ``const``.
 CONSTANTS: dict[str, float] = {

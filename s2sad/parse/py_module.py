@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import builtins
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, Union
 
 import libcst as cst
@@ -103,7 +103,7 @@ def _import_key(canonical: str) -> tuple:
     intr = INTRINSICS.get(name)
     if (intr is not None and name.split(".")[0] in ("math", "numpy") and intr.op in MATH_FNS
             and intr.min_args == intr.max_args == MATH_FNS[intr.op]):
-        return ("function", intr)
+        return ("function", replace(intr, numpy=False, scipy=False))  # whichever library spells it
     return ("import", canonical)
 
 

@@ -234,6 +234,13 @@ def keyword_arg(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
     return None
 
 
+# Library calls that are elementwise arithmetic on their operands (``np.add``, ``np.clip``).
+_ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "neg", "pos", "reciprocal", "float_power", "clip", "power",
+                      "square", "logit", "betaln", "xlogy")
+# Reductions and scans that need an array operand (``np.var``, ``np.cumsum``).
+_STATISTICS = ("prod", "var", "std", "cumsum")
+
+
 def method_of(node: cst.Call, locals_: frozenset, info: ModuleInfo) -> Optional[tuple[lib.Intrinsic, str]]:
     """``x.sum(...)`` with ``x`` a local: the intrinsic it stands for and the method's name."""
     func = node.func
@@ -464,7 +471,7 @@ class _Inference:
             return None if left is None or right is None else left + right
         if isinstance(node, cst.Call) and all(a.keyword is None and not a.star for a in node.args):
             intr = lib.lookup(self.info.canonical_name(node.func, self.locals))
-            if intr is None or intr.op not in MATH_FNS:
+            if intr is None or intr.op not in MATH_FNS and intr.op not in _ELEMENTWISE_CALLS:
                 return None
             out: list[str] = []
             for a in node.args:
@@ -591,7 +598,7 @@ class _Inference:
         if intr.op in ("zeros", "empty", "ones") and args:
             self.expr(args[0], True)
             return
-        if intr.op in ("sum", "mean", "max_reduce", "min_reduce", "transpose", "ones_like"):
+        if intr.op in ("sum", "mean", "max_reduce", "min_reduce", "transpose", "ones_like") + _STATISTICS:
             self.array_use(args[0], 2 if intr.op == "transpose" else 1)
         elif intr.op in ("matmul", "outer"):
             self.array_use(args[0], 2 if intr.op == "matmul" else 1)
@@ -885,11 +892,14 @@ class _Inference:
         if op == "ones":
             return ArrayType(F64, alloc_rank(args[0])) if args else None
         arg_types = [self.expr_type(a, types) for a in args]
-        if op in ("sum", "mean", "max_reduce", "min_reduce"):
+        if op == "cumsum":
+            t = arg_types[0] if arg_types else None
+            return t if isinstance(t, ArrayType) else None
+        if op in ("sum", "mean", "max_reduce", "min_reduce", "prod", "var", "std"):
             t = arg_types[0] if arg_types else None
             if not isinstance(t, ArrayType):
                 return None
-            elem = F64 if op == "mean" else t.elem
+            elem = F64 if op in ("mean", "var", "std") else t.elem
             if keyword_arg(node, "axis") is None:
                 return t if _is_true(keyword_arg(node, "keepdims")) else elem
             rank = t.rank if _is_true(keyword_arg(node, "keepdims")) else t.rank - 1
@@ -913,6 +923,8 @@ class _Inference:
             return ArrayType(F64, max(t.rank for t in arrays))
         if op == "power" and len(args) == 2:
             return arith_type(cst.Power(), arg_types[0], arg_types[1], int_literal(args[1]))
+        if op in ("div", "reciprocal", "float_power"):
+            return F64
         if intr.keeps_int and arg_types and all(t is not None and not t.is_float for t in arg_types):
             return I64
         return F64

@@ -26,10 +26,16 @@ else the operands' common type.
                                                             with a ufunc (``UNARY_MATH``)
                                                             (exp, log, tanh, sqrt, abs, ...)
   arr.where        (c: array<bool>, a, b) -> array<T,r>     np.where(c, a, b)
-  arr.sum arr.mean arr.max arr.min
+  arr.sum arr.mean arr.max arr.min arr.prod
                    (a: array<T,r>) {axis?: int, keepdims?: bool}
                                           -> T when no axis, else array<T,r-1>
                                              (array<T,r> with keepdims)
+  arr.prod         (a: array<T,r>) {axis?, keepdims?}
+                                          -> as arr.sum: np.prod
+  arr.cumsum       (a: array<T,r>) {axis: int, reverse?: bool}
+                                          -> array<T,r>     np.cumsum(a, axis=axis): running sums
+                                                            along the axis (from its end with
+                                                            ``reverse``: the adjoint of a cumsum)
   arr.matmul       (a, b)                 -> a @ b: (2,2)->2, (2,1)->1, (1,2)->1, (1,1)->scalar
   arr.outer        (a: rank 1, b: rank 1) -> array<T,2>     np.outer(a, b)
   arr.transpose    (a: rank 2)            -> array<T,2>     a.T
@@ -85,6 +91,11 @@ Ops the adjoint transform introduces (undoing broadcasts, reductions, slices, ga
                                           -> array<f64,1>   np.correlate(a, v, "valid") with
                                                             len(a) >= len(v) (the adjoint of
                                                             np.convolve)
+  arr.prod_others  (a: array<T,r>) {axis?: 0 or 1, of a matrix}
+                                          -> array<f64,r>   each entry's product of the other
+                                                            entries (of its column, axis 0, or
+                                                            row, axis 1): the adjoint of a prod,
+                                                            right where an entry is 0
   arr.accum        (dst: array, v)        -> ()             dst[...] += v (v has dst's shape, or
                                                             is a scalar); writes dst
   arr.accum_take   (dst: array<T,1>, idx: array<int,s>, v: array<T,s>)
@@ -112,12 +123,13 @@ PREFIX = "arr."
 
 ELEMENTWISE = ("add", "sub", "mul", "div", "pow", "maximum", "minimum")
 COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
-REDUCTIONS = ("sum", "mean", "max", "min")
-# The one-operand intrinsics NumPy has a ufunc of (``np.rint``; no ``np.lgamma``).
+REDUCTIONS = ("sum", "mean", "max", "min", "prod")
 # Linear algebra, einsum, stacking and convolution (``parse.py_linalg``, ``adjoint.linalg_rules``).
 LINALG = ("einsum", "diag", "det", "inv", "solve", "norm", "concat", "stack", "convolve", "correlate")
 CONVOLVE_MODES = ("full", "valid", "same")
-UNARY_MATH = tuple(name for name, fn in MATH.items() if fn.arity == 1 and fn.ufunc)
+# The one-operand intrinsics NumPy or SciPy has a ufunc of (``np.rint``, ``scipy.special.gammaln``:
+# the output imports it from scipy.special, ``mathfns.MathFn.scipy``; no ``math.gamma``).
+UNARY_MATH = tuple(name for name, fn in MATH.items() if fn.arity == 1 and (fn.ufunc or fn.scipy))
 
 NAMES: frozenset[str] = frozenset(
     [PREFIX + n for n in ELEMENTWISE + COMPARE + REDUCTIONS]
@@ -125,6 +137,7 @@ NAMES: frozenset[str] = frozenset(
     + [PREFIX + n for n in ("neg", "where", "matmul", "outer", "transpose", "full", "broadcast", "sum_to", "accum")]
     + [PREFIX + "slice", PREFIX + "accum_slice", PREFIX + "take", PREFIX + "accum_take", PREFIX + "reshape"]
     + [PREFIX + n for n in LINALG]
+    + [PREFIX + "cumsum", PREFIX + "prod_others"]
 )
 
 
@@ -239,6 +252,16 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
         if any(t != I64 for t in operands[1:]):
             return "'arr.slice' bounds must be i64"
         return _typed(_elem(operands[0]), axes.count("r"))
+    if op == "cumsum":
+        axis = attrs.get("axis")
+        if len(operands) != 1 or ranks[0] == 0 or not isinstance(axis, int) or not 0 <= axis < ranks[0]:
+            return "'arr.cumsum' takes one array and an axis of it"
+        return operands[0]
+    if op == "prod_others":
+        axis = attrs.get("axis")
+        if len(operands) != 1 or ranks[0] == 0 or axis is not None and (ranks[0] != 2 or axis not in (0, 1)):
+            return "'arr.prod_others' takes one array (and an axis of a matrix)"
+        return ArrayType(F64, ranks[0])
     if op == "reshape":
         if len(operands) < 2 or ranks[0] == 0 or any(t != I64 for t in operands[1:]):
             return "'arr.reshape' takes an array and i64 extents"

@@ -30,6 +30,17 @@ from .ops import points_into_member, storage_of
 SOURCE_ATTRS = ("shapes", "c_params", "c_result", "c_aggregates", "c_macros", "c_structs", "c_mixed", "c_typedefs",
                 "c_unsigned", "cuda", "launch", "result_names")
 
+# A float op the source spelled with NumPy on numbers (``np.log(x)``, ``np.divide(a, b)``), and the
+# ops its derivative rule made: the Python output computes them with NumPy's function, which gives
+# inf or NaN where ``math`` and float division raise (``emit_py``). Other targets compute as C does.
+NUMPY = "numpy"
+NUMPY_OPS = ("div", "pow")  # besides the math.<fn> ops
+
+
+def numpy_spelled(op: Op) -> bool:
+    return bool(op.attrs.get(NUMPY))
+
+
 SCHEDULES = ("store-all", "recompute", "periodic", "binomial")
 SCHEDULE_HELP = "store-all, recompute, periodic(K) or binomial(S), with K and S positive integers"
 _ARG_NAMES = {"periodic": ("k", "every", "period"), "binomial": ("snapshots", "s")}

@@ -35,7 +35,8 @@ _MATH = {
     "min": min, "max": max, "copysign": math.copysign, "fmod": math.fmod,
     "rint": lambda x: float(np.rint(x)), "round": lambda x: float(special.round_half_away(x)),
     "lgamma": math.lgamma, "tgamma": math.gamma, "digamma": special.digamma, "remainder": math.remainder,
-    "fdim": special.fdim, "ldexp": math.ldexp, "logb": special.logb,
+    "trigamma": special.trigamma, "expit": special.expit, "fdim": special.fdim, "ldexp": math.ldexp,
+    "logb": special.logb, "sign": lambda x: float(np.sign(x)),
 }
 
 
@@ -82,7 +83,7 @@ _ARRAY_BINARY = {
     "maximum": np.maximum, "minimum": np.minimum, "lt": np.less, "le": np.less_equal,
     "gt": np.greater, "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal,
 }
-_ARRAY_REDUCE = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min}
+_ARRAY_REDUCE = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "prod": np.prod}
 
 
 def _array_op(op: Op, a: list[Any]) -> list[Any]:
@@ -96,6 +97,8 @@ def _array_op(op: Op, a: list[Any]) -> list[Any]:
         fn = n[5:]
         if fn == "cbrt":
             return [np.cbrt(a[0])]
+        if not hasattr(np, _NUMPY_UFUNC.get(fn, fn)):  # SciPy's (mathfns.MathFn.scipy): each element
+            return [np.vectorize(_MATH[fn], otypes=[float])(a[0])]
         return [np.asarray(getattr(np, _NUMPY_UFUNC.get(fn, fn))(a[0]), dtype=float)]
     if n == "where":
         return [np.where(a[0], a[1], a[2])]
@@ -108,6 +111,17 @@ def _array_op(op: Op, a: list[Any]) -> list[Any]:
         return [float(r) if not op.result.type.is_array else r]
     if n == "outer":
         return [np.outer(a[0], a[1])]
+    if n == "cumsum":
+        axis = op.attrs["axis"]
+        if op.attrs.get("reverse"):
+            return [np.flip(np.cumsum(np.flip(a[0], axis), axis=axis), axis)]
+        return [np.cumsum(a[0], axis=axis)]
+    if n == "prod_others":
+        axis = op.attrs.get("axis")
+        if axis is None:
+            return [special.prod_of_others(a[0])]
+        rows = special.prod_of_others_in_rows(a[0] if axis == 1 else a[0].T)
+        return [rows if axis == 1 else rows.T.copy()]
     if n == "transpose":
         return [a[0].T.copy()]
     if n == "full":

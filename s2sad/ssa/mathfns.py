@@ -41,6 +41,7 @@ class MathFn:
     c_helper: bool = False
     numba: bool = True
     source: bool = True
+    scipy: Optional[str] = None  # NumPy has no ufunc of it, SciPy does: scipy.special.<scipy> on arrays
 
 
 def _rows() -> dict[str, MathFn]:
@@ -49,8 +50,8 @@ def _rows() -> dict[str, MathFn]:
                  "sqrt").split():
         rows.append(MathFn(name, 1, name, f"math.{name}"))
     rows += [
-        MathFn("erf", 1, "erf", "math.erf", ufunc=False),  # NumPy has no erf (SciPy's is no ufunc of it)
-        MathFn("erfc", 1, "erfc", "math.erfc", ufunc=False),
+        MathFn("erf", 1, "erf", "math.erf", ufunc=False, scipy="erf"),  # NumPy has no erf
+        MathFn("erfc", 1, "erfc", "math.erfc", ufunc=False, scipy="erfc"),
         MathFn("exp2", 1, "exp2", None),  # 2.0 ** x: math.exp2 is Python 3.11's
         MathFn("cbrt", 1, "cbrt", "np.cbrt"),  # math.cbrt is Python 3.11's, and not Numba's
         MathFn("abs", 1, "fabs", "abs"),
@@ -61,9 +62,15 @@ def _rows() -> dict[str, MathFn]:
         MathFn("rint", 1, "rint", "np.rint", c_aliases=("nearbyint",)),  # halfway cases to even
         MathFn("round", 1, "round", "round_half_away", ufunc=False),  # halfway cases away from zero
         MathFn("logb", 1, "logb", "logb", ufunc=False),  # the binary exponent, floor(log2 |x|)
-        MathFn("lgamma", 1, "lgamma", "math.lgamma", ufunc=False),
+        MathFn("sign", 1, "sign", "np.sign", c_helper=True),  # -1, 0 or 1 (NaN for NaN), as np.sign
+        MathFn("lgamma", 1, "lgamma", "math.lgamma", ufunc=False, scipy="gammaln"),
         MathFn("tgamma", 1, "tgamma", "math.gamma", ufunc=False),
-        MathFn("digamma", 1, "digamma", "digamma", ufunc=False, c_helper=True, source=False),
+        MathFn("digamma", 1, "digamma", "digamma", ufunc=False, c_helper=True, scipy="digamma"),
+        # psi'(x), the derivative of digamma (SciPy's polygamma(1, x) on arrays)
+        MathFn("trigamma", 1, "trigamma", "trigamma", ufunc=False, c_helper=True, source=False,
+               scipy="polygamma"),
+        # the logistic sigmoid 1 / (1 + exp(-x)), without overflow (scipy.special.expit)
+        MathFn("expit", 1, "expit", "expit", ufunc=False, c_helper=True, scipy="expit"),
         MathFn("pow", 2, "pow", "math.pow"),
         MathFn("atan2", 2, "atan2", "math.atan2"),
         MathFn("hypot", 2, "hypot", "math.hypot"),

@@ -42,6 +42,38 @@ def digamma(x):
     return acc + math.log(x) - 0.5 / x - series
 
 
+def trigamma(x):
+    """psi'(x) = d digamma(x) / dx: the recurrence psi'(x) = psi'(x + 1) + 1 / x**2 up to x >= 10,
+    then the asymptotic series (to x**-15: below 1e-15 there); below 0 the reflection
+    psi'(x) = pi**2 / sin(pi x)**2 - psi'(1 - x)."""
+    acc = 0.0
+    sign = 1.0
+    if x <= 0.0:
+        n = np.rint(x)
+        if x == n:
+            return math.nan  # a pole of digamma
+        s = math.sin(math.pi * (x - n))
+        acc = math.pi * math.pi / (s * s)
+        sign = -1.0
+        x = 1.0 - x
+    t = 0.0
+    while x < 10.0:
+        t += 1.0 / (x * x)
+        x += 1.0
+    f = 1.0 / (x * x)
+    series = (1.0 + 0.5 / x + f * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f * (1.0 / 30 - f * (
+        5.0 / 66 - f * (691.0 / 2730 - f * (7.0 / 6)))))))) / x
+    return acc + sign * (t + series)
+
+
+def expit(x):
+    """The logistic sigmoid 1 / (1 + exp(-x)), SciPy's expit, without overflow for large |x|."""
+    if x >= 0.0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
 def round_half_away(x):
     """C's round(x): halfway cases away from zero (Python's round and np.rint go to the even one)."""
     t = np.trunc(x)
@@ -68,7 +100,43 @@ def logb(x):
     return float(math.frexp(x)[1] - 1)
 
 
-FUNCTIONS = {"digamma": digamma, "round_half_away": round_half_away, "fdim": fdim, "logb": logb}
+def prod_of_others(x):
+    """For each entry of x, the product of all the others (the gradient of np.prod(x)): running
+    products from both ends, so that an entry of 0 gets the product of the rest (prod(x) / x would
+    divide 0 by 0)."""
+    flat = np.ravel(x)
+    n = flat.size
+    before = np.ones(n)
+    after = np.ones(n)
+    if n > 1:
+        before[1:] = np.cumprod(flat[:-1])
+        after[:-1] = np.cumprod(flat[::-1][:-1])[::-1]
+    return (before * after).reshape(np.shape(x))
+
+
+def prod_of_others_in_rows(x):
+    """prod_of_others of each row of the matrix x (the gradient of np.prod(x, axis=1))."""
+    m, n = x.shape
+    before = np.ones((m, n))
+    after = np.ones((m, n))
+    for i in range(m):
+        if n > 1:
+            before[i, 1:] = np.cumprod(x[i, :-1])
+            after[i, :-1] = np.cumprod(x[i, ::-1][:-1])[::-1]
+    return before * after
+
+
+def cumsum_in_rows(x):
+    """np.cumsum(x, axis=1) of the matrix x, as Numba compiles it (its np.cumsum takes no axis)."""
+    out = np.empty(x.shape)
+    for i in range(x.shape[0]):
+        out[i] = np.cumsum(x[i])
+    return out
+
+
+FUNCTIONS = {"digamma": digamma, "trigamma": trigamma, "expit": expit, "round_half_away": round_half_away,
+             "fdim": fdim, "logb": logb, "prod_of_others": prod_of_others,
+             "prod_of_others_in_rows": prod_of_others_in_rows, "cumsum_in_rows": cumsum_in_rows}
 
 
 def source_of(name: str) -> str:
@@ -76,4 +144,5 @@ def source_of(name: str) -> str:
     return textwrap.dedent(inspect.getsource(FUNCTIONS[name])).rstrip("\n")
 
 
-__all__ = ["FUNCTIONS", "digamma", "fdim", "logb", "round_half_away", "source_of"]
+__all__ = ["FUNCTIONS", "cumsum_in_rows", "digamma", "expit", "fdim", "logb", "prod_of_others",
+           "prod_of_others_in_rows", "round_half_away", "source_of", "trigamma"]

@@ -1,0 +1,126 @@
+"""NumPy's statistics, products, running sums, clipping and ufunc spellings, and scipy.special's
+functions of differentiable arguments (golden/array_statistics, array_clip_sign,
+ufunc_operator_spellings, scipy_special_functions hold the whole outputs, checked against central
+differences). Here: the gradients at the edges the README's table states, exactly, and the forms
+that stay located errors."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+
+import numpy as np
+import pytest
+
+from s2sad import pipeline
+from s2sad.diagnostics import DiagnosticError
+
+
+def _gradient(source: str, func: str, wrt: list[str], target: str = "py"):
+    text = pipeline.gradient_source(textwrap.dedent(source), "prog.py", func, wrt, target)
+    namespace: dict = {}
+    exec(compile(text, "grad.py", "exec"), namespace)
+    return namespace[f"grad_{func}"], text
+
+
+PROD = """
+import numpy as np
+
+
+def f(x: "f64[n]", A: "f64[m, n]"):
+    return np.prod(x) + np.sum(np.prod(A, axis=0)) + np.sum(A.prod(axis=1))
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_the_adjoint_of_prod_is_the_product_of_the_other_entries_where_one_is_zero(target):
+    grad, text = _gradient(PROD, "f", ["x", "A"], target)
+    assert "d_x += np.full_like(x, d_return) * prod_of_others(x)" in text
+    x = np.array([2.0, 0.0, 3.0])
+    A = np.array([[0.0, 2.0, 0.0], [4.0, 5.0, 0.0]])
+    d_x, d_A = np.zeros(3), np.zeros((2, 3))
+    grad(x, d_x, A, d_A)
+    assert np.array_equal(d_x, [0.0, 6.0, 0.0])  # one zero: the product of the rest, the others 0
+    # down the columns, the other entry of each; along the rows: 2 * 0 for the two-zero row
+    assert np.array_equal(d_A, [[4.0, 5.0, 0.0], [0.0, 2.0, 20.0]])
+
+
+CLIP = """
+import numpy as np
+
+
+def f(x: "f64[n]", lo: float, hi: float):
+    return np.sum(np.clip(x, lo, hi))
+"""
+
+
+def test_clip_gives_the_adjoint_to_x_at_the_bounds():
+    grad, _ = _gradient(CLIP, "f", ["x", "lo", "hi"])
+    x = np.array([-1.0, -0.5, 0.0, 0.5, 1.0])
+    d_x = np.zeros(5)
+    d_lo, d_hi = grad(x, d_x, -0.5, 0.5)
+    assert np.array_equal(d_x, [0.0, 1.0, 1.0, 1.0, 0.0])  # closed interval: x at -0.5 and 0.5 passes
+    assert (d_lo, d_hi) == (1.0, 1.0)
+
+
+def test_cumsum_adjoint_is_the_running_sum_from_the_end():
+    grad, text = _gradient('import numpy as np\n\n\ndef f(x: "f64[n]", w: "f64[n]"):\n'
+                           '    return np.sum(np.cumsum(x) * w)\n', "f", ["x"])
+    assert "np.cumsum((d_return * w)[::-1])[::-1]" in text
+    x, w = np.arange(4.0), np.array([1.0, 2.0, 3.0, 4.0])
+    d_x = np.zeros(4)
+    grad(x, d_x, w)
+    assert np.array_equal(d_x, [10.0, 9.0, 7.0, 4.0])
+
+
+def _diagnose(source: str, target: str = "py") -> str:
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(textwrap.dedent(source), "prog.py", "f", ["x"], target)
+    return info.value.render()
+
+
+@pytest.mark.parametrize(
+    "body, fragment",
+    [
+        ("return np.sum(np.cumsum(A))", "np.cumsum of a matrix without axis= (the running sum of its flattened"),
+        ("return np.var(x, ddof=k)", "ddof= must be a non-negative integer literal"),
+        ("return np.std(A, axis=k)", "axis= must be an integer literal"),
+        ("return np.prod(s)", "is not an array"),
+        ("return np.sum(sp.xlogy(x, s))", "xlogy of an array and a number is not supported"),
+        ("return np.sum(np.float_power(idx, idx)) + np.sum(x)", "np.float_power of integer arrays is not supported"),
+        ("return np.sum(math.lgamma(x))", "is not supported on whole arrays"),
+    ],
+)
+def test_unsupported_forms_are_located_errors(body, fragment):
+    source = f"""
+        import math
+
+        import numpy as np
+        import scipy.special as sp
+
+
+        def f(x: "f64[n]", A: "f64[m, n]", s: float, idx: "i64[n]", k: int):
+            {body}
+        """
+    text = _diagnose(source)
+    assert fragment in text, text
+    assert "prog.py:9:" in text and "^" in text
+
+
+NUMPY_ON_NUMBERS = """
+import math
+
+import numpy as np
+
+
+def f(x: float, y: float):
+    return np.log(x) + np.divide(y, x) + math.exp(y)
+"""
+
+
+def test_numpy_functions_of_numbers_keep_numpys_semantics_in_the_gradient():
+    grad, text = _gradient(NUMPY_ON_NUMBERS, "f", ["x", "y"])
+    assert "np.divide(d_return, x)" in text and "math.exp(y)" in text  # math stays math
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d_x, d_y = grad(0.0, 1.0)  # the primal is -inf + inf: NaN, and raises nothing
+    assert math.isinf(d_y) and not math.isfinite(d_x)
