@@ -334,7 +334,10 @@ def gradient_source(
         if not is_c(filename):
             _refuse_assumed_kinds(module.functions[grad_name(name)], source, filename, name, target,
                                   module.source_lines)
-        _refuse_array_result(module.functions[grad_name(name)], name, target, module.source_lines)
+        for fn in module.functions.values():  # the function differentiated or a helper it calls
+            info = grad_info(fn)
+            if info is not None:
+                _refuse_array_result(fn, info.primal, target, module.source_lines)
         _refuse_several_results(module, name, target, module.source_lines)
     return emit_source(module, target, grad_name(name), header, options)
 

@@ -285,7 +285,7 @@ class GradientTransform:
         return False
 
     def _call_active(self, op: Op) -> bool:
-        return any(self.act.is_active(r) for r in op.results) or any(
+        return any(self._array_active(r) for r in op.results) or any(
             (a.type.is_array and self.act.array_active(a)) or self.act.is_active(a) for a in op.operands
         )
 
@@ -324,8 +324,8 @@ class GradientTransform:
             # A local array: its shadow lives from the mirror of its alloc on.
             op = root.defining_op
             m = rev.mirror_of(op.parent)
-            if makes_fresh_array(op):
-                # The result of a whole-array op: a shadow of its shape.
+            if makes_fresh_array(op) or op.name == "call":
+                # The result of a whole-array op or of a call: a shadow of its shape.
                 like = self.values.avail(m, root)
                 t = root.type
                 dims = [m.prologue.op1("dim", [like], I64, axis=k) for k in range(t.rank)]
@@ -540,8 +540,8 @@ class GradientTransform:
             if not v.type.is_array:
                 continue
             root = known_root(v)
-            if makes_fresh_array(root.defining_op):
-                continue  # never written
+            if makes_fresh_array(root.defining_op) or (root.defining_op is not None and root.defining_op.name == "call"):
+                continue  # never written (effects._writable_root)
             if root in self.values.readonly_roots:
                 continue
             if root in self.values.last_write and top_level_index(self.fn, op) > self.values.last_write[root]:
@@ -822,7 +822,10 @@ class GradientTransform:
                     dims = self._buffer_dims(rev.body, args[-1], op, i, lambda v: self.values.avail(rev, v))
                     args.append(rev.body.op1("alloc", dims, a.type, fill="zeros", elem=str(a.type.elem)))
         for r, t in zip(op.results, sig.seed_types()):
-            args.append(rev.adj.get(r) or self._zero(rev.body, t))
+            if t.is_array:  # the adjoint of the array the callee returned: what its uses added
+                args.append(self._shadow_of(rev, r))
+            else:
+                args.append(rev.adj.get(r) or self._zero(rev.body, t))
         types = [callee.params[i].type for i in sig.returned]
         hints = [self._adjoint_hint(op.operands[i]) or self._adjoint_hint(callee.params[i]) for i in sig.returned]
         call = rev.body.create("call", args, types, {"callee": sig.name}, hints=hints)

@@ -280,9 +280,11 @@ def _written_roots_in(fn: Function, module: Module, memo: dict[str, set[int]]) -
 def _writable_root(arr: Value, op: Op, module: Module) -> Value:
     """The root ``op`` writes; never the result of a whole-array op, whose value must stay as made."""
     root = known_root(arr)
-    if makes_fresh_array(root.defining_op):
+    made = root.defining_op
+    if makes_fresh_array(made) or (made is not None and made.name == "call"):
+        what = "a whole-array expression" if made.name != "call" else f"'{made.attrs['callee']}'"
         raise error(
-            "this writes into an array made by a whole-array expression, which is not supported yet",
+            f"this writes into an array made by {what}, which is not supported yet",
             op.loc,
             hint="make a writable array with np.zeros(...) and fill it, or build the new values whole",
         )

@@ -290,7 +290,8 @@ class _FunctionEmitter(StatementBuilder):
             return self._checked_entry(params, checks) + "\n\n\n" + unchecked
         if checks:
             self.printer.modules.add("np")
-        return self._function(fn.name, params, self._struct_comments(params), checks, self._convention())
+        head = self._instance_comment() + self._struct_comments(params)
+        return self._function(fn.name, params, head, checks, self._convention())
 
     def _convention(self) -> list[str]:
         """A gradient's docstring lines: the contract's convention for its parameters (a helper
@@ -384,6 +385,16 @@ class _FunctionEmitter(StatementBuilder):
         ]
         lines.append(f"    return {unchecked}({', '.join(p.split('=')[0] for p in params)})")
         return "\n".join(lines)
+
+    def _instance_comment(self) -> list[str]:
+        """For one of several instances of a helper (typed from its calls): which, and for what."""
+        source = self.fn.attrs.get("specialized_from")
+        if source is None:
+            return []
+        given = self.fn.attrs.get("given") or {}
+        spelled = ", ".join(f"{p} as {what}" for p, what in given.items())
+        adjoint = "the adjoint of " if is_gradient(self.fn) else ""
+        return [f"# {adjoint}{source}, for calls that pass {spelled}" if spelled else f"# {adjoint}{source}"]
 
     def _struct_comments(self, names: list[str]) -> list[str]:
         """For C input with structs: how each array of structs lies in its flat NumPy array."""
