@@ -337,7 +337,7 @@ def gradient_source(
         for fn in module.functions.values():  # the function differentiated or a helper it calls
             info = grad_info(fn)
             if info is not None:
-                _refuse_array_result(fn, info.primal, target, module.source_lines)
+                _refuse_array_result(fn, fn.attrs.get("specialized_from", info.primal), target, module.source_lines)
         _refuse_several_results(module, name, target, module.source_lines)
     return emit_source(module, target, grad_name(name), header, options)
 

@@ -70,7 +70,7 @@ from .forward import ForwardSweep
 from .sweep import RevBlock, defining_block, extent_at, floordiv, line_of, top_level_index
 from .tape import Tapes
 from .report import CheckpointEntry, MemoryReport
-from ..analysis.effects import (known_root, written_roots)
+from ..analysis.effects import (known_root, stays_as_made, written_roots)
 from . import array_rules  # noqa: F401  (registers the rules of the arr. ops)
 from .rules import MissingRule, adjoint_contributions
 from .naming import adjoint_hint, free_variant, function_names
@@ -540,8 +540,8 @@ class GradientTransform:
             if not v.type.is_array:
                 continue
             root = known_root(v)
-            if makes_fresh_array(root.defining_op) or (root.defining_op is not None and root.defining_op.name == "call"):
-                continue  # never written (effects._writable_root)
+            if stays_as_made(root):
+                continue  # never written
             if root in self.values.readonly_roots:
                 continue
             if root in self.values.last_write and top_level_index(self.fn, op) > self.values.last_write[root]:

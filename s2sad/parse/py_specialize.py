@@ -44,8 +44,9 @@ from .py_common import Locator
 from .py_module import ModuleInfo
 from .py_types import FunctionTypes, Signature, infer_types, signature
 
-# Rounds of typing the instances again before giving up (each round can only settle types).
-MAX_ROUNDS = 20
+# Rounds of typing the instances again before giving up. A round types again only the instances
+# whose callees' signatures changed; a chain of helpers settles in about as many rounds as it is deep.
+MAX_ROUNDS = 200
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class _State:
     types: Optional[FunctionTypes] = None
     sig: Optional[Signature] = None
     targets: dict[cst.Call, Instance] = field(default_factory=dict)
+    seen_sigs: Optional[dict[cst.Call, Signature]] = None  # the callee signatures it was typed with
 
 
 @dataclass
@@ -96,24 +98,10 @@ def specialize(root: str, info: ModuleInfo, locator: Locator, own_sigs: dict[str
             state = states.setdefault(inst, _State())
             call_sigs = {c: states[t].sig for c, t in state.targets.items()
                          if t in states and states[t].sig is not None}
-            node = info.functions[inst.source]
-            types = infer_types(node, info, own_sigs, locator, inst.source in int_results, dict(inst.given),
-                                call_sigs)  # type: ignore[arg-type]
-            sig = signature(node, types, info)
-            targets = {}
-            for call, arg_types in types.call_args.items():
-                callee = call.func.value  # type: ignore[attr-defined]
-                if call in recursive_calls:
-                    continue  # mutual recursion: reported at this call
-                if callee == inst.source:
-                    targets[call] = inst  # a function calling itself calls its own instance
-                else:
-                    targets[call] = Instance(callee, _given(info.functions[callee], own_sigs[callee], arg_types))
-            if state.sig != sig or state.targets != targets or (
-                    state.types is None or state.types.vars != types.vars):
-                changed = True
-            state.types, state.sig, state.targets = types, sig, targets
-            for t in targets.values():
+            if state.seen_sigs != call_sigs:  # else typed with these callees already: nothing new
+                changed |= _type_instance(inst, state, call_sigs, info, locator, own_sigs, int_results,
+                                          recursive_calls)
+            for t in state.targets.values():
                 if t not in seen:
                     seen.add(t)
                     reached.append(t)
@@ -126,6 +114,30 @@ def specialize(root: str, info: ModuleInfo, locator: Locator, own_sigs: dict[str
     program = _named(root, info, {i: s for i, s in states.items() if s.types is not None})
     program.problems.append(problem)
     return program
+
+
+def _type_instance(inst: Instance, state: _State, call_sigs: dict[cst.Call, Signature], info: ModuleInfo,
+                   locator: Locator, own_sigs: dict[str, Signature], int_results: set[str],
+                   recursive_calls: frozenset[cst.Call]) -> bool:
+    """Types ``inst`` with its callees' signatures ``call_sigs``; whether anything changed."""
+    node = info.functions[inst.source]
+    types = infer_types(node, info, own_sigs, locator, inst.source in int_results, dict(inst.given),
+                        call_sigs)  # type: ignore[arg-type]
+    sig = signature(node, types, info)
+    state.seen_sigs = call_sigs  # type: ignore[assignment]
+    targets = {}
+    for call, arg_types in types.call_args.items():
+        callee = call.func.value  # type: ignore[attr-defined]
+        if call in recursive_calls:
+            continue  # mutual recursion: reported at this call
+        if callee == inst.source:
+            targets[call] = inst  # a function calling itself calls its own instance
+        else:
+            targets[call] = Instance(callee, _given(info.functions[callee], own_sigs[callee], arg_types))
+    changed = state.sig != sig or state.targets != targets or (
+        state.types is None or state.types.vars != types.vars)
+    state.types, state.sig, state.targets = types, sig, targets
+    return changed
 
 
 def _given(fn: cst.FunctionDef, own: Signature, arg_types: list[Optional[Type]]) -> tuple[tuple[str, Type], ...]:

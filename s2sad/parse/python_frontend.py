@@ -13,7 +13,9 @@ s2sad supports; the rest of the file is scanned for imports and numeric
 constants only (``py_module``). Callees are processed before their callers
 (a caller needs their signatures to type its calls); a function may call
 itself, while mutual recursion is rejected at the call that closes the cycle. Per function: type inference
-(``py_types``), then lowering (``py_lower``, ``py_expr``). Every problem found
+(``py_types``); then each helper is typed again from its calls, one copy per signature they give it
+(``py_specialize``); then each copy is lowered (``py_lower``, ``py_expr``), and the arrays helpers
+return are checked to be their own (``py_array_results``). Every problem found
 in any of the functions is collected and raised together as one
 ``DiagnosticError``; otherwise dead ops are swept (``opt.dce``) so that the
 primal IR holds only what the source computes.
