@@ -182,3 +182,30 @@ def test_a_helper_returning_its_parameter_is_a_located_error_at_the_call(body, w
     """, "f", ["x"], level=0)
     assert f"prog.py:12:9: error: calling 'g', which returns {what}, is not supported" in text
     assert "hint: return a new array from 'g'" in text
+
+
+MIXED = """
+def layer(W, x):
+    return np.tanh(W @ x)
+
+
+def pair(W, x):
+    h = np.tanh(W @ x)
+    return h, np.sum(h)
+
+
+def f(W: "f64[m, n]", x: "f64[n]"):
+    h = layer(W, x)
+    s = 0.0
+    for i in range(h.shape[0]):
+        s += h[i] * h[i]
+    a, b = pair(W, x)
+    return s + np.sum(a * a) + b
+"""
+
+
+@pytest.mark.parametrize("level", [0, 2])
+def test_a_returned_array_read_by_elements_and_one_of_several_returned_values(level):
+    grad, _ = gradient(MIXED, "f", ["W", "x"], level=level)
+    params = [ParamSpec("W", "array", (3, 2)), ParamSpec("x", "array", (2,))]
+    check_gradient(primal(MIXED, "f"), grad, params, ["W", "x"], set(), np.random.default_rng(level))

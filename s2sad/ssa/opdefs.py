@@ -65,7 +65,7 @@ class OpDef:
 
 
 def _array_fresh(op: Op) -> bool:
-    return bool(op.results) and op.result.type.is_array
+    return any(r.type.is_array for r in op.results)  # (a call may return several values)
 
 
 _PURE_NAMES = set(BINARY_ARITH + BITWISE + COMPARE + BOOL_OPS) | {BITNOT} | {
