@@ -209,3 +209,21 @@ def test_a_returned_array_read_by_elements_and_one_of_several_returned_values(le
     grad, _ = gradient(MIXED, "f", ["W", "x"], level=level)
     params = [ParamSpec("W", "array", (3, 2)), ParamSpec("x", "array", (2,))]
     check_gradient(primal(MIXED, "f"), grad, params, ["W", "x"], set(), np.random.default_rng(level))
+
+
+def test_an_int_array_and_a_float_array_give_two_copies_in_c_output_too():
+    """An annotated element type stays the caller's (``idx: "i64[n]"`` stays ``long *``), and the
+    helper gets a copy for it; C output names each copy's helper in a comment."""
+    text = pipeline.gradient_source(source_of("""
+    def g(v, n: int):
+        s = 0.0
+        for i in range(n):
+            s += v[i] * 1.5
+        return s
+
+
+    def f(x: "f64[n]", idx: "i64[n]", n: int):
+        return g(x, n) * g(idx, n)
+    """), "prog.py", "f", ["x"], "c")
+    assert "// g, for calls that pass v as an array (1-D, integers)\nstatic double g_i1d(long *v, long n) {" in text
+    assert "void grad_f(double *x, double *d_x, long *idx, long n, double d_return)" in text

@@ -38,7 +38,7 @@ from ..analysis.accumulation import accumulation, private_accumulations, shared_
 from ..analysis.unread_yields import unread_undef_yields
 from ..diagnostics import error
 from ..emit.builder import StatementBuilder, tape_new_op
-from ..emit.convention import Convention, entry_text, helper_text
+from ..emit.convention import Convention, entry_text, helper_text, instance_text
 from ..emit.expr import (
     Call,
     Attribute,
@@ -387,14 +387,9 @@ class _FunctionEmitter(StatementBuilder):
         return "\n".join(lines)
 
     def _instance_comment(self) -> list[str]:
-        """For one of several instances of a helper (typed from its calls): which, and for what."""
-        source = self.fn.attrs.get("specialized_from")
-        if source is None:
-            return []
-        given = self.fn.attrs.get("given") or {}
-        spelled = ", ".join(f"{p} as {what}" for p, what in given.items())
-        adjoint = "the adjoint of " if is_gradient(self.fn) else ""
-        return [f"# {adjoint}{source}, for calls that pass {spelled}" if spelled else f"# {adjoint}{source}"]
+        """For one of several copies of a helper (typed from its calls): which, and for what."""
+        text = instance_text(self.fn.attrs, is_gradient(self.fn))
+        return [f"# {text}"] if text else []
 
     def _struct_comments(self, names: list[str]) -> list[str]:
         """For C input with structs: how each array of structs lies in its flat NumPy array."""

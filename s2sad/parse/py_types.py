@@ -1157,10 +1157,10 @@ class _Inference:
             rank = ev.exact_rank or max([ev.min_rank, 1, *ev.rank_uses])
             if isinstance(ann, _ArrayAnnotation) and ann.shape:
                 rank = len(ann.shape)
-            if ev.forced_elem is not None:
+            if isinstance(ann, _ArrayAnnotation) and ann.elem is not None:
+                elem = ann.elem  # what the annotation says, whatever a callee's body would take
+            elif ev.forced_elem is not None:
                 elem = ev.forced_elem
-            elif isinstance(ann, _ArrayAnnotation) and ann.elem is not None:
-                elem = ann.elem
             elif ev.loads and ev.loads <= ev.int_loads:
                 elem = I64
             else:
