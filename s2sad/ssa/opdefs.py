@@ -97,7 +97,7 @@ def _table() -> dict[str, OpDef]:
     add(OpDef("alloc", fresh=True))
     add(OpDef("copy", reads=_first, fresh=True))
     # A call's array result is new memory: the Python front end lets a helper return an array only
-    # where the helper makes it (``py_calls.check_fresh_results``), never a parameter or a view.
+    # where the helper makes it (``parse/py_array_results``), never a parameter or a view.
     add(OpDef("call", effects="call", fresh=True))
     # A function s2sad does not see: a function of its arguments that reads its (const) arrays. Not
     # pure: never merged, moved or recomputed, so it runs where the primal ran it (its result is
