@@ -37,6 +37,18 @@ def shared_array_results(module: Module) -> list[Diagnostic]:
     return problems
 
 
+def array_returning_helpers(module: Module, root: str) -> dict[str, list[int]]:
+    """The helpers (by source name) that return an array, each with where it returns it
+    (line, column, end line, end column): what C output, which has no array results, refuses."""
+    out: dict[str, list[int]] = {}
+    for fn in module.functions.values():
+        ret = fn.body.terminator
+        if fn.name != root and any(v.type.is_array for v in ret.operands) and ret.loc is not None:
+            source = fn.attrs.get("specialized_from", fn.name)
+            out.setdefault(source, [ret.loc.line, ret.loc.col, ret.loc.end_line, ret.loc.end_col])
+    return dict(sorted(out.items()))
+
+
 def _shared_result(fn: Function) -> str | None:
     """How ``fn`` returns an array it did not make, in words; None where every array it returns is new."""
     for v in fn.body.terminator.operands:

@@ -47,7 +47,7 @@ from .py_expr import FunctionContext, describe
 from .py_flow import assigned_names, children, forgetting_nodes, walk
 from .py_lower import lower_function
 from .py_module import Binding, ModuleInfo, dotted_source, scan_module
-from .py_array_results import shared_array_results
+from .py_array_results import array_returning_helpers, shared_array_results
 from .py_specialize import specialize
 from .py_types import FunctionTypes, Signature, infer_types, signature
 
@@ -252,6 +252,9 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
     problems = shared_array_results(module)
     if problems:
         raise DiagnosticError(_sorted_unique(problems), lines)
+    returning = array_returning_helpers(module, func)
+    if returning:  # a fact of the source, which C output refuses at every -O level, inlined or not
+        module.functions[func].attrs["array_helpers"] = returning
     annotate_loops(module)
     name_call_results(module, ("extern",))  # a user function's value stays unnamed: a temporary
     return module
