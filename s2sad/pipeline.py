@@ -334,7 +334,11 @@ def gradient_source(
         if not is_c(filename):
             _refuse_assumed_kinds(module.functions[grad_name(name)], source, filename, name, target,
                                   module.source_lines)
-        _refuse_array_result(module.functions[grad_name(name)], name, target, module.source_lines)
+        _refuse_array_helpers(module.functions[grad_name(name)], target, module.source_lines)
+        for fn in module.functions.values():  # the function differentiated or a helper it calls
+            info = grad_info(fn)
+            if info is not None:
+                _refuse_array_result(fn, fn.attrs.get("specialized_from", info.primal), target, module.source_lines)
         _refuse_several_results(module, name, target, module.source_lines)
     return emit_source(module, target, grad_name(name), header, options)
 
@@ -377,6 +381,21 @@ def _refuse_array_result(grad: Function, name: str, target: str, lines: list[str
     raise DiagnosticError([Diagnostic(
         f"--target {target}: '{name}' returns an array, and C output of its gradient is not supported yet",
         loc, hint="use --target py or numba, or write the result into an output array parameter",
+    )], lines)
+
+
+def _refuse_array_helpers(grad: Function, target: str, lines: list[str]) -> None:
+    """Python input whose function differentiated calls a helper that returns an array: C and CUDA
+    output refuse it at every -O level, whether or not a pass inlined the helper (the source
+    decides, so the answer is the same at every level)."""
+    helpers = grad.attrs.get("array_helpers") or {}
+    if not helpers:
+        return
+    name, where = next(iter(helpers.items()))
+    loc = SourceLoc(grad.loc.file if grad.loc else "", *where)
+    raise DiagnosticError([Diagnostic(
+        f"--target {target}: '{name}' returns an array, and C output of a helper that returns an array is not "
+        "supported yet", loc, hint="use --target py or numba, or write the result into an output array parameter",
     )], lines)
 
 

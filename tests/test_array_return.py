@@ -196,12 +196,32 @@ def test_c_output_of_an_array_result_is_a_located_error():
         """, "prog.py:9:9", "a function that returns an array must return it once"),
         ("""
         def g(x: "f64[n]"):
-            return x * 2.0
+            return x[1:]
 
 
         def f(x: "f64[n]"):
             return np.sum(g(x))
-        """, "prog.py:12:19", "calling 'g', which returns an array, is not supported yet"),
+        """, "prog.py:12:19", "calling 'g', which returns a view of its parameter 'x', is not supported"),
+        ("""
+        def g(x: "f64[n]", c: float):
+            if c > 0.0:
+                return np.exp(x)
+            return x
+
+
+        def f(x: "f64[n]"):
+            return np.sum(g(x, 1.0))
+        """, "prog.py:9:9", "a function that returns an array must return it once"),
+        ("""
+        def g(x: "f64[n]"):
+            return x * 2.0
+
+
+        def f(x: "f64[n]"):
+            y = g(x)
+            y[0] = 1.0
+            return np.sum(y)
+        """, "prog.py:13:5", "this writes into an array made by "),
         ("""
         def f(x: "f64[n]"):
             for k in range(3):

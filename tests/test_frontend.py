@@ -1564,7 +1564,7 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
 
         def f(x):
             return g(x)[0]
-    """, "7:12", "calling 'g', which returns an array, is not supported yet", "g(x)"),
+    """, "7:12", "calling 'g', which returns its parameter 'x', is not supported", "g(x)"),
     "array_chosen_by_branch": ("""
         def f(a, b, c):
             a[0] = 1.0

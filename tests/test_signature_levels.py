@@ -82,6 +82,7 @@ def test_every_golden_folder_is_a_case():
 # of unannotated NumPy code whose kind or rank is assumed (a C signature would fix the guess
 # unchecked).
 REFUSED_FOR_C = ("returns an array, and C output of its gradient is not supported",
+                 "returns an array, and C output of a helper that returns an array is not supported",
                  "returns several values, which a C function cannot",
                  "is not evident in")
 # Python output of C that calls functions defined in another file (golden/c/external_inactive_call).

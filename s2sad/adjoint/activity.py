@@ -73,7 +73,7 @@ def _edges(fn: Function, module: Module) -> dict[Hashable, set[Hashable]]:
             elif n == "call":
                 callee = module.functions[op.attrs["callee"]]
                 srcs = [node(a) for a in op.operands if _carries_derivative(a)]
-                dsts = [r for r in op.results] + [
+                dsts = [node(r) for r in op.results] + [
                     _mem(known_root(op.operands[i])) for i in written_params(module, callee)
                 ]
                 for d in dsts:

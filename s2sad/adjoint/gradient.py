@@ -31,7 +31,7 @@ def _active_call_args(module: Module, fn: Function, wrt: set[int]) -> dict[str, 
         if op.name != "call":
             continue
         active = {i for i, a in enumerate(op.operands) if act.is_active(a) or (a.type.is_array and act.array_active(a))}
-        if active or any(act.is_active(r) for r in op.results):
+        if active or any(act.is_active(r) or (r.type.is_array and act.array_active(r)) for r in op.results):
             found.setdefault(op.attrs["callee"], set()).update(active)
     return found
 

@@ -70,7 +70,7 @@ from .forward import ForwardSweep
 from .sweep import RevBlock, defining_block, extent_at, floordiv, line_of, top_level_index
 from .tape import Tapes
 from .report import CheckpointEntry, MemoryReport
-from ..analysis.effects import (known_root, written_roots)
+from ..analysis.effects import (known_root, stays_as_made, written_roots)
 from . import array_rules  # noqa: F401  (registers the rules of the arr. ops)
 from . import linalg_rules  # noqa: F401  (registers the rules of linear algebra, einsum, stacking, convolution)
 from .rules import MissingRule, adjoint_contributions
@@ -303,7 +303,7 @@ class GradientTransform:
         return False
 
     def _call_active(self, op: Op) -> bool:
-        return any(self.act.is_active(r) for r in op.results) or any(
+        return any(self._array_active(r) for r in op.results) or any(
             (a.type.is_array and self.act.array_active(a)) or self.act.is_active(a) for a in op.operands
         )
 
@@ -342,8 +342,8 @@ class GradientTransform:
             # A local array: its shadow lives from the mirror of its alloc on.
             op = root.defining_op
             m = rev.mirror_of(op.parent)
-            if makes_fresh_array(op):
-                # The result of a whole-array op: a shadow of its shape.
+            if makes_fresh_array(op) or op.name == "call":
+                # The result of a whole-array op or of a call: a shadow of its shape.
                 like = self.values.avail(m, root)
                 t = root.type
                 dims = [m.prologue.op1("dim", [like], I64, axis=k) for k in range(t.rank)]
@@ -567,7 +567,7 @@ class GradientTransform:
             if not v.type.is_array:
                 continue
             root = known_root(viewed_array(v))  # x[1:] in the output is a view: it changes with x
-            if makes_fresh_array(root.defining_op):
+            if stays_as_made(root):
                 continue  # never written
             if root in self.values.readonly_roots:
                 continue
@@ -849,7 +849,10 @@ class GradientTransform:
                     dims = self._buffer_dims(rev.body, args[-1], op, i, lambda v: self.values.avail(rev, v))
                     args.append(rev.body.op1("alloc", dims, a.type, fill="zeros", elem=str(a.type.elem)))
         for r, t in zip(op.results, sig.seed_types()):
-            args.append(rev.adj.get(r) or self._zero(rev.body, t))
+            if t.is_array:  # the adjoint of the array the callee returned: what its uses added
+                args.append(self._shadow_of(rev, r))
+            else:
+                args.append(rev.adj.get(r) or self._zero(rev.body, t))
         types = [callee.params[i].type for i in sig.returned]
         hints = [self._adjoint_hint(op.operands[i]) or self._adjoint_hint(callee.params[i]) for i in sig.returned]
         call = rev.body.create("call", args, types, {"callee": sig.name}, hints=hints)

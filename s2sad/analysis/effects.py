@@ -277,12 +277,25 @@ def _written_roots_in(fn: Function, module: Module, memo: dict[str, set[int]]) -
     return roots
 
 
+def stays_as_made(root: Value) -> bool:
+    """Whether the array ``root`` is a value no code writes: the result of a whole-array op or
+    the array a call returns (``_writable_root`` refuses writes into either)."""
+    made = root.defining_op
+    return makes_fresh_array(made) or (made is not None and made.name == "call")
+
+
 def _writable_root(arr: Value, op: Op, module: Module) -> Value:
-    """The root ``op`` writes; never the result of a whole-array op, whose value must stay as made."""
+    """The root ``op`` writes; never the result of a whole-array op or a call, whose value must
+    stay as made."""
     root = known_root(arr)
-    if makes_fresh_array(root.defining_op):
+    made = root.defining_op
+    if stays_as_made(root):
+        what = "a whole-array expression"
+        if made.name == "call":  # (one of several copies of a helper: the helper's own name)
+            callee = module.functions[made.attrs["callee"]]
+            what = f"'{callee.attrs.get('specialized_from', callee.name)}'"
         raise error(
-            "this writes into an array made by a whole-array expression, which is not supported yet",
+            f"this writes into an array made by {what}, which is not supported yet",
             op.loc,
             hint="make a writable array with np.zeros(...) and fill it, or build the new values whole",
         )

@@ -97,6 +97,17 @@ def helper_text(primal: str, entry_primal: str) -> list[str]:
                  "convention, except that it may leave a shadow incomplete where its callers never read it again.")
 
 
+def instance_text(attrs: dict, gradient: bool) -> Optional[str]:
+    """For one of several copies of a helper typed from its calls (parse/py_specialize), the line
+    that names the helper and what its calls pass; None for any other function."""
+    source = attrs.get("specialized_from")
+    if source is None:
+        return None
+    spelled = ", ".join(f"{p} as {what}" for p, what in (attrs.get("given") or {}).items())
+    text = f"the adjoint of {source}" if gradient else source
+    return f"{text}, for calls that pass {spelled}" if spelled else text
+
+
 def _names(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 

@@ -53,7 +53,7 @@ from ..analysis.ranges import IntRanges
 from ..analysis.unread_yields import unread_undef_yields
 from ..diagnostics import error
 from ..emit.builder import StatementBuilder
-from ..emit.convention import Convention, entry_text, helper_text
+from ..emit.convention import Convention, entry_text, helper_text, instance_text
 from ..emit.expr import (
     BinOp,
     Call,
@@ -266,6 +266,8 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         head = wrap_signature(f"{self._linkage()}{ret} {c_name}", params, " {")
         sizes = self._sizes_comment() if fn.name == self.ctx.entry else []
         about = [f"// {line}".rstrip() for line in self._convention()] + (["//"] if sizes else [])
+        instance = instance_text(fn.attrs, grad_info(fn) is not None)  # one of several copies of a helper
+        about = ([f"// {instance}"] if instance else []) + about
         guard = self._size_guard() if fn.name == self.ctx.entry and not self.atomic else []
         return "\n".join(about + sizes + head + guard + unused + lines + ["}"])
 

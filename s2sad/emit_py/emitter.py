@@ -38,7 +38,7 @@ from ..analysis.accumulation import accumulation, private_accumulations, shared_
 from ..analysis.unread_yields import unread_undef_yields
 from ..diagnostics import error
 from ..emit.builder import StatementBuilder, tape_new_op
-from ..emit.convention import Convention, calling_text, entry_text, helper_text
+from ..emit.convention import Convention, calling_text, entry_text, helper_text, instance_text
 from ..emit.expr import (
     Call,
     Attribute,
@@ -301,7 +301,8 @@ class _FunctionEmitter(StatementBuilder):
             return self._checked_entry(params, checks) + "\n\n\n" + unchecked
         if checks:
             self.printer.modules.add("np")
-        return self._function(fn.name, params, self._struct_comments(params), checks, self._convention())
+        head = self._instance_comment() + self._struct_comments(params)
+        return self._function(fn.name, params, head, checks, self._convention())
 
     def _convention(self) -> list[str]:
         """A gradient's docstring lines: the contract's convention for its parameters (a helper
@@ -410,6 +411,11 @@ class _FunctionEmitter(StatementBuilder):
         ]
         lines.append(f"    return {unchecked}({', '.join(p.split('=')[0] for p in params if p != '*')})")
         return "\n".join(lines)
+
+    def _instance_comment(self) -> list[str]:
+        """For one of several copies of a helper (typed from its calls): which, and for what."""
+        text = instance_text(self.fn.attrs, is_gradient(self.fn))
+        return [f"# {text}"] if text else []
 
     def _struct_comments(self, names: list[str]) -> list[str]:
         """For C input with structs: how each array of structs lies in its flat NumPy array."""

@@ -23,7 +23,7 @@ Scalar arithmetic goes through ``ssa.build``, which folds the trivial cases.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 import libcst as cst
@@ -114,6 +114,9 @@ class FunctionContext:
     basename: str  # the input's file name, for messages
     recursive_calls: frozenset[cst.Call] = frozenset()  # calls that close a cycle (already reported)
     derivatives: Derivatives = NO_DERIVATIVES  # the custom adjoints of functions defined elsewhere
+    # The signature of the instance each call of a function of the file calls (py_specialize):
+    # its parameters as this call's arguments give them, its result.
+    call_sigs: dict[cst.Call, Signature] = field(default_factory=dict)
 
 
 class ExprLowerer:
@@ -715,7 +718,7 @@ class ExprLowerer:
     def tuple_call(self, node: cst.BaseExpression) -> Optional[str]:
         """The name of the function of the file ``node`` calls when that function returns a tuple."""
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value not in self.ctx.locals:
-            sig = self.ctx.sigs.get(node.func.value)
+            sig = self.ctx.call_sigs.get(node) or self.ctx.sigs.get(node.func.value)
             if sig is not None and sig.tuple_result is not None:
                 return node.func.value
         return None
@@ -724,7 +727,7 @@ class ExprLowerer:
         """A call of a function of the file: its results (none, one, or one per returned value)."""
         if node in self.ctx.recursive_calls:
             raise Fail(None)  # reported once by the driver, at this call
-        sig = self.ctx.sigs[name]
+        sig = self.ctx.call_sigs.get(node) or self.ctx.sigs[name]
         shown = [n if d is None else f"{n}={d!r}" for n, d in zip(sig.param_names, sig.defaults)]
         if sig.positional is not None:
             shown.insert(sig.positional, "*")
@@ -764,12 +767,9 @@ class ExprLowerer:
             values.append(given[i])
         results = list(sig.tuple_result) if sig.tuple_result is not None else [sig.result]
         results = [t for t in results if t is not None]
-        if any(isinstance(t, ArrayType) for t in results):
-            # Only the function differentiated may return an array: a call's result would need an
-            # array adjoint passed to the callee's gradient, which calls do not do yet.
-            raise self.fail(node, f"calling '{name}', which returns an array, is not supported yet",
-                            hint=f"pass {name} an output array to write its result into instead")
-        return self.at(b, node).create("call", values, results, {"callee": name}).results
+        # An array result is new memory (py_array_results checks that the callee makes it); the
+        # callee's gradient takes its adjoint as its d_return.
+        return self.at(b, node).create("call", values, results, {"callee": sig.name}).results
 
     def intrinsic(self, intr: lib.Intrinsic, node: cst.Call, b: Builder, env: Env) -> Value:
         src = dotted_source(node.func) or intr.op

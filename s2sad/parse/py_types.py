@@ -93,6 +93,9 @@ class FunctionTypes:
     # The type of each ``sum(...)`` call (its accumulator) and of each list comprehension and
     # list literal (an array of the items, one axis more).
     node_types: dict[cst.CSTNode, Type] = field(default_factory=dict)
+    # The types of the positional arguments of each call of a function of the file (None where
+    # not known): what ``py_specialize`` types the callee's parameters from.
+    call_args: dict[cst.Call, list[Optional[Type]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -346,8 +349,13 @@ def dtype_elem(info: ModuleInfo, node: Optional[cst.BaseExpression]) -> Optional
 
 class _Inference:
     def __init__(self, fn: cst.FunctionDef, info: ModuleInfo, sigs: dict[str, Signature], locator: Locator,
-                 int_result: bool):
+                 int_result: bool, given: Optional[dict[str, Type]] = None,
+                 call_sigs: Optional[dict[cst.Call, Signature]] = None):
         self.fn = fn
+        # Parameter types the callers give (py_specialize): they replace what the body suggests.
+        self.given = given or {}
+        # The signatures of the specialized callees, by call: what each call returns.
+        self.call_sigs = call_sigs or {}
         self.int_result = int_result
         self.info = info
         self.sigs = sigs
@@ -867,7 +875,7 @@ class _Inference:
         if iterable_extremum(node, canonical):
             return self.items_type(positional_args(node)[0], types)
         if isinstance(func, cst.Name) and func.value in self.info.functions and func.value not in self.locals:
-            sig = self.sigs.get(func.value)
+            sig = self.call_sigs.get(node) or self.sigs.get(func.value)
             return sig.result if sig is not None else None
         intr = lib.lookup(self.info.canonical_name(func, self.locals))
         args = positional_args(node)
@@ -981,14 +989,14 @@ class _Inference:
                 types[name] = ArrayType(F64, 1)
         for name in self.locals:
             types.setdefault(name, F64)  # never given a known type: lowering reports why
-        node_types = self.node_types(types)
+        node_types, call_args = self.node_types(types)
 
         params = [types[n] for n in self.param_names]
         assumed, rank_free = self.assumptions(types, annotations)
         tuple_result = self.tuple_result(types, result_ann)
         if tuple_result is not None:
             return FunctionTypes(params, types, None, False, self.diagnostics, self.int_demands, self.shapes,
-                                 assumed, rank_free, tuple_result, lists, node_types)
+                                 assumed, rank_free, tuple_result, lists, node_types, call_args)
         result: Optional[Type] = None
         returned_array: Optional[Type] = None
         for r in self.returns:
@@ -1007,7 +1015,7 @@ class _Inference:
         if isinstance(result_ann, ScalarType) and self.returns and not returns_array:
             result = result_ann
         return FunctionTypes(params, types, result, returns_array, self.diagnostics, self.int_demands, self.shapes,
-                             assumed, rank_free, None, lists, node_types)
+                             assumed, rank_free, None, lists, node_types, call_args)
 
     def item_type(self, seq: cst.BaseExpression, types: dict[str, Type]) -> Optional[Type]:
         """The type of an item of the array or list ``seq``: an element, or a row."""
@@ -1067,10 +1075,13 @@ class _Inference:
             return None
         return self.leaf_type(it, types) if isinstance(it, (RangeIter, ItemsIter)) else None
 
-    def node_types(self, types: dict[str, Type]) -> dict[cst.CSTNode, Type]:
-        """The types lowering needs of sums, list comprehensions and list literals (each
-        computed with the names of the comprehensions around it in scope)."""
+    def node_types(self, types: dict[str, Type]
+                   ) -> tuple[dict[cst.CSTNode, Type], dict[cst.Call, list[Optional[Type]]]]:
+        """The types lowering needs of sums, list comprehensions and list literals, and the types
+        of the arguments of each call of a function of the file (each computed with the names of
+        the comprehensions around it in scope)."""
         out: dict[cst.CSTNode, Type] = {}
+        call_args: dict[cst.Call, list[Optional[Type]]] = {}
 
         def visit(node: cst.CSTNode) -> None:
             if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not self.fn:
@@ -1085,6 +1096,14 @@ class _Inference:
                 t = self.list_type([node], types)
             elif isinstance(node, cst.List):
                 t = self.list_type([e.value for e in node.elements], types)
+            elif (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)
+                  and node.func.value in self.info.functions and node.func.value not in self.locals):
+                fdef = self.info.functions[node.func.value]
+                names = [q.name.value for q in parameters(fdef)]
+                bound, _ = bind_arguments(node, node.func.value, names,
+                                          len(fdef.params.params) if fdef.params.kwonly_params else None)
+                # by parameter, keywords where they bind (None: a default, or what Python would refuse)
+                call_args[node] = [self.expr_type(a.value, types) if a is not None else None for a in bound]
             if t is not None:
                 out[node] = t
             if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
@@ -1108,7 +1127,7 @@ class _Inference:
                 visit(c)
 
         visit(self.fn.body)
-        return out
+        return out, call_args
 
     def returned_parts(self, r: cst.BaseExpression, types: dict[str, Type]) -> Optional[list[Optional[Type]]]:
         """The types of the values ``return r`` returns when it returns several: a tuple
@@ -1121,7 +1140,7 @@ class _Inference:
     def user_signature(self, node: cst.BaseExpression) -> Optional[Signature]:
         """The signature of the function of the file ``node`` calls, if it is such a call."""
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value not in self.locals:
-            return self.sigs.get(node.func.value)
+            return self.call_sigs.get(node) or self.sigs.get(node.func.value)
         return None
 
     def tuple_result(self, types: dict[str, Type], annotation: object) -> Optional[tuple[Type, ...]]:
@@ -1178,6 +1197,8 @@ class _Inference:
         for name in self.param_names:
             t = types[name]
             ann = annotations.get(name)
+            if name in self.given:
+                continue  # the callers' arguments give it
             if name in unread:
                 out[name] = _rank(t)
                 continue
@@ -1269,6 +1290,8 @@ class _Inference:
     def param_type(self, name: str, ann: Union[Type, _ArrayAnnotation, str, None]) -> Type:
         if isinstance(ann, ScalarType):
             return ann
+        if ann is None and name in self.given:
+            return self.given[name]
         ev = self.arrays.get(name)
         if isinstance(ann, _ArrayAnnotation) or ev is not None:
             ev = ev or _ArrayEvidence()
@@ -1277,10 +1300,10 @@ class _Inference:
                 rank = len(ann.shape)
             elif isinstance(ann, _ArrayAnnotation) and ann.rank:
                 rank = ann.rank
-            if ev.forced_elem is not None:
+            if isinstance(ann, _ArrayAnnotation) and ann.elem is not None:
+                elem = ann.elem  # what the annotation says, whatever a callee's body would take
+            elif ev.forced_elem is not None:
                 elem = ev.forced_elem
-            elif isinstance(ann, _ArrayAnnotation) and ann.elem is not None:
-                elem = ann.elem
             elif ev.loads and ev.loads <= ev.int_loads:
                 elem = I64
             else:
@@ -1290,10 +1313,14 @@ class _Inference:
 
 
 def infer_types(fn: cst.FunctionDef, info: ModuleInfo, sigs: dict[str, Signature], locator: Locator,
-                int_result: bool = False) -> FunctionTypes:
+                int_result: bool = False, given: Optional[dict[str, Type]] = None,
+                call_sigs: Optional[dict[cst.Call, Signature]] = None) -> FunctionTypes:
     """Types of ``fn``; ``int_result``: a caller uses its result as an integer (so its returns are
-    integer context, which is what makes ``def last(n): return n - 1`` usable as ``x[last(n)]``)."""
-    return _Inference(fn, info, sigs, locator, int_result).run()
+    integer context, which is what makes ``def last(n): return n - 1`` usable as ``x[last(n)]``).
+    ``sigs``: the callees' own signatures, by name (what their bodies say of their parameters);
+    ``given``: parameter types its callers give (``py_specialize``); ``call_sigs``: the signature
+    of the specialized callee of each call, which gives the call's result."""
+    return _Inference(fn, info, sigs, locator, int_result, given, call_sigs).run()
 
 
 def signature(fn: cst.FunctionDef, types: FunctionTypes, info: ModuleInfo) -> Signature:

@@ -13,7 +13,9 @@ s2sad supports; the rest of the file is scanned for imports and numeric
 constants only (``py_module``). Callees are processed before their callers
 (a caller needs their signatures to type its calls); a function may call
 itself, while mutual recursion is rejected at the call that closes the cycle. Per function: type inference
-(``py_types``), then lowering (``py_lower``, ``py_expr``). Every problem found
+(``py_types``); then each helper is typed again from its calls, one copy per signature they give it
+(``py_specialize``); then each copy is lowered (``py_lower``, ``py_expr``), and the arrays helpers
+return are checked to be their own (``py_array_results``). Every problem found
 in any of the functions is collected and raised together as one
 ``DiagnosticError``; otherwise dead ops are swept (``opt.dce``) so that the
 primal IR holds only what the source computes.
@@ -43,12 +45,14 @@ from .custom_adjoints import NONE as NO_DERIVATIVES
 from .custom_adjoints import Derivatives, replaced
 from .py_common import Locator
 from .py_decorators import HARMLESS, judge
-from .py_expr import FunctionContext
+from .py_expr import FunctionContext, describe
 from .py_flow import assigned_names, children, forgetting_nodes, walk
 from .py_lower import lower_function
 from .py_local_functions import lift_local_functions
 from .py_params import parameters
 from .py_module import Binding, ModuleInfo, dotted_source, evaluate_constant, scan_module
+from .py_array_results import array_returning_helpers, shared_array_results
+from .py_specialize import specialize
 from .py_types import FunctionTypes, Signature, infer_types, signature
 
 __all__ = ["list_functions", "parameter_locations", "parse_python"]
@@ -170,10 +174,10 @@ def _self_callers(order: list[str], info: ModuleInfo) -> set[str]:
 
 
 def _infer_all(order: list[str], info: ModuleInfo, locator: Locator
-               ) -> tuple[dict[str, FunctionTypes], dict[str, Signature]]:
-    """Types of every function, callees first. A caller that uses a callee's result as an
-    integer makes the callee's returns integer context; the callee is then typed again
-    (and its callers after it) until no new such use appears."""
+               ) -> tuple[dict[str, FunctionTypes], dict[str, Signature], set[str]]:
+    """Types of every function from its own body, callees first, and the functions whose result a
+    caller uses as an integer. Such a use makes the callee's returns integer context; the callee
+    is then typed again (and its callers after it) until no new such use appears."""
     demands: set[str] = set()
     self_callers = _self_callers(order, info)
     while True:
@@ -194,7 +198,7 @@ def _infer_all(order: list[str], info: ModuleInfo, locator: Locator
                     sigs[name] = again
         new = set().union(*(t.int_demands for t in types.values())) - demands
         if not new:
-            return types, sigs
+            return types, sigs, demands
         demands |= new
 
 
@@ -231,24 +235,37 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
     path_dependent = _path_dependent_uses(order, info, locator)
     if path_dependent:  # what the function computes is not one thing: nothing further is meaningful
         raise DiagnosticError(_sorted_unique(problems + path_dependent), lines)
-    types, sigs = _infer_all(order, info, locator)
-    problems += _default_problems(info.functions[func], types[func], info, locator)
+    _, own_sigs, int_results = _infer_all(order, info, locator)
+    # Each helper typed from its calls, an instance per signature its callers give it.
+    program = specialize(func, info, locator, own_sigs, int_results, recursive_calls)
+    problems += program.problems
+    problems += _default_problems(info.functions[func], program.types[func], info, locator)
     lowered: dict[str, Function] = {}
-    for name in order:
-        node = info.functions[name]
-        problems += types[name].diagnostics
-        ctx = FunctionContext(name, info, locator, types[name], sigs, _local_names(node), basename, recursive_calls,
-                              derivatives)
+    for name, source in program.source_of.items():
+        node = info.functions[source]
+        problems += program.types[name].diagnostics
+        ctx = FunctionContext(source, info, locator, program.types[name], own_sigs, _local_names(node), basename,
+                              recursive_calls, derivatives, program.call_sigs[name])
         fn, fn_problems = lower_function(node, ctx)
         problems += fn_problems
+        if name != source:  # one of several instances (py_specialize): named for what its calls give
+            fn.name = name
+            fn.attrs["specialized_from"] = source
+            fn.attrs["given"] = {p: describe(t) for p, t in program.given.get(name, [])}
         lowered[name] = fn
     if problems:
         raise DiagnosticError(_sorted_unique(problems), lines)
 
     module = Module(source_file=filename, source_lines=lines)
-    for name in info.functions:  # source order
-        if name in lowered:
+    for source in info.functions:  # source order
+        for name in program.instances_of(source):
             module.add(lowered[name])
+    problems = shared_array_results(module)
+    if problems:
+        raise DiagnosticError(_sorted_unique(problems), lines)
+    returning = array_returning_helpers(module, func)
+    if returning:  # a fact of the source, which C output refuses at every -O level, inlined or not
+        module.functions[func].attrs["array_helpers"] = returning
     annotate_loops(module)
     name_call_results(module, ("extern",))  # a user function's value stays unnamed: a temporary
     return module

@@ -65,7 +65,7 @@ class OpDef:
 
 
 def _array_fresh(op: Op) -> bool:
-    return bool(op.results) and op.result.type.is_array
+    return any(r.type.is_array for r in op.results)  # (a call may return several values)
 
 
 _PURE_NAMES = set(BINARY_ARITH + BITWISE + COMPARE + BOOL_OPS) | {BITNOT} | {
@@ -96,7 +96,9 @@ def _table() -> dict[str, OpDef]:
     add(OpDef("accum", reads=_first, writes=_first))  # arr[idx] += value: reads the element it adds to
     add(OpDef("alloc", fresh=True))
     add(OpDef("copy", reads=_first, fresh=True))
-    add(OpDef("call", effects="call"))
+    # A call's array result is new memory: the Python front end lets a helper return an array only
+    # where the helper makes it (``parse/py_array_results``), never a parameter or a view.
+    add(OpDef("call", effects="call", fresh=True))
     # A function s2sad does not see: a function of its arguments that reads its (const) arrays. Not
     # pure: never merged, moved or recomputed, so it runs where the primal ran it (its result is
     # kept for the reverse sweep); only a call whose result is unused is dropped.

@@ -67,6 +67,10 @@ CASES = {
     "ml_scratch:triplet_loss": "a,p,n | a:f[3] p:f[3] n:f[3] margin:f(1.5,2)",
     "ml_scratch:weight_decay_sgd_step": "w,g | w:f[4] g:f[4] lr:f(0.01,0.1) decay:f(0.01,0.1)",
     "ml_scratch:adam_like_update": "w,g | w:f[4] g:f[4] m:f[4] v:f[4](0.5,1)",
+    "ml_scratch:softplus_regression": "w,temperature | w:f[3] X:f[6,3] y:f[6] temperature:f(0.5,1.5)",
+    "ml_scratch:two_layer_mlp": "W1,b1,W2,b2,x | W1:f[4,3] b1:f[4] W2:f[2,4] b2:f[2] x:f[3] decay:f(0.01,0.1)",
+    "ml_scratch:row_norm_penalty": "X,target | X:f[4,3] target:f(0.5,1.5)",
+    "ml_scratch:gated_sum": "Wg,X | Wg:f[3,3] X:f[4,3]",
     # physics.py
     "physics:pendulum_euler": "theta0,omega0,g | theta0:f omega0:f g:f(9,10) dt:f(0.01,0.02) steps:i=20",
     "physics:spring_chain_energy": "x,k | x:f[5] k:f(1,2)",

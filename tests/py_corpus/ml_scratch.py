@@ -161,3 +161,48 @@ def adam_like_update(w, g, m, v):
     v = beta2 * v + (1 - beta2) * g * g
     w = w - 0.01 * m / (np.sqrt(v) + 1e-8)
     return np.sum(w * w)
+
+
+def softplus(z):
+    return np.log(1.0 + np.exp(z))
+
+
+def softplus_regression(w, X, y, temperature):
+    m = len(y)
+    pred = softplus(X @ w) / softplus(temperature)
+    return np.sum((pred - y) ** 2) / m
+
+
+def dense(W, x, b):
+    return np.tanh(W @ x + b)
+
+
+def two_layer_mlp(W1, b1, W2, b2, x, decay):
+    h = dense(W1, x, b1)
+    out = dense(W2, h, b2)
+    penalty = np.sum(W1**2) + np.sum(b1**2) + np.sum(W2**2) + np.sum(b2**2)
+    return np.sum(out**2) + decay * penalty
+
+
+def row_norms(X):
+    n, d = X.shape
+    out = np.zeros(n)
+    for i in range(n):
+        s = 0.0
+        for j in range(d):
+            s += X[i, j] ** 2
+        out[i] = np.sqrt(s + 1e-8)
+    return out
+
+
+def row_norm_penalty(X, target):
+    r = row_norms(X)
+    return np.sum((r - target) ** 2)
+
+
+def gated_sum(Wg, X):
+    total = 0.0
+    for t in range(X.shape[0]):
+        g = sigmoid(Wg @ X[t, :])
+        total += np.sum(g * X[t, :]) + sigmoid(total)
+    return total
