@@ -83,17 +83,17 @@ NOT_YET = {
     "holdout:total_variation": ('refused', "the NumPy function 'np.diff' is not supported"),
     "holdout:gravitational_potential": ('refused', 'this value is not an array'),
     "holdout:cross_entropy": (
-        'guarded', 'target must be a number: its rank is not evident in cross_entropy (for an array, annotate target: "f'),
+        'guarded', 'target must be a number: its rank is not evident in cross_entropy (for an array, annotate targe'),
     "holdout:binary_cross_entropy": (
         'refused', 'this value must be an array here, and nothing in the code says it is one'),
     "holdout:linear_regression_mse": ('refused', "'w' is not an array"),
     "holdout:l1_regularized": (
-        'guarded', 'y must be a number: its rank is not evident in l1_regularized (for an array, annotate y: "f64[n]")'),
+        'guarded', 'y must be a number: its rank is not evident in l1_regularized (for an array, annotate y: "f64[n'),
     "holdout:kmeans_inertia": ('refused', 'this value is not an array'),
     "holdout:gaussian_nll": ('refused', 'this value must be an array here, and nothing in the code says it is one'),
     "holdout:weighted_variance": ('raised', "grad_weighted_variance() got multiple values for argument 'd_return'"),
     "holdout:logistic_growth": (
-        'guarded', 't must be a number: its rank is not evident in logistic_growth (for an array, annotate t: "f64[n]")'),
+        'guarded', 't must be a number: its rank is not evident in logistic_growth (for an array, annotate t: "f64['),
     "holdout:rbf_interpolant": ('refused', 'this value must be an array here, and nothing in the code says it is one'),
     "holdout:bilinear_form": (
         'guarded', 'x must be a 2-D array: its rank is not evident in bilinear_form (else annotate x: "f64[n]")'),
