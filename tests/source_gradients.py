@@ -14,6 +14,21 @@ from s2sad import pipeline
 from s2sad.pipeline import parse_source
 
 
+HEADER = "import math\n\nimport numpy as np\n\n\n"  # what each inline program starts with
+
+
+def arr(name: str, *shape: int) -> ParamSpec:
+    return ParamSpec(name, "array", tuple(shape))
+
+
+def num(name: str, low: float = -1.0, high: float = 1.0) -> ParamSpec:
+    return ParamSpec(name, "float", low=low, high=high)
+
+
+def count(name: str, value: int) -> ParamSpec:
+    return ParamSpec(name, "int", value=value)
+
+
 def load(text: str, name: str) -> dict:
     """The namespace of the Python source ``text`` run as a module."""
     namespace: dict = {}

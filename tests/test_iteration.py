@@ -10,25 +10,9 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from fd import ParamSpec
-from source_gradients import check_source
+from source_gradients import HEADER, arr, check_source, count, num
 
 from s2sad import pipeline
-
-HEADER = "import math\n\nimport numpy as np\n\n\n"
-
-
-def arr(name: str, *shape: int) -> ParamSpec:
-    return ParamSpec(name, "array", tuple(shape))
-
-
-def num(name: str, low: float = -1.0, high: float = 1.0) -> ParamSpec:
-    return ParamSpec(name, "float", low=low, high=high)
-
-
-def count(name: str, value: int) -> ParamSpec:
-    return ParamSpec(name, "int", value=value)
-
 
 # name -> (source, wrt, parameters)
 CASES = {
