@@ -159,13 +159,7 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
         return arr_op(lw, b, node, "full", [*dims, one])
     if op in _REDUCTIONS:
         arr = lw.array(args[0], b, env)
-        attrs: dict = {}
-        axis = _axis(lw, node, arr.type.rank)  # type: ignore[attr-defined]
-        if axis is not None:
-            attrs["axis"] = axis
-        if _keepdims(lw, node):
-            attrs["keepdims"] = True
-        return arr_op(lw, b, node, _REDUCTIONS[op], [arr], attrs)
+        return arr_op(lw, b, node, _REDUCTIONS[op], [arr], _reduction_attrs(lw, node, arr))
     if op in ("var", "std"):
         return variance(lw, node, lw.array(args[0], b, env), b, op == "std")
     if op == "prod":
