@@ -49,6 +49,7 @@ from .py_expr import FunctionContext, describe
 from .py_flow import assigned_names, children, forgetting_nodes, walk
 from .py_lower import lower_function
 from .py_local_functions import lift_local_functions
+from .py_spellings import rewrite_spellings
 from .py_params import parameters
 from .py_module import Binding, ModuleInfo, dotted_source, evaluate_constant, scan_module
 from .py_array_results import array_returning_helpers, shared_array_results
@@ -227,6 +228,9 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
     lifted_positions, lift_problems = lift_local_functions(info, locator)
     if lifted_positions:  # the nodes lifting made stand where the nodes they replace stood
         locator.positions = ChainMap(lifted_positions, positions)  # type: ignore[assignment]
+    spelled_positions = rewrite_spellings(info, locator.positions)  # np.diff(x): x[..., 1:] - x[..., :-1]
+    if spelled_positions:
+        locator.positions = ChainMap(spelled_positions, locator.positions)  # type: ignore[assignment]
     order, problems, recursive_calls = _callees_first(func, info, locator)
     lifting = [d for name in order for d in lift_problems.get(name, [])]
     if lifting:  # a function whose local functions stay in it: lowering it would only add follow-on errors

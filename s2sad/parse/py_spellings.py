@@ -1,0 +1,134 @@
+"""NumPy calls that are spellings of indexing and arithmetic, rewritten as such before typing.
+
+``np.diff(x)`` is ``x[..., 1:] - x[..., :-1]`` (``axis=k``: the slices on axis k; ``n=2``: the
+difference of the difference): written so, it is typed, lowered and differentiated by the slice
+machinery already there (a slice's adjoint adds into part of the shadow), in every output
+language that has it. The rewrite happens in the syntax tree of each function (in place:
+``info.functions`` gets the rewritten functions), and the new nodes are given the position of the
+call they stand for, so a located error points at the call as written.
+
+Only where the rewrite means the same: a literal ``n`` and ``axis``, no ``prepend``/``append``,
+and an argument that evaluating twice cannot change (names, attributes, subscripts, constants,
+arithmetic and library calls of them: never a call of a function of the file, which may write an
+array). Any other ``np.diff`` is left as it is, and refused where it is read.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from .py_flow import walk
+from .py_module import ModuleInfo
+
+
+def rewrite_spellings(info: ModuleInfo, positions) -> dict[cst.CSTNode, object]:
+    """Rewrite the spellings in every function of ``info``; the positions of the new nodes."""
+    new_positions: dict[cst.CSTNode, object] = {}
+    for name, fn in list(info.functions.items()):
+        if not any(isinstance(n, cst.Call) for n in walk(fn)):
+            continue
+        rewriter = _Rewriter(info, positions, new_positions)
+        out = fn.visit(rewriter)
+        if rewriter.changed:
+            info.functions[name] = out  # type: ignore[assignment]
+    return new_positions
+
+
+class _Rewriter(cst.CSTTransformer):
+    def __init__(self, info: ModuleInfo, positions, new_positions: dict):
+        self.info = info
+        self.positions = positions
+        self.new_positions = new_positions
+        self.changed = False
+
+    def on_leave(self, original_node, updated_node):
+        out = super().on_leave(original_node, updated_node)
+        # A node rebuilt around a rewritten one (its statement, the function) stands where it stood.
+        if isinstance(out, cst.CSTNode) and out is not original_node and out not in self.new_positions:
+            at = self.positions.get(original_node)
+            if at is not None:
+                self.new_positions[out] = at
+        return out
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if self.info.canonical_name(original.func) != "numpy.diff":
+            return updated
+        diff = _diff(self.info, updated)
+        if diff is None:
+            return updated
+        at = self.positions.get(original)
+        if at is not None:
+            for n in walk(diff):
+                if n not in self.positions:
+                    self.new_positions[n] = at
+        self.changed = True
+        return diff
+
+
+def _diff(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``np.diff(x, n, axis)`` as slices of ``x``, or None where that would not mean the same."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if any(a.star for a in call.args) or not positional or len(positional) > 3 \
+            or set(keywords) - {"n", "axis"}:
+        return None
+    x = positional[0]
+    n = _literal_int(positional[1] if len(positional) > 1 else keywords.get("n"), 1)
+    axis = _literal_int(positional[2] if len(positional) > 2 else keywords.get("axis"), -1)
+    if n is None or axis is None or n < 1 or not _repeatable(info, x):
+        return None
+    out = x
+    for _ in range(n):
+        out = cst.BinaryOperation(_along(out, axis, cst.Slice(lower=cst.Integer("1"), upper=None)),
+                                  cst.Subtract(),
+                                  _along(out, axis, cst.Slice(lower=None, upper=_minus_one())))
+    return out
+
+
+def _along(x: cst.BaseExpression, axis: int, part: cst.Slice) -> cst.Subscript:
+    """``x[..., part]`` (axis -1), ``x[part]`` (axis 0), ``x[:, part]`` (axis 1), ..."""
+    full = cst.SubscriptElement(cst.Slice(lower=None, upper=None))
+    if axis < 0:
+        rest = [cst.SubscriptElement(cst.Slice(lower=None, upper=None)) for _ in range(-axis - 1)]
+        elements = [cst.SubscriptElement(cst.Index(cst.Ellipsis())), cst.SubscriptElement(part), *rest]
+    else:
+        elements = [full] * axis + [cst.SubscriptElement(part)]
+    return cst.Subscript(value=_grouped(x), slice=elements)
+
+
+def _grouped(x: cst.BaseExpression) -> cst.BaseExpression:
+    """``x`` as the value of a subscript: parenthesized unless it is a name, subscript, call or
+    attribute (``(a - b)[1:]``)."""
+    if isinstance(x, (cst.Name, cst.Subscript, cst.Call, cst.Attribute)):
+        return x
+    return x.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _minus_one() -> cst.BaseExpression:
+    return cst.UnaryOperation(cst.Minus(), cst.Integer("1"))
+
+
+def _literal_int(node: Optional[cst.BaseExpression], default: int) -> Optional[int]:
+    if node is None:
+        return default
+    if isinstance(node, cst.Integer):
+        return int(node.value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) \
+            and isinstance(node.expression, cst.Integer):
+        return -int(node.expression.value)
+    return None
+
+
+def _repeatable(info: ModuleInfo, x: cst.BaseExpression) -> bool:
+    """Evaluating ``x`` twice gives the same and changes nothing: no call of a function of the
+    file (which may write an array), no assignment expression."""
+    for n in walk(x):
+        if isinstance(n, cst.NamedExpr):
+            return False
+        if isinstance(n, cst.Call):
+            canonical = info.canonical_name(n.func)
+            if canonical is None or not canonical.startswith(("numpy.", "math.")):
+                return False
+    return True

@@ -1,0 +1,47 @@
+"""np.diff read as the slices it computes (s2sad/parse/py_spellings.py): x[..., 1:] - x[..., :-1],
+along axis=k, n times; every gradient checked against central differences."""
+
+from __future__ import annotations
+
+import pytest
+from source_gradients import HEADER, arr, check_source, num
+
+from s2sad import pipeline
+from s2sad.diagnostics import DiagnosticError
+
+CASES = {
+    "vector": ("def f(u):\n    return np.sum(np.abs(np.diff(u)))\n", ["u"], [arr("u", 6)]),
+    "rows_twice_and_columns": (
+        'def f(A: "f64[m, n]"):\n    return np.sum(np.diff(A, n=2, axis=0) ** 2) + np.sum(np.diff(A) * A[:, 1:])\n',
+        ["A"], [arr("A", 4, 5)]),
+    "of_an_expression": (
+        'def f(x: "f64[n]", a: float):\n    return np.sum(np.diff(np.exp(a * x), 2) ** 2)\n',
+        ["x", "a"], [arr("x", 6), num("a")]),
+    "negative_axis": (
+        'def f(T: "f64[k, m, n]"):\n    return np.sum(np.tanh(np.diff(T, axis=-2)))\n', ["T"], [arr("T", 2, 3, 4)]),
+}
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_diff_is_differentiated_as_its_slices(name, target):
+    source, wrt, params = CASES[name]
+    text = check_source(HEADER + source, wrt, params, target=target)  # against central differences
+    code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    assert "np.diff" not in code and "1:" in code  # the slices, whose adjoints add into parts
+
+
+def test_a_diff_that_would_not_mean_the_same_is_refused_where_it_is_read():
+    src = HEADER + "def f(x):\n    return np.sum(np.diff(x, prepend=0.0))\n"
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(src, "prog.py", "f", ["x"], "py")
+    d = info.value.diagnostics[0]
+    assert d.loc.line == 7 and "np.diff" in d.message, d
+
+
+def test_a_diff_of_a_helper_call_is_not_evaluated_twice():
+    """np.diff(g(x)) is left as it is (g might write an array): a located refusal, not two calls."""
+    src = HEADER + "def g(x):\n    return x * 2.0\n\n\ndef f(x):\n    return np.sum(np.diff(g(x)))\n"
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(src, "prog.py", "f", ["x"], "py")
+    assert "np.diff" in info.value.diagnostics[0].message
