@@ -110,7 +110,7 @@ ERRORS = {
         "2:5",
         "try",
     ),
-    "lambda": ("def f(x):\n    g = lambda t: t * t\n    return g(x)\n", ["x"], "2:9", "lambda"),
+    "lambda": ("def f(x):\n    return (lambda t: t * t)(x)\n", ["x"], "2:13", "lambda"),  # one bound to a name works
     "syntax": ("def f(x):\n    return x +\n", ["x"], "2:", "syntax"),
 }
 
