@@ -74,6 +74,12 @@ def _returns_several(case) -> bool:
     return len(module.functions[case.func].result_types) > 1
 
 
+def _calls_array_helpers(case) -> bool:
+    """The function calls a helper that returns an array: C output refuses it, located at the
+    helper (``pipeline._refuse_array_helpers``; tested below and in tests/test_helper_instances.py)."""
+    return bool(parse_source(case.source, "input.py", case.func).functions[case.func].attrs.get("array_helpers"))
+
+
 def _leaves_out_parameters(case) -> bool:
     """The case calls the function as Python callers may, leaving out parameters with defaults
     (or keyword-only ones): C has no defaults, and its gradient takes them all
@@ -82,8 +88,10 @@ def _leaves_out_parameters(case) -> bool:
     return len(case.params) < len(fn.params)
 
 
+ARRAY_HELPERS = [c for c in CASES if _calls_array_helpers(c)]
 C_CASES = [c for c in CASES
-           if not _returns_array(c) and not _returns_several(c) and not _leaves_out_parameters(c) and c.c]
+           if not _returns_array(c) and not _returns_several(c) and not _leaves_out_parameters(c) and c.c
+           and c not in ARRAY_HELPERS]
 C_REFUSED = [c for c in CASES if not c.c]
 
 
@@ -210,6 +218,16 @@ def test_golden_cases_c_cannot_express_are_refused_at_their_line(case):
         _emit_case(case, 2)
     diagnostic = info.value.diagnostics[0]
     assert "is not supported for C output yet" in diagnostic.message
+    assert diagnostic.loc is not None and diagnostic.loc.line > 1
+
+
+@pytest.mark.parametrize("case", ARRAY_HELPERS, ids=lambda c: c.name)
+@pytest.mark.parametrize("level", [0, 2])
+def test_golden_cases_calling_helpers_that_return_arrays_are_refused_at_the_helper(case, level):
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(case.source, "input.py", case.func, case.wrt, "c", pipeline.Options(level=level))
+    diagnostic = info.value.diagnostics[0]
+    assert "C output of a helper that returns an array is not supported yet" in diagnostic.message
     assert diagnostic.loc is not None and diagnostic.loc.line > 1
 
 
