@@ -100,8 +100,10 @@ def test_may_alias_keeps_the_clear_before_a_write_of_another_parameter():
 
 
 # A clear, then (after comments and blank lines only) an addition into the same element.
-_IDENTITY = re.compile(r"^\s*(?P<target>[\w\[\]\.\->+* ]+?) = 0\.0;?\n(?:\s*(?://|#).*\n)*\s*(?P=target) \+= ",
-                       re.MULTILINE)
+# In one block (the same indentation: ``d_x = 0.0`` in an else branch, then ``d_x += ...`` after
+# the if, is no identity: the other branch sets d_x otherwise).
+_IDENTITY = re.compile(r"^(?P<indent>[ \t]*)(?P<target>[\w\[\]\.\->+* ]+?) = 0\.0;?\n"
+                       r"(?:[ \t]*(?:(?://|#).*)?\n)*(?P=indent)(?P=target) \+= ", re.MULTILINE)
 
 
 def test_no_golden_output_clears_an_adjoint_and_adds_it_back():
@@ -115,6 +117,7 @@ def test_the_identity_pattern_finds_what_it_looks_for():
     assert _IDENTITY.search("        d_y[c] = 0.0;\n        d_y[c] += d_y_c * a;\n")
     assert _IDENTITY.search("    d_u[i] = 0.0\n    # line 3\n    d_u[i] += t\n")
     assert not _IDENTITY.search("    d_u[i] = 0.0\n    d_w[i] += t\n")
+    assert not _IDENTITY.search("    else:\n        d_x = 0.0\n\n    # line 9\n    d_x += d_y / x\n")
 
 
 # -- merge-accums ---------------------------------------------------------------------------
