@@ -375,17 +375,25 @@ def is_array(t: Type) -> bool:
     return isinstance(t, ArrayType)
 
 
-def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, indices: list,
-           b: Builder, env: Env) -> Value:
-    """``a[lo:hi]``, ``a[:, j]``, ``a[1:-1, 1:-1]``, ``A[i]`` (a row): one ``arr.slice``."""
-    if isinstance(node.value, cst.Subscript):
-        raise lw.fail(node, "chained subscripts with a slice are not supported", hint="write a[i, lo:hi]")
+def _indexed(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, indices: list, b: Builder,
+             env: Env) -> tuple[Value, int, list]:
+    """The array ``base`` a subscript reads or writes, its rank, and ``indices`` with ``...``
+    expanded to the axes it stands for; more indices than axes is a located error."""
     arr = lw.array(base, b, env)
     rank = arr.type.rank  # type: ignore[attr-defined]
     indices = expand_ellipsis(lw, node, indices, rank)
     if len(indices) > rank:
         raise lw.fail(node, f"'{dotted_source(base) or 'the array'}' has {rank} dimension(s) but is indexed "
                       f"with {len(indices)}")
+    return arr, rank, indices
+
+
+def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, indices: list,
+           b: Builder, env: Env) -> Value:
+    """``a[lo:hi]``, ``a[:, j]``, ``a[1:-1, 1:-1]``, ``A[i]`` (a row): one ``arr.slice``."""
+    if isinstance(node.value, cst.Subscript):
+        raise lw.fail(node, "chained subscripts with a slice are not supported", hint="write a[i, lo:hi]")
+    arr, rank, indices = _indexed(lw, node, base, indices, b, env)
     axes: list[str] = []
     bounds: list[Value] = []
     for k in range(rank):
@@ -569,12 +577,7 @@ def assign_slice(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpressio
     part, ``a[...] = value[...]`` (or ``a[...] = a[...] op value[...]``), ``value`` a number or an
     array that broadcasts to the part as NumPy's would (an axis of extent 1 stretches: its index
     stays 0). The value is computed whole before the first store, as NumPy does."""
-    arr = lw.array(base, b, env)
-    rank = arr.type.rank  # type: ignore[attr-defined]
-    indices = expand_ellipsis(lw, node, indices, rank)
-    if len(indices) > rank:
-        raise lw.fail(node, f"'{dotted_source(base) or 'the array'}' has {rank} dimension(s) but is indexed "
-                      f"with {len(indices)}")
+    arr, rank, indices = _indexed(lw, node, base, indices, b, env)
     starts: list[Optional[Value]] = []  # per axis of arr: the first index of a range, None for an index
     stepped: set[int] = set()  # the axes whose starts are the indices a slice with a step picks
     fixed: list[Optional[Value]] = []
