@@ -627,9 +627,8 @@ class CExprLowering:
         reads allocations as succeeding, as the gradient's own do, so ``if (!w)`` and ``w == NULL``
         are false there. A pointer parameter may be NULL, which no gradient can know: a test of it is
         a located error."""
-        bases = [arr for _, arr in p.choices] if hasattr(p, "choices") and p.choices else [p.base]  # type: ignore
         roots = []
-        for arr in bases:
+        for arr in self.arrays_of(p):
             while arr.defining_op is not None and arr.defining_op.name == "view":
                 arr = arr.defining_op.operands[0]
             roots.append(arr)
@@ -875,6 +874,9 @@ class CExprLowering:
     def is_cell(self, key: Optional[str]) -> bool:  # pragma: no cover
         raise NotImplementedError
 
+    def arrays_of(self, p: Ptr) -> list[Value]:  # pragma: no cover
+        raise NotImplementedError
+
     def table_of(self, node: c_ast.Node) -> Optional[Any]:  # pragma: no cover
         raise NotImplementedError
 
@@ -935,6 +937,16 @@ def split_subscripts(node: c_ast.ArrayRef) -> tuple[c_ast.Node, list[c_ast.Node]
         subs.append(base.subscript)
         base = base.name
     return base, subs[::-1]
+
+
+def changed_target(node: c_ast.Node) -> Optional[c_ast.Node]:
+    """What ``node`` may change: an assignment's target, the operand of ``++``/``--``, or the
+    operand of ``&`` (whoever gets the address may write through it); else None."""
+    if isinstance(node, c_ast.Assignment):
+        return node.lvalue
+    if isinstance(node, c_ast.UnaryOp) and (node.op == "&" or node.op in INCREMENTS):
+        return node.expr
+    return None
 
 
 def walk(node: c_ast.Node):

@@ -27,7 +27,7 @@ from typing import Optional
 from pycparser import c_ast
 
 from .c_accessors import _converted, _plain, _rename
-from .c_expr import walk
+from .c_expr import changed_target, walk
 
 
 class FactoryProblem(Exception):
@@ -154,7 +154,7 @@ def _expansion(st: c_ast.Node, call: c_ast.FuncCall, fn: c_ast.FuncDef, returned
     if len(args) != len(params):
         raise FactoryProblem(call, f"'{name}' takes {len(params)} argument(s), not {len(args)}", f"pass {len(params)}")
     body = copy.deepcopy([st for st in fn.body.block_items[:-1] if not _null_guard(st, returned)])
-    assigned = {_target(n) for stmt in body for n in walk(stmt)} - {None}
+    assigned = {t.name for stmt in body for n in walk(stmt) if isinstance(t := changed_target(n), c_ast.ID)}
     renames: dict[str, c_ast.Node] = {returned: c_ast.ID(st.name, coord=st.coord)}
     out: list[c_ast.Node] = []
     for p, a in zip(params, args):
@@ -211,13 +211,6 @@ def _is_null(node: Optional[c_ast.Node]) -> bool:
         node = node.expr
     return (isinstance(node, c_ast.Constant) and node.value == "0") or (isinstance(node, c_ast.ID)
                                                                         and node.name == "NULL")
-
-
-def _target(n: c_ast.Node) -> Optional[str]:
-    """The variable an assignment, increment or address-of names, if any."""
-    target = n.lvalue if isinstance(n, c_ast.Assignment) else \
-        n.expr if isinstance(n, c_ast.UnaryOp) and n.op in ("&", "++", "--", "p++", "p--") else None
-    return target.name if isinstance(target, c_ast.ID) else None
 
 
 def _fresh(name: str, factory: str, taken: set[str]) -> str:

@@ -22,7 +22,7 @@ from pycparser import c_ast
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Value
 from ..ssa.types import BOOL, I64
-from .c_expr import Ptr, library_name, node_text, walk
+from .c_expr import Ptr, changed_target, library_name, node_text, walk
 from .c_types import CType
 from .py_common import Env, Fail, Poison
 
@@ -142,16 +142,17 @@ def pointer_table_elem(t: c_ast.Node) -> Optional[list[str]]:
 
 
 def table_rebinding(body: Optional[c_ast.Node], name: str) -> Optional[c_ast.Node]:
-    """The first place ``body`` assigns the table ``name`` or one of its pointers (``rows[k] =
-    p``, ``rows[k]++``), or takes its address, if any."""
-    for n in walk(body) if body is not None else ():
-        target = n.lvalue if isinstance(n, c_ast.Assignment) else \
-            n.expr if isinstance(n, c_ast.UnaryOp) and n.op in ("&", "++", "--", "p++", "p--") else None
-        if isinstance(target, c_ast.ArrayRef) and isinstance(target.name, c_ast.ID) and target.name.name == name:
-            return n
-        if isinstance(target, c_ast.ID) and target.name == name:
-            return n
-    return None
+    """The first place ``body`` changes the table ``name`` or one of its pointers, if any."""
+    return next((n for n in walk(body) if changes_pointer(n, name)), None) if body is not None else None
+
+
+def changes_pointer(n: c_ast.Node, name: str) -> bool:
+    """Whether ``n`` changes the pointer variable ``name`` or a pointer it holds: ``name = ...``,
+    ``name[k] = p``, ``name++``, ``name[k]++``, or takes the address of either (``&name``)."""
+    target = changed_target(n)
+    if isinstance(target, c_ast.ArrayRef):
+        target = target.name
+    return isinstance(target, c_ast.ID) and target.name == name
 
 
 class CPointerLowering:

@@ -28,7 +28,8 @@ from typing import Optional
 
 from pycparser import c_ast
 
-from .c_expr import INCREMENTS, node_text, walk
+from .c_expr import changed_target, node_text, walk
+from .c_pointers import changes_pointer
 
 
 @dataclass(frozen=True)
@@ -170,26 +171,19 @@ def _counter(loop: c_ast.For) -> Optional[str]:
 def _only_rows_assigned(nodes: list[c_ast.Node], name: str, row_stmt: c_ast.Node, decl: c_ast.Decl) -> bool:
     """Nothing but ``row_stmt`` assigns ``name`` or one of its rows, or takes its address."""
     for n in nodes:
-        if isinstance(n, c_ast.Assignment) and n is not row_stmt:
-            target = n.lvalue
-            if isinstance(target, c_ast.ID) and target.name == name:
-                return False
-            if isinstance(target, c_ast.ArrayRef) and isinstance(target.name, c_ast.ID) and target.name.name == name:
-                return False  # A[k] = p: a row rebound
-        elif isinstance(n, c_ast.UnaryOp) and n.op in ("&", *INCREMENTS) and isinstance(n.expr, c_ast.ID) \
-                and n.expr.name == name:
-            return False
-        elif isinstance(n, c_ast.Decl) and n is not decl and n.name == name:
+        if isinstance(n, c_ast.Decl) and n is not decl and n.name == name:
             return False  # another variable of that name: leave the scopes alone
+        if n is not row_stmt and changes_pointer(n, name):
+            return False
     return True
+
 
 
 def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
     """Variables ``node`` may change: assigned, incremented, or their address taken."""
     out: list[str] = []
     for n in walk(node) if node is not None else ():
-        target = n.lvalue if isinstance(n, c_ast.Assignment) else \
-            n.expr if isinstance(n, c_ast.UnaryOp) and n.op in ("&", *INCREMENTS) else None
+        target = changed_target(n)
         if isinstance(target, c_ast.ID) and target.name not in out:
             out.append(target.name)
     return out
