@@ -27,8 +27,8 @@ def rewrite_spellings(info: ModuleInfo, positions) -> dict[cst.CSTNode, object]:
     """Rewrite the spellings in every function of ``info``; the positions of the new nodes."""
     new_positions: dict[cst.CSTNode, object] = {}
     for name, fn in list(info.functions.items()):
-        if not any(isinstance(n, cst.Call) for n in walk(fn)):
-            continue
+        if not any(isinstance(n, cst.Call) and info.canonical_name(n.func) == "numpy.diff" for n in walk(fn)):
+            continue  # nothing to rewrite: no transformer pass over the function (every parse runs this)
         rewriter = _Rewriter(info, positions, new_positions)
         out = fn.visit(rewriter)
         if rewriter.changed:
