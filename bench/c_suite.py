@@ -10,7 +10,8 @@ For each one the script generates the gradient with ``s2sad.pipeline.gradient_so
 target="c")`` (the same as ``s2sad grad bench/c/gmm.c --func gmm_objective --wrt
 alphas,means,icf --target c``), builds the primal and the gradient with ``gcc -O2 -shared
 -fPIC ... -lm`` in a temporary directory, calls both through ctypes on random NumPy data, and
-prints the best time per call and the ratio gradient / primal. Usage::
+prints the median CPU time per call of primal and gradient, timed in alternation
+(``interleaved_cpu_times``), and the ratio gradient / primal. Usage::
 
     .venv/bin/python bench/c_suite.py [--quick] [--only gmm,ba,lstm] [--time 0.2] [-O 2]
     .venv/bin/python bench/c_suite.py --check     # gradient vs central differences, small sizes
@@ -120,22 +121,28 @@ def gradient_args(obj: Objective, args: list, shadows: dict[str, np.ndarray], d_
 # ----------------------------------------------------------------------------- timing
 
 
-def best_time(fn: Callable, args: list, budget: float) -> float:
-    """Best seconds per call: repeats of ``number`` calls (each repeat ~budget/10) for ~budget s."""
-    t0 = time.perf_counter()
-    fn(*args)  # warm-up (page faults, caches)
-    once = max(time.perf_counter() - t0, 1e-7)
-    number = max(1, int(budget / 10 / once))
-    best = float("inf")
-    start = time.perf_counter()
-    repeats = 0
-    while repeats < 3 or time.perf_counter() - start < budget:
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn(*args)
-        best = min(best, (time.perf_counter() - t0) / number)
-        repeats += 1
-    return best
+def interleaved_cpu_times(calls: list[tuple[Callable, list]], budget: float) -> list[float]:
+    """Median CPU seconds per call of each ``(function, arguments)``: rounds that run each in
+    turn (``number`` calls each, about budget / 10 seconds), for about ``budget`` seconds per
+    function and at least 5 rounds. Process CPU time, not wall time: on a shared machine other
+    jobs take wall time from a run but little of its CPU time; interleaved, a slow phase of the
+    machine falls on every function alike; the median drops the rounds a burst spoiled."""
+    numbers = []
+    for fn, args in calls:
+        fn(*args)  # warm-up (page faults, caches)
+        t0 = time.process_time()
+        fn(*args)
+        once = max(time.process_time() - t0, 1e-7)
+        numbers.append(max(1, int(budget / 10 / once)))
+    samples: list[list[float]] = [[] for _ in calls]
+    start = time.process_time()
+    while len(samples[0]) < 5 or time.process_time() - start < budget * len(calls):
+        for (fn, args), number, out in zip(calls, numbers, samples):
+            t0 = time.process_time()
+            for _ in range(number):
+                fn(*args)
+            out.append((time.process_time() - t0) / number)
+    return [float(np.median(s)) for s in samples]
 
 
 def fmt_time(s: float) -> str:
@@ -157,8 +164,7 @@ def run_timing(objectives: list[Objective], size: str, level: int, budget: float
             shadows = {name: np.zeros_like(args[obj.names.index(name)]) for name in obj.wrt}
             gargs = gradient_args(obj, args, shadows, 1.0)
             # shadows accumulate across the timed calls (+=); their values do not affect timing
-            tp = best_time(primal, args, budget)
-            tg = best_time(grad, gargs, budget)
+            tp, tg = interleaved_cpu_times([(primal, args), (grad, gargs)], budget)
             rows.append((obj.key, " ".join(f"{k}={v}" for k, v in sizes.items()), tp, tg))
             print(f"  {obj.key}: done", file=sys.stderr, flush=True)
 

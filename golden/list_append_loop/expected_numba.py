@@ -26,12 +26,10 @@ def grad_trajectory_loss(x, n, k, d_return=1.0):
     # forward sweep
     t0 = max(0, n)
     hist = np.empty(t0)
-    tape_hist_len = np.empty(t0, dtype=np.int64)
     tape_x = np.empty(t0)
     hist_len = 0
     for t in range(n):
         tape_x[t] = x
-        tape_hist_len[t] = hist_len
         x = math.sin(x) + 0.5 * x
         hist[hist_len] = x
         hist_len += 1
@@ -57,11 +55,10 @@ def grad_trajectory_loss(x, n, k, d_return=1.0):
     # line 6: for t in range(n):
     d_x = 0.0
     for t in range(n - 1, -1, -1):
-        hist_len = tape_hist_len[t]
         x = tape_x[t]
         # line 8: hist.append(x)
-        d_x2 = d_hist[hist_len]
-        d_hist[hist_len] = 0.0
+        d_x2 = d_hist[t]
+        d_hist[t] = 0.0
         d_x += d_x2
         # line 7: x = math.sin(x) + 0.5 * x
         d_x2 = d_x * 0.5

@@ -31,12 +31,10 @@ def grad_trajectory_energy(u0, d_u0, n, steps, dt, d_return=1.0):
     t0 = max(0, steps)
     t1 = u.shape[0]
     traj = np.empty((t0, t1))
-    tape_traj_len = np.empty(t0, dtype=np.int64)
     t2 = max(n, 0)
     tape_u_elem = np.empty(t0 * t2)
     traj_len = 0
     for t in range(steps):
-        tape_traj_len[t] = traj_len
         for i in range(n):
             u_elem = u[(i + 1) % n]
             tape_u_elem[t * t2 + i] = u_elem
@@ -65,12 +63,11 @@ def grad_trajectory_energy(u0, d_u0, n, steps, dt, d_return=1.0):
     # line 9: for t in range(steps):
     d_dt = 0.0
     for t in range(steps - 1, -1, -1):
-        traj_len = tape_traj_len[t]
         # line 12: traj.append(np.array(u))
         for k in range(t1 - 1, -1, -1):
-            d_traj_traj_len_k = d_traj[traj_len, k]
-            d_traj[traj_len, k] = 0.0
-            d_u[k] += d_traj_traj_len_k
+            d_traj_t_k = d_traj[t, k]
+            d_traj[t, k] = 0.0
+            d_u[k] += d_traj_t_k
         # line 10: for i in range(n):
         for i in range(n - 1, -1, -1):
             u_elem = tape_u_elem[t * t2 + i]

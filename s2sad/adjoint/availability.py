@@ -17,8 +17,10 @@ from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.array_ops import makes_fresh_array
 from ..ssa.opdefs import is_pure
 from ..ssa.structured import add_carried, add_if_result
+from .counters import Counters
 from .forward import ForwardSweep
 from .mincut import INF, CachePlan, plan_cache
+from .remade_copies import remade_copy
 from .report import elem_bytes
 from .sweep import RevBlock, defining_block, describe, top_level_index
 from .tape import Tapes
@@ -44,6 +46,7 @@ class Availability:
         self.requests: dict[Block, dict[Value, None]] = {}
         self._plans: dict[Block, CachePlan] = {}
         self._asking: list[Block] = []  # the blocks of the values being made available, innermost last
+        self.counters = Counters(ck_bodies)
 
     def _is_readonly_load(self, op: Op) -> bool:
         """A load whose element still holds the loaded value when the reverse sweep runs.
@@ -71,8 +74,8 @@ class Availability:
             return True  # available from an enclosing mirror
         if m is not None and v in m.avail:
             return True
-        if v in self._plan(block).recomputed:
-            return True  # from the cached values of the block's cut (``_plan``)
+        if v in self._plan(block).recomputed or self.counters.restorable(v):
+            return True  # from the cached values of the block's cut (``_plan``), or a counter
         if v.is_block_arg:
             # A loop's induction variable is mirrored; its carried values are the
             # loop's state, taped once each, and everything pure is recomputed
@@ -83,11 +86,11 @@ class Availability:
             # Arrays are never cached: a view is made again from its operands, and its
             # offset, a scalar, is recomputed or cached like any other value (``avail``).
             return True
-        if is_pure(op) or self._is_readonly_load(op) or self._is_readonly_array_op(op):
+        if is_pure(op) or self._is_readonly_load(op) or self.is_readonly_array_op(op):
             return all(self._recomputable(o, block, m) for o in op.operands)
         return False
 
-    def _is_readonly_array_op(self, op: Op) -> bool:
+    def is_readonly_array_op(self, op: Op) -> bool:
         """A whole-array op whose operands keep their contents to the end: recomputed in a
         reverse loop body rather than stored (arrays are never taped)."""
         if not makes_fresh_array(op):
@@ -127,6 +130,8 @@ class Availability:
             val = m.block.args[0]
         elif block in self.ck_bodies:
             val = self.forward.fwd[v]  # re-run in this reversed iteration (checkpoint.py)
+        elif self.counters.restorable(v):
+            val = self.counters.restore(self, m, v)
         elif v.is_block_arg or v in self._plan(block).cached:
             val = self.avail_clone(m, self.forward.fwd[v], block)
         elif (kept := self._kept_in_memory(v)) is not None:
@@ -166,12 +171,14 @@ class Availability:
         """How ``plan_cache`` sees ``v``: at hand for free, recomputable, or a source."""
         if defining_block(v) is not block:
             return "free"  # from an enclosing mirror
+        if self.counters.restorable(v):
+            return "free"  # a counter, restored from the loop (``counters.py``)
         if v.is_block_arg:
             return "free" if v.index == 0 and block.parent_op.name == "for" else "source"
         if self._kept_in_memory(v) is not None or self._invariant_in(self.forward.fwd[v], block.parent_op):
             return "free"  # read back from its array, or carried out of the loop once
         op = v.defining_op
-        if is_pure(op) or self._is_readonly_load(op) or self._is_readonly_array_op(op):
+        if is_pure(op) or self._is_readonly_load(op) or self.is_readonly_array_op(op):
             return "pure"
         return "source"
 
@@ -220,7 +227,7 @@ class Availability:
             # body assigns is each thread's own. An invariant there is cached per iteration.)
             val = self.avail_clone(m.parent.mirror_of(owner.parent), self._escape_loop(cv, block), owner.parent)
         else:
-            val = self.tapes.tape(m, cv, block)
+            val = remade_copy(self, m, cv, block) or self.tapes.tape(m, cv, block)
         m.avail[cv] = val
         return val
 

@@ -659,8 +659,9 @@ class GradientTransform:
             self._accumulate(inner, y, build.select(inner.body, is_last, g, self._zero(inner.body, g.type)))
         self._reverse_ops(inner, body.ops[:-1])
         new_slots = [inner.adj.get(body.args[k]) or self._zero(inner.body, body.args[k].type) for k in slots]
-        inner.body.create("yield", new_slots + [inner.adj[v] for v in outer] + extra, [])
-        return outer, slot_args, outer_args
+        counted = [y for _, y in inner.carries]
+        inner.body.create("yield", new_slots + [inner.adj[v] for v in outer] + extra + counted, [])
+        return outer, slot_args, outer_args, inner.carries
 
     def _reverse_loop(
         self,
@@ -685,7 +686,7 @@ class GradientTransform:
         slots = [k for k in slots if k not in last]
         seeds = [(yields[k], rev.adj[op.results[k]]) for k in last if op.results[k] in rev.adj]
         rbody = Block([I64], [body.args[0].name_hint if first else ("ck_k" if ck is not None else "_")])
-        outer, slot_args, outer_args = self._carried_adjoint_loop(
+        outer, slot_args, outer_args, carries = self._carried_adjoint_loop(
             rev, op, body, rbody, [first + k for k in slots], yields_by_arg(body, first, yields), ck,
             seeds, bounds[0]
         )
@@ -698,6 +699,10 @@ class GradientTransform:
             init_vals.append(ck.depth_out)
             types.append(I64)
             hints.append("ck_depth")
+        for init, y in carries:  # counters counted back from the values the loop left
+            init_vals.append(init)
+            types.append(y.type)
+            hints.append(y.name_hint)
         # A parallel loop's iterations are independent, and so are their adjoints (the
         # emitter makes the accumulations they share race-free).
         kept = {k: op.attrs[k] for k in ("parallel", "schedule", "collapse", "collapsed") if k in op.attrs}

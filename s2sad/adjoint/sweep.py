@@ -24,6 +24,9 @@ class RevBlock:
     adj: dict[Value, Value] = field(default_factory=dict)
     shadow_views: dict[Value, Value] = field(default_factory=dict)  # primal view -> its shadow here
     last_comment_line: int = 0
+    # (init, yield) of the values the reversed loop carries besides adjoints: counters counted
+    # back (``counters.py``), each a block argument added after the others.
+    carries: list[tuple[Value, Value]] = field(default_factory=list)
 
     def mirror_of(self, primal: Block) -> "RevBlock":
         r: Optional[RevBlock] = self

@@ -49,6 +49,19 @@ def overwritten_first(module: Module, fn: Function, index: int, sizes: Sizes) ->
     return True
 
 
+def filled_first(module: Module, fn: Function, index: int, sizes: Sizes) -> bool:
+    """Whether ``fn``'s first use of its parameter ``index`` is a loop storing every element the
+    function ever touches (``for (i = 0; i < n; i++) out[i] = ...;`` with a cover of ``n``): what
+    the array holds after a call depends on the call's other inputs only."""
+    param = fn.params[index]
+    if not param.type.is_array or param.type.rank != 1:  # type: ignore[attr-defined]
+        return False
+    for op in fn.body.ops:
+        if _touches(op, param):
+            return _fills(op, param) and _covers(fn, index, op.operands[1], sizes)
+    return False
+
+
 def _fills(op: Op, param: Value) -> bool:
     """``for (i = 0; i < n; i++) { ... param[i] = ...; ... }``: a counted loop from 0 by 1 whose
     body stores element ``i`` unconditionally, touches none of ``param`` before that store, and

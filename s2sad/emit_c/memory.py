@@ -336,6 +336,14 @@ class CMemory:
         return self.tape_tops[tape_var]
 
     def _tape_new(self, op: Op, tape: Name, top: Name) -> list[Stmt]:
+        size = const_int(op.operands[0])
+        if not op.attrs.get("grow") and size is not None and 0 < size <= STACK_LIMIT \
+                and self._var_count[tape.id] == 1:
+            # A tape of a few numbers (a helper's loop over the 3 coordinates of a point, called
+            # once per observation) lives on the stack, as a small local array does: a calloc and
+            # a free on every call cost more than the numbers. Zero-filled, as below.
+            self.stack.add(tape.id)
+            return [ArrayDecl(tape_elem(op), tape.id, size, True, ()), Assign([top], Lit("0"))]
         pre = self._register_buffer(op, tape.id)
         if op.attrs.get("grow"):
             # A tape that grows starts empty, with no memory: its first push makes some. gcc

@@ -3,8 +3,6 @@
  * Regenerate with: s2sad grad input.c --func fold_product --wrt x --target c
  */
 
-#include <stdlib.h>
-
 // The gradient of fold_product, by s2sad's reverse mode.
 //
 // It runs fold_product (its effects on arrays included), then the reverse sweep,
@@ -19,28 +17,14 @@
 void grad_fold_product(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
     long hi = n - 1;
-    long t0 = n / 2;
-    long t1 = t0 > 0 ? t0 : 0;
-    long *tape_hi = calloc(1, t1 * sizeof(long));
-    long *tape_lo = calloc(1, t1 * sizeof(long));
-    long lo = 0;
-    for (long k = 0; k < t0; k++) {
-        tape_lo[k] = lo;
-        tape_hi[k] = hi;
-        lo++;
-        hi--;
-    }
 
     // reverse sweep
     // line 7: for (int k = 0; k < n / 2; ++k) {
     double d_s = d_return;
-    for (long k = t0 - 1; k >= 0; k--) {
-        hi = tape_hi[k];
-        lo = tape_lo[k];
+    for (long k = n / 2 - 1; k >= 0; k--) {
+        long hi2 = hi - k;
         // line 8: s += x[lo] * x[hi];
-        d_x[hi] += d_s * x[lo];
-        d_x[lo] += d_s * x[hi];
+        d_x[hi2] += d_s * x[k];
+        d_x[k] += d_s * x[hi2];
     }
-    free(tape_lo);
-    free(tape_hi);
 }

@@ -3,8 +3,6 @@
  * Regenerate with: s2sad grad input.c --func weighted_cubes --wrt x,w --target c
  */
 
-#include <stdlib.h>
-
 // The gradient of weighted_cubes, by s2sad's reverse mode.
 //
 // It runs weighted_cubes (its effects on arrays included), then the reverse sweep,
@@ -17,38 +15,23 @@
 // of J with respect to x and w as they were on entry to weighted_cubes (for an
 // array that weighted_cubes only reads, that is the value passed in plus the
 // derivative).
+//
+// Array sizes: x, d_x, w, d_w: [n].
 void grad_weighted_cubes(const double *x, double *d_x, const double *w, double *d_w, int n,
                          double d_return) {
-    // forward sweep
-    long *tape_q = calloc(1, n * sizeof(long));
-    long *tape_p = calloc(1, n * sizeof(long));
-    long p = 0;
-    long q = 0;
-    for (long i = 0; i < n; i++) {
-        tape_p[i] = p;
-        tape_q[i] = q;
-        p++;
-        q++;
-    }
-
-    // reverse sweep
     // line 7: for (int i = 0; i < n; i++) {
     double d_s = d_return;
     for (long i = n - 1; i >= 0; i--) {
-        q = tape_q[i];
-        p = tape_p[i];
-        double v = x[p];
-        double t1 = v * v;
+        double v = x[i];
+        double t0 = v * v;
         // line 9: s += v * v * v * *q++;
-        double t2 = d_s * w[q];
-        d_w[q] += d_s * (t1 * v);
-        double d_v = t2 * t1;
-        double t3 = t2 * v * v;
-        d_v += t3;
-        d_v += t3;
+        double t1 = d_s * w[i];
+        d_w[i] += d_s * (t0 * v);
+        double d_v = t1 * t0;
+        double t2 = t1 * v * v;
+        d_v += t2;
+        d_v += t2;
         // line 8: double v = *p++;
-        d_x[p] += d_v;
+        d_x[i] += d_v;
     }
-    free(tape_p);
-    free(tape_q);
 }

@@ -4,13 +4,7 @@
  */
 
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
-
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
 
 static void subtract(int d, const double *x, const double *mu, double *out) {
     for (long j = 0; j < d; j++) {
@@ -73,17 +67,11 @@ void grad_mixture(int n, int k, int d, const double *x, const double *mu, double
                   double *tmp, double *d_tmp, double d_return) {
     // forward sweep
     double *tape_best = calloc(1, n * sizeof(double));
-    long t2 = n * k;
-    double *tape_sqnorm_value = calloc(1, t2 * sizeof(double));
-    double *tape_tmp_before_sqnorm = calloc(1, max_l(t2 * d, 0) * sizeof(double));
-    size_t tape_tmp_before_sqnorm_top = 0;
+    double *tape_sqnorm_value = calloc(1, n * k * sizeof(double));
     for (long i = 0; i < n; i++) {
         double best = 0.0;
         for (long c = 0; c < k; c++) {
             subtract(d, x + i * d, mu + c * d, tmp);
-            for (long e = 0; e < d; e++) {
-                tape_tmp_before_sqnorm[tape_tmp_before_sqnorm_top++] = tmp[e];
-            }
             double sqnorm_value = sqnorm(d, tmp);
             tape_sqnorm_value[i * k + c] = sqnorm_value;
             best += exp(-0.5 * sqnorm_value);
@@ -104,20 +92,19 @@ void grad_mixture(int n, int k, int d, const double *x, const double *mu, double
         // line 20: for (int c = 0; c < k; c++) {
         for (long c = k - 1; c >= 0; c--) {
             double sqnorm_value = tape_sqnorm_value[i * k + c];
-            for (long e = d - 1; e >= 0; e--) {
-                double t3 = tape_tmp_before_sqnorm[--tape_tmp_before_sqnorm_top];
-                tmp_before_sqnorm[e] = t3;
-            }
+            const double *t2 = x + i * d;
+            const double *t3 = mu + c * d;
+            // tmp as line 22 read it: subtract of line 21 again
+            subtract(d, t2, t3, tmp_before_sqnorm);
             // line 22: best += exp(-0.5 * sqnorm(d, tmp));
             double d_sqnorm_value = d_best * exp(-0.5 * sqnorm_value) * -0.5;
             grad_sqnorm(d, tmp_before_sqnorm, d_tmp, d_sqnorm_value);
             // line 21: subtract(d, &x[i * d], &mu[c * d], tmp);
-            grad_subtract(d, x + i * d, mu + c * d, d_mu + c * d, tmp_for_subtract, d_tmp);
+            grad_subtract(d, t2, t3, d_mu + c * d, tmp_for_subtract, d_tmp);
         }
     }
     free(tmp_for_subtract);
     free(tmp_before_sqnorm);
-    free(tape_tmp_before_sqnorm);
     free(tape_sqnorm_value);
     free(tape_best);
 }

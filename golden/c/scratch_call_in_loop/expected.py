@@ -60,25 +60,18 @@ def grad_mixture(n, k, d, x, mu, d_mu, tmp, d_tmp, d_return=1.0):
     t0 = max(n, 0)
     tape_best = np.empty(t0)
     t1 = max(k, 0)
-    t2 = t0 * t1
-    tape_sqnorm_value = np.empty(t2)
-    tmp_before_sqnorm_len = min(tmp.shape[0], d)
-    tape_tmp_before_sqnorm = np.empty(t2 * tmp_before_sqnorm_len)
-    tape_tmp_before_sqnorm_top = 0
+    tape_sqnorm_value = np.empty(t0 * t1)
     for i in range(n):
         best = 0.0
         for c in range(k):
             subtract(d, x[i * d :], mu[c * d :], tmp)
-            for e in range(tmp_before_sqnorm_len):
-                tape_tmp_before_sqnorm[tape_tmp_before_sqnorm_top] = tmp[e]
-                tape_tmp_before_sqnorm_top += 1
             sqnorm_value = sqnorm(d, tmp)
             tape_sqnorm_value[i * t1 + c] = sqnorm_value
             best += math.exp(-0.5 * sqnorm_value)
         tape_best[i] = best
 
     # reverse sweep
-    tmp_before_sqnorm = np.empty(tmp_before_sqnorm_len)
+    tmp_before_sqnorm = np.empty(d)
     tmp_for_subtract = np.empty(d)
 
     # line 18: for (int i = 0; i < n; i++) {
@@ -90,14 +83,12 @@ def grad_mixture(n, k, d, x, mu, d_mu, tmp, d_tmp, d_return=1.0):
         # line 20: for (int c = 0; c < k; c++) {
         for c in range(k - 1, -1, -1):
             sqnorm_value = tape_sqnorm_value[i * t1 + c]
-            for e in range(tmp_before_sqnorm_len - 1, -1, -1):
-                tape_tmp_before_sqnorm_top -= 1
-                t3 = tape_tmp_before_sqnorm[tape_tmp_before_sqnorm_top]
-                tmp_before_sqnorm[e] = t3
+            t2 = x[i * d :]
+            t3 = mu[c * d :]
+            # tmp as line 22 read it: subtract of line 21 again
+            subtract(d, t2, t3, tmp_before_sqnorm)
             # line 22: best += exp(-0.5 * sqnorm(d, tmp));
             d_sqnorm_value = d_best * math.exp(-0.5 * sqnorm_value) * -0.5
             grad_sqnorm(d, tmp_before_sqnorm, d_tmp, d_sqnorm_value)
             # line 21: subtract(d, &x[i * d], &mu[c * d], tmp);
-            grad_subtract(
-                d, x[i * d :], mu[c * d :], d_mu[c * d :], tmp_for_subtract, d_tmp
-            )
+            grad_subtract(d, t2, t3, d_mu[c * d :], tmp_for_subtract, d_tmp)
