@@ -24,6 +24,8 @@ from .ssa.attrs import Schedule, grad_info
 from .adjoint.report import MemoryReport
 from .adjoint.report import finish as finish_report
 from .adjoint.naming import grad_name
+from .adjoint.shape_generic import find_shape_generic
+from .adjoint.signature import GradSignature
 from .diagnostics import Diagnostic, DiagnosticError, error
 from .emit_c.emitter import emit_c
 from .emit_cuda.emitter import emit_cuda
@@ -228,6 +230,14 @@ def gradient_module(
     reports: Optional[list[MemoryReport]] = [] if options.report else None
     assumed = dict(primal.attrs.get("assumed") or {})
     guards = _entry_guards(primal, indices)
+    # Assumed numbers that only meet arrays in broadcasting arithmetic: any shape that broadcasts
+    # there is served (adjoint.shape_generic); their rank check becomes a check of their axes.
+    # (Not one with a default: its shadow would follow it in the signature without one.)
+    defaults = primal.attrs.get("param_defaults") or {}
+    generic = find_shape_generic(primal, [n for n, rank in guards.items() if rank == 0 and n not in defaults],
+                                 indices)
+    for n in generic:
+        del guards[n]
     stage(f"differentiating {name}")
     out = differentiate(module, name, indices, options.may_alias, options.checkpoint, reports, options.with_value)
     grad = out.functions[grad_name(name)]
@@ -236,6 +246,11 @@ def gradient_module(
         grad.attrs["rank_free"] = list(primal.attrs.get("rank_free") or [])
     if guards:  # those the generated Python depends on: the entry gradient checks them (emit_py)
         grad.attrs["guards"] = guards
+    if generic:  # name -> the most axes it may have; a differentiated one's adjoint goes to a shadow
+        grad.attrs["shape_generic"] = generic
+        sig = GradSignature.of(module, primal, indices)
+        grad.attrs["generic_shadows"] = {primal.params[i].name_hint: sig.pointer_names[i] for i in sig.returned
+                                         if primal.params[i].name_hint in generic}
     out.may_alias = options.may_alias
     run_pipeline(out, options.adjoint_pipeline, replace(options.context, called_from_outside=grad_name(name)),
                  "adjoint")
@@ -330,6 +345,8 @@ def gradient_source(
                     f"'{name}' is CUDA", hint="use --target cuda for .cu input")
     if target != "c":
         _refuse_struct_params(module, grad_name(name), target, module.source_lines)
+    if target == "numba":
+        _refuse_shape_generic(module.functions[grad_name(name)], source, filename, name, module.source_lines)
     if target in ("c", "cuda"):
         if not is_c(filename):
             _refuse_assumed_kinds(module.functions[grad_name(name)], source, filename, name, target,
@@ -453,6 +470,24 @@ def _refuse_assumed_kinds(grad: Function, source: str, filename: str, name: str,
                 where.get(param, grad.loc),
                 hint=f'annotate {param}: float, {param}: int, or {param}: "f64[n]" for an array'))
     raise DiagnosticError(problems, lines)
+
+
+def _refuse_shape_generic(grad: Function, source: str, filename: str, name: str, lines: list[str]) -> None:
+    """Numba output of a gradient with shape-generic parameters (adjoint.shape_generic): Numba types
+    each variable once, and such a parameter's adjoint is a number or an array by the caller's
+    argument, so it refuses them, naming the annotation that fixes the kind."""
+    generic = grad.attrs.get("shape_generic") or {}
+    if not generic:
+        return
+    from .parse.python_frontend import parameter_locations  # Python input only
+
+    where = parameter_locations(source, Path(filename).name, name)
+    raise DiagnosticError([Diagnostic(
+        f"--target numba: parameter '{param}' of '{name}' may be a number or an array of any shape that "
+        "broadcasts (it only meets arrays in elementwise arithmetic), and Numba types it as one of them",
+        where.get(param, grad.loc),
+        hint=f'annotate {param}: float for a number, or {param}: "f64[n]" for a vector (or use --target py)')
+        for param in generic], lines)
 
 
 def _shape_of_rank(rank: int) -> str:
