@@ -221,9 +221,12 @@ def gradient_module(
     options: Options = DEFAULT,
     report_lines: Optional[list[str]] = None,
     kernel: bool = False,
+    shape_generic: bool = False,
 ) -> Module:
     """The gradient module; with ``options.report``, its memory summary goes into ``report_lines``
-    (``kernel``: see primal_module)."""
+    (``kernel``: see primal_module); ``shape_generic``: for Python output, which serves parameters
+    of any broadcasting shape (adjoint.shape_generic; Numba types each variable once, C fixes each
+    parameter's kind: there they stay checked numbers)."""
     module, name = primal_module(source, filename, func, options, kernel)
     primal = module.functions[name]
     indices = resolve_wrt(primal, wrt, module.source_lines)
@@ -235,7 +238,7 @@ def gradient_module(
     # (Not one with a default: its shadow would follow it in the signature without one.)
     defaults = primal.attrs.get("param_defaults") or {}
     generic = find_shape_generic(primal, [n for n, rank in guards.items() if rank == 0 and n not in defaults],
-                                 indices)
+                                 indices) if shape_generic else {}
     for n in generic:
         del guards[n]
     stage(f"differentiating {name}")
@@ -333,7 +336,7 @@ def gradient_source(
     if target not in TARGETS:
         raise error(f"target '{target}' is not supported yet", hint="use --target py, numba, c or cuda")
     kernel = target == "cuda" and not is_cuda(filename)
-    module = gradient_module(source, filename, func, wrt, options, report_lines, kernel)
+    module = gradient_module(source, filename, func, wrt, options, report_lines, kernel, shape_generic=target == "py")
     name = choose_function(source, filename, func, options.cflags)
     header = _header(filename, name, wrt, target, options)
     launch = launch_text(module.functions[grad_name(name)], grad_name(name))
@@ -345,8 +348,6 @@ def gradient_source(
                     f"'{name}' is CUDA", hint="use --target cuda for .cu input")
     if target != "c":
         _refuse_struct_params(module, grad_name(name), target, module.source_lines)
-    if target == "numba":
-        _refuse_shape_generic(module.functions[grad_name(name)], source, filename, name, module.source_lines)
     if target in ("c", "cuda"):
         if not is_c(filename):
             _refuse_assumed_kinds(module.functions[grad_name(name)], source, filename, name, target,
@@ -470,24 +471,6 @@ def _refuse_assumed_kinds(grad: Function, source: str, filename: str, name: str,
                 where.get(param, grad.loc),
                 hint=f'annotate {param}: float, {param}: int, or {param}: "f64[n]" for an array'))
     raise DiagnosticError(problems, lines)
-
-
-def _refuse_shape_generic(grad: Function, source: str, filename: str, name: str, lines: list[str]) -> None:
-    """Numba output of a gradient with shape-generic parameters (adjoint.shape_generic): Numba types
-    each variable once, and such a parameter's adjoint is a number or an array by the caller's
-    argument, so it refuses them, naming the annotation that fixes the kind."""
-    generic = grad.attrs.get("shape_generic") or {}
-    if not generic:
-        return
-    from .parse.python_frontend import parameter_locations  # Python input only
-
-    where = parameter_locations(source, Path(filename).name, name)
-    raise DiagnosticError([Diagnostic(
-        f"--target numba: parameter '{param}' of '{name}' may be a number or an array of any shape that "
-        "broadcasts (it only meets arrays in elementwise arithmetic), and Numba types it as one of them",
-        where.get(param, grad.loc),
-        hint=f'annotate {param}: float for a number, or {param}: "f64[n]" for a vector (or use --target py)')
-        for param in generic], lines)
 
 
 def _shape_of_rank(rank: int) -> str:

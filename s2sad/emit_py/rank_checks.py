@@ -68,6 +68,9 @@ def check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
     return lines
 
 
+_RUFF_LINE = 88  # ruff format's default line length
+
+
 def generic_check_lines(fn: Function, names: dict) -> list[str]:
     """The entry checks of ``fn``'s shape-generic parameters (``fn.attrs["shape_generic"]``: name ->
     the most axes it may have; ``adjoint.shape_generic``): not more axes than the arrays it meets
@@ -85,17 +88,16 @@ def generic_check_lines(fn: Function, names: dict) -> list[str]:
         name = names.get(p) or source
         most = generic[source]
         checks = [(f"np.ndim({name}) > {most}",
-                   f"{source} may be a number or an array of at most {most} axes in {primal} (it is added to "
-                   f"arrays of {most}), not of {{np.ndim({name})}}")]
+                   f"{source} may be a number or an array of up to {most} {'axis' if most == 1 else 'axes'} in {primal}, "
+                   f"not {{np.ndim({name})}}")]
         if source in shadows:
             d = shadows[source]
             checks.append((f"not isinstance({d}, np.ndarray) or np.shape({d}) != np.shape({name})",
-                           f"{d} must be an array of the shape of {source} (np.zeros(np.shape({source})), "
-                           f"a 0-d array for a number), which the gradient adds dJ/d{source} into"))
+                           f"{d} must be an array of the shape of {source} (a 0-d array for a number)"))
         for test, message in checks:
             lines.append(f"    if {test}:")
             quoted = f'f"{message}"' if "{" in message else f'"{message}"'
-            if len(f"        raise ValueError({quoted})") > LINE_LIMIT:
+            if len(f"        raise ValueError({quoted})") > _RUFF_LINE:  # as ruff format wraps it
                 lines += ["        raise ValueError(", f"            {quoted}", "        )"]
             else:
                 lines.append(f"        raise ValueError({quoted})")

@@ -142,7 +142,7 @@ def sum_to_shape(t, shape):
     t = np.asarray(t)
     lead = t.ndim - len(shape)
     if lead < 0 or any(s not in (1, e) for s, e in zip(shape, t.shape[lead:])):
-        raise ValueError(f"an operand of shape {tuple(shape)} did not broadcast to shape {t.shape}")
+        raise ValueError(f"shape {tuple(shape)} does not broadcast to {t.shape}")
     out = t.sum(axis=tuple(range(lead))) if lead else t
     ones = tuple(k for k, s in enumerate(shape) if s == 1 and out.shape[k] != 1)
     return out.sum(axis=ones, keepdims=True) if ones else out
