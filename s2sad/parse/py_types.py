@@ -536,8 +536,9 @@ class _Inference:
         and lowering asks for an annotation."""
         params = {p.name.value: p for p in self.params}
         for names in self.array_operands:
-            if any(n not in params for n in names) or any(n in self.arrays for n in names):
-                continue
+            if any(n not in params for n in names) or any(n in self.arrays for n in names) \
+                    or any(isinstance(annotations.get(n), _ArrayAnnotation) for n in names):
+                continue  # an operand known to be an array makes the expression one
             free = [n for n in dict.fromkeys(names)
                     if annotations.get(n) is None and params[n].default is None and n not in self.int_names]
             if len(free) == 1:
