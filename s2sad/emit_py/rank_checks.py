@@ -87,9 +87,9 @@ def generic_check_lines(fn: Function, names: dict) -> list[str]:
             continue
         name = names.get(p) or source
         most = generic[source]
+        axes = "axis" if most == 1 else "axes"
         checks = [(f"np.ndim({name}) > {most}",
-                   f"{source} may be a number or an array of up to {most} {'axis' if most == 1 else 'axes'} in {primal}, "
-                   f"not {{np.ndim({name})}}")]
+                   f"{source} may be a number or an array of up to {most} {axes} in {primal}, not {{np.ndim({name})}}")]
         if source in shadows:
             d = shadows[source]
             checks.append((f"not isinstance({d}, np.ndarray) or np.shape({d}) != np.shape({name})",

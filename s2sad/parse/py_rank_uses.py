@@ -31,6 +31,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from ..ssa.ops import MATH_FNS
+from ..ssa.types import Type
 from . import py_intrinsics as lib
 from .py_flow import children, is_shape_subscript
 
@@ -82,8 +83,6 @@ class RankUses:
             self.need(node.right, 1)
         elif isinstance(node, cst.Call):
             self._call(node)
-        elif isinstance(node, cst.For):
-            pass  # the items of a sequence get their needs where they are used (need of a local)
         for c in children(node):
             self._visit(c)
 
@@ -198,8 +197,7 @@ class RankUses:
 
 
 def _only_ints(values: list[object]) -> bool:
-    from ..ssa.types import Type
-
+    """A local only ever assigned integers (a loop counter, ``n = X.shape[0]``)."""
     return bool(values) and all(isinstance(v, Type) and v.is_int for v in values)
 
 
