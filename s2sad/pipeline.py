@@ -24,6 +24,8 @@ from .ssa.attrs import Schedule, grad_info
 from .adjoint.report import MemoryReport
 from .adjoint.report import finish as finish_report
 from .adjoint.naming import grad_name
+from .adjoint.shape_generic import find_shape_generic
+from .adjoint.signature import GradSignature
 from .diagnostics import Diagnostic, DiagnosticError, error
 from .emit_c.emitter import emit_c
 from .emit_cuda.emitter import emit_cuda
@@ -219,15 +221,26 @@ def gradient_module(
     options: Options = DEFAULT,
     report_lines: Optional[list[str]] = None,
     kernel: bool = False,
+    shape_generic: bool = False,
 ) -> Module:
     """The gradient module; with ``options.report``, its memory summary goes into ``report_lines``
-    (``kernel``: see primal_module)."""
+    (``kernel``: see primal_module); ``shape_generic``: for Python output, which serves parameters
+    of any broadcasting shape (adjoint.shape_generic; Numba types each variable once, C fixes each
+    parameter's kind: there they stay checked numbers)."""
     module, name = primal_module(source, filename, func, options, kernel)
     primal = module.functions[name]
     indices = resolve_wrt(primal, wrt, module.source_lines)
     reports: Optional[list[MemoryReport]] = [] if options.report else None
     assumed = dict(primal.attrs.get("assumed") or {})
     guards = _entry_guards(primal, indices)
+    # Assumed numbers that only meet arrays in broadcasting arithmetic: any shape that broadcasts
+    # there is served (adjoint.shape_generic); their rank check becomes a check of their axes.
+    # (Not one with a default: its shadow would follow it in the signature without one.)
+    defaults = primal.attrs.get("param_defaults") or {}
+    generic = find_shape_generic(primal, [n for n, rank in guards.items() if rank == 0 and n not in defaults],
+                                 indices) if shape_generic else {}
+    for n in generic:
+        del guards[n]
     stage(f"differentiating {name}")
     out = differentiate(module, name, indices, options.may_alias, options.checkpoint, reports, options.with_value)
     grad = out.functions[grad_name(name)]
@@ -236,6 +249,11 @@ def gradient_module(
         grad.attrs["rank_free"] = list(primal.attrs.get("rank_free") or [])
     if guards:  # those the generated Python depends on: the entry gradient checks them (emit_py)
         grad.attrs["guards"] = guards
+    if generic:  # name -> the most axes it may have; a differentiated one's adjoint goes to a shadow
+        grad.attrs["shape_generic"] = generic
+        sig = GradSignature.of(module, primal, indices)
+        grad.attrs["generic_shadows"] = {primal.params[i].name_hint: sig.pointer_names[i] for i in sig.returned
+                                         if primal.params[i].name_hint in generic}
     out.may_alias = options.may_alias
     run_pipeline(out, options.adjoint_pipeline, replace(options.context, called_from_outside=grad_name(name)),
                  "adjoint")
@@ -318,7 +336,7 @@ def gradient_source(
     if target not in TARGETS:
         raise error(f"target '{target}' is not supported yet", hint="use --target py, numba, c or cuda")
     kernel = target == "cuda" and not is_cuda(filename)
-    module = gradient_module(source, filename, func, wrt, options, report_lines, kernel)
+    module = gradient_module(source, filename, func, wrt, options, report_lines, kernel, shape_generic=target == "py")
     name = choose_function(source, filename, func, options.cflags)
     header = _header(filename, name, wrt, target, options)
     launch = launch_text(module.functions[grad_name(name)], grad_name(name))

@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
+import inspect
+
 import numpy as np
 
 
@@ -108,6 +110,16 @@ def _seed_for(r: Any, rng: np.random.Generator) -> Any:
     return 0.0 if _is_int_value(r) else float(rng.normal())
 
 
+def _takes_shadow(gradient: Callable[..., Any], name: str) -> bool:
+    """Whether the gradient's parameter after ``name`` is its shadow (a shape-generic number's)."""
+    try:
+        names = list(inspect.signature(gradient).parameters)
+    except (TypeError, ValueError):  # a Numba dispatcher without a Python signature
+        names = list(getattr(getattr(gradient, "py_func", None), "__code__", None).co_varnames) \
+            if hasattr(gradient, "py_func") else []
+    return name in names and names.index(name) + 1 < len(names) and names[names.index(name) + 1] == f"d_{name}"
+
+
 def check_gradient(
     primal: Callable[..., Any],
     gradient: Callable[..., Any],
@@ -133,6 +145,9 @@ def check_gradient(
     inputs = {p.name: p.sample(rng) for p in params}
     shadowed = [p for p in params if p.is_float_array and (p.name in wrt_names or p.name in written)]
     seeds = {p.name: rng.normal(size=p.shape).astype(p.np_dtype) for p in shadowed}
+    # A shape-generic number (README, "annotate"): its shadow is a 0-d array the gradient adds into.
+    generic = [p for p in params if p.kind == "float" and p.name in wrt_names and _takes_shadow(gradient, p.name)]
+    generic_seeds = {p.name: np.array(rng.normal()) for p in generic}
 
     exit_primal = {k: _copy(v) for k, v in inputs.items()}
     result = primal(*[exit_primal[p.name] for p in params])
@@ -156,16 +171,21 @@ def check_gradient(
                     total += float(np.sum(np.asarray(seed, dtype=np.float64) * np.asarray(part, dtype=np.float64)))
         for p in shadowed:
             total += float(np.sum(seeds[p.name].astype(np.float64) * work[p.name]))
+        for p in generic:
+            total += float(generic_seeds[p.name]) * float(work[p.name])
         return total
 
     # The gradient.
     work = {k: _copy(v) for k, v in inputs.items()}
     shadows = {k: s.copy() for k, s in seeds.items()}
+    generic_shadows = {k: s.copy() for k, s in generic_seeds.items()}
     args: list[Any] = []
     for p in params:
         args.append(work[p.name])
         if p in shadowed:
             args.append(shadows[p.name])
+        if p in generic:
+            args.append(generic_shadows[p.name])  # changed in place
     seed = tuple(_copy(x) for x in d_return) if isinstance(d_return, tuple) else _copy(d_return)
     got = gradient(*args, d_return=seed) if returns_float else gradient(*args)
     if returns_array:
@@ -184,7 +204,7 @@ def check_gradient(
                 err_msg=f"array {p.name} at exit differs from the primal's",
             )
 
-    scalar_wrt = [p for p in params if p.kind == "float" and p.name in wrt_names]
+    scalar_wrt = [p for p in params if p.kind == "float" and p.name in wrt_names and p not in generic]
     if len(scalar_wrt) == 0:
         assert got is None, f"gradient returned {got!r}, expected None"
         returned = {}
@@ -222,6 +242,9 @@ def check_gradient(
         np.testing.assert_allclose(
             float(returned[p.name]), expect, rtol=rtol, atol=atol, err_msg=f"adjoint of scalar {p.name}"
         )
+    for p in generic:
+        np.testing.assert_allclose(float(generic_shadows[p.name]), fd(p.name), rtol=rtol, atol=atol,
+                                   err_msg=f"0-d shadow d_{p.name} at exit")
     for p in shadowed:
         expect = np.zeros(p.shape)
         for index in np.ndindex(*p.shape):

@@ -4,29 +4,51 @@
 import numpy as np
 
 
-def grad_f(W, d_W, b, x, d_x, d_return=1.0):
+def sum_to_shape(t, shape):
+    """t summed down to shape, the way NumPy broadcast a value of that shape up to t's: over the
+    leading axes the shape lacks, then over its axes of extent 1 (kept); the adjoint of a
+    shape-generic parameter (a number, or an array of any shape that broadcasts). A shape that
+    does not broadcast to t's without growing it is refused, never summed into a wrong one."""
+    t = np.asarray(t)
+    lead = t.ndim - len(shape)
+    if lead < 0 or any(s not in (1, e) for s, e in zip(shape, t.shape[lead:])):
+        raise ValueError(f"shape {tuple(shape)} does not broadcast to {t.shape}")
+    out = t.sum(axis=tuple(range(lead))) if lead else t
+    ones = tuple(k for k, s in enumerate(shape) if s == 1 and out.shape[k] != 1)
+    return out.sum(axis=ones, keepdims=True) if ones else out
+
+
+def grad_f(W, d_W, b, d_b, x, d_x, d_return=1.0):
     """The gradient of f, by s2sad's reverse mode.
 
     It runs f (its effects on arrays included), then the reverse sweep, for
 
-        J = d_return * f(...) + <d_W, W> + <d_x, x>
+        J = d_return * f(...) + <d_W, W> + <d_x, x> + <d_b, b>
 
     with the seeds as passed in and the arrays as f leaves them, each <,> a sum of
-    elementwise products. On return, d_W and d_x hold the derivatives of J with
-    respect to W and x as they were on entry to f (for an array that f only reads,
-    that is the value passed in plus the derivative). Returns dJ/db.
+    elementwise products. On return, d_W, d_x and d_b hold the derivatives of J with
+    respect to W, x and b as they were on entry to f (for an array that f only
+    reads, that is the value passed in plus the derivative).
+
+    Each shape-generic parameter (a number or an array of any shape that broadcasts
+    where f uses it) takes a shadow array of its own shape, a 0-d array
+    (np.zeros(())) for a number: d_b for b.
     """
     if np.ndim(W) != 2:
         raise ValueError(
             'W must be a 2-D array: its rank is not evident in f (else annotate W: "f64[n]")'
         )
-    if np.ndim(b) != 0:
-        raise ValueError(
-            'b must be a number: its rank is not evident in f (for an array, annotate b: "f64[n]")'
-        )
     if np.ndim(x) != 1:
         raise ValueError(
             'x must be a 1-D array: its rank is not evident in f (else annotate x: "f64[m, n]")'
+        )
+    if np.ndim(b) > 1:
+        raise ValueError(
+            f"b may be a number or an array of up to 1 axis in f, not {np.ndim(b)}"
+        )
+    if not isinstance(d_b, np.ndarray) or np.shape(d_b) != np.shape(b):
+        raise ValueError(
+            "d_b must be an array of the shape of b (a 0-d array for a number)"
         )
 
     # forward sweep
@@ -35,7 +57,7 @@ def grad_f(W, d_W, b, x, d_x, d_return=1.0):
     # reverse sweep
     # line 6: return np.sum(np.tanh(W @ x + b))
     t1 = d_return * (1.0 - t0 * t0)
-    d_b = np.sum(t1)
+    d_b2 = sum_to_shape(t1, np.shape(b))
     d_W += np.outer(t1, x)
     d_x += W.T @ t1
-    return d_b
+    d_b += d_b2

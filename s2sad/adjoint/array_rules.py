@@ -53,8 +53,16 @@ def _f(b: Builder, value: float) -> Value:
     return build.const(b, value, F64)
 
 
-def reduce_to(b: Builder, c: Value, like: Value) -> Value:
-    """``c`` (shaped like an op's result) summed down to ``like``'s shape (undoing broadcasting)."""
+# The attribute of an ``arr.`` op listing its operands that are shape-generic (``adjoint.shape_generic``):
+# numbers in the IR that may be arrays of any broadcasting shape when the Python output runs.
+GENERIC_OPERANDS = "generic_operands"
+
+
+def reduce_to(b: Builder, c: Value, like: Value, generic: bool = False) -> Value:
+    """``c`` (shaped like an op's result) summed down to ``like``'s shape (undoing broadcasting);
+    ``generic``: ``like`` is a shape-generic number, whose shape only the run time knows."""
+    if generic and c.type.is_array:
+        return arr(b, "sum_to_shape", [c, like])
     if not like.type.is_array:
         return arr(b, "sum", [c]) if c.type.is_array else c
     keep = sorted(array_ops.shape_unit_axes(like) - array_ops.shape_unit_axes(c))
@@ -63,12 +71,18 @@ def reduce_to(b: Builder, c: Value, like: Value) -> Value:
     return arr(b, "sum_to", [c, like], keep=keep)
 
 
+def _generic_operands(op: OpView) -> frozenset[int]:
+    return frozenset(getattr(op, "attrs", {}).get(GENERIC_OPERANDS) or ())
+
+
 def _elementwise(partials: Callable[[Builder, OpView, Value, list[bool]], list[Optional[Value]]]):
     """A rule for a broadcasting binary op from its contributions in the result's shape."""
 
     def apply(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
         cs = partials(b, op, g, active)
-        return [reduce_to(b, c, op.operands[k]) if c is not None and active[k] else None for k, c in enumerate(cs)]
+        generic = _generic_operands(op)
+        return [reduce_to(b, c, op.operands[k], k in generic) if c is not None and active[k] else None
+                for k, c in enumerate(cs)]
 
     return apply
 
@@ -137,8 +151,9 @@ def _extremum(b: Builder, op: OpView, g: Value, act: list[bool]) -> list[Optiona
 def _where(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     cond = op.operands[0]
     zero = _f(b, 0.0)
-    da = reduce_to(b, arr(b, "where", [cond, g, zero]), op.operands[1]) if active[1] else None
-    db = reduce_to(b, arr(b, "where", [cond, zero, g]), op.operands[2]) if active[2] else None
+    generic = _generic_operands(op)
+    da = reduce_to(b, arr(b, "where", [cond, g, zero]), op.operands[1], 1 in generic) if active[1] else None
+    db = reduce_to(b, arr(b, "where", [cond, zero, g]), op.operands[2], 2 in generic) if active[2] else None
     return [None, da, db]
 
 

@@ -93,7 +93,7 @@ from .arrays import ArrayBinOp, accum_slice_target, array_expr, numba_unsupporte
 from .names import PyNamer
 from .formatting import formatted
 from .printer import P_COND, Printer, first_hoistable, if_exp
-from .rank_checks import check_lines, unchecked_names
+from .rank_checks import check_lines, generic_check_lines, generic_text, unchecked_names
 
 _BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**"}
 _BITS = {"bitand": "&", "bitor": "|", "bitxor": "^", "shl": "<<", "shr": ">>"}  # on Python's (or Numba's) ints
@@ -241,6 +241,11 @@ class _FunctionEmitter(StatementBuilder):
         self.packed: dict[str, list[str]] = fn.attrs.get("packed") or {}
         for name in self.packed:
             self.namer.claim_fixed(name)
+        # Shape-generic parameters (adjoint.shape_generic) -> their shadows, which the gradient adds
+        # their adjoints into instead of returning them (a number's or an array's, by the caller's).
+        self.generic_shadows: dict[str, str] = fn.attrs.get("generic_shadows") or {}
+        for name in self.generic_shadows.values():
+            self.namer.claim_fixed(name)
         self.alloc = allocate(fn, effects, self.namer)
         self.var = self.alloc.var
         self.plan = self.alloc.plan
@@ -290,10 +295,12 @@ class _FunctionEmitter(StatementBuilder):
                                 "parameters that have one, which only a keyword-only parameter may, and Numba "
                                 "has none", fn.loc, hint="use --target py")
                 params.append(name)
+            if p.name_hint in self.generic_shadows and p.name_hint not in packs:
+                params.append(self.generic_shadows[p.name_hint])  # a shape-generic parameter's shadow
         # Checks of the parameter ranks the source does not prove: each raises naming the parameter
         # and the annotation that would settle it, so that a rank s2sad had to assume is never
         # silently wrong. Numba's are a function of their own that calls this one (rank_checks).
-        checks = check_lines(fn, self.var, self.numba)
+        checks = check_lines(fn, self.var, self.numba) + generic_check_lines(fn, self.var)
         if fn.name in self.unchecked:
             about = [f"{fn.name} without its checks of assumed ranks, which run first (Numba compiles this",
                      "function for the ranks they let through)."]
@@ -322,15 +329,18 @@ class _FunctionEmitter(StatementBuilder):
         elif info.d_return is not None:
             seed = by_index[info.d_return]
             kind = "array" if self.fn.params[info.d_return].type.is_array else "float"
+        generic = [(by_index[i], self.generic_shadows[p.name_hint]) for i, p in enumerate(self.fn.params)
+                   if p.name_hint in self.generic_shadows]
         return entry_text(Convention(
             primal=info.primal,
-            shadows=[(by_index[j], by_index[i]) for i, j in sorted(info.shadows.items())],
-            scalars=[by_index[i] for i in info.returned or []],
+            shadows=[(by_index[j], by_index[i]) for i, j in sorted(info.shadows.items())] + generic,
+            scalars=[by_index[i] for i in info.returned or []
+                     if self.fn.params[i].name_hint not in self.generic_shadows],
             scalar_cells=None,
             seed=seed,
             seed_kind=kind,
             with_value=bool(self.fn.attrs.get("with_value")),
-            calling=tuple(self._calling(by_index)),
+            calling=tuple(self._calling(by_index)) + tuple(generic_text(info.primal, generic)),
         ))
 
     def _calling(self, by_index: list[str]) -> list[str]:
@@ -369,6 +379,28 @@ class _FunctionEmitter(StatementBuilder):
                 lines.append("")  # a top-level comment heads a paragraph (a sweep, a source line)
             lines += renderer.stmt(st, "    ")
         return "\n".join(lines)
+
+    def _return(self, op: Op) -> list[Stmt]:
+        """As every emitter returns, but the adjoint of a shape-generic parameter is added into its
+        shadow (``d_b += ...``, in place: a 0-d array for a number) rather than returned."""
+        if not self.generic_shadows:
+            return super()._return(op)
+        returned = self.fn.attrs.get("returned") or []
+        k = self.fn.attrs.get("with_value") or 0
+        added: list[Stmt] = []
+        kept = list(op.operands[:k])
+        for name, v in zip(returned, op.operands[k:]):
+            if name in self.generic_shadows:
+                added.append(AugAssign(Name(self.generic_shadows[name]), "+", self.expr(v)))
+            else:
+                kept.append(v)
+        exprs = [self.expr(v) for v in kept]
+        if not k:
+            return added + ([Return(exprs)] if exprs else [])
+        value = exprs[0] if k == 1 else Tuple(tuple(exprs[:k]))
+        rest = exprs[k:]
+        adjoints = rest[0] if len(rest) == 1 else Tuple(tuple(rest)) if rest else Name("None")
+        return added + [Return([value, adjoints])]
 
     def _unpack_seeds(self) -> list[Stmt]:
         """``d_return_0, d_return_1 = d_return``: the tuple seed into one variable per value

@@ -68,6 +68,51 @@ def check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
     return lines
 
 
+_RUFF_LINE = 88  # ruff format's default line length
+
+
+def generic_check_lines(fn: Function, names: dict) -> list[str]:
+    """The entry checks of ``fn``'s shape-generic parameters (``fn.attrs["shape_generic"]``: name ->
+    the most axes it may have; ``adjoint.shape_generic``): not more axes than the arrays it meets
+    (more would make NumPy's result bigger than the gradient takes it to be), and a differentiated
+    one's shadow an array of its shape (``fn.attrs["generic_shadows"]``), which the gradient adds
+    into in place. Python output only (Numba output refuses such parameters)."""
+    generic = fn.attrs.get("shape_generic") or {}
+    shadows = fn.attrs.get("generic_shadows") or {}
+    primal = fn.attrs.get("primal", fn.name)
+    lines: list[str] = []
+    for p in fn.params:
+        source = p.name_hint
+        if source not in generic:
+            continue
+        name = names.get(p) or source
+        most = generic[source]
+        axes = "axis" if most == 1 else "axes"
+        checks = [(f"np.ndim({name}) > {most}",
+                   f"{source} may be a number or an array of up to {most} {axes} in {primal}, not {{np.ndim({name})}}")]
+        if source in shadows:
+            d = shadows[source]
+            checks.append((f"not isinstance({d}, np.ndarray) or np.shape({d}) != np.shape({name})",
+                           f"{d} must be an array of the shape of {source} (a 0-d array for a number)"))
+        for test, message in checks:
+            lines.append(f"    if {test}:")
+            quoted = f'f"{message}"' if "{" in message else f'"{message}"'
+            if len(f"        raise ValueError({quoted})") > _RUFF_LINE:  # as ruff format wraps it
+                lines += ["        raise ValueError(", f"            {quoted}", "        )"]
+            else:
+                lines.append(f"        raise ValueError({quoted})")
+    return lines
+
+
+def generic_text(primal: str, generic: list[tuple[str, str]]) -> list[str]:
+    """The docstring's sentence on shape-generic parameters and their shadows."""
+    if not generic:
+        return []
+    pairs = ", ".join(f"{shadow} for {name}" for name, shadow in generic)
+    return [f"Each shape-generic parameter (a number or an array of any shape that broadcasts where {primal} "
+            f"uses it) takes a shadow array of its own shape, a 0-d array (np.zeros(())) for a number: {pairs}."]
+
+
 def _numba_rank_differs(name: str, rank: int) -> str:
     """The test that Numba decides from the argument's type as it compiles (see the module)."""
     if rank == 0:

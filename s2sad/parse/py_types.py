@@ -41,6 +41,7 @@ from .py_module import ModuleInfo, Number, evaluate_constant
 from .py_numba_signatures import stated_types
 from .py_params import bind_arguments, parameters
 from .py_rank_free import RankFreeUses, param_uses
+from .py_rank_uses import RankUses
 
 
 @dataclass
@@ -490,6 +491,42 @@ class _Inference:
             return out
         return None
 
+    def ranks_from_uses(self, annotations: dict) -> None:
+        """The least rank each unannotated parameter's uses need (``py_rank_uses``): an array
+        parameter gets at least that rank, and a parameter nothing else makes one becomes an
+        array of that rank (still assumed, and checked, unless ``assumptions`` finds a proof)."""
+        params = {p.name.value: p for p in self.params}
+
+        def is_number(e: cst.BaseExpression) -> bool:
+            if isinstance(e, (cst.Integer, cst.Float)):
+                return True
+            if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, (cst.Minus, cst.Plus)):
+                return is_number(e.expression)
+            if isinstance(e, cst.BinaryOperation) and not isinstance(e.operator, cst.MatrixMultiply):
+                return is_number(e.left) and is_number(e.right)
+            if isinstance(e, cst.Name):
+                if e.value in self.int_names:
+                    return True
+                if e.value in params:
+                    p = params[e.value]
+                    return isinstance(annotations.get(e.value), ScalarType) or (
+                        p.default is not None and isinstance(evaluate_constant(p.default, self.info), (int, float)))
+                values = self.assigns.get(e.value, [])
+                return bool(values) and all(isinstance(v, ScalarType) for v in values)
+            if isinstance(e, (cst.Attribute, cst.Call)):
+                name = self.info.canonical_name(e.func if isinstance(e, cst.Call) else e, self.locals) or ""
+                return name in ("numpy.pi", "math.pi", "numpy.e", "math.e", "builtins.len") or (
+                    isinstance(e, cst.Call) and name.startswith("math."))
+            return False
+
+        least = RankUses(self.fn.body, self.param_names, self.assigns, is_number,
+                         lambda f: self.info.canonical_name(f, self.locals)).run()
+        for name, rank in least.items():
+            if name in self.given or name in self.int_names or isinstance(annotations.get(name), ScalarType):
+                continue
+            ev = self.evidence(name)
+            ev.min_rank = max(ev.min_rank, rank)
+
     def resolve_array_operands(self, annotations: dict) -> None:
         """Each elementwise expression used as an array whose operands are parameters, none of
         them known to be an array, and all but one known to be numbers (by an annotation, a
@@ -499,8 +536,9 @@ class _Inference:
         and lowering asks for an annotation."""
         params = {p.name.value: p for p in self.params}
         for names in self.array_operands:
-            if any(n not in params for n in names) or any(n in self.arrays for n in names):
-                continue
+            if any(n not in params for n in names) or any(n in self.arrays for n in names) \
+                    or any(isinstance(annotations.get(n), _ArrayAnnotation) for n in names):
+                continue  # an operand known to be an array makes the expression one
             free = [n for n in dict.fromkeys(names)
                     if annotations.get(n) is None and params[n].default is None and n not in self.int_names]
             if len(free) == 1:
@@ -962,6 +1000,7 @@ class _Inference:
         result_ann = self.result_annotation(self.fn.returns.annotation) if self.fn.returns is not None else None
         self.stmt(self.fn.body)
         self.propagate_int_context()
+        self.ranks_from_uses(annotations)
         self.resolve_array_operands(annotations)
 
         types: dict[str, Type] = {}

@@ -87,6 +87,12 @@ Ops the adjoint transform introduces (undoing broadcasts, reductions, slices, ga
                                                             the R - r leading axes, then over
                                                             the axes in ``keep`` (of extent 1
                                                             in like), keeping them
+  arr.sum_to_shape (g, like: scalar)     -> f64            g summed down to the run-time shape of
+                                                            like, a shape-generic parameter (or a
+                                                            number computed from one): a number in
+                                                            the IR, a number or an array of any
+                                                            shape that broadcasts to g's at run time
+                                                            (Python output only, ``sum_to_shape``)
   arr.correlate    (a: rank 1, v: rank 1) {mode: "valid"}
                                           -> array<f64,1>   np.correlate(a, v, "valid") with
                                                             len(a) >= len(v) (the adjoint of
@@ -135,6 +141,7 @@ NAMES: frozenset[str] = frozenset(
     [PREFIX + n for n in ELEMENTWISE + COMPARE + REDUCTIONS]
     + [PREFIX + "math." + fn for fn in UNARY_MATH]
     + [PREFIX + n for n in ("neg", "where", "matmul", "outer", "transpose", "full", "broadcast", "sum_to", "accum")]
+    + [PREFIX + "sum_to_shape"]
     + [PREFIX + "slice", PREFIX + "accum_slice", PREFIX + "take", PREFIX + "accum_take", PREFIX + "reshape"]
     + [PREFIX + n for n in LINALG]
     + [PREFIX + "cumsum", PREFIX + "prod_others"]
@@ -173,7 +180,7 @@ def array_reads(op: Op) -> list[Value]:
     """The array operands whose contents ``op`` reads."""
     if op.name not in NAMES or op.name == PREFIX + "full":
         return []
-    if op.name in (PREFIX + "broadcast", PREFIX + "sum_to"):
+    if op.name in (PREFIX + "broadcast", PREFIX + "sum_to", PREFIX + "sum_to_shape"):
         return [op.operands[0]] if op.operands[0].type.is_array else []  # ``like`` gives a shape only
     return [v for v in op.operands if v.type.is_array]  # accum: += reads dst too
 
@@ -272,6 +279,10 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
         return ArrayType(_elem(operands[0]), ranks[1])
     if op in LINALG:
         return _linalg_type(op, operands, ranks, attrs)
+    if op == "sum_to_shape":
+        if len(operands) != 2 or ranks[1] != 0:
+            return "'arr.sum_to_shape' takes a value and a number to take the run-time shape of"
+        return F64
     if op in ("broadcast", "sum_to"):
         if len(operands) != 2 or ranks[1] == 0:
             return f"'{name}' takes a value and an array to take the shape of"

@@ -131,6 +131,8 @@ def _array_op(op: Op, a: list[Any]) -> list[Any]:
         if "axis" in op.attrs:
             g = np.expand_dims(g, op.attrs["axis"])
         return [np.broadcast_to(g, a[1].shape).copy()]
+    if n == "sum_to_shape":
+        return [special.sum_to_shape(a[0], np.shape(a[1]))]
     if n == "sum_to":
         g = a[0]
         lead = g.ndim - a[1].ndim

@@ -134,9 +134,24 @@ def cumsum_in_rows(x):
     return out
 
 
+def sum_to_shape(t, shape):
+    """t summed down to shape, the way NumPy broadcast a value of that shape up to t's: over the
+    leading axes the shape lacks, then over its axes of extent 1 (kept); the adjoint of a
+    shape-generic parameter (a number, or an array of any shape that broadcasts). A shape that
+    does not broadcast to t's without growing it is refused, never summed into a wrong one."""
+    t = np.asarray(t)
+    lead = t.ndim - len(shape)
+    if lead < 0 or any(s not in (1, e) for s, e in zip(shape, t.shape[lead:])):
+        raise ValueError(f"shape {tuple(shape)} does not broadcast to {t.shape}")
+    out = t.sum(axis=tuple(range(lead))) if lead else t
+    ones = tuple(k for k, s in enumerate(shape) if s == 1 and out.shape[k] != 1)
+    return out.sum(axis=ones, keepdims=True) if ones else out
+
+
 FUNCTIONS = {"digamma": digamma, "trigamma": trigamma, "expit": expit, "round_half_away": round_half_away,
              "fdim": fdim, "logb": logb, "prod_of_others": prod_of_others,
-             "prod_of_others_in_rows": prod_of_others_in_rows, "cumsum_in_rows": cumsum_in_rows}
+             "prod_of_others_in_rows": prod_of_others_in_rows, "cumsum_in_rows": cumsum_in_rows,
+             "sum_to_shape": sum_to_shape}
 
 
 def source_of(name: str) -> str:
@@ -145,4 +160,4 @@ def source_of(name: str) -> str:
 
 
 __all__ = ["FUNCTIONS", "cumsum_in_rows", "digamma", "expit", "fdim", "logb", "prod_of_others",
-           "prod_of_others_in_rows", "round_half_away", "source_of", "trigamma"]
+           "prod_of_others_in_rows", "round_half_away", "source_of", "sum_to_shape", "trigamma"]

@@ -1,0 +1,89 @@
+"""Shape-generic parameters: numbers in the IR that the Python gradient serves at any shape.
+
+An unannotated float parameter that only meets arrays in broadcasting arithmetic (``W @ x + b``,
+``(y - pred) ** 2``, ``np.where(c, a, b)``, ``np.maximum(0.0, z - t)``) is a number or an array of
+any shape that broadcasts there, and the primal cannot tell which. Type inference takes it for a
+number (``py_types``: an assumed rank 0). The Python gradient computes the same at every such
+shape, provided that
+
+* every value computed from it (through ``+ - * /``, negation and constant powers, with
+  constants and inactive parameters) is used only in such arithmetic or as an operand of an
+  elementwise ``arr.`` op that has an array operand, so that NumPy evaluates the forward sweep
+  exactly as the primal does, whatever its shape;
+* it has no more axes than the result of each such ``arr.`` op (so its shape never makes the
+  result bigger than the IR takes it to be: checked at the gradient's entry);
+* the adjoint contributions it gets from those ops are summed down to its run-time shape
+  (``arr.sum_to_shape``, the way NumPy broadcast it up), not to a number.
+
+This module finds such parameters of a function and marks the ``arr.`` ops where their values
+meet arrays (the op attribute ``array_rules.GENERIC_OPERANDS``), which the adjoint rules read.
+A parameter with any other use (a call, a comparison, a return, a math function, a loop-carried
+value, a store) is not shape-generic: it keeps its rank check (a number).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..ssa.array_ops import PREFIX
+from ..ssa.build import const_value
+from ..ssa.ir import Function, Op, Value
+from .array_rules import GENERIC_OPERANDS
+
+_ARRAY_ELEMENTWISE = tuple(PREFIX + n for n in ("add", "sub", "mul", "div", "pow", "maximum", "minimum"))
+_SCALAR_ARITHMETIC = ("add", "sub", "mul", "div", "neg", "pow")
+
+
+def find_shape_generic(fn: Function, candidates: list[str], wrt: set[int]) -> dict[str, int]:
+    """The candidates (parameter names) that are shape-generic in ``fn``: name -> the most axes it
+    may have (the least rank of the arrays its values meet). Marks the ``arr.`` ops those values
+    meet (``GENERIC_OPERANDS``). ``wrt``: the differentiated parameters (an inactive parameter may
+    take part in the arithmetic: it gets no adjoint)."""
+    inactive = {p for i, p in enumerate(fn.params) if i not in wrt and p.type.is_float}
+    found: dict[str, int] = {}
+    marks: dict[Op, set[int]] = {}
+    for p in fn.params:
+        if p.name_hint not in candidates or not p.type.is_float:
+            continue
+        result = _closure(p, inactive)
+        if result is None:
+            continue
+        most, meets = result
+        found[p.name_hint] = most
+        for op, k in meets:
+            marks.setdefault(op, set()).add(k)
+    for op, ks in marks.items():
+        op.attrs[GENERIC_OPERANDS] = sorted(ks)
+    return found
+
+
+def _closure(p: Value, inactive: set[Value]) -> Optional[tuple[int, list[tuple[Op, int]]]]:
+    """The values computed from ``p`` by scalar arithmetic, all of whose uses are allowed: the
+    least rank of the ``arr.`` results they take part in, and those uses; None otherwise."""
+    generic = {p}
+    todo = [p]
+    meets: list[tuple[Op, int]] = []
+    least: Optional[int] = None
+    while todo:
+        v = todo.pop()
+        for op, k in v.uses:
+            if op.name in _ARRAY_ELEMENTWISE or (op.name == PREFIX + "where" and k > 0):
+                if not op.results or not op.result.type.is_array:
+                    return None
+                rank = op.result.type.rank  # type: ignore[attr-defined]
+                least = rank if least is None else min(least, rank)
+                meets.append((op, k))
+            elif op.name in _SCALAR_ARITHMETIC and op.results and op.result.type.is_float:
+                others = [w for j, w in enumerate(op.operands) if j != k]
+                if op.name == "pow" and (k != 0 or const_value(op.operands[1]) is None):
+                    return None  # b ** c with a constant c only (its adjoint is arithmetic)
+                if not all(w in generic or w in inactive or const_value(w) is not None for w in others):
+                    return None  # b * s with an active number s: s's adjoint would take b's shape
+                if op.result not in generic:
+                    generic.add(op.result)
+                    todo.append(op.result)
+            else:
+                return None
+    if least is None:
+        return None
+    return least, meets

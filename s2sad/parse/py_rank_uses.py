@@ -1,0 +1,230 @@
+"""The least rank each unannotated parameter of a Python function must have, from how it is used.
+
+Type inference (``py_types``) takes an unannotated NumPy parameter's rank from direct evidence:
+the number of indices of ``x[i]``, ``A.shape[1]``, the operand of ``@``. Much NumPy code shows
+the rank only through what is done with a value derived from the parameter:
+
+* ``d = X[i] - X[j]; np.dot(d, d)``: ``d`` is an array, so ``X[i]`` is, so ``X`` has two axes;
+* ``np.sum(A, axis=1)`` and ``A.mean(axis=1)``: ``A`` has an axis 1;
+* ``for e in E: np.sum(e ** 2)``: the items of ``E`` are arrays;
+* ``np.sum(np.sum(v * v, axis=1))``: ``v * v`` has two axes, and ``v`` is its only operand that
+  can be an array.
+
+This module propagates such *needs* ("this expression has at least r axes") backwards, to a
+fixpoint, through the expressions that transmit them exactly: an index takes one axis off
+(``X[i]`` needs ``X`` at ``r + 1``), an elementwise operation needs it of its one operand that can
+be an array (not of ``x - mu`` where either may be), a reduction over an axis takes that axis
+off, and a local needs it of every value assigned to it (a variable has one type for the whole
+function, ``py_types``). A need reaching a parameter is a least rank. Only needs that the code
+forces are collected (an index, an axis, an operand of ``@``, the argument of a reduction that
+s2sad differentiates only of an array): a use any rank would satisfy adds nothing.
+
+A least rank is not the rank: ``X[i] - X[j]`` is a vector for a matrix ``X`` and a matrix for a
+3-D one. Inference takes the least rank the uses allow and, unless the code proves it exactly
+(``py_types.assumptions``), the gradient checks it at entry (``emit_py.rank_checks``).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import libcst as cst
+
+from ..ssa.ops import MATH_FNS
+from ..ssa.types import Type
+from . import py_intrinsics as lib
+from .py_flow import children, is_shape_subscript
+
+# NumPy reductions whose operand s2sad takes only as an array; with ``axis=k`` the operand has an
+# axis k and the result one axis less.
+_REDUCTIONS = ("sum", "mean", "max_reduce", "min_reduce", "prod", "var", "std")
+# Reductions whose operand is the first argument, and their method spellings (``A.sum(axis=1)``).
+_REDUCTION_METHODS = ("sum", "mean", "max", "min", "prod", "var", "std")
+_ELEMENTWISE_BINARY = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+
+
+class RankUses:
+    """The least ranks of one function's parameters (see the module docstring).
+
+    ``assigns``: the values assigned to each local, as ``py_types`` records them (an expression,
+    a ``Type``, or an object with ``seq``: an item of a sequence a loop runs over);
+    ``is_number``: whether an expression is known to be a number (a literal, an integer, a
+    parameter annotated or defaulted as one); ``canonical``: a callee's canonical name."""
+
+    def __init__(self, body: cst.CSTNode, params: list[str], assigns: dict[str, list[object]],
+                 is_number: Callable[[cst.BaseExpression], bool],
+                 canonical: Callable[[cst.BaseExpression], Optional[str]]):
+        self.body = body
+        self.params = set(params)
+        self.assigns = assigns
+        self.is_number = is_number
+        self.canonical = canonical
+        self.least: dict[str, int] = {}
+        self._seen: set[tuple[int, int]] = set()
+
+    def run(self) -> dict[str, int]:
+        """Parameter name -> the least rank its uses need (only parameters some use needs)."""
+        self._visit(self.body)
+        return self.least
+
+    # -- where a use needs an array -------------------------------------------------------
+    def _visit(self, node: cst.CSTNode) -> None:
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not self.body:
+            return
+        if is_shape_subscript(node):
+            k = _int_literal(node.slice[0].slice.value) if isinstance(node.slice[0].slice, cst.Index) else None
+            self.need(node.value.value, (k + 1) if k is not None and k >= 0 else 1)  # A.shape[1]
+        elif isinstance(node, cst.Subscript):
+            axes = self._axes_taken(node)
+            if axes is not None:
+                self.need(node.value, axes)
+        elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
+            self.need(node.left, 1)
+            self.need(node.right, 1)
+        elif isinstance(node, cst.Call):
+            self._call(node)
+        for c in children(node):
+            self._visit(c)
+
+    def _call(self, node: cst.Call) -> None:
+        args = [a.value for a in node.args if a.keyword is None and not a.star]
+        if any(a.star for a in node.args):
+            return
+        axis = _axis(node)
+        func = node.func
+        if isinstance(func, cst.Attribute) and self.canonical(func) is None:
+            # A method of a value: A.sum(axis=1), A.mean(), d.dot(w)
+            if func.attr.value in _REDUCTION_METHODS or func.attr.value == "dot":
+                self.need(func.value, axis + 1 if axis is not None else 1)
+            return
+        intr = lib.lookup(self.canonical(func))
+        if intr is None or not args:
+            return
+        if intr.op in _REDUCTIONS:
+            self.need(args[0], axis + 1 if axis is not None else 1)
+        elif intr.op in ("matmul", "outer", "len") or intr.op in lib.LINALG_OPS:
+            for a in args[:2]:
+                self.need(a, 1)
+
+    # -- how a need travels -----------------------------------------------------------------
+    def need(self, expr: cst.BaseExpression, rank: int) -> None:
+        """``expr`` must have at least ``rank`` axes."""
+        if rank <= 0 or (id(expr), rank) in self._seen:
+            return
+        self._seen.add((id(expr), rank))
+        if isinstance(expr, cst.Name):
+            if expr.value in self.params:
+                self.least[expr.value] = max(self.least.get(expr.value, 0), rank)
+                if expr.value not in self.assigns:
+                    return
+            for value in self.assigns.get(expr.value, []):
+                seq = getattr(value, "seq", None)
+                if isinstance(seq, cst.BaseExpression):  # for e in E: E's items have the rank
+                    self.need(seq, rank + 1)
+                elif isinstance(value, cst.BaseExpression):
+                    self.need(value, rank)
+        elif isinstance(expr, cst.Subscript) and not is_shape_subscript(expr):
+            axes = self._axes_taken(expr, plain=True)
+            if axes is not None:
+                self.need(expr.value, rank + axes)
+        elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+            self.need(expr.expression, rank)
+        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Power):
+            if self.is_number(expr.right):
+                self.need(expr.left, rank)
+        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ELEMENTWISE_BINARY):
+            self._one_array_operand([expr.left, expr.right], rank)
+        elif isinstance(expr, cst.Call):
+            args = [a.value for a in expr.args if a.keyword is None and not a.star]
+            if any(a.keyword is not None or a.star for a in expr.args) and _axis(expr) is None:
+                return
+            func = expr.func
+            if isinstance(func, cst.Attribute) and self.canonical(func) is None:
+                if func.attr.value in _REDUCTION_METHODS and _axis(expr) is not None:  # A.mean(axis=0)
+                    self.need(func.value, max(rank + 1, _axis(expr) + 1))  # type: ignore[operator]
+                return
+            intr = lib.lookup(self.canonical(func))
+            canonical = self.canonical(func) or ""
+            if intr is None:
+                return
+            if intr.op in _REDUCTIONS and args and _axis(expr) is not None:
+                self.need(args[0], max(rank + 1, _axis(expr) + 1))  # type: ignore[operator]
+            elif intr.op in MATH_FNS and len(args) == 1 and (canonical.startswith("numpy.")
+                                                                 or canonical.startswith("scipy.")):
+                self.need(args[0], rank)
+            elif intr.op in ("add", "sub", "mul", "div", "power", "maximum", "minimum") and len(args) == 2 \
+                    and canonical.startswith("numpy."):
+                self._one_array_operand(args, rank)
+
+    def _one_array_operand(self, operands: list[cst.BaseExpression], rank: int) -> None:
+        """An elementwise result of ``rank`` axes: the operand that can be an array has them. With
+        several that can (``x - mu``), which one does is unknown, unless they are all items of one
+        array (``X[i] - X[j]``, the same need of ``X``)."""
+        open_ = [e for e in operands if not self.is_number(e)]
+        if len(open_) == 1:
+            self.need(open_[0], rank)
+        elif len(open_) > 1 and _same_rows(open_):
+            for e in open_:
+                self.need(e, rank)
+
+    def _axes_taken(self, node: cst.Subscript, plain: bool = False) -> Optional[int]:
+        """How many axes ``a[...]`` needs of ``a``: one per index and per slice. With ``plain``,
+        how many it takes off (integer indices only, each one axis; slices keep theirs). None
+        where an index may be an array (it adds axes) or is ``...``/``None``."""
+        count = 0
+        for el in node.slice:
+            s = el.slice
+            if isinstance(s, cst.Slice):
+                count += 0 if plain else 1
+                continue
+            values = [e.value for e in s.value.elements] if isinstance(s.value, cst.Tuple) else [s.value]
+            for v in values:
+                if not self._is_int_index(v):
+                    return None
+                count += 1
+        return count
+
+    def _is_int_index(self, v: cst.BaseExpression) -> bool:
+        if isinstance(v, cst.Integer):
+            return True
+        if isinstance(v, cst.UnaryOperation) and isinstance(v.operator, cst.Minus):
+            return self._is_int_index(v.expression)
+        if isinstance(v, cst.BinaryOperation) and isinstance(v.operator, (cst.Add, cst.Subtract, cst.Multiply,
+                                                                           cst.FloorDivide, cst.Modulo)):
+            return self._is_int_index(v.left) and self._is_int_index(v.right)
+        return isinstance(v, cst.Name) and self.is_number(v) and v.value not in self.params \
+            or isinstance(v, cst.Name) and _only_ints(self.assigns.get(v.value, []))
+
+
+def _only_ints(values: list[object]) -> bool:
+    """A local only ever assigned integers (a loop counter, ``n = X.shape[0]``)."""
+    return bool(values) and all(isinstance(v, Type) and v.is_int for v in values)
+
+
+def _same_rows(exprs: list[cst.BaseExpression]) -> bool:
+    """``X[i]``, ``X[j]``: items of one array by the same number of integer indices (or ``v``
+    and ``v`` itself)."""
+    if all(isinstance(e, cst.Name) for e in exprs):
+        return len({e.value for e in exprs}) == 1  # type: ignore[attr-defined]
+    keys = set()
+    for e in exprs:
+        if not (isinstance(e, cst.Subscript) and isinstance(e.value, cst.Name)
+                and all(isinstance(el.slice, cst.Index) and not isinstance(el.slice.value, cst.Tuple)
+                        for el in e.slice)):
+            return False
+        keys.add((e.value.value, len(e.slice)))
+    return len(keys) == 1
+
+
+def _axis(call: cst.Call) -> Optional[int]:
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == "axis":
+            k = _int_literal(a.value)
+            return k if k is not None and k >= 0 else None
+    return None
+
+
+def _int_literal(node: cst.BaseExpression) -> Optional[int]:
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    return None

@@ -1,0 +1,253 @@
+"""Unannotated NumPy parameters: ranks from uses (parse/py_rank_uses) and shape-generic
+parameters (adjoint/shape_generic).
+
+A parameter's least rank follows from how values computed from it are used (``d = X[i] - X[j];
+np.dot(d, d)`` makes ``X`` a matrix). A float parameter that only meets arrays in broadcasting
+arithmetic (``W @ x + b``) is a number or an array of any shape that broadcasts there: the Python
+gradient serves every such shape, its adjoint summed down to the parameter's shape and added
+into a shadow array of that shape (a 0-d array for a number). Every gradient here is checked
+against central differences.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+from fd import ParamSpec, check_gradient
+
+from s2sad import pipeline
+from s2sad.diagnostics import DiagnosticError
+from s2sad.pipeline import parse_source
+
+HEADER = "import math\n\nimport numpy as np\n\n\n"
+
+
+def _source(body: str) -> str:
+    return HEADER + textwrap.dedent(body)
+
+
+def gradient(body: str, func: str, wrt: list[str], target: str = "py"):
+    text = pipeline.gradient_source(_source(body), "prog.py", func, wrt, target)
+    namespace: dict = {}
+    exec(compile(text, f"<grad_{func}>", "exec"), namespace)
+    return namespace[f"grad_{func}"], text
+
+
+def primal(body: str, func: str):
+    namespace: dict = {}
+    exec(compile(_source(body), "<primal>", "exec"), namespace)
+    return namespace[func]
+
+
+def param_types(body: str, func: str) -> dict[str, str]:
+    fn = parse_source(_source(body), "prog.py", func).functions[func]
+    return {p.name_hint: str(p.type) for p in fn.params}
+
+
+def central_difference(f, args: list, k: int, h: float = 1e-6) -> np.ndarray:
+    """d f / d args[k], entry by entry (args[k] a number or an array)."""
+    x = np.asarray(args[k], dtype=float)
+    out = np.zeros(x.shape)
+    for index in np.ndindex(*x.shape):
+        values = []
+        for sign in (1.0, -1.0):
+            trial = x.copy()
+            trial[index] += sign * h
+            moved = list(args)
+            moved[k] = trial if x.shape else float(trial)
+            values.append(f(*moved))
+        out[index] = (values[0] - values[1]) / (2 * h)
+    return out
+
+
+# ------------------------------------------------------------------ ranks from uses
+PAIRS = """
+def pairs(X):
+    total = 0.0
+    for i in range(len(X)):
+        for j in range(i + 1, len(X)):
+            d = X[i] - X[j]
+            total += np.sqrt(np.dot(d, d) + 1e-6)
+    return total
+"""
+
+ROWS = """
+def rows(A):
+    return np.sum(np.sum(A, axis=1) ** 2)
+"""
+
+ITEMS = """
+def items(E, idx):
+    s = 0.0
+    for i in idx:
+        s += np.sum(E[i] ** 2)
+    return s
+"""
+
+SQUARES = """
+def squares(v, m):
+    return 0.5 * np.sum(m * np.sum(v * v, axis=1))
+"""
+
+COMPONENTS = """
+def components(pos):
+    e = 0.0
+    for i in range(len(pos)):
+        for j in range(i + 1, len(pos)):
+            d = pos[i] - pos[j]
+            e += 1.0 / (d[0] ** 2 + d[1] ** 2 + 1.5)
+    return e
+"""
+
+
+@pytest.mark.parametrize(("body", "func", "param"), [
+    (PAIRS, "pairs", "X"),  # an item of X is an array (np.dot of d, d = X[i] - X[j])
+    (ROWS, "rows", "A"),  # np.sum(A, axis=1): A has an axis 1
+    (ITEMS, "items", "E"),  # E[i] with i an item of an integer array... a row, summed
+    (SQUARES, "squares", "v"),  # v * v has an axis 1, and v is its only operand
+    (COMPONENTS, "components", "pos"),  # d[0] of d = pos[i] - pos[j]
+], ids=["dot_of_rows", "axis_1", "rows_of_items", "elementwise_axis", "components_of_rows"])
+def test_the_uses_give_a_matrix(body, func, param):
+    assert param_types(body, func)[param] == "array<f64,2>"
+
+
+def test_a_use_that_every_rank_satisfies_proves_nothing():
+    """``np.sum((x - mu) ** 2)``: either may be the array: no rank is taken from it."""
+    body = """
+    def f(x, mu):
+        return np.sum((x - mu) ** 2)
+    """
+    with pytest.raises(DiagnosticError, match="must be an array here"):
+        param_types(body, "f")
+
+
+@pytest.mark.parametrize(("body", "func", "params", "wrt"), [
+    (PAIRS, "pairs", [ParamSpec("X", "array", (4, 3))], ["X"]),
+    (ROWS, "rows", [ParamSpec("A", "array", (3, 4))], ["A"]),
+    (ITEMS, "items", [ParamSpec("E", "array", (5, 3)), ParamSpec("idx", "array", (4,), dtype="i64", ints=(0, 5))],
+     ["E"]),
+    (COMPONENTS, "components", [ParamSpec("pos", "array", (4, 2))], ["pos"]),
+], ids=["dot_of_rows", "axis_1", "rows_of_items", "components_of_rows"])
+def test_gradients_with_ranks_from_uses_match_central_differences(body, func, params, wrt):
+    grad, _ = gradient(body, func, wrt)
+    for seed in range(2):
+        check_gradient(primal(body, func), grad, params, wrt, set(), np.random.default_rng(seed))
+
+
+def test_a_least_rank_is_still_checked():
+    """``X[i] - X[j]`` is a vector for a matrix and a matrix for a 3-D array: rank 2 is the least
+    the uses allow, not a proof, and the gradient checks it."""
+    grad, text = gradient(PAIRS, "pairs", ["X"])
+    assert "np.ndim(X) != 2" in text
+    X = np.ones((2, 2, 2))
+    with pytest.raises(ValueError, match="X must be a 2-D array"):
+        grad(X, np.zeros_like(X))
+
+
+# ------------------------------------------------------------------ shape-generic parameters
+FIT = """
+def fit(X: "f64[m, n]", w: "f64[n]", b):
+    return np.sum(np.tanh(X @ w + b) ** 2)
+"""
+
+BIAS = """
+def bias(X: "f64[m, n]", b):
+    return np.sum((X - b) ** 2 * X)
+"""
+
+
+@pytest.mark.parametrize("b", [0.3, np.linspace(-0.5, 0.5, 3), np.full((1,), 0.2)],
+                         ids=["number", "vector", "size_1"])
+def test_a_bias_of_any_broadcasting_shape(b):
+    grad, text = gradient(FIT, "fit", ["w", "b"])
+    assert "sum_to_shape(" in text and "return d_b" not in text and "d_b += " in text
+    rng = np.random.default_rng(0)
+    X, w = rng.normal(size=(3, 4)), rng.normal(size=4)
+    f = primal(FIT, "fit")
+    d_w, d_b = np.zeros(4), np.zeros(np.shape(b))
+    assert grad(X, w, d_w, b, d_b, d_return=1.0) is None
+    np.testing.assert_allclose(d_w, central_difference(f, [X, w, b], 1), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_b, central_difference(f, [X, w, b], 2), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("b", [-0.4, np.array([0.1, -0.2, 0.3, 0.0]), np.arange(12.0).reshape(3, 4) / 10,
+                               np.array([[0.1], [0.2], [-0.3]])],
+                         ids=["number", "vector", "matrix", "column"])
+def test_a_parameter_called_with_a_number_a_vector_and_a_matrix(b):
+    """The same gradient, right for each shape ``X - b`` accepts (against central differences)."""
+    grad, _ = gradient(BIAS, "bias", ["X", "b"])
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(3, 4))
+    f = primal(BIAS, "bias")
+    d_X, d_b = np.zeros((3, 4)), np.zeros(np.shape(b))
+    grad(X, d_X, b, d_b, d_return=1.0)
+    np.testing.assert_allclose(d_X, central_difference(f, [X, b], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_b, central_difference(f, [X, b], 1), rtol=1e-6, atol=1e-8)
+
+
+def test_the_entry_checks_refuse_more_axes_and_a_wrong_shadow():
+    grad, _ = gradient(BIAS, "bias", ["X", "b"])
+    X = np.ones((3, 4))
+    b = np.ones((2, 3, 4))
+    with pytest.raises(ValueError, match="b may be a number or an array of up to 2 axes in bias, not 3"):
+        grad(X, np.zeros_like(X), b, np.zeros_like(b))
+    with pytest.raises(ValueError, match=r"d_b must be an array of the shape of b"):
+        grad(X, np.zeros_like(X), 0.5, 0.0)  # a float shadow cannot be added into
+    with pytest.raises(ValueError, match=r"d_b must be an array of the shape of b"):
+        grad(X, np.zeros_like(X), np.ones(4), np.zeros(3))
+
+
+def test_arithmetic_on_the_parameter_first():
+    """``(1 - y) * np.log(1 - p)``: values computed from ``y`` with constants are shape-generic too."""
+    body = """
+    def bce(p: "f64[n]", y):
+        return -np.sum(y * np.log(p) + (1 - y) * np.log(1 - p))
+    """
+    grad, text = gradient(body, "bce", ["p", "y"])
+    assert "np.ndim(y) != 0" not in text
+    f = primal(body, "bce")
+    p = np.array([0.2, 0.5, 0.7])
+    for y in (0.3, np.array([0.0, 1.0, 0.5])):
+        d_p, d_y = np.zeros(3), np.zeros(np.shape(y))
+        grad(p, d_p, y, d_y)
+        np.testing.assert_allclose(d_p, central_difference(f, [p, y], 0), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(d_y, central_difference(f, [p, y], 1), rtol=1e-6, atol=1e-8)
+
+
+def test_an_inactive_shape_generic_parameter_takes_no_shadow():
+    body = """
+    def loss(w: "f64[n]", y):
+        return np.sum((w - y) ** 2)
+    """
+    grad, text = gradient(body, "loss", ["w"])
+    assert "def grad_loss(w, d_w, y, d_return=1.0):" in text
+    for y in (0.5, np.array([1.0, 2.0, 3.0])):
+        params = [ParamSpec("w", "array", (3,))]
+        w = np.array([0.1, 0.2, 0.3])
+        d_w = np.zeros(3)
+        grad(w, d_w, y)
+        np.testing.assert_allclose(d_w, 2 * (w - y))
+        del params
+
+
+def test_a_number_used_with_an_active_number_stays_checked():
+    """``b * np.sum(x * b)``: b's adjoint through the active number np.sum(x * b) would take b's
+    shape where the other factor's must not: b is no shape-generic parameter, it stays a checked
+    number whose adjoint is returned."""
+    body = """
+    def f(x: "f64[n]", b):
+        return b * np.sum(x * b)
+    """
+    grad, text = gradient(body, "f", ["x", "b"])
+    assert "np.ndim(b) != 0" in text and "sum_to_shape" not in text
+    check_gradient(primal(body, "f"), grad, [ParamSpec("x", "array", (3,)), ParamSpec("b", "float")], ["x", "b"],
+                   set(), np.random.default_rng(0))
+
+
+def test_numba_and_c_keep_the_number_checked():
+    _, numba = gradient(FIT, "fit", ["w", "b"], "numba")
+    assert 'hasattr(b, "ndim") and b.ndim != 0' in numba and "sum_to_shape" not in numba
+    with pytest.raises(DiagnosticError, match="the kind of parameter 'b' is not evident"):
+        pipeline.gradient_source(_source(FIT), "prog.py", "fit", ["w", "b"], "c")
