@@ -29,7 +29,6 @@ import ctypes
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Callable
 
@@ -39,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from objectives import C_DIR, OBJECTIVES, Objective, central_difference  # noqa: E402  (bench/ is the script's dir)
+from timing import fmt_time, interleaved_cpu_times  # noqa: E402
 from s2sad import pipeline  # noqa: E402
 from s2sad.diagnostics import DiagnosticError  # noqa: E402
 CFLAGS = ["-O2", "-shared", "-fPIC"]
@@ -121,38 +121,6 @@ def gradient_args(obj: Objective, args: list, shadows: dict[str, np.ndarray], d_
 # ----------------------------------------------------------------------------- timing
 
 
-def interleaved_cpu_times(calls: list[tuple[Callable, list]], budget: float) -> list[float]:
-    """Median CPU seconds per call of each ``(function, arguments)``: rounds that run each in
-    turn (``number`` calls each, about budget / 10 seconds), for about ``budget`` seconds per
-    function and at least 5 rounds. Process CPU time, not wall time: on a shared machine other
-    jobs take wall time from a run but little of its CPU time; interleaved, a slow phase of the
-    machine falls on every function alike; the median drops the rounds a burst spoiled."""
-    numbers = []
-    for fn, args in calls:
-        fn(*args)  # warm-up (page faults, caches)
-        t0 = time.process_time()
-        fn(*args)
-        once = max(time.process_time() - t0, 1e-7)
-        numbers.append(max(1, int(budget / 10 / once)))
-    samples: list[list[float]] = [[] for _ in calls]
-    start = time.process_time()
-    while len(samples[0]) < 5 or time.process_time() - start < budget * len(calls):
-        for (fn, args), number, out in zip(calls, numbers, samples):
-            t0 = time.process_time()
-            for _ in range(number):
-                fn(*args)
-            out.append((time.process_time() - t0) / number)
-    return [float(np.median(s)) for s in samples]
-
-
-def fmt_time(s: float) -> str:
-    if s < 1e-3:
-        return f"{s * 1e6:8.1f} us"
-    if s < 1.0:
-        return f"{s * 1e3:8.3f} ms"
-    return f"{s:8.3f} s "
-
-
 def run_timing(objectives: list[Objective], size: str, level: int, budget: float) -> None:
     rows = []
     with tempfile.TemporaryDirectory(prefix="s2sad_bench_") as tmp:
@@ -164,7 +132,7 @@ def run_timing(objectives: list[Objective], size: str, level: int, budget: float
             shadows = {name: np.zeros_like(args[obj.names.index(name)]) for name in obj.wrt}
             gargs = gradient_args(obj, args, shadows, 1.0)
             # shadows accumulate across the timed calls (+=); their values do not affect timing
-            tp, tg = interleaved_cpu_times([(primal, args), (grad, gargs)], budget)
+            tp, tg = interleaved_cpu_times([lambda: primal(*args), lambda: grad(*gargs)], budget)
             rows.append((obj.key, " ".join(f"{k}={v}" for k, v in sizes.items()), tp, tg))
             print(f"  {obj.key}: done", file=sys.stderr, flush=True)
 

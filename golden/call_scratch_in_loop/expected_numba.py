@@ -88,25 +88,18 @@ def grad_mixture_unchecked(x, mu, d_mu, tmp, d_tmp, n, k, d, d_return=1.0):
     t0 = max(n, 0)
     tape_best = np.empty(t0)
     t1 = max(k, 0)
-    t2 = t0 * t1
-    tape = np.empty(t2)
-    tmp_before_sqnorm_len = min(tmp.shape[0], d)
-    tape_tmp_before_sqnorm = np.empty(t2 * tmp_before_sqnorm_len)
-    tape_tmp_before_sqnorm_top = 0
+    tape = np.empty(t0 * t1)
     for i in range(n):
         best = 0.0
         for c in range(k):
             subtract(x[i * d :], mu[c * d :], tmp, d)
-            for e in range(tmp_before_sqnorm_len):
-                tape_tmp_before_sqnorm[tape_tmp_before_sqnorm_top] = tmp[e]
-                tape_tmp_before_sqnorm_top += 1
-            t3 = math.exp(-0.5 * sqnorm(tmp, d))
-            tape[i * t1 + c] = t3
-            best += t3
+            t2 = math.exp(-0.5 * sqnorm(tmp, d))
+            tape[i * t1 + c] = t2
+            best += t2
         tape_best[i] = best
 
     # reverse sweep
-    tmp_before_sqnorm = np.empty(tmp_before_sqnorm_len)
+    tmp_before_sqnorm = np.empty(d)
     tmp_for_subtract = np.empty(d)
 
     # line 20: for i in range(n):
@@ -117,14 +110,13 @@ def grad_mixture_unchecked(x, mu, d_mu, tmp, d_tmp, n, k, d, d_return=1.0):
         d_best = d_total / best
         # line 22: for c in range(k):
         for c in range(k - 1, -1, -1):
-            for e in range(tmp_before_sqnorm_len - 1, -1, -1):
-                tape_tmp_before_sqnorm_top -= 1
-                t4 = tape_tmp_before_sqnorm[tape_tmp_before_sqnorm_top]
-                tmp_before_sqnorm[e] = t4
-            t5 = mu[c * d :]
-            t6 = np.zeros(t5.shape[0])
+            t3 = x[i * d :]
+            t4 = mu[c * d :]
+            # tmp as line 24 read it: subtract of line 23 again
+            subtract(t3, t4, tmp_before_sqnorm, d)
+            t5 = np.zeros(t4.shape[0])
             # line 24: best += math.exp(-0.5 * sqnorm(tmp, d))
             grad_sqnorm(tmp_before_sqnorm, d_tmp, d, d_best * tape[i * t1 + c] * -0.5)
             # line 23: subtract(x[i * d:], mu[c * d:], tmp, d)
-            grad_subtract(x[i * d :], t5, t6, tmp_for_subtract, d_tmp, d)
-            d_mu[c * d :] += t6
+            grad_subtract(t3, t4, t5, tmp_for_subtract, d_tmp, d)
+            d_mu[c * d :] += t5
