@@ -143,9 +143,12 @@ def _params(primal: Function, grad: Function, wrt_indices: set[int], c_input: bo
         dtype = _DTYPES[str(elem)]
         if c_params is not None:  # the C declaration decides what the compiled primal takes
             base, depth = _c_spelling(c_params[k])
-            if base not in _C_SCALARS or depth > 1:
+            # double A[n][m] and double (*A)[m] are one block of memory, row-major, as NumPy's
+            # arrays are; double **A is a table of row pointers, which check does not build.
+            if base not in _C_SCALARS or (depth > 1 and c_params[k].count("*") > 1):
                 raise CheckRefused(f"parameter '{name}' is declared '{c_params[k]}'; check passes double, float, "
-                                   "int and long values and one-level pointers to them")
+                                   "int and long values, one-level pointers to them and arrays of them "
+                                   "(double A[n][m], double (*A)[m])")
             dtype = _C_SCALARS[base][1]
         kind = "array" if t.is_array else ("float" if t.is_float else "int")
         rank = t.rank if t.is_array else 0  # type: ignore[attr-defined]
@@ -182,9 +185,11 @@ def _needed_shapes(module: Module, fn: Function, ints: dict[str, int]) -> dict[s
 
 
 def _inputs(params: list[Param], settings: Settings, rng: np.random.Generator,
-            needs: Callable[[dict[str, int]], dict[str, tuple[int, ...]]]) -> dict[str, Any]:
+            needs: Callable[[dict[str, int]], dict[str, tuple[int, ...]]], guess: bool = True) -> dict[str, Any]:
     """Random values of the parameters: the integers first, then arrays of the shapes the
-    function reads at those integers (``needs``)."""
+    function reads at those integers (``needs``). Where the code does not tell an array's shape
+    and none is given, ``guess``: --size on every axis (Python raises IndexError where that is too
+    small); else (compiled C, which would read past the array's end) a usage error asking for it."""
     values: dict[str, Any] = {}
     for p in params:
         if p.kind == "int":
@@ -196,6 +201,12 @@ def _inputs(params: list[Param], settings: Settings, rng: np.random.Generator,
     for p in params:
         if p.kind == "int":
             continue
+        if p.kind == "array" and not guess and p.name not in needed and p.name not in settings.sizes:
+            example = "x".join([str(settings.size)] * p.rank)
+            raise CheckUsageError(f"the code does not say how many elements of '{p.name}' it reads (an index no "
+                                  f"loop bounds, such as one read from another array): give its shape with "
+                                  f"--sizes {p.name}=N (e.g. --sizes {p.name}={example}), large enough for every "
+                                  "index the function reads at the integer values chosen")
         if p.kind == "float":
             values[p.name] = float(p.dtype.type(rng.uniform(settings.low, settings.high)))
         elif p.dtype.kind == "f":
@@ -401,7 +412,8 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
     gradient = _Gradient(text, target, name, params, seeded, seed_type, options, path)
 
     rng = np.random.default_rng(settings.seed)
-    inputs = _inputs(params, settings, rng, lambda ints: _needed_shapes(primal_module, primal, ints))
+    inputs = _inputs(params, settings, rng, lambda ints: _needed_shapes(primal_module, primal, ints),
+                     guess=not is_c(path) and target != "c")
     shadowed = [p for p in params if p.shadowed]
     seeds = {p.name: rng.normal(size=inputs[p.name].shape).astype(p.dtype) for p in shadowed}
     d_return = float(rng.normal()) if seeded else 0.0

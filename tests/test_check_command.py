@@ -198,3 +198,53 @@ def test_arrays_get_the_shapes_the_code_reads_at_the_integers_chosen(tmp_path, c
     assert main(["check", str(path), "--wrt", "x", "--sizes", "x=6,n=6"]) == 2
     assert ("s2sad: error: --sizes x: at the integer values chosen, the function reads 'x' up to shape 7, past 6"
             in capsys.readouterr().err)
+
+
+JACOBI_C = """\
+void jacobi(int n, int m, int iters, double u[n][m], const double f[n][m], double h2) {
+    double tmp[n][m];
+    for (int it = 0; it < iters; it++) {
+        for (int i = 1; i < n - 1; i++)
+            for (int j = 1; j < m - 1; j++)
+                tmp[i][j] = 0.25 * (u[i-1][j] + u[i+1][j] + u[i][j-1] + u[i][j+1] - h2 * f[i][j]);
+        for (int i = 1; i < n - 1; i++)
+            for (int j = 1; j < m - 1; j++)
+                u[i][j] = tmp[i][j];
+    }
+}
+"""
+
+
+@needs_gcc
+def test_c_arrays_of_more_than_one_dimension_are_passed_as_one_block(tmp_path, capsys):
+    """double u[n][m] is one row-major block, as a NumPy array is: check passes it (double **,
+    a table of row pointers, it does not build)."""
+    path = tmp_path / "jacobi.c"
+    path.write_text(JACOBI_C)
+    assert main(["check", str(path), "--wrt", "u,f", "--target", "c", "--sizes", "n=5,m=4,iters=3"]) == 0
+    rows = _rows(capsys.readouterr().out)
+    assert set(rows) == {"u", "f", "u (value at exit)"} and all(r[2] == "ok" for r in rows.values())
+
+
+GATHER_C = """\
+#include <math.h>
+
+double pick(int n, int k, const double *logits, const int *labels) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        s += exp(logits[i * k + labels[i]]);
+    return s;
+}
+"""
+
+
+@needs_gcc
+def test_an_array_whose_extent_the_c_code_does_not_tell_needs_its_size(tmp_path, capsys):
+    """An index read from another array bounds nothing: compiled C would read past an array of
+    a guessed size, so check asks for the shape instead of guessing."""
+    path = tmp_path / "pick.c"
+    path.write_text(GATHER_C)
+    assert main(["check", str(path), "--wrt", "logits"]) == 2
+    assert "give its shape with --sizes logits=N" in capsys.readouterr().err
+    assert main(["check", str(path), "--wrt", "logits", "--sizes", "logits=16"]) == 0
+    assert "all adjoints match" in capsys.readouterr().out
