@@ -346,6 +346,33 @@ double f(double *a, const double *b, int n)
         assert c(np.zeros(6), b, 6) == want
 
 
+def test_sizeof_a_variable_is_its_bytes():
+    """sizeof of a number or of a local array of constant extents, as C counts it (memcpy(y, y0,
+    sizeof y) copies the whole array); a variable-length array's size is no constant: refused."""
+    source = MEMORY + """
+double f(const double *y0)
+{
+    double y[2][3];
+    double s = 0.0;
+    memcpy(y, y0, sizeof y);
+    s += sizeof s / 8;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 3; j++)
+            s += (i + 2 * j + 1) * y[i][j];
+    return s;
+}
+"""
+    y0 = np.arange(1.0, 7.0)
+    want = 1.0 + float(sum((i + 2 * j + 1) * y0[3 * i + j] for i in range(2) for j in range(3)))
+    assert _run_ir(source, "f", y0) == want
+    if have_gcc():
+        assert CFunction(build(source), "f", ["double *"], "double")(y0) == want
+    (message,) = _diagnostics(MEMORY + "double f(const double *x, int n) {\n    double v[n];\n"
+                              "    memcpy(v, x, sizeof v);\n    return v[0];\n}\n")
+    assert message.startswith("4:25: sizeof is supported for scalar types, elements, numbers and arrays of "
+                              "constant size only"), message
+
+
 @pytest.mark.parametrize("body, expected", [
     ("double f(double *a, int n) { memset(a, 1, n * sizeof(double)); return a[0]; }",
      "memset with a byte other than 0 writes no number s2sad can follow"),

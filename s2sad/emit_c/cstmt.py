@@ -318,11 +318,16 @@ class _Liveness:
 
 
 def _stored_element(st: Stmt) -> Optional[Subscript]:
-    """The element of a named array a statement stores (``a[i] = v``, ``a[i] += v``), if it does."""
+    """The element of a named array a statement stores (``a[i] = v``, ``a[i] += v``, and of a
+    local matrix ``y[i][j] = v``, as the array and all its indices), if it does."""
     targets = st.targets if isinstance(st, Assign) else [st.target] if isinstance(st, AugAssign) else []
-    if len(targets) == 1 and isinstance(targets[0], Subscript) and isinstance(targets[0].value, Name):
-        return targets[0]
-    return None
+    if len(targets) != 1 or not isinstance(targets[0], Subscript):
+        return None
+    target, index = targets[0], targets[0].index
+    while isinstance(target.value, Subscript):
+        target = target.value
+        index = target.index + index
+    return Subscript(target.value, index) if isinstance(target.value, Name) else None
 
 
 def _read_arrays(stmts: list[Stmt], arrays: set[str]) -> set[str]:
@@ -387,7 +392,13 @@ def drop_dead(body: list[Stmt], types: dict[str, str], pure_calls: frozenset,
                         continue
                     st = replace(st, body=body_, orelse=orelse)
                 elif isinstance(st, (For, While)):
-                    st = replace(st, body=prune(st.body))
+                    body_ = prune(st.body)
+                    pragma = bool(out) and getattr(out[-1], "loop", None) is not None  # an OpenMP loop's
+                    if isinstance(st, For) and not pragma and not _has_code(body_) and _has_code(st.body) \
+                            and all(_effect(a, pure_calls) is None for a in st.args):
+                        changed = True  # every store it made went with its array: the loop too
+                        continue
+                    st = replace(st, body=body_)
                 out.append(st)
             return out
 

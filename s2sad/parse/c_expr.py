@@ -845,12 +845,18 @@ class CExprLowering:
                 return layout.nbytes
             ct = self.declared_type(node.type, node)
             t = ct.scalar if ct.kind == "scalar" else None
+        elif isinstance(node, c_ast.ID) and (key := self.lookup(node.name)) is not None:
+            ct = self.ctypes[key]  # sizeof y: a number, or a local array of constant extents
+            counts = [_literal_count(d) for d in ct.dims] if ct.kind == "array" else []
+            if ct.scalar is not None and (ct.kind == "scalar" or (counts and None not in counts)):
+                return BYTES[ct.scalar.name] * math.prod(counts)  # type: ignore[arg-type]
         elif isinstance(node, c_ast.UnaryOp) and node.op == "*" or isinstance(node, c_ast.ArrayRef):
             inner = node.expr if isinstance(node, c_ast.UnaryOp) else node.name
             if isinstance(inner, c_ast.ID) and (key := self.lookup(inner.name)) is not None:
                 t = self.ctypes[key].scalar
         if t is None:
-            raise self.fail(node, "sizeof is supported for scalar types and elements only", "write sizeof(double)")
+            raise self.fail(node, "sizeof is supported for scalar types, elements, numbers and arrays of constant "
+                            "size only", "write sizeof(double) times the number of elements")
         return BYTES[t.name]
 
     # -- provided by the host --------------------------------------------------------------------
@@ -955,3 +961,16 @@ def walk(node: c_ast.Node):
     for _, child in node.children():
         yield from walk(child)
 
+
+def _literal_count(node: Optional[c_ast.Node]) -> Optional[int]:
+    """An array extent written as an integer constant expression (``3``, ``2 * 4``), else None."""
+    if isinstance(node, c_ast.Constant) and node.type in ("int", "long int", "unsigned int", "long", "unsigned long"):
+        try:
+            return int(node.value.rstrip("uUlL"), 0)
+        except ValueError:
+            return None
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("*", "+", "-"):
+        a, b = _literal_count(node.left), _literal_count(node.right)
+        if a is not None and b is not None:
+            return a * b if node.op == "*" else a + b if node.op == "+" else a - b
+    return None

@@ -81,17 +81,25 @@ class CMemoryCalls:
 
     @staticmethod
     def get(b: Builder, p: Ptr, e: Value) -> Value:
-        return b.op1("load", [p.base, _index(b, p, e)], p.elem)
+        return b.op1("load", [p.base, *_indices(b, p, e)], p.elem)
 
     @staticmethod
     def put(b: Builder, p: Ptr, e: Value, v: Value) -> None:
-        b.create("store", [p.base, _index(b, p, e), v], [])
+        b.create("store", [p.base, *_indices(b, p, e), v], [])
 
 
-def _index(b: Builder, p: Ptr, e: Value) -> Value:
+def _indices(b: Builder, p: Ptr, e: Value) -> list[Value]:
     """Element ``e`` from where ``p`` points, in the numbers of its array (a pointer to structs
-    counts its offset in structs)."""
-    if p.off is None:
-        return e
-    off = p.off if p.layout is None else build.mul(b, p.off, build.const(b, p.layout.size, I64))
-    return build.add(b, off, e)
+    counts its offset in structs), as the indices of that array: ``memcpy(y, y0, sizeof y)`` of
+    a ``double y[2][3]`` walks its rows in order, element 4 being ``y[1][1]``."""
+    flat = e
+    if p.off is not None:
+        off = p.off if p.layout is None else build.mul(b, p.off, build.const(b, p.layout.size, I64))
+        flat = build.add(b, off, e)
+    rank = p.base.type.rank  # type: ignore[attr-defined]
+    out: list[Value] = []
+    for axis in range(rank - 1, 0, -1):
+        extent = b.op1("dim", [p.base], I64, axis=axis)
+        out.append(build.binary(b, "mod", flat, extent))
+        flat = build.binary(b, "floordiv", flat, extent)
+    return [flat, *reversed(out)]
