@@ -77,6 +77,15 @@ def _line(body: str, needle: str) -> int:
      "f", "a", "P2 *g", "sizeof gives 8 bytes but a P2 is 16"),
     ("double f(const Particle *p) { const double *q = &p->x; return *q; }\n", "f", "p", "&p->x",
      "taking the address of 'p->x' is not supported"),
+    ("static void put(double *y, const Wishart *w) { *y = w->gamma; }\n"
+     "double f(const double *x) { Wishart w = {x[0], 1}; put(&w.gamma, &w); return w.gamma; }\n",
+     "f", "x", "put(&w.gamma", "'put' is passed '&w.gamma' and, here, more of 'w's memory"),
+    ("static void sq(double *a, double *b) { *a *= *b; }\n"
+     "double f(Wishart w) { sq(&w.gamma, &w.gamma); return w.gamma; }\n",
+     "f", "w", "sq(&w.gamma", "'sq' is passed '&w.gamma' and, here, more of 'w's memory"),
+    ("static void twice(double *y) { *y *= 2.0; }\n"
+     "double f(const Wishart *w) { twice(&w->gamma); return w->gamma; }\n",
+     "f", "w", "twice(&w->gamma", "'w->gamma' cannot be assigned: it is a member of a const struct"),
     ("typedef struct { double m[2][2]; double t; } Frame;\n"
      "static double tr(Frame g) { return g.m[0][0] + g.t; }\n"
      "double f(const Frame *p) { return tr(*p); }\n", "f", "p", "static double tr",

@@ -154,6 +154,18 @@ def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
     return out
 
 
+def addressed_members(node: Optional[c_ast.Node]) -> list[str]:
+    """The structs and struct members whose address a statement takes (``&T``, ``&w.gamma``): a
+    callee given one may write the numbers, which the caller reads back from their cells after
+    the call (``c_records``), so a loop carries them as it does an assignment's."""
+    out: list[str] = []
+    for n in walk(node) if node is not None else ():
+        name = _dotted(n.expr) if isinstance(n, c_ast.UnaryOp) and n.op == "&" else None
+        if name is not None and name not in out:
+            out.append(name)
+    return out
+
+
 def _passed(name: str, body: c_ast.Node) -> bool:
     """Whether ``body`` passes the variable ``name`` (or its address) to a call."""
     for n in walk(body):
@@ -1116,6 +1128,10 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                 after += back
                 continue
             if t.kind == "pointer":
+                cell = self.member_address_argument(a, t, name, args, b, env, after)
+                if cell is not None:  # &w.gamma: a copy in a cell of its own
+                    values.append(cell)
+                    continue
                 p = self.pointer(a, b, env, aims=True)
                 if p.elem != t.scalar or p.layout != t.layout:
                     what = p.layout.name if p.layout is not None else p.elem
@@ -1224,7 +1240,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
     def carried_keys(self, nodes: Sequence[Optional[c_ast.Node]], env: Env) -> list[str]:
         keys: list[str] = []
         for node in nodes:
-            for name in assigned_names(node):
+            assigned = assigned_names(node)
+            for name in assigned + [m for m in addressed_members(node) if m not in assigned]:
                 key = self.lookup(name)
                 if key is None:
                     continue
@@ -1233,6 +1250,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                     continue
                 leaves = self.record_leaves(key) if self.ctypes[key].kind == "record" else [(key, self.ctypes[key])]
                 for leaf, t in leaves:
+                    if t.kind == "pointer" and name not in assigned:
+                        continue  # a callee given &T never points T.data elsewhere (c_records)
                     k = leaf + "@" if t.kind == "pointer" else leaf
                     if t.kind != "array" and not self.is_cell(leaf) and k not in keys:
                         keys.append(k)

@@ -269,9 +269,9 @@ class CRecordLowering:
             assert isinstance(cell, Ptr)
             return cell
         if self.ctypes[key].kind == "scalar":
-            raise self.fail(node, f"taking the address of '{node_text(node)}' is not supported: s2sad holds "
-                            "it as a number", f"pass the value {node_text(node)}; or pass a pointer to the struct, "
-                            "whose members a function can then write")
+            raise self.fail(node, f"taking the address of '{node_text(node)}' is not supported here: s2sad "
+                            "holds it as a number", f"pass &{node_text(node)} straight to a function of this file "
+                            f"(f(&{node_text(node)})), or use the value {node_text(node)}")
         return None
 
     def check_writable(self, target: c_ast.Node, key: str) -> None:
@@ -469,6 +469,44 @@ class CRecordLowering:
                       after: list[Callable[[Builder], None]]) -> Value:
         """A number member the callee may write: the caller's cell (``p->x`` of its own writable
         struct pointer), or a new one holding the member's value, read back after the call."""
+        return self.number_cell(member, pl.leaf.member.scalar, pl.leaf.member.spelling, b, env, after)  # type: ignore
+
+    def member_address_argument(self, a: c_ast.Node, t: CType, callee: str, args: list[c_ast.Node],
+                                b: Builder, env: Env, after: list[Callable[[Builder], None]]) -> Optional[Value]:
+        """``put(&w.gamma, x)``, ``scale(&M->s)``: the address of a number member that s2sad holds
+        as a number (of a local struct, a struct passed by value, a const struct) passed to a
+        function of the file: a cell holding the member's value, read back into the member after
+        the call where the callee may write it (copy in, copy out); None for any other argument.
+        That is C's meaning as long as the callee reaches the number through this pointer only,
+        so another argument that reaches the same struct's memory is a located error."""
+        if not (isinstance(a, c_ast.UnaryOp) and a.op == "&"):
+            return None
+        dotted = self.record_member(a.expr)
+        key = self.lookup(dotted) if dotted is not None else None
+        if key is None or key in self.record_cells or self.ctypes[key].kind != "scalar":
+            return None
+        member = self.ctypes[key]
+        if member.scalar != t.scalar or t.layout is not None:
+            raise self.fail(a, f"'{callee}' expects '{t.spelling}' here, and '{node_text(a)}' points to "
+                            f"a {member.spelling}")
+        var = dotted.split(".", 1)[0]  # type: ignore[union-attr]
+        for other in args:
+            if other is not a and _reaches(other, var, self.ctypes[self.lookup(var)].indirect,  # type: ignore
+                                           self.record_member):
+                raise self.fail(other, f"'{callee}' is passed '{node_text(a)}' and, here, more of '{var}'s "
+                                "memory: s2sad passes the member in a copy of its own, which the callee would "
+                                "not see through this argument", f"pass {node_text(a)} alone, or the whole "
+                                f"struct and let {callee} reach the member through it")
+        writes = "const" not in t.spelling.split("*")[0].split()
+        if writes:
+            self.check_writable(a.expr, key)
+        return self.number_cell(a.expr, member.scalar, member.spelling, b, env, after if writes else [])  # type: ignore
+
+    def number_cell(self, member: c_ast.Node, scalar, spelled: str, b: Builder, env: Env,
+                    after: list[Callable[[Builder], None]]) -> Value:
+        """The cell a callee is passed for the number member ``member``: the caller's own (``p->x``
+        of its writable struct pointer), or a new one holding the member's value, whose content
+        goes back into the member after the call (``after``; nothing where it is left empty)."""
         dotted = self.record_member(member)
         assert dotted is not None
         key = self.lookup(dotted)
@@ -476,10 +514,10 @@ class CRecordLowering:
             cell = self.name(c_ast.ID(dotted, coord=member.coord), b, env)
             assert isinstance(cell, Ptr)
             return cell.base
-        t = value_type(CType("scalar", pl.leaf.member.scalar, pl.leaf.member.spelling))
-        kind = pl.ctype.ir_array
+        t = value_type(CType("scalar", scalar, spelled))
+        kind = CType("array", scalar, f"{spelled} *", (_ONE,)).ir_array
         at = self.at(b, member)
-        cell = at.op1("alloc", [build.const(at, 1, I64)], kind, leaf_hint(*dotted.split(".", 1)),
+        cell = at.op1("alloc", [build.const(at, 1, I64)], kind, dotted.replace(".", "_") + "_cell",
                       fill="empty", elem=kind.elem.name)
         current = env.get(key) if key is not None else None
         if not isinstance(current, Value):  # not given a value yet (a struct the callee fills in): zero
@@ -495,6 +533,32 @@ class CRecordLowering:
     # -- provided by the host (the C function lowerer) -------------------------------------------
     record_cells: set[str]  # the keys of leaves that are cells: p->x of a struct that may be written
     read_only_leaves: dict[str, str]  # leaves that cannot be assigned -> why
+
+
+def _reaches(node: c_ast.Node, var: str, pointer: bool, member_of: Callable[[c_ast.Node], Optional[str]]) -> bool:
+    """Whether the argument ``node`` may hand the callee memory of the struct variable ``var``:
+    the address of it or of one of its members, or ``var`` itself where it is a pointer (``&w``,
+    ``&w.gamma``, ``p``). A member read by value (``w.gamma``) and a struct passed by value are
+    copies, which do not."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, c_ast.UnaryOp) and n.op == "&":
+            inner = n.expr
+            if isinstance(inner, c_ast.ID) and inner.name == var:
+                return True
+            try:
+                dotted = member_of(inner)
+            except Fail:
+                dotted = None
+            if dotted is not None and dotted.split(".", 1)[0] == var:
+                return True
+        if isinstance(n, c_ast.ID) and n.name == var and pointer:
+            return True
+        if isinstance(n, c_ast.StructRef):
+            continue  # a member read by value
+        stack.extend(child for _, child in n.children())
+    return False
 
 
 def _is_null(node: c_ast.Node) -> bool:
