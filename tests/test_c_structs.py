@@ -45,8 +45,14 @@ def _line(body: str, needle: str) -> int:
     ("static double g(Wishart w) { return w.gamma; }\n"
      "double f(const double *x, const Matrix *M) { return g(M) * x[0]; }\n",
      "f", "x", "return g(M)", "'g' expects a Wishart here"),
-    ("double f(const Matrix *M) { return M[1].data[0]; }\n", "f", "M", "M[1]",
-     "'M' points to one Matrix here"),
+    ("double f(const Matrix *Ms, int n) { double s = 0; for (int i = 0; i < n; i++, Ms++) s += Ms->data[0];"
+     " return s + Ms[0].data[1]; }\n", "f", "Ms", "for (int i",
+     "'Ms' points to an array of Matrix, used here as a value (moving it, Ms++, is not supported either)"),
+    ("static double g(const Matrix *Ms, int n) { return Ms[n - 1].data[0]; }\n"
+     "double f(const Matrix *Ms, int n) { return Ms[0].data[0] * g(Ms, n); }\n", "f", "Ms", "* g(Ms, n)",
+     "'g' takes an array of Matrix, which s2sad does not pass on yet"),
+    ("double f(const Matrix *Ms, int n) { return Ms[n].beta; }\n", "f", "Ms", "Ms[n].beta",
+     "Matrix has no member 'beta'"),
     ("double f(const Matrix *M, double *t) { M->data = t; return t[0]; }\n", "f", "t", "M->data = t",
      "'M->data' cannot be assigned: it is a member of a const struct"),
     ("double f(Particle p) { p.v[0] = 2.0; return p.v[0] * p.x; }\n", "f", "p", "p.v[0] = 2.0",
@@ -60,8 +66,8 @@ def _line(body: str, needle: str) -> int:
      "--target c: 'f' returns a struct (Wishart), and the function differentiated must return one number"),
     ("Particle f(double a) { Particle p = {a, {0}, 1}; return p; }\n", "f", "a", "Particle f",
      "functions returning a struct (Particle) with array or pointer members are not supported"),
-    ("double f(const Matrix ms[], double a) { return a * ms[0].rows; }\n", "f", "a", "ms[]",
-     "arrays of Matrix are not supported"),
+    ("double f(const Matrix ms[], double a) { return a * ms[1]; }\n", "f", "a", "return a * ms[1]",
+     "'ms' points to an array of Matrix, used here as a value"),
     ("double f(double a) { Matrix *m = 0; (void)m; return a; }\n", "f", "a", "Matrix *m",
      "local pointers to Matrix are not supported"),
     ("double f(double a) { Matrix ms[2]; ms[0].rows = 2; return a * ms[0].rows; }\n", "f", "a", "ms[2]",

@@ -16,10 +16,13 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..analysis.effects import function_effects
+from ..emit.expr import Expr, Name, Subscript
 from ..ssa.ir import Function, Module, Value
+from .cexpr import Member
 from .signature import declared_aggregates
 
 CELL = "cell"
+EACH = "each"  # a member across an array of structs: ``Ms[i].data``, its access ``[].data``
 
 
 @dataclass(frozen=True)
@@ -38,8 +41,16 @@ class StructParam:
 
     @property
     def as_variable(self) -> str:
-        """What the leaf's variable is spelled: the member, or the address of a cell."""
+        """What the leaf's variable is spelled: the member, or the address of a cell. A member
+        across an array of structs has no spelling of its own, only its elements (``of``)."""
         return f"&{self.member}" if self.kind == CELL else self.member
+
+    def of(self, index: Expr) -> Expr:
+        """The member of struct ``index`` of an array of them: ``Ms[i].data``, ``d_Ms[i].pos.x``."""
+        out: Expr = Subscript(Name(self.group), (index,))
+        for name in self.access[len("[]."):].split("."):
+            out = Member(out, name)
+        return out
 
 
 def flatten_struct_params(module: Module, fn: Function) -> None:
@@ -74,3 +85,9 @@ def cell_of(arr: Value, leaves: dict[Value, StructParam]) -> Optional[StructPara
     """The cell ``arr`` is, if it is one."""
     leaf = leaves.get(arr)
     return leaf if leaf is not None and leaf.kind == CELL else None
+
+
+def each_of(arr: Value, leaves: dict[Value, StructParam]) -> Optional[StructParam]:
+    """The member across an array of structs ``arr`` is, if it is one."""
+    leaf = leaves.get(arr)
+    return leaf if leaf is not None and leaf.kind == EACH else None

@@ -21,6 +21,7 @@ one ``DiagnosticError``.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -37,7 +38,7 @@ from ..ssa.callgraph import callees_first
 from .c_lower import CContext, Signature, lower_function
 from .c_accessors import inline_accessors
 from .c_factories import inline_factories
-from .c_pointers import array_params
+from .c_pointers import array_params, indexed_names
 from .c_preprocess import BUILTIN_MACROS, PRELUDE_TYPEDEFS, CFlags, Preprocessed, preprocess
 from ..languages import is_cuda
 from .cuda_source import SHARED
@@ -247,6 +248,10 @@ class CFile:
                                   "give each parameter its own name: s2sad reads only valid C")
             seen.add(p.name)
             t = ctype_of(p.type, self.typedefs, param=True, structs=self.structs, indexed=p.name in indexed)
+            if t.kind == "record" and t.each and p.name not in indexed_names(fn.body):
+                # a callee passed &Ms[i] and indexing nothing: one struct (an array of structs of
+                # one floating type is one run of numbers either way; these are leaf by leaf)
+                t = replace(t, each=False)
             if t.kind == "pointer" and t.dims:
                 read = self.dim_reader.read(t.dims, ints, p)
                 declared[len(params)] = read

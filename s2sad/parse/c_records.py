@@ -37,7 +37,7 @@ local pointers to structs and ``malloc`` of structs are refused where they are w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Optional
 
 from pycparser import c_ast
@@ -49,7 +49,7 @@ from .c_expr import Ptr, node_text
 from .c_types import CType, Leaf, Member, Record, value_type
 from .py_common import RESULT, Env, Fail
 
-VALUE, CELL, MEMORY = "value", "cell", "memory"
+VALUE, CELL, MEMORY, EACH = "value", "cell", "memory", "each"
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,8 @@ def read_only(t: CType) -> bool:
 def param_leaves(t: CType) -> list[ParamLeaf]:
     """The IR parameters of the struct parameter ``t`` (a record), in member order."""
     assert t.record is not None
+    if t.each:
+        return [ParamLeaf(leaf, EACH, each_leaf_type(leaf.member, read_only(t))) for leaf in t.record.leaves]
     out = []
     for leaf in t.record.leaves:
         m = leaf.member
@@ -88,9 +90,24 @@ def param_leaves(t: CType) -> list[ParamLeaf]:
     return out
 
 
+def each_leaf_type(m: Member, const: bool) -> CType:
+    """A member across an array of structs (``Ms[i].rows``, ``Ms[i].v[c]``, ``Ms[i].data[j]``), as a
+    pointer parameter the front end already reads: a number member an array of numbers (``int *``),
+    a fixed array member one of rows of its extent (``double (*)[3]``), a pointer member rows that
+    lie anywhere (``double **``). C output spells each element as the member it is (``emit_c``)."""
+    q = "const " if const else ""
+    if m.shape == "scalar":
+        return CType("pointer", m.scalar, f"{q}{m.spelling} *")
+    if m.shape == "array":
+        return CType("pointer", m.scalar, f"{q}{m.spelling} (*)[{m.extent}]",
+                     (None, c_ast.Constant("int", str(m.extent))))
+    return CType("pointer", m.scalar, f"{m.spelling}*", (None, None), pointer_rows=True)
+
+
 def aggregate_entry(name: str, t: CType, pl: ParamLeaf) -> list[str]:
-    """What ``c_aggregates`` records of one leaf parameter (see the module's docstring)."""
-    access = ("->" if t.indirect else ".") + pl.leaf.path[1:]
+    """What ``c_aggregates`` records of one leaf parameter (see the module's docstring); a member
+    across an array of structs has the access ``[].data``: ``Ms[i].data``."""
+    access = ("[]." if t.each else "->" if t.indirect else ".") + pl.leaf.path[1:]
     return [name, t.spelling, access, pl.kind]
 
 
@@ -133,7 +150,10 @@ class CRecordLowering:
                 env[k] = arg
             if pl.kind == CELL:
                 self.record_cells.add(k)
-            if read_only(t):
+            if t.each:
+                self.read_only_leaves[k] = f"is a member of the caller's array of {t.record.name}, which s2sad " \
+                    "does not change"
+            elif read_only(t):
                 self.read_only_leaves[k] = "is a member of a const struct"
             elif not t.indirect and pl.ctype.kind == "array":
                 self.read_only_leaves[k] = "is an array member of a struct passed by value (a copy s2sad does not make)"
@@ -149,6 +169,9 @@ class CRecordLowering:
         that is itself a struct, or that the struct does not have, is a located error."""
         if not isinstance(node, c_ast.StructRef):
             return None
+        each = self.each_member(node)
+        if each is not None:
+            return each[0]
         names: list[str] = []
         n: c_ast.Node = node
         while isinstance(n, c_ast.StructRef) and n.type == ".":
@@ -181,6 +204,12 @@ class CRecordLowering:
             raise self.fail(node, f"'{var}' is {what}: its members are read with '{right}'",
                             f"write {var}{right}{names[-1]}")
         names.reverse()
+        self.check_member_path(node, var, t, names)
+        return ".".join([var, *names])
+
+    def check_member_path(self, node: c_ast.Node, var: str, t: CType, names: list[str]) -> None:
+        """``names`` lead from the struct to one of its leaves (a number, array or pointer member);
+        a located error where a member is missing or the path ends at a whole struct."""
         record: Optional[Record] = t.record
         for k, name in enumerate(names):
             member: Optional[Member] = record.member(name) if record is not None else None
@@ -193,7 +222,34 @@ class CRecordLowering:
         if record is not None:
             raise self.fail(node, f"'{node_text(node)}' is a whole {record.name}, used as a value",
                             "s2sad reads and writes struct members one number at a time")
-        return ".".join([var, *names])
+
+    def each_member(self, node: c_ast.Node) -> Optional[tuple[str, c_ast.Node]]:
+        """``Ms[i].data``, ``(Ms + i)->rows``, ``Ms->rows`` of an array of structs of mixed members
+        (``CType.each``): the dotted name of the member across the array (``Ms.data``, a pointer
+        parameter of its own) and the index of the struct; None for any other node."""
+        names: list[str] = []
+        n: c_ast.Node = node
+        while isinstance(n, c_ast.StructRef) and n.type == ".":
+            names.append(n.field.name)
+            n = n.name
+        zero = c_ast.Constant("int", "0", coord=node.coord)
+        if isinstance(n, c_ast.StructRef):  # Ms->x, (Ms + i)->x
+            names.append(n.field.name)
+            base, index = n.name, zero
+        elif isinstance(n, c_ast.ArrayRef):  # Ms[i].x
+            base, index = n.name, n.subscript
+        elif isinstance(n, c_ast.UnaryOp) and n.op == "*":  # (*Ms).x, (*(Ms + i)).x
+            base, index = n.expr, zero
+        else:
+            return None
+        if isinstance(base, c_ast.BinaryOp) and base.op == "+" and index is zero:
+            base, index = base.left, base.right
+        root = self.record_variable(base)
+        if root is None or not root[1].each or not names:
+            return None
+        names.reverse()
+        self.check_member_path(node, root[0], root[1], names)
+        return ".".join([root[0], *names]), index
 
     def struct_call(self, node: c_ast.Node) -> Optional[Record]:
         """The struct a call of a function of the file returns by value (``vsub(a, b)``), or None
@@ -242,6 +298,9 @@ class CRecordLowering:
         """A member of a struct variable, as the variable it is lowered to (an ``ID`` named
         ``w.gamma``); a number reached through a pointer to a struct that may be written is
         memory (``p->x``: a cell), and stays as written; any other node too."""
+        each = self.each_member(node) if isinstance(node, c_ast.StructRef) else None
+        if each is not None:  # Ms[i].data: element i of the member across the array, Ms.data[i]
+            return c_ast.ArrayRef(c_ast.ID(each[0], coord=node.coord), each[1], coord=node.coord)
         dotted = self.record_member(node)
         if dotted is None or self.lookup(dotted) in self.record_cells:
             return node
@@ -294,6 +353,10 @@ class CRecordLowering:
         """``Matrix C;``, ``Wishart w = {1.0, 3};``, ``Vec3 v = *p;``: the leaves as locals (a fixed
         array member a local array)."""
         assert t.record is not None
+        element = self.each_element(d.init, t) if t.indirect and d.init is not None else None
+        if element is not None:
+            self.each_pointer(d, t, element[0], element[1], b, env)
+            return
         if t.indirect:
             raise self.fail(d, f"local pointers to {t.record.name} are not supported",
                             f"use the struct itself (a local {t.record.name}, or the parameter) and its "
@@ -315,6 +378,22 @@ class CRecordLowering:
             self.init_record(d.name, t.record, "", d.init, b, env)
         elif d.init is not None:
             self.copy_record(d.name, t, d.init, b, env)
+
+    def each_pointer(self, d: c_ast.Decl, t: CType, var: str, index: c_ast.Node, b: Builder, env: Env) -> None:
+        """``const Layer *L = &layers[l];`` (or ``layers + l``): a pointer to one struct of an array
+        of them, read ``L->W[i]``; each of its members is the member across the array from struct
+        ``l`` on (``L.W`` points at row ``l`` of ``layers.W``), so it names the caller's memory."""
+        assert t.record is not None
+        mine = replace(t, each=True)
+        leaves = [(leaf.path, each_leaf_type(leaf.member, read_only(t))) for leaf in t.record.leaves]
+        key = self.declare_record(d.name, mine, d, leaves)
+        i = self.integer(index, b, env, "an index")
+        for path, _ in leaves:
+            p = self.pointer(c_ast.ID(var + path, coord=d.coord), b, env)
+            off = i if p.off is None else build.add(self.at(b, d), p.off, i)
+            self.bind_pointer(key + path, Ptr(p.base, off, p.layout), b, env, d)
+            self.read_only_leaves[key + path] = f"is a member of the array of {t.record.name} '{var}', which " \
+                "s2sad does not change"
 
     def init_record(self, var: str, record: Record, path: str, init: c_ast.InitList, b: Builder, env: Env) -> None:
         """``= {1.0, 3, {0}}``, ``= {.gamma = 1.0}``: each member given, in order or by name; the
@@ -405,6 +484,13 @@ class CRecordLowering:
 
     def record_value_error(self, node: c_ast.Node, t: CType) -> Fail:
         assert t.record is not None
+        if t.each:
+            name = node_text(node)
+            first = t.record.members[0].name
+            return self.fail(node, f"'{name}' points to an array of {t.record.name}, used here as a value "
+                             f"(moving it, {name}++, is not supported either)",
+                             f"read one struct's members, {name}[i].{first}, or point a local at one struct: "
+                             f"const {t.record.name} *p = &{name}[i];")
         what = f"a pointer to {t.record.name}" if t.indirect else f"a whole {t.record.name}"
         return self.fail(node, f"'{node_text(node)}' is {what}, used as a value",
                          "s2sad reads and writes struct members one at a time (w.gamma, M->data[i]); "
@@ -430,6 +516,10 @@ class CRecordLowering:
         the call: a number member the callee may write (a cell) of a struct the caller holds as
         numbers is passed in a cell of its own and read back from it (copy in, copy out)."""
         assert t.record is not None
+        if t.each:
+            raise self.fail(a, f"'{callee}' takes an array of {t.record.name}, which s2sad does not pass on yet",
+                            f"pass one {t.record.name} at a time (&{node_text(a)}[i]) to a function that takes "
+                            f"a pointer to one, or index the array in the function differentiated")
         inner, op = (a.expr, a.op) if isinstance(a, c_ast.UnaryOp) and a.op in ("&", "*") else (a, "")
         root = self.record_variable(inner)
         # a pointer parameter takes &v or a pointer p; a struct parameter takes v or *p
@@ -443,6 +533,9 @@ class CRecordLowering:
             values = self.user_call_values(a, a.name.name, args, b, env, True)
             # (a struct returned by value holds numbers only, so each leaf is one: VALUE)
             return [self.convert(v, value_type(pl.ctype), b) for v, pl in zip(values, param_leaves(t))], []
+        element = self.each_element(a, t)
+        if element is not None:  # &Ms[i], Ms + i, Ms[i] of an array of such structs
+            return self.each_argument(element[0], element[1], t, callee, a, b, env), []
         if root is None or root[1].record is None or root[1].record.name != t.record.name \
                 or (t.indirect, op, root[1].indirect) not in forms:
             want = ("a pointer to a " if t.indirect else "a ") + t.record.name
@@ -464,6 +557,54 @@ class CRecordLowering:
                 p = self.pointer(member, b, env)
                 values.append(self.array_argument(member, p, pl.ctype, callee, b))
         return values, after
+
+    def each_element(self, a: c_ast.Node, t: CType) -> Optional[tuple[str, c_ast.Node]]:
+        """The array of structs and the index of the one struct the argument ``a`` passes for the
+        struct parameter ``t``: ``&Ms[i]``, ``Ms + i`` and ``Ms`` for a pointer, ``Ms[i]`` and
+        ``*(Ms + i)`` for a value; None where ``a`` is no such struct."""
+        zero = c_ast.Constant("int", "0", coord=a.coord)
+        if t.indirect and isinstance(a, c_ast.UnaryOp) and a.op == "&" and isinstance(a.expr, c_ast.ArrayRef):
+            base, index = a.expr.name, a.expr.subscript
+        elif t.indirect and isinstance(a, c_ast.BinaryOp) and a.op == "+":
+            base, index = a.left, a.right
+        elif t.indirect:
+            base, index = a, zero
+        elif isinstance(a, c_ast.ArrayRef):
+            base, index = a.name, a.subscript
+        elif isinstance(a, c_ast.UnaryOp) and a.op == "*":
+            base, index = a.expr, zero
+            if isinstance(base, c_ast.BinaryOp) and base.op == "+":
+                base, index = base.left, base.right
+        else:
+            return None
+        root = self.record_variable(base)
+        if root is None or not root[1].each:
+            return None
+        if root[1].record is not t.record and root[1].record.name != t.record.name:  # type: ignore[union-attr]
+            raise self.fail(a, f"'{node_text(a)}' is a {root[1].record.name}, and a "  # type: ignore[union-attr]
+                            f"{t.record.name} is expected here", f"pass a {t.record.name}")  # type: ignore[union-attr]
+        return root[0], index
+
+    def each_argument(self, var: str, index: c_ast.Node, t: CType, callee: str, a: c_ast.Node, b: Builder,
+                      env: Env) -> list[Value]:
+        """The callee's leaves of the struct ``var[index]`` of an array of them: a number read, an
+        array member or a pointer member the row of its array across the structs (``Ms[i].data``),
+        and a number the callee may write the element of its array (``&Ms[i].x``)."""
+        values: list[Value] = []
+        for pl in param_leaves(t):
+            names = pl.leaf.path[1:].split(".")
+            member: c_ast.Node = c_ast.ArrayRef(c_ast.ID(var, coord=a.coord), index, coord=a.coord)
+            for name in names:
+                member = c_ast.StructRef(member, ".", c_ast.ID(name), coord=a.coord)
+            if pl.kind == VALUE:
+                v = self.number(self.scalar(member, b, env), self.at(b, a))
+                values.append(self.convert(v, value_type(pl.ctype), b))
+                continue
+            if pl.kind == CELL:
+                member = c_ast.UnaryOp("&", self.as_variable(member), coord=a.coord)
+            p = self.pointer(member, b, env)
+            values.append(self.array_argument(member, p, pl.ctype, callee, b))
+        return values
 
     def cell_argument(self, member: c_ast.Node, pl: ParamLeaf, b: Builder, env: Env,
                       after: list[Callable[[Builder], None]]) -> Value:
@@ -533,6 +674,7 @@ class CRecordLowering:
     # -- provided by the host (the C function lowerer) -------------------------------------------
     record_cells: set[str]  # the keys of leaves that are cells: p->x of a struct that may be written
     read_only_leaves: dict[str, str]  # leaves that cannot be assigned -> why
+
 
 
 def _reaches(node: c_ast.Node, var: str, pointer: bool, member_of: Callable[[c_ast.Node], Optional[str]]) -> bool:
