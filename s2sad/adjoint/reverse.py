@@ -308,6 +308,8 @@ class GradientTransform:
         )
 
     def _has_shadow(self, arr: Value) -> bool:
+        if arr.type.is_array and arr.type.elem.is_int:  # type: ignore[attr-defined]
+            return False  # integers carry no derivative (a struct's int member written through a cell)
         return known_root(arr) in self.shadow or self.act.array_active(arr)
 
     def _accumulate(self, rev: RevBlock, v: Value, c: Optional[Value]) -> None:

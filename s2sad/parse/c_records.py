@@ -317,7 +317,10 @@ class CRecordLowering:
         return cell.base, [build.const(self.at(b, node), 0, I64)]
 
     def member_address(self, node: c_ast.Node, b: Builder, env: Env) -> Optional[Ptr]:
-        """``&p->x``: a pointer to the number, which a cell is; None if ``node`` is no member."""
+        """``&p->x``: a pointer to the number, which a cell is; None if ``node`` is no member.
+        ``&Ms[i].s`` of an array of structs: element ``i`` of the member across the array."""
+        if isinstance(node, c_ast.StructRef) and self.each_member(node) is not None:
+            return self.pointer(c_ast.UnaryOp("&", self.as_variable(node), coord=node.coord), b, env)
         dotted = self.record_member(node)
         if dotted is None:
             return None
