@@ -70,6 +70,15 @@ def _line(body: str, needle: str) -> int:
      "'ms' points to an array of Matrix, used here as a value"),
     ("double f(double a) { Matrix *m = 0; (void)m; return a; }\n", "f", "a", "Matrix *m",
      "local pointers to Matrix are not supported"),
+    ("double f(double a, int n) { Matrix *ms = malloc(n * sizeof(Matrix)); return a; }\n",
+     "f", "a", "n * sizeof(Matrix)", "arrays of Matrix on the heap are not supported yet"),
+    ("double f(double a) { Matrix *m = malloc(sizeof(Wishart)); return a; }\n",
+     "f", "a", "sizeof(Wishart)", "this is not the size of a Matrix"),
+    ("double f(double a) { Matrix *m = malloc(sizeof(Matrix)); m->rows = 2; m = 0; return a * m->rows; }\n",
+     "f", "a", "m = 0", "'m' cannot be assigned: it holds the one Matrix it was allocated with"),
+    ("double f(const Matrix *Ms, int n) { double s = 0; for (int i = 0; i < n; i++) {\n"
+     "const Matrix *L = &Ms[i]; s += L->data[0]; L = &Ms[0]; } return s; }\n",
+     "f", "Ms", "L = &Ms[0]", "'L' cannot be assigned: it points to one Matrix of 'Ms' from its declaration on"),
     ("double f(double a) { Matrix ms[2]; ms[0].rows = 2; return a * ms[0].rows; }\n", "f", "a", "ms[2]",
      "local arrays of Matrix are not supported yet"),
     ("typedef struct { double x, y; } P2;\n"

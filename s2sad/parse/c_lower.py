@@ -203,6 +203,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         self.expanding: set[str] = set()
         self.record_cells: set[str] = set()  # struct members that are memory (c_records)
         self.read_only_leaves: dict[str, str] = {}
+        self.heap_records: set[str] = set()  # Camera *c = malloc(sizeof(Camera)): held as its members
         self.addressed = addressed_names(fn.body)  # variables whose address is taken: cells (c_pointers)
         # double **A whose rows a loop mallocs: one n x m array (c_row_allocs), by declaration,
         # by the loop before which it is allocated, and the row statements that then do nothing
@@ -894,6 +895,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                 count, size = e.left, e.right
             elif isinstance(e, c_ast.BinaryOp) and e.op == "*" and self.is_sizeof(e.left):
                 count, size = e.right, e.left
+            elif self.is_sizeof(e):  # malloc(sizeof(Camera)): one
+                count, size = c_ast.Constant("int", "1", coord=e.coord), e
             else:
                 raise self.fail(e, f"{name}'s size must be count * sizeof(element)", hint)
         elem_size = self.size_of(size.expr)
@@ -970,6 +973,9 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         if name == "free":
             if want_value or len(args) != 1:
                 raise self.fail(node, "free takes one pointer and gives no value")
+            held = self.record_variable(args[0])
+            if held is not None and self.lookup(held[0]) in self.heap_records:
+                return None  # a struct malloc'd alone is held as its members: nothing to free
             self.pointer(args[0], b, env)
             return None
         if name == "__syncthreads" and self.cuda:

@@ -142,6 +142,9 @@ class CRecordLowering:
                           env: Env) -> None:
         leaves = param_leaves(t)
         key = self.declare_record(name, t, node, [(pl.leaf.path, pl.ctype) for pl in leaves])
+        if t.each:
+            self.read_only_leaves[key] = f"points to the caller's array of {t.record.name}, which s2sad " \
+                "indexes (moving it is not supported)"
         for pl, arg in zip(leaves, args):
             k = key + pl.leaf.path
             if pl.ctype.kind == "pointer":
@@ -360,23 +363,19 @@ class CRecordLowering:
         if element is not None:
             self.each_pointer(d, t, element[0], element[1], b, env)
             return
+        heap = self.one_struct_allocation(d, t) if t.indirect and d.init is not None else None
+        if heap is not None:  # Camera *c = malloc(sizeof(Camera)): the struct's members, as locals
+            key = self.declare_record(d.name, t, d, self.local_leaf_types(t.record))
+            self.heap_records.add(key)
+            self.read_only_leaves[key] = f"holds the one {t.record.name} it was allocated with"
+            self.local_leaves(d, key, t.record, heap == "calloc", heap == "calloc", b, env)
+            return
         if t.indirect:
             raise self.fail(d, f"local pointers to {t.record.name} are not supported",
                             f"use the struct itself (a local {t.record.name}, or the parameter) and its "
                             "members")
-        leaves = t.record.leaves
-        types = []
-        for leaf in leaves:
-            m = leaf.member
-            kind = {"scalar": "scalar", "array": "array", "pointer": "pointer"}[m.shape]
-            dims = (c_ast.Constant("int", str(m.extent)),) if m.shape == "array" else ()
-            types.append((leaf.path, CType(kind, m.scalar, m.spelling, dims)))
-        key = self.declare_record(d.name, t, d, types)
-        for leaf, (path, ct) in zip(leaves, types):
-            if ct.kind == "array":
-                env[key + path] = self.at(b, d).op1(
-                    "alloc", [build.const(b, leaf.member.extent, I64)], ct.ir_array, leaf_hint(d.name, path),
-                    fill="zeros" if d.init is not None else "empty", elem=ct.scalar.name)  # type: ignore[union-attr]
+        key = self.declare_record(d.name, t, d, self.local_leaf_types(t.record))
+        self.local_leaves(d, key, t.record, d.init is not None, False, b, env)
         if isinstance(d.init, c_ast.InitList):
             self.init_record(d.name, t.record, "", d.init, b, env)
         elif d.init is not None:
@@ -390,6 +389,7 @@ class CRecordLowering:
         mine = replace(t, each=True)
         leaves = [(leaf.path, each_leaf_type(leaf.member, read_only(t))) for leaf in t.record.leaves]
         key = self.declare_record(d.name, mine, d, leaves)
+        self.read_only_leaves[key] = f"points to one {t.record.name} of '{var}' from its declaration on"
         i = self.integer(index, b, env, "an index")
         for path, _ in leaves:
             p = self.pointer(c_ast.ID(var + path, coord=d.coord), b, env)
@@ -397,6 +397,66 @@ class CRecordLowering:
             self.bind_pointer(key + path, Ptr(p.base, off, p.layout), b, env, d)
             self.read_only_leaves[key + path] = f"is a member of the array of {t.record.name} '{var}', which " \
                 "s2sad does not change"
+
+    @staticmethod
+    def local_leaf_types(record: Record) -> list[tuple[str, CType]]:
+        """The leaves of a struct held as locals (path, type): numbers, fixed arrays and pointers."""
+        types = []
+        for leaf in record.leaves:
+            m = leaf.member
+            dims = (c_ast.Constant("int", str(m.extent)),) if m.shape == "array" else ()
+            types.append((leaf.path, CType(m.shape, m.scalar, m.spelling, dims)))
+        return types
+
+    def local_leaves(self, d: c_ast.Decl, key: str, record: Record, zero_arrays: bool, zero_numbers: bool,
+                     b: Builder, env: Env) -> None:
+        """Each fixed array member of a struct held as locals: a local array (zero-filled where
+        ``zero_arrays``). A number member has no value until one is stored, unless ``zero_numbers``
+        (calloc's)."""
+        for leaf, (path, ct) in zip(record.leaves, self.local_leaf_types(record)):
+            if ct.kind == "array":
+                env[key + path] = self.at(b, d).op1(
+                    "alloc", [build.const(b, leaf.member.extent, I64)], ct.ir_array, leaf_hint(d.name, path),
+                    fill="zeros" if zero_arrays else "empty", elem=ct.scalar.name)  # type: ignore[union-attr]
+            elif ct.kind == "scalar" and zero_numbers:
+                self.store(c_ast.ID(key + path, coord=d.coord), build.const(self.at(b, d), 0, value_type(ct)), b,
+                           env, d)
+
+    def one_struct_allocation(self, d: c_ast.Decl, t: CType) -> Optional[str]:
+        """``malloc(sizeof(Camera))``, ``calloc(1, sizeof(Camera))`` (cast or not) initializing a
+        pointer to one struct of mixed members: the allocating function's name; None otherwise."""
+        assert t.record is not None
+        call = d.init.expr if isinstance(d.init, c_ast.Cast) else d.init
+        if not (isinstance(call, c_ast.FuncCall) and isinstance(call.name, c_ast.ID)
+                and call.name.name in ("malloc", "calloc") and call.args is not None):
+            return None
+        args = list(call.args.exprs)
+        if call.name.name == "calloc" and len(args) == 2 and isinstance(args[0], c_ast.Constant) \
+                and args[0].value == "1":
+            size = args[1]
+        elif call.name.name == "malloc" and len(args) == 1:
+            size = args[0]
+        else:
+            raise self.fail(call, f"a {t.record.name} of mixed members is allocated one at a time here",
+                            f"write {call.name.name}({'1, ' if call.name.name == 'calloc' else ''}sizeof("
+                            f"{t.record.name})), or keep each member in an array of its own")
+        if isinstance(size, c_ast.BinaryOp) and size.op == "*":
+            raise self.fail(size, f"arrays of {t.record.name} on the heap are not supported yet: its members are "
+                            "not all numbers of one type", f"allocate one {t.record.name} at a time, "
+                            f"malloc(sizeof({t.record.name})), or keep each member in an array of its own")
+        if not (isinstance(size, c_ast.UnaryOp) and size.op == "sizeof"):
+            raise self.fail(size, f"the size of one {t.record.name} is sizeof({t.record.name})",
+                            f"write sizeof({t.record.name})")
+        named = size.expr
+        inner = named.type.type if isinstance(named, c_ast.Typename) and isinstance(named.type, c_ast.TypeDecl) \
+            else None
+        star = named.expr if isinstance(named, c_ast.UnaryOp) and named.op == "*" else None
+        same = (inner is not None and self.ctx.structs is not None and
+                getattr(self.ctx.structs.record(inner), "name", None) == t.record.name) or \
+            (isinstance(star, c_ast.ID) and star.name == d.name)  # malloc(sizeof(*c))
+        if not same:
+            raise self.fail(size, f"this is not the size of a {t.record.name}", f"write sizeof({t.record.name})")
+        return call.name.name
 
     def init_record(self, var: str, record: Record, path: str, init: c_ast.InitList, b: Builder, env: Env) -> None:
         """``= {1.0, 3, {0}}``, ``= {.gamma = 1.0}``: each member given, in order or by name; the
@@ -676,6 +736,7 @@ class CRecordLowering:
 
     # -- provided by the host (the C function lowerer) -------------------------------------------
     record_cells: set[str]  # the keys of leaves that are cells: p->x of a struct that may be written
+    heap_records: set[str]  # the keys of pointers to one struct malloc'd alone, held as its members
     read_only_leaves: dict[str, str]  # leaves that cannot be assigned -> why
 
 
