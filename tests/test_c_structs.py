@@ -2,7 +2,9 @@
 
 The numerics of struct values, pointer members, local structs and member addresses are
 checked by their golden cases (golden/c/struct_by_value_mixed, struct_pointer_member,
-local_struct, struct_member_address). Here: each construct that remains refused gives
+local_struct, struct_member_address, struct_number_member_address, struct_array_pointer_members,
+struct_array_pointer_members_written, struct_array_element_to_helper, malloc_one_struct,
+malloc_struct_pointer_members). Here: each construct that remains refused gives
 one located diagnostic, in C words, with a hint; and the gradient's signature keeps the
 user's struct parameters with one shadow struct each.
 """

@@ -31,8 +31,18 @@ shadows, while the function differentiated keeps the user's struct parameters.
 
 A helper that returns a struct of numbers by value has one value per leaf (``Signature.
 result_types``); ``return c;`` and ``Vec3 u = vsub(a, b);`` copy leaf by leaf (``copy_record``,
-``record_from_call``). Arrays of such structs, structs with array or pointer members returned,
-local pointers to structs and ``malloc`` of structs are refused where they are written.
+``record_from_call``). A pointer to one struct malloc'd alone (``Camera *c =
+malloc(sizeof(Camera))``) is held as its leaves, as a local struct is.
+
+An array of such structs (a pointer parameter the function indexes, ``CType.each``:
+``layers[l].W[i]``) is lowered member by member across the array: each leaf is a pointer
+parameter of the IR (``each_leaf_type``: ``int *`` for a number, rows for a fixed array or
+pointer member), recorded with the access ``[].W`` (kind ``each``), which C output spells
+``layers[l].W``; ``layers[l].W[i]`` reads element ``[l][i]`` of ``layers.W`` (``each_member``).
+One struct of it passed on (``&layers[l]``) is its leaves' elements (``each_argument``).
+
+Structs with array or pointer members returned, arrays of structs with pointer members passed
+on whole, and local arrays of them are refused where they are written.
 """
 
 from __future__ import annotations
