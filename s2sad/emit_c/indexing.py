@@ -114,6 +114,8 @@ class CArrayAccess:
             ext = self.extents[i]
             if ext is None or any(e is None for e in ext):
                 continue
+            if each_of(p, self.struct_leaves) is not None:
+                continue  # a member across an array of structs: the caller's array says how many
             if i < len(spelled) and is_array_spelling(spelled[i]) and "[]" not in spelled[i] \
                     and "(*" not in spelled[i]:
                 continue  # double A[n][m]: the signature says it

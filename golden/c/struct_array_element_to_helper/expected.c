@@ -22,7 +22,7 @@ typedef struct {
 // respect to vs and x as they were on entry to f (for an array that f only reads,
 // that is the value passed in plus the derivative).
 //
-// Array sizes: vs[].n, vs[].s, d_vs[].s, x, d_x: [m].
+// Array sizes: x, d_x: [m].
 void grad_f(Vec *vs, Vec *d_vs, int m, const double *x, double *d_x, double d_return) {
     // forward sweep
     int *tape_vs_n_elem = calloc(1, m * sizeof(int));

@@ -89,9 +89,6 @@ static void grad_dense(int L_n_in, int L_n_out, const double *L_W, double *d_L_W
 // of elementwise products. On return, d_layers and d_x hold the derivatives of J
 // with respect to layers and x as they were on entry to loss (for an array that
 // loss only reads, that is the value passed in plus the derivative).
-//
-// Array sizes: layers[].n_in: [max(nl, 1)]; layers[].n_out, layers[].alpha, d_layers[].alpha:
-//    [nl]; layers[].scale, d_layers[].scale: [2][2] (row-major).
 void grad_loss(const Layer *layers, Layer *d_layers, int nl, const double *x, double *d_x,
                double d_return) {
     // forward sweep

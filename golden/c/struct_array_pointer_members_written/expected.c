@@ -23,7 +23,7 @@ typedef struct {
 // with respect to vs and x as they were on entry to scale_all (for an array that
 // scale_all only reads, that is the value passed in plus the derivative).
 //
-// Array sizes: vs[].n, vs[].s, d_vs[].s, x, d_x: [m].
+// Array sizes: x, d_x: [m].
 void grad_scale_all(Vec *vs, Vec *d_vs, int m, const double *x, double *d_x, double d_return) {
     // forward sweep
     long *tape_n_iter = calloc(1, m * sizeof(long));
