@@ -51,8 +51,8 @@ def _line(body: str, needle: str) -> int:
      " return s + Ms[0].data[1]; }\n", "f", "Ms", "for (int i",
      "'Ms' points to an array of Matrix, used here as a value (moving it, Ms++, is not supported either)"),
     ("static double g(const Matrix *Ms, int n) { return Ms[n - 1].data[0]; }\n"
-     "double f(const Matrix *Ms, int n) { return Ms[0].data[0] * g(Ms, n); }\n", "f", "Ms", "* g(Ms, n)",
-     "'g' takes an array of Matrix, which s2sad does not pass on yet"),
+     "double f(const Matrix *Ms, int n) { const Matrix *L = &Ms[1]; return Ms[0].data[0] * g(L, n); }\n",
+     "f", "Ms", "* g(L, n)", "'g' takes an array of Matrix: s2sad passes one on only as the array parameter"),
     ("double f(const Matrix *Ms, int n) { return Ms[n].beta; }\n", "f", "Ms", "Ms[n].beta",
      "Matrix has no member 'beta'"),
     ("double f(const Matrix *M, double *t) { M->data = t; return t[0]; }\n", "f", "t", "M->data = t",

@@ -62,10 +62,17 @@ def flatten_struct_params(module: Module, fn: Function) -> None:
     A pointer member the helper only reads is declared ``const`` (``const Matrix *A``'s
     ``double *data`` may point at a ``const double *`` the caller cast for the struct)."""
     members = fn.attrs.pop("c_aggregates", None)
-    fn.attrs.pop("struct_shadows", None)
+    shadows = fn.attrs.pop("struct_shadows", None)
     spelled = fn.attrs.get("c_params")
     if not members or spelled is None:
         return
+    # An array of structs stays one (``const Layer *layers``): its members are not arrays of their
+    # own anywhere in the caller's memory, so the helper takes the array as written (``call_arg``).
+    kept = {name: entry for name, entry in members.items() if entry[3] == EACH}
+    if kept:
+        fn.attrs["c_aggregates"] = kept
+        if shadows:
+            fn.attrs["struct_shadows"] = shadows
     primal = module.functions.get(fn.attrs.get("primal", ""), fn)  # a gradient's c_params are its primal's
     writes = function_effects(module, primal).writes
     spelled = list(spelled)

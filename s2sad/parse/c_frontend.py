@@ -38,7 +38,7 @@ from ..ssa.callgraph import callees_first
 from .c_lower import CContext, Signature, lower_function
 from .c_accessors import inline_accessors
 from .c_factories import inline_factories
-from .c_pointers import array_params, indexed_names
+from .c_pointers import array_params
 from .c_preprocess import BUILTIN_MACROS, PRELUDE_TYPEDEFS, CFlags, Preprocessed, preprocess
 from ..languages import is_cuda
 from .cuda_source import SHARED
@@ -125,6 +125,7 @@ class CFile:
         # Pointer parameters used as arrays: a pointer to structs of mixed members is an array of
         # them only then (c_types._struct_type), else one struct.
         self.array_params = array_params(self.functions)
+        self.record_arrays = array_params(self.functions, records=True)
 
     def _enums(self, ext: c_ast.Node) -> None:
         """The enumerators an enum defined at file scope declares, as constants (``LINEAR`` is
@@ -248,7 +249,7 @@ class CFile:
                                   "give each parameter its own name: s2sad reads only valid C")
             seen.add(p.name)
             t = ctype_of(p.type, self.typedefs, param=True, structs=self.structs, indexed=p.name in indexed)
-            if t.kind == "record" and t.each and p.name not in indexed_names(fn.body):
+            if t.kind == "record" and t.each and p.name not in self.record_arrays[fn.decl.name]:
                 # a callee passed &Ms[i] and indexing nothing: one struct (an array of structs of
                 # one floating type is one run of numbers either way; these are leaf by leaf)
                 t = replace(t, each=False)

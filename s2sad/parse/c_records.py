@@ -39,10 +39,12 @@ An array of such structs (a pointer parameter the function indexes, ``CType.each
 parameter of the IR (``each_leaf_type``: ``int *`` for a number, rows for a fixed array or
 pointer member), recorded with the access ``[].W`` (kind ``each``), which C output spells
 ``layers[l].W``; ``layers[l].W[i]`` reads element ``[l][i]`` of ``layers.W`` (``each_member``).
-One struct of it passed on (``&layers[l]``) is its leaves' elements (``each_argument``).
+One struct of it passed on (``&layers[l]``) is its leaves' elements (``each_argument``); the
+whole array passed to a function that indexes it is its leaves (``each_array_argument``), and C
+output passes the array once (``emit_c.calls``).
 
-Structs with array or pointer members returned, arrays of structs with pointer members passed
-on whole, and local arrays of them are refused where they are written.
+Structs with array or pointer members returned, part of an array of structs with pointer
+members passed on, and local arrays of them are refused where they are written.
 """
 
 from __future__ import annotations
@@ -590,9 +592,7 @@ class CRecordLowering:
         numbers is passed in a cell of its own and read back from it (copy in, copy out)."""
         assert t.record is not None
         if t.each:
-            raise self.fail(a, f"'{callee}' takes an array of {t.record.name}, which s2sad does not pass on yet",
-                            f"pass one {t.record.name} at a time (&{node_text(a)}[i]) to a function that takes "
-                            f"a pointer to one, or index the array in the function differentiated")
+            return self.each_array_argument(a, t, callee, b, env), []
         inner, op = (a.expr, a.op) if isinstance(a, c_ast.UnaryOp) and a.op in ("&", "*") else (a, "")
         root = self.record_variable(inner)
         # a pointer parameter takes &v or a pointer p; a struct parameter takes v or *p
@@ -657,6 +657,27 @@ class CRecordLowering:
             raise self.fail(a, f"'{node_text(a)}' is a {root[1].record.name}, and a "  # type: ignore[union-attr]
                             f"{t.record.name} is expected here", f"pass a {t.record.name}")  # type: ignore[union-attr]
         return root[0], index
+
+    def each_array_argument(self, a: c_ast.Node, t: CType, callee: str, b: Builder, env: Env) -> list[Value]:
+        """``forward(layers, nl, x)``: an array of structs of mixed members passed whole to a
+        function that indexes it: the caller's member across the array for each of the callee's
+        (C output passes the array, ``layers``, once). Only the array as the caller has it."""
+        assert t.record is not None
+        root = self.record_variable(a)
+        whole = root is not None and root[1].each and root[1].record is not None \
+            and root[1].record.name == t.record.name
+        values: list[Value] = []
+        for pl in param_leaves(t) if whole else []:
+            p = self.pointer(c_ast.ID(root[0] + pl.leaf.path, coord=a.coord), b, env)  # type: ignore[index]
+            if p.off is not None and build.const_value(p.off) != 0:
+                whole = False
+                break
+            values.append(p.base)
+        if not whole:
+            raise self.fail(a, f"'{callee}' takes an array of {t.record.name}: s2sad passes one on only as the "
+                            f"array parameter itself", f"pass the {t.record.name} array the function was given, "
+                            "or pass one struct at a time (&Ms[i]) to a function that takes a pointer to one")
+        return values
 
     def each_argument(self, var: str, index: c_ast.Node, t: CType, callee: str, a: c_ast.Node, b: Builder,
                       env: Env) -> list[Value]:
