@@ -136,7 +136,8 @@ class CCalls:
                      and struct_params(callee)[p.name_hint].group == group)
         a = op.operands[k]
         leaf = each_of(a, self.struct_leaves)
-        if leaf is None:
+        head = each_of(op.operands[first], self.struct_leaves)
+        if leaf is None or head is None or leaf.group != head.group:
             raise error(f"C output: '{op.attrs['callee']}' takes an array of structs here, and this argument is "
                         "not the caller's array of them", op.loc,
                         hint="pass the array parameter itself, and differentiate with respect to it where the "
