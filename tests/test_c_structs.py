@@ -81,6 +81,10 @@ def _line(body: str, needle: str) -> int:
     ("double f(const Matrix *Ms, int n) { double s = 0; for (int i = 0; i < n; i++) {\n"
      "const Matrix *L = &Ms[i]; s += L->data[0]; L = &Ms[0]; } return s; }\n",
      "f", "Ms", "L = &Ms[0]", "'L' cannot be assigned: it points to one Matrix of 'Ms' from its declaration on"),
+    ("double f(double a) { Matrix *m = malloc(sizeof(Matrix)); m->rows = 2; Matrix *q = m; return a; }\n",
+     "f", "a", "Matrix *q", "a second pointer to the Matrix 'm' is not supported"),
+    ("double f(double a) { Matrix C; C.rows = 2; Matrix *q = &C; return a; }\n",
+     "f", "a", "Matrix *q", "local pointers to Matrix are not supported"),
     ("double f(double a) { Matrix ms[2]; ms[0].rows = 2; return a * ms[0].rows; }\n", "f", "a", "ms[2]",
      "local arrays of Matrix are not supported yet"),
     ("typedef struct { double x, y; } P2;\n"

@@ -375,6 +375,8 @@ class CRecordLowering:
         if element is not None:
             self.each_pointer(d, t, element[0], element[1], b, env)
             return
+        if t.indirect and self.alias_record(d, t, b, env):
+            return
         heap = self.one_struct_allocation(d, t) if t.indirect and d.init is not None else None
         if heap is not None:  # Camera *c = malloc(sizeof(Camera)): the struct's members, as locals
             key = self.declare_record(d.name, t, d, self.local_leaf_types(t.record))
@@ -409,6 +411,36 @@ class CRecordLowering:
             self.bind_pointer(key + path, Ptr(p.base, off, p.layout), b, env, d)
             self.read_only_leaves[key + path] = f"is a member of the array of {t.record.name} '{var}', which " \
                 "s2sad does not change"
+
+    def alias_record(self, d: c_ast.Decl, t: CType, b: Builder, env: Env) -> bool:
+        """``const Matrix *N = M;`` of a pointer parameter to one struct: ``N`` names the same
+        leaves (the same numbers, cells and arrays: nothing of a parameter's struct is a local
+        s2sad updates, so the two cannot drift apart). False where ``d`` is no such pointer."""
+        source = d.init.expr if isinstance(d.init, c_ast.Cast) else d.init
+        root = self.record_variable(source) if source is not None else None
+        if root is None or not root[1].indirect or root[1].each or root[1].record is None \
+                or root[1].record.name != t.record.name:  # type: ignore[union-attr]
+            return False
+        key = self.lookup(root[0])
+        assert key is not None
+        leaves = self.record_leaves(key)
+        if key in self.heap_records or any(ct.kind == "scalar" and k not in self.record_cells and k not in
+                                           self.read_only_leaves for k, ct in leaves):
+            raise self.fail(d, f"a second pointer to the {t.record.name} '{root[0]}' is not supported: s2sad "
+                            "holds its numbers as values of its own", f"use {root[0]} itself")
+        mine = self.declare_record(d.name, t, d, [(k[len(key):], ct) for k, ct in leaves])
+        self.read_only_leaves[mine] = f"points to the {t.record.name} '{root[0]}' from its declaration on"
+        for k, ct in leaves:
+            alias = mine + k[len(key):]
+            if ct.kind == "pointer":
+                self.bind_pointer(alias, Ptr(env[k], env.get(k + "@")), b, env, d)  # type: ignore
+            else:
+                env[alias] = env[k]
+            if k in self.record_cells:
+                self.record_cells.add(alias)
+            if k in self.read_only_leaves:
+                self.read_only_leaves[alias] = self.read_only_leaves[k]
+        return True
 
     @staticmethod
     def local_leaf_types(record: Record) -> list[tuple[str, CType]]:
