@@ -59,6 +59,8 @@ def _line(body: str, needle: str) -> int:
      "'M->data' cannot be assigned: it is a member of a const struct"),
     ("double f(Particle p) { p.v[0] = 2.0; return p.v[0] * p.x; }\n", "f", "p", "p.v[0] = 2.0",
      "'p.v[0]' cannot be assigned: it is an array member of a struct passed by value"),
+    ("double f(Matrix *Ms, double *x) { Ms[1].data = x; return Ms[0].data[0] * x[0]; }\n", "f", "x",
+     "Ms[1].data = x", "'Ms[1].data' cannot be pointed elsewhere"),
     ("double f(Wishart w) { return w->gamma; }\n", "f", "w", "w->gamma",
      "'w' is a Wishart value: its members are read with '.'"),
     ("double f(const Matrix *M) { return M.data[0]; }\n", "f", "M", "M.data",

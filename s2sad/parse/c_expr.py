@@ -746,6 +746,10 @@ class CExprLowering:
             if isinstance(target, c_ast.ID) and self.is_pointer_var(target):
                 return self.assign_pointer(target, node.rvalue, b, env)
             value = self.expr(node.rvalue, b, env)
+            if isinstance(value, Ptr) and target is not node.lvalue and isinstance(node.lvalue, c_ast.StructRef):
+                raise self.fail(node, f"'{node_text(node.lvalue)}' cannot be pointed elsewhere: s2sad reads a pointer "
+                                "member of an array of structs as the caller set it",
+                                "set the pointer members before the call, or use a local pointer")
             if isinstance(value, Ptr):
                 raise self.fail(node.rvalue, "a pointer cannot be stored here")
             return self.store(target, value, b, env, node)
