@@ -1306,9 +1306,10 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         if name in assigned or block_exits(statements(body)).may & {BREAK, RETURN}:
             return None
         bound = self.as_variable(cond.right) if isinstance(cond.right, c_ast.StructRef) else cond.right
-        if not self.is_simple(bound) or any(isinstance(n, c_ast.ID) and n.name in assigned for n in walk(bound)):
+        if not (self.is_simple(bound) or self.const_array_member(bound)) \
+                or any(isinstance(n, c_ast.ID) and n.name in assigned for n in walk(bound)):
             return None
-        root = bound.name.split(".")[0] if bound is not cond.right else ""
+        root = bound.name.split(".")[0] if bound is not cond.right and isinstance(bound, c_ast.ID) else ""
         if root and not read_only(self.ctypes[self.lookup(root)]) and _passed(root, body):
             return None  # i < C.rows where the body passes C to a call, which may change C.rows
         if isinstance(init, c_ast.Assignment) and abs(step) != 1:

@@ -711,6 +711,19 @@ class CRecordLowering:
                             "or pass one struct at a time (&Ms[i]) to a function that takes a pointer to one")
         return values
 
+    def const_array_member(self, node: c_ast.Node) -> bool:
+        """Whether ``node`` (as ``as_variable`` gives it) is a number member of one struct of a
+        const array of them at a simple index (``layers[l].n_out`` of a ``const Layer *layers``):
+        the same number wherever a loop bound reads it, as a const struct's member is."""
+        if not (isinstance(node, c_ast.ArrayRef) and isinstance(node.name, c_ast.ID)
+                and self.is_simple(node.subscript)):
+            return False
+        key, root = self.lookup(node.name.name), self.lookup(node.name.name.split(".")[0])
+        if key is None or root is None or not self.ctypes[root].each or not read_only(self.ctypes[root]):
+            return False
+        leaf = self.ctypes[key]
+        return leaf.kind == "pointer" and not leaf.dims and leaf.scalar is not None and leaf.scalar.is_int
+
     def each_argument(self, var: str, index: c_ast.Node, t: CType, callee: str, a: c_ast.Node, b: Builder,
                       env: Env) -> list[Value]:
         """The callee's leaves of the struct ``var[index]`` of an array of them: a number read, an

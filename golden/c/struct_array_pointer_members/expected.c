@@ -93,55 +93,28 @@ void grad_loss(const Layer *layers, Layer *d_layers, int nl, const double *x, do
                double d_return) {
     // forward sweep
     double h[4][8];
-    int t0 = layers[0].n_in;
-    size_t tape_i_cap = 0;
-    long *tape_i = NULL;
-    size_t tape_i_top = 0;
-    long i = 0;
-    long n_iter = 0;
-    while (i < t0) {
-        if (tape_i_top == tape_i_cap) {
-            tape_i_cap = 2 * tape_i_cap + 1;
-            tape_i = realloc(tape_i, tape_i_cap * sizeof(long));
-        }
-        tape_i[tape_i_top++] = i;
+    long i_end = layers[0].n_in;
+    for (long i = 0; i < i_end; i++) {
         h[0][i] = x[i];
-        i++;
-        n_iter++;
     }
     size_t tape_h_before_dense_cap = 0;
     double *tape_h_before_dense = NULL;
     size_t tape_h_before_dense_top = 0;
     long *tape_h_before_dense_len = calloc(1, nl * sizeof(long));
     for (long l = 0; l < nl; l++) {
-        double *t2 = h[l];
-        long t3 = layers[l].n_in < 8 ? layers[l].n_in : 8;
-        tape_h_before_dense_len[l] = t3;
-        for (long e = 0; e < t3; e++) {
+        double *t1 = h[l];
+        long t2 = layers[l].n_in < 8 ? layers[l].n_in : 8;
+        tape_h_before_dense_len[l] = t2;
+        for (long e = 0; e < t2; e++) {
             if (tape_h_before_dense_top == tape_h_before_dense_cap) {
                 tape_h_before_dense_cap = 2 * tape_h_before_dense_cap + 1;
                 tape_h_before_dense = realloc(tape_h_before_dense,
                         tape_h_before_dense_cap * sizeof(double));
             }
-            tape_h_before_dense[tape_h_before_dense_top++] = t2[e];
+            tape_h_before_dense[tape_h_before_dense_top++] = t1[e];
         }
         dense(layers[l].n_in, layers[l].n_out, layers[l].W, layers[l].b, layers[l].alpha,
-                layers[l].scale, t2, h[l + 1]);
-    }
-    int t4 = layers[nl - 1].n_out;
-    size_t tape_o_cap = 0;
-    long *tape_o = NULL;
-    size_t tape_o_top = 0;
-    long o = 0;
-    long n_iter2 = 0;
-    while (o < t4) {
-        if (tape_o_top == tape_o_cap) {
-            tape_o_cap = 2 * tape_o_cap + 1;
-            tape_o = realloc(tape_o, tape_o_cap * sizeof(long));
-        }
-        tape_o[tape_o_top++] = o;
-        o++;
-        n_iter2++;
+                layers[l].scale, t1, h[l + 1]);
     }
 
     // reverse sweep
@@ -149,27 +122,26 @@ void grad_loss(const Layer *layers, Layer *d_layers, int nl, const double *x, do
 
     // line 37: for (int o = 0; o < layers[nl - 1].n_out; o++)
     double d_s = d_return;
-    for (long it = 0; it < n_iter2; it++) {
-        o = tape_o[--tape_o_top];
+    for (long o = layers[nl - 1].n_out - 1; o >= 0; o--) {
         // line 38: s += h[nl][o] * h[nl][o];
-        double t5 = d_s * h[nl][o];
-        d_h[nl][o] += 2.0 * t5;
+        double t3 = d_s * h[nl][o];
+        d_h[nl][o] += 2.0 * t3;
     }
 
     // line 33: for (int l = 0; l < nl; l++) {
     for (long l = nl - 1; l >= 0; l--) {
-        const double *t6 = layers[l].scale;
-        double *t7 = d_layers[l].b;
-        double *t8 = d_layers[l].scale;
-        double t9 = layers[l].W[0];
-        double t10 = t6[0];
-        double *t11 = d_layers[l].W;
+        const double *t4 = layers[l].scale;
+        double *t5 = d_layers[l].b;
+        double *t6 = d_layers[l].scale;
+        double t7 = layers[l].W[0];
+        double t8 = t4[0];
+        double *t9 = d_layers[l].W;
         // line 35: s += L->scale[0] * L->W[0] * L->W[0] + (layers + l)->scale[1] * layers[l].b[0];
-        t7[0] += d_s * t6[1];
-        t8[1] += d_s * layers[l].b[0];
-        double t12 = d_s * t9;
-        t11[0] += d_s * (t10 * t9) + t12 * t10;
-        t8[0] += t12 * t9;
+        t5[0] += d_s * t4[1];
+        t6[1] += d_s * layers[l].b[0];
+        double t10 = d_s * t7;
+        t9[0] += d_s * (t8 * t7) + t10 * t8;
+        t6[0] += t10 * t7;
     }
 
     // line 30: for (int l = 0; l < nl; l++)
@@ -178,8 +150,8 @@ void grad_loss(const Layer *layers, Layer *d_layers, int nl, const double *x, do
         double *h_before_dense = malloc(
                 (h_before_dense_len > 0 ? h_before_dense_len : 0) * sizeof(double));
         for (long e = h_before_dense_len - 1; e >= 0; e--) {
-            double t13 = tape_h_before_dense[--tape_h_before_dense_top];
-            h_before_dense[e] = t13;
+            double t11 = tape_h_before_dense[--tape_h_before_dense_top];
+            h_before_dense[e] = t11;
         }
         // line 31: dense(&layers[l], h[l], h[l + 1]);
         double *h_for_dense = malloc(max_l(layers[l].n_out, 0) * sizeof(double));
@@ -193,15 +165,12 @@ void grad_loss(const Layer *layers, Layer *d_layers, int nl, const double *x, do
     }
 
     // line 28: for (int i = 0; i < layers[0].n_in; i++)
-    for (long it = 0; it < n_iter; it++) {
-        i = tape_i[--tape_i_top];
+    for (long i = layers[0].n_in - 1; i >= 0; i--) {
         // line 29: h[0][i] = x[i];
         double d_h_i_i = d_h[0][i];
         d_h[0][i] = 0.0;
         d_x[i] += d_h_i_i;
     }
-    free(tape_o);
     free(tape_h_before_dense_len);
     free(tape_h_before_dense);
-    free(tape_i);
 }

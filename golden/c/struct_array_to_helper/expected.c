@@ -4,7 +4,6 @@
  */
 
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
 
 typedef struct {
@@ -17,25 +16,19 @@ typedef struct {
 
 static double forward(const Layer *layers, const double *x) {
     double h[2];
-    int t0 = layers[0].n_out;
-    long o = 0;
-    while (o < t0) {
+    long o_end = layers[0].n_out;
+    for (long o = 0; o < o_end; o++) {
         double s = layers[0].b[o];
-        int t1 = layers[0].n_in;
-        long i = 0;
-        while (i < t1) {
-            s += layers[0].W[o * t1 + i] * x[i];
-            i++;
+        long t0 = layers[0].n_in;
+        for (long i = 0; i < t0; i++) {
+            s += layers[0].W[o * t0 + i] * x[i];
         }
         h[o] = tanh(s);
-        o++;
     }
     double y = layers[1].b[0];
-    int t2 = layers[1].n_in;
-    long i = 0;
-    while (i < t2) {
+    long i_end = layers[1].n_in;
+    for (long i = 0; i < i_end; i++) {
         y += layers[1].W[i] * h[i];
-        i++;
     }
     return y;
 }
@@ -59,118 +52,51 @@ static void grad_forward(const Layer *layers, Layer *d_layers, const double *x, 
                          double d_return) {
     // forward sweep
     double h[2];
-    int t0 = layers[0].n_out;
-    size_t tape_o_cap = 0;
-    long *tape_o = NULL;
-    size_t tape_o_top = 0;
-    size_t tape_s_cap = 0;
-    double *tape_s = NULL;
-    size_t tape_s_top = 0;
-    size_t tape_n_iter_cap = 0;
-    long *tape_n_iter = NULL;
-    size_t tape_n_iter_top = 0;
-    size_t tape_i_cap = 0;
-    long *tape_i = NULL;
-    size_t tape_i_top = 0;
-    long o = 0;
-    long n_iter = 0;
-    while (o < t0) {
-        if (tape_o_top == tape_o_cap) {
-            tape_o_cap = 2 * tape_o_cap + 1;
-            tape_o = realloc(tape_o, tape_o_cap * sizeof(long));
-        }
-        tape_o[tape_o_top++] = o;
+    long o_end = layers[0].n_out;
+    for (long o = 0; o < o_end; o++) {
         double s = layers[0].b[o];
-        int t1 = layers[0].n_in;
-        long i = 0;
-        long n_iter2 = 0;
-        while (i < t1) {
-            if (tape_i_top == tape_i_cap) {
-                tape_i_cap = 2 * tape_i_cap + 1;
-                tape_i = realloc(tape_i, tape_i_cap * sizeof(long));
-            }
-            tape_i[tape_i_top++] = i;
-            s += layers[0].W[o * t1 + i] * x[i];
-            i++;
-            n_iter2++;
+        long t0 = layers[0].n_in;
+        for (long i = 0; i < t0; i++) {
+            s += layers[0].W[o * t0 + i] * x[i];
         }
-        if (tape_n_iter_top == tape_n_iter_cap) {
-            tape_n_iter_cap = 2 * tape_n_iter_cap + 1;
-            tape_n_iter = realloc(tape_n_iter, tape_n_iter_cap * sizeof(long));
-        }
-        tape_n_iter[tape_n_iter_top++] = n_iter2;
-        if (tape_s_top == tape_s_cap) {
-            tape_s_cap = 2 * tape_s_cap + 1;
-            tape_s = realloc(tape_s, tape_s_cap * sizeof(double));
-        }
-        tape_s[tape_s_top++] = s;
         h[o] = tanh(s);
-        o++;
-        n_iter++;
-    }
-    int t2 = layers[1].n_in;
-    size_t tape_i2_cap = 0;
-    long *tape_i2 = NULL;
-    size_t tape_i2_top = 0;
-    long i = 0;
-    long n_iter2 = 0;
-    while (i < t2) {
-        if (tape_i2_top == tape_i2_cap) {
-            tape_i2_cap = 2 * tape_i2_cap + 1;
-            tape_i2 = realloc(tape_i2, tape_i2_cap * sizeof(long));
-        }
-        tape_i2[tape_i2_top++] = i;
-        i++;
-        n_iter2++;
     }
 
     // reverse sweep
     double d_h[2] = {0};
-    double *t3 = d_layers[1].b;
+    double *t1 = d_layers[1].b;
 
     // line 39: for (int i = 0; i < layers[1].n_in; i++)
     double d_y = d_return;
-    for (long it = 0; it < n_iter2; it++) {
-        i = tape_i2[--tape_i2_top];
-        double *t4 = d_layers[1].W;
+    for (long i = layers[1].n_in - 1; i >= 0; i--) {
+        double *t2 = d_layers[1].W;
         // line 40: y += layers[1].W[i] * h[i];
         d_h[i] += d_y * layers[1].W[i];
-        t4[i] += d_y * h[i];
+        t2[i] += d_y * h[i];
     }
 
     // line 38: double y = layers[1].b[0];
-    t3[0] += d_y;
+    t1[0] += d_y;
 
     // line 32: for (int o = 0; o < layers[0].n_out; o++) {
-    long it_end = n_iter;
-    for (long it = 0; it < it_end; it++) {
-        o = tape_o[--tape_o_top];
-        double s = tape_s[--tape_s_top];
-        double t5 = tanh(s);
-        n_iter = tape_n_iter[--tape_n_iter_top];
-        int t6 = layers[0].n_in;
-        double *t7 = d_layers[0].b;
+    for (long o = layers[0].n_out - 1; o >= 0; o--) {
+        long t3 = layers[0].n_in;
+        double *t4 = d_layers[0].b;
         // line 36: h[o] = tanh(s);
         double d_h_o = d_h[o];
         d_h[o] = 0.0;
-        double d_s = d_h_o * (1.0 - t5 * t5);
+        double d_s = d_h_o * (1.0 - h[o] * h[o]);
         // line 34: for (int i = 0; i < layers[0].n_in; i++)
-        for (long it2 = 0; it2 < n_iter; it2++) {
-            i = tape_i[--tape_i_top];
-            long t8 = o * t6 + i;
-            double *t9 = d_layers[0].W;
+        for (long i = t3 - 1; i >= 0; i--) {
+            long t5 = o * t3 + i;
+            double *t6 = d_layers[0].W;
             // line 35: s += layers[0].W[o * layers[0].n_in + i] * x[i];
-            d_x[i] += d_s * layers[0].W[t8];
-            t9[t8] += d_s * x[i];
+            d_x[i] += d_s * layers[0].W[t5];
+            t6[t5] += d_s * x[i];
         }
         // line 33: double s = layers[0].b[o];
-        t7[o] += d_s;
+        t4[o] += d_s;
     }
-    free(tape_i2);
-    free(tape_i);
-    free(tape_n_iter);
-    free(tape_s);
-    free(tape_o);
 }
 
 // The adjoint of sumsq, for the gradient of loss: its parameters follow the same
