@@ -48,7 +48,7 @@ class StructParam:
     def of(self, index: Expr) -> Expr:
         """The member of struct ``index`` of an array of them: ``Ms[i].data``, ``d_Ms[i].pos.x``."""
         out: Expr = Subscript(Name(self.group), (index,))
-        for name in self.access[len("[]."):].split("."):
+        for name in self.access[len("[].") :].split("."):
             out = Member(out, name)
         return out
 
