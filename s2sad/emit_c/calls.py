@@ -80,8 +80,7 @@ class CCalls:
         pre: list[Stmt] = []
         args: list[Expr] = []
         for j, a in enumerate(op.operands):
-            given = self.struct_array_arg(op, j)
-            args += [given] if given is not None else [] if self._array_member(op, j) else [self.call_arg(op, j)]
+            args += self._arg_exprs(op, j)
             if j not in returned:
                 continue
             r = op.results[returned.index(j)]
@@ -106,14 +105,15 @@ class CCalls:
     def call_args(self, op: Op) -> tuple[Expr, ...]:
         """The arguments; the members across an array of structs the callee takes whole are the
         array, passed once (``forward(layers, nl, x)``)."""
-        out: list[Expr] = []
-        for k in range(len(op.operands)):
-            given = self.struct_array_arg(op, k)
-            if given is not None:
-                out.append(given)
-            elif not self._array_member(op, k):
-                out.append(self.call_arg(op, k))
-        return tuple(out)
+        return tuple(e for k in range(len(op.operands)) for e in self._arg_exprs(op, k))
+
+    def _arg_exprs(self, op: Op, k: int) -> list[Expr]:
+        """What the operand ``k`` is in C: one argument, or none for a member of an array of
+        structs after its first (the array is passed once, for its first member)."""
+        given = self.struct_array_arg(op, k)
+        if given is not None:
+            return [given]
+        return [] if self._array_member(op, k) else [self.call_arg(op, k)]
 
     def _array_member(self, op: Op, k: int) -> bool:
         """Whether the callee's ``k``-th parameter is a member across an array of structs."""
