@@ -201,8 +201,8 @@ def test_struct_pointer_arithmetic_counts_structs():
     "source, expected",
     [
         # Mixed members, pointer members and struct values are read (c_records, test_c_structs.py).
-        ("struct P { double k; double *d; };\ndouble f(struct P *p) { return p[1].k; }",
-         "'p' points to one struct P here"),
+        ("struct P { double k; double *d; };\ndouble f(struct P *p) { return p[1].k + p++->k; }",
+         "'p' points to an array of struct P, used here as a value (moving it, p++"),
         ("struct P { struct P *next; };\ndouble f(struct P *p) { return 0.0; }",
          "the member 'next' of struct P is a pointer to something other than numbers"),
         ("struct P { double k[2]; };\nstruct P f(double a) { struct P p = {{a, a}}; return p; }",

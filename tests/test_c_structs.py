@@ -2,7 +2,9 @@
 
 The numerics of struct values, pointer members, local structs and member addresses are
 checked by their golden cases (golden/c/struct_by_value_mixed, struct_pointer_member,
-local_struct, struct_member_address). Here: each construct that remains refused gives
+local_struct, struct_member_address, struct_number_member_address, struct_array_pointer_members,
+struct_array_pointer_members_written, struct_array_element_to_helper, malloc_one_struct,
+malloc_struct_pointer_members). Here: each construct that remains refused gives
 one located diagnostic, in C words, with a hint; and the gradient's signature keeps the
 user's struct parameters with one shadow struct each.
 """
@@ -45,12 +47,20 @@ def _line(body: str, needle: str) -> int:
     ("static double g(Wishart w) { return w.gamma; }\n"
      "double f(const double *x, const Matrix *M) { return g(M) * x[0]; }\n",
      "f", "x", "return g(M)", "'g' expects a Wishart here"),
-    ("double f(const Matrix *M) { return M[1].data[0]; }\n", "f", "M", "M[1]",
-     "'M' points to one Matrix here"),
+    ("double f(const Matrix *Ms, int n) { double s = 0; for (int i = 0; i < n; i++, Ms++) s += Ms->data[0];"
+     " return s + Ms[0].data[1]; }\n", "f", "Ms", "for (int i",
+     "'Ms' points to an array of Matrix, used here as a value (moving it, Ms++, is not supported either)"),
+    ("static double g(const Matrix *Ms, int n) { return Ms[n - 1].data[0]; }\n"
+     "double f(const Matrix *Ms, int n) { const Matrix *L = &Ms[1]; return Ms[0].data[0] * g(L, n); }\n",
+     "f", "Ms", "* g(L, n)", "'g' takes an array of Matrix: s2sad passes one on only as the array parameter"),
+    ("double f(const Matrix *Ms, int n) { return Ms[n].beta; }\n", "f", "Ms", "Ms[n].beta",
+     "Matrix has no member 'beta'"),
     ("double f(const Matrix *M, double *t) { M->data = t; return t[0]; }\n", "f", "t", "M->data = t",
      "'M->data' cannot be assigned: it is a member of a const struct"),
     ("double f(Particle p) { p.v[0] = 2.0; return p.v[0] * p.x; }\n", "f", "p", "p.v[0] = 2.0",
      "'p.v[0]' cannot be assigned: it is an array member of a struct passed by value"),
+    ("double f(Matrix *Ms, double *x) { Ms[1].data = x; return Ms[0].data[0] * x[0]; }\n", "f", "x",
+     "Ms[1].data = x", "'Ms[1].data' cannot be pointed elsewhere"),
     ("double f(Wishart w) { return w->gamma; }\n", "f", "w", "w->gamma",
      "'w' is a Wishart value: its members are read with '.'"),
     ("double f(const Matrix *M) { return M.data[0]; }\n", "f", "M", "M.data",
@@ -60,10 +70,23 @@ def _line(body: str, needle: str) -> int:
      "--target c: 'f' returns a struct (Wishart), and the function differentiated must return one number"),
     ("Particle f(double a) { Particle p = {a, {0}, 1}; return p; }\n", "f", "a", "Particle f",
      "functions returning a struct (Particle) with array or pointer members are not supported"),
-    ("double f(const Matrix ms[], double a) { return a * ms[0].rows; }\n", "f", "a", "ms[]",
-     "arrays of Matrix are not supported"),
+    ("double f(const Matrix ms[], double a) { return a * ms[1]; }\n", "f", "a", "return a * ms[1]",
+     "'ms' points to an array of Matrix, used here as a value"),
     ("double f(double a) { Matrix *m = 0; (void)m; return a; }\n", "f", "a", "Matrix *m",
      "local pointers to Matrix are not supported"),
+    ("double f(double a, int n) { Matrix *ms = malloc(n * sizeof(Matrix)); return a; }\n",
+     "f", "a", "n * sizeof(Matrix)", "arrays of Matrix on the heap are not supported yet"),
+    ("double f(double a) { Matrix *m = malloc(sizeof(Wishart)); return a; }\n",
+     "f", "a", "sizeof(Wishart)", "this is not the size of a Matrix"),
+    ("double f(double a) { Matrix *m = malloc(sizeof(Matrix)); m->rows = 2; m = 0; return a * m->rows; }\n",
+     "f", "a", "m = 0", "'m' cannot be assigned: it holds the one Matrix it was allocated with"),
+    ("double f(const Matrix *Ms, int n) { double s = 0; for (int i = 0; i < n; i++) {\n"
+     "const Matrix *L = &Ms[i]; s += L->data[0]; L = &Ms[0]; } return s; }\n",
+     "f", "Ms", "L = &Ms[0]", "'L' cannot be assigned: it points to one Matrix of 'Ms' from its declaration on"),
+    ("double f(double a) { Matrix *m = malloc(sizeof(Matrix)); m->rows = 2; Matrix *q = m; return a; }\n",
+     "f", "a", "Matrix *q", "a second pointer to the Matrix 'm' is not supported"),
+    ("double f(double a) { Matrix C; C.rows = 2; Matrix *q = &C; return a; }\n",
+     "f", "a", "Matrix *q", "local pointers to Matrix are not supported"),
     ("double f(double a) { Matrix ms[2]; ms[0].rows = 2; return a * ms[0].rows; }\n", "f", "a", "ms[2]",
      "local arrays of Matrix are not supported yet"),
     ("typedef struct { double x, y; } P2;\n"
@@ -77,6 +100,15 @@ def _line(body: str, needle: str) -> int:
      "f", "a", "P2 *g", "sizeof gives 8 bytes but a P2 is 16"),
     ("double f(const Particle *p) { const double *q = &p->x; return *q; }\n", "f", "p", "&p->x",
      "taking the address of 'p->x' is not supported"),
+    ("static void put(double *y, const Wishart *w) { *y = w->gamma; }\n"
+     "double f(const double *x) { Wishart w = {x[0], 1}; put(&w.gamma, &w); return w.gamma; }\n",
+     "f", "x", "put(&w.gamma", "'put' is passed '&w.gamma' and, here, more of 'w's memory"),
+    ("static void sq(double *a, double *b) { *a *= *b; }\n"
+     "double f(Wishart w) { sq(&w.gamma, &w.gamma); return w.gamma; }\n",
+     "f", "w", "sq(&w.gamma", "'sq' is passed '&w.gamma' and, here, more of 'w's memory"),
+    ("static void twice(double *y) { *y *= 2.0; }\n"
+     "double f(const Wishart *w) { twice(&w->gamma); return w->gamma; }\n",
+     "f", "w", "twice(&w->gamma", "'w->gamma' cannot be assigned: it is a member of a const struct"),
     ("typedef struct { double m[2][2]; double t; } Frame;\n"
      "static double tr(Frame g) { return g.m[0][0] + g.t; }\n"
      "double f(const Frame *p) { return tr(*p); }\n", "f", "p", "static double tr",

@@ -308,7 +308,11 @@ class GradientTransform:
         )
 
     def _has_shadow(self, arr: Value) -> bool:
-        return known_root(arr) in self.shadow or self.act.array_active(arr)
+        if known_root(arr) in self.shadow:
+            return True
+        # Integers carry no derivative: an array of them has no shadow unless the signature gave
+        # it one (a helper writing a struct's int member through a cell, v->n = 2, asked for one).
+        return self.act.array_active(arr) and not arr.type.elem.is_int  # type: ignore[attr-defined]
 
     def _accumulate(self, rev: RevBlock, v: Value, c: Optional[Value]) -> None:
         if c is None or not self.act.is_active(v):

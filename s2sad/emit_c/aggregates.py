@@ -16,10 +16,13 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..analysis.effects import function_effects
+from ..emit.expr import Expr, Name, Subscript
 from ..ssa.ir import Function, Module, Value
+from .cexpr import Member
 from .signature import declared_aggregates
 
 CELL = "cell"
+EACH = "each"  # a member across an array of structs: ``Ms[i].data``, its access ``[].data``
 
 
 @dataclass(frozen=True)
@@ -38,8 +41,16 @@ class StructParam:
 
     @property
     def as_variable(self) -> str:
-        """What the leaf's variable is spelled: the member, or the address of a cell."""
+        """What the leaf's variable is spelled: the member, or the address of a cell. A member
+        across an array of structs has no spelling of its own, only its elements (``of``)."""
         return f"&{self.member}" if self.kind == CELL else self.member
+
+    def of(self, index: Expr) -> Expr:
+        """The member of struct ``index`` of an array of them: ``Ms[i].data``, ``d_Ms[i].pos.x``."""
+        out: Expr = Subscript(Name(self.group), (index,))
+        for name in self.access[len("[].") :].split("."):
+            out = Member(out, name)
+        return out
 
 
 def flatten_struct_params(module: Module, fn: Function) -> None:
@@ -51,10 +62,17 @@ def flatten_struct_params(module: Module, fn: Function) -> None:
     A pointer member the helper only reads is declared ``const`` (``const Matrix *A``'s
     ``double *data`` may point at a ``const double *`` the caller cast for the struct)."""
     members = fn.attrs.pop("c_aggregates", None)
-    fn.attrs.pop("struct_shadows", None)
+    shadows = fn.attrs.pop("struct_shadows", None)
     spelled = fn.attrs.get("c_params")
     if not members or spelled is None:
         return
+    # An array of structs stays one (``const Layer *layers``): its members are not arrays of their
+    # own anywhere in the caller's memory, so the helper takes the array as written (``call_arg``).
+    kept = {name: entry for name, entry in members.items() if entry[3] == EACH}
+    if kept:
+        fn.attrs["c_aggregates"] = kept
+        if shadows:
+            fn.attrs["struct_shadows"] = shadows
     primal = module.functions.get(fn.attrs.get("primal", ""), fn)  # a gradient's c_params are its primal's
     writes = function_effects(module, primal).writes
     spelled = list(spelled)
@@ -74,3 +92,9 @@ def cell_of(arr: Value, leaves: dict[Value, StructParam]) -> Optional[StructPara
     """The cell ``arr`` is, if it is one."""
     leaf = leaves.get(arr)
     return leaf if leaf is not None and leaf.kind == CELL else None
+
+
+def each_of(arr: Value, leaves: dict[Value, StructParam]) -> Optional[StructParam]:
+    """The member across an array of structs ``arr`` is, if it is one."""
+    leaf = leaves.get(arr)
+    return leaf if leaf is not None and leaf.kind == EACH else None

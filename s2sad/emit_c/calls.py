@@ -11,12 +11,15 @@ copy. A flat buffer passed where the callee declares rows is cast to them.
 from __future__ import annotations
 
 
+from typing import Optional
+
 from ..diagnostics import error
 from ..emit.expr import Call, Expr, Name, Subscript, walk
 from ..emit.inline import InlinePlan
 from ..emit.stmt import Assign, ExprStmt, Stmt
 from ..parse.c_declarators import is_array_spelling, is_pointer_rows, pointer_to_rows
 from ..ssa.ir import Block, Function, Module, Op, Value
+from .aggregates import EACH, each_of, struct_params
 from .cexpr import CPrinter, Cast, address_of, ctype
 from .cfile import ModuleContext
 from .names import CNamer
@@ -77,7 +80,7 @@ class CCalls:
         pre: list[Stmt] = []
         args: list[Expr] = []
         for j, a in enumerate(op.operands):
-            args.append(self.call_arg(op, j))
+            args += self._arg_exprs(op, j)
             if j not in returned:
                 continue
             r = op.results[returned.index(j)]
@@ -98,6 +101,48 @@ class CCalls:
             # accumulates into the arrays it is passed atomically.
             name = self.ctx.atomic_name(op.attrs["callee"])
         return pre + [ExprStmt(Call(Name(name), tuple(args)))]
+
+    def call_args(self, op: Op) -> tuple[Expr, ...]:
+        """The arguments; the members across an array of structs the callee takes whole are the
+        array, passed once (``forward(layers, nl, x)``)."""
+        return tuple(e for k in range(len(op.operands)) for e in self._arg_exprs(op, k))
+
+    def _arg_exprs(self, op: Op, k: int) -> list[Expr]:
+        """What the operand ``k`` is in C: one argument, or none for a member of an array of
+        structs after its first (the array is passed once, for its first member)."""
+        given = self.struct_array_arg(op, k)
+        if given is not None:
+            return [given]
+        return [] if self._array_member(op, k) else [self.call_arg(op, k)]
+
+    def _array_member(self, op: Op, k: int) -> bool:
+        """Whether the callee's ``k``-th parameter is a member across an array of structs."""
+        callee = self.module.functions.get(op.attrs["callee"])
+        return callee is not None and k < len(callee.params) and \
+            callee.params[k].name_hint in struct_params(callee) and \
+            struct_params(callee)[callee.params[k].name_hint].kind == EACH
+
+    def struct_array_arg(self, op: Op, k: int) -> Optional[Expr]:
+        """For the first member of an array of structs the callee takes (``const Layer *layers``,
+        its shadow ``Layer *d_layers``): the caller's array, which holds the members it passes;
+        None for any other parameter. A member that is not the caller's own array as it was
+        given (a copy, a scratch shadow) is an error: C has no array of structs to pass."""
+        if not self._array_member(op, k):
+            return None
+        callee = self.module.functions[op.attrs["callee"]]
+        group = struct_params(callee)[callee.params[k].name_hint].group
+        first = next(j for j, p in enumerate(callee.params)
+                     if struct_params(callee).get(p.name_hint) is not None
+                     and struct_params(callee)[p.name_hint].group == group)
+        a = op.operands[k]
+        leaf = each_of(a, self.struct_leaves)
+        head = each_of(op.operands[first], self.struct_leaves)
+        if leaf is None or head is None or leaf.group != head.group:
+            raise error(f"C output: '{op.attrs['callee']}' takes an array of structs here, and this argument is "
+                        "not the caller's array of them", op.loc,
+                        hint="pass the array parameter itself, and differentiate with respect to it where the "
+                        "callee's gradient needs its adjoints")
+        return Name(leaf.group) if k == first else None
 
     def call_arg(self, op: Op, k: int) -> Expr:
         """An argument; a flat buffer (a copy, an array on the heap) where the callee declares

@@ -80,7 +80,7 @@ from ..ssa.mathfns import MATH
 from ..ssa.opdefs import is_pure
 from ..ssa.ops import int_member
 from ..ssa.types import Type
-from .aggregates import StructParam, struct_params
+from .aggregates import StructParam, each_of, struct_params
 
 from .calls import CCalls
 from .cexpr import C_TYPES, Cast, CPrinter, F32Lit, address_of, c_if_exp, ctype, deref
@@ -450,6 +450,9 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
             arr, offset = op.operands
             if op.result.type.rank < arr.type.rank:  # type: ignore[attr-defined]
                 return self._row(arr, offset, op)
+            each = each_of(arr, self.struct_leaves)
+            if each is not None:  # &Ms[i].x: a number of one struct of an array of them
+                return address_of(each.of(e(offset)))
             if const_int(offset) == 0:
                 return e(arr)
             struct = self._struct_of(arr)

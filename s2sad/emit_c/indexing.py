@@ -26,7 +26,7 @@ from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.opdefs import is_pure
 from ..ssa.ops import points_into_member, view_base
 from ..ssa.types import ArrayType
-from .aggregates import StructParam, cell_of
+from .aggregates import StructParam, cell_of, each_of
 from .cexpr import CPrinter, C_TYPES, Cast, Member, ctype
 from .cfile import ModuleContext
 from ..analysis.extents import Affine, sizes_buffers_only, storage_of
@@ -114,6 +114,8 @@ class CArrayAccess:
             ext = self.extents[i]
             if ext is None or any(e is None for e in ext):
                 continue
+            if each_of(p, self.struct_leaves) is not None:
+                continue  # a member across an array of structs: the caller's array says how many
             if i < len(spelled) and is_array_spelling(spelled[i]) and "[]" not in spelled[i] \
                     and "(*" not in spelled[i]:
                 continue  # double A[n][m]: the signature says it
@@ -252,6 +254,12 @@ class CArrayAccess:
         cell = cell_of(arr, self.struct_leaves)
         if cell is not None and const_int(idx[0]) == 0:  # p->x of a struct the function may write
             return Name(cell.member)
+        each = each_of(arr, self.struct_leaves)
+        if each is not None:  # Ms[i].rows, Ms[i].data[j] of an array of structs
+            out = each.of(self.expr(idx[0]))
+            for i in idx[1:]:
+                out = Subscript(out, (self.expr(i),))
+            return out
         struct = self._struct_of(arr)
         if struct is None and self._declared_rows(arr):
             out = self.expr(arr)
@@ -342,6 +350,9 @@ class CArrayAccess:
     def _row(self, arr: Value, i: Value, op: Op) -> Expr:
         """The sub-array ``arr[i]`` of an array of rank 2 or more: ``A[i]`` where C knows the
         rows, else the address of the row's first element, ``A + i * m``."""
+        each = each_of(arr, self.struct_leaves)
+        if each is not None:  # Ms[i].data: a pointer member of one struct of an array of them
+            return each.of(self.expr(i))
         if self._declared_rows(arr):
             return Subscript(self.expr(arr), (self.expr(i),))
         step: Expr = self.expr(i)

@@ -70,7 +70,8 @@ def declared_aggregates(fn: Function) -> dict[str, list[str]]:
             continue
         pointee = " ".join(w for w in spelled.replace("*", " ").split() if w not in ("const", "restrict"))
         shadow_type = f"{pointee} *" + ("restrict" if "restrict" in spelled else "")
-        out[shadow] = [structs[group], shadow_type, "->" + access.lstrip(".->"), kind]
+        member = access if access.startswith("[]") else "->" + access.lstrip(".->")  # d_Ms[i].data, d_M->data
+        out[shadow] = [structs[group], shadow_type, member, kind]
     return out
 
 

@@ -736,12 +736,20 @@ class CExprLowering:
         target = self.as_variable(node.lvalue)
         if op == "=":
             whole = self.record_variable(target)
+            why = self.read_only_leaves.get(self.lookup(whole[0]) or "") if whole is not None else None
+            if why is not None:  # a pointer to one struct, or to an array of them, that s2sad holds fixed
+                raise self.fail(node, f"'{whole[0]}' cannot be assigned: it {why}",  # type: ignore[index]
+                                "declare a pointer of its own for each struct it would point at")
             if whole is not None:  # C = D: member by member
                 self.copy_record(whole[0], whole[1], node.rvalue, b, env)
                 return build.const(b, 0, I64)  # the value of `C = D` (s2sad reads no struct values)
             if isinstance(target, c_ast.ID) and self.is_pointer_var(target):
                 return self.assign_pointer(target, node.rvalue, b, env)
             value = self.expr(node.rvalue, b, env)
+            if isinstance(value, Ptr) and target is not node.lvalue and isinstance(node.lvalue, c_ast.StructRef):
+                raise self.fail(node, f"'{node_text(node.lvalue)}' cannot be pointed elsewhere: s2sad reads a pointer "
+                                "member of an array of structs as the caller set it",
+                                "set the pointer members before the call, or use a local pointer")
             if isinstance(value, Ptr):
                 raise self.fail(node.rvalue, "a pointer cannot be stored here")
             return self.store(target, value, b, env, node)

@@ -21,6 +21,7 @@ one ``DiagnosticError``.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -124,6 +125,7 @@ class CFile:
         # Pointer parameters used as arrays: a pointer to structs of mixed members is an array of
         # them only then (c_types._struct_type), else one struct.
         self.array_params = array_params(self.functions)
+        self.record_arrays = array_params(self.functions, records=True)
 
     def _enums(self, ext: c_ast.Node) -> None:
         """The enumerators an enum defined at file scope declares, as constants (``LINEAR`` is
@@ -247,6 +249,10 @@ class CFile:
                                   "give each parameter its own name: s2sad reads only valid C")
             seen.add(p.name)
             t = ctype_of(p.type, self.typedefs, param=True, structs=self.structs, indexed=p.name in indexed)
+            if t.kind == "record" and t.each and p.name not in self.record_arrays[fn.decl.name]:
+                # a callee passed &Ms[i] and indexing nothing: one struct (an array of structs of
+                # one floating type is one run of numbers either way; these are leaf by leaf)
+                t = replace(t, each=False)
             if t.kind == "pointer" and t.dims:
                 read = self.dim_reader.read(t.dims, ints, p)
                 declared[len(params)] = read

@@ -154,6 +154,18 @@ def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
     return out
 
 
+def addressed_members(node: Optional[c_ast.Node]) -> list[str]:
+    """The structs and struct members whose address a statement takes (``&T``, ``&w.gamma``): a
+    callee given one may write the numbers, which the caller reads back from their cells after
+    the call (``c_records``), so a loop carries them as it does an assignment's."""
+    out: list[str] = []
+    for n in walk(node) if node is not None else ():
+        name = _dotted(n.expr) if isinstance(n, c_ast.UnaryOp) and n.op == "&" else None
+        if name is not None and name not in out:
+            out.append(name)
+    return out
+
+
 def _passed(name: str, body: c_ast.Node) -> bool:
     """Whether ``body`` passes the variable ``name`` (or its address) to a call."""
     for n in walk(body):
@@ -191,6 +203,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         self.expanding: set[str] = set()
         self.record_cells: set[str] = set()  # struct members that are memory (c_records)
         self.read_only_leaves: dict[str, str] = {}
+        self.heap_records: set[str] = set()  # Camera *c = malloc(sizeof(Camera)): held as its members
         self.addressed = addressed_names(fn.body)  # variables whose address is taken: cells (c_pointers)
         # double **A whose rows a loop mallocs: one n x m array (c_row_allocs), by declaration,
         # by the loop before which it is allocated, and the row statements that then do nothing
@@ -882,6 +895,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                 count, size = e.left, e.right
             elif isinstance(e, c_ast.BinaryOp) and e.op == "*" and self.is_sizeof(e.left):
                 count, size = e.right, e.left
+            elif self.is_sizeof(e):  # malloc(sizeof(Camera)): one
+                count, size = c_ast.Constant("int", "1", coord=e.coord), e
             else:
                 raise self.fail(e, f"{name}'s size must be count * sizeof(element)", hint)
         elem_size = self.size_of(size.expr)
@@ -958,6 +973,9 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         if name == "free":
             if want_value or len(args) != 1:
                 raise self.fail(node, "free takes one pointer and gives no value")
+            held = self.record_variable(args[0])
+            if held is not None and self.lookup(held[0]) in self.heap_records:
+                return None  # a struct malloc'd alone is held as its members: nothing to free
             self.pointer(args[0], b, env)
             return None
         if name == "__syncthreads" and self.cuda:
@@ -1116,6 +1134,10 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                 after += back
                 continue
             if t.kind == "pointer":
+                cell = self.member_address_argument(a, t, name, args, b, env, after)
+                if cell is not None:  # &w.gamma: a copy in a cell of its own
+                    values.append(cell)
+                    continue
                 p = self.pointer(a, b, env, aims=True)
                 if p.elem != t.scalar or p.layout != t.layout:
                     what = p.layout.name if p.layout is not None else p.elem
@@ -1224,7 +1246,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
     def carried_keys(self, nodes: Sequence[Optional[c_ast.Node]], env: Env) -> list[str]:
         keys: list[str] = []
         for node in nodes:
-            for name in assigned_names(node):
+            assigned = assigned_names(node)
+            for name in assigned + [m for m in addressed_members(node) if m not in assigned]:
                 key = self.lookup(name)
                 if key is None:
                     continue
@@ -1233,6 +1256,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                     continue
                 leaves = self.record_leaves(key) if self.ctypes[key].kind == "record" else [(key, self.ctypes[key])]
                 for leaf, t in leaves:
+                    if t.kind == "pointer" and name not in assigned:
+                        continue  # a callee given &T never points T.data elsewhere (c_records)
                     k = leaf + "@" if t.kind == "pointer" else leaf
                     if t.kind != "array" and not self.is_cell(leaf) and k not in keys:
                         keys.append(k)
@@ -1281,9 +1306,10 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         if name in assigned or block_exits(statements(body)).may & {BREAK, RETURN}:
             return None
         bound = self.as_variable(cond.right) if isinstance(cond.right, c_ast.StructRef) else cond.right
-        if not self.is_simple(bound) or any(isinstance(n, c_ast.ID) and n.name in assigned for n in walk(bound)):
+        if not (self.is_simple(bound) or self.const_array_member(bound)) \
+                or any(isinstance(n, c_ast.ID) and n.name in assigned for n in walk(bound)):
             return None
-        root = bound.name.split(".")[0] if bound is not cond.right else ""
+        root = bound.name.split(".")[0] if bound is not cond.right and isinstance(bound, c_ast.ID) else ""
         if root and not read_only(self.ctypes[self.lookup(root)]) and _passed(root, body):
             return None  # i < C.rows where the body passes C to a call, which may change C.rows
         if isinstance(init, c_ast.Assignment) and abs(step) != 1:

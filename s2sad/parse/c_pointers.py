@@ -62,11 +62,13 @@ def indexed_names(body: Optional[c_ast.Node]) -> frozenset[str]:
     return frozenset(names)
 
 
-def array_params(functions: dict[str, c_ast.FuncDef]) -> dict[str, frozenset[str]]:
+def array_params(functions: dict[str, c_ast.FuncDef], records: bool = False) -> dict[str, frozenset[str]]:
     """For each function, the parameters used as arrays (``indexed_names``) in it or across
     calls: one a caller passes a pointer into an array (``&ps[i]``, ``ps + i``, an array it
     indexes or declares itself), and one passed straight to a parameter so used. By name, to a
-    fixed point over the file's calls."""
+    fixed point over the file's calls. ``records``: as pointers to structs of mixed members are
+    read (``c_records``), where a pointer into an array (``&Ms[i]``) or to a local is one struct,
+    and only an array passed on whole (``forward(layers, x)``) is an array in the callee too."""
     def params(fn: c_ast.FuncDef) -> list[str]:
         args = fn.decl.type.args.params if fn.decl.type.args is not None else []
         return [p.name for p in args if isinstance(p, c_ast.Decl) and p.name]
@@ -90,8 +92,9 @@ def array_params(functions: dict[str, c_ast.FuncDef]) -> dict[str, frozenset[str
                 plain = a.name if isinstance(a, c_ast.ID) else None
                 if isinstance(a, c_ast.BinaryOp) and a.op in ("+", "-") and isinstance(a.left, c_ast.ID):
                     into = a.left.name
-                seen = into or plain
-                if seen is not None and (into is not None or seen in arrays[caller] or seen in local[caller]) \
+                seen = plain if records else into or plain
+                if seen is not None and (into is not None and not records or seen in arrays[caller]
+                                         or seen in local[caller] and not records) \
                         and names[callee][k] not in arrays[callee]:
                     arrays[callee].add(names[callee][k])
                     changed = True

@@ -31,13 +31,25 @@ shadows, while the function differentiated keeps the user's struct parameters.
 
 A helper that returns a struct of numbers by value has one value per leaf (``Signature.
 result_types``); ``return c;`` and ``Vec3 u = vsub(a, b);`` copy leaf by leaf (``copy_record``,
-``record_from_call``). Arrays of such structs, structs with array or pointer members returned,
-local pointers to structs and ``malloc`` of structs are refused where they are written.
+``record_from_call``). A pointer to one struct malloc'd alone (``Camera *c =
+malloc(sizeof(Camera))``) is held as its leaves, as a local struct is.
+
+An array of such structs (a pointer parameter the function indexes, ``CType.each``:
+``layers[l].W[i]``) is lowered member by member across the array: each leaf is a pointer
+parameter of the IR (``each_leaf_type``: ``int *`` for a number, rows for a fixed array or
+pointer member), recorded with the access ``[].W`` (kind ``each``), which C output spells
+``layers[l].W``; ``layers[l].W[i]`` reads element ``[l][i]`` of ``layers.W`` (``each_member``).
+One struct of it passed on (``&layers[l]``) is its leaves' elements (``each_argument``); the
+whole array passed to a function that indexes it is its leaves (``each_array_argument``), and C
+output passes the array once (``emit_c.calls``).
+
+Structs with array or pointer members returned, part of an array of structs with pointer
+members passed on, and local arrays of them are refused where they are written.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Optional
 
 from pycparser import c_ast
@@ -49,7 +61,7 @@ from .c_expr import Ptr, node_text
 from .c_types import CType, Leaf, Member, Record, value_type
 from .py_common import RESULT, Env, Fail
 
-VALUE, CELL, MEMORY = "value", "cell", "memory"
+VALUE, CELL, MEMORY, EACH = "value", "cell", "memory", "each"
 
 
 @dataclass(frozen=True)
@@ -73,6 +85,8 @@ def read_only(t: CType) -> bool:
 def param_leaves(t: CType) -> list[ParamLeaf]:
     """The IR parameters of the struct parameter ``t`` (a record), in member order."""
     assert t.record is not None
+    if t.each:
+        return [ParamLeaf(leaf, EACH, each_leaf_type(leaf.member, read_only(t))) for leaf in t.record.leaves]
     out = []
     for leaf in t.record.leaves:
         m = leaf.member
@@ -88,9 +102,24 @@ def param_leaves(t: CType) -> list[ParamLeaf]:
     return out
 
 
+def each_leaf_type(m: Member, const: bool) -> CType:
+    """A member across an array of structs (``Ms[i].rows``, ``Ms[i].v[c]``, ``Ms[i].data[j]``), as a
+    pointer parameter the front end already reads: a number member an array of numbers (``int *``),
+    a fixed array member one of rows of its extent (``double (*)[3]``), a pointer member rows that
+    lie anywhere (``double **``). C output spells each element as the member it is (``emit_c``)."""
+    q = "const " if const else ""
+    if m.shape == "scalar":
+        return CType("pointer", m.scalar, f"{q}{m.spelling} *")
+    if m.shape == "array":
+        return CType("pointer", m.scalar, f"{q}{m.spelling} (*)[{m.extent}]",
+                     (None, c_ast.Constant("int", str(m.extent))))
+    return CType("pointer", m.scalar, f"{m.spelling}*", (None, None), pointer_rows=True)
+
+
 def aggregate_entry(name: str, t: CType, pl: ParamLeaf) -> list[str]:
-    """What ``c_aggregates`` records of one leaf parameter (see the module's docstring)."""
-    access = ("->" if t.indirect else ".") + pl.leaf.path[1:]
+    """What ``c_aggregates`` records of one leaf parameter (see the module's docstring); a member
+    across an array of structs has the access ``[].data``: ``Ms[i].data``."""
+    access = ("[]." if t.each else "->" if t.indirect else ".") + pl.leaf.path[1:]
     return [name, t.spelling, access, pl.kind]
 
 
@@ -125,6 +154,9 @@ class CRecordLowering:
                           env: Env) -> None:
         leaves = param_leaves(t)
         key = self.declare_record(name, t, node, [(pl.leaf.path, pl.ctype) for pl in leaves])
+        if t.each:
+            self.read_only_leaves[key] = f"points to the caller's array of {t.record.name}, which s2sad " \
+                "indexes (moving it is not supported)"
         for pl, arg in zip(leaves, args):
             k = key + pl.leaf.path
             if pl.ctype.kind == "pointer":
@@ -133,7 +165,10 @@ class CRecordLowering:
                 env[k] = arg
             if pl.kind == CELL:
                 self.record_cells.add(k)
-            if read_only(t):
+            if t.each:
+                self.read_only_leaves[k] = f"is a member of the caller's array of {t.record.name}, which s2sad " \
+                    "does not change"
+            elif read_only(t):
                 self.read_only_leaves[k] = "is a member of a const struct"
             elif not t.indirect and pl.ctype.kind == "array":
                 self.read_only_leaves[k] = "is an array member of a struct passed by value (a copy s2sad does not make)"
@@ -149,6 +184,9 @@ class CRecordLowering:
         that is itself a struct, or that the struct does not have, is a located error."""
         if not isinstance(node, c_ast.StructRef):
             return None
+        each = self.each_member(node)
+        if each is not None:
+            return each[0]
         names: list[str] = []
         n: c_ast.Node = node
         while isinstance(n, c_ast.StructRef) and n.type == ".":
@@ -181,6 +219,12 @@ class CRecordLowering:
             raise self.fail(node, f"'{var}' is {what}: its members are read with '{right}'",
                             f"write {var}{right}{names[-1]}")
         names.reverse()
+        self.check_member_path(node, var, t, names)
+        return ".".join([var, *names])
+
+    def check_member_path(self, node: c_ast.Node, var: str, t: CType, names: list[str]) -> None:
+        """``names`` lead from the struct to one of its leaves (a number, array or pointer member);
+        a located error where a member is missing or the path ends at a whole struct."""
         record: Optional[Record] = t.record
         for k, name in enumerate(names):
             member: Optional[Member] = record.member(name) if record is not None else None
@@ -193,7 +237,34 @@ class CRecordLowering:
         if record is not None:
             raise self.fail(node, f"'{node_text(node)}' is a whole {record.name}, used as a value",
                             "s2sad reads and writes struct members one number at a time")
-        return ".".join([var, *names])
+
+    def each_member(self, node: c_ast.Node) -> Optional[tuple[str, c_ast.Node]]:
+        """``Ms[i].data``, ``(Ms + i)->rows``, ``Ms->rows`` of an array of structs of mixed members
+        (``CType.each``): the dotted name of the member across the array (``Ms.data``, a pointer
+        parameter of its own) and the index of the struct; None for any other node."""
+        names: list[str] = []
+        n: c_ast.Node = node
+        while isinstance(n, c_ast.StructRef) and n.type == ".":
+            names.append(n.field.name)
+            n = n.name
+        zero = c_ast.Constant("int", "0", coord=node.coord)
+        if isinstance(n, c_ast.StructRef):  # Ms->x, (Ms + i)->x
+            names.append(n.field.name)
+            base, index = n.name, zero
+        elif isinstance(n, c_ast.ArrayRef):  # Ms[i].x
+            base, index = n.name, n.subscript
+        elif isinstance(n, c_ast.UnaryOp) and n.op == "*":  # (*Ms).x, (*(Ms + i)).x
+            base, index = n.expr, zero
+        else:
+            return None
+        if isinstance(base, c_ast.BinaryOp) and base.op == "+" and index is zero:
+            base, index = base.left, base.right
+        root = self.record_variable(base)
+        if root is None or not root[1].each or not names:
+            return None
+        names.reverse()
+        self.check_member_path(node, root[0], root[1], names)
+        return ".".join([root[0], *names]), index
 
     def struct_call(self, node: c_ast.Node) -> Optional[Record]:
         """The struct a call of a function of the file returns by value (``vsub(a, b)``), or None
@@ -242,6 +313,9 @@ class CRecordLowering:
         """A member of a struct variable, as the variable it is lowered to (an ``ID`` named
         ``w.gamma``); a number reached through a pointer to a struct that may be written is
         memory (``p->x``: a cell), and stays as written; any other node too."""
+        each = self.each_member(node) if isinstance(node, c_ast.StructRef) else None
+        if each is not None:  # Ms[i].data: element i of the member across the array, Ms.data[i]
+            return c_ast.ArrayRef(c_ast.ID(each[0], coord=node.coord), each[1], coord=node.coord)
         dotted = self.record_member(node)
         if dotted is None or self.lookup(dotted) in self.record_cells:
             return node
@@ -258,7 +332,10 @@ class CRecordLowering:
         return cell.base, [build.const(self.at(b, node), 0, I64)]
 
     def member_address(self, node: c_ast.Node, b: Builder, env: Env) -> Optional[Ptr]:
-        """``&p->x``: a pointer to the number, which a cell is; None if ``node`` is no member."""
+        """``&p->x``: a pointer to the number, which a cell is; None if ``node`` is no member.
+        ``&Ms[i].s`` of an array of structs: element ``i`` of the member across the array."""
+        if isinstance(node, c_ast.StructRef) and self.each_member(node) is not None:
+            return self.pointer(c_ast.UnaryOp("&", self.as_variable(node), coord=node.coord), b, env)
         dotted = self.record_member(node)
         if dotted is None:
             return None
@@ -269,9 +346,9 @@ class CRecordLowering:
             assert isinstance(cell, Ptr)
             return cell
         if self.ctypes[key].kind == "scalar":
-            raise self.fail(node, f"taking the address of '{node_text(node)}' is not supported: s2sad holds "
-                            "it as a number", f"pass the value {node_text(node)}; or pass a pointer to the struct, "
-                            "whose members a function can then write")
+            raise self.fail(node, f"taking the address of '{node_text(node)}' is not supported here: s2sad "
+                            "holds it as a number", f"pass &{node_text(node)} straight to a function of this file "
+                            f"(f(&{node_text(node)})), or use the value {node_text(node)}")
         return None
 
     def check_writable(self, target: c_ast.Node, key: str) -> None:
@@ -294,27 +371,136 @@ class CRecordLowering:
         """``Matrix C;``, ``Wishart w = {1.0, 3};``, ``Vec3 v = *p;``: the leaves as locals (a fixed
         array member a local array)."""
         assert t.record is not None
+        element = self.each_element(d.init, t) if t.indirect and d.init is not None else None
+        if element is not None:
+            self.each_pointer(d, t, element[0], element[1], b, env)
+            return
+        if t.indirect and self.alias_record(d, t, b, env):
+            return
+        heap = self.one_struct_allocation(d, t) if t.indirect and d.init is not None else None
+        if heap is not None:  # Camera *c = malloc(sizeof(Camera)): the struct's members, as locals
+            key = self.declare_record(d.name, t, d, self.local_leaf_types(t.record))
+            self.heap_records.add(key)
+            self.read_only_leaves[key] = f"holds the one {t.record.name} it was allocated with"
+            self.local_leaves(d, key, t.record, heap == "calloc", heap == "calloc", b, env)
+            return
         if t.indirect:
             raise self.fail(d, f"local pointers to {t.record.name} are not supported",
                             f"use the struct itself (a local {t.record.name}, or the parameter) and its "
                             "members")
-        leaves = t.record.leaves
-        types = []
-        for leaf in leaves:
-            m = leaf.member
-            kind = {"scalar": "scalar", "array": "array", "pointer": "pointer"}[m.shape]
-            dims = (c_ast.Constant("int", str(m.extent)),) if m.shape == "array" else ()
-            types.append((leaf.path, CType(kind, m.scalar, m.spelling, dims)))
-        key = self.declare_record(d.name, t, d, types)
-        for leaf, (path, ct) in zip(leaves, types):
-            if ct.kind == "array":
-                env[key + path] = self.at(b, d).op1(
-                    "alloc", [build.const(b, leaf.member.extent, I64)], ct.ir_array, leaf_hint(d.name, path),
-                    fill="zeros" if d.init is not None else "empty", elem=ct.scalar.name)  # type: ignore[union-attr]
+        key = self.declare_record(d.name, t, d, self.local_leaf_types(t.record))
+        self.local_leaves(d, key, t.record, d.init is not None, False, b, env)
         if isinstance(d.init, c_ast.InitList):
             self.init_record(d.name, t.record, "", d.init, b, env)
         elif d.init is not None:
             self.copy_record(d.name, t, d.init, b, env)
+
+    def each_pointer(self, d: c_ast.Decl, t: CType, var: str, index: c_ast.Node, b: Builder, env: Env) -> None:
+        """``const Layer *L = &layers[l];`` (or ``layers + l``): a pointer to one struct of an array
+        of them, read ``L->W[i]``; each of its members is the member across the array from struct
+        ``l`` on (``L.W`` points at row ``l`` of ``layers.W``), so it names the caller's memory."""
+        assert t.record is not None
+        mine = replace(t, each=True)
+        leaves = [(leaf.path, each_leaf_type(leaf.member, read_only(t))) for leaf in t.record.leaves]
+        key = self.declare_record(d.name, mine, d, leaves)
+        self.read_only_leaves[key] = f"points to one {t.record.name} of '{var}' from its declaration on"
+        i = self.integer(index, b, env, "an index")
+        for path, _ in leaves:
+            p = self.pointer(c_ast.ID(var + path, coord=d.coord), b, env)
+            off = i if p.off is None else build.add(self.at(b, d), p.off, i)
+            self.bind_pointer(key + path, Ptr(p.base, off, p.layout), b, env, d)
+            self.read_only_leaves[key + path] = f"is a member of the array of {t.record.name} '{var}', which " \
+                "s2sad does not change"
+
+    def alias_record(self, d: c_ast.Decl, t: CType, b: Builder, env: Env) -> bool:
+        """``const Matrix *N = M;`` of a pointer parameter to one struct: ``N`` names the same
+        leaves (the same numbers, cells and arrays: nothing of a parameter's struct is a local
+        s2sad updates, so the two cannot drift apart). False where ``d`` is no such pointer."""
+        source = d.init.expr if isinstance(d.init, c_ast.Cast) else d.init
+        root = self.record_variable(source) if source is not None else None
+        if root is None or not root[1].indirect or root[1].each or root[1].record is None \
+                or root[1].record.name != t.record.name:  # type: ignore[union-attr]
+            return False
+        key = self.lookup(root[0])
+        assert key is not None
+        leaves = self.record_leaves(key)
+        if key in self.heap_records or any(ct.kind == "scalar" and k not in self.record_cells and k not in
+                                           self.read_only_leaves for k, ct in leaves):
+            raise self.fail(d, f"a second pointer to the {t.record.name} '{root[0]}' is not supported: s2sad "
+                            "holds its numbers as values of its own", f"use {root[0]} itself")
+        mine = self.declare_record(d.name, t, d, [(k[len(key):], ct) for k, ct in leaves])
+        self.read_only_leaves[mine] = f"points to the {t.record.name} '{root[0]}' from its declaration on"
+        for k, ct in leaves:
+            alias = mine + k[len(key):]
+            if ct.kind == "pointer":
+                self.bind_pointer(alias, Ptr(env[k], env.get(k + "@")), b, env, d)  # type: ignore
+            else:
+                env[alias] = env[k]
+            if k in self.record_cells:
+                self.record_cells.add(alias)
+            if k in self.read_only_leaves:
+                self.read_only_leaves[alias] = self.read_only_leaves[k]
+        return True
+
+    @staticmethod
+    def local_leaf_types(record: Record) -> list[tuple[str, CType]]:
+        """The leaves of a struct held as locals (path, type): numbers, fixed arrays and pointers."""
+        types = []
+        for leaf in record.leaves:
+            m = leaf.member
+            dims = (c_ast.Constant("int", str(m.extent)),) if m.shape == "array" else ()
+            types.append((leaf.path, CType(m.shape, m.scalar, m.spelling, dims)))
+        return types
+
+    def local_leaves(self, d: c_ast.Decl, key: str, record: Record, zero_arrays: bool, zero_numbers: bool,
+                     b: Builder, env: Env) -> None:
+        """Each fixed array member of a struct held as locals: a local array (zero-filled where
+        ``zero_arrays``). A number member has no value until one is stored, unless ``zero_numbers``
+        (calloc's)."""
+        for leaf, (path, ct) in zip(record.leaves, self.local_leaf_types(record)):
+            if ct.kind == "array":
+                env[key + path] = self.at(b, d).op1(
+                    "alloc", [build.const(b, leaf.member.extent, I64)], ct.ir_array, leaf_hint(d.name, path),
+                    fill="zeros" if zero_arrays else "empty", elem=ct.scalar.name)  # type: ignore[union-attr]
+            elif ct.kind == "scalar" and zero_numbers:
+                self.store(c_ast.ID(key + path, coord=d.coord), build.const(self.at(b, d), 0, value_type(ct)), b,
+                           env, d)
+
+    def one_struct_allocation(self, d: c_ast.Decl, t: CType) -> Optional[str]:
+        """``malloc(sizeof(Camera))``, ``calloc(1, sizeof(Camera))`` (cast or not) initializing a
+        pointer to one struct of mixed members: the allocating function's name; None otherwise."""
+        assert t.record is not None
+        call = d.init.expr if isinstance(d.init, c_ast.Cast) else d.init
+        if not (isinstance(call, c_ast.FuncCall) and isinstance(call.name, c_ast.ID)
+                and call.name.name in ("malloc", "calloc") and call.args is not None):
+            return None
+        args = list(call.args.exprs)
+        if call.name.name == "calloc" and len(args) == 2 and isinstance(args[0], c_ast.Constant) \
+                and args[0].value == "1":
+            size = args[1]
+        elif call.name.name == "malloc" and len(args) == 1:
+            size = args[0]
+        else:
+            raise self.fail(call, f"a {t.record.name} of mixed members is allocated one at a time here",
+                            f"write {call.name.name}({'1, ' if call.name.name == 'calloc' else ''}sizeof("
+                            f"{t.record.name})), or keep each member in an array of its own")
+        if isinstance(size, c_ast.BinaryOp) and size.op == "*":
+            raise self.fail(size, f"arrays of {t.record.name} on the heap are not supported yet: its members are "
+                            "not all numbers of one type", f"allocate one {t.record.name} at a time, "
+                            f"malloc(sizeof({t.record.name})), or keep each member in an array of its own")
+        if not (isinstance(size, c_ast.UnaryOp) and size.op == "sizeof"):
+            raise self.fail(size, f"the size of one {t.record.name} is sizeof({t.record.name})",
+                            f"write sizeof({t.record.name})")
+        named = size.expr
+        inner = named.type.type if isinstance(named, c_ast.Typename) and isinstance(named.type, c_ast.TypeDecl) \
+            else None
+        star = named.expr if isinstance(named, c_ast.UnaryOp) and named.op == "*" else None
+        same = (inner is not None and self.ctx.structs is not None and
+                getattr(self.ctx.structs.record(inner), "name", None) == t.record.name) or \
+            (isinstance(star, c_ast.ID) and star.name == d.name)  # malloc(sizeof(*c))
+        if not same:
+            raise self.fail(size, f"this is not the size of a {t.record.name}", f"write sizeof({t.record.name})")
+        return call.name.name
 
     def init_record(self, var: str, record: Record, path: str, init: c_ast.InitList, b: Builder, env: Env) -> None:
         """``= {1.0, 3, {0}}``, ``= {.gamma = 1.0}``: each member given, in order or by name; the
@@ -405,6 +591,13 @@ class CRecordLowering:
 
     def record_value_error(self, node: c_ast.Node, t: CType) -> Fail:
         assert t.record is not None
+        if t.each:
+            name = node_text(node)
+            first = t.record.members[0].name
+            return self.fail(node, f"'{name}' points to an array of {t.record.name}, used here as a value "
+                             f"(moving it, {name}++, is not supported either)",
+                             f"read one struct's members, {name}[i].{first}, or point a local at one struct: "
+                             f"const {t.record.name} *p = &{name}[i];")
         what = f"a pointer to {t.record.name}" if t.indirect else f"a whole {t.record.name}"
         return self.fail(node, f"'{node_text(node)}' is {what}, used as a value",
                          "s2sad reads and writes struct members one at a time (w.gamma, M->data[i]); "
@@ -430,6 +623,8 @@ class CRecordLowering:
         the call: a number member the callee may write (a cell) of a struct the caller holds as
         numbers is passed in a cell of its own and read back from it (copy in, copy out)."""
         assert t.record is not None
+        if t.each:
+            return self.each_array_argument(a, t, callee, b, env), []
         inner, op = (a.expr, a.op) if isinstance(a, c_ast.UnaryOp) and a.op in ("&", "*") else (a, "")
         root = self.record_variable(inner)
         # a pointer parameter takes &v or a pointer p; a struct parameter takes v or *p
@@ -443,6 +638,9 @@ class CRecordLowering:
             values = self.user_call_values(a, a.name.name, args, b, env, True)
             # (a struct returned by value holds numbers only, so each leaf is one: VALUE)
             return [self.convert(v, value_type(pl.ctype), b) for v, pl in zip(values, param_leaves(t))], []
+        element = self.each_element(a, t)
+        if element is not None:  # &Ms[i], Ms + i, Ms[i] of an array of such structs
+            return self.each_argument(element[0], element[1], t, callee, a, b, env), []
         if root is None or root[1].record is None or root[1].record.name != t.record.name \
                 or (t.indirect, op, root[1].indirect) not in forms:
             want = ("a pointer to a " if t.indirect else "a ") + t.record.name
@@ -465,10 +663,130 @@ class CRecordLowering:
                 values.append(self.array_argument(member, p, pl.ctype, callee, b))
         return values, after
 
+    def each_element(self, a: c_ast.Node, t: CType) -> Optional[tuple[str, c_ast.Node]]:
+        """The array of structs and the index of the one struct the argument ``a`` passes for the
+        struct parameter ``t``: ``&Ms[i]``, ``Ms + i`` and ``Ms`` for a pointer, ``Ms[i]`` and
+        ``*(Ms + i)`` for a value; None where ``a`` is no such struct."""
+        zero = c_ast.Constant("int", "0", coord=a.coord)
+        if t.indirect and isinstance(a, c_ast.UnaryOp) and a.op == "&" and isinstance(a.expr, c_ast.ArrayRef):
+            base, index = a.expr.name, a.expr.subscript
+        elif t.indirect and isinstance(a, c_ast.BinaryOp) and a.op == "+":
+            base, index = a.left, a.right
+        elif t.indirect:
+            base, index = a, zero
+        elif isinstance(a, c_ast.ArrayRef):
+            base, index = a.name, a.subscript
+        elif isinstance(a, c_ast.UnaryOp) and a.op == "*":
+            base, index = a.expr, zero
+            if isinstance(base, c_ast.BinaryOp) and base.op == "+":
+                base, index = base.left, base.right
+        else:
+            return None
+        root = self.record_variable(base)
+        if root is None or not root[1].each:
+            return None
+        if root[1].record is not t.record and root[1].record.name != t.record.name:  # type: ignore[union-attr]
+            raise self.fail(a, f"'{node_text(a)}' is a {root[1].record.name}, and a "  # type: ignore[union-attr]
+                            f"{t.record.name} is expected here", f"pass a {t.record.name}")  # type: ignore[union-attr]
+        return root[0], index
+
+    def each_array_argument(self, a: c_ast.Node, t: CType, callee: str, b: Builder, env: Env) -> list[Value]:
+        """``forward(layers, nl, x)``: an array of structs of mixed members passed whole to a
+        function that indexes it: the caller's member across the array for each of the callee's
+        (C output passes the array, ``layers``, once). Only the array as the caller has it."""
+        assert t.record is not None
+        root = self.record_variable(a)
+        whole = root is not None and root[1].each and root[1].record is not None \
+            and root[1].record.name == t.record.name
+        values: list[Value] = []
+        for pl in param_leaves(t) if whole else []:
+            p = self.pointer(c_ast.ID(root[0] + pl.leaf.path, coord=a.coord), b, env)  # type: ignore[index]
+            if p.off is not None and build.const_value(p.off) != 0:
+                whole = False
+                break
+            values.append(p.base)
+        if not whole:
+            raise self.fail(a, f"'{callee}' takes an array of {t.record.name}: s2sad passes one on only as the "
+                            f"array parameter itself", f"pass the {t.record.name} array the function was given, "
+                            "or pass one struct at a time (&Ms[i]) to a function that takes a pointer to one")
+        return values
+
+    def const_array_member(self, node: c_ast.Node) -> bool:
+        """Whether ``node`` (as ``as_variable`` gives it) is a number member of one struct of a
+        const array of them at a simple index (``layers[l].n_out`` of a ``const Layer *layers``):
+        the same number wherever a loop bound reads it, as a const struct's member is."""
+        if not (isinstance(node, c_ast.ArrayRef) and isinstance(node.name, c_ast.ID)
+                and self.is_simple(node.subscript)):
+            return False
+        key, root = self.lookup(node.name.name), self.lookup(node.name.name.split(".")[0])
+        if key is None or root is None or not self.ctypes[root].each or not read_only(self.ctypes[root]):
+            return False
+        leaf = self.ctypes[key]
+        return leaf.kind == "pointer" and not leaf.dims and leaf.scalar is not None and leaf.scalar.is_int
+
+    def each_argument(self, var: str, index: c_ast.Node, t: CType, callee: str, a: c_ast.Node, b: Builder,
+                      env: Env) -> list[Value]:
+        """The callee's leaves of the struct ``var[index]`` of an array of them: a number read, an
+        array member or a pointer member the row of its array across the structs (``Ms[i].data``),
+        and a number the callee may write the element of its array (``&Ms[i].x``)."""
+        values: list[Value] = []
+        for pl in param_leaves(t):
+            names = pl.leaf.path[1:].split(".")
+            member: c_ast.Node = c_ast.ArrayRef(c_ast.ID(var, coord=a.coord), index, coord=a.coord)
+            for name in names:
+                member = c_ast.StructRef(member, ".", c_ast.ID(name), coord=a.coord)
+            if pl.kind == VALUE:
+                v = self.number(self.scalar(member, b, env), self.at(b, a))
+                values.append(self.convert(v, value_type(pl.ctype), b))
+                continue
+            if pl.kind == CELL:
+                member = c_ast.UnaryOp("&", self.as_variable(member), coord=a.coord)
+            p = self.pointer(member, b, env)
+            values.append(self.array_argument(member, p, pl.ctype, callee, b))
+        return values
+
     def cell_argument(self, member: c_ast.Node, pl: ParamLeaf, b: Builder, env: Env,
                       after: list[Callable[[Builder], None]]) -> Value:
         """A number member the callee may write: the caller's cell (``p->x`` of its own writable
         struct pointer), or a new one holding the member's value, read back after the call."""
+        return self.number_cell(member, pl.leaf.member.scalar, pl.leaf.member.spelling, b, env, after)  # type: ignore
+
+    def member_address_argument(self, a: c_ast.Node, t: CType, callee: str, args: list[c_ast.Node],
+                                b: Builder, env: Env, after: list[Callable[[Builder], None]]) -> Optional[Value]:
+        """``put(&w.gamma, x)``, ``scale(&M->s)``: the address of a number member that s2sad holds
+        as a number (of a local struct, a struct passed by value, a const struct) passed to a
+        function of the file: a cell holding the member's value, read back into the member after
+        the call where the callee may write it (copy in, copy out); None for any other argument.
+        That is C's meaning as long as the callee reaches the number through this pointer only,
+        so another argument that reaches the same struct's memory is a located error."""
+        if not (isinstance(a, c_ast.UnaryOp) and a.op == "&"):
+            return None
+        dotted = self.record_member(a.expr)
+        key = self.lookup(dotted) if dotted is not None else None
+        if key is None or key in self.record_cells or self.ctypes[key].kind != "scalar":
+            return None
+        member = self.ctypes[key]
+        if member.scalar != t.scalar or t.layout is not None:
+            raise self.fail(a, f"'{callee}' expects '{t.spelling}' here, and '{node_text(a)}' points to "
+                            f"a {member.spelling}")
+        var = dotted.split(".", 1)[0]  # type: ignore[union-attr]
+        for other in args:
+            if other is not a and _reaches(other, var, self.ctypes[self.lookup(var)].indirect,  # type: ignore
+                                           self.record_member):
+                raise self.fail(other, f"'{callee}' is passed '{node_text(a)}' and, here, more of '{var}'s "
+                                "memory: s2sad passes the member in a copy of its own, which the callee would "
+                                "not see through this argument", f"pass {node_text(a)} alone, or the whole "
+                                f"struct and let {callee} reach the member through it")
+        writes = "const" not in t.spelling.split("*")[0].split()
+        if writes:
+            self.check_writable(a.expr, key)
+        return self.number_cell(a.expr, member.scalar, member.spelling, b, env, after if writes else [])  # type: ignore
+
+    def number_cell(self, member: c_ast.Node, scalar, spelled: str, b: Builder, env: Env,
+                    after: list[Callable[[Builder], None]]) -> Value:
+        """The cell a callee is passed for the number member ``member``: the caller's own (``p->x``
+        of its writable struct pointer), or a new one holding the member's value, whose content
+        goes back into the member after the call (``after``; nothing where it is left empty)."""
         dotted = self.record_member(member)
         assert dotted is not None
         key = self.lookup(dotted)
@@ -476,10 +794,10 @@ class CRecordLowering:
             cell = self.name(c_ast.ID(dotted, coord=member.coord), b, env)
             assert isinstance(cell, Ptr)
             return cell.base
-        t = value_type(CType("scalar", pl.leaf.member.scalar, pl.leaf.member.spelling))
-        kind = pl.ctype.ir_array
+        t = value_type(CType("scalar", scalar, spelled))
+        kind = CType("array", scalar, f"{spelled} *", (_ONE,)).ir_array
         at = self.at(b, member)
-        cell = at.op1("alloc", [build.const(at, 1, I64)], kind, leaf_hint(*dotted.split(".", 1)),
+        cell = at.op1("alloc", [build.const(at, 1, I64)], kind, dotted.replace(".", "_") + "_cell",
                       fill="empty", elem=kind.elem.name)
         current = env.get(key) if key is not None else None
         if not isinstance(current, Value):  # not given a value yet (a struct the callee fills in): zero
@@ -494,7 +812,35 @@ class CRecordLowering:
 
     # -- provided by the host (the C function lowerer) -------------------------------------------
     record_cells: set[str]  # the keys of leaves that are cells: p->x of a struct that may be written
+    heap_records: set[str]  # the keys of pointers to one struct malloc'd alone, held as its members
     read_only_leaves: dict[str, str]  # leaves that cannot be assigned -> why
+
+
+
+def _reaches(node: c_ast.Node, var: str, pointer: bool, member_of: Callable[[c_ast.Node], Optional[str]]) -> bool:
+    """Whether the argument ``node`` may hand the callee memory of the struct variable ``var``:
+    the address of it or of one of its members, or ``var`` itself where it is a pointer (``&w``,
+    ``&w.gamma``, ``p``). A member read by value (``w.gamma``) and a struct passed by value are
+    copies, which do not."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, c_ast.UnaryOp) and n.op == "&":
+            inner = n.expr
+            if isinstance(inner, c_ast.ID) and inner.name == var:
+                return True
+            try:
+                dotted = member_of(inner)
+            except Fail:
+                dotted = None
+            if dotted is not None and dotted.split(".", 1)[0] == var:
+                return True
+        if isinstance(n, c_ast.ID) and n.name == var and pointer:
+            return True
+        if isinstance(n, c_ast.StructRef):
+            continue  # a member read by value
+        stack.extend(child for _, child in n.children())
+    return False
 
 
 def _is_null(node: c_ast.Node) -> bool:

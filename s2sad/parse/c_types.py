@@ -57,6 +57,9 @@ class CType:
     # (``const Matrix *M``) of a type that is no run of one scalar; see ``c_records``.
     record: Optional["Record"] = None
     indirect: bool = False
+    # ``indirect`` and indexed (``const Matrix *Ms`` read as ``Ms[i].data[j]``, ``Matrix Ms[]``):
+    # an array of such structs, each member an array across them (``c_records.param_leaves``).
+    each: bool = False
     # A parameter ``double **A``: rows that lie anywhere, each a pointer of its own (its ``dims``
     # are two unknown extents). C output indexes it ``A[i][j]`` and never copies it whole.
     pointer_rows: bool = False
@@ -438,13 +441,11 @@ def _struct_type(node: c_ast.Node, structs: StructLookup, param: bool, indexed: 
                               f"declare {layout.name} a[n], one dimension")
         return CType("array", layout.elem, " ".join(const + [layout.name]), (node.dim,), layout=layout)
     assert record is not None
-    if isinstance(node, c_ast.PtrDecl):  # one struct of mixed members, through a pointer
+    if isinstance(node, c_ast.PtrDecl):  # one struct of mixed members through a pointer, or an array of them
         spelled = " ".join(const + [record.name, "*"]) + " ".join(node.quals)
-        return CType("record", None, spelled, record=record, indirect=True)
-    if param:
-        raise TypeProblem(node, f"arrays of {record.name} are not supported: its members are not all of "
-                          "one floating-point type", f"pass a pointer to one {record.name} ({record.name} *), "
-                          "or keep each member in an array of its own")
+        return CType("record", None, spelled, record=record, indirect=True, each=param and indexed)
+    if param:  # Matrix Ms[]: an array of structs of mixed members, as a pointer indexed would be
+        return CType("record", None, " ".join(const + [record.name, "*"]), record=record, indirect=True, each=True)
     raise TypeProblem(node, f"local arrays of {record.name} are not supported yet",
                       f"declare one {record.name} at a time, or keep each member in an array of its own")
 

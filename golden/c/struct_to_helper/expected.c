@@ -113,29 +113,32 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
     double *tape_T_data_before_frobenius = NULL;
     size_t tape_T_data_before_frobenius_top = 0;
     long *tape_T_data_before_frobenius_len = calloc(1, nsteps * sizeof(long));
-    size_t tape_Tcols_before_mat_mult_cap = 0;
-    int *tape_Tcols_before_mat_mult = NULL;
-    size_t tape_Tcols_before_mat_mult_top = 0;
-    long *tape_Tcols_before_mat_mult_len = calloc(1, nsteps * sizeof(long));
+    size_t tape_T_cols_cell_before_mat_mult_cap = 0;
+    int *tape_T_cols_cell_before_mat_mult = NULL;
+    size_t tape_T_cols_cell_before_mat_mult_top = 0;
+    long *tape_T_cols_cell_before_mat_mult_len = calloc(1, nsteps * sizeof(long));
+    long T_rows = 0;
+    long T_cols = 0;
     for (long t = 0; t < nsteps; t++) {
-        int Trows[1];
-        Trows[0] = 0;
-        int Tcols[1];
-        Tcols[0] = 0;
-        tape_Tcols_before_mat_mult_len[t] = 1;
+        int T_rows_cell[1];
+        T_rows_cell[0] = T_rows;
+        int T_cols_cell[1];
+        T_cols_cell[0] = T_cols;
+        tape_T_cols_cell_before_mat_mult_len[t] = 1;
         for (long e = 0; e < 1; e++) {
-            if (tape_Tcols_before_mat_mult_top == tape_Tcols_before_mat_mult_cap) {
-                tape_Tcols_before_mat_mult_cap = 2 * tape_Tcols_before_mat_mult_cap + 1;
-                tape_Tcols_before_mat_mult = realloc(tape_Tcols_before_mat_mult,
-                        tape_Tcols_before_mat_mult_cap * sizeof(int));
+            if (tape_T_cols_cell_before_mat_mult_top == tape_T_cols_cell_before_mat_mult_cap) {
+                tape_T_cols_cell_before_mat_mult_cap = 2 * tape_T_cols_cell_before_mat_mult_cap
+                        + 1;
+                tape_T_cols_cell_before_mat_mult = realloc(tape_T_cols_cell_before_mat_mult,
+                        tape_T_cols_cell_before_mat_mult_cap * sizeof(int));
             }
-            tape_Tcols_before_mat_mult[tape_Tcols_before_mat_mult_top++] = Tcols[e];
+            tape_T_cols_cell_before_mat_mult[tape_T_cols_cell_before_mat_mult_top++] = T_cols_cell[e];
         }
-        mat_mult(A->rows, A->cols, A->data, A->cols, A->cols, steps + t * A->cols * A->cols, Trows,
-                Tcols, T_data);
-        long T_rows = Trows[0];
+        mat_mult(A->rows, A->cols, A->data, A->cols, A->cols, steps + t * A->cols * A->cols,
+                T_rows_cell, T_cols_cell, T_data);
+        T_rows = T_rows_cell[0];
         tape_T_rows[t] = T_rows;
-        long T_cols = Tcols[0];
+        T_cols = T_cols_cell[0];
         tape_T_cols[t] = T_cols;
         long t4 = T_rows * T_cols < t2 ? T_rows * T_cols : t2;
         tape_T_data_before_frobenius_len[t] = t4;
@@ -157,8 +160,8 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
     // line 40: for (int t = 0; t < nsteps; t++) {
     double d_s = d_return;
     for (long t = nsteps - 1; t >= 0; t--) {
-        long T_rows = tape_T_rows[t];
-        long T_cols = tape_T_cols[t];
+        T_rows = tape_T_rows[t];
+        T_cols = tape_T_cols[t];
         long T_data_before_frobenius_len = tape_T_data_before_frobenius_len[t];
         double *T_data_before_frobenius = malloc(
                 (T_data_before_frobenius_len > 0 ? T_data_before_frobenius_len : 0)
@@ -167,21 +170,22 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
             double t5 = tape_T_data_before_frobenius[--tape_T_data_before_frobenius_top];
             T_data_before_frobenius[e] = t5;
         }
-        long Tcols_before_mat_mult_len = tape_Tcols_before_mat_mult_len[t];
-        int *Tcols_before_mat_mult = malloc(Tcols_before_mat_mult_len * sizeof(int));
-        for (long e = Tcols_before_mat_mult_len - 1; e >= 0; e--) {
-            int t6 = tape_Tcols_before_mat_mult[--tape_Tcols_before_mat_mult_top];
-            Tcols_before_mat_mult[e] = t6;
+        long T_cols_cell_before_mat_mult_len = tape_T_cols_cell_before_mat_mult_len[t];
+        int *T_cols_cell_before_mat_mult = malloc(T_cols_cell_before_mat_mult_len * sizeof(int));
+        for (long e = T_cols_cell_before_mat_mult_len - 1; e >= 0; e--) {
+            int t6 = tape_T_cols_cell_before_mat_mult[--tape_T_cols_cell_before_mat_mult_top];
+            T_cols_cell_before_mat_mult[e] = t6;
         }
         // line 43: s += frobenius(&T) / (T.rows * T.cols);
         double d_frobenius_value = d_s / tape[t];
         grad_frobenius(T_rows, T_cols, T_data_before_frobenius, d_T_data, d_frobenius_value);
         // line 42: mat_mult(A, &B, &T);
-        int Trows_for_mat_mult[1];
+        int T_rows_cell_for_mat_mult[1];
         grad_mat_mult(A->rows, A->cols, A->data, d_A->data, A->cols, A->cols,
-                steps + t * A->cols * A->cols, d_steps + t * A->cols * A->cols, Trows_for_mat_mult,
-                Tcols_before_mat_mult, T_data_for_mat_mult, d_T_data);
-        free(Tcols_before_mat_mult);
+                steps + t * A->cols * A->cols, d_steps + t * A->cols * A->cols,
+                T_rows_cell_for_mat_mult, T_cols_cell_before_mat_mult, T_data_for_mat_mult,
+                d_T_data);
+        free(T_cols_cell_before_mat_mult);
         free(T_data_before_frobenius);
     }
 
@@ -195,8 +199,8 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
     d_w->gamma += d_w_gamma_local;
     free(T_data_for_mat_mult);
     free(d_T_data);
-    free(tape_Tcols_before_mat_mult_len);
-    free(tape_Tcols_before_mat_mult);
+    free(tape_T_cols_cell_before_mat_mult_len);
+    free(tape_T_cols_cell_before_mat_mult);
     free(tape_T_data_before_frobenius_len);
     free(tape_T_data_before_frobenius);
     free(tape_T_cols);
