@@ -119,14 +119,17 @@ CASES = {
         "lstm", "lstm", ["W", "b"],
         {"full": {"steps": 50, "hidden": 32}, "quick": {"steps": 5, "hidden": 8}, "check": {"steps": 3, "hidden": 3}},
         lambda rng, s: {
-            "W": rng.normal(scale=0.3, size=(4 * s["hidden"], 2 * s["hidden"])), "b": rng.normal(scale=0.1, size=4 * s["hidden"]),
+            "W": rng.normal(scale=0.3, size=(4 * s["hidden"], 2 * s["hidden"])),
+            "b": rng.normal(scale=0.1, size=4 * s["hidden"]),
             "x": rng.normal(size=(s["steps"], s["hidden"])), "h": np.zeros(s["hidden"]), "c": np.zeros(s["hidden"]),
             "steps": s["steps"], "hidden": s["hidden"],
         },
-        ["W", "b", "x", "h", "c", "steps", "hidden"], ["W", "d_W", "b", "d_b", "x", "h", "d_h", "c", "d_c", "steps", "hidden"],
+        ["W", "b", "x", "h", "c", "steps", "hidden"],
+        ["W", "d_W", "b", "d_b", "x", "h", "d_h", "c", "d_c", "steps", "hidden"],
         ["h", "c"], {},
         jax_loss=lambda jnp, lax, W, b, rest: _lstm_steps(
-            jnp, lambda v: 1.0 / (1.0 + jnp.exp(-v)), W, b, rest["x"], rest["h"], rest["c"], rest["steps"], rest["hidden"]),
+            jnp, lambda v: 1.0 / (1.0 + jnp.exp(-v)), W, b, rest["x"], rest["h"], rest["c"], rest["steps"],
+            rest["hidden"]),
         torch_loss=lambda torch, W, b, rest: _lstm_steps(
             torch, torch.sigmoid, W, b, rest["x"], rest["h"], rest["c"], rest["steps"], rest["hidden"]),
     ),
@@ -136,7 +139,8 @@ CASES = {
         lambda rng, s: {"x": rng.normal(size=(s["n"], 3)), "n": s["n"]},
         ["x", "n"], ["x", "d_x", "n"], [], {},
         jax_loss=lambda jnp, lax, x, rest: _pairs(jnp, x, rest["n"], jnp.triu(jnp.ones((rest["n"], rest["n"])), 1)),
-        torch_loss=lambda torch, x, rest: _pairs(torch, x, rest["n"], torch.triu(torch.ones((rest["n"], rest["n"]), dtype=x.dtype), 1)),
+        torch_loss=lambda torch, x, rest: _pairs(
+            torch, x, rest["n"], torch.triu(torch.ones((rest["n"], rest["n"]), dtype=x.dtype), 1)),
     ),
 }
 
@@ -220,7 +224,8 @@ def torch_call(case: Case, data: dict) -> Optional[Callable[[], dict]]:
         return None
     torch.set_num_threads(1)
     names = _wrt_params(case)
-    rest = {k: (torch.from_numpy(v.copy()) if isinstance(v, np.ndarray) else v) for k, v in data.items() if k not in names}
+    rest = {k: (torch.from_numpy(v.copy()) if isinstance(v, np.ndarray) else v)
+            for k, v in data.items() if k not in names}
 
     def call():
         wrt = [torch.tensor(data[k], requires_grad=True) for k in names]
@@ -268,7 +273,8 @@ def check(case: Case, rng: np.random.Generator, workdir: Path, tol: float = 1e-6
         theirs = call()
         worst = max(float(np.max(np.abs(theirs[k] - mine[k]) / np.maximum(1.0, np.abs(mine[k])))) for k in mine)
         ok = ok and worst < tol
-        lines.append(f"  {case.name:6} {peer} vs s2sad: max rel. difference {worst:.2e}  {'ok' if worst < tol else 'MISMATCH'}")
+        verdict = "ok" if worst < tol else "MISMATCH"
+        lines.append(f"  {case.name:6} {peer} vs s2sad: max rel. difference {worst:.2e}  {verdict}")
     if not ok:
         lines.append("MISMATCH")
     return lines
