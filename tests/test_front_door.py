@@ -215,6 +215,16 @@ def test_an_infinite_loop_bound_raises_where_the_primal_raises(work):
         _gradient_module(r.stdout, "inf")["grad_f"](1.0)
 
 
+def test_an_integer_no_float_can_hold_used_as_a_float_is_a_located_error(work):
+    """Fuzz seed 16000357: ``s = 10**400`` written out, then ``s += x[i]`` (Python raises
+    OverflowError there) was an internal error."""
+    big = "9" * 400
+    (work / "big.py").write_text(f"def f(x, n: int):\n    s = {big}\n    for i in range(n):\n        s += x[i]\n"
+                                 "    return s\n")
+    r = s2sad("grad", "big.py", "--wrt", "x", cwd=work)
+    _refused(r, 1, "big.py:2:9: error: this integer is too large for a float", "1e308")
+
+
 def test_star_arguments_are_a_located_error(work):
     (work / "star.py").write_text("import numpy as np\n\n\ndef f(x):\n    return np.sum(*x)\n")
     _refused(s2sad("grad", "star.py", "--wrt", "x", cwd=work), 1,
@@ -291,6 +301,28 @@ def _c_slope(gradient: str, x: float) -> float:
     d_x = ctypes.c_double(0.0)
     grad(x, ctypes.byref(d_x), 1.0)
     return d_x.value
+
+
+def test_comments_of_code_nested_past_the_line_limit_stay_comments(work):
+    """141 nested ifs (fuzz seed 16000588): the comment of a line indented past the line limit
+    was cut inside its indentation, leaving a bare ``...`` line that no compiler takes."""
+    depth = 141
+    c_body = "".join("if (x > 0) {" for _ in range(depth)) + "y = y * x;" + "}" * depth
+    (work / "deep.c").write_text(f"double f(double x) {{ double y = x; {c_body} return y; }}\n")
+    r = s2sad("grad", "deep.c", "--wrt", "x", cwd=work, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert not any(line.strip() == "..." for line in r.stdout.splitlines())
+    assert _c_slope(r.stdout, 1.5) == 3.0
+    lines = ["def f(x):", "    y = x"]
+    for k in range(60):
+        lines.append("    " * (k + 1) + "if x > 0:")
+    lines += ["    " * 61 + "y = y * x", "    return y", ""]
+    (work / "deep.py").write_text("\n".join(lines))
+    r = s2sad("grad", "deep.py", "--wrt", "x", cwd=work, timeout=120)
+    assert r.returncode == 0, r.stderr
+    namespace: dict = {}
+    exec(compile(r.stdout, "grad_deep.py", "exec"), namespace)
+    assert namespace["grad_f"](1.5) == 3.0
 
 
 # -- invalid programs are refused where they are wrong, as their compilers refuse them ------------

@@ -223,3 +223,18 @@ def augmented(target: Expr, value: Expr) -> Optional[AugAssign]:
     if value.op in _COMMUTATIVE and value.right == target:
         return AugAssign(target, value.op, value.left)
     return None
+
+
+def comment_lines(indent: str, marker: str, text: str, limit: int) -> list[str]:
+    """The lines of a comment (``marker``: ``#`` or ``//``), each cut to ``limit`` characters with
+    ``...`` where its text is longer. The text is cut, never the indentation or the marker: code
+    nested past the limit keeps its comment a comment (a bare ``...`` line there was a syntax
+    error in C and an ``Ellipsis`` statement, or an indentation error, in Python: fuzz seed 16000588)."""
+    out = []
+    for line in text.splitlines():
+        prefix = f"{indent}{marker} "
+        whole = (prefix + line).rstrip()
+        if len(whole) > limit:
+            whole = prefix + line[: max(limit - len(prefix) - 3, 16)].rstrip() + "..."
+        out.append(whole)
+    return out

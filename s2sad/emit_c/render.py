@@ -12,6 +12,7 @@ import math
 
 from ..emit.expr import BinOp, BoolOp, Compare, Expr, IfExp, Lit, Name, Unary, binop, literal_value, number
 from ..emit.stmt import (
+    comment_lines,
     LINE_LIMIT,
     Assign,
     AugAssign,
@@ -126,11 +127,7 @@ class CRenderer:
     def stmt(self, s: Stmt, indent: str) -> list[str]:
         p = self.p
         if isinstance(s, Comment):
-            out = []
-            for text in s.text.splitlines():
-                line = f"{indent}// {comment_text(text)}".rstrip()
-                out.append(line if len(line) <= LINE_LIMIT else line[: LINE_LIMIT - 3].rstrip() + "...")
-            return out
+            return comment_lines(indent, "//", "\n".join(comment_text(t) for t in s.text.splitlines()), LINE_LIMIT)
         if isinstance(s, Keyword):
             return [] if s.text == "pass" else [f"{indent}{s.text};"]
         if isinstance(s, Decl):

@@ -66,6 +66,7 @@ from ..emit.expr import (
 from ..emit.inline import Effects
 from ..emit.outofssa import allocate, carried_targets
 from ..emit.stmt import (
+    comment_lines,
     LINE_LIMIT,
     Assign,
     AugAssign,
@@ -895,11 +896,7 @@ class _Renderer:
     def stmt(self, s: Stmt, indent: str) -> list[str]:
         p = self.p
         if isinstance(s, Comment):
-            out = []
-            for text in s.text.splitlines():
-                line = f"{indent}# {text}".rstrip()
-                out.append(line if len(line) <= LINE_LIMIT else line[: LINE_LIMIT - 3].rstrip() + "...")
-            return out
+            return comment_lines(indent, "#", s.text, LINE_LIMIT)
         if isinstance(s, Keyword):
             return [indent + s.text]
         if isinstance(s, Assign):

@@ -23,6 +23,8 @@ Scalar arithmetic goes through ``ssa.build``, which folds the trivial cases.
 
 from __future__ import annotations
 
+import sys
+
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -143,6 +145,16 @@ class ExprLowerer:
     def const(self, b: Builder, node: cst.CSTNode, value: object, t: ScalarType, hint: str = "") -> Value:
         return build.const(self.at(b, node), value, t, hint)  # type: ignore[arg-type]
 
+    def finite(self, v: Value, node: cst.CSTNode) -> Value:
+        """``v``, refused where it is an integer constant no float can hold, that Python would turn
+        into one here (its OverflowError: ``s = 10 ** 400`` then ``s += x[i]``)."""
+        c = build.const_int(v)
+        if c is not None and abs(c) > sys.float_info.max:
+            raise self.fail(node, "this integer is too large for a float, and it is used as one (Python raises "
+                            "OverflowError where it meets a float)", hint="write a float literal (1e308 is the largest), or a "
+                            "smaller integer")
+        return v
+
     def coerce(self, v: Value, t: Type, b: Builder, node: cst.CSTNode, what: str) -> Value:
         """``v`` converted to ``t`` where Python would convert implicitly (int -> float)."""
         if v.type == t:
@@ -151,7 +163,7 @@ class ExprLowerer:
             raise self.fail(node, f"{what} is {describe(t)}, but this value is {describe(v.type)}",
                             hint="use a different variable for values of a different kind")
         if t.is_float or (t.is_int and v.type == BOOL):
-            return build.cast(self.at(b, node), v, t)
+            return build.cast(self.at(b, node), self.finite(v, node), t)
         if t.is_int:
             raise self.fail(node, f"{what} holds integers, but this value is a float",
                             hint="convert with int(...), or use // for integer division")
@@ -368,13 +380,13 @@ class ExprLowerer:
         x, y = self.to_number(b, node, x), self.to_number(b, node, y)
         self.at(b, node)
         if op == "div":
-            x, y = build.to_float(b, x), build.to_float(b, y)
+            x, y = build.to_float(b, self.finite(x, node)), build.to_float(b, self.finite(y, node))
         elif op == "pow" and x.type.is_int and y.type.is_int:
             c = build.const_value(y)
             if c is None or c < 0:  # 2 ** -1 is 0.5: only a known non-negative power stays an int
                 x, y = build.to_float(b, x), build.to_float(b, y)
         elif x.type != y.type:
-            x, y = build.to_float(b, x), build.to_float(b, y)
+            x, y = build.to_float(b, self.finite(x, node)), build.to_float(b, self.finite(y, node))
         return build.binary(b, op, x, y, hint)
 
     def unary(self, node: cst.UnaryOperation, b: Builder, env: Env) -> Value:
@@ -422,7 +434,7 @@ class ExprLowerer:
         self.at(b, node)
         if x.type != y.type:
             t = common_type([x.type, y.type])
-            x, y = build.cast(b, x, t), build.cast(b, y, t)
+            x, y = build.cast(b, self.finite(x, node), t), build.cast(b, self.finite(y, node), t)
         return build.cmp(b, op, x, y)
 
     def boolean(self, node: cst.BooleanOperation, b: Builder, env: Env, as_condition: bool) -> Value:
@@ -814,7 +826,7 @@ class ExprLowerer:
         values = [self.scalar_value(a, v) for a, v in zip(args, whole)]
         self.at(b, node)
         if op == "float":
-            return build.cast(b, values[0], F64)
+            return build.cast(b, self.finite(values[0], node), F64)
         if op == "int":
             return build.cast(b, values[0], I64)
         if op == "bool":
