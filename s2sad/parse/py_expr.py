@@ -151,8 +151,8 @@ class ExprLowerer:
         c = build.const_int(v)
         if c is not None and abs(c) > sys.float_info.max:
             raise self.fail(node, "this integer is too large for a float, and it is used as one (Python raises "
-                            "OverflowError where it meets a float)", hint="write a float literal (1e308 is the largest), or a "
-                            "smaller integer")
+                            "OverflowError where it meets a float)",
+                            hint="write a float literal (1e308 is the largest), or a smaller integer")
         return v
 
     def coerce(self, v: Value, t: Type, b: Builder, node: cst.CSTNode, what: str) -> Value:
