@@ -118,7 +118,8 @@ def test_every_array_op_of_the_primal_has_a_rule():
     # transform itself: d_a[lo:hi] += g, np.add.at(d_a, idx, g).
     adjoint_only |= {array_ops.PREFIX + "slice", array_ops.PREFIX + "take"}
     # Only adjoints make them (np.prod's, digamma's on arrays): no input spells them.
-    adjoint_only |= {array_ops.PREFIX + "prod_others", array_ops.PREFIX + "math.trigamma"}
+    adjoint_only |= {array_ops.PREFIX + "prod_others", array_ops.PREFIX + "math.trigamma",
+                     array_ops.PREFIX + "sum_to_shape"}  # (and a shape-generic parameter's adjoint)
     comparisons = {array_ops.PREFIX + n for n in array_ops.COMPARE}  # boolean: no derivative flows
     missing = sorted(n for n in array_ops.NAMES - adjoint_only - comparisons if n not in RULES)
     # Ufuncs without a rule are rejected with a named MissingRule, never differentiated as zero.
