@@ -131,7 +131,7 @@ class Availability:
         elif block in self.ck_bodies:
             val = self.forward.fwd[v]  # re-run in this reversed iteration (checkpoint.py)
         elif self.counters.restorable(v):
-            val = self.counters.restore(self, m, v)
+            val = self.counters.restore(self.avail, m, v)
         elif v.is_block_arg or v in self._plan(block).cached:
             val = self.avail_clone(m, self.forward.fwd[v], block)
         elif (kept := self._kept_in_memory(v)) is not None:

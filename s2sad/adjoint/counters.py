@@ -23,7 +23,7 @@ a ``while`` loop, a parallel one) leaves the counter to the tape.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Union
+from typing import Callable, Optional, Union
 
 from ..ssa import build
 from ..ssa.build import const_int
@@ -33,8 +33,7 @@ from ..ssa.structured import trip_count
 from ..ssa.types import I64
 from .sweep import RevBlock
 
-if TYPE_CHECKING:
-    from .availability import Availability
+Avail = Callable[[RevBlock, Value], Value]  # a primal value as a reverse block can use it (``Availability.avail``)
 
 
 @dataclass(frozen=True)
@@ -146,7 +145,7 @@ class Counters:
         return not loop.encloses(what) or const_int(what) is not None  # (-O0 leaves constants in place)
 
     # ------------------------------------------------------------------ restoring
-    def restore(self, values: "Availability", m: RevBlock, v: Value) -> Optional[Value]:
+    def restore(self, avail: Avail, m: RevBlock, v: Value) -> Optional[Value]:
         """``v`` at the reverse block ``m`` (the mirror of the block that defines it), or None
         where it is not a counter (the caller tapes it then)."""
         if v.is_block_arg:
@@ -154,52 +153,52 @@ class Counters:
             if step is None:
                 return None
             if step.invariant:
-                return self._closed_form(values, m, v, step)
-            return self._counted_back(values, m, v, step)
+                return self._closed_form(avail, m, v, step)
+            return self._counted_back(avail, m, v, step)
         step = self._result_step(v)
         if step is None or not step.invariant:
             return None
         loop = step.loop
-        init = values.avail(m, loop.operands[3 + step.arg - 1])
-        trips = _trips(values, m, loop)
-        total = build.mul(m.prologue, trips, self._amount(values, m, step.terms))
+        init = avail(m, loop.operands[3 + step.arg - 1])
+        trips = _trips(avail, m, loop)
+        total = build.mul(m.prologue, trips, self._amount(avail, m, step.terms))
         return _named(build.add(m.prologue, init, total, hint=v.name_hint), v)
 
-    def _closed_form(self, values: "Availability", m: RevBlock, p: Value, step: Step) -> Value:
+    def _closed_form(self, avail: Avail, m: RevBlock, p: Value, step: Step) -> Value:
         """``init + it * step`` in the reversed iteration (``it`` counted from 0)."""
         loop = step.loop
         outer = m.mirror_of(loop.parent)
-        init = values.avail(outer, loop.operands[3 + step.arg - 1])
-        amount = self._amount(values, outer, step.terms)
+        init = avail(outer, loop.operands[3 + step.arg - 1])
+        amount = self._amount(avail, outer, step.terms)
         b = m.prologue
-        it = build.sub(b, m.block.args[0], values.avail(outer, loop.operands[0]))
+        it = build.sub(b, m.block.args[0], avail(outer, loop.operands[0]))
         stride = const_int(loop.operands[2])
         if stride != 1:
             it = build.binary(b, "floordiv", it, build.const(b, stride, I64))
         return _named(build.add(b, init, build.mul(b, it, amount), hint=p.name_hint), p)
 
-    def _counted_back(self, values: "Availability", m: RevBlock, p: Value, step: Step) -> Value:
+    def _counted_back(self, avail: Avail, m: RevBlock, p: Value, step: Step) -> Value:
         """The reversed loop carries the counter from the value the loop left: each reversed
         iteration takes away what its forward iteration added."""
         loop = step.loop
         outer = m.mirror_of(loop.parent)
-        after = values.avail(outer, loop.results[step.arg - 1])
+        after = avail(outer, loop.results[step.arg - 1])
         assert m.block.parent_op is None, "a counter counted back once its reversed loop is made"
         carried = m.block.add_arg(I64, p.name_hint)
-        before = build.sub(m.prologue, carried, self._amount(values, m, step.terms), hint=p.name_hint)
+        before = build.sub(m.prologue, carried, self._amount(avail, m, step.terms), hint=p.name_hint)
         m.carries.append((after, before))
         return before
 
-    def _amount(self, values: "Availability", m: RevBlock, terms: tuple[Term, ...]) -> Value:
+    def _amount(self, avail: Avail, m: RevBlock, terms: tuple[Term, ...]) -> Value:
         b = m.prologue
         total: Optional[Value] = None
         for sign, what in terms:
             if isinstance(what, Trips):
-                x = build.mul(b, _trips(values, m, what.loop), self._amount(values, m, what.terms))
+                x = build.mul(b, _trips(avail, m, what.loop), self._amount(avail, m, what.terms))
             elif (c := const_int(what)) is not None:
                 x = build.const(b, c, I64)  # made where it is needed (-O0 leaves it in the loop)
             else:
-                x = values.avail(m, what)
+                x = avail(m, what)
             if total is None:
                 total = x if sign > 0 else build.neg(b, x)
             else:
@@ -207,9 +206,9 @@ class Counters:
         return total if total is not None else build.const(b, 0, I64)
 
 
-def _trips(values: "Availability", m: RevBlock, loop: Op) -> Value:
+def _trips(avail: Avail, m: RevBlock, loop: Op) -> Value:
     """How many iterations ``loop`` (a ``for`` with a constant step) runs, at ``m``."""
-    lb, ub = (values.avail(m, o) for o in loop.operands[:2])
+    lb, ub = (avail(m, o) for o in loop.operands[:2])
     stride = const_int(loop.operands[2])
     assert stride is not None
     if stride > 0:

@@ -27,19 +27,35 @@ unsure, and the copy is then taped as before):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Optional, Protocol
 
 from ..analysis.effects import known_root, written_operands, written_params
 from ..analysis.overwritten import filled_first
 from ..ssa.build import const_int
-from ..ssa.ir import Block, Function, Op, Value
+from ..ssa.ir import Block, Function, Module, Op, Value
+from .forward import ForwardSweep
 from .sweep import RevBlock, line_of, top_level_index
 
-if TYPE_CHECKING:
-    from .availability import Availability
+
+class Values(Protocol):
+    """What this module asks of ``availability.Availability``, which calls it."""
+
+    module: Module
+    fn: Function
+    forward: ForwardSweep
+    may_alias: bool
+    ck_bodies: set[Block]
+    readonly_roots: set[Value]
+    last_write: dict[Value, int]
+
+    def avail(self, rev: RevBlock, v: Value) -> Value: ...
+
+    def avail_clone(self, m: RevBlock, cv: Value, block: Block) -> Value: ...
+
+    def is_readonly_array_op(self, op: Op) -> bool: ...
 
 
-def remade_copy(values: "Availability", m: RevBlock, cv: Value, block: Block) -> Optional[Value]:
+def remade_copy(values: Values, m: RevBlock, cv: Value, block: Block) -> Optional[Value]:
     """The copy ``cv`` (made in the forward clone of the loop body ``block``) filled again at
     ``m``'s prologue by re-running the call that filled it; None where that is not known safe."""
     forward = values.forward
@@ -82,7 +98,7 @@ def remade_copy(values: "Availability", m: RevBlock, cv: Value, block: Block) ->
     return restored
 
 
-def _producer(values: "Availability", consumer: Op, array: Value) -> Optional[tuple[Op, int]]:
+def _producer(values: Values, consumer: Op, array: Value) -> Optional[tuple[Op, int]]:
     """The call that last filled ``array`` before ``consumer``, in the same block, and the
     position it takes the array at, when it qualifies (above); else None."""
     module = values.module
@@ -104,18 +120,18 @@ def _producer(values: "Availability", consumer: Op, array: Value) -> Optional[tu
     return None
 
 
-def _calls_module_functions(values: "Availability", fn: Function) -> bool:
+def _calls_module_functions(values: Values, fn: Function) -> bool:
     """Whether ``fn`` calls a function of the module (whose effects would need following)."""
     return any(o.name == "call" and o.attrs.get("callee") in values.module.functions for o in fn.walk())
 
 
-def _same_reach(values: "Availability", consumer: Op, i: int, producer: Op, j: int) -> bool:
+def _same_reach(values: Values, consumer: Op, i: int, producer: Op, j: int) -> bool:
     """Whether the producer's extent of the array, in its arguments, is the consumer's."""
     a, b = _reach_form(values, consumer, i), _reach_form(values, producer, j)
     return a is not None and a == b
 
 
-def _reach_form(values: "Availability", call: Op, index: int):
+def _reach_form(values: Values, call: Op, index: int):
     """A call's extent of its argument ``index`` as a comparable form over the caller's values
     (``d`` for ``subtract(d, ...)``), or None where the callee's extents do not tell."""
     sizes = values.forward.extents
@@ -134,7 +150,7 @@ def _reach_form(values: "Availability", call: Op, index: int):
     return cover.const, tuple(terms)
 
 
-def _readable_inputs(values: "Availability", op: Op, j: int, block: Block) -> Optional[set[int]]:
+def _readable_inputs(values: Values, op: Op, j: int, block: Block) -> Optional[set[int]]:
     """The producer's array arguments (other than ``j``) taken from copies made for its own
     gradient; None when one of its arrays may hold other values in the reverse sweep."""
     forward = values.forward

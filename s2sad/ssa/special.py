@@ -154,10 +154,15 @@ FUNCTIONS = {"digamma": digamma, "trigamma": trigamma, "expit": expit, "round_ha
              "sum_to_shape": sum_to_shape}
 
 
+# Helpers only Python output prints: Numba output never has shape-generic parameters (it types
+# each variable once), so sum_to_shape need not compile there (its tuple of axes would not).
+PYTHON_ONLY = frozenset({"sum_to_shape"})
+
+
 def source_of(name: str) -> str:
     """The Python source of helper ``name``, as the output prints it."""
     return textwrap.dedent(inspect.getsource(FUNCTIONS[name])).rstrip("\n")
 
 
-__all__ = ["FUNCTIONS", "cumsum_in_rows", "digamma", "expit", "fdim", "logb", "prod_of_others",
+__all__ = ["FUNCTIONS", "PYTHON_ONLY", "cumsum_in_rows", "digamma", "expit", "fdim", "logb", "prod_of_others",
            "prod_of_others_in_rows", "round_half_away", "source_of", "sum_to_shape", "trigamma"]
