@@ -166,6 +166,15 @@ def addressed_members(node: Optional[c_ast.Node]) -> list[str]:
     return out
 
 
+def mentioned_names(node: Optional[c_ast.Node]) -> list[str]:
+    """The variable names a statement mentions, in order, once each."""
+    out: list[str] = []
+    for n in walk(node) if node is not None else ():
+        if isinstance(n, c_ast.ID) and n.name not in out:
+            out.append(n.name)
+    return out
+
+
 def _passed(name: str, body: c_ast.Node) -> bool:
     """Whether ``body`` passes the variable ``name`` (or its address) to a call."""
     for n in walk(body):
@@ -204,6 +213,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         self.record_cells: set[str] = set()  # struct members that are memory (c_records)
         self.read_only_leaves: dict[str, str] = {}
         self.heap_records: set[str] = set()  # Camera *c = malloc(sizeof(Camera)): held as its members
+        self.address_of: dict[str, str] = {}  # Params *q = &p of a local struct: q's key -> p's (c_records)
         self.addressed = addressed_names(fn.body)  # variables whose address is taken: cells (c_pointers)
         # double **A whose rows a loop mallocs: one n x m array (c_row_allocs), by declaration,
         # by the loop before which it is allocated, and the row statements that then do nothing
@@ -261,7 +271,10 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         root, dot, path = name.partition(".")
         for scope in reversed(self.scopes):
             if root in scope:
-                key = scope[root] + dot + path
+                key = scope[root]
+                if dot and key in self.address_of:  # q->k of Params *q = &p: p's member itself
+                    key = self.address_of[key]
+                key += dot + path
                 return key if key in self.ctypes else None
         return None
 
@@ -674,6 +687,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         if t.kind == "record":
             self.local_record(d, t, b, env)
             return
+        if t.kind == "pointer" and t.layout is not None and d.init is not None and self.address_alias(d, t):
+            return  # Params *q = &p: q->k is p.k (c_records)
         init = d.init
         if d.coord is not None and d.coord.line in self.ctx.shared_lines:
             self.shared_array(d, t, b, env)
@@ -1135,6 +1150,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                 continue
             if t.kind == "pointer":
                 cell = self.member_address_argument(a, t, name, args, b, env, after)
+                if cell is None:  # &p of a struct held as members, for const Params *: a copy of its own
+                    cell = self.record_address_argument(a, t, name, args, b, env, after)
                 if cell is not None:  # &w.gamma: a copy in a cell of its own
                     values.append(cell)
                     continue
@@ -1247,7 +1264,9 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         keys: list[str] = []
         for node in nodes:
             assigned = assigned_names(node)
-            for name in assigned + [m for m in addressed_members(node) if m not in assigned]:
+            # q->k = ..., f(q) of Params *q = &p: p's members, which q names (c_records)
+            aliased = [n for n in mentioned_names(node) if self.lookup(n) in self.address_of]
+            for name in assigned + [m for m in addressed_members(node) + aliased if m not in assigned]:
                 key = self.lookup(name)
                 if key is None:
                     continue

@@ -139,7 +139,9 @@ class CRecordLowering:
 
     # -- the leaves of a struct variable ------------------------------------------------------
     def record_leaves(self, key: str) -> list[tuple[str, CType]]:
-        """The keys and types of the leaf variables of the struct variable ``key``."""
+        """The keys and types of the leaf variables of the struct variable ``key`` (of the struct
+        it points to, for ``Params *q = &p``: ``p``'s)."""
+        key = self.address_of.get(key, key)
         prefix = key + "."
         return [(k, t) for k, t in self.ctypes.items() if k.startswith(prefix)]
 
@@ -375,7 +377,7 @@ class CRecordLowering:
         if element is not None:
             self.each_pointer(d, t, element[0], element[1], b, env)
             return
-        if t.indirect and self.alias_record(d, t, b, env):
+        if t.indirect and (self.address_alias(d, t) or self.alias_record(d, t, b, env)):
             return
         heap = self.one_struct_allocation(d, t) if t.indirect and d.init is not None else None
         if heap is not None:  # Camera *c = malloc(sizeof(Camera)): the struct's members, as locals
@@ -411,6 +413,35 @@ class CRecordLowering:
             self.bind_pointer(key + path, Ptr(p.base, off, p.layout), b, env, d)
             self.read_only_leaves[key + path] = f"is a member of the array of {t.record.name} '{var}', which " \
                 "s2sad does not change"
+
+    def address_alias(self, d: c_ast.Decl, t: CType) -> bool:
+        """``Params *q = &p;`` (``const Matrix *N = &C;``, or ``= q`` of such a pointer) of a struct
+        s2sad holds as its members (a local, or a parameter passed by value): ``q->k`` names
+        ``p.k`` itself (``lookup`` follows ``address_of``), so a store through either is seen
+        through both. ``t`` is the declared pointer, to structs of mixed members (a record) or
+        to structs of one type (a pointer with a layout). False where ``d`` is no such pointer."""
+        source = d.init.expr if isinstance(d.init, c_ast.Cast) else d.init
+        inner = source.expr if isinstance(source, c_ast.UnaryOp) and source.op == "&" else None
+        root = self.record_variable(inner if inner is not None else source) if source is not None else None
+        if root is None:
+            return False
+        key = self.lookup(root[0])
+        assert key is not None
+        held = not root[1].indirect and not root[1].each if inner is not None else key in self.address_of
+        name = t.record.name if t.record is not None else t.layout.name if t.layout is not None else None
+        if not held or root[1].record is None or root[1].record.name != name:
+            return False
+        target = self.address_of.get(key, key)
+        mine = self.declare(d.name, CType("record", None, t.spelling, record=root[1].record, indirect=True), d)
+        self.address_of[mine] = target
+        self.read_only_leaves[mine] = f"points to the {name} '{self.hints.get(target, root[0])}' from its " \
+            "declaration on"
+        return True
+
+    def const_alias(self, var: str) -> bool:
+        """Whether ``var`` is a pointer to a const struct s2sad holds as members: ``const Params *q = &p``."""
+        key = self.lookup(var)
+        return key is not None and key in self.address_of and read_only(self.ctypes[key])
 
     def alias_record(self, d: c_ast.Decl, t: CType, b: Builder, env: Env) -> bool:
         """``const Matrix *N = M;`` of a pointer parameter to one struct: ``N`` names the same
@@ -610,6 +641,10 @@ class CRecordLowering:
             base = base.name
         var = self.as_variable(base) if isinstance(base, c_ast.StructRef) else base
         key = self.lookup(var.name) if isinstance(var, c_ast.ID) else None
+        if key is not None and self.const_alias(var.name.split(".", 1)[0]):
+            raise self.fail(target, f"'{node_text(target)}' cannot be assigned: '{var.name.split('.', 1)[0]}' "
+                            "points to a const struct", "assign the member through the struct itself, or "
+                            "declare the pointer without const")
         if key is not None and base is not target and self.ctypes[key].kind == "pointer":
             return  # M->data[i] = ...: memory the member points at, writable even in a const Matrix
         if key is not None:
@@ -782,6 +817,92 @@ class CRecordLowering:
             self.check_writable(a.expr, key)
         return self.number_cell(a.expr, member.scalar, member.spelling, b, env, after if writes else [])  # type: ignore
 
+    def record_address_argument(self, a: c_ast.Node, t: CType, callee: str, args: list[c_ast.Node], b: Builder,
+                                env: Env, after: list[Callable[[Builder], None]]) -> Optional[Value]:
+        """``deriv(&p, y, dy)``, ``deriv(q, y, dy)`` of ``Params *q = &p``: a struct s2sad holds as
+        its members (a local, a parameter passed by value) passed to a function of the file that
+        takes a pointer to structs of one type (``const Params *``, read as a run of numbers,
+        ``c_structs``): a struct of its own, filled from the members (copy in) and, where the
+        callee may write it (no const), read back into them after the call (copy out). That is
+        C's meaning as long as the callee reaches the struct through this pointer only, so
+        another argument that reaches the same struct is a located error. None for any other
+        argument."""
+        if t.layout is None:
+            return None
+        inner = a.expr if isinstance(a, c_ast.UnaryOp) and a.op == "&" else None
+        root = self.record_variable(inner if inner is not None else a)
+        if root is None:
+            return None
+        var, have = root
+        key = self.lookup(var)
+        assert key is not None and have.record is not None
+        held = not have.indirect and not have.each if inner is not None else key in self.address_of
+        if not held:
+            return None
+        layout = t.layout
+        if have.record.name != layout.name:
+            raise self.fail(a, f"'{callee}' expects '{t.spelling}' here, and '{node_text(a)}' points to a "
+                            f"{have.record.name}", f"pass a {layout.name}")
+        target = self.address_of.get(key, key)
+        names = {n for scope in self.scopes for n, k in scope.items() if k == target or self.address_of.get(k) == target}
+        for other in args:
+            if other is not a and any(_reaches(other, n, self.ctypes[self.lookup(n)].indirect, self.record_member)  # type: ignore
+                                      for n in names):
+                raise self.fail(other, f"'{callee}' is passed '{node_text(a)}' and, here, more of that "
+                                f"{layout.name}: s2sad passes the struct in a copy of its own, which the callee "
+                                "would not see through this argument", f"pass {node_text(a)} alone and let "
+                                f"{callee} reach the members through it")
+        writes = not read_only(t)
+        at = self.at(b, a)
+        hint = self.hints.get(target, var).split("#")[0] + "_struct"
+        arr = at.op1("alloc", [build.const(at, layout.size, I64)], t.ir_array, hint, fill="empty",
+                     elem=layout.elem.name, struct=layout.name)
+        self.local_structs.add(layout.name)
+        slots = _layout_slots(layout, have.record)
+        for (path, offset, field_path, int_type, extent), (leaf_key, ct) in zip(slots, self.record_leaves(target)):
+            assert leaf_key == target + path
+            if writes:
+                self.check_writable(a, leaf_key)
+            for i in range(max(extent, 1)):
+                operands = [build.const(at, 0, I64)] + ([build.const(at, i, I64)] if extent else [])
+                attrs = {"int_member": int_type.name} if int_type is not None else {}
+                index = at.op1("field", operands, I64, "", struct=layout.name, path=field_path,
+                               coefs=[layout.size] + ([1] if extent else []), offset=offset, **attrs)
+                self.copy_slot(a, leaf_key, ct, i if extent else None, arr, index, int_type, layout, b, env,
+                               after if writes else None)
+        return arr
+
+    def copy_slot(self, a: c_ast.Node, leaf_key: str, ct: CType, element: Optional[int], arr: Value, index: Value,
+                  int_type, layout, b: Builder, env: Env, after: Optional[list[Callable[[Builder], None]]]) -> None:
+        """One number of a struct passed in a copy (``record_address_argument``): the member's value
+        stored into its slot of ``arr`` now, and, where ``after`` is given, the slot stored back
+        into the member after the call."""
+        at = self.at(b, a)
+        scalar = ct.scalar
+        if element is None:
+            current = env.get(leaf_key)
+            if not isinstance(current, Value):  # not given a value yet (a struct the callee fills in): zero
+                current = build.const(at, 0, value_type(ct))
+        else:
+            current = at.op1("load", [env[leaf_key], build.const(at, element, I64)], scalar)
+        if int_type is not None:
+            current = self.convert(current, int_type, at)
+        at.create("store", [arr, index, self.convert(current, layout.elem, at)], [])
+        if after is None:
+            return
+
+        def read_back(bb: Builder) -> None:
+            there = self.at(bb, a)
+            v = there.op1("load", [arr, index], layout.elem)
+            if element is None:
+                target = value_type(ct)
+                env[leaf_key] = self.convert(v if int_type is None else self.convert(v, int_type, there), target,
+                                             there)
+            else:
+                there.create("store", [env[leaf_key], build.const(there, element, I64), self.convert(v, scalar, there)],
+                             [])
+        after.append(read_back)
+
     def number_cell(self, member: c_ast.Node, scalar, spelled: str, b: Builder, env: Env,
                     after: list[Callable[[Builder], None]]) -> Value:
         """The cell a callee is passed for the number member ``member``: the caller's own (``p->x``
@@ -813,6 +934,8 @@ class CRecordLowering:
     # -- provided by the host (the C function lowerer) -------------------------------------------
     record_cells: set[str]  # the keys of leaves that are cells: p->x of a struct that may be written
     heap_records: set[str]  # the keys of pointers to one struct malloc'd alone, held as its members
+    address_of: dict[str, str]  # Params *q = &p of a struct held as members: q's key -> p's
+    local_structs: set[str]  # struct types output must define for the arrays of them the function makes
     read_only_leaves: dict[str, str]  # leaves that cannot be assigned -> why
 
 
@@ -841,6 +964,26 @@ def _reaches(node: c_ast.Node, var: str, pointer: bool, member_of: Callable[[c_a
             continue  # a member read by value
         stack.extend(child for _, child in n.children())
     return False
+
+
+def _layout_slots(layout, record: Record) -> list[tuple[str, int, str, Optional[object], int]]:
+    """For each leaf of ``record`` (in ``Record.leaves`` order), where it lies in a struct of
+    ``layout`` (the same struct read as a run of numbers): its path, its first slot, the path a
+    ``field`` op spells (``.pos.x``, ``.v[]``), its integer type if any, and its extent (0 for
+    a number)."""
+    out = []
+
+    def walk(lay, prefix: str, offset: int) -> None:
+        for f in lay.fields:
+            if f.sub is not None:
+                walk(f.sub, f"{prefix}.{f.name}", offset + f.offset)
+            else:
+                extent = f.dims[0] if f.dims else 0
+                out.append((f"{prefix}.{f.name}", offset + f.offset, f"{prefix}.{f.name}" + ("[]" if extent else ""),
+                            f.int_type, extent))
+    walk(layout, "", 0)
+    assert [o[0] for o in out] == [leaf.path for leaf in record.leaves], (out, record.leaves)
+    return out
 
 
 def _is_null(node: c_ast.Node) -> bool:
