@@ -85,8 +85,19 @@ def _line(body: str, needle: str) -> int:
      "f", "Ms", "L = &Ms[0]", "'L' cannot be assigned: it points to one Matrix of 'Ms' from its declaration on"),
     ("double f(double a) { Matrix *m = malloc(sizeof(Matrix)); m->rows = 2; Matrix *q = m; return a; }\n",
      "f", "a", "Matrix *q", "a second pointer to the Matrix 'm' is not supported"),
-    ("double f(double a) { Matrix C; C.rows = 2; Matrix *q = &C; return a; }\n",
-     "f", "a", "Matrix *q", "local pointers to Matrix are not supported"),
+    ("double f(double a) { Wishart w = {a, 2}; double *d = (double *)&w; return d[0]; }\n",
+     "f", "a", "(double *)&w", "taking the address of the Wishart 'w' is supported where it is passed to a "
+     "function of this file or sets a pointer to Wishart"),
+    ("typedef struct { double k, c; } P2;\n"
+     "static void w2(P2 *p, double *x) { p->k += *x; *x = 2.0; }\n"
+     "double f(double k) { P2 p = {k, k}; w2(&p, &p.c); return p.k; }\n",
+     "f", "k", "w2(&p, &p.c)", "'w2' is passed '&p' and, here, more of that P2"),
+    ("typedef struct { double k, c; } P2;\n"
+     "double f(double k) { P2 p = {k, k}; const P2 *q = &p; q->k = 2.0; return p.k * q->c; }\n",
+     "f", "k", "q->k = 2.0", "'q->k' cannot be assigned: 'q' points to a const struct"),
+    ("static void scale(Wishart *w, double *x) { w->gamma *= *x; *x = 2.0; }\n"
+     "double f(double k) { Wishart w = {k, 1}; Wishart *v = &w; scale(v, &w.gamma); return w.gamma; }\n",
+     "f", "k", "scale(v, &w.gamma)", "'scale' is passed 'v' and, here, more of that Wishart"),
     ("double f(double a) { Matrix ms[2]; ms[0].rows = 2; return a * ms[0].rows; }\n", "f", "a", "ms[2]",
      "local arrays of Matrix are not supported yet"),
     ("typedef struct { double x, y; } P2;\n"

@@ -642,7 +642,7 @@ class CRecordLowering:
         var = self.as_variable(base) if isinstance(base, c_ast.StructRef) else base
         key = self.lookup(var.name) if isinstance(var, c_ast.ID) else None
         if key is not None and self.const_alias(var.name.split(".", 1)[0]):
-            raise self.fail(target, f"'{node_text(target)}' cannot be assigned: '{var.name.split('.', 1)[0]}' "
+            raise self.fail(target, f"'{self.spelled(target)}' cannot be assigned: '{var.name.split('.', 1)[0]}' "
                             "points to a const struct", "assign the member through the struct itself, or "
                             "declare the pointer without const")
         if key is not None and base is not target and self.ctypes[key].kind == "pointer":
@@ -805,9 +805,10 @@ class CRecordLowering:
             raise self.fail(a, f"'{callee}' expects '{t.spelling}' here, and '{node_text(a)}' points to "
                             f"a {member.spelling}")
         var = dotted.split(".", 1)[0]  # type: ignore[union-attr]
+        struct = self.lookup(var)
+        assert struct is not None
         for other in args:
-            if other is not a and _reaches(other, var, self.ctypes[self.lookup(var)].indirect,  # type: ignore
-                                           self.record_member):
+            if other is not a and self.reaches(other, self.address_of.get(struct, struct)):
                 raise self.fail(other, f"'{callee}' is passed '{node_text(a)}' and, here, more of '{var}'s "
                                 "memory: s2sad passes the member in a copy of its own, which the callee would "
                                 "not see through this argument", f"pass {node_text(a)} alone, or the whole "
@@ -844,10 +845,8 @@ class CRecordLowering:
             raise self.fail(a, f"'{callee}' expects '{t.spelling}' here, and '{node_text(a)}' points to a "
                             f"{have.record.name}", f"pass a {layout.name}")
         target = self.address_of.get(key, key)
-        names = {n for scope in self.scopes for n, k in scope.items() if k == target or self.address_of.get(k) == target}
         for other in args:
-            if other is not a and any(_reaches(other, n, self.ctypes[self.lookup(n)].indirect, self.record_member)  # type: ignore
-                                      for n in names):
+            if other is not a and self.reaches(other, target):
                 raise self.fail(other, f"'{callee}' is passed '{node_text(a)}' and, here, more of that "
                                 f"{layout.name}: s2sad passes the struct in a copy of its own, which the callee "
                                 "would not see through this argument", f"pass {node_text(a)} alone and let "
@@ -902,6 +901,14 @@ class CRecordLowering:
                 there.create("store", [env[leaf_key], build.const(there, element, I64), self.convert(v, scalar, there)],
                              [])
         after.append(read_back)
+
+    def reaches(self, node: c_ast.Node, key: str) -> bool:
+        """Whether the argument ``node`` may hand a callee memory of the struct variable ``key``,
+        by its name or by a pointer to it (``Params *q = &p``: see ``_reaches``)."""
+        names = [n for scope in self.scopes for n, k in scope.items()
+                 if self.lookup(n) in (key, *[a for a, t in self.address_of.items() if t == key])]
+        return any(_reaches(node, n, self.ctypes[self.lookup(n)].indirect, self.record_member)  # type: ignore[index]
+                   for n in names)
 
     def number_cell(self, member: c_ast.Node, scalar, spelled: str, b: Builder, env: Env,
                     after: list[Callable[[Builder], None]]) -> Value:
