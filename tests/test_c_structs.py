@@ -224,3 +224,27 @@ def test_an_array_of_structs_with_integers_kept_number_by_number_goes_through_it
     text = pipeline.gradient_source(source, "t.c", "f", ["qs"], "c")
     assert "static double slot_get_Q(const Q *a, long k) {" in text and "        return a[k / 2].id;" in text
     assert "slot_set_Q(qs_before_step, e, " in text and "Q *qs_before_step = " in text
+
+
+# -- a loop bounded by a member of a struct the function may write (golden/c/struct_member_bound_written) --
+
+SYS = ("typedef struct { int n; double scale; double acc; } Sys;\n"
+       "static void touch(Sys *s) { s->scale += 1.0; }\n"
+       "double f(Sys *s, const double *x) {\n    {before}\n"
+       "    for (int i = 0; i < s->n; i++) {\n        s->acc += s->scale * x[i];\n        {body}\n    }\n"
+       "    return s->acc;\n}\n")
+
+
+@pytest.mark.parametrize("before, body, counted", [
+    ("", "s->scale *= 0.9;", True),  # other members written: n is the same in every iteration
+    ("", "if (x[i] > 2.0) s->n = i;", False),
+    ("", "touch(s);", False),  # a callee given s may write s->n
+    ("int *np = &s->n;", "if (x[i] > 2.0) *np = i;", False),  # a pointer to n, taken anywhere
+    ("Sys *t = s;", "if (x[i] > 2.0) t->n = i;", False),  # a second pointer to the same struct
+])
+def test_a_loop_bounded_by_a_writable_structs_member_is_counted_where_nothing_in_it_writes_the_member(
+        before, body, counted):
+    source = SYS.replace("{before}", before).replace("{body}", body)
+    text = pipeline.gradient_source(source, "t.c", "f", ["x"], "c")
+    assert ("for (long i = 0; i < s->n; i++)" in text) == counted, text
+    assert ("while" in text) != counted, text

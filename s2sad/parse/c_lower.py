@@ -687,8 +687,9 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         if t.kind == "record":
             self.local_record(d, t, b, env)
             return
-        if t.kind == "pointer" and t.layout is not None and d.init is not None and self.address_alias(d, t):
-            return  # Params *q = &p: q->k is p.k (c_records)
+        if t.kind == "pointer" and t.layout is not None and d.init is not None \
+                and self.pointer_to_one_struct(d, t, b, env):
+            return  # Params *q = &p: q->k is p.k; Sys *t = s of a pointer to one struct (c_records)
         init = d.init
         if d.coord is not None and d.coord.line in self.ctx.shared_lines:
             self.shared_array(d, t, b, env)
@@ -1325,7 +1326,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         if name in assigned or block_exits(statements(body)).may & {BREAK, RETURN}:
             return None
         bound = self.as_variable(cond.right) if isinstance(cond.right, c_ast.StructRef) else cond.right
-        if not (self.is_simple(bound) or self.const_array_member(bound)) \
+        if not (self.is_simple(bound) or self.const_array_member(bound) or self.unwritten_member(bound, body, env)) \
                 or any(isinstance(n, c_ast.ID) and n.name in assigned for n in walk(bound)):
             return None
         root = bound.name.split(".")[0] if bound is not cond.right and isinstance(bound, c_ast.ID) else ""

@@ -58,6 +58,7 @@ from ..ssa import build
 from ..ssa.ir import Builder, Value
 from ..ssa.types import I64, Type
 from .c_expr import Ptr, node_text
+from .c_expr import walk as walk_nodes
 from .c_types import CType, Leaf, Member, Record, value_type
 from .py_common import RESULT, Env, Fail
 
@@ -438,6 +439,18 @@ class CRecordLowering:
             "declaration on"
         return True
 
+    def pointer_to_one_struct(self, d: c_ast.Decl, t: CType, b: Builder, env: Env) -> bool:
+        """A local pointer to structs of one type (``t``: ``Params *q``, ``Sys *t``, read as a run of
+        numbers where it walks an array of them) set to one struct s2sad holds as members:
+        ``address_alias`` of a local, ``alias_record`` of a pointer parameter to one struct.
+        False where ``d`` is neither."""
+        if self.address_alias(d, t):
+            return True
+        record = self.ctx.structs.records.get(t.layout.name) if self.ctx.structs is not None else None  # type: ignore
+        if record is None:
+            return False
+        return self.alias_record(d, CType("record", None, t.spelling, record=record, indirect=True), b, env)
+
     def const_alias(self, var: str) -> bool:
         """Whether ``var`` is a pointer to a const struct s2sad holds as members: ``const Params *q = &p``."""
         key = self.lookup(var)
@@ -759,6 +772,56 @@ class CRecordLowering:
         leaf = self.ctypes[key]
         return leaf.kind == "pointer" and not leaf.dims and leaf.scalar is not None and leaf.scalar.is_int
 
+    def unwritten_member(self, node: c_ast.Node, body: c_ast.Node, env: Env) -> bool:
+        """Whether ``node`` is an integer member of a struct that may be written, held in a cell
+        (``s->n`` of a ``Sys *s``), which nothing in the loop ``body`` can write: no assignment
+        or increment of the member through any pointer to that struct, no call given anything
+        that mentions such a pointer, and no address of a member of that name taken anywhere
+        in the function (a pointer that could write it inside the loop). Then a loop bounded
+        by it is counted, as one bounded by a const struct's member is."""
+        if not isinstance(node, c_ast.StructRef):
+            return False
+        try:
+            dotted = self.record_member(node)
+        except Fail:
+            return False
+        key = self.lookup(dotted) if dotted is not None else None
+        if key is None or key not in self.record_cells or not self.ctypes[key].scalar.is_int:  # type: ignore
+            return False
+        cell = env.get(key)
+        if not isinstance(cell, Value):
+            return False
+        field = node.field.name
+        for n in walk_nodes(self.fn.body):
+            if isinstance(n, c_ast.UnaryOp) and n.op == "&" and isinstance(n.expr, c_ast.StructRef) \
+                    and n.expr.field.name == field:
+                return False
+
+        def holds_cell(n: c_ast.Node) -> bool:
+            """Whether ``n`` mentions a struct variable whose leaves include the cell."""
+            for m in walk_nodes(n):
+                root = self.record_variable(m) if isinstance(m, c_ast.ID) else None
+                if root is not None and any(env.get(k) is cell for k, _ in self.record_leaves(self.lookup(m.name))):  # type: ignore
+                    return True
+            return False
+        for n in walk_nodes(body):
+            target = n.lvalue if isinstance(n, c_ast.Assignment) else \
+                n.expr if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--") else None
+            while isinstance(target, c_ast.ArrayRef):
+                target = target.name
+            if isinstance(target, c_ast.StructRef):  # s->x = ...: writes n only if it names it
+                try:
+                    written = self.record_member(target)
+                except Fail:
+                    return False
+                if written is None or env.get(self.lookup(written) or "") is cell:
+                    return False
+            elif target is not None and holds_cell(target):
+                return False
+            if isinstance(n, c_ast.FuncCall) and n.args is not None and any(holds_cell(a) for a in n.args.exprs):
+                return False
+        return True
+
     def each_argument(self, var: str, index: c_ast.Node, t: CType, callee: str, a: c_ast.Node, b: Builder,
                       env: Env) -> list[Value]:
         """The callee's leaves of the struct ``var[index]`` of an array of them: a number read, an
@@ -860,8 +923,12 @@ class CRecordLowering:
         slots = _layout_slots(layout, have.record)
         for (path, offset, field_path, int_type, extent), (leaf_key, ct) in zip(slots, self.record_leaves(target)):
             assert leaf_key == target + path
-            if writes:
-                self.check_writable(a, leaf_key)
+            why = self.read_only_leaves.get(leaf_key) if writes else None
+            if why is not None:
+                raise self.fail(a, f"'{callee}' may write the {layout.name} '{var}' through '{node_text(a)}', and "
+                                f"its member '{path[1:]}' {why}", f"declare {callee}'s parameter 'const "
+                                f"{layout.name} *' where it only reads the struct, or pass a local {layout.name} "
+                                "whose members are set one by one")
             for i in range(max(extent, 1)):
                 operands = [build.const(at, 0, I64)] + ([build.const(at, i, I64)] if extent else [])
                 attrs = {"int_member": int_type.name} if int_type is not None else {}
