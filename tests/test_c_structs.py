@@ -241,6 +241,7 @@ SYS = ("typedef struct { int n; double scale; double acc; } Sys;\n"
     ("", "touch(s);", False),  # a callee given s may write s->n
     ("int *np = &s->n;", "if (x[i] > 2.0) *np = i;", False),  # a pointer to n, taken anywhere
     ("Sys *t = s;", "if (x[i] > 2.0) t->n = i;", False),  # a second pointer to the same struct
+    ("", "Sys *t = s; touch(t);", False),  # ... declared in the loop, given to a callee
 ])
 def test_a_loop_bounded_by_a_writable_structs_member_is_counted_where_nothing_in_it_writes_the_member(
         before, body, counted):

@@ -797,9 +797,14 @@ class CRecordLowering:
                     and n.expr.field.name == field:
                 return False
 
+        # Pointers the body declares are not declared yet: any of them may point to the struct.
+        inside = {d.name for d in walk_nodes(body) if isinstance(d, c_ast.Decl) and isinstance(d.type, c_ast.PtrDecl)}
+
         def holds_cell(n: c_ast.Node) -> bool:
             """Whether ``n`` mentions a struct variable whose leaves include the cell."""
             for m in walk_nodes(n):
+                if isinstance(m, c_ast.ID) and m.name in inside:
+                    return True
                 root = self.record_variable(m) if isinstance(m, c_ast.ID) else None
                 if root is not None and any(env.get(k) is cell for k, _ in self.record_leaves(self.lookup(m.name))):  # type: ignore
                     return True
@@ -900,8 +905,7 @@ class CRecordLowering:
         var, have = root
         key = self.lookup(var)
         assert key is not None and have.record is not None
-        held = not have.indirect and not have.each if inner is not None else key in self.address_of
-        if not held:
+        if have.each or (inner is not None) == have.indirect:  # &p of a struct, or a pointer to one
             return None
         layout = t.layout
         if have.record.name != layout.name:
@@ -909,7 +913,7 @@ class CRecordLowering:
                             f"{have.record.name}", f"pass a {layout.name}")
         target = self.address_of.get(key, key)
         for other in args:
-            if other is not a and self.reaches(other, target):
+            if other is not a and self.reaches(other, target, env):
                 raise self.fail(other, f"'{callee}' is passed '{node_text(a)}' and, here, more of that "
                                 f"{layout.name}: s2sad passes the struct in a copy of its own, which the callee "
                                 "would not see through this argument", f"pass {node_text(a)} alone and let "
@@ -921,8 +925,9 @@ class CRecordLowering:
                      elem=layout.elem.name, struct=layout.name)
         self.local_structs.add(layout.name)
         slots = _layout_slots(layout, have.record)
-        for (path, offset, field_path, int_type, extent), (leaf_key, ct) in zip(slots, self.record_leaves(target)):
-            assert leaf_key == target + path
+        arrow = "->" if have.indirect else "."
+        for path, offset, field_path, int_type, extent in slots:
+            leaf_key = target + path
             why = self.read_only_leaves.get(leaf_key) if writes else None
             if why is not None:
                 raise self.fail(a, f"'{callee}' may write the {layout.name} '{var}' through '{node_text(a)}', and "
@@ -934,23 +939,24 @@ class CRecordLowering:
                 attrs = {"int_member": int_type.name} if int_type is not None else {}
                 index = at.op1("field", operands, I64, "", struct=layout.name, path=field_path,
                                coefs=[layout.size] + ([1] if extent else []), offset=offset, **attrs)
-                self.copy_slot(a, leaf_key, ct, i if extent else None, arr, index, int_type, layout, b, env,
-                               after if writes else None)
+                member = self.as_variable(_member_node(var, arrow, path, a))
+                if extent:
+                    member = c_ast.ArrayRef(member, c_ast.Constant("int", str(i)), coord=a.coord)
+                self.copy_slot(a, member, leaf_key, arr, index, int_type, layout, b, env, after if writes else None)
         return arr
 
-    def copy_slot(self, a: c_ast.Node, leaf_key: str, ct: CType, element: Optional[int], arr: Value, index: Value,
-                  int_type, layout, b: Builder, env: Env, after: Optional[list[Callable[[Builder], None]]]) -> None:
-        """One number of a struct passed in a copy (``record_address_argument``): the member's value
-        stored into its slot of ``arr`` now, and, where ``after`` is given, the slot stored back
-        into the member after the call."""
+    def copy_slot(self, a: c_ast.Node, member: c_ast.Node, leaf_key: str, arr: Value, index: Value, int_type,
+                  layout, b: Builder, env: Env, after: Optional[list[Callable[[Builder], None]]]) -> None:
+        """One number of a struct passed in a copy (``record_address_argument``): the member
+        (``member``, as the caller names it: ``p.k``, ``s->n``, ``b.v[1]``) stored into its slot of
+        ``arr`` now, and, where ``after`` is given, the slot stored back into the member after the
+        call."""
         at = self.at(b, a)
-        scalar = ct.scalar
-        if element is None:
-            current = env.get(leaf_key)
-            if not isinstance(current, Value):  # not given a value yet (a struct the callee fills in): zero
-                current = build.const(at, 0, value_type(ct))
+        if isinstance(member, c_ast.ID) and not isinstance(env.get(leaf_key), Value):
+            # a number not given a value yet (a struct the callee fills in): zero
+            current = build.const(at, 0, value_type(self.ctypes[leaf_key]))
         else:
-            current = at.op1("load", [env[leaf_key], build.const(at, element, I64)], scalar)
+            current = self.number(self.scalar(member, b, env), at)
         if int_type is not None:
             current = self.convert(current, int_type, at)
         at.create("store", [arr, index, self.convert(current, layout.elem, at)], [])
@@ -960,20 +966,21 @@ class CRecordLowering:
         def read_back(bb: Builder) -> None:
             there = self.at(bb, a)
             v = there.op1("load", [arr, index], layout.elem)
-            if element is None:
-                target = value_type(ct)
-                env[leaf_key] = self.convert(v if int_type is None else self.convert(v, int_type, there), target,
-                                             there)
-            else:
-                there.create("store", [env[leaf_key], build.const(there, element, I64), self.convert(v, scalar, there)],
-                             [])
+            self.store(member, v if int_type is None else self.convert(v, int_type, there), bb, env, a)
         after.append(read_back)
 
-    def reaches(self, node: c_ast.Node, key: str) -> bool:
+    def reaches(self, node: c_ast.Node, key: str, env: Optional[Env] = None) -> bool:
         """Whether the argument ``node`` may hand a callee memory of the struct variable ``key``,
-        by its name or by a pointer to it (``Params *q = &p``: see ``_reaches``)."""
-        names = [n for scope in self.scopes for n, k in scope.items()
-                 if self.lookup(n) in (key, *[a for a, t in self.address_of.items() if t == key])]
+        by its name or by a pointer to it (``Params *q = &p``; with ``env``, also ``Sys *t = s``
+        of a pointer parameter, which shares its cells and arrays: see ``_reaches``)."""
+        same = {key, *[a for a, t in self.address_of.items() if t == key]}
+        memory = {id(env[k]) for k, ct in self.record_leaves(key) if env is not None and k in env
+                  and (k in self.record_cells or ct.kind == "array")}
+
+        def shares(k: Optional[str]) -> bool:
+            return k is not None and env is not None and self.ctypes[k].kind == "record" and any(
+                id(env.get(leaf)) in memory for leaf, _ in self.record_leaves(k))
+        names = [n for scope in self.scopes for n in scope if self.lookup(n) in same or shares(self.lookup(n))]
         return any(_reaches(node, n, self.ctypes[self.lookup(n)].indirect, self.record_member)  # type: ignore[index]
                    for n in names)
 

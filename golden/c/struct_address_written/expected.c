@@ -76,7 +76,7 @@ void grad_drift(const double *x0, double *d_x0, double v0, double *d_v0, double 
     double s_x[2] = {0};
     s_x[0] = x0[0];
     s_x[1] = x0[1];
-    double *tape_s_struct_elem = calloc(1, n * sizeof(double));
+    double *tape_s_t = calloc(1, n * sizeof(double));
     double *tape_q_v = calloc(1, n * sizeof(double));
     double *tape_s_x_elem = calloc(1, n * sizeof(double));
     size_t tape_s_struct_before_step_cap = 0;
@@ -103,14 +103,14 @@ void grad_drift(const double *x0, double *d_x0, double v0, double *d_v0, double 
         step(s_struct, 0.1, k);
         s_x[0] = s_struct->x[0];
         s_x[1] = s_struct->x[1];
-        double s_struct_elem = s_struct->t;
-        tape_s_struct_elem[i] = s_struct_elem;
-        double q_v = s_struct->v * 0.99;
+        s_v = s_struct->v;
+        s_t = s_struct->t;
+        tape_s_t[i] = s_t;
+        double q_v = s_v * 0.99;
         tape_q_v[i] = q_v;
         double s_x_elem = s_x[0];
         tape_s_x_elem[i] = s_x_elem;
         s_v = q_v;
-        s_t = s_struct_elem;
     }
     State s_struct2[1];
     s_struct2->x[0] = s_x[0];
@@ -144,7 +144,7 @@ void grad_drift(const double *x0, double *d_x0, double v0, double *d_v0, double 
     // line 29: for (int i = 0; i < n; i++) {
     double d_acc = d_return;
     for (long i = n - 1; i >= 0; i--) {
-        double s_struct_elem = tape_s_struct_elem[i];
+        s_t = tape_s_t[i];
         double q_v = tape_q_v[i];
         double s_x_elem = tape_s_x_elem[i];
         State d_s_struct2[1] = {0};
@@ -155,12 +155,15 @@ void grad_drift(const double *x0, double *d_x0, double v0, double *d_v0, double 
             ((double *)s_struct_before_step)[e] = t3;
         }
         // line 32: acc += q->x[0] * q->x[0] + s.v * q->t;
-        double d_q_v = d_s_v + d_acc * s_struct_elem;
+        double d_q_v = d_s_v + d_acc * s_t;
+        d_s_t += d_acc * q_v;
         double t4 = d_acc * s_x_elem;
         d_s_x[0] += 2.0 * t4;
+        // line 31: q->v *= 0.99;
+        d_s_v = d_q_v * 0.99;
         // line 30: step(&s, 0.1, k);
-        d_s_struct2->t += d_s_t + d_acc * q_v;
-        d_s_struct2->v += d_q_v * 0.99;
+        d_s_struct2->t += d_s_t;
+        d_s_struct2->v += d_s_v;
         double d_s_x_elem = d_s_x[1];
         d_s_x[1] = 0.0;
         d_s_struct2->x[1] += d_s_x_elem;
@@ -194,5 +197,5 @@ void grad_drift(const double *x0, double *d_x0, double v0, double *d_v0, double 
     free(tape_s_struct_before_step);
     free(tape_s_x_elem);
     free(tape_q_v);
-    free(tape_s_struct_elem);
+    free(tape_s_t);
 }

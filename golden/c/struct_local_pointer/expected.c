@@ -69,10 +69,11 @@ void grad_moments(const double *x, double *d_x, int n, double d_return) {
         a_w[0] = a_struct->w[0];
         a_w[1] = a_struct->w[1];
         a_w[2] = a_struct->w[2];
+        double q_s = a_struct->s;
         double a_w_elem = a_w[1];
         tape_a_w_elem[i] = a_w_elem;
         a_n = (int)a_struct->n;
-        a_s = a_struct->s + 0.5 * x[i] * a_w_elem;
+        a_s = q_s + 0.5 * x[i] * a_w_elem;
     }
 
     // reverse sweep
