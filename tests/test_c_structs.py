@@ -95,6 +95,11 @@ def _line(body: str, needle: str) -> int:
     ("typedef struct { double k, c; } P2;\n"
      "double f(double k) { P2 p = {k, k}; const P2 *q = &p; q->k = 2.0; return p.k * q->c; }\n",
      "f", "k", "q->k = 2.0", "'q->k' cannot be assigned: 'q' points to a const struct"),
+    ("typedef struct { double k; int n; } S3;\n"
+     "static void two(S3 *a, const S3 *b) { a->k += b->k * b->n; }\n"
+     "static void run(S3 *s) { S3 *t = s; two(t, s); }\n"
+     "double f(double k) { S3 v = {k, 2}; run(&v); return v.k; }\n",
+     "f", "k", "two(t, s)", "'two' is passed 't' and, here, more of that S3"),
     ("static void scale(Wishart *w, double *x) { w->gamma *= *x; *x = 2.0; }\n"
      "double f(double k) { Wishart w = {k, 1}; Wishart *v = &w; scale(v, &w.gamma); return w.gamma; }\n",
      "f", "k", "scale(v, &w.gamma)", "'scale' is passed 'v' and, here, more of that Wishart"),
