@@ -100,6 +100,10 @@ def _line(body: str, needle: str) -> int:
      "static void run(S3 *s) { S3 *t = s; two(t, s); }\n"
      "double f(double k) { S3 v = {k, 2}; run(&v); return v.k; }\n",
      "f", "k", "two(t, s)", "'two' is passed 't' and, here, more of that S3"),
+    ("double f(double a) { Wishart w; memset(&w, 0, 8); w.gamma += a; return w.gamma; }\n", "f", "a",
+     "memset(&w", "memset of the Wishart 'w' is supported for the whole struct only"),
+    ("double f(const double *x) { Wishart w; memcpy(&w, x, sizeof w); return w.gamma; }\n", "f", "x",
+     "memcpy(&w", "memcpy into the Wishart 'w' copies from another Wishart only"),
     ("static void scale(Wishart *w, double *x) { w->gamma *= *x; *x = 2.0; }\n"
      "double f(double k) { Wishart w = {k, 1}; Wishart *v = &w; scale(v, &w.gamma); return w.gamma; }\n",
      "f", "k", "scale(v, &w.gamma)", "'scale' is passed 'v' and, here, more of that Wishart"),

@@ -585,7 +585,11 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                     env[self.declare(d.name, t, d)] = Poison()
             for name in assigned_names(st) + sorted(addressed_names(st)):  # &m: a callee may set m
                 key = self.lookup(name)
-                if key is not None:
+                if key is not None and self.ctypes[key].kind == "record":  # &w: w's numbers (c_records)
+                    for leaf, t in self.record_leaves(key):
+                        if t.kind == "scalar" and leaf not in self.record_cells:
+                            env[leaf] = Poison()
+                elif key is not None:
                     env[key] = Poison()
             return False
 

@@ -984,6 +984,80 @@ class CRecordLowering:
         return any(_reaches(node, n, self.ctypes[self.lookup(n)].indirect, self.record_member)  # type: ignore[index]
                    for n in names)
 
+    def struct_memory_call(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], b: Builder,
+                           env: Env) -> bool:
+        """``memset(&p, 0, sizeof p)``, ``memcpy(&p, src, sizeof p)`` (also ``memmove``, and ``q`` of
+        ``Params *q = &p`` for ``&p``) of a struct s2sad holds as its members: each number set to
+        zero, or copied from the same member of ``src`` (``&w`` of another such struct, or a
+        pointer to one: a parameter ``const Params *src``), as ``p = *src`` would; False where
+        the destination is no such struct (``memory_call`` copies arrays)."""
+        dst = args[0].expr if isinstance(args[0], c_ast.UnaryOp) and args[0].op == "&" else None
+        root = self.record_variable(dst if dst is not None else args[0]) if len(args) == 3 else None
+        if root is None or root[1].each or (dst is not None) == root[1].indirect:
+            return False
+        var, have = root
+        record = have.record
+        assert record is not None
+        if not self.whole_struct_size(args[2], record.name):
+            raise self.fail(args[2], f"{name} of the {record.name} '{var}' is supported for the whole struct only",
+                            f"give its size as sizeof {'' if dst is not None else '*'}{var} or "
+                            f"sizeof({record.name})")
+        arrow = "->" if have.indirect else "."
+        if name == "memset":
+            byte = build.const_value(self.number(self.scalar(args[1], b, env), self.at(b, node)))
+            if byte != 0:
+                raise self.fail(args[1], "memset with a byte other than 0 writes no number s2sad can follow",
+                                f"set the members of {var} one by one")
+            sources: list[Optional[c_ast.Node]] = [None] * len(record.leaves)
+        else:
+            src = args[1].expr if isinstance(args[1], c_ast.UnaryOp) and args[1].op == "&" else None
+            named = src if src is not None else args[1]
+            while isinstance(named, c_ast.Cast):
+                named = named.expr
+            key = self.lookup(named.name) if isinstance(named, c_ast.ID) else None
+            t = self.ctypes[key] if key is not None else None
+            struct = t.record.name if t is not None and t.record is not None and not t.each else \
+                t.layout.name if t is not None and t.layout is not None and src is None else None
+            if struct != record.name or (src is not None) == (t.kind == "pointer" or t.indirect):  # type: ignore
+                raise self.fail(args[1], f"{name} into the {record.name} '{var}' copies from another {record.name} "
+                                f"only (&w, or a pointer to one)", f"copy the members one by one, or write "
+                                f"{var} = *src;" if dst is not None else "copy the members one by one")
+            src_arrow = "." if src is not None else "->"
+            sources = [_member_node(named.name, src_arrow, leaf.path, node) for leaf in record.leaves]  # type: ignore
+        for leaf, source in zip(record.leaves, sources):
+            target = self.as_variable(_member_node(var, arrow, leaf.path, node))
+            m = leaf.member
+            if m.shape == "pointer":
+                if source is None:
+                    raise self.fail(node, f"memset of the {record.name} '{var}' would set its pointer member "
+                                    f"'{leaf.path[1:]}' to null", f"set the members of {var} one by one")
+                self.assign_pointer(target, source, b, env)  # type: ignore[arg-type]
+                continue
+            for i in range(m.extent if m.shape == "array" else 1):
+                def at(n: c_ast.Node) -> c_ast.Node:
+                    return c_ast.ArrayRef(n, c_ast.Constant("int", str(i)), coord=node.coord) \
+                        if m.shape == "array" else n
+                value = build.const(self.at(b, node), 0, I64) if source is None else \
+                    self.number(self.scalar(at(source), b, env), self.at(b, node))
+                self.store(at(target), value, b, env, node)
+        return True
+
+    def whole_struct_size(self, size: c_ast.Node, struct: str) -> bool:
+        """Whether ``size`` is ``sizeof`` one ``struct``: ``sizeof p``, ``sizeof *q``, ``sizeof(P)``."""
+        if not (isinstance(size, c_ast.UnaryOp) and size.op == "sizeof"):
+            return False
+        named = size.expr
+        if isinstance(named, c_ast.Typename):
+            inner = named.type.type if isinstance(named.type, c_ast.TypeDecl) else None
+            found = self.ctx.structs.record(inner) if inner is not None and self.ctx.structs is not None else None
+            return found is not None and found.name == struct
+        pointer = isinstance(named, c_ast.UnaryOp) and named.op == "*" or isinstance(named, c_ast.ArrayRef)
+        if pointer:
+            named = named.expr if isinstance(named, c_ast.UnaryOp) else named.name  # type: ignore[attr-defined]
+        root = self.record_variable(named)
+        return root is not None and root[1].record is not None and root[1].record.name == struct \
+            and root[1].indirect == pointer and not root[1].each
+
     def number_cell(self, member: c_ast.Node, scalar, spelled: str, b: Builder, env: Env,
                     after: list[Callable[[Builder], None]]) -> Value:
         """The cell a callee is passed for the number member ``member``: the caller's own (``p->x``
