@@ -888,14 +888,14 @@ class CRecordLowering:
 
     def record_address_argument(self, a: c_ast.Node, t: CType, callee: str, args: list[c_ast.Node], b: Builder,
                                 env: Env, after: list[Callable[[Builder], None]]) -> Optional[Value]:
-        """``deriv(&p, y, dy)``, ``deriv(q, y, dy)`` of ``Params *q = &p``: a struct s2sad holds as
-        its members (a local, a parameter passed by value) passed to a function of the file that
-        takes a pointer to structs of one type (``const Params *``, read as a run of numbers,
-        ``c_structs``): a struct of its own, filled from the members (copy in) and, where the
-        callee may write it (no const), read back into them after the call (copy out). That is
-        C's meaning as long as the callee reaches the struct through this pointer only, so
-        another argument that reaches the same struct is a located error. None for any other
-        argument."""
+        """``deriv(&p, y, dy)``, ``deriv(q, y, dy)`` of ``Params *q = &p``, ``touch(t)`` of ``Sys *t =
+        s``: a struct s2sad holds as its members (a local, a parameter passed by value) or one
+        struct a pointer points to, passed to a function of the file that takes a pointer to
+        structs of one type (``const Params *``, read as a run of numbers, ``c_structs``): a
+        struct of its own, filled from the members (copy in) and, where the callee may write it
+        (no const), read back into them after the call (copy out). That is C's meaning as long
+        as the callee reaches the struct through this pointer only, so another argument that
+        reaches the same struct is a located error. None for any other argument."""
         if t.layout is None:
             return None
         inner = a.expr if isinstance(a, c_ast.UnaryOp) and a.op == "&" else None
