@@ -29,6 +29,14 @@ the leaves of the callee's parameter (``record_argument``); C output then declar
 helper's leaves as parameters of their own (``double w_gamma, int w_m``), its gradient their
 shadows, while the function differentiated keeps the user's struct parameters.
 
+The address of a struct held as its members (``&p`` of a local ``Params p``) names those
+members: ``Params *q = &p;`` is an alias whose ``q->k`` is ``p.k`` (``address_of``, followed by
+the host's ``lookup``); ``f(&p)`` for a helper that takes a pointer to structs of one type (read
+as a run of numbers, ``c_structs``) passes a struct of its own filled from the members and, for
+a pointer that is not const, read back into them after the call (``record_address_argument``);
+``memset(&p, 0, sizeof p)`` and ``memcpy(&p, src, sizeof p)`` set the members one by one
+(``struct_memory_call``).
+
 A helper that returns a struct of numbers by value has one value per leaf (``Signature.
 result_types``); ``return c;`` and ``Vec3 u = vsub(a, b);`` copy leaf by leaf (``copy_record``,
 ``record_from_call``). A pointer to one struct malloc'd alone (``Camera *c =
