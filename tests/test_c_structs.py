@@ -85,8 +85,28 @@ def _line(body: str, needle: str) -> int:
      "f", "Ms", "L = &Ms[0]", "'L' cannot be assigned: it points to one Matrix of 'Ms' from its declaration on"),
     ("double f(double a) { Matrix *m = malloc(sizeof(Matrix)); m->rows = 2; Matrix *q = m; return a; }\n",
      "f", "a", "Matrix *q", "a second pointer to the Matrix 'm' is not supported"),
-    ("double f(double a) { Matrix C; C.rows = 2; Matrix *q = &C; return a; }\n",
-     "f", "a", "Matrix *q", "local pointers to Matrix are not supported"),
+    ("double f(double a) { Wishart w = {a, 2}; double *d = (double *)&w; return d[0]; }\n",
+     "f", "a", "(double *)&w", "taking the address of the Wishart 'w' is supported where it is passed to a "
+     "function of this file or sets a pointer to Wishart"),
+    ("typedef struct { double k, c; } P2;\n"
+     "static void w2(P2 *p, double *x) { p->k += *x; *x = 2.0; }\n"
+     "double f(double k) { P2 p = {k, k}; w2(&p, &p.c); return p.k; }\n",
+     "f", "k", "w2(&p, &p.c)", "'w2' is passed '&p' and, here, more of that P2"),
+    ("typedef struct { double k, c; } P2;\n"
+     "double f(double k) { P2 p = {k, k}; const P2 *q = &p; q->k = 2.0; return p.k * q->c; }\n",
+     "f", "k", "q->k = 2.0", "'q->k' cannot be assigned: 'q' points to a const struct"),
+    ("typedef struct { double k; int n; } S3;\n"
+     "static void two(S3 *a, const S3 *b) { a->k += b->k * b->n; }\n"
+     "static void run(S3 *s) { S3 *t = s; two(t, s); }\n"
+     "double f(double k) { S3 v = {k, 2}; run(&v); return v.k; }\n",
+     "f", "k", "two(t, s)", "'two' is passed 't' and, here, more of that S3"),
+    ("double f(double a) { Wishart w; memset(&w, 0, 8); w.gamma += a; return w.gamma; }\n", "f", "a",
+     "memset(&w", "memset of the Wishart 'w' is supported for the whole struct only"),
+    ("double f(const double *x) { Wishart w; memcpy(&w, x, sizeof w); return w.gamma; }\n", "f", "x",
+     "memcpy(&w", "memcpy into the Wishart 'w' copies from another Wishart only"),
+    ("static void scale(Wishart *w, double *x) { w->gamma *= *x; *x = 2.0; }\n"
+     "double f(double k) { Wishart w = {k, 1}; Wishart *v = &w; scale(v, &w.gamma); return w.gamma; }\n",
+     "f", "k", "scale(v, &w.gamma)", "'scale' is passed 'v' and, here, more of that Wishart"),
     ("double f(double a) { Matrix ms[2]; ms[0].rows = 2; return a * ms[0].rows; }\n", "f", "a", "ms[2]",
      "local arrays of Matrix are not supported yet"),
     ("typedef struct { double x, y; } P2;\n"
@@ -213,3 +233,28 @@ def test_an_array_of_structs_with_integers_kept_number_by_number_goes_through_it
     text = pipeline.gradient_source(source, "t.c", "f", ["qs"], "c")
     assert "static double slot_get_Q(const Q *a, long k) {" in text and "        return a[k / 2].id;" in text
     assert "slot_set_Q(qs_before_step, e, " in text and "Q *qs_before_step = " in text
+
+
+# -- a loop bounded by a member of a struct the function may write (golden/c/struct_member_bound_written) --
+
+SYS = ("typedef struct { int n; double scale; double acc; } Sys;\n"
+       "static void touch(Sys *s) { s->scale += 1.0; }\n"
+       "double f(Sys *s, const double *x) {\n    {before}\n"
+       "    for (int i = 0; i < s->n; i++) {\n        s->acc += s->scale * x[i];\n        {body}\n    }\n"
+       "    return s->acc;\n}\n")
+
+
+@pytest.mark.parametrize("before, body, counted", [
+    ("", "s->scale *= 0.9;", True),  # other members written: n is the same in every iteration
+    ("", "if (x[i] > 2.0) s->n = i;", False),
+    ("", "touch(s);", False),  # a callee given s may write s->n
+    ("int *np = &s->n;", "if (x[i] > 2.0) *np = i;", False),  # a pointer to n, taken anywhere
+    ("Sys *t = s;", "if (x[i] > 2.0) t->n = i;", False),  # a second pointer to the same struct
+    ("", "Sys *t = s; touch(t);", False),  # ... declared in the loop, given to a callee
+])
+def test_a_loop_bounded_by_a_writable_structs_member_is_counted_where_nothing_in_it_writes_the_member(
+        before, body, counted):
+    source = SYS.replace("{before}", before).replace("{body}", body)
+    text = pipeline.gradient_source(source, "t.c", "f", ["x"], "c")
+    assert ("for (long i = 0; i < s->n; i++)" in text) == counted, text
+    assert ("while" in text) != counted, text

@@ -543,6 +543,13 @@ class CExprLowering:
                 if not isinstance(cell, Value):
                     raise Fail(None)
                 return self.cell_address(cell)
+            record = self.record_variable(node.expr)
+            if record is not None and record[1].record is not None and not record[1].indirect:
+                name, struct = record[0], record[1].record.name  # &p of a struct s2sad holds as its members
+                raise self.fail(node, f"taking the address of the {struct} '{name}' is supported where it is "
+                                f"passed to a function of this file or sets a pointer to {struct}",
+                                f"pass &{name} to a function of this file that takes a {struct} *, or declare "
+                                f"{struct} *q = &{name}; and use q->member")
             if isinstance(node.expr, c_ast.ID) and self.lookup(node.expr.name) is not None:
                 name = node.expr.name  # &p of a pointer, &a of an array: a pointer to a pointer or to an array
                 raise self.fail(node, f"taking the address of the {self.ctypes[self.lookup(name)].kind} '{name}' "

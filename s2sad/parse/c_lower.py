@@ -166,6 +166,15 @@ def addressed_members(node: Optional[c_ast.Node]) -> list[str]:
     return out
 
 
+def mentioned_names(node: Optional[c_ast.Node]) -> list[str]:
+    """The variable names a statement mentions, in order, once each."""
+    out: list[str] = []
+    for n in walk(node) if node is not None else ():
+        if isinstance(n, c_ast.ID) and n.name not in out:
+            out.append(n.name)
+    return out
+
+
 def _passed(name: str, body: c_ast.Node) -> bool:
     """Whether ``body`` passes the variable ``name`` (or its address) to a call."""
     for n in walk(body):
@@ -204,6 +213,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         self.record_cells: set[str] = set()  # struct members that are memory (c_records)
         self.read_only_leaves: dict[str, str] = {}
         self.heap_records: set[str] = set()  # Camera *c = malloc(sizeof(Camera)): held as its members
+        self.address_of: dict[str, str] = {}  # Params *q = &p of a local struct: q's key -> p's (c_records)
         self.addressed = addressed_names(fn.body)  # variables whose address is taken: cells (c_pointers)
         # double **A whose rows a loop mallocs: one n x m array (c_row_allocs), by declaration,
         # by the loop before which it is allocated, and the row statements that then do nothing
@@ -261,7 +271,10 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         root, dot, path = name.partition(".")
         for scope in reversed(self.scopes):
             if root in scope:
-                key = scope[root] + dot + path
+                key = scope[root]
+                if dot and key in self.address_of:  # q->k of Params *q = &p: p's member itself
+                    key = self.address_of[key]
+                key += dot + path
                 return key if key in self.ctypes else None
         return None
 
@@ -572,7 +585,11 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                     env[self.declare(d.name, t, d)] = Poison()
             for name in assigned_names(st) + sorted(addressed_names(st)):  # &m: a callee may set m
                 key = self.lookup(name)
-                if key is not None:
+                if key is not None and self.ctypes[key].kind == "record":  # &w: w's numbers (c_records)
+                    for leaf, t in self.record_leaves(key):
+                        if t.kind == "scalar" and leaf not in self.record_cells:
+                            env[leaf] = Poison()
+                elif key is not None:
                     env[key] = Poison()
             return False
 
@@ -674,6 +691,9 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         if t.kind == "record":
             self.local_record(d, t, b, env)
             return
+        if t.kind == "pointer" and t.layout is not None and d.init is not None \
+                and self.pointer_to_one_struct(d, t, b, env):
+            return  # Params *q = &p: q->k is p.k; Sys *t = s of a pointer to one struct (c_records)
         init = d.init
         if d.coord is not None and d.coord.line in self.ctx.shared_lines:
             self.shared_array(d, t, b, env)
@@ -1135,6 +1155,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                 continue
             if t.kind == "pointer":
                 cell = self.member_address_argument(a, t, name, args, b, env, after)
+                if cell is None:  # &p of a struct held as members, for const Params *: a copy of its own
+                    cell = self.record_address_argument(a, t, name, args, b, env, after)
                 if cell is not None:  # &w.gamma: a copy in a cell of its own
                     values.append(cell)
                     continue
@@ -1247,7 +1269,9 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         keys: list[str] = []
         for node in nodes:
             assigned = assigned_names(node)
-            for name in assigned + [m for m in addressed_members(node) if m not in assigned]:
+            # q->k = ..., f(q) of Params *q = &p: p's members, which q names (c_records)
+            aliased = [n for n in mentioned_names(node) if self.lookup(n) in self.address_of]
+            for name in assigned + [m for m in addressed_members(node) + aliased if m not in assigned]:
                 key = self.lookup(name)
                 if key is None:
                     continue
@@ -1306,7 +1330,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         if name in assigned or block_exits(statements(body)).may & {BREAK, RETURN}:
             return None
         bound = self.as_variable(cond.right) if isinstance(cond.right, c_ast.StructRef) else cond.right
-        if not (self.is_simple(bound) or self.const_array_member(bound)) \
+        if not (self.is_simple(bound) or self.const_array_member(bound) or self.unwritten_member(bound, body, env)) \
                 or any(isinstance(n, c_ast.ID) and n.name in assigned for n in walk(bound)):
             return None
         root = bound.name.split(".")[0] if bound is not cond.right and isinstance(bound, c_ast.ID) else ""

@@ -34,6 +34,11 @@ class CMemoryCalls:
                     want_value: bool) -> Optional[Ptr]:
         if len(args) != 3:
             raise self.fail(node, f"{name} takes 3 arguments")
+        if self.struct_memory_call(node, name, args, b, env):  # memset(&p, 0, sizeof p) of a struct (c_records)
+            if want_value:
+                raise self.fail(node, f"the value of {name} of a struct is not supported", f"call {name} as a "
+                                "statement of its own")
+            return None
         dst = self.pointer(args[0], b, env)
         count = self.element_count(args[2], dst, name, b, env)
         at = self.at(b, node)

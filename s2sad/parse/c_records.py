@@ -29,6 +29,14 @@ the leaves of the callee's parameter (``record_argument``); C output then declar
 helper's leaves as parameters of their own (``double w_gamma, int w_m``), its gradient their
 shadows, while the function differentiated keeps the user's struct parameters.
 
+The address of a struct held as its members (``&p`` of a local ``Params p``) names those
+members: ``Params *q = &p;`` is an alias whose ``q->k`` is ``p.k`` (``address_of``, followed by
+the host's ``lookup``); ``f(&p)`` for a helper that takes a pointer to structs of one type (read
+as a run of numbers, ``c_structs``) passes a struct of its own filled from the members and, for
+a pointer that is not const, read back into them after the call (``record_address_argument``);
+``memset(&p, 0, sizeof p)`` and ``memcpy(&p, src, sizeof p)`` set the members one by one
+(``struct_memory_call``).
+
 A helper that returns a struct of numbers by value has one value per leaf (``Signature.
 result_types``); ``return c;`` and ``Vec3 u = vsub(a, b);`` copy leaf by leaf (``copy_record``,
 ``record_from_call``). A pointer to one struct malloc'd alone (``Camera *c =
@@ -58,6 +66,7 @@ from ..ssa import build
 from ..ssa.ir import Builder, Value
 from ..ssa.types import I64, Type
 from .c_expr import Ptr, node_text
+from .c_expr import walk as walk_nodes
 from .c_types import CType, Leaf, Member, Record, value_type
 from .py_common import RESULT, Env, Fail
 
@@ -139,7 +148,9 @@ class CRecordLowering:
 
     # -- the leaves of a struct variable ------------------------------------------------------
     def record_leaves(self, key: str) -> list[tuple[str, CType]]:
-        """The keys and types of the leaf variables of the struct variable ``key``."""
+        """The keys and types of the leaf variables of the struct variable ``key`` (of the struct
+        it points to, for ``Params *q = &p``: ``p``'s)."""
+        key = self.address_of.get(key, key)
         prefix = key + "."
         return [(k, t) for k, t in self.ctypes.items() if k.startswith(prefix)]
 
@@ -375,7 +386,7 @@ class CRecordLowering:
         if element is not None:
             self.each_pointer(d, t, element[0], element[1], b, env)
             return
-        if t.indirect and self.alias_record(d, t, b, env):
+        if t.indirect and (self.address_alias(d, t) or self.alias_record(d, t, b, env)):
             return
         heap = self.one_struct_allocation(d, t) if t.indirect and d.init is not None else None
         if heap is not None:  # Camera *c = malloc(sizeof(Camera)): the struct's members, as locals
@@ -411,6 +422,47 @@ class CRecordLowering:
             self.bind_pointer(key + path, Ptr(p.base, off, p.layout), b, env, d)
             self.read_only_leaves[key + path] = f"is a member of the array of {t.record.name} '{var}', which " \
                 "s2sad does not change"
+
+    def address_alias(self, d: c_ast.Decl, t: CType) -> bool:
+        """``Params *q = &p;`` (``const Matrix *N = &C;``, or ``= q`` of such a pointer) of a struct
+        s2sad holds as its members (a local, or a parameter passed by value): ``q->k`` names
+        ``p.k`` itself (``lookup`` follows ``address_of``), so a store through either is seen
+        through both. ``t`` is the declared pointer, to structs of mixed members (a record) or
+        to structs of one type (a pointer with a layout). False where ``d`` is no such pointer."""
+        source = d.init.expr if isinstance(d.init, c_ast.Cast) else d.init
+        inner = source.expr if isinstance(source, c_ast.UnaryOp) and source.op == "&" else None
+        root = self.record_variable(inner if inner is not None else source) if source is not None else None
+        if root is None:
+            return False
+        key = self.lookup(root[0])
+        assert key is not None
+        held = not root[1].indirect and not root[1].each if inner is not None else key in self.address_of
+        name = t.record.name if t.record is not None else t.layout.name if t.layout is not None else None
+        if not held or root[1].record is None or root[1].record.name != name:
+            return False
+        target = self.address_of.get(key, key)
+        mine = self.declare(d.name, CType("record", None, t.spelling, record=root[1].record, indirect=True), d)
+        self.address_of[mine] = target
+        self.read_only_leaves[mine] = f"points to the {name} '{self.hints.get(target, root[0])}' from its " \
+            "declaration on"
+        return True
+
+    def pointer_to_one_struct(self, d: c_ast.Decl, t: CType, b: Builder, env: Env) -> bool:
+        """A local pointer to structs of one type (``t``: ``Params *q``, ``Sys *t``, read as a run of
+        numbers where it walks an array of them) set to one struct s2sad holds as members:
+        ``address_alias`` of a local, ``alias_record`` of a pointer parameter to one struct.
+        False where ``d`` is neither."""
+        if self.address_alias(d, t):
+            return True
+        record = self.ctx.structs.records.get(t.layout.name) if self.ctx.structs is not None else None  # type: ignore
+        if record is None:
+            return False
+        return self.alias_record(d, CType("record", None, t.spelling, record=record, indirect=True), b, env)
+
+    def const_alias(self, var: str) -> bool:
+        """Whether ``var`` is a pointer to a const struct s2sad holds as members: ``const Params *q = &p``."""
+        key = self.lookup(var)
+        return key is not None and key in self.address_of and read_only(self.ctypes[key])
 
     def alias_record(self, d: c_ast.Decl, t: CType, b: Builder, env: Env) -> bool:
         """``const Matrix *N = M;`` of a pointer parameter to one struct: ``N`` names the same
@@ -610,6 +662,10 @@ class CRecordLowering:
             base = base.name
         var = self.as_variable(base) if isinstance(base, c_ast.StructRef) else base
         key = self.lookup(var.name) if isinstance(var, c_ast.ID) else None
+        if key is not None and self.const_alias(var.name.split(".", 1)[0]):
+            raise self.fail(target, f"'{self.spelled(target)}' cannot be assigned: '{var.name.split('.', 1)[0]}' "
+                            "points to a const struct", "assign the member through the struct itself, or "
+                            "declare the pointer without const")
         if key is not None and base is not target and self.ctypes[key].kind == "pointer":
             return  # M->data[i] = ...: memory the member points at, writable even in a const Matrix
         if key is not None:
@@ -724,6 +780,61 @@ class CRecordLowering:
         leaf = self.ctypes[key]
         return leaf.kind == "pointer" and not leaf.dims and leaf.scalar is not None and leaf.scalar.is_int
 
+    def unwritten_member(self, node: c_ast.Node, body: c_ast.Node, env: Env) -> bool:
+        """Whether ``node`` is an integer member of a struct that may be written, held in a cell
+        (``s->n`` of a ``Sys *s``), which nothing in the loop ``body`` can write: no assignment
+        or increment of the member through any pointer to that struct, no call given anything
+        that mentions such a pointer, and no address of a member of that name taken anywhere
+        in the function (a pointer that could write it inside the loop). Then a loop bounded
+        by it is counted, as one bounded by a const struct's member is."""
+        if not isinstance(node, c_ast.StructRef):
+            return False
+        try:
+            dotted = self.record_member(node)
+        except Fail:
+            return False
+        key = self.lookup(dotted) if dotted is not None else None
+        if key is None or key not in self.record_cells or not self.ctypes[key].scalar.is_int:  # type: ignore
+            return False
+        cell = env.get(key)
+        if not isinstance(cell, Value):
+            return False
+        field = node.field.name
+        for n in walk_nodes(self.fn.body):
+            if isinstance(n, c_ast.UnaryOp) and n.op == "&" and isinstance(n.expr, c_ast.StructRef) \
+                    and n.expr.field.name == field:
+                return False
+
+        # Pointers the body declares are not declared yet: any of them may point to the struct.
+        inside = {d.name for d in walk_nodes(body) if isinstance(d, c_ast.Decl) and isinstance(d.type, c_ast.PtrDecl)}
+
+        def holds_cell(n: c_ast.Node) -> bool:
+            """Whether ``n`` mentions a struct variable whose leaves include the cell."""
+            for m in walk_nodes(n):
+                if isinstance(m, c_ast.ID) and m.name in inside:
+                    return True
+                root = self.record_variable(m) if isinstance(m, c_ast.ID) else None
+                if root is not None and any(env.get(k) is cell for k, _ in self.record_leaves(self.lookup(m.name))):  # type: ignore
+                    return True
+            return False
+        for n in walk_nodes(body):
+            target = n.lvalue if isinstance(n, c_ast.Assignment) else \
+                n.expr if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--") else None
+            while isinstance(target, c_ast.ArrayRef):
+                target = target.name
+            if isinstance(target, c_ast.StructRef):  # s->x = ...: writes n only if it names it
+                try:
+                    written = self.record_member(target)
+                except Fail:
+                    return False
+                if written is None or env.get(self.lookup(written) or "") is cell:
+                    return False
+            elif target is not None and holds_cell(target):
+                return False
+            if isinstance(n, c_ast.FuncCall) and n.args is not None and any(holds_cell(a) for a in n.args.exprs):
+                return False
+        return True
+
     def each_argument(self, var: str, index: c_ast.Node, t: CType, callee: str, a: c_ast.Node, b: Builder,
                       env: Env) -> list[Value]:
         """The callee's leaves of the struct ``var[index]`` of an array of them: a number read, an
@@ -770,9 +881,10 @@ class CRecordLowering:
             raise self.fail(a, f"'{callee}' expects '{t.spelling}' here, and '{node_text(a)}' points to "
                             f"a {member.spelling}")
         var = dotted.split(".", 1)[0]  # type: ignore[union-attr]
+        struct = self.lookup(var)
+        assert struct is not None
         for other in args:
-            if other is not a and _reaches(other, var, self.ctypes[self.lookup(var)].indirect,  # type: ignore
-                                           self.record_member):
+            if other is not a and self.reaches(other, self.address_of.get(struct, struct)):
                 raise self.fail(other, f"'{callee}' is passed '{node_text(a)}' and, here, more of '{var}'s "
                                 "memory: s2sad passes the member in a copy of its own, which the callee would "
                                 "not see through this argument", f"pass {node_text(a)} alone, or the whole "
@@ -781,6 +893,178 @@ class CRecordLowering:
         if writes:
             self.check_writable(a.expr, key)
         return self.number_cell(a.expr, member.scalar, member.spelling, b, env, after if writes else [])  # type: ignore
+
+    def record_address_argument(self, a: c_ast.Node, t: CType, callee: str, args: list[c_ast.Node], b: Builder,
+                                env: Env, after: list[Callable[[Builder], None]]) -> Optional[Value]:
+        """``deriv(&p, y, dy)``, ``deriv(q, y, dy)`` of ``Params *q = &p``, ``touch(t)`` of ``Sys *t =
+        s``: a struct s2sad holds as its members (a local, a parameter passed by value) or one
+        struct a pointer points to, passed to a function of the file that takes a pointer to
+        structs of one type (``const Params *``, read as a run of numbers, ``c_structs``): a
+        struct of its own, filled from the members (copy in) and, where the callee may write it
+        (no const), read back into them after the call (copy out). That is C's meaning as long
+        as the callee reaches the struct through this pointer only, so another argument that
+        reaches the same struct is a located error. None for any other argument."""
+        if t.layout is None:
+            return None
+        inner = a.expr if isinstance(a, c_ast.UnaryOp) and a.op == "&" else None
+        root = self.record_variable(inner if inner is not None else a)
+        if root is None:
+            return None
+        var, have = root
+        key = self.lookup(var)
+        assert key is not None and have.record is not None
+        if have.each or (inner is not None) == have.indirect:  # &p of a struct, or a pointer to one
+            return None
+        layout = t.layout
+        if have.record.name != layout.name:
+            raise self.fail(a, f"'{callee}' expects '{t.spelling}' here, and '{node_text(a)}' points to a "
+                            f"{have.record.name}", f"pass a {layout.name}")
+        target = self.address_of.get(key, key)
+        for other in args:
+            if other is not a and self.reaches(other, target, env):
+                raise self.fail(other, f"'{callee}' is passed '{node_text(a)}' and, here, more of that "
+                                f"{layout.name}: s2sad passes the struct in a copy of its own, which the callee "
+                                "would not see through this argument", f"pass {node_text(a)} alone and let "
+                                f"{callee} reach the members through it")
+        writes = not read_only(t)
+        at = self.at(b, a)
+        hint = self.hints.get(target, var).split("#")[0] + "_struct"
+        arr = at.op1("alloc", [build.const(at, layout.size, I64)], t.ir_array, hint, fill="empty",
+                     elem=layout.elem.name, struct=layout.name)
+        self.local_structs.add(layout.name)
+        slots = _layout_slots(layout, have.record)
+        arrow = "->" if have.indirect else "."
+        for path, offset, field_path, int_type, extent in slots:
+            leaf_key = target + path
+            why = self.read_only_leaves.get(leaf_key) if writes else None
+            if why is not None:
+                raise self.fail(a, f"'{callee}' may write the {layout.name} '{var}' through '{node_text(a)}', and "
+                                f"its member '{path[1:]}' {why}", f"declare {callee}'s parameter 'const "
+                                f"{layout.name} *' where it only reads the struct, or pass a local {layout.name} "
+                                "whose members are set one by one")
+            for i in range(max(extent, 1)):
+                operands = [build.const(at, 0, I64)] + ([build.const(at, i, I64)] if extent else [])
+                attrs = {"int_member": int_type.name} if int_type is not None else {}
+                index = at.op1("field", operands, I64, "", struct=layout.name, path=field_path,
+                               coefs=[layout.size] + ([1] if extent else []), offset=offset, **attrs)
+                member = self.as_variable(_member_node(var, arrow, path, a))
+                if extent:
+                    member = c_ast.ArrayRef(member, c_ast.Constant("int", str(i)), coord=a.coord)
+                self.copy_slot(a, member, leaf_key, arr, index, int_type, layout, b, env, after if writes else None)
+        return arr
+
+    def copy_slot(self, a: c_ast.Node, member: c_ast.Node, leaf_key: str, arr: Value, index: Value, int_type,
+                  layout, b: Builder, env: Env, after: Optional[list[Callable[[Builder], None]]]) -> None:
+        """One number of a struct passed in a copy (``record_address_argument``): the member
+        (``member``, as the caller names it: ``p.k``, ``s->n``, ``b.v[1]``) stored into its slot of
+        ``arr`` now, and, where ``after`` is given, the slot stored back into the member after the
+        call."""
+        at = self.at(b, a)
+        if isinstance(member, c_ast.ID) and not isinstance(env.get(leaf_key), Value):
+            # a number not given a value yet (a struct the callee fills in): zero
+            current = build.const(at, 0, value_type(self.ctypes[leaf_key]))
+        else:
+            current = self.number(self.scalar(member, b, env), at)
+        if int_type is not None:
+            current = self.convert(current, int_type, at)
+        at.create("store", [arr, index, self.convert(current, layout.elem, at)], [])
+        if after is None:
+            return
+
+        def read_back(bb: Builder) -> None:
+            there = self.at(bb, a)
+            v = there.op1("load", [arr, index], layout.elem)
+            self.store(member, v if int_type is None else self.convert(v, int_type, there), bb, env, a)
+        after.append(read_back)
+
+    def reaches(self, node: c_ast.Node, key: str, env: Optional[Env] = None) -> bool:
+        """Whether the argument ``node`` may hand a callee memory of the struct variable ``key``,
+        by its name or by a pointer to it (``Params *q = &p``; with ``env``, also ``Sys *t = s``
+        of a pointer parameter, which shares its cells and arrays: see ``_reaches``)."""
+        same = {key, *[a for a, t in self.address_of.items() if t == key]}
+        memory = {id(env[k]) for k, ct in self.record_leaves(key) if env is not None and k in env
+                  and (k in self.record_cells or ct.kind == "array")}
+
+        def shares(k: Optional[str]) -> bool:
+            return k is not None and env is not None and self.ctypes[k].kind == "record" and any(
+                id(env.get(leaf)) in memory for leaf, _ in self.record_leaves(k))
+        names = [n for scope in self.scopes for n in scope if self.lookup(n) in same or shares(self.lookup(n))]
+        return any(_reaches(node, n, self.ctypes[self.lookup(n)].indirect, self.record_member)  # type: ignore[index]
+                   for n in names)
+
+    def struct_memory_call(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], b: Builder,
+                           env: Env) -> bool:
+        """``memset(&p, 0, sizeof p)``, ``memcpy(&p, src, sizeof p)`` (also ``memmove``, and ``q`` of
+        ``Params *q = &p`` for ``&p``) of a struct s2sad holds as its members: each number set to
+        zero, or copied from the same member of ``src`` (``&w`` of another such struct, or a
+        pointer to one: a parameter ``const Params *src``), as ``p = *src`` would; False where
+        the destination is no such struct (``memory_call`` copies arrays)."""
+        dst = args[0].expr if isinstance(args[0], c_ast.UnaryOp) and args[0].op == "&" else None
+        root = self.record_variable(dst if dst is not None else args[0]) if len(args) == 3 else None
+        if root is None or root[1].each or (dst is not None) == root[1].indirect:
+            return False
+        var, have = root
+        record = have.record
+        assert record is not None
+        if not self.whole_struct_size(args[2], record.name):
+            raise self.fail(args[2], f"{name} of the {record.name} '{var}' is supported for the whole struct only",
+                            f"give its size as sizeof {'' if dst is not None else '*'}{var} or "
+                            f"sizeof({record.name})")
+        arrow = "->" if have.indirect else "."
+        if name == "memset":
+            byte = build.const_value(self.number(self.scalar(args[1], b, env), self.at(b, node)))
+            if byte != 0:
+                raise self.fail(args[1], "memset with a byte other than 0 writes no number s2sad can follow",
+                                f"set the members of {var} one by one")
+            sources: list[Optional[c_ast.Node]] = [None] * len(record.leaves)
+        else:
+            src = args[1].expr if isinstance(args[1], c_ast.UnaryOp) and args[1].op == "&" else None
+            named = src if src is not None else args[1]
+            while isinstance(named, c_ast.Cast):
+                named = named.expr
+            key = self.lookup(named.name) if isinstance(named, c_ast.ID) else None
+            t = self.ctypes[key] if key is not None else None
+            struct = t.record.name if t is not None and t.record is not None and not t.each else \
+                t.layout.name if t is not None and t.layout is not None and src is None else None
+            if struct != record.name or (src is not None) == (t.kind == "pointer" or t.indirect):  # type: ignore
+                raise self.fail(args[1], f"{name} into the {record.name} '{var}' copies from another {record.name} "
+                                f"only (&w, or a pointer to one)", f"copy the members one by one, or write "
+                                f"{var} = *src;" if dst is not None else "copy the members one by one")
+            src_arrow = "." if src is not None else "->"
+            sources = [_member_node(named.name, src_arrow, leaf.path, node) for leaf in record.leaves]  # type: ignore
+        for leaf, source in zip(record.leaves, sources):
+            target = self.as_variable(_member_node(var, arrow, leaf.path, node))
+            m = leaf.member
+            if m.shape == "pointer":
+                if source is None:
+                    raise self.fail(node, f"memset of the {record.name} '{var}' would set its pointer member "
+                                    f"'{leaf.path[1:]}' to null", f"set the members of {var} one by one")
+                self.assign_pointer(target, source, b, env)  # type: ignore[arg-type]
+                continue
+            for i in range(m.extent if m.shape == "array" else 1):
+                def at(n: c_ast.Node) -> c_ast.Node:
+                    return c_ast.ArrayRef(n, c_ast.Constant("int", str(i)), coord=node.coord) \
+                        if m.shape == "array" else n
+                value = build.const(self.at(b, node), 0, I64) if source is None else \
+                    self.number(self.scalar(at(source), b, env), self.at(b, node))
+                self.store(at(target), value, b, env, node)
+        return True
+
+    def whole_struct_size(self, size: c_ast.Node, struct: str) -> bool:
+        """Whether ``size`` is ``sizeof`` one ``struct``: ``sizeof p``, ``sizeof *q``, ``sizeof(P)``."""
+        if not (isinstance(size, c_ast.UnaryOp) and size.op == "sizeof"):
+            return False
+        named = size.expr
+        if isinstance(named, c_ast.Typename):
+            inner = named.type.type if isinstance(named.type, c_ast.TypeDecl) else None
+            found = self.ctx.structs.record(inner) if inner is not None and self.ctx.structs is not None else None
+            return found is not None and found.name == struct
+        pointer = isinstance(named, c_ast.UnaryOp) and named.op == "*" or isinstance(named, c_ast.ArrayRef)
+        if pointer:
+            named = named.expr if isinstance(named, c_ast.UnaryOp) else named.name  # type: ignore[attr-defined]
+        root = self.record_variable(named)
+        return root is not None and root[1].record is not None and root[1].record.name == struct \
+            and root[1].indirect == pointer and not root[1].each
 
     def number_cell(self, member: c_ast.Node, scalar, spelled: str, b: Builder, env: Env,
                     after: list[Callable[[Builder], None]]) -> Value:
@@ -813,6 +1097,8 @@ class CRecordLowering:
     # -- provided by the host (the C function lowerer) -------------------------------------------
     record_cells: set[str]  # the keys of leaves that are cells: p->x of a struct that may be written
     heap_records: set[str]  # the keys of pointers to one struct malloc'd alone, held as its members
+    address_of: dict[str, str]  # Params *q = &p of a struct held as members: q's key -> p's
+    local_structs: set[str]  # struct types output must define for the arrays of them the function makes
     read_only_leaves: dict[str, str]  # leaves that cannot be assigned -> why
 
 
@@ -841,6 +1127,26 @@ def _reaches(node: c_ast.Node, var: str, pointer: bool, member_of: Callable[[c_a
             continue  # a member read by value
         stack.extend(child for _, child in n.children())
     return False
+
+
+def _layout_slots(layout, record: Record) -> list[tuple[str, int, str, Optional[object], int]]:
+    """For each leaf of ``record`` (in ``Record.leaves`` order), where it lies in a struct of
+    ``layout`` (the same struct read as a run of numbers): its path, its first slot, the path a
+    ``field`` op spells (``.pos.x``, ``.v[]``), its integer type if any, and its extent (0 for
+    a number)."""
+    out = []
+
+    def walk(lay, prefix: str, offset: int) -> None:
+        for f in lay.fields:
+            if f.sub is not None:
+                walk(f.sub, f"{prefix}.{f.name}", offset + f.offset)
+            else:
+                extent = f.dims[0] if f.dims else 0
+                out.append((f"{prefix}.{f.name}", offset + f.offset, f"{prefix}.{f.name}" + ("[]" if extent else ""),
+                            f.int_type, extent))
+    walk(layout, "", 0)
+    assert [o[0] for o in out] == [leaf.path for leaf in record.leaves], (out, record.leaves)
+    return out
 
 
 def _is_null(node: c_ast.Node) -> bool:

@@ -203,6 +203,15 @@ def struct_array(fn: Function, v: Value, declared: Optional[list[str]] = None) -
         return None
     base = storage_of(v)
     made = base.defining_op
+    if made is not None and made.name == "if":  # a copy made in one branch only (the other yields a
+        k = made.results.index(base)  # placeholder): the structs of the branch that makes it
+        for region in made.regions:
+            end = region.terminator
+            if end is not None and end.name == "yield" and k < len(end.operands):
+                struct = struct_array(fn, end.operands[k], declared)
+                if struct is not None:
+                    return struct
+        return None
     if made is not None:
         return made.attrs.get("struct") if made.name == "alloc" else None
     declared = declared if declared is not None else fn.attrs.get("c_params")
