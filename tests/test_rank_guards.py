@@ -66,7 +66,7 @@ def e(x):
     "source, func, expected",
     [
         (MLP, "f", {"W": 2, "b": 0, "x": 1}),
-        (DOT, "g", {"x": 2, "W": 1}),
+        (DOT, "g", {"x": 1, "W": 2}),  # a vector times a matrix, as the names write it (py_products)
         (EXP, "e", {"x": 0}),
         # other operations whose adjoint depends on the operand's rank
         ("def f(A):\n    return np.sum(A, axis=0) * 2.0\n", "f", {"A": 1}),
@@ -141,10 +141,10 @@ def test_the_numba_mlp_gradient_keeps_a_number_bias_checked():
         grad(W, np.zeros_like(W), b, x, np.zeros_like(x))
 
 
-def test_the_dot_gradient_refuses_a_vector_left_operand():
+def test_the_dot_gradient_refuses_a_matrix_left_operand():
     grad, _ = gradient(DOT, "g", ["x", "W"])
-    x, W = np.ones(3), np.ones((3, 2))
-    with pytest.raises(ValueError, match="x must be a 2-D array"):
+    x, W = np.ones((2, 3)), np.ones((3, 2))
+    with pytest.raises(ValueError, match="x must be a 1-D array"):
         grad(x, np.zeros_like(x), W, np.zeros_like(W))
 
 
@@ -154,17 +154,18 @@ def f(x):
 """
 
 
-@pytest.mark.parametrize("wrong", [np.ones(3), 1.5, np.ones((2, 2, 2))], ids=["vector", "number", "3-D"])
+@pytest.mark.parametrize("wrong", [np.ones((3, 3)), 1.5, np.ones((2, 2, 2))], ids=["matrix", "number", "3-D"])
 def test_the_numba_check_stops_a_rank_the_gradient_does_not_compile_for(wrong):
     """Fuzzer seed 10200408: Numba types a whole function before any of it runs, so the adjoint
-    of ``np.dot(x, x)``, written for the matrix ``x`` was taken for, failed to compile for a vector
-    or a number (a TypingError in ``np.expand_dims``) before the check could raise. The checks
-    are decided as Numba compiles, and the gradient is compiled only when they hold."""
+    of ``np.dot(x, x)``, written for the matrix ``x`` was then taken for, failed to compile for a
+    vector or a number (a TypingError in ``np.expand_dims``) before the check could raise. The
+    checks are decided as Numba compiles, and the gradient is compiled only when they hold (``x``
+    is now taken for a vector, ``py_products``: the other ranks are the wrong ones)."""
     grad, _ = gradient(SELF_DOT, "f", ["x"], "numba")
     for seed in range(2):  # right at the assumed rank
-        check_gradient(primal(SELF_DOT, "f"), grad, [ParamSpec("x", "array", (3, 3))], ["x"], set(),
+        check_gradient(primal(SELF_DOT, "f"), grad, [ParamSpec("x", "array", (3,))], ["x"], set(),
                        np.random.default_rng(seed))
-    with pytest.raises(ValueError, match=r'x must be a 2-D array.*annotate x: "f64\[n\]"'):
+    with pytest.raises(ValueError, match=r'x must be a 1-D array.*annotate x: "f64\[m, n\]"'):
         grad(wrong, np.zeros_like(wrong), np.dot(wrong, wrong))
 
 
@@ -290,7 +291,7 @@ def test_proven_ranks_give_no_checks():
 CASES = [
     (MLP, "f", ["W", "b", "x"], [ParamSpec("W", "array", (4, 3)), ParamSpec("b", "float"),
                                  ParamSpec("x", "array", (3,))]),
-    (DOT, "g", ["x", "W"], [ParamSpec("x", "array", (2, 3)), ParamSpec("W", "array", (3,))]),
+    (DOT, "g", ["x", "W"], [ParamSpec("x", "array", (3,)), ParamSpec("W", "array", (3, 2))]),
     ("def f(u, v):\n    return np.sum(np.outer(u, v) ** 2)\n", "f", ["u", "v"],
      [ParamSpec("u", "array", (3,)), ParamSpec("v", "array", (2,))]),
     ("def f(x, c):\n    return np.mean(np.maximum(x, c)) + np.mean(x)\n", "f", ["x", "c"],

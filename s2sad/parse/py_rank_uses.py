@@ -34,6 +34,7 @@ from ..ssa.ops import MATH_FNS
 from ..ssa.types import Type
 from . import py_intrinsics as lib
 from .py_flow import children, is_shape_subscript
+from .py_products import product_operands
 
 # NumPy reductions whose operand s2sad takes only as an array; with ``axis=k`` the operand has an
 # axis k and the result one axis less.
@@ -60,6 +61,8 @@ class RankUses:
         self.is_number = is_number
         self.canonical = canonical
         self.least: dict[str, int] = {}
+        # The matrix products (by id) whose result must be an array (``py_products``).
+        self.array_products: set[int] = set()
         self._seen: set[tuple[int, int]] = set()
 
     def run(self) -> dict[str, int]:
@@ -112,6 +115,8 @@ class RankUses:
         if rank <= 0 or (id(expr), rank) in self._seen:
             return
         self._seen.add((id(expr), rank))
+        if product_operands(expr, self.canonical) is not None:
+            self.array_products.add(id(expr))
         if isinstance(expr, cst.Name):
             if expr.value in self.params:
                 self.least[expr.value] = max(self.least.get(expr.value, 0), rank)
