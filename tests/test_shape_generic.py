@@ -113,14 +113,137 @@ def test_the_uses_give_a_matrix(body, func, param):
     assert param_types(body, func)[param] == "array<f64,2>"
 
 
-def test_a_use_that_every_rank_satisfies_proves_nothing():
-    """``np.sum((x - mu) ** 2)``: either may be the array: no rank is taken from it."""
+def test_where_either_operand_may_be_the_array_the_first_parameter_is():
+    """``np.sum((x - mu) ** 2)``: either may be the array, and nothing says which: the first
+    parameter is taken for it (a guess, checked at entry: here only its kind, as np.sum of an
+    elementwise expression means the same at every rank), the other stays a number (here
+    shape-generic: any shape that broadcasts)."""
     body = """
     def f(x, mu):
         return np.sum((x - mu) ** 2)
     """
-    with pytest.raises(DiagnosticError, match="must be an array here"):
-        param_types(body, "f")
+    assert param_types(body, "f") == {"x": "array<f64,1>", "mu": "f64"}
+    _, text = gradient(body, "f", ["x", "mu"])
+    assert "isinstance(x, np.ndarray)" in text and "def grad_f(x, d_x, mu, d_mu, d_return=1.0)" in text
+
+
+def test_a_known_array_among_the_operands_decides_nothing():
+    """``x[0]`` makes ``x`` the array: ``mu`` is not taken for one."""
+    body = """
+    def f(mu, x):
+        return np.sum((mu - x) ** 2) + x[0]
+    """
+    assert param_types(body, "f") == {"mu": "f64", "x": "array<f64,1>"}
+
+
+MSE = """
+def mse(pred, target):
+    return np.mean((pred - target) ** 2)
+"""
+
+NLL = """
+def nll(x, mu, log_sigma):
+    sigma = np.exp(log_sigma)
+    return np.sum(np.log(sigma) + 0.5 * ((x - mu) / sigma) ** 2)
+"""
+
+
+@pytest.mark.parametrize("target", [0.3, np.array([0.1, -0.2, 0.3, 0.5])], ids=["number", "vector"])
+def test_the_other_operand_may_be_a_number_or_an_array(target):
+    grad, _ = gradient(MSE, "mse", ["pred", "target"])
+    f = primal(MSE, "mse")
+    pred = np.array([0.4, -0.1, 0.9, 0.2])
+    d_pred, d_target = np.zeros(4), np.zeros(np.shape(target))
+    grad(pred, d_pred, target, d_target, d_return=1.0)
+    np.testing.assert_allclose(d_pred, central_difference(f, [pred, target], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_target, central_difference(f, [pred, target], 1), rtol=1e-6, atol=1e-8)
+
+
+def test_the_guess_is_checked():
+    grad, _ = gradient(MSE, "mse", ["pred", "target"])
+    with pytest.raises(ValueError, match=r'pred must be a 1-D array: its rank is not evident in mse'):
+        grad(0.5, np.zeros(()), np.ones(3), np.zeros(3))
+
+
+@pytest.mark.parametrize("mu", [0.2, np.array([0.1, 0.0, -0.3, 0.4, 0.2])], ids=["mu_number", "mu_vector"])
+@pytest.mark.parametrize("log_sigma", [0.3, np.array([0.1, -0.2, 0.3, 0.0, 0.25])],
+                         ids=["log_sigma_number", "log_sigma_vector"])
+def test_nested_ambiguities_take_the_first_parameter_each_time(mu, log_sigma):
+    """``np.log(sigma) + 0.5 * ((x - mu) / sigma) ** 2``: x, mu and log_sigma (through sigma)
+    could each be the array; x is. mu and log_sigma only meet arrays in broadcasting arithmetic
+    and np.exp/np.log (whose adjoints are arithmetic): each may be a number or a vector."""
+    assert param_types(NLL, "nll") == {"x": "array<f64,1>", "mu": "f64", "log_sigma": "f64"}
+    grad, text = gradient(NLL, "nll", ["x", "mu", "log_sigma"])
+    assert "def grad_nll(x, d_x, mu, d_mu, log_sigma, d_log_sigma, d_return=1.0)" in text
+    f = primal(NLL, "nll")
+    x = np.array([0.5, -0.4, 1.2, 0.3, -0.8])
+    d_x, d_mu, d_log_sigma = np.zeros(5), np.zeros(np.shape(mu)), np.zeros(np.shape(log_sigma))
+    grad(x, d_x, mu, d_mu, log_sigma, d_log_sigma, d_return=1.0)
+    args = [x, mu, log_sigma]
+    for k, got in enumerate((d_x, d_mu, d_log_sigma)):
+        np.testing.assert_allclose(got, central_difference(f, args, k), rtol=1e-6, atol=1e-8)
+
+
+WEIGHTED = """
+def weighted_variance(x, w):
+    m = np.sum(w * x) / np.sum(w)
+    return np.sum(w * (x - m) ** 2) / np.sum(w)
+"""
+
+
+@pytest.mark.parametrize("x", [0.4, np.array([0.5, -0.4, 1.2, 0.3])], ids=["number", "vector"])
+def test_a_number_computed_elsewhere_gets_its_share_summed(x):
+    """``x - m``: m is a number computed from x and w, x may be an array: m's contribution has
+    x's shape and is summed to a number (``rules.NUMBER_OPERANDS``), x stays shape-generic."""
+    grad, text = gradient(WEIGHTED, "weighted_variance", ["x", "w"])
+    assert "sum_to_shape(-" in text and "np.shape(m)" in text
+    f = primal(WEIGHTED, "weighted_variance")
+    w = np.array([0.7, 1.2, 0.9, 1.4])
+    d_x, d_w = np.zeros(np.shape(x)), np.zeros(4)
+    grad(x, d_x, w, d_w, d_return=1.0)
+    np.testing.assert_allclose(d_x, central_difference(f, [x, w], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_w, central_difference(f, [x, w], 1), rtol=1e-6, atol=1e-8)
+
+
+TWO_GENERIC = """
+def two(X: "f64[m, n]", b, s):
+    return np.sum(np.tanh(X * (b * s) + np.sqrt(s * s + 1.0)))
+"""
+
+
+@pytest.mark.parametrize(("b", "s"), [(0.3, 0.7), (np.array([0.1, -0.2, 0.3]), 0.5),
+                                      (0.4, np.array([[0.2], [0.6]])),
+                                      (np.array([0.1, -0.2, 0.3]), np.array([[0.2], [0.6]]))],
+                         ids=["numbers", "vector_number", "number_column", "vector_column"])
+def test_two_shape_generic_parameters_meet_each_other(b, s):
+    """``b * s``: each a number or an array of another shape; each one's contribution, shaped
+    like the product, is summed to its own run-time shape."""
+    grad, _ = gradient(TWO_GENERIC, "two", ["b", "s"])
+    f = primal(TWO_GENERIC, "two")
+    X = np.random.default_rng(3).normal(size=(2, 3))
+    d_b, d_s = np.zeros(np.shape(b)), np.zeros(np.shape(s))
+    grad(X, b, d_b, s, d_s, d_return=1.0)
+    np.testing.assert_allclose(d_b, central_difference(f, [X, b, s], 1), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_s, central_difference(f, [X, b, s], 2), rtol=1e-6, atol=1e-8)
+
+
+def test_a_reduced_value_that_reaches_max_proves_nothing_of_its_operands():
+    """``max(np.sum((a - p) ** 2) + margin, 0.0)``: np.sum's value is a number whatever p is, so
+    max proves nothing of p. It was taken for a proven number, unchecked, and called with an
+    array its adjoint came back summed to one number (a wrong gradient); p is shape-generic now."""
+    body = """
+    def f(a: "f64[n]", p, margin):
+        return max(np.sum((a - p) ** 2) + margin, 0.0)
+    """
+    grad, text = gradient(body, "f", ["a", "p"])
+    assert "def grad_f(a, d_a, p, d_p, margin, d_return=1.0)" in text
+    f = primal(body, "f")
+    a, margin = np.array([1.0, 2.0, 3.0]), 1.0
+    for p in (0.4, np.array([0.5, 0.1, 0.2])):
+        d_a, d_p = np.zeros(3), np.zeros(np.shape(p))
+        grad(a, d_a, p, d_p, margin, d_return=1.0)
+        np.testing.assert_allclose(d_a, central_difference(f, [a, p, margin], 0), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(d_p, central_difference(f, [a, p, margin], 1), rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.parametrize(("body", "func", "params", "wrt"), [

@@ -42,6 +42,8 @@ _REDUCTIONS = ("sum", "mean", "max_reduce", "min_reduce", "prod", "var", "std")
 # Reductions whose operand is the first argument, and their method spellings (``A.sum(axis=1)``).
 _REDUCTION_METHODS = ("sum", "mean", "max", "min", "prod", "var", "std")
 _ELEMENTWISE_BINARY = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+# Library calls that are elementwise on all their arguments, besides the math functions.
+_ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "power", "maximum", "minimum")
 
 
 class RankUses:
@@ -56,6 +58,7 @@ class RankUses:
                  is_number: Callable[[cst.BaseExpression], bool],
                  canonical: Callable[[cst.BaseExpression], Optional[str]]):
         self.body = body
+        self.order = list(params)
         self.params = set(params)
         self.assigns = assigns
         self.is_number = is_number
@@ -63,11 +66,15 @@ class RankUses:
         self.least: dict[str, int] = {}
         # The matrix products (by id) whose result must be an array (``py_products``).
         self.array_products: set[int] = set()
+        # Elementwise results that must have some axes, where several operands could supply them
+        # (``x - mu``): each operand, and the rank (see ``_resolve_ambiguous``).
+        self._ambiguous: list[tuple[list[cst.BaseExpression], int]] = []
         self._seen: set[tuple[int, int]] = set()
 
     def run(self) -> dict[str, int]:
         """Parameter name -> the least rank its uses need (only parameters some use needs)."""
         self._visit(self.body)
+        self._resolve_ambiguous()
         return self.least
 
     # -- where a use needs an array -------------------------------------------------------
@@ -171,6 +178,70 @@ class RankUses:
         elif len(open_) > 1 and _same_rows(open_):
             for e in open_:
                 self.need(e, rank)
+        elif len(open_) > 1:
+            self._ambiguous.append((open_, rank))
+
+    def _resolve_ambiguous(self) -> None:
+        """Elementwise results that must be arrays, where several operands could be the array and
+        nothing else says which (``np.mean((pred - target) ** 2)``, ``np.sum(np.log(sigma) +
+        ((x - mu) / sigma) ** 2)``). Where every operand is computed elementwise from parameters
+        alone and none of those is known to be an array, the one that comes first in the
+        parameter list (data first: ``f(x, mu, sigma)``) is taken to be the array, a guess the
+        gradient checks at entry; the others stay numbers (checked, or shape-generic where they
+        only meet arrays in broadcasting arithmetic: ``target`` above may then be any shape that
+        broadcasts, ``adjoint.shape_generic``). Deciding one may leave another (nested) to decide."""
+        k = 0
+        while k < len(self._ambiguous):
+            operands, rank = self._ambiguous[k]
+            k += 1
+            sources = [self._elementwise_params(e, set()) for e in operands]
+            if any(src is None for src in sources):
+                continue  # a product, an index, a call: an array may come from there
+            found = set().union(*sources)  # type: ignore[arg-type]
+            if not found or any(self.least.get(p, 0) > 0 for p in found):
+                continue  # an array already: broadcasting gives the result its axes
+            first = min(found, key=self.order.index)
+            self.need(next(e for e, src in zip(operands, sources) if first in src), rank)  # type: ignore[operator]
+
+    def _elementwise_params(self, expr: cst.BaseExpression, seen: set[str]) -> Optional[set[str]]:
+        """The parameters ``expr`` is computed from through elementwise operations (numbers,
+        ``+ - * / **``, negation, NumPy's and SciPy's elementwise functions, locals assigned such
+        values); None where anything else takes part."""
+        if self.is_number(expr):
+            return set()
+        if isinstance(expr, cst.Name):
+            out = {expr.value} if expr.value in self.params else set()
+            if expr.value in seen:
+                return out
+            seen.add(expr.value)
+            for value in self.assigns.get(expr.value, []):
+                if not isinstance(value, cst.BaseExpression):
+                    return None if expr.value not in self.params or value is not None else out
+                more = self._elementwise_params(value, seen)
+                if more is None:
+                    return None
+                out |= more
+            return out if out or expr.value in self.assigns or expr.value in self.params else None
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+            return self._elementwise_params(expr.expression, seen)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ELEMENTWISE_BINARY + (cst.Power,)):
+            left = self._elementwise_params(expr.left, seen)
+            right = self._elementwise_params(expr.right, seen)
+            return None if left is None or right is None else left | right
+        if isinstance(expr, cst.Call) and all(a.keyword is None and not a.star for a in expr.args):
+            canonical = self.canonical(expr.func) or ""
+            intr = lib.lookup(canonical)
+            if intr is None or not (canonical.startswith("numpy.") or canonical.startswith("scipy.")) \
+                    or (intr.op not in MATH_FNS and intr.op not in _ELEMENTWISE_CALLS):
+                return None
+            out: set[str] = set()
+            for a in expr.args:
+                more = self._elementwise_params(a.value, seen)
+                if more is None:
+                    return None
+                out |= more
+            return out
+        return None
 
     def _axes_taken(self, node: cst.Subscript, plain: bool = False) -> Optional[int]:
         """How many axes ``a[...]`` needs of ``a``: one per index and per slice. With ``plain``,

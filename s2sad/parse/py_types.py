@@ -1318,7 +1318,7 @@ class _Inference:
                 return flow(node.expression)
             if isinstance(node, cst.IfExp):
                 return flow(node.body) | flow(node.orelse)
-            if isinstance(node, cst.Call) and self.takes_arrays(node):
+            if isinstance(node, cst.Call) and self.takes_arrays(node) and self.elementwise_call(node):
                 return set().union(*(flow(a) for a in positional_args(node)))
             return set()
 
@@ -1330,7 +1330,7 @@ class _Inference:
                     names.update(flow(node) if isinstance(node, cst.BinaryOperation) else set().union(
                         flow(node.left), *(flow(c.comparator) for c in node.comparisons)))
             elif isinstance(node, cst.Call) and self.takes_arrays(node):
-                names.update(flow(node))
+                names.update(*(flow(a) for a in positional_args(node)))
             elif isinstance(node, cst.Call) and self.numbers_only(node):
                 scalar_only.update(*(flow(a) for a in positional_args(node)))
             elif isinstance(node, (cst.If, cst.While, cst.IfExp)) and isinstance(node.test, cst.Comparison):
@@ -1361,6 +1361,14 @@ class _Inference:
         canonical = self.info.canonical_name(node.func, self.locals)
         return canonical is not None and (canonical.startswith("math.") or canonical in (
             "builtins.max", "builtins.min", "builtins.float", "builtins.int", "builtins.round"))
+
+    def elementwise_call(self, node: cst.Call) -> bool:
+        """A library call whose value has its arguments' shape (``np.exp``, ``np.where``), not a
+        reduction or a product (``np.sum(x)`` is a number whatever ``x`` is: that it reaches
+        ``max`` proves nothing of ``x``)."""
+        canonical = self.info.canonical_name(node.func, self.locals)
+        intr = lib.ARRAY_FUNCTIONS.get(canonical or "")
+        return intr is None or intr.op == "where"
 
     def takes_arrays(self, node: cst.Call) -> bool:
         """A library call that maps arrays as readily as numbers (``np.exp``, ``abs``)."""
