@@ -28,8 +28,8 @@ from py_corpus.cases import CASES
 # the others shape-generic; a gradient that takes an array for a number now answers with its guard.
 # 166 with shape-generic values through np.exp/np.log/np.sqrt/np.tanh and meeting numbers computed
 # elsewhere (x - m: m's share summed).
+# 168 with the need of an array reaching np.where's condition, comparisons and x ** gamma.
 NOT_YET = {
-    "numpy_style:huber": ("refused", "np.where needs an array condition"),
     "numpy_style:polynomial": ("refused", "'total' is not an array"),
     "numpy_style:ufunc_spellings": (
         "guarded", 'y must be a number: its rank is not evident in ufunc_spellings (for an array, annotate y: "f64['),
@@ -38,7 +38,6 @@ NOT_YET = {
     "ml_scratch:batch_norm_loss": (
         "guarded", 'X must be a 1-D array: its rank is not evident in batch_norm_loss (else annotate X: "f64[m, n]"'),
     "ml_scratch:soft_kmeans": ("refused", "this value must be an array here, and nothing in the code says it is one"),
-    "ml_scratch:focal_loss": ("refused", "np.where needs an array condition"),
     "physics:wave_leapfrog": ("refused", "'v' is a float, but this value is an array (1-D, floats)"),
     "stats:poisson_log_likelihood": (
         "guarded", 'k must be a number: its rank is not evident in poisson_log_likelihood (for an array, annotate k'),

@@ -356,8 +356,8 @@ def test_an_inactive_shape_generic_parameter_takes_no_shadow():
 
 
 def test_a_number_used_with_an_active_number_stays_checked():
-    """``b * np.sum(x * b)``: b's adjoint through the active number np.sum(x * b) would take b's
-    shape where the other factor's must not: b is no shape-generic parameter, it stays a checked
+    """``return b * np.sum(x * b)``: an array b would make the function return an array where the
+    gradient takes it to return a number: b is no shape-generic parameter, it stays a checked
     number whose adjoint is returned."""
     body = """
     def f(x: "f64[n]", b):
@@ -374,3 +374,66 @@ def test_numba_and_c_keep_the_number_checked():
     assert 'hasattr(b, "ndim") and b.ndim != 0' in numba and "sum_to_shape" not in numba
     with pytest.raises(DiagnosticError, match="the kind of parameter 'b' is not evident"):
         pipeline.gradient_source(_source(FIT), "prog.py", "fit", ["w", "b"], "c")
+
+
+def test_a_shape_that_grows_the_arrays_it_meets_is_refused():
+    """``np.mean((y - mu) ** 2)`` with y of shape (1,) and mu of shape (5,): mu has no more axes
+    than y, but the result is bigger than y, and the gradient, which takes the result to have
+    y's shape, divided by 1 instead of 5 (a wrong d_mu). The share of mu is summed only where its
+    shape broadcasts into the arrays it meets; elsewhere the gradient refuses the call."""
+    body = """
+    def f(y: "f64[n]", mu):
+        return np.mean((y - mu) ** 2)
+    """
+    grad, _ = gradient(body, "f", ["mu"])
+    with pytest.raises(ValueError, match=r"shape \(5,\) grows the arrays it meets, \(1,\)"):
+        grad(np.array([0.3]), np.linspace(-1.0, 1.0, 5), np.zeros(5))
+    f = primal(body, "f")
+    y = np.linspace(0.0, 1.0, 5)
+    for mu in (0.3, np.linspace(-1.0, 1.0, 5), np.array([0.2])):
+        d_mu = np.zeros(np.shape(mu))
+        grad(y, mu, d_mu, d_return=1.0)
+        np.testing.assert_allclose(d_mu, central_difference(f, [y, mu], 1), rtol=1e-6, atol=1e-8)
+
+
+CLIPPED = """
+def clipped(r, delta):
+    a = np.abs(r)
+    return np.sum(np.where(a <= delta, 0.5 * r**2, delta * (a - 0.5 * delta)))
+"""
+
+FOCAL = """
+def focal(p, y, gamma):
+    pt = np.where(y == 1, p, 1 - p)
+    return -np.sum((1 - pt) ** gamma * np.log(pt))
+"""
+
+
+def test_np_where_needs_its_condition_as_an_array():
+    """``np.sum(np.where(a <= delta, ...))``: s2sad takes np.where's condition as an array only,
+    so the need reaches the comparison, where r (through a = np.abs(r)), the first parameter, is
+    taken for the array; delta, compared, stays a checked number."""
+    assert param_types(CLIPPED, "clipped") == {"r": "array<f64,1>", "delta": "f64"}
+    grad, text = gradient(CLIPPED, "clipped", ["r", "delta"])
+    assert "np.ndim(delta) != 0" in text
+    for seed in range(2):
+        check_gradient(primal(CLIPPED, "clipped"), grad, [ParamSpec("r", "array", (6,), low=-2.0, high=2.0),
+                                                         ParamSpec("delta", "float", low=0.5, high=1.0)],
+                       ["r", "delta"], set(), np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("p", [np.array([0.3, 0.6, 0.4, 0.7]), 0.45], ids=["vector", "number"])
+def test_a_power_with_a_parameter_exponent_passes_the_need(p):
+    """``(1 - pt) ** gamma * np.log(pt)``: the need passes the power to its base and exponent
+    (either may be the array); pt is np.where(y == 1, p, 1 - p), whose condition makes y the
+    array; p only meets arrays in np.where and arithmetic (shape-generic), and gamma, an exponent
+    (whose adjoint branches on it), stays a checked number."""
+    assert param_types(FOCAL, "focal")["y"] == "array<f64,1>"
+    grad, text = gradient(FOCAL, "focal", ["p", "gamma"])
+    assert "np.ndim(gamma) != 0" in text and "def grad_focal(p, d_p, y, gamma, d_return=1.0)" in text
+    f = primal(FOCAL, "focal")
+    y, gamma = np.array([1.0, 0.0, 1.0, 0.0]), 1.5
+    d_p = np.zeros(np.shape(p))
+    d_gamma = grad(p, d_p, y, gamma, d_return=1.0)
+    np.testing.assert_allclose(d_p, central_difference(f, [p, y, gamma], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_gamma, central_difference(f, [p, y, gamma], 2), rtol=1e-6, atol=1e-8)

@@ -89,8 +89,8 @@ def _closure(p: Value, inactive: set[Value]
         v = todo.pop()
         for op, k in v.uses:
             if op.name in _ARRAY_ELEMENTWISE or (op.name == PREFIX + "where" and k > 0):
-                if not op.results or not op.result.type.is_array:
-                    return None
+                if not op.results or not op.result.type.is_array or (op.name == PREFIX + "pow" and k == 1):
+                    return None  # x ** gamma: the adjoint's exponent branches on gamma (a number's)
                 rank = op.result.type.rank  # type: ignore[attr-defined]
                 least = rank if least is None else min(least, rank)
                 meets.append((op, k))

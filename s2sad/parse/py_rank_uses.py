@@ -43,7 +43,7 @@ _REDUCTIONS = ("sum", "mean", "max_reduce", "min_reduce", "prod", "var", "std")
 _REDUCTION_METHODS = ("sum", "mean", "max", "min", "prod", "var", "std")
 _ELEMENTWISE_BINARY = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 # Library calls that are elementwise on all their arguments, besides the math functions.
-_ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "power", "maximum", "minimum")
+_ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "power", "maximum", "minimum", "where")
 
 
 class RankUses:
@@ -144,6 +144,10 @@ class RankUses:
         elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Power):
             if self.is_number(expr.right):
                 self.need(expr.left, rank)
+            else:  # x ** gamma: either may be the array
+                self._one_array_operand([expr.left, expr.right], rank)
+        elif isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
+            self._one_array_operand([expr.left, expr.comparisons[0].comparator], rank)
         elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ELEMENTWISE_BINARY):
             self._one_array_operand([expr.left, expr.right], rank)
         elif isinstance(expr, cst.Call):
@@ -167,6 +171,8 @@ class RankUses:
             elif intr.op in ("add", "sub", "mul", "div", "power", "maximum", "minimum") and len(args) == 2 \
                     and canonical.startswith("numpy."):
                 self._one_array_operand(args, rank)
+            elif intr.op == "where" and len(args) == 3:
+                self.need(args[0], rank)  # s2sad takes np.where's condition as an array only
 
     def _one_array_operand(self, operands: list[cst.BaseExpression], rank: int) -> None:
         """An elementwise result of ``rank`` axes: the operand that can be an array has them. With
@@ -224,10 +230,12 @@ class RankUses:
             return out if out or expr.value in self.assigns or expr.value in self.params else None
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
             return self._elementwise_params(expr.expression, seen)
-        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ELEMENTWISE_BINARY + (cst.Power,)):
-            left = self._elementwise_params(expr.left, seen)
-            right = self._elementwise_params(expr.right, seen)
-            return None if left is None or right is None else left | right
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ELEMENTWISE_BINARY + (cst.Power,)) \
+                or isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
+            parts = [expr.left, expr.right] if isinstance(expr, cst.BinaryOperation) \
+                else [expr.left, expr.comparisons[0].comparator]
+            found = [self._elementwise_params(e, seen) for e in parts]
+            return None if None in found else found[0] | found[1]  # type: ignore[operator]
         if isinstance(expr, cst.Call) and all(a.keyword is None and not a.star for a in expr.args):
             canonical = self.canonical(expr.func) or ""
             intr = lib.lookup(canonical)
