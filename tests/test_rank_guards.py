@@ -249,7 +249,6 @@ def test_the_one_parameter_an_elementwise_reduction_can_take_its_array_from_is_a
 @pytest.mark.parametrize(
     "source, where",
     [
-        ("def f(x):\n    return np.sum(np.where(x > 0.0, x, 0.0))\n", "prog.py:7:19"),
         ("def f(x):\n    return np.sum(np.reshape(x, (2, -1)) ** 2)\n", "prog.py:7:30"),
     ],
 )
@@ -267,6 +266,17 @@ def test_where_either_operand_may_be_the_array_the_first_parameter_is(source):
     """``x * y`` must be an array and nothing says which is: x, the first, is taken for it (a
     checked guess, py_rank_uses), y stays a number, shape-generic in Python output."""
     assert assumed(source, "f")["x"] == 1 and assumed(source, "f")["y"] == 0
+
+
+def test_np_where_takes_its_condition_as_an_array():
+    """``np.sum(np.where(x > 0.0, x, 0.0))``: s2sad takes np.where's condition as an array only,
+    so x, compared there, is one (a located error before ranks from uses passed comparisons)."""
+    source = "def f(x):\n    return np.sum(np.where(x > 0.0, x, 0.0))\n"
+    assert assumed(source, "f") == {"x": 1}
+    grad, _ = gradient(source, "f", ["x"])
+    for seed in range(2):
+        check_gradient(primal(source, "f"), grad, [ParamSpec("x", "array", (5,))], ["x"], set(),
+                       np.random.default_rng(seed))
 
 
 def test_an_array_passed_for_a_parameter_the_helper_takes_for_a_number_types_it():

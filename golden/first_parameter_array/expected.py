@@ -68,24 +68,22 @@ def grad_standardized_loss(y, d_y, mu, d_mu, log_scale, d_log_scale, d_return=1.
     scale = np.exp(log_scale)
     t0 = y - mu
     z = t0 / scale
+    t1 = z * z
+    t2 = 2.0 * np.log(scale)
+    t3 = t1 + t2
 
     # reverse sweep
     # line 11: return np.mean(z**2 + 2.0 * np.log(scale))
-    t1 = d_return / float(y.shape[0])
-    t3 = (
-        sum_to_shape(
-            np.full_like(y, t1), np.shape(2.0 * np.log(scale)), np.shape(z * z)
-        )
-        * 2.0
-    )
-    d_scale = np.divide(t3, scale)
-    d_z = t1 * 2.0 * z
+    t4 = d_return / float(t3.shape[0])
+    t6 = sum_to_shape(np.full_like(t3, t4), np.shape(t2), np.shape(t1)) * 2.0
+    d_scale = np.divide(t6, scale)
+    d_z = np.full_like(t3, t4 * 2.0) * z
 
     # line 10: z = (y - mu) / scale
-    t2 = d_z / scale
-    d_scale += sum_to_shape(-(t2 * z), np.shape(scale), np.shape(t0))
-    d_mu2 = sum_to_shape(-t2, np.shape(mu), np.shape(y))
-    d_y += t2
+    t5 = d_z / scale
+    d_scale += sum_to_shape(-(t5 * z), np.shape(scale), np.shape(t0))
+    d_mu2 = sum_to_shape(-t5, np.shape(mu), np.shape(y))
+    d_y += t5
 
     # line 9: scale = np.exp(log_scale)
     d_log_scale2 = d_scale * scale

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from typing import Callable, Optional, Sequence
 
-from ..ssa import array_ops, build
+from ..ssa import array_ops, attrs, build
 from ..ssa.ir import Builder, Value
 from ..ssa.types import F64, I64
 from .rules import Contribs, OpView, rule
@@ -53,9 +53,8 @@ def _f(b: Builder, value: float) -> Value:
     return build.const(b, value, F64)
 
 
-# The attribute of an ``arr.`` op listing its operands that are shape-generic (``adjoint.shape_generic``):
-# numbers in the IR that may be arrays of any broadcasting shape when the Python output runs.
-GENERIC_OPERANDS = "generic_operands"
+# The attribute of an ``arr.`` op listing its operands that are shape-generic (``adjoint.shape_generic``).
+GENERIC_OPERANDS = attrs.GENERIC_OPERANDS
 
 
 def reduce_to(b: Builder, c: Value, like: Value, generic: bool = False, met: Sequence[Value] = ()) -> Value:
