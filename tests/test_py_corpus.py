@@ -29,6 +29,7 @@ from py_corpus.cases import CASES
 # 166 with shape-generic values through np.exp/np.log/np.sqrt/np.tanh and meeting numbers computed
 # elsewhere (x - m: m's share summed).
 # 168 with the need of an array reaching np.where's condition, comparisons and x ** gamma.
+# 170 with shape-generic results (return np.exp(x): every parameter any shape that broadcasts).
 NOT_YET = {
     "numpy_style:polynomial": ("refused", "'total' is not an array"),
     "numpy_style:ufunc_spellings": (
@@ -41,15 +42,11 @@ NOT_YET = {
     "physics:wave_leapfrog": ("refused", "'v' is a float, but this value is an array (1-D, floats)"),
     "stats:poisson_log_likelihood": (
         "guarded", 'k must be a number: its rank is not evident in poisson_log_likelihood (for an array, annotate k'),
-    "plain_python:return_array": (
-        "guarded", 'x must be a number: its rank is not evident in return_array (for an array, annotate x: "f64[n]"'),
     # holdout.py (written after the rest, without looking at what s2sad supports): 23 of 38 at first;
     # 24 once np.diff was read as its slices; 29 with matrix products' operand ranks (py_products);
     # 31 with the first parameter taken for the array of an ambiguous elementwise expression; 32 with
-    # shape-generic values meeting numbers computed elsewhere
+    # shape-generic values meeting numbers computed elsewhere; 33 with shape-generic results
     "holdout:kmeans_inertia": ("refused", "this value is not an array"),
-    "holdout:logistic_growth": (
-        "guarded", 't must be a number: its rank is not evident in logistic_growth (for an array, annotate t: "f64['),
     "holdout:rbf_interpolant": (
         "guarded", 'x must be a 1-D array: its rank is not evident in rbf_interpolant (else annotate x: "f64[m, n]"'),
 }

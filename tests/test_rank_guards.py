@@ -191,11 +191,19 @@ def test_the_numba_checks_compile_beside_a_value_set_on_one_path():
         grad(np.ones(3), np.zeros(3), 0.5, 2)
 
 
-def test_returning_np_exp_of_an_array_is_refused_loudly():
+def test_returning_np_exp_serves_a_number_and_an_array():
+    """``return np.exp(x)`` maps any shape: x is shape-generic (adjoint.shape_generic), its adjoint
+    added into a shadow of its shape, the seed d_return of the result's shape."""
     grad, _ = gradient(EXP, "e", ["x"])
-    assert grad(0.5) == pytest.approx(np.exp(0.5))
-    with pytest.raises(ValueError, match="x must be a number"):
-        grad(np.array([0.5, 1.0]))
+    d_x = np.zeros(())
+    grad(0.5, d_x)
+    assert d_x == pytest.approx(np.exp(0.5))
+    x, seed = np.array([0.5, 1.0]), np.array([2.0, -1.0])
+    d_x = np.zeros(2)
+    grad(x, d_x, d_return=seed)
+    np.testing.assert_allclose(d_x, seed * np.exp(x))
+    with pytest.raises(ValueError, match="d_x must be an array of the shape of x"):
+        grad(x, np.zeros(()))
 
 
 def located(source: str, func: str, wrt: list[str]) -> str:

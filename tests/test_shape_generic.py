@@ -355,18 +355,26 @@ def test_an_inactive_shape_generic_parameter_takes_no_shadow():
         del params
 
 
-def test_a_number_used_with_an_active_number_stays_checked():
-    """``return b * np.sum(x * b)``: an array b would make the function return an array where the
-    gradient takes it to return a number: b is no shape-generic parameter, it stays a checked
-    number whose adjoint is returned."""
+@pytest.mark.parametrize("b", [0.4, np.array([0.3, -0.2, 0.5])], ids=["number", "vector"])
+def test_a_returned_product_with_an_active_number(b):
+    """``return b * np.sum(x * b)``: the result has b's shape (the seed d_return takes it), and
+    the share of the number np.sum(x * b), shaped like b, is summed to a number."""
     body = """
     def f(x: "f64[n]", b):
         return b * np.sum(x * b)
     """
-    grad, text = gradient(body, "f", ["x", "b"])
-    assert "np.ndim(b) != 0" in text and "sum_to_shape" not in text
-    check_gradient(primal(body, "f"), grad, [ParamSpec("x", "array", (3,)), ParamSpec("b", "float")], ["x", "b"],
-                   set(), np.random.default_rng(0))
+    grad, _ = gradient(body, "f", ["x", "b"])
+    f = primal(body, "f")
+    x = np.array([0.5, -1.0, 2.0])
+    seed = np.ones(np.shape(b)) * 0.7
+    d_x, d_b = np.zeros(3), np.zeros(np.shape(b))
+    grad(x, d_x, b, d_b, d_return=seed)
+
+    def J(x, b):
+        return float(np.sum(seed * f(x, b)))
+
+    np.testing.assert_allclose(d_x, central_difference(J, [x, b], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_b, central_difference(J, [x, b], 1), rtol=1e-6, atol=1e-8)
 
 
 def test_numba_and_c_keep_the_number_checked():
@@ -437,3 +445,47 @@ def test_a_power_with_a_parameter_exponent_passes_the_need(p):
     d_gamma = grad(p, d_p, y, gamma, d_return=1.0)
     np.testing.assert_allclose(d_p, central_difference(f, [p, y, gamma], 0), rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(d_gamma, central_difference(f, [p, y, gamma], 2), rtol=1e-6, atol=1e-8)
+
+
+def test_a_result_a_shape_generic_parameter_meets_has_its_own_extents():
+    """``np.mean((y - mu) * a)`` with y of shape (1,) and mu, not differentiated, of shape (5,):
+    the mean averages 5 values, not y's 1 (the gradient took its extent from y: d_a five times too
+    big). Nothing checks mu's shape where it is not differentiated: the result's extents are
+    its own."""
+    body = """
+    def f(y: "f64[n]", mu, a):
+        return np.mean((y - mu) * a)
+    """
+    grad, _ = gradient(body, "f", ["a"])
+    f = primal(body, "f")
+    for y, mu in ((np.array([0.3]), np.linspace(-1.0, 1.0, 5)), (np.linspace(0.0, 1.0, 5), 0.2)):
+        d_a = np.zeros(())
+        grad(y, mu, 0.7, d_a, d_return=1.0)
+        np.testing.assert_allclose(d_a, central_difference(f, [y, mu, 0.7], 2), rtol=1e-6, atol=1e-8)
+
+
+GROWTH = """
+def growth(r, K, P0, t):
+    return K / (1 + ((K - P0) / P0) * np.exp(-r * t))
+"""
+
+
+@pytest.mark.parametrize("t", [1.5, np.array([0.0, 0.5, 1.0, 2.0])], ids=["number", "vector"])
+@pytest.mark.parametrize("K", [7.0, np.array([6.0, 7.0, 8.0, 9.0])], ids=["K_number", "K_vector"])
+def test_a_function_that_maps_any_shape(t, K):
+    """No array in sight: every parameter only meets the others in arithmetic and np.exp, and the
+    result is returned, so each may be a number or an array (the result takes their broadcast
+    shape, and so does the seed d_return); K, whose value meets np.exp's only through arithmetic,
+    may be an array too, and each share is summed to its parameter's shape."""
+    grad, _ = gradient(GROWTH, "growth", ["r", "K", "P0", "t"])
+    f = primal(GROWTH, "growth")
+    args = [0.5, K, 1.5, t]
+    seed = np.ones(np.broadcast_shapes(np.shape(K), np.shape(t))) * 0.9
+    shadows = [np.zeros(np.shape(a)) for a in args]
+    grad(args[0], shadows[0], args[1], shadows[1], args[2], shadows[2], args[3], shadows[3], d_return=seed)
+
+    def J(*values):
+        return float(np.sum(seed * f(*values)))
+
+    for k in range(4):
+        np.testing.assert_allclose(shadows[k], central_difference(J, args, k), rtol=1e-5, atol=1e-7)

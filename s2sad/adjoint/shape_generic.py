@@ -20,10 +20,11 @@ shape, provided that
 
 This module finds such parameters of a function and marks the ``arr.`` ops where their values
 meet arrays (the op attribute ``array_rules.GENERIC_OPERANDS``) and the scalar ops whose other
-operands' contributions are summed (``rules.NUMBER_OPERANDS``), which the adjoint rules read. A
-parameter with any other use (a call, a comparison, a return, another math function, a
-loop-carried value, a store) is not shape-generic: it keeps its rank check (a number).
-"""
+operands' contributions are summed (``rules.NUMBER_OPERANDS``), which the adjoint rules read. A value
+computed from it may be the function's result (``return np.exp(x)``, ``K / (1 + np.exp(-r *
+t))``): then the result has its shape, and the seed ``d_return`` takes it. A parameter with any
+other use (a call, a comparison, another math function, a loop-carried value, a store) is not
+shape-generic: it keeps its rank check (a number)."""
 
 from __future__ import annotations
 
@@ -46,9 +47,10 @@ _ELEMENTWISE_MATH = tuple("math." + f for f in ("exp", "expm1", "log", "log1p", 
 
 def find_shape_generic(fn: Function, candidates: list[str], wrt: set[int]) -> dict[str, int]:
     """The candidates (parameter names) that are shape-generic in ``fn``: name -> the most axes it
-    may have (the least rank of the arrays its values meet). Marks the ``arr.`` ops those values
-    meet (``GENERIC_OPERANDS``). ``wrt``: the differentiated parameters (an inactive parameter may
-    take part in the arithmetic: it gets no adjoint)."""
+    may have (the least rank of the arrays its values meet; -1, any, where it meets none and the
+    function returns a value computed from it: ``return np.exp(x)`` maps any shape). Marks the
+    ``arr.`` ops those values meet (``GENERIC_OPERANDS``). ``wrt``: the differentiated parameters
+    (an inactive parameter may take part in the arithmetic: it gets no adjoint)."""
     inactive = {p for i, p in enumerate(fn.params) if i not in wrt and p.type.is_float}
     found: dict[str, int] = {}
     marks: dict[Op, set[int]] = {}
@@ -85,6 +87,7 @@ def _closure(p: Value, inactive: set[Value]
     meets: list[tuple[Op, int]] = []
     summed: list[tuple[Op, int]] = []
     least: Optional[int] = None
+    returned = False
     while todo:
         v = todo.pop()
         for op, k in v.uses:
@@ -94,6 +97,8 @@ def _closure(p: Value, inactive: set[Value]
                 rank = op.result.type.rank  # type: ignore[attr-defined]
                 least = rank if least is None else min(least, rank)
                 meets.append((op, k))
+            elif op.name == "return" and len(op.operands) == 1:
+                returned = True  # the function maps its shape: the seed d_return takes it
             elif op.name in _ELEMENTWISE_MATH and numpy_spelled(op) and op.results and op.result.type.is_float:
                 if op.result not in generic:
                     generic.add(op.result)
@@ -111,5 +116,5 @@ def _closure(p: Value, inactive: set[Value]
             else:
                 return None
     if least is None:
-        return None
+        return (-1, meets, summed) if returned else None
     return least, meets, summed

@@ -1322,11 +1322,24 @@ class _Inference:
                 return set().union(*(flow(a) for a in positional_args(node)))
             return set()
 
+        def numpy_valued(node: cst.BaseExpression) -> bool:
+            """Arithmetic with the value of an elementwise NumPy call of float variables
+            (``K / (1 + np.exp(-r * t))``): an array wherever they are, so its other operands may be
+            arrays too (not ``np.sin(u[k])``, of an element)."""
+            if isinstance(node, cst.Call):
+                return self.takes_arrays(node) and self.elementwise_call(node) and any(
+                    not (types.get(n) is not None and types[n].is_int) for a in positional_args(node) for n in flow(a))
+            if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.MatrixMultiply):
+                return numpy_valued(node.left) or numpy_valued(node.right)
+            if isinstance(node, cst.UnaryOperation):
+                return numpy_valued(node.expression)
+            return False
+
         def visit(node: cst.CSTNode) -> None:
             if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not self.fn:
                 return
             if isinstance(node, (cst.BinaryOperation, cst.Comparison)):
-                if isinstance(self.expr_type(node, types), ArrayType):
+                if isinstance(self.expr_type(node, types), ArrayType) or numpy_valued(node):
                     names.update(flow(node) if isinstance(node, cst.BinaryOperation) else set().union(
                         flow(node.left), *(flow(c.comparator) for c in node.comparisons)))
             elif isinstance(node, cst.Call) and self.takes_arrays(node):
