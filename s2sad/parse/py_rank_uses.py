@@ -222,7 +222,7 @@ class RankUses:
             seen.add(expr.value)
             for value in self.assigns.get(expr.value, []):
                 if not isinstance(value, cst.BaseExpression):
-                    return None if expr.value not in self.params or value is not None else out
+                    return None  # an item of a sequence, an augmented assignment, a typed value
                 more = self._elementwise_params(value, seen)
                 if more is None:
                     return None
