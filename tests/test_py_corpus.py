@@ -30,6 +30,7 @@ from py_corpus.cases import CASES
 # elsewhere (x - m: m's share summed).
 # 168 with the need of an array reaching np.where's condition, comparisons and x ** gamma.
 # 170 with shape-generic results (return np.exp(x): every parameter any shape that broadcasts).
+# 171 with items of two sequences combined elementwise taken to be alike (x - c, for x in X, c in C).
 NOT_YET = {
     "numpy_style:polynomial": ("refused", "'total' is not an array"),
     "numpy_style:ufunc_spellings": (
@@ -45,8 +46,8 @@ NOT_YET = {
     # holdout.py (written after the rest, without looking at what s2sad supports): 23 of 38 at first;
     # 24 once np.diff was read as its slices; 29 with matrix products' operand ranks (py_products);
     # 31 with the first parameter taken for the array of an ambiguous elementwise expression; 32 with
-    # shape-generic values meeting numbers computed elsewhere; 33 with shape-generic results
-    "holdout:kmeans_inertia": ("refused", "this value is not an array"),
+    # shape-generic values meeting numbers computed elsewhere; 33 with shape-generic results; 34 with
+    # items of two sequences alike
     "holdout:rbf_interpolant": (
         "guarded", 'x must be a 1-D array: its rank is not evident in rbf_interpolant (else annotate x: "f64[m, n]"'),
 }

@@ -489,3 +489,26 @@ def test_a_function_that_maps_any_shape(t, K):
 
     for k in range(4):
         np.testing.assert_allclose(shadows[k], central_difference(J, args, k), rtol=1e-5, atol=1e-7)
+
+
+NEAREST = """
+def nearest(P, Q):
+    total = 0.0
+    for p in P:
+        gaps = [np.sum((p - q) ** 2) for q in Q]
+        total += min(gaps)
+    return total
+"""
+
+
+def test_items_of_two_sequences_combined_elementwise_are_alike():
+    """``p - q`` with p an item of P (a loop) and q one of Q (a comprehension): np.sum needs an
+    array, and two items of sequences are taken to be alike, so both P and Q are matrices (a
+    guess, checked at entry), where the first-parameter rule would have made only P one."""
+    assert param_types(NEAREST, "nearest") == {"P": "array<f64,2>", "Q": "array<f64,2>"}
+    grad, text = gradient(NEAREST, "nearest", ["P", "Q"])
+    assert "np.ndim(P) != 2" in text and "np.ndim(Q) != 2" in text
+    for seed in range(2):
+        check_gradient(primal(NEAREST, "nearest"), grad, [ParamSpec("P", "array", (4, 2)),
+                                                         ParamSpec("Q", "array", (3, 2))],
+                       ["P", "Q"], set(), np.random.default_rng(seed))

@@ -70,6 +70,23 @@ class RankUses:
         # (``x - mu``): each operand, and the rank (see ``_resolve_ambiguous``).
         self._ambiguous: list[tuple[list[cst.BaseExpression], int]] = []
         self._seen: set[tuple[int, int]] = set()
+        # The names comprehensions bind to the items of a sequence (``[... for c in C]``): name ->
+        # the sequence (names that are locals of the function too are left out).
+        self.comprehension_items: dict[str, cst.BaseExpression] = {}
+        self._comprehension_targets(body)
+
+    def _comprehension_targets(self, node: cst.CSTNode) -> None:
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not self.body:
+            return
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            clause: Optional[cst.CompFor] = node.for_in
+            while clause is not None:
+                if isinstance(clause.target, cst.Name) and clause.target.value not in self.assigns \
+                        and clause.target.value not in self.params:
+                    self.comprehension_items[clause.target.value] = clause.iter
+                clause = clause.inner_for_in
+        for c in children(node):
+            self._comprehension_targets(c)
 
     def run(self) -> dict[str, int]:
         """Parameter name -> the least rank its uses need (only parameters some use needs)."""
@@ -129,6 +146,8 @@ class RankUses:
                 self.least[expr.value] = max(self.least.get(expr.value, 0), rank)
                 if expr.value not in self.assigns:
                     return
+            if expr.value in self.comprehension_items:  # [... for c in C]: C's items have the rank
+                self.need(self.comprehension_items[expr.value], rank + 1)
             for value in self.assigns.get(expr.value, []):
                 seq = getattr(value, "seq", None)
                 if isinstance(seq, cst.BaseExpression):  # for e in E: E's items have the rank
@@ -181,11 +200,19 @@ class RankUses:
         open_ = [e for e in operands if not self.is_number(e)]
         if len(open_) == 1:
             self.need(open_[0], rank)
-        elif len(open_) > 1 and _same_rows(open_):
-            for e in open_:
+        elif len(open_) > 1 and (_same_rows(open_) or all(self._is_item(e) for e in open_)):
+            for e in open_:  # X[i] - X[j]; x - c with x and c items of sequences: alike
                 self.need(e, rank)
         elif len(open_) > 1:
             self._ambiguous.append((open_, rank))
+
+    def _is_item(self, e: cst.BaseExpression) -> bool:
+        """``e`` is a name bound to the items of a sequence (``for x in X``, ``[... for c in C]``)."""
+        if not isinstance(e, cst.Name):
+            return False
+        values = self.assigns.get(e.value, [])
+        return e.value in self.comprehension_items or (
+            bool(values) and all(getattr(v, "seq", None) is not None for v in values))
 
     def _resolve_ambiguous(self) -> None:
         """Elementwise results that must be arrays, where several operands could be the array and
