@@ -44,10 +44,10 @@ NOT_YET = {
     "stats:poisson_log_likelihood": (
         "guarded", 'k must be a number: its rank is not evident in poisson_log_likelihood (for an array, annotate k'),
     # holdout.py (written after the rest, without looking at what s2sad supports): 23 of 38 at first;
-    # 24 once np.diff was read as its slices; 29 with matrix products' operand ranks (py_products);
-    # 31 with the first parameter taken for the array of an ambiguous elementwise expression; 32 with
-    # shape-generic values meeting numbers computed elsewhere; 33 with shape-generic results; 34 with
-    # items of two sequences alike
+    # 24 once np.diff was read as its slices; 27 with ranks from uses; 32 with matrix products'
+    # operand ranks (py_products); 34 with the first parameter taken for the array of an ambiguous
+    # elementwise expression; 35 with shape-generic values meeting numbers computed elsewhere; 36 with
+    # shape-generic results; 37 with items of two sequences alike
     "holdout:rbf_interpolant": (
         "guarded", 'x must be a 1-D array: its rank is not evident in rbf_interpolant (else annotate x: "f64[m, n]"'),
 }
