@@ -10,6 +10,7 @@ runs every function; ``python tests/corpus_check.py [--target numba] [FILE | FIL
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 import sys
 from pathlib import Path
@@ -59,6 +60,9 @@ def check(key: str, target: str = "py", seed: int = 0) -> tuple[str, str]:
     namespace: dict = {}
     exec(compile(text, f"<grad {key} {target}>", "exec"), namespace)
     gradient = namespace[f"grad_{func}"]
+    taken_for_numbers = _taken_for_numbers(gradient, params, wrt)
+    if taken_for_numbers:
+        return _guard_answer(primal, gradient, params, taken_for_numbers, seed)
     try:
         check_gradient(primal, gradient, params, wrt, _written(primal, params), np.random.default_rng(seed),
                        rtol=1e-4, atol=1e-6)
@@ -69,6 +73,35 @@ def check(key: str, target: str = "py", seed: int = 0) -> tuple[str, str]:
         # documented refusal (README, "Assumptions a generated gradient makes"), at run time.
         return "guarded", str(e)
     return "ok", ""
+
+
+def _taken_for_numbers(gradient, params: list[ParamSpec], wrt: list[str]) -> list[str]:
+    """The differentiated parameters the corpus calls with arrays that the gradient takes for
+    numbers (no shadow ``d_<name>`` follows them: their adjoint is returned)."""
+    names = list(inspect.signature(gradient).parameters)
+    return [p.name for p in params if p.is_float_array and p.name in wrt and f"d_{p.name}" not in names]
+
+
+def _guard_answer(primal, gradient, params: list[ParamSpec], numbers: list[str], seed: int) -> tuple[str, str]:
+    """Call the gradient as its signature says (shadows only where it takes them) with the
+    corpus's arrays: its entry check must refuse an array it took for a number; a gradient
+    that runs instead is wrong (its adjoint of that parameter would be a number)."""
+    names = list(inspect.signature(gradient).parameters)
+    inputs = {p.name: p.sample(np.random.default_rng(seed)) for p in params}
+    args: list = []
+    for p in params:
+        args.append(inputs[p.name])
+        if f"d_{p.name}" in names:
+            args.append(np.zeros_like(np.asarray(inputs[p.name], dtype=float)))
+    result = primal(*[np.copy(v) if isinstance(v, np.ndarray) else v for v in inputs.values()])
+    seed_out = np.ones_like(result) if isinstance(result, np.ndarray) else 1.0
+    try:
+        gradient(*args, d_return=seed_out)
+    except ValueError as e:
+        if "its rank is not evident" in str(e):
+            return "guarded", str(e)
+        raise
+    raise AssertionError(f"the gradient takes {', '.join(numbers)} for numbers and ran with arrays")
 
 
 def _written(primal, params: list[ParamSpec]) -> set[str]:

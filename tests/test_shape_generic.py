@@ -113,14 +113,137 @@ def test_the_uses_give_a_matrix(body, func, param):
     assert param_types(body, func)[param] == "array<f64,2>"
 
 
-def test_a_use_that_every_rank_satisfies_proves_nothing():
-    """``np.sum((x - mu) ** 2)``: either may be the array: no rank is taken from it."""
+def test_where_either_operand_may_be_the_array_the_first_parameter_is():
+    """``np.sum((x - mu) ** 2)``: either may be the array, and nothing says which: the first
+    parameter is taken for it (a guess, checked at entry: here only its kind, as np.sum of an
+    elementwise expression means the same at every rank), the other stays a number (here
+    shape-generic: any shape that broadcasts)."""
     body = """
     def f(x, mu):
         return np.sum((x - mu) ** 2)
     """
-    with pytest.raises(DiagnosticError, match="must be an array here"):
-        param_types(body, "f")
+    assert param_types(body, "f") == {"x": "array<f64,1>", "mu": "f64"}
+    _, text = gradient(body, "f", ["x", "mu"])
+    assert "isinstance(x, np.ndarray)" in text and "def grad_f(x, d_x, mu, d_mu, d_return=1.0)" in text
+
+
+def test_a_known_array_among_the_operands_decides_nothing():
+    """``x[0]`` makes ``x`` the array: ``mu`` is not taken for one."""
+    body = """
+    def f(mu, x):
+        return np.sum((mu - x) ** 2) + x[0]
+    """
+    assert param_types(body, "f") == {"mu": "f64", "x": "array<f64,1>"}
+
+
+MSE = """
+def mse(pred, target):
+    return np.mean((pred - target) ** 2)
+"""
+
+NLL = """
+def nll(x, mu, log_sigma):
+    sigma = np.exp(log_sigma)
+    return np.sum(np.log(sigma) + 0.5 * ((x - mu) / sigma) ** 2)
+"""
+
+
+@pytest.mark.parametrize("target", [0.3, np.array([0.1, -0.2, 0.3, 0.5])], ids=["number", "vector"])
+def test_the_other_operand_may_be_a_number_or_an_array(target):
+    grad, _ = gradient(MSE, "mse", ["pred", "target"])
+    f = primal(MSE, "mse")
+    pred = np.array([0.4, -0.1, 0.9, 0.2])
+    d_pred, d_target = np.zeros(4), np.zeros(np.shape(target))
+    grad(pred, d_pred, target, d_target, d_return=1.0)
+    np.testing.assert_allclose(d_pred, central_difference(f, [pred, target], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_target, central_difference(f, [pred, target], 1), rtol=1e-6, atol=1e-8)
+
+
+def test_the_guess_is_checked():
+    grad, _ = gradient(MSE, "mse", ["pred", "target"])
+    with pytest.raises(ValueError, match=r'pred must be a 1-D array: its rank is not evident in mse'):
+        grad(0.5, np.zeros(()), np.ones(3), np.zeros(3))
+
+
+@pytest.mark.parametrize("mu", [0.2, np.array([0.1, 0.0, -0.3, 0.4, 0.2])], ids=["mu_number", "mu_vector"])
+@pytest.mark.parametrize("log_sigma", [0.3, np.array([0.1, -0.2, 0.3, 0.0, 0.25])],
+                         ids=["log_sigma_number", "log_sigma_vector"])
+def test_nested_ambiguities_take_the_first_parameter_each_time(mu, log_sigma):
+    """``np.log(sigma) + 0.5 * ((x - mu) / sigma) ** 2``: x, mu and log_sigma (through sigma)
+    could each be the array; x is. mu and log_sigma only meet arrays in broadcasting arithmetic
+    and np.exp/np.log (whose adjoints are arithmetic): each may be a number or a vector."""
+    assert param_types(NLL, "nll") == {"x": "array<f64,1>", "mu": "f64", "log_sigma": "f64"}
+    grad, text = gradient(NLL, "nll", ["x", "mu", "log_sigma"])
+    assert "def grad_nll(x, d_x, mu, d_mu, log_sigma, d_log_sigma, d_return=1.0)" in text
+    f = primal(NLL, "nll")
+    x = np.array([0.5, -0.4, 1.2, 0.3, -0.8])
+    d_x, d_mu, d_log_sigma = np.zeros(5), np.zeros(np.shape(mu)), np.zeros(np.shape(log_sigma))
+    grad(x, d_x, mu, d_mu, log_sigma, d_log_sigma, d_return=1.0)
+    args = [x, mu, log_sigma]
+    for k, got in enumerate((d_x, d_mu, d_log_sigma)):
+        np.testing.assert_allclose(got, central_difference(f, args, k), rtol=1e-6, atol=1e-8)
+
+
+WEIGHTED = """
+def weighted_variance(x, w):
+    m = np.sum(w * x) / np.sum(w)
+    return np.sum(w * (x - m) ** 2) / np.sum(w)
+"""
+
+
+@pytest.mark.parametrize("x", [0.4, np.array([0.5, -0.4, 1.2, 0.3])], ids=["number", "vector"])
+def test_a_number_computed_elsewhere_gets_its_share_summed(x):
+    """``x - m``: m is a number computed from x and w, x may be an array: m's contribution has
+    x's shape and is summed to a number (``rules.NUMBER_OPERANDS``), x stays shape-generic."""
+    grad, text = gradient(WEIGHTED, "weighted_variance", ["x", "w"])
+    assert "sum_to_shape(-" in text and "np.shape(m)" in text
+    f = primal(WEIGHTED, "weighted_variance")
+    w = np.array([0.7, 1.2, 0.9, 1.4])
+    d_x, d_w = np.zeros(np.shape(x)), np.zeros(4)
+    grad(x, d_x, w, d_w, d_return=1.0)
+    np.testing.assert_allclose(d_x, central_difference(f, [x, w], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_w, central_difference(f, [x, w], 1), rtol=1e-6, atol=1e-8)
+
+
+TWO_GENERIC = """
+def two(X: "f64[m, n]", b, s):
+    return np.sum(np.tanh(X * (b * s) + np.sqrt(s * s + 1.0)))
+"""
+
+
+@pytest.mark.parametrize(("b", "s"), [(0.3, 0.7), (np.array([0.1, -0.2, 0.3]), 0.5),
+                                      (0.4, np.array([[0.2], [0.6]])),
+                                      (np.array([0.1, -0.2, 0.3]), np.array([[0.2], [0.6]]))],
+                         ids=["numbers", "vector_number", "number_column", "vector_column"])
+def test_two_shape_generic_parameters_meet_each_other(b, s):
+    """``b * s``: each a number or an array of another shape; each one's contribution, shaped
+    like the product, is summed to its own run-time shape."""
+    grad, _ = gradient(TWO_GENERIC, "two", ["b", "s"])
+    f = primal(TWO_GENERIC, "two")
+    X = np.random.default_rng(3).normal(size=(2, 3))
+    d_b, d_s = np.zeros(np.shape(b)), np.zeros(np.shape(s))
+    grad(X, b, d_b, s, d_s, d_return=1.0)
+    np.testing.assert_allclose(d_b, central_difference(f, [X, b, s], 1), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_s, central_difference(f, [X, b, s], 2), rtol=1e-6, atol=1e-8)
+
+
+def test_a_reduced_value_that_reaches_max_proves_nothing_of_its_operands():
+    """``max(np.sum((a - p) ** 2) + margin, 0.0)``: np.sum's value is a number whatever p is, so
+    max proves nothing of p. It was taken for a proven number, unchecked, and called with an
+    array its adjoint came back summed to one number (a wrong gradient); p is shape-generic now."""
+    body = """
+    def f(a: "f64[n]", p, margin):
+        return max(np.sum((a - p) ** 2) + margin, 0.0)
+    """
+    grad, text = gradient(body, "f", ["a", "p"])
+    assert "def grad_f(a, d_a, p, d_p, margin, d_return=1.0)" in text
+    f = primal(body, "f")
+    a, margin = np.array([1.0, 2.0, 3.0]), 1.0
+    for p in (0.4, np.array([0.5, 0.1, 0.2])):
+        d_a, d_p = np.zeros(3), np.zeros(np.shape(p))
+        grad(a, d_a, p, d_p, margin, d_return=1.0)
+        np.testing.assert_allclose(d_a, central_difference(f, [a, p, margin], 0), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(d_p, central_difference(f, [a, p, margin], 1), rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.parametrize(("body", "func", "params", "wrt"), [
@@ -232,18 +355,26 @@ def test_an_inactive_shape_generic_parameter_takes_no_shadow():
         del params
 
 
-def test_a_number_used_with_an_active_number_stays_checked():
-    """``b * np.sum(x * b)``: b's adjoint through the active number np.sum(x * b) would take b's
-    shape where the other factor's must not: b is no shape-generic parameter, it stays a checked
-    number whose adjoint is returned."""
+@pytest.mark.parametrize("b", [0.4, np.array([0.3, -0.2, 0.5])], ids=["number", "vector"])
+def test_a_returned_product_with_an_active_number(b):
+    """``return b * np.sum(x * b)``: the result has b's shape (the seed d_return takes it), and
+    the share of the number np.sum(x * b), shaped like b, is summed to a number."""
     body = """
     def f(x: "f64[n]", b):
         return b * np.sum(x * b)
     """
-    grad, text = gradient(body, "f", ["x", "b"])
-    assert "np.ndim(b) != 0" in text and "sum_to_shape" not in text
-    check_gradient(primal(body, "f"), grad, [ParamSpec("x", "array", (3,)), ParamSpec("b", "float")], ["x", "b"],
-                   set(), np.random.default_rng(0))
+    grad, _ = gradient(body, "f", ["x", "b"])
+    f = primal(body, "f")
+    x = np.array([0.5, -1.0, 2.0])
+    seed = np.ones(np.shape(b)) * 0.7
+    d_x, d_b = np.zeros(3), np.zeros(np.shape(b))
+    grad(x, d_x, b, d_b, d_return=seed)
+
+    def J(x, b):
+        return float(np.sum(seed * f(x, b)))
+
+    np.testing.assert_allclose(d_x, central_difference(J, [x, b], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_b, central_difference(J, [x, b], 1), rtol=1e-6, atol=1e-8)
 
 
 def test_numba_and_c_keep_the_number_checked():
@@ -251,3 +382,133 @@ def test_numba_and_c_keep_the_number_checked():
     assert 'hasattr(b, "ndim") and b.ndim != 0' in numba and "sum_to_shape" not in numba
     with pytest.raises(DiagnosticError, match="the kind of parameter 'b' is not evident"):
         pipeline.gradient_source(_source(FIT), "prog.py", "fit", ["w", "b"], "c")
+
+
+def test_a_shape_that_grows_the_arrays_it_meets_is_refused():
+    """``np.mean((y - mu) ** 2)`` with y of shape (1,) and mu of shape (5,): mu has no more axes
+    than y, but the result is bigger than y, and the gradient, which takes the result to have
+    y's shape, divided by 1 instead of 5 (a wrong d_mu). The share of mu is summed only where its
+    shape broadcasts into the arrays it meets; elsewhere the gradient refuses the call."""
+    body = """
+    def f(y: "f64[n]", mu):
+        return np.mean((y - mu) ** 2)
+    """
+    grad, _ = gradient(body, "f", ["mu"])
+    with pytest.raises(ValueError, match=r"shape \(5,\) grows the arrays it meets, \(1,\)"):
+        grad(np.array([0.3]), np.linspace(-1.0, 1.0, 5), np.zeros(5))
+    f = primal(body, "f")
+    y = np.linspace(0.0, 1.0, 5)
+    for mu in (0.3, np.linspace(-1.0, 1.0, 5), np.array([0.2])):
+        d_mu = np.zeros(np.shape(mu))
+        grad(y, mu, d_mu, d_return=1.0)
+        np.testing.assert_allclose(d_mu, central_difference(f, [y, mu], 1), rtol=1e-6, atol=1e-8)
+
+
+CLIPPED = """
+def clipped(r, delta):
+    a = np.abs(r)
+    return np.sum(np.where(a <= delta, 0.5 * r**2, delta * (a - 0.5 * delta)))
+"""
+
+FOCAL = """
+def focal(p, y, gamma):
+    pt = np.where(y == 1, p, 1 - p)
+    return -np.sum((1 - pt) ** gamma * np.log(pt))
+"""
+
+
+def test_np_where_needs_its_condition_as_an_array():
+    """``np.sum(np.where(a <= delta, ...))``: s2sad takes np.where's condition as an array only,
+    so the need reaches the comparison, where r (through a = np.abs(r)), the first parameter, is
+    taken for the array; delta, compared, stays a checked number."""
+    assert param_types(CLIPPED, "clipped") == {"r": "array<f64,1>", "delta": "f64"}
+    grad, text = gradient(CLIPPED, "clipped", ["r", "delta"])
+    assert "np.ndim(delta) != 0" in text
+    for seed in range(2):
+        check_gradient(primal(CLIPPED, "clipped"), grad, [ParamSpec("r", "array", (6,), low=-2.0, high=2.0),
+                                                         ParamSpec("delta", "float", low=0.5, high=1.0)],
+                       ["r", "delta"], set(), np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("p", [np.array([0.3, 0.6, 0.4, 0.7]), 0.45], ids=["vector", "number"])
+def test_a_power_with_a_parameter_exponent_passes_the_need(p):
+    """``(1 - pt) ** gamma * np.log(pt)``: the need passes the power to its base and exponent
+    (either may be the array); pt is np.where(y == 1, p, 1 - p), whose condition makes y the
+    array; p only meets arrays in np.where and arithmetic (shape-generic), and gamma, an exponent
+    (whose adjoint branches on it), stays a checked number."""
+    assert param_types(FOCAL, "focal")["y"] == "array<f64,1>"
+    grad, text = gradient(FOCAL, "focal", ["p", "gamma"])
+    assert "np.ndim(gamma) != 0" in text and "def grad_focal(p, d_p, y, gamma, d_return=1.0)" in text
+    f = primal(FOCAL, "focal")
+    y, gamma = np.array([1.0, 0.0, 1.0, 0.0]), 1.5
+    d_p = np.zeros(np.shape(p))
+    d_gamma = grad(p, d_p, y, gamma, d_return=1.0)
+    np.testing.assert_allclose(d_p, central_difference(f, [p, y, gamma], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_gamma, central_difference(f, [p, y, gamma], 2), rtol=1e-6, atol=1e-8)
+
+
+def test_a_result_a_shape_generic_parameter_meets_has_its_own_extents():
+    """``np.mean((y - mu) * a)`` with y of shape (1,) and mu, not differentiated, of shape (5,):
+    the mean averages 5 values, not y's 1 (the gradient took its extent from y: d_a five times too
+    big). Nothing checks mu's shape where it is not differentiated: the result's extents are
+    its own."""
+    body = """
+    def f(y: "f64[n]", mu, a):
+        return np.mean((y - mu) * a)
+    """
+    grad, _ = gradient(body, "f", ["a"])
+    f = primal(body, "f")
+    for y, mu in ((np.array([0.3]), np.linspace(-1.0, 1.0, 5)), (np.linspace(0.0, 1.0, 5), 0.2)):
+        d_a = np.zeros(())
+        grad(y, mu, 0.7, d_a, d_return=1.0)
+        np.testing.assert_allclose(d_a, central_difference(f, [y, mu, 0.7], 2), rtol=1e-6, atol=1e-8)
+
+
+GROWTH = """
+def growth(r, K, P0, t):
+    return K / (1 + ((K - P0) / P0) * np.exp(-r * t))
+"""
+
+
+@pytest.mark.parametrize("t", [1.5, np.array([0.0, 0.5, 1.0, 2.0])], ids=["number", "vector"])
+@pytest.mark.parametrize("K", [7.0, np.array([6.0, 7.0, 8.0, 9.0])], ids=["K_number", "K_vector"])
+def test_a_function_that_maps_any_shape(t, K):
+    """No array in sight: every parameter only meets the others in arithmetic and np.exp, and the
+    result is returned, so each may be a number or an array (the result takes their broadcast
+    shape, and so does the seed d_return); K, whose value meets np.exp's only through arithmetic,
+    may be an array too, and each share is summed to its parameter's shape."""
+    grad, _ = gradient(GROWTH, "growth", ["r", "K", "P0", "t"])
+    f = primal(GROWTH, "growth")
+    args = [0.5, K, 1.5, t]
+    seed = np.ones(np.broadcast_shapes(np.shape(K), np.shape(t))) * 0.9
+    shadows = [np.zeros(np.shape(a)) for a in args]
+    grad(args[0], shadows[0], args[1], shadows[1], args[2], shadows[2], args[3], shadows[3], d_return=seed)
+
+    def J(*values):
+        return float(np.sum(seed * f(*values)))
+
+    for k in range(4):
+        np.testing.assert_allclose(shadows[k], central_difference(J, args, k), rtol=1e-5, atol=1e-7)
+
+
+NEAREST = """
+def nearest(P, Q):
+    total = 0.0
+    for p in P:
+        gaps = [np.sum((p - q) ** 2) for q in Q]
+        total += min(gaps)
+    return total
+"""
+
+
+def test_items_of_two_sequences_combined_elementwise_are_alike():
+    """``p - q`` with p an item of P (a loop) and q one of Q (a comprehension): np.sum needs an
+    array, and two items of sequences are taken to be alike, so both P and Q are matrices (a
+    guess, checked at entry), where the first-parameter rule would have made only P one."""
+    assert param_types(NEAREST, "nearest") == {"P": "array<f64,2>", "Q": "array<f64,2>"}
+    grad, text = gradient(NEAREST, "nearest", ["P", "Q"])
+    assert "np.ndim(P) != 2" in text and "np.ndim(Q) != 2" in text
+    for seed in range(2):
+        check_gradient(primal(NEAREST, "nearest"), grad, [ParamSpec("P", "array", (4, 2)),
+                                                         ParamSpec("Q", "array", (3, 2))],
+                       ["P", "Q"], set(), np.random.default_rng(seed))

@@ -4,11 +4,16 @@
 import numpy as np
 
 
-def sum_to_shape(t, shape):
+def sum_to_shape(t, shape, *met):
     """t summed down to shape, the way NumPy broadcast a value of that shape up to t's: over the
     leading axes the shape lacks, then over its axes of extent 1 (kept); the adjoint of a
     shape-generic parameter (a number, or an array of any shape that broadcasts). A shape that
-    does not broadcast to t's without growing it is refused, never summed into a wrong one."""
+    does not broadcast to t's without growing it is refused, never summed into a wrong one; so
+    is one that grows the arrays it meets (``met``: their shapes), whose results the gradient
+    takes to keep their shape."""
+    if met and np.broadcast_shapes(shape, *met) != np.broadcast_shapes(*met):
+        arrays = " and ".join(str(tuple(m)) for m in met)
+        raise ValueError(f"shape {tuple(shape)} grows the arrays it meets, {arrays}")
     t = np.asarray(t)
     lead = t.ndim - len(shape)
     if lead < 0 or any(s not in (1, e) for s, e in zip(shape, t.shape[lead:])):
@@ -48,14 +53,15 @@ def grad_layer_loss(W, d_W, x, b, d_b, y, d_return=1.0):
         )
 
     # forward sweep
-    z = np.tanh(W @ x + b)
+    t0 = W @ x
+    z = np.tanh(t0 + b)
 
     # reverse sweep
     # line 8: return np.sum((z - y) ** 2)
     d_z = d_return * 2.0 * (z - y)
 
     # line 7: z = np.tanh(W @ x + b)
-    t0 = d_z * (1.0 - z * z)
-    d_b2 = sum_to_shape(t0, np.shape(b))
-    d_W += np.outer(t0, x)
+    t1 = d_z * (1.0 - z * z)
+    d_b2 = sum_to_shape(t1, np.shape(b), np.shape(t0))
+    d_W += np.outer(t1, x)
     d_b += d_b2

@@ -21,9 +21,9 @@ reverse mode AD" (2008) for the matrix products.
 from __future__ import annotations
 
 import math
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
-from ..ssa import array_ops, build
+from ..ssa import array_ops, attrs, build
 from ..ssa.ir import Builder, Value
 from ..ssa.types import F64, I64
 from .rules import Contribs, OpView, rule
@@ -53,16 +53,16 @@ def _f(b: Builder, value: float) -> Value:
     return build.const(b, value, F64)
 
 
-# The attribute of an ``arr.`` op listing its operands that are shape-generic (``adjoint.shape_generic``):
-# numbers in the IR that may be arrays of any broadcasting shape when the Python output runs.
-GENERIC_OPERANDS = "generic_operands"
+# The attribute of an ``arr.`` op listing its operands that are shape-generic (``adjoint.shape_generic``).
+GENERIC_OPERANDS = attrs.GENERIC_OPERANDS
 
 
-def reduce_to(b: Builder, c: Value, like: Value, generic: bool = False) -> Value:
+def reduce_to(b: Builder, c: Value, like: Value, generic: bool = False, met: Sequence[Value] = ()) -> Value:
     """``c`` (shaped like an op's result) summed down to ``like``'s shape (undoing broadcasting);
-    ``generic``: ``like`` is a shape-generic number, whose shape only the run time knows."""
+    ``generic``: ``like`` is a shape-generic number, whose shape only the run time knows, and
+    ``met`` the arrays it meets there (its shape must not make them bigger: checked)."""
     if generic and c.type.is_array:
-        return arr(b, "sum_to_shape", [c, like])
+        return arr(b, "sum_to_shape", [c, like, *met])
     if not like.type.is_array:
         return arr(b, "sum", [c]) if c.type.is_array else c
     keep = sorted(array_ops.shape_unit_axes(like) - array_ops.shape_unit_axes(c))
@@ -75,13 +75,19 @@ def _generic_operands(op: OpView) -> frozenset[int]:
     return frozenset(getattr(op, "attrs", {}).get(GENERIC_OPERANDS) or ())
 
 
+def _met(op: OpView, generic: frozenset[int]) -> list[Value]:
+    """The array operands a shape-generic operand of ``op`` meets."""
+    return [v for k, v in enumerate(op.operands) if k not in generic and v.type.is_array]
+
+
 def _elementwise(partials: Callable[[Builder, OpView, Value, list[bool]], list[Optional[Value]]]):
     """A rule for a broadcasting binary op from its contributions in the result's shape."""
 
     def apply(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
         cs = partials(b, op, g, active)
         generic = _generic_operands(op)
-        return [reduce_to(b, c, op.operands[k], k in generic) if c is not None and active[k] else None
+        met = _met(op, generic)
+        return [reduce_to(b, c, op.operands[k], k in generic, met) if c is not None and active[k] else None
                 for k, c in enumerate(cs)]
 
     return apply
@@ -152,8 +158,9 @@ def _where(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     cond = op.operands[0]
     zero = _f(b, 0.0)
     generic = _generic_operands(op)
-    da = reduce_to(b, arr(b, "where", [cond, g, zero]), op.operands[1], 1 in generic) if active[1] else None
-    db = reduce_to(b, arr(b, "where", [cond, zero, g]), op.operands[2], 2 in generic) if active[2] else None
+    met = _met(op, generic)
+    da = reduce_to(b, arr(b, "where", [cond, g, zero]), op.operands[1], 1 in generic, met) if active[1] else None
+    db = reduce_to(b, arr(b, "where", [cond, zero, g]), op.operands[2], 2 in generic, met) if active[2] else None
     return [None, da, db]
 
 

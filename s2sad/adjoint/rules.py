@@ -23,6 +23,11 @@ from ..ssa.ir import Builder, Value
 
 Contribs = list[Optional[Value]]
 
+# The attribute of a scalar op (``x - m``) whose result is shape-generic (``adjoint.shape_generic``:
+# a number in the IR, maybe an array when the Python output runs) listing its operands that are
+# numbers whatever runs: their contributions, shaped like the result, are summed to a number.
+NUMBER_OPERANDS = "number_operands"
+
 
 class OpView(Protocol):
     name: str
@@ -309,4 +314,9 @@ def adjoint_contributions(b: Builder, op: OpView, g: Value, active: list[bool]) 
     fn = RULES.get(op.name)
     if fn is None:
         raise MissingRule(f"no derivative rule for the primitive '{op.name}'")
-    return fn(b, op, g, active)
+    contributions = fn(b, op, g, active)
+    for k in getattr(op, "attrs", {}).get(NUMBER_OPERANDS) or ():
+        c = contributions[k]
+        if c is not None:  # a number's share of a value that may be an array at run time: summed
+            contributions[k] = b.op1("arr.sum_to_shape", [c, op.operands[k]], c.type)
+    return contributions

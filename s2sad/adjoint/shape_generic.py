@@ -6,84 +6,115 @@ any shape that broadcasts there, and the primal cannot tell which. Type inferenc
 number (``py_types``: an assumed rank 0). The Python gradient computes the same at every such
 shape, provided that
 
-* every value computed from it (through ``+ - * /``, negation and constant powers, with
-  constants and inactive parameters) is used only in such arithmetic or as an operand of an
-  elementwise ``arr.`` op that has an array operand, so that NumPy evaluates the forward sweep
-  exactly as the primal does, whatever its shape;
+* every value computed from it (through ``+ - * /``, negation and constant powers, and the
+  NumPy math functions whose adjoint is arithmetic: ``np.exp``, ``np.log``, ``np.sqrt``,
+  ``np.tanh``...) is used only in such arithmetic or as an operand of an elementwise ``arr.`` op
+  that has an array operand, so that NumPy evaluates the forward sweep exactly as the primal
+  does, whatever its shape;
 * it has no more axes than the result of each such ``arr.`` op (so its shape never makes the
   result bigger than the IR takes it to be: checked at the gradient's entry);
 * the adjoint contributions it gets from those ops are summed down to its run-time shape
-  (``arr.sum_to_shape``, the way NumPy broadcast it up), not to a number.
+  (``arr.sum_to_shape``, the way NumPy broadcast it up), not to a number; and so are those the
+  other operands of its scalar arithmetic get (``x - m`` with ``m`` a number computed elsewhere,
+  ``np.sum(w * x) / np.sum(w)``: ``m``'s contribution has ``x``'s shape, summed to ``m``'s).
 
 This module finds such parameters of a function and marks the ``arr.`` ops where their values
-meet arrays (the op attribute ``array_rules.GENERIC_OPERANDS``), which the adjoint rules read.
-A parameter with any other use (a call, a comparison, a return, a math function, a loop-carried
-value, a store) is not shape-generic: it keeps its rank check (a number).
-"""
+meet arrays (the op attribute ``array_rules.GENERIC_OPERANDS``) and the scalar ops whose other
+operands' contributions are summed (``rules.NUMBER_OPERANDS``), which the adjoint rules read. A value
+computed from it may be the function's result (``return np.exp(x)``, ``K / (1 + np.exp(-r *
+t))``): then the result has its shape, and the seed ``d_return`` takes it. A parameter with any
+other use (a call, a comparison, another math function, a loop-carried value, a store) is not
+shape-generic: it keeps its rank check (a number)."""
 
 from __future__ import annotations
 
 from typing import Optional
 
 from ..ssa.array_ops import PREFIX
+from ..ssa.attrs import numpy_spelled
 from ..ssa.build import const_value
 from ..ssa.ir import Function, Op, Value
 from .array_rules import GENERIC_OPERANDS
+from .rules import NUMBER_OPERANDS
 
 _ARRAY_ELEMENTWISE = tuple(PREFIX + n for n in ("add", "sub", "mul", "div", "pow", "maximum", "minimum"))
 _SCALAR_ARITHMETIC = ("add", "sub", "mul", "div", "neg", "pow")
+# Math functions whose adjoint is arithmetic on the operand and the result (no other function, no
+# branch): spelled as NumPy's (np.exp), they map an array as they map a number, and so does the
+# adjoint.
+_ELEMENTWISE_MATH = tuple("math." + f for f in ("exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "tanh"))
 
 
 def find_shape_generic(fn: Function, candidates: list[str], wrt: set[int]) -> dict[str, int]:
     """The candidates (parameter names) that are shape-generic in ``fn``: name -> the most axes it
-    may have (the least rank of the arrays its values meet). Marks the ``arr.`` ops those values
-    meet (``GENERIC_OPERANDS``). ``wrt``: the differentiated parameters (an inactive parameter may
-    take part in the arithmetic: it gets no adjoint)."""
+    may have (the least rank of the arrays its values meet; -1, any, where it meets none and the
+    function returns a value computed from it: ``return np.exp(x)`` maps any shape). Marks the
+    ``arr.`` ops those values meet (``GENERIC_OPERANDS``). ``wrt``: the differentiated parameters
+    (an inactive parameter may take part in the arithmetic: it gets no adjoint)."""
     inactive = {p for i, p in enumerate(fn.params) if i not in wrt and p.type.is_float}
     found: dict[str, int] = {}
     marks: dict[Op, set[int]] = {}
+    numbers: dict[Op, set[int]] = {}
     for p in fn.params:
         if p.name_hint not in candidates or not p.type.is_float:
             continue
         result = _closure(p, inactive)
         if result is None:
             continue
-        most, meets = result
+        most, meets, summed = result
         found[p.name_hint] = most
         for op, k in meets:
             marks.setdefault(op, set()).add(k)
+        for op, k in summed:
+            numbers.setdefault(op, set()).add(k)
     for op, ks in marks.items():
         op.attrs[GENERIC_OPERANDS] = sorted(ks)
+    for op, ks in numbers.items():
+        # Summed to the operand's run-time shape: a number's, or a shape-generic value's (what
+        # another parameter's closure makes it), either way the adjoint of its broadcasting.
+        op.attrs[NUMBER_OPERANDS] = sorted(ks)
     return found
 
 
-def _closure(p: Value, inactive: set[Value]) -> Optional[tuple[int, list[tuple[Op, int]]]]:
+def _closure(p: Value, inactive: set[Value]
+             ) -> Optional[tuple[int, list[tuple[Op, int]], list[tuple[Op, int]]]]:
     """The values computed from ``p`` by scalar arithmetic, all of whose uses are allowed: the
-    least rank of the ``arr.`` results they take part in, and those uses; None otherwise."""
+    least rank of the ``arr.`` results they take part in, those uses, and the operands of that
+    arithmetic that are active numbers (``x - m``, ``m`` a number computed elsewhere: its
+    contribution takes the result's shape, and is summed to a number); None otherwise."""
     generic = {p}
     todo = [p]
     meets: list[tuple[Op, int]] = []
+    summed: list[tuple[Op, int]] = []
     least: Optional[int] = None
+    returned = False
     while todo:
         v = todo.pop()
         for op, k in v.uses:
             if op.name in _ARRAY_ELEMENTWISE or (op.name == PREFIX + "where" and k > 0):
-                if not op.results or not op.result.type.is_array:
-                    return None
+                if not op.results or not op.result.type.is_array or (op.name == PREFIX + "pow" and k == 1):
+                    return None  # x ** gamma: the adjoint's exponent branches on gamma (a number's)
                 rank = op.result.type.rank  # type: ignore[attr-defined]
                 least = rank if least is None else min(least, rank)
                 meets.append((op, k))
+            elif op.name == "return" and len(op.operands) == 1:
+                returned = True  # the function maps its shape: the seed d_return takes it
+            elif op.name in _ELEMENTWISE_MATH and numpy_spelled(op) and op.results and op.result.type.is_float:
+                if op.result not in generic:
+                    generic.add(op.result)
+                    todo.append(op.result)
             elif op.name in _SCALAR_ARITHMETIC and op.results and op.result.type.is_float:
-                others = [w for j, w in enumerate(op.operands) if j != k]
                 if op.name == "pow" and (k != 0 or const_value(op.operands[1]) is None):
                     return None  # b ** c with a constant c only (its adjoint is arithmetic)
-                if not all(w in generic or w in inactive or const_value(w) is not None for w in others):
-                    return None  # b * s with an active number s: s's adjoint would take b's shape
+                for j, w in enumerate(op.operands):
+                    if j != k and not (w in generic or w in inactive or const_value(w) is not None):
+                        if w.type.is_float:
+                            summed.append((op, j))  # x - m: m's adjoint, shaped like x, summed
                 if op.result not in generic:
                     generic.add(op.result)
                     todo.append(op.result)
             else:
                 return None
     if least is None:
-        return None
-    return least, meets
+        return (-1, meets, summed) if returned else None
+    return least, meets, summed

@@ -172,7 +172,7 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
         return Subscript(a[0], _slice_index(op, op.operands[0], op.operands[1:], e))
     if n == "sum_to_shape":
         assert helper is not None
-        return helper("sum_to_shape", [a[0], call("np.shape", a[1])])
+        return helper("sum_to_shape", [a[0], *(call("np.shape", m) for m in a[1:])])
     if n == "sum_to":
         g = a[0]
         lead = op.operands[0].type.rank - op.operands[1].type.rank

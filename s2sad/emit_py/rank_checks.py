@@ -89,7 +89,8 @@ def generic_check_lines(fn: Function, names: dict) -> list[str]:
         most = generic[source]
         axes = "axis" if most == 1 else "axes"
         checks = [(f"np.ndim({name}) > {most}",
-                   f"{source} may be a number or an array of up to {most} {axes} in {primal}, not {{np.ndim({name})}}")]
+                   f"{source} may be a number or an array of up to {most} {axes} in {primal}, not {{np.ndim({name})}}")
+                  ] if most >= 0 else []  # -1: it meets no array, any shape will do
         if source in shadows:
             d = shadows[source]
             checks.append((f"not isinstance({d}, np.ndarray) or np.shape({d}) != np.shape({name})",

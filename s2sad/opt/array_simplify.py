@@ -31,6 +31,7 @@ from typing import Optional
 
 from ..analysis.effects import PassContext
 from ..ssa import array_ops, build
+from ..ssa.attrs import GENERIC_OPERANDS
 from ..ssa.ir import Builder, Function, Module, Op, Value
 
 P = array_ops.PREFIX
@@ -48,6 +49,8 @@ def shape_source(v: Value) -> Value:
         if name == P + "neg" or name.startswith(P + "math.") or name == P + "broadcast":
             v = op.operands[0] if name != P + "broadcast" else op.operands[1]
             continue
+        if op.attrs.get(GENERIC_OPERANDS):
+            return v  # a shape-generic operand may stretch the result beyond its array operands
         if name[len(P):] in array_ops.ELEMENTWISE or name[len(P):] in array_ops.COMPARE:
             arrays = {o: None for o in op.operands if o.type.is_array}
             if len(arrays) == 1 and next(iter(arrays)).type.rank == v.type.rank:
@@ -64,7 +67,8 @@ def _same_shape(x: Value, like: Value) -> bool:
     if sx is sl:
         return True
     op = sl.defining_op
-    if op is None or op.name[len(P):] not in array_ops.ELEMENTWISE + array_ops.COMPARE:
+    if op is None or op.name[len(P):] not in array_ops.ELEMENTWISE + array_ops.COMPARE \
+            or op.attrs.get(GENERIC_OPERANDS):
         return False
     arrays = [o for o in op.operands if o.type.is_array]
     if any(o.type.rank != sl.type.rank or array_ops.shape_unit_axes(o) for o in arrays):

@@ -34,6 +34,7 @@ from ..ssa.ops import MATH_FNS
 from ..ssa.types import Type
 from . import py_intrinsics as lib
 from .py_flow import children, is_shape_subscript
+from .py_products import product_operands
 
 # NumPy reductions whose operand s2sad takes only as an array; with ``axis=k`` the operand has an
 # axis k and the result one axis less.
@@ -41,6 +42,8 @@ _REDUCTIONS = ("sum", "mean", "max_reduce", "min_reduce", "prod", "var", "std")
 # Reductions whose operand is the first argument, and their method spellings (``A.sum(axis=1)``).
 _REDUCTION_METHODS = ("sum", "mean", "max", "min", "prod", "var", "std")
 _ELEMENTWISE_BINARY = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+# Library calls that are elementwise on all their arguments, besides the math functions.
+_ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "power", "maximum", "minimum", "where")
 
 
 class RankUses:
@@ -55,16 +58,40 @@ class RankUses:
                  is_number: Callable[[cst.BaseExpression], bool],
                  canonical: Callable[[cst.BaseExpression], Optional[str]]):
         self.body = body
+        self.order = list(params)
         self.params = set(params)
         self.assigns = assigns
         self.is_number = is_number
         self.canonical = canonical
         self.least: dict[str, int] = {}
+        # The matrix products (by id) whose result must be an array (``py_products``).
+        self.array_products: set[int] = set()
+        # Elementwise results that must have some axes, where several operands could supply them
+        # (``x - mu``): each operand, and the rank (see ``_resolve_ambiguous``).
+        self._ambiguous: list[tuple[list[cst.BaseExpression], int]] = []
         self._seen: set[tuple[int, int]] = set()
+        # The names comprehensions bind to the items of a sequence (``[... for c in C]``): name ->
+        # the sequence (names that are locals of the function too are left out).
+        self.comprehension_items: dict[str, cst.BaseExpression] = {}
+        self._comprehension_targets(body)
+
+    def _comprehension_targets(self, node: cst.CSTNode) -> None:
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not self.body:
+            return
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            clause: Optional[cst.CompFor] = node.for_in
+            while clause is not None:
+                if isinstance(clause.target, cst.Name) and clause.target.value not in self.assigns \
+                        and clause.target.value not in self.params:
+                    self.comprehension_items[clause.target.value] = clause.iter
+                clause = clause.inner_for_in
+        for c in children(node):
+            self._comprehension_targets(c)
 
     def run(self) -> dict[str, int]:
         """Parameter name -> the least rank its uses need (only parameters some use needs)."""
         self._visit(self.body)
+        self._resolve_ambiguous()
         return self.least
 
     # -- where a use needs an array -------------------------------------------------------
@@ -112,11 +139,15 @@ class RankUses:
         if rank <= 0 or (id(expr), rank) in self._seen:
             return
         self._seen.add((id(expr), rank))
+        if product_operands(expr, self.canonical) is not None:
+            self.array_products.add(id(expr))
         if isinstance(expr, cst.Name):
             if expr.value in self.params:
                 self.least[expr.value] = max(self.least.get(expr.value, 0), rank)
                 if expr.value not in self.assigns:
                     return
+            if expr.value in self.comprehension_items:  # [... for c in C]: C's items have the rank
+                self.need(self.comprehension_items[expr.value], rank + 1)
             for value in self.assigns.get(expr.value, []):
                 seq = getattr(value, "seq", None)
                 if isinstance(seq, cst.BaseExpression):  # for e in E: E's items have the rank
@@ -132,6 +163,10 @@ class RankUses:
         elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Power):
             if self.is_number(expr.right):
                 self.need(expr.left, rank)
+            else:  # x ** gamma: either may be the array
+                self._one_array_operand([expr.left, expr.right], rank)
+        elif isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
+            self._one_array_operand([expr.left, expr.comparisons[0].comparator], rank)
         elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ELEMENTWISE_BINARY):
             self._one_array_operand([expr.left, expr.right], rank)
         elif isinstance(expr, cst.Call):
@@ -155,6 +190,8 @@ class RankUses:
             elif intr.op in ("add", "sub", "mul", "div", "power", "maximum", "minimum") and len(args) == 2 \
                     and canonical.startswith("numpy."):
                 self._one_array_operand(args, rank)
+            elif intr.op == "where" and len(args) == 3:
+                self.need(args[0], rank)  # s2sad takes np.where's condition as an array only
 
     def _one_array_operand(self, operands: list[cst.BaseExpression], rank: int) -> None:
         """An elementwise result of ``rank`` axes: the operand that can be an array has them. With
@@ -163,9 +200,83 @@ class RankUses:
         open_ = [e for e in operands if not self.is_number(e)]
         if len(open_) == 1:
             self.need(open_[0], rank)
-        elif len(open_) > 1 and _same_rows(open_):
-            for e in open_:
+        elif len(open_) > 1 and (_same_rows(open_) or all(self._is_item(e) for e in open_)):
+            for e in open_:  # X[i] - X[j]; x - c with x and c items of sequences: alike
                 self.need(e, rank)
+        elif len(open_) > 1:
+            self._ambiguous.append((open_, rank))
+
+    def _is_item(self, e: cst.BaseExpression) -> bool:
+        """``e`` is a name bound to the items of a sequence (``for x in X``, ``[... for c in C]``)."""
+        if not isinstance(e, cst.Name):
+            return False
+        values = self.assigns.get(e.value, [])
+        return e.value in self.comprehension_items or (
+            bool(values) and all(getattr(v, "seq", None) is not None for v in values))
+
+    def _resolve_ambiguous(self) -> None:
+        """Elementwise results that must be arrays, where several operands could be the array and
+        nothing else says which (``np.mean((pred - target) ** 2)``, ``np.sum(np.log(sigma) +
+        ((x - mu) / sigma) ** 2)``). Where every operand is computed elementwise from parameters
+        alone and none of those is known to be an array, the one that comes first in the
+        parameter list (data first: ``f(x, mu, sigma)``) is taken to be the array, a guess the
+        gradient checks at entry; the others stay numbers (checked, or shape-generic where they
+        only meet arrays in broadcasting arithmetic: ``target`` above may then be any shape that
+        broadcasts, ``adjoint.shape_generic``). Deciding one may leave another (nested) to decide."""
+        k = 0
+        while k < len(self._ambiguous):
+            operands, rank = self._ambiguous[k]
+            k += 1
+            sources = [self._elementwise_params(e, set()) for e in operands]
+            if any(src is None for src in sources):
+                continue  # a product, an index, a call: an array may come from there
+            found = set().union(*sources)  # type: ignore[arg-type]
+            if not found or any(self.least.get(p, 0) > 0 for p in found):
+                continue  # an array already: broadcasting gives the result its axes
+            first = min(found, key=self.order.index)
+            self.need(next(e for e, src in zip(operands, sources) if first in src), rank)  # type: ignore[operator]
+
+    def _elementwise_params(self, expr: cst.BaseExpression, seen: set[str]) -> Optional[set[str]]:
+        """The parameters ``expr`` is computed from through elementwise operations (numbers,
+        ``+ - * / **``, negation, NumPy's and SciPy's elementwise functions, locals assigned such
+        values); None where anything else takes part."""
+        if self.is_number(expr):
+            return set()
+        if isinstance(expr, cst.Name):
+            out = {expr.value} if expr.value in self.params else set()
+            if expr.value in seen:
+                return out
+            seen.add(expr.value)
+            for value in self.assigns.get(expr.value, []):
+                if not isinstance(value, cst.BaseExpression):
+                    return None  # an item of a sequence, an augmented assignment, a typed value
+                more = self._elementwise_params(value, seen)
+                if more is None:
+                    return None
+                out |= more
+            return out if out or expr.value in self.assigns or expr.value in self.params else None
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+            return self._elementwise_params(expr.expression, seen)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ELEMENTWISE_BINARY + (cst.Power,)) \
+                or isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
+            parts = [expr.left, expr.right] if isinstance(expr, cst.BinaryOperation) \
+                else [expr.left, expr.comparisons[0].comparator]
+            found = [self._elementwise_params(e, seen) for e in parts]
+            return None if None in found else found[0] | found[1]  # type: ignore[operator]
+        if isinstance(expr, cst.Call) and all(a.keyword is None and not a.star for a in expr.args):
+            canonical = self.canonical(expr.func) or ""
+            intr = lib.lookup(canonical)
+            if intr is None or not (canonical.startswith("numpy.") or canonical.startswith("scipy.")) \
+                    or (intr.op not in MATH_FNS and intr.op not in _ELEMENTWISE_CALLS):
+                return None
+            out: set[str] = set()
+            for a in expr.args:
+                more = self._elementwise_params(a.value, seen)
+                if more is None:
+                    return None
+                out |= more
+            return out
+        return None
 
     def _axes_taken(self, node: cst.Subscript, plain: bool = False) -> Optional[int]:
         """How many axes ``a[...]`` needs of ``a``: one per index and per slice. With ``plain``,

@@ -40,6 +40,7 @@ from .py_iter import EnumerateIter, ItemsIter, Iter, IterError, Leaf, RangeIter,
 from .py_module import ModuleInfo, Number, evaluate_constant
 from .py_numba_signatures import stated_types
 from .py_params import bind_arguments, parameters
+from .py_products import Product, guessed_ranks, product_operands
 from .py_rank_free import RankFreeUses, param_uses
 from .py_rank_uses import RankUses
 
@@ -378,6 +379,12 @@ class _Inference:
         self.array_operands: list[list[str]] = []
         # The names a comprehension binds, innermost last: their types where they are read.
         self.scopes: list[dict[str, Optional[Type]]] = []
+        # The matrix products, by id: their operands' ranks are guessed once every use is seen
+        # (``py_products``); those that are the left operand of another product; those whose
+        # result must be an array (``py_rank_uses``).
+        self.products: dict[int, Product] = {}
+        self.left_products: set[int] = set()
+        self.array_products: set[int] = set()
 
     # -- evidence -----------------------------------------------------------------
     def evidence(self, name: str) -> _ArrayEvidence:
@@ -408,8 +415,7 @@ class _Inference:
             else:
                 self.expr(node.value, False)
         elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
-            self.array_use(node.left, 2)  # matrix @ vector and matrix @ matrix are the common forms
-            self.array_use(node.right, 1)
+            self.product(node, node.left, node.right)
             self.expr(node.left, False)
             self.expr(node.right, False)
         elif isinstance(node, cst.BinaryOperation):
@@ -451,6 +457,33 @@ class _Inference:
         names = self.elementwise_operands(node)
         if names:
             self.array_operands.append(names)
+
+    def product(self, node: cst.BaseExpression, left: cst.BaseExpression, right: cst.BaseExpression) -> None:
+        """A matrix product of ``left`` and ``right``: their ranks are guessed in
+        ``resolve_products``, once every use is seen."""
+        self.products[id(node)] = Product(node, left, right)
+        if product_operands(left, lambda f: self.info.canonical_name(f, self.locals)) is not None:
+            self.left_products.add(id(left))
+
+    def resolve_products(self, annotations: dict) -> None:
+        """The ranks of the operands of each matrix product (``py_products``): a parameter
+        nothing else gives a rank takes the guessed one; one the code gives a rank needs only to
+        be an array; any other operand takes the default (a matrix on the left, a vector on the
+        right)."""
+        params = set(self.param_names)
+
+        def unknown(e: cst.BaseExpression) -> bool:
+            if not (isinstance(e, cst.Name) and e.value in params) or e.value in self.given \
+                    or e.value in annotations:
+                return False
+            ev = self.arrays.get(e.value)
+            return ev is None or (not ev.rank_uses and ev.exact_rank is None)
+
+        for key, p in self.products.items():
+            guess = guessed_ranks(p, unknown, key in self.array_products, key in self.left_products)
+            for operand, rank, default in ((p.left, guess[0], 2), (p.right, guess[1], 1)):
+                known_param = isinstance(operand, cst.Name) and operand.value in params
+                self.array_use(operand, rank if unknown(operand) else 1 if known_param else default)
 
     def matrix_use(self, node: cst.BaseExpression) -> None:
         """``node`` is used where only a matrix makes sense (``np.trace(A @ B)``): the operands
@@ -519,8 +552,10 @@ class _Inference:
                     isinstance(e, cst.Call) and name.startswith("math."))
             return False
 
-        least = RankUses(self.fn.body, self.param_names, self.assigns, is_number,
-                         lambda f: self.info.canonical_name(f, self.locals)).run()
+        uses = RankUses(self.fn.body, self.param_names, self.assigns, is_number,
+                        lambda f: self.info.canonical_name(f, self.locals))
+        least = uses.run()
+        self.array_products = uses.array_products
         for name, rank in least.items():
             if name in self.given or name in self.int_names or isinstance(annotations.get(name), ScalarType):
                 continue
@@ -625,7 +660,10 @@ class _Inference:
             self.array_use(args[0], 1)
         method = method_of(node, self.locals, self.info)
         if method is not None:
-            self.array_use(func.value, 2 if method[1] == "transpose" else 1)  # type: ignore[attr-defined]
+            if method[1] == "dot" and len(args) == 1:
+                self.product(node, func.value, args[0])  # type: ignore[attr-defined]
+            else:
+                self.array_use(func.value, 2 if method[1] == "transpose" else 1)  # type: ignore[attr-defined]
             self.expr(func.value, False)  # type: ignore[attr-defined]
             for a in args:
                 self.expr(a, method[1] == "reshape")
@@ -646,6 +684,8 @@ class _Inference:
             return
         if intr.op in ("sum", "mean", "max_reduce", "min_reduce", "transpose", "ones_like") + _STATISTICS:
             self.array_use(args[0], 2 if intr.op == "transpose" else 1)
+        elif intr.op == "matmul" and len(args) == 2:
+            self.product(node, args[0], args[1])
         elif intr.op in ("matmul", "outer"):
             self.array_use(args[0], 2 if intr.op == "matmul" else 1)
             if len(args) > 1:
@@ -1001,6 +1041,7 @@ class _Inference:
         self.stmt(self.fn.body)
         self.propagate_int_context()
         self.ranks_from_uses(annotations)
+        self.resolve_products(annotations)
         self.resolve_array_operands(annotations)
 
         types: dict[str, Type] = {}
@@ -1277,19 +1318,32 @@ class _Inference:
                 return flow(node.expression)
             if isinstance(node, cst.IfExp):
                 return flow(node.body) | flow(node.orelse)
-            if isinstance(node, cst.Call) and self.takes_arrays(node):
+            if isinstance(node, cst.Call) and self.takes_arrays(node) and self.elementwise_call(node):
                 return set().union(*(flow(a) for a in positional_args(node)))
             return set()
+
+        def numpy_valued(node: cst.BaseExpression) -> bool:
+            """Arithmetic with the value of an elementwise NumPy call of float variables
+            (``K / (1 + np.exp(-r * t))``): an array wherever they are, so its other operands may be
+            arrays too (not ``np.sin(u[k])``, of an element)."""
+            if isinstance(node, cst.Call):
+                return self.takes_arrays(node) and self.elementwise_call(node) and any(
+                    not (types.get(n) is not None and types[n].is_int) for a in positional_args(node) for n in flow(a))
+            if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.MatrixMultiply):
+                return numpy_valued(node.left) or numpy_valued(node.right)
+            if isinstance(node, cst.UnaryOperation):
+                return numpy_valued(node.expression)
+            return False
 
         def visit(node: cst.CSTNode) -> None:
             if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not self.fn:
                 return
             if isinstance(node, (cst.BinaryOperation, cst.Comparison)):
-                if isinstance(self.expr_type(node, types), ArrayType):
+                if isinstance(self.expr_type(node, types), ArrayType) or numpy_valued(node):
                     names.update(flow(node) if isinstance(node, cst.BinaryOperation) else set().union(
                         flow(node.left), *(flow(c.comparator) for c in node.comparisons)))
             elif isinstance(node, cst.Call) and self.takes_arrays(node):
-                names.update(flow(node))
+                names.update(*(flow(a) for a in positional_args(node)))
             elif isinstance(node, cst.Call) and self.numbers_only(node):
                 scalar_only.update(*(flow(a) for a in positional_args(node)))
             elif isinstance(node, (cst.If, cst.While, cst.IfExp)) and isinstance(node.test, cst.Comparison):
@@ -1320,6 +1374,14 @@ class _Inference:
         canonical = self.info.canonical_name(node.func, self.locals)
         return canonical is not None and (canonical.startswith("math.") or canonical in (
             "builtins.max", "builtins.min", "builtins.float", "builtins.int", "builtins.round"))
+
+    def elementwise_call(self, node: cst.Call) -> bool:
+        """A library call whose value has its arguments' shape (``np.exp``, ``np.where``), not a
+        reduction or a product (``np.sum(x)`` is a number whatever ``x`` is: that it reaches
+        ``max`` proves nothing of ``x``)."""
+        canonical = self.info.canonical_name(node.func, self.locals)
+        intr = lib.ARRAY_FUNCTIONS.get(canonical or "")
+        return intr is None or intr.op == "where"
 
     def takes_arrays(self, node: cst.Call) -> bool:
         """A library call that maps arrays as readily as numbers (``np.exp``, ``abs``)."""

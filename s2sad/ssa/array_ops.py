@@ -87,12 +87,15 @@ Ops the adjoint transform introduces (undoing broadcasts, reductions, slices, ga
                                                             the R - r leading axes, then over
                                                             the axes in ``keep`` (of extent 1
                                                             in like), keeping them
-  arr.sum_to_shape (g, like: scalar)     -> f64            g summed down to the run-time shape of
+  arr.sum_to_shape (g, like: scalar, met: array...)
+                                          -> f64            g summed down to the run-time shape of
                                                             like, a shape-generic parameter (or a
                                                             number computed from one): a number in
                                                             the IR, a number or an array of any
                                                             shape that broadcasts to g's at run time
-                                                            (Python output only, ``sum_to_shape``)
+                                                            (Python output only, ``sum_to_shape``);
+                                                            refused where like's shape would grow
+                                                            the arrays ``met`` it meets
   arr.correlate    (a: rank 1, v: rank 1) {mode: "valid"}
                                           -> array<f64,1>   np.correlate(a, v, "valid") with
                                                             len(a) >= len(v) (the adjoint of
@@ -280,8 +283,8 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
     if op in LINALG:
         return _linalg_type(op, operands, ranks, attrs)
     if op == "sum_to_shape":
-        if len(operands) != 2 or ranks[1] != 0:
-            return "'arr.sum_to_shape' takes a value and a number to take the run-time shape of"
+        if len(operands) < 2 or ranks[1] != 0 or 0 in ranks[2:]:
+            return "'arr.sum_to_shape' takes a value, a number to take the run-time shape of and the arrays it met"
         return F64
     if op in ("broadcast", "sum_to"):
         if len(operands) != 2 or ranks[1] == 0:

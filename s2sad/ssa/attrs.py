@@ -35,6 +35,10 @@ SOURCE_ATTRS = ("shapes", "c_params", "c_result", "c_aggregates", "c_macros", "c
 # ops its derivative rule made: the Python output computes them with NumPy's function, which gives
 # inf or NaN where ``math`` and float division raise (``emit_py``). Other targets compute as C does.
 NUMPY = "numpy"
+# The operands of an ``arr.`` op that are shape-generic (``adjoint.shape_generic``): numbers in the
+# IR that may be arrays of any broadcasting shape when the Python output runs, so the op's result
+# may be bigger than its array operands.
+GENERIC_OPERANDS = "generic_operands"
 NUMPY_OPS = ("div", "pow")  # besides the math.<fn> ops
 
 

@@ -132,7 +132,7 @@ def _array_op(op: Op, a: list[Any]) -> list[Any]:
             g = np.expand_dims(g, op.attrs["axis"])
         return [np.broadcast_to(g, a[1].shape).copy()]
     if n == "sum_to_shape":
-        return [special.sum_to_shape(a[0], np.shape(a[1]))]
+        return [special.sum_to_shape(a[0], np.shape(a[1]), *(np.shape(m) for m in a[2:]))]
     if n == "sum_to":
         g = a[0]
         lead = g.ndim - a[1].ndim

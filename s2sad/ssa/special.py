@@ -134,11 +134,16 @@ def cumsum_in_rows(x):
     return out
 
 
-def sum_to_shape(t, shape):
+def sum_to_shape(t, shape, *met):
     """t summed down to shape, the way NumPy broadcast a value of that shape up to t's: over the
     leading axes the shape lacks, then over its axes of extent 1 (kept); the adjoint of a
     shape-generic parameter (a number, or an array of any shape that broadcasts). A shape that
-    does not broadcast to t's without growing it is refused, never summed into a wrong one."""
+    does not broadcast to t's without growing it is refused, never summed into a wrong one; so
+    is one that grows the arrays it meets (``met``: their shapes), whose results the gradient
+    takes to keep their shape."""
+    if met and np.broadcast_shapes(shape, *met) != np.broadcast_shapes(*met):
+        arrays = " and ".join(str(tuple(m)) for m in met)
+        raise ValueError(f"shape {tuple(shape)} grows the arrays it meets, {arrays}")
     t = np.asarray(t)
     lead = t.ndim - len(shape)
     if lead < 0 or any(s not in (1, e) for s, e in zip(shape, t.shape[lead:])):

@@ -1,0 +1,122 @@
+"""The ranks of unannotated operands of matrix products (parse/py_products).
+
+``w @ cov @ w``, ``np.dot(x, W)``, ``np.dot(u, v)``, ``X.dot(w)``: nothing in such code proves
+whether an operand is a vector or a matrix. The guess follows how the code is written (a chain
+``a @ B @ c`` is a bilinear form, a capitalized name a matrix, two lower-case names a dot product
+unless the product must be an array), every guess is checked at the gradient's entry, and what the
+code does show (an index, ``.shape``) wins. Each gradient is checked against central differences.
+"""
+
+from __future__ import annotations
+
+import pytest
+from source_gradients import HEADER, arr, check_source, num
+
+from s2sad import pipeline
+from s2sad.pipeline import parse_source
+
+BILINEAR = HEADER + """
+def f(x, A, y):
+    return x @ A @ y
+"""
+
+QUADRATIC_LOWER = HEADER + """
+def f(w, cov):
+    return np.tanh(w @ cov @ w)
+"""
+
+VECTOR_MATRIX = HEADER + """
+def f(x, W):
+    return np.sum(np.tanh(np.dot(x, W)))
+"""
+
+DOT = HEADER + """
+def f(u, v):
+    return np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v))
+"""
+
+SAME_NAME = HEADER + """
+def f(w, X, y, alpha):
+    r = y - X @ w
+    return 0.5 * np.dot(r, r) + alpha * np.dot(w, w)
+"""
+
+METHOD = HEADER + """
+def f(X, w):
+    return np.sum(np.exp(X.dot(w)))
+"""
+
+MATRIX_MATRIX = HEADER + """
+def f(X, W):
+    return np.sum(np.tanh(X @ W))
+"""
+
+# Two lower-case names whose product must be an array (it is multiplied again): the left one is
+# a matrix, the common ``A @ x``.
+LOWER_MATRIX = HEADER + """
+def f(w1, x, W2):
+    h = w1 @ x
+    return np.sum(np.tanh(W2 @ h))
+"""
+
+# An index shows that x is a vector: the guess never overrides it.
+INDEXED = HEADER + """
+def f(x, A):
+    return x[0] * np.sum(x @ A)
+"""
+
+
+def types(source: str) -> dict[str, str]:
+    fn = parse_source(source, "prog.py", "f").functions["f"]
+    return {p.name_hint: str(p.type) for p in fn.params}
+
+
+V, M = "array<f64,1>", "array<f64,2>"
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    (BILINEAR, {"x": V, "A": M, "y": V}),
+    (QUADRATIC_LOWER, {"w": V, "cov": M}),
+    (VECTOR_MATRIX, {"x": V, "W": M}),
+    (DOT, {"u": V, "v": V}),
+    (SAME_NAME, {"w": V, "X": M}),
+    (METHOD, {"X": M, "w": V}),
+    (MATRIX_MATRIX, {"X": M, "W": M}),
+    (LOWER_MATRIX, {"w1": M, "x": V, "W2": M}),
+    (INDEXED, {"x": V, "A": M}),
+], ids=["bilinear", "quadratic_lower_case", "vector_matrix", "dot", "same_name", "dot_method", "matrix_matrix",
+        "lower_case_matrix", "indexed"])
+def test_the_guessed_ranks(source, expected):
+    got = types(source)
+    assert {k: got[k] for k in expected} == expected
+
+
+@pytest.mark.parametrize(("source", "wrt", "params"), [
+    (BILINEAR, ["x", "A", "y"], [arr("x", 3), arr("A", 3, 4), arr("y", 4)]),
+    (QUADRATIC_LOWER, ["w", "cov"], [arr("w", 3), arr("cov", 3, 3)]),
+    (VECTOR_MATRIX, ["x", "W"], [arr("x", 3), arr("W", 3, 4)]),
+    (DOT, ["u", "v"], [arr("u", 4), arr("v", 4)]),
+    # y stays a checked number under Numba (shape-generic parameters are Python output's)
+    (SAME_NAME, ["w"], [arr("w", 3), arr("X", 5, 3), num("y"), num("alpha", 0.1, 1.0)]),
+    (METHOD, ["X", "w"], [arr("X", 4, 3), arr("w", 3)]),
+    (MATRIX_MATRIX, ["X", "W"], [arr("X", 4, 3), arr("W", 3, 2)]),
+    (LOWER_MATRIX, ["w1", "W2"], [arr("w1", 4, 3), arr("x", 3), arr("W2", 2, 4)]),
+    (INDEXED, ["x", "A"], [arr("x", 3), arr("A", 3, 2)]),
+], ids=["bilinear", "quadratic_lower_case", "vector_matrix", "dot", "same_name", "dot_method", "matrix_matrix",
+        "lower_case_matrix", "indexed"])
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_gradients_match_central_differences(source, wrt, params, target):
+    check_source(source, wrt, params, target=target)
+
+
+def test_a_guess_is_checked_at_entry():
+    """``x @ A @ y`` called with a matrix ``x`` is another function: the gradient refuses it, naming
+    the annotation to add."""
+    text = pipeline.gradient_source(BILINEAR, "prog.py", "f", ["x", "A", "y"], "py")
+    namespace: dict = {}
+    exec(compile(text, "<grad>", "exec"), namespace)
+    import numpy as np
+
+    x, A, y = np.ones((2, 3)), np.ones((3, 4)), np.ones(4)
+    with pytest.raises(ValueError, match=r'x must be a 1-D array: its rank is not evident in f \(else annotate x'):
+        namespace["grad_f"](x, np.zeros_like(x), A, np.zeros_like(A), y, np.zeros_like(y), d_return=np.ones(2))
