@@ -122,6 +122,7 @@ class Liveness:
         # every value that op reads.
         self.early = early
         self._last_local: dict[Value, int] = {}
+        self._at_end: dict[tuple[Value, Block], bool] = {}
 
     def live_after(self, v: Value, block: Block, index: int) -> bool:
         anchors = self.anchors(v)
@@ -132,6 +133,14 @@ class Liveness:
         return self._live_at_end(v, block, anchors)
 
     def _live_at_end(self, v: Value, block: Block, anchors: list[Op]) -> bool:
+        # A question of v and the block alone, asked again for every point of the block and of the
+        # blocks inside it: answered once (deep nesting made it a walk to the top each time).
+        key = (v, block)
+        if key not in self._at_end:
+            self._at_end[key] = self._ask_live_at_end(v, block, anchors)
+        return self._at_end[key]
+
+    def _ask_live_at_end(self, v: Value, block: Block, anchors: list[Op]) -> bool:
         if defined_in(v, block):
             return False
         op = block.parent_op
