@@ -450,3 +450,28 @@ def test_cse_finds_something_in_golden_programs():
         cse.run(module, NO_ALIAS)
         merged += before - sum(1 for fn in module.functions.values() for _ in fn.walk())
     assert merged > 20
+
+
+@pytest.mark.parametrize("fn, x, want", [("ceil", -0.25, -0.0), ("floor", -0.0, -0.0), ("trunc", -0.5, -0.0),
+                                         ("ceil", 0.25, 1.0), ("floor", -1.5, -2.0)])
+def test_rounding_to_an_integer_keeps_the_sign_of_a_zero_when_folded(fn, x, want):
+    """C's and NumPy's floor/ceil/trunc give floats, -0.0 for a zero result from a negative input:
+    folded with Python's int-valued math.ceil, np.copysign(s, np.ceil(-0.25)) came out +|s|
+    (fuzz seed 12003356: an array written with the wrong sign)."""
+    text = f"""module "t.py"
+
+func @f(%x: f64) -> f64 {{
+  %c = const() {{value = {x}}} : f64
+  %r = math.{fn}(%c) : f64
+  %one = const() {{value = 1.0}} : f64
+  %s = math.copysign(%one, %r) : f64
+  %y = mul(%x, %s) : f64
+  return(%y)
+}}
+"""
+    module = parse_module(text)
+    before = Interpreter(module).call("f", 2.0)
+    fold.run(module, PassContext())
+    assert "math." + fn not in print_module(module)  # folded
+    after = Interpreter(module).call("f", 2.0)
+    assert before == after == 2.0 * np.copysign(1.0, want)

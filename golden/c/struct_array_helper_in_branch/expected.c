@@ -61,8 +61,7 @@ void grad_f(const double *x, double *d_x, int n, double d_return) {
             d_pa_elem = d_pa->c;
             d_pa->k += d_pa_elem * t2;
             double d_pa_elem2 = d_pa->k;
-            d_pa->k = 0.0;
-            d_pa->k += d_pa_elem2 * 0.5;
+            d_pa->k = d_pa_elem2 * 0.5;
             d_pa_elem = d_pa_elem * t3 + d_pa_elem2;
         }
         d_x[i] += d_pa_elem;

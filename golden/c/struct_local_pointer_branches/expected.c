@@ -178,8 +178,7 @@ void grad_f(const double *x, double *d_x, int n, double d_return) {
             double d_p_struct_elem = d_p_struct4->c;
             d_p_struct4->k += d_p_struct_elem * x[j];
             double d_p_struct_elem2 = d_p_struct4->k;
-            d_p_struct4->k = 0.0;
-            d_p_struct4->k += d_p_struct_elem2 * 0.5;
+            d_p_struct4->k = d_p_struct_elem2 * 0.5;
             // line 18: if (j % 2) { r->k *= x[j]; } else { upd(r, x[j]); }
             d_x[j] += d_p_struct_elem * t4 + d_p_struct_elem2;
             d_p_c = d_p_struct4->c;
@@ -228,8 +227,7 @@ void grad_f(const double *x, double *d_x, int n, double d_return) {
             double d_p_struct_elem = d_p_struct6->c;
             d_p_struct6->k += d_p_struct_elem * t5;
             double d_p_struct_elem2 = d_p_struct6->k;
-            d_p_struct6->k = 0.0;
-            d_p_struct6->k += d_p_struct_elem2 * 0.5;
+            d_p_struct6->k = d_p_struct_elem2 * 0.5;
             // line 11: if (x[i] > 0.0) q->c += x[i]; else upd(q, x[i]);
             d_p_c = d_p_struct6->c;
             d_p_struct6->c = 0.0;
