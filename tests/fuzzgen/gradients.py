@@ -156,17 +156,29 @@ def _load_python(program: Program, text: str, config: Config, expected: list[tup
     fn = module.grad_f
     names = list(inspect.signature(fn.py_func if hasattr(fn, "py_func") else fn).parameters)
     _refuse_guarded_numbers(program, text, names, expected)
+    floats = [p.name for p in program.main.params if p.kind == "float" and p.name in program.wrt]
+    # A shape-generic float (README, CONTRACT: one that only meets arrays in broadcasting
+    # arithmetic) has a shadow of its shape right after it, a 0-d array here, instead of a
+    # returned adjoint.
+    generic = {p for p in floats if f"d_{p}" in names and names.index(f"d_{p}") == names.index(p) + 1}
+    for p in generic:
+        at = [n for n, _ in expected].index(p) + 1
+        expected = expected[:at] + [(f"d_{p}", "@" + p)] + expected[at:]
     _check_names(names, expected)
     owner = dict(expected)
-    floats = [p.name for p in program.main.params if p.kind == "float" and p.name in program.wrt]
+    returned = [p for p in floats if p not in generic]
 
     def gradient(inputs: dict, seeds: dict, d_return: float) -> tuple:
         work = {k: np.copy(v) if isinstance(v, np.ndarray) else v for k, v in inputs.items()}
         shadows = {k: np.copy(v) for k, v in seeds.items()}
-        args = [d_return if owner[n] == "return" else shadows[owner[n]] if owner[n] else work[n] for n in names]
+        cells = {p: np.zeros(()) for p in generic}
+        args = [d_return if owner[n] == "return" else cells[owner[n][1:]] if owner[n].startswith("@")
+                else shadows[owner[n]] if owner[n] else work[n] for n in names]
         got = fn(*args)
-        got = (got,) if len(floats) == 1 else (tuple(got) if floats else ())
-        return dict(zip(floats, (float(g) for g in got))), work, shadows
+        got = (got,) if len(returned) == 1 else (tuple(got) if returned else ())
+        adjoints = dict(zip(returned, (float(g) for g in got)))
+        adjoints.update((p, float(c)) for p, c in cells.items())
+        return adjoints, work, shadows
 
     gradient.warnings = _unformatted(text)
     return gradient
