@@ -216,7 +216,6 @@ def _trips(avail: Avail, m: RevBlock, loop: Op) -> Value:
     return trip_count(m.prologue, ub, lb, -stride)
 
 
-
 def _named(v: Value, source: Value) -> Value:
     """``v`` named after the counter it restores, where folding left it a temporary's value
     (``k = it * m`` once ``0 + it * m`` folds)."""

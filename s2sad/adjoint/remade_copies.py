@@ -32,6 +32,7 @@ from typing import Optional, Protocol
 from ..analysis.effects import known_root, written_operands, written_params
 from ..analysis.overwritten import filled_first
 from ..ssa.build import const_int
+from ..ssa.callgraph import callees
 from ..ssa.ir import Block, Function, Module, Op, Value
 from .forward import ForwardSweep
 from .sweep import RevBlock, line_of, top_level_index
@@ -114,15 +115,10 @@ def _producer(values: Values, consumer: Op, array: Value) -> Optional[tuple[Op, 
             return None
         j = positions[0]
         callee = module.functions[op.attrs["callee"]]
-        if written_params(module, callee) != {j} or _calls_module_functions(values, callee):
+        if written_params(module, callee) != {j} or callees(callee) & module.functions.keys():
             return None
         return (op, j) if filled_first(module, callee, j, values.forward.extents) else None
     return None
-
-
-def _calls_module_functions(values: Values, fn: Function) -> bool:
-    """Whether ``fn`` calls a function of the module (whose effects would need following)."""
-    return any(o.name == "call" and o.attrs.get("callee") in values.module.functions for o in fn.walk())
 
 
 def _same_reach(values: Values, consumer: Op, i: int, producer: Op, j: int) -> bool:

@@ -27,7 +27,6 @@ Checking for SSA-Form Programs" (CGO 2008), specialised to regions.
 from __future__ import annotations
 
 import bisect
-
 from typing import Callable, Optional
 
 from ..ssa.ir import Block, Function, Op, Value

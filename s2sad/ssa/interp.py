@@ -33,7 +33,8 @@ _MATH = {
     "erf": math.erf, "erfc": math.erfc, "abs": abs,
     # C's and NumPy's, floats with the sign of a zero result (ceil(-0.25) is -0.0), not Python's
     # ints: copysign(s, ceil(-0.25)) is -|s| (fuzz seed 12003356 folded it to +|s|).
-    "floor": lambda x: float(np.floor(x)), "ceil": lambda x: float(np.ceil(x)), "trunc": lambda x: float(np.trunc(x)), "pow": lambda a, b: a**b, "atan2": math.atan2, "hypot": math.hypot,
+    "floor": lambda x: float(np.floor(x)), "ceil": lambda x: float(np.ceil(x)),
+    "trunc": lambda x: float(np.trunc(x)), "pow": lambda a, b: a**b, "atan2": math.atan2, "hypot": math.hypot,
     "min": min, "max": max, "copysign": math.copysign, "fmod": math.fmod,
     "rint": lambda x: float(np.rint(x)), "round": lambda x: float(special.round_half_away(x)),
     "lgamma": math.lgamma, "tgamma": math.gamma, "digamma": special.digamma, "remainder": math.remainder,
