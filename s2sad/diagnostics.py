@@ -20,6 +20,9 @@ from typing import Callable, Optional
 from .ssa.ir import SourceLoc, lines_of
 
 
+SHOWN_WIDTH = 120  # characters of a source line shown under a message, around its caret
+
+
 @dataclass
 class Diagnostic:
     message: str
@@ -36,12 +39,20 @@ class Diagnostic:
             source_lines = lines_of(source_lines, self.loc.file)
         if self.loc and source_lines and 1 <= self.loc.line <= len(source_lines):
             line = source_lines[self.loc.line - 1].rstrip("\n").expandtabs(4)
-            out.append("    " + line)
+            col = self.loc.col
             width = 1
             if self.loc.end_line == self.loc.line and self.loc.end_col > self.loc.col:
                 width = self.loc.end_col - self.loc.col
-            width = max(1, min(width, len(line) - self.loc.col + 2))
-            out.append("    " + " " * (self.loc.col - 1) + "^" + "~" * (width - 1))
+            if len(line) > SHOWN_WIDTH:  # a window of a long line around the caret (a line may be megabytes)
+                start = min(max(col - 1 - SHOWN_WIDTH // 3, 0), len(line) - SHOWN_WIDTH)
+                before = "..." if start > 0 else ""
+                after = "..." if start + SHOWN_WIDTH < len(line) else ""
+                line = before + line[start:start + SHOWN_WIDTH] + after
+                col += len(before) - start
+                width = min(width, SHOWN_WIDTH - (col - 1 - len(before)))
+            out.append("    " + line)
+            width = max(1, min(width, len(line) - col + 2))
+            out.append("    " + " " * (col - 1) + "^" + "~" * (width - 1))
         if self.hint:
             out.append(f"hint: {self.hint}")
         return "\n".join(out)

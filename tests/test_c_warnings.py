@@ -412,6 +412,28 @@ double f(double *x, const int *idx, double a, double b, int n)
     return 0.5;
 }
 """, ["x", "a", "b"], schedules=(None, "recompute")),
+    # Fuzz seed 13002891, shrunk: the reversed parallel loop sets a branch flag only where a
+    # first test fails and reads it only there (`if (!t9) t10 = ...; if (!t9 && !t10)`). The
+    # flag, declared before the loop, was private(t10): a thread's copy unset where gcc looks,
+    # so maybe-uninitialized. A private variable read before it is surely assigned is now
+    # firstprivate (it starts from its declared value, as in a serial run).
+    "parallel_flag_set_in_a_branch": Case(
+        """#include <math.h>
+
+double f(double *x, double *y, double a, double b, int n)
+{
+    double s1 = -0.25;
+    #pragma omp parallel for reduction(+: s1)
+    for (int i1 = 0; i1 < n; i1++) {
+        y[i1] = ((0.5 < a) ? 0.5 : ((x[((n - 1) - i1)] > 0.5) ? 1.0 : x[i1]));
+        s1 += ((((2.0 + tanh(b)) > x[i1]) || ((i1 % 2) == 0)) ? 1.25 : a);
+    }
+    for (int i3 = 0; i3 < n; i3++) {
+        x[i3] = (y[((n - 1) - i3)] - 0.5) * ((b > (-0.25)) ? 0.5 : x[i3]) - (s1 + b);
+    }
+    return x[3] + y[2];
+}
+""", ["x", "y", "a", "b"], levels=(0, 1), schedules=("recompute", "periodic(2)")),
     # A parallel loop's temporary, recomputed: its value is read by nothing.
     "recompute_parallel_temporary": Case(
         """#include <math.h>

@@ -325,6 +325,62 @@ def test_comments_of_code_nested_past_the_line_limit_stay_comments(work):
     assert namespace["grad_f"](1.5) == 3.0
 
 
+def _else_if_chain(depth: int, lang: str) -> str:
+    """``f(x, k)``: an if and ``depth - 1`` else-ifs on ``k``, the branch ``k`` adding ``k * x``."""
+    if lang == "c":
+        arms = "".join(f"    {'if' if j == 0 else 'else if'} (k == {j}) s += {j}.0 * x;\n" for j in range(depth))
+        return f"double f(double x, int k) {{\n    double s = x;\n{arms}    return s * x;\n}}\n"
+    arms = "".join(f"    {'if' if j == 0 else 'elif'} k == {j}:\n        s += {j}.0 * x\n" for j in range(depth))
+    return f"def f(x: float, k: int) -> float:\n    s = x\n{arms}    return s * x\n"
+
+
+def test_statements_nested_up_to_the_limit_are_differentiated(work):
+    """256 levels, the documented limit (parse.nesting): an else-if chain that long is as deep."""
+    (work / "chain.c").write_text(_else_if_chain(256, "c"))
+    r = s2sad("grad", "chain.c", "--wrt", "x", cwd=work, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "void grad_f(double x, double *d_x, int k, double d_return)" in r.stdout
+    grad = build(r.stdout).grad_f
+    grad.argtypes = [ctypes.c_double, ctypes.POINTER(ctypes.c_double), ctypes.c_int, ctypes.c_double]
+    for k in (0, 7, 255, 300):  # f = (1 + k) x^2 on the chain, x^2 past its end
+        d_x = ctypes.c_double(0.0)
+        grad(1.5, ctypes.byref(d_x), k, 1.0)
+        assert d_x.value == pytest.approx(2 * 1.5 * (1 + (k if k < 256 else 0)))
+    (work / "chain.py").write_text(_else_if_chain(256, "py"))
+    r = s2sad("grad", "chain.py", "--wrt", "x", cwd=work, timeout=300)
+    assert r.returncode == 0, r.stderr
+    namespace: dict = {}
+    exec(compile(r.stdout, "grad_chain.py", "exec"), namespace)
+    assert namespace["grad_f"](1.5, 255) == pytest.approx(2 * 1.5 * 256)
+
+
+@pytest.mark.parametrize("name,text,where", [
+    ("chain.c", _else_if_chain(257, "c"), "chain.c:259:10: "),
+    ("chain.py", _else_if_chain(257, "py"), "chain.py:515:5: "),
+    ("loops.c", "double f(double x) {\n    double s = x;\n" + "for (int i = 0; i < 2; i++) {" * 300
+     + "s *= x;" + "}" * 300 + "\n    return s;\n}\n", "loops.c:3:7425: "),
+    ("blocks.c", "double f(double x) {\n    double s = x;\n" + "{" * 3000 + "s *= x;" + "}" * 3000
+     + "\n    return s;\n}\n", "blocks.c:3:257: "),
+])
+def test_statements_nested_past_the_limit_are_refused_at_the_first_too_deep(work, name, text, where):
+    """Refused before any work on them (deep nests cost size times depth), located."""
+    (work / name).write_text(text)
+    r = s2sad("grad", name, "--wrt", "x", cwd=work, timeout=60)
+    _refused(r, 1, where + "error: this statement is nested 257 levels deep; s2sad translates at most 256",
+             "hint: move the inner part into a function of its own")
+    assert "^" in r.stderr
+
+
+def test_a_long_source_line_is_shown_around_its_caret(work):
+    """A line may be megabytes: a window of it, the caret under the place."""
+    (work / "wide.c").write_text("double f(double x) { return " + "x + " * 5000 + "y" + " + x" * 5000 + "; }\n")
+    r = s2sad("grad", "wide.c", "--wrt", "x", cwd=work)
+    _refused(r, 1, "wide.c:1:20029: error: ")
+    source, caret = r.stderr.splitlines()[1:3]
+    assert len(source) < 140 and source.strip().startswith("...") and source.endswith("...")
+    assert source[caret.index("^")] == "y"
+
+
 # -- invalid programs are refused where they are wrong, as their compilers refuse them ------------
 
 INVALID = [

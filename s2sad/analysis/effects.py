@@ -187,6 +187,29 @@ class EffectAnalysis:
         """Roots whose contents ``op``, or any op nested in its regions, may read."""
         return self._read_roots(op.walk())
 
+    def written_roots_of_nests(self, fn: Function) -> dict[Op, RootSet]:
+        """``written_roots(op)`` for every op of ``fn`` that has regions, in one walk.
+
+        Asked one op at a time, each nest is walked again for every nest around it: deeply
+        nested code (an ``else if`` chain hundreds long) costs its size times its depth. Here
+        each op's set is its own writes and its regions' ops' sets, built from the inside out.
+        A pass that only erases ops (never adds a write) may keep using the map: it stays a
+        superset."""
+        below: dict[Op, RootSet] = {}
+        for op in reversed(list(fn.body.walk())):  # every op after the ops nested in it
+            if not op.regions:
+                continue
+            roots: set[Value] = set()
+            anything = False
+            for part in [self._collect([op], write=True)] + [
+                below[inner] if inner in below else self._collect([inner], write=True)
+                for r in op.regions for inner in r.ops
+            ]:
+                roots |= part.roots
+                anything = anything or part.anything
+            below[op] = RootSet(frozenset(roots), anything)
+        return below
+
     def _written_roots(self, ops: Iterable[Op]) -> RootSet:
         return self._collect(ops, write=True)
 

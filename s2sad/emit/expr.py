@@ -356,9 +356,12 @@ def bool_op(op: str, a: Expr, b: Expr) -> Expr:
 
 
 def walk(e: Expr) -> Iterator[Expr]:
-    yield e
-    for c in e.children():
-        yield from walk(c)
+    """``e`` and every expression in it, in pre-order (a stack: see parse.c_expr.walk)."""
+    stack = [e]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.children()))
 
 
 def names_in(e: Expr) -> list[str]:

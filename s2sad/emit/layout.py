@@ -94,14 +94,11 @@ class Layout:
         block_b, ib = b
         if block_a is block_b:
             return ia <= ib
-        blk = block_b
-        while blk is not block_a:
-            outer = blk.parent_op
-            if outer is None or outer.parent is None:
-                return False
-            ib = self.index[outer]
-            blk = outer.parent
-        return ia < ib  # a result of the op containing b is made only after it
+        # The op of block_a that holds b (by the numbering, not a walk up: deep nests ask this
+        # for every pair of values); a result of that op is made only after it.
+        owner = block_b.parent_op
+        holder = self.ancestor_in(owner, block_a) if owner is not None and owner.parent is not None else None
+        return holder is not None and ia < self.index[holder]
 
 
 def defined_in(v: Value, block: Block) -> bool:

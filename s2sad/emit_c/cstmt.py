@@ -93,7 +93,7 @@ def child_blocks(st: Stmt) -> list[list[Stmt]]:
     return []
 
 
-def touched(st: Stmt, memo: dict[int, tuple[Stmt, set[str]]]) -> set[str]:
+def touched(st: Stmt, memo: dict) -> set[str]:
     """Every name a statement (and what it holds) reads or assigns.
 
     ``memo`` is keyed by identity and keeps each statement alive, so that a
@@ -115,41 +115,61 @@ def touched(st: Stmt, memo: dict[int, tuple[Stmt, set[str]]]) -> set[str]:
     return memo[key][1]
 
 
-def _exposed(stmts: list[Stmt], x: str, memo) -> tuple[bool, bool]:
+def exposed(stmts: list[Stmt], x: str, memo) -> tuple[bool, bool]:
     """(whether ``x`` may be read before it is assigned, whether it is surely assigned at the end)."""
     for st in stmts:
-        if x not in touched(st, memo):
-            continue
-        if x in _reads(st) or x in _header_reads(st):
+        read_first, assigned = _stmt_exposed(st, x, memo)
+        if read_first:
             return True, False
-        if isinstance(st, Assign):
-            if any(isinstance(t, Name) and t.id == x for t in st.targets):
-                return False, True
-        elif isinstance(st, Decl):
-            # Placed already: a statement list the tree holds twice (a checkpointed iteration's
-            # code, run again in the reverse sweep) is met again after its assignment became
-            # ``long k3 = k3_v4 + 1;``, which assigns as much as the assignment did.
-            if st.name == x and st.value is not None:
-                return False, True
-        elif isinstance(st, If):
-            e1, d1 = _exposed(st.body, x, memo)
-            e2, d2 = _exposed(st.orelse, x, memo)
-            if e1 or e2:
-                return True, False
-            if d1 and d2:
-                return False, True
-        elif isinstance(st, For):
-            if st.target != x and _exposed(st.body, x, memo)[0]:
-                return True, False
-        elif isinstance(st, While):
-            if _exposed(st.body, x, memo)[0]:
-                return True, False
+        if assigned:
+            return False, True
+    return False, False
+
+
+def _stmt_exposed(st: Stmt, x: str, memo) -> tuple[bool, bool]:
+    """``exposed`` of one statement, kept in ``memo`` (by identity, the statement with it):
+    placement asks it of a nest at every level it descends, so nested loops asked each of
+    their statements once per level around them (cubic in the depth). Placement replaces an
+    assignment only by a declaration that reads and assigns the same, so answers hold."""
+    if x not in touched(st, memo):
+        return False, False
+    key = (id(st), x)
+    if key not in memo:
+        memo[key] = (st, _ask_exposed(st, x, memo))
+    return memo[key][1]
+
+
+def _ask_exposed(st: Stmt, x: str, memo) -> tuple[bool, bool]:
+    if x in _reads(st) or x in _header_reads(st):
+        return True, False
+    if isinstance(st, Assign):
+        if any(isinstance(t, Name) and t.id == x for t in st.targets):
+            return False, True
+    elif isinstance(st, Decl):
+        # Placed already: a statement list the tree holds twice (a checkpointed iteration's
+        # code, run again in the reverse sweep) is met again after its assignment became
+        # ``long k3 = k3_v4 + 1;``, which assigns as much as the assignment did.
+        if st.name == x and st.value is not None:
+            return False, True
+    elif isinstance(st, If):
+        e1, d1 = exposed(st.body, x, memo)
+        e2, d2 = exposed(st.orelse, x, memo)
+        if e1 or e2:
+            return True, False
+        if d1 and d2:
+            return False, True
+    elif isinstance(st, For):
+        if st.target != x and exposed(st.body, x, memo)[0]:
+            return True, False
+    elif isinstance(st, While):
+        if exposed(st.body, x, memo)[0]:
+            return True, False
     return False, False
 
 
 def declare(body: list[Stmt], types: dict[str, str]) -> None:
     """Insert the declarations of the variables in ``types`` into ``body`` (in place)."""
-    memo: dict[int, tuple[Stmt, set[str]]] = {}
+    memo: dict = {}  # touched (by id) and _stmt_exposed (by id and name), each with its statement
     order: list[str] = []
     seen: set[str] = set()  # order's names (a set made from it at every statement was quadratic)
 
@@ -214,17 +234,17 @@ def _place(x: str, block: list[Stmt], loop_body: bool, ctype: str, memo, inserts
         block[main] = Decl(ctype, x, st.value)
     else:
         # Bare where every path assigns it before any reads it (both arms of an if); else zero.
-        first = zero_of(ctype) if _exposed(block[main:], x, memo)[0] else None
+        first = zero_of(ctype) if exposed(block[main:], x, memo)[0] else None
         inserts.append((block, main, Decl(ctype, x, first)))
 
 
 def _self_contained(x: str, block: list[Stmt], k: int, loop_body: bool, memo) -> bool:
     """Whether ``x`` carries no value into or out of ``block[k]``."""
-    if _exposed([block[k]], x, memo)[0]:
+    if exposed([block[k]], x, memo)[0]:
         return False
-    if _exposed(block[k + 1 :], x, memo)[0]:
+    if exposed(block[k + 1 :], x, memo)[0]:
         return False
-    return not (loop_body and _exposed(block, x, memo)[0])
+    return not (loop_body and exposed(block, x, memo)[0])
 
 
 def _effect(value: Expr, pure_calls: frozenset) -> Optional[Expr]:
@@ -265,18 +285,24 @@ class _Liveness:
         self.loop_exits: list[set[str]] = []  # for each loop being walked: live at its head or after it
 
     def block(self, stmts: list[Stmt], live: set[str], record: bool) -> set[str]:
+        # A copy of its own, which ``stmt`` updates in place: a set made at every statement was
+        # quadratic in a long function (20,000 products keep 20,000 values live).
+        live = set(live)
         for k in range(len(stmts) - 1, -1, -1):
             live = self.stmt(stmts[k], live, record, stmts[k + 1] if k + 1 < len(stmts) else None)
         return live
 
     def stmt(self, st: Stmt, live: set[str], record: bool, after: Optional[Stmt] = None) -> set[str]:
+        """What is live before ``st``, given ``live`` after it (``live`` itself, updated, or a new set)."""
         if isinstance(st, Assign):
             names = [t.id for t in st.targets if isinstance(t, Name)]
             if (len(names) == len(st.targets) and all(n in self.candidates and n not in live for n in names)):
                 if record:
                     self.dead[id(st)] = st
                 return live  # its value reaches nothing; what it reads is not needed for it
-            return (live - set(names)) | set(_reads(st))
+            live.difference_update(names)
+            live.update(_reads(st))
+            return live
         if isinstance(st, Return):
             return set(_reads(st))  # nothing after a return runs
         if isinstance(st, ExprStmt) and isinstance(st.value, IncDec) and isinstance(st.value.operand, Name) \
@@ -286,7 +312,7 @@ class _Liveness:
             return live
         if isinstance(st, Keyword):
             if st.text in ("break", "continue") and self.loop_exits:
-                return live | self.loop_exits[-1]
+                live.update(self.loop_exits[-1])
             return live
         if isinstance(st, If):
             return (self.block(st.body, live, record) | self.block(st.orelse, live, record)
@@ -308,13 +334,14 @@ class _Liveness:
                 self.block(st.body, head, True)
                 self.loop_exits.pop()
             return head
-        out = live | set(_reads(st)) | set(_header_reads(st))
+        live.update(_reads(st))
+        live.update(_header_reads(st))
         # A parallel loop's pragma (parallel.Pragma, right before its loop) reads the sums it
         # reduces, those the loop still adds to: one whose updates went names a variable that
         # only the pragma would mention, which gcc calls unused (-Wunused-variable).
         written = stmt_names([after])[1] if isinstance(after, For) else set()
-        out.update(r for r in getattr(st, "reduction", None) or () if r in written)
-        return out
+        live.update(r for r in getattr(st, "reduction", None) or () if r in written)
+        return live
 
 
 def _stored_element(st: Stmt) -> Optional[Subscript]:

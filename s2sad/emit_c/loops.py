@@ -9,6 +9,8 @@ are atomic (``_threads_share``), and it may push no tape.
 
 from __future__ import annotations
 
+import itertools
+
 from ..analysis.accumulation import accumulation
 from ..diagnostics import error
 from ..emit.expr import literal_value
@@ -102,14 +104,14 @@ class CLoops:
         """A name for a counter the body does not read (C's ``for`` needs one all the same): the
         source's (``step``) when free, else ``it``; ``it2`` inside a loop that already uses ``it``."""
         hint = sanitize(hint)
-        names = ([hint] if hint and hint not in ("_", "it") else []) + ["it"] + [f"it{k}" for k in range(2, 100)]
-        for cand in names:
+        names = ([hint] if hint and hint not in ("_", "it") else []) + ["it"]
+        for cand in itertools.chain(names, (f"it{k}" for k in itertools.count(2))):  # one is free: names are finite
             if cand not in self.loop_names and (cand in self.counters or self.namer.is_free(cand)):
                 if cand not in self.counters:
                     self.namer.claim_fixed(cand)
                     self.counters.add(cand)
                 return cand
-        raise AssertionError("no free loop counter name")  # 100 nested counters: not C a person wrote
+        raise AssertionError("unreachable")
 
     def _threads_share(self, store: Op) -> bool:
         """Whether other threads may update the element ``store`` writes at once: an update

@@ -12,7 +12,9 @@ needs, worked out from the code rather than copied:
   not a sum cannot be parallel and is an error;
 * ``private(...)``: variables the body assigns that are declared outside it
   (out-of-SSA may give a body value the name of an outer one that is dead by
-  then); the loop's own variable is private by OpenMP's rules;
+  then); the loop's own variable is private by OpenMP's rules; ``firstprivate``
+  for those the body may read before assigning (they start from their declared
+  value, as in a serial run);
 * ``schedule(...)`` as the user wrote it.
 
 Inside a parallel loop, an adjoint accumulation ``d[idx] += g`` is a plain
@@ -35,7 +37,7 @@ from ..analysis.accumulation import private_accumulations
 from ..emit.expr import Expr, Name, Unary, walk
 from ..emit.stmt import Comment, For, Stmt, stmt_names
 from ..ssa.ir import Op, Value
-from .cstmt import Decl, child_blocks
+from .cstmt import Decl, child_blocks, exposed
 
 
 @dataclass
@@ -93,6 +95,12 @@ def finish(stmts: list[Stmt]) -> None:
             last = [v for v in st.lastprivate if v in written]
             collapse = _collapse(loop, st.collapse)
             private = sorted(written - declared - set(st.reduction) - set(last) - set(collapse[1:]))
+            # A private variable the body may read before it assigns it (a flag an `if` sets and
+            # a later test reads only where it was set: fuzz seed 13002891) starts from the value
+            # it was declared with, as in a serial run, not unset (gcc: maybe-uninitialized).
+            memo: dict = {}
+            first = [v for v in private if exposed(loop.body, v, memo)[0]]
+            private = [v for v in private if v not in first]
             clauses = ["omp parallel for"]
             if len(collapse) > 1:
                 clauses.append(f"collapse({len(collapse)})")
@@ -104,6 +112,8 @@ def finish(stmts: list[Stmt]) -> None:
                 clauses.append(f"lastprivate({', '.join(last)})")
             if private:
                 clauses.append(f"private({', '.join(private)})")
+            if first:
+                clauses.append(f"firstprivate({', '.join(first)})")
             st.text = " ".join(clauses)
         for block in child_blocks(st):
             finish(block)

@@ -112,7 +112,14 @@ class _CSE:
         self.effects = EffectAnalysis(module)
 
     def run(self, fn: Function) -> None:
+        # What each nest writes, worked out once: this pass only erases ops it merged (loads,
+        # pure ops, calls that write nothing), so the sets stay true.
+        self.written = self.effects.written_roots_of_nests(fn)
         self.block(fn.body, ChainMap(), {})
+
+    def written_roots(self, op: Op) -> RootSet:
+        found = self.written.get(op)
+        return found if found is not None else self.effects.written_roots(op)
 
     def block(self, block: Block, pure: ChainMap, loads: dict[Hashable, _Available]) -> None:
         """Value-number ``block``; ``pure`` is scoped, ``loads`` is this block's own copy."""
@@ -138,7 +145,7 @@ class _CSE:
             if op.regions:
                 self.regions(op, pure, loads)
             # Everything nested in op has run by now: drop what it may have changed.
-            self.kill(loads, self.effects.written_roots(op))
+            self.kill(loads, self.written_roots(op))
         erase_ops(merged)
 
     def regions(self, op: Op, pure: ChainMap, loads: dict[Hashable, _Available]) -> None:
@@ -146,7 +153,7 @@ class _CSE:
         if op.name in ("for", "while"):
             # Any iteration may run between a load before the loop and one inside it.
             inner = dict(loads)
-            self.kill(inner, self.effects.written_roots(op))
+            self.kill(inner, self.written_roots(op))
         for region in op.regions:
             # A child scope per region: what one region finds is never seen by its siblings.
             self.block(region, pure.new_child(), dict(inner))

@@ -24,7 +24,9 @@ C's semantics are kept where they differ from Python's:
 
 from __future__ import annotations
 
+import copy
 import math
+import weakref
 
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Optional, Union
@@ -152,8 +154,57 @@ def span(node: c_ast.Node, sources: SourceMap) -> SourceLoc:
     elif isinstance(node, c_ast.Decl):
         width = len(node.name or "")
     else:
-        width = len(node_text(node).split("\n")[0])
+        width = _first_line_width(_header(node))
     return sources.loc(line, col, width)
+
+
+WIDTH_BUDGET = 128  # past this, a span's width is this: a caret's line is shown 120 characters wide
+
+
+def _first_line_width(node: c_ast.Node) -> int:
+    """The width of ``node``'s regenerated first line, at most ``WIDTH_BUDGET``: every node of an
+    expression prints as a character at least, so one of more nodes than that is wider, and is
+    not printed (a sum of 5,000 terms, each of its 5,000 sub-sums asked in turn: quadratic)."""
+    if _capped_size(node) > WIDTH_BUDGET:
+        return WIDTH_BUDGET
+    return len(node_text(node).split("\n")[0])
+
+
+# Each node's count of nodes, up to just past the budget, worked out once for all the spans asked
+# (weakly held: the tree goes when its translation ends).
+_SIZES: "weakref.WeakKeyDictionary[c_ast.Node, int]" = weakref.WeakKeyDictionary()
+
+
+def _capped_size(node: c_ast.Node) -> int:
+    stack = [(node, False)]
+    while stack:  # post-order, by a stack (the tree may be deep)
+        n, ready = stack.pop()
+        if ready:
+            _SIZES[n] = min(WIDTH_BUDGET + 1, 1 + sum(_SIZES[c] for _, c in n.children()))
+        elif n not in _SIZES:
+            stack.append((n, True))
+            stack.extend((c, False) for _, c in n.children())
+    return _SIZES[node]
+
+
+# The members that hold a statement's body: its first line never shows them.
+_BODIES = {c_ast.If: ("iftrue", "iffalse"), c_ast.For: ("stmt",), c_ast.While: ("stmt",), c_ast.DoWhile: ("stmt",),
+           c_ast.Switch: ("stmt",), c_ast.Compound: ("block_items",), c_ast.FuncDef: ("body",), c_ast.Label: ("stmt",),
+           c_ast.Case: ("stmts",), c_ast.Default: ("stmts",)}
+
+
+def _header(node: c_ast.Node) -> c_ast.Node:
+    """``node`` with an empty body, for the width of its first line: printing a statement whole
+    for its first line costs its size, and every statement nested in it asks again (a chain of
+    ``else if`` hundreds long printed hundreds of times)."""
+    bodies = _BODIES.get(type(node))
+    if bodies is None:
+        return node
+    head = copy.copy(node)
+    for member in bodies:
+        empty: object = [] if member in ("stmts", "block_items") else c_ast.Compound(None)
+        setattr(head, member, empty if member != "iffalse" else None)
+    return head
 
 
 class CExprLowering:
@@ -971,10 +1022,13 @@ def changed_target(node: c_ast.Node) -> Optional[c_ast.Node]:
 
 
 def walk(node: c_ast.Node):
-    """``node`` and every node under it."""
-    yield node
-    for _, child in node.children():
-        yield from walk(child)
+    """``node`` and every node under it, in pre-order; by a stack, as nested generators would
+    pass every node up through one frame per level (deep code: its size times its depth)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(child for _, child in reversed(n.children()))
 
 
 def _literal_count(node: Optional[c_ast.Node]) -> Optional[int]:

@@ -48,6 +48,8 @@ from .c_types import TypeProblem, ctype_of
 from .custom_adjoints import NONE as NO_DERIVATIVES
 from .custom_adjoints import Derivatives, replaced
 from .c_unsigned import unsigned_problems
+from . import nesting
+from .nesting import first_too_deep
 
 __all__ = ["list_c_functions", "list_cuda_kernels", "parse_c"]
 
@@ -327,6 +329,9 @@ def _reachable(root: str, cfile: CFile) -> tuple[list[str], list[Diagnostic], fr
     return order, problems, frozenset(id(call) for call in back)
 
 
+_NESTS = (c_ast.If, c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch)  # a region each in the IR
+
+
 def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
             derivatives: Derivatives = NO_DERIVATIVES) -> Module:
     """``func`` and the functions of the file it calls, as SSA IR (``filename``: where the file
@@ -345,6 +350,14 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
         listing = ", ".join(cfile.functions) or "none"
         raise error(f"no function named '{func}' in {name}", hint=f"functions in this file: {listing}")
     order, problems, recursive = _reachable(func, cfile)
+    for fname in order:  # refused before any work on it (see parse.nesting)
+        body = cfile.functions[fname].body
+        bare = {id(b) for n in walk(body) if isinstance(n, c_ast.Compound) for b in n.block_items or ()
+                if isinstance(b, c_ast.Compound)}  # { { ... } }: a scope in a scope
+        deep = first_too_deep(body, lambda n: (c for _, c in n.children()),
+                              lambda n: isinstance(n, _NESTS) or id(n) in bare)
+        if deep is not None:
+            raise DiagnosticError([Diagnostic(nesting.MESSAGE, cfile.loc(deep), nesting.HINT)], cfile.lines)
     problems += [Diagnostic(p.message, cfile.loc(p.node), p.hint)
                  for p in [*cfile.accessor_problems, *cfile.factory_problems]]
     for again, first in cfile.redefined:

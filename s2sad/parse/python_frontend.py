@@ -46,6 +46,8 @@ from .custom_adjoints import Derivatives, replaced
 from .py_common import Locator
 from .py_decorators import HARMLESS, judge
 from .py_expr import FunctionContext, describe
+from . import nesting
+from .nesting import first_too_deep
 from .py_flow import assigned_names, children, forgetting_nodes, walk
 from .py_lower import lower_function
 from .py_local_functions import lift_local_functions
@@ -203,6 +205,9 @@ def _infer_all(order: list[str], info: ModuleInfo, locator: Locator
         demands |= new
 
 
+_NESTS = frozenset({cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar})  # a region each in the IR
+
+
 @forgetting_nodes
 def parse_python(source: str, filename: str, func: str, derivatives: Derivatives = NO_DERIVATIVES) -> Module:
     """``func`` and the user functions it calls, as verified-shape SSA IR (``derivatives``: the
@@ -232,6 +237,10 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
     if spelled_positions:
         locator.positions = ChainMap(spelled_positions, locator.positions)  # type: ignore[assignment]
     order, problems, recursive_calls = _callees_first(func, info, locator)
+    for name in order:  # refused before any work on it (see parse.nesting; elif chains reach it)
+        deep = first_too_deep(info.functions[name], children, lambda n: type(n) in _NESTS)
+        if deep is not None:
+            raise DiagnosticError([Diagnostic(nesting.MESSAGE, locator.loc(deep), nesting.HINT)], lines)
     lifting = [d for name in order for d in lift_problems.get(name, [])]
     if lifting:  # a function whose local functions stay in it: lowering it would only add follow-on errors
         raise DiagnosticError(_sorted_unique(problems + lifting), lines)

@@ -13,7 +13,7 @@ The op vocabulary and its typing rules live in ``s2sad.ssa.ops``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, Optional, Union
 
 from .types import Type
 
@@ -142,8 +142,7 @@ class Op:
     def walk(self) -> Iterator["Op"]:
         """This op, then every op nested in its regions, in program order."""
         yield self
-        for r in self.regions:
-            yield from r.walk()
+        yield from _walk_nested(iter(self.regions))
 
     def encloses(self, v: Value) -> bool:
         """Whether ``v`` is made inside one of this op's regions (by an op or as a block argument)."""
@@ -219,8 +218,28 @@ class Block:
         return self.ops[-1] if self.ops else None
 
     def walk(self) -> Iterator[Op]:
-        for op in list(self.ops):
-            yield from op.walk()
+        """Every op of this block and nested in its ops, in program order."""
+        return _walk_nested(iter([self]))
+
+
+def _walk_nested(items: Iterator[Union[Op, Block]]) -> Iterator[Op]:
+    """The ops of ``items`` (ops and blocks) and of every region below them, in program order.
+
+    An explicit stack, not nested generators: a generator per level makes every op pass up
+    through one frame per enclosing region, so a walk of deeply nested code (an ``else if``
+    chain hundreds long) cost its size times its depth, and that walk is asked for at every
+    level. A block's ops are read when the walk reaches it, as they were then (ops may be
+    erased or inserted behind it)."""
+    stack = [items]
+    while stack:
+        item = next(stack[-1], None)
+        if item is None:
+            stack.pop()
+        elif isinstance(item, Block):
+            stack.append(iter(list(item.ops)))
+        else:
+            yield item
+            stack.append(iter(item.regions))
 
 
 @dataclass

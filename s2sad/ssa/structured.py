@@ -71,14 +71,14 @@ def slot_of(v: Value) -> Optional[Slot]:
 
 def outer_refs(op: Op) -> list[Value]:
     """Values used inside ``op``'s regions but defined outside them, in first-use order."""
+    nested = list(op.walk())[1:]  # one walk: deep nests ask this at every level
     inside: set[Value] = set()
-    for inner in list(op.walk())[1:]:
+    for block in [r for o in [op, *nested] for r in o.regions]:
+        inside.update(block.args)
+    for inner in nested:
         inside.update(inner.results)
-    for region in op.regions:
-        for inner_block in [region] + [b for o in region.walk() for b in o.regions]:
-            inside.update(inner_block.args)
     seen: dict[Value, None] = {}
-    for inner in list(op.walk())[1:]:
+    for inner in nested:
         for v in inner.operands:
             if v not in inside:
                 seen.setdefault(v, None)

@@ -1,0 +1,39 @@
+"""The deepest statement nesting s2sad translates: a documented limit, met with a located error.
+
+Branches and loops nest as regions of the IR, and an ``else if`` is an ``if`` in the ``else``
+of the one before (in C and in Python's ``elif`` alike), so a chain of them is as deep as it is
+long. Analyses that ask, for each nest, about what it holds or what holds it (liveness,
+variable sharing, declaration placement) cost the function's size times its depth: past a few
+hundred levels a translation takes minutes. Like clang, which stops at 256 nested brackets,
+s2sad refuses deeper statements, at the first one too deep, before any work is done on them.
+Python's own compiler stops at 100 levels of indentation, so there only ``elif`` chains reach
+the limit.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Optional, TypeVar
+
+MAX_NESTING = 256
+
+Node = TypeVar("Node")
+
+
+def first_too_deep(root: Node, children: Callable[[Node], Iterable[Node]], nests: Callable[[Node], bool]
+                   ) -> Optional[Node]:
+    """The first node, in source order, with more than ``MAX_NESTING`` nodes that ``nests``
+    around it or at it; None when there is none. A walk by a stack (the input is deep)."""
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if nests(node):
+            depth += 1
+            if depth > MAX_NESTING:
+                return node
+        stack.extend((c, depth) for c in reversed(list(children(node))))
+    return None
+
+
+MESSAGE = f"this statement is nested {MAX_NESTING + 1} levels deep; s2sad translates at most {MAX_NESTING}"
+HINT = ("move the inner part into a function of its own, or write a long else-if chain as a loop over a "
+        "table of cases")
