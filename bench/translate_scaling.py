@@ -1,6 +1,8 @@
 """How translation time grows with the input (issue 16): straight-line functions and files of
 many functions, in Python and C, from 100 statements up; the fitted exponent of time ~ size.
 
+A third shape is one statement: a sum of N products on one line (a left-deep tree N deep).
+
 Each point is one ``s2sad grad`` run in this process (the pipeline, as the command line runs
 it), timed in process CPU time, the best of ``--repeat``. The inputs are generated here, the
 same for every run (a fixed seed): numerical statements of the kind real code has (sums,
@@ -63,6 +65,14 @@ def many_functions(lang: str, n: int) -> str:
     return "\n".join(parts)
 
 
+def long_sum(lang: str, n: int) -> str:
+    """One statement: a sum of ``n`` products on one line, a left-deep tree ``n`` deep."""
+    terms = " + ".join(f"x * {1 + k % 7}.0" for k in range(n))
+    if lang == "py":
+        return f"def f(x, y):\n    return y + {terms}\n"
+    return f"double f(double x, double y) {{\n    return y + {terms};\n}}\n"
+
+
 def seconds(source: str, filename: str, wrt: list[str], target: str, repeat: int) -> float:
     best = math.inf
     for _ in range(repeat):
@@ -86,11 +96,11 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1)
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    shapes = (("one function", straight_line), ("many functions", many_functions))
+    shapes = (("one function", straight_line), ("many functions", many_functions), ("one long sum", long_sum))
     print(f"{'input':<28}" + "".join(f"{n:>9}" for n in sizes) + f"{'exponent':>10}")
     for lang, suffix, target in (("py", "py", "py"), ("c", "c", "c")):
         for shape, make in shapes:
-            wrt = ["x", "y"] if make is straight_line else ["x"]
+            wrt = ["x"] if make is many_functions else ["x", "y"]
             points = [(n, seconds(make(lang, n), f"scaling.{suffix}", wrt, target, args.repeat)) for n in sizes]
             row = "".join(f"{t:>8.2f}s" for _, t in points)
             slope = f"{exponent(points):>10.2f}" if len(points) > 1 else f"{'-':>10}"  # one size: no slope

@@ -65,11 +65,9 @@ def grad_reaction_diffusion(u0, d_u0, n, steps, dt, d_return=1.0):
         # line 15: u, un = un, u
         for k in range(u.shape[0] - 1, -1, -1):
             d_un_k = d_un[k]
-            d_un[k] = 0.0
             d_u_k = d_u[k]
-            d_u[k] = 0.0
-            d_un[k] += d_u_k
-            d_u[k] += d_un_k
+            d_un[k] = d_u_k
+            d_u[k] = d_un_k
         # line 14: un[n - 1] = u[n - 1]
         d_un_elem = d_un[n - 1]
         d_un[n - 1] = 0.0

@@ -352,11 +352,11 @@ class GradientTransform:
                 t = root.type
                 dims = [m.prologue.op1("dim", [like], I64, axis=k) for k in range(t.rank)]
                 self.shadow[root] = m.prologue.op1(
-                    "alloc", dims, t, self._adjoint_hint(root), fill="zeros", elem=str(t.elem)
+                    "alloc", dims, t, self._adjoint_hint(root), fill="zeros", elem=str(t.elem), shadow=True
                 )
                 return self.shadow[root]
             dims = [self.values.avail(m, d) for d in op.operands]
-            attrs = dict(op.attrs, fill="zeros")
+            attrs = dict(op.attrs, fill="zeros", shadow=True)  # adjoint memory (opt.shadow_writes)
             self.shadow[root] = m.prologue.op1("alloc", dims, root.type, self._adjoint_hint(root), **attrs)
         return self.shadow[root]
 

@@ -20,7 +20,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, Collection, Optional, Union
 
-from .expr import BinOp, Call, Expr, Name, Subscript, Tuple, literal_value, names_in, walk
+from .expr import BinOp, Call, Expr, Name, Subscript, Tuple, names_in, walk
 
 LINE_LIMIT = 99  # "lines under 100 characters"
 
@@ -238,31 +238,3 @@ def comment_lines(indent: str, marker: str, text: str, limit: int) -> list[str]:
             whole = prefix + line[: max(limit - len(prefix) - 3, 16)].rstrip() + "..."
         out.append(whole)
     return out
-
-
-def cleared_then_added(stmts: list[Stmt]) -> list[Stmt]:
-    """``t = 0.0; t += e`` (comments between) made ``t = e`` in every block, where ``e`` does not
-    read ``t``'s variable: what the IR's clear-and-accumulate merge leaves for an adjoint it
-    reaches through a pointer (``d_pa->k``, a struct's member) reads better as one assignment."""
-    out: list[Stmt] = []
-    for st in stmts:
-        st = map_blocks(st, cleared_then_added)
-        add = st if isinstance(st, AugAssign) else (
-            augmented(st.targets[0], st.value) if isinstance(st, Assign) and len(st.targets) == 1 else None)
-        if add is not None and add.op == "+":
-            k = len(out) - 1
-            while k >= 0 and isinstance(out[k], Comment):
-                k -= 1
-            prev = out[k] if k >= 0 else None
-            if isinstance(prev, Assign) and len(prev.targets) == 1 and prev.targets[0] == add.target \
-                    and _is_zero(prev.value) and not set(names_in(add.target)) & set(names_in(add.value)) \
-                    and not any(isinstance(x, (Subscript, Call)) for x in walk(add.value)):  # no memory read
-                out[k] = Assign([add.target], add.value)
-                continue
-        out.append(st)
-    return out
-
-
-def _is_zero(e: Expr) -> bool:
-    v = literal_value(e)
-    return v is not None and not isinstance(v, bool) and v == 0

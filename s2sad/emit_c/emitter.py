@@ -71,7 +71,7 @@ from ..emit.expr import (
     number,
 )
 from ..emit.outofssa import allocate
-from ..emit.stmt import Assign, AugAssign, Comment, If, Return, Stmt, cleared_then_added, map_blocks, tidy
+from ..emit.stmt import Assign, AugAssign, Comment, If, Return, Stmt, map_blocks, tidy
 from ..parse.c_declarators import declarator
 from ..ssa.attrs import grad_info
 from ..ssa.build import const_int
@@ -241,7 +241,7 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         body = tidy(self.gen_block(fn.body))
         body = _ternaries(body)
         types = {k: v for k, v in self.types.items() if k not in self.stack and k not in self.param_names}
-        body = cleared_then_added(tidy(drop_dead(body, types, PURE_CALLS, frozenset(self.stack))))
+        body = tidy(drop_dead(body, types, PURE_CALLS, frozenset(self.stack)))
         declare(body, types)
         finish_pragmas(body)
         renderer = CRenderer(self.printer, self.types)

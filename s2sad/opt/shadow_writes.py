@@ -2,7 +2,8 @@
 ``merge_accums``): which blocks write a shadow, whether two writes hit one element, and the
 next op after a write that touches that element's memory.
 
-Only shadows: the shadow parameters of a gradient (``ssa.attrs.shadows_of``). Their values are
+Only shadows: the shadow parameters of a gradient (``ssa.attrs.shadows_of``) and the adjoints
+of its local arrays (allocations marked ``shadow``). Their values are
 adjoints, only ever added to and multiplied, so ``0.0 + v`` for ``v`` and ``d + (u + v)`` for
 ``(d + u) + v`` change nothing a caller may rely on. The primal's memory keeps the rounding and
 the signs of zeros that the source's own arithmetic gives it (``test_signed_zeros``).
@@ -13,19 +14,25 @@ from __future__ import annotations
 from typing import Iterator, Optional
 
 from ..analysis.effects import EffectAnalysis, PassContext, array_root
-from ..ssa.attrs import shadows_of
+from ..ssa.attrs import is_gradient, shadows_of
 from ..ssa.ir import Block, Module, Op, Value
 from ..ssa.opdefs import op_def
 
 
 def shadow_blocks(module: Module) -> Iterator[tuple[Block, set[Value]]]:
-    """Every block of every gradient, with the gradient's shadow parameters."""
+    """Every block of every gradient, with the gradient's shadows: its shadow parameters, and the
+    adjoint memory of its local arrays (an ``alloc`` reverse mode marks ``shadow``), which a
+    helper's gradient inlined into it adds to as it added to its own shadow parameter."""
     for fn in module.functions.values():
         shadows = {fn.params[s] for s in shadows_of(fn)}
+        if not shadows and not is_gradient(fn):
+            continue
+        ops = list(fn.walk())
+        shadows |= {op.result for op in ops if op.name == "alloc" and op.attrs.get("shadow")}
         if not shadows:
             continue
         yield fn.body, shadows
-        for op in list(fn.walk()):
+        for op in ops:
             for block in op.regions:
                 yield block, shadows
 

@@ -58,9 +58,8 @@ void grad_cam(const double *x, double *d_x, int n, double d_return) {
 
     // line 20: c->f *= g;
     double d_c_f_cell_elem = d_c_f_cell[0];
-    d_c_f_cell[0] = 0.0;
     d_c_f = d_c_f_cell_elem * t0;
-    d_c_f_cell[0] += d_c_f_cell_elem * c_f;
+    d_c_f_cell[0] = d_c_f_cell_elem * c_f;
 
     // line 34: tune(c, x[0]);
     double d_c_f2 = d_c_f_cell[0];

@@ -200,9 +200,8 @@ void grad_f(const double *x, double *d_x, int n, double d_return) {
         d_p_c = d_p_struct_elem * p_struct_elem;
         d_p_struct5->k += d_p_struct_elem * p_c;
         d_p_struct_elem = d_p_struct5->k;
-        d_p_struct5->k = 0.0;
         d_p_c += d_p_struct_elem;
-        d_p_struct5->k += d_p_struct_elem * 0.5;
+        d_p_struct5->k = d_p_struct_elem * 0.5;
         // line 14: do { upd(&p, q->c); } while (q->k > 100.0);
         double d_p_c2 = d_p_struct5->c;
         d_p_struct5->c = 0.0;
