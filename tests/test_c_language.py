@@ -11,6 +11,8 @@ that must not crash (a length of zero), and the located errors for what stays re
 
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 import pytest
 
@@ -188,7 +190,7 @@ def test_a_const_table_prints_as_an_initialized_array():
         ("double w[]; return x[0];", "2:12: a local array needs its size"),
         ("static double c = 1; return c * x[0];", "2:19: 'static' local variables are not supported"),
         ("static const double c; return x[0];", "'static' local variables are not supported"),
-        ("return table[0] * x[0];", "2:12: global variable 'table' is not supported"),
+        ("return table[0] * x[0];", "2:12: the global variable 'table' is not a number: s2sad reads global numbers"),
         ("double a[2][] = {{1, 2}}; return x[0];", "only the first size of a local array may be left out"),
     ],
 )
@@ -242,6 +244,62 @@ def test_typedef_gradient_matches_the_primal_and_compiles_clean():
              ParamSpec("a", "float")]
     check_gradient(sig.primal(build(_TYPEDEFS)), sig.gradient(build_sanitized(text), ["x", "a"], ["y"]), specs,
                    ["x", "a"], {"y"}, np.random.default_rng(0), returns_float=True)
+
+
+_GLOBALS = """#include <math.h>
+typedef float real;
+double scale = 1.5;
+real shift = 0.25f;
+extern int mode;
+static const double W[3] = {0.5, -1.0, 2.0};
+
+static double term(double v, int i)
+{
+    return W[i % 3] * sin(v) * scale + shift;
+}
+
+double f(const double *x, double a, int n)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        s += term(x[i] * a, i) * (mode > 1 ? x[i] : 1.0);
+    }
+    return s * scale;
+}
+"""
+
+
+@needs_gcc
+def test_global_numbers_are_read_through_extern_declarations():
+    """A file-scope number that is not const is read where the source reads it, declared extern
+    in the gradient's file (linked with the file that defines it), its value as the program has
+    it at that moment: a program that changes it between calls gets the gradient of what ran."""
+    from fd import ParamSpec, check_gradient
+
+    text = _gradient(_GLOBALS, "f", ["x", "a"])
+    assert "extern double scale;" in text and "extern float shift;" in text and "extern int mode;" in text
+    assert "static const double W" not in text or "extern" not in text.split("static const double W")[0][-20:]
+    definitions = "\ndouble scale = 1.5;\nfloat shift = 0.25f;\nint mode = 3;\n"
+    primal_lib, grad_lib = build(_GLOBALS + "int mode = 3;\n"), build(text + definitions)
+    sig = CSignature.parse(_GLOBALS, "f")
+    specs = [ParamSpec("x", "array", (5,)), ParamSpec("a", "float"), ParamSpec("n", "int", value=5)]
+    for value in (1.5, -0.75):  # the program changes the global between calls: both libraries see it
+        for lib in (primal_lib, grad_lib):
+            ctypes.c_double.in_dll(lib, "scale").value = value
+        check_gradient(sig.primal(primal_lib), sig.gradient(grad_lib, ["x", "a"], []), specs, ["x", "a"], set(),
+                       np.random.default_rng(0), returns_float=True)
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("static double scale = 2.0;\ndouble f(double *x) { return scale * x[0]; }\n",
+     "'scale' is a static global variable: the gradient, in a file of its own, cannot read it"),
+    ("double scale = 2.0;\ndouble f(double *x) { scale += x[0]; return x[0]; }\n",
+     "'scale' is a global variable, and this writes it"),
+    ("int calls;\ndouble f(double *x) { calls++; return x[0]; }\n", "'calls' is a global variable, and this writes it"),
+])
+def test_global_variables_written_or_out_of_reach_are_located_errors(source, expected):
+    messages = _diagnostics(source)
+    assert any(expected in m for m in messages), messages
 
 
 def test_cuda_output_drops_restrict_and_keeps_typedefs():

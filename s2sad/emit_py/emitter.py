@@ -506,9 +506,10 @@ class _FunctionEmitter(StatementBuilder):
             return call("float", Call(Name(op.attrs["callee"]), tuple(e(o) for o in op.operands)))
         if n == "extern":
             callee = op.attrs["callee"]
-            raise error(f"--target {'numba' if self.numba else 'py'}: '{callee}' is a C function defined outside the "
-                        "input, which Python output cannot call", op.loc,
-                        hint="use --target c, or define it in the input file")
+            what = "global variable of the C program, which Python output cannot read" if op.attrs.get("global") \
+                else "C function defined outside the input, which Python output cannot call"
+            raise error(f"--target {'numba' if self.numba else 'py'}: '{callee}' is a {what}", op.loc,
+                        hint="use --target c" + ("" if op.attrs.get("global") else ", or define it in the input file"))
         if n == "load":
             return Subscript(e(op.operands[0]), tuple(e(i) for i in op.operands[1:]))
         if n == "dim":

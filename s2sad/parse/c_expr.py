@@ -606,6 +606,13 @@ class CExprLowering:
                 raise self.fail(node, f"taking the address of the {self.ctypes[self.lookup(name)].kind} '{name}' "
                                 "is not supported", f"pass '{name}' itself, or the address of one element: "
                                 f"&{name}[i]")
+            if isinstance(node.expr, c_ast.ID) and node.expr.name in getattr(self.ctx, "globals", {}):
+                name = node.expr.name
+                decl_type = getattr(self.ctx.globals[name].type, "type", None)
+                spelled = " ".join(getattr(decl_type, "names", None) or ["double"])
+                raise self.fail(node, f"taking the address of the global variable '{name}' is not supported: s2sad "
+                                "reads global variables, and whoever has the address may write it",
+                                f"copy it to a local first ({spelled} {name}_local = {name};) and pass &{name}_local")
             raise self.fail(node, "taking the address of this expression is not supported",
                             "take the address of a variable or an array element: &m, &x[i]")
         if op == "*":
@@ -838,6 +845,11 @@ class CExprLowering:
         self.check_target(target)
         if isinstance(target, c_ast.ID):
             key = self.lookup(target.name)
+            if key is None and target.name in getattr(self.ctx, "globals", {}):
+                raise self.fail(target, f"'{target.name}' is a global variable, and this writes it: s2sad reads "
+                                "global variables, and the gradient could not restore one it changed",
+                                f"keep {target.name} in a local variable or pass it as a parameter (a pointer, to hand "
+                                "its new value back)")
             if key is None:
                 raise self.fail(target, f"'{target.name}' is not declared (or is a constant)")
             t = self.ctypes[key]

@@ -75,7 +75,7 @@ class CFile:
         # again where a signature it prints names one (``typedef double real;``).
         self.typedef_text: dict[str, str] = {}
         self.constants: dict[str, c_ast.Node] = {}
-        self.globals: set[str] = set()
+        self.globals: dict[str, c_ast.Decl] = {}  # other file-scope variables (read as extern: c_lower)
         self.tables: dict[str, c_ast.Decl] = {}
         self.structs = StructTable(self.typedefs, self.constants)
         struct_defs: list[tuple[c_ast.Struct, Optional[str]]] = []  # laid out once the macros are known
@@ -109,7 +109,7 @@ class CFile:
                         isinstance(ext.type, c_ast.ArrayDecl):
                     self.tables[ext.name] = ext  # a read-only table: static const double w[] = {...}
                 else:
-                    self.globals.add(ext.name)
+                    self.globals.setdefault(ext.name, ext)
         for name in self.functions:
             self.prototypes.pop(name, None)  # declared, then defined in this file: a user function
         self.cuda = self._cuda_kinds() if is_cuda(filename) else None
@@ -364,7 +364,7 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
         problems.append(Diagnostic(f"redefinition of '{again.decl.name}'", cfile.loc(again.decl),
                                    f"it is first defined at line {cfile.loc(first.decl).line}; "
                                    "C allows one definition of each function"))
-    ctx = CContext(name, cfile.sources.raw, cfile.typedefs, cfile.constants, {}, frozenset(cfile.globals), recursive,
+    ctx = CContext(name, cfile.sources.raw, cfile.typedefs, cfile.constants, {}, dict(cfile.globals), recursive,
                    cfile.structs, frozenset(cfile.pre.macros), cfile.cuda,
                    frozenset(q.line for q in cfile.pre.qualifiers if q.word == SHARED), cfile.pre.pragmas,
                    cfile.sources, cfile.typedef_text, cfile.prototypes, cfile.tables, derivatives)

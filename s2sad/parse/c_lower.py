@@ -122,7 +122,7 @@ class CContext:
     typedefs: dict[str, list[str]]
     constants: dict[str, c_ast.Node]  # #define'd and global const values, as expressions
     signatures: dict[str, Signature] = field(default_factory=dict)
-    globals: frozenset[str] = frozenset()
+    globals: dict[str, c_ast.Decl] = field(default_factory=dict)  # other file-scope variables
     recursive_calls: frozenset[int] = frozenset()  # id() of calls that close a recursion cycle
     structs: Optional[StructTable] = None
     macro_names: frozenset[str] = frozenset()  # the file's own #define'd constants
@@ -327,12 +327,35 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         key = self.lookup(node.name)
         return key is not None and self.ctypes[key].kind == "pointer"
 
+    def global_read(self, node: c_ast.ID, b: Builder) -> Value:
+        """A file-scope number that is not const: read where the source reads it, as the gradient's
+        file sees it, through an ``extern`` declaration (the user links the gradient with the
+        file that defines it). An ``extern`` op: never moved or merged, its value kept for the
+        reverse sweep; no derivative (it is not a parameter). A function that writes it is
+        refused where it does (``global_write``)."""
+        decl = self.ctx.globals[node.name]
+        keep = "pass it as a parameter, or make it a const or a #define"
+        try:
+            t = ctype_of(decl.type, self.ctx.typedefs, param=False)
+        except TypeProblem:
+            t = None
+        if t is None or t.kind != "scalar" or t.scalar is None:
+            raise self.fail(node, f"the global variable '{node.name}' is not a number: s2sad reads global "
+                            "numbers only", keep)
+        if "static" in decl.storage:
+            raise self.fail(node, f"'{node.name}' is a static global variable: the gradient, in a file of its own, "
+                            "cannot read it", "drop static (the gradient then declares it extern), or " + keep)
+        if self.ctx.cuda is not None:
+            raise self.fail(node, f"'{node.name}' is a global variable of the host: device code cannot read it", keep)
+        attrs = {"callee": node.name, "global": True, "args": [],
+                 "prototype": f"extern {' '.join(self.ctx.typedefs.get(t.spelling, [t.spelling]))} {node.name}"}
+        return self.at(b, node).create("extern", [], [value_type(t)], attrs).result
+
     def named_constant(self, node: c_ast.ID, b: Builder) -> Optional[Value]:
         expr = self.ctx.constants.get(node.name)
         if expr is None:
             if node.name in self.ctx.globals:
-                raise self.fail(node, f"global variable '{node.name}' is not supported",
-                                "pass it as a parameter, or make it a const or a #define")
+                return self.global_read(node, b)
             return None
         if node.name in self.expanding:
             raise self.fail(node, f"'{node.name}' is defined in terms of itself")
