@@ -154,7 +154,7 @@ def test_int_parameters_keep_their_declared_c_types():
         ("void *v = x; return x[0];", "'void *' pointers are not supported"),
         ("g_total = x[0]; return x[0];", "'g_total' is a global variable, and this writes it"),
         ("double *p = &g_total; return p[0];", "taking the address of the global variable 'g_total'"),
-        ("static double c = 1; return c * x[0];", "'static' local variables are not supported"),
+        ("static double c = 1; c *= x[1]; return c * x[0];", "'static' local variables that the function writes"),
         ("double s; return s + x[0];", "'s' is used before it is given a value"),
         ("return y + x[0];", "'y' is not declared"),
         ("double *w = malloc(8); return w[0] + x[0];", "malloc's size must be count * sizeof(element)"),

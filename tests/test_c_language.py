@@ -188,8 +188,11 @@ def test_a_const_table_prints_as_an_initialized_array():
     "body, expected",
     [
         ("double w[]; return x[0];", "2:12: a local array needs its size"),
-        ("static double c = 1; return c * x[0];", "2:19: 'static' local variables are not supported"),
-        ("static const double c; return x[0];", "'static' local variables are not supported"),
+        ("static double c = 1; c += 1; return c * x[0];", "2:19: 'static' local variables that the function writes"),
+        ("static double w[2] = {1, 2}; double *p = w; return p[0] * x[0];",
+         "2:19: 'static' local variables that the function writes"),
+        ("static double w[2] = {1, 2}; w[1] = x[0]; return w[0];", "'static' local variables that the function writes"),
+        ("static const double c; return x[0];", "'static' local variables without an initializer"),
         ("return table[0] * x[0];", "2:12: the global variable 'table' is not a number: s2sad reads global numbers"),
         ("double a[2][] = {{1, 2}}; return x[0];", "only the first size of a local array may be left out"),
     ],
@@ -288,6 +291,34 @@ def test_global_numbers_are_read_through_extern_declarations():
             ctypes.c_double.in_dll(lib, "scale").value = value
         check_gradient(sig.primal(primal_lib), sig.gradient(grad_lib, ["x", "a"], []), specs, ["x", "a"], set(),
                        np.random.default_rng(0), returns_float=True)
+
+
+_STATICS = """#include <math.h>
+double f(const double *x, double a, int n)
+{
+    static double w = 0.5;
+    static double coef[3] = {1.0, -0.5, 0.25};
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        s += w * coef[i % 3] * sin(a * x[i]);
+    }
+    return s;
+}
+"""
+
+
+@needs_gcc
+def test_static_locals_that_nothing_writes_are_constants():
+    """A static with an initializer that the function never writes holds the same values at
+    every call: read as a plain local (a write, or a bare array name that may be written
+    through, is refused: test_declaration_problems_are_located)."""
+    from fd import ParamSpec, check_gradient
+
+    text = _gradient(_STATICS, "f", ["x", "a"])
+    sig = CSignature.parse(_STATICS, "f")
+    specs = [ParamSpec("x", "array", (5,)), ParamSpec("a", "float"), ParamSpec("n", "int", value=5)]
+    check_gradient(sig.primal(build(_STATICS)), sig.gradient(build_sanitized(text), ["x", "a"], []), specs, ["x", "a"],
+                   set(), np.random.default_rng(1), returns_float=True)
 
 
 @pytest.mark.parametrize("source, expected", [

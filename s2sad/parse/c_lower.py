@@ -687,6 +687,24 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         env[RETURNED] = build.const(self.at(b, st), True, BOOL, "returned")
 
     # -- declarations -----------------------------------------------------------------------------------
+    def never_written(self, d: c_ast.Decl) -> bool:
+        """Whether the function surely never changes the static ``d`` (or anything of its name):
+        no assignment, increment or address of it or of an element of it; an array only ever
+        subscripted (a bare ``w`` is a pointer that may be written through)."""
+        nodes = list(walk(self.fn.body))
+        subscripted = {id(n.name) for n in nodes if isinstance(n, c_ast.ArrayRef)}
+        for n in nodes:
+            target = n.lvalue if isinstance(n, c_ast.Assignment) else \
+                n.expr if isinstance(n, c_ast.UnaryOp) and (n.op in INCREMENTS or n.op == "&") else None
+            while isinstance(target, (c_ast.ArrayRef, c_ast.StructRef)):
+                target = target.name
+            if isinstance(target, c_ast.ID) and target.name == d.name:
+                return False
+            if isinstance(d.type, c_ast.ArrayDecl) and isinstance(n, c_ast.ID) and n.name == d.name \
+                    and id(n) not in subscripted:
+                return False
+        return True
+
     def decl(self, d: c_ast.Decl, b: Builder, env: Env) -> None:
         if isinstance(d.type, c_ast.FuncDecl):
             return  # a prototype (extern double g(double);) declares nothing lowering needs
@@ -701,11 +719,13 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             raise self.fail(d, "'extern' local variables are not supported", "pass the value as a parameter")
         if isinstance(d.type, c_ast.Enum):
             raise self.fail(d, "an enum defined inside a function is not supported", "define it at file scope")
-        if "static" in d.storage and not ("const" in d.quals and d.init is not None):
-            # A static const with an initializer holds the same values at every call: a plain local.
-            raise self.fail(d, "'static' local variables are not supported",
-                            "declare a plain local: a static variable keeps its value from one call to the "
-                            "next (a 'static const' table with an initializer is accepted)")
+        if "static" in d.storage and not (d.init is not None and ("const" in d.quals or self.never_written(d))):
+            # A static with an initializer that nothing writes (const, or in fact) holds the same
+            # values at every call: a plain local.
+            raise self.fail(d, "'static' local variables that the function writes are not supported"
+                            if d.init is not None else "'static' local variables without an initializer are not "
+                            "supported", "declare a plain local: a static variable keeps its value from one call "
+                            "to the next (a static with an initializer that nothing writes is accepted)")
         t = self.declared_type(d.type, d)
         if t.kind == "void":
             raise self.fail(d, "a variable cannot be void")
