@@ -44,6 +44,9 @@ class ForwardSweep:
         self.snapshot_calls: dict[Value, tuple[Op, int]] = {}
         self.extents = Sizes(module)
         self.while_counts: dict[Op, Value] = {}  # cloned while op -> its trip-count result
+        # The primal's functions' written parameters (effects.written_params), asked at every
+        # call: the sweep clones the primal and changes none of it.
+        self.written_memo: dict[str, set[int]] = {}
 
     def clone_op(self, op: Op, b: Builder) -> Op:
         regions = []
@@ -87,7 +90,7 @@ class ForwardSweep:
         (``subtract(x, mu, tmp)`` writing a work array)."""
         callee = self.module.functions[op.attrs["callee"]]
         reads = function_effects(self.module, callee).reads
-        for i in snapshot_args(self.module, self.fn, op, self.may_alias):
+        for i in snapshot_args(self.module, self.fn, op, self.may_alias, self.written_memo):
             fresh = i not in reads or overwritten_first(self.module, callee, i, self.extents)
             if fresh and not self.may_alias:
                 self.scratch.add((op, i))

@@ -284,9 +284,10 @@ def written_operands(module: Module, op: Op, memo: dict[str, set[int]] | None = 
     return op_def(op.name).writes(op)
 
 
-def written_arrays(module: Module, top: Op | Function) -> list[Value]:
-    """The arrays ``top`` (an op and its regions, or a function) may write, directly or through calls."""
-    return [a for op in top.walk() for a in written_operands(module, op)]
+def written_arrays(module: Module, top: Op | Function, memo: dict[str, set[int]] | None = None) -> list[Value]:
+    """The arrays ``top`` (an op and its regions, or a function) may write, directly or through
+    calls (``memo``: callees' summaries, ``written_params``, kept by a caller that asks often)."""
+    return [a for op in top.walk() for a in written_operands(module, op, memo)]
 
 
 def _written_roots_in(fn: Function, module: Module, memo: dict[str, set[int]]) -> set[Value]:
@@ -368,18 +369,21 @@ def written_roots(module: Module, fn: Function) -> set[Value]:
     return _written_roots_in(fn, module, {})
 
 
-def snapshot_args(module: Module, caller: Function, op: Op, may_alias: bool = False) -> list[int]:
+def snapshot_args(module: Module, caller: Function, op: Op, may_alias: bool = False,
+                  memo: dict[str, set[int]] | None = None) -> list[int]:
     """Array arguments of a call whose contents may change after it (by the callee or the caller).
 
     The reverse sweep re-runs the callee's gradient from the arguments as they
     were at the call, so these must be copied just before the call. With
-    ``may_alias`` a write to any parameter array may change every parameter array.
+    ``may_alias`` a write to any parameter array may change every parameter array. ``memo``:
+    the callees' summaries, for a caller that asks at each of many calls (``written_params``:
+    without it, each call of a file of many helpers walked every helper called after it).
     """
-    written = may_be_written(caller, written_at_or_after(module, op), may_alias)
+    written = may_be_written(caller, written_at_or_after(module, op, memo), may_alias)
     return [i for i, a in enumerate(op.operands) if a.type.is_array and known_root(a) in written]
 
 
-def written_at_or_after(module: Module, op: Op) -> set[Value]:
+def written_at_or_after(module: Module, op: Op, memo: dict[str, set[int]] | None = None) -> set[Value]:
     """The roots that ``op`` itself, or anything that may run after it, may write: the ops after
     it in its block and in each enclosing one, and the whole of every enclosing loop (its next
     iteration runs again what came before ``op``). What only runs before ``op`` leaves the arrays
@@ -396,7 +400,7 @@ def written_at_or_after(module: Module, op: Op) -> set[Value]:
         if owner is None:
             break
         inner = owner
-    return {known_root(a) for top in later for a in written_arrays(module, top)}
+    return {known_root(a) for top in later for a in written_arrays(module, top, memo)}
 
 
 def may_be_written(fn: Function, written: set[Value], may_alias: bool) -> set[Value]:

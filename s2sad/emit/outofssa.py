@@ -118,6 +118,7 @@ class _Coalescer:
         self.values = self._values()
         self.classes = _Classes(self.values)
         self.edges: list[tuple[Value, Value]] = []
+        self._spans: dict[Value, tuple[int, int]] = {}
         self._run()
 
     def _values(self) -> list[Value]:
@@ -193,11 +194,29 @@ class _Coalescer:
             return False
         if params and not any(v.name_hint == params[0].name_hint for v in ma + mb if v is not params[0]):
             return False  # reassigning a parameter reads as a bug unless the source did it by name
-        return not any(self.liveness.intersect(x, y) for x in ma for y in mb)
+        return not self._members_interfere(ma, mb)
 
     def interferes(self, ra: Value, rb: Value) -> bool:
-        ma, mb = self.classes.members[ra], self.classes.members[rb]
-        return any(self.liveness.intersect(x, y) for x in ma for y in mb)
+        return self._members_interfere(self.classes.members[ra], self.classes.members[rb])
+
+    def _members_interfere(self, ma: list[Value], mb: list[Value]) -> bool:
+        """Whether a member of one class is live where one of the other is made. Pairs whose
+        spans (``Liveness.span``) are apart are not asked: a long function's source names (``t``,
+        ``s``) have hundreds of values each, nearly all of them far from one another."""
+        span = self._span
+        for x in ma:
+            sx, ex = span(x)
+            for y in mb:
+                sy, ey = span(y)
+                if sx <= ey and sy <= ex and self.liveness.intersect(x, y):
+                    return True
+        return False
+
+    def _span(self, v: Value) -> tuple[int, int]:
+        found = self._spans.get(v)
+        if found is None:
+            found = self._spans[v] = self.liveness.span(v)
+        return found
 
     def bound_conflict(self, ra: Value, rb: Value) -> bool:
         """Whether one class is carried by a ``for`` whose bounds read the other.
@@ -250,6 +269,9 @@ def _sink_candidates(fn: Function, plan: InlinePlan) -> list[Value]:
     return out
 
 
+SINK_TRIAL_OPS = 32_000  # trials of sinking a value into its yield, times the function's ops
+
+
 def allocate(fn: Function, effects: Effects, namer: Namer, early: frozenset = frozenset(),
              freed_at: Optional[Mapping[Value, object]] = None) -> Allocation:
     """``early``: results written before their op reads its operands (see ``Liveness``).
@@ -259,6 +281,11 @@ def allocate(fn: Function, effects: Effects, namer: Namer, early: frozenset = fr
     plan = InlinePlan(fn, effects, layout)
     co = _Coalescer(fn, layout, plan, early)
     sunk: dict[Value, None] = {}
+    # Each trial plans and coalesces the whole function again: as many as a function of a few
+    # hundred ops has candidates (16 at most in the goldens), fewer in a long one, none past
+    # SINK_TRIAL_OPS ops (a 2,000-line function tried 33, each a second; what is left unsunk
+    # costs a copy into the slot's variable, never a wrong one).
+    trials = SINK_TRIAL_OPS // max(len(layout.pre), 1)
     for y in _sink_candidates(fn, plan):
         if y not in co.classes:
             continue
@@ -266,6 +293,9 @@ def allocate(fn: Function, effects: Effects, namer: Namer, early: frozenset = fr
         target = carried_targets(term)[[v is y for v in term.operands].index(True)]
         if co.classes.find(target) is co.classes.find(y):
             continue  # already written straight into its slot's variable
+        if trials <= 0:
+            break
+        trials -= 1
         trial_plan = InlinePlan(fn, effects, layout, {**sunk, y: None})
         if trial_plan.mode.get(y) != INLINE:
             continue

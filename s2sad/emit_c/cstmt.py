@@ -24,6 +24,7 @@ it read, so that no variable is unused (``-Wunused-variable``).
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, replace
 from typing import Optional
 
@@ -212,7 +213,7 @@ def _place(x: str, block: list[Stmt], loop_body: bool, ctype: str, memo, inserts
     main: Optional[int] = None
     for k in idxs:
         st = block[k]
-        if main is None and child_blocks(st) and _self_contained(x, block, k, loop_body, memo):
+        if main is None and child_blocks(st) and _self_contained(x, block, k, loop_body, memo, where):
             if isinstance(st, For) and st.target == x:
                 continue  # the loop declares it
             for b in child_blocks(st):
@@ -234,17 +235,31 @@ def _place(x: str, block: list[Stmt], loop_body: bool, ctype: str, memo, inserts
         block[main] = Decl(ctype, x, st.value)
     else:
         # Bare where every path assigns it before any reads it (both arms of an if); else zero.
-        first = zero_of(ctype) if exposed(block[main:], x, memo)[0] else None
+        first = zero_of(ctype) if _exposed_from(block, main, x, memo, where) else None
         inserts.append((block, main, Decl(ctype, x, first)))
 
 
-def _self_contained(x: str, block: list[Stmt], k: int, loop_body: bool, memo) -> bool:
+def _self_contained(x: str, block: list[Stmt], k: int, loop_body: bool, memo, where) -> bool:
     """Whether ``x`` carries no value into or out of ``block[k]``."""
     if exposed([block[k]], x, memo)[0]:
         return False
-    if exposed(block[k + 1 :], x, memo)[0]:
+    if _exposed_from(block, k + 1, x, memo, where):
         return False
-    return not (loop_body and exposed(block, x, memo)[0])
+    return not (loop_body and _exposed_from(block, 0, x, memo, where))
+
+
+def _exposed_from(block: list[Stmt], start: int, x: str, memo, where) -> bool:
+    """``exposed(block[start:], x)[0]``, asking only the statements that touch ``x`` (the others
+    neither read nor assign it): a long block asked for each of its many variables from each of
+    their places was quadratic."""
+    positions = _touching(block, memo, where).get(x, [])
+    for k in positions[bisect.bisect_left(positions, start):]:
+        read_first, assigned = _stmt_exposed(block[k], x, memo)
+        if read_first:
+            return True
+        if assigned:
+            return False
+    return False
 
 
 def _effect(value: Expr, pure_calls: frozenset) -> Optional[Expr]:
