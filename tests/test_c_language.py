@@ -333,6 +333,27 @@ def test_global_variables_written_or_out_of_reach_are_located_errors(source, exp
     assert any(expected in m for m in messages), messages
 
 
+def test_a_variable_refused_where_it_is_declared_gives_no_follow_on_errors():
+    """One message for the declaration, none for each use of the variable after it."""
+    source = """#include <stdlib.h>
+typedef struct { int rows, cols; double *data; } Matrix;
+double f(const double *x, int n)
+{
+    Matrix *ms = malloc(n * sizeof(Matrix));
+    for (int i = 0; i < n; i++) {
+        ms[i].rows = 1;
+        ms[i].data = malloc(sizeof(double));
+        ms[i].data[0] = x[i] * x[i];
+    }
+    double s = ms[0].data[0];
+    free(ms);
+    return s;
+}
+"""
+    messages = _diagnostics(source)
+    assert len(messages) == 1 and messages[0].startswith("5:25: arrays of Matrix on the heap"), messages
+
+
 def test_cuda_output_drops_restrict_and_keeps_typedefs():
     src = "typedef double real;\n__global__ void k(const real *__restrict__ x, real *__restrict__ y, int n)\n" \
           "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i] * x[i]; }\n"

@@ -218,6 +218,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         # double **A whose rows a loop mallocs: one n x m array (c_row_allocs), by declaration,
         # by the loop before which it is allocated, and the row statements that then do nothing
         self.row_allocs = row_allocations(fn.body)
+        self.refused: set[str] = set()  # keys of variables whose declarations were refused (attempt)
         self.row_loops = {id(r.loop): r for r in self.row_allocs.values()}
         self.row_stmts = {id(r.row_stmt) for r in self.row_allocs.values()}
         self.pointer_tables: dict[str, PointerTable] = {}  # double *rows[3] = {a, b, c} (c_pointers)
@@ -598,14 +599,16 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             lower()
             return True
         except Fail as f:
-            self.report(f)
+            if not any(self.lookup(n) in self.refused for n in mentioned_names(st)):
+                self.report(f)  # (a statement that uses a variable refused where declared: a follow-on)
             for d in (st.decls if isinstance(st, c_ast.DeclList) else [st] if isinstance(st, c_ast.Decl) else []):
                 if d.name and d.name not in self.scopes[-1]:
-                    try:
-                        t = self.declared_type(d.type, d)
-                    except Fail:  # its type is the problem, already reported: its uses say nothing more
-                        t = CType("void", None, "")
-                    env[self.declare(d.name, t, d)] = Poison()
+                    # Refused where it is declared, reported: as void, its uses say nothing more (as
+                    # the type it was declared with, each use of a struct pointer whose allocation
+                    # was refused said again that it points to one struct).
+                    key = self.declare(d.name, CType("void", None, ""), d)
+                    env[key] = Poison()
+                    self.refused.add(key)
             for name in assigned_names(st) + sorted(addressed_names(st)):  # &m: a callee may set m
                 key = self.lookup(name)
                 if key is not None and self.ctypes[key].kind == "record":  # &w: w's numbers (c_records)
