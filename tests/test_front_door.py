@@ -8,6 +8,7 @@ Every case runs ``python -m s2sad`` as a user would, on real files, FIFOs and de
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 import stat
 import subprocess
@@ -291,6 +292,17 @@ def test_deeply_nested_c_parentheses_are_differentiated(work):
     r = s2sad("grad", "paren.c", "--wrt", "x", cwd=work, timeout=120)
     assert r.returncode == 0, r.stderr
     assert _c_slope(r.stdout, 1.5) == 3.0
+
+
+def test_a_c_sum_of_8000_calls_is_differentiated(work):
+    """doorfuzz seed 16100039: 8,028 terms ``sin(x)`` ran past 60 s (each node of the sum asked
+    its operands' unsigned-ness down the whole sum; each folded link asked its anchors down the
+    chain): both are kept per node now."""
+    (work / "sum.c").write_text("#include <math.h>\ndouble f(double x) { return " + " + ".join(["sin(x)"] * 8000)
+                                + "; }\n")
+    r = s2sad("grad", "sum.c", "--wrt", "x", cwd=work, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert _c_slope(r.stdout, 0.5) == pytest.approx(8000 * math.cos(0.5), rel=1e-12)
 
 
 def _c_slope(gradient: str, x: float) -> float:
