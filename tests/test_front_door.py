@@ -396,6 +396,10 @@ def test_a_long_source_line_is_shown_around_its_caret(work):
 # -- invalid programs are refused where they are wrong, as their compilers refuse them ------------
 
 INVALID = [
+    # doorfuzz seed 16300088: a struct with a member written twice was translated into C that
+    # does not compile.
+    ("dup.c", "struct T {\n    double w;\n    double w;\n};\ndouble f(double x) { struct T t; t.w = x; return t.w; }\n",
+     "dup.c:3:12: error: duplicate member 'w'", "each member of a struct needs a name of its own"),
     ("open.c", "double f(double x) {\n  return x * x;\n",
      "open.c:1:20: error: the file ends inside this block", "a '}' is missing"),
     ("tail.c", "double f(double x) {\n  return x;\n}\ndouble g(double y)\n",

@@ -167,6 +167,13 @@ class CFile:
         return kinds
 
     def _struct(self, node: c_ast.Struct, typedef: Optional[str]) -> None:
+        seen: set[str] = set()
+        for d in node.decls or ():
+            if d.name in seen:  # C refuses the file (gcc: duplicate member), used or not
+                raise DiagnosticError([Diagnostic(f"duplicate member '{d.name}'", self.loc(d),
+                                                  "each member of a struct needs a name of its own")], self.lines)
+            if d.name:
+                seen.add(d.name)
         try:
             self.structs.define(node, typedef)
         except TypeProblem as p:  # reported only if a function s2sad reads uses the type

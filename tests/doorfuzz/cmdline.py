@@ -155,6 +155,8 @@ def c_flags(rng, s):
 
 def subcommand(rng, s):
     kind = rng.choice(["none", "gard", "ir", "ir-o", "empty"])
+    if not s.argv:  # an earlier fault left no command line: there is no subcommand to change
+        return
     if kind == "none":
         s.argv = s.argv[1:]
     elif kind == "gard":
