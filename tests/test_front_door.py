@@ -305,6 +305,18 @@ def test_a_c_sum_of_8000_calls_is_differentiated(work):
     assert _c_slope(r.stdout, 0.5) == pytest.approx(8000 * math.cos(0.5), rel=1e-12)
 
 
+def test_a_python_line_of_a_million_spaces_is_differentiated(work):
+    """doorfuzz seed 16300345: 1.8 million spaces inside an expression ran past 60 s (the comment
+    made from the source line looked for a linter's directive from every space)."""
+    (work / "wide.py").write_text("def f(x, y):\n    return x" + " " * 1_000_000 + "* y\n")
+    r = s2sad("grad", "wide.py", "--wrt", "x", cwd=work, timeout=60)
+    assert r.returncode == 0, r.stderr
+    namespace: dict = {}
+    exec(compile(r.stdout, "grad_wide.py", "exec"), namespace)
+    assert namespace["grad_f"](1.5, 2.5) == 2.5
+    assert max(len(line) for line in r.stdout.splitlines()) < 100
+
+
 def _c_slope(gradient: str, x: float) -> float:
     """d f / d x at ``x`` from a C gradient of ``double f(double x)``, compiled by gcc."""
     assert "void grad_f(double x, double *d_x, double d_return)" in gradient
