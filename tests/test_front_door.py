@@ -385,12 +385,18 @@ def test_statements_nested_up_to_the_limit_are_differentiated(work):
      + "s *= x;" + "}" * 300 + "\n    return s;\n}\n", "loops.c:3:7425: "),
     ("blocks.c", "double f(double x) {\n    double s = x;\n" + "{" * 3000 + "s *= x;" + "}" * 3000
      + "\n    return s;\n}\n", "blocks.c:3:257: "),
+    # doorfuzz seed 16300333: 2,729 chained conditional expressions, nested branches as deep
+    ("cond.py", "def f(x):\n    return " + "".join(f"{k}.0 * x if x > {k} else " for k in range(300)) + "x\n",
+     "cond.py:2:6448: "),
+    ("cond.c", "double f(double x) {\n    return " + "".join(f"x > {k} ? {k}.0 * x : " for k in range(300))
+     + "x;\n}\n", "cond.c:2:5424: "),
 ])
 def test_statements_nested_past_the_limit_are_refused_at_the_first_too_deep(work, name, text, where):
     """Refused before any work on them (deep nests cost size times depth), located."""
     (work / name).write_text(text)
     r = s2sad("grad", name, "--wrt", "x", cwd=work, timeout=60)
-    _refused(r, 1, where + "error: this statement is nested 257 levels deep; s2sad translates at most 256",
+    what = "conditional expression" if name.startswith("cond") else "statement"
+    _refused(r, 1, where + f"error: this {what} is nested 257 levels deep; s2sad translates at most 256",
              "hint: move the inner part into a function of its own")
     assert "^" in r.stderr
 

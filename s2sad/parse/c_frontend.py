@@ -336,7 +336,7 @@ def _reachable(root: str, cfile: CFile) -> tuple[list[str], list[Diagnostic], fr
     return order, problems, frozenset(id(call) for call in back)
 
 
-_NESTS = (c_ast.If, c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch)  # a region each in the IR
+_NESTS = (c_ast.If, c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch, c_ast.TernaryOp)  # a region each in the IR
 
 
 def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
@@ -364,7 +364,8 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
         deep = first_too_deep(body, lambda n: (c for _, c in n.children()),
                               lambda n: isinstance(n, _NESTS) or id(n) in bare)
         if deep is not None:
-            raise DiagnosticError([Diagnostic(nesting.MESSAGE, cfile.loc(deep), nesting.HINT)], cfile.lines)
+            raise DiagnosticError([Diagnostic(nesting.message(isinstance(deep, c_ast.TernaryOp)), cfile.loc(deep),
+                                              nesting.HINT)], cfile.lines)
     problems += [Diagnostic(p.message, cfile.loc(p.node), p.hint)
                  for p in [*cfile.accessor_problems, *cfile.factory_problems]]
     for again, first in cfile.redefined:

@@ -2,8 +2,9 @@
 
 Branches and loops nest as regions of the IR, and an ``else if`` is an ``if`` in the ``else``
 of the one before (in C and in Python's ``elif`` alike), so a chain of them is as deep as it is
-long. Analyses that ask, for each nest, about what it holds or what holds it (liveness,
-variable sharing, declaration placement) cost the function's size times its depth: past a few
+long; a conditional expression is a branch too, and so is a chain of them. Analyses that ask,
+for each nest, about what it holds or what holds it (liveness, variable sharing, declaration
+placement) cost the function's size times its depth: past a few
 hundred levels a translation takes minutes. Like clang, which stops at 256 nested brackets,
 s2sad refuses deeper statements, at the first one too deep, before any work is done on them.
 Python's own compiler stops at 100 levels of indentation, so there only ``elif`` chains reach
@@ -34,6 +35,12 @@ def first_too_deep(root: Node, children: Callable[[Node], Iterable[Node]], nests
     return None
 
 
-MESSAGE = f"this statement is nested {MAX_NESTING + 1} levels deep; s2sad translates at most {MAX_NESTING}"
+def message(expression: bool) -> str:
+    """The error for the first node too deep: a statement, or a conditional expression (``a if c
+    else b``, ``c ? a : b``: a branch as well, and a chain of them as deep as it is long)."""
+    what = "conditional expression" if expression else "statement"
+    return f"this {what} is nested {MAX_NESTING + 1} levels deep; s2sad translates at most {MAX_NESTING}"
+
+
 HINT = ("move the inner part into a function of its own, or write a long else-if chain as a loop over a "
         "table of cases")

@@ -205,7 +205,7 @@ def _infer_all(order: list[str], info: ModuleInfo, locator: Locator
         demands |= new
 
 
-_NESTS = frozenset({cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar})  # a region each in the IR
+_NESTS = frozenset({cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar, cst.IfExp})  # a region each in the IR
 
 
 @forgetting_nodes
@@ -240,7 +240,8 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
     for name in order:  # refused before any work on it (see parse.nesting; elif chains reach it)
         deep = first_too_deep(info.functions[name], children, lambda n: type(n) in _NESTS)
         if deep is not None:
-            raise DiagnosticError([Diagnostic(nesting.MESSAGE, locator.loc(deep), nesting.HINT)], lines)
+            raise DiagnosticError([Diagnostic(nesting.message(type(deep) is cst.IfExp), locator.loc(deep),
+                                              nesting.HINT)], lines)
     lifting = [d for name in order for d in lift_problems.get(name, [])]
     if lifting:  # a function whose local functions stay in it: lowering it would only add follow-on errors
         raise DiagnosticError(_sorted_unique(problems + lifting), lines)
