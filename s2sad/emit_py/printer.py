@@ -97,13 +97,25 @@ class Printer:
     """Prints expressions; records which modules (``math``, ``np``) they refer to."""
 
     modules: set[str] = field(default_factory=set)
+    # Each expression's text, by identity, when one printer prints many parts of one expression
+    # (``first_hoistable``: every sub-expression of a sum 2,000 terms deep, each printed again
+    # with all of its own sub-expressions, was quadratic in nodes). None: printed afresh.
+    memo: Optional[dict[int, tuple[str, int]]] = None
 
     def __call__(self, e: Expr, min_prec: int = P_TUPLE) -> str:
-        text, prec = self._print(e)
+        text, prec = self._printed(e)
         return f"({text})" if prec < min_prec else text
 
     def prec(self, e: Expr) -> int:
-        return self._print(e)[1]
+        return self._printed(e)[1]
+
+    def _printed(self, e: Expr) -> tuple[str, int]:
+        if self.memo is None:
+            return self._print(e)
+        found = self.memo.get(id(e))
+        if found is None:
+            found = self.memo[id(e)] = self._print(e)
+        return found
 
     def _print(self, e: Expr) -> tuple[str, int]:
         p = self.__call__
@@ -213,7 +225,7 @@ def _direction(op: str) -> int:
 
 def first_hoistable(e: Expr, exclude: Optional[Expr] = None) -> list[Expr]:
     """Non-leaf subexpressions of ``e`` that may move into a temporary, largest first."""
-    printer = Printer()
+    printer = Printer(memo={})  # (``e`` holds every node printed: their ids stay theirs)
     cands: list[Expr] = []
     for c in hoistable(e):
         if isinstance(c, (Name, Lit)) or c is exclude or c in cands:
