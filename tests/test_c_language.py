@@ -354,6 +354,22 @@ double f(const double *x, int n)
     assert len(messages) == 1 and messages[0].startswith("5:25: arrays of Matrix on the heap"), messages
 
 
+def test_a_refused_declaration_of_a_number_a_loop_carries_is_one_located_error():
+    """doorfuzz seed 16400078: the loop carrying ``s`` asked the type of a variable declared void
+    after its declaration was refused (an internal error); it keeps its declared type."""
+    source = """double f(const double *x, int n)
+{
+    double s = 0xFFFFFFFFFFFFFFFFFFFF;
+    for (int i = 0; i + 1 < n; i += 2) {
+        s += x[i] * x[i + 1];
+    }
+    return s;
+}
+"""
+    messages = _diagnostics(source)
+    assert messages == ["3:16: this integer constant is too large for any C integer type"], messages
+
+
 def test_cuda_output_drops_restrict_and_keeps_typedefs():
     src = "typedef double real;\n__global__ void k(const real *__restrict__ x, real *__restrict__ y, int n)\n" \
           "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i] * x[i]; }\n"

@@ -603,10 +603,14 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                 self.report(f)  # (a statement that uses a variable refused where declared: a follow-on)
             for d in (st.decls if isinstance(st, c_ast.DeclList) else [st] if isinstance(st, c_ast.Decl) else []):
                 if d.name and d.name not in self.scopes[-1]:
-                    # Refused where it is declared, reported: as void, its uses say nothing more (as
-                    # the type it was declared with, each use of a struct pointer whose allocation
-                    # was refused said again that it points to one struct).
-                    key = self.declare(d.name, CType("void", None, ""), d)
+                    # Refused where it is declared, reported: a statement that fails where it uses
+                    # it says nothing more (above: each use of a struct pointer whose allocation was
+                    # refused said again that it points to one struct).
+                    try:
+                        t = self.declared_type(d.type, d)
+                    except Fail:  # its type is the problem, already reported
+                        t = CType("void", None, "")
+                    key = self.declare(d.name, t, d)
                     env[key] = Poison()
                     self.refused.add(key)
             for name in assigned_names(st) + sorted(addressed_names(st)):  # &m: a callee may set m
