@@ -317,6 +317,16 @@ def test_a_python_line_of_a_million_spaces_is_differentiated(work):
     assert max(len(line) for line in r.stdout.splitlines()) < 100
 
 
+def test_a_c_expression_past_the_depth_limit_is_refused_where_it_is(work):
+    """doorfuzz seed 16500011: a sum of 18,993 calls ran out of the recursion limit while its C was
+    printed (an internal error); past 10,000 nodes deep an expression is refused, located."""
+    (work / "sum.c").write_text("#include <math.h>\ndouble f(double x) {\n    return "
+                                + " + ".join(["sin(x)"] * 12_000) + ";\n}\n")
+    r = s2sad("grad", "sum.c", "--wrt", "x", cwd=work, timeout=120)
+    _refused(r, 1, "sum.c:3:12: error: this expression is nested more than 10,000 operations deep",
+             "hint: split it into several statements")
+
+
 def _c_slope(gradient: str, x: float) -> float:
     """d f / d x at ``x`` from a C gradient of ``double f(double x)``, compiled by gcc."""
     assert "void grad_f(double x, double *d_x, double d_return)" in gradient

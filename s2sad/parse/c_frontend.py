@@ -366,6 +366,11 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
         if deep is not None:
             raise DiagnosticError([Diagnostic(nesting.message(isinstance(deep, c_ast.TernaryOp)), cfile.loc(deep),
                                               nesting.HINT)], cfile.lines)
+        deep = first_too_deep(body, lambda n: (c for _, c in n.children()), lambda n: True,
+                              nesting.MAX_EXPRESSION_DEPTH)
+        if deep is not None:
+            raise DiagnosticError([Diagnostic(nesting.DEEP_EXPRESSION, cfile.loc(deep), nesting.DEEP_EXPRESSION_HINT)],
+                                  cfile.lines)
     problems += [Diagnostic(p.message, cfile.loc(p.node), p.hint)
                  for p in [*cfile.accessor_problems, *cfile.factory_problems]]
     for again, first in cfile.redefined:

@@ -9,6 +9,10 @@ hundred levels a translation takes minutes. Like clang, which stops at 256 neste
 s2sad refuses deeper statements, at the first one too deep, before any work is done on them.
 Python's own compiler stops at 100 levels of indentation, so there only ``elif`` chains reach
 the limit.
+
+Expressions are trees as deep as they are long where an operator chains (a sum of N terms is N
+deep), and the emitters print them by recursion: a C expression more than ``MAX_EXPRESSION_DEPTH``
+syntax nodes deep is refused too (Python's compiler refuses long before).
 """
 
 from __future__ import annotations
@@ -20,16 +24,19 @@ MAX_NESTING = 256
 Node = TypeVar("Node")
 
 
-def first_too_deep(root: Node, children: Callable[[Node], Iterable[Node]], nests: Callable[[Node], bool]
-                   ) -> Optional[Node]:
-    """The first node, in source order, with more than ``MAX_NESTING`` nodes that ``nests``
-    around it or at it; None when there is none. A walk by a stack (the input is deep)."""
+MAX_EXPRESSION_DEPTH = 10_000  # syntax nodes around a node (a C sum of 10,000 terms is that deep)
+
+
+def first_too_deep(root: Node, children: Callable[[Node], Iterable[Node]], nests: Callable[[Node], bool],
+                   limit: int = MAX_NESTING) -> Optional[Node]:
+    """The first node, in source order, with more than ``limit`` nodes that ``nests`` around it
+    or at it; None when there is none. A walk by a stack (the input is deep)."""
     stack = [(root, 0)]
     while stack:
         node, depth = stack.pop()
         if nests(node):
             depth += 1
-            if depth > MAX_NESTING:
+            if depth > limit:
                 return node
         stack.extend((c, depth) for c in reversed(list(children(node))))
     return None
@@ -41,6 +48,10 @@ def message(expression: bool) -> str:
     what = "conditional expression" if expression else "statement"
     return f"this {what} is nested {MAX_NESTING + 1} levels deep; s2sad translates at most {MAX_NESTING}"
 
+
+DEEP_EXPRESSION = (f"this expression is nested more than {MAX_EXPRESSION_DEPTH:,} operations deep, more than "
+                   "s2sad translates")
+DEEP_EXPRESSION_HINT = "split it into several statements (s = a + b, then s += c, ...)"
 
 HINT = ("move the inner part into a function of its own, or write a long else-if chain as a loop over a "
         "table of cases")
