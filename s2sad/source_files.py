@@ -86,6 +86,13 @@ def python_text(data: bytes, path: str) -> str:
         return data.decode(encoding)  # "utf-8-sig" drops the BOM
     except UnicodeDecodeError as e:
         raise _undecodable(data, e, encoding, path) from None
+    except LookupError:  # a codec that is no text encoding (``# coding: rot13``): Python refuses it too
+        raw = [r.decode("utf-8", errors="replace") for r in data.split(b"\n")[:2]]
+        line = next((k + 1 for k, r in enumerate(raw) if "coding" in r), 1)
+        loc = SourceLoc(Path(path).name, line, 1, line, max(len(raw[line - 1]), 1) + 1 if raw else 2)
+        raise DiagnosticError([Diagnostic(f"'{encoding}' is not a text encoding", loc,
+                                          hint="Python cannot decode this file either: name a text encoding "
+                                          "(utf-8, latin-1) in the coding comment")], raw) from None
 
 
 def _undecodable(data: bytes, e: UnicodeDecodeError, encoding: str, path: str) -> DiagnosticError:
@@ -93,8 +100,12 @@ def _undecodable(data: bytes, e: UnicodeDecodeError, encoding: str, path: str) -
     the bad bytes replaced, the caret under the first."""
     line = data.count(b"\n", 0, e.start) + 1
     line_start = data.rfind(b"\n", 0, e.start) + 1
-    col = len(data[line_start:e.start].decode(encoding, errors="replace")) + 1
-    loc = SourceLoc(Path(path).name, line, col, line, col + 1)
+    shown = encoding
     lines = data.decode(encoding, errors="replace").splitlines()
+    if len(lines) < line:  # an encoding whose line ends are not b"\n" (utf-16): the bytes' lines, as UTF-8
+        shown = "utf-8"
+        lines = [r.decode(shown, errors="replace") for r in data.split(b"\n")]
+    col = len(data[line_start:e.start].decode(shown, errors="replace")) + 1
+    loc = SourceLoc(Path(path).name, line, col, line, col + 1)
     return DiagnosticError([Diagnostic(f"line {line} is not valid {encoding}: {e.reason}", loc,
                                        hint="Python cannot decode this file either")], lines)

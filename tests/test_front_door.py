@@ -466,6 +466,21 @@ def test_a_python_line_that_is_not_utf8_is_shown_with_its_caret(work):
     _refused(r, 1, "bad.py:2:17: error: line 2 is not valid utf-8", "# caf\ufffd", "^")
 
 
+def test_a_coding_cookie_of_a_codec_that_is_no_text_encoding_is_located(work):
+    """doorfuzz seed 16600082: ``# coding: rot13`` was an internal error (LookupError)."""
+    (work / "rot.py").write_bytes(b"# coding: rot13\ndef f(x):\n    return x * x\n")
+    r = s2sad("grad", "rot.py", "--wrt", "x", cwd=work)
+    _refused(r, 1, "rot.py:1:1: error: 'rot13' is not a text encoding", "    # coding: rot13", "^~~~")
+
+
+def test_a_utf16_cookie_on_ascii_bytes_shows_the_line_it_names(work):
+    """doorfuzz seed 16600034: the error named line 7 of a file whose UTF-16 reading has fewer
+    lines, so no line and no caret were shown; the bytes' own lines are shown then."""
+    (work / "u16.py").write_bytes(b"# vim: set fileencoding=utf-16 :\ndef f(x):\n    return x * x")  # 59 bytes
+    r = s2sad("grad", "u16.py", "--wrt", "x", cwd=work)
+    _refused(r, 1, "u16.py:3:16: error: line 3 is not valid utf-16: truncated data", "    return x * x", "^")
+
+
 def test_a_c_comment_in_latin1_is_read_as_gcc_reads_it(work):
     (work / "old.c").write_bytes(b"/* r\xe9sum\xe9 of the model */\ndouble f(double x) { return x * x; }\n")
     r = s2sad("grad", "old.c", "--wrt", "x", cwd=work)
