@@ -203,7 +203,7 @@ class _Coalescer:
         """Whether a member of one class is live where one of the other is made. Pairs whose
         spans (``Liveness.span``) are apart are not asked: a long function's source names (``t``,
         ``s``) have hundreds of values each, nearly all of them far from one another."""
-        span = self._span
+        span = self.span
         for x in ma:
             sx, ex = span(x)
             for y in mb:
@@ -212,7 +212,8 @@ class _Coalescer:
                     return True
         return False
 
-    def _span(self, v: Value) -> tuple[int, int]:
+    def span(self, v: Value) -> tuple[int, int]:
+        """``Liveness.span(v)``, worked out once (coalescing and naming ask it of every pair)."""
         found = self._spans.get(v)
         if found is None:
             found = self._spans[v] = self.liveness.span(v)
@@ -323,7 +324,7 @@ def _name(fn: Function, co: _Coalescer, namer: Namer,
     released = {r: frozenset(freed_at[v] for v in classes.members[r] if v in freed_at) for r in reps}
     spans: dict[Value, tuple[int, int]] = {}
     for rep in reps:  # a class's span: its members' together (see Liveness.span)
-        member_spans = [co.liveness.span(v) for v in classes.members[rep]]
+        member_spans = [co.span(v) for v in classes.members[rep]]
         spans[rep] = (min(s for s, _ in member_spans), max(e for _, e in member_spans))
 
     def apart(r: Value, rep: Value) -> bool:

@@ -284,9 +284,6 @@ def _reachable(texts: dict[str, str], entry: str) -> set[str]:
     return seen
 
 
-_CALLED = re.compile(r"\b([A-Za-z_]\w*)\(")
-
-
 def declared(op: Op) -> str:
     """The declaration C output prints for what ``op`` calls that is defined elsewhere: a
     function's prototype, or its custom adjoint's; "" for any other op."""

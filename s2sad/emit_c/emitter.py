@@ -241,7 +241,7 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         body = tidy(self.gen_block(fn.body))
         body = _ternaries(body)
         types = {k: v for k, v in self.types.items() if k not in self.stack and k not in self.param_names}
-        body = tidy(drop_dead(body, types, PURE_CALLS, frozenset(self.stack)))
+        body = tidy(drop_dead(body, types, PURE_CALLS, frozenset(self.stack)))  # (its comments, once more)
         declare(body, types)
         finish_pragmas(body)
         renderer = CRenderer(self.printer, self.types)

@@ -49,8 +49,8 @@ from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F32, F64, I64, Type
 from . import c_builtins
 from .c_row_allocs import RowAllocation, row_allocations
-from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, library_name, math_intrinsic, node_text, span,
-                     split_subscripts, walk)
+from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, changed_target, library_name,
+                     math_intrinsic, node_text, span, split_subscripts, walk)
 from .c_declarators import ReadDims
 from .c_extern import Prototype, read_prototype
 from .custom_adjoints import NONE as NO_DERIVATIVES
@@ -332,8 +332,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         """A file-scope number that is not const: read where the source reads it, as the gradient's
         file sees it, through an ``extern`` declaration (the user links the gradient with the
         file that defines it). An ``extern`` op: never moved or merged, its value kept for the
-        reverse sweep; no derivative (it is not a parameter). A function that writes it is
-        refused where it does (``global_write``)."""
+        reverse sweep; no derivative (it is not a parameter). A function that writes it or takes
+        its address is refused there (``CExprLowering.store``, ``&``)."""
         decl = self.ctx.globals[node.name]
         keep = "pass it as a parameter, or make it a const or a #define"
         try:
@@ -701,8 +701,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         nodes = list(walk(self.fn.body))
         subscripted = {id(n.name) for n in nodes if isinstance(n, c_ast.ArrayRef)}
         for n in nodes:
-            target = n.lvalue if isinstance(n, c_ast.Assignment) else \
-                n.expr if isinstance(n, c_ast.UnaryOp) and (n.op in INCREMENTS or n.op == "&") else None
+            target = changed_target(n)
             while isinstance(target, (c_ast.ArrayRef, c_ast.StructRef)):
                 target = target.name
             if isinstance(target, c_ast.ID) and target.name == d.name:

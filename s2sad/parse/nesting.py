@@ -20,11 +20,9 @@ from __future__ import annotations
 from typing import Callable, Iterable, Optional, TypeVar
 
 MAX_NESTING = 256
+MAX_EXPRESSION_DEPTH = 10_000  # syntax nodes around a node (a C sum of 10,000 terms is that deep)
 
 Node = TypeVar("Node")
-
-
-MAX_EXPRESSION_DEPTH = 10_000  # syntax nodes around a node (a C sum of 10,000 terms is that deep)
 
 
 def first_too_deep(root: Node, children: Callable[[Node], Iterable[Node]], nests: Callable[[Node], bool],
