@@ -33,7 +33,7 @@ from __future__ import annotations
 import builtins
 import math
 from dataclasses import dataclass, field, replace
-from typing import Callable, Optional, Union
+from typing import Callable, Iterator, Optional, Union
 
 import libcst as cst
 
@@ -494,10 +494,13 @@ class _InfoNames:
         return self.info.canonical_name(node)
 
 
-def _walk(node: cst.CSTNode):
-    yield node
-    for child in children(node):
-        yield from _walk(child)
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and every node under it, in pre-order (a stack, as ``_loads``)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(children(n)))
 
 
 def _walrus(node: cst.CSTNode) -> list[str]:

@@ -385,6 +385,10 @@ class _Inference:
         self.products: dict[int, Product] = {}
         self.left_products: set[int] = set()
         self.array_products: set[int] = set()
+        # Types of expressions by id, while one pass reads every expression against one
+        # ``types`` (``numpy_context``): an expression's type is asked at each of its
+        # enclosing operations, quadratic in a long sum's length without it. None: no pass.
+        self.type_memo: Optional[dict[int, Optional[Type]]] = None
 
     # -- evidence -----------------------------------------------------------------
     def evidence(self, name: str) -> _ArrayEvidence:
@@ -882,6 +886,15 @@ class _Inference:
 
     # -- types of expressions ------------------------------------------------------------
     def expr_type(self, node: cst.BaseExpression, types: dict[str, Type]) -> Optional[Type]:
+        memo = self.type_memo
+        if memo is None or self.scopes:  # inside a comprehension its names bind: not memoized
+            return self._expr_type(node, types)
+        key = id(node)
+        if key not in memo:
+            memo[key] = self._expr_type(node, types)
+        return memo[key]
+
+    def _expr_type(self, node: cst.BaseExpression, types: dict[str, Type]) -> Optional[Type]:
         if isinstance(node, cst.Integer):
             return I64
         if isinstance(node, cst.Float):
@@ -1305,11 +1318,27 @@ class _Inference:
         """Names whose value reaches, elementwise, an operation that takes arrays as well as
         numbers; and names whose value reaches one that takes numbers only (``math.exp``,
         ``max``, an ``if`` test), where an array would make the primal fail."""
+        self.type_memo = {}
+        try:
+            return self._numpy_context(types)
+        finally:
+            self.type_memo = None
+
+    def _numpy_context(self, types: dict[str, Type]) -> tuple[set[str], set[str]]:
         names: set[str] = set()
         scalar_only: set[str] = set()
+        # By id, as the types (``type_memo``): each operation of a long sum asks for its operands'.
+        flows: dict[int, set[str]] = {}
+        valued: dict[int, bool] = {}
 
         def flow(node: cst.BaseExpression) -> set[str]:
-            """The names whose values flow elementwise into ``node``'s value."""
+            """The names whose values flow elementwise into ``node``'s value (not to be changed)."""
+            key = id(node)
+            if key not in flows:
+                flows[key] = _flow(node)
+            return flows[key]
+
+        def _flow(node: cst.BaseExpression) -> set[str]:
             if isinstance(node, cst.Name):
                 return {node.value} if node.value in self.locals else set()
             if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.MatrixMultiply):
@@ -1326,6 +1355,12 @@ class _Inference:
             """Arithmetic with the value of an elementwise NumPy call of float variables
             (``K / (1 + np.exp(-r * t))``): an array wherever they are, so its other operands may be
             arrays too (not ``np.sin(u[k])``, of an element)."""
+            key = id(node)
+            if key not in valued:
+                valued[key] = _numpy_valued(node)
+            return valued[key]
+
+        def _numpy_valued(node: cst.BaseExpression) -> bool:
             if isinstance(node, cst.Call):
                 return self.takes_arrays(node) and self.elementwise_call(node) and any(
                     not (types.get(n) is not None and types[n].is_int) for a in positional_args(node) for n in flow(a))
