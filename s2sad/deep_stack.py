@@ -16,6 +16,8 @@ import sys
 import threading
 from typing import Callable, TypeVar
 
+from .collector import fewer_collections
+
 T = TypeVar("T")
 
 RECURSION_LIMIT = 100_000
@@ -27,7 +29,13 @@ _old_limit = 0
 
 
 def run_deep(step: Callable[[], T]) -> T:
-    """``step()`` on a thread of its own with a deep stack; its result, or its exception."""
+    """``step()`` on a thread of its own with a deep stack, and fewer collections (``collector``:
+    a translation's objects live until it ends); its result, or its exception."""
+    with fewer_collections():
+        return _on_deep_stack(step)
+
+
+def _on_deep_stack(step: Callable[[], T]) -> T:
     global _running, _old_limit
     result: list[T] = []
     failure: list[BaseException] = []

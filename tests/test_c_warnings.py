@@ -107,6 +107,26 @@ def f(x: "f64[n]", y: "f64[n]", W: "f64[m, n]", a: float, b: float, n: int, m: i
 ''', ["x", "y", "a", "b"], lang="py", py_params=[("double *", "x"), ("double *", "y"), ("double *", "W"),
                                                   ("double", "a"), ("double", "b"), ("long", "n"), ("long", "m")],
         shapes={"W": (M, N)}),
+    # Fuzz seed 13010354, shrunk: y's copy before w1 (whose gradient re-reads y[1]) was
+    # malloc'd and filled with n numbers; inlined into grad_f, gcc -O2 could not tell n > 1 and
+    # reported 'y_before_w1[1]' may be used uninitialized. A copy is now calloc'd, then filled.
+    "copy_read_past_what_gcc_knows_filled": Case('''import numpy as np
+
+
+def w1(out: "f64[n]", z: "f64[n]", c: float, n: int) -> None:
+    h0 = 0.0
+    h0 += z[0] if out[1] > 0.5 else h0
+    for i in range(n):
+        out[i] = h0
+
+
+def f(x: "f64[n]", y: "f64[n]", a: float, b: float, n: int) -> float:
+    for i in range(n):
+        return y[i]
+    w1(y, x, x[2] * np.cosh(a), n)
+    return x[1] * b
+''', ["x", "a", "b"], lang="py", py_params=[("double *", "x"), ("double *", "y"), ("double", "a"),
+                                         ("double", "b"), ("long", "n")], shapes={}),
     # s1 = -0.25 + a was kept for a return that an always-true early return never reaches.
     "dead_after_early_return": Case(
         """#include <math.h>

@@ -561,7 +561,7 @@ def test_copies_before_calls_and_two_dimensional_indexing():
     # smooth(y, x, n) reads x, which the second call overwrites: copied before the first call;
     # y, which the first call only writes, needs no copy, only memory for its gradient to write.
     assert (
-        "    double *x_before_smooth = malloc(max_l(n, 2) * sizeof(double));\n"  # x[0], x[1] are read too
+        "    double *x_before_smooth = calloc(1, max_l(n, 2) * sizeof(double));\n"  # x[0], x[1] are read too
         "    memcpy(x_before_smooth, x, max_l(n, 2) * sizeof(double));\n"
     ) in text
     assert "    double *y_for_smooth = malloc(n * sizeof(double));\n" in text

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from ..analysis.effects import function_effects, known_root, snapshot_args
+from ..analysis.effects import LaterWrites, function_effects, known_root, snapshot_args
 from ..analysis.extents import Sizes
 from ..analysis.overwritten import overwritten_first
 from ..ssa import build
@@ -44,9 +44,9 @@ class ForwardSweep:
         self.snapshot_calls: dict[Value, tuple[Op, int]] = {}
         self.extents = Sizes(module)
         self.while_counts: dict[Op, Value] = {}  # cloned while op -> its trip-count result
-        # The primal's functions' written parameters (effects.written_params), asked at every
-        # call: the sweep clones the primal and changes none of it.
-        self.written_memo: dict[str, set[int]] = {}
+        # What the primal's calls and blocks write (effects.LaterWrites), asked at every call:
+        # the sweep clones the primal and changes none of it.
+        self.later_writes = LaterWrites(module)
 
     def clone_op(self, op: Op, b: Builder) -> Op:
         regions = []
@@ -90,7 +90,7 @@ class ForwardSweep:
         (``subtract(x, mu, tmp)`` writing a work array)."""
         callee = self.module.functions[op.attrs["callee"]]
         reads = function_effects(self.module, callee).reads
-        for i in snapshot_args(self.module, self.fn, op, self.may_alias, self.written_memo):
+        for i in snapshot_args(self.module, self.fn, op, self.may_alias, self.later_writes):
             fresh = i not in reads or overwritten_first(self.module, callee, i, self.extents)
             if fresh and not self.may_alias:
                 self.scratch.add((op, i))

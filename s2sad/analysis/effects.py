@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from ..diagnostics import DiagnosticError, error
-from ..ssa.ir import Function, Module, Op, Value
+from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.array_ops import ACCUMULATIONS, makes_fresh_array
 from ..ssa.opdefs import makes_fresh, op_def
 from ..ssa.ops import view_base
@@ -145,9 +145,10 @@ class EffectAnalysis:
             # while the function's own body is being summarized.
             arrays = frozenset(i for i, p in enumerate(fn.params) if p.type.is_array)
             self._memo[fn.name] = FunctionEffects(arrays, arrays, True)
-            reads = self._touched(fn, self._read_roots(fn.walk()))
-            writes = self._touched(fn, self._written_roots(fn.walk()))
-            self._memo[fn.name] = FunctionEffects(reads, writes, any(self.waits(op) for op in fn.walk()))
+            ops = list(fn.walk())  # once, for the three questions
+            reads = self._touched(fn, self._read_roots(ops))
+            writes = self._touched(fn, self._written_roots(ops))
+            self._memo[fn.name] = FunctionEffects(reads, writes, any(self.waits(op) for op in ops))
         return self._memo[fn.name]
 
     def waits(self, op: Op) -> bool:
@@ -290,9 +291,13 @@ def written_arrays(module: Module, top: Op | Function, memo: dict[str, set[int]]
     return [a for op in top.walk() for a in written_operands(module, op, memo)]
 
 
-def _written_roots_in(fn: Function, module: Module, memo: dict[str, set[int]]) -> set[Value]:
+def _written_roots_in(fn: Function, module: Module, memo: dict[str, set[int]],
+                      self_calls: Optional[list[Op]] = None) -> set[Value]:
+    """The roots ``fn`` writes; ``self_calls`` (where given) gets its calls of itself."""
     roots: set[Value] = set()
     for op in fn.walk():
+        if self_calls is not None and op.name == "call" and op.attrs.get("callee") == fn.name:
+            self_calls.append(op)
         for arr in written_operands(module, op, memo):
             if op.name in ACCUMULATIONS:  # an adjoint's d_x += ... (grad_g called by grad_f)
                 roots.add(known_root(arr))
@@ -334,11 +339,14 @@ def written_params(module: Module, fn: Function, memo: dict[str, set[int]] | Non
         # self-calls add no more (they may pass a parameter in another position).
         memo[fn.name] = set()
         while True:
-            roots = _written_roots_in(fn, module, memo)
+            self_calls: list[Op] = []
+            roots = _written_roots_in(fn, module, memo, self_calls)
             found = {i for i, p in enumerate(fn.params) if p in roots}
             if found == memo[fn.name]:
                 break
             memo[fn.name] = found
+            if not self_calls:  # the summary read no part of itself: no second round
+                break
     return memo[fn.name]
 
 
@@ -370,16 +378,16 @@ def written_roots(module: Module, fn: Function) -> set[Value]:
 
 
 def snapshot_args(module: Module, caller: Function, op: Op, may_alias: bool = False,
-                  memo: dict[str, set[int]] | None = None) -> list[int]:
+                  later: Optional["LaterWrites"] = None) -> list[int]:
     """Array arguments of a call whose contents may change after it (by the callee or the caller).
 
     The reverse sweep re-runs the callee's gradient from the arguments as they
     were at the call, so these must be copied just before the call. With
-    ``may_alias`` a write to any parameter array may change every parameter array. ``memo``:
-    the callees' summaries, for a caller that asks at each of many calls (``written_params``:
-    without it, each call of a file of many helpers walked every helper called after it).
+    ``may_alias`` a write to any parameter array may change every parameter array. ``later``:
+    what each block of ``caller`` writes, for a caller that asks at each of many calls.
     """
-    written = may_be_written(caller, written_at_or_after(module, op, memo), may_alias)
+    written = (later or LaterWrites(module)).at_or_after(op)
+    written = may_be_written(caller, written, may_alias)
     return [i for i, a in enumerate(op.operands) if a.type.is_array and known_root(a) in written]
 
 
@@ -401,6 +409,57 @@ def written_at_or_after(module: Module, op: Op, memo: dict[str, set[int]] | None
             break
         inner = owner
     return {known_root(a) for top in later for a in written_arrays(module, top, memo)}
+
+
+class LaterWrites:
+    """``written_at_or_after`` for one call after another of a function that does not change
+    meanwhile, with what each op writes and where in its block each root is last written worked
+    out once: asked afresh, each call walked every op after it (a file of many helpers, each
+    called in turn by ``f``: quadratic in the calls). ``memo``: the callees' summaries
+    (``written_params``)."""
+
+    def __init__(self, module: Module, memo: dict[str, set[int]] | None = None):
+        self.module = module
+        self.memo = {} if memo is None else memo
+        self._roots: dict[int, set[Optional[Value]]] = {}  # by op id: its roots (None: unknown)
+        self._last: dict[int, dict[Optional[Value], int]] = {}  # by block id: root -> last writer's index
+        self._index: dict[int, dict[int, int]] = {}  # by block id: op id -> its index
+
+    def at_or_after(self, op: Op) -> set[Value]:
+        out = set(self._roots_of(op))
+        inner = op
+        while inner.parent is not None:
+            block = inner.parent
+            owner = block.parent_op
+            if owner is not None and owner.name in ("for", "while"):
+                out |= self._roots_of(owner)  # the loop's next iteration: all of it
+            else:
+                last = self._last_writers(block)
+                k = self._index[id(block)][id(inner)]
+                out.update(root for root, at in last.items() if at > k)
+            if owner is None:
+                break
+            inner = owner
+        if None in out:  # a root that depends on control flow: the walk above says where
+            return written_at_or_after(self.module, op, self.memo)
+        return out  # type: ignore[return-value]
+
+    def _roots_of(self, op: Op) -> set[Optional[Value]]:
+        key = id(op)
+        if key not in self._roots:
+            self._roots[key] = {array_root(a) for a in written_arrays(self.module, op, self.memo)}
+        return self._roots[key]
+
+    def _last_writers(self, block: Block) -> dict[Optional[Value], int]:
+        key = id(block)
+        if key not in self._last:
+            last: dict[Optional[Value], int] = {}
+            for k, o in enumerate(block.ops):
+                for root in self._roots_of(o):
+                    last[root] = k
+            self._last[key] = last
+            self._index[key] = {id(o): k for k, o in enumerate(block.ops)}
+        return self._last[key]
 
 
 def may_be_written(fn: Function, written: set[Value], may_alias: bool) -> set[Value]:

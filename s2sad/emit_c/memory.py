@@ -258,15 +258,19 @@ class CMemory:
             for axis in range(1, src.type.rank):  # type: ignore[attr-defined]
                 count = binop("*", count, self._extent(src, axis, op))
         nbytes = binop("*", self._checked_count(count) if elem == "bool" else count, Lit(f"sizeof({elem})"))
-        held = binop("*", self._checked_count(count, least=1), Lit("sizeof(bool)")) if elem == "bool" else nbytes
+        held, unit = (self._checked_count(count, least=1), elem) if elem == "bool" else (count, elem)
         struct = self._struct_of(src)
         if self._mixed(struct):  # integer members: the structs' bytes, not the numbers'
-            nbytes = held = binop("*", self._structs_holding(struct, count), Lit(f"sizeof({struct})"))  # type: ignore
+            held, unit = self._structs_holding(struct, count), struct  # type: ignore[assignment]
+            nbytes = binop("*", held, Lit(f"sizeof({struct})"))
         if self._declared_rows(src) and is_pointer_rows(self._declared_spelling(src) or ""):
             raise error("C output: a copy of a whole array of rows (double **) is needed here, which C output "
                         "does not make", op.loc, hint="copy the rows you need into an array of your own")
+        # Zeroed, although the copy then fills it: gcc knows only the first count elements filled,
+        # and a callee's gradient reading x[2] of a copy of n warns (-Wmaybe-uninitialized) where
+        # it cannot tell that n > 2 (fuzz seed 13010354).
         return self._register_buffer(op, name) + [
-            Assign([Name(name)], self._malloc(name, held)),
+            Assign([Name(name)], self._calloc(name, held, unit)),
             ExprStmt(Call(Name("memcpy"), (Name(name), self.expr(src), nbytes))),
         ] + self._row_table(op, name)
 

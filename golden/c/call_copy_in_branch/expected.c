@@ -42,7 +42,7 @@ void grad_f(double *x, double *d_x, int n, double d_return) {
     bool t0 = x[0] > 0.0;
     double *x_before_sumsq = NULL;
     if (t0) {
-        x_before_sumsq = malloc(max_l(n, 3) * sizeof(double));
+        x_before_sumsq = calloc(1, max_l(n, 3) * sizeof(double));
         memcpy(x_before_sumsq, x, max_l(n, 3) * sizeof(double));
     }
     x[1] *= 3.0;

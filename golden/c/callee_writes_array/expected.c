@@ -46,10 +46,10 @@ static void grad_accumulate_squares(double a, const double *x, double *d_x, doub
 void grad_blend(double *y, double *d_y, const double *x, double *d_x, const double *z, double *d_z,
                 int n) {
     // forward sweep
-    double *y_before_accumulate_squares = malloc(n * sizeof(double));
+    double *y_before_accumulate_squares = calloc(1, n * sizeof(double));
     memcpy(y_before_accumulate_squares, y, n * sizeof(double));
     accumulate_squares(0.25, x, y, n);
-    double *y_before_accumulate_squares2 = malloc(n * sizeof(double));
+    double *y_before_accumulate_squares2 = calloc(1, n * sizeof(double));
     memcpy(y_before_accumulate_squares2, y, n * sizeof(double));
     accumulate_squares(-0.5, z, y, n);
 

@@ -177,7 +177,7 @@ void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, 
             ck_at = ck_mid;
         }
         // this iteration again, keeping what its adjoint reads
-        double *u_before_step = malloc((2 + (n - 2) < t2 ? 2 + (n - 2) : t2) * sizeof(double));
+        double *u_before_step = calloc(1, (2 + (n - 2) < t2 ? 2 + (n - 2) : t2) * sizeof(double));
         memcpy(u_before_step, u_ck, (2 + (n - 2) < t2 ? 2 + (n - 2) : t2) * sizeof(double));
         step(w_ck, u_ck, n - 2, c);
         for (long i = 0; i < n - 2; i++) {

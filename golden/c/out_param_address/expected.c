@@ -115,13 +115,13 @@ void grad_zscore(const double *x, double *d_x, int n, double w, double *d_w, dou
     w2[0] = w;
     double m[1] = {0};
     double v[1] = {0};
-    double *m_before_stats = malloc(1 * sizeof(double));
+    double *m_before_stats = calloc(1, sizeof(double));
     memcpy(m_before_stats, m, 1 * sizeof(double));
     stats(x, n, m, v);
     int k[1] = {0};
-    int *k_before_largest = malloc(1 * sizeof(int));
+    int *k_before_largest = calloc(1, sizeof(int));
     memcpy(k_before_largest, k, 1 * sizeof(int));
-    double *w_before_largest = malloc(1 * sizeof(double));
+    double *w_before_largest = calloc(1, sizeof(double));
     memcpy(w_before_largest, w2, 1 * sizeof(double));
     largest(x, n, k, w2);
     double t0 = sqrt(v[0]);

@@ -71,14 +71,14 @@ static void grad_step(Body *bs, Body *d_bs, int n, double dt, double *d_dt) {
 // Array sizes: bs, d_bs: [n] (Body).
 void grad_run(Body *bs, Body *d_bs, int n, double dt, double *d_dt, double d_return) {
     // forward sweep
-    Body *bs_before_step = malloc(n * sizeof(Body));
+    Body *bs_before_step = calloc(1, n * sizeof(Body));
     memcpy(bs_before_step, bs, n * sizeof(Body));
     step(bs, n, dt);
     double *tape = calloc(1, n * sizeof(double));
     for (long i = 0; i < n; i++) {
         tape[i] = (double)(long)bs[i].id;
     }
-    Body *bs_before_step2 = malloc(n * sizeof(Body));
+    Body *bs_before_step2 = calloc(1, n * sizeof(Body));
     memcpy(bs_before_step2, bs, n * sizeof(Body));
     step(bs, n, dt);
 

@@ -51,7 +51,7 @@ static void grad_scale3(double *y, double *d_y, double a) {
 void grad_kick(Particle *p, Particle *d_p, const double *f, double *d_f, double dt) {
     // forward sweep
     double t0 = 1.0 - dt;
-    double *p_v_before_scale3 = malloc(3 * sizeof(double));
+    double *p_v_before_scale3 = calloc(1, 3 * sizeof(double));
     memcpy(p_v_before_scale3, p->v, 3 * sizeof(double));
     scale3(p->v, t0);
     double t1 = p->x;

@@ -84,7 +84,7 @@ void grad_objective(const Series *S, Series *d_S, Wishart w, Wishart *d_w, const
     }
     double w_gamma_cell[1] = {0};
     w_gamma_cell[0] = w.gamma;
-    double *w_gamma_cell_before_add_logsum = malloc(1 * sizeof(double));
+    double *w_gamma_cell_before_add_logsum = calloc(1, sizeof(double));
     memcpy(w_gamma_cell_before_add_logsum, w_gamma_cell, 1 * sizeof(double));
     add_logsum(w_gamma_cell, S->data, S->n);
     w.gamma = w_gamma_cell[0];
