@@ -83,10 +83,11 @@ class ModuleContext:
     def c_name(self, name: str) -> str:
         """A function's name in C: a C keyword or library name gets underscores (``long`` -> ``long_``)."""
         if name not in self._c_names:
-            taken = set(self.module.functions) | set(self._c_names.values())
             c = name
-            while c_reserved(c) or (c != name and c in taken):
-                c += "_"
+            if c_reserved(c):  # (the names taken only then: a file of many functions asks each)
+                taken = set(self.module.functions) | set(self._c_names.values())
+                while c_reserved(c) or (c != name and c in taken):
+                    c += "_"
             self._c_names[name] = c
         return self._c_names[name]
 

@@ -253,13 +253,25 @@ def _exposed_from(block: list[Stmt], start: int, x: str, memo, where) -> bool:
     neither read nor assign it): a long block asked for each of its many variables from each of
     their places was quadratic."""
     positions = _touching(block, memo, where).get(x, [])
-    for k in positions[bisect.bisect_left(positions, start):]:
-        read_first, assigned = _stmt_exposed(block[k], x, memo)
-        if read_first:
-            return True
-        if assigned:
-            return False
-    return False
+    i = bisect.bisect_left(positions, start)
+    return i < len(positions) and _exposed_after(block, positions, x, memo)[i]
+
+
+def _exposed_after(block: list[Stmt], positions: list[int], x: str, memo) -> list[bool]:
+    """For each of ``positions`` (the statements touching ``x``), whether ``x`` may be read before
+    it is assigned from that statement on: one backward pass per block and name, kept in ``memo``.
+    Asked statement by statement from each place, a temporary that many loops of a long block
+    assign (and no loop surely assigns) made every question walk every later loop."""
+    key = ("after", id(block), x)
+    if key not in memo:
+        out = [False] * len(positions)
+        later = False
+        for j in range(len(positions) - 1, -1, -1):
+            read_first, assigned = _stmt_exposed(block[positions[j]], x, memo)
+            later = read_first or (not assigned and later)
+            out[j] = later
+        memo[key] = (block, out)
+    return memo[key][1]
 
 
 def _effect(value: Expr, pure_calls: frozenset) -> Optional[Expr]:
