@@ -293,6 +293,53 @@ def test_global_numbers_are_read_through_extern_declarations():
                        np.random.default_rng(0), returns_float=True)
 
 
+_GLOBAL_CHANGED_OUTSIDE = """#include <math.h>
+double scale = 1.5;
+double bump(int i);
+
+double f(const double *x, int n)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        double b = bump(i);
+        s += sin(scale * x[i]) * b;
+    }
+    return s;
+}
+"""
+
+
+@needs_gcc
+def test_global_numbers_are_values_unless_code_elsewhere_may_change_them():
+    """Where the function differentiated and those it calls call nothing defined elsewhere, a
+    global holds one value while the gradient runs (parse/c_globals): read where it is used,
+    never kept per iteration. A call out of the file may change it: each read is kept for the
+    reverse sweep, and a function that changes it between iterations gets the right gradient."""
+    from fd import ParamSpec, check_gradient
+
+    text = _gradient(_GLOBALS, "f", ["x", "a"])
+    assert not [w for w in ("scale", "shift", "mode") if f"tape_{w}" in text or f"{w}_value" in text]
+    assert "* scale" in text
+    text = _gradient(_GLOBAL_CHANGED_OUTSIDE, "f", ["x"])
+    assert "tape_scale_value[" in text
+    elsewhere = "\ndouble bump(int i) { scale += 0.25; return 1.0 + 0.5 * i; }\n"
+    definitions = "\ndouble scale = 1.5;" + elsewhere
+    primal_lib = build(_GLOBAL_CHANGED_OUTSIDE + elsewhere)
+    grad_lib = build(text + definitions)
+    sig = CSignature.parse(_GLOBAL_CHANGED_OUTSIDE, "f")
+    specs = [ParamSpec("x", "array", (5,)), ParamSpec("n", "int", value=5)]
+
+    def primal(*args):  # each run from the same start: the call changes the global
+        ctypes.c_double.in_dll(primal_lib, "scale").value = 1.5
+        return sig.primal(primal_lib)(*args)
+
+    def gradient(*args, **kwargs):
+        ctypes.c_double.in_dll(grad_lib, "scale").value = 1.5
+        return sig.gradient(grad_lib, ["x"], [])(*args, **kwargs)
+
+    check_gradient(primal, gradient, specs, ["x"], set(), np.random.default_rng(2), returns_float=True)
+
+
 _STATICS = """#include <math.h>
 double f(const double *x, double a, int n)
 {

@@ -218,10 +218,11 @@ class InlinePlan:
         v = op.result
         if op.name in ("const", "undef"):
             return LITERAL
-        if op.name == "field" or op.name in GPU_BUILTINS:
+        if op.name in ("field", "global") or op.name in GPU_BUILTINS:
             # A struct member's index is printed inside each access (``d_b[i].pos[c]``), even in
             # another block: the emitters read its path there. Its operands stay live to each use.
-            # A thread's coordinate (``threadIdx.x``) reads best as itself, wherever it is used.
+            # A thread's coordinate (``threadIdx.x``), a global number nothing changes meanwhile
+            # (``scale``: parse/c_globals) read best as themselves, wherever they are used.
             return DUP if self.live_users(v) else DEAD
         if not self._foldable_kind(op):
             if op.name in ("alloc", "copy") and not self.live_users(v):
@@ -266,7 +267,7 @@ class InlinePlan:
     def _cheap(self, v: Value, depth: int) -> bool:
         """Cheap and short enough to print at every use (``x[i]``, ``i + 1``, ``x.shape[0]``)."""
         op = v.defining_op
-        if op is None or op.name == "const" or v.name_hint:
+        if op is None or op.name in ("const", "global") or v.name_hint:
             return True
         if self.effects.is_pure_call(op) or op.name == "if":
             return False

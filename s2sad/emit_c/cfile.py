@@ -288,7 +288,7 @@ def _reachable(texts: dict[str, str], entry: str) -> set[str]:
 def declared(op: Op) -> str:
     """The declaration C output prints for what ``op`` calls that is defined elsewhere: a
     function's prototype, or its custom adjoint's; "" for any other op."""
-    if op.name == "extern":
+    if op.name in ("extern", "global"):
         return op.attrs.get("prototype", "")
     if op.name == "extern.adjoint":
         return op.attrs.get("adjoint_prototype", "")

@@ -406,7 +406,7 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         if n == "extern" and "prototype" not in op.attrs:
             raise error(f"C output: '{op.attrs['callee']}' is a Python function (from {op.attrs['import']}), "
                         "which C cannot call", op.loc, hint="use --target py or numba")
-        if n == "extern" and op.attrs.get("global"):  # a global number, declared extern at the top
+        if n == "global" or n == "extern" and op.attrs.get("global"):  # a global number, declared extern at the top
             return Name(op.attrs["callee"])
         if n == "extern":  # declared at the top of the file (c_file)
             return Call(Name(op.attrs["callee"]), tuple(e(o) for o in op.operands))

@@ -31,6 +31,7 @@ from pycparser.c_parser import ParseError
 
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from .annotations import annotate_loops
+from .c_globals import settle_globals
 from .call_names import name_call_results
 from ..ssa.ir import Module, SourceLoc
 from .c_expr import span, walk
@@ -406,4 +407,5 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
             module.add(lowered[fname])
     annotate_loops(module)
     name_call_results(module, ("call", "extern"))
+    settle_globals(module)
     return module

@@ -332,8 +332,9 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         """A file-scope number that is not const: read where the source reads it, as the gradient's
         file sees it, through an ``extern`` declaration (the user links the gradient with the
         file that defines it). An ``extern`` op: never moved or merged, its value kept for the
-        reverse sweep; no derivative (it is not a parameter). A function that writes it or takes
-        its address is refused there (``CExprLowering.store``, ``&``)."""
+        reverse sweep; no derivative (it is not a parameter); a ``global`` op, a value, where no
+        code defined elsewhere is called (``c_globals``). A function that writes it or takes its
+        address is refused there (``CExprLowering.store``, ``&``)."""
         decl = self.ctx.globals[node.name]
         keep = "pass it as a parameter, or make it a const or a #define"
         try:

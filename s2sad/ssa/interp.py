@@ -321,7 +321,7 @@ class Interpreter:
             return _array_op(op, a)
         if n == "call":
             return self.run(self.module.functions[op.attrs["callee"]], a)
-        if n == "extern":
+        if n in ("extern", "global"):
             callee = op.attrs["callee"]
             if callee not in self.externs:
                 raise NotImplementedError(f"interpreter: '{callee}' is defined outside the input: pass externs=")

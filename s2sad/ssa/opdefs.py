@@ -103,6 +103,10 @@ def _table() -> dict[str, OpDef]:
     # pure: never merged, moved or recomputed, so it runs where the primal ran it (its result is
     # kept for the reverse sweep); only a call whose result is unused is dropped.
     add(OpDef("extern", reads=_array_operands))
+    # A global number that nothing changes while the gradient runs (``parse/c_globals``): a value
+    # of no operands, as ``const`` is, read where the output needs it. (Where code s2sad does not
+    # see may change it, it is read by an ``extern`` op with ``global`` set.)
+    add(OpDef("global", pure=True, never_fails=True))
     # Its custom adjoint (``adjoint/reverse._reverse_custom``): reads what the call read, adds into
     # the shadows it is passed (attrs "shadows": their positions).
     add(OpDef("extern.adjoint", reads=_array_operands, writes=_custom_shadows))
