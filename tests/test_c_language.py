@@ -556,3 +556,78 @@ double f(const double *y0)
 def test_memory_call_problems_are_located(body, expected):
     (message,) = _diagnostics(MEMORY + body)
     assert message.startswith("2:") and expected in message, message
+
+
+# Functions passed by name (parse/c_function_args): a typedef'd pointer parameter called as
+# f(t, y), two functions passed to one integrator (a copy each), a pointer declared in place
+# called as (*g)(x), &sq, a library function, a helper that passes its function on, one that
+# calls itself passing its function again.
+_FUNCTION_ARGUMENTS = """#include <math.h>
+typedef double (*rhs_fn)(double t, double y, double k);
+
+static double decay(double t, double y, double k) { return -k * y + sin(t); }
+static double growth(double t, double y, double k) { return k * y * (1.0 - y) + 0.1 * cos(t); }
+
+static double rk4(rhs_fn f, double t, double y, double h, double k)
+{
+    double k1 = f(t, y, k);
+    double k2 = f(t + 0.5 * h, y + 0.5 * h * k1, k);
+    double k3 = f(t + 0.5 * h, y + 0.5 * h * k2, k);
+    double k4 = f(t + h, y + h * k3, k);
+    return y + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
+}
+
+static double sq(double v) { return v * v; }
+
+static double simpson(double (*g)(double), double a, double b, int n)
+{
+    double h = (b - a) / n, s = g(a) + g(b);
+    for (int i = 1; i < n; i++) {
+        s += (i % 2 ? 4.0 : 2.0) * (*g)(a + i * h);
+    }
+    return s * h / 3.0;
+}
+
+static double integrate(double (*g)(double), double a, double b) { return simpson(g, a, b, 8); }
+
+static double repeat(double (*g)(double), double x, int times)
+{
+    return times == 0 ? x : repeat(g, g(x) * 0.5, times - 1);
+}
+
+double f(double y0, double k, double a, double b, int steps)
+{
+    double y = y0, z = y0, t = 0.0;
+    for (int i = 0; i < steps; i++) {
+        y = rk4(decay, t, y, 0.05, k);
+        z = rk4(&growth, t, z, 0.05, k);
+        t += 0.05;
+    }
+    return y * z + integrate(&sq, a, b) + integrate(sin, a, b) * integrate(sq, 0.0, b) + repeat(sin, a * b, 3);
+}
+"""
+
+
+@needs_gcc
+def test_functions_passed_by_name_are_read_as_a_copy_of_the_callee_each():
+    from fd import ParamSpec, check_gradient
+
+    wrt = ["y0", "k", "a", "b"]
+    text = _gradient(_FUNCTION_ARGUMENTS, "f", wrt)
+    for copy in ("rk4_decay", "rk4_growth", "simpson_sin", "repeat_sin"):
+        assert f"grad_{copy}(" in text, copy
+    sig = CSignature.parse(_FUNCTION_ARGUMENTS, "f")
+    specs = [ParamSpec("y0", "float", low=0.2, high=0.8), ParamSpec("k", "float", low=0.5, high=1.5),
+             ParamSpec("a", "float", low=0.1, high=0.5), ParamSpec("b", "float", low=1.0, high=2.0),
+             ParamSpec("steps", "int", value=6)]
+    check_gradient(sig.primal(build(_FUNCTION_ARGUMENTS)), sig.gradient(build(text), wrt, []), specs, wrt, set(),
+                   np.random.default_rng(3), returns_float=True)
+
+
+def test_a_function_pointer_nothing_passes_by_name_is_a_located_error():
+    messages = _diagnostics("double apply(double (*g)(double), double x) { return g(x) * x; }\n", "apply")
+    assert any("1:22: a pointer to a function is read only where a call passes a function by name" in m
+               for m in messages), messages
+    source = ("static double twice(double (*g)(double), double x) { return g(g(x)); }\n"
+              "double f(double x, double (*h)(double)) { return twice(h, x); }\n")
+    assert any("a pointer to a function is read only where" in m for m in _diagnostics(source)), _diagnostics(source)

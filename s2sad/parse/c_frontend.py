@@ -31,10 +31,11 @@ from pycparser.c_parser import ParseError
 
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from .annotations import annotate_loops
+from .c_function_args import bind_function_arguments, function_typedefs
 from .c_globals import settle_globals
 from .call_names import name_call_results
 from ..ssa.ir import Module, SourceLoc
-from .c_expr import span, walk
+from .c_expr import math_intrinsic, span, walk
 from ..ssa.callgraph import callees_first
 from .c_lower import CContext, Signature, lower_function
 from .c_accessors import inline_accessors
@@ -118,6 +119,9 @@ class CFile:
         for node, typedef in struct_defs:
             self._struct(node, typedef)
         self.dim_reader = DimReader(self.constants, frozenset(self.pre.macros))
+        # Functions passed by name (``rk4(decay, t, y, h)``): each such call calls a copy of its
+        # callee made for them (c_function_args); the copies' names, each to the one it copies.
+        self.copies = bind_function_arguments(self.functions, self._callable, function_typedefs(self.ast.ext))
         # Accessors (``return A + i * m;``) read as their expression where they are called.
         self.accessors, self.accessor_problems = inline_accessors(
             self.functions, frozenset(self.structs.records) | frozenset(self.structs.layouts))
@@ -289,9 +293,14 @@ class CFile:
         return span(node, self.sources)
 
     def own_functions(self) -> list[str]:
-        """The functions defined in the file itself, not in a header it includes."""
-        return [name for name, fn in self.functions.items()
-                if fn.decl.coord is None or self.sources.where(fn.decl.coord.line)[0] == self.filename]
+        """The functions defined in the file itself, not in a header it includes (nor the copies
+        made for the functions a call passes: ``c_function_args``)."""
+        return [name for name, fn in self.functions.items() if name not in self.copies and
+                (fn.decl.coord is None or self.sources.where(fn.decl.coord.line)[0] == self.filename)]
+
+    def _callable(self, name: str) -> bool:
+        """Whether ``name`` is a function a call may name: the file's, one it declares, a library one."""
+        return name in self.functions or name in self.prototypes or math_intrinsic(name) is not None
 
 
 def list_c_external_functions(source: str, filename: str, flags: CFlags = CFlags()) -> list[str]:
@@ -354,8 +363,8 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
                 "file of its own, calls it, and a static function cannot be called from another file", cfile.loc(decl),
                 hint=f"drop static from {other}, and link this file with the gradient")], cfile.lines)
         cfile.prototypes[other] = decl
-    if func not in cfile.functions:
-        listing = ", ".join(cfile.functions) or "none"
+    if func not in cfile.functions or func in cfile.copies:
+        listing = ", ".join(name for name in cfile.functions if name not in cfile.copies) or "none"
         raise error(f"no function named '{func}' in {name}", hint=f"functions in this file: {listing}")
     order, problems, recursive = _reachable(func, cfile)
     for fname in order:  # refused before any work on it (see parse.nesting)

@@ -332,7 +332,10 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
                 raise TypeProblem(node, "'void *' pointers are not supported", "use a typed pointer (double *)")
             return CType("pointer", s, spelling(node))
         if isinstance(target, c_ast.FuncDecl):
-            raise TypeProblem(node, "function pointers are not supported", "call the function by name")
+            raise TypeProblem(node, "a pointer to a function is read only where a call passes a function by name "
+                              "(rk4(decay, t, y, h))",
+                              "differentiate a function that calls this one with the function it passes, "
+                              "or call the function by name")
         if isinstance(target, c_ast.ArrayDecl):  # double (*p)[M] as a local
             raise TypeProblem(node, "pointers to arrays are supported as parameters only",
                               "index the array itself, A[i][j], or point at a row: double *r = A[i]")

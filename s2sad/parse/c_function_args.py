@@ -1,0 +1,167 @@
+"""Functions passed as arguments, read as one copy of the callee per function passed.
+
+Numerical C passes functions to its integrators, solvers and quadratures: ``rk4(decay, t, y, h)``
+where ``rk4`` takes ``double (*f)(double, double)`` (or a typedef of one: ``rhs_fn f``) and calls
+``f(t, y)``. s2sad's IR has no function values, and a gradient must know which function runs to
+differentiate it; here each call that passes functions by name to a function of the file calls a
+copy of that function made for them, the pointer parameters gone and every use of one naming the
+function it holds: ``rk4(decay, t, y, h)`` calls ``rk4_decay(t, y, h)``, whose body calls
+``decay(t, y)``. A copy that passes its function on (``integrate(f, ...)`` in ``rk4``) is read the
+same way, so a chain of helpers each gets its copy; one calling itself calls its own copy.
+
+A function passed may be one of the file's, one declared and defined elsewhere (a call of it, as
+any call of such a function), or a library function (``integrate(sin, 0, 1)`` calls ``sin``).
+Calls that pass anything else (a pointer held in a variable or a struct, a parameter of a
+function that is not itself copied) are left as written: the pointer parameter is then refused
+where the function that takes it is read, as before.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Callable, Optional
+
+from pycparser import c_ast
+
+from .c_expr import walk
+
+
+def function_typedefs(ext: list[c_ast.Node]) -> tuple[frozenset[str], frozenset[str]]:
+    """The file's typedefs of pointers to functions (``typedef double (*rhs_fn)(double);``) and of
+    function types (``typedef double rhs_t(double);``, used as ``rhs_t *f``)."""
+    pointers, functions = set(), set()
+    for node in ext:
+        if isinstance(node, c_ast.Typedef):
+            if isinstance(node.type, c_ast.PtrDecl) and isinstance(node.type.type, c_ast.FuncDecl):
+                pointers.add(node.name)
+            elif isinstance(node.type, c_ast.FuncDecl):
+                functions.add(node.name)
+    return frozenset(pointers), frozenset(functions)
+
+
+class _Binder:
+    def __init__(self, functions: dict[str, c_ast.FuncDef], callable_name: Callable[[str], bool],
+                 typedefs: tuple[frozenset[str], frozenset[str]]):
+        self.functions = functions
+        self.callable_name = callable_name
+        self.pointer_types, self.function_types = typedefs
+        self.made: dict[tuple[str, tuple[str, ...]], str] = {}
+        self.origin: dict[str, str] = {}
+
+    def run(self) -> dict[str, str]:
+        pending = list(self.functions)
+        while pending:
+            caller = self.functions[pending.pop()]
+            own = _declared_names(caller)
+            for call in [n for n in walk(caller.body) if isinstance(n, c_ast.FuncCall)
+                         and isinstance(n.name, c_ast.ID) and n.name.name in self.functions]:
+                made = self._bind(call, own)
+                if made is not None:
+                    pending.append(made)
+        return self.origin
+
+    def _bind(self, call: c_ast.FuncCall, own: frozenset[str]) -> Optional[str]:
+        """Point ``call`` at the callee's copy for the functions it passes; the copy's name when it
+        is new (its calls are bound in turn)."""
+        callee = call.name.name  # type: ignore[attr-defined]
+        params = _params(self.functions[callee])
+        slots = [k for k, p in enumerate(params) if self._function_pointer(p)]
+        args = list(call.args.exprs) if call.args is not None else []
+        if not slots or len(args) != len(params):
+            return None
+        bound = tuple(_function_named(args[k], own, self.callable_name) for k in slots)
+        if any(name is None for name in bound):
+            return None
+        key = (callee, bound)  # type: ignore[arg-type]
+        new = key not in self.made
+        if new:
+            copied = _copy(self.functions[callee], self._fresh(callee, bound), slots, bound)  # type: ignore[arg-type]
+            if copied is None:
+                return None
+            self.made[key] = copied.decl.name
+            self.functions[copied.decl.name] = copied
+            self.origin[copied.decl.name] = self.origin.get(callee, callee)
+        call.name = c_ast.ID(self.made[key], coord=call.name.coord)
+        call.args.exprs = [a for k, a in enumerate(args) if k not in slots]  # type: ignore[union-attr]
+        return self.made[key] if new else None
+
+    def _function_pointer(self, param: c_ast.Node) -> bool:
+        t = param.type if isinstance(param, c_ast.Decl) else None
+        if isinstance(t, c_ast.FuncDecl):
+            return True  # double f(double): a parameter of function type is a pointer to one
+        if isinstance(t, c_ast.PtrDecl):
+            inner = t.type
+            return isinstance(inner, c_ast.FuncDecl) or _type_name(inner) in self.function_types
+        return _type_name(t) in self.pointer_types
+
+    def _fresh(self, callee: str, bound: tuple[str, ...]) -> str:
+        name = f"{callee}_{'_'.join(bound)}"
+        while name in self.functions or self.callable_name(name):
+            name += "_"
+        return name
+
+
+def bind_function_arguments(functions: dict[str, c_ast.FuncDef], callable_name: Callable[[str], bool],
+                            typedefs: tuple[frozenset[str], frozenset[str]]) -> dict[str, str]:
+    """Point each call of ``functions`` that passes functions by name at a copy of its callee made
+    for them, added to ``functions``; the copies' names, each to the function it copies.
+    ``callable_name``: whether a name outside the file is a function a copy may call (declared
+    in the file, or a library function)."""
+    return _Binder(functions, callable_name, typedefs).run()
+
+
+def _params(fn: c_ast.FuncDef) -> list[c_ast.Node]:
+    args = fn.decl.type.args
+    params = list(args.params) if args is not None else []
+    if len(params) == 1 and isinstance(params[0], c_ast.Typename) and _type_name(params[0].type) == "void":
+        return []  # f(void)
+    return params
+
+
+def _type_name(t: Optional[c_ast.Node]) -> Optional[str]:
+    if isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) and len(t.type.names) == 1:
+        return t.type.names[0]
+    return None
+
+
+def _declared_names(fn: c_ast.FuncDef) -> frozenset[str]:
+    """The names ``fn``'s parameters and locals take: a function passed by a name they shadow is
+    no function."""
+    params = {p.name for p in _params(fn) if isinstance(p, c_ast.Decl) and p.name}
+    return frozenset(params | {n.name for n in walk(fn.body) if isinstance(n, c_ast.Decl) and n.name})
+
+
+def _function_named(arg: c_ast.Node, own: frozenset[str], callable_name: Callable[[str], bool]) -> Optional[str]:
+    """The function ``arg`` names (``decay``, ``&decay``), or None."""
+    if isinstance(arg, c_ast.UnaryOp) and arg.op == "&":
+        arg = arg.expr
+    if isinstance(arg, c_ast.ID) and arg.name not in own and callable_name(arg.name):
+        return arg.name
+    return None
+
+
+def _copy(fn: c_ast.FuncDef, name: str, slots: list[int], bound: tuple[str, ...]) -> Optional[c_ast.FuncDef]:
+    """``fn`` named ``name``, without its parameters at ``slots``, whose uses name ``bound``;
+    None where a local of the same name as one of them hides it somewhere."""
+    params = _params(fn)
+    held = {params[k].name: f for k, f in zip(slots, bound)}
+    if any(n.name in held for n in walk(fn.body) if isinstance(n, c_ast.Decl)):
+        return None
+    out = copy.deepcopy(fn)
+    out.decl.name = name
+    declarator = out.decl.type.type
+    while not isinstance(declarator, c_ast.TypeDecl):  # double *f(...): the name is innermost
+        declarator = declarator.type
+    declarator.declname = name
+    kept = [p for k, p in enumerate(_params(out)) if k not in slots]
+    if out.decl.type.args is not None:
+        out.decl.type.args.params = kept or [c_ast.Typename(None, [], None, c_ast.TypeDecl(
+            None, [], None, c_ast.IdentifierType(["void"])))]
+    members = {id(n.field) for n in walk(out.body) if isinstance(n, c_ast.StructRef)}  # p->f is no use of f
+    for n in walk(out.body):
+        if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.UnaryOp) and n.name.op == "*" \
+                and isinstance(n.name.expr, c_ast.ID) and n.name.expr.name in held:
+            n.name = n.name.expr  # (*f)(t, y) calls what f holds
+        if isinstance(n, c_ast.ID) and id(n) not in members and n.name in held:
+            n.name = held[n.name]
+    return out
