@@ -32,6 +32,7 @@ from pycparser.c_parser import ParseError
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from .annotations import annotate_loops
 from .c_function_args import bind_function_arguments, function_typedefs
+from .c_member_pointers import read_member_pointers
 from .c_globals import settle_globals
 from .call_names import name_call_results
 from ..ssa.ir import Module, SourceLoc
@@ -122,6 +123,8 @@ class CFile:
         # Functions passed by name (``rk4(decay, t, y, h)``): each such call calls a copy of its
         # callee made for them (c_function_args); the copies' names, each to the one it copies.
         self.copies = bind_function_arguments(self.functions, self._callable, function_typedefs(self.ast.ext))
+        # Local pointers to one member (``double *g = &w.gamma;``) read as the member (c_member_pointers).
+        read_member_pointers(self.functions)
         # Accessors (``return A + i * m;``) read as their expression where they are called.
         self.accessors, self.accessor_problems = inline_accessors(
             self.functions, frozenset(self.structs.records) | frozenset(self.structs.layouts))
