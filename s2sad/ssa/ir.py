@@ -232,14 +232,16 @@ def _walk_nested(items: Iterator[Union[Op, Block]]) -> Iterator[Op]:
     erased or inserted behind it)."""
     stack = [items]
     while stack:
-        item = next(stack[-1], None)
-        if item is None:
-            stack.pop()
-        elif isinstance(item, Block):
-            stack.append(iter(list(item.ops)))
-        else:
+        for item in stack[-1]:  # (a for loop over a block's ops: the walk is most passes' cost)
+            if isinstance(item, Block):
+                stack.append(iter(list(item.ops)))
+                break
             yield item
-            stack.append(iter(item.regions))
+            if item.regions:
+                stack.append(iter(item.regions))
+                break
+        else:
+            stack.pop()
 
 
 @dataclass
