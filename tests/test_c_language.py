@@ -631,6 +631,11 @@ def test_a_function_pointer_nothing_passes_by_name_is_a_located_error():
     source = ("static double twice(double (*g)(double), double x) { return g(g(x)); }\n"
               "double f(double x, double (*h)(double)) { return twice(h, x); }\n")
     assert any("a pointer to a function is read only where" in m for m in _diagnostics(source)), _diagnostics(source)
+    source = ("static double sq(double v) { return v * v; }\nstatic double cube(double v) { return v * v * v; }\n"
+              "static double pick(double (*g)(double), double x) { if (x > 1.0) g = cube; return g(x); }\n"
+              "double f(double x) { return pick(sq, x); }\n")  # g points elsewhere later: no copy for sq
+    assert any("3:28: a pointer to a function is read only where" in m for m in _diagnostics(source)), \
+        _diagnostics(source)
 
 
 # Local pointers to one member (parse/c_member_pointers): read through *g, g[0], g->x, passed on.

@@ -23,7 +23,7 @@ from typing import Callable, Optional
 
 from pycparser import c_ast
 
-from .c_expr import walk
+from .c_expr import changed_target, walk
 
 
 def function_typedefs(ext: list[c_ast.Node]) -> tuple[frozenset[str], frozenset[str]]:
@@ -142,11 +142,12 @@ def _function_named(arg: c_ast.Node, own: frozenset[str], callable_name: Callabl
 
 def _copy(fn: c_ast.FuncDef, name: str, slots: list[int], bound: tuple[str, ...]) -> Optional[c_ast.FuncDef]:
     """``fn`` named ``name``, without its parameters at ``slots``, whose uses name ``bound``;
-    None where a local of the same name as one of them hides it somewhere."""
+    None where a local of the same name as one of them hides it somewhere, or the body assigns one."""
     params = _params(fn)
     held = {params[k].name: f for k, f in zip(slots, bound)}
-    if any(n.name in held for n in walk(fn.body) if isinstance(n, c_ast.Decl)):
-        return None
+    if any(isinstance(n, c_ast.Decl) and n.name in held or isinstance(changed_target(n), c_ast.ID)
+           and changed_target(n).name in held for n in walk(fn.body)):  # type: ignore[union-attr]
+        return None  # hidden by a local, or pointed elsewhere (f = g;): not the function passed throughout
     out = copy.deepcopy(fn)
     out.decl.name = name
     declarator = out.decl.type.type
