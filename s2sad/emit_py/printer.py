@@ -227,10 +227,14 @@ def first_hoistable(e: Expr, exclude: Optional[Expr] = None) -> list[Expr]:
     """Non-leaf subexpressions of ``e`` that may move into a temporary, largest first."""
     printer = Printer(memo={})  # (``e`` holds every node printed: their ids stay theirs)
     cands: list[Expr] = []
-    for c in hoistable(e):
-        if isinstance(c, (Name, Lit)) or c is exclude or c in cands:
+    seen: set[tuple[type, str]] = set()  # each one once: by kind and text (equal trees print alike),
+    for c in hoistable(e):  # not by comparing trees with each other (quadratic in a long sum's terms)
+        if isinstance(c, (Name, Lit)) or c is exclude:
             continue
         if isinstance(c, Attribute) or (isinstance(c, Unary) and isinstance(c.operand, (Name, Lit))):
             continue  # `math.inf`, `-x`: nothing to gain
-        cands.append(c)
+        key = (type(c), printer(c))
+        if key not in seen:
+            seen.add(key)
+            cands.append(c)
     return sorted(cands, key=lambda c: -len(printer(c)))
