@@ -883,12 +883,11 @@ class _Renderer:
             line = indent + build(roots)
             if len(line) <= LINE_LIMIT:
                 break
-            cands = [c for r in roots for c in first_hoistable(r)]
+            cands = sorted((cn for r in roots for cn in first_hoistable(r)), key=lambda cn: -cn[1])
             if not cands:
                 break
-            cands.sort(key=lambda c: -len(self.p(c)))
-            fitting = [c for c in cands if len(indent) + len(self.p(c)) + 5 <= LINE_LIMIT]
-            chosen = fitting[0] if fitting else cands[0]
+            fitting = [c for c, size in cands if len(indent) + size + 5 <= LINE_LIMIT]
+            chosen = fitting[0] if fitting else cands[0][0]
             t = Name(self.namer.temp())
             pre += self.stmt(Assign([t], chosen), indent)
             roots = [replace(r, chosen, t) for r in roots]

@@ -223,8 +223,9 @@ def _direction(op: str) -> int:
     return 1 if op in ("<", "<=") else -1 if op in (">", ">=") else 0
 
 
-def first_hoistable(e: Expr, exclude: Optional[Expr] = None) -> list[Expr]:
-    """Non-leaf subexpressions of ``e`` that may move into a temporary, largest first."""
+def first_hoistable(e: Expr, exclude: Optional[Expr] = None) -> list[tuple[Expr, int]]:
+    """Non-leaf subexpressions of ``e`` that may move into a temporary, largest first, each with
+    the length of its text (printed once here: a caller printing each again was quadratic)."""
     printer = Printer(memo={})  # (``e`` holds every node printed: their ids stay theirs)
     cands: list[Expr] = []
     seen: set[tuple[type, str]] = set()  # each one once: by kind and text (equal trees print alike),
@@ -237,4 +238,4 @@ def first_hoistable(e: Expr, exclude: Optional[Expr] = None) -> list[Expr]:
         if key not in seen:
             seen.add(key)
             cands.append(c)
-    return sorted(cands, key=lambda c: -len(printer(c)))
+    return sorted(((c, len(printer(c))) for c in cands), key=lambda cn: -cn[1])
