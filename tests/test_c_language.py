@@ -624,6 +624,35 @@ def test_functions_passed_by_name_are_read_as_a_copy_of_the_callee_each():
                    np.random.default_rng(3), returns_float=True)
 
 
+_HELD_FUNCTIONS = """#include <math.h>
+typedef double (*rhs_fn)(double t, double y);
+static double decay(double t, double y) { return -y + sin(t); }
+static double euler(rhs_fn f, double t, double y, double h) { return y + h * f(t, y); }
+double f(double y0, int steps)
+{
+    rhs_fn rhs = decay;
+    double (*g)(double) = &cos;
+    double y = y0, t = 0.0;
+    for (int i = 0; i < steps; i++) {
+        y = euler(rhs, t, y, 0.1) + 0.01 * (*g)(y) + 0.01 * rhs(t, y);
+        t += 0.1;
+    }
+    return y;
+}
+"""
+
+
+@needs_gcc
+def test_a_local_pointer_set_once_to_a_function_is_that_function():
+    from fd import ParamSpec, check_gradient
+
+    text = _gradient(_HELD_FUNCTIONS, "f", ["y0"])
+    sig = CSignature.parse(_HELD_FUNCTIONS, "f")
+    specs = [ParamSpec("y0", "float"), ParamSpec("steps", "int", value=5)]
+    check_gradient(sig.primal(build(_HELD_FUNCTIONS)), sig.gradient(build(text), ["y0"], []), specs, ["y0"], set(),
+                   np.random.default_rng(5), returns_float=True)
+
+
 def test_a_function_pointer_nothing_passes_by_name_is_a_located_error():
     messages = _diagnostics("double apply(double (*g)(double), double x) { return g(x) * x; }\n", "apply")
     assert any("1:22: a pointer to a function is read only where a call passes a function by name" in m

@@ -10,10 +10,11 @@ function it holds: ``rk4(decay, t, y, h)`` calls ``rk4_decay(t, y, h)``, whose b
 same way, so a chain of helpers each gets its copy; one calling itself calls its own copy.
 
 A function passed may be one of the file's, one declared and defined elsewhere (a call of it, as
-any call of such a function), or a library function (``integrate(sin, 0, 1)`` calls ``sin``).
-Calls that pass anything else (a pointer held in a variable or a struct, a parameter of a
-function that is not itself copied) are left as written: the pointer parameter is then refused
-where the function that takes it is read, as before.
+any call of such a function), or a library function (``integrate(sin, 0, 1)`` calls ``sin``). A
+local pointer set once to a function in its declaration (``rhs_fn rhs = decay;``) and never
+assigned again is read as that function first, wherever it is used. Calls that pass anything
+else (a pointer assigned again or held in a struct, a parameter of a function that is not itself
+copied) are left as written: the pointer is then refused where it is read, as before.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ class _Binder:
         self.origin: dict[str, str] = {}
 
     def run(self) -> dict[str, str]:
+        for fn in self.functions.values():
+            self._read_held_functions(fn)
         pending = list(self.functions)
         while pending:
             caller = self.functions[pending.pop()]
@@ -84,6 +87,28 @@ class _Binder:
         call.name = c_ast.ID(self.made[key], coord=call.name.coord)
         call.args.exprs = [a for k, a in enumerate(args) if k not in slots]  # type: ignore[union-attr]
         return self.made[key] if new else None
+
+    def _read_held_functions(self, fn: c_ast.FuncDef) -> None:
+        """A local pointer set once to a function (``rhs_fn f = decay;``, never assigned again) is
+        that function wherever it is used: ``f(t, y)`` calls ``decay``, ``rk4(f, ...)`` passes it."""
+        nodes = list(walk(fn.body))
+        declared = [n.name for n in nodes if isinstance(n, c_ast.Decl) and n.name]
+        members = {id(n.field) for n in nodes if isinstance(n, c_ast.StructRef)}
+        changed = {t.name for n in nodes for t in [changed_target(n)] if isinstance(t, c_ast.ID)}
+        params = {p.name for p in _params(fn) if isinstance(p, c_ast.Decl)}
+        blocks = {id(d): h for h in nodes if isinstance(h, c_ast.Compound) for d in h.block_items or []}
+        for decl in [n for n in nodes if isinstance(n, c_ast.Decl) and n.init is not None and id(n) in blocks
+                     and self._function_pointer(n)]:
+            held = _function_named(decl.init, frozenset(params | set(declared)), self.callable_name)
+            if held is None or declared.count(decl.name) != 1 or decl.name in changed or decl.name in params:
+                continue
+            for n in nodes:
+                if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.UnaryOp) and n.name.op == "*" \
+                        and isinstance(n.name.expr, c_ast.ID) and n.name.expr.name == decl.name:
+                    n.name = n.name.expr  # (*f)(t, y)
+                if isinstance(n, c_ast.ID) and id(n) not in members and n.name == decl.name:
+                    n.name = held
+            blocks[id(decl)].block_items.remove(decl)  # nothing reads it now
 
     def _function_pointer(self, param: c_ast.Node) -> bool:
         t = param.type if isinstance(param, c_ast.Decl) else None
