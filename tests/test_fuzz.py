@@ -444,3 +444,26 @@ def test_openmp_gradients_run_when_this_process_already_ran_openmp():
     config = Config("c", 2)
     report = check_program(program, seed, [config], timeout=120.0)
     assert report.status in ("ok", "refused", "rejected"), report.mismatches
+
+
+def test_a_shape_generic_shadow_pushed_past_a_local_name_is_recognized():
+    """Fuzz seed 13012246: ``a`` only meets arrays in broadcasting (``np.min(W @ x - a)``), so its
+    shadow is an array of its shape right after it; a local ``d_a`` of ``f`` pushes that name to
+    ``d_a_`` (CONTRACT: the first free of d_a_, d_a__, ...), which the checker took for a wrong
+    signature."""
+    from fuzzgen.program import (ABin, AMat, AVar, BoolOp, Cmp, Function, IConst, Load, Num, Param, Program,
+                                 Reduce, Ref, Return, Select)
+
+    body = (Return(Select(Cmp(">", Ref("d_a"), Num(0.5)),
+                          Select(BoolOp("and", Cmp(">", Load("x", (IConst(3),)), Ref("s0")),
+                                        Cmp("<", Load("y", (IConst(2),)),
+                                            Reduce("min", (ABin("-", AMat("matvec", AVar("W", "mn"), AVar("x", "n")),
+                                                                Ref("a")),)))),
+                                 Num(0.5), Num(0.5)),
+                          Load("x", (IConst(3),)))),)
+    params = (Param("x", "array"), Param("y", "array"), Param("W", "matrix"), Param("a", "float"),
+              Param("b", "float"), Param("n", "int"), Param("m", "int"))
+    program = Program("py", (Function("f", params, body, True),), ("x", "y", "a", "b"), (("n", 5), ("m", 3)),
+                      False, frozenset(driver.CI_FEATURES))
+    report = check_program(program, 13012246, [Config("py", 0)])
+    assert report.status == "ok" and report.gradients == 1, report

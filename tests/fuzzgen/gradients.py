@@ -160,10 +160,13 @@ def _load_python(program: Program, text: str, config: Config, expected: list[tup
     # A shape-generic float (README, CONTRACT: one that only meets arrays in broadcasting
     # arithmetic) has a shadow of its shape right after it, a 0-d array here, instead of a
     # returned adjoint.
-    generic = {p for p in floats if f"d_{p}" in names and names.index(f"d_{p}") == names.index(p) + 1}
-    for p in generic:
+    # Its name is d_<p>, or the first free of d_<p>_, d_<p>__, ... where the program uses it
+    # (fuzz seed 13012246: a local d_a made a's shadow d_a_).
+    generic = {p: names[names.index(p) + 1] for p in floats if p in names and names.index(p) + 1 < len(names)
+               and re.fullmatch(f"d_{re.escape(p)}_*", names[names.index(p) + 1])}
+    for p, shadow in generic.items():
         at = [n for n, _ in expected].index(p) + 1
-        expected = expected[:at] + [(f"d_{p}", "@" + p)] + expected[at:]
+        expected = expected[:at] + [(shadow, "@" + p)] + expected[at:]
     _check_names(names, expected)
     owner = dict(expected)
     returned = [p for p in floats if p not in generic]
