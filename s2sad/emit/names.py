@@ -18,12 +18,14 @@ Nothing here iterates over a set, so the same IR always gives the same names.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Callable, Iterable
 
 _NOT_IDENT = re.compile(r"[^0-9A-Za-z_]")
 
 
+@functools.lru_cache(maxsize=1 << 16)  # asked of the same few hints again and again (each value's)
 def sanitize(hint: str) -> str:
     """``hint`` as an identifier of every output language (empty when nothing usable is left)."""
     name = _NOT_IDENT.sub("_", hint.strip())

@@ -83,7 +83,12 @@ class CMemory:
         return out
 
     def _frees(self, block: Block) -> list[Stmt]:
-        names = [name for op, name in self.heap.items() if self.home.get(op, op.parent) is block]
+        """The frees at the end of ``block`` (asked once, when its code is done) of the buffers
+        whose home it is, which leave ``heap``: it holds the buffers of the blocks still open,
+        not every one made so far (each block's end scanned them all: quadratic in a long
+        function's loops)."""
+        mine = [op for op in self.heap if self.home.get(op, op.parent) is block]
+        names = [self.heap.pop(op) for op in mine]
         return [st for n in reversed(names) for st in self._release(n)]
 
     def _release(self, var: str) -> list[Stmt]:
