@@ -205,6 +205,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         self.ctx = ctx
         self.scopes: list[dict[str, str]] = [{}]
         self.ctypes: dict[str, CType] = {}
+        self.declared_count: dict[str, int] = {}  # name -> the k of its latest key, name#k
         self.local_structs: set[str] = set()  # struct types of local arrays (Point pts[4]): output defines them
         self.declared_in_loop: dict[str, int] = {}
         self.loop_depth = 0
@@ -282,11 +283,12 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
     def declare(self, name: str, t: CType, node: c_ast.Node) -> str:
         if name in self.scopes[-1]:
             raise self.fail(node, f"'{name}' is declared twice in the same scope")
-        key = name
-        n = 1
+        n = self.declared_count.get(name, 1)  # (from the last one: each `for (int i` of many loops
+        key = name if n == 1 else f"{name}#{n}"  # tried every earlier i#k again)
         while key in self.ctypes:
             n += 1
             key = f"{name}#{n}"
+        self.declared_count[name] = n
         self.scopes[-1][name] = key
         self.register(key, name, t)
         return key
