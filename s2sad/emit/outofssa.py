@@ -203,14 +203,27 @@ class _Coalescer:
         """Whether a member of one class is live where one of the other is made. Pairs whose
         spans (``Liveness.span``) are apart are not asked: a long function's source names (``t``,
         ``s``) have hundreds of values each, nearly all of them far from one another."""
-        span = self.span
-        for x in ma:
-            sx, ex = span(x)
-            for y in mb:
-                sy, ey = span(y)
-                if sx <= ey and sy <= ex and self.liveness.intersect(x, y):
-                    return True
+        if len(ma) * len(mb) <= 64:
+            return any(self._meet(x, y) for x in ma for y in mb)
+        # A sweep over the spans by start, each meeting only the other class's spans still open
+        # (two classes of a long function's `t` of hundreds of values each: pairs by the hundred
+        # thousand, nearly all apart).
+        spans = sorted([(*self.span(v), 0, k) for k, v in enumerate(ma)] + [(*self.span(v), 1, k)
+                                                                            for k, v in enumerate(mb)])
+        members = (ma, mb)
+        open_: tuple[list, list] = ([], [])
+        for start, end, side, k in spans:
+            other = open_[1 - side]
+            other[:] = [(e, j) for e, j in other if e >= start]
+            v = members[side][k]
+            if any(self.liveness.intersect(v, members[1 - side][j]) for _, j in other):
+                return True
+            open_[side].append((end, k))
         return False
+
+    def _meet(self, x: Value, y: Value) -> bool:
+        (sx, ex), (sy, ey) = self.span(x), self.span(y)
+        return sx <= ey and sy <= ex and self.liveness.intersect(x, y)
 
     def span(self, v: Value) -> tuple[int, int]:
         """``Liveness.span(v)``, worked out once (coalescing and naming ask it of every pair)."""
