@@ -247,3 +247,15 @@ def test_the_real_s2sad_keeps_a_link_and_writes_through_a_fifo():
     r = run_case(case)
     assert r.returncode == 0 and classify(r) == [], (classify(r), r.stderr)
     assert b"def grad_norm" in r.drained["pipe.py"]
+
+
+def test_a_case_naming_one_path_twice_lays_out_the_last(tmp_path):
+    """Seed 16800483 drew two odd headers for one input (a link to /dev/zero, then a FIFO, both
+    h.h): laying the case out stopped the campaign on the FIFO's name being taken."""
+    from doorfuzz.case import lay_out
+
+    case = Case(16800483, "cmdline", "two headers", [Entry("h.h", "symlink", target="/dev/zero"),
+                                                      Entry("h.h", "fifo"), file("a.c", "int x;\n"),
+                                                      file("a.c", "double y;\n")], ["grad", "a.c"])
+    lay_out(case, tmp_path)
+    assert (tmp_path / "h.h").is_fifo() and (tmp_path / "a.c").read_text() == "double y;\n"

@@ -16,6 +16,7 @@ import base64
 import json
 import os
 import shlex
+import shutil
 import stat
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -73,6 +74,8 @@ def lay_out(case: Case, folder: Path) -> None:
     for e in case.entries:
         p = folder / e.path
         p.parent.mkdir(parents=True, exist_ok=True)
+        if p.is_symlink() or p.exists():  # two faults made one name (seed 16800483): the last is there
+            shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
         if e.kind == "file":
             p.write_bytes(e.data)
         elif e.kind == "dir":
