@@ -340,6 +340,20 @@ def test_global_numbers_are_values_unless_code_elsewhere_may_change_them():
     check_gradient(primal, gradient, specs, ["x"], set(), np.random.default_rng(2), returns_float=True)
 
 
+@pytest.mark.parametrize("target, expected", [
+    ("py", "2:80: --target py: 'scale' is a global variable of the C program, which Python output cannot read"),
+    ("numba", "2:80: --target numba: 'scale' is a global variable of the C program"),
+    ("cuda", "2:80: --target cuda: 'scale' is a global variable of the host program, which device code cannot read"),
+])
+def test_a_global_number_in_output_that_cannot_read_it_is_a_located_error(target, expected):
+    source = ("double scale = 2.0;\nvoid f(const double *x, double *y, int n) { for (int i = 0; i < n; i++) "
+              "y[i] = scale * x[i]; }\n")
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(source, "t.c", "f", ["x"], target)
+    d = info.value.diagnostics[0]
+    assert f"{d.loc.line}:{d.loc.col}: {d.message}".startswith(expected), d.message
+
+
 _STATICS = """#include <math.h>
 double f(const double *x, double a, int n)
 {

@@ -288,6 +288,10 @@ class CudaFunctionEmitter(CFunctionEmitter):
     def spell_expr(self, op: Op) -> Expr:
         if op.name in GPU_BUILTINS:
             return Name(cuda_spelling(op.name, op.attrs["axis"]))
+        if op.name == "global" or op.name == "extern" and op.attrs.get("global"):
+            raise error(f"--target cuda: '{op.attrs['callee']}' is a global variable of the host program, which "
+                        "device code cannot read", op.loc,
+                        hint="pass it as a parameter, or make it a const or a #define")
         if op.name == "extern":
             callee = op.attrs["callee"]
             raise error(f"--target cuda: '{callee}' is defined outside the input, and a kernel can call only the "

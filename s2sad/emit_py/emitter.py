@@ -504,7 +504,7 @@ class _FunctionEmitter(StatementBuilder):
         if n == "extern" and "prototype" not in op.attrs:  # a Python function, imported (imported_names)
             # Its value is taken to be a number: float() checks it (an array there raises).
             return call("float", Call(Name(op.attrs["callee"]), tuple(e(o) for o in op.operands)))
-        if n == "extern":
+        if n in ("extern", "global"):  # (a global number nothing changes meanwhile: parse/c_globals)
             callee = op.attrs["callee"]
             what = "global variable of the C program, which Python output cannot read" if op.attrs.get("global") \
                 else "C function defined outside the input, which Python output cannot call"
