@@ -18,7 +18,7 @@ SRC = Path(__file__).resolve().parent.parent / "s2sad"
 # import another.
 LAYERS = [
     {"ssa"},
-    {"diagnostics", "languages", "version", "collector"},
+    {"diagnostics", "languages", "version", "interpreter_settings"},
     {"source_files", "progress", "deep_stack"},
     {"analysis"},
     {"parse"},
