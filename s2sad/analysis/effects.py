@@ -415,12 +415,11 @@ class LaterWrites:
     """``written_at_or_after`` for one call after another of a function that does not change
     meanwhile, with what each op writes and where in its block each root is last written worked
     out once: asked afresh, each call walked every op after it (a file of many helpers, each
-    called in turn by ``f``: quadratic in the calls). ``memo``: the callees' summaries
-    (``written_params``)."""
+    called in turn by ``f``: quadratic in the calls)."""
 
-    def __init__(self, module: Module, memo: dict[str, set[int]] | None = None):
+    def __init__(self, module: Module):
         self.module = module
-        self.memo = {} if memo is None else memo
+        self.memo: dict[str, set[int]] = {}  # the callees' summaries (``written_params``)
         self._roots: dict[int, set[Optional[Value]]] = {}  # by op id: its roots (None: unknown)
         self._last: dict[int, dict[Optional[Value], int]] = {}  # by block id: root -> last writer's index
         self._index: dict[int, dict[int, int]] = {}  # by block id: op id -> its index

@@ -77,7 +77,7 @@ from ..ssa.attrs import grad_info
 from ..ssa.build import const_int
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.mathfns import MATH
-from ..ssa.opdefs import is_pure
+from ..ssa.opdefs import is_pure, reads_global
 from ..ssa.ops import int_member
 from ..ssa.types import Type
 from .aggregates import StructParam, each_of, struct_params
@@ -241,7 +241,7 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         body = tidy(self.gen_block(fn.body))
         body = _ternaries(body)
         types = {k: v for k, v in self.types.items() if k not in self.stack and k not in self.param_names}
-        body = tidy(drop_dead(body, types, PURE_CALLS, frozenset(self.stack)))  # (its comments, once more)
+        body = tidy(drop_dead(body, types, PURE_CALLS, frozenset(self.stack)))  # (comments left without their code)
         declare(body, types)
         finish_pragmas(body)
         renderer = CRenderer(self.printer, self.types)
@@ -406,7 +406,7 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         if n == "extern" and "prototype" not in op.attrs:
             raise error(f"C output: '{op.attrs['callee']}' is a Python function (from {op.attrs['import']}), "
                         "which C cannot call", op.loc, hint="use --target py or numba")
-        if n == "global" or n == "extern" and op.attrs.get("global"):  # a global number, declared extern at the top
+        if reads_global(op):  # a global number, declared extern at the top
             return Name(op.attrs["callee"])
         if n == "extern":  # declared at the top of the file (c_file)
             return Call(Name(op.attrs["callee"]), tuple(e(o) for o in op.operands))

@@ -63,6 +63,7 @@ from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.gpu import AXES, SHARED_SPACE, SYNC, cuda_spelling
 from ..ssa.build import const_int
 from ..ssa.ir import Block, Function, Module, Op, Value
+from ..ssa.opdefs import reads_global
 from ..ssa.types import F32, F64, Type
 
 BLOCK_SUM_ADD = """\
@@ -288,7 +289,7 @@ class CudaFunctionEmitter(CFunctionEmitter):
     def spell_expr(self, op: Op) -> Expr:
         if op.name in GPU_BUILTINS:
             return Name(cuda_spelling(op.name, op.attrs["axis"]))
-        if op.name == "global" or op.name == "extern" and op.attrs.get("global"):
+        if reads_global(op):
             raise error(f"--target cuda: '{op.attrs['callee']}' is a global variable of the host program, which "
                         "device code cannot read", op.loc,
                         hint="pass it as a parameter, or make it a const or a #define")

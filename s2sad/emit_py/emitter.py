@@ -89,6 +89,7 @@ from ..ssa.array_ops import PREFIX, is_array_op
 from ..ssa.attrs import grad_info, is_gradient, numpy_spelled, primal_positions
 from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.mathfns import MATH
+from ..ssa.opdefs import reads_global
 from ..ssa.types import ArrayType, Type
 from .arrays import ArrayBinOp, accum_slice_target, array_expr, numba_unsupported, scipy_ufunc
 from .names import PyNamer
@@ -504,12 +505,12 @@ class _FunctionEmitter(StatementBuilder):
         if n == "extern" and "prototype" not in op.attrs:  # a Python function, imported (imported_names)
             # Its value is taken to be a number: float() checks it (an array there raises).
             return call("float", Call(Name(op.attrs["callee"]), tuple(e(o) for o in op.operands)))
-        if n in ("extern", "global"):  # (a global number nothing changes meanwhile: parse/c_globals)
-            callee = op.attrs["callee"]
-            what = "global variable of the C program, which Python output cannot read" if op.attrs.get("global") \
+        if n == "extern" or reads_global(op):
+            callee, is_global = op.attrs["callee"], reads_global(op)
+            what = "global variable of the C program, which Python output cannot read" if is_global \
                 else "C function defined outside the input, which Python output cannot call"
             raise error(f"--target {'numba' if self.numba else 'py'}: '{callee}' is a {what}", op.loc,
-                        hint="use --target c" + ("" if op.attrs.get("global") else ", or define it in the input file"))
+                        hint="use --target c" + ("" if is_global else ", or define it in the input file"))
         if n == "load":
             return Subscript(e(op.operands[0]), tuple(e(i) for i in op.operands[1:]))
         if n == "dim":

@@ -29,7 +29,7 @@ import math
 import weakref
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Iterable, Optional, Union
 
 from pycparser import c_ast
 from pycparser.c_generator import CGenerator
@@ -1031,6 +1031,12 @@ def changed_target(node: c_ast.Node) -> Optional[c_ast.Node]:
     if isinstance(node, c_ast.UnaryOp) and (node.op == "&" or node.op in INCREMENTS):
         return node.expr
     return None
+
+
+def changed_names(nodes: Iterable[c_ast.Node]) -> set[str]:
+    """The variables ``nodes`` change themselves (``changed_target`` a plain name: ``w = v``,
+    ``i++``, ``&p``), not through a member, an element or a pointer (``w.gamma = 1``, ``*g += x``)."""
+    return {t.name for n in nodes if isinstance(t := changed_target(n), c_ast.ID)}
 
 
 def walk(node: c_ast.Node):

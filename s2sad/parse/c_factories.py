@@ -27,7 +27,7 @@ from typing import Optional
 from pycparser import c_ast
 
 from .c_accessors import _converted, _plain, _rename
-from .c_expr import changed_target, walk
+from .c_expr import changed_names, walk
 
 
 class FactoryProblem(Exception):
@@ -154,7 +154,7 @@ def _expansion(st: c_ast.Node, call: c_ast.FuncCall, fn: c_ast.FuncDef, returned
     if len(args) != len(params):
         raise FactoryProblem(call, f"'{name}' takes {len(params)} argument(s), not {len(args)}", f"pass {len(params)}")
     body = copy.deepcopy([st for st in fn.body.block_items[:-1] if not _null_guard(st, returned)])
-    assigned = {t.name for stmt in body for n in walk(stmt) if isinstance(t := changed_target(n), c_ast.ID)}
+    assigned = changed_names(n for stmt in body for n in walk(stmt))
     renames: dict[str, c_ast.Node] = {returned: c_ast.ID(st.name, coord=st.coord)}
     out: list[c_ast.Node] = []
     for p, a in zip(params, args):

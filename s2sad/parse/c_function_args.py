@@ -24,7 +24,7 @@ from typing import Callable, Optional
 
 from pycparser import c_ast
 
-from .c_expr import changed_target, walk
+from .c_expr import changed_names, walk
 
 
 def function_typedefs(ext: list[c_ast.Node]) -> tuple[frozenset[str], frozenset[str]]:
@@ -93,8 +93,7 @@ class _Binder:
         that function wherever it is used: ``f(t, y)`` calls ``decay``, ``rk4(f, ...)`` passes it."""
         nodes = list(walk(fn.body))
         declared = [n.name for n in nodes if isinstance(n, c_ast.Decl) and n.name]
-        members = {id(n.field) for n in nodes if isinstance(n, c_ast.StructRef)}
-        changed = {t.name for n in nodes for t in [changed_target(n)] if isinstance(t, c_ast.ID)}
+        changed = changed_names(nodes)
         params = {p.name for p in _params(fn) if isinstance(p, c_ast.Decl)}
         blocks = {id(d): h for h in nodes if isinstance(h, c_ast.Compound) for d in h.block_items or []}
         for decl in [n for n in nodes if isinstance(n, c_ast.Decl) and n.init is not None and id(n) in blocks
@@ -102,12 +101,7 @@ class _Binder:
             held = _function_named(decl.init, frozenset(params | set(declared)), self.callable_name)
             if held is None or declared.count(decl.name) != 1 or decl.name in changed or decl.name in params:
                 continue
-            for n in nodes:
-                if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.UnaryOp) and n.name.op == "*" \
-                        and isinstance(n.name.expr, c_ast.ID) and n.name.expr.name == decl.name:
-                    n.name = n.name.expr  # (*f)(t, y)
-                if isinstance(n, c_ast.ID) and id(n) not in members and n.name == decl.name:
-                    n.name = held
+            _name_functions(fn.body, {decl.name: held})
             blocks[id(decl)].block_items.remove(decl)  # nothing reads it now
 
     def _function_pointer(self, param: c_ast.Node) -> bool:
@@ -170,8 +164,8 @@ def _copy(fn: c_ast.FuncDef, name: str, slots: list[int], bound: tuple[str, ...]
     None where a local of the same name as one of them hides it somewhere, or the body assigns one."""
     params = _params(fn)
     held = {params[k].name: f for k, f in zip(slots, bound)}
-    if any(isinstance(n, c_ast.Decl) and n.name in held or isinstance(changed_target(n), c_ast.ID)
-           and changed_target(n).name in held for n in walk(fn.body)):  # type: ignore[union-attr]
+    nodes = list(walk(fn.body))
+    if any(isinstance(n, c_ast.Decl) and n.name in held for n in nodes) or changed_names(nodes) & held.keys():
         return None  # hidden by a local, or pointed elsewhere (f = g;): not the function passed throughout
     out = copy.deepcopy(fn)
     out.decl.name = name
@@ -183,11 +177,18 @@ def _copy(fn: c_ast.FuncDef, name: str, slots: list[int], bound: tuple[str, ...]
     if out.decl.type.args is not None:
         out.decl.type.args.params = kept or [c_ast.Typename(None, [], None, c_ast.TypeDecl(
             None, [], None, c_ast.IdentifierType(["void"])))]
-    members = {id(n.field) for n in walk(out.body) if isinstance(n, c_ast.StructRef)}  # p->f is no use of f
-    for n in walk(out.body):
+    _name_functions(out.body, held)
+    return out
+
+
+def _name_functions(body: c_ast.Node, held: dict[str, str]) -> None:
+    """Every use in ``body`` of a pointer in ``held`` names the function it holds: ``f(t, y)``,
+    ``(*f)(t, y)`` and ``rk4(f, ...)`` become ``decay(t, y)``, ``decay(t, y)``, ``rk4(decay, ...)``."""
+    nodes = list(walk(body))
+    members = {id(n.field) for n in nodes if isinstance(n, c_ast.StructRef)}  # p->f is no use of f
+    for n in nodes:
         if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.UnaryOp) and n.name.op == "*" \
                 and isinstance(n.name.expr, c_ast.ID) and n.name.expr.name in held:
             n.name = n.name.expr  # (*f)(t, y) calls what f holds
         if isinstance(n, c_ast.ID) and id(n) not in members and n.name in held:
             n.name = held[n.name]
-    return out

@@ -23,7 +23,7 @@ from typing import Optional
 from pycparser import c_ast
 
 from .c_accessors import _replace
-from .c_expr import changed_target, walk
+from .c_expr import changed_names, walk
 
 
 def read_member_pointers(functions: dict[str, c_ast.FuncDef]) -> None:
@@ -44,7 +44,7 @@ class _Function:
         self.fields = {id(n.field) for n in self.nodes if isinstance(n, c_ast.StructRef)}  # w.gamma: gamma
         # Variables assigned, incremented or whose address is taken, themselves (not ``w.gamma = 1``,
         # ``*g += x``: the memory a pointer names stays where it is)
-        self.changed = {t.name for n in self.nodes for t in [changed_target(n)] if isinstance(t, c_ast.ID)}
+        self.changed = changed_names(self.nodes)
         self.declared: dict[str, int] = {}
         for n in self.nodes:
             if isinstance(n, c_ast.Decl) and n.name:

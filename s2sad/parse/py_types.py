@@ -26,7 +26,7 @@ diagnosed here, since lowering never looks at annotations.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Union
+from typing import Callable, Optional, TypeVar, Union
 
 import libcst as cst
 
@@ -347,6 +347,23 @@ def dtype_elem(info: ModuleInfo, node: Optional[cst.BaseExpression]) -> Optional
     if canonical in lib.INT_NAMES:
         return I64
     return None
+
+
+R = TypeVar("R")
+
+
+def _by_node(compute: Callable[[cst.BaseExpression], R]) -> Callable[[cst.BaseExpression], R]:
+    """``compute`` worked out once per node (by identity, the nodes living as long as the function
+    made here): a pass asking each operation of a long sum about its operands was quadratic."""
+    found: dict[int, R] = {}
+
+    def once(node: cst.BaseExpression) -> R:
+        key = id(node)
+        if key not in found:
+            found[key] = compute(node)
+        return found[key]
+
+    return once
 
 
 class _Inference:
@@ -1327,18 +1344,10 @@ class _Inference:
     def _numpy_context(self, types: dict[str, Type]) -> tuple[set[str], set[str]]:
         names: set[str] = set()
         scalar_only: set[str] = set()
-        # By id, as the types (``type_memo``): each operation of a long sum asks for its operands'.
-        flows: dict[int, set[str]] = {}
-        valued: dict[int, bool] = {}
 
+        @_by_node
         def flow(node: cst.BaseExpression) -> set[str]:
             """The names whose values flow elementwise into ``node``'s value (not to be changed)."""
-            key = id(node)
-            if key not in flows:
-                flows[key] = _flow(node)
-            return flows[key]
-
-        def _flow(node: cst.BaseExpression) -> set[str]:
             if isinstance(node, cst.Name):
                 return {node.value} if node.value in self.locals else set()
             if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.MatrixMultiply):
@@ -1351,16 +1360,11 @@ class _Inference:
                 return set().union(*(flow(a) for a in positional_args(node)))
             return set()
 
+        @_by_node
         def numpy_valued(node: cst.BaseExpression) -> bool:
             """Arithmetic with the value of an elementwise NumPy call of float variables
             (``K / (1 + np.exp(-r * t))``): an array wherever they are, so its other operands may be
             arrays too (not ``np.sin(u[k])``, of an element)."""
-            key = id(node)
-            if key not in valued:
-                valued[key] = _numpy_valued(node)
-            return valued[key]
-
-        def _numpy_valued(node: cst.BaseExpression) -> bool:
             if isinstance(node, cst.Call):
                 return self.takes_arrays(node) and self.elementwise_call(node) and any(
                     not (types.get(n) is not None and types[n].is_int) for a in positional_args(node) for n in flow(a))

@@ -138,6 +138,12 @@ def is_pure(op: Op) -> bool:
     return d is not None and d.pure
 
 
+def reads_global(op: Op) -> bool:
+    """A read of a C global number: a ``global`` op, or an ``extern`` one with ``global`` set where
+    code s2sad does not see may change it (``parse/c_globals``)."""
+    return op.name == "global" or op.name == "extern" and bool(op.attrs.get("global"))
+
+
 def makes_fresh(op: Optional[Op]) -> bool:
     """Whether ``op``'s array result is new memory (``alloc``, ``copy``, a whole-array value)."""
     if op is None:
