@@ -249,6 +249,8 @@ def gradient_module(
         grad.attrs["rank_free"] = list(primal.attrs.get("rank_free") or [])
     if guards:  # those the generated Python depends on: the entry gradient checks them (emit_py)
         grad.attrs["guards"] = guards
+    if primal.attrs.get("same_extents"):  # extents the lowering took to be equal: checked on entry too
+        grad.attrs["same_extents"] = primal.attrs["same_extents"]
     if generic:  # name -> the most axes it may have; a differentiated one's adjoint goes to a shadow
         grad.attrs["shape_generic"] = generic
         sig = GradSignature.of(module, primal, indices)
@@ -446,6 +448,15 @@ def _refuse_assumed_kinds(grad: Function, source: str, filename: str, name: str,
     against it at run time (a pointer carries no rank, a double takes an int), so a guess there
     could be silently wrong. Python output checks the guesses on entry instead."""
     assumed = grad.attrs.get("assumed") or {}
+    extents = grad.attrs.get("same_extents") or []
+    if extents:  # (a C caller's arrays carry no extents to check)
+        fact = extents[0]
+        line, col, end_line, end_col = fact["loc"]
+        raise DiagnosticError([Diagnostic(
+            f"--target {target}: '{fact['name']}' is rebound in a loop to a value whose shape is the one it had "
+            "before only if parameters' extents are equal, which a C caller's arrays do not let the gradient check",
+            SourceLoc(grad.loc.file if grad.loc else filename, line, col, end_line, end_col),
+            hint="use --target py or numba (their gradients check it on entry)")], lines)
     if not assumed:
         return
     from .parse.python_frontend import parameter_locations  # Python input only

@@ -460,3 +460,105 @@ def test_the_memory_report_counts_an_array_tape_by_its_length():
                              lines)
     stack = [line for line in lines if "B x its length" in line]
     assert stack and "x iterations of line 7" in stack[0], lines
+
+
+# Axes of extent 1 the code makes (a reshape to 1, an allocation of 1, the transpose of a keepdims
+# column) and NumPy then stretches: their adjoint sums over the stretched axis. Found by a probe:
+# the kernel's d_Y was wrong wherever X's rows were as many as Y's columns (a broadcast_to then
+# took the unsummed adjoint), and the reshaped outer sums failed in the gradient.
+UNIT_AXES = {
+    "kernel_of_keepdims_columns": ("""
+        def f(X, Y, ell: float):
+            xx = (X * X).sum(axis=1, keepdims=True)
+            yy = (Y * Y).sum(axis=1, keepdims=True)
+            D = xx - 2 * X @ Y.T + yy.T
+            return np.exp(-D / ell).sum()
+    """, ["X", "Y", "ell"], [("X", (3, 3)), ("Y", (4, 3))]),
+    "outer_sum_of_reshapes": ("""
+        def f(a: "f64[n]", b: "f64[m]"):
+            return np.sum((a.reshape(-1, 1) + b.reshape(1, -1)) ** 2) + np.sum(a * b.reshape((1, -1)).T[:4, 0])
+    """, ["a", "b"], [("a", (4,)), ("b", (5,))]),
+    "new_axes_pairwise": ("""
+        def f(x, m, X):
+            d = x[:, None] - x[None, :]
+            diff = X[:, np.newaxis, :] - X[np.newaxis, :, :]
+            w = np.exp(-np.sum(diff**2, axis=-1))
+            return np.sum(m[:, np.newaxis] * m[None] / (d * d + 1.0)) + np.sum(w * X[..., 0, None])
+    """, ["x", "m", "X"], [("x", (4,)), ("m", (4,)), ("X", (4, 2))]),
+    "new_axis_of_a_reduction_and_a_column": ("""
+        def f(X, Y, A, ell: float):
+            D = np.sum(X**2, axis=1)[:, np.newaxis] + np.sum(Y**2, axis=1) - 2 * X @ Y.T
+            return np.sum(np.exp(-D / ell)) + np.sum(A[:, 0, None] * A[None, 1, :] * A)
+    """, ["X", "Y", "A", "ell"], [("X", (3, 3)), ("Y", (4, 3)), ("A", (3, 3))]),
+    "column_of_zeros_stretched": ("""
+        def f(X: "f64[n, d]", s: "f64[n]"):
+            c = np.zeros((X.shape[0], 1)) + s.reshape(-1, 1)
+            return np.sum((X * c) ** 2)
+    """, ["X", "s"], [("X", (4, 3)), ("s", (4,))]),
+}
+
+
+@pytest.mark.parametrize("case", list(UNIT_AXES))
+def test_the_adjoint_of_a_stretched_axis_of_extent_one_sums_over_it(case):
+    from source_gradients import HEADER, arr, check_source, num
+
+    source, wrt, shapes = UNIT_AXES[case]
+    params = [arr(name, *shape) for name, shape in shapes] + ([num("ell", 0.5, 2.0)] if "ell" in wrt else [])
+    for target in ("py", "numba"):
+        check_source(HEADER + textwrap.dedent(source), wrt, params, target)
+
+
+def test_a_new_axis_after_one_element_is_a_located_error():
+    source = "import numpy as np\n\n\ndef f(A: \"f64[n, m]\"):\n    return np.sum(A[0, 1, None] * A)\n"
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(source, "prog.py", "f", ["A"], "py")
+    text = info.value.render()
+    assert "prog.py:5:19: error: a new axis (None, np.newaxis) after indexing a single element is not " \
+        "supported" in text, text
+
+
+# np.arange, np.linspace, np.eye: new arrays a loop fills as NumPy computes them (linspace's values
+# are arithmetic of its ends, whose adjoints follow).
+MADE_ARRAYS = """
+import numpy as np
+
+
+def trapz(a: float, b: float, n: int):
+    t = np.linspace(a, b, n)
+    y = np.exp(-t * t) * b
+    h = (b - a) / (n - 1)
+    return h * (np.sum(y) - 0.5 * (y[0] + y[-1])) + np.sum(np.linspace(a, 2.0 * b, num=4, endpoint=False) ** 2)
+
+
+def arange_poly(c, x: float):
+    k = np.arange(len(c))
+    return np.sum(c * x**k) + np.sum(np.arange(0.5, 3.0, 0.5) * c[0]) + np.sum(np.arange(1, 7, 2) * x)
+
+
+def ridge(A, lam: float):
+    M = A.T @ A + lam * np.eye(A.shape[0]) + np.identity(3)
+    return np.trace(M @ M)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("func, wrt, params", [
+    ("trapz", ["a", "b"], [("num", "a", -1.0, 0.0), ("num", "b", 0.5, 1.5), ("count", "n", 7)]),
+    ("arange_poly", ["c", "x"], [("arr", "c", 4), ("num", "x", 0.5, 1.5)]),
+    ("ridge", ["A", "lam"], [("arr", "A", 3, 3), ("num", "lam", 0.5, 1.5)]),
+])
+def test_arange_linspace_and_eye_are_arrays_of_their_values(func, wrt, params, target):
+    import source_gradients as sg
+
+    specs = [getattr(sg, kind)(*rest) for kind, *rest in params]
+    sg.check_source(MADE_ARRAYS, wrt, specs, target, func=func)
+
+
+def test_a_number_spread_over_an_integer_arrays_shape_stays_a_float():
+    """np.full_like(idx, d_return) of an integer idx made the seed 0.5 an integer 0: the adjoint of
+    np.sum(idx * x) was 0 (found with np.arange's values)."""
+    source = 'import numpy as np\n\n\ndef f(idx: "i64[n]", x: float):\n    return np.sum(idx * x)\n'
+    text = pipeline.gradient_source(source, "prog.py", "f", ["x"], "py")
+    namespace: dict = {}
+    exec(compile(text, "<grad>", "exec"), namespace)
+    assert namespace["grad_f"](np.array([1, 2, 3]), 2.0, d_return=0.5) == 3.0

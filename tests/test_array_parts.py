@@ -66,6 +66,30 @@ CASES = {
                 u_prev, u = u, u_next
             return np.sum(u * u) + np.sum(u_prev)
     """, ["u0", "c"], [arr("u0", 5), num("c", 0.1, 0.4), count("steps", 3)]),
+    # u *= r, pos += dt * vel: NumPy writes into the array (a parameter's too: the caller sees it).
+    "whole_array_augmented_assignments": ("""
+        def f(u0, vel0, x, rate: float, dt: float, steps: int):
+            u = u0.copy()
+            vel = vel0.copy()
+            for _ in range(steps):
+                u *= rate
+                u += 0.1 * np.sin(u)
+                vel += dt * u
+                u -= dt * vel
+            x *= rate
+            e = np.exp(x)
+            e /= 2.0
+            return np.sum(u * u) + np.sum(vel**2) + np.sum(x**3) + np.sum(e * x)
+    """, ["u0", "vel0", "x", "rate", "dt"], [arr("u0", 5), arr("vel0", 5), arr("x", 3), num("rate", 0.5, 1.5),
+                                            num("dt", 0.05, 0.2), count("steps", 3)]),
+    # h's shape after the loop's rebinding is Wh's rows, before it h0's: taken to be equal, checked on entry.
+    "rebound_to_a_product_of_parameters": ("""
+        def f(Wh, Wx, xs, h0):
+            h = h0
+            for t in range(xs.shape[0]):
+                h = np.tanh(Wh @ h + Wx @ xs[t])
+            return np.sum(h * h)
+    """, ["Wh", "Wx", "h0"], [arr("Wh", 3, 3), arr("Wx", 3, 2), arr("xs", 4, 2), arr("h0", 3)]),
     "steps_and_ellipsis": ("""
         def f(x: "f64[n]", A: "f64[m, n]", k: int):
             y = np.zeros_like(x)
@@ -104,9 +128,19 @@ def test_gradient_matches_finite_differences(case, target, level):
     def f(x: "f64[n]", y: "f64[m]", steps: int):
         v = x.copy()
         for t in range(steps):
-            v = v + y
+            v = v + y[1:]
         return np.sum(v)
     """, "prog.py:10:13", "'v' is rebound in a loop, and this value's shape is not evidently the shape 'v' has"),
+    ("""
+    def f(x: "f64[n]", y: "f64[m]", steps: int):
+        return g(x, y, steps)
+
+    def g(x, y, steps):
+        v = x.copy()
+        for t in range(steps):
+            v = v + y
+        return np.sum(v)
+    """, "prog.py:13:13", "'v' is rebound in a loop, and this value's shape is not evidently the shape 'v' has"),
     ("""
     def f(x: "f64[n]", n: int):
         t = x[:-1]
@@ -138,3 +172,38 @@ def test_what_stays_refused_is_a_located_error(source, where, message):
     text = info.value.render()
     assert f"{where}: error: {message}" in text, text
     assert "hint:" in text
+
+
+RNN = HEADER + textwrap.dedent("""
+    def f(Wh, Wx, xs, h0):
+        h = h0
+        for t in range(xs.shape[0]):
+            h = np.tanh(Wh @ h + Wx @ xs[t])
+        return np.sum(h)
+""")
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_extents_a_rebinding_takes_to_be_equal_are_checked_on_entry(target):
+    """Wh 4 x 3 and one step: the primal makes h of 4 numbers from h0's 3; the gradient, which
+    keeps h at one shape, refuses on entry, naming the extents and the line."""
+    import numpy as np
+
+    text = pipeline.gradient_source(RNN, "prog.py", "f", ["Wh", "h0"], target)
+    namespace: dict = {}
+    exec(compile(text, "<grad>", "exec"), namespace)
+    rng = np.random.default_rng(0)
+    Wh, Wx, xs, h0 = rng.normal(size=(4, 3)), rng.normal(size=(4, 2)), rng.normal(size=(1, 2)), rng.normal(size=3)
+    with pytest.raises(ValueError, match=r"Wh.shape\[0\] must equal h0.shape\[0\] in f \(line 10 rebinds 'h' in a "
+                       r"loop, which keeps its shape\)"):
+        namespace["grad_f"](Wh, np.zeros_like(Wh), Wx, xs, h0, np.zeros_like(h0))
+
+
+def test_c_output_refuses_extents_taken_to_be_equal():
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(RNN.replace("def f(Wh, Wx, xs, h0)", 'def f(Wh: "f64[n, n]", Wx: "f64[n, m]", '
+                                             'xs: "f64[k, m]", h0: "f64[n]")'), "prog.py", "f", ["Wh"], "c")
+    text = info.value.render()
+    assert "prog.py:10:13: error: --target c: 'h' is rebound in a loop to a value whose shape is the one it had " \
+        "before only if parameters' extents are equal" in text, text
+    assert "hint: use --target py or numba" in text

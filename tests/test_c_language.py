@@ -429,6 +429,14 @@ def test_a_refused_declaration_of_a_number_a_loop_carries_is_one_located_error()
 """
     messages = _diagnostics(source)
     assert messages == ["3:16: this integer constant is too large for any C integer type"], messages
+    # doorfuzz seed 16901340: a declaration whose type is refused (no type to carry), with OpenMP too
+    for pragma in ("", "    #pragma omp parallel for lastprivate(t)\n"):
+        source = ("double f(int n, const double *x, double *y)\n{\n    unsigned\n    double t = 0.0;\n" + pragma
+                  + "    for (int i = 0; i < n; i++) {\n        t = x[i] * x[i];\n        y[i] = t + x[i];\n    }\n"
+                  "    return t * t;\n}\n")
+        messages = _diagnostics(source)
+        assert messages == ["4:12: 'unsigned double' is not a C type: 'double' has no signed or unsigned form"], \
+            messages
 
 
 def test_cuda_output_drops_restrict_and_keeps_typedefs():
@@ -735,3 +743,100 @@ def test_a_pointer_to_a_member_of_a_variable_assigned_again_stays_a_located_erro
               "    return s + *g * x[0];\n}\n")
     messages = _diagnostics(source)
     assert any(m.startswith("3:18: taking the address of 'w.gamma' is not supported here") for m in messages), messages
+
+
+# An if whose branch always jumps puts the statements after it into its other branch; where that
+# branch may jump too (an else-if that returns, breaks or continues), they run only where it did
+# not (found by a probe: the middle return of an SPH kernel was lost, value and gradient wrong).
+_JUMP_CHAINS = """#include <math.h>
+static double kern(double q)
+{
+    if (q > 5.0) return q;
+    if (q < 1.0) return 2.0 * q;
+    else if (q < 2.0) return 3.0 * q * q;
+    else if (q < 3.0) return 4.0 * q;
+    return sin(q);
+}
+
+static double nested(double q)
+{
+    if (q < 1.0) {
+        return 2.0 * q;
+    } else {
+        if (q < 2.0) return 3.0 * q;
+    }
+    return q * q;
+}
+
+double f(const double *x, int n)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        if (x[i] < -0.5) continue;
+        else if (x[i] > 3.5) break;
+        s += kern(x[i]) * x[i] + nested(x[i]);
+    }
+    return s;
+}
+"""
+
+
+@needs_gcc
+@pytest.mark.parametrize("level", [0, 2])
+def test_statements_after_an_else_if_that_jumps_run_only_where_it_did_not(level):
+    from fd import ParamSpec, check_gradient
+
+    text = pipeline.gradient_source(_JUMP_CHAINS, "t.c", "f", ["x"], "c", pipeline.Options(level=level))
+    sig = CSignature.parse(_JUMP_CHAINS, "f")
+    primal, gradient = sig.primal(build(_JUMP_CHAINS)), sig.gradient(build(text), ["x"], [])
+    for seed in range(4):  # 16 numbers across every branch, a break among them now and then
+        specs = [ParamSpec("x", "array", (16,), low=-1.0, high=3.7), ParamSpec("n", "int", value=16)]
+        check_gradient(primal, gradient, specs, ["x"], set(), np.random.default_rng(seed), returns_float=True)
+    for q in (0.5, 1.5, 2.5, 4.0, 6.0, -0.7, 3.6):  # the IR means what the C means
+        assert _run_ir(_JUMP_CHAINS, "kern", q) == pytest.approx(primal_kern(q))
+        assert _run_ir(_JUMP_CHAINS, "nested", q) == pytest.approx(q * q if q >= 2.0 else 3 * q if q >= 1 else 2 * q)
+
+
+def primal_kern(q: float) -> float:
+    import math
+
+    return q if q > 5 else 2 * q if q < 1 else 3 * q * q if q < 2 else 4 * q if q < 3 else math.sin(q)
+
+
+# math.h's classification macros as comparisons, NAN as inf - inf, and sizeof of a local array
+# whose extent is a #define (found by a probe of numerical C: each was refused).
+_CLASSIFY = """#include <math.h>
+#include <string.h>
+#define NB 4
+int kind(double v)
+{
+    return isnan(v) + 10 * isinf(v) + 100 * isfinite(v) + 1000 * __builtin_isnan(v);
+}
+
+double f(const double *x, int n)
+{
+    double b[NB];
+    memset(b, 0, sizeof b);
+    for (int i = 0; i < n; i++) {
+        if (isnan(x[i]) || !isfinite(x[i])) continue;
+        b[i % NB] += x[i] * x[i];
+    }
+    if (b[0] < 0.0) return NAN;
+    return b[0] * b[1] + b[2] + (double)(sizeof(b) / sizeof(b[0]));
+}
+"""
+
+
+@needs_gcc
+def test_classification_macros_nan_and_sizeof_of_a_defined_extent():
+    from fd import ParamSpec, check_gradient
+
+    inf, nan = float("inf"), float("nan")
+    for v, expected in ((1.5, 100), (inf, 10), (-inf, 10), (nan, 1001)):
+        assert _run_ir(_CLASSIFY, "kind", v) == expected, v
+    text = _gradient(_CLASSIFY, "f", ["x"])
+    sig = CSignature.parse(_CLASSIFY, "f")
+    specs = [ParamSpec("x", "array", (9,)), ParamSpec("n", "int", value=9)]
+    check_gradient(sig.primal(build(_CLASSIFY)), sig.gradient(build(text), ["x"], []), specs, ["x"], set(),
+                   np.random.default_rng(2), returns_float=True)
+    assert "isnan(t0)" in text  # (x != x, printed as C's test of it)

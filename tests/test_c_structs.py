@@ -259,3 +259,81 @@ def test_a_loop_bounded_by_a_writable_structs_member_is_counted_where_nothing_in
     text = pipeline.gradient_source(source, "t.c", "f", ["x"], "c")
     assert ("for (long i = 0; i < s->n; i++)" in text) == counted, text
     assert ("while" in text) != counted, text
+
+
+# An element of an array of structs whose members are all doubles, used as a struct value: passed
+# to a helper that takes one by value, copied into a local, read through *p (found by a probe of
+# physics code: each was refused).
+_RUN_ELEMENTS = """#include <math.h>
+typedef struct { double x, y, z; } vec3;
+
+static double vdot(vec3 a, vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+
+static vec3 vsub(vec3 a, vec3 b)
+{
+    vec3 r = {a.x - b.x, a.y - b.y, a.z - b.z};
+    return r;
+}
+
+double energy(const vec3 *v, const vec3 *pos, int n)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        s += 0.5 * vdot(v[i], v[i]);
+        vec3 a = pos[i];
+        const vec3 *p = &v[i];
+        s += a.x * a.y * vdot(*p, *(pos + i));
+        for (int j = i + 1; j < n; j++) {
+            vec3 d = vsub(pos[i], pos[j]);
+            s -= 1.0 / sqrt(vdot(d, d) + 0.1);
+        }
+    }
+    return s;
+}
+"""
+
+
+def test_an_element_of_an_array_of_structs_is_a_struct_value():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from cbuild import build
+    from cprimal import CSignature
+    from fd import ParamSpec, check_gradient
+
+    text = pipeline.gradient_source(_RUN_ELEMENTS, "t.c", "energy", ["v", "pos"], "c", pipeline.Options())
+    sig = CSignature.parse(_RUN_ELEMENTS, "energy")
+    specs = [ParamSpec("v", "array", (12,)), ParamSpec("pos", "array", (12,)), ParamSpec("n", "int", value=4)]
+    check_gradient(sig.primal(build(_RUN_ELEMENTS)), sig.gradient(build(text), ["v", "pos"], []), specs,
+                   ["v", "pos"], set(), np.random.default_rng(4), returns_float=True)
+
+
+_UNSIGNED_CELL = """#include <stddef.h>
+typedef struct { size_t n; double *data; } V;
+static void fill(V *v, double a) { for (size_t i = 0; i < v->n; i++) v->data[i] = a * (double)i * v->data[i]; }
+double f(double a)
+{
+    double buf[4] = {1.0, 2.0, 3.0, 4.0};
+    V v = {4, buf};
+    fill(&v, a);
+    return buf[1] * buf[3] * (double)v.n;
+}
+"""
+
+
+def test_an_unsigned_member_passed_in_a_cell_keeps_its_type():
+    """probe t32: the cell of v.n was a long[1] passed for fill's size_t * (gcc: -Wpointer-sign)."""
+    from cbuild import build
+
+    text = pipeline.gradient_source(_UNSIGNED_CELL, "t.c", "f", ["a"], "c", pipeline.Options())
+    assert "size_t v_n_cell[1];" in text
+    import ctypes
+
+    lib = build(text)  # -Wall -Wextra -Werror
+    grad = lib.grad_f
+    grad.argtypes = [ctypes.c_double, ctypes.POINTER(ctypes.c_double), ctypes.c_double]
+    d_a = ctypes.c_double(0.0)
+    grad(0.7, ctypes.byref(d_a), 1.0)
+    # f(a) = (a * 1 * 2) * (a * 3 * 4) * 4 = 96 a^2: f'(0.7) = 134.4
+    assert abs(d_a.value - 134.4) < 1e-9

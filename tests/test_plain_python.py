@@ -304,12 +304,12 @@ def test_a_capture_whose_kind_the_local_function_takes_otherwise_is_refused_with
 
         def f(x, c):
             y = x * 1.0
-            g = lambda t: t * np.sum(y)
+            g = lambda t: t * np.sum(y, axis=0)
             return g(c)
     """
     text = _refusal(src, "f", ["c"])
-    # The lifted g takes y's kind from its call (a number, as x is); np.sum(y) then needs an array.
-    assert "'y' is not an array" in text and "g = lambda t: t * np.sum(y)" in text
+    # The lifted g takes y's kind from its call (a number, as x is); np.sum(y, axis=0) needs an array.
+    assert "'y' is not an array" in text and "g = lambda t: t * np.sum(y, axis=0)" in text
 
 
 def test_a_capture_of_an_annotated_parameter_keeps_its_annotation():

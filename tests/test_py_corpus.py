@@ -31,12 +31,12 @@ from py_corpus.cases import CASES
 # 168 with the need of an array reaching np.where's condition, comparisons and x ** gamma.
 # 170 with shape-generic results (return np.exp(x): every parameter any shape that broadcasts).
 # 171 with items of two sequences combined elementwise taken to be alike (x - c, for x in X, c in C).
+# 172 with parameters' extents a loop's rebinding needs equal checked on the gradient's entry (rnn_loop).
 NOT_YET = {
-    "numpy_style:polynomial": ("refused", "'total' is not an array"),
+    "numpy_style:polynomial": (
+        "guarded", 'x must be a number: its rank is not evident in polynomial (for an array, annotate x: "f64[n]")'),
     "numpy_style:ufunc_spellings": (
         "guarded", 'y must be a number: its rank is not evident in ufunc_spellings (for an array, annotate y: "f64['),
-    "ml_scratch:rnn_loop": (
-        "refused", "'h' is rebound in a loop, and this value's shape is not evidently the shape 'h' has before the "),
     "ml_scratch:batch_norm_loss": (
         "guarded", 'X must be a 1-D array: its rank is not evident in batch_norm_loss (else annotate X: "f64[m, n]"'),
     "ml_scratch:soft_kmeans": ("refused", "this value must be an array here, and nothing in the code says it is one"),

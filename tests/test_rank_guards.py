@@ -81,6 +81,9 @@ def e(x):
         ("def f(x, a):\n    y = a * 2.0\n    return np.sum(x * y) + np.sum(x)\n", "f", {"x": 1, "a": 0}),
         ("def f(x, a):\n    return np.sum(x) * math.exp(a)\n", "f", {"x": 1}),
         ("def f(x, a):\n    if a > 0.0:\n        return np.sum(x * a)\n    return np.sum(x)\n", "f", {"x": 1}),
+        # a part of an array takes a number or an array of its shape (found by a probe: v had no check)
+        ("def f(A, v):\n    A[1, :] += v\n    return np.sum(A ** 2)\n", "f", {"A": 2, "v": 0}),
+        ("def f(x, v):\n    x[2:] = v\n    return np.sum(x ** 2)\n", "f", {"x": 1, "v": 0}),
     ],
 )
 def test_unproven_ranks_are_marked(source, func, expected):

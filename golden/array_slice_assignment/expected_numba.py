@@ -32,87 +32,83 @@ def grad_smooth_edges(A, d_A, v, d_v, k, d_return=1.0):
     for k2 in range(B.shape[1]):
         B[1, k2] = t1[0 if t0 else k2]
     t2 = A[:, 0]
-    t3 = t2.shape[0] == 1
     for k2 in range(B.shape[0]):
-        B[k2, 2] += t2[0 if t3 else k2]
-    t4 = min(4, B.shape[0]) - 2
-    t5 = max(0, t4)
-    t6 = min(3, B.shape[1]) - 1
-    t7 = max(0, t6)
-    for k2 in range(t5):
-        for k3 in range(t7):
+        B[k2, 2] += t2[k2]
+    t3 = min(4, B.shape[0]) - 2
+    t4 = max(0, t3)
+    t5 = min(3, B.shape[1]) - 1
+    t6 = max(0, t5)
+    for k2 in range(t4):
+        for k3 in range(t6):
             B[2 + k2, 1 + k3] = 0.5
-    t8 = A[0, :]
-    t9 = A[1, :]
-    t10 = t8 * t9
-    t11 = B.shape[0] - 1
-    t12 = t10.shape[0] == 1
+    t7 = A[0, :]
+    t8 = A[1, :]
+    t9 = t7 * t8
+    t10 = B.shape[0] - 1
     for k2 in range(B.shape[1]):
-        B[t11, k2] -= t10[0 if t12 else k2]
-    t13 = A[k:, 1]
-    t14 = np.tanh(t13)
-    t15 = k + B.shape[0] if k < 0 else k
-    t16 = max(t15, 0)
-    t17 = min(t16, B.shape[0])
-    t18 = B.shape[0] - t17
-    t19 = max(0, t18)
-    t20 = t13.shape[0] == 1
-    for k2 in range(t19):
-        B[t17 + k2, 0] = t14[0 if t20 else k2]
+        B[t10, k2] -= t9[k2]
+    t11 = A[k:, 1]
+    t12 = np.tanh(t11)
+    t13 = k + B.shape[0] if k < 0 else k
+    t14 = max(t13, 0)
+    t15 = min(t14, B.shape[0])
+    t16 = B.shape[0] - t15
+    t17 = max(0, t16)
+    t18 = t11.shape[0] == 1
+    for k2 in range(t17):
+        B[t15 + k2, 0] = t12[0 if t18 else k2]
 
     # reverse sweep
     d_B = np.zeros((A.shape[0], A.shape[1]))
-    t21 = np.zeros(t13.shape[0])
-    t22 = np.zeros(t10.shape[0])
-    t23 = np.zeros(t2.shape[0])
-    t24 = np.zeros(v.shape[0])
+    t19 = np.zeros(t11.shape[0])
+    t20 = np.zeros(t9.shape[0])
+    t21 = np.zeros(t2.shape[0])
+    t22 = np.zeros(v.shape[0])
 
     # line 14: return np.sum(B * B * A)
     d_A += d_return * (B * B)
-    t25 = d_return * A * B
-    d_B += t25
-    d_B += t25
+    t23 = d_return * A * B
+    d_B += t23
+    d_B += t23
 
     # line 13: B[k:, 0] = np.tanh(A[k:, 1])
-    for k2 in range(t19 - 1, -1, -1):
-        t26 = t17 + k2
-        t27 = 0 if t20 else k2
-        d_B_elem = d_B[t26, 0]
-        d_B[t26, 0] = 0.0
-        t21[t27] += d_B_elem
-    d_A[k:, 1] += t21 * (1.0 - t14 * t14)
+    for k2 in range(t17 - 1, -1, -1):
+        t24 = t15 + k2
+        t25 = 0 if t18 else k2
+        d_B_elem = d_B[t24, 0]
+        d_B[t24, 0] = 0.0
+        t19[t25] += d_B_elem
+    d_A[k:, 1] += t19 * (1.0 - t12 * t12)
 
     # line 12: B[-1] -= A[0] * A[1]
     for k2 in range(B.shape[1] - 1, -1, -1):
-        t28 = 0 if t12 else k2
-        d_B_elem = d_B[t11, k2]
-        t22[t28] -= d_B_elem
-    d_A[1, :] += t22 * t8
-    d_A[0, :] += t22 * t9
+        d_B_elem = d_B[t10, k2]
+        t20[k2] -= d_B_elem
+    d_A[1, :] += t20 * t7
+    d_A[0, :] += t20 * t8
 
     # line 11: B[2:4, 1:3] = 0.5
-    for k2 in range(t5 - 1, -1, -1):
-        for k3 in range(t7 - 1, -1, -1):
+    for k2 in range(t4 - 1, -1, -1):
+        for k3 in range(t6 - 1, -1, -1):
             d_B[2 + k2, 1 + k3] = 0.0
 
     # line 10: B[:, 2] += A[:, 0]
     for k2 in range(B.shape[0] - 1, -1, -1):
-        t29 = 0 if t3 else k2
         d_B_elem = d_B[k2, 2]
-        t23[t29] += d_B_elem
-    d_A[:, 0] += t23
+        t21[k2] += d_B_elem
+    d_A[:, 0] += t21
 
     # line 9: B[1, :] = v * 2.0
     for k2 in range(B.shape[1] - 1, -1, -1):
-        t30 = 0 if t0 else k2
+        t26 = 0 if t0 else k2
         d_B_elem = d_B[1, k2]
         d_B[1, k2] = 0.0
-        t24[t30] += d_B_elem
-    d_v += t24 * 2.0
+        t22[t26] += d_B_elem
+    d_v += t22 * 2.0
 
     # line 8: B[0] = v
     for k2 in range(B.shape[1] - 1, -1, -1):
-        t31 = 0 if t0 else k2
+        t27 = 0 if t0 else k2
         d_B_elem = d_B[0, k2]
         d_B[0, k2] = 0.0
-        d_v[t31] += d_B_elem
+        d_v[t27] += d_B_elem

@@ -140,7 +140,7 @@ class CMemory:
         if v not in self.var:
             return []
         name = self.var[v]
-        elem = self._elem(v.type)
+        elem = op.attrs.get("c_elem") or self._elem(v.type)  # size_t n_cell[1]: as the member is declared
         consts = [const_int(d) for d in op.operands]
         # A cache (the forward sweep fills it per iteration, the reverse sweep reads it back)
         # starts zeroed although nothing reads a slot before it is written: gcc cannot always tie

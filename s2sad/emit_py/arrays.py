@@ -158,6 +158,9 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
     if n == "broadcast":
         g, like = a
         if not op.operands[0].type.is_array:
+            if op.operands[1].type.elem != op.result.type.elem:  # type: ignore[attr-defined]
+                # a float spread over an integer array's shape: np.full_like would make it integers
+                return call("np.full", Attribute(like, "shape"), g)
             return call("np.full_like", like, g)
         if "axis" in op.attrs:
             g = call("np.expand_dims", g, number(op.attrs["axis"]))

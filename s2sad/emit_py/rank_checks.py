@@ -59,13 +59,49 @@ def check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
             other = '"f64[m, n]"' if rank == 1 else '"f64[n]"'
             verb = "for an array, annotate" if rank == 0 else "else annotate"
             message = f"{source} must be {kind}: its rank is not evident in {primal} ({verb} {source}: {other})"
-        lines.append(f"    if {test}:")
         quoted = f"'{message}'" if '"' in message else f'"{message}"'  # as ruff format quotes it
-        if len(f"        raise ValueError({quoted})") > LINE_LIMIT:
-            lines += ["        raise ValueError(", f"            {quoted}", "        )"]
-        else:
-            lines.append(f"        raise ValueError({quoted})")
+        lines += _raise_if(test, quoted, LINE_LIMIT)
     return lines
+
+
+def _raise_if(test: str, quoted: str, limit: int) -> list[str]:
+    """``if test: raise ValueError(quoted)``, the raise wrapped as ruff format wraps it past ``limit``."""
+    if len(f"        raise ValueError({quoted})") > limit:
+        return [f"    if {test}:", "        raise ValueError(", f"            {quoted}", "        )"]
+    return [f"    if {test}:", f"        raise ValueError({quoted})"]
+
+
+def extent_check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
+    """The checks of the parameter extents ``fn``'s lowering assumed equal (``fn.attrs
+    ["same_extents"]``: an array rebound in a loop to a value made from other parameters' extents,
+    ``h = np.tanh(Wh @ h + Wx @ x[t])`` after ``h = h0``). Where they differ the primal fails on
+    the next iteration or computes with another shape; the gradient, which keeps one array for
+    the name, would not, so it refuses them on entry, after the rank checks."""
+    by_source = {p.name_hint: names.get(p) or p.name_hint for p in fn.params}
+    primal = fn.attrs.get("primal", fn.name)
+    lines: list[str] = []
+    seen: set[tuple] = set()
+    for fact in fn.attrs.get("same_extents") or []:
+        a, b = (tuple(side) for side in fact["sides"])
+        if (a, b) in seen:
+            continue
+        seen.add((a, b))
+        code = [_extent_code(side, by_source, numba) for side in (a, b)]
+        text = [_extent_code(side, {}, False) for side in (a, b)]
+        message = (f"{text[0]} must equal {text[1]} in {primal} (line {fact['loc'][0]} rebinds '{fact['name']}' "
+                   "in a loop, which keeps its shape)")
+        lines += _raise_if(f"{code[0]} != {code[1]}", f'"{message}"', _RUFF_LINE)
+    return lines
+
+
+def _extent_code(side: tuple, names: dict, numba: bool) -> str:
+    """One side of an extent check: ``x.shape[0]``, an integer parameter, a constant."""
+    if side[0] == "dim":
+        name = names.get(side[1], side[1])
+        return f"{name}.shape[{side[2]}]" if numba or not names else f"np.shape({name})[{side[2]}]"
+    if side[0] == "int":
+        return names.get(side[1], side[1])
+    return str(side[1])
 
 
 _RUFF_LINE = 88  # ruff format's default line length
@@ -96,12 +132,7 @@ def generic_check_lines(fn: Function, names: dict) -> list[str]:
             checks.append((f"not isinstance({d}, np.ndarray) or np.shape({d}) != np.shape({name})",
                            f"{d} must be an array of the shape of {source} (a 0-d array for a number)"))
         for test, message in checks:
-            lines.append(f"    if {test}:")
-            quoted = f'f"{message}"' if "{" in message else f'"{message}"'
-            if len(f"        raise ValueError({quoted})") > _RUFF_LINE:  # as ruff format wraps it
-                lines += ["        raise ValueError(", f"            {quoted}", "        )"]
-            else:
-                lines.append(f"        raise ValueError({quoted})")
+            lines += _raise_if(test, f'f"{message}"' if "{" in message else f'"{message}"', _RUFF_LINE)
     return lines
 
 

@@ -925,7 +925,7 @@ class CExprLowering:
             t = ct.scalar if ct.kind == "scalar" else None
         elif isinstance(node, c_ast.ID) and (key := self.lookup(node.name)) is not None:
             ct = self.ctypes[key]  # sizeof y: a number, or a local array of constant extents
-            counts = [_literal_count(d) for d in ct.dims] if ct.kind == "array" else []
+            counts = [self.constant_count(d) for d in ct.dims] if ct.kind == "array" else []
             if ct.scalar is not None and (ct.kind == "scalar" or (counts and None not in counts)):
                 return BYTES[ct.scalar.name] * math.prod(counts)  # type: ignore[arg-type]
         elif isinstance(node, c_ast.UnaryOp) and node.op == "*" or isinstance(node, c_ast.ArrayRef):
@@ -942,6 +942,10 @@ class CExprLowering:
         raise NotImplementedError
 
     def lookup(self, name: str) -> Optional[str]:  # pragma: no cover
+        raise NotImplementedError
+
+    def constant_count(self, node: Optional[c_ast.Node]) -> Optional[int]:  # pragma: no cover
+        """An extent written as an integer constant expression (``3``, ``2 * NB``), else None."""
         raise NotImplementedError
 
     cuda: bool = False  # whether CUDA's thread built-ins are known (a .cu file)
@@ -1047,17 +1051,3 @@ def walk(node: c_ast.Node):
         n = stack.pop()
         yield n
         stack.extend(child for _, child in reversed(n.children()))
-
-
-def _literal_count(node: Optional[c_ast.Node]) -> Optional[int]:
-    """An array extent written as an integer constant expression (``3``, ``2 * 4``), else None."""
-    if isinstance(node, c_ast.Constant) and node.type in ("int", "long int", "unsigned int", "long", "unsigned long"):
-        try:
-            return int(node.value.rstrip("uUlL"), 0)
-        except ValueError:
-            return None
-    if isinstance(node, c_ast.BinaryOp) and node.op in ("*", "+", "-"):
-        a, b = _literal_count(node.left), _literal_count(node.right)
-        if a is not None and b is not None:
-            return a * b if node.op == "*" else a + b if node.op == "+" else a - b
-    return None

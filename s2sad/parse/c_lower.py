@@ -61,7 +61,7 @@ from .c_source_map import SourceMap
 from .c_omp import COmpLowering
 from .omp import OmpClauses
 from .c_records import CELL, CRecordLowering, aggregate_entry, leaf_hint, param_leaves, read_only
-from .c_structs import StructTable
+from .c_structs import StructTable, int_constant
 from .c_types import Member, StructLayout
 from .c_types import BYTES, CType, TypeProblem, ctype_of, value_type
 from .py_common import RESULT, RETURNED, Env, Fail, Poison
@@ -354,6 +354,9 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         attrs = {"callee": node.name, "global": True, "args": [],
                  "prototype": f"extern {' '.join(self.ctx.typedefs.get(t.spelling, [t.spelling]))} {node.name}"}
         return self.at(b, node).create("extern", [], [value_type(t)], attrs).result
+
+    def constant_count(self, node: Optional[c_ast.Node]) -> Optional[int]:
+        return int_constant(node, self.ctx.constants, set()) if node is not None else None
 
     def named_constant(self, node: c_ast.ID, b: Builder) -> Optional[Value]:
         expr = self.ctx.constants.get(node.name)
@@ -1303,16 +1306,18 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         then_items, else_items = statements(st.iftrue), statements(st.iffalse)
         then_run, else_run = self.scoped(then_items, loop), self.scoped(else_items, loop)
         if rest:
-            # The rest runs in the enclosing scope, after the branch's own scope is closed.
-            def chain(first: Callable[[Builder, Env], None]) -> Callable[[Builder, Env], None]:
+            # The rest runs in the enclosing scope, after the branch's own scope is closed, and
+            # only where the branch did not jump (``if (a) return x; else if (b) return y;
+            # return z;``: the else branch may return).
+            def chain(first: Callable[[Builder, Env], None], items: list[c_ast.Node]) -> Callable[[Builder, Env], None]:
                 def run(bb: Builder, e: Env) -> None:
                     first(bb, e)
-                    self.block(rest, bb, e, loop)
+                    self.after(block_exits(items), rest, bb, e, loop)
                 return run
             if into_then:
-                then_run = chain(then_run)
+                then_run = chain(then_run, then_items)
             else:
-                else_run = chain(else_run)
+                else_run = chain(else_run, else_items)
         b.loc = self.loc(st)
         self.branch(b, env, cond, then_run, else_run)
 
@@ -1325,8 +1330,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             aliased = [n for n in mentioned_names(node) if self.lookup(n) in self.address_of]
             for name in assigned + [m for m in addressed_members(node) + aliased if m not in assigned]:
                 key = self.lookup(name)
-                if key is None:
-                    continue
+                if key is None or (key in self.refused and key not in self.key_types):
+                    continue  # (declared with a type refused, ``unsigned double t``: nothing to carry)
                 if self.is_moving(key):
                     keys += [k for k in self.moving_keys(key) if k and k not in keys]
                     continue

@@ -70,8 +70,9 @@ BUILTIN_MACROS = {
     "M_E": "2.7182818284590452354", "M_LOG2E": "1.4426950408889634074", "M_LOG10E": "0.43429448190325182765",
     "M_LN2": "0.69314718055994530942", "M_LN10": "2.30258509299404568402", "M_SQRT2": "1.41421356237309504880",
     "M_SQRT1_2": "0.70710678118654752440", "true": "1", "false": "0",
-    # math.h's infinity (1e309 overflows to it when read) and float.h's limits.
-    "NULL": "0", "INFINITY": "1e309", "HUGE_VAL": "1e309", "DBL_MAX": "1.7976931348623157e308",
+    # math.h's infinity (1e309 overflows to it when read) and not-a-number (inf - inf), float.h's limits.
+    "NULL": "0", "INFINITY": "1e309", "HUGE_VAL": "1e309", "NAN": "(1e309 - 1e309)",
+    "DBL_MAX": "1.7976931348623157e308",
     "DBL_MIN": "2.2250738585072014e-308", "DBL_EPSILON": "2.220446049250313e-16",
 }
 

@@ -57,6 +57,8 @@ members passed on, and local arrays of them are refused where they are written.
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, replace
 from typing import Callable, Optional
 
@@ -604,12 +606,17 @@ class CRecordLowering:
             return
         inner = source.expr if isinstance(source, c_ast.UnaryOp) and source.op == "*" else source
         root = self.record_variable(inner)
-        if root is None or root[1].record is not t.record or root[1].indirect != (inner is not source):
+        element = self.run_element(source, t)
+        if element is not None:  # vec3 a = v[i]: struct i of a run of them, member by member
+            member = functools.partial(_member_of, element, ".")
+        elif root is None or root[1].record is not t.record or root[1].indirect != (inner is not source):
             raise self.fail(source, f"a {t.record.name} can be initialized or assigned from another "
-                            f"{t.record.name} variable (or *p) or with braces only")
-        arrow = "->" if root[1].indirect else "."
+                            f"{t.record.name} variable (or *p, or an element v[i] of an array of them) or with "
+                            "braces only")
+        else:
+            member = functools.partial(_member_node, root[0], "->" if root[1].indirect else ".")
         for leaf in t.record.leaves:
-            node = _member_node(root[0], arrow, leaf.path, source)
+            node = member(leaf.path, source)
             if var == RESULT:  # return c; each number is one of the function's values
                 v = self.number(self.scalar(node, b, env), self.at(b, source))
                 env[RESULT + leaf.path] = self.convert(v, leaf.member.scalar, b)
@@ -697,6 +704,10 @@ class CRecordLowering:
         element = self.each_element(a, t)
         if element is not None:  # &Ms[i], Ms + i, Ms[i] of an array of such structs
             return self.each_argument(element[0], element[1], t, callee, a, b, env), []
+        run = None if t.indirect else self.run_element(a, t)
+        if run is not None and all(pl.kind == VALUE for pl in param_leaves(t)):  # vdot(v[i], *p): its numbers
+            return [self.convert(self.number(self.scalar(_member_of(run, ".", pl.leaf.path, a), b, env),
+                                             self.at(b, a)), value_type(pl.ctype), b) for pl in param_leaves(t)], []
         if root is None or root[1].record is None or root[1].record.name != t.record.name \
                 or (t.indirect, op, root[1].indirect) not in forms:
             want = ("a pointer to a " if t.indirect else "a ") + t.record.name
@@ -718,6 +729,25 @@ class CRecordLowering:
                 p = self.pointer(member, b, env)
                 values.append(self.array_argument(member, p, pl.ctype, callee, b))
         return values, after
+
+    def run_element(self, a: c_ast.Node, t: CType) -> Optional[c_ast.Node]:
+        """``v[i]``, ``*p`` or ``*(v + i)`` of a pointer to (or an array of) structs of ``t``'s type
+        whose members are all one type (a run of scalars, ``StructLayout``): the element ``v[i]``,
+        whose members ``v[i].x`` are read as any; None where ``a`` is no such struct."""
+        if isinstance(a, c_ast.ArrayRef):
+            base, element = a.name, a
+        elif isinstance(a, c_ast.UnaryOp) and a.op == "*":
+            base, index = a.expr, c_ast.Constant("int", "0", coord=a.coord)
+            if isinstance(base, c_ast.BinaryOp) and base.op == "+":
+                base, index = base.left, base.right
+            element = c_ast.ArrayRef(base, index, coord=a.coord)
+        else:
+            return None
+        key = self.lookup(base.name) if isinstance(base, c_ast.ID) else None
+        layout = self.ctypes[key].layout if key is not None else None
+        if layout is None or t.record is None or layout.name != t.record.name:
+            return None
+        return element
 
     def each_element(self, a: c_ast.Node, t: CType) -> Optional[tuple[str, c_ast.Node]]:
         """The array of structs and the index of the one struct the argument ``a`` passes for the
@@ -1081,8 +1111,10 @@ class CRecordLowering:
         t = value_type(CType("scalar", scalar, spelled))
         kind = CType("array", scalar, f"{spelled} *", (_ONE,)).ir_array
         at = self.at(b, member)
+        # (an unsigned member's cell keeps its C type: a size_t * callee parameter takes no long *)
+        spelling = {"c_elem": spelled} if scalar.is_int and not spelled.startswith("const") else {}
         cell = at.op1("alloc", [build.const(at, 1, I64)], kind, dotted.replace(".", "_") + "_cell",
-                      fill="empty", elem=kind.elem.name)
+                      fill="empty", elem=kind.elem.name, **spelling)
         current = env.get(key) if key is not None else None
         if not isinstance(current, Value):  # not given a value yet (a struct the callee fills in): zero
             current = build.const(at, 0, t)
@@ -1159,9 +1191,13 @@ def _is_null(node: c_ast.Node) -> bool:
 
 def _member_node(var: str, arrow: str, path: str, where: c_ast.Node) -> c_ast.Node:
     """``var->a.b`` as pycparser reads it, for the leaf ``path`` ``.a.b``."""
+    return _member_of(c_ast.ID(var, coord=where.coord), arrow, path, where)
+
+
+def _member_of(base: c_ast.Node, arrow: str, path: str, where: c_ast.Node) -> c_ast.Node:
+    """``base->a.b`` (``base.a.b``) for the leaf ``path`` ``.a.b``."""
     names = path[1:].split(".")
-    node: c_ast.Node = c_ast.StructRef(c_ast.ID(var, coord=where.coord), arrow, c_ast.ID(names[0]),
-                                       coord=where.coord)
+    node: c_ast.Node = c_ast.StructRef(base, arrow, c_ast.ID(names[0]), coord=where.coord)
     for name in names[1:]:
         node = c_ast.StructRef(node, ".", c_ast.ID(name), coord=where.coord)
     return node

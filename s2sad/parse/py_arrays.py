@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Callable, Optional, Protocol, Union
 import libcst as cst
 
 from ..ssa import array_ops, build
-from ..ssa.ir import Block, Builder, Value
+from ..ssa.ir import Block, Builder, Op, Value
 from ..ssa.mathfns import MATH
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
 from .py_common import Env, Fail
 from .py_module import dotted_source
 from .py_intrinsics import OPERATOR_UFUNCS
+from .py_flow import is_new_axis
 from .py_types import int_literal, keyword_arg, positional_args
 
 if TYPE_CHECKING:
@@ -157,14 +158,15 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
             dims = [lw.integer(d, b, env, "an array size") for d in nodes]
         one = lw.const(b, node, 1.0, F64)
         return arr_op(lw, b, node, "full", [*dims, one])
-    if op in _REDUCTIONS:
-        arr = lw.array(args[0], b, env)
-        return arr_op(lw, b, node, _REDUCTIONS[op], [arr], _reduction_attrs(lw, node, arr))
+    if op in _REDUCTIONS or op == "prod":
+        arr = lw.value(args[0], b, env)
+        if not arr.type.is_array and not any(a.keyword is not None for a in node.args):
+            # np.sum(total) of a total that only ever adds numbers: the number, as NumPy gives it
+            return arr if op != "mean" or arr.type.is_float else build.cast(lw.at(b, node), arr, F64)
+        arr = lw.as_array(arr, args[0])  # (np.sum(s, axis=1) of a number s: NumPy has no axis 1)
+        return arr_op(lw, b, node, _REDUCTIONS.get(op, op), [arr], _reduction_attrs(lw, node, arr))
     if op in ("var", "std"):
         return variance(lw, node, lw.array(args[0], b, env), b, op == "std")
-    if op == "prod":
-        arr = lw.array(args[0], b, env)
-        return arr_op(lw, b, node, "prod", [arr], _reduction_attrs(lw, node, arr))
     if op == "cumsum":
         return cumsum(lw, node, lw.array(args[0], b, env), b)
     if op in ("matmul", "outer"):
@@ -417,6 +419,118 @@ def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, ind
     return arr_op(lw, b, node, "slice", [arr, *bounds], {"axes": axes})
 
 
+def new_axes(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, indices: list, b: Builder,
+             env: Env) -> Value:
+    """``x[:, None]``, ``x[None]``, ``X[:, None, :]``, ``A[i, :, None]``: the part the other indices
+    pick, reshaped with an axis of extent 1 where each ``None`` stands (a view, as NumPy's). Its
+    unit axes are known (``array_ops.shape_unit_axes``), so the adjoint of what broadcasts it
+    (``x[:, None] - x[None, :]``) sums over them."""
+    arr = lw.array(base, b, env)
+    rank = arr.type.rank  # type: ignore[attr-defined]
+    named = sum(1 for i in indices if not is_new_axis(i) and not isinstance(i, cst.Ellipsis))
+    if sum(1 for i in indices if isinstance(i, cst.Ellipsis)) > 1:
+        raise lw.fail(node, "an index can only have a single ellipsis ('...')")
+    full: list = []
+    for i in indices:  # '...' as the whole of each axis the other indices leave
+        full += [cst.Slice(lower=None, upper=None)] * max(0, rank - named) if isinstance(i, cst.Ellipsis) else [i]
+    real = [i for i in full if not is_new_axis(i)]
+    if len(real) > rank:
+        raise lw.fail(node, f"'{dotted_source(base) or 'the array'}' has {rank} dimension(s) but is indexed "
+                      f"with {len(real)}")
+    if len(real) == rank and not any(isinstance(i, cst.Slice) for i in real):
+        raise lw.fail(node, "a new axis (None, np.newaxis) after indexing a single element is not supported",
+                      hint="index a slice (x[i:i + 1, None]) or make the array with np.full((1, 1), x[i, j])")
+    whole = all(isinstance(i, cst.Slice) and i.lower is None and i.upper is None and i.step is None for i in real)
+    part = arr if whole else slice_(lw, node, base, real, b, env)  # (x[:, None]: x itself, reshaped)
+    lw.at(b, node)
+    dims: list[Value] = []
+    axis = 0
+    for i in full:
+        if is_new_axis(i):
+            dims.append(build.const(b, 1, I64))
+        elif isinstance(i, cst.Slice):
+            dims.append(b.op1("dim", [part], I64, axis=axis))
+            axis += 1
+    while axis < part.type.rank:  # type: ignore[attr-defined]
+        dims.append(b.op1("dim", [part], I64, axis=axis))
+        axis += 1
+    return arr_op(lw, b, node, "reshape", [part, *dims])
+
+
+def made_array(lw: "ExprLowerer", op: str, node: cst.Call, args: list, b: Builder, env: Env) -> Value:
+    """``np.arange(...)``, ``np.linspace(a, b, num)``, ``np.eye(n)``: a new array filled by a loop
+    as NumPy computes it, so linspace's values are arithmetic of ``a`` and ``b`` (their adjoints
+    follow) and arange's of its start and step: ``start + k * step`` for ``k`` below
+    ``ceil((stop - start) / step)``; linspace's step ``(b - a) / (num - 1)`` (``/ num`` with
+    ``endpoint=False``) and its last value ``b`` itself."""
+    lw.at(b, node)
+    zero, one = build.const(b, 0, I64), build.const(b, 1, I64)
+    if op == "eye":
+        n = lw.integer(args[0], b, env, "the size of np.eye")
+        lw.at(b, node)
+        out = b.op1("alloc", [n, n], ArrayType(F64, 2), fill="zeros", elem=F64.name)
+        _fill_loop(b, n, lambda bb, k: bb.create("store", [out, k, k, build.const(bb, 1.0, F64)], []))
+        return out
+    if op == "arange":
+        values = [lw.scalar(a, b, env) for a in args]
+        lw.at(b, node)
+        start, stop, step = ([zero, values[0], one] if len(values) == 1 else [*values, one] if len(values) == 2
+                             else values)
+        elem = I64 if all(v.type.is_int for v in (start, stop, step)) else F64
+        if elem is I64 and build.const_int(step) == 1:
+            count = build.sub(b, stop, start)
+        else:
+            span = build.binary(b, "div", build.to_float(b, build.sub(b, stop, start)), build.to_float(b, step))
+            count = build.cast(b, build.math(b, "ceil", span), I64)
+        count = build.select(b, build.cmp(b, "lt", count, zero), zero, count)
+        out = b.op1("alloc", [count], ArrayType(elem, 1), fill="empty", elem=elem.name)
+
+        def ramp(bb: Builder, k: Value) -> None:
+            kk = k if elem is I64 else build.cast(bb, k, F64)
+            v = build.add(bb, _as(bb, start, elem), build.mul(bb, kk, _as(bb, step, elem)))
+            bb.create("store", [out, k, v], [])
+        _fill_loop(b, count, ramp)
+        return out
+    a, c = (build.to_float(b, lw.scalar(x, b, env)) for x in args[:2])
+    num_node = args[2] if len(args) > 2 else keyword_arg(node, "num")
+    num = lw.integer(num_node, b, env, "np.linspace's num") if num_node is not None else build.const(b, 50, I64)
+    endpoint_node = keyword_arg(node, "endpoint")
+    endpoint = True
+    if endpoint_node is not None:
+        if not (isinstance(endpoint_node, cst.Name) and endpoint_node.value in ("True", "False")):
+            raise lw.fail(endpoint_node, "endpoint= must be True or False")
+        endpoint = endpoint_node.value == "True"
+    lw.at(b, node)
+    num = build.select(b, build.cmp(b, "lt", num, zero), zero, num)
+    div = build.sub(b, num, one) if endpoint else num
+    step = build.binary(b, "div", build.sub(b, c, a), build.cast(b, build.select(
+        b, build.cmp(b, "lt", div, one), one, div), F64))
+    out = b.op1("alloc", [num], ArrayType(F64, 1), fill="empty", elem=F64.name)
+
+    def spaced(bb: Builder, k: Value) -> None:
+        v = build.add(bb, a, build.mul(bb, build.cast(bb, k, F64), step))
+        if endpoint:  # the last value is b itself (not a + (num - 1) * step), as NumPy sets it
+            last = bb.op1("and", [build.cmp(bb, "eq", k, build.sub(bb, num, one)),
+                                  build.cmp(bb, "gt", num, one)], BOOL)
+            v = build.select(bb, last, c, v)
+        bb.create("store", [out, k, v], [])
+    _fill_loop(b, num, spaced)
+    return out
+
+
+def _as(b: Builder, v: Value, t: ScalarType) -> Value:
+    return v if v.type == t else build.cast(b, v, t)
+
+
+def _fill_loop(b: Builder, count: Value, body: Callable[[Builder, Value], object]) -> None:
+    """``for k in range(count): body(k)``."""
+    block = Block([I64], ["k"])
+    inner = Builder(block, b.loc)
+    body(inner, block.args[0])
+    inner.create("yield", [], [])
+    b.create("for", [build.const(b, 0, I64), count, build.const(b, 1, I64)], [], regions=[block])
+
+
 def stepped_indices(lw: "ExprLowerer", idx: cst.Slice, arr: Value, b: Builder, env: Env, axis: int = 0) -> Value:
     """The indices ``x[lo:hi:step]`` of a vector picks, in order, as Python's
     ``range(*slice(lo, hi, step).indices(len(x)))``: a new integer array, so the slice is a
@@ -528,26 +642,73 @@ def is_written_value(v: Value) -> bool:
 def extent_key(v: Value, axis: int) -> object:
     """What ``v``'s extent along ``axis`` evidently is, as a comparable key: a constant, an
     integer value, or ``(array, axis)`` for an extent known only as some array's; None when
-    nothing shows it. Followed through allocations, ``dim``, copies and elementwise whole-array
-    ops whose array operands all evidently share the extent (NumPy broadcasting would otherwise
-    give the result another one)."""
+    nothing shows it. Followed through allocations, ``dim``, copies, whole-axis slices, matrix
+    products, transposes and elementwise whole-array ops whose array operands all evidently
+    share the extent (NumPy broadcasting would otherwise give the result another one)."""
+    keys = extent_keys(v, axis)
+    return next(iter(keys)) if keys is not None and len(keys) == 1 else None
+
+
+def extent_keys(v: Value, axis: int) -> Optional[frozenset]:
+    """The keys (see ``extent_key``) of the extents ``v``'s extent along ``axis`` is made from:
+    one where it is evident; several where elementwise operands of different extents meet (NumPy
+    gives them one extent, the same unless some are 1, so where they are known equal, that one);
+    None where some is not evident."""
     op = v.defining_op
     if op is None:
-        return (v, axis) if v.type.is_array else None
+        return frozenset([(v, axis)]) if v.type.is_array else None
     if op.name == "dim":
-        return extent_key(op.operands[0], op.attrs["axis"])
+        return extent_keys(op.operands[0], op.attrs["axis"])
     if op.name == "alloc" or op.name == P + "full":
-        return _scalar_key(op.operands[axis])
+        key = _scalar_key(op.operands[axis])
+        return frozenset([key]) if key is not None else None
     if op.name == "copy":
-        return extent_key(op.operands[0], axis)
+        return extent_keys(op.operands[0], axis)
+    source = _source_axis(op, axis)
+    if source is not None:
+        return extent_keys(*source)
     name = op.name[len(P):] if op.name.startswith(P) else ""
     if name in array_ops.ELEMENTWISE or name in ("neg", "where") or name.startswith("math."):
         rank = v.type.rank  # type: ignore[attr-defined]
-        keys = set()
+        keys: set = set()
         for o in op.operands:
             if o.type.is_array and axis - (rank - o.type.rank) >= 0:  # type: ignore[attr-defined]
-                keys.add(extent_key(o, axis - (rank - o.type.rank)))  # type: ignore[attr-defined]
-        return keys.pop() if len(keys) == 1 and None not in keys else None
+                found = extent_keys(o, axis - (rank - o.type.rank))  # type: ignore[attr-defined]
+                if found is None:
+                    return None
+                keys |= found
+        return frozenset(keys) if keys else None
+    return None
+
+
+def _source_axis(op: Op, axis: int) -> Optional[tuple[Value, int]]:
+    """The operand axis whose extent is ``op``'s result's along ``axis``, for the ops that take
+    an axis's extent whole: a matrix product, a transpose, an outer product, a slice's whole axis
+    (``xs[t]``, ``A[:, j]``)."""
+    name = op.name[len(P):] if op.name.startswith(P) else ""
+    if name == "transpose":
+        return op.operands[0], 1 - axis
+    if name == "outer":
+        return op.operands[axis], 0
+    if name == "matmul":
+        a, b = op.operands
+        ra, rb = a.type.rank, b.type.rank  # type: ignore[attr-defined]
+        if ra == 2 and (rb == 1 or axis == 0):
+            return a, 0
+        return (b, 1) if rb == 2 else None
+    if name == "slice":
+        operands = iter(op.operands[1:])
+        kept = -1
+        for k, kind in enumerate(op.attrs["axes"]):
+            if kind == "i":
+                next(operands)
+                continue
+            lo, hi = next(operands), next(operands)
+            kept += 1
+            if kept == axis:
+                whole = build.const_value(lo) == 0 and hi.defining_op is not None and hi.defining_op.name == "dim" \
+                    and hi.defining_op.operands[0] is op.operands[0] and hi.defining_op.attrs["axis"] == k
+                return (op.operands[0], k) if whole else None
     return None
 
 

@@ -40,7 +40,7 @@ from . import py_intrinsics as lib
 from .custom_adjoints import NONE as NO_DERIVATIVES
 from .custom_adjoints import CustomAdjoint, Derivatives, argument_kind, expected_python
 from .py_common import Env, Fail, Locator, Poison
-from .py_flow import children, is_shape_subscript, is_simple, subscript_chain
+from .py_flow import children, is_new_axis, is_shape_subscript, is_simple, subscript_chain
 from .py_module import ModuleInfo, dotted_source
 from .py_params import bind_arguments
 from .py_types import (
@@ -119,6 +119,9 @@ class FunctionContext:
     # The signature of the instance each call of a function of the file calls (py_specialize):
     # its parameters as this call's arguments give them, its result.
     call_sigs: dict[cst.Call, Signature] = field(default_factory=dict)
+    # Whether this is the function differentiated, whose gradient checks on entry what its
+    # lowering assumes of its parameters' extents (``py_lower``, FunctionLowerer.same_extent).
+    entry: bool = False
 
 
 class ExprLowerer:
@@ -473,7 +476,10 @@ class ExprLowerer:
 
     # -- arrays -------------------------------------------------------------------------------
     def array(self, node: cst.BaseExpression, b: Builder, env: Env) -> Value:
-        v = self.value(node, b, env)
+        return self.as_array(self.value(node, b, env), node)
+
+    def as_array(self, v: Value, node: cst.BaseExpression) -> Value:
+        """``v``, the value of ``node``, which must be an array here."""
         if not isinstance(v.type, ArrayType):
             src = dotted_source(node)
             what = f"'{src}'" if src else "this value"
@@ -534,6 +540,8 @@ class ExprLowerer:
         base, indices = subscript_chain(node)
         if isinstance(base, cst.Name) and py_lists.is_list(self, base):
             return py_lists.item(self, node, b, env)
+        if any(is_new_axis(i) for i in indices):
+            return py_arrays.new_axes(self, node, base, indices, b, env)
         if any(isinstance(i, (cst.Slice, cst.Ellipsis)) for i in indices) or self._partial_index(base, indices, env):
             return py_arrays.slice_(self, node, base, indices, b, env)
         if len(indices) == 1 and self._is_array_name(indices[0], env):
@@ -801,6 +809,8 @@ class ExprLowerer:
             raise self.fail(node, f"{src} takes {expected} argument(s) here, got {len(args)}", hint=hint)
         if op in ("zeros", "empty"):
             return self.alloc(node, op, args[0], b, env)
+        if op in lib.MADE_ARRAYS:
+            return py_arrays.made_array(self, op, node, args, b, env)
         if op in ("zeros_like", "empty_like"):
             arr = self.array(args[0], b, env)
             t = arr.type

@@ -156,7 +156,8 @@ def read_names(node: cst.CSTNode) -> set[str]:
 
 def written_names(node: cst.CSTNode) -> set[str]:
     """Names of the arrays written in place anywhere under ``node``: ``a[...] = v``, ``a[...] += v``
-    (``a[i][j] = v`` too), whatever the index."""
+    (``a[i][j] = v`` too), whatever the index, and ``a += v`` (of an array ``a``: the names of
+    numbers it gives are never asked about)."""
     out: set[str] = set()
     for n in walk(node):
         targets: list[cst.BaseExpression] = []
@@ -168,6 +169,8 @@ def written_names(node: cst.CSTNode) -> set[str]:
             t = targets.pop()
             if isinstance(t, (cst.Tuple, cst.List)):
                 targets += [e.value for e in t.elements]
+            elif isinstance(t, cst.Name) and isinstance(n, cst.AugAssign):
+                out.add(t.value)
             elif isinstance(t, cst.Subscript):
                 base = t.value
                 while isinstance(base, cst.Subscript):
@@ -250,6 +253,11 @@ def walk(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
         stack.extend(reversed(children(n)))
 
 
+
+
+def is_new_axis(index: object) -> bool:
+    """An index ``None`` (``np.newaxis``, which ``py_spellings`` rewrites so): an axis of extent 1."""
+    return isinstance(index, cst.Name) and index.value == "None"
 
 
 def subscript_chain(node: cst.Subscript) -> tuple[cst.BaseExpression, list[cst.CSTNode]]:

@@ -97,7 +97,13 @@ NUMPY.update({
     "numpy.sign": _m("sign"),
     # np.clip(x, lo, hi) is np.minimum(np.maximum(x, lo), hi), NumPy's own definition.
     "numpy.clip": Intrinsic("clip", 3, 3, keeps_int=True),
+    # New arrays of values the arguments give (py_arrays.made_array).
+    "numpy.arange": Intrinsic("arange", 1, 3),
+    "numpy.linspace": Intrinsic("linspace", 2, 3),
+    "numpy.eye": Intrinsic("eye", 1, 1),
+    "numpy.identity": Intrinsic("eye", 1, 1),
 })
+MADE_ARRAYS = ("arange", "linspace", "eye")
 NUMPY = {name: replace(intr, numpy=True) for name, intr in NUMPY.items()}
 # The operator an ufunc spelling stands for (``ExprLowerer.arith`` names).
 OPERATOR_UFUNCS = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "float_power": "pow"}
@@ -159,6 +165,7 @@ ARRAY_KEYWORDS: dict[str, tuple[str, ...]] = {
     "min_reduce": ("axis", "keepdims"), "ones": ("dtype",), "prod": ("axis", "keepdims"),
     "var": ("axis", "keepdims", "ddof"), "std": ("axis", "keepdims", "ddof"), "cumsum": ("axis",),
     "norm": ("ord", "axis"), "stack": ("axis",), "concatenate": ("axis",), "convolve": ("mode",),
+    "linspace": ("num", "endpoint"),
 }
 
 # scipy.special's functions of one or two numbers, also ufuncs on arrays: the output calls the

@@ -119,6 +119,10 @@ class FunctionLowerer(StructuredLowering):
         # rebinding fills (``rebound_arrays``).
         self.storage: dict[str, Value] = {}
         self.entry_values: dict[str, set[int]] = {}  # per such name, the values there before its loop
+        # Extents of parameters assumed equal where a rebinding needs them so (``same_extent``):
+        # the gradient checks them on entry (attrs "same_extents").
+        self.same_extents: list[dict] = []
+        self.params: frozenset[Value] = frozenset()
         # What the function returns: one key per returned value (several for ``return s, t``).
         types = ctx.types
         self.result_types: list[Type] = (list(types.tuple_result) if types.tuple_result is not None
@@ -149,6 +153,7 @@ class FunctionLowerer(StructuredLowering):
         loc = self.locator.loc(fn, fn.name)
         b = Builder(body, loc)
         env: Env = dict(zip(names, body.args))
+        self.params = frozenset(body.args)
         returns_array = any(isinstance(t, ArrayType) for t in self.result_types)
         for key, t in zip(self.result_keys, self.result_types):
             if not isinstance(t, ArrayType):
@@ -193,6 +198,8 @@ class FunctionLowerer(StructuredLowering):
             attrs["assumed"] = dict(self.types.assumed)
         if self.types.rank_free:
             attrs["rank_free"] = [n for n in self.types.assumed if n in self.types.rank_free]
+        if self.same_extents:
+            attrs["same_extents"] = self.same_extents
         # How the function is called: its parameters' default values (numbers: what the call
         # sites of a helper fill in, and what the gradient of the function differentiated keeps)
         # and its keyword-only parameters.
@@ -650,8 +657,7 @@ class FunctionLowerer(StructuredLowering):
             return
         rank = dst.type.rank  # type: ignore[attr-defined]
         for axis in range(rank):
-            key = py_arrays.extent_key(v, axis)
-            if key is None or key != py_arrays.extent_key(dst, axis):
+            if not self.same_extent(v, dst, axis, name, node):
                 raise self.locator.fail(node, f"'{name}' is rebound in a loop, and this value's shape is not "
                                         f"evidently the shape '{name}' has before the loop",
                                         hint=f"make both from the same extents (np.zeros_like({name}), elementwise "
@@ -679,12 +685,52 @@ class FunctionLowerer(StructuredLowering):
                 env[k] = dst
         env[name] = dst
 
+    def same_extent(self, v: Value, dst: Value, axis: int, name: str, node: cst.CSTNode) -> bool:
+        """Whether ``v`` and ``dst`` have one extent along ``axis``: evidently (one key), or, in
+        the function differentiated, where each is some parameter's extent, an integer parameter
+        or a constant, by assumption (``Wh @ h`` and ``h0`` in ``h = h0``, then ``h = np.tanh(Wh @
+        h + ...)`` in a loop: Wh.shape[0] == h0.shape[0]), which the gradient checks on entry
+        (the primal would fail on the next iteration, or compute with another shape, otherwise)."""
+        found, before = py_arrays.extent_keys(v, axis), py_arrays.extent_keys(dst, axis)
+        if found is None or before is None:
+            return False
+        keys = sorted({self.spelled_extent(k) for k in found | before}, key=repr)
+        if len(found | before) == 1:
+            return True
+        if not self.ctx.entry or None in keys or len(keys) < 2:
+            return False
+        loc = self.locator.loc(node)
+        for other in keys[1:]:
+            self.same_extents.append({"sides": [keys[0], other], "name": name,
+                                      "loc": [loc.line, loc.col, loc.end_line, loc.end_col]})
+        return True
+
+    def spelled_extent(self, key: object) -> Optional[tuple]:
+        """An extent key (``py_arrays.extent_key``) as the entry check reads it: ("dim", parameter,
+        axis), ("int", parameter) or ("const", value); None for an extent computed in the body."""
+        if isinstance(key, tuple) and len(key) == 2 and key[0] == "const" and isinstance(key[1], int):
+            return ("const", key[1])
+        if isinstance(key, tuple) and len(key) == 2 and key[0] in self.params:
+            return ("dim", key[0].name_hint, key[1])
+        if isinstance(key, Value) and key in self.params:
+            return ("int", key.name_hint)
+        return None
+
     def aug_assign(self, st: cst.AugAssign, b: Builder, env: Env) -> None:
         op = AUG_OPS.get(type(st.operator))
         if op is None:
             raise self.locator.fail(st, "this augmented assignment operator is not supported",
                                     hint="use += -= *= /= //= %= **=")
         target = st.target
+        if isinstance(target, cst.Name) and isinstance(self.types.vars.get(target.value), ArrayType) \
+                and target.value not in self.types.lists:
+            # u *= decay, pos += dt * vel: NumPy writes into u's array (any other name of it, a
+            # caller's included, sees the change), so each element is stored, as u[...] op= v
+            rhs = self.ex.value(st.value, b, env)
+            self.written_check(target, target, b, env)
+            b.loc = self.locator.loc(target)
+            py_arrays.assign_slice(self.ex, target, target, [], rhs, op, b, env, st.value)  # type: ignore[arg-type]
+            return
         if isinstance(target, cst.Name):
             cur = self.ex.scalar(target, b, env)
             rhs = self.ex.scalar(st.value, b, env)

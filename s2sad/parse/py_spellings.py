@@ -1,5 +1,7 @@
 """NumPy calls that are spellings of indexing and arithmetic, rewritten as such before typing.
 
+``np.newaxis`` is ``None``, the index that adds an axis of extent 1 (``py_arrays.new_axes``).
+
 ``np.diff(x)`` is ``x[..., 1:] - x[..., :-1]`` (``axis=k``: the slices on axis k; ``n=2``: the
 difference of the difference): written so, it is typed, lowered and differentiated by the slice
 machinery already there (a slice's adjoint adds into part of the shadow), in every output
@@ -27,7 +29,9 @@ def rewrite_spellings(info: ModuleInfo, positions) -> dict[cst.CSTNode, object]:
     """Rewrite the spellings in every function of ``info``; the positions of the new nodes."""
     new_positions: dict[cst.CSTNode, object] = {}
     for name, fn in list(info.functions.items()):
-        if not any(isinstance(n, cst.Call) and info.canonical_name(n.func) == "numpy.diff" for n in walk(fn)):
+        if not any(isinstance(n, cst.Call) and (info.canonical_name(n.func) in _SPELLED
+                                                 or _positional_axis(info, n) is not None)
+                   or isinstance(n, cst.Attribute) and info.canonical_name(n) == "numpy.newaxis" for n in walk(fn)):
             continue  # nothing to rewrite: no transformer pass over the function (every parse runs this)
         rewriter = _Rewriter(info, positions, new_positions)
         out = fn.visit(rewriter)
@@ -52,19 +56,62 @@ class _Rewriter(cst.CSTTransformer):
                 self.new_positions[out] = at
         return out
 
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if self.info.canonical_name(original.func) != "numpy.diff":
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        """``np.newaxis`` is ``None`` (an index that adds an axis of extent 1)."""
+        if self.info.canonical_name(original) != "numpy.newaxis":
             return updated
-        diff = _diff(self.info, updated)
-        if diff is None:
+        out = cst.Name("None")
+        at = self.positions.get(original)
+        if at is not None:
+            self.new_positions[out] = at
+        self.changed = True
+        return out
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        at_axis = _positional_axis(self.info, original)
+        if at_axis is not None:  # np.sum(x, 1), X.mean(0): the axis, as a keyword
+            args = list(updated.args)
+            args[at_axis] = args[at_axis].with_changes(keyword=cst.Name("axis"), equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+            self.changed = True
+            return updated.with_changes(args=args)
+        spell = _SPELLED.get(self.info.canonical_name(original.func) or "")
+        out = spell(self.info, updated) if spell is not None else None
+        if out is None:
             return updated
         at = self.positions.get(original)
         if at is not None:
-            for n in walk(diff):
+            for n in walk(out):
                 if n not in self.positions:
                     self.new_positions[n] = at
         self.changed = True
-        return diff
+        return out
+
+
+# NumPy's reductions, whose second positional parameter is ``axis`` (as a function, the array
+# first; as a method of the array, the first).
+_AXIS_SECOND = frozenset("numpy." + f for f in ("sum", "mean", "max", "amax", "min", "amin", "prod", "var", "std",
+                                                "cumsum"))
+_AXIS_METHODS = frozenset(("sum", "mean", "max", "min", "prod", "var", "std", "cumsum"))
+
+
+def _positional_axis(info: ModuleInfo, call: cst.Call) -> Optional[int]:
+    """Where ``call`` passes a reduction's ``axis`` by position (``np.sum(x, 1)``, ``X.mean(0)``,
+    an integer literal), the index of that argument; else None."""
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in call.args) or any(a.keyword is not None and a.keyword.value == "axis" for a in call.args):
+        return None
+    if info.canonical_name(call.func) in _AXIS_SECOND:
+        k = 1
+    elif isinstance(call.func, cst.Attribute) and call.func.attr.value in _AXIS_METHODS \
+            and info.canonical_name(call.func) is None:
+        k = 0
+    else:
+        return None
+    if len(positional) != k + 1 or _literal_int(positional[k].value, 0) is None \
+            or positional[k].value is not call.args[k].value:
+        return None
+    return k if isinstance(positional[k].value, (cst.Integer, cst.UnaryOperation)) else None
 
 
 def _diff(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
@@ -85,6 +132,47 @@ def _diff(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
                                   cst.Subtract(),
                                   _along(out, axis, cst.Slice(lower=None, upper=_minus_one())))
     return out
+
+
+def _logsumexp(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``logsumexp(x)`` (``axis=`` a literal) as SciPy computes it, shifted by the largest entry:
+    ``np.max(x) + np.log(np.sum(np.exp(x - np.max(x))))`` (with ``axis=k``, the inner maximum
+    kept as a column). The shift cancels in the derivative, which is the softmax of ``x``."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if any(a.star for a in call.args) or len(positional) != 1 or set(keywords) - {"axis"}:
+        return None
+    x = positional[0]
+    axis = keywords.get("axis")
+    if axis is not None and _literal_int(axis, 0) is None or not _repeatable(info, x):
+        return None
+
+    def np_call(name: str, arg: cst.BaseExpression, keepdims: bool = False) -> cst.Call:
+        args = [cst.Arg(arg)]
+        if axis is not None and name in ("max", "sum"):
+            args.append(cst.Arg(axis, keyword=cst.Name("axis"), equal=_EQUAL))
+            if keepdims:
+                args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("keepdims"), equal=_EQUAL))
+        return cst.Call(cst.Attribute(cst.Name(_numpy_alias(info)), cst.Name(name)), args)
+
+    shifted = cst.BinaryOperation(_grouped(x), cst.Subtract(), np_call("max", x, keepdims=True))
+    total = np_call("log", np_call("sum", np_call("exp", shifted)))
+    return cst.BinaryOperation(np_call("max", x), cst.Add(), total)
+
+
+_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+def _numpy_alias(info: ModuleInfo) -> str:
+    """A name the module binds to NumPy (``np``), for the calls a spelling writes."""
+    for name, target in info.imports.items():
+        if target == "numpy":
+            return name
+    return "np"
+
+
+# The calls rewritten, by library name.
+_SPELLED = {"numpy.diff": _diff, "scipy.special.logsumexp": _logsumexp}
 
 
 def _along(x: cst.BaseExpression, axis: int, part: cst.Slice) -> cst.Subscript:

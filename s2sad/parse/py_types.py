@@ -35,7 +35,7 @@ from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
 from . import py_intrinsics as lib
 from .py_common import Locator
-from .py_flow import assigned_names, children, is_shape_subscript, subscript_chain
+from .py_flow import assigned_names, children, is_new_axis, is_shape_subscript, subscript_chain
 from .py_iter import EnumerateIter, ItemsIter, Iter, IterError, Leaf, RangeIter, leaves, read_iter
 from .py_module import ModuleInfo, Number, evaluate_constant
 from .py_numba_signatures import stated_types
@@ -164,6 +164,14 @@ def comprehension_clauses(node: Comprehension) -> list[cst.CompFor]:
         out.append(clause)
         clause = clause.inner_for_in
     return out
+
+
+def _is_part(target: cst.BaseExpression) -> bool:
+    """An assignment target that is a part of an array (``A[1, :]``, ``x[2:]``, ``A[...]``), which
+    takes an array of its shape as well as a number."""
+    return isinstance(target, cst.Subscript) and any(
+        isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Ellipsis) or isinstance(e.slice, cst.Slice)
+        for e in target.slice)
 
 
 def join(a: Optional[Type], b: Optional[Type]) -> Optional[Type]:
@@ -611,6 +619,7 @@ class _Inference:
                 self.expr(base, False)
             return
         base, indices = subscript_chain(node)
+        indices = [i for i in indices if not is_new_axis(i)]  # x[:, None]: None adds an axis, indexes none
         if isinstance(base, cst.Name) and any(isinstance(i, cst.Ellipsis) for i in indices):
             self.evidence(base.value).min_rank = max(self.evidence(base.value).min_rank, len(indices) - 1)
         elif isinstance(base, cst.Name):
@@ -700,8 +709,15 @@ class _Inference:
             ev = self.evidence(args[0].value)
             ev.min_rank = max(ev.min_rank, 1)
             return
-        if intr.op in ("zeros", "empty", "ones") and args:
+        if intr.op in ("zeros", "empty", "ones", "eye") and args:
             self.expr(args[0], True)
+            return
+        if intr.op in lib.MADE_ARRAYS:  # np.arange(n) counts; np.linspace(a, b, num): num does
+            for k, a in enumerate(args):
+                self.expr(a, (intr.op == "arange" and len(args) == 1) or (intr.op == "linspace" and k == 2))
+            for a in node.args:
+                if a.keyword is not None:
+                    self.expr(a.value, a.keyword.value == "num")
             return
         if intr.op in ("sum", "mean", "max_reduce", "min_reduce", "transpose", "ones_like") + _STATISTICS:
             self.array_use(args[0], 2 if intr.op == "transpose" else 1)
@@ -959,9 +975,11 @@ class _Inference:
                 it = self.expr_type(indices[0], types)
                 if isinstance(it, ArrayType):  # p[label]: one element per index
                     return ArrayType(t.elem, it.rank)
-            kept = sum(1 for i in indices if isinstance(i, cst.Slice)) + max(0, t.rank - len(indices))
+            added = sum(1 for i in indices if is_new_axis(i))  # x[:, None]: one axis more per None
+            indices = [i for i in indices if not is_new_axis(i)]
+            kept = added + sum(1 for i in indices if isinstance(i, cst.Slice)) + max(0, t.rank - len(indices))
             if any(isinstance(i, cst.Ellipsis) for i in indices):  # x[..., j]: '...' keeps the axes not named
-                kept = sum(1 for i in indices if isinstance(i, cst.Slice)) + max(0, t.rank - len(indices) + 1)
+                kept = added + sum(1 for i in indices if isinstance(i, cst.Slice)) + max(0, t.rank - len(indices) + 1)
             return ArrayType(t.elem, kept) if kept else t.elem
         if isinstance(node, cst.Attribute):
             if node.attr.value in ("size", "ndim"):
@@ -1007,6 +1025,9 @@ class _Inference:
             return t if isinstance(t, ArrayType) else None
         if op == "ones":
             return ArrayType(F64, alloc_rank(args[0])) if args else None
+        if op in lib.MADE_ARRAYS:
+            ints = op == "arange" and all(t is not None and t.is_int for t in (self.expr_type(a, types) for a in args))
+            return ArrayType(I64 if ints else F64, 2 if op == "eye" else 1)
         arg_types = [self.expr_type(a, types) for a in args]
         if op == "cumsum":
             t = arg_types[0] if arg_types else None
@@ -1391,6 +1412,10 @@ class _Inference:
             elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
                 if isinstance(types.get(node.target.value), ArrayType):
                     names.update(flow(node.value))
+            elif isinstance(node, (cst.Assign, cst.AugAssign)) and any(
+                    _is_part(t) for t in ([node.target] if isinstance(node, cst.AugAssign) else
+                                          [t.target for t in node.targets])):
+                names.update(flow(node.value))  # A[1, :] += v: a row of numbers, or one number
             for c in children(node):
                 visit(c)
 

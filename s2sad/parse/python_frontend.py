@@ -259,7 +259,7 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
         node = info.functions[source]
         problems += program.types[name].diagnostics
         ctx = FunctionContext(source, info, locator, program.types[name], own_sigs, _local_names(node), basename,
-                              recursive_calls, derivatives, program.call_sigs[name])
+                              recursive_calls, derivatives, program.call_sigs[name], entry=name == func)
         fn, fn_problems = lower_function(node, ctx)
         problems += fn_problems
         if name != source:  # one of several instances (py_specialize): named for what its calls give

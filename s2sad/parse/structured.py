@@ -94,15 +94,22 @@ class StructuredLowering:
             if ex.always:
                 return  # the rest is unreachable
             if ex.may and rest:
-                flags = []
-                for kind in sorted(ex.may):
-                    key = self.flag_key(kind, loop)
-                    v = env.get(key) if key is not None else None
-                    if isinstance(v, Value):
-                        flags.append(v)
-                b.loc = self.stmt_loc(rest[0])
-                self.guard(b, env, flags, lambda bb, e: self.block(rest, bb, e, loop))
+                self.after(ex, rest, b, env, loop)
                 return
+
+    def after(self, ex: Exits, rest: Sequence[Any], b: Builder, env: Env, loop: Optional[LoopFrame]) -> None:
+        """Lower ``rest``, the statements after code whose jumps are ``ex``: not at all where that
+        code always jumps, under a guard of the flags of the jumps it may take."""
+        if ex.always or not rest:
+            return
+        flags = []
+        for kind in sorted(ex.may):
+            key = self.flag_key(kind, loop)
+            v = env.get(key) if key is not None else None
+            if isinstance(v, Value):
+                flags.append(v)
+        b.loc = self.stmt_loc(rest[0])
+        self.guard(b, env, flags, lambda bb, e: self.block(rest, bb, e, loop))
 
     @staticmethod
     def flag_key(kind: str, loop: Optional[LoopFrame]) -> Optional[str]:

@@ -116,8 +116,10 @@ Ops the adjoint transform introduces (undoing broadcasts, reductions, slices, ga
                                                             in arr.slice; the adjoint of a slice)
 
 ``shape_unit_axes`` gives the axes of a value known to have extent 1 (from a
-``keepdims`` reduction): the only static shape facts the adjoint needs to undo a
-same-rank broadcast such as ``z - np.max(z, axis=1, keepdims=True)``.
+``keepdims`` reduction, a reshape or an allocation to an extent of 1, and a
+transpose of one of those): the only static shape facts the adjoint needs to undo
+a same-rank broadcast such as ``z - np.max(z, axis=1, keepdims=True)`` or
+``a.reshape(-1, 1) + b.reshape(1, -1)``.
 """
 
 from __future__ import annotations
@@ -359,6 +361,11 @@ def _linalg_type(op: str, operands: list[Type], ranks: list[int], attrs: dict) -
     return ArrayType(F64, 1)
 
 
+def _is_one(v: Value) -> bool:
+    """``v`` is the constant 1 (``build.const_value``, which imports this module's users)."""
+    return v.defining_op is not None and v.defining_op.name == "const" and v.defining_op.attrs["value"] == 1
+
+
 def shape_unit_axes(v: Value) -> frozenset[int]:
     """Axes of ``v`` known to have extent 1 (see the module docstring)."""
     op = v.defining_op
@@ -367,8 +374,13 @@ def shape_unit_axes(v: Value) -> frozenset[int]:
     if op.name[len(PREFIX):] in REDUCTIONS and op.attrs.get("keepdims"):
         axis = op.attrs.get("axis")
         return frozenset(range(v.type.rank)) if axis is None else frozenset([axis])
-    if op.name in (PREFIX + "neg",) or op.name.startswith(PREFIX + "math."):
+    if op.name in (PREFIX + "neg", "copy") or op.name.startswith(PREFIX + "math."):
         return shape_unit_axes(op.operands[0])
+    if op.name == PREFIX + "transpose":  # the keepdims column of a sum, turned into a row
+        return frozenset(1 - a for a in shape_unit_axes(op.operands[0]))
+    if op.name in (PREFIX + "reshape", PREFIX + "full", "alloc"):  # x.reshape(-1, 1), np.zeros((n, 1))
+        dims = op.operands[1:] if op.name == PREFIX + "reshape" else op.operands[:v.type.rank]
+        return frozenset(k for k, d in enumerate(dims) if _is_one(d))
     if op.name[len(PREFIX):] in ELEMENTWISE:
         # Unit in the result only where every array operand of full rank is unit there.
         arrays = [o for o in op.operands if o.type.is_array]

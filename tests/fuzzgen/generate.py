@@ -12,7 +12,7 @@ Python and C read the program the same way.
 from __future__ import annotations
 
 import random
-from typing import Optional
+from typing import Callable, Optional
 
 from .intrinsics import KINKED, SCALAR, UFUNC, guarded
 from .program import (
@@ -167,6 +167,18 @@ class Generator:
 
     # -- statements --
 
+    def jump_chain(self, scope: _Scope, jump: Callable[[], object]) -> "If":
+        """``if (c) jump;``, now and then with an else that may jump too (``else if (d) jump;``,
+        an assignment before it): the statements after such an if run only where neither jumped
+        (the C front end once ran them after the else-if's jump)."""
+        r = self.rng
+        orelse: tuple = ()
+        if self.chance(0.35):
+            inner = If(self.cond(scope, 1), (jump(),))
+            before = () if self.chance(0.6) else (Assign(r.choice(scope.locals), self.fexpr(scope, 2), "+"),)
+            orelse = (*before, inner)
+        return If(self.cond(scope, 1), (jump(),), orelse)
+
     def block(self, scope: _Scope, count: int, depth: int, loops: bool = True) -> list:
         out: list = []
         for _ in range(count):
@@ -208,10 +220,9 @@ class Generator:
         if kind == "parallel":
             return self.parallel_loop(scope)
         if kind == "jump":
-            return [If(self.cond(scope, 1), (r.choice([Break(), Continue()]),))]
+            return [self.jump_chain(scope, lambda: r.choice([Break(), Continue()]))]
         if kind == "return":
-            value = self.fexpr(scope, 2) if self._returns(scope) else None
-            return [If(self.cond(scope, 1), (Return(value),))]
+            return [self.jump_chain(scope, lambda: Return(self.fexpr(scope, 2) if self._returns(scope) else None))]
         helper = r.choice([h for h in scope.helpers if not h.returns])
         out = r.choice(scope.writable)
         source = r.choice([a for a in ("x", "y") if a != out and a in {p.name for p in self.params}] or ["x"])
@@ -404,6 +415,9 @@ class Generator:
             if shape == "mn" and self.chance(0.5):
                 if self.chance(0.5):
                     return ABin(r.choice("+-*"), left, self.aexpr(scope, "n", depth - 1))
+                if self.chance(0.3):  # a row made by transposing a keepdims column: its unit axis stretches
+                    inner = self.aexpr(scope, "mn", depth - 1)
+                    return ABin(r.choice("+-*"), left, AMat("trow", inner, inner))
                 keep = AAxis(r.choice(["sum", "mean"]), self.aexpr(scope, "mn", depth - 1), 1, True)
                 return ABin(r.choice("+-*"), left, keep)
             return ABin(r.choice("+-*"), left, self.aexpr(scope, shape, depth - 1))
@@ -420,7 +434,9 @@ class Generator:
             if self.chance(0.6):
                 return AMat("matvec", self.aexpr(scope, "mn", depth - 1), self.aexpr(scope, "n", depth - 1))
             return AAxis(r.choice(["sum", "mean"]), self.aexpr(scope, "mn", depth - 1), 1, False)
-        return AMat("outer", self.aexpr(scope, "m", depth - 1), self.aexpr(scope, "n", depth - 1))
+        # np.outer, or an outer product or sum by broadcasting axes of extent 1 (None, reshape)
+        kind = r.choice(["outer", "outer", "bouter", "router"])
+        return AMat(kind, self.aexpr(scope, "m", depth - 1), self.aexpr(scope, "n", depth - 1))
 
 
 def generate(seed: int, lang: str, features: frozenset = FEATURES) -> Program:

@@ -138,7 +138,10 @@ class ABin:
 
 @dataclass(frozen=True)
 class AMat:
-    kind: str  # "matvec" (W @ v), "vecmat" (u @ W), "tvec" (W.T @ u), "outer"
+    # "matvec" (W @ v), "vecmat" (u @ W), "tvec" (W.T @ u), "outer", "bouter" (u[:, None] * v[None, :]),
+    # "router" (u.reshape(-1, 1) + v.reshape(1, -1)), "trow" (the row np.sum(A.T, axis=1, keepdims=True).T
+    # of A, the left, which is also the right)
+    kind: str
     left: "AExpr"
     right: "AExpr"
 

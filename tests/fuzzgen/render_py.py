@@ -138,6 +138,9 @@ class PyPrinter:
                 "vecmat": f"({left} @ {right})",
                 "tvec": f"({left}.T @ {right})",
                 "outer": f"np.outer({left}, {right})",
+                "bouter": f"({left}[:, None] * {right}[None, :])",
+                "router": f"({left}.reshape(-1, 1) + {right}.reshape(1, -1))",
+                "trow": f"np.sum({left}.T, axis=1, keepdims=True).T",
             }[e.kind]
         if isinstance(e, AAxis):
             keep = ", keepdims=True" if e.keepdims else ""
