@@ -447,9 +447,9 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(f"--target {target}: the gradient of a CUDA kernel is CUDA (use --target cuda)")
     report: list[str] = []
     text = pipeline.gradient_source(source, args.file, args.func, wrt, target, options, report)
-    for line in report:
-        print(line, file=sys.stderr)
     _write_output(args, text)
+    for line in report:  # once the gradient is written: where that fails, the error comes first, alone
+        print(line, file=sys.stderr)
     return 0
 
 

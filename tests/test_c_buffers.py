@@ -150,3 +150,38 @@ double f(double *x, double a, double b, int n)
 )
 def test_gradient_frees_each_buffer_once_and_is_right(name, level, schedule):
     _check(CASES[name], level, schedule)
+
+
+_FILLED_BY_A_HELPER = """#include <stdlib.h>
+static void fill(const double *b, double *x, int n)
+{
+    for (int i = 0; i < n; i++) x[i] = 2.0 * b[i];
+}
+
+static double dot(const double *a, const double *b, int n)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+double f(const double *b, const double *c, int n)
+{
+    double *x = malloc(n * sizeof(double));
+    fill(b, x, n);
+    double s = dot(c, x, n);
+    free(x);
+    return s;
+}
+"""
+
+
+def test_an_array_a_helper_fills_first_is_zeroed_so_gcc_sees_it_set():
+    """probe t23b: x, malloc'd and filled by a helper, then read by another, made gcc -O1 report
+    'x may be used uninitialized' in the gradient (not in the primal); it is calloc'd."""
+    from s2sad import pipeline
+
+    text = pipeline.gradient_source(_FILLED_BY_A_HELPER, "t.c", "f", ["b"], "c", pipeline.Options())
+    assert "double *x = calloc(1, n * sizeof(double));" in text
+    for level in ("-O1", "-O2"):
+        build(text, (level,))  # -Wall -Wextra -Werror

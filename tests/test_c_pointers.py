@@ -238,3 +238,51 @@ def test_an_allocation_is_never_null_and_a_parameter_tested_for_null_is_located(
     assert "d_x[i] += 2.0 * t0;" in text and "-1.0" not in text  # the failure branch is gone
     messages = _diagnostics(src.replace("GUARD", "if (out != NULL) out[0] = s;"))
     assert any(m.startswith("8:9: testing a pointer parameter for NULL is not supported") for m in messages), messages
+
+
+# Ping-pong buffers as numerical C writes them: filled by memcpy before the loop, swapped through a
+# temporary each step, copied from and freed by name after it (a probe's Jacobi heat steps).
+_PING_PONG = """#include <stdlib.h>
+#include <string.h>
+double f(const double *u0, int n, double kappa, int nsteps)
+{
+    double *u = malloc(n * sizeof(double));
+    double *unew = malloc(n * sizeof(double));
+    double *out = malloc(n * sizeof(double));
+    memcpy(u, u0, n * sizeof(double));
+    for (int s = 0; s < nsteps; s++) {
+        unew[0] = u[0];
+        unew[n - 1] = u[n - 1];
+        for (int i = 1; i < n - 1; i++)
+            unew[i] = u[i] + kappa * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
+        double *tmp = u;
+        u = unew;
+        unew = tmp;
+    }
+    memcpy(out, u, n * sizeof(double));
+    memset(unew, 0, n * sizeof(double));
+    double e = 0.0;
+    for (int i = 0; i < n; i++) e += out[i] * out[i] * u0[i];
+    free(u);
+    free(unew);
+    free(out);
+    return e;
+}
+"""
+
+
+@pytest.mark.parametrize("steps", [2, 3])
+def test_ping_pong_buffers_are_copied_into_and_freed_by_name(steps):
+    import numpy as np
+    from cbuild import build, have_gcc
+    from cprimal import CSignature
+    from fd import ParamSpec, check_gradient
+
+    if not have_gcc():
+        pytest.skip("gcc is not installed")
+    text = _gradient(_PING_PONG, ["u0", "kappa"])
+    sig = CSignature.parse(_PING_PONG, "f")
+    specs = [ParamSpec("u0", "array", (6,)), ParamSpec("n", "int", value=6),
+             ParamSpec("kappa", "float", low=0.1, high=0.3), ParamSpec("nsteps", "int", value=steps)]
+    check_gradient(sig.primal(build(_PING_PONG)), sig.gradient(build(text), ["u0", "kappa"], []), specs,
+                   ["u0", "kappa"], set(), np.random.default_rng(steps), returns_float=True)

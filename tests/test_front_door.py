@@ -111,6 +111,16 @@ def test_a_full_disk_is_reported_as_such(work):
              "s2sad: error: cannot write /dev/full: No space left on device")
 
 
+def test_a_full_disk_with_a_report_asked_for_says_only_that(work):
+    """doorfuzz seed 16950167: --report's memory summary came before the write error (stderr's first
+    line was no error); it follows a written gradient."""
+    r = s2sad("grad", "norm.py", "--wrt", "in", "-o", "/dev/full", "--report", cwd=work)
+    _refused(r, 1, "s2sad: error: cannot write /dev/full: No space left on device")
+    assert r.stderr.startswith("s2sad: error:") and "memory of" not in r.stderr
+    r = s2sad("grad", "norm.py", "--wrt", "in", "-o", "out.py", "--report", cwd=work)
+    assert r.returncode == 0 and "memory of grad_norm" in r.stderr
+
+
 def test_a_fifo_is_written_through(work):
     fifo = work / "out.fifo"
     os.mkfifo(fifo)
@@ -224,6 +234,25 @@ def test_an_integer_no_float_can_hold_used_as_a_float_is_a_located_error(work):
                                  "    return s\n")
     r = s2sad("grad", "big.py", "--wrt", "x", cwd=work)
     _refused(r, 1, "big.py:2:9: error: this integer is too large for a float", "1e308")
+
+
+def test_an_integer_no_float_can_hold_as_an_array_power_is_a_located_error(work):
+    """doorfuzz seed 16950191: ``np.sum(x ** 999...9)`` (a 400-digit exponent) was an internal error."""
+    big = "9" * 400
+    (work / "pow.py").write_text(f"import numpy as np\n\n\ndef f(x):\n    return np.sum(x**{big})\n")
+    r = s2sad("grad", "pow.py", "--wrt", "x", cwd=work)
+    _refused(r, 1, "pow.py:5:19: error: this integer is too large for a float", "1e308")
+
+
+def test_a_chain_of_200_conditional_expressions_prints_as_python_parses_it(work):
+    """doorfuzz seed 16950125: 202 chained ``a if c else ...`` printed in nested parentheses, past the
+    200 Python parses (an internal error); a chain in the else branch needs none."""
+    chain = " else ".join(f"{k}.0 * y if x > {k}.0" for k in range(202, 0, -1)) + " else y"
+    (work / "chain.py").write_text(f"def f(x: float, y: float):\n    return {chain}\n")
+    r = s2sad("grad", "chain.py", "--wrt", "y", "-o", "g.py", cwd=work)
+    assert r.returncode == 0, r.stderr
+    grad = _gradient_module((work / "g.py").read_text(), "chain")["grad_f"]
+    assert grad(5.5, 2.0) == 5.0 and grad(-1.0, 2.0) == 1.0
 
 
 def test_star_arguments_are_a_located_error(work):

@@ -121,7 +121,7 @@ def grad_log_terms(x, d_x, a, d_return=1.0):
     t16 = a + 1.0
     t17 = t16 > 0.0
     t18 = a == 0.0
-    t19 = t16 if t17 else (1.0 if t18 else t16)
+    t19 = t16 if t17 else 1.0 if t18 else t16
     t20 = a / 2.0
     t21 = 1.0 - t20
     t22 = t20 / t21
@@ -136,7 +136,7 @@ def grad_log_terms(x, d_x, a, d_return=1.0):
     d_a = (t23 + t23 * t22) / 2.0
     d_a += d_return * math.log(t19)
     t24 = d_return * a / t19
-    d_a += (t24 if t17 else 0.0) + (0.0 if t18 else (0.0 if t17 else t24))
+    d_a += (t24 if t17 else 0.0) + (0.0 if t18 else 0.0 if t17 else t24)
     d_a -= d_return * digamma_(a + 2.0)
     d_a -= d_return * (t15 * (1.0 - t15))
     d_a += d_return * trigamma(a)

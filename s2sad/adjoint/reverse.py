@@ -853,7 +853,7 @@ class GradientTransform:
                 seen = self.forward.top_level if home is not rev else (lambda v: self.values.avail(rev, v))
                 dims = self._buffer_dims(at, here, op, i, seen)
                 hint = free_variant(f"{known_root(a).name_hint}_for_{callee.name}", self.user_names)
-                args.append(at.op1("alloc", dims, a.type, hint, fill="empty", elem=str(a.type.elem),
+                args.append(at.op1("alloc", dims, a.type, hint, fill="empty", elem=str(a.type.elem), scratch=True,
                                    **self._struct_of(a)))
             else:
                 args.append(self.values.avail(rev, a))

@@ -148,7 +148,10 @@ class CMemory:
         # memory (-Wmaybe-uninitialized); and, were a slot ever read unwritten, a zero would make
         # the bug reproducible.
         cache = bool(op.attrs.get("cache"))
-        zero = op.attrs.get("fill", "zeros") == "zeros" or cache
+        # So does an array a call fills before anything here writes it (cg(A, b, x, n) of a malloc'd
+        # x, then ddot(c, x, n)): gcc, not seeing the callee's writes, may report the read of x.
+        zero = op.attrs.get("fill", "zeros") == "zeros" or cache or (_filled_by_a_call(v) and not op.attrs.get(
+            "scratch"))  # (a buffer the adjoint gives a callee that only writes it, as the analysis proved)
         if all(c is not None and c >= 0 for c in consts) and self._var_count[name] == 1:
             size = 1
             for c in consts:
@@ -425,3 +428,15 @@ def buffer_home(op: Op, var: dict[Value, str]) -> tuple[Block, list[Op], str]:
         crossed.append(outer)
         block = outer.parent
     return block, crossed, var.get(v, "")
+
+
+def _filled_by_a_call(v: Value) -> bool:
+    """Whether the first op to use the new array ``v`` in its block passes it to a call."""
+    block = v.defining_op.parent if v.defining_op is not None else None
+    if block is None:
+        return False
+    users = {id(op) for op, _ in v.uses}
+    for op in block.ops:
+        if id(op) in users or any(id(inner) in users for inner in op.walk()):
+            return op.name == "call"
+    return False

@@ -158,7 +158,9 @@ class Printer:
             index = ", ".join(p(i, P_COND) for i in e.index)
             return f"{p(e.value, P_PRIMARY)}[{index}]", P_PRIMARY
         if isinstance(e, IfExp):
-            return f"{p(e.body, P_OR)} if {p(e.cond, P_OR)} else {p(e.orelse, P_OR)}", P_COND
+            # a chain in the else branch needs no parentheses (Python nests them so), and a long one
+            # must have none: Python parses 200 nested parentheses at most (doorfuzz seed 16950125)
+            return f"{p(e.body, P_OR)} if {p(e.cond, P_OR)} else {p(e.orelse, P_COND)}", P_COND
         if isinstance(e, Range):
             lo = p(e.lower, P_COND) if e.lower is not None else ""
             hi = p(e.upper, P_COND) if e.upper is not None else ""

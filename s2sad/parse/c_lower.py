@@ -1051,6 +1051,9 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             held = self.record_variable(args[0])
             if held is not None and self.lookup(held[0]) in self.heap_records:
                 return None  # a struct malloc'd alone is held as its members: nothing to free
+            key = self.lookup(args[0].name) if isinstance(args[0], c_ast.ID) else None
+            if key is not None and self.is_moving(key):
+                return None  # ping-pong buffers swapped in a loop, freed by name: the output frees its own
             self.pointer(args[0], b, env)
             return None
         if name == "__syncthreads" and self.cuda:

@@ -39,7 +39,20 @@ class CMemoryCalls:
                 raise self.fail(node, f"the value of {name} of a struct is not supported", f"call {name} as a "
                                 "statement of its own")
             return None
-        dst = self.pointer(args[0], b, env)
+        dst = self.pointer(args[0], b, env, aims=True)
+        if self.is_aim(dst):  # u of ping-pong buffers swapped in a loop: into the array it points at now
+            if want_value:
+                raise self.fail(node, f"the value of {name} into a pointer that moves between arrays is not "
+                                "supported", f"call {name} as a statement of its own")
+            self.through_each(dst, args[0], b, lambda bb, q: self.copy_elements(node, name, q, args, bb, env), [])
+            return None
+        self.copy_elements(node, name, dst, args, b, env)
+        return dst if want_value else None
+
+    def copy_elements(self, node: c_ast.FuncCall, name: str, dst: Ptr, args: list[c_ast.Node], b: Builder,
+                      env: Env) -> list:
+        """``name(dst, args[1], args[2])`` into the one array ``dst`` points at (a source that moves
+        between arrays: one copy per array, chosen as it is)."""
         count = self.element_count(args[2], dst, name, b, env)
         at = self.at(b, node)
         if name == "memset":
@@ -49,8 +62,13 @@ class CMemoryCalls:
                                 "set the elements in a loop: for (i = 0; i < n; i++) x[i] = v;")
             zero = build.const(at, 0, dst.elem)
             element_loops(at, [count], lambda bb, e: self.put(bb, dst, e[0], zero))
-            return dst if want_value else None
-        src = self.pointer(args[1], b, env)
+            return []
+        src = self.pointer(args[1], b, env, aims=True)
+        if self.is_aim(src):
+            return self.through_each(src, args[1], b, lambda bb, q: self.copy_from(node, name, dst, q, count, bb), [])
+        return self.copy_from(node, name, dst, src, count, at)
+
+    def copy_from(self, node: c_ast.FuncCall, name: str, dst: Ptr, src: Ptr, count: Value, at: Builder) -> list:
         if src.elem != dst.elem:
             raise self.fail(node, f"{name} between arrays of {C_WORDS[src.elem.name]} and {C_WORDS[dst.elem.name]} "
                             "is not supported",
@@ -60,7 +78,7 @@ class CMemoryCalls:
             element_loops(at, [count], lambda bb, e: self.put(bb, Ptr(buffer), e[0], self.get(bb, src, e[0])))
             src = Ptr(buffer)
         element_loops(at, [count], lambda bb, e: self.put(bb, dst, e[0], self.get(bb, src, e[0])))
-        return dst if want_value else None
+        return []
 
     def element_count(self, size: c_ast.Node, dst: Ptr, name: str, b: Builder, env: Env) -> Value:
         """The elements ``size`` bytes hold (``n * sizeof(double)``: ``n``), in the numbers of an

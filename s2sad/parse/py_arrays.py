@@ -76,7 +76,7 @@ def arr_op(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, name: str, operands
 def _float_scalar(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, v: Value) -> Value:
     if v.type.is_array:
         return v
-    v = lw.to_number(b, node, v)
+    v = lw.finite(lw.to_number(b, node, v), node)  # (x ** 10**400: NumPy cannot take the integer)
     return build.to_float(lw.at(b, node), v)
 
 

@@ -11,6 +11,7 @@ Every helper returns the resulting ``Value`` (possibly an operand, unchanged).
 
 from __future__ import annotations
 
+import sys
 from math import copysign, isfinite
 from typing import Any, Optional, Union
 
@@ -210,8 +211,10 @@ def cast(b: Builder, x: Value, type: Type, hint: str = "") -> Value:
     if x.type == type:
         return x
     c = const_value(x)
-    # int(inf) and int(nan) raise in Python and are undefined in C: left to run as the primal runs
-    if c is not None and not (type.is_int and isinstance(c, float) and not isfinite(c)):
+    # int(inf) and int(nan) raise in Python and are undefined in C, and float(10**400) raises
+    # OverflowError: left to run as the primal runs
+    if c is not None and not (type.is_int and isinstance(c, float) and not isfinite(c)) \
+            and not (type.is_float and isinstance(c, int) and abs(c) > sys.float_info.max):
         return const(b, c, type, hint)
     return b.op1("cast", [x], type, hint)
 

@@ -65,7 +65,7 @@ static void grad_blur(int n, int m, const double A[n][m], double d_A[n][m], doub
 // blurred_energy only reads, that is the value passed in plus the derivative).
 void grad_blurred_energy(int n, int m, const double A[n][m], double d_A[n][m], double d_return) {
     // forward sweep
-    double (*B)[m] = malloc(n * m * sizeof(double));
+    double (*B)[m] = calloc(1, n * m * sizeof(double));
     blur(n, m, A, B);
 
     // reverse sweep
