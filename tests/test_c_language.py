@@ -840,3 +840,21 @@ def test_classification_macros_nan_and_sizeof_of_a_defined_extent():
     check_gradient(sig.primal(build(_CLASSIFY)), sig.gradient(build(text), ["x"], []), specs, ["x"], set(),
                    np.random.default_rng(2), returns_float=True)
     assert "isnan(t0)" in text  # (x != x, printed as C's test of it)
+
+
+def test_a_body_after_a_declarator_of_no_function_is_a_located_error():
+    """doorfuzz seed 17000883: ``None { ... }`` (a mutated signature) parses as a definition whose
+    declarator declares no function; every pass took it for one (an internal error)."""
+    source = "/* a length */\nNone\n{\n    double s = 0.0;\n    return s;\n}\ndouble g(double x) { return x; }\n"
+    rendered = _rendered(source, "g")
+    assert "t.c:2:1: error: 'None' is followed by a function body but is not declared as a function" in rendered
+    assert "hint: a definition names its result type" in rendered
+
+
+def test_an_integer_constant_past_the_largest_long_is_a_located_error():
+    """doorfuzz seed 17001450: ``int i = -9223372036854775809`` (a constant C gives no signed type)
+    was carried as a 64-bit integer it does not fit, and the OpenMP loop it started did not compile."""
+    source = "double f(const double *x, int n)\n{\n    double s = 0.0;\n" \
+             "    for (long i = -9223372036854775809; i < n; i++) s += x[i];\n    return s;\n}\n"
+    assert _diagnostics(source) == ["4:20: this integer constant is past the largest long (2^63 - 1); s2sad "
+                                    "computes integers as 64-bit signed numbers"]

@@ -210,3 +210,17 @@ def test_rules_agree_with_ruff():
              "d_x += (t if c else 0.0)"]
     text = "def f(x):\n" + "".join(f"    {c}\n" for c in cases)
     assert formatted(text) == ruff_format(text)
+
+
+@needs_ruff
+def test_a_gradient_with_keyword_only_parameters_is_laid_out_too():
+    """A parameter with a default before the seed makes d_return keyword-only (``*, d_return``):
+    the layout copied such a function as printed, so its long lines and spaced slices stayed as
+    they were (probes: layer_norm, heat_equation_rebind)."""
+    text = ("def grad_f(u0, d_u0, alpha, d_alpha, nsteps=50, *, d_return, scale=1.0):\n"
+            "    d_var = np.sum(np.sum(-(t2 * xhat), axis=0, keepdims=True) / (2.0 * t1), axis=0, keepdims=True)\n"
+            "    d_un[:tape[step]] += t14\n"
+            "    d_un[1:tape2[step] - 1] += t9\n"
+            "    return d_alpha\n")
+    assert formatted(text) == ruff_format(text)
+    assert "d_un[: tape[step]]" in formatted(text)

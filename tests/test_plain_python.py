@@ -326,3 +326,37 @@ def test_a_capture_of_an_annotated_parameter_keeps_its_annotation():
     dc = ns["grad_f"](x, d_x, 0.7)
     assert dc == pytest.approx(np.sum(x * x))
     np.testing.assert_allclose(d_x, 2 * 0.7 * x)
+
+
+# A helper's axis parameter that no call gives (py_default_axes): its default, where an axis is read.
+DEFAULT_AXIS = """
+import numpy as np
+
+
+def softmax(z, axis=-1):
+    e = np.exp(z - np.max(z, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def attention(Q, K, V):
+    w = softmax(Q @ K.T / np.sqrt(Q.shape[1]))
+    return np.sum((w @ V) ** 2)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_an_axis_parameter_no_caller_gives_is_its_default(target):
+    from source_gradients import arr, check_source
+
+    check_source(DEFAULT_AXIS, ["Q", "K", "V"], [arr("Q", 3, 2), arr("K", 4, 2), arr("V", 4, 3)], target,
+                 func="attention")
+
+
+@pytest.mark.parametrize("change, where", [
+    ("w = softmax(Q @ K.T / np.sqrt(Q.shape[1]), 0)", "5:35"),  # a call gives it
+    ("w = softmax(Q @ K.T / np.sqrt(Q.shape[1]), axis=1)", "5:35"),
+])
+def test_an_axis_parameter_a_call_gives_stays_refused(change, where):
+    source = DEFAULT_AXIS.replace("w = softmax(Q @ K.T / np.sqrt(Q.shape[1]))", change)
+    text = _refusal(source, "attention", ["Q"])
+    assert f"prog.py:{where}: error: axis= must be an integer literal" in text, text

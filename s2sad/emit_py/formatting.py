@@ -810,12 +810,14 @@ class _Statements:
         return line
 
     def parameters(self, args: ast.arguments) -> Doc:
-        if args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg:
+        if args.posonlyargs or args.vararg or args.kwarg:
             raise Unsupported("parameters")
         lay = self.layout
         defaults = [None] * (len(args.args) - len(args.defaults)) + list(args.defaults)
-        params = []
-        for a, default in zip(args.args, defaults):
+        params: list = []
+        for a, default in [*zip(args.args, defaults), *zip(args.kwonlyargs, args.kw_defaults)]:
+            if a is (args.kwonlyargs or [None])[0]:
+                params.append("*")  # the keyword-only ones follow (d_return after defaults)
             doc: list = [a.arg]
             if a.annotation is not None:
                 doc += [": ", lay.expr(a.annotation, True)]

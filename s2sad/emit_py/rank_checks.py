@@ -7,7 +7,8 @@ parameter and the annotation that would settle it (README, "Assumptions a genera
 makes"). Python checks at run time, before the body runs: ``if np.ndim(W) != 2: raise ...``.
 A parameter used the same way at every rank (``np.sum(W * W)``) but differentiated must still be
 an array, of any rank: a number's shadow is a float the gradient cannot add into
-(``if not isinstance(W, np.ndarray): raise ...``).
+(``if not isinstance(W, np.ndarray): raise TypeError(...)``: a check of the argument's type, so
+a TypeError, as ruff's TRY004 asks).
 
 Numba types a whole function for its argument types before any of it runs, so a body written
 for the assumed rank that does not type at the caller's (the adjoint of ``np.dot(x, x)`` for a
@@ -49,10 +50,12 @@ def check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
         seen.add(source)
         name = names.get(p) or source
         rank = guards[source]
+        error = "ValueError"
         if rank < 0:  # an array of any rank (pipeline.ANY_RANK): its shadow is added into
             test = f'not hasattr({name}, "ndim")' if numba else f"not isinstance({name}, np.ndarray)"
             message = (f"{source} must be a NumPy array: its kind is not evident in {primal} "
                        f"(for a number, annotate {source}: float)")
+            error = "TypeError"  # a check of the argument's type (ruff: TRY004)
         else:
             test = _numba_rank_differs(name, rank) if numba else f"np.ndim({name}) != {rank}"
             kind = "a number" if rank == 0 else f"a {rank}-D array"
@@ -60,15 +63,15 @@ def check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
             verb = "for an array, annotate" if rank == 0 else "else annotate"
             message = f"{source} must be {kind}: its rank is not evident in {primal} ({verb} {source}: {other})"
         quoted = f"'{message}'" if '"' in message else f'"{message}"'  # as ruff format quotes it
-        lines += _raise_if(test, quoted, LINE_LIMIT)
+        lines += _raise_if(test, quoted, LINE_LIMIT, error)
     return lines
 
 
-def _raise_if(test: str, quoted: str, limit: int) -> list[str]:
+def _raise_if(test: str, quoted: str, limit: int, error: str = "ValueError") -> list[str]:
     """``if test: raise ValueError(quoted)``, the raise wrapped as ruff format wraps it past ``limit``."""
-    if len(f"        raise ValueError({quoted})") > limit:
-        return [f"    if {test}:", "        raise ValueError(", f"            {quoted}", "        )"]
-    return [f"    if {test}:", f"        raise ValueError({quoted})"]
+    if len(f"        raise {error}({quoted})") > limit:
+        return [f"    if {test}:", f"        raise {error}(", f"            {quoted}", "        )"]
+    return [f"    if {test}:", f"        raise {error}({quoted})"]
 
 
 def extent_check_lines(fn: Function, names: dict, numba: bool) -> list[str]:

@@ -353,6 +353,10 @@ class CExprLowering:
             if value >= 2**64:
                 raise self.fail(node, "this integer constant is too large for any C integer type",
                                 "write it as a floating-point constant (1e30) if a number that large is meant")
+            if value >= 2**63:  # unsigned in C (or of no type, for a decimal one): s2sad's integers are signed
+                raise self.fail(node, "this integer constant is past the largest long (2^63 - 1); s2sad computes "
+                                "integers as 64-bit signed numbers",
+                                "write it as a floating-point constant (1e19) if a number that large is meant")
             return build.const(b, value, I64)
         raise self.fail(node, f"{node.type} literals are not supported")
 

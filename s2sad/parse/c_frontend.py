@@ -85,6 +85,13 @@ class CFile:
         for ext in self.ast.ext:
             if isinstance(ext, (c_ast.Decl, c_ast.Typedef)):
                 self._enums(ext)
+            if isinstance(ext, c_ast.FuncDef) and not isinstance(ext.decl.type, c_ast.FuncDecl):
+                # ``None { ... }``: a body after a declarator that declares no function (doorfuzz
+                # seed 17000883: every pass takes a definition's declarator for a function's)
+                raise DiagnosticError([Diagnostic(
+                    f"'{ext.decl.name}' is followed by a function body but is not declared as a function",
+                    self.loc(ext.decl), "a definition names its result type, the function and its parameters: "
+                    "double f(const double *x, int n) { ... }")], self.lines)
             if isinstance(ext, c_ast.FuncDef):
                 if ext.decl.name in self.functions:  # C refuses the file: which one is meant?
                     self.redefined.append((ext, self.functions[ext.decl.name]))

@@ -129,6 +129,8 @@ class RankUses:
             return
         if intr.op in _REDUCTIONS:
             self.need(args[0], axis + 1 if axis is not None else 1)
+        elif intr.op in ("trace", "det", "inv", "solve"):  # of a square matrix (solve's first)
+            self.need(args[0], 2)
         elif intr.op in ("matmul", "outer", "len") or intr.op in lib.LINALG_OPS:
             for a in args[:2]:
                 self.need(a, 1)
@@ -160,6 +162,12 @@ class RankUses:
                 self.need(expr.value, rank + axes)
         elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
             self.need(expr.expression, rank)
+        elif isinstance(expr, cst.Attribute) and expr.attr.value == "T":  # A.T: A's axes, reversed
+            self.need(expr.value, rank)
+        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.MatrixMultiply):
+            if rank >= 2:  # a matrix from a product: of two matrices (a batch aside)
+                self.need(expr.left, 2)
+                self.need(expr.right, 2)
         elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Power):
             if self.is_number(expr.right):
                 self.need(expr.left, rank)
@@ -177,6 +185,8 @@ class RankUses:
             if isinstance(func, cst.Attribute) and self.canonical(func) is None:
                 if func.attr.value in _REDUCTION_METHODS and _axis(expr) is not None:  # A.mean(axis=0)
                     self.need(func.value, max(rank + 1, _axis(expr) + 1))  # type: ignore[operator]
+                elif func.attr.value in ("copy", "transpose") and not args:  # B = A.copy(): A's axes
+                    self.need(func.value, rank)
                 return
             intr = lib.lookup(self.canonical(func))
             canonical = self.canonical(func) or ""
@@ -192,19 +202,64 @@ class RankUses:
                 self._one_array_operand(args, rank)
             elif intr.op == "where" and len(args) == 3:
                 self.need(args[0], rank)  # s2sad takes np.where's condition as an array only
+            elif intr.op in ("array", "asarray", "transpose") and len(args) == 1:  # np.copy(A), A's axes
+                self.need(args[0], rank)
 
     def _one_array_operand(self, operands: list[cst.BaseExpression], rank: int) -> None:
         """An elementwise result of ``rank`` axes: the operand that can be an array has them. With
         several that can (``x - mu``), which one does is unknown, unless they are all items of one
         array (``X[i] - X[j]``, the same need of ``X``)."""
         open_ = [e for e in operands if not self.is_number(e)]
+        parts = self._parts_of_one(open_)
         if len(open_) == 1:
             self.need(open_[0], rank)
+        elif parts is not None:  # coords[1:] - coords[0]: the part keeping the most axes has the rank
+            self.need(parts, rank)
         elif len(open_) > 1 and (_same_rows(open_) or all(self._is_item(e) for e in open_)):
             for e in open_:  # X[i] - X[j]; x - c with x and c items of sequences: alike
                 self.need(e, rank)
         elif len(open_) > 1:
             self._ambiguous.append((open_, rank))
+
+    def _parts_of_one(self, exprs: list[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
+        """Where ``exprs`` are several parts of one array by integer indices and slices
+        (``coords[1:]``, ``coords[0]``; not all alike, which ``_same_rows`` covers), the one that
+        takes the fewest axes off, whose axes the elementwise result has; else None."""
+        if len(exprs) < 2 or _same_rows(exprs):
+            return None
+        taken: list[tuple[int, str, cst.BaseExpression]] = []
+        for e in exprs:
+            part = self._part(e)
+            if part is None:
+                return None
+            taken.append((part[1], part[0], e))
+        if len({name for _, name, _ in taken}) != 1:
+            return None
+        return min(taken, key=lambda t: t[0])[2]
+
+    def _part(self, e: cst.BaseExpression) -> Optional[tuple[str, int]]:
+        """(the array, the axes taken off) of ``A``, ``A[i]``, ``A[1:]``, ``A.mean(axis=0)``,
+        ``np.sum(A, axis=1)`` (``keepdims``: none), a whole reduction (all); None otherwise."""
+        if isinstance(e, cst.Name):
+            return e.value, 0
+        if isinstance(e, cst.Subscript) and isinstance(e.value, cst.Name):
+            axes = self._axes_taken(e, plain=True)
+            return (e.value.value, axes) if axes is not None else None
+        if not isinstance(e, cst.Call):
+            return None
+        func, args = e.func, [a.value for a in e.args if a.keyword is None]
+        if isinstance(func, cst.Attribute) and self.canonical(func) is None and func.attr.value in _REDUCTION_METHODS:
+            base = func.value
+        else:
+            intr = lib.lookup(self.canonical(func))
+            if intr is None or intr.op not in _REDUCTIONS or not args:
+                return None
+            base = args[0]
+        if not isinstance(base, cst.Name):
+            return None
+        keep = any(a.keyword is not None and a.keyword.value == "keepdims" and isinstance(a.value, cst.Name)
+                   and a.value.value == "True" for a in e.args)
+        return base.value, 0 if keep else 1 if _axis(e) is not None else 100
 
     def _is_item(self, e: cst.BaseExpression) -> bool:
         """``e`` is a name bound to the items of a sequence (``for x in X``, ``[... for c in C]``)."""
