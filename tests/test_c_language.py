@@ -858,3 +858,41 @@ def test_an_integer_constant_past_the_largest_long_is_a_located_error():
              "    for (long i = -9223372036854775809; i < n; i++) s += x[i];\n    return s;\n}\n"
     assert _diagnostics(source) == ["4:20: this integer constant is past the largest long (2^63 - 1); s2sad "
                                     "computes integers as 64-bit signed numbers"]
+
+
+# A local function pointer assigned several named functions under branches and only called: an
+# integer saying which, each call a choice (probe t28: an activation chosen at run time).
+_CHOSEN_FUNCTIONS = """#include <math.h>
+typedef double (*activation_fn)(double);
+static double sigmoid(double z) { return 1.0 / (1.0 + exp(-z)); }
+static double softsign(double z) { return z / (1.0 + fabs(z)); }
+double f(const double *w, const double *x, int n, int mode)
+{
+    activation_fn act = sigmoid;
+    double (*outer)(double);
+    if (mode == 1) act = tanh;
+    else if (mode == 2) act = &softsign;
+    outer = mode > 0 ? sigmoid : softsign;
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        double a = act(w[i] * x[i]);
+        s += a * (*act)(a) + outer(a * x[i]);
+    }
+    return s;
+}
+"""
+
+
+@needs_gcc
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_a_function_pointer_chosen_among_named_functions_is_a_choice_at_each_call(mode):
+    from fd import ParamSpec, check_gradient
+
+    source = _CHOSEN_FUNCTIONS
+    text = _gradient(source, "f", ["w"])
+    assert "act == 0 ? sigmoid(" in text or "act == 0" in text
+    sig = CSignature.parse(source, "f")
+    specs = [ParamSpec("w", "array", (5,)), ParamSpec("x", "array", (5,)), ParamSpec("n", "int", value=5),
+             ParamSpec("mode", "int", value=mode)]
+    check_gradient(sig.primal(build(source)), sig.gradient(build(text), ["w"], []), specs, ["w"], set(),
+                   np.random.default_rng(mode), returns_float=True)

@@ -286,3 +286,61 @@ def test_ping_pong_buffers_are_copied_into_and_freed_by_name(steps):
              ParamSpec("kappa", "float", low=0.1, high=0.3), ParamSpec("nsteps", "int", value=steps)]
     check_gradient(sig.primal(build(_PING_PONG)), sig.gradient(build(text), ["u0", "kappa"], []), specs,
                    ["u0", "kappa"], set(), np.random.default_rng(steps), returns_float=True)
+
+
+# A matrix as one block cut into rows (c_row_allocs): A[0] = malloc(n * m * ...), A[i] = A[i-1] + m.
+_CONTIGUOUS_ROWS = """#include <stdlib.h>
+static double **dmatrix(int nr, int nc)
+{
+    int i;
+    double **m = (double **)malloc(nr * sizeof(double *));
+    m[0] = (double *)calloc(nr * nc, sizeof(double));
+    for (i = 1; i < nr; i++) m[i] = m[i - 1] + nc;
+    return m;
+}
+
+static void free_dmatrix(double **m)
+{
+    free(m[0]);
+    free(m);
+}
+
+double f(const double *K, const double *x, int n)
+{
+    int i, j;
+    double **S = (double **)malloc(n * sizeof(double *));
+    S[0] = (double *)calloc(n * n, sizeof(double));
+    for (i = 1; i < n; i++) S[i] = S[i - 1] + n;
+    double **T = dmatrix(n, n);
+    for (i = 0; i < n; i++)
+        for (j = 0; j < n; j++)
+            T[i][j] = x[i] * K[j];
+    for (i = 0; i < n; i++)
+        for (j = 0; j <= i; j++)
+            S[i][j] += 0.5 * (K[i * n + j] + K[j * n + i]);
+    double e = 0.0;
+    for (i = 0; i < n; i++)
+        for (j = 0; j < n; j++)
+            e += x[i] * S[i][j] * x[j] + T[j][i] * S[i][j];
+    free(S[0]);
+    free(S);
+    free_dmatrix(T);
+    return e;
+}
+"""
+
+
+def test_a_block_cut_into_rows_is_a_matrix():
+    import numpy as np
+    from cbuild import build, have_gcc
+    from cprimal import CSignature
+    from fd import ParamSpec, check_gradient
+
+    if not have_gcc():
+        pytest.skip("gcc is not installed")
+    text = _gradient(_CONTIGUOUS_ROWS, ["K", "x"])
+    assert "double (*S)[n] = calloc(" in text
+    sig = CSignature.parse(_CONTIGUOUS_ROWS, "f")
+    specs = [ParamSpec("K", "array", (16,)), ParamSpec("x", "array", (4,)), ParamSpec("n", "int", value=4)]
+    check_gradient(sig.primal(build(_CONTIGUOUS_ROWS)), sig.gradient(build(text), ["K", "x"], []), specs,
+                   ["K", "x"], set(), np.random.default_rng(1), returns_float=True)

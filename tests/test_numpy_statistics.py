@@ -200,3 +200,26 @@ def test_logsumexp_is_the_shifted_sum_scipy_computes(target):
     d_mu = np.zeros(3)
     grad(np.zeros(5), np.array([1000.0, 1000.0, 0.0]), d_mu, 1.0)  # no overflow: the shift
     assert np.all(np.isfinite(d_mu))
+
+
+TRAPEZOID = """
+import numpy as np
+
+
+def f(y, x, h: float):
+    t = np.linspace(0.0, 1.0, 6)
+    return np.trapezoid(y * y, x) + np.trapezoid(np.sin(y), dx=h) + np.trapezoid(y) + np.trapezoid(y**3, t)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_trapezoid_is_the_sum_numpy_computes(target):
+    """np.trapezoid (np.trapz before NumPy 2) written out: the sum of the trapezoids' areas."""
+    from source_gradients import arr, check_source, num
+
+    text = check_source(TRAPEZOID, ["y", "x", "h"], [arr("y", 6), arr("x", 6), num("h", 0.1, 0.5)], target)
+    spelled = TRAPEZOID.replace("np.trapezoid(", "np.trapz(")
+
+    def code(t: str) -> list[str]:  # (the comments quote the source line, spelled as written)
+        return [line for line in t.splitlines() if not line.lstrip().startswith("#")]
+    assert code(pipeline.gradient_source(spelled, "prog.py", "f", ["y", "x", "h"], target)) == code(text)

@@ -12,7 +12,9 @@ same way, so a chain of helpers each gets its copy; one calling itself calls its
 A function passed may be one of the file's, one declared and defined elsewhere (a call of it, as
 any call of such a function), or a library function (``integrate(sin, 0, 1)`` calls ``sin``). A
 local pointer set once to a function in its declaration (``rhs_fn rhs = decay;``) and never
-assigned again is read as that function first, wherever it is used. Calls that pass anything
+assigned again is read as that function first, wherever it is used; one assigned several named
+functions (``if (mode == 1) act = tanh; else act = sigmoid;``) and only ever called is an integer
+saying which, each call a choice among them. Calls that pass anything
 else (a pointer assigned again or held in a struct, a parameter of a function that is not itself
 copied) are left as written: the pointer is then refused where it is read, as before.
 """
@@ -52,6 +54,7 @@ class _Binder:
     def run(self) -> dict[str, str]:
         for fn in self.functions.values():
             self._read_held_functions(fn)
+            self._read_chosen_functions(fn)
         pending = list(self.functions)
         while pending:
             caller = self.functions[pending.pop()]
@@ -103,6 +106,57 @@ class _Binder:
                 continue
             _name_functions(fn.body, {decl.name: held})
             blocks[id(decl)].block_items.remove(decl)  # nothing reads it now
+
+    def _read_chosen_functions(self, fn: c_ast.FuncDef) -> None:
+        """A local pointer assigned only functions named (``act = tanh;`` in one branch, ``act =
+        sigmoid;`` in another) and used only to call one (``act(z)``, ``(*act)(z)``) is an integer
+        saying which: its number in the list of those functions, each assignment setting it and
+        each call a choice among them, ``act == 0 ? tanh(z) : sigmoid(z)``."""
+        nodes = list(walk(fn.body))
+        params = {p.name for p in _params(fn) if isinstance(p, c_ast.Decl)}
+        declared = [n.name for n in nodes if isinstance(n, c_ast.Decl) and n.name]
+        own = frozenset(params | set(declared))
+        for decl in [n for n in nodes if isinstance(n, c_ast.Decl) and n.name and self._function_pointer(n)]:
+            name = decl.name
+            if declared.count(name) != 1 or name in params:
+                continue
+            choices: list[str] = []
+            init = self._numbered(decl.init, own, choices) if decl.init is not None else None
+            if decl.init is not None and init is None:
+                continue
+            sets, calls, others = [], [], 0
+            for n in nodes:
+                if isinstance(n, c_ast.Assignment) and isinstance(n.lvalue, c_ast.ID) and n.lvalue.name == name:
+                    number = self._numbered(n.rvalue, own, choices) if n.op == "=" else None
+                    if number is None:
+                        break
+                    sets.append((n, number))
+                elif isinstance(n, c_ast.FuncCall) and _callee_pointer(n) == name:
+                    calls.append(n)
+                elif isinstance(n, c_ast.ID) and n.name == name:
+                    others += 1
+            else:
+                if not choices or others != len(sets) + len(calls):
+                    continue  # used otherwise too (compared, passed on): not read so
+                at = decl.coord
+                decl.type = c_ast.TypeDecl(name, [], None, c_ast.IdentifierType(["int"], coord=at), coord=at)
+                decl.init = init
+                for n, number in sets:
+                    n.rvalue = number
+                for c in calls:
+                    _replace(fn.body, c, _choice(name, choices, c))
+
+    def _numbered(self, value: c_ast.Node, own: frozenset[str], choices: list[str]) -> Optional[c_ast.Node]:
+        """A value of function pointers, ``tanh``, ``&softsign``, ``c ? sigmoid : tanh``, as the
+        numbers of its functions in ``choices`` (appended to as new ones come); else None."""
+        if isinstance(value, c_ast.TernaryOp):
+            a, b = self._numbered(value.iftrue, own, choices), self._numbered(value.iffalse, own, choices)
+            return c_ast.TernaryOp(value.cond, a, b, coord=value.coord) if a is not None and b is not None else None
+        held = _function_named(value, own, self.callable_name)
+        if held is None:
+            return None
+        choices += [held] if held not in choices else []
+        return c_ast.Constant("int", str(choices.index(held)), coord=value.coord)
 
     def _function_pointer(self, param: c_ast.Node) -> bool:
         t = param.type if isinstance(param, c_ast.Decl) else None
@@ -179,6 +233,38 @@ def _copy(fn: c_ast.FuncDef, name: str, slots: list[int], bound: tuple[str, ...]
             None, [], None, c_ast.IdentifierType(["void"])))]
     _name_functions(out.body, held)
     return out
+
+
+def _callee_pointer(call: c_ast.FuncCall) -> Optional[str]:
+    """The pointer variable ``call`` calls through (``f(x)``, ``(*f)(x)``), by name."""
+    callee = call.name.expr if isinstance(call.name, c_ast.UnaryOp) and call.name.op == "*" else call.name
+    return callee.name if isinstance(callee, c_ast.ID) else None
+
+
+def _choice(which: str, functions: list[str], call: c_ast.FuncCall) -> c_ast.Node:
+    """``which == 0 ? f0(args) : which == 1 ? f1(args) : f2(args)`` for ``call`` through ``which``."""
+    at = call.coord
+
+    def called(f: str) -> c_ast.FuncCall:
+        return c_ast.FuncCall(c_ast.ID(f, coord=at), copy.deepcopy(call.args), coord=at)
+    out: c_ast.Node = called(functions[-1])
+    for k in range(len(functions) - 2, -1, -1):
+        test = c_ast.BinaryOp("==", c_ast.ID(which, coord=at), c_ast.Constant("int", str(k), coord=at), coord=at)
+        out = c_ast.TernaryOp(test, called(functions[k]), out, coord=at)
+    return out
+
+
+def _replace(root: c_ast.Node, old: c_ast.Node, new: c_ast.Node) -> None:
+    """Put ``new`` where ``old`` is under ``root`` (the one place a node of a tree is)."""
+    for n in walk(root):
+        for slot in n.__slots__:
+            value = getattr(n, slot, None)
+            if value is old:
+                setattr(n, slot, new)
+                return
+            if isinstance(value, list) and any(v is old for v in value):
+                value[[id(v) for v in value].index(id(old))] = new
+                return
 
 
 def _name_functions(body: c_ast.Node, held: dict[str, str]) -> None:

@@ -221,7 +221,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         self.row_allocs = row_allocations(fn.body)
         self.refused: set[str] = set()  # keys of variables whose declarations were refused (attempt)
         self.row_loops = {id(r.loop): r for r in self.row_allocs.values()}
-        self.row_stmts = {id(r.row_stmt) for r in self.row_allocs.values()}
+        self.row_stmts = {id(r.row_stmt) for r in self.row_allocs.values()} | {
+            id(r.links) for r in self.row_allocs.values() if r.links is not None}
         self.pointer_tables: dict[str, PointerTable] = {}  # double *rows[3] = {a, b, c} (c_pointers)
         self.cells: set[str] = set()
         # Pointer variables that move between arrays (c_pointers.Aim), found by an earlier
@@ -640,10 +641,10 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         b.loc = self.loc(st)
         if self.omp_statement(st, b, env):
             return
-        if id(st) in self.row_stmts:
-            return  # A[i] = malloc(m * sizeof(double)): a row of the array allocated before the loop
         if id(st) in self.row_loops:
             self.allocate_rows(self.row_loops[id(st)], b, env)
+        if id(st) in self.row_stmts:
+            return  # A[i] = malloc(m * sizeof(double)): a row of the array allocated before the loop
         if isinstance(st, c_ast.Decl):
             self.decl(st, b, env)
         elif isinstance(st, c_ast.FuncCall):

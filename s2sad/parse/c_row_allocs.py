@@ -13,8 +13,15 @@ end reads it so (``row_allocations`` finds the pattern, ``c_lower`` allocates th
 before the loop that allocates the rows, and the row allocations become nothing), so the
 gradient holds an ``n x m`` array and its shadow of the same shape.
 
-Only where that reading is exact: the rows are allocated by the first statement of a counted
-loop ``for (i = 0; i < N; i++)`` over exactly the ``N`` rows of the pointer array's own
+So is the contiguous form, one block cut into rows by pointer arithmetic:
+
+    double **A = malloc(n * sizeof(double *));
+    A[0] = malloc(n * m * sizeof(double));
+    for (int i = 1; i < n; i++) A[i] = A[i - 1] + m;
+
+(the statement allocating the block and the loop linking the rows become nothing, the array
+being allocated where the block is). Only where that reading is exact: the rows are allocated by
+the first statement of a counted loop ``for (i = 0; i < N; i++)`` over exactly the ``N`` rows of the pointer array's own
 allocation, each of the same ``m`` elements (``m`` does not change in the loop or depend on
 ``i``), nothing touches ``A`` between its declaration and that loop, and nothing else ever
 assigns ``A`` or one of its rows (``A = ...``, ``A[k] = p``). Anything else keeps today's located
@@ -38,12 +45,13 @@ class RowAllocation:
     (``rows`` of them, each ``width`` elements, zero-filled when ``zero``), that statement."""
 
     decl: c_ast.Decl
-    loop: c_ast.For
+    loop: c_ast.Node  # where the array is allocated: the rows' loop (the block's statement, contiguous)
     row_stmt: c_ast.Assignment
     rows: c_ast.Node
     width: c_ast.Node
     zero: bool
     elem: list[str]  # the element's type names (``["double"]``)
+    links: Optional[c_ast.For] = None  # contiguous: the loop pointing each row past the one before
 
 
 def row_allocations(body: Optional[c_ast.Node]) -> dict[int, RowAllocation]:
@@ -72,6 +80,12 @@ def _row_allocation(d: c_ast.Decl, after: list[c_ast.Node], nodes: list[c_ast.No
         return None
     name = d.name
     for k, st in enumerate(after):
+        block = _contiguous(st, after[k + 1] if k + 1 < len(after) else None, name, elem, count)
+        if block is not None:
+            width, zero, links = block
+            if not _only_rows_assigned(nodes, name, (st, links), d):
+                return None
+            return RowAllocation(d, st, st, count, width, zero, elem, links)  # type: ignore[arg-type]
         loop = st if isinstance(st, c_ast.For) else None
         row = _row_statement(loop, name, elem, count) if loop is not None else None
         if row is None:
@@ -79,7 +93,7 @@ def _row_allocation(d: c_ast.Decl, after: list[c_ast.Node], nodes: list[c_ast.No
                 return None  # A used before its rows exist, or the row count changed
             continue
         row_stmt, width, zero = row
-        if not _only_rows_assigned(nodes, name, row_stmt, d):
+        if not _only_rows_assigned(nodes, name, (row_stmt,), d):
             return None
         return RowAllocation(d, loop, row_stmt, loop.cond.right, width, zero, elem)  # type: ignore[union-attr]
     return None
@@ -168,14 +182,50 @@ def _counter(loop: c_ast.For) -> Optional[str]:
     return None
 
 
-def _only_rows_assigned(nodes: list[c_ast.Node], name: str, row_stmt: c_ast.Node, decl: c_ast.Decl) -> bool:
-    """Nothing but ``row_stmt`` assigns ``name`` or one of its rows, or takes its address."""
+def _only_rows_assigned(nodes: list[c_ast.Node], name: str, allowed: tuple, decl: c_ast.Decl) -> bool:
+    """Nothing but the statements ``allowed`` (and what they hold) assigns ``name`` or one of its
+    rows, or takes its address."""
+    inside = {id(n) for a in allowed for n in walk(a)}
     for n in nodes:
         if isinstance(n, c_ast.Decl) and n is not decl and n.name == name:
             return False  # another variable of that name: leave the scopes alone
-        if n is not row_stmt and changes_pointer(n, name):
+        if id(n) not in inside and changes_pointer(n, name):
             return False
     return True
+
+
+def _contiguous(st: c_ast.Node, then: Optional[c_ast.Node], name: str, elem: list[str],
+                count: c_ast.Node) -> Optional[tuple[c_ast.Node, bool, c_ast.For]]:
+    """``name[0] = malloc(count * m * sizeof(T));`` followed by ``for (i = 1; i < count; i++)
+    name[i] = name[i - 1] + m;``: ``m``, whether the block is zero-filled (calloc), the loop."""
+    if not (isinstance(st, c_ast.Assignment) and st.op == "=" and isinstance(st.lvalue, c_ast.ArrayRef)
+            and node_text(st.lvalue) == f"{name}[0]" and isinstance(then, c_ast.For)):
+        return None
+    total = _allocated_count(st.rvalue, (" ".join(elem), f"*{name}[0]", f"**{name}"))
+    if not (isinstance(total, c_ast.BinaryOp) and total.op == "*"):
+        return None
+    width = total.right if node_text(total.left) == node_text(count) else \
+        total.left if node_text(total.right) == node_text(count) else None
+    init, cond, step = then.init, then.cond, then.next
+    i = init.decls[0].name if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 else \
+        init.lvalue.name if isinstance(init, c_ast.Assignment) and isinstance(init.lvalue, c_ast.ID) else None
+    start = init.decls[0].init if isinstance(init, c_ast.DeclList) else getattr(init, "rvalue", None)
+    body = then.stmt.block_items if isinstance(then.stmt, c_ast.Compound) else [then.stmt]
+    if width is None or i is None or not isinstance(start, c_ast.Constant) or start.value != "1" \
+            or not (isinstance(cond, c_ast.BinaryOp) and cond.op == "<" and node_text(cond.left) == i
+                    and node_text(cond.right) == node_text(count)) \
+            or node_text(step) not in (f"{i}++", f"++{i}") or len(body or []) != 1:
+        return None
+    link = body[0]
+    sides = (link.rvalue.left, link.rvalue.right) if isinstance(getattr(link, "rvalue", None), c_ast.BinaryOp) \
+        and link.rvalue.op == "+" else ()
+    if not (isinstance(link, c_ast.Assignment) and link.op == "=" and node_text(link.lvalue) == f"{name}[{i}]"
+            and any(node_text(p) == f"{name}[{i} - 1]" and node_text(q) == node_text(width)
+                    for p, q in (sides, sides[::-1]) if sides)):
+        return None
+    if set(_names(width)) & set(assigned_names(then)):
+        return None
+    return width, _strip_cast(st.rvalue).name.name == "calloc", then  # type: ignore[attr-defined]
 
 
 

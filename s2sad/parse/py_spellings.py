@@ -160,6 +160,32 @@ def _logsumexp(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]
     return cst.BinaryOperation(np_call("max", x), cst.Add(), total)
 
 
+def _trapezoid(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``np.trapezoid(y, x)`` (``np.trapz``; ``dx=``, or spacing 1) along the last axis, as NumPy
+    computes it: ``np.sum((y[..., 1:] + y[..., :-1]) * (x[..., 1:] - x[..., :-1]) / 2.0, axis=-1)``,
+    ``dx * np.sum(... / 2.0, axis=-1)`` for an even spacing."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if any(a.star for a in call.args) or not 1 <= len(positional) <= 2 or set(keywords) - {"x", "dx"} \
+            or (len(positional) == 2 and keywords) or len(keywords) > 1:
+        return None
+    y = positional[0]
+    x = positional[1] if len(positional) == 2 else keywords.get("x")
+    dx = keywords.get("dx")
+    if not all(_repeatable(info, e) for e in (y, x) if e is not None):
+        return None
+    ends = cst.BinaryOperation(_along(y, -1, cst.Slice(lower=cst.Integer("1"), upper=None)), cst.Add(),
+                               _along(y, -1, cst.Slice(lower=None, upper=_minus_one())))
+    if x is not None:
+        steps = cst.BinaryOperation(_along(x, -1, cst.Slice(lower=cst.Integer("1"), upper=None)), cst.Subtract(),
+                                    _along(x, -1, cst.Slice(lower=None, upper=_minus_one())))
+        ends = cst.BinaryOperation(_grouped(ends), cst.Multiply(), _grouped(steps))
+    halves = cst.BinaryOperation(_grouped(ends), cst.Divide(), cst.Float("2.0"))
+    total = cst.Call(cst.Attribute(cst.Name(_numpy_alias(info)), cst.Name("sum")),
+                     [cst.Arg(halves), cst.Arg(_minus_one(), keyword=cst.Name("axis"), equal=_EQUAL)])
+    return total if dx is None else cst.BinaryOperation(_grouped(dx), cst.Multiply(), total)
+
+
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 
 
@@ -172,7 +198,8 @@ def _numpy_alias(info: ModuleInfo) -> str:
 
 
 # The calls rewritten, by library name.
-_SPELLED = {"numpy.diff": _diff, "scipy.special.logsumexp": _logsumexp}
+_SPELLED = {"numpy.diff": _diff, "scipy.special.logsumexp": _logsumexp, "numpy.trapezoid": _trapezoid,
+            "numpy.trapz": _trapezoid}
 
 
 def _along(x: cst.BaseExpression, axis: int, part: cst.Slice) -> cst.Subscript:
