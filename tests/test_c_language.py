@@ -896,3 +896,47 @@ def test_a_function_pointer_chosen_among_named_functions_is_a_choice_at_each_cal
              ParamSpec("mode", "int", value=mode)]
     check_gradient(sig.primal(build(source)), sig.gradient(build(text), ["w"], []), specs, ["w"], set(),
                    np.random.default_rng(mode), returns_float=True)
+
+
+# void *params as GSL writes right-hand sides: the one struct type its casts give it (c_void_params).
+_VOID_PARAMS = """#include <math.h>
+typedef struct { double k; double c; } DecayParams;
+
+static int decay_rhs(double t, const double y[], double dydt[], void *params)
+{
+    const DecayParams *P = (const DecayParams *)params;
+    dydt[0] = -P->k * y[0] + P->c * sin(t);
+    return 0;
+}
+
+static void euler(int (*f)(double, const double *, double *, void *), void *params, double *y, double t1, int n)
+{
+    double h = t1 / n, dy[1];
+    for (int i = 0; i < n; i++) {
+        f(i * h, y, dy, params);
+        y[0] += h * dy[0];
+    }
+}
+
+double f(double k, double y0, double c)
+{
+    DecayParams P = {k, c};
+    double y[1] = {y0};
+    euler(decay_rhs, (void *)&P, y, 1.0, 20);
+    euler(decay_rhs, &P, y, 2.0, 10);
+    return y[0] * y[0];
+}
+"""
+
+
+@needs_gcc
+def test_a_void_pointer_parameter_holding_one_struct_type_is_a_pointer_to_it():
+    from fd import ParamSpec, check_gradient
+
+    text = _gradient(_VOID_PARAMS, "f", ["k", "y0", "c"])
+    assert "void *params" not in text and "const DecayParams *params" in text
+    sig = CSignature.parse(_VOID_PARAMS, "f")
+    specs = [ParamSpec("k", "float", low=0.3, high=1.0), ParamSpec("y0", "float", low=1.0, high=2.0),
+             ParamSpec("c", "float")]
+    check_gradient(sig.primal(build(_VOID_PARAMS)), sig.gradient(build(text), ["k", "y0", "c"], []), specs,
+                   ["k", "y0", "c"], set(), np.random.default_rng(7), returns_float=True)

@@ -33,6 +33,7 @@ from ..diagnostics import Diagnostic, DiagnosticError, error
 from .annotations import annotate_loops
 from .c_function_args import bind_function_arguments, function_typedefs
 from .c_member_pointers import read_member_pointers
+from .c_void_params import type_void_params
 from .c_globals import settle_globals
 from .call_names import name_call_results
 from ..ssa.ir import Module, SourceLoc
@@ -130,6 +131,8 @@ class CFile:
         # Functions passed by name (``rk4(decay, t, y, h)``): each such call calls a copy of its
         # callee made for them (c_function_args); the copies' names, each to the one it copies.
         self.copies = bind_function_arguments(self.functions, self._callable, function_typedefs(self.ast.ext))
+        # void *params that always hold one struct type: pointers to it (c_void_params).
+        type_void_params(self.functions)
         # Local pointers to one member (``double *g = &w.gamma;``) read as the member (c_member_pointers).
         read_member_pointers(self.functions)
         # Accessors (``return A + i * m;``) read as their expression where they are called.
