@@ -940,3 +940,12 @@ def test_a_void_pointer_parameter_holding_one_struct_type_is_a_pointer_to_it():
              ParamSpec("c", "float")]
     check_gradient(sig.primal(build(_VOID_PARAMS)), sig.gradient(build(text), ["k", "y0", "c"], []), specs,
                    ["k", "y0", "c"], set(), np.random.default_rng(7), returns_float=True)
+
+
+def test_a_table_whose_values_fail_is_one_located_error():
+    """doorfuzz seed 17100532: a file-scope table with a constant too large was declared again after
+    its values failed (an internal error: declared twice)."""
+    source = ("static const int offsets[] = {-2, 99999999999999999999999999};\n"
+              "double f(const double *x, int n) { double s = 0.0; for (int i = 2; i < n; i++) "
+              "s += x[i + offsets[i % 2]]; return s; }\n")
+    assert _diagnostics(source) == ["1:35: this integer constant is too large for any C integer type"]

@@ -475,8 +475,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                 self.note_root(key, env[key])  # type: ignore[arg-type]
             except Fail as f:
                 self.report(f)
-                if t is not None:
-                    env[self.declare(name, t, d)] = Poison()
+                if t is not None:  # (declared before its values failed: doorfuzz seed 17100532)
+                    env[self.lookup(name) or self.declare(name, t, d)] = Poison()
 
     def function(self, sig: Signature, body: Block, loc: SourceLoc) -> Function:
         decls = self.param_decls()

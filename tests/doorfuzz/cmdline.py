@@ -61,8 +61,10 @@ class State:
             k = self.argv.index(flag)
             if value is None:
                 del self.argv[k:k + 2]
-            else:
+            elif k + 1 < len(self.argv):
                 self.argv[k + 1] = value
+            else:  # the flag last, its value left out by an earlier fault (doorfuzz seed 17100... crash)
+                self.argv.append(value)
         elif value is not None:
             self.argv += [flag, value]
 
