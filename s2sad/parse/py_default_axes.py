@@ -22,6 +22,7 @@ import libcst as cst
 from .py_flow import assigned_names, walk
 from .py_module import ModuleInfo
 from .py_params import parameters
+from .py_spellings import PlacedRewriter
 
 def fix_default_axes(info: ModuleInfo, entry: str, positions) -> dict[cst.CSTNode, object]:
     """Rewrite ``axis=p`` in the helpers of ``info`` whose parameter ``p`` keeps its default in
@@ -91,21 +92,10 @@ def _int_literal(node: cst.BaseExpression) -> Optional[int]:
     return None
 
 
-class _AxisRewriter(cst.CSTTransformer):
+class _AxisRewriter(PlacedRewriter):
     def __init__(self, fixed: dict[str, cst.BaseExpression], positions, new_positions: dict):
+        super().__init__(positions, new_positions)
         self.fixed = fixed
-        self.positions = positions
-        self.new_positions = new_positions
-        self.changed = False
-
-    def on_leave(self, original_node, updated_node):
-        out = super().on_leave(original_node, updated_node)
-        # A node rebuilt around a rewritten one (its call, statement, the function) stands where it stood.
-        if isinstance(out, cst.CSTNode) and out is not original_node and out not in self.new_positions:
-            at = self.positions.get(original_node)
-            if at is not None:
-                self.new_positions[out] = at
-        return out
 
     def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
         if not _names_axis(original, set(self.fixed)):

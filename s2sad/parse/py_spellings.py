@@ -40,9 +40,11 @@ def rewrite_spellings(info: ModuleInfo, positions) -> dict[cst.CSTNode, object]:
     return new_positions
 
 
-class _Rewriter(cst.CSTTransformer):
-    def __init__(self, info: ModuleInfo, positions, new_positions: dict):
-        self.info = info
+class PlacedRewriter(cst.CSTTransformer):
+    """A rewrite of a function's syntax tree that keeps every node located: the nodes it makes are
+    placed (``new_positions``) where the nodes they stand for were (``positions``)."""
+
+    def __init__(self, positions, new_positions: dict):
         self.positions = positions
         self.new_positions = new_positions
         self.changed = False
@@ -55,6 +57,12 @@ class _Rewriter(cst.CSTTransformer):
             if at is not None:
                 self.new_positions[out] = at
         return out
+
+
+class _Rewriter(PlacedRewriter):
+    def __init__(self, info: ModuleInfo, positions, new_positions: dict):
+        super().__init__(positions, new_positions)
+        self.info = info
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         """``np.newaxis`` is ``None`` (an index that adds an axis of extent 1)."""
