@@ -436,7 +436,8 @@ def _filled_by_a_call(v: Value) -> bool:
     if block is None:
         return False
     users = {id(op) for op, _ in v.uses}
-    for op in block.ops:
+    start = block.ops.index(v.defining_op)  # (from the allocation on: its first use is near it)
+    for op in block.ops[start + 1:]:
         if id(op) in users or any(id(inner) in users for inner in op.walk()):
             return op.name == "call"
     return False
