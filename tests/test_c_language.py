@@ -949,3 +949,39 @@ def test_a_table_whose_values_fail_is_one_located_error():
               "double f(const double *x, int n) { double s = 0.0; for (int i = 2; i < n; i++) "
               "s += x[i + offsets[i % 2]]; return s; }\n")
     assert _diagnostics(source) == ["1:35: this integer constant is too large for any C integer type"]
+
+
+# Writes C forbids (a const object), each beside writes it allows: through a const struct's
+# pointer member, a const pointer's own elements' neighbours declared without const.
+_CONST_DECLS = """typedef struct { double x; double y; } V;
+typedef struct { int n; double *w; double m[3]; const double *cw; } R;
+double f(double *x, const double A[4][4], const double **C, double **D, const V *cv, V *v, const R *r, R *q)
+{
+    D[0][0] = 1.0; v->x = 2.0; r->w[0] = 3.0; q->m[1] = 4.0; q->w[0] = 5.0; *x = 6.0;
+    %s
+    return x[0] + A[1][1] + C[0][0] + D[0][0] + cv->y + v->x + r->m[0] + q->w[0] + r->w[0];
+}
+"""
+
+
+@pytest.mark.parametrize("write, expected", [
+    ("", None),
+    ("C[0][1] = 1.0;", "'C[0][1]' cannot be assigned: it is const ('C' is declared 'const double **')"),
+    ("A[1][2] += 1.0;", "'A[1][2]' cannot be assigned: it is const ('A' is declared 'const double [4][4]')"),
+    ("cv->x = 1.0;", "'cv->x' cannot be assigned: it is const ('cv' is declared 'const V *')"),
+    ("(*cv).y++;", "'(*cv).y' cannot be assigned: it is const ('cv' is declared 'const V *')"),
+    ("r->m[2] = 1.0;", "'r->m[2]' cannot be assigned: it is a member of a const struct"),
+    ("r->n = 1;", "'r->n' cannot be assigned: it is a member of a const struct"),
+    ("q->cw[0] = 1.0;", "'q->cw[0]' cannot be assigned: it is const (the member 'cw' is declared 'const double *')"),
+])
+def test_a_write_to_a_const_object_is_a_located_error(write, expected):
+    """doorfuzz seed 17404413: ``a->type = ...`` of a ``const Particle *a`` (which gcc refuses) gave
+    a gradient that assigned the const struct too and did not compile."""
+    source = _CONST_DECLS % write
+    if expected is None:
+        _gradient(source, "f", ["x"])  # every write C allows lowers
+        return
+    rendered = _rendered(source)
+    line, col = rendered.split("t.c:", 1)[1].split(":")[:2]
+    assert line == "6" and int(col) >= 5 and f"error: {expected}" in rendered, rendered
+    assert "hint: " in rendered

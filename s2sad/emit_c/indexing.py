@@ -27,7 +27,7 @@ from ..ssa.opdefs import is_pure
 from ..ssa.ops import points_into_member, view_base
 from ..ssa.types import ArrayType
 from .aggregates import StructParam, cell_of, each_of
-from .cexpr import CPrinter, C_TYPES, Cast, Member, ctype
+from .cexpr import CPrinter, C_TYPES, Cast, Member, address_of, ctype
 from .cfile import ModuleContext
 from ..analysis.extents import Affine, sizes_buffers_only, storage_of
 
@@ -252,8 +252,9 @@ class CArrayAccess:
         """``arr[i]``, ``arr[i * n + j]``, ``A[i][j]`` (a parameter C declares with its extents),
         or a struct member: ``bodies[i].pos[c]``, ``p->k``."""
         cell = cell_of(arr, self.struct_leaves)
-        if cell is not None and const_int(idx[0]) == 0:  # p->x of a struct the function may write
-            return Name(cell.member)
+        if cell is not None:  # p->x of a struct the function may write; (&p->x)[k] by a loop's k
+            return Name(cell.member) if const_int(idx[0]) == 0 else Subscript(address_of(Name(cell.member)),
+                                                                               (self.expr(idx[0]),))
         each = each_of(arr, self.struct_leaves)
         if each is not None:  # Ms[i].rows, Ms[i].data[j] of an array of structs
             out = each.of(self.expr(idx[0]))

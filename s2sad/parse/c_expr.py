@@ -42,6 +42,7 @@ from ..ssa.ir import Block, Builder, SourceLoc, Value
 from ..ssa.mathfns import c_spellings
 from ..ssa.ops import int_member
 from ..ssa.types import BOOL, F32, F64, I64, ArrayType, ScalarType, Type
+from .c_const import const_because
 from .c_source_map import SourceMap
 from .c_types import StructLayout
 from .c_types import BYTES, CType, value_type
@@ -802,6 +803,7 @@ class CExprLowering:
         op = node.op
         if op != "=" and op not in _COMPOUND:
             raise self.fail(node, f"the assignment operator '{op}' is not supported")
+        self.check_not_const(node.lvalue)
         target = self.as_variable(node.lvalue)
         if op == "=":
             whole = self.record_variable(target)
@@ -831,6 +833,7 @@ class CExprLowering:
         return self.store(target, new, b, env, node)
 
     def increment(self, node: c_ast.UnaryOp, b: Builder, env: Env) -> Operand:
+        self.check_not_const(node.expr)
         target = self.as_variable(node.expr)
         step = 1 if "+" in node.op else -1
         post = node.op.startswith("p")
@@ -842,6 +845,19 @@ class CExprLowering:
         new = build.add(self.at(b, node), cur, build.const(b, step, cur.type if cur.type.is_float else I64))
         stored = self.store(target, new, b, env, node)
         return cur if post else stored
+
+    def check_not_const(self, lvalue: c_ast.Node) -> None:
+        """C forbids writing a const object (``x[i] = ...`` of a ``const double *x``): say so here,
+        where the compiler would."""
+        def declared(name: str) -> Optional[CType]:
+            key = self.lookup(name)
+            return self.ctypes[key] if key is not None else None
+
+        why = const_because(lvalue, declared)
+        if why is not None:
+            self.check_target(self.as_variable(lvalue))  # a struct's own account first, where it has one
+            raise self.fail(lvalue, f"'{node_text(lvalue)}' cannot be assigned: it is const ({why})",
+                            "drop that const, or write to a copy of the values")
 
     def store(self, target: c_ast.Node, value: Value, b: Builder, env: Env, node: c_ast.Node) -> Value:
         """``target = value`` for a variable, ``a[i]`` or ``*p``; the stored value is the result."""
