@@ -100,14 +100,14 @@ def differentiate(
     # The root is among them: a recursive function's gradient calls itself.
     names = gradient_names(module, func)
     signatures = {name: GradSignature.of(module, module.functions[name], w, names[name]) for name, w in wrts.items()}
-    transforms = [
+    made = [
         _minimal_caching(module, fn, wrts[fn.name], signatures, may_alias, checkpoint, with_value and fn is root)
         for fn in order
         if fn.name in wrts
     ]
-    grads = {t.fn.name: t.run() for t in transforms}
+    grads = {t.fn.name: grad for t, grad in made}
     if reports is not None:  # what each gradient caches (s2sad grad --report)
-        reports += [t.memory for t in transforms]
+        reports += [t.memory for t, _ in made]
     out = Module(source_file=module.source_file, source_lines=module.source_lines)
     # Helpers the transforms added to the module (checkpoint.split_helper), then the primal
     # functions: callees first, since C needs definitions before use.
@@ -124,21 +124,24 @@ def differentiate(
 
 
 def _minimal_caching(module: Module, fn: Function, wrt: set[int], signatures, may_alias: bool,
-                     checkpoint: Optional[Schedule], with_value: bool = False) -> GradientTransform:
-    """The transform of ``fn``, set up to cache a minimum cut of what its loop bodies need.
+                     checkpoint: Optional[Schedule], with_value: bool = False) -> tuple[GradientTransform, Function]:
+    """The gradient of ``fn``, caching a minimum cut of what its loop bodies need, and the
+    transform that made it (its memory report).
 
     What the reverse sweep asks of each loop body is known only once its derivative rules
-    have run: a first transform, thrown away, records it (``requests``); a function without
-    loops needs none.
+    have run: a first transform records it (``requests``), and a second cuts. Where the first
+    taped nothing, everything asked for was at hand or recomputed from what is: no value of a
+    loop body is a source to cut, the cut is empty, and the second would make the same
+    gradient; the first's is kept (a function without loops, most helpers).
     """
     # Every shadowed array is an input too: its shadow holds an adjoint on entry.
     act = analyze_activity(module, fn, set(wrt) | set(signatures[fn.name].shadowed))
-    if not any(op.name in ("for", "while") for op in fn.walk()):
-        # No loop body to cut: the requests would go unread (``Availability._plan``).
-        return GradientTransform(module, fn, act, signatures, may_alias, checkpoint, None, with_value)
-    first = GradientTransform(module, fn, act, signatures, may_alias, checkpoint)
-    first.run()
-    return GradientTransform(module, fn, act, signatures, may_alias, checkpoint, first.values.requests, with_value)
+    first = GradientTransform(module, fn, act, signatures, may_alias, checkpoint, None, with_value)
+    grad = first.run()
+    if first.tapes.count == 0 or not any(op.name in ("for", "while") for op in fn.walk()):
+        return first, grad
+    second = GradientTransform(module, fn, act, signatures, may_alias, checkpoint, first.values.requests, with_value)
+    return second, second.run()
 
 
 def _check_with_value(module: Module, root: Function) -> None:

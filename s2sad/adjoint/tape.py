@@ -33,6 +33,7 @@ class Tapes:
         self.checkpointed = checkpointed
         self.ck_bodies = ck_bodies
         self.memory = memory
+        self.count = 0  # values taped so far (a gradient with none needs no cut: ``gradient.py``)
 
     def tape(self, m: RevBlock, cv: Value, block: Block) -> Value:
         """Store ``cv`` every iteration of the forward loop body; read it back in the reverse body.
@@ -42,6 +43,7 @@ class Tapes:
         then ``s = tape_s[i]``). Elsewhere (``while`` loops, bounds that change
         from one iteration to the next) it is a stack that grows when full.
         """
+        self.count += 1
         loops = []
         b: Block = block
         while b is not self.fn.body and b not in self.ck_bodies:
