@@ -244,6 +244,17 @@ def test_an_integer_no_float_can_hold_as_an_array_power_is_a_located_error(work)
     _refused(r, 1, "pow.py:5:19: error: this integer is too large for a float", "1e308")
 
 
+def test_an_array_returned_before_the_end_of_a_helper_is_a_located_error(work):
+    """doorfuzz seed 17500607: a helper returning an array, with a statement after its return, was
+    an internal error (the location of the final return it lacked) after the error was found."""
+    (work / "late.py").write_text("import numpy as np\n\n\ndef rows(A):\n    out = np.zeros(3)\n"
+                                  "    out[0] = A[0]\n    return out\n    out = np.zeros(2)\n\n\n"
+                                  "def f(A):\n    return np.sum(rows(A))\n")
+    r = s2sad("grad", "late.py", "--func", "f", "--wrt", "A", cwd=work)
+    _refused(r, 1, "late.py:7:5: error: a function that returns an array must return it once, with the last "
+             "statement of its body")
+
+
 def test_a_chain_of_200_conditional_expressions_prints_as_python_parses_it(work):
     """doorfuzz seed 16950125: 202 chained ``a if c else ...`` printed in nested parentheses, past the
     200 Python parses (an internal error); a chain in the else branch needs none."""

@@ -512,3 +512,42 @@ def test_items_of_two_sequences_combined_elementwise_are_alike():
         check_gradient(primal(NEAREST, "nearest"), grad, [ParamSpec("P", "array", (4, 2)),
                                                          ParamSpec("Q", "array", (3, 2))],
                        ["P", "Q"], set(), np.random.default_rng(seed))
+
+
+POISSON = """
+from scipy.special import gammaln
+
+
+def poisson_nll(log_lam: "f64[n]", k, c):
+    return -np.sum(k * log_lam - np.exp(log_lam) - gammaln(k + 1) - np.sin(c * k))
+"""
+
+
+@pytest.mark.parametrize("k", [2.0, np.array([0.0, 3.0, 1.0, 4.0])], ids=["number", "vector"])
+def test_data_through_any_ufunc_stays_shape_generic(k):
+    """``gammaln(k + 1)``, ``np.sin(c * k)`` of data ``k`` (not differentiated): no adjoint reaches
+    those values, so any function with an array spelling maps them (the output calls
+    scipy.special's gammaln and NumPy's sin); ``k`` was refused an array at run time (probe
+    poisson_nll: its rank was guessed a number)."""
+    grad, text = gradient(POISSON, "poisson_nll", ["log_lam"])
+    assert "from scipy.special import gammaln" in text and "gammaln(k + 1.0)" in text
+    assert "np.sin(c * k)" in text and "k must be a number" not in text
+    f = primal(POISSON, "poisson_nll")
+    log_lam = np.array([0.3, -0.2, 0.5, 0.1])
+    d_log_lam = np.zeros(4)
+    grad(log_lam, d_log_lam, k, 0.7, d_return=1.0)
+    np.testing.assert_allclose(d_log_lam, central_difference(f, [log_lam, k, 0.7], 0), rtol=1e-6, atol=1e-8)
+
+
+def test_an_active_value_through_a_function_of_no_arithmetic_adjoint_keeps_its_check():
+    """``gammaln(k + r)`` with ``r`` differentiated: the adjoint (digamma) is no arithmetic, so
+    ``r`` is not shape-generic: it keeps a rank check."""
+    body = """
+    from scipy.special import gammaln
+
+
+    def nb(r, k: "f64[n]"):
+        return np.sum(gammaln(k + r))
+    """
+    _, text = gradient(body, "nb", ["r"])
+    assert "r must be a" in text and "r may be a number or an array" not in text

@@ -31,7 +31,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ..ssa.array_ops import PREFIX
-from ..ssa.attrs import numpy_spelled
+from ..ssa.attrs import GENERIC_MATH, SCIPY, numpy_spelled
+from ..ssa.mathfns import MATH
 from ..ssa.build import const_value
 from ..ssa.ir import Function, Op, Value
 from .array_rules import GENERIC_OPERANDS
@@ -55,13 +56,15 @@ def find_shape_generic(fn: Function, candidates: list[str], wrt: set[int]) -> di
     found: dict[str, int] = {}
     marks: dict[Op, set[int]] = {}
     numbers: dict[Op, set[int]] = {}
+    quiet_math: list[Op] = []
     for p in fn.params:
         if p.name_hint not in candidates or not p.type.is_float:
             continue
         result = _closure(p, inactive)
         if result is None:
             continue
-        most, meets, summed = result
+        most, meets, summed, quiet = result
+        quiet_math += quiet
         found[p.name_hint] = most
         for op, k in meets:
             marks.setdefault(op, set()).add(k)
@@ -69,6 +72,8 @@ def find_shape_generic(fn: Function, candidates: list[str], wrt: set[int]) -> di
             numbers.setdefault(op, set()).add(k)
     for op, ks in marks.items():
         op.attrs[GENERIC_OPERANDS] = sorted(ks)
+    for op in quiet_math:
+        op.attrs[GENERIC_MATH] = True
     for op, ks in numbers.items():
         # Summed to the operand's run-time shape: a number's, or a shape-generic value's (what
         # another parameter's closure makes it), either way the adjoint of its broadcasting.
@@ -77,12 +82,17 @@ def find_shape_generic(fn: Function, candidates: list[str], wrt: set[int]) -> di
 
 
 def _closure(p: Value, inactive: set[Value]
-             ) -> Optional[tuple[int, list[tuple[Op, int]], list[tuple[Op, int]]]]:
+             ) -> Optional[tuple[int, list[tuple[Op, int]], list[tuple[Op, int]], list[Op]]]:
     """The values computed from ``p`` by scalar arithmetic, all of whose uses are allowed: the
-    least rank of the ``arr.`` results they take part in, those uses, and the operands of that
+    least rank of the ``arr.`` results they take part in, those uses, the operands of that
     arithmetic that are active numbers (``x - m``, ``m`` a number computed elsewhere: its
-    contribution takes the result's shape, and is summed to a number); None otherwise."""
+    contribution takes the result's shape, and is summed to a number), and the math functions
+    of values that take no adjoint (``gammaln(k + 1)`` of data ``k``); None otherwise."""
     generic = {p}
+    # Values computed from inactive inputs alone (``p`` not differentiated): no adjoint reaches
+    # them, so any function with an array spelling maps them, whatever its derivative.
+    quiet = {p} if p in inactive else set()
+    quiet_math: list[Op] = []
     todo = [p]
     meets: list[tuple[Op, int]] = []
     summed: list[tuple[Op, int]] = []
@@ -103,6 +113,13 @@ def _closure(p: Value, inactive: set[Value]
                 if op.result not in generic:
                     generic.add(op.result)
                     todo.append(op.result)
+            elif _maps_arrays(op) and all(w in quiet or w in inactive or const_value(w) is not None
+                                          for w in op.operands):
+                quiet_math.append(op)
+                if op.result not in generic:
+                    generic.add(op.result)
+                    quiet.add(op.result)
+                    todo.append(op.result)
             elif op.name in _SCALAR_ARITHMETIC and op.results and op.result.type.is_float:
                 if op.name == "pow" and (k != 0 or const_value(op.operands[1]) is None):
                     return None  # b ** c with a constant c only (its adjoint is arithmetic)
@@ -113,8 +130,20 @@ def _closure(p: Value, inactive: set[Value]
                 if op.result not in generic:
                     generic.add(op.result)
                     todo.append(op.result)
+                    if all(w in quiet or w in inactive or const_value(w) is not None for w in op.operands):
+                        quiet.add(op.result)
             else:
                 return None
     if least is None:
-        return (-1, meets, summed) if returned else None
-    return least, meets, summed
+        return (-1, meets, summed, quiet_math) if returned else None
+    return least, meets, summed, quiet_math
+
+
+def _maps_arrays(op: Op) -> bool:
+    """A math function of numbers the source spelled with a NumPy or SciPy ufunc (``np.sin``,
+    ``gammaln``), which maps an array element by element."""
+    if not op.name.startswith("math.") or not (numpy_spelled(op) or op.attrs.get(SCIPY)) or not op.results \
+            or not op.result.type.is_float:
+        return False
+    row = MATH.get(op.name[5:])
+    return row is not None and (row.ufunc or row.scipy is not None)

@@ -25,6 +25,7 @@ from typing import Callable, Optional
 
 from ..opt.array_simplify import shape_source
 from ..ssa import array_ops
+from ..ssa.attrs import GENERIC_MATH
 from ..ssa.mathfns import MATH
 from ..ssa.ir import Op, Value
 from ..emit.expr import (Attribute, BinOp, Compare, Expr, ListComp, Lit, Name, Range, Subscript, call, negate, number,
@@ -52,6 +53,9 @@ class ArrayBinOp(BinOp):
 def scipy_ufunc(op: Op) -> Optional[str]:
     """The name of the ufunc of ``scipy.special`` that computes ``op``, an elementwise function NumPy
     has no ufunc of (``gammaln``), or None. The output imports it from there."""
+    if op.name.startswith("math.") and op.attrs.get(GENERIC_MATH):  # of a shape-generic value
+        row = MATH[op.name[5:]]
+        return row.scipy if not row.ufunc else None
     if not op.name.startswith(P + "math."):
         return None
     row = MATH[op.name[len(P) + 5:]]

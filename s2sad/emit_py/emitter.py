@@ -86,7 +86,7 @@ from ..emit.stmt import (
 from ..ssa.attrs import pointee_struct
 from ..ssa import special
 from ..ssa.array_ops import PREFIX, is_array_op
-from ..ssa.attrs import grad_info, is_gradient, numpy_spelled, primal_positions
+from ..ssa.attrs import GENERIC_MATH, grad_info, is_gradient, numpy_spelled, primal_positions
 from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.mathfns import MATH
 from ..ssa.opdefs import reads_global
@@ -546,6 +546,11 @@ class _FunctionEmitter(StatementBuilder):
         if self.numba and not row.numba:
             raise error(f"--target numba: Numba has no {row.py}", op.loc, hint="use --target py or --target c")
         args = [self.expr(o) for o in op.operands]
+        scipy = scipy_ufunc(op)
+        if scipy is not None and not self.numba:  # gammaln(k + 1) of a shape-generic k
+            return call(scipy, *args)
+        if op.attrs.get(GENERIC_MATH) and row.ufunc:
+            return call(f"np.{_NUMPY_UFUNC.get(fn, fn)}", *args)
         if numpy_spelled(op) and row.ufunc and row.py not in special.FUNCTIONS:
             # NumPy's function on numbers: -inf or NaN where math's raises (np.log(0.0))
             return call(f"np.{_NUMPY_UFUNC.get(fn, fn)}", *args)

@@ -54,6 +54,7 @@ from collections import ChainMap
 from dataclasses import dataclass
 from typing import Any, Hashable, Optional
 
+from ..ssa.attrs import SCIPY
 from ..ssa.opdefs import is_pure
 from ..ssa.array_ops import array_reads, is_array_op
 from ..ssa.ir import Block, Function, Module, Op, Value, erase_ops
@@ -81,6 +82,11 @@ def _freeze(value: Any) -> Hashable:
     return (type(value).__name__, value)
 
 
+# Attributes that say how the source spelled an op, not what it computes: ops differing only
+# there are one value (the merged op keeps the spelling: ``_replace``).
+_SPELLING = (SCIPY,)
+
+
 def _key(op: Op) -> Hashable:
     operands = [id(v) for v in op.operands]
     if op.name in _COMMUTATIVE and not (
@@ -90,7 +96,7 @@ def _key(op: Op) -> Hashable:
     return (
         op.name,
         tuple(operands),
-        _freeze(op.attrs),
+        _freeze({k: v for k, v in op.attrs.items() if k not in _SPELLING}),
         tuple(str(r.type) for r in op.results),
     )
 
@@ -189,6 +195,10 @@ class _CSE:
 
 def _replace(op: Op, kept: list[Value]) -> None:
     """Every use of ``op``'s results reads ``kept`` instead (the caller erases ``op``)."""
+    made = kept[0].defining_op if kept else None
+    for attr in _SPELLING:
+        if attr in op.attrs and made is not None:
+            made.attrs[attr] = op.attrs[attr]
     for old, new in zip(op.results, kept):
         if old.name_hint and not new.name_hint:
             new.name_hint = old.name_hint  # the user's name is what the emitters print

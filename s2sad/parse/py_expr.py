@@ -31,7 +31,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from ..ssa import build
-from ..ssa.attrs import NUMPY, NUMPY_OPS
+from ..ssa.attrs import NUMPY, NUMPY_OPS, SCIPY
 from ..ssa.ir import Block, Builder, Value
 from ..ssa.mathfns import MATH as MATH_TABLE
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
@@ -880,6 +880,9 @@ class ExprLowerer:
             result = build.math(b, op, result, v)
         if intr.numpy:
             numpy_semantics(result)
+        made = result.defining_op
+        if intr.scipy and made is not None and made.name.startswith("math."):
+            made.attrs[SCIPY] = True  # an array function: it maps arrays too (shape_generic)
         if intr.int_result:
             result = build.cast(b, result, I64)
         return result

@@ -166,7 +166,8 @@ class FunctionLowerer(StructuredLowering):
         self.block(stmts, b, env, None)
         if returns_array:
             results = self.returned(env, b)
-            b.loc = self.locator.loc(self.final_return)  # the gradient's errors about it point here
+            # the gradient's errors about it point here (a return elsewhere was reported: the function)
+            b.loc = self.locator.loc(self.final_return) if self.final_return is not None else loc
             b.create("return", results, [])
             return Function(fn.name.value, body, self.result_types, loc, self.function_attrs(), source_names=bound)
         b.loc = loc

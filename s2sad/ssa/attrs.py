@@ -39,6 +39,12 @@ NUMPY = "numpy"
 # IR that may be arrays of any broadcasting shape when the Python output runs, so the op's result
 # may be bigger than its array operands.
 GENERIC_OPERANDS = "generic_operands"
+# A ``math.<fn>`` op the source spelled with scipy.special's function (``gammaln(k + 1)``), an array
+# function as NumPy's are (``NUMPY``); on numbers it is the number's function.
+SCIPY = "scipy"
+# Such an op of values of a shape-generic parameter that takes no adjoint (``adjoint.shape_generic``):
+# the Python output applies the array function, whatever the shape it runs at.
+GENERIC_MATH = "generic_math"
 NUMPY_OPS = ("div", "pow")  # besides the math.<fn> ops
 
 
