@@ -495,6 +495,13 @@ UNIT_AXES = {
             c = np.zeros((X.shape[0], 1)) + s.reshape(-1, 1)
             return np.sum((X * c) ** 2)
     """, ["X", "s"], [("X", (4, 3)), ("s", (4,))]),
+    # A slice one long (s[:, :1], s[j:j + 1]): its adjoint accumulated into a slice of that shape
+    # failed in the gradient (NumPy's broadcast error).
+    "slices_one_long": ("""
+        def f(S: "f64[m, n]", T: "f64[m, n]"):
+            j = 1
+            return np.sum(np.exp(S) * S[:, :1]) + np.sum(T * S[:, 1:2]) + np.sum(T * S[j:j + 1, :])
+    """, ["S", "T"], [("S", (3, 4)), ("T", (3, 4))]),
 }
 
 

@@ -352,11 +352,51 @@ def test_an_axis_parameter_no_caller_gives_is_its_default(target):
                  func="attention")
 
 
-@pytest.mark.parametrize("change, where", [
-    ("w = softmax(Q @ K.T / np.sqrt(Q.shape[1]), 0)", "5:35"),  # a call gives it
-    ("w = softmax(Q @ K.T / np.sqrt(Q.shape[1]), axis=1)", "5:35"),
-])
-def test_an_axis_parameter_a_call_gives_stays_refused(change, where):
+# Calls giving the axis as literals (probe kmeans_soft: softmax(-beta * d2, axis=1)): one value
+# is read in place; several make an instance per value; a helper passing its own axis on is settled
+# first (log_softmax), then its callee.
+SEVERAL_AXES = """
+import numpy as np
+
+
+def softmax(z, axis=-1):
+    e = np.exp(z - np.max(z, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def log_softmax(z, axis=-1):
+    return np.log(softmax(z, axis=axis))
+
+
+def f(Q: "f64[m, n]", K: "f64[p, n]"):
+    s = Q @ K.T
+    return np.sum(softmax(s) * s) + np.sum(log_softmax(s, axis=0) ** 2) + np.sum(softmax(s, 1) * s[:, :1])
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_axis_literals_given_by_calls_make_an_instance_per_value(target):
+    from source_gradients import arr, check_source
+
+    check_source(SEVERAL_AXES, ["Q", "K"], [arr("Q", 3, 2), arr("K", 4, 2)], target)
+    from s2sad.pipeline import parse_source
+
+    names = set(parse_source(SEVERAL_AXES, "prog.py", "f").functions)
+    assert {"softmax_axism1", "softmax_axis0", "softmax_axis1", "log_softmax"} <= names and "softmax" not in names
+
+
+@pytest.mark.parametrize("change", ["w = softmax(Q @ K.T / np.sqrt(Q.shape[1]), 0)",
+                                    "w = softmax(Q @ K.T / np.sqrt(Q.shape[1]), axis=1)"])
+def test_an_axis_literal_one_call_gives_is_read_in_place(change):
+    from source_gradients import arr, check_source
+
     source = DEFAULT_AXIS.replace("w = softmax(Q @ K.T / np.sqrt(Q.shape[1]))", change)
+    check_source(source, ["Q", "K", "V"], [arr("Q", 3, 2), arr("K", 4, 2), arr("V", 4, 3)], "py",
+                 func="attention")
+
+
+def test_an_axis_a_call_gives_as_a_variable_stays_refused():
+    source = DEFAULT_AXIS.replace("def attention(Q, K, V):", "def attention(Q, K, V, a: int):").replace(
+        "w = softmax(Q @ K.T / np.sqrt(Q.shape[1]))", "w = softmax(Q @ K.T / np.sqrt(Q.shape[1]), axis=a)")
     text = _refusal(source, "attention", ["Q"])
-    assert f"prog.py:{where}: error: axis= must be an integer literal" in text, text
+    assert "prog.py:5:35: error: axis= must be an integer literal" in text, text

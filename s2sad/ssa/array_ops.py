@@ -366,6 +366,15 @@ def _is_one(v: Value) -> bool:
     return v.defining_op is not None and v.defining_op.name == "const" and v.defining_op.attrs["value"] == 1
 
 
+def _one_apart(lo: Value, hi: Value) -> bool:
+    """``hi`` is ``lo + 1``: two constants, or ``hi`` computed so (``j:j + 1``)."""
+    a, b = lo.defining_op, hi.defining_op
+    if a is not None and b is not None and a.name == b.name == "const":
+        return b.attrs["value"] - a.attrs["value"] == 1
+    return b is not None and b.name == "add" and (
+        (b.operands[0] is lo and _is_one(b.operands[1])) or (b.operands[1] is lo and _is_one(b.operands[0])))
+
+
 def shape_unit_axes(v: Value) -> frozenset[int]:
     """Axes of ``v`` known to have extent 1 (see the module docstring)."""
     op = v.defining_op
@@ -378,6 +387,17 @@ def shape_unit_axes(v: Value) -> frozenset[int]:
         return shape_unit_axes(op.operands[0])
     if op.name == PREFIX + "transpose":  # the keepdims column of a sum, turned into a row
         return frozenset(1 - a for a in shape_unit_axes(op.operands[0]))
+    if op.name == PREFIX + "slice":  # s[:, :1], s[j:j + 1]: a range one long
+        out, k, at = set(), 0, 1
+        for kind in op.attrs["axes"]:
+            if kind == "r":
+                if _one_apart(op.operands[at], op.operands[at + 1]):
+                    out.add(k)
+                k += 1
+                at += 2
+            else:
+                at += 1
+        return frozenset(out)
     if op.name in (PREFIX + "reshape", PREFIX + "full", "alloc"):  # x.reshape(-1, 1), np.zeros((n, 1))
         dims = op.operands[1:] if op.name == PREFIX + "reshape" else op.operands[:v.type.rank]
         return frozenset(k for k, d in enumerate(dims) if _is_one(d))
