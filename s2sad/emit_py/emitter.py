@@ -185,7 +185,16 @@ CACHE_LINES = [
     f'{CACHE} = "__file__" in globals()',
 ]
 NJIT = f"@numba.njit(cache={CACHE})"
-NJIT_PARALLEL = f"@numba.njit(parallel=True, cache={CACHE})"
+# A function with numba.prange loops runs them in parallel and its whole-array NumPy expressions
+# serially: Numba's conversion of those into parallel loops (its "numpy" option) fails to compile
+# where an array made in one branch gives its shape to an expression in another (fuzz seed
+# 13101596: "'NoneType' object is not iterable" in its parfor pass). A literal per function: Numba
+# takes the options out of the dict it is given.
+NJIT_PARALLEL = f'@numba.njit(parallel={{"numpy": False}}, cache={CACHE})'
+PARALLEL_LINES = [
+    "# numba.prange loops in parallel, whole-array NumPy expressions serially (Numba's parallel",
+    "# form of these fails to compile on some arrays made in a branch)",
+]
 
 
 def imported_names(module: Module, numba: bool = False) -> dict[str, dict[str, None]]:
@@ -372,7 +381,8 @@ class _FunctionEmitter(StatementBuilder):
         lines += _docstring(about)
         body = self._unpack_seeds() + tidy(self.gen_block(self.fn.body))
         if self.prange_used:
-            lines[lines.index(NJIT)] = NJIT_PARALLEL
+            at = lines.index(NJIT)
+            lines[at:at + 1] = [*PARALLEL_LINES, NJIT_PARALLEL]
         renderer = _Renderer(self.namer, self.printer)
         lines += checks
         if checks and body and isinstance(body[0], Comment):
