@@ -255,6 +255,16 @@ def test_an_array_returned_before_the_end_of_a_helper_is_a_located_error(work):
              "statement of its body")
 
 
+def test_a_shape_axis_past_the_most_axes_is_a_located_error(work):
+    """doorfuzz seed 17502281: ``A.shape[0xFFFFFFFFFFFFFFFFFFFF]`` made A an array of that many axes
+    (a hang, then MemoryError)."""
+    (work / "axes.py").write_text("def f(x, A):\n    s = 0.0\n    for i in range(len(x)):\n"
+                                  "        for k in range(A.shape[0xFFFFFFFFFFFFFFFFFFFF]):\n"
+                                  "            s += A[k, i] * x[i]\n    return s\n")
+    r = s2sad("grad", "axes.py", "--wrt", "x,A", cwd=work, timeout=60)
+    _refused(r, 1, "axes.py:4:24: error: 'A.shape' needs a constant index between 0 and 1")
+
+
 def test_a_chain_of_200_conditional_expressions_prints_as_python_parses_it(work):
     """doorfuzz seed 16950125: 202 chained ``a if c else ...`` printed in nested parentheses, past the
     200 Python parses (an internal error); a chain in the else branch needs none."""

@@ -38,6 +38,9 @@ from .py_products import product_operands
 
 # NumPy reductions whose operand s2sad takes only as an array; with ``axis=k`` the operand has an
 # axis k and the result one axis less.
+# The most axes a NumPy array has (NumPy 2; NumPy 1: 32): a literal axis past them is no evidence.
+MAX_AXES = 64
+
 _REDUCTIONS = ("sum", "mean", "max_reduce", "min_reduce", "prod", "var", "std")
 # Reductions whose operand is the first argument, and their method spellings (``A.sum(axis=1)``).
 _REDUCTION_METHODS = ("sum", "mean", "max", "min", "prod", "var", "std")
@@ -100,7 +103,8 @@ class RankUses:
             return
         if is_shape_subscript(node):
             k = _int_literal(node.slice[0].slice.value) if isinstance(node.slice[0].slice, cst.Index) else None
-            self.need(node.value.value, (k + 1) if k is not None and k >= 0 else 1)  # A.shape[1]
+            # A.shape[1]; an axis past the most NumPy arrays have is refused where it is read
+            self.need(node.value.value, (k + 1) if k is not None and 0 <= k < MAX_AXES else 1)
         elif isinstance(node, cst.Subscript):
             axes = self._axes_taken(node)
             if axes is not None:

@@ -36,6 +36,7 @@ from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
 from . import py_intrinsics as lib
 from .py_common import Locator
 from .py_flow import assigned_names, children, is_new_axis, is_shape_subscript, subscript_chain
+from .py_rank_uses import MAX_AXES
 from .py_iter import EnumerateIter, ItemsIter, Iter, IterError, Leaf, RangeIter, leaves, read_iter
 from .py_module import ModuleInfo, Number, evaluate_constant
 from .py_numba_signatures import stated_types
@@ -614,7 +615,8 @@ class _Inference:
             if isinstance(base, cst.Name):
                 k = int_literal(node.slice[0].slice.value) if isinstance(node.slice[0].slice, cst.Index) else None
                 ev = self.evidence(base.value)
-                ev.min_rank = max(ev.min_rank, (k + 1) if k is not None and k >= 0 else 1)
+                # an axis past the most NumPy arrays have proves nothing: refused where it is read
+                ev.min_rank = max(ev.min_rank, (k + 1) if k is not None and 0 <= k < MAX_AXES else 1)
             else:
                 self.expr(base, False)
             return
