@@ -232,13 +232,17 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         self.replan = False
         self.roots: dict[str, Value] = {}
         self.root_keys: dict[int, str] = {}
+        self._spans: dict[c_ast.Node, SourceLoc] = {}  # node -> its span (``loc``), held while lowering
 
     # -- locations -------------------------------------------------------------------------------
     def loc(self, node: c_ast.Node) -> SourceLoc:
         coord = getattr(node, "coord", None)
         if coord is None or coord.file != self.ctx.filename:  # inside a macro's body: point at its use
             return self.macro_uses[-1] if self.macro_uses else SourceLoc(self.ctx.filename, 1, 1)
-        return span(node, self._sources)
+        out = self._spans.get(node)  # every op a statement makes asks: worked out once per node
+        if out is None:
+            out = self._spans[node] = span(node, self._sources)
+        return out
 
     @property
     def _sources(self) -> SourceMap:
