@@ -11,6 +11,10 @@ threads and are compared with central differences of the input run as plain Pyth
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -455,6 +459,12 @@ def f(x, y, idx, W, a, b, n, m):
 def test_a_parallel_function_compiles_broadcasts_to_the_shape_of_an_array_made_in_a_branch():
     text = pipeline.gradient_source(BRANCH_SHAPES, "f.py", "f", ["x", "a", "b"], "numba")
     assert NJIT_PARALLEL in text
+    # the decorator's options laid out as ruff does (a dict literal was a construct the layout
+    # lacked: the whole function was left as the emitter wrote it)
+    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    r = subprocess.run([ruff, "format", "--isolated", "--no-cache", "--check", "-"], input=text, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
     grad = _namespace(text)["grad_f"]
     rng = np.random.default_rng(0)
     x, y, W = rng.uniform(-0.5, 0.5, 5), rng.normal(size=5), rng.normal(size=(2, 5))

@@ -317,6 +317,9 @@ class Layout:
             return items if paren else _flat(items.items)
         if isinstance(e, ast.List):
             return _enclosed("[", _sequence([self.expr(x, True) for x in e.elts]), "]") if e.elts else "[]"
+        if isinstance(e, ast.Dict) and None not in e.keys:  # parallel={"numpy": False}
+            items: list[Doc] = [[self.expr(k, True), ": ", self.expr(v, True)] for k, v in zip(e.keys, e.values)]
+            return _enclosed("{", _sequence(items), "}") if items else "{}"
         if isinstance(e, ast.ListComp):
             parts: list = [self.expr(e.elt, True)]
             for gen in e.generators:
