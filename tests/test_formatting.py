@@ -224,3 +224,15 @@ def test_a_gradient_with_keyword_only_parameters_is_laid_out_too():
             "    return d_alpha\n")
     assert formatted(text) == ruff_format(text)
     assert "d_un[: tape[step]]" in formatted(text)
+
+
+@needs_ruff
+def test_a_function_decorated_with_a_dict_of_options_is_laid_out_too():
+    """``@numba.njit(parallel={"numpy": False}, ...)``: the layout knew no dict literal and copied
+    the whole decorated function as printed (replay of fuzz seed 13102402)."""
+    text = ('@numba.njit(parallel={"numpy": False}, cache=NUMBA_CACHE)\n'
+            "def grad_f(x, d_x, W, n):\n"
+            "    t41 = np.mean(np.log(2.0 + np.tanh(np.sum(np.log(2.0 + np.tanh(W)) * x_long, axis=1))))\n"
+            "    return {\"a\": t41, \"b\": [1, 2]}\n")
+    assert formatted(text) == ruff_format(text)
+    assert "    t41 = np.mean(\n" in formatted(text)
