@@ -457,6 +457,10 @@ def _refuse_assumed_kinds(grad: Function, source: str, filename: str, name: str,
             "before only if parameters' extents are equal, which a C caller's arrays do not let the gradient check",
             SourceLoc(grad.loc.file if grad.loc else filename, line, col, end_line, end_col),
             hint="use --target py or numba (their gradients check it on entry)")], lines)
+    # An integer taken for one (``x[idx]``, which NumPy takes an array of integers for too): a C
+    # ``long`` takes no array (a caller's pointer does not compile), so no guess of C's is silent.
+    ints = {p.name_hint for p in grad.params if p.type.is_int}
+    assumed = {param: rank for param, rank in assumed.items() if not (rank == 0 and param in ints)}
     if not assumed:
         return
     from .parse.python_frontend import parameter_locations  # Python input only

@@ -569,3 +569,34 @@ def test_a_number_spread_over_an_integer_arrays_shape_stays_a_float():
     namespace: dict = {}
     exec(compile(text, "<grad>", "exec"), namespace)
     assert namespace["grad_f"](np.array([1, 2, 3]), 2.0, d_return=0.5) == 3.0
+
+
+# An integer parameter that indexes an array (``x[idx]``) may be an array of integers, which NumPy
+# gathers with, repeats included: taken for one integer without a check, the gradient added
+# ``d_x[idx] += ...`` (NumPy adds a repeated index once) and was silently wrong for repeats.
+GATHER = """
+import numpy as np
+
+
+def f(x, idx):
+    return np.sum(x[idx] ** 2)
+"""
+
+
+def test_an_integer_indexing_an_array_is_checked_and_an_index_array_gathers_with_repeats():
+    from fd import ParamSpec
+    from source_gradients import check_source
+
+    text = pipeline.gradient_source(GATHER, "prog.py", "f", ["x"], "py")
+    assert 'idx must be an integer: its rank is not evident in f (for an array, annotate idx: "i64[n]")' in text
+    namespace: dict = {}
+    exec(compile(text, "<grad>", "exec"), namespace)
+    with pytest.raises(ValueError, match="idx must be an integer"):
+        namespace["grad_f"](np.ones(4), np.zeros(4), np.array([0, 0, 1]))
+    annotated = GATHER.replace("def f(x, idx):", 'def f(x, idx: "i64[m]"):')
+    params = [ParamSpec("x", "array", (4,)), ParamSpec("idx", "array", (6,), dtype="i64", ints=(0, 2))]
+    text = check_source(annotated, ["x"], params, "py")
+    assert "np.add.at(d_x, idx, " in text
+    # one that counts a range is one integer (an array there fails in the primal): no check
+    counted = "def f(x, k):\n    s = 0.0\n    for i in range(k):\n        s += x[k] * x[i]\n    return s\n"
+    assert "k must be" not in pipeline.gradient_source(counted, "prog.py", "f", ["x"], "py")

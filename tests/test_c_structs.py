@@ -136,6 +136,13 @@ def _line(body: str, needle: str) -> int:
      "Frame is used as a value here, and the member 'm' of Frame has 2 dimensions"),
     ("double f(Wishart w) { return w.gamma * w.m; }\n", "f", "w", "double f",
      "--target py: 'f' takes the struct 'w' (Wishart), which only C output passes as written"),
+    # doorfuzz seed 17504130: ``double :x, v;`` (an unnamed bit-field member) was an internal error
+    ("typedef struct { int id; double :x, v; } Body;\n"
+     "double f(Body *bs, int n) { double s = 0.0; for (int i = 0; i < n; i++) s += bs[i].v; return s; }\n",
+     "f", "bs", "double f", "an unnamed member of Body is a bit-field, which s2sad does not read"),
+    ("typedef struct { unsigned flags : 3; double v; } Flagged;\n"
+     "double f(Flagged *p) { return p->v * p->v; }\n",
+     "f", "p", "double f", "the member 'flags' of Flagged is a bit-field, which s2sad does not read"),
 ])
 def test_refused_struct_constructs_are_located(body, func, wrt, needle, message):
     target = "py" if message.startswith("--target py") else "c"

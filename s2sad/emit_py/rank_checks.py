@@ -58,8 +58,10 @@ def check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
             error = "TypeError"  # a check of the argument's type (ruff: TRY004)
         else:
             test = _numba_rank_differs(name, rank) if numba else f"np.ndim({name}) != {rank}"
-            kind = "a number" if rank == 0 else f"a {rank}-D array"
-            other = '"f64[m, n]"' if rank == 1 else '"f64[n]"'
+            integer = p.type.is_int or (p.type.is_array and p.type.elem.is_int)  # type: ignore[attr-defined]
+            kind = ("an integer" if integer else "a number") if rank == 0 else f"a {rank}-D array"
+            elem = "i64" if integer else "f64"
+            other = f'"{elem}[m, n]"' if rank == 1 else f'"{elem}[n]"'
             verb = "for an array, annotate" if rank == 0 else "else annotate"
             message = f"{source} must be {kind}: its rank is not evident in {primal} ({verb} {source}: {other})"
         quoted = f"'{message}'" if '"' in message else f'"{message}"'  # as ruff format quotes it

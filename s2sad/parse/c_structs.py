@@ -57,6 +57,11 @@ class StructTable:
                     self.records[typedef] = self.records[tagged]
             return
         name = typedef if typedef is not None and not node.name else f"struct {node.name}"
+        for d in node.decls:
+            if getattr(d, "bitsize", None) is not None:  # int flags : 3; (and double : x, which C refuses)
+                member = f"the member '{d.name}'" if d.name else "an unnamed member"
+                raise TypeProblem(d, f"{member} of {name} is a bit-field, which s2sad does not read",
+                                  "declare it a whole integer (int flags;)")
         try:
             layout: Optional[StructLayout] = self._layout(node, name, typedef)
         except TypeProblem:

@@ -1349,6 +1349,8 @@ class _Inference:
                 out[name] = t.rank
             elif t.is_float and name not in annotations and name in context and name not in scalar_only:
                 out[name] = 0
+            elif t.is_int and name not in annotations and name in self.gathering and name not in scalar_only:
+                out[name] = 0  # x[idx]: NumPy takes an array of integers there too (a gather)
         classify = RankFreeUses(self.info, self.locals, self.sigs, lambda e: self.expr_type(e, types))
         rank_free = frozenset(name for name, rank in out.items()
                               if name in unread or classify.rank_free(name, uses[name], number=rank == 0))
@@ -1367,6 +1369,10 @@ class _Inference:
     def _numpy_context(self, types: dict[str, Type]) -> tuple[set[str], set[str]]:
         names: set[str] = set()
         scalar_only: set[str] = set()
+        indexing: set[str] = set()  # integers that index arrays (x[idx]: NumPy gathers for an array)
+        made_lists = {n for n, values in self.assigns.items()  # (a list's item: one integer)
+                      if n not in self.param_names and any(isinstance(v, _ListOf) for v in values)}
+        counted: set[str] = set()  # integers that count a range (range(n): a number)
 
         @_by_node
         def flow(node: cst.BaseExpression) -> set[str]:
@@ -1418,13 +1424,21 @@ class _Inference:
                     _is_part(t) for t in ([node.target] if isinstance(node, cst.AugAssign) else
                                           [t.target for t in node.targets])):
                 names.update(flow(node.value))  # A[1, :] += v: a row of numbers, or one number
+            if isinstance(node, cst.Subscript) and isinstance(self.expr_type(node.value, types), ArrayType) \
+                    and not (isinstance(node.value, cst.Name) and node.value.value in made_lists):
+                for element in node.slice:  # x[idx]: idx an integer, or an array of them (a gather)
+                    if isinstance(element.slice, cst.Index):
+                        indexing.update(n for n in flow(element.slice.value)
+                                        if types.get(n) is not None and types[n].is_int)
+            elif isinstance(node, cst.Call) and self.info.canonical_name(node.func, self.locals) == "builtins.range":
+                counted.update(*(flow(a) for a in positional_args(node)))  # range(n): n is one number
             for c in children(node):
                 visit(c)
 
         visit(self.fn.body)
         for a in self.numpy_args:
             names.update(flow(a))
-        for found in (names, scalar_only):
+        for found in (names, scalar_only, indexing, counted):
             todo = list(found)
             while todo:  # what is assigned to a name is where the name's value goes too
                 for value in self.assigns.get(todo.pop(), []):
@@ -1433,6 +1447,9 @@ class _Inference:
                         for n in flow(expr) - found:
                             found.add(n)
                             todo.append(n)
+        # An integer that indexes arrays and counts no range may be an array of integers
+        # (``assumptions`` takes it for a number, checked on entry).
+        self.gathering = indexing - counted
         return names, scalar_only
 
     def numbers_only(self, node: cst.Call) -> bool:
