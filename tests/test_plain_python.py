@@ -400,3 +400,41 @@ def test_an_axis_a_call_gives_as_a_variable_stays_refused():
         "w = softmax(Q @ K.T / np.sqrt(Q.shape[1]))", "w = softmax(Q @ K.T / np.sqrt(Q.shape[1]), axis=a)")
     text = _refusal(source, "attention", ["Q"])
     assert "prog.py:5:35: error: axis= must be an integer literal" in text, text
+
+
+# A local dict of named values read by its keys (py_dicts): a variable per key (probe model_dict).
+NAMED_VALUES = """
+import numpy as np
+
+
+def f(x, w: float, n: int):
+    cfg = {"scale": w, "shift": 0.5, "p-1": 2.0}
+    s = 0.0
+    for i in range(n):
+        s += cfg["scale"] * x[i] ** cfg["p-1"] + cfg["shift"] * np.tanh(x[i])
+    w = 3.0
+    return s * cfg["scale"] + w
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "c"])
+def test_a_local_dict_of_named_values_is_a_variable_per_key(target):
+    from fd import ParamSpec
+    from source_gradients import arr, check_source, num
+
+    params = [arr("x", 5), num("w", 0.5, 2.0), ParamSpec("n", "int", value=5)]
+    if target == "py":
+        check_source(NAMED_VALUES, ["x", "w"], params, "py")
+    else:
+        text = pipeline.gradient_source(NAMED_VALUES, "prog.py", "f", ["x", "w"], "c")  # (was refused)
+        assert "void grad_f(" in text and "d_x[i] += " in text
+
+
+@pytest.mark.parametrize("change, message", [
+    ('    cfg["shift"] = 1.0\n    s = 0.0', "dict literals are not supported"),
+    ("    s = 0.0\n    k = cfg", "dict literals are not supported"),
+    ('    s = cfg["nope"]', "dict literals are not supported"),
+])
+def test_a_dict_used_otherwise_stays_refused(change, message):
+    text = _refusal(NAMED_VALUES.replace("    s = 0.0", change, 1), "f", ["x"])
+    assert f"prog.py:5:11: error: {message}" in text, text

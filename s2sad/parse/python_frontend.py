@@ -52,6 +52,7 @@ from .py_flow import assigned_names, children, forgetting_nodes, walk
 from .py_lower import lower_function
 from .py_local_functions import lift_local_functions
 from .py_default_axes import fix_default_axes
+from .py_dicts import rewrite_dicts
 from .py_spellings import rewrite_spellings
 from .py_params import parameters
 from .py_module import Binding, ModuleInfo, dotted_source, evaluate_constant, scan_module
@@ -237,6 +238,9 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
     spelled_positions = rewrite_spellings(info, locator.positions)  # np.diff(x): x[..., 1:] - x[..., :-1]
     if spelled_positions:
         locator.positions = ChainMap(spelled_positions, locator.positions)  # type: ignore[assignment]
+    dict_positions = rewrite_dicts(info, locator.positions)  # params = {"a": a}: params_a = a
+    if dict_positions:
+        locator.positions = ChainMap(dict_positions, locator.positions)  # type: ignore[assignment]
     axes_positions = fix_default_axes(info, func, locator.positions)  # softmax(z, axis=-1), called softmax(s)
     if axes_positions:
         locator.positions = ChainMap(axes_positions, locator.positions)  # type: ignore[assignment]
