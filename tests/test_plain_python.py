@@ -438,3 +438,40 @@ def test_a_local_dict_of_named_values_is_a_variable_per_key(target):
 def test_a_dict_used_otherwise_stays_refused(change, message):
     text = _refusal(NAMED_VALUES.replace("    s = 0.0", change, 1), "f", ["x"])
     assert f"prog.py:5:11: error: {message}" in text, text
+
+
+# A loop over a literal list of values (py_unroll): the body once per item, each pass binding the
+# target as Python does; a local naming parameters (W = W1) passes their uses on to them (probe
+# mlp_list: layers of different shapes, no annotation).
+LITERAL_LOOPS = """
+import numpy as np
+
+
+def f(W1, b1, W2, b2, x, a: float):
+    h = x
+    for W, b in [(W1, b1), (W2, b2)]:
+        h = np.tanh(W @ h + b)
+    s = 0.0
+    for c in (a, 2.0): s += c * np.sum(h ** 2)
+    return s
+"""
+
+
+@pytest.mark.parametrize("target", ["py"])
+def test_a_loop_over_a_literal_list_runs_its_body_once_per_item(target):
+    from source_gradients import arr, check_source, num
+
+    params = [arr("W1", 4, 3), arr("b1", 4), arr("W2", 2, 4), arr("b2", 2), arr("x", 3), num("a", 0.5, 2.0)]
+    text = check_source(LITERAL_LOOPS, ["W1", "b1", "W2", "b2", "x", "a"], params, target)
+    assert "W1 must be a 2-D array" in text  # the ranks from use are guesses, checked
+
+
+@pytest.mark.parametrize("loop", [
+    "for W, b in [(W1, b1), (W2, b2)]:\n        W2 = W1\n        h = np.tanh(W @ h + b)",  # an item the body assigns
+    "for W, b in [(W1, b1), (W2, b2)]:\n        h = np.tanh(W @ h + b)\n        break",
+    "for W, b in [(W1, b1), (W2, b2)]:\n        h = np.tanh(W @ h + b)\n    else:\n        h = h",
+])
+def test_a_loop_over_a_literal_list_that_unrolling_would_change_stays_a_loop(loop):
+    source = LITERAL_LOOPS.replace("for W, b in [(W1, b1), (W2, b2)]:\n        h = np.tanh(W @ h + b)", loop)
+    with pytest.raises(DiagnosticError):
+        pipeline.gradient_source(source, "prog.py", "f", ["W1"], "py")

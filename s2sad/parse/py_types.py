@@ -482,7 +482,15 @@ class _Inference:
         else types are arrays (``array_operands``, once every use is seen)."""
         if isinstance(node, cst.Name) and node.value in self.locals:
             ev = self.evidence(node.value)
-            ev.min_rank = max(ev.min_rank, min_rank)
+            if ev.min_rank >= min_rank:
+                return
+            ev.min_rank = min_rank
+            # A local that only names other variables (W = W1, or W, b = W1, b1 of an unrolled
+            # loop): what it is used as, they are.
+            values = self.assigns.get(node.value, [])
+            if node.value not in self.param_names and values and all(isinstance(v, cst.Name) for v in values):
+                for v in values:
+                    self.array_use(v, min_rank)  # type: ignore[arg-type]
             return
         names = self.elementwise_operands(node)
         if names:

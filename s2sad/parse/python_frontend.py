@@ -53,6 +53,7 @@ from .py_lower import lower_function
 from .py_local_functions import lift_local_functions
 from .py_default_axes import fix_default_axes
 from .py_dicts import rewrite_dicts
+from .py_unroll import unroll_literal_loops
 from .py_spellings import rewrite_spellings
 from .py_params import parameters
 from .py_module import Binding, ModuleInfo, dotted_source, evaluate_constant, scan_module
@@ -238,6 +239,9 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
     spelled_positions = rewrite_spellings(info, locator.positions)  # np.diff(x): x[..., 1:] - x[..., :-1]
     if spelled_positions:
         locator.positions = ChainMap(spelled_positions, locator.positions)  # type: ignore[assignment]
+    unrolled_positions = unroll_literal_loops(info, locator.positions)  # for W, b in [(W1, b1), (W2, b2)]
+    if unrolled_positions:
+        locator.positions = ChainMap(unrolled_positions, locator.positions)  # type: ignore[assignment]
     dict_positions = rewrite_dicts(info, locator.positions)  # params = {"a": a}: params_a = a
     if dict_positions:
         locator.positions = ChainMap(dict_positions, locator.positions)  # type: ignore[assignment]
