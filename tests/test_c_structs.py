@@ -107,7 +107,7 @@ def _line(body: str, needle: str) -> int:
     ("static void scale(Wishart *w, double *x) { w->gamma *= *x; *x = 2.0; }\n"
      "double f(double k) { Wishart w = {k, 1}; Wishart *v = &w; scale(v, &w.gamma); return w.gamma; }\n",
      "f", "k", "scale(v, &w.gamma)", "'scale' is passed 'v' and, here, more of that Wishart"),
-    ("double f(double a) { Matrix ms[2]; ms[0].rows = 2; return a * ms[0].rows; }\n", "f", "a", "ms[2]",
+    ("double f(double a, int k) { Matrix ms[2]; ms[k].rows = 2; return a * ms[k].rows; }\n", "f", "a", "ms[2]",
      "local arrays of Matrix are not supported yet"),
     ("typedef struct { double x, y; } P2;\n"
      "double f(const double *a) { P2 g[2][2]; g[0][0].x = a[0]; return g[0][0].x; }\n", "f", "a", "P2 g",
@@ -344,3 +344,53 @@ def test_an_unsigned_member_passed_in_a_cell_keeps_its_type():
     grad(0.7, ctypes.byref(d_a), 1.0)
     # f(a) = (a * 1 * 2) * (a * 3 * 4) * 4 = 96 a^2: f'(0.7) = 134.4
     assert abs(d_a.value - 134.4) < 1e-9
+
+
+# A local array of structs with pointer members, indexed by constants only (probe t05): one struct
+# per element (c_struct_arrays), each the bundle of its members as a local struct is.
+_LOCAL_LAYERS = """#include <math.h>
+typedef struct { const double *W, *b; int in, out; } Layer;
+
+static void apply(const Layer *L, const double *x, double *y, int last)
+{
+    for (int o = 0; o < L->out; o++) {
+        double z = L->b[o];
+        for (int i = 0; i < L->in; i++) z += L->W[o * L->in + i] * x[i];
+        y[o] = last ? z : tanh(z);
+    }
+}
+
+double net2(const double *W1, const double *b1, const double *W2, const double *b2, const double *x)
+{
+    Layer net[3] = {{W1, b1, 3, 4}, {W2, b2, 4, 2}};
+    double h[4], y[2];
+    apply(&net[0], x, h, 0);
+    apply(&net[1], h, y, net[2].in == 0);
+    return y[0] * y[0] + y[1] * y[1];
+}
+"""
+
+
+def test_a_local_array_of_structs_indexed_by_constants_is_a_struct_per_element():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from cbuild import build
+    from cprimal import CSignature
+    from fd import ParamSpec, check_gradient
+
+    wrt = ["W1", "b1", "W2", "b2"]
+    text = pipeline.gradient_source(_LOCAL_LAYERS, "t.c", "net2", wrt, "c", pipeline.Options())
+    sig = CSignature.parse(_LOCAL_LAYERS, "net2")
+    specs = [ParamSpec("W1", "array", (12,)), ParamSpec("b1", "array", (4,)), ParamSpec("W2", "array", (8,)),
+             ParamSpec("b2", "array", (2,)), ParamSpec("x", "array", (3,))]
+    check_gradient(sig.primal(build(_LOCAL_LAYERS)), sig.gradient(build(text), wrt, []), specs, wrt, set(),
+                   np.random.default_rng(5), returns_float=True)
+
+
+def test_a_local_array_of_structs_indexed_by_a_variable_stays_refused():
+    source = _LOCAL_LAYERS.replace("apply(&net[1], h, y, net[2].in == 0);",
+                                   "for (int l = 1; l < 2; l++) apply(&net[l], h, y, 1);")
+    with pytest.raises(DiagnosticError, match="local arrays of Layer are not supported yet"):
+        pipeline.gradient_source(source, "t.c", "net2", ["W1"], "c", pipeline.Options())

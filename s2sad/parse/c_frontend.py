@@ -33,6 +33,7 @@ from ..diagnostics import Diagnostic, DiagnosticError, error
 from .annotations import annotate_loops
 from .c_function_args import bind_function_arguments, function_typedefs
 from .c_member_pointers import read_member_pointers
+from .c_struct_arrays import split_struct_arrays
 from .c_void_params import type_void_params
 from .c_globals import settle_globals
 from .call_names import name_call_results
@@ -133,6 +134,8 @@ class CFile:
         self.copies = bind_function_arguments(self.functions, self._callable, function_typedefs(self.ast.ext))
         # void *params that always hold one struct type: pointers to it (c_void_params).
         type_void_params(self.functions)
+        # Local arrays of structs indexed by constants only: one struct per element (c_struct_arrays).
+        split_struct_arrays(self.functions, frozenset(self.structs.records) - frozenset(self.structs.layouts))
         # Local pointers to one member (``double *g = &w.gamma;``) read as the member (c_member_pointers).
         read_member_pointers(self.functions)
         # Accessors (``return A + i * m;``) read as their expression where they are called.
