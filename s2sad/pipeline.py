@@ -452,9 +452,11 @@ def _refuse_assumed_kinds(grad: Function, source: str, filename: str, name: str,
     if extents:  # (a C caller's arrays carry no extents to check)
         fact = extents[0]
         line, col, end_line, end_col = fact["loc"]
+        what = (f"'{fact['name']}' is unpacked into names, as many as it has items only if its length is right"
+                if "why" in fact else f"'{fact['name']}' is rebound in a loop to a value whose shape is the one it "
+                "had before only if parameters' extents are equal")
         raise DiagnosticError([Diagnostic(
-            f"--target {target}: '{fact['name']}' is rebound in a loop to a value whose shape is the one it had "
-            "before only if parameters' extents are equal, which a C caller's arrays do not let the gradient check",
+            f"--target {target}: {what}, which a C caller's arrays do not let the gradient check",
             SourceLoc(grad.loc.file if grad.loc else filename, line, col, end_line, end_col),
             hint="use --target py or numba (their gradients check it on entry)")], lines)
     # An integer taken for one (``x[idx]``, which NumPy takes an array of integers for too): a C

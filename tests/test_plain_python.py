@@ -475,3 +475,40 @@ def test_a_loop_over_a_literal_list_that_unrolling_would_change_stays_a_loop(loo
     source = LITERAL_LOOPS.replace("for W, b in [(W1, b1), (W2, b2)]:\n        h = np.tanh(W @ h + b)", loop)
     with pytest.raises(DiagnosticError):
         pipeline.gradient_source(source, "prog.py", "f", ["W1"], "py")
+
+
+# Unpacking an array (x, y = state): its items, where their number is certain: an evident length,
+# or a parameter's length, checked on the gradient's entry (the primal raises for another).
+UNPACKED = """
+import numpy as np
+
+
+def f(state, A: "f64[2, n]", a: float, b: float):
+    x, y = state
+    u, v = A
+    s = np.array([a, b, a * b])
+    p, q, r = s
+    return (a * x - b * x * y) ** 2 + np.sum(u * v) * y + p * q + r
+"""
+
+
+def test_an_array_unpacked_gives_its_items_and_its_length_is_checked():
+    from source_gradients import arr, check_source, num
+
+    params = [arr("state", 2), arr("A", 2, 3), num("a", 0.5, 2.0), num("b", 0.5, 2.0)]
+    text = check_source(UNPACKED, ["state", "A", "a", "b"], params, "py")
+    assert "state.shape[0] must equal 2 in f (line 6 unpacks it into 2 names)" in text
+    namespace: dict = {}
+    exec(compile(text, "<grad>", "exec"), namespace)
+    with pytest.raises(ValueError, match="must equal 2"):
+        namespace["grad_f"](np.ones(3), np.zeros(3), np.ones((2, 3)), np.zeros((2, 3)), 1.0, 1.0)
+    with pytest.raises(DiagnosticError, match="a C caller's arrays do not let the gradient check"):
+        pipeline.gradient_source(UNPACKED, "prog.py", "f", ["state"], "c")
+
+
+@pytest.mark.parametrize("change, message", [
+    ("    p, q = s", "cannot unpack 's', of 3 items, into 2 names (Python raises ValueError)"),
+])
+def test_an_array_of_another_evident_length_unpacked_is_a_located_error(change, message):
+    text = _refusal(UNPACKED.replace("    p, q, r = s", change).replace("+ p * q + r", "+ p * q"), "f", ["a"])
+    assert message in text, text

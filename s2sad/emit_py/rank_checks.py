@@ -93,8 +93,8 @@ def extent_check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
         seen.add((a, b))
         code = [_extent_code(side, by_source, numba) for side in (a, b)]
         text = [_extent_code(side, {}, False) for side in (a, b)]
-        message = (f"{text[0]} must equal {text[1]} in {primal} (line {fact['loc'][0]} rebinds '{fact['name']}' "
-                   "in a loop, which keeps its shape)")
+        why = fact.get("why") or f"line {fact['loc'][0]} rebinds '{fact['name']}' in a loop, which keeps its shape"
+        message = f"{text[0]} must equal {text[1]} in {primal} ({why})"
         lines += _raise_if(f"{code[0]} != {code[1]}", f'"{message}"', _RUFF_LINE)
     return lines
 

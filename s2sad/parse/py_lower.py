@@ -490,16 +490,65 @@ class FunctionLowerer(StructuredLowering):
                                         hint=f"unpack {len(values)} names: "
                                         f"{', '.join('abcdefgh'[:len(values)])} = {callee}(...)")
             nodes = [value] * len(values)
+        elif (arr := self.unpacked_array(value, len(elems), b, env)) is not None:  # x, y = state
+            values = self.items_of(arr, len(elems), value, b)
+            nodes = [value] * len(values)
         else:
             raise self.locator.fail(value, "unpacking is only supported from a tuple (a, b = x, y), a shape "
-                                    "(n, m = A.shape) or a call of a function of this file that returns several "
-                                    "values", hint="assign each variable separately")
+                                    "(n, m = A.shape), an array of evident length or a call of a function of "
+                                    "this file that returns several values", hint="assign each variable separately")
         targets = {e.value for e in elems if isinstance(e, cst.Name)}
         for k, (v, node) in enumerate(zip(values, nodes)):  # u_prev, u = u, u_next: u as it was
             if any(self.storage.get(t) is v for t in targets):
                 values[k] = py_arrays.copied(self.ex, b, node, v)
         for t, v, node in zip(elems, values, nodes):
             self.store_to(t, v, b, env, node)
+
+    def unpacked_array(self, value: cst.BaseExpression, count: int, b: Builder, env: Env) -> Optional[Value]:
+        """``x, y = state``: the array ``state`` is, where Python's unpacking of it is certain to
+        give ``count`` items: its length evidently ``count``, or, in the function differentiated,
+        a parameter's, which the gradient then checks on entry (the primal raises for another).
+        None for a value that is no array."""
+        if not isinstance(value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)) or self.ex.tuple_call(value):
+            return None
+        arr = self.ex.value(value, b, env)
+        if not isinstance(arr.type, ArrayType):
+            return None
+        keys = py_arrays.extent_keys(arr, 0)
+        key = next(iter(keys)) if keys is not None and len(keys) == 1 else None
+        spelled = self.spelled_extent(key)
+        src = dotted_source(value) or "this array"
+        if spelled == ("const", count):
+            return arr
+        if spelled is not None and spelled[0] == "const":
+            raise self.locator.fail(value, f"cannot unpack {src!r}, of {spelled[1]} items, into {count} names "
+                                    "(Python raises ValueError)", hint=f"unpack {spelled[1]} names")
+        if spelled is not None and spelled[0] == "dim" and spelled[2] == 0 and self.ctx.entry:
+            loc = self.locator.loc(value)
+            self.same_extents.append({"sides": [spelled, ("const", count)], "name": spelled[1],
+                                      "loc": [loc.line, loc.col, loc.end_line, loc.end_col],
+                                      "why": f"line {loc.line} unpacks it into {count} names"})
+            return arr
+        raise self.locator.fail(value, f"unpacking {src!r} into {count} names needs its length to be evident "
+                                f"({count})", hint=f"index its items: {', '.join('abcdefgh'[:count])} = "
+                                f"{', '.join(f'{src}[{k}]' for k in range(count))}")
+
+    def items_of(self, arr: Value, count: int, node: cst.CSTNode, b: Builder) -> list[Value]:
+        """``arr[0]``, ..., ``arr[count - 1]``: numbers of a vector, rows of a matrix."""
+        at = self.ex.at(b, node)
+        rank = arr.type.rank  # type: ignore[attr-defined]
+        out = []
+        for k in range(count):
+            index = build.const(at, k, I64)
+            if rank == 1:
+                out.append(at.op1("load", [arr, index], arr.type.elem))  # type: ignore[attr-defined]
+                continue
+            bounds: list[Value] = [index]
+            for axis in range(1, rank):
+                bounds += [build.const(at, 0, I64), at.op1("dim", [arr], I64, axis=axis)]
+            axes = ["i"] + ["r"] * (rank - 1)
+            out.append(py_arrays.arr_op(self.ex, b, node, "slice", [arr, *bounds], {"axes": axes}))
+        return out
 
     def store_to(self, target: cst.BaseExpression, v: Value, b: Builder, env: Env, node: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):

@@ -838,6 +838,10 @@ class _Inference:
                     for t, ty in zip(elems, sig.tuple_result):  # s, c = helper(x)
                         if isinstance(t, cst.Name):
                             self.record(t.value, ty)
+                elif sig is None and isinstance(value, cst.Name) and all(isinstance(t, cst.Name) for t in elems):
+                    self.array_use(value, 1)  # x, y = state: an array's items (a tuple's are refused)
+                    for t in elems:
+                        self.record(t.value, _Item(value))  # type: ignore[union-attr]
                 self.expr(value, False)
         elif isinstance(target, cst.Subscript):
             self.subscript(target, False, load=False)
