@@ -985,3 +985,14 @@ def test_a_write_to_a_const_object_is_a_located_error(write, expected):
     line, col = rendered.split("t.c:", 1)[1].split(":")[:2]
     assert line == "6" and int(col) >= 5 and f"error: {expected}" in rendered, rendered
     assert "hint: " in rendered
+
+
+def test_a_prototype_with_a_parameter_of_no_type_is_a_located_error():
+    """doorfuzz seed 17506085: ``int bucket(doublet);`` (a space deleted: an old-style parameter
+    list of names) was an internal error where the function is called."""
+    source = ("int bucket(doublet);\n"
+              "double f(const double *x, int n)\n{\n    double s = 0.0;\n"
+              "    for (int i = 0; i < n; i++)\n        s += x[i] * bucket(x[i]);\n    return s;\n}\n")
+    assert _diagnostics(source) == ["6:21: cannot call 'bucket', defined outside t.c: 'bucket' is declared with "
+                                    "'doublet', a parameter of no type (old-style C), so its arguments' types are "
+                                    "not known"]

@@ -63,6 +63,10 @@ def read_prototype(decl: c_ast.Decl, typedefs: dict[str, list[str]], structs: Op
     for p in args:
         if isinstance(p, c_ast.EllipsisParam):
             raise TypeProblem(p, f"'{decl.name}' takes a variable number of arguments, which s2sad cannot model")
+        if isinstance(p, c_ast.ID):  # int bucket(t): an old-style list of names, no types
+            raise TypeProblem(p, f"'{decl.name}' is declared with '{p.name}', a parameter of no type (old-style C), "
+                              "so its arguments' types are not known",
+                              "give each of its parameters a type in the declaration")
         t = ctype_of(p.type, typedefs, param=True, structs=structs)
         if t.layout is not None or t.record is not None:
             raise TypeProblem(p, f"'{decl.name}' takes a struct, which s2sad does not pass to functions it cannot see")
