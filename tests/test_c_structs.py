@@ -300,7 +300,9 @@ double energy(const vec3 *v, const vec3 *pos, int n)
 """
 
 
-def test_an_element_of_an_array_of_structs_is_a_struct_value():
+def _matches_finite_differences(source: str, func: str, wrt: list[str], shapes: dict, ints: dict, seed: int) -> None:
+    """The C gradient of ``func`` against central differences of the compiled primal: arrays of
+    ``shapes`` (name -> length), integers of ``ints`` (name -> value)."""
     import sys
     from pathlib import Path
 
@@ -309,11 +311,16 @@ def test_an_element_of_an_array_of_structs_is_a_struct_value():
     from cprimal import CSignature
     from fd import ParamSpec, check_gradient
 
-    text = pipeline.gradient_source(_RUN_ELEMENTS, "t.c", "energy", ["v", "pos"], "c", pipeline.Options())
-    sig = CSignature.parse(_RUN_ELEMENTS, "energy")
-    specs = [ParamSpec("v", "array", (12,)), ParamSpec("pos", "array", (12,)), ParamSpec("n", "int", value=4)]
-    check_gradient(sig.primal(build(_RUN_ELEMENTS)), sig.gradient(build(text), ["v", "pos"], []), specs,
-                   ["v", "pos"], set(), np.random.default_rng(4), returns_float=True)
+    text = pipeline.gradient_source(source, "t.c", func, wrt, "c", pipeline.Options())
+    sig = CSignature.parse(source, func)
+    specs = [ParamSpec(n, "array", (k,)) for n, k in shapes.items()] + [ParamSpec(n, "int", value=v)
+                                                                         for n, v in ints.items()]
+    check_gradient(sig.primal(build(source)), sig.gradient(build(text), wrt, []), specs, wrt, set(),
+                   np.random.default_rng(seed), returns_float=True)
+
+
+def test_an_element_of_an_array_of_structs_is_a_struct_value():
+    _matches_finite_differences(_RUN_ELEMENTS, "energy", ["v", "pos"], {"v": 12, "pos": 12}, {"n": 4}, 4)
 
 
 _UNSIGNED_CELL = """#include <stddef.h>
@@ -372,21 +379,8 @@ double net2(const double *W1, const double *b1, const double *W2, const double *
 
 
 def test_a_local_array_of_structs_indexed_by_constants_is_a_struct_per_element():
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from cbuild import build
-    from cprimal import CSignature
-    from fd import ParamSpec, check_gradient
-
-    wrt = ["W1", "b1", "W2", "b2"]
-    text = pipeline.gradient_source(_LOCAL_LAYERS, "t.c", "net2", wrt, "c", pipeline.Options())
-    sig = CSignature.parse(_LOCAL_LAYERS, "net2")
-    specs = [ParamSpec("W1", "array", (12,)), ParamSpec("b1", "array", (4,)), ParamSpec("W2", "array", (8,)),
-             ParamSpec("b2", "array", (2,)), ParamSpec("x", "array", (3,))]
-    check_gradient(sig.primal(build(_LOCAL_LAYERS)), sig.gradient(build(text), wrt, []), specs, wrt, set(),
-                   np.random.default_rng(5), returns_float=True)
+    _matches_finite_differences(_LOCAL_LAYERS, "net2", ["W1", "b1", "W2", "b2"],
+                                {"W1": 12, "b1": 4, "W2": 8, "b2": 2, "x": 3}, {}, 5)
 
 
 def test_a_local_array_of_structs_indexed_by_a_variable_stays_refused():
