@@ -497,6 +497,13 @@ UNIT_AXES = {
     """, ["X", "s"], [("X", (4, 3)), ("s", (4,))]),
     # A slice one long (s[:, :1], s[j:j + 1]): its adjoint accumulated into a slice of that shape
     # failed in the gradient (NumPy's broadcast error).
+    # fuzz seed 13103312 (C output): the adjoint of a keepdims row (``np.sum(A.T, axis=1,
+    # keepdims=True).T``) summed to its shape, transposed, then broadcast back, read its element at
+    # the broadcast index instead of 0 on the unit axis (d_b 0.6% off at 3x6).
+    "summed_row_transposed_back": ("""
+        def f(x: "f64[n]", W: "f64[m, n]", b: float):
+            return np.mean(np.outer(W @ x, x) * np.sum((W + b).T, axis=1, keepdims=True).T)
+    """, ["x", "W", "b"], [("x", (6,)), ("W", (3, 6))]),
     "slices_one_long": ("""
         def f(S: "f64[m, n]", T: "f64[m, n]"):
             j = 1
@@ -510,7 +517,9 @@ def test_the_adjoint_of_a_stretched_axis_of_extent_one_sums_over_it(case):
     from source_gradients import HEADER, arr, check_source, num
 
     source, wrt, shapes = UNIT_AXES[case]
-    params = [arr(name, *shape) for name, shape in shapes] + ([num("ell", 0.5, 2.0)] if "ell" in wrt else [])
+    arrays = dict(shapes)
+    params = [arr(name, *shape) for name, shape in shapes] + [num(n, 0.5, 2.0) for n in ("ell", "b")
+                                                              if n in wrt and n not in arrays]
     for target in ("py", "numba"):
         check_source(HEADER + textwrap.dedent(source), wrt, params, target)
 

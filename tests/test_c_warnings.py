@@ -107,6 +107,18 @@ def f(x: "f64[n]", y: "f64[n]", W: "f64[m, n]", a: float, b: float, n: int, m: i
 ''', ["x", "y", "a", "b"], lang="py", py_params=[("double *", "x"), ("double *", "y"), ("double *", "W"),
                                                   ("double", "a"), ("double", "b"), ("long", "n"), ("long", "m")],
         shapes={"W": (M, N)}),
+    # Fuzz seed 13103312, shrunk: the adjoint of a keepdims row summed to its shape, transposed and
+    # broadcast back read the element at the broadcast index, not 0 on the unit axis (d_b wrong).
+    "transposed_keepdims_row_broadcast_back": Case('''import numpy as np
+
+
+def f(x: "f64[n]", y: "f64[n]", W: "f64[m, n]", a: float, b: float, n: int, m: int) -> float:
+    s2 = 1.0
+    s2 = np.mean((np.outer((W @ x), x) * np.sum((W + b).T, axis=1, keepdims=True).T))
+    return s2
+''', ["x", "y", "a", "b"], lang="py", py_params=[("double *", "x"), ("double *", "y"), ("double *", "W"),
+                                                  ("double", "a"), ("double", "b"), ("long", "n"), ("long", "m")],
+        shapes={"W": (M, N)}),
     # Fuzz seed 13010354, shrunk: y's copy before w1 (whose gradient re-reads y[1]) was
     # malloc'd and filled with n numbers; inlined into grad_f, gcc -O2 could not tell n > 1 and
     # reported 'y_before_w1[1]' may be used uninitialized. A copy is now calloc'd, then filled.

@@ -375,6 +375,13 @@ def _one_apart(lo: Value, hi: Value) -> bool:
         (b.operands[0] is lo and _is_one(b.operands[1])) or (b.operands[1] is lo and _is_one(b.operands[0])))
 
 
+def _unit_extent(d: Value) -> bool:
+    """``d`` is the extent of a unit axis of another array (an adjoint allocated like a keepdims
+    row: ``np.zeros((x.shape[0], ...))`` where ``x.shape[0]`` is 1)."""
+    op = d.defining_op
+    return op is not None and op.name == "dim" and op.attrs["axis"] in shape_unit_axes(op.operands[0])
+
+
 def shape_unit_axes(v: Value) -> frozenset[int]:
     """Axes of ``v`` known to have extent 1 (see the module docstring)."""
     op = v.defining_op
@@ -385,6 +392,8 @@ def shape_unit_axes(v: Value) -> frozenset[int]:
         return frozenset(range(v.type.rank)) if axis is None else frozenset([axis])
     if op.name in (PREFIX + "neg", "copy") or op.name.startswith(PREFIX + "math."):
         return shape_unit_axes(op.operands[0])
+    if op.name in (PREFIX + "sum_to", PREFIX + "broadcast"):  # the shape of the array it is made like
+        return shape_unit_axes(op.operands[1])
     if op.name == PREFIX + "transpose":  # the keepdims column of a sum, turned into a row
         return frozenset(1 - a for a in shape_unit_axes(op.operands[0]))
     if op.name == PREFIX + "slice":  # s[:, :1], s[j:j + 1]: a range one long
@@ -400,7 +409,7 @@ def shape_unit_axes(v: Value) -> frozenset[int]:
         return frozenset(out)
     if op.name in (PREFIX + "reshape", PREFIX + "full", "alloc"):  # x.reshape(-1, 1), np.zeros((n, 1))
         dims = op.operands[1:] if op.name == PREFIX + "reshape" else op.operands[:v.type.rank]
-        return frozenset(k for k, d in enumerate(dims) if _is_one(d))
+        return frozenset(k for k, d in enumerate(dims) if _is_one(d) or _unit_extent(d))
     if op.name[len(PREFIX):] in ELEMENTWISE:
         # Unit in the result only where every array operand of full rank is unit there.
         arrays = [o for o in op.operands if o.type.is_array]
