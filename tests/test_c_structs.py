@@ -378,8 +378,12 @@ double net2(const double *W1, const double *b1, const double *W2, const double *
 """
 
 
-def test_a_local_array_of_structs_indexed_by_constants_is_a_struct_per_element():
-    _matches_finite_differences(_LOCAL_LAYERS, "net2", ["W1", "b1", "W2", "b2"],
+@pytest.mark.parametrize("spelled", ["literals", "defines"])
+def test_a_local_array_of_structs_indexed_by_constants_is_a_struct_per_element(spelled):
+    source = _LOCAL_LAYERS if spelled == "literals" else _LOCAL_LAYERS.replace(
+        "#include <math.h>\n", "#include <math.h>\n#define NL 3\n").replace("net[3]", "net[NL]").replace(
+        "net[2].in", "net[NL - 1].in")
+    _matches_finite_differences(source, "net2", ["W1", "b1", "W2", "b2"],
                                 {"W1": 12, "b1": 4, "W2": 8, "b2": 2, "x": 3}, {}, 5)
 
 

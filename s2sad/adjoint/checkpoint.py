@@ -45,9 +45,8 @@ from typing import TYPE_CHECKING, Optional
 
 from ..diagnostics import DiagnosticError, error
 from ..ssa import build
-from ..ssa.attrs import STORE_ALL, Schedule, loop_schedule, struct_array
+from ..ssa.attrs import STORE_ALL, Schedule, loop_schedule, struct_attrs
 from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLoc, Value
-from ..ssa.ops import points_into_member, storage_of
 from ..ssa.clone import clone_ops
 from ..ssa.structured import outer_refs
 from ..ssa.types import BOOL, I64, ArrayType, Type
@@ -269,9 +268,8 @@ class CheckpointedLoop:
                          elem=str(r.type.elem))
             # An array of structs is rebuilt into one (C output: the same struct type, which the
             # loop's callees take), its snapshots the structs' numbers slot by slot.
-            struct = None if points_into_member(r) else struct_array(self.fw.fn, storage_of(r))
             work = b.op1("alloc", dims, r.type, f"{r.name_hint}_ck", fill="empty", elem=str(r.type.elem),
-                         **({"struct": struct} if struct is not None else {}))
+                         **struct_attrs(self.fw.fn, r))
             self.arrays.append(_Array(r, snap, work, dims, size))
         for r in self.entry_roots:
             self.entry_copies[r] = b.op1("copy", [fwd[r]], r.type, f"{r.name_hint}_at_loop")

@@ -132,13 +132,14 @@ def _minimal_caching(module: Module, fn: Function, wrt: set[int], signatures, ma
     have run: a first transform records it (``requests``), and a second cuts. Where the first
     taped nothing, everything asked for was at hand or recomputed from what is: no value of a
     loop body is a source to cut, the cut is empty, and the second would make the same
-    gradient; the first's is kept (a function without loops, most helpers).
+    gradient; the first's is kept (a function without loops, whose values are never taped, most
+    helpers).
     """
     # Every shadowed array is an input too: its shadow holds an adjoint on entry.
     act = analyze_activity(module, fn, set(wrt) | set(signatures[fn.name].shadowed))
     first = GradientTransform(module, fn, act, signatures, may_alias, checkpoint, None, with_value)
     grad = first.run()
-    if first.tapes.count == 0 or not any(op.name in ("for", "while") for op in fn.walk()):
+    if first.tapes.count == 0:
         return first, grad
     second = GradientTransform(module, fn, act, signatures, may_alias, checkpoint, first.values.requests, with_value)
     return second, second.run()

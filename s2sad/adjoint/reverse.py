@@ -63,7 +63,7 @@ from ..ssa.structured import drop_carried, outer_refs, trip_count
 from ..ssa.types import I64, Type
 from ..analysis.accumulation import update as update_of
 from .activity import Activity
-from ..ssa.attrs import NUMPY, NUMPY_OPS, SOURCE_ATTRS, Schedule, numpy_spelled, set_grad_info, struct_array
+from ..ssa.attrs import NUMPY, NUMPY_OPS, SOURCE_ATTRS, Schedule, numpy_spelled, set_grad_info, struct_attrs
 from .availability import Availability, last_top_level_writes
 from .checkpoint import CheckpointedLoop, plan
 from .forward import ForwardSweep
@@ -511,7 +511,7 @@ class GradientTransform:
                 else:
                     dims = [extent_at(rev.body, args[-1], ax, "") for ax in range(a.type.rank)]  # type: ignore
                     args.append(rev.body.op1("alloc", dims, a.type, fill="zeros", elem=str(a.type.elem),
-                                             **self._struct_of(a)))  # type: ignore
+                                             **struct_attrs(self.fn, a)))  # type: ignore
             elif a.type.is_float:
                 returned.append(i)
                 at.append(len(args) - 1)
@@ -854,7 +854,7 @@ class GradientTransform:
                 dims = self._buffer_dims(at, here, op, i, seen)
                 hint = free_variant(f"{known_root(a).name_hint}_for_{callee.name}", self.user_names)
                 args.append(at.op1("alloc", dims, a.type, hint, fill="empty", elem=str(a.type.elem), scratch=True,
-                                   **self._struct_of(a)))
+                                   **struct_attrs(self.fn, a)))
             else:
                 args.append(self.values.avail(rev, a))
             if i in sig.shadowed:
@@ -873,14 +873,6 @@ class GradientTransform:
         call = rev.body.create("call", args, types, {"callee": sig.name}, hints=hints)
         for i, r in zip(sig.returned, call.results):
             self._accumulate(rev, op.operands[i], r)
-
-
-    def _struct_of(self, a: Value) -> dict:
-        """The ``struct`` attribute of memory made in place of the array ``a`` (a callee's scratch
-        buffer, an unused shadow): C output declares it as the structs ``a`` holds (``Body b[1]``),
-        which the callee's parameter (``Body *``) takes."""
-        struct = struct_array(self.fn, a)
-        return {"struct": struct} if struct is not None else {}
 
 
 def _element_hint(shadow: Value, index: list[Value]) -> str:

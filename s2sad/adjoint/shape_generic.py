@@ -93,6 +93,10 @@ def _closure(p: Value, inactive: set[Value]
     # them, so any function with an array spelling maps them, whatever its derivative.
     quiet = {p} if p in inactive else set()
     quiet_math: list[Op] = []
+
+    def of_quiet(op: Op) -> bool:
+        return all(w in quiet or w in inactive or const_value(w) is not None for w in op.operands)
+
     todo = [p]
     meets: list[tuple[Op, int]] = []
     summed: list[tuple[Op, int]] = []
@@ -113,8 +117,7 @@ def _closure(p: Value, inactive: set[Value]
                 if op.result not in generic:
                     generic.add(op.result)
                     todo.append(op.result)
-            elif _maps_arrays(op) and all(w in quiet or w in inactive or const_value(w) is not None
-                                          for w in op.operands):
+            elif _maps_arrays(op) and of_quiet(op):
                 quiet_math.append(op)
                 if op.result not in generic:
                     generic.add(op.result)
@@ -130,7 +133,7 @@ def _closure(p: Value, inactive: set[Value]
                 if op.result not in generic:
                     generic.add(op.result)
                     todo.append(op.result)
-                    if all(w in quiet or w in inactive or const_value(w) is not None for w in op.operands):
+                    if of_quiet(op):
                         quiet.add(op.result)
             else:
                 return None

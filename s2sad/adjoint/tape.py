@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Container, Optional
 
 from ..ssa import build
-from ..ssa.attrs import struct_array
+from ..ssa.attrs import struct_attrs
 from ..ssa.ir import Block, Builder, Function, Op, Value
 from ..ssa.ops import points_into_member, storage_of
 from ..ssa.structured import add_if_result, element_loops, trip_count
@@ -169,9 +169,8 @@ class Tapes:
                 d.name_hint = ""
                 rev_dims[-1].name_hint = name
         # An array of structs is restored into one (C output: the same struct type, its members)
-        struct = None if points_into_member(source) else struct_array(self.fn, self._primal_array(storage_of(source)))
-        restored = home.prologue.op1("alloc", rev_dims, cv.type, what, fill="empty", elem=str(elem),
-                                     **({"struct": struct} if struct is not None else {}))
+        struct = {} if points_into_member(source) else struct_attrs(self.fn, self._primal_array(storage_of(source)))
+        restored = home.prologue.op1("alloc", rev_dims, cv.type, what, fill="empty", elem=str(elem), **struct)
 
         def pop(b: Builder, index: list[Value]) -> None:
             b.create("store", [restored, *index, b.op1("tape.pop", [stack], elem)], [])

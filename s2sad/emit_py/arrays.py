@@ -53,12 +53,12 @@ class ArrayBinOp(BinOp):
 def scipy_ufunc(op: Op) -> Optional[str]:
     """The name of the ufunc of ``scipy.special`` that computes ``op``, an elementwise function NumPy
     has no ufunc of (``gammaln``), or None. The output imports it from there."""
-    if op.name.startswith("math.") and op.attrs.get(GENERIC_MATH):  # of a shape-generic value
+    if op.name.startswith(P + "math."):
+        row = MATH[op.name[len(P) + 5:]]
+    elif op.name.startswith("math.") and op.attrs.get(GENERIC_MATH):  # of a shape-generic value
         row = MATH[op.name[5:]]
-        return row.scipy if not row.ufunc else None
-    if not op.name.startswith(P + "math."):
+    else:
         return None
-    row = MATH[op.name[len(P) + 5:]]
     return row.scipy if not row.ufunc else None
 
 

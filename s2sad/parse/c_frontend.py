@@ -135,7 +135,8 @@ class CFile:
         # void *params that always hold one struct type: pointers to it (c_void_params).
         type_void_params(self.functions)
         # Local arrays of structs indexed by constants only: one struct per element (c_struct_arrays).
-        split_struct_arrays(self.functions, frozenset(self.structs.records) - frozenset(self.structs.layouts))
+        split_struct_arrays(self.functions, frozenset(self.structs.records) - frozenset(self.structs.layouts),
+                            self.constants)
         # Local pointers to one member (``double *g = &w.gamma;``) read as the member (c_member_pointers).
         read_member_pointers(self.functions)
         # Accessors (``return A + i * m;``) read as their expression where they are called.

@@ -12,33 +12,42 @@ made free of the function's names; the new nodes keep the coordinates of those t
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 from pycparser import c_ast
 
 from .c_expr import walk
+from .c_structs import int_constant
+
+Constant = Callable[[Optional[c_ast.Node]], Optional[int]]  # an integer constant expression's value
 
 MOST_ELEMENTS = 16  # past this, the array stays one (refused): named one by one it would not read
 
 
-def split_struct_arrays(functions: dict[str, c_ast.FuncDef], records: frozenset[str]) -> None:
+def split_struct_arrays(functions: dict[str, c_ast.FuncDef], records: frozenset[str],
+                        constants: dict[str, c_ast.Node]) -> None:
     """Split, in place, the local arrays of the struct types ``records`` that each function of
-    ``functions`` indexes by constants only."""
+    ``functions`` indexes by constants only (integer constant expressions, ``#define``s of
+    ``constants`` included)."""
+
+    def constant(node: Optional[c_ast.Node]) -> Optional[int]:
+        return int_constant(node, constants, set()) if node is not None else None
+
     for fn in functions.values():
         taken = {n.name for n in walk(fn) if isinstance(n, (c_ast.ID, c_ast.Decl)) and n.name}
         for block in [n for n in walk(fn.body) if isinstance(n, c_ast.Compound)]:
             items = block.block_items or []
             for k in range(len(items) - 1, -1, -1):
                 d = items[k]
-                size = _struct_array(d, records)
-                if size is None or not _indexed_by_constants(fn, d.name, size):
+                size = _struct_array(d, records, constant)
+                if size is None or not _indexed_by_constants(fn, d.name, size, constant):
                     continue
                 names = [_fresh(f"{d.name}_{j}", taken) for j in range(size)]
                 items[k:k + 1] = [_element_decl(d, name, j) for j, name in enumerate(names)]
-                _rename_elements(fn.body, d.name, names)
+                _rename_elements(fn.body, d.name, names, constant)
 
 
-def _struct_array(d: c_ast.Node, records: frozenset[str]) -> Optional[int]:
+def _struct_array(d: c_ast.Node, records: frozenset[str], constant: Constant) -> Optional[int]:
     """The size of ``Layer net[2]``, a local array of one of ``records`` of a constant size."""
     if not (isinstance(d, c_ast.Decl) and isinstance(d.type, c_ast.ArrayDecl) and d.name):
         return None
@@ -47,7 +56,7 @@ def _struct_array(d: c_ast.Node, records: frozenset[str]) -> Optional[int]:
         return None
     spelled = (" ".join(inner.type.names) if isinstance(inner.type, c_ast.IdentifierType)
                else f"struct {inner.type.name}")
-    size = _constant(d.type.dim)
+    size = constant(d.type.dim)
     if spelled not in records or size is None or not 0 < size <= MOST_ELEMENTS:
         return None
     if d.init is not None and not (isinstance(d.init, c_ast.InitList) and len(d.init.exprs) <= size
@@ -56,19 +65,10 @@ def _struct_array(d: c_ast.Node, records: frozenset[str]) -> Optional[int]:
     return size
 
 
-def _constant(node: Optional[c_ast.Node]) -> Optional[int]:
-    if isinstance(node, c_ast.Constant) and node.type == "int":
-        try:
-            return int(node.value.rstrip("uUlL"), 0)
-        except ValueError:
-            return None
-    return None
-
-
-def _indexed_by_constants(fn: c_ast.FuncDef, name: str, size: int) -> bool:
+def _indexed_by_constants(fn: c_ast.FuncDef, name: str, size: int, constant: Constant) -> bool:
     """Every use of ``name`` in ``fn`` is ``name[k]``, ``k`` an integer constant below ``size``."""
     elements = {id(n.name) for n in walk(fn.body) if isinstance(n, c_ast.ArrayRef) and isinstance(n.name, c_ast.ID)
-                and n.name.name == name and (k := _constant(n.subscript)) is not None and 0 <= k < size}
+                and n.name.name == name and (k := constant(n.subscript)) is not None and 0 <= k < size}
     uses = [n for n in walk(fn.body) if isinstance(n, c_ast.ID) and n.name == name]
     shadowed = [n for n in walk(fn.body) if isinstance(n, c_ast.Decl) and n.name == name]
     return len(shadowed) == 1 and all(id(u) in elements for u in uses)
@@ -94,11 +94,11 @@ def _element_decl(d: c_ast.Decl, name: str, k: int) -> c_ast.Decl:
                       list(d.funcspec), typedecl, init, None, coord=d.coord)
 
 
-def _rename_elements(node: c_ast.Node, name: str, names: list[str]) -> None:
+def _rename_elements(node: c_ast.Node, name: str, names: list[str], constant: Constant) -> None:
     """Each ``name[k]`` under ``node`` is ``names[k]`` (in place, located where it was)."""
     for attr, child in list(node.children()):
         if isinstance(child, c_ast.ArrayRef) and isinstance(child.name, c_ast.ID) and child.name.name == name:
-            k = _constant(child.subscript)
+            k = constant(child.subscript)
             assert k is not None
             replacement = c_ast.ID(names[k], coord=child.coord)
             if "[" in attr:
@@ -107,4 +107,4 @@ def _rename_elements(node: c_ast.Node, name: str, names: list[str]) -> None:
             else:
                 setattr(node, attr, replacement)
             continue
-        _rename_elements(child, name, names)
+        _rename_elements(child, name, names, constant)

@@ -34,7 +34,7 @@ def fix_default_axes(info: ModuleInfo, entry: str, positions) -> dict[cst.CSTNod
     new_positions: dict[cst.CSTNode, object] = {}
     # A tree rewritten twice (a helper's axis, then a call in it renamed) finds the nodes the first
     # rewrite made among the new positions.
-    placed = _Placed(ChainMap(new_positions, positions), new_positions)
+    placed: Placed = (ChainMap(new_positions, positions), new_positions)
     settled: set[str] = set()
     for _ in range(len(info.functions)):  # a helper passing its axis on is settled in a later round
         progress = False
@@ -75,11 +75,9 @@ def fix_default_axes(info: ModuleInfo, entry: str, positions) -> dict[cst.CSTNod
     return new_positions
 
 
-class _Placed(tuple):
-    """The positions of the original nodes and those of the nodes the rewrites make."""
-
-    def __new__(cls, positions, new_positions: dict):
-        return super().__new__(cls, (positions, new_positions))
+# The positions of the nodes (the source's and those earlier rewrites made), and of those this
+# pass makes: what each PlacedRewriter of the pass is given.
+Placed = tuple[ChainMap, dict]
 
 
 class _Plan:
@@ -131,18 +129,12 @@ def _axis_values(info: ModuleInfo, name: str, fn: cst.FunctionDef) -> Optional[_
     return plan
 
 
-def _rewrite(info: ModuleInfo, name: str, fn: cst.FunctionDef, fixed: dict[str, int], placed: _Placed) -> None:
+def _rewrite(info: ModuleInfo, name: str, fn: cst.FunctionDef, fixed: dict[str, int], placed: Placed) -> None:
     """``fn``'s axes named by the parameters ``fixed`` as those literals, as the function ``name``."""
     rewriter = _AxisRewriter(fixed, *placed)
     out = fn.visit(rewriter)
     if name != fn.name.value:
-        out = out.with_changes(name=cst.Name(name))
-        at = placed[0].get(fn.name)
-        if at is not None:
-            placed[1][out.name] = at
-        at = placed[0].get(fn)
-        if at is not None:
-            placed[1][out] = at
+        out = rewriter.place(out.with_changes(name=rewriter.place(cst.Name(name), fn.name)), fn)
     info.functions[name] = out  # type: ignore[assignment]
 
 
@@ -165,12 +157,8 @@ class _CallRenamer(PlacedRewriter):
         instance = self.renamed.get(original)
         if instance is None:
             return updated
-        func = cst.Name(instance)
-        at = self.positions.get(original.func)
-        if at is not None:
-            self.new_positions[func] = at
         self.changed = True
-        return updated.with_changes(func=func)
+        return updated.with_changes(func=self.place(cst.Name(instance), original.func))
 
 
 def _is_callee(fn: cst.CSTNode, name: cst.Name) -> bool:
@@ -209,9 +197,5 @@ class _AxisRewriter(PlacedRewriter):
         literal: cst.BaseExpression = cst.Integer(str(abs(value)))
         if value < 0:
             literal = cst.UnaryOperation(cst.Minus(), literal)
-        at = self.positions.get(original.value)
-        if at is not None:
-            for n in walk(literal):
-                self.new_positions[n] = at
         self.changed = True
-        return updated.with_changes(value=literal)
+        return updated.with_changes(value=self.place(literal, original.value, whole=True))

@@ -125,12 +125,6 @@ class _Rewriter(PlacedRewriter):
         super().__init__(positions, new_positions)
         self.plans = plans
 
-    def _placed(self, new: cst.CSTNode, old: cst.CSTNode) -> cst.CSTNode:
-        at = self.positions.get(old)
-        if at is not None:
-            self.new_positions[new] = at
-        return new
-
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
         target = original.targets[0].target if len(original.targets) == 1 else None
         if not (isinstance(target, cst.Name) and target.value in self.plans and isinstance(original.value, cst.Dict)):
@@ -138,15 +132,15 @@ class _Rewriter(PlacedRewriter):
         names = self.plans[target.value]
         elements = [e for e in updated.value.elements if isinstance(e, cst.DictElement)]  # type: ignore[union-attr]
         originals = [e for e in original.value.elements if isinstance(e, cst.DictElement)]
-        new_names = [self._placed(cst.Name(names[_key(e.key)]), o.key)  # type: ignore[index]
+        new_names = [self.place(cst.Name(names[_key(e.key)]), o.key)  # type: ignore[index]
                      for e, o in zip(elements, originals)]
         self.changed = True
         if len(elements) == 1:
             return updated.with_changes(targets=[cst.AssignTarget(new_names[0])], value=elements[0].value)
         targets = cst.Tuple([cst.Element(n) for n in new_names], lpar=[], rpar=[])  # type: ignore[arg-type]
         values = cst.Tuple([cst.Element(e.value) for e in elements], lpar=[], rpar=[])
-        self._placed(targets, original.targets[0].target)
-        self._placed(values, original.value)
+        self.place(targets, original.targets[0].target)
+        self.place(values, original.value)
         return updated.with_changes(targets=[cst.AssignTarget(targets)], value=values)
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
@@ -154,4 +148,4 @@ class _Rewriter(PlacedRewriter):
         if read is None or read[0] not in self.plans:
             return updated
         self.changed = True
-        return self._placed(cst.Name(self.plans[read[0]][read[1]]), original)  # type: ignore[return-value]
+        return self.place(cst.Name(self.plans[read[0]][read[1]]), original)  # type: ignore[return-value]

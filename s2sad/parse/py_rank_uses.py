@@ -36,11 +36,11 @@ from . import py_intrinsics as lib
 from .py_flow import children, is_shape_subscript
 from .py_products import product_operands
 
-# NumPy reductions whose operand s2sad takes only as an array; with ``axis=k`` the operand has an
-# axis k and the result one axis less.
 # The most axes a NumPy array has (NumPy 2; NumPy 1: 32): a literal axis past them is no evidence.
 MAX_AXES = 64
 
+# NumPy reductions whose operand s2sad takes only as an array; with ``axis=k`` the operand has an
+# axis k and the result one axis less.
 _REDUCTIONS = ("sum", "mean", "max_reduce", "min_reduce", "prod", "var", "std")
 # Reductions whose operand is the first argument, and their method spellings (``A.sum(axis=1)``).
 _REDUCTION_METHODS = ("sum", "mean", "max", "min", "prod", "var", "std")

@@ -58,6 +58,14 @@ class PlacedRewriter(cst.CSTTransformer):
                 self.new_positions[out] = at
         return out
 
+    def place(self, new: cst.CSTNode, old: cst.CSTNode, whole: bool = False) -> cst.CSTNode:
+        """``new`` (with ``whole``, every node in it) stands where ``old`` stands."""
+        at = self.new_positions.get(old) or self.positions.get(old)
+        if at is not None:
+            for n in walk(new) if whole else [new]:
+                self.new_positions[n] = at
+        return new
+
 
 class _Rewriter(PlacedRewriter):
     def __init__(self, info: ModuleInfo, positions, new_positions: dict):
@@ -68,12 +76,8 @@ class _Rewriter(PlacedRewriter):
         """``np.newaxis`` is ``None`` (an index that adds an axis of extent 1)."""
         if self.info.canonical_name(original) != "numpy.newaxis":
             return updated
-        out = cst.Name("None")
-        at = self.positions.get(original)
-        if at is not None:
-            self.new_positions[out] = at
         self.changed = True
-        return out
+        return self.place(cst.Name("None"), original)  # type: ignore[return-value]
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         at_axis = _positional_axis(self.info, original)

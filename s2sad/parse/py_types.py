@@ -1335,7 +1335,7 @@ class _Inference:
         signature would (``double x`` for what the caller holds as an array).
         """
         out: dict[str, int] = {}
-        context, scalar_only = self.numpy_context(types)
+        context, scalar_only, gathering = self.numpy_context(types)
         uses = param_uses(self.fn.body, frozenset(self.param_names))
         unread = {p.name.value for p in self.params
                   if not uses[p.name.value] and p.annotation is None and p.default is None}
@@ -1361,24 +1361,25 @@ class _Inference:
                 out[name] = t.rank
             elif t.is_float and name not in annotations and name in context and name not in scalar_only:
                 out[name] = 0
-            elif t.is_int and name not in annotations and name in self.gathering and name not in scalar_only:
+            elif t.is_int and name not in annotations and name in gathering and name not in scalar_only:
                 out[name] = 0  # x[idx]: NumPy takes an array of integers there too (a gather)
         classify = RankFreeUses(self.info, self.locals, self.sigs, lambda e: self.expr_type(e, types))
         rank_free = frozenset(name for name, rank in out.items()
                               if name in unread or classify.rank_free(name, uses[name], number=rank == 0))
         return out, rank_free
 
-    def numpy_context(self, types: dict[str, Type]) -> tuple[set[str], set[str]]:
+    def numpy_context(self, types: dict[str, Type]) -> tuple[set[str], set[str], set[str]]:
         """Names whose value reaches, elementwise, an operation that takes arrays as well as
-        numbers; and names whose value reaches one that takes numbers only (``math.exp``,
-        ``max``, an ``if`` test), where an array would make the primal fail."""
+        numbers; names whose value reaches one that takes numbers only (``math.exp``, ``max``,
+        an ``if`` test), where an array would make the primal fail; and integers that index
+        arrays and count no range, which may be arrays of integers (``x[idx]``: a gather)."""
         self.type_memo = {}
         try:
             return self._numpy_context(types)
         finally:
             self.type_memo = None
 
-    def _numpy_context(self, types: dict[str, Type]) -> tuple[set[str], set[str]]:
+    def _numpy_context(self, types: dict[str, Type]) -> tuple[set[str], set[str], set[str]]:
         names: set[str] = set()
         scalar_only: set[str] = set()
         indexing: set[str] = set()  # integers that index arrays (x[idx]: NumPy gathers for an array)
@@ -1459,10 +1460,7 @@ class _Inference:
                         for n in flow(expr) - found:
                             found.add(n)
                             todo.append(n)
-        # An integer that indexes arrays and counts no range may be an array of integers
-        # (``assumptions`` takes it for a number, checked on entry).
-        self.gathering = indexing - counted
-        return names, scalar_only
+        return names, scalar_only, indexing - counted
 
     def numbers_only(self, node: cst.Call) -> bool:
         """A library call that fails on an array of more than one element (``math.exp``, ``max``)."""

@@ -89,9 +89,7 @@ class _Unroller(PlacedRewriter):
     def _place_like(self, new: cst.CSTNode, old: cst.CSTNode) -> None:
         """Every node of ``new`` (a copy of ``old``) where the node of ``old`` it copies is."""
         for n, o in zip(walk(new), walk(old)):
-            at = self.new_positions.get(o) or self.positions.get(o)
-            if at is not None:
-                self.new_positions[n] = at
+            self.place(n, o)
 
     def leave_For(self, original: cst.For, updated: cst.For):  # type: ignore[override]
         if not isinstance(updated.iter, (cst.List, cst.Tuple)):
@@ -99,6 +97,9 @@ class _Unroller(PlacedRewriter):
         values = _items(updated)
         if values is None:
             return updated
+        body = updated.body
+        stmts = [cst.SimpleStatementLine(list(body.body))] if isinstance(body, cst.SimpleStatementSuite) \
+            else list(body.body)  # (for a in [x, y]: s += a)
         statements: list[cst.BaseStatement] = []
         for value in values:
             target = updated.target.deep_clone()
@@ -106,19 +107,13 @@ class _Unroller(PlacedRewriter):
             self._place_like(target, updated.target)
             self._place_like(item, value)
             bind = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], item)])
-            at = self.positions.get(original)
-            if at is not None:
-                self.new_positions[bind] = at
-                self.new_positions[bind.body[0]] = at
-            statements.append(bind)
-            body = updated.body
-            stmts = [cst.SimpleStatementLine(list(body.body))] if isinstance(body, cst.SimpleStatementSuite) \
-                else list(body.body)  # (for a in [x, y]: s += a)
+            self.place(bind.body[0], original)
+            statements.append(self.place(bind, original))  # type: ignore[arg-type]
             for st in stmts:
                 copy = st.deep_clone()
                 self._place_like(copy, st)
-                if at is not None and copy not in self.new_positions:
-                    self.new_positions[copy] = at
+                if copy not in self.new_positions:  # (the line a one-line body is made)
+                    self.place(copy, original)
                 statements.append(copy)
         self.changed = True
         return cst.FlattenSentinel(statements)

@@ -30,7 +30,7 @@ import tokenize
 import warnings
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -236,18 +236,17 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
     lifted_positions, lift_problems = lift_local_functions(info, locator)
     if lifted_positions:  # the nodes lifting made stand where the nodes they replace stood
         locator.positions = ChainMap(lifted_positions, positions)  # type: ignore[assignment]
-    spelled_positions = rewrite_spellings(info, locator.positions)  # np.diff(x): x[..., 1:] - x[..., :-1]
-    if spelled_positions:
-        locator.positions = ChainMap(spelled_positions, locator.positions)  # type: ignore[assignment]
-    unrolled_positions = unroll_literal_loops(info, locator.positions)  # for W, b in [(W1, b1), (W2, b2)]
-    if unrolled_positions:
-        locator.positions = ChainMap(unrolled_positions, locator.positions)  # type: ignore[assignment]
-    dict_positions = rewrite_dicts(info, locator.positions)  # params = {"a": a}: params_a = a
-    if dict_positions:
-        locator.positions = ChainMap(dict_positions, locator.positions)  # type: ignore[assignment]
-    axes_positions = fix_default_axes(info, func, locator.positions)  # softmax(z, axis=-1), called softmax(s)
-    if axes_positions:
-        locator.positions = ChainMap(axes_positions, locator.positions)  # type: ignore[assignment]
+    # Rewrites of the syntax trees before typing, in order, each locating the nodes it makes
+    rewrites: list[Callable[[ModuleInfo, Any], dict]] = [
+        rewrite_spellings,  # np.diff(x): x[..., 1:] - x[..., :-1]
+        unroll_literal_loops,  # for W, b in [(W1, b1), (W2, b2)]: the body once per item
+        rewrite_dicts,  # params = {"a": a}: params_a = a
+        lambda i, at: fix_default_axes(i, func, at),  # softmax(z, axis=-1), called softmax(s)
+    ]
+    for rewrite in rewrites:
+        placed = rewrite(info, locator.positions)
+        if placed:
+            locator.positions = ChainMap(placed, locator.positions)  # type: ignore[assignment]
     order, problems, recursive_calls = _callees_first(func, info, locator)
     for name in order:  # refused before any work on it (see parse.nesting; elif chains reach it)
         deep = first_too_deep(info.functions[name], children, lambda n: type(n) in _NESTS)

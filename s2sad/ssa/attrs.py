@@ -204,6 +204,14 @@ def pointee_struct(declared: str, structs: list[list]) -> Optional[list]:
     return next((entry for entry in structs if entry[0] == name), None)
 
 
+def struct_attrs(fn: Function, v: Value) -> dict:
+    """The ``struct`` attribute of memory made in place of the array ``v`` of ``fn`` (a copy, a
+    scratch buffer, a checkpoint's work array): C output declares it as the structs ``v`` holds
+    (``Body b[1]``), which a callee's parameter (``Body *``) takes; none for numbers."""
+    struct = struct_array(fn, v)
+    return {"struct": struct} if struct is not None else {}
+
+
 def struct_array(fn: Function, v: Value, declared: Optional[list[str]] = None) -> Optional[str]:
     """The struct type the array ``v`` of C input holds (through its views and copies: the
     ``alloc`` it is says, or the parameter it is, by its declaration), None for numbers
