@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Callable, Optional, TypeVar
 
 from .adjoint.gradient import differentiate
+from .analysis.call_unit_axes import mark_call_unit_axes
 from .ssa.attrs import Schedule, grad_info
 from .adjoint.report import MemoryReport
 from .adjoint.report import finish as finish_report
@@ -113,6 +114,7 @@ def parse_source(source: str, filename: str, func: str, cflags: CFlags = CFlags(
 
         module = parse_python(source, Path(filename).name, func, derivatives)
     dce_module(module)
+    mark_call_unit_axes(module)
     return module
 
 

@@ -509,6 +509,29 @@ UNIT_AXES = {
             j = 1
             return np.sum(np.exp(S) * S[:, :1]) + np.sum(T * S[:, 1:2]) + np.sum(T * S[j:j + 1, :])
     """, ["S", "T"], [("S", (3, 4)), ("T", (3, 4))]),
+
+
+    # fuzz seed 13103314: a keepdims row made in a branch of a loop, taped for the reverse sweep,
+    # came back as an array of unknown extents, and the adjoint of what it stretched was not
+    # summed over the stretched axis (a NumPy reshape error; silently wrong where shapes allowed).
+    "row_taped_in_a_branch": ("""
+        def f(x: "f64[n]", y: "f64[n]", W: "f64[n, n]", b: float):
+            s = 1.0
+            for i in range(1, 4):
+                if b > 0.1:
+                    s = np.sum(W)
+                    y[i] *= np.max((W @ x)[:, None] * ((W @ x) @ W + s)[None, :])
+            return np.sum(y)
+    """, ["x", "y", "b"], [("x", (6,)), ("y", (6,)), ("W", (6, 6))]),
+    # A helper's keepdims result, not inlined (-O0): the call's result takes its unit axes.
+    "row_from_a_helper": ("""
+        def center(z):
+            return np.max(z, axis=1, keepdims=True)
+
+
+        def f(z: "f64[m, n]"):
+            return np.sum(np.exp(z - center(z)) * z)
+    """, ["z"], [("z", (4, 5))]),
 }
 
 
@@ -521,7 +544,8 @@ def test_the_adjoint_of_a_stretched_axis_of_extent_one_sums_over_it(case):
     params = [arr(name, *shape) for name, shape in shapes] + [num(n, 0.5, 2.0) for n in ("ell", "b")
                                                               if n in wrt and n not in arrays]
     for target in ("py", "numba"):
-        check_source(HEADER + textwrap.dedent(source), wrt, params, target)
+        for level in (0, 2):
+            check_source(HEADER + textwrap.dedent(source), wrt, params, target, level)
 
 
 def test_a_new_axis_after_one_element_is_a_located_error():

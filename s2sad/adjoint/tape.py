@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Container, Optional
 
 from ..ssa import build
+from ..ssa.array_ops import shape_unit_axes
 from ..ssa.attrs import struct_attrs
 from ..ssa.ir import Block, Builder, Function, Op, Value
 from ..ssa.ops import points_into_member, storage_of
@@ -135,6 +136,10 @@ class Tapes:
         rows = _rows(cv)  # copy(x, n): the rows the callee touches; or what each branch copied
         if rows is not None:
             dims[0] = rows
+        # Axes known to be one long stay known so in the array popped: an adjoint that broadcast
+        # it sums over them (``array_ops.shape_unit_axes``).
+        units = shape_unit_axes(source)
+        dims = [build.const(pb, 1, I64) if ax in units else d for ax, d in enumerate(dims)]
         outer = self.forward.fwd_op[loops[0]]
         at = Builder(outer.parent, outer.loc).before_op(outer)
         owners = [_extent_owner(source, ax) for ax in range(rank)]
@@ -160,10 +165,14 @@ class Tapes:
                         for k, (owner, ax) in enumerate(owners)]
             if again is not None:
                 rev_dims[0] = least(home.prologue, again, rev_dims[0], lens[0])
+            rev_dims = [build.const(home.prologue, 1, I64) if ax in units else d for ax, d in enumerate(rev_dims)]
         else:
             home = m
             rev_dims = []
-            for d, name in zip(dims, lens):  # each iteration's own, popped first
+            for ax, (d, name) in enumerate(zip(dims, lens)):  # each iteration's own, popped first
+                if ax in units:
+                    rev_dims.append(build.const(m.prologue, 1, I64))
+                    continue
                 d.name_hint = name  # names its tape (``tape_<name>``), then leaves the forward sweep
                 rev_dims.append(self.tape(m, d, block))
                 d.name_hint = ""

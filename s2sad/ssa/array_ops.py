@@ -375,51 +375,99 @@ def _one_apart(lo: Value, hi: Value) -> bool:
         (b.operands[0] is lo and _is_one(b.operands[1])) or (b.operands[1] is lo and _is_one(b.operands[0])))
 
 
-def _unit_extent(d: Value) -> bool:
-    """``d`` is the extent of a unit axis of another array (an adjoint allocated like a keepdims
-    row: ``np.zeros((x.shape[0], ...))`` where ``x.shape[0]`` is 1)."""
-    op = d.defining_op
-    return op is not None and op.name == "dim" and op.attrs["axis"] in shape_unit_axes(op.operands[0])
-
-
 def shape_unit_axes(v: Value) -> frozenset[int]:
     """Axes of ``v`` known to have extent 1 (see the module docstring)."""
-    op = v.defining_op
-    if op is None or not v.type.is_array:
+    return _UnitAxes().of(v)
+
+
+# The attribute of a ``call`` listing the unit axes of each of its results: those of every value the
+# callee returns in that place (``mark_call_unit_axes``), so that a helper's keepdims result is known as one
+# without inlining it (``x - center(x)``).
+CALL_UNIT_AXES = "unit_axes"
+
+
+class _UnitAxes:
+    """``shape_unit_axes`` of one value, each value seen once (a value read by several ops of an
+    expression is not walked again for each). A value that merges others (an ``if``'s result, a
+    loop's carried value, which the adjoint's tapes make too) has the unit axes all of them have:
+    a loop's, found by assuming every axis unit on the way round and narrowing until it holds."""
+
+    def __init__(self) -> None:
+        self.known: dict[Value, frozenset[int]] = {}
+        self.merging: set[Value] = set()  # merges whose unit axes are being found, assumed so far
+
+    def of(self, v: Value) -> frozenset[int]:
+        if not v.type.is_array:
+            return frozenset()
+        if v not in self.known:
+            self.known[v] = self._find(v)
+        return self.known[v]
+
+    def _find(self, v: Value) -> frozenset[int]:
+        from .structured import slot_of  # (structured imports build, which imports this module's users)
+
+        slot = slot_of(v)
+        if slot is not None:
+            sources = [s for s in slot.sources if s.defining_op is None or s.defining_op.name != "undef"]
+            if not sources:
+                return frozenset()
+            self.known[v] = assumed = frozenset(range(v.type.rank))  # on the way round a loop
+            self.merging.add(v)
+            while True:
+                found = assumed
+                for s in sources:
+                    found &= self.of(s)
+                if found == assumed:
+                    self.merging.discard(v)
+                    return found
+                for stale in [k for k in self.known if k not in self.merging]:
+                    del self.known[stale]  # worked out from the assumption just narrowed
+                self.known[v] = assumed = found
+        op = v.defining_op
+        if op is None:
+            return frozenset()
+        if op.name == "call":
+            units = op.attrs.get(CALL_UNIT_AXES)
+            return frozenset(units[v.index]) if units else frozenset()
+        if op.name[len(PREFIX):] in REDUCTIONS and op.attrs.get("keepdims"):
+            axis = op.attrs.get("axis")
+            return frozenset(range(v.type.rank)) if axis is None else frozenset([axis])
+        if op.name in (PREFIX + "neg", "copy") or op.name.startswith(PREFIX + "math."):
+            return self.of(op.operands[0])
+        if op.name in (PREFIX + "sum_to", PREFIX + "broadcast"):  # the shape of the array it is made like
+            return self.of(op.operands[1])
+        if op.name == PREFIX + "transpose":  # the keepdims column of a sum, turned into a row
+            return frozenset(1 - a for a in self.of(op.operands[0]))
+        if op.name == PREFIX + "slice":  # s[:, :1], s[j:j + 1]: a range one long
+            out, k, at = set(), 0, 1
+            for kind in op.attrs["axes"]:
+                if kind == "r":
+                    if _one_apart(op.operands[at], op.operands[at + 1]):
+                        out.add(k)
+                    k += 1
+                    at += 2
+                else:
+                    at += 1
+            return frozenset(out)
+        if op.name in (PREFIX + "reshape", PREFIX + "full", "alloc"):  # x.reshape(-1, 1), np.zeros((n, 1))
+            dims = op.operands[1:] if op.name == PREFIX + "reshape" else op.operands[:v.type.rank]
+            return frozenset(k for k, d in enumerate(dims) if _is_one(d) or self._unit_extent(d))
+        if op.name[len(PREFIX):] in ELEMENTWISE:
+            # Unit in the result only where every array operand of full rank is unit there.
+            arrays = [o for o in op.operands if o.type.is_array]
+            if all(o.type.rank == v.type.rank for o in arrays):
+                out: Optional[frozenset[int]] = None
+                for o in arrays:
+                    u = self.of(o)
+                    out = u if out is None else out & u
+                return out or frozenset()
         return frozenset()
-    if op.name[len(PREFIX):] in REDUCTIONS and op.attrs.get("keepdims"):
-        axis = op.attrs.get("axis")
-        return frozenset(range(v.type.rank)) if axis is None else frozenset([axis])
-    if op.name in (PREFIX + "neg", "copy") or op.name.startswith(PREFIX + "math."):
-        return shape_unit_axes(op.operands[0])
-    if op.name in (PREFIX + "sum_to", PREFIX + "broadcast"):  # the shape of the array it is made like
-        return shape_unit_axes(op.operands[1])
-    if op.name == PREFIX + "transpose":  # the keepdims column of a sum, turned into a row
-        return frozenset(1 - a for a in shape_unit_axes(op.operands[0]))
-    if op.name == PREFIX + "slice":  # s[:, :1], s[j:j + 1]: a range one long
-        out, k, at = set(), 0, 1
-        for kind in op.attrs["axes"]:
-            if kind == "r":
-                if _one_apart(op.operands[at], op.operands[at + 1]):
-                    out.add(k)
-                k += 1
-                at += 2
-            else:
-                at += 1
-        return frozenset(out)
-    if op.name in (PREFIX + "reshape", PREFIX + "full", "alloc"):  # x.reshape(-1, 1), np.zeros((n, 1))
-        dims = op.operands[1:] if op.name == PREFIX + "reshape" else op.operands[:v.type.rank]
-        return frozenset(k for k, d in enumerate(dims) if _is_one(d) or _unit_extent(d))
-    if op.name[len(PREFIX):] in ELEMENTWISE:
-        # Unit in the result only where every array operand of full rank is unit there.
-        arrays = [o for o in op.operands if o.type.is_array]
-        if all(o.type.rank == v.type.rank for o in arrays):
-            out = None
-            for o in arrays:
-                u = shape_unit_axes(o)
-                out = u if out is None else out & u
-            return out or frozenset()
-    return frozenset()
+
+    def _unit_extent(self, d: Value) -> bool:
+        """``d`` is the extent of a unit axis of another array (an adjoint allocated like a
+        keepdims row: ``np.zeros((x.shape[0], ...))`` where ``x.shape[0]`` is 1)."""
+        op = d.defining_op
+        return op is not None and op.name == "dim" and op.attrs["axis"] in self.of(op.operands[0])
 
 
 def reduction_axis(op: Op) -> Optional[int]:

@@ -63,12 +63,10 @@ void grad_objective(const Series *S, Series *d_S, Wishart w, Wishart *d_w, const
     size_t tape_acc_gamma_cell_before_add_logsum_cap = 0;
     double *tape_acc_gamma_cell_before_add_logsum = NULL;
     size_t tape_acc_gamma_cell_before_add_logsum_top = 0;
-    long tape_acc_gamma_cell_before_add_logsum_len[2] = {0};
     double acc_gamma = 0.0;
     for (long k = 0; k < 2; k++) {
         double acc_gamma_cell[1];
         acc_gamma_cell[0] = acc_gamma;
-        tape_acc_gamma_cell_before_add_logsum_len[k] = 1;
         for (long e = 0; e < 1; e++) {
             if (tape_acc_gamma_cell_before_add_logsum_top == tape_acc_gamma_cell_before_add_logsum_cap) {
                 tape_acc_gamma_cell_before_add_logsum_cap = 2
@@ -99,8 +97,8 @@ void grad_objective(const Series *S, Series *d_S, Wishart w, Wishart *d_w, const
     double d_squared_value = d_return * w.m;
 
     // line 15: return *v * *v;
-    double t1 = d_squared_value * S_scale_cell[0];
-    d_S_scale_cell[0] += 2.0 * t1;
+    double t0 = d_squared_value * S_scale_cell[0];
+    d_S_scale_cell[0] += 2.0 * t0;
 
     // line 27: return acc.gamma * w.gamma + squared(&S->scale) * w.m;
     double d_S_scale_local = d_S_scale_cell[0];
@@ -117,19 +115,16 @@ void grad_objective(const Series *S, Series *d_S, Wishart w, Wishart *d_w, const
     // line 24: for (int k = 0; k < acc.m; k++)
     for (long k = 1; k >= 0; k--) {
         double d_acc_gamma_cell[1] = {0};
-        long acc_gamma_cell_before_add_logsum_len = tape_acc_gamma_cell_before_add_logsum_len[k];
-        double *acc_gamma_cell_before_add_logsum = malloc(
-                acc_gamma_cell_before_add_logsum_len * sizeof(double));
-        for (long e = acc_gamma_cell_before_add_logsum_len - 1; e >= 0; e--) {
-            double t2 = tape_acc_gamma_cell_before_add_logsum[--tape_acc_gamma_cell_before_add_logsum_top];
-            acc_gamma_cell_before_add_logsum[e] = t2;
+        double acc_gamma_cell_before_add_logsum[1];
+        for (long e = 0; e >= 0; e--) {
+            double t1 = tape_acc_gamma_cell_before_add_logsum[--tape_acc_gamma_cell_before_add_logsum_top];
+            acc_gamma_cell_before_add_logsum[e] = t1;
         }
         // line 25: add_logsum(&acc.gamma, x, n);
         d_acc_gamma_cell[0] += d_acc_gamma;
         grad_add_logsum(acc_gamma_cell_before_add_logsum, d_acc_gamma_cell, x, d_x, n);
         d_acc_gamma = d_acc_gamma_cell[0];
         d_acc_gamma_cell[0] = 0.0;
-        free(acc_gamma_cell_before_add_logsum);
     }
     d_S->scale += d_S_scale_local;
     d_w->gamma += d_w_gamma_local;

@@ -116,7 +116,6 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
     size_t tape_T_cols_cell_before_mat_mult_cap = 0;
     int *tape_T_cols_cell_before_mat_mult = NULL;
     size_t tape_T_cols_cell_before_mat_mult_top = 0;
-    long *tape_T_cols_cell_before_mat_mult_len = calloc(1, nsteps * sizeof(long));
     long T_rows = 0;
     long T_cols = 0;
     for (long t = 0; t < nsteps; t++) {
@@ -124,7 +123,6 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
         T_rows_cell[0] = T_rows;
         int T_cols_cell[1];
         T_cols_cell[0] = T_cols;
-        tape_T_cols_cell_before_mat_mult_len[t] = 1;
         for (long e = 0; e < 1; e++) {
             if (tape_T_cols_cell_before_mat_mult_top == tape_T_cols_cell_before_mat_mult_cap) {
                 tape_T_cols_cell_before_mat_mult_cap = 2 * tape_T_cols_cell_before_mat_mult_cap
@@ -140,9 +138,9 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
         tape_T_rows[t] = T_rows;
         T_cols = T_cols_cell[0];
         tape_T_cols[t] = T_cols;
-        long t4 = T_rows * T_cols < t2 ? T_rows * T_cols : t2;
-        tape_T_data_before_frobenius_len[t] = t4;
-        for (long e = 0; e < t4; e++) {
+        long t3 = T_rows * T_cols < t2 ? T_rows * T_cols : t2;
+        tape_T_data_before_frobenius_len[t] = t3;
+        for (long e = 0; e < t3; e++) {
             if (tape_T_data_before_frobenius_top == tape_T_data_before_frobenius_cap) {
                 tape_T_data_before_frobenius_cap = 2 * tape_T_data_before_frobenius_cap + 1;
                 tape_T_data_before_frobenius = realloc(tape_T_data_before_frobenius,
@@ -167,14 +165,13 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
                 (T_data_before_frobenius_len > 0 ? T_data_before_frobenius_len : 0)
                 * sizeof(double));
         for (long e = T_data_before_frobenius_len - 1; e >= 0; e--) {
-            double t5 = tape_T_data_before_frobenius[--tape_T_data_before_frobenius_top];
-            T_data_before_frobenius[e] = t5;
+            double t4 = tape_T_data_before_frobenius[--tape_T_data_before_frobenius_top];
+            T_data_before_frobenius[e] = t4;
         }
-        long T_cols_cell_before_mat_mult_len = tape_T_cols_cell_before_mat_mult_len[t];
-        int *T_cols_cell_before_mat_mult = malloc(T_cols_cell_before_mat_mult_len * sizeof(int));
-        for (long e = T_cols_cell_before_mat_mult_len - 1; e >= 0; e--) {
-            int t6 = tape_T_cols_cell_before_mat_mult[--tape_T_cols_cell_before_mat_mult_top];
-            T_cols_cell_before_mat_mult[e] = t6;
+        int T_cols_cell_before_mat_mult[1];
+        for (long e = 0; e >= 0; e--) {
+            int t5 = tape_T_cols_cell_before_mat_mult[--tape_T_cols_cell_before_mat_mult_top];
+            T_cols_cell_before_mat_mult[e] = t5;
         }
         // line 43: s += frobenius(&T) / (T.rows * T.cols);
         double d_frobenius_value = d_s / tape[t];
@@ -185,21 +182,19 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
                 steps + t * A->cols * A->cols, d_steps + t * A->cols * A->cols,
                 T_rows_cell_for_mat_mult, T_cols_cell_before_mat_mult, T_data_for_mat_mult,
                 d_T_data);
-        free(T_cols_cell_before_mat_mult);
         free(T_data_before_frobenius);
     }
 
     // line 30: return 0.5 * w.gamma * w.gamma * frobenius(M) - w.m * M->data[0];
     d_A->data[0] -= d_s * w.m;
-    double t7 = d_s * frobenius_value;
+    double t6 = d_s * frobenius_value;
     double d_frobenius_value = d_s * (t0 * w.gamma);
     grad_frobenius(A->rows, A->cols, A->data, d_A->data, d_frobenius_value);
-    double d_w_gamma_local = t7 * t0;
-    d_w_gamma_local += t7 * w.gamma * 0.5;
+    double d_w_gamma_local = t6 * t0;
+    d_w_gamma_local += t6 * w.gamma * 0.5;
     d_w->gamma += d_w_gamma_local;
     free(T_data_for_mat_mult);
     free(d_T_data);
-    free(tape_T_cols_cell_before_mat_mult_len);
     free(tape_T_cols_cell_before_mat_mult);
     free(tape_T_data_before_frobenius_len);
     free(tape_T_data_before_frobenius);
