@@ -523,6 +523,17 @@ UNIT_AXES = {
                     y[i] *= np.max((W @ x)[:, None] * ((W @ x) @ W + s)[None, :])
             return np.sum(y)
     """, ["x", "y", "b"], [("x", (6,)), ("y", (6,)), ("W", (6, 6))]),
+    # A slice one long between a value and itself less one (y[i - 1:i]), taped from a branch: its
+    # adjoint was as long as x (a NumPy error; a C gradient read past the slice).
+    "slice_before_index_in_a_branch": ("""
+        def f(x: "f64[n]", y: "f64[n]"):
+            for i in range(1, 5):
+                if i % 2 == 0:
+                    s = y[i - 1:i] * 2.0
+                    y[i] = np.sum(s * x)
+                    y[i - 1] = 0.5
+            return np.sum(y * y)
+    """, ["x", "y"], [("x", (6,)), ("y", (6,))]),
     # A helper's keepdims result, not inlined (-O0): the call's result takes its unit axes.
     "row_from_a_helper": ("""
         def center(z):

@@ -15,7 +15,7 @@ from ..ssa.array_ops import shape_unit_axes
 from ..ssa.attrs import struct_attrs
 from ..ssa.ir import Block, Builder, Function, Op, Value
 from ..ssa.ops import points_into_member, storage_of
-from ..ssa.structured import add_if_result, element_loops, trip_count
+from ..ssa.structured import add_if_result, element_loops, slot_of, trip_count
 from ..ssa.types import I64, ArrayType, Type
 from .forward import ForwardSweep
 from .report import MemoryReport, TapeEntry
@@ -137,9 +137,12 @@ class Tapes:
         if rows is not None:
             dims[0] = rows
         # Axes known to be one long stay known so in the array popped: an adjoint that broadcast
-        # it sums over them (``array_ops.shape_unit_axes``).
+        # it sums over them (``array_ops.shape_unit_axes``). Their lengths are taped all the same
+        # when the value merges others (a branch's result, the untaken branch's an empty array):
+        # what is pushed and popped is then what the array holds, and the stack stays in step.
         units = shape_unit_axes(source)
-        dims = [build.const(pb, 1, I64) if ax in units else d for ax, d in enumerate(dims)]
+        fixed = frozenset() if slot_of(source) is not None else units
+        dims = [build.const(pb, 1, I64) if ax in fixed else d for ax, d in enumerate(dims)]
         outer = self.forward.fwd_op[loops[0]]
         at = Builder(outer.parent, outer.loc).before_op(outer)
         owners = [_extent_owner(source, ax) for ax in range(rank)]
@@ -165,12 +168,12 @@ class Tapes:
                         for k, (owner, ax) in enumerate(owners)]
             if again is not None:
                 rev_dims[0] = least(home.prologue, again, rev_dims[0], lens[0])
-            rev_dims = [build.const(home.prologue, 1, I64) if ax in units else d for ax, d in enumerate(rev_dims)]
+            rev_dims = [build.const(home.prologue, 1, I64) if ax in fixed else d for ax, d in enumerate(rev_dims)]
         else:
             home = m
             rev_dims = []
             for ax, (d, name) in enumerate(zip(dims, lens)):  # each iteration's own, popped first
-                if ax in units:
+                if ax in fixed:
                     rev_dims.append(build.const(m.prologue, 1, I64))
                     continue
                 d.name_hint = name  # names its tape (``tape_<name>``), then leaves the forward sweep
@@ -179,7 +182,8 @@ class Tapes:
                 rev_dims[-1].name_hint = name
         # An array of structs is restored into one (C output: the same struct type, its members)
         struct = {} if points_into_member(source) else struct_attrs(self.fn, self._primal_array(storage_of(source)))
-        restored = home.prologue.op1("alloc", rev_dims, cv.type, what, fill="empty", elem=str(elem), **struct)
+        made = [build.const(home.prologue, 1, I64) if ax in units else d for ax, d in enumerate(rev_dims)]
+        restored = home.prologue.op1("alloc", made, cv.type, what, fill="empty", elem=str(elem), **struct)
 
         def pop(b: Builder, index: list[Value]) -> None:
             b.create("store", [restored, *index, b.op1("tape.pop", [stack], elem)], [])

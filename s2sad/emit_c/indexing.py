@@ -227,6 +227,15 @@ class CArrayAccess:
         ints += [n for n in ("n", "m", "k", "l") if n not in ints]
         rank = arr.type.rank if isinstance(arr.type, ArrayType) else 1
         elem = arr.type.elem.name if isinstance(arr.type, ArrayType) else "f64"
+        made = arr.defining_op
+        if made is not None and made.name in ("if", "for", "while"):
+            # A local array (the adjoint's too: what the reverse sweep keeps of a branch).
+            what = f"array '{name}'" if name else "an array"
+            kind = "an if" if made.name == "if" else "a loop"
+            return self._error(f"cannot tell the size of {what} made in {kind} in C output", op.loc or fn.loc,
+                               hint=f"C output follows an array's extents from the operation that makes it, not "
+                                    f"out of {kind} that makes it anew; make it once before the {made.name} "
+                                    f"(np.empty) and write into it there, or use --target py or numba")
         if is_c(self.ctx.module.source_file):
             # C input has no annotations: the extent can only come from the loops that index it.
             hint = (f"C pointers carry no size, so s2sad bounds '{name}' by the loops that index it, and "

@@ -367,12 +367,24 @@ def _is_one(v: Value) -> bool:
 
 
 def _one_apart(lo: Value, hi: Value) -> bool:
-    """``hi`` is ``lo + 1``: two constants, or ``hi`` computed so (``j:j + 1``)."""
-    a, b = lo.defining_op, hi.defining_op
-    if a is not None and b is not None and a.name == b.name == "const":
-        return b.attrs["value"] - a.attrs["value"] == 1
-    return b is not None and b.name == "add" and (
-        (b.operands[0] is lo and _is_one(b.operands[1])) or (b.operands[1] is lo and _is_one(b.operands[0])))
+    """``hi`` is ``lo + 1``: two constants, or the same value plus constants one apart
+    (``j:j + 1``, ``i - 1:i``, ``k + 2:k + 3``)."""
+    (a, p), (b, q) = _offset(lo), _offset(hi)
+    return a is b and q - p == 1
+
+
+def _offset(v: Value, depth: int = 8) -> tuple[Optional[Value], int]:
+    """``v`` as a value plus a constant (None plus the constant for a constant)."""
+    op = v.defining_op
+    if op is not None and op.name == "const" and isinstance(op.attrs["value"], int):
+        return None, op.attrs["value"]
+    if depth and op is not None and op.name in ("add", "sub"):
+        (a, p), (b, q) = _offset(op.operands[0], depth - 1), _offset(op.operands[1], depth - 1)
+        if b is None:
+            return a, p + q if op.name == "add" else p - q
+        if a is None and op.name == "add":
+            return b, p + q
+    return v, 0
 
 
 def shape_unit_axes(v: Value) -> frozenset[int]:
