@@ -506,6 +506,65 @@ def test_an_array_unpacked_gives_its_items_and_its_length_is_checked():
         pipeline.gradient_source(UNPACKED, "prog.py", "f", ["state"], "c")
 
 
+# A helper's arrays seen from its callers (py_helper_shapes): the extents of what it returns (a
+# state rebound in a loop to step(state), evidently of its shape) and what it assumes of its
+# parameters (a helper that unpacks one: each call shows the length, or passes the need on).
+HELPER_SHAPES = """
+import numpy as np
+
+
+def rhs(state, a, b):
+    x, y = state
+    return np.array([a * x - b * x * y, x * y - b * y])
+
+
+def step(s, a, b, dt):
+    return s + dt * rhs(s, a, b)
+
+
+def f(s0, a, b, dt=0.05, n=12):
+    s = s0.copy()
+    for _ in range(n):
+        s = step(s, a, b, dt)
+    return np.sum(s * s)
+
+
+def g(a, b, x0=1.0, y0=0.5):
+    state = np.array([x0, y0])
+    for _ in range(10):
+        state = state + 0.02 * rhs(state, a, b)
+    return state[0] + state[1]
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("level", [0, 2])
+def test_a_helpers_array_result_and_unpacked_parameter_are_known_to_its_callers(target, level):
+    from source_gradients import arr, check_source, num
+
+    nums = [num("a", 0.5, 1.5), num("b", 0.2, 0.8)]
+    text = check_source(HELPER_SHAPES, ["s0", "a", "b"], [arr("s0", 2)] + nums, target, level)
+    assert "s0.shape[0] must equal 2 in f (line 6 of 'rhs' unpacks it into 2 names)" in text
+    assert text.count("must equal 2") == 1, text  # once, though two facts need it
+    check_source(HELPER_SHAPES, ["a", "b"], nums, target, level, func="g")
+    namespace: dict = {}
+    exec(compile(text, "<grad>", "exec"), namespace)
+    with pytest.raises(ValueError, match="must equal 2"):
+        namespace["grad_f"](np.ones(3), np.zeros(3), 1.0, 0.5)
+
+
+@pytest.mark.parametrize("call, message", [
+    ("rhs(np.array([a, b, 1.0]), a, b)", "'rhs' takes its parameter 'state' to be 2 long (line 5 of 'rhs' unpacks "
+     "it into 2 names), and this array has 3 items, not 2"),
+    ("rhs(v[1:], a, b)", "'rhs' takes its parameter 'state' to be 2 long (line 5 of 'rhs' unpacks it into 2 "
+     "names), and this array's length is not evidently 2"),
+])
+def test_a_call_that_cannot_show_what_a_helper_unpacks_is_a_located_error(call, message):
+    source = HELPER_SHAPES + f"\n\ndef h(v, a, b):\n    return np.sum({call})\n"
+    text = _refusal(source, "h", ["a"])
+    assert message in text and "prog.py:28:23: error:" in text, text  # (_source drops the first line)
+
+
 @pytest.mark.parametrize("change, message", [
     ("    p, q = s", "cannot unpack 's', of 3 items, into 2 names (Python raises ValueError)"),
 ])

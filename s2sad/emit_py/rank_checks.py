@@ -85,12 +85,12 @@ def extent_check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
     by_source = {p.name_hint: names.get(p) or p.name_hint for p in fn.params}
     primal = fn.attrs.get("primal", fn.name)
     lines: list[str] = []
-    seen: set[tuple] = set()
+    seen: set[frozenset] = set()
     for fact in fn.attrs.get("same_extents") or []:
         a, b = (tuple(side) for side in fact["sides"])
-        if (a, b) in seen:
+        if frozenset((a, b)) in seen:  # (the same two extents, in either order)
             continue
-        seen.add((a, b))
+        seen.add(frozenset((a, b)))
         code = [_extent_code(side, by_source, numba) for side in (a, b)]
         text = [_extent_code(side, {}, False) for side in (a, b)]
         why = fact.get("why") or f"line {fact['loc'][0]} rebinds '{fact['name']}' in a loop, which keeps its shape"

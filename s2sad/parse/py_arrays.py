@@ -664,6 +664,8 @@ def extent_keys(v: Value, axis: int) -> Optional[frozenset]:
         return frozenset([key]) if key is not None else None
     if op.name == "copy":
         return extent_keys(op.operands[0], axis)
+    if op.name == "call":
+        return _call_extent_keys(op, v.index, axis)
     source = _source_axis(op, axis)
     if source is not None:
         return extent_keys(*source)
@@ -679,6 +681,26 @@ def extent_keys(v: Value, axis: int) -> Optional[frozenset]:
                 keys |= found
         return frozenset(keys) if keys else None
     return None
+
+
+# The attribute of a call of a helper of the file: how the helper's results' extents follow from
+# its arguments (``py_helper_shapes``).
+RESULT_EXTENTS = "result_extents"
+
+
+def _call_extent_keys(op: Op, result: int, axis: int) -> Optional[frozenset]:
+    """A helper's result's extent, in the caller's terms: a constant, an integer argument, or an
+    extent of an array argument (``py_helper_shapes``)."""
+    specs = op.attrs.get(RESULT_EXTENTS)
+    spec = specs[result][axis] if specs and result < len(specs) and specs[result] else None
+    if spec is None:
+        return None
+    if spec[0] == "const":
+        return frozenset([spec])
+    if spec[0] == "int":
+        key = _scalar_key(op.operands[spec[1]])
+        return frozenset([key]) if key is not None else None
+    return extent_keys(op.operands[spec[1]], spec[2])
 
 
 def _source_axis(op: Op, axis: int) -> Optional[tuple[Value, int]]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import sys
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable, Optional, Union
 
 import libcst as cst
 
@@ -40,6 +40,7 @@ from . import py_intrinsics as lib
 from .custom_adjoints import NONE as NO_DERIVATIVES
 from .custom_adjoints import CustomAdjoint, Derivatives, argument_kind, expected_python
 from .py_common import Env, Fail, Locator, Poison
+from .py_helper_shapes import RESULT_EXTENTS, HelperShapes
 from .py_flow import children, is_new_axis, is_shape_subscript, is_simple, subscript_chain
 from .py_module import ModuleInfo, dotted_source
 from .py_params import bind_arguments
@@ -122,6 +123,8 @@ class FunctionContext:
     # Whether this is the function differentiated, whose gradient checks on entry what its
     # lowering assumes of its parameters' extents (``py_lower``, FunctionLowerer.same_extent).
     entry: bool = False
+    # What each helper lowered so far (callees first) tells its callers of its arrays' extents.
+    helper_shapes: dict[str, HelperShapes] = field(default_factory=dict)
 
 
 class ExprLowerer:
@@ -135,6 +138,11 @@ class ExprLowerer:
         self.lower_bounds: dict[Value, int] = {}
         # Lists passed straight to a NumPy function, which takes each as an array of its items.
         self.list_args: set[cst.CSTNode] = set()
+        # That an array is so long along an axis, as a helper called assumes of its argument
+        # (``py_lower``, FunctionLowerer.require_extent): None if shown or left to check, else
+        # the length it has instead or "unknown".
+        self.require_extent: Callable[[Value, int, int, cst.CSTNode, str], Union[None, int, str]] = \
+            lambda arr, axis, count, node, why: "unknown"
 
     # -- helpers ---------------------------------------------------------------------
     def at(self, b: Builder, node: cst.CSTNode) -> Builder:
@@ -787,9 +795,22 @@ class ExprLowerer:
             values.append(given[i])
         results = list(sig.tuple_result) if sig.tuple_result is not None else [sig.result]
         results = [t for t in results if t is not None]
+        shapes = self.ctx.helper_shapes.get(sig.name, HelperShapes())
+        for r in shapes.required:  # x, y = state in the helper: this call's state is 2 long
+            found = self.require_extent(values[r.param], r.axis, r.count, node, r.why)
+            if found is not None:
+                arg = bound[r.param].value if bound[r.param] is not None else node  # type: ignore[union-attr]
+                have = ("this array's length is not evidently" if found == "unknown"
+                        else f"this array has {found} items, not")
+                raise self.fail(arg, f"'{name}' takes its parameter '{sig.param_names[r.param]}' to be {r.count} "
+                                f"long ({r.why}), and {have} {r.count}",
+                                hint=f"pass an array of {r.count} items (np.array([...]) of {r.count} numbers, "
+                                f"a slice x[:{r.count}]), or index the items in '{name}'")
+        extents = {RESULT_EXTENTS: shapes.results} if any(shapes.results) and len(shapes.results) == len(results) \
+            else {}
         # An array result is new memory (py_array_results checks that the callee makes it); the
         # callee's gradient takes its adjoint as its d_return.
-        return self.at(b, node).create("call", values, results, {"callee": sig.name}).results
+        return self.at(b, node).create("call", values, results, {"callee": sig.name, **extents}).results
 
     def intrinsic(self, intr: lib.Intrinsic, node: cst.Call, b: Builder, env: Env) -> Value:
         src = dotted_source(node.func) or intr.op

@@ -34,7 +34,7 @@ on control flow is poisoned and reported when read.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
+from typing import Callable, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -46,6 +46,7 @@ from . import py_arrays, py_comprehension, py_lists
 from . import py_intrinsics as lib
 from .py_common import RESULT, RETURNED, Env, Fail, Poison, length_key
 from .py_expr import AUG_OPS, ExprLowerer, FunctionContext
+from .py_helper_shapes import REQUIRED_EXTENTS
 from .py_lists import created_list
 from .py_iter import Counter, Iter, IterError, Iteration, RangeIter, leaves, range_bounds, read_iter
 from .py_flow import (
@@ -113,6 +114,7 @@ class FunctionLowerer(StructuredLowering):
         self.types = ctx.types
         self.locator = ctx.locator
         self.ex = ExprLowerer(ctx)
+        self.ex.require_extent = self.require_extent  # what a helper called assumes of its arguments
         self.read = read_names(fn.body)
         self.written_in_place = written_names(fn.body)
         # Arrays rebound in the loops being lowered: the array each such name keeps naming, which a
@@ -122,7 +124,11 @@ class FunctionLowerer(StructuredLowering):
         # Extents of parameters assumed equal where a rebinding needs them so (``same_extent``):
         # the gradient checks them on entry (attrs "same_extents").
         self.same_extents: list[dict] = []
+        # What this function, a helper, assumes of its parameters' extents: its callers show it
+        # (py_helper_shapes.Required, as tuples in the attribute REQUIRED_EXTENTS).
+        self.required: list[tuple] = []
         self.params: frozenset[Value] = frozenset()
+        self.param_values: list[Value] = []
         # What the function returns: one key per returned value (several for ``return s, t``).
         types = ctx.types
         self.result_types: list[Type] = (list(types.tuple_result) if types.tuple_result is not None
@@ -154,6 +160,7 @@ class FunctionLowerer(StructuredLowering):
         b = Builder(body, loc)
         env: Env = dict(zip(names, body.args))
         self.params = frozenset(body.args)
+        self.param_values = list(body.args)
         returns_array = any(isinstance(t, ArrayType) for t in self.result_types)
         for key, t in zip(self.result_keys, self.result_types):
             if not isinstance(t, ArrayType):
@@ -201,6 +208,8 @@ class FunctionLowerer(StructuredLowering):
             attrs["rank_free"] = [n for n in self.types.assumed if n in self.types.rank_free]
         if self.same_extents:
             attrs["same_extents"] = self.same_extents
+        if self.required:
+            attrs[REQUIRED_EXTENTS] = list(dict.fromkeys(self.required))
         # How the function is called: its parameters' default values (numbers: what the call
         # sites of a helper fill in, and what the gradient of the function differentiated keeps)
         # and its keyword-only parameters.
@@ -506,32 +515,48 @@ class FunctionLowerer(StructuredLowering):
 
     def unpacked_array(self, value: cst.BaseExpression, count: int, b: Builder, env: Env) -> Optional[Value]:
         """``x, y = state``: the array ``state`` is, where Python's unpacking of it is certain to
-        give ``count`` items: its length evidently ``count``, or, in the function differentiated,
-        a parameter's, which the gradient then checks on entry (the primal raises for another).
-        None for a value that is no array."""
+        give ``count`` items (``require_extent``). None for a value that is no array."""
         if not isinstance(value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)) or self.ex.tuple_call(value):
             return None
         arr = self.ex.value(value, b, env)
         if not isinstance(arr.type, ArrayType):
             return None
-        keys = py_arrays.extent_keys(arr, 0)
-        key = next(iter(keys)) if keys is not None and len(keys) == 1 else None
-        spelled = self.spelled_extent(key)
         src = dotted_source(value) or "this array"
-        if spelled == ("const", count):
+        loc = self.locator.loc(value)
+        where = "" if self.ctx.entry else f" of '{self.ctx.name}'"
+        found = self.require_extent(arr, 0, count, value, f"line {loc.line}{where} unpacks it into {count} names")
+        if found is None:
             return arr
-        if spelled is not None and spelled[0] == "const":
-            raise self.locator.fail(value, f"cannot unpack {src!r}, of {spelled[1]} items, into {count} names "
-                                    "(Python raises ValueError)", hint=f"unpack {spelled[1]} names")
-        if spelled is not None and spelled[0] == "dim" and spelled[2] == 0 and self.ctx.entry:
-            loc = self.locator.loc(value)
-            self.same_extents.append({"sides": [spelled, ("const", count)], "name": spelled[1],
-                                      "loc": [loc.line, loc.col, loc.end_line, loc.end_col],
-                                      "why": f"line {loc.line} unpacks it into {count} names"})
-            return arr
+        if found != "unknown":
+            raise self.locator.fail(value, f"cannot unpack {src!r}, of {found} items, into {count} names "
+                                    "(Python raises ValueError)", hint=f"unpack {found} names")
         raise self.locator.fail(value, f"unpacking {src!r} into {count} names needs its length to be evident "
                                 f"({count})", hint=f"index its items: {', '.join('abcdefgh'[:count])} = "
                                 f"{', '.join(f'{src}[{k}]' for k in range(count))}")
+
+    def require_extent(self, arr: Value, axis: int, count: int, node: cst.CSTNode, why: str) -> Union[None, int, str]:
+        """That ``arr`` is ``count`` long along ``axis``, as code here assumes (``why``, said of the
+        array): None where it evidently is, or where it is a parameter's extent, which the
+        gradient then checks on entry (in the function differentiated: the primal raises for
+        another) or which this function's callers must show in turn (a helper:
+        ``py_helper_shapes``); else the length it evidently has instead, or "unknown"."""
+        keys = py_arrays.extent_keys(arr, axis)
+        spelled = self.spelled_extent(next(iter(keys)) if keys is not None and len(keys) == 1 else None)
+        if spelled == ("const", count):
+            return None
+        if spelled is not None and spelled[0] == "const":
+            return spelled[1]
+        if spelled is not None and spelled[0] == "dim":
+            if self.ctx.entry:
+                loc = self.locator.loc(node)
+                self.same_extents.append({"sides": [(spelled[0], spelled[1], spelled[2]), ("const", count)],
+                                          "name": spelled[1], "loc": [loc.line, loc.col, loc.end_line, loc.end_col],
+                                          "why": why})
+            else:
+                param = next(k for k, p in enumerate(self.param_values) if p.name_hint == spelled[1])
+                self.required.append((param, spelled[2], count, why))
+            return None
+        return "unknown"
 
     def items_of(self, arr: Value, count: int, node: cst.CSTNode, b: Builder) -> list[Value]:
         """``arr[0]``, ..., ``arr[count - 1]``: numbers of a vector, rows of a matrix."""

@@ -37,6 +37,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..ssa.callgraph import callees_first
+from .py_helper_shapes import HelperShapes, shapes_of
+from .py_helper_shapes import forget as forget_helper_shapes
 from ..ssa.ir import Function, Module, SourceLoc
 from ..ssa.types import ArrayType
 from .annotations import annotate_loops
@@ -266,13 +268,17 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
     problems += program.problems
     problems += _default_problems(info.functions[func], program.types[func], info, locator)
     lowered: dict[str, Function] = {}
-    for name, source in program.source_of.items():
+    shapes: dict[str, HelperShapes] = {}  # what each helper lowered tells its callers (callees first)
+    for name in _instances_callees_first(func, program):
+        source = program.source_of[name]
         node = info.functions[source]
         problems += program.types[name].diagnostics
         ctx = FunctionContext(source, info, locator, program.types[name], own_sigs, _local_names(node), basename,
-                              recursive_calls, derivatives, program.call_sigs[name], entry=name == func)
+                              recursive_calls, derivatives, program.call_sigs[name], entry=name == func,
+                              helper_shapes=shapes)
         fn, fn_problems = lower_function(node, ctx)
         problems += fn_problems
+        shapes[name] = shapes_of(fn)
         if name != source:  # one of several instances (py_specialize): named for what its calls give
             fn.name = name
             fn.attrs["specialized_from"] = source
@@ -291,9 +297,21 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
     returning = array_returning_helpers(module, func)
     if returning:  # a fact of the source, which C output refuses at every -O level, inlined or not
         module.functions[func].attrs["array_helpers"] = returning
+    forget_helper_shapes(module)
     annotate_loops(module)
     name_call_results(module, ("extern",))  # a user function's value stays unnamed: a temporary
     return module
+
+
+def _instances_callees_first(func: str, program) -> list[str]:
+    """The instances to lower, each helper before its callers (``py_helper_shapes``); a call that
+    closes a cycle (reported already) is cut where it closes."""
+    def calls_of(name: str):
+        calls = program.call_sigs.get(name, {}).items()
+        return [(sig.name, call) for call, sig in calls if sig.name in program.source_of]
+
+    order, _ = callees_first(func, calls_of, lambda call, cycle: None)
+    return order + [name for name in program.source_of if name not in order]
 
 
 @forgetting_nodes
