@@ -170,6 +170,35 @@ def _shape(p: Param, settings: Settings, needed: Optional[tuple[int, ...]]) -> t
     return shape
 
 
+def _size_symbols(module: Module, grad: Function, primal: Function,
+                  options: pipeline.Options) -> list[tuple[str, list[tuple[str, int]]]]:
+    """The size parameters the C gradient of a Python function takes for its annotations' shape
+    symbols (``opt.lower_arrays.add_size_params``), in order, each with the array axes it is the
+    extent of: check passes each the extent of the arrays it makes."""
+    before = {p.name_hint for p in grad.params}
+    pipeline.emit_source(module, "c", grad.name, "", options)  # lowers ``grad`` in place
+    shapes = primal.attrs.get("shapes") or {}
+    out = []
+    for p in grad.params:
+        if p.name_hint in before:
+            continue
+        places = [(param, axis) for param, extents in shapes.items() for axis, e in enumerate(extents)
+                  if isinstance(e, str) and e.strip() == p.name_hint]
+        if not places:
+            raise CheckRefused(f"the C gradient takes the size '{p.name_hint}', which is no array's extent in "
+                               "the annotations; check cannot choose it")
+        out.append((p.name_hint, places))
+    return out
+
+
+def _all_symbols(primal: Function, params: list[Param], sized: set[str]) -> bool:
+    """Whether every array parameter is sized by shape symbols alone (then any shape will do)."""
+    shapes = primal.attrs.get("shapes") or {}
+    return all(p.kind != "array" or (p.name in sized and all(isinstance(e, str) and e.strip().isidentifier()
+                                                              for e in shapes.get(p.name) or [None]))
+               for p in params)
+
+
 def _needed_shapes(module: Module, fn: Function, ints: dict[str, int]) -> dict[str, tuple[int, ...]]:
     """For each array parameter whose extents the code gives (``analysis.extents``: the
     gradient's "Array sizes" comment), its shape at the integer parameters' values ``ints``."""
@@ -296,8 +325,10 @@ class _Gradient:
     ``shadows`` changed in place) and gives the scalar adjoints, by parameter name."""
 
     def __init__(self, text: str, target: str, name: str, params: list[Param], seeded: bool,
-                 seed_type: Optional[str], options: pipeline.Options, source_path: str):
+                 seed_type: Optional[str], options: pipeline.Options, source_path: str,
+                 symbols: list[tuple[str, list[tuple[str, int]]]] = ()):  # type: ignore[assignment]
         self.params = params
+        self.symbols = symbols  # C's size parameters, before the seed: the extents they are
         self.scalars = [p for p in params if p.wrt and p.kind == "float"]
         # A function of the input that a custom adjoint replaces is called, not copied: the input
         # is linked (C) or imported (Python) beside the derivatives files, as the user's build would.
@@ -337,6 +368,8 @@ class _Gradient:
                 args.append(values[p.name])
                 if p.shadowed:
                     args.append(shadows[p.name])
+        for _, [(param, axis), *_] in self.symbols:
+            args.append(ctypes.c_long(values[param].shape[axis]))
         if self.seeded:
             args.append(self.seed_ctype(d_return) if self.target == "c" else d_return)
         got = self.fn(*args)
@@ -408,12 +441,30 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
     c_result = primal.attrs.get("c_result")
     seed_type = _c_spelling(c_result)[0] if is_c(path) and c_result and results else (
         _C_OF_IR[str(results[0])] if results else None)
+    symbols = _size_symbols(module, grad, primal, options) if target == "c" and not is_c(path) else []
     primal_fn = _Primal(path, name, params, c_result, options)
-    gradient = _Gradient(text, target, name, params, seeded, seed_type, options, path)
+    gradient = _Gradient(text, target, name, params, seeded, seed_type, options, path, symbols)
 
     rng = np.random.default_rng(settings.seed)
+    # An array whose every extent is a shape symbol is sized as Python's would be: C takes the
+    # symbols from the shapes chosen (checked alike below).
+    sized_by_symbols = {param for _, places in symbols for param, _ in places}
     inputs = _inputs(params, settings, rng, lambda ints: _needed_shapes(primal_module, primal, ints),
-                     guess=not is_c(path) and target != "c")
+                     guess=not is_c(path) and (target != "c" or _all_symbols(primal, params, sized_by_symbols)))
+    for symbol, places in symbols:
+        # The arrays no --sizes gives take the longest extent any of the symbol's places needs.
+        most = max(inputs[param].shape[axis] for param, axis in places)
+        for param, axis in places:
+            value = inputs[param]
+            if param not in settings.sizes and value.shape[axis] < most:
+                shape = value.shape[:axis] + (most,) + value.shape[axis + 1:]
+                inputs[param] = rng.uniform(settings.low, settings.high, shape).astype(value.dtype) \
+                    if value.dtype.kind == "f" else rng.integers(0, settings.size, shape).astype(value.dtype)
+        extents = {f"{param}.shape[{axis}]": inputs[param].shape[axis] for param, axis in places}
+        if len(set(extents.values())) > 1:
+            spelled = ", ".join(f"{k} = {v}" for k, v in extents.items())
+            raise CheckUsageError(f"the shape symbol '{symbol}' is {spelled}; give the arrays shapes that agree "
+                                  "(--sizes)")
     shadowed = [p for p in params if p.shadowed]
     seeds = {p.name: rng.normal(size=inputs[p.name].shape).astype(p.dtype) for p in shadowed}
     d_return = float(rng.normal()) if seeded else 0.0

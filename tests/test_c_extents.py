@@ -149,22 +149,6 @@ double f(double *x, double *y, int n)
     assert "bounds 'y' by the loops that index it" in text and '"f64[' not in text
 
 
-def test_an_array_made_in_a_branch_is_named_as_a_local_in_the_size_error():
-    # Its hint once told the user to annotate 's' as a parameter.
-    source = ("import numpy as np\n\n\ndef f(x: \"f64[n]\", y: \"f64[n]\"):\n"
-              "    for i in range(1, 5):\n"
-              "        if i % 2 == 0:\n"
-              "            s = y[i - 1:i] * 2.0\n"
-              "            y[i] = np.sum(s * x)\n"
-              "            y[i - 1] = 0.5\n"
-              "    return np.sum(y * y)\n")
-    with pytest.raises(DiagnosticError) as info:
-        pipeline.gradient_source(source, "f.py", "f", ["x", "y"], "c", pipeline.Options(level=0))
-    text = info.value.render()
-    assert "f.py:6:9: error: cannot tell the size of array 's' made in an if in C output" in text, text
-    assert "make it once before the if" in text and "annotate" not in text, text
-
-
 C_CONSTANT_INDEX = """\
 double r0(double *z, int n)
 {

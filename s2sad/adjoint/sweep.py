@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Op, Value
+from ..ssa.structured import add_if_result
 from ..ssa.types import BOOL, I64
 
 
@@ -83,6 +84,19 @@ def extent_at(b: Builder, arr: Value, axis: int, hint: str) -> Value:
         if dropped:  # a row of a matrix (``A[i]``): the base's trailing extents
             return extent_at(b, base, axis + dropped, hint)
         return b.op1("sub", [extent_at(b, base, axis, ""), op.operands[1]], I64, hint)
+    if op is not None and op.name == "if":
+        # An array a branch made (a copy taken before a call in it): its extent is carried out of
+        # the if beside it, each branch's own (none where the branch made none), as C cannot read
+        # the extent of an array from the variable that names it after the if.
+        def carried(region: Block) -> Value:
+            yielded = region.terminator.operands[arr.index]
+            inner = Builder(region, op.loc).before_op(region.terminator)
+            made = yielded.defining_op
+            if made is not None and made.name == "undef":
+                return build.const(inner, 0, I64)
+            return extent_at(inner, yielded, axis, "")
+
+        return add_if_result(op, carried, I64, hint)
     return b.op1("dim", [arr], I64, hint, axis=axis, cover=True)
 
 

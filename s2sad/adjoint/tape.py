@@ -35,6 +35,7 @@ class Tapes:
         self.ck_bodies = ck_bodies
         self.memory = memory
         self.count = 0  # values taped so far (a gradient with none needs no cut: ``gradient.py``)
+        self.unnamed = 0  # arrays taped that have no name of their own
 
     def tape(self, m: RevBlock, cv: Value, block: Block) -> Value:
         """Store ``cv`` every iteration of the forward loop body; read it back in the reverse body.
@@ -125,7 +126,10 @@ class Tapes:
         source = cv
         if cv.defining_op is not None and cv.defining_op.name == "copy":
             source = cv.defining_op.operands[0]
-        named = what or "elems"  # (an unnamed value: a whole-array temporary)
+        # An unnamed value (a whole-array temporary): each its own name, as C reads an array's
+        # extent back from the variable its allocation was sized by, which must name one value.
+        self.unnamed += 0 if what else 1
+        named = what or ("elems" if self.unnamed == 1 else f"elems{self.unnamed}")
         hint = f"tape_{named}"
         lens = [f"{named}_len" if rank == 1 else f"{named}_len{ax}" for ax in range(rank)]
         # The forward sweep's extents go unnamed (printed where used): the reverse sweep's own

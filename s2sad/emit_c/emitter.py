@@ -401,8 +401,8 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
                 name = Name(op.attrs["macro"])
                 return binop("+" if offset > 0 else "-", name, number(abs(offset))) if offset else name
             return self._lit(op.attrs["value"], op.result.type)
-        if n == "undef":
-            return self._lit(0, op.result.type)
+        if n == "undef":  # an array no branch taken made: no array at all
+            return Name("NULL") if op.result.type.is_array else self._lit(0, op.result.type)
         if n == "extern" and "prototype" not in op.attrs:
             raise error(f"C output: '{op.attrs['callee']}' is a Python function (from {op.attrs['import']}), "
                         "which C cannot call", op.loc, hint="use --target py or numba")

@@ -215,6 +215,10 @@ class CArrayAccess:
                     hint="compute the offset once, in a variable of its own",
                 )
             return binop("-", self._extent(d.operands[0], axis, op, cover), self.expr(offset))
+        if d is not None and d.name == "if":
+            carried = _carried_extent(d, arr, axis)
+            if carried is not None:
+                return self.expr(carried)
         raise self._size_error(arr, op)
 
     def _size_error(self, arr: Value, op: Op) -> DiagnosticError:
@@ -232,10 +236,12 @@ class CArrayAccess:
             # A local array (the adjoint's too: what the reverse sweep keeps of a branch).
             what = f"array '{name}'" if name else "an array"
             kind = "an if" if made.name == "if" else "a loop"
+            make = "(malloc)" if is_c(self.ctx.module.source_file) else "(np.empty)"
+            rest = "" if is_c(self.ctx.module.source_file) else ", or use --target py or numba"
             return self._error(f"cannot tell the size of {what} made in {kind} in C output", op.loc or fn.loc,
                                hint=f"C output follows an array's extents from the operation that makes it, not "
                                     f"out of {kind} that makes it anew; make it once before the {made.name} "
-                                    f"(np.empty) and write into it there, or use --target py or numba")
+                                    f"{make} and write into it there{rest}")
         if is_c(self.ctx.module.source_file):
             # C input has no annotations: the extent can only come from the loops that index it.
             hint = (f"C pointers carry no size, so s2sad bounds '{name}' by the loops that index it, and "
@@ -437,3 +443,23 @@ def slot_helpers(module: Module) -> dict[str, str]:
                 f"static void {slot_helper('set', struct)}({struct} *a, long k, double v) {{\n"
                 f"    switch (k % {n}) {{\n{put}\n    }}\n}}")
     return out
+
+
+def _carried_extent(if_op: Op, arr: Value, axis: int) -> Optional[Value]:
+    """The result of ``if_op`` that carries the extent of its array result ``arr`` along ``axis``
+    out of it (``adjoint.sweep.extent_at``): in every branch, that array's extent, or 0 where the
+    branch makes no array."""
+    for r in if_op.results:
+        if not r.type.is_int:
+            continue
+        for region in if_op.regions:
+            extent, made = (region.terminator.operands[k] for k in (r.index, arr.index))
+            e, m = extent.defining_op, made.defining_op
+            if m is not None and m.name == "undef":
+                if e is None or e.name != "const" or e.attrs["value"] != 0:
+                    break
+            elif e is None or e.name != "dim" or e.operands[0] is not made or e.attrs["axis"] != axis:
+                break
+        else:
+            return r
+    return None

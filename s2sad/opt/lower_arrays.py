@@ -339,7 +339,7 @@ class _Lowering:
             for o in operands:
                 r = _rank(o.type)
                 k = axis - (rank - r)
-                if r and k >= 0 and k not in self.units.get(o, frozenset()):
+                if r and k >= 0 and k not in self._units_of(o):
                     found = self.dims(b, o)[k]
                     break
             out.append(found if found is not None else build.const(b, 1, I64))
@@ -351,7 +351,7 @@ class _Lowering:
         if r == 0:
             x = v
         else:
-            units = self.units.get(v, frozenset())
+            units = self._units_of(v)
             mine = idx[len(idx) - r:]
             zero = None
             sub = []
