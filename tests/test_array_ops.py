@@ -10,6 +10,7 @@ installed) agreement with autograd.
 from __future__ import annotations
 
 import re
+import shutil
 import textwrap
 
 import numpy as np
@@ -644,3 +645,56 @@ def test_an_integer_indexing_an_array_is_checked_and_an_index_array_gathers_with
     # one that counts a range is one integer (an array there fails in the primal): no check
     counted = "def f(x, k):\n    s = 0.0\n    for i in range(k):\n        s += x[k] * x[i]\n    return s\n"
     assert "k must be" not in pipeline.gradient_source(counted, "prog.py", "f", ["x"], "py")
+
+
+# Integer-array indexing with an index per axis (logp[np.arange(n), labels]: each row's entry at
+# its label, the cross-entropy of classification), a number among the indices standing for an
+# array of it (logp[labels, 0]); a parameter beside np.arange there is an integer array (its rank
+# checked). Repeated pairs add up in the adjoint (np.add.at, or Numba's loop over every element).
+MULTI_GATHER = """
+import numpy as np
+
+
+def f(logits, labels):
+    n = logits.shape[0]
+    logp = logits - np.log(np.sum(np.exp(logits), axis=1, keepdims=True))
+    return -np.mean(logp[np.arange(n), labels]) + np.sum(logp[labels, 0] ** 2)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("level", [0, 2])
+def test_an_index_array_per_axis_gathers_and_its_adjoint_scatters(target, level):
+    from fd import ParamSpec
+    from source_gradients import check_source
+
+    params = [ParamSpec("logits", "array", (5, 3)), ParamSpec("labels", "array", (5,), dtype="i64", ints=(0, 3))]
+    text = check_source(MULTI_GATHER, ["logits"], params, target, level)
+    assert "labels must be a 1-D array" in text
+    if target == "py":
+        assert "np.add.at(d_logp, (" in text
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_an_index_array_per_axis_in_c_output_matches_python():
+    import ctypes
+
+    from cbuild import build
+
+    annotated = MULTI_GATHER.replace("def f(logits, labels):", 'def f(logits: "f64[m, k]", labels: "i64[m]"):')
+    py_text = pipeline.gradient_source(annotated, "prog.py", "f", ["logits"], "py")
+    c_text = pipeline.gradient_source(annotated, "prog.py", "f", ["logits"], "c")
+    assert "void grad_f(double *logits, double *d_logits, long *labels, long m, long k, double d_return)" in c_text
+    logits = np.random.default_rng(3).normal(size=(4, 3))
+    labels = np.array([2, 0, 2, 1], dtype=np.int64)  # a repeated label: the pairs add up
+    want = np.zeros((4, 3))
+    namespace: dict = {}
+    exec(compile(py_text, "<grad>", "exec"), namespace)
+    namespace["grad_f"](logits, want, labels, 0.7)
+    got = np.zeros((4, 3))
+    pointer = np.ctypeslib.ndpointer
+    fn = build(c_text).grad_f
+    fn.argtypes = [pointer(np.float64), pointer(np.float64), pointer(np.int64), ctypes.c_long, ctypes.c_long,
+                   ctypes.c_double]
+    fn(np.ascontiguousarray(logits), got, labels, 4, 3, 0.7)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)

@@ -615,7 +615,8 @@ class GradientTransform:
             # np.add.at(d_a, idx, g): a gather's adjoint is a scatter-add into a's shadow.
             a = op.operands[0]
             if self.act.array_active(a):
-                rev.body.create(ARR + "accum_take", [self._shadow_of(rev, a), fetch(op.operands[1]), g], [])
+                indices = [fetch(v) for v in op.operands[1:]]
+                rev.body.create(ARR + "accum_take", [self._shadow_of(rev, a), *indices, g], [])
             return
         active = [self._array_active(v) for v in op.operands]
         try:

@@ -28,8 +28,8 @@ from ..ssa import array_ops
 from ..ssa.attrs import GENERIC_MATH
 from ..ssa.mathfns import MATH
 from ..ssa.ir import Op, Value
-from ..emit.expr import (Attribute, BinOp, Compare, Expr, ListComp, Lit, Name, Range, Subscript, call, negate, number,
-                         square)
+from ..emit.expr import (Attribute, BinOp, Compare, Expr, ListComp, Lit, Name, Range, Subscript, call, module_attr,
+                         negate, number, square)
 
 P = array_ops.PREFIX
 
@@ -157,7 +157,10 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
         value = op.operands[-1]
         c = value.defining_op
         if c is not None and c.name == "const" and c.attrs["value"] in (0.0, 1.0):
-            return call("np.ones" if c.attrs["value"] == 1.0 else "np.zeros", shape)
+            fn = "np.ones" if c.attrs["value"] == 1.0 else "np.zeros"
+            if value.type.is_float:
+                return call(fn, shape)
+            return call(fn, shape, dtype=module_attr("np", "int64" if value.type.is_int else "bool_"))
         return call("np.full", shape, a[-1])
     if n == "broadcast":
         g, like = a
@@ -174,7 +177,7 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
         src = call("np.ascontiguousarray", a[0]) if numba else a[0]
         return call(Attribute(src, "reshape"), a[1] if len(a) == 2 else _tuple(a[1:]))
     if n == "take":
-        return Subscript(a[0], (a[1],))
+        return Subscript(a[0], tuple(a[1:]))
     if n == "slice":
         return Subscript(a[0], _slice_index(op, op.operands[0], op.operands[1:], e))
     if n == "sum_to_shape":

@@ -593,18 +593,22 @@ class _FunctionEmitter(StatementBuilder):
         if n == ACCUM + "_slice":
             return [AugAssign(accum_slice_target(op, self.expr), "+", self.expr(op.operands[1]))]
         if n == ACCUM + "_take":
-            dst, idx, v = (self.expr(o) for o in op.operands)
+            dst, *idx, v = (self.expr(o) for o in op.operands)
             if not self.numba:
-                return [ExprStmt(call("np.add.at", dst, idx, v))]
+                return [ExprStmt(call("np.add.at", dst, idx[0] if len(idx) == 1 else Tuple(tuple(idx)), v))]
             # Numba has no ufunc.at: the scatter-add as the loop it stands for, over values
-            # computed once before it.
+            # computed once before it (every element of index arrays of any rank).
             pre: list[Stmt] = []
             if not isinstance(v, Name):
                 t = Name(self.namer.temp())
                 pre, v = [Assign([t], v)], t
             k = Name(self.namer.fresh("k"))
-            body = [AugAssign(Subscript(dst, (Subscript(idx, (k,)),)), "+", Subscript(v, (k,)))]
-            return pre + [For(k.id, [call("len", idx)], body)]
+            one_axis = op.operands[1].type.rank == 1  # type: ignore[attr-defined]
+            at = tuple(Subscript(i, (k,)) for i in idx)
+            body = [AugAssign(Subscript(dst, at), "+", Subscript(v, (k,)))]
+            if one_axis:
+                return pre + [For(k.id, [call("len", idx[0])], body)]
+            return pre + [For(k.id, [call("np.ndindex", Attribute(idx[0], "shape"))], body)]
         return super().gen_op(op)
 
     def _several_results(self, op: Op, value: Expr) -> list[Stmt]:

@@ -571,13 +571,13 @@ class _Lowering:
             return self._reshape(b, op, t, hint)
         if n == "take":
             assert t is not None
-            src, idx = a
-            dims = self.dims(b, idx)
+            src, *idx = a
+            dims = self.dims(b, idx[0])
             out = self.alloc(b, t, dims, False, hint)
 
             def gather(bb: Builder, iv: list[Value]) -> None:
-                k = build.cast(bb, bb.op1("load", [idx, *iv], _elem(idx.type)), I64)
-                bb.create("store", [out, *iv, bb.op1("load", [src, k], _elem(t))], [])
+                at = [build.cast(bb, bb.op1("load", [i, *iv], _elem(i.type)), I64) for i in idx]
+                bb.create("store", [out, *iv, bb.op1("load", [src, *at], _elem(t))], [])
 
             self.loops(b, dims, gather)
             return out
@@ -587,13 +587,13 @@ class _Lowering:
                 bb, v, iv, _elem(dst.type))))
             return None
         if n == "accum_take":
-            dst, idx, v = a
+            dst, *idx, v = a
 
             def scatter(bb: Builder, iv: list[Value]) -> None:
-                k = build.cast(bb, bb.op1("load", [idx, *iv], _elem(idx.type)), I64)
-                self._add_into(bb, dst, [k], self.read(bb, v, iv, _elem(dst.type)))
+                at = [build.cast(bb, bb.op1("load", [i, *iv], _elem(i.type)), I64) for i in idx]
+                self._add_into(bb, dst, at, self.read(bb, v, iv, _elem(dst.type)))
 
-            self.loops(b, self.dims(b, idx), scatter)
+            self.loops(b, self.dims(b, idx[0]), scatter)
             return None
         if n == "accum_slice":
             dst, v = a[0], a[1]

@@ -390,6 +390,38 @@ def _indexed(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, i
     return arr, rank, indices
 
 
+def gather(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, indices: list, b: Builder,
+           env: Env) -> Optional[Value]:
+    """``a[i, j]`` with an integer array among the indices (``logp[np.arange(n), labels]``): one
+    ``arr.take``, NumPy's integer-array indexing with an index per axis, a number among them
+    standing for an array of it. None where no index is an array (an element, after all)."""
+    arr = lw.array(base, b, env)
+    rank = arr.type.rank  # type: ignore[attr-defined]
+    if len(indices) != rank or any(isinstance(i, (cst.Slice, cst.Ellipsis)) for i in indices):
+        return None
+    values: list[Value] = []
+    for k, i in enumerate(indices):
+        v = lw.value(i, b, env) if isinstance(i, (cst.Name, cst.Call)) else lw.index(i, b, env, arr, k)
+        if isinstance(v.type, ArrayType) and not v.type.elem.is_int:
+            raise lw.fail(i, "an index array must hold integers",
+                          hint='annotate it as an integer array: labels: "i64[m]"')
+        values.append(v)
+    arrays = [v for v in values if isinstance(v.type, ArrayType)]
+    if not arrays:
+        return None
+    if len({v.type.rank for v in arrays}) > 1:  # type: ignore[attr-defined]
+        raise lw.fail(node, "integer index arrays of different ranks are not supported here",
+                      hint="index with arrays of one shape (np.arange(n) beside labels of n items)")
+    first = arrays[0]
+    dims = [lw.at(b, node).op1("dim", [first], I64, axis=a) for a in range(first.type.rank)]  # type: ignore
+    for k, v in enumerate(values):
+        if not isinstance(v.type, ArrayType):  # A[labels, 0]: the 0 for every index
+            if v.type != I64:
+                v = build.cast(lw.at(b, node), v, I64)
+            values[k] = arr_op(lw, b, node, "full", [*dims, v])
+    return arr_op(lw, b, node, "take", [arr, *values])
+
+
 def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, indices: list,
            b: Builder, env: Env) -> Value:
     """``a[lo:hi]``, ``a[:, j]``, ``a[1:-1, 1:-1]``, ``A[i]`` (a row): one ``arr.slice``."""

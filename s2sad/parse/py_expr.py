@@ -559,6 +559,10 @@ class ExprLowerer:
                 raise self.fail(indices[0], "an index array must hold integers",
                                 hint='annotate it as an integer array: labels: "i64[m]"')
             return py_arrays.arr_op(self, b, node, "take", [arr, idx])
+        if len(indices) > 1 and any(self._may_be_index_array(i, env) for i in indices):
+            gathered = py_arrays.gather(self, node, base, indices, b, env)  # logp[np.arange(n), labels]
+            if gathered is not None:
+                return gathered
         arr, ivs = self.element(node, b, env)
         return self.at(b, node).op1("load", [arr, *ivs], arr.type.elem)  # type: ignore[attr-defined]
 
@@ -591,6 +595,10 @@ class ExprLowerer:
             v = env.get(node.value)
             return isinstance(v, Value) and isinstance(v.type, ArrayType)
         return False
+
+    def _may_be_index_array(self, node: object, env: Env) -> bool:
+        """An index that may be an integer array: a name of one, or a call (np.arange(n))."""
+        return self._is_array_name(node, env) or isinstance(node, cst.Call)
 
     def _partial_index(self, base: cst.BaseExpression, indices: list, env: Env) -> bool:
         """``A[i]`` of a matrix: a row (fewer indices than dimensions)."""

@@ -643,6 +643,14 @@ class _Inference:
                     ev.int_loads.add(id(node))
         else:
             self.expr(base, False)
+        if len(indices) > 1 and any(isinstance(i, cst.Call) and self.info.canonical_name(i.func, self.locals)
+                                    == "numpy.arange" for i in indices):
+            # logp[np.arange(n), labels]: the names beside an index array index with arrays too
+            for idx in indices:
+                if isinstance(idx, cst.Name) and idx.value in self.param_names:
+                    ev = self.evidence(idx.value)
+                    ev.min_rank = max(ev.min_rank, 1)
+                    ev.forced_elem = I64
         for idx in indices:
             if isinstance(idx, cst.BaseExpression):
                 self.expr(idx, True)
@@ -989,6 +997,12 @@ class _Inference:
                 it = self.expr_type(indices[0], types)
                 if isinstance(it, ArrayType):  # p[label]: one element per index
                     return ArrayType(t.elem, it.rank)
+            if len(indices) == t.rank and all(isinstance(i, cst.BaseExpression) for i in indices):
+                # logp[np.arange(n), labels]: one element per index, an index array per axis
+                its = [self.expr_type(i, types) for i in indices]  # type: ignore[arg-type]
+                ranks = {i.rank for i in its if isinstance(i, ArrayType)}
+                if len(ranks) == 1:
+                    return ArrayType(t.elem, ranks.pop())
             added = sum(1 for i in indices if is_new_axis(i))  # x[:, None]: one axis more per None
             indices = [i for i in indices if not is_new_axis(i)]
             kept = added + sum(1 for i in indices if isinstance(i, cst.Slice)) + max(0, t.rank - len(indices))

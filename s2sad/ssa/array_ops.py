@@ -49,8 +49,10 @@ else the operands' common type.
   arr.reshape      (a: array<T,r>, d0..dk: i64)
                                           -> array<T,k+1>   a.reshape((d0, ..., dk)) (same size,
                                                             C order)
-  arr.take         (a: array<T,1>, idx: array<int,s>)
-                                          -> array<T,s>     a[idx]: NumPy's integer-array indexing
+  arr.take         (a: array<T,k>, idx0..idx(k-1): array<int,s>)
+                                          -> array<T,s>     a[idx0, ..., idx(k-1)]: NumPy's
+                                                            integer-array indexing, one index
+                                                            array per axis, all of one shape
                                                             (a gather; indices in range)
 
   arr.einsum       (x0, ..., xk) {subs: str}
@@ -107,8 +109,8 @@ Ops the adjoint transform introduces (undoing broadcasts, reductions, slices, ga
                                                             right where an entry is 0
   arr.accum        (dst: array, v)        -> ()             dst[...] += v (v has dst's shape, or
                                                             is a scalar); writes dst
-  arr.accum_take   (dst: array<T,1>, idx: array<int,s>, v: array<T,s>)
-                                          -> ()             dst[idx[k]] += v[k] for every k, repeated
+  arr.accum_take   (dst: array<T,k>, idx0..idx(k-1): array<int,s>, v: array<T,s>)
+                                          -> ()             dst[idx0[e], ...] += v[e] for every e, repeated
                                                             indices adding up (np.add.at; the
                                                             adjoint of a take)
   arr.accum_slice  (dst: array, v, bounds...) {axes: [str]}
@@ -279,8 +281,9 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
             return "'arr.reshape' takes an array and i64 extents"
         return ArrayType(_elem(operands[0]), len(operands) - 1)
     if op == "take":
-        if len(operands) != 2 or ranks[0] != 1 or ranks[1] == 0 or not _elem(operands[1]).is_int:
-            return "'arr.take' takes a rank-1 array and an array of integer indices"
+        if len(operands) != ranks[0] + 1 or ranks[0] == 0 or ranks[1] == 0 or len(set(ranks[1:])) != 1 \
+                or not all(_elem(t).is_int for t in operands[1:]):
+            return "'arr.take' takes an array and one array of integer indices per axis, all of one rank"
         return ArrayType(_elem(operands[0]), ranks[1])
     if op in LINALG:
         return _linalg_type(op, operands, ranks, attrs)

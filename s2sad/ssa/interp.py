@@ -151,9 +151,9 @@ def _array_op(op: Op, a: list[Any]) -> list[Any]:
     if n == "reshape":
         return [a[0].reshape(tuple(int(d) for d in a[1:])).copy()]
     if n == "take":
-        return [a[0][a[1]]]
+        return [a[0][tuple(a[1:])]]
     if n == "accum_take":
-        np.add.at(a[0], a[1], a[2])
+        np.add.at(a[0], tuple(a[1:-1]), a[-1])
         return []
     if n == "slice":
         r = a[0][_slice_index(op.attrs["axes"], a[1:])]

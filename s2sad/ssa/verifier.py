@@ -352,9 +352,9 @@ class _Verifier:
                     self.error(op, f"'arr.accum' adds {v} into {dst}")
             return
         if op.name == array_ops.PREFIX + "accum_take":
-            if self._arity(op, 3, 0):
-                dst, idx, v = op.operands
-                want = array_ops.result_type(array_ops.PREFIX + "take", [dst.type, idx.type], {})
+            if len(op.operands) >= 3 and not op.results:
+                dst, *idx, v = op.operands
+                want = array_ops.result_type(array_ops.PREFIX + "take", [dst.type, *(i.type for i in idx)], {})
                 if isinstance(want, str):
                     self.error(op, want.replace("'arr.take'", "'arr.accum_take'"))
                 elif v.type != want:
