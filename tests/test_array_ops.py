@@ -117,7 +117,7 @@ def test_every_array_op_of_the_primal_has_a_rule():
     adjoint_only = {array_ops.PREFIX + n for n in ("broadcast", "sum_to")} | set(array_ops.ACCUMULATIONS)
     # Their adjoints are accumulations into part of the operand's shadow, made by the reverse
     # transform itself: d_a[lo:hi] += g, np.add.at(d_a, idx, g).
-    adjoint_only |= {array_ops.PREFIX + "slice", array_ops.PREFIX + "take"}
+    adjoint_only |= {array_ops.PREFIX + "slice", array_ops.PREFIX + "take", array_ops.PREFIX + "mask"}
     # Only adjoints make them (np.prod's, digamma's on arrays): no input spells them.
     adjoint_only |= {array_ops.PREFIX + "prod_others", array_ops.PREFIX + "math.trigamma",
                      array_ops.PREFIX + "sum_to_shape"}  # (and a shape-generic parameter's adjoint)
@@ -698,3 +698,33 @@ def test_an_index_array_per_axis_in_c_output_matches_python():
                    ctypes.c_double]
     fn(np.ascontiguousarray(logits), got, labels, 4, 3, 0.7)
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+
+
+# Boolean masks (x[x > 0], r[valid] with valid = (y > -1.0) & ~(y > 0.8)): the entries picked, as
+# NumPy picks them; the adjoint adds back into those entries (d_x[m] += g). Masks combine with
+# & | ^ ~, spelled so in the output.
+MASKS = """
+import numpy as np
+
+
+def f(x, r: "f64[n]", y: "f64[n]"):
+    valid = (y > -1.0) & ~(y > 0.8) | (r > 0.9) ^ (r < -0.9)
+    return np.sum(x[x > 0] ** 2) + np.mean((r[valid] - y[valid]) ** 2)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("level", [0, 2])
+def test_a_boolean_mask_picks_entries_and_its_adjoint_adds_back_into_them(target, level):
+    from source_gradients import arr, check_source
+
+    text = check_source(MASKS, ["x", "r", "y"], [arr("x", 6), arr("r", 7), arr("y", 7)], target, level)
+    assert "valid = ((y > -1.0) & ~(y > 0.8)) | ((r > 0.9) ^ t0)" in text, text
+    assert "d_r[valid] += " in text
+
+
+def test_a_boolean_mask_in_c_output_is_a_located_error():
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(MASKS.replace("def f(x, r", 'def f(x: "f64[n]", r'), "prog.py", "f", ["r"], "c")
+    text = info.value.render()
+    assert "prog.py:7:" in text and "indexing with a boolean array (x[x > 0]) is not supported for C output" in text

@@ -541,7 +541,7 @@ class GradientTransform:
         that those uses accumulate into.
         """
         # A slice's adjoint is added into part of the array's shadow: memory, too.
-        partial = (ARR + "slice", ARR + "take")
+        partial = (ARR + "slice", ARR + "take", ARR + "mask")
         return all(
             u.name == "dim"  # reads the shape only
             or (u.name == "return" and u.parent is self.fn.body)  # seeded with d_return
@@ -610,6 +610,12 @@ class GradientTransform:
             if self.act.array_active(a):
                 bounds = [fetch(v) for v in op.operands[1:]]
                 rev.body.create(ARR + "accum_slice", [self._shadow_of(rev, a), g, *bounds], [], dict(op.attrs))
+            return
+        if op.name == ARR + "mask":
+            # d_a[m] += g: a mask's adjoint goes back to the entries it picked.
+            a = op.operands[0]
+            if self.act.array_active(a):
+                rev.body.create(ARR + "accum_mask", [self._shadow_of(rev, a), fetch(op.operands[1]), g], [])
             return
         if op.name == ARR + "take":
             # np.add.at(d_a, idx, g): a gather's adjoint is a scatter-add into a's shadow.

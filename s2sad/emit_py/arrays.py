@@ -28,8 +28,9 @@ from ..ssa import array_ops
 from ..ssa.attrs import GENERIC_MATH
 from ..ssa.mathfns import MATH
 from ..ssa.ir import Op, Value
-from ..emit.expr import (Attribute, BinOp, Compare, Expr, ListComp, Lit, Name, Range, Subscript, call, module_attr,
-                         negate, number, square)
+from ..ssa.types import BOOL
+from ..emit.expr import (Attribute, BinOp, Compare, Expr, ListComp, Lit, Name, Range, Subscript, Unary, call,
+                         module_attr, negate, number, square)
 
 P = array_ops.PREFIX
 
@@ -62,11 +63,36 @@ def scipy_ufunc(op: Op) -> Optional[str]:
     return row.scipy if not row.ufunc else None
 
 
+def _where(op: Op, a: list[Expr]) -> Expr:
+    """``np.where(c, x, y)``; of booleans, the mask operators it stands for: ``c & x`` (x where c
+    holds, else False), ``c | y``, ``~c``, ``c ^ y`` (``parse.py_arrays.logical``)."""
+    def flag(v: Value) -> Optional[bool]:
+        d = v.defining_op
+        return d.attrs["value"] if d is not None and d.name == "const" and isinstance(d.attrs["value"], bool) else None
+
+    c, x, y = op.operands
+    if op.result.type.elem == BOOL and c.type.is_array:  # type: ignore[attr-defined]
+        fx, fy = flag(x), flag(y)
+        if (fx, fy) == (False, True):
+            return Unary("~", a[0])
+        if fy is False and fx is None:
+            return ArrayBinOp("&", a[0], a[1])
+        if fx is True and fy is None:
+            return ArrayBinOp("|", a[0], a[2])
+        d = x.defining_op
+        if d is not None and d.name == P + "where" and d.operands[0] is y and [flag(v) for v in d.operands[1:]] == [
+                False, True]:
+            return ArrayBinOp("^", a[0], a[2])
+    return call("np.where", *a)
+
+
 def numba_unsupported(op: Op) -> Optional[str]:
     """Why ``op`` has no Numba spelling, or None."""
     n = op.name[len(P):]
     if n in ("max", "min", "prod") and op.attrs.get("axis") is not None and op.operands[0].type.rank != 2:
         return f"np.{n}(..., axis=) of an array of rank other than 2 does not compile under Numba"
+    if n in ("mask", "accum_mask") and op.operands[0].type.rank != 1:
+        return "indexing with a boolean array of more than one dimension does not compile under Numba"
     return None
 
 
@@ -143,7 +169,7 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
             return call(scipy, a[0])
         return call(f"np.{_UFUNC.get(fn, fn)}", a[0])
     if n == "where":
-        return call("np.where", *a)
+        return _where(op, a)
     if n in array_ops.REDUCTIONS:
         return _reduction(op, n, a[0], numba, parallel)
     if n == "matmul":
@@ -176,7 +202,7 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
         # Numba reshapes contiguous arrays only (NumPy copies the others).
         src = call("np.ascontiguousarray", a[0]) if numba else a[0]
         return call(Attribute(src, "reshape"), a[1] if len(a) == 2 else _tuple(a[1:]))
-    if n == "take":
+    if n in ("take", "mask"):
         return Subscript(a[0], tuple(a[1:]))
     if n == "slice":
         return Subscript(a[0], _slice_index(op, op.operands[0], op.operands[1:], e))

@@ -592,6 +592,9 @@ class _FunctionEmitter(StatementBuilder):
             return [AugAssign(self.expr(dst), "+", self.expr(v))]
         if n == ACCUM + "_slice":
             return [AugAssign(accum_slice_target(op, self.expr), "+", self.expr(op.operands[1]))]
+        if n == ACCUM + "_mask":  # each entry picked once: no repeats to add up
+            dst, m, v = (self.expr(o) for o in op.operands)
+            return [AugAssign(Subscript(dst, (m,)), "+", v)]
         if n == ACCUM + "_take":
             dst, *idx, v = (self.expr(o) for o in op.operands)
             if not self.numba:

@@ -390,6 +390,32 @@ def _indexed(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, i
     return arr, rank, indices
 
 
+def logical(lw: "ExprLowerer", node: cst.BinaryOperation, x: Value, y: Value, b: Builder) -> Optional[Value]:
+    """``x & y``, ``x | y``, ``x ^ y`` of boolean arrays (or a boolean array and a bool): an
+    ``arr.where`` (``x & y`` is where x holds, y, else False), which the output spells with the
+    operator again. None where neither is a boolean array."""
+    def is_mask(v: Value) -> bool:
+        return v.type == BOOL or (isinstance(v.type, ArrayType) and v.type.elem == BOOL)
+
+    if not (x.type.is_array or y.type.is_array) or not (is_mask(x) and is_mask(y)):
+        if x.type.is_array or y.type.is_array:
+            raise lw.fail(node, "'&', '|' and '^' are supported on boolean arrays only (masks)",
+                          hint="combine comparisons: (x > 0) & (x < 1)")
+        return None
+    false, true = build.const(lw.at(b, node), False, BOOL), build.const(b, True, BOOL)
+    if isinstance(node.operator, cst.BitAnd):
+        return arr_op(lw, b, node, "where", [x, y, false])
+    if isinstance(node.operator, cst.BitOr):
+        return arr_op(lw, b, node, "where", [x, true, y])
+    return arr_op(lw, b, node, "where", [x, logical_not(lw, node, y, b), y])
+
+
+def logical_not(lw: "ExprLowerer", node: cst.CSTNode, x: Value, b: Builder) -> Value:
+    """``~mask``: where the mask holds, False, else True."""
+    false, true = build.const(lw.at(b, node), False, BOOL), build.const(b, True, BOOL)
+    return arr_op(lw, b, node, "where", [x, false, true])
+
+
 def gather(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, indices: list, b: Builder,
            env: Env) -> Optional[Value]:
     """``a[i, j]`` with an integer array among the indices (``logp[np.arange(n), labels]``): one

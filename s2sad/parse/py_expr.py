@@ -96,7 +96,8 @@ _UNSUPPORTED_EXPRESSIONS: dict[type, tuple[str, str]] = {
 
 def describe(t: Type) -> str:
     if isinstance(t, ArrayType):
-        return f"an array ({t.rank}-D, {'floats' if t.elem.is_float else 'integers'})"
+        kind = "floats" if t.elem.is_float else "integers" if t.elem.is_int else "booleans"
+        return f"an array ({t.rank}-D, {kind})"
     if t.is_float:
         return "a float"
     if t.is_int:
@@ -376,6 +377,10 @@ class ExprLowerer:
         op = ARITH_OPS.get(type(node.operator))
         if op is None and isinstance(node.operator, cst.MatrixMultiply):
             op = "matmul"
+        if op is None and isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+            masks = py_arrays.logical(self, node, self.value(node.left, b, env), self.value(node.right, b, env), b)
+            if masks is not None:  # (y > 0) & np.isfinite(y): boolean arrays combined
+                return masks
         if op is None:
             raise self.fail(node, "this operator is not supported", hint="use + - * / // % **")
         x = self.value(node.left, b, env)
@@ -405,7 +410,11 @@ class ExprLowerer:
             c = self.condition(node.expression, b, env)
             return self.at(b, node).op1("not", [c], BOOL)
         if isinstance(node.operator, cst.BitInvert):
-            raise self.fail(node, "the operator '~' is not supported", hint="use 'not' for booleans")
+            v = self.value(node.expression, b, env)
+            if isinstance(v.type, ArrayType) and v.type.elem == BOOL:  # ~mask: the entries it leaves
+                return py_arrays.logical_not(self, node, v, b)
+            raise self.fail(node, "the operator '~' is supported on boolean arrays only",
+                            hint="use 'not' for booleans")
         v = self.value(node.expression, b, env)
         if v.type.is_array:
             return py_arrays.negate(self, v, b, node) if isinstance(node.operator, cst.Minus) else v
@@ -552,6 +561,10 @@ class ExprLowerer:
             return py_arrays.new_axes(self, node, base, indices, b, env)
         if any(isinstance(i, (cst.Slice, cst.Ellipsis)) for i in indices) or self._partial_index(base, indices, env):
             return py_arrays.slice_(self, node, base, indices, b, env)
+        if len(indices) == 1 and self._may_be_mask(indices[0], env):  # x[x > 0]: the entries picked
+            m = self.value(indices[0], b, env)  # type: ignore[arg-type]
+            if isinstance(m.type, ArrayType) and m.type.elem == BOOL:
+                return py_arrays.arr_op(self, b, node, "mask", [self.array(base, b, env), m])
         if len(indices) == 1 and self._is_array_name(indices[0], env):
             arr = self.array(base, b, env)
             idx = self.value(indices[0], b, env)  # type: ignore[arg-type]
@@ -595,6 +608,17 @@ class ExprLowerer:
             v = env.get(node.value)
             return isinstance(v, Value) and isinstance(v.type, ArrayType)
         return False
+
+    def _may_be_mask(self, node: object, env: Env) -> bool:
+        """An index that may be a boolean array: a comparison, a logical combination of them, a
+        call (np.isfinite(x)), or a name of a boolean array."""
+        if isinstance(node, cst.Name) and node.value in self.ctx.locals:
+            v = env.get(node.value)
+            return isinstance(v, Value) and isinstance(v.type, ArrayType) and v.type.elem == BOOL
+        if isinstance(node, cst.BinaryOperation):
+            return isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor))
+        return isinstance(node, (cst.Comparison, cst.Call)) or (
+            isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert))
 
     def _may_be_index_array(self, node: object, env: Env) -> bool:
         """An index that may be an integer array: a name of one, or a call (np.arange(n))."""

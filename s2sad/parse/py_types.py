@@ -969,11 +969,16 @@ class _Inference:
         if isinstance(node, cst.BinaryOperation):
             exponent = int_literal(node.right) if isinstance(node.operator, cst.Power) else None
             left, right = self.expr_type(node.left, types), self.expr_type(node.right, types)
+            if isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and _is_mask(left) and _is_mask(right) \
+                    and (isinstance(left, ArrayType) or isinstance(right, ArrayType)):
+                return ArrayType(BOOL, max(_rank(left), _rank(right)))  # (y > 0) & (y < 1): a mask
             return arith_type(node.operator, left, right, exponent)
         if isinstance(node, cst.UnaryOperation):
             if isinstance(node.operator, cst.Not):
                 return BOOL
             t = self.expr_type(node.expression, types)
+            if isinstance(node.operator, cst.BitInvert) and isinstance(t, ArrayType) and t.elem == BOOL:
+                return t  # ~mask
             return I64 if t == BOOL else t
         if isinstance(node, cst.Comparison):
             ranks = [_rank(self.expr_type(x, types)) for x in [node.left] + [c.comparator for c in node.comparisons]]
@@ -995,6 +1000,8 @@ class _Inference:
                 return None
             if len(indices) == 1 and isinstance(indices[0], cst.BaseExpression):
                 it = self.expr_type(indices[0], types)
+                if isinstance(it, ArrayType) and it.elem == BOOL:  # x[x > 0]: the entries picked
+                    return ArrayType(t.elem, 1)
                 if isinstance(it, ArrayType):  # p[label]: one element per index
                     return ArrayType(t.elem, it.rank)
             if len(indices) == t.rank and all(isinstance(i, cst.BaseExpression) for i in indices):
@@ -1539,3 +1546,6 @@ def signature(fn: cst.FunctionDef, types: FunctionTypes, info: ModuleInfo) -> Si
                      types.rank_free, types.tuple_result, len(fn.params.params) if fn.params.kwonly_params else None)
 
 
+def _is_mask(t: Optional[Type]) -> bool:
+    """A boolean, or an array of them."""
+    return t == BOOL or (isinstance(t, ArrayType) and t.elem == BOOL)

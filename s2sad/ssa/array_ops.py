@@ -109,6 +109,12 @@ Ops the adjoint transform introduces (undoing broadcasts, reductions, slices, ga
                                                             right where an entry is 0
   arr.accum        (dst: array, v)        -> ()             dst[...] += v (v has dst's shape, or
                                                             is a scalar); writes dst
+  arr.mask         (a: array<T,r>, m: array<bool,r>)
+                                          -> array<T,1>     a[m]: NumPy's boolean indexing, the
+                                                            entries where m holds, in C order
+  arr.accum_mask   (dst: array<T,r>, m: array<bool,r>, v: array<T,1>)
+                                          -> ()             dst[m] += v (the adjoint of a mask;
+                                                            each entry picked once)
   arr.accum_take   (dst: array<T,k>, idx0..idx(k-1): array<int,s>, v: array<T,s>)
                                           -> ()             dst[idx0[e], ...] += v[e] for every e, repeated
                                                             indices adding up (np.add.at; the
@@ -130,6 +136,7 @@ from typing import Optional, Union
 
 from .ir import Op, Value
 from .mathfns import MATH
+from .slots import slot_of
 from .types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
 
 PREFIX = "arr."
@@ -150,13 +157,14 @@ NAMES: frozenset[str] = frozenset(
     + [PREFIX + n for n in ("neg", "where", "matmul", "outer", "transpose", "full", "broadcast", "sum_to", "accum")]
     + [PREFIX + "sum_to_shape"]
     + [PREFIX + "slice", PREFIX + "accum_slice", PREFIX + "take", PREFIX + "accum_take", PREFIX + "reshape"]
+    + [PREFIX + "mask", PREFIX + "accum_mask"]
     + [PREFIX + n for n in LINALG]
     + [PREFIX + "cumsum", PREFIX + "prod_others"]
 )
 
 
 # The ops that write: ``dst += ...`` into (part of) an existing array.
-ACCUMULATIONS = (PREFIX + "accum", PREFIX + "accum_slice", PREFIX + "accum_take")
+ACCUMULATIONS = (PREFIX + "accum", PREFIX + "accum_slice", PREFIX + "accum_take", PREFIX + "accum_mask")
 
 
 # The ops whose result NumPy makes a view of their first operand (``x[1:]``, ``x.reshape(...)``,
@@ -280,6 +288,10 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
         if len(operands) < 2 or ranks[0] == 0 or any(t != I64 for t in operands[1:]):
             return "'arr.reshape' takes an array and i64 extents"
         return ArrayType(_elem(operands[0]), len(operands) - 1)
+    if op == "mask":
+        if len(operands) != 2 or ranks[0] == 0 or ranks[1] != ranks[0] or _elem(operands[1]) != BOOL:
+            return "'arr.mask' takes an array and a boolean array of its rank"
+        return ArrayType(_elem(operands[0]), 1)
     if op == "take":
         if len(operands) != ranks[0] + 1 or ranks[0] == 0 or ranks[1] == 0 or len(set(ranks[1:])) != 1 \
                 or not all(_elem(t).is_int for t in operands[1:]):
@@ -419,8 +431,6 @@ class _UnitAxes:
         return self.known[v]
 
     def _find(self, v: Value) -> frozenset[int]:
-        from .structured import slot_of  # (structured imports build, which imports this module's users)
-
         slot = slot_of(v)
         if slot is not None:
             sources = [s for s in slot.sources if s.defining_op is None or s.defining_op.name != "undef"]

@@ -150,6 +150,11 @@ def _array_op(op: Op, a: list[Any]) -> list[Any]:
         return []
     if n == "reshape":
         return [a[0].reshape(tuple(int(d) for d in a[1:])).copy()]
+    if n == "mask":
+        return [a[0][a[1]]]
+    if n == "accum_mask":
+        a[0][a[1]] += a[2]
+        return []
     if n == "take":
         return [a[0][tuple(a[1:])]]
     if n == "accum_take":

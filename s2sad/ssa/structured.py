@@ -1,5 +1,5 @@
-"""The values a ``for``, ``while`` or ``if`` carries: where each comes from and goes (``slots``),
-and the edits that add or drop one; the values used inside an op but made outside it
+"""The values a ``for``, ``while`` or ``if`` carries: where each comes from and goes (``slots``,
+read there), and the edits that add or drop one; the values used inside an op but made outside it
 (``outer_refs``); how many times a ``for`` with a constant step runs (``trip_count``).
 
 A ``for`` carries values from its operands after ``lb, ub, step`` through its body's block
@@ -11,62 +11,12 @@ yields, result) in step, so that no pass has to know the layout.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable
 
 from . import build
 from .ir import Block, Builder, Op, Value
+from .slots import FIRST_ARG, FIRST_INIT, Slot, slot_of, slots
 from .types import I64, Type
-
-_FIRST_INIT = {"for": 3, "while": 0}  # where the carried operands start
-_FIRST_ARG = {"for": 1, "while": 0}  # where the carried block arguments start
-
-
-@dataclass(frozen=True)
-class Slot:
-    """The ``k``-th value ``op`` carries. Structured SSA's only merges: its ``targets`` (block
-    arguments and result) take the value of its ``sources`` (init and yielded values)."""
-
-    op: Op
-    k: int
-
-    @property
-    def inits(self) -> list[Value]:
-        first = _FIRST_INIT.get(self.op.name)
-        return [] if first is None else [self.op.operands[first + self.k]]
-
-    @property
-    def yields(self) -> list[Op]:
-        """The terminators that yield into the slot: a loop's body, or both branches."""
-        regions = self.op.regions if self.op.name == "if" else self.op.regions[-1:]
-        return [r.terminator for r in regions]
-
-    @property
-    def sources(self) -> list[Value]:
-        return self.inits + [y.operands[self.k] for y in self.yields]
-
-    @property
-    def targets(self) -> list[Value]:
-        first = _FIRST_ARG.get(self.op.name)
-        args = [] if first is None else [r.args[first + self.k] for r in self.op.regions]
-        return args + [self.op.results[self.k]]
-
-
-def slots(op: Op) -> list[Slot]:
-    """The values ``op`` carries (none unless it is a for, while or if)."""
-    if op.name not in ("for", "while", "if"):
-        return []
-    return [Slot(op, k) for k in range(len(op.results))]
-
-
-def slot_of(v: Value) -> Optional[Slot]:
-    """The slot ``v`` is a target of, if any (not a function parameter, not a loop's index)."""
-    if v.is_block_arg:
-        op = v.owner.parent_op
-        first = _FIRST_ARG.get(op.name) if op is not None else None
-        return None if first is None or v.index < first else Slot(op, v.index - first)
-    op = v.defining_op
-    return Slot(op, v.index) if op is not None and op.name in ("for", "while", "if") else None
 
 
 def outer_refs(op: Op) -> list[Value]:
@@ -130,12 +80,12 @@ def drop_carried(op: Op, k: int) -> None:
             values = list(term.operands)
             del values[k]
             term.set_operands(values)
-    if op.name in _FIRST_INIT:
+    if op.name in FIRST_INIT:
         inits = list(op.operands)
-        del inits[_FIRST_INIT[op.name] + k]
+        del inits[FIRST_INIT[op.name] + k]
         op.set_operands(inits)
         for region in op.regions:
-            region.args.pop(_FIRST_ARG[op.name] + k)
+            region.args.pop(FIRST_ARG[op.name] + k)
             for i, a in enumerate(region.args):
                 a.index = i
     op.results.pop(k)
@@ -168,4 +118,4 @@ def add_if_result(if_op: Op, yielded: Callable[[Block], Value], type: Type, hint
     return _new_result(if_op, type, hint)
 
 
-__all__ = ["add_carried", "add_if_result", "drop_carried"]
+__all__ = ["Slot", "add_carried", "add_if_result", "drop_carried", "slot_of", "slots"]

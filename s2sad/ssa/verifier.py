@@ -351,6 +351,15 @@ class _Verifier:
                 if dst is not None and v != dst and v != dst.elem:
                     self.error(op, f"'arr.accum' adds {v} into {dst}")
             return
+        if op.name == array_ops.PREFIX + "accum_mask":
+            if self._arity(op, 3, 0):
+                dst, m, v = op.operands
+                want = array_ops.result_type(array_ops.PREFIX + "mask", [dst.type, m.type], {})
+                if isinstance(want, str):
+                    self.error(op, want.replace("'arr.mask'", "'arr.accum_mask'"))
+                elif v.type != want:
+                    self.error(op, f"'arr.accum_mask' adds {v.type} where a mask picks {want}")
+            return
         if op.name == array_ops.PREFIX + "accum_take":
             if len(op.operands) >= 3 and not op.results:
                 dst, *idx, v = op.operands
