@@ -694,8 +694,8 @@ class ExprLowerer:
                                 hint="write the computation with a loop over the elements")
         if canonical is not None and canonical.startswith("numpy."):
             raise self.fail(node, f"the NumPy function '{src}' is not supported",
-                            hint="supported on arrays: + - * / ** @ .T, exp log sin cos tanh sqrt abs maximum "
-                            "minimum where sum mean max min dot matmul outer transpose zeros ones zeros_like")
+                            hint="write it with the NumPy functions s2sad takes (the README's 'What Python it "
+                            "differentiates': ufuncs, reductions, products, linear algebra), or as a loop")
         if canonical == "builtins.print":  # a print statement with an argument that changes something
             raise self.fail(node, "print(...) is left out of the gradient, so its arguments must not change "
                             "anything: here one calls a function of the file or a method",
