@@ -358,6 +358,27 @@ def test_a_c_sum_of_8000_calls_is_differentiated(work):
     assert _c_slope(r.stdout, 0.5) == pytest.approx(8000 * math.cos(0.5), rel=1e-12)
 
 
+def test_fifty_swaps_that_read_each_value_twice_are_differentiated(work):
+    """doorfuzz seed 17510324: ``a, b = b, a + b * x`` fifty times in a loop ran past 120 s (whether
+    a value could be recomputed in the reverse sweep was asked down a chain of values each read
+    twice, as a tree: 2 ** 50 visits); each value is looked at once per question now."""
+    (work / "swaps.py").write_text("def f(x, n):\n    a, b = x, 1.0\n    for i in range(n):\n"
+                                   + "        a, b = b, a + b * x\n" * 50 + "    return a\n")
+    r = s2sad("grad", "swaps.py", "--wrt", "x", cwd=work, timeout=60)
+    assert r.returncode == 0, r.stderr
+    namespace: dict = {}
+    exec(compile(r.stdout, "grad_swaps.py", "exec"), namespace)
+
+    def f(x: float) -> float:
+        a, b = x, 1.0
+        for _ in range(50):
+            a, b = b, a + b * x
+        return a
+
+    x, h = 0.3, 1e-6
+    assert namespace["grad_f"](x, 1) == pytest.approx((f(x + h) - f(x - h)) / (2 * h), rel=1e-6)
+
+
 def test_a_python_line_of_a_million_spaces_is_differentiated(work):
     """doorfuzz seed 16300345: 1.8 million spaces inside an expression ran past 60 s (the comment
     made from the source line looked for a linter's directive from every space)."""

@@ -68,8 +68,18 @@ class Availability:
 
         It can when it is a pure op (or a read of an array nobody writes) whose
         operands are recomputable in turn or already available in the mirror
-        ``m`` (taped for another use): one tape then serves both values.
+        ``m`` (taped for another use): one tape then serves both values. Each value is
+        looked at once per question (``a, b = b, a + b * x`` fifty times in a loop is a
+        chain of values each read twice: walked as a tree, 2 ** 50 visits).
         """
+        return self._recomputable_from(v, block, m, {})
+
+    def _recomputable_from(self, v: Value, block: Block, m: Optional[RevBlock], seen: dict[Value, bool]) -> bool:
+        if v not in seen:
+            seen[v] = self._recomputable_op(v, block, m, seen)
+        return seen[v]
+
+    def _recomputable_op(self, v: Value, block: Block, m: Optional[RevBlock], seen: dict[Value, bool]) -> bool:
         if defining_block(v) is not block:
             return True  # available from an enclosing mirror
         if m is not None and v in m.avail:
@@ -87,7 +97,7 @@ class Availability:
             # offset, a scalar, is recomputed or cached like any other value (``avail``).
             return True
         if is_pure(op) or self._is_readonly_load(op) or self.is_readonly_array_op(op):
-            return all(self._recomputable(o, block, m) for o in op.operands)
+            return all(self._recomputable_from(o, block, m, seen) for o in op.operands)
         return False
 
     def is_readonly_array_op(self, op: Op) -> bool:
