@@ -571,3 +571,49 @@ def test_a_call_that_cannot_show_what_a_helper_unpacks_is_a_located_error(call, 
 def test_an_array_of_another_evident_length_unpacked_is_a_located_error(change, message):
     text = _refusal(UNPACKED.replace("    p, q, r = s", change).replace("+ p * q + r", "+ p * q"), "f", ["a"])
     assert message in text, text
+
+
+# A local has one rank wherever it is assigned: vel = vel0.copy(), then vel = vel + dt * a with
+# a = forces(pos, mass) / mass[:, None], two axes, makes vel0 two-axis too (it was guessed a
+# vector and the rebinding refused); mass[:, None]'s extents are mass's and 1, the 1 stretching.
+VERLET = """
+import numpy as np
+
+
+def forces(pos, mass):
+    n = pos.shape[0]
+    F = np.zeros_like(pos)
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                d = pos[j] - pos[i]
+                r3 = np.sum(d * d) ** 1.5
+                F[i] += mass[i] * mass[j] * d / r3
+    return F
+
+
+def verlet(pos0, vel0, mass, dt=0.01, nsteps=4):
+    pos = pos0.copy()
+    vel = vel0.copy()
+    for _ in range(nsteps):
+        a = forces(pos, mass) / mass[:, None]
+        vel = vel + dt * a
+        pos = pos + dt * vel
+    return np.sum(pos ** 2)
+"""
+
+
+@pytest.mark.parametrize("level", [0, 2])
+def test_a_locals_rank_from_one_of_its_values_reaches_the_parameter_it_copies(level):
+    from source_gradients import arr, check_source
+
+    rng = np.random.default_rng(5)
+    pos0 = rng.normal(size=(4, 3)) + np.arange(4)[:, None] * 2.0  # particles apart
+    params = [arr("pos0", 4, 3), arr("vel0", 4, 3), arr("mass", 4)]
+    text = check_source(VERLET, ["pos0", "vel0"], params, "py", level, func="verlet")
+    assert "vel0 must be a 2-D array" in text and "mass.shape[0] must equal" in text
+    namespace: dict = {}
+    exec(compile(text, "<grad>", "exec"), namespace)
+    d_pos0, d_vel0 = np.zeros((4, 3)), np.zeros((4, 3))
+    namespace["grad_verlet"](pos0, d_pos0, rng.normal(size=(4, 3)), d_vel0, rng.uniform(1, 2, 4))
+    assert np.all(np.isfinite(d_pos0)) and np.any(d_vel0 != 0.0)

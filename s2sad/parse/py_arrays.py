@@ -724,6 +724,9 @@ def extent_keys(v: Value, axis: int) -> Optional[frozenset]:
         return extent_keys(op.operands[0], axis)
     if op.name == "call":
         return _call_extent_keys(op, v.index, axis)
+    if op.name == P + "reshape":  # x[:, None], x.reshape(-1, 1): the extents it is given
+        key = _scalar_key(op.operands[1 + axis])
+        return frozenset([key]) if key is not None else None
     source = _source_axis(op, axis)
     if source is not None:
         return extent_keys(*source)
@@ -737,6 +740,8 @@ def extent_keys(v: Value, axis: int) -> Optional[frozenset]:
                 if found is None:
                     return None
                 keys |= found
+        if len(keys) > 1:  # an operand one long there stretches to the others' extent
+            keys.discard(("const", 1))
         return frozenset(keys) if keys else None
     return None
 

@@ -94,8 +94,71 @@ class RankUses:
     def run(self) -> dict[str, int]:
         """Parameter name -> the least rank its uses need (only parameters some use needs)."""
         self._visit(self.body)
+        self._locals_take_their_values_ranks()
         self._resolve_ambiguous()
         return self.least
+
+    # -- what a local's values show ---------------------------------------------------------
+    def _locals_take_their_values_ranks(self) -> None:
+        """A local has one type for the whole function: where one value assigned to it evidently
+        has some axes (``vel = vel + dt * a`` with ``a = F / m[:, None]``, two), every value
+        assigned to it needs them (``vel = vel0.copy()``: ``vel0`` has two axes)."""
+        known: dict[str, int] = {}
+        # One node per local, kept: ``need`` remembers what it has seen by node identity.
+        nodes = {name: cst.Name(name) for name in self.assigns}
+        for _ in range(len(self.assigns) + 1):
+            changed = False
+            for name, values in self.assigns.items():
+                rank = max((self._least_rank(v, known) for v in values if isinstance(v, cst.BaseExpression)),
+                           default=0)
+                if rank > known.get(name, 0):
+                    known[name] = rank
+                    changed = True
+                    self.need(nodes[name], rank)
+            if not changed:
+                return
+
+    def _least_rank(self, expr: cst.BaseExpression, known: dict[str, int]) -> int:
+        """A lower bound on the axes of ``expr``'s value, from what evidently makes axes: ``None``
+        in an index, a slice, a parameter's least rank, a local's (``known``), carried through
+        elementwise arithmetic and functions, copies and transposes."""
+        if self.is_number(expr):
+            return 0
+        if isinstance(expr, cst.Name):
+            return max(self.least.get(expr.value, 0) if expr.value in self.params else 0, known.get(expr.value, 0))
+        if isinstance(expr, cst.Subscript) and not is_shape_subscript(expr):
+            kinds = [el.slice for el in expr.slice]
+            if any(isinstance(k, cst.Index) and k.value.__class__ is cst.Ellipsis for k in kinds):
+                return 0
+            new = sum(1 for k in kinds if isinstance(k, cst.Index) and _is_none(k.value))
+            ranges = sum(1 for k in kinds if isinstance(k, cst.Slice))
+            taken = len(kinds) - new - ranges
+            return new + max(ranges, self._least_rank(expr.value, known) - taken)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+            return self._least_rank(expr.expression, known)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ELEMENTWISE_BINARY + (cst.Power,)):
+            return max(self._least_rank(expr.left, known), self._least_rank(expr.right, known))
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "T":
+            return self._least_rank(expr.value, known)
+        if isinstance(expr, cst.IfExp):
+            return min(self._least_rank(expr.body, known), self._least_rank(expr.orelse, known))
+        if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
+            return 0
+        args = [a.value for a in expr.args if a.keyword is None]
+        func = expr.func
+        if isinstance(func, cst.Attribute) and self.canonical(func) is None:
+            return self._least_rank(func.value, known) if func.attr.value == "copy" and not args else 0
+        canonical = self.canonical(func) or ""
+        intr = lib.lookup(canonical)
+        if intr is None or not args or not (canonical.startswith("numpy.") or canonical.startswith("scipy.")):
+            return 0
+        if intr.op in MATH_FNS and len(args) == 1 or intr.op in ("array", "asarray") and len(args) == 1:
+            return self._least_rank(args[0], known)
+        if intr.op in _ELEMENTWISE_CALLS:
+            return max(self._least_rank(a, known) for a in args)
+        if intr.op == "outer":
+            return 2
+        return 0
 
     # -- where a use needs an array -------------------------------------------------------
     def _visit(self, node: cst.CSTNode) -> None:
@@ -398,3 +461,9 @@ def _int_literal(node: cst.BaseExpression) -> Optional[int]:
     if isinstance(node, cst.Integer):
         return int(node.evaluated_value)
     return None
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    """``None`` or ``np.newaxis`` in an index."""
+    return (isinstance(node, cst.Name) and node.value == "None") or (
+        isinstance(node, cst.Attribute) and node.attr.value == "newaxis")
