@@ -617,3 +617,32 @@ def test_a_locals_rank_from_one_of_its_values_reaches_the_parameter_it_copies(le
     d_pos0, d_vel0 = np.zeros((4, 3)), np.zeros((4, 3))
     namespace["grad_verlet"](pos0, d_pos0, rng.normal(size=(4, 3)), d_vel0, rng.uniform(1, 2, 4))
     assert np.all(np.isfinite(d_pos0)) and np.any(d_vel0 != 0.0)
+
+
+# cov = centered.T @ centered / (A.shape[0] - 1) needs two axes (np.trace), which reach A through
+# centered = A - col_means, col_means = A.mean(axis=0) being a part of A (A.shape[0] - 1 is a
+# number, not a candidate array).
+COLUMN_OPS = """
+import numpy as np
+
+
+def column_ops(A):
+    col_means = A.mean(axis=0)
+    centered = A - col_means
+    cov = centered.T @ centered / (A.shape[0] - 1)
+    return np.trace(cov) + np.sum(cov ** 2)
+"""
+
+
+def test_a_need_for_two_axes_reaches_a_parameter_through_its_centred_copy():
+    from source_gradients import arr, check_source
+
+    text = check_source(COLUMN_OPS, ["A"], [arr("A", 5, 3)], "py", func="column_ops")
+    assert "A must be a 2-D array" in text
+
+
+def test_numpy_sum_of_a_generator_names_the_import():
+    source = "from numpy import sum\n\n\ndef f(x):\n    return sum(v * v for v in x)\n"
+    text = _refusal(source, "f", ["x"])
+    assert "'sum' here is numpy.sum, which takes no generator expression" in text
+    assert "builtins.sum(...)" in text

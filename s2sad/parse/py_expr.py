@@ -661,6 +661,12 @@ class ExprLowerer:
         canonical = self.info.canonical_name(func, self.ctx.locals)
         if canonical == "builtins.sum":
             return py_comprehension.sum_(self, node, b, env)
+        args = positional_args(node)
+        if canonical == "numpy.sum" and len(args) == 1 and isinstance(args[0], cst.GeneratorExp):
+            # from numpy import sum: NumPy deprecates summing a generator (it falls back on Python's)
+            raise self.fail(args[0], f"'{dotted_source(func)}' here is numpy.sum, which takes no generator "
+                            "expression", hint="sum it with Python's builtin (import builtins; builtins.sum(...)), "
+                            "or write np.sum of an array")
         if iterable_extremum(node, canonical):
             return py_comprehension.extremum(self, node, canonical.split(".")[1], b, env)  # type: ignore[union-attr]
         intr = lib.lookup(canonical)

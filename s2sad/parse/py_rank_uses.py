@@ -308,6 +308,10 @@ class RankUses:
         """(the array, the axes taken off) of ``A``, ``A[i]``, ``A[1:]``, ``A.mean(axis=0)``,
         ``np.sum(A, axis=1)`` (``keepdims``: none), a whole reduction (all); None otherwise."""
         if isinstance(e, cst.Name):
+            values = self.assigns.get(e.value, [])
+            if e.value not in self.params and len(values) == 1 and isinstance(values[0], cst.Call) \
+                    and self._part(values[0]) is not None:  # mu = A.mean(axis=0): a part of A
+                return self._part(values[0])
             return e.value, 0
         if isinstance(e, cst.Subscript) and isinstance(e.value, cst.Name):
             axes = self._axes_taken(e, plain=True)

@@ -569,7 +569,7 @@ class _Inference:
         params = {p.name.value: p for p in self.params}
 
         def is_number(e: cst.BaseExpression) -> bool:
-            if isinstance(e, (cst.Integer, cst.Float)):
+            if isinstance(e, (cst.Integer, cst.Float)) or is_shape_subscript(e):  # A.shape[0]: an integer
                 return True
             if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, (cst.Minus, cst.Plus)):
                 return is_number(e.expression)
