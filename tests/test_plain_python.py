@@ -646,3 +646,13 @@ def test_numpy_sum_of_a_generator_names_the_import():
     text = _refusal(source, "f", ["x"])
     assert "'sum' here is numpy.sum, which takes no generator expression" in text
     assert "builtins.sum(...)" in text
+
+
+def test_an_array_centred_along_an_axis_is_guessed_to_have_another():
+    """X - X.mean(axis=0): a vector would be centred with X.mean(); the guess, a matrix, is checked."""
+    source = ("import numpy as np\n\n\ndef f(X, gamma):\n    mu = X.mean(axis=0)\n"
+              "    return np.sum(gamma * (X - mu) ** 3)\n")
+    from source_gradients import arr, check_source
+
+    text = check_source(source, ["X"], [arr("X", 5, 3), arr("gamma", 3)], "py")
+    assert "X must be a 2-D array" in text

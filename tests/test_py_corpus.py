@@ -33,13 +33,12 @@ from py_corpus.cases import CASES
 # 171 with items of two sequences combined elementwise taken to be alike (x - c, for x in X, c in C).
 # 172 with parameters' extents a loop's rebinding needs equal checked on the gradient's entry (rnn_loop).
 # 173 with data through any ufunc shape-generic (gammaln(k + 1) of a k not differentiated).
+# 174 with an array centred along an axis (X - X.mean(axis=0)) guessed to have another (batch_norm_loss).
 NOT_YET = {
     "numpy_style:polynomial": (
         "guarded", 'x must be a number: its rank is not evident in polynomial (for an array, annotate x: "f64[n]")'),
     "numpy_style:ufunc_spellings": (
         "guarded", 'y must be a number: its rank is not evident in ufunc_spellings (for an array, annotate y: "f64['),
-    "ml_scratch:batch_norm_loss": (
-        "guarded", 'X must be a 1-D array: its rank is not evident in batch_norm_loss (else annotate X: "f64[m, n]"'),
     "ml_scratch:soft_kmeans": ("refused", "this value must be an array here, and nothing in the code says it is one"),
     "physics:wave_leapfrog": ("refused", "'v' is a float, but this value is an array (1-D, floats)"),
     # holdout.py (written after the rest, without looking at what s2sad supports): 23 of 38 at first;

@@ -175,6 +175,8 @@ class RankUses:
         elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
             self.need(node.left, 1)
             self.need(node.right, 1)
+        elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ELEMENTWISE_BINARY):
+            self._centring([node.left, node.right])
         elif isinstance(node, cst.Call):
             self._call(node)
         for c in children(node):
@@ -331,6 +333,25 @@ class RankUses:
         keep = any(a.keyword is not None and a.keyword.value == "keepdims" and isinstance(a.value, cst.Name)
                    and a.value.value == "True" for a in e.args)
         return base.value, 0 if keep else 1 if _axis(e) is not None else 100
+
+    def _centring(self, operands: list[cst.BaseExpression]) -> None:
+        """``A - A.mean(axis=0)``: an array and its reduction along an axis, met elementwise. The
+        guess is that the array has an axis more than the one reduced (a vector is centred with
+        ``A.mean()``), which the gradient checks on entry like any guess."""
+        open_ = [e for e in operands if not self.is_number(e)]
+        parts = self._parts_of_one(open_)
+        centred = max((k + 2 for k in map(self._reduced_axis, open_) if k is not None and k >= 0), default=0)
+        if parts is not None and centred:
+            self.need(parts, centred)
+
+    def _reduced_axis(self, e: cst.BaseExpression) -> Optional[int]:
+        """The axis ``e`` (or the local it names) reduces, without ``keepdims``: ``A.mean(axis=0)``,
+        ``np.sum(A, axis=1)``; else None."""
+        if isinstance(e, cst.Name) and e.value not in self.params:
+            values = self.assigns.get(e.value, [])
+            e = values[0] if len(values) == 1 and isinstance(values[0], cst.Call) else e
+        part = self._part(e) if isinstance(e, cst.Call) else None
+        return _axis(e) if part is not None and part[1] == 1 and isinstance(e, cst.Call) else None
 
     def _is_item(self, e: cst.BaseExpression) -> bool:
         """``e`` is a name bound to the items of a sequence (``for x in X``, ``[... for c in C]``)."""
