@@ -5,10 +5,13 @@ all adjoints match, 1 on a mismatch or an input it cannot check, 2 for bad usage
 from __future__ import annotations
 
 import shutil
+import textwrap
 
 import pytest
 
 from s2sad import pipeline
+from source_gradients import HEADER
+from test_array_ops import UNIT_AXES
 from s2sad.cli import main
 
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
@@ -252,18 +255,7 @@ def test_an_array_whose_extent_the_c_code_does_not_tell_needs_its_size(tmp_path,
 
 # Shape symbols of a Python function's annotations, with a slice one long in a branch: the C
 # gradient takes n as a size parameter, which check once left out (the seed landed in n).
-SYMBOLS_PY = """\
-import numpy as np
-
-
-def f(x: "f64[n]", y: "f64[n]"):
-    for i in range(1, 5):
-        if i % 2 == 0:
-            s = y[i - 1:i] * 2.0
-            y[i] = np.sum(s * x)
-            y[i - 1] = 0.5
-    return np.sum(y * y)
-"""
+SYMBOLS_PY = HEADER + textwrap.dedent(UNIT_AXES["slice_before_index_in_a_branch"][0])
 
 
 @needs_gcc

@@ -351,33 +351,23 @@ class _Verifier:
                 if dst is not None and v != dst and v != dst.elem:
                     self.error(op, f"'arr.accum' adds {v} into {dst}")
             return
-        if op.name == array_ops.PREFIX + "accum_mask":
-            if self._arity(op, 3, 0):
-                dst, m, v = op.operands
-                want = array_ops.result_type(array_ops.PREFIX + "mask", [dst.type, m.type], {})
+        # An adjoint's accumulation into part of an array: its value must have the type of the part
+        # the op it undoes reads (dst's operands after it; a slice's bounds come after the value).
+        reads = {"accum_mask": ("mask", "where a mask picks"), "accum_take": ("take", "at indices that give"),
+                 "accum_slice": ("slice", "into a slice that is")}
+        kind = reads.get(op.name[len(array_ops.PREFIX):]) if op.name.startswith(array_ops.PREFIX) else None
+        if kind is not None:
+            if len(op.operands) >= 2 and self._arity(op, None, 0):
+                if kind[0] == "slice":
+                    dst, v, *part = op.operands
+                else:
+                    dst, *part, v = op.operands
+                read = array_ops.PREFIX + kind[0]
+                want = array_ops.result_type(read, [dst.type, *(p.type for p in part)], op.attrs)
                 if isinstance(want, str):
-                    self.error(op, want.replace("'arr.mask'", "'arr.accum_mask'"))
+                    self.error(op, want.replace(f"'{read}'", f"'{op.name}'"))
                 elif v.type != want:
-                    self.error(op, f"'arr.accum_mask' adds {v.type} where a mask picks {want}")
-            return
-        if op.name == array_ops.PREFIX + "accum_take":
-            if len(op.operands) >= 3 and not op.results:
-                dst, *idx, v = op.operands
-                want = array_ops.result_type(array_ops.PREFIX + "take", [dst.type, *(i.type for i in idx)], {})
-                if isinstance(want, str):
-                    self.error(op, want.replace("'arr.take'", "'arr.accum_take'"))
-                elif v.type != want:
-                    self.error(op, f"'arr.accum_take' adds {v.type} at indices that give {want}")
-            return
-        if op.name == array_ops.PREFIX + "accum_slice":
-            if self._arity(op, None, 0) and len(op.operands) >= 2:
-                dst, v, *bounds = op.operands
-                want = array_ops.result_type(array_ops.PREFIX + "slice", [dst.type, *(b.type for b in bounds)],
-                                             op.attrs)
-                if isinstance(want, str):
-                    self.error(op, want.replace("'arr.slice'", "'arr.accum_slice'"))
-                elif v.type != want:
-                    self.error(op, f"'arr.accum_slice' adds {v.type} into a slice that is {want}")
+                    self.error(op, f"'{op.name}' adds {v.type} {kind[1]} {want}")
             return
         if not self._arity(op, None, 1):
             return
