@@ -21,6 +21,7 @@ import libcst as cst
 from ..ssa import array_ops, build
 from ..ssa.ir import Block, Builder, Op, Value
 from ..ssa.mathfns import MATH
+from ..ssa.structured import add_carried
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
 from .py_common import Env, Fail
 from .py_module import dotted_source
@@ -169,6 +170,8 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
         return variance(lw, node, lw.array(args[0], b, env), b, op == "std")
     if op == "cumsum":
         return cumsum(lw, node, lw.array(args[0], b, env), b)
+    if op == "cumprod":
+        return cumprod(lw, node, lw.array(args[0], b, env), b)
     if op in ("matmul", "outer"):
         x, y = lw.array(args[0], b, env), lw.array(args[1], b, env)
         return matmul(lw, x, y, b, node) if op == "matmul" else arr_op(lw, b, node, "outer", [x, y])
@@ -308,6 +311,32 @@ def variance(lw: "ExprLowerer", node: cst.Call, arr: Value, b: Builder, std: boo
     if var.type.is_array:
         return arr_op(lw, b, node, "math.sqrt", [var])
     return build.math(lw.at(b, node), "sqrt", var)
+
+
+def cumprod(lw: "ExprLowerer", node: cst.Call, arr: Value, b: Builder) -> Value:
+    """``np.cumprod(x)`` of a vector: a new array a loop fills with the running product (each
+    entry the previous times ``x[k]``), so its adjoint is the loop's, right where an entry is 0
+    (a rule dividing by ``x[k]`` would not be)."""
+    if arr.type.rank != 1 or any(a.keyword is not None for a in node.args):  # type: ignore[attr-defined]
+        raise lw.fail(node, "np.cumprod is supported of a vector, without axis=",
+                      hint="write the running product as a loop over the axis")
+    lw.at(b, node)
+    count = b.op1("dim", [arr], I64, axis=0)
+    out = b.op1("alloc", [count], ArrayType(F64, 1), fill="empty", elem=F64.name)
+    one = build.const(b, 1.0, F64)  # the product of no entries (made before the loop that carries it)
+    loop = _fill_loop(b, count, lambda bb, k: None)
+    body = loop.regions[0]
+
+    def times(running: Value) -> Value:
+        bb = Builder(body, b.loc).before_op(body.terminator)
+        k = body.args[0]
+        x = bb.op1("load", [arr, k], arr.type.elem)  # type: ignore[attr-defined]
+        v = build.mul(bb, running, build.to_float(bb, x))
+        bb.create("store", [out, k, v], [])
+        return v
+
+    add_carried(loop, one, times, "running")
+    return out
 
 
 def cumsum(lw: "ExprLowerer", node: cst.Call, arr: Value, b: Builder) -> Value:
@@ -580,13 +609,13 @@ def _as(b: Builder, v: Value, t: ScalarType) -> Value:
     return v if v.type == t else build.cast(b, v, t)
 
 
-def _fill_loop(b: Builder, count: Value, body: Callable[[Builder, Value], object]) -> None:
+def _fill_loop(b: Builder, count: Value, body: Callable[[Builder, Value], object]) -> Op:
     """``for k in range(count): body(k)``."""
     block = Block([I64], ["k"])
     inner = Builder(block, b.loc)
     body(inner, block.args[0])
     inner.create("yield", [], [])
-    b.create("for", [build.const(b, 0, I64), count, build.const(b, 1, I64)], [], regions=[block])
+    return b.create("for", [build.const(b, 0, I64), count, build.const(b, 1, I64)], [], regions=[block])
 
 
 def stepped_indices(lw: "ExprLowerer", idx: cst.Slice, arr: Value, b: Builder, env: Env, axis: int = 0) -> Value:

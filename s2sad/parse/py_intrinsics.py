@@ -127,6 +127,7 @@ ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.std": Intrinsic("std", 1, 1),
     "numpy.prod": Intrinsic("prod", 1, 1),
     "numpy.cumsum": Intrinsic("cumsum", 1, 1),
+    "numpy.cumprod": Intrinsic("cumprod", 1, 1),
 }
 # Linear algebra, einsum, stacking and convolution (lowered by ``py_linalg``).
 LINALG_FUNCTIONS: dict[str, Intrinsic] = {
