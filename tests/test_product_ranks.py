@@ -3,7 +3,7 @@
 ``w @ cov @ w``, ``np.dot(x, W)``, ``np.dot(u, v)``, ``X.dot(w)``: nothing in such code proves
 whether an operand is a vector or a matrix. The guess follows how the code is written (a chain
 ``a @ B @ c`` is a bilinear form, a capitalized name a matrix, two lower-case names a dot product
-unless the product must be an array), every guess is checked at the gradient's entry, and what the
+unless the product must be an array; a lower-case local on the right counts), every guess is checked at the gradient's entry, and what the
 code does show (an index, ``.shape``) wins. Each gradient is checked against central differences.
 """
 
@@ -59,6 +59,15 @@ def f(w1, x, W2):
     return np.sum(np.tanh(W2 @ h))
 """
 
+# A lower-case local on the right is a vector too (alpha = np.linalg.solve(K, y)): np.dot(y, alpha)
+# is a dot product, y a vector (it was taken for a matrix).
+DOT_LOCAL = HEADER + """
+def f(X, y):
+    K = X @ X.T + np.eye(X.shape[0])
+    alpha = np.linalg.solve(K, y)
+    return 0.5 * np.dot(y, alpha)
+"""
+
 # An index shows that x is a vector: the guess never overrides it.
 INDEXED = HEADER + """
 def f(x, A):
@@ -84,8 +93,9 @@ V, M = "array<f64,1>", "array<f64,2>"
     (MATRIX_MATRIX, {"X": M, "W": M}),
     (LOWER_MATRIX, {"w1": M, "x": V, "W2": M}),
     (INDEXED, {"x": V, "A": M}),
+    (DOT_LOCAL, {"X": M, "y": V}),
 ], ids=["bilinear", "quadratic_lower_case", "vector_matrix", "dot", "same_name", "dot_method", "matrix_matrix",
-        "lower_case_matrix", "indexed"])
+        "lower_case_matrix", "indexed", "dot_with_a_local"])
 def test_the_guessed_ranks(source, expected):
     got = types(source)
     assert {k: got[k] for k in expected} == expected
@@ -102,8 +112,9 @@ def test_the_guessed_ranks(source, expected):
     (MATRIX_MATRIX, ["X", "W"], [arr("X", 4, 3), arr("W", 3, 2)]),
     (LOWER_MATRIX, ["w1", "W2"], [arr("w1", 4, 3), arr("x", 3), arr("W2", 2, 4)]),
     (INDEXED, ["x", "A"], [arr("x", 3), arr("A", 3, 2)]),
+    (DOT_LOCAL, ["X", "y"], [arr("X", 4, 3), arr("y", 4)]),
 ], ids=["bilinear", "quadratic_lower_case", "vector_matrix", "dot", "same_name", "dot_method", "matrix_matrix",
-        "lower_case_matrix", "indexed"])
+        "lower_case_matrix", "indexed", "dot_with_a_local"])
 @pytest.mark.parametrize("target", ["py", "numba"])
 def test_gradients_match_central_differences(source, wrt, params, target):
     check_source(source, wrt, params, target=target)

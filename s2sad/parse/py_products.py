@@ -12,7 +12,8 @@ this module makes the guess follow how such code is written:
 * mathematical notation names matrices with a capital letter (``A``, ``W1``, ``Sigma``) and
   vectors in lower case: a capitalized operand is a matrix, and a lower-case left operand of a
   capitalized one a vector (``np.dot(x, W)``, ``x @ A``);
-* two lower-case names are a dot product (``np.dot(u, v)``, ``w @ w``), unless the product must
+* two lower-case names are a dot product (``np.dot(u, v)``, ``w @ w``, ``np.dot(y, alpha)`` of a
+  local ``alpha``), unless the product must
   be an array (``py_rank_uses``: ``h = w1 @ x`` later multiplied, indexed or reduced over an
   axis): then the left one is a matrix, the common ``A @ x``;
 * anything else keeps the default: the left operand a matrix, the right one a vector.
@@ -75,11 +76,16 @@ def guessed_ranks(p: Product, unknown: Callable[[cst.BaseExpression], bool], res
         left_rank = 2
     elif left_of_product or _capitalized(right):
         left_rank = 1
-    elif unknown(left) and unknown(right) and not result_array:
-        left_rank = 1  # np.dot(u, v), w @ w
+    elif unknown(left) and (unknown(right) or _lower_case_name(right)) and not result_array:
+        left_rank = 1  # np.dot(u, v), w @ w, np.dot(y, alpha) of a local alpha
     elif isinstance(left, cst.Name) and isinstance(right, cst.Name) and left.value == right.value \
             and not result_array:
         left_rank = 1
     else:
         left_rank = 2
     return left_rank, right_rank
+
+
+def _lower_case_name(e: cst.BaseExpression) -> bool:
+    """A name in lower case (``alpha``, ``h``): a vector by the notation's convention."""
+    return isinstance(e, cst.Name) and e.value[:1].islower()
