@@ -3,8 +3,9 @@
 ``w @ cov @ w``, ``np.dot(x, W)``, ``np.dot(u, v)``, ``X.dot(w)``: nothing in such code proves
 whether an operand is a vector or a matrix. The guess follows how the code is written (a chain
 ``a @ B @ c`` is a bilinear form, a capitalized name a matrix, two lower-case names a dot product
-unless the product must be an array; a lower-case local on the right counts), every guess is checked at the gradient's entry, and what the
-code does show (an index, ``.shape``) wins. Each gradient is checked against central differences.
+unless the product must be an array; a lower-case local on the right counts), every guess is
+checked at the gradient's entry, and what the code does show (an index, ``.shape``) wins. Each
+gradient is checked against central differences.
 """
 
 from __future__ import annotations
