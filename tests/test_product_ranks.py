@@ -69,6 +69,19 @@ def f(X, y):
     return 0.5 * np.dot(y, alpha)
 """
 
+# A capitalized argument for a vector the callee only guessed (x @ W in dense): the caller's
+# notation says a matrix, and dense's instance takes x as one (it was guessed a vector, and the
+# gradient refused a batch X).
+CALLER_MATRIX = HEADER + """
+def dense(x, W, b):
+    return np.tanh(x @ W + b)
+
+
+def f(W1, b1, X):
+    H = dense(X, W1, b1)
+    return np.mean(H ** 2)
+"""
+
 # An index shows that x is a vector: the guess never overrides it.
 INDEXED = HEADER + """
 def f(x, A):
@@ -95,8 +108,9 @@ V, M = "array<f64,1>", "array<f64,2>"
     (LOWER_MATRIX, {"w1": M, "x": V, "W2": M}),
     (INDEXED, {"x": V, "A": M}),
     (DOT_LOCAL, {"X": M, "y": V}),
+    (CALLER_MATRIX, {"W1": M, "X": M}),
 ], ids=["bilinear", "quadratic_lower_case", "vector_matrix", "dot", "same_name", "dot_method", "matrix_matrix",
-        "lower_case_matrix", "indexed", "dot_with_a_local"])
+        "lower_case_matrix", "indexed", "dot_with_a_local", "capitalized_argument"])
 def test_the_guessed_ranks(source, expected):
     got = types(source)
     assert {k: got[k] for k in expected} == expected
@@ -114,8 +128,9 @@ def test_the_guessed_ranks(source, expected):
     (LOWER_MATRIX, ["w1", "W2"], [arr("w1", 4, 3), arr("x", 3), arr("W2", 2, 4)]),
     (INDEXED, ["x", "A"], [arr("x", 3), arr("A", 3, 2)]),
     (DOT_LOCAL, ["X", "y"], [arr("X", 4, 3), arr("y", 4)]),
+    (CALLER_MATRIX, ["W1", "X"], [arr("W1", 3, 2), num("b1"), arr("X", 5, 3)]),  # b1: a number under Numba
 ], ids=["bilinear", "quadratic_lower_case", "vector_matrix", "dot", "same_name", "dot_method", "matrix_matrix",
-        "lower_case_matrix", "indexed", "dot_with_a_local"])
+        "lower_case_matrix", "indexed", "dot_with_a_local", "capitalized_argument"])
 @pytest.mark.parametrize("target", ["py", "numba"])
 def test_gradients_match_central_differences(source, wrt, params, target):
     check_source(source, wrt, params, target=target)

@@ -683,7 +683,12 @@ class _Inference:
                 assumed = sig is not None and i < len(sig.param_names) and sig.param_names[i] in sig.assumed
                 if isinstance(t, ArrayType) and isinstance(a, cst.Name):
                     ev = self.evidence(a.value)
-                    ev.exact_rank = t.rank
+                    # A vector the callee only guessed, passed as a capitalized name (dense(X, W, b)
+                    # with x @ W in dense): the caller's notation says a matrix (py_products), and
+                    # the callee's instance is typed from what the call gives it.
+                    matrix = assumed and t.rank == 1 and a.value[:1].isupper() \
+                        and sig.param_names[i] not in sig.rank_free  # type: ignore[union-attr]
+                    ev.exact_rank = 2 if matrix else t.rank
                     ev.exact_assumed = ev.exact_assumed or assumed
                     ev.forced_elem = t.elem
                 if assumed:
