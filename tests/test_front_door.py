@@ -379,6 +379,15 @@ def test_fifty_swaps_that_read_each_value_twice_are_differentiated(work):
     assert namespace["grad_f"](x, 1) == pytest.approx((f(x + h) - f(x - h)) / (2 * h), rel=1e-6)
 
 
+def test_seventy_nested_subscripts_are_answered_at_once(work):
+    """doorfuzz seed 17520583: ``a[a[a[...a[0]...]]]`` seventy deep ran past 120 s (the type of each
+    index was asked twice per level, 2 ** 70 times); each is asked once now."""
+    (work / "nested.py").write_text("def f(x, y, a):\n    return " + "a[" * 70 + "0" + "]" * 70 + " * x\n")
+    r = s2sad("grad", "nested.py", "--wrt", "x", cwd=work, timeout=60)
+    assert r.returncode == 1 and "nested.py:2:" in r.stderr and "an array index must be an integer" in r.stderr, \
+        r.stderr
+
+
 def test_a_python_line_of_a_million_spaces_is_differentiated(work):
     """doorfuzz seed 16300345: 1.8 million spaces inside an expression ran past 60 s (the comment
     made from the source line looked for a linter's directive from every space)."""

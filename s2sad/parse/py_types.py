@@ -1003,15 +1003,14 @@ class _Inference:
             t = self.expr_type(base, types)
             if not isinstance(t, ArrayType):
                 return None
-            if len(indices) == 1 and isinstance(indices[0], cst.BaseExpression):
-                it = self.expr_type(indices[0], types)
-                if isinstance(it, ArrayType) and it.elem == BOOL:  # x[x > 0]: the entries picked
-                    return ArrayType(t.elem, 1)
-                if isinstance(it, ArrayType):  # p[label]: one element per index
-                    return ArrayType(t.elem, it.rank)
-            if len(indices) == t.rank and all(isinstance(i, cst.BaseExpression) for i in indices):
+            # Each index's type once (a[a[a[...]]] seventy deep: asked twice per level, 2 ** 70)
+            plain = all(isinstance(i, cst.BaseExpression) for i in indices)
+            its = [self.expr_type(i, types) for i in indices] if plain else []  # type: ignore[arg-type]
+            if len(its) == 1 and isinstance(its[0], ArrayType):
+                # x[x > 0]: the entries picked; p[label]: one element per index
+                return ArrayType(t.elem, 1 if its[0].elem == BOOL else its[0].rank)
+            if its and len(its) == t.rank:
                 # logp[np.arange(n), labels]: one element per index, an index array per axis
-                its = [self.expr_type(i, types) for i in indices]  # type: ignore[arg-type]
                 ranks = {i.rank for i in its if isinstance(i, ArrayType)}
                 if len(ranks) == 1:
                     return ArrayType(t.elem, ranks.pop())
