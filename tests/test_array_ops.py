@@ -122,6 +122,7 @@ def test_every_array_op_of_the_primal_has_a_rule():
     adjoint_only |= {array_ops.PREFIX + "prod_others", array_ops.PREFIX + "math.trigamma",
                      array_ops.PREFIX + "sum_to_shape"}  # (and a shape-generic parameter's adjoint)
     comparisons = {array_ops.PREFIX + n for n in array_ops.COMPARE}  # boolean: no derivative flows
+    comparisons.add(array_ops.PREFIX + "argsort")  # integer indices: none either
     missing = sorted(n for n in array_ops.NAMES - adjoint_only - comparisons if n not in RULES)
     # Ufuncs without a rule are rejected with a named MissingRule, never differentiated as zero.
     assert all(n.startswith(array_ops.PREFIX + "math.") for n in missing), missing
@@ -177,7 +178,7 @@ def _diagnose(source: str, target: str = "py", level: int = 2) -> str:
         ("return np.sum(x @ 2.0)", "the right operand of a matrix product is not an array"),
         ("return np.sum(np.outer(x, np.outer(x, x)))", "takes two rank-1 arrays"),
         ("return np.sum(x, axis=3)", "axis 3 is out of range for a 1-D array"),
-        ("return np.sum(np.sort(x))", "the NumPy function 'np.sort' is not supported"),
+        ("return np.sum(np.partition(x, 2))", "the NumPy function 'np.partition' is not supported"),
     ],
 )
 def test_unsupported_numpy_gets_a_located_diagnostic(body, fragment):
@@ -762,3 +763,30 @@ def test_cumprod_is_a_running_product_whose_adjoint_is_right_at_zero(target, lev
     h = 1e-6
     want = [(f(r + h * e) - f(r - h * e)) / (2 * h) for e in np.eye(4)]
     np.testing.assert_allclose(d_r, want, rtol=1e-6, atol=1e-8)
+
+
+# np.sort of a vector: the entries in the order a stable argsort gives, a gather whose adjoint adds
+# each sorted entry's adjoint back where it came from. C output refuses it.
+SORTED = """
+import numpy as np
+
+
+def f(x):
+    xs = np.sort(x)
+    return np.sum(xs * np.arange(len(x))) + np.sum(xs[:2] ** 2)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("level", [0, 2])
+def test_sort_is_a_gather_by_a_stable_argsort(target, level):
+    from source_gradients import arr, check_source
+
+    text = check_source(SORTED, ["x"], [arr("x", 7)], target, level)
+    assert 'np.argsort(x, kind="mergesort")' in text
+
+
+def test_sort_in_c_output_is_a_located_error():
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(SORTED.replace("def f(x):", 'def f(x: "f64[n]"):'), "prog.py", "f", ["x"], "c")
+    assert "prog.py:6:10: error: np.sort is not supported for C output yet" in info.value.render()

@@ -911,6 +911,9 @@ def refuse(fn: Function) -> None:
     """A located error for the first op of ``fn`` that C output cannot have yet."""
     for op in fn.walk():
         n = op.name[len(PREFIX):] if op.name.startswith(PREFIX) else None
+        if n == "argsort":
+            raise error("np.sort is not supported for C output yet", op.loc,
+                        hint="use --target py or --target numba")
         if n in ("mask", "accum_mask"):
             raise error("indexing with a boolean array (x[x > 0]) is not supported for C output yet", op.loc,
                         hint="use np.where(mask, x, 0.0) where a sum follows, or --target py or --target numba")

@@ -172,6 +172,12 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
         return cumsum(lw, node, lw.array(args[0], b, env), b)
     if op == "cumprod":
         return cumprod(lw, node, lw.array(args[0], b, env), b)
+    if op == "sort":  # the entries in the order argsort gives: a gather, whose adjoint scatters back
+        x = lw.array(args[0], b, env)
+        if x.type.rank != 1 or any(a.keyword is not None for a in node.args):  # type: ignore[attr-defined]
+            raise lw.fail(node, "np.sort is supported of a vector, without axis= or kind=",
+                          hint="sort each row in a loop over the rows")
+        return arr_op(lw, b, node, "take", [x, arr_op(lw, b, node, "argsort", [x])])
     if op in ("matmul", "outer"):
         x, y = lw.array(args[0], b, env), lw.array(args[1], b, env)
         return matmul(lw, x, y, b, node) if op == "matmul" else arr_op(lw, b, node, "outer", [x, y])

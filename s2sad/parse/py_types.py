@@ -252,7 +252,7 @@ def keyword_arg(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
 _ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "neg", "pos", "reciprocal", "float_power", "clip", "power",
                       "square", "logit", "betaln", "xlogy")
 # Reductions and scans that need an array operand (``np.var``, ``np.cumsum``).
-_STATISTICS = ("prod", "var", "std", "cumsum", "cumprod")
+_STATISTICS = ("prod", "var", "std", "cumsum", "cumprod", "sort")
 
 
 def method_of(node: cst.Call, locals_: frozenset, info: ModuleInfo) -> Optional[tuple[lib.Intrinsic, str]]:
@@ -1068,7 +1068,7 @@ class _Inference:
             ints = op == "arange" and all(t is not None and t.is_int for t in (self.expr_type(a, types) for a in args))
             return ArrayType(I64 if ints else F64, 2 if op == "eye" else 1)
         arg_types = [self.expr_type(a, types) for a in args]
-        if op in ("cumsum", "cumprod"):
+        if op in ("cumsum", "cumprod", "sort"):
             t = arg_types[0] if arg_types else None
             return ArrayType(F64, t.rank) if isinstance(t, ArrayType) else None
         if op in ("sum", "mean", "max_reduce", "min_reduce", "prod", "var", "std"):

@@ -109,6 +109,9 @@ Ops the adjoint transform introduces (undoing broadcasts, reductions, slices, ga
                                                             right where an entry is 0
   arr.accum        (dst: array, v)        -> ()             dst[...] += v (v has dst's shape, or
                                                             is a scalar); writes dst
+  arr.argsort      (a: array<T,1>)        -> array<i64,1>   np.argsort(a, kind="mergesort"): the
+                                                            indices that sort a, ties in order
+                                                            (np.sort(a) is a take of them)
   arr.mask         (a: array<T,r>, m: array<bool,r>)
                                           -> array<T,1>     a[m]: NumPy's boolean indexing, the
                                                             entries where m holds, in C order
@@ -157,7 +160,7 @@ NAMES: frozenset[str] = frozenset(
     + [PREFIX + n for n in ("neg", "where", "matmul", "outer", "transpose", "full", "broadcast", "sum_to", "accum")]
     + [PREFIX + "sum_to_shape"]
     + [PREFIX + "slice", PREFIX + "accum_slice", PREFIX + "take", PREFIX + "accum_take", PREFIX + "reshape"]
-    + [PREFIX + "mask", PREFIX + "accum_mask"]
+    + [PREFIX + "mask", PREFIX + "accum_mask", PREFIX + "argsort"]
     + [PREFIX + n for n in LINALG]
     + [PREFIX + "cumsum", PREFIX + "prod_others"]
 )
@@ -288,6 +291,10 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
         if len(operands) < 2 or ranks[0] == 0 or any(t != I64 for t in operands[1:]):
             return "'arr.reshape' takes an array and i64 extents"
         return ArrayType(_elem(operands[0]), len(operands) - 1)
+    if op == "argsort":
+        if len(operands) != 1 or ranks[0] != 1:
+            return "'arr.argsort' takes one rank-1 array"
+        return ArrayType(I64, 1)
     if op == "mask":
         if len(operands) != 2 or ranks[0] == 0 or ranks[1] != ranks[0] or _elem(operands[1]) != BOOL:
             return "'arr.mask' takes an array and a boolean array of its rank"

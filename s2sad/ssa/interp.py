@@ -150,6 +150,8 @@ def _array_op(op: Op, a: list[Any]) -> list[Any]:
         return []
     if n == "reshape":
         return [a[0].reshape(tuple(int(d) for d in a[1:])).copy()]
+    if n == "argsort":
+        return [np.argsort(a[0], kind="mergesort")]
     if n == "mask":
         return [a[0][a[1]]]
     if n == "accum_mask":
