@@ -54,6 +54,12 @@ _REFUSED = [
      "collapse(2) needs 2 perfectly nested loops"),
     ("    #pragma omp parallel\n    {\n        #pragma omp single\n        z[0] = x[0];\n    }\n", "k.c:5:9:",
      "'#pragma omp single' is not supported"),
+    # doorfuzz seed 17531598: an unknown schedule kind was copied into the gradient's pragmas,
+    # which gcc then refused (a written file that does not compile).
+    ("    #pragma omp parallel for schedule(_static)\n    " + _LOOP + "        y[i] = x[i];\n    }\n", "k.c:3:5:",
+     "schedule(_static) is not an OpenMP schedule"),
+    ("    #pragma omp parallel for schedule(auto, 4)\n    " + _LOOP + "        y[i] = x[i];\n    }\n", "k.c:3:5:",
+     "schedule(auto, 4) is not an OpenMP schedule"),
 ]
 
 

@@ -159,7 +159,7 @@ def _clause(omp: OmpClauses, name: str, arg: str) -> None:
                              "each thread's partial result, which OpenMP does not keep")
         omp.reduction += _names(names)
     elif name == "schedule":
-        omp.schedule = arg
+        omp.schedule = _schedule(arg)
     elif name == "collapse":
         if not arg.isdigit() or int(arg) < 1:
             raise OmpProblem(f"collapse({arg}) is not supported", "write collapse(n) with n a positive integer")
@@ -170,6 +170,23 @@ def _clause(omp: OmpClauses, name: str, arg: str) -> None:
         if ":" in arg:
             raise OmpProblem(f"{name}({arg}) is not supported", f"list the variables: {name}(a, b)")
         getattr(omp, name).extend(_names(arg))
+
+
+# OpenMP's loop schedule kinds and modifiers (OpenMP 5.2, "schedule Clause"): the clause is copied
+# into the reverse loop's pragma, so one a compiler would refuse is refused here, located.
+_SCHEDULE_KINDS = ("static", "dynamic", "guided", "auto", "runtime")
+_SCHEDULE_MODIFIERS = ("monotonic", "nonmonotonic", "simd")
+_SCHEDULE = re.compile(r"^\s*(?:(\w+)\s*(?:,\s*(\w+)\s*)?:\s*)?(\w+)\s*(?:,\s*(.+?)\s*)?$")
+
+
+def _schedule(arg: str) -> str:
+    m = _SCHEDULE.match(arg)
+    modifiers = [x for x in (m.group(1), m.group(2)) if x] if m else []
+    if m is None or m.group(3) not in _SCHEDULE_KINDS or any(x not in _SCHEDULE_MODIFIERS for x in modifiers) \
+            or (m.group(4) is not None and m.group(3) in ("auto", "runtime")):
+        raise OmpProblem(f"schedule({arg}) is not an OpenMP schedule",
+                         f"write schedule(kind) or schedule(kind, chunk), kind one of {', '.join(_SCHEDULE_KINDS)}")
+    return arg
 
 
 def _names(text: str) -> list[str]:
