@@ -149,6 +149,19 @@ double f(double *x, double *y, int n)
     assert "bounds 'y' by the loops that index it" in text and '"f64[' not in text
 
 
+def test_a_shape_symbol_the_function_also_assigns_is_named_in_the_hint():
+    # Its hint once told the user to annotate the parameter, which was annotated already.
+    source = ('import numpy as np\n\n\ndef f(logits: "f64[n, k]"):\n    n = logits.shape[0]\n'
+              "    return np.sum(logits * logits) / n\n")
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(source, "f.py", "f", ["logits"], "c")
+    text = info.value.render()
+    assert "f.py:6:19: error: cannot tell the size of array 'logits' in C output" in text, text
+    assert "names an extent 'n' that the function also assigns as a variable" in text, text
+    renamed = source.replace("    n = logits.shape[0]\n", "    rows = logits.shape[0]\n").replace("/ n", "/ rows")
+    assert "long n, long k" in pipeline.gradient_source(renamed, "f.py", "f", ["logits"], "c")
+
+
 C_CONSTANT_INDEX = """\
 double r0(double *z, int n)
 {

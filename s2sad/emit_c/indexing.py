@@ -242,6 +242,18 @@ class CArrayAccess:
                                hint=f"C output follows an array's extents from the operation that makes it, not "
                                     f"out of {kind} that makes it anew; make it once before the {made.name} "
                                     f"{make} and write into it there{rest}")
+        primal = self.ctx.module.functions.get(fn.attrs.get("primal", ""), fn)
+        annotated = (fn.attrs.get("shapes") or primal.attrs.get("shapes") or {}).get(name)
+        # A shape symbol made a size parameter (opt.lower_arrays.add_size_params) that also names a
+        # value of the function: the user's own variable of that name.
+        assigned = {v.name_hint for o in fn.walk() for v in o.results}
+        sizes = {p.name_hint for p in fn.params if p.type.is_int}
+        clash = [e for e in annotated or [] if isinstance(e, str) and e.strip() in assigned & sizes]
+        if clash:  # f(x: "f64[n]") with n = len(x) in the body: the symbol names a variable too
+            spelled = ", ".join(str(e) for e in annotated)  # type: ignore[union-attr]
+            return self._error(f"cannot tell the size of array '{name}' in C output", op.loc or fn.loc,
+                               hint=f"its annotation \"{elem}[{spelled}]\" names an extent '{clash[0].strip()}' that "
+                                    f"the function also assigns as a variable: give the shape symbol another name")
         if is_c(self.ctx.module.source_file):
             # C input has no annotations: the extent can only come from the loops that index it.
             hint = (f"C pointers carry no size, so s2sad bounds '{name}' by the loops that index it, and "
