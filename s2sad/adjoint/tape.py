@@ -146,7 +146,7 @@ class Tapes:
         # what is pushed and popped is then what the array holds, and the stack stays in step.
         units = shape_unit_axes(source)
         fixed = frozenset() if slot_of(source) is not None else units
-        dims = [build.const(pb, 1, I64) if ax in fixed else d for ax, d in enumerate(dims)]
+        dims = _one_long(pb, dims, fixed)
         outer = self.forward.fwd_op[loops[0]]
         at = Builder(outer.parent, outer.loc).before_op(outer)
         owners = [_extent_owner(source, ax) for ax in range(rank)]
@@ -172,7 +172,7 @@ class Tapes:
                         for k, (owner, ax) in enumerate(owners)]
             if again is not None:
                 rev_dims[0] = least(home.prologue, again, rev_dims[0], lens[0])
-            rev_dims = [build.const(home.prologue, 1, I64) if ax in fixed else d for ax, d in enumerate(rev_dims)]
+            rev_dims = _one_long(home.prologue, rev_dims, fixed)
         else:
             home = m
             rev_dims = []
@@ -186,7 +186,7 @@ class Tapes:
                 rev_dims[-1].name_hint = name
         # An array of structs is restored into one (C output: the same struct type, its members)
         struct = {} if points_into_member(source) else struct_attrs(self.fn, self._primal_array(storage_of(source)))
-        made = [build.const(home.prologue, 1, I64) if ax in units else d for ax, d in enumerate(rev_dims)]
+        made = _one_long(home.prologue, rev_dims, units)
         restored = home.prologue.op1("alloc", made, cv.type, what, fill="empty", elem=str(elem), **struct)
 
         def pop(b: Builder, index: list[Value]) -> None:
@@ -312,3 +312,8 @@ def _extent_owner(arr: Value, axis: int) -> tuple[Value, int]:
         arr = op.operands[0]
         op = arr.defining_op
     return arr, axis
+
+
+def _one_long(b: Builder, dims: list[Value], axes: Container[int]) -> list[Value]:
+    """``dims`` with the extents of ``axes`` the constant 1 (made at ``b``), so they stay known."""
+    return [build.const(b, 1, I64) if ax in axes else d for ax, d in enumerate(dims)]
