@@ -199,6 +199,19 @@ def _all_symbols(primal: Function, params: list[Param], sized: set[str]) -> bool
                for p in params)
 
 
+def _annotated_shapes(fn: Function, ints: dict[str, int], settings: Settings) -> dict[str, tuple[int, ...]]:
+    """For each array parameter of a Python function annotated with a shape (``a: "f64[n, 1]"``),
+    that shape: a literal extent as written, a symbol as the integer parameter it names, else --size."""
+    out = {}
+    for name, extents in (fn.attrs.get("shapes") or {}).items():
+        shape = []
+        for e in extents:
+            e = e.strip() if isinstance(e, str) else ""
+            shape.append(int(e) if e.isdigit() else ints.get(e, settings.size))
+        out[name] = tuple(shape)
+    return out
+
+
 def _needed_shapes(module: Module, fn: Function, ints: dict[str, int]) -> dict[str, tuple[int, ...]]:
     """For each array parameter whose extents the code gives (``analysis.extents``: the
     gradient's "Array sizes" comment), its shape at the integer parameters' values ``ints``."""
@@ -449,7 +462,9 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
     # An array whose every extent is a shape symbol is sized as Python's would be: C takes the
     # symbols from the shapes chosen (checked alike below).
     sized_by_symbols = {param for _, places in symbols for param, _ in places}
-    inputs = _inputs(params, settings, rng, lambda ints: _needed_shapes(primal_module, primal, ints),
+    annotated = (lambda ints: {}) if is_c(path) else (lambda ints: _annotated_shapes(primal, ints, settings))
+    inputs = _inputs(params, settings, rng,
+                     lambda ints: {**annotated(ints), **_needed_shapes(primal_module, primal, ints)},
                      guess=not is_c(path) and (target != "c" or _all_symbols(primal, params, sized_by_symbols)))
     for symbol, places in symbols:
         # The arrays no --sizes gives take the longest extent any of the symbol's places needs.

@@ -235,11 +235,11 @@ def gradient_module(
     reports: Optional[list[MemoryReport]] = [] if options.report else None
     assumed = dict(primal.attrs.get("assumed") or {})
     guards = _entry_guards(primal, indices)
-    # Assumed numbers that only meet arrays in broadcasting arithmetic: any shape that broadcasts
-    # there is served (adjoint.shape_generic); their rank check becomes a check of their axes.
-    # (Not one with a default: its shadow would follow it in the signature without one.)
+    # Assumed ranks of parameters that only meet arrays in broadcasting arithmetic: any shape that
+    # broadcasts there is served (adjoint.shape_generic); their rank check becomes a check of their
+    # axes. (Not a number with a default: its shadow would follow it in the signature without one.)
     defaults = primal.attrs.get("param_defaults") or {}
-    generic = find_shape_generic(primal, [n for n, rank in guards.items() if rank == 0 and n not in defaults],
+    generic = find_shape_generic(primal, [n for n, rank in guards.items() if rank != 0 or n not in defaults],
                                  indices) if shape_generic else {}
     for n in generic:
         del guards[n]

@@ -34,6 +34,8 @@ from py_corpus.cases import CASES
 # 172 with parameters' extents a loop's rebinding needs equal checked on the gradient's entry (rnn_loop).
 # 173 with data through any ufunc shape-generic (gammaln(k + 1) of a k not differentiated).
 # 174 with an array centred along an axis (X - X.mean(axis=0)) guessed to have another (batch_norm_loss).
+# 175 with parameters guessed to be arrays shape-generic too, where every use is elementwise or a whole
+# reduction (rbf_interpolant: x a number, centers an array).
 NOT_YET = {
     "numpy_style:polynomial": (
         "guarded", 'x must be a number: its rank is not evident in polynomial (for an array, annotate x: "f64[n]")'),
@@ -45,9 +47,7 @@ NOT_YET = {
     # 24 once np.diff was read as its slices; 27 with ranks from uses; 32 with matrix products'
     # operand ranks (py_products); 34 with the first parameter taken for the array of an ambiguous
     # elementwise expression; 35 with shape-generic values meeting numbers computed elsewhere; 36 with
-    # shape-generic results; 37 with items of two sequences alike
-    "holdout:rbf_interpolant": (
-        "guarded", 'x must be a 1-D array: its rank is not evident in rbf_interpolant (else annotate x: "f64[m, n]"'),
+    # shape-generic results; 37 with items of two sequences alike; 38 with guessed arrays shape-generic
 }
 
 

@@ -258,18 +258,21 @@ def test_unannotated_matrix_product_result_is_an_array_with_checked_ranks():
 
 
 def test_the_one_parameter_an_elementwise_reduction_can_take_its_array_from_is_an_array():
-    """``np.sum(x * x)``: nothing but ``x`` can make the product an array, so ``x`` is one (of
-    any rank: the sum and its adjoint do not depend on it), and the gradient checks that it is an
-    array at all, since a number's shadow could not be added into. ``np.mean`` divides by the
-    size, so there the rank it assumed is checked."""
+    """``np.sum(x * x)``: nothing but ``x`` can make the product an array, so ``x`` is typed one,
+    but the sum and its adjoint do not depend on its rank: it is shape-generic, a number or an
+    array of any rank, its shadow an array of its shape (checked: a float could not be added
+    into). ``np.mean`` divides by the size, so there the rank it assumed is checked."""
     grad, text = gradient("def f(x):\n    return np.sqrt(np.sum(np.exp(x) * x))\n", "f", ["x"])
     for x in (np.array([0.5, 1.0]), np.ones((2, 3))):
         d_x = np.zeros_like(x)
         grad(x, d_x, 2.0)
         s = np.sum(np.exp(x) * x)
         np.testing.assert_allclose(d_x, 2.0 * (np.exp(x) * (x + 1.0)) / (2.0 * np.sqrt(s)))
-    with pytest.raises(TypeError, match="x must be a NumPy array: its kind is not evident in f"):
-        grad(0.5, 0.0)
+    d_x = np.zeros(())  # a number too (adjoint.shape_generic: every use is elementwise, then summed)
+    grad(0.5, d_x, 2.0)
+    np.testing.assert_allclose(d_x, 2.0 * (np.exp(0.5) * 1.5) / (2.0 * np.sqrt(np.exp(0.5) * 0.5)))
+    with pytest.raises(ValueError, match="d_x must be an array of the shape of x"):
+        grad(0.5, 0.0)  # a float shadow cannot be added into
     grad, _ = gradient("def f(x):\n    return np.mean(x * x)\n", "f", ["x"])
     d_x = np.zeros(4)
     grad(np.arange(4.0), d_x)
@@ -387,16 +390,22 @@ def test_rank_free_uses_are_marked(source, func, wrt):
 def test_rank_free_uses_need_no_rank_check_and_serve_every_rank(source, func, wrt, target, level):
     text = pipeline.gradient_source(HEADER + textwrap.dedent(source), "prog.py", func, wrt, target,
                                     pipeline.Options(level=level))
-    # No rank is checked; W being differentiated, that it is an array at all is (a number's
-    # shadow is a float the gradient could not add into), and that check takes every rank.
+    # No rank is checked; W being differentiated, its kind is: an array of any rank (a number's
+    # shadow would be a float the gradient could not add into), or, where every use of W is
+    # elementwise or a whole reduction in Python output (adjoint.shape_generic), a number too,
+    # whose shadow is then a 0-d array (checked to have W's shape).
     assert "np.ndim(" not in text and ".ndim !=" not in text
-    assert text.count("raise TypeError") == 1 and "W must be a NumPy array" in text
+    generic = "d_W must be an array of the shape of W" in text
+    assert text.count("W must be a NumPy array") + text.count("d_W must be an array of the shape of W") == 1
+    # (not through W.shape or len(W), nor through a call, which -O2 inlines; Numba types W once)
+    assert generic == (target == "py" and "W.shape" not in source and not ("def h" in source and level == 0))
     namespace: dict = {}
     exec(compile(text, f"<grad_{func}>", "exec"), namespace)
     extra = [ParamSpec("a", "float")] if "a" in wrt else []
-    for shape in [(4,), (3, 2), (2, 2, 3)]:
-        check_gradient(primal(source, func), namespace[f"grad_{func}"], [ParamSpec("W", "array", shape), *extra],
-                       wrt, set(), np.random.default_rng(len(shape)))
+    specs = [ParamSpec("W", "array", shape) for shape in [(4,), (3, 2), (2, 2, 3)]]
+    for k, spec in enumerate(specs + ([ParamSpec("W", "float")] if generic else [])):
+        check_gradient(primal(source, func), namespace[f"grad_{func}"], [spec, *extra], wrt, set(),
+                       np.random.default_rng(k))
 
 
 @pytest.mark.parametrize(

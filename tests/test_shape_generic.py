@@ -113,18 +113,30 @@ def test_the_uses_give_a_matrix(body, func, param):
     assert param_types(body, func)[param] == "array<f64,2>"
 
 
-def test_where_either_operand_may_be_the_array_the_first_parameter_is():
-    """``np.sum((x - mu) ** 2)``: either may be the array, and nothing says which: the first
-    parameter is taken for it (a guess, checked at entry: here only its kind, as np.sum of an
-    elementwise expression means the same at every rank), the other stays a number (here
-    shape-generic: any shape that broadcasts)."""
+@pytest.mark.parametrize(("x", "mu"), [(np.array([0.5, -0.4, 1.2]), 0.3), (0.7, np.array([0.1, -0.2, 0.4])),
+                                       (np.arange(6.0).reshape(2, 3) / 4, np.array([[0.1], [0.3]])), (0.2, 0.9)],
+                         ids=["vector_number", "number_vector", "matrix_column", "numbers"])
+def test_where_either_operand_may_be_the_array_both_are_shape_generic(x, mu):
+    """``np.sum((x - mu) ** 2)``: either may be the array, and nothing says which. The first
+    parameter is typed the array (a guess), but np.sum of an elementwise expression means the
+    same at every rank: both are shape-generic, each a number or an array of any shape that
+    broadcasts, its adjoint summed down to its own shape and added into its shadow (0-d for a
+    number). Before, x was checked to be an array and a number there was refused."""
     body = """
     def f(x, mu):
         return np.sum((x - mu) ** 2)
     """
     assert param_types(body, "f") == {"x": "array<f64,1>", "mu": "f64"}
-    _, text = gradient(body, "f", ["x", "mu"])
-    assert "isinstance(x, np.ndarray)" in text and "def grad_f(x, d_x, mu, d_mu, d_return=1.0)" in text
+    grad, text = gradient(body, "f", ["x", "mu"])
+    assert "isinstance(x, np.ndarray)" not in text and "def grad_f(x, d_x, mu, d_mu, d_return=1.0)" in text
+    assert "d_x must be an array of the shape of x" in text
+    f = primal(body, "f")
+    d_x, d_mu = np.zeros(np.shape(x)), np.zeros(np.shape(mu))
+    grad(x, d_x, mu, d_mu, d_return=1.0)
+    np.testing.assert_allclose(d_x, central_difference(f, [x, mu], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_mu, central_difference(f, [x, mu], 1), rtol=1e-6, atol=1e-8)
+    with pytest.raises(ValueError, match="d_x must be an array of the shape of x"):
+        grad(x, 0.0, mu, d_mu)  # a float shadow cannot be added into
 
 
 def test_a_known_array_among_the_operands_decides_nothing():
@@ -539,9 +551,13 @@ def test_data_through_any_ufunc_stays_shape_generic(k):
     np.testing.assert_allclose(d_log_lam, central_difference(f, [log_lam, k, 0.7], 0), rtol=1e-6, atol=1e-8)
 
 
-def test_an_active_value_through_a_function_of_no_arithmetic_adjoint_keeps_its_check():
-    """``gammaln(k + r)`` with ``r`` differentiated: the adjoint (digamma) is no arithmetic, so
-    ``r`` is not shape-generic: it keeps a rank check."""
+@pytest.mark.parametrize("r", [2.3, np.array([1.5, 2.5, 3.5]), np.array([[1.5], [2.5]])],
+                         ids=["number", "vector", "column"])
+def test_an_active_value_meets_the_array_before_a_function_of_no_arithmetic_adjoint(r):
+    """``gammaln(k + r)`` with ``r`` differentiated: ``r`` meets the array ``k`` first, and the
+    digamma of the adjoint is taken of that array, whatever ``r`` is: ``r`` is shape-generic up
+    to ``k``'s one axis (its contribution summed to its shape). A column would grow ``k + r``
+    beyond what the gradient takes it to be: refused at entry."""
     body = """
     from scipy.special import gammaln
 
@@ -549,5 +565,150 @@ def test_an_active_value_through_a_function_of_no_arithmetic_adjoint_keeps_its_c
     def nb(r, k: "f64[n]"):
         return np.sum(gammaln(k + r))
     """
-    _, text = gradient(body, "nb", ["r"])
-    assert "r must be a" in text and "r may be a number or an array" not in text
+    grad, text = gradient(body, "nb", ["r"])
+    assert "r may be a number or an array of up to 1 axis" in text
+    f = primal(body, "nb")
+    k = np.array([0.5, 1.0, 2.0])
+    d_r = np.zeros(np.shape(r))
+    if np.ndim(r) > 1:
+        with pytest.raises(ValueError, match="r may be a number or an array of up to 1 axis in nb, not 2"):
+            grad(r, d_r, k)
+        return
+    grad(r, d_r, k)
+    np.testing.assert_allclose(d_r, central_difference(f, [r, k], 0), rtol=1e-6, atol=1e-8)
+
+
+# ------------------------------------------------------------------ guessed arrays, shape-generic too
+NEGBIN = """
+from scipy.special import gammaln
+
+
+def negbin(r, p, k):
+    return np.sum(gammaln(k + r) - gammaln(r) - gammaln(k + 1) + r * np.log(p) + k * np.log1p(-p))
+"""
+
+
+@pytest.mark.parametrize(("r", "k"), [(2.3, np.array([0.0, 1.0, 4.0, 2.0])), (np.array([1.5, 2.5, 3.5]), 2.0),
+                                      (np.array([[1.5], [2.5]]), np.array([0.0, 3.0, 1.0]))],
+                         ids=["number_r_vector_k", "vector_r_number_k", "column_r_vector_k"])
+def test_a_parameter_taken_for_an_array_serves_a_number_too(r, k):
+    """A negative binomial log-likelihood as statistics code writes it: ``r`` (the dispersion) is
+    typed the array of ``gammaln(k + r) - gammaln(r)`` (the first parameter where either could
+    be), but every use of it, of ``p`` and of ``k`` is elementwise, then summed: all three are
+    shape-generic, and the gradient is right for a number ``r`` with data ``k``, and the other way
+    round. (Before, ``r`` was checked to be a vector, and a number there refused.)"""
+    grad, text = gradient(NEGBIN, "negbin", ["r", "p"])
+    assert "must be a 1-D array" not in text and "d_r must be an array of the shape of r" in text
+    f = primal(NEGBIN, "negbin")
+    p = 0.4
+    d_r, d_p = np.zeros(np.shape(r)), np.zeros(())
+    grad(r, d_r, p, d_p, k, d_return=1.0)
+    np.testing.assert_allclose(d_r, central_difference(f, [r, p, k], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_p, central_difference(f, [r, p, k], 1), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize(("a", "b"), [(np.array([[0.3], [-0.2], [0.5]]), np.array([[0.1, 0.4, -0.3, 0.2]])),
+                                      (1.5, np.array([0.1, 0.4])), (np.array([0.2, 0.7]), np.array([0.1, 0.4]))],
+                         ids=["column_row", "number_vector", "vectors"])
+def test_two_guessed_arrays_that_only_meet_each_other(a, b):
+    """``s = a + b; np.sum(s * s)``: no array of a known rank anywhere, so any two shapes that
+    broadcast are served, each adjoint summed to its parameter's shape."""
+    body = """
+    def f(a, b):
+        s = a + b
+        return np.sum(s * s)
+    """
+    grad, _ = gradient(body, "f", ["a", "b"])
+    f = primal(body, "f")
+    d_a, d_b = np.zeros(np.shape(a)), np.zeros(np.shape(b))
+    grad(a, d_a, b, d_b, d_return=1.0)
+    np.testing.assert_allclose(d_a, central_difference(f, [a, b], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_b, central_difference(f, [a, b], 1), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize(("x", "centers"), [(0.3, np.array([0.0, 0.5, 1.0])), (np.array([0.1, 0.4, 0.9]), 0.5)],
+                         ids=["number_x", "number_centers"])
+def test_a_scaled_radial_basis_sum(x, centers):
+    """``np.abs(x - centers)`` then ``np.exp`` and a weighted sum (the corpus's rbf_interpolant):
+    whichever of x and centers is the array."""
+    body = """
+    def rbf(x, centers, weights, eps):
+        r = np.abs(x - centers)
+        return np.sum(weights * np.exp(-((eps * r) ** 2)))
+    """
+    grad, _ = gradient(body, "rbf", ["x", "centers", "weights", "eps"])
+    f = primal(body, "rbf")
+    weights, eps = np.array([0.7, -0.2, 1.1]), 1.3
+    shadows = [np.zeros(np.shape(v)) for v in (x, centers, weights, eps)]
+    grad(x, shadows[0], centers, shadows[1], weights, shadows[2], eps, shadows[3], d_return=1.0)
+    for k, got in enumerate(shadows):
+        np.testing.assert_allclose(got, central_difference(f, [x, centers, weights, eps], k), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize(("body", "checked"), [
+    ("def f(x, y):\n    return np.sum(np.sum(x * y, axis=0))\n", "x must be a 2-D array"),  # an axis: rank-bound
+    ("def f(x, y):\n    return np.mean(x - y)\n", "x must be a 1-D array"),  # divides by the guessed extents
+    ("def f(x, y):\n    return np.sum(np.where(x > 0, x, y))\n", "x must be a 1-D array"),  # a comparison
+    ("def f(x, y):\n    return np.sum(x * y) + x[0]\n", "d_y must be an array of the shape of y"),  # x proven
+], ids=["axis", "mean", "comparison", "indexed"])
+def test_a_guessed_array_with_a_use_of_its_rank_keeps_its_check(body, checked):
+    """Only elementwise arithmetic, ufuncs and whole sums, maxima and minima mean the same at every
+    rank; a guessed array with any other use keeps its rank check (and the other parameter, once
+    the first keeps the IR's rank, may still be shape-generic where it meets it)."""
+    _, text = gradient(body, "f", ["x", "y"])
+    assert checked in text
+
+
+def test_a_guessed_array_used_in_a_loop_keeps_its_check():
+    """An adjoint accumulated across a loop is allocated by the IR's extents: not shape-generic
+    (here of any rank, as the sum takes it, but an array: a number's shadow could not be added into)."""
+    body = """
+    def f(x, y, n: int):
+        s = 0.0
+        for i in range(n):
+            s += np.sum(x * y) * i
+        return s
+    """
+    _, text = gradient(body, "f", ["x", "y"])
+    assert "x must be a NumPy array" in text and "d_x must be an array of the shape of x" not in text
+
+
+# ------------------------------------------------------------------ axes annotated one long
+COL_ROW = """
+def col_plus_row(a: "f64[n, 1]", b: "f64[1, m]"):
+    return np.sum((a + b) ** 2)
+
+
+def pair(a: "f64[n, 1]", b: "f64[1, m]"):
+    return (a + b) ** 2
+
+
+def via_helper(a: "f64[n, 1]", b: "f64[1, m]"):
+    return np.sum(pair(a, b))
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("level", [0, 2])
+@pytest.mark.parametrize("func", ["col_plus_row", "via_helper"])
+def test_an_axis_annotated_one_long_sums_what_it_stretched(func, level, target):
+    """``a: "f64[n, 1]"`` plus ``b: "f64[1, m]"`` is n by m: the adjoint of each is summed over
+    the axis it was stretched along. Before, it was added unsummed (a (3, 4) adjoint into a (3, 1)
+    shadow: NumPy refused it). The gradient checks the annotated extents on entry."""
+    text = pipeline.gradient_source(_source(COL_ROW), "prog.py", func, ["a", "b"], target,
+                                    pipeline.Options(level=level))
+    namespace: dict = {}
+    exec(compile(text, f"<grad_{func}>", "exec"), namespace)
+    grad = namespace[f"grad_{func}"]
+    f = primal(COL_ROW, func)
+    rng = np.random.default_rng(5)
+    a, b = rng.normal(size=(3, 1)), rng.normal(size=(1, 4))
+    d_a, d_b = np.zeros((3, 1)), np.zeros((1, 4))
+    grad(a, d_a, b, d_b, 1.0)
+    np.testing.assert_allclose(d_a, central_difference(f, [a, b], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_b, central_difference(f, [a, b], 1), rtol=1e-6, atol=1e-8)
+    if target == "py":
+        with pytest.raises(ValueError, match=f"a.shape.1. must be 1 in {func}, as its annotation says"):
+            grad(np.ones((3, 4)), np.zeros((3, 4)), b, d_b, 1.0)
+        with pytest.raises(ValueError, match="a.shape.1. must be 1"):
+            grad(np.ones(3), np.zeros(3), b, d_b, 1.0)  # the wrong rank too, without an IndexError

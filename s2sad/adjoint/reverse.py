@@ -195,6 +195,8 @@ class GradientTransform:
         g_body = Block()
         for i, p in enumerate(fn.params):
             self.forward.fwd[p] = g_body.add_arg(p.type, p.name_hint)
+            if i in fn.body.arg_unit_axes:  # ``a: "f64[n, 1]"``: so is the gradient's
+                g_body.arg_unit_axes[len(g_body.args) - 1] = fn.body.arg_unit_axes[i]
             if i in sig.shadowed:
                 self.shadow[p] = g_body.add_arg(p.type, sig.shadow_names[i])
         seeds = [g_body.add_arg(t, n) for t, n in zip(sig.seed_types(), sig.seed_names)]

@@ -40,6 +40,7 @@ from .rules import NUMBER_OPERANDS
 
 _ARRAY_ELEMENTWISE = tuple(PREFIX + n for n in ("add", "sub", "mul", "div", "pow", "maximum", "minimum"))
 _SCALAR_ARITHMETIC = ("add", "sub", "mul", "div", "neg", "pow")
+_WHOLE_REDUCTIONS = tuple(PREFIX + n for n in ("sum", "max", "min"))
 # Math functions whose adjoint is arithmetic on the operand and the result (no other function, no
 # branch): spelled as NumPy's (np.exp), they map an array as they map a number, and so does the
 # adjoint.
@@ -49,20 +50,34 @@ _ELEMENTWISE_MATH = tuple("math." + f for f in ("exp", "expm1", "log", "log1p", 
 def find_shape_generic(fn: Function, candidates: list[str], wrt: set[int]) -> dict[str, int]:
     """The candidates (parameter names) that are shape-generic in ``fn``: name -> the most axes it
     may have (the least rank of the arrays its values meet; -1, any, where it meets none and the
-    function returns a value computed from it: ``return np.exp(x)`` maps any shape). Marks the
-    ``arr.`` ops those values meet (``GENERIC_OPERANDS``). ``wrt``: the differentiated parameters
-    (an inactive parameter may take part in the arithmetic: it gets no adjoint)."""
+    function returns or wholly reduces a value computed from it: ``return np.exp(x)`` maps any
+    shape). Marks the ``arr.`` ops those values meet (``GENERIC_OPERANDS``). ``wrt``: the
+    differentiated parameters (an inactive parameter may take part in the arithmetic: it gets no
+    adjoint).
+
+    A candidate is a number or an array in the IR (its rank guessed). Values computed elementwise
+    from candidates alone (``k + r``, ``gammaln(r)``) have a shape only the run time knows; where
+    one meets an array of a known rank, that rank bounds the candidate's axes. A candidate whose
+    values have another use is not shape-generic, and the others are looked at again without it
+    (its values then have the IR's rank: they bound the others' axes where they meet them)."""
     inactive = {p for i, p in enumerate(fn.params) if i not in wrt and p.type.is_float}
+    chosen = [p for p in fn.params if p.name_hint in candidates and _float_valued(p)]
+    while True:
+        spread = _spread(chosen)
+        closures = {p: _closure(fn, p, inactive, spread) for p in chosen}
+        failed = [p for p in chosen if closures[p] is None]
+        if not failed:
+            break
+        # Those whose own values have another use go first: one that failed only through what
+        # it meets of theirs may pass once their values have the IR's rank again.
+        alone = {p for p in failed if _closure(fn, p, inactive, _spread([p])) is None}
+        chosen = [p for p in chosen if p not in (alone or failed)]
     found: dict[str, int] = {}
     marks: dict[Op, set[int]] = {}
     numbers: dict[Op, set[int]] = {}
     quiet_math: list[Op] = []
-    for p in fn.params:
-        if p.name_hint not in candidates or not p.type.is_float:
-            continue
-        result = _closure(p, inactive)
-        if result is None:
-            continue
+    for p, result in closures.items():
+        assert result is not None
         most, meets, summed, quiet = result
         quiet_math += quiet
         found[p.name_hint] = most
@@ -81,13 +96,59 @@ def find_shape_generic(fn: Function, candidates: list[str], wrt: set[int]) -> di
     return found
 
 
-def _closure(p: Value, inactive: set[Value]
+def _float_valued(v: Value) -> bool:
+    return v.type.is_float or (v.type.is_array and v.type.elem.is_float)  # type: ignore[attr-defined]
+
+
+def _array_elementwise(op: Op, k: int) -> bool:
+    """``op`` maps its operands elementwise with NumPy's broadcasting, and its adjoint reduces
+    each contribution to its operand's shape (``array_rules.reduce_to``); ``k``: the operand."""
+    return op.name in _ARRAY_ELEMENTWISE or (op.name == PREFIX + "where" and k > 0)
+
+
+def _array_map(op: Op) -> bool:
+    """An ``arr.`` op of one array whose result and adjoint have its shape, whatever it is."""
+    return op.name == PREFIX + "neg" or (op.name.startswith(PREFIX + "math.") and len(op.operands) == 1)
+
+
+def _whole_reduction(op: Op) -> bool:
+    """``np.sum(x)``, ``np.max(x)``: a number from every element, whose adjoint spreads back over
+    the operand as it is at run time (``np.full_like``), of any shape."""
+    return (op.name in _WHOLE_REDUCTIONS and op.attrs.get("axis") is None and not op.attrs.get("keepdims")
+            and op.results and not op.result.type.is_array)
+
+
+def _spread(params: list[Value]) -> set[Value]:
+    """The values computed elementwise from ``params`` and numbers alone: their shapes are the
+    broadcast of those the parameters have when the function runs, not the IR's."""
+    spread = set(params)
+    todo = list(params)
+    while todo:
+        v = todo.pop()
+        for op, k in v.uses:
+            if not op.results or len(op.results) != 1 or op.result in spread or not _float_valued(op.result):
+                continue
+            if op.result.type.is_array:
+                grows = _array_elementwise(op, k) or _array_map(op)
+                if not grows or any(o.type.is_array and o not in spread for o in op.operands):
+                    continue  # it meets an array of the IR's shape (or is no elementwise map)
+            elif not (op.name in _SCALAR_ARITHMETIC or op.name.startswith("math.")):
+                continue
+            spread.add(op.result)
+            todo.append(op.result)
+    return spread
+
+
+def _closure(fn: Function, p: Value, inactive: set[Value], spread: set[Value]
              ) -> Optional[tuple[int, list[tuple[Op, int]], list[tuple[Op, int]], list[Op]]]:
-    """The values computed from ``p`` by scalar arithmetic, all of whose uses are allowed: the
-    least rank of the ``arr.`` results they take part in, those uses, the operands of that
-    arithmetic that are active numbers (``x - m``, ``m`` a number computed elsewhere: its
-    contribution takes the result's shape, and is summed to a number), and the math functions
-    of values that take no adjoint (``gammaln(k + 1)`` of data ``k``); None otherwise."""
+    """The values computed from ``p`` by elementwise arithmetic, all of whose uses are allowed:
+    the least rank of the ``arr.`` results they meet (arrays of a rank the IR knows), those uses
+    and those of values that meet each other (``spread``: of the run time's shapes), the operands
+    of scalar arithmetic that are active numbers (``x - m``, ``m`` a number computed elsewhere:
+    its contribution takes the result's shape, and is summed to a number), and the math functions
+    of values that take no adjoint (``gammaln(k + 1)`` of data ``k``); None otherwise. A value
+    that is an array in the IR is used in the function's top-level block only (no loop or branch
+    allocates its adjoint by the IR's extents)."""
     generic = {p}
     # Values computed from inactive inputs alone (``p`` not differentiated): no adjoint reaches
     # them, so any function with an array spelling maps them, whatever its derivative.
@@ -97,32 +158,45 @@ def _closure(p: Value, inactive: set[Value]
     def of_quiet(op: Op) -> bool:
         return all(w in quiet or w in inactive or const_value(w) is not None for w in op.operands)
 
+    def follow(op: Op) -> None:
+        if op.result not in generic:
+            generic.add(op.result)
+            todo.append(op.result)
+
     todo = [p]
     meets: list[tuple[Op, int]] = []
     summed: list[tuple[Op, int]] = []
     least: Optional[int] = None
-    returned = False
+    returned = reduced = False
     while todo:
         v = todo.pop()
         for op, k in v.uses:
-            if op.name in _ARRAY_ELEMENTWISE or (op.name == PREFIX + "where" and k > 0):
+            if v.type.is_array and op.parent is not fn.body:
+                return None
+            if _array_elementwise(op, k):
                 if not op.results or not op.result.type.is_array or (op.name == PREFIX + "pow" and k == 1):
                     return None  # x ** gamma: the adjoint's exponent branches on gamma (a number's)
-                rank = op.result.type.rank  # type: ignore[attr-defined]
-                least = rank if least is None else min(least, rank)
                 meets.append((op, k))
-            elif op.name == "return" and len(op.operands) == 1:
+                if op.result in spread:
+                    follow(op)  # of other generic values only: its shape is the run time's too
+                else:
+                    rank = op.result.type.rank  # type: ignore[attr-defined]
+                    least = rank if least is None else min(least, rank)
+            elif v.type.is_array and _array_map(op):
+                follow(op)
+            elif v.type.is_array and _whole_reduction(op):
+                reduced = True
+            elif op.name == "return" and len(op.operands) == 1 and not v.type.is_array:
                 returned = True  # the function maps its shape: the seed d_return takes it
+            elif v.type.is_array:
+                return None
             elif op.name in _ELEMENTWISE_MATH and numpy_spelled(op) and op.results and op.result.type.is_float:
-                if op.result not in generic:
-                    generic.add(op.result)
-                    todo.append(op.result)
+                follow(op)
             elif _maps_arrays(op) and of_quiet(op):
                 quiet_math.append(op)
                 if op.result not in generic:
-                    generic.add(op.result)
                     quiet.add(op.result)
-                    todo.append(op.result)
+                follow(op)
             elif op.name in _SCALAR_ARITHMETIC and op.results and op.result.type.is_float:
                 if op.name == "pow" and (k != 0 or const_value(op.operands[1]) is None):
                     return None  # b ** c with a constant c only (its adjoint is arithmetic)
@@ -130,15 +204,13 @@ def _closure(p: Value, inactive: set[Value]
                     if j != k and not (w in generic or w in inactive or const_value(w) is not None):
                         if w.type.is_float:
                             summed.append((op, j))  # x - m: m's adjoint, shaped like x, summed
-                if op.result not in generic:
-                    generic.add(op.result)
-                    todo.append(op.result)
-                    if of_quiet(op):
-                        quiet.add(op.result)
+                if op.result not in generic and of_quiet(op):
+                    quiet.add(op.result)
+                follow(op)
             else:
                 return None
     if least is None:
-        return (-1, meets, summed, quiet_math) if returned else None
+        return (-1, meets, summed, quiet_math) if returned or reduced else None
     return least, meets, summed, quiet_math
 
 

@@ -95,7 +95,8 @@ from .arrays import ArrayBinOp, accum_slice_target, array_expr, numba_unsupporte
 from .names import PyNamer
 from .formatting import formatted
 from .printer import P_COND, Printer, first_hoistable, if_exp
-from .rank_checks import check_lines, extent_check_lines, generic_check_lines, generic_text, unchecked_names
+from .rank_checks import (check_lines, extent_check_lines, generic_check_lines, generic_text, unchecked_names,
+                          unit_check_lines)
 
 _BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**"}
 _BITS = {"bitand": "&", "bitor": "|", "bitxor": "^", "shl": "<<", "shr": ">>"}  # on Python's (or Numba's) ints
@@ -312,7 +313,7 @@ class _FunctionEmitter(StatementBuilder):
         # and the annotation that would settle it, so that a rank s2sad had to assume is never
         # silently wrong. Numba's are a function of their own that calls this one (rank_checks).
         checks = (check_lines(fn, self.var, self.numba) + generic_check_lines(fn, self.var)
-                  + extent_check_lines(fn, self.var, self.numba))
+                  + extent_check_lines(fn, self.var, self.numba) + unit_check_lines(fn, self.var, self.numba))
         if fn.name in self.unchecked:
             about = [f"{fn.name} without its checks of assumed ranks, which run first (Numba compiles this",
                      "function for the ranks they let through)."]
@@ -343,6 +344,11 @@ class _FunctionEmitter(StatementBuilder):
             kind = "array" if self.fn.params[info.d_return].type.is_array else "float"
         generic = [(by_index[i], self.generic_shadows[p.name_hint]) for i, p in enumerate(self.fn.params)
                    if p.name_hint in self.generic_shadows]
+        # A shape-generic parameter that is an array in the IR has its shadow among the others.
+        arrays = self.fn.attrs.get("shape_generic") or {}
+        generic_arrays = [(by_index[j], by_index[i]) for i, j in sorted(info.shadows.items())
+                          if self.fn.params[j].name_hint in arrays]
+        in_order = sorted(generic_arrays + generic, key=lambda pair: by_index.index(pair[0]))
         return entry_text(Convention(
             primal=info.primal,
             shadows=[(by_index[j], by_index[i]) for i, j in sorted(info.shadows.items())] + generic,
@@ -352,7 +358,7 @@ class _FunctionEmitter(StatementBuilder):
             seed=seed,
             seed_kind=kind,
             with_value=bool(self.fn.attrs.get("with_value")),
-            calling=tuple(self._calling(by_index)) + tuple(generic_text(info.primal, generic)),
+            calling=tuple(self._calling(by_index)) + tuple(generic_text(info.primal, in_order)),
         ))
 
     def _calling(self, by_index: list[str]) -> list[str]:

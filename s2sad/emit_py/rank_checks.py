@@ -32,6 +32,7 @@ The function with the checks has none.
 from __future__ import annotations
 
 from ..emit.stmt import LINE_LIMIT
+from ..ssa.attrs import shadows_of
 from ..ssa.ir import Function, Module
 
 
@@ -99,6 +100,21 @@ def extent_check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
     return lines
 
 
+def unit_check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
+    """The checks of the axes the annotations say are one long (``a: "f64[n, 1]"``): the gradient
+    sums the adjoint of what such an axis stretched over it (``array_ops.shape_unit_axes``), which
+    an array as long as the others there would not undo. Python's test holds for any rank."""
+    primal = fn.attrs.get("primal", fn.name)
+    lines: list[str] = []
+    for p in fn.params:
+        for axis in sorted(fn.body.arg_unit_axes.get(p.index, ())):
+            name = names.get(p) or p.name_hint
+            test = f"{name}.shape[{axis}] != 1" if numba else f"np.shape({name})[{axis}:{axis + 1}] != (1,)"
+            message = f"{p.name_hint}.shape[{axis}] must be 1 in {primal}, as its annotation says"
+            lines += _raise_if(test, f'"{message}"', _RUFF_LINE)
+    return lines
+
+
 def _extent_code(side: tuple, names: dict, numba: bool) -> str:
     """One side of an extent check: ``x.shape[0]``, an integer parameter, a constant."""
     if side[0] == "dim":
@@ -119,7 +135,11 @@ def generic_check_lines(fn: Function, names: dict) -> list[str]:
     one's shadow an array of its shape (``fn.attrs["generic_shadows"]``), which the gradient adds
     into in place. Python output only (Numba output refuses such parameters)."""
     generic = fn.attrs.get("shape_generic") or {}
-    shadows = fn.attrs.get("generic_shadows") or {}
+    shadows = dict(fn.attrs.get("generic_shadows") or {})
+    for i, j in shadows_of(fn).items():  # an array's shadow, of its shape (a 0-d array for a number)
+        shadow, p = fn.params[i], fn.params[j]
+        if p.name_hint in generic:
+            shadows[p.name_hint] = names.get(shadow) or shadow.name_hint
     primal = fn.attrs.get("primal", fn.name)
     lines: list[str] = []
     for p in fn.params:

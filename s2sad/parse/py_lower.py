@@ -156,6 +156,10 @@ class FunctionLowerer(StructuredLowering):
         names = [p.name.value for p in parameters(fn)]
         bound = frozenset(self.types.vars)  # the parameters and locals (Function.source_names)
         body = Block(list(self.types.params), names)
+        for i, name in enumerate(names):  # ``a: "f64[n, 1]"``: the adjoint of what stretches a sums over it
+            units = frozenset(k for k, extent in enumerate(self.types.shapes.get(name) or ()) if extent.strip() == "1")
+            if units:
+                body.arg_unit_axes[i] = units
         loc = self.locator.loc(fn, fn.name)
         b = Builder(body, loc)
         env: Env = dict(zip(names, body.args))

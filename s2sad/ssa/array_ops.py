@@ -89,12 +89,13 @@ Ops the adjoint transform introduces (undoing broadcasts, reductions, slices, ga
                                                             the R - r leading axes, then over
                                                             the axes in ``keep`` (of extent 1
                                                             in like), keeping them
-  arr.sum_to_shape (g, like: scalar, met: array...)
-                                          -> f64            g summed down to the run-time shape of
+  arr.sum_to_shape (g, like, met: array...)
+                                          -> like's type    g summed down to the run-time shape of
                                                             like, a shape-generic parameter (or a
-                                                            number computed from one): a number in
-                                                            the IR, a number or an array of any
-                                                            shape that broadcasts to g's at run time
+                                                            value computed from one): a number or
+                                                            an array of a guessed rank in the IR,
+                                                            a number or an array of any shape that
+                                                            broadcasts to g's at run time
                                                             (Python output only, ``sum_to_shape``);
                                                             refused where like's shape would grow
                                                             the arrays ``met`` it meets
@@ -307,9 +308,9 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
     if op in LINALG:
         return _linalg_type(op, operands, ranks, attrs)
     if op == "sum_to_shape":
-        if len(operands) < 2 or ranks[1] != 0 or 0 in ranks[2:]:
-            return "'arr.sum_to_shape' takes a value, a number to take the run-time shape of and the arrays it met"
-        return F64
+        if len(operands) < 2 or 0 in ranks[2:]:
+            return "'arr.sum_to_shape' takes a value, a value to take the run-time shape of and the arrays it met"
+        return operands[1]
     if op in ("broadcast", "sum_to"):
         if len(operands) != 2 or ranks[1] == 0:
             return f"'{name}' takes a value and an array to take the shape of"
@@ -456,8 +457,8 @@ class _UnitAxes:
                     del self.known[stale]  # worked out from the assumption just narrowed
                 self.known[v] = assumed = found
         op = v.defining_op
-        if op is None:
-            return frozenset()
+        if op is None:  # a parameter annotated with an axis of extent 1
+            return v.owner.arg_unit_axes.get(v.index, frozenset()) if v.owner.parent_op is None else frozenset()
         if op.name == "call":
             units = op.attrs.get(CALL_UNIT_AXES)
             return frozenset(units[v.index]) if units else frozenset()

@@ -197,6 +197,9 @@ class Block:
         self.args = [Value(t, h, self, i) for i, (t, h) in enumerate(zip(arg_types, arg_hints))]
         self.ops: list[Op] = []
         self.parent_op: Optional[Op] = None
+        # Of a function's body: the axes of its array parameters that the source says are one long
+        # (``a: "f64[n, 1]"``), by argument index (``array_ops.shape_unit_axes``).
+        self.arg_unit_axes: dict[int, frozenset[int]] = {}
 
     def add_arg(self, type: Type, hint: str = "") -> Value:
         v = Value(type, hint, self, len(self.args))
