@@ -712,3 +712,65 @@ def test_an_axis_annotated_one_long_sums_what_it_stretched(func, level, target):
             grad(np.ones((3, 4)), np.zeros((3, 4)), b, d_b, 1.0)
         with pytest.raises(ValueError, match="a.shape.1. must be 1"):
             grad(np.ones(3), np.zeros(3), b, d_b, 1.0)  # the wrong rank too, without an IndexError
+
+
+BETA_BINOMIAL = """
+import scipy.special as sp
+
+
+def beta_binomial(a, b, k, n):
+    return np.sum(sp.betaln(k + a, n - k + b) - sp.betaln(a, b))
+"""
+
+
+@pytest.mark.parametrize("a", [1.5, np.array([1.5, 0.7, 2.2])], ids=["number", "vector"])
+@pytest.mark.parametrize(("k", "n"), [(np.array([1.0, 3.0, 4.0]), np.array([5.0, 6.0, 7.0])), (2.0, 5.0)],
+                         ids=["data_arrays", "data_numbers"])
+def test_scipy_special_functions_of_two_operands_map_arrays(a, k, n):
+    """``sp.betaln(k + a, n - k + b)``: SciPy's special functions map arrays as NumPy's do. Before,
+    the parameters were taken for proven numbers (no check at all; called with data arrays the
+    gradient failed inside the output's scalar digamma). Now the first is guessed the array and
+    every parameter is shape-generic: lgamma's adjoint, digamma, is SciPy's ufunc in the output."""
+    grad, text = gradient(BETA_BINOMIAL, "beta_binomial", ["a", "b"])
+    assert "from scipy.special import digamma" in text and "def digamma" not in text
+    f = primal(BETA_BINOMIAL, "beta_binomial")
+    b = 2.5
+    d_a, d_b = np.zeros(np.shape(a)), np.zeros(())
+    grad(a, d_a, b, d_b, k, n, d_return=1.0)
+    np.testing.assert_allclose(d_a, central_difference(f, [a, b, k, n], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_b, central_difference(f, [a, b, k, n], 1), rtol=1e-6, atol=1e-8)
+
+
+def test_a_parameter_reaching_a_scipy_function_is_never_a_proven_number():
+    """``np.sum(sp.xlogy(k, a))``: either may be an array; neither is proven a number."""
+    body = """
+    import scipy.special as sp
+
+
+    def f(a, k):
+        return np.sum(sp.xlogy(k, a))
+    """
+    fn = parse_source(_source(body), "prog.py", "f").functions["f"]
+    assert set(fn.attrs["assumed"]) == {"a", "k"}
+
+
+@pytest.mark.parametrize(("body", "x"), [("return np.sum(sp.xlogy(x, s))", np.array([0.0, 0.5, 2.0])),
+                                       ("return np.sum(sp.xlogy(s, x))", np.array([0.25, 0.5, 2.0]))],
+                         ids=["array_number", "number_array"])
+def test_xlogy_of_an_array_and_a_number_stretches_the_number(body, x):
+    """``sp.xlogy(x, s)`` with ``x`` an array and ``s`` a number: NumPy broadcasts the number,
+    and so does the lowering (it was refused)."""
+    source = f"""
+    import scipy.special as sp
+
+
+    def f(x: "f64[n]", s: float):
+        {body}
+    """
+    grad, _ = gradient(source, "f", ["x", "s"])
+    f = primal(source, "f")
+    s = 1.7
+    d_x = np.zeros(3)
+    d_s = grad(x, d_x, s, d_return=1.0)
+    np.testing.assert_allclose(d_x, central_difference(f, [x, s], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_s, central_difference(f, [x, s], 1), rtol=1e-6, atol=1e-8)

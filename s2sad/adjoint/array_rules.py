@@ -26,7 +26,7 @@ from typing import Callable, Optional, Sequence
 from ..ssa import array_ops, attrs, build
 from ..ssa.ir import Builder, Value
 from ..ssa.types import F64, I64
-from .rules import Contribs, OpView, rule
+from .rules import Contribs, MissingRule, OpView, rule
 
 P = array_ops.PREFIX
 
@@ -162,6 +162,16 @@ def _where(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     da = reduce_to(b, arr(b, "where", [cond, g, zero]), op.operands[1], 1 in generic, met) if active[1] else None
     db = reduce_to(b, arr(b, "where", [cond, zero, g]), op.operands[2], 2 in generic, met) if active[2] else None
     return [None, da, db]
+
+
+@rule(P + "broadcast")
+def _broadcast(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # A value stretched to an array's shape (xlogy of an array and a number): its adjoint is g
+    # summed back down to its shape. (The adjoint's own broadcasts, with an axis, are never
+    # differentiated.)
+    if op.attrs.get("axis") is not None:
+        raise MissingRule("no derivative rule for 'arr.broadcast' along an axis")
+    return [reduce_to(b, g, op.operands[0]) if active[0] else None, None]
 
 
 @rule(P + "neg")

@@ -19,7 +19,8 @@ import math as _math
 from typing import Callable, Optional, Protocol, Sequence
 
 from ..ssa import build
-from ..ssa.ir import Builder, Value
+from ..ssa.attrs import GENERIC_MATH
+from ..ssa.ir import Block, Builder, Value
 
 Contribs = list[Optional[Value]]
 
@@ -305,6 +306,40 @@ def _copysign(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     return [build.mul(b, g, sign), None]
 
 
+class _Probe:
+    """A stand-in op of one float operand, to see what a rule builds (``maps_arrays``)."""
+
+    def __init__(self, name: str, block: Block):
+        self.name = name
+        self.operands = [block.args[0]]
+        self.result = block.args[1]
+        self.attrs: dict = {}
+
+
+_MAPS_ARRAYS: dict[str, bool] = {}
+
+
+def maps_arrays(name: str) -> bool:
+    """Whether the rule of the one-operand math op ``name`` builds only arithmetic and functions
+    with an array spelling in the Python output (``math.lgamma`` -> ``digamma``, SciPy's ufunc),
+    so that applied to an array it means the same elementwise (``adjoint.shape_generic``)."""
+    if name not in _MAPS_ARRAYS:
+        from ..ssa.mathfns import MATH
+        from ..ssa.types import F64
+        block = Block([F64, F64, F64])
+        fn = RULES.get(name)
+        ok = fn is not None
+        if ok:
+            fn(Builder(block), _Probe(name, block), block.args[2], [True])  # type: ignore[arg-type]
+            for made in block.ops:
+                row = MATH.get(made.name[5:]) if made.name.startswith("math.") else None
+                if made.name not in ("const", "add", "sub", "mul", "div", "neg") and \
+                        (row is None or not (row.ufunc or row.scipy) or len(made.operands) != 1):
+                    ok = False
+        _MAPS_ARRAYS[name] = ok
+    return _MAPS_ARRAYS[name]
+
+
 def adjoint_contributions(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     """The adjoint contribution of ``g`` (the result's adjoint) to each operand of ``op``.
 
@@ -314,8 +349,14 @@ def adjoint_contributions(b: Builder, op: OpView, g: Value, active: list[bool]) 
     fn = RULES.get(op.name)
     if fn is None:
         raise MissingRule(f"no derivative rule for the primitive '{op.name}'")
+    attrs = getattr(op, "attrs", {})
+    before = {id(o) for o in b.block.ops} if attrs.get(GENERIC_MATH) else None
     contributions = fn(b, op, g, active)
-    for k in getattr(op, "attrs", {}).get(NUMBER_OPERANDS) or ():
+    if before is not None:  # of a shape-generic value (adjoint.shape_generic): so is its adjoint's math
+        for made in b.block.ops:
+            if id(made) not in before and made.name.startswith("math."):
+                made.attrs[GENERIC_MATH] = True
+    for k in attrs.get(NUMBER_OPERANDS) or ():
         c = contributions[k]
         if c is not None:  # a number's share of a value that may be an array at run time: summed
             contributions[k] = b.op1("arr.sum_to_shape", [c, op.operands[k]], c.type)

@@ -36,7 +36,7 @@ from ..ssa.mathfns import MATH
 from ..ssa.build import const_value
 from ..ssa.ir import Function, Op, Value
 from .array_rules import GENERIC_OPERANDS
-from .rules import NUMBER_OPERANDS
+from .rules import NUMBER_OPERANDS, maps_arrays
 
 _ARRAY_ELEMENTWISE = tuple(PREFIX + n for n in ("add", "sub", "mul", "div", "pow", "maximum", "minimum"))
 _SCALAR_ARITHMETIC = ("add", "sub", "mul", "div", "neg", "pow")
@@ -196,6 +196,9 @@ def _closure(fn: Function, p: Value, inactive: set[Value], spread: set[Value]
                 quiet_math.append(op)
                 if op.result not in generic:
                     quiet.add(op.result)
+                follow(op)
+            elif _maps_arrays(op) and len(op.operands) == 1 and maps_arrays(op.name):
+                quiet_math.append(op)  # gammaln(r): its adjoint's digamma is SciPy's ufunc too (rules)
                 follow(op)
             elif op.name in _SCALAR_ARITHMETIC and op.results and op.result.type.is_float:
                 if op.name == "pow" and (k != 0 or const_value(op.operands[1]) is None):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Protocol, Union
 import libcst as cst
 
 from ..ssa import array_ops, build
+from ..ssa.attrs import SCIPY
 from ..ssa.ir import Block, Builder, Op, Value
 from ..ssa.mathfns import MATH
 from ..ssa.structured import add_carried
@@ -242,7 +243,11 @@ def special_function(lw: "ExprLowerer", op: str, values: list[Value], b: Builder
         return build.binary(lw.at(b, node), name, x, y)
 
     def fn(name: str, x: Value) -> Value:
-        return arr_op(lw, b, node, "math." + name, [x]) if x.type.is_array else build.math(lw.at(b, node), name, x)
+        if x.type.is_array:
+            return arr_op(lw, b, node, "math." + name, [x])
+        made = build.math(lw.at(b, node), name, x)
+        made.defining_op.attrs[SCIPY] = True  # type: ignore[union-attr]  # SciPy's: it maps arrays too
+        return made
 
     one = lw.const(b, node, 1.0, F64)
     if op == "logit":
@@ -254,9 +259,9 @@ def special_function(lw: "ExprLowerer", op: str, values: list[Value], b: Builder
     # value 0 where log(y) is -inf or NaN; derivatives 0 there), else y (-inf or NaN, as SciPy).
     x, y = values
     zero = lw.const(b, node, 0.0, F64)
-    if x.type.is_array != y.type.is_array:
-        raise lw.fail(node, "xlogy of an array and a number is not supported",
-                      hint="write x * np.log(y), or pass both as arrays")
+    if x.type.is_array != y.type.is_array:  # the number stretched over the array, as NumPy broadcasts it
+        x, y = (x, arr_op(lw, b, node, "broadcast", [y, x])) if x.type.is_array else \
+            (arr_op(lw, b, node, "broadcast", [x, y]), y)
     positive, x_zero = ew("gt", y, zero), ew("eq", x, zero)
     if y.type.is_array:
         inner = arr_op(lw, b, node, "where", [x_zero, one, y])

@@ -46,7 +46,8 @@ _REDUCTIONS = ("sum", "mean", "max_reduce", "min_reduce", "prod", "var", "std")
 _REDUCTION_METHODS = ("sum", "mean", "max", "min", "prod", "var", "std")
 _ELEMENTWISE_BINARY = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 # Library calls that are elementwise on all their arguments, besides the math functions.
-_ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "power", "maximum", "minimum", "where")
+# (SciPy's two-operand special functions among them: ``betaln(k + a, n - k + b)``, elementwise.)
+_ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "power", "maximum", "minimum", "where", "betaln", "xlogy")
 
 
 class RankUses:
@@ -267,7 +268,7 @@ class RankUses:
                                                                  or canonical.startswith("scipy.")):
                 self.need(args[0], rank)
             elif intr.op in ("add", "sub", "mul", "div", "power", "maximum", "minimum") and len(args) == 2 \
-                    and canonical.startswith("numpy."):
+                    and canonical.startswith("numpy.") or intr.op in ("betaln", "xlogy") and len(args) == 2:
                 self._one_array_operand(args, rank)
             elif intr.op == "where" and len(args) == 3:
                 self.need(args[0], rank)  # s2sad takes np.where's condition as an array only

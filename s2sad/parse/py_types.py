@@ -1502,9 +1502,11 @@ class _Inference:
         return intr is None or intr.op == "where"
 
     def takes_arrays(self, node: cst.Call) -> bool:
-        """A library call that maps arrays as readily as numbers (``np.exp``, ``abs``)."""
+        """A library call that maps arrays as readily as numbers (``np.exp``, ``abs``, SciPy's
+        special functions: ``betaln(k + a, n - k + b)`` of arrays ``k`` and ``n`` is an array)."""
         canonical = self.info.canonical_name(node.func, self.locals)
-        return canonical is not None and (canonical.startswith("numpy.") or canonical == "builtins.abs")
+        return canonical is not None and (canonical.startswith(("numpy.", "scipy.special."))
+                                          or canonical == "builtins.abs")
 
     def param_type(self, name: str, ann: Union[Type, _ArrayAnnotation, str, None]) -> Type:
         if isinstance(ann, ScalarType):
