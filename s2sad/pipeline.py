@@ -39,6 +39,7 @@ from .parse.c_preprocess import CFlags
 from .parse.custom_adjoints import NONE as NO_DERIVATIVES
 from .parse.custom_adjoints import Derivatives
 from .opt.kernelize import kernelize, launch_text
+from .opt.lower_arrays import has_array_ops, refuse as refuse_for_c
 from .ssa.ir import Function, Module, SourceLines, SourceLoc
 from .ssa.printer import print_module
 from .ssa.types import Type
@@ -224,6 +225,7 @@ def gradient_module(
     report_lines: Optional[list[str]] = None,
     kernel: bool = False,
     shape_generic: bool = False,
+    c_output: bool = False,
 ) -> Module:
     """The gradient module; with ``options.report``, its memory summary goes into ``report_lines``
     (``kernel``: see primal_module); ``shape_generic``: for Python output, which serves parameters
@@ -245,6 +247,8 @@ def gradient_module(
         del guards[n]
     stage(f"differentiating {name}")
     out = differentiate(module, name, indices, options.may_alias, options.checkpoint, reports, options.with_value)
+    if c_output:
+        _refuse_for_c(out, module)
     grad = out.functions[grad_name(name)]
     if assumed:  # the kinds the code does not prove: C and CUDA output refuse them (gradient_source)
         grad.attrs["assumed"] = assumed
@@ -271,6 +275,21 @@ def gradient_module(
 
 # The guard of a parameter that must be an array of any rank (emit_py.rank_checks).
 ANY_RANK = -1
+
+
+def _refuse_for_c(gradients: Module, primal: Module) -> None:
+    """A located error where the gradient has an op C output cannot have yet, naming what the
+    source wrote there where the primal has one (np.linalg.slogdet, not the inverse its adjoint
+    takes); ``lower-arrays`` would refuse the same op later, by the name it has in the gradient."""
+    try:
+        for fn in gradients.functions.values():
+            if has_array_ops(fn):
+                refuse_for_c(fn)
+    except DiagnosticError:
+        for fn in primal.functions.values():
+            if has_array_ops(fn):
+                refuse_for_c(fn)
+        raise
 
 
 def _entry_guards(primal: Function, wrt: set[int]) -> dict[str, int]:
@@ -340,7 +359,8 @@ def gradient_source(
     if target not in TARGETS:
         raise error(f"target '{target}' is not supported yet", hint="use --target py, numba, c or cuda")
     kernel = target == "cuda" and not is_cuda(filename)
-    module = gradient_module(source, filename, func, wrt, options, report_lines, kernel, shape_generic=target == "py")
+    module = gradient_module(source, filename, func, wrt, options, report_lines, kernel, shape_generic=target == "py",
+                             c_output=target in ("c", "cuda"))
     name = choose_function(source, filename, func, options.cflags)
     header = _header(filename, name, wrt, target, options)
     launch = launch_text(module.functions[grad_name(name)], grad_name(name))

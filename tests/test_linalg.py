@@ -45,6 +45,10 @@ def _diagnose(source: str, wrt: list[str], target: str = "py") -> str:
     ("return np.linalg.norm(T)", "np.linalg.norm of a rank-3 array needs axis="),
     ("return np.sum(np.convolve(x, x, mode=m))", "mode= of np.convolve must be the literal"),
     ("return np.trace(x)", "np.trace takes a matrix; this array has rank 1"),
+    ("return np.sum(np.linalg.cholesky(x))", "np.linalg.cholesky takes a matrix; this array has rank 1"),
+    ("return np.sum(np.tril(x))", "np.tril takes a matrix; this array has rank 1"),
+    ("return np.linalg.slogdet(A)", "np.linalg.slogdet gives a pair (sign, logabsdet): unpack it or take one"),
+    ("return np.linalg.slogdet(A)[2]", "np.linalg.slogdet's pair has the parts 0 (sign) and 1 (logabsdet)"),
 ])
 def test_what_is_not_supported_is_a_located_error(body, fragment):
     source = f"""
@@ -64,6 +68,9 @@ def test_what_is_not_supported_is_a_located_error(body, fragment):
     ("return np.sum(np.linalg.inv(A))", "np.linalg.inv"),
     ("return np.sum(np.linalg.solve(A, x))", "np.linalg.solve"),
     ("return np.sum(np.convolve(x, x))", "np.convolve"),
+    ("return np.linalg.slogdet(A)[1]", "np.linalg.slogdet"),
+    ("return np.sum(np.linalg.cholesky(A))", "np.linalg.cholesky"),
+    ("return np.sum(np.tril(A))", "np.tril"),
 ])
 def test_c_output_refuses_what_has_no_loops_at_its_line(body, what):
     source = f"""
@@ -142,3 +149,86 @@ def test_implicit_einsum_output_is_numpys():
     _run(source, ["A", "B"], A, d_A, B, d_B)
     assert np.allclose(d_A, 2 * (A @ B) @ B.T)
     assert np.allclose(d_B, 2 * A.T @ (A @ B))
+
+
+# ------------------------------------------------------------------ slogdet, cholesky, tril
+DECOMPOSITIONS = """
+import numpy as np
+
+
+def gp_nll_chol(X: "f64[n, d]", y: "f64[n]", log_ell: float, log_sn: float):
+    d2 = np.sum(X ** 2, 1).reshape(-1, 1) + np.sum(X ** 2, 1) - 2 * X @ X.T
+    K = np.exp(-0.5 * d2 / np.exp(2 * log_ell)) + np.exp(2 * log_sn) * np.eye(X.shape[0])
+    L = np.linalg.cholesky(K)
+    alpha = np.linalg.solve(L.T, np.linalg.solve(L, y))
+    return 0.5 * y @ alpha + np.sum(np.log(np.diag(L)))
+
+
+def gp_nll_slogdet(X: "f64[n, d]", y: "f64[n]", ell: float, sn: float):
+    d2 = np.sum(X ** 2, 1).reshape(-1, 1) + np.sum(X ** 2, 1) - 2 * X @ X.T
+    K = np.exp(-0.5 * d2 / ell ** 2) + sn ** 2 * np.eye(X.shape[0])
+    sign, logdet = np.linalg.slogdet(K)
+    return 0.5 * y @ np.linalg.solve(K, y) + 0.5 * logdet * sign
+
+
+def parts(A: "f64[n, n]"):
+    return np.linalg.slogdet(A)[1] - 2.0 * np.linalg.slogdet(A).logabsdet + np.sum(np.tril(A) ** 2)
+
+
+def lower_only(A: "f64[n, n]"):
+    L = np.linalg.cholesky(A)
+    return np.sum(L * L * L)
+"""
+
+
+def _central(f, args: list, k: int, h: float = 1e-6) -> np.ndarray:
+    x = np.asarray(args[k], dtype=float)
+    out = np.zeros(x.shape)
+    for index in np.ndindex(*x.shape):
+        values = []
+        for sign in (1.0, -1.0):
+            trial = x.copy()
+            trial[index] += sign * h
+            moved = list(args)
+            moved[k] = trial if x.shape else float(trial)
+            values.append(f(*moved))
+        out[index] = (values[0] - values[1]) / (2 * h)
+    return out
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize(("func", "wrt"), [("gp_nll_chol", ["y", "log_ell", "log_sn"]),
+                                           ("gp_nll_slogdet", ["X", "ell", "sn"]),
+                                           ("parts", ["A"]), ("lower_only", ["A"])])
+def test_decompositions_match_central_differences(func, wrt, target):
+    """A Gaussian process's negative log-likelihood through np.linalg.cholesky and through
+    np.linalg.slogdet, as such code is written. Cholesky's adjoint (two triangular solves, no
+    inverse) is taken with respect to the lower triangle NumPy reads: the central differences
+    below move one entry at a time, the upper ones too (whose derivative is 0)."""
+    text = pipeline.gradient_source(DECOMPOSITIONS, "prog.py", func, wrt, target)
+    assert "np.linalg.inv" not in text or func in ("parts", "gp_nll_slogdet")
+    namespace: dict = {}
+    exec(compile(text, f"<grad_{func}>", "exec"), namespace)
+    primal_ns: dict = {}
+    exec(compile(DECOMPOSITIONS, "<primal>", "exec"), primal_ns)
+    f = primal_ns[func]
+    rng = np.random.default_rng(4)
+    spd = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    X, y = rng.normal(size=(4, 2)), rng.normal(size=4)
+    args = {"gp_nll_chol": [X, y, 0.1, -1.0], "gp_nll_slogdet": [X, y, 1.1, 0.4],
+            "parts": [spd - 5.0 * np.eye(3)], "lower_only": [spd]}[func]
+    names = {"gp_nll_chol": ["X", "y", "log_ell", "log_sn"], "gp_nll_slogdet": ["X", "y", "ell", "sn"],
+             "parts": ["A"], "lower_only": ["A"]}[func]
+    call, shadows = [], {}
+    for name, value in zip(names, args):
+        call.append(value)
+        if name in wrt and isinstance(value, np.ndarray):
+            shadows[name] = np.zeros_like(value)
+            call.append(shadows[name])
+    returned = namespace[f"grad_{func}"](*call, 1.0)
+    returned = list(returned) if isinstance(returned, tuple) else [returned] if returned is not None else []
+    for k, name in enumerate(names):
+        if name not in wrt:
+            continue
+        got = shadows[name] if name in shadows else returned.pop(0)
+        np.testing.assert_allclose(got, _central(f, args, k), rtol=1e-6, atol=1e-7)

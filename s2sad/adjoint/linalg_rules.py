@@ -103,6 +103,45 @@ def _det(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     return [ew(b, "mul", scale, _t(b, arr(b, "inv", [op.operands[0]])))]
 
 
+@rule(P + "logdet")
+def _logdet(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # d log|det A| / dA = inv(A).T, whatever the sign of the determinant.
+    if not active[0]:
+        return [None]
+    return [ew(b, "mul", g, _t(b, arr(b, "inv", [op.operands[0]])))]
+
+
+@rule(P + "detsign")
+def _detsign(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    return [None]  # piecewise constant
+
+
+@rule(P + "tril")
+def _tril(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    return [arr(b, "tril", [g]) if active[0] else None]
+
+
+@rule(P + "cholesky")
+def _cholesky(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # A = L L.T, of A's lower triangle (NumPy reads no other entry): with P = Phi(L.T @ g), the
+    # lower triangle with its diagonal halved, and S = L^-T P L^-1 (two triangular solves, no
+    # inverse), the adjoint is S + S.T on A's strict lower triangle and S's diagonal on the
+    # diagonal (Murray, "Differentiation of the Cholesky decomposition", 2016).
+    if not active[0]:
+        return [None]
+    low = op.result
+    lt = _t(b, low)
+    m = arr(b, "matmul", [lt, g])
+    phi = ew(b, "sub", arr(b, "tril", [m]), ew(b, "mul", build.const(b, 0.5, F64), _diagonal(b, m)))
+    s = _t(b, arr(b, "solve", [lt, _t(b, arr(b, "solve", [lt, phi]))]))
+    return [ew(b, "sub", arr(b, "tril", [ew(b, "add", s, _t(b, s))]), _diagonal(b, s))]
+
+
+def _diagonal(b: Builder, m: Value) -> Value:
+    """The diagonal matrix of ``m``'s diagonal (``np.diag(np.diag(m))``)."""
+    return arr(b, "diag", [arr(b, "einsum", [m], subs="ii->i")])
+
+
 @rule(P + "inv")
 def _inv(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     if not active[0]:

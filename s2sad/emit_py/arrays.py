@@ -236,8 +236,12 @@ def _linalg(op: Op, n: str, a: list[Expr], numba: bool) -> Expr:
         return _einsum_broadcast(subs, a) if numba else call("np.einsum", Lit(f'"{subs}"'), *a)
     if n == "diag":
         return call("np.diag", a[0])
-    if n in ("det", "inv", "solve"):
+    if n in ("det", "inv", "solve", "cholesky"):
         return call(f"np.linalg.{n}", *a)
+    if n in ("logdet", "detsign"):  # np.linalg.slogdet's (sign, logabsdet)
+        return Subscript(call("np.linalg.slogdet", *a), (number(1 if n == "logdet" else 0),))
+    if n == "tril":
+        return call("np.tril", a[0])
     if n == "norm":
         if numba:  # (Numba's np.linalg.norm takes no axis=, and needs SciPy)
             squares = ArrayBinOp("*", a[0], a[0])

@@ -907,9 +907,16 @@ class _Lowering:
 _LINALG_LOOPS = ("einsum", "diag", "norm", "concat", "stack")
 
 
+# Of the linear algebra C output refuses, what the adjoints of the others are made of last: an
+# error names the function the user wrote (np.linalg.slogdet), not the inverse its adjoint takes.
+_REFUSED_LAST = ("tril", "solve", "inv")
+
+
 def refuse(fn: Function) -> None:
     """A located error for the first op of ``fn`` that C output cannot have yet."""
-    for op in fn.walk():
+    ops = list(fn.walk())
+    ops.sort(key=lambda op: op.name[len(PREFIX):] in _REFUSED_LAST)  # stable: in order otherwise
+    for op in ops:
         n = op.name[len(PREFIX):] if op.name.startswith(PREFIX) else None
         if n == "argsort":
             raise error("np.sort is not supported for C output yet", op.loc,
@@ -918,7 +925,9 @@ def refuse(fn: Function) -> None:
             raise error("indexing with a boolean array (x[x > 0]) is not supported for C output yet", op.loc,
                         hint="use np.where(mask, x, 0.0) where a sum follows, or --target py or --target numba")
         if n in array_ops.LINALG and n not in _LINALG_LOOPS:
-            what = {"det": "np.linalg.det", "inv": "np.linalg.inv", "solve": "np.linalg.solve"}.get(n, "np.convolve")
+            what = {"det": "np.linalg.det", "inv": "np.linalg.inv", "solve": "np.linalg.solve",
+                    "logdet": "np.linalg.slogdet", "detsign": "np.linalg.slogdet", "cholesky": "np.linalg.cholesky",
+                    "tril": "np.tril"}.get(n, "np.convolve")
             raise error(f"{what} is not supported for C output yet (it has no loop form here)", op.loc,
                         hint="use --target py or --target numba")
 

@@ -256,6 +256,10 @@ class ExprLowerer:
             return self.boolean(node, b, env, as_condition=False)
         if isinstance(node, cst.IfExp):
             return self.if_exp(node, b, env)
+        if isinstance(node, (cst.Subscript, cst.Attribute)):
+            part = py_linalg.slogdet_indexed(self, node, b, env)  # np.linalg.slogdet(A)[1]
+            if part is not None:
+                return part
         if isinstance(node, cst.Subscript):
             return self.subscript(node, b, env)
         if isinstance(node, cst.Attribute):

@@ -138,6 +138,9 @@ LINALG_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.linalg.det": Intrinsic("det", 1, 1),
     "numpy.linalg.inv": Intrinsic("inv", 1, 1),
     "numpy.linalg.solve": Intrinsic("solve", 2, 2),
+    "numpy.linalg.slogdet": Intrinsic("slogdet", 1, 1),  # (sign, logabsdet): unpacked or indexed
+    "numpy.linalg.cholesky": Intrinsic("cholesky", 1, 1),
+    "numpy.tril": Intrinsic("tril", 1, 1),
     "numpy.einsum": Intrinsic("einsum", 2, -1),
     "numpy.stack": Intrinsic("stack", 1, 1),
     "numpy.concatenate": Intrinsic("concatenate", 1, 1),

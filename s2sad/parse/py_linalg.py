@@ -60,7 +60,48 @@ def call(lw: ExprLowerer, intr: "lib.Intrinsic", node: cst.Call, b: Builder, env
         raise lw.fail(node, f"np.diag takes a vector or a matrix; this array has rank {rank}")
     if op == "solve":
         return arr_op(lw, b, node, "solve", [x, lw.array(args[1], b, env)])
-    return arr_op(lw, b, node, op, [x])  # diag of a vector, det, inv
+    if op == "slogdet":
+        raise lw.fail(node, "np.linalg.slogdet gives a pair (sign, logabsdet): unpack it or take one part",
+                      hint="sign, logdet = np.linalg.slogdet(A), or np.linalg.slogdet(A)[1]")
+    if op in ("cholesky", "tril") and rank != 2:
+        spelled = "np.linalg.cholesky" if op == "cholesky" else "np.tril"
+        raise lw.fail(node, f"{spelled} takes a matrix; this array has rank {rank}")
+    return arr_op(lw, b, node, op, [x])  # diag of a vector, det, inv, cholesky, tril
+
+
+# The parts of np.linalg.slogdet's pair, by index and by name (NumPy 2's SlogdetResult).
+SLOGDET_PARTS = {0: "detsign", 1: "logdet", "sign": "detsign", "logabsdet": "logdet"}
+
+
+def slogdet_call(lw: ExprLowerer, node: cst.BaseExpression) -> Optional[cst.Call]:
+    """``node`` if it is a call of ``np.linalg.slogdet`` (with its one argument), else None."""
+    if isinstance(node, cst.Call) and lw.info.canonical_name(node.func, lw.ctx.locals) == "numpy.linalg.slogdet" \
+            and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
+        return node
+    return None
+
+
+def slogdet_part(lw: ExprLowerer, node: cst.Call, part: str, b: Builder, env: Env) -> Value:
+    """One part of ``np.linalg.slogdet(A)``: the sign of A's determinant, or log |det A|."""
+    x = lw.array(node.args[0].value, b, env)
+    if x.type.rank != 2:  # type: ignore[attr-defined]
+        raise lw.fail(node, f"np.linalg.slogdet takes a matrix; this array has rank {x.type.rank}")  # type: ignore
+    return arr_op(lw, b, node, part, [x])
+
+
+def slogdet_indexed(lw: ExprLowerer, node: cst.BaseExpression, b: Builder, env: Env) -> Optional[Value]:
+    """``np.linalg.slogdet(A)[1]``, ``np.linalg.slogdet(A).logabsdet`` (and the sign), else None."""
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        call_node, key = slogdet_call(lw, node.value), int_literal(node.slice[0].slice.value)
+    elif isinstance(node, cst.Attribute):
+        call_node, key = slogdet_call(lw, node.value), node.attr.value
+    else:
+        return None
+    if call_node is None:
+        return None
+    if key not in SLOGDET_PARTS:
+        raise lw.fail(node, "np.linalg.slogdet's pair has the parts 0 (sign) and 1 (logabsdet)")
+    return slogdet_part(lw, call_node, SLOGDET_PARTS[key], b, env)
 
 
 def _is_inf(node: cst.BaseExpression) -> bool:

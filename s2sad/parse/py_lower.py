@@ -42,7 +42,7 @@ from ..diagnostics import Diagnostic
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
 from ..ssa.types import BOOL, I64, ArrayType, Type
-from . import py_arrays, py_comprehension, py_lists
+from . import py_arrays, py_comprehension, py_linalg, py_lists
 from . import py_intrinsics as lib
 from .py_common import RESULT, RETURNED, Env, Fail, Poison, length_key
 from .py_expr import AUG_OPS, ExprLowerer, FunctionContext
@@ -496,6 +496,9 @@ class FunctionLowerer(StructuredLowering):
                                         f"not {len(elems)}")
             values = [self.ex.at(b, value).op1("dim", [arr], I64, axis=k) for k in range(rank)]
             nodes = [value] * rank
+        elif (pair := py_linalg.slogdet_call(self.ex, value)) is not None and len(elems) == 2:
+            values = [py_linalg.slogdet_part(self.ex, pair, part, b, env) for part in ("detsign", "logdet")]
+            nodes = [value, value]  # sign, logdet = np.linalg.slogdet(K)
         elif (callee := self.ex.tuple_call(value)) is not None:  # s, c = helper(x)
             values = self.ex.user_call_results(value, callee, b, env)  # type: ignore[arg-type]
             if len(values) != len(elems):

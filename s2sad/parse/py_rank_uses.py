@@ -199,7 +199,7 @@ class RankUses:
             return
         if intr.op in _REDUCTIONS:
             self.need(args[0], axis + 1 if axis is not None else 1)
-        elif intr.op in ("trace", "det", "inv", "solve"):  # of a square matrix (solve's first)
+        elif intr.op in ("trace", "det", "inv", "solve", "slogdet", "cholesky", "tril"):  # a square matrix
             self.need(args[0], 2)
         elif intr.op in ("matmul", "outer", "len") or intr.op in lib.LINALG_OPS:
             for a in args[:2]:

@@ -291,7 +291,7 @@ def _einsum_terms(args: list[cst.BaseExpression]) -> Optional[tuple[list[str], s
 
 def linalg_operand_ranks(op: str, args: list[cst.BaseExpression]) -> list[tuple[cst.BaseExpression, int]]:
     """The least rank each array argument of a ``py_linalg`` function must have."""
-    if op in ("trace", "det", "inv"):
+    if op in ("trace", "det", "inv", "slogdet", "cholesky", "tril"):
         return [(args[0], 2)] if args else []
     if op == "solve":
         return list(zip(args, (2, 1)))
@@ -309,6 +309,10 @@ def linalg_type(op: str, node: cst.Call, args: list[cst.BaseExpression],
     """The type of a ``py_linalg`` function's result, from its arguments' types."""
     if op in ("trace", "det"):
         return F64
+    if op in ("cholesky", "tril"):
+        return ArrayType(F64, 2)
+    if op == "slogdet":
+        return None  # a pair: its parts are typed where it is unpacked or indexed (slogdet_part)
     if op == "einsum":
         terms = _einsum_terms(args)
         return (ArrayType(F64, len(terms[1])) if terms[1] else F64) if terms else None
@@ -845,6 +849,11 @@ class _Inference:
                 for t in elems:
                     if isinstance(t, cst.Name):
                         self.record(t.value, I64)
+            elif self.is_slogdet(value) and len(elems) == 2:  # sign, logdet = np.linalg.slogdet(K)
+                for t in elems:
+                    if isinstance(t, cst.Name):
+                        self.record(t.value, F64)
+                self.expr(value, False)
             else:
                 sig = self.user_signature(value)
                 if sig is not None and sig.tuple_result is not None and len(sig.tuple_result) == len(elems):
@@ -954,7 +963,13 @@ class _Inference:
             memo[key] = self._expr_type(node, types)
         return memo[key]
 
+    def is_slogdet(self, node: cst.BaseExpression) -> bool:
+        return isinstance(node, cst.Call) and \
+            self.info.canonical_name(node.func, self.locals) == "numpy.linalg.slogdet"
+
     def _expr_type(self, node: cst.BaseExpression, types: dict[str, Type]) -> Optional[Type]:
+        if isinstance(node, (cst.Subscript, cst.Attribute)) and self.is_slogdet(node.value):
+            return F64  # np.linalg.slogdet(K)[1], .logabsdet: a number
         if isinstance(node, cst.Integer):
             return I64
         if isinstance(node, cst.Float):
