@@ -774,3 +774,56 @@ def test_xlogy_of_an_array_and_a_number_stretches_the_number(body, x):
     d_s = grad(x, d_x, s, d_return=1.0)
     np.testing.assert_allclose(d_x, central_difference(f, [x, s], 0), rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(d_s, central_difference(f, [x, s], 1), rtol=1e-6, atol=1e-8)
+
+
+LOG_MIXTURE = """
+import math
+
+from scipy.special import logsumexp
+
+
+def log_mixture(x, w, mu, s):
+    comps = np.log(w) - 0.5 * ((x[:, None] - mu) / s) ** 2 - np.log(s) - 0.5 * math.log(2 * math.pi)
+    return np.sum(logsumexp(comps, axis=1))
+"""
+
+
+@pytest.mark.parametrize(("w", "s"), [(np.array([0.3, 0.7]), np.array([0.8, 1.3])), (0.5, 0.9)],
+                         ids=["vectors", "numbers"])
+def test_a_new_axis_is_there_to_meet_a_vector(w, s):
+    """``x[:, None] - mu``: the new axis stretches to meet another array's, so ``mu`` is guessed a
+    vector (checked), and the expression holding it is the array of ``comps`` (not ``w``, the
+    first parameter of an elementwise sum whose operands could each be one). ``w`` and ``s`` meet
+    that matrix only elementwise: numbers or vectors. Before, ``mu`` was taken for a number and a
+    vector there failed inside the gradient's sums."""
+    assert param_types(LOG_MIXTURE, "log_mixture")["mu"] == "array<f64,1>"
+    grad, _ = gradient(LOG_MIXTURE, "log_mixture", ["w", "mu", "s"])
+    f = primal(LOG_MIXTURE, "log_mixture")
+    x, mu = np.array([0.1, -0.7, 1.2, 0.4, 2.0]), np.array([-0.2, 0.9])
+    d_w, d_mu, d_s = np.zeros(np.shape(w)), np.zeros(2), np.zeros(np.shape(s))
+    grad(x, w, d_w, mu, d_mu, s, d_s, d_return=1.0)
+    args = [x, w, mu, s]
+    for k, got in ((1, d_w), (2, d_mu), (3, d_s)):
+        np.testing.assert_allclose(got, central_difference(f, args, k), rtol=1e-6, atol=1e-8)
+
+
+def test_a_number_meeting_an_axis_of_extent_1_may_stretch_it():
+    """``A.sum(axis=1, keepdims=True) - b``: an array ``b`` would stretch the unit axis, so the
+    result's shape is the run time's: an axis reduction of it is no use a shape-generic value may
+    have, and ``b`` keeps its check (a number). Before, a vector there failed inside the
+    gradient's sums (the adjoint taken to keep the unit axis)."""
+    body = """
+    def f(A: "f64[n, m]", b):
+        c = A.sum(axis=1, keepdims=True) - b
+        return np.sum(np.max(c, axis=0) ** 2)
+    """
+    grad, text = gradient(body, "f", ["A", "b"])
+    assert "b must be a number" in text
+    f = primal(body, "f")
+    A = np.arange(6.0).reshape(2, 3) / 5
+    d_A = np.zeros((2, 3))
+    d_b = grad(A, d_A, 0.3, d_return=1.0)
+    np.testing.assert_allclose(d_A, central_difference(f, [A, 0.3], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_b, central_difference(f, [A, 0.3], 1), rtol=1e-6, atol=1e-8)
+    with pytest.raises(ValueError, match="b must be a number"):
+        grad(A, d_A, np.ones(3), d_return=1.0)

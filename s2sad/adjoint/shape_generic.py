@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..ssa.array_ops import PREFIX
+from ..ssa.array_ops import PREFIX, shape_unit_axes
 from ..ssa.attrs import GENERIC_MATH, SCIPY, numpy_spelled
 from ..ssa.mathfns import MATH
 from ..ssa.build import const_value
@@ -119,7 +119,8 @@ def _whole_reduction(op: Op) -> bool:
 
 
 def _spread(params: list[Value]) -> set[Value]:
-    """The values computed elementwise from ``params`` and numbers alone: their shapes are the
+    """The values computed elementwise from ``params`` and numbers alone, or from them and arrays
+    with an axis of extent 1 (``x[:, None] - mu``: ``mu`` may stretch it): their shapes are the
     broadcast of those the parameters have when the function runs, not the IR's."""
     spread = set(params)
     todo = list(params)
@@ -129,9 +130,10 @@ def _spread(params: list[Value]) -> set[Value]:
             if not op.results or len(op.results) != 1 or op.result in spread or not _float_valued(op.result):
                 continue
             if op.result.type.is_array:
-                grows = _array_elementwise(op, k) or _array_map(op)
-                if not grows or any(o.type.is_array and o not in spread for o in op.operands):
-                    continue  # it meets an array of the IR's shape (or is no elementwise map)
+                if not (_array_elementwise(op, k) or _array_map(op)):
+                    continue
+                if any(o.type.is_array and o not in spread and not shape_unit_axes(o) for o in op.operands):
+                    continue  # it meets an array of the IR's shape (and no axis of it it may stretch)
             elif not (op.name in _SCALAR_ARITHMETIC or op.name.startswith("math.")):
                 continue
             spread.add(op.result)

@@ -33,7 +33,7 @@ import libcst as cst
 from ..ssa.ops import MATH_FNS
 from ..ssa.types import Type
 from . import py_intrinsics as lib
-from .py_flow import children, is_shape_subscript
+from .py_flow import children, is_new_axis, is_shape_subscript
 from .py_products import product_operands
 
 # The most axes a NumPy array has (NumPy 2; NumPy 1: 32): a literal axis past them is no evidence.
@@ -288,6 +288,13 @@ class RankUses:
         elif len(open_) > 1 and (_same_rows(open_) or all(self._is_item(e) for e in open_)):
             for e in open_:  # X[i] - X[j]; x - c with x and c items of sequences: alike
                 self.need(e, rank)
+        elif len(open_) > 1 and any(_adds_axis(e) for e in open_):
+            # x[:, None] - mu: the new axis is there to meet another array's, a vector's at least
+            for e in open_:
+                if isinstance(e, cst.Name) and e.value in self.params:
+                    self.need(e, 1)
+        elif len(open_) > 1 and sum(map(_holds_new_axis, open_)) == 1:
+            self.need(next(e for e in open_ if _holds_new_axis(e)), rank)  # the array comes from there
         elif len(open_) > 1:
             self._ambiguous.append((open_, rank))
 
@@ -473,6 +480,17 @@ def _same_rows(exprs: list[cst.BaseExpression]) -> bool:
             return False
         keys.add((e.value.value, len(e.slice)))
     return len(keys) == 1
+
+
+def _adds_axis(e: cst.BaseExpression) -> bool:
+    """``x[:, None]``, ``x[None, :]``, ``x[..., np.newaxis]``: an index that adds an axis."""
+    return isinstance(e, cst.Subscript) and any(isinstance(el.slice, cst.Index) and is_new_axis(el.slice.value)
+                                                for el in e.slice)
+
+
+def _holds_new_axis(e: cst.CSTNode) -> bool:
+    """``e`` has an index that adds an axis somewhere in it (``(x[:, None] - mu) / s``)."""
+    return (isinstance(e, cst.BaseExpression) and _adds_axis(e)) or any(_holds_new_axis(c) for c in children(e))
 
 
 def _axis(call: cst.Call) -> Optional[int]:
