@@ -6,6 +6,7 @@ that stay located errors."""
 
 from __future__ import annotations
 
+import inspect
 import math
 import textwrap
 
@@ -222,3 +223,64 @@ def test_trapezoid_is_the_sum_numpy_computes(target):
     def code(t: str) -> list[str]:  # (the comments quote the source line, spelled as written)
         return [line for line in t.splitlines() if not line.lstrip().startswith("#")]
     assert code(pipeline.gradient_source(spelled, "prog.py", "f", ["y", "x", "h"], target)) == code(text)
+
+
+LOGADDEXP = """
+import numpy as np
+
+
+def softplus_loss(z, y):
+    return np.sum(np.logaddexp(0.0, z) - y * z)
+
+
+def pair(a: float, b: float):
+    return np.logaddexp(a, b) * 2.0
+
+
+def arrays(a: "f64[n]", b: "f64[n]"):
+    return np.sum(np.logaddexp(a, b) ** 2)
+"""
+
+
+@pytest.mark.parametrize(("func", "args", "wrt"), [
+    ("softplus_loss", [np.array([0.3, -1.2, 2.5, 0.0]), np.array([1.0, 0.0, 1.0, 1.0])], ["z"]),
+    ("softplus_loss", [0.7, np.array([1.0, 0.0, 1.0])], ["z"]),
+    ("pair", [0.3, -1.2], ["a", "b"]),
+    ("pair", [0.4, 0.4], ["a", "b"]),  # a tie: each gets half
+    ("arrays", [np.array([0.3, -2.0, 5.0]), np.array([0.3, 1.0, -40.0])], ["a", "b"]),
+], ids=["logistic_loss", "number_z", "numbers", "tie", "arrays"])
+def test_logaddexp_is_written_without_overflow_and_differentiated(func, args, wrt):
+    """``np.logaddexp(a, b)`` is ``max(a, b) + log1p(exp(-|a - b|))`` (the logistic loss written
+    as NumPy code writes it): right for numbers, arrays, a number broadcast over data, and at a
+    tie, where each operand's derivative is one half."""
+    text = pipeline.gradient_source(LOGADDEXP, "prog.py", func, wrt, "py")
+    namespace: dict = {}
+    exec(compile(text, "<grad>", "exec"), namespace)
+    primal_ns: dict = {}
+    exec(compile(LOGADDEXP, "<primal>", "exec"), primal_ns)
+    f = primal_ns[func]
+    names = {"softplus_loss": ["z", "y"], "pair": ["a", "b"], "arrays": ["a", "b"]}[func]
+    takes = inspect.signature(namespace[f"grad_{func}"]).parameters
+    call, shadows = [], {}
+    for name, value in zip(names, args):
+        call.append(value)
+        if "d_" + name in takes:
+            shadows[name] = np.zeros(np.shape(value))
+            call.append(shadows[name])
+    out = namespace[f"grad_{func}"](*call, 1.0)
+    returned = list(out) if isinstance(out, tuple) else [out] if out is not None else []
+    h = 1e-6
+    for k, name in enumerate(names):
+        if name not in wrt:
+            continue
+        got = shadows[name] if name in shadows else returned.pop(0)
+        x = np.asarray(args[k], dtype=float)
+        fd = np.zeros(x.shape)
+        for index in np.ndindex(*x.shape):
+            plus, minus = x.copy(), x.copy()
+            plus[index] += h
+            minus[index] -= h
+            moved = [list(args), list(args)]
+            moved[0][k], moved[1][k] = (plus, minus) if x.shape else (float(plus), float(minus))
+            fd[index] = (f(*moved[0]) - f(*moved[1])) / (2 * h)
+        np.testing.assert_allclose(got, fd, rtol=1e-6, atol=1e-8)

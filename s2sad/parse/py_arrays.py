@@ -225,7 +225,7 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
                   "dot matmul outer transpose; or loop over the elements")
 
 
-SPECIAL_FUNCTIONS = ("logit", "betaln", "xlogy")
+SPECIAL_FUNCTIONS = ("logit", "betaln", "xlogy", "logaddexp")
 
 
 def special_function(lw: "ExprLowerer", op: str, values: list[Value], b: Builder, node: cst.Call) -> Value:
@@ -250,6 +250,13 @@ def special_function(lw: "ExprLowerer", op: str, values: list[Value], b: Builder
         return made
 
     one = lw.const(b, node, 1.0, F64)
+    if op == "logaddexp":
+        # log(exp(a) + exp(b)) = max(a, b) + log1p(exp(-|a - b|)), without overflow; where a = b
+        # the rules' ties (max's to a, |0|'s slope 1) give each the half its derivative is.
+        a, c = values
+        top = ew("maximum", a, c) if a.type.is_array or c.type.is_array else build.math(lw.at(b, node), "max", a, c)
+        gap = fn("abs", ew("sub", a, c))
+        return ew("add", top, fn("log1p", fn("exp", ew("sub", lw.const(b, node, 0.0, F64), gap))))
     if op == "logit":
         return fn("log", ew("div", values[0], ew("sub", one, values[0])))
     if op == "betaln":

@@ -68,6 +68,7 @@ NUMPY.update({
     "numpy.abs": _m("abs", keeps_int=True),
     "numpy.absolute": _m("abs", keeps_int=True),
     "numpy.maximum": _m("max", keeps_int=True),
+    "numpy.logaddexp": Intrinsic("logaddexp", 2, 2),  # written with the functions it is made of
     "numpy.minimum": _m("min", keeps_int=True),
     "numpy.fmax": _m("max", keeps_int=True),
     "numpy.fmin": _m("min", keeps_int=True),

@@ -47,7 +47,8 @@ _REDUCTION_METHODS = ("sum", "mean", "max", "min", "prod", "var", "std")
 _ELEMENTWISE_BINARY = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 # Library calls that are elementwise on all their arguments, besides the math functions.
 # (SciPy's two-operand special functions among them: ``betaln(k + a, n - k + b)``, elementwise.)
-_ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "power", "maximum", "minimum", "where", "betaln", "xlogy")
+_ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "power", "maximum", "minimum", "where", "betaln", "xlogy",
+                      "logaddexp")
 
 
 class RankUses:
@@ -267,8 +268,8 @@ class RankUses:
             elif intr.op in MATH_FNS and len(args) == 1 and (canonical.startswith("numpy.")
                                                                  or canonical.startswith("scipy.")):
                 self.need(args[0], rank)
-            elif intr.op in ("add", "sub", "mul", "div", "power", "maximum", "minimum") and len(args) == 2 \
-                    and canonical.startswith("numpy.") or intr.op in ("betaln", "xlogy") and len(args) == 2:
+            elif len(args) == 2 and (intr.op in ("add", "sub", "mul", "div", "power", "maximum", "minimum")
+                                     and canonical.startswith("numpy.") or intr.op in ("betaln", "xlogy", "logaddexp")):
                 self._one_array_operand(args, rank)
             elif intr.op == "where" and len(args) == 3:
                 self.need(args[0], rank)  # s2sad takes np.where's condition as an array only

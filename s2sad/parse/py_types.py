@@ -250,7 +250,7 @@ def keyword_arg(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
 
 # Library calls that are elementwise arithmetic on their operands (``np.add``, ``np.clip``).
 _ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "neg", "pos", "reciprocal", "float_power", "clip", "power",
-                      "square", "logit", "betaln", "xlogy")
+                      "square", "logit", "betaln", "xlogy", "logaddexp")
 # Reductions and scans that need an array operand (``np.var``, ``np.cumsum``).
 _STATISTICS = ("prod", "var", "std", "cumsum", "cumprod", "sort")
 
