@@ -94,6 +94,12 @@ def types(source: str) -> dict[str, str]:
     return {p.name_hint: str(p.type) for p in fn.params}
 
 
+FLOAT_OF_PRODUCT = HEADER + """
+def f(x, W1, W2):
+    h = np.tanh(W1 @ x)
+    return float(W2 @ h)
+"""
+
 V, M = "array<f64,1>", "array<f64,2>"
 
 
@@ -109,8 +115,9 @@ V, M = "array<f64,1>", "array<f64,2>"
     (INDEXED, {"x": V, "A": M}),
     (DOT_LOCAL, {"X": M, "y": V}),
     (CALLER_MATRIX, {"W1": M, "X": M}),
+    (FLOAT_OF_PRODUCT, {"W1": M, "W2": V}),  # float(...) takes a number: two vectors, whatever the case
 ], ids=["bilinear", "quadratic_lower_case", "vector_matrix", "dot", "same_name", "dot_method", "matrix_matrix",
-        "lower_case_matrix", "indexed", "dot_with_a_local", "capitalized_argument"])
+        "lower_case_matrix", "indexed", "dot_with_a_local", "capitalized_argument", "float_of_a_product"])
 def test_the_guessed_ranks(source, expected):
     got = types(source)
     assert {k: got[k] for k in expected} == expected
@@ -129,8 +136,9 @@ def test_the_guessed_ranks(source, expected):
     (INDEXED, ["x", "A"], [arr("x", 3), arr("A", 3, 2)]),
     (DOT_LOCAL, ["X", "y"], [arr("X", 4, 3), arr("y", 4)]),
     (CALLER_MATRIX, ["W1", "X"], [arr("W1", 3, 2), num("b1"), arr("X", 5, 3)]),  # b1: a number under Numba
+    (FLOAT_OF_PRODUCT, ["W1", "W2"], [arr("x", 3), arr("W1", 4, 3), arr("W2", 4)]),
 ], ids=["bilinear", "quadratic_lower_case", "vector_matrix", "dot", "same_name", "dot_method", "matrix_matrix",
-        "lower_case_matrix", "indexed", "dot_with_a_local", "capitalized_argument"])
+        "lower_case_matrix", "indexed", "dot_with_a_local", "capitalized_argument", "float_of_a_product"])
 @pytest.mark.parametrize("target", ["py", "numba"])
 def test_gradients_match_central_differences(source, wrt, params, target):
     check_source(source, wrt, params, target=target)

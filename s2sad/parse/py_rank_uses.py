@@ -71,6 +71,8 @@ class RankUses:
         self.least: dict[str, int] = {}
         # The matrix products (by id) whose result must be an array (``py_products``).
         self.array_products: set[int] = set()
+        # Those whose result must be a number (``float(w @ h)``): products of two vectors.
+        self.number_products: set[int] = set()
         # Elementwise results that must have some axes, where several operands could supply them
         # (``x - mu``): each operand, and the rank (see ``_resolve_ambiguous``).
         self._ambiguous: list[tuple[list[cst.BaseExpression], int]] = []
@@ -188,6 +190,9 @@ class RankUses:
         args = [a.value for a in node.args if a.keyword is None and not a.star]
         if any(a.star for a in node.args):
             return
+        if self.canonical(node.func) in ("builtins.float", "builtins.int") and len(args) == 1 \
+                and product_operands(args[0], self.canonical) is not None:
+            self.number_products.add(id(args[0]))  # float(W2 @ h): a number, so two vectors
         axis = _axis(node)
         func = node.func
         if isinstance(func, cst.Attribute) and self.canonical(func) is None:

@@ -415,6 +415,7 @@ class _Inference:
         self.products: dict[int, Product] = {}
         self.left_products: set[int] = set()
         self.array_products: set[int] = set()
+        self.number_products: set[int] = set()
         # Types of expressions by id, while one pass reads every expression against one
         # ``types`` (``numpy_context``): an expression's type is asked at each of its
         # enclosing operations, quadratic in a long sum's length without it. None: no pass.
@@ -522,7 +523,8 @@ class _Inference:
             return ev is None or (not ev.rank_uses and ev.exact_rank is None)
 
         for key, p in self.products.items():
-            guess = guessed_ranks(p, unknown, key in self.array_products, key in self.left_products)
+            guess = (1, 1) if key in self.number_products else \
+                guessed_ranks(p, unknown, key in self.array_products, key in self.left_products)
             for operand, rank, default in ((p.left, guess[0], 2), (p.right, guess[1], 1)):
                 known_param = isinstance(operand, cst.Name) and operand.value in params
                 self.array_use(operand, rank if unknown(operand) else 1 if known_param else default)
@@ -598,6 +600,7 @@ class _Inference:
                         lambda f: self.info.canonical_name(f, self.locals))
         least = uses.run()
         self.array_products = uses.array_products
+        self.number_products = uses.number_products
         for name, rank in least.items():
             if name in self.given or name in self.int_names or isinstance(annotations.get(name), ScalarType):
                 continue
