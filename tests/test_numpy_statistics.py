@@ -284,3 +284,65 @@ def test_logaddexp_is_written_without_overflow_and_differentiated(func, args, wr
             moved[0][k], moved[1][k] = (plus, minus) if x.shape else (float(plus), float(minus))
             fd[index] = (f(*moved[0]) - f(*moved[1])) / (2 * h)
         np.testing.assert_allclose(got, fd, rtol=1e-6, atol=1e-8)
+
+
+POLYVAL = """
+import numpy as np
+
+
+def poly_fit_loss(c, x, y):
+    pred = np.polyval(c, x)
+    return np.mean((pred - y) ** 2)
+
+
+def poly_at(c, t: float):
+    return np.polyval(c, t) ** 2
+
+
+def poly_grid(c: "f64[k]", X: "f64[n, m]"):
+    return np.sum(np.sin(np.polyval(c, X)))
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize(("func", "args", "wrt"), [
+    ("poly_fit_loss", [np.array([0.5, -1.0, 2.0]), np.linspace(-1.0, 2.0, 6), np.linspace(0.0, 1.0, 6)], ["c", "x"]),
+    ("poly_at", [np.array([0.3, 0.5, -1.0, 2.0]), 0.7], ["c", "t"]),
+    ("poly_grid", [np.array([0.3, -0.2, 1.0]), np.arange(6.0).reshape(2, 3) / 4], ["c", "X"]),
+], ids=["fit", "number", "matrix"])
+def test_polyval_is_horners_rule(func, args, wrt, target):
+    """``np.polyval(c, x)`` is a loop over the coefficients, ``y = y * x + c[k]``: at a number, a
+    vector of points (guessed one, as the residual's other operand is data) or a matrix."""
+    if target == "numba" and func == "poly_fit_loss":
+        args = [*args[:2], 0.4]  # Numba types y once: a checked number (shape-generic values are Python's)
+    text = pipeline.gradient_source(POLYVAL, "prog.py", func, wrt, target)
+    namespace: dict = {}
+    exec(compile(text, "<grad>", "exec"), namespace)
+    primal_ns: dict = {}
+    exec(compile(POLYVAL, "<primal>", "exec"), primal_ns)
+    f = primal_ns[func]
+    names = {"poly_fit_loss": ["c", "x", "y"], "poly_at": ["c", "t"], "poly_grid": ["c", "X"]}[func]
+    takes = inspect.signature(namespace[f"grad_{func}"]).parameters
+    call, shadows = [], {}
+    for name, value in zip(names, args):
+        call.append(value)
+        if "d_" + name in takes:
+            shadows[name] = np.zeros(np.shape(value))
+            call.append(shadows[name])
+    out = namespace[f"grad_{func}"](*call, 1.0)
+    returned = list(out) if isinstance(out, tuple) else [out] if out is not None else []
+    h = 1e-6
+    for k, name in enumerate(names):
+        if name not in wrt:
+            continue
+        got = shadows[name] if name in shadows else returned.pop(0)
+        x = np.asarray(args[k], dtype=float)
+        fd = np.zeros(x.shape)
+        for index in np.ndindex(*x.shape):
+            plus, minus = x.copy(), x.copy()
+            plus[index] += h
+            minus[index] -= h
+            moved = [list(args), list(args)]
+            moved[0][k], moved[1][k] = (plus, minus) if x.shape else (float(plus), float(minus))
+            fd[index] = (f(*moved[0]) - f(*moved[1])) / (2 * h)
+        np.testing.assert_allclose(got, fd, rtol=1e-6, atol=1e-8)

@@ -173,6 +173,8 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
         return cumsum(lw, node, lw.array(args[0], b, env), b)
     if op == "cumprod":
         return cumprod(lw, node, lw.array(args[0], b, env), b)
+    if op == "polyval":
+        return polyval(lw, node, lw.array(args[0], b, env), lw.value(args[1], b, env), b)
     if op == "sort":  # the entries in the order argsort gives: a gather, whose adjoint scatters back
         x = lw.array(args[0], b, env)
         if x.type.rank != 1 or any(a.keyword is not None for a in node.args):  # type: ignore[attr-defined]
@@ -355,6 +357,40 @@ def cumprod(lw: "ExprLowerer", node: cst.Call, arr: Value, b: Builder) -> Value:
 
     add_carried(loop, one, times, "running")
     return out
+
+
+def polyval(lw: "ExprLowerer", node: cst.Call, coef: Value, x: Value, b: Builder) -> Value:
+    """``np.polyval(c, x)``: the polynomial with coefficients ``c`` (highest power first) at ``x``
+    (a number or an array), by Horner's rule, a loop over the coefficients: ``y = y * x + c[k]``
+    (a number carried by the loop, or an array of ``x``'s shape filled again each time)."""
+    if coef.type.rank != 1 or any(a.keyword is not None for a in node.args):  # type: ignore[attr-defined]
+        raise lw.fail(node, "np.polyval is supported of a vector of coefficients and a number or an array",
+                      hint="write the polynomial as a loop over the coefficients")
+    lw.at(b, node)
+    count = b.op1("dim", [coef], I64, axis=0)
+    if not x.type.is_array:
+        x = build.to_float(b, lw.to_number(b, node, x))
+        zero = build.const(b, 0.0, F64)  # (made before the loop that carries it)
+        loop = _fill_loop(b, count, lambda bb, k: None)
+        body = loop.regions[0]
+
+        def horner(y: Value) -> Value:
+            bb = Builder(body, b.loc).before_op(body.terminator)
+            c = build.to_float(bb, bb.op1("load", [coef, body.args[0]], coef.type.elem))  # type: ignore[attr-defined]
+            return build.add(bb, build.mul(bb, y, x), c)
+
+        return add_carried(loop, zero, horner, "value")
+    rank = x.type.rank  # type: ignore[attr-defined]
+    dims = [b.op1("dim", [x], I64, axis=a) for a in range(rank)]
+    y = b.op1("alloc", dims, ArrayType(F64, rank), fill="zeros", elem=F64.name)
+
+    def step(bb: Builder, k: Value) -> None:
+        c = build.to_float(bb, bb.op1("load", [coef, k], coef.type.elem))  # type: ignore[attr-defined]
+        copy_into(bb, y, bb.op1(array_ops.PREFIX + "add", [bb.op1(array_ops.PREFIX + "mul", [y, x], x.type), c],
+                                x.type))
+
+    _fill_loop(b, count, step)
+    return y
 
 
 def cumsum(lw: "ExprLowerer", node: cst.Call, arr: Value, b: Builder) -> Value:

@@ -129,6 +129,7 @@ ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.prod": Intrinsic("prod", 1, 1),
     "numpy.cumsum": Intrinsic("cumsum", 1, 1),
     "numpy.cumprod": Intrinsic("cumprod", 1, 1),
+    "numpy.polyval": Intrinsic("polyval", 2, 2),
     "numpy.sort": Intrinsic("sort", 1, 1),
 }
 # Linear algebra, einsum, stacking and convolution (lowered by ``py_linalg``).

@@ -278,6 +278,8 @@ class RankUses:
                 self._one_array_operand(args, rank)
             elif intr.op == "where" and len(args) == 3:
                 self.need(args[0], rank)  # s2sad takes np.where's condition as an array only
+            elif intr.op == "polyval" and len(args) == 2:
+                self.need(args[1], rank)  # the polynomial at x has x's axes
             elif intr.op in ("array", "asarray", "transpose") and len(args) == 1:  # np.copy(A), A's axes
                 self.need(args[0], rank)
 
@@ -427,6 +429,8 @@ class RankUses:
         if isinstance(expr, cst.Call) and all(a.keyword is None and not a.star for a in expr.args):
             canonical = self.canonical(expr.func) or ""
             intr = lib.lookup(canonical)
+            if intr is not None and intr.op == "polyval" and len(expr.args) == 2:
+                return self._elementwise_params(expr.args[1].value, seen)  # (of x: c's values are the coefficients)
             if intr is None or not (canonical.startswith("numpy.") or canonical.startswith("scipy.")) \
                     or (intr.op not in MATH_FNS and intr.op not in _ELEMENTWISE_CALLS):
                 return None

@@ -749,8 +749,8 @@ class _Inference:
                 if a.keyword is not None:
                     self.expr(a.value, a.keyword.value == "num")
             return
-        if intr.op in ("sum", "mean", "max_reduce", "min_reduce", "transpose", "ones_like") + _STATISTICS:
-            self.array_use(args[0], 2 if intr.op == "transpose" else 1)
+        if intr.op in ("sum", "mean", "max_reduce", "min_reduce", "transpose", "ones_like", "polyval") + _STATISTICS:
+            self.array_use(args[0], 2 if intr.op == "transpose" else 1)  # (polyval's coefficients)
         elif intr.op == "matmul" and len(args) == 2:
             self.product(node, args[0], args[1])
         elif intr.op in ("matmul", "outer"):
@@ -1089,6 +1089,9 @@ class _Inference:
         if op in ("cumsum", "cumprod", "sort"):
             t = arg_types[0] if arg_types else None
             return ArrayType(F64, t.rank) if isinstance(t, ArrayType) else None
+        if op == "polyval":  # at x: a number or an array of x's shape
+            t = arg_types[1] if len(arg_types) == 2 else None
+            return ArrayType(F64, t.rank) if isinstance(t, ArrayType) else F64
         if op in ("sum", "mean", "max_reduce", "min_reduce", "prod", "var", "std"):
             t = arg_types[0] if arg_types else None
             if not isinstance(t, ArrayType):
