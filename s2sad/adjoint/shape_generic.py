@@ -199,8 +199,12 @@ def _closure(fn: Function, p: Value, inactive: set[Value], spread: set[Value]
                 if op.result not in generic:
                     quiet.add(op.result)
                 follow(op)
-            elif _maps_arrays(op) and len(op.operands) == 1 and maps_arrays(op.name):
-                quiet_math.append(op)  # gammaln(r): its adjoint's digamma is SciPy's ufunc too (rules)
+            elif p in inactive and _maps_arrays(op) and len(op.operands) == 1 and maps_arrays(op.name):
+                # gammaln(n - k + b) of data n, k and an active number b: SciPy's ufunc, and its
+                # adjoint's digamma SciPy's too (rules); b stays a number, its share summed. (An
+                # active parameter is not made shape-generic so: its adjoint would leave the
+                # results for a shadow, np.sin(x) of a number x too.)
+                quiet_math.append(op)
                 follow(op)
             elif op.name in _SCALAR_ARITHMETIC and op.results and op.result.type.is_float:
                 if op.name == "pow" and (k != 0 or const_value(op.operands[1]) is None):

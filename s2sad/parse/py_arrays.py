@@ -14,7 +14,8 @@ not an integer literal, a ufunc without an array form.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Optional, Protocol, Union
+import math
+from typing import Callable, Optional, Protocol, Union
 
 import libcst as cst
 
@@ -26,12 +27,10 @@ from ..ssa.structured import add_carried
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
 from .py_common import Env, Fail
 from .py_module import dotted_source
+from . import py_intrinsics as lib
 from .py_intrinsics import OPERATOR_UFUNCS
 from .py_flow import is_new_axis
 from .py_types import int_literal, keyword_arg, positional_args
-
-if TYPE_CHECKING:
-    from . import py_intrinsics as lib
 
 P = array_ops.PREFIX
 
@@ -227,7 +226,17 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
                   "dot matmul outer transpose; or loop over the elements")
 
 
-SPECIAL_FUNCTIONS = ("logit", "betaln", "xlogy", "logaddexp")
+SPECIAL_FUNCTIONS = ("logit", "betaln", "xlogy", "logaddexp", "norm_pdf", "norm_logpdf", "norm_cdf")
+
+
+def norm_function(lw: "ExprLowerer", op: str, node: cst.Call, b: Builder, env: Env) -> Value:
+    """scipy.stats.norm's ``pdf``, ``logpdf`` and ``cdf`` of ``x, loc=0, scale=1``."""
+    x, loc, scale = lib.norm_args(node)
+    assert x is not None
+    values = [lw.value(x, b, env),
+              lw.value(loc, b, env) if loc is not None else lw.const(b, node, 0.0, F64),
+              lw.value(scale, b, env) if scale is not None else lw.const(b, node, 1.0, F64)]
+    return special_function(lw, op, values, b, node)
 
 
 def special_function(lw: "ExprLowerer", op: str, values: list[Value], b: Builder, node: cst.Call) -> Value:
@@ -252,6 +261,16 @@ def special_function(lw: "ExprLowerer", op: str, values: list[Value], b: Builder
         return made
 
     one = lw.const(b, node, 1.0, F64)
+    if op in lib.NORM_FUNCTIONS:
+        x, loc, scale = values
+        z = ew("div", ew("sub", x, loc), scale)
+        half_square = ew("mul", lw.const(b, node, 0.5, F64), ew("mul", z, z))
+        if op == "norm_cdf":  # Phi(z) = erfc(-z / sqrt(2)) / 2, accurate in the lower tail
+            minus = ew("mul", lw.const(b, node, -1.0 / math.sqrt(2.0), F64), z)
+            return ew("mul", lw.const(b, node, 0.5, F64), fn("erfc", minus))
+        log_norm = lw.const(b, node, 0.5 * math.log(2.0 * math.pi), F64)
+        logpdf = ew("sub", ew("sub", lw.const(b, node, 0.0, F64), half_square), ew("add", fn("log", scale), log_norm))
+        return logpdf if op == "norm_logpdf" else fn("exp", logpdf)
     if op == "logaddexp":
         # log(exp(a) + exp(b)) = max(a, b) + log1p(exp(-|a - b|)), without overflow; where a = b
         # the rules' ties (max's to a, |0|'s slope 1) give each the half its derivative is.

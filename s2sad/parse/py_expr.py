@@ -893,6 +893,8 @@ class ExprLowerer:
             return py_arrays.copied(self, b, node, arr) if op == "array" else arr
         if intr.op in lib.LINALG_OPS:
             return py_linalg.call(self, intr, node, b, env, args)
+        if op in lib.NORM_FUNCTIONS:
+            return py_arrays.norm_function(self, op, node, b, env)
         whole = py_arrays.call(self, intr, node, b, env)
         if isinstance(whole, Value):
             return whole

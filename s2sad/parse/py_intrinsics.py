@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..ssa.ops import MATH_FNS
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 
 @dataclass(frozen=True)
@@ -173,6 +176,7 @@ ARRAY_KEYWORDS: dict[str, tuple[str, ...]] = {
     "var": ("axis", "keepdims", "ddof"), "std": ("axis", "keepdims", "ddof"), "cumsum": ("axis",),
     "norm": ("ord", "axis"), "stack": ("axis",), "concatenate": ("axis",), "convolve": ("mode",),
     "linspace": ("num", "endpoint"),
+    "norm_pdf": ("loc", "scale"), "norm_logpdf": ("loc", "scale"), "norm_cdf": ("loc", "scale"),
 }
 
 # scipy.special's functions of one or two numbers, also ufuncs on arrays: the output calls the
@@ -193,7 +197,24 @@ SCIPY_SPECIAL: dict[str, Intrinsic] = {
     "scipy.special.logit": Intrinsic("logit", 1, 1),
     "scipy.special.betaln": Intrinsic("betaln", 2, 2),
     "scipy.special.xlogy": Intrinsic("xlogy", 2, 2),
+    # scipy.stats.norm's density, its logarithm and its distribution function, of x and (by
+    # position or by name) loc and scale: written with exp, log and erfc (``py_arrays``)
+    "scipy.stats.norm.pdf": Intrinsic("norm_pdf", 1, 3),
+    "scipy.stats.norm.logpdf": Intrinsic("norm_logpdf", 1, 3),
+    "scipy.stats.norm.cdf": Intrinsic("norm_cdf", 1, 3),
 }
+NORM_FUNCTIONS = ("norm_pdf", "norm_logpdf", "norm_cdf")
+
+
+def norm_args(node: cst.Call) -> list[Optional[cst.BaseExpression]]:
+    """``x, loc, scale`` of a call of scipy.stats.norm's functions, by position or by name (None
+    where not given: 0 and 1)."""
+    out: list[Optional[cst.BaseExpression]] = [a.value for a in node.args if a.keyword is None][:3]
+    out += [None] * (3 - len(out))
+    for a in node.args:
+        if a.keyword is not None and a.keyword.value in ("loc", "scale"):
+            out[1 if a.keyword.value == "loc" else 2] = a.value
+    return out
 
 BUILTINS: dict[str, Intrinsic] = {
     "builtins.abs": _m("abs", keeps_int=True),

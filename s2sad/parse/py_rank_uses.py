@@ -48,7 +48,7 @@ _ELEMENTWISE_BINARY = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 # Library calls that are elementwise on all their arguments, besides the math functions.
 # (SciPy's two-operand special functions among them: ``betaln(k + a, n - k + b)``, elementwise.)
 _ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "power", "maximum", "minimum", "where", "betaln", "xlogy",
-                      "logaddexp")
+                      "logaddexp", "norm_pdf", "norm_logpdf", "norm_cdf")
 
 
 class RankUses:
@@ -276,6 +276,8 @@ class RankUses:
             elif len(args) == 2 and (intr.op in ("add", "sub", "mul", "div", "power", "maximum", "minimum")
                                      and canonical.startswith("numpy.") or intr.op in ("betaln", "xlogy", "logaddexp")):
                 self._one_array_operand(args, rank)
+            elif intr.op in lib.NORM_FUNCTIONS:
+                self._one_array_operand([a for a in lib.norm_args(expr) if a is not None], rank)
             elif intr.op == "where" and len(args) == 3:
                 self.need(args[0], rank)  # s2sad takes np.where's condition as an array only
             elif intr.op == "polyval" and len(args) == 2:

@@ -250,7 +250,7 @@ def keyword_arg(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
 
 # Library calls that are elementwise arithmetic on their operands (``np.add``, ``np.clip``).
 _ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "neg", "pos", "reciprocal", "float_power", "clip", "power",
-                      "square", "logit", "betaln", "xlogy", "logaddexp")
+                      "square", "logit", "betaln", "xlogy", "logaddexp", "norm_pdf", "norm_logpdf", "norm_cdf")
 # Reductions and scans that need an array operand (``np.var``, ``np.cumsum``).
 _STATISTICS = ("prod", "var", "std", "cumsum", "cumprod", "sort")
 
@@ -1068,6 +1068,8 @@ class _Inference:
         if intr is None:
             return None
         op = intr.op
+        if op in lib.NORM_FUNCTIONS:  # (loc= and scale= broadcast too)
+            args = [a for a in lib.norm_args(node) if a is not None]
         if op in ("len", "int") or intr.int_result:
             return I64
         if op == "float":
@@ -1526,7 +1528,7 @@ class _Inference:
         """A library call that maps arrays as readily as numbers (``np.exp``, ``abs``, SciPy's
         special functions: ``betaln(k + a, n - k + b)`` of arrays ``k`` and ``n`` is an array)."""
         canonical = self.info.canonical_name(node.func, self.locals)
-        return canonical is not None and (canonical.startswith(("numpy.", "scipy.special."))
+        return canonical is not None and (canonical.startswith(("numpy.", "scipy.special.", "scipy.stats."))
                                           or canonical == "builtins.abs")
 
     def param_type(self, name: str, ann: Union[Type, _ArrayAnnotation, str, None]) -> Type:
