@@ -21,6 +21,7 @@ from typing import Callable, Optional, TypeVar
 
 from .adjoint.gradient import differentiate
 from .analysis.call_unit_axes import mark_call_unit_axes
+from .analysis.effects import source_written_params
 from .ssa.attrs import Schedule, grad_info
 from .adjoint.report import MemoryReport
 from .adjoint.report import finish as finish_report
@@ -257,6 +258,10 @@ def gradient_module(
         grad.attrs["guards"] = guards
     if primal.attrs.get("same_extents"):  # extents the lowering took to be equal: checked on entry too
         grad.attrs["same_extents"] = primal.attrs["same_extents"]
+    if shape_generic:  # Python output: an unannotated array parameter it only reads may come as a list
+        written = source_written_params(module, primal)
+        grad.attrs["sequences"] = [p.name_hint for i, p in enumerate(primal.params)
+                                   if p.type.is_array and i not in written and p.name_hint in assumed]
     if generic:  # name -> the most axes it may have; a differentiated one's adjoint goes to a shadow
         grad.attrs["shape_generic"] = generic
         sig = GradSignature.of(module, primal, indices)

@@ -167,3 +167,71 @@ def test_the_buffer_has_room_for_every_append():
     d_x = np.zeros(4)
     f(x, d_x, 0.5, 3, 1.0)  # 2 + 3 * 4 + 1 items: an overflow would raise here
     assert np.all(np.isfinite(d_x))
+
+
+SEQUENCE_PARAMS = """
+import math
+
+
+def pairwise_sum(xs, ys):
+    return sum(x * y for x, y in zip(xs, ys))
+
+
+def list_poly(coeffs, x):
+    total = 0.0
+    for i, c in enumerate(coeffs):
+        total += c * x ** i
+    return total
+
+
+def nested_lists(mat, v):
+    out = 0.0
+    for row in mat:
+        s = 0.0
+        for a, b in zip(row, v):
+            s += a * b
+        out += math.tanh(s)
+    return out
+"""
+
+
+def _sequence_gradient(func: str, wrt: list[str]):
+    text = pipeline.gradient_source(SEQUENCE_PARAMS, "prog.py", func, wrt, "py")
+    namespace: dict = {}
+    exec(compile(text, "<grad>", "exec"), namespace)
+    primal_ns: dict = {}
+    exec(compile(SEQUENCE_PARAMS, "<primal>", "exec"), primal_ns)
+    return namespace[f"grad_{func}"], primal_ns[func]
+
+
+def test_parameters_passed_as_python_lists_as_the_primal_takes_them():
+    """Plain Python called with lists (``pairwise_sum([0.1, 0.4], [1.0, 2.0])``): the gradient
+    takes the same lists (made arrays on entry; their shadows are arrays), where it failed on
+    ``xs.shape``. ``for row in mat`` with ``row`` looped over in turn makes ``mat`` a matrix: a list
+    of lists works too."""
+    grad, f = _sequence_gradient("pairwise_sum", ["xs", "ys"])
+    xs, ys = [0.1, 0.4, -0.3], (1.0, 2.0, 0.5)
+    d_xs, d_ys = np.zeros(3), np.zeros(3)
+    grad(xs, d_xs, ys, d_ys, 1.0)
+    np.testing.assert_allclose(d_xs, ys)
+    np.testing.assert_allclose(d_ys, xs)
+    assert xs == [0.1, 0.4, -0.3]  # the caller's list is not changed
+
+    grad, f = _sequence_gradient("list_poly", ["coeffs", "x"])
+    d_coeffs = np.zeros(3)
+    d_x = grad([0.5, -1.0, 0.25], d_coeffs, 0.7, 1.0)
+    np.testing.assert_allclose(d_coeffs, [1.0, 0.7, 0.49])
+    assert d_x == pytest.approx((f([0.5, -1.0, 0.25], 0.7 + 1e-6) - f([0.5, -1.0, 0.25], 0.7 - 1e-6)) / 2e-6)
+
+    grad, f = _sequence_gradient("nested_lists", ["mat", "v"])
+    mat, v = [[0.1, 0.2], [0.3, -0.4]], [0.5, 1.0]
+    d_mat, d_v = np.zeros((2, 2)), np.zeros(2)
+    grad(mat, d_mat, v, d_v, 1.0)
+    h, expected = 1e-6, np.zeros((2, 2))
+    for i in range(2):
+        for j in range(2):
+            plus, minus = np.array(mat), np.array(mat)
+            plus[i, j] += h
+            minus[i, j] -= h
+            expected[i, j] = (f(plus.tolist(), v) - f(minus.tolist(), v)) / (2 * h)
+    np.testing.assert_allclose(d_mat, expected, rtol=1e-6, atol=1e-9)

@@ -39,6 +39,10 @@ def grad_f(W, d_W, b, d_b, x, d_x, d_return=1.0):
     where f uses it) takes a shadow array of its own shape, a 0-d array
     (np.zeros(())) for a number: d_b for b.
     """
+    if isinstance(W, (list, tuple)):
+        W = np.asarray(W, dtype=np.float64)
+    if isinstance(x, (list, tuple)):
+        x = np.asarray(x, dtype=np.float64)
     if np.ndim(W) != 2:
         raise ValueError(
             'W must be a 2-D array: its rank is not evident in f (else annotate W: "f64[n]")'

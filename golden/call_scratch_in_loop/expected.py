@@ -56,6 +56,10 @@ def grad_mixture(x, mu, d_mu, tmp, d_tmp, n, k, d, d_return=1.0):
     with respect to mu and tmp as they were on entry to mixture (for an array that
     mixture only reads, that is the value passed in plus the derivative).
     """
+    if isinstance(x, (list, tuple)):
+        x = np.asarray(x, dtype=np.float64)
+    if isinstance(mu, (list, tuple)):
+        mu = np.asarray(mu, dtype=np.float64)
     if np.ndim(x) != 1:
         raise ValueError(
             'x must be a 1-D array: its rank is not evident in mixture (else annotate x: "f64[m, n]")'

@@ -41,6 +41,8 @@ def grad_standardized_loss(y, d_y, mu, d_mu, log_scale, d_log_scale, d_return=1.
     where standardized_loss uses it) takes a shadow array of its own shape, a 0-d
     array (np.zeros(())) for a number: d_mu for mu, d_log_scale for log_scale.
     """
+    if isinstance(y, (list, tuple)):
+        y = np.asarray(y, dtype=np.float64)
     if np.ndim(y) != 1:
         raise ValueError(
             'y must be a 1-D array: its rank is not evident in standardized_loss (else annotate y: "f64[m, n]")'

@@ -16,6 +16,8 @@ def grad_poly(c, d_c, t, d_return=1.0):
     to c as it was on entry to poly (for an array that poly only reads, that is the
     value passed in plus the derivative). Returns dJ/dt.
     """
+    if isinstance(c, (list, tuple)):
+        c = np.asarray(c, dtype=np.float64)
     if np.ndim(c) != 1:
         raise ValueError(
             'c must be a 1-D array: its rank is not evident in poly (else annotate c: "f64[m, n]")'

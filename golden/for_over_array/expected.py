@@ -19,6 +19,8 @@ def grad_log_sum_exp(x, d_x, shift, d_return=1.0):
     respect to x as it was on entry to log_sum_exp (for an array that log_sum_exp
     only reads, that is the value passed in plus the derivative). Returns dJ/dshift.
     """
+    if isinstance(x, (list, tuple)):
+        x = np.asarray(x, dtype=np.float64)
     if np.ndim(x) != 1:
         raise ValueError(
             'x must be a 1-D array: its rank is not evident in log_sum_exp (else annotate x: "f64[m, n]")'

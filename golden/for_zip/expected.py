@@ -18,6 +18,12 @@ def grad_weighted_error(pred, d_pred, target, w, d_w, d_return=1.0):
     weighted_error (for an array that weighted_error only reads, that is the value
     passed in plus the derivative).
     """
+    if isinstance(pred, (list, tuple)):
+        pred = np.asarray(pred, dtype=np.float64)
+    if isinstance(target, (list, tuple)):
+        target = np.asarray(target, dtype=np.float64)
+    if isinstance(w, (list, tuple)):
+        w = np.asarray(w, dtype=np.float64)
     if np.ndim(pred) != 1:
         raise ValueError(
             'pred must be a 1-D array: its rank is not evident in weighted_error (else annotate pred: "f64[m, n]")'

@@ -16,6 +16,8 @@ def grad_spread(x, d_x, c, d_return=1.0):
     to x as it was on entry to spread (for an array that spread only reads, that is
     the value passed in plus the derivative). Returns dJ/dc.
     """
+    if isinstance(x, (list, tuple)):
+        x = np.asarray(x, dtype=np.float64)
     if np.ndim(x) != 1:
         raise ValueError(
             'x must be a 1-D array: its rank is not evident in spread (else annotate x: "f64[m, n]")'

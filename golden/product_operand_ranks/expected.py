@@ -20,6 +20,12 @@ def grad_mean_variance_utility(
     mean_variance_utility (for an array that mean_variance_utility only reads, that
     is the value passed in plus the derivative).
     """
+    if isinstance(w, (list, tuple)):
+        w = np.asarray(w, dtype=np.float64)
+    if isinstance(mu, (list, tuple)):
+        mu = np.asarray(mu, dtype=np.float64)
+    if isinstance(cov, (list, tuple)):
+        cov = np.asarray(cov, dtype=np.float64)
     if np.ndim(w) != 1:
         raise ValueError(
             'w must be a 1-D array: its rank is not evident in mean_variance_utility (else annotate w: "f64[m, n]")'

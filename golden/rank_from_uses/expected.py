@@ -17,6 +17,8 @@ def grad_pair_energy(X, d_X, m, d_m, d_return=1.0):
     with respect to X and m as they were on entry to pair_energy (for an array that
     pair_energy only reads, that is the value passed in plus the derivative).
     """
+    if isinstance(X, (list, tuple)):
+        X = np.asarray(X, dtype=np.float64)
     if np.ndim(X) != 2:
         raise ValueError(
             'X must be a 2-D array: its rank is not evident in pair_energy (else annotate X: "f64[n]")'

@@ -18,6 +18,8 @@ def grad_soft_count(x, d_x, t, d_return=1.0):
     respect to x as it was on entry to soft_count (for an array that soft_count only
     reads, that is the value passed in plus the derivative). Returns dJ/dt.
     """
+    if isinstance(x, (list, tuple)):
+        x = np.asarray(x, dtype=np.float64)
     if np.ndim(x) != 1:
         raise ValueError(
             'x must be a 1-D array: its rank is not evident in soft_count (else annotate x: "f64[m, n]")'

@@ -95,8 +95,8 @@ from .arrays import ArrayBinOp, accum_slice_target, array_expr, numba_unsupporte
 from .names import PyNamer
 from .formatting import formatted
 from .printer import P_COND, Printer, first_hoistable, if_exp
-from .rank_checks import (check_lines, extent_check_lines, generic_check_lines, generic_text, unchecked_names,
-                          unit_check_lines)
+from .rank_checks import (check_lines, extent_check_lines, generic_check_lines, generic_text, sequence_lines,
+                          unchecked_names, unit_check_lines)
 
 _BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**"}
 _BITS = {"bitand": "&", "bitor": "|", "bitxor": "^", "shl": "<<", "shr": ">>"}  # on Python's (or Numba's) ints
@@ -312,7 +312,8 @@ class _FunctionEmitter(StatementBuilder):
         # Checks of the parameter ranks the source does not prove: each raises naming the parameter
         # and the annotation that would settle it, so that a rank s2sad had to assume is never
         # silently wrong. Numba's are a function of their own that calls this one (rank_checks).
-        checks = (check_lines(fn, self.var, self.numba) + generic_check_lines(fn, self.var)
+        checks = ((sequence_lines(fn, self.var) if not self.numba else [])
+                  + check_lines(fn, self.var, self.numba) + generic_check_lines(fn, self.var)
                   + extent_check_lines(fn, self.var, self.numba) + unit_check_lines(fn, self.var, self.numba))
         if fn.name in self.unchecked:
             about = [f"{fn.name} without its checks of assumed ranks, which run first (Numba compiles this",

@@ -100,6 +100,20 @@ def extent_check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
     return lines
 
 
+def sequence_lines(fn: Function, names: dict) -> list[str]:
+    """Python output: each array parameter the function only reads (``fn.attrs["sequences"]``),
+    passed as a list or a tuple of numbers (``pairwise_sum([0.1, 0.4], [1.0, 2.0])``, which the
+    primal takes), made the array the gradient reads (``.shape``, whole-array arithmetic) first."""
+    lines: list[str] = []
+    for p in fn.params:
+        if p.name_hint in (fn.attrs.get("sequences") or ()):
+            name = names.get(p) or p.name_hint
+            dtype = "np.int64" if p.type.elem.is_int else "np.float64"  # type: ignore[attr-defined]
+            lines += [f"    if isinstance({name}, (list, tuple)):",
+                      f"        {name} = np.asarray({name}, dtype={dtype})"]
+    return lines
+
+
 def unit_check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
     """The checks of the axes the annotations say are one long (``a: "f64[n, 1]"``): the gradient
     sums the adjoint of what such an axis stretched over it (``array_ops.shape_unit_axes``), which

@@ -183,8 +183,19 @@ class RankUses:
             self._centring([node.left, node.right])
         elif isinstance(node, cst.Call):
             self._call(node)
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            for seq in self._iterated(node.iter):  # for a, b in zip(row, v): row has items
+                self.need(seq, 1)
         for c in children(node):
             self._visit(c)
+
+    def _iterated(self, it: cst.BaseExpression) -> list[cst.BaseExpression]:
+        """The names a loop takes the items of: ``x``, ``zip(x, y)``, ``enumerate(x)``."""
+        if isinstance(it, cst.Name):
+            return [it]
+        if isinstance(it, cst.Call) and self.canonical(it.func) in ("builtins.zip", "builtins.enumerate"):
+            return [a.value for a in it.args if a.keyword is None and not a.star and isinstance(a.value, cst.Name)]
+        return []
 
     def _call(self, node: cst.Call) -> None:
         args = [a.value for a in node.args if a.keyword is None and not a.star]
