@@ -27,7 +27,10 @@ that ``gcc -std=c99 -Wall -Wextra -Werror`` rejected once gcc optimized:
   not negative, since gcc checks calloc's count unwrapped);
 * ``'__builtin_memcpy' writing 18446744073709551608 bytes into a region of size 0``: a slice's
   copy allocated max(n - 1, 0) numbers and filled by a loop to n - 1 (both now count the
-  slice's length, max(hi - lo, 0)).
+  slice's length, max(hi - lo, 0));
+* ``iteration 2305843009213693950 invokes undefined behavior``: an adjoint added into a slice by a
+  loop to n - 1 over a value allocated max(n - 1, 0) numbers (the loop now runs to the value's
+  own length).
 
 Each gradient is built with -O1 and -O2 of gcc (-Wall -Wextra -Werror, so any warning fails)
 and checked against central differences.
@@ -71,6 +74,44 @@ class Case:
 
 
 CASES = {
+    # Fuzz seed 13107706: an adjoint's accumulation into a slice (``v[1:]``, ``v[:-1]``) looped to
+    # n - 1 over a buffer allocated max(n - 1, 0) numbers; gcc -O2 warned that iteration 2 ** 61 - 2
+    # would pass any object (the loop now runs to the buffer's own length).
+    "slice_accumulation_bound": Case('''import math
+
+import numpy as np
+
+
+def g0(u: float, v: float) -> float:
+    if (v > 0.0):
+        return 0.5
+    return u
+
+
+def r1(z: "f64[n]", c: float, n: int) -> float:
+    h1 = 0.75
+    return math.sin((h1 * h1))
+
+
+def f(x: "f64[n]", y: "f64[n]", A: "f64[m, n]", a: float, b: float, n: int, m: int) -> float:
+    s2 = 1.0
+    s1 = -0.25
+    m2 = 0
+    if (y[3] > 0.5):
+        return y[1]
+    for i1 in range(0, n, 2):
+        if (math.log((2.0 + np.tanh(g0(y[i1], s2)))) > (b + s1)):
+            return np.min((np.abs(np.outer((A @ x), x)) @ np.cos(np.where(x > x, x, x))))
+        else:
+            if ((i1 % 2) == 0):
+                return a
+        m2 = min(n, (1 + int(2.0 * abs(np.tanh(((1.5 + np.tanh(x[((n - 1) - i1)])) ** g0(s1, a)))))))
+        for i3 in range(0, m2, 3):
+            y[i1] += b
+    y[1] = np.dot((A.T @ np.mean(A, axis=1)), (np.where(x > x, x, x) - np.where(x > x, x, x)))
+    y[1] = ((np.tanh(s2) * np.abs(x[1])) * np.sum((np.abs((A @ x)) @ A)[1:] * (np.abs((A @ x)) @ A)[:-1]))
+    return np.cosh((0.5 * np.arccos((0.8 * np.tanh(g0(x[2], y[0]))))))''', ["x", "a", "b"], lang="py", levels=(2,),
+                                       shapes={"A": (M, N)}),
     # Fuzz seed 10104952, shrunk by hand: a loop by -3 over a range gcc proves empty (m is
     # min(n, 1)). Its tape was sized by the floored trip count and its reversed loop started
     # from a truncated one; gcc proved the tape empty but not the reversed loop, and reported its

@@ -607,6 +607,11 @@ class _Lowering:
                 else:
                     starts.append(("i", bounds[k]))
                     k += 1
+            if v.type.is_array and v.type.rank == len(dims):  # type: ignore[attr-defined]
+                # The value's own extents, the ones its buffer was allocated with: the same
+                # lengths, and the compiler sees the loop stay inside that buffer (gcc -O2 warns
+                # of an iteration past any object where the bound is another expression).
+                dims = self.dims(b, v)
             self.loops(b, dims, lambda bb, iv: self._add_into(
                 bb, dst, self._slice_index(bb, starts, iv), self.read(bb, v, iv, _elem(dst.type))))
             return None
