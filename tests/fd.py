@@ -81,6 +81,51 @@ def central_differences(f, xs: list[float], h: float = 1e-6) -> list[float]:
     return out
 
 
+def central_difference(f, args: list, k: int, h: float = 1e-6) -> np.ndarray:
+    """d f / d args[k], entry by entry (args[k] a number or an array; a list is read as one)."""
+    x = np.asarray(args[k], dtype=float)
+    out = np.zeros(x.shape)
+    for index in np.ndindex(*x.shape):
+        values = []
+        for sign in (1.0, -1.0):
+            trial = x.copy()
+            trial[index] += sign * h
+            moved = list(args)
+            moved[k] = trial if x.shape else float(trial)
+            values.append(f(*moved))
+        out[index] = (values[0] - values[1]) / (2 * h)
+    return out
+
+
+def check_source_function(source: str, func: str, args: list, wrt: list[str], target: str = "py",
+                          rtol: float = 1e-6, atol: float = 1e-8) -> None:
+    """The gradient of ``func`` in ``source`` (Python, or Numba, output) called the way its
+    signature says (a shadow array after each parameter that has one, the other adjoints
+    returned), against central differences of the primal at ``args``, with the seed 1."""
+    from s2sad import pipeline
+
+    namespace: dict = {}
+    exec(compile(pipeline.gradient_source(source, "prog.py", func, wrt, target), f"<grad_{func}>", "exec"),
+         namespace)
+    primal_ns: dict = {}
+    exec(compile(source, "<primal>", "exec"), primal_ns)
+    f, grad = primal_ns[func], namespace[f"grad_{func}"]
+    names = list(inspect.signature(f).parameters)[:len(args)]
+    takes = inspect.signature(grad).parameters
+    call, shadows = [], {}
+    for name, value in zip(names, args):
+        call.append(value)
+        if "d_" + name in takes:
+            shadows[name] = np.zeros(np.shape(value))
+            call.append(shadows[name])
+    out = grad(*call, 1.0)
+    returned = list(out) if isinstance(out, tuple) else [out] if out is not None else []
+    for k, name in enumerate(names):
+        if name in wrt:
+            got = shadows[name] if name in shadows else returned.pop(0)
+            np.testing.assert_allclose(got, central_difference(f, args, k), rtol=rtol, atol=atol, err_msg=name)
+
+
 def written_arrays(module, func: str) -> set[str]:
     """Names of the array parameters ``func`` writes (they get shadows too)."""
     from s2sad.analysis.effects import written_params

@@ -6,12 +6,13 @@ that stay located errors."""
 
 from __future__ import annotations
 
-import inspect
 import math
 import textwrap
 
 import numpy as np
 import pytest
+
+from fd import check_source_function
 
 from s2sad import pipeline
 from s2sad.cli import main
@@ -254,37 +255,7 @@ def test_logaddexp_is_written_without_overflow_and_differentiated(func, args, wr
     """``np.logaddexp(a, b)`` is ``max(a, b) + log1p(exp(-|a - b|))`` (the logistic loss written
     as NumPy code writes it): right for numbers, arrays, a number broadcast over data, and at a
     tie, where each operand's derivative is one half."""
-    text = pipeline.gradient_source(LOGADDEXP, "prog.py", func, wrt, "py")
-    namespace: dict = {}
-    exec(compile(text, "<grad>", "exec"), namespace)
-    primal_ns: dict = {}
-    exec(compile(LOGADDEXP, "<primal>", "exec"), primal_ns)
-    f = primal_ns[func]
-    names = {"softplus_loss": ["z", "y"], "pair": ["a", "b"], "arrays": ["a", "b"]}[func]
-    takes = inspect.signature(namespace[f"grad_{func}"]).parameters
-    call, shadows = [], {}
-    for name, value in zip(names, args):
-        call.append(value)
-        if "d_" + name in takes:
-            shadows[name] = np.zeros(np.shape(value))
-            call.append(shadows[name])
-    out = namespace[f"grad_{func}"](*call, 1.0)
-    returned = list(out) if isinstance(out, tuple) else [out] if out is not None else []
-    h = 1e-6
-    for k, name in enumerate(names):
-        if name not in wrt:
-            continue
-        got = shadows[name] if name in shadows else returned.pop(0)
-        x = np.asarray(args[k], dtype=float)
-        fd = np.zeros(x.shape)
-        for index in np.ndindex(*x.shape):
-            plus, minus = x.copy(), x.copy()
-            plus[index] += h
-            minus[index] -= h
-            moved = [list(args), list(args)]
-            moved[0][k], moved[1][k] = (plus, minus) if x.shape else (float(plus), float(minus))
-            fd[index] = (f(*moved[0]) - f(*moved[1])) / (2 * h)
-        np.testing.assert_allclose(got, fd, rtol=1e-6, atol=1e-8)
+    check_source_function(LOGADDEXP, func, args, wrt, "py")
 
 
 POLYVAL = """
@@ -316,37 +287,7 @@ def test_polyval_is_horners_rule(func, args, wrt, target):
     vector of points (guessed one, as the residual's other operand is data) or a matrix."""
     if target == "numba" and func == "poly_fit_loss":
         args = [*args[:2], 0.4]  # Numba types y once: a checked number (shape-generic values are Python's)
-    text = pipeline.gradient_source(POLYVAL, "prog.py", func, wrt, target)
-    namespace: dict = {}
-    exec(compile(text, "<grad>", "exec"), namespace)
-    primal_ns: dict = {}
-    exec(compile(POLYVAL, "<primal>", "exec"), primal_ns)
-    f = primal_ns[func]
-    names = {"poly_fit_loss": ["c", "x", "y"], "poly_at": ["c", "t"], "poly_grid": ["c", "X"]}[func]
-    takes = inspect.signature(namespace[f"grad_{func}"]).parameters
-    call, shadows = [], {}
-    for name, value in zip(names, args):
-        call.append(value)
-        if "d_" + name in takes:
-            shadows[name] = np.zeros(np.shape(value))
-            call.append(shadows[name])
-    out = namespace[f"grad_{func}"](*call, 1.0)
-    returned = list(out) if isinstance(out, tuple) else [out] if out is not None else []
-    h = 1e-6
-    for k, name in enumerate(names):
-        if name not in wrt:
-            continue
-        got = shadows[name] if name in shadows else returned.pop(0)
-        x = np.asarray(args[k], dtype=float)
-        fd = np.zeros(x.shape)
-        for index in np.ndindex(*x.shape):
-            plus, minus = x.copy(), x.copy()
-            plus[index] += h
-            minus[index] -= h
-            moved = [list(args), list(args)]
-            moved[0][k], moved[1][k] = (plus, minus) if x.shape else (float(plus), float(minus))
-            fd[index] = (f(*moved[0]) - f(*moved[1])) / (2 * h)
-        np.testing.assert_allclose(got, fd, rtol=1e-6, atol=1e-8)
+    check_source_function(POLYVAL, func, args, wrt, target)
 
 
 NORM = """
@@ -390,34 +331,4 @@ def test_scipy_stats_norm(func, args, wrt, target, tmp_path):
         assert main(["check", str(path), "--func", func, "--wrt", ",".join(wrt), "--target", target,
                      "--range", "0.2,1.2"]) == 0
         return
-    text = pipeline.gradient_source(NORM, "prog.py", func, wrt, target)
-    namespace: dict = {}
-    exec(compile(text, "<grad>", "exec"), namespace)
-    primal_ns: dict = {}
-    exec(compile(NORM, "<primal>", "exec"), primal_ns)
-    f = primal_ns[func]
-    names = list(inspect.signature(f).parameters)
-    takes = inspect.signature(namespace[f"grad_{func}"]).parameters
-    call, shadows = [], {}
-    for name, value in zip(names, args):
-        call.append(value)
-        if "d_" + name in takes:
-            shadows[name] = np.zeros(np.shape(value))
-            call.append(shadows[name])
-    out = namespace[f"grad_{func}"](*call, 1.0)
-    returned = list(out) if isinstance(out, tuple) else [out] if out is not None else []
-    h = 1e-6
-    for k, name in enumerate(names):
-        if name not in wrt:
-            continue
-        got = shadows[name] if name in shadows else returned.pop(0)
-        x = np.asarray(args[k], dtype=float)
-        fd = np.zeros(x.shape)
-        for index in np.ndindex(*x.shape):
-            plus, minus = x.copy(), x.copy()
-            plus[index] += h
-            minus[index] -= h
-            moved = [list(args), list(args)]
-            moved[0][k], moved[1][k] = (plus, minus) if x.shape else (float(plus), float(minus))
-            fd[index] = (f(*moved[0]) - f(*moved[1])) / (2 * h)
-        np.testing.assert_allclose(got, fd, rtol=1e-6, atol=1e-8)
+    check_source_function(NORM, func, args, wrt, target)

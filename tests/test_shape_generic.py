@@ -15,7 +15,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from fd import ParamSpec, check_gradient
+from fd import ParamSpec, central_difference, check_gradient
 
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
@@ -44,22 +44,6 @@ def primal(body: str, func: str):
 def param_types(body: str, func: str) -> dict[str, str]:
     fn = parse_source(_source(body), "prog.py", func).functions[func]
     return {p.name_hint: str(p.type) for p in fn.params}
-
-
-def central_difference(f, args: list, k: int, h: float = 1e-6) -> np.ndarray:
-    """d f / d args[k], entry by entry (args[k] a number or an array)."""
-    x = np.asarray(args[k], dtype=float)
-    out = np.zeros(x.shape)
-    for index in np.ndindex(*x.shape):
-        values = []
-        for sign in (1.0, -1.0):
-            trial = x.copy()
-            trial[index] += sign * h
-            moved = list(args)
-            moved[k] = trial if x.shape else float(trial)
-            values.append(f(*moved))
-        out[index] = (values[0] - values[1]) / (2 * h)
-    return out
 
 
 # ------------------------------------------------------------------ ranks from uses
