@@ -525,6 +525,11 @@ INVALID = [
      "longfloat.c:1:33: error: 'long float' is not a C type", ""),
     ("negative.c", "double f(double x) { double a[-2]; a[0] = x; return a[0]; }\n",
      "negative.c:1:32: error: the size of array 'a' is negative (-2)", ""),
+    # doorfuzz seed 17542355: an enumerator of a floating value was copied into the gradient's file,
+    # which gcc refused ((int)1.5, an integer constant expression, is C)
+    ("enum.c", "enum Side { LEFT = -1, RIGHT = 1.0e-5f, UP = (int)2.5 };\n"
+     "double f(double x, enum Side s) { return s == LEFT ? x : 2.0 * x; }\n",
+     "enum.c:1:32: error: the value of enumerator 'RIGHT' is not an integer constant", "(int)1.0e-5f"),
     ("yield.py", "yield 3\n\n\ndef f(x):\n    return x\n",
      "yield.py:1:1: error: syntax error: 'yield' outside function", ""),
     ("ret.py", "return 3\n\n\ndef f(x):\n    return x\n", "ret.py:1:1: error: syntax error: 'return' outside function",

@@ -160,6 +160,11 @@ class CFile:
                 continue
             previous: Optional[str] = None
             for e in node.values.enumerators:
+                floating = _floating_constant(e.value) if e.value is not None else None
+                if floating is not None:  # C takes an integer constant expression there only
+                    raise DiagnosticError([Diagnostic(
+                        f"the value of enumerator '{e.name}' is not an integer constant", self.loc(floating),
+                        hint="give it an integer value, or convert it: (int)" + floating.value)], self.lines)
                 if e.value is not None:
                     self.constants[e.name] = e.value
                 elif previous is None:
@@ -435,3 +440,18 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
     name_call_results(module, ("call", "extern"))
     settle_globals(module)
     return module
+
+
+def _floating_constant(node: c_ast.Node) -> Optional[c_ast.Constant]:
+    """A floating constant of ``node`` that no cast to a type around it makes an integer (C's
+    integer constant expressions take ``(int)1.5``, not ``1.5``), or None."""
+    if isinstance(node, c_ast.Cast):
+        return None
+    if isinstance(node, c_ast.Constant) and node.type in ("float", "double", "long double"):
+        return node
+    for _, child in node.children():
+        found = _floating_constant(child)
+        if found is not None:
+            return found
+    return None
+
