@@ -21,6 +21,8 @@ from typing import Callable, Optional, Protocol, Sequence
 from ..ssa import build
 from ..ssa.attrs import GENERIC_MATH
 from ..ssa.ir import Block, Builder, Value
+from ..ssa.mathfns import MATH
+from ..ssa.types import F64
 
 Contribs = list[Optional[Value]]
 
@@ -324,8 +326,6 @@ def maps_arrays(name: str) -> bool:
     with an array spelling in the Python output (``math.lgamma`` -> ``digamma``, SciPy's ufunc),
     so that applied to an array it means the same elementwise (``adjoint.shape_generic``)."""
     if name not in _MAPS_ARRAYS:
-        from ..ssa.mathfns import MATH
-        from ..ssa.types import F64
         block = Block([F64, F64, F64])
         fn = RULES.get(name)
         ok = fn is not None

@@ -95,8 +95,8 @@ from .arrays import ArrayBinOp, accum_slice_target, array_expr, numba_unsupporte
 from .names import PyNamer
 from .formatting import formatted
 from .printer import P_COND, Printer, first_hoistable, if_exp
-from .rank_checks import (check_lines, extent_check_lines, generic_check_lines, generic_text, sequence_lines,
-                          unchecked_names, unit_check_lines)
+from .rank_checks import (check_lines, extent_check_lines, generic_array_shadows, generic_check_lines, generic_text,
+                          sequence_lines, unchecked_names, unit_check_lines)
 
 _BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "pow": "**"}
 _BITS = {"bitand": "&", "bitor": "|", "bitxor": "^", "shl": "<<", "shr": ">>"}  # on Python's (or Numba's) ints
@@ -346,9 +346,7 @@ class _FunctionEmitter(StatementBuilder):
         generic = [(by_index[i], self.generic_shadows[p.name_hint]) for i, p in enumerate(self.fn.params)
                    if p.name_hint in self.generic_shadows]
         # A shape-generic parameter that is an array in the IR has its shadow among the others.
-        arrays = self.fn.attrs.get("shape_generic") or {}
-        generic_arrays = [(by_index[j], by_index[i]) for i, j in sorted(info.shadows.items())
-                          if self.fn.params[j].name_hint in arrays]
+        generic_arrays = [(by_index[j], by_index[i]) for j, i in generic_array_shadows(self.fn)]
         in_order = sorted(generic_arrays + generic, key=lambda pair: by_index.index(pair[0]))
         return entry_text(Convention(
             primal=info.primal,

@@ -150,10 +150,9 @@ def generic_check_lines(fn: Function, names: dict) -> list[str]:
     into in place. Python output only (Numba output refuses such parameters)."""
     generic = fn.attrs.get("shape_generic") or {}
     shadows = dict(fn.attrs.get("generic_shadows") or {})
-    for i, j in shadows_of(fn).items():  # an array's shadow, of its shape (a 0-d array for a number)
-        shadow, p = fn.params[i], fn.params[j]
-        if p.name_hint in generic:
-            shadows[p.name_hint] = names.get(shadow) or shadow.name_hint
+    for j, i in generic_array_shadows(fn):  # an array's shadow, of its shape (a 0-d array for a number)
+        shadow = fn.params[i]
+        shadows[fn.params[j].name_hint] = names.get(shadow) or shadow.name_hint
     primal = fn.attrs.get("primal", fn.name)
     lines: list[str] = []
     for p in fn.params:
@@ -173,6 +172,13 @@ def generic_check_lines(fn: Function, names: dict) -> list[str]:
         for test, message in checks:
             lines += _raise_if(test, f'f"{message}"' if "{" in message else f'"{message}"', _RUFF_LINE)
     return lines
+
+
+def generic_array_shadows(fn: Function) -> list[tuple[int, int]]:
+    """(parameter, its shadow), by index, of ``fn``'s shape-generic parameters that are arrays in
+    the IR (a number's shadow is ``fn.attrs["generic_shadows"]``'s)."""
+    generic = fn.attrs.get("shape_generic") or {}
+    return [(j, i) for i, j in sorted(shadows_of(fn).items()) if fn.params[j].name_hint in generic]
 
 
 def generic_text(primal: str, generic: list[tuple[str, str]]) -> list[str]:

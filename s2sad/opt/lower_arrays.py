@@ -912,16 +912,9 @@ class _Lowering:
 _LINALG_LOOPS = ("einsum", "diag", "norm", "concat", "stack")
 
 
-# Of the linear algebra C output refuses, what the adjoints of the others are made of last: an
-# error names the function the user wrote (np.linalg.slogdet), not the inverse its adjoint takes.
-_REFUSED_LAST = ("tril", "solve", "inv")
-
-
 def refuse(fn: Function) -> None:
     """A located error for the first op of ``fn`` that C output cannot have yet."""
-    ops = list(fn.walk())
-    ops.sort(key=lambda op: op.name[len(PREFIX):] in _REFUSED_LAST)  # stable: in order otherwise
-    for op in ops:
+    for op in fn.walk():
         n = op.name[len(PREFIX):] if op.name.startswith(PREFIX) else None
         if n == "argsort":
             raise error("np.sort is not supported for C output yet", op.loc,

@@ -226,7 +226,7 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
                   "dot matmul outer transpose; or loop over the elements")
 
 
-SPECIAL_FUNCTIONS = ("logit", "betaln", "xlogy", "logaddexp", "norm_pdf", "norm_logpdf", "norm_cdf")
+SPECIAL_FUNCTIONS = ("logit", *lib.ELEMENTWISE_SPECIAL)
 
 
 def norm_function(lw: "ExprLowerer", op: str, node: cst.Call, b: Builder, env: Env) -> Value:

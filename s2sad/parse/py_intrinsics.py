@@ -204,6 +204,9 @@ SCIPY_SPECIAL: dict[str, Intrinsic] = {
     "scipy.stats.norm.cdf": Intrinsic("norm_cdf", 1, 3),
 }
 NORM_FUNCTIONS = ("norm_pdf", "norm_logpdf", "norm_cdf")
+# The functions of several operands, elementwise, that ``py_arrays.special_function`` writes with
+# the functions they are made of (``logit``, of one, besides).
+ELEMENTWISE_SPECIAL = ("betaln", "xlogy", "logaddexp", *NORM_FUNCTIONS)
 
 
 def norm_args(node: cst.Call) -> list[Optional[cst.BaseExpression]]:

@@ -64,11 +64,14 @@ def _capitalized(node: cst.BaseExpression) -> bool:
 
 
 def guessed_ranks(p: Product, unknown: Callable[[cst.BaseExpression], bool], result_array: bool,
-                  left_of_product: bool) -> tuple[int, int]:
+                  left_of_product: bool, result_number: bool = False) -> tuple[int, int]:
     """The ranks the left and right operands of ``p`` are taken to have, where ``unknown`` says
     an operand is a parameter nothing else gives a rank (only those ranks are used);
     ``result_array``: the product must be an array; ``left_of_product``: it is the left
-    operand of another product (``(a @ B) @ c``)."""
+    operand of another product (``(a @ B) @ c``); ``result_number``: it must be a number
+    (``float(W2 @ h)``): two vectors, whatever their case."""
+    if result_number:
+        return 1, 1
     left, right = p.left, p.right
     right_rank = 2 if left_of_product or _capitalized(right) else 1
     if _capitalized(left):

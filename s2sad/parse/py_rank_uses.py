@@ -46,9 +46,8 @@ _REDUCTIONS = ("sum", "mean", "max_reduce", "min_reduce", "prod", "var", "std")
 _REDUCTION_METHODS = ("sum", "mean", "max", "min", "prod", "var", "std")
 _ELEMENTWISE_BINARY = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 # Library calls that are elementwise on all their arguments, besides the math functions.
-# (SciPy's two-operand special functions among them: ``betaln(k + a, n - k + b)``, elementwise.)
-_ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "power", "maximum", "minimum", "where", "betaln", "xlogy",
-                      "logaddexp", "norm_pdf", "norm_logpdf", "norm_cdf")
+# (SciPy's special functions of several operands among them: ``betaln(k + a, n - k + b)``.)
+_ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "power", "maximum", "minimum", "where", *lib.ELEMENTWISE_SPECIAL)
 
 
 class RankUses:
@@ -284,11 +283,12 @@ class RankUses:
             elif intr.op in MATH_FNS and len(args) == 1 and (canonical.startswith("numpy.")
                                                                  or canonical.startswith("scipy.")):
                 self.need(args[0], rank)
-            elif len(args) == 2 and (intr.op in ("add", "sub", "mul", "div", "power", "maximum", "minimum")
-                                     and canonical.startswith("numpy.") or intr.op in ("betaln", "xlogy", "logaddexp")):
+            elif len(args) == 2 and intr.op in ("add", "sub", "mul", "div", "power", "maximum", "minimum") \
+                    and canonical.startswith("numpy."):
                 self._one_array_operand(args, rank)
-            elif intr.op in lib.NORM_FUNCTIONS:
-                self._one_array_operand([a for a in lib.norm_args(expr) if a is not None], rank)
+            elif intr.op in lib.ELEMENTWISE_SPECIAL:  # (norm's loc= and scale= by name too)
+                operands = [a for a in lib.norm_args(expr) if a is not None] if intr.op in lib.NORM_FUNCTIONS else args
+                self._one_array_operand(operands, rank)
             elif intr.op == "where" and len(args) == 3:
                 self.need(args[0], rank)  # s2sad takes np.where's condition as an array only
             elif intr.op == "polyval" and len(args) == 2:

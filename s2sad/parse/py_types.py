@@ -250,7 +250,7 @@ def keyword_arg(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
 
 # Library calls that are elementwise arithmetic on their operands (``np.add``, ``np.clip``).
 _ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "neg", "pos", "reciprocal", "float_power", "clip", "power",
-                      "square", "logit", "betaln", "xlogy", "logaddexp", "norm_pdf", "norm_logpdf", "norm_cdf")
+                      "square", "logit", *lib.ELEMENTWISE_SPECIAL)
 # Reductions and scans that need an array operand (``np.var``, ``np.cumsum``).
 _STATISTICS = ("prod", "var", "std", "cumsum", "cumprod", "sort")
 
@@ -523,8 +523,8 @@ class _Inference:
             return ev is None or (not ev.rank_uses and ev.exact_rank is None)
 
         for key, p in self.products.items():
-            guess = (1, 1) if key in self.number_products else \
-                guessed_ranks(p, unknown, key in self.array_products, key in self.left_products)
+            guess = guessed_ranks(p, unknown, key in self.array_products, key in self.left_products,
+                                  key in self.number_products)
             for operand, rank, default in ((p.left, guess[0], 2), (p.right, guess[1], 1)):
                 known_param = isinstance(operand, cst.Name) and operand.value in params
                 self.array_use(operand, rank if unknown(operand) else 1 if known_param else default)
