@@ -574,3 +574,48 @@ def test_a_c_comment_in_latin1_is_read_as_gcc_reads_it(work):
     r = s2sad("grad", "old.c", "--wrt", "x", cwd=work)
     assert r.returncode == 0, r.stderr
     assert _c_slope(r.stdout, 1.5) == 3.0
+
+
+DOLLAR_NAMES = """\
+typedef struct { double $w; double v$; } P$t;
+
+static double sq$(double a$) { return a$ * a$; }
+
+double f$(const double *x$, int n$) {
+    P$t p;
+    double $s = 0.0;
+    for (int i$ = 0; i$ < n$; i$++) {
+        p.$w = x$[i$];
+        p.v$ = sq$(p.$w);
+        $s += p.v$ * p.$w;
+    }
+    return $s;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba", "c"])
+def test_c_names_with_a_dollar_are_spelled_for_each_target(work, target):
+    """doorfuzz seed 17550176: gcc takes ``$`` in identifiers and Python does not; a parameter
+    ``$x`` was printed as is into Numba output (an internal error). Python output spells every
+    such name with ``_`` (the function ``f$`` is ``grad_f_``), C keeps the source's names; the
+    regenerate line quotes them for the shell."""
+    (work / "dollar.c").write_text(DOLLAR_NAMES)
+    r = s2sad("grad", "dollar.c", "--func", "f$", "--wrt", "x$", "--target", target, cwd=work, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "--func 'f$' --wrt 'x$'" in r.stdout
+    x = [0.3, -1.2, 2.0]
+    if target == "c":
+        grad = build(r.stdout)["grad_f$"]
+        grad.argtypes = [ctypes.POINTER(ctypes.c_double)] * 2 + [ctypes.c_int, ctypes.c_double]
+        xs, d_x = (ctypes.c_double * 3)(*x), (ctypes.c_double * 3)()
+        grad(xs, d_x, 3, 1.0)
+        got = list(d_x)
+    else:
+        import numpy as np
+        namespace: dict = {}
+        exec(r.stdout, namespace)
+        d_x = np.zeros(3)
+        namespace["grad_f_"](np.array(x), d_x, 3)
+        got = list(d_x)
+    assert got == pytest.approx([3 * v * v for v in x], rel=1e-14)

@@ -92,7 +92,7 @@ from ..ssa.mathfns import MATH
 from ..ssa.opdefs import reads_global
 from ..ssa.types import ArrayType, Type
 from .arrays import ArrayBinOp, accum_slice_target, array_expr, numba_unsupported, scipy_ufunc
-from .names import PyNamer
+from .names import PyNamer, python_function_names
 from .formatting import formatted
 from .printer import P_COND, Printer, first_hoistable, if_exp
 from .rank_checks import (check_lines, extent_check_lines, generic_array_shadows, generic_check_lines, generic_text,
@@ -144,6 +144,7 @@ def emit_python(module: Module, target: str, header: str, entry: str = "") -> st
     ``entry``: the gradient its caller calls (its docstring states the contract's convention)."""
     if target not in ("py", "numba"):
         raise ValueError(f"emit_python: unknown target {target!r}")
+    entry = python_function_names(module, entry)
     effects = Effects(module)
     printer = Printer()
     numba = target == "numba"

@@ -14,6 +14,7 @@ import keyword
 from typing import Iterable
 
 from ..emit.names import Namer
+from ..ssa.ir import Module
 
 # Names the emitted code refers to: modules, and the builtins it calls.
 OUTPUT_NAMES = frozenset(
@@ -37,5 +38,40 @@ class PyNamer(Namer):
     def fixed_name(self, name: str) -> str:
         # A parameter named like a module or builtin the output uses (`math`, `np`, `len`) would
         # hide it from the body: it gets the keyword's trailing underscore too.
+        # A C name may hold a `$` (gcc takes it in identifiers), which no Python name can.
+        name = python_identifier(name)
         reserved = keyword.iskeyword(name) or name in ("True", "False", "None") or name in OUTPUT_NAMES
         return name + "_" if reserved else name
+
+
+def python_identifier(name: str) -> str:
+    """``name`` as a Python identifier: a character Python refuses in names (C's ``$``) becomes ``_``."""
+    if name.isidentifier():
+        return name
+    return "".join(c if ("a" + c).isidentifier() else "_" for c in name)
+
+
+def python_function_names(module: Module, entry: str) -> str:
+    """Renames the functions of ``module`` that Python cannot spell (a C function ``f$``: gcc
+    takes ``$`` in identifiers) to a free Python name (``f_``), in the module and at every call;
+    returns ``entry``'s name after the renaming."""
+    taken = set(module.functions)
+    renamed: dict[str, str] = {}
+    for name in module.functions:
+        if not name.isidentifier():
+            new = python_identifier(name)
+            while new in taken:
+                new += "_"
+            taken.add(new)
+            renamed[name] = new
+    if not renamed:
+        return entry
+    functions = dict(module.functions)
+    module.functions.clear()
+    for name, fn in functions.items():
+        fn.name = renamed.get(name, name)
+        module.functions[fn.name] = fn
+        for op in fn.walk():
+            if op.attrs.get("callee") in renamed:
+                op.attrs["callee"] = renamed[op.attrs["callee"]]
+    return renamed.get(entry, entry)
