@@ -36,6 +36,7 @@ from .opt.dce import dce_module, remove_unreachable_functions
 from .opt.passes import (ADJOINT_PIPELINES, PRIMAL_PIPELINES, TARGET_PIPELINES, PassContext, Ran, observing,
                          run_pipeline)
 from .parse.c_frontend import list_c_external_functions, list_c_functions, list_cuda_kernels, parse_c
+from .parse.c_global_arrays import GLOBAL_ARRAYS
 from .parse.c_preprocess import CFlags
 from .parse.custom_adjoints import NONE as NO_DERIVATIVES
 from .parse.custom_adjoints import Derivatives
@@ -153,7 +154,8 @@ def choose_function(source: str, filename: str, func: Optional[str], cflags: CFl
 
 def resolve_wrt(fn: Function, names: list[str], source_lines: list[str]) -> set[int]:
     """Parameter indices for the ``--wrt`` names (``in`` matches a parameter ``in_``)."""
-    params = fn.param_names
+    arrays = fn.attrs.get(GLOBAL_ARRAYS) or {}
+    params = fn.param_names[:len(fn.params) - len(arrays)]  # file-scope arrays are not the caller's
     aggregates = fn.attrs.get("c_aggregates") or {}
     shown = ", ".join(dict.fromkeys(aggregates[p][0] if p in aggregates else p for p in params))
     wrt: set[int] = set()
@@ -172,7 +174,8 @@ def resolve_wrt(fn: Function, names: list[str], source_lines: list[str]) -> set[
         if spelled not in params:
             problems.append(
                 Diagnostic(
-                    f"--wrt {name}: function '{fn.name}' has no parameter '{name}'",
+                    f"--wrt {name}: function '{fn.name}' has no parameter '{name}'"
+                    + (f" ('{name}' is an array at file scope, which the function uses)" if name in arrays else ""),
                     fn.loc,
                     hint=f"its parameters are: {shown or 'none'}",
                 )
@@ -377,6 +380,7 @@ def gradient_source(
                     f"'{name}' is CUDA", hint="use --target cuda for .cu input")
     if target != "c":
         _refuse_struct_params(module, grad_name(name), target, module.source_lines)
+        _refuse_global_arrays(module.functions[grad_name(name)], target, module.source_lines)
     if target in ("c", "cuda"):
         if not is_c(filename):
             _refuse_assumed_kinds(module.functions[grad_name(name)], source, filename, name, target,
@@ -416,6 +420,17 @@ def _refuse_struct_params(module: Module, entry: str, target: str, lines: list[s
         raise DiagnosticError([Diagnostic(
             f"--target {target}: '{fn.attrs.get('primal', fn.name)}' takes the struct '{group}' "
             f"({spelled}), which only C output passes as written", fn.loc, hint="use --target c")], lines)
+
+
+def _refuse_global_arrays(grad: Function, target: str, lines: list[str]) -> None:
+    """A C function that uses arrays at file scope (``parse.c_global_arrays``): only C output
+    reaches the program's arrays (declared extern there)."""
+    arrays = grad.attrs.get(GLOBAL_ARRAYS)
+    if arrays:
+        raise DiagnosticError([Diagnostic(
+            f"--target {target}: '{grad_info(grad).primal}' uses the array '{next(iter(arrays))}' at file scope, "
+            "which only C output can reach", grad.loc,
+            hint="use --target c, or pass the array to the function as a parameter")], lines)
 
 
 def _refuse_array_result(grad: Function, name: str, target: str, lines: list[str]) -> None:

@@ -193,7 +193,6 @@ def test_a_const_table_prints_as_an_initialized_array():
          "2:19: 'static' local variables that the function writes"),
         ("static double w[2] = {1, 2}; w[1] = x[0]; return w[0];", "'static' local variables that the function writes"),
         ("static const double c; return x[0];", "'static' local variables without an initializer"),
-        ("return table[0] * x[0];", "2:12: the global variable 'table' is not a number: s2sad reads global numbers"),
         ("double a[2][] = {{1, 2}}; return x[0];", "only the first size of a local array may be left out"),
     ],
 )
@@ -202,6 +201,13 @@ def test_declaration_problems_are_located(body, expected):
     src = src.replace("\ndouble f", "double f", 1)  # keep the body on line 2
     messages = _diagnostics(src)
     assert any(expected in m for m in messages), messages
+
+
+def test_a_global_array_of_unknown_size_is_located():
+    src = "extern double table[];\ndouble f(double *x) {\n    return table[0] * x[0];\n}\n"
+    messages = _diagnostics(src)
+    assert any("3:12: the global variable 'table' is not a number: s2sad reads global numbers, and arrays of "
+               "numbers of known size" in m for m in messages), messages
 
 
 def test_prototypes_extern_and_block_scope_declarations_are_accepted():

@@ -144,6 +144,8 @@ class EmittedFunctions:
     externs: list[str]  # the prototypes of the functions defined elsewhere that they call
     # Those that have custom adjoints, with their adjoints' prototypes, by the file of the adjoints.
     custom: dict[str, list[str]]
+    # The file-scope arrays the entry uses, declared extern, and their adjoints (emitter.file_scope).
+    file_scope: list[str]
 
 
 def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunctions:
@@ -199,8 +201,9 @@ def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunc
     # Like the structs and #define constants, the typedefs are copied even when the input has them
     # from a header of its own: the output includes no header of the user's (the contract allows
     # the standard ones only, and the file must compile wherever it is written).
+    file_scope = [line for e in emitters for line in getattr(e, "file_scope", [])]
     return EmittedFunctions(ctx, functions, structs, emitters, typedefs, list(externs),
-                            {file: list(protos) for file, protos in custom.items()})
+                            {file: list(protos) for file, protos in custom.items()}, file_scope)
 
 
 def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str],
@@ -241,6 +244,9 @@ def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str],
     if emitted.externs:
         out += ["/* Defined outside this file, as for the primal; s2sad needs no derivative of them. */"]
         out += [f"{proto};" for proto in emitted.externs] + [""]
+    if emitted.file_scope:
+        out += ["/* The file-scope arrays the function uses, defined with it, and their adjoints. */"]
+        out += emitted.file_scope + [""]
     for file, protos in emitted.custom.items():
         out += [f"/* Defined outside this file, with custom adjoints in {file} (--derivatives): link it. */"]
         out += [f"{proto};" for proto in protos] + [""]

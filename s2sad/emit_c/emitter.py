@@ -95,7 +95,7 @@ from .names import CNamer
 from .parallel import Pragma
 from .parallel import finish as finish_pragmas
 from .render import CRenderer, wrap_signature
-from .signature import declared_params, results_through_pointers
+from .signature import declared_params, global_array_params, results_through_pointers
 from ..analysis.extents import sizes_buffers_only
 
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
@@ -126,6 +126,9 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         self.fn = fn
         # C input keeps the user's declared types (``const double *``, ``int``, ``size_t``).
         self.declared = declared_params(fn)
+        # The entry's file-scope arrays (``global_array_params``): their declarations at file scope.
+        self.file_scope: list[str] = []
+        self.file_scope_names: set[str] = set()
         self.printer = CPrinter()
         self.namer = CNamer([*ctx.module.functions, *ctx.macros, *ctx.externs])
         self.returned = ctx.returned(fn)
@@ -209,9 +212,14 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         spelled = self.declared
         declared: set[str] = set()  # the struct parameters declared so far
         self.printed_params: dict[Value, str] = {}  # each IR parameter -> the C parameter that holds it
+        hidden = global_array_params(fn) if fn.name == self.ctx.entry and not self.atomic else {}
+        zeroed: list[str] = []
         for i, p in enumerate(fn.params):
             leaf = self.struct_leaves.get(p)
-            if leaf is not None:
+            if i in hidden:  # a file-scope array, or its adjoint: the body names it, no parameter holds it
+                name = self.printed_params[p] = self.var.get(p) or self.namer.fresh(p.name_hint)
+                self._file_scope_array(name, *hidden[i], zeroed)
+            elif leaf is not None:
                 self.printed_params[p] = leaf.group
                 if leaf.group not in declared:
                     params.append(declarator(leaf.spelled, leaf.group))
@@ -254,7 +262,8 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         names = [self.struct_leaves[p].group if p in self.struct_leaves else self.var.get(p) for p in fn.params]
         names += [self.struct_outs[i].group if i in self.struct_outs else self.out_names[i]
                   for i in sorted(self.out_names)]
-        names = list(dict.fromkeys(names))
+        names = [n for n in dict.fromkeys(names) if n not in self.file_scope_names]
+        lines = [f"    memset({d}, 0, sizeof {d});" for d in zeroed] + ([""] if zeroed and lines else []) + lines
         unused = [
             f"    (void){n};  // not needed by the gradient" if self.returned is not None else f"    (void){n};"
             for n in names
@@ -271,6 +280,21 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         guard = self._size_guard() if fn.name == self.ctx.entry and not self.atomic else []
         return "\n".join(about + sizes + head + guard + unused + lines + ["}"])
 
+    def _file_scope_array(self, name: str, array: str, declaration: str, shadow: bool, zeroed: list[str]) -> None:
+        """The file-scope array ``array`` (``declaration``: ``double work[MAXN]``) as the gradient
+        names it (``name``): the program's own, declared extern; or its adjoint (``shadow``), a
+        file-scope array of the gradient's file (the program's array is one too) that each call
+        zeroes."""
+        if not shadow and name == array:
+            self.file_scope.append(f"extern {declaration};")
+        elif shadow:
+            self.file_scope.append("static " + re.sub(rf"\b{re.escape(array)}\b", name, declaration, count=1) + ";")
+            zeroed.append(name)
+        else:
+            raise error(f"C output: the file-scope array '{array}' would be named '{name}' in the gradient",
+                        self.fn.loc, hint=f"rename '{array}'")
+        self.file_scope_names.add(name)
+
     def _convention(self) -> list[str]:
         """A gradient's comment lines: the contract's convention for its parameters (a helper
         s2sad adds says what it computes: its ``about`` lines)."""
@@ -283,7 +307,9 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         if fn.name != self.ctx.entry:
             return helper_text(info.primal, grad_info(self.module.functions[self.ctx.entry]).primal)
         names = [self.printed_params[p] for p in fn.params]
-        shadows = list(dict.fromkeys((names[j], names[i]) for i, j in sorted(info.shadows.items())))
+        hidden = global_array_params(fn)  # the program's arrays: not the caller's to seed
+        shadows = list(dict.fromkeys((names[j], names[i]) for i, j in sorted(info.shadows.items())
+                                     if i not in hidden))
         returned = self.returned or []
         return entry_text(Convention(
             primal=info.primal,

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..ssa.attrs import grad_info, primal_positions
+from ..parse.c_global_arrays import GLOBAL_ARRAYS
 from ..ssa.ir import Function
 from .cexpr import ctype
 
@@ -78,3 +79,20 @@ def declared_aggregates(fn: Function) -> dict[str, list[str]]:
 def _written(declared: str) -> str:
     """A parameter's type as a shadow declares it: ``const`` goes (the shadow is written)."""
     return " ".join(w for w in declared.split() if w != "const")
+
+
+def global_array_params(fn: Function) -> dict[int, tuple[str, str, bool]]:
+    """The parameters of the gradient ``fn`` of a function that uses file-scope arrays
+    (``parse.c_global_arrays``): each such array, and its shadow, by index -> (the array's name,
+    its declaration, whether the parameter is the shadow). Not in the gradient's signature: the
+    body reads the program's array (declared ``extern``) and a file-scope adjoint of it that
+    each call zeroes."""
+    arrays: dict[str, str] = fn.attrs.get(GLOBAL_ARRAYS) or {}
+    spelled = fn.attrs.get("c_params")
+    if not arrays or grad_info(fn) is None or spelled is None:
+        return {}
+    first = len(spelled) - len(arrays)  # they are the primal's last parameters, in this order
+    names = list(arrays)
+    shadows = grad_info(fn).shadows  # type: ignore[union-attr]
+    return {i: (names[j - first], arrays[names[j - first]], i in shadows)
+            for i, j in enumerate(primal_positions(fn, len(spelled))) if j is not None and j >= first}

@@ -35,6 +35,7 @@ from .c_function_args import bind_function_arguments, function_typedefs
 from .c_member_pointers import read_member_pointers
 from .c_struct_arrays import split_struct_arrays
 from .c_void_params import type_void_params
+from .c_global_arrays import GLOBAL_ARRAYS, thread_global_arrays, threadable
 from .c_globals import settle_globals
 from .call_names import name_call_results
 from ..ssa.ir import Module, SourceLoc
@@ -405,6 +406,9 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
                                   cfile.lines)
     problems += [Diagnostic(p.message, cfile.loc(p.node), p.hint)
                  for p in [*cfile.accessor_problems, *cfile.factory_problems]]
+    # File-scope arrays the functions use: parameters of each function that uses them (c_global_arrays).
+    global_arrays = {} if cfile.cuda is not None else thread_global_arrays(
+        cfile.functions, order, {n: d for n, d in cfile.globals.items() if threadable(d, cfile.typedefs)})
     for again, first in cfile.redefined:
         problems.append(Diagnostic(f"redefinition of '{again.decl.name}'", cfile.loc(again.decl),
                                    f"it is first defined at line {cfile.loc(first.decl).line}; "
@@ -432,6 +436,9 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
         raise DiagnosticError(sorted(unique.values(), key=lambda d: (d.loc.file != name, d.loc.file, d.loc.line,
                                                                      d.loc.col) if d.loc else (False, "", 0, 0)),
                               cfile.lines)
+    if func in global_arrays:  # the C output's gradient passes them itself: name -> declaration
+        params = cfile.functions[func].decl.type.args.params[-len(global_arrays[func]):]
+        lowered[func].attrs[GLOBAL_ARRAYS] = {p.name: CGenerator().visit(p) for p in params}
     module = Module(source_file=name, source_lines=cfile.lines)
     for fname in cfile.functions:
         if fname in lowered:

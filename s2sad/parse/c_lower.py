@@ -348,9 +348,13 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             t = ctype_of(decl.type, self.ctx.typedefs, param=False)
         except TypeProblem:
             t = None
+        if isinstance(decl.type, c_ast.ArrayDecl) and "static" in decl.storage:  # (others: c_global_arrays)
+            raise self.fail(node, f"'{node.name}' is a static array at file scope: the gradient, in a file of its "
+                            "own, cannot reach it", "drop static (the gradient then uses the program's array, "
+                            "declared extern), or pass it as a parameter")
         if t is None or t.kind != "scalar" or t.scalar is None:
             raise self.fail(node, f"the global variable '{node.name}' is not a number: s2sad reads global "
-                            "numbers only", keep)
+                            "numbers, and arrays of numbers of known size", keep)
         if "static" in decl.storage:
             raise self.fail(node, f"'{node.name}' is a static global variable: the gradient, in a file of its own, "
                             "cannot read it", "drop static (the gradient then declares it extern), or " + keep)

@@ -1,0 +1,137 @@
+"""Arrays at file scope (parse/c_global_arrays.py): a function that uses them, itself or through
+its helpers, is differentiated as written; its C gradient keeps the user's signature and works
+on the program's arrays (declared extern), with adjoints of its own.
+
+Each program is compiled by gcc (-Wall -Wextra -Werror) with its gradient, as a user links them,
+and the gradient is compared with central differences of the compiled primal; the arrays the
+program holds are set through the library, as the program would set them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cbuild import INPUT_FLAGS, build, have_gcc
+from fd import central_difference
+from s2sad import pipeline
+from s2sad.diagnostics import DiagnosticError
+
+pytestmark = pytest.mark.skipif(not have_gcc(), reason="needs gcc")
+
+# A work array a helper fills inside a loop and the caller reads (the scratch buffer of legacy
+# code), a 2-D array filled and read through a helper, and a table the program sets (`scale`),
+# which the gradient reads as the program left it.
+PROGRAM = """#include <math.h>
+#define N 8
+#define M 3
+
+double work[N];
+double grid[N][M];
+double scale[N];
+
+static void diff1(const double *x, int n)
+{
+    for (int i = 0; i < n - 1; i++) work[i] = x[i + 1] - x[i];
+}
+
+static double rowsum(int i)
+{
+    double s = 0.0;
+    for (int j = 0; j < M; j++) s += grid[i][j] * grid[i][j];
+    return s;
+}
+
+double f(const double *x, int n, double lam)
+{
+    double s = 0.0;
+    for (int k = 0; k < 3; k++) {
+        diff1(x, n);
+        for (int i = 0; i < n - 2; i++) {
+            double c = work[i + 1] - work[i] + k * lam;
+            s += sin(c) * c;
+        }
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < M; j++) grid[i][j] = scale[i] * x[i] * (j + 1 + k);
+        for (int i = 0; i < n; i++) s += lam * rowsum(i);
+    }
+    return s;
+}
+"""
+
+
+def _library(tmp_path: Path, level: int):
+    text = pipeline.gradient_source(PROGRAM, "prog.c", "f", ["x", "lam"], "c", pipeline.Options(level=level))
+    user = tmp_path / "prog.c"
+    user.write_text(PROGRAM)
+    return text, build(text, INPUT_FLAGS, (user,))
+
+
+@pytest.mark.parametrize("level", [0, 2])
+def test_file_scope_arrays_are_the_programs_and_the_gradient_matches_central_differences(tmp_path, level):
+    text, lib = _library(tmp_path, level)
+    assert "void grad_f(const double *x, double *d_x, int n, double lam, double *d_lam, double d_return)" in text
+    assert "extern double work[N];" in text and "extern double grid[N][M];" in text
+    n = 6
+    scale = (ctypes.c_double * 8).in_dll(lib, "scale")
+    scale[:] = [0.5, -1.0, 2.0, 0.25, 1.5, -0.75, 9.0, 9.0]  # the program's values, read by both
+    f = lib.f
+    f.argtypes = [ctypes.POINTER(ctypes.c_double), ctypes.c_int, ctypes.c_double]
+    f.restype = ctypes.c_double
+    grad = lib.grad_f
+    grad.argtypes = [ctypes.POINTER(ctypes.c_double)] * 2 + [ctypes.c_int, ctypes.c_double,
+                                                             ctypes.POINTER(ctypes.c_double), ctypes.c_double]
+    ptr = ctypes.POINTER(ctypes.c_double)
+
+    def primal(x: np.ndarray, lam: float) -> float:
+        return f(np.ascontiguousarray(x).ctypes.data_as(ptr), n, lam)
+
+    x = np.random.default_rng(7).uniform(-1.0, 1.0, n)
+    lam = 0.3
+    d_x, d_lam = np.zeros(n), ctypes.c_double(0.0)
+    for _ in range(2):  # a second call starts from zeroed adjoints again
+        d_x[:] = 0.0
+        d_lam.value = 0.0
+        grad(x.ctypes.data_as(ptr), d_x.ctypes.data_as(ptr), n, lam, ctypes.byref(d_lam), 1.0)
+    assert np.allclose(d_x, central_difference(primal, [x, lam], 0), rtol=1e-7, atol=1e-8)
+    assert d_lam.value == pytest.approx(float(central_difference(primal, [x, lam], 1)), rel=1e-7)
+    # The gradient leaves in the program's arrays what f leaves there.
+    work = (ctypes.c_double * 8).in_dll(lib, "work")
+    after_gradient = list(work)
+    primal(x, lam)
+    assert list(work) == after_gradient
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_python_output_of_a_function_using_a_file_scope_array_is_refused(target):
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(PROGRAM, "prog.c", "f", ["x"], target)
+    (d,) = info.value.diagnostics
+    assert "uses the array 'work' at file scope, which only C output can reach" in d.message
+    assert "--target c" in d.hint
+
+
+def test_a_file_scope_array_is_no_parameter_to_differentiate_by():
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(PROGRAM, "prog.c", "f", ["work"], "c")
+    (d,) = info.value.diagnostics
+    assert "'work' is an array at file scope" in d.message and d.hint == "its parameters are: x, n, lam"
+
+
+def test_a_static_array_at_file_scope_is_refused_where_it_is_used():
+    source = PROGRAM.replace("double work[N];", "static double work[N];")
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(source, "prog.c", "f", ["x"], "c")
+    d = info.value.diagnostics[0]
+    assert "'work' is a static array at file scope" in d.message and "drop static" in d.hint
+    assert d.loc.line == source.split("\n").index("    for (int i = 0; i < n - 1; i++) work[i] = x[i + 1] - x[i];") + 1
+
+
+def test_a_local_of_the_arrays_name_is_the_functions_own():
+    own = "static double rowsum(int i)\n{\n    double work[2] = {0.0, 0.0};\n    double s = work[1];"
+    source = PROGRAM.replace("static double rowsum(int i)\n{\n    double s = 0.0;", own)
+    text = pipeline.gradient_source(source, "prog.c", "f", ["x"], "c")
+    assert "static void grad_rowsum(int i, double grid[N][M], double d_grid[N][M], double d_return)" in text
