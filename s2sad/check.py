@@ -36,6 +36,7 @@ from . import pipeline
 from .adjoint.naming import grad_name
 from .api import load_module_file
 from .languages import is_c, is_cuda
+from .parse.c_global_arrays import GLOBAL_ARRAYS
 from .ssa.attrs import grad_info
 from .analysis.extents import Sizes
 from .ssa.ir import Function, Module
@@ -134,7 +135,8 @@ def _params(primal: Function, grad: Function, wrt_indices: set[int], c_input: bo
     returned = {grad.params[i].name_hint for i in (info.returned or [])}
     c_params = primal.attrs.get("c_params") if c_input else None
     out = []
-    for k, p in enumerate(primal.params):
+    arrays = primal.attrs.get(GLOBAL_ARRAYS) or {}  # the program's, not the caller's (parse.c_global_arrays)
+    for k, p in enumerate(primal.params[:len(primal.params) - len(arrays)]):
         t: Type = p.type
         name = p.name_hint
         elem = t.elem if t.is_array else t  # type: ignore[attr-defined]
@@ -345,7 +347,8 @@ class _Gradient:
         self.scalars = [p for p in params if p.wrt and p.kind == "float"]
         # A function of the input that a custom adjoint replaces is called, not copied: the input
         # is linked (C) or imported (Python) beside the derivatives files, as the user's build would.
-        beside = [source_path] if options.derivatives else []
+        # So is the input whose file-scope arrays the gradient declares extern (parse.c_global_arrays).
+        beside = [source_path] if options.derivatives or "\nextern " in text else []
         folder = tempfile.TemporaryDirectory(prefix="s2sad_check_")
         _KEEP.append(folder)
         path = os.path.join(folder.name, f"grad_{name}.{'c' if target == 'c' else 'py'}")

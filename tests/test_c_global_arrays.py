@@ -135,3 +135,17 @@ def test_a_local_of_the_arrays_name_is_the_functions_own():
     source = PROGRAM.replace("static double rowsum(int i)\n{\n    double s = 0.0;", own)
     text = pipeline.gradient_source(source, "prog.c", "f", ["x"], "c")
     assert "static void grad_rowsum(int i, double grid[N][M], double d_grid[N][M], double d_return)" in text
+
+
+def test_check_links_the_program_whose_arrays_the_gradient_uses(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "prog.c").write_text(PROGRAM)
+    root = Path(__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, "-m", "s2sad", "check", "prog.c", "--func", "f", "--wrt", "x,lam"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "PYTHONPATH": str(root)})
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "all adjoints match central differences" in r.stdout
