@@ -184,6 +184,58 @@ def test_a_factory_called_twice_gives_two_arrays():
     np.testing.assert_allclose(d_x, [8.0 * s] * 3)
 
 
+# Numerical Recipes' vectors: an allocation returned moved back by its first index, freed through
+# a helper that moves it forth again, with casts around the byte count and the pointer freed.
+NR_VECTOR = """#include <stdlib.h>
+#define NR_END 1
+#define FREE_ARG char*
+static double *vector(long nl, long nh)
+{
+    double *v;
+    v = (double *)malloc((size_t)((nh - nl + 1 + NR_END) * sizeof(double)));
+    return v - nl + NR_END;
+}
+static void free_vector(double *v, long nl, long nh)
+{
+    (void)nh;
+    free((FREE_ARG)(v + nl - NR_END));
+}
+double f(const double *x, int n)
+{
+    double *g = vector(1, n), *h;
+    h = vector(0, n - 1);
+    double s = 0.0;
+    for (int i = 1; i <= n; i++) g[i] = x[i - 1] * x[i - 1];
+    for (int i = 0; i < n; i++) h[i] = g[i + 1] * x[i];
+    for (int i = 1; i < n; i++) s += (x[i] - g[i]) * h[i - 1];
+    free_vector(g, 1, n);
+    free_vector(h, 0, n - 1);
+    return s;
+}
+"""
+
+
+def test_a_factory_returning_its_array_moved_by_its_first_index_reads_as_a_pointer_into_it():
+    """probe t01: ``return v - nl + NR_END;`` (Numerical Recipes' vector(nl, nh)) was refused.
+    The C gradient against central differences of the compiled primal."""
+    import ctypes
+
+    import numpy as np
+
+    from cbuild import INPUT_FLAGS, build
+    from fd import central_difference
+
+    ptr = ctypes.POINTER(ctypes.c_double)
+    primal = build(NR_VECTOR, INPUT_FLAGS).f
+    primal.argtypes, primal.restype = [ptr, ctypes.c_int], ctypes.c_double
+    grad = build(pipeline.gradient_source(NR_VECTOR, "t.c", "f", ["x"], "c")).grad_f
+    grad.argtypes = [ptr, ptr, ctypes.c_int, ctypes.c_double]
+    x, d_x = np.array([0.3, -1.2, 0.8, 2.0]), np.zeros(4)
+    grad(x.ctypes.data_as(ptr), d_x.ctypes.data_as(ptr), 4, 1.0)
+    expected = central_difference(lambda v: primal(np.ascontiguousarray(v).ctypes.data_as(ptr), 4), [x], 0)
+    np.testing.assert_allclose(d_x, expected, rtol=1e-7, atol=1e-9)
+
+
 TABLE = """double f(const double *a, const double *b, const double *c, int n)
 {
     DECL

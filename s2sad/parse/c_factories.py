@@ -49,13 +49,27 @@ def factories(functions: dict[str, c_ast.FuncDef]) -> dict[str, tuple[c_ast.Func
     return out
 
 
+def _pointer_of(expr: c_ast.Node) -> Optional[str]:
+    """The local pointer ``expr`` returns: ``v``, or ``v`` moved by integers (``v - nl + NR_END``,
+    Numerical Recipes' vectors indexed from ``nl``) where nothing else in it names ``v``."""
+    if isinstance(expr, c_ast.ID):
+        return expr.name
+    if isinstance(expr, c_ast.BinaryOp) and expr.op in ("+", "-"):
+        name = _pointer_of(expr.left)
+        if name is not None and not any(isinstance(n, c_ast.ID) and n.name == name for n in walk(expr.right)):
+            return name
+    return None
+
+
 def _returned_local(fn: c_ast.FuncDef) -> Optional[str]:
     if not isinstance(fn.decl.type.type, c_ast.PtrDecl):
         return None
     items = fn.body.block_items or []
-    if len(items) < 2 or not isinstance(items[-1], c_ast.Return) or not isinstance(items[-1].expr, c_ast.ID):
+    if len(items) < 2 or not isinstance(items[-1], c_ast.Return) or items[-1].expr is None:
         return None
-    name = items[-1].expr.name
+    name = _pointer_of(items[-1].expr)
+    if name is None:
+        return None
     guards = [st for st in items if _null_guard(st, name)]
     if sum(isinstance(n, c_ast.Return) for n in walk(fn.body)) != 1 + len(guards):
         return None
@@ -141,12 +155,28 @@ def _names_of(fn: c_ast.FuncDef) -> set[str]:
 def _expansion(st: c_ast.Node, call: c_ast.FuncCall, fn: c_ast.FuncDef, returned: str, structs: frozenset[str],
                taken: set[str]) -> list[c_ast.Node]:
     """The statements ``T *w = f(args);`` stands for (``returned`` renamed ``w``); for ``w =
-    f(args);``, those with ``returned`` renamed afresh, then ``w`` pointed at it."""
+    f(args);``, and for a factory that returns a pointer into its array, those with ``returned``
+    renamed afresh, then ``w`` pointed as the factory's ``return`` points."""
+    result = fn.body.block_items[-1].expr
     if isinstance(st, c_ast.Assignment):
         fresh = _fresh(st.lvalue.name, fn.decl.name, taken)  # type: ignore[attr-defined]
-        alias = c_ast.Decl(fresh, [], [], [], [], None, None, None, coord=st.coord)
-        out = _expansion(alias, call, fn, returned, structs, taken)
-        return out + [c_ast.Assignment("=", st.lvalue, c_ast.ID(fresh, coord=st.coord), coord=st.coord)]
+        out, renames = _placed(fresh, call, fn, returned, structs, taken)
+        return out + [c_ast.Assignment("=", st.lvalue, _rename(copy.deepcopy(result), renames), coord=st.coord)]
+    if isinstance(result, c_ast.ID):
+        return _placed(st.name, call, fn, returned, structs, taken)[0]
+    # A pointer into the array (``return v - nl + NR_END;``): the array under a name of its own,
+    # then ``T *w = v_vector - 1 + 1;`` with the factory's names as its statements have them.
+    fresh = _fresh(returned, fn.decl.name, taken)
+    out, renames = _placed(fresh, call, fn, returned, structs, taken)
+    st.init = _rename(copy.deepcopy(result), renames)
+    return out + [st]
+
+
+def _placed(array: str, call: c_ast.FuncCall, fn: c_ast.FuncDef, returned: str, structs: frozenset[str],
+            taken: set[str]) -> tuple[list[c_ast.Node], dict[str, c_ast.Node]]:
+    """The statements of factory ``fn`` as ``call`` runs them, the local it returns named
+    ``array``; and the names they give the factory's names."""
+    coord = call.coord
     name = fn.decl.name
     params = [p for p in (fn.decl.type.args.params if fn.decl.type.args is not None else [])
               if isinstance(p, c_ast.Decl) and p.name]
@@ -155,7 +185,7 @@ def _expansion(st: c_ast.Node, call: c_ast.FuncCall, fn: c_ast.FuncDef, returned
         raise FactoryProblem(call, f"'{name}' takes {len(params)} argument(s), not {len(args)}", f"pass {len(params)}")
     body = copy.deepcopy([st for st in fn.body.block_items[:-1] if not _null_guard(st, returned)])
     assigned = changed_names(n for stmt in body for n in walk(stmt))
-    renames: dict[str, c_ast.Node] = {returned: c_ast.ID(st.name, coord=st.coord)}
+    renames: dict[str, c_ast.Node] = {returned: c_ast.ID(array, coord=coord)}
     out: list[c_ast.Node] = []
     for p, a in zip(params, args):
         if p.name not in assigned and _plain(a):
@@ -183,7 +213,7 @@ def _expansion(st: c_ast.Node, call: c_ast.FuncCall, fn: c_ast.FuncDef, returned
                 _name_decl(n, renames[n.name].name)  # type: ignore[attr-defined]
         out.append(_rename(stmt, renames))
     taken.update(n.name for stmt in out for n in walk(stmt) if isinstance(n, c_ast.Decl) and n.name)
-    return out
+    return out, renames
 
 
 def _null_guard(st: c_ast.Node, name: str) -> bool:

@@ -975,6 +975,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             if len(args) != taken:
                 raise self.fail(call, f"{name} takes {taken} argument(s)", hint)
             e = args[at_size]
+            while isinstance(e, c_ast.Cast):  # malloc((size_t)((nh - nl + 2) * sizeof(double))): the bytes as size_t
+                e = e.expr
             if isinstance(e, c_ast.BinaryOp) and e.op == "*" and self.is_sizeof(e.right):
                 count, size = e.left, e.right
             elif isinstance(e, c_ast.BinaryOp) and e.op == "*" and self.is_sizeof(e.left):
@@ -1057,6 +1059,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         if name == "free":
             if want_value or len(args) != 1:
                 raise self.fail(node, "free takes one pointer and gives no value")
+            while isinstance(args[0], c_ast.Cast):  # free((char *)(v + nl - 1)): free takes any pointer
+                args[0] = args[0].expr
             held = self.record_variable(args[0])
             if held is not None and self.lookup(held[0]) in self.heap_records:
                 return None  # a struct malloc'd alone is held as its members: nothing to free
