@@ -109,12 +109,16 @@ def check_source_function(source: str, func: str, args: list, wrt: list[str], ta
          namespace)
     primal_ns: dict = {}
     exec(compile(source, "<primal>", "exec"), primal_ns)
-    f, grad = primal_ns[func], namespace[f"grad_{func}"]
-    names = list(inspect.signature(f).parameters)[:len(args)]
+    primal, grad = primal_ns[func], namespace[f"grad_{func}"]
+
+    def f(*values):  # of copies: a function that writes its arrays is differentiated at its inputs
+        return primal(*[_copy(v) for v in values])
+
+    names = list(inspect.signature(primal).parameters)[:len(args)]
     takes = inspect.signature(grad).parameters
     call, shadows = [], {}
     for name, value in zip(names, args):
-        call.append(value)
+        call.append(_copy(value))
         if "d_" + name in takes:
             shadows[name] = np.zeros(np.shape(value))
             call.append(shadows[name])

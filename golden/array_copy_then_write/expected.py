@@ -58,7 +58,7 @@ def grad_clamp_first(x, d_x, d_return=1.0):
     d_e[:-2] += t4
 
     # line 11: z = np.copy(x)
-    for k in range(x.shape[0] - 1, -1, -1):
+    for k in range(x.shape[0]):
         d_z_k = d_z[k]
         d_z[k] = 0.0
         d_x[k] += d_z_k
@@ -69,7 +69,7 @@ def grad_clamp_first(x, d_x, d_return=1.0):
     d_e[0] += d_y_elem * 3.0
 
     # line 9: y = x.copy()
-    for k in range(x.shape[0] - 1, -1, -1):
+    for k in range(x.shape[0]):
         d_y_k = d_y[k]
         d_y[k] = 0.0
         d_x[k] += d_y_k
@@ -78,7 +78,7 @@ def grad_clamp_first(x, d_x, d_return=1.0):
     d_e[0] = 0.0
 
     # line 7: e = np.exp(x)
-    for k in range(x.shape[0] - 1, -1, -1):
+    for k in range(x.shape[0]):
         d_e_k = d_e[k]
         d_e[k] = 0.0
         t5[k] += d_e_k

@@ -45,7 +45,7 @@ def grad_helper_call(w, d_w, x, d_x, n, d_return=1.0):
     d_x += t4 * w
 
     # line 11: for k in range(n):
-    for k in range(n - 1, -1, -1):
+    for k in range(n):
         # line 12: total += x[k] * w[k]
         d_w[k] += d_total * x[k]
         d_x[k] += d_total * w[k]

@@ -46,7 +46,7 @@ def grad_mixed(x, d_x, w, d_w, n, d_return=1.0):
     d_g += d_e
 
     # line 11: for i in range(n):
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 12: g[i] = x[i] * x[i]
         d_g_i = d_g[i]
         d_g[i] = 0.0
@@ -55,7 +55,7 @@ def grad_mixed(x, d_x, w, d_w, n, d_return=1.0):
 
     # line 8: for i in range(n):
     d_s = d_return
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         h_elem = tape_h_elem[i]
         # line 9: s += h[i] * x[i]
         d_x[i] += d_s * h_elem

@@ -95,7 +95,7 @@ def grad_diffuse(u0, d_u0, c, d_c, alpha, steps, d_return=1.0):
             y_before_mul[e] = t9
         d_new = np.zeros(u.shape[0])
         # line 15: y = y * u + c[0] * alpha
-        for k in range(y.shape[0] - 1, -1, -1):
+        for k in range(y.shape[0]):
             d_y_k = d_y[k]
             d_y[k] = 0.0
             t7[k] += d_y_k
@@ -105,7 +105,7 @@ def grad_diffuse(u0, d_u0, c, d_c, alpha, steps, d_return=1.0):
         d_y += t7 * u_before_mul
         d_u += t7 * y_before_mul
         # line 14: u = new
-        for k in range(u.shape[0] - 1, -1, -1):
+        for k in range(u.shape[0]):
             d_u_k = d_u[k]
             d_u[k] = 0.0
             d_new[k] += d_u_k
@@ -122,13 +122,13 @@ def grad_diffuse(u0, d_u0, c, d_c, alpha, steps, d_return=1.0):
             d_u[i - 1] += t12
             d_u[i] += d_new_i - t12 * 2.0
         # line 11: new = u.copy()
-        for k in range(u.shape[0] - 1, -1, -1):
+        for k in range(u.shape[0]):
             d_new_k = d_new[k]
             d_new[k] = 0.0
             d_u[k] += d_new_k
 
     # line 7: u = u0.copy()
-    for k in range(m - 1, -1, -1):
+    for k in range(m):
         d_u_k = d_u[k]
         d_u[k] = 0.0
         d_u0[k] += d_u_k

@@ -75,7 +75,7 @@ def grad_smooth_edges(A, d_A, v, d_v, k, d_return=1.0):
     d_A[k:, 1] += t19 * (1.0 - t12 * t12)
 
     # line 12: B[-1] -= A[0] * A[1]
-    for k2 in range(B.shape[1] - 1, -1, -1):
+    for k2 in range(B.shape[1]):
         d_B_elem = d_B[t10, k2]
         t20[k2] -= d_B_elem
     d_A[1, :] += t20 * t7
@@ -87,7 +87,7 @@ def grad_smooth_edges(A, d_A, v, d_v, k, d_return=1.0):
             d_B[2 + k2, 1 + k3] = 0.0
 
     # line 10: B[:, 2] += A[:, 0]
-    for k2 in range(B.shape[0] - 1, -1, -1):
+    for k2 in range(B.shape[0]):
         d_B_elem = d_B[k2, 2]
         t21[k2] += d_B_elem
     d_A[:, 0] += t21

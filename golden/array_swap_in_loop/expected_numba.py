@@ -63,7 +63,7 @@ def grad_reaction_diffusion(u0, d_u0, n, steps, dt, d_return=1.0):
     d_dt = 0.0
     for _ in range(steps - 1, -1, -1):
         # line 15: u, un = un, u
-        for k in range(u.shape[0] - 1, -1, -1):
+        for k in range(u.shape[0]):
             d_un_k = d_un[k]
             d_u_k = d_u[k]
             d_un[k] = d_u_k
@@ -93,7 +93,7 @@ def grad_reaction_diffusion(u0, d_u0, n, steps, dt, d_return=1.0):
             d_u[i - 1] += d_lap
 
     # line 7: for i in range(n):
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 8: u[i] = u0[i]
         d_u_i = d_u[i]
         d_u[i] = 0.0

@@ -34,7 +34,7 @@ def grad_f(x, d_x, w, n, d_return=1.0):
     # reverse sweep
     # line 8: for i in range(n):
     d_s = d_return
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         u = tape_u[i]
         t0 = u * u
         # line 11: s += u * math.sin(u * u) * math.exp(w[i])

@@ -29,7 +29,7 @@ def grad_f(x, d_x, y, d_y, n, d_return=1.0):
     # reverse sweep
     # line 7: for i in range(n):
     d_s = d_return
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         p = tape_p[i]
         t0 = math.cos(p)
         t1 = math.sin(p)

@@ -32,7 +32,7 @@ def grad_subtract(x, mu, d_mu, out, d_out, d):
     never read it again.
     """
     # line 5: for j in range(d):
-    for j in range(d - 1, -1, -1):
+    for j in range(d):
         # line 6: out[j] = x[j] - mu[j]
         d_out_j = d_out[j]
         d_out[j] = 0.0
@@ -47,7 +47,7 @@ def grad_sqnorm(v, d_v, d, d_return=1.0):
     """
     # line 11: for j in range(d):
     d_s = d_return
-    for j in range(d - 1, -1, -1):
+    for j in range(d):
         # line 12: s += v[j] * v[j]
         t0 = d_s * v[j]
         d_v[j] += 2.0 * t0

@@ -26,7 +26,7 @@ def grad_mag(x, d_x, n, d_return=1.0):
     d_s = d_return / (2.0 * math.sqrt(s))
 
     # line 6: for i in range(n):
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 7: s += x[i] * x[i]
         t0 = d_s * x[i]
         d_x[i] += 2.0 * t0

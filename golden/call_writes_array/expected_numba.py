@@ -65,7 +65,7 @@ def grad_energy(x, d_x, y, d_y, n, d_return=1.0):
 
     # line 12: for i in range(n):
     d_s = d_return
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 13: s += math.sin(y[i]) * y[i]
         d_y[i] += d_s * math.sin(y[i]) + d_s * y[i] * math.cos(y[i])
 

@@ -87,7 +87,7 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
     # line 12: for i in range(n):
     t6 = n - 1
     d_s = d_return
-    for i in range(t6, -1, -1):
+    for i in range(n):
         # line 13: s += u[i] * u[i]
         t7 = d_s * u[i]
         d_u[i] += 2.0 * t7
@@ -115,8 +115,8 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
             ck_mid = ck_at + ck_split
             for _ in range(ck_at, ck_mid):
                 for i in range(1, t6):
-                    t17 = u_ck[i] + c * (u_ck[i - 1] - 2.0 * u_ck[i] + u_ck[i + 1])
-                    work_ck[i] = t17 - 0.1 * u_ck[i] ** 3.0
+                    t23 = u_ck[i] + c * (u_ck[i - 1] - 2.0 * u_ck[i] + u_ck[i + 1])
+                    work_ck[i] = t23 - 0.1 * u_ck[i] ** 3.0
                 for i in range(1, t6):
                     t10 = work_ck[i]
                     if t10 > 0.0:
@@ -134,26 +134,27 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
                 ck_depth += 1
             ck_at = ck_mid
         # this iteration again, keeping what its adjoint reads
-        t13 = max(t6 - 1, 0)
-        tape_u_elem = np.empty(t13)
-        tape = np.empty(t13)
+        t13 = t6 - 1
+        t14 = max(t13, 0)
+        tape_u_elem = np.empty(t14)
+        tape = np.empty(t14)
         for i in range(1, t6):
             u_elem = u_ck[i]
             tape_u_elem[i - 1] = u_elem
-            t14 = u_ck[i - 1] - 2.0 * u_elem + u_ck[i + 1]
-            tape[i - 1] = t14
-            work_ck[i] = u_elem + c * t14 - 0.1 * u_elem**3.0
-        tape_cond = np.empty(t13, dtype=np.bool_)
+            t15 = u_ck[i - 1] - 2.0 * u_elem + u_ck[i + 1]
+            tape[i - 1] = t15
+            work_ck[i] = u_elem + c * t15 - 0.1 * u_elem**3.0
+        tape_cond = np.empty(t14, dtype=np.bool_)
         for i in range(1, t6):
-            t15 = work_ck[i]
-            cond = t15 > 0.0
+            t16 = work_ck[i]
+            cond = t16 > 0.0
             tape_cond[i - 1] = cond
             if cond:
-                u_ck[i] = t15
+                u_ck[i] = t16
             else:
-                u_ck[i] = 0.5 * t15
+                u_ck[i] = 0.5 * t16
         # line 6: for i in range(1, n - 1):
-        for i in range(t6 - 1, 0, -1):
+        for i in range(t13, 0, -1):
             cond = tape_cond[i - 1]
             # line 7: if work[i] > 0.0:
             if cond:
@@ -167,14 +168,57 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
                 d_u_i *= 0.5
             d_work[i] += d_u_i
         # line 4: for i in range(1, n - 1):
-        for i in range(t6 - 1, 0, -1):
+        t17 = t13 + 2
+        t18 = min(t17, 2)
+        # the additions into d_u of the loop below, gathered: one element each
+        for i in range(t18):
+            t19 = i - 1
+            if t19 >= 1 and t19 <= t13:
+                d_work_i = d_work[t19]
+                d_u[i] += d_work_i * c
+            t20 = i + 1
+            if t20 >= 1 and t20 <= t13:
+                d_work_i = d_work[t20]
+                d_u[i] += d_work_i * c
+            if i >= 1 and i <= t13:
+                u_elem = tape_u_elem[t19]
+                d_work_i = d_work[i]
+                d_u[i] += (
+                    -d_work_i * 0.1 * 3.0 * (u_elem * u_elem)
+                    + d_work_i
+                    - d_work_i * c * 2.0
+                )
+        for i in range(2, t13):
+            d_work_i = d_work[i - 1]
+            d_work_i2 = d_work[i + 1]
             u_elem = tape_u_elem[i - 1]
+            d_work_i3 = d_work[i]
+            t24 = (
+                -d_work_i3 * 0.1 * 3.0 * (u_elem * u_elem)
+                + d_work_i3
+                - d_work_i3 * c * 2.0
+            )
+            d_u[i] += d_work_i * c + d_work_i2 * c + t24
+        for i in range(max(t13, t18), t17):
+            t21 = i - 1
+            if t21 >= 1 and t21 <= t13:
+                d_work_i = d_work[t21]
+                d_u[i] += d_work_i * c
+            t22 = i + 1
+            if t22 >= 1 and t22 <= t13:
+                d_work_i = d_work[t22]
+                d_u[i] += d_work_i * c
+            if i >= 1 and i <= t13:
+                u_elem = tape_u_elem[t21]
+                d_work_i = d_work[i]
+                d_u[i] += (
+                    -d_work_i * 0.1 * 3.0 * (u_elem * u_elem)
+                    + d_work_i
+                    - d_work_i * c * 2.0
+                )
+        for i in range(t13, 0, -1):
             # line 5: work[i] = u[i] + c * (u[i - 1] - 2.0 * u[i] + u[i + 1]) - 0.1 * u[i] ** 3
             d_work_i = d_work[i]
             d_work[i] = 0.0
-            t16 = d_work_i * c
             d_c += d_work_i * tape[i - 1]
-            d_u[i + 1] += t16
-            d_u[i - 1] += t16
-            d_u[i] += -d_work_i * 0.1 * 3.0 * (u_elem * u_elem) + d_work_i - t16 * 2.0
     return d_c

@@ -114,7 +114,7 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
     # reverse sweep
     # line 20: for i in range(n):
     t8 = n - 1
-    for i in range(t8, -1, -1):
+    for i in range(n):
         # line 21: y[i] = y[i] * 2.0
         d_y_i = d_y[i]
         d_y[i] = d_y_i * 2.0

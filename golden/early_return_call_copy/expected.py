@@ -9,7 +9,7 @@ def grad_sumsq(x, d_x, n, d_return=1.0):
     """
     # line 3: for i in range(n):
     d_s = d_return
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 4: s += x[i] * x[i]
         t0 = d_s * x[i]
         d_x[i] += 2.0 * t0

@@ -16,7 +16,7 @@ def grad_dot(a, d_a, b, d_b, n, d_return=1.0):
     """
     # line 3: for i in range(n):
     d_s = d_return
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 4: s += a[i] * b[i]
         d_b[i] += d_s * a[i]
         d_a[i] += d_s * b[i]

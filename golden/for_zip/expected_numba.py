@@ -47,7 +47,7 @@ def grad_weighted_error_unchecked(pred, d_pred, target, w, d_w, d_return=1.0):
     """
     # line 3: for p, y, wk in zip(pred, target, w):
     d_err = d_return
-    for i in range(min(min(pred.shape[0], target.shape[0]), w.shape[0]) - 1, -1, -1):
+    for i in range(min(min(pred.shape[0], target.shape[0]), w.shape[0])):
         p = pred[i]
         y = target[i]
         t0 = p - y

@@ -24,6 +24,6 @@ def grad_f(x, d_x, y, n, d_return=1.0):
     d_s = d_return / float(count)
 
     # line 5: for i in range(n):
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 6: s += x[i] * y
         d_x[i] += d_s * y

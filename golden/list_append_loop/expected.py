@@ -43,7 +43,7 @@ def grad_trajectory_loss(x, n, k, d_return=1.0):
 
     # line 9: mean = sum(hist) / len(hist)
     d_total = d_mean / float(hist_len)
-    for k2 in range(hist_len - 1, -1, -1):
+    for k2 in range(hist_len):
         d_hist[k2] += d_total
 
     # line 6: for t in range(n):

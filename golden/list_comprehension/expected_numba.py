@@ -36,17 +36,16 @@ def grad_gated(x, d_x, w, d_w, n, d_return=1.0):
     d_p[:t0] += d_return * (1.0 - t1 * t1)
 
     # line 7: for i in range(len(p)):
-    t2 = t0 - 1
     d_s = d_return
-    for i in range(t2, -1, -1):
-        t3 = (i + 1) % n
-        t4 = t3 + t0 if t3 < 0 else t3
+    for i in range(t0 - 1, -1, -1):
+        t2 = (i + 1) % n
+        t3 = t2 + t0 if t2 < 0 else t2
         # line 8: s += p[i] * p[(i + 1) % n]
-        d_p[t4] += d_s * p[i]
-        d_p[i] += d_s * p[t4]
+        d_p[t3] += d_s * p[i]
+        d_p[i] += d_s * p[t3]
 
     # line 5: p = [x[i] * w[i] for i in range(n)]
-    for k in range(t2, -1, -1):
+    for k in range(t0):
         d_p_k = d_p[k]
         d_p[k] = 0.0
         d_w[k] += d_p_k * x[k]

@@ -43,7 +43,7 @@ def grad_spring_energy(a, b, c, d_return=1.0):
 
     # line 8: for i in range(3):
     d_e = d_return
-    for i in range(2, -1, -1):
+    for i in range(3):
         # line 9: e += (lengths[i] - rest[i]) ** 2
         d_lengths[i] += d_e * 2.0 * (lengths[i] - rest[i])
 

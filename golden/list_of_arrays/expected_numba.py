@@ -78,7 +78,7 @@ def grad_trajectory_energy(u0, d_u0, n, steps, dt, d_return=1.0):
             d_u[t3] += d_u_i * dt * np.cos(u_elem)
 
     # line 6: for i in range(n):
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 7: u[i] = u0[i]
         d_u_i = d_u[i]
         d_u[i] = 0.0

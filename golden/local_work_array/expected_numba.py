@@ -32,13 +32,13 @@ def grad_f(x, d_x, n, d_return=1.0):
 
     # line 9: for i in range(n):
     d_s = d_return
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 10: s += tmp[i] * x[i]
         d_x[i] += d_s * tmp[i]
         d_tmp[i] += d_s * x[i]
 
     # line 6: for i in range(n):
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 7: tmp[i] = x[i] * x[i]
         d_tmp_i = d_tmp[i]
         d_tmp[i] = 0.0

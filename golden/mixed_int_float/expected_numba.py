@@ -23,6 +23,6 @@ def grad_f(x, d_x, n, d_return=1.0):
     """
     # line 3: for i in range(n):
     d_s = d_return
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 4: s += i * x[i] / n + (i // 2) * x[i]
         d_x[i] += d_s * float(i // 2) + d_s / float(n) * float(i)

@@ -20,7 +20,7 @@ def grad_f(x, d_x, idx, out, d_out, n):
 
     # reverse sweep
     # line 2: for i in range(n):
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 3: out[idx[i]] += x[i] * x[i]
         d_out_elem = d_out[idx[i]]
         t0 = d_out_elem * x[i]

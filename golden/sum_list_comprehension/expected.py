@@ -25,7 +25,7 @@ def grad_weighted_norm(x, d_x, w, d_w, n, d_return=1.0):
     # reverse sweep
     # line 2: return sum([w[i] * x[i] * x[i] for i in range(n)]) ** 0.5
     d_total = d_return * 0.5 * total**-0.5
-    for k in range(t0 - 1, -1, -1):
+    for k in range(t0):
         t1 = d_total * x[k]
         d_x[k] += d_total * (w[k] * x[k]) + t1 * w[k]
         d_w[k] += t1 * x[k]

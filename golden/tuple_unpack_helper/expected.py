@@ -23,7 +23,7 @@ def grad_sums(x, d_x, n, d_return=(1.0, 1.0)):
     # line 7: for i in range(n):
     d_s = d_return_0
     d_q = d_return_1
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 9: q += x[i] * x[i]
         t0 = d_q * x[i]
         # line 8: s += x[i]

@@ -129,6 +129,8 @@ class _FunctionView:
         self.param_index = {p: i for i, p in enumerate(fn.params)}
         self._affine: dict[Value, Optional[Affine]] = {}
         self.bounding: set[Value] = set()  # loop bounds positive where the access runs (``around``)
+        # Where the access runs under ``if (i >= lo && i <= hi)``: (value, upper) -> (bound, offset).
+        self.guards: dict[tuple[Value, bool], tuple[Value, int]] = {}
 
     def affine(self, v: Value) -> Optional[Affine]:
         """``v`` as an affine expression of the integer parameters, when it is one."""
@@ -179,6 +181,11 @@ class _FunctionView:
             return exact
         if depth > 16:
             return None
+        guard = self.guards.get((v, upper))
+        if guard is not None:
+            b = self.bound(guard[0], upper, depth + 1, strict)
+            if b is not None:
+                return b.plus(guard[1])
         op = v.defining_op
         if v.is_block_arg and v.index == 0 and v.owner.parent_op is not None and v.owner.parent_op.name == "for":
             loop = v.owner.parent_op
@@ -224,6 +231,18 @@ class _FunctionView:
                     return None
                 total = total + b.scale(c)
             return total
+        if op.name == "select":  # min and max (x < y ? x : y): at most, and at least, either
+            test, x, y = op.operands
+            cmp = test.defining_op
+            shape = cmp.name if cmp is not None and list(cmp.operands) == [x, y] else None
+            bx, by = (self.bound(o, upper, depth + 1, strict) for o in (x, y))
+            if (shape in ("lt", "le") and upper) or (shape in ("gt", "ge") and not upper):
+                return by if by is not None else bx
+            if bx is None or by is None:
+                return None
+            if upper:
+                return bx if _dominates(bx, by) else by if _dominates(by, bx) else None
+            return bx if _dominates(by, bx) else by if _dominates(bx, by) else None
         if op.name == "mod" or (op.name == "rem" and upper):
             # Python's a % m lies in [0, m - 1]; C's (rem) in [-(m - 1), m - 1].
             m = self.affine(op.operands[1])
@@ -256,12 +275,34 @@ class _FunctionView:
         """Bound the indices of ``op`` next: the upper bounds of the loops from a non-negative
         start around it are positive there (``_nonneg``)."""
         self.bounding = set()
-        loop = op.parent.parent_op
+        self.guards = {}
+        block = op.parent
+        loop = block.parent_op
         while loop is not None:
             first, step = (const_int(loop.operands[k]) for k in (0, 2)) if loop.name == "for" else (None, None)
             if step is not None and step > 0 and first is not None and first >= 0:
                 self.bounding.add(loop.operands[1])
-            loop = loop.parent.parent_op if loop.parent is not None else None
+            if loop.name == "if" and block is loop.regions[0]:
+                self._guard(loop.operands[0])
+            block = loop.parent
+            loop = block.parent_op if block is not None else None
+
+    def _guard(self, cond: Value) -> None:
+        """The bounds ``cond`` (the test of an ``if`` the access runs under) puts on values:
+        ``i <= hi``, ``i < n``, ``i >= lo``, and those joined by ``&&``."""
+        op = cond.defining_op
+        if op is None:
+            return
+        if op.name == "and":
+            for o in op.operands:
+                self._guard(o)
+            return
+        flipped = {"le": "ge", "lt": "gt", "ge": "le", "gt": "lt"}
+        if op.name not in flipped:
+            return
+        for (x, y), test in ((op.operands, op.name), (op.operands[::-1], flipped[op.name])):
+            upper = test in ("le", "lt")
+            self.guards.setdefault((x, upper), (y, {"le": 0, "lt": -1, "ge": 0, "gt": 1}[test]))
 
     def bound_sum(self, values: list[Value], upper: bool, strict: bool = True) -> Optional[Affine]:
         """The bound of ``sum(values)`` (an index through views: the offsets and the index).

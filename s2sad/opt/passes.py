@@ -27,7 +27,8 @@ from typing import Callable, Iterator, Optional
 
 from ..analysis.effects import PassContext, record_source_writes
 from ..ssa.ir import Module
-from . import array_simplify, counted, cse, fold, inline, licm, lower_arrays, merge_accums, merge_clears, sink_stores
+from . import (array_simplify, counted, cse, fold, forward_order, gather, inline, licm, lower_arrays, merge_accums,
+               merge_clears, sink_stores)
 from ..progress import stage
 from .dce import dce_module
 
@@ -49,6 +50,8 @@ register("dce")(lambda module, ctx: dce_module(module, ctx.called_from_outside))
 register("counted")(counted.run)
 register("cse")(cse.run)
 register("fold")(fold.run)
+register("gather")(gather.run)
+register("forward")(forward_order.run)
 register("inline")(inline.run)
 register("licm")(licm.run)
 register("arrays")(array_simplify.run)
@@ -70,11 +73,13 @@ PRIMAL_PIPELINES: dict[int, str] = {
 # After differentiation: a statement's additions into one adjoint element summed before they
 # are added (merge_accums: numerically, part of producing the adjoint), and dead adjoints,
 # unused caches and copies always go; at -O1 and up, repeated loads and arithmetic of the
-# adjoint are merged and folded, and an adjoint cleared and then added to becomes one store.
+# adjoint are merged and folded, and an adjoint cleared and then added to becomes one store;
+# at -O2, a stencil's adjoint is made in gather form and independent reversed loops run forward
+# (after the merges, which leave each addition whole; folded and merged again after them).
 ADJOINT_PIPELINES: dict[int, str] = {
     0: "merge-accums,dce",
     1: "fold,arrays,cse,merge-accums,merge-clears,dce",
-    2: "fold,arrays,cse,licm,cse,merge-accums,merge-clears,dce",
+    2: "fold,arrays,cse,licm,cse,merge-accums,merge-clears,gather,forward,fold,cse,dce",
 }
 # Before a target's emitter, on the gradient and what it calls, at every level: C and CUDA
 # have no array values, so whole-array ops become element loops; on a GPU, an adjoint's clearing

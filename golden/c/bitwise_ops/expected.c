@@ -15,6 +15,8 @@
 // sum of elementwise products. On return, d_x holds the derivative of J with
 // respect to x as it was on entry to bit_gather (for an array that bit_gather only
 // reads, that is the value passed in plus the derivative).
+//
+// Array sizes: x, d_x: [n].
 void grad_bit_gather(const double *x, double *d_x, int n, int shift, double d_return) {
     // line 10: for (int i = 0; i < n; i++) {
     long t0 = n - 1;

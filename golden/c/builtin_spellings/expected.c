@@ -49,7 +49,7 @@ void grad_builtin_spellings(const double *x, double *d_x, const double *w, doubl
                             double d_return) {
     // line 7: for (int i = 0; i < n; i++) {
     double d_s = d_return;
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         double t0 = tanh(x[i]);
         double t1 = sqrt(x[i]);
         double t2 = exp(-x[i]);

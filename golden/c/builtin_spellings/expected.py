@@ -54,7 +54,7 @@ def grad_builtin_spellings(x, d_x, w, d_w, n, d_return=1.0):
     """
     # line 7: for (int i = 0; i < n; i++) {
     d_s = d_return
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         t0 = math.tanh(x[i])
         t1 = math.sqrt(x[i])
         t2 = math.exp(-x[i])

@@ -31,7 +31,7 @@ void grad_f(double *x, double *d_x, double *y, double *d_y, int n, double d_retu
     // reverse sweep
     // line 7: for (int i = 0; i < n; i++) {
     double d_s = d_return;
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         double p = tape_p[i];
         double t0 = cos(p);
         double t1 = sin(p);

@@ -18,7 +18,7 @@ static long max_l(long a, long b) {
 static void grad_sumsq(const double *x, double *d_x, int n, double d_return) {
     // line 6: for (int i = 0; i < n; i++) {
     double d_s = d_return;
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         // line 7: s += x[i] * x[i];
         double t0 = d_s * x[i];
         d_x[i] += 2.0 * t0;

@@ -9,7 +9,7 @@ def grad_sumsq(x, d_x, n, d_return=1.0):
     """
     # line 6: for (int i = 0; i < n; i++) {
     d_s = d_return
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 7: s += x[i] * x[i];
         t0 = d_s * x[i]
         d_x[i] += 2.0 * t0

@@ -24,7 +24,7 @@ static void grad_accumulate_squares(double a, const double *x, double *d_x, doub
 
     // reverse sweep
     // line 4: for (int i = 0; i < n; i++) {
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         // line 5: y[i] = y[i] + a * x[i] * x[i];
         double d_y_i = d_y[i];
         d_x[i] += d_y_i * (a * x[i]) + d_y_i * x[i] * a;

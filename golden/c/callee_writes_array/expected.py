@@ -18,7 +18,7 @@ def grad_accumulate_squares(a, x, d_x, y, d_y, n):
 
     # reverse sweep
     # line 4: for (int i = 0; i < n; i++) {
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 5: y[i] = y[i] + a * x[i] * x[i];
         d_y_i = d_y[i]
         d_x[i] += d_y_i * (a * x[i]) + d_y_i * x[i] * a

@@ -30,7 +30,7 @@ void grad_prefix_energy(const double *x, double *d_x, int n, double d_return) {
 
     // line 11: for (int i = 1; i <= n; i++) {
     double d_s = d_return;
-    for (long i = n; i >= 1; i--) {
+    for (long i = 1; i < n + 1; i++) {
         // line 12: s += c[i] * c[i];
         double t0 = d_s * c[i];
         d_c[i] += 2.0 * t0;

@@ -18,7 +18,7 @@
 void grad_moment(const double *x, double *d_x, int n, double d_return) {
     // line 5: for (int i = 0; i < n; i++) {
     double d_s = d_return;
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         double t = (double)i / n;
         // line 7: s += t * x[i] * x[i];
         d_x[i] += d_s * (t * x[i]) + d_s * x[i] * t;

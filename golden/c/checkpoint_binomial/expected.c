@@ -111,7 +111,7 @@ void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int 
     // line 15: for (int i = 0; i < n; i++)
     long t6 = n - 1;
     double d_s = d_return;
-    for (long i = t6; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         // line 16: s += u[i] * u[i];
         double t7 = d_s * u[i];
         d_u[i] += 2.0 * t7;
@@ -171,29 +171,30 @@ void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int 
             ck_at = ck_mid;
         }
         // this iteration again, keeping what its adjoint reads
-        long t13 = max_l(t6 - 1, 0);
-        double *tape_u_elem = calloc(1, t13 * sizeof(double));
-        double *tape = calloc(1, t13 * sizeof(double));
+        long t13 = t6 - 1;
+        long t14 = t13 > 0 ? t13 : 0;
+        double *tape_u_elem = calloc(1, t14 * sizeof(double));
+        double *tape = calloc(1, t14 * sizeof(double));
         for (long i = 1; i < t6; i++) {
             double u_elem = u_ck[i];
             tape_u_elem[i - 1] = u_elem;
-            double t14 = u_ck[i - 1] - 2.0 * u_elem + u_ck[i + 1];
-            tape[i - 1] = t14;
-            work_ck[i] = u_elem + c * t14 - 0.1 * u_elem * u_elem * u_elem;
+            double t15 = u_ck[i - 1] - 2.0 * u_elem + u_ck[i + 1];
+            tape[i - 1] = t15;
+            work_ck[i] = u_elem + c * t15 - 0.1 * u_elem * u_elem * u_elem;
         }
-        bool *tape_cond = calloc(1, (t13 > 1 ? t13 : 1) * sizeof(bool));
+        bool *tape_cond = calloc(1, (t14 > 1 ? t14 : 1) * sizeof(bool));
         for (long i = 1; i < t6; i++) {
-            double t15 = work_ck[i];
-            bool cond = t15 > 0.0;
+            double t16 = work_ck[i];
+            bool cond = t16 > 0.0;
             tape_cond[i - 1] = cond;
             if (cond) {
-                u_ck[i] = t15;
+                u_ck[i] = t16;
             } else {
-                u_ck[i] = 0.5 * t15;
+                u_ck[i] = 0.5 * t16;
             }
         }
         // line 7: for (int i = 1; i < n - 1; i++) {
-        for (long i = t6 - 1; i >= 1; i--) {
+        for (long i = t13; i >= 1; i--) {
             bool cond = tape_cond[i - 1];
             // line 8: if (work[i] > 0.0)
             double d_u_i;
@@ -210,22 +211,75 @@ void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int 
             d_work[i] += d_u_i;
         }
         // line 5: for (int i = 1; i < n - 1; i++)
-        for (long i = t6 - 1; i >= 1; i--) {
+        long t17 = t13 + 2;
+        long t18 = 2 < t17 ? 2 : t17;
+        // the additions into d_u of the loop below, gathered: one element each
+        for (long i = 0; i < t18; i++) {
+            long t19 = i - 1;
+            if (t19 >= 1 && t19 <= t13) {
+                double d_work_i = d_work[t19];
+                d_u[i] += d_work_i * c;
+            }
+            long t20 = i + 1;
+            if (t20 >= 1 && t20 <= t13) {
+                double d_work_i = d_work[t20];
+                d_u[i] += d_work_i * c;
+            }
+            if (i >= 1 && i <= t13) {
+                double u_elem = tape_u_elem[t19];
+                double t21 = 0.1 * u_elem;
+                double d_work_i = d_work[i];
+                double t22 = -d_work_i * u_elem;
+                d_u[i] += -d_work_i * (t21 * u_elem)
+                        + t22 * t21
+                        + t22 * u_elem * 0.1
+                        + d_work_i
+                        - d_work_i * c * 2.0;
+            }
+        }
+        for (long i = 2; i < t13; i++) {
+            double d_work_i = d_work[i - 1];
+            double d_work_i2 = d_work[i + 1];
             double u_elem = tape_u_elem[i - 1];
-            double t16 = 0.1 * u_elem;
+            double t23 = 0.1 * u_elem;
+            double d_work_i3 = d_work[i];
+            double t24 = -d_work_i3 * u_elem;
+            d_u[i] += d_work_i * c
+                    + d_work_i2 * c
+                    + (-d_work_i3 * (t23 * u_elem)
+                        + t24 * t23
+                        + t24 * u_elem * 0.1
+                        + d_work_i3
+                        - d_work_i3 * c * 2.0);
+        }
+        for (long i = t18 > t13 ? t18 : t13; i < t17; i++) {
+            long t25 = i - 1;
+            if (t25 >= 1 && t25 <= t13) {
+                double d_work_i = d_work[t25];
+                d_u[i] += d_work_i * c;
+            }
+            long t26 = i + 1;
+            if (t26 >= 1 && t26 <= t13) {
+                double d_work_i = d_work[t26];
+                d_u[i] += d_work_i * c;
+            }
+            if (i >= 1 && i <= t13) {
+                double u_elem = tape_u_elem[t25];
+                double t27 = 0.1 * u_elem;
+                double d_work_i = d_work[i];
+                double t28 = -d_work_i * u_elem;
+                d_u[i] += -d_work_i * (t27 * u_elem)
+                        + t28 * t27
+                        + t28 * u_elem * 0.1
+                        + d_work_i
+                        - d_work_i * c * 2.0;
+            }
+        }
+        for (long i = t13; i >= 1; i--) {
             // line 6: work[i] = u[i] + c * (u[i - 1] - 2.0 * u[i] + u[i + 1]) - 0.1 * u[i] * u[...
             double d_work_i = d_work[i];
             d_work[i] = 0.0;
-            double t17 = -d_work_i * u_elem;
-            double t18 = d_work_i * c;
             d_c_local += d_work_i * tape[i - 1];
-            d_u[i + 1] += t18;
-            d_u[i - 1] += t18;
-            d_u[i] += -d_work_i * (t16 * u_elem)
-                    + t17 * t16
-                    + t17 * u_elem * 0.1
-                    + d_work_i
-                    - t18 * 2.0;
         }
         free(tape_cond);
         free(tape);

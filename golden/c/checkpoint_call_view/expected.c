@@ -57,16 +57,54 @@ static void grad_step(double *dst, double *d_dst, const double *src, double *d_s
     (void)dst;  // not needed by the gradient
 
     // line 5: for (int i = 0; i < m; i++)
+    long t0 = m - 1;
+    long t1 = 2 < t0 + 3 ? 2 : t0 + 3;
+
+    // the additions into d_src of the loop below, gathered: one element each
+    for (long i = 0; i < t1; i++) {
+        long t2 = i - 2;
+        if (t2 >= 0 && t2 <= t0) {
+            double d_dst_i = d_dst[t2];
+            d_src[i] += d_dst_i * (c * src[t2]);
+        }
+        if (i >= 0 && i <= t0) {
+            double d_dst_i = d_dst[i];
+            d_src[i] += d_dst_i * src[i + 2] * c;
+        }
+        long t3 = i - 1;
+        if (t3 >= 0 && t3 <= t0) {
+            double d_dst_i = d_dst[t3];
+            d_src[i] += d_dst_i;
+        }
+    }
+    for (long i = 2; i < t0 + 1; i++) {
+        double d_dst_i = d_dst[i - 2];
+        double d_dst_i2 = d_dst[i];
+        double d_dst_i3 = d_dst[i - 1];
+        d_src[i] += d_dst_i * (c * src[i - 2]) + d_dst_i2 * src[i + 2] * c + d_dst_i3;
+    }
+    for (long i = t1 > t0 + 1 ? t1 : t0 + 1; i < t0 + 3; i++) {
+        long t4 = i - 2;
+        if (t4 >= 0 && t4 <= t0) {
+            double d_dst_i = d_dst[t4];
+            d_src[i] += d_dst_i * (c * src[t4]);
+        }
+        if (i >= 0 && i <= t0) {
+            double d_dst_i = d_dst[i];
+            d_src[i] += d_dst_i * src[i + 2] * c;
+        }
+        long t5 = i - 1;
+        if (t5 >= 0 && t5 <= t0) {
+            double d_dst_i = d_dst[t5];
+            d_src[i] += d_dst_i;
+        }
+    }
     double d_c_local = 0.0;
-    for (long i = m - 1; i >= 0; i--) {
+    for (long i = t0; i >= 0; i--) {
         // line 6: dst[i] = src[i + 1] + c * src[i] * src[i + 2];
         double d_dst_i = d_dst[i];
         d_dst[i] = 0.0;
-        double t0 = d_dst_i * src[i + 2];
-        d_src[i + 2] += d_dst_i * (c * src[i]);
-        d_c_local += t0 * src[i];
-        d_src[i] += t0 * c;
-        d_src[i + 1] += d_dst_i;
+        d_c_local += d_dst_i * src[i + 2] * src[i];
     }
     *d_c += d_c_local;
 }

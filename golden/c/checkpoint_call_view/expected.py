@@ -41,16 +41,45 @@ def grad_step(dst, d_dst, src, d_src, m, c):
     read it again.
     """
     # line 5: for (int i = 0; i < m; i++)
+    t0 = m - 1
+    t1 = min(t0 + 3, 2)
+
+    # the additions into d_src of the loop below, gathered: one element each
+    for i in range(t1):
+        t2 = i - 2
+        if t2 >= 0 and t2 <= t0:
+            d_dst_i = d_dst[t2]
+            d_src[i] += d_dst_i * (c * src[t2])
+        if i >= 0 and i <= t0:
+            d_dst_i = d_dst[i]
+            d_src[i] += d_dst_i * src[i + 2] * c
+        t3 = i - 1
+        if t3 >= 0 and t3 <= t0:
+            d_dst_i = d_dst[t3]
+            d_src[i] += d_dst_i
+    for i in range(2, t0 + 1):
+        d_dst_i = d_dst[i - 2]
+        d_dst_i2 = d_dst[i]
+        d_dst_i3 = d_dst[i - 1]
+        d_src[i] += d_dst_i * (c * src[i - 2]) + d_dst_i2 * src[i + 2] * c + d_dst_i3
+    for i in range(max(t0 + 1, t1), t0 + 3):
+        t4 = i - 2
+        if t4 >= 0 and t4 <= t0:
+            d_dst_i = d_dst[t4]
+            d_src[i] += d_dst_i * (c * src[t4])
+        if i >= 0 and i <= t0:
+            d_dst_i = d_dst[i]
+            d_src[i] += d_dst_i * src[i + 2] * c
+        t5 = i - 1
+        if t5 >= 0 and t5 <= t0:
+            d_dst_i = d_dst[t5]
+            d_src[i] += d_dst_i
     d_c = 0.0
-    for i in range(m - 1, -1, -1):
+    for i in range(t0, -1, -1):
         # line 6: dst[i] = src[i + 1] + c * src[i] * src[i + 2];
         d_dst_i = d_dst[i]
         d_dst[i] = 0.0
-        t0 = d_dst_i * src[i + 2]
-        d_src[i + 2] += d_dst_i * (c * src[i])
-        d_c += t0 * src[i]
-        d_src[i] += t0 * c
-        d_src[i + 1] += d_dst_i
+        d_c += d_dst_i * src[i + 2] * src[i]
     return d_c
 
 

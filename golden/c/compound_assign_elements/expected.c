@@ -37,7 +37,7 @@ void grad_relax(double *y, double *d_y, const double *x, double *d_x, int n) {
 
     // reverse sweep
     // line 4: for (int i = 0; i < n; i++) {
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         double y_elem = tape_y_elem[i];
         double y_elem2 = tape_y_elem2[i];
         // line 8: y[i] += y[i] * y[i];

@@ -21,7 +21,7 @@
 void grad_sum_squares(const double *x, double *d_x, size_t n, double d_return) {
     // line 7: for (size_t i = 0; i < n; i++) {
     double d_s = d_return;
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < (long)n; i++) {
         // line 8: s += x[i] * x[i];
         double t0 = d_s * x[i];
         d_x[i] += 2.0 * t0;

@@ -32,7 +32,7 @@ void grad_discounted(const double *x, double *d_x, double d_return) {
     double d_s = d_return / 5.0;
 
     // line 9: for (int i = 0; i < N; i++) {
-    for (long i = N - 1; i >= 0; i--) {
+    for (long i = 0; i < N; i++) {
         w = tape_w[i];
         // line 10: s += w * x[i] * x[i];
         d_x[i] += d_s * (w * x[i]) + d_s * x[i] * w;

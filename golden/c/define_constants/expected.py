@@ -28,7 +28,7 @@ def grad_discounted(x, d_x, d_return=1.0):
     d_s = d_return / 5.0
 
     # line 9: for (int i = 0; i < N; i++) {
-    for i in range(4, -1, -1):
+    for i in range(5):
         w = tape_w[i]
         # line 10: s += w * x[i] * x[i];
         d_x[i] += d_s * (w * x[i]) + d_s * x[i] * w

@@ -18,7 +18,7 @@
 void grad_dot(double *x, double *d_x, double *y, double *d_y, int n, double d_return) {
     // line 5: for (int i = 0; i < n; i++) {
     double d_s = d_return;
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         // line 6: s += x[i] * y[i];
         d_y[i] += d_s * x[i];
         d_x[i] += d_s * y[i];

@@ -16,7 +16,7 @@ def grad_dot(x, d_x, y, d_y, n, d_return=1.0):
     """
     # line 5: for (int i = 0; i < n; i++) {
     d_s = d_return
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 6: s += x[i] * y[i];
         d_y[i] += d_s * x[i]
         d_x[i] += d_s * y[i]

@@ -40,7 +40,7 @@ void grad_external_inactive_call(const double *x, double *d_x, const double *c, 
     // reverse sweep
     // line 13: for (int i = 0; i < n; i++) {
     double d_s = d_return;
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         long b = tape_b[i];
         double weight_value = tape_weight_value[i];
         // line 15: s += weight(i) * x[i] * x[i] / norm + c[b] * x[i];

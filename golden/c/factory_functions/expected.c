@@ -61,12 +61,12 @@ void grad_energy(const double *x, double *d_x, int n, int m, double d_return) {
     }
 
     // line 19: for (int i = 0; i < n; i++) v[i] = scale * x[i] + k;
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         double d_w_i = d_w[i];
         d_w[i] = 0.0;
         d_u[i] += d_w_i;
     }
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         double d_u_i = d_u[i];
         d_u[i] = 0.0;
         d_x[i] += d_u_i * 2.0;

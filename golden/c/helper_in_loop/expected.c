@@ -21,7 +21,7 @@ void grad_soft_count(const double *x, double *d_x, const double *k, double *d_k,
                      double d_return) {
     // line 12: for (int i = 0; i < n; i++) {
     double d_s = d_return;
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         double t0 = exp(-k[i] * x[i]);
         double t1 = 1.0 + t0;
         double logistic_value = 1.0 / t1;

@@ -34,7 +34,7 @@ void grad_damped_sum(const double *x, double *d_x, int n, double d_return) {
     double d_s = d_return * SCALE;
 
     // line 31: for (int i = 0; i < n; i++) {
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         w = tape_w[i];
         // line 33: s += w * x[i] * x[i];
         d_x[i] += d_s * (w * x[i]) + d_s * x[i] * w;

@@ -28,7 +28,7 @@ def grad_damped_sum(x, d_x, n, d_return=1.0):
     d_s = d_return * 0.5
 
     # line 31: for (int i = 0; i < n; i++) {
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         w = tape_w[i]
         # line 33: s += w * x[i] * x[i];
         d_x[i] += d_s * (w * x[i]) + d_s * x[i] * w

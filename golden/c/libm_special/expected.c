@@ -48,7 +48,7 @@ void grad_libm_special(const double *x, double *d_x, const double *y, double *d_
                        double d_return) {
     // line 8: for (int i = 0; i < n; i++) {
     double d_s = d_return;
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         double r = round(4.0 * x[i])
                 + rint(4.0 * y[i])
                 + rint(y[i])

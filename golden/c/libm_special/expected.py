@@ -61,7 +61,7 @@ def grad_libm_special(x, d_x, y, d_y, n, d_return=1.0):
     """
     # line 8: for (int i = 0; i < n; i++) {
     d_s = d_return
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         t10 = (
             round_half_away(4.0 * x[i])
             + np.rint(4.0 * y[i])

@@ -14,7 +14,7 @@ static void grad_dot(const double *a, double *d_a, const double *b, double *d_b,
                      double d_return) {
     // line 6: for (int j = 0; j < m; j++) {
     double d_s = d_return;
-    for (long j = m - 1; j >= 0; j--) {
+    for (long j = 0; j < m; j++) {
         // line 7: s += a[j] * b[j];
         d_b[j] += d_s * a[j];
         d_a[j] += d_s * b[j];

@@ -46,7 +46,7 @@ void grad_softmax_entropy(const double *x, double *d_x, int n, double d_return) 
     }
 
     // line 9: for (int i = 0; i < n; i++) {
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         // line 11: z += w[i];
         d_w[i] += d_z;
         // line 10: w[i] = exp(x[i]);

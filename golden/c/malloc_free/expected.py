@@ -43,7 +43,7 @@ def grad_softmax_entropy(x, d_x, n, d_return=1.0):
         d_w[i] += t0
 
     # line 9: for (int i = 0; i < n; i++) {
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 11: z += w[i];
         d_w[i] += d_z
         # line 10: w[i] = exp(x[i]);

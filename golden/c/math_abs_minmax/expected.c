@@ -24,7 +24,7 @@ void grad_robust_distance(const double *x, double *d_x, const double *y, double 
                           double d_return) {
     // line 7: for (int i = 0; i < n; i++) {
     double d_s = d_return;
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         double t0 = hypot(x[i], y[i]);
         double t1 = x[i] - y[i];
         double d = fabs(t1);

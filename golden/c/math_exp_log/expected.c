@@ -23,7 +23,7 @@ void grad_log_likelihood(const double *x, double *d_x, const double *w, double *
                          double d_return) {
     // line 7: for (int i = 0; i < n; i++) {
     double d_s = d_return;
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         double t0 = log(x[i]);
         // line 8: s += w[i] * log(x[i]) + sqrt(x[i]) - exp(-w[i] * x[i]) + pow(x[i], w[i]);
         double t1 = d_s * w[i];

@@ -20,7 +20,7 @@ def grad_log_likelihood(x, d_x, w, d_w, n, d_return=1.0):
     """
     # line 7: for (int i = 0; i < n; i++) {
     d_s = d_return
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         t0 = math.log(x[i])
         # line 8: s += w[i] * log(x[i]) + sqrt(x[i]) - exp(-w[i] * x[i]) + pow(x[i], w[i]);
         t1 = d_s * w[i]

@@ -21,7 +21,7 @@ void grad_trig_mix(const double *x, double *d_x, const double *y, double *d_y, i
                    double d_return) {
     // line 7: for (int i = 0; i < n; i++) {
     double d_s = d_return;
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         double t0 = 1.0 + x[i] * x[i];
         double t1 = tanh(y[i]);
         double t2 = tan(0.5 * x[i]);

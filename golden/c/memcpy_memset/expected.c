@@ -44,7 +44,7 @@ static void grad_shift_left(double *v, double *d_v, int n) {
     d_v[n - 1] = 0.0;
 
     // line 7: memmove(v, v + 1, (n - 1) * sizeof(double));
-    for (long e = n - 2; e >= 0; e--) {
+    for (long e = 0; e < n - 1; e++) {
         double d_v_e = d_v[e];
         d_v[e] = 0.0;
         d_moved[e] += d_v_e;
@@ -116,7 +116,7 @@ void grad_decay(const double *x, double *d_x, double *state, double *d_state, in
         // line 21: shift_left(work, n);
         grad_shift_left(work_before_shift_left, d_work, n);
         // line 19: for (int i = 0; i < n; i++)
-        for (long i = n - 1; i >= 0; i--) {
+        for (long i = 0; i < n; i++) {
             double work_elem = tape_work_elem[t * n + i];
             // line 20: state[i] += work[i] * work[i] * (t + 1);
             double d_state_i = d_state[i];
@@ -126,12 +126,12 @@ void grad_decay(const double *x, double *d_x, double *state, double *d_state, in
     }
 
     // line 16: memset(state, 0, n * sizeof(double));
-    for (long e = n - 1; e >= 0; e--) {
+    for (long e = 0; e < n; e++) {
         d_state[e] = 0.0;
     }
 
     // line 15: memcpy(work, x, n * sizeof(double));
-    for (long e = n - 1; e >= 0; e--) {
+    for (long e = 0; e < n; e++) {
         double d_work_e = d_work[e];
         d_work[e] = 0.0;
         d_x[e] += d_work_e;

@@ -33,7 +33,7 @@ def grad_shift_left(v, d_v, n):
     d_v[n - 1] = 0.0
 
     # line 7: memmove(v, v + 1, (n - 1) * sizeof(double));
-    for e in range(n - 2, -1, -1):
+    for e in range(n - 1):
         d_v_e = d_v[e]
         d_v[e] = 0.0
         d_moved[e] += d_v_e
@@ -97,7 +97,7 @@ def grad_decay(x, d_x, state, d_state, n, d_return=1.0):
         # line 21: shift_left(work, n);
         grad_shift_left(work_before_shift_left, d_work, n)
         # line 19: for (int i = 0; i < n; i++)
-        for i in range(n - 1, -1, -1):
+        for i in range(n):
             work_elem = tape_work_elem[t * t0 + i]
             # line 20: state[i] += work[i] * work[i] * (t + 1);
             d_state_i = d_state[i]
@@ -105,11 +105,11 @@ def grad_decay(x, d_x, state, d_state, n, d_return=1.0):
             d_work[i] += 2.0 * t2
 
     # line 16: memset(state, 0, n * sizeof(double));
-    for e in range(n - 1, -1, -1):
+    for e in range(n):
         d_state[e] = 0.0
 
     # line 15: memcpy(work, x, n * sizeof(double));
-    for e in range(n - 1, -1, -1):
+    for e in range(n):
         d_work_e = d_work[e]
         d_work[e] = 0.0
         d_x[e] += d_work_e

@@ -67,7 +67,7 @@ static void grad_stats(const double *x, double *d_x, int n, double *mean, double
     double d_s = d_mean_i / n;
 
     // line 7: for (int i = 0; i < n; i++)
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         // line 8: s += x[i];
         d_x[i] += d_s;
     }

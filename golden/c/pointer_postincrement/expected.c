@@ -21,7 +21,7 @@ void grad_weighted_cubes(const double *x, double *d_x, const double *w, double *
                          double d_return) {
     // line 7: for (int i = 0; i < n; i++) {
     double d_s = d_return;
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         double v = x[i];
         double t0 = v * v;
         // line 9: s += v * v * v * *q++;

@@ -21,7 +21,7 @@ static void grad_dot(const double *a, double *d_a, const double *x, double *d_x,
                      double d_return) {
     // line 7: for (int j = 0; j < m; j++)
     double d_s = d_return;
-    for (long j = m - 1; j >= 0; j--) {
+    for (long j = 0; j < m; j++) {
         // line 8: s += a[j] * x[j];
         d_x[j] += d_s * a[j];
         d_a[j] += d_s * x[j];

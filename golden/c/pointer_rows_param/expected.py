@@ -20,7 +20,7 @@ def grad_dot(a, d_a, x, d_x, m, d_return=1.0):
     """
     # line 7: for (int j = 0; j < m; j++)
     d_s = d_return
-    for j in range(m - 1, -1, -1):
+    for j in range(m):
         # line 8: s += a[j] * x[j];
         d_x[j] += d_s * a[j]
         d_a[j] += d_s * x[j]

@@ -13,7 +13,7 @@
 static void grad_sumsq(const double *v, double *d_v, int n, double d_return) {
     // line 5: for (int j = 0; j < n; j++) {
     double d_s = d_return;
-    for (long j = n - 1; j >= 0; j--) {
+    for (long j = 0; j < n; j++) {
         // line 6: s += v[j] * v[j];
         double t0 = d_s * v[j];
         d_v[j] += 2.0 * t0;

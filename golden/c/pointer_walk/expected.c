@@ -19,7 +19,7 @@
 void grad_sum_squares_walk(const double *x, double *d_x, int n, double d_return) {
     // line 5: for (const double *p = x; p < x + n; p++) {
     double d_s = d_return;
-    for (long p = n - 1; p >= 0; p--) {
+    for (long p = 0; p < n; p++) {
         // line 6: s += *p * *p;
         double t0 = d_s * x[p];
         d_x[p] += 2.0 * t0;

@@ -17,7 +17,7 @@ def grad_sum_squares_walk(x, d_x, n, d_return=1.0):
     """
     # line 5: for (const double *p = x; p < x + n; p++) {
     d_s = d_return
-    for p in range(n - 1, -1, -1):
+    for p in range(n):
         # line 6: s += *p * *p;
         t0 = d_s * x[p]
         d_x[p] += 2.0 * t0

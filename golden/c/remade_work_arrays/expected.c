@@ -39,7 +39,7 @@ static void grad_subtract(int d, const double *a, const double *b, double *d_b, 
     (void)out;  // not needed by the gradient
 
     // line 6: for (int i = 0; i < d; i++)
-    for (long i = d - 1; i >= 0; i--) {
+    for (long i = 0; i < d; i++) {
         // line 7: out[i] = a[i] - b[i];
         double d_out_i = d_out[i];
         d_out[i] = 0.0;
@@ -62,7 +62,7 @@ static void grad_scale_cumulative(int d, const double *q, double *d_q, const dou
     }
 
     // line 11: for (int i = 0; i < d; i++)
-    for (long i = d - 1; i >= 0; i--) {
+    for (long i = 0; i < d; i++) {
         // line 12: out[i] = q[i] * v[i];
         double d_out_i = d_out[i];
         d_out[i] = 0.0;
@@ -77,7 +77,7 @@ static void grad_scale_cumulative(int d, const double *q, double *d_q, const dou
 static void grad_sqnorm(int d, const double *v, double *d_v, double d_return) {
     // line 19: for (int i = 0; i < d; i++)
     double d_s = d_return;
-    for (long i = d - 1; i >= 0; i--) {
+    for (long i = 0; i < d; i++) {
         // line 20: s += v[i] * v[i];
         double t0 = d_s * v[i];
         d_v[i] += 2.0 * t0;

@@ -44,7 +44,7 @@ void grad_normalize(double *y, double *d_y, const double *x, double *d_x, int n,
     double d_s = d_norm / (2.0 * norm);
 
     // line 7: for (int i = 0; i < n; i++) {
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         // line 8: s += x[i] * x[i];
         double t1 = d_s * x[i];
         d_x[i] += 2.0 * t1;

@@ -39,7 +39,7 @@ def grad_normalize(y, d_y, x, d_x, n, d_return=1.0):
     d_s = d_norm / (2.0 * norm)
 
     # line 7: for (int i = 0; i < n; i++) {
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 8: s += x[i] * x[i];
         t1 = d_s * x[i]
         d_x[i] += 2.0 * t1

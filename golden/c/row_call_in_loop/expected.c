@@ -32,7 +32,7 @@ static void grad_scale_row(int m, double row[m], double d_row[m], double s) {
 
     // reverse sweep
     // line 5: for (int j = 0; j < m; j++) row[j] = sin(row[j]) * s;
-    for (long j = m - 1; j >= 0; j--) {
+    for (long j = 0; j < m; j++) {
         double row_elem = tape_row_elem[j];
         double d_row_j = d_row[j];
         d_row[j] = d_row_j * s * cos(row_elem);

@@ -25,7 +25,7 @@ def grad_scale_row(m, row, d_row, s):
 
     # reverse sweep
     # line 5: for (int j = 0; j < m; j++) row[j] = sin(row[j]) * s;
-    for j in range(m - 1, -1, -1):
+    for j in range(m):
         row_elem = tape_row_elem[j]
         d_row_j = d_row[j]
         d_row[j] = d_row_j * s * math.cos(row_elem)

@@ -20,7 +20,7 @@ static double norm2(int m, const double row[m]) {
 static void grad_norm2(int m, const double row[m], double d_row[m], double d_return) {
     // line 7: for (int j = 0; j < m; j++) {
     double d_s = d_return;
-    for (long j = m - 1; j >= 0; j--) {
+    for (long j = 0; j < m; j++) {
         // line 8: s += row[j] * row[j];
         double t0 = d_s * row[j];
         d_row[j] += 2.0 * t0;

@@ -20,7 +20,7 @@ def grad_norm2(m, row, d_row, d_return=1.0):
     """
     # line 7: for (int j = 0; j < m; j++) {
     d_s = d_return
-    for j in range(m - 1, -1, -1):
+    for j in range(m):
         # line 8: s += row[j] * row[j];
         t0 = d_s * row[j]
         d_row[j] += 2.0 * t0

@@ -30,7 +30,7 @@ static void grad_subtract(int d, const double *x, const double *mu, double *d_mu
     (void)out;  // not needed by the gradient
 
     // line 5: for (int j = 0; j < d; j++)
-    for (long j = d - 1; j >= 0; j--) {
+    for (long j = 0; j < d; j++) {
         // line 6: out[j] = x[j] - mu[j];
         double d_out_j = d_out[j];
         d_out[j] = 0.0;
@@ -44,7 +44,7 @@ static void grad_subtract(int d, const double *x, const double *mu, double *d_mu
 static void grad_sqnorm(int d, const double *v, double *d_v, double d_return) {
     // line 11: for (int j = 0; j < d; j++)
     double d_s = d_return;
-    for (long j = d - 1; j >= 0; j--) {
+    for (long j = 0; j < d; j++) {
         // line 12: s += v[j] * v[j];
         double t0 = d_s * v[j];
         d_v[j] += 2.0 * t0;

@@ -24,7 +24,7 @@ def grad_subtract(d, x, mu, d_mu, out, d_out):
     never read it again.
     """
     # line 5: for (int j = 0; j < d; j++)
-    for j in range(d - 1, -1, -1):
+    for j in range(d):
         # line 6: out[j] = x[j] - mu[j];
         d_out_j = d_out[j]
         d_out[j] = 0.0
@@ -38,7 +38,7 @@ def grad_sqnorm(d, v, d_v, d_return=1.0):
     """
     # line 11: for (int j = 0; j < d; j++)
     d_s = d_return
-    for j in range(d - 1, -1, -1):
+    for j in range(d):
         # line 12: s += v[j] * v[j];
         t0 = d_s * v[j]
         d_v[j] += 2.0 * t0

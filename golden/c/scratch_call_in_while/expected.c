@@ -32,7 +32,7 @@ static void grad_relax(int n, const double *w, double *d_w, double *u, double *d
 
     // reverse sweep
     // line 5: for (int j = 0; j < n; j++)
-    for (long j = n - 1; j >= 0; j--) {
+    for (long j = 0; j < n; j++) {
         double u_elem = tape_u_elem[j];
         // line 6: u[j] = tanh(w[j] * u[j] + 0.1);
         double d_u_j = d_u[j];
@@ -86,7 +86,7 @@ void grad_settle(int n, const double *w, double *d_w, double *u, double *d_u, do
 
     // line 19: for (int j = 0; j < n; j++)
     double d_s = d_return;
-    for (long j = n - 1; j >= 0; j--) {
+    for (long j = 0; j < n; j++) {
         // line 20: s += u[j] * u[j];
         double t0 = d_s * u[j];
         d_u[j] += 2.0 * t0;

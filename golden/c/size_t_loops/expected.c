@@ -56,7 +56,7 @@ void grad_smooth_inplace(const double *x, double *d_x, double *y, double *d_y, s
     }
 
     // line 9: for (size_t i = 0; i < n; i++) {
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < (long)n; i++) {
         // line 10: y[i] = x[i] * x[i];
         double d_y_i = d_y[i];
         d_y[i] = 0.0;

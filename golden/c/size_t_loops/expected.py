@@ -44,7 +44,7 @@ def grad_smooth_inplace(x, d_x, y, d_y, n, m):
         d_y[j - 1] += d_y_j * x[j] * 0.5
 
     # line 9: for (size_t i = 0; i < n; i++) {
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 10: y[i] = x[i] * x[i];
         d_y_i = d_y[i]
         d_y[i] = 0.0

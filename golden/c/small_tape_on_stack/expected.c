@@ -108,7 +108,7 @@ static void grad_unit_scaled(const double *r, double *d_r, const double *p, doub
         d_n2 = d_n / (2.0 * n);
     } else {
         // line 17: for (int k = 0; k < 3; k++)
-        for (long k = 2; k >= 0; k--) {
+        for (long k = 0; k < 3; k++) {
             // line 18: out[k] = p[k];
             double d_out_k = d_out[k];
             d_out[k] = 0.0;

@@ -21,7 +21,7 @@ void grad_squared_distance(const double *x, double *d_x, const double *y, double
                            double d_return) {
     // line 10: for (int i = 0; i < n; i++) {
     double d_s = d_return;
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         // line 4: return v * v;
         double t0 = d_s * (x[i] - y[i]);
         double t1 = 2.0 * t0;

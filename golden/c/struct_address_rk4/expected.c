@@ -104,7 +104,7 @@ static void grad_rk4_step(const Params *p, Params *d_p, double h, double *y, dou
     double d_tmp[2] = {0};
 
     // line 20: for (int i = 0; i < 2; i++) y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i]...
-    for (long i = 1; i >= 0; i--) {
+    for (long i = 0; i < 2; i++) {
         double d_y_i = d_y[i];
         double t15 = d_y_i * t14;
         d_k4[i] += t15;
@@ -127,7 +127,7 @@ static void grad_rk4_step(const Params *p, Params *d_p, double h, double *y, dou
     d_tmp[1] += t18 * t3 + d_k4_i;
 
     // line 18: for (int i = 0; i < 2; i++) tmp[i] = y[i] + h * k3[i];
-    for (long i = 1; i >= 0; i--) {
+    for (long i = 0; i < 2; i++) {
         double d_tmp_i = d_tmp[i];
         d_tmp[i] = 0.0;
         d_k3[i] += d_tmp_i * h;
@@ -147,7 +147,7 @@ static void grad_rk4_step(const Params *p, Params *d_p, double h, double *y, dou
     d_tmp[1] += t20 * t3 + d_k3_i;
 
     // line 16: for (int i = 0; i < 2; i++) tmp[i] = y[i] + 0.5 * h * k2[i];
-    for (long i = 1; i >= 0; i--) {
+    for (long i = 0; i < 2; i++) {
         double d_tmp_i = d_tmp[i];
         d_tmp[i] = 0.0;
         d_k2[i] += d_tmp_i * t6;
@@ -167,7 +167,7 @@ static void grad_rk4_step(const Params *p, Params *d_p, double h, double *y, dou
     d_tmp[1] += t22 * t3 + d_k2_i;
 
     // line 14: for (int i = 0; i < 2; i++) tmp[i] = y[i] + 0.5 * h * k1[i];
-    for (long i = 1; i >= 0; i--) {
+    for (long i = 0; i < 2; i++) {
         double d_tmp_i = d_tmp[i];
         d_tmp[i] = 0.0;
         d_k1[i] += d_tmp_i * t6;
@@ -300,7 +300,7 @@ void grad_simulate(double k, double *d_k, double c, double *d_c, double m, doubl
     double d_k_local = d_p_k + t4 * 0.5;
 
     // line 25: memcpy(y, y0, sizeof y);
-    for (long e = 1; e >= 0; e--) {
+    for (long e = 0; e < 2; e++) {
         double d_y_e = d_y[e];
         d_y[e] = 0.0;
         d_y0[e] += d_y_e;

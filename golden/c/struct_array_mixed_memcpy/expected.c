@@ -93,7 +93,7 @@ void grad_smooth(const Cell *cells, Cell *d_cells, double a, double *d_a, double
     }
 
     // line 13: memcpy(work, cells, 4 * sizeof(Cell));
-    for (long e = 11; e >= 0; e--) {
+    for (long e = 0; e < 12; e++) {
         double d_work_e = slot_get_Cell(d_work, e);
         slot_set_Cell(d_work, e, 0.0);
         slot_set_Cell(d_cells, e, slot_get_Cell(d_cells, e) + d_work_e);

@@ -67,8 +67,9 @@ static void grad_forward(const Layer *layers, Layer *d_layers, const double *x, 
     double *t1 = d_layers[1].b;
 
     // line 39: for (int i = 0; i < layers[1].n_in; i++)
+    long i_end = layers[1].n_in;
     double d_y = d_return;
-    for (long i = layers[1].n_in - 1; i >= 0; i--) {
+    for (long i = 0; i < i_end; i++) {
         double *t2 = d_layers[1].W;
         // line 40: y += layers[1].W[i] * h[i];
         d_h[i] += d_y * layers[1].W[i];
@@ -112,7 +113,7 @@ static void grad_sumsq(int L_n_in, int L_n_out, const double *L_W, double *d_L_W
 
     // line 15: for (int k = 0; k < L->n_in * L->n_out; k++)
     double d_s = d_return;
-    for (long k = L_n_in * L_n_out - 1; k >= 0; k--) {
+    for (long k = 0; k < L_n_in * L_n_out; k++) {
         // line 16: s += L->W[k] * L->W[k];
         double t0 = d_s * L_W[k];
         d_L_W[k] += 2.0 * t0;

@@ -29,7 +29,7 @@ static void grad_scale3(double *y, double *d_y, double a) {
 
     // reverse sweep
     // line 9: for (int c = 0; c < 3; c++)
-    for (long c = 2; c >= 0; c--) {
+    for (long c = 0; c < 3; c++) {
         // line 10: y[c] *= a;
         double d_y_c = d_y[c];
         d_y[c] = d_y_c * a;

@@ -49,7 +49,7 @@ static void grad_frobenius(int M_rows, int M_cols, const double *M_data, double 
                            double d_return) {
     // line 23: for (int i = 0; i < M->rows * M->cols; i++)
     double d_s = d_return;
-    for (long i = M_rows * M_cols - 1; i >= 0; i--) {
+    for (long i = 0; i < M_rows * M_cols; i++) {
         // line 24: s += M->data[i] * M->data[i];
         double t0 = d_s * M_data[i];
         d_M_data[i] += 2.0 * t0;

@@ -23,7 +23,7 @@ void grad_leaky_relu_sum(const double *x, double *d_x, const double *w, double *
                          double d_return) {
     // line 5: for (int i = 0; i < n; i++) {
     double d_s = d_return;
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         double v = w[i] * x[i];
         bool t0 = v > 0.0;
         // line 7: s += v > 0.0 ? v : 0.1 * v;

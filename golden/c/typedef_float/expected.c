@@ -24,7 +24,7 @@ void grad_weighted_norm(const Real *v, Real *d_v, const Real *wt, Real *d_wt, ui
                         Real d_return) {
     // line 8: for (uint i = 0; i < n; i++) {
     float d_s = d_return;
-    for (long i = (long)n - 1; i >= 0; i--) {
+    for (long i = 0; i < (long)n; i++) {
         float t = wt[i] * v[i];
         // line 10: s += t * t;
         float d_t = d_s * t;

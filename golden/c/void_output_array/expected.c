@@ -23,7 +23,7 @@ void grad_squash(double *out, double *d_out, const double *in, double *d_in, int
 
     // reverse sweep
     // line 4: for (int i = 0; i < n; i++) {
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = 0; i < n; i++) {
         // line 5: out[i] = in[i] / (1.0 + in[i] * in[i]);
         double d_out_i = d_out[i];
         d_out[i] = 0.0;

@@ -20,7 +20,7 @@ def grad_squash(out, d_out, in_, d_in, n):
 
     # reverse sweep
     # line 4: for (int i = 0; i < n; i++) {
-    for i in range(n - 1, -1, -1):
+    for i in range(n):
         # line 5: out[i] = in[i] / (1.0 + in[i] * in[i]);
         d_out_i = d_out[i]
         d_out[i] = 0.0

@@ -16,7 +16,7 @@
 // J with respect to x and total as they were on entry to sum_terms (for an array
 // that sum_terms only reads, that is the value passed in plus the derivative).
 //
-// Array sizes: total, d_total: [2].
+// Array sizes: x, d_x: [n]; total, d_total: [2].
 __global__ void grad_sum_terms(int n, const double *x, double *d_x, double *total,
                                double *d_total) {
     // forward sweep

@@ -44,7 +44,7 @@ static __device__ void block_sum_add(double *dst, double v) {
 // with respect to a, x and y as they were on entry to daxpy (for an array that
 // daxpy only reads, that is the value passed in plus the derivative).
 //
-// Array sizes: a, d_a: [1].
+// Array sizes: a, d_a: [1]; x, d_x, y, d_y: [n].
 __global__ void grad_daxpy(int n, const double *a, double *d_a, const double *x, double *d_x,
                            double *y, double *d_y) {
     double d_a_sum = 0.0;

@@ -67,6 +67,8 @@ static __device__ void grad_softplus(double v, double *d_v, double d_return) {
 // with respect to x and y as they were on entry to activate (for an array that
 // activate only reads, that is the value passed in plus the derivative). Adds
 // dJ/ds to *d_s.
+//
+// Array sizes: x, d_x, y, d_y: [n].
 __global__ void grad_activate(int n, double s, double *d_s, const double *x, double *d_x,
                               double *y, double *d_y) {
     // forward sweep

@@ -13,6 +13,8 @@
 // of elementwise products. On return, d_w, d_x and d_out hold the derivatives of J
 // with respect to w, x and out as they were on entry to gather (for an array that
 // gather only reads, that is the value passed in plus the derivative).
+//
+// Array sizes: idx, w, d_w, out, d_out: [n].
 __global__ void grad_gather(int n, const int *idx, const double *w, double *d_w, const double *x,
                             double *d_x, double *out, double *d_out) {
     // forward sweep

@@ -22,6 +22,8 @@ static __device__ long min_l(long a, long b) {
 // derivatives of J with respect to x and y as they were on entry to
 // normalize_clamped (for an array that normalize_clamped only reads, that is the
 // value passed in plus the derivative).
+//
+// Array sizes: y, d_y: [n].
 __global__ void grad_normalize_clamped(int n, int width, const double *x, double *d_x, double *y,
                                        double *d_y) {
     // forward sweep

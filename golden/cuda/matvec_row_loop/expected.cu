@@ -32,7 +32,7 @@ static __device__ void warp_sum_add(double *dst, double v) {
 // with respect to A, x and y as they were on entry to matvec (for an array that
 // matvec only reads, that is the value passed in plus the derivative).
 //
-// Array sizes: x, d_x: [m].
+// Array sizes: x, d_x: [m]; y, d_y: [n].
 __global__ void grad_matvec(int n, int m, const double *A, double *d_A, const double *x,
                             double *d_x, double *y, double *d_y) {
     // forward sweep

@@ -46,6 +46,8 @@ static __device__ void zero_shared(double *a, long size) {
 // derivatives of J with respect to x and partial as they were on entry to
 // block_sum_squares (for an array that block_sum_squares only reads, that is the
 // value passed in plus the derivative).
+//
+// Array sizes: x, d_x: [n].
 __global__ void grad_block_sum_squares(int n, const double *x, double *d_x, double *partial,
                                        double *d_partial) {
     // forward sweep

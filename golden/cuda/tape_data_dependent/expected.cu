@@ -51,6 +51,8 @@ static __device__ void device_tape_free(void *p, void *local) {
 // of elementwise products. On return, d_x and d_y hold the derivatives of J with
 // respect to x and y as they were on entry to shrink (for an array that shrink
 // only reads, that is the value passed in plus the derivative).
+//
+// Array sizes: x, d_x, y, d_y: [n].
 __global__ void grad_shrink(int n, const double *x, double *d_x, double *y, double *d_y) {
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;

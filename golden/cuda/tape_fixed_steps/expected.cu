@@ -49,7 +49,7 @@ static __device__ void block_sum_add(double *dst, double v) {
 // with respect to x, k and y as they were on entry to relax (for an array that
 // relax only reads, that is the value passed in plus the derivative).
 //
-// Array sizes: k, d_k: [1].
+// Array sizes: x, d_x, y, d_y: [n]; k, d_k: [1].
 __global__ void grad_relax(int n, const double *x, double *d_x, const double *k, double *d_k,
                            double *y, double *d_y) {
     double d_k_sum = 0.0;

@@ -67,6 +67,8 @@ static __device__ void block_tape_free(void *tape) {
 // sum of elementwise products. On return, d_x and d_y hold the derivatives of J
 // with respect to x and y as they were on entry to iterate (for an array that
 // iterate only reads, that is the value passed in plus the derivative).
+//
+// Array sizes: y, d_y: [n].
 __global__ void grad_iterate(int n, int m, const double *x, double *d_x, double *y, double *d_y) {
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -100,6 +100,8 @@ static __device__ void block_sum_add(double *dst, double v) {
 // with respect to x and y as they were on entry to iterate (for an array that
 // iterate only reads, that is the value passed in plus the derivative). Adds dJ/dr
 // to *d_r.
+//
+// Array sizes: x, d_x, y, d_y: [n].
 __global__ void grad_iterate(int n, int steps, double r, double *d_r, const double *x, double *d_x,
                              double *y, double *d_y) {
     // forward sweep

@@ -48,6 +48,8 @@ static __device__ void block_sum_add(double *dst, double v) {
 // J with respect to pts and out as they were on entry to rotate_all (for an array
 // that rotate_all only reads, that is the value passed in plus the derivative).
 // Adds dJ/dtheta to *d_theta.
+//
+// Array sizes: pts, d_pts, out, d_out: [2 * n].
 __global__ void grad_rotate_all(int n, double theta, double *d_theta, const double *pts,
                                 double *d_pts, double *out, double *d_out) {
     // forward sweep

@@ -17,6 +17,8 @@
 // of elementwise products. On return, d_x and d_y hold the derivatives of J with
 // respect to x and y as they were on entry to saxpy (for an array that saxpy only
 // reads, that is the value passed in plus the derivative).
+//
+// Array sizes: x, d_x, y, d_y: [n].
 __global__ void grad_saxpy(int n, const double *x, double *d_x, double *y, double *d_y) {
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;

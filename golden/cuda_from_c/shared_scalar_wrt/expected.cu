@@ -45,6 +45,8 @@ static __device__ void block_sum_add(double *dst, double v) {
 // of elementwise products. On return, d_x and d_y hold the derivatives of J with
 // respect to x and y as they were on entry to scale (for an array that scale only
 // reads, that is the value passed in plus the derivative). Adds dJ/da to *d_a.
+//
+// Array sizes: x, d_x, y, d_y: [n].
 __global__ void grad_scale(int n, double a, double *d_a, const double *x, double *d_x, double *y,
                            double *d_y) {
     // forward sweep

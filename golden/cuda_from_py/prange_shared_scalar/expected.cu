@@ -48,6 +48,8 @@ static __device__ void block_sum_add(double *dst, double v) {
 // with respect to x and y as they were on entry to softsign (for an array that
 // softsign only reads, that is the value passed in plus the derivative). Adds
 // dJ/da to *d_a.
+//
+// Array sizes: x, d_x, y, d_y: [n].
 __global__ void grad_softsign(double *x, double *d_x, double *y, double *d_y, double a,
                               double *d_a, long n) {
     // forward sweep

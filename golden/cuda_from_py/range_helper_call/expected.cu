@@ -69,6 +69,8 @@ static __device__ void grad_gauss(double v, double *d_v, double w, double *d_w, 
 // of elementwise products. On return, d_x and d_out hold the derivatives of J with
 // respect to x and out as they were on entry to blur (for an array that blur only
 // reads, that is the value passed in plus the derivative). Adds dJ/dw to *d_w.
+//
+// Array sizes: x, d_x, out, d_out: [n].
 __global__ void grad_blur(double *x, double *d_x, double *out, double *d_out, double w,
                           double *d_w, long n) {
     // forward sweep

@@ -10,7 +10,7 @@ static void grad_dist2_atomic(const double *a, double *d_a, const double *b, dou
                               double d_return) {
     // line 8: for (int j = 0; j < d; j++) {
     double d_s = d_return;
-    for (long j = d - 1; j >= 0; j--) {
+    for (long j = 0; j < d; j++) {
         double t = a[j] - b[j];
         // line 10: s += t * t;
         double d_t = d_s * t;
