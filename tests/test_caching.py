@@ -1,8 +1,8 @@
 """Minimal caching: a loop body caches a minimum cut of what its reverse sweep needs.
 
-The golden cases golden/caching_smaller_cut and golden/caching_recompute_not_cache check the
-output and its numerics in every target; here, the planner on small graphs (the issue's
-``x[i] + y[i]`` example among them) and the --report of those two cases.
+The golden cases golden/caching_smaller_cut, golden/caching_recompute_not_cache and
+golden/caching_keeps_costly check the output and its numerics in every target; here, the planner
+on small graphs (the issue's ``x[i] + y[i]`` example among them) and the --report of those cases.
 """
 
 from __future__ import annotations
@@ -57,14 +57,34 @@ def test_the_cheaper_type_wins_and_values_of_free_operands_are_free():
     assert _plan({"t": ["i"]}, {"i": "free"}, ["t"]).cached == set()
 
 
+def test_a_costly_value_is_kept_rather_than_computed_again():
+    # e = exp(w) of a free w: computing it again costs 16 (recompute), its tape 8: kept. With
+    # sin and cos of one source p, keeping both (16) beats keeping p and computing both (8 + 32).
+    def plan(graph, kinds, needed):
+        return plan_cache(needed, lambda v: kinds.get(v, "pure"), lambda v: graph.get(v, []), lambda v: 8.0,
+                          lambda v: 16.0 if v in ("e", "sin", "cos") else 0.0)
+
+    assert plan({"e": ["w"]}, {"w": "free"}, ["e"]).cached == {"e"}
+    kept = plan({"sin": ["p"], "cos": ["p"]}, {"p": "source"}, ["sin", "cos"])
+    assert kept.cached == {"sin", "cos"} and kept.recomputed == set()
+    # A cheap value of the same graph is still computed again from the one cached.
+    cheap = _plan({"sq": ["p"], "half": ["p"]}, {"p": "source"}, ["sq", "half"])
+    assert cheap.cached == {"p"} and cheap.recomputed == {"sq", "half"}
+
+
 def test_no_finite_cut_leaves_the_choice_to_the_caller():
     plan = _plan({"t": ["arr"]}, {"arr": "source"}, ["t"], lambda v: INF)
     assert plan.cached == set() and plan.recomputed == set()
 
 
 @pytest.mark.parametrize("case, wrt, tapes", [
-    ("caching_smaller_cut", "x,y", ["    tape_p: p f64, 8 B x iterations of line 7"]),
-    ("caching_recompute_not_cache", "x", ["    tape_u: u f64, 8 B x iterations of line 8"]),
+    ("caching_smaller_cut", "x,y", ["    tape_p: p f64, 8 B x iterations of line 5"]),
+    ("caching_recompute_not_cache", "x", ["    tape: f64, 8 B x iterations of line 9",
+                                          "    tape_u: u f64, 8 B x iterations of line 9"]),
+    ("caching_keeps_costly", "x", ["    tape: f64, 8 B x iterations of line 10",
+                                   "    tape_p: p f64, 8 B x iterations of line 10",
+                                   "    tape: f64, 8 B x iterations of line 10",
+                                   "    tape: f64, 8 B x iterations of line 10"]),
 ])
 def test_report_shows_the_smaller_cache(capsys, case, wrt, tapes):
     assert main(["grad", str(GOLDEN / case / "input.py"), "--wrt", wrt, "--report"]) == 0

@@ -20,9 +20,13 @@ def grad_smooth(x, d_x, out, d_out, n, d_return):
     """
     # forward sweep
     y = np.zeros(n)
-    tape_y_elem = np.empty(max(n - 2, 0))
+    t0 = max(n - 2, 0)
+    tape_y_elem = np.empty(t0)
+    tape = np.empty(t0)
     for i in range(1, n - 1):
-        y[i] = math.sin(x[i - 1]) * x[i + 1]
+        t1 = math.sin(x[i - 1])
+        tape[i - 1] = t1
+        y[i] = t1 * x[i + 1]
         y_elem = y[i]
         tape_y_elem[i - 1] = y_elem
         out[i] = y_elem * y_elem
@@ -43,10 +47,10 @@ def grad_smooth(x, d_x, out, d_out, n, d_return):
         # line 11: out[i] = y[i] * y[i]
         d_out_i = d_out[i]
         d_out[i] = 0.0
-        t0 = d_out_i * y_elem
-        d_y[i] += 2.0 * t0
+        t2 = d_out_i * y_elem
+        d_y[i] += 2.0 * t2
         # line 10: y[i] = math.sin(x[i - 1]) * x[i + 1]
         d_y_i = d_y[i]
         d_y[i] = 0.0
-        d_x[i + 1] += d_y_i * math.sin(x[i - 1])
+        d_x[i + 1] += d_y_i * tape[i - 1]
         d_x[i - 1] += d_y_i * x[i + 1] * math.cos(x[i - 1])

@@ -24,8 +24,8 @@ def grad_reaction_diffusion(u0, d_u0, n, steps, dt, d_return=1.0):
     for i in range(n):
         u[i] = u0[i]
     t0 = max(steps, 0) * max(n - 2, 0)
-    tape_lap = np.empty(t0)
-    tape_lap_top = 0
+    tape = np.empty(t0)
+    tape_top = 0
     tape_u_elem = np.empty(t0)
     tape_u_elem_top = 0
     for _ in range(steps):
@@ -34,24 +34,25 @@ def grad_reaction_diffusion(u0, d_u0, n, steps, dt, d_return=1.0):
             tape_u_elem[tape_u_elem_top] = u_elem
             tape_u_elem_top += 1
             lap = u[i - 1] - 2.0 * u_elem + u[i + 1]
-            tape_lap[tape_lap_top] = lap
-            tape_lap_top += 1
-            un[i] = u_elem + dt * (lap - u_elem**3.0)
+            t1 = lap - u_elem**3.0
+            tape[tape_top] = t1
+            tape_top += 1
+            un[i] = u_elem + dt * t1
         un[0] = u[0]
         un[n - 1] = u[n - 1]
         for k in range(u.shape[0]):
-            t1 = u[k]
+            t2 = u[k]
             u[k] = un[k]
-            un[k] = t1
+            un[k] = t2
 
     # reverse sweep
     d_u = np.zeros(n)
     d_un = np.zeros(n)
 
     # line 16: return np.sum(u * u)
-    t2 = d_return * u
-    d_u += t2
-    d_u += t2
+    t3 = d_return * u
+    d_u += t3
+    d_u += t3
 
     # line 9: for t in range(steps):
     d_dt = 0.0
@@ -72,15 +73,15 @@ def grad_reaction_diffusion(u0, d_u0, n, steps, dt, d_return=1.0):
         d_u[0] += d_un_elem
         # line 10: for i in range(1, n - 1):
         for i in range(n - 2, 0, -1):
-            tape_lap_top -= 1
-            lap = tape_lap[tape_lap_top]
+            tape_top -= 1
+            t4 = tape[tape_top]
             tape_u_elem_top -= 1
             u_elem = tape_u_elem[tape_u_elem_top]
             # line 12: un[i] = u[i] + dt * (lap - u[i] ** 3)
             d_un_i = d_un[i]
             d_un[i] = 0.0
             d_lap = d_un_i * dt
-            d_dt += d_un_i * (lap - u_elem**3.0)
+            d_dt += d_un_i * t4
             # line 11: lap = u[i - 1] - 2.0 * u[i] + u[i + 1]
             d_u[i + 1] += d_lap
             d_u[i] += d_un_i - d_lap * 3.0 * (u_elem * u_elem) - d_lap * 2.0

@@ -25,26 +25,28 @@ def grad_f(x, d_x, w, n, d_return=1.0):
     passed in plus the derivative).
     """
     # forward sweep
-    tape_u = np.empty(max(n, 0))
+    t0 = max(n, 0)
+    tape = np.empty(t0)
+    tape_u = np.empty(t0)
     for i in range(n):
         u = x[i]
         tape_u[i] = u
         x[i] = u * w[i]
+        tape[i] = math.exp(w[i])
 
     # reverse sweep
-    # line 8: for i in range(n):
+    # line 9: for i in range(n):
     d_s = d_return
     for i in range(n):
         u = tape_u[i]
-        t0 = u * u
-        # line 11: s += u * math.sin(u * u) * math.exp(w[i])
-        t1 = d_s * math.exp(w[i])
-        d_u = t1 * math.sin(t0)
-        t2 = t1 * u * math.cos(t0) * u
+        # line 12: s += u * (u * u + 1.0) * math.exp(w[i])
+        t1 = d_s * tape[i]
+        d_u = t1 * (u * u + 1.0)
+        t2 = t1 * u * u
         d_u += t2
         d_u += t2
-        # line 10: x[i] = u * w[i]
+        # line 11: x[i] = u * w[i]
         d_x_i = d_x[i]
         d_u += d_x_i * w[i]
-        # line 9: u = x[i]
+        # line 10: u = x[i]
         d_x[i] = d_u

@@ -66,19 +66,23 @@ def grad_f(x, d_x, n, steps, d_return=1.0):
                 x_ck[i] = math.sin(x_ck[i]) * s + 0.5 * x_ck[i]
             s = s * 0.9 + x_ck[t4 % n] ** 2.0
         # this iteration again, keeping what its adjoint reads
-        tape_x_elem = np.empty(max(n, 0))
+        t5 = max(n, 0)
+        tape = np.empty(t5)
+        tape_x_elem = np.empty(t5)
         for i in range(n):
             x_elem = x_ck[i]
             tape_x_elem[i] = x_elem
-            x_ck[i] = math.sin(x_elem) * s + 0.5 * x_elem
-        t5 = t % n
+            t6 = math.sin(x_elem)
+            tape[i] = t6
+            x_ck[i] = t6 * s + 0.5 * x_elem
+        t7 = t % n
         # line 10: s = s * 0.9 + x[t % n] ** 2
-        d_x[t5] += d_s * 2.0 * x_ck[t5]
+        d_x[t7] += d_s * 2.0 * x_ck[t7]
         d_s *= 0.9
         # line 8: for i in range(n):
         for i in range(n - 1, -1, -1):
             x_elem = tape_x_elem[i]
             # line 9: x[i] = math.sin(x[i]) * s + 0.5 * x[i]
             d_x_i = d_x[i]
-            d_s += d_x_i * math.sin(x_elem)
+            d_s += d_x_i * tape[i]
             d_x[i] = d_x_i * 0.5 + d_x_i * s * math.cos(x_elem)

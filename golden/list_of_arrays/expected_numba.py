@@ -32,13 +32,18 @@ def grad_trajectory_energy(u0, d_u0, n, steps, dt, d_return=1.0):
     t1 = u.shape[0]
     traj = np.empty((t0, t1))
     t2 = max(n, 0)
-    tape_u_elem = np.empty(t0 * t2)
+    t3 = t0 * t2
+    tape = np.empty(t3)
+    tape_u_elem = np.empty(t3)
     traj_len = 0
     for t in range(steps):
         for i in range(n):
             u_elem = u[(i + 1) % n]
-            tape_u_elem[t * t2 + i] = u_elem
-            u[i] += dt * np.sin(u_elem)
+            t4 = t * t2 + i
+            tape_u_elem[t4] = u_elem
+            t5 = np.sin(u_elem)
+            tape[t4] = t5
+            u[i] += dt * t5
         for k in range(t1):
             traj[traj_len, k] = u[k]
         traj_len += 1
@@ -70,12 +75,13 @@ def grad_trajectory_energy(u0, d_u0, n, steps, dt, d_return=1.0):
             d_u[k] += d_traj_t_k
         # line 10: for i in range(n):
         for i in range(n - 1, -1, -1):
-            u_elem = tape_u_elem[t * t2 + i]
-            t3 = (i + 1) % n
+            t6 = t * t2 + i
+            u_elem = tape_u_elem[t6]
+            t7 = (i + 1) % n
             # line 11: u[i] = u[i] + dt * np.sin(u[(i + 1) % n])
             d_u_i = d_u[i]
-            d_dt += d_u_i * np.sin(u_elem)
-            d_u[t3] += d_u_i * dt * np.cos(u_elem)
+            d_dt += d_u_i * tape[t6]
+            d_u[t7] += d_u_i * dt * np.cos(u_elem)
 
     # line 6: for i in range(n):
     for i in range(n):

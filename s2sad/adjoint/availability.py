@@ -174,6 +174,7 @@ class Availability:
                 lambda v: self._cache_kind(v, block),
                 lambda v: list(v.defining_op.operands),
                 _cache_cost,
+                _recompute_cost,
             )
         return self._plans[block]
 
@@ -294,6 +295,25 @@ def _cache_cost(v: Value) -> float:
     if v.type.is_array:
         return INF  # arrays are never cached per iteration
     return elem_bytes(v.type) + (0.0 if v.name_hint else 0.5)
+
+
+# The functions that cost many times a load or a multiplication to compute (tens of cycles
+# where an element of tape costs a store and a load): computing one again in the reverse sweep
+# counts as this many bytes of tape (two numbers' worth), so it is kept rather than computed again
+# unless that saves more than two other numbers of tape.
+_CHEAP_MATH = frozenset({"abs", "floor", "ceil", "trunc", "rint", "round", "sign", "min", "max", "copysign", "fdim",
+                         "ldexp"})
+COSTLY_RECOMPUTE = 16.0
+
+
+def _recompute_cost(v: Value) -> float:
+    """What computing ``v`` again in the reverse sweep costs, in bytes of tape (``mincut``)."""
+    op = v.defining_op
+    if op is None or v.type.is_array:
+        return 0.0
+    if op.name.startswith("math.") and op.name[5:] not in _CHEAP_MATH or op.name == "pow" and v.type.is_float:
+        return COSTLY_RECOMPUTE
+    return 0.0
 
 
 def _writes_in(module: Module, top: Op, root: Value) -> int:

@@ -9,12 +9,17 @@ changes) cost nothing; a value that cannot be recomputed (a read of an array
 the loop overwrites, a call, a carried value) must be cached if anything needed
 depends on it. The cheapest choice is a minimum cut between those sources and
 the needed values in the body's data-flow graph, each value split into an "in"
-and an "out" node joined by an edge that costs its size in bytes:
+and an "out" node joined by an edge that costs its size in bytes, and a value that
+costs something to compute again (``recompute``: a transcendental function, many
+times a load or a multiplication) joined to the sources by an edge of that cost, in
+bytes of tape it is worth, which the cut crosses where the value is recomputed:
 
 * ``p = x[i] + y[i]`` with both arrays overwritten, where the reverse sweep
-  needs ``sin(p)``, ``cos(p)`` and ``p``: caching ``p`` (8 bytes) beats caching
+  needs ``p * p``, ``p * q`` and ``p``: caching ``p`` (8 bytes) beats caching
   the three needed values (24) or the two loads (16);
-* ``u = x[i]``, needed through ``u * u``, ``sin(u * u)`` and ``u``: one cache.
+* ``u = x[i]``, needed through ``u * u`` and ``u``: one cache;
+* ``e = exp(x[i])`` with ``x`` never written, needed in the reverse sweep: the load is
+  free, computing ``exp`` again costs more than its 8 bytes of tape: ``e`` is cached.
 
 Of the minimum cuts, the one nearest the needed values is taken: where caching a
 needed value costs no more than caching what it is computed from, it is cached
@@ -54,6 +59,7 @@ def plan_cache(
     kind: Callable[[Value], Kind],
     operands: Callable[[Value], list[Value]],
     cost: Callable[[Value], float],
+    recompute: Callable[[Value], float] = lambda v: 0.0,
 ) -> CachePlan:
     """The cheapest ``cached`` set from which every needed value can be had, and the values
     recomputed on the way. An empty plan when no finite cut exists (an array that cannot be
@@ -66,10 +72,11 @@ def plan_cache(
         if v in seen:
             return seen[v]
         k = kind(v)
+        again = recompute(v) if k == "pure" else 0.0
         if k == "pure":
             inner = [o for o in operands(v) if visit(o) != "free"]
-            if not inner:
-                k = "free"  # every operand is at hand: so is v
+            if not inner and not again:
+                k = "free"  # every operand is at hand, and v costs nothing to compute: so is v
             else:
                 for o in inner:
                     graph.add(("out", o), ("in", v), INF)
@@ -79,6 +86,8 @@ def plan_cache(
             graph.add(("in", v), ("out", v), cost(v))
             if k == "source":
                 graph.add("S", ("in", v), INF)
+            elif again:
+                graph.add("S", ("in", v), again)  # cut where v is computed again: that costs too
         return k
 
     targets = [v for v in dict.fromkeys(needed) if visit(v) != "free"]

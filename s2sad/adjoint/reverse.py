@@ -112,6 +112,16 @@ class _OpView:
     def result(self) -> Value:
         return self.results[0]
 
+    def sibling(self, name: str) -> Optional[Value]:
+        """The value of an op ``name`` of the same operands that the primal computes in the same
+        block (``cos(p)`` beside ``sin(p)``), as the reverse sweep has it (kept or computed again,
+        as availability chooses), for a rule that needs it; None when there is none."""
+        op = self.primal
+        for other in op.parent.ops if op.parent is not None else ():
+            if other.name == name and list(other.operands) == list(op.operands) and len(other.results) == 1:
+                return self.results._fetch(other.result)
+        return None
+
 
 # The spaces before it go with rstrip: a leading \s* was tried again from every space of a long
 # run of them, quadratic (doorfuzz seed 16300345: 1.8 million spaces, past 60 s).

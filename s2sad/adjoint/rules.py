@@ -207,11 +207,19 @@ def _square(b: Builder, x: Value) -> Value:
     return build.mul(b, x, x)
 
 
-RULES["math.sin"] = _unary(lambda b, op: build.math(b, "cos", _a(op)))
-RULES["math.cos"] = _unary(lambda b, op: build.neg(b, build.math(b, "sin", _a(op))))
+def _partner(b: Builder, op: OpView, fn: str) -> Value:
+    """``fn`` of ``op``'s operand: the primal's own value where it computes it beside ``op`` (the
+    ``cos(p)`` of ``sin(p) * cos(p)``: kept or computed again as the cut prefers), else computed."""
+    sibling = getattr(op, "sibling", None)
+    found = sibling(f"math.{fn}") if sibling is not None else None
+    return found if found is not None else build.math(b, fn, _a(op))
+
+
+RULES["math.sin"] = _unary(lambda b, op: _partner(b, op, "cos"))
+RULES["math.cos"] = _unary(lambda b, op: build.neg(b, _partner(b, op, "sin")))
 RULES["math.tan"] = _unary(lambda b, op: build.add(b, _c(b, 1.0, op.result), _square(b, op.result)))
-RULES["math.sinh"] = _unary(lambda b, op: build.math(b, "cosh", _a(op)))
-RULES["math.cosh"] = _unary(lambda b, op: build.math(b, "sinh", _a(op)))
+RULES["math.sinh"] = _unary(lambda b, op: _partner(b, op, "cosh"))
+RULES["math.cosh"] = _unary(lambda b, op: _partner(b, op, "sinh"))
 RULES["math.tanh"] = _unary(lambda b, op: build.sub(b, _c(b, 1.0, op.result), _square(b, op.result)))
 RULES["math.exp"] = _unary(lambda b, op: op.result)
 RULES["math.expm1"] = _unary(lambda b, op: build.add(b, op.result, _c(b, 1.0, op.result)))

@@ -3,7 +3,6 @@
  * Regenerate with: s2sad grad input.c --func f --wrt x,y --target c
  */
 
-#include <math.h>
 #include <stdlib.h>
 
 // The gradient of f, by s2sad's reverse mode.
@@ -29,21 +28,21 @@ void grad_f(double *x, double *d_x, double *y, double *d_y, int n, double d_retu
     }
 
     // reverse sweep
-    // line 7: for (int i = 0; i < n; i++) {
+    // line 6: for (int i = 0; i < n; i++) {
     double d_s = d_return;
     for (long i = 0; i < n; i++) {
         double p = tape_p[i];
-        double t0 = cos(p);
-        double t1 = sin(p);
-        // line 11: y[i] = 2.0 * p;
+        // line 10: y[i] = 2.0 * p;
         double d_y_i = d_y[i];
         double d_p = d_y_i * 2.0;
-        // line 10: x[i] = 0.5 * y[i];
+        // line 9: x[i] = 0.5 * y[i];
         double d_x_i = d_x[i];
-        // line 9: s += sin(p) * cos(p);
-        d_p += d_s * t1 * -t1;
-        d_p += d_s * t0 * t0;
-        // line 8: double p = x[i] + y[i];
+        // line 8: s += (p * p + 1.0) * (p - 2.0);
+        d_p += d_s * (p * p + 1.0);
+        double t0 = d_s * (p - 2.0) * p;
+        d_p += t0;
+        d_p += t0;
+        // line 7: double p = x[i] + y[i];
         d_y[i] = d_x_i * 0.5 + d_p;
         d_x[i] = d_p;
     }

@@ -77,26 +77,30 @@ void grad_f(double *x, double *d_x, int n, int steps, double d_return) {
             s = s * 0.9 + t6 * t6;
         }
         // this iteration again, keeping what its adjoint reads
+        double *tape = calloc(1, n * sizeof(double));
         double *tape_x_elem = calloc(1, n * sizeof(double));
         for (long i = 0; i < n; i++) {
             double x_elem = x_ck[i];
             tape_x_elem[i] = x_elem;
-            x_ck[i] = sin(x_elem) * s + 0.5 * x_elem;
+            double t8 = sin(x_elem);
+            tape[i] = t8;
+            x_ck[i] = t8 * s + 0.5 * x_elem;
         }
-        long t7 = t % n;
+        long t9 = t % n;
         // line 11: s = s * 0.9 + x[t % n] * x[t % n];
-        double t8 = d_s * x_ck[t7];
-        d_x[t7] += 2.0 * t8;
+        double t10 = d_s * x_ck[t9];
+        d_x[t9] += 2.0 * t10;
         d_s *= 0.9;
         // line 9: for (int i = 0; i < n; i++)
         for (long i = n - 1; i >= 0; i--) {
             double x_elem = tape_x_elem[i];
             // line 10: x[i] = sin(x[i]) * s + 0.5 * x[i];
             double d_x_i = d_x[i];
-            d_s += d_x_i * sin(x_elem);
+            d_s += d_x_i * tape[i];
             d_x[i] = d_x_i * 0.5 + d_x_i * s * cos(x_elem);
         }
         free(tape_x_elem);
+        free(tape);
     }
     free(x_ck);
     free(snap_x);

@@ -44,11 +44,12 @@ void grad_layer(const double *const *A, double *const *d_A, const double *x, dou
                 double **Y, double **d_Y, int n, int m, double d_return) {
     // forward sweep
     double *tape_Y_elem = calloc(1, n * sizeof(double));
-    double *tape_dot_value = calloc(1, n * sizeof(double));
+    double *tape = calloc(1, n * sizeof(double));
     for (long i = 0; i < n; i++) {
         double dot_value = dot(A[i], x, m);
-        tape_dot_value[i] = dot_value;
-        Y[i][0] = tanh(dot_value);
+        double t1 = tanh(dot_value);
+        tape[i] = t1;
+        Y[i][0] = t1;
         double Y_elem = Y[i][0];
         tape_Y_elem[i] = Y_elem;
     }
@@ -58,8 +59,6 @@ void grad_layer(const double *const *A, double *const *d_A, const double *x, dou
     double d_s = d_return;
     for (long i = n - 1; i >= 0; i--) {
         double Y_elem = tape_Y_elem[i];
-        double dot_value = tape_dot_value[i];
-        double t1 = tanh(dot_value);
         // line 20: s += Y[i][0] * Y[i][0] + 0.1 * A[i][m - 1];
         d_A[i][m - 1] += d_s * 0.1;
         double t2 = d_s * Y_elem;
@@ -67,9 +66,9 @@ void grad_layer(const double *const *A, double *const *d_A, const double *x, dou
         // line 19: Y[i][0] = tanh(dot(row, x, m));
         double d_Y_i_i = d_Y[i][0];
         d_Y[i][0] = 0.0;
-        double d_dot_value = d_Y_i_i * (1.0 - t1 * t1);
+        double d_dot_value = d_Y_i_i * (1.0 - tape[i] * tape[i]);
         grad_dot(A[i], d_A[i], x, d_x, m, d_dot_value);
     }
-    free(tape_dot_value);
+    free(tape);
     free(tape_Y_elem);
 }

@@ -41,11 +41,12 @@ def grad_layer(A, d_A, x, d_x, Y, d_Y, n, m, d_return=1.0):
     # forward sweep
     t0 = max(n, 0)
     tape_Y_elem = np.empty(t0)
-    tape_dot_value = np.empty(t0)
+    tape = np.empty(t0)
     for i in range(n):
         dot_value = dot(A[i], x, m)
-        tape_dot_value[i] = dot_value
-        Y[i, 0] = math.tanh(dot_value)
+        t1 = math.tanh(dot_value)
+        tape[i] = t1
+        Y[i, 0] = t1
         Y_elem = Y[i, 0]
         tape_Y_elem[i] = Y_elem
 
@@ -54,8 +55,6 @@ def grad_layer(A, d_A, x, d_x, Y, d_Y, n, m, d_return=1.0):
     d_s = d_return
     for i in range(n - 1, -1, -1):
         Y_elem = tape_Y_elem[i]
-        dot_value = tape_dot_value[i]
-        t1 = math.tanh(dot_value)
         # line 20: s += Y[i][0] * Y[i][0] + 0.1 * A[i][m - 1];
         d_A[i, m - 1] += d_s * 0.1
         t2 = d_s * Y_elem
@@ -63,5 +62,5 @@ def grad_layer(A, d_A, x, d_x, Y, d_Y, n, m, d_return=1.0):
         # line 19: Y[i][0] = tanh(dot(row, x, m));
         d_Y_i_i = d_Y[i, 0]
         d_Y[i, 0] = 0.0
-        d_dot_value = d_Y_i_i * (1.0 - t1 * t1)
+        d_dot_value = d_Y_i_i * (1.0 - tape[i] * tape[i])
         grad_dot(A[i], d_A[i], x, d_x, m, d_dot_value)

@@ -40,6 +40,7 @@ void grad_channels(const double *r, double *d_r, const double *g, double *d_g, c
     long t1 = 3 * n;
     double *tape = calloc(1, t1 * sizeof(double));
     double *tape2 = calloc(1, t1 * sizeof(double));
+    double *tape3 = calloc(1, t1 * sizeof(double));
     for (long k = 0; k < 3; k++) {
         long t2 = k + 1;
         bool t3 = k == 0;
@@ -47,39 +48,40 @@ void grad_channels(const double *r, double *d_r, const double *g, double *d_g, c
             bool t4 = k % 2 == 0;
             double t5 = t3 ? r[j] : k == 1 ? g[j] : b[j];
             long t6 = k * n + j;
-            tape2[t6] = t5;
-            long t7 = t2 % 3;
-            double t8 = t7 == 0 ? r[j] : t7 == 1 ? g[j] : b[j];
-            tape[t6] = t8;
-            double t9 = (t4 ? lo[j] : hi[j]) + sin(t5) * t8;
+            tape3[t6] = t5;
+            double t7 = sin(t5);
+            tape2[t6] = t7;
+            long t8 = t2 % 3;
+            double t9 = t8 == 0 ? r[j] : t8 == 1 ? g[j] : b[j];
+            tape[t6] = t9;
+            double t10 = (t4 ? lo[j] : hi[j]) + t7 * t9;
             if (t4) {
-                lo[j] = t9;
+                lo[j] = t10;
             } else {
-                hi[j] = t9;
+                hi[j] = t10;
             }
         }
     }
-    long t10 = n - 1;
+    long t11 = n - 1;
 
     // reverse sweep
     // line 22: return e + out[1][0] * out[0][n - 1];
-    d_lo[t10] += d_return * hi[0];
-    d_hi[0] += d_return * lo[t10];
+    d_lo[t11] += d_return * hi[0];
+    d_hi[0] += d_return * lo[t11];
 
     // line 16: for (int k = 0; k < 3; k++) {
     double d_e = d_return;
     for (long k = 2; k >= 0; k--) {
-        long t11 = k + 1;
-        bool t12 = k == 0;
+        long t12 = k + 1;
+        bool t13 = k == 0;
         // line 18: for (int j = 0; j < n; j++) {
-        for (long j = t10; j >= 0; j--) {
-            bool t13 = k % 2 == 0;
-            long t14 = k * n + j;
-            double t15 = tape2[t14];
-            long t16 = t11 % 3;
+        for (long j = t11; j >= 0; j--) {
+            bool t14 = k % 2 == 0;
+            long t15 = k * n + j;
+            long t16 = t12 % 3;
             // line 19: out[k % 2][j] += sin(in[k][j]) * in[(k + 1) % 3][j];
             double d_lo_j;
-            if (t13) {
+            if (t14) {
                 d_lo_j = d_lo[j];
                 d_lo[j] = 0.0;
             } else {
@@ -87,7 +89,7 @@ void grad_channels(const double *r, double *d_r, const double *g, double *d_g, c
                 d_hi[j] = 0.0;
                 d_lo_j = d_hi_j;
             }
-            double t17 = d_lo_j * sin(t15);
+            double t17 = d_lo_j * tape2[t15];
             if (t16 == 0) {
                 d_r[j] += t17;
             } else if (t16 == 1) {
@@ -95,23 +97,23 @@ void grad_channels(const double *r, double *d_r, const double *g, double *d_g, c
             } else {
                 d_b[j] += t17;
             }
-            double t18 = d_lo_j * tape[t14] * cos(t15);
-            if (t12) {
+            double t18 = d_lo_j * tape[t15] * cos(tape3[t15]);
+            if (t13) {
                 d_r[j] += t18;
             } else if (k == 1) {
                 d_g[j] += t18;
             } else {
                 d_b[j] += t18;
             }
-            if (t13) {
+            if (t14) {
                 d_lo[j] += d_lo_j;
             } else {
                 d_hi[j] += d_lo_j;
             }
         }
         // line 17: e += (k + 1) * sumsq(in[k], n);
-        double d_sumsq_value = d_e * t11;
-        if (t12) {
+        double d_sumsq_value = d_e * t12;
+        if (t13) {
             grad_sumsq(r, d_r, n, d_sumsq_value);
         } else if (k == 1) {
             grad_sumsq(g, d_g, n, d_sumsq_value);
@@ -119,6 +121,7 @@ void grad_channels(const double *r, double *d_r, const double *g, double *d_g, c
             grad_sumsq(b, d_b, n, d_sumsq_value);
         }
     }
+    free(tape3);
     free(tape2);
     free(tape);
 }

@@ -46,26 +46,24 @@ static void grad_dense(int L_n_in, int L_n_out, const double *L_W, double *d_L_W
     (void)y;  // not needed by the gradient
 
     // forward sweep
-    double *tape_s = calloc(1, L_n_out * sizeof(double));
+    double *tape = calloc(1, L_n_out * sizeof(double));
     for (long o = 0; o < L_n_out; o++) {
         double s = L_b[o];
         for (long i = 0; i < L_n_in; i++) {
             s += L_W[o * L_n_in + i] * x[i];
         }
-        tape_s[o] = s;
+        tape[o] = tanh(s);
     }
 
     // reverse sweep
     // line 17: for (int o = 0; o < L->n_out; o++) {
     double d_L_alpha_local = 0.0;
     for (long o = L_n_out - 1; o >= 0; o--) {
-        double s = tape_s[o];
-        double t0 = tanh(s);
         // line 21: y[o] = L->alpha * tanh(s);
         double d_y_o = d_y[o];
         d_y[o] = 0.0;
-        d_L_alpha_local += d_y_o * t0;
-        double d_s = d_y_o * L_alpha * (1.0 - t0 * t0);
+        d_L_alpha_local += d_y_o * tape[o];
+        double d_s = d_y_o * L_alpha * (1.0 - tape[o] * tape[o]);
         // line 19: for (int i = 0; i < L->n_in; i++)
         for (long i = L_n_in - 1; i >= 0; i--) {
             // line 20: s += L->W[o * L->n_in + i] * x[i];
@@ -76,7 +74,7 @@ static void grad_dense(int L_n_in, int L_n_out, const double *L_W, double *d_L_W
         d_L_b[o] += d_s;
     }
     *d_L_alpha += d_L_alpha_local;
-    free(tape_s);
+    free(tape);
 }
 
 // The gradient of loss, by s2sad's reverse mode.

@@ -78,25 +78,28 @@ __global__ void grad_row_softmax(int n, int m, const double *x, double *d_x, dou
     long threads_in_block = blockDim.x * blockDim.y * blockDim.z;
     double *tape = (double *)block_calloc(m, sizeof(double));
     size_t tape_top2 = 0;
+    double *tape2 = (double *)block_calloc(m, sizeof(double));
+    size_t tape2_top = 0;
     double *tape_top = (double *)block_calloc(m, sizeof(double));
     size_t tape_top_top = 0;
-    double top = 0.0;
     double total = 0.0;
     if (i < n) {
-        top = -1e+300;
+        double top = -1e+300;
         for (long j = 0; j < m; j++) {
             tape_top[threads_in_block * tape_top_top++] = top;
             top = fmax(top, x[i * m + j]);
         }
         total = 0.0;
         for (long j = 0; j < m; j++) {
-            y[i * m + j] = exp(x[i * m + j] - top);
+            double t1 = exp(x[i * m + j] - top);
+            tape2[threads_in_block * tape2_top++] = t1;
+            y[i * m + j] = t1;
             total += y[i * m + j];
         }
         for (long j = 0; j < m; j++) {
-            double t1 = y[i * m + j] / total;
-            tape[threads_in_block * tape_top2++] = t1;
-            y[i * m + j] = t1;
+            double t2 = y[i * m + j] / total;
+            tape[threads_in_block * tape_top2++] = t2;
+            y[i * m + j] = t2;
         }
     }
 
@@ -106,34 +109,36 @@ __global__ void grad_row_softmax(int n, int m, const double *x, double *d_x, dou
         // line 19: for (int j = 0; j < m; j++) {
         double d_total = 0.0;
         for (long j = m - 1; j >= 0; j--) {
-            double t2 = tape[threads_in_block * --tape_top2];
+            double t3 = tape[threads_in_block * --tape_top2];
             // line 20: y[i * m + j] /= total;
             double d_y_elem = d_y[i * m + j];
-            double t3 = d_y_elem / total;
-            d_total -= t3 * t2;
-            d_y[i * m + j] = t3;
+            double t4 = d_y_elem / total;
+            d_total -= t4 * t3;
+            d_y[i * m + j] = t4;
         }
         // line 15: for (int j = 0; j < m; j++) {
         double d_top = 0.0;
         for (long j = m - 1; j >= 0; j--) {
+            double t5 = tape2[threads_in_block * --tape2_top];
             // line 17: total += y[i * m + j];
             d_y[i * m + j] += d_total;
             // line 16: y[i * m + j] = exp(x[i * m + j] - top);
             double d_y_elem = d_y[i * m + j];
-            double t4 = d_y_elem * exp(x[i * m + j] - top);
-            d_top -= t4;
-            d_x[i * m + j] += t4;
+            double t6 = d_y_elem * t5;
+            d_top -= t6;
+            d_x[i * m + j] += t6;
             d_y[i * m + j] = 0.0;
         }
         // line 11: for (int j = 0; j < m; j++) {
         for (long j = m - 1; j >= 0; j--) {
-            top = tape_top[threads_in_block * --tape_top_top];
+            double top = tape_top[threads_in_block * --tape_top_top];
             // line 12: top = fmax(top, x[i * m + j]);
-            bool t5 = top >= x[i * m + j];
-            d_x[i * m + j] += t5 ? 0.0 : d_top;
-            d_top = t5 ? d_top : 0.0;
+            bool t7 = top >= x[i * m + j];
+            d_x[i * m + j] += t7 ? 0.0 : d_top;
+            d_top = t7 ? d_top : 0.0;
         }
     }
     block_tape_free(tape_top);
+    block_tape_free(tape2);
     block_tape_free(tape);
 }

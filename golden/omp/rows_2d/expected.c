@@ -20,15 +20,18 @@
 void grad_row_softplus(int n, int m, const double A[n][m], double d_A[n][m], double B[n][m],
                        double d_B[n][m]) {
     // forward sweep
-    double *tape_s = calloc(1, n * sizeof(double));
+    double *tape_r = calloc(1, n * sizeof(double));
+    double *tape = calloc(1, n * sizeof(double));
     #pragma omp parallel for
     for (long i = 0; i < n; i++) {
         double s = 0.0;
         for (long j = 0; j < m; j++) {
             s += A[i][j] * A[i][j];
         }
-        tape_s[i] = s;
-        double r = log(1.0 + exp(s));
+        double t1 = exp(s);
+        tape[i] = t1;
+        double r = log(1.0 + t1);
+        tape_r[i] = r;
         for (long j = 0; j < m; j++) {
             B[i][j] = r * A[i][j];
         }
@@ -38,10 +41,7 @@ void grad_row_softplus(int n, int m, const double A[n][m], double d_A[n][m], dou
     // line 8: for (int i = 0; i < n; i++) {
     #pragma omp parallel for
     for (long i = n - 1; i >= 0; i--) {
-        double s = tape_s[i];
-        double t0 = exp(s);
-        double t1 = 1.0 + t0;
-        double r = log(t1);
+        double r = tape_r[i];
         // line 14: for (int j = 0; j < m; j++) {
         double d_r = 0.0;
         for (long j = m - 1; j >= 0; j--) {
@@ -52,7 +52,7 @@ void grad_row_softplus(int n, int m, const double A[n][m], double d_A[n][m], dou
             d_A[i][j] += d_B_i_j * r;
         }
         // line 13: double r = log(1.0 + exp(s));
-        double d_s = d_r / t1 * t0;
+        double d_s = d_r / (1.0 + tape[i]) * tape[i];
         // line 10: for (int j = 0; j < m; j++) {
         for (long j = m - 1; j >= 0; j--) {
             // line 11: s += A[i][j] * A[i][j];
@@ -60,5 +60,6 @@ void grad_row_softplus(int n, int m, const double A[n][m], double d_A[n][m], dou
             d_A[i][j] += 2.0 * t2;
         }
     }
-    free(tape_s);
+    free(tape);
+    free(tape_r);
 }
