@@ -20,19 +20,17 @@ def grad_f(x, d_x, w, n, d_return=1.0):
     """
     # forward sweep
     t0 = max(n, 0)
-    tape = np.empty(t0)
     tape_p = np.empty(t0)
+    tape = np.empty(t0)
     tape2 = np.empty(t0)
-    tape3 = np.empty(t0)
     for i in range(n):
         p = x[i] * w[i]
         tape_p[i] = p
         t1 = math.sin(p)
-        tape3[i] = t1
+        tape2[i] = t1
         t2 = math.cos(p)
-        tape2[i] = t2
+        tape[i] = t2
         x[i] = t1 * t2 + p * p
-        tape[i] = math.exp(w[i])
 
     # reverse sweep
     # line 10: for i in range(n):
@@ -40,12 +38,12 @@ def grad_f(x, d_x, w, n, d_return=1.0):
     for i in range(n):
         p = tape_p[i]
         # line 13: s += x[i] * math.exp(w[i])
-        d_x[i] += d_s * tape[i]
+        d_x[i] += d_s * math.exp(w[i])
         # line 12: x[i] = math.sin(p) * math.cos(p) + p * p
         d_x_i = d_x[i]
         d_p = d_x_i * p
         d_p *= 2.0
-        d_p += d_x_i * tape3[i] * -tape3[i]
-        d_p += d_x_i * tape2[i] * tape2[i]
+        d_p += d_x_i * tape2[i] * -tape2[i]
+        d_p += d_x_i * tape[i] * tape[i]
         # line 11: p = x[i] * w[i]
         d_x[i] = d_p * w[i]

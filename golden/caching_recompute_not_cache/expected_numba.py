@@ -25,28 +25,25 @@ def grad_f(x, d_x, w, n, d_return=1.0):
     passed in plus the derivative).
     """
     # forward sweep
-    t0 = max(n, 0)
-    tape = np.empty(t0)
-    tape_u = np.empty(t0)
+    tape_u = np.empty(max(n, 0))
     for i in range(n):
         u = x[i]
         tape_u[i] = u
         x[i] = u * w[i]
-        tape[i] = math.exp(w[i])
 
     # reverse sweep
-    # line 9: for i in range(n):
+    # line 10: for i in range(n):
     d_s = d_return
     for i in range(n):
         u = tape_u[i]
-        # line 12: s += u * (u * u + 1.0) * math.exp(w[i])
-        t1 = d_s * tape[i]
-        d_u = t1 * (u * u + 1.0)
-        t2 = t1 * u * u
-        d_u += t2
-        d_u += t2
-        # line 11: x[i] = u * w[i]
+        # line 13: s += u * (u * u + 1.0) * math.exp(w[i])
+        t0 = d_s * math.exp(w[i])
+        d_u = t0 * (u * u + 1.0)
+        t1 = t0 * u * u
+        d_u += t1
+        d_u += t1
+        # line 12: x[i] = u * w[i]
         d_x_i = d_x[i]
         d_u += d_x_i * w[i]
-        # line 10: u = x[i]
+        # line 11: u = x[i]
         d_x[i] = d_u

@@ -50,23 +50,25 @@ def grad_spread_over_shifts(x, d_x, n, c, d_return=1.0):
     Returns dJ/dc.
     """
     # forward sweep
-    tape = np.empty(3)
+    tape_q = np.empty(3)
     tape_s = np.empty(3)
     for k in range(3):
         s, q = moments(x, n, c * float(k))
         tape_s[k] = s
-        tape[k] = math.sqrt(q / float(n) - (s / float(n)) ** 2.0 + 1.0)
+        tape_q[k] = q
 
     # reverse sweep
     # line 16: for k in range(3):
     d_total = d_return
     d_c = 0.0
     for k in range(2, -1, -1):
+        q = tape_q[k]
         s = tape_s[k]
+        t0 = s / float(n)
         # line 18: total += math.sqrt(q / n - (s / n) ** 2 + 1.0)
-        t0 = d_total / (2.0 * tape[k])
-        d_s = -t0 * 2.0 * (s / float(n)) / float(n)
-        d_q = t0 / float(n)
+        t1 = d_total / (2.0 * math.sqrt(q / float(n) - t0 * t0 + 1.0))
+        d_s = -t1 * 2.0 * t0 / float(n)
+        d_q = t1 / float(n)
         # line 17: s, q = moments(x, n, c * k)
         d_c2 = grad_moments(x, d_x, n, c * float(k), (d_s, d_q))
         d_c += d_c2 * float(k)

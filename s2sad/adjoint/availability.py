@@ -84,6 +84,8 @@ class Availability:
             return True  # available from an enclosing mirror
         if m is not None and v in m.avail:
             return True
+        if self._keeps_costly(v, block):
+            return True  # carried out of its branch when asked (``_avail``)
         if v in self._plan(block).recomputed or self.counters.restorable(v):
             return True  # from the cached values of the block's cut (``_plan``), or a counter
         if v.is_block_arg:
@@ -148,6 +150,8 @@ class Availability:
             arr, index = kept
             at = [self.forward.fwd[arr], *(self.avail(m, i) for i in index)]
             val = m.prologue.op1("load", at, v.type, v.name_hint)
+        elif self._keeps_costly(v, block):
+            val = self.avail_clone(m, self.forward.fwd[v], block)
         elif self._recomputable(v, block, m):
             op = v.defining_op
             new = m.prologue.create(
@@ -164,6 +168,14 @@ class Availability:
         m.avail[v] = val
         return val
 
+    def _keeps_costly(self, v: Value, block: Block) -> bool:
+        """A costly value (``_recompute_cost``) of a branch of the function's top level: carried out
+        of it by the forward sweep, not computed again in the reverse one. (A loop body's values are
+        the cut's to decide, ``_plan``; a branch's inside a loop would need a tape per iteration.)"""
+        owner = block.parent_op
+        return owner is not None and owner.name == "if" and owner.parent is self.fn.body \
+            and block not in self.ck_bodies and not v.is_block_arg and _recompute_cost(v) > 0
+
     def _plan(self, block: Block) -> CachePlan:
         """The minimum cut of what the reverse sweep needs from the loop body ``block``."""
         if self.needed is None or block.parent_op is None or block.parent_op.name not in ("for", "while"):
@@ -174,7 +186,7 @@ class Availability:
                 lambda v: self._cache_kind(v, block),
                 lambda v: list(v.defining_op.operands),
                 _cache_cost,
-                _recompute_cost,
+                _kept_anyway_cost,
             )
         return self._plans[block]
 
@@ -313,6 +325,29 @@ def _recompute_cost(v: Value) -> float:
         return 0.0
     if op.name.startswith("math.") and op.name[5:] not in _CHEAP_MATH or op.name == "pow" and v.type.is_float:
         return COSTLY_RECOMPUTE
+    return 0.0
+
+
+def _kept_anyway_cost(v: Value) -> float:
+    """``_recompute_cost`` of a loop body's value that the forward sweep computes in any case: one
+    that flows into what the loop stores or passes to a call. (One that only feeds a sum the
+    function returns may be computed by the reverse sweep alone, the forward loop gone: taping it
+    would add a loop, not save a computation.)"""
+    cost = _recompute_cost(v)
+    if not cost:
+        return 0.0
+    seen: set[Value] = set()
+    pending = [v]
+    while pending:
+        w = pending.pop()
+        if w in seen:
+            continue
+        seen.add(w)
+        for user, _ in w.uses:
+            if user.name in ("store", "accum", "call", "extern") or user.name.startswith("arr."):
+                return cost
+            if is_pure(user):
+                pending += user.results
     return 0.0
 
 

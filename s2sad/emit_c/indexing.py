@@ -77,6 +77,8 @@ class CArrayAccess:
     def _check_sizes(self) -> None:
         """Report every array parameter whose extent the C code needs but cannot tell, at once."""
         missing: dict[Value, Op] = {}
+        shadows = shadows_of(self.fn)
+        exact = self.ctx.sizes.exact_axes(self.fn)
         for op in self.fn.walk():
             # (array, axes it needs, whether an upper bound of the elements touched will do)
             needed: list[tuple[Value, list[int], bool]] = []
@@ -91,8 +93,6 @@ class CArrayAccess:
                 if len(op.operands) == 1:  # copy(x, n) says how many rows itself
                     needed.append((src, [0], True))
                 needed.append((src, list(range(1, src.type.rank)), False))  # type: ignore[attr-defined]
-            shadows = shadows_of(self.fn)
-            exact = self.ctx.sizes.exact_axes(self.fn)
             for arr, axes, cover in needed:
                 if arr.owner is not self.fn.body:
                     continue

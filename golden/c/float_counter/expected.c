@@ -27,9 +27,6 @@ void grad_integrate(const double *c, double *d_c, double T, double dt, int m, do
     size_t tape_k_cap = 0;
     long *tape_k = NULL;
     size_t tape_k_top = 0;
-    size_t tape_cap = 0;
-    double *tape = NULL;
-    size_t tape_top = 0;
     double s = 0.0;
     long k = 0;
     double t = 0.0;
@@ -45,14 +42,8 @@ void grad_integrate(const double *c, double *d_c, double T, double dt, int m, do
             tape_t = realloc(tape_t, tape_t_cap * sizeof(double));
         }
         tape_t[tape_t_top++] = t;
-        double t0 = sin(t);
-        if (tape_top == tape_cap) {
-            tape_cap = 2 * tape_cap + 1;
-            tape = realloc(tape, tape_cap * sizeof(double));
-        }
-        tape[tape_top++] = t0;
         long k2 = k + 1;
-        s += dt * (c[k % m] * t0 + c[k2 % m] * t);
+        s += dt * (c[k % m] * sin(t) + c[k2 % m] * t);
         t += dt;
         n_iter++;
         k = k2;
@@ -73,15 +64,13 @@ void grad_integrate(const double *c, double *d_c, double T, double dt, int m, do
         t = tape_t[--tape_t_top];
         k = tape_k[--tape_k_top];
         long k2 = k + 1;
-        long t1 = k2 % m;
-        double t2 = tape[--tape_top];
-        long t3 = k % m;
+        long t0 = k2 % m;
+        long t1 = k % m;
         // line 10: s += dt * (c[k % m] * sin(t) + c[(k + 1) % m] * t);
-        double t4 = d_s * dt;
-        d_c[t1] += t4 * t;
-        d_c[t3] += t4 * t2;
+        double t2 = d_s * dt;
+        d_c[t0] += t2 * t;
+        d_c[t1] += t2 * sin(t);
     }
-    free(tape);
     free(tape_k);
     free(tape_t);
 }

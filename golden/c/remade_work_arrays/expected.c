@@ -102,13 +102,13 @@ void grad_remade_work_arrays(int n, int k, int d, const double *x, const double 
                              const double *q, double *d_q, double *diff, double *d_diff,
                              double *scaled, double *d_scaled, double d_return) {
     // forward sweep
-    double *tape = calloc(1, n * k * sizeof(double));
+    double *tape_sqnorm_value = calloc(1, n * k * sizeof(double));
     for (long i = 0; i < n; i++) {
         for (long c = 0; c < k; c++) {
             subtract(d, x + i * d, mu + c * d, diff);
             scale_cumulative(d, q + c * d, diff, scaled);
             double sqnorm_value = sqnorm(d, scaled);
-            tape[i * k + c] = exp(-sqnorm_value);
+            tape_sqnorm_value[i * k + c] = sqnorm_value;
         }
     }
 
@@ -123,6 +123,7 @@ void grad_remade_work_arrays(int n, int k, int d, const double *x, const double 
     for (long i = n - 1; i >= 0; i--) {
         // line 28: for (int c = 0; c < k; c++) {
         for (long c = k - 1; c >= 0; c--) {
+            double sqnorm_value = tape_sqnorm_value[i * k + c];
             const double *t1 = q + c * d;
             const double *t2 = x + i * d;
             const double *t3 = mu + c * d;
@@ -131,7 +132,7 @@ void grad_remade_work_arrays(int n, int k, int d, const double *x, const double 
             // scaled as line 31 read it: scale_cumulative of line 30 again
             scale_cumulative(d, t1, diff_before_scale_cumulative, scaled_before_sqnorm);
             // line 31: total += exp(-sqnorm(d, scaled));
-            double d_sqnorm_value = -(d_total * tape[i * k + c]);
+            double d_sqnorm_value = -(d_total * exp(-sqnorm_value));
             grad_sqnorm(d, scaled_before_sqnorm, d_scaled, d_sqnorm_value);
             // line 30: scale_cumulative(d, &q[c * d], diff, scaled);
             grad_scale_cumulative(d, t1, d_q + c * d, diff_before_scale_cumulative, d_diff,
@@ -144,5 +145,5 @@ void grad_remade_work_arrays(int n, int k, int d, const double *x, const double 
     free(scaled_for_scale_cumulative);
     free(diff_before_scale_cumulative);
     free(scaled_before_sqnorm);
-    free(tape);
+    free(tape_sqnorm_value);
 }

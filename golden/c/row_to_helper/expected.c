@@ -40,19 +40,20 @@ static void grad_norm2(int m, const double row[m], double d_row[m], double d_ret
 // sum_row_norms only reads, that is the value passed in plus the derivative).
 void grad_sum_row_norms(int n, int m, const double A[n][m], double d_A[n][m], double d_return) {
     // forward sweep
-    double *tape = calloc(1, n * sizeof(double));
+    double *tape_norm2_value = calloc(1, n * sizeof(double));
     for (long i = 0; i < n; i++) {
         double norm2_value = norm2(m, A[i]);
-        tape[i] = sqrt(norm2_value);
+        tape_norm2_value[i] = norm2_value;
     }
 
     // reverse sweep
     // line 17: for (int i = 0; i < n; i++) {
     double d_s = d_return;
     for (long i = n - 1; i >= 0; i--) {
+        double norm2_value = tape_norm2_value[i];
         // line 18: s += sqrt(norm2(m, A[i]));
-        double d_norm2_value = d_s / (2.0 * tape[i]);
+        double d_norm2_value = d_s / (2.0 * sqrt(norm2_value));
         grad_norm2(m, A[i], d_A[i], d_norm2_value);
     }
-    free(tape);
+    free(tape_norm2_value);
 }

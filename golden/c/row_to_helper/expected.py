@@ -40,15 +40,16 @@ def grad_sum_row_norms(n, m, A, d_A, d_return=1.0):
     sum_row_norms only reads, that is the value passed in plus the derivative).
     """
     # forward sweep
-    tape = np.empty(max(n, 0))
+    tape_norm2_value = np.empty(max(n, 0))
     for i in range(n):
         norm2_value = norm2(m, A[i])
-        tape[i] = math.sqrt(norm2_value)
+        tape_norm2_value[i] = norm2_value
 
     # reverse sweep
     # line 17: for (int i = 0; i < n; i++) {
     d_s = d_return
     for i in range(n - 1, -1, -1):
+        norm2_value = tape_norm2_value[i]
         # line 18: s += sqrt(norm2(m, A[i]));
-        d_norm2_value = d_s / (2.0 * tape[i])
+        d_norm2_value = d_s / (2.0 * math.sqrt(norm2_value))
         grad_norm2(m, A[i], d_A[i], d_norm2_value)

@@ -67,15 +67,14 @@ void grad_mixture(int n, int k, int d, const double *x, const double *mu, double
                   double *tmp, double *d_tmp, double d_return) {
     // forward sweep
     double *tape_best = calloc(1, n * sizeof(double));
-    double *tape = calloc(1, n * k * sizeof(double));
+    double *tape_sqnorm_value = calloc(1, n * k * sizeof(double));
     for (long i = 0; i < n; i++) {
         double best = 0.0;
         for (long c = 0; c < k; c++) {
             subtract(d, x + i * d, mu + c * d, tmp);
             double sqnorm_value = sqnorm(d, tmp);
-            double t2 = exp(-0.5 * sqnorm_value);
-            tape[i * k + c] = t2;
-            best += t2;
+            tape_sqnorm_value[i * k + c] = sqnorm_value;
+            best += exp(-0.5 * sqnorm_value);
         }
         tape_best[i] = best;
     }
@@ -92,19 +91,20 @@ void grad_mixture(int n, int k, int d, const double *x, const double *mu, double
         double d_best = d_total / best;
         // line 20: for (int c = 0; c < k; c++) {
         for (long c = k - 1; c >= 0; c--) {
-            const double *t3 = x + i * d;
-            const double *t4 = mu + c * d;
+            double sqnorm_value = tape_sqnorm_value[i * k + c];
+            const double *t2 = x + i * d;
+            const double *t3 = mu + c * d;
             // tmp as line 22 read it: subtract of line 21 again
-            subtract(d, t3, t4, tmp_before_sqnorm);
+            subtract(d, t2, t3, tmp_before_sqnorm);
             // line 22: best += exp(-0.5 * sqnorm(d, tmp));
-            double d_sqnorm_value = d_best * tape[i * k + c] * -0.5;
+            double d_sqnorm_value = d_best * exp(-0.5 * sqnorm_value) * -0.5;
             grad_sqnorm(d, tmp_before_sqnorm, d_tmp, d_sqnorm_value);
             // line 21: subtract(d, &x[i * d], &mu[c * d], tmp);
-            grad_subtract(d, t3, t4, d_mu + c * d, tmp_for_subtract, d_tmp);
+            grad_subtract(d, t2, t3, d_mu + c * d, tmp_for_subtract, d_tmp);
         }
     }
     free(tmp_for_subtract);
     free(tmp_before_sqnorm);
-    free(tape);
+    free(tape_sqnorm_value);
     free(tape_best);
 }

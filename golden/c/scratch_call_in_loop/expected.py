@@ -60,15 +60,14 @@ def grad_mixture(n, k, d, x, mu, d_mu, tmp, d_tmp, d_return=1.0):
     t0 = max(n, 0)
     tape_best = np.empty(t0)
     t1 = max(k, 0)
-    tape = np.empty(t0 * t1)
+    tape_sqnorm_value = np.empty(t0 * t1)
     for i in range(n):
         best = 0.0
         for c in range(k):
             subtract(d, x[i * d :], mu[c * d :], tmp)
             sqnorm_value = sqnorm(d, tmp)
-            t2 = math.exp(-0.5 * sqnorm_value)
-            tape[i * t1 + c] = t2
-            best += t2
+            tape_sqnorm_value[i * t1 + c] = sqnorm_value
+            best += math.exp(-0.5 * sqnorm_value)
         tape_best[i] = best
 
     # reverse sweep
@@ -83,12 +82,13 @@ def grad_mixture(n, k, d, x, mu, d_mu, tmp, d_tmp, d_return=1.0):
         d_best = d_total / best
         # line 20: for (int c = 0; c < k; c++) {
         for c in range(k - 1, -1, -1):
-            t3 = x[i * d :]
-            t4 = mu[c * d :]
+            sqnorm_value = tape_sqnorm_value[i * t1 + c]
+            t2 = x[i * d :]
+            t3 = mu[c * d :]
             # tmp as line 22 read it: subtract of line 21 again
-            subtract(d, t3, t4, tmp_before_sqnorm)
+            subtract(d, t2, t3, tmp_before_sqnorm)
             # line 22: best += exp(-0.5 * sqnorm(d, tmp));
-            d_sqnorm_value = d_best * tape[i * t1 + c] * -0.5
+            d_sqnorm_value = d_best * math.exp(-0.5 * sqnorm_value) * -0.5
             grad_sqnorm(d, tmp_before_sqnorm, d_tmp, d_sqnorm_value)
             # line 21: subtract(d, &x[i * d], &mu[c * d], tmp);
-            grad_subtract(d, t3, t4, d_mu[c * d :], tmp_for_subtract, d_tmp)
+            grad_subtract(d, t2, t3, d_mu[c * d :], tmp_for_subtract, d_tmp)

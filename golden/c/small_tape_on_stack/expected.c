@@ -41,12 +41,15 @@ static void grad_unit_scaled(const double *r, double *d_r, const double *p, doub
     bool t0 = n2 > 1e-12;
     double tape_u_elem[3] = {0};
     size_t tape_u_elem_top = 0;
+    double n = 0.0;
     double t = 0.0;
     double t1 = 0.0;
     double t2 = 0.0;
     double t3 = 0.0;
+    double t4 = 0.0;
+    double t5 = 0.0;
     if (t0) {
-        double n = sqrt(n2);
+        n = sqrt(n2);
         double u[3];
         for (long k = 0; k < 3; k++) {
             u[k] = r[k] / n;
@@ -56,19 +59,18 @@ static void grad_unit_scaled(const double *r, double *d_r, const double *p, doub
             double u_elem = u[k];
             tape_u_elem[tape_u_elem_top++] = u_elem;
         }
-        t1 = u[2];
-        t2 = u[1];
-        t3 = u[0];
+        t1 = sin(n);
+        t2 = cos(n);
+        t3 = u[2];
+        t4 = u[1];
+        t5 = u[0];
     }
 
     // reverse sweep
     // line 8: if (n2 > 1e-12) {
     double d_n2;
     if (t0) {
-        double n = sqrt(n2);
-        double t4 = sin(n);
         double d_u[3] = {0};
-        double t5 = cos(n);
         // line 14: for (int k = 0; k < 3; k++)
         double t6 = 0.0;
         double d_t = 0.0;
@@ -78,22 +80,22 @@ static void grad_unit_scaled(const double *r, double *d_r, const double *p, doub
             // line 15: out[k] = p[k] * cos(n) + u[k] * t * sin(n);
             double d_out_k = d_out[k];
             d_out[k] = 0.0;
-            double t8 = d_out_k * t4;
+            double t8 = d_out_k * t1;
             d_t += t8 * u_elem;
             d_u[k] += t8 * t;
-            d_p[k] += d_out_k * t5;
+            d_p[k] += d_out_k * t2;
             t6 += d_out_k * p[k];
             t7 += d_out_k * (u_elem * t);
         }
         // line 15: out[k] = p[k] * cos(n) + u[k] * t * sin(n);
-        double d_n = t7 * t5;
-        d_n += t6 * -t4;
+        double d_n = t7 * t2;
+        d_n += t6 * -t1;
         // line 13: double t = u[0] * p[0] + u[1] * p[1] + u[2] * p[2];
-        d_p[2] += d_t * t1;
+        d_p[2] += d_t * t3;
         d_u[2] += d_t * p[2];
-        d_p[1] += d_t * t2;
+        d_p[1] += d_t * t4;
         d_u[1] += d_t * p[1];
-        d_p[0] += d_t * t3;
+        d_p[0] += d_t * t5;
         d_u[0] += d_t * p[0];
         // line 11: for (int k = 0; k < 3; k++)
         for (long k = 2; k >= 0; k--) {

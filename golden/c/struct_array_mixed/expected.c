@@ -4,7 +4,6 @@
  */
 
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
 
 typedef struct {
@@ -13,11 +12,6 @@ typedef struct {
     double charge;
     short flags;
 } Particle;
-
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
 
 // The gradient of energy, by s2sad's reverse mode.
 //
@@ -41,48 +35,37 @@ void grad_energy(Particle *ps, Particle *d_ps, int n, double scale, double *d_sc
         ps[i].charge = ps_elem * scale;
         ps[i].flags = i % 3;
     }
-    long t1 = n - 1;
-    double *tape = calloc(1, max_l(n * (t1 > 0 ? t1 : 0), 0) * sizeof(double));
-    size_t tape_top = 0;
-    for (long i = 0; i < n; i++) {
-        Particle *a = ps + i;
-        for (long j = i + 1; j < n; j++) {
-            Particle *b = ps + j;
-            double dx = a->pos[0] - b->pos[0];
-            double dy = a->pos[1] - b->pos[1];
-            tape[tape_top++] = sqrt(dx * dx + dy * dy + 0.1);
-        }
-    }
 
     // reverse sweep
     // line 27: for (int i = 0; i < n; i++)
+    long t0 = n - 1;
     double d_e = d_return;
-    for (long i = t1; i >= 0; i--) {
+    for (long i = t0; i >= 0; i--) {
         Particle *a = ps + i;
         Particle *d_a = d_ps + i;
         // line 28: for (int j = i + 1; j < n; j++)
-        for (long j = t1; j > i; j--) {
-            double t2 = tape[--tape_top];
+        for (long j = t0; j > i; j--) {
             Particle *b = ps + j;
-            double w = (long)a->type == (long)b->type ? 1.0 : 0.5;
-            double t3 = w * a->charge;
-            double t4 = b->charge;
-            double pair_value = t3 * t4 / t2;
-            double dy = a->pos[1] - b->pos[1];
             double dx = a->pos[0] - b->pos[0];
+            double dy = a->pos[1] - b->pos[1];
+            double t1 = sqrt(dx * dx + dy * dy + 0.1);
+            double w = (long)a->type == (long)b->type ? 1.0 : 0.5;
+            double t2 = w * a->charge;
+            double t3 = b->charge;
+            double pair_value = t2 * t3 / t1;
             Particle *d_b = d_ps + j;
             // line 29: e += pair(&ps[i], &ps[j]) * (1 + ps[j].flags) + 0.1 * ps[i].type * ps[j]...
             d_ps[j].charge += d_e * (0.1 * (double)(long)ps[i].type);
             double d_pair_value = d_e * (double)(1 + (long)ps[j].flags);
             // line 17: return w * a->charge * b->charge / sqrt(dx * dx + dy * dy + 0.1);
-            double t5 = d_pair_value / t2;
-            double t6 = -(t5 * pair_value) / (2.0 * t2);
-            double d_dy = t6 * dy;
+            double t4 = d_pair_value / t1;
+            double t5 = -(t4 * pair_value) / (2.0 * t1);
+            double d_dy = t5 * dy;
             d_dy *= 2.0;
-            double d_dx = t6 * dx;
+            double d_dx = t5 * dx;
             d_dx *= 2.0;
-            d_b->charge += t5 * t3;
-            d_a->charge += t5 * t4 * w;
+            d_b->charge += t4 * t2;
+            d_a->charge += t4 * t3 * w;
             // line 15: double dx = a->pos[0] - b->pos[0], dy = a->pos[1] - b->pos[1];
             d_b->pos[1] -= d_dy;
             d_a->pos[1] += d_dy;
@@ -93,7 +76,7 @@ void grad_energy(Particle *ps, Particle *d_ps, int n, double scale, double *d_sc
 
     // line 22: for (int i = 0; i < n; i++) {
     double d_scale_local = 0.0;
-    for (long i = t1; i >= 0; i--) {
+    for (long i = t0; i >= 0; i--) {
         double ps_elem = tape_ps_elem[i];
         // line 23: ps[i].charge *= scale;
         double d_ps_elem = d_ps[i].charge;
@@ -101,6 +84,5 @@ void grad_energy(Particle *ps, Particle *d_ps, int n, double scale, double *d_sc
         d_ps[i].charge = d_ps_elem * scale;
     }
     *d_scale += d_scale_local;
-    free(tape);
     free(tape_ps_elem);
 }

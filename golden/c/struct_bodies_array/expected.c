@@ -32,8 +32,8 @@ static long max_l(long a, long b) {
 void grad_potential(const struct Body *bodies, struct Body *d_bodies, int n, double d_return) {
     // forward sweep
     long t0 = n - 1;
-    double *tape = calloc(1, max_l(n * (t0 > 0 ? t0 : 0), 0) * sizeof(double));
-    size_t tape_top = 0;
+    double *tape_r2 = calloc(1, max_l(n * (t0 > 0 ? t0 : 0), 0) * sizeof(double));
+    size_t tape_r2_top = 0;
     for (long i = 0; i < n; i++) {
         for (long j = i + 1; j < n; j++) {
             double r2 = 0.0;
@@ -41,7 +41,7 @@ void grad_potential(const struct Body *bodies, struct Body *d_bodies, int n, dou
                 double d = bodies[i].pos[c] - bodies[j].pos[c];
                 r2 += d * d;
             }
-            tape[tape_top++] = sqrt(r2);
+            tape_r2[tape_r2_top++] = r2;
         }
     }
 
@@ -51,7 +51,8 @@ void grad_potential(const struct Body *bodies, struct Body *d_bodies, int n, dou
     for (long i = t0; i >= 0; i--) {
         // line 13: for (int j = i + 1; j < n; j++) {
         for (long j = t0; j > i; j--) {
-            double t1 = tape[--tape_top];
+            double r2 = tape_r2[--tape_r2_top];
+            double t1 = sqrt(r2);
             double t2 = bodies[i].m;
             double t3 = bodies[j].m;
             // line 19: e -= bodies[i].m * bodies[j].m / sqrt(r2);
@@ -71,5 +72,5 @@ void grad_potential(const struct Body *bodies, struct Body *d_bodies, int n, dou
             }
         }
     }
-    free(tape);
+    free(tape_r2);
 }

@@ -21,16 +21,16 @@ def grad_potential(bodies, d_bodies, n, d_return=1.0):
     """
     # forward sweep
     t0 = n - 1
-    tape = np.empty(max(n, 0) * max(t0, 0))
-    tape_top = 0
+    tape_r2 = np.empty(max(n, 0) * max(t0, 0))
+    tape_r2_top = 0
     for i in range(n):
         for j in range(i + 1, n):
             r2 = 0.0
             for c in range(3):
                 d = bodies[4 * i + c] - bodies[4 * j + c]
                 r2 += d * d
-            tape[tape_top] = math.sqrt(r2)
-            tape_top += 1
+            tape_r2[tape_r2_top] = r2
+            tape_r2_top += 1
 
     # reverse sweep
     # line 12: for (int i = 0; i < n; i++) {
@@ -38,8 +38,9 @@ def grad_potential(bodies, d_bodies, n, d_return=1.0):
     for i in range(t0, -1, -1):
         # line 13: for (int j = i + 1; j < n; j++) {
         for j in range(t0, i, -1):
-            tape_top -= 1
-            t1 = tape[tape_top]
+            tape_r2_top -= 1
+            r2 = tape_r2[tape_r2_top]
+            t1 = math.sqrt(r2)
             t2 = bodies[4 * i + 3]
             t3 = bodies[4 * j + 3]
             # line 19: e -= bodies[i].m * bodies[j].m / sqrt(r2);

@@ -28,10 +28,12 @@ __global__ void grad_normalize_clamped(int n, int width, const double *x, double
                                        double *d_y) {
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;
+    double t0 = 0.0;
     if (i < n) {
         long j = min_l(i + 1, n - 1);
         double v = x[i];
-        double r = 1.0 / sqrt(v * v + 1.0);
+        t0 = sqrt(v * v + 1.0);
+        double r = 1.0 / t0;
         y[i] = fmax(fmin(v * r, 0.9), -0.9) + x[j] * (double)(width > 1 ? width : 1);
     }
 
@@ -40,7 +42,6 @@ __global__ void grad_normalize_clamped(int n, int width, const double *x, double
     if (i < n) {
         long j = min_l(i + 1, n - 1);
         double v = x[i];
-        double t0 = sqrt(v * v + 1.0);
         double r = 1.0 / t0;
         double t1 = v * r;
         // line 13: y[i] = max(min(v * r, 0.9), -0.9) + __ldg(x + j) * (double)max(width, 1);

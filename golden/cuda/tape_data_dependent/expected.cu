@@ -56,41 +56,31 @@ static __device__ void device_tape_free(void *p, void *local) {
 __global__ void grad_shrink(int n, const double *x, double *d_x, double *y, double *d_y) {
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;
-    double tape_local[16];
-    size_t tape_cap = 16;
-    double *tape = tape_local;
-    size_t tape_top = 0;
-    double tape_p_local[16];
-    size_t tape_p_cap = 16;
-    double *tape_p = tape_p_local;
-    size_t tape_p_top = 0;
     double tape_s_local[16];
     size_t tape_s_cap = 16;
     double *tape_s = tape_s_local;
     size_t tape_s_top = 0;
+    double tape_p_local[16];
+    size_t tape_p_cap = 16;
+    double *tape_p = tape_p_local;
+    size_t tape_p_top = 0;
     long n_iter = 0;
     if (i < n) {
         double s = x[i];
         double p = 1.0;
         n_iter = 0;
         while (s > 1.0) {
-            if (tape_s_top == tape_s_cap) {
-                tape_s_cap = 2 * tape_s_cap + 1;
-                tape_s = (double *)device_grow(tape_s, tape_s_top, tape_s_cap, sizeof(double), tape_s_local);
-            }
-            tape_s[tape_s_top++] = s;
             if (tape_p_top == tape_p_cap) {
                 tape_p_cap = 2 * tape_p_cap + 1;
                 tape_p = (double *)device_grow(tape_p, tape_p_top, tape_p_cap, sizeof(double), tape_p_local);
             }
             tape_p[tape_p_top++] = p;
-            double t0 = sin(s);
-            if (tape_top == tape_cap) {
-                tape_cap = 2 * tape_cap + 1;
-                tape = (double *)device_grow(tape, tape_top, tape_cap, sizeof(double), tape_local);
+            if (tape_s_top == tape_s_cap) {
+                tape_s_cap = 2 * tape_s_cap + 1;
+                tape_s = (double *)device_grow(tape_s, tape_s_top, tape_s_cap, sizeof(double), tape_s_local);
             }
-            tape[tape_top++] = t0;
-            p = p * t0 + s;
+            tape_s[tape_s_top++] = s;
+            p = p * sin(s) + s;
             s *= 0.5;
             n_iter++;
         }
@@ -106,20 +96,18 @@ __global__ void grad_shrink(int n, const double *x, double *d_x, double *y, doub
         // line 11: while (s > 1.0) {
         double d_s = 0.0;
         for (long it = 0; it < n_iter; it++) {
-            double t1 = tape[--tape_top];
-            double p = tape_p[--tape_p_top];
             double s = tape_s[--tape_s_top];
+            double p = tape_p[--tape_p_top];
             // line 13: s = 0.5 * s;
             d_s *= 0.5;
             // line 12: p = p * sin(s) + s;
             d_s += d_p;
             d_s += d_p * p * cos(s);
-            d_p *= t1;
+            d_p *= sin(s);
         }
         // line 9: double s = x[i];
         d_x[i] += d_s;
     }
-    device_tape_free(tape_s, tape_s_local);
     device_tape_free(tape_p, tape_p_local);
-    device_tape_free(tape, tape_local);
+    device_tape_free(tape_s, tape_s_local);
 }

@@ -56,15 +56,14 @@ __global__ void grad_relax(int n, const double *x, double *d_x, const double *k,
 
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;
-    double tape[6] = {0};
-    size_t tape_top = 0;
+    double tape_s[6] = {0};
+    size_t tape_s_top = 0;
     if (i < n) {
         double s = x[i];
         double t0 = k[0];
         for (long step = 0; step < STEPS; step++) {
-            double t1 = tanh(s);
-            tape[tape_top++] = t1;
-            s -= t0 * t1;
+            tape_s[tape_s_top++] = s;
+            s -= t0 * tanh(s);
         }
         y[i] = s;
     }
@@ -72,20 +71,21 @@ __global__ void grad_relax(int n, const double *x, double *d_x, const double *k,
     // reverse sweep
     // line 10: if (i < n) {
     if (i < n) {
-        double t2 = k[0];
+        double t1 = k[0];
         // line 15: y[i] = s;
         double d_s = d_y[i];
         d_y[i] = 0.0;
         // line 12: for (int step = 0; step < STEPS; step++) {
-        double t3 = 0.0;
+        double t2 = 0.0;
         for (long step = STEPS - 1; step >= 0; step--) {
-            double t4 = tape[--tape_top];
+            double s = tape_s[--tape_s_top];
+            double t3 = tanh(s);
             // line 13: s = s - k[0] * tanh(s);
-            t3 -= d_s * t4;
-            d_s -= d_s * t2 * (1.0 - t4 * t4);
+            t2 -= d_s * t3;
+            d_s -= d_s * t1 * (1.0 - t3 * t3);
         }
         // line 13: s = s - k[0] * tanh(s);
-        d_k_sum += t3;
+        d_k_sum += t2;
         // line 11: double s = x[i];
         d_x[i] += d_s;
     }

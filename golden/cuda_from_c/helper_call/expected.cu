@@ -6,6 +6,7 @@
  */
 
 #include <math.h>
+#include <stdbool.h>
 
 /* Adds the sum of v over the threads of this block to *dst with one atomicAdd: each warp
    sums by shuffles, warp 0's first thread adds the warps' sums. Every thread of the block
@@ -46,14 +47,21 @@ static __device__ double softplus(double v) {
 // same convention, except that it may leave a shadow incomplete where its callers
 // never read it again.
 static __device__ void grad_softplus(double v, double *d_v, double d_return) {
+    // forward sweep
+    bool t0 = v > 20.0;
+    double t1 = 0.0;
+    if (!t0) {
+        t1 = exp(v);
+    }
+
+    // reverse sweep
     // line 7: if (v > 20.0) {
     double d_v_local;
-    if (v > 20.0) {
+    if (t0) {
         d_v_local = d_return;
     } else {
-        double t0 = exp(v);
         // line 10: return log(1.0 + exp(v));
-        d_v_local = d_return / (1.0 + t0) * t0;
+        d_v_local = d_return / (1.0 + t1) * t1;
     }
     *d_v += d_v_local;
 }

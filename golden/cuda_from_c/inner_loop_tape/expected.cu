@@ -107,17 +107,13 @@ __global__ void grad_iterate(int n, int steps, double r, double *d_r, const doub
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;
     long threads_in_block = blockDim.x * blockDim.y * blockDim.z;
-    double *tape = (double *)block_calloc(steps, sizeof(double));
-    size_t tape_top = 0;
     double *tape_v = (double *)block_calloc(steps, sizeof(double));
     size_t tape_v_top = 0;
     if (i < n) {
         double v = x[i];
         for (long k = 0; k < steps; k++) {
             tape_v[threads_in_block * tape_v_top++] = v;
-            double t1 = sin(v);
-            tape[threads_in_block * tape_top++] = t1;
-            v = r * t1 + 0.5 * v;
+            v = r * sin(v) + 0.5 * v;
         }
         y[i] = v;
     }
@@ -132,11 +128,10 @@ __global__ void grad_iterate(int n, int steps, double r, double *d_r, const doub
         // line 9: for (int k = 0; k < steps; k++) {
         d_r_local = 0.0;
         for (long k = steps - 1; k >= 0; k--) {
-            double t2 = tape[threads_in_block * --tape_top];
             double v = tape_v[threads_in_block * --tape_v_top];
             // line 10: v = r * sin(v) + 0.5 * v;
             double d_v2 = d_v * 0.5;
-            d_r_local += d_v * t2;
+            d_r_local += d_v * sin(v);
             d_v = d_v2 + d_v * r * cos(v);
         }
         // line 8: double v = x[i];
@@ -146,5 +141,4 @@ __global__ void grad_iterate(int n, int steps, double r, double *d_r, const doub
     }
     block_sum_add(d_r, d_r_local);
     block_tape_free(tape_v);
-    block_tape_free(tape);
 }
