@@ -36,7 +36,9 @@ from .opt.dce import dce_module, remove_unreachable_functions
 from .opt.passes import (ADJOINT_PIPELINES, PRIMAL_PIPELINES, TARGET_PIPELINES, PassContext, Ran, observing,
                          run_pipeline)
 from .parse.c_frontend import list_c_external_functions, list_c_functions, list_cuda_kernels, parse_c
-from .parse.c_global_arrays import GLOBAL_ARRAYS
+from .parse.c_global_arrays import GLOBAL_ARRAYS, STATIC_ARRAYS
+from .analysis.extents import Sizes
+from .analysis.overwritten import written_before_read
 from .parse.c_preprocess import CFlags
 from .parse.custom_adjoints import NONE as NO_DERIVATIVES
 from .parse.custom_adjoints import Derivatives
@@ -237,6 +239,7 @@ def gradient_module(
     parameter's kind: there they stay checked numbers)."""
     module, name = primal_module(source, filename, func, options, kernel)
     primal = module.functions[name]
+    _refuse_stale_statics(module, primal)
     indices = resolve_wrt(primal, wrt, module.source_lines)
     reports: Optional[list[MemoryReport]] = [] if options.report else None
     assumed = dict(primal.attrs.get("assumed") or {})
@@ -420,6 +423,25 @@ def _refuse_struct_params(module: Module, entry: str, target: str, lines: list[s
         raise DiagnosticError([Diagnostic(
             f"--target {target}: '{fn.attrs.get('primal', fn.name)}' takes the struct '{group}' "
             f"({spelled}), which only C output passes as written", fn.loc, hint="use --target c")], lines)
+
+
+def _refuse_stale_statics(module: Module, primal: Function) -> None:
+    """A static array at file scope (``parse.c_global_arrays``): the gradient's file has an array of
+    its own, which serves only where the function writes every element before it reads it."""
+    static = primal.attrs.get(STATIC_ARRAYS) or []
+    if not static:
+        return
+    first = len(primal.params) - len(primal.attrs[GLOBAL_ARRAYS])
+    names = list(primal.attrs[GLOBAL_ARRAYS])
+    sizes = Sizes(module)
+    for name in static:
+        if not written_before_read(module, primal, first + names.index(name), sizes):
+            raise DiagnosticError([Diagnostic(
+                f"'{name}' is a static array at file scope, and s2sad cannot tell that '{primal.name}' writes "
+                "every element of it before reading it: the gradient, in a file of its own, has an array of "
+                "its own, which holds what an earlier call left only where nothing of that is read", primal.loc,
+                hint="drop static (the gradient then uses the program's array, declared extern)")],
+                module.source_lines)
 
 
 def _refuse_global_arrays(grad: Function, target: str, lines: list[str]) -> None:

@@ -42,7 +42,7 @@ double smooth(double *out, const double *x, double a, int n) {
 """
 
 # The derivative of tanh written with the wrong sign: what a hand-edited gradient might hold.
-RIGHT, WRONG = "(1.0 - t0 * t0)", "(1.0 + t0 * t0)"
+RIGHT, WRONG = "(1.0 - tape[i] * tape[i])", "(1.0 + tape[i] * tape[i])"
 
 
 @pytest.fixture

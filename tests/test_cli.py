@@ -210,7 +210,7 @@ def test_a_header_outside_the_files_folder_needs_its_include_path(tmp_path):
         assert r.returncode == 0, r.stderr
         text = out.read_text()
         assert "typedef double real;" in text and "void grad_dot(const real *x, real *d_x, const real *y" in text
-        assert "for (long i = LEN - 1; i >= 0; i--)" in text and "#define LEN 4" in text
+        assert "for (long i = 0; i < LEN; i++)" in text and "#define LEN 4" in text
         assert not [line for line in text.split("\n") if line.startswith('#include "')]
 
 

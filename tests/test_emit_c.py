@@ -453,7 +453,7 @@ def test_dot_product_exact_text():
         "void grad_dot(double *a, double *d_a, double *b, double *d_b, long n, double d_return) {\n"
         "    // line 3: for i in range(n):\n"
         "    double d_s = d_return;\n"
-        "    for (long i = n - 1; i >= 0; i--) {\n"
+        "    for (long i = 0; i < n; i++) {\n"
         "        // line 4: s += a[i] * b[i]\n"
         "        d_b[i] += d_s * a[i];\n"
         "        d_a[i] += d_s * b[i];\n"

@@ -241,8 +241,8 @@ class _FunctionView:
             if bx is None or by is None:
                 return None
             if upper:
-                return bx if _dominates(bx, by) else by if _dominates(by, bx) else None
-            return bx if _dominates(by, bx) else by if _dominates(bx, by) else None
+                return bx if dominates(bx, by) else by if dominates(by, bx) else None
+            return bx if dominates(by, bx) else by if dominates(bx, by) else None
         if op.name == "mod" or (op.name == "rem" and upper):
             # Python's a % m lies in [0, m - 1]; C's (rem) in [-(m - 1), m - 1].
             m = self.affine(op.operands[1])
@@ -423,12 +423,12 @@ def _choose(cands: list[Affine]) -> Optional[Affine]:
     if not cands:
         return None
     for c in sorted(cands, key=lambda c: c.const, reverse=True):
-        if all(_dominates(c, d) for d in cands):
+        if all(dominates(c, d) for d in cands):
             return c
     return None
 
 
-def _dominates(a: Affine, b: Affine) -> bool:
+def dominates(a: Affine, b: Affine) -> bool:
     """``a >= b`` for all sizes of 0 and more: no term of ``a - b`` is negative."""
     diff = a - b
     return all(c >= 0 for _, c in diff.terms) and diff.const >= 0
@@ -463,6 +463,20 @@ class Sizes:
         index reaches past: ``x[3]`` beside a loop over ``x[i]``, ``i < n - 1``. 0 when none."""
         self.extents(fn)
         return self._floors.get(fn.name, {}).get((param, axis), 0)
+
+    @staticmethod
+    def affine(fn: Function, v: Value) -> Optional[Affine]:
+        """The integer value ``v`` of ``fn`` as an affine expression of its integer parameters."""
+        return _FunctionView(fn).affine(v)
+
+    @staticmethod
+    def index_range(fn: Function, access: Op) -> Optional[tuple[Affine, Affine]]:
+        """The least and largest values the index of the one-index ``access`` (a load or store in
+        ``fn``) takes over the loops around it, each an affine form; None where either is unknown."""
+        view = _FunctionView(fn)
+        view.around(access)
+        low, high = view.bound(access.operands[1], False), view.bound(access.operands[1], True)
+        return None if low is None or high is None else (low, high)
 
     def extents(self, fn: Function) -> Extents:
         if fn.name in self._memo:

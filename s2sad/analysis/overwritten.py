@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from ..ssa.build import const_int
 from ..ssa.ir import Function, Module, Op, Value
-from .extents import Affine, Sizes
+from typing import Optional
+
+from .extents import Affine, Sizes, dominates
 
 
 def overwritten_first(module: Module, fn: Function, index: int, sizes: Sizes) -> bool:
@@ -91,7 +93,10 @@ def _covers(fn: Function, index: int, bound: Value, sizes: Sizes) -> bool:
     if bound in fn.params:
         return cover == Affine.of_param(fn.params.index(bound))
     c = const_int(bound)
-    return c is not None and cover.is_const and cover.const <= c
+    if c is not None:
+        return cover.is_const and cover.const <= c
+    stop = sizes.affine(fn, bound)  # n - 1: the loop fills as far as the cover reaches
+    return stop is not None and dominates(stop, cover)
 
 
 def _touches(op: Op, param: Value) -> bool:
@@ -112,3 +117,103 @@ def _within(module: Module, op: Op, param: Value, stored: set[int], sizes: Sizes
         if cover is None or not cover.is_const or not all(k in stored for k in range(cover.const)):
             return False
     return True
+
+
+def written_before_read(module: Module, fn: Function, index: int, sizes: Sizes) -> bool:
+    """Whether ``fn`` writes every element of its parameter ``index`` that it reads before it reads
+    it, through the calls it makes too: a work array, whose values on entry never matter (a file-
+    scope ``static`` one, ``parse.c_global_arrays``). In the order of the top-level code: a loop
+    filling it from 0 (``_fills``), or a call that does so in turn, makes the first ``m`` elements
+    written (``m`` the trip count, a callee's in the caller's arguments); a load, in a loop or not,
+    must read below the largest ``m`` so far, by the bounds of its index; stores at constant
+    indices count as written; any other use: no."""
+    return _written_prefix(module, fn, index, sizes, set())[0]
+
+
+def _written_prefix(module: Module, fn: Function, index: int, sizes: Sizes,
+                    busy: set[str]) -> tuple[bool, Optional[Affine]]:
+    """(``written_before_read``, how many elements from 0 it has written when it returns)."""
+    param = fn.params[index]
+    if not param.type.is_array or param.type.rank != 1 or fn.name in busy:  # type: ignore[attr-defined]
+        return False, None
+    state = _Written(module, fn, param, sizes, busy | {fn.name})
+    ok = state.block(fn.body.ops)
+    return ok, state.filled if ok else None
+
+
+class _Written:
+    """What of ``param`` is written so far, walking ``fn``'s code in order: the first ``filled``
+    elements, and the constant indices ``stored``. In a loop or a branch the walk goes on inside
+    (a call there fills as well as one outside: a helper filling a work array in a loop), and
+    what it wrote there counts afterwards only for the loop's own body."""
+
+    def __init__(self, module: Module, fn: Function, param: Value, sizes: Sizes, busy: set[str]):
+        self.module, self.fn, self.param, self.sizes, self.busy = module, fn, param, sizes, busy
+        self.filled: Optional[Affine] = None
+        self.stored: set[int] = set()
+
+    def block(self, ops: list[Op]) -> bool:
+        for op in ops:
+            if _touches(op, self.param) and not self.op(op):
+                return False
+        return True
+
+    def op(self, op: Op) -> bool:
+        param, fn = self.param, self.fn
+        if _fills(op, param):
+            self.filled = _larger(self.filled, self.sizes.affine(fn, op.operands[1]))
+            return self.filled is not None
+        if op.name == "call" and op.attrs["callee"] in self.module.functions:
+            callee = self.module.functions[op.attrs["callee"]]
+            passed = [j for j, a in enumerate(op.operands) if a is param]
+            if len(passed) != 1:
+                return False
+            ok, count = _written_prefix(self.module, callee, passed[0], self.sizes, self.busy)
+            count = _in_caller(count, op, fn, self.sizes)
+            if not ok or count is None:
+                return False
+            self.filled = _larger(self.filled, count)
+            return self.filled is not None
+        if op.name == "store" and op.operands[0] is param and len(op.operands) == 3:
+            k = const_int(op.operands[1])
+            if k is not None:
+                self.stored.add(k)
+            return True  # a write: it can only make more of it written
+        if op.name == "load" and op.operands[0] is param and len(op.operands) == 2:
+            k = const_int(op.operands[1])
+            if k is not None and k in self.stored:
+                return True
+            reach = self.sizes.index_range(fn, op)
+            return reach is not None and self.filled is not None and dominates(reach[0], Affine()) \
+                and dominates(self.filled.plus(-1), reach[1])
+        if op.name in ("for", "while", "if") and param not in op.operands:
+            filled, stored = self.filled, set(self.stored)
+            ok = all(self.block(r.ops) for r in op.regions)
+            self.filled, self.stored = filled, stored  # what a loop or branch wrote may not have run
+            return ok
+        return False
+
+
+def _larger(a: Optional[Affine], b: Optional[Affine]) -> Optional[Affine]:
+    """The larger of two counts of elements written from 0 (None: unknown, and for ``a``: none yet)."""
+    if b is None:
+        return a
+    if a is None or dominates(b, a):
+        return b
+    return a if dominates(a, b) else None
+
+
+def _in_caller(form: Optional[Affine], call: Op, caller: Function, sizes: Sizes) -> Optional[Affine]:
+    """A form over the callee's integer parameters as one over the caller's, by the call's arguments."""
+    if form is None:
+        return None
+    out = Affine.of_const(form.const)
+    for monomial, c in form.terms:
+        term = Affine.of_const(c)
+        for k in monomial:
+            arg = sizes.affine(caller, call.operands[k])
+            if arg is None:
+                return None
+            term = term.times(arg)
+        out = out + term
+    return out

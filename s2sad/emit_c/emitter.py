@@ -285,8 +285,10 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         names it (``name``): the program's own, declared extern; or its adjoint (``shadow``), a
         file-scope array of the gradient's file (the program's array is one too) that each call
         zeroes."""
+        own = declaration.startswith("static ")  # static: the gradient's own array (c_global_arrays)
+        declaration = declaration.removeprefix("static ")
         if not shadow and name == array:
-            self.file_scope.append(f"extern {declaration};")
+            self.file_scope.append(f"static {declaration};" if own else f"extern {declaration};")
         elif shadow:
             self.file_scope.append("static " + re.sub(rf"\b{re.escape(array)}\b", name, declaration, count=1) + ";")
             zeroed.append(name)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..ssa.attrs import grad_info, primal_positions
-from ..parse.c_global_arrays import GLOBAL_ARRAYS
+from ..parse.c_global_arrays import GLOBAL_ARRAYS, STATIC_ARRAYS
 from ..ssa.ir import Function
 from .cexpr import ctype
 
@@ -87,7 +87,9 @@ def global_array_params(fn: Function) -> dict[int, tuple[str, str, bool]]:
     its declaration, whether the parameter is the shadow). Not in the gradient's signature: the
     body reads the program's array (declared ``extern``) and a file-scope adjoint of it that
     each call zeroes."""
-    arrays: dict[str, str] = fn.attrs.get(GLOBAL_ARRAYS) or {}
+    arrays = dict(fn.attrs.get(GLOBAL_ARRAYS) or {})
+    for name in fn.attrs.get(STATIC_ARRAYS) or ():
+        arrays[name] = "static " + arrays[name]  # the gradient's own (parse.c_global_arrays)
     spelled = fn.attrs.get("c_params")
     if not arrays or grad_info(fn) is None or spelled is None:
         return {}

@@ -35,7 +35,7 @@ from .c_function_args import bind_function_arguments, function_typedefs
 from .c_member_pointers import read_member_pointers
 from .c_struct_arrays import split_struct_arrays
 from .c_void_params import type_void_params
-from .c_global_arrays import GLOBAL_ARRAYS, thread_global_arrays, threadable
+from .c_global_arrays import GLOBAL_ARRAYS, STATIC_ARRAYS, thread_global_arrays, threadable
 from .c_globals import settle_globals
 from .call_names import name_call_results
 from ..ssa.ir import Module, SourceLoc
@@ -439,6 +439,9 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
     if func in global_arrays:  # the C output's gradient passes them itself: name -> declaration
         params = cfile.functions[func].decl.type.args.params[-len(global_arrays[func]):]
         lowered[func].attrs[GLOBAL_ARRAYS] = {p.name: CGenerator().visit(p) for p in params}
+        static = [p.name for p in params if "static" in cfile.globals[p.name].storage]
+        if static:
+            lowered[func].attrs[STATIC_ARRAYS] = static
     module = Module(source_file=name, source_lines=cfile.lines)
     for fname in cfile.functions:
         if fname in lowered:

@@ -12,11 +12,15 @@ adjoint of its own (``emit_c.cfile``). So the gradient reads what the array hold
 called and leaves in it what the function leaves: the function's effects, as for an array it
 is passed.
 
-Refused, with a located error (``c_lower.global_read``, which meets the name still): a static
-array, which another file cannot name (the gradient's file could only have an array of its own,
-whose values differ from the program's wherever the function reads one it did not write first);
-an array of unknown extent; an array of structs; CUDA, whose device code cannot reach host
-arrays. By name: a function that declares a local or parameter of the array's name uses its own.
+A ``static`` array is out of the gradient's file's reach: the gradient has one of its own
+(``static double work[MAXN];``), which is the same only where the function writes every element
+it reads before reading it, a work array's use, so that what an earlier call left there never
+matters: ``pipeline`` asks ``analysis.overwritten`` of the optimized function, and refuses the
+array with a located error where it cannot tell.
+
+Refused, with a located error (``c_lower.global_read``, which meets the name still): an array of
+unknown extent; an array of structs; CUDA, whose device code cannot reach host arrays. By name: a
+function that declares a local or parameter of the array's name uses its own.
 """
 
 from __future__ import annotations
@@ -29,16 +33,18 @@ from pycparser import c_ast
 from .c_expr import walk
 
 # The attribute of the function differentiated: the names of its trailing parameters that are
-# file-scope arrays (not the user's parameters: the C output passes the arrays themselves).
+# file-scope arrays (not the user's parameters: the C output passes the arrays themselves), each
+# with its declaration; and those of them that are ``static``.
 GLOBAL_ARRAYS = "global_arrays"
+STATIC_ARRAYS = "static_arrays"
 
 _NUMBERS = {"double", "float", "int", "long", "short", "char", "unsigned", "signed", "size_t"}
 
 
 def threadable(decl: c_ast.Decl, typedefs: dict[str, list[str]]) -> bool:
-    """Whether file-scope ``decl`` is an array of numbers of known extents that another file can
-    name (not static): one s2sad passes to the functions that use it."""
-    if "static" in decl.storage or not isinstance(decl.type, c_ast.ArrayDecl):
+    """Whether file-scope ``decl`` is an array of numbers of known extents: one s2sad passes to
+    the functions that use it."""
+    if not isinstance(decl.type, c_ast.ArrayDecl):
         return False
     t = decl.type
     while isinstance(t, c_ast.ArrayDecl):
