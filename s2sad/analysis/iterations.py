@@ -15,11 +15,22 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-from ..analysis.effects import array_root
-from ..ssa.ir import Op, Value
+from ..analysis.effects import PassContext, array_root
+from ..ssa.attrs import is_gradient
+from ..ssa.ir import Module, Op, Value
 from ..ssa.opdefs import is_pure
 
 ACCESSES = ("load", "store", "accum")
+
+
+def gradient_loops(module: Module, ctx: PassContext) -> list[Op]:
+    """The ``for`` loops of the gradients of ``module`` that the gradient passes may rewrite: none
+    under ``--may-alias`` (an array written might be another name of one read), none of CUDA's
+    (a kernel's loops are its threads')."""
+    if ctx.may_alias:
+        return []
+    return [op for fn in module.functions.values() if is_gradient(fn) and not fn.attrs.get("cuda")
+            for op in fn.walk() if op.name == "for"]
 
 
 def straight_body(loop: Op) -> Optional[list[Op]]:

@@ -15,23 +15,17 @@ by every iteration and written by none). OpenMP and ``numba.prange`` loops keep 
 from __future__ import annotations
 
 from ..analysis.effects import PassContext
-from ..analysis.iterations import own_elements, straight_body
+from ..analysis.iterations import gradient_loops, own_elements, straight_body
 from ..ssa import build
-from ..ssa.attrs import is_gradient
 from ..ssa.build import const_int
 from ..ssa.ir import Builder, Module, Op, Value
 from ..ssa.types import I64
 
 
 def run(module: Module, ctx: PassContext) -> None:
-    if ctx.may_alias:
-        return
-    for fn in module.functions.values():
-        if not is_gradient(fn) or fn.attrs.get("cuda"):
-            continue
-        for loop in [op for op in fn.walk() if op.name == "for"]:
-            if _independent_descending(loop):
-                _run_forward(loop)
+    for loop in gradient_loops(module, ctx):
+        if _independent_descending(loop):
+            _run_forward(loop)
 
 
 def _independent_descending(loop: Op) -> bool:

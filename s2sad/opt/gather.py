@@ -34,24 +34,18 @@ from __future__ import annotations
 from typing import Optional
 
 from ..analysis.effects import PassContext, array_root
-from ..analysis.iterations import ACCESSES, own_elements, straight_body
+from ..analysis.iterations import ACCESSES, gradient_loops, own_elements, straight_body
 from ..ssa import build
-from ..ssa.attrs import is_gradient
 from ..ssa.build import const_int
 from ..ssa.ir import Block, Builder, Module, Op, Value
 from ..ssa.types import I64
 
 
 def run(module: Module, ctx: PassContext) -> None:
-    if ctx.may_alias:
-        return
-    for fn in module.functions.values():
-        if not is_gradient(fn) or fn.attrs.get("cuda"):
-            continue
-        for loop in [op for op in fn.walk() if op.name == "for"]:
-            plan = _plan(loop)
-            if plan is not None:
-                _rewrite(loop, *plan)
+    for loop in gradient_loops(module, ctx):
+        plan = _plan(loop)
+        if plan is not None:
+            _rewrite(loop, *plan)
 
 
 Term = tuple[Op, int]  # an addition into A, and the offset of its index from the counter
