@@ -201,6 +201,32 @@ def test_a_number_computed_elsewhere_gets_its_share_summed(x):
     np.testing.assert_allclose(d_w, central_difference(f, [x, w], 1), rtol=1e-6, atol=1e-8)
 
 
+MIXTURE_LOOP = """
+def gmm_loglik_manual(x, means, log_sigmas, logits):
+    log_w = logits - np.log(np.sum(np.exp(logits)))
+    total = 0.0
+    for xi in x:
+        lp = log_w - 0.5 * ((xi - means) / np.exp(log_sigmas)) ** 2 - log_sigmas - 0.5 * math.log(2 * math.pi)
+        m = np.max(lp)
+        total += m + np.log(np.sum(np.exp(lp - m)))
+    return total
+"""
+
+
+def test_a_value_of_a_shape_generic_parameter_is_never_taped_as_a_number():
+    """probe gmm_loglik_manual: ``((xi - means) / s) ** 2`` in a loop, ``means`` shape-generic,
+    meets the array ``log_w``; the cut kept the power (costly to compute again) on a tape of
+    numbers, and the gradient failed storing the array there. Such a value is computed again."""
+    grad, text = gradient("import math\n" + MIXTURE_LOOP, "gmm_loglik_manual", ["means", "log_sigmas", "logits"])
+    f = primal("import math\n" + MIXTURE_LOOP, "gmm_loglik_manual")
+    rng = np.random.default_rng(5)
+    args = [rng.normal(size=6), rng.normal(size=3), 0.2 * rng.normal(size=3), rng.normal(size=3)]
+    shadows = [np.zeros(3) for _ in range(3)]
+    grad(args[0], args[1], shadows[0], args[2], shadows[1], args[3], shadows[2], d_return=1.0)
+    for k, d in enumerate(shadows, start=1):
+        np.testing.assert_allclose(d, central_difference(f, args, k), rtol=1e-6, atol=1e-8)
+
+
 TWO_GENERIC = """
 def two(X: "f64[m, n]", b, s):
     return np.sum(np.tanh(X * (b * s) + np.sqrt(s * s + 1.0)))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..analysis.effects import known_root, may_be_written, written_arrays, written_operands, written_params
+from ..ssa.attrs import GENERIC_VALUE
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.array_ops import makes_fresh_array
 from ..ssa.opdefs import is_pure
@@ -304,9 +305,15 @@ _NO_PLAN = CachePlan()
 def _cache_cost(v: Value) -> float:
     """Bytes per iteration to cache ``v``; half a byte more for a value the source does not name
     (its tape would be ``tape``, not ``tape_k``), which decides only between equal sizes."""
-    if v.type.is_array:
-        return INF  # arrays are never cached per iteration
+    if v.type.is_array or _shape_generic(v):
+        return INF  # arrays are never cached per iteration, nor what may be one when the output runs
     return elem_bytes(v.type) + (0.0 if v.name_hint else 0.5)
+
+
+def _shape_generic(v: Value) -> bool:
+    """A value of a shape-generic parameter (``shape_generic``): maybe an array at run time."""
+    op = v.defining_op
+    return op is not None and bool(op.attrs.get(GENERIC_VALUE))
 
 
 # The functions that cost many times a load or a multiplication to compute (tens of cycles
@@ -321,7 +328,7 @@ COSTLY_RECOMPUTE = 16.0
 def _recompute_cost(v: Value) -> float:
     """What computing ``v`` again in the reverse sweep costs, in bytes of tape (``mincut``)."""
     op = v.defining_op
-    if op is None or v.type.is_array:
+    if op is None or v.type.is_array or _shape_generic(v):
         return 0.0
     if op.name.startswith("math.") and op.name[5:] not in _CHEAP_MATH or op.name == "pow" and v.type.is_float:
         return COSTLY_RECOMPUTE

@@ -24,14 +24,15 @@ operands' contributions are summed (``rules.NUMBER_OPERANDS``), which the adjoin
 computed from it may be the function's result (``return np.exp(x)``, ``K / (1 + np.exp(-r *
 t))``): then the result has its shape, and the seed ``d_return`` takes it. A parameter with any
 other use (a call, a comparison, another math function, a loop-carried value, a store) is not
-shape-generic: it keeps its rank check (a number)."""
+shape-generic: it keeps its rank check (a number). Every op computing a value from one is marked
+(``GENERIC_VALUE``): a number in the IR that no tape of numbers may keep."""
 
 from __future__ import annotations
 
 from typing import Optional
 
 from ..ssa.array_ops import PREFIX, shape_unit_axes
-from ..ssa.attrs import GENERIC_MATH, SCIPY, numpy_spelled
+from ..ssa.attrs import GENERIC_MATH, GENERIC_VALUE, SCIPY, numpy_spelled
 from ..ssa.mathfns import MATH
 from ..ssa.build import const_value
 from ..ssa.ir import Function, Op, Value
@@ -78,8 +79,10 @@ def find_shape_generic(fn: Function, candidates: list[str], wrt: set[int]) -> di
     quiet_math: list[Op] = []
     for p, result in closures.items():
         assert result is not None
-        most, meets, summed, quiet = result
+        most, meets, summed, quiet, values = result
         quiet_math += quiet
+        for v in values:
+            v.defining_op.attrs[GENERIC_VALUE] = True  # type: ignore[union-attr]
         found[p.name_hint] = most
         for op, k in meets:
             marks.setdefault(op, set()).add(k)
@@ -142,7 +145,7 @@ def _spread(params: list[Value]) -> set[Value]:
 
 
 def _closure(fn: Function, p: Value, inactive: set[Value], spread: set[Value]
-             ) -> Optional[tuple[int, list[tuple[Op, int]], list[tuple[Op, int]], list[Op]]]:
+             ) -> Optional[tuple[int, list[tuple[Op, int]], list[tuple[Op, int]], list[Op], list[Value]]]:
     """The values computed from ``p`` by elementwise arithmetic, all of whose uses are allowed:
     the least rank of the ``arr.`` results they meet (arrays of a rank the IR knows), those uses
     and those of values that meet each other (``spread``: of the run time's shapes), the operands
@@ -218,9 +221,10 @@ def _closure(fn: Function, p: Value, inactive: set[Value], spread: set[Value]
                 follow(op)
             else:
                 return None
+    values = [v for v in generic if not v.is_block_arg]
     if least is None:
-        return (-1, meets, summed, quiet_math) if returned or reduced else None
-    return least, meets, summed, quiet_math
+        return (-1, meets, summed, quiet_math, values) if returned or reduced else None
+    return least, meets, summed, quiet_math, values
 
 
 def _maps_arrays(op: Op) -> bool:

@@ -45,6 +45,10 @@ SCIPY = "scipy"
 # Such an op of values of a shape-generic parameter that takes no adjoint (``adjoint.shape_generic``):
 # the Python output applies the array function, whatever the shape it runs at.
 GENERIC_MATH = "generic_math"
+# An op whose result is computed from a shape-generic parameter (``adjoint.shape_generic``): a
+# number in the IR, maybe an array when the Python output runs, so never kept on a tape of numbers
+# (``adjoint.availability``): the reverse sweep computes it again.
+GENERIC_VALUE = "generic_value"
 NUMPY_OPS = ("div", "pow")  # besides the math.<fn> ops
 
 
