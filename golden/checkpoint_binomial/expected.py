@@ -181,7 +181,7 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
                 d_work_i = d_work[t20]
                 d_u[i] += d_work_i * c
             if i >= 1 and i <= t13:
-                u_elem = tape_u_elem[t19]
+                u_elem = tape_u_elem[i - 1]
                 d_work_i = d_work[i]
                 d_u[i] += (
                     -d_work_i * 0.1 * 3.0 * (u_elem * u_elem)
@@ -209,7 +209,7 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
                 d_work_i = d_work[t22]
                 d_u[i] += d_work_i * c
             if i >= 1 and i <= t13:
-                u_elem = tape_u_elem[t21]
+                u_elem = tape_u_elem[i - 1]
                 d_work_i = d_work[i]
                 d_u[i] += (
                     -d_work_i * 0.1 * 3.0 * (u_elem * u_elem)

@@ -75,11 +75,11 @@ PRIMAL_PIPELINES: dict[int, str] = {
 # unused caches and copies always go; at -O1 and up, repeated loads and arithmetic of the
 # adjoint are merged and folded, and an adjoint cleared and then added to becomes one store;
 # at -O2, a stencil's adjoint is made in gather form and independent reversed loops run forward
-# (after the merges, which leave each addition whole; folded and merged again after them).
+# (after the merges, which leave each addition whole).
 ADJOINT_PIPELINES: dict[int, str] = {
     0: "merge-accums,dce",
     1: "fold,arrays,cse,merge-accums,merge-clears,dce",
-    2: "fold,arrays,cse,licm,cse,merge-accums,merge-clears,gather,forward,fold,cse,dce",
+    2: "fold,arrays,cse,licm,cse,merge-accums,merge-clears,gather,forward,dce",
 }
 # Before a target's emitter, on the gradient and what it calls, at every level: C and CUDA
 # have no array values, so whole-array ops become element loops; on a GPU, an adjoint's clearing

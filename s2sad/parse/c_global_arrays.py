@@ -62,6 +62,8 @@ def thread_global_arrays(functions: dict[str, c_ast.FuncDef], order: Iterable[st
     """Give each function of ``order`` (callees first) the file-scope ``arrays`` it uses, itself or
     through its calls, as parameters, and pass them at its calls; returns function -> the
     arrays added to it, in the file's order."""
+    if not arrays:
+        return {}
     order = list(order)
     rank = {name: k for k, name in enumerate(arrays)}
     uses: dict[str, list[str]] = {}

@@ -226,7 +226,7 @@ void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int 
                 d_u[i] += d_work_i * c;
             }
             if (i >= 1 && i <= t13) {
-                double u_elem = tape_u_elem[t19];
+                double u_elem = tape_u_elem[i - 1];
                 double t21 = 0.1 * u_elem;
                 double d_work_i = d_work[i];
                 double t22 = -d_work_i * u_elem;
@@ -264,7 +264,7 @@ void grad_heat(double *u, double *d_u, double *work, double *d_work, int n, int 
                 d_u[i] += d_work_i * c;
             }
             if (i >= 1 && i <= t13) {
-                double u_elem = tape_u_elem[t25];
+                double u_elem = tape_u_elem[i - 1];
                 double t27 = 0.1 * u_elem;
                 double d_work_i = d_work[i];
                 double t28 = -d_work_i * u_elem;

@@ -183,7 +183,7 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
                 d_work_i = d_work[t20]
                 d_u[i] += d_work_i * c
             if i >= 1 and i <= t13:
-                u_elem = tape_u_elem[t19]
+                u_elem = tape_u_elem[i - 1]
                 t21 = 0.1 * u_elem
                 d_work_i = d_work[i]
                 t22 = -d_work_i * u_elem
@@ -215,7 +215,7 @@ def grad_heat(u, d_u, work, d_work, n, steps, c, d_return=1.0):
                 d_work_i = d_work[t26]
                 d_u[i] += d_work_i * c
             if i >= 1 and i <= t13:
-                u_elem = tape_u_elem[t25]
+                u_elem = tape_u_elem[i - 1]
                 t27 = 0.1 * u_elem
                 d_work_i = d_work[i]
                 t28 = -d_work_i * u_elem
