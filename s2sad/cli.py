@@ -94,6 +94,13 @@ def _parser() -> argparse.ArgumentParser:
         "C returns the value instead of void",
     )
     g.add_argument(
+        "--parallel",
+        action="store_true",
+        help="run the gradient's loops whose iterations are independent (each touches only its own "
+        "elements) in parallel: '#pragma omp parallel for' in C (compile with -fopenmp), numba.prange "
+        "with --target numba; no effect on the other targets",
+    )
+    g.add_argument(
         "--all-atomic",
         action="store_true",
         help="CUDA output: make every adjoint accumulation an atomicAdd instead of classifying it "
@@ -250,6 +257,7 @@ def _options(args: argparse.Namespace) -> pipeline.Options:
         report=getattr(args, "report", False),
         all_atomic=getattr(args, "all_atomic", False),
         with_value=getattr(args, "with_value", False),
+        parallel=getattr(args, "parallel", False),
         cflags=CFlags(tuple(args.include_dirs), tuple(args.cmacros)),
         derivatives=read_derivatives(getattr(args, "derivatives", [])),
     )

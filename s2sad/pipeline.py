@@ -66,6 +66,7 @@ class Options:
     cflags: CFlags = CFlags()  # C input: -I directories and -D/-U macros
     derivatives: Derivatives = NO_DERIVATIVES  # custom adjoints (--derivatives)
     with_value: bool = False  # the gradient gives back the primal's value too (--with-value)
+    parallel: bool = False  # the gradient's independent loops run in parallel (--parallel)
 
     @property
     def primal_pipeline(self) -> str:
@@ -81,6 +82,9 @@ class Options:
 
 
 DEFAULT = Options()
+
+# How each target runs a loop in parallel (--parallel): the loop attribute its emitter reads.
+PARALLEL_LOOPS = {"c": "omp", "numba": "prange"}
 
 
 Entry = TypeVar("Entry", bound=Callable)
@@ -232,6 +236,7 @@ def gradient_module(
     kernel: bool = False,
     shape_generic: bool = False,
     c_output: bool = False,
+    parallel: Optional[str] = None,
 ) -> Module:
     """The gradient module; with ``options.report``, its memory summary goes into ``report_lines``
     (``kernel``: see primal_module); ``shape_generic``: for Python output, which serves parameters
@@ -274,8 +279,8 @@ def gradient_module(
         grad.attrs["generic_shadows"] = {primal.params[i].name_hint: sig.pointer_names[i] for i in sig.returned
                                          if primal.params[i].name_hint in generic}
     out.may_alias = options.may_alias
-    run_pipeline(out, options.adjoint_pipeline, replace(options.context, called_from_outside=grad_name(name)),
-                 "adjoint")
+    run_pipeline(out, options.adjoint_pipeline,
+                 replace(options.context, called_from_outside=grad_name(name), parallel=parallel), "adjoint")
     remove_unreachable_functions(out, [grad_name(name)])
     if reports is not None:
         lines = finish_report(out, reports)  # after the cleanups: only the tapes they kept
@@ -350,6 +355,8 @@ def _flags(options: Options, filename: str) -> list[str]:
         flags.append("--all-atomic")
     if options.with_value:
         flags.append("--with-value")
+    if options.parallel:
+        flags.append("--parallel")
     here = Path(filename).resolve().parent
     flags += [f"--derivatives {shlex.quote(os.path.relpath(Path(p).resolve(), here))}"
               for p in options.derivatives.paths]
@@ -371,7 +378,8 @@ def gradient_source(
         raise error(f"target '{target}' is not supported yet", hint="use --target py, numba, c or cuda")
     kernel = target == "cuda" and not is_cuda(filename)
     module = gradient_module(source, filename, func, wrt, options, report_lines, kernel, shape_generic=target == "py",
-                             c_output=target in ("c", "cuda"))
+                             c_output=target in ("c", "cuda"), parallel=PARALLEL_LOOPS.get(target) if options.parallel
+                             else None)
     name = choose_function(source, filename, func, options.cflags)
     header = _header(filename, name, wrt, target, options)
     launch = launch_text(module.functions[grad_name(name)], grad_name(name))

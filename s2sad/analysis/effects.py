@@ -70,6 +70,9 @@ class PassContext:
     # parameters are the user's memory, never a scratch buffer (``opt/dce.scratch_params``,
     # which runs only where this is known).
     called_from_outside: Optional[str] = None
+    # --parallel: how the output runs a loop in parallel ("omp", "prange"), for the gradient's loops
+    # whose iterations are independent (``opt/forward_order``); None: serially.
+    parallel: Optional[str] = None
 
 
 def array_root(v: Value) -> Optional[Value]:

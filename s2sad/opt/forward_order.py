@@ -9,7 +9,9 @@ where a descending ``range(n - 1, -1, -1)`` is not (Numba's, measured on the hea
 gradient: its copy loop 2.4x faster forward).
 
 A loop that carries values keeps its order unless each is handed on unchanged (an adjoint read
-by every iteration and written by none). OpenMP and ``numba.prange`` loops keep theirs.
+by every iteration and written by none). OpenMP and ``numba.prange`` loops keep theirs. With
+``--parallel`` (``PassContext.parallel``), such a loop that no parallel loop encloses becomes one:
+``#pragma omp parallel for`` in C, ``numba.prange`` in Numba output.
 """
 
 from __future__ import annotations
@@ -19,13 +21,38 @@ from ..analysis.iterations import gradient_loops, own_elements, straight_body
 from ..ssa import build
 from ..ssa.build import const_int
 from ..ssa.ir import Builder, Module, Op, Value
+from ..ssa.structured import drop_carried
 from ..ssa.types import I64
 
 
 def run(module: Module, ctx: PassContext) -> None:
-    for loop in gradient_loops(module, ctx):
+    for loop in gradient_loops(module, ctx):  # outer loops first
         if _independent_descending(loop):
             _run_forward(loop)
+            if ctx.parallel is not None and not _inside_parallel(loop):
+                _drop_invariants(loop)  # each thread reads the value itself: nothing is carried
+                loop.attrs["parallel"] = ctx.parallel  # --parallel: its iterations share no element
+
+
+def _drop_invariants(loop: Op) -> None:
+    """The values ``loop`` carries unchanged, read as the values they start with."""
+    body = loop.regions[0]
+    for k in reversed(range(len(loop.results))):
+        arg, init = body.args[1 + k], loop.operands[3 + k]
+        arg.replace_all_uses_with(init)
+        loop.results[k].replace_all_uses_with(init)
+        body.terminator.set_operands(  # type: ignore[union-attr]
+            [init if v is arg else v for v in body.terminator.operands])  # type: ignore[union-attr]
+        drop_carried(loop, k)
+
+
+def _inside_parallel(op: Op) -> bool:
+    """Whether a loop around ``op`` already runs in parallel (one level of threads is enough)."""
+    while op.parent is not None and op.parent.parent_op is not None:
+        op = op.parent.parent_op
+        if op.name == "for" and op.attrs.get("parallel"):
+            return True
+    return False
 
 
 def _independent_descending(loop: Op) -> bool:
