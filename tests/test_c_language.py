@@ -681,6 +681,79 @@ def test_a_local_pointer_set_once_to_a_function_is_that_function():
                    np.random.default_rng(5), returns_float=True)
 
 
+# Functions held in struct members (parse/c_member_functions, probe t06): two systems of one type
+# with different functions, one by a designated initializer, passed by address through two
+# helpers; the member is read only as a call.
+_MEMBER_FUNCTIONS = """#include <math.h>
+#define NEQ 2
+typedef void (*rhs_fn)(double t, const double *y, double *dydt, const double *p);
+typedef struct { int n; rhs_fn f; const double *p; } OdeSystem;
+static void lotka(double t, const double *y, double *dydt, const double *p)
+{
+    (void)t;
+    dydt[0] = p[0] * y[0] - p[1] * y[0] * y[1];
+    dydt[1] = p[2] * y[0] * y[1] - p[3] * y[1];
+}
+static void damped(double t, const double *y, double *dydt, const double *p)
+{
+    dydt[0] = y[1];
+    dydt[1] = -p[0] * y[0] - p[1] * y[1] + 0.1 * sin(t);
+}
+static void euler_step(const OdeSystem *sys, double t, double h, double *y)
+{
+    double k[NEQ];
+    sys->f(t, y, k, sys->p);
+    for (int i = 0; i < sys->n; i++) y[i] += h * k[i];
+}
+static void run(const OdeSystem *sys, double h, int steps, double *y)
+{
+    for (int s = 0; s < steps; s++) euler_step(sys, s * h, h, y);
+}
+double f(const double *p, const double *y0, int steps)
+{
+    OdeSystem a = {NEQ, lotka, p};
+    OdeSystem b = {.p = p + 2, .n = NEQ, .f = damped};
+    double y[NEQ] = {y0[0], y0[1]}, z[NEQ] = {y0[1], y0[0]};
+    run(&a, 0.01, steps, y);
+    run(&b, 0.02, steps, z);
+    return y[0] * z[1] + y[1];
+}
+"""
+
+
+@needs_gcc
+def test_functions_held_in_struct_members_are_read_as_functions_passed():
+    import ctypes
+
+    from fd import central_difference
+
+    text = _gradient(_MEMBER_FUNCTIONS, "f", ["p", "y0"])
+    assert "run_lotka(" in text and "run_damped(" in text and "rhs_fn" not in text
+    ptr = ctypes.POINTER(ctypes.c_double)
+    primal = build(_MEMBER_FUNCTIONS).f
+    primal.argtypes, primal.restype = [ptr, ptr, ctypes.c_int], ctypes.c_double
+    grad = build(text).grad_f
+    grad.argtypes = [ptr, ptr, ptr, ptr, ctypes.c_int, ctypes.c_double]
+    p, y0 = np.array([0.5, 0.3, 0.4, 0.2]), np.array([1.2, 0.7])
+    d_p, d_y0 = np.zeros(4), np.zeros(2)
+    grad(p.ctypes.data_as(ptr), d_p.ctypes.data_as(ptr), y0.ctypes.data_as(ptr), d_y0.ctypes.data_as(ptr), 20, 1.0)
+
+    def run(p_: np.ndarray, y_: np.ndarray) -> float:
+        return primal(np.ascontiguousarray(p_).ctypes.data_as(ptr), np.ascontiguousarray(y_).ctypes.data_as(ptr), 20)
+
+    np.testing.assert_allclose(d_p, central_difference(run, [p, y0], 0), rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(d_y0, central_difference(run, [p, y0], 1), rtol=1e-7, atol=1e-9)
+
+
+def test_a_struct_held_function_that_callers_outside_the_file_choose_stays_refused():
+    """A struct of such a member in the signature of a function other files call: its layout is
+    theirs, and so is the function it holds."""
+    source = _MEMBER_FUNCTIONS.replace("double f(const double *p, const double *y0, int steps)",
+                                       "double g(const OdeSystem *s, double *y) { run(s, 0.1, 3, y); return y[0]; }\n"
+                                       "double f(const double *p, const double *y0, int steps)")
+    assert any("rhs_fn" in m for m in _diagnostics(source, "g")), _diagnostics(source, "g")
+
+
 def test_a_function_pointer_nothing_passes_by_name_is_a_located_error():
     messages = _diagnostics("double apply(double (*g)(double), double x) { return g(x) * x; }\n", "apply")
     assert any("1:22: a pointer to a function is read only where a call passes a function by name" in m

@@ -31,7 +31,8 @@ from pycparser.c_parser import ParseError
 
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from .annotations import annotate_loops
-from .c_function_args import bind_function_arguments, function_typedefs
+from .c_function_args import FunctionPointers as _FunctionPointers, bind_function_arguments, function_typedefs
+from .c_member_functions import read_member_functions
 from .c_member_pointers import read_member_pointers
 from .c_struct_arrays import split_struct_arrays
 from .c_void_params import type_void_params
@@ -127,12 +128,15 @@ class CFile:
             self.prototypes.pop(name, None)  # declared, then defined in this file: a user function
         self.cuda = self._cuda_kinds() if is_cuda(filename) else None
         self._macros()
+        # Functions held in struct members, where known, passed as functions instead (c_member_functions).
+        typedefs = function_typedefs(self.ast.ext)
+        read_member_functions(self.functions, struct_defs, _FunctionPointers(typedefs).test, self._callable)
         for node, typedef in struct_defs:
             self._struct(node, typedef)
         self.dim_reader = DimReader(self.constants, frozenset(self.pre.macros))
         # Functions passed by name (``rk4(decay, t, y, h)``): each such call calls a copy of its
         # callee made for them (c_function_args); the copies' names, each to the one it copies.
-        self.copies = bind_function_arguments(self.functions, self._callable, function_typedefs(self.ast.ext))
+        self.copies = bind_function_arguments(self.functions, self._callable, typedefs)
         # void *params that always hold one struct type: pointers to it (c_void_params).
         type_void_params(self.functions)
         # Local arrays of structs indexed by constants only: one struct per element (c_struct_arrays).

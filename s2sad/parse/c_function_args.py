@@ -159,19 +159,30 @@ class _Binder:
         return c_ast.Constant("int", str(choices.index(held)), coord=value.coord)
 
     def _function_pointer(self, param: c_ast.Node) -> bool:
-        t = param.type if isinstance(param, c_ast.Decl) else None
-        if isinstance(t, c_ast.FuncDecl):
-            return True  # double f(double): a parameter of function type is a pointer to one
-        if isinstance(t, c_ast.PtrDecl):
-            inner = t.type
-            return isinstance(inner, c_ast.FuncDecl) or _type_name(inner) in self.function_types
-        return _type_name(t) in self.pointer_types
+        return FunctionPointers((self.pointer_types, self.function_types)).test(param)
 
     def _fresh(self, callee: str, bound: tuple[str, ...]) -> str:
         name = f"{callee}_{'_'.join(bound)}"
         while name in self.functions or self.callable_name(name):
             name += "_"
         return name
+
+
+class FunctionPointers:
+    """Which declarations are of pointers to functions, given the file's typedefs of them and of
+    function types (``function_typedefs``)."""
+
+    def __init__(self, typedefs: tuple[frozenset[str], frozenset[str]]):
+        self.pointer_types, self.function_types = typedefs
+
+    def test(self, decl: c_ast.Node) -> bool:
+        t = decl.type if isinstance(decl, c_ast.Decl) else None
+        if isinstance(t, c_ast.FuncDecl):
+            return True  # double f(double): a parameter of function type is a pointer to one
+        if isinstance(t, c_ast.PtrDecl):
+            inner = t.type
+            return isinstance(inner, c_ast.FuncDecl) or _type_name(inner) in self.function_types
+        return _type_name(t) in self.pointer_types
 
 
 def bind_function_arguments(functions: dict[str, c_ast.FuncDef], callable_name: Callable[[str], bool],
