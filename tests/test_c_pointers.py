@@ -236,6 +236,61 @@ def test_a_factory_returning_its_array_moved_by_its_first_index_reads_as_a_point
     np.testing.assert_allclose(d_x, expected, rtol=1e-7, atol=1e-9)
 
 
+# A constructor returning by value a struct whose member it allocates (probe t10).
+STRUCT_FACTORY = """#include <stdlib.h>
+typedef struct { int rows, cols; double *data; } Matrix;
+#define MAT(m, i, j) ((m)->data[(i) * (m)->cols + (j)])
+static Matrix mat_alloc(int r, int c)
+{
+    Matrix m;
+    m.rows = r; m.cols = c;
+    m.data = calloc((size_t)r * c, sizeof(double));
+    return m;
+}
+static void outer(const double *u, const double *v, Matrix *C)
+{
+    for (int i = 0; i < C->rows; i++)
+        for (int j = 0; j < C->cols; j++) MAT(C, i, j) = u[i] * v[j] + MAT(C, i, j);
+}
+double f(const double *u, const double *v, int n)
+{
+    Matrix C = mat_alloc(n, n);
+    outer(u, v, &C);
+    outer(v, u, &C);
+    double s = 0.0;
+    for (int i = 0; i < C.rows * C.cols; i++) s += C.data[i] * C.data[i];
+    free(C.data);
+    return s;
+}
+"""
+
+
+def test_a_struct_made_and_returned_by_value_reads_as_the_constructors_statements():
+    import ctypes
+
+    import numpy as np
+
+    from cbuild import INPUT_FLAGS, build
+    from fd import central_difference
+
+    text = pipeline.gradient_source(STRUCT_FACTORY, "t.c", "f", ["u", "v"], "c")
+    assert "mat_alloc" not in text
+    ptr = ctypes.POINTER(ctypes.c_double)
+    primal = build(STRUCT_FACTORY, INPUT_FLAGS).f
+    primal.argtypes, primal.restype = [ptr, ptr, ctypes.c_int], ctypes.c_double
+    grad = build(text).grad_f
+    grad.argtypes = [ptr, ptr, ptr, ptr, ctypes.c_int, ctypes.c_double]
+    u, v = np.array([0.3, -1.1, 0.8]), np.array([1.2, 0.4, -0.6])
+    d_u, d_v = np.zeros(3), np.zeros(3)
+    grad(u.ctypes.data_as(ptr), d_u.ctypes.data_as(ptr), v.ctypes.data_as(ptr), d_v.ctypes.data_as(ptr), 3, 1.0)
+
+    def run(a: np.ndarray, b: np.ndarray) -> float:
+        return primal(np.ascontiguousarray(a).ctypes.data_as(ptr), np.ascontiguousarray(b).ctypes.data_as(ptr), 3)
+
+    np.testing.assert_allclose(d_u, central_difference(run, [u, v], 0), rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(d_v, central_difference(run, [u, v], 1), rtol=1e-7, atol=1e-9)
+
+
 TABLE = """double f(const double *a, const double *b, const double *c, int n)
 {
     DECL

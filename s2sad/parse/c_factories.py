@@ -9,7 +9,11 @@ sizeof(double)); for (...) w[i] = 0.0;``. What follows sees an array allocated i
 which the rest of the front end knows (``c_row_allocs`` for a factory of rows).
 
 A factory: a function returning a pointer whose body ends with its only ``return``, of a local
-pointer variable declared at the top of its body, and which does not call itself. A call is
+pointer variable declared at the top of its body, and which does not call itself; or one
+returning by value a struct with pointer members that it declares at the top of its body
+(``Matrix m; m.rows = r; ...; m.data = calloc(...); return m;``), read where it initializes a
+variable of its own, ``Matrix C = mat_alloc(r, c);`` (a struct of numbers returned stays a call:
+its members are the call's results). A call is
 read so where it initializes a pointer in a declaration of its own, ``T *w = f(args);``
 (casts allowed), or is assigned to one, ``w = f(args);`` (the array then named ``w_f``, ``w``
 pointed at it). The parameters become the arguments where the body never assigns them and the
@@ -38,11 +42,13 @@ class FactoryProblem(Exception):
         self.node, self.message, self.hint = node, message, hint
 
 
-def factories(functions: dict[str, c_ast.FuncDef]) -> dict[str, tuple[c_ast.FuncDef, str]]:
-    """The factories of the file, each with the name of the local it returns."""
+def factories(functions: dict[str, c_ast.FuncDef], structs: frozenset[str] = frozenset()
+              ) -> dict[str, tuple[c_ast.FuncDef, str]]:
+    """The factories of the file, each with the name of the local it returns (``structs``: the
+    file's struct types, which a factory may return by value)."""
     out = {}
     for name, fn in functions.items():
-        returned = _returned_local(fn)
+        returned = _returned_local(fn, structs)
         if returned is not None and not any(isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID)
                                             and n.name.name == name for n in walk(fn.body)):
             out[name] = (fn, returned)
@@ -61,15 +67,22 @@ def _pointer_of(expr: c_ast.Node) -> Optional[str]:
     return None
 
 
-def _returned_local(fn: c_ast.FuncDef) -> Optional[str]:
-    if not isinstance(fn.decl.type.type, c_ast.PtrDecl):
+def _returned_local(fn: c_ast.FuncDef, structs: frozenset[str]) -> Optional[str]:
+    result = fn.decl.type.type
+    by_value = _struct_named(result, structs)  # Matrix mat_alloc(int r, int c): a struct made and returned
+    if not isinstance(result, c_ast.PtrDecl) and not by_value:
         return None
     items = fn.body.block_items or []
     if len(items) < 2 or not isinstance(items[-1], c_ast.Return) or items[-1].expr is None:
         return None
-    name = _pointer_of(items[-1].expr)
+    name = _pointer_of(items[-1].expr) if not by_value else \
+        items[-1].expr.name if isinstance(items[-1].expr, c_ast.ID) else None
     if name is None:
         return None
+    if by_value:
+        top = [d for d in items if isinstance(d, c_ast.Decl) and d.name == name]
+        one_return = sum(isinstance(n, c_ast.Return) for n in walk(fn.body)) == 1
+        return name if one_return and len(top) == 1 and _struct_named(top[0].type, structs) else None
     guards = [st for st in items if _null_guard(st, name)]
     if sum(isinstance(n, c_ast.Return) for n in walk(fn.body)) != 1 + len(guards):
         return None
@@ -79,11 +92,27 @@ def _returned_local(fn: c_ast.FuncDef) -> Optional[str]:
     return name
 
 
-def inline_factories(functions: dict[str, c_ast.FuncDef], structs: frozenset[str] = frozenset()) \
-        -> tuple[frozenset[str], list[FactoryProblem]]:
+def _type_text(fn: c_ast.FuncDef) -> str:
+    """The struct type ``fn`` returns, as the source names it."""
+    inner = fn.decl.type.type.type
+    return " ".join(inner.names) if isinstance(inner, c_ast.IdentifierType) else f"struct {inner.name}"
+
+
+def _struct_named(t: c_ast.Node, structs: frozenset[str]) -> bool:
+    """``t`` is a struct type of the file's, by value (``Matrix``, ``struct Matrix``)."""
+    if not isinstance(t, c_ast.TypeDecl):
+        return False
+    inner = t.type
+    if isinstance(inner, c_ast.IdentifierType):
+        return len(inner.names) == 1 and inner.names[0] in structs
+    return isinstance(inner, c_ast.Struct) and inner.name in structs
+
+
+def inline_factories(functions: dict[str, c_ast.FuncDef], structs: frozenset[str] = frozenset(),
+                     by_value: frozenset[str] = frozenset()) -> tuple[frozenset[str], list[FactoryProblem]]:
     """Replace every call of a factory in the other functions by its statements (in place): the
     factories' names, and the calls that cannot be replaced, as problems."""
-    found = factories(functions)
+    found = factories(functions, by_value)
     problems: list[FactoryProblem] = []
     if not found:
         return frozenset(), problems
@@ -97,10 +126,13 @@ def inline_factories(functions: dict[str, c_ast.FuncDef], structs: frozenset[str
         for n in walk(fn.body):
             if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and n.name.name in found \
                     and id(n) not in refused:
+                pointer = isinstance(found[n.name.name][0].decl.type.type, c_ast.PtrDecl)
                 problems.append(FactoryProblem(
-                    n, f"'{n.name.name}' returns a pointer held in a local variable, and s2sad reads its calls only "
-                    "where the result initializes a pointer of its own",
-                    f"declare a pointer with it first: double *w = {n.name.name}(...);"))
+                    n, f"'{n.name.name}' returns a {'pointer' if pointer else 'struct'} held in a local variable, "
+                    f"and s2sad reads its calls only where the result initializes a "
+                    f"{'pointer' if pointer else 'variable'} of its own",
+                    f"declare a pointer with it first: double *w = {n.name.name}(...);" if pointer else
+                    f"declare a variable with it first: {_type_text(found[n.name.name][0])} m = {n.name.name}(...);"))
     return frozenset(found), problems
 
 
@@ -134,15 +166,18 @@ def _factory_call(st: c_ast.Node, found: dict) -> Optional[c_ast.FuncCall]:
     """The factory call of ``st``, a declaration ``T *w = f(...);`` or an assignment ``w = f(...);``."""
     if isinstance(st, c_ast.Assignment) and st.op == "=" and isinstance(st.lvalue, c_ast.ID):
         init = st.rvalue
-    elif isinstance(st, c_ast.Decl) and isinstance(st.type, c_ast.PtrDecl) and st.init is not None:
+    elif isinstance(st, c_ast.Decl) and isinstance(st.type, (c_ast.PtrDecl, c_ast.TypeDecl)) and st.init is not None:
         init = st.init
     else:
         return None
     while isinstance(init, c_ast.Cast):
         init = init.expr
-    if isinstance(init, c_ast.FuncCall) and isinstance(init.name, c_ast.ID) and init.name.name in found:
-        return init
-    return None
+    if not (isinstance(init, c_ast.FuncCall) and isinstance(init.name, c_ast.ID) and init.name.name in found):
+        return None
+    pointer = isinstance(found[init.name.name][0].decl.type.type, c_ast.PtrDecl)
+    if pointer != (isinstance(st, c_ast.Assignment) or isinstance(st.type, c_ast.PtrDecl)):
+        return None  # a struct made by value initializes a declaration of its own: Matrix C = mat_alloc(...);
+    return init
 
 
 def _names_of(fn: c_ast.FuncDef) -> set[str]:

@@ -149,8 +149,12 @@ class CFile:
             self.functions, frozenset(self.structs.records) | frozenset(self.structs.layouts))
         # Factories (``double *v = malloc(...); ...; return v;``) read as their statements where
         # a call initializes a pointer (c_factories).
+        # Structs with pointer members made by a function that returns one (``Matrix m = mat_alloc(r,
+        # c)``) are read the same way; those of numbers stay calls (their members are the results).
+        with_pointers = frozenset(name for node, typedef in struct_defs for name in (typedef, node.name)
+                                  if name and any(isinstance(d.type, c_ast.PtrDecl) for d in node.decls or ()))
         self.factories, self.factory_problems = inline_factories(
-            self.functions, frozenset(self.structs.records) | frozenset(self.structs.layouts))
+            self.functions, frozenset(self.structs.records) | frozenset(self.structs.layouts), with_pointers)
         # Pointer parameters used as arrays: a pointer to structs of mixed members is an array of
         # them only then (c_types._struct_type), else one struct.
         self.array_params = array_params(self.functions)
