@@ -1067,7 +1067,10 @@ def walk(node: c_ast.Node):
     """``node`` and every node under it, in pre-order; by a stack, as nested generators would
     pass every node up through one frame per level (deep code: its size times its depth)."""
     stack = [node]
+    pop, extend = stack.pop, stack.extend
     while stack:
-        n = stack.pop()
+        n = pop()
         yield n
-        stack.extend(child for _, child in reversed(n.children()))
+        children = list(n)  # a node iterates over its children, as children() lists them: faster
+        children.reverse()
+        extend(children)
