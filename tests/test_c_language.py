@@ -1075,3 +1075,20 @@ def test_a_prototype_with_a_parameter_of_no_type_is_a_located_error():
     assert _diagnostics(source) == ["6:21: cannot call 'bucket', defined outside t.c: 'bucket' is declared with "
                                     "'doublet', a parameter of no type (old-style C), so its arguments' types are "
                                     "not known"]
+
+
+def test_a_struct_held_function_passed_on_from_an_unknown_struct_stays_refused():
+    """``run`` gets a struct of a known function from ``f`` and one of an unknown function from
+    ``g`` (a parameter): no call of it may miss the function, so nothing is rewritten."""
+    source = _MEMBER_FUNCTIONS.replace(
+        "double f(const double *p, const double *y0, int steps)",
+        "static void g(const OdeSystem *s, double *y) { run(s, 0.1, 3, y); }\n"
+        "double f(const double *p, const double *y0, int steps)").replace(
+        "    return y[0] * z[1] + y[1];", "    g(&a, z);\n    return y[0] * z[1] + y[1];")
+    text = _gradient(source, "f", ["p"])
+    assert "run_lotka(" in text  # g passes a's function on: known after all
+    unknown = _MEMBER_FUNCTIONS.replace(
+        "double f(const double *p, const double *y0, int steps)",
+        "static void g(OdeSystem s, double *y) { s.n = 2; run(&s, 0.1, 3, y); }\n"
+        "double f(const double *p, const double *y0, int steps)")
+    assert any("rhs_fn" in m for m in _diagnostics(unknown)), _diagnostics(unknown)

@@ -61,6 +61,7 @@ class _Member:
         held: dict[tuple[str, str], str] = {key: f for key, f in locals_.items()}
         pending = list(held)
         added: dict[tuple[str, int], str] = {}  # (callee, parameter index) -> the parameter added
+        appended: set[int] = set()  # the calls given the function as an argument
         while pending:
             fname, var = pending.pop()
             fn = self.functions[fname]
@@ -82,6 +83,15 @@ class _Member:
                     held[(callee, param)] = added[(callee, at[0])]
                     pending.append((callee, param))
                 self.edits.append(_appender(call, held[(fname, var)]))
+                appended.add(id(call))
+        # Every call of a function that takes the member now passes it (not one passing a struct
+        # whose function is unknown: the function would miss an argument).
+        takers = {callee for callee, _ in added}
+        for fn in self.functions.values():
+            for n in walk(fn.body):
+                if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and n.name.name in takers \
+                        and id(n) not in appended:
+                    return
         # Every use of the member: a call through a struct whose member is known.
         for fname, fn in self.functions.items():
             for n in walk(fn.body):
