@@ -44,7 +44,10 @@ class Namer:
     """
 
     def __init__(self, function_names: Iterable[str], reserved: Callable[[str], bool]):
-        self._taken: set[str] = set(function_names)
+        # The module's names, shared by every function's namer (a frozenset is kept, not copied:
+        # a file of a thousand functions would copy a thousand names per function).
+        self._shared = function_names if isinstance(function_names, frozenset) else frozenset(function_names)
+        self._taken: set[str] = set()
         self._params: set[str] = set()
         self._preferred: set[str] = set()  # source names: kept for their owners
         self._temp_counter = 0
@@ -76,7 +79,7 @@ class Namer:
         return name
 
     def is_free(self, name: str) -> bool:
-        return name not in self._taken and not self._reserved(name)
+        return name not in self._taken and name not in self._shared and not self._reserved(name)
 
     def fresh(self, hint: str) -> str:
         """A new identifier close to ``hint`` (``t<k>`` when the hint is unusable)."""

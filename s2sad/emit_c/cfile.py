@@ -10,6 +10,8 @@ prototypes and helpers they use.
 
 from __future__ import annotations
 
+import functools
+
 import re
 from dataclasses import dataclass
 from typing import Callable, Optional, Protocol
@@ -79,6 +81,11 @@ class ModuleContext:
                 if op.name == "const" and "macro" in op.attrs:
                     value = op.attrs["value"] - op.attrs.get("macro_offset", 0)  # STEPS - 1 holds 5: STEPS is 6
                     self.macros.setdefault(op.attrs["macro"], _c_number(value, op.result.type))
+
+    @functools.cached_property
+    def module_names(self) -> frozenset[str]:
+        """The names no variable may take: the functions, the #define'd names, the externals."""
+        return frozenset([*self.module.functions, *self.macros, *self.externs])
 
     def c_name(self, name: str) -> str:
         """A function's name in C: a C keyword or library name gets underscores (``long`` -> ``long_``)."""

@@ -130,7 +130,7 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         self.file_scope: list[str] = []
         self.file_scope_names: set[str] = set()
         self.printer = CPrinter()
-        self.namer = CNamer([*ctx.module.functions, *ctx.macros, *ctx.externs])
+        self.namer = CNamer(ctx.module_names)
         self.returned = ctx.returned(fn)
         self.out_names: dict[int, str] = {}
         # Struct parameters (parse/c_records): each leaf is a member of the struct the

@@ -151,7 +151,10 @@ def emit_python(module: Module, target: str, header: str, entry: str = "") -> st
     unchecked = unchecked_names(module) if numba else {}
     helpers = Helpers(module, numba)
     imported = imported_names(module, numba)
-    taken = [name for names in imported.values() for name in names]  # no variable may take one
+    # No variable may take a function's name, an imported one, a helper's or the cache flag's: one
+    # set for every function's namer.
+    taken = frozenset([*module.functions, *unchecked.values(), *helpers.names.values(),
+                       *(name for names in imported.values() for name in names), CACHE])
     functions = [_emit_function(module, fn, effects, printer, numba, unchecked, helpers, entry, taken)
                  for fn in module.functions.values()]
     helper_sources = helpers.sources(numba)
@@ -217,13 +220,13 @@ def imported_names(module: Module, numba: bool = False) -> dict[str, dict[str, N
 
 
 def _emit_function(module: Module, fn: Function, effects: Effects, printer: Printer, numba: bool,
-                   unchecked: dict[str, str], helpers: Helpers, entry: str, taken: list[str]) -> str:
+                   unchecked: dict[str, str], helpers: Helpers, entry: str, taken: frozenset[str]) -> str:
     """One function's source. Whether a Numba function is ``parallel=True`` is known once its
     loops are emitted (a prange loop stays one only where Numba's semantics allow); such a
     function is emitted again with the array spellings Numba's parallel array analysis accepts
     (arrays.py). Emitting reads the IR only, so the second pass makes the same decisions.
     ``unchecked``: the Numba functions split into their rank checks and the gradient without
-    them (``rank_checks.unchecked_names``). ``taken``: the names the output imports."""
+    them (``rank_checks.unchecked_names``). ``taken``: the names no variable may take."""
     first = _FunctionEmitter(module, fn, effects, printer, numba, unchecked, helpers, entry, taken)
     text = first.emit()
     if not first.prange_used:
@@ -238,7 +241,7 @@ class _FunctionEmitter(StatementBuilder):
     pure_calls = _BUILTIN_CALLS
 
     def __init__(self, module: Module, fn: Function, effects: Effects, printer: Printer, numba: bool,
-                 unchecked: dict[str, str], helpers: Helpers, entry: str, taken: list[str],
+                 unchecked: dict[str, str], helpers: Helpers, entry: str, taken: frozenset[str],
                  parallel: bool = False):
         self.module = module
         self.fn = fn
@@ -248,7 +251,7 @@ class _FunctionEmitter(StatementBuilder):
         self.unchecked = unchecked  # a function with rank checks -> its Numba gradient without them
         self.helpers = helpers
         self.parallel = parallel  # a parallel=True Numba function: array spellings for it
-        self.namer = PyNamer([*module.functions, *unchecked.values(), *helpers.names.values(), *taken, CACHE])
+        self.namer = PyNamer(taken)
         # The seeds of a primal that returns several values: one tuple parameter (d_return),
         # unpacked into the gradient's seed parameters first thing (adjoint/reverse.py).
         self.packed: dict[str, list[str]] = fn.attrs.get("packed") or {}
