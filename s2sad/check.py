@@ -36,7 +36,7 @@ from . import pipeline
 from .adjoint.naming import grad_name
 from .api import load_module_file
 from .languages import is_c, is_cuda
-from .parse.c_global_arrays import GLOBAL_ARRAYS
+from .parse.c_global_arrays import user_param_count
 from .ssa.attrs import grad_info
 from .analysis.extents import Sizes
 from .ssa.ir import Function, Module
@@ -135,8 +135,7 @@ def _params(primal: Function, grad: Function, wrt_indices: set[int], c_input: bo
     returned = {grad.params[i].name_hint for i in (info.returned or [])}
     c_params = primal.attrs.get("c_params") if c_input else None
     out = []
-    arrays = primal.attrs.get(GLOBAL_ARRAYS) or {}  # the program's, not the caller's (parse.c_global_arrays)
-    for k, p in enumerate(primal.params[:len(primal.params) - len(arrays)]):
+    for k, p in enumerate(primal.params[:user_param_count(primal)]):  # not the file-scope arrays added
         t: Type = p.type
         name = p.name_hint
         elem = t.elem if t.is_array else t  # type: ignore[attr-defined]

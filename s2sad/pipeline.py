@@ -36,7 +36,7 @@ from .opt.dce import dce_module, remove_unreachable_functions
 from .opt.passes import (ADJOINT_PIPELINES, PRIMAL_PIPELINES, TARGET_PIPELINES, PassContext, Ran, observing,
                          run_pipeline)
 from .parse.c_frontend import list_c_external_functions, list_c_functions, list_cuda_kernels, parse_c
-from .parse.c_global_arrays import GLOBAL_ARRAYS, STATIC_ARRAYS
+from .parse.c_global_arrays import GLOBAL_ARRAYS, STATIC_ARRAYS, user_param_count
 from .analysis.extents import Sizes
 from .analysis.overwritten import written_before_read
 from .parse.c_preprocess import CFlags
@@ -161,7 +161,7 @@ def choose_function(source: str, filename: str, func: Optional[str], cflags: CFl
 def resolve_wrt(fn: Function, names: list[str], source_lines: list[str]) -> set[int]:
     """Parameter indices for the ``--wrt`` names (``in`` matches a parameter ``in_``)."""
     arrays = fn.attrs.get(GLOBAL_ARRAYS) or {}
-    params = fn.param_names[:len(fn.params) - len(arrays)]  # file-scope arrays are not the caller's
+    params = fn.param_names[:user_param_count(fn)]  # file-scope arrays are not the caller's
     aggregates = fn.attrs.get("c_aggregates") or {}
     shown = ", ".join(dict.fromkeys(aggregates[p][0] if p in aggregates else p for p in params))
     wrt: set[int] = set()
@@ -439,7 +439,7 @@ def _refuse_stale_statics(module: Module, primal: Function) -> None:
     static = primal.attrs.get(STATIC_ARRAYS) or []
     if not static:
         return
-    first = len(primal.params) - len(primal.attrs[GLOBAL_ARRAYS])
+    first = user_param_count(primal)
     names = list(primal.attrs[GLOBAL_ARRAYS])
     sizes = Sizes(module)
     for name in static:

@@ -17,10 +17,10 @@ branch touching it, a view of it, an index that is not a constant) ends the walk
 
 from __future__ import annotations
 
-from ..ssa.build import const_int
-from ..ssa.ir import Function, Module, Op, Value
 from typing import Optional
 
+from ..ssa.build import const_int
+from ..ssa.ir import Function, Module, Op, Value
 from .extents import Affine, Sizes, dominates
 
 

@@ -58,7 +58,7 @@ class _Binder:
         pending = list(self.functions)
         while pending:
             caller = self.functions[pending.pop()]
-            own = _declared_names(caller)
+            own = declared_names(caller)
             for call in [n for n in walk(caller.body) if isinstance(n, c_ast.FuncCall)
                          and isinstance(n.name, c_ast.ID) and n.name.name in self.functions]:
                 made = self._bind(call, own)
@@ -70,7 +70,7 @@ class _Binder:
         """Point ``call`` at the callee's copy for the functions it passes; the copy's name when it
         is new (its calls are bound in turn)."""
         callee = call.name.name  # type: ignore[attr-defined]
-        params = _params(self.functions[callee])
+        params = params_of(self.functions[callee])
         slots = [k for k, p in enumerate(params) if self._function_pointer(p)]
         args = list(call.args.exprs) if call.args is not None else []
         if not slots or len(args) != len(params):
@@ -97,7 +97,7 @@ class _Binder:
         nodes = list(walk(fn.body))
         declared = [n.name for n in nodes if isinstance(n, c_ast.Decl) and n.name]
         changed = changed_names(nodes)
-        params = {p.name for p in _params(fn) if isinstance(p, c_ast.Decl)}
+        params = {p.name for p in params_of(fn) if isinstance(p, c_ast.Decl)}
         blocks = {id(d): h for h in nodes if isinstance(h, c_ast.Compound) for d in h.block_items or []}
         for decl in [n for n in nodes if isinstance(n, c_ast.Decl) and n.init is not None and id(n) in blocks
                      and self._function_pointer(n)]:
@@ -113,7 +113,7 @@ class _Binder:
         saying which: its number in the list of those functions, each assignment setting it and
         each call a choice among them, ``act == 0 ? tanh(z) : sigmoid(z)``."""
         nodes = list(walk(fn.body))
-        params = {p.name for p in _params(fn) if isinstance(p, c_ast.Decl)}
+        params = {p.name for p in params_of(fn) if isinstance(p, c_ast.Decl)}
         declared = [n.name for n in nodes if isinstance(n, c_ast.Decl) and n.name]
         own = frozenset(params | set(declared))
         for decl in [n for n in nodes if isinstance(n, c_ast.Decl) and n.name and self._function_pointer(n)]:
@@ -194,7 +194,7 @@ def bind_function_arguments(functions: dict[str, c_ast.FuncDef], callable_name: 
     return _Binder(functions, callable_name, typedefs).run()
 
 
-def _params(fn: c_ast.FuncDef) -> list[c_ast.Node]:
+def params_of(fn: c_ast.FuncDef) -> list[c_ast.Node]:
     args = fn.decl.type.args
     params = list(args.params) if args is not None else []
     if len(params) == 1 and isinstance(params[0], c_ast.Typename) and _type_name(params[0].type) == "void":
@@ -208,10 +208,10 @@ def _type_name(t: Optional[c_ast.Node]) -> Optional[str]:
     return None
 
 
-def _declared_names(fn: c_ast.FuncDef) -> frozenset[str]:
+def declared_names(fn: c_ast.FuncDef) -> frozenset[str]:
     """The names ``fn``'s parameters and locals take: a function passed by a name they shadow is
     no function."""
-    params = {p.name for p in _params(fn) if isinstance(p, c_ast.Decl) and p.name}
+    params = {p.name for p in params_of(fn) if isinstance(p, c_ast.Decl) and p.name}
     return frozenset(params | {n.name for n in walk(fn.body) if isinstance(n, c_ast.Decl) and n.name})
 
 
@@ -227,7 +227,7 @@ def _function_named(arg: c_ast.Node, own: frozenset[str], callable_name: Callabl
 def _copy(fn: c_ast.FuncDef, name: str, slots: list[int], bound: tuple[str, ...]) -> Optional[c_ast.FuncDef]:
     """``fn`` named ``name``, without its parameters at ``slots``, whose uses name ``bound``;
     None where a local of the same name as one of them hides it somewhere, or the body assigns one."""
-    params = _params(fn)
+    params = params_of(fn)
     held = {params[k].name: f for k, f in zip(slots, bound)}
     nodes = list(walk(fn.body))
     if any(isinstance(n, c_ast.Decl) and n.name in held for n in nodes) or changed_names(nodes) & held.keys():
@@ -238,7 +238,7 @@ def _copy(fn: c_ast.FuncDef, name: str, slots: list[int], bound: tuple[str, ...]
     while not isinstance(declarator, c_ast.TypeDecl):  # double *f(...): the name is innermost
         declarator = declarator.type
     declarator.declname = name
-    kept = [p for k, p in enumerate(_params(out)) if k not in slots]
+    kept = [p for k, p in enumerate(params_of(out)) if k not in slots]
     if out.decl.type.args is not None:
         out.decl.type.args.params = kept or [c_ast.Typename(None, [], None, c_ast.TypeDecl(
             None, [], None, c_ast.IdentifierType(["void"])))]

@@ -30,7 +30,9 @@ from typing import Iterable
 
 from pycparser import c_ast
 
+from ..ssa.ir import Function
 from .c_expr import walk
+from .c_function_args import declared_names, params_of
 
 # The attribute of the function differentiated: the names of its trailing parameters that are
 # file-scope arrays (not the user's parameters: the C output passes the arrays themselves), each
@@ -69,7 +71,7 @@ def thread_global_arrays(functions: dict[str, c_ast.FuncDef], order: Iterable[st
     uses: dict[str, list[str]] = {}
     for fname in order:  # callees first: a callee's list is known at its callers
         fn = functions[fname]
-        own = _declared_names(fn)
+        own = declared_names(fn)
         nodes = list(walk(fn.body))
         members = {id(n.field) for n in nodes if isinstance(n, c_ast.StructRef)}  # p.work names no array
         used = {n.name for n in nodes if isinstance(n, c_ast.ID) and n.name in arrays and n.name not in own
@@ -86,10 +88,9 @@ def thread_global_arrays(functions: dict[str, c_ast.FuncDef], order: Iterable[st
                     call.args = c_ast.ExprList([], call.coord)
                 call.args.exprs += [c_ast.ID(name, call.coord) for name in extra]
         if uses[fname]:
-            params = fn.decl.type.args
-            if params is None or _is_void(params):
-                params = fn.decl.type.args = c_ast.ParamList([], fn.decl.coord)
-            params.params += [_as_param(arrays[name]) for name in uses[fname]]
+            if not params_of(fn):  # f() or f(void): a list of its own
+                fn.decl.type.args = c_ast.ParamList([], fn.decl.coord)
+            fn.decl.type.args.params += [_as_param(arrays[name]) for name in uses[fname]]
     return {f: names for f, names in uses.items() if names}
 
 
@@ -99,19 +100,12 @@ def _as_param(decl: c_ast.Decl) -> c_ast.Decl:
     return param
 
 
-def _declared_names(fn: c_ast.FuncDef) -> set[str]:
-    args = fn.decl.type.args.params if fn.decl.type.args is not None else []
-    names = {p.name for p in args if isinstance(p, c_ast.Decl) and p.name}
-    return names | {n.name for n in walk(fn.body) if isinstance(n, c_ast.Decl) and n.name}
-
-
 def _calls(fn: c_ast.FuncDef, functions: dict[str, c_ast.FuncDef]) -> list[c_ast.FuncCall]:
     return [n for n in walk(fn.body)
             if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and n.name.name in functions]
 
 
-def _is_void(params: c_ast.ParamList) -> bool:
-    """``f(void)``: a list of one unnamed ``void``."""
-    return len(params.params) == 1 and isinstance(params.params[0], c_ast.Typename) and \
-        isinstance(params.params[0].type, c_ast.TypeDecl) and \
-        getattr(params.params[0].type.type, "names", None) == ["void"]
+def user_param_count(fn: Function) -> int:
+    """How many of the IR parameters of ``fn`` (the function differentiated) are the user's: those
+    before the file-scope arrays added to it (``GLOBAL_ARRAYS``)."""
+    return len(fn.params) - len(fn.attrs.get(GLOBAL_ARRAYS) or ())

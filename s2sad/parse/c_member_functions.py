@@ -26,6 +26,7 @@ from typing import Callable, Optional
 from pycparser import c_ast
 
 from .c_expr import walk
+from .c_function_args import params_of
 
 
 def read_member_functions(functions: dict[str, c_ast.FuncDef], structs: list[tuple[c_ast.Struct, Optional[str]]],
@@ -58,7 +59,7 @@ class _Member:
             return
         # (function, name of the struct there: a local or a parameter) -> what its member holds:
         # a function's name, or the name of the parameter added for it
-        held: dict[tuple[str, str], str] = {key: f for key, f in locals_.items()}
+        held: dict[tuple[str, str], str] = dict(locals_)
         pending = list(held)
         added: dict[tuple[str, int], str] = {}  # (callee, parameter index) -> the parameter added
         appended: set[int] = set()  # the calls given the function as an argument
@@ -167,8 +168,7 @@ def _in_outer_signatures(functions: dict[str, c_ast.FuncDef], type_name: str) ->
     for fn in functions.values():
         if "static" in fn.decl.storage:
             continue
-        args = fn.decl.type.args.params if fn.decl.type.args is not None else []
-        if any(isinstance(p, c_ast.Decl) and _type_named(_pointee(p.type), type_name) for p in args):
+        if any(isinstance(p, c_ast.Decl) and _type_named(_pointee(p.type), type_name) for p in params_of(fn)):
             return True
     return False
 
@@ -189,8 +189,7 @@ def _type_named(t: c_ast.Node, name: str) -> bool:
 
 
 def _param_names(fn: c_ast.FuncDef) -> list[Optional[str]]:
-    args = fn.decl.type.args.params if fn.decl.type.args is not None else []
-    return [p.name if isinstance(p, c_ast.Decl) else None for p in args]
+    return [p.name if isinstance(p, c_ast.Decl) else None for p in params_of(fn)]
 
 
 def _names(arg: c_ast.Node, var: str) -> bool:
