@@ -32,15 +32,23 @@ def _heat_source() -> str:
 
 HEAT = _heat_source()
 
-# Offsets 0 and +2 only, written 2 + i, with a weight read at the counter and a sine: the terms
-# are recomputed at their own iteration's index.
+# Offsets 0, +2 and +3 (none at +1), written 2 + i, with a weight read at the counter and a
+# sine: the terms are recomputed at their own iteration's index.
 SKEW = """import math
 
 
 def skew(x, w, n: int):
     s = 0.0
-    for i in range(n - 2):
-        s += w[i] * math.sin(x[i] * x[2 + i])
+    for i in range(n - 3):
+        s += w[i] * math.sin(x[i] * x[2 + i]) + x[i + 3] ** 2
+    return s
+"""
+
+# Two offsets (a difference): the scatter loop of two additions stays as it is, one loop.
+SPRINGS = """def springs(x, k, n: int):
+    s = 0.0
+    for i in range(n - 1):
+        s += k * (x[i + 1] - x[i]) ** 2
     return s
 """
 
@@ -64,8 +72,14 @@ def test_the_gathered_heat_gradient_matches_central_differences(target, n):
     check_source_function(HEAT, "heat", [u, 0.3, 3], ["u"], target)
 
 
-@pytest.mark.parametrize("n", [2, 3, 4, 7])
-def test_a_stencil_of_offsets_zero_and_two_is_gathered(n):
+def test_a_loop_adding_at_two_offsets_stays_one_scatter_loop():
+    text = _gradient(SPRINGS, "springs", ["x", "k"])
+    assert "gathered" not in text and len(re.findall(r"^ +for i in range\(", text, re.M)) == 1, text
+    check_source_function(SPRINGS, "springs", [np.linspace(-1.0, 1.0, 6), 0.7, 6], ["x", "k"])
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 8])
+def test_a_stencil_of_offsets_zero_two_and_three_is_gathered(n):
     text = _gradient(SKEW, "skew", ["x", "w"])
     assert "gathered: one element each" in text
     rng = np.random.default_rng(n)

@@ -431,13 +431,148 @@ def test_a_local_dict_of_named_values_is_a_variable_per_key(target):
 
 
 @pytest.mark.parametrize("change, message", [
-    ('    cfg["shift"] = 1.0\n    s = 0.0', "dict literals are not supported"),
+    ('    del cfg["shift"]\n    s = 0.0', "dict literals are not supported"),
+    ('    cfg[str(n)] = 1.0\n    s = 0.0', "dict literals are not supported"),
     ("    s = 0.0\n    k = cfg", "dict literals are not supported"),
     ('    s = cfg["nope"]', "dict literals are not supported"),
 ])
 def test_a_dict_used_otherwise_stays_refused(change, message):
     text = _refusal(NAMED_VALUES.replace("    s = 0.0", change, 1), "f", ["x"])
     assert f"prog.py:5:11: error: {message}" in text, text
+
+
+# A dict filled key by key (py_dicts): each store assigns the key's variable, augmented ones too.
+FILLED = """
+import numpy as np
+
+
+def f(x, w):
+    d = {}
+    d["s"] = w * np.sum(x * x)
+    for i in range(3):
+        d["s"] += x[i] * i
+    d["t"] = np.sin(w)
+    d["t"] *= d["s"]
+    return d["s"] + d["t"]
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_a_dict_filled_key_by_key_is_a_variable_per_key(target):
+    from source_gradients import arr, check_source, num
+
+    check_source(FILLED, ["x", "w"], [arr("x", 4), num("w", 0.5, 2.0)], target)
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc not available")
+def test_a_dict_filled_key_by_key_in_c():
+    source = FILLED.replace("def f(x, w):", 'def f(x: "f64[n]", w: float, n: int):')
+    lib = build(pipeline.gradient_source(_source(source), "prog.py", "f", ["x", "w"], "c"))
+    grad = CFunction(lib, "grad_f", ["double *", "double *", "double", "double *", "long", "double"])
+    primal = _primal(source)["f"]
+    x, w = np.array([0.3, -0.7, 1.1, 0.4]), 0.8
+    d_x, d_w = np.zeros(4), Out(0.0)
+    grad(x.copy(), d_x, w, d_w, 4, 1.0)
+    want_x = [(primal(x + h * e, w, 4) - primal(x - h * e, w, 4)) / (2 * h) for e in np.eye(4) for h in [1e-6]]
+    assert np.allclose(d_x, want_x, rtol=1e-6, atol=1e-8)
+    assert math.isclose(d_w.value, _central(lambda v: primal(x, v, 4), w), rel_tol=1e-6)
+
+
+def test_a_key_read_before_any_store_names_the_dict():
+    text = _refusal(FILLED.replace('    d["s"] = w', '    d["u"] = d["v"] + w'), "f", ["x"])
+    assert "dict literals are not supported" in text, text
+
+
+# A local tuple read by position (py_tuples): a variable per item; from a display or from a helper
+# that returns several values; unpacked, measured with len(), returned.
+POSITIONS = """
+import math
+
+
+def pair(a, b):
+    return a * b, a - b
+
+
+def f(x, y):
+    t = (x * y, math.exp(y))
+    r = pair(t[1], x)
+    u, v = t
+    s = r[0] * r[-1] + u / v + len(t)
+    t = t[1], s
+    return t
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_a_tuple_read_by_position_is_a_variable_per_item(target):
+    _, ns = _gradient(POSITIONS, "f", ["x", "y"], target)
+    primal = _primal(POSITIONS)["f"]
+    x, y, h = 0.7, -0.3, 1e-6
+    for seeds in [(1.0, 0.0), (0.0, 1.0), (0.4, -1.3)]:
+        def j(x, y):
+            a, b = primal(x, y)
+            return seeds[0] * a + seeds[1] * b
+        got = ns["grad_f"](x, y, seeds)
+        want = ((j(x + h, y) - j(x - h, y)) / (2 * h), (j(x, y + h) - j(x, y - h)) / (2 * h))
+        assert np.allclose(got, want, rtol=1e-6, atol=1e-8), (got, want)
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc not available")
+def test_a_tuple_read_by_position_in_c():
+    one = POSITIONS.replace("    return t\n", "    return t[0] * t[1]\n")
+    one = one.replace("def f(x, y):", "def f(x: float, y: float):")
+    lib = build(pipeline.gradient_source(_source(one), "prog.py", "f", ["x", "y"], "c"))
+    grad = CFunction(lib, "grad_f", ["double", "double *", "double", "double *", "double"])
+    primal = _primal(one)["f"]
+    d_x, d_y = Out(0.0), Out(0.0)
+    grad(0.7, d_x, -0.3, d_y, 1.0)
+    assert math.isclose(d_x.value, _central(lambda v: primal(v, -0.3), 0.7), rel_tol=1e-6)
+    assert math.isclose(d_y.value, _central(lambda v: primal(0.7, v), -0.3), rel_tol=1e-6)
+
+
+@pytest.mark.parametrize("change", [
+    "    t[0] = 1.0\n    r = pair(t[1], x)",  # a store into a tuple: Python's TypeError
+    "    r = pair(t, x)",  # the tuple passed on
+    "    r = pair(t[2], x)",  # past its end: Python's IndexError
+])
+def test_a_tuple_used_otherwise_stays_refused(change):
+    text = _refusal(POSITIONS.replace("    r = pair(t[1], x)", change, 1), "f", ["x"])
+    assert "error:" in text and "Traceback" not in text, text
+
+
+# np.array of nested lists of numbers (py_lists.nested): an array of as many axes, filled in order.
+NESTED = """
+import numpy as np
+
+
+def det2(x):
+    A = np.array([[x, 1.0], [2.0, x * x]])
+    return np.linalg.det(A)
+
+
+def deep(x, y):
+    T = np.array([[[x, y], [x * y, 1.0]], [[2.0, y * y], [np.sin(x), 3.0]]])
+    return np.sum(T * T) + T[1, 1, 0]
+
+
+def named(x, y):
+    rows = [[x, y], [y, 2.0 * x]]
+    return np.sum(np.array(rows) @ np.array([x, 1.0]))
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("func, wrt", [("det2", ["x"]), ("deep", ["x", "y"]), ("named", ["x", "y"])])
+def test_np_array_of_nested_lists_is_an_array_of_their_rows(func, wrt, target):
+    from source_gradients import check_source, num
+
+    params = [num("x", 0.5, 1.5), num("y", -1.0, -0.3)][:len(wrt)]
+    check_source(NESTED, wrt, params, target, func=func)
+
+
+def test_np_array_of_ragged_lists_is_refused_at_the_short_row():
+    text = _refusal(NESTED.replace("[2.0, x * x]", "[2.0]"), "det2", ["x"])
+    assert "prog.py:5:29: error: the rows of a nested list must have one length" in text, text
 
 
 # A loop over a literal list of values (py_unroll): the body once per item, each pass binding the

@@ -22,24 +22,8 @@ def grad_f(x, d_x, n, d_return=1.0):
     passed in plus the derivative).
     """
     # line 3: for i in range(2, n - 1):
-    t0 = n - 2
-    t1 = t0 + 2
-    t2 = min(t1, 3)
-
-    # the additions into d_x of the loop below, gathered: one element each
-    for i in range(1, t2):
-        t3 = i - 1
-        if t3 >= 2 and t3 <= t0:
-            d_x[i] += d_return * x[t3 - 1]
-        t4 = i + 1
-        if t4 >= 2 and t4 <= t0:
-            d_x[i] += d_return * x[t4 + 1]
-    for i in range(3, t0):
-        d_x[i] += d_return * x[i - 2] + d_return * x[i + 2]
-    for i in range(max(t0, t2), t1):
-        t5 = i - 1
-        if t5 >= 2 and t5 <= t0:
-            d_x[i] += d_return * x[t5 - 1]
-        t6 = i + 1
-        if t6 >= 2 and t6 <= t0:
-            d_x[i] += d_return * x[t6 + 1]
+    d_s = d_return
+    for i in range(n - 2, 1, -1):
+        # line 4: s += x[i - 1] * x[i + 1]
+        d_x[i + 1] += d_s * x[i - 1]
+        d_x[i - 1] += d_s * x[i + 1]

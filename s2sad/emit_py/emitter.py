@@ -191,11 +191,13 @@ CACHE_LINES = [
 ]
 NJIT = f"@numba.njit(cache={CACHE})"
 # A function with numba.prange loops runs them in parallel and its whole-array NumPy expressions
-# serially: Numba's conversion of those into parallel loops (its "numpy" option) fails to compile
-# where an array made in one branch gives its shape to an expression in another (fuzz seed
-# 13101596: "'NoneType' object is not iterable" in its parfor pass). A literal per function: Numba
-# takes the options out of the dict it is given.
-NJIT_PARALLEL = f'@numba.njit(parallel={{"numpy": False}}, cache={CACHE})'
+# serially: Numba's conversion of those into parallel loops fails to compile where an array made
+# in one branch gives its shape to an expression in another ("'NoneType' object is not iterable"
+# in its parfor pass): for calls and operators (its "numpy" option, fuzz seed 13101596), for
+# in-place operators on arrays ("inplace_binop", seed 13500008) and for slice stores ("setitem"),
+# all three off. A literal per function: Numba takes the options out of the dict it is given.
+NJIT_PARALLEL = (f'@numba.njit(parallel={{"numpy": False, "inplace_binop": False, "setitem": False}}, '
+                 f'cache={CACHE})')
 PARALLEL_LINES = [
     "# numba.prange loops in parallel, whole-array NumPy expressions serially (Numba's parallel",
     "# form of these fails to compile on some arrays made in a branch)",

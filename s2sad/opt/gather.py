@@ -13,7 +13,7 @@ writes one element per iteration and reads only what the scatter loop read: comp
 it, as they do the primal's stencil.
 
 A loop is rewritten when it counts by one either way, its body is straight-line, and it adds
-into one array ``A`` at indices ``i + c`` of at least two offsets ``c`` and touches ``A`` no
+into one array ``A`` at indices ``i + c`` of at least three offsets ``c`` and touches ``A`` no
 other way; every other array the body writes, it reads and writes at ``i`` only (each
 iteration's own element, so the iterations are independent but for ``A``), and what the
 additions into ``A`` are computed from (their *slice*: arithmetic, and loads) reads such an
@@ -49,6 +49,10 @@ def run(module: Module, ctx: PassContext) -> None:
 
 
 Term = tuple[Op, int]  # an addition into A, and the offset of its index from the counter
+# The fewest offsets that make a loop gather: a loop adding at two (``x[i + 1] - x[i]``, the
+# commonest) would become three loops, two of them with tests, in place of one of two lines, for
+# little speed; three (the stencil) are what the gather form is for.
+FEWEST_OFFSETS = 3
 
 
 def _plan(loop: Op) -> Optional[tuple[Value, list[Term]]]:
@@ -69,7 +73,7 @@ def _plan(loop: Op) -> Optional[tuple[Value, list[Term]]]:
                 by_array.setdefault(op.operands[0], []).append((op, c))
     for target, terms in by_array.items():
         added = {op for op, _ in terms}
-        if len({c for _, c in terms}) < 2 or any(target in op.operands for op in ops if op not in added):
+        if len({c for _, c in terms}) < FEWEST_OFFSETS or any(target in op.operands for op in ops if op not in added):
             continue
         root = array_root(target)
         if root is None or any(array_root(op.operands[0]) is root for op in accessed if op not in added):

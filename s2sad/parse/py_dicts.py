@@ -3,10 +3,13 @@
 Code keeps a few parameters together under names (``params = {"a": a, "b": b}``, then
 ``params["a"] * np.exp(-params["b"] * t)``). Where the dict is that and nothing more, it is the
 same as a variable per key: ``params_a, params_b = a, b`` (the values taken where the dict is
-made, in order, as Python does) and ``params_a`` for each ``params["a"]``. Only where that is
-certain: a local of one function, assigned once, by a dict literal whose keys are distinct string
-literals, and otherwise only read by one of those keys (never stored into, passed on, looped over
-or asked for its keys). Any other dict stays as written, and is refused where it is read. The new
+made, in order, as Python does) and ``params_a`` for each ``params["a"]``. So is a dict filled
+key by key (``d = {}``, then ``d["s"] = x * x`` and ``d["s"] += y``): each store assigns the
+key's variable. Only where that is certain: a local of one function, assigned once, by a dict
+literal whose keys are distinct string literals (none at all: ``{}``), and otherwise only read by
+one of the keys it is made with or stored at, and stored into by a plain or augmented assignment
+at a string literal (never deleted from, passed on, looped over or asked for its keys). Any other
+dict stays as written, and is refused where it is read. The new
 names are the dict's and the key's, made free of every name of the file's functions; the new
 nodes stand where the nodes they replace stood (``py_spellings.PlacedRewriter``).
 """
@@ -18,7 +21,7 @@ from typing import Optional
 
 import libcst as cst
 
-from .py_flow import walk
+from .py_flow import all_names, target_names, walk
 from .py_module import ModuleInfo
 from .py_spellings import PlacedRewriter
 
@@ -64,34 +67,46 @@ def _plans(fn: cst.FunctionDef, taken: set[str]) -> dict[str, dict[str, str]]:
     assigned: dict[str, int] = {}
     for n in walk(fn.body):
         if isinstance(n, cst.Assign):
-            for t in n.targets:
-                for name in (w.value for w in walk(t.target) if isinstance(w, cst.Name)):
+            for t in n.targets:  # (a store into d["s"] binds no name: target_names)
+                for name in target_names(t.target):
                     assigned[name] = assigned.get(name, 0) + 1
             if len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name) and isinstance(n.value, cst.Dict):
                 made[n.targets[0].target.value] = n.value
         else:
             for bound in _bound_elsewhere(n):  # (bound again, or maybe: not a dict of named values)
-                for name in (w.value for w in walk(bound) if isinstance(w, cst.Name)):
+                names = (target_names(bound) if isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For))
+                         else [w.value for w in walk(bound) if isinstance(w, cst.Name)])
+                for name in names:
                     assigned[name] = assigned.get(name, 0) + 2
     params = {p.name.value for p in [*fn.params.params, *fn.params.kwonly_params]}
     plans: dict[str, dict[str, str]] = {}
     for name, d in made.items():
         keys = [_key(e.key) if isinstance(e, cst.DictElement) else None for e in d.elements]
-        if assigned.get(name) != 1 or name in params or not keys or None in keys or len(set(keys)) != len(keys):
+        if assigned.get(name) != 1 or name in params or None in keys or len(set(keys)) != len(keys):
             continue
         plans[name] = {k: k for k in keys}  # type: ignore[misc]
     if not plans:
         return {}
-    # Every other use of the name reads one of its keys.
+    # Stores at a literal key (``d["s"] = v``, ``d["s"] += v``) add the key; any other store
+    # into the dict (``del d["s"]``, ``a = d["s"] = v``, ``d[k] = v``) leaves it as written.
+    key_stores = [n for n in walk(fn.body) if isinstance(n, (cst.Assign, cst.AugAssign))]
+    stored_at = {id(t): _read_key(t) for n in key_stores
+                 for t in ([n.targets[0].target] if isinstance(n, cst.Assign) and len(n.targets) == 1
+                           else [n.target] if isinstance(n, cst.AugAssign) else [])}
+    for read in stored_at.values():
+        if read is not None and read[0] in plans:
+            plans[read[0]].setdefault(read[1], read[1])
+    # Every other use of the name reads or stores one of its keys.
     reads = [r for n in walk(fn.body) if (r := _read_key(n)) is not None and r[0] in plans]
     uses: dict[str, int] = {}
-    for n in walk(fn.body):
-        if isinstance(n, cst.Name) and n.value in plans:
+    for n in all_names(fn.body):
+        if n.value in plans:
             uses[n.value] = uses.get(n.value, 0) + 1
     stored = {id(t.target) for n in walk(fn.body) if isinstance(n, cst.Assign) for t in n.targets}
-    stored |= {id(n.target) for n in walk(fn.body) if isinstance(n, (cst.AugAssign, cst.AnnAssign))}
+    stored |= {id(n.target) for n in walk(fn.body) if isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.Del, cst.For))}
     stored_into = {n.value.value for n in walk(fn.body)  # type: ignore[attr-defined]
-                   if isinstance(n, cst.Subscript) and id(n) in stored and isinstance(n.value, cst.Name)}
+                   if isinstance(n, cst.Subscript) and id(n) in stored and isinstance(n.value, cst.Name)
+                   and stored_at.get(id(n)) is None}
     for name in list(plans):
         read = [key for dict_name, key in reads if dict_name == name]
         if name in stored_into or uses.get(name, 0) != 1 + len(read) or any(k not in plans[name] for k in read):
@@ -135,6 +150,8 @@ class _Rewriter(PlacedRewriter):
         new_names = [self.place(cst.Name(names[_key(e.key)]), o.key)  # type: ignore[index]
                      for e, o in zip(elements, originals)]
         self.changed = True
+        if not elements:  # d = {}: its keys are assigned where they are stored
+            return self.place(cst.Pass(), original)  # type: ignore[return-value]
         if len(elements) == 1:
             return updated.with_changes(targets=[cst.AssignTarget(new_names[0])], value=elements[0].value)
         targets = cst.Tuple([cst.Element(n) for n in new_names], lpar=[], rpar=[])  # type: ignore[arg-type]

@@ -255,6 +255,17 @@ def walk(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
 
 
 
+def all_names(node: cst.CSTNode) -> list[cst.Name]:
+    """Every name in ``node``, nested functions and lambdas included (what they read is a use)."""
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            out.append(n)
+        stack.extend(children(n))
+    return out
+
+
 def is_new_axis(index: object) -> bool:
     """An index ``None`` (``np.newaxis``, which ``py_spellings`` rewrites so): an axis of extent 1."""
     return isinstance(index, cst.Name) and index.value == "None"

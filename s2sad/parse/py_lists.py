@@ -232,7 +232,11 @@ def _exact(buf: Value, n: Value) -> bool:
 def literal(lw: "ExprLowerer", node: cst.List, t: ArrayType, capacity: Optional[Value], b: Builder,
             env: Env, dims: Optional[list[Value]] = None) -> tuple[Value, Value]:
     """``[a, b, c]`` in a buffer of ``capacity`` (its own length when None); its items are
-    evaluated first, in order, as Python does."""
+    evaluated first, in order, as Python does. A new list of lists of numbers, all of one length
+    (``[[a, b], [c, d]]``, any depth), is the array of those rows (``nested``)."""
+    if capacity is None and dims is None and node.elements and all(
+            isinstance(el, cst.Element) and isinstance(el.value, cst.List) for el in node.elements):
+        return nested(lw, node, t, b, env)
     values = []
     for el in node.elements:
         if isinstance(el, cst.StarredElement):
@@ -250,6 +254,54 @@ def literal(lw: "ExprLowerer", node: cst.List, t: ArrayType, capacity: Optional[
         v = lw.coerce(v, t.elem, b, item, "an item of this list")
         lw.at(b, item).create("store", [buf, build.const(b, k, I64), v], [])
     return buf, n
+
+
+def nested(lw: "ExprLowerer", node: cst.List, t: ArrayType, b: Builder, env: Env) -> tuple[Value, Value]:
+    """``[[a, b], [c, d]]``, as ``np.array`` takes it: an array of as many axes as the lists nest,
+    whose every list at one depth has the same length (NumPy makes a ragged one an error or an
+    array of objects: refused here), its numbers evaluated in order, as Python does."""
+    shape: list[int] = []
+    first: cst.BaseExpression = node
+    while isinstance(first, cst.List) and first.elements:  # the shape its first items give
+        shape.append(len(first.elements))
+        first = first.elements[0].value
+    leaves: list[cst.BaseExpression] = []
+
+    def visit(lst: cst.List, depth: int) -> None:
+        if any(not isinstance(el, cst.Element) for el in lst.elements):
+            raise lw.fail(lst, "starred items in a list are not supported", hint="append the items in a loop")
+        rows = [isinstance(el.value, cst.List) for el in lst.elements]
+        if len(lst.elements) != shape[depth] or any(r != (depth + 1 < len(shape)) for r in rows):
+            raise lw.fail(lst, "the rows of a nested list must have one length (NumPy makes no array of numbers of "
+                          "ragged rows)", hint="give every row as many items, or build the array with np.zeros "
+                          "and fill it")
+        for el in lst.elements:
+            if isinstance(el.value, cst.List):
+                visit(el.value, depth + 1)
+            else:
+                leaves.append(el.value)
+
+    visit(node, 0)
+    if t.rank != len(shape):
+        raise lw.fail(node, "the type of this list's items is not known", hint=HINT)
+    values = []
+    for leaf in leaves:
+        v = lw.value(leaf, b, env)
+        if isinstance(v.type, ArrayType):
+            raise lw.fail(leaf, "a nested list of arrays is not supported",
+                          hint="np.stack the arrays, or build the array with np.zeros and fill it")
+        values.append((v, leaf))
+    lw.at(b, node)
+    dims = [build.const(b, n, I64) for n in shape]
+    buf = lw.at(b, node).op1("alloc", dims, t, fill="empty", elem=t.elem.name)
+    for flat, (v, leaf) in enumerate(values):
+        index, rest = [], flat
+        for n in reversed(shape):
+            index.append(rest % n)
+            rest //= n
+        v = lw.coerce(v, t.elem, b, leaf, "an item of this list")
+        lw.at(b, leaf).create("store", [buf, *(build.const(b, k, I64) for k in reversed(index)), v], [])
+    return buf, dims[0]
 
 
 def allocate(lw: "ExprLowerer", node: cst.CSTNode, capacity: Value, t: ArrayType, b: Builder,

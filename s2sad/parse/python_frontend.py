@@ -55,6 +55,7 @@ from .py_lower import lower_function
 from .py_local_functions import lift_local_functions
 from .py_default_axes import fix_default_axes
 from .py_dicts import rewrite_dicts
+from .py_tuples import rewrite_tuples
 from .py_unroll import unroll_literal_loops
 from .py_spellings import rewrite_spellings
 from .py_params import parameters
@@ -243,6 +244,7 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
         rewrite_spellings,  # np.diff(x): x[..., 1:] - x[..., :-1]
         unroll_literal_loops,  # for W, b in [(W1, b1), (W2, b2)]: the body once per item
         rewrite_dicts,  # params = {"a": a}: params_a = a
+        rewrite_tuples,  # t = (a, b); t[0]: t_0, t_1 = a, b; t_0
         lambda i, at: fix_default_axes(i, func, at),  # softmax(z, axis=-1), called softmax(s)
     ]
     for rewrite in rewrites:

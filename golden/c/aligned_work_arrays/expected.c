@@ -30,36 +30,13 @@ void grad_smooth_energy(const double *x, double *d_x, int n, double d_return) {
     double *d_w = calloc(1, n * sizeof(double));
 
     // line 15: for (int i = 1; i < n; i++) {
-    long t0 = n - 1;
-    long t1 = 1 < t0 + 1 ? 1 : t0 + 1;
-
-    // the additions into d_w of the loop below, gathered: one element each
-    for (long i = 0; i < t1; i++) {
-        long t2 = i + 1;
-        if (t2 >= 1 && t2 <= t0) {
-            double t3 = d_return * (w[t2] - w[t2 - 1]);
-            d_w[i] -= 2.0 * t3;
-        }
-        if (i >= 1 && i <= t0) {
-            double t4 = d_return * (w[i] - w[i - 1]);
-            d_w[i] += 2.0 * t4;
-        }
-    }
-    for (long i = 1; i < t0; i++) {
-        double t5 = d_return * (w[i + 1] - w[i]);
-        double t6 = d_return * (w[i] - w[i - 1]);
-        d_w[i] += -(2.0 * t5) + 2.0 * t6;
-    }
-    for (long i = t1 > t0 ? t1 : t0; i < t0 + 1; i++) {
-        long t7 = i + 1;
-        if (t7 >= 1 && t7 <= t0) {
-            double t8 = d_return * (w[t7] - w[t7 - 1]);
-            d_w[i] -= 2.0 * t8;
-        }
-        if (i >= 1 && i <= t0) {
-            double t9 = d_return * (w[i] - w[i - 1]);
-            d_w[i] += 2.0 * t9;
-        }
+    double d_e = d_return;
+    for (long i = n - 1; i >= 1; i--) {
+        // line 16: e += (w[i] - w[i - 1]) * (w[i] - w[i - 1]);
+        double t0 = d_e * (w[i] - w[i - 1]);
+        double t1 = 2.0 * t0;
+        d_w[i - 1] -= t1;
+        d_w[i] += t1;
     }
 
     // line 11: for (int i = 0; i < n; i++) {

@@ -18,29 +18,10 @@
 // Array sizes: x, d_x: [n].
 void grad_neighbour_product(const double *x, double *d_x, unsigned n, double d_return) {
     // line 5: for (unsigned i = 1; i < n; i++) {
-    long t0 = (long)n - 1;
-    long t1 = 1 < t0 + 1 ? 1 : t0 + 1;
-
-    // the additions into d_x of the loop below, gathered: one element each
-    for (long i = 0; i < t1; i++) {
-        long t2 = i + 1;
-        if (t2 >= 1 && t2 <= t0) {
-            d_x[i] += d_return * x[t2];
-        }
-        if (i >= 1 && i <= t0) {
-            d_x[i] += d_return * x[i - 1];
-        }
-    }
-    for (long i = 1; i < t0; i++) {
-        d_x[i] += d_return * x[i + 1] + d_return * x[i - 1];
-    }
-    for (long i = t1 > t0 ? t1 : t0; i < t0 + 1; i++) {
-        long t3 = i + 1;
-        if (t3 >= 1 && t3 <= t0) {
-            d_x[i] += d_return * x[t3];
-        }
-        if (i >= 1 && i <= t0) {
-            d_x[i] += d_return * x[i - 1];
-        }
+    double d_s = d_return;
+    for (long i = (long)n - 1; i >= 1; i--) {
+        // line 6: s += x[i] * x[i - 1];
+        d_x[i - 1] += d_s * x[i];
+        d_x[i] += d_s * x[i - 1];
     }
 }
