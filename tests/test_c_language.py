@@ -16,7 +16,7 @@ import ctypes
 import numpy as np
 import pytest
 
-from cbuild import CFunction, build, build_sanitized, have_gcc
+from cbuild import CFunction, Out, build, build_sanitized, have_gcc
 from cprimal import CSignature
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
@@ -1092,3 +1092,66 @@ def test_a_struct_held_function_passed_on_from_an_unknown_struct_stays_refused()
         "static void g(OdeSystem s, double *y) { s.n = 2; run(&s, 0.1, 3, y); }\n"
         "double f(const double *p, const double *y0, int steps)")
     assert any("rhs_fn" in m for m in _diagnostics(unknown)), _diagnostics(unknown)
+
+
+# Probe p20 (reduced): two restrict parameters naming one array, both only read (valid C). The
+# gradient's shadows were restrict too, and both are d_x, written: gcc -O3 -fno-inline computed
+# d_x = x, not 2x (and -Wrestrict warned at the call). Shadows are never restrict.
+RESTRICT_PAIR = """
+static double dot(int n, const double *restrict a, const double *restrict b)
+{
+    double s = 0;
+    for (int i = 0; i < n; ++i) s += a[i] * b[i];
+    return s;
+}
+
+double sumsq(int n, const double *x)
+{
+    return dot(n, x, x);
+}
+"""
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc not available")
+def test_shadows_of_restrict_parameters_passed_one_array_are_not_restrict():
+    text = pipeline.gradient_source(RESTRICT_PAIR, "dot.c", "sumsq", ["x"], "c")
+    assert "const double *restrict a, double *d_a," in text, text
+    lib = build(text, extra=("-O3", "-fno-inline"))
+    grad = CFunction(lib, "grad_sumsq", ["int", "double *", "double *", "double"])
+    x = np.array([0.5, -1.25, 2.0, 3.5, -0.75])
+    d_x = np.zeros_like(x)
+    grad(5, x, d_x, 1.0)
+    assert np.allclose(d_x, 2.0 * x), d_x
+
+
+# Probe p09 (ADBench's GMM: for (int j = 1; j <= p; j++) with double p): a floating-point loop
+# bound, which C compares with the counter converted to double, is the integer bound that
+# compares alike (ceil or floor); was a located error.
+FLOAT_BOUNDS = """
+double f(double a, double p)
+{
+    double s = 0.0;
+    for (int j = 1; j <= p; j++)
+        s += a * j;
+    for (int j = 0; j < p; j++)
+        s += a * a;
+    for (int j = 10; j > p; j--)
+        s -= a * j;
+    for (int j = 10; j >= p; j -= 2)
+        s += 0.5 * a * a * j;
+    return s;
+}
+"""
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc not available")
+@pytest.mark.parametrize("p", [-2.5, 0.0, 1.0, 3.0, 3.5, 4.999, 7.25, 12.0])
+def test_a_floating_point_loop_bound_counts_as_c_compares(p):
+    primal = CFunction(build(FLOAT_BOUNDS), "f", ["double", "double"], "double")
+    text = pipeline.gradient_source(FLOAT_BOUNDS, "bounds.c", "f", ["a"], "c")
+    grad = CFunction(build(text), "grad_f", ["double", "double *", "double", "double"])
+    a, h = 0.7, 1e-6
+    d_a = Out(0.0)
+    grad(a, d_a, p, 1.0)
+    want = (primal(a + h, p) - primal(a - h, p)) / (2 * h)
+    assert np.isclose(d_a.value, want, rtol=1e-7, atol=1e-9), (d_a.value, want)

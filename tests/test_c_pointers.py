@@ -8,7 +8,9 @@ for what stays refused, one message per problem and none that follows from anoth
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from cbuild import CFunction, build, have_gcc
 
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
@@ -451,3 +453,107 @@ def test_a_block_cut_into_rows_is_a_matrix():
     specs = [ParamSpec("K", "array", (16,)), ParamSpec("x", "array", (4,)), ParamSpec("n", "int", value=4)]
     check_gradient(sig.primal(build(_CONTIGUOUS_ROWS)), sig.gradient(build(text), ["K", "x"], []), specs,
                    ["K", "x"], set(), np.random.default_rng(1), returns_float=True)
+
+
+# Probe p11 (reduced): a struct factory whose parameters are named like the members it sets
+# (m.rows = rows). Placing the factory put the argument in place of the member's name too, an
+# internal error.
+FACTORY_NAMES = """
+#include <stdlib.h>
+
+typedef struct {
+    int rows, cols;
+    double *data;
+} Matrix;
+
+static Matrix mat_new(int rows, int cols)
+{
+    Matrix m;
+    m.rows = rows;
+    m.cols = cols;
+    m.data = calloc(rows * cols, sizeof(double));
+    return m;
+}
+
+double sumsq(const double *x, int n)
+{
+    Matrix P = mat_new(n, 1);
+    double s = 0.0;
+    for (int i = 0; i < P.rows; i++) {
+        P.data[i] = x[i] * x[i];
+        s += P.data[i];
+    }
+    free(P.data);
+    return s;
+}
+"""
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc not available")
+def test_a_factory_parameter_named_like_a_member_leaves_the_member():
+    text = pipeline.gradient_source(FACTORY_NAMES, "mat.c", "sumsq", ["x"], "c")
+    grad = CFunction(build(text), "grad_sumsq", ["double *", "double *", "int", "double"])
+    x = np.array([0.5, -1.5, 2.0])
+    d_x = np.zeros_like(x)
+    grad(x, d_x, 3, 1.0)
+    assert np.allclose(d_x, 2.0 * x), d_x
+
+
+# Probes p16 and p25 (reduced): malloc(n * sizeof *f) in f's own declaration (f is in scope in
+# its initializer), and GSL's `struct gp *p = (struct gp *)params;` (a struct named by its tag).
+SIZEOF_OWN = """
+#include <stdlib.h>
+double sumsq(int n, const double *x)
+{
+    double *f = malloc(n * sizeof *f);
+    double *g = malloc(n * sizeof(*g));
+    double s = 0.0;
+    for (int i = 0; i < n; i++) f[i] = x[i] * x[i];
+    for (int i = 0; i < n; i++) g[i] = f[i] * x[i];
+    for (int i = 0; i < n; i++) s += f[i] + g[i];
+    free(f);
+    free(g);
+    return s;
+}
+"""
+
+STRUCT_TAG_PARAMS = """
+#include <math.h>
+struct gp { double mu; double sigma; };
+static double dens(double x, void *params)
+{
+    struct gp *p = (struct gp *)params;
+    double z = (x - p->mu) / p->sigma;
+    return exp(-0.5 * z * z);
+}
+double total(double mu, double sigma)
+{
+    struct gp p = { mu, sigma };
+    double s = 0.0;
+    for (int i = 0; i < 10; i++) s += dens(0.1 * i, &p);
+    return s;
+}
+"""
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc not available")
+def test_sizeof_of_the_pointer_being_declared():
+    text = pipeline.gradient_source(SIZEOF_OWN, "own.c", "sumsq", ["x"], "c")
+    grad = CFunction(build(text), "grad_sumsq", ["int", "double *", "double *", "double"])
+    x = np.array([0.5, -1.5, 2.0])
+    d_x = np.zeros_like(x)
+    grad(3, x, d_x, 1.0)
+    assert np.allclose(d_x, 2.0 * x + 3.0 * x * x), d_x
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc not available")
+def test_a_void_params_cast_to_a_struct_tag():
+    from cbuild import Out
+
+    primal = CFunction(build(STRUCT_TAG_PARAMS), "total", ["double", "double"], "double")
+    text = pipeline.gradient_source(STRUCT_TAG_PARAMS, "gp.c", "total", ["mu", "sigma"], "c")
+    grad = CFunction(build(text), "grad_total", ["double", "double *", "double", "double *", "double"])
+    d_mu, d_sigma, h = Out(0.0), Out(0.0), 1e-6
+    grad(0.4, d_mu, 0.7, d_sigma, 1.0)
+    assert np.isclose(d_mu.value, (primal(0.4 + h, 0.7) - primal(0.4 - h, 0.7)) / (2 * h), rtol=1e-6)
+    assert np.isclose(d_sigma.value, (primal(0.4, 0.7 + h) - primal(0.4, 0.7 - h)) / (2 * h), rtol=1e-6)

@@ -791,3 +791,30 @@ def test_an_array_centred_along_an_axis_is_guessed_to_have_another():
 
     text = check_source(source, ["X"], [arr("X", 5, 3), arr("gamma", 3)], "py")
     assert "X must be a 2-D array" in text
+
+
+# Probe p07: a helper returning an array with a parameter that has a default: its gradient takes
+# d_return keyword-only (after the default), and its caller passed it by position (TypeError).
+DEFAULTED_HELPER = """
+import numpy as np
+
+
+def shift(x, c=0.0):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = x[i] + c
+    return out
+
+
+def f(x, c):
+    return np.sum(shift(x, c) ** 2)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_a_helper_gradient_is_called_with_its_keyword_only_seed_by_keyword(target):
+    from source_gradients import arr, check_source, num
+
+    text = check_source(DEFAULTED_HELPER, ["x", "c"], [arr("x", 4), num("c", -1.0, 1.0)], target)
+    if target == "py":
+        assert "grad_shift(x, d_x, c, d_return=" in text, text

@@ -498,3 +498,28 @@ def test_c_output_of_evident_kinds_is_unchanged():
     assert assumed(source, "f") == {}
     text = pipeline.gradient_source(HEADER + source, "prog.py", "f", ["x", "a"], "c")
     assert "void grad_f(double *x, double *d_x, double *A, long *idx, long n, double a, double *d_a," in text
+
+
+# Probe p13: mus[k] beside a 2-D X (X - mus[k]) was taken to prove mus a vector, and a matrix of
+# means got a wrong gradient with no check. An element access whose value meets an array in
+# elementwise arithmetic proves no rank: the guessed one is checked on entry.
+def test_an_element_access_that_meets_an_array_proves_no_rank():
+    source = """import numpy as np
+
+
+def f(X, mus):
+    n, d = X.shape
+    s = 0.0
+    for k in range(len(mus)):
+        s += np.sum((X - mus[k]) ** 2)
+    return s
+"""
+    text = pipeline.gradient_source(source, "prog.py", "f", ["mus"], "py")
+    namespace: dict = {}
+    exec(compile(text, "<grad>", "exec"), namespace)
+    X = np.arange(6.0).reshape(3, 2)
+    with pytest.raises(ValueError, match="mus must be a 1-D array"):
+        namespace["grad_f"](X, np.array([[0.0, 1.0], [2.0, 5.0]]), np.zeros((2, 2)))
+    mus, d_mus = np.array([0.5, -1.0]), np.zeros(2)
+    namespace["grad_f"](X, mus, d_mus)
+    assert np.allclose(d_mus, [-2.0 * np.sum(X - m) for m in mus])

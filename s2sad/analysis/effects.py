@@ -155,12 +155,13 @@ class EffectAnalysis:
         return self._memo[fn.name]
 
     def waits(self, op: Op) -> bool:
-        """``op`` is a barrier, or a call of a function that may wait at one (unknown: may)."""
+        """``op`` is a barrier, or a call of a function that may wait at one (unknown: may); a
+        ``stop`` (the program ends there) is ordered as one, and so is a call that may stop."""
         kind = op_def(op.name).effects
         if kind == "call":
             eff = self.call_effects(op)
             return eff is None or eff.barrier
-        return kind == "barrier"
+        return kind in ("barrier", "stop")
 
     def callee(self, op: Op) -> Optional[Function]:
         """The module function a ``call`` names; None when it is not in the module."""

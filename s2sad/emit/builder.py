@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Callable, Collection
 
+from ..ssa.attrs import grad_info
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.types import Type
 from .expr import (
@@ -148,10 +149,14 @@ class StatementBuilder:
             then, orelse = (e(r.terminator.operands[0]) for r in op.regions)
             return self._choose(e(op.operands[0]), then, orelse)
         if n == "call":
-            return Call(Name(self.function_name(op.attrs["callee"])), self.call_args(op))
+            return self.call_expr(op)
         if n == "extern.adjoint":  # a custom adjoint: named as its file defines it
             return Call(Name(op.attrs["callee"]), tuple(self.expr(o) for o in op.operands))
         return self.spell_expr(op)
+
+    def call_expr(self, op: Op) -> Expr:
+        """A call of a function of the module."""
+        return Call(Name(self.function_name(op.attrs["callee"])), self.call_args(op))
 
     def call_args(self, op: Op) -> tuple[Expr, ...]:
         """The arguments of a call as the callee's signature takes them (one per operand here)."""
@@ -204,12 +209,26 @@ class StatementBuilder:
             return self._tape(op)
         if n in ("call", "extern.adjoint"):
             return self._call(op)
+        if n == "stop":
+            return self._stop(op)
         if len(op.results) == 1:
             v = op.result
             if v in self.var:
                 return [Assign([Name(self.var[v])], self.op_expr(op))]
             return []  # folded into its users, or dead
         raise NotImplementedError(f"{self.language} emitter: no statement for op {n}")
+
+    def _stop(self, op: Op) -> list[Stmt]:
+        """The program stops here, as the primal's ``exit``/``abort`` stops it (``parse/c_stops``):
+        C exits as the primal does; Python raises (a library's caller sees an exception)."""
+        text = op.attrs.get("text", op.attrs["call"])
+        if len(text) > 40:
+            text = text[:37] + "..."
+        line = op.loc.line if op.loc is not None else 0
+        info = grad_info(self.fn)
+        name = info.primal if info is not None else self.fn.name
+        message = f"{name} stops the program (line {line}: {text})".replace("\\", "\\\\").replace('"', "'")
+        return [Keyword(f'raise RuntimeError("{message}")')]
 
     def _return(self, op: Op) -> list[Stmt]:
         """``return a, b``; a gradient ``--with-value`` gives ``return value, adjoints``: the

@@ -35,7 +35,7 @@ _INCLUDES = [
     ("stddef.h", re.compile(r"\b(?:size_t|ptrdiff_t)\b")),
     ("stdint.h", re.compile(r"\bu?int(?:8|16|32|64)_t\b")),
     ("stdio.h", re.compile(r"\bf?printf\(")),
-    ("stdlib.h", re.compile(r"\b(?:malloc|calloc|realloc|free|labs|abs|abort)\(")),
+    ("stdlib.h", re.compile(r"\b(?:malloc|calloc|realloc|free|labs|abs|abort|exit|_Exit|quick_exit)\(")),
     ("string.h", re.compile(r"\bmem(?:cpy|set)\(")),
 ]
 _MATH_H_CALL = re.compile(r"\b([a-z][a-z0-9]*)\(")

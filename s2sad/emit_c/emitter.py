@@ -71,7 +71,7 @@ from ..emit.expr import (
     number,
 )
 from ..emit.outofssa import allocate
-from ..emit.stmt import Assign, AugAssign, Comment, If, Return, Stmt, map_blocks, tidy
+from ..emit.stmt import Assign, AugAssign, Comment, ExprStmt, If, Return, Stmt, map_blocks, tidy
 from ..parse.c_declarators import declarator
 from ..ssa.attrs import grad_info
 from ..ssa.build import const_int
@@ -635,6 +635,14 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
 
     def _choose(self, c: Expr, a: Expr, b: Expr) -> Expr:
         return c_if_exp(c, a, b)
+
+    def _stop(self, op: Op) -> list[Stmt]:
+        """``exit(status);`` or ``abort();`` where the primal stops the program (the statement
+        that stopped it, a call of a function that always exits, in a comment)."""
+        call_name = op.attrs["call"]
+        stop = ExprStmt(Call(Name(call_name), tuple(self.expr(v) for v in op.operands)))
+        text = op.attrs.get("text")
+        return ([Comment(f"{text}: the program stops here, as the primal does")] if text else []) + [stop]
 
     def _return(self, op: Op) -> list[Stmt]:
         frees = self._frees(self.fn.body)

@@ -12,6 +12,8 @@ it shadows: ``d_w->gamma += ...``, ``d_M->data[i]``.
 
 from __future__ import annotations
 
+import re
+
 from typing import Optional
 
 from ..ssa.attrs import grad_info, primal_positions
@@ -70,15 +72,18 @@ def declared_aggregates(fn: Function) -> dict[str, list[str]]:
         if shadow is None:
             continue
         pointee = " ".join(w for w in spelled.replace("*", " ").split() if w not in ("const", "restrict"))
-        shadow_type = f"{pointee} *" + ("restrict" if "restrict" in spelled else "")
+        shadow_type = f"{pointee} *"  # never restrict: see _written
         member = access if access.startswith("[]") else "->" + access.lstrip(".->")  # d_Ms[i].data, d_M->data
         out[shadow] = [structs[group], shadow_type, member, kind]
     return out
 
 
 def _written(declared: str) -> str:
-    """A parameter's type as a shadow declares it: ``const`` goes (the shadow is written)."""
-    return " ".join(w for w in declared.split() if w != "const")
+    """A parameter's type as a shadow declares it: ``const`` goes (the shadow is written), and so
+    does ``restrict``: two ``restrict`` parameters may name one array where both are only read
+    (``dot(n, x, x)`` is valid C), but their shadows are both written, and writes through two
+    ``restrict`` pointers to one array are undefined (gcc -O3 computed d_x = x, not 2x)."""
+    return " ".join(w for w in re.sub(r"\brestrict\b", " ", declared).split() if w != "const").replace("* ", "*")
 
 
 def global_array_params(fn: Function) -> dict[int, tuple[str, str, bool]]:

@@ -332,6 +332,9 @@ class CudaFunctionEmitter(CFunctionEmitter):
             return [ExprStmt(Call(Name("atomicAdd"), (address_of(self._element(arr, idx, op)), amount)))]
         if op.name == SYNC:
             return [ExprStmt(Call(Name("__syncthreads")))]
+        if op.name == "stop":
+            raise error(f"CUDA output: '{op.attrs.get('text', op.attrs['call'])}' stops the program, which device "
+                        "code cannot do", op.loc, hint="check the inputs on the host, before the kernel is launched")
         return super().gen_op(op)
 
     # -- memory ------------------------------------------------------------------------

@@ -305,7 +305,9 @@ class _FunctionEmitter(StatementBuilder):
                 key = p.name_hint
             if k == keyword_only and not self.numba:  # Numba has no keyword-only parameters
                 params.append("*")
-            if key in defaults:
+            if key in defaults and not (self.numba and keyword_only is not None and self.fn.name != self.entry):
+                # (a helper's gradient, which only the gradient calls, with every argument: under
+                # Numba, with no keyword-only parameters, its defaults would come before d_return)
                 params.append(f"{name}={self.printer(_default(defaults[key]), P_COND)}")
             else:
                 if self.numba and keyword_only is not None and any("=" in q for q in params):
@@ -436,6 +438,19 @@ class _FunctionEmitter(StatementBuilder):
                             for s in seeds)
             out.append(Assign([Tuple(targets)], Name(name)))
         return out
+
+    def call_expr(self, op: Op) -> Expr:
+        """As every emitter calls, but what the callee takes keyword-only (its parameters after
+        ``*``: ``d_return`` after a default, ``def grad_shift(x, d_x, c=0.0, *, d_return)``) is
+        passed by keyword (probe p07: passed by position, the call raised TypeError)."""
+        out = super().call_expr(op)
+        callee = self.module.functions.get(op.attrs["callee"])
+        start = callee.attrs.get("keyword_only_from") if callee is not None else None
+        if self.numba or start is None or not isinstance(out, Call) or callee.attrs.get("packed") \
+                or len(out.args) != len(callee.params):  # type: ignore[union-attr]
+            return out
+        names = [p.name_hint for p in callee.params]  # type: ignore[union-attr]
+        return Call(out.func, out.args[:start], tuple(zip(names[start:], out.args[start:])))
 
     def call_args(self, op: Op) -> tuple[Expr, ...]:
         """A gradient that takes its seeds as one tuple gets them as one: ``(d_s, d_c)``."""

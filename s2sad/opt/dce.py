@@ -52,7 +52,7 @@ class _Liveness:
         return eff is None or bool(eff.writes) or eff.barrier
 
     def is_effect(self, op: Op) -> bool:
-        if op.name in ("return", SYNC):  # a barrier orders the other threads' memory too
+        if op.name in ("return", SYNC, "stop"):  # a barrier orders the other threads' memory too
             return True
         if op.name in ("store", "accum", *ACCUMULATIONS):
             # A store into a local array matters only if the array is read: it is

@@ -572,12 +572,15 @@ class _Lowering:
         if n == "take":
             assert t is not None
             src, *idx = a
-            dims = self.dims(b, idx[0])
+            whole = self.dims(b, src)[len(idx):]  # the axes no index picks (a[rows]: each row whole)
+            dims = self.dims(b, idx[0]) + whole
             out = self.alloc(b, t, dims, False, hint)
 
             def gather(bb: Builder, iv: list[Value]) -> None:
-                at = [build.cast(bb, bb.op1("load", [i, *iv], _elem(i.type)), I64) for i in idx]
-                bb.create("store", [out, *iv, bb.op1("load", [src, *at], _elem(t))], [])
+                picked = iv[:len(iv) - len(whole)]
+                at = [build.cast(bb, bb.op1("load", [i, *picked], _elem(i.type)), I64) for i in idx]
+                rest = iv[len(picked):]
+                bb.create("store", [out, *iv, bb.op1("load", [src, *at, *rest], _elem(t))], [])
 
             self.loops(b, dims, gather)
             return out
@@ -588,12 +591,14 @@ class _Lowering:
             return None
         if n == "accum_take":
             dst, *idx, v = a
+            whole = self.dims(b, dst)[len(idx):]
 
             def scatter(bb: Builder, iv: list[Value]) -> None:
-                at = [build.cast(bb, bb.op1("load", [i, *iv], _elem(i.type)), I64) for i in idx]
-                self._add_into(bb, dst, at, self.read(bb, v, iv, _elem(dst.type)))
+                picked = iv[:len(iv) - len(whole)]
+                at = [build.cast(bb, bb.op1("load", [i, *picked], _elem(i.type)), I64) for i in idx]
+                self._add_into(bb, dst, at + iv[len(picked):], self.read(bb, v, iv, _elem(dst.type)))
 
-            self.loops(b, self.dims(b, idx[0]), scatter)
+            self.loops(b, self.dims(b, idx[0]) + whole, scatter)
             return None
         if n == "accum_slice":
             dst, v = a[0], a[1]

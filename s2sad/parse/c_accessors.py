@@ -109,9 +109,13 @@ def _expansion(call: c_ast.FuncCall, fn: c_ast.FuncDef, structs: frozenset[str])
 
 
 def _rename(node: c_ast.Node, by_name: dict[str, c_ast.Node]) -> c_ast.Node:
+    """``node`` with each variable of ``by_name`` replaced (a member's name, ``m.rows`` beside a
+    parameter ``rows``, is no variable)."""
     if isinstance(node, c_ast.ID) and node.name in by_name:
         return copy.deepcopy(by_name[node.name])
     for attr, child in node.children():
+        if isinstance(node, c_ast.StructRef) and attr == "field":
+            continue
         _replace(node, attr, _rename(child, by_name))
     return node
 

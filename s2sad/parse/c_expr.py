@@ -106,6 +106,14 @@ INCREMENTS = frozenset({"++", "--", "p++", "p--"})  # pycparser spells postfix f
 INT_ABS = frozenset({"abs", "labs", "llabs"})
 # math.h names -> IR intrinsic (``mathfns``); the ``f`` variants (sinf) work on float.
 _MATH_SPELLINGS = c_spellings()
+
+
+def _c_words(t: Type) -> str:
+    """An IR type in C words, for a message: ``a double``, ``a pointer to double``."""
+    words = {"f64": "double", "f32": "float", "i64": "long", "i32": "int", "bool": "_Bool"}
+    if isinstance(t, ArrayType):
+        return f"a pointer to {words.get(t.elem.name, t.elem.name)}"
+    return f"a {words.get(getattr(t, 'name', ''), str(t))}"
 BUILTIN_PREFIX = "__builtin_"  # gcc's and clang's names of the library functions: __builtin_sqrt
 
 
@@ -214,6 +222,7 @@ class CExprLowering:
     # Provided by the host (CFunctionLowerer).
     ctx: "object"
     ctypes: dict[str, CType]
+    declaring: Optional[tuple[str, CType]] = None  # the pointer whose initializer is lowered (sizeof *f)
 
     def loc(self, node: c_ast.Node) -> SourceLoc:  # pragma: no cover - provided by the host
         raise NotImplementedError
@@ -264,9 +273,12 @@ class CExprLowering:
         return self.fail(node, "a pointer is used where a number is expected")
 
     def integer(self, node: c_ast.Node, b: Builder, env: Env, what: str) -> Value:
-        v = self.number(self.scalar(node, b, env), self.at(b, node))
+        return self.integer_of(self.number(self.scalar(node, b, env), self.at(b, node)), node, b, what)
+
+    def integer_of(self, v: Value, node: c_ast.Node, b: Builder, what: str) -> Value:
+        """``v``, the value of ``node``, as a long; a located error where it is no integer."""
         if not v.type.is_int:
-            raise self.fail(node, f"{what} must be an integer, not {v.type}", "cast it: (int)x")
+            raise self.fail(node, f"{what} must be an integer, not {_c_words(v.type)}", "cast it: (int)x")
         return self.convert(v, I64, b)
 
     def condition(self, node: c_ast.Node, b: Builder, env: Env) -> Value:
@@ -950,8 +962,11 @@ class CExprLowering:
                 return BYTES[ct.scalar.name] * math.prod(counts)  # type: ignore[arg-type]
         elif isinstance(node, c_ast.UnaryOp) and node.op == "*" or isinstance(node, c_ast.ArrayRef):
             inner = node.expr if isinstance(node, c_ast.UnaryOp) else node.name
+            declaring = self.declaring
             if isinstance(inner, c_ast.ID) and (key := self.lookup(inner.name)) is not None:
                 t = self.ctypes[key].scalar
+            elif isinstance(inner, c_ast.ID) and declaring is not None and declaring[0] == inner.name:
+                t = declaring[1].scalar  # double *f = malloc(n * sizeof *f): the pointer being declared
         if t is None:
             raise self.fail(node, "sizeof is supported for scalar types, elements, numbers and arrays of constant "
                             "size only", "write sizeof(double) times the number of elements")

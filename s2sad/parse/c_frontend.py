@@ -31,6 +31,7 @@ from pycparser.c_parser import ParseError
 
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from .annotations import annotate_loops
+from .c_stops import stopping_functions
 from .c_function_args import FunctionPointers as _FunctionPointers, bind_function_arguments, function_typedefs
 from .c_member_functions import read_member_functions
 from .c_member_pointers import read_member_pointers
@@ -394,6 +395,10 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
                 "file of its own, calls it, and a static function cannot be called from another file", cfile.loc(decl),
                 hint=f"drop static from {other}, and link this file with the gradient")], cfile.lines)
         cfile.prototypes[other] = decl
+    # Functions that always stop the program (nrerror): their calls are stops, never lowered (c_stops).
+    stops = {n: how for n, how in stopping_functions(cfile.functions).items() if n != func}
+    for n in stops:
+        del cfile.functions[n]
     if func not in cfile.functions or func in cfile.copies:
         listing = ", ".join(name for name in cfile.functions if name not in cfile.copies) or "none"
         raise error(f"no function named '{func}' in {name}", hint=f"functions in this file: {listing}")
@@ -424,7 +429,7 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
     ctx = CContext(name, cfile.sources.raw, cfile.typedefs, cfile.constants, {}, dict(cfile.globals), recursive,
                    cfile.structs, frozenset(cfile.pre.macros), cfile.cuda,
                    frozenset(q.line for q in cfile.pre.qualifiers if q.word == SHARED), cfile.pre.pragmas,
-                   cfile.sources, cfile.typedef_text, cfile.prototypes, cfile.tables, derivatives)
+                   cfile.sources, cfile.typedef_text, cfile.prototypes, cfile.tables, derivatives, stops)
     for fname in order:
         if fname in cfile.accessors or fname in cfile.factories:
             continue  # called where it could not be read as its expression or statements: said above

@@ -46,7 +46,7 @@ from ..ssa.gpu import SHARED_SPACE, SYNC
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
 from ..ssa.mathfns import MATH
 from ..ssa.ops import MATH_FNS
-from ..ssa.types import BOOL, F32, F64, I64, Type
+from ..ssa.types import BOOL, F32, F64, I32, I64, Type
 from . import c_builtins
 from .c_row_allocs import RowAllocation, row_allocations
 from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, changed_target, library_name,
@@ -67,6 +67,7 @@ from .c_types import BYTES, CType, TypeProblem, ctype_of, value_type
 from .py_common import RESULT, RETURNED, Env, Fail, Poison
 from .c_flow import Arm, block_exits, statements, stmt_exits
 from .c_switch import CSwitchLowering
+from .c_stops import LEFT_OUT, STOP_CALLS, Stopping
 from .c_unsigned import is_unsigned
 from .structured import BREAK, CONTINUE, RETURN, Exits, LoopFrame, StructuredLowering
 
@@ -74,7 +75,7 @@ _UNSUPPORTED: dict[type, tuple[str, str]] = {
     c_ast.Goto: ("goto is not supported", "use break, continue or a flag"),
     c_ast.Label: ("labels are not supported", "use break, continue or a flag"),
 }
-_IO = frozenset({"printf", "fprintf", "puts", "putchar", "scanf", "fputs", "exit", "abort", "assert"})
+_IO = frozenset({"scanf", "fscanf", "sscanf", "getchar", "fgets", "gets", "fopen", "fclose", "fread", "fwrite"})
 
 
 @dataclass
@@ -135,6 +136,7 @@ class CContext:
     prototypes: dict[str, c_ast.Decl] = field(default_factory=dict)  # declared here, defined elsewhere
     tables: dict[str, c_ast.Decl] = field(default_factory=dict)  # file-scope const arrays
     derivatives: Derivatives = NO_DERIVATIVES  # the custom adjoints of functions defined elsewhere
+    stops: dict[str, Stopping] = field(default_factory=dict)  # functions of the file that always stop (c_stops)
 
 
 def assigned_names(node: Optional[c_ast.Node]) -> list[str]:
@@ -209,6 +211,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         self.local_structs: set[str] = set()  # struct types of local arrays (Point pts[4]): output defines them
         self.declared_in_loop: dict[str, int] = {}
         self.loop_depth = 0
+        self.declaring: Optional[tuple[str, CType]] = None  # the pointer whose initializer is lowered
         self.macro_uses: list[SourceLoc] = []
         self.expanding: set[str] = set()
         self.record_cells: set[str] = set()  # struct members that are memory (c_records)
@@ -769,7 +772,11 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             self.note_root(key, arr)
             return
         if t.kind == "pointer":
-            value = self.pointer_value(init, t, b, env, d) if init is not None else None
+            self.declaring = (d.name, t)  # double *f = malloc(n * sizeof *f): f is in scope in its initializer
+            try:
+                value = self.pointer_value(init, t, b, env, d) if init is not None else None
+            finally:
+                self.declaring = None
             key = self.declare(d.name, t, d)
             if value is not None:
                 if self.root_keys.get(id(value.base)) is None and value.base.defining_op is not None \
@@ -1076,6 +1083,14 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             return None
         if name == "atomicAdd" and self.cuda:
             return self.atomic_add(node, args, b, env, want_value)
+        if name in STOP_CALLS or name in self.ctx.stops:
+            return self.stop_call(node, name, args, b, env, want_value)
+        if name in LEFT_OUT and name not in self.ctx.signatures:
+            if want_value:
+                raise self.fail(node, f"the value of '{name}' is not supported: s2sad differentiates computations, "
+                                "not I/O", f"call {name} as a statement of its own")
+            self.no_side_effects(node)
+            return None  # printf(...), assert(...): no part of the value (c_stops)
         if name in self.ctx.signatures:
             return self.user_call(node, name, args, b, env, want_value)
         if library_name(name) in MEMORY_CALLS:
@@ -1138,6 +1153,27 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             raise self.fail(node, f"passing the rows of '{text}' from one on is not supported",
                             "pass the whole array, or one row A[i] to a function that takes a row")
         return self.at(b, node).op1("view", [p.base, p.off], p.base.type)
+
+    def stop_call(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], b: Builder, env: Env,
+                  want_value: bool) -> None:
+        """``exit(1);``, ``abort();`` or a call of a function of the file that always stops
+        (``nrerror("...")``): a ``stop`` op, where the gradient stops as the primal does."""
+        if want_value:
+            raise self.fail(node, f"'{name}' stops the program and gives no value", f"call {name} as a statement")
+        stopping = self.ctx.stops.get(name)
+        call = stopping.call if stopping is not None else name
+        operands: list[Value] = []
+        if call != "abort":
+            if stopping is not None:
+                operands = [build.const(self.at(b, node), stopping.status if stopping.status is not None else 1, I64)]
+            elif len(args) == 1:
+                operands = [self.convert(self.integer(args[0], b, env, f"the status of {name}"), I32, b)]
+            else:
+                raise self.fail(node, f"{name} takes one argument, the program's exit status")
+        elif args and stopping is None:
+            raise self.fail(node, "abort takes no arguments")
+        self.at(b, node).create("stop", operands, [], {"call": call, "text": node_text(node)})
+        return None
 
     def extern_call(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], b: Builder, env: Env,
                     want_value: bool) -> Value:
@@ -1413,6 +1449,17 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             return None
         return key, cond.right, cond.op, step
 
+    def loop_bound(self, bound: c_ast.Node, cmp: str, b: Builder, env: Env) -> Value:
+        """The integer bound of ``i < bound`` (``<=``, ``>``, ``>=``). A floating-point bound
+        (``for (int j = 1; j <= p; j++)`` with ``double p``: C compares ``j`` converted to double)
+        is the integer that compares alike: ``j < p`` is ``j < ceil(p)``, ``j <= p`` is ``j <=
+        floor(p)``, ``j > p`` is ``j > floor(p)``, ``j >= p`` is ``j >= ceil(p)``."""
+        v = self.number(self.scalar(bound, b, env), self.at(b, bound))
+        if not v.type.is_float:
+            return self.integer_of(v, bound, b, "a loop bound")
+        self.at(b, bound)
+        return build.cast(b, build.math(b, "ceil" if cmp in ("<", ">=") else "floor", v), I64)
+
     @staticmethod
     def constant_step(node: Optional[c_ast.Node], name: str) -> Optional[int]:
         if isinstance(node, c_ast.UnaryOp) and isinstance(node.expr, c_ast.ID) and node.expr.name == name:
@@ -1433,7 +1480,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             raise self.fail(st.init, "the loop variable needs a start value")
         if lb.name_hint == self.hint(key) and lb.defining_op is not None and lb.defining_op.name != "const":
             lb.name_hint = ""  # the start value is not the loop variable; one name for both would clash
-        ub = self.integer(bound, b, env, "a loop bound")
+        ub = self.loop_bound(bound, cmp, b, env)
         b.loc = loc
         if cmp == "<=":
             ub = build.add(b, ub, build.const(b, 1, I64))

@@ -329,7 +329,10 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
         if isinstance(target, c_ast.TypeDecl) and isinstance(target.type, c_ast.IdentifierType):
             s = scalar_of(list(target.type.names), typedefs, node)
             if s is None:
-                raise TypeProblem(node, "'void *' pointers are not supported", "use a typed pointer (double *)")
+                raise TypeProblem(node, "'void *' pointers are not supported",
+                                  "use a typed pointer (double *); a 'void *params' parameter is read as the "
+                                  "struct it always holds where every use casts it to that one type "
+                                  "((const Params *)params) or passes it on to such a parameter")
             return CType("pointer", s, spelling(node))
         if isinstance(target, c_ast.FuncDecl):
             raise TypeProblem(node, "a pointer to a function is read only where a call passes a function by name "

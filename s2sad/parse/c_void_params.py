@@ -4,13 +4,13 @@ Library-style numerical C passes its parameters through ``void *`` (GSL's ODE ri
 minimizers and integrands): ``int rhs(double t, const double y[], double f[], void *params)``
 reads them as ``const Params *p = (const Params *)params;``, and the integrator only passes
 ``params`` on. s2sad needs the struct's type to follow its numbers, so a ``void *`` parameter is
-read as a pointer to the one struct type its uses give it: casts of it (``(const Params *)params``)
-in the function, or the parameter of a callee it is passed on to (``f(t, y, dy, params)``, once
-functions passed by name are bound, ``c_function_args``), callees first. The parameter is then
-declared ``const Params *`` (``const`` where every cast is to a const pointer) and the casts go;
-callers passing ``&P`` (or ``(void *)&P``) pass the struct as to any such parameter. Where the uses
-disagree, or the parameter is used otherwise (read as an array, compared, stored), it stays
-``void *``, refused where it is declared as before.
+read as a pointer to the one struct type its uses give it: casts of it (``(const Params *)params``,
+``(struct gp *)params``) in the function, or the parameter of a callee it is passed on to
+(``f(t, y, dy, params)``, once functions passed by name are bound, ``c_function_args``), callees
+first. The parameter is then declared ``const Params *`` (``const`` where every cast is to a
+const pointer) and the casts go; callers passing ``&P`` (or ``(void *)&P``) pass the struct as to
+any such parameter. Where the uses disagree, or the parameter is used otherwise (read as an
+array, compared, stored), it stays ``void *``, refused where it is declared as before.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def type_void_params(functions: dict[str, c_ast.FuncDef]) -> None:
         p = _params(fn)[k]
         at = p.coord
         p.type = c_ast.PtrDecl([], c_ast.TypeDecl(p.name, ["const"] if const else [], None,
-                                                  c_ast.IdentifierType(list(names), coord=at), coord=at), coord=at)
+                                                  _pointee_type(names, at), coord=at), coord=at)
         _drop_casts(fn.body, p.name)
     for fn in functions.values():  # euler(rhs, (void *)&P, ...): the struct's address, as it is
         for n in walk(fn.body):
@@ -72,12 +72,24 @@ def _is_void_pointer(p: c_ast.Node) -> bool:
 
 
 def _cast_pointee(node: c_ast.Node) -> Optional[Pointee]:
-    """``(const T *)`` of a cast to a pointer to a named type: (T's names, const)."""
+    """``(const T *)`` of a cast to a pointer to a named type: (T's names, const); a struct named
+    by its tag (``(struct gp *)params``, GSL's own spelling) as ("struct", tag)."""
     t = node.to_type.type if isinstance(node, c_ast.Cast) else None
-    if isinstance(t, c_ast.PtrDecl) and isinstance(t.type, c_ast.TypeDecl) \
-            and isinstance(t.type.type, c_ast.IdentifierType) and t.type.type.names != ["void"]:
-        return tuple(t.type.type.names), "const" in t.type.quals
+    if not (isinstance(t, c_ast.PtrDecl) and isinstance(t.type, c_ast.TypeDecl)):
+        return None
+    named = t.type.type
+    if isinstance(named, c_ast.IdentifierType) and named.names != ["void"]:
+        return tuple(named.names), "const" in t.type.quals
+    if isinstance(named, c_ast.Struct) and named.name and named.decls is None:
+        return ("struct", named.name), "const" in t.type.quals
     return None
+
+
+def _pointee_type(names: tuple[str, ...], at: object) -> c_ast.Node:
+    """The type a pointee's names spell: a typedef's or a scalar's names, or ``struct tag``."""
+    if names[0] == "struct" and len(names) == 2:
+        return c_ast.Struct(names[1], None, coord=at)
+    return c_ast.IdentifierType(list(names), coord=at)
 
 
 def _pointee(fn: c_ast.FuncDef, name: str, functions: dict[str, c_ast.FuncDef],

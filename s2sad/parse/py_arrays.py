@@ -522,10 +522,15 @@ def gather(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, ind
            env: Env) -> Optional[Value]:
     """``a[i, j]`` with an integer array among the indices (``logp[np.arange(n), labels]``): one
     ``arr.take``, NumPy's integer-array indexing with an index per axis, a number among them
-    standing for an array of it. None where no index is an array (an element, after all)."""
+    standing for an array of it; with indices for the leading axes only (``X[idx]``,
+    ``X[idx, :]``: rows), the other axes whole. None where no index is an array (an element,
+    after all)."""
     arr = lw.array(base, b, env)
     rank = arr.type.rank  # type: ignore[attr-defined]
-    if len(indices) != rank or any(isinstance(i, (cst.Slice, cst.Ellipsis)) for i in indices):
+    indices = list(indices)
+    while indices and _whole(indices[-1]):  # X[idx, :]: as X[idx]
+        indices.pop()
+    if not 0 < len(indices) <= rank or any(isinstance(i, (cst.Slice, cst.Ellipsis)) for i in indices):
         return None
     values: list[Value] = []
     for k, i in enumerate(indices):
@@ -548,6 +553,11 @@ def gather(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, ind
                 v = build.cast(lw.at(b, node), v, I64)
             values[k] = arr_op(lw, b, node, "full", [*dims, v])
     return arr_op(lw, b, node, "take", [arr, *values])
+
+
+def _whole(index: object) -> bool:
+    """``:``, a whole axis."""
+    return isinstance(index, cst.Slice) and index.lower is None and index.upper is None and index.step is None
 
 
 def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, indices: list,
@@ -625,6 +635,8 @@ def made_array(lw: "ExprLowerer", op: str, node: cst.Call, args: list, b: Builde
     ``endpoint=False``) and its last value ``b`` itself."""
     lw.at(b, node)
     zero, one = build.const(b, 0, I64), build.const(b, 1, I64)
+    if op in ("triu_indices", "tril_indices"):
+        return triangle_indices(lw, op == "triu_indices", node, args, b, env)
     if op == "eye":
         n = lw.integer(args[0], b, env, "the size of np.eye")
         lw.at(b, node)
@@ -675,6 +687,74 @@ def made_array(lw: "ExprLowerer", op: str, node: cst.Call, args: list, b: Builde
             v = build.select(bb, last, c, v)
         bb.create("store", [out, k, v], [])
     _fill_loop(b, num, spaced)
+    return out
+
+
+def triangle_indices(lw: "ExprLowerer", upper: bool, node: cst.Call, args: list, b: Builder, env: Env) -> Value:
+    """``np.triu_indices(n, k=0, m=n)`` (``np.tril_indices``): the row and the column of each
+    element of an ``n`` by ``m`` array on or above (below) its ``k``-th diagonal, row by row, as
+    NumPy orders them: a 2-row integer array, which ``i, j = ...`` unpacks as NumPy's tuple.
+    Row ``r`` holds the columns ``max(r + k, 0) .. m - 1`` (``0 .. min(r + k, m - 1)``)."""
+    def argument(position: int, name: str) -> Optional[Value]:
+        given = args[position] if len(args) > position else keyword_arg(node, name)
+        return lw.integer(given, b, env, f"{'np.triu_indices' if upper else 'np.tril_indices'}'s {name}") \
+            if given is not None else None
+    n = argument(0, "n")
+    k = argument(1, "k")
+    m = argument(2, "m")
+    lw.at(b, node)
+    assert n is not None
+    zero, one = build.const(b, 0, I64), build.const(b, 1, I64)
+    k = k if k is not None else zero
+    m = m if m is not None else n
+
+    def clamp(bb: Builder, v: Value, lo: Value, hi: Value) -> Value:
+        v = build.select(bb, build.cmp(bb, "lt", v, lo), lo, v)
+        return build.select(bb, build.cmp(bb, "lt", hi, v), hi, v)
+
+    def columns(bb: Builder, r: Value) -> tuple[Value, Value]:
+        """Row ``r``'s first column and the end of its columns, within 0 .. m."""
+        edge = build.add(bb, r, k)
+        if upper:
+            return clamp(bb, edge, zero, m), m
+        return zero, clamp(bb, build.add(bb, edge, one), zero, m)
+
+    rows = build.select(b, build.cmp(b, "lt", n, zero), zero, n)
+    m = build.select(b, build.cmp(b, "lt", m, zero), zero, m)
+
+    def clamped_sum(shift: Value) -> Value:
+        """The sum over the rows r of clamp(r + shift, 0, m), in closed form (an array's size the
+        C output can state once): 0 up to row lo, r + shift up to row hi, m after."""
+        lo = clamp(b, build.sub(b, one, shift), zero, rows)
+        hi = clamp(b, build.sub(b, m, shift), zero, rows)
+        hi = build.select(b, build.cmp(b, "lt", hi, lo), lo, hi)
+        ends = build.add(b, build.add(b, lo, build.sub(b, hi, one)), build.add(b, shift, shift))
+        ramp = build.binary(b, "floordiv", build.mul(b, build.sub(b, hi, lo), ends), build.const(b, 2, I64))
+        return build.add(b, ramp, build.mul(b, build.sub(b, rows, hi), m))
+
+    if upper:  # each row's columns from clamp(r + k, 0, m) to m
+        count = build.sub(b, build.mul(b, rows, m), clamped_sum(k))
+    else:  # from 0 to clamp(r + k + 1, 0, m)
+        count = clamped_sum(build.add(b, k, one))
+    out = b.op1("alloc", [build.const(b, 2, I64), count], ArrayType(I64, 2), fill="empty", elem=I64.name)
+    filling = _fill_loop(b, rows, lambda bb, r: None)
+    outer = filling.regions[0]
+
+    def filled(position: Value) -> Value:
+        bb = Builder(outer, b.loc).before_op(outer.terminator)
+        r = outer.args[0]
+        lo, hi = columns(bb, r)
+        inner = bb.create("for", [lo, hi, build.const(bb, 1, I64)], [], regions=[Block([I64], ["c"])])
+        block = inner.regions[0]
+        ib = Builder(block, b.loc)
+        c = block.args[0]
+        at = build.add(ib, position, build.sub(ib, c, lo))
+        ib.create("store", [out, build.const(ib, 0, I64), at, r], [])
+        ib.create("store", [out, build.const(ib, 1, I64), at, c], [])
+        ib.create("yield", [], [])
+        return build.add(bb, position, build.select(bb, build.cmp(bb, "lt", lo, hi), build.sub(bb, hi, lo), zero))
+
+    add_carried(filling, zero, filled, "position")
     return out
 
 

@@ -563,6 +563,10 @@ class ExprLowerer:
             return py_lists.item(self, node, b, env)
         if any(is_new_axis(i) for i in indices):
             return py_arrays.new_axes(self, node, base, indices, b, env)
+        if self._rows_picked(indices, env):  # X[idx], X[idx, :]: the rows idx names (an integer array)
+            gathered = py_arrays.gather(self, node, base, indices, b, env)
+            if gathered is not None:
+                return gathered
         if any(isinstance(i, (cst.Slice, cst.Ellipsis)) for i in indices) or self._partial_index(base, indices, env):
             return py_arrays.slice_(self, node, base, indices, b, env)
         if len(indices) == 1 and self._may_be_mask(indices[0], env):  # x[x > 0]: the entries picked
@@ -627,6 +631,12 @@ class ExprLowerer:
     def _may_be_index_array(self, node: object, env: Env) -> bool:
         """An index that may be an integer array: a name of one, or a call (np.arange(n))."""
         return self._is_array_name(node, env) or isinstance(node, cst.Call)
+
+    def _rows_picked(self, indices: list, env: Env) -> bool:
+        """``[idx]`` or ``[idx, :, ...]`` with ``idx`` a name of an integer array."""
+        first, *rest = indices
+        return self._is_array_name(first, env) and not self._may_be_mask(first, env) and all(
+            isinstance(i, cst.Slice) and i.lower is None and i.upper is None and i.step is None for i in rest)
 
     def _partial_index(self, base: cst.BaseExpression, indices: list, env: Env) -> bool:
         """``A[i]`` of a matrix: a row (fewer indices than dimensions)."""

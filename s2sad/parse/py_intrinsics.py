@@ -106,8 +106,11 @@ NUMPY.update({
     "numpy.linspace": Intrinsic("linspace", 2, 3),
     "numpy.eye": Intrinsic("eye", 1, 1),
     "numpy.identity": Intrinsic("eye", 1, 1),
+    # The row and column indices of a triangle, as a 2-row integer array (``i, j = ...``).
+    "numpy.triu_indices": Intrinsic("triu_indices", 1, 3),
+    "numpy.tril_indices": Intrinsic("tril_indices", 1, 3),
 })
-MADE_ARRAYS = ("arange", "linspace", "eye")
+MADE_ARRAYS = ("arange", "linspace", "eye", "triu_indices", "tril_indices")
 NUMPY = {name: replace(intr, numpy=True) for name, intr in NUMPY.items()}
 # The operator an ufunc spelling stands for (``ExprLowerer.arith`` names).
 OPERATOR_UFUNCS = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "float_power": "pow"}
@@ -175,7 +178,7 @@ ARRAY_KEYWORDS: dict[str, tuple[str, ...]] = {
     "min_reduce": ("axis", "keepdims"), "ones": ("dtype",), "prod": ("axis", "keepdims"),
     "var": ("axis", "keepdims", "ddof"), "std": ("axis", "keepdims", "ddof"), "cumsum": ("axis",),
     "norm": ("ord", "axis"), "stack": ("axis",), "concatenate": ("axis",), "convolve": ("mode",),
-    "linspace": ("num", "endpoint"),
+    "linspace": ("num", "endpoint"), "triu_indices": ("k", "m"), "tril_indices": ("k", "m"),
     "norm_pdf": ("loc", "scale"), "norm_logpdf": ("loc", "scale"), "norm_cdf": ("loc", "scale"),
 }
 

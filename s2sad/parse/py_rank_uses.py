@@ -246,6 +246,8 @@ class RankUses:
             axes = self._axes_taken(expr, plain=True)
             if axes is not None:
                 self.need(expr.value, rank + axes)
+            elif (picked := self._index_array_rank(expr)) is not None:  # X[idx]: idx's axes, then X's others
+                self.need(expr.value, rank - picked + 1)
         elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
             self.need(expr.expression, rank)
         elif isinstance(expr, cst.Attribute) and expr.attr.value == "T":  # A.T: A's axes, reversed
@@ -473,6 +475,16 @@ class RankUses:
                 count += 1
         return count
 
+    def _index_array_rank(self, node: cst.Subscript) -> Optional[int]:
+        """``X[idx]`` or ``X[idx, :]`` of a local ``idx`` assigned only integer arrays: their rank."""
+        first, *rest = [el.slice for el in node.slice]
+        if not (isinstance(first, cst.Index) and isinstance(first.value, cst.Name)) or not all(
+                isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None for s in rest):
+            return None
+        values = self.assigns.get(first.value.value, [])
+        ranks = {v.rank for v in values if isinstance(v, Type) and v.is_array and v.elem.is_int}  # type: ignore
+        return ranks.pop() if len(ranks) == 1 and len(values) == 1 else None
+
     def _is_int_index(self, v: cst.BaseExpression) -> bool:
         if isinstance(v, cst.Integer):
             return True
@@ -481,6 +493,8 @@ class RankUses:
         if isinstance(v, cst.BinaryOperation) and isinstance(v.operator, (cst.Add, cst.Subtract, cst.Multiply,
                                                                            cst.FloorDivide, cst.Modulo)):
             return self._is_int_index(v.left) and self._is_int_index(v.right)
+        if isinstance(v, cst.Name) and any(isinstance(a, Type) and a.is_array for a in self.assigns.get(v.value, [])):
+            return False  # i, j = np.triu_indices(n): an array of indices (X[i]: rows)
         return isinstance(v, cst.Name) and self.is_number(v) and v.value not in self.params \
             or isinstance(v, cst.Name) and _only_ints(self.assigns.get(v.value, []))
 

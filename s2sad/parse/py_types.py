@@ -35,7 +35,7 @@ from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
 from . import py_intrinsics as lib
 from .py_common import Locator
-from .py_flow import assigned_names, children, is_new_axis, is_shape_subscript, subscript_chain
+from .py_flow import assigned_names, children, is_new_axis, is_shape_subscript, subscript_chain, walk
 from .py_rank_uses import MAX_AXES
 from .py_iter import EnumerateIter, ItemsIter, Iter, IterError, Leaf, RangeIter, leaves, read_iter
 from .py_module import ModuleInfo, Number, evaluate_constant
@@ -124,6 +124,7 @@ class _ArrayEvidence:
     exact_assumed: bool = False  # exact_rank comes from a callee parameter whose rank is assumed
     # The indices of each subscript without slices (``a[i, j]``): an element access proves the rank.
     element_uses: list[list[cst.BaseExpression]] = field(default_factory=list)
+    element_nodes: list[cst.Subscript] = field(default_factory=list)  # the subscripts of element_uses
     forced_elem: Optional[ScalarType] = None
     loads: set[int] = field(default_factory=set)
     int_loads: set[int] = field(default_factory=set)
@@ -420,6 +421,7 @@ class _Inference:
         # ``types`` (``numpy_context``): an expression's type is asked at each of its
         # enclosing operations, quadratic in a long sum's length without it. None: no pass.
         self.type_memo: Optional[dict[int, Optional[Type]]] = None
+        self.parents: Optional[dict[int, cst.CSTNode]] = None  # (meets_array: each node's parent, made once)
 
     # -- evidence -----------------------------------------------------------------
     def evidence(self, name: str) -> _ArrayEvidence:
@@ -644,6 +646,7 @@ class _Inference:
             ev.rank_uses.add(len(indices))
             if all(isinstance(i, cst.BaseExpression) for i in indices):
                 ev.element_uses.append(indices)  # type: ignore[arg-type]
+                ev.element_nodes.append(node)
             if load:
                 ev.loads.add(id(node))
                 if int_ctx:
@@ -743,11 +746,12 @@ class _Inference:
             self.expr(args[0], True)
             return
         if intr.op in lib.MADE_ARRAYS:  # np.arange(n) counts; np.linspace(a, b, num): num does
+            counts = intr.op in ("triu_indices", "tril_indices")  # (n, k, m: integers all)
             for k, a in enumerate(args):
-                self.expr(a, (intr.op == "arange" and len(args) == 1) or (intr.op == "linspace" and k == 2))
+                self.expr(a, counts or (intr.op == "arange" and len(args) == 1) or (intr.op == "linspace" and k == 2))
             for a in node.args:
                 if a.keyword is not None:
-                    self.expr(a.value, a.keyword.value == "num")
+                    self.expr(a.value, counts or a.keyword.value == "num")
             return
         if intr.op in ("sum", "mean", "max_reduce", "min_reduce", "transpose", "ones_like", "polyval") + _STATISTICS:
             self.array_use(args[0], 2 if intr.op == "transpose" else 1)  # (polyval's coefficients)
@@ -852,6 +856,11 @@ class _Inference:
                 for t in elems:
                     if isinstance(t, cst.Name):
                         self.record(t.value, I64)
+            elif self.is_triangle_indices(value) and len(elems) == 2:  # i, j = np.triu_indices(n, 1)
+                for t in elems:
+                    if isinstance(t, cst.Name):
+                        self.record(t.value, ArrayType(I64, 1))
+                self.expr(value, False)
             elif self.is_slogdet(value) and len(elems) == 2:  # sign, logdet = np.linalg.slogdet(K)
                 for t in elems:
                     if isinstance(t, cst.Name):
@@ -966,6 +975,10 @@ class _Inference:
             memo[key] = self._expr_type(node, types)
         return memo[key]
 
+    def is_triangle_indices(self, node: cst.BaseExpression) -> bool:
+        return isinstance(node, cst.Call) and self.info.canonical_name(node.func, self.locals) in (
+            "numpy.triu_indices", "numpy.tril_indices")
+
     def is_slogdet(self, node: cst.BaseExpression) -> bool:
         return isinstance(node, cst.Call) and \
             self.info.canonical_name(node.func, self.locals) == "numpy.linalg.slogdet"
@@ -1025,13 +1038,20 @@ class _Inference:
             plain = all(isinstance(i, cst.BaseExpression) for i in indices)
             its = [self.expr_type(i, types) for i in indices] if plain else []  # type: ignore[arg-type]
             if len(its) == 1 and isinstance(its[0], ArrayType):
-                # x[x > 0]: the entries picked; p[label]: one element per index
-                return ArrayType(t.elem, 1 if its[0].elem == BOOL else its[0].rank)
+                # x[x > 0]: the entries picked; p[label]: one element per index; X[rows]: rows
+                return ArrayType(t.elem, 1 if its[0].elem == BOOL else its[0].rank + t.rank - 1)
             if its and len(its) == t.rank:
                 # logp[np.arange(n), labels]: one element per index, an index array per axis
                 ranks = {i.rank for i in its if isinstance(i, ArrayType)}
                 if len(ranks) == 1:
                     return ArrayType(t.elem, ranks.pop())
+            first = indices[0] if indices else None
+            if isinstance(first, cst.Name) and all(  # X[idx, :]: the rows an index array names
+                    isinstance(i, cst.Slice) and i.lower is None and i.upper is None and i.step is None
+                    for i in indices[1:]):
+                it = self.expr_type(first, types)
+                if isinstance(it, ArrayType) and it.elem.is_int:
+                    return ArrayType(t.elem, it.rank + t.rank - 1)
             added = sum(1 for i in indices if is_new_axis(i))  # x[:, None]: one axis more per None
             indices = [i for i in indices if not is_new_axis(i)]
             kept = added + sum(1 for i in indices if isinstance(i, cst.Slice)) + max(0, t.rank - len(indices))
@@ -1086,6 +1106,8 @@ class _Inference:
             return ArrayType(F64, alloc_rank(args[0])) if args else None
         if op in lib.MADE_ARRAYS:
             ints = op == "arange" and all(t is not None and t.is_int for t in (self.expr_type(a, types) for a in args))
+            if op in ("triu_indices", "tril_indices"):
+                return ArrayType(I64, 2)
             return ArrayType(I64 if ints else F64, 2 if op == "eye" else 1)
         arg_types = [self.expr_type(a, types) for a in args]
         if op in ("cumsum", "cumprod", "sort"):
@@ -1403,7 +1425,8 @@ class _Inference:
                     continue
                 if ev.exact_rank is None and any(
                     len(indices) == t.rank and not any(isinstance(self.expr_type(i, types), ArrayType) for i in indices)
-                    for indices in ev.element_uses
+                    and not self.meets_array(node, types)
+                    for indices, node in zip(ev.element_uses, ev.element_nodes)
                 ):
                     continue  # a[i, j]: an element (slices and index arrays keep axes)
                 out[name] = t.rank
@@ -1415,6 +1438,24 @@ class _Inference:
         rank_free = frozenset(name for name, rank in out.items()
                               if name in unread or classify.rank_free(name, uses[name], number=rank == 0))
         return out, rank_free
+
+    def meets_array(self, node: cst.Subscript, types: dict[str, Type]) -> bool:
+        """Whether ``a[i]`` is an operand of elementwise arithmetic with an array (``X -
+        mus[k]``), directly or through more of it: there a row of a matrix ``a`` would broadcast
+        as well as a number, so the element access proves no rank (probe p13: a 2-D
+        ``mus`` was taken for a vector, unchecked, and its gradient was wrong)."""
+        if self.parents is None:
+            self.parents = {id(c): n for n in walk(self.fn.body) for c in children(n)}
+        child: cst.CSTNode = node
+        parent = self.parents.get(id(child))
+        while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)) and not isinstance(
+                getattr(parent, "operator", None), (cst.MatrixMultiply, cst.Not)):
+            if isinstance(parent, cst.BinaryOperation):
+                other = parent.right if parent.left is child else parent.left
+                if isinstance(self.expr_type(other, types), ArrayType):
+                    return True
+            child, parent = parent, self.parents.get(id(parent))
+        return False
 
     def numpy_context(self, types: dict[str, Type]) -> tuple[set[str], set[str], set[str]]:
         """Names whose value reaches, elementwise, an operation that takes arrays as well as

@@ -49,11 +49,12 @@ else the operands' common type.
   arr.reshape      (a: array<T,r>, d0..dk: i64)
                                           -> array<T,k+1>   a.reshape((d0, ..., dk)) (same size,
                                                             C order)
-  arr.take         (a: array<T,k>, idx0..idx(k-1): array<int,s>)
-                                          -> array<T,s>     a[idx0, ..., idx(k-1)]: NumPy's
+  arr.take         (a: array<T,k>, idx0..idx(j-1): array<int,s>)
+                                          -> array<T,s+k-j> a[idx0, ..., idx(j-1)]: NumPy's
                                                             integer-array indexing, one index
-                                                            array per axis, all of one shape
-                                                            (a gather; indices in range)
+                                                            array per leading axis, all of one
+                                                            shape, the other axes whole (a[idx]:
+                                                            rows; a gather; indices in range)
 
   arr.einsum       (x0, ..., xk) {subs: str}
                                           -> array<f64,len(out)> or f64
@@ -119,7 +120,7 @@ Ops the adjoint transform introduces (undoing broadcasts, reductions, slices, ga
   arr.accum_mask   (dst: array<T,r>, m: array<bool,r>, v: array<T,1>)
                                           -> ()             dst[m] += v (the adjoint of a mask;
                                                             each entry picked once)
-  arr.accum_take   (dst: array<T,k>, idx0..idx(k-1): array<int,s>, v: array<T,s>)
+  arr.accum_take   (dst: array<T,k>, idx0..idx(j-1): array<int,s>, v: array<T,s+k-j>)
                                           -> ()             dst[idx0[e], ...] += v[e] for every e, repeated
                                                             indices adding up (np.add.at; the
                                                             adjoint of a take)
@@ -302,10 +303,11 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
             return "'arr.mask' takes an array and a boolean array of its rank"
         return ArrayType(_elem(operands[0]), 1)
     if op == "take":
-        if len(operands) != ranks[0] + 1 or ranks[0] == 0 or ranks[1] == 0 or len(set(ranks[1:])) != 1 \
+        if not 2 <= len(operands) <= ranks[0] + 1 or ranks[1] == 0 or len(set(ranks[1:])) != 1 \
                 or not all(_elem(t).is_int for t in operands[1:]):
-            return "'arr.take' takes an array and one array of integer indices per axis, all of one rank"
-        return ArrayType(_elem(operands[0]), ranks[1])
+            return ("'arr.take' takes an array and one array of integer indices per leading axis (up to one per "
+                    "axis), all of one rank")
+        return ArrayType(_elem(operands[0]), ranks[1] + ranks[0] - (len(operands) - 1))
     if op in LINALG:
         return _linalg_type(op, operands, ranks, attrs)
     if op == "sum_to_shape":

@@ -210,6 +210,10 @@ _NUMPY_UFUNC = {
 }
 
 
+class ProgramStopped(Exception):
+    """A ``stop`` op ran: the program would end there (C's exit or abort)."""
+
+
 class _Tape:
     def __init__(self) -> None:
         self.items: list[Any] = []
@@ -339,6 +343,8 @@ class Interpreter:
             return [self._scalar(op.result, self.externs[callee](*a))]
         if n == "comment":
             return []
+        if n == "stop":
+            raise ProgramStopped(f"the program stops here: {op.attrs.get('text', op.attrs.get('call'))}")
         if n == "tape.new":
             return [_Tape()]
         if n == "tape.push":

@@ -58,7 +58,8 @@ class OpDef:
     never_fails: bool = False
     reads: Operands = _nothing
     writes: Operands = _nothing
-    effects: str = "memory"  # "memory": reads/writes say all; "call": the callee's; "barrier": any
+    effects: str = "memory"  # "memory": reads/writes say all; "call": the callee's; "barrier": any;
+    # "stop": none, but it ends the program (kept and ordered as a barrier is)
     fresh: bool = False
     terminator: bool = False
     regions: int = 0
@@ -115,6 +116,9 @@ def _table() -> dict[str, OpDef]:
     add(OpDef("tape.pop", reads=_first, writes=_first))  # reads the top and shrinks the stack
     add(OpDef("comment"))
     add(OpDef(SYNC, effects="barrier"))
+    # The program stops here (C's exit/abort, or a function of the file that always ends in one):
+    # no memory, but never dead and never moved, so the gradient stops where the primal does.
+    add(OpDef("stop", effects="stop"))
     for name in sorted(array_ops.NAMES):
         add(OpDef(name, reads=array_ops.array_reads, writes=array_ops.array_writes,
                   fresh=name not in array_ops.ACCUMULATIONS))

@@ -1,0 +1,110 @@
+"""Integer-array indexing of rows and the triangle index functions, as pairwise code writes them.
+
+``i, j = np.triu_indices(n, k=1)`` (and ``np.tril_indices``, with ``k`` and ``m``) gives the row
+and column of each element of a triangle as NumPy orders them; ``X[i]`` and ``X[i, :]`` with an
+integer array ``i`` pick whole rows (``arr.take`` with indices for the leading axes only), whose
+adjoint adds each row back where it came from, repeated rows adding up. Every gradient is
+checked against central differences, for Python, Numba and C."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from cbuild import CFunction, build, have_gcc
+from source_gradients import arr, check_source, count
+
+from s2sad import pipeline
+
+PAIRS = """
+import numpy as np
+
+
+def pair_energy(pos):
+    n = pos.shape[0]
+    i, j = np.triu_indices(n, k=1)
+    d = pos[i] - pos[j]
+    r = np.sqrt(np.sum(d * d, axis=1))
+    return np.sum(1.0 / r)
+
+
+def lower_band(A, n, m):
+    i, j = np.tril_indices(n, -1, m)
+    return np.sum(A[i, j] ** 2) + np.sum(np.sin(A[i, :]))
+
+
+def embedding(E, tokens, w):
+    h = E[tokens, :]
+    return np.sum(np.tanh(h @ w))
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_pairwise_energy_over_triu_indices(target):
+    check_source(PAIRS, ["pos"], [arr("pos", 5, 3)], target, func="pair_energy")
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("n, m", [(4, 4), (3, 5), (5, 2)])
+def test_tril_indices_with_a_diagonal_and_a_width(target, n, m):
+    source = PAIRS.replace("def lower_band(A, n, m):", f'def lower_band(A: "f64[{n}, {m}]", n: int, m: int):')
+    check_source(source, ["A"], [arr("A", n, m), count("n", n), count("m", m)], target, func="lower_band")
+
+
+def test_the_triangle_is_numpys():
+    for n, k, m in [(4, 1, 4), (4, 0, 4), (3, -1, 5), (5, 2, 3), (0, 0, 0), (3, 7, 3)]:
+        source = ("import numpy as np\n\n\ndef f(x, n: int, m: int):\n"
+                  f"    i, j = np.triu_indices(n, {k}, m)\n    a, b = np.tril_indices(n, {k}, m)\n"
+                  "    return np.sum(x[i, j] * 2.0) + np.sum(x[a, b] ** 2)\n")
+        text = pipeline.gradient_source(source, "prog.py", "f", ["x"], "py")
+        namespace: dict = {}
+        exec(compile(text, "<grad>", "exec"), namespace)
+        x = np.arange(1.0, 1.0 + max(n, 1) * max(m, 1)).reshape(max(n, 1), max(m, 1))[:n, :m].copy()
+        d_x = np.zeros_like(x)
+        namespace["grad_f"](x, d_x, n, m)
+        want = np.zeros_like(x)
+        want[np.triu_indices(n, k, m)] += 2.0
+        want[np.tril_indices(n, k, m)] += 2.0 * x[np.tril_indices(n, k, m)]
+        assert np.array_equal(d_x, want), (n, k, m, d_x, want)
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_rows_picked_by_an_index_array_repeat_and_add_up(target):
+    source = PAIRS.replace("def embedding(E, tokens, w):", 'def embedding(E, tokens: "i64[t]", w):')
+    tokens = np.array([2, 0, 2, 3, 2])
+    text = pipeline.gradient_source(source, "prog.py", "embedding", ["E", "w"], target)
+    namespace: dict = {}
+    exec(compile(text, "<grad>", "exec"), namespace)
+    grad = namespace["grad_embedding"]
+    grad = getattr(grad, "py_func", grad)
+    rng = np.random.default_rng(0)
+    E, w = rng.uniform(-1, 1, (4, 3)), rng.uniform(-1, 1, 3)
+    d_E, d_w = np.zeros_like(E), np.zeros_like(w)
+    grad(E, d_E, tokens, w, d_w)
+    primal: dict = {}
+    exec(compile(source, "<primal>", "exec"), primal)
+    f = primal["embedding"]
+    h = 1e-6
+    for k in np.ndindex(E.shape):
+        e = np.zeros_like(E)
+        e[k] = h
+        assert np.isclose(d_E[k], (f(E + e, tokens, w) - f(E - e, tokens, w)) / (2 * h), rtol=1e-6, atol=1e-9)
+    assert d_E[1].tolist() == [0.0, 0.0, 0.0]  # a row no token picks
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc not available")
+def test_pairwise_energy_in_c():
+    source = PAIRS.replace("def pair_energy(pos):", 'def pair_energy(pos: "f64[n, 3]", n: int):').replace(
+        "    n = pos.shape[0]\n", "")
+    lib = build(pipeline.gradient_source(source, "prog.py", "pair_energy", ["pos"], "c"))
+    grad = CFunction(lib, "grad_pair_energy", ["double *", "double *", "long", "double"])
+    primal: dict = {}
+    exec(compile(source, "<primal>", "exec"), primal)
+    f = primal["pair_energy"]
+    pos = np.random.default_rng(3).uniform(-1, 1, (5, 3))
+    d_pos = np.zeros_like(pos)
+    grad(pos.copy(), d_pos, 5, 1.0)
+    h = 1e-6
+    for k in np.ndindex(pos.shape):
+        e = np.zeros_like(pos)
+        e[k] = h
+        assert np.isclose(d_pos[k], (f(pos + e, 5) - f(pos - e, 5)) / (2 * h), rtol=1e-6, atol=1e-9)
