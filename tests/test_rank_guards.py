@@ -119,7 +119,7 @@ def test_unproven_ranks_are_marked(source, func, expected):
         ('def f(W: "f64[m, n]", b: "f64[m]", x: "f64[n]"):\n    return np.sum(np.tanh(W @ x + b))\n', "f"),
         ("def f(A):\n    n, m = A.shape\n    return np.sum(A.T @ A) + n * m\n", "f"),
         ("def f(x, n: int):\n    s = 0.0\n    for i in range(n):\n        s += x[i] ** 2\n    return s\n", "f"),
-        ("def f(A, n: int):\n    s = 0.0\n    for i in range(n):\n        s += np.sum(A[i, 0] * A.T)\n    return s\n",
+        ("def f(A, n: int):\n    s = 0.0\n    for i in range(n):\n        s += A[i, 0] * np.sum(A.T)\n    return s\n",
          "f"),
         ("def f(x, a):\n    return math.exp(a) * x[0]\n", "f"),
         ("def f(x):\n    return math.sin(x) * x\n", "f"),
@@ -523,3 +523,66 @@ def f(X, mus):
     mus, d_mus = np.array([0.5, -1.0]), np.zeros(2)
     namespace["grad_f"](X, mus, d_mus)
     assert np.allclose(d_mus, [-2.0 * np.sum(X - m) for m in mus])
+
+
+# Probes (ordinary NumPy, unannotated, called with batches): ranks the uses now show.
+BATCH_PROBES = {
+    # an index per axis, some of them arrays, of a value computed elementwise from the parameter
+    "fancy_after_elementwise": ("""import numpy as np
+
+
+def f(logits, labels: "i64[n]"):
+    n = logits.shape[0]
+    logp = logits - 1.0
+    return -logp[np.arange(n), labels].mean()
+""", ["logits"], [("logits", (4, 3)), ("labels", None)]),
+    # a matrix product met by a parameter, summed along axis 1: the product is a batch of rows
+    "product_then_bias": ("""import numpy as np
+
+
+def f(x, W, eps):
+    mu = x @ W
+    z = mu + eps
+    return np.sum(np.sum(np.tanh(z), axis=1))
+""", ["x", "W", "eps"], [("x", (4, 3)), ("W", (3, 2)), ("eps", ())]),
+    # einsum's letters give each operand its axes
+    "einsum_after_difference": ("""import numpy as np
+
+
+def f(X, mu, P):
+    diff = X - mu
+    return np.sum(np.einsum("ij,jk,ik->i", diff, P, diff))
+""", ["X", "P"], [("X", (4, 3)), ("mu", (3,)), ("P", (3, 3))]),
+    # norm along axis 1 of the rows pairs pick
+    "pairs_norm_rows": ("""import numpy as np
+
+
+def f(pos):
+    i, j = np.triu_indices(pos.shape[0], 1)
+    diff = pos[i] - pos[j]
+    return np.sum(np.linalg.norm(diff, axis=1))
+""", ["pos"], [("pos", (4, 3))]),
+    # axis=-1 with keepdims=True: a batch of rows (layer norm)
+    "last_axis_kept": ("""import numpy as np
+
+
+def f(x, g):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True)
+    return np.sum(((x - mu) / np.sqrt(var + 1e-5) * g) ** 2 + x)
+""", ["x", "g"], [("x", (4, 6)), ("g", (6,))]),
+}
+
+
+@pytest.mark.parametrize("name", list(BATCH_PROBES))
+def test_batch_ranks_the_uses_show(name):
+    from source_gradients import check_source
+
+    source, wrt, shapes = BATCH_PROBES[name]
+    params = []
+    for pname, shape in shapes:
+        if shape is None:
+            params.append(ParamSpec(pname, "array", (4,), dtype="i64", ints=(0, 3)))
+        else:
+            params.append(ParamSpec(pname, "array", shape) if shape else ParamSpec(pname, "float"))
+    check_source(source, wrt, params, "py")

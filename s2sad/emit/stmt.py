@@ -20,7 +20,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, Collection, Optional, Union
 
-from .expr import BinOp, Call, Expr, Name, Subscript, Tuple, names_in, walk
+from .expr import (Attribute, BinOp, BoolOp, Call, Compare, Expr, IfExp, Lit, Name, Subscript, Tuple, Unary,
+                   names_in, walk)
 
 LINE_LIMIT = 99  # "lines under 100 characters"
 
@@ -186,6 +187,41 @@ def hoist_common_copies(cond: Expr, then: list[Stmt], orelse: list[Stmt], pure_c
         then = [x for x in then if x is not st]
         orelse = [x for x in orelse if x is not twin]
     return pre, then, orelse
+
+
+def drop_unread(stmts: list[Stmt]) -> list[Stmt]:
+    """``stmts`` without the assignments of plain values that nothing reads (``t0 = x.shape[1]``:
+    an extent the IR's whole-axis slices kept, which print as ``:`` without it); linters call such
+    a variable unused. Only values that cannot change anything: names, literals, arithmetic,
+    comparisons, attributes and an array's ``shape[k]``."""
+    while True:
+        read, _ = stmt_names(stmts)
+        dropped = False
+
+        def keep(ss: list[Stmt]) -> list[Stmt]:
+            nonlocal dropped
+            out: list[Stmt] = []
+            for st in ss:
+                if isinstance(st, Assign) and len(st.targets) == 1 and isinstance(st.targets[0], Name) \
+                        and st.targets[0].id not in read and _plain_value(st.value):
+                    dropped = True
+                    continue
+                out.append(map_blocks(st, keep))
+            return out
+
+        stmts = keep(stmts)
+        if not dropped:
+            return stmts
+
+
+def _plain_value(e: Expr) -> bool:
+    for node in walk(e):
+        if isinstance(node, Subscript):
+            if not (isinstance(node.value, Attribute) and node.value.attr == "shape"):
+                return False
+        elif not isinstance(node, (Name, Lit, BinOp, Unary, Compare, BoolOp, IfExp, Tuple, Attribute)):
+            return False
+    return True
 
 
 def tidy(stmts: list[Stmt]) -> list[Stmt]:

@@ -67,6 +67,7 @@ from ..emit.inline import Effects
 from ..emit.outofssa import allocate, carried_targets
 from ..emit.stmt import (
     comment_lines,
+    drop_unread,
     LINE_LIMIT,
     Assign,
     AugAssign,
@@ -392,7 +393,7 @@ class _FunctionEmitter(StatementBuilder):
             lines.append(NJIT)
         lines += _def_lines(name, params)
         lines += _docstring(about)
-        body = self._unpack_seeds() + tidy(self.gen_block(self.fn.body))
+        body = self._unpack_seeds() + tidy(drop_unread(self.gen_block(self.fn.body)))
         if self.prange_used:
             at = lines.index(NJIT)
             lines[at:at + 1] = [*PARALLEL_LINES, NJIT_PARALLEL]

@@ -175,6 +175,11 @@ class RankUses:
             axes = self._axes_taken(node)
             if axes is not None:
                 self.need(node.value, axes)
+            else:  # logp[np.arange(n), labels]: index arrays too take an axis each, at least
+                kinds = [el.slice for el in node.slice]
+                if not any(isinstance(k, cst.Index) and (isinstance(k.value, cst.Ellipsis) or _is_none(k.value))
+                           for k in kinds):
+                    self.need(node.value, len(kinds))
         elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
             self.need(node.left, 1)
             self.need(node.right, 1)
@@ -204,6 +209,8 @@ class RankUses:
                 and product_operands(args[0], self.canonical) is not None:
             self.number_products.add(id(args[0]))  # float(W2 @ h): a number, so two vectors
         axis = _axis(node)
+        if axis is None and _batched(node):
+            axis = 1  # x.mean(axis=-1, keepdims=True): the last axis of a batch of rows, guessed 2-D
         func = node.func
         if isinstance(func, cst.Attribute) and self.canonical(func) is None:
             # A method of a value: A.sum(axis=1), A.mean(), d.dot(w)
@@ -213,8 +220,13 @@ class RankUses:
         intr = lib.lookup(self.canonical(func))
         if intr is None or not args:
             return
-        if intr.op in _REDUCTIONS:
+        if intr.op in _REDUCTIONS or (intr.op == "norm" and axis is not None):  # norm(d, axis=1): rows
             self.need(args[0], axis + 1 if axis is not None else 1)
+        elif intr.op == "einsum" and isinstance(args[0], cst.SimpleString):  # "ij,jk->ik": a letter per axis
+            terms = args[0].evaluated_value.split("->")[0].split(",")
+            for term, operand in zip(terms, args[1:]):
+                if "." not in term:
+                    self.need(operand, len(term.strip()))
         elif intr.op in ("trace", "det", "inv", "solve", "slogdet", "cholesky", "tril"):  # a square matrix
             self.need(args[0], 2)
         elif intr.op in ("matmul", "outer", "len") or intr.op in lib.LINALG_OPS:
@@ -407,12 +419,25 @@ class RankUses:
             k += 1
             sources = [self._elementwise_params(e, set()) for e in operands]
             if any(src is None for src in sources):
-                continue  # a product, an index, a call: an array may come from there
+                # An index, a call: an array may come from there. A matrix product (mu = x @ W;
+                # z = mu + eps with z summed along axis 1) gets the axes: x is a batch of rows.
+                products = [e for e, src in zip(operands, sources) if src is None and self._product_valued(e)]
+                if len(products) == 1 and all(src is not None for e, src in zip(operands, sources)
+                                              if e is not products[0]):
+                    self.need(products[0], rank)
+                continue
             found = set().union(*sources)  # type: ignore[arg-type]
-            if not found or any(self.least.get(p, 0) > 0 for p in found):
-                continue  # an array already: broadcasting gives the result its axes
-            first = min(found, key=self.order.index)
+            if not found or any(self.least.get(p, 0) >= rank for p in found):
+                continue  # an array of those axes already: broadcasting gives the result its axes
+            first = min(found, key=lambda p: (-self.least.get(p, 0), self.order.index(p)))
             self.need(next(e for e, src in zip(operands, sources) if first in src), rank)  # type: ignore[operator]
+
+    def _product_valued(self, e: cst.BaseExpression) -> bool:
+        """``x @ W``, or a local assigned only that."""
+        if isinstance(e, cst.Name) and e.value not in self.params:
+            values = self.assigns.get(e.value, [])
+            e = values[0] if len(values) == 1 and isinstance(values[0], cst.BaseExpression) else e
+        return product_operands(e, self.canonical) is not None
 
     def _elementwise_params(self, expr: cst.BaseExpression, seen: set[str]) -> Optional[set[str]]:
         """The parameters ``expr`` is computed from through elementwise operations (numbers,
@@ -536,6 +561,17 @@ def _axis(call: cst.Call) -> Optional[int]:
             k = _int_literal(a.value)
             return k if k is not None and k >= 0 else None
     return None
+
+
+def _batched(call: cst.Call) -> bool:
+    """``axis=-1`` with ``keepdims=True``: a reduction over the last axis kept to broadcast back,
+    which code writes for a batch of rows (layer norm, softmax); on one row, ``x.mean()`` would do.
+    A guess of two axes, which the gradient checks on entry."""
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    axis, keep = keywords.get("axis"), keywords.get("keepdims")
+    return (isinstance(axis, cst.UnaryOperation) and isinstance(axis.operator, cst.Minus)
+            and isinstance(axis.expression, cst.Integer) and axis.expression.value == "1"
+            and isinstance(keep, cst.Name) and keep.value == "True")
 
 
 def _int_literal(node: cst.BaseExpression) -> Optional[int]:
