@@ -818,3 +818,43 @@ def test_a_helper_gradient_is_called_with_its_keyword_only_seed_by_keyword(targe
     text = check_source(DEFAULTED_HELPER, ["x", "c"], [arr("x", 4), num("c", -1.0, 1.0)], target)
     if target == "py":
         assert "grad_shift(x, d_x, c, d_return=" in text, text
+
+
+# Probes (ordinary NumPy): unpacking an elementwise value, a norm kept along an axis, a boolean
+# identity as a mask.
+IDIOMS = {
+    "unpack_exp": ("""import numpy as np
+
+
+def f(theta):
+    a, b = np.exp(theta)
+    return a * b + np.sin(a)
+""", ["theta"], [(2,)]),
+    "norm_keepdims": ("""import numpy as np
+
+
+def f(z):
+    u = z / np.linalg.norm(z, axis=1, keepdims=True)
+    return np.sum(u[:, 0] * np.arange(u.shape[0]))
+""", ["z"], [(4, 3)]),
+    "eye_mask": ("""import numpy as np
+
+
+def f(X):
+    n = X.shape[0]
+    mask = ~np.eye(n, dtype=bool)
+    diagonal = np.eye(n, dtype=bool)
+    return np.sum(X[mask] ** 2) + np.sum(X[diagonal])
+""", ["X"], [(3, 3)]),
+}
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("name", list(IDIOMS))
+def test_numpy_idioms_of_the_probes(name, target):
+    from source_gradients import arr, check_source
+
+    source, wrt, shapes = IDIOMS[name]
+    if target == "numba" and name == "eye_mask":
+        pytest.skip("Numba output refuses a mask of two axes (README)")
+    check_source(source, wrt, [arr(w, *shape) for w, shape in zip(wrt, shapes)], target)

@@ -639,9 +639,13 @@ def made_array(lw: "ExprLowerer", op: str, node: cst.Call, args: list, b: Builde
         return triangle_indices(lw, op == "triu_indices", node, args, b, env)
     if op == "eye":
         n = lw.integer(args[0], b, env, "the size of np.eye")
+        dtype = keyword_arg(node, "dtype")
+        name = lw.ctx.info.canonical_name(dtype, lw.ctx.locals) if dtype is not None else None
+        elem = BOOL if name in lib.BOOL_NAMES else I64 if name in lib.INT_NAMES else F64  # dtype=bool: a mask
         lw.at(b, node)
-        out = b.op1("alloc", [n, n], ArrayType(F64, 2), fill="zeros", elem=F64.name)
-        _fill_loop(b, n, lambda bb, k: bb.create("store", [out, k, k, build.const(bb, 1.0, F64)], []))
+        out = b.op1("alloc", [n, n], ArrayType(elem, 2), fill="zeros", elem=elem.name)
+        one = True if elem == BOOL else 1 if elem.is_int else 1.0
+        _fill_loop(b, n, lambda bb, k: bb.create("store", [out, k, k, build.const(bb, one, elem)], []))
         return out
     if op == "arange":
         values = [lw.scalar(a, b, env) for a in args]

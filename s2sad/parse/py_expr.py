@@ -563,6 +563,10 @@ class ExprLowerer:
             return py_lists.item(self, node, b, env)
         if any(is_new_axis(i) for i in indices):
             return py_arrays.new_axes(self, node, base, indices, b, env)
+        if len(indices) == 1 and isinstance(indices[0], cst.Name) and self._may_be_mask(indices[0], env):
+            # X[mask] of a boolean array of X's shape (mask = ~np.eye(n, dtype=bool)): the entries picked
+            m = self.value(indices[0], b, env)
+            return py_arrays.arr_op(self, b, node, "mask", [self.array(base, b, env), m])
         if self._rows_picked(indices, env):  # X[idx], X[idx, :]: the rows idx names (an integer array)
             gathered = py_arrays.gather(self, node, base, indices, b, env)
             if gathered is not None:

@@ -178,7 +178,7 @@ ARRAY_KEYWORDS: dict[str, tuple[str, ...]] = {
     "min_reduce": ("axis", "keepdims"), "ones": ("dtype",), "prod": ("axis", "keepdims"),
     "var": ("axis", "keepdims", "ddof"), "std": ("axis", "keepdims", "ddof"), "cumsum": ("axis",),
     "norm": ("ord", "axis"), "stack": ("axis",), "concatenate": ("axis",), "convolve": ("mode",),
-    "linspace": ("num", "endpoint"), "triu_indices": ("k", "m"), "tril_indices": ("k", "m"),
+    "linspace": ("num", "endpoint"), "triu_indices": ("k", "m"), "tril_indices": ("k", "m"), "eye": ("dtype",),
     "norm_pdf": ("loc", "scale"), "norm_logpdf": ("loc", "scale"), "norm_cdf": ("loc", "scale"),
 }
 

@@ -210,8 +210,28 @@ def _numpy_alias(info: ModuleInfo) -> str:
 
 
 # The calls rewritten, by library name.
+def _norm_kept(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``np.linalg.norm(x, axis=k, keepdims=True)`` (the 2-norm along an axis, kept to divide by:
+    ``x / np.linalg.norm(x, axis=1, keepdims=True)``) as NumPy defines it,
+    ``np.sqrt(np.sum(x * x, axis=k, keepdims=True))``. Without ``keepdims`` (or with ``ord``) the
+    call stays as written."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    keep = keywords.get("keepdims")
+    if any(a.star for a in call.args) or len(positional) != 1 or set(keywords) != {"axis", "keepdims"} \
+            or not (isinstance(keep, cst.Name) and keep.value == "True") or not _repeatable(info, positional[0]):
+        return None
+    x = _grouped(positional[0])
+    np_ = cst.Name(_numpy_alias(info))
+    total = cst.Call(cst.Attribute(np_, cst.Name("sum")), [
+        cst.Arg(cst.BinaryOperation(x, cst.Multiply(), x)),
+        cst.Arg(keywords["axis"], keyword=cst.Name("axis"), equal=_EQUAL),
+        cst.Arg(cst.Name("True"), keyword=cst.Name("keepdims"), equal=_EQUAL)])
+    return cst.Call(cst.Attribute(np_, cst.Name("sqrt")), [cst.Arg(total)])
+
+
 _SPELLED = {"numpy.diff": _diff, "scipy.special.logsumexp": _logsumexp, "numpy.trapezoid": _trapezoid,
-            "numpy.trapz": _trapezoid}
+            "numpy.trapz": _trapezoid, "numpy.linalg.norm": _norm_kept}
 
 
 def _along(x: cst.BaseExpression, axis: int, part: cst.Slice) -> cst.Subscript:

@@ -872,8 +872,11 @@ class _Inference:
                     for t, ty in zip(elems, sig.tuple_result):  # s, c = helper(x)
                         if isinstance(t, cst.Name):
                             self.record(t.value, ty)
-                elif sig is None and isinstance(value, cst.Name) and all(isinstance(t, cst.Name) for t in elems):
-                    self.array_use(value, 1)  # x, y = state: an array's items (a tuple's are refused)
+                elif sig is None and all(isinstance(t, cst.Name) for t in elems) and (
+                        isinstance(value, cst.Name) or self.elementwise_operands(value)):
+                    # x, y = state: an array's items (a tuple's are refused); a, b = np.exp(theta):
+                    # the items of an elementwise value of arrays
+                    self.array_use(value, 1)
                     for t in elems:
                         self.record(t.value, _Item(value))  # type: ignore[union-attr]
                 self.expr(value, False)
@@ -1108,6 +1111,11 @@ class _Inference:
             ints = op == "arange" and all(t is not None and t.is_int for t in (self.expr_type(a, types) for a in args))
             if op in ("triu_indices", "tril_indices"):
                 return ArrayType(I64, 2)
+            if op == "eye":  # np.eye(n, dtype=bool): a mask of the diagonal
+                dtype = keyword_arg(node, "dtype")
+                elem = BOOL if dtype is not None and self.info.canonical_name(dtype) in lib.BOOL_NAMES else \
+                    dtype_elem(self.info, dtype)
+                return ArrayType(elem or F64, 2)
             return ArrayType(I64 if ints else F64, 2 if op == "eye" else 1)
         arg_types = [self.expr_type(a, types) for a in args]
         if op in ("cumsum", "cumprod", "sort"):
