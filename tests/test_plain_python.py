@@ -858,3 +858,34 @@ def test_numpy_idioms_of_the_probes(name, target):
     if target == "numba" and name == "eye_mask":
         pytest.skip("Numba output refuses a mask of two axes (README)")
     check_source(source, wrt, [arr(w, *shape) for w, shape in zip(wrt, shapes)], target)
+
+
+# Probe p04: a list of weight matrices named, then looped over; products h @ W of an unrolled
+# local naming parameters (W = W1) take the guess of those parameters (a matrix on the right).
+NAMED_LAYERS = """
+import numpy as np
+
+
+def f(x, W1, b1, W2, b2):
+    layers = [(W1, b1), (W2, b2)]
+    h = x
+    for W, b in layers:
+        h = np.tanh(h @ W + b)
+    return np.sum(h ** 2)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_a_named_list_of_layers_is_unrolled_where_it_is_looped_over(target):
+    from source_gradients import arr, check_source
+
+    params = [arr("x", 3), arr("W1", 3, 4), arr("b1", 4), arr("W2", 4, 2), arr("b2", 2)]
+    source = NAMED_LAYERS if target == "py" else NAMED_LAYERS.replace(  # (Numba guesses biases numbers)
+        "def f(x, W1, b1, W2, b2):", 'def f(x, W1, b1: "f64[m]", W2, b2: "f64[k]"):')
+    text = check_source(source, ["W1", "b1", "W2", "b2"], params, target)
+    assert "layers" not in text.split('"""')[-1], text
+
+
+def test_a_named_list_read_otherwise_stays_refused():
+    text = _refusal(NAMED_LAYERS.replace("    h = x\n", "    h = x * len(layers)\n"), "f", ["W1"])
+    assert "error:" in text, text

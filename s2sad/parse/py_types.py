@@ -524,12 +524,21 @@ class _Inference:
             ev = self.arrays.get(e.value)
             return ev is None or (not ev.rank_uses and ev.exact_rank is None)
 
+        def naming(e: cst.BaseExpression) -> bool:
+            """A local that only ever names such parameters (``W`` of ``for W in [W1, W2]``,
+            unrolled): it takes their guess, and passes it on to them."""
+            values = self.assigns.get(e.value, []) if isinstance(e, cst.Name) and e.value not in params else []
+            return bool(values) and all(isinstance(v, cst.Name) and unknown(v) for v in values)
+
+        def guessed(e: cst.BaseExpression) -> bool:
+            return unknown(e) or naming(e)
+
         for key, p in self.products.items():
-            guess = guessed_ranks(p, unknown, key in self.array_products, key in self.left_products,
+            guess = guessed_ranks(p, guessed, key in self.array_products, key in self.left_products,
                                   key in self.number_products)
             for operand, rank, default in ((p.left, guess[0], 2), (p.right, guess[1], 1)):
                 known_param = isinstance(operand, cst.Name) and operand.value in params
-                self.array_use(operand, rank if unknown(operand) else 1 if known_param else default)
+                self.array_use(operand, rank if guessed(operand) else 1 if known_param else default)
 
     def matrix_use(self, node: cst.BaseExpression) -> None:
         """``node`` is used where only a matrix makes sense (``np.trace(A @ B)``): the operands
