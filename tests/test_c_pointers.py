@@ -557,3 +557,31 @@ def test_a_void_params_cast_to_a_struct_tag():
     grad(0.4, d_mu, 0.7, d_sigma, 1.0)
     assert np.isclose(d_mu.value, (primal(0.4 + h, 0.7) - primal(0.4 - h, 0.7)) / (2 * h), rtol=1e-6)
     assert np.isclose(d_sigma.value, (primal(0.4, 0.7 + h) - primal(0.4, 0.7 - h)) / (2 * h), rtol=1e-6)
+
+
+# Probe p11b (reduced): a helper that frees the caller's struct member and sets it to NULL.
+FREE_NULL = """
+#include <stdlib.h>
+typedef struct { int n; double *data; } Vec;
+static void vec_free(Vec *v) { free(v->data); v->data = NULL; }
+double sumsq(const double *x, int n)
+{
+    Vec t;
+    t.n = n;
+    t.data = malloc(n * sizeof(double));
+    double s = 0.0;
+    for (int i = 0; i < n; i++) { t.data[i] = x[i] * x[i]; s += t.data[i]; }
+    vec_free(&t);
+    return s;
+}
+"""
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc not available")
+def test_a_freed_member_set_to_null_in_a_helper():
+    text = pipeline.gradient_source(FREE_NULL, "vec.c", "sumsq", ["x"], "c")
+    grad = CFunction(build(text), "grad_sumsq", ["double *", "double *", "int", "double"])
+    x = np.array([0.5, -1.5, 2.0])
+    d_x = np.zeros_like(x)
+    grad(x, d_x, 3, 1.0)
+    assert np.allclose(d_x, 2.0 * x), d_x

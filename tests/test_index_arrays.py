@@ -108,3 +108,88 @@ def test_pairwise_energy_in_c():
         e = np.zeros_like(pos)
         e[k] = h
         assert np.isclose(d_pos[k], (f(pos + e, 5) - f(pos - e, 5)) / (2 * h), rtol=1e-6, atol=1e-9)
+
+
+# Assignment at index arrays (py_arrays.assign_at_indices): one store per index, in order, so
+# repeated indices keep the last value, as NumPy does; augmented ones computed whole first.
+STORES = """
+import numpy as np
+
+
+def svm(S, y: "i64[n]"):
+    n, k = S.shape
+    correct = S[np.arange(n), y]
+    m = np.maximum(0, S - correct[:, None] + 1.0)
+    m[np.arange(n), y] = 0
+    return np.sum(m)
+
+
+def softmax_grad(z, y: "i64[n]"):
+    n = z.shape[0]
+    p = np.exp(z) / np.sum(np.exp(z), axis=1, keepdims=True)
+    p[np.arange(n), y] -= 1.0
+    return np.sum(p * p)
+
+
+def chol_param(params, d: int):
+    L = np.zeros((d, d))
+    L[np.tril_indices(d)] = params
+    return np.sum(L @ L.T) + np.sum(np.log(np.abs(np.diag(L))))
+
+
+def repeated(x, idx: "i64[m]"):
+    a = np.zeros(4)
+    a[idx] = x
+    a[idx] += 2.0 * x
+    return np.sum(a * np.arange(1.0, 5.0))
+"""
+
+
+def _run(func, wrt, args, target="py"):
+    text = pipeline.gradient_source(STORES, "prog.py", func, wrt, target)
+    namespace: dict = {}
+    exec(compile(text, "<grad>", "exec"), namespace)
+    primal: dict = {}
+    exec(compile(STORES, "<primal>", "exec"), primal)
+    grad = namespace[f"grad_{func}"]
+    return getattr(grad, "py_func", grad), primal[func]
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("func, wrt", [("svm", "S"), ("softmax_grad", "z")])
+def test_assignment_at_a_label_per_row(func, wrt, target):
+    grad, f = _run(func, [wrt], None, target)
+    rng = np.random.default_rng(1)
+    S, y = rng.uniform(-1, 1, (5, 3)), np.array([0, 2, 1, 2, 0])
+    d_S = np.zeros_like(S)
+    grad(S.copy(), d_S, y)
+    h = 1e-6
+    for k in np.ndindex(S.shape):
+        e = np.zeros_like(S)
+        e[k] = h
+        assert np.isclose(d_S[k], (f(S + e, y) - f(S - e, y)) / (2 * h), rtol=1e-6, atol=1e-8), k
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_assignment_at_a_triangle(target):
+    grad, f = _run("chol_param", ["params"], None, target)
+    p = np.array([1.2, 0.3, -0.9, 0.5, 0.2, 1.4])
+    d_p = np.zeros_like(p)
+    grad(p.copy(), d_p, 3)
+    h = 1e-6
+    for k in range(6):
+        e = np.zeros(6)
+        e[k] = h
+        assert np.isclose(d_p[k], (f(p + e, 3) - f(p - e, 3)) / (2 * h), rtol=1e-6, atol=1e-8), k
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_repeated_indices_keep_the_last_value_as_numpy_does(target):
+    grad, f = _run("repeated", ["x"], None, target)
+    idx, x = np.array([1, 3, 1, 0]), np.array([0.5, -1.0, 2.0, 0.25])
+    d_x = np.zeros_like(x)
+    grad(x.copy(), d_x, idx)
+    h = 1e-6
+    want = [(f(x + h * e, idx) - f(x - h * e, idx)) / (2 * h) for e in np.eye(4)]
+    assert np.allclose(d_x, want, rtol=1e-6, atol=1e-8), (d_x, want)
+    assert d_x[0] == 0.0  # overwritten at index 1 by x[2]: no part of the value

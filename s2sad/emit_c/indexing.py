@@ -258,7 +258,9 @@ class CArrayAccess:
             # C input has no annotations: the extent can only come from the loops that index it.
             hint = (f"C pointers carry no size, so s2sad bounds '{name}' by the loops that index it, and "
                     f"found no one bound for all its accesses (indices of different forms, such as "
-                    f"{name}[i] beside {name}[n - 1 - i], or an index no loop bounds)")
+                    f"{name}[i] beside {name}[n - 1 - i], or an index no loop bounds); declare its size "
+                    f"where the function takes it, as C99 allows: double {name}[n] (with the parameters "
+                    f"that give n)")
         else:
             hint = (f"C pointers carry no shape: annotate the parameter, {name}: \"{elem}[{', '.join(ints[:rank])}]\" "
                     f"(with integer parameters for its extents), or index it in a loop over range({ints[0]})")

@@ -60,7 +60,8 @@ from .c_pointers import Aim, CPointerLowering, PointerTable, addressed_names, po
 from .c_source_map import SourceMap
 from .c_omp import COmpLowering
 from .omp import OmpClauses
-from .c_records import CELL, CRecordLowering, aggregate_entry, leaf_hint, param_leaves, read_only
+from .c_records import (CELL, CRecordLowering, aggregate_entry, is_null_pointer, leaf_hint, param_leaves,
+                        read_only)
 from .c_structs import StructTable, int_constant
 from .c_types import Member, StructLayout
 from .c_types import BYTES, CType, TypeProblem, ctype_of, value_type
@@ -1031,6 +1032,12 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         t = self.ctypes[key]
         if "const" in t.spelling.split("*")[-1]:
             raise self.fail(target, f"'{target.name}' is a const pointer")
+        held = env.get(key)
+        if is_null_pointer(value) and key in self.read_only_leaves and isinstance(held, Value):
+            # v->data = NULL after free(v->data) in a helper that frees the caller's struct: the
+            # member points nowhere the program reads again; s2sad keeps it pointing where it did
+            off = env.get(key + "@")
+            return Ptr(held, off if isinstance(off, Value) else None, t.layout)
         self.check_writable(target, key)
         p = self.pointer_value(value, t, b, env, target)
         old = env.get(key)

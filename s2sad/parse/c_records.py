@@ -590,7 +590,7 @@ class CRecordLowering:
                     v = self.number(self.scalar(x, b, env), self.at(b, x))
                     self.at(b, x).create("store", [arr, build.const(b, i, I64), self.convert(v, m.scalar, b)], [])
             elif m.shape == "pointer":
-                if e is not None and not _is_null(e):
+                if e is not None and not is_null_pointer(e):
                     self.assign_pointer(c_ast.ID(dotted, coord=e.coord), e, b, env)
             else:
                 value = e if e is not None else c_ast.Constant("int", "0", coord=init.coord)
@@ -1181,7 +1181,7 @@ def _layout_slots(layout, record: Record) -> list[tuple[str, int, str, Optional[
     return out
 
 
-def _is_null(node: c_ast.Node) -> bool:
+def is_null_pointer(node: c_ast.Node) -> bool:
     """``0``, ``NULL`` (``(void *)0``): a pointer member that points nowhere yet."""
     while isinstance(node, c_ast.Cast):
         node = node.expr

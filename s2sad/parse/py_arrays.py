@@ -479,6 +479,71 @@ def is_array(t: Type) -> bool:
     return isinstance(t, ArrayType)
 
 
+def _triangle_index(lw: "ExprLowerer", index: object) -> bool:
+    """``np.triu_indices(...)`` or ``np.tril_indices(...)`` used whole as an index (NumPy's tuple)."""
+    return isinstance(index, cst.Call) and lw.ctx.info.canonical_name(index.func, lw.ctx.locals) in (
+        "numpy.triu_indices", "numpy.tril_indices")
+
+
+def assign_at_indices(lw: "ExprLowerer", node: cst.Subscript, arr: Value, indices: list, value: Value,
+                      op: Optional[str], b: Builder, env: Env, vnode: cst.CSTNode) -> bool:
+    """``a[idx0, idx1] = v`` with integer arrays among the indices, one index per axis
+    (``m[np.arange(n), y] = 0``, ``probs[np.arange(n), y] -= 1.0``, ``L[np.tril_indices(d)] = p``):
+    NumPy's assignment at those elements, as a loop storing element ``e`` of the value at the
+    ``e``-th indices, in order, so that where indices repeat the last store stays, as in NumPy; with
+    ``op``, the value is first computed whole from the elements read (``a[idx] - v``), as NumPy
+    buffers it. False where no index is an integer array (other code assigns the part)."""
+    if len(indices) == 1 and _triangle_index(lw, indices[0]):  # L[np.tril_indices(d)]: its two rows
+        pair = lw.value(indices[0], b, env)
+        lw.at(b, node)
+        zero = build.const(b, 0, I64)
+        width = b.op1("dim", [pair], I64, axis=1)
+        picked = [arr_op(lw, b, node, "slice", [pair, build.const(b, k, I64), zero, width], {"axes": ["i", "r"]})
+                  for k in range(2)]
+    else:
+        if any(isinstance(i, (cst.Slice, cst.Ellipsis)) for i in indices) or not any(
+                isinstance(i, cst.Call) or (isinstance(i, cst.Name) and isinstance(env.get(i.value), Value)
+                                            and env[i.value].type.is_array) for i in indices):
+            return False
+        picked = [lw.value(i, b, env) if isinstance(i, (cst.Name, cst.Call)) else lw.index(i, b, env, arr, k)
+                  for k, i in enumerate(indices)]
+    rank = arr.type.rank  # type: ignore[attr-defined]
+    arrays = [v for v in picked if isinstance(v.type, ArrayType)]
+    if len(picked) != rank or not arrays:
+        return False
+    if any(v.type.rank != 1 or not v.type.elem.is_int for v in arrays):  # type: ignore[attr-defined]
+        raise lw.fail(node, "assigning at index arrays is supported with integer vectors, one index per axis",
+                      hint="index every axis with a vector of integers (or an integer)")
+    elem = arr.type.elem  # type: ignore[attr-defined]
+    if op is not None:  # a[idx] -= v: NumPy computes a[idx] - v whole, then stores it
+        n = lw.at(b, node).op1("dim", [arrays[0]], I64, axis=0)
+        current = arr_op(lw, b, node, "take", [arr, *[v if v.type.is_array else arr_op(lw, b, node, "full", [n, v])
+                                                      for v in picked]])
+        value = elementwise(lw, op, current, value, b, vnode)
+    if value.type.is_array and value.type.rank > 1:  # type: ignore[attr-defined]
+        raise lw.fail(vnode, "this value has more dimensions than the elements it is assigned to",
+                      hint="assign a number or a vector of one value per index")
+    if not value.type.is_array:
+        value = lw.coerce(value, elem, b, vnode, "an element of the array")
+    lw.at(b, node)
+    count = b.op1("dim", [arrays[0]], I64, axis=0)
+
+    def store(bb: Builder, e: Value) -> None:
+        at = [bb.op1("load", [v, e], v.type.elem) if v.type.is_array else v for v in picked]  # type: ignore
+        at = [a if a.type == I64 else build.cast(bb, a, I64) for a in at]
+        v = value
+        if value.type.is_array:
+            one = build.const(bb, 1, I64)  # a value of one element stretches
+            k = build.select(bb, build.cmp(bb, "eq", bb.op1("dim", [value], I64, axis=0), one),
+                             build.const(bb, 0, I64), e)
+            v = lw.coerce(bb.op1("load", [value, k], value.type.elem), elem, bb, vnode,  # type: ignore[attr-defined]
+                          "an element of the array")
+        bb.create("store", [arr, *at, v], [])
+
+    _fill_loop(b, count, store)
+    return True
+
+
 def _indexed(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, indices: list, b: Builder,
              env: Env) -> tuple[Value, int, list]:
     """The array ``base`` a subscript reads or writes, its rank, and ``indices`` with ``...``
@@ -1010,6 +1075,8 @@ def assign_slice(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpressio
     array that broadcasts to the part as NumPy's would (an axis of extent 1 stretches: its index
     stays 0). The value is computed whole before the first store, as NumPy does."""
     arr, rank, indices = _indexed(lw, node, base, indices, b, env)
+    if assign_at_indices(lw, node, arr, indices, value, op, b, env, vnode):
+        return
     starts: list[Optional[Value]] = []  # per axis of arr: the first index of a range, None for an index
     stepped: set[int] = set()  # the axes whose starts are the indices a slice with a step picks
     fixed: list[Optional[Value]] = []

@@ -892,6 +892,8 @@ class _Inference:
         elif isinstance(target, cst.Subscript):
             self.subscript(target, False, load=False)
             self.expr(value, False)
+            if self.picks_at_index_arrays(target):  # L[np.tril_indices(d)] = p: a value per index
+                self.array_use(value, 1)
         else:
             self.expr(value, False)
 
@@ -986,6 +988,24 @@ class _Inference:
         if key not in memo:
             memo[key] = self._expr_type(node, types)
         return memo[key]
+
+    def picks_at_index_arrays(self, target: cst.Subscript) -> bool:
+        """``a[idx] = v`` where an index is an array of integers the code evidently makes or names:
+        ``np.arange(n)``, ``np.triu_indices(n)`` (whole), a name of an integer array."""
+        for el in target.slice:
+            index = el.slice.value if isinstance(el.slice, cst.Index) else None
+            if isinstance(index, cst.Call) and self.info.canonical_name(index.func, self.locals) in (
+                    "numpy.arange", "numpy.triu_indices", "numpy.tril_indices"):
+                return True
+            if isinstance(index, cst.Name):
+                values = self.assigns.get(index.value, [])
+                param = next((p for p in self.params if p.name.value == index.value), None)
+                given = param.annotation.annotation if param is not None and param.annotation is not None else None
+                if any(isinstance(v, ArrayType) and v.elem.is_int for v in values) or (
+                        isinstance(given, cst.SimpleString) and given.evaluated_value.split("[")[0].strip()
+                        in ("i64", "int64", "i32", "int32") and "[" in given.evaluated_value):
+                    return True
+        return False
 
     def is_triangle_indices(self, node: cst.BaseExpression) -> bool:
         return isinstance(node, cst.Call) and self.info.canonical_name(node.func, self.locals) in (
