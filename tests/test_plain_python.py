@@ -837,6 +837,13 @@ def f(z):
     u = z / np.linalg.norm(z, axis=1, keepdims=True)
     return np.sum(u[:, 0] * np.arange(u.shape[0]))
 """, ["z"], [(4, 3)]),
+    "diagonal": ("""import numpy as np
+
+
+def f(A):
+    L = np.linalg.cholesky(A @ A.T + np.eye(A.shape[0]))
+    return np.sum(np.log(np.diagonal(L))) + np.sum(np.diagonal(A) ** 2)
+""", ["A"], [(3, 3)]),
     "eye_mask": ("""import numpy as np
 
 

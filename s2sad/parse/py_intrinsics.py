@@ -143,6 +143,7 @@ LINALG_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.linalg.norm": Intrinsic("norm", 1, 2),
     "numpy.trace": Intrinsic("trace", 1, 1),
     "numpy.diag": Intrinsic("diag", 1, 1),
+    "numpy.diagonal": Intrinsic("diagonal", 1, 1),  # of a matrix: np.diag's matrix-to-vector form
     "numpy.linalg.det": Intrinsic("det", 1, 1),
     "numpy.linalg.inv": Intrinsic("inv", 1, 1),
     "numpy.linalg.solve": Intrinsic("solve", 2, 2),

@@ -52,9 +52,9 @@ def call(lw: ExprLowerer, intr: "lib.Intrinsic", node: cst.Call, b: Builder, env
         return arr_op(lw, b, node, "convolve", [a, v], {"mode": _mode(lw, node, args)})
     x = lw.array(args[0], b, env)
     rank = x.type.rank  # type: ignore[attr-defined]
-    if op == "trace" or (op == "diag" and rank == 2):
+    if op == "trace" or (op == "diag" and rank == 2) or op == "diagonal":
         if rank != 2:
-            raise lw.fail(node, f"np.trace takes a matrix; this array has rank {rank}")
+            raise lw.fail(node, f"np.{op} takes a matrix; this array has rank {rank}")
         return arr_op(lw, b, node, "einsum", [x], {"subs": "ii->" if op == "trace" else "ii->i"})
     if op == "diag" and rank != 1:
         raise lw.fail(node, f"np.diag takes a vector or a matrix; this array has rank {rank}")

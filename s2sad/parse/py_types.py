@@ -331,6 +331,8 @@ def linalg_type(op: str, node: cst.Call, args: list[cst.BaseExpression],
         return ArrayType(F64, first.rank - 1)
     if op == "diag":
         return ArrayType(F64, 2 if first.rank == 1 else 1)
+    if op == "diagonal":
+        return ArrayType(F64, 1)
     if op == "solve":
         b = type_of(args[1]) if len(args) > 1 else None
         return ArrayType(F64, b.rank) if isinstance(b, ArrayType) else None
