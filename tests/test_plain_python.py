@@ -896,3 +896,42 @@ def test_a_named_list_of_layers_is_unrolled_where_it_is_looped_over(target):
 def test_a_named_list_read_otherwise_stays_refused():
     text = _refusal(NAMED_LAYERS.replace("    h = x\n", "    h = x * len(layers)\n"), "f", ["W1"])
     assert "error:" in text, text
+
+
+# Probe p31: a local dict of named values passed to a helper that reads it by keys: the helper
+# takes a parameter per key it reads (py_dicts), every call passing the dict's variables.
+DICT_TO_HELPER = """
+import math
+
+
+def predict(params, x):
+    return params["a"] * math.exp(-params["b"] * x) + params["c"]
+
+
+def loss(params, xs, ys, n: int):
+    s = 0.0
+    for i in range(n):
+        s += (predict(params, xs[i]) - ys[i]) ** 2
+    return s
+
+
+def f(a, b, xs, ys, n: int):
+    params = {"a": a, "b": b, "c": 0.5}
+    other = {"c": 1.0, "a": b, "b": a}
+    return loss(params, xs, ys, n) + 0.1 * predict(other, 1.0)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_a_dict_passed_to_helpers_is_a_parameter_per_key(target):
+    from fd import ParamSpec
+    from source_gradients import arr, check_source, num
+
+    params = [num("a", 0.5, 1.5), num("b", 0.2, 0.8), arr("xs", 4), arr("ys", 4), ParamSpec("n", "int", value=4)]
+    text = check_source(DICT_TO_HELPER, ["a", "b"], params, target)
+    assert "params_a" in text or "params" not in text.split('"""')[-1], text
+
+
+def test_a_dict_passed_to_a_helper_reading_a_key_it_lacks_stays_refused():
+    text = _refusal(DICT_TO_HELPER.replace('"c": 0.5}', '"d": 0.5}'), "f", ["a"])
+    assert "error:" in text, text

@@ -8,8 +8,11 @@ key by key (``d = {}``, then ``d["s"] = x * x`` and ``d["s"] += y``): each store
 key's variable. Only where that is certain: a local of one function, assigned once, by a dict
 literal whose keys are distinct string literals (none at all: ``{}``), and otherwise only read by
 one of the keys it is made with or stored at, and stored into by a plain or augmented assignment
-at a string literal (never deleted from, passed on, looped over or asked for its keys). Any other
-dict stays as written, and is refused where it is read. The new
+at a string literal (never deleted from, looped over or asked for its keys). It may be passed to
+a helper of the file (not the function differentiated) whose parameter is only read by keys or
+passed on to such parameters, where every call passes such a dict: that parameter becomes one per
+key it reads (``predict(params, x)``: ``def predict(params_a, params_b, x)``). Any other dict
+stays as written, and is refused where it is read. The new
 names are the dict's and the key's, made free of every name of the file's functions; the new
 nodes stand where the nodes they replace stood (``py_spellings.PlacedRewriter``).
 """
@@ -26,22 +29,131 @@ from .py_module import ModuleInfo
 from .py_spellings import PlacedRewriter
 
 
-def rewrite_dicts(info: ModuleInfo, positions) -> dict[cst.CSTNode, object]:
-    """Rewrite the local dicts of named values in every function of ``info``; the positions of
-    the new nodes."""
+def rewrite_dicts(info: ModuleInfo, positions, entry: Optional[str] = None) -> dict[cst.CSTNode, object]:
+    """Rewrite the local dicts of named values in every function of ``info``, and the dict
+    parameters of helpers that every call passes such a dict (not of ``entry``, whose callers are
+    outside the file); the positions of the new nodes."""
     new_positions: dict[cst.CSTNode, object] = {}
     taken = {n.value for fn in info.functions.values() for n in walk(fn) if isinstance(n, cst.Name)}
+    helpers = _dict_params(info, entry)
+    plans_of: dict[str, dict[str, dict[str, str]]] = {}
+    for name, fn in info.functions.items():
+        if any(isinstance(n, cst.Dict) for n in walk(fn)):
+            plans_of[name] = _plans(fn, taken, helpers)
+    # The dict params every call passes a plan (or an expanded dict param of its own) to; one that
+    # some call cannot pass so is dropped, and so are the params passed on to it.
+    passes = dict(helpers)
+    changed = True
+    while changed:
+        changed = False
+        for (callee, k), keys in list(passes.items()):
+            calls = [(name, n) for name, fn in info.functions.items() for n in walk(fn.body) if _calls(n, callee)]
+            own = {name: {info.functions[name].params.params[j].name.value: dict.fromkeys(ks)
+                          for (c, j), ks in passes.items() if c == name} for name, _ in calls}
+            if not calls or not all(_passed_plan(n, k, {**plans_of.get(name, {}), **own[name]}, keys)
+                                    for name, n in calls):
+                del passes[(callee, k)]
+                changed = True
+        for (caller, j) in list(passes):
+            fn = info.functions[caller]
+            pname = fn.params.params[j].name.value
+            if any(isinstance(a.value, cst.Name) and a.value.value == pname and (n.func.value, m) not in passes
+                   for n in walk(fn.body) if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)
+                   for m, a in enumerate(n.args)):
+                del passes[(caller, j)]
+                changed = True
     for name, fn in list(info.functions.items()):
-        if not any(isinstance(n, cst.Dict) for n in walk(fn)):
+        plans = {d: plan for d, plan in plans_of.get(name, {}).items() if _only_passed_where_expanded(fn, d, passes)}
+        own = {n.value for n in all_names(fn)} | set(info.functions)  # (a parameter's names: the function's own)
+        params = {k: _fresh_keys(fn, k, keys, own) for (callee, k), keys in passes.items() if callee == name}
+        if not plans and not params:
             continue
-        plans = _plans(fn, taken)
-        if not plans:
-            continue
-        rewriter = _Rewriter(plans, positions, new_positions)
+        rewriter = _Rewriter(plans, positions, new_positions, passes, params, fn)
         out = fn.visit(rewriter)
         if rewriter.changed:
             info.functions[name] = out  # type: ignore[assignment]
     return new_positions
+
+
+def _calls(n: cst.CSTNode, callee: str) -> bool:
+    return isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == callee
+
+
+def _dict_params(info: ModuleInfo, entry: Optional[str]) -> dict[tuple[str, int], list[str]]:
+    """The positional parameters of functions other than ``entry`` that the function only reads by
+    literal keys (``params["a"]``) or passes on, positionally, to another such parameter:
+    (function, position) -> the keys, in the order first read (a callee's after its own)."""
+    out: dict[tuple[str, int], list[str]] = {}
+    changed = True
+    while changed:
+        changed = False
+        for name, fn in info.functions.items():
+            if name == entry or fn.params.star_arg not in (None, cst.MaybeSentinel.DEFAULT):
+                continue
+            assigned = set(target_names_in(fn.body))
+            stored = {id(t) for n in walk(fn.body) for t in _store_targets(n)}
+            for k, p in enumerate(fn.params.params):
+                pname = p.name.value
+                if p.default is not None or pname in assigned:
+                    continue
+                keys = [key for n in walk(fn.body) if isinstance(n, cst.Subscript) and id(n) not in stored
+                        and (r := _read_key(n)) is not None and r[0] == pname for key in [r[1]]]
+                passed = [out.get((n.func.value, j)) for n in walk(fn.body) if isinstance(n, cst.Call)  # type: ignore
+                          and isinstance(n.func, cst.Name) for j, a in enumerate(n.args)
+                          if isinstance(a.value, cst.Name) and a.value.value == pname]
+                uses = sum(1 for n in all_names(fn.body) if n.value == pname)
+                if uses != len(keys) + len(passed) or None in passed or not (keys or passed):
+                    continue
+                found = list(dict.fromkeys(keys + [key for more in passed for key in more]))  # type: ignore
+                if out.get((name, k)) != found:
+                    out[(name, k)] = found
+                    changed = True
+    return out
+
+
+def target_names_in(body: cst.CSTNode) -> list[str]:
+    """Names any statement of ``body`` binds (assignments, loops, augmented assignments)."""
+    return [name for n in walk(body) for t in _store_targets(n) for name in target_names(t)]
+
+
+def _store_targets(n: cst.CSTNode) -> list[cst.BaseExpression]:
+    if isinstance(n, cst.Assign):
+        return [t.target for t in n.targets]
+    if isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For, cst.Del)):
+        return [n.target]
+    return []
+
+
+def _passed_plan(call: cst.Call, k: int, plans: dict[str, dict], keys: list[str]) -> bool:
+    """``call`` passes, at position ``k``, a local dict with a plan that has every key in ``keys``."""
+    args = call.args
+    if any(a.star or a.keyword is not None for a in args[:k + 1]) or len(args) <= k:
+        return False
+    value = args[k].value
+    return isinstance(value, cst.Name) and value.value in plans and all(key in plans[value.value] for key in keys)
+
+
+def _only_passed_where_expanded(fn: cst.FunctionDef, d: str, passes: dict[tuple[str, int], list[str]]) -> bool:
+    """A plan counts calls passing ``d`` as uses (``_plans``): each must be at an expanded parameter."""
+    for n in walk(fn.body):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Name):
+            for k, a in enumerate(n.args):
+                if isinstance(a.value, cst.Name) and a.value.value == d and (n.func.value, k) not in passes:
+                    return False
+    return True
+
+
+def _fresh_keys(fn: cst.FunctionDef, k: int, keys: list[str], taken: set[str]) -> dict[str, str]:
+    """New parameter names for parameter ``k``'s keys: ``params_a``, ``params_b``."""
+    base = fn.params.params[k].name.value
+    out: dict[str, str] = {}
+    for key in keys:
+        fresh = f"{base}_{key}" if key.isidentifier() else f"{base}_{len(taken)}"
+        while fresh in taken:
+            fresh += "_"
+        taken.add(fresh)
+        out[key] = fresh
+    return out
 
 
 def _key(node: cst.BaseExpression) -> Optional[str]:
@@ -61,8 +173,11 @@ def _read_key(node: cst.CSTNode) -> Optional[tuple[str, str]]:
     return (node.value.value, key) if key is not None else None
 
 
-def _plans(fn: cst.FunctionDef, taken: set[str]) -> dict[str, dict[str, str]]:
-    """The dicts of ``fn`` that are variables per key: the dict's name -> key -> the new name."""
+def _plans(fn: cst.FunctionDef, taken: set[str],
+           helpers: Optional[dict[tuple[str, int], list[str]]] = None) -> dict[str, dict[str, str]]:
+    """The dicts of ``fn`` that are variables per key: the dict's name -> key -> the new name. A
+    dict passed, positionally, to a parameter of ``helpers`` (read only by keys there) counts that
+    as a use (``rewrite_dicts`` keeps the plan only where every such call is expanded)."""
     made: dict[str, cst.Dict] = {}
     assigned: dict[str, int] = {}
     for n in walk(fn.body):
@@ -107,9 +222,17 @@ def _plans(fn: cst.FunctionDef, taken: set[str]) -> dict[str, dict[str, str]]:
     stored_into = {n.value.value for n in walk(fn.body)  # type: ignore[attr-defined]
                    if isinstance(n, cst.Subscript) and id(n) in stored and isinstance(n.value, cst.Name)
                    and stored_at.get(id(n)) is None}
+    passed: dict[str, int] = {}
+    for n in walk(fn.body):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Name):
+            for k, a in enumerate(n.args):
+                if isinstance(a.value, cst.Name) and a.value.value in plans and (n.func.value, k) in (helpers or {}) \
+                        and not a.star and a.keyword is None:
+                    passed[a.value.value] = passed.get(a.value.value, 0) + 1
     for name in list(plans):
         read = [key for dict_name, key in reads if dict_name == name]
-        if name in stored_into or uses.get(name, 0) != 1 + len(read) or any(k not in plans[name] for k in read):
+        if name in stored_into or uses.get(name, 0) != 1 + len(read) + passed.get(name, 0) or any(
+                k not in plans[name] for k in read):
             del plans[name]
             continue
         for key in plans[name]:
@@ -136,9 +259,47 @@ def _bound_elsewhere(n: cst.CSTNode) -> list[cst.CSTNode]:
 
 
 class _Rewriter(PlacedRewriter):
-    def __init__(self, plans: dict[str, dict[str, str]], positions, new_positions: dict):
+    def __init__(self, plans: dict[str, dict[str, str]], positions, new_positions: dict,
+                 passes: Optional[dict[tuple[str, int], list[str]]] = None,
+                 params: Optional[dict[int, dict[str, str]]] = None, fn: Optional[cst.FunctionDef] = None):
         super().__init__(positions, new_positions)
-        self.plans = plans
+        self.plans = dict(plans)
+        self.passes = passes or {}
+        self.param_names: dict[str, int] = {}
+        self.params = params or {}
+        if fn is not None:  # a helper's dict parameter: its keys' new names, read as a plan's
+            for k, names in self.params.items():
+                pname = fn.params.params[k].name.value
+                self.plans[pname] = names
+                self.param_names[pname] = k
+
+    def leave_Parameters(self, original: cst.Parameters, updated: cst.Parameters) -> cst.Parameters:
+        if not self.params:
+            return updated
+        out: list[cst.Param] = []
+        for k, p in enumerate(updated.params):
+            if k not in self.params:
+                out.append(p)
+                continue
+            self.changed = True
+            for new in self.params[k].values():
+                out.append(self.place(p.with_changes(name=cst.Name(new), annotation=None,  # type: ignore[arg-type]
+                                                     comma=cst.MaybeSentinel.DEFAULT), p))
+        return updated.with_changes(params=out)
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if not isinstance(original.func, cst.Name):
+            return updated
+        args: list[cst.Arg] = []
+        for k, (o, a) in enumerate(zip(original.args, updated.args)):
+            keys = self.passes.get((original.func.value, k))
+            if keys is not None and isinstance(o.value, cst.Name) and o.value.value in self.plans:
+                self.changed = True
+                names = self.plans[o.value.value]
+                args += [self.place(cst.Arg(cst.Name(names[key])), o) for key in keys]  # type: ignore[misc]
+            else:
+                args.append(a.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+        return updated.with_changes(args=args) if args != list(updated.args) else updated
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
         target = original.targets[0].target if len(original.targets) == 1 else None

@@ -243,7 +243,7 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
     rewrites: list[Callable[[ModuleInfo, Any], dict]] = [
         rewrite_spellings,  # np.diff(x): x[..., 1:] - x[..., :-1]
         unroll_literal_loops,  # for W, b in [(W1, b1), (W2, b2)]: the body once per item
-        rewrite_dicts,  # params = {"a": a}: params_a = a
+        lambda i, at: rewrite_dicts(i, at, func),  # params = {"a": a}: params_a = a
         rewrite_tuples,  # t = (a, b); t[0]: t_0, t_1 = a, b; t_0
         lambda i, at: fix_default_axes(i, func, at),  # softmax(z, axis=-1), called softmax(s)
     ]
