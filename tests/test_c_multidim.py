@@ -150,9 +150,9 @@ def test_c_output_keeps_declarators_and_rows_and_casts_flat_buffers_to_rows():
            "    for (int i = 0; i < n; i++) for (int j = 0; j < M; j++) s += W[i][j] * A[i][j];\n"
            "    return s;\n}\n")
     text = pipeline.gradient_source(src, "t.c", "f", ["A", "x"], "c")
-    assert "void grad_f(int n, double (*restrict A)[M], double (*restrict d_A)[M], const double x[static 2],\n" \
+    assert "void grad_f(int n, double (*restrict A)[M], double (*d_A)[M], const double x[static 2],\n" \
            "            double d_x[static 2], double d_return)" in text
-    assert "static void grad_scale(int n, double B[restrict n][M], double d_B[restrict n][M], double c," in text
+    assert "static void grad_scale(int n, double B[restrict n][M], double d_B[n][M], double c," in text
     assert "#define M 3" in text and "d_A[i][j] +=" in text
     # W lives on the heap, a pointer to its rows; its copy before the call is a flat buffer,
     # cast where the callee declares rows.

@@ -83,7 +83,8 @@ def _written(declared: str) -> str:
     does ``restrict``: two ``restrict`` parameters may name one array where both are only read
     (``dot(n, x, x)`` is valid C), but their shadows are both written, and writes through two
     ``restrict`` pointers to one array are undefined (gcc -O3 computed d_x = x, not 2x)."""
-    return " ".join(w for w in re.sub(r"\brestrict\b", " ", declared).split() if w != "const").replace("* ", "*")
+    unrestricted = re.sub(r"\s*\brestrict\b\s*", " ", declared).replace("[ ", "[").replace("* ", "*")
+    return " ".join(w for w in unrestricted.split() if w != "const").replace("* ", "*")
 
 
 def global_array_params(fn: Function) -> dict[int, tuple[str, str, bool]]:

@@ -23,8 +23,8 @@ typedef real weight_t;
 // to *d_w.
 //
 // Array sizes: x, d_x, y, d_y: [n].
-void grad_penalty(const real *restrict x, real *restrict d_x, real *restrict y, real *restrict d_y,
-                  const index_t n, const weight_t w, weight_t *d_w, real d_return) {
+void grad_penalty(const real *restrict x, real *d_x, real *restrict y, real *d_y, const index_t n,
+                  const weight_t w, weight_t *d_w, real d_return) {
     // forward sweep
     double *tape = calloc(1, n * sizeof(double));
     for (long i = 0; i < n; i++) {
