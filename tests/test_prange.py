@@ -479,3 +479,53 @@ def test_a_parallel_function_compiles_broadcasts_to_the_shape_of_an_array_made_i
         runs.append((d_ab, d_x))
     np.testing.assert_allclose(runs[0][0], runs[1][0])
     np.testing.assert_allclose(runs[0][1], runs[1][1])
+
+
+# Fuzz seed 13500008 (minimized): an in-place operator on arrays (t24 += ...) in the adjoint of a
+# checkpointed loop of whole-array expressions, in a function with a numba.prange loop: Numba's
+# conversion of in-place array operators into parallel loops ("inplace_binop") crashed its parfor
+# pass ("'NoneType' object is not iterable"). It is off with the "numpy" and "setitem" options.
+INPLACE_SHAPES = """\
+import math
+
+import numpy as np
+import numba
+
+
+def g0(u, v):
+    return np.tanh(u) - math.tan(0.7 * np.tanh(u))
+
+
+def f(x, y, W, a, b, n, m):
+    s2 = 1.0
+    s1 = -0.25
+    s0 = (math.log1p(0.5 + np.tanh(1.25)) + s2 ** 3) * np.min(np.where(
+        (W @ x).reshape(-1, 1) + np.sum(W, axis=0).reshape(1, -1) > np.square((W @ x)[:, None] * x[None, :]),
+        np.square(W * a), np.outer(np.sum(W, axis=1), W.T @ (W @ x))))
+    m3 = min(n, 1 + int(3.0 * abs(np.tanh(g0(g0(y[0], y[1]), x[0] - s2)))))
+    # s2sad: checkpoint binomial(snapshots=3)
+    for i4 in range(m3):
+        s1 += np.sum(np.outer(W @ x, (W @ x) @ W)
+                     + np.sum(np.sqrt(1.5 + np.sin(W @ x))[:, None] * x[None, :], axis=1, keepdims=True))
+    for i6 in range(0, n, 1):
+        for i8 in range(1, n, 1):
+            y[3] = math.erf(s0 - x[2]) + (1.5 + np.tanh(b)) ** x[n - 1 - i8] - math.erfc(a)
+    for i9 in numba.prange(n):
+        y[i9] = min(s1, x[i9]) ** 2
+    return s2 + s1
+"""
+
+
+def test_a_parallel_function_compiles_in_place_array_operators_serially():
+    text = pipeline.gradient_source(INPLACE_SHAPES, "f.py", "f", ["x", "a", "b"], "numba")
+    assert '"inplace_binop": False' in text and '"setitem": False' in text
+    grad = _namespace(text)["grad_f"]
+    rng = np.random.default_rng(0)
+    x, y, W = rng.uniform(0.1, 0.5, 4), rng.uniform(0.1, 0.5, 4), rng.uniform(0.1, 0.5, (2, 4))
+    runs = []
+    for run in (grad, grad.py_func):  # compiled (it failed to compile), then as Python
+        d_x, d_y = np.zeros(4), np.zeros(4)
+        d_ab = run(x, d_x, y.copy(), d_y, W, 0.3, 0.4, 4, 2, 1.0)
+        runs.append((d_ab, d_x))
+    np.testing.assert_allclose(runs[0][0], runs[1][0])
+    np.testing.assert_allclose(runs[0][1], runs[1][1])
