@@ -562,6 +562,17 @@ def f(pos):
     diff = pos[i] - pos[j]
     return np.sum(np.linalg.norm(diff, axis=1))
 """, ["pos"], [("pos", (4, 3))]),
+    # an element access beside a product in elementwise arithmetic: a row (a target per step)
+    "row_beside_product": ("""import numpy as np
+
+
+def f(Why, hs, targets, n: int):
+    loss = 0.0
+    for t in range(n):
+        y = Why @ hs[t]
+        loss += 0.5 * np.sum((y - targets[t]) ** 2)
+    return loss
+""", ["Why"], [("Why", (2, 3)), ("hs", (4, 3)), ("targets", (4, 2)), ("n", 4)]),
     # axis=-1 with keepdims=True: a batch of rows (layer norm)
     "last_axis_kept": ("""import numpy as np
 
@@ -581,7 +592,9 @@ def test_batch_ranks_the_uses_show(name):
     source, wrt, shapes = BATCH_PROBES[name]
     params = []
     for pname, shape in shapes:
-        if shape is None:
+        if isinstance(shape, int):
+            params.append(ParamSpec(pname, "int", value=shape))
+        elif shape is None:
             params.append(ParamSpec(pname, "array", (4,), dtype="i64", ints=(0, 3)))
         else:
             params.append(ParamSpec(pname, "array", shape) if shape else ParamSpec(pname, "float"))

@@ -185,6 +185,8 @@ class RankUses:
             self.need(node.right, 1)
         elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ELEMENTWISE_BINARY):
             self._centring([node.left, node.right])
+            self._row_beside_product(node.left, node.right)
+            self._row_beside_product(node.right, node.left)
         elif isinstance(node, cst.Call):
             self._call(node)
         elif isinstance(node, (cst.For, cst.CompFor)):
@@ -376,6 +378,16 @@ class RankUses:
         keep = any(a.keyword is not None and a.keyword.value == "keepdims" and isinstance(a.value, cst.Name)
                    and a.value.value == "True" for a in e.args)
         return base.value, 0 if keep else 1 if _axis(e) is not None else 100
+
+    def _row_beside_product(self, item: cst.BaseExpression, other: cst.BaseExpression) -> None:
+        """``y - targets[t]`` with ``y = Why @ h`` (a product, an array): an element access met by
+        an array in elementwise arithmetic is taken for a row (``targets`` one axis more than its
+        indices), as code that indexes a value and then broadcasts it means; a guess the gradient
+        checks on entry (a number there would do too: then the check names the annotation)."""
+        if isinstance(item, cst.Subscript) and not is_shape_subscript(item) and self._product_valued(other):
+            axes = self._axes_taken(item, plain=True)
+            if axes:
+                self.need(item, 1)
 
     def _centring(self, operands: list[cst.BaseExpression]) -> None:
         """``A - A.mean(axis=0)``: an array and its reduction along an axis, met elementwise. The
