@@ -32,6 +32,7 @@ from pycparser import c_ast
 
 from .c_accessors import _converted, _plain, _rename
 from .c_expr import changed_names, walk
+from .c_records import is_null_pointer
 
 
 class FactoryProblem(Exception):
@@ -260,22 +261,15 @@ def _null_guard(st: c_ast.Node, name: str) -> bool:
     cond = st.cond
     tests = (isinstance(cond, c_ast.UnaryOp) and cond.op == "!" and _is_name(cond.expr, name)) or \
         (isinstance(cond, c_ast.BinaryOp) and cond.op == "==" and
-         ((_is_name(cond.left, name) and _is_null(cond.right)) or (_is_null(cond.left) and _is_name(cond.right, name))))
+         ((_is_name(cond.left, name) and is_null_pointer(cond.right))
+          or (is_null_pointer(cond.left) and _is_name(cond.right, name))))
     body = st.iftrue.block_items or [] if isinstance(st.iftrue, c_ast.Compound) else [st.iftrue]
     returns = [n for n in walk(st.iftrue) if isinstance(n, c_ast.Return)]
-    return bool(tests and body and returns == [body[-1]] and _is_null(body[-1].expr))
+    return bool(tests and body and returns == [body[-1]] and is_null_pointer(body[-1].expr))
 
 
 def _is_name(node: Optional[c_ast.Node], name: str) -> bool:
     return isinstance(node, c_ast.ID) and node.name == name
-
-
-def _is_null(node: Optional[c_ast.Node]) -> bool:
-    """``0``, ``(void *)0`` or ``NULL`` (which the front end expands where it reads it)."""
-    while isinstance(node, c_ast.Cast):
-        node = node.expr
-    return (isinstance(node, c_ast.Constant) and node.value == "0") or (isinstance(node, c_ast.ID)
-                                                                        and node.name == "NULL")
 
 
 def _fresh(name: str, factory: str, taken: set[str]) -> str:

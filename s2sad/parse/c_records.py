@@ -1181,7 +1181,7 @@ def _layout_slots(layout, record: Record) -> list[tuple[str, int, str, Optional[
     return out
 
 
-def is_null_pointer(node: c_ast.Node) -> bool:
+def is_null_pointer(node: Optional[c_ast.Node]) -> bool:
     """``0``, ``NULL`` (``(void *)0``): a pointer member that points nowhere yet."""
     while isinstance(node, c_ast.Cast):
         node = node.expr

@@ -29,7 +29,7 @@ from .py_common import Env, Fail
 from .py_module import dotted_source
 from . import py_intrinsics as lib
 from .py_intrinsics import OPERATOR_UFUNCS
-from .py_flow import is_new_axis
+from .py_flow import is_new_axis, is_whole_slice
 from .py_types import int_literal, keyword_arg, positional_args
 
 P = array_ops.PREFIX
@@ -481,8 +481,7 @@ def is_array(t: Type) -> bool:
 
 def _triangle_index(lw: "ExprLowerer", index: object) -> bool:
     """``np.triu_indices(...)`` or ``np.tril_indices(...)`` used whole as an index (NumPy's tuple)."""
-    return isinstance(index, cst.Call) and lw.ctx.info.canonical_name(index.func, lw.ctx.locals) in (
-        "numpy.triu_indices", "numpy.tril_indices")
+    return isinstance(index, cst.Call) and lw.ctx.info.canonical_name(index.func, lw.ctx.locals) in lib.TRIANGLE_INDICES
 
 
 def assign_at_indices(lw: "ExprLowerer", node: cst.Subscript, arr: Value, indices: list, value: Value,
@@ -593,7 +592,7 @@ def gather(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, ind
     arr = lw.array(base, b, env)
     rank = arr.type.rank  # type: ignore[attr-defined]
     indices = list(indices)
-    while indices and _whole(indices[-1]):  # X[idx, :]: as X[idx]
+    while indices and is_whole_slice(indices[-1]):  # X[idx, :]: as X[idx]
         indices.pop()
     if not 0 < len(indices) <= rank or any(isinstance(i, (cst.Slice, cst.Ellipsis)) for i in indices):
         return None
@@ -618,11 +617,6 @@ def gather(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, ind
                 v = build.cast(lw.at(b, node), v, I64)
             values[k] = arr_op(lw, b, node, "full", [*dims, v])
     return arr_op(lw, b, node, "take", [arr, *values])
-
-
-def _whole(index: object) -> bool:
-    """``:``, a whole axis."""
-    return isinstance(index, cst.Slice) and index.lower is None and index.upper is None and index.step is None
 
 
 def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, indices: list,
@@ -675,7 +669,7 @@ def new_axes(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, i
     if len(real) == rank and not any(isinstance(i, cst.Slice) for i in real):
         raise lw.fail(node, "a new axis (None, np.newaxis) after indexing a single element is not supported",
                       hint="index a slice (x[i:i + 1, None]) or make the array with np.full((1, 1), x[i, j])")
-    whole = all(isinstance(i, cst.Slice) and i.lower is None and i.upper is None and i.step is None for i in real)
+    whole = all(is_whole_slice(i) for i in real)
     part = arr if whole else slice_(lw, node, base, real, b, env)  # (x[:, None]: x itself, reshaped)
     lw.at(b, node)
     dims: list[Value] = []

@@ -24,7 +24,7 @@ from typing import Optional
 
 import libcst as cst
 
-from .py_flow import all_names, target_names, walk
+from .py_flow import all_names, fresh_name, store_targets, target_names, walk
 from .py_module import ModuleInfo
 from .py_spellings import PlacedRewriter
 
@@ -90,8 +90,8 @@ def _dict_params(info: ModuleInfo, entry: Optional[str]) -> dict[tuple[str, int]
         for name, fn in info.functions.items():
             if name == entry or fn.params.star_arg not in (None, cst.MaybeSentinel.DEFAULT):
                 continue
-            assigned = set(target_names_in(fn.body))
-            stored = {id(t) for n in walk(fn.body) for t in _store_targets(n)}
+            assigned = set(_names_bound_in(fn.body))
+            stored = {id(t) for n in walk(fn.body) for t in store_targets(n)}
             for k, p in enumerate(fn.params.params):
                 pname = p.name.value
                 if p.default is not None or pname in assigned:
@@ -111,17 +111,9 @@ def _dict_params(info: ModuleInfo, entry: Optional[str]) -> dict[tuple[str, int]
     return out
 
 
-def target_names_in(body: cst.CSTNode) -> list[str]:
+def _names_bound_in(body: cst.CSTNode) -> list[str]:
     """Names any statement of ``body`` binds (assignments, loops, augmented assignments)."""
-    return [name for n in walk(body) for t in _store_targets(n) for name in target_names(t)]
-
-
-def _store_targets(n: cst.CSTNode) -> list[cst.BaseExpression]:
-    if isinstance(n, cst.Assign):
-        return [t.target for t in n.targets]
-    if isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For, cst.Del)):
-        return [n.target]
-    return []
+    return [name for n in walk(body) for t in store_targets(n) for name in target_names(t)]
 
 
 def _passed_plan(call: cst.Call, k: int, plans: dict[str, dict], keys: list[str]) -> bool:
@@ -146,14 +138,12 @@ def _only_passed_where_expanded(fn: cst.FunctionDef, d: str, passes: dict[tuple[
 def _fresh_keys(fn: cst.FunctionDef, k: int, keys: list[str], taken: set[str]) -> dict[str, str]:
     """New parameter names for parameter ``k``'s keys: ``params_a``, ``params_b``."""
     base = fn.params.params[k].name.value
-    out: dict[str, str] = {}
-    for key in keys:
-        fresh = f"{base}_{key}" if key.isidentifier() else f"{base}_{len(taken)}"
-        while fresh in taken:
-            fresh += "_"
-        taken.add(fresh)
-        out[key] = fresh
-    return out
+    return {key: _key_name(base, key, taken) for key in keys}
+
+
+def _key_name(base: str, key: str, taken: set[str]) -> str:
+    """The variable of key ``key`` of dict ``base``: ``params_a`` (a number for a key that is no name)."""
+    return fresh_name(f"{base}_{key}" if key.isidentifier() else f"{base}_{len(taken)}", taken)
 
 
 def _key(node: cst.BaseExpression) -> Optional[str]:
@@ -236,12 +226,7 @@ def _plans(fn: cst.FunctionDef, taken: set[str],
             del plans[name]
             continue
         for key in plans[name]:
-            base = f"{name}_{key}" if key.isidentifier() else f"{name}_{len(taken)}"
-            fresh = base
-            while fresh in taken:
-                fresh += "_"
-            taken.add(fresh)
-            plans[name][key] = fresh
+            plans[name][key] = _key_name(name, key, taken)
     return plans
 
 

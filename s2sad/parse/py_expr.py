@@ -41,7 +41,7 @@ from .custom_adjoints import NONE as NO_DERIVATIVES
 from .custom_adjoints import CustomAdjoint, Derivatives, argument_kind, expected_python
 from .py_common import Env, Fail, Locator, Poison
 from .py_helper_shapes import RESULT_EXTENTS, HelperShapes
-from .py_flow import children, is_new_axis, is_shape_subscript, is_simple, subscript_chain
+from .py_flow import children, is_new_axis, is_shape_subscript, is_simple, is_whole_slice, subscript_chain
 from .py_module import ModuleInfo, dotted_source
 from .py_params import bind_arguments
 from .py_types import (
@@ -640,7 +640,7 @@ class ExprLowerer:
         """``[idx]`` or ``[idx, :, ...]`` with ``idx`` a name of an integer array."""
         first, *rest = indices
         return self._is_array_name(first, env) and not self._may_be_mask(first, env) and all(
-            isinstance(i, cst.Slice) and i.lower is None and i.upper is None and i.step is None for i in rest)
+            is_whole_slice(i) for i in rest)
 
     def _partial_index(self, base: cst.BaseExpression, indices: list, env: Env) -> bool:
         """``A[i]`` of a matrix: a row (fewer indices than dimensions)."""

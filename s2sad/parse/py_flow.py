@@ -255,6 +255,28 @@ def walk(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
 
 
 
+def store_targets(n: cst.CSTNode) -> list[cst.BaseExpression]:
+    """The targets a statement stores into or unbinds, subscripts included (``t[0] = v``, ``del d[k]``)."""
+    if isinstance(n, cst.Assign):
+        return [t.target for t in n.targets]
+    if isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For, cst.Del)):
+        return [n.target]
+    return []
+
+
+def fresh_name(wanted: str, taken: set[str]) -> str:
+    """``wanted``, with ``_`` added until no name of ``taken`` is it; then taken too."""
+    while wanted in taken:
+        wanted += "_"
+    taken.add(wanted)
+    return wanted
+
+
+def is_whole_slice(index: object) -> bool:
+    """``:``, a whole axis."""
+    return isinstance(index, cst.Slice) and index.lower is None and index.upper is None and index.step is None
+
+
 def all_names(node: cst.CSTNode) -> list[cst.Name]:
     """Every name in ``node``, nested functions and lambdas included (what they read is a use)."""
     out, stack = [], [node]

@@ -111,6 +111,7 @@ NUMPY.update({
     "numpy.tril_indices": Intrinsic("tril_indices", 1, 3),
 })
 MADE_ARRAYS = ("arange", "linspace", "eye", "triu_indices", "tril_indices")
+TRIANGLE_INDICES = ("numpy.triu_indices", "numpy.tril_indices")  # a 2-row array, NumPy's pair of index arrays
 NUMPY = {name: replace(intr, numpy=True) for name, intr in NUMPY.items()}
 # The operator an ufunc spelling stands for (``ExprLowerer.arith`` names).
 OPERATOR_UFUNCS = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "float_power": "pow"}

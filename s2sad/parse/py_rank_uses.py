@@ -33,7 +33,7 @@ import libcst as cst
 from ..ssa.ops import MATH_FNS
 from ..ssa.types import Type
 from . import py_intrinsics as lib
-from .py_flow import children, is_new_axis, is_shape_subscript
+from .py_flow import children, is_new_axis, is_shape_subscript, is_whole_slice
 from .py_products import product_operands
 
 # The most axes a NumPy array has (NumPy 2; NumPy 1: 32): a literal axis past them is no evidence.
@@ -516,7 +516,7 @@ class RankUses:
         """``X[idx]`` or ``X[idx, :]`` of a local ``idx`` assigned only integer arrays: their rank."""
         first, *rest = [el.slice for el in node.slice]
         if not (isinstance(first, cst.Index) and isinstance(first.value, cst.Name)) or not all(
-                isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None for s in rest):
+                is_whole_slice(s) for s in rest):
             return None
         values = self.assigns.get(first.value.value, [])
         ranks = {v.rank for v in values if isinstance(v, Type) and v.is_array and v.elem.is_int}  # type: ignore

@@ -20,7 +20,7 @@ from typing import Optional
 
 import libcst as cst
 
-from .py_flow import all_names, walk
+from .py_flow import all_names, fresh_name, store_targets, walk
 from .py_module import ModuleInfo
 from .py_spellings import PlacedRewriter
 
@@ -74,15 +74,6 @@ def _position(node: cst.Subscript, length: int) -> Optional[int]:
     return k + length if -length <= k < 0 else k if 0 <= k < length else None
 
 
-def _targets(n: cst.CSTNode) -> list[cst.CSTNode]:
-    """The targets a statement stores into, where a subscript may stand."""
-    if isinstance(n, cst.Assign):
-        return [t.target for t in n.targets]
-    if isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For, cst.Del)):
-        return [n.target]
-    return []
-
-
 def _is_len_of(node: cst.CSTNode, name: str) -> bool:
     return (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len"
             and len(node.args) == 1 and not node.args[0].keyword and not node.args[0].star
@@ -107,7 +98,7 @@ def _plans(fn: cst.FunctionDef, arities: dict[str, int], taken: set[str]) -> dic
         return {}
     # Every occurrence of a candidate's name must be one of the uses the module lists.
     allowed: set[int] = set()
-    stored = {id(t) for n in walk(fn.body) for t in _targets(n)}  # t[0] = v: a TypeError, left to Python
+    stored = {id(t) for n in walk(fn.body) for t in store_targets(n)}  # t[0] = v: a TypeError, left to Python
     for n in walk(fn.body):
         if isinstance(n, cst.Assign) and len(n.targets) == 1:
             target = n.targets[0].target
@@ -128,17 +119,7 @@ def _plans(fn: cst.FunctionDef, arities: dict[str, int], taken: set[str]) -> dic
     for n in all_names(fn.body):
         if n.value in candidates and id(n) not in allowed:
             del candidates[n.value]
-    plans: dict[str, list[str]] = {}
-    for name, length in candidates.items():
-        fresh_names = []
-        for k in range(length):
-            fresh = f"{name}_{k}"
-            while fresh in taken:
-                fresh += "_"
-            taken.add(fresh)
-            fresh_names.append(fresh)
-        plans[name] = fresh_names
-    return plans
+    return {name: [fresh_name(f"{name}_{k}", taken) for k in range(length)] for name, length in candidates.items()}
 
 
 class _Rewriter(PlacedRewriter):

@@ -35,7 +35,8 @@ from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
 from . import py_intrinsics as lib
 from .py_common import Locator
-from .py_flow import assigned_names, children, is_new_axis, is_shape_subscript, subscript_chain, walk
+from .py_flow import (assigned_names, children, is_new_axis, is_shape_subscript, is_whole_slice, subscript_chain,
+                      walk)
 from .py_rank_uses import MAX_AXES
 from .py_iter import EnumerateIter, ItemsIter, Iter, IterError, Leaf, RangeIter, leaves, read_iter
 from .py_module import ModuleInfo, Number, evaluate_constant
@@ -997,21 +998,20 @@ class _Inference:
         for el in target.slice:
             index = el.slice.value if isinstance(el.slice, cst.Index) else None
             if isinstance(index, cst.Call) and self.info.canonical_name(index.func, self.locals) in (
-                    "numpy.arange", "numpy.triu_indices", "numpy.tril_indices"):
+                    "numpy.arange", *lib.TRIANGLE_INDICES):
                 return True
             if isinstance(index, cst.Name):
                 values = self.assigns.get(index.value, [])
                 param = next((p for p in self.params if p.name.value == index.value), None)
                 given = param.annotation.annotation if param is not None and param.annotation is not None else None
                 if any(isinstance(v, ArrayType) and v.elem.is_int for v in values) or (
-                        isinstance(given, cst.SimpleString) and given.evaluated_value.split("[")[0].strip()
-                        in ("i64", "int64", "i32", "int32") and "[" in given.evaluated_value):
-                    return True
+                        isinstance(given, cst.SimpleString) and "[" in given.evaluated_value
+                        and _SHAPE_ELEMS.get(given.evaluated_value.split("[")[0].strip(), F64).is_int):
+                    return True  # a parameter annotated "i64[n]"
         return False
 
     def is_triangle_indices(self, node: cst.BaseExpression) -> bool:
-        return isinstance(node, cst.Call) and self.info.canonical_name(node.func, self.locals) in (
-            "numpy.triu_indices", "numpy.tril_indices")
+        return isinstance(node, cst.Call) and self.info.canonical_name(node.func, self.locals) in lib.TRIANGLE_INDICES
 
     def is_slogdet(self, node: cst.BaseExpression) -> bool:
         return isinstance(node, cst.Call) and \
@@ -1080,9 +1080,7 @@ class _Inference:
                 if len(ranks) == 1:
                     return ArrayType(t.elem, ranks.pop())
             first = indices[0] if indices else None
-            if isinstance(first, cst.Name) and all(  # X[idx, :]: the rows an index array names
-                    isinstance(i, cst.Slice) and i.lower is None and i.upper is None and i.step is None
-                    for i in indices[1:]):
+            if isinstance(first, cst.Name) and all(is_whole_slice(i) for i in indices[1:]):  # X[idx, :]: rows
                 it = self.expr_type(first, types)
                 if isinstance(it, ArrayType) and it.elem.is_int:
                     return ArrayType(t.elem, it.rank + t.rank - 1)
