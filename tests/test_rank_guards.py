@@ -553,6 +553,16 @@ def f(X, mu, P):
     diff = X - mu
     return np.sum(np.einsum("ij,jk,ik->i", diff, P, diff))
 """, ["X", "P"], [("X", (4, 3)), ("mu", (3,)), ("P", (3, 3))]),
+    # the same with the mean's length read first: len() shows mu has an axis, not that it is the
+    # batch; the difference's axes go to the first parameter (data first), as the docstring says
+    "difference_after_len": ("""import numpy as np
+
+
+def f(X, mu, P):
+    d = len(mu)
+    diff = X - mu
+    return np.sum(np.einsum("ij,jk,ik->i", diff, P, diff)) / d
+""", ["X", "mu", "P"], [("X", (4, 3)), ("mu", (3,)), ("P", (3, 3))]),
     # norm along axis 1 of the rows pairs pick
     "pairs_norm_rows": ("""import numpy as np
 

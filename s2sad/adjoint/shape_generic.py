@@ -181,6 +181,13 @@ def _closure(fn: Function, p: Value, inactive: set[Value], spread: set[Value]
             if _array_elementwise(op, k):
                 if not op.results or not op.result.type.is_array or (op.name == PREFIX + "pow" and k == 1):
                     return None  # x ** gamma: the adjoint's exponent branches on gamma (a number's)
+                if v.type.is_array and op.result not in spread and op.result.type.rank > max(
+                        (o.type.rank for j, o in enumerate(op.operands)  # type: ignore[attr-defined]
+                         if j != k and o.type.is_array), default=0):
+                    # X - mu with X the batch: its axes are the result's, which the IR takes it
+                    # to have (a smaller X would give the rest of the code fewer): it keeps its
+                    # rank check
+                    return None
                 meets.append((op, k))
                 if op.result in spread:
                     follow(op)  # of other generic values only: its shape is the run time's too

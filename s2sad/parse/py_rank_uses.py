@@ -441,7 +441,7 @@ class RankUses:
             found = set().union(*sources)  # type: ignore[arg-type]
             if not found or any(self.least.get(p, 0) >= rank for p in found):
                 continue  # an array of those axes already: broadcasting gives the result its axes
-            first = min(found, key=lambda p: (-self.least.get(p, 0), self.order.index(p)))
+            first = min(found, key=self.order.index)
             self.need(next(e for e, src in zip(operands, sources) if first in src), rank)  # type: ignore[operator]
 
     def _product_valued(self, e: cst.BaseExpression) -> bool:
