@@ -172,6 +172,9 @@ def _check(name: str, fn: cst.FunctionDef, locals_: list[_Local], info: ModuleIn
     scopes += [lc.node.body for lc in locals_]
     for scope in scopes:
         called = {id(n.func) for n in _all_nodes(scope) if isinstance(n, cst.Call)}
+        # passed to a function of the file: a function argument (py_function_args), as a lambda
+        called |= {id(a.value) for n in _all_nodes(scope) if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)
+                   and n.func.value in info.functions and n.func.value not in by_name for a in n.args if not a.star}
         for n in _all_nodes(scope):
             if isinstance(n, cst.Name) and n.value in by_name and id(n) not in called:
                 if any(n is t for st in stmts for t in _targets(st)):
@@ -269,6 +272,23 @@ class _Rewriter(cst.CSTTransformer):
             if pos is not None:
                 self.new.setdefault(result, pos)
         return result
+
+    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
+        """A local function passed to a function of the file (``_check``): the lifted one, or a
+        lambda passing it its captures (py_function_args lifts that in turn)."""
+        value = original_node.value
+        if not (isinstance(value, cst.Name) and value.value in self.locals) or original_node.star:
+            return updated_node
+        local = self.locals[value.value]
+        pos = self.position(value)
+        made: cst.BaseExpression = cst.Name(local.lifted)
+        if local.captures:
+            own = [p.name.value for p in parameters_of(local.node)]
+            made = cst.Lambda(cst.Parameters([cst.Param(cst.Name(p)) for p in own]),
+                              cst.Call(made, [cst.Arg(cst.Name(n)) for n in [*local.captures, *own]]))
+        for n in _all_nodes(made):
+            self.new[n] = pos
+        return updated_node.with_changes(value=made)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         func = original_node.func

@@ -55,6 +55,7 @@ from .py_lower import lower_function
 from .py_local_functions import lift_local_functions
 from .py_default_axes import fix_default_axes
 from .py_dicts import rewrite_dicts
+from .py_function_args import specialize_function_arguments
 from .py_tuples import rewrite_tuples
 from .py_unroll import unroll_literal_loops
 from .py_spellings import rewrite_spellings
@@ -241,6 +242,8 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
         locator.positions = ChainMap(lifted_positions, positions)  # type: ignore[assignment]
     # Rewrites of the syntax trees before typing, in order, each locating the nodes it makes
     rewrites: list[Callable[[ModuleInfo, Any], dict]] = [
+        # trapezoid(lambda x: g(x, k), a, b): trapezoid_lambda(k, a, b), calling g where it called f
+        lambda i, at: specialize_function_arguments(i, at, func),
         rewrite_spellings,  # np.diff(x): x[..., 1:] - x[..., :-1]
         unroll_literal_loops,  # for W, b in [(W1, b1), (W2, b2)]: the body once per item
         lambda i, at: rewrite_dicts(i, at, func),  # params = {"a": a}: params_a = a
