@@ -108,6 +108,23 @@ CASES = {
             e[1:3] *= x[1:3]
             return np.sum(e * x)
     """, ["x"], [arr("x", 4)]),
+    # A part subscripted again is a subscript of the part: y[lo:hi][::-1] (an AR model's lagged
+    # window, unannotated), A[1:][0] (a row of it), x[1:][1:] (a part of a part).
+    "parts_of_parts": ("""
+        def f(phi, y):
+            p = len(phi)
+            s = 0.0
+            for t in range(p, len(y)):
+                window = y[t - p:t][::-1]
+                s += (y[t] - np.dot(phi, window)) ** 2
+            return s
+
+        def g(A: "f64[m, n]", x: "f64[k]"):
+            r = A[1:][0][1:]
+            c = A[:, 1:][1]
+            e = A[1:3][0][1]
+            return np.sum(r * c) + e * np.sum(x[1:][1:] ** 2) + np.sum(x[::2][1:]) + f(x[:2], x)
+    """, ["A", "x"], [arr("A", 4, 3), arr("x", 7)]),
 }
 
 
@@ -120,7 +137,7 @@ def source_of(case: str) -> str:
 @pytest.mark.parametrize("case", list(CASES))
 def test_gradient_matches_finite_differences(case, target, level):
     _, wrt, params = CASES[case]
-    check_source(source_of(case), wrt, params, target, level)
+    check_source(source_of(case), wrt, params, target, level, func="g" if "def g(" in CASES[case][0] else "f")
 
 
 @pytest.mark.parametrize("source, where, message", [
@@ -152,6 +169,11 @@ def test_gradient_matches_finite_differences(case, target, level):
     def f(x: "f64[n]", A: "f64[m, n]"):
         return np.sum(A[:, ::2])
     """, "prog.py:8:24", "slices with a step are supported on 1-D arrays only"),
+    ("""
+    def f(x: "f64[n]", A: "f64[m, n]"):
+        A[1:][0] = x
+        return np.sum(A)
+    """, "prog.py:8:5", "chained subscripts with a slice are not supported"),
     ("""
     def f(x: "f64[n]", k: int):
         return np.sum(x[::k])

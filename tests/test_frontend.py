@@ -1351,7 +1351,7 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
         def f(x: float):
             y = [x, 2.0 * x, 3.0]
             return y[1:][0]
-    """, "4:12", "slices of a list are not supported on the list 'y'", "y[1:][0]"),
+    """, "4:12", "slices of a list are not supported on the list 'y'", "y[1:]"),
     "append_in_while": ("""
         def f(x: float):
             h = []

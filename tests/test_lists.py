@@ -132,6 +132,19 @@ CASES = {
                 h.append(math.exp(v))
             return np.sum(np.tanh(np.asarray(h))) + np.mean([c, x[0]]) * np.max(h)
     """, ["x", "c"], [arr("x", 3), num("c")]),
+    # A list rebound to its array (py_rebound_lists): two variables, resid and resid_array; an AR
+    # model as written, unannotated (np.dot(phi, part of y): a dot product).
+    "list_rebound_to_its_array": ("""
+        def f(phi, sigma, y):
+            p = len(phi)
+            resid = []
+            for t in range(p, len(y)):
+                pred = np.dot(phi, y[t - p:t][::-1])
+                resid.append(y[t] - pred)
+            resid = np.array(resid)
+            n = len(resid)
+            return 0.5 * n * np.log(2 * np.pi * sigma ** 2) + np.sum(resid ** 2) / (2 * sigma ** 2)
+    """, ["phi", "sigma", "y"], [arr("phi", 2), num("sigma", 0.5, 1.5), arr("y", 8)]),
 }
 
 

@@ -563,6 +563,22 @@ def f(X, mu, P):
     diff = X - mu
     return np.sum(np.einsum("ij,jk,ik->i", diff, P, diff)) / d
 """, ["X", "mu", "P"], [("X", (4, 3)), ("mu", (3,)), ("P", (3, 3))]),
+    # a VAE: the axis=1 sum meets products of x and x itself elementwise: x (data first) is the
+    # batch, and the products' operands follow from it (x @ W_enc: x was taken for a vector)
+    "vae_batch_through_products": ("""import numpy as np
+
+
+def f(x, W_enc, W_mu, W_logvar, W_dec, eps):
+    h = np.tanh(x @ W_enc)
+    mu = h @ W_mu
+    logvar = h @ W_logvar
+    z = mu + np.exp(0.5 * logvar) * eps
+    x_logits = z @ W_dec
+    recon = np.sum(np.logaddexp(0, x_logits) - x * x_logits, axis=1)
+    kl = -0.5 * np.sum(1 + logvar - mu ** 2 - np.exp(logvar), axis=1)
+    return np.mean(recon + kl)
+""", ["W_enc", "W_mu", "W_logvar", "W_dec"], [("x", (4, 6)), ("W_enc", (6, 5)), ("W_mu", (5, 2)),
+                                              ("W_logvar", (5, 2)), ("W_dec", (2, 6)), ("eps", (4, 2))]),
     # norm along axis 1 of the rows pairs pick
     "pairs_norm_rows": ("""import numpy as np
 

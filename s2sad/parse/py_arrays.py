@@ -622,8 +622,6 @@ def gather(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, ind
 def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, indices: list,
            b: Builder, env: Env) -> Value:
     """``a[lo:hi]``, ``a[:, j]``, ``a[1:-1, 1:-1]``, ``A[i]`` (a row): one ``arr.slice``."""
-    if isinstance(node.value, cst.Subscript):
-        raise lw.fail(node, "chained subscripts with a slice are not supported", hint="write a[i, lo:hi]")
     arr, rank, indices = _indexed(lw, node, base, indices, b, env)
     axes: list[str] = []
     bounds: list[Value] = []

@@ -139,6 +139,9 @@ class ExprLowerer:
         self.lower_bounds: dict[Value, int] = {}
         # Lists passed straight to a NumPy function, which takes each as an array of its items.
         self.list_args: set[cst.CSTNode] = set()
+        # Parts subscripted again (``y[lo:hi][::-1]``: ``y[lo:hi]``), each lowered once while the
+        # subscript of it is (``subscript``).
+        self.held: dict[cst.CSTNode, Value] = {}
         # That an array is so long along an axis, as a helper called assumes of its argument
         # (``py_lower``, FunctionLowerer.require_extent): None if shown or left to check, else
         # the length it has instead or "unknown".
@@ -240,6 +243,8 @@ class ExprLowerer:
         """The value of ``node``: a scalar, or an array reference."""
         if node in self.list_args:
             return py_lists.as_array(self, node, b, env)
+        if node in self.held:
+            return self.held[node]
         if isinstance(node, cst.Integer):
             return self.const(b, node, node.evaluated_value, I64)
         if isinstance(node, cst.Float):
@@ -559,6 +564,12 @@ class ExprLowerer:
         if is_shape_subscript(node):
             return self.shape(node, b, env)
         base, indices = subscript_chain(node)
+        if isinstance(base, cst.Subscript) and not is_shape_subscript(base) and base not in self.held:
+            self.held[base] = self.array(base, b, env)  # y[lo:hi][::-1], A[1:][0]: of the part, lowered once
+            try:
+                return self.subscript(node, b, env)
+            finally:
+                del self.held[base]
         if isinstance(base, cst.Name) and py_lists.is_list(self, base):
             return py_lists.item(self, node, b, env)
         if any(is_new_axis(i) for i in indices):
@@ -644,6 +655,8 @@ class ExprLowerer:
 
     def _partial_index(self, base: cst.BaseExpression, indices: list, env: Env) -> bool:
         """``A[i]`` of a matrix: a row (fewer indices than dimensions)."""
+        if base in self.held:  # A[1:][0]
+            return 0 < len(indices) < self.held[base].type.rank  # type: ignore[attr-defined]
         if isinstance(base, cst.Name) and base.value in self.ctx.locals:
             v = env.get(base.value)
             return isinstance(v, Value) and isinstance(v.type, ArrayType) and 0 < len(indices) < v.type.rank

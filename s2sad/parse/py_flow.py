@@ -297,7 +297,10 @@ def subscript_chain(node: cst.Subscript) -> tuple[cst.BaseExpression, list[cst.C
     """``a[i][j]`` and ``a[i, j]`` alike: the base ``a`` and the indices ``i, j``.
 
     Each index is its expression node, or a ``cst.Slice`` for a slice. A
-    parenthesized tuple index ``a[(i, j)]`` is the same as ``a[i, j]``.
+    parenthesized tuple index ``a[(i, j)]`` is the same as ``a[i, j]``. A subscript
+    that keeps axes (a slice, ``None``, ``...`` among its indices) subscripted again is
+    not the same as one subscript (``y[lo:hi][::-1]``, ``A[1:][0]``: the row of the
+    part): it is the base, an array value (``py_arrays``).
     """
     indices: list[cst.CSTNode] = []
     base: cst.BaseExpression = node
@@ -309,6 +312,8 @@ def subscript_chain(node: cst.Subscript) -> tuple[cst.BaseExpression, list[cst.C
                 here += [e.value for e in v.elements] if isinstance(v, cst.Tuple) else [v]
             else:
                 here.append(el.slice)
+        if indices and any(isinstance(i, (cst.Slice, cst.Ellipsis)) or is_new_axis(i) for i in here):
+            break
         indices = here + indices
         base = base.value
     return base, indices

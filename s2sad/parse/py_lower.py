@@ -607,6 +607,8 @@ class FunctionLowerer(StructuredLowering):
         base, indices = subscript_chain(target)
         if isinstance(base, cst.Name) and py_lists.is_list(self.ex, base):
             return False
+        if isinstance(base, cst.Subscript):  # a[1:][0] = v: through a view (refused by assign_part)
+            return True
         if any(isinstance(i, (cst.Slice, cst.Ellipsis)) for i in indices) or (v is not None and v.type.is_array):
             return True
         if any(isinstance(i, cst.Call) or (isinstance(i, cst.Name) and isinstance(env.get(i.value), Value)
@@ -618,7 +620,8 @@ class FunctionLowerer(StructuredLowering):
     def assign_part(self, target: cst.Subscript, v: Value, op: Optional[str], b: Builder, env: Env,
                     node: cst.CSTNode) -> None:
         base, indices = subscript_chain(target)
-        if isinstance(target.value, cst.Subscript) and any(isinstance(i, cst.Slice) for i in indices):
+        if isinstance(base, cst.Subscript) or isinstance(target.value, cst.Subscript) \
+                and any(isinstance(i, cst.Slice) for i in indices):
             raise self.locator.fail(target, "chained subscripts with a slice are not supported",
                                     hint="write a[i, lo:hi]")
         self.written_check(base, target, b, env)

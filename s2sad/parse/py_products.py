@@ -13,8 +13,9 @@ this module makes the guess follow how such code is written:
   vectors in lower case: a capitalized operand is a matrix, and a lower-case left operand of a
   capitalized one a vector (``np.dot(x, W)``, ``x @ A``);
 * two lower-case names are a dot product (``np.dot(u, v)``, ``w @ w``, ``np.dot(y, alpha)`` of a
-  local ``alpha``), unless the product must be an array (``py_rank_uses``: ``h = w1 @ x`` later
-  multiplied, indexed or reduced over an axis): then the left one is a matrix, the common ``A @ x``;
+  local ``alpha``, ``np.dot(phi, y[t - p:t])`` of a part of one), unless the product must be an
+  array (``py_rank_uses``: ``h = w1 @ x`` later multiplied, indexed or reduced over an axis): then
+  the left one is a matrix, the common ``A @ x``;
 * anything else keeps the default: the left operand a matrix, the right one a vector.
 
 Only parameters with no other rank evidence (no index, no ``.shape`` unpacking, no callee that
@@ -89,5 +90,8 @@ def guessed_ranks(p: Product, unknown: Callable[[cst.BaseExpression], bool], res
 
 
 def _lower_case_name(e: cst.BaseExpression) -> bool:
-    """A name in lower case (``alpha``, ``h``): a vector by the notation's convention."""
+    """A name in lower case (``alpha``, ``h``), or a part of one (``y[t - p:t][::-1]``, ``x[i]``): a
+    vector by the notation's convention."""
+    while isinstance(e, cst.Subscript):
+        e = e.value
     return isinstance(e, cst.Name) and e.value[:1].islower()

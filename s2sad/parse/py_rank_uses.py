@@ -33,7 +33,7 @@ import libcst as cst
 from ..ssa.ops import MATH_FNS
 from ..ssa.types import Type
 from . import py_intrinsics as lib
-from .py_flow import children, is_new_axis, is_shape_subscript, is_whole_slice
+from .py_flow import all_names, children, is_new_axis, is_shape_subscript, is_whole_slice, subscript_chain
 from .py_products import product_operands
 
 # The most axes a NumPy array has (NumPy 2; NumPy 1: 32): a literal axis past them is no evidence.
@@ -386,8 +386,25 @@ class RankUses:
         checks on entry (a number there would do too: then the check names the annotation)."""
         if isinstance(item, cst.Subscript) and not is_shape_subscript(item) and self._product_valued(other):
             axes = self._axes_taken(item, plain=True)
+            base = subscript_chain(item)[0]
+            if isinstance(base, cst.Name) and base.value in self._computed_from(other, set()):
+                # y[t] - np.dot(phi, y[t - p:t]): the product is an array only if y has the axis
+                # more; either way is consistent, and the guess is the fewer axes
+                return
             if axes:
                 self.need(item, 1)
+
+    def _computed_from(self, e: cst.CSTNode, seen: set[str]) -> set[str]:
+        """The names ``e`` reads, and those the locals it reads are assigned from."""
+        out: set[str] = set()
+        for n in all_names(e):
+            out.add(n.value)
+            if n.value not in seen and n.value not in self.params:
+                seen.add(n.value)
+                for value in self.assigns.get(n.value, []):
+                    if isinstance(value, cst.CSTNode):
+                        out |= self._computed_from(value, seen)
+        return out
 
     def _centring(self, operands: list[cst.BaseExpression]) -> None:
         """``A - A.mean(axis=0)``: an array and its reduction along an axis, met elementwise. The
@@ -437,12 +454,46 @@ class RankUses:
                 if len(products) == 1 and all(src is not None for e, src in zip(operands, sources)
                                               if e is not products[0]):
                     self.need(products[0], rank)
+                    continue
+                # np.sum(np.logaddexp(0, x_logits) - x * x_logits, axis=1), x_logits from products
+                # of x: a parameter the operands are elementwise of, and every operand computed
+                # from, has the axes (data first, as below); the others follow from it. Only for
+                # the axes an axis= asks for (a whole np.sum of a number is a number's sum)
+                if rank < 2:
+                    continue
+                around = set().union(*(self._params_around(e, set()) for e in operands))
+                around = {p for p in around if all(p in self._computed_from(e, set()) for e in operands)}
+                if around and not any(self.least.get(p, 0) >= rank for p in around):
+                    self.need(cst.Name(min(around, key=self.order.index)), rank)
                 continue
             found = set().union(*sources)  # type: ignore[arg-type]
             if not found or any(self.least.get(p, 0) >= rank for p in found):
                 continue  # an array of those axes already: broadcasting gives the result its axes
             first = min(found, key=self.order.index)
             self.need(next(e for e, src in zip(operands, sources) if first in src), rank)  # type: ignore[operator]
+
+    def _params_around(self, expr: cst.BaseExpression, seen: set[str]) -> set[str]:
+        """The parameters ``expr`` is computed from through elementwise operations, whatever else
+        takes part (a product, an index, another call: they add none)."""
+        if isinstance(expr, cst.Name):
+            out = {expr.value} if expr.value in self.params else set()
+            if expr.value not in seen:
+                seen.add(expr.value)
+                for value in self.assigns.get(expr.value, []):
+                    if isinstance(value, cst.BaseExpression):
+                        out |= self._params_around(value, seen)
+            return out
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+            return self._params_around(expr.expression, seen)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ELEMENTWISE_BINARY + (cst.Power,)):
+            return self._params_around(expr.left, seen) | self._params_around(expr.right, seen)
+        if isinstance(expr, cst.Call) and all(a.keyword is None and not a.star for a in expr.args):
+            canonical = self.canonical(expr.func) or ""
+            intr = lib.lookup(canonical)
+            if intr is not None and (canonical.startswith("numpy.") or canonical.startswith("scipy.")) \
+                    and (intr.op in MATH_FNS or intr.op in _ELEMENTWISE_CALLS):
+                return set().union(*(self._params_around(a.value, seen) for a in expr.args))
+        return set()
 
     def _product_valued(self, e: cst.BaseExpression) -> bool:
         """``x @ W``, or a local assigned only that."""

@@ -56,6 +56,7 @@ from .py_local_functions import lift_local_functions
 from .py_default_axes import fix_default_axes
 from .py_dicts import rewrite_dicts
 from .py_function_args import specialize_function_arguments
+from .py_rebound_lists import rename_rebound_lists
 from .py_tuples import rewrite_tuples
 from .py_unroll import unroll_literal_loops
 from .py_spellings import rewrite_spellings
@@ -245,6 +246,7 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
         # trapezoid(lambda x: g(x, k), a, b): trapezoid_lambda(k, a, b), calling g where it called f
         lambda i, at: specialize_function_arguments(i, at, func),
         rewrite_spellings,  # np.diff(x): x[..., 1:] - x[..., :-1]
+        rename_rebound_lists,  # v = []; ...; v = np.array(v): v_array from there on
         unroll_literal_loops,  # for W, b in [(W1, b1), (W2, b2)]: the body once per item
         lambda i, at: rewrite_dicts(i, at, func),  # params = {"a": a}: params_a = a
         rewrite_tuples,  # t = (a, b); t[0]: t_0, t_1 = a, b; t_0
