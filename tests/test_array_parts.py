@@ -108,6 +108,13 @@ CASES = {
             e[1:3] *= x[1:3]
             return np.sum(e * x)
     """, ["x"], [arr("x", 4)]),
+    # A part bounded by another array's extent: its adjoint adds into that part of the shadow
+    # (d_x[:len(obs)] was printed d_x[:], all of it: NumPy refused, Numba added out of place)
+    "part_bounded_by_another_extent": ("""
+        def f(x: "f64[n]", obs: "f64[m]"):
+            y = np.exp(x)
+            return np.sum((y[:len(obs)] - obs) ** 2) + np.sum((x[:len(obs)] - obs) ** 2)
+    """, ["x", "obs"], [arr("x", 7), arr("obs", 4)]),
     # A part subscripted again is a subscript of the part: y[lo:hi][::-1] (an AR model's lagged
     # window, unannotated), A[1:][0] (a row of it), x[1:][1:] (a part of a part).
     "parts_of_parts": ("""

@@ -21,7 +21,7 @@ axis a ``keepdims`` reduction or a matrix product adds is a reshape to the exten
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable, Optional, Union
 
 from ..opt.array_simplify import shape_source
 from ..ssa import array_ops
@@ -288,17 +288,39 @@ def _einsum_broadcast(subs: str, a: list[Expr]) -> Expr:
     return product
 
 
-def accum_slice_target(op: Op, e: Callable[[Value], Expr]) -> Expr:
-    """The target of ``arr.accum_slice``: ``d_a[lo:hi, j]``."""
+def accum_slice_target(op: Op, e: Callable[[Value], Expr], shadowed: Optional[Value] = None) -> Expr:
+    """The target of ``arr.accum_slice``: ``d_a[lo:hi, j]``; ``shadowed``: the array ``d_a`` is the
+    shadow of, where known (a parameter's), whose extents are ``d_a``'s too."""
     dst = op.operands[0]
-    # (its bounds are extents of the array dst is the shadow of, so any array's extent is taken for dst's)
-    return Subscript(e(dst), _slice_index(op, None, op.operands[2:], e))
+    return Subscript(e(dst), _slice_index(op, _extents_of(dst, shadowed), op.operands[2:], e))
 
 
-def _slice_index(op: Op, arr: Optional[Value], bounds: list[Value], e: Callable[[Value], Expr]) -> tuple[Expr, ...]:
+def _extents_of(dst: Value, shadowed: Optional[Value]) -> list[Value]:
+    """The arrays known to have ``dst``'s extents: itself and the array it shadows. Only their
+    extents are left out of a slice of it (``d_x[:len(obs)]`` is not ``d_x[:]``)."""
+    return [dst] + ([shadowed] if shadowed is not None else [])
+
+
+def _extent_key(a: Value, axis: int) -> object:
+    """What ``a``'s extent along ``axis`` is known to be: the extent of the array it was allocated
+    like (``np.zeros(x.shape[0])``: ``x``'s), the value it was allocated with, or its own."""
+    for _ in range(32):
+        a = shape_source(a)
+        op = a.defining_op
+        if op is None or op.name != "alloc" or len(op.operands) != a.type.rank or axis >= len(op.operands):
+            return (a, axis)
+        d = op.operands[axis].defining_op
+        if d is None or d.name != "dim":
+            return op.operands[axis]
+        a, axis = d.operands[0], d.attrs["axis"]
+    return (a, axis)
+
+
+def _slice_index(op: Op, arr: Union[None, Value, list[Value]], bounds: list[Value], e: Callable[[Value], Expr]
+                 ) -> tuple[Expr, ...]:
     """The subscript of ``arr.slice``/``arr.accum_slice``, with bounds spelled as the user would:
-    ``0`` and the extent left out, ``extent - c`` as ``-c`` (extents of ``arr``; of any array
-    where ``arr`` is None)."""
+    ``0`` and the extent left out, ``extent - c`` as ``-c`` (extents of ``arr``, or of any of a
+    list of arrays with its shape)."""
     out: list[Expr] = []
     k = 0
     for axis, kind in enumerate(op.attrs["axes"]):
@@ -319,16 +341,19 @@ def _is_int_const(v: Value, value: int) -> bool:
     return op is not None and op.name == "const" and op.attrs["value"] == value
 
 
-def _is_dim(v: Value, arr: Optional[Value], axis: int) -> bool:
-    """Whether ``v`` is the extent of ``arr`` along ``axis``: of ``arr`` or of an array known to
-    have its shape, not of another array (an adjoint's slice of a concatenation)."""
+def _is_dim(v: Value, arr: Union[None, Value, list[Value]], axis: int) -> bool:
+    """Whether ``v`` is the extent of ``arr`` along ``axis``: of ``arr`` (one of them) or of an
+    array known to have its shape, not of another array (an adjoint's slice of a concatenation)."""
     op = v.defining_op
     if op is None or op.name != "dim" or op.attrs["axis"] != axis:
         return False
-    return arr is None or shape_source(op.operands[0]) is shape_source(arr)
+    arrays = arr if isinstance(arr, list) else [arr]
+    key = _extent_key(op.operands[0], axis)
+    return arr is None or any(shape_source(op.operands[0]) is shape_source(a) or _extent_key(a, axis) == key
+                              for a in arrays)
 
 
-def _from_end(v: Value, arr: Optional[Value], axis: int) -> Optional[Expr]:
+def _from_end(v: Value, arr: Union[None, Value, list[Value]], axis: int) -> Optional[Expr]:
     """``-c`` for ``extent - c`` (``dim + const(-c)``), else None."""
     op = v.defining_op
     if op is None or op.name != "add" or not _is_dim(op.operands[0], arr, axis):

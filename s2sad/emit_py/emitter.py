@@ -274,6 +274,13 @@ class _FunctionEmitter(StatementBuilder):
         if numba:
             self.unread = {u for u in self.unread if not self._shared_var(*u)}
 
+    def _shadowed(self, shadow: Value) -> Optional[Value]:
+        """The parameter whose shadow ``shadow`` is, where it is a shadow parameter."""
+        primal = (self.fn.attrs.get("shadows") or {}).get(shadow.name_hint)
+        if primal is None or shadow not in self.fn.params:
+            return None
+        return next((p for p in self.fn.params if p.name_hint == primal), None)
+
     def _shared_var(self, term: Op, k: int) -> bool:
         """Whether the variable that an unread ``undef`` yield leaves unassigned is another value's too
         (out-of-SSA shares it: the reverse transform's ``n_iter`` counters of different loops).
@@ -618,7 +625,8 @@ class _FunctionEmitter(StatementBuilder):
             dst, v = op.operands
             return [AugAssign(self.expr(dst), "+", self.expr(v))]
         if n == ACCUM + "_slice":
-            return [AugAssign(accum_slice_target(op, self.expr), "+", self.expr(op.operands[1]))]
+            return [AugAssign(accum_slice_target(op, self.expr, self._shadowed(op.operands[0])), "+",
+                              self.expr(op.operands[1]))]
         if n == ACCUM + "_mask":  # each entry picked once: no repeats to add up
             dst, m, v = (self.expr(o) for o in op.operands)
             return [AugAssign(Subscript(dst, (m,)), "+", v)]
