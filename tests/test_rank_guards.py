@@ -518,11 +518,12 @@ def f(X, mus):
     namespace: dict = {}
     exec(compile(text, "<grad>", "exec"), namespace)
     X = np.arange(6.0).reshape(3, 2)
-    with pytest.raises(ValueError, match="mus must be a 1-D array"):
-        namespace["grad_f"](X, np.array([[0.0, 1.0], [2.0, 5.0]]), np.zeros((2, 2)))
-    mus, d_mus = np.array([0.5, -1.0]), np.zeros(2)
+    # X a matrix: mus[k] beside it is taken for a row (a mean per row), checked on entry
+    with pytest.raises(ValueError, match="mus must be a 2-D array"):
+        namespace["grad_f"](X, np.array([0.5, -1.0]), np.zeros(2))
+    mus, d_mus = np.array([[0.0, 1.0], [2.0, 5.0]]), np.zeros((2, 2))
     namespace["grad_f"](X, mus, d_mus)
-    assert np.allclose(d_mus, [-2.0 * np.sum(X - m) for m in mus])
+    assert np.allclose(d_mus, [-2.0 * np.sum(X - m, axis=0) for m in mus])
 
 
 # Probes (ordinary NumPy, unannotated, called with batches): ranks the uses now show.
@@ -579,6 +580,20 @@ def f(x, W_enc, W_mu, W_logvar, W_dec, eps):
     return np.mean(recon + kl)
 """, ["W_enc", "W_mu", "W_logvar", "W_dec"], [("x", (4, 6)), ("W_enc", (6, 5)), ("W_mu", (5, 2)),
                                               ("W_logvar", (5, 2)), ("W_dec", (2, 6)), ("eps", (4, 2))]),
+    # a row of means per component against a batch the code shows is a matrix (n, d = X.shape):
+    # mus[k] and sigmas[k] are rows (taken for numbers before: checked, refused at entry)
+    "gmm_rows_beside_batch": ("""import numpy as np
+
+
+def f(X, pis, mus, sigmas):
+    n, d = X.shape
+    lik = np.zeros(n)
+    for k in range(len(pis)):
+        diff = X - mus[k]
+        quad = np.sum(diff ** 2 / (sigmas[k] ** 2 + 0.5), axis=1)
+        lik += pis[k] ** 2 * np.exp(-0.5 * quad) / ((2 * np.pi) ** (d / 2) * np.prod(sigmas[k] ** 2 + 0.5))
+    return -np.sum(np.log(lik))
+""", ["pis", "mus", "sigmas"], [("X", (8, 2)), ("pis", (2,)), ("mus", (2, 2)), ("sigmas", (2, 2))]),
     # norm along axis 1 of the rows pairs pick
     "pairs_norm_rows": ("""import numpy as np
 

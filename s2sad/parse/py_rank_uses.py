@@ -60,8 +60,13 @@ class RankUses:
 
     def __init__(self, body: cst.CSTNode, params: list[str], assigns: dict[str, list[object]],
                  is_number: Callable[[cst.BaseExpression], bool],
-                 canonical: Callable[[cst.BaseExpression], Optional[str]]):
+                 canonical: Callable[[cst.BaseExpression], Optional[str]], known: Optional[dict[str, int]] = None):
         self.body = body
+        # The ranks the code proves of parameters (annotations, ``n, d = X.shape``): what an
+        # element met by such an array is (``_row_beside_array``).
+        self.known = dict(known or {})
+        # Element accesses met elementwise by another operand: (the element, the other).
+        self._beside: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
         self.order = list(params)
         self.params = set(params)
         self.assigns = assigns
@@ -98,6 +103,7 @@ class RankUses:
         """Parameter name -> the least rank its uses need (only parameters some use needs)."""
         self._visit(self.body)
         self._locals_take_their_values_ranks()
+        self._rows_beside_arrays()
         self._resolve_ambiguous()
         return self.least
 
@@ -187,6 +193,7 @@ class RankUses:
             self._centring([node.left, node.right])
             self._row_beside_product(node.left, node.right)
             self._row_beside_product(node.right, node.left)
+            self._beside += [(node.left, node.right), (node.right, node.left)]
         elif isinstance(node, cst.Call):
             self._call(node)
         elif isinstance(node, (cst.For, cst.CompFor)):
@@ -393,6 +400,24 @@ class RankUses:
                 return
             if axes:
                 self.need(item, 1)
+
+    def _rows_beside_arrays(self) -> None:
+        """``X - mus[k]`` with ``X`` evidently a matrix (``n, d = X.shape``): an element access of
+        a parameter met elementwise by an array of two axes or more is taken for a row (``mus``
+        a matrix, a mean per row), as code that broadcasts a row against a batch means; a guess
+        the gradient checks on entry (``x - mus[k]`` with ``x`` a vector keeps a number)."""
+        saved = self.least
+        self.least = {p: max(self.least.get(p, 0), self.known.get(p, 0)) for p in {*self.least, *self.known}}
+        try:
+            rows = [item for item, other in self._beside
+                    if isinstance(item, cst.Subscript) and not is_shape_subscript(item)
+                    and isinstance(item.value, cst.Name) and item.value.value in self.params
+                    and item.value.value not in self.known and self._axes_taken(item, plain=True) == 1
+                    and self._least_rank(other, {}) >= 2]
+        finally:
+            self.least = saved
+        for item in rows:
+            self.need(item, 1)
 
     def _computed_from(self, e: cst.CSTNode, seen: set[str]) -> set[str]:
         """The names ``e`` reads, and those the locals it reads are assigned from."""

@@ -610,8 +610,13 @@ class _Inference:
                     isinstance(e, cst.Call) and name.startswith("math."))
             return False
 
+        known = {name: ev.exact_rank for name, ev in self.arrays.items()
+                 if name in self.param_names and ev.exact_rank is not None and not ev.exact_assumed}
+        known.update({name: ann.rank if ann.rank is not None else len(ann.shape or [])
+                      for name, ann in annotations.items() if isinstance(ann, _ArrayAnnotation)
+                      and (ann.rank is not None or ann.shape is not None)})
         uses = RankUses(self.fn.body, self.param_names, self.assigns, is_number,
-                        lambda f: self.info.canonical_name(f, self.locals))
+                        lambda f: self.info.canonical_name(f, self.locals), known)
         least = uses.run()
         self.array_products = uses.array_products
         self.number_products = uses.number_products
