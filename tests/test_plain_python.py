@@ -894,8 +894,49 @@ def test_a_named_list_of_layers_is_unrolled_where_it_is_looped_over(target):
 
 
 def test_a_named_list_read_otherwise_stays_refused():
-    text = _refusal(NAMED_LAYERS.replace("    h = x\n", "    h = x * len(layers)\n"), "f", ["W1"])
+    text = _refusal(NAMED_LAYERS.replace("    h = x\n", "    h = x\n    layers.reverse()\n"), "f", ["W1"])
     assert "error:" in text, text
+
+
+# Probe p04: weights and biases in two named lists, zipped and enumerated; the index decides an
+# if (no activation after the last layer) and len() counts a list: each pass straight-line code.
+ZIPPED_LAYERS = """
+import numpy as np
+
+
+def relu(x):
+    return np.maximum(0, x)
+
+
+def f(X, y, W1, b1, W2, b2, W3, b3):
+    weights = [W1, W2, W3]
+    biases = [b1, b2, b3]
+    h = X
+    for i, (W, b) in enumerate(zip(weights, biases)):
+        h = h @ W + b
+        if i < len(weights) - 1:
+            h = relu(h)
+        elif i == 2:
+            h = h * 1.5
+        else:
+            h = h * 0.0
+    return np.mean((h[:, 0] - y) ** 2)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_zipped_and_enumerated_named_lists_are_unrolled(target):
+    from source_gradients import arr, check_source
+
+    params = [arr("X", 5, 3), arr("y", 5), arr("W1", 3, 4), arr("b1", 4), arr("W2", 4, 4), arr("b2", 4),
+              arr("W3", 4, 2), arr("b3", 2)]
+    source = ZIPPED_LAYERS
+    if target == "numba":  # (Numba guesses biases and targets numbers)
+        source = source.replace("def f(X, y, W1, b1, W2, b2, W3, b3):",
+                                'def f(X, y: "f64[n]", W1, b1: "f64[a]", W2, b2: "f64[b]", W3, b3: "f64[c]"):')
+    text = check_source(source, ["W1", "b1", "W2", "b3"], params, target)
+    body = text.split('"""')[-1]
+    assert "weights" not in body and "enumerate" not in body and "h * 0.0" not in body, text
 
 
 # Probe p31: a local dict of named values passed to a helper that reads it by keys: the helper

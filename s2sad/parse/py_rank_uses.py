@@ -481,13 +481,15 @@ class RankUses:
                     self.need(products[0], rank)
                     continue
                 # np.sum(np.logaddexp(0, x_logits) - x * x_logits, axis=1), x_logits from products
-                # of x: a parameter the operands are elementwise of, and every operand computed
-                # from, has the axes (data first, as below); the others follow from it. Only for
+                # of x: a parameter the operands are elementwise of, and every matrix product they
+                # are elementwise of computed from, has the axes (data first, as below); the
+                # others follow from it. Only for
                 # the axes an axis= asks for (a whole np.sum of a number is a number's sum)
                 if rank < 2:
                     continue
                 around = set().union(*(self._params_around(e, set()) for e in operands))
-                around = {p for p in around if all(p in self._computed_from(e, set()) for e in operands)}
+                products = [q for e in operands for q in self._products_around(e, set())]
+                around = {p for p in around if products and all(p in self._computed_from(q, set()) for q in products)}
                 if around and not any(self.least.get(p, 0) >= rank for p in around):
                     self.need(cst.Name(min(around, key=self.order.index)), rank)
                 continue
@@ -496,6 +498,28 @@ class RankUses:
                 continue  # an array of those axes already: broadcasting gives the result its axes
             first = min(found, key=self.order.index)
             self.need(next(e for e, src in zip(operands, sources) if first in src), rank)  # type: ignore[operator]
+
+    def _products_around(self, expr: cst.BaseExpression, seen: set[str]) -> list[cst.BaseExpression]:
+        """The matrix products ``expr`` is computed from through elementwise operations."""
+        if product_operands(expr, self.canonical) is not None:
+            return [expr]
+        if isinstance(expr, cst.Name):
+            if expr.value in seen or expr.value in self.params:
+                return []
+            seen.add(expr.value)
+            return [q for value in self.assigns.get(expr.value, []) if isinstance(value, cst.BaseExpression)
+                    for q in self._products_around(value, seen)]
+        if isinstance(expr, cst.UnaryOperation):
+            return self._products_around(expr.expression, seen)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ELEMENTWISE_BINARY + (cst.Power,)):
+            return self._products_around(expr.left, seen) + self._products_around(expr.right, seen)
+        if isinstance(expr, cst.Call) and all(a.keyword is None and not a.star for a in expr.args):
+            canonical = self.canonical(expr.func) or ""
+            intr = lib.lookup(canonical)
+            if intr is not None and (canonical.startswith("numpy.") or canonical.startswith("scipy.")) \
+                    and (intr.op in MATH_FNS or intr.op in _ELEMENTWISE_CALLS):
+                return [q for a in expr.args for q in self._products_around(a.value, seen)]
+        return []
 
     def _params_around(self, expr: cst.BaseExpression, seen: set[str]) -> set[str]:
         """The parameters ``expr`` is computed from through elementwise operations, whatever else

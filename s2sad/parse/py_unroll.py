@@ -15,6 +15,7 @@ it copies is), so a located error points at the source line once.
 
 from __future__ import annotations
 
+from collections import ChainMap
 from typing import Optional
 
 import libcst as cst
@@ -31,7 +32,7 @@ def unroll_literal_loops(info: ModuleInfo, positions) -> dict[cst.CSTNode, objec
     new_positions: dict[cst.CSTNode, object] = {}
     for name, fn in list(info.functions.items()):
         named = _named_lists(fn)
-        if not named and not any(isinstance(n, cst.For) and isinstance(n.iter, (cst.List, cst.Tuple))
+        if not named and not any(isinstance(n, cst.For) and literal_of(n.iter, {}) is not None
                                  for n in walk(fn)):
             continue
         rewriter = _Unroller(positions, new_positions, named)
@@ -55,15 +56,8 @@ def _items(loop: cst.For) -> Optional[list[cst.BaseExpression]]:
     if not elements or len(elements) > MOST_ITEMS or any(isinstance(e, cst.StarredElement) for e in elements):
         return None
     values = [e.value for e in elements]
-    target = loop.target
-    if isinstance(target, cst.Name):
-        parts = [[v] for v in values]
-    elif isinstance(target, cst.Tuple) and all(isinstance(e.value, cst.Name) for e in target.elements):
-        arity = len(target.elements)
-        if not all(isinstance(v, cst.Tuple) and len(v.elements) == arity for v in values):
-            return None
-        parts = [[e.value for e in v.elements] for v in values]  # type: ignore[attr-defined]
-    else:
+    parts = [_matched(loop.target, v) for v in values]
+    if any(p is None for p in parts):
         return None
     written = set(assigned_names([loop.body]))
     if not all(_simple(p) and not (isinstance(p, cst.Name) and p.value in written) for ps in parts for p in ps):
@@ -71,6 +65,54 @@ def _items(loop: cst.For) -> Optional[list[cst.BaseExpression]]:
     if _jumps(loop.body):
         return None
     return values
+
+
+def _matched(target: cst.BaseExpression, value: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
+    """The parts of ``value`` a target binds (``i, (W, b)`` of ``(0, (W1, b1))``: ``0, W1, b1``);
+    None where its shape is not the target's."""
+    if isinstance(target, cst.Name):
+        return [value]
+    if not (isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple)
+            and len(target.elements) == len(value.elements)):
+        return None
+    out: list[cst.BaseExpression] = []
+    for t, v in zip(target.elements, value.elements):
+        more = _matched(t.value, v.value)
+        if more is None:
+            return None
+        out += more
+    return out
+
+
+def _flat_targets(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The names a (nested) tuple target binds, in order."""
+    if isinstance(target, cst.Tuple):
+        return [n for e in target.elements for n in _flat_targets(e.value)]
+    return [target]
+
+
+def literal_of(iterated: cst.BaseExpression, named: dict[str, cst.BaseExpression]) -> Optional[cst.BaseExpression]:
+    """The literal list a loop runs over: ``[W1, W2]`` itself, a local naming one (``named``), and
+    ``zip`` and ``enumerate`` of such lists, spelled as the list of the tuples they make
+    (``enumerate(zip(weights, biases))``: ``[(0, (W1, b1)), (1, (W2, b2))]``); else None."""
+    if isinstance(iterated, (cst.List, cst.Tuple)):
+        return iterated
+    if isinstance(iterated, cst.Name):
+        return named.get(iterated.value)
+    if not (isinstance(iterated, cst.Call) and isinstance(iterated.func, cst.Name)) \
+            or any(a.star or a.keyword for a in iterated.args) or not iterated.args:
+        return None
+    lists = [literal_of(a.value, named) for a in iterated.args]
+    if any(x is None for x in lists):
+        return None
+    items = [[e.value for e in x.elements] for x in lists]  # type: ignore[union-attr]
+    if iterated.func.value == "zip" and len({len(i) for i in items}) == 1:
+        rows = [cst.Tuple([cst.Element(v) for v in row]) for row in zip(*items)]
+    elif iterated.func.value == "enumerate" and len(items) == 1:
+        rows = [cst.Tuple([cst.Element(cst.Integer(str(k))), cst.Element(v)]) for k, v in enumerate(items[0])]
+    else:
+        return None
+    return cst.List([cst.Element(r) for r in rows])
 
 
 def _named_lists(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
@@ -85,7 +127,7 @@ def _named_lists(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
                     if isinstance(w, cst.Name):
                         assigns.setdefault(w.value, []).append(n)
     written = set(assigned_names([fn.body])) | {p.name.value for p in fn.params.params}
-    found: dict[str, cst.BaseExpression] = {}
+    candidates: dict[str, cst.BaseExpression] = {}
     for name, sites in assigns.items():
         st = sites[0]
         if len(sites) != 1 or len(st.targets) != 1 or not isinstance(st.targets[0].target, cst.Name) \
@@ -98,13 +140,26 @@ def _named_lists(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
                 isinstance(v, cst.Name) and v.value in written - {p.name.value for p in fn.params.params}
                 for v in flat):
             continue
-        loops = [n for n in walk(fn.body) if isinstance(n, cst.For) and isinstance(n.iter, cst.Name)
-                 and n.iter.value == name]
+        candidates[name] = st.value
+    found: dict[str, cst.BaseExpression] = {}
+    for name, literal in candidates.items():
+        # the loops over it (directly, or zipped or enumerated with other such lists), and len(name)
+        loops = [n for n in walk(fn.body) if isinstance(n, cst.For)
+                 and any(isinstance(w, cst.Name) and w.value == name for w in all_names(n.iter))]
+        in_loops = sum(1 for loop in loops for w in all_names(loop.iter) if w.value == name)
+        counted = sum(1 for n in walk(fn.body) if _counts(n, name))
         uses = sum(1 for n in all_names(fn.body) if n.value == name)
-        if loops and uses == len(loops) + 1 and _bound_once(fn, name) and all(
-                _items(loop.with_changes(iter=st.value)) is not None for loop in loops):
-            found[name] = st.value  # (each loop unrolls: the assignment can go)
+        if loops and uses == in_loops + counted + 1 and _bound_once(fn, name) and all(
+                (lit := literal_of(loop.iter, candidates)) is not None
+                and _items(loop.with_changes(iter=lit)) is not None for loop in loops):
+            found[name] = literal  # (each loop unrolls: the assignment can go)
     return found
+
+
+def _counts(n: cst.CSTNode, name: str) -> bool:
+    """``len(name)``."""
+    return isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "len" \
+        and len(n.args) == 1 and isinstance(n.args[0].value, cst.Name) and n.args[0].value.value == name
 
 
 def _bound_once(fn: cst.FunctionDef, name: str) -> bool:
@@ -147,11 +202,22 @@ class _Unroller(PlacedRewriter):
         for n, o in zip(walk(new), walk(old)):
             self.place(n, o)
 
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """``len(weights)`` of a named list: its length."""
+        for name, lit in self.named.items():
+            if _counts(original, name):
+                self.changed = True
+                return self.place(cst.Integer(str(len(lit.elements))), original)  # type: ignore[attr-defined]
+        return updated
+
     def leave_For(self, original: cst.For, updated: cst.For):  # type: ignore[override]
-        if isinstance(updated.iter, cst.Name) and updated.iter.value in self.named:
-            updated = updated.with_changes(iter=self.named[updated.iter.value])
-        if not isinstance(updated.iter, (cst.List, cst.Tuple)):
+        lit = literal_of(updated.iter, self.named)
+        if lit is None:
             return updated
+        for n in walk(lit):  # the tuples zip and enumerate make stand where the loop's iterable does
+            if n not in self.new_positions and self.positions.get(n) is None:
+                self.place(n, original.iter)
+        updated = updated.with_changes(iter=lit)
         values = _items(updated)
         if values is None:
             return updated
@@ -164,14 +230,98 @@ class _Unroller(PlacedRewriter):
             item = value.deep_clone()
             self._place_like(target, updated.target)
             self._place_like(item, value)
+            if isinstance(target, cst.Tuple):  # i, (W, b) = 0, (W1, b1): i, W, b = 0, W1, b1
+                target = self.place(cst.Tuple([cst.Element(n) for n in _flat_targets(target)]), updated.target)
+                item = self.place(cst.Tuple([cst.Element(v) for v in _matched(updated.target, item) or []]), value)
             bind = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], item)])
             self.place(bind.body[0], original)
             statements.append(self.place(bind, original))  # type: ignore[arg-type]
+            written = set(assigned_names(stmts))
+            counts = {t.value: v for t, v in zip(_flat_targets(updated.target), _matched(updated.target, value) or [])
+                      if isinstance(t, cst.Name) and isinstance(v, cst.Integer) and t.value not in written}
             for st in stmts:
                 copy = st.deep_clone()
                 self._place_like(copy, st)
                 if copy not in self.new_positions:  # (the line a one-line body is made)
                     self.place(copy, original)
+                if counts:  # enumerate's index: a number in this pass, and the ifs it decides decided
+                    folded = copy.visit(_PassConstants(counts, ChainMap(self.new_positions, self.positions),
+                                                       self.new_positions))
+                    statements += _decided([folded])  # type: ignore[list-item]
+                    continue
                 statements.append(copy)
         self.changed = True
         return cst.FlattenSentinel(statements)
+
+
+class _PassConstants(PlacedRewriter):
+    """In one pass's copy of the body: the loop's integer (``i`` of ``enumerate``) as the number it
+    is, and an ``if`` whose test is then arithmetic and comparisons of numbers, decided (``if i <
+    len(weights) - 1: h = relu(h)`` runs in every pass but the last): each pass is straight-line
+    code, as Python runs it."""
+
+    def __init__(self, counts: dict[str, cst.Integer], positions, new_positions: dict):
+        super().__init__(positions, new_positions)
+        self.counts = counts
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        if original.value not in self.counts:
+            return updated
+        return self.place(cst.Integer(self.counts[original.value].value), original)  # type: ignore[return-value]
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        return updated.with_changes(attr=original.attr)  # x.i is not the loop's i
+
+
+
+def _decided(stmts: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+    """``stmts`` with each ``if`` (``elif`` chain) whose test is decided replaced by the branch it
+    takes (nothing where none is)."""
+    out: list[cst.BaseStatement] = []
+    for st in stmts:
+        while isinstance(st, cst.If) and (decided := _decide(st.test)) is not None:
+            if decided:
+                out += _decided(list(st.body.body))  # type: ignore[arg-type]
+                st = None  # type: ignore[assignment]
+            elif isinstance(st.orelse, cst.If):
+                st = st.orelse
+            else:
+                if isinstance(st.orelse, cst.Else):
+                    out += _decided(list(st.orelse.body.body))  # type: ignore[arg-type]
+                st = None  # type: ignore[assignment]
+        if st is not None:
+            out.append(st)
+    return out
+
+
+def _decide(test: cst.BaseExpression) -> Optional[bool]:
+    """The truth of a test of integer literals, arithmetic and comparisons; None for anything else."""
+    value = _integer_value(test)
+    return None if value is None else bool(value)
+
+
+def _integer_value(e: cst.BaseExpression) -> Optional[int]:
+    if isinstance(e, cst.Integer):
+        return int(e.evaluated_value)
+    if isinstance(e, cst.UnaryOperation):
+        v = _integer_value(e.expression)
+        if v is None:
+            return None
+        return -v if isinstance(e.operator, cst.Minus) else (int(not v) if isinstance(e.operator, cst.Not) else None)
+    if isinstance(e, cst.BinaryOperation):
+        a, b = _integer_value(e.left), _integer_value(e.right)
+        if a is None or b is None:
+            return None
+        ops = {cst.Add: lambda: a + b, cst.Subtract: lambda: a - b, cst.Multiply: lambda: a * b,
+               cst.FloorDivide: lambda: a // b if b else None, cst.Modulo: lambda: a % b if b else None}
+        f = ops.get(type(e.operator))
+        return f() if f is not None else None
+    if isinstance(e, cst.Comparison) and len(e.comparisons) == 1:
+        a, b = _integer_value(e.left), _integer_value(e.comparisons[0].comparator)
+        if a is None or b is None:
+            return None
+        cmp = {cst.LessThan: a < b, cst.LessThanEqual: a <= b, cst.GreaterThan: a > b,
+               cst.GreaterThanEqual: a >= b, cst.Equal: a == b, cst.NotEqual: a != b}
+        found = cmp.get(type(e.comparisons[0].operator))
+        return None if found is None else int(found)
+    return None
