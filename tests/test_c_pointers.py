@@ -585,3 +585,145 @@ def test_a_freed_member_set_to_null_in_a_helper():
     d_x = np.zeros_like(x)
     grad(x, d_x, 3, 1.0)
     assert np.allclose(d_x, 2.0 * x), d_x
+
+
+# Numerical Recipes' dmatrix/dvector: one block indexed from nrl and ncl by moving pointers, the
+# pointer to pointers declared first and assigned the call, each allocation tested, a helper
+# indexing the matrix from 1 as the caller does, freed through free_dmatrix (probe p02).
+_NR_MATRIX = r"""#include <stdio.h>
+#include <stdlib.h>
+#include <math.h>
+#define NR_END 1
+#define FREE_ARG char*
+static void nrerror(const char error_text[])
+{
+    fprintf(stderr, "%s\n", error_text);
+    exit(1);
+}
+double **dmatrix(long nrl, long nrh, long ncl, long nch)
+{
+    long i, nrow = nrh - nrl + 1, ncol = nch - ncl + 1;
+    double **m;
+    m = (double **)malloc((size_t)((nrow + NR_END) * sizeof(double *)));
+    if (!m) nrerror("allocation failure 1 in matrix()");
+    m += NR_END;
+    m -= nrl;
+    m[nrl] = (double *)malloc((size_t)((nrow * ncol + NR_END) * sizeof(double)));
+    if (!m[nrl]) nrerror("allocation failure 2 in matrix()");
+    m[nrl] += NR_END;
+    m[nrl] -= ncl;
+    for (i = nrl + 1; i <= nrh; i++) m[i] = m[i - 1] + ncol;
+    return m;
+}
+void free_dmatrix(double **m, long nrl, long nrh, long ncl, long nch)
+{
+    (void)nrh, (void)nch;
+    free((FREE_ARG)(m[nrl] + ncl - NR_END));
+    free((FREE_ARG)(m + nrl - NR_END));
+}
+double *dvector(long nl, long nh)
+{
+    double *v;
+    v = (double *)malloc((size_t)((nh - nl + 1 + NR_END) * sizeof(double)));
+    if (!v) nrerror("allocation failure in dvector()");
+    return v - nl + NR_END;
+}
+void free_dvector(double *v, long nl, long nh)
+{
+    (void)nh;
+    free((FREE_ARG)(v + nl - NR_END));
+}
+/* a[1..n][1..n] times b[1..n] into c[1..n] */
+static void matvec(double **a, double b[], double c[], int n)
+{
+    int i, j;
+    for (i = 1; i <= n; i++) {
+        c[i] = 0.0;
+        for (j = 1; j <= n; j++) c[i] += a[i][j] * b[j];
+    }
+}
+double energy(double x[], double w[], int n)
+{
+    int i, j;
+    double **a, **z, *c, e = 0.0;
+    a = dmatrix(1, n, 1, n);
+    z = dmatrix(0, n - 1, 0, 1);
+    c = dvector(1, n);
+    for (i = 1; i <= n; i++)
+        for (j = 1; j <= n; j++) a[i][j] = sin(x[i] * w[j]) + (i == j ? 2.0 : 0.0);
+    matvec(a, x, c, n);
+    for (i = 0; i < n; i++) { z[i][0] = c[i + 1]; z[i][1] = c[i + 1] * x[i + 1]; }
+    for (i = 0; i < n; i++) e += z[i][0] * z[i][1];
+    free_dvector(c, 1, n);
+    free_dmatrix(z, 0, n - 1, 0, 1);
+    free_dmatrix(a, 1, n, 1, n);
+    return e;
+}
+"""
+
+
+def test_a_numerical_recipes_matrix_indexed_from_its_first_indices():
+    """The C gradient against central differences of the compiled primal."""
+    import ctypes
+
+    from cbuild import INPUT_FLAGS
+    from fd import central_difference
+
+    if not have_gcc():
+        pytest.skip("gcc is not installed")
+    text = _gradient(_NR_MATRIX, ["x", "w"], func="energy")
+    ptr = ctypes.POINTER(ctypes.c_double)
+    primal = build(_NR_MATRIX, INPUT_FLAGS).energy
+    primal.argtypes, primal.restype = [ptr, ptr, ctypes.c_int], ctypes.c_double
+    grad = build(text).grad_energy
+    grad.argtypes = [ptr, ptr, ptr, ptr, ctypes.c_int, ctypes.c_double]
+    n = 4
+    rng = np.random.default_rng(3)
+    x, w = rng.uniform(-1.0, 1.0, n + 1), rng.uniform(-1.0, 1.0, n + 1)  # read from index 1
+    d_x, d_w = np.zeros(n + 1), np.zeros(n + 1)
+    grad(x.ctypes.data_as(ptr), d_x.ctypes.data_as(ptr), w.ctypes.data_as(ptr), d_w.ctypes.data_as(ptr), n, 1.0)
+
+    def f(x, w):
+        return primal(np.ascontiguousarray(x).ctypes.data_as(ptr), np.ascontiguousarray(w).ctypes.data_as(ptr), n)
+
+    np.testing.assert_allclose(d_x, central_difference(f, [x, w], 0), rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(d_w, central_difference(f, [x, w], 1), rtol=1e-7, atol=1e-9)
+    assert d_x[0] == 0.0 and d_w[0] == 0.0
+
+
+def test_a_matrix_with_an_unused_column_whose_row_pointer_is_taken_is_refused():
+    """A row's pointer may walk into the next row through the block; with the unused column
+    padding each row, that would read it: a located error rather than a wrong gradient."""
+    source = (
+        _NR_MATRIX.split("void free_dmatrix")[0].replace("double **dmatrix", "double **make")
+        + """
+double g(double x[], int n)
+{
+    double **a = make(1, n, 1, n), s = 0.0;
+    for (int i = 1; i <= n; i++) for (int j = 1; j <= n; j++) a[i][j] = x[i] * x[j];
+    double *p = a[1];
+    for (int k = 1; k <= n * n; k++) s += p[k] * p[k];
+    return s;
+}
+"""
+    )
+    with pytest.raises(DiagnosticError) as e:
+        _gradient(source, ["x"], func="g")
+    assert "from a first column other than 0, read only as A[i][j]" in e.value.diagnostics[0].hint
+    # Indexed from 0, the block keeps its layout: the same walk is read, right (C output).
+    import ctypes
+
+    from cbuild import INPUT_FLAGS
+    from fd import central_difference
+
+    zero = source.replace("make(1, n, 1, n)", "make(0, n, 0, n)").replace("= 1; i <= n", "= 0; i <= n")
+    zero = zero.replace("= 1; j <= n", "= 0; j <= n")
+    ptr = ctypes.POINTER(ctypes.c_double)
+    primal = build(zero, INPUT_FLAGS).g
+    primal.argtypes, primal.restype = [ptr, ctypes.c_int], ctypes.c_double
+    grad = build(_gradient(zero, ["x"], func="g")).grad_g
+    grad.argtypes = [ptr, ptr, ctypes.c_int, ctypes.c_double]
+    x, d_x = np.random.default_rng(0).uniform(-1.0, 1.0, 4), np.zeros(4)
+    grad(x.ctypes.data_as(ptr), d_x.ctypes.data_as(ptr), 3, 1.0)
+    expected = central_difference(lambda v: primal(np.ascontiguousarray(v).ctypes.data_as(ptr), 3), [x], 0)
+    np.testing.assert_allclose(d_x, expected, rtol=1e-7, atol=1e-9)

@@ -304,6 +304,20 @@ def test_a_draw_whose_locals_overflow_on_the_way_is_rejected():
         assert report.status == "rejected" and "overflow" in report.note, (lang, report.note, report.mismatches)
 
 
+def test_a_draw_whose_values_pass_the_digits_of_a_sum_is_rejected():
+    """Seed 13609153, shrunk: h1 squared on and on reaches 1e40, where h1 - (z + h1) is 0, not -z;
+    the program is flat in z there (central differences 0), the gradient is right of the
+    expression as written (-h1, 1e43). Neither is the derivative of anything: the twin refuses
+    values past 1e15 and the draw is rejected."""
+    params = (Param("x", "array"), Param("a", "float"), Param("n", "int"))
+    body = (Assign("s0", Bin("*", Num(1e17), Bin("+", Ref("a"), Num(3.0)))),
+            Assign("s1", Bin("-", Ref("s0"), Bin("+", Load("x", (IConst(0),)), Ref("s0")))),
+            Return(Bin("+", Ref("s1"), Intr("tanh", (Ref("a"),)))))
+    for lang in ("py", "c"):
+        report = check_program(Program(lang, (Function("f", params, body),), ("x", "a")), 13609153, [Config(lang, 1)])
+        assert report.status == "rejected" and "overflows 1e+15" in report.note, (lang, report.note)
+
+
 @pytest.mark.parametrize("error, status", [(1e-8, "rejected"), (1e-3, "invalid")])
 def test_a_value_rounding_moves_from_its_twin_is_rejected(monkeypatch, error, status):
     """Seed 10000413: an OpenMP sum's order moved a C program's value 1e-8 away from its twin's.

@@ -194,6 +194,14 @@ def _expansion(st: c_ast.Node, call: c_ast.FuncCall, fn: c_ast.FuncDef, returned
     f(args);``, and for a factory that returns a pointer into its array, those with ``returned``
     renamed afresh, then ``w`` pointed as the factory's ``return`` points."""
     result = fn.body.block_items[-1].expr
+    if isinstance(st, c_ast.Assignment) and _rows_returned(fn, result) \
+            and not any(_is_name(n, st.lvalue.name) for n in walk(call)):  # type: ignore[attr-defined]
+        # ``A = dmatrix(...)`` of rows: the factory's statements build ``A`` itself (no second
+        # pointer to pointers to alias), which c_row_allocs reads as one array.
+        out, _ = _placed(st.lvalue.name, call, fn, returned, structs, taken)  # type: ignore[attr-defined]
+        return [c_ast.Assignment("=", c_ast.ID(d.name, coord=d.coord), d.init, coord=d.coord)
+                if isinstance(d, c_ast.Decl) and d.name == st.lvalue.name and d.init is not None else d  # type: ignore
+                for d in out if not (isinstance(d, c_ast.Decl) and d.name == st.lvalue.name and d.init is None)]  # type: ignore
     if isinstance(st, c_ast.Assignment):
         fresh = _fresh(st.lvalue.name, fn.decl.name, taken)  # type: ignore[attr-defined]
         out, renames = _placed(fresh, call, fn, returned, structs, taken)
@@ -250,6 +258,12 @@ def _placed(array: str, call: c_ast.FuncCall, fn: c_ast.FuncDef, returned: str, 
         out.append(_rename(stmt, renames))
     taken.update(n.name for stmt in out for n in walk(stmt) if isinstance(n, c_ast.Decl) and n.name)
     return out, renames
+
+
+def _rows_returned(fn: c_ast.FuncDef, result: c_ast.Node) -> bool:
+    """``fn`` returns its local pointer to pointers as it is (``double **dmatrix(...)``, ``return m;``)."""
+    t = fn.decl.type.type
+    return isinstance(result, c_ast.ID) and isinstance(t, c_ast.PtrDecl) and isinstance(t.type, c_ast.PtrDecl)
 
 
 def _null_guard(st: c_ast.Node, name: str) -> bool:

@@ -222,11 +222,10 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         self.addressed = addressed_names(fn.body)  # variables whose address is taken: cells (c_pointers)
         # double **A whose rows a loop mallocs: one n x m array (c_row_allocs), by declaration,
         # by the loop before which it is allocated, and the row statements that then do nothing
-        self.row_allocs = row_allocations(fn.body)
+        self.row_allocs = row_allocations(fn.body, self.ctx.constants)
         self.refused: set[str] = set()  # keys of variables whose declarations were refused (attempt)
         self.row_loops = {id(r.loop): r for r in self.row_allocs.values()}
-        self.row_stmts = {id(r.row_stmt) for r in self.row_allocs.values()} | {
-            id(r.links) for r in self.row_allocs.values() if r.links is not None}
+        self.row_stmts = {id(st) for r in self.row_allocs.values() for st in r.nothing}
         self.pointer_tables: dict[str, PointerTable] = {}  # double *rows[3] = {a, b, c} (c_pointers)
         self.cells: set[str] = set()
         # Pointer variables that move between arrays (c_pointers.Aim), found by an earlier

@@ -350,7 +350,11 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
                               "allocated in one loop, each of the same length",
                               "double **A = malloc(n * sizeof(double *)); then for (i = 0; i < n; i++) as its "
                               "first statement A[i] = malloc(m * sizeof(double)), and no other assignment of A "
-                              "or its rows; or take the rows as a parameter, double **A")
+                              "or its rows; or one block cut into rows, A[0] = malloc(n * m * sizeof(double)); "
+                              "for (i = 1; i < n; i++) A[i] = A[i - 1] + m (Numerical Recipes' dmatrix too, "
+                              "indexed from non-negative constants; from a first column other than 0, read "
+                              "only as A[i][j] or passed whole, no row pointer A[i]); or take the rows as a "
+                              "parameter, double **A")
         raise TypeProblem(node, "pointers to pointers of this kind are not supported",
                           "pass rows of numbers, double **A, or flatten the data into one array and index it "
                           "as a[i * m + j]")

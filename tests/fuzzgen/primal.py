@@ -91,6 +91,7 @@ class Primal:
             for p in self.params:
                 if p.kind == "matrix":
                     work[p.name] = work[p.name].reshape(sizes["n"], sizes["m"])
+        self._tracer.strict = strict
         with _floating_point(strict):
             value = self._twin(*[work[p.name] for p in self.params])
         if self.program.lang == "c":

@@ -167,12 +167,17 @@ class PyPrinter:
         if isinstance(s, Assign):
             # The twin's floats are NumPy's, locals too (``s0 = 0.5``; ``s0 += s0 * s0`` then
             # raises on overflow instead of giving inf silently: seed 10000758).
-            value = f"np.float64({self.f(s.expr)})" if self.traced else self.f(s.expr)
+            value = f"_fz.held({self.f(s.expr)})" if self.traced else self.f(s.expr)
             self.emit(depth, f"{s.name} {s.op}= {value}")
+            if self.traced and s.op:  # s0 *= s0: what it holds after
+                self.emit(depth, f"{s.name} = _fz.held({s.name})")
         elif isinstance(s, IAssign):
             self.emit(depth, f"{s.name} = {self.i(s.expr)}")
         elif isinstance(s, Store):
-            self.emit(depth, f"{s.array}[{', '.join(self.i(k) for k in s.index)}] {s.op}= {self.f(s.expr)}")
+            target = f"{s.array}[{', '.join(self.i(k) for k in s.index)}]"
+            self.emit(depth, f"{target} {s.op}= {self.f(s.expr)}")
+            if self.traced:
+                self.emit(depth, f"_fz.held({target})")
         elif isinstance(s, If):
             self.emit(depth, f"if {self.c(s.cond)}:")
             self.block(s.body, depth + 1)
