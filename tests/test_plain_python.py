@@ -939,6 +939,36 @@ def test_zipped_and_enumerated_named_lists_are_unrolled(target):
     assert "weights" not in body and "enumerate" not in body and "h * 0.0" not in body, text
 
 
+# Probe p05 (its body in place): a named list of layers read by a constant part (params[:-1]) and a
+# constant index (params[-1]), and the output raveled.
+PARTS_OF_NAMED_LAYERS = """
+import numpy as np
+
+
+def f(W1, b1, W2, b2, X: "f64[n, d]", y):
+    params = [(W1, b1), (W2, b2)]
+    h = X
+    for W, b in params[:-1]:
+        h = np.tanh(h @ W + b)
+    W, b = params[-1]
+    out = h @ W + b
+    return np.mean((out.ravel() - y) ** 2) + np.sum(np.ravel(W1) * 0.1) + np.sum(h.flatten() ** 2)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_constant_parts_and_items_of_a_named_list_and_ravel(target):
+    from source_gradients import arr, check_source
+
+    params = [arr("W1", 3, 4), arr("b1", 4), arr("W2", 4, 1), arr("b2", 1), arr("X", 5, 3), arr("y", 5)]
+    source = PARTS_OF_NAMED_LAYERS
+    if target == "numba":  # (Numba guesses biases and targets numbers)
+        source = source.replace('def f(W1, b1, W2, b2, X: "f64[n, d]", y):',
+                                'def f(W1, b1: "f64[a]", W2, b2: "f64[c]", X: "f64[n, d]", y: "f64[n]"):')
+    text = check_source(source, ["W1", "b1", "W2", "b2"], params, target)
+    assert "params" not in text.split('"""')[-1], text
+
+
 # Probe p31: a local dict of named values passed to a helper that reads it by keys: the helper
 # takes a parameter per key it reads (py_dicts), every call passing the dict's variables.
 DICT_TO_HELPER = """

@@ -147,6 +147,9 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
     args = positional_args(node) if args is None else args
     if op == "reshape":
         return reshape(lw, node, args, b, env)
+    if op in ("ravel", "flatten"):  # x.ravel(): x.reshape(-1); x.flatten(): a copy of it
+        flat = reshape(lw, node, [args[0], cst.UnaryOperation(cst.Minus(), cst.Integer("1"))], b, env)
+        return copied(lw, b, node, flat) if op == "flatten" else flat
     if op == "array":  # x.copy(): a new array with x's elements, which the code may write
         return copied(lw, b, node, lw.array(args[0], b, env))
     if op in ("ones", "ones_like"):

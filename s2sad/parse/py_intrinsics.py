@@ -131,6 +131,7 @@ ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.ones": Intrinsic("ones", 1, 1),
     "numpy.ones_like": Intrinsic("ones_like", 1, 1),
     "numpy.reshape": Intrinsic("reshape", 2, 2),
+    "numpy.ravel": Intrinsic("ravel", 1, 1),
     "numpy.var": Intrinsic("var", 1, 1),
     "numpy.std": Intrinsic("std", 1, 1),
     "numpy.prod": Intrinsic("prod", 1, 1),
@@ -168,6 +169,8 @@ METHODS: dict[str, Intrinsic] = {
     "max": ARRAY_FUNCTIONS["numpy.max"], "min": ARRAY_FUNCTIONS["numpy.min"],
     "dot": ARRAY_FUNCTIONS["numpy.dot"], "transpose": ARRAY_FUNCTIONS["numpy.transpose"],
     "reshape": Intrinsic("reshape", 2, -1),
+    "ravel": Intrinsic("ravel", 1, 1),  # x.reshape(-1), a view as NumPy's (of a contiguous x)
+    "flatten": Intrinsic("flatten", 1, 1),  # x.reshape(-1), copied
     "copy": Intrinsic("array", 1, 1),  # x.copy(), as np.copy(x)
     "var": ARRAY_FUNCTIONS["numpy.var"], "std": ARRAY_FUNCTIONS["numpy.std"],
     "prod": ARRAY_FUNCTIONS["numpy.prod"], "cumsum": ARRAY_FUNCTIONS["numpy.cumsum"],

@@ -1167,6 +1167,9 @@ class _Inference:
                 return t if _is_true(keyword_arg(node, "keepdims")) else elem
             rank = t.rank if _is_true(keyword_arg(node, "keepdims")) else t.rank - 1
             return ArrayType(elem, rank) if rank > 0 else elem
+        if op in ("ravel", "flatten"):
+            t = arg_types[0] if arg_types else None
+            return ArrayType(t.elem, 1) if isinstance(t, ArrayType) else None
         if op == "reshape" and len(args) >= 2:
             rank = len(args[1].elements) if len(args) == 2 and isinstance(args[1], (cst.Tuple, cst.List)) \
                 else len(args) - 1

@@ -99,6 +99,12 @@ def literal_of(iterated: cst.BaseExpression, named: dict[str, cst.BaseExpression
         return iterated
     if isinstance(iterated, cst.Name):
         return named.get(iterated.value)
+    if isinstance(iterated, cst.Subscript) and isinstance(iterated.value, cst.Name) \
+            and iterated.value.value in named:  # layers[:-1]: the literal's part
+        part = _constant_part(iterated, len(named[iterated.value.value].elements))  # type: ignore[attr-defined]
+        if part is None or isinstance(part, int):
+            return None
+        return cst.List([cst.Element(e.value) for e in named[iterated.value.value].elements[part]])  # type: ignore
     if not (isinstance(iterated, cst.Call) and isinstance(iterated.func, cst.Name)) \
             or any(a.star or a.keyword for a in iterated.args) or not iterated.args:
         return None
@@ -113,6 +119,29 @@ def literal_of(iterated: cst.BaseExpression, named: dict[str, cst.BaseExpression
     else:
         return None
     return cst.List([cst.Element(r) for r in rows])
+
+
+def _constant_part(node: cst.Subscript, length: int):
+    """The index (an int, in range) or slice of ``name[k]``, ``name[a:b]`` written with integer
+    constants (negative ones counted from the end, as Python does); else None."""
+    if len(node.slice) != 1:
+        return None
+    s = node.slice[0].slice
+    if isinstance(s, cst.Index):
+        k = _integer_value(s.value)
+        return None if k is None or not -length <= k < length else k % length
+    if not isinstance(s, cst.Slice):
+        return None
+    bounds = [None if e is None else _integer_value(e) for e in (s.lower, s.upper, s.step)]
+    if any(b is None and e is not None for b, e in zip(bounds, (s.lower, s.upper, s.step))) or bounds[2] == 0:
+        return None
+    return slice(*bounds)
+
+
+def _indexes(n: cst.CSTNode, name: str, length: int) -> bool:
+    """``name[k]`` with ``k`` an integer constant in range."""
+    return isinstance(n, cst.Subscript) and isinstance(n.value, cst.Name) and n.value.value == name \
+        and isinstance(_constant_part(n, length), int)
 
 
 def _named_lists(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
@@ -147,9 +176,9 @@ def _named_lists(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
         loops = [n for n in walk(fn.body) if isinstance(n, cst.For)
                  and any(isinstance(w, cst.Name) and w.value == name for w in all_names(n.iter))]
         in_loops = sum(1 for loop in loops for w in all_names(loop.iter) if w.value == name)
-        counted = sum(1 for n in walk(fn.body) if _counts(n, name))
+        counted = sum(1 for n in walk(fn.body) if _counts(n, name) or _indexes(n, name, len(literal.elements)))  # type: ignore
         uses = sum(1 for n in all_names(fn.body) if n.value == name)
-        if loops and uses == in_loops + counted + 1 and _bound_once(fn, name) and all(
+        if (loops or counted) and uses == in_loops + counted + 1 and _bound_once(fn, name) and all(
                 (lit := literal_of(loop.iter, candidates)) is not None
                 and _items(loop.with_changes(iter=lit)) is not None for loop in loops):
             found[name] = literal  # (each loop unrolls: the assignment can go)
@@ -208,6 +237,18 @@ class _Unroller(PlacedRewriter):
             if _counts(original, name):
                 self.changed = True
                 return self.place(cst.Integer(str(len(lit.elements))), original)  # type: ignore[attr-defined]
+        return updated
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        """``layers[-1]`` of a named list: that item, as the list spells it."""
+        for name, lit in self.named.items():
+            if _indexes(original, name, len(lit.elements)):  # type: ignore[attr-defined]
+                item = lit.elements[_constant_part(original, len(lit.elements))].value  # type: ignore
+                copy = item.deep_clone()
+                for n in walk(copy):
+                    self.place(n, original)
+                self.changed = True
+                return copy
         return updated
 
     def leave_For(self, original: cst.For, updated: cst.For):  # type: ignore[override]
