@@ -1287,9 +1287,9 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
             return 0.0
     """, "3:10", "a generator expression is supported only in sum(...)", "x[i] for i in range(n)"),
     "list_of_arrays_literal": ("""
-        def f(x: "f64[n]"):
+        def f(x: "f64[n]", i: int):
             y = [x, x]
-            return y[0][0]
+            return y[i][0]
     """, "3:10", "a list of arrays (or of lists) is supported built by appends from an empty list", "x"),
     "array_appended_itself": ("""
         import numpy as np

@@ -969,6 +969,56 @@ def test_constant_parts_and_items_of_a_named_list_and_ravel(target):
     assert "params" not in text.split('"""')[-1], text
 
 
+# Probe p05: the named list of layers handed to the function that runs them (py_list_args): the
+# helper takes the items, every call passing a list of the same shape.
+LAYERS_TO_HELPER = """
+import numpy as np
+
+
+def forward(params, X):
+    h = X
+    for W, b in params[:-1]:
+        h = np.tanh(h @ W + b)
+    W, b = params[-1]
+    return h @ W + b
+
+
+def penalty(weights, scale):
+    s = 0.0
+    for W in weights:
+        s += scale * np.sum(W * W)
+    return s
+
+
+def f(W1, b1, W2, b2, X: "f64[n, d]", y):
+    params = [(W1, b1), (W2, b2)]
+    weights = [W1, W2]
+    others = [W2, W1]
+    out = forward(params, X)
+    return np.mean((out.ravel() - y) ** 2) + penalty(weights, 0.01) + penalty(others, 0.02)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_a_named_list_passed_to_a_helper_is_its_items(target):
+    from source_gradients import arr, check_source
+
+    params = [arr("W1", 3, 4), arr("b1", 4), arr("W2", 4, 1), arr("b2", 1), arr("X", 5, 3), arr("y", 5)]
+    source = LAYERS_TO_HELPER
+    if target == "numba":  # (Numba guesses biases and targets numbers)
+        source = source.replace('def f(W1, b1, W2, b2, X: "f64[n, d]", y):',
+                                'def f(W1, b1: "f64[a]", W2, b2: "f64[c]", X: "f64[n, d]", y: "f64[n]"):')
+    text = check_source(source, ["W1", "b1", "W2", "b2"], params, target)
+    assert "params" not in text.split("def grad_f")[-1].split('"""')[-1], text
+
+
+def test_a_named_list_a_helper_reads_otherwise_stays_refused():
+    source = LAYERS_TO_HELPER.replace("    for W in weights:\n", "    weights.reverse()\n    for W in weights:\n")
+    with pytest.raises(DiagnosticError) as e:
+        pipeline.gradient_source(source, "t.py", "f", ["W1"], "py")
+    assert e.value.diagnostics[0].loc.line >= 15, e.value
+
+
 # Probe p31: a local dict of named values passed to a helper that reads it by keys: the helper
 # takes a parameter per key it reads (py_dicts), every call passing the dict's variables.
 DICT_TO_HELPER = """

@@ -147,7 +147,27 @@ def _indexes(n: cst.CSTNode, name: str, length: int) -> bool:
 def _named_lists(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
     """Locals that name a literal list only loops run over (``weights = [W1, W2]`` then ``for W in
     weights:``): name -> the literal, each item a name the function never assigns (so the list
-    holds what it is read as) or a constant. The assignment goes where the loops are unrolled."""
+    holds what it is read as) or a constant. The assignment goes where the loops are unrolled (a
+    list no longer read at all, its items passed to a helper instead, goes too)."""
+    candidates = literal_lists(fn)
+    found: dict[str, cst.BaseExpression] = {}
+    for name, literal in candidates.items():
+        # the loops over it (directly, or zipped or enumerated with other such lists), and len(name)
+        loops = [n for n in walk(fn.body) if isinstance(n, cst.For)
+                 and any(isinstance(w, cst.Name) and w.value == name for w in all_names(n.iter))]
+        in_loops = sum(1 for loop in loops for w in all_names(loop.iter) if w.value == name)
+        counted = sum(1 for n in walk(fn.body) if _counts(n, name) or _indexes(n, name, len(literal.elements)))  # type: ignore
+        uses = sum(1 for n in all_names(fn.body) if n.value == name)
+        if uses == in_loops + counted + 1 and _bound_once(fn, name) and all(
+                (lit := literal_of(loop.iter, candidates)) is not None
+                and _items(loop.with_changes(iter=lit)) is not None for loop in loops):
+            found[name] = literal  # (each loop unrolls: the assignment can go)
+    return found
+
+
+def literal_lists(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
+    """Locals assigned once a literal list whose items are names the function never assigns (its
+    parameters included) or constants, or tuples of such: name -> the literal."""
     assigns: dict[str, list[cst.Assign]] = {}
     for n in walk(fn.body):
         if isinstance(n, cst.Assign):
@@ -170,19 +190,7 @@ def _named_lists(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
                 for v in flat):
             continue
         candidates[name] = st.value
-    found: dict[str, cst.BaseExpression] = {}
-    for name, literal in candidates.items():
-        # the loops over it (directly, or zipped or enumerated with other such lists), and len(name)
-        loops = [n for n in walk(fn.body) if isinstance(n, cst.For)
-                 and any(isinstance(w, cst.Name) and w.value == name for w in all_names(n.iter))]
-        in_loops = sum(1 for loop in loops for w in all_names(loop.iter) if w.value == name)
-        counted = sum(1 for n in walk(fn.body) if _counts(n, name) or _indexes(n, name, len(literal.elements)))  # type: ignore
-        uses = sum(1 for n in all_names(fn.body) if n.value == name)
-        if (loops or counted) and uses == in_loops + counted + 1 and _bound_once(fn, name) and all(
-                (lit := literal_of(loop.iter, candidates)) is not None
-                and _items(loop.with_changes(iter=lit)) is not None for loop in loops):
-            found[name] = literal  # (each loop unrolls: the assignment can go)
-    return found
+    return candidates
 
 
 def _counts(n: cst.CSTNode, name: str) -> bool:

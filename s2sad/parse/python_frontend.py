@@ -56,6 +56,7 @@ from .py_local_functions import lift_local_functions
 from .py_default_axes import fix_default_axes
 from .py_dicts import rewrite_dicts
 from .py_function_args import specialize_function_arguments
+from .py_list_args import pass_list_items
 from .py_list_front import build_lists_at_the_back
 from .py_list_results import return_list_arrays
 from .py_rebound_lists import rename_rebound_lists
@@ -251,6 +252,7 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
         build_lists_at_the_back,  # v.insert(0, x): v.append(x), v read reversed
         lambda i, at: return_list_arrays(i, at, func),  # return ys, ts of lists: np.array(ys), np.array(ts)
         rename_rebound_lists,  # v = []; ...; v = np.array(v): v_array from there on
+        lambda i, at: pass_list_items(i, at, func),  # forward(params, X) of params = [(W1, b1)]: its items
         unroll_literal_loops,  # for W, b in [(W1, b1), (W2, b2)]: the body once per item
         lambda i, at: rewrite_dicts(i, at, func),  # params = {"a": a}: params_a = a
         rewrite_tuples,  # t = (a, b); t[0]: t_0, t_1 = a, b; t_0
