@@ -1019,6 +1019,57 @@ def test_a_named_list_a_helper_reads_otherwise_stays_refused():
     assert e.value.diagnostics[0].loc.line >= 15, e.value
 
 
+# Input checks as code writes them: where the primal raises, the gradient stops too.
+RAISES = """
+import numpy as np
+
+
+def check_rows(X, y):
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows and y {y.shape[0]}")
+
+
+def f(w, X: "f64[n, d]", y, lam):
+    if lam < 0:
+        raise ValueError("lam must be non-negative")
+    check_rows(X, y)
+    r = X @ w - y
+    if np.sum(r * r) > 1e6:
+        raise np.linalg.LinAlgError("diverged")
+    return np.sum(r * r) + lam * np.sum(w * w)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_a_raise_stops_the_gradient_where_it_stops_the_primal(target):
+    from source_gradients import arr, check_source, load, num
+
+    params = [arr("w", 3), arr("X", 5, 3), arr("y", 5), num("lam", 0.1, 0.5)]
+    source = RAISES.replace("y, lam):", 'y: "f64[n]", lam):') if target == "numba" else RAISES
+    text = check_source(source, ["w", "lam"], params, target)
+    assert 'raise ValueError("lam must be non-negative")' in text, text
+    grad = load(text, "<grad f>")["grad_f"]
+    grad = grad.py_func if target == "numba" else grad
+    X, w, y = np.ones((5, 3)), np.ones(3), np.ones(5)
+    with pytest.raises(ValueError, match="lam must be non-negative"):
+        grad(w, np.zeros(3), X, y, -1.0)
+    with pytest.raises(ValueError, match="raise ValueError"):
+        grad(w, np.zeros(3), X, np.ones(4), 1.0)
+    with pytest.raises(RuntimeError, match="diverged"):  # a library's exception: RuntimeError
+        grad(w * 1e4, np.zeros(3), X, y, 1.0)
+
+
+def test_a_raise_in_c_output_exits_and_a_bare_raise_is_located():
+    source = RAISES.replace("def f(w, X", 'def f(w: "f64[d]", X').replace("y, lam):", 'y: "f64[n]", lam):')
+    text = pipeline.gradient_source(source, "t.py", "f", ["w", "lam"], "c")
+    assert "exit(1);" in text and 'raise ValueError("lam must be non-negative"): the program stops' in text, text
+    with pytest.raises(DiagnosticError) as e:
+        pipeline.gradient_source(RAISES.replace('raise ValueError("lam must be non-negative")', "raise"),
+                                 "t.py", "f", ["w"], "py")
+    d = e.value.diagnostics[0]
+    assert "bare 'raise'" in d.message and (d.loc.line, d.loc.col) == (12, 9), d
+
+
 # Probe p31: a local dict of named values passed to a helper that reads it by keys: the helper
 # takes a parameter per key it reads (py_dicts), every call passing the dict's variables.
 DICT_TO_HELPER = """

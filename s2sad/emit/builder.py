@@ -26,6 +26,8 @@ constructor.
 
 from __future__ import annotations
 
+import json
+
 from typing import Callable, Collection
 
 from ..ssa.attrs import grad_info
@@ -227,6 +229,10 @@ class StatementBuilder:
         line = op.loc.line if op.loc is not None else 0
         info = grad_info(self.fn)
         name = info.primal if info is not None else self.fn.name
+        if op.attrs.get("exception"):  # a Python raise: the same exception (parse/py_lower.raise_stmt)
+            said = op.attrs.get("message") or f"{name} raises (line {line}: {op.attrs.get('text', text)})"
+            said = said.replace('"', "'")  # (no escaped quotes: ruff format would turn them)
+            return [Keyword(f"raise {op.attrs['exception']}({json.dumps(said)})")]
         message = f"{name} stops the program (line {line}: {text})".replace("\\", "\\\\").replace('"', "'")
         return [Keyword(f'raise RuntimeError("{message}")')]
 

@@ -89,10 +89,16 @@ _UNSUPPORTED_STATEMENTS: dict[type, tuple[str, str]] = {
     cst.Nonlocal: ("'nonlocal' declarations are not supported", "pass the value as a parameter"),
     cst.Import: ("imports inside functions are not supported", "import at the top of the file"),
     cst.ImportFrom: ("imports inside functions are not supported", "import at the top of the file"),
-    cst.Raise: ("raise is not supported", "s2sad differentiates numeric code; check inputs before calling it"),
     cst.Del: ("del is not supported", "simply stop using the variable"),
     cst.Match: ("match statements are not supported", "use if/elif/else"),
 }
+
+
+# Python's exceptions a gradient raises by name where the primal raises them (others: RuntimeError).
+_BUILTIN_EXCEPTIONS = frozenset({
+    "Exception", "ArithmeticError", "AssertionError", "FloatingPointError", "IndexError", "KeyError",
+    "LookupError", "NotImplementedError", "OverflowError", "RuntimeError", "TypeError", "ValueError",
+    "ZeroDivisionError"})
 
 
 def lib_pure(canonical: Optional[str]) -> bool:
@@ -314,6 +320,8 @@ class FunctionLowerer(StructuredLowering):
                 self.for_stmt(st, b, env) if isinstance(st, cst.For) else self.while_stmt(st, b, env)
             finally:
                 self.storage, self.entry_values = outer, entry
+        elif isinstance(st, cst.Raise):
+            self.raise_stmt(st, b)
         elif isinstance(st, (cst.Pass, cst.Assert)):
             pass  # asserts are checks, not computation: dropped as under `python -O`
         else:
@@ -359,6 +367,27 @@ class FunctionLowerer(StructuredLowering):
         func = call.func
         return (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                 and func.value.value in self.ctx.info.loggers and func.value.value not in self.ctx.locals)
+
+    def raise_stmt(self, st: cst.Raise, b: Builder) -> None:
+        """``raise ValueError("n must be positive")``: where the primal raises, the gradient stops
+        too (a ``stop`` op): Python output raises the same built-in exception (another class, the
+        file's own or a library's, as RuntimeError) with the message where it is a literal, else the
+        statement's text; C output exits with status 1. Its arguments are not computed: they only
+        make the message."""
+        exc = st.exc
+        if exc is None:
+            raise self.fail_at_keyword(st, "a bare 'raise' re-raises the exception being handled, and s2sad "
+                                       "reads no try/except", "raise an exception of its own: raise ValueError(...)")
+        call = exc if isinstance(exc, cst.Call) else None
+        cls = call.func if call is not None else exc
+        name = cls.value if isinstance(cls, cst.Name) and cls.value in _BUILTIN_EXCEPTIONS \
+            and self.ctx.info.canonical_name(cls, self.ctx.locals) == f"builtins.{cls.value}" else "RuntimeError"
+        first = call.args[0].value if call is not None and call.args and not call.args[0].keyword else None
+        literal = first.evaluated_value if isinstance(first, cst.SimpleString) else None
+        text = "raise " + cst.Module([]).code_for_node(exc)
+        at = self.ex.at(b, st)
+        at.create("stop", [build.const(at, 1, I64)], [], {"call": "exit", "text": text, "exception": name,
+                                                          "message": literal if isinstance(literal, str) else None})
 
     def return_stmt(self, st: cst.Return, b: Builder, env: Env) -> None:
         if st.value is None:
