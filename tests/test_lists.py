@@ -145,6 +145,18 @@ CASES = {
             n = len(resid)
             return 0.5 * n * np.log(2 * np.pi * sigma ** 2) + np.sum(resid ** 2) / (2 * sigma ** 2)
     """, ["phi", "sigma", "y"], [arr("phi", 2), num("sigma", 0.5, 1.5), arr("y", 8)]),
+    # A trajectory started with its first states, then appended to (py_list_starts: started empty,
+    # those appended first), rebound to its array at the end.
+    "started_with_items_then_appends": ("""
+        def f(x0: "f64[n]", dt: float, steps: int):
+            x = np.array(x0)
+            traj = [np.array(x), x * 2.0]
+            for _ in range(steps):
+                x[:] = x * (1.0 + dt * np.sin(x))
+                traj.append(np.array(x))
+            traj = np.array(traj)
+            return np.sum(traj ** 2) + traj[1, 0]
+    """, ["x0", "dt"], [arr("x0", 3), num("dt", 0.05, 0.2), count("steps", 3)]),
 }
 
 

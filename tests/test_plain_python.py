@@ -1070,6 +1070,27 @@ def test_a_raise_in_c_output_exits_and_a_bare_raise_is_located():
     assert "bare 'raise'" in d.message and (d.loc.line, d.loc.col) == (12, 9), d
 
 
+UNPACK_A_PART = """
+def f(a, x: "f64[n]", k: int):
+    part = x[k:]
+    u, v = part
+    return a * u * v
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_unpacking_an_array_of_no_evident_length_is_checked_where_it_is_unpacked(target):
+    from fd import ParamSpec
+    from source_gradients import arr, check_source, load, num
+
+    params = [num("a", 0.5, 1.5), arr("x", 4), ParamSpec("k", "int", value=2)]
+    text = check_source(UNPACK_A_PART, ["a", "x"], params, target)
+    grad = load(text, "<grad f>")["grad_f"]
+    grad = grad.py_func if target == "numba" else grad
+    with pytest.raises(ValueError, match="part unpacked into 2 names"):  # as Python: too many values
+        grad(1.0, np.ones(4), np.zeros(4), 1)
+
+
 # Probe p31: a local dict of named values passed to a helper that reads it by keys: the helper
 # takes a parameter per key it reads (py_dicts), every call passing the dict's variables.
 DICT_TO_HELPER = """

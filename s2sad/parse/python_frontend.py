@@ -59,6 +59,7 @@ from .py_function_args import specialize_function_arguments
 from .py_list_args import pass_list_items
 from .py_list_front import build_lists_at_the_back
 from .py_list_results import return_list_arrays
+from .py_list_starts import start_lists_empty
 from .py_rebound_lists import rename_rebound_lists
 from .py_tuples import rewrite_tuples
 from .py_unroll import unroll_literal_loops
@@ -249,6 +250,7 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
         # trapezoid(lambda x: g(x, k), a, b): trapezoid_lambda(k, a, b), calling g where it called f
         lambda i, at: specialize_function_arguments(i, at, func),
         rewrite_spellings,  # np.diff(x): x[..., 1:] - x[..., :-1]
+        start_lists_empty,  # traj = [state]: traj = []; traj.append(state)
         build_lists_at_the_back,  # v.insert(0, x): v.append(x), v read reversed
         lambda i, at: return_list_arrays(i, at, func),  # return ys, ts of lists: np.array(ys), np.array(ts)
         rename_rebound_lists,  # v = []; ...; v = np.array(v): v_array from there on
