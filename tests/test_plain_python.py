@@ -691,13 +691,25 @@ def test_a_helpers_array_result_and_unpacked_parameter_are_known_to_its_callers(
 @pytest.mark.parametrize("call, message", [
     ("rhs(np.array([a, b, 1.0]), a, b)", "'rhs' takes its parameter 'state' to be 2 long (line 5 of 'rhs' unpacks "
      "it into 2 names), and this array has 3 items, not 2"),
-    ("rhs(v[1:], a, b)", "'rhs' takes its parameter 'state' to be 2 long (line 5 of 'rhs' unpacks it into 2 "
-     "names), and this array's length is not evidently 2"),
 ])
 def test_a_call_that_cannot_show_what_a_helper_unpacks_is_a_located_error(call, message):
     source = HELPER_SHAPES + f"\n\ndef h(v, a, b):\n    return np.sum({call})\n"
     text = _refusal(source, "h", ["a"])
     assert message in text and "prog.py:28:23: error:" in text, text  # (_source drops the first line)
+
+
+def test_a_call_whose_length_a_helper_unpacks_is_not_evident_is_checked_before_it():
+    """``rhs(v[1:], ...)``: v's length is v's, not evidently 3 (it was a located error): the
+    gradient checks the part is 2 long where the call is, raising ValueError as rhs would."""
+    source = HELPER_SHAPES + "\n\ndef h(v, a, b):\n    return np.sum(rhs(v[1:], a, b))\n"
+    text = pipeline.gradient_source(source, "prog.py", "h", ["v", "a"], "py")
+    namespace: dict = {}
+    exec(compile(text, "<grad>", "exec"), namespace)
+    grad = namespace["grad_h"]
+    d_v = np.zeros(3)
+    grad(np.array([0.3, 0.5, 0.7]), d_v, 1.0, 0.5)
+    with pytest.raises(ValueError, match="'rhs' takes its parameter 'state' to be 2 long"):
+        grad(np.ones(4), np.zeros(4), 1.0, 0.5)
 
 
 @pytest.mark.parametrize("change, message", [
@@ -1089,6 +1101,46 @@ def test_unpacking_an_array_of_no_evident_length_is_checked_where_it_is_unpacked
     grad = grad.py_func if target == "numba" else grad
     with pytest.raises(ValueError, match="part unpacked into 2 names"):  # as Python: too many values
         grad(1.0, np.ones(4), np.zeros(4), 1)
+
+
+# Probe p19 without its list: a helper unpacks its parameter (x, y = state), and the state the
+# function differentiated passes is rebound in a loop (its length not evident): checked before
+# each call, raising ValueError as the helper's unpacking would.
+RK4_UNPACKED_STATE = """
+import numpy as np
+
+
+def lotka_volterra(state, alpha, beta, delta, gamma):
+    x, y = state
+    return np.array([alpha * x - beta * x * y, delta * x * y - gamma * y])
+
+
+def rk4_step(f, state, dt, *args):
+    k1 = f(state, *args)
+    k2 = f(state + 0.5 * dt * k1, *args)
+    k3 = f(state + 0.5 * dt * k2, *args)
+    k4 = f(state + dt * k3, *args)
+    return state + dt / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
+def f(alpha, beta, delta, gamma, x0, y0, obs: "f64[m, 2]"):
+    state = np.array([x0, y0])
+    loss = 0.0
+    for i in range(len(obs)):
+        state = rk4_step(lotka_volterra, state, 0.1, alpha, beta, delta, gamma)
+        loss += np.sum((state - obs[i]) ** 2)
+    return loss
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_a_helper_unpacking_an_array_its_caller_rebinds_is_checked_at_the_call(target):
+    from source_gradients import arr, check_source, num
+
+    params = [num("alpha", 1.0, 1.2), num("beta", 0.3, 0.5), num("delta", 0.05, 0.15), num("gamma", 0.3, 0.5),
+              num("x0", 0.8, 1.2), num("y0", 0.4, 0.6), arr("obs", 4, 2)]
+    text = check_source(RK4_UNPACKED_STATE, ["alpha", "beta", "delta", "gamma", "x0", "y0"], params, target)
+    assert "to be 2 long" in text, text
 
 
 # Probe p31: a local dict of named values passed to a helper that reads it by keys: the helper

@@ -867,6 +867,12 @@ class ExprLowerer:
         shapes = self.ctx.helper_shapes.get(sig.name, HelperShapes())
         for r in shapes.required:  # x, y = state in the helper: this call's state is 2 long
             found = self.require_extent(values[r.param], r.axis, r.count, node, r.why)
+            if found == "unknown":  # not evident here: checked before the call, raising as the callee would
+                arg = bound[r.param].value if bound[r.param] is not None else node  # type: ignore[union-attr]
+                self.check_extent(values[r.param], r.axis, r.count, arg,
+                                  f"'{name}' takes its parameter '{sig.param_names[r.param]}' to be {r.count} long "
+                                  f"({r.why}), and this array has another length", b)
+                continue
             if found is not None:
                 arg = bound[r.param].value if bound[r.param] is not None else node  # type: ignore[union-attr]
                 have = ("this array's length is not evidently" if found == "unknown"
@@ -880,6 +886,21 @@ class ExprLowerer:
         # An array result is new memory (py_array_results checks that the callee makes it); the
         # callee's gradient takes its adjoint as its d_return.
         return self.at(b, node).create("call", values, results, {"callee": sig.name, **extents}).results
+
+    def check_extent(self, arr: Value, axis: int, count: int, node: cst.CSTNode, message: str, b: Builder) -> None:
+        """Code that takes ``arr`` to be ``count`` long along ``axis`` where nothing shows it: a test
+        where ``node`` runs, which raises ``ValueError(message)`` for another length (a ``stop``),
+        as the Python it stands for raises for unpacking it."""
+        at = self.at(b, node)
+        other = build.cmp(at, "ne", at.op1("dim", [arr], I64, axis=axis), build.const(at, count, I64))
+        then, rest = Block(), Block()
+        tb = self.at(Builder(then, at.loc), node)
+        tb.create("stop", [build.const(tb, 1, I64)], [], {
+            "call": "exit", "text": f"{cst.Module([]).code_for_node(node)}: {count} long", "exception": "ValueError",
+            "message": message})
+        tb.create("yield", [], [])
+        self.at(Builder(rest, at.loc), node).create("yield", [], [])
+        at.create("if", [other], [], regions=[then, rest])
 
     def intrinsic(self, intr: lib.Intrinsic, node: cst.Call, b: Builder, env: Env) -> Value:
         src = dotted_source(node.func) or intr.op

@@ -567,17 +567,8 @@ class FunctionLowerer(StructuredLowering):
             raise self.locator.fail(value, f"cannot unpack {src!r}, of {found} items, into {count} names "
                                     "(Python raises ValueError)", hint=f"unpack {found} names")
         # Its length not evident: checked where it is unpacked, raising as Python does for another.
-        at = self.ex.at(b, value)
-        longer = build.cmp(at, "ne", at.op1("dim", [arr], I64, axis=0), build.const(at, count, I64))
-        then, other = Block(), Block()
-        tb = self.ex.at(Builder(then, at.loc), value)
-        tb.create("stop", [build.const(tb, 1, I64)], [], {
-            "call": "exit", "text": f"{cst.Module([]).code_for_node(value)} unpacked into {count} names",
-            "exception": "ValueError",
-            "message": f"{src} unpacked into {count} names (line {loc.line}{where}) has another length"})
-        tb.create("yield", [], [])
-        self.ex.at(Builder(other, at.loc), value).create("yield", [], [])
-        at.create("if", [longer], [], regions=[then, other])
+        self.ex.check_extent(arr, 0, count, value, f"{src} unpacked into {count} names (line {loc.line}{where}) has "
+                             "another length", b)
         return arr
 
     def require_extent(self, arr: Value, axis: int, count: int, node: cst.CSTNode, why: str) -> Union[None, int, str]:
