@@ -1301,18 +1301,6 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
                 h.append(x)
             return h[0][0]
     """, "8:18", "appending the array 'x' puts that very array in the list", "x"),
-    "appended_shape_source_rebound": ("""
-        import numpy as np
-
-        def f(x: "f64[n]", n: int, m: int):
-            u = np.zeros(n)
-            v = np.zeros(m)
-            h = []
-            u, v = v, u
-            for t in range(3):
-                h.append(np.array(u))
-            return h[0][0]
-    """, "10:27", "'u' gives the shape of the arrays appended to 'h', so it must exist where 'h' is created", "u"),
     "appended_shape_not_evident": ("""
         import numpy as np
 

@@ -260,3 +260,25 @@ def test_parameters_passed_as_python_lists_as_the_primal_takes_them():
             minus[i, j] -= h
             expected[i, j] = (f(plus.tolist(), v) - f(minus.tolist(), v)) / (2 * h)
     np.testing.assert_allclose(d_mat, expected, rtol=1e-6, atol=1e-9)
+
+
+def test_appends_of_an_array_rebound_after_the_list_is_made_are_checked():
+    """``u`` gives the items' shape where ``h`` is made, and is rebound after (a located error
+    before): each append checks its item has that shape, raising where it has another."""
+    source = HEADER + textwrap.dedent("""
+        def f(x: "f64[n]", n: int, m: int):
+            u = x * 1.0
+            v = np.zeros(m)
+            h = []
+            for t in range(3):
+                h.append(np.array(u))
+                u, v = v + x[0], u
+            return h[0][0] + h[2][0]
+    """)
+    text = pipeline.gradient_source(source, "prog.py", "f", ["x"], "py")
+    grad = load(text, "<grad f>")["grad_f"]
+    d_x = np.zeros(3)
+    grad(np.array([0.5, 1.0, 2.0]), d_x, 3, 3)  # v as long as u: Python's list and the gradient's agree
+    assert np.allclose(d_x, [3.0, 0.0, 0.0]), d_x  # h[0][0] + h[2][0] = x[0] + (x[0] + x[0])
+    with pytest.raises(ValueError, match=r"x.shape\[0\] must equal m|items of the list 'h'"):
+        grad(np.array([0.5, 1.0, 2.0]), np.zeros(3), 3, 2)

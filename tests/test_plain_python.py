@@ -1143,6 +1143,40 @@ def test_a_helper_unpacking_an_array_its_caller_rebinds_is_checked_at_the_call(t
     assert "to be 2 long" in text, text
 
 
+# Probe p19 as written (obs annotated: nothing else shows it is a matrix): the trajectory list
+# starts with the state and appends the state each step, the state only rebound (a new array from
+# rk4_step each time, never written through), so appending it needs no copy of the user's.
+RK4_TRAJECTORY = RK4_UNPACKED_STATE.replace("""    loss = 0.0
+    for i in range(len(obs)):
+        state = rk4_step(lotka_volterra, state, 0.1, alpha, beta, delta, gamma)
+        loss += np.sum((state - obs[i]) ** 2)
+    return loss""", """    traj = [state]
+    for i in range(len(obs) - 1):
+        state = rk4_step(lotka_volterra, state, 0.1, alpha, beta, delta, gamma)
+        traj.append(state)
+    traj = np.array(traj)
+    return np.sum((traj - obs) ** 2)""")
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_appending_an_array_that_is_only_rebound_needs_no_copy(target):
+    from source_gradients import arr, check_source, num
+
+    assert "traj.append(state)" in RK4_TRAJECTORY
+    params = [num("alpha", 1.0, 1.2), num("beta", 0.3, 0.5), num("delta", 0.05, 0.15), num("gamma", 0.3, 0.5),
+              num("x0", 0.8, 1.2), num("y0", 0.4, 0.6), arr("obs", 4, 2)]
+    check_source(RK4_TRAJECTORY, ["alpha", "beta", "delta", "gamma", "x0", "y0"], params, target)
+
+
+@pytest.mark.parametrize("write", ["        state[0] = 0.5 * state[0]\n", "        state *= 0.99\n",
+                                   "        other = state\n        other[1] = 0.0\n"])
+def test_appending_an_array_written_through_later_stays_refused(write):
+    source = RK4_TRAJECTORY.replace("        traj.append(state)\n", "        traj.append(state)\n" + write)
+    with pytest.raises(DiagnosticError) as e:
+        pipeline.gradient_source(source, "t.py", "f", ["alpha"], "py")
+    assert "puts that very array in the list" in str(e.value), e.value
+
+
 # Probe p31: a local dict of named values passed to a helper that reads it by keys: the helper
 # takes a parameter per key it reads (py_dicts), every call passing the dict's variables.
 DICT_TO_HELPER = """

@@ -887,16 +887,19 @@ class ExprLowerer:
         # callee's gradient takes its adjoint as its d_return.
         return self.at(b, node).create("call", values, results, {"callee": sig.name, **extents}).results
 
-    def check_extent(self, arr: Value, axis: int, count: int, node: cst.CSTNode, message: str, b: Builder) -> None:
+    def check_extent(self, arr: Value, axis: int, count: Union[int, Value], node: cst.CSTNode, message: str,
+                     b: Builder) -> None:
         """Code that takes ``arr`` to be ``count`` long along ``axis`` where nothing shows it: a test
         where ``node`` runs, which raises ``ValueError(message)`` for another length (a ``stop``),
         as the Python it stands for raises for unpacking it."""
         at = self.at(b, node)
-        other = build.cmp(at, "ne", at.op1("dim", [arr], I64, axis=axis), build.const(at, count, I64))
+        want = build.const(at, count, I64) if isinstance(count, int) else count
+        other = build.cmp(at, "ne", at.op1("dim", [arr], I64, axis=axis), want)
         then, rest = Block(), Block()
         tb = self.at(Builder(then, at.loc), node)
         tb.create("stop", [build.const(tb, 1, I64)], [], {
-            "call": "exit", "text": f"{cst.Module([]).code_for_node(node)}: {count} long", "exception": "ValueError",
+            "call": "exit", "text": f"{cst.Module([]).code_for_node(node)}: its length checked",
+            "exception": "ValueError",
             "message": message})
         tb.create("yield", [], [])
         self.at(Builder(rest, at.loc), node).create("yield", [], [])

@@ -48,6 +48,7 @@ from . import py_intrinsics as lib
 from .py_common import Env, length_key
 from .py_flow import (binds_here, children, else_statements, read_names, stmt_assigned, subscript_chain,
                       suite_statements, walk)
+from .py_read_only import read_only
 from .py_iter import IterError, Iteration, RangeIter, range_bounds, range_length, read_iter
 from .py_types import appended_list, int_literal, positional_args
 
@@ -326,7 +327,9 @@ def item_dims(lw: "ExprLowerer", name: str, node: cst.CSTNode, plan: AppendPlan,
             raise lw.fail(item, f"the shape of the arrays appended to '{name}' must be evident where the list is "
                           "created", hint="append a copy of an array that exists there: "
                           f"{name}.append(np.array(u)) or an elementwise expression of it (u * dt)")
-        if found.value in plan.rebound or not isinstance(env.get(found.value), Value):
+        if found.value in plan.rebound and isinstance(env.get(found.value), Value):
+            checked_lists(lw).add(name)  # rebound after (state = step(state)): each append checks its shape
+        elif found.value in plan.rebound or not isinstance(env.get(found.value), Value):
             raise lw.fail(found, f"'{found.value}' gives the shape of the arrays appended to '{name}', so it must "
                           f"exist where '{name}' is created and keep its shape: the statements after that must not "
                           "assign it", hint=f"create '{name}' after '{found.value}', and update it in place")
@@ -335,7 +338,7 @@ def item_dims(lw: "ExprLowerer", name: str, node: cst.CSTNode, plan: AppendPlan,
             raise lw.fail(found, f"'{found.value}' is not an array of the rank of the items of '{name}'")
         if source is None:
             source = v
-        elif not all(py_arrays.same_extent(source, v, k) for k in range(t.rank - 1)):
+        elif name not in checked_lists(lw) and not all(py_arrays.same_extent(source, v, k) for k in range(t.rank - 1)):
             raise lw.fail(found, f"the arrays appended to '{name}' must have one shape, evident where it is created",
                           hint="allocate them alike (np.zeros_like)")
     if source is None:
@@ -455,7 +458,7 @@ def append(lw: "ExprLowerer", call: cst.Call, t: ArrayType, b: Builder, env: Env
     name = func.value.value
     buf, n = state(lw, func.value, b, env)
     item = call.args[0].value
-    if t.rank > 1 and isinstance(item, cst.Name):
+    if t.rank > 1 and isinstance(item, cst.Name) and not _unshared(lw, item, b, env):
         raise lw.fail(item, f"appending the array '{item.value}' puts that very array in the list, which its "
                       "later changes would change", hint=f"append a copy: {name}.append(np.array({item.value}))")
     copied = _copy_of(lw, item) if t.rank > 1 else None
@@ -471,12 +474,39 @@ def append(lw: "ExprLowerer", call: cst.Call, t: ArrayType, b: Builder, env: Env
             raise lw.fail(item, f"the items of '{name}' are {t.rank - 1}-D arrays, and this is not one")
         value, elem = v, v.type.elem
         lw.at(b, call)
+        if name in checked_lists(lw):  # its items' shape taken from an array rebound since
+            for k in range(t.rank - 1):
+                lw.check_extent(value, k, b.op1("dim", [buf], I64, axis=k + 1), item,
+                                f"the gradient holds the items of the list '{name}' in one array, of the shape "
+                                "its first items have, and this one has another", b)
 
         def put(bb: Builder, index: list[Value]) -> None:
             x = lw.coerce(bb.op1("load", [value, *index], elem), t.elem, bb, item, f"an item of '{name}'")
             bb.create("store", [buf, n, *index, x], [])
         py_arrays.each_element(b, value, put)  # the array is copied in
     env[length_key(name)] = build.add(lw.at(b, call), n, build.const(b, 1, I64))
+
+
+def checked_lists(lw: "ExprLowerer") -> set[str]:
+    """The lists whose appends check their items' shape (``item_dims``), of the function lowered."""
+    if not hasattr(lw, "checked_lists"):
+        lw.checked_lists = set()  # type: ignore[attr-defined]
+    return lw.checked_lists  # type: ignore[attr-defined]
+
+
+def _unshared(lw: "ExprLowerer", item: cst.Name, b: Builder, env: Env) -> bool:
+    """``v.append(u)`` may copy ``u`` in: its array is new (made by the function, not a parameter's
+    or a view) and the function only reads it (``py_read_only``), so no later write can reach the
+    list's item through it."""
+    v = lw.value(item, b, env)
+    op = v.defining_op
+    fresh = op is not None and (op.name in ("call", "alloc") or py_arrays.is_written_value(v))
+    fn = lw.info.functions.get(lw.ctx.name)
+    def pure(call: cst.Call) -> bool:  # a math or NumPy function s2sad knows, len: no effect but its value
+        canonical = lw.info.canonical_name(call.func, lw.ctx.locals)
+        return canonical is not None and (lib.lookup(canonical) is not None or canonical == "builtins.len")
+
+    return fresh and fn is not None and read_only(lw.info, fn, item.value, pure)
 
 
 def _copy_of(lw: "ExprLowerer", node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
