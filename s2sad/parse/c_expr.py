@@ -146,6 +146,11 @@ def node_text(node: c_ast.Node) -> str:
     return CGenerator().visit(node)
 
 
+def is_name(node: Optional[c_ast.Node], name: str) -> bool:
+    """``node`` is the identifier ``name``."""
+    return isinstance(node, c_ast.ID) and node.name == name
+
+
 def span(node: c_ast.Node, sources: SourceMap) -> SourceLoc:
     """Where ``node`` is in the user's files: its coordinate, as wide as its text on that line.
 

@@ -31,8 +31,8 @@ from typing import Optional
 from pycparser import c_ast
 
 from .c_accessors import _converted, _plain, _rename
-from .c_expr import changed_names, walk
-from .c_records import is_null_pointer
+from .c_expr import changed_names, is_name, walk
+from .c_records import is_null_pointer, tests_null
 
 
 class FactoryProblem(Exception):
@@ -195,13 +195,18 @@ def _expansion(st: c_ast.Node, call: c_ast.FuncCall, fn: c_ast.FuncDef, returned
     renamed afresh, then ``w`` pointed as the factory's ``return`` points."""
     result = fn.body.block_items[-1].expr
     if isinstance(st, c_ast.Assignment) and _rows_returned(fn, result) \
-            and not any(_is_name(n, st.lvalue.name) for n in walk(call)):  # type: ignore[attr-defined]
+            and not any(is_name(n, st.lvalue.name) for n in walk(call)):  # type: ignore[attr-defined]
         # ``A = dmatrix(...)`` of rows: the factory's statements build ``A`` itself (no second
         # pointer to pointers to alias), which c_row_allocs reads as one array.
-        out, _ = _placed(st.lvalue.name, call, fn, returned, structs, taken)  # type: ignore[attr-defined]
-        return [c_ast.Assignment("=", c_ast.ID(d.name, coord=d.coord), d.init, coord=d.coord)
-                if isinstance(d, c_ast.Decl) and d.name == st.lvalue.name and d.init is not None else d  # type: ignore
-                for d in out if not (isinstance(d, c_ast.Decl) and d.name == st.lvalue.name and d.init is None)]  # type: ignore
+        target = st.lvalue.name  # type: ignore[attr-defined]
+        out, _ = _placed(target, call, fn, returned, structs, taken)
+        kept: list[c_ast.Node] = []
+        for d in out:  # the factory's declaration of it goes: its initializer, if any, assigns A
+            if not (isinstance(d, c_ast.Decl) and d.name == target):
+                kept.append(d)
+            elif d.init is not None:
+                kept.append(c_ast.Assignment("=", c_ast.ID(target, coord=d.coord), d.init, coord=d.coord))
+        return kept
     if isinstance(st, c_ast.Assignment):
         fresh = _fresh(st.lvalue.name, fn.decl.name, taken)  # type: ignore[attr-defined]
         out, renames = _placed(fresh, call, fn, returned, structs, taken)
@@ -272,18 +277,10 @@ def _null_guard(st: c_ast.Node, name: str) -> bool:
     (``c_expr.never_null``), so the statement is dropped where the factory is placed."""
     if not isinstance(st, c_ast.If) or st.iffalse is not None:
         return False
-    cond = st.cond
-    tests = (isinstance(cond, c_ast.UnaryOp) and cond.op == "!" and _is_name(cond.expr, name)) or \
-        (isinstance(cond, c_ast.BinaryOp) and cond.op == "==" and
-         ((_is_name(cond.left, name) and is_null_pointer(cond.right))
-          or (is_null_pointer(cond.left) and _is_name(cond.right, name))))
+    tests = tests_null(st.cond, name)
     body = st.iftrue.block_items or [] if isinstance(st.iftrue, c_ast.Compound) else [st.iftrue]
     returns = [n for n in walk(st.iftrue) if isinstance(n, c_ast.Return)]
     return bool(tests and body and returns == [body[-1]] and is_null_pointer(body[-1].expr))
-
-
-def _is_name(node: Optional[c_ast.Node], name: str) -> bool:
-    return isinstance(node, c_ast.ID) and node.name == name
 
 
 def _fresh(name: str, factory: str, taken: set[str]) -> str:

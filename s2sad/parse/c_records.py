@@ -1181,6 +1181,16 @@ def _layout_slots(layout, record: Record) -> list[tuple[str, int, str, Optional[
     return out
 
 
+def tests_null(cond: c_ast.Node, target: str) -> bool:
+    """``cond`` asks whether the pointer ``target`` (its text: ``v``, ``A[1]``) points nowhere:
+    ``!v``, ``v == NULL``, ``NULL == v``, ``v == 0``."""
+    if isinstance(cond, c_ast.UnaryOp):
+        return cond.op == "!" and node_text(cond.expr) == target
+    return isinstance(cond, c_ast.BinaryOp) and cond.op == "==" and (
+        (node_text(cond.left) == target and is_null_pointer(cond.right))
+        or (is_null_pointer(cond.left) and node_text(cond.right) == target))
+
+
 def is_null_pointer(node: Optional[c_ast.Node]) -> bool:
     """``0``, ``NULL`` (``(void *)0``): a pointer member that points nowhere yet."""
     while isinstance(node, c_ast.Cast):

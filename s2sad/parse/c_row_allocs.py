@@ -48,9 +48,9 @@ from typing import Optional
 
 from pycparser import c_ast
 
-from .c_expr import changed_target, node_text, walk
+from .c_expr import changed_target, is_name, node_text, walk
 from .c_pointers import changes_pointer
-from .c_records import is_null_pointer
+from .c_records import tests_null
 from .c_structs import int_constant
 
 
@@ -107,7 +107,7 @@ def _row_allocation(d: c_ast.Decl, after: list[c_ast.Node], nodes: list[c_ast.No
     if d.init is None:  # double **A; ... A = malloc(n * sizeof(double *));
         first = next((k for k, st in enumerate(after) if _mentions(st, name)), None)
         st = after[first] if first is not None else None
-        if not (isinstance(st, c_ast.Assignment) and st.op == "=" and _is_name(st.lvalue, name)):
+        if not (isinstance(st, c_ast.Assignment) and st.op == "=" and is_name(st.lvalue, name)):
             return None
         count, after, allocated = _allocated_count(st.rvalue, sizes), after[first + 1:], (st,)  # type: ignore
     else:
@@ -241,7 +241,7 @@ def _contiguous(items: list[c_ast.Node], name: str, elem: list[str],
     k, dropped = _moves_and_tests(items, 0, name, constants)
     st = items[k] if k < len(items) else None
     if not (isinstance(st, c_ast.Assignment) and st.op == "=" and isinstance(st.lvalue, c_ast.ArrayRef)
-            and _is_name(st.lvalue.name, name)):
+            and is_name(st.lvalue.name, name)):
         return None
     row = st.lvalue.subscript
     first_row = _constant(row, constants)
@@ -275,11 +275,11 @@ def _read_by_element(nodes: list[c_ast.Node], name: str, allocation: tuple[c_ast
     inside = {id(n) for a in allocation for n in walk(a)}
     allowed: set[int] = set()
     for n in nodes:
-        if isinstance(n, c_ast.ArrayRef) and isinstance(n.name, c_ast.ArrayRef) and _is_name(n.name.name, name):
+        if isinstance(n, c_ast.ArrayRef) and isinstance(n.name, c_ast.ArrayRef) and is_name(n.name.name, name):
             allowed.add(id(n.name.name))
         elif isinstance(n, c_ast.FuncCall) and n.args is not None:
-            allowed.update(id(a) for a in n.args.exprs if _is_name(a, name))
-    return all(id(n) in inside or id(n) in allowed for n in nodes if _is_name(n, name))
+            allowed.update(id(a) for a in n.args.exprs if is_name(a, name))
+    return all(id(n) in inside or id(n) in allowed for n in nodes if is_name(n, name))
 
 
 def _moves_and_tests(items: list[c_ast.Node], k: int, target: str, constants: dict[str, c_ast.Node]
@@ -308,13 +308,7 @@ def _allocation_test(st: c_ast.Node, target: str) -> bool:
     test for a failed allocation, which s2sad reads as succeeding."""
     if not isinstance(st, c_ast.If) or st.iffalse is not None:
         return False
-    cond = st.cond
-    tests = (isinstance(cond, c_ast.UnaryOp) and cond.op == "!" and node_text(cond.expr) == target) or \
-        (isinstance(cond, c_ast.BinaryOp) and cond.op == "==" and
-         ((node_text(cond.left) == target and is_null_pointer(cond.right))
-          or (is_null_pointer(cond.left) and node_text(cond.right) == target)))
-    base = target.split("[")[0]
-    return tests and not _mentions(st.iftrue, base)
+    return tests_null(st.cond, target) and not _mentions(st.iftrue, target.split("[")[0])
 
 
 def _links(loop: c_ast.For, name: str, first: c_ast.Node, constants: dict[str, c_ast.Node]
@@ -362,10 +356,6 @@ def _padded(extent: c_ast.Node, before: int) -> c_ast.Node:
     if before == 0:
         return extent
     return c_ast.BinaryOp("+", c_ast.Constant("int", str(before), coord=extent.coord), extent, coord=extent.coord)
-
-
-def _is_name(node: Optional[c_ast.Node], name: str) -> bool:
-    return isinstance(node, c_ast.ID) and node.name == name
 
 
 def assigned_names(node: Optional[c_ast.Node]) -> list[str]:

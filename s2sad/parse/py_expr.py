@@ -142,6 +142,9 @@ class ExprLowerer:
         # Parts subscripted again (``y[lo:hi][::-1]``: ``y[lo:hi]``), each lowered once while the
         # subscript of it is (``subscript``).
         self.held: dict[cst.CSTNode, Value] = {}
+        # Lists whose items' shape comes from an array rebound after they are made: each append
+        # checks its item (py_lists.item_dims).
+        self.checked_lists: set[str] = set()
         # That an array is so long along an axis, as a helper called assumes of its argument
         # (``py_lower``, FunctionLowerer.require_extent): None if shown or left to check, else
         # the length it has instead or "unknown".
@@ -875,10 +878,8 @@ class ExprLowerer:
                 continue
             if found is not None:
                 arg = bound[r.param].value if bound[r.param] is not None else node  # type: ignore[union-attr]
-                have = ("this array's length is not evidently" if found == "unknown"
-                        else f"this array has {found} items, not")
                 raise self.fail(arg, f"'{name}' takes its parameter '{sig.param_names[r.param]}' to be {r.count} "
-                                f"long ({r.why}), and {have} {r.count}",
+                                f"long ({r.why}), and this array has {found} items, not {r.count}",
                                 hint=f"pass an array of {r.count} items (np.array([...]) of {r.count} numbers, "
                                 f"a slice x[:{r.count}]), or index the items in '{name}'")
         extents = {RESULT_EXTENTS: shapes.results} if any(shapes.results) and len(shapes.results) == len(results) \
@@ -897,13 +898,18 @@ class ExprLowerer:
         other = build.cmp(at, "ne", at.op1("dim", [arr], I64, axis=axis), want)
         then, rest = Block(), Block()
         tb = self.at(Builder(then, at.loc), node)
-        tb.create("stop", [build.const(tb, 1, I64)], [], {
-            "call": "exit", "text": f"{cst.Module([]).code_for_node(node)}: its length checked",
-            "exception": "ValueError",
-            "message": message})
+        self.raising(tb, node, "ValueError", f"{cst.Module([]).code_for_node(node)}: its length checked", message)
         tb.create("yield", [], [])
         self.at(Builder(rest, at.loc), node).create("yield", [], [])
         at.create("if", [other], [], regions=[then, rest])
+
+    def raising(self, b: Builder, node: cst.CSTNode, exception: str, text: str, message: Optional[str]) -> None:
+        """Where the primal raises ``exception``: a ``stop`` op, which Python output raises as that
+        exception (with ``message``, else ``text``, the statement's source) and C output exits with
+        status 1 at (``emit.builder``, ``emit_c``)."""
+        at = self.at(b, node)
+        at.create("stop", [build.const(at, 1, I64)], [], {"call": "exit", "text": text, "exception": exception,
+                                                          "message": message})
 
     def intrinsic(self, intr: lib.Intrinsic, node: cst.Call, b: Builder, env: Env) -> Value:
         src = dotted_source(node.func) or intr.op

@@ -17,6 +17,7 @@ import libcst as cst
 from .py_flow import walk
 from .py_module import ModuleInfo
 from .py_spellings import PlacedRewriter
+from .py_types import appended_list
 
 
 def start_lists_empty(info: ModuleInfo, positions) -> dict[cst.CSTNode, object]:
@@ -24,15 +25,14 @@ def start_lists_empty(info: ModuleInfo, positions) -> dict[cst.CSTNode, object]:
     the positions of the new nodes."""
     new_positions: dict[cst.CSTNode, object] = {}
     for name, fn in list(info.functions.items()):
-        appended = {n.func.value.value for n in walk(fn) if isinstance(n, cst.Call)  # type: ignore[attr-defined]
-                    and isinstance(n.func, cst.Attribute) and n.func.attr.value == "append"
-                    and isinstance(n.func.value, cst.Name)}
+        nodes = list(walk(fn))
+        appended = {a for n in nodes if isinstance(n, cst.Call) and (a := appended_list(n)) is not None}
         if not appended:
             continue
         # made by one list display (a later traj = np.array(traj) is py_rebound_lists')
-        once = {t for t in appended if sum(1 for n in walk(fn) if isinstance(n, cst.Assign) and _assigns(n, t)
+        once = {t for t in appended if sum(1 for n in nodes if isinstance(n, cst.Assign) and _assigns(n, t)
                                            and isinstance(n.value, cst.List)) == 1
-                and not any(isinstance(n, cst.AugAssign) and _assigns(n, t) for n in walk(fn))}
+                and not any(isinstance(n, cst.AugAssign) and _assigns(n, t) for n in nodes)}
         if not once:
             continue
         rewriter = _Starter(once, positions, new_positions)

@@ -63,8 +63,12 @@ class ExprLowerer(Protocol):
     locator: Any
     scopes: list
     lower_bounds: dict
+    checked_lists: set
 
     def at(self, b: Builder, node: cst.CSTNode) -> Builder: ...
+
+    def check_extent(self, arr: Value, axis: int, count: Any, node: cst.CSTNode, message: str,
+                     b: Builder) -> None: ...
 
     def fail(self, node: cst.CSTNode, message: str, hint: str = "") -> Exception: ...
 
@@ -328,7 +332,7 @@ def item_dims(lw: "ExprLowerer", name: str, node: cst.CSTNode, plan: AppendPlan,
                           "created", hint="append a copy of an array that exists there: "
                           f"{name}.append(np.array(u)) or an elementwise expression of it (u * dt)")
         if found.value in plan.rebound and isinstance(env.get(found.value), Value):
-            checked_lists(lw).add(name)  # rebound after (state = step(state)): each append checks its shape
+            lw.checked_lists.add(name)  # rebound after (state = step(state)): each append checks its shape
         elif found.value in plan.rebound or not isinstance(env.get(found.value), Value):
             raise lw.fail(found, f"'{found.value}' gives the shape of the arrays appended to '{name}', so it must "
                           f"exist where '{name}' is created and keep its shape: the statements after that must not "
@@ -338,7 +342,7 @@ def item_dims(lw: "ExprLowerer", name: str, node: cst.CSTNode, plan: AppendPlan,
             raise lw.fail(found, f"'{found.value}' is not an array of the rank of the items of '{name}'")
         if source is None:
             source = v
-        elif name not in checked_lists(lw) and not all(py_arrays.same_extent(source, v, k) for k in range(t.rank - 1)):
+        elif name not in lw.checked_lists and not all(py_arrays.same_extent(source, v, k) for k in range(t.rank - 1)):
             raise lw.fail(found, f"the arrays appended to '{name}' must have one shape, evident where it is created",
                           hint="allocate them alike (np.zeros_like)")
     if source is None:
@@ -474,7 +478,7 @@ def append(lw: "ExprLowerer", call: cst.Call, t: ArrayType, b: Builder, env: Env
             raise lw.fail(item, f"the items of '{name}' are {t.rank - 1}-D arrays, and this is not one")
         value, elem = v, v.type.elem
         lw.at(b, call)
-        if name in checked_lists(lw):  # its items' shape taken from an array rebound since
+        if name in lw.checked_lists:  # its items' shape taken from an array rebound since
             for k in range(t.rank - 1):
                 lw.check_extent(value, k, b.op1("dim", [buf], I64, axis=k + 1), item,
                                 f"the gradient holds the items of the list '{name}' in one array, of the shape "
@@ -485,13 +489,6 @@ def append(lw: "ExprLowerer", call: cst.Call, t: ArrayType, b: Builder, env: Env
             bb.create("store", [buf, n, *index, x], [])
         py_arrays.each_element(b, value, put)  # the array is copied in
     env[length_key(name)] = build.add(lw.at(b, call), n, build.const(b, 1, I64))
-
-
-def checked_lists(lw: "ExprLowerer") -> set[str]:
-    """The lists whose appends check their items' shape (``item_dims``), of the function lowered."""
-    if not hasattr(lw, "checked_lists"):
-        lw.checked_lists = set()  # type: ignore[attr-defined]
-    return lw.checked_lists  # type: ignore[attr-defined]
 
 
 def _unshared(lw: "ExprLowerer", item: cst.Name, b: Builder, env: Env) -> bool:

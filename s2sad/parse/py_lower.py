@@ -384,10 +384,8 @@ class FunctionLowerer(StructuredLowering):
             and self.ctx.info.canonical_name(cls, self.ctx.locals) == f"builtins.{cls.value}" else "RuntimeError"
         first = call.args[0].value if call is not None and call.args and not call.args[0].keyword else None
         literal = first.evaluated_value if isinstance(first, cst.SimpleString) else None
-        text = "raise " + cst.Module([]).code_for_node(exc)
-        at = self.ex.at(b, st)
-        at.create("stop", [build.const(at, 1, I64)], [], {"call": "exit", "text": text, "exception": name,
-                                                          "message": literal if isinstance(literal, str) else None})
+        self.ex.raising(b, st, name, "raise " + cst.Module([]).code_for_node(exc),
+                        literal if isinstance(literal, str) else None)
 
     def return_stmt(self, st: cst.Return, b: Builder, env: Env) -> None:
         if st.value is None:

@@ -21,6 +21,7 @@ import libcst as cst
 
 from .py_module import ModuleInfo
 from .py_params import parameters
+from .py_types import appended_list
 
 _DEPTH = 4  # helpers followed through helpers; past this, a call is taken to write
 
@@ -29,62 +30,49 @@ def read_only(info: ModuleInfo, fn: cst.FunctionDef, name: str, pure: Callable[[
               depth: int = 0) -> bool:
     """Whether ``fn`` only reads the array ``name`` holds (see the module); ``pure``: a call of a
     library function that has no effect but its value."""
-    ok = True
+    up = _parents(fn.body)
+    return all(_read_here(n, up, info, fn, pure, depth) for n in _walk(fn.body)
+               if isinstance(n, cst.Name) and n.value == name)
 
-    def visit(node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> None:
-        nonlocal ok
-        if not ok:
-            return
-        if isinstance(node, cst.Name) and node.value == name and not _allowed(node, parent, parents):
-            ok = False
-            return
-        for child in node.children:
-            parents[id(child)] = node
-            visit(child, node)
 
-    parents: dict[int, cst.CSTNode] = {}
-
-    def _allowed(node: cst.CSTNode, parent: Optional[cst.CSTNode], up: dict) -> bool:
-        # Reads inside a subscript (x[state[0]]) or a part read (state[1:]) count as their parent.
-        while isinstance(parent, (cst.Subscript, cst.SubscriptElement, cst.Index, cst.Slice)) \
-                or (isinstance(parent, cst.Attribute) and parent.attr.value in ("shape", "size", "ndim")):
-            if isinstance(parent, cst.Subscript) and _is_target(parent, up):
-                return False  # state[0] = ...: written through
-            node, parent = parent, up.get(id(parent))
-        if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget,
-                               cst.BooleanOperation, cst.IfExp)):
-            return True
-        if isinstance(parent, cst.AssignTarget) or (isinstance(parent, cst.Element) and _in_target(parent, up)):
-            return True  # rebound (state = ...), or a name it is unpacked into
-        if isinstance(parent, cst.AugAssign):
-            return parent.target is not node  # state += 1 writes through it; x += state reads it
-        if isinstance(parent, cst.Assign) and parent.value is node:
-            targets = [t.target for t in parent.targets]  # x, y = state: names never written through
-            return all(isinstance(t, cst.Tuple) and all(
-                isinstance(e.value, cst.Name) and _never_written(fn, e.value.value) for e in t.elements)
-                for t in targets)
-        if isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star:
-            call = up.get(id(parent))
-            if isinstance(call, cst.Call) and call.func is not node:
-                return _passed(call, call.args.index(parent))
-        if isinstance(parent, cst.Expr) or isinstance(parent, cst.Return):
-            return isinstance(parent, cst.Return)  # returned: the caller's concern, as a new binding
-        return False
-
-    def _passed(call: cst.Call, k: int) -> bool:
-        if pure(call) or (isinstance(call.func, cst.Attribute) and call.func.attr.value == "append"
-                          and isinstance(call.func.value, cst.Name)):
+def _read_here(node: cst.CSTNode, up: dict, info: ModuleInfo, fn: cst.FunctionDef,
+               pure: Callable[[cst.Call], bool], depth: int) -> bool:
+    """This use of the array's name (``node``) reads it, or rebinds the name."""
+    parent = up.get(id(node))
+    # Reads inside a subscript (x[state[0]]) or a part read (state[1:]) count as their parent.
+    while isinstance(parent, (cst.Subscript, cst.SubscriptElement, cst.Index, cst.Slice)) \
+            or (isinstance(parent, cst.Attribute) and parent.attr.value in ("shape", "size", "ndim")):
+        if isinstance(parent, cst.Subscript) and _is_target(parent, up):
+            return False  # state[0] = ...: written through
+        node, parent = parent, up.get(id(parent))
+    if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget,
+                           cst.BooleanOperation, cst.IfExp, cst.Return)):
+        return True  # a new array computed from it; returned: a new binding of the caller's
+    if isinstance(parent, cst.AssignTarget) or (isinstance(parent, cst.Element) and _in_target(parent, up)):
+        return True  # rebound (state = ...), or a name it is unpacked into
+    if isinstance(parent, cst.AugAssign):
+        return parent.target is not node  # state += 1 writes through it; x += state reads it
+    if isinstance(parent, cst.Assign) and parent.value is node:
+        targets = [t.target for t in parent.targets]  # x, y = state: names never written through
+        return all(isinstance(t, cst.Tuple) and all(
+            isinstance(e.value, cst.Name) and _never_written(fn, e.value.value) for e in t.elements)
+            for t in targets)
+    call = up.get(id(parent))
+    if isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star \
+            and isinstance(call, cst.Call) and call.func is not node:
+        if pure(call) or appended_list(call) is not None:
             return True  # (appended to a list: copied in, py_lists)
         callee = info.functions.get(call.func.value) if isinstance(call.func, cst.Name) else None
-        if callee is None or depth >= _DEPTH:
-            return False
-        params = [p.name.value for p in parameters(callee)]
-        if any(a.star or a.keyword for a in call.args[:k + 1]) or k >= len(params):
-            return False
-        return read_only(info, callee, params[k], pure, depth + 1)
+        k = call.args.index(parent)
+        params = [p.name.value for p in parameters(callee)] if callee is not None else []
+        return depth < _DEPTH and k < len(params) and not any(a.star or a.keyword for a in call.args[:k]) \
+            and read_only(info, callee, params[k], pure, depth + 1)  # type: ignore[arg-type]
+    return False
 
-    visit(fn.body, fn)
-    return ok
+
+def _parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
+    """Each node under ``root`` (by ``id``) to its parent."""
+    return {id(child): n for n in _walk(root) for child in n.children}
 
 
 def _is_target(sub: cst.Subscript, up: dict) -> bool:
@@ -114,6 +102,8 @@ def _never_written(fn: cst.FunctionDef, name: str) -> bool:
 
 
 def _walk(node: cst.CSTNode):
+    """Every node, nested functions and lambdas included (``py_flow.walk`` leaves them out, and a
+    nested function may write the array)."""
     yield node
     for child in node.children:
         yield from _walk(child)
