@@ -108,7 +108,7 @@ def differentiate(
     grads = {t.fn.name: grad for t, grad in made}
     if reports is not None:  # what each gradient caches (s2sad grad --report)
         reports += [t.memory for t, _ in made]
-    out = Module(source_file=module.source_file, source_lines=module.source_lines)
+    out = Module(source_file=module.source_file, source_lines=module.source_lines, primals=module)
     # Helpers the transforms added to the module (checkpoint.split_helper), then the primal
     # functions: callees first, since C needs definitions before use.
     ordered = {fn.name for fn in order}

@@ -53,6 +53,7 @@ from typing import Optional
 from ..ssa.attrs import shadows_of
 from ..ssa.build import const_int
 from ..ssa.ir import Function, Module, Op, Value
+from ..ssa.slots import Slot, slot_of, slots
 from ..ssa.ops import storage_of  # noqa: F401  (its home; the C emitter reads it from here too)
 
 
@@ -101,6 +102,28 @@ class Affine:
     def plus(self, c: int) -> "Affine":
         return Affine(self.terms, self.const + c)
 
+    def divided(self, d: "Affine") -> Optional["Affine"]:
+        """``self / d`` where ``d`` (a constant or one term, ``2 * b``) divides every term of
+        ``self`` exactly (``2 * l * b`` by ``2 * b``: ``l``); None otherwise."""
+        if d.is_const:
+            if d.const == 0 or self.const % d.const or any(c % d.const for _, c in self.terms):
+                return None
+            return Affine(tuple((k, c // d.const) for k, c in self.terms), self.const // d.const)
+        if d.const or len(d.terms) != 1 or self.const:
+            return None
+        (mono, by), = d.terms
+        out = Affine()
+        for k, c in self.terms:
+            rest = list(k)
+            for i in mono:
+                if i not in rest:
+                    return None
+                rest.remove(i)
+            if c % by:
+                return None
+            out = out + (Affine.of_const(c // by) if not rest else Affine(((tuple(rest), c // by),), 0))
+        return out
+
     @property
     def is_const(self) -> bool:
         return not self.terms
@@ -131,6 +154,11 @@ class _FunctionView:
         self.bounding: set[Value] = set()  # loop bounds positive where the access runs (``around``)
         # Where the access runs under ``if (i >= lo && i <= hi)``: (value, upper) -> (bound, offset).
         self.guards: dict[tuple[Value, bool], tuple[Value, int]] = {}
+        # Where it runs under ``if (sel == k)`` (or its else): value -> (k, whether it equals k).
+        # A pointer a loop rebinds between arrays is a selector and an offset (``c_pointers``):
+        # the offsets it may hold into one array are those carried beside that array's selector.
+        self.selectors: dict[Value, tuple[int, bool]] = {}
+        self._joining: set[Value] = set()  # carried values being bounded (a cycle says nothing)
 
     def affine(self, v: Value) -> Optional[Affine]:
         """``v`` as an affine expression of the integer parameters, when it is one."""
@@ -187,6 +215,12 @@ class _FunctionView:
             if b is not None:
                 return b.plus(guard[1])
         op = v.defining_op
+        counted = self._counter(v)
+        if counted is not None:
+            return self._counter_bound(counted, upper, depth, strict)
+        slot = slot_of(v)
+        if slot is not None:
+            return self._join(v, slot, upper, depth, strict)
         if v.is_block_arg and v.index == 0 and v.owner.parent_op is not None and v.owner.parent_op.name == "for":
             loop = v.owner.parent_op
             lb, ub, step = loop.operands[:3]
@@ -251,6 +285,83 @@ class _FunctionView:
             return m.plus(-1) if upper else Affine()
         return None
 
+    def _counter(self, v: Value) -> Optional[tuple[Value, Affine, Affine]]:
+        """(start, limit, step) when ``v`` is, in the body of a ``while``, a counter the loop
+        tests alone and steps by a fixed amount: ``while (i < limit) { ...; i += step; }`` (C's
+        ``for`` with a step that is not a constant). ``limit`` is exclusive. Where the body
+        runs, the step is positive: were it not, the loop would never end."""
+        slot = slot_of(v)
+        if slot is None or slot.op.name != "while" or v.owner is not slot.op.regions[1]:
+            return None
+        cond, body = slot.op.regions
+        test = cond.terminator.operands[0].defining_op if cond.terminator.operands else None
+        if test is None or test.name not in ("lt", "le", "gt", "ge"):
+            return None
+        x, y = test.operands if test.name in ("lt", "le") else test.operands[::-1]
+        limit = self.affine(y)
+        if x is not cond.args[slot.k] or limit is None:
+            return None
+        stepped = body.terminator.operands[slot.k].defining_op
+        if stepped is None or stepped.name != "add" or v not in stepped.operands:
+            return None
+        step = self.affine(stepped.operands[1] if stepped.operands[0] is v else stepped.operands[0])
+        if step is None:
+            return None
+        return slot.inits[0], limit.plus(1) if test.name in ("le", "ge") else limit, step
+
+    def _counter_bound(self, counted: tuple[Value, Affine, Affine], upper: bool, depth: int,
+                       strict: bool) -> Optional[Affine]:
+        """A counter's bounds (``_counter``): its start, and its last value, ``limit - step`` where
+        the span is a whole number of steps (``i <= 2 * l * b - 1`` by ``2 * b``), else unknown
+        (``strict``) or below ``limit``."""
+        start, limit, step = counted
+        if not upper:
+            return self.bound(start, False, depth + 1, strict)
+        first = self.affine(start)
+        if first is not None and (limit - first).divided(step) is not None:
+            return limit - step
+        return limit.plus(-1) if not strict or step == Affine.of_const(1) else None
+
+    def _join(self, v: Value, slot: Slot, upper: bool, depth: int, strict: bool) -> Optional[Affine]:
+        """The bound of a value a loop or an ``if`` carries: the largest (least) of those that
+        reach it (``slots``), leaving out those carried beside a selector the access's
+        ``if`` rules out. A yield of the loop's body is the previous iteration's value, which
+        the access's guards say nothing of; inside the body, the last one never arrives, so
+        its bound is not attained there (``strict``: unknown)."""
+        if v in self._joining:
+            return None
+        position = slot.targets.index(v)
+        chosen = [source for path, source in enumerate(slot.sources) if self._selected(slot.op, position, path)]
+        in_body = slot.op.name != "if" and v.is_block_arg and v.owner is slot.op.regions[-1]
+        if strict and in_body and any(source not in slot.inits for source in chosen):
+            return None
+        guards, selectors = self.guards, self.selectors
+        self._joining.add(v)
+        try:
+            bounds = []
+            for source in chosen:
+                if slot.op.name != "if" and source not in slot.inits:
+                    self.guards, self.selectors = {}, {}
+                bounds.append(self.bound(source, upper, depth + 1, strict))
+                self.guards, self.selectors = guards, selectors
+        finally:
+            self._joining.discard(v)
+            self.guards, self.selectors = guards, selectors
+        if not bounds or any(b is None for b in bounds):
+            return None
+        return _choose(bounds) if upper else _least(bounds)  # type: ignore[arg-type]
+
+    def _selected(self, op: Op, position: int, path: int) -> bool:
+        """Whether values ``op`` carries along ``path`` (its init, or one yield) may reach where
+        the access runs: no selector carried beside them says otherwise."""
+        for other in slots(op):
+            target = other.targets[position]
+            rule = self.selectors.get(target)
+            value = const_int(other.sources[path]) if rule is not None else None
+            if value is not None and (value == rule[0]) != rule[1]:  # type: ignore[index]
+                return False
+        return True
+
     def _nonneg(self, v: Value, depth: int) -> bool:
         """Whether ``v`` is never negative where the access being bounded runs: a constant, a
         counter of a loop from a non-negative start, or a parameter that bounds such a loop
@@ -276,6 +387,7 @@ class _FunctionView:
         start around it are positive there (``_nonneg``)."""
         self.bounding = set()
         self.guards = {}
+        self.selectors = {}
         block = op.parent
         loop = block.parent_op
         while loop is not None:
@@ -284,6 +396,8 @@ class _FunctionView:
                 self.bounding.add(loop.operands[1])
             if loop.name == "if" and block is loop.regions[0]:
                 self._guard(loop.operands[0])
+            if loop.name == "if":
+                self._select(loop.operands[0], block is loop.regions[0])
             block = loop.parent
             loop = block.parent_op if block is not None else None
 
@@ -303,6 +417,22 @@ class _FunctionView:
         for (x, y), test in ((op.operands, op.name), (op.operands[::-1], flipped[op.name])):
             upper = test in ("le", "lt")
             self.guards.setdefault((x, upper), (y, {"le": 0, "lt": -1, "ge": 0, "gt": 1}[test]))
+
+    def _select(self, cond: Value, holds: bool) -> None:
+        """The selectors ``cond`` (an ``if``'s test, ``holds`` in its then branch) pins:
+        ``sel == k`` and ``sel != k`` with a constant ``k``, and those joined by ``&&``."""
+        op = cond.defining_op
+        if op is None:
+            return
+        if op.name == "and" and holds:
+            for o in op.operands:
+                self._select(o, True)
+            return
+        if op.name in ("eq", "ne"):
+            for x, y in (op.operands, op.operands[::-1]):
+                k = const_int(y)
+                if k is not None and const_int(x) is None:
+                    self.selectors.setdefault(x, (k, holds == (op.name == "eq")))
 
     def bound_sum(self, values: list[Value], upper: bool, strict: bool = True) -> Optional[Affine]:
         """The bound of ``sum(values)`` (an index through views: the offsets and the index).
@@ -326,6 +456,8 @@ class _FunctionView:
         """The induction variables ``v`` varies with, and those their loops' bounds vary with."""
         if v.is_block_arg:
             loop = v.owner.parent_op
+            if loop is not None and loop.name == "while":
+                return {v}  # a counter of a while (``_counter``), or what it carries
             if loop is None or loop.name != "for" or v.index != 0:
                 return set()
             return {v}.union(*(self._loops_of(b, depth + 1) for b in loop.operands[:2]))
@@ -428,6 +560,14 @@ def _choose(cands: list[Affine]) -> Optional[Affine]:
     return None
 
 
+def _least(cands: list[Affine]) -> Optional[Affine]:
+    """The one candidate no other is below for sizes of 0 and more; None when none is."""
+    for c in cands:
+        if all(dominates(d, c) for d in cands):
+            return c
+    return None
+
+
 def dominates(a: Affine, b: Affine) -> bool:
     """``a >= b`` for all sizes of 0 and more: no term of ``a - b`` is negative."""
     diff = a - b
@@ -446,6 +586,7 @@ class Sizes:
         self._exact: dict[str, set[tuple[int, int]]] = {}
         self._floors: dict[str, dict[tuple[int, int], int]] = {}  # covers raised to a constant index
         self._busy: set[str] = set()
+        self._primal_sizes: Optional[Sizes] = None  # over module.primals, where the entry's primal is
 
     def forget(self) -> None:
         """Drop what was computed (a function gained parameters)."""
@@ -535,10 +676,11 @@ class Sizes:
                     if top is None and not self._within_own_extent(fn, v, arr, axis, primary, view):
                         unbounded(view.param_index[arr], axis)
             elif op.name == "call" and op.attrs["callee"] in self.module.functions:
-                self._from_call(fn, view, op, add, unbounded, reach)
+                self._from_call(fn, view, op, add, unbounded, reach, lambda p, a, e: add(p, a, e, loose))
 
         names = {p.name_hint: i for i, p in enumerate(fn.params) if p.type.is_int}
         annotated = self._annotations(fn)
+        primal_cover = self._primal_cover(fn)
         out: Extents = []
         exact: set[tuple[int, int]] = set()
         raised: dict[tuple[int, int], int] = {}
@@ -566,6 +708,8 @@ class Sizes:
                         ext = Affine.of_const(max(ext.const, floor))
                     elif ext is not None and floor:
                         raised[(i, axis)] = floor
+                if ext is None:
+                    ext = primal_cover(owner, axis)
                 axes.append(ext)
             out.append(axes)
         self._exact[fn.name] = exact
@@ -587,6 +731,38 @@ class Sizes:
         base = storage_of(d.operands[0])
         return (d.attrs["axis"] == axis and base in view.param_index
                 and primary[view.param_index[base]] == primary[view.param_index[arr]])
+
+    def _primal_cover(self, fn: Function):
+        """For a gradient: the cover its primal has of an array, by the array's name and axis,
+        in the gradient's parameters (None where the primal has none). The gradient touches what
+        the primal does, at the same indices, some of them read back from tapes
+        (``x[tape.pop()]``), which bound nothing here."""
+        name = fn.attrs.get("primal", "")
+        primal, sizes = self.module.functions.get(name), self
+        if primal is None and self.module.primals is not None:  # the entry's: its own module's
+            primal = self.module.primals.functions.get(name)
+            if self._primal_sizes is None:
+                self._primal_sizes = Sizes(self.module.primals)
+            sizes = self._primal_sizes
+        theirs = sizes.extents(primal) if primal is not None and primal is not fn else None
+        mine = {p.name_hint: i for i, p in enumerate(fn.params) if p.name_hint}
+
+        def cover(name: str, axis: int) -> Optional[Affine]:
+            if theirs is None or name not in primal.param_names:  # type: ignore[union-attr]
+                return None
+            given = theirs[primal.param_names.index(name)]  # type: ignore[union-attr]
+            ext = given[axis] if given is not None and axis < len(given) else None
+            if ext is None:
+                return None
+            out = Affine.of_const(ext.const)
+            for k, c in ext.terms:
+                ours = [mine.get(primal.params[i].name_hint) for i in k]  # type: ignore[union-attr]
+                if any(i is None for i in ours):
+                    return None
+                out = out + Affine(((tuple(sorted(ours)), c),), 0)  # type: ignore[arg-type]
+            return out
+
+        return cover
 
     def _recursive(self, fn: Function) -> bool:
         """Whether ``fn`` (or the primal it is the gradient of) calls itself. Its accesses then say
@@ -616,7 +792,7 @@ class Sizes:
                 shapes.setdefault(k, v)
         return shapes
 
-    def _from_call(self, fn: Function, view: _FunctionView, op: Op, add, unbounded, reach) -> None:
+    def _from_call(self, fn: Function, view: _FunctionView, op: Op, add, unbounded, reach, add_loose) -> None:
         callee = self.module.functions[op.attrs["callee"]]
         if len(callee.params) != len(op.operands):
             return
@@ -643,6 +819,10 @@ class Sizes:
             shift = len(rows)  # the callee's axis 0 is the base's axis ``shift``
             # The callee reads up to its extent from where the view starts (on the callee's axis 0).
             start = view.bound_sum(offsets, upper=True)
+            add_axis = add
+            if start is None:  # an offset whose largest value is not attained: an upper bound will do
+                start = view.bound_sum(offsets, upper=True, strict=False)
+                add_axis = add_loose
             for axis in range(len(theirs[j])):
                 floor = self._floors.get(callee.name, {}).get((j, axis), 0)
                 if not floor:
@@ -650,7 +830,7 @@ class Sizes:
                 if axis > 0 or (start is not None and start.is_const):
                     reach(param, shift + axis, floor + (start.const if axis == 0 else 0))  # type: ignore
                 else:  # from a view at a varying offset: a candidate like any other
-                    add(param, shift, None if start is None else start.plus(floor))
+                    add_axis(param, shift, None if start is None else start.plus(floor))
             for axis, ext in enumerate(theirs[j]):
                 if ext is None:
                     unbounded(param, shift + axis)
@@ -669,7 +849,7 @@ class Sizes:
                     mapped = mapped + size
                 if mapped is None:
                     unbounded(param, shift + axis)
-                add(param, shift + axis, mapped)
+                (add_axis if axis == 0 else add)(param, shift + axis, mapped)
 
 
 def sizes_buffers_only(v: Value) -> bool:

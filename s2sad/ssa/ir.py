@@ -289,6 +289,9 @@ class Module:
     # --may-alias: array parameters may share memory, so the emitters may not move a read of
     # one past a write to another (the passes learn it from their PassContext).
     may_alias: bool = False
+    # Of a module of gradients: the module of primal functions they were made from (the entry's
+    # primal is not among this module's functions; what it tells of the arrays still holds).
+    primals: Optional["Module"] = None
 
     def add(self, fn: Function) -> Function:
         self.functions[fn.name] = fn
