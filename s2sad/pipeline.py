@@ -46,7 +46,7 @@ from .opt.kernelize import kernelize, launch_text
 from .opt.lower_arrays import has_array_ops, refuse as refuse_for_c
 from .ssa.ir import Function, Module, SourceLines, SourceLoc
 from .ssa.printer import print_module
-from .ssa.types import Type
+from .ssa.types import STR, Type
 
 from .languages import TARGETS, is_c, is_cuda
 from .progress import stage
@@ -394,6 +394,7 @@ def gradient_source(
         _refuse_global_arrays(module.functions[grad_name(name)], target, module.source_lines)
     if target in ("c", "cuda"):
         if not is_c(filename):
+            _refuse_strings(module, source, filename, name, target)
             _refuse_assumed_kinds(module.functions[grad_name(name)], source, filename, name, target,
                                   module.source_lines)
         _refuse_array_helpers(module.functions[grad_name(name)], target, module.source_lines)
@@ -511,6 +512,24 @@ def _refuse_several_results(module: Module, entry: str, target: str, lines: list
                 f"--target {target}: '{name}' returns several values, which a C function cannot",
                 fn.loc, hint="use --target py or numba, or return one value and write the others into an "
                 "output array parameter")], lines)
+
+
+def _refuse_strings(module: Module, source: str, filename: str, name: str, target: str) -> None:
+    """C and CUDA gradients of Python that compares strings (a parameter ``mode="mean"``): C has
+    no string C callers would pass as Python's are (``char *`` compared by ``strcmp``)."""
+    for fn in module.functions.values():
+        for i, p in enumerate(fn.params):
+            if p.type != STR:
+                continue
+            from .parse.python_frontend import parameter_locations  # Python input only
+
+            primal = grad_info(fn).primal if grad_info(fn) is not None else fn.name
+            where = parameter_locations(source, Path(filename).name, primal).get(p.name_hint) if primal == name \
+                else None
+            raise DiagnosticError([Diagnostic(
+                f"--target {target}: parameter '{p.name_hint}' of '{primal}' is a string, which C output does not "
+                "take", where or fn.loc, hint="use --target py or numba (they keep the string and its comparisons)")],
+                module.source_lines)
 
 
 def _refuse_assumed_kinds(grad: Function, source: str, filename: str, name: str, target: str,

@@ -29,13 +29,14 @@ class ParamSpec:
     """How to make a test value for one parameter (mirrors golden/*/case.json)."""
 
     name: str
-    kind: str  # "float" | "int" | "array"
+    kind: str  # "float" | "int" | "array" | "str"
     shape: tuple[int, ...] = ()
     value: int = 0  # for "int"
     low: float = -1.0
     high: float = 1.0
     dtype: str = "f64"  # "f64", "f32" (arrays and floats), "i64" or "i32" (arrays)
     ints: tuple[int, int] = (0, 1)  # for integer arrays: [low, high)
+    text: str = ""  # for "str": a string parameter's value
 
     @staticmethod
     def from_json(d: dict) -> "ParamSpec":
@@ -57,6 +58,8 @@ class ParamSpec:
     def sample(self, rng: np.random.Generator) -> Any:
         if self.kind == "int":
             return int(self.value)
+        if self.kind == "str":
+            return self.text
         if self.kind == "float":
             return float(self.np_dtype(rng.uniform(self.low, self.high)))
         if self.dtype in ("i64", "i32"):

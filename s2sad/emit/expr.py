@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import json
 import math
 from dataclasses import dataclass
 from typing import Iterator, Optional, Union
@@ -186,8 +187,11 @@ def _dotted(path: str) -> Expr:
     return e
 
 
-def number(value: Union[int, float, bool]) -> Expr:
-    """A literal: ``0.5``, ``1e-08``, ``3``, ``True``, ``-1.0`` (unary minus), ``math.inf``."""
+def number(value: Union[int, float, bool, str]) -> Expr:
+    """A literal: ``0.5``, ``1e-08``, ``3``, ``True``, ``-1.0`` (unary minus), ``math.inf``; a
+    string parameter's ``"mean"`` (in double quotes, as ruff formats it)."""
+    if isinstance(value, str):
+        return Lit(json.dumps(value, ensure_ascii=False))
     if isinstance(value, bool):
         return Lit("True" if value else "False")
     if isinstance(value, float):

@@ -91,7 +91,7 @@ from ..ssa.attrs import GENERIC_MATH, grad_info, is_gradient, numpy_spelled, pri
 from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.mathfns import MATH
 from ..ssa.opdefs import reads_global
-from ..ssa.types import ArrayType, Type
+from ..ssa.types import STR, ArrayType, Type
 from .arrays import ArrayBinOp, accum_slice_target, array_expr, numba_unsupported, scipy_ufunc
 from .names import PyNamer, python_function_names
 from .formatting import formatted
@@ -869,7 +869,7 @@ def _literal(value, t: Type) -> Expr:
         return number(float(value))
     if t.is_int:
         return number(int(value))
-    return number(bool(value))
+    return number(str(value) if t == STR else bool(value))
 
 
 def _cast(x: Expr, src: Type, t: Type) -> Expr:

@@ -70,7 +70,7 @@ from ..ssa.opdefs import is_pure
 from ..ssa.build import accum, add, const_value, is_zero_of_sign, macro_attrs
 from ..ssa.interp import _BINARY, _MATH, too_wide  # the interpreter's own functions: folding must agree with it
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
-from ..ssa.types import ScalarType, Type
+from ..ssa.types import STR, ScalarType, Type
 
 Number = Union[int, float, bool]
 
@@ -93,7 +93,7 @@ def _runtime(t: Type, value: Any) -> Any:
         return float(value) if t.name == "f64" else np.float32(value)
     if t.is_int:
         return int(value)
-    return bool(value)
+    return value if t == STR else bool(value)
 
 
 def _literal(t: Type, raw: Any, converting: bool) -> Optional[Number]:

@@ -34,7 +34,7 @@ from ..ssa import build
 from ..ssa.attrs import NUMPY, NUMPY_OPS, SCIPY
 from ..ssa.ir import Block, Builder, Value
 from ..ssa.mathfns import MATH as MATH_TABLE
-from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
+from ..ssa.types import BOOL, F64, I64, STR, ArrayType, ScalarType, Type, common_type
 from . import py_arrays, py_comprehension, py_linalg, py_lists
 from . import py_intrinsics as lib
 from .custom_adjoints import NONE as NO_DERIVATIVES
@@ -44,6 +44,7 @@ from .py_helper_shapes import RESULT_EXTENTS, HelperShapes
 from .py_flow import children, is_new_axis, is_shape_subscript, is_simple, is_whole_slice, subscript_chain
 from .py_module import ModuleInfo, dotted_source
 from .py_params import bind_arguments
+from .py_strings import is_string
 from .py_types import (
     FunctionTypes,
     Signature,
@@ -102,7 +103,7 @@ def describe(t: Type) -> str:
         return "a float"
     if t.is_int:
         return "an integer"
-    return "a boolean"
+    return "a string" if t == STR else "a boolean"
 
 
 @dataclass
@@ -291,6 +292,11 @@ class ExprLowerer:
             what = f"'{src}' is an array" if src else "this is an array"
             raise self.fail(node, f"{what}, but a number is needed here",
                             hint="index an element (x[i]) or reduce the array (np.sum(x))")
+        if v.type == STR:
+            src = dotted_source(node)
+            raise self.fail(node, f"{f'{src!r} is a string' if src else 'this is a string'}, but a number is "
+                            "needed here", hint="s2sad differentiates code that only compares strings (mode == "
+                            "\"mean\", mode in (\"a\", \"b\")) and passes them to the file's functions")
         return v
 
     def integer(self, node: cst.BaseExpression, b: Builder, env: Env, what: str) -> Value:
@@ -436,15 +442,66 @@ class ExprLowerer:
         return v
 
     def compare(self, node: cst.Comparison, b: Builder, env: Env) -> Value:
+        operands = [node.left, *(t.comparator for t in node.comparisons)]
+        if any(is_string(n) or (isinstance(n, (cst.Tuple, cst.List, cst.Set)) and any(is_string(e.value)
+                                                                                      for e in n.elements))
+               for n in operands):
+            return self.string_compare(node, b, env)
         x = self.value(node.left, b, env)
         if len(node.comparisons) == 1 and (op := COMPARE_OPS.get(type(node.comparisons[0].operator))):
             y = self.value(node.comparisons[0].comparator, b, env)
+            if STR in (x.type, y.type) and op in ("eq", "ne"):  # two strings: mode == other
+                return build.cmp(self.at(b, node), op, self.string_value(node.left, x),
+                                 self.string_value(node.comparisons[0].comparator, y))
             if x.type.is_array or y.type.is_array:
                 return py_arrays.compare(self, op, x, y, b, node)
             return self.cmp(op, self.scalar_value(node.left, x), self.scalar_value(node.comparisons[0].comparator, y),
                             b, node)
         x = self.scalar_value(node.left, x)
         return self._chain(node, x, list(node.comparisons), b, env)
+
+    def string_compare(self, node: cst.Comparison, b: Builder, env: Env) -> Value:
+        """A string compared with literals: ``mode == "mean"``, ``"l2" != mode``, ``mode in ("a",
+        "b")`` (each one's ``==``, or'ed; ``not in``: each one's ``!=``, and'ed)."""
+        target = node.comparisons[0]
+        op = {cst.Equal: "eq", cst.NotEqual: "ne", cst.In: "eq", cst.NotIn: "ne"}.get(type(target.operator))
+        if len(node.comparisons) != 1 or op is None:
+            raise self.fail(node, "strings are compared only with ==, !=, in and not in, one comparison at a time",
+                            hint="compare a string parameter with string literals: mode == \"mean\"")
+        if isinstance(target.operator, (cst.In, cst.NotIn)):
+            right = target.comparator
+            if not (isinstance(right, (cst.Tuple, cst.List, cst.Set)) and right.elements
+                    and all(is_string(e.value) for e in right.elements)):
+                other = [e.value for e in getattr(right, "elements", ()) if not is_string(e.value)]
+                raise self.fail(other[0] if other else right, "a string is tested for membership only in a tuple, "
+                                "list or set of string literals", hint="mode in (\"a\", \"b\")")
+            pairs = [(node.left, e.value) for e in right.elements]
+        else:
+            pairs = [(node.left, target.comparator)]
+        out: Optional[Value] = None
+        for x_node, y_node in pairs:
+            x, y = self.string(x_node, b, env), self.string(y_node, b, env)
+            c = build.cmp(self.at(b, node), op, x, y)
+            out = c if out is None else self.at(b, node).op1("or" if op == "eq" else "and", [out, c], BOOL)
+        assert out is not None
+        return out
+
+    def string(self, node: cst.BaseExpression, b: Builder, env: Env) -> Value:
+        """A string operand of a comparison: a literal, or a value that is a string."""
+        if is_string(node):
+            return self.const(b, node, node.evaluated_value, STR)  # type: ignore[attr-defined]
+        return self.string_value(node, self.value(node, b, env))
+
+    def string_value(self, node: cst.BaseExpression, v: Value, why: str = "") -> Value:
+        """``v`` (the value of ``node``), which must be a string here (``why``: what makes it one)."""
+        if v.type != STR:
+            src = dotted_source(node)
+            if why:
+                raise self.fail(node, f"{why}, but this value is {describe(v.type)}",
+                                hint="pass a string, as the function compares it")
+            raise self.fail(node, f"{f'{src!r}' if src else 'this value'} is compared with a string, but it is not "
+                            "a string", hint="compare string parameters with strings, numbers with numbers")
+        return v
 
     def _chain(self, node: cst.Comparison, x: Value, rest: list[cst.ComparisonTarget], b: Builder, env: Env) -> Value:
         target = rest[0]
@@ -840,8 +897,12 @@ class ExprLowerer:
         for i, arg in sorted(((i, a) for i, a in enumerate(bound) if a is not None),
                              key=lambda ia: node.args.index(ia[1])):
             a = arg.value
-            v = self.value(a, b, env)
             param, t = sig.param_names[i], sig.param_types[i]
+            if t == STR:  # a literal, or a string of the caller's
+                v = self.string(a, b, env) if is_string(a) else self.string_value(a, self.value(a, b, env), (
+                    f"parameter '{param}' of '{name}' is a string (it is compared with strings there)"))
+            else:
+                v = self.value(a, b, env)
             if param in sig.assumed and (isinstance(v.type, ArrayType) or isinstance(t, ArrayType)) and v.type != t:
                 # the callee's code did not say what its parameter is: its annotation would
                 rank = v.type.rank if isinstance(v.type, ArrayType) else 0

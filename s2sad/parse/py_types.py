@@ -32,7 +32,7 @@ import libcst as cst
 
 from ..diagnostics import Diagnostic
 from ..ssa.ops import MATH_FNS
-from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
+from ..ssa.types import BOOL, F64, I64, STR, ArrayType, ScalarType, Type, common_type
 from . import py_intrinsics as lib
 from .py_common import Locator
 from .py_flow import (assigned_names, children, is_new_axis, is_shape_subscript, is_whole_slice, subscript_chain,
@@ -40,6 +40,7 @@ from .py_flow import (assigned_names, children, is_new_axis, is_shape_subscript,
 from .py_rank_uses import MAX_AXES
 from .py_iter import EnumerateIter, ItemsIter, Iter, IterError, Leaf, RangeIter, leaves, read_iter
 from .py_module import ModuleInfo, Number, evaluate_constant
+from .py_strings import is_string, string_compared
 from .py_numba_signatures import stated_types
 from .py_params import bind_arguments, parameters
 from .py_products import Product, guessed_ranks, product_operands
@@ -54,7 +55,7 @@ class Signature:
     name: str
     param_names: list[str]
     param_types: list[Type]
-    defaults: list[Optional[Number]]
+    defaults: list[Optional[Union[Number, str]]]  # (a string parameter's: its literal)
     result: Optional[Type]  # None: the function returns no value, or a tuple
     # Parameters whose kind or rank is assumed, not proven (see FunctionTypes.assumed).
     assumed: frozenset[str] = frozenset()
@@ -220,6 +221,13 @@ def arith_type(
 
 def _rank(t: Type) -> int:
     return t.rank if isinstance(t, ArrayType) else 0
+
+
+def default_value(node: Optional[cst.BaseExpression], info: ModuleInfo) -> Optional[Union[Number, str]]:
+    """A parameter's default as the gradient keeps it: a number, or a string literal's value."""
+    if is_string(node):
+        return node.evaluated_value  # type: ignore[union-attr]
+    return evaluate_constant(node, info) if node is not None else None
 
 
 def int_literal(node: cst.BaseExpression) -> Optional[int]:
@@ -401,6 +409,9 @@ class _Inference:
         body = fn.body
         self.locals = frozenset(self.param_names) | frozenset(assigned_names([body]))
         self.int_names: set[str] = set()
+        # Parameters compared with a string (``reduction == "mean"``, ``mode in ("a", "b")``) or
+        # with one as their default: strings (STR), which the code may only compare.
+        self.str_names: set[str] = {p.name.value for p in self.params if is_string(p.default)}
         self.arrays: dict[str, _ArrayEvidence] = {}
         self.assigns: dict[str, list[_Assigned]] = {}
         self.declared: dict[str, Type] = {}
@@ -464,6 +475,9 @@ class _Inference:
             self.expr(node.right, sub)
         elif isinstance(node, cst.UnaryOperation):
             self.expr(node.expression, int_ctx and not isinstance(node.operator, cst.Not))
+        elif isinstance(node, cst.Comparison):
+            self.str_names.update(string_compared(node))
+            self.children(node)
         elif isinstance(node, cst.IfExp):
             self.expr(node.test, False)
             self.expr(node.body, int_ctx)
@@ -980,6 +994,8 @@ class _Inference:
             return I64
         if canonical in lib.BOOL_NAMES:
             return BOOL
+        if canonical == "builtins.str":
+            return STR
         if canonical in lib.ARRAY_NAMES or canonical in lib.NDARRAY_GENERIC:
             return _ArrayAnnotation(None)
         self.diagnostics.append(self.locator.diagnostic(
@@ -1622,6 +1638,8 @@ class _Inference:
             return ann
         if ann is None and name in self.given:
             return self.given[name]
+        if ann is None and name in self.str_names:
+            return STR
         ev = self.arrays.get(name)
         if isinstance(ann, _ArrayAnnotation) or ev is not None:
             ev = ev or _ArrayEvidence()
@@ -1656,7 +1674,7 @@ def infer_types(fn: cst.FunctionDef, info: ModuleInfo, sigs: dict[str, Signature
 def signature(fn: cst.FunctionDef, types: FunctionTypes, info: ModuleInfo) -> Signature:
     params = parameters(fn)
     names = [p.name.value for p in params]
-    defaults = [evaluate_constant(p.default, info) if p.default is not None else None for p in params]
+    defaults = [default_value(p.default, info) for p in params]
     return Signature(fn.name.value, names, list(types.params), defaults, types.result, frozenset(types.assumed),
                      types.rank_free, types.tuple_result, len(fn.params.params) if fn.params.kwonly_params else None)
 

@@ -65,10 +65,11 @@ from .py_tuples import rewrite_tuples
 from .py_unroll import unroll_literal_loops
 from .py_spellings import rewrite_spellings
 from .py_params import parameters
-from .py_module import Binding, ModuleInfo, dotted_source, evaluate_constant, scan_module
+from .py_module import Binding, ModuleInfo, dotted_source, scan_module
 from .py_array_results import array_returning_helpers, shared_array_results
 from .py_specialize import specialize
-from .py_types import FunctionTypes, Signature, infer_types, signature
+from .py_strings import strings_loops_change
+from .py_types import FunctionTypes, Signature, default_value, infer_types, signature
 
 __all__ = ["list_functions", "parameter_locations", "parse_python"]
 
@@ -292,7 +293,7 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
                               recursive_calls, derivatives, program.call_sigs[name], entry=name == func,
                               helper_shapes=shapes)
         fn, fn_problems = lower_function(node, ctx)
-        problems += fn_problems
+        problems += fn_problems + strings_loops_change(fn)
         shapes[name] = shapes_of(fn)
         if name != source:  # one of several instances (py_specialize): named for what its calls give
             fn.name = name
@@ -352,7 +353,7 @@ def _default_problems(fn: cst.FunctionDef, types: FunctionTypes, info: ModuleInf
         if p.default is None:
             continue
         name = p.name.value
-        if evaluate_constant(p.default, info) is None:
+        if default_value(p.default, info) is None:
             problems.append(locator.diagnostic(
                 p.default, f"the default value of parameter '{name}' is not a number, which the gradient could not "
                 "keep as its own default", hint=f"give {name} a numeric default (1.0, -2, a module-level constant, "

@@ -19,7 +19,7 @@ from .gpu import launch_extent
 from .interp import c_rem
 from .ir import Builder, Value
 from .ops import result_type
-from .types import BOOL, F64, I64, ScalarType, Type
+from .types import BOOL, F64, I64, STR, ScalarType, Type
 
 Number = Union[int, float, bool]
 
@@ -63,6 +63,8 @@ def const(b: Builder, value: Number, type: Type, hint: str = "", **attrs: Any) -
         value = float(value)
     elif type.is_int:
         value = int(value)
+    elif type == STR:
+        value = str(value)
     else:
         value = bool(value)
     return b.op1("const", [], type, hint, value=value, **attrs)

@@ -29,7 +29,7 @@ class Type:
 
 @dataclass(frozen=True)
 class ScalarType(Type):
-    """A machine scalar: ``f64``, ``f32``, ``i64``, ``i32`` or ``bool``."""
+    """A machine scalar: ``f64``, ``f32``, ``i64``, ``i32`` or ``bool``; or ``str`` (``STR``)."""
 
     name: str
 
@@ -69,8 +69,11 @@ F32 = ScalarType("f32")
 I64 = ScalarType("i64")
 I32 = ScalarType("i32")
 BOOL = ScalarType("bool")
+# A Python string parameter that the code only compares (``reduction == "mean"``): a value that
+# chooses a branch, never a number; Python output keeps it as it is, C output refuses it.
+STR = ScalarType("str")
 
-SCALARS = {t.name: t for t in (F64, F32, I64, I32, BOOL)}
+SCALARS = {t.name: t for t in (F64, F32, I64, I32, BOOL, STR)}
 
 
 def common_type(types: list[Type]) -> ScalarType:

@@ -32,7 +32,7 @@ from .gpu import BUILTINS as GPU_BUILTINS
 from .ir import Block, Function, Module, Op, Value
 from .mathfns import MATH
 from .printer import Namer, format_op, print_function
-from .types import BOOL, I64, ArrayType, ScalarType, Type
+from .types import BOOL, I64, STR, ArrayType, ScalarType, Type
 
 __all__ = ["VerifyError", "verify_function", "verify_module"]
 
@@ -453,6 +453,8 @@ class _Verifier:
             ok = isinstance(value, float)
         elif t.is_int:
             ok = isinstance(value, int) and not isinstance(value, bool)
+        elif t == STR:
+            ok = isinstance(value, str)
         else:
             ok = isinstance(value, bool)
         if not ok:
