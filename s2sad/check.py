@@ -139,6 +139,12 @@ def _params(primal: Function, grad: Function, wrt_indices: set[int], c_input: bo
         t: Type = p.type
         name = p.name_hint
         elem = t.elem if t.is_array else t  # type: ignore[attr-defined]
+        dicts = {item[1]: d for d, items in (primal.attrs.get("dict_params") or {}).items() for item in items}
+        if name in dicts:
+            raise CheckRefused(f"parameter '{dicts[name]}' is a dict read by its keys; check makes numbers and "
+                               "arrays only")
+        if str(elem) == "str":
+            raise CheckRefused(f"parameter '{name}' is a string; check makes numbers and arrays only")
         if str(elem) not in _DTYPES:
             raise CheckRefused(f"parameter '{name}' is of type {t}, for which check makes no values")
         dtype = _DTYPES[str(elem)]

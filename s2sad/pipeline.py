@@ -163,7 +163,9 @@ def resolve_wrt(fn: Function, names: list[str], source_lines: list[str]) -> set[
     arrays = fn.attrs.get(GLOBAL_ARRAYS) or {}
     params = fn.param_names[:user_param_count(fn)]  # file-scope arrays are not the caller's
     aggregates = fn.attrs.get("c_aggregates") or {}
-    shown = ", ".join(dict.fromkeys(aggregates[p][0] if p in aggregates else p for p in params))
+    dicts = fn.attrs.get("dict_params") or {}  # a dict read by its keys (parse/py_dicts): its items
+    in_dict = {item[1]: d for d, items in dicts.items() for item in items}
+    shown = ", ".join(dict.fromkeys(aggregates[p][0] if p in aggregates else in_dict.get(p, p) for p in params))
     wrt: set[int] = set()
     problems: list[Diagnostic] = []
     for name in names:
@@ -176,6 +178,12 @@ def resolve_wrt(fn: Function, names: list[str], source_lines: list[str]) -> set[
                     f"--wrt {name}: the struct '{name}' of '{fn.name}' has no floating-point members", fn.loc,
                     hint="list only structs that hold floating-point numbers, or arrays of them, in --wrt"))
             wrt.update(floats)
+            continue
+        if name in dicts and spelled not in params:
+            problems.append(Diagnostic(
+                f"--wrt {name}: parameter '{name}' of '{fn.name}' is a dict, which s2sad does not differentiate "
+                "with respect to", fn.loc, hint="pass the numbers to differentiate with respect to as parameters "
+                "of their own"))
             continue
         if spelled not in params:
             problems.append(
@@ -392,6 +400,15 @@ def gradient_source(
     if target != "c":
         _refuse_struct_params(module, grad_name(name), target, module.source_lines)
         _refuse_global_arrays(module.functions[grad_name(name)], target, module.source_lines)
+    if target != "py" and module.functions[grad_name(name)].attrs.get("dict_params"):
+        dict_name = next(iter(module.functions[grad_name(name)].attrs["dict_params"]))
+        from .parse.python_frontend import parameter_locations  # Python input only
+
+        raise DiagnosticError([Diagnostic(
+            f"--target {target}: parameter '{dict_name}' of '{name}' is a dict, which "
+            f"{'Numba functions do' if target == 'numba' else 'C output does'} not take",
+            parameter_locations(source, Path(filename).name, name).get(dict_name), hint="use --target py")],
+            module.source_lines)
     if target in ("c", "cuda"):
         if not is_c(filename):
             _refuse_strings(module, source, filename, name, target)

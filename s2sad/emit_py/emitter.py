@@ -260,6 +260,11 @@ class _FunctionEmitter(StatementBuilder):
         self.packed: dict[str, list[str]] = fn.attrs.get("packed") or {}
         for name in self.packed:
             self.namer.claim_fixed(name)
+        # The dicts the function differentiated takes and reads by keys (parse/py_dicts): one
+        # parameter each, unpacked into the gradient's parameter per key first thing.
+        self.dicts: dict[str, list[list]] = fn.attrs.get("dict_params") or {}
+        for name in self.dicts:
+            self.namer.claim_fixed(name)
         # Shape-generic parameters (adjoint.shape_generic) -> their shadows, which the gradient adds
         # their adjoints into instead of returning them (a number's or an array's, by the caller's).
         self.generic_shadows: dict[str, str] = fn.attrs.get("generic_shadows") or {}
@@ -300,6 +305,7 @@ class _FunctionEmitter(StatementBuilder):
         fn = self.fn
         defaults = fn.attrs.get("defaults") or {}
         packs = {seed: name for name, seeds in self.packed.items() for seed in seeds}
+        packs.update({item[1]: name for name, items in self.dicts.items() for item in items})
         params = []
         self.printed_params: dict[Value, str] = {}  # each IR parameter -> the Python parameter that holds it
         keyword_only = fn.attrs.get("keyword_only_from")
@@ -405,6 +411,8 @@ class _FunctionEmitter(StatementBuilder):
             at = lines.index(NJIT)
             lines[at:at + 1] = [*PARALLEL_LINES, NJIT_PARALLEL]
         renderer = _Renderer(self.namer, self.printer)
+        for st in self._unpack_dicts():  # before the checks, which may check what they unpack
+            lines += renderer.stmt(st, "    ")
         lines += checks
         if checks and body and isinstance(body[0], Comment):
             lines.append("")
@@ -445,6 +453,21 @@ class _FunctionEmitter(StatementBuilder):
             targets = tuple(Name(self.var[params[s]] if params[s].uses and params[s] in self.var else "_")
                             for s in seeds)
             out.append(Assign([Tuple(targets)], Name(name)))
+        return out
+
+    def _unpack_dicts(self) -> list[Stmt]:
+        """``config_lam = config["lam"]``, ``config_scale = config.get("scale", 1.0)``: each key of
+        a dict parameter the gradient reads, as the function read it."""
+        out: list[Stmt] = []
+        params = {p.name_hint: p for p in self.fn.params}
+        for name, items in self.dicts.items():
+            for key, member, *default in items:
+                p = params[member]
+                if not p.uses or p not in self.var:
+                    continue
+                read = (Call(Name(f"{name}.get"), (number(key), number(default[0]))) if default
+                        else Subscript(Name(name), (number(key),)))
+                out.append(Assign([Name(self.var[p])], read))
         return out
 
     def call_expr(self, op: Op) -> Expr:

@@ -26,6 +26,7 @@ import libcst as cst
 
 from .py_flow import all_names, fresh_name, store_targets, target_names, walk
 from .py_module import ModuleInfo
+from .py_types import default_value
 from .py_spellings import PlacedRewriter
 
 
@@ -47,6 +48,8 @@ def rewrite_dicts(info: ModuleInfo, positions, entry: Optional[str] = None) -> d
     while changed:
         changed = False
         for (callee, k), keys in list(passes.items()):
+            if callee == entry:
+                continue  # called from outside the file, with a dict: its gradient takes the dict
             calls = [(name, n) for name, fn in info.functions.items() for n in walk(fn.body) if _calls(n, callee)]
             own = {name: {info.functions[name].params.params[j].name.value: dict.fromkeys(ks)
                           for (c, j), ks in passes.items() if c == name} for name, _ in calls}
@@ -68,10 +71,18 @@ def rewrite_dicts(info: ModuleInfo, positions, entry: Optional[str] = None) -> d
         params = {k: _fresh_keys(fn, k, keys, own) for (callee, k), keys in passes.items() if callee == name}
         if not plans and not params:
             continue
-        rewriter = _Rewriter(plans, positions, new_positions, passes, params, fn)
+        rewriter = _Rewriter(plans, positions, new_positions, passes, params, fn, info)
         out = fn.visit(rewriter)
         if rewriter.changed:
             info.functions[name] = out  # type: ignore[assignment]
+        if name == entry:
+            for k, names in params.items():
+                pname = fn.params.params[k].name.value
+                gets = _get_defaults([g for n in walk(fn.body) if (g := _get_key(n, info)) is not None
+                                      and g[0] == pname]) or {}
+                subscripted = {r[1] for n in walk(fn.body) if (r := _read_key(n)) is not None and r[0] == pname}
+                info.entry_dicts[pname] = [(key, new, None if key in subscripted else gets.get(key))
+                                           for key, new in names.items()]
     return new_positions
 
 
@@ -80,15 +91,16 @@ def _calls(n: cst.CSTNode, callee: str) -> bool:
 
 
 def _dict_params(info: ModuleInfo, entry: Optional[str]) -> dict[tuple[str, int], list[str]]:
-    """The positional parameters of functions other than ``entry`` that the function only reads by
-    literal keys (``params["a"]``) or passes on, positionally, to another such parameter:
-    (function, position) -> the keys, in the order first read (a callee's after its own)."""
+    """The positional parameters that the function only reads by literal keys (``params["a"]``;
+    in ``entry``, the function differentiated, also ``params.get("a", 1.0)`` with a constant
+    default) or passes on, positionally, to another such parameter: (function, position) -> the
+    keys, in the order first read (a callee's after its own)."""
     out: dict[tuple[str, int], list[str]] = {}
     changed = True
     while changed:
         changed = False
         for name, fn in info.functions.items():
-            if name == entry or fn.params.star_arg not in (None, cst.MaybeSentinel.DEFAULT):
+            if fn.params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or (name == entry and _calls_itself(fn)):
                 continue
             assigned = set(_names_bound_in(fn.body))
             stored = {id(t) for n in walk(fn.body) for t in store_targets(n)}
@@ -98,6 +110,11 @@ def _dict_params(info: ModuleInfo, entry: Optional[str]) -> dict[tuple[str, int]
                     continue
                 keys = [key for n in walk(fn.body) if isinstance(n, cst.Subscript) and id(n) not in stored
                         and (r := _read_key(n)) is not None and r[0] == pname for key in [r[1]]]
+                if name == entry:
+                    gets = [g for n in walk(fn.body) if (g := _get_key(n, info)) is not None and g[0] == pname]
+                    if _get_defaults(gets) is None:
+                        continue
+                    keys += [key for _, key, _ in gets]
                 passed = [out.get((n.func.value, j)) for n in walk(fn.body) if isinstance(n, cst.Call)  # type: ignore
                           and isinstance(n.func, cst.Name) for j, a in enumerate(n.args)
                           if isinstance(a.value, cst.Name) and a.value.value == pname]
@@ -108,6 +125,31 @@ def _dict_params(info: ModuleInfo, entry: Optional[str]) -> dict[tuple[str, int]
                 if out.get((name, k)) != found:
                     out[(name, k)] = found
                     changed = True
+    return out
+
+
+def _calls_itself(fn: cst.FunctionDef) -> bool:
+    return any(_calls(n, fn.name.value) for n in walk(fn.body))
+
+
+def _get_key(node: cst.CSTNode, info: ModuleInfo) -> Optional[tuple[str, str, object]]:
+    """``d.get("a", default)`` with a constant default (a number, a string): the dict's name, the
+    key and the default's value; None for any other node."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "get"
+            and isinstance(node.func.value, cst.Name) and len(node.args) == 2
+            and all(a.keyword is None and not a.star for a in node.args)):
+        return None
+    key = _key(node.args[0].value)
+    default = default_value(node.args[1].value, info)
+    return None if key is None or default is None else (node.func.value.value, key, default)
+
+
+def _get_defaults(gets: list[tuple[str, str, object]]) -> Optional[dict[str, object]]:
+    """The default of each key read with ``.get``; None where one key has two."""
+    out: dict[str, object] = {}
+    for _, key, default in gets:
+        if out.setdefault(key, default) != default or type(out[key]) is not type(default):
+            return None
     return out
 
 
@@ -246,8 +288,10 @@ def _bound_elsewhere(n: cst.CSTNode) -> list[cst.CSTNode]:
 class _Rewriter(PlacedRewriter):
     def __init__(self, plans: dict[str, dict[str, str]], positions, new_positions: dict,
                  passes: Optional[dict[tuple[str, int], list[str]]] = None,
-                 params: Optional[dict[int, dict[str, str]]] = None, fn: Optional[cst.FunctionDef] = None):
+                 params: Optional[dict[int, dict[str, str]]] = None, fn: Optional[cst.FunctionDef] = None,
+                 info: Optional[ModuleInfo] = None):
         super().__init__(positions, new_positions)
+        self.info = info
         self.plans = dict(plans)
         self.passes = passes or {}
         self.param_names: dict[str, int] = {}
@@ -272,7 +316,7 @@ class _Rewriter(PlacedRewriter):
                                                      comma=cst.MaybeSentinel.DEFAULT), p))
         return updated.with_changes(params=out)
 
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    def _passed(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if not isinstance(original.func, cst.Name):
             return updated
         args: list[cst.Arg] = []
@@ -305,6 +349,13 @@ class _Rewriter(PlacedRewriter):
         self.place(targets, original.targets[0].target)
         self.place(values, original.value)
         return updated.with_changes(targets=[cst.AssignTarget(targets)], value=values)
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:  # type: ignore[override]
+        got = _get_key(original, self.info) if self.info is not None else None
+        if got is not None and got[0] in self.param_names:  # d.get("a", 1.0) of an expanded parameter
+            self.changed = True
+            return self.place(cst.Name(self.plans[got[0]][got[1]]), original)  # type: ignore[return-value]
+        return self._passed(original, updated)
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
         read = _read_key(original)

@@ -139,6 +139,10 @@ class ModuleInfo:
     # Local functions lifted to module level (py_local_functions): lifted name -> (the enclosing
     # function, the local name, the enclosing variables it takes first).
     lifted: dict[str, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict)
+    # The dict parameters of the function differentiated that it only reads by literal keys
+    # (py_dicts): the parameter's name -> (key, the parameter made for it, the default of a
+    # ``.get(key, default)`` read or None), in order. Its gradient takes the dict as it is.
+    entry_dicts: dict[str, list[tuple[str, str, object]]] = field(default_factory=dict)
 
     def canonical_name(self, node: cst.BaseExpression, local_names: frozenset[str] = frozenset()) -> Optional[str]:
         """The canonical dotted name ``node`` refers to, or None when it is not a library name.

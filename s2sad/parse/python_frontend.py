@@ -295,6 +295,9 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
         fn, fn_problems = lower_function(node, ctx)
         problems += fn_problems + strings_loops_change(fn)
         shapes[name] = shapes_of(fn)
+        if name == func and info.entry_dicts:  # its gradient takes these dicts whole (py_dicts)
+            fn.attrs["dict_params"] = {d: [[key, name] + ([] if default is None else [default])
+                                           for key, name, default in items] for d, items in info.entry_dicts.items()}
         if name != source:  # one of several instances (py_specialize): named for what its calls give
             fn.name = name
             fn.attrs["specialized_from"] = source
