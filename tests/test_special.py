@@ -118,7 +118,8 @@ def test_helpers_compile_under_numba():
         exec("@numba.njit\n" + special.source_of(name), namespace)
         if name in _ARRAY_HELPERS:
             arg = _ARRAY_HELPERS[name]
-            assert np.array_equal(namespace[name](arg), special.FUNCTIONS[name](arg)), name
+            args = arg if isinstance(arg, tuple) else (arg,)
+            assert np.array_equal(namespace[name](*args), special.FUNCTIONS[name](*args)), name
             continue
         args = (2.5, 1.0) if name == "fdim" else (2.5,)
         assert _same(float(namespace[name](*args)), float(special.FUNCTIONS[name](*args))), name
@@ -132,7 +133,33 @@ _ARRAY_HELPERS = {
     "prod_of_others": np.array([2.0, 0.0, 3.0, 5.0]),
     "prod_of_others_in_rows": np.array([[2.0, 0.0, 3.0], [1.5, 2.0, -1.0]]),
     "cumsum_in_rows": np.array([[2.0, 0.0, 3.0], [1.5, 2.0, -1.0]]),
+    # np.interp's adjoints: points before, at, between and past the breakpoints
+    "interp_weights": (np.array([-1.0, 0.0, 0.5, 2.0, 3.5, 9.0]), np.array([0.0, 1.0, 2.0, 4.0]),
+                       np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])),
+    "interp_slope": (np.array([-1.0, 0.0, 0.5, 2.0, 3.5, 9.0]), np.array([0.0, 1.0, 2.0, 4.0]),
+                     np.array([1.0, -2.0, 0.5, 3.0])),
+    "interp_breaks": (np.array([-1.0, 0.0, 0.5, 2.0, 3.5, 9.0]), np.array([0.0, 1.0, 2.0, 4.0]),
+                      np.array([1.0, -2.0, 0.5, 3.0]), np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])),
 }
+
+
+def test_interp_helpers_are_the_derivatives_of_np_interp():
+    rng = np.random.default_rng(7)
+    xp = np.sort(rng.uniform(0.0, 5.0, 7))
+    fp = rng.normal(size=7)
+    x = np.concatenate([rng.uniform(-1.0, 6.0, 12), [-2.0, 7.0]])  # points beyond both ends too
+    g = rng.normal(size=x.size)
+    h = 1e-6
+
+    def J(x_, xp_, fp_):
+        return float(np.sum(g * np.interp(x_, xp_, fp_)))
+
+    def fd(f, v):
+        return np.array([(f(v + h * e) - f(v - h * e)) / (2 * h) for e in np.eye(v.size)])
+
+    np.testing.assert_allclose(g * special.interp_slope(x, xp, fp), fd(lambda v: J(v, xp, fp), x), atol=1e-7)
+    np.testing.assert_allclose(special.interp_weights(x, xp, g), fd(lambda v: J(x, xp, v), fp), atol=1e-7)
+    np.testing.assert_allclose(special.interp_breaks(x, xp, fp, g), fd(lambda v: J(x, v, fp), xp), atol=1e-6)
 
 
 def _products_of_others(x: np.ndarray) -> np.ndarray:

@@ -17,6 +17,9 @@
   (zeros around it), whose adjoints are ``correlate(G, v, "valid")`` for ``a`` and
   ``correlate(G, a, "valid")`` for ``v``; ``correlate``'s own (for completeness: it appears in
   adjoints only) are ``convolve(g, v)`` and ``correlate(a, g, "valid")``.
+* ``interp``: ``interp_weights(x, xp, g)`` for ``fp`` (each point's adjoint split between the
+  two values it lies between), ``g * interp_slope(x, xp, fp)`` for ``x`` and
+  ``interp_breaks(x, xp, fp, g)`` for the breakpoints ``xp``.
 """
 
 from __future__ import annotations
@@ -253,3 +256,16 @@ def _correlate(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs
     da = arr(b, "convolve", [g, v], mode="full") if active[0] else None
     dv = arr(b, "correlate", [a, g], mode="valid") if active[1] else None
     return [da, dv]
+
+
+# ---------------------------------------------------------------- interpolation
+@rule(P + "interp")
+def _interp(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # np.interp(x, xp, fp) is fp[j] * (1 - w) + fp[j + 1] * w between xp[j] and xp[j + 1], with
+    # w = (x - xp[j]) / (xp[j + 1] - xp[j]): linear in fp (each point's g split by its weights),
+    # and in x of the piece's slope; moving a breakpoint tilts the piece (``interp_breaks``).
+    x, xp, fp = op.operands
+    dx = ew(b, "mul", g, arr(b, "interp_slope", [x, xp, fp])) if active[0] else None
+    dxp = arr(b, "interp_breaks", [x, xp, fp, g]) if active[1] else None
+    dfp = arr(b, "interp_weights", [x, xp, g]) if active[2] else None
+    return [dx, dxp, dfp]

@@ -220,6 +220,9 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
         for k in op.attrs.get("keep", []):
             g = _keepdims(call("np.sum", g, axis=number(k)), k, numba)
         return g
+    if n in ("interp_weights", "interp_slope", "interp_breaks"):
+        assert helper is not None
+        return _interp_helper(op, n, a, helper)
     if n in array_ops.LINALG:
         return _linalg(op, n, a, numba)
     raise NotImplementedError(f"Python emitter: no expression for op {op.name}")
@@ -242,6 +245,8 @@ def _linalg(op: Op, n: str, a: list[Expr], numba: bool) -> Expr:
         return Subscript(call("np.linalg.slogdet", *a), (number(1 if n == "logdet" else 0),))
     if n == "tril":
         return call("np.tril", a[0])
+    if n == "interp":
+        return call("np.interp", *a)
     if n == "norm":
         if numba:  # (Numba's np.linalg.norm takes no axis=, and needs SciPy)
             squares = ArrayBinOp("*", a[0], a[0])
@@ -255,6 +260,17 @@ def _linalg(op: Op, n: str, a: list[Expr], numba: bool) -> Expr:
     if mode == ("full" if n == "convolve" else "valid"):  # NumPy's default
         return call(f"np.{n}", a[0], a[1])
     return call(f"np.{n}", a[0], a[1], mode=Lit(f'"{mode}"'))
+
+
+def _interp_helper(op: Op, n: str, a: list[Expr], helper) -> Expr:
+    """The adjoints of ``np.interp`` (``ssa.special``): at a number, of one-point arrays."""
+    if op.operands[0].type.is_array:
+        return helper(n, a)
+    one = [call("np.full", number(1), a[0]), *a[1:]]
+    if n != "interp_slope":  # and the adjoint of the value at it
+        one[-1] = call("np.full", number(1), a[-1])
+    out = helper(n, one)
+    return out if n != "interp_slope" else Subscript(out, (number(0),))
 
 
 def _einsum_broadcast(subs: str, a: list[Expr]) -> Expr:

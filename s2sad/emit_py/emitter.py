@@ -477,11 +477,21 @@ class _FunctionEmitter(StatementBuilder):
         out = super().call_expr(op)
         callee = self.module.functions.get(op.attrs["callee"])
         start = callee.attrs.get("keyword_only_from") if callee is not None else None
-        if self.numba or start is None or not isinstance(out, Call) or callee.attrs.get("packed") \
-                or len(out.args) != len(callee.params):  # type: ignore[union-attr]
+        if self.numba or start is None or not isinstance(out, Call):
             return out
-        names = [p.name_hint for p in callee.params]  # type: ignore[union-attr]
-        return Call(out.func, out.args[:start], tuple(zip(names[start:], out.args[start:])))
+        # The callee's parameters as Python has them: a tuple of seeds is one (``call_args``).
+        packs = {seed: name for name, seeds in (callee.attrs.get("packed") or {}).items() for seed in seeds}
+        names: list[str] = []
+        first = None
+        for k, p in enumerate(callee.params):  # type: ignore[union-attr]
+            name = packs.get(p.name_hint, p.name_hint)
+            if k == start:
+                first = len(names) if name not in names else names.index(name)
+            if name not in names:
+                names.append(name)
+        if first is None or len(out.args) != len(names):
+            return out
+        return Call(out.func, out.args[:first], tuple(zip(names[first:], out.args[first:])))
 
     def call_args(self, op: Op) -> tuple[Expr, ...]:
         """A gradient that takes its seeds as one tuple gets them as one: ``(d_s, d_c)``."""

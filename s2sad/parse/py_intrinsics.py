@@ -159,6 +159,7 @@ LINALG_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.vstack": Intrinsic("vstack", 1, 1),
     "numpy.column_stack": Intrinsic("column_stack", 1, 1),
     "numpy.convolve": Intrinsic("convolve", 2, 3),
+    "numpy.interp": Intrinsic("interp", 3, 3),
 }
 LINALG_OPS = frozenset(i.op for i in LINALG_FUNCTIONS.values())
 ARRAY_FUNCTIONS.update(LINALG_FUNCTIONS)

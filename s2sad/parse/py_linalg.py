@@ -12,7 +12,9 @@
 * ``np.stack``/``np.concatenate``/``np.hstack``/``np.vstack``/``np.column_stack`` of a list or
   tuple written in the call are ``arr.stack``/``arr.concat`` (a vector in ``vstack`` or
   ``column_stack`` first reshaped to a row or a column, as NumPy does);
-* ``np.convolve(a, v, mode)`` is ``arr.convolve``.
+* ``np.convolve(a, v, mode)`` is ``arr.convolve``;
+* ``np.interp(x, xp, fp)`` (points a number or a vector, ``xp`` and ``fp`` vectors) is
+  ``arr.interp``; ``left=``, ``right=`` and ``period=`` are refused.
 
 Everything else they could be given (an ellipsis in the subscripts, a letter repeated within a
 term other than ``ii`` of a matrix, a list built elsewhere, an ``axis``/``ord``/``mode`` that is
@@ -50,6 +52,8 @@ def call(lw: ExprLowerer, intr: "lib.Intrinsic", node: cst.Call, b: Builder, env
     if op == "convolve":
         a, v = lw.array(args[0], b, env), lw.array(args[1], b, env)
         return arr_op(lw, b, node, "convolve", [a, v], {"mode": _mode(lw, node, args)})
+    if op == "interp":
+        return interp(lw, node, args, b, env)
     x = lw.array(args[0], b, env)
     rank = x.type.rank  # type: ignore[attr-defined]
     if op == "trace" or (op == "diag" and rank == 2) or op == "diagonal":
@@ -67,6 +71,17 @@ def call(lw: ExprLowerer, intr: "lib.Intrinsic", node: cst.Call, b: Builder, env
         spelled = "np.linalg.cholesky" if op == "cholesky" else "np.tril"
         raise lw.fail(node, f"{spelled} takes a matrix; this array has rank {rank}")
     return arr_op(lw, b, node, op, [x])  # diag of a vector, det, inv, cholesky, tril
+
+
+def interp(lw: ExprLowerer, node: cst.Call, args: list[cst.BaseExpression], b: Builder, env: Env) -> Value:
+    """``np.interp(x, xp, fp)``: piecewise linear interpolation of the points ``(xp, fp)`` at ``x``."""
+    x = lw.value(args[0], b, env)
+    xp, fp = lw.array(args[1], b, env), lw.array(args[2], b, env)
+    for arg, v in ((args[0], x), (args[1], xp), (args[2], fp)):
+        if v.type.is_array and v.type.rank != 1 or (arg is not args[0] and not v.type.is_array):  # type: ignore
+            raise lw.fail(arg, "np.interp takes its points as a number or a vector, and xp and fp as vectors",
+                          hint="interpolate a matrix's rows one at a time, or x.ravel()")
+    return arr_op(lw, b, node, "interp", [lw.scalar_value(args[0], x) if not x.type.is_array else x, xp, fp])
 
 
 # The parts of np.linalg.slogdet's pair, by index and by name (NumPy 2's SlogdetResult).

@@ -311,6 +311,8 @@ def linalg_operand_ranks(op: str, args: list[cst.BaseExpression]) -> list[tuple[
     if op in ("stack", "concatenate", "hstack", "vstack", "column_stack"):
         seq = args[0] if args else None
         return [(e.value, 1) for e in seq.elements] if isinstance(seq, (cst.List, cst.Tuple)) else []
+    if op == "interp":  # np.interp(x, xp, fp): the points may be a number
+        return [(a, 1) for a in args[1:3]]
     return [(a, 1) for a in args[:2 if op == "convolve" else 1]]  # norm, diag, convolve
 
 
@@ -331,6 +333,9 @@ def linalg_type(op: str, node: cst.Call, args: list[cst.BaseExpression],
         if not isinstance(seq, (cst.List, cst.Tuple)) or not seq.elements:
             return None
         return _stacked_type(op, [type_of(e.value) for e in seq.elements])
+    if op == "interp":  # a value per point: a number at a number
+        points = type_of(args[0]) if args else None
+        return ArrayType(F64, points.rank) if isinstance(points, ArrayType) else F64
     first = type_of(args[0]) if args else None
     if not isinstance(first, ArrayType):
         return None

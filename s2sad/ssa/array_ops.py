@@ -78,6 +78,10 @@ else the operands' common type.
                                           -> array<T,r+1>   np.stack((x0, ..., xk), axis)
   arr.convolve     (a: rank 1, v: rank 1) {mode: "full"|"valid"|"same"}
                                           -> array<f64,1>   np.convolve(a, v, mode)
+  arr.interp       (x: f64 or rank 1, xp: rank 1, fp: rank 1)
+                                          -> type of x      np.interp(x, xp, fp): piecewise linear
+                                                            interpolation, fp[0] and fp[-1] beyond
+                                                            the ends
 
 Ops the adjoint transform introduces (undoing broadcasts, reductions, slices, gathers):
 
@@ -100,6 +104,18 @@ Ops the adjoint transform introduces (undoing broadcasts, reductions, slices, ga
                                                             (Python output only, ``sum_to_shape``);
                                                             refused where like's shape would grow
                                                             the arrays ``met`` it meets
+  arr.interp_weights (x: f64 or rank 1, xp: rank 1, g: type of x)
+                                          -> array<f64,1>   the adjoint of arr.interp with respect to
+                                                            fp: each point's g split between its two
+                                                            neighbours by its weights (the helper
+                                                            ``interp_weights``)
+  arr.interp_breaks (x: f64 or rank 1, xp: rank 1, fp: rank 1, g: type of x)
+                                          -> array<f64,1>   the adjoint of arr.interp with respect to
+                                                            xp (``interp_breaks``)
+  arr.interp_slope (x: f64 or rank 1, xp: rank 1, fp: rank 1)
+                                          -> type of x      d np.interp(x, xp, fp) / dx: the slope
+                                                            of the piece each point lies on, 0
+                                                            beyond the ends (``interp_slope``)
   arr.correlate    (a: rank 1, v: rank 1) {mode: "valid"}
                                           -> array<f64,1>   np.correlate(a, v, "valid") with
                                                             len(a) >= len(v) (the adjoint of
@@ -151,7 +167,7 @@ COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
 REDUCTIONS = ("sum", "mean", "max", "min", "prod")
 # Linear algebra, einsum, stacking and convolution (``parse.py_linalg``, ``adjoint.linalg_rules``).
 LINALG = ("einsum", "diag", "det", "inv", "solve", "norm", "concat", "stack", "convolve", "correlate",
-          "logdet", "detsign", "cholesky", "tril")
+          "logdet", "detsign", "cholesky", "tril", "interp", "interp_weights", "interp_slope", "interp_breaks")
 CONVOLVE_MODES = ("full", "valid", "same")
 # The one-operand intrinsics NumPy or SciPy has a ufunc of (``np.rint``, ``scipy.special.gammaln``:
 # the output imports it from scipy.special, ``mathfns.MathFn.scipy``; no ``math.gamma``).
@@ -381,6 +397,13 @@ def _linalg_type(op: str, operands: list[Type], ranks: list[int], attrs: dict) -
         if not isinstance(axis, int) or not 0 <= axis < rank:
             return f"axis {axis!r} is out of range for the rank-{rank} result"
         return ArrayType(common_type([_elem(t) for t in operands]), rank)
+    if op in ("interp", "interp_weights", "interp_slope", "interp_breaks"):
+        # (points, xp, fp) or, for the adjoints, with g (of the points' rank) last
+        expected = [ranks[0], 1, ranks[0]] if op == "interp_weights" else [ranks[0], 1, 1] + (
+            [ranks[0]] if op == "interp_breaks" else [])
+        if ranks[:1] not in ([0], [1]) or ranks != expected:
+            return f"'arr.{op}' takes points (a number or a vector) and vectors"
+        return ArrayType(F64, 1) if op in ("interp_weights", "interp_breaks") else _typed(F64, ranks[0])
     # convolve, correlate
     if ranks != [1, 1] or attrs.get("mode") not in CONVOLVE_MODES:
         return f"'np.{op}' takes two rank-1 arrays and a mode 'full', 'valid' or 'same'"

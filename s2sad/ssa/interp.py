@@ -189,7 +189,16 @@ _LINALG: dict[str, Callable[[Op, list[Any]], Any]] = {
     "stack": lambda op, a: np.stack(a, axis=op.attrs["axis"]),
     "convolve": lambda op, a: np.convolve(a[0], a[1], op.attrs["mode"]),
     "correlate": lambda op, a: np.correlate(a[0], a[1], op.attrs["mode"]),
+    "interp": lambda op, a: np.interp(a[0], a[1], a[2]),
+    "interp_weights": lambda op, a: special.interp_weights(np.atleast_1d(a[0]), a[1], np.atleast_1d(a[2])),
+    "interp_breaks": lambda op, a: special.interp_breaks(np.atleast_1d(a[0]), a[1], a[2], np.atleast_1d(a[3])),
+    "interp_slope": lambda op, a: _as_points(a[0], special.interp_slope(np.atleast_1d(a[0]), a[1], a[2])),
 }
+
+
+def _as_points(x: Any, values: Any) -> Any:
+    """``values`` (one per point) shaped as the points ``x``: a number for a number."""
+    return float(values[0]) if np.ndim(x) == 0 else values
 
 
 def _slice_index(axes: list[str], bounds: list[Any]) -> tuple:

@@ -134,6 +134,53 @@ def cumsum_in_rows(x):
     return out
 
 
+def interp_weights(x, xp, g):
+    """The adjoint of np.interp(x, xp, fp) with respect to fp, for the adjoint g of its values
+    at the points x: each point's g split between the two values it lies between, by its
+    weights, as np.interp weighs them (all of it to fp[0] or fp[-1] beyond an end)."""
+    n = xp.shape[0]
+    out = np.zeros(n)
+    for i in range(x.shape[0]):
+        if x[i] <= xp[0]:
+            out[0] += g[i]
+        elif x[i] < xp[n - 1]:
+            j = np.searchsorted(xp, x[i], side="right") - 1
+            w = (x[i] - xp[j]) / (xp[j + 1] - xp[j])
+            out[j] += g[i] * (1.0 - w)
+            out[j + 1] += g[i] * w
+        else:  # at or past the last point (or NaN, whose value is NaN anyway)
+            out[n - 1] += g[i]
+    return out
+
+
+def interp_breaks(x, xp, fp, g):
+    """The adjoint of np.interp(x, xp, fp) with respect to the breakpoints xp, for the adjoint g
+    of its values at the points x: moving xp[j] or xp[j + 1] tilts the piece a point lies on
+    (by -slope * (1 - w) and -slope * w, w its weight); beyond the ends the value is fp's end."""
+    n = xp.shape[0]
+    out = np.zeros(n)
+    for i in range(x.shape[0]):
+        if xp[0] <= x[i] < xp[n - 1]:
+            j = np.searchsorted(xp, x[i], side="right") - 1
+            slope = (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j])
+            w = (x[i] - xp[j]) / (xp[j + 1] - xp[j])
+            out[j] -= g[i] * slope * (1.0 - w)
+            out[j + 1] -= g[i] * slope * w
+    return out
+
+
+def interp_slope(x, xp, fp):
+    """d np.interp(x, xp, fp) / dx at each point of x: the slope of the piece it lies on (the
+    one to its right at a breakpoint), 0 beyond the ends, where np.interp is constant."""
+    n = xp.shape[0]
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        if xp[0] <= x[i] < xp[n - 1]:
+            j = np.searchsorted(xp, x[i], side="right") - 1
+            out[i] = (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j])
+    return out
+
+
 def sum_to_shape(t, shape, *met):
     """t summed down to shape, the way NumPy broadcast a value of that shape up to t's: over the
     leading axes the shape lacks, then over its axes of extent 1 (kept); the adjoint of a
@@ -156,7 +203,8 @@ def sum_to_shape(t, shape, *met):
 FUNCTIONS = {"digamma": digamma, "trigamma": trigamma, "expit": expit, "round_half_away": round_half_away,
              "fdim": fdim, "logb": logb, "prod_of_others": prod_of_others,
              "prod_of_others_in_rows": prod_of_others_in_rows, "cumsum_in_rows": cumsum_in_rows,
-             "sum_to_shape": sum_to_shape}
+             "sum_to_shape": sum_to_shape, "interp_weights": interp_weights, "interp_slope": interp_slope,
+             "interp_breaks": interp_breaks}
 
 
 # Helpers only Python output prints: Numba output never has shape-generic parameters (it types
@@ -169,5 +217,6 @@ def source_of(name: str) -> str:
     return textwrap.dedent(inspect.getsource(FUNCTIONS[name])).rstrip("\n")
 
 
-__all__ = ["FUNCTIONS", "PYTHON_ONLY", "cumsum_in_rows", "digamma", "expit", "fdim", "logb", "prod_of_others",
-           "prod_of_others_in_rows", "round_half_away", "source_of", "sum_to_shape", "trigamma"]
+__all__ = ["FUNCTIONS", "PYTHON_ONLY", "cumsum_in_rows", "digamma", "expit", "fdim", "interp_breaks", "interp_slope",
+           "interp_weights", "logb", "prod_of_others", "prod_of_others_in_rows", "round_half_away", "source_of",
+           "sum_to_shape", "trigamma"]
