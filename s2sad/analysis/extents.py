@@ -327,7 +327,8 @@ class _FunctionView:
         reach it (``slots``), leaving out those carried beside a selector the access's
         ``if`` rules out. A yield of the loop's body is the previous iteration's value, which
         the access's guards say nothing of; inside the body, the last one never arrives, so
-        its bound is not attained there (``strict``: unknown)."""
+        its bound is not attained there (``strict``: unknown). Nor is the largest of several
+        different ones, which only its own branch (or path through the loop) reaches."""
         if v in self._joining:
             return None
         position = slot.targets.index(v)
@@ -349,6 +350,8 @@ class _FunctionView:
             self.guards, self.selectors = guards, selectors
         if not bounds or any(b is None for b in bounds):
             return None
+        if strict and len(set(bounds)) > 1:
+            return None  # the largest is attained only where its branch runs (or its path is taken)
         return _choose(bounds) if upper else _least(bounds)  # type: ignore[arg-type]
 
     def _selected(self, op: Op, position: int, path: int) -> bool:

@@ -18,7 +18,7 @@
 // array that scaled_rows only reads, that is the value passed in plus the
 // derivative).
 //
-// Array sizes: u, d_u, v, d_v: [n].
+// Array sizes: W, d_W: [n * n]; u, d_u, v, d_v: [n].
 void grad_scaled_rows(double *W, double *d_W, const double *u, double *d_u, const double *v,
                       double *d_v, int n, double d_return) {
     // forward sweep

@@ -17,6 +17,8 @@
 // of J with respect to x, h1 and h2 as they were on entry to pingpong (for an
 // array that pingpong only reads, that is the value passed in plus the
 // derivative).
+//
+// Array sizes: x, d_x, h1, d_h1, h2, d_h2: [n].
 void grad_pingpong(const double *x, double *d_x, double *h1, double *d_h1, double *h2,
                    double *d_h2, int n, int layers, double d_return) {
     // forward sweep

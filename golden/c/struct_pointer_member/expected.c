@@ -22,7 +22,7 @@ typedef struct {
 // respect to M and w as they were on entry to frob (for an array that frob only
 // reads, that is the value passed in plus the derivative).
 //
-// Array sizes: w, d_w: [M->cols].
+// Array sizes: M->data, d_M->data: [M->rows * M->cols]; w, d_w: [M->cols].
 void grad_frob(const Matrix *M, Matrix *d_M, const double *w, double *d_w, double d_return) {
     // forward sweep
     double s = 0.0;
