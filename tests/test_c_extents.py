@@ -128,17 +128,18 @@ def f(A, m, k):
 
 def test_c_input_whose_array_no_loop_bounds_gets_a_hint_true_for_c():
     # C has no annotations: the hint names what s2sad looked at (the loops), not a Python syntax.
+    # (out[n - 1 - i] beside out[i] of a strided loop was such a case; both are bounded now: n - 1.)
     source = """\
-void w(double *out, int n)
+void w(double *out, const int *idx, int n)
 {
-    for (int i = n - 2; i >= 1; i -= 2) {
-        out[i] *= out[n - 1 - i];
+    for (int i = 0; i < n; i++) {
+        out[idx[i]] *= out[i];
     }
 }
 
-double f(double *x, double *y, int n)
+double f(double *x, double *y, const int *idx, int n)
 {
-    w(y, n);
+    w(y, idx, n);
     return x[0] * y[0];
 }
 """

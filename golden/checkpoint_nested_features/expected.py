@@ -207,16 +207,14 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
             tape2_top += 1
             i += 1
             n_iter += 1
-        t17 = 2 * t14
-        tape_A_elem = np.empty(t17)
-        tape_x_elem3 = np.empty(t17)
+        tape_A_elem = np.empty(2 * t14)
+        tape_x_elem3 = np.empty(t14)
         for i in range(2):
             for k in range(n):
                 x_elem = x_ck[k]
-                t18 = i * t14 + k
-                tape_x_elem3[t18] = x_elem
+                tape_x_elem3[k] = x_elem
                 A_elem = A_ck[1 - i, k]
-                tape_A_elem[t18] = A_elem
+                tape_A_elem[i * t14 + k] = A_elem
                 A_ck[i, k] = A_ck[i, k] * 0.5 + x_elem * A_elem
         # line 19: s = s * 0.5 + A[0, 1]
         d_A[0, 1] += d_s
@@ -225,9 +223,8 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
         for i in range(1, -1, -1):
             # line 17: for k in range(n):
             for k in range(t8, -1, -1):
-                t19 = i * t14 + k
-                A_elem = tape_A_elem[t19]
-                x_elem = tape_x_elem3[t19]
+                A_elem = tape_A_elem[i * t14 + k]
+                x_elem = tape_x_elem3[k]
                 # line 18: A[i, k] = A[i, k] * 0.5 + x[k] * A[1 - i, k]
                 d_A_i_k = d_A[i, k]
                 d_A[i, k] = 0.0
@@ -239,26 +236,26 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
             tape_x_elem2_top -= 1
             x_elem = tape_x_elem2[tape_x_elem2_top]
             tape2_top -= 1
-            t20 = tape2[tape2_top]
+            t17 = tape2[tape2_top]
             tape_i_top -= 1
             i = tape_i[tape_i_top]
             # line 13: if x[i] > 0.9:
             if x_elem > 0.9:
-                t22 = 0.0
+                t19 = 0.0
             else:
                 # line 15: s += x[i] * x[i] * y[i]
                 d_y[i] += d_s * (x_elem * x_elem)
-                t21 = d_s * t20 * x_elem
-                t22 = 2.0 * t21
-            d_x[i] += t22
+                t18 = d_s * t17 * x_elem
+                t19 = 2.0 * t18
+            d_x[i] += t19
         # line 9: while j < n:
         for j in range(t8, -1, -1):
             j2 = j + 1
-            t23 = j2 % n
+            t20 = j2 % n
             x_elem = tape_x_elem[j]
             # line 10: x[j] = math.sin(x[j]) + 0.3 * x[(j + 1) % n] * s
             d_x_j = d_x[j]
             d_x[j] = 0.0
             d_s += d_x_j * tape[j]
-            d_x[t23] += d_x_j * s * 0.3
+            d_x[t20] += d_x_j * s * 0.3
             d_x[j] += d_x_j * math.cos(x_elem)

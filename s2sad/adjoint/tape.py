@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Container, Optional
 
+from ..analysis.effects import array_root, written_operands
 from ..ssa import build
+from ..ssa.opdefs import is_pure
 from ..ssa.array_ops import shape_unit_axes
 from ..ssa.attrs import struct_attrs
 from ..ssa.ir import Block, Builder, Function, Op, Value
@@ -65,7 +67,19 @@ class Tapes:
         pb = Builder(clone_block, outer.loc)
         pb.index = 0 if cv.is_block_arg else clone_block.ops.index(cv.defining_op) + 1
         trips = self.trip_counts(at, loops) if all(op.name == "for" for op in loops) else None
-        entry = self._entry(hint, what, elem, loops, outer)
+        within = loops[0]
+        primal = self.forward.primal_of.get(cv)  # (None for a block argument: a carried value)
+        if trips is not None and primal is not None:  # one slot for all iterations of a loop it is the same in
+            kept = [k for k, op in enumerate(loops) if not self._invariant_in(primal, op, {})]
+            loops, trips = [loops[k] for k in kept], [trips[k] for k in kept]
+        entry = self._entry(hint, what, elem, loops, outer, within=within)
+        if trips is not None and not loops:  # the same value in every iteration of the nest
+            cache = at.op1("alloc", [build.const(at, 1, I64)], ArrayType(elem, 1), hint, fill="empty",
+                           elem=str(elem), cache=True)
+            entry.op = cache.defining_op
+            zero = build.const(pb, 0, I64)
+            pb.create("store", [cache, zero, cv], [])
+            return m.prologue.op1("load", [cache, build.const(m.prologue, 0, I64)], elem, what)
         if trips is not None:
             capacity = trips[0]
             for t in trips[1:]:
@@ -92,9 +106,44 @@ class Tapes:
         pb.create("tape.push", [tape, cv], [])
         return m.prologue.op1("tape.pop", [tape], elem, what)
 
-    def _entry(self, hint: str, what: str, elem: Type, loops: list[Op], outer: Op, array: bool = False) -> TapeEntry:
-        """The report's line for a new tape (``report.py``)."""
-        top = loops[0]
+    def _invariant_in(self, v: Value, loop: Op, seen: dict[Value, bool]) -> bool:
+        """Whether the primal value ``v`` (of a block in ``loop``) is the same in every iteration of
+        ``loop``, at the same iterations of the loops inside it: ``A[r][q][s]`` read in ``for p``
+        (``for s`` inside it) where nothing in ``p``'s loop writes ``A``. Its tape then has one slot
+        for all of ``loop``'s iterations (each stores the same value there): a tape the size of
+        what the value depends on, not of the nest around it (issue 19: ``doitgen``)."""
+        if not loop.encloses(v):
+            return True
+        if v in seen:
+            return seen[v]
+        seen[v] = False  # (a cycle through a carried value: not invariant)
+        if v.is_block_arg:
+            owner = v.owner.parent_op
+            result = owner is not loop and owner.name == "for" and v.index == 0  # a counter inside
+        else:
+            op = v.defining_op
+            if op.name == "load":
+                result = not self._written_in(op.operands[0], loop) and all(
+                    self._invariant_in(o, loop, seen) for o in op.operands)
+            else:
+                result = not op.regions and is_pure(op) and all(self._invariant_in(o, loop, seen) for o in op.operands)
+        seen[v] = result
+        return result
+
+    def _written_in(self, arr: Value, loop: Op) -> bool:
+        """Whether anything in ``loop`` may write the array ``arr`` reads."""
+        root = array_root(arr)
+        for op in loop.walk():
+            for w in written_operands(self.forward.module, op):
+                if self.forward.may_alias or root is None or array_root(w) in (None, root):
+                    return True
+        return False
+
+    def _entry(self, hint: str, what: str, elem: Type, loops: list[Op], outer: Op, array: bool = False,
+               within: Optional[Op] = None) -> TapeEntry:
+        """The report's line for a new tape (``report.py``): per iteration of ``loops``, within the
+        loop ``within`` (the first of them where not given)."""
+        top = within or loops[0]
         while top.parent is not self.fn.body:
             top = top.parent.parent_op
         entry = TapeEntry(
@@ -267,11 +316,14 @@ class Tapes:
         for loop in loops:
             step = build.const_value(loop.operands[2]) if loop.name == "for" else None
             known = step is not None and all(
-                defining_block(v) is self.fn.body or defining_block(v) in self.ck_bodies for v in loop.operands[:2]
+                defining_block(v) is self.fn.body or defining_block(v) in self.ck_bodies
+                or build.const_int(v) is not None for v in loop.operands[:2]
             )
             if not known:
                 return trips if partial else None
-            lb, ub = self.forward.fwd[loop.operands[0]], self.forward.fwd[loop.operands[1]]
+            # (a constant bound made inside an outer loop: made again here, before the outermost)
+            lb, ub = (build.const(at, build.const_int(v), I64) if build.const_int(v) is not None
+                      and defining_block(v) is not self.fn.body else self.forward.fwd[v] for v in loop.operands[:2])
             trips.append(trip_count(at, lb, ub, step) if step > 0 else trip_count(at, ub, lb, -step))
         return trips
 

@@ -14,7 +14,7 @@
 // with respect to A, x and y as they were on entry to matvec (for an array that
 // matvec only reads, that is the value passed in plus the derivative).
 //
-// Array sizes: x, d_x: [m]; y, d_y: [n].
+// Array sizes: A, d_A: [n * m]; x, d_x: [m]; y, d_y: [n].
 void grad_matvec(const double *A, double *d_A, const double *x, double *d_x, double *y,
                  double *d_y, int n, int m) {
     // forward sweep

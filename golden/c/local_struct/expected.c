@@ -26,6 +26,8 @@ static void grad_trace_sq(const double *a, double *d_a, int n, double d_return) 
 // sum of elementwise products. On return, d_x holds the derivative of J with
 // respect to x as it was on entry to gram_trace (for an array that gram_trace only
 // reads, that is the value passed in plus the derivative).
+//
+// Array sizes: x, d_x: [n * m].
 void grad_gram_trace(const double *x, double *d_x, int n, int m, double d_return) {
     // forward sweep
     double tmp[16];

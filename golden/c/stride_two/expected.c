@@ -3,11 +3,6 @@
  * Regenerate with: s2sad grad input.c --func pair_products --wrt x --target c
  */
 
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
-
 // The gradient of pair_products, by s2sad's reverse mode.
 //
 // It runs pair_products (its effects on arrays included), then the reverse sweep,
@@ -19,10 +14,12 @@ static long max_l(long a, long b) {
 // <,> a sum of elementwise products. On return, d_x holds the derivative of J with
 // respect to x as it was on entry to pair_products (for an array that
 // pair_products only reads, that is the value passed in plus the derivative).
+//
+// Array sizes: x, d_x: [n].
 void grad_pair_products(const double *x, double *d_x, int n, double d_return) {
     // line 5: for (int i = 0; i + 1 < n; i += 2) {
     double d_s = d_return;
-    for (long i = (max_l(n / 2, 0) - 1) * 2; i >= 0; i -= 2) {
+    for (long i = (n / 2 - 1) * 2; i >= 0; i -= 2) {
         // line 6: s += x[i] * x[i + 1];
         d_x[i + 1] += d_s * x[i];
         d_x[i] += d_s * x[i + 1];

@@ -3,18 +3,12 @@
  * Regenerate with: s2sad grad input.c --func transformed_norm --wrt frames,v --target c
  */
 
-#include <stddef.h>
 #include <stdlib.h>
 
 typedef struct {
     double rot[3][3];
     double scale;
 } Frame;
-
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
 
 // The gradient of transformed_norm, by s2sad's reverse mode.
 //
@@ -33,15 +27,14 @@ static long max_l(long a, long b) {
 void grad_transformed_norm(const Frame *frames, Frame *d_frames, int n, const double *v,
                            double *d_v, double d_return) {
     // forward sweep
-    double *tape_w = calloc(1, max_l(n * 3, 0) * sizeof(double));
-    size_t tape_w_top = 0;
+    double *tape_w = calloc(1, n * 3 * sizeof(double));
     for (long k = 0; k < n; k++) {
         for (long i = 0; i < 3; i++) {
             double w = 0.0;
             for (long j = 0; j < 3; j++) {
                 w += frames[k].rot[i][j] * v[j];
             }
-            tape_w[tape_w_top++] = w;
+            tape_w[k * 3 + i] = w;
         }
     }
 
@@ -53,7 +46,7 @@ void grad_transformed_norm(const Frame *frames, Frame *d_frames, int n, const do
         // line 11: for (int i = 0; i < 3; i++) {
         double t1 = 0.0;
         for (long i = 2; i >= 0; i--) {
-            double w = tape_w[--tape_w_top];
+            double w = tape_w[k * 3 + i];
             // line 15: s += frames[k].scale * w * w;
             double t2 = d_s * w;
             double d_w = d_s * (t0 * w);

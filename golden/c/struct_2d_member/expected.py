@@ -21,14 +21,12 @@ def grad_transformed_norm(frames, d_frames, n, v, d_v, d_return=1.0):
     """
     # forward sweep
     tape_w = np.empty(max(n, 0) * 3)
-    tape_w_top = 0
     for k in range(n):
         for i in range(3):
             w = 0.0
             for j in range(3):
                 w += frames[10 * k + 3 * i + j] * v[j]
-            tape_w[tape_w_top] = w
-            tape_w_top += 1
+            tape_w[k * 3 + i] = w
 
     # reverse sweep
     # line 10: for (int k = 0; k < n; k++) {
@@ -38,8 +36,7 @@ def grad_transformed_norm(frames, d_frames, n, v, d_v, d_return=1.0):
         # line 11: for (int i = 0; i < 3; i++) {
         t1 = 0.0
         for i in range(2, -1, -1):
-            tape_w_top -= 1
-            w = tape_w[tape_w_top]
+            w = tape_w[k * 3 + i]
             # line 15: s += frames[k].scale * w * w;
             t2 = d_s * w
             d_w = d_s * (t0 * w)

@@ -15,7 +15,7 @@
 // only reads, that is the value passed in plus the derivative). Adds dJ/da to
 // *d_a.
 //
-// Array sizes: c, d_c: [m].
+// Array sizes: A, d_A, B, d_B: [n * m]; c, d_c: [m].
 void grad_grid(int n, int m, double a, double *d_a, const double *A, double *d_A, const double *c,
                double *d_c, double *B, double *d_B) {
     // forward sweep

@@ -14,7 +14,7 @@
 // respect to x and y as they were on entry to rowsum (for an array that rowsum
 // only reads, that is the value passed in plus the derivative).
 //
-// Array sizes: y, d_y: [n].
+// Array sizes: x, d_x: [n * m]; y, d_y: [n].
 void grad_rowsum(int n, int m, const double *x, double *d_x, double *y, double *d_y) {
     // forward sweep
     #pragma omp parallel for
