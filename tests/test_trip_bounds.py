@@ -52,6 +52,39 @@ def test_tape_of_a_moving_inner_loop_is_allocated_once_and_suffices(shape):
         np.testing.assert_allclose(d_x, fd, rtol=1e-6, atol=1e-7)
 
 
+TRIANGLE = """
+def f(x, n):
+    total = 0.0
+    for i in range(n):
+        for j in {middle}:
+            row = 1.0
+            for k in {inner}:
+                row = row * x[k] + 0.5 * x[j]
+            total += row * x[i]
+    return total
+"""
+
+
+@pytest.mark.parametrize("middle, inner", [("range(i)", "range(j)"), ("range(i, n)", "range(i, j + 1)"),
+                                           ("range(i - 1, -1, -1)", "range(j + 2)")])
+def test_tape_of_a_triangle_of_loops_is_allocated_once_and_suffices(middle, inner):
+    # k < j < i: the inner loop's bounds are counters of loops whose bounds are counters too.
+    source = TRIANGLE.format(middle=middle, inner=inner)
+    code = pipeline.gradient_source(source, "f.py", "f", ["x"], "py", pipeline.Options())
+    assert "np.concatenate" not in code  # never grows
+    scope: dict = {}
+    exec(compile(code, "grad_f.py", "exec"), scope)
+    exec(compile(source, "f.py", "exec"), scope)
+    rng = np.random.default_rng(1)
+    for n in (0, 1, 2, 5):
+        x = rng.uniform(0.5, 1.0, n + 4)
+        d_x = np.zeros_like(x)
+        scope["grad_f"](x, d_x, n)
+        h = 1e-6
+        fd = np.array([(scope["f"](x + h * e, n) - scope["f"](x - h * e, n)) / (2 * h) for e in np.eye(len(x))])
+        np.testing.assert_allclose(d_x, fd, rtol=1e-6, atol=1e-7)
+
+
 DIVIDING = """
 def f(x):
     total = 0.0

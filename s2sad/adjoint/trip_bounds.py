@@ -10,7 +10,8 @@ forward sweep allocates it once and pushes without a check.
 
 Bounds are found for an inner ``for`` with a constant step whose bounds are
 values computed before the outermost loop, or an outer loop's induction
-variable (of a unit-step loop with such bounds) plus or minus a constant; and
+variable (of a unit-step loop with such bounds, or with bounds that are counters of loops further
+out: ``k < j < i < n``, a triangle, runs at most ``n - 2`` times) plus or minus a constant; and
 for a ``while`` that divides a positive counter from a constant start
 (``for (s = 32; s > 0; s /= 2)``, the tree reductions of GPU kernels): it runs
 ``floor(log_k(start)) + 1`` times at most, a constant.
@@ -56,13 +57,16 @@ def _extreme(at: Builder, v: Value, upper: bool, outer: list[Op], top: Block,
     for loop in outer:
         if loop.name == "for" and v is loop.regions[0].args[0]:  # ifs and whiles have no counter
             step = build.const_value(loop.operands[2])
-            lb, ub = loop.operands[:2]
-            if step not in (1, -1) or not (_defined_in(lb, top) and _defined_in(ub, top)):
+            if step not in (1, -1):
                 return None
-            # range(lb, ub, 1) spans [lb, ub - 1]; range(lb, ub, -1) spans [ub + 1, lb]
+            # range(lb, ub, 1) spans [lb, ub - 1]; range(lb, ub, -1) spans [ub + 1, lb]; bounds that
+            # are counters of loops further out (k < j < i: a triangle) by their own extremes
+            lb, ub = loop.operands[:2]
             if step == 1:
-                return build.sub(at, fwd(ub), build.const(at, 1, I64)) if upper else fwd(lb)
-            return fwd(lb) if upper else build.add(at, fwd(ub), build.const(at, 1, I64))
+                end = _extreme(at, ub, True, outer, top, fwd) if upper else _extreme(at, lb, False, outer, top, fwd)
+                return None if end is None else build.sub(at, end, build.const(at, 1, I64)) if upper else end
+            end = _extreme(at, lb, True, outer, top, fwd) if upper else _extreme(at, ub, False, outer, top, fwd)
+            return None if end is None else end if upper else build.add(at, end, build.const(at, 1, I64))
     op = v.defining_op
     if op is None or op.name not in ("add", "sub"):
         return None
