@@ -1024,6 +1024,45 @@ def test_a_named_list_passed_to_a_helper_is_its_items(target):
     assert "params" not in text.split("def grad_f")[-1].split('"""')[-1], text
 
 
+PACKED = """
+import numpy as np
+
+
+def leaky(z, alpha=0.01):
+    return np.where(z > 0, z, alpha * z)
+
+
+def mlp(params, X):
+    W1, b1, W2, b2 = params
+    h = leaky(X @ W1 + b1)
+    return h @ W2 + b2
+
+
+def f(W1, b1, W2, b2, X: "f64[n, d]", y):
+    pred = mlp({packed}, X)
+    return ((pred - y) ** 2).mean()
+"""
+
+
+@pytest.mark.parametrize("packed", ["(W1, b1, W2, b2)", "[W1, b1, W2, b2]", "params", "W1, b1, W2, b2"])
+def test_parameters_packed_for_a_helper_that_unpacks_them(packed):
+    # JAX-style: the helper takes one tuple of parameters and unpacks it. The bias b2 reaches NumPy
+    # only in the helper, through its tuple: it is guessed as the helper's instance guesses it
+    # (shape-generic here), never taken for a number whose adjoint would be a sum (a vector b2 once
+    # got one number back: the caller read the helper's own signature, where h was a number).
+    from source_gradients import arr, check_source
+
+    source = PACKED.format(packed=packed if packed != "params" else "params")
+    if packed == "params":
+        source = source.replace("    pred = mlp(params, X)", "    params = (W1, b1, W2, b2)\n    pred = mlp(params, X)")
+    if packed == "W1, b1, W2, b2":  # no packing: the helper's parameters are renamed by a tuple assignment
+        source = source.replace("def mlp(params, X):\n    W1, b1, W2, b2 = params",
+                                "def mlp(p0, p1, p2, p3, X):\n    W1, b1, W2, b2 = p0, p1, p2, p3")
+    params = [arr("W1", 3, 4), arr("b1", 4), arr("W2", 4, 2), arr("b2", 2), arr("X", 5, 3), arr("y", 5, 2)]
+    text = check_source(source, ["W1", "b1", "W2", "b2"], params)
+    assert "def grad_f(W1, d_W1, b1, d_b1, W2, d_W2, b2, d_b2, X, y, d_return=1.0):" in text
+
+
 def test_a_named_list_a_helper_reads_otherwise_stays_refused():
     source = LAYERS_TO_HELPER.replace("    for W in weights:\n", "    weights.reverse()\n    for W in weights:\n")
     with pytest.raises(DiagnosticError) as e:

@@ -11,7 +11,9 @@ unrolls (loops over it, or over a part with constant bounds, ``zip`` and ``enume
 ``len``, items at constant indices): the parameter becomes one per item (``params_0_0,
 params_0_1, ...``), the helper's body starts by making the list of them (``params = [(params_0_0,
 params_0_1), ...]``), which ``py_unroll`` then unrolls, and each call passes the list's items in
-its place. The caller's list, no longer read, goes with the unrolling. Any other list stays as
+its place. The caller's list, no longer read, goes with the unrolling. So is a list or tuple written
+in the call (``forward((W1, b1, W2, b2), X)``), and so is a helper that unpacks the parameter
+(``W1, b1, W2, b2 = params``). Any other list stays as
 written, and is refused where it is read. Not the function differentiated, whose callers are
 outside the file. New names are made free of every name of the file; the new nodes stand where
 the nodes they replace stood.
@@ -27,14 +29,15 @@ import libcst as cst
 from .py_flow import all_names, assigned_names, fresh_name, walk
 from .py_module import ModuleInfo
 from .py_spellings import PlacedRewriter
-from .py_unroll import literal_lists
+from .py_unroll import _simple, literal_lists
 
 
 def pass_list_items(info: ModuleInfo, positions, entry: str) -> dict[cst.CSTNode, object]:
     """Give the helpers their named lists' items (see the module); the new nodes' positions."""
     new_positions: dict[cst.CSTNode, object] = {}
     lists = {name: literal_lists(fn) for name, fn in info.functions.items()}
-    if not any(lists.values()):
+    if not any(lists.values()) and not any(isinstance(n, cst.Call) and any(_passed_literal(a.value) for a in n.args)
+                                           for fn in info.functions.values() for n in walk(fn.body)):
         return new_positions
     taken = {n.value for fn in info.functions.values() for n in walk(fn) if isinstance(n, cst.Name)}
     positions = ChainMap(new_positions, positions)  # a function rewritten twice: where the first put it
@@ -79,19 +82,36 @@ def _passed_shape(info: ModuleInfo, lists: dict, helper: str, k: int) -> Optiona
         if len(args) <= k or any(a.star or a.keyword for a in args[:k + 1]):
             return None
         arg = args[k].value
+        if _passed_literal(arg):  # forward((W1, b1, W2, b2), X)
+            shapes.add(_shape(arg))
+            continue
         if not (isinstance(arg, cst.Name) and arg.value in lists[caller]):
             return None
         shapes.add(_shape(lists[caller][arg.value]))
     return shapes.pop() if len(shapes) == 1 else None
 
 
+def _passed_literal(arg: cst.BaseExpression) -> bool:
+    """A list or tuple written in the call whose items ``py_unroll`` would take from a named one
+    (names or constants, or tuples of them)."""
+    if not isinstance(arg, (cst.List, cst.Tuple)) or not arg.elements:
+        return False
+    flat = [v.value for e in arg.elements if isinstance(e, cst.Element)
+            for v in (e.value.elements if isinstance(e.value, cst.Tuple) else [e])]
+    return len(flat) >= len(arg.elements) and all(
+        isinstance(e, cst.Element) for e in arg.elements) and all(_simple(v) for v in flat)
+
+
 def _read_as_list(fn: cst.FunctionDef, name: str) -> bool:
     """``fn`` reads its parameter ``name`` only where ``py_unroll`` reads a named list (a loop's
-    iterable, ``len``, a constant index), and never assigns it."""
+    iterable, ``len``, a constant index, ``a, b = name``), and never assigns it."""
     if name in assigned_names([fn.body]):
         return False
     allowed: set[int] = set()
     for n in walk(fn.body):
+        if isinstance(n, cst.Assign) and isinstance(n.value, cst.Name) and n.value.value == name \
+                and len(n.targets) == 1 and isinstance(n.targets[0].target, (cst.Tuple, cst.List)):
+            allowed.add(id(n.value))
         if isinstance(n, cst.For):
             allowed.update(id(w) for w in all_names(n.iter) if w.value == name)
         elif isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "len" and len(n.args) == 1:
@@ -124,7 +144,7 @@ class _ItemsPassed(PlacedRewriter):
         if not (isinstance(original.func, cst.Name) and original.func.value == self.helper):
             return updated
         arg = updated.args[self.k]
-        literal = self.literals[arg.value.value]  # type: ignore[attr-defined]
+        literal = arg.value if _passed_literal(arg.value) else self.literals[arg.value.value]  # type: ignore
         items = [self.place(cst.Arg(leaf.deep_clone()), arg, whole=True) for leaf in _leaves(literal)]
         self.changed = True
         args = [*updated.args[:self.k], *items, *updated.args[self.k + 1:]]

@@ -716,7 +716,10 @@ class _Inference:
         if any(a.star for a in node.args):
             return  # np.sum(*x): which parameter each value fills is unknown; lowering refuses it
         if isinstance(func, cst.Name) and func.value in self.info.functions and func.value not in self.locals:
-            sig = self.sigs.get(func.value)
+            # The callee's instance for this call (py_specialize), typed from what the call gives it:
+            # what its own body alone says may guess less (``h @ W + b`` with ``h`` a helper's
+            # value it took for a number), and a parameter it guesses is one this call guesses too.
+            sig = self.call_sigs.get(node) or self.sigs.get(func.value)
             if int_ctx:
                 self.int_demands.add(func.value)
             if sig is not None:  # keyword arguments fill the parameters they name

@@ -138,6 +138,16 @@ def _constant_part(node: cst.Subscript, length: int):
     return slice(*bounds)
 
 
+def _unpacks(n: cst.CSTNode, name: str, length: int) -> bool:
+    """``a, b = name`` (as many names, or tuples of names, as the list has items)."""
+    if not (isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.value, cst.Name)
+            and n.value.value == name):
+        return False
+    target = n.targets[0].target
+    return isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == length \
+        and not any(isinstance(e, cst.StarredElement) for e in target.elements)
+
+
 def _indexes(n: cst.CSTNode, name: str, length: int) -> bool:
     """``name[k]`` with ``k`` an integer constant in range."""
     return isinstance(n, cst.Subscript) and isinstance(n.value, cst.Name) and n.value.value == name \
@@ -146,8 +156,9 @@ def _indexes(n: cst.CSTNode, name: str, length: int) -> bool:
 
 def _named_lists(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
     """Locals that name a literal list only loops run over (``weights = [W1, W2]`` then ``for W in
-    weights:``): name -> the literal, each item a name the function never assigns (so the list
-    holds what it is read as) or a constant. The assignment goes where the loops are unrolled (a
+    weights:``), or that is read at constant indices, by ``len`` or unpacked (``W1, W2 = weights``):
+    name -> the literal, each item a name the function never assigns (so the list holds what it is
+    read as) or a constant. The assignment goes where the loops are unrolled (a
     list no longer read at all, its items passed to a helper instead, goes too)."""
     candidates = literal_lists(fn)
     found: dict[str, cst.BaseExpression] = {}
@@ -156,7 +167,9 @@ def _named_lists(fn: cst.FunctionDef) -> dict[str, cst.BaseExpression]:
         loops = [n for n in walk(fn.body) if isinstance(n, cst.For)
                  and any(isinstance(w, cst.Name) and w.value == name for w in all_names(n.iter))]
         in_loops = sum(1 for loop in loops for w in all_names(loop.iter) if w.value == name)
-        counted = sum(1 for n in walk(fn.body) if _counts(n, name) or _indexes(n, name, len(literal.elements)))  # type: ignore
+        length = len(literal.elements)  # type: ignore[attr-defined]
+        counted = sum(1 for n in walk(fn.body) if _counts(n, name) or _indexes(n, name, length)
+                      or _unpacks(n, name, length))
         uses = sum(1 for n in all_names(fn.body) if n.value == name)
         if uses == in_loops + counted + 1 and _bound_once(fn, name) and all(
                 (lit := literal_of(loop.iter, candidates)) is not None
@@ -232,6 +245,14 @@ class _Unroller(PlacedRewriter):
         if isinstance(target, cst.Name) and target.value in self.named and original.value is self.named[target.value]:
             self.changed = True
             return cst.RemoveFromParent()  # its loops, unrolled, read the items themselves
+        for name, lit in self.named.items():  # W1, W2 = weights: W1, W2 = the items
+            if _unpacks(original, name, len(lit.elements)):  # type: ignore[attr-defined]
+                items = cst.Tuple([cst.Element(e.value.deep_clone()) for e in lit.elements],  # type: ignore
+                                  lpar=[], rpar=[])
+                self._place_like(items, lit)
+                self.place(items, original.value)
+                self.changed = True
+                return updated.with_changes(value=items)
         return updated
 
     def _place_like(self, new: cst.CSTNode, old: cst.CSTNode) -> None:
