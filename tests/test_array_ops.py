@@ -121,6 +121,7 @@ def test_every_array_op_of_the_primal_has_a_rule():
     # Only adjoints make them (np.prod's, digamma's on arrays): no input spells them.
     adjoint_only |= {array_ops.PREFIX + "prod_others", array_ops.PREFIX + "math.trigamma",
                      array_ops.PREFIX + "sum_to_shape"}  # (and a shape-generic parameter's adjoint)
+    adjoint_only |= {array_ops.PREFIX + n for n in ("interp_weights", "interp_slope", "interp_breaks")}  # np.interp's
     comparisons = {array_ops.PREFIX + n for n in array_ops.COMPARE}  # boolean: no derivative flows
     comparisons.add(array_ops.PREFIX + "argsort")  # integer indices: none either
     missing = sorted(n for n in array_ops.NAMES - adjoint_only - comparisons if n not in RULES)
