@@ -145,6 +145,31 @@ def test_a_callee_that_assumes_a_rank_makes_the_caller_assume_it():
     assert assumed(proven, "f") == {}
 
 
+AFFINE = """
+def affine(x, a, c):
+    return a * x + c
+
+
+def chain(a, c, x, y):
+    z = affine(x, a, c)
+    return np.mean((z - y) ** 2)
+"""
+
+
+def test_values_a_helper_carries_reach_what_its_result_meets():
+    # a, c and x reach np.mean only through affine's value: each may be an array there, which the
+    # IR, typing chain's values as numbers, takes np.mean of as the number itself. Unchecked, the
+    # gradient for arrays x and y was silently wrong (np.mean's 1 / n lost, d_a an array).
+    assert assumed(AFFINE, "chain") == {"a": 0, "c": 0, "x": 0, "y": 0}
+    grad, text = gradient(AFFINE, "chain", ["a", "c"])
+    assert "sum_to_shape" not in text  # checked numbers, not served at any shape (np.mean of a number)
+    with pytest.raises(ValueError, match="must be a number"):
+        grad(0.5, 0.25, np.ones(3), np.ones(3))
+    d_a, d_c = grad(0.5, 0.25, 1.5, 2.0)
+    z = 0.5 * 1.5 + 0.25
+    assert d_a == pytest.approx(2 * (z - 2.0) * 1.5) and d_c == pytest.approx(2 * (z - 2.0))
+
+
 # ------------------------------------------------------------------ the generated checks
 def test_the_mlp_bias_is_shape_generic():
     """``W @ x + b`` works with a number or a vector ``b``: no rank check, but a check of its axes,

@@ -216,6 +216,8 @@ class FunctionLowerer(StructuredLowering):
             attrs["assumed"] = dict(self.types.assumed)
         if self.types.rank_free:
             attrs["rank_free"] = [n for n in self.types.assumed if n in self.types.rank_free]
+        if self.types.reduced_numbers:  # never shape-generic (FunctionTypes.reduced_numbers)
+            attrs["reduced_numbers"] = [n for n in self.types.assumed if n in self.types.reduced_numbers]
         if self.same_extents:
             attrs["same_extents"] = self.same_extents
         if self.required:

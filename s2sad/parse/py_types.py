@@ -90,6 +90,12 @@ class FunctionTypes:
     # The assumed parameters whose rank no generated Python depends on: arrays only reduced as a
     # whole (``np.sum(W)``), parameters never read. They need no check at run time.
     rank_free: frozenset[str] = frozenset()
+    # The assumed parameters whose values reach a whole reduction other than a sum (``np.mean``,
+    # ``np.max``) of a value typed a number (``np.mean((z - y) ** 2)`` with ``z = affine(x, a, c)``):
+    # the IR has it as the number itself, which is the reduction only of a number. They stay
+    # checked to be numbers, never served at any shape (``adjoint.shape_generic``): an array there
+    # would make the mean's adjoint miss its 1 / n.
+    reduced_numbers: frozenset[str] = frozenset()
     # ``return s, t``: one type per returned value (``result`` is then None). The IR function
     # has that many results, and its gradient one seed per value.
     tuple_result: Optional[tuple[Type, ...]] = None
@@ -261,6 +267,8 @@ def keyword_arg(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
 # Library calls that are elementwise arithmetic on their operands (``np.add``, ``np.clip``).
 _ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "neg", "pos", "reciprocal", "float_power", "clip", "power",
                       "square", "logit", *lib.ELEMENTWISE_SPECIAL)
+# Whole reductions the IR takes a number to be its own value of, which only a sum is at any shape.
+_WHOLE_OF_A_NUMBER = frozenset({"mean", "max_reduce", "min_reduce", "prod", "var", "std", "median", "average"})
 # Reductions and scans that need an array operand (``np.var``, ``np.cumsum``).
 _STATISTICS = ("prod", "var", "std", "cumsum", "cumprod", "sort")
 
@@ -1276,11 +1284,11 @@ class _Inference:
         node_types, call_args = self.node_types(types)
 
         params = [types[n] for n in self.param_names]
-        assumed, rank_free = self.assumptions(types, annotations)
+        assumed, rank_free, reduced = self.assumptions(types, annotations)
         tuple_result = self.tuple_result(types, result_ann)
         if tuple_result is not None:
             return FunctionTypes(params, types, None, False, self.diagnostics, self.int_demands, self.shapes,
-                                 assumed, rank_free, tuple_result, lists, node_types, call_args)
+                                 assumed, rank_free, reduced, tuple_result, lists, node_types, call_args)
         result: Optional[Type] = None
         returned_array: Optional[Type] = None
         for r in self.returns:
@@ -1299,7 +1307,7 @@ class _Inference:
         if isinstance(result_ann, ScalarType) and self.returns and not returns_array:
             result = result_ann
         return FunctionTypes(params, types, result, returns_array, self.diagnostics, self.int_demands, self.shapes,
-                             assumed, rank_free, None, lists, node_types, call_args)
+                             assumed, rank_free, reduced, None, lists, node_types, call_args)
 
     def item_type(self, seq: cst.BaseExpression, types: dict[str, Type]) -> Optional[Type]:
         """The type of an item of the array or list ``seq``: an element, or a row."""
@@ -1453,9 +1461,11 @@ class _Inference:
         return tuple(t if t is not None else F64 for t in out)
 
     # -- what the code does not prove -------------------------------------------------------
-    def assumptions(self, types: dict[str, Type], annotations: dict) -> tuple[dict[str, int], frozenset[str]]:
-        """Parameters whose kind or rank is a guess: name -> the rank taken (0: a scalar); and
-        those of them whose rank no generated code depends on (``py_rank_free``).
+    def assumptions(self, types: dict[str, Type], annotations: dict
+                    ) -> tuple[dict[str, int], frozenset[str], frozenset[str]]:
+        """Parameters whose kind or rank is a guess: name -> the rank taken (0: a scalar); those of
+        them whose rank no generated code depends on (``py_rank_free``); and those that reach a
+        whole reduction of a number (``FunctionTypes.reduced_numbers``).
 
         An array parameter's rank is proven by a shape annotation, by ``n, m = A.shape``, by
         passing it where a callee proves the rank, or by an element access with as many
@@ -1474,7 +1484,7 @@ class _Inference:
         signature would (``double x`` for what the caller holds as an array).
         """
         out: dict[str, int] = {}
-        context, scalar_only, gathering = self.numpy_context(types)
+        context, scalar_only, gathering, reduced = self.numpy_context(types)
         uses = param_uses(self.fn.body, frozenset(self.param_names))
         unread = {p.name.value for p in self.params
                   if not uses[p.name.value] and p.annotation is None and p.default is None}
@@ -1504,9 +1514,9 @@ class _Inference:
             elif t.is_int and name not in annotations and name in gathering and name not in scalar_only:
                 out[name] = 0  # x[idx]: NumPy takes an array of integers there too (a gather)
         classify = RankFreeUses(self.info, self.locals, self.sigs, lambda e: self.expr_type(e, types))
-        rank_free = frozenset(name for name, rank in out.items()
-                              if name in unread or classify.rank_free(name, uses[name], number=rank == 0))
-        return out, rank_free
+        rank_free = frozenset(name for name, rank in out.items() if name not in reduced
+                              and (name in unread or classify.rank_free(name, uses[name], number=rank == 0)))
+        return out, rank_free, frozenset(name for name in out if name in reduced)
 
     def meets_array(self, node: cst.Subscript, types: dict[str, Type]) -> bool:
         """Whether ``a[i]`` is an operand of elementwise arithmetic with an array (``X -
@@ -1526,24 +1536,26 @@ class _Inference:
             child, parent = parent, self.parents.get(id(parent))
         return False
 
-    def numpy_context(self, types: dict[str, Type]) -> tuple[set[str], set[str], set[str]]:
+    def numpy_context(self, types: dict[str, Type]) -> tuple[set[str], set[str], set[str], set[str]]:
         """Names whose value reaches, elementwise, an operation that takes arrays as well as
         numbers; names whose value reaches one that takes numbers only (``math.exp``, ``max``,
-        an ``if`` test), where an array would make the primal fail; and integers that index
-        arrays and count no range, which may be arrays of integers (``x[idx]``: a gather)."""
+        an ``if`` test), where an array would make the primal fail; integers that index
+        arrays and count no range, which may be arrays of integers (``x[idx]``: a gather); and
+        names whose value reaches a whole reduction of a number (``FunctionTypes.reduced_numbers``)."""
         self.type_memo = {}
         try:
             return self._numpy_context(types)
         finally:
             self.type_memo = None
 
-    def _numpy_context(self, types: dict[str, Type]) -> tuple[set[str], set[str], set[str]]:
+    def _numpy_context(self, types: dict[str, Type]) -> tuple[set[str], set[str], set[str], set[str]]:
         names: set[str] = set()
         scalar_only: set[str] = set()
         indexing: set[str] = set()  # integers that index arrays (x[idx]: NumPy gathers for an array)
         made_lists = {n for n, values in self.assigns.items()  # (a list's item: one integer)
                       if n not in self.param_names and any(isinstance(v, _ListOf) for v in values)}
         counted: set[str] = set()  # integers that count a range (range(n): a number)
+        reduced: set[str] = set()  # what reaches np.mean & co. of a number (FunctionTypes.reduced_numbers)
 
         @_by_node
         def flow(node: cst.BaseExpression) -> set[str]:
@@ -1558,6 +1570,12 @@ class _Inference:
                 return flow(node.body) | flow(node.orelse)
             if isinstance(node, cst.Call) and self.takes_arrays(node) and self.elementwise_call(node):
                 return set().union(*(flow(a) for a in positional_args(node)))
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
+                    and node.func.value in self.info.functions and node.func.value not in self.locals:
+                # A function of the file: its value may carry any argument elementwise (affine(x, a, c)
+                # is a * x + c), so what it meets may take them for arrays (fuzz of outside code: a
+                # and c were numbers whose adjoints came back unsummed where x was an array).
+                return set().union(*(flow(a.value) for a in node.args if not a.star))
             return set()
 
         @_by_node
@@ -1583,6 +1601,10 @@ class _Inference:
                         flow(node.left), *(flow(c.comparator) for c in node.comparisons)))
             elif isinstance(node, cst.Call) and self.takes_arrays(node):
                 names.update(*(flow(a) for a in positional_args(node)))
+                intr = lib.ARRAY_FUNCTIONS.get(self.info.canonical_name(node.func, self.locals) or "")
+                if intr is not None and intr.op in _WHOLE_OF_A_NUMBER and positional_args(node) \
+                        and not isinstance(self.expr_type(positional_args(node)[0], types), ArrayType):
+                    reduced.update(flow(positional_args(node)[0]))
             elif isinstance(node, cst.Call) and self.numbers_only(node):
                 scalar_only.update(*(flow(a) for a in positional_args(node)))
             elif isinstance(node, (cst.If, cst.While, cst.IfExp)) and isinstance(node.test, cst.Comparison):
@@ -1609,7 +1631,7 @@ class _Inference:
         visit(self.fn.body)
         for a in self.numpy_args:
             names.update(flow(a))
-        for found in (names, scalar_only, indexing, counted):
+        for found in (names, scalar_only, indexing, counted, reduced):
             todo = list(found)
             while todo:  # what is assigned to a name is where the name's value goes too
                 for value in self.assigns.get(todo.pop(), []):
@@ -1618,7 +1640,7 @@ class _Inference:
                         for n in flow(expr) - found:
                             found.add(n)
                             todo.append(n)
-        return names, scalar_only, indexing - counted
+        return names, scalar_only, indexing - counted, reduced
 
     def numbers_only(self, node: cst.Call) -> bool:
         """A library call that fails on an array of more than one element (``math.exp``, ``max``)."""
