@@ -535,8 +535,9 @@ def _refuse_several_results(module: Module, entry: str, target: str, lines: list
 def _refuse_strings(module: Module, source: str, filename: str, name: str, target: str) -> None:
     """C and CUDA gradients of Python that compares strings (a parameter ``mode="mean"``): C has
     no string C callers would pass as Python's are (``char *`` compared by ``strcmp``)."""
-    for fn in module.functions.values():
-        for i, p in enumerate(fn.params):
+    entry = module.functions[grad_name(name)]
+    for fn in [entry, *(f for f in module.functions.values() if f is not entry)]:  # the function's own first
+        for p in fn.params:
             if p.type != STR:
                 continue
             from .parse.python_frontend import parameter_locations  # Python input only

@@ -115,6 +115,8 @@ def _golden_arg(spec: dict) -> Arg:
         return I(spec["value"])
     if kind == "float":
         return F(spec.get("low", -1.0), spec.get("high", 1.0))
+    if kind == "str":  # a string parameter: the value the case gives
+        return lambda rng: spec["text"]
     shape = tuple(spec["shape"])
     if spec.get("dtype") == "i64":
         lo, hi = spec.get("ints", [0, 1])

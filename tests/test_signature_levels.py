@@ -85,7 +85,8 @@ REFUSED_FOR_C = ("returns an array, and C output of its gradient is not supporte
                  "returns an array, and C output of a helper that returns an array is not supported",
                  "returns several values, which a C function cannot",
                  "is not evident in",
-                 "is not supported for C output yet")  # np.linalg.det/inv/solve, np.convolve (golden "c": false)
+                 "is not supported for C output yet",  # np.linalg.det/inv/solve, np.convolve (golden "c": false)
+                 "is a string, which C output does not take")  # golden string_parameters
 # Python output of C that calls functions defined in another file (golden/c/external_inactive_call).
 REFUSED_FOR_PY = ("which Python output cannot call", "which only C output passes as written")
 
