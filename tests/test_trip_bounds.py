@@ -34,22 +34,26 @@ def f(x, n):
 """
 
 
-@pytest.mark.parametrize("shape", SHAPES)
-def test_tape_of_a_moving_inner_loop_is_allocated_once_and_suffices(shape):
-    source = TEMPLATE.format(shape=shape)
+def _allocated_once_and_enough(source: str, sizes: tuple[int, ...], seed: int) -> None:
+    """The gradient of ``f(x, n)`` never grows a tape, and is right (an IndexError where too small)."""
     code = pipeline.gradient_source(source, "f.py", "f", ["x"], "py", pipeline.Options())
     assert "np.concatenate" not in code  # never grows
     scope: dict = {}
     exec(compile(code, "grad_f.py", "exec"), scope)
     exec(compile(source, "f.py", "exec"), scope)
-    rng = np.random.default_rng(0)
-    for n in (0, 1, 2, 5, 8):
+    rng = np.random.default_rng(seed)
+    for n in sizes:
         x = rng.uniform(0.5, 1.0, n + 4)
         d_x = np.zeros_like(x)
         scope["grad_f"](x, d_x, n)
         h = 1e-6
         fd = np.array([(scope["f"](x + h * e, n) - scope["f"](x - h * e, n)) / (2 * h) for e in np.eye(len(x))])
         np.testing.assert_allclose(d_x, fd, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_tape_of_a_moving_inner_loop_is_allocated_once_and_suffices(shape):
+    _allocated_once_and_enough(TEMPLATE.format(shape=shape), (0, 1, 2, 5, 8), 0)
 
 
 TRIANGLE = """
@@ -69,20 +73,7 @@ def f(x, n):
                                            ("range(i - 1, -1, -1)", "range(j + 2)")])
 def test_tape_of_a_triangle_of_loops_is_allocated_once_and_suffices(middle, inner):
     # k < j < i: the inner loop's bounds are counters of loops whose bounds are counters too.
-    source = TRIANGLE.format(middle=middle, inner=inner)
-    code = pipeline.gradient_source(source, "f.py", "f", ["x"], "py", pipeline.Options())
-    assert "np.concatenate" not in code  # never grows
-    scope: dict = {}
-    exec(compile(code, "grad_f.py", "exec"), scope)
-    exec(compile(source, "f.py", "exec"), scope)
-    rng = np.random.default_rng(1)
-    for n in (0, 1, 2, 5):
-        x = rng.uniform(0.5, 1.0, n + 4)
-        d_x = np.zeros_like(x)
-        scope["grad_f"](x, d_x, n)
-        h = 1e-6
-        fd = np.array([(scope["f"](x + h * e, n) - scope["f"](x - h * e, n)) / (2 * h) for e in np.eye(len(x))])
-        np.testing.assert_allclose(d_x, fd, rtol=1e-6, atol=1e-7)
+    _allocated_once_and_enough(TRIANGLE.format(middle=middle, inner=inner), (0, 1, 2, 5), 1)
 
 
 DIVIDING = """
