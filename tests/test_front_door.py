@@ -217,6 +217,18 @@ def test_a_huge_integer_power_in_a_function_is_not_folded(work):
     assert "3**100000000" in r.stdout  # as ruff format spells it
 
 
+def test_a_product_of_integers_past_64_bits_raises_where_the_primal_raises(work):
+    """Doorfuzz seed 920478: ``a / (999...9 * 999...9 + b * b)`` was an internal error (folding
+    the product, then asking float() of it). It stays an op; Python raises converting it, as the
+    primal does."""
+    big = "9" * 300
+    (work / "prod.py").write_text(f"def f(a, b):\n    return a / ({big} * {big[:70]} + b * b)\n")
+    r = s2sad("grad", "prod.py", "--wrt", "a,b", cwd=work)
+    assert r.returncode == 0, r.stderr
+    with pytest.raises(OverflowError):
+        _gradient_module(r.stdout, "prod")["grad_f"](1.0, 2.0)
+
+
 def test_an_infinite_loop_bound_raises_where_the_primal_raises(work):
     (work / "inf.py").write_text("def f(x):\n    s = 0.0\n    for i in range(int(1e400)):\n        s += x\n"
                                  "    return s\n")

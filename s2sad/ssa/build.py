@@ -128,7 +128,9 @@ def binary(b: Builder, name: str, x: Value, y: Value, hint: str = "", **attrs: A
     cx, cy = const_value(x), const_value(y)
     if cx is not None and cy is not None and not isinstance(cx, bool) and not isinstance(cy, bool):
         folded = _fold(name, cx, cy)
-        if folded is not None and (t.is_float or float(folded).is_integer()):
+        exact = isinstance(folded, int) or (isinstance(folded, float) and folded.is_integer())
+        if folded is not None and (t.is_float or exact) and not (isinstance(folded, int) and abs(folded) >= 2 ** 63):
+            # (an integer past 64 bits stays an op: what converts it says what it cannot be)
             return const(b, folded, t, hint, **macro_attrs(name, x, y))
     if name == "add":
         if is_zero_of_sign(y, negative=True):
