@@ -535,16 +535,16 @@ def _refuse_several_results(module: Module, entry: str, target: str, lines: list
 def _refuse_strings(module: Module, source: str, filename: str, name: str, target: str) -> None:
     """C and CUDA gradients of Python that compares strings (a parameter ``mode="mean"``): C has
     no string C callers would pass as Python's are (``char *`` compared by ``strcmp``)."""
+    from .parse.python_frontend import parameter_locations  # Python input only
+
     entry = module.functions[grad_name(name)]
     for fn in [entry, *(f for f in module.functions.values() if f is not entry)]:  # the function's own first
         for p in fn.params:
             if p.type != STR:
                 continue
-            from .parse.python_frontend import parameter_locations  # Python input only
-
-            primal = grad_info(fn).primal if grad_info(fn) is not None else fn.name
-            where = parameter_locations(source, Path(filename).name, primal).get(p.name_hint) if primal == name \
-                else None
+            info = grad_info(fn)
+            primal = info.primal if info is not None else fn.name
+            where = parameter_locations(source, Path(filename).name, name).get(p.name_hint) if primal == name else None
             raise DiagnosticError([Diagnostic(
                 f"--target {target}: parameter '{p.name_hint}' of '{primal}' is a string, which C output does not "
                 "take", where or fn.loc, hint="use --target py or numba (they keep the string and its comparisons)")],

@@ -13,7 +13,7 @@ from ..analysis.overwritten import overwritten_first
 from ..ssa import build
 from ..ssa.array_ops import is_array_op
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
-from ..ssa.structured import add_carried
+from ..ssa.structured import add_carried, in_loop
 from ..ssa.types import I64
 from .naming import free_variant
 from .sweep import defining_block, extent_at, least
@@ -99,7 +99,7 @@ class ForwardSweep:
             hint = free_variant(f"{known_root(a).name_hint}_before_{op.attrs['callee']}", self.user_names)
             # In a loop the copy is a stack of each iteration's (``tape``): of the rows the callee
             # may touch. Outside one, the whole array, once (``x.copy()``).
-            reach = self.reach(op, i, b, lambda v: self.fwd[v]) if _in_loop(op) else None
+            reach = self.reach(op, i, b, lambda v: self.fwd[v]) if in_loop(op) else None
             if reach is None:
                 self.snapshots[(op, i)] = b.op1("copy", [self.fwd[a]], a.type, hint)
                 continue
@@ -159,16 +159,6 @@ class ForwardSweep:
         yb = Builder(body, w.loc).before_op(body.terminator)
         self.while_counts[w] = add_carried(w, zero, lambda k: build.add(yb, k, build.const(yb, 1, I64), hint=n_iter),
                                            n_iter)
-
-
-def _in_loop(op: Op) -> bool:
-    """Whether ``op`` runs inside a loop of its function."""
-    outer = op.parent.parent_op
-    while outer is not None:
-        if outer.name in ("for", "while"):
-            return True
-        outer = outer.parent.parent_op
-    return False
 
 
 def _constant(b: Builder, v: Value) -> Optional[Value]:

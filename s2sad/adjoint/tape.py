@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Container, Optional
 
-from ..analysis.effects import array_root, written_operands
+from ..analysis.effects import array_root, written_arrays
 from ..ssa import build
 from ..ssa.opdefs import is_pure
 from ..ssa.array_ops import shape_unit_axes
@@ -73,15 +73,8 @@ class Tapes:
             kept = [k for k, op in enumerate(loops) if not self._invariant_in(primal, op, {})]
             loops, trips = [loops[k] for k in kept], [trips[k] for k in kept]
         entry = self._entry(hint, what, elem, loops, outer, within=within)
-        if trips is not None and not loops:  # the same value in every iteration of the nest
-            cache = at.op1("alloc", [build.const(at, 1, I64)], ArrayType(elem, 1), hint, fill="empty",
-                           elem=str(elem), cache=True)
-            entry.op = cache.defining_op
-            zero = build.const(pb, 0, I64)
-            pb.create("store", [cache, zero, cv], [])
-            return m.prologue.op1("load", [cache, build.const(m.prologue, 0, I64)], elem, what)
-        if trips is not None:
-            capacity = trips[0]
+        if trips is not None:  # (no loop left: the same value in every iteration of the nest, one slot)
+            capacity = trips[0] if trips else build.const(at, 1, I64)
             for t in trips[1:]:
                 capacity = build.mul(at, capacity, t)
             cache = at.op1("alloc", [capacity], ArrayType(elem, 1), hint, fill="empty", elem=str(elem), cache=True)
@@ -132,12 +125,9 @@ class Tapes:
 
     def _written_in(self, arr: Value, loop: Op) -> bool:
         """Whether anything in ``loop`` may write the array ``arr`` reads."""
+        written = {array_root(w) for w in written_arrays(self.forward.module, loop)}
         root = array_root(arr)
-        for op in loop.walk():
-            for w in written_operands(self.forward.module, op):
-                if self.forward.may_alias or root is None or array_root(w) in (None, root):
-                    return True
-        return False
+        return bool(written) and (self.forward.may_alias or root is None or None in written or root in written)
 
     def _entry(self, hint: str, what: str, elem: Type, loops: list[Op], outer: Op, array: bool = False,
                within: Optional[Op] = None) -> TapeEntry:
@@ -292,7 +282,7 @@ class Tapes:
         return out
 
     def _iteration_index(self, b: Builder, loops: list[Op], ivs: list[Value], trips: list[Value]) -> Value:
-        """The iteration number of the innermost loop, counted across all of ``loops``."""
+        """The iteration number of the innermost loop, counted across all of ``loops`` (0 for none)."""
         index: Optional[Value] = None
         for loop, iv, trip in zip(loops, ivs, trips):
             lb = self.forward.fwd[loop.operands[0]]
@@ -304,8 +294,7 @@ class Tapes:
             else:
                 k = floordiv(b, build.sub(b, lb, iv), build.const(b, -step, I64), rounding="any")
             index = k if index is None else build.add(b, build.mul(b, index, trip), k)
-        assert index is not None
-        return index
+        return index if index is not None else build.const(b, 0, I64)
 
     def trip_counts(self, at: Builder, loops: list[Op], partial: bool = False) -> Optional[list[Value]]:
         """Trip counts of ``for`` loops computed before the outermost one, or None when unknown.

@@ -338,13 +338,12 @@ class _FunctionView:
             return None
         guards, selectors = self.guards, self.selectors
         self._joining.add(v)
+        bounds = []
         try:
-            bounds = []
             for source in chosen:
-                if slot.op.name != "if" and source not in slot.inits:
-                    self.guards, self.selectors = {}, {}
+                previous = slot.op.name != "if" and source not in slot.inits  # a yield: the last iteration's
+                self.guards, self.selectors = ({}, {}) if previous else (guards, selectors)
                 bounds.append(self.bound(source, upper, depth + 1, strict))
-                self.guards, self.selectors = guards, selectors
         finally:
             self._joining.discard(v)
             self.guards, self.selectors = guards, selectors

@@ -44,7 +44,7 @@ from .py_helper_shapes import RESULT_EXTENTS, HelperShapes
 from .py_flow import children, is_new_axis, is_shape_subscript, is_simple, is_whole_slice, subscript_chain
 from .py_module import ModuleInfo, dotted_source
 from .py_params import bind_arguments
-from .py_strings import is_string
+from .py_strings import is_string, string_set
 from .py_types import (
     FunctionTypes,
     Signature,
@@ -470,12 +470,12 @@ class ExprLowerer:
                             hint="compare a string parameter with string literals: mode == \"mean\"")
         if isinstance(target.operator, (cst.In, cst.NotIn)):
             right = target.comparator
-            if not (isinstance(right, (cst.Tuple, cst.List, cst.Set)) and right.elements
-                    and all(is_string(e.value) for e in right.elements)):
+            items = string_set(right)
+            if items is None:
                 other = [e.value for e in getattr(right, "elements", ()) if not is_string(e.value)]
                 raise self.fail(other[0] if other else right, "a string is tested for membership only in a tuple, "
                                 "list or set of string literals", hint="mode in (\"a\", \"b\")")
-            pairs = [(node.left, e.value) for e in right.elements]
+            pairs = [(node.left, item) for item in items]
         else:
             pairs = [(node.left, target.comparator)]
         out: Optional[Value] = None

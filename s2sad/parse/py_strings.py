@@ -17,8 +17,9 @@ from typing import Optional
 import libcst as cst
 
 from ..diagnostics import Diagnostic
-from ..ssa.ir import Function, Op
+from ..ssa.ir import Function
 from ..ssa.slots import slots
+from ..ssa.structured import in_loop
 from ..ssa.types import STR
 
 
@@ -26,6 +27,14 @@ def is_string(node: Optional[cst.BaseExpression]) -> bool:
     """Whether ``node`` is a string literal (``"mean"``, ``'l2'``; not an f-string)."""
     return isinstance(node, cst.SimpleString) or (
         isinstance(node, cst.ConcatenatedString) and is_string(node.left) and is_string(node.right))
+
+
+def string_set(node: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
+    """The items of a tuple, list or set of string literals (``("a", "b")``), or None."""
+    if not isinstance(node, (cst.Tuple, cst.List, cst.Set)) or not node.elements:
+        return None
+    items = [e.value for e in node.elements]
+    return items if all(is_string(v) for v in items) else None
 
 
 def string_compared(node: cst.Comparison) -> list[str]:
@@ -36,8 +45,7 @@ def string_compared(node: cst.Comparison) -> list[str]:
     for target in node.comparisons:
         right = target.comparator
         if isinstance(target.operator, (cst.In, cst.NotIn)):
-            if isinstance(left, cst.Name) and isinstance(right, (cst.Tuple, cst.List, cst.Set)) and right.elements \
-                    and all(is_string(e.value) for e in right.elements):
+            if isinstance(left, cst.Name) and string_set(right) is not None:
                 out.append(left.value)
         elif isinstance(target.operator, (cst.Equal, cst.NotEqual)):
             for x, y in ((left, right), (right, left)):
@@ -53,8 +61,7 @@ def strings_loops_change(fn: Function) -> list[Diagnostic]:
     problems = []
     named: set[str] = set()  # one error per string (a loop and the if in it that chooses it)
     for op in fn.walk():
-        in_loop = op.name in ("for", "while") or _inside_loop(op)
-        for slot in slots(op) if in_loop else ():
+        for slot in slots(op) if op.name in ("for", "while") or in_loop(op) else ():
             target = slot.targets[-1]
             if target.type != STR:
                 continue
@@ -67,12 +74,3 @@ def strings_loops_change(fn: Function) -> list[Diagnostic]:
                 "iteration", op.loc, hint=f"compare it where it is set and keep the result in a boolean "
                 f"(is_mean = {name} == \"mean\"), or choose the string before the loop"))
     return problems
-
-
-def _inside_loop(op: Op) -> bool:
-    block = op.parent
-    while block is not None and block.parent_op is not None:
-        if block.parent_op.name in ("for", "while"):
-            return True
-        block = block.parent_op.parent
-    return False

@@ -1,6 +1,7 @@
 """The values a ``for``, ``while`` or ``if`` carries: where each comes from and goes (``slots``,
 read there), and the edits that add or drop one; the values used inside an op but made outside it
-(``outer_refs``); how many times a ``for`` with a constant step runs (``trip_count``).
+(``outer_refs``); whether an op runs inside a loop (``in_loop``); how many times a ``for`` with a
+constant step runs (``trip_count``).
 
 A ``for`` carries values from its operands after ``lb, ub, step`` through its body's block
 arguments (after the induction variable) and yields to its results; a ``while`` from its
@@ -17,6 +18,16 @@ from . import build
 from .ir import Block, Builder, Op, Value
 from .slots import FIRST_ARG, FIRST_INIT, Slot, slot_of, slots
 from .types import I64, Type
+
+
+def in_loop(op: Op) -> bool:
+    """Whether ``op`` runs inside a loop of its function."""
+    outer = op.parent.parent_op if op.parent is not None else None
+    while outer is not None:
+        if outer.name in ("for", "while"):
+            return True
+        outer = outer.parent.parent_op if outer.parent is not None else None
+    return False
 
 
 def outer_refs(op: Op) -> list[Value]:
