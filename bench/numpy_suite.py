@@ -5,6 +5,9 @@ Two objectives written with whole-array NumPy (defined below, as a user would wr
 - ``mlp``      a two-layer tanh network's mean squared error on a batch, --wrt W1,b1,W2,b2
 - ``softmax``  softmax cross-entropy of a linear classifier on a batch,  --wrt W,b
 
+each twice: annotated with its parameters' ranks, and as usually written, without annotations
+(``mlp_plain``, ``softmax_plain``: the ranks inferred, the biases' adjoints shape-generic).
+
 For each one the script generates the gradient with ``s2sad.pipeline.gradient_source(...,
 target="py")`` (the same as ``s2sad grad numpy_suite.py --func mlp --wrt W1,b1,W2,b2``), and
 times, on random data at realistic sizes, the primal, the s2sad gradient (which also runs the
@@ -59,6 +62,22 @@ def softmax(W: "f64[k, d]", b: "f64[k]", X: "f64[m, d]", Y: "f64[m, k]"):  # noq
     return -np.sum(Y * logp) / X.shape[0]
 
 
+# The same objectives as they are usually written: no annotations. s2sad infers the ranks from the
+# code (``X @ W1.T`` makes ``X`` and ``W1`` matrices) and writes the biases' adjoints reduced to
+# whatever shape they are given.
+def mlp_plain(W1, b1, W2, b2, X, Y):
+    H = np.tanh(X @ W1.T + b1)
+    out = H @ W2.T + b2
+    return np.sum((out - Y) ** 2) / X.shape[0]
+
+
+def softmax_plain(W, b, X, Y):
+    z = X @ W.T + b
+    z = z - np.max(z, axis=1, keepdims=True)
+    logp = z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))
+    return -np.sum(Y * logp) / X.shape[0]
+
+
 @dataclass
 class Objective:
     name: str
@@ -79,6 +98,12 @@ def _softmax_sizes(m: int, d: int, k: int) -> dict[str, tuple[int, ...]]:
 OBJECTIVES = {
     "mlp": Objective("mlp", mlp, ["W1", "b1", "W2", "b2"], _sizes(256, 784, 256, 10), _sizes(8, 6, 5, 3)),
     "softmax": Objective("softmax", softmax, ["W", "b"], _softmax_sizes(512, 256, 100), _softmax_sizes(7, 5, 4)),
+    "mlp_plain": Objective(
+        "mlp_plain", mlp_plain, ["W1", "b1", "W2", "b2"], _sizes(256, 784, 256, 10), _sizes(8, 6, 5, 3)
+    ),
+    "softmax_plain": Objective(
+        "softmax_plain", softmax_plain, ["W", "b"], _softmax_sizes(512, 256, 100), _softmax_sizes(7, 5, 4)
+    ),
 }
 
 
@@ -86,7 +111,7 @@ def make_data(obj: Objective, quick: bool, rng: np.random.Generator) -> dict[str
     shapes = obj.quick if quick else obj.shapes
     data = {name: rng.normal(scale=0.5, size=shape) for name, shape in shapes.items()}
     m, k = shapes["Y"]
-    data["Y"] = np.eye(k)[rng.integers(0, k, size=m)] if obj.name == "softmax" else data["Y"]
+    data["Y"] = np.eye(k)[rng.integers(0, k, size=m)] if obj.name.startswith("softmax") else data["Y"]
     return data
 
 
@@ -184,7 +209,7 @@ def check(obj: Objective, rng: np.random.Generator) -> list[str]:
 
 
 def run(names: list[str], quick: bool, budget: float) -> list[str]:
-    rows = [f"{'objective':<10} {'primal':>10} {'s2sad':>10} {'ratio':>6} {'autograd':>10} {'ratio':>6} "
+    rows = [f"{'objective':<14} {'primal':>10} {'s2sad':>10} {'ratio':>6} {'autograd':>10} {'ratio':>6} "
             f"{'jax.jit':>10} {'ratio':>6}"]
     rng = np.random.default_rng(0)
     for name in names:
@@ -194,7 +219,7 @@ def run(names: list[str], quick: bool, budget: float) -> list[str]:
         ours = s2sad_gradient(obj)
         primal = best_time(lambda: obj.fn(**data), budget)
         grad = best_time(lambda: ours(data, shadows), budget)
-        cells = [f"{name:<10} {primal * 1e3:>8.3f}ms {grad * 1e3:>8.3f}ms {grad / primal:>6.2f}"]
+        cells = [f"{name:<14} {primal * 1e3:>8.3f}ms {grad * 1e3:>8.3f}ms {grad / primal:>6.2f}"]
         for other in (autograd_gradient(obj), jax_gradient(obj)):
             if other is None:
                 cells.append(f"{'skipped: not installed':>17}")

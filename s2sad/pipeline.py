@@ -247,9 +247,10 @@ def gradient_module(
     parallel: Optional[str] = None,
 ) -> Module:
     """The gradient module; with ``options.report``, its memory summary goes into ``report_lines``
-    (``kernel``: see primal_module); ``shape_generic``: for Python output, which serves parameters
-    of any broadcasting shape (adjoint.shape_generic; Numba types each variable once, C fixes each
-    parameter's kind: there they stay checked numbers)."""
+    (``kernel``: see primal_module); ``shape_generic``: for Python and Numba output, which serve
+    parameters of any broadcasting shape (adjoint.shape_generic; Numba compiles the gradient for
+    each kind of argument it is called with; C fixes each parameter's kind: there they stay
+    checked numbers)."""
     module, name = primal_module(source, filename, func, options, kernel)
     primal = module.functions[name]
     _refuse_stale_statics(module, primal)
@@ -279,6 +280,7 @@ def gradient_module(
     if primal.attrs.get("same_extents"):  # extents the lowering took to be equal: checked on entry too
         grad.attrs["same_extents"] = primal.attrs["same_extents"]
     if shape_generic:  # Python output: an unannotated array parameter it only reads may come as a list
+        # (Numba's entry ignores it: Numba takes no list for an array)
         written = source_written_params(module, primal)
         grad.attrs["sequences"] = [p.name_hint for i, p in enumerate(primal.params)
                                    if p.type.is_array and i not in written and p.name_hint in assumed]
@@ -386,9 +388,9 @@ def gradient_source(
     if target not in TARGETS:
         raise error(f"target '{target}' is not supported yet", hint="use --target py, numba, c or cuda")
     kernel = target == "cuda" and not is_cuda(filename)
-    module = gradient_module(source, filename, func, wrt, options, report_lines, kernel, shape_generic=target == "py",
-                             c_output=target in ("c", "cuda"), parallel=PARALLEL_LOOPS.get(target) if options.parallel
-                             else None)
+    module = gradient_module(source, filename, func, wrt, options, report_lines, kernel,
+                             shape_generic=target in ("py", "numba"), c_output=target in ("c", "cuda"),
+                             parallel=PARALLEL_LOOPS.get(target) if options.parallel else None)
     name = choose_function(source, filename, func, options.cflags)
     header = _header(filename, name, wrt, target, options)
     launch = launch_text(module.functions[grad_name(name)], grad_name(name))

@@ -41,7 +41,7 @@ def test_numpy_suite_quick_run_prints_the_ratio_table():
     lines = r.stdout.splitlines()
     header = next(k for k, line in enumerate(lines) if line.startswith("objective"))
     rows = [line.split() for line in lines[header + 1:] if line.strip()]
-    assert [row[0] for row in rows] == ["mlp", "softmax"]
+    assert [row[0] for row in rows] == ["mlp", "softmax", "mlp_plain", "softmax_plain"]
     assert all(float(row[3]) > 0 for row in rows)  # the s2sad gradient / primal ratio
 
 
@@ -49,7 +49,7 @@ def test_numpy_suite_check_mode_passes():
     r = subprocess.run([sys.executable, str(ROOT / "bench" / "numpy_suite.py"), "--check"], capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "gradients agree with central differences: mlp, softmax" in r.stdout
+    assert "gradients agree with central differences: mlp, softmax, mlp_plain, softmax_plain" in r.stdout
 
 
 @pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")

@@ -113,9 +113,9 @@ def test_python_fdim_and_remainder_are_cs(libc, a, b):
 
 def test_helpers_compile_under_numba():
     numba = pytest.importorskip("numba")
-    for name in sorted(set(special.FUNCTIONS) - special.PYTHON_ONLY):
+    for name in sorted(special.FUNCTIONS):
         namespace = {"math": math, "np": np, "numba": numba}
-        exec("@numba.njit\n" + special.source_of(name), namespace)
+        exec("@numba.njit\n" + special.source_of(name, numba=True), namespace)
         if name in _ARRAY_HELPERS:
             arg = _ARRAY_HELPERS[name]
             args = arg if isinstance(arg, tuple) else (arg,)
@@ -130,6 +130,7 @@ def test_helpers_compile_under_numba():
 
 # The helpers of whole-array adjoints, with an argument of theirs (a zero among the entries).
 _ARRAY_HELPERS = {
+    "sum_to_shape": (np.arange(6.0).reshape(2, 3), (1, 3), (2, 3)),
     "prod_of_others": np.array([2.0, 0.0, 3.0, 5.0]),
     "prod_of_others_in_rows": np.array([[2.0, 0.0, 3.0], [1.5, 2.0, -1.0]]),
     "cumsum_in_rows": np.array([[2.0, 0.0, 3.0], [1.5, 2.0, -1.0]]),
@@ -214,3 +215,29 @@ double call_sign(double x) { return sign(x); }
         assert abs(lib.call_expit(x) - special.expit(x)) <= 1e-15, x
         assert lib.call_sign(x) == np.sign(x), x
     assert math.isnan(lib.call_trigamma(-2.0)) and math.isnan(lib.call_sign(math.nan))
+
+
+def test_numba_sum_to_shape_sums_as_numpy_broadcast_and_refuses_the_same_shapes():
+    """Numba output's sum_to_shape (an element at a time) against Python output's (sums over axes):
+    the same values and shapes at every way a shape broadcasts to a (2, 3, 4) adjoint, a number
+    for (), and a ValueError where Python's raises (a shape that does not broadcast, or grows the
+    arrays it meets)."""
+    numba = pytest.importorskip("numba")
+    namespace = {"math": math, "np": np, "numba": numba}
+    exec("@numba.njit\n" + special.source_of("sum_to_shape", numba=True), namespace)
+    compiled = namespace["sum_to_shape"]
+    t = np.arange(24.0).reshape(2, 3, 4) - 7.5
+    shapes = [(), (4,), (1,), (3, 4), (3, 1), (1, 4), (2, 3, 4), (2, 1, 4), (1, 1, 1), (2, 1, 1)]
+    for shape in shapes:
+        for met in [(), ((2, 3, 4),), ((3, 4), (2, 1, 1))]:
+            want = special.sum_to_shape(t, shape, *met)
+            got = compiled(t, shape, *met)
+            assert np.shape(got) == np.shape(want) and np.allclose(got, want), (shape, met)
+            if shape == ():
+                assert not isinstance(got, np.ndarray), "a number's adjoint comes back a number"
+    for shape, met in [((5,), ()), ((2, 3), ()), ((3, 3, 3, 4), ()), ((2, 3, 4), ((3, 4),))]:
+        with pytest.raises(ValueError):
+            special.sum_to_shape(t, shape, *met)
+        with pytest.raises(ValueError):
+            compiled(t, shape, *met)
+    assert compiled(2.5, ()) == 2.5  # a number summed to a number

@@ -10,17 +10,48 @@ NUMBA_CACHE = "__file__" in globals()
 
 
 @numba.njit(cache=NUMBA_CACHE)
-def grad_f(W, d_W, b, x, d_x, d_return=1.0):
+def sum_to_shape(t, shape, *met):
+    """sum_to_shape as Numba compiles it (no tuple of axes to sum over): each element of t added
+    into the element of the result it was broadcast from. The shapes are padded with a leading 1
+    so that no tuple indexed is empty (a number's shape is ``()``); a number comes back a number."""
+    if len(met) > 0 and np.broadcast_shapes(shape, *met) != np.broadcast_shapes(*met):
+        raise ValueError("a shape-generic value grows the arrays it meets")
+    t = np.asarray(t)
+    lead = t.ndim - len(shape)
+    full = (1,) + shape
+    given = (1,) + t.shape
+    if lead < 0:
+        raise ValueError("a shape-generic value does not broadcast to its adjoint")
+    for k in range(1, len(full)):
+        if full[k] != 1 and full[k] != given[lead + k]:
+            raise ValueError("a shape-generic value does not broadcast to its adjoint")
+    out = np.zeros(full)
+    flat = out.reshape(-1)
+    for index in np.ndindex(t.shape):
+        padded = (0,) + index
+        at = 0
+        for k in range(1, len(full)):
+            at = at * full[k] + (padded[lead + k] if full[k] != 1 else 0)
+        flat[at] += t[index]
+    return out[0]
+
+
+@numba.njit(cache=NUMBA_CACHE)
+def grad_f(W, d_W, b, d_b, x, d_x, d_return=1.0):
     """The gradient of f, by s2sad's reverse mode.
 
     It runs f (its effects on arrays included), then the reverse sweep, for
 
-        J = d_return * f(...) + <d_W, W> + <d_x, x>
+        J = d_return * f(...) + <d_W, W> + <d_x, x> + <d_b, b>
 
     with the seeds as passed in and the arrays as f leaves them, each <,> a sum of
-    elementwise products. On return, d_W and d_x hold the derivatives of J with
-    respect to W and x as they were on entry to f (for an array that f only reads,
-    that is the value passed in plus the derivative). Returns dJ/db.
+    elementwise products. On return, d_W, d_x and d_b hold the derivatives of J with
+    respect to W, x and b as they were on entry to f (for an array that f only
+    reads, that is the value passed in plus the derivative).
+
+    Each shape-generic parameter (a number or an array of any shape that broadcasts
+    where f uses it) takes a shadow array of its own shape, a 0-d array
+    (np.zeros(())) for a number: d_b for b.
     """
     # Numba decides these checks from the argument types as it compiles, so that
     # grad_f_unchecked is compiled only for the ranks it was written for.
@@ -28,29 +59,32 @@ def grad_f(W, d_W, b, x, d_x, d_return=1.0):
         raise ValueError(
             'W must be a 2-D array: its rank is not evident in f (else annotate W: "f64[n]")'
         )
-    if hasattr(b, "ndim") and b.ndim != 0:
-        raise ValueError(
-            'b must be a number: its rank is not evident in f (for an array, annotate b: "f64[n]")'
-        )
     if not hasattr(x, "ndim") or x.ndim != 1:
         raise ValueError(
             'x must be a 1-D array: its rank is not evident in f (else annotate x: "f64[m, n]")'
         )
-    return grad_f_unchecked(W, d_W, b, x, d_x, d_return)
+    if len(np.shape(b)) > 1:
+        raise ValueError("b may be a number or an array of up to 1 axis in f")
+    if not hasattr(d_b, "ndim") or np.shape(d_b) != np.shape(b):
+        raise ValueError(
+            "d_b must be an array of the shape of b (a 0-d array for a number)"
+        )
+    return grad_f_unchecked(W, d_W, b, d_b, x, d_x, d_return)
 
 
 @numba.njit(cache=NUMBA_CACHE)
-def grad_f_unchecked(W, d_W, b, x, d_x, d_return=1.0):
+def grad_f_unchecked(W, d_W, b, d_b, x, d_x, d_return=1.0):
     """grad_f without its checks of assumed ranks, which run first (Numba compiles this
     function for the ranks they let through).
     """
     # forward sweep
-    t0 = np.tanh(np.sum(W * x, axis=1) + b)
+    t0 = np.sum(W * x, axis=1)
+    t1 = np.tanh(t0 + b)
 
     # reverse sweep
     # line 6: return np.sum(np.tanh(W @ x + b))
-    t1 = d_return * (1.0 - t0 * t0)
-    d_b = np.sum(t1)
-    d_W += np.outer(t1, x)
-    d_x += np.sum(W.T * t1, axis=1)
-    return d_b
+    t2 = d_return * (1.0 - t1 * t1)
+    d_b2 = sum_to_shape(t2, np.shape(b), np.shape(t0))
+    d_W += np.outer(t2, x)
+    d_x += np.sum(W.T * t2, axis=1)
+    d_b += d_b2

@@ -10,19 +10,50 @@ NUMBA_CACHE = "__file__" in globals()
 
 
 @numba.njit(cache=NUMBA_CACHE)
-def grad_standardized_loss(y, d_y, mu, log_scale, d_return=1.0):
+def sum_to_shape(t, shape, *met):
+    """sum_to_shape as Numba compiles it (no tuple of axes to sum over): each element of t added
+    into the element of the result it was broadcast from. The shapes are padded with a leading 1
+    so that no tuple indexed is empty (a number's shape is ``()``); a number comes back a number."""
+    if len(met) > 0 and np.broadcast_shapes(shape, *met) != np.broadcast_shapes(*met):
+        raise ValueError("a shape-generic value grows the arrays it meets")
+    t = np.asarray(t)
+    lead = t.ndim - len(shape)
+    full = (1,) + shape
+    given = (1,) + t.shape
+    if lead < 0:
+        raise ValueError("a shape-generic value does not broadcast to its adjoint")
+    for k in range(1, len(full)):
+        if full[k] != 1 and full[k] != given[lead + k]:
+            raise ValueError("a shape-generic value does not broadcast to its adjoint")
+    out = np.zeros(full)
+    flat = out.reshape(-1)
+    for index in np.ndindex(t.shape):
+        padded = (0,) + index
+        at = 0
+        for k in range(1, len(full)):
+            at = at * full[k] + (padded[lead + k] if full[k] != 1 else 0)
+        flat[at] += t[index]
+    return out[0]
+
+
+@numba.njit(cache=NUMBA_CACHE)
+def grad_standardized_loss(y, d_y, mu, d_mu, log_scale, d_log_scale, d_return=1.0):
     """The gradient of standardized_loss, by s2sad's reverse mode.
 
     It runs standardized_loss (its effects on arrays included), then the reverse
     sweep, for
 
-        J = d_return * standardized_loss(...) + <d_y, y>
+        J = d_return * standardized_loss(...) + <d_y, y> + <d_mu, mu> + <d_log_scale, log_scale>
 
     with the seeds as passed in and the arrays as standardized_loss leaves them,
-    each <,> a sum of elementwise products. On return, d_y holds the derivative of J
-    with respect to y as it was on entry to standardized_loss (for an array that
-    standardized_loss only reads, that is the value passed in plus the derivative).
-    Returns (dJ/dmu, dJ/dlog_scale).
+    each <,> a sum of elementwise products. On return, d_y, d_mu and d_log_scale
+    hold the derivatives of J with respect to y, mu and log_scale as they were on
+    entry to standardized_loss (for an array that standardized_loss only reads, that
+    is the value passed in plus the derivative).
+
+    Each shape-generic parameter (a number or an array of any shape that broadcasts
+    where standardized_loss uses it) takes a shadow array of its own shape, a 0-d
+    array (np.zeros(())) for a number: d_mu for mu, d_log_scale for log_scale.
     """
     # Numba decides these checks from the argument types as it compiles, so that
     # grad_standardized_loss_unchecked is compiled only for the ranks it was written for.
@@ -30,38 +61,59 @@ def grad_standardized_loss(y, d_y, mu, log_scale, d_return=1.0):
         raise ValueError(
             'y must be a 1-D array: its rank is not evident in standardized_loss (else annotate y: "f64[m, n]")'
         )
-    if hasattr(mu, "ndim") and mu.ndim != 0:
+    if len(np.shape(mu)) > 1:
         raise ValueError(
-            'mu must be a number: its rank is not evident in standardized_loss (for an array, annotate mu: "f64[n]")'
+            "mu may be a number or an array of up to 1 axis in standardized_loss"
         )
-    if hasattr(log_scale, "ndim") and log_scale.ndim != 0:
+    if not hasattr(d_mu, "ndim") or np.shape(d_mu) != np.shape(mu):
         raise ValueError(
-            'log_scale must be a number: its rank is not evident in standardized_loss (for an array, annotate log_scale: "f64[n]")'
+            "d_mu must be an array of the shape of mu (a 0-d array for a number)"
         )
-    return grad_standardized_loss_unchecked(y, d_y, mu, log_scale, d_return)
+    if len(np.shape(log_scale)) > 1:
+        raise ValueError(
+            "log_scale may be a number or an array of up to 1 axis in standardized_loss"
+        )
+    if not hasattr(d_log_scale, "ndim") or np.shape(d_log_scale) != np.shape(log_scale):
+        raise ValueError(
+            "d_log_scale must be an array of the shape of log_scale (a 0-d array for a number)"
+        )
+    return grad_standardized_loss_unchecked(
+        y, d_y, mu, d_mu, log_scale, d_log_scale, d_return
+    )
 
 
 @numba.njit(cache=NUMBA_CACHE)
-def grad_standardized_loss_unchecked(y, d_y, mu, log_scale, d_return=1.0):
+def grad_standardized_loss_unchecked(
+    y, d_y, mu, d_mu, log_scale, d_log_scale, d_return=1.0
+):
     """grad_standardized_loss without its checks of assumed ranks, which run first (Numba compiles this
     function for the ranks they let through).
     """
     # forward sweep
     scale = np.exp(log_scale)
-    z = (y - mu) / scale
+    t0 = y - mu
+    z = t0 / scale
+    t1 = z * z
+    t2 = 2.0 * np.log(scale)
+    t3 = t1 + t2
 
     # reverse sweep
     # line 11: return np.mean(z**2 + 2.0 * np.log(scale))
-    t0 = d_return / float(y.shape[0])
-    d_scale = np.divide(np.sum(np.full_like(y, t0)) * 2.0, scale)
-    d_z = t0 * 2.0 * z
+    t4 = d_return / float(t3.shape[0])
+    t6 = (
+        sum_to_shape(np.broadcast_to(t4, t3.shape).copy(), np.shape(t2), np.shape(t1))
+        * 2.0
+    )
+    d_scale = np.divide(t6, scale)
+    d_z = np.broadcast_to(t4 * 2.0, t3.shape).copy() * z
 
     # line 10: z = (y - mu) / scale
-    t1 = d_z / scale
-    d_scale += np.sum(-(t1 * z))
-    d_mu = np.sum(-t1)
-    d_y += t1
+    t5 = d_z / scale
+    d_scale += sum_to_shape(-(t5 * z), np.shape(scale), np.shape(t0))
+    d_mu2 = sum_to_shape(-t5, np.shape(mu), np.shape(y))
+    d_y += t5
 
     # line 9: scale = np.exp(log_scale)
-    d_log_scale = d_scale * scale
-    return d_mu, d_log_scale
+    d_log_scale2 = d_scale * scale
+    d_mu += d_mu2
+    d_log_scale += d_log_scale2

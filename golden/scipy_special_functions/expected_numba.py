@@ -94,6 +94,48 @@ def expit(x):
     return e / (1.0 + e)
 
 
+@numba.vectorize(["float64(float64)"], cache=NUMBA_CACHE)
+def lgamma_ufunc(v):
+    """math.lgamma(v) of each element of a number or an array of any shape: the function on
+    numbers made a ufunc (Numba compiles no SciPy)."""
+    return math.lgamma(v)
+
+
+@numba.vectorize(["float64(float64)"], cache=NUMBA_CACHE)
+def digamma_ufunc(v):
+    """digamma(v) of each element of a number or an array of any shape: the function on
+    numbers made a ufunc (Numba compiles no SciPy)."""
+    return digamma(v)
+
+
+@numba.vectorize(["float64(float64)"], cache=NUMBA_CACHE)
+def erf_ufunc(v):
+    """math.erf(v) of each element of a number or an array of any shape: the function on
+    numbers made a ufunc (Numba compiles no SciPy)."""
+    return math.erf(v)
+
+
+@numba.vectorize(["float64(float64)"], cache=NUMBA_CACHE)
+def expit_ufunc(v):
+    """expit(v) of each element of a number or an array of any shape: the function on
+    numbers made a ufunc (Numba compiles no SciPy)."""
+    return expit(v)
+
+
+@numba.vectorize(["float64(float64)"], cache=NUMBA_CACHE)
+def erfc_ufunc(v):
+    """math.erfc(v) of each element of a number or an array of any shape: the function on
+    numbers made a ufunc (Numba compiles no SciPy)."""
+    return math.erfc(v)
+
+
+@numba.vectorize(["float64(float64)"], cache=NUMBA_CACHE)
+def trigamma_ufunc(v):
+    """trigamma(v) of each element of a number or an array of any shape: the function on
+    numbers made a ufunc (Numba compiles no SciPy)."""
+    return trigamma(v)
+
+
 @numba.njit(cache=NUMBA_CACHE)
 def grad_log_terms(x, d_x, a, d_return=1.0):
     """The gradient of log_terms, by s2sad's reverse mode.
@@ -109,12 +151,12 @@ def grad_log_terms(x, d_x, a, d_return=1.0):
     """
     # forward sweep
     t0 = x + a
-    t1 = np.array([math.lgamma(v) for v in np.ravel(t0)]).reshape(np.shape(t0))
-    t2 = np.array([digamma(v) for v in np.ravel(x)]).reshape(np.shape(x))
+    t1 = lgamma_ufunc(t0)
+    t2 = digamma_ufunc(x)
     t3 = x - 1.0
-    t4 = np.array([math.erf(v) for v in np.ravel(t3)]).reshape(np.shape(t3))
-    t5 = np.array([expit(v) for v in np.ravel(2.0 * x)]).reshape(np.shape(2.0 * x))
-    t6 = np.array([math.erfc(v) for v in np.ravel(x)]).reshape(np.shape(x))
+    t4 = erf_ufunc(t3)
+    t5 = expit_ufunc(2.0 * x)
+    t6 = erfc_ufunc(x)
     ys = t1 - t2 * t4 + t5 * t6
     t7 = x / 4.0
     t8 = 1.0 - t7
@@ -124,11 +166,7 @@ def grad_log_terms(x, d_x, a, d_return=1.0):
     t12 = x == 0.0
     t13 = np.where(t11, t10, np.where(t12, 1.0, t10))
     t14 = np.log(t13)
-    t31 = np.array([math.lgamma(v) for v in np.ravel(x)]).reshape(
-        np.shape(x)
-    ) + math.lgamma(a)
-    t30 = t31 - t1
-    zs = np.log(t9) + x * t14 - t30
+    zs = np.log(t9) + x * t14 - (lgamma_ufunc(x) + math.lgamma(a) - t1)
     t15 = expit(-a)
     t16 = a + 1.0
     t17 = t16 > 0.0
@@ -168,10 +206,8 @@ def grad_log_terms(x, d_x, a, d_return=1.0):
     d_x += d_ys * t6 * (t5 * (1.0 - t5)) * 2.0
     t28 = -d_ys
     d_x += t28 * t2 * (1.1283791670955126 * np.exp(-(t3 * t3)))
-    d_x += t28 * t4 * np.array([trigamma(v) for v in np.ravel(x)]).reshape(np.shape(x))
-    t29 = (-t25 + d_ys) * np.array([digamma(v) for v in np.ravel(t0)]).reshape(
-        np.shape(t0)
-    )
+    d_x += t28 * t4 * trigamma_ufunc(x)
+    t29 = (-t25 + d_ys) * digamma_ufunc(t0)
     d_x += t29
     d_a += np.sum(t29)
     return d_a

@@ -10,45 +10,68 @@ NUMBA_CACHE = "__file__" in globals()
 
 
 @numba.njit(cache=NUMBA_CACHE)
-def grad_layer_loss(W, d_W, x, b, y, d_return=1.0):
+def sum_to_shape(t, shape, *met):
+    """sum_to_shape as Numba compiles it (no tuple of axes to sum over): each element of t added
+    into the element of the result it was broadcast from. The shapes are padded with a leading 1
+    so that no tuple indexed is empty (a number's shape is ``()``); a number comes back a number."""
+    if len(met) > 0 and np.broadcast_shapes(shape, *met) != np.broadcast_shapes(*met):
+        raise ValueError("a shape-generic value grows the arrays it meets")
+    t = np.asarray(t)
+    lead = t.ndim - len(shape)
+    full = (1,) + shape
+    given = (1,) + t.shape
+    if lead < 0:
+        raise ValueError("a shape-generic value does not broadcast to its adjoint")
+    for k in range(1, len(full)):
+        if full[k] != 1 and full[k] != given[lead + k]:
+            raise ValueError("a shape-generic value does not broadcast to its adjoint")
+    out = np.zeros(full)
+    flat = out.reshape(-1)
+    for index in np.ndindex(t.shape):
+        padded = (0,) + index
+        at = 0
+        for k in range(1, len(full)):
+            at = at * full[k] + (padded[lead + k] if full[k] != 1 else 0)
+        flat[at] += t[index]
+    return out[0]
+
+
+@numba.njit(cache=NUMBA_CACHE)
+def grad_layer_loss(W, d_W, x, b, d_b, y, d_return=1.0):
     """The gradient of layer_loss, by s2sad's reverse mode.
 
     It runs layer_loss (its effects on arrays included), then the reverse sweep, for
 
-        J = d_return * layer_loss(...) + <d_W, W>
+        J = d_return * layer_loss(...) + <d_W, W> + <d_b, b>
 
     with the seeds as passed in and the arrays as layer_loss leaves them, each <,> a
-    sum of elementwise products. On return, d_W holds the derivative of J with
-    respect to W as it was on entry to layer_loss (for an array that layer_loss only
-    reads, that is the value passed in plus the derivative). Returns dJ/db.
-    """
-    # Numba decides these checks from the argument types as it compiles, so that
-    # grad_layer_loss_unchecked is compiled only for the ranks it was written for.
-    if hasattr(b, "ndim") and b.ndim != 0:
-        raise ValueError(
-            'b must be a number: its rank is not evident in layer_loss (for an array, annotate b: "f64[n]")'
-        )
-    if hasattr(y, "ndim") and y.ndim != 0:
-        raise ValueError(
-            'y must be a number: its rank is not evident in layer_loss (for an array, annotate y: "f64[n]")'
-        )
-    return grad_layer_loss_unchecked(W, d_W, x, b, y, d_return)
+    sum of elementwise products. On return, d_W and d_b hold the derivatives of J
+    with respect to W and b as they were on entry to layer_loss (for an array that
+    layer_loss only reads, that is the value passed in plus the derivative).
 
-
-@numba.njit(cache=NUMBA_CACHE)
-def grad_layer_loss_unchecked(W, d_W, x, b, y, d_return=1.0):
-    """grad_layer_loss without its checks of assumed ranks, which run first (Numba compiles this
-    function for the ranks they let through).
+    Each shape-generic parameter (a number or an array of any shape that broadcasts
+    where layer_loss uses it) takes a shadow array of its own shape, a 0-d array
+    (np.zeros(())) for a number: d_b for b.
     """
+    if len(np.shape(b)) > 1:
+        raise ValueError("b may be a number or an array of up to 1 axis in layer_loss")
+    if not hasattr(d_b, "ndim") or np.shape(d_b) != np.shape(b):
+        raise ValueError(
+            "d_b must be an array of the shape of b (a 0-d array for a number)"
+        )
+    if len(np.shape(y)) > 1:
+        raise ValueError("y may be a number or an array of up to 1 axis in layer_loss")
+
     # forward sweep
-    z = np.tanh(np.sum(W * x, axis=1) + b)
+    t0 = np.sum(W * x, axis=1)
+    z = np.tanh(t0 + b)
 
     # reverse sweep
     # line 8: return np.sum((z - y) ** 2)
     d_z = d_return * 2.0 * (z - y)
 
     # line 7: z = np.tanh(W @ x + b)
-    t0 = d_z * (1.0 - z * z)
-    d_b = np.sum(t0)
-    d_W += np.outer(t0, x)
-    return d_b
+    t1 = d_z * (1.0 - z * z)
+    d_b2 = sum_to_shape(t1, np.shape(b), np.shape(t0))
+    d_W += np.outer(t1, x)
+    d_b += d_b2

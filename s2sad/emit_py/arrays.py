@@ -127,11 +127,12 @@ def _dims(x: Expr, k: int) -> Expr:
 
 def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool = False,
                helper: Optional[Callable[[str, list[Expr]], Expr]] = None,
-               scalar: Optional[Callable[[str, list[Expr]], Expr]] = None) -> Expr:
+               ufunc: Optional[Callable[[str, Expr], Expr]] = None, generic: bool = False) -> Expr:
     """The expression computing ``op`` (an ``arr.`` op with a result); ``parallel``: in a Numba
     function with ``parallel=True`` (see the module's docstring); ``helper(name, args)``: a call
-    of a function of ``ssa.special`` the output defines; ``scalar(fn, args)``: intrinsic ``fn``
-    on numbers, as the output spells it."""
+    of a function of ``ssa.special`` the output defines; ``ufunc(fn, x)``: Numba output's ufunc of
+    math function ``fn`` (one NumPy lacks) applied to ``x``; ``generic``: Numba output of a function with shape-generic
+    parameters, where a number of the IR may be an array when it runs."""
     n = op.name[len(P):]
     a = [e(v) for v in op.operands]
     if n == "cumsum":
@@ -157,12 +158,9 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
     if n.startswith("math."):
         fn = n[5:]
         scipy = scipy_ufunc(op)
-        if scipy is not None and numba:
-            # Numba compiles no SciPy: the function on numbers, element by element.
-            assert scalar is not None
-            v = Name("v")
-            items = call("np.array", ListComp(scalar(fn, [v]), "v", call("np.ravel", a[0])))
-            return call(Attribute(items, "reshape"), call("np.shape", a[0]))
+        if scipy is not None and numba:  # Numba compiles no SciPy: a ufunc of the function on numbers
+            assert ufunc is not None
+            return ufunc(fn, a[0])
         if scipy == "polygamma":
             return call(scipy, number(1), a[0])  # trigamma
         if scipy is not None:
@@ -194,6 +192,8 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
             if op.operands[1].type.elem != op.result.type.elem:  # type: ignore[attr-defined]
                 # a float spread over an integer array's shape: np.full_like would make it integers
                 return call("np.full", Attribute(like, "shape"), g)
+            if generic and numba:  # Numba's np.full_like takes a number only
+                return call(Attribute(call("np.broadcast_to", g, Attribute(like, "shape")), "copy"))
             return call("np.full_like", like, g)
         if "axis" in op.attrs:
             g = call("np.expand_dims", g, number(op.attrs["axis"]))

@@ -88,7 +88,7 @@ from ..ssa.attrs import pointee_struct
 from ..ssa import special
 from ..ssa.array_ops import PREFIX, is_array_op
 from ..ssa.attrs import GENERIC_MATH, grad_info, is_gradient, numpy_spelled, primal_positions
-from ..ssa.ir import Function, Module, Op, Value
+from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.mathfns import MATH
 from ..ssa.opdefs import reads_global
 from ..ssa.types import STR, ArrayType, Type
@@ -117,26 +117,43 @@ class Helpers:
     function of the module has, printed before the module's functions when used."""
 
     def __init__(self, module: Module, numba: bool):
-        taken = set(module.functions) | {n for names in imported_names(module, numba).values() for n in names}
-        self.names: dict[str, str] = {}
-        for helper in special.FUNCTIONS:
-            name = helper
-            while name in taken:
-                name += "_"
-            self.names[helper] = name
+        self.taken = set(module.functions) | {n for names in imported_names(module, numba).values() for n in names}
+        self.names: dict[str, str] = {helper: self._free(helper) for helper in special.FUNCTIONS}
         self.used: dict[str, None] = {}
+        self.ufuncs: dict[str, str] = {}  # math function -> the name of its Numba ufunc (``ufunc``)
+        self.ufunc_bodies: dict[str, Expr] = {}  # and its value on a number ``v``
+
+    def _free(self, name: str) -> str:
+        while name in self.taken:
+            name += "_"
+        self.taken.add(name)
+        return name
 
     def call(self, helper: str, args: list[Expr]) -> Expr:
         self.used[helper] = None
         return call(self.names[helper], *args)
 
-    def sources(self, numba: bool) -> list[str]:
-        """The used helpers' definitions, in ``special``'s order."""
+    def ufunc(self, fn: str, scalar: Callable[[str, list[Expr]], Expr], arg: Expr) -> Expr:
+        """Numba output: math function ``fn``, which NumPy has no ufunc of (``lgamma``), applied to
+        ``arg``, a number or an array of any shape (Numba compiles no SciPy), through a ufunc the
+        output defines with ``@numba.vectorize`` from ``scalar``'s spelling of it on numbers."""
+        if fn not in self.ufuncs:
+            self.ufuncs[fn] = self._free(f"{fn}_ufunc")
+            self.ufunc_bodies[fn] = scalar(fn, [Name("v")])
+        return call(self.ufuncs[fn], arg)
+
+    def sources(self, numba: bool, printer: "Printer") -> list[str]:
+        """The used helpers' definitions, in ``special``'s order, then the ufuncs, in the order used."""
         out = []
         for helper in special.FUNCTIONS:
             if helper in self.used:
-                text = re.sub(rf"^def {helper}\(", f"def {self.names[helper]}(", special.source_of(helper))
+                text = re.sub(rf"^def {helper}\(", f"def {self.names[helper]}(", special.source_of(helper, numba))
                 out.append((NJIT + "\n" if numba else "") + text)
+        for fn, name in self.ufuncs.items():
+            body = printer(self.ufunc_bodies[fn])
+            out.append(f'@numba.vectorize(["float64(float64)"], cache={CACHE})\ndef {name}(v):\n'
+                       f'    """{body} of each element of a number or an array of any shape: the function on\n'
+                       f'    numbers made a ufunc (Numba compiles no SciPy)."""\n    return {body}')
         return out
 
 
@@ -158,7 +175,7 @@ def emit_python(module: Module, target: str, header: str, entry: str = "") -> st
                        *(name for names in imported.values() for name in names), CACHE])
     functions = [_emit_function(module, fn, effects, printer, numba, unchecked, helpers, entry, taken)
                  for fn in module.functions.values()]
-    helper_sources = helpers.sources(numba)
+    helper_sources = helpers.sources(numba, printer)
     for text in helper_sources:
         printer.modules.update(m for m in ("math", "np") if re.search(rf"\b{m}\.", text))
     functions = helper_sources + functions
@@ -335,7 +352,7 @@ class _FunctionEmitter(StatementBuilder):
         # and the annotation that would settle it, so that a rank s2sad had to assume is never
         # silently wrong. Numba's are a function of their own that calls this one (rank_checks).
         checks = ((sequence_lines(fn, self.var) if not self.numba else [])
-                  + check_lines(fn, self.var, self.numba) + generic_check_lines(fn, self.var)
+                  + check_lines(fn, self.var, self.numba) + generic_check_lines(fn, self.var, self.numba)
                   + extent_check_lines(fn, self.var, self.numba) + unit_check_lines(fn, self.var, self.numba))
         if fn.name in self.unchecked:
             about = [f"{fn.name} without its checks of assumed ranks, which run first (Numba compiles this",
@@ -611,7 +628,8 @@ class _FunctionEmitter(StatementBuilder):
             if why is not None:
                 raise error(f"{why}; not supported for --target numba yet", op.loc,
                             hint="use --target py, or write the reduction as a loop")
-            return array_expr(op, e, self.numba, self.parallel, self.helpers.call, self._scalar_math)
+            return array_expr(op, e, self.numba, self.parallel, self.helpers.call, self._ufunc,
+                              generic=bool(self.fn.attrs.get("shape_generic")))
         raise NotImplementedError(f"Python emitter: no expression for op {n}")
 
     def function_name(self, name: str) -> str:
@@ -624,14 +642,17 @@ class _FunctionEmitter(StatementBuilder):
             raise error(f"--target numba: Numba has no {row.py}", op.loc, hint="use --target py or --target c")
         args = [self.expr(o) for o in op.operands]
         scipy = scipy_ufunc(op)
-        if scipy is not None and not self.numba:  # gammaln(k + 1) of a shape-generic k
-            return call(scipy, *args)
+        if scipy is not None:  # gammaln(k + 1) of a shape-generic k
+            return self._ufunc(fn, args[0]) if self.numba else call(scipy, *args)
         if op.attrs.get(GENERIC_MATH) and row.ufunc:
             return call(f"np.{_NUMPY_UFUNC.get(fn, fn)}", *args)
         if numpy_spelled(op) and row.ufunc and row.py not in special.FUNCTIONS:
             # NumPy's function on numbers: -inf or NaN where math's raises (np.log(0.0))
             return call(f"np.{_NUMPY_UFUNC.get(fn, fn)}", *args)
         return self._scalar_math(fn, args)
+
+    def _ufunc(self, fn: str, x: Expr) -> Expr:
+        return self.helpers.ufunc(fn, self._scalar_math, x)
 
     def _scalar_math(self, fn: str, args: list[Expr]) -> Expr:
         """Intrinsic ``fn`` on numbers: the library's function, or a helper of the output's."""
@@ -692,10 +713,30 @@ class _FunctionEmitter(StatementBuilder):
         out.append(Assign([Tuple(tuple(Name(d) for d, _ in pending))], Tuple(tuple(s for _, s in pending)), copy=True))
         return True
 
+    def _generic_sums(self, body: Block, inits: list[Value], pre: list[Stmt]) -> list[Stmt]:
+        """Numba output of a function with shape-generic parameters: a sum the loop carries from
+        0.0 and adds a shape-generic parameter's adjoint to (``d_b2 += sum_to_shape(t, np.shape(b))``)
+        has that parameter's shape from the start (``np.zeros_like(b)``), since Numba gives a
+        variable one type in a loop (Python rebinds the number to the array)."""
+        if not (self.numba and self.fn.attrs.get("shape_generic")):
+            return pre
+        starts: dict[str, Expr] = {}
+        for arg, init, update in zip(body.args[1:], inits, body.terminator.operands):
+            add = update.defining_op
+            if not _is_const(init, 0.0) or add is None or add.name != "add" or arg not in add.operands:
+                continue
+            other = add.operands[1] if add.operands[0] is arg else add.operands[0]
+            summed = other.defining_op
+            if summed is not None and summed.name == PREFIX + "sum_to_shape" and arg in self.var:
+                starts[self.var[arg]] = call("np.zeros_like", self.expr(summed.operands[1]))
+        return [Assign(st.targets, starts[st.targets[0].id], st.copy)
+                if isinstance(st, Assign) and len(st.targets) == 1 and isinstance(st.targets[0], Name)
+                and st.targets[0].id in starts else st for st in pre]
+
     def _for(self, op: Op) -> list[Stmt]:
         body = op.regions[0]
         lb, ub, step, *inits = op.operands
-        pre = self.copies(list(zip(body.args[1:], inits)))
+        pre = self._generic_sums(body, inits, self.copies(list(zip(body.args[1:], inits))))
         if _is_const(step, 1):
             args = [self.expr(ub)] if _is_const(lb, 0) else [self.expr(lb), self.expr(ub)]
         else:

@@ -770,9 +770,11 @@ class _Statements:
         if isinstance(s, ast.FunctionDef):
             if s.returns is not None or s.type_comment:
                 raise Unsupported("def ... ->")
+            # the signature first: parameters this layout does not know (``*met``) leave the whole
+            # definition, decorators included, as written
+            header = render([f"def {s.name}", self.parameters(s.args), ":", self._tail(self._header_end(s))], indent)
             for d in s.decorator_list:
                 self.out += render(["@", lay.bare(d, False), self._tail(d.end_lineno)], indent)
-            header = render([f"def {s.name}", self.parameters(s.args), ":", self._tail(self._header_end(s))], indent)
         elif isinstance(s, ast.For):
             head = ["for ", lay.expr(s.target, False), " in "]
             header = lay.right_side(head, s.iter, [":", self._tail(self._header_end(s))], indent)

@@ -142,12 +142,13 @@ def _extent_code(side: tuple, names: dict, numba: bool) -> str:
 _RUFF_LINE = 88  # ruff format's default line length
 
 
-def generic_check_lines(fn: Function, names: dict) -> list[str]:
+def generic_check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
     """The entry checks of ``fn``'s shape-generic parameters (``fn.attrs["shape_generic"]``: name ->
     the most axes it may have; ``adjoint.shape_generic``): not more axes than the arrays it meets
     (more would make NumPy's result bigger than the gradient takes it to be), and a differentiated
     one's shadow an array of its shape (``fn.attrs["generic_shadows"]``), which the gradient adds
-    into in place. Python output only (Numba output refuses such parameters)."""
+    into in place. Numba decides the tests from the argument types as it compiles (``np.shape`` of
+    a number is ``()`` there too) and raises messages it can build without formatting."""
     generic = fn.attrs.get("shape_generic") or {}
     shadows = dict(fn.attrs.get("generic_shadows") or {})
     for j, i in generic_array_shadows(fn):  # an array's shadow, of its shape (a 0-d array for a number)
@@ -162,12 +163,14 @@ def generic_check_lines(fn: Function, names: dict) -> list[str]:
         name = names.get(p) or source
         most = generic[source]
         axes = "axis" if most == 1 else "axes"
-        checks = [(f"np.ndim({name}) > {most}",
-                   f"{source} may be a number or an array of up to {most} {axes} in {primal}, not {{np.ndim({name})}}")
+        allowed = f"{source} may be a number or an array of up to {most} {axes} in {primal}"
+        checks = [(f"len(np.shape({name})) > {most}", allowed) if numba else
+                  (f"np.ndim({name}) > {most}", f"{allowed}, not {{np.ndim({name})}}")
                   ] if most >= 0 else []  # -1: it meets no array, any shape will do
         if source in shadows:
             d = shadows[source]
-            checks.append((f"not isinstance({d}, np.ndarray) or np.shape({d}) != np.shape({name})",
+            not_array = f'not hasattr({d}, "ndim")' if numba else f"not isinstance({d}, np.ndarray)"
+            checks.append((f"{not_array} or np.shape({d}) != np.shape({name})",
                            f"{d} must be an array of the shape of {source} (a 0-d array for a number)"))
         for test, message in checks:
             lines += _raise_if(test, f'f"{message}"' if "{" in message else f'"{message}"', _RUFF_LINE)

@@ -200,6 +200,32 @@ def sum_to_shape(t, shape, *met):
     return out.sum(axis=ones, keepdims=True) if ones else out
 
 
+def sum_to_shape_numba(t, shape, *met):
+    """sum_to_shape as Numba compiles it (no tuple of axes to sum over): each element of t added
+    into the element of the result it was broadcast from. The shapes are padded with a leading 1
+    so that no tuple indexed is empty (a number's shape is ``()``); a number comes back a number."""
+    if len(met) > 0 and np.broadcast_shapes(shape, *met) != np.broadcast_shapes(*met):
+        raise ValueError("a shape-generic value grows the arrays it meets")
+    t = np.asarray(t)
+    lead = t.ndim - len(shape)
+    full = (1,) + shape
+    given = (1,) + t.shape
+    if lead < 0:
+        raise ValueError("a shape-generic value does not broadcast to its adjoint")
+    for k in range(1, len(full)):
+        if full[k] != 1 and full[k] != given[lead + k]:
+            raise ValueError("a shape-generic value does not broadcast to its adjoint")
+    out = np.zeros(full)
+    flat = out.reshape(-1)
+    for index in np.ndindex(t.shape):
+        padded = (0,) + index
+        at = 0
+        for k in range(1, len(full)):
+            at = at * full[k] + (padded[lead + k] if full[k] != 1 else 0)
+        flat[at] += t[index]
+    return out[0]
+
+
 FUNCTIONS = {"digamma": digamma, "trigamma": trigamma, "expit": expit, "round_half_away": round_half_away,
              "fdim": fdim, "logb": logb, "prod_of_others": prod_of_others,
              "prod_of_others_in_rows": prod_of_others_in_rows, "cumsum_in_rows": cumsum_in_rows,
@@ -207,16 +233,19 @@ FUNCTIONS = {"digamma": digamma, "trigamma": trigamma, "expit": expit, "round_ha
              "interp_breaks": interp_breaks}
 
 
-# Helpers only Python output prints: Numba output never has shape-generic parameters (it types
-# each variable once), so sum_to_shape need not compile there (its tuple of axes would not).
-PYTHON_ONLY = frozenset({"sum_to_shape"})
+# Helpers Numba output spells its own way, under the same name (sum_to_shape's tuple of axes
+# would not compile there).
+NUMBA_SPELLINGS = {"sum_to_shape": sum_to_shape_numba}
 
 
-def source_of(name: str) -> str:
-    """The Python source of helper ``name``, as the output prints it."""
-    return textwrap.dedent(inspect.getsource(FUNCTIONS[name])).rstrip("\n")
+def source_of(name: str, numba: bool = False) -> str:
+    """The Python source of helper ``name``, as the output prints it (``numba``: as Numba output
+    does, its own spelling under the same name)."""
+    fn = NUMBA_SPELLINGS.get(name, FUNCTIONS[name]) if numba else FUNCTIONS[name]
+    text = textwrap.dedent(inspect.getsource(fn)).rstrip("\n")
+    return text.replace(f"def {fn.__name__}(", f"def {name}(", 1)
 
 
-__all__ = ["FUNCTIONS", "PYTHON_ONLY", "cumsum_in_rows", "digamma", "expit", "fdim", "interp_breaks", "interp_slope",
-           "interp_weights", "logb", "prod_of_others", "prod_of_others_in_rows", "round_half_away", "source_of",
-           "sum_to_shape", "trigamma"]
+__all__ = ["FUNCTIONS", "NUMBA_SPELLINGS", "cumsum_in_rows", "digamma", "expit", "fdim", "interp_breaks",
+           "interp_slope", "interp_weights", "logb", "prod_of_others", "prod_of_others_in_rows", "round_half_away",
+           "source_of", "sum_to_shape", "sum_to_shape_numba", "trigamma"]
