@@ -78,7 +78,53 @@ def test_differentiating_with_respect_to_a_dict_is_refused():
         "9:1: --wrt cfg: parameter 'cfg' of 'loss' is a dict, which s2sad does not differentiate with respect to")
 
 
-def test_a_dict_read_otherwise_stays_refused():
+def test_a_dict_read_otherwise_is_refused_at_the_other_use():
     source = SOURCE.replace('base * cfg.get("scale", 1.0)', 'base * cfg.get("scale", 1.0) + len(cfg)')
-    with pytest.raises(DiagnosticError):
-        pipeline.gradient_source(source, "t.py", "loss", ["theta"], "py", pipeline.Options())
+    line = next(k for k, text in enumerate(source.splitlines(), 1) if "len(cfg)" in text)
+    message = _error(source, ["theta"])
+    assert message.startswith(f"{line}:") and "'cfg' is read by its keys (cfg[\"penalty\"], line 13)" in message
+    assert message.endswith("and used otherwise here")
+
+
+LOOPED = """import numpy as np
+
+
+def loss(x, cfg):
+    s = cfg["a"] * np.sum(x)
+    for k in cfg:
+        s += cfg[k] * np.sum(x)
+    return s
+"""
+
+FORWARDED = """import numpy as np
+
+
+def loss(x, cfg):
+    c = cfg
+    return np.sum(x) * c["a"]
+"""
+
+HELPER = """import numpy as np
+
+
+def scaled(x, p):
+    return p["a"] * x
+
+
+def loss(x, a):
+    return np.sum(scaled(x, dict(a=a)))
+"""
+
+
+@pytest.mark.parametrize("source, where, message", [
+    (LOOPED, "6:14", "'cfg' is read by its keys (cfg[\"a\"], line 5) and used otherwise here"),
+    (FORWARDED, "6:24", "'c' is read by its keys, but it is not a dict s2sad follows"),
+    (HELPER, "5:12", "'p' is read by its keys in scaled, but not every call passes a dict made in the caller"),
+], ids=["looped_over", "another_name", "helper"])
+def test_keys_read_of_what_is_not_followed_as_a_dict_are_refused_at_the_cause(source, where, message):
+    """Not "strings are not supported" at the key: the use that keeps the dict from being read
+    by its keys, named in Python's words."""
+    got = _error(source, ["x"] if "def loss(x" in source else ["theta"])
+    assert got.startswith(where + ": " + message), got
+    assert "strings are not supported" not in got
+

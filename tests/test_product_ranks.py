@@ -100,6 +100,18 @@ def f(x, W1, W2):
     return float(W2 @ h)
 """
 
+# The formula's transpose of a vector (x.T @ A @ x, NumPy's .T of a vector being the vector): a
+# bilinear form still (x was taken for a matrix by its .T); a transposed operand alone is a matrix.
+TRANSPOSED_QUADRATIC = HEADER + """
+def f(x, A):
+    return 0.5 * x.T @ A @ x
+"""
+
+TRANSPOSED_MATRIX = HEADER + """
+def f(X, y):
+    return np.sum((X.T @ y) ** 2)
+"""
+
 V, M = "array<f64,1>", "array<f64,2>"
 
 
@@ -116,8 +128,11 @@ V, M = "array<f64,1>", "array<f64,2>"
     (DOT_LOCAL, {"X": M, "y": V}),
     (CALLER_MATRIX, {"W1": M, "X": M}),
     (FLOAT_OF_PRODUCT, {"W1": M, "W2": V}),  # float(...) takes a number: two vectors, whatever the case
+    (TRANSPOSED_QUADRATIC, {"x": V, "A": M}),
+    (TRANSPOSED_MATRIX, {"X": M, "y": V}),
 ], ids=["bilinear", "quadratic_lower_case", "vector_matrix", "dot", "same_name", "dot_method", "matrix_matrix",
-        "lower_case_matrix", "indexed", "dot_with_a_local", "capitalized_argument", "float_of_a_product"])
+        "lower_case_matrix", "indexed", "dot_with_a_local", "capitalized_argument", "float_of_a_product",
+        "transposed_quadratic", "transposed_matrix"])
 def test_the_guessed_ranks(source, expected):
     got = types(source)
     assert {k: got[k] for k in expected} == expected
@@ -128,17 +143,20 @@ def test_the_guessed_ranks(source, expected):
     (QUADRATIC_LOWER, ["w", "cov"], [arr("w", 3), arr("cov", 3, 3)]),
     (VECTOR_MATRIX, ["x", "W"], [arr("x", 3), arr("W", 3, 4)]),
     (DOT, ["u", "v"], [arr("u", 4), arr("v", 4)]),
-    # y stays a checked number under Numba (shape-generic parameters are Python output's)
+    # (y, alpha: numbers here; the gradient serves arrays too, tests/test_shape_generic.py)
     (SAME_NAME, ["w"], [arr("w", 3), arr("X", 5, 3), num("y"), num("alpha", 0.1, 1.0)]),
     (METHOD, ["X", "w"], [arr("X", 4, 3), arr("w", 3)]),
     (MATRIX_MATRIX, ["X", "W"], [arr("X", 4, 3), arr("W", 3, 2)]),
     (LOWER_MATRIX, ["w1", "W2"], [arr("w1", 4, 3), arr("x", 3), arr("W2", 2, 4)]),
     (INDEXED, ["x", "A"], [arr("x", 3), arr("A", 3, 2)]),
     (DOT_LOCAL, ["X", "y"], [arr("X", 4, 3), arr("y", 4)]),
-    (CALLER_MATRIX, ["W1", "X"], [arr("W1", 3, 2), num("b1"), arr("X", 5, 3)]),  # b1: a number under Numba
+    (CALLER_MATRIX, ["W1", "X"], [arr("W1", 3, 2), num("b1"), arr("X", 5, 3)]),
     (FLOAT_OF_PRODUCT, ["W1", "W2"], [arr("x", 3), arr("W1", 4, 3), arr("W2", 4)]),
+    (TRANSPOSED_QUADRATIC, ["x", "A"], [arr("x", 3), arr("A", 3, 3)]),
+    (TRANSPOSED_MATRIX, ["X", "y"], [arr("X", 4, 3), arr("y", 4)]),
 ], ids=["bilinear", "quadratic_lower_case", "vector_matrix", "dot", "same_name", "dot_method", "matrix_matrix",
-        "lower_case_matrix", "indexed", "dot_with_a_local", "capitalized_argument", "float_of_a_product"])
+        "lower_case_matrix", "indexed", "dot_with_a_local", "capitalized_argument", "float_of_a_product",
+        "transposed_quadratic", "transposed_matrix"])
 @pytest.mark.parametrize("target", ["py", "numba"])
 def test_gradients_match_central_differences(source, wrt, params, target):
     check_source(source, wrt, params, target=target)

@@ -181,13 +181,14 @@ def test_the_mlp_bias_is_shape_generic():
         grad(W, np.zeros_like(W), b, np.zeros_like(b), x, np.zeros_like(x))
 
 
-def test_the_numba_mlp_gradient_keeps_a_number_bias_checked():
-    """Numba types each variable once: there ``b`` stays an assumed number, checked at entry."""
+def test_the_numba_mlp_bias_is_shape_generic_too():
+    """Numba compiles the gradient for each kind of argument: ``b`` is a number or a vector there
+    too, its axes checked as Numba compiles (tests/test_shape_generic.py checks the gradients)."""
     grad, text = gradient(MLP, "f", ["W", "b", "x"], "numba")
-    assert 'hasattr(b, "ndim") and b.ndim != 0' in text
-    W, x, b = np.ones((3, 2)), np.ones(2), np.ones(3)
-    with pytest.raises(ValueError, match=r'b must be a number.*annotate b: "f64\[n\]"'):
-        grad(W, np.zeros_like(W), b, x, np.zeros_like(x))
+    assert 'hasattr(b, "ndim") and b.ndim > 1' in text and "b.ndim != 0" not in text
+    W, x, b = np.ones((3, 2)), np.ones(2), np.ones((3, 3))
+    with pytest.raises(ValueError, match=r"b may be a number or an array of up to 1 axis in f"):
+        grad(W, np.zeros_like(W), b, np.zeros_like(b), x, np.zeros_like(x))
 
 
 def test_the_dot_gradient_refuses_a_matrix_left_operand():
@@ -417,18 +418,24 @@ def test_rank_free_uses_need_no_rank_check_and_serve_every_rank(source, func, wr
                                     pipeline.Options(level=level))
     # No rank is checked; W being differentiated, its kind is: an array of any rank (a number's
     # shadow would be a float the gradient could not add into), or, where every use of W is
-    # elementwise or a whole reduction in Python output (adjoint.shape_generic), a number too,
-    # whose shadow is then a 0-d array (checked to have W's shape).
-    assert "np.ndim(" not in text and ".ndim !=" not in text
+    # elementwise or a whole reduction (adjoint.shape_generic), a number too, whose shadow is
+    # then a 0-d array (checked to have W's shape), unless the source reads its length (len(W),
+    # W.shape[0]: then an array of at least one axis).
+    reads_length = "W.shape" in source
+    assert "np.ndim(W) !=" not in text and ".ndim !=" not in text
+    generic = "d_W must be an array of the shape of W" in text
+    # (Numba's NumPy takes no number for an array: np.max(W) of a number does not compile)
+    at_least_1d = reads_length or (target == "numba" and generic)
+    assert ("ndim < 1" in text or "ndim(W) < 1" in text) == at_least_1d
     generic = "d_W must be an array of the shape of W" in text
     assert text.count("W must be a NumPy array") + text.count("d_W must be an array of the shape of W") == 1
-    # (not through W.shape or len(W), nor through a call, which -O2 inlines; Numba types W once)
-    assert generic == (target == "py" and "W.shape" not in source and not ("def h" in source and level == 0))
+    # (not through a call, which -O2 inlines)
+    assert generic == (not ("def h" in source and level == 0))
     namespace: dict = {}
     exec(compile(text, f"<grad_{func}>", "exec"), namespace)
     extra = [ParamSpec("a", "float")] if "a" in wrt else []
     specs = [ParamSpec("W", "array", shape) for shape in [(4,), (3, 2), (2, 2, 3)]]
-    for k, spec in enumerate(specs + ([ParamSpec("W", "float")] if generic else [])):
+    for k, spec in enumerate(specs + ([ParamSpec("W", "float")] if generic and not at_least_1d else [])):
         check_gradient(primal(source, func), namespace[f"grad_{func}"], [spec, *extra], wrt, set(),
                        np.random.default_rng(k))
 
@@ -439,6 +446,7 @@ def test_rank_free_uses_need_no_rank_check_and_serve_every_rank(source, func, wr
         ("def f(W):\n    return np.mean(W)\n", "W"),  # the adjoint divides by the extent of one axis
         ("def f(W):\n    return np.sum(W, axis=0) * 2.0\n", "W"),
         ("def f(W):\n    return np.sum(W * 2.0) + W.size\n", "W"),
+        ("def f(W):\n    return np.sum(W * 2.0) / W.shape[-1]\n", "W"),  # the last axis: which one is the rank's
         ('def f(W, x: "f64[n]"):\n    return np.sum(W * x)\n', "W"),  # broadcast against another array
         ("def f(W, y):\n    y[0] = np.sum(W)\n    return np.sum(W[1:])\n", "W"),
         ("def f(W, a):\n    return np.sum(W * a) + np.sum(W)\n", "a"),  # a number: an array there changes d_a's kind

@@ -423,7 +423,8 @@ def test_a_returned_product_with_an_active_number(b):
 
 def test_numba_serves_the_shapes_and_c_keeps_the_number_checked():
     _, numba = gradient(FIT, "fit", ["w", "b"], "numba")
-    assert "len(np.shape(b)) > 1" in numba and "d_b2 = sum_to_shape(t2, np.shape(b), np.shape(t0))" in numba
+    assert 'hasattr(b, "ndim") and b.ndim > 1' in numba
+    assert "d_b2 = sum_to_shape(t2, np.shape(b), np.shape(t0))" in numba
     with pytest.raises(DiagnosticError, match="the kind of parameter 'b' is not evident"):
         pipeline.gradient_source(_source(FIT), "prog.py", "fit", ["w", "b"], "c")
 
@@ -862,3 +863,52 @@ def test_a_number_meeting_an_axis_of_extent_1_may_stretch_it():
     np.testing.assert_allclose(d_b, central_difference(f, [A, 0.3], 1), rtol=1e-6, atol=1e-8)
     with pytest.raises(ValueError, match="b must be a number"):
         grad(A, d_A, np.ones(3), d_return=1.0)
+
+
+RESIDUALS = """
+def residuals(a, obs):
+    state = np.array([a, a * a])
+    traj = [state]
+    for i in range(len(obs) - 1):
+        state = state * a + 0.1
+        traj.append(state)
+    traj = np.array(traj)
+    return np.sum((traj - obs) ** 2)
+"""
+
+
+@TARGETS
+@pytest.mark.parametrize("obs", [np.array([[0.1, 0.2], [0.3, -0.1], [0.5, 0.4]]), np.array([0.2, -0.3])],
+                         ids=["matrix", "row"])
+def test_data_whose_length_the_source_reads_may_have_more_axes(obs, out):
+    """``len(obs)`` counts obs's rows at any rank (the primal's number), and ``traj - obs`` takes a
+    row as well as a matrix: obs is an array of 1 to 2 axes, not a guessed vector. A number, or
+    more axes than traj, is refused at entry."""
+    grad, text = gradient(RESIDUALS, "residuals", ["a"], out)
+    assert "obs must be an array of 1 to 2 axes in residuals" in text
+    f = primal(RESIDUALS, "residuals")
+    got = grad(0.7, obs, d_return=1.0)
+    np.testing.assert_allclose(got, central_difference(f, [0.7, obs], 0), rtol=1e-6, atol=1e-8)
+    with pytest.raises(ValueError, match="obs must be an array of 1 to 2 axes in residuals"):
+        grad(0.7, 0.5)
+    with pytest.raises(ValueError, match="obs must be an array of 1 to 2 axes in residuals"):
+        grad(0.7, np.ones((2, 2, 2)))
+
+
+@pytest.mark.parametrize("read", ["x.size", "x.shape[-1]"])
+def test_an_extent_read_for_the_guessed_rank_keeps_the_rank_checked(read):
+    """``x.size`` and ``x.shape[-1]`` read the IR's axes (the last of a guessed vector), not the
+    number the primal reads at another rank: x keeps its rank check."""
+    body = f"""
+    def f(a, x):
+        return np.sum((a - x) ** 2) / {read}
+    """
+    grad, text = gradient(body, "f", ["a"])
+    assert "x must be a 1-D array" in text
+    f = primal(body, "f")
+    x = np.array([0.3, -0.2, 0.9])
+    d_a = np.zeros(())
+    grad(0.4, d_a, x)
+    np.testing.assert_allclose(d_a, central_difference(f, [0.4, x], 0), rtol=1e-6, atol=1e-8)
+    with pytest.raises(ValueError, match="x must be a 1-D array"):
+        grad(0.4, d_a, np.ones((2, 3)))

@@ -63,7 +63,7 @@ def grad_f(W, d_W, b, d_b, x, d_x, d_return=1.0):
         raise ValueError(
             'x must be a 1-D array: its rank is not evident in f (else annotate x: "f64[m, n]")'
         )
-    if len(np.shape(b)) > 1:
+    if hasattr(b, "ndim") and b.ndim > 1:
         raise ValueError("b may be a number or an array of up to 1 axis in f")
     if not hasattr(d_b, "ndim") or np.shape(d_b) != np.shape(b):
         raise ValueError(

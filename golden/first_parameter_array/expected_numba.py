@@ -61,7 +61,7 @@ def grad_standardized_loss(y, d_y, mu, d_mu, log_scale, d_log_scale, d_return=1.
         raise ValueError(
             'y must be a 1-D array: its rank is not evident in standardized_loss (else annotate y: "f64[m, n]")'
         )
-    if len(np.shape(mu)) > 1:
+    if hasattr(mu, "ndim") and mu.ndim > 1:
         raise ValueError(
             "mu may be a number or an array of up to 1 axis in standardized_loss"
         )
@@ -69,7 +69,7 @@ def grad_standardized_loss(y, d_y, mu, d_mu, log_scale, d_log_scale, d_return=1.
         raise ValueError(
             "d_mu must be an array of the shape of mu (a 0-d array for a number)"
         )
-    if len(np.shape(log_scale)) > 1:
+    if hasattr(log_scale, "ndim") and log_scale.ndim > 1:
         raise ValueError(
             "log_scale may be a number or an array of up to 1 axis in standardized_loss"
         )
@@ -101,11 +101,13 @@ def grad_standardized_loss_unchecked(
     # line 11: return np.mean(z**2 + 2.0 * np.log(scale))
     t4 = d_return / float(t3.shape[0])
     t6 = (
-        sum_to_shape(np.broadcast_to(t4, t3.shape).copy(), np.shape(t2), np.shape(t1))
+        sum_to_shape(
+            np.broadcast_to(t4, np.shape(t3)).copy(), np.shape(t2), np.shape(t1)
+        )
         * 2.0
     )
     d_scale = np.divide(t6, scale)
-    d_z = np.broadcast_to(t4 * 2.0, t3.shape).copy() * z
+    d_z = np.broadcast_to(t4 * 2.0, np.shape(t3)).copy() * z
 
     # line 10: z = (y - mu) / scale
     t5 = d_z / scale

@@ -53,13 +53,13 @@ def grad_layer_loss(W, d_W, x, b, d_b, y, d_return=1.0):
     where layer_loss uses it) takes a shadow array of its own shape, a 0-d array
     (np.zeros(())) for a number: d_b for b.
     """
-    if len(np.shape(b)) > 1:
+    if hasattr(b, "ndim") and b.ndim > 1:
         raise ValueError("b may be a number or an array of up to 1 axis in layer_loss")
     if not hasattr(d_b, "ndim") or np.shape(d_b) != np.shape(b):
         raise ValueError(
             "d_b must be an array of the shape of b (a 0-d array for a number)"
         )
-    if len(np.shape(y)) > 1:
+    if hasattr(y, "ndim") and y.ndim > 1:
         raise ValueError("y may be a number or an array of up to 1 axis in layer_loss")
 
     # forward sweep

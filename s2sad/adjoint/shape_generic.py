@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..ssa.array_ops import PREFIX, shape_unit_axes
-from ..ssa.attrs import GENERIC_MATH, GENERIC_VALUE, SCIPY, numpy_spelled
+from ..ssa.attrs import GENERIC_MATH, GENERIC_VALUE, SCIPY, SOURCE_EXTENT, numpy_spelled
 from ..ssa.mathfns import MATH
 from ..ssa.build import const_value
 from ..ssa.ir import Function, Op, Value
@@ -52,7 +52,9 @@ def find_shape_generic(fn: Function, candidates: list[str], wrt: set[int]) -> di
     """The candidates (parameter names) that are shape-generic in ``fn``: name -> the most axes it
     may have (the least rank of the arrays its values meet; -1, any, where it meets none and the
     function returns or wholly reduces a value computed from it: ``return np.exp(x)`` maps any
-    shape). Marks the ``arr.`` ops those values meet (``GENERIC_OPERANDS``). ``wrt``: the
+    shape). One whose extent the source reads (``len(x)``, ``x.shape[0]``: the primal's number at
+    any rank) must have that axis: ``fn.attrs["generic_fewest"]``, name -> the fewest axes.
+    Marks the ``arr.`` ops those values meet (``GENERIC_OPERANDS``). ``wrt``: the
     differentiated parameters (an inactive parameter may take part in the arithmetic: it gets no
     adjoint).
 
@@ -74,20 +76,25 @@ def find_shape_generic(fn: Function, candidates: list[str], wrt: set[int]) -> di
         alone = {p for p in failed if _closure(fn, p, inactive, _spread([p])) is None}
         chosen = [p for p in chosen if p not in (alone or failed)]
     found: dict[str, int] = {}
+    fewest_axes: dict[str, int] = {}
     marks: dict[Op, set[int]] = {}
     numbers: dict[Op, set[int]] = {}
     quiet_math: list[Op] = []
     for p, result in closures.items():
         assert result is not None
-        most, meets, summed, quiet, values = result
+        most, fewest, meets, summed, quiet, values = result
         quiet_math += quiet
         for v in values:
             v.defining_op.attrs[GENERIC_VALUE] = True  # type: ignore[union-attr]
         found[p.name_hint] = most
+        if fewest:
+            fewest_axes[p.name_hint] = fewest
         for op, k in meets:
             marks.setdefault(op, set()).add(k)
         for op, k in summed:
             numbers.setdefault(op, set()).add(k)
+    if fewest_axes:  # those whose extents the source reads (len(x)): arrays of at least so many axes
+        fn.attrs["generic_fewest"] = fewest_axes
     for op, ks in marks.items():
         op.attrs[GENERIC_OPERANDS] = sorted(ks)
     for op in quiet_math:
@@ -145,7 +152,7 @@ def _spread(params: list[Value]) -> set[Value]:
 
 
 def _closure(fn: Function, p: Value, inactive: set[Value], spread: set[Value]
-             ) -> Optional[tuple[int, list[tuple[Op, int]], list[tuple[Op, int]], list[Op], list[Value]]]:
+             ) -> Optional[tuple[int, int, list[tuple[Op, int]], list[tuple[Op, int]], list[Op], list[Value]]]:
     """The values computed from ``p`` by elementwise arithmetic, all of whose uses are allowed:
     the least rank of the ``arr.`` results they meet (arrays of a rank the IR knows), those uses
     and those of values that meet each other (``spread``: of the run time's shapes), the operands
@@ -173,9 +180,13 @@ def _closure(fn: Function, p: Value, inactive: set[Value], spread: set[Value]
     summed: list[tuple[Op, int]] = []
     least: Optional[int] = None
     returned = reduced = False
+    fewest = 0  # the axes it must have: one past the last it reads an extent of
     while todo:
         v = todo.pop()
         for op, k in v.uses:
+            if v is p and op.name == "dim" and op.attrs.get(SOURCE_EXTENT):
+                fewest = max(fewest, op.attrs["axis"] + 1)  # len(x): the primal's number at any rank
+                continue
             if v.type.is_array and op.parent is not fn.body:
                 return None
             if _array_elementwise(op, k):
@@ -230,8 +241,8 @@ def _closure(fn: Function, p: Value, inactive: set[Value], spread: set[Value]
                 return None
     values = [v for v in generic if not v.is_block_arg]
     if least is None:
-        return (-1, meets, summed, quiet_math, values) if returned or reduced else None
-    return least, meets, summed, quiet_math, values
+        return (-1, fewest, meets, summed, quiet_math, values) if returned or reduced else None
+    return (least, fewest, meets, summed, quiet_math, values) if fewest <= least else None
 
 
 def _maps_arrays(op: Op) -> bool:

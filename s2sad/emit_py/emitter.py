@@ -87,7 +87,7 @@ from ..emit.stmt import (
 from ..ssa.attrs import pointee_struct
 from ..ssa import special
 from ..ssa.array_ops import PREFIX, is_array_op
-from ..ssa.attrs import GENERIC_MATH, grad_info, is_gradient, numpy_spelled, primal_positions
+from ..ssa.attrs import GENERIC_MATH, GENERIC_VALUE, grad_info, is_gradient, numpy_spelled, primal_positions
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.mathfns import MATH
 from ..ssa.opdefs import reads_global
@@ -292,6 +292,7 @@ class _FunctionEmitter(StatementBuilder):
         self.plan = self.alloc.plan
         self.tape_tops: dict[str, str] = {}
         self.prange_used = False
+        self._array_sources: Optional[set[Value]] = None  # (_may_be_array)
         self.unread = unread_undef_yields(fn)  # `else: x = 0.0` where nothing reads x then
         if numba:
             self.unread = {u for u in self.unread if not self._shared_var(*u)}
@@ -629,7 +630,7 @@ class _FunctionEmitter(StatementBuilder):
                 raise error(f"{why}; not supported for --target numba yet", op.loc,
                             hint="use --target py, or write the reduction as a loop")
             return array_expr(op, e, self.numba, self.parallel, self.helpers.call, self._ufunc,
-                              generic=bool(self.fn.attrs.get("shape_generic")))
+                              generic=self.numba and self._may_be_array(op.operands[0]))
         raise NotImplementedError(f"Python emitter: no expression for op {n}")
 
     def function_name(self, name: str) -> str:
@@ -712,6 +713,37 @@ class _FunctionEmitter(StatementBuilder):
         """Python assigns the whole cycle at once with a tuple assignment."""
         out.append(Assign([Tuple(tuple(Name(d) for d, _ in pending))], Tuple(tuple(s for _, s in pending)), copy=True))
         return True
+
+    def _may_be_array(self, v: Value) -> bool:
+        """Whether ``v``, a number or an array in the IR, may be an array of another shape when
+        the output runs: computed from a shape-generic parameter (``adjoint.shape_generic``), or
+        from the seed of a function whose result has such a parameter's shape (a value a loop
+        carries counts as one)."""
+        generic = self.fn.attrs.get("shape_generic") or {}
+        if not generic:
+            return False
+        if self._array_sources is None:
+            seed = self.fn.attrs.get("d_return")
+            sources = {p for p in self.fn.params if p.name_hint in generic
+                       or (p.name_hint == seed and -1 in generic.values())}
+            self._array_sources = sources
+            self._may: dict[Value, bool] = {}
+        todo, order = [v], []
+        while todo:  # the values v is computed from, each asked once
+            w = todo.pop()
+            if w in self._may:
+                continue
+            op = w.defining_op
+            pending = [o for o in (op.operands if op is not None else []) if o not in self._may]
+            if pending and w not in order:
+                order.append(w)
+                todo += [w] + pending
+                continue
+            carried = op is None and w not in self.fn.params  # a loop's or branch's: not followed
+            self._may[w] = carried or w in self._array_sources or (op is not None and (
+                bool(op.attrs.get(GENERIC_VALUE)) or op.name == PREFIX + "sum_to_shape"
+                or any(self._may.get(o, False) for o in op.operands)))
+        return self._may[v]
 
     def _generic_sums(self, body: Block, inits: list[Value], pre: list[Stmt]) -> list[Stmt]:
         """Numba output of a function with shape-generic parameters: a sum the loop carries from

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from ..emit.stmt import LINE_LIMIT
 from ..ssa.attrs import shadows_of
-from ..ssa.ir import Function, Module
+from ..ssa.ir import Function, Module, Value
 
 
 def check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
@@ -58,16 +58,26 @@ def check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
                        f"(for a number, annotate {source}: float)")
             error = "TypeError"  # a check of the argument's type (ruff: TRY004)
         else:
-            test = _numba_rank_differs(name, rank) if numba else f"np.ndim({name}) != {rank}"
-            integer = p.type.is_int or (p.type.is_array and p.type.elem.is_int)  # type: ignore[attr-defined]
-            kind = ("an integer" if integer else "a number") if rank == 0 else f"a {rank}-D array"
-            elem = "i64" if integer else "f64"
-            other = f'"{elem}[m, n]"' if rank == 1 else f'"{elem}[n]"'
-            verb = "for an array, annotate" if rank == 0 else "else annotate"
-            message = f"{source} must be {kind}: its rank is not evident in {primal} ({verb} {source}: {other})"
-        quoted = f"'{message}'" if '"' in message else f'"{message}"'  # as ruff format quotes it
-        lines += _raise_if(test, quoted, LINE_LIMIT, error)
+            test, message = _rank_check(p, name, rank, primal, numba)
+        lines += _raise_if(test, _quoted(message), LINE_LIMIT, error)
     return lines
+
+
+def _rank_check(p: Value, name: str, rank: int, primal: str, numba: bool) -> tuple[str, str]:
+    """The test that parameter ``p`` (spelled ``name``) has another rank than ``rank``, and the
+    message naming the annotation that would settle it."""
+    source = p.name_hint
+    test = _numba_rank_differs(name, rank) if numba else f"np.ndim({name}) != {rank}"
+    integer = p.type.is_int or (p.type.is_array and p.type.elem.is_int)  # type: ignore[attr-defined]
+    kind = ("an integer" if integer else "a number") if rank == 0 else f"a {rank}-D array"
+    elem = "i64" if integer else "f64"
+    other = f'"{elem}[m, n]"' if rank == 1 else f'"{elem}[n]"'
+    verb = "for an array, annotate" if rank == 0 else "else annotate"
+    return test, f"{source} must be {kind}: its rank is not evident in {primal} ({verb} {source}: {other})"
+
+
+def _quoted(message: str) -> str:
+    return f"'{message}'" if '"' in message else f'"{message}"'  # as ruff format quotes it
 
 
 def _raise_if(test: str, quoted: str, limit: int, error: str = "ValueError") -> list[str]:
@@ -162,11 +172,26 @@ def generic_check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
             continue
         name = names.get(p) or source
         most = generic[source]
+        fewest = (fn.attrs.get("generic_fewest") or {}).get(source, 0)
+        if fewest and fewest == most:  # one rank only: the check of an assumed rank
+            test, message = _rank_check(p, name, most, primal, numba)
+            lines += _raise_if(test, _quoted(message), LINE_LIMIT)
+            continue
         axes = "axis" if most == 1 else "axes"
-        allowed = f"{source} may be a number or an array of up to {most} {axes} in {primal}"
-        checks = [(f"len(np.shape({name})) > {most}", allowed) if numba else
-                  (f"np.ndim({name}) > {most}", f"{allowed}, not {{np.ndim({name})}}")
-                  ] if most >= 0 else []  # -1: it meets no array, any shape will do
+        if fewest:  # its extent read (len(x)): an array
+            at_least = f"at least {fewest} {'axis' if fewest == 1 else 'axes'}"
+            allowed = f"{source} must be an array of " + (
+                f"{fewest} to {most} axes" if most > fewest else f"{most} {axes}" if most >= 0 else at_least
+            ) + f" in {primal}"
+        else:
+            allowed = f"{source} may be a number or an array of up to {most} {axes} in {primal}"
+        ndim = f"{name}.ndim" if numba else f"np.ndim({name})"
+        tests = ([f"{ndim} > {most}"] if most >= 0 else []) + ([f"{ndim} < {fewest}"] if fewest else [])
+        if numba and tests:  # spelled so that Numba decides it from the argument's type as it compiles
+            tests = ([f'not hasattr({name}, "ndim")'] + tests if fewest else
+                     [f'hasattr({name}, "ndim") and ({" or ".join(tests)})' if len(tests) > 1 else
+                      f'hasattr({name}, "ndim") and {tests[0]}'])
+        checks = [(" or ".join(tests), allowed if numba else f"{allowed}, not {{np.ndim({name})}}")] if tests else []
         if source in shadows:
             d = shadows[source]
             not_array = f'not hasattr({d}, "ndim")' if numba else f"not isinstance({d}, np.ndarray)"

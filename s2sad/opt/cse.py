@@ -54,7 +54,7 @@ from collections import ChainMap
 from dataclasses import dataclass
 from typing import Any, Hashable, Optional
 
-from ..ssa.attrs import SCIPY
+from ..ssa.attrs import SCIPY, SOURCE_EXTENT
 from ..ssa.opdefs import is_pure
 from ..ssa.array_ops import array_reads, is_array_op
 from ..ssa.ir import Block, Function, Module, Op, Value, erase_ops
@@ -85,6 +85,8 @@ def _freeze(value: Any) -> Hashable:
 # Attributes that say how the source spelled an op, not what it computes: ops differing only
 # there are one value (the merged op keeps the spelling: ``_replace``).
 _SPELLING = (SCIPY,)
+# Attributes a fact about every op merged must hold of to stay (``_replace``).
+_SHARED_FACTS = (SOURCE_EXTENT,)
 
 
 def _key(op: Op) -> Hashable:
@@ -96,7 +98,7 @@ def _key(op: Op) -> Hashable:
     return (
         op.name,
         tuple(operands),
-        _freeze({k: v for k, v in op.attrs.items() if k not in _SPELLING}),
+        _freeze({k: v for k, v in op.attrs.items() if k not in _SPELLING + _SHARED_FACTS}),
         tuple(str(r.type) for r in op.results),
     )
 
@@ -199,6 +201,9 @@ def _replace(op: Op, kept: list[Value]) -> None:
     for attr in _SPELLING:
         if attr in op.attrs and made is not None:
             made.attrs[attr] = op.attrs[attr]
+    for attr in _SHARED_FACTS:
+        if made is not None and not op.attrs.get(attr):
+            made.attrs.pop(attr, None)  # (len(x) merged with the extent np.zeros_like(x) reads: no longer the source's)
     for old, new in zip(op.results, kept):
         if old.name_hint and not new.name_hint:
             new.name_hint = old.name_hint  # the user's name is what the emitters print

@@ -24,6 +24,7 @@ from typing import Optional
 
 import libcst as cst
 
+from ..diagnostics import Diagnostic
 from .py_flow import all_names, fresh_name, store_targets, target_names, walk
 from .py_module import ModuleInfo
 from .py_types import default_value
@@ -363,3 +364,47 @@ class _Rewriter(PlacedRewriter):
             return updated
         self.changed = True
         return self.place(cst.Name(self.plans[read[0]][read[1]]), original)  # type: ignore[return-value]
+
+
+def unexpanded_dict_problems(info: ModuleInfo, order: list[str], entry: str, locator) -> list[Diagnostic]:
+    """A located error for each parameter of the functions in ``order`` still read by a literal
+    key after the rewrite (``cfg["lam"]``: a dict, a table's column), which the rewrite expands
+    only where every use reads a key (see the module): where the function differentiated uses it
+    otherwise, at that use; else at its first key read. The function differentiated's own come
+    alone: a helper's dict is often one of them passed on."""
+    problems = []
+    for name in [entry] + [n for n in order if n != entry]:
+        if name != entry and problems:
+            break
+        fn = info.functions[name]
+        params = {p.name.value: p for p in fn.params.params}
+        reads = [(n, r) for n in walk(fn.body) if (r := _read_key(n)) is not None]
+        for pname in dict.fromkeys(r[0] for _, r in reads):
+            first, (_, key) = next((n, r) for n, r in reads if r[0] == pname)
+            read = f'{pname}["{key}"]'
+            keyed = {id(n.value) for n, r in reads if r[0] == pname} | {
+                id(n.func.value) for n in walk(fn.body) if (g := _get_key(n, info)) is not None and g[0] == pname}
+            passed = {id(a.value) for n in walk(fn.body) if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)
+                      and n.func.value in info.functions for a in n.args}  # to a helper: its reads count
+            others = [n for n in all_names(fn.body) if n.value == pname and id(n) not in keyed | passed]
+            other = min(others, key=lambda n: (locator.loc(n).line, locator.loc(n).col), default=None)
+            takes = (f"s2sad takes a dict parameter whose every use reads one key by name ({read}, "
+                     f'{pname}.get("{key}", 0.0))')
+            if pname not in params:
+                problems.append(Diagnostic(
+                    f"'{pname}' is read by its keys, but it is not a dict s2sad follows: one made in {name} by a "
+                    f'literal of string keys ({{"{key}": ...}}) and only read by key', locator.loc(first),
+                    "read the dict where it is made, or the parameter it comes from, by its keys"))
+            elif name != entry:
+                problems.append(Diagnostic(
+                    f"'{pname}' is read by its keys in {name}, but not every call passes a dict made in the caller "
+                    f"({{\"{key}\": ...}}) or the function's own such parameter", locator.loc(first),
+                    f"pass the values as parameters, or build the dict where {name} is called"))
+            elif other is not None:
+                problems.append(Diagnostic(f"'{pname}' is read by its keys ({read}, line "
+                                           f"{locator.loc(first).line}) and used otherwise here",
+                                           locator.loc(other), takes))
+            else:
+                problems.append(Diagnostic(f"'{pname}' is read by its keys ({read}) and rebound or read with "
+                                           "defaults that differ", locator.loc(first), takes))
+    return problems

@@ -31,7 +31,7 @@ from typing import Callable, Optional, Union
 import libcst as cst
 
 from ..ssa import build
-from ..ssa.attrs import NUMPY, NUMPY_OPS, SCIPY
+from ..ssa.attrs import NUMPY, NUMPY_OPS, SCIPY, SOURCE_EXTENT
 from ..ssa.ir import Block, Builder, Value
 from ..ssa.mathfns import MATH as MATH_TABLE
 from ..ssa.types import BOOL, F64, I64, STR, ArrayType, ScalarType, Type, common_type
@@ -729,12 +729,13 @@ class ExprLowerer:
         rank = arr.type.rank  # type: ignore[attr-defined]
         el = node.slice[0].slice if len(node.slice) == 1 else None
         k = int_literal(el.value) if isinstance(el, cst.Index) else None
+        from_front = k is not None and k >= 0
         if k is not None and k < 0:
             k += rank
         if k is None or not 0 <= k < rank:
             raise self.fail(node, f"'{dotted_source(attr)}' needs a constant index between 0 and {rank - 1}",
                             hint="write x.shape[0], x.shape[1], ...")
-        return self.at(b, node).op1("dim", [arr], I64, axis=k)
+        return self.at(b, node).op1("dim", [arr], I64, axis=k, **({SOURCE_EXTENT: True} if from_front else {}))
 
     # -- calls -------------------------------------------------------------------------------
     def call(self, node: cst.Call, b: Builder, env: Env, want_value: bool) -> Optional[Value]:
@@ -1003,7 +1004,7 @@ class ExprLowerer:
             if py_lists.is_list(self, args[0]):
                 return py_lists.items(self, args[0], b, env)[1]
             arr = self.array(args[0], b, env)
-            return self.at(b, node).op1("dim", [arr], I64, axis=0)
+            return self.at(b, node).op1("dim", [arr], I64, axis=0, **{SOURCE_EXTENT: True})
         if op in ("array", "asarray"):
             if py_lists.is_list(self, args[0]):  # a new array of the list's items
                 return py_lists.as_array(self, args[0], b, env)

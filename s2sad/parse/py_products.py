@@ -8,7 +8,8 @@ a guess, checked at the gradient's entry (``py_types.assumptions``, ``emit_py.ra
 this module makes the guess follow how such code is written:
 
 * a chain ``a @ B @ c`` (a product whose left operand is itself a product) is a bilinear form:
-  ``a`` and ``c`` vectors, ``B`` a matrix;
+  ``a`` and ``c`` vectors, ``B`` a matrix, and so is ``a.T @ B @ c`` (the formula's transpose of a
+  vector, which NumPy leaves as it is);
 * mathematical notation names matrices with a capital letter (``A``, ``W1``, ``Sigma``) and
   vectors in lower case: a capitalized operand is a matrix, and a lower-case left operand of a
   capitalized one a vector (``np.dot(x, W)``, ``x @ A``);
@@ -57,6 +58,22 @@ def product_operands(node: cst.BaseExpression, canonical: Callable[[cst.BaseExpr
     intr = lib.lookup(canonical(func))
     if intr is not None and intr.op == "matmul" and len(args) == 2:
         return args[0], args[1]
+    return None
+
+
+def transposed_name(node: cst.BaseExpression) -> Optional[cst.Attribute]:
+    """``x.T`` itself, or in ``0.5 * x.T``, ``-x.T`` (a number times it, which ``@`` binds first:
+    ``0.5 * x.T @ A @ x``); else None."""
+    while True:
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            node = node.expression
+        elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply) \
+                and isinstance(node.left, (cst.Integer, cst.Float)):
+            node = node.right
+        else:
+            break
+    if isinstance(node, cst.Attribute) and node.attr.value == "T" and isinstance(node.value, cst.Name):
+        return node
     return None
 
 

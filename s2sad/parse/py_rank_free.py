@@ -12,7 +12,8 @@ A use is *rank-free* when the parameter, taken elementwise (``W``, ``-W``, ``np.
 
 * the only argument of a whole-array ``np.sum``/``np.max``/``np.min`` (or ``.sum()``,
   ``.max()``, ``.min()``), with no ``axis`` or ``keepdims``;
-* the argument of ``len``, or the base of ``W.shape[k]`` (the extent of one leading axis);
+* the argument of ``len``, or the base of ``W.shape[k]`` (the extent of one leading axis, ``k``
+  a literal counted from the front);
 * or, as itself, an argument passed to a callee parameter that is rank-free there.
 
 Anything else depends on the rank: an index, a slice, ``@``, ``.T``, ``np.mean`` (its adjoint
@@ -43,6 +44,12 @@ _RANK_FREE_REDUCTIONS = ("sum", "max_reduce", "min_reduce")
 _RANK_FREE_METHODS = ("sum", "max", "min")
 
 Path = list[cst.CSTNode]  # a node's ancestors, outermost first, and the node last
+
+
+def _from_front(shape_read: cst.Subscript) -> bool:
+    """``W.shape[k]`` with ``k`` a literal counted from the front (``0``, ``1``: not ``-1``)."""
+    return len(shape_read.slice) == 1 and isinstance(shape_read.slice[0].slice, cst.Index) \
+        and isinstance(shape_read.slice[0].slice.value, cst.Integer)
 
 
 def param_uses(body: cst.CSTNode, names: frozenset[str]) -> dict[str, list[Path]]:
@@ -127,7 +134,9 @@ class RankFreeUses:
                     return (parent.attr.value in _RANK_FREE_METHODS and not outer.args
                             and self.info.canonical_name(parent, self.locals) is None)
                 # W.shape[k]: the extent of a leading axis, the same at every rank that has it
-                return parent.attr.value == "shape" and is_shape_subscript(outer) and isinstance(node, cst.Name)
+                # (W.shape[-1] counts from the end: which axis it is depends on the rank)
+                return parent.attr.value == "shape" and is_shape_subscript(outer) and isinstance(node, cst.Name) \
+                    and _from_front(outer)
             elif isinstance(parent, cst.Arg) and i >= 1 and isinstance(path[i - 1], cst.Call):
                 call = path[i - 1]
                 if parent.keyword is not None or parent.star:

@@ -43,7 +43,7 @@ from .py_module import ModuleInfo, Number, evaluate_constant
 from .py_strings import is_string, string_compared
 from .py_numba_signatures import stated_types
 from .py_params import bind_arguments, parameters
-from .py_products import Product, guessed_ranks, product_operands
+from .py_products import Product, guessed_ranks, product_operands, transposed_name
 from .py_rank_free import RankFreeUses, param_uses
 from .py_rank_uses import RankUses
 
@@ -444,6 +444,7 @@ class _Inference:
         self.left_products: set[int] = set()
         self.array_products: set[int] = set()
         self.number_products: set[int] = set()
+        self.bilinear_transposes: dict[int, int] = {}  # ``x.T`` nodes that begin a chain x.T @ A @ y
         # Types of expressions by id, while one pass reads every expression against one
         # ``types`` (``numpy_context``): an expression's type is asked at each of its
         # enclosing operations, quadratic in a long sum's length without it. None: no pass.
@@ -475,7 +476,8 @@ class _Inference:
                 ev = self.evidence(node.value.value)
                 ev.min_rank = max(ev.min_rank, 1)
             elif node.attr.value == "T" and isinstance(node.value, cst.Name):
-                self.array_use(node.value, 2)
+                if id(node) not in self.bilinear_transposes:
+                    self.array_use(node.value, 2)
             else:
                 self.expr(node.value, False)
         elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
@@ -539,6 +541,11 @@ class _Inference:
         self.products[id(node)] = Product(node, left, right)
         if product_operands(left, lambda f: self.info.canonical_name(f, self.locals)) is not None:
             self.left_products.add(id(left))
+        transposed = transposed_name(left) if id(node) in self.left_products else None
+        if transposed is not None:
+            # x.T @ A @ x: a bilinear form's left vector, transposed the way the formula is
+            # written (a vector's .T is itself): its .T proves no matrix
+            self.bilinear_transposes[id(transposed)] = id(left)
 
     def resolve_products(self, annotations: dict) -> None:
         """The ranks of the operands of each matrix product (``py_products``): a parameter
@@ -564,6 +571,9 @@ class _Inference:
             return unknown(e) or naming(e)
 
         for key, p in self.products.items():
+            transposed = transposed_name(p.left)
+            if transposed is not None and id(transposed) in self.bilinear_transposes:
+                p = Product(p.node, transposed.value, p.right)  # x.T @ A of (x.T @ A) @ x: x's guess
             guess = guessed_ranks(p, guessed, key in self.array_products, key in self.left_products,
                                   key in self.number_products)
             for operand, rank, default in ((p.left, guess[0], 2), (p.right, guess[1], 1)):

@@ -54,7 +54,7 @@ from .py_flow import assigned_names, children, forgetting_nodes, walk
 from .py_lower import lower_function
 from .py_local_functions import lift_local_functions
 from .py_default_axes import fix_default_axes
-from .py_dicts import rewrite_dicts
+from .py_dicts import rewrite_dicts, unexpanded_dict_problems
 from .py_function_args import specialize_function_arguments
 from .py_list_args import pass_list_items
 from .py_list_front import build_lists_at_the_back
@@ -266,6 +266,9 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
         if placed:
             locator.positions = ChainMap(placed, locator.positions)  # type: ignore[assignment]
     order, problems, recursive_calls = _callees_first(func, info, locator)
+    dicts = unexpanded_dict_problems(info, order, func, locator)
+    if dicts:  # read by keys and otherwise: lowering them would only add "strings are not supported"
+        raise DiagnosticError(_sorted_unique(problems + dicts), lines)
     for name in order:  # refused before any work on it (see parse.nesting; elif chains reach it)
         deep = first_too_deep(info.functions[name], children, lambda n: type(n) in _NESTS)
         if deep is not None:

@@ -49,6 +49,10 @@ GENERIC_MATH = "generic_math"
 # number in the IR, maybe an array when the Python output runs, so never kept on a tape of numbers
 # (``adjoint.availability``): the reverse sweep computes it again.
 GENERIC_VALUE = "generic_value"
+# A ``dim`` op that is the source's own read of an extent counted from the front (``len(x)``,
+# ``x.shape[0]``): the same number at any rank the array has, unlike an extent the lowering reads
+# for the IR's rank (``np.zeros_like(x)``, ``x.size``), so a shape-generic array may have it.
+SOURCE_EXTENT = "source_extent"
 NUMPY_OPS = ("div", "pow")  # besides the math.<fn> ops
 
 
