@@ -242,16 +242,15 @@ def gradient_module(
     options: Options = DEFAULT,
     report_lines: Optional[list[str]] = None,
     kernel: bool = False,
-    shape_generic: str = "",
+    shape_generic: bool = False,
     c_output: bool = False,
     parallel: Optional[str] = None,
 ) -> Module:
     """The gradient module; with ``options.report``, its memory summary goes into ``report_lines``
-    (``kernel``: see primal_module); ``shape_generic``: "py" or "numba" for Python and Numba
-    output, which serve parameters of any broadcasting shape (adjoint.shape_generic; Numba
-    compiles the gradient for each kind of argument it is called with, but its NumPy takes no
-    number where the IR has an array: there such a parameter is an array of any rank; C fixes
-    each parameter's kind: there they stay checked numbers)."""
+    (``kernel``: see primal_module); ``shape_generic``: for Python and Numba output, which serve
+    parameters of any broadcasting shape (adjoint.shape_generic; Numba compiles the gradient for
+    each kind of argument it is called with; C fixes each parameter's kind: there they stay
+    checked numbers)."""
     module, name = primal_module(source, filename, func, options, kernel)
     primal = module.functions[name]
     _refuse_stale_statics(module, primal)
@@ -287,12 +286,8 @@ def gradient_module(
                                    if p.type.is_array and i not in written and p.name_hint in assumed]
     if generic:  # name -> the most axes it may have; a differentiated one's adjoint goes to a shadow
         grad.attrs["shape_generic"] = generic
-        fewest = dict(primal.attrs.get("generic_fewest") or {})
-        if shape_generic == "numba":  # (np.max(W) of a number does not compile there)
-            fewest.update({p.name_hint: max(1, fewest.get(p.name_hint, 0)) for p in primal.params
-                           if p.name_hint in generic and p.type.is_array})
-        if fewest:
-            grad.attrs["generic_fewest"] = fewest
+        if primal.attrs.get("generic_fewest"):
+            grad.attrs["generic_fewest"] = primal.attrs["generic_fewest"]
         sig = GradSignature.of(module, primal, indices)
         grad.attrs["generic_shadows"] = {primal.params[i].name_hint: sig.pointer_names[i] for i in sig.returned
                                          if primal.params[i].name_hint in generic}
@@ -396,7 +391,7 @@ def gradient_source(
         raise error(f"target '{target}' is not supported yet", hint="use --target py, numba, c or cuda")
     kernel = target == "cuda" and not is_cuda(filename)
     module = gradient_module(source, filename, func, wrt, options, report_lines, kernel,
-                             shape_generic=target if target in ("py", "numba") else "",
+                             shape_generic=target in ("py", "numba"),
                              c_output=target in ("c", "cuda"),
                              parallel=PARALLEL_LOOPS.get(target) if options.parallel else None)
     name = choose_function(source, filename, func, options.cflags)

@@ -131,6 +131,7 @@ def test_helpers_compile_under_numba():
 # The helpers of whole-array adjoints, with an argument of theirs (a zero among the entries).
 _ARRAY_HELPERS = {
     "sum_to_shape": (np.arange(6.0).reshape(2, 3), (1, 3), (2, 3)),
+    "spread": (np.arange(3.0), np.ones((2, 3))),
     "prod_of_others": np.array([2.0, 0.0, 3.0, 5.0]),
     "prod_of_others_in_rows": np.array([[2.0, 0.0, 3.0], [1.5, 2.0, -1.0]]),
     "cumsum_in_rows": np.array([[2.0, 0.0, 3.0], [1.5, 2.0, -1.0]]),
@@ -241,3 +242,17 @@ def test_numba_sum_to_shape_sums_as_numpy_broadcast_and_refuses_the_same_shapes(
         with pytest.raises(ValueError):
             compiled(t, shape, *met)
     assert compiled(2.5, ()) == 2.5  # a number summed to a number
+
+
+def test_numba_spread_fills_any_shape_a_number_included():
+    """Numba output's spread (np.full_like with a fill that may be an array, of a like that may be
+    a number) against Python's, at every kind of fill and shape; a number for a number's shape."""
+    numba = pytest.importorskip("numba")
+    namespace = {"math": math, "np": np, "numba": numba}
+    exec("@numba.njit\n" + special.source_of("spread", numba=True), namespace)
+    compiled = namespace["spread"]
+    for g, like in [(2.0, 3.0), (2.0, np.ones(3)), (np.arange(3.0), np.ones(3)), (np.arange(3.0), np.ones((2, 3))),
+                    (np.ones((2, 1)), np.ones((2, 3)))]:
+        got, want = compiled(g, like), special.spread(g, like)
+        assert np.shape(got) == np.shape(want) == np.shape(like) and np.array_equal(got, want)
+    assert not isinstance(compiled(2.0, 3.0), np.ndarray)

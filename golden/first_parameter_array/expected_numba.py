@@ -37,6 +37,15 @@ def sum_to_shape(t, shape, *met):
 
 
 @numba.njit(cache=NUMBA_CACHE)
+def spread(g, like):
+    """spread as Numba compiles it (its np.full_like takes a number only, and np.broadcast_to no
+    shape ``()``): a row of like's shape, one longer, filled with g by assignment."""
+    out = np.empty((1,) + np.shape(like))
+    out[0] = g
+    return out[0]
+
+
+@numba.njit(cache=NUMBA_CACHE)
 def grad_standardized_loss(y, d_y, mu, d_mu, log_scale, d_log_scale, d_return=1.0):
     """The gradient of standardized_loss, by s2sad's reverse mode.
 
@@ -100,14 +109,10 @@ def grad_standardized_loss_unchecked(
     # reverse sweep
     # line 11: return np.mean(z**2 + 2.0 * np.log(scale))
     t4 = d_return / float(t3.shape[0])
-    t6 = (
-        sum_to_shape(
-            np.broadcast_to(t4, np.shape(t3)).copy(), np.shape(t2), np.shape(t1)
-        )
-        * 2.0
+    d_scale = np.divide(
+        sum_to_shape(spread(t4, t3), np.shape(t2), np.shape(t1)) * 2.0, scale
     )
-    d_scale = np.divide(t6, scale)
-    d_z = np.broadcast_to(t4 * 2.0, np.shape(t3)).copy() * z
+    d_z = spread(t4 * 2.0, t3) * z
 
     # line 10: z = (y - mu) / scale
     t5 = d_z / scale

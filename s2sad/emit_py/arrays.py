@@ -193,7 +193,8 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
                 # a float spread over an integer array's shape: np.full_like would make it integers
                 return call("np.full", Attribute(like, "shape"), g)
             if generic and numba:  # Numba's np.full_like takes a number only (like: maybe a number)
-                return call(Attribute(call("np.broadcast_to", g, call("np.shape", like)), "copy"))
+                assert helper is not None
+                return helper("spread", [g, like])
             return call("np.full_like", like, g)
         if "axis" in op.attrs:
             g = call("np.expand_dims", g, number(op.attrs["axis"]))

@@ -226,16 +226,30 @@ def sum_to_shape_numba(t, shape, *met):
     return out[0]
 
 
+def spread(g, like):
+    """g (a number, or an array that broadcasts) spread over like's shape, a new array (a number
+    for a number's shape): np.full_like(like, g), which takes an array g and a number like."""
+    return np.full_like(np.asarray(like, dtype=np.float64), g)[()]
+
+
+def spread_numba(g, like):
+    """spread as Numba compiles it (its np.full_like takes a number only, and np.broadcast_to no
+    shape ``()``): a row of like's shape, one longer, filled with g by assignment."""
+    out = np.empty((1,) + np.shape(like))
+    out[0] = g
+    return out[0]
+
+
 FUNCTIONS = {"digamma": digamma, "trigamma": trigamma, "expit": expit, "round_half_away": round_half_away,
              "fdim": fdim, "logb": logb, "prod_of_others": prod_of_others,
              "prod_of_others_in_rows": prod_of_others_in_rows, "cumsum_in_rows": cumsum_in_rows,
              "sum_to_shape": sum_to_shape, "interp_weights": interp_weights, "interp_slope": interp_slope,
-             "interp_breaks": interp_breaks}
+             "interp_breaks": interp_breaks, "spread": spread}
 
 
 # Helpers Numba output spells its own way, under the same name (sum_to_shape's tuple of axes
-# would not compile there).
-NUMBA_SPELLINGS = {"sum_to_shape": sum_to_shape_numba}
+# would not compile there; spread is Numba output's only).
+NUMBA_SPELLINGS = {"sum_to_shape": sum_to_shape_numba, "spread": spread_numba}
 
 
 def source_of(name: str, numba: bool = False) -> str:
@@ -248,4 +262,4 @@ def source_of(name: str, numba: bool = False) -> str:
 
 __all__ = ["FUNCTIONS", "NUMBA_SPELLINGS", "cumsum_in_rows", "digamma", "expit", "fdim", "interp_breaks",
            "interp_slope", "interp_weights", "logb", "prod_of_others", "prod_of_others_in_rows", "round_half_away",
-           "source_of", "sum_to_shape", "sum_to_shape_numba", "trigamma"]
+           "source_of", "spread", "spread_numba", "sum_to_shape", "sum_to_shape_numba", "trigamma"]
