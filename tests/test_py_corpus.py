@@ -36,11 +36,11 @@ from py_corpus.cases import CASES
 # 174 with an array centred along an axis (X - X.mean(axis=0)) guessed to have another (batch_norm_loss).
 # 175 with parameters guessed to be arrays shape-generic too, where every use is elementwise or a whole
 # reduction (rbf_interpolant: x a number, centers an array).
+# 176 with shape-generic values through any ufunc whose adjoint maps arrays (np.abs: its sign chosen by
+# np.where; np.sin: np.cos), active ones too (ufunc_spellings).
 NOT_YET = {
     "numpy_style:polynomial": (
         "guarded", 'x must be a number: its rank is not evident in polynomial (for an array, annotate x: "f64[n]")'),
-    "numpy_style:ufunc_spellings": (
-        "guarded", 'y must be a number: its rank is not evident in ufunc_spellings (for an array, annotate y: "f64['),
     "ml_scratch:soft_kmeans": ("refused", "this value must be an array here, and nothing in the code says it is one"),
     "physics:wave_leapfrog": ("refused", "'v' is a float, but this value is an array (1-D, floats)"),
     # holdout.py (written after the rest, without looking at what s2sad supports): 23 of 38 at first;

@@ -765,14 +765,14 @@ def test_scipy_special_functions_of_two_operands_map_arrays(a, k, n):
     """``sp.betaln(k + a, n - k + b)``: SciPy's special functions map arrays as NumPy's do. Before,
     the parameters were taken for proven numbers (no check at all; called with data arrays the
     gradient failed inside the output's scalar digamma). Now the first is guessed the array and
-    shape-generic (its lgamma's adjoint, digamma, is SciPy's ufunc in the output); ``b``, of
-    whose lgamma the output's digamma of a number is taken, stays a checked number."""
+    shape-generic (its lgamma's adjoint, digamma, is SciPy's ufunc in the output), and so is
+    ``b``, whose lgamma's adjoint maps arrays as well (it stayed a checked number before)."""
     grad, text = gradient(BETA_BINOMIAL, "beta_binomial", ["a", "b"])
-    assert "from scipy.special import digamma" in text and "b must be a number" in text
+    assert "from scipy.special import digamma" in text and "b must be a number" not in text
     f = primal(BETA_BINOMIAL, "beta_binomial")
-    b = 2.5
-    d_a = np.zeros(np.shape(a))
-    d_b = grad(a, d_a, b, k, n, d_return=1.0)
+    b = 2.5 if np.ndim(a) else np.array([2.5, 1.1, 0.8])
+    d_a, d_b = np.zeros(np.shape(a)), np.zeros(np.shape(b))
+    grad(a, d_a, b, d_b, k, n, d_return=1.0)
     np.testing.assert_allclose(d_a, central_difference(f, [a, b, k, n], 0), rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(d_b, central_difference(f, [a, b, k, n], 1), rtol=1e-6, atol=1e-8)
 
@@ -912,3 +912,27 @@ def test_an_extent_read_for_the_guessed_rank_keeps_the_rank_checked(read):
     np.testing.assert_allclose(d_a, central_difference(f, [0.4, x], 0), rtol=1e-6, atol=1e-8)
     with pytest.raises(ValueError, match="x must be a 1-D array"):
         grad(0.4, d_a, np.ones((2, 3)))
+
+
+UFUNCS = """
+def f(x, y, s):
+    return np.sum(np.abs(y) * x + np.sin(s) * x)
+"""
+
+
+@TARGETS
+@pytest.mark.parametrize(("y", "s"), [(-0.7, 0.4), (np.array([0.3, -1.2, 0.5]), 0.9),
+                                      (0.6, np.array([[0.2], [-0.5]]))],
+                         ids=["numbers", "vector_y", "column_s"])
+def test_a_shape_generic_value_through_a_ufunc_whose_adjoint_chooses(y, s, out):
+    """``np.abs(y)``, ``np.sin(s)`` of values that may be arrays: their adjoints' math is NumPy's
+    (``np.cos``) and abs's choice of sign ``np.where`` (it was ``d if y >= 0 else -d``, which an
+    array cannot take), so y and s serve any broadcasting shape."""
+    grad, text = gradient(UFUNCS, "f", ["x", "y", "s"], out)
+    assert "np.where(y >= 0.0" in text and "np.cos(s)" in text
+    f = primal(UFUNCS, "f")
+    x = np.array([0.5, -0.4, 1.2])
+    d_x, d_y, d_s = np.zeros(3), np.zeros(np.shape(y)), np.zeros(np.shape(s))
+    grad(x, d_x, y, d_y, s, d_s, d_return=1.0)
+    for k, got in enumerate((d_x, d_y, d_s)):
+        np.testing.assert_allclose(got, central_difference(f, [x, y, s], k), rtol=1e-6, atol=1e-8)

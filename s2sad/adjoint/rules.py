@@ -327,6 +327,9 @@ class _Probe:
 
 
 _MAPS_ARRAYS: dict[str, bool] = {}
+# What a rule may build and still map arrays elementwise: arithmetic, comparisons, and the choice
+# between two values by one (``select``, which the Python output spells ``np.where`` there).
+_ELEMENTWISE_MADE = ("const", "add", "sub", "mul", "div", "neg", "select", "lt", "le", "gt", "ge", "eq", "ne")
 
 
 def maps_arrays(name: str) -> bool:
@@ -341,7 +344,7 @@ def maps_arrays(name: str) -> bool:
             fn(Builder(block), _Probe(name, block), block.args[2], [True])  # type: ignore[arg-type]
             for made in block.ops:
                 row = MATH.get(made.name[5:]) if made.name.startswith("math.") else None
-                if made.name not in ("const", "add", "sub", "mul", "div", "neg") and \
+                if made.name not in _ELEMENTWISE_MADE and \
                         (row is None or not (row.ufunc or row.scipy) or len(made.operands) != 1):
                     ok = False
         _MAPS_ARRAYS[name] = ok
@@ -362,7 +365,7 @@ def adjoint_contributions(b: Builder, op: OpView, g: Value, active: list[bool]) 
     contributions = fn(b, op, g, active)
     if before is not None:  # of a shape-generic value (adjoint.shape_generic): so is its adjoint's math
         for made in b.block.ops:
-            if id(made) not in before and made.name.startswith("math."):
+            if id(made) not in before and (made.name.startswith("math.") or made.name == "select"):
                 made.attrs[GENERIC_MATH] = True
     for k in attrs.get(NUMBER_OPERANDS) or ():
         c = contributions[k]

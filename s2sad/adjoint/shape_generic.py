@@ -220,11 +220,10 @@ def _closure(fn: Function, p: Value, inactive: set[Value], spread: set[Value]
                 if op.result not in generic:
                     quiet.add(op.result)
                 follow(op)
-            elif p in inactive and _maps_arrays(op) and len(op.operands) == 1 and maps_arrays(op.name):
-                # gammaln(n - k + b) of data n, k and an active number b: SciPy's ufunc, and its
-                # adjoint's digamma SciPy's too (rules); b stays a number, its share summed. (An
-                # active parameter is not made shape-generic so: its adjoint would leave the
-                # results for a shadow, np.sin(x) of a number x too.)
+            elif _maps_arrays(op) and len(op.operands) == 1 and maps_arrays(op.name):
+                # gammaln(n - k + b) of data n, k and an active number b, np.abs(y), np.sin(x):
+                # NumPy's or SciPy's ufunc, and what its adjoint builds maps arrays too (rules:
+                # digamma SciPy's, cos NumPy's, the choice of abs's sign np.where)
                 quiet_math.append(op)
                 follow(op)
             elif op.name in _SCALAR_ARITHMETIC and op.results and op.result.type.is_float:

@@ -633,6 +633,11 @@ class _FunctionEmitter(StatementBuilder):
                               generic=self.numba and self._may_be_array(op.operands[0]))
         raise NotImplementedError(f"Python emitter: no expression for op {n}")
 
+    def op_expr(self, op: Op) -> Expr:
+        if op.name == "select" and op.attrs.get(GENERIC_MATH):  # of values that may be arrays
+            return call("np.where", *(self.expr(o) for o in op.operands))
+        return super().op_expr(op)
+
     def function_name(self, name: str) -> str:
         return self.unchecked.get(name, name)  # calls inside the module need no checks
 
