@@ -936,3 +936,24 @@ def test_a_shape_generic_value_through_a_ufunc_whose_adjoint_chooses(y, s, out):
     grad(x, d_x, y, d_y, s, d_s, d_return=1.0)
     for k, got in enumerate((d_x, d_y, d_s)):
         np.testing.assert_allclose(got, central_difference(f, [x, y, s], k), rtol=1e-6, atol=1e-8)
+
+
+POWER = """
+def f(X: "f64[m]", b, n: int):
+    return np.sum(b ** n * X)
+"""
+
+
+@TARGETS
+@pytest.mark.parametrize("b", [0.7, np.array([0.3, 1.1, 0.9])], ids=["number", "vector"])
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_a_shape_generic_base_of_an_integer_power(b, n, out):
+    """``b ** n`` with ``n`` an integer parameter: the adjoint's choice on ``n`` (0 at n = 0) is
+    ``np.where``, so b serves any broadcasting shape (it stayed a checked number before)."""
+    grad, text = gradient(POWER, "f", ["b"], out)
+    assert "np.where(float(n) != 0.0" in text
+    f = primal(POWER, "f")
+    X = np.array([0.5, 1.5, -2.0])
+    d_b = np.zeros(np.shape(b))
+    grad(X, b, d_b, n, d_return=1.0)
+    np.testing.assert_allclose(d_b, central_difference(f, [X, b, n], 1), rtol=1e-6, atol=1e-8)

@@ -227,8 +227,10 @@ def _closure(fn: Function, p: Value, inactive: set[Value], spread: set[Value]
                 quiet_math.append(op)
                 follow(op)
             elif op.name in _SCALAR_ARITHMETIC and op.results and op.result.type.is_float:
-                if op.name == "pow" and (k != 0 or const_value(op.operands[1]) is None):
-                    return None  # b ** c with a constant c only (its adjoint is arithmetic)
+                if op.name == "pow" and k != 0:
+                    return None  # a ** x: the adjoint's choice on a (a number's) would not map arrays
+                if op.name == "pow" and const_value(op.operands[1]) is None:
+                    quiet_math.append(op)  # x ** k: its adjoint chooses on k (np.where, rules)
                 for j, w in enumerate(op.operands):
                     if j != k and not (w in generic or w in inactive or const_value(w) is not None):
                         if w.type.is_float:
