@@ -1,4 +1,4 @@
-"""The Python corpus (tests/py_corpus): 137 ordinary numerical functions, differentiated as written.
+"""The Python corpus (tests/py_corpus): 179 ordinary numerical functions, differentiated as written.
 
 Every function s2sad differentiates must match central differences (a wrong gradient fails here,
 whatever the tables say). The functions it does not differentiate yet are listed in NOT_YET with
@@ -38,11 +38,11 @@ from py_corpus.cases import CASES
 # reduction (rbf_interpolant: x a number, centers an array).
 # 176 with shape-generic values through any ufunc whose adjoint maps arrays (np.abs: its sign chosen by
 # np.where; np.sin: np.cos), active ones too (ufunc_spellings).
+# 177 with a parameter a loop rebinds to an array taken for that array (wave_leapfrog: v = v + dt * a).
 NOT_YET = {
     "numpy_style:polynomial": (
         "guarded", 'x must be a number: its rank is not evident in polynomial (for an array, annotate x: "f64[n]")'),
     "ml_scratch:soft_kmeans": ("refused", "this value must be an array here, and nothing in the code says it is one"),
-    "physics:wave_leapfrog": ("refused", "'v' is a float, but this value is an array (1-D, floats)"),
     # holdout.py (written after the rest, without looking at what s2sad supports): 23 of 38 at first;
     # 24 once np.diff was read as its slices; 27 with ranks from uses; 32 with matrix products'
     # operand ranks (py_products); 34 with the first parameter taken for the array of an ambiguous

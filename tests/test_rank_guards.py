@@ -18,7 +18,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from fd import ParamSpec, check_gradient
+from fd import ParamSpec, central_difference, check_gradient
 
 from s2sad.pipeline import parse_source
 from s2sad import pipeline
@@ -670,3 +670,35 @@ def test_batch_ranks_the_uses_show(name):
         else:
             params.append(ParamSpec(pname, "array", shape) if shape else ParamSpec(pname, "float"))
     check_source(source, wrt, params, "py")
+
+
+LEAPFROG = """
+def leapfrog(u, v, c, dt, steps: int):
+    n = len(u)
+    for _ in range(steps):
+        a = np.zeros(n)
+        for i in range(1, n - 1):
+            a[i] = c * c * (u[i - 1] - 2 * u[i] + u[i + 1])
+        v = v + dt * a
+        u = u + dt * v
+    return np.sum(u * u)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_a_parameter_a_loop_rebinds_to_an_array_is_taken_for_that_array(target):
+    """``v = v + dt * a`` in a loop, ``a`` a vector: the variable the loop carries has one type, so
+    ``v`` is a vector (a guess, checked on entry); it was taken for a number and refused
+    ("'v' is a float, but this value is an array")."""
+    assert assumed(LEAPFROG, "leapfrog")["v"] == 1
+    grad, text = gradient(LEAPFROG, "leapfrog", ["u", "v", "c"], target)
+    f = primal(LEAPFROG, "leapfrog")
+    rng = np.random.default_rng(3)
+    u, v = rng.normal(size=6), rng.normal(size=6)
+    d_u, d_v = np.zeros(6), np.zeros(6)
+    d_c = grad(u, d_u, v, d_v, 0.7, 0.05, 3)
+    args = [u, v, 0.7, 0.05, 3]
+    for k, got in ((0, d_u), (1, d_v), (2, d_c)):
+        np.testing.assert_allclose(got, central_difference(f, args, k), rtol=1e-6, atol=1e-8)
+    with pytest.raises(ValueError, match="v must be a 1-D array"):
+        grad(u, d_u, 0.5, np.zeros(()), 0.7, 0.05, 3)

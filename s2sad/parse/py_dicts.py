@@ -378,7 +378,10 @@ def unexpanded_dict_problems(info: ModuleInfo, order: list[str], entry: str, loc
             break
         fn = info.functions[name]
         params = {p.name.value: p for p in fn.params.params}
-        reads = [(n, r) for n in walk(fn.body) if (r := _read_key(n)) is not None]
+        literals = {t.value for n in walk(fn.body) if isinstance(n, (cst.Assign, cst.AnnAssign))
+                    and isinstance(n.value, cst.Dict) for t in store_targets(n) if isinstance(t, cst.Name)}
+        # (a dict made here by a literal and used otherwise: refused at the literal, where lowering is)
+        reads = [(n, r) for n in walk(fn.body) if (r := _read_key(n)) is not None and r[0] not in literals]
         for pname in dict.fromkeys(r[0] for _, r in reads):
             first, (_, key) = next((n, r) for n, r in reads if r[0] == pname)
             read = f'{pname}["{key}"]'

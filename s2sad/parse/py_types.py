@@ -427,6 +427,8 @@ class _Inference:
         self.str_names: set[str] = {p.name.value for p in self.params if is_string(p.default)}
         self.arrays: dict[str, _ArrayEvidence] = {}
         self.assigns: dict[str, list[_Assigned]] = {}
+        self.loop_depth = 0
+        self.rebound_in_loops: set[str] = set()  # names assigned inside a loop's body
         self.declared: dict[str, Type] = {}
         self.returns: list[cst.BaseExpression] = []
         self.diagnostics: list[Diagnostic] = []
@@ -457,6 +459,8 @@ class _Inference:
 
     def record(self, name: str, value: _Assigned) -> None:
         self.assigns.setdefault(name, []).append(value)
+        if self.loop_depth:
+            self.rebound_in_loops.add(name)
 
     def children(self, node: cst.CSTNode) -> None:
         for c in children(node):
@@ -847,12 +851,16 @@ class _Inference:
             self.expr(s.value, False)
         elif isinstance(s, cst.For):
             self.loop_targets(s.target, s.iter)
+            self.loop_depth += 1
             self.stmt(s.body)
+            self.loop_depth -= 1
             if s.orelse is not None:
                 self.stmt(s.orelse)
         elif isinstance(s, (cst.While, cst.If)):
             self.expr(s.test, False)
+            self.loop_depth += isinstance(s, cst.While)
             self.stmt(s.body)
+            self.loop_depth -= isinstance(s, cst.While)
             if s.orelse is not None:
                 self.stmt(s.orelse)
         elif isinstance(s, cst.Return):
@@ -1271,19 +1279,16 @@ class _Inference:
             types[name] = self.param_type(name, annotations.get(name))
         fixed = set(self.param_names) | set(self.declared)
         types.update(self.declared)
-        for _ in range(100):
-            changed = False
-            for name, values in self.assigns.items():
-                if name in fixed:
-                    continue
-                t: Optional[Type] = None
-                for v in values:
-                    t = join(t, self.assigned_type(name, v, types))
-                if t is not None and types.get(name) != t:
-                    types[name] = t
-                    changed = True
-            if not changed:
-                break
+        self.local_types(types, fixed)
+        # A parameter taken for a number that a loop rebinds to an array (v = v + dt * a): a
+        # variable a loop carries has one type, the array's (its rank a guess, checked on entry).
+        guessed = [n for n in self.param_names if n in self.rebound_in_loops and types[n] == F64
+                   and annotations.get(n) is None and n not in self.given and n not in self.int_names
+                   and n not in self.arrays and n not in self.str_names]
+        rebound = {n: t for n in guessed if isinstance(t := self.joined_assigns(n, types), ArrayType)}
+        if rebound:
+            types.update(rebound)
+            self.local_types(types, fixed)
         lists = frozenset(n for n, values in self.assigns.items()
                           if n not in self.param_names and any(isinstance(v, _ListOf) for v in values))
         for name in lists:
@@ -1318,6 +1323,26 @@ class _Inference:
             result = result_ann
         return FunctionTypes(params, types, result, returns_array, self.diagnostics, self.int_demands, self.shapes,
                              assumed, rank_free, reduced, None, lists, node_types, call_args)
+
+    def local_types(self, types: dict[str, Type], fixed: set[str]) -> None:
+        """The types of the names not in ``fixed``, from what is assigned to them, to a fixed point."""
+        for _ in range(100):
+            changed = False
+            for name in self.assigns:
+                if name in fixed:
+                    continue
+                t = self.joined_assigns(name, types)
+                if t is not None and types.get(name) != t:
+                    types[name] = t
+                    changed = True
+            if not changed:
+                break
+
+    def joined_assigns(self, name: str, types: dict[str, Type]) -> Optional[Type]:
+        t: Optional[Type] = None
+        for v in self.assigns.get(name, []):
+            t = join(t, self.assigned_type(name, v, types))
+        return t
 
     def item_type(self, seq: cst.BaseExpression, types: dict[str, Type]) -> Optional[Type]:
         """The type of an item of the array or list ``seq``: an element, or a row."""
