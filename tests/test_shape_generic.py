@@ -100,13 +100,28 @@ def components(pos):
 """
 
 
+# C - X[i] summed along axis 1: the centres C are the matrix, X[i] one of X's rows (a guess, checked)
+CENTRES = """
+def distortion(X, C, beta):
+    total = 0.0
+    for i in range(X.shape[0]):
+        d = np.sum((C - X[i]) ** 2, axis=1)
+        w = np.exp(-beta * d)
+        total += np.sum(w * d) / np.sum(w)
+    return total
+"""
+
+
 @pytest.mark.parametrize(("body", "func", "param"), [
     (PAIRS, "pairs", "X"),  # an item of X is an array (np.dot of d, d = X[i] - X[j])
+    (CENTRES, "distortion", "C"),
+    (CENTRES, "distortion", "X"),
     (ROWS, "rows", "A"),  # np.sum(A, axis=1): A has an axis 1
     (ITEMS, "items", "E"),  # E[i] with i an item of an integer array... a row, summed
     (SQUARES, "squares", "v"),  # v * v has an axis 1, and v is its only operand
     (COMPONENTS, "components", "pos"),  # d[0] of d = pos[i] - pos[j]
-], ids=["dot_of_rows", "axis_1", "rows_of_items", "elementwise_axis", "components_of_rows"])
+], ids=["dot_of_rows", "centres", "rows_of_points", "axis_1", "rows_of_items", "elementwise_axis",
+        "components_of_rows"])
 def test_the_uses_give_a_matrix(body, func, param):
     assert param_types(body, func)[param] == "array<f64,2>"
 
@@ -292,7 +307,9 @@ def test_a_reduced_value_that_reaches_max_proves_nothing_of_its_operands():
     (ITEMS, "items", [ParamSpec("E", "array", (5, 3)), ParamSpec("idx", "array", (4,), dtype="i64", ints=(0, 5))],
      ["E"]),
     (COMPONENTS, "components", [ParamSpec("pos", "array", (4, 2))], ["pos"]),
-], ids=["dot_of_rows", "axis_1", "rows_of_items", "components_of_rows"])
+    (CENTRES, "distortion", [ParamSpec("X", "array", (4, 2)), ParamSpec("C", "array", (3, 2)),
+                             ParamSpec("beta", "float")], ["X", "C", "beta"]),
+], ids=["dot_of_rows", "axis_1", "rows_of_items", "components_of_rows", "centres"])
 def test_gradients_with_ranks_from_uses_match_central_differences(body, func, params, wrt):
     grad, _ = gradient(body, func, wrt)
     for seed in range(2):

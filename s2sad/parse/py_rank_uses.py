@@ -450,6 +450,11 @@ class RankUses:
         part = self._part(e) if isinstance(e, cst.Call) else None
         return _axis(e) if part is not None and part[1] == 1 and isinstance(e, cst.Call) else None
 
+    def _indexed_param(self, e: cst.BaseExpression) -> bool:
+        """``X[i]``, ``X[i, j]``: a parameter by integer indices."""
+        return isinstance(e, cst.Subscript) and isinstance(e.value, cst.Name) and e.value.value in self.params \
+            and self._axes_taken(e, plain=True) is not None
+
     def _is_item(self, e: cst.BaseExpression) -> bool:
         """``e`` is a name bound to the items of a sequence (``for x in X``, ``[... for c in C]``)."""
         if not isinstance(e, cst.Name):
@@ -479,6 +484,16 @@ class RankUses:
                 if len(products) == 1 and all(src is not None for e, src in zip(operands, sources)
                                               if e is not products[0]):
                     self.need(products[0], rank)
+                    continue
+                # C - X[i] summed along axis 1: the parameter itself has the axes, not an item of
+                # another (whose array would need one more); the item is one of its rows, X's rows
+                # as long as C's (k-means' centres and points)
+                plain = [e for e, src in zip(operands, sources) if src is not None]
+                items = [e for e, src in zip(operands, sources) if src is None]
+                if len(plain) == 1 and all(map(self._indexed_param, items)):
+                    self.need(plain[0], rank)
+                    for e in items:
+                        self.need(e, rank - 1)
                     continue
                 # np.sum(np.logaddexp(0, x_logits) - x * x_logits, axis=1), x_logits from products
                 # of x: a parameter the operands are elementwise of, and every matrix product they
