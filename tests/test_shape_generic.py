@@ -974,3 +974,27 @@ def test_a_shape_generic_base_of_an_integer_power(b, n, out):
     d_b = np.zeros(np.shape(b))
     grad(X, b, d_b, n, d_return=1.0)
     np.testing.assert_allclose(d_b, central_difference(f, [X, b, n], 1), rtol=1e-6, atol=1e-8)
+
+
+GROWS_DATA = """
+def f(w: "f64[n]", y):
+    return np.sum((w - y) ** 2)
+"""
+
+
+@TARGETS
+def test_data_that_grows_the_array_it_meets_is_refused_not_added_wrongly(out):
+    """``w - y`` with data ``y`` longer than ``w`` (``w`` of length 1 broadcast): the gradient takes
+    the result to have w's shape. NumPy's ``d_w += ...`` refuses the longer value; Numba's in-place
+    addition does not check, and added its first element (a wrong d_w): there the addition is the
+    output's add_into, which refuses it too. Shapes that fit are served."""
+    grad, text = gradient(GROWS_DATA, "f", ["w"], out)
+    assert ("add_into(d_w," in text) == (out == "numba")
+    with pytest.raises(ValueError):
+        grad(np.array([1.0]), np.zeros(1), np.arange(3.0))
+    f = primal(GROWS_DATA, "f")
+    w = np.array([1.0, 2.0, 0.5])
+    for y in (0.7, np.arange(3.0)):
+        d_w = np.zeros(3)
+        grad(w, d_w, y)
+        np.testing.assert_allclose(d_w, central_difference(f, [w, y], 0), rtol=1e-6, atol=1e-8)

@@ -37,6 +37,16 @@ def sum_to_shape(t, shape, *met):
 
 
 @numba.njit(cache=NUMBA_CACHE)
+def add_into(x, v):
+    """x += v in place, where v may be an array of another shape (computed from a shape-generic
+    value): refused where v does not broadcast to x's shape, as NumPy refuses it (Numba's in-place
+    addition does not check, and would add a longer v's first elements)."""
+    if np.broadcast_shapes(np.shape(x), np.shape(v)) != np.shape(x):
+        raise ValueError("a shape-generic value grows the arrays it meets")
+    x += v
+
+
+@numba.njit(cache=NUMBA_CACHE)
 def grad_f(W, d_W, b, d_b, x, d_x, d_return=1.0):
     """The gradient of f, by s2sad's reverse mode.
 
@@ -85,6 +95,6 @@ def grad_f_unchecked(W, d_W, b, d_b, x, d_x, d_return=1.0):
     # line 6: return np.sum(np.tanh(W @ x + b))
     t2 = d_return * (1.0 - t1 * t1)
     d_b2 = sum_to_shape(t2, np.shape(b), np.shape(t0))
-    d_W += np.outer(t2, x)
-    d_x += np.sum(W.T * t2, axis=1)
+    add_into(d_W, np.outer(t2, x))
+    add_into(d_x, np.sum(W.T * t2, axis=1))
     d_b += d_b2

@@ -46,6 +46,16 @@ def spread(g, like):
 
 
 @numba.njit(cache=NUMBA_CACHE)
+def add_into(x, v):
+    """x += v in place, where v may be an array of another shape (computed from a shape-generic
+    value): refused where v does not broadcast to x's shape, as NumPy refuses it (Numba's in-place
+    addition does not check, and would add a longer v's first elements)."""
+    if np.broadcast_shapes(np.shape(x), np.shape(v)) != np.shape(x):
+        raise ValueError("a shape-generic value grows the arrays it meets")
+    x += v
+
+
+@numba.njit(cache=NUMBA_CACHE)
 def grad_standardized_loss(y, d_y, mu, d_mu, log_scale, d_log_scale, d_return=1.0):
     """The gradient of standardized_loss, by s2sad's reverse mode.
 
@@ -118,7 +128,7 @@ def grad_standardized_loss_unchecked(
     t5 = d_z / scale
     d_scale += sum_to_shape(-(t5 * z), np.shape(scale), np.shape(t0))
     d_mu2 = sum_to_shape(-t5, np.shape(mu), np.shape(y))
-    d_y += t5
+    add_into(d_y, t5)
 
     # line 9: scale = np.exp(log_scale)
     d_log_scale2 = d_scale * scale

@@ -37,6 +37,16 @@ def sum_to_shape(t, shape, *met):
 
 
 @numba.njit(cache=NUMBA_CACHE)
+def add_into(x, v):
+    """x += v in place, where v may be an array of another shape (computed from a shape-generic
+    value): refused where v does not broadcast to x's shape, as NumPy refuses it (Numba's in-place
+    addition does not check, and would add a longer v's first elements)."""
+    if np.broadcast_shapes(np.shape(x), np.shape(v)) != np.shape(x):
+        raise ValueError("a shape-generic value grows the arrays it meets")
+    x += v
+
+
+@numba.njit(cache=NUMBA_CACHE)
 def grad_layer_loss(W, d_W, x, b, d_b, y, d_return=1.0):
     """The gradient of layer_loss, by s2sad's reverse mode.
 
@@ -73,5 +83,5 @@ def grad_layer_loss(W, d_W, x, b, d_b, y, d_return=1.0):
     # line 7: z = np.tanh(W @ x + b)
     t1 = d_z * (1.0 - z * z)
     d_b2 = sum_to_shape(t1, np.shape(b), np.shape(t0))
-    d_W += np.outer(t1, x)
+    add_into(d_W, np.outer(t1, x))
     d_b += d_b2

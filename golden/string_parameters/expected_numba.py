@@ -10,6 +10,16 @@ NUMBA_CACHE = "__file__" in globals()
 
 
 @numba.njit(cache=NUMBA_CACHE)
+def add_into(x, v):
+    """x += v in place, where v may be an array of another shape (computed from a shape-generic
+    value): refused where v does not broadcast to x's shape, as NumPy refuses it (Numba's in-place
+    addition does not check, and would add a longer v's first elements)."""
+    if np.broadcast_shapes(np.shape(x), np.shape(v)) != np.shape(x):
+        raise ValueError("a shape-generic value grows the arrays it meets")
+    x += v
+
+
+@numba.njit(cache=NUMBA_CACHE)
 def grad_fit_loss(
     theta, d_theta, X, y, lam, loss="huber", reduction="mean", d_return=1.0
 ):
@@ -86,17 +96,17 @@ def grad_fit_loss_unchecked(
         # line 13: total = np.sum(np.where(np.abs(r) <= 1.0, 0.5 * r**2, np.abs(r) - 0.5))
         t3 = np.full_like(np.where(t2, 0.5 * (r * r), t1 - 0.5), d_total)
         t4 = np.where(t2, 0.0, t3)
-        d_r += np.where(t2, t3, 0.0) * 0.5 * 2.0 * r
-        d_r += np.where(r >= 0.0, t4, -t4)
+        add_into(d_r, np.where(t2, t3, 0.0) * 0.5 * 2.0 * r)
+        add_into(d_r, np.where(r >= 0.0, t4, -t4))
     # line 14: elif loss != "absolute":
     elif loss != "absolute":
         # line 15: total = np.sum(r**2)
-        d_r += d_total * 2.0 * r
+        add_into(d_r, d_total * 2.0 * r)
     else:
         # line 17: total = np.sum(np.abs(r))
         t5 = np.full_like(r, d_total)
-        d_r += np.where(r >= 0.0, t5, -t5)
+        add_into(d_r, np.where(r >= 0.0, t5, -t5))
 
     # line 11: r = X @ theta - y
-    d_theta += np.sum(X.T * d_r, axis=1)
+    add_into(d_theta, np.sum(X.T * d_r, axis=1))
     return d_lam

@@ -681,12 +681,13 @@ class _FunctionEmitter(StatementBuilder):
     # -- statements --------------------------------------------------------------------
     def gen_op(self, op: Op) -> list[Stmt]:
         n = op.name
-        if n == ACCUM:
-            dst, v = op.operands
-            return [AugAssign(self.expr(dst), "+", self.expr(v))]
-        if n == ACCUM + "_slice":
-            return [AugAssign(accum_slice_target(op, self.expr, self._shadowed(op.operands[0])), "+",
-                              self.expr(op.operands[1]))]
+        if n in (ACCUM, ACCUM + "_slice"):
+            dst, v = op.operands[0], op.operands[1]  # (accum_slice: its bounds follow)
+            target = self.expr(dst) if n == ACCUM else accum_slice_target(op, self.expr, self._shadowed(dst))
+            if self.numba and dst.type.is_array and self._may_be_array(v):
+                # Numba's in-place addition does not check shapes (NumPy's refuses a bigger v)
+                return [ExprStmt(self.helpers.call("add_into", [target, self.expr(v)]))]
+            return [AugAssign(target, "+", self.expr(v))]
         if n == ACCUM + "_mask":  # each entry picked once: no repeats to add up
             dst, m, v = (self.expr(o) for o in op.operands)
             return [AugAssign(Subscript(dst, (m,)), "+", v)]

@@ -226,6 +226,15 @@ def sum_to_shape_numba(t, shape, *met):
     return out[0]
 
 
+def add_into(x, v):
+    """x += v in place, where v may be an array of another shape (computed from a shape-generic
+    value): refused where v does not broadcast to x's shape, as NumPy refuses it (Numba's in-place
+    addition does not check, and would add a longer v's first elements)."""
+    if np.broadcast_shapes(np.shape(x), np.shape(v)) != np.shape(x):
+        raise ValueError("a shape-generic value grows the arrays it meets")
+    x += v
+
+
 def spread(g, like):
     """g (a number, or an array that broadcasts) spread over like's shape, a new array (a number
     for a number's shape): np.full_like(like, g), which takes an array g and a number like."""
@@ -244,7 +253,7 @@ FUNCTIONS = {"digamma": digamma, "trigamma": trigamma, "expit": expit, "round_ha
              "fdim": fdim, "logb": logb, "prod_of_others": prod_of_others,
              "prod_of_others_in_rows": prod_of_others_in_rows, "cumsum_in_rows": cumsum_in_rows,
              "sum_to_shape": sum_to_shape, "interp_weights": interp_weights, "interp_slope": interp_slope,
-             "interp_breaks": interp_breaks, "spread": spread}
+             "interp_breaks": interp_breaks, "spread": spread, "add_into": add_into}
 
 
 # Helpers Numba output spells its own way, under the same name (sum_to_shape's tuple of axes
@@ -260,6 +269,6 @@ def source_of(name: str, numba: bool = False) -> str:
     return text.replace(f"def {fn.__name__}(", f"def {name}(", 1)
 
 
-__all__ = ["FUNCTIONS", "NUMBA_SPELLINGS", "cumsum_in_rows", "digamma", "expit", "fdim", "interp_breaks",
+__all__ = ["FUNCTIONS", "NUMBA_SPELLINGS", "add_into", "cumsum_in_rows", "digamma", "expit", "fdim", "interp_breaks",
            "interp_slope", "interp_weights", "logb", "prod_of_others", "prod_of_others_in_rows", "round_half_away",
            "source_of", "spread", "spread_numba", "sum_to_shape", "sum_to_shape_numba", "trigamma"]
