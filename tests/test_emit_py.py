@@ -1185,3 +1185,43 @@ def test_a_numba_refusal_shows_its_source_line():
     text = e.value.render()
     assert "not supported for --target numba yet" in text
     assert "return np.sum(np.max(x, axis=0))" in text and "^" in text
+
+
+# Fuzzer seed 13711097, shrunk: an `if` whose two branches each assigned one variable (printed as
+# `r = a if c else b`) lost an assignment read nowhere, and the printer still took it for a
+# conditional expression (an IndexError: an internal error at -O0 --target py).
+DROPPED_BRANCH = """#include <math.h>
+
+double f(double *x, double *y, const int *idx, double a, double b, int n)
+{
+    double n_iter = 0.25;
+    double s2 = 1.0;
+    int k1 = 0;
+    k1 = 0;
+    #pragma s2sad checkpoint recompute
+    while (k1 < n && ((0.5 < n_iter) || (tanh(0.5) > (-0.25)))) {
+        k1++;
+        if (!(2.0 < 0.5)) {
+        } else {
+            for (int i2 = (n - 1) - 1; i2 >= 0; i2 -= 1) {
+                return y[idx[(k1 - 1)]];
+            }
+            y[(k1 - 1)] *= 0.5;
+        }
+    }
+    return s2;
+}
+"""
+
+
+def test_an_if_that_lost_an_assignment_is_printed_as_an_if():
+    from s2sad import pipeline
+
+    text = pipeline.gradient_source(DROPPED_BRANCH, "prog.c", "f", ["x", "a", "b"], "py",
+                                    pipeline.Options(level=0))
+    namespace: dict = {}
+    exec(compile(text, "<grad_f>", "exec"), namespace)
+    x, y, d_x, d_y = np.ones(5), np.ones(5), np.zeros(5), np.zeros(5)
+    # f returns 1.0 whatever x, a and b are (the branch that reads y is never taken): all zero
+    assert namespace["grad_f"](x, d_x, y, d_y, np.zeros(5, dtype=np.int64), 0.3, 0.7, 5) == (0.0, 0.0)
+    assert not d_x.any() and not d_y.any()

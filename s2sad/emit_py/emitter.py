@@ -1116,7 +1116,7 @@ class _Renderer:
 
     def _if(self, s: If, indent: str) -> list[str]:
         p = self.p
-        if s.ternary:
+        if s.ternary and len(s.body) == 1 and len(s.orelse) == 1:  # (an assignment dropped since: not one)
             a, b = s.body[0], s.orelse[0]
             line = f"{indent}{p(a.targets[0])} = {p(if_exp(s.cond, a.value, b.value))}"
             if len(line) <= LINE_LIMIT:
