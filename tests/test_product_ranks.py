@@ -10,6 +10,8 @@ gradient is checked against central differences.
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from source_gradients import HEADER, arr, check_source, num
 
@@ -173,3 +175,63 @@ def test_a_guess_is_checked_at_entry():
     x, A, y = np.ones((2, 3)), np.ones((3, 4)), np.ones(4)
     with pytest.raises(ValueError, match=r'x must be a 1-D array: its rank is not evident in f \(else annotate x'):
         namespace["grad_f"](x, np.zeros_like(x), A, np.zeros_like(A), y, np.zeros_like(y), d_return=np.ones(2))
+
+
+# Stacks of matrices (NumPy's matmul over leading batch axes): np.einsum's spelling, whose adjoint
+# is einsum's; a vector operand as matmul takes it; batch axes matched from the right.
+BATCHED = HEADER + """
+def f(A: "f64[b, m, n]", B: "f64[b, n, k]"):
+    return np.sum(np.tanh(A @ B))
+"""
+
+BATCHED_VECTOR = HEADER + """
+def f(A: "f64[b, m, n]", x: "f64[n]"):
+    return np.sum(np.sin(A @ x))
+"""
+
+VECTOR_BATCHED = HEADER + """
+def f(x: "f64[n]", B: "f64[b, n, k]"):
+    return np.sum(np.sin(np.matmul(x, B)))
+"""
+
+BATCHED_MATRIX = HEADER + """
+def f(A: "f64[a, b, m, n]", W: "f64[n, k]"):
+    return np.sum((A @ W) ** 2)
+"""
+
+
+@pytest.mark.parametrize(("source", "params", "subs"), [
+    (BATCHED, [arr("A", 2, 3, 4), arr("B", 2, 4, 5)], "amn,ank->amk"),
+    (BATCHED_VECTOR, [arr("A", 2, 3, 4), arr("x", 4)], "amn,n->am"),
+    (VECTOR_BATCHED, [arr("x", 3), arr("B", 2, 3, 4)], "n,ank->ak"),
+    (BATCHED_MATRIX, [arr("A", 2, 3, 2, 4), arr("W", 4, 3)], "abmn,nk->abmk"),
+], ids=["stacks", "stack_vector", "vector_stack", "stacks_matrix"])
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_batched_matrix_products(source, params, subs, target):
+    text = pipeline.gradient_source(source, "prog.py", "f", [p.name for p in params], target)
+    assert subs in text or target == "numba"
+    check_source(source, [p.name for p in params], params, target=target)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_batched_matrix_products_in_c_output_match_python():
+    import ctypes
+
+    import numpy as np
+    from cbuild import build
+
+    py_text = pipeline.gradient_source(BATCHED, "prog.py", "f", ["A", "B"], "py")
+    c_text = pipeline.gradient_source(BATCHED, "prog.py", "f", ["A", "B"], "c")
+    rng = np.random.default_rng(4)
+    A, B = rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 4, 5))
+    namespace: dict = {}
+    exec(compile(py_text, "<grad>", "exec"), namespace)
+    want_A, want_B = np.zeros_like(A), np.zeros_like(B)
+    namespace["grad_f"](A, want_A, B, want_B, 0.7)
+    got_A, got_B = np.zeros_like(A), np.zeros_like(B)
+    fn = build(c_text).grad_f
+    pointer = np.ctypeslib.ndpointer
+    fn.argtypes = [pointer(np.float64)] * 4 + [ctypes.c_long] * 4 + [ctypes.c_double]
+    fn(A, got_A, B, got_B, 2, 3, 4, 5, 0.7)
+    np.testing.assert_allclose(got_A, want_A, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got_B, want_B, rtol=1e-12, atol=1e-14)

@@ -109,7 +109,28 @@ def matmul(lw: "ExprLowerer", x: Value, y: Value, b: Builder, node: cst.CSTNode)
         if not v.type.is_array:
             raise lw.fail(node, f"the {side} operand of a matrix product is not an array",
                           hint="use * to scale by a number")
+    subs = batched_subscripts(x.type.rank, y.type.rank)  # type: ignore[attr-defined]
+    if subs is not None:  # stacks of matrices: np.einsum's spelling of NumPy's matmul
+        return arr_op(lw, b, node, "einsum", [x, y], {"subs": subs})
     return arr_op(lw, b, node, "matmul", [x, y])
+
+
+_BATCH_LETTERS = "abcdef"
+
+
+def batched_subscripts(left: int, right: int) -> Optional[str]:
+    """The ``np.einsum`` subscripts of ``a @ b`` for operands of ``left`` and ``right`` axes where
+    one of them is a stack of matrices (3 axes or more): the matrix product of the last two axes,
+    the leading (batch) axes matched from the right, a vector operand taken as NumPy's matmul
+    takes it (``"bmn,n->bm"``); None for the ranks ``arr.matmul`` takes (1 or 2)."""
+    if max(left, right) < 3 or max(left, right) - 2 > len(_BATCH_LETTERS):
+        return None
+    batch = _BATCH_LETTERS[:max(left, right) - 2]
+    if right == 1:
+        return f"{batch[len(batch) - (left - 2):]}mn,n->{batch}m"
+    if left == 1:
+        return f"n,{batch[len(batch) - (right - 2):]}nk->{batch}k"
+    return f"{batch[len(batch) - (left - 2):]}mn,{batch[len(batch) - (right - 2):]}nk->{batch}mk"
 
 
 def _axis(lw: "ExprLowerer", node: cst.Call, rank: int) -> Optional[int]:
