@@ -213,6 +213,19 @@ def test_batched_matrix_products(source, params, subs, target):
     check_source(source, [p.name for p in params], params, target=target)
 
 
+def test_stacks_of_one_matrix_are_not_stretched_but_refused():
+    """NumPy's matmul stretches a batch axis of extent 1; the adjoint added into the shadow of the
+    shorter stack would not undo it (Numba's in-place addition would even add the wrong part)."""
+    import numpy as np
+
+    text = pipeline.gradient_source(BATCHED, "prog.py", "f", ["A", "B"], "py")
+    namespace: dict = {}
+    exec(compile(text, "<grad>", "exec"), namespace)
+    A, B = np.ones((1, 3, 4)), np.ones((2, 4, 5))
+    with pytest.raises(ValueError, match="stacks of matrices multiplied must be as many"):
+        namespace["grad_f"](A, np.zeros_like(A), B, np.zeros_like(B))
+
+
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
 def test_batched_matrix_products_in_c_output_match_python():
     import ctypes

@@ -111,6 +111,12 @@ def matmul(lw: "ExprLowerer", x: Value, y: Value, b: Builder, node: cst.CSTNode)
                           hint="use * to scale by a number")
     subs = batched_subscripts(x.type.rank, y.type.rank)  # type: ignore[attr-defined]
     if subs is not None:  # stacks of matrices: np.einsum's spelling of NumPy's matmul
+        # Batch axes both have are taken to be as long: NumPy's matmul would stretch one of
+        # extent 1, which the adjoints (added into shadows of each operand's shape) do not undo.
+        shared = min(x.type.rank, y.type.rank) - 2  # type: ignore[attr-defined]
+        for k in range(1, shared + 1):
+            lw.check_extent(x, x.type.rank - 2 - k, lw.at(b, node).op1("dim", [y], I64, axis=y.type.rank - 2 - k),
+                            node, "stacks of matrices multiplied must be as many, axis by axis (not stretched)", b)
         return arr_op(lw, b, node, "einsum", [x, y], {"subs": subs})
     return arr_op(lw, b, node, "matmul", [x, y])
 
