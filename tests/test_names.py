@@ -316,14 +316,15 @@ def test_while_counter_gives_way_to_a_user_name():
 def test_parameter_named_like_a_module_the_output_uses():
     src = "import numpy\n\n\ndef f(x, math, np, len):\n    return numpy.sin(x) * math * np + len\n"
     text = _grad(src, ["x", "math", "np", "len"])
-    # math, np and len meet numpy.sin(x) in broadcasting arithmetic: any shape would do for them
-    # (shape-generic), so each has a shadow of its shape, a 0-d array for a number; x is a number.
-    assert "def grad_f(x, math_, d_math, np_, d_np, len_, d_len, d_return=1.0):" in text
+    # x (through numpy.sin, whose adjoint's cos maps arrays too), math, np and len meet only
+    # broadcasting arithmetic: any shape would do for them (shape-generic), so each has a shadow
+    # of its shape, a 0-d array for a number.
+    assert "def grad_f(x, d_x, math_, d_math, np_, d_np, len_, d_len, d_return=1.0):" in text
     primal = _exec(src).f
     point = [0.3, 1.2, -0.7, 0.1]
-    shadows = [np.zeros(()) for _ in range(3)]
-    d_x = _exec(text).grad_f(point[0], point[1], shadows[0], point[2], shadows[1], point[3], shadows[2], 1.0)
-    got = [d_x, *(float(s) for s in shadows)]
+    shadows = [np.zeros(()) for _ in range(4)]
+    _exec(text).grad_f(point[0], shadows[0], point[1], shadows[1], point[2], shadows[2], point[3], shadows[3], 1.0)
+    got = [float(s) for s in shadows]
     assert np.allclose(got, central_differences(primal, point), rtol=1e-6)
 
 
