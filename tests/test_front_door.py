@@ -631,3 +631,15 @@ def test_c_names_with_a_dollar_are_spelled_for_each_target(work, target):
         namespace["grad_f_"](np.array(x), d_x, 3)
         got = list(d_x)
     assert got == pytest.approx([3 * v * v for v in x], rel=1e-14)
+
+
+def test_a_parameter_declared_as_an_array_of_struct_pointers_is_located(work):
+    """Doorfuzz seed 930022 (``s`` renamed ``a[0]`` in golden/c/struct_member_bound_written):
+    ``Sys *a[0]`` makes a type node pycparser gives no coordinate, and locating the refusal of
+    its type was an internal error. It is located at the declaration."""
+    (work / "relax.c").write_text("typedef struct {\n    int n;\n    double acc;\n} Sys;\n\n"
+                                  "double relax(Sys *a[0], const double *x)\n{\n    a[0]->acc = x[0];\n"
+                                  "    return a[0]->acc;\n}\n")
+    r = s2sad("grad", "relax.c", "--wrt", "x", cwd=work)
+    assert r.returncode != 0 and "internal error" not in r.stderr
+    assert "relax.c:6:" in r.stderr and "^" in r.stderr

@@ -159,8 +159,8 @@ def span(node: c_ast.Node, sources: SourceMap) -> SourceLoc:
     diagnostic spans, and ``sources`` says where the user wrote that (which file, which line,
     the call of the macro that made it).
     """
-    coord = node.coord
-    line, col = coord.line, coord.column or 1
+    coord = node.coord or _inner_coord(node)
+    line, col = (coord.line, coord.column or 1) if coord is not None else (1, 1)
     if isinstance(node, c_ast.ID):
         width = len(node.name)
     elif isinstance(node, c_ast.Constant):
@@ -170,6 +170,16 @@ def span(node: c_ast.Node, sources: SourceMap) -> SourceLoc:
     else:
         width = _first_line_width(_header(node))
     return sources.loc(line, col, width)
+
+
+def _inner_coord(node: c_ast.Node):
+    """The coordinate of the first node under ``node`` that has one (pycparser leaves some type
+    nodes it builds without: ``Sys *a[0]``'s pointer to an array); None if none has."""
+    for _, child in node.children():
+        coord = child.coord or _inner_coord(child)
+        if coord is not None:
+            return coord
+    return None
 
 
 WIDTH_BUDGET = 128  # past this, a span's width is this: a caret's line is shown 120 characters wide
