@@ -131,8 +131,8 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
     """The expression computing ``op`` (an ``arr.`` op with a result); ``parallel``: in a Numba
     function with ``parallel=True`` (see the module's docstring); ``helper(name, args)``: a call
     of a function of ``ssa.special`` the output defines; ``ufunc(fn, x)``: Numba output's ufunc of
-    math function ``fn`` (one NumPy lacks) applied to ``x``; ``generic``: Numba output of a function with shape-generic
-    parameters, where a number of the IR may be an array when it runs."""
+    math function ``fn`` (one NumPy lacks) applied to ``x``; ``generic``: the operand spread may be
+    an array when Numba output runs (computed from a shape-generic parameter)."""
     n = op.name[len(P):]
     a = [e(v) for v in op.operands]
     if n == "cumsum":

@@ -120,8 +120,8 @@ class Helpers:
         self.taken = set(module.functions) | {n for names in imported_names(module, numba).values() for n in names}
         self.names: dict[str, str] = {helper: self._free(helper) for helper in special.FUNCTIONS}
         self.used: dict[str, None] = {}
-        self.ufuncs: dict[str, str] = {}  # math function -> the name of its Numba ufunc (``ufunc``)
-        self.ufunc_bodies: dict[str, Expr] = {}  # and its value on a number ``v``
+        # math function -> the name of its Numba ufunc (``ufunc``) and its value on a number ``v``
+        self.ufuncs: dict[str, tuple[str, Expr]] = {}
 
     def _free(self, name: str) -> str:
         while name in self.taken:
@@ -138,9 +138,8 @@ class Helpers:
         ``arg``, a number or an array of any shape (Numba compiles no SciPy), through a ufunc the
         output defines with ``@numba.vectorize`` from ``scalar``'s spelling of it on numbers."""
         if fn not in self.ufuncs:
-            self.ufuncs[fn] = self._free(f"{fn}_ufunc")
-            self.ufunc_bodies[fn] = scalar(fn, [Name("v")])
-        return call(self.ufuncs[fn], arg)
+            self.ufuncs[fn] = (self._free(f"{fn}_ufunc"), scalar(fn, [Name("v")]))
+        return call(self.ufuncs[fn][0], arg)
 
     def sources(self, numba: bool, printer: "Printer") -> list[str]:
         """The used helpers' definitions, in ``special``'s order, then the ufuncs, in the order used."""
@@ -149,8 +148,8 @@ class Helpers:
             if helper in self.used:
                 text = re.sub(rf"^def {helper}\(", f"def {self.names[helper]}(", special.source_of(helper, numba))
                 out.append((NJIT + "\n" if numba else "") + text)
-        for fn, name in self.ufuncs.items():
-            body = printer(self.ufunc_bodies[fn])
+        for name, value in self.ufuncs.values():
+            body = printer(value)
             out.append(f'@numba.vectorize(["float64(float64)"], cache={CACHE})\ndef {name}(v):\n'
                        f'    """{body} of each element of a number or an array of any shape: the function on\n'
                        f'    numbers made a ufunc (Numba compiles no SciPy)."""\n    return {body}')
@@ -292,7 +291,8 @@ class _FunctionEmitter(StatementBuilder):
         self.plan = self.alloc.plan
         self.tape_tops: dict[str, str] = {}
         self.prange_used = False
-        self._array_sources: Optional[set[Value]] = None  # (_may_be_array)
+        self._array_sources: Optional[set[Value]] = None  # (_may_be_array: made when first asked)
+        self._may: dict[Value, bool] = {}
         self.unread = unread_undef_yields(fn)  # `else: x = 0.0` where nothing reads x then
         if numba:
             self.unread = {u for u in self.unread if not self._shared_var(*u)}
@@ -730,25 +730,25 @@ class _FunctionEmitter(StatementBuilder):
             return False
         if self._array_sources is None:
             seed = self.fn.attrs.get("d_return")
-            sources = {p for p in self.fn.params if p.name_hint in generic
-                       or (p.name_hint == seed and -1 in generic.values())}
-            self._array_sources = sources
-            self._may: dict[Value, bool] = {}
-        todo, order = [v], []
-        while todo:  # the values v is computed from, each asked once
-            w = todo.pop()
-            if w in self._may:
+            self._array_sources = {p for p in self.fn.params if p.name_hint in generic
+                                   or (p.name_hint == seed and -1 in generic.values())}
+        stack = [v]
+        while stack:  # the values v is computed from, each decided once, operands first
+            w = stack[-1]
+            if w in self._may:  # (pushed twice)
+                stack.pop()
                 continue
             op = w.defining_op
-            pending = [o for o in (op.operands if op is not None else []) if o not in self._may]
-            if pending and w not in order:
-                order.append(w)
-                todo += [w] + pending
+            pending = [o for o in op.operands if o not in self._may] if op is not None else []
+            if pending:
+                stack += pending
                 continue
-            carried = op is None and w not in self.fn.params  # a loop's or branch's: not followed
-            self._may[w] = carried or w in self._array_sources or (op is not None and (
-                bool(op.attrs.get(GENERIC_VALUE)) or op.name == PREFIX + "sum_to_shape"
-                or any(self._may.get(o, False) for o in op.operands)))
+            stack.pop()
+            if op is None:  # a parameter, or a value a loop or branch carries (not followed)
+                self._may[w] = w in self._array_sources or w not in self.fn.params
+            else:
+                self._may[w] = bool(op.attrs.get(GENERIC_VALUE)) or op.name == PREFIX + "sum_to_shape" \
+                    or any(self._may[o] for o in op.operands)
         return self._may[v]
 
     def _generic_sums(self, body: Block, inits: list[Value], pre: list[Stmt]) -> list[Stmt]:

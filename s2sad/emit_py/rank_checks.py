@@ -188,9 +188,8 @@ def generic_check_lines(fn: Function, names: dict, numba: bool) -> list[str]:
         ndim = f"{name}.ndim" if numba else f"np.ndim({name})"
         tests = ([f"{ndim} > {most}"] if most >= 0 else []) + ([f"{ndim} < {fewest}"] if fewest else [])
         if numba and tests:  # spelled so that Numba decides it from the argument's type as it compiles
-            tests = ([f'not hasattr({name}, "ndim")'] + tests if fewest else
-                     [f'hasattr({name}, "ndim") and ({" or ".join(tests)})' if len(tests) > 1 else
-                      f'hasattr({name}, "ndim") and {tests[0]}'])
+            # (without fewest, the only test is of the most axes)
+            tests = [f'not hasattr({name}, "ndim")', *tests] if fewest else [f'hasattr({name}, "ndim") and {tests[0]}']
         checks = [(" or ".join(tests), allowed if numba else f"{allowed}, not {{np.ndim({name})}}")] if tests else []
         if source in shadows:
             d = shadows[source]

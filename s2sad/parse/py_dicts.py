@@ -377,18 +377,19 @@ def unexpanded_dict_problems(info: ModuleInfo, order: list[str], entry: str, loc
         if name != entry and problems:
             break
         fn = info.functions[name]
-        params = {p.name.value: p for p in fn.params.params}
+        params = {p.name.value for p in fn.params.params}
         literals = {t.value for n in walk(fn.body) if isinstance(n, (cst.Assign, cst.AnnAssign))
                     and isinstance(n.value, cst.Dict) for t in store_targets(n) if isinstance(t, cst.Name)}
         # (a dict made here by a literal and used otherwise: refused at the literal, where lowering is)
         reads = [(n, r) for n in walk(fn.body) if (r := _read_key(n)) is not None and r[0] not in literals]
+        gets = [(n, g) for n in walk(fn.body) if (g := _get_key(n, info)) is not None]
+        passed = {id(a.value) for n in walk(fn.body) if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)
+                  and n.func.value in info.functions for a in n.args}  # to a helper: its reads count
         for pname in dict.fromkeys(r[0] for _, r in reads):
             first, (_, key) = next((n, r) for n, r in reads if r[0] == pname)
             read = f'{pname}["{key}"]'
             keyed = {id(n.value) for n, r in reads if r[0] == pname} | {
-                id(n.func.value) for n in walk(fn.body) if (g := _get_key(n, info)) is not None and g[0] == pname}
-            passed = {id(a.value) for n in walk(fn.body) if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)
-                      and n.func.value in info.functions for a in n.args}  # to a helper: its reads count
+                id(n.func.value) for n, g in gets if g[0] == pname}
             others = [n for n in all_names(fn.body) if n.value == pname and id(n) not in keyed | passed]
             other = min(others, key=lambda n: (locator.loc(n).line, locator.loc(n).col), default=None)
             takes = (f"s2sad takes a dict parameter whose every use reads one key by name ({read}, "

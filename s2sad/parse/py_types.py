@@ -446,7 +446,7 @@ class _Inference:
         self.left_products: set[int] = set()
         self.array_products: set[int] = set()
         self.number_products: set[int] = set()
-        self.bilinear_transposes: dict[int, int] = {}  # ``x.T`` nodes that begin a chain x.T @ A @ y
+        self.bilinear_transposes: set[int] = set()  # ``x.T`` nodes that begin a chain x.T @ A @ y
         # Types of expressions by id, while one pass reads every expression against one
         # ``types`` (``numpy_context``): an expression's type is asked at each of its
         # enclosing operations, quadratic in a long sum's length without it. None: no pass.
@@ -549,7 +549,7 @@ class _Inference:
         if transposed is not None:
             # x.T @ A @ x: a bilinear form's left vector, transposed the way the formula is
             # written (a vector's .T is itself): its .T proves no matrix
-            self.bilinear_transposes[id(transposed)] = id(left)
+            self.bilinear_transposes.add(id(transposed))
 
     def resolve_products(self, annotations: dict) -> None:
         """The ranks of the operands of each matrix product (``py_products``): a parameter
