@@ -242,15 +242,15 @@ def gradient_module(
     options: Options = DEFAULT,
     report_lines: Optional[list[str]] = None,
     kernel: bool = False,
-    shape_generic: bool = False,
+    shape_generic: Optional[str] = None,
     c_output: bool = False,
     parallel: Optional[str] = None,
 ) -> Module:
     """The gradient module; with ``options.report``, its memory summary goes into ``report_lines``
-    (``kernel``: see primal_module); ``shape_generic``: for Python and Numba output, which serve
-    parameters of any broadcasting shape (adjoint.shape_generic; Numba compiles the gradient for
-    each kind of argument it is called with; C fixes each parameter's kind: there they stay
-    checked numbers)."""
+    (``kernel``: see primal_module); ``shape_generic``: "py" or "numba", for Python and Numba
+    output, which serve parameters of any broadcasting shape (adjoint.shape_generic; Numba
+    compiles the gradient for each kind of argument it is called with, but gives a variable that a
+    loop carries one type; C fixes each parameter's kind: there they stay checked numbers)."""
     module, name = primal_module(source, filename, func, options, kernel)
     primal = module.functions[name]
     _refuse_stale_statics(module, primal)
@@ -264,7 +264,8 @@ def gradient_module(
     defaults = primal.attrs.get("param_defaults") or {}
     reduced = set(primal.attrs.get("reduced_numbers") or ())  # (py_types: np.mean of a number)
     generic = find_shape_generic(primal, [n for n, rank in guards.items() if (rank != 0 or n not in defaults)
-                                          and n not in reduced], indices) if shape_generic else {}
+                                          and n not in reduced], indices,
+                                 carried=shape_generic == "py") if shape_generic else {}
     for n in generic:
         del guards[n]
     stage(f"differentiating {name}")
@@ -391,7 +392,7 @@ def gradient_source(
         raise error(f"target '{target}' is not supported yet", hint="use --target py, numba, c or cuda")
     kernel = target == "cuda" and not is_cuda(filename)
     module = gradient_module(source, filename, func, wrt, options, report_lines, kernel,
-                             shape_generic=target in ("py", "numba"),
+                             shape_generic=target if target in ("py", "numba") else None,
                              c_output=target in ("c", "cuda"),
                              parallel=PARALLEL_LOOPS.get(target) if options.parallel else None)
     name = choose_function(source, filename, func, options.cflags)

@@ -40,9 +40,8 @@ from py_corpus.cases import CASES
 # np.where; np.sin: np.cos), active ones too (ufunc_spellings).
 # 177 with a parameter a loop rebinds to an array taken for that array (wave_leapfrog: v = v + dt * a).
 # 178 with C - X[i] reduced along an axis read as a matrix C and a row of X (soft_kmeans).
-NOT_YET = {
-    "numpy_style:polynomial": (
-        "guarded", 'x must be a number: its rank is not evident in polynomial (for an array, annotate x: "f64[n]")'),
+# 179 with sums a loop carries from a number shape-generic (polynomial: total = total + c[k] * x ** k).
+NOT_YET: dict[str, tuple[str, str]] = {
     # holdout.py (written after the rest, without looking at what s2sad supports): 23 of 38 at first;
     # 24 once np.diff was read as its slices; 27 with ranks from uses; 32 with matrix products'
     # operand ranks (py_products); 34 with the first parameter taken for the array of an ambiguous

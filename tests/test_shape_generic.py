@@ -998,3 +998,70 @@ def test_data_that_grows_the_array_it_meets_is_refused_not_added_wrongly(out):
         d_w = np.zeros(3)
         grad(w, d_w, y)
         np.testing.assert_allclose(d_w, central_difference(f, [w, y], 0), rtol=1e-6, atol=1e-8)
+
+
+# ------------------------------------------------------------------ values a loop carries
+CARRIED = """
+def polynomial(c, x):
+    total = 0.0
+    for k in range(len(c)):
+        total = total + c[k] * x**k
+    return np.sum(total)
+
+
+def two_loops(c, x, n: int):
+    total = 0.0
+    for i in range(n):
+        for k in range(len(c)):
+            total = total + c[k] * np.exp(x * (i - k)) - 0.5 * x
+    return total
+
+
+def carried_then_scaled(c, x):
+    s = 0.0
+    for k in range(len(c)):
+        s -= c[k] * np.sin(x + k)
+    return np.sum(s * s) / len(c)
+"""
+
+
+@pytest.mark.parametrize("x", [0.7, np.linspace(-0.5, 0.9, 4), np.arange(6.0).reshape(2, 3) / 5],
+                         ids=["number", "vector", "matrix"])
+@pytest.mark.parametrize(("func", "extra"), [("polynomial", []), ("two_loops", [3]), ("carried_then_scaled", [])])
+def test_a_sum_a_loop_carries_from_a_number_serves_any_shape(func, extra, x):
+    """``total = 0.0`` then ``total = total + c[k] * x ** k``: a number the loop rebinds to an array
+    when ``x`` is one. The reverse loop carries an adjoint of the sum's final shape (it only adds
+    it: no tape of the sum is read), and the same gradient is right at every rank of ``x``."""
+    grad, text = gradient(CARRIED, func, ["c", "x"])
+    assert "must be a number" not in text and "tape" not in text
+    c = np.array([0.3, -1.2, 0.8])
+    f = primal(CARRIED, func)
+    d_c, d_x = np.zeros(3), np.zeros(np.shape(x))
+    args = [c, d_c, x, d_x, *extra]
+    grad(*args, d_return=1.0) if func != "two_loops" else grad(*args, d_return=np.ones(np.shape(x)))
+    seed = (lambda *a: np.sum(f(*a))) if func == "two_loops" else f
+    np.testing.assert_allclose(d_c, central_difference(seed, [c, x, *extra], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_x, central_difference(seed, [c, x, *extra], 1), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("body", [
+    # the sum multiplied: its adjoint reads the sum, which no tape of numbers may keep
+    "def f(c, x):\n    y = 0.0\n    for k in range(len(c)):\n        y = y * x + c[k]\n    return np.sum(y)\n",
+    # the loop starts from a value that takes an adjoint of the start's shape
+    "def f(c, x):\n    t = np.sum(c)\n    for k in range(len(c)):\n        t = t + c[k] * x\n    return np.sum(t)\n",
+    # the sum of an inner loop squared in the outer one: a value of each outer iteration read back
+    "def f(c, x):\n    s = 0.0\n    for i in range(3):\n        u = 0.0\n        for k in range(len(c)):\n"
+    "            u = u + c[k] * x\n        s = s + u * u\n    return np.sum(s)\n",
+], ids=["multiplied", "active_start", "inner_sum_squared"])
+def test_a_sum_a_loop_carries_in_any_other_way_keeps_the_number_checked(body):
+    grad, text = gradient(body, "f", ["c", "x"])
+    assert "x must be a number" in text
+    check_gradient(primal(body, "f"), grad, [ParamSpec("c", "array", (3,)), ParamSpec("x", "float")],
+                   ["c", "x"], set(), np.random.default_rng(3), rtol=1e-5, atol=1e-7)
+
+
+def test_numba_keeps_a_number_a_loop_carries_checked():
+    """Numba gives a variable one type in a loop: the sum cannot start as a number and become an
+    array there, so the Numba gradient keeps the parameter a checked number."""
+    _, text = gradient(CARRIED, "polynomial", ["c", "x"], "numba")
+    assert "x must be a number" in text

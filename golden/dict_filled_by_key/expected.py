@@ -4,21 +4,44 @@
 import numpy as np
 
 
-def grad_energy(x, d_x, k, n, d_return=1.0):
+def sum_to_shape(t, shape, *met):
+    """t summed down to shape, the way NumPy broadcast a value of that shape up to t's: over the
+    leading axes the shape lacks, then over its axes of extent 1 (kept); the adjoint of a
+    shape-generic parameter (a number, or an array of any shape that broadcasts). A shape that
+    does not broadcast to t's without growing it is refused, never summed into a wrong one; so
+    is one that grows the arrays it meets (``met``: their shapes), whose results the gradient
+    takes to keep their shape."""
+    if met and np.broadcast_shapes(shape, *met) != np.broadcast_shapes(*met):
+        arrays = " and ".join(str(tuple(m)) for m in met)
+        raise ValueError(f"shape {tuple(shape)} grows the arrays it meets, {arrays}")
+    t = np.asarray(t)
+    lead = t.ndim - len(shape)
+    if lead < 0 or any(s not in (1, e) for s, e in zip(shape, t.shape[lead:])):
+        raise ValueError(f"shape {tuple(shape)} does not broadcast to {t.shape}")
+    out = t.sum(axis=tuple(range(lead))) if lead else t
+    ones = tuple(k for k, s in enumerate(shape) if s == 1 and out.shape[k] != 1)
+    return out.sum(axis=ones, keepdims=True) if ones else out
+
+
+def grad_energy(x, d_x, k, d_k, n, d_return=1.0):
     """The gradient of energy, by s2sad's reverse mode.
 
     It runs energy (its effects on arrays included), then the reverse sweep, for
 
-        J = d_return * energy(...) + <d_x, x>
+        J = d_return * energy(...) + <d_x, x> + <d_k, k>
 
     with the seeds as passed in and the arrays as energy leaves them, each <,> a sum
-    of elementwise products. On return, d_x holds the derivative of J with respect
-    to x as it was on entry to energy (for an array that energy only reads, that is
-    the value passed in plus the derivative). Returns dJ/dk.
+    of elementwise products. On return, d_x and d_k hold the derivatives of J with
+    respect to x and k as they were on entry to energy (for an array that energy
+    only reads, that is the value passed in plus the derivative).
+
+    Each shape-generic parameter (a number or an array of any shape that broadcasts
+    where energy uses it) takes a shadow array of its own shape, a 0-d array
+    (np.zeros(())) for a number: d_k for k.
     """
-    if np.ndim(k) != 0:
+    if not isinstance(d_k, np.ndarray) or np.shape(d_k) != np.shape(k):
         raise ValueError(
-            'k must be a number: its rank is not evident in energy (for an array, annotate k: "f64[n]")'
+            "d_k must be an array of the shape of k (a 0-d array for a number)"
         )
 
     # line 10: terms["field"] *= 0.5
@@ -26,16 +49,17 @@ def grad_energy(x, d_x, k, n, d_return=1.0):
 
     # line 8: for i in range(n - 1):
     d_terms_spring = d_return
-    d_k = 0.0
+    d_k2 = 0.0
     for i in range(n - 2, -1, -1):
         t0 = x[i + 1] - x[i]
+        t1 = t0 * t0
         # line 9: terms["spring"] += k * (x[i + 1] - x[i]) ** 2
-        d_k += d_terms_spring * (t0 * t0)
-        t1 = d_terms_spring * k * 2.0 * t0
-        d_x[i] -= t1
-        d_x[i + 1] += t1
+        d_k2 += d_terms_spring * t1
+        t2 = sum_to_shape(d_terms_spring * k, np.shape(t1)) * 2.0 * t0
+        d_x[i] -= t2
+        d_x[i + 1] += t2
 
     # line 7: terms["field"] = np.sin(k) * x[0]
-    d_x[0] += d_terms_field * np.sin(k)
-    d_k += d_terms_field * x[0] * np.cos(k)
-    return d_k
+    d_x[0] += sum_to_shape(d_terms_field * np.sin(k), np.shape(x[0]))
+    d_k2 += d_terms_field * x[0] * np.cos(k)
+    d_k += d_k2

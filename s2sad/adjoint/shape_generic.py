@@ -48,7 +48,7 @@ _WHOLE_REDUCTIONS = tuple(PREFIX + n for n in ("sum", "max", "min"))
 _ELEMENTWISE_MATH = tuple("math." + f for f in ("exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "tanh"))
 
 
-def find_shape_generic(fn: Function, candidates: list[str], wrt: set[int]) -> dict[str, int]:
+def find_shape_generic(fn: Function, candidates: list[str], wrt: set[int], carried: bool = True) -> dict[str, int]:
     """The candidates (parameter names) that are shape-generic in ``fn``: name -> the most axes it
     may have (the least rank of the arrays its values meet; -1, any, where it meets none and the
     function returns or wholly reduces a value computed from it: ``return np.exp(x)`` maps any
@@ -56,7 +56,8 @@ def find_shape_generic(fn: Function, candidates: list[str], wrt: set[int]) -> di
     any rank) must have that axis: ``fn.attrs["generic_fewest"]``, name -> the fewest axes.
     Marks the ``arr.`` ops those values meet (``GENERIC_OPERANDS``). ``wrt``: the
     differentiated parameters (an inactive parameter may take part in the arithmetic: it gets no
-    adjoint).
+    adjoint). ``carried``: whether a ``for`` loop may carry such values (``total = total + c[k] *
+    x ** k``: Python rebinds the number to an array; Numba gives a variable one type, and does not).
 
     A candidate is a number or an array in the IR (its rank guessed). Values computed elementwise
     from candidates alone (``k + r``, ``gammaln(r)``) have a shape only the run time knows; where
@@ -67,13 +68,13 @@ def find_shape_generic(fn: Function, candidates: list[str], wrt: set[int]) -> di
     chosen = [p for p in fn.params if p.name_hint in candidates and _float_valued(p)]
     while True:
         spread = _spread(chosen)
-        closures = {p: _closure(fn, p, inactive, spread) for p in chosen}
+        closures = {p: _closure(fn, p, inactive, spread, carried) for p in chosen}
         failed = [p for p in chosen if closures[p] is None]
         if not failed:
             break
         # Those whose own values have another use go first: one that failed only through what
         # it meets of theirs may pass once their values have the IR's rank again.
-        alone = {p for p in failed if _closure(fn, p, inactive, _spread([p])) is None}
+        alone = {p for p in failed if _closure(fn, p, inactive, _spread([p]), carried) is None}
         chosen = [p for p in chosen if p not in (alone or failed)]
     found: dict[str, int] = {}
     fewest_axes: dict[str, int] = {}
@@ -151,7 +152,7 @@ def _spread(params: list[Value]) -> set[Value]:
     return spread
 
 
-def _closure(fn: Function, p: Value, inactive: set[Value], spread: set[Value]
+def _closure(fn: Function, p: Value, inactive: set[Value], spread: set[Value], carried: bool
              ) -> Optional[tuple[int, int, list[tuple[Op, int]], list[tuple[Op, int]], list[Op], list[Value]]]:
     """The values computed from ``p`` by elementwise arithmetic, all of whose uses are allowed:
     the least rank of the ``arr.`` results they meet (arrays of a rank the IR knows), those uses
@@ -160,7 +161,8 @@ def _closure(fn: Function, p: Value, inactive: set[Value], spread: set[Value]
     its contribution takes the result's shape, and is summed to a number), and the math functions
     of values that take no adjoint (``gammaln(k + 1)`` of data ``k``); None otherwise. A value
     that is an array in the IR is used in the function's top-level block only (no loop or branch
-    allocates its adjoint by the IR's extents)."""
+    allocates its adjoint by the IR's extents). A value a ``for`` loop carries (``carried``) is one
+    too, on the terms of ``_carried_problem``."""
     generic = {p}
     # Values computed from inactive inputs alone (``p`` not differentiated): no adjoint reaches
     # them, so any function with an array spelling maps them, whatever its derivative.
@@ -211,6 +213,18 @@ def _closure(fn: Function, p: Value, inactive: set[Value], spread: set[Value]
                 reduced = True
             elif op.name == "return" and len(op.operands) == 1 and not v.type.is_array:
                 returned = True  # the function maps its shape: the seed d_return takes it
+            elif carried and op.name == "yield" and op.parent.parent_op is not None \
+                    and op.parent.parent_op.name == "for" and not v.type.is_array:
+                loop = op.parent.parent_op  # the loop carries it: its next value, and its result
+                for w in (op.parent.args[k + 1], loop.results[k]):
+                    if w not in generic:
+                        generic.add(w)
+                        todo.append(w)
+            elif carried and op.name == "for" and k >= 3 and not v.type.is_array:
+                for w in (op.regions[0].args[k - 2], op.results[k - 3]):  # it starts a value the loop carries
+                    if w not in generic:
+                        generic.add(w)
+                        todo.append(w)
             elif v.type.is_array:
                 return None
             elif op.name in _ELEMENTWISE_MATH and numpy_spelled(op) and op.results and op.result.type.is_float:
@@ -240,10 +254,55 @@ def _closure(fn: Function, p: Value, inactive: set[Value], spread: set[Value]
                 follow(op)
             else:
                 return None
+    if any(_loop_carried(v) for v in generic) and _carried_problem(generic, inactive):
+        return None
+    # (an operand met before a loop carried it into the closure is no number computed elsewhere)
+    summed = [(op, j) for op, j in summed if op.operands[j] not in generic]
     values = [v for v in generic if not v.is_block_arg]
     if least is None:
         return (-1, fewest, meets, summed, quiet_math, values) if returned or reduced else None
     return (least, fewest, meets, summed, quiet_math, values) if fewest <= least else None
+
+
+def _carried_problem(generic: set[Value], inactive: set[Value]) -> bool:
+    """Whether the values of a closure that ``for`` loops carry break the terms on which the adjoint
+    serves them at any shape. The reverse sweep has no tape for such a value (it may be an array),
+    so it must never read one: every value computed from the value a loop carries into an
+    iteration is only added, subtracted, negated or carried on (``total = total + c[k] * x ** k``),
+    ops whose adjoint does not read their operands. Its shape is its start's (a number) in the first
+    iteration and the broadcast of what is added to it after that, and the adjoint the reverse loop
+    carries keeps the latter all the way, so the loop must start it from a value that takes no
+    adjoint (a constant, data) or from one carried the same way by an enclosing loop."""
+    # (the result of a loop inside another one is a value of each iteration of the outer loop too)
+    carried = {v for v in generic if _loop_carried(v) or _nested_loop_result(v)}
+    todo = list(carried)
+    while todo:
+        v = todo.pop()
+        for op, k in v.uses:
+            if op.name == "yield" and op.parent.parent_op is not None and op.parent.parent_op.name == "for":
+                continue  # the loop's next value and its result: in ``generic`` (and so looked at)
+            if op.name == "for" and k >= 3:
+                continue  # the start of a value an inner loop carries: that loop's (looked at)
+            if op.name not in ("add", "sub", "neg") or op.result not in generic:
+                return True
+            if op.result not in carried:
+                carried.add(op.result)
+                todo.append(op.result)
+    for arg in [v for v in carried if _loop_carried(v)]:
+        start = arg.owner.parent_op.operands[2 + arg.index]
+        if not (const_value(start) is not None or start in inactive or start in carried):
+            return True
+    return False
+
+
+def _loop_carried(v: Value) -> bool:
+    """``v`` is the value a ``for`` loop carries into an iteration (a block argument past the counter)."""
+    return v.is_block_arg and v.owner.parent_op is not None and v.owner.parent_op.name == "for" and v.index > 0
+
+
+def _nested_loop_result(v: Value) -> bool:
+    op = v.defining_op
+    return op is not None and op.name == "for" and op.parent.parent_op is not None
 
 
 def _maps_arrays(op: Op) -> bool:
