@@ -1017,17 +1017,17 @@ def two_loops(c, x, n: int):
     return total
 
 
-def carried_then_scaled(c, x):
+def carried_then_squared(c, x):
     s = 0.0
     for k in range(len(c)):
         s -= c[k] * np.sin(x + k)
-    return np.sum(s * s) / len(c)
+    return np.sum(s * s)
 """
 
 
 @pytest.mark.parametrize("x", [0.7, np.linspace(-0.5, 0.9, 4), np.arange(6.0).reshape(2, 3) / 5],
                          ids=["number", "vector", "matrix"])
-@pytest.mark.parametrize(("func", "extra"), [("polynomial", []), ("two_loops", [3]), ("carried_then_scaled", [])])
+@pytest.mark.parametrize(("func", "extra"), [("polynomial", []), ("two_loops", [3]), ("carried_then_squared", [])])
 def test_a_sum_a_loop_carries_from_a_number_serves_any_shape(func, extra, x):
     """``total = 0.0`` then ``total = total + c[k] * x ** k``: a number the loop rebinds to an array
     when ``x`` is one. The reverse loop carries an adjoint of the sum's final shape (it only adds
@@ -1058,6 +1058,55 @@ def test_a_sum_a_loop_carries_in_any_other_way_keeps_the_number_checked(body):
     assert "x must be a number" in text
     check_gradient(primal(body, "f"), grad, [ParamSpec("c", "array", (3,)), ParamSpec("x", "float")],
                    ["c", "x"], set(), np.random.default_rng(3), rtol=1e-5, atol=1e-7)
+
+
+NESTED = """
+def nested(c, x):
+    total = 0.0
+    for i in range(3):
+        u = total
+        for k in range(len(c)):
+            u = u + c[k] * x
+        total = total + u
+    return np.sum(total)
+"""
+
+
+@pytest.mark.parametrize("x", [0.7, np.array([0.5, 1.5])], ids=["number", "vector"])
+def test_a_sum_started_from_an_enclosing_loops_sum_is_never_changed_in_place(x):
+    """``u = total`` then ``u = u + ...``: written ``u += ...`` the inner loop would change the array
+    ``total`` names too (a wrong value, here 10/7 of the primal's). The value ``--with-value``
+    returns is the primal's, ``np.sum`` of it (which the IR took for the number itself)."""
+    text = pipeline.gradient_source(_source(NESTED), "prog.py", "nested", ["c", "x"], "py",
+                                    pipeline.Options(with_value=True))
+    assert "+=" not in text.split("# forward sweep")[1].split("# reverse sweep")[0]
+    assert "return np.sum(total), None" in text
+    namespace: dict = {}
+    exec(compile(text, "<grad_nested>", "exec"), namespace)
+    c, f = np.array([0.3, -1.2, 0.8]), primal(NESTED, "nested")
+    d_c, d_x = np.zeros(3), np.zeros(np.shape(x))
+    value, _ = namespace["grad_nested"](c, d_c, x, d_x)
+    assert value == pytest.approx(f(c, x))
+    np.testing.assert_allclose(d_c, central_difference(f, [c, x], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_x, central_difference(f, [c, x], 1), rtol=1e-6, atol=1e-8)
+
+
+def test_a_whole_sum_of_a_carried_sum_used_again_keeps_the_number_checked():
+    """``s = np.sum(total); return s * s``: the IR takes ``np.sum(total)`` for ``total``, which is
+    its value at any shape only as the function's result (an array ``total`` squared elementwise
+    is not its sum squared): the parameter stays a checked number."""
+    body = """
+    def f(c, x):
+        total = 0.0
+        for k in range(len(c)):
+            total = total + c[k] * x**k
+        s = np.sum(total)
+        return s * s
+    """
+    grad, text = gradient(body, "f", ["c", "x"])
+    assert "x must be a number" in text
+    check_gradient(primal(body, "f"), grad, [ParamSpec("c", "array", (3,)), ParamSpec("x", "float")],
+                   ["c", "x"], set(), np.random.default_rng(4), rtol=1e-5, atol=1e-7)
 
 
 def test_numba_keeps_a_number_a_loop_carries_checked():

@@ -54,12 +54,12 @@ def grad_energy(x, d_x, k, d_k, n, d_return=1.0):
         t0 = x[i + 1] - x[i]
         t1 = t0 * t0
         # line 9: terms["spring"] += k * (x[i + 1] - x[i]) ** 2
-        d_k2 += d_terms_spring * t1
+        d_k2 = d_k2 + d_terms_spring * t1
         t2 = sum_to_shape(d_terms_spring * k, np.shape(t1)) * 2.0 * t0
         d_x[i] -= t2
         d_x[i + 1] += t2
 
     # line 7: terms["field"] = np.sin(k) * x[0]
     d_x[0] += sum_to_shape(d_terms_field * np.sin(k), np.shape(x[0]))
-    d_k2 += d_terms_field * x[0] * np.cos(k)
+    d_k2 = d_k2 + d_terms_field * x[0] * np.cos(k)
     d_k += d_k2

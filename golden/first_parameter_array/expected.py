@@ -83,7 +83,7 @@ def grad_standardized_loss(y, d_y, mu, d_mu, log_scale, d_log_scale, d_return=1.
 
     # line 10: z = (y - mu) / scale
     t5 = d_z / scale
-    d_scale += sum_to_shape(-(t5 * z), np.shape(scale), np.shape(t0))
+    d_scale = d_scale + sum_to_shape(-(t5 * z), np.shape(scale), np.shape(t0))
     d_mu2 = sum_to_shape(-t5, np.shape(mu), np.shape(y))
     d_y += t5
 

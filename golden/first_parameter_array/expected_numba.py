@@ -126,7 +126,7 @@ def grad_standardized_loss_unchecked(
 
     # line 10: z = (y - mu) / scale
     t5 = d_z / scale
-    d_scale += sum_to_shape(-(t5 * z), np.shape(scale), np.shape(t0))
+    d_scale = d_scale + sum_to_shape(-(t5 * z), np.shape(scale), np.shape(t0))
     d_mu2 = sum_to_shape(-t5, np.shape(mu), np.shape(y))
     add_into(d_y, t5)
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..ssa.array_ops import PREFIX, shape_unit_axes
-from ..ssa.attrs import GENERIC_MATH, GENERIC_VALUE, SCIPY, SOURCE_EXTENT, numpy_spelled
+from ..ssa.attrs import GENERIC_MATH, GENERIC_VALUE, SCIPY, SOURCE_EXTENT, numpy_spelled, whole_reduced
 from ..ssa.mathfns import MATH
 from ..ssa.build import const_value
 from ..ssa.ir import Function, Op, Value
@@ -185,6 +185,14 @@ def _closure(fn: Function, p: Value, inactive: set[Value], spread: set[Value], c
     fewest = 0  # the axes it must have: one past the last it reads an extent of
     while todo:
         v = todo.pop()
+        if whole_reduced(fn, v):
+            # np.sum(total), which the IR takes for total: that is its value at any shape only as
+            # the function's result, whose seed d_return then spreads over it (the Python output
+            # returns np.sum of it where it returns the value: emit_py)
+            if any(op.name != "return" or len(op.operands) != 1 or op.parent is not fn.body for op, _ in v.uses):
+                return None
+            returned = True
+            continue
         for op, k in v.uses:
             if v is p and op.name == "dim" and op.attrs.get(SOURCE_EXTENT):
                 fewest = max(fewest, op.attrs["axis"] + 1)  # len(x): the primal's number at any rank
@@ -301,6 +309,7 @@ def _loop_carried(v: Value) -> bool:
 
 
 def _nested_loop_result(v: Value) -> bool:
+    """``v`` is the result of a loop inside another one: a value of each iteration of the outer one."""
     op = v.defining_op
     return op is not None and op.name == "for" and op.parent.parent_op is not None
 

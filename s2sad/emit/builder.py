@@ -236,12 +236,16 @@ class StatementBuilder:
         message = f"{name} stops the program (line {line}: {text})".replace("\\", "\\\\").replace('"', "'")
         return [Keyword(f'raise RuntimeError("{message}")')]
 
+    def value_expr(self, v: Value) -> Expr:
+        """The primal's value ``v`` as a gradient ``--with-value`` returns it."""
+        return self.expr(v)
+
     def _return(self, op: Op) -> list[Stmt]:
         """``return a, b``; a gradient ``--with-value`` gives ``return value, adjoints``: the
         primal's value (a tuple for several), then its adjoints as it would give them alone
         (one, a tuple, or None)."""
-        exprs = [self.expr(v) for v in op.operands]
         k = self.fn.attrs.get("with_value")
+        exprs = [self.value_expr(v) if i < (k or 0) else self.expr(v) for i, v in enumerate(op.operands)]
         if not k:
             return [Return(exprs)] if exprs else []
         value = exprs[0] if k == 1 else Tuple(tuple(exprs[:k]))

@@ -87,7 +87,8 @@ from ..emit.stmt import (
 from ..ssa.attrs import pointee_struct
 from ..ssa import special
 from ..ssa.array_ops import PREFIX, is_array_op
-from ..ssa.attrs import GENERIC_MATH, GENERIC_VALUE, grad_info, is_gradient, numpy_spelled, primal_positions
+from ..ssa.attrs import (GENERIC_MATH, GENERIC_VALUE, grad_info, is_gradient, numpy_spelled, primal_positions,
+                         whole_reduced)
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.mathfns import MATH
 from ..ssa.opdefs import reads_global
@@ -440,6 +441,13 @@ class _FunctionEmitter(StatementBuilder):
             lines += renderer.stmt(st, "    ")
         return "\n".join(lines)
 
+    def value_expr(self, v: Value) -> Expr:
+        """A value the source reduced as a whole (``np.sum(total)``, which the IR takes for the
+        number ``total``) is reduced where it may be an array (a shape-generic parameter's value)."""
+        if whole_reduced(self.fn, v) and self._may_be_array(v):
+            return call("np.sum", self.expr(v))
+        return self.expr(v)
+
     def _return(self, op: Op) -> list[Stmt]:
         """As every emitter returns, but the adjoint of a shape-generic parameter is added into its
         shadow (``d_b += ...``, in place: a 0-d array for a number) rather than returned."""
@@ -454,7 +462,7 @@ class _FunctionEmitter(StatementBuilder):
                 added.append(AugAssign(Name(self.generic_shadows[name]), "+", self.expr(v)))
             else:
                 kept.append(v)
-        exprs = [self.expr(v) for v in kept]
+        exprs = [self.value_expr(v) if i < k else self.expr(v) for i, v in enumerate(kept)]
         if not k:
             return added + ([Return(exprs)] if exprs else [])
         value = exprs[0] if k == 1 else Tuple(tuple(exprs[:k]))
@@ -636,7 +644,12 @@ class _FunctionEmitter(StatementBuilder):
     def op_expr(self, op: Op) -> Expr:
         if op.name == "select" and op.attrs.get(GENERIC_MATH):  # of values that may be arrays
             return call("np.where", *(self.expr(o) for o in op.operands))
-        return super().op_expr(op)
+        e = super().op_expr(op)
+        if type(e) is BinOp and op.results and self._may_be_array(op.result):
+            # a number's arithmetic that may be an array's: `t = t + d` stays, since `t += d`
+            # would write in place an array another name (a copy out of SSA, a seed) still holds
+            return ArrayBinOp(e.op, e.left, e.right)
+        return e
 
     def function_name(self, name: str) -> str:
         return self.unchecked.get(name, name)  # calls inside the module need no checks

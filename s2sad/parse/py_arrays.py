@@ -193,6 +193,7 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
         arr = lw.value(args[0], b, env)
         if not arr.type.is_array and not any(a.keyword is not None for a in node.args):
             # np.sum(total) of a total that only ever adds numbers: the number, as NumPy gives it
+            lw.whole_reduced.append(arr)  # (which it is not, should the number be an array)
             return arr if op != "mean" or arr.type.is_float else build.cast(lw.at(b, node), arr, F64)
         arr = lw.as_array(arr, args[0])  # (np.sum(s, axis=1) of a number s: NumPy has no axis 1)
         return arr_op(lw, b, node, _REDUCTIONS.get(op, op), [arr], _reduction_attrs(lw, node, arr))

@@ -140,6 +140,9 @@ class ExprLowerer:
         self.lower_bounds: dict[Value, int] = {}
         # Lists passed straight to a NumPy function, which takes each as an array of its items.
         self.list_args: set[cst.CSTNode] = set()
+        # Numbers the source reduced as a whole (``np.sum(total)``), which the IR takes for their
+        # own values: marked when the function is made (ssa.attrs.mark_whole_reduced).
+        self.whole_reduced: list[Value] = []
         # Parts subscripted again (``y[lo:hi][::-1]``: ``y[lo:hi]``), each lowered once while the
         # subscript of it is (``subscript``).
         self.held: dict[cst.CSTNode, Value] = {}

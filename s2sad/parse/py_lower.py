@@ -41,6 +41,7 @@ import libcst as cst
 from ..diagnostics import Diagnostic
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
+from ..ssa.attrs import mark_whole_reduced
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from . import py_arrays, py_comprehension, py_linalg, py_lists
 from . import py_intrinsics as lib
@@ -156,6 +157,12 @@ class FunctionLowerer(StructuredLowering):
         return self.key_types.get(key) or self.types.vars[key]
 
     # -- the function ---------------------------------------------------------------------
+    def marked(self, made: Function) -> Function:
+        """``made`` with the numbers its source reduced as a whole marked (ssa.attrs.WHOLE_REDUCED)."""
+        for v in self.ex.whole_reduced:
+            mark_whole_reduced(made, v)
+        return made
+
     def lower(self) -> Function:
         fn = self.fn
         self.check_parameters()
@@ -186,18 +193,19 @@ class FunctionLowerer(StructuredLowering):
             # the gradient's errors about it point here (a return elsewhere was reported: the function)
             b.loc = self.locator.loc(self.final_return) if self.final_return is not None else loc
             b.create("return", results, [])
-            return Function(fn.name.value, body, self.result_types, loc, self.function_attrs(), source_names=bound)
+            attrs = self.function_attrs()
+            return self.marked(Function(fn.name.value, body, self.result_types, loc, attrs, source_names=bound))
         b.loc = loc
         attrs = self.function_attrs()
         if not self.result_types:
             b.create("return", [], [])
-            return Function(fn.name.value, body, [], loc, attrs, source_names=bound)
+            return self.marked(Function(fn.name.value, body, [], loc, attrs, source_names=bound))
         if not block_exits(stmts).always:
             self.diagnostics.append(Diagnostic(
                 f"function '{fn.name.value}' can reach its end without returning a value", loc,
                 hint="return a number on every path (Python would return None)"))
         b.create("return", self.returned(env, b), [])
-        return Function(fn.name.value, body, self.result_types, loc, attrs, source_names=bound)
+        return self.marked(Function(fn.name.value, body, self.result_types, loc, attrs, source_names=bound))
 
     def returned(self, env: Env, b: Builder) -> list[Value]:
         """The values the function's ``return`` op returns (a placeholder where a return was reported)."""

@@ -53,7 +53,36 @@ GENERIC_VALUE = "generic_value"
 # ``x.shape[0]``): the same number at any rank the array has, unlike an extent the lowering reads
 # for the IR's rank (``np.zeros_like(x)``, ``x.size``), so a shape-generic array may have it.
 SOURCE_EXTENT = "source_extent"
+# Where a whole reduction of a number was (``np.sum(total)`` of a number ``total``: the IR takes
+# the number for its own value and has no op for it): on the op whose result it reduced, for a loop
+# or branch the indices of those results, and on a function the names of its parameters. A number
+# may be an array when the Python output runs (``adjoint.shape_generic``), and then the reduction
+# is not its own value: ``mark_whole_reduced`` and ``whole_reduced`` keep that known.
+WHOLE_REDUCED = "whole_reduced"
 NUMPY_OPS = ("div", "pow")  # besides the math.<fn> ops
+
+
+def mark_whole_reduced(fn: Function, v: Value) -> None:
+    """Record that the source reduced the number ``v`` of ``fn`` as a whole (``WHOLE_REDUCED``)."""
+    op = v.defining_op
+    if op is not None:
+        op.attrs[WHOLE_REDUCED] = sorted({*op.attrs.get(WHOLE_REDUCED, ()), v.index})
+    elif v.owner is fn.body:
+        fn.attrs[WHOLE_REDUCED] = sorted({*fn.attrs.get(WHOLE_REDUCED, ()), v.name_hint})
+    elif v.owner.parent_op is not None:  # a value a loop carries into its body
+        loop = v.owner.parent_op
+        loop.attrs[WHOLE_REDUCED + "_args"] = sorted({*loop.attrs.get(WHOLE_REDUCED + "_args", ()), v.index})
+
+
+def whole_reduced(fn: Function, v: Value) -> bool:
+    """Whether the source reduced the number ``v`` as a whole (``mark_whole_reduced``)."""
+    op = v.defining_op
+    if op is not None:
+        return v.index in op.attrs.get(WHOLE_REDUCED, ())
+    if v.owner is fn.body:
+        return v.name_hint in fn.attrs.get(WHOLE_REDUCED, ())
+    loop = v.owner.parent_op
+    return loop is not None and v.index in loop.attrs.get(WHOLE_REDUCED + "_args", ())
 
 
 def numpy_spelled(op: Op) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Callable
 
 from . import build
+from .attrs import WHOLE_REDUCED
 from .ir import Block, Builder, Op, Value
 from .slots import FIRST_ARG, FIRST_INIT, Slot, slot_of, slots
 from .types import I64, Type
@@ -102,6 +103,17 @@ def drop_carried(op: Op, k: int) -> None:
     op.results.pop(k)
     for i, r in enumerate(op.results):
         r.index = i
+    _renumber(op, WHOLE_REDUCED, k)
+    if op.name in FIRST_ARG:
+        _renumber(op, WHOLE_REDUCED + "_args", FIRST_ARG[op.name] + k)
+
+
+def _renumber(op: Op, attr: str, dropped: int) -> None:
+    """The indices an attribute of ``op`` lists (results or block arguments), once ``dropped`` is gone."""
+    if attr in op.attrs:
+        op.attrs[attr] = [i - (i > dropped) for i in op.attrs[attr] if i != dropped]
+        if not op.attrs[attr]:
+            del op.attrs[attr]
 
 
 def _new_result(op: Op, type: Type, hint: str) -> Value:
