@@ -204,7 +204,7 @@ class CCalls:
     def _fuse_one(self, op: Op, r: Value, block: Block, k: int, callee_roots: set, taken: set[str]) -> bool:
         if len(r.uses) != 1:
             return False
-        (user, at) = r.uses[0]
+        (user, at) = next(iter(r.uses))
         if user.parent is not block:
             return False
         if user.name == "accum" and at == len(user.operands) - 1:  # d_x[i] += r: the callee adds into &d_x[i]

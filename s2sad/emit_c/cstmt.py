@@ -306,10 +306,26 @@ class _Liveness:
     """Backward liveness over the statement tree, for the variables of ``candidates``: which
     assignments store a value no path reads (``dead``, by identity)."""
 
-    def __init__(self, candidates: set[str]):
+    def __init__(self, candidates: set[str], memo: dict[int, tuple[Stmt, list[str], list[str]]]):
         self.candidates = candidates
         self.dead: dict[int, Stmt] = {}
+        # statement -> (itself, kept alive so that its id stays its own; what it reads; what its
+        # header reads): a loop's body is walked until its liveness settles, and drop_dead walks
+        # the function again after each round of drops (names_in of every statement each time)
+        self.memo = memo
         self.loop_exits: list[set[str]] = []  # for each loop being walked: live at its head or after it
+
+    def _names(self, st: Stmt) -> tuple[Stmt, list[str], list[str]]:
+        found = self.memo.get(id(st))
+        if found is None:
+            found = self.memo[id(st)] = (st, _reads(st), _header_reads(st))
+        return found
+
+    def reads(self, st: Stmt) -> list[str]:
+        return self._names(st)[1]
+
+    def header_reads(self, st: Stmt) -> list[str]:
+        return self._names(st)[2]
 
     def block(self, stmts: list[Stmt], live: set[str], record: bool) -> set[str]:
         # A copy of its own, which ``stmt`` updates in place: a set made at every statement was
@@ -328,10 +344,10 @@ class _Liveness:
                     self.dead[id(st)] = st
                 return live  # its value reaches nothing; what it reads is not needed for it
             live.difference_update(names)
-            live.update(_reads(st))
+            live.update(self.reads(st))
             return live
         if isinstance(st, Return):
-            return set(_reads(st))  # nothing after a return runs
+            return set(self.reads(st))  # nothing after a return runs
         if isinstance(st, ExprStmt) and isinstance(st.value, IncDec) and isinstance(st.value.operand, Name) \
                 and st.value.operand.id in self.candidates and st.value.operand.id not in live:
             if record:  # a counter no one reads (a tape's, once its stores went): gcc calls it unused
@@ -343,14 +359,14 @@ class _Liveness:
             return live
         if isinstance(st, If):
             return (self.block(st.body, live, record) | self.block(st.orelse, live, record)
-                    | set(_header_reads(st)))
+                    | set(self.header_reads(st)))
         if isinstance(st, (For, While)):
             head = set(live)
             while True:  # live at the loop's head: after it, or in another iteration
                 self.loop_exits.append(head | live)
                 inner = self.block(st.body, head, False)
                 self.loop_exits.pop()
-                grown = head | inner | set(_header_reads(st))
+                grown = head | inner | set(self.header_reads(st))
                 if isinstance(st, For):
                     grown.add(st.target)  # declared by the loop: never a candidate anyway
                 if grown == head:
@@ -361,8 +377,8 @@ class _Liveness:
                 self.block(st.body, head, True)
                 self.loop_exits.pop()
             return head
-        live.update(_reads(st))
-        live.update(_header_reads(st))
+        live.update(self.reads(st))
+        live.update(self.header_reads(st))
         # A parallel loop's pragma (parallel.Pragma, right before its loop) reads the sums it
         # reduces, those the loop still adds to: one whose updates went names a variable that
         # only the pragma would mention, which gcc calls unused (-Wunused-variable).
@@ -414,8 +430,9 @@ def drop_dead(body: list[Stmt], types: dict[str, str], pure_calls: frozenset,
     # (``names_in`` sees under ``&``): generated code passes addresses to calls only, and no
     # callee keeps the pointer, so nothing reads it later through one.
     candidates = set(types)
+    memo: dict[int, tuple[Stmt, list[str], list[str]]] = {}
     while True:
-        liveness = _Liveness(candidates)
+        liveness = _Liveness(candidates, memo)
         liveness.block(body, set(), True)
         dead = liveness.dead
         changed = False

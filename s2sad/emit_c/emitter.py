@@ -181,7 +181,8 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         self._var_count: dict[str, int] = {}
         for name in self.var.values():
             self._var_count[name] = self._var_count.get(name, 0) + 1
-        self.heap: dict[Op, str] = {}  # alloc/copy/tape.new -> the variable to free
+        # home block -> alloc/copy/tape.new freed at its end -> the variable to free (``hold``)
+        self.heap: dict[Block, dict[Op, str]] = {}
         self.home: dict[Op, Block] = {}  # ... -> the block at whose end it is freed (buffer_home)
         self.null_first: dict[Op, list[str]] = {}  # structured op -> buffer variables to set to NULL before it
         self.stack: set[str] = set()

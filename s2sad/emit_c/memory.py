@@ -56,7 +56,7 @@ class CMemory:
     skip: set[Op]
     tape_tops: dict[str, str]
     tape_caps: dict[str, str]
-    heap: dict[Op, str]  # alloc/copy/tape.new -> the variable to free
+    heap: dict[Block, dict[Op, str]]  # home block -> alloc/copy/tape.new freed at its end -> its variable
     home: dict[Op, Block]  # ... -> the block at whose end it is freed (buffer_home)
     null_first: dict[Op, list[str]]  # structured op -> buffer variables to set to NULL before it
     stack: set[str]
@@ -87,9 +87,12 @@ class CMemory:
         whose home it is, which leave ``heap``: it holds the buffers of the blocks still open,
         not every one made so far (each block's end scanned them all: quadratic in a long
         function's loops)."""
-        mine = [op for op in self.heap if self.home.get(op, op.parent) is block]
-        names = [self.heap.pop(op) for op in mine]
+        names = list(self.heap.pop(block, {}).values())
         return [st for n in reversed(names) for st in self._release(n)]
+
+    def hold(self, op: Op, name: str) -> None:
+        """Record that ``name`` holds the buffer ``op`` makes until the end of its home block."""
+        self.heap.setdefault(self.home.get(op, op.parent), {})[op] = name
 
     def _release(self, var: str) -> list[Stmt]:
         """The frees of the buffer ``var`` holds: its table of rows first, where it has one."""
@@ -120,12 +123,12 @@ class CMemory:
                 names.append(name)
             if any(x.name in ("for", "while") for x in crossed):
                 out.extend(self._release(name))
-        for other, held in list(self.heap.items()):
-            if held == name and self.home.get(other, other.parent) is home:
-                # out-of-SSA shares one variable between buffers whose lives do not overlap
-                del self.heap[other]
-                out.extend(self._release(name))
-        self.heap[op] = name
+        held_here = self.heap.get(home, {})
+        for other in [o for o, held in held_here.items() if held == name]:
+            # out-of-SSA shares one variable between buffers whose lives do not overlap
+            del held_here[other]
+            out.extend(self._release(name))
+        self.hold(op, name)
         return out
 
     def _yield_copies(self, region: Block) -> list[Stmt]:

@@ -381,7 +381,7 @@ class CudaFunctionEmitter(CFunctionEmitter):
         """``name = (elem *)block_tape(count, sizeof(elem));`` (``block_calloc`` when ``zero``),
         freed by block_tape_free at the end, its elements interleaved (``_interleave``)."""
         self.block_tapes.add(name)
-        self.heap[op] = name
+        self.hold(op, name)
         alloc = Call(Name("block_calloc" if zero else "block_tape"), (count, Lit(f"sizeof({elem})")))
         return self._stride() + [Assign([Name(name)], Cast(f"{elem} *", alloc))]
 

@@ -199,7 +199,7 @@ class _Lowering:
         remap = n in ("broadcast", "transpose", "outer")  # an element costs an index or one product
         if not (remap or _is_elementwise(n)) or not op.results or len(op.result.uses) != 1:
             return False
-        user, _ = op.result.uses[0]
+        user, _ = next(iter(op.result.uses))
         if user.parent is not op.parent or not array_ops.is_array_op(user.name):
             return False
         u = user.name[len(PREFIX):]
@@ -238,7 +238,7 @@ class _Lowering:
                     changed = True
 
     def _consumer_fused(self, op: Op) -> bool:
-        return bool(op.results) and len(op.result.uses) == 1 and op.result.uses[0][0] in self.fused
+        return bool(op.results) and len(op.result.uses) == 1 and next(iter(op.result.uses))[0] in self.fused
 
     def _leaves(self, op: Op) -> int:
         total = 0

@@ -104,7 +104,6 @@ class _Verifier:
         self.fn_ops: dict[int, Op] = {}
         self.defined: dict[int, Value] = {}
         self.order: dict[int, int] = {}  # op id -> position in program order
-        self._counts: dict[int, dict[tuple[int, int], int]] = {}
 
     # -- messages -------------------------------------------------------------------
     @property
@@ -188,8 +187,8 @@ class _Verifier:
                     continue
                 if id(v) not in visible:
                     self.error(op, f"operand #{i} {self.name(v)} {self._why_invisible(v, op)}")
-                if self._use_counts(v).get((id(op), i), 0) != 1:
-                    self.error(op, f"operand #{i} {self.name(v)}: ({op.name}, {i}) is not in its use list exactly once")
+                if (op, i) not in v.uses:
+                    self.error(op, f"operand #{i} {self.name(v)}: ({op.name}, {i}) is not in its use list")
             for r in op.regions:
                 if r.parent_op is not op:
                     self.error(op, "a region's parent_op is not the op that owns it")
@@ -200,16 +199,6 @@ class _Verifier:
                 added.append(id(r))
         for key in added:
             visible.discard(key)
-
-    def _use_counts(self, v: Value) -> dict[tuple[int, int], int]:
-        # Cached per value: a constant used thousands of times must not make this quadratic.
-        counts = self._counts.get(id(v))
-        if counts is None:
-            counts = {}
-            for u, i in v.uses:
-                counts[(id(u), i)] = counts.get((id(u), i), 0) + 1
-            self._counts[id(v)] = counts
-        return counts
 
     def _why_invisible(self, v: Value, use: Op) -> str:
         if not self._defined_in_fn(v):
@@ -246,13 +235,9 @@ class _Verifier:
 
     def _uses(self) -> None:
         for v in self.defined.values():
-            seen: set[tuple[int, int]] = set()
             where = v.defining_op if v.defining_op is not None else v.owner.parent_op
-            for use in v.uses:
+            for use in v.uses:  # (keyed by (op, operand index): never one twice)
                 u, i = use
-                if (id(u), i) in seen:
-                    self.error(where, f"{self.name(v)} lists the use ({u.name}, {i}) twice")
-                seen.add((id(u), i))
                 if id(u) not in self.fn_ops:
                     self.error(
                         where,
