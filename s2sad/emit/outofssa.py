@@ -119,6 +119,8 @@ class _Coalescer:
         self.classes = _Classes(self.values)
         self.edges: list[tuple[Value, Value]] = []
         self._spans: dict[Value, tuple[int, int]] = {}
+        # a class's root and side -> its members as last asked, and their sorted spans
+        self._class_spans: dict[tuple[Value, int], tuple[list[Value], list[tuple[int, int, int, int]]]] = {}
         self._run()
 
     def _values(self) -> list[Value]:
@@ -177,6 +179,9 @@ class _Coalescer:
             self.classes.union(a, b)
         for dst, src in self.edges:
             if src in self.classes and self._can_merge(dst, src):
+                for root in (self.classes.find(dst), self.classes.find(src)):
+                    self._class_spans.pop((root, 0), None)
+                    self._class_spans.pop((root, 1), None)
                 self.classes.union(dst, src)
 
     def _can_merge(self, a: Value, b: Value) -> bool:
@@ -208,8 +213,7 @@ class _Coalescer:
         # A sweep over the spans by start, each meeting only the other class's spans still open
         # (two classes of a long function's `t` of hundreds of values each: pairs by the hundred
         # thousand, nearly all apart).
-        spans = sorted([(*self.span(v), 0, k) for k, v in enumerate(ma)] + [(*self.span(v), 1, k)
-                                                                            for k, v in enumerate(mb)])
+        spans = heapq.merge(self._sorted_spans(ma, 0), self._sorted_spans(mb, 1))
         members = (ma, mb)
         open_: tuple[list, list] = ([], [])
         for start, end, side, k in spans:
@@ -220,6 +224,16 @@ class _Coalescer:
                 return True
             open_[side].append((end, k))
         return False
+
+    def _sorted_spans(self, members: list[Value], side: int) -> list[tuple[int, int, int, int]]:
+        """(start, end, side, index) of each member's span, by start: worked out once per class
+        and again when it grows (a new list of members)."""
+        root = self.classes.find(members[0])
+        found = self._class_spans.get((root, side))
+        if found is None or found[0] is not members:
+            spans = sorted((*self.span(v), side, k) for k, v in enumerate(members))
+            self._class_spans[(root, side)] = found = (members, spans)
+        return found[1]
 
     def _meet(self, x: Value, y: Value) -> bool:
         (sx, ex), (sy, ey) = self.span(x), self.span(y)
