@@ -1114,3 +1114,26 @@ def test_numba_keeps_a_number_a_loop_carries_checked():
     array there, so the Numba gradient keeps the parameter a checked number."""
     _, text = gradient(CARRIED, "polynomial", ["c", "x"], "numba")
     assert "x must be a number" in text
+
+
+ADVECTION = """
+def advection(u, c, steps: int):
+    for _ in range(steps):
+        u[1:] = u[1:] - c * (u[1:] - u[:-1])
+    return np.sum(u * u)
+"""
+
+
+@pytest.mark.parametrize("c", [0.3, np.array([0.2, 0.3, 0.25, 0.4, 0.3])], ids=["number", "vector"])
+@TARGETS
+def test_an_adjoint_sum_a_loop_carries_keeps_its_type_in_numba(c, out):
+    """The reverse loop sums ``c``'s shares: Numba's sum starts as ``np.zeros_like(c)`` and is added
+    into in place (``d_c2 += ...``), since ``d_c2 = d_c2 + ...`` of a 0-d array is a number to Numba
+    and the variable would change type in the loop (a TypingError: corpus physics:advection_upwind)."""
+    grad, _ = gradient(ADVECTION, "advection", ["u", "c"], out)
+    f = primal(ADVECTION, "advection")
+    u = np.linspace(0.0, 1.0, 6)
+    d_u, d_c = np.zeros(6), np.zeros(np.shape(c))
+    grad(u.copy(), d_u, c, d_c, 3)
+    np.testing.assert_allclose(d_c, central_difference(lambda c_: f(u.copy(), c_, 3), [c], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d_u, central_difference(lambda u_: f(u_.copy(), c, 3), [u], 0), rtol=1e-6, atol=1e-8)

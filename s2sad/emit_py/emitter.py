@@ -645,11 +645,20 @@ class _FunctionEmitter(StatementBuilder):
         if op.name == "select" and op.attrs.get(GENERIC_MATH):  # of values that may be arrays
             return call("np.where", *(self.expr(o) for o in op.operands))
         e = super().op_expr(op)
-        if type(e) is BinOp and op.results and self._may_be_array(op.result):
+        if type(e) is BinOp and op.results and self._may_be_array(op.result) and not self._numba_sum(op):
             # a number's arithmetic that may be an array's: `t = t + d` stays, since `t += d`
             # would write in place an array another name (a copy out of SSA, a seed) still holds
             return ArrayBinOp(e.op, e.left, e.right)
         return e
+
+    def _numba_sum(self, op: Op) -> bool:
+        """In Numba output, the addition into a sum a loop carries that ``_generic_sums`` starts as
+        an array of its own (``np.zeros_like(b)``): written ``d_b2 += t`` in place, so that the
+        variable keeps its one type (``d_b2 = d_b2 + t`` of a 0-d array is a number to Numba)."""
+        if not self.numba or op.name != "add":
+            return False
+        return any(_generic_sum_start(arg, other) is not None
+                   for arg, other in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])))
 
     def function_name(self, name: str) -> str:
         return self.unchecked.get(name, name)  # calls inside the module need no checks
@@ -772,14 +781,13 @@ class _FunctionEmitter(StatementBuilder):
         if not (self.numba and self.fn.attrs.get("shape_generic")):
             return pre
         starts: dict[str, Expr] = {}
-        for arg, init, update in zip(body.args[1:], inits, body.terminator.operands):
+        for arg, update in zip(body.args[1:], body.terminator.operands):
             add = update.defining_op
-            if not _is_const(init, 0.0) or add is None or add.name != "add" or arg not in add.operands:
+            if add is None or add.name != "add" or arg not in add.operands or arg not in self.var:
                 continue
-            other = add.operands[1] if add.operands[0] is arg else add.operands[0]
-            summed = other.defining_op
-            if summed is not None and summed.name == PREFIX + "sum_to_shape" and arg in self.var:
-                starts[self.var[arg]] = call("np.zeros_like", self.expr(summed.operands[1]))
+            like = _generic_sum_start(arg, add.operands[1] if add.operands[0] is arg else add.operands[0])
+            if like is not None:
+                starts[self.var[arg]] = call("np.zeros_like", self.expr(like))
         return [Assign(st.targets, starts[st.targets[0].id], st.copy)
                 if isinstance(st, Assign) and len(st.targets) == 1 and isinstance(st.targets[0], Name)
                 and st.targets[0].id in starts else st for st in pre]
@@ -969,6 +977,19 @@ def _prange_blocker(op: Op, module: Module) -> Optional[str]:
         if y is not a and any(use.name not in ("add", "yield") for use, _ in a.uses):
             return f"the loop carries '{a.name_hint or 'a value'}', which is not a sum"
     return None
+
+
+def _generic_sum_start(arg: Value, other: Value) -> Optional[Value]:
+    """For ``arg + other`` with ``arg`` a value a ``for`` loop carries from 0.0 and ``other`` a
+    share summed to a shape-generic parameter's shape (``sum_to_shape(t, np.shape(b))``): ``b``,
+    whose shape the Numba output starts the sum at (``_generic_sums``); None otherwise."""
+    loop = arg.owner.parent_op if arg.is_block_arg else None
+    if loop is None or loop.name != "for" or arg.index == 0 or not _is_const(loop.operands[2 + arg.index], 0.0):
+        return None
+    summed = other.defining_op
+    if summed is None or summed.name != PREFIX + "sum_to_shape":
+        return None
+    return summed.operands[1]
 
 
 def _is_const(v: Value, value) -> bool:
