@@ -117,10 +117,16 @@ class _OpView:
         block (``cos(p)`` beside ``sin(p)``), as the reverse sweep has it (kept or computed again,
         as availability chooses), for a rule that needs it; None when there is none."""
         op = self.primal
-        for other in op.parent.ops if op.parent is not None else ():
-            if other.name == name and list(other.operands) == list(op.operands) and len(other.results) == 1:
-                return self.results._fetch(other.result)
-        return None
+        if op.parent is None or not op.operands:
+            return None
+        # (among the users of its first operand, not over the block: a scan of a long function's
+        # block for every sin was quadratic)
+        found = [other for other, k in op.operands[0].uses
+                 if k == 0 and other.name == name and other.parent is op.parent
+                 and list(other.operands) == list(op.operands) and len(other.results) == 1]
+        if len(found) > 1:  # the first in the block, as a scan finds it
+            found.sort(key=op.parent.ops.index)
+        return self.results._fetch(found[0].result) if found else None
 
 
 # The spaces before it go with rstrip: a leading \s* was tried again from every space of a long

@@ -159,6 +159,7 @@ class _FunctionView:
         # the offsets it may hold into one array are those carried beside that array's selector.
         self.selectors: dict[Value, tuple[int, bool]] = {}
         self._joining: set[Value] = set()  # carried values being bounded (a cycle says nothing)
+        self._loops: dict[tuple[Value, int], frozenset[Value]] = {}  # (``_loops_of``, asked again per access)
 
     def affine(self, v: Value) -> Optional[Affine]:
         """``v`` as an affine expression of the integer parameters, when it is one."""
@@ -454,8 +455,14 @@ class _FunctionView:
             total = total + b
         return total
 
-    def _loops_of(self, v: Value, depth: int = 0) -> set[Value]:
+    def _loops_of(self, v: Value, depth: int = 0) -> frozenset[Value]:
         """The induction variables ``v`` varies with, and those their loops' bounds vary with."""
+        found = self._loops.get((v, depth))
+        if found is None:
+            found = self._loops[(v, depth)] = frozenset(self._loops_of_uncached(v, depth))
+        return found
+
+    def _loops_of_uncached(self, v: Value, depth: int) -> set[Value]:
         if v.is_block_arg:
             loop = v.owner.parent_op
             if loop is not None and loop.name == "while":

@@ -346,6 +346,7 @@ def _name(fn: Function, co: _Coalescer, namer: Namer,
         for v in classes.members[rep]:
             namer.prefer(v.name_hint)
     names_of_hint: dict[str, list[str]] = {}  # source name -> variables made from it
+    listed: set[tuple[str, str]] = set()  # (source name, variable) pairs there: a test of the list was a scan
     users: dict[str, list[Value]] = {}  # variable -> representatives of the classes using it
 
     released = {r: frozenset(freed_at[v] for v in classes.members[r] if v in freed_at) for r in reps}
@@ -407,8 +408,9 @@ def _name(fn: Function, co: _Coalescer, namer: Namer,
                 name = next((n for n in names_of_hint.get(hint, []) if takes(n)), None)
             if name is None:
                 name = namer.fresh(hint) if hint else namer.temp()
-        if hint and name != "_" and name not in names_of_hint.setdefault(hint, []):
-            names_of_hint[hint].append(name)
+        if hint and name != "_" and (hint, name) not in listed:
+            listed.add((hint, name))
+            names_of_hint.setdefault(hint, []).append(name)
             if len(names_of_hint[hint]) == _FreeNames.MANY:
                 pools[hint] = _FreeNames(names_of_hint[hint], name_end)
         users.setdefault(name, []).append(rep)

@@ -81,11 +81,13 @@ class StructuredLowering:
     def block(self, stmts: Sequence[Any], b: Builder, env: Env, loop: Optional[LoopFrame]) -> None:
         """Lower a statement list; after a statement that may jump, the rest runs under a guard."""
         for k, st in enumerate(stmts):
-            rest = list(stmts[k + 1:])
-            branches = self.if_exits(st) if rest else None
+            more = k + 1 < len(stmts)  # (the rest is copied only where it is lowered apart: a copy
+            # at every statement was quadratic in a long function)
+            branches = self.if_exits(st) if more else None
             if branches is not None and branches[0].always != branches[1].always:
                 # The rest can only run after the branch that falls through: lower it there.
                 into_then = branches[1].always
+                rest = list(stmts[k + 1:])
                 if self.attempt(st, env, lambda st=st: self.if_stmt(st, b, env, loop, rest, into_then)):
                     return
                 continue
@@ -93,8 +95,8 @@ class StructuredLowering:
             ex = self.stmt_exits(st)
             if ex.always:
                 return  # the rest is unreachable
-            if ex.may and rest:
-                self.after(ex, rest, b, env, loop)
+            if ex.may and more:
+                self.after(ex, list(stmts[k + 1:]), b, env, loop)
                 return
 
     def after(self, ex: Exits, rest: Sequence[Any], b: Builder, env: Env, loop: Optional[LoopFrame]) -> None:
