@@ -47,6 +47,7 @@ class CCalls:
     parallel: list[Op]
     skip: set[Op]  # ops folded into a call (accumulation through a pointer)
     fused: dict[Value, Expr]  # call result -> where the callee accumulates it
+    positions: dict[Block, dict[Op, int]]  # each block's ops' places in it, worked out once (``_at``)
     row_tables: dict[str, str]  # flat buffers passed as double ** -> their tables of rows (CMemory)
 
     def _zeroed_before_call(self) -> frozenset:
@@ -191,7 +192,7 @@ class CCalls:
         address gives the same sum without the temporary.
         """
         block = op.parent
-        k = block.ops.index(op)
+        k = self._at(block, op)
         callee_roots = {self.ctx.effects.root(a) for a in op.operands if a.type.is_array}
         taken: set[str] = set()
         progress = True
@@ -210,7 +211,7 @@ class CCalls:
         if user.name == "accum" and at == len(user.operands) - 1:  # d_x[i] += r: the callee adds into &d_x[i]
             arr, *idx, _ = user.operands
             if (self.ctx.effects.root(arr) in callee_roots
-                    or not self._only_folded_between(block, k, block.ops.index(user)) or not self._may_fuse_into(user)):
+                    or not self._only_folded_between(block, k, self._at(block, user)) or not self._may_fuse_into(user)):
                 return False
             element = self._element(arr, idx, user)
             if any(isinstance(x, (Subscript, Call)) for x in walk(element) if x is not element):
@@ -222,9 +223,16 @@ class CCalls:
         # d_a = d_a + r: the callee adds into &d_a
         if (other is not r and user.result in self.var and other in self.var
                 and self.var[user.result] == self.var[other]
-                and self._only_folded_between(block, k, block.ops.index(user))):
+                and self._only_folded_between(block, k, self._at(block, user))):
             return self._fused(r, Name(self.var[other]), user, taken)
         return False
+
+    def _at(self, block: Block, op: Op) -> int:
+        """``op``'s place in ``block`` (a search of a long block for each call was quadratic; the
+        emitter does not change the IR)."""
+        if block not in self.positions:
+            self.positions[block] = {x: k for k, x in enumerate(block.ops)}
+        return self.positions[block][op]
 
     def _fused(self, r: Value, target: Expr, skip: Op, taken: set[str]) -> bool:
         key = self.printer(target)

@@ -191,6 +191,7 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         self.row_tables: dict[str, str] = {}  # flat buffers passed as double ** -> their tables of rows
         self.skip: set[Op] = set()  # ops folded into a call (accumulation through a pointer)
         self.fused: dict[Value, Expr] = {}  # call result -> where the callee accumulates it
+        self.positions: dict[Block, dict[Op, int]] = {}  # (CCalls._at)
         self.aliases: dict[Value, Expr] = {}  # values whose C expression is a variable or literal
         self.loop_names: list[str] = []  # of the loops being built, outermost first
         self.counters: set[str] = set()  # names made for loop counters the source left unnamed

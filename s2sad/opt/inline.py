@@ -44,7 +44,7 @@ Pre: verified IR. Post: verified IR with the same results and effects.
 from __future__ import annotations
 
 from ..analysis.effects import PassContext
-from ..ssa.ir import Builder, Function, Module, Op, Value
+from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.clone import clone_op
 from ..ssa.callgraph import callees, module_callees_first, reachable
 
@@ -66,12 +66,14 @@ def should_inline(callee: Function) -> bool:
     return not contains_loop(callee) and op_count(callee) <= MAX_INLINE_OPS
 
 
-def inline_call(call: Op, callee: Function) -> None:
-    """Replace ``call`` by a copy of ``callee``'s body."""
+def inline_call(call: Op, callee: Function) -> list[Op]:
+    """A copy of ``callee``'s body in place of ``call``: its ops, to be put where ``call`` is
+    (``inline_function``), and ``call`` erased but for its place in its block."""
     mapping: dict[Value, Value] = dict(zip(callee.params, call.operands))
     for param, arg in mapping.items():
         _name_sub_array(arg, param)
-    b = Builder(call.parent, call.loc).before_op(call)
+    copy = Block()
+    b = Builder(copy, call.loc)
     copied: set[Value] = set()
     for op in callee.body.ops[:-1]:
         new = clone_op(op, b, mapping)
@@ -87,7 +89,8 @@ def inline_call(call: Op, callee: Function) -> None:
             v.name_hint = r.name_hint
             named.add(v)
         r.replace_all_uses_with(v)
-    call.erase()
+    call._detach()
+    return copy.ops
 
 
 def _name_sub_array(arg: Value, param: Value) -> None:
@@ -103,7 +106,10 @@ def _name_sub_array(arg: Value, param: Value) -> None:
 
 
 def inline_function(fn: Function, module: Module) -> None:
-    """Inline into ``fn`` every call to a callee the heuristic accepts."""
+    """Inline into ``fn`` every call to a callee the heuristic accepts. Each block's list of ops
+    is made again once, with the copies in place of the calls: put in one by one, thousands of
+    calls inlined into one long function searched and moved the list for each (quadratic)."""
+    copies: dict[Op, list[Op]] = {}
     for op in list(fn.walk()):
         if op.name != "call":
             continue
@@ -112,7 +118,18 @@ def inline_function(fn: Function, module: Module) -> None:
             continue
         if callee.name in reachable(module, callees(callee)):
             continue  # recursive
-        inline_call(op, callee)
+        copies[op] = inline_call(op, callee)
+    for block in {id(call.parent): call.parent for call in copies}.values():
+        ops: list[Op] = []
+        for op in block.ops:
+            if op in copies:
+                op.parent = None
+                for new in copies[op]:
+                    new.parent = block
+                ops += copies[op]
+            else:
+                ops.append(op)
+        block.ops = ops
 
 
 def run(module: Module, ctx: PassContext) -> None:
