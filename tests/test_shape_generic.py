@@ -1137,3 +1137,31 @@ def test_an_adjoint_sum_a_loop_carries_keeps_its_type_in_numba(c, out):
     grad(u.copy(), d_u, c, d_c, 3)
     np.testing.assert_allclose(d_c, central_difference(lambda c_: f(u.copy(), c_, 3), [c], 0), rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(d_u, central_difference(lambda u_: f(u_.copy(), c, 3), [u], 0), rtol=1e-6, atol=1e-8)
+
+
+HELPER_SUM = """
+def total_of(t):
+    return np.sum(t)
+
+
+def f(c, x):
+    s = 0.0
+    for k in range(len(c)):
+        s = s + c[k] * x**k
+    r = total_of(s)
+    return r * r
+"""
+
+
+def test_a_whole_sum_a_helper_takes_of_an_argument_is_seen_by_the_caller():
+    """``total_of(s)`` sums ``s`` where the helper's parameter reaches NumPy: the caller's ``x``,
+    whose value reaches ``s``, may be an array there (a guess, so checked), and the sum, which the
+    IR takes for ``s`` itself, is marked on ``s`` once the helper is inlined. An array ``x`` was
+    taken for a proven number (no check) and got ``2 s ds/dx`` elementwise for ``2 sum(s) ds/dx``."""
+    grad, text = gradient(HELPER_SUM, "f", ["c", "x"])
+    assert "x must be a number" in text
+    c = np.array([0.3, -1.2, 0.8])
+    with pytest.raises(ValueError, match="x must be a number"):
+        grad(c, np.zeros(3), np.array([0.5, 1.5]))
+    check_gradient(primal(HELPER_SUM, "f"), grad, [ParamSpec("c", "array", (3,)), ParamSpec("x", "float")],
+                   ["c", "x"], set(), np.random.default_rng(5), rtol=1e-5, atol=1e-7)

@@ -44,6 +44,7 @@ Pre: verified IR. Post: verified IR with the same results and effects.
 from __future__ import annotations
 
 from ..analysis.effects import PassContext
+from ..ssa.attrs import WHOLE_REDUCED, mark_whole_reduced
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.clone import clone_op
 from ..ssa.callgraph import callees, module_callees_first, reachable
@@ -118,6 +119,8 @@ def inline_function(fn: Function, module: Module) -> None:
             continue
         if callee.name in reachable(module, callees(callee)):
             continue  # recursive
+        for name in callee.attrs.get(WHOLE_REDUCED, ()):  # np.sum(t) of a parameter: of the argument now
+            mark_whole_reduced(fn, op.operands[callee.param_names.index(name)])
         copies[op] = inline_call(op, callee)
     for block in {id(call.parent): call.parent for call in copies}.values():
         ops: list[Op] = []

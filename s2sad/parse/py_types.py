@@ -66,6 +66,7 @@ class Signature:
     # How many of the parameters may be passed by position: the rest are keyword-only
     # (``def f(x, *, scale=2.0)``). None: all of them.
     positional: Optional[int] = None
+    numpy_params: frozenset[str] = frozenset()  # (FunctionTypes.numpy_params)
 
 
 @dataclass
@@ -107,6 +108,10 @@ class FunctionTypes:
     # The types of the positional arguments of each call of a function of the file (None where
     # not known): what ``py_specialize`` types the callee's parameters from.
     call_args: dict[cst.Call, list[Optional[Type]]] = field(default_factory=dict)
+    # Parameters typed from the callers' arguments (never assumed here) whose values reach NumPy
+    # as an array's would (``np.sum(t)``): the caller's argument may be an array, and is a guess
+    # there as if the caller had passed it to NumPy itself.
+    numpy_params: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -433,8 +438,10 @@ class _Inference:
         self.returns: list[cst.BaseExpression] = []
         self.diagnostics: list[Diagnostic] = []
         self.int_demands: set[str] = set()
-        # Arguments passed to callee parameters whose rank is assumed: their values may be arrays.
+        # Arguments passed to callee parameters whose rank is assumed, or whose values reach NumPy
+        # there (Signature.numpy_params): their values may be arrays.
         self.numpy_args: list[cst.BaseExpression] = []
+        self.numpy_params: set[str] = set()  # (FunctionTypes.numpy_params: made by ``assumptions``)
         # The operands of elementwise expressions used as arrays (see array_use).
         self.array_operands: list[list[str]] = []
         # The names a comprehension binds, innermost last: their types where they are read.
@@ -762,7 +769,7 @@ class _Inference:
                     ev.exact_rank = 2 if matrix else t.rank
                     ev.exact_assumed = ev.exact_assumed or assumed
                     ev.forced_elem = t.elem
-                if assumed:
+                if assumed or (sig is not None and i < len(sig.param_names) and sig.param_names[i] in sig.numpy_params):
                     self.numpy_args.append(a)
                 self.expr(a, t is not None and t.is_int)
             return
@@ -1303,7 +1310,8 @@ class _Inference:
         tuple_result = self.tuple_result(types, result_ann)
         if tuple_result is not None:
             return FunctionTypes(params, types, None, False, self.diagnostics, self.int_demands, self.shapes,
-                                 assumed, rank_free, reduced, tuple_result, lists, node_types, call_args)
+                                 assumed, rank_free, reduced, tuple_result, lists, node_types, call_args,
+                                 frozenset(self.numpy_params))
         result: Optional[Type] = None
         returned_array: Optional[Type] = None
         for r in self.returns:
@@ -1322,7 +1330,8 @@ class _Inference:
         if isinstance(result_ann, ScalarType) and self.returns and not returns_array:
             result = result_ann
         return FunctionTypes(params, types, result, returns_array, self.diagnostics, self.int_demands, self.shapes,
-                             assumed, rank_free, reduced, None, lists, node_types, call_args)
+                             assumed, rank_free, reduced, None, lists, node_types, call_args,
+                             frozenset(self.numpy_params))
 
     def local_types(self, types: dict[str, Type], fixed: set[str]) -> None:
         """The types of the names not in ``fixed``, from what is assigned to them, to a fixed point."""
@@ -1527,6 +1536,8 @@ class _Inference:
             t = types[name]
             ann = annotations.get(name)
             if name in self.given:
+                if t.is_float and name in context and name not in scalar_only:
+                    self.numpy_params.add(name)
                 continue  # the callers' arguments give it
             if name in unread:
                 out[name] = _rank(t)
@@ -1741,7 +1752,8 @@ def signature(fn: cst.FunctionDef, types: FunctionTypes, info: ModuleInfo) -> Si
     names = [p.name.value for p in params]
     defaults = [default_value(p.default, info) for p in params]
     return Signature(fn.name.value, names, list(types.params), defaults, types.result, frozenset(types.assumed),
-                     types.rank_free, types.tuple_result, len(fn.params.params) if fn.params.kwonly_params else None)
+                     types.rank_free, types.tuple_result, len(fn.params.params) if fn.params.kwonly_params else None,
+                     types.numpy_params)
 
 
 def _is_mask(t: Optional[Type]) -> bool:
