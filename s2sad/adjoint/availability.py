@@ -45,6 +45,9 @@ class Availability:
         # each loop body caches a minimum cut of those values (``mincut.py``), not each one.
         self.needed = needed
         self.requests: dict[Block, dict[Value, None]] = {}
+        # What this run taped of each block's values because nothing else would serve (the
+        # values ``_plan`` would cache: ``taped_as_cut``).
+        self.taped: dict[Block, dict[Value, None]] = {}
         self._plans: dict[Block, CachePlan] = {}
         self._asking: list[Block] = []  # the blocks of the values being made available, innermost last
         self.counters = Counters(ck_bodies)
@@ -146,6 +149,7 @@ class Availability:
         elif self.counters.restorable(v):
             val = self.counters.restore(self.avail, m, v)
         elif v.is_block_arg or v in self._plan(block).cached:
+            self.taped.setdefault(block, {})[v] = None
             val = self.avail_clone(m, self.forward.fwd[v], block)
         elif (kept := self._kept_in_memory(v)) is not None:
             arr, index = kept
@@ -165,9 +169,26 @@ class Availability:
             )
             val = new.result
         else:
+            self.taped.setdefault(block, {})[v] = None
             val = self.avail_clone(m, self.forward.fwd[v], block)
         m.avail[v] = val
         return val
+
+    def taped_as_cut(self) -> bool:
+        """Whether this run (one without ``needed``) taped of each loop body exactly what the
+        minimum cut of its requests caches: a run with the cut then makes the same choice for
+        every value asked (the cut's values taped, the rest recomputed or read as here), so the
+        same gradient, and need not be made."""
+        blocks = dict.fromkeys([*self.requests, *self.taped])
+        for block in blocks:
+            owner = block.parent_op
+            if owner is None or owner.name not in ("for", "while"):
+                continue  # (a branch's values: no cut there, in either run)
+            plan = plan_cache(self.requests.get(block, {}), lambda v, b=block: self._cache_kind(v, b),
+                              lambda v: list(v.defining_op.operands), _cache_cost, _kept_anyway_cost)
+            if plan.cached != set(self.taped.get(block, ())):
+                return False
+        return True
 
     def _keeps_costly(self, v: Value, block: Block) -> bool:
         """A costly value (``_recompute_cost``) of a branch of the function's top level: carried out

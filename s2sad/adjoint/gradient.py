@@ -139,7 +139,7 @@ def _minimal_caching(module: Module, fn: Function, wrt: set[int], signatures, ma
     act = analyze_activity(module, fn, set(wrt) | set(signatures[fn.name].shadowed))
     first = GradientTransform(module, fn, act, signatures, may_alias, checkpoint, None, with_value)
     grad = first.run()
-    if first.tapes.count == 0:
+    if first.tapes.count == 0 or first.values.taped_as_cut():
         return first, grad
     second = GradientTransform(module, fn, act, signatures, may_alias, checkpoint, first.values.requests, with_value)
     return second, second.run()

@@ -112,6 +112,9 @@ class RootSet:
         return self.anything or bool(self.roots)
 
 
+NO_ROOTS = RootSet()
+
+
 @dataclass(frozen=True)
 class FunctionEffects:
     """Indices of the array parameters a function reads and writes (transitively), and whether
@@ -186,10 +189,14 @@ class EffectAnalysis:
     # -- ops ----------------------------------------------------------------------------
     def written_roots(self, op: Op) -> RootSet:
         """Roots that ``op``, or any op nested in its regions, may write."""
+        if not op.regions and not op_def(op.name).touches(write=True):
+            return NO_ROOTS  # (most ops: asked of every op by the passes that track memory)
         return self._written_roots(op.walk())
 
     def read_roots(self, op: Op) -> RootSet:
         """Roots whose contents ``op``, or any op nested in its regions, may read."""
+        if not op.regions and not op_def(op.name).touches(write=False):
+            return NO_ROOTS
         return self._read_roots(op.walk())
 
     def written_roots_of_nests(self, fn: Function) -> dict[Op, RootSet]:
@@ -235,6 +242,8 @@ class EffectAnalysis:
 
         for op in ops:
             d = op_def(op.name)
+            if not d.touches(write):
+                continue
             if d.effects == "barrier":
                 anything = True  # what other threads wrote becomes visible: any memory may change
             elif d.effects == "call":

@@ -369,12 +369,29 @@ def walk(e: Expr) -> Iterator[Expr]:
 
 
 def names_in(e: Expr) -> list[str]:
-    """Identifiers the expression reads, in first-use order."""
-    seen: dict[str, None] = {}
-    for node in walk(e):
-        if isinstance(node, Name):
-            seen.setdefault(node.id, None)
-    return list(seen)
+    """Identifiers the expression reads, in first-use order.
+
+    Kept on the expression once asked (expressions never change): the C emitter's placement of
+    declarations and its dead-code sweep ask it of every statement's expressions several times,
+    and a subexpression already asked is not walked again."""
+    found = e.__dict__.get(_NAMES)
+    if found is None:
+        seen: dict[str, None] = {}
+        stack = [e]
+        while stack:
+            node = stack.pop()
+            known = node.__dict__.get(_NAMES)
+            if known is not None:
+                seen.update(dict.fromkeys(known))
+            elif isinstance(node, Name):
+                seen.setdefault(node.id, None)
+            else:
+                stack.extend(reversed(node.children()))
+        found = e.__dict__[_NAMES] = tuple(seen)
+    return list(found)
+
+
+_NAMES = "_names_in"  # (the attribute names_in keeps its answer in)
 
 
 def hoistable(e: Expr) -> Iterator[Expr]:

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import itertools
 from dataclasses import dataclass
 from typing import Mapping, Optional
 
@@ -108,6 +109,27 @@ class _Classes:
         return sorted(self.members, key=self.order.__getitem__)
 
 
+# Up to this many members, a class asks of another's spans by bisection, one member at a time;
+# two larger classes are swept together.
+FEW_MEMBERS = 16
+
+
+@dataclass
+class _SpanIndex:
+    """A class's members' spans sorted by start: ``by_start`` (start, end, the member's order,
+    the member), ``starts`` alone for bisection, and ``reach``, the latest end among the first k."""
+
+    members: list[Value]
+    by_start: list[tuple[int, int, int, Value]]
+    starts: list[int]
+    reach: list[int]
+
+    @classmethod
+    def of(cls, members: list[Value], by_start: list[tuple[int, int, int, Value]]) -> "_SpanIndex":
+        reach = list(itertools.accumulate((t[1] for t in by_start), max))
+        return cls(members, by_start, [t[0] for t in by_start], reach)
+
+
 class _Coalescer:
     def __init__(self, fn: Function, layout: Layout, plan: InlinePlan, early: frozenset = frozenset()):
         self.fn = fn
@@ -119,8 +141,8 @@ class _Coalescer:
         self.classes = _Classes(self.values)
         self.edges: list[tuple[Value, Value]] = []
         self._spans: dict[Value, tuple[int, int]] = {}
-        # a class's root and side -> its members as last asked, and their sorted spans
-        self._class_spans: dict[tuple[Value, int], tuple[list[Value], list[tuple[int, int, int, int]]]] = {}
+        # a class's root -> its members as last asked, and their spans by start
+        self._class_spans: dict[Value, _SpanIndex] = {}
         self._run()
 
     def _values(self) -> list[Value]:
@@ -179,10 +201,17 @@ class _Coalescer:
             self.classes.union(a, b)
         for dst, src in self.edges:
             if src in self.classes and self._can_merge(dst, src):
-                for root in (self.classes.find(dst), self.classes.find(src)):
-                    self._class_spans.pop((root, 0), None)
-                    self._class_spans.pop((root, 1), None)
+                roots = [self.classes.find(v) for v in (dst, src)]
+                known = [self._class_spans.get(r) for r in roots]
+                merge = any(k is not None for k in known)
+                if merge:  # the joined class's spans: the two lists merged (sorted runs)
+                    parts = [self._indexed_spans(self.classes.members[r]).by_start for r in roots]
+                for r in roots:
+                    self._class_spans.pop(r, None)
                 self.classes.union(dst, src)
+                if merge:
+                    root = self.classes.find(dst)
+                    self._class_spans[root] = _SpanIndex.of(self.classes.members[root], sorted(parts[0] + parts[1]))
 
     def _can_merge(self, a: Value, b: Value) -> bool:
         ra, rb = self.classes.find(a), self.classes.find(b)
@@ -210,30 +239,47 @@ class _Coalescer:
         ``s``) have hundreds of values each, nearly all of them far from one another."""
         if len(ma) * len(mb) <= 64:
             return any(self._meet(x, y) for x in ma for y in mb)
-        # A sweep over the spans by start, each meeting only the other class's spans still open
-        # (two classes of a long function's `t` of hundreds of values each: pairs by the hundred
-        # thousand, nearly all apart).
-        spans = heapq.merge(self._sorted_spans(ma, 0), self._sorted_spans(mb, 1))
-        members = (ma, mb)
+        few, many = (ma, mb) if len(ma) <= len(mb) else (mb, ma)
+        if len(few) <= FEW_MEMBERS:
+            # A value joining a long class (the next `t` of a long function, hundreds before it):
+            # each of its members meets only the spans that reach it, found by bisection.
+            return any(self._meets_any(x, many) for x in few)
+        # Two long classes: a sweep over the spans by start, each meeting only the other
+        # class's spans still open.
+        sides = {id(v): side for side, members in enumerate((ma, mb)) for v in members}
         open_: tuple[list, list] = ([], [])
-        for start, end, side, k in spans:
+        for start, end, _, v in heapq.merge(self._indexed_spans(ma).by_start, self._indexed_spans(mb).by_start):
+            side = sides[id(v)]
             other = open_[1 - side]
-            other[:] = [(e, j) for e, j in other if e >= start]
-            v = members[side][k]
-            if any(self.liveness.intersect(v, members[1 - side][j]) for _, j in other):
+            other[:] = [(e, y) for e, y in other if e >= start]
+            if any(self.liveness.intersect(v, y) for _, y in other):
                 return True
-            open_[side].append((end, k))
+            open_[side].append((end, v))
         return False
 
-    def _sorted_spans(self, members: list[Value], side: int) -> list[tuple[int, int, int, int]]:
-        """(start, end, side, index) of each member's span, by start: worked out once per class
-        and again when it grows (a new list of members)."""
+    def _meets_any(self, x: Value, members: list[Value]) -> bool:
+        """Whether ``x`` meets one of ``members``: those whose spans start before ``x``'s ends,
+        walked back from the latest while one before may still reach ``x``'s start."""
+        start, end = self.span(x)
+        index = self._indexed_spans(members)
+        k = bisect.bisect_right(index.starts, end) - 1
+        while k >= 0 and index.reach[k] >= start:
+            _, span_end, _, y = index.by_start[k]
+            if span_end >= start and self.liveness.intersect(x, y):
+                return True
+            k -= 1
+        return False
+
+    def _indexed_spans(self, members: list[Value]) -> _SpanIndex:
+        """The spans of a class's members by start, worked out once per class and again when
+        it grows (a new list of members)."""
         root = self.classes.find(members[0])
-        found = self._class_spans.get((root, side))
-        if found is None or found[0] is not members:
-            spans = sorted((*self.span(v), side, k) for k, v in enumerate(members))
-            self._class_spans[(root, side)] = found = (members, spans)
-        return found[1]
+        found = self._class_spans.get(root)
+        if found is None or found.members is not members:
+            order = self.classes.order
+            found = self._class_spans[root] = _SpanIndex.of(
+                members, sorted((*self.span(v), order[v], v) for v in members))
+        return found
 
     def _meet(self, x: Value, y: Value) -> bool:
         (sx, ex), (sy, ey) = self.span(x), self.span(y)

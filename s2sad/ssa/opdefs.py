@@ -64,6 +64,11 @@ class OpDef:
     terminator: bool = False
     regions: int = 0
 
+    def touches(self, write: bool) -> bool:
+        """Whether an op of this name may itself write (or read) memory: ``writes`` (``reads``)
+        says some operands, or the callee or a barrier decides."""
+        return self.effects != "memory" or (self.writes if write else self.reads) is not _nothing
+
 
 def _array_fresh(op: Op) -> bool:
     return any(r.type.is_array for r in op.results)  # (a call may return several values)
