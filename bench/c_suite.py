@@ -13,8 +13,12 @@ alphas,means,icf --target c``), builds the primal and the gradient with ``gcc -O
 prints the median CPU time per call of primal and gradient, timed in alternation
 (``interleaved_cpu_times``), and the ratio gradient / primal. Usage::
 
-    .venv/bin/python bench/c_suite.py [--quick] [--only gmm,ba,lstm] [--time 0.2] [-O 2]
+    .venv/bin/python bench/c_suite.py [--quick] [--only gmm,ba,lstm] [--time 0.2] [-O 2] [--workspace]
     .venv/bin/python bench/c_suite.py --check     # gradient vs central differences, small sizes
+
+``--workspace`` generates with ``s2sad grad --workspace`` and also times ``grad_f_ws`` called on
+one workspace kept across the calls (its tapes allocated once, not faulted in on every call),
+after checking that it gives the adjoints ``grad_f`` gives.
 
 ``--check`` compares each gradient with central differences of the compiled primal at a
 handful of random coordinates of every --wrt array (small sizes) and exits with status 1 on
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import re
 import subprocess
 import sys
 import tempfile
@@ -51,7 +56,7 @@ class BenchError(Exception):
     """A failure with a message ready for the user (no traceback)."""
 
 
-_SCALAR = {"int": ctypes.c_int, "double": ctypes.c_double}
+_SCALAR = {"int": ctypes.c_int, "double": ctypes.c_double, "void *": ctypes.c_void_p}
 _POINTER = {"double *": (np.float64, ctypes.c_double), "int *": (np.int32, ctypes.c_int)}
 
 
@@ -86,9 +91,9 @@ def c_function(lib: ctypes.CDLL, name: str, types: list[str], result: str) -> Ca
     return call
 
 
-def generate(obj: Objective, level: int) -> str:
+def generate(obj: Objective, level: int, workspace: bool = False) -> str:
     """The C gradient from s2sad, or a BenchError with s2sad's diagnostic."""
-    opts = pipeline.Options(level=level)
+    opts = pipeline.Options(level=level, workspace=workspace)
     try:
         return pipeline.gradient_source(obj.path.read_text(), str(obj.path), obj.func, obj.wrt, target="c",
                                         options=opts)  # the path: its headers are found beside it
@@ -101,12 +106,26 @@ def generate(obj: Objective, level: int) -> str:
         ) from None
 
 
-def build_pair(obj: Objective, level: int, tmp: Path):
+def build_pair(obj: Objective, level: int, tmp: Path, workspace: bool = False):
+    """The primal and the gradient, called as Python functions; with ``workspace``, also the
+    gradient on one workspace that every call shares (``grad_f_ws``; None without)."""
     primal_lib = compile_lib(obj.path.read_text(), obj.key, tmp)
-    grad_lib = compile_lib(generate(obj, level), f"grad_{obj.key}", tmp)
+    source = generate(obj, level, workspace)
+    grad_lib = compile_lib(source, f"grad_{obj.key}", tmp)
     primal = c_function(primal_lib, obj.func, obj.types, "double")
     grad = c_function(grad_lib, f"grad_{obj.func}", obj.gradient_types(), "void")
-    return primal, grad
+    if not workspace:
+        return primal, grad, None
+    # grad_f_workspace: void *buf[k]; size_t bytes[k], zeroed to start
+    slots = int(re.search(r"void \*buf\[(\d+)\];", source).group(1))
+    ws = ctypes.create_string_buffer(slots * (ctypes.sizeof(ctypes.c_void_p) + ctypes.sizeof(ctypes.c_size_t)))
+    kept = c_function(grad_lib, f"grad_{obj.func}_ws", ["void *", *obj.gradient_types()], "void")
+
+    def grad_ws(*args):
+        return kept(ctypes.addressof(ws), *args)
+
+    grad_ws.keep = (ws, grad_lib)  # the workspace lives as long as the function
+    return primal, grad, grad_ws
 
 
 def gradient_args(obj: Objective, args: list, shadows: dict[str, np.ndarray], d_return: float) -> list:
@@ -121,25 +140,44 @@ def gradient_args(obj: Objective, args: list, shadows: dict[str, np.ndarray], d_
 # ----------------------------------------------------------------------------- timing
 
 
-def run_timing(objectives: list[Objective], size: str, level: int, budget: float) -> None:
+def run_timing(objectives: list[Objective], size: str, level: int, budget: float, workspace: bool = False) -> None:
     rows = []
     with tempfile.TemporaryDirectory(prefix="s2sad_bench_") as tmp:
         for obj in objectives:
-            primal, grad = build_pair(obj, level, Path(tmp))
+            primal, grad, grad_ws = build_pair(obj, level, Path(tmp), workspace)
             rng = np.random.default_rng(0)
             sizes = obj.sizes[size]
             args = obj.data(rng, **sizes)
+            if grad_ws is not None:
+                _same_adjoints(obj, args, grad, grad_ws)
             shadows = {name: np.zeros_like(args[obj.names.index(name)]) for name in obj.wrt}
             gargs = gradient_args(obj, args, shadows, 1.0)
             # shadows accumulate across the timed calls (+=); their values do not affect timing
-            tp, tg = interleaved_cpu_times([lambda: primal(*args), lambda: grad(*gargs)], budget)
-            rows.append((obj.key, " ".join(f"{k}={v}" for k, v in sizes.items()), tp, tg))
+            calls = [lambda: primal(*args), lambda: grad(*gargs)]
+            if grad_ws is not None:
+                calls.append(lambda: grad_ws(*gargs))
+            times = interleaved_cpu_times(calls, budget)
+            rows.append((obj.key, " ".join(f"{k}={v}" for k, v in sizes.items()), *times))
             print(f"  {obj.key}: done", file=sys.stderr, flush=True)
 
     w = max(len(r[1]) for r in rows)
-    print(f"{'objective':10} {'sizes':{w}} {'primal':>11} {'gradient':>11} {'grad/primal':>12}")
-    for key, sizes, tp, tg in rows:
-        print(f"{key:10} {sizes:{w}} {fmt_time(tp):>11} {fmt_time(tg):>11} {tg / tp:12.2f}")
+    head = f"{'objective':10} {'sizes':{w}} {'primal':>11} {'gradient':>11} {'grad/primal':>12}"
+    print(head + (f" {'grad_ws':>11} {'ws/primal':>10}" if workspace else ""))
+    for key, sizes, tp, tg, *tw in rows:
+        line = f"{key:10} {sizes:{w}} {fmt_time(tp):>11} {fmt_time(tg):>11} {tg / tp:12.2f}"
+        print(line + (f" {fmt_time(tw[0]):>11} {tw[0] / tp:10.2f}" if tw else ""))
+
+
+def _same_adjoints(obj: Objective, args: list, grad, grad_ws) -> None:
+    """``grad_ws`` gives what ``grad`` gives, on its first call and on the next (its tapes kept)."""
+    expected = {name: np.zeros_like(args[obj.names.index(name)]) for name in obj.wrt}
+    grad(*gradient_args(obj, [a.copy() if isinstance(a, np.ndarray) else a for a in args], expected, 1.0))
+    for _ in range(2):
+        got = {name: np.zeros_like(v) for name, v in expected.items()}
+        grad_ws(*gradient_args(obj, [a.copy() if isinstance(a, np.ndarray) else a for a in args], got, 1.0))
+        for name in obj.wrt:
+            if not np.array_equal(got[name], expected[name]):
+                raise BenchError(f"{obj.key}: grad_{obj.func}_ws gives other adjoints of {name} than grad_{obj.func}")
 
 
 # ----------------------------------------------------------------------------- finite-difference check
@@ -149,7 +187,7 @@ def run_check(objectives: list[Objective], level: int, per_array: int = 6) -> bo
     ok = True
     with tempfile.TemporaryDirectory(prefix="s2sad_check_") as tmp:
         for obj in objectives:
-            primal, grad = build_pair(obj, level, Path(tmp))
+            primal, grad, _ = build_pair(obj, level, Path(tmp))
             rng = np.random.default_rng(1)
             args = obj.data(rng, **obj.sizes["check"])
             shadows = {name: np.zeros_like(args[obj.names.index(name)]) for name in obj.wrt}
@@ -181,6 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="comma-separated subset of: " + ",".join(o.key for o in OBJECTIVES))
     ap.add_argument("--time", type=float, default=0.2, help="seconds spent timing each function (default 0.2)")
     ap.add_argument("-O", dest="level", type=int, default=2, choices=(0, 1, 2), help="s2sad optimization level")
+    ap.add_argument("--workspace", action="store_true",
+                    help="also time grad_f_ws on a workspace kept across calls (s2sad grad --workspace)")
     args = ap.parse_args(argv)
 
     objectives = OBJECTIVES
@@ -202,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
             ok = run_check(objectives, args.level)
             print("all gradients match finite differences" if ok else "gradient check FAILED")
             return 0 if ok else 1
-        run_timing(objectives, "quick" if args.quick else "full", args.level, args.time)
+        run_timing(objectives, "quick" if args.quick else "full", args.level, args.time, args.workspace)
     except BenchError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -1,7 +1,7 @@
 """The ``s2sad`` command line.
 
     s2sad grad FILE [--func NAME] --wrt P[,P...] [-o OUT] [--target py|numba|c|cuda]
-               [-O0|-O1|-O2] [--passes LIST] [--may-alias] [--all-atomic]
+               [-O0|-O1|-O2] [--passes LIST] [--may-alias] [--all-atomic] [--workspace]
                [-I DIR] [-D NAME[=VALUE]] [-U NAME]
 
 ``--target cuda`` of a .cu file differentiates its kernel; of a .c or .py file, it
@@ -99,6 +99,13 @@ def _parser() -> argparse.ArgumentParser:
         help="run the gradient's loops whose iterations are independent (each touches only its own "
         "elements) in parallel: '#pragma omp parallel for' in C (compile with -fopenmp), numba.prange "
         "with --target numba; no effect on the other targets",
+    )
+    g.add_argument(
+        "--workspace",
+        action="store_true",
+        help="C output: also write grad_f_ws(grad_f_workspace *ws, ...), which keeps its tapes in *ws "
+        "from one call to the next instead of allocating them on every call (no page faults on repeated "
+        "calls); grad_f itself is unchanged",
     )
     g.add_argument(
         "--all-atomic",
@@ -229,6 +236,8 @@ def _options(args: argparse.Namespace) -> pipeline.Options:
     level = args.level if args.level is not None else args.default_level
     if getattr(args, "all_atomic", False) and _target(args) != "cuda":
         raise UsageError("--all-atomic applies to CUDA output (--target cuda, or a .cu input)")
+    if getattr(args, "workspace", False) and _target(args) != "c":
+        raise UsageError("--workspace applies to C output (--target c)")
     if args.passes is not None:
         try:
             parse_pipeline(args.passes)
@@ -258,6 +267,7 @@ def _options(args: argparse.Namespace) -> pipeline.Options:
         all_atomic=getattr(args, "all_atomic", False),
         with_value=getattr(args, "with_value", False),
         parallel=getattr(args, "parallel", False),
+        workspace=getattr(args, "workspace", False),
         cflags=CFlags(tuple(args.include_dirs), tuple(args.cmacros)),
         derivatives=read_derivatives(getattr(args, "derivatives", [])),
     )

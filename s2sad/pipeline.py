@@ -67,6 +67,7 @@ class Options:
     derivatives: Derivatives = NO_DERIVATIVES  # custom adjoints (--derivatives)
     with_value: bool = False  # the gradient gives back the primal's value too (--with-value)
     parallel: bool = False  # the gradient's independent loops run in parallel (--parallel)
+    workspace: bool = False  # C: the entry's tapes kept across calls in the caller's workspace (--workspace)
 
     @property
     def primal_pipeline(self) -> str:
@@ -371,6 +372,8 @@ def _flags(options: Options, filename: str) -> list[str]:
         flags.append("--with-value")
     if options.parallel:
         flags.append("--parallel")
+    if options.workspace:
+        flags.append("--workspace")
     here = Path(filename).resolve().parent
     flags += [f"--derivatives {shlex.quote(os.path.relpath(Path(p).resolve(), here))}"
               for p in options.derivatives.paths]
@@ -440,7 +443,7 @@ def emit_source(module: Module, target: str, entry: str, header: str = "", optio
     if target == "cuda":
         return emit_cuda(module, header, entry, options.all_atomic)
     if target == "c":
-        return emit_c(module, header, entry)
+        return emit_c(module, header, entry, options.workspace)
     return emit_python(module, target, header, entry)
 
 

@@ -27,6 +27,27 @@ def test_c_suite_quick_run_prints_the_ratio_table():
 
 
 @pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_c_suite_with_workspaces_times_grad_ws_after_checking_it():
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "c_suite.py"), "--quick", "--workspace", "--only",
+                        "gmm,lstm", "--time", "0.02"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    header = next(k for k, line in enumerate(lines) if line.startswith("objective"))
+    assert lines[header].split()[-2:] == ["grad_ws", "ws/primal"]
+    rows = [line.split() for line in lines[header + 1:] if line.strip()]
+    assert [row[0] for row in rows] == ["gmm", "lstm"] and all(float(row[-1]) > 0 for row in rows)
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_workspace_bench_prints_faults_per_call():
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "workspace.py"), "--sizes", "3000x4", "--calls", "2",
+                        "--rounds", "1"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    row = r.stdout.splitlines()[-1].split()
+    assert row[0] == "3000x4" and len(row) == 8 and float(row[3]) > 0 and float(row[6]) > 0
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
 def test_c_suite_check_mode_passes():
     r = subprocess.run([sys.executable, str(ROOT / "bench" / "c_suite.py"), "--check"], capture_output=True,
                        text=True, timeout=300)

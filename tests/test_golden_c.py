@@ -132,6 +132,7 @@ class CCase:
     atol: float
     sources: tuple[Path, ...] = ()  # defining the functions input.c declares but does not define
     driver: Optional[Path] = None  # a C check of its own (struct values): see the module's docstring
+    workspace: bool = False  # made with --workspace (C output only: emit_c/workspace.py)
 
     @property
     def source(self) -> str:
@@ -147,7 +148,8 @@ class CCase:
         return CSignature.parse(self.source, self.func, self.folder)
 
     def generate(self, target: str, level: int = pipeline.DEFAULT.level, checkpoint: Optional[str] = None) -> str:
-        options = pipeline.Options(level=level, checkpoint=parse_schedule(checkpoint) if checkpoint else None)
+        options = pipeline.Options(level=level, checkpoint=parse_schedule(checkpoint) if checkpoint else None,
+                                   workspace=self.workspace and target == "c")
         # The path, not just the name, so that s2sad finds the headers beside input.c.
         return pipeline.gradient_source(self.source, str(self.folder / "input.c"), self.func, self.wrt, target,
                                         options)
@@ -183,6 +185,7 @@ def load_c_cases(root: Path = C_GOLDEN) -> list[CCase]:
                 spec.get("atol", 2e-6),
                 tuple(folder / name for name in spec.get("sources", [])),
                 folder / spec["driver"] if "driver" in spec else None,
+                spec.get("workspace", False),
             )
         )
     return cases

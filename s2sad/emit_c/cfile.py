@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional, Protocol
 
 from ..diagnostics import error
@@ -56,9 +56,10 @@ class _CEffects(Effects):
 class ModuleContext:
     """What the emitters of one file's functions share (see the module's docstring)."""
 
-    def __init__(self, module: Module, entry: str):
+    def __init__(self, module: Module, entry: str, workspace: bool = False):
         self.module = module
         self.entry = entry
+        self.workspace = workspace  # the entry's tapes in its caller's workspace (workspace.py)
         self.effects = _CEffects(module)
         self.sizes = Sizes(module)
         self._returned: dict[str, list[int]] = {}
@@ -153,16 +154,19 @@ class EmittedFunctions:
     custom: dict[str, list[str]]
     # The file-scope arrays the entry uses, declared extern, and their adjoints (emitter.file_scope).
     file_scope: list[str]
+    # The entry's workspace (--workspace): its type and the functions that serve it (workspace.py).
+    workspace: list[str] = field(default_factory=list)
 
 
-def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunctions:
-    """Every function ``entry`` reaches, emitted by ``make``'s emitters, in module order."""
+def emit_functions(module: Module, entry: str, make: MakeEmitter, workspace: bool = False) -> EmittedFunctions:
+    """Every function ``entry`` reaches, emitted by ``make``'s emitters, in module order
+    (``workspace``: the entry's tapes in its caller's workspace, ``workspace.py``)."""
     if entry not in module.functions:
         raise error(f"no function '{entry}' to emit")
     for fn in module.functions.values():
         if fn.name != entry:
             flatten_struct_params(module, fn)
-    ctx = ModuleContext(module, entry)
+    ctx = ModuleContext(module, entry, workspace)
     called = reachable(module, [entry])
     unlowered = [n for n in called if has_array_ops(module.functions[n])]
     if unlowered:  # C has no array values (opt.passes.TARGET_PIPELINES)
@@ -209,8 +213,10 @@ def emit_functions(module: Module, entry: str, make: MakeEmitter) -> EmittedFunc
     # from a header of its own: the output includes no header of the user's (the contract allows
     # the standard ones only, and the file must compile wherever it is written).
     file_scope = [line for e in emitters for line in getattr(e, "file_scope", [])]
+    workspaces = [e.workspace.declarations() for e in emitters if getattr(e, "workspace", None) is not None]
     return EmittedFunctions(ctx, functions, structs, emitters, typedefs, list(externs),
-                            {file: list(protos) for file, protos in custom.items()}, file_scope)
+                            {file: list(protos) for file, protos in custom.items()}, file_scope,
+                            workspaces[0] if workspaces else [])
 
 
 def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str],
@@ -231,7 +237,7 @@ def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str],
             pending += (helper_calls or {}).get(name, ())
     used = [text for name, text in helpers.items() if name in reached]
     body = "\n\n".join(used + functions)
-    includes = _includes(strip_comments(body))
+    includes = _includes(strip_comments("\n".join([body, *emitted.workspace])))
     out: list[str] = []
     head = [line[2:] if line.startswith("# ") else line.lstrip("#") for line in header.strip("\n").split("\n")]
     head = [comment_text(h).replace("*/", "* /").rstrip() for h in head if header.strip()]
@@ -254,6 +260,8 @@ def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str],
     if emitted.file_scope:
         out += ["/* The file-scope arrays the function uses, defined with it, and their adjoints. */"]
         out += emitted.file_scope + [""]
+    if emitted.workspace:
+        out += emitted.workspace + [""]
     for file, protos in emitted.custom.items():
         out += [f"/* Defined outside this file, with custom adjoints in {file} (--derivatives): link it. */"]
         out += [f"{proto};" for proto in protos] + [""]

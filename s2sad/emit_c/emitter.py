@@ -96,15 +96,17 @@ from .parallel import Pragma
 from .parallel import finish as finish_pragmas
 from .render import CRenderer, wrap_signature
 from .signature import declared_params, global_array_params, results_through_pointers
+from .workspace import Workspace
 from ..analysis.extents import sizes_buffers_only
 
 _ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 _BITS = {"bitand": "&", "bitor": "|", "bitxor": "^", "shl": "<<", "shr": ">>"}
 
 
-def emit_c(module: Module, header: str, entry: str) -> str:
-    """The module as one C99 file: ``entry`` has external linkage, every other function is static."""
-    return c_file(header, emit_functions(module, entry, CFunctionEmitter), HELPERS | slot_helpers(module))
+def emit_c(module: Module, header: str, entry: str, workspace: bool = False) -> str:
+    """The module as one C99 file: ``entry`` has external linkage, every other function is static;
+    with ``workspace``, its tapes live in memory its caller keeps across calls (workspace.py)."""
+    return c_file(header, emit_functions(module, entry, CFunctionEmitter, workspace), HELPERS | slot_helpers(module))
 
 
 class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, StatementBuilder):
@@ -163,6 +165,9 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
             self.result_outs = [self.namer.claim_fixed(f"result_{n}") for n in named]
         self.alloc = allocate(fn, ctx.effects, self.namer, self._zeroed_before_call(), self._buffers_freed_at())
         self.var = self.alloc.var
+        # --workspace: the entry's tapes live in memory the caller keeps across calls (workspace.py).
+        self.workspace = Workspace.of(ctx.module, fn, ctx.c_name(fn.name), self.namer.fresh("ws")) \
+            if ctx.workspace and fn.name == ctx.entry and not atomic else None
         for p, leaf in self.struct_leaves.items():  # the leaf's variable, and any value sharing it
             old = self.var.get(p)
             for v, name in list(self.var.items()):
@@ -216,6 +221,7 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         self.printed_params: dict[Value, str] = {}  # each IR parameter -> the C parameter that holds it
         hidden = global_array_params(fn) if fn.name == self.ctx.entry and not self.atomic else {}
         zeroed: list[str] = []
+        args: list[str] = []  # the name each of params declares, in their order (the workspace's wrapper)
         for i, p in enumerate(fn.params):
             leaf = self.struct_leaves.get(p)
             if i in hidden:  # a file-scope array, or its adjoint: the body names it, no parameter holds it
@@ -225,18 +231,22 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
                 self.printed_params[p] = leaf.group
                 if leaf.group not in declared:
                     params.append(declarator(leaf.spelled, leaf.group))
+                    args.append(leaf.group)
                     declared.add(leaf.group)
             else:
                 name = self.printed_params[p] = self.var.get(p) or self.namer.fresh(p.name_hint or "arg")
                 t = self._param_spelling(spelled[i]) if spelled is not None else ctype(p.type)
                 params.append(declarator(t, name))
+                args.append(name)
             out = self.struct_outs.get(i)
             if out is not None and out.group not in declared:
                 params.append(declarator(out.spelled, out.group))
+                args.append(out.group)
                 declared.add(out.group)
             elif out is None and i in self.out_names:  # the adjoint's out-cell is written: not const
                 cell = " ".join(w for w in t.split() if w not in ("const", "restrict"))
                 params.append(declarator(cell + " *", self.out_names[i]))
+                args.append(self.out_names[i])
         if fn.attrs.get("with_value"):  # --with-value: the primal's value, as the primal returns it
             ret = fn.attrs.get("c_result") or ctype(fn.result_types[0])
         elif self.returned is not None or len(fn.result_types) != 1 or self.result_outs:
@@ -248,6 +258,7 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
                 raise error(f"C output: '{fn.name}' returns several values, an array among them", fn.loc,
                             hint="write the array into an output array parameter")
             params.append(declarator(ctype(t) + " *", name))
+            args.append(name)
         body = tidy(self.gen_block(fn.body))
         body = _ternaries(body)
         types = {k: v for k, v in self.types.items() if k not in self.stack and k not in self.param_names}
@@ -280,7 +291,14 @@ class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, Stateme
         instance = instance_text(fn.attrs, grad_info(fn) is not None)  # one of several copies of a helper
         about = ([f"// {instance}"] if instance else []) + about
         guard = self._size_guard() if fn.name == self.ctx.entry and not self.atomic else []
-        return "\n".join(about + sizes + head + guard + unused + lines + ["}"])
+        if self.workspace is None:
+            return "\n".join(about + sizes + head + guard + unused + lines + ["}"])
+        ws = self.workspace
+        kept = wrap_signature(f"{ret} {c_name}_ws", [f"{ws.type_name} *{ws.param}", *params], " {")
+        note = ["//", f"// {c_name}_ws does the same on the workspace *{ws.param}, whose tapes it keeps for the next "
+                "call (--workspace)."]
+        return "\n".join(about + sizes + note + kept + guard + unused + lines + ["}", ""]
+                         + ws.wrapper(ret, head, args))
 
     def _file_scope_array(self, name: str, array: str, declaration: str, shadow: bool, zeroed: list[str]) -> None:
         """The file-scope array ``array`` (``declaration``: ``double work[MAXN]``) as the gradient

@@ -11,6 +11,7 @@ spells its own way (``emit_cuda``).
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 from ..analysis.ranges import IntRanges
 from ..diagnostics import error
@@ -27,6 +28,7 @@ from .cstmt import ArrayDecl
 from .indexing import times
 from .names import CNamer
 from .signature import declared_params
+from .workspace import Workspace
 
 STACK_LIMIT = 256  # arrays of at most this many elements, of constant size, live on the stack
 # The type of a tape's top and capacity: a count, unsigned. Where gcc proves that nothing was
@@ -67,6 +69,7 @@ class CMemory:
     module: Module
     ranges: IntRanges
     _var_count: dict[str, int]
+    workspace: Optional[Workspace]  # the entry's, with --workspace (workspace.py)
 
     def _buffers_freed_at(self) -> dict[Value, object]:
         """Where each buffer this function makes is freed, for out-of-SSA naming: two buffers
@@ -95,7 +98,10 @@ class CMemory:
         self.heap.setdefault(self.home.get(op, op.parent), {})[op] = name
 
     def _release(self, var: str) -> list[Stmt]:
-        """The frees of the buffer ``var`` holds: its table of rows first, where it has one."""
+        """The frees of the buffer ``var`` holds: its table of rows first, where it has one (none
+        for a tape of the workspace, which keeps it for the next call)."""
+        if self.workspace is not None and var in self.workspace.slots:
+            return []
         return ([self._free(self.row_tables[var])] if var in self.row_tables else []) + [self._free(var)]
 
     def _register_buffer(self, op: Op, name: str) -> list[Stmt]:
@@ -329,11 +335,17 @@ class CMemory:
         # negative at entry (-Walloc-size-larger-than; fuzz seed 10801154, py_calloc_count in
         # test_c_warnings). A product of bytes wraps in size_t, and gcc draws no range from it.
         size = Lit(f"sizeof({elem})")
-        return Call(Name("calloc"), (Lit("1"), size if literal_value(count) == 1 else binop("*", count, size)))
+        nbytes = size if literal_value(count) == 1 else binop("*", count, size)
+        if self.workspace is not None and var in self.workspace.slots:
+            return self.workspace.room(var, nbytes)  # (not zero-filled: workspace.py says why)
+        return Call(Name("calloc"), (Lit("1"), nbytes))
 
     def _grown(self, var: str, used: Expr, count: Expr, elem: str) -> Expr:
         """The memory of ``var`` with room for ``count`` elements, the first ``used`` kept."""
-        return Call(Name("realloc"), (Name(var), binop("*", count, Lit(f"sizeof({elem})"))))
+        nbytes = binop("*", count, Lit(f"sizeof({elem})"))
+        if self.workspace is not None and var in self.workspace.slots:
+            return self.workspace.room(var, nbytes)
+        return Call(Name("realloc"), (Name(var), nbytes))
 
     def _free(self, var: str) -> Stmt:
         return ExprStmt(Call(Name("free"), (Name(var),)))
@@ -359,6 +371,8 @@ class CMemory:
             # a free on every call cost more than the numbers. Zero-filled, as below.
             self.stack.add(tape.id)
             return [ArrayDecl(tape_elem(op), tape.id, size, True, ()), Assign([top], Lit("0"))]
+        if self.workspace is not None and not buffer_home(op, self.var)[1]:
+            self.workspace.keep(tape.id)  # (one that leaves its block is freed by another name)
         pre = self._register_buffer(op, tape.id)
         if op.attrs.get("grow"):
             # A tape that grows starts empty, with no memory: its first push makes some. gcc
