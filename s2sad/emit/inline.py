@@ -39,8 +39,10 @@ from __future__ import annotations
 from typing import Optional
 
 from ..ssa.ir import Block, Function, Module, Op, Value
-from ..analysis.effects import array_root
+from ..analysis.effects import array_root, written_params
+from ..diagnostics import DiagnosticError
 from ..ssa.array_ops import is_array_op
+from ..ssa.callgraph import reachable
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.opdefs import is_pure, op_def
 from ..ssa.ops import COMPARE
@@ -62,6 +64,7 @@ class Effects:
     def __init__(self, module: Module):
         self.module = module
         self._written: dict[str, tuple[int, ...]] = {}
+        self._summaries: dict[str, set[int]] = {}  # (analysis.effects.written_params's memo)
 
     def root(self, arr: Value):
         root = array_root(arr)
@@ -73,17 +76,27 @@ class Effects:
             r is not _UNKNOWN and r.is_block_arg and r.owner.parent_op is None for r in (a, b))
 
     def written_params(self, name: str) -> tuple[int, ...]:
-        """Indices of the array parameters function ``name`` may write (unknown callee: all)."""
+        """Indices of the array parameters function ``name`` may write (unknown callee: all):
+        the analysis's summary, grown to a fixed point through a function's calls of itself (one
+        that passes its parameters in other positions, ``f(b, a, n - 1)``, writes both: taken as
+        writing the first alone, a load of ``b`` before its call was printed after it)."""
         if name not in self._written:
             fn = self.module.functions.get(name)
             if fn is None:
                 return tuple(range(64))
-            self._written[name] = ()  # recursion guard
-            roots: list = []
-            for op in fn.walk():
-                roots += self.writes(op)
-            self._written[name] = tuple(i for i, p in enumerate(fn.params) if p in roots or _UNKNOWN in roots)
+            try:
+                written = sorted(written_params(self.module, fn, self._summaries))
+            except DiagnosticError:  # an array whose identity the analysis cannot tell: any
+                written = list(range(len(fn.params)))
+            if self._waits(name):  # what other threads wrote becomes visible: any
+                written = list(range(len(fn.params)))
+            self._written[name] = tuple(written)
         return self._written[name]
+
+    def _waits(self, name: str) -> bool:
+        """Whether function ``name`` or one it calls waits at a barrier."""
+        return any(op_def(op.name).effects == "barrier"
+                   for callee in reachable(self.module, [name]) for op in self.module.functions[callee].walk())
 
     def writes(self, op: Op) -> list:
         """Roots ``op`` itself writes (not counting nested ops)."""
