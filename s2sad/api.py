@@ -61,11 +61,13 @@ class DifferentiationError(Exception):
 def make_options(level: int = 2, passes: Optional[str] = None, may_alias: bool = False,
                  checkpoint: Union[None, str, Schedule] = None, all_atomic: bool = False,
                  include_dirs: Iterable[str] = (), defines: Iterable[str] = (),
-                 derivatives: Iterable[str] = (), with_value: bool = False) -> pipeline.Options:
+                 derivatives: Iterable[str] = (), with_value: bool = False,
+                 workspace: bool = False) -> pipeline.Options:
     """``pipeline.Options`` from the API's keyword options, which spell the command line's:
     ``level`` (-O), ``passes``, ``may_alias``, ``checkpoint`` ("binomial(10)"), ``all_atomic``,
     ``include_dirs`` (-I), ``defines`` (-D, "NAME" or "NAME=VALUE"), ``derivatives`` (the
-    paths of --derivatives files) and ``with_value``. ValueError when one is malformed."""
+    paths of --derivatives files), ``with_value`` and ``workspace`` (C output only). ValueError
+    when one is malformed."""
     if level not in (0, 1, 2):
         raise ValueError(f"level must be 0, 1 or 2, not {level!r}")
     if passes is not None:
@@ -91,7 +93,8 @@ def make_options(level: int = 2, passes: Optional[str] = None, may_alias: bool =
             raise ValueError(problem)
     return pipeline.Options(level=level, passes=passes, may_alias=may_alias, checkpoint=checkpoint,
                             all_atomic=all_atomic, cflags=CFlags(tuple(include_dirs), macros),
-                            derivatives=_translating(lambda: read_derivatives(paths)), with_value=with_value)
+                            derivatives=_translating(lambda: read_derivatives(paths)), with_value=with_value,
+                            workspace=workspace)
 
 
 def _wrt_list(wrt: Union[str, Iterable[str]]) -> list[str]:
@@ -178,6 +181,8 @@ def gradient_source(path_or_function: Source, func: Optional[str] = None,
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
     source, path, func = _source_of(path_or_function, func)
     opts = make_options(**options)
+    if opts.workspace and target != "c":
+        raise ValueError("workspace applies to C output (target='c')")
     names = _wrt_list(wrt)
     return _translating(lambda: pipeline.gradient_source(source, path, func, names, target, opts))
 
@@ -295,7 +300,10 @@ def grad(f: Callable, wrt: Union[str, Iterable[str]] = ("x",), target: str = "py
     if target not in IN_PROCESS_TARGETS:
         raise ValueError(f"target must be 'py' or 'numba' in-process, not {target!r} "
                          "(gradient_source gives the text for every target)")
-    module, name = _gradient_module(f, _wrt_list(wrt), target, make_options(**options))
+    opts = make_options(**options)
+    if opts.workspace:
+        raise ValueError("workspace applies to C output: gradient_source(..., target='c', workspace=True)")
+    module, name = _gradient_module(f, _wrt_list(wrt), target, opts)
     return getattr(module, f"grad_{name}")
 
 

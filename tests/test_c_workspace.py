@@ -138,3 +138,14 @@ def test_workspace_is_bad_usage_for_other_targets(tmp_path):
 def test_without_workspace_the_output_has_none():
     text = pipeline.gradient_source((CASE / "input.c").read_text(), str(CASE / "input.c"), "f", ["u"], "c")
     assert "workspace" not in text and "ws_room" not in text and "calloc(1," in text
+
+
+def test_the_api_writes_a_workspace_for_c_only(tmp_path):
+    import s2sad
+
+    path = tmp_path / "f.c"
+    path.write_text((CASE / "input.c").read_text())
+    text = s2sad.gradient_source(str(path), "f", wrt=("u",), target="c", workspace=True)
+    assert "void grad_f_ws(grad_f_workspace *ws," in text
+    with pytest.raises(ValueError, match="workspace applies to C output"):
+        s2sad.gradient_source(str(path), "f", wrt=("u",), target="py", workspace=True)
