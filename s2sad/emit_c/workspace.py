@@ -100,8 +100,9 @@ class Workspace:
             body += [f"    {call};", f"    {t}_free(&{ws});"]
         else:
             body += [f"    {ret} {value} = {call};", f"    {t}_free(&{ws});", f"    return {value};"]
-        return [f"// {self.c_name} on a workspace for this call alone ({self.c_name}_ws keeps one across calls)."] \
-            + head + body + ["}"]
+        about = f"// The gradient of {self.c_name.removeprefix('grad_')}, as {self.c_name}_ws computes it, on a " \
+            "workspace for this call alone."
+        return [about] + head + body + ["}"]
 
 
 def _unlike(name: str, taken: list[str]) -> str:

@@ -109,7 +109,7 @@ void grad_f_ws(grad_f_workspace *ws, double *u, double *d_u, const double *k, in
     }
 }
 
-// grad_f on a workspace for this call alone (grad_f_ws keeps one across calls).
+// The gradient of f, as grad_f_ws computes it, on a workspace for this call alone.
 void grad_f(double *u, double *d_u, const double *k, int n, int steps, double d_return) {
     grad_f_workspace ws = {0};
     grad_f_ws(&ws, u, d_u, k, n, steps, d_return);
