@@ -21,13 +21,13 @@ from fuzzgen.check import configs_for
 from fuzzgen.frontend import shared_work
 from fuzzgen.intrinsics import guarded
 from fuzzgen.isolate import run_isolated as check_program
-from fuzzgen.generate import generate
+from fuzzgen.generate import FEATURES, generate
 from fuzzgen.gradients import Config
 from fuzzgen import primal as primal_mod
 from fuzzgen.primal import source_of
 from fuzzgen.program import (
     ArrayArg, Assign, Bin, BoolOp, CallF, Cmp, For, Function, IAssign, IBin, IConst, ICmp, If, Intr, IRef, Load,
-    Not, Num, Param, Program, Ref, Return, Store, Trunc, walk_body,
+    Not, Num, Param, Program, Ref, Return, Store, Trunc, walk_body, written_params,
 )
 from fuzzgen.shrink import shrink, size
 from s2sad.diagnostics import error
@@ -239,7 +239,7 @@ def test_a_primal_that_overflows_on_the_way_is_rejected():
     large it is inf before np.tanh makes it finite again: generated Python, calling math.cosh,
     raises there, and a reverse sweep multiplies the inf by a zero. The draw is rejected, not the
     gradients blamed."""
-    report = check_program(generate(2001055, "py"), 2001055, [])
+    report = check_program(generate(2001055, "py", driver.CI_FEATURES), 2001055, [])
     assert report.status == "rejected" and "FloatingPointError('overflow" in report.note
 
 
@@ -330,7 +330,7 @@ def test_a_value_rounding_moves_from_its_twin_is_rejected(monkeypatch, error, st
         return value * (1 + error), arrays
 
     monkeypatch.setattr(primal_mod.Primal, "run", off)
-    report = check_program(generate(3, "py"), 3, [])
+    report = check_program(generate(3, "py", driver.CI_FEATURES), 3, [])
     assert report.status == status, report.note
 
 
@@ -482,3 +482,18 @@ def test_a_shape_generic_shadow_pushed_past_a_local_name_is_recognized():
                       False, frozenset(driver.CI_FEATURES))
     report = check_program(program, 13012246, [Config("py", 0)])
     assert report.status == "ok" and report.gradients == 1, report
+
+
+def test_a_helper_that_calls_itself_with_its_arrays_swapped_is_drawn_and_checks_clean():
+    """The ``recursion`` feature (generate.recursive_helper): ``q(u, v, ...)`` writes ``u`` and
+    calls itself as ``q(v, u, ...)``, so it writes both, the class of the emitters' wrong summary
+    of what a function writes (fixed in 72d5778, test_recursion.py); main calls it as a statement
+    on two arrays it writes. Seed 20744 draws one whose gradient was wrong before that fix (the
+    feature is not in the CI slice's: its seeds were picked before it)."""
+    program = generate(20744, "py", FEATURES)
+    (helper,) = [h for h in program.functions if h.recursive]
+    calls = [node for node in walk_body(program.main.body) if isinstance(node, Assign)
+             and isinstance(node.expr, CallF) and node.expr.fn == helper.name]
+    assert calls and written_params(program, helper) == {"u", "v"}
+    report = check_program(program, 20744, [Config("py", 0), Config("py", 2)])
+    assert report.status == "ok" and report.gradients == 2, report

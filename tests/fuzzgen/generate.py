@@ -38,6 +38,7 @@ FEATURES = frozenset({
     "helpers",  # helper functions returning floats
     "helper_writes",  # helpers that write an array argument
     "helper_in_loop",  # helper calls inside loops
+    "recursion",  # a helper that writes one array and calls itself with the two swapped (f(v, u, ...))
     "nested_calls",  # a helper call inside another call's arguments (issue 14, class 12)
     "kinks",  # fabs, floor, fmax, fmod, atan2, ... (decisions traced, kinks avoided)
     "ties",  # max(e, e) and the like (issue 14, class 8)
@@ -115,6 +116,8 @@ class Generator:
         if self.has("helpers"):
             for _ in range(r.choice((0, 1, 1, 2))):
                 helpers.append(self.helper(len(helpers), helpers))
+        if self.has("recursion") and self.chance(0.3):
+            helpers.append(self.recursive_helper(len(helpers)))
         names = {p.name for p in params}
         arrays = [n for n in ("x", "y") if n in names]
         writable = [n for n in ("y",) if n in names]
@@ -156,6 +159,24 @@ class Generator:
         store = Store("out", (IRef(i),), self.fexpr(self._with_index(scope, IRef(i)), 2), self.rng.choice(["", "+"]))
         body.append(For(i, IConst(0), IRef("n"), IConst(1), (store,)))
         return Function(f"w{k}", params, tuple(body), False)
+
+    def recursive_helper(self, k: int) -> Function:
+        """``q(u, v, c, n, k)``: at ``k < 1`` a number of ``u`` and ``v``; else it writes ``u``
+        element by element, calls itself as ``q(v, u, c, n, k - 1)`` (so it writes ``v`` too) and
+        combines that call's value with more reads of both arrays. The call is a statement of its
+        own: C does not order a call that writes an array against a read of it in one expression."""
+        name = f"q{k}"
+        params = (Param("u", "array"), Param("v", "array"), Param("c", "float"), Param("n", "int"),
+                  Param("k", "int"))
+        scope = _Scope(["c", "h0"], ["h0"], ["u", "v"], [], [], [], False)
+        base = If(ICmp("<", IRef("k"), IConst(1)), (Return(self.fexpr(scope, 2, extra=["c"])),))
+        i = self.fresh("i")
+        store = Store("u", (IRef(i),), self.fexpr(self._with_index(scope, IRef(i)), 2), self.rng.choice(["", "+"]))
+        again = Assign("h0", CallF(name, (ArrayArg("v"), ArrayArg("u"), Ref("c"), IRef("n"),
+                                          IBin("-", IRef("k"), IConst(1)))))
+        result = Return(Bin("+", Bin("*", Ref("h0"), self.fexpr(scope, 1, extra=["c"])), self.fexpr(scope, 2)))
+        return Function(name, params, (base, For(i, IConst(0), IRef("n"), IConst(1), (store,)), again, result),
+                        True, recursive=True)
 
     @staticmethod
     def _with_index(scope: _Scope, index, extent: str = "n") -> _Scope:
@@ -203,6 +224,9 @@ class Generator:
         if self.has("helper_writes") and scope.is_main and scope.writable and not scope.in_parallel:
             if any(not h.returns for h in scope.helpers) and (not scope.loop_depth or self.has("helper_in_loop")):
                 kinds["call"] = 1.5
+        if scope.is_main and len(scope.writable) > 1 and not scope.in_parallel and not scope.loop_depth \
+                and any(h.recursive for h in scope.helpers):
+            kinds["recurse"] = 1.5
         kind = r.choices(list(kinds), list(kinds.values()))[0]
         if kind == "assign":
             op = r.choice(["", "", "+", "-", "*"])
@@ -223,6 +247,12 @@ class Generator:
             return [self.jump_chain(scope, lambda: r.choice([Break(), Continue()]))]
         if kind == "return":
             return [self.jump_chain(scope, lambda: Return(self.fexpr(scope, 2) if self._returns(scope) else None))]
+        if kind == "recurse":  # both arrays it is passed are written: two of main's writable ones
+            helper = next(h for h in scope.helpers if h.recursive)
+            u, v = r.sample(scope.writable, 2)
+            depth = IConst(r.randint(1, 3))
+            call = CallF(helper.name, (ArrayArg(u), ArrayArg(v), self.fexpr(scope, 1), IRef("n"), depth))
+            return [Assign(r.choice(scope.locals), call)]
         helper = r.choice([h for h in scope.helpers if not h.returns])
         out = r.choice(scope.writable)
         source = r.choice([a for a in ("x", "y") if a != out and a in {p.name for p in self.params}] or ["x"])
@@ -315,7 +345,8 @@ class Generator:
         kinds = {"intr": 4, "bin": 4}
         if self.has("select"):
             kinds["select"] = 0.7
-        calls = [h for h in scope.helpers if h.returns and (scope.arrays or all(p.kind != "array" for p in h.params))]
+        calls = [h for h in scope.helpers if h.returns and not h.recursive
+                 and (scope.arrays or all(p.kind != "array" for p in h.params))]
         if calls and (not scope.loop_depth or self.has("helper_in_loop")) and not scope.in_parallel:
             kinds["call"] = 1.2
         if calls and scope.in_parallel:

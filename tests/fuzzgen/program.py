@@ -298,6 +298,7 @@ class Function:
     params: tuple
     body: tuple
     returns: bool = True  # a float; else nothing
+    recursive: bool = False  # calls itself (generate.recursive_helper): called by main as a statement
 
 
 @dataclass(frozen=True)
@@ -363,19 +364,28 @@ def local_names(fn: Function) -> set:
     return out - {p.name for p in fn.params}
 
 
-def written_params(program: Program, fn: Function) -> set:
-    """Names of fn's array parameters it writes, directly or through the helpers it calls."""
-    out = set()
-    for node in walk_body(fn.body):
-        if isinstance(node, Store):
-            out.add(node.array)
-        elif isinstance(node, (CallS, CallF)):
-            callee = program.function(node.fn)
-            inner = written_params(program, callee)
-            for p, a in zip(callee.params, node.args):
-                if isinstance(a, ArrayArg) and p.name in inner:
-                    out.add(a.name)
-    return out & {p.name for p in fn.params}
+def written_params(program: Program, fn: Function, assumed: Optional[dict] = None) -> set:
+    """Names of fn's array parameters it writes, directly or through the helpers it calls; a
+    helper that calls itself (``q(v, u, ...)``) from nothing up until its calls add no more."""
+    assumed = {} if assumed is None else assumed
+    if fn.name in assumed:
+        return assumed[fn.name]
+    assumed[fn.name] = set()
+    while True:
+        out = set()
+        for node in walk_body(fn.body):
+            if isinstance(node, Store):
+                out.add(node.array)
+            elif isinstance(node, (CallS, CallF)):
+                callee = program.function(node.fn)
+                inner = written_params(program, callee, assumed)
+                for p, a in zip(callee.params, node.args):
+                    if isinstance(a, ArrayArg) and p.name in inner:
+                        out.add(a.name)
+        out &= {p.name for p in fn.params}
+        if out == assumed[fn.name]:
+            return out
+        assumed[fn.name] = out
 
 
 def rebuild(node, **changes):
