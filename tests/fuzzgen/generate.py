@@ -116,8 +116,6 @@ class Generator:
         if self.has("helpers"):
             for _ in range(r.choice((0, 1, 1, 2))):
                 helpers.append(self.helper(len(helpers), helpers))
-        if self.has("recursion") and self.chance(0.3):
-            helpers.append(self.recursive_helper(len(helpers)))
         names = {p.name for p in params}
         arrays = [n for n in ("x", "y") if n in names]
         writable = [n for n in ("y",) if n in names]
@@ -126,8 +124,14 @@ class Generator:
         locals_ = ["s0", "s1", "s2"]
         if self.has("name_clash") and self.chance(0.5):
             locals_ += [r.choice(["t0", "t1", "d_a", "d_x", "tmp", "d_return", "grad_f", "x_before", "n_iter"])]
+        # A helper that calls itself on two arrays, swapped: main writes both, so two it may write.
+        recursive = self.has("recursion") and len(writable) > 1 and self.chance(0.6)
+        if recursive:
+            helpers.append(self.recursive_helper(len(helpers)))
         scope = _Scope(["a", "b"] + locals_, locals_, arrays, writable, [], helpers, True, "idx" in names)
         body = self.block(scope, r.randint(2, 6), 0)
+        if recursive:  # called at least once
+            body.insert(r.randint(0, len(body)), self.recursive_call(scope))
         body.append(Return(self.fexpr(scope, 3, extra=["s0", "s1", "s2"])))
         main = Function("f", tuple(params), tuple(body), True)
         wrt = ["x", "a", "b"]
@@ -177,6 +181,14 @@ class Generator:
         result = Return(Bin("+", Bin("*", Ref("h0"), self.fexpr(scope, 1, extra=["c"])), self.fexpr(scope, 2)))
         return Function(name, params, (base, For(i, IConst(0), IRef("n"), IConst(1), (store,)), again, result),
                         True, recursive=True)
+
+    def recursive_call(self, scope: _Scope) -> Assign:
+        """``s = q(u, v, c, n, depth)``: both arrays it is passed are written, two of main's writable ones."""
+        r = self.rng
+        helper = next(h for h in scope.helpers if h.recursive)
+        u, v = r.sample(scope.writable, 2)
+        call = CallF(helper.name, (ArrayArg(u), ArrayArg(v), self.fexpr(scope, 1), IRef("n"), IConst(r.randint(1, 3))))
+        return Assign(r.choice(scope.locals), call)
 
     @staticmethod
     def _with_index(scope: _Scope, index, extent: str = "n") -> _Scope:
@@ -247,12 +259,8 @@ class Generator:
             return [self.jump_chain(scope, lambda: r.choice([Break(), Continue()]))]
         if kind == "return":
             return [self.jump_chain(scope, lambda: Return(self.fexpr(scope, 2) if self._returns(scope) else None))]
-        if kind == "recurse":  # both arrays it is passed are written: two of main's writable ones
-            helper = next(h for h in scope.helpers if h.recursive)
-            u, v = r.sample(scope.writable, 2)
-            depth = IConst(r.randint(1, 3))
-            call = CallF(helper.name, (ArrayArg(u), ArrayArg(v), self.fexpr(scope, 1), IRef("n"), depth))
-            return [Assign(r.choice(scope.locals), call)]
+        if kind == "recurse":
+            return [self.recursive_call(scope)]
         helper = r.choice([h for h in scope.helpers if not h.returns])
         out = r.choice(scope.writable)
         source = r.choice([a for a in ("x", "y") if a != out and a in {p.name for p in self.params}] or ["x"])
