@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import re
 import subprocess
 import sys
 import tempfile
@@ -110,21 +109,19 @@ def build_pair(obj: Objective, level: int, tmp: Path, workspace: bool = False):
     """The primal and the gradient, called as Python functions; with ``workspace``, also the
     gradient on one workspace that every call shares (``grad_f_ws``; None without)."""
     primal_lib = compile_lib(obj.path.read_text(), obj.key, tmp)
-    source = generate(obj, level, workspace)
-    grad_lib = compile_lib(source, f"grad_{obj.key}", tmp)
+    grad_lib = compile_lib(generate(obj, level, workspace), f"grad_{obj.key}", tmp)
     primal = c_function(primal_lib, obj.func, obj.types, "double")
     grad = c_function(grad_lib, f"grad_{obj.func}", obj.gradient_types(), "void")
     if not workspace:
         return primal, grad, None
-    # grad_f_workspace: void *buf[k]; size_t bytes[k], zeroed to start
-    slots = int(re.search(r"void \*buf\[(\d+)\];", source).group(1))
-    ws = ctypes.create_string_buffer(slots * (ctypes.sizeof(ctypes.c_void_p) + ctypes.sizeof(ctypes.c_size_t)))
+    new = getattr(grad_lib, f"grad_{obj.func}_workspace_new")
+    new.restype = ctypes.c_void_p
+    ws = new()  # (freed with the process: one per objective)
     kept = c_function(grad_lib, f"grad_{obj.func}_ws", ["void *", *obj.gradient_types()], "void")
 
     def grad_ws(*args):
-        return kept(ctypes.addressof(ws), *args)
+        return kept(ws, *args)
 
-    grad_ws.keep = (ws, grad_lib)  # the workspace lives as long as the function
     return primal, grad, grad_ws
 
 

@@ -11,9 +11,9 @@ and is kept, not freed, at the end of the call, so the next call with the same w
 nothing in. A slot is not zero-filled as a fresh tape's ``calloc`` is: every pop reads what its push
 wrote in the same call (a tape that grows relies on it already: what ``realloc`` adds is not zeroed).
 
-``grad_f`` keeps its signature and makes a workspace for its one call. The caller
-starts a workspace zeroed (``grad_f_workspace ws = {0};``) and frees what it holds with
-``grad_f_workspace_free(&ws)``.
+``grad_f`` keeps its signature and makes a workspace for its one call. The caller makes one
+with ``grad_f_workspace_new()`` and frees it, with what it holds, with ``grad_f_workspace_free``:
+the type's layout stays the file's own.
 
 Only the entry's own tapes that are freed where they are made live in the workspace: a helper's
 gradient keeps its own (it may run on several OpenMP threads at once), and so does a tape that
@@ -60,12 +60,12 @@ class Workspace:
         return Call(Name("ws_room"), (Name(self.param), Lit(str(self.slots[var])), nbytes))
 
     def declarations(self) -> list[str]:
-        """The workspace's type, the two functions that hand out its slots, and the function
-        that frees what it holds."""
+        """The workspace's type, the function that hands out its slots, and the two that make an
+        empty workspace and free one with what it holds (its caller needs no more than their
+        prototypes and ``typedef struct grad_f_workspace grad_f_workspace;``)."""
         t, count = self.type_name, max(len(self.slots), 1)
         return [
-            f"/* The tapes {self.c_name}_ws keeps from one call to the next: slot k holds bytes[k] bytes.",
-            f" * Start one zeroed ({t} ws = {{0}};), pass it to every call, free it with {t}_free. */",
+            f"/* The tapes {self.c_name}_ws keeps from one call to the next: slot k holds bytes[k] bytes. */",
             f"typedef struct {t} {{",
             f"    void *buf[{count}];",
             f"    size_t bytes[{count}];",
@@ -80,13 +80,20 @@ class Workspace:
             "    return ws->buf[k];",
             "}",
             "",
-            "/* Frees the tapes the workspace holds; it can be used again after. */",
+            f"/* An empty workspace for {self.c_name}_ws, to pass to every call; free it with {t}_free. */",
+            f"{t} *{t}_new(void) {{",
+            f"    return calloc(1, sizeof({t}));",
+            "}",
+            "",
+            "/* Frees the workspace and the tapes it holds. */",
             f"void {t}_free({t} *ws) {{",
+            "    if (ws == NULL) {",
+            "        return;",
+            "    }",
             f"    for (int k = 0; k < {count}; k++) {{",
             "        free(ws->buf[k]);",
-            "        ws->buf[k] = NULL;",
-            "        ws->bytes[k] = 0;",
             "    }",
+            "    free(ws);",
             "}",
         ]
 
@@ -94,12 +101,12 @@ class Workspace:
         """``grad_f`` itself (``head``: its signature's lines), on a workspace of its own."""
         t = self.type_name
         ws, value = (_unlike(name, args) for name in ("ws", "value"))
-        call = f"{self.c_name}_ws(&{ws}{''.join(', ' + a for a in args)})"
-        body = [f"    {t} {ws} = {{0}};"]
+        call = f"{self.c_name}_ws({ws}{''.join(', ' + a for a in args)})"
+        body = [f"    {t} *{ws} = {t}_new();"]
         if ret == "void":
-            body += [f"    {call};", f"    {t}_free(&{ws});"]
+            body += [f"    {call};", f"    {t}_free({ws});"]
         else:
-            body += [f"    {ret} {value} = {call};", f"    {t}_free(&{ws});", f"    return {value};"]
+            body += [f"    {ret} {value} = {call};", f"    {t}_free({ws});", f"    return {value};"]
         about = f"// The gradient of {self.c_name.removeprefix('grad_')}, as {self.c_name}_ws computes it, on a " \
             "workspace for this call alone."
         return [about] + head + body + ["}"]

@@ -7,8 +7,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-/* The tapes grad_f_ws keeps from one call to the next: slot k holds bytes[k] bytes.
- * Start one zeroed (grad_f_workspace ws = {0};), pass it to every call, free it with grad_f_workspace_free. */
+/* The tapes grad_f_ws keeps from one call to the next: slot k holds bytes[k] bytes. */
 typedef struct grad_f_workspace {
     void *buf[3];
     size_t bytes[3];
@@ -23,13 +22,20 @@ static void *ws_room(grad_f_workspace *ws, int k, size_t n) {
     return ws->buf[k];
 }
 
-/* Frees the tapes the workspace holds; it can be used again after. */
+/* An empty workspace for grad_f_ws, to pass to every call; free it with grad_f_workspace_free. */
+grad_f_workspace *grad_f_workspace_new(void) {
+    return calloc(1, sizeof(grad_f_workspace));
+}
+
+/* Frees the workspace and the tapes it holds. */
 void grad_f_workspace_free(grad_f_workspace *ws) {
+    if (ws == NULL) {
+        return;
+    }
     for (int k = 0; k < 3; k++) {
         free(ws->buf[k]);
-        ws->buf[k] = NULL;
-        ws->bytes[k] = 0;
     }
+    free(ws);
 }
 
 /* Python's max(a, b) on integers. */
@@ -111,7 +117,7 @@ void grad_f_ws(grad_f_workspace *ws, double *u, double *d_u, const double *k, in
 
 // The gradient of f, as grad_f_ws computes it, on a workspace for this call alone.
 void grad_f(double *u, double *d_u, const double *k, int n, int steps, double d_return) {
-    grad_f_workspace ws = {0};
-    grad_f_ws(&ws, u, d_u, k, n, steps, d_return);
-    grad_f_workspace_free(&ws);
+    grad_f_workspace *ws = grad_f_workspace_new();
+    grad_f_ws(ws, u, d_u, k, n, steps, d_return);
+    grad_f_workspace_free(ws);
 }
