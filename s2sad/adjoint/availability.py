@@ -184,9 +184,7 @@ class Availability:
             owner = block.parent_op
             if owner is None or owner.name not in ("for", "while"):
                 continue  # (a branch's values: no cut there, in either run)
-            plan = plan_cache(self.requests.get(block, {}), lambda v, b=block: self._cache_kind(v, b),
-                              lambda v: list(v.defining_op.operands), _cache_cost, _kept_anyway_cost)
-            if plan.cached != set(self.taped.get(block, ())):
+            if self._cut(block, self.requests.get(block, {})).cached != set(self.taped.get(block, ())):
                 return False
         return True
 
@@ -203,14 +201,13 @@ class Availability:
         if self.needed is None or block.parent_op is None or block.parent_op.name not in ("for", "while"):
             return _NO_PLAN
         if block not in self._plans:
-            self._plans[block] = plan_cache(
-                self.needed.get(block, {}),
-                lambda v: self._cache_kind(v, block),
-                lambda v: list(v.defining_op.operands),
-                _cache_cost,
-                _kept_anyway_cost,
-            )
+            self._plans[block] = self._cut(block, self.needed.get(block, {}))
         return self._plans[block]
+
+    def _cut(self, block: Block, needed: dict[Value, None]) -> CachePlan:
+        """The minimum cut of ``needed`` in the loop body ``block`` (``mincut.plan_cache``)."""
+        return plan_cache(needed, lambda v: self._cache_kind(v, block), lambda v: list(v.defining_op.operands),
+                          _cache_cost, _kept_anyway_cost)
 
     def _cache_kind(self, v: Value, block: Block) -> str:
         """How ``plan_cache`` sees ``v``: at hand for free, recomputable, or a source."""

@@ -97,10 +97,14 @@ class CMemory:
         """Record that ``name`` holds the buffer ``op`` makes until the end of its home block."""
         self.heap.setdefault(self.home.get(op, op.parent), {})[op] = name
 
+    def _in_workspace(self, var: str) -> bool:
+        """Whether the buffer ``var`` holds is a slot of the entry's workspace (--workspace)."""
+        return self.workspace is not None and var in self.workspace.slots
+
     def _release(self, var: str) -> list[Stmt]:
         """The frees of the buffer ``var`` holds: its table of rows first, where it has one (none
         for a tape of the workspace, which keeps it for the next call)."""
-        if self.workspace is not None and var in self.workspace.slots:
+        if self._in_workspace(var):
             return []
         return ([self._free(self.row_tables[var])] if var in self.row_tables else []) + [self._free(var)]
 
@@ -336,14 +340,14 @@ class CMemory:
         # test_c_warnings). A product of bytes wraps in size_t, and gcc draws no range from it.
         size = Lit(f"sizeof({elem})")
         nbytes = size if literal_value(count) == 1 else binop("*", count, size)
-        if self.workspace is not None and var in self.workspace.slots:
+        if self._in_workspace(var):
             return self.workspace.room(var, nbytes)  # (not zero-filled: workspace.py says why)
         return Call(Name("calloc"), (Lit("1"), nbytes))
 
     def _grown(self, var: str, used: Expr, count: Expr, elem: str) -> Expr:
         """The memory of ``var`` with room for ``count`` elements, the first ``used`` kept."""
         nbytes = binop("*", count, Lit(f"sizeof({elem})"))
-        if self.workspace is not None and var in self.workspace.slots:
+        if self._in_workspace(var):
             return self.workspace.room(var, nbytes)
         return Call(Name("realloc"), (Name(var), nbytes))
 
