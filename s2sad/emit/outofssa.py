@@ -202,16 +202,15 @@ class _Coalescer:
         for dst, src in self.edges:
             if src in self.classes and self._can_merge(dst, src):
                 roots = [self.classes.find(v) for v in (dst, src)]
-                known = [self._class_spans.get(r) for r in roots]
-                merge = any(k is not None for k in known)
-                if merge:  # the joined class's spans: the two lists merged (sorted runs)
-                    parts = [self._indexed_spans(self.classes.members[r]).by_start for r in roots]
+                # Where one class's spans were asked, the joined class's: the two lists merged (sorted runs).
+                merged = sorted(span for r in roots for span in self._indexed_spans(self.classes.members[r]).by_start) \
+                    if any(r in self._class_spans for r in roots) else None
                 for r in roots:
                     self._class_spans.pop(r, None)
                 self.classes.union(dst, src)
-                if merge:
+                if merged is not None:
                     root = self.classes.find(dst)
-                    self._class_spans[root] = _SpanIndex.of(self.classes.members[root], sorted(parts[0] + parts[1]))
+                    self._class_spans[root] = _SpanIndex.of(self.classes.members[root], merged)
 
     def _can_merge(self, a: Value, b: Value) -> bool:
         ra, rb = self.classes.find(a), self.classes.find(b)
