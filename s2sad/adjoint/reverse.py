@@ -58,6 +58,7 @@ from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLines, SourceLoc, Value, lines_of
 from ..ssa.array_ops import PREFIX as ARR, is_array_op, makes_fresh_array, viewed_array
 from ..ssa.gpu import SYNC
+from ..ssa.mpi import carries_floats, communicates
 from ..ssa.ops import int_member
 from ..ssa.structured import drop_carried, outer_refs, trip_count
 from ..ssa.types import I64, Type
@@ -73,6 +74,7 @@ from .report import CheckpointEntry, MemoryReport
 from ..analysis.effects import (known_root, stays_as_made, written_roots)
 from . import array_rules  # noqa: F401  (registers the rules of the arr. ops)
 from . import linalg_rules  # noqa: F401  (registers the rules of linear algebra, einsum, stacking, convolution)
+from .mpi_rules import reverse_mpi
 from .rules import MissingRule, adjoint_contributions
 from .naming import adjoint_hint, free_variant, function_names
 from .signature import GradSignature
@@ -321,6 +323,8 @@ class GradientTransform:
                 return True
             if inner.name == SYNC:
                 return True  # what threads exchange through memory, their adjoints exchange back
+            if communicates(inner.name) and carries_floats(inner) and self.act.network_active:
+                return True  # what ranks exchange, their adjoints exchange back (mpi_rules)
         return False
 
     def _call_active(self, op: Op) -> bool:
@@ -458,6 +462,8 @@ class GradientTransform:
             self._reverse_call(rev, op)
         elif name == "extern":
             self._reverse_extern(rev, op)
+        elif communicates(name):
+            reverse_mpi(self, rev, op)
         elif name == "for":
             self._reverse_for(rev, op)
         elif name == "while":

@@ -159,12 +159,13 @@ class EffectAnalysis:
 
     def waits(self, op: Op) -> bool:
         """``op`` is a barrier, or a call of a function that may wait at one (unknown: may); a
-        ``stop`` (the program ends there) is ordered as one, and so is a call that may stop."""
+        ``stop`` (the program ends there) is ordered as one, and so are MPI communication (other
+        ranks wait for it) and a call that may stop or communicate."""
         kind = op_def(op.name).effects
         if kind == "call":
             eff = self.call_effects(op)
             return eff is None or eff.barrier
-        return kind in ("barrier", "stop")
+        return kind in ("barrier", "stop", "communication")
 
     def callee(self, op: Op) -> Optional[Function]:
         """The module function a ``call`` names; None when it is not in the module."""

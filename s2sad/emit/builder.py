@@ -30,7 +30,9 @@ import json
 
 from typing import Callable, Collection
 
+from ..diagnostics import error
 from ..ssa.attrs import grad_info
+from ..ssa.mpi import is_mpi
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.types import Type
 from .expr import (
@@ -213,12 +215,19 @@ class StatementBuilder:
             return self._call(op)
         if n == "stop":
             return self._stop(op)
+        if is_mpi(n):
+            return self._mpi(op)
         if len(op.results) == 1:
             v = op.result
             if v in self.var:
                 return [Assign([Name(self.var[v])], self.op_expr(op))]
             return []  # folded into its users, or dead
         raise NotImplementedError(f"{self.language} emitter: no statement for op {n}")
+
+    def _mpi(self, op: Op) -> list[Stmt]:
+        """An MPI call (``ssa/mpi``): C output spells it (``emit_c/mpi``); the others cannot yet."""
+        raise error(f"{self.language} output of MPI communication is not supported yet", op.loc,
+                    hint="use --target c")
 
     def _stop(self, op: Op) -> list[Stmt]:
         """The program stops here, as the primal's ``exit``/``abort`` stops it (``parse/c_stops``):

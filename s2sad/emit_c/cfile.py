@@ -37,6 +37,7 @@ _INCLUDES = [
     ("stdio.h", re.compile(r"\bf?printf\(")),
     ("stdlib.h", re.compile(r"\b(?:malloc|calloc|realloc|free|labs|abs|abort|exit|_Exit|quick_exit)\(")),
     ("string.h", re.compile(r"\bmem(?:cpy|set)\(")),
+    ("mpi.h", re.compile(r"\bMPI_[A-Z]")),
 ]
 _MATH_H_CALL = re.compile(r"\b([a-z][a-z0-9]*)\(")
 _MATH_H_NAME = re.compile(r"\b(?:isnan|INFINITY|NAN)\b")

@@ -91,6 +91,7 @@ from .indexing import CArrayAccess, slot_helpers
 from .integers import CIntegers, int_min_max
 from .loops import CLoops
 from .memory import CMemory
+from .mpi import CMpi
 from .names import CNamer
 from .parallel import Pragma
 from .parallel import finish as finish_pragmas
@@ -109,7 +110,7 @@ def emit_c(module: Module, header: str, entry: str, workspace: bool = False) -> 
     return c_file(header, emit_functions(module, entry, CFunctionEmitter, workspace), HELPERS | slot_helpers(module))
 
 
-class CFunctionEmitter(CMemory, CCalls, CLoops, CArrayAccess, CIntegers, StatementBuilder):
+class CFunctionEmitter(CMemory, CCalls, CMpi, CLoops, CArrayAccess, CIntegers, StatementBuilder):
     """The shared statement builder, with C's expressions, memory, calls, loops and declarations."""
 
     language = "C"

@@ -29,12 +29,16 @@ from typing import Optional
 
 from ..analysis.effects import EffectAnalysis
 from ..ssa.gpu import SYNC
+from ..ssa.mpi import QUERIES, communicates
 from ..ssa.callgraph import reachable
 from ..ssa.ir import Block, Function, Module, Op, Value, erase_ops
 from ..ssa.array_ops import ACCUMULATIONS, makes_fresh_array
 from ..ssa.ops import view_base
 from ..ssa.structured import Slot, drop_carried, slot_of, slots
 
+
+# Ops whose effect is a write into their first operand: one into a local array is live with it.
+_WRITES_FIRST = ("store", "accum", *ACCUMULATIONS, *QUERIES)
 
 
 class _Liveness:
@@ -52,9 +56,9 @@ class _Liveness:
         return eff is None or bool(eff.writes) or eff.barrier
 
     def is_effect(self, op: Op) -> bool:
-        if op.name in ("return", SYNC, "stop"):  # a barrier orders the other threads' memory too
-            return True
-        if op.name in ("store", "accum", *ACCUMULATIONS):
+        if op.name in ("return", SYNC, "stop") or communicates(op.name):
+            return True  # a barrier orders the other threads' memory too; other ranks wait for MPI
+        if op.name in _WRITES_FIRST:
             # A store into a local array matters only if the array is read: it is
             # marked live with the array (below), not as an effect of its own. So does one
             # into a scratch parameter: no caller reads what it leaves there.
@@ -139,7 +143,7 @@ def _stores_into(arr: Value) -> list[Op]:
     for user, k in arr.uses:
         if k != 0:
             continue
-        if user.name in ("store", "accum", *ACCUMULATIONS):
+        if user.name in _WRITES_FIRST:
             out.append(user)
         elif user.name == "view":
             out += _stores_into(user.result)

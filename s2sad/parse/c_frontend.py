@@ -47,7 +47,7 @@ from .c_lower import CContext, Signature, lower_function
 from .c_accessors import inline_accessors
 from .c_factories import inline_factories
 from .c_pointers import array_params
-from .c_preprocess import BUILTIN_MACROS, PRELUDE_TYPEDEFS, CFlags, Preprocessed, preprocess
+from .c_preprocess import BUILTIN_MACROS, PRELUDE_TYPEDEFS, CFlags, Preprocessed, header_typedef, preprocess
 from ..languages import is_cuda
 from .cuda_source import SHARED
 from .c_structs import StructTable
@@ -108,7 +108,8 @@ class CFile:
             elif isinstance(ext, c_ast.Typedef):
                 if isinstance(ext.type, c_ast.TypeDecl) and isinstance(ext.type.type, c_ast.IdentifierType):
                     self.typedefs[ext.name] = list(ext.type.type.names)
-                    if ext.name not in PRELUDE_TYPEDEFS:  # the file's own: C output repeats it
+                    if ext.name not in PRELUDE_TYPEDEFS and not header_typedef(ext.name):  # the file's own:
+                        # C output repeats it
                         quals = [q for q in ext.type.quals if q == "const"]
                         self.typedef_text[ext.name] = f"typedef {' '.join(quals + ext.type.type.names)} {ext.name};"
                 elif isinstance(ext.type, c_ast.TypeDecl) and isinstance(ext.type.type, c_ast.Struct):

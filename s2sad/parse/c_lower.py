@@ -56,6 +56,7 @@ from .c_extern import Prototype, read_prototype
 from .custom_adjoints import NONE as NO_DERIVATIVES
 from .custom_adjoints import CustomAdjoint, Derivatives, argument_kind, expected_c
 from .c_memcalls import MEMORY_CALLS, CMemoryCalls
+from .c_mpi import CMpiCalls, is_mpi_call
 from .c_pointers import Aim, CPointerLowering, PointerTable, addressed_names, pointer_table_elem, table_rebinding
 from .c_source_map import SourceMap
 from .c_omp import COmpLowering
@@ -200,7 +201,7 @@ def _dotted(node: Optional[c_ast.Node]) -> Optional[str]:
 
 
 class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, StructuredLowering, CSwitchLowering,
-                       COmpLowering, CMemoryCalls):
+                       COmpLowering, CMemoryCalls, CMpiCalls):
     def __init__(self, fn: c_ast.FuncDef, ctx: CContext, plan: Optional[dict[str, list[tuple[str, int]]]] = None,
                  offsets: frozenset[str] = frozenset()):
         StructuredLowering.__init__(self)
@@ -375,7 +376,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         if expr is None:
             if node.name in self.ctx.globals:
                 return self.global_read(node, b)
-            return None
+            return self.named_mpi_constant(node, b)
         if node.name in self.expanding:
             raise self.fail(node, f"'{node.name}' is defined in terms of itself")
         self.expanding.add(node.name)
@@ -1099,6 +1100,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             return None  # printf(...), assert(...): no part of the value (c_stops)
         if name in self.ctx.signatures:
             return self.user_call(node, name, args, b, env, want_value)
+        if is_mpi_call(name) and name not in self.ctx.prototypes:
+            return self.mpi_call(node, name, args, b, env, want_value)
         if library_name(name) in MEMORY_CALLS:
             return self.memory_call(node, library_name(name), args, b, env, want_value)
         meant = c_builtins.rewrite(node, self.cuda)

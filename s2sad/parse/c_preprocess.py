@@ -78,8 +78,19 @@ BUILTIN_MACROS = {
 
 STANDARD_HEADERS = frozenset({
     "math.h", "stdlib.h", "stddef.h", "stdint.h", "stdbool.h", "string.h", "stdio.h", "float.h", "limits.h",
-    "assert.h", "tgmath.h", "complex.h", "inttypes.h", "omp.h", "cuda_runtime.h",
+    "assert.h", "tgmath.h", "complex.h", "inttypes.h", "omp.h", "cuda_runtime.h", "mpi.h",
 })
+
+# The handle types a known header declares, typedefs of int for parsing: the front end reads
+# what the calls pass (``c_mpi``), never the handles' own values. Only where the file includes it.
+HEADER_TYPEDEFS = {
+    "mpi.h": {name: "int" for name in ("MPI_Comm", "MPI_Datatype", "MPI_Op", "MPI_Request", "MPI_Status")},
+}
+
+
+def header_typedef(name: str) -> bool:
+    """Whether ``name`` is a type a known header declares (``HEADER_TYPEDEFS``)."""
+    return any(name in names for names in HEADER_TYPEDEFS.values())
 
 _GNU_SPELLINGS = {"__restrict__": "restrict", "__restrict": "restrict", "__inline__": "inline",
                   "__inline": "inline", "__const": "const", "__const__": "const", "__volatile__": "volatile",
@@ -278,7 +289,10 @@ class _Reader:
             except MacroProblem:
                 body = d.text  # the front end reports it if a function uses it
             self.result.macros[name] = Macro(name, body, self.defined_at[name])
-        prelude = "".join(f"typedef {base} {name};\n" for name, base in PRELUDE_TYPEDEFS.items())
+        typedefs = dict(PRELUDE_TYPEDEFS)
+        for header in self.result.includes:
+            typedefs.update(HEADER_TYPEDEFS.get(header, {}))
+        prelude = "".join(f"typedef {base} {name};\n" for name, base in typedefs.items())
         self.result.text = prelude + f'#line 1 "{self.main}"\n' + "\n".join(self.sources.code)
         return self.result
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from . import array_ops
+from . import array_ops, mpi
 from .build import const_value
 from .gpu import BUILTINS as GPU_BUILTINS
 from .gpu import SYNC
@@ -59,7 +59,8 @@ class OpDef:
     reads: Operands = _nothing
     writes: Operands = _nothing
     effects: str = "memory"  # "memory": reads/writes say all; "call": the callee's; "barrier": any;
-    # "stop": none, but it ends the program (kept and ordered as a barrier is)
+    # "stop": none, but it ends the program (kept and ordered as a barrier is); "communication":
+    # reads/writes say this rank's memory, and other ranks take part (kept and ordered as a barrier)
     fresh: bool = False
     terminator: bool = False
     regions: int = 0
@@ -124,6 +125,9 @@ def _table() -> dict[str, OpDef]:
     # The program stops here (C's exit/abort, or a function of the file that always ends in one):
     # no memory, but never dead and never moved, so the gradient stops where the primal does.
     add(OpDef("stop", effects="stop"))
+    for name in sorted(mpi.NAMES):
+        add(OpDef(name, reads=mpi.mpi_reads, writes=mpi.mpi_writes,
+                  effects="communication" if mpi.communicates(name) else "memory"))
     for name in sorted(array_ops.NAMES):
         add(OpDef(name, reads=array_ops.array_reads, writes=array_ops.array_writes,
                   fresh=name not in array_ops.ACCUMULATIONS))

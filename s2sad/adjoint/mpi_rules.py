@@ -1,0 +1,252 @@
+"""Adjoints of MPI communication: communication in the other direction.
+
+Every rank runs the gradient, as every rank ran the primal, and the reverse sweep reaches each
+communication op in the reverse of the order the forward sweep made it; so, rank by rank, the
+adjoint calls meet as the primal's met. Each op's adjoint moves the adjoints of what it wrote
+back to the buffers it read (``d_`` of a buffer: its shadow, ``_shadow_of``):
+
+* a send's adjoint receives the adjoint from the rank it sent to, and adds it (``d_x += t``); a
+  receive's sends its buffer's adjoint back to the rank it came from, then clears it (the
+  primal overwrote the buffer); ``MPI_Sendrecv``, both at once, with the ranks and tags
+  swapped;
+* a sum over ranks (``MPI_Allreduce``) hands every rank the sum of the adjoints of its result
+  (an allreduce of them); ``MPI_Reduce``'s result lives on the root, whose adjoint is broadcast;
+  a broadcast's adjoint is a reduction of the adjoints onto the root;
+* a scatter's adjoint is a gather of the adjoints, and the reverse; an allgather's, an
+  allreduce of the gathered adjoints, each rank taking its own block.
+
+The rules are linear in the adjoints and read no primal numbers, only counts, ranks and tags,
+so nothing is taped for them beyond those integers. A reduction by ``MPI_MAX`` or ``MPI_MIN`` of
+floats would need which rank held the extreme; it is a located error, not a guess.
+
+Whether an op is reversed is the activity analysis's verdict on the whole function (its
+*network*, ``activity``), the same on every rank, never the op's own buffers': one rank may
+send an array that matters to the result while its partner's received copy does not, and the
+two adjoint calls must still meet. A buffer without an adjoint sends zeros and drops what it
+receives.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Optional
+
+from ..analysis.effects import known_root
+from ..diagnostics import error
+from ..ssa import build
+from ..ssa.ir import Block, Builder, Op, Value
+from ..ssa.mpi import call_of
+from ..ssa.structured import element_loops
+from ..ssa.types import I32, I64, ArrayType
+
+if TYPE_CHECKING:
+    from .reverse import GradientTransform
+    from .sweep import RevBlock
+
+
+class MpiAdjoint:
+    """The adjoint of one MPI op ``op``, built at the end of ``rev``'s adjoint code."""
+
+    def __init__(self, t: "GradientTransform", rev: "RevBlock", op: Op):
+        self.t = t
+        self.rev = rev
+        self.op = op
+        self.call = call_of(op)
+        self.b: Builder = rev.body
+
+    # -- what the rules are made of ----------------------------------------------------------
+    def operand(self, role: str) -> Value:
+        """An integer operand (a count, a rank, a tag) as the reverse sweep has it."""
+        return self.t.values.avail(self.rev, self.call.operand(self.op, role))
+
+    def buffer(self, role: str) -> Value:
+        return self.call.operand(self.op, role)
+
+    def active(self, role: str) -> bool:
+        buf = self.buffer(role)
+        return buf.type.elem.is_float and self.t.act.array_active(buf)  # type: ignore[attr-defined]
+
+    def adjoint(self, role: str) -> Value:
+        """The shadow of a buffer with one; else None (see ``outgoing``)."""
+        return self.t._shadow_of(self.rev, self.buffer(role))
+
+    def outgoing(self, role: str, count: Value) -> Value:
+        """What the adjoint call sends for the buffer ``role``: its shadow, or zeros."""
+        if self.active(role):
+            return self.adjoint(role)
+        return self.scratch(role, count, "zeros", "none")
+
+    def scratch(self, role: str, count: Value, fill: str = "empty", what: str = "in") -> Value:
+        """A buffer of ``count`` numbers of ``role``'s type, for an adjoint on its way
+        (``d_x_in``: what comes back to ``x``; ``d_x_none``: zeros sent for an ``x`` without one)."""
+        buf = self.buffer(role)
+        elem = buf.type.elem  # type: ignore[attr-defined]
+        hint = f"d_{buf.name_hint or known_root(buf).name_hint or role}_{what}"
+        return self.b.op1("alloc", [count], ArrayType(elem, 1), hint, fill=fill, elem=elem.name)
+
+    def communicate(self, name: str, operands: list[Value], **attrs) -> None:
+        self.b.create(name, operands, [], attrs)
+
+    def each(self, count: Value, body: Callable[[Builder, Value], None], b: Optional[Builder] = None) -> None:
+        """``body`` for each element below ``count``: a loop, or the one element of a number's cell."""
+        at = b or self.b
+        if build.const_int(count) == 1:
+            body(at, build.const(at, 0, I64))
+            return
+        element_loops(at, [count], lambda bb, e: body(bb, e[0]))
+
+    def add_into(self, role: str, source: Value, count: Value, offset: Optional[Value] = None,
+                 b: Optional[Builder] = None) -> None:
+        """``d_<role>[e] += source[offset + e]`` for ``e`` below ``count``, where the buffer has one."""
+        if not self.active(role):
+            return
+        d = self.adjoint(role)
+
+        def body(bb: Builder, e: Value) -> None:
+            at = e if offset is None else build.add(bb, offset, e)
+            build.accum(bb, d, [e], bb.op1("load", [source, at], d.type.elem))  # type: ignore[attr-defined]
+        self.each(count, body, b)
+
+    def clear(self, role: str, count: Value, b: Optional[Builder] = None) -> None:
+        """``d_<role>[e] = 0`` for ``e`` below ``count``: the primal overwrote those numbers."""
+        if not self.active(role):
+            return
+        d = self.adjoint(role)
+        zero = build.const(b or self.b, 0.0, d.type.elem)  # type: ignore[attr-defined]
+        self.each(count, lambda bb, e: bb.create("store", [d, e, zero], []), b)
+
+    def cell(self, query: str, hint: str) -> Value:
+        """This rank's number, or the number of ranks, asked of MPI where the adjoint needs it."""
+        one = build.const(self.b, 1, I64)
+        cell = self.b.op1("alloc", [one], ArrayType(I32, 1), hint, fill="zeros", elem="i32")
+        self.b.create(query, [cell], [])
+        return build.cast(self.b, self.b.op1("load", [cell, build.const(self.b, 0, I64)], I32), I64)
+
+    def unless_null(self, peer: Value, then: Callable[[Builder], None]) -> None:
+        """``if (peer != MPI_PROC_NULL) then``: a receive from no rank leaves its buffer as it was,
+        so its adjoint passes through."""
+        rank = build.const_int(peer)
+        if rank is not None and rank >= 0:  # a rank named by its number
+            then(self.b)
+            return
+        null = self.b.op1("global", [], I32, "mpi_proc_null", callee="MPI_PROC_NULL", mpi=True)
+        self.branch(build.cmp(self.b, "ne", peer, build.cast(self.b, null, I64)), then)
+
+    def branch(self, cond: Value, then: Callable[[Builder], None],
+               otherwise: Optional[Callable[[Builder], None]] = None) -> None:
+        blocks = (Block(), Block())
+        for blk, fill in zip(blocks, (then, otherwise)):
+            bb = Builder(blk, self.b.loc)
+            if fill is not None:
+                fill(bb)
+            bb.create("yield", [], [])
+        self.b.create("if", [cond], [], regions=list(blocks))
+
+    def on_root(self, root: Value, then: Callable[[Builder], None],
+                otherwise: Optional[Callable[[Builder], None]] = None) -> None:
+        """``if (rank == root) then else otherwise``."""
+        rank = self.cell("mpi.comm_rank", "rank")
+        self.branch(build.cmp(self.b, "eq", rank, root), then, otherwise)
+
+    # -- the rules -----------------------------------------------------------------------------
+    def build(self) -> None:
+        getattr(self, "_" + self.op.name[len("mpi."):])()
+
+    def _barrier(self) -> None:
+        self.communicate("mpi.barrier", [])
+
+    def _sum_only(self) -> None:
+        if self.op.attrs.get("op", "sum") != "sum":
+            raise error(f"cannot differentiate an MPI reduction by {self.op.attrs['op']} of floating-point numbers "
+                        "yet: its adjoint must find the rank that held the extreme", self.op.loc,
+                        hint="reduce with MPI_SUM, or make the reduced numbers independent of the --wrt inputs")
+
+    def _allreduce(self) -> None:
+        self._sum_only()
+        n = self.operand("count")
+        got = self.scratch("send", n)
+        self.communicate("mpi.allreduce", [self.outgoing("recv", n), got, n], op="sum")
+        self.clear("recv", n)
+        self.add_into("send", got, n)
+
+    def _allreduce_in_place(self) -> None:
+        self._sum_only()
+        n = self.operand("count")
+        self.communicate("mpi.allreduce_in_place", [self.outgoing("buf", n), n], op="sum")
+
+    def _reduce(self) -> None:
+        self._sum_only()
+        n, root = self.operand("count"), self.operand("root")
+        got = self.scratch("send", n)
+        recv = self.outgoing("recv", n)
+        self.each(n, lambda bb, e: bb.create("store", [got, e, bb.op1("load", [recv, e], got.type.elem)], []))
+        self.on_root(root, lambda bb: self.clear("recv", n, bb))  # (only the root's result was written)
+        self.communicate("mpi.bcast", [got, n, root])
+        self.add_into("send", got, n)
+
+    def _bcast(self) -> None:
+        n, root = self.operand("count"), self.operand("root")
+        got = self.scratch("buf", n)
+        self.communicate("mpi.reduce", [self.outgoing("buf", n), got, n, root], op="sum")
+        if self.active("buf"):
+            d = self.adjoint("buf")
+            self.on_root(root, lambda bb: self.each(n, lambda b2, e: b2.create(
+                "store", [d, e, b2.op1("load", [got, e], d.type.elem)], []), bb),
+                lambda bb: self.clear("buf", n, bb))
+
+    def _send(self) -> None:
+        n = self.operand("count")
+        got = self.scratch("buf", n, "zeros")  # (a send to MPI_PROC_NULL: nothing comes back)
+        self.communicate("mpi.recv", [got, n, self.operand("peer"), self.operand("tag")])
+        self.add_into("buf", got, n)
+
+    def _recv(self) -> None:
+        n, peer = self.operand("count"), self.operand("peer")
+        self.communicate("mpi.send", [self.outgoing("buf", n), n, peer, self.operand("tag")])
+        if self.active("buf"):
+            self.unless_null(peer, lambda bb: self.clear("buf", n, bb))
+
+    def _sendrecv(self) -> None:
+        sent, received = self.operand("send_count"), self.operand("recv_count")
+        source = self.operand("source")
+        got = self.scratch("send", sent, "zeros")  # (sent to MPI_PROC_NULL: nothing comes back)
+        self.communicate("mpi.sendrecv", [self.outgoing("recv", received), received, source,
+                                          self.operand("recv_tag"), got, sent, self.operand("dest"),
+                                          self.operand("send_tag")])
+        if self.active("recv"):
+            self.unless_null(source, lambda bb: self.clear("recv", received, bb))
+        self.add_into("send", got, sent)
+
+    def _ranks(self) -> Value:
+        return self.cell("mpi.comm_size", "ranks")
+
+    def _scatter(self) -> None:
+        sent, received, root = self.operand("send_count"), self.operand("recv_count"), self.operand("root")
+        total = build.mul(self.b, sent, self._ranks())
+        got = self.scratch("send", total)
+        self.communicate("mpi.gather", [self.outgoing("recv", received), received, got, sent, root])
+        self.clear("recv", received)
+        if self.active("send"):
+            self.on_root(root, lambda bb: self.add_into("send", got, total, b=bb))
+
+    def _gather(self) -> None:
+        sent, received, root = self.operand("send_count"), self.operand("recv_count"), self.operand("root")
+        total = build.mul(self.b, received, self._ranks())
+        got = self.scratch("send", sent)
+        self.communicate("mpi.scatter", [self.outgoing("recv", total), received, got, sent, root])
+        if self.active("recv"):
+            self.on_root(root, lambda bb: self.clear("recv", total, bb))
+        self.add_into("send", got, sent)
+
+    def _allgather(self) -> None:
+        sent, received = self.operand("send_count"), self.operand("recv_count")
+        total = build.mul(self.b, received, self._ranks())
+        got = self.scratch("recv", total)
+        self.communicate("mpi.allreduce", [self.outgoing("recv", total), got, total], op="sum")
+        self.clear("recv", total)
+        mine = build.mul(self.b, self.cell("mpi.comm_rank", "rank"), received)
+        self.add_into("send", got, sent, offset=mine)
+
+
+def reverse_mpi(t: "GradientTransform", rev: "RevBlock", op: Op) -> None:
+    """Append the adjoint of the MPI op ``op`` to ``rev`` (see the module docstring)."""
+    MpiAdjoint(t, rev, op).build()

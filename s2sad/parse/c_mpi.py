@@ -1,0 +1,188 @@
+"""MPI calls of C (``#include <mpi.h>``): the ``mpi.`` ops they stand for (``ssa/mpi``).
+
+A distributed program's function is one function run by every rank; the calls it makes to
+exchange numbers become ops whose buffers are arrays (``&local``, the address of a number,
+is a one-element cell, ``c_pointers``; ``u + 1`` a view). What s2sad must know to reverse a
+call is read from its arguments, and what it cannot follow is a located error, never a guess:
+
+* the communicator must be ``MPI_COMM_WORLD`` (a split communicator's ranks are another
+  numbering), and the datatype the buffers' own (``MPI_DOUBLE`` for ``double``, ``MPI_FLOAT``,
+  ``MPI_INT``, ``MPI_LONG``);
+* reductions are ``MPI_SUM``, ``MPI_MAX`` and ``MPI_MIN`` (a user-defined operator has no
+  adjoint s2sad knows);
+* a receive names its source (``MPI_ANY_SOURCE`` and ``MPI_ANY_TAG`` leave the sender to the
+  run, and the adjoint must send back to it), and its status is ignored
+  (``MPI_STATUS_IGNORE``, or the address of an ``MPI_Status`` nothing reads);
+* ``MPI_PROC_NULL`` is a rank like any other (a halo exchange's missing neighbour): a value
+  the output spells by name (``named_mpi_constant``).
+
+``MPI_Comm_rank`` and ``MPI_Comm_size`` write their integer, an inactive number.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from pycparser import c_ast
+
+from ..ssa import build
+from ..ssa.ir import Builder, Value
+from ..ssa.mpi import C_CALLS, CALLS, REDUCTION_OPS
+from ..ssa.types import F32, F64, I32, I64, Type
+from .c_expr import node_text
+from .py_common import Env
+
+# The datatypes s2sad follows, by the element type of the buffers they describe.
+DATATYPES: dict[str, Type] = {"MPI_DOUBLE": F64, "MPI_FLOAT": F32, "MPI_INT": I32, "MPI_LONG": I64}
+# Named numbers of mpi.h that are ranks or tags: values the output spells by name.
+RANK_CONSTANTS = frozenset({"MPI_PROC_NULL"})
+_UNFOLLOWED = {
+    "MPI_ANY_SOURCE": "a receive from MPI_ANY_SOURCE leaves the sender to the run, and the adjoint must send "
+                      "back to it",
+    "MPI_ANY_TAG": "a receive of MPI_ANY_TAG matches what the run sends first, which the adjoint cannot "
+                   "match in reverse",
+}
+MPI_CALLS = frozenset(C_CALLS)
+# Calls a function being differentiated cannot make: what they do is the program's, not its.
+_PROGRAM_CALLS = {
+    "MPI_Init": "MPI is started once, by the program",
+    "MPI_Init_thread": "MPI is started once, by the program",
+    "MPI_Finalize": "MPI is stopped once, by the program",
+    "MPI_Abort": "it ends every rank",
+}
+_NOT_YET = ("MPI_Isend", "MPI_Irecv", "MPI_Wait", "MPI_Waitall", "MPI_Put", "MPI_Get", "MPI_Accumulate",
+            "MPI_Comm_split", "MPI_Comm_dup", "MPI_Op_create", "MPI_Type_contiguous", "MPI_Type_vector",
+            "MPI_Type_create_struct", "MPI_Alltoall", "MPI_Reduce_scatter", "MPI_Scan")
+
+
+def is_mpi_call(name: str) -> bool:
+    return name.startswith("MPI_")
+
+
+class CMpiCalls:
+    """The MPI calls of C (a mixin of the C function lowerer, which provides the expressions)."""
+
+    def mpi_call(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], b: Builder, env: Env,
+                 want_value: bool) -> Optional[Value]:
+        if name in _PROGRAM_CALLS:
+            raise self.fail(node, f"{name} inside the function being differentiated: {_PROGRAM_CALLS[name]}",
+                            f"call {name} in main, around the calls of the function and of its gradient")
+        if name not in C_CALLS:
+            soon = " yet" if name in _NOT_YET else ""
+            raise self.fail(node, f"s2sad does not differentiate through '{name}'{soon}: it follows "
+                            f"{', '.join(sorted(MPI_CALLS))}", "see README, Distributed programs (MPI), for "
+                            "what the gradient of a distributed program may call")
+        call = C_CALLS[name]
+        op_name, roles = call.name, call.c_args
+        if len(args) != len(roles):
+            raise self.fail(node, f"{name} takes {len(roles)} arguments, not {len(args)}")
+        at = self.at(b, node)
+        operands: dict[str, Value] = {}
+        attrs: dict = {}
+        elem: Optional[Type] = None
+        typed: list[tuple[c_ast.Node, Type]] = []  # (the datatype argument, the buffer it describes)
+        last_buffer: Optional[Value] = None
+        in_place = False
+        for a, role in zip(args, roles):
+            if role == "comm":
+                self.mpi_communicator(a, name)
+            elif role == "status":
+                self.mpi_status(a, name)
+            elif role == "op":
+                attrs["op"] = self.mpi_reduction(a, name)
+            elif role == "type":
+                if last_buffer is None:
+                    raise self.fail(a, f"{name}: the datatype must follow a buffer")  # (no table row does so)
+                typed.append((a, last_buffer.type.elem))  # type: ignore[attr-defined]
+            elif role in ("count", "send_count", "recv_count", "root", "peer", "tag", "dest", "source",
+                          "send_tag", "recv_tag"):
+                what = f"the {role.replace('_', ' ')} of {name}"
+                operands[role] = self.convert(self.integer(a, b, env, what), I64, at)
+            elif role == "send" and op_name == "mpi.allreduce" and _named(a) == "MPI_IN_PLACE":
+                in_place = True
+            else:  # a buffer
+                buf = self.mpi_buffer(a, name, b, env, integer=role == "out")
+                operands[role] = buf
+                last_buffer = buf
+        for a, t in typed:
+            self.mpi_datatype(a, t, name)
+            elem = elem or t
+            if t != elem:
+                raise self.fail(a, f"{name} between buffers of different types is not supported",
+                                "send and receive numbers of one type")
+        if op_name in ("mpi.comm_rank", "mpi.comm_size") and operands["out"].type.elem != I32:  # type: ignore
+            raise self.fail(args[1], f"{name} writes an int: '{node_text(args[1])}' must be the address of an int")
+        if in_place:
+            op_name, call = "mpi.allreduce_in_place", CALLS["mpi.allreduce_in_place"]
+            operands["buf"] = operands.pop("recv")
+        at = self.at(b, node)
+        at.create(op_name, [operands[r] for r in call.roles], [], attrs)
+        if want_value:  # every MPI call returns MPI_SUCCESS (errors abort, MPI's default handler)
+            return build.const(at, 0, I32)
+        return None
+
+    def mpi_buffer(self, a: c_ast.Node, name: str, b: Builder, env: Env, integer: bool = False) -> Value:
+        """The array a buffer argument points into: the array, or a view from its element."""
+        if _named(a) in ("MPI_IN_PLACE", "NULL", "MPI_BOTTOM"):
+            raise self.fail(a, f"{name}: {_named(a)} as this buffer is not supported",
+                            "pass an array on every rank (its contents are ignored where MPI ignores them)")
+        p = self.pointer(a, b, env)
+        if p.layout is not None:
+            raise self.fail(a, f"{name}: a buffer of structs is not supported (s2sad follows buffers of numbers)",
+                            "send the numbers of one member, copied into an array of them")
+        if p.base.type.rank != 1:  # type: ignore[attr-defined]
+            raise self.fail(a, f"{name}: a buffer of {p.base.type.rank} dimensions is not supported yet",  # type: ignore
+                            "pass a one-dimensional array (or a row, A[i])")
+        elem = p.base.type.elem  # type: ignore[attr-defined]
+        if not integer and not (elem.is_float or elem.is_int):
+            raise self.fail(a, f"{name}: a buffer of {elem} is not supported")
+        if p.off is None:
+            return p.base
+        return self.at(b, a).op1("view", [p.base, p.off], p.base.type)
+
+    def mpi_communicator(self, a: c_ast.Node, name: str) -> None:
+        if _named(a) != "MPI_COMM_WORLD":
+            raise self.fail(a, f"{name}: s2sad follows MPI_COMM_WORLD only, not '{node_text(a)}'",
+                            "communicate over MPI_COMM_WORLD (a split communicator numbers its ranks otherwise)")
+
+    def mpi_status(self, a: c_ast.Node, name: str) -> None:
+        if _named(a) in ("MPI_STATUS_IGNORE", "MPI_STATUSES_IGNORE"):
+            return
+        if isinstance(a, c_ast.UnaryOp) and a.op == "&" and isinstance(a.expr, c_ast.ID):
+            return  # an MPI_Status nothing reads (reading one is a located error where it is read)
+        raise self.fail(a, f"{name}: s2sad ignores the status of a receive, and '{node_text(a)}' is not one it "
+                        "can ignore", "pass MPI_STATUS_IGNORE")
+
+    def mpi_reduction(self, a: c_ast.Node, name: str) -> str:
+        op = _named(a)
+        if op not in REDUCTION_OPS:
+            raise self.fail(a, f"{name}: s2sad follows the reductions {', '.join(REDUCTION_OPS)}, not "
+                            f"'{node_text(a)}'", "reduce with MPI_SUM, MPI_MAX or MPI_MIN")
+        return REDUCTION_OPS[op]
+
+    def mpi_datatype(self, a: c_ast.Node, elem: Type, name: str) -> None:
+        said = _named(a)
+        if said not in DATATYPES:
+            raise self.fail(a, f"{name}: s2sad follows the datatypes {', '.join(DATATYPES)}, not '{node_text(a)}'",
+                            "send numbers of a basic type")
+        if DATATYPES[said] != elem:
+            want = next(k for k, t in DATATYPES.items() if t == elem) if elem in DATATYPES.values() else None
+            raise self.fail(a, f"{name}: the datatype {said} does not describe this buffer, of {elem}",
+                            f"pass {want}" if want else "pass a buffer of double, float, int or long")
+
+    def named_mpi_constant(self, node: c_ast.ID, b: Builder) -> Optional[Value]:
+        """``MPI_PROC_NULL`` where a number is read: a ``global`` value spelled by its name;
+        None for a name that is not one of mpi.h's."""
+        if node.name in _UNFOLLOWED:
+            raise self.fail(node, f"{node.name} is not supported: {_UNFOLLOWED[node.name]}",
+                            "name the rank and the tag of each message")
+        if node.name not in RANK_CONSTANTS:
+            return None
+        return self.at(b, node).op1("global", [], I32, node.name.lower(), callee=node.name, mpi=True)
+
+
+def _named(a: c_ast.Node) -> Optional[str]:
+    """The name an argument is, where it is a bare name (``MPI_COMM_WORLD``)."""
+    while isinstance(a, c_ast.Cast):
+        a = a.expr
+    return a.name if isinstance(a, c_ast.ID) else None

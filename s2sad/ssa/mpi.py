@@ -1,0 +1,139 @@
+"""MPI communication in the IR: the ``mpi.`` ops, one per MPI call s2sad follows.
+
+A distributed program is one function run by every rank; what ranks exchange goes through
+MPI calls, each an op here whose operands are the call's buffers (arrays, a view for a buffer
+that starts inside one) and its integers (counts, ranks, tags). The communicator is always
+``MPI_COMM_WORLD`` and the datatype is the buffers' element type, so neither is an operand.
+Text forms, as in ``ops``:
+
+  mpi.comm_rank    (out: array<i32>)                        MPI_Comm_rank: out[0] = this rank
+  mpi.comm_size    (out: array<i32>)                        MPI_Comm_size: out[0] = the ranks
+  mpi.barrier      ()                                       MPI_Barrier
+  mpi.allreduce    (send, recv, count) {op}                 MPI_Allreduce: recv = op over ranks
+                                                            of send (count elements)
+  mpi.allreduce_in_place (buf, count) {op}                  MPI_Allreduce(MPI_IN_PLACE, buf, ...)
+  mpi.reduce       (send, recv, count, root) {op}           MPI_Reduce: recv on root only
+  mpi.bcast        (buf, count, root)                       MPI_Bcast: buf = root's buf
+  mpi.send         (buf, count, peer, tag)                  MPI_Send to peer
+  mpi.recv         (buf, count, peer, tag)                  MPI_Recv from peer (status ignored)
+  mpi.sendrecv     (send, send_count, dest, send_tag,
+                    recv, recv_count, source, recv_tag)     MPI_Sendrecv
+  mpi.scatter      (send, send_count, recv, recv_count, root)
+                                                            MPI_Scatter: rank r's recv = block r
+                                                            of root's send (count per rank)
+  mpi.gather       (send, send_count, recv, recv_count, root)
+                                                            MPI_Gather: block r of root's recv
+                                                            = rank r's send
+  mpi.allgather    (send, send_count, recv, recv_count)     MPI_Allgather: gather, on every rank
+
+``op`` is ``"sum"``, ``"max"`` or ``"min"`` (``MPI_SUM``, ``MPI_MAX``, ``MPI_MIN``).
+
+Every op but the two queries (``QUERIES``, which only write their cell) communicates: it is
+ordered as a barrier is (never dead, never moved, never merged, never run again by a pass), and
+it reads and writes the buffers its table row names, so the memory analyses see what it
+touches on this rank (``opdefs``). What it reads on *other* ranks is the activity analysis's
+business (``adjoint/activity``), and its adjoint, communication in the other direction, is
+``adjoint/mpi_rules``'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .ir import Op, Value
+
+PREFIX = "mpi."
+# Calls that ask this rank's MPI a question (no other rank takes part): plain writes of their cell.
+QUERIES = ("mpi.comm_rank", "mpi.comm_size")
+REDUCTION_OPS = {"MPI_SUM": "sum", "MPI_MAX": "max", "MPI_MIN": "min"}
+
+
+@dataclass(frozen=True)
+class MpiCall:
+    """One MPI call: its C name, the roles of its operands in order, C's arguments in order
+    (a role, or what else the argument is: ``type``, the datatype of the buffer before it;
+    ``op``, the reduction; ``comm``; ``status``; ``in_place``, ``MPI_IN_PLACE``), and which
+    roles are buffers it reads and writes."""
+
+    name: str
+    c_name: str
+    roles: tuple[str, ...]
+    c_args: tuple[str, ...]
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
+    reduces: bool = False  # takes an ``op`` attribute
+
+    def operand(self, op: Op, role: str) -> Value:
+        return op.operands[self.roles.index(role)]
+
+
+_CALLS = [
+    MpiCall("mpi.comm_rank", "MPI_Comm_rank", ("out",), ("comm", "out"), writes=("out",)),
+    MpiCall("mpi.comm_size", "MPI_Comm_size", ("out",), ("comm", "out"), writes=("out",)),
+    MpiCall("mpi.barrier", "MPI_Barrier", (), ("comm",)),
+    MpiCall("mpi.allreduce", "MPI_Allreduce", ("send", "recv", "count"),
+            ("send", "recv", "count", "type", "op", "comm"), ("send",), ("recv",), True),
+    MpiCall("mpi.allreduce_in_place", "MPI_Allreduce", ("buf", "count"),
+            ("in_place", "buf", "count", "type", "op", "comm"), ("buf",), ("buf",), True),
+    MpiCall("mpi.reduce", "MPI_Reduce", ("send", "recv", "count", "root"),
+            ("send", "recv", "count", "type", "op", "root", "comm"), ("send",), ("recv",), True),
+    MpiCall("mpi.bcast", "MPI_Bcast", ("buf", "count", "root"), ("buf", "count", "type", "root", "comm"),
+            ("buf",), ("buf",)),
+    MpiCall("mpi.send", "MPI_Send", ("buf", "count", "peer", "tag"), ("buf", "count", "type", "peer", "tag", "comm"),
+            ("buf",)),
+    MpiCall("mpi.recv", "MPI_Recv", ("buf", "count", "peer", "tag"),
+            ("buf", "count", "type", "peer", "tag", "comm", "status"), writes=("buf",)),
+    MpiCall("mpi.sendrecv", "MPI_Sendrecv",
+            ("send", "send_count", "dest", "send_tag", "recv", "recv_count", "source", "recv_tag"),
+            ("send", "send_count", "type", "dest", "send_tag", "recv", "recv_count", "type", "source", "recv_tag",
+             "comm", "status"), ("send",), ("recv",)),
+    MpiCall("mpi.scatter", "MPI_Scatter", ("send", "send_count", "recv", "recv_count", "root"),
+            ("send", "send_count", "type", "recv", "recv_count", "type", "root", "comm"), ("send",), ("recv",)),
+    MpiCall("mpi.gather", "MPI_Gather", ("send", "send_count", "recv", "recv_count", "root"),
+            ("send", "send_count", "type", "recv", "recv_count", "type", "root", "comm"), ("send",), ("recv",)),
+    MpiCall("mpi.allgather", "MPI_Allgather", ("send", "send_count", "recv", "recv_count"),
+            ("send", "send_count", "type", "recv", "recv_count", "type", "comm"), ("send",), ("recv",)),
+]
+CALLS: dict[str, MpiCall] = {c.name: c for c in _CALLS}
+# C's name -> the op (MPI_Allreduce: the plain one; MPI_IN_PLACE makes it the other)
+C_CALLS: dict[str, MpiCall] = {c.c_name: c for c in reversed(_CALLS)}
+NAMES = frozenset(CALLS)
+
+
+def is_mpi(name: str) -> bool:
+    return name in CALLS
+
+
+def communicates(name: str) -> bool:
+    """Whether the op ``name`` is MPI communication, which other ranks take part in."""
+    return name in CALLS and name not in QUERIES
+
+
+def call_of(op: Op) -> MpiCall:
+    return CALLS[op.name]
+
+
+def mpi_reads(op: Op) -> list[Value]:
+    c = CALLS[op.name]
+    return [c.operand(op, r) for r in c.reads]
+
+
+def mpi_writes(op: Op) -> list[Value]:
+    c = CALLS[op.name]
+    return [c.operand(op, r) for r in c.writes]
+
+
+def buffers(op: Op) -> list[Value]:
+    """The op's buffers, read or written (each once)."""
+    c = CALLS[op.name]
+    return [c.operand(op, r) for r in dict.fromkeys(c.reads + c.writes)]
+
+
+def carries_floats(op: Op) -> bool:
+    """Whether ``op`` moves floating-point numbers between ranks (rank and size cells do not)."""
+    return op.name not in QUERIES and any(
+        v.type.elem.is_float for v in buffers(op))  # type: ignore[attr-defined]
+
+
+__all__ = ["CALLS", "C_CALLS", "MpiCall", "NAMES", "PREFIX", "QUERIES", "REDUCTION_OPS", "buffers", "call_of",
+           "carries_floats", "communicates", "is_mpi", "mpi_reads", "mpi_writes"]
