@@ -40,6 +40,7 @@ from .parse.c_global_arrays import user_param_count
 from .ssa.attrs import grad_info
 from .analysis.extents import Sizes
 from .ssa.ir import Function, Module
+from .ssa.mpi import is_mpi
 from .ssa.types import Type
 
 GCC_FLAGS = ["-std=c99", "-O2", "-shared", "-fPIC"]
@@ -438,6 +439,10 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
     primal_module, _ = pipeline.primal_module(source, path, name, options)
     primal = primal_module.functions[name]
     grad = module.functions[grad_name(name)]
+    if any(is_mpi(op.name) for fn in primal_module.functions.values() for op in fn.walk()):
+        raise CheckRefused(f"'{name}' communicates over MPI, and check runs one process; check a distributed "
+                           "gradient under mpirun, against central differences of the whole program (README, "
+                           "Distributed programs)")
     if primal.attrs.get("c_aggregates"):
         raise CheckRefused(f"'{name}' takes a struct; check passes numbers and arrays only")
     if primal.attrs.get("c_unsigned"):

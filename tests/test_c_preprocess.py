@@ -277,8 +277,8 @@ def test_a_missing_header_names_the_directories_searched(tmp_path):
         f'main.c:1:10: cannot find "nowhere.h" | looked in {tmp_path} (beside main.c), inc (-I); add -I DIR '
         "for the directory that holds it",
         "main.c:2:10: unknown standard header <gsl/gsl_math.h> | s2sad knows assert.h, complex.h, cuda_runtime.h, "
-        "float.h, inttypes.h, limits.h, math.h, omp.h, stdbool.h, stddef.h, stdint.h, stdio.h, stdlib.h, string.h, "
-        "tgmath.h; "
+        "float.h, inttypes.h, limits.h, math.h, mpi.h, omp.h, stdbool.h, stddef.h, stdint.h, stdio.h, stdlib.h, "
+        "string.h, tgmath.h; "
         "a header of your own is read from a -I directory (looked in inc (-I))"]
 
 

@@ -85,3 +85,66 @@ def test_located_errors(call, said):
     text = _error(source, ["x"])
     assert said in text, text
     assert "model.c:5:" in text, text
+
+
+@pytest.mark.parametrize("body, said, line", [
+    ("MPI_Request r;\n    for (int i = 0; i < 2; i++)\n        MPI_Isend(x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, &r);\n"
+     "    MPI_Wait(&r, MPI_STATUS_IGNORE);", "was started in another block", 8),
+    ("MPI_Request r[2];\n    int k = n;\n    MPI_Isend(x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, &r[k]);",
+     "at a constant index", 7),
+    ("MPI_Request r[2];\n    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);", "'r[0]' holds no request", 6),
+])
+def test_request_errors(body, said, line):
+    source = HEADER + f"double f(double *x, int n)\n{{\n    double t = x[0];\n    {body}\n    return t * x[0];\n}}\n"
+    text = _error(source, ["x"])
+    assert said in text and f"model.c:{line}:" in text, text
+
+
+def test_check_and_other_targets_refuse_mpi(tmp_path):
+    from s2sad.check import CheckRefused, Settings, check
+
+    case, folder = _case("allreduce_dot")
+    path = folder / "input.c"
+    with pytest.raises(CheckRefused, match="communicates over MPI, and check runs one process"):
+        check(path.read_text(), str(path), "dist_dot", ["x"], "c", pipeline.Options(), Settings())
+    with pytest.raises(DiagnosticError) as e:
+        pipeline.gradient_source(path.read_text(), str(path), "dist_dot", ["x"], "py")
+    assert "output of MPI communication is not supported yet" in e.value.render()
+
+
+# Rank 0 sends x to rank 1, which uses it; rank 1 sends back constants, which rank 0 drops. The
+# buffers of the second message have no adjoints (one depends on no input, the other reaches
+# no result), yet both ranks must reverse it as they reverse the first: rank 1's adjoint
+# receive waits for rank 0's adjoint send (of zeros).
+ONE_SIDED_USE = HEADER + """double f(const double *x, int n)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    double got[4], junk[4], c[4] = {1.0, 2.0, 3.0, 4.0};
+    double s = 0.0;
+    if (rank == 0) {
+        MPI_Send(x, n, MPI_DOUBLE, 1, 3, MPI_COMM_WORLD);
+        MPI_Recv(junk, n, MPI_DOUBLE, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+        MPI_Recv(got, n, MPI_DOUBLE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(c, n, MPI_DOUBLE, 0, 4, MPI_COMM_WORLD);
+        for (int i = 0; i < n; i++)
+            s += got[i] * x[i];
+    }
+    for (int i = 0; i < n; i++)
+        s += x[i] * x[i];
+    return s;
+}
+"""
+
+
+def test_every_rank_reverses_the_same_calls(tmp_path):
+    why = missing_mpi()
+    if why:
+        pytest.skip(why)
+    case = {"func": "f", "wrt": ["x"], "written": [],
+            "params": [{"name": "x", "kind": "array", "shape": [4]}, {"name": "n", "kind": "int", "value": 4}]}
+    grad = pipeline.gradient_source(ONE_SIDED_USE, "model.c", "f", ["x"], "c")
+    assert "MPI_Send(d_junk_none" in grad and "MPI_Recv(d_c_in" in grad, grad
+    out = run_case(case, tmp_path, ONE_SIDED_USE, grad, 2, tmp_path, timeout=60)
+    assert "ranks 2 " in out

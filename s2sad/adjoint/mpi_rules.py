@@ -13,7 +13,14 @@ back to the buffers it read (``d_`` of a buffer: its shadow, ``_shadow_of``):
   (an allreduce of them); ``MPI_Reduce``'s result lives on the root, whose adjoint is broadcast;
   a broadcast's adjoint is a reduction of the adjoints onto the root;
 * a scatter's adjoint is a gather of the adjoints, and the reverse; an allgather's, an
-  allreduce of the gathered adjoints, each rank taking its own block.
+  allreduce of the gathered adjoints, each rank taking its own block;
+* non-blocking calls turn around at their wait: the reverse sweep reaches the wait first and
+  starts there the adjoint of each call it completed (an ``MPI_Irecv`` of the adjoint for an
+  ``MPI_Isend``, an ``MPI_Isend`` of the buffer's adjoint for an ``MPI_Irecv``), then completes
+  each where it reaches the call that started it, adding what came back or clearing what was
+  sent (``GradientTransform.mpi_started``: each primal request's adjoint request). Between the
+  two, the primal neither wrote the buffer nor read a received one (MPI's rule), so no adjoint
+  code between them touches those adjoints.
 
 The rules are linear in the adjoints and read no primal numbers, only counts, ranks and tags,
 so nothing is taped for them beyond those integers. A reduction by ``MPI_MAX`` or ``MPI_MIN`` of
@@ -34,9 +41,9 @@ from ..analysis.effects import known_root
 from ..diagnostics import error
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Op, Value
-from ..ssa.mpi import call_of
+from ..ssa.mpi import call_of, carries_floats
 from ..ssa.structured import element_loops
-from ..ssa.types import I32, I64, ArrayType
+from ..ssa.types import I32, I64, REQUEST, ArrayType
 
 if TYPE_CHECKING:
     from .reverse import GradientTransform
@@ -150,6 +157,41 @@ class MpiAdjoint:
     # -- the rules -----------------------------------------------------------------------------
     def build(self) -> None:
         getattr(self, "_" + self.op.name[len("mpi."):])()
+
+    def _wait(self) -> None:
+        started = self.t.mpi_started
+        for r in reversed(self.op.operands):
+            call = r.defining_op
+            assert call is not None
+            if not carries_floats(call):
+                continue
+            turn = MpiAdjoint(self.t, self.rev, call)
+            n, peer, tag = turn.operand("count"), turn.operand("peer"), turn.operand("tag")
+            if call.name == "mpi.isend":
+                got = turn.scratch("buf", n, "zeros")  # (from MPI_PROC_NULL: nothing comes)
+                started[r] = (self.b.op1("mpi.irecv", [got, n, peer, tag], REQUEST, f"d_{r.name_hint}"), got)
+            else:
+                started[r] = (self.b.op1("mpi.isend", [turn.outgoing("buf", n), n, peer, tag], REQUEST,
+                                         f"d_{r.name_hint}"), None)
+
+    def _completed(self) -> tuple[Value, Optional[Value]]:
+        """The adjoint request started for this op's, where its wait was reversed, and its buffer."""
+        found = self.t.mpi_started.pop(self.op.result, None)
+        if found is None:
+            raise error(f"cannot differentiate this {self.call.c_name}: no wait for its request was reversed "
+                        "after it", self.op.loc, hint="wait for each request in the block that starts it")
+        self.communicate("mpi.wait", [found[0]])
+        return found
+
+    def _isend(self) -> None:
+        _, got = self._completed()
+        assert got is not None
+        self.add_into("buf", got, self.operand("count"))
+
+    def _irecv(self) -> None:
+        self._completed()
+        if self.active("buf"):
+            self.unless_null(self.operand("peer"), lambda bb: self.clear("buf", self.operand("count"), bb))
 
     def _barrier(self) -> None:
         self.communicate("mpi.barrier", [])

@@ -170,6 +170,9 @@ class GradientTransform:
             last_write = {r: k for r, k in last_write.items() if r not in params}
         self.may_alias = may_alias
         self.shadow: dict[Value, Value] = {}
+        # A non-blocking MPI call's request -> the adjoint request started where its wait was
+        # reversed, and the buffer it receives into (mpi_rules)
+        self.mpi_started: dict[Value, tuple[Value, Optional[Value]]] = {}
         self.anchors: list[Op] = []  # placeholders marking where each prologue ends
         self.memory = MemoryReport(self.sig.name, fn.name)
         self.forward = ForwardSweep(module, fn, may_alias, self.user_names, set(signatures), self._needs_reverse,

@@ -490,6 +490,8 @@ def zero_of(ctype: str) -> Expr:
         return number(False)
     if ctype == "float":
         return F32Lit("0.0")
+    if ctype == "MPI_Request":  # (an opaque handle: a pointer in Open MPI, an int in MPICH)
+        return Lit("MPI_REQUEST_NULL")
     return number(0.0 if ctype == "double" else 0)
 
 

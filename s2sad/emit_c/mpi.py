@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..emit.expr import Call, Expr, Name
 from ..emit.stmt import ExprStmt, Stmt
+from .cexpr import address_of
 from ..ssa.ir import Op
 from ..ssa.mpi import REDUCTION_OPS, call_of
 
@@ -23,10 +24,15 @@ class CMpi:
 
     def _mpi(self, op: Op) -> list[Stmt]:
         call = call_of(op)
+        if op.name == "mpi.wait":  # MPI_Waitall of the source: a wait per request, in order
+            return [ExprStmt(Call(Name("MPI_Wait"), (address_of(self.expr(r)), Name("MPI_STATUS_IGNORE"))))  # type: ignore
+                    for r in op.operands]
         args: list[Expr] = []
         buffer = None
         for arg in call.c_args:
-            if arg in _FIXED:
+            if arg == "request":
+                args.append(address_of(Name(self.var[op.result])))  # type: ignore[attr-defined]
+            elif arg in _FIXED:
                 args.append(Name(_FIXED[arg]))
             elif arg == "type":
                 args.append(Name(DATATYPES[buffer.type.elem.name]))  # type: ignore[union-attr]

@@ -17,6 +17,13 @@ call is read from its arguments, and what it cannot follow is a located error, n
   the output spells by name (``named_mpi_constant``).
 
 ``MPI_Comm_rank`` and ``MPI_Comm_size`` write their integer, an inactive number.
+
+Non-blocking calls (``MPI_Isend``, ``MPI_Irecv``) give a request, and ``MPI_Wait`` and
+``MPI_Waitall`` complete requests: the front end follows requests by the variable that holds
+them (``MPI_Request r``, or an element of ``MPI_Request reqs[4]`` at a constant index), so each
+wait's op takes as operands the requests of the calls it completes, posted in its own block (a
+halo exchange's calls and their wait, in one step of a loop). A request posted in one block
+and waited for in another, or at an index computed at run time, is a located error.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from pycparser import c_ast
 from ..ssa import build
 from ..ssa.ir import Builder, Value
 from ..ssa.mpi import C_CALLS, CALLS, REDUCTION_OPS
-from ..ssa.types import F32, F64, I32, I64, Type
+from ..ssa.types import F32, F64, I32, I64, REQUEST, Type
 from .c_expr import node_text
 from .py_common import Env
 
@@ -42,7 +49,7 @@ _UNFOLLOWED = {
     "MPI_ANY_TAG": "a receive of MPI_ANY_TAG matches what the run sends first, which the adjoint cannot "
                    "match in reverse",
 }
-MPI_CALLS = frozenset(C_CALLS)
+MPI_CALLS = frozenset(C_CALLS) | {"MPI_Waitall"}
 # Calls a function being differentiated cannot make: what they do is the program's, not its.
 _PROGRAM_CALLS = {
     "MPI_Init": "MPI is started once, by the program",
@@ -50,7 +57,7 @@ _PROGRAM_CALLS = {
     "MPI_Finalize": "MPI is stopped once, by the program",
     "MPI_Abort": "it ends every rank",
 }
-_NOT_YET = ("MPI_Isend", "MPI_Irecv", "MPI_Wait", "MPI_Waitall", "MPI_Put", "MPI_Get", "MPI_Accumulate",
+_NOT_YET = ("MPI_Test", "MPI_Testall", "MPI_Waitany", "MPI_Waitsome", "MPI_Put", "MPI_Get", "MPI_Accumulate",
             "MPI_Comm_split", "MPI_Comm_dup", "MPI_Op_create", "MPI_Type_contiguous", "MPI_Type_vector",
             "MPI_Type_create_struct", "MPI_Alltoall", "MPI_Reduce_scatter", "MPI_Scan")
 
@@ -62,8 +69,14 @@ def is_mpi_call(name: str) -> bool:
 class CMpiCalls:
     """The MPI calls of C (a mixin of the C function lowerer, which provides the expressions)."""
 
+    mpi_requests: dict[tuple[str, int], Value]  # (the variable, the index) -> the request it holds
+
     def mpi_call(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], b: Builder, env: Env,
                  want_value: bool) -> Optional[Value]:
+        if not hasattr(self, "mpi_requests"):
+            self.mpi_requests = {}
+        if name in ("MPI_Wait", "MPI_Waitall"):
+            return self.mpi_wait(node, name, args, b, env, want_value)
         if name in _PROGRAM_CALLS:
             raise self.fail(node, f"{name} inside the function being differentiated: {_PROGRAM_CALLS[name]}",
                             f"call {name} in main, around the calls of the function and of its gradient")
@@ -83,8 +96,11 @@ class CMpiCalls:
         typed: list[tuple[c_ast.Node, Type]] = []  # (the datatype argument, the buffer it describes)
         last_buffer: Optional[Value] = None
         in_place = False
+        request: Optional[c_ast.Node] = None
         for a, role in zip(args, roles):
-            if role == "comm":
+            if role == "request":
+                request = a
+            elif role == "comm":
                 self.mpi_communicator(a, name)
             elif role == "status":
                 self.mpi_status(a, name)
@@ -116,10 +132,67 @@ class CMpiCalls:
             op_name, call = "mpi.allreduce_in_place", CALLS["mpi.allreduce_in_place"]
             operands["buf"] = operands.pop("recv")
         at = self.at(b, node)
-        at.create(op_name, [operands[r] for r in call.roles], [], attrs)
+        made = at.create(op_name, [operands[r] for r in call.roles], [REQUEST] if call.starts else [], attrs,
+                         hints=["req"] if call.starts else None)
+        if request is not None:
+            key = self.mpi_request_slot(request, name)
+            made.result.name_hint = key[0] if key[1] == 0 and not _indexed(request) else f"{key[0]}_{key[1]}"
+            self.mpi_requests[key] = made.result
         if want_value:  # every MPI call returns MPI_SUCCESS (errors abort, MPI's default handler)
             return build.const(at, 0, I32)
         return None
+
+    def mpi_wait(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], b: Builder, env: Env,
+                 want_value: bool) -> Optional[Value]:
+        """``MPI_Wait(&r, status)``, ``MPI_Waitall(n, reqs, statuses)``: one ``mpi.wait`` of the
+        requests those variables hold, each posted in this block."""
+        if len(args) != (2 if name == "MPI_Wait" else 3):
+            raise self.fail(node, f"{name} takes {2 if name == 'MPI_Wait' else 3} arguments, not {len(args)}")
+        if name == "MPI_Wait":
+            keys = [self.mpi_request_slot(args[0], name)]
+        else:
+            count = self.constant_count(args[0])
+            if count is None or count < 1:
+                raise self.fail(args[0], f"{name}: s2sad follows a constant number of requests, not "
+                                f"'{node_text(args[0])}'", "wait for the requests of one exchange: "
+                                "MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE)")
+            var, start = self.mpi_request_slot(args[1], name, array=True)
+            keys = [(var, start + k) for k in range(count)]
+        self.mpi_status(args[-1], name)
+        at = self.at(b, node)
+        requests = []
+        for key in keys:
+            r = self.mpi_requests.pop(key, None)
+            spelled = key[0].split("#")[0] + (f"[{key[1]}]" if name == "MPI_Waitall" or key[1] else "")
+            if r is None:
+                raise self.fail(node, f"{name}: '{spelled}' holds no request that MPI_Isend or MPI_Irecv started "
+                                "before, in this function", "start each request with MPI_Isend or MPI_Irecv "
+                                "before waiting for it")
+            if r.defining_op.parent is not at.block:  # type: ignore[union-attr]
+                raise self.fail(node, f"{name}: the request in '{spelled}' was started in another block (a loop "
+                                "or a branch this wait is not in), which s2sad cannot pair in reverse",
+                                "start the requests and wait for them in one block, as a halo exchange does")
+            requests.append(r)
+        at.create("mpi.wait", requests, [])
+        return build.const(at, 0, I32) if want_value else None
+
+    def mpi_request_slot(self, a: c_ast.Node, name: str, array: bool = False) -> tuple[str, int]:
+        """The variable and index that a request argument names: ``&r``, ``&reqs[2]``, ``reqs + 2``
+        (and, for ``MPI_Waitall``, ``reqs``)."""
+        var, index = None, None
+        if isinstance(a, c_ast.UnaryOp) and a.op == "&" and isinstance(a.expr, c_ast.ID) and not array:
+            var, index = a.expr.name, 0
+        elif isinstance(a, c_ast.UnaryOp) and a.op == "&" and isinstance(a.expr, c_ast.ArrayRef) \
+                and isinstance(a.expr.name, c_ast.ID):
+            var, index = a.expr.name.name, self.constant_count(a.expr.subscript)
+        elif isinstance(a, c_ast.BinaryOp) and a.op == "+" and isinstance(a.left, c_ast.ID):
+            var, index = a.left.name, self.constant_count(a.right)
+        elif isinstance(a, c_ast.ID) and array:
+            var, index = a.name, 0
+        if var is None or index is None:
+            raise self.fail(a, f"{name}: s2sad follows requests held in a variable or at a constant index of an "
+                            f"array of them, not '{node_text(a)}'", "write &req, or &reqs[2] with a constant index")
+        return self.lookup(var) or var, index
 
     def mpi_buffer(self, a: c_ast.Node, name: str, b: Builder, env: Env, integer: bool = False) -> Value:
         """The array a buffer argument points into: the array, or a view from its element."""
@@ -148,8 +221,8 @@ class CMpiCalls:
     def mpi_status(self, a: c_ast.Node, name: str) -> None:
         if _named(a) in ("MPI_STATUS_IGNORE", "MPI_STATUSES_IGNORE"):
             return
-        if isinstance(a, c_ast.UnaryOp) and a.op == "&" and isinstance(a.expr, c_ast.ID):
-            return  # an MPI_Status nothing reads (reading one is a located error where it is read)
+        if isinstance(a, c_ast.UnaryOp) and a.op == "&" and isinstance(a.expr, c_ast.ID) or isinstance(a, c_ast.ID):
+            return  # an MPI_Status (an array of them) nothing reads (a read of one is refused where it is)
         raise self.fail(a, f"{name}: s2sad ignores the status of a receive, and '{node_text(a)}' is not one it "
                         "can ignore", "pass MPI_STATUS_IGNORE")
 
@@ -179,6 +252,11 @@ class CMpiCalls:
         if node.name not in RANK_CONSTANTS:
             return None
         return self.at(b, node).op1("global", [], I32, node.name.lower(), callee=node.name, mpi=True)
+
+
+def _indexed(a: c_ast.Node) -> bool:
+    """Whether a request argument names an element of an array (``&reqs[0]``, ``reqs + 1``)."""
+    return not (isinstance(a, c_ast.UnaryOp) and isinstance(a.expr, c_ast.ID))
 
 
 def _named(a: c_ast.Node) -> Optional[str]:

@@ -25,6 +25,16 @@ Text forms, as in ``ops``:
                                                             MPI_Gather: block r of root's recv
                                                             = rank r's send
   mpi.allgather    (send, send_count, recv, recv_count)     MPI_Allgather: gather, on every rank
+  mpi.isend        (buf, count, peer, tag) -> request       MPI_Isend: a send started
+  mpi.irecv        (buf, count, peer, tag) -> request       MPI_Irecv: a receive started (buf is
+                                                            written by the time its wait returns)
+  mpi.wait         (request...)                             MPI_Wait/MPI_Waitall: each request's
+                                                            send or receive completed
+
+A request is a value (``REQUEST``) that ties each wait to the calls it completes, in one block:
+the front end reads which call made which request, and the reverse sweep starts the adjoint of
+each where the wait was reversed and completes it where the call is (``adjoint/mpi_rules``).
+A wait may make any memory change, as far as the passes know (``opdefs``: a receive lands).
 
 ``op`` is ``"sum"``, ``"max"`` or ``"min"`` (``MPI_SUM``, ``MPI_MAX``, ``MPI_MIN``).
 
@@ -62,6 +72,7 @@ class MpiCall:
     reads: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
     reduces: bool = False  # takes an ``op`` attribute
+    starts: bool = False  # a non-blocking call: its result is a request
 
     def operand(self, op: Op, role: str) -> Value:
         return op.operands[self.roles.index(role)]
@@ -93,6 +104,11 @@ _CALLS = [
             ("send", "send_count", "type", "recv", "recv_count", "type", "root", "comm"), ("send",), ("recv",)),
     MpiCall("mpi.allgather", "MPI_Allgather", ("send", "send_count", "recv", "recv_count"),
             ("send", "send_count", "type", "recv", "recv_count", "type", "comm"), ("send",), ("recv",)),
+    MpiCall("mpi.isend", "MPI_Isend", ("buf", "count", "peer", "tag"),
+            ("buf", "count", "type", "peer", "tag", "comm", "request"), ("buf",), starts=True),
+    MpiCall("mpi.irecv", "MPI_Irecv", ("buf", "count", "peer", "tag"),
+            ("buf", "count", "type", "peer", "tag", "comm", "request"), writes=("buf",), starts=True),
+    MpiCall("mpi.wait", "MPI_Wait", (), ("request", "status")),
 ]
 CALLS: dict[str, MpiCall] = {c.name: c for c in _CALLS}
 # C's name -> the op (MPI_Allreduce: the plain one; MPI_IN_PLACE makes it the other)
@@ -130,7 +146,10 @@ def buffers(op: Op) -> list[Value]:
 
 
 def carries_floats(op: Op) -> bool:
-    """Whether ``op`` moves floating-point numbers between ranks (rank and size cells do not)."""
+    """Whether ``op`` moves floating-point numbers between ranks (rank and size cells do not; a
+    wait does where a call it completes does)."""
+    if op.name == "mpi.wait":
+        return any(carries_floats(r.defining_op) for r in op.operands)
     return op.name not in QUERIES and any(
         v.type.elem.is_float for v in buffers(op))  # type: ignore[attr-defined]
 

@@ -72,8 +72,11 @@ BOOL = ScalarType("bool")
 # A Python string parameter that the code only compares (``reduction == "mean"``): a value that
 # chooses a branch, never a number; Python output keeps it as it is, C output refuses it.
 STR = ScalarType("str")
+# An MPI request (``ssa/mpi``): the handle a non-blocking send or receive gives and a wait takes,
+# a value that ties the two together; C output declares it ``MPI_Request``.
+REQUEST = ScalarType("request")
 
-SCALARS = {t.name: t for t in (F64, F32, I64, I32, BOOL, STR)}
+SCALARS = {t.name: t for t in (F64, F32, I64, I32, BOOL, STR, REQUEST)}
 
 
 def common_type(types: list[Type]) -> ScalarType:
