@@ -202,24 +202,30 @@ def driver_source(case: dict, primal_code: str, grad_code: str) -> str:
     return "\n".join(lines)
 
 
+SANITIZE = ["-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
+
+
 def run_case(case: dict, folder: Path, primal_code: str, grad_code: str, ranks: int, work: Path,
-             timeout: float = 120.0) -> str:
-    """Build and run the check on ``ranks`` ranks; its line of output (AssertionError on failure)."""
+             timeout: float = 120.0, sanitize: bool = False) -> str:
+    """Build and run the check on ``ranks`` ranks; its line of output (AssertionError on failure).
+    ``sanitize``: built with AddressSanitizer and UBSan, so an out-of-bounds access or undefined
+    behaviour fails the run (leaks are not reported: MPI's own allocations would be)."""
     (work / "input.c").write_text(primal_code)
     (work / "grad.c").write_text(grad_code)
     (work / "driver.c").write_text(driver_source(case, primal_code, grad_code))
     for header in folder.glob("*.h"):
         shutil.copy(header, work / header.name)
     exe = work / "check"
-    flags = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-O1"]
-    env = dict(os.environ, PATH=_path(), **MPI_ENV)
+    checks = SANITIZE if sanitize else []
+    flags = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", *checks]
+    env = dict(os.environ, PATH=_path(), **MPI_ENV, ASAN_OPTIONS="detect_leaks=0")
     # (the input's own pragmas, s2sad's checkpoint schedules, are for s2sad)
     for source, extra in (("input.c", ["-Wno-unknown-pragmas"]), ("grad.c", []), ("driver.c", [])):
         build = subprocess.run(["mpicc", *flags, *extra, "-c", source], cwd=work, env=env, capture_output=True,
                                text=True)
         assert build.returncode == 0, build.stderr
-    build = subprocess.run(["mpicc", "-o", str(exe), "input.o", "grad.o", "driver.o", "-lm"], cwd=work, env=env,
-                           capture_output=True, text=True)
+    build = subprocess.run(["mpicc", *checks, "-o", str(exe), "input.o", "grad.o", "driver.o", "-lm"], cwd=work,
+                           env=env, capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
     run = subprocess.run(["mpirun", "--oversubscribe", "-np", str(ranks), str(exe)], cwd=work, env=env,
                          capture_output=True, text=True, timeout=timeout)

@@ -5,8 +5,9 @@ through ``<mpi.h>``), ``case.json`` (as golden/c's: the function, ``--wrt``, the
 every rank samples, ``written``) and ``expected.c``, the gradient ``--target c`` writes
 (``pytest --update-golden`` rewrites it). The gradient, at -O2 and -O0, is compiled with
 ``mpicc -std=c99 -Wall -Wextra -Werror`` beside the primal and a driver (tests/mpirun.py), and
-run under ``mpirun`` on 2 and 4 ranks, where it must match central differences of the whole
-distributed program (every rank's inputs moved in turn, the objective summed over the ranks).
+run under ``mpirun`` on 2 ranks (built with AddressSanitizer and UBSan) and 4, where it must
+match central differences of the whole distributed program (every rank's inputs moved in turn,
+the objective summed over the ranks).
 
 Where no MPI can be installed the runs are skipped with the reason (scripts/bootstrap.sh test
 installs Open MPI where apt-get can); what needs no MPI (the output, the located errors) runs
@@ -57,7 +58,8 @@ def test_gradient_under_mpirun(tmp_path, name, level, ranks):
     if why:
         pytest.skip(why)
     case, folder = _case(name)
-    out = run_case(case, folder, (folder / "input.c").read_text(), _gradient(name, level), ranks, tmp_path)
+    out = run_case(case, folder, (folder / "input.c").read_text(), _gradient(name, level), ranks, tmp_path,
+                   sanitize=ranks == 2)
     assert f"ranks {ranks} " in out
 
 
@@ -75,7 +77,7 @@ HEADER = "#include <mpi.h>\n"
     ("MPI_Allreduce(&s, &t, 1, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);", "MPI_FLOAT does not describe"),
     ("MPI_Allreduce(&s, &t, 1, MPI_DOUBLE, MPI_SUM, comm);", "MPI_COMM_WORLD only"),
     ("MPI_Recv(&t, 1, MPI_DOUBLE, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);", "MPI_ANY_SOURCE"),
-    ("MPI_Allreduce(&s, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);", "MPI reduction by max"),
+    ("MPI_Reduce(&s, &t, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);", "MPI reduction by max"),
     ("MPI_Init(0, 0);", "MPI is started once"),
     ("MPI_Put(&s, 1, MPI_DOUBLE, 0, 0, 1, MPI_DOUBLE, 0);", "does not differentiate through 'MPI_Put'"),
 ])

@@ -12,6 +12,7 @@ from ..analysis.extents import Sizes
 from ..analysis.overwritten import overwritten_first
 from ..ssa import build
 from ..ssa.array_ops import is_array_op
+from ..ssa.mpi import reads_primal
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.structured import add_carried, in_loop
 from ..ssa.types import I64
@@ -58,7 +59,8 @@ class ForwardSweep:
             regions.append(nb)
         if op.name == "call" and op.attrs["callee"] in self.snapshot_callees:
             self._snapshot_args(op, b)
-        elif self.stale_reads is not None and (is_array_op(op.name) or op.name == "extern") and self.needs_reverse(op):
+        elif self.stale_reads is not None and (is_array_op(op.name) or op.name == "extern" or reads_primal(op)) \
+                and self.needs_reverse(op):
             self._snapshot_operands(op, b)
         new = b.create(
             op.name,
@@ -141,10 +143,12 @@ class ForwardSweep:
         return total
 
     def _snapshot_operands(self, op: Op, b: Builder) -> None:
-        """Copy the arrays a whole-array op or a call of a function defined elsewhere reads that
-        change after it: its adjoint reads them as they were (``np.sum(np.tanh(x))`` before
-        ``x[i] = ...`` in the same loop)."""
+        """Copy the arrays a whole-array op, a call of a function defined elsewhere or an MPI
+        reduction by max or min reads that change after it (or, in place, by it): its adjoint
+        reads them as they were (``np.sum(np.tanh(x))`` before ``x[i] = ...`` in the same loop)."""
         for i in self.stale_reads(op):
+            if reads_primal(op) and i != 0:
+                continue  # (an MPI reduction's adjoint reads what it sent, not what it received)
             a = op.operands[i]
             what = op.attrs["callee"] if op.name == "extern" else op.name.split(".")[-1]
             hint = free_variant(f"{known_root(a).name_hint}_before_{what}", self.user_names)

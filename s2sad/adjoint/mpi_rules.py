@@ -23,8 +23,12 @@ back to the buffers it read (``d_`` of a buffer: its shadow, ``_shadow_of``):
   code between them touches those adjoints.
 
 The rules are linear in the adjoints and read no primal numbers, only counts, ranks and tags,
-so nothing is taped for them beyond those integers. A reduction by ``MPI_MAX`` or ``MPI_MIN`` of
-floats would need which rank held the extreme; it is a located error, not a guess.
+so nothing is taped for them beyond those integers; but for ``MPI_Allreduce`` by ``MPI_MAX`` or
+``MPI_MIN``, whose adjoint goes to the rank that held the extreme: from the numbers it sent
+(kept by the forward sweep where they change later, ``forward._snapshot_operands``) it finds
+the extreme again, and every rank holding it takes an equal share of the summed adjoint (k
+ranks tied: 1/k each, as ``np.max``'s adjoint splits among tied elements; README, Rules at the
+edges of their domains). ``MPI_Reduce`` by max or min of floats is a located error.
 
 Whether an op is reversed is the activity analysis's verdict on the whole function (its
 *network*, ``activity``), the same on every rank, never the op's own buffers': one rank may
@@ -82,12 +86,13 @@ class MpiAdjoint:
             return self.adjoint(role)
         return self.scratch(role, count, "zeros", "none")
 
-    def scratch(self, role: str, count: Value, fill: str = "empty", what: str = "in") -> Value:
+    def scratch(self, role: str, count: Value, fill: str = "empty", what: str = "in", adjoint: bool = True) -> Value:
         """A buffer of ``count`` numbers of ``role``'s type, for an adjoint on its way
-        (``d_x_in``: what comes back to ``x``; ``d_x_none``: zeros sent for an ``x`` without one)."""
+        (``d_x_in``: what comes back to ``x``; ``d_x_none``: zeros sent for an ``x`` without one),
+        or for primal numbers (``adjoint`` False: ``x_extreme``)."""
         buf = self.buffer(role)
         elem = buf.type.elem  # type: ignore[attr-defined]
-        hint = f"d_{buf.name_hint or known_root(buf).name_hint or role}_{what}"
+        hint = f"{'d_' if adjoint else ''}{buf.name_hint or known_root(buf).name_hint or role}_{what}"
         return self.b.op1("alloc", [count], ArrayType(elem, 1), hint, fill=fill, elem=elem.name)
 
     def communicate(self, name: str, operands: list[Value], **attrs) -> None:
@@ -197,23 +202,56 @@ class MpiAdjoint:
         self.communicate("mpi.barrier", [])
 
     def _sum_only(self) -> None:
-        if self.op.attrs.get("op", "sum") != "sum":
+        if self.op.attrs.get("op", "sum") != "sum":  # (MPI_Reduce: the extreme lands on the root only)
             raise error(f"cannot differentiate an MPI reduction by {self.op.attrs['op']} of floating-point numbers "
                         "yet: its adjoint must find the rank that held the extreme", self.op.loc,
                         hint="reduce with MPI_SUM, or make the reduced numbers independent of the --wrt inputs")
 
     def _allreduce(self) -> None:
-        self._sum_only()
         n = self.operand("count")
         got = self.scratch("send", n)
         self.communicate("mpi.allreduce", [self.outgoing("recv", n), got, n], op="sum")
         self.clear("recv", n)
+        if self.op.attrs["op"] != "sum":
+            self.share_of_extreme(got, n)
         self.add_into("send", got, n)
 
     def _allreduce_in_place(self) -> None:
-        self._sum_only()
         n = self.operand("count")
-        self.communicate("mpi.allreduce_in_place", [self.outgoing("buf", n), n], op="sum")
+        if self.op.attrs["op"] == "sum":
+            self.communicate("mpi.allreduce_in_place", [self.outgoing("buf", n), n], op="sum")
+            return
+        got = self.scratch("buf", n)
+        self.communicate("mpi.allreduce", [self.outgoing("buf", n), got, n], op="sum")
+        self.share_of_extreme(got, n)
+        if self.active("buf"):
+            d = self.adjoint("buf")
+            self.each(n, lambda bb, e: bb.create("store", [d, e, bb.op1("load", [got, e], d.type.elem)], []))
+
+    def share_of_extreme(self, total: Value, n: Value) -> None:
+        """``total[e]``, the sum over ranks of the result's adjoints, becomes this rank's share: all
+        of it, split evenly among the ranks whose number was the extreme, and 0 elsewhere."""
+        role = "buf" if self.op.name == "mpi.allreduce_in_place" else "send"
+        sent = self.sent(role)
+        elem = sent.type.elem  # type: ignore[attr-defined]
+        extreme = self.scratch(role, n, what="extreme", adjoint=False)
+        self.communicate("mpi.allreduce", [sent, extreme, n], op=self.op.attrs["op"])
+        held = self.scratch(role, n, what="held", adjoint=False)  # 1.0 where this rank's number is the extreme
+        self.each(n, lambda bb, e: bb.create("store", [held, e, build.select(
+            bb, build.cmp(bb, "eq", bb.op1("load", [sent, e], elem), bb.op1("load", [extreme, e], elem)),
+            build.const(bb, 1.0, elem), build.const(bb, 0.0, elem))], []))
+        ties = self.scratch(role, n, what="ties", adjoint=False)
+        self.communicate("mpi.allreduce", [held, ties, n], op="sum")
+        self.each(n, lambda bb, e: bb.create("store", [total, e, build.div(bb, build.mul(
+            bb, bb.op1("load", [held, e], elem), bb.op1("load", [total, e], elem)), bb.op1("load", [ties, e], elem))],
+            []))
+
+    def sent(self, role: str) -> Value:
+        """The buffer ``role`` as the call read it: the forward sweep's copy where it changed later."""
+        snapshot = self.t.forward.snapshots.get((self.op, self.call.roles.index(role)))
+        if snapshot is not None:
+            return self.t.values.avail_clone(self.rev.mirror_of(self.op.parent), snapshot, self.op.parent)
+        return self.t.values.avail(self.rev, self.buffer(role))
 
     def _reduce(self) -> None:
         self._sum_only()

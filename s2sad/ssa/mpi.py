@@ -145,6 +145,12 @@ def buffers(op: Op) -> list[Value]:
     return [c.operand(op, r) for r in dict.fromkeys(c.reads + c.writes)]
 
 
+def reads_primal(op: Op) -> bool:
+    """Whether the adjoint of ``op`` reads the numbers it sent (a reduction by max or min: which
+    rank held the extreme), so the forward sweep keeps them where they change later."""
+    return op.name in ("mpi.allreduce", "mpi.allreduce_in_place") and op.attrs.get("op", "sum") != "sum"
+
+
 def carries_floats(op: Op) -> bool:
     """Whether ``op`` moves floating-point numbers between ranks (rank and size cells do not; a
     wait does where a call it completes does)."""
@@ -155,4 +161,4 @@ def carries_floats(op: Op) -> bool:
 
 
 __all__ = ["CALLS", "C_CALLS", "MpiCall", "NAMES", "PREFIX", "QUERIES", "REDUCTION_OPS", "buffers", "call_of",
-           "carries_floats", "communicates", "is_mpi", "mpi_reads", "mpi_writes"]
+           "carries_floats", "communicates", "is_mpi", "mpi_reads", "mpi_writes", "reads_primal"]
