@@ -40,6 +40,11 @@ def _path() -> str:
     return os.environ.get("PATH", "") + os.pathsep + _VENV_BIN
 
 
+def mpi_env(**extra: str) -> dict[str, str]:
+    """The environment MPI programs are built and run in (Open MPI's tools found, root allowed)."""
+    return dict(os.environ, PATH=_path(), **MPI_ENV, **extra)
+
+
 def missing_mpi() -> Optional[str]:
     """Why MPI programs cannot be built and run here, or None."""
     for tool in ("mpicc", "mpirun"):
@@ -74,7 +79,7 @@ def params_of(case: dict) -> list[Param]:
     return out
 
 
-def _declaration(code: str, name: str) -> tuple[str, str, list[str]]:
+def declaration(code: str, name: str) -> tuple[str, str, list[str]]:
     """The declaration (``double f(int n, double x[n])``), the return type and the parameter names
     of the function ``name`` defined in ``code``."""
     m = re.search(rf"^(\w[\w ]*?)\s*\b{name}\(", code, re.M)
@@ -97,7 +102,7 @@ def _declaration(code: str, name: str) -> tuple[str, str, list[str]]:
     return " ".join(code[m.start():k].split()), m.group(1).split()[-1], names
 
 
-def _argument(p: Param) -> str:
+def argument(p: Param) -> str:
     """What the driver passes for the parameter ``p`` (an array's working copy, a number)."""
     return f"work_{p.name}" if p.kind == "array" else f"in_{p.name}" if p.kind == "float" else str(int(p.value))
 
@@ -108,8 +113,8 @@ def driver_source(case: dict, primal_code: str, grad_code: str) -> str:
     by_name = {p.name: p for p in params}
     wrt = case["wrt"]
     written = set(case.get("written", []))
-    primal_decl, result, primal_names = _declaration(primal_code, func)
-    grad_decl, _, grad_names = _declaration(grad_code, f"grad_{func}")
+    primal_decl, result, primal_names = declaration(primal_code, func)
+    grad_decl, _, grad_names = declaration(grad_code, f"grad_{func}")
     arrays = [p for p in params if p.kind == "array"]
     floats = [p for p in params if p.kind == "float"]
     lines = [f"#include <{h}>" for h in ("math.h", "mpi.h", "stdio.h", "stdlib.h", "string.h")]
@@ -126,7 +131,7 @@ def driver_source(case: dict, primal_code: str, grad_code: str) -> str:
         lines += [f"static double in_{p.name}, d_{p.name}_;"]
     lines += ["static double seed_return;", ""]
     # J: the whole program's objective, every rank's part summed
-    call_args = [_argument(by_name[n]) for n in primal_names]
+    call_args = [argument(by_name[n]) for n in primal_names]
     lines += ["static double objective(void) {"]
     for p in arrays:
         lines += [f"    memcpy(work_{p.name}, in_{p.name}, sizeof work_{p.name});"]
@@ -142,7 +147,7 @@ def driver_source(case: dict, primal_code: str, grad_code: str) -> str:
     grad_args = []
     for n in grad_names:
         if n in by_name:
-            grad_args.append(_argument(by_name[n]))
+            grad_args.append(argument(by_name[n]))
         elif n == "d_return":
             grad_args.append("seed_return")
         elif n.startswith("d_") and n[2:] in by_name:
@@ -218,7 +223,7 @@ def run_case(case: dict, folder: Path, primal_code: str, grad_code: str, ranks: 
     exe = work / "check"
     checks = SANITIZE if sanitize else []
     flags = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", *checks]
-    env = dict(os.environ, PATH=_path(), **MPI_ENV, ASAN_OPTIONS="detect_leaks=0")
+    env = mpi_env(ASAN_OPTIONS="detect_leaks=0")
     # (the input's own pragmas, s2sad's checkpoint schedules, are for s2sad)
     for source, extra in (("input.c", ["-Wno-unknown-pragmas"]), ("grad.c", []), ("driver.c", [])):
         build = subprocess.run(["mpicc", *flags, *extra, "-c", source], cwd=work, env=env, capture_output=True,

@@ -107,3 +107,21 @@ def test_gpu_bench_says_skipped_without_a_gpu():
 def test_gpu_bench_drivers_build_with_nvcc():
     r = _bench_gpu("--build-only", "--only", "daxpy_shared_scalar")
     assert r.returncode == 0 and "built 1 drivers: daxpy_shared_scalar" in r.stdout, r.stdout + r.stderr
+
+
+def test_mpi_bench_prints_a_ratio_per_case_and_ranks():
+    sys.path.insert(0, str(ROOT / "tests"))
+    from mpirun import missing_mpi
+
+    why = missing_mpi()
+    if why:
+        pytest.skip(why)
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "mpi.py"), "--quick", "--rounds", "1", "--ranks", "1,2"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    header = next(k for k, line in enumerate(lines) if line.startswith("case"))
+    rows = [line for line in lines[header + 1:] if line.strip()]
+    assert [row.split()[0] for row in rows] == ["allreduce_dot", "heat_sendrecv", "heat_isend_irecv",
+                                                "stencil_2d_checkpointed"]
+    assert all(row.count("x (") == 2 for row in rows), rows
