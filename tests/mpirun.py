@@ -57,7 +57,7 @@ def missing_mpi() -> Optional[str]:
 @dataclass
 class Param:
     name: str
-    kind: str  # "array" (of double), "int", "float"
+    kind: str  # "array" (of double), "int", "float", "comm" (MPI_COMM_WORLD is passed)
     size: int = 0  # an array's elements
     value: float = 0.0  # an int's (or a non-wrt float's) value
     low: float = -1.0
@@ -72,8 +72,8 @@ def params_of(case: dict) -> list[Param]:
             for d in p["shape"]:
                 size *= d
             out.append(Param(p["name"], "array", size, low=p.get("low", -1.0), high=p.get("high", 1.0)))
-        elif p["kind"] == "int":
-            out.append(Param(p["name"], "int", value=p["value"]))
+        elif p["kind"] in ("int", "comm"):
+            out.append(Param(p["name"], p["kind"], value=p.get("value", 0)))
         else:
             out.append(Param(p["name"], "float", low=p.get("low", -1.0), high=p.get("high", 1.0)))
     return out
@@ -104,6 +104,8 @@ def declaration(code: str, name: str) -> tuple[str, str, list[str]]:
 
 def argument(p: Param) -> str:
     """What the driver passes for the parameter ``p`` (an array's working copy, a number)."""
+    if p.kind == "comm":
+        return "MPI_COMM_WORLD"
     return f"work_{p.name}" if p.kind == "array" else f"in_{p.name}" if p.kind == "float" else str(int(p.value))
 
 

@@ -12,7 +12,7 @@ from ..analysis.extents import Sizes
 from ..analysis.overwritten import overwritten_first
 from ..ssa import build
 from ..ssa.array_ops import is_array_op
-from ..ssa.mpi import reads_primal
+from ..ssa.mpi import reads_primal, sent_operand
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.structured import add_carried, in_loop
 from ..ssa.types import I64
@@ -147,7 +147,7 @@ class ForwardSweep:
         reduction by max or min reads that change after it (or, in place, by it): its adjoint
         reads them as they were (``np.sum(np.tanh(x))`` before ``x[i] = ...`` in the same loop)."""
         for i in self.stale_reads(op):
-            if reads_primal(op) and i != 0:
+            if reads_primal(op) and i != sent_operand(op):
                 continue  # (an MPI reduction's adjoint reads what it sent, not what it received)
             a = op.operands[i]
             what = op.attrs["callee"] if op.name == "extern" else op.name.split(".")[-1]

@@ -96,7 +96,11 @@ class MpiAdjoint:
         return self.b.op1("alloc", [count], ArrayType(elem, 1), hint, fill=fill, elem=elem.name)
 
     def communicate(self, name: str, operands: list[Value], **attrs) -> None:
-        self.b.create(name, operands, [], attrs)
+        """The op ``name`` over the primal's communicator (``mpi.wait`` takes none)."""
+        self.b.create(name, [self.comm(), *operands] if name != "mpi.wait" else operands, [], attrs)
+
+    def comm(self) -> Value:
+        return self.operand("comm")
 
     def each(self, count: Value, body: Callable[[Builder, Value], None], b: Optional[Builder] = None) -> None:
         """``body`` for each element below ``count``: a loop, or the one element of a number's cell."""
@@ -130,7 +134,7 @@ class MpiAdjoint:
         """This rank's number, or the number of ranks, asked of MPI where the adjoint needs it."""
         one = build.const(self.b, 1, I64)
         cell = self.b.op1("alloc", [one], ArrayType(I32, 1), hint, fill="zeros", elem="i32")
-        self.b.create(query, [cell], [])
+        self.communicate(query, [cell])
         return build.cast(self.b, self.b.op1("load", [cell, build.const(self.b, 0, I64)], I32), I64)
 
     def unless_null(self, peer: Value, then: Callable[[Builder], None]) -> None:
@@ -172,11 +176,12 @@ class MpiAdjoint:
                 continue
             turn = MpiAdjoint(self.t, self.rev, call)
             n, peer, tag = turn.operand("count"), turn.operand("peer"), turn.operand("tag")
+            comm = turn.comm()
             if call.name == "mpi.isend":
                 got = turn.scratch("buf", n, "zeros")  # (from MPI_PROC_NULL: nothing comes)
-                started[r] = (self.b.op1("mpi.irecv", [got, n, peer, tag], REQUEST, f"d_{r.name_hint}"), got)
+                started[r] = (self.b.op1("mpi.irecv", [comm, got, n, peer, tag], REQUEST, f"d_{r.name_hint}"), got)
             else:
-                started[r] = (self.b.op1("mpi.isend", [turn.outgoing("buf", n), n, peer, tag], REQUEST,
+                started[r] = (self.b.op1("mpi.isend", [comm, turn.outgoing("buf", n), n, peer, tag], REQUEST,
                                          f"d_{r.name_hint}"), None)
 
     def _completed(self) -> tuple[Value, Optional[Value]]:

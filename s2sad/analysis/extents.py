@@ -26,7 +26,9 @@ around the access), from:
    output allocates ``max_l(n - 1, 4)`` for a copy);
 3. the callees the array is passed to, their extents rewritten in the caller's
    arguments (passed as a view ``x[k:]``, shifted by the largest ``k``; passed as a
-   row ``A[i]``, the callee's axes are ``A``'s after the first, which ``i`` bounds).
+   row ``A[i]``, the callee's axes are ``A``'s after the first, which ``i`` bounds);
+4. MPI calls (``ssa/mpi``): a buffer ``x + k`` of ``count`` elements reaches ``k + count``
+   (one whose size the number of ranks multiplies, a scatter's on the root: unknown).
 
 A recursive function gets only its annotated extents: each of its calls touches
 part of the array, chosen by its caller.
@@ -53,6 +55,7 @@ from typing import Optional
 from ..ssa.attrs import shadows_of
 from ..ssa.build import const_int
 from ..ssa.ir import Function, Module, Op, Value
+from ..ssa.mpi import buffer_counts, is_mpi
 from ..ssa.slots import Slot, slot_of, slots
 from ..ssa.ops import storage_of  # noqa: F401  (its home; the C emitter reads it from here too)
 
@@ -686,6 +689,8 @@ class Sizes:
                         unbounded(view.param_index[arr], axis)
             elif op.name == "call" and op.attrs["callee"] in self.module.functions:
                 self._from_call(fn, view, op, add, unbounded, reach, lambda p, a, e: add(p, a, e, loose))
+            elif is_mpi(op.name) and op.name != "mpi.wait":
+                self._from_mpi(view, op, add, unbounded, reach)
 
         names = {p.name_hint: i for i, p in enumerate(fn.params) if p.type.is_int}
         annotated = self._annotations(fn)
@@ -800,6 +805,27 @@ class Sizes:
             for k, v in (primal.attrs.get("shapes") or {}).items():
                 shapes.setdefault(k, v)
         return shapes
+
+    @staticmethod
+    def _from_mpi(view: _FunctionView, op: Op, add, unbounded, reach) -> None:
+        """An MPI call touches its buffers' first ``count`` elements (from where a view starts)."""
+        for buf, count in buffer_counts(op):
+            arr, rows, offsets = _through_views(buf)
+            if arr not in view.param_index or rows:
+                continue
+            param = view.param_index[arr]
+            view.around(op)
+            terms = offsets + ([count] if isinstance(count, Value) else [])
+            exact = [view.affine(t) for t in terms]
+            if count is not None and all(e is not None and e.is_const for e in exact):
+                reach(param, 0, sum(e.const for e in exact) + (count if isinstance(count, int) else 0))  # type: ignore
+                continue
+            top = view.bound_sum(terms, upper=True) if count is not None else None
+            if top is not None and isinstance(count, int):
+                top = top.plus(count)
+            add(param, 0, top)
+            if top is None:
+                unbounded(param, 0)
 
     def _from_call(self, fn: Function, view: _FunctionView, op: Op, add, unbounded, reach, add_loose) -> None:
         callee = self.module.functions[op.attrs["callee"]]

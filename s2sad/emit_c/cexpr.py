@@ -64,7 +64,8 @@ _CMP_PREC = {"==": P_EQ, "!=": P_EQ, "<": P_REL, "<=": P_REL, ">": P_REL, ">=": 
 _CONSTANTS = {"inf": "INFINITY", "nan": "NAN"}
 
 # The C type of each IR scalar type.
-C_TYPES = {"f64": "double", "f32": "float", "i64": "long", "i32": "int", "bool": "bool", "request": "MPI_Request"}
+C_TYPES = {"f64": "double", "f32": "float", "i64": "long", "i32": "int", "bool": "bool", "request": "MPI_Request",
+           "comm": "MPI_Comm"}
 
 
 def ctype(t: Type) -> str:

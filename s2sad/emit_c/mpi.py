@@ -1,7 +1,7 @@
 """MPI calls in C: each ``mpi.`` op (``ssa/mpi``) as the call of ``<mpi.h>`` it stands for.
 
 The op's table row gives C's arguments in order; what is not an operand is spelled here: the
-communicator (``MPI_COMM_WORLD``), the datatype of the buffer before it (``MPI_DOUBLE`` for an
+datatype of the buffer before it (``MPI_DOUBLE`` for an
 array of double), the reduction (``MPI_SUM``), ``MPI_STATUS_IGNORE`` and ``MPI_IN_PLACE``.
 """
 
@@ -16,7 +16,7 @@ from ..ssa.mpi import REDUCTION_OPS, call_of
 # the element type of a buffer -> its MPI datatype
 DATATYPES = {"f64": "MPI_DOUBLE", "f32": "MPI_FLOAT", "i32": "MPI_INT", "i64": "MPI_LONG"}
 _REDUCTIONS = {op: name for name, op in REDUCTION_OPS.items()}
-_FIXED = {"comm": "MPI_COMM_WORLD", "status": "MPI_STATUS_IGNORE", "in_place": "MPI_IN_PLACE"}
+_FIXED = {"status": "MPI_STATUS_IGNORE", "in_place": "MPI_IN_PLACE"}
 
 
 class CMpi:

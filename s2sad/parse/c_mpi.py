@@ -5,8 +5,9 @@ exchange numbers become ops whose buffers are arrays (``&local``, the address of
 is a one-element cell, ``c_pointers``; ``u + 1`` a view). What s2sad must know to reverse a
 call is read from its arguments, and what it cannot follow is a located error, never a guess:
 
-* the communicator must be ``MPI_COMM_WORLD`` (a split communicator's ranks are another
-  numbering), and the datatype the buffers' own (``MPI_DOUBLE`` for ``double``, ``MPI_FLOAT``,
+* the communicator is ``MPI_COMM_WORLD``, ``MPI_COMM_SELF`` or an ``MPI_Comm`` the function
+  is passed (the gradient takes it too, and communicates over it: its ranks are the primal's),
+  and the datatype the buffers' own (``MPI_DOUBLE`` for ``double``, ``MPI_FLOAT``,
   ``MPI_INT``, ``MPI_LONG``);
 * reductions are ``MPI_SUM``, ``MPI_MAX`` and ``MPI_MIN`` (a user-defined operator has no
   adjoint s2sad knows);
@@ -35,12 +36,13 @@ from pycparser import c_ast
 from ..ssa import build
 from ..ssa.ir import Builder, Value
 from ..ssa.mpi import C_CALLS, CALLS, REDUCTION_OPS
-from ..ssa.types import F32, F64, I32, I64, REQUEST, Type
+from ..ssa.types import COMM, F32, F64, I32, I64, REQUEST, Type
 from .c_expr import node_text
 from .py_common import Env
 
 # The datatypes s2sad follows, by the element type of the buffers they describe.
 DATATYPES: dict[str, Type] = {"MPI_DOUBLE": F64, "MPI_FLOAT": F32, "MPI_INT": I32, "MPI_LONG": I64}
+COMMUNICATORS = frozenset({"MPI_COMM_WORLD", "MPI_COMM_SELF"})
 # Named numbers of mpi.h that are ranks or tags: values the output spells by name.
 RANK_CONSTANTS = frozenset({"MPI_PROC_NULL"})
 _UNFOLLOWED = {
@@ -101,7 +103,7 @@ class CMpiCalls:
             if role == "request":
                 request = a
             elif role == "comm":
-                self.mpi_communicator(a, name)
+                operands[role] = self.mpi_communicator(a, name, b, env)
             elif role == "status":
                 self.mpi_status(a, name)
             elif role == "op":
@@ -213,10 +215,16 @@ class CMpiCalls:
             return p.base
         return self.at(b, a).op1("view", [p.base, p.off], p.base.type)
 
-    def mpi_communicator(self, a: c_ast.Node, name: str) -> None:
-        if _named(a) != "MPI_COMM_WORLD":
-            raise self.fail(a, f"{name}: s2sad follows MPI_COMM_WORLD only, not '{node_text(a)}'",
-                            "communicate over MPI_COMM_WORLD (a split communicator numbers its ranks otherwise)")
+    def mpi_communicator(self, a: c_ast.Node, name: str, b: Builder, env: Env) -> Value:
+        """The communicator: ``MPI_COMM_WORLD`` or ``MPI_COMM_SELF``, spelled by name, or an
+        ``MPI_Comm`` the function is passed (the gradient is passed it too)."""
+        if _named(a) in COMMUNICATORS:
+            return self.at(b, a).op1("global", [], COMM, _named(a).lower(), callee=_named(a), mpi=True)  # type: ignore
+        v = self.scalar(a, b, env) if not isinstance(a, c_ast.Constant) else None
+        if v is None or v.type != COMM:
+            raise self.fail(a, f"{name}: '{node_text(a)}' is not a communicator s2sad can follow",
+                            "pass MPI_COMM_WORLD, or an MPI_Comm parameter of the function")
+        return v
 
     def mpi_status(self, a: c_ast.Node, name: str) -> None:
         if _named(a) in ("MPI_STATUS_IGNORE", "MPI_STATUSES_IGNORE"):

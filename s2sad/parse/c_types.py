@@ -31,7 +31,7 @@ from typing import Optional, Protocol
 from pycparser import c_ast
 from pycparser.c_generator import CGenerator
 
-from ..ssa.types import F32, F64, I32, I64, ArrayType, ScalarType
+from ..ssa.types import COMM, F32, F64, I32, I64, REQUEST, ArrayType, ScalarType
 from .c_preprocess import PRELUDE_TYPEDEFS
 
 # sizeof of each IR scalar, as C lays it out (x86-64 / LP64: long is 8 bytes).
@@ -222,6 +222,8 @@ def scalar_of(names: list[str], typedefs: dict[str, list[str]], node: c_ast.Node
                           "a declaration names one type: double, float, long, unsigned int, a typedef...")
     words: list[str] = []
     for w in names:
+        if w in HANDLE_TYPES and w in typedefs:  # (declared by mpi.h, which the file includes)
+            return HANDLE_TYPES[w]
         if w in typedefs:
             base = scalar_of(typedefs[w], typedefs, node)
             if base is None:
@@ -246,6 +248,8 @@ def scalar_of(names: list[str], typedefs: dict[str, list[str]], node: c_ast.Node
 
 
 _BASES = ("void", "char", "int", "float", "double", "_Bool")
+# Handles a known header declares that the IR follows as values of their own (``ssa/mpi``).
+HANDLE_TYPES = {"MPI_Comm": COMM, "MPI_Request": REQUEST}
 
 
 def _not_a_c_type(names: list[str], typedefs: dict[str, list[str]]) -> str:

@@ -1,10 +1,11 @@
 """MPI communication in the IR: the ``mpi.`` ops, one per MPI call s2sad follows.
 
 A distributed program is one function run by every rank; what ranks exchange goes through
-MPI calls, each an op here whose operands are the call's buffers (arrays, a view for a buffer
-that starts inside one) and its integers (counts, ranks, tags). The communicator is always
-``MPI_COMM_WORLD`` and the datatype is the buffers' element type, so neither is an operand.
-Text forms, as in ``ops``:
+MPI calls, each an op here whose operands are the communicator (a ``COMM`` value: a parameter
+``MPI_Comm comm``, or ``MPI_COMM_WORLD``, a ``global`` op), the call's buffers (arrays, a view
+for a buffer that starts inside one) and its integers (counts, ranks, tags). The datatype is
+the buffers' element type, so it is no operand. Text forms, as in ``ops`` (every op but
+``mpi.wait`` takes the communicator first, left out here):
 
   mpi.comm_rank    (out: array<i32>)                        MPI_Comm_rank: out[0] = this rank
   mpi.comm_size    (out: array<i32>)                        MPI_Comm_size: out[0] = the ranks
@@ -79,34 +80,34 @@ class MpiCall:
 
 
 _CALLS = [
-    MpiCall("mpi.comm_rank", "MPI_Comm_rank", ("out",), ("comm", "out"), writes=("out",)),
-    MpiCall("mpi.comm_size", "MPI_Comm_size", ("out",), ("comm", "out"), writes=("out",)),
-    MpiCall("mpi.barrier", "MPI_Barrier", (), ("comm",)),
-    MpiCall("mpi.allreduce", "MPI_Allreduce", ("send", "recv", "count"),
+    MpiCall("mpi.comm_rank", "MPI_Comm_rank", ("comm", "out"), ("comm", "out"), writes=("out",)),
+    MpiCall("mpi.comm_size", "MPI_Comm_size", ("comm", "out"), ("comm", "out"), writes=("out",)),
+    MpiCall("mpi.barrier", "MPI_Barrier", ("comm",), ("comm",)),
+    MpiCall("mpi.allreduce", "MPI_Allreduce", ("comm", "send", "recv", "count"),
             ("send", "recv", "count", "type", "op", "comm"), ("send",), ("recv",), True),
-    MpiCall("mpi.allreduce_in_place", "MPI_Allreduce", ("buf", "count"),
+    MpiCall("mpi.allreduce_in_place", "MPI_Allreduce", ("comm", "buf", "count"),
             ("in_place", "buf", "count", "type", "op", "comm"), ("buf",), ("buf",), True),
-    MpiCall("mpi.reduce", "MPI_Reduce", ("send", "recv", "count", "root"),
+    MpiCall("mpi.reduce", "MPI_Reduce", ("comm", "send", "recv", "count", "root"),
             ("send", "recv", "count", "type", "op", "root", "comm"), ("send",), ("recv",), True),
-    MpiCall("mpi.bcast", "MPI_Bcast", ("buf", "count", "root"), ("buf", "count", "type", "root", "comm"),
-            ("buf",), ("buf",)),
-    MpiCall("mpi.send", "MPI_Send", ("buf", "count", "peer", "tag"), ("buf", "count", "type", "peer", "tag", "comm"),
-            ("buf",)),
-    MpiCall("mpi.recv", "MPI_Recv", ("buf", "count", "peer", "tag"),
+    MpiCall("mpi.bcast", "MPI_Bcast", ("comm", "buf", "count", "root"),
+            ("buf", "count", "type", "root", "comm"), ("buf",), ("buf",)),
+    MpiCall("mpi.send", "MPI_Send", ("comm", "buf", "count", "peer", "tag"),
+            ("buf", "count", "type", "peer", "tag", "comm"), ("buf",)),
+    MpiCall("mpi.recv", "MPI_Recv", ("comm", "buf", "count", "peer", "tag"),
             ("buf", "count", "type", "peer", "tag", "comm", "status"), writes=("buf",)),
     MpiCall("mpi.sendrecv", "MPI_Sendrecv",
-            ("send", "send_count", "dest", "send_tag", "recv", "recv_count", "source", "recv_tag"),
+            ("comm", "send", "send_count", "dest", "send_tag", "recv", "recv_count", "source", "recv_tag"),
             ("send", "send_count", "type", "dest", "send_tag", "recv", "recv_count", "type", "source", "recv_tag",
              "comm", "status"), ("send",), ("recv",)),
-    MpiCall("mpi.scatter", "MPI_Scatter", ("send", "send_count", "recv", "recv_count", "root"),
+    MpiCall("mpi.scatter", "MPI_Scatter", ("comm", "send", "send_count", "recv", "recv_count", "root"),
             ("send", "send_count", "type", "recv", "recv_count", "type", "root", "comm"), ("send",), ("recv",)),
-    MpiCall("mpi.gather", "MPI_Gather", ("send", "send_count", "recv", "recv_count", "root"),
+    MpiCall("mpi.gather", "MPI_Gather", ("comm", "send", "send_count", "recv", "recv_count", "root"),
             ("send", "send_count", "type", "recv", "recv_count", "type", "root", "comm"), ("send",), ("recv",)),
-    MpiCall("mpi.allgather", "MPI_Allgather", ("send", "send_count", "recv", "recv_count"),
+    MpiCall("mpi.allgather", "MPI_Allgather", ("comm", "send", "send_count", "recv", "recv_count"),
             ("send", "send_count", "type", "recv", "recv_count", "type", "comm"), ("send",), ("recv",)),
-    MpiCall("mpi.isend", "MPI_Isend", ("buf", "count", "peer", "tag"),
+    MpiCall("mpi.isend", "MPI_Isend", ("comm", "buf", "count", "peer", "tag"),
             ("buf", "count", "type", "peer", "tag", "comm", "request"), ("buf",), starts=True),
-    MpiCall("mpi.irecv", "MPI_Irecv", ("buf", "count", "peer", "tag"),
+    MpiCall("mpi.irecv", "MPI_Irecv", ("comm", "buf", "count", "peer", "tag"),
             ("buf", "count", "type", "peer", "tag", "comm", "request"), writes=("buf",), starts=True),
     MpiCall("mpi.wait", "MPI_Wait", (), ("request", "status")),
 ]
@@ -147,8 +148,32 @@ def buffers(op: Op) -> list[Value]:
 
 def reads_primal(op: Op) -> bool:
     """Whether the adjoint of ``op`` reads the numbers it sent (a reduction by max or min: which
-    rank held the extreme), so the forward sweep keeps them where they change later."""
+    rank held the extreme), so the forward sweep keeps them where they change later
+    (``sent_operand``)."""
     return op.name in ("mpi.allreduce", "mpi.allreduce_in_place") and op.attrs.get("op", "sum") != "sum"
+
+
+def buffer_counts(op: Op) -> list[tuple[Value, Value | int | None]]:
+    """Each buffer of ``op`` with the number of elements it touches on this rank: the count
+    operand that goes with it, 1 for a query's cell, None where the number of ranks multiplies
+    it (a scatter's sent, a gather's or an allgather's received buffer)."""
+    c = CALLS[op.name]
+    out: list[tuple[Value, Value | int | None]] = []
+    for role in dict.fromkeys(c.reads + c.writes):
+        if role == "out":
+            out.append((c.operand(op, role), 1))
+        elif (op.name, role) in (("mpi.scatter", "send"), ("mpi.gather", "recv"), ("mpi.allgather", "recv")):
+            out.append((c.operand(op, role), None))
+        else:
+            own = f"{role}_count"
+            out.append((c.operand(op, role), c.operand(op, own if own in c.roles else "count")))
+    return out
+
+
+def sent_operand(op: Op) -> int:
+    """The position of the buffer ``op`` sends from among its operands."""
+    roles = CALLS[op.name].roles
+    return roles.index("send") if "send" in roles else roles.index("buf")
 
 
 def carries_floats(op: Op) -> bool:
@@ -161,4 +186,5 @@ def carries_floats(op: Op) -> bool:
 
 
 __all__ = ["CALLS", "C_CALLS", "MpiCall", "NAMES", "PREFIX", "QUERIES", "REDUCTION_OPS", "buffers", "call_of",
-           "carries_floats", "communicates", "is_mpi", "mpi_reads", "mpi_writes", "reads_primal"]
+           "buffer_counts", "carries_floats", "communicates", "is_mpi", "mpi_reads", "mpi_writes", "reads_primal",
+           "sent_operand"]

@@ -75,8 +75,10 @@ STR = ScalarType("str")
 # An MPI request (``ssa/mpi``): the handle a non-blocking send or receive gives and a wait takes,
 # a value that ties the two together; C output declares it ``MPI_Request``.
 REQUEST = ScalarType("request")
+# An MPI communicator (``MPI_Comm``): a handle the program passes around and every MPI op takes.
+COMM = ScalarType("comm")
 
-SCALARS = {t.name: t for t in (F64, F32, I64, I32, BOOL, STR, REQUEST)}
+SCALARS = {t.name: t for t in (F64, F32, I64, I32, BOOL, STR, REQUEST, COMM)}
 
 
 def common_type(types: list[Type]) -> ScalarType:
