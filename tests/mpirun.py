@@ -130,7 +130,7 @@ def driver_source(case: dict, primal_code: str, grad_code: str) -> str:
         lines += [f"static double in_{p.name}[{p.size}], work_{p.name}[{p.size}], seed_{p.name}[{p.size}], "
                   f"d_{p.name}_[{p.size}];"]
     for p in floats:
-        lines += [f"static double in_{p.name}, d_{p.name}_;"]
+        lines += [f"static double in_{p.name}" + (f", d_{p.name}_;" if f"d_{p.name}" in grad_names else ";")]
     lines += ["static double seed_return;", ""]
     # J: the whole program's objective, every rank's part summed
     call_args = [argument(by_name[n]) for n in primal_names]
