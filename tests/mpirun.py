@@ -18,6 +18,7 @@ impossible, where it is).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -210,6 +211,31 @@ def driver_source(case: dict, primal_code: str, grad_code: str) -> str:
 
 
 SANITIZE = ["-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
+
+
+def run_python_case(case: dict, folder: Path, grad_code: str, ranks: int, work: Path, timeout: float = 180.0) -> str:
+    """Run the Python gradient ``grad_code`` of ``folder``'s input.py on ``ranks`` ranks against
+    central differences of the whole program (tests/mpi_py_driver.py); its line of output."""
+    (work / "case.json").write_text(json.dumps(case))
+    (work / "gradient.py").write_text(grad_code)
+    driver = Path(__file__).resolve().parent / "mpi_py_driver.py"
+    run = subprocess.run(["mpirun", "--oversubscribe", "-np", str(ranks), sys.executable, str(driver),
+                          str(work / "case.json"), str(folder / "input.py"), str(work / "gradient.py")], cwd=work,
+                         env=mpi_env(), capture_output=True, text=True, timeout=timeout)
+    assert run.returncode == 0, f"exit {run.returncode}\n{run.stdout}\n{run.stderr}"
+    return run.stdout.strip()
+
+
+def missing_mpi4py() -> Optional[str]:
+    """Why Python MPI programs cannot run here, or None."""
+    why = missing_mpi()
+    if why:
+        return why
+    try:
+        from mpi4py import MPI  # noqa: F401
+    except Exception as e:  # (not installed; or installed, and no MPI library it can load)
+        return f"mpi4py cannot be imported ({e}); scripts/bootstrap.sh test installs it"
+    return None
 
 
 def run_case(case: dict, folder: Path, primal_code: str, grad_code: str, ranks: int, work: Path,

@@ -17,11 +17,13 @@ everywhere.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from golden_cases import GOLDEN, compare_with_golden
-from mpirun import missing_mpi, run_case
+from mpirun import missing_mpi, missing_mpi4py, run_case, run_python_case
 
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
@@ -60,6 +62,39 @@ def test_gradient_under_mpirun(tmp_path, name, level, ranks):
     case, folder = _case(name)
     out = run_case(case, folder, (folder / "input.c").read_text(), _gradient(name, level), ranks, tmp_path,
                    sanitize=ranks == 2)
+    assert f"ranks {ranks} " in out
+
+
+PY_GOLDEN = GOLDEN / "mpi_py"
+PY_CASES = sorted(p.name for p in PY_GOLDEN.iterdir() if (p / "case.json").exists())
+
+
+def _py_gradient(name: str) -> str:
+    folder = PY_GOLDEN / name
+    case = json.loads((folder / "case.json").read_text())
+    path = folder / "input.py"
+    return pipeline.gradient_source(path.read_text(), str(path), case["func"], case["wrt"], "py")
+
+
+@pytest.mark.parametrize("name", PY_CASES)
+def test_python_output(request, name, tmp_path):
+    text = _py_gradient(name)
+    compare_with_golden(request, PY_GOLDEN / name / "expected.py", text)
+    (tmp_path / "grad.py").write_text(text)
+    lint = subprocess.run([sys.executable, "-m", "ruff", "check", "--isolated", str(tmp_path / "grad.py")],
+                          capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+@pytest.mark.parametrize("ranks", RANKS)
+@pytest.mark.parametrize("name", PY_CASES)
+def test_python_gradient_under_mpirun(tmp_path, name, ranks):
+    why = missing_mpi4py()
+    if why:
+        pytest.skip(why)
+    folder = PY_GOLDEN / name
+    case = json.loads((folder / "case.json").read_text())
+    out = run_python_case(case, folder, _py_gradient(name), ranks, tmp_path)
     assert f"ranks {ranks} " in out
 
 
@@ -111,7 +146,7 @@ def test_check_and_other_targets_refuse_mpi(tmp_path):
         check(path.read_text(), str(path), "dist_dot", ["x"], "c", pipeline.Options(), Settings())
     with pytest.raises(DiagnosticError) as e:
         pipeline.gradient_source(path.read_text(), str(path), "dist_dot", ["x"], "py")
-    assert "output of MPI communication is not supported yet" in e.value.render()
+    assert "Python output of a C program's MPI communication is not supported" in e.value.render()
 
 
 # Rank 0 sends x to rank 1, which uses it; rank 1 sends back constants, which rank 0 drops. The
@@ -150,3 +185,29 @@ def test_every_rank_reverses_the_same_calls(tmp_path):
     assert "MPI_Send(d_junk_none" in grad and "MPI_Recv(d_c_in" in grad, grad
     out = run_case(case, tmp_path, ONE_SIDED_USE, grad, 2, tmp_path, timeout=60)
     assert "ranks 2 " in out
+
+
+PY_HEADER = "import numpy as np\nfrom mpi4py import MPI\n\n\n"
+
+
+@pytest.mark.parametrize("body, said, line", [
+    ("comm.Recv(x[0:1], tag=0)", "takes any source", 7),
+    ("comm.Allreduce(x, y, op=MPI.PROD)", "not 'MPI.PROD'", 7),
+    ("comm.Send(A, dest=0)\n    y[0] = A[0, 1]", "this buffer is an array of 2 dimensions", 7),
+    ("comm.Recv(x[0:1], source=MPI.ANY_SOURCE, tag=0)", "leaves the sender to the run", 7),
+    ("r = comm.Isend(x, dest=0)\n    MPI.Request.Waitall(reqs)", "a list of requests written out", 8),
+])
+def test_python_located_errors(body, said, line):
+    source = PY_HEADER + f"def f(x, y, A, comm=MPI.COMM_WORLD):\n    reqs = []\n    {body}\n    return np.sum(x * y)\n"
+    with pytest.raises(DiagnosticError) as e:
+        pipeline.gradient_source(source, "model.py", "f", ["x"], "py")
+    text = e.value.render()
+    assert said in text and f"model.py:{line}:" in text, text
+
+
+def test_python_numba_output_refuses_mpi():
+    source = (PY_GOLDEN / "allreduce_dot" / "input.py").read_text()
+    with pytest.raises(DiagnosticError) as e:
+        pipeline.gradient_source(source, "dot.py", "dist_dot", ["x"], "numba")
+    text = e.value.render()
+    assert "Numba's compiled code cannot call" in text and "dot.py:9:" in text, text

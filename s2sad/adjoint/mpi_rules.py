@@ -115,20 +115,40 @@ class MpiAdjoint:
         """``d_<role>[e] += source[offset + e]`` for ``e`` below ``count``, where the buffer has one."""
         if not self.active(role):
             return
-        d = self.adjoint(role)
 
         def body(bb: Builder, e: Value) -> None:
             at = e if offset is None else build.add(bb, offset, e)
-            build.accum(bb, d, [e], bb.op1("load", [source, at], d.type.elem))  # type: ignore[attr-defined]
+            d, index = self.element(role, e, bb)
+            build.accum(bb, d, [index], bb.op1("load", [source, at], d.type.elem))  # type: ignore[attr-defined]
         self.each(count, body, b)
 
     def clear(self, role: str, count: Value, b: Optional[Builder] = None) -> None:
         """``d_<role>[e] = 0`` for ``e`` below ``count``: the primal overwrote those numbers."""
         if not self.active(role):
             return
-        d = self.adjoint(role)
-        zero = build.const(b or self.b, 0.0, d.type.elem)  # type: ignore[attr-defined]
-        self.each(count, lambda bb, e: bb.create("store", [d, e, zero], []), b)
+
+        def body(bb: Builder, e: Value) -> None:
+            d, index = self.element(role, e, bb)
+            bb.create("store", [d, index, build.const(bb, 0.0, d.type.elem)], [])  # type: ignore[attr-defined]
+        self.each(count, body, b)
+
+    def store_into(self, role: str, source: Value, count: Value, b: Optional[Builder] = None) -> None:
+        """``d_<role>[e] = source[e]`` for ``e`` below ``count``."""
+        def body(bb: Builder, e: Value) -> None:
+            d, index = self.element(role, e, bb)
+            bb.create("store", [d, index, bb.op1("load", [source, e], d.type.elem)], [])  # type: ignore[attr-defined]
+        self.each(count, body, b)
+
+    def element(self, role: str, e: Value, b: Builder) -> tuple[Value, Value]:
+        """The adjoint of element ``e`` of the buffer ``role``, as an array and an index: of the
+        whole array's shadow where the buffer is a view into one (``d_u[n + e]``, not ``t[e]`` of
+        a view ``t = d_u + n``)."""
+        buf = self.buffer(role)
+        view = buf.defining_op
+        if view is not None and view.name == "view" and view.operands[0].type == buf.type:
+            shadow = self.t._shadow_of(self.rev, view.operands[0])
+            return shadow, build.add(b, self.t.values.avail(self.rev, view.operands[1]), e)
+        return self.adjoint(role), e
 
     def cell(self, query: str, hint: str) -> Value:
         """This rank's number, or the number of ranks, asked of MPI where the adjoint needs it."""
@@ -230,8 +250,7 @@ class MpiAdjoint:
         self.communicate("mpi.allreduce", [self.outgoing("buf", n), got, n], op="sum")
         self.share_of_extreme(got, n)
         if self.active("buf"):
-            d = self.adjoint("buf")
-            self.each(n, lambda bb, e: bb.create("store", [d, e, bb.op1("load", [got, e], d.type.elem)], []))
+            self.store_into("buf", got, n)
 
     def share_of_extreme(self, total: Value, n: Value) -> None:
         """``total[e]``, the sum over ranks of the result's adjoints, becomes this rank's share: all
@@ -273,10 +292,7 @@ class MpiAdjoint:
         got = self.scratch("buf", n)
         self.communicate("mpi.reduce", [self.outgoing("buf", n), got, n, root], op="sum")
         if self.active("buf"):
-            d = self.adjoint("buf")
-            self.on_root(root, lambda bb: self.each(n, lambda b2, e: b2.create(
-                "store", [d, e, b2.op1("load", [got, e], d.type.elem)], []), bb),
-                lambda bb: self.clear("buf", n, bb))
+            self.on_root(root, lambda bb: self.store_into("buf", got, n, bb), lambda bb: self.clear("buf", n, bb))
 
     def _send(self) -> None:
         n = self.operand("count")

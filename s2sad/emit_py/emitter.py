@@ -91,9 +91,11 @@ from ..ssa.attrs import (GENERIC_MATH, GENERIC_VALUE, grad_info, is_gradient, nu
                          whole_reduced)
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.mathfns import MATH
+from ..ssa.mpi import Communicator
 from ..ssa.opdefs import reads_global
 from ..ssa.types import STR, ArrayType, Type
 from .arrays import ArrayBinOp, accum_slice_target, array_expr, numba_unsupported, scipy_ufunc
+from .mpi import PyMpi, communicator_default, mpi_name
 from .names import PyNamer, python_function_names
 from .formatting import formatted
 from .printer import P_COND, Printer, first_hoistable, if_exp
@@ -185,6 +187,8 @@ def emit_python(module: Module, target: str, header: str, entry: str = "") -> st
         third.append("import numba")
     if "np" in printer.modules:
         third.append("import numpy as np")
+    if "MPI" in printer.modules:
+        third.append("from mpi4py import MPI")
     # functions defined elsewhere, and their custom adjoints (after the `import`s, as isort puts them)
     third += [f"from {m} import {', '.join(sorted(imported[m]))}" for m in sorted(imported)]
     imports = stdlib + ([""] if stdlib and third else []) + third
@@ -254,7 +258,7 @@ def _emit_function(module: Module, fn: Function, effects: Effects, printer: Prin
     return _FunctionEmitter(module, fn, effects, printer, numba, unchecked, helpers, entry, taken, parallel=True).emit()
 
 
-class _FunctionEmitter(StatementBuilder):
+class _FunctionEmitter(PyMpi, StatementBuilder):
     """The shared statement builder with Python's expressions, loops (``numba.prange``), tapes and calls."""
 
     language = "Python"
@@ -609,6 +613,8 @@ class _FunctionEmitter(StatementBuilder):
         if n == "extern" and "prototype" not in op.attrs:  # a Python function, imported (imported_names)
             # Its value is taken to be a number: float() checks it (an array there raises).
             return call("float", Call(Name(op.attrs["callee"]), tuple(e(o) for o in op.operands)))
+        if n == "global" and op.attrs.get("mpi"):  # MPI_COMM_WORLD, MPI_PROC_NULL
+            return mpi_name(op.attrs["callee"])
         if n == "extern" or reads_global(op):
             callee, is_global = op.attrs["callee"], reads_global(op)
             what = "global variable of the C program, which Python output cannot read" if is_global \
@@ -868,7 +874,9 @@ class _FunctionEmitter(StatementBuilder):
 
 
 def _default(value) -> Expr:
-    """A parameter's default: a number, or a tuple of them (a tuple d_return's)."""
+    """A parameter's default: a number, a tuple of them (a tuple d_return's), a communicator."""
+    if isinstance(value, Communicator):
+        return communicator_default(value)
     return Tuple(tuple(number(v) for v in value)) if isinstance(value, (list, tuple)) else number(value)
 
 

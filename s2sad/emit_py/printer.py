@@ -120,7 +120,7 @@ class Printer:
     def _print(self, e: Expr) -> tuple[str, int]:
         p = self.__call__
         if isinstance(e, Name):
-            if e.id in ("math", "np", "numba"):
+            if e.id in ("math", "np", "numba", "MPI"):
                 self.modules.add(e.id)
             return e.id, P_ATOM
         if isinstance(e, Lit):

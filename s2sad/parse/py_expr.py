@@ -34,8 +34,9 @@ from ..ssa import build
 from ..ssa.attrs import NUMPY, NUMPY_OPS, SCIPY, SOURCE_EXTENT
 from ..ssa.ir import Block, Builder, Value
 from ..ssa.mathfns import MATH as MATH_TABLE
-from ..ssa.types import BOOL, F64, I64, STR, ArrayType, ScalarType, Type, common_type
-from . import py_arrays, py_comprehension, py_linalg, py_lists
+from ..ssa.mpi import Communicator
+from ..ssa.types import BOOL, COMM, F64, I64, REQUEST, STR, ArrayType, ScalarType, Type, common_type
+from . import py_arrays, py_comprehension, py_linalg, py_lists, py_mpi
 from . import py_intrinsics as lib
 from .custom_adjoints import NONE as NO_DERIVATIVES
 from .custom_adjoints import CustomAdjoint, Derivatives, argument_kind, expected_python
@@ -43,6 +44,7 @@ from .py_common import Env, Fail, Locator, Poison
 from .py_helper_shapes import RESULT_EXTENTS, HelperShapes
 from .py_flow import children, is_new_axis, is_shape_subscript, is_simple, is_whole_slice, subscript_chain
 from .py_module import ModuleInfo, dotted_source
+from .py_mpi import PyMpi
 from .py_params import bind_arguments
 from .py_strings import is_string, string_set
 from .py_types import (
@@ -129,7 +131,7 @@ class FunctionContext:
     helper_shapes: dict[str, HelperShapes] = field(default_factory=dict)
 
 
-class ExprLowerer:
+class ExprLowerer(PyMpi):
     def __init__(self, ctx: FunctionContext):
         self.ctx = ctx
         self.info = ctx.info
@@ -165,6 +167,8 @@ class ExprLowerer:
         return self.locator.fail(node, message, hint)
 
     def const(self, b: Builder, node: cst.CSTNode, value: object, t: ScalarType, hint: str = "") -> Value:
+        if isinstance(value, Communicator):  # a parameter's default (comm=MPI.COMM_WORLD), filled in
+            return self.at(b, node).op1("global", [], COMM, value.name.lower(), callee=value.name, mpi=True)
         return build.const(self.at(b, node), value, t, hint)  # type: ignore[arg-type]
 
     def finite(self, v: Value, node: cst.CSTNode) -> Value:
@@ -365,8 +369,20 @@ class ExprLowerer:
                             "a try or a function's global) can be used; pass other values as parameters")
         raise self.fail(node, f"name '{n}' is not defined", hint="define it, or pass it as a parameter")
 
+    def _holds(self, node: cst.BaseExpression, env: Env, t: Type) -> bool:
+        """Whether ``node`` is a communicator (``t`` COMM: a local holding one, or MPI.COMM_WORLD)
+        or a request (REQUEST: a local holding one)."""
+        if t == COMM and (self.info.canonical_name(node, self.ctx.locals) or "") in py_mpi.COMMUNICATORS:
+            return True
+        v = env.get(node.value) if isinstance(node, cst.Name) and node.value in self.ctx.locals else None
+        return isinstance(v, Value) and v.type == t
+
     def attribute(self, node: cst.Attribute, b: Builder, env: Env) -> Value:
+        if self._holds(node.value, env, COMM):
+            return self.mpi_attribute(node, b, env)
         canonical = self.info.canonical_name(node, self.ctx.locals)
+        if canonical in py_mpi.RANK_CONSTANTS:
+            return self.mpi_rank_constant(node, b)
         if canonical in lib.CONSTANTS:
             return self.const(b, node, lib.CONSTANTS[canonical], F64)
         attr = node.attr.value
@@ -746,6 +762,14 @@ class ExprLowerer:
         for a in node.args:
             if a.star:
                 raise self.fail(a, "*args and **kwargs in calls are not supported", hint="pass arguments one by one")
+        if isinstance(func, cst.Attribute) and func.attr.value in py_mpi.METHODS and self._holds(func.value, env, COMM):
+            return self.mpi_call(node, func.attr.value, b, env, want_value)
+        if (isinstance(func, cst.Attribute) and func.attr.value in ("Wait", "wait")
+                and self._holds(func.value, env, REQUEST)) or py_mpi.is_wait(node, self.info, self.ctx.locals, set()):
+            if want_value:
+                raise self.fail(node, "a wait gives no value here", hint="call it as a statement of its own")
+            self.mpi_wait(node, b, env)
+            return None
         if isinstance(func, cst.Name) and func.value in self.info.functions and func.value not in self.ctx.locals:
             return self.user_call(node, func.value, b, env, want_value)
         if isinstance(func, cst.Name) and func.value in self.ctx.locals:

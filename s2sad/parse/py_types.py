@@ -32,8 +32,10 @@ import libcst as cst
 
 from ..diagnostics import Diagnostic
 from ..ssa.ops import MATH_FNS
-from ..ssa.types import BOOL, F64, I64, STR, ArrayType, ScalarType, Type, common_type
+from ..ssa.mpi import Communicator
+from ..ssa.types import BOOL, COMM, F64, I64, STR, ArrayType, ScalarType, Type, common_type
 from . import py_intrinsics as lib
+from . import py_mpi
 from .py_common import Locator
 from .py_flow import (assigned_names, children, is_new_axis, is_shape_subscript, is_whole_slice, subscript_chain,
                       walk)
@@ -234,10 +236,14 @@ def _rank(t: Type) -> int:
     return t.rank if isinstance(t, ArrayType) else 0
 
 
-def default_value(node: Optional[cst.BaseExpression], info: ModuleInfo) -> Optional[Union[Number, str]]:
-    """A parameter's default as the gradient keeps it: a number, or a string literal's value."""
+def default_value(node: Optional[cst.BaseExpression], info: ModuleInfo) -> Optional[Union[Number, str, Communicator]]:
+    """A parameter's default as the gradient keeps it: a number, a string literal's value, or a
+    communicator (``comm=MPI.COMM_WORLD``)."""
     if is_string(node):
         return node.evaluated_value  # type: ignore[union-attr]
+    comm = py_mpi.communicator_default(node, info)
+    if comm is not None:
+        return comm
     return evaluate_constant(node, info) if node is not None else None
 
 
@@ -430,6 +436,12 @@ class _Inference:
         # Parameters compared with a string (``reduction == "mean"``, ``mode in ("a", "b")``) or
         # with one as their default: strings (STR), which the code may only compare.
         self.str_names: set[str] = {p.name.value for p in self.params if is_string(p.default)}
+        # Communicators (py_mpi): parameters that default to one or whose methods the body calls,
+        # locals bound to one; and the locals that hold an MPI request.
+        self.comm_names: set[str] = py_mpi.communicator_params(fn, info, self.params) | {
+            t.value for node in py_mpi.walk(body) if isinstance(node, cst.Assign) and len(node.targets) == 1
+            for t in [node.targets[0].target] if isinstance(t, cst.Name)
+            and (info.canonical_name(node.value) or "") in py_mpi.COMMUNICATORS}
         self.arrays: dict[str, _ArrayEvidence] = {}
         self.assigns: dict[str, list[_Assigned]] = {}
         self.loop_depth = 0
@@ -482,6 +494,9 @@ class _Inference:
                 self.int_names.add(node.value)
         elif isinstance(node, cst.Subscript):
             self.subscript(node, int_ctx, load=True)
+        elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+                and node.value.value in self.comm_names:
+            pass  # comm.rank, comm.size
         elif isinstance(node, cst.Attribute):
             if node.attr.value in ("shape", "size", "ndim") and isinstance(node.value, cst.Name):
                 ev = self.evidence(node.value.value)
@@ -772,6 +787,15 @@ class _Inference:
                 if assumed or (sig is not None and i < len(sig.param_names) and sig.param_names[i] in sig.numpy_params):
                     self.numpy_args.append(a)
                 self.expr(a, t is not None and t.is_int)
+            return
+        method = py_mpi.mpi_method(node, self.info, self.locals, self.comm_names)
+        if method is not None or py_mpi.is_wait(node, self.info, self.locals, set(self.locals)):
+            for a in node.args:
+                if isinstance(a.value, cst.Name) and method is not None \
+                        and (a.keyword.value if a.keyword else None) in (None, *py_mpi.buffer_args(method)) \
+                        and method not in ("allreduce", "bcast") and a.value.value not in self.comm_names:
+                    self.array_use(a.value, 1)
+                self.expr(a.value, a.keyword is not None and a.keyword.value in py_mpi.INTEGER_ARGS)
             return
         appended = appended_list(node)
         if appended is not None and appended in self.locals and len(args) == 1:
@@ -1153,6 +1177,12 @@ class _Inference:
                 kept = added + sum(1 for i in indices if isinstance(i, cst.Slice)) + max(0, t.rank - len(indices) + 1)
             return ArrayType(t.elem, kept) if kept else t.elem
         if isinstance(node, cst.Attribute):
+            if isinstance(node.value, cst.Name) and node.value.value in self.comm_names:
+                return I64  # comm.rank, comm.size
+            if (self.info.canonical_name(node, self.locals) or "") in py_mpi.COMMUNICATORS:
+                return COMM
+            if (self.info.canonical_name(node, self.locals) or "") in py_mpi.RANK_CONSTANTS:
+                return I64
             if node.attr.value in ("size", "ndim"):
                 return I64
             if node.attr.value == "T":
@@ -1166,6 +1196,10 @@ class _Inference:
 
     def call_type(self, node: cst.Call, types: dict[str, Type]) -> Optional[Type]:
         func = node.func
+        method = py_mpi.mpi_method(node, self.info, self.locals, self.comm_names)
+        if method is not None:
+            args = positional_args(node)
+            return py_mpi.call_type(method, self.expr_type(args[0], types) if args else None)
         canonical = self.info.canonical_name(func, self.locals)
         if canonical == "builtins.sum":
             return self.sum_type(node, types)
@@ -1712,6 +1746,8 @@ class _Inference:
     def param_type(self, name: str, ann: Union[Type, _ArrayAnnotation, str, None]) -> Type:
         if isinstance(ann, ScalarType):
             return ann
+        if name in self.comm_names:
+            return COMM
         if ann is None and name in self.given:
             return self.given[name]
         if ann is None and name in self.str_names:

@@ -60,6 +60,14 @@ REDUCTION_OPS = {"MPI_SUM": "sum", "MPI_MAX": "max", "MPI_MIN": "min"}
 
 
 @dataclass(frozen=True)
+class Communicator:
+    """A communicator as a parameter's default (``comm=MPI.COMM_WORLD``): its MPI name, which each
+    output spells its own way; the gradient keeps it as its parameter's default."""
+
+    name: str  # "MPI_COMM_WORLD"
+
+
+@dataclass(frozen=True)
 class MpiCall:
     """One MPI call: its C name, the roles of its operands in order, C's arguments in order
     (a role, or what else the argument is: ``type``, the datatype of the buffer before it;
@@ -185,6 +193,6 @@ def carries_floats(op: Op) -> bool:
         v.type.elem.is_float for v in buffers(op))  # type: ignore[attr-defined]
 
 
-__all__ = ["CALLS", "C_CALLS", "MpiCall", "NAMES", "PREFIX", "QUERIES", "REDUCTION_OPS", "buffers", "call_of",
-           "buffer_counts", "carries_floats", "communicates", "is_mpi", "mpi_reads", "mpi_writes", "reads_primal",
-           "sent_operand"]
+__all__ = ["CALLS", "C_CALLS", "Communicator", "MpiCall", "NAMES", "PREFIX", "QUERIES", "REDUCTION_OPS",
+           "buffer_counts", "buffers", "call_of", "carries_floats", "communicates", "is_mpi", "mpi_reads",
+           "mpi_writes", "reads_primal", "sent_operand"]

@@ -38,22 +38,19 @@ static void grad_exchange(double *u, double *d_u, int n, MPI_Comm comm) {
     long right = rank[0] < size[0] - 1 ? rank[0] + 1 : MPI_PROC_NULL;
     MPI_Sendrecv(u + n, 1, MPI_DOUBLE, right, 0, u, 1, MPI_DOUBLE, left, 0, comm,
             MPI_STATUS_IGNORE);
-    MPI_Sendrecv(u + 1, 1, MPI_DOUBLE, left, 1, u + (n + 1), 1, MPI_DOUBLE, right, 1, comm,
+    long t0 = n + 1;
+    MPI_Sendrecv(u + 1, 1, MPI_DOUBLE, left, 1, u + t0, 1, MPI_DOUBLE, right, 1, comm,
             MPI_STATUS_IGNORE);
 
     // reverse sweep
-    double *t0 = d_u + (n + 1);
-    double *t1 = d_u + 1;
-    double *t2 = d_u + n;
-
     // line 12: MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 1, &u[n + 1], 1, MPI_DOUBLE, right, 1,...
     double *d_u_in = calloc(1, sizeof(double));
-    MPI_Sendrecv(t0, 1, MPI_DOUBLE, right, 1, d_u_in, 1, MPI_DOUBLE, left, 1, comm,
+    MPI_Sendrecv(d_u + t0, 1, MPI_DOUBLE, right, 1, d_u_in, 1, MPI_DOUBLE, left, 1, comm,
             MPI_STATUS_IGNORE);
     if (right != MPI_PROC_NULL) {
-        t0[0] = 0.0;
+        d_u[t0] = 0.0;
     }
-    t1[0] += d_u_in[0];
+    d_u[1] += d_u_in[0];
 
     // line 11: MPI_Sendrecv(&u[n], 1, MPI_DOUBLE, right, 0, &u[0], 1, MPI_DOUBLE, left, 0, comm...
     free(d_u_in);
@@ -63,7 +60,7 @@ static void grad_exchange(double *u, double *d_u, int n, MPI_Comm comm) {
     if (left != MPI_PROC_NULL) {
         d_u[0] = 0.0;
     }
-    t2[0] += d_u_in[0];
+    d_u[n] += d_u_in[0];
     free(d_u_in);
 }
 

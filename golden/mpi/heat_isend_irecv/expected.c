@@ -75,12 +75,10 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
     MPI_Request d_reqs_2 = MPI_REQUEST_NULL;
     MPI_Request d_reqs_3 = MPI_REQUEST_NULL;
     for (long t = steps - 1; t >= 0; t--) {
-        long t6 = n - 1;
-        double *t7 = d_u + (n + 1);
-        double *t8 = d_u + 1;
-        double *t9 = d_u + n;
+        long t6 = n + 1;
+        long t7 = n - 1;
         // line 26: for (int i = 1; i <= n; i++)
-        for (long i = 1; i < n + 1; i++) {
+        for (long i = 1; i < t6; i++) {
             // line 27: u[i] = next[i];
             double d_u_i = d_u[i];
             d_u[i] = 0.0;
@@ -89,46 +87,46 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
         // line 25: next[n] = u[n] + k[n] * (u[n - 1] - 2.0 * u[n] + u[n + 1]);
         double d_next_n = d_next[n];
         d_next[n] = 0.0;
-        double t10 = d_next_n * k[n];
-        d_u[n + 1] += t10;
-        d_u[t6] += t10;
+        double t8 = d_next_n * k[n];
+        d_u[t6] += t8;
+        d_u[t7] += t8;
         d_k[n] += d_next_n * tape[t];
-        d_u[n] += d_next_n - t10 * 2.0;
+        d_u[n] += d_next_n - t8 * 2.0;
         // line 24: next[1] = u[1] + k[1] * (u[0] - 2.0 * u[1] + u[2]);
         double d_next_i = d_next[1];
         d_next[1] = 0.0;
-        double t11 = d_next_i * k[1];
-        d_u[2] += t11;
-        d_u[0] += t11;
+        double t9 = d_next_i * k[1];
+        d_u[2] += t9;
+        d_u[0] += t9;
         d_k[1] += d_next_i * tape2[t];
-        d_u[1] += d_next_i - t11 * 2.0;
+        d_u[1] += d_next_i - t9 * 2.0;
         // line 23: MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE);
         double d_u_in[1] = {0};
         MPI_Irecv(d_u_in, 1, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &d_reqs_3);
         double d_u_in2[1] = {0};
         MPI_Irecv(d_u_in2, 1, MPI_DOUBLE, right, 0, MPI_COMM_WORLD, &d_reqs_2);
-        MPI_Isend(t7, 1, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &d_reqs_1);
+        MPI_Isend(d_u + t6, 1, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &d_reqs_1);
         MPI_Isend(d_u, 1, MPI_DOUBLE, left, 0, MPI_COMM_WORLD, &d_reqs_0);
         // line 21: for (int i = 2; i < n; i++)
-        long t12 = 3 < t6 + 2 ? 3 : t6 + 2;
+        long t10 = 3 < t7 + 2 ? 3 : t7 + 2;
         // the additions into d_u of the loop below, gathered: one element each
-        for (long i = 1; i < t12; i++) {
-            long t13 = i - 1;
-            if (t13 >= 2 && t13 <= t6) {
-                d_next_i = d_next[t13];
-                d_u[i] += d_next_i * k[t13];
+        for (long i = 1; i < t10; i++) {
+            long t11 = i - 1;
+            if (t11 >= 2 && t11 <= t7) {
+                d_next_i = d_next[t11];
+                d_u[i] += d_next_i * k[t11];
             }
-            long t14 = i + 1;
-            if (t14 >= 2 && t14 <= t6) {
-                d_next_i = d_next[t14];
-                d_u[i] += d_next_i * k[t14];
+            long t12 = i + 1;
+            if (t12 >= 2 && t12 <= t7) {
+                d_next_i = d_next[t12];
+                d_u[i] += d_next_i * k[t12];
             }
-            if (i >= 2 && i <= t6) {
+            if (i >= 2 && i <= t7) {
                 d_next_i = d_next[i];
                 d_u[i] += d_next_i - d_next_i * k[i] * 2.0;
             }
         }
-        for (long i = 3; i < t6; i++) {
+        for (long i = 3; i < t7; i++) {
             d_next_i = d_next[i - 1];
             double d_next_i2 = d_next[i + 1];
             double d_next_i3 = d_next[i];
@@ -136,18 +134,18 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
                     + d_next_i2 * k[i + 1]
                     + (d_next_i3 - d_next_i3 * k[i] * 2.0);
         }
-        for (long i = t12 > t6 ? t12 : t6; i < t6 + 2; i++) {
-            long t15 = i - 1;
-            if (t15 >= 2 && t15 <= t6) {
-                d_next_i = d_next[t15];
-                d_u[i] += d_next_i * k[t15];
+        for (long i = t10 > t7 ? t10 : t7; i < t7 + 2; i++) {
+            long t13 = i - 1;
+            if (t13 >= 2 && t13 <= t7) {
+                d_next_i = d_next[t13];
+                d_u[i] += d_next_i * k[t13];
             }
-            long t16 = i + 1;
-            if (t16 >= 2 && t16 <= t6) {
-                d_next_i = d_next[t16];
-                d_u[i] += d_next_i * k[t16];
+            long t14 = i + 1;
+            if (t14 >= 2 && t14 <= t7) {
+                d_next_i = d_next[t14];
+                d_u[i] += d_next_i * k[t14];
             }
-            if (i >= 2 && i <= t6) {
+            if (i >= 2 && i <= t7) {
                 d_next_i = d_next[i];
                 d_u[i] += d_next_i - d_next_i * k[i] * 2.0;
             }
@@ -160,14 +158,14 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
         }
         // line 20: MPI_Isend(&u[1], 1, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &reqs[3]);
         MPI_Wait(&d_reqs_3, MPI_STATUS_IGNORE);
-        t8[0] += d_u_in[0];
+        d_u[1] += d_u_in[0];
         // line 19: MPI_Isend(&u[n], 1, MPI_DOUBLE, right, 0, MPI_COMM_WORLD, &reqs[2]);
         MPI_Wait(&d_reqs_2, MPI_STATUS_IGNORE);
-        t9[0] += d_u_in2[0];
+        d_u[n] += d_u_in2[0];
         // line 18: MPI_Irecv(&u[n + 1], 1, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &reqs[1]);
         MPI_Wait(&d_reqs_1, MPI_STATUS_IGNORE);
         if (right != t0) {
-            t7[0] = 0.0;
+            d_u[t6] = 0.0;
         }
         // line 17: MPI_Irecv(&u[0], 1, MPI_DOUBLE, left, 0, MPI_COMM_WORLD, &reqs[0]);
         MPI_Wait(&d_reqs_0, MPI_STATUS_IGNORE);

@@ -58,9 +58,6 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
 
     // line 15: for (int t = 0; t < steps; t++) {
     for (long t = steps - 1; t >= 0; t--) {
-        double *t4 = d_u + t1;
-        double *t5 = d_u + 1;
-        double *t6 = d_u + n;
         // line 22: for (int i = 1; i <= n; i++)
         for (long i = 1; i < t1; i++) {
             // line 23: u[i] = next[i];
@@ -70,24 +67,24 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
         }
         // line 20: for (int i = 1; i <= n; i++)
         for (long i = t2; i >= 1; i--) {
-            double t7 = tape[--tape_top];
+            double t4 = tape[--tape_top];
             // line 21: next[i] = u[i] + k[i] * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
             double d_next_i = d_next[i];
             d_next[i] = 0.0;
-            double t8 = d_next_i * k[i];
-            d_u[i + 1] += t8;
-            d_u[i - 1] += t8;
-            d_k[i] += d_next_i * t7;
-            d_u[i] += d_next_i - t8 * 2.0;
+            double t5 = d_next_i * k[i];
+            d_u[i + 1] += t5;
+            d_u[i - 1] += t5;
+            d_k[i] += d_next_i * t4;
+            d_u[i] += d_next_i - t5 * 2.0;
         }
         // line 18: MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 1, &u[n + 1], 1, MPI_DOUBLE, right, 1,
         double *d_u_in = calloc(1, sizeof(double));
-        MPI_Sendrecv(t4, 1, MPI_DOUBLE, right, 1, d_u_in, 1, MPI_DOUBLE, left, 1, MPI_COMM_WORLD,
-                MPI_STATUS_IGNORE);
+        MPI_Sendrecv(d_u + t1, 1, MPI_DOUBLE, right, 1, d_u_in, 1, MPI_DOUBLE, left, 1,
+                MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (right != t0) {
-            t4[0] = 0.0;
+            d_u[t1] = 0.0;
         }
-        t5[0] += d_u_in[0];
+        d_u[1] += d_u_in[0];
         // line 16: MPI_Sendrecv(&u[n], 1, MPI_DOUBLE, right, 0, &u[0], 1, MPI_DOUBLE, left, 0,
         free(d_u_in);
         d_u_in = calloc(1, sizeof(double));
@@ -96,7 +93,7 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
         if (left != t0) {
             d_u[0] = 0.0;
         }
-        t6[0] += d_u_in[0];
+        d_u[n] += d_u_in[0];
         free(d_u_in);
     }
     free(d_next);

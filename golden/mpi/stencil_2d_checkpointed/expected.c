@@ -229,14 +229,16 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
             ck_at = ck_mid;
         }
         // this iteration again, keeping what its adjoint reads
-        MPI_Sendrecv(u_ck + rows * m, m, MPI_DOUBLE, down, 0, u_ck, m, MPI_DOUBLE, up, 0,
+        long t16 = rows * m;
+        MPI_Sendrecv(u_ck + t16, m, MPI_DOUBLE, down, 0, u_ck, m, MPI_DOUBLE, up, 0,
                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Sendrecv(u_ck + m, m, MPI_DOUBLE, up, 1, u_ck + t7 * m, m, MPI_DOUBLE, down, 1,
+        long t17 = t7 * m;
+        MPI_Sendrecv(u_ck + m, m, MPI_DOUBLE, up, 1, u_ck + t17, m, MPI_DOUBLE, down, 1,
                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        long t16 = t9 * max_l(m - 2, 0);
-        double *tape_u_elem = calloc(1, (t16 > 0 ? t16 : 0) * sizeof(double));
+        long t18 = t9 * max_l(m - 2, 0);
+        double *tape_u_elem = calloc(1, (t18 > 0 ? t18 : 0) * sizeof(double));
         size_t tape_u_elem_top = 0;
-        double *tape_lap = calloc(1, (t16 > 0 ? t16 : 0) * sizeof(double));
+        double *tape_lap = calloc(1, (t18 > 0 ? t18 : 0) * sizeof(double));
         size_t tape_lap_top = 0;
         for (long i = 1; i < t7; i++) {
             for (long j = 1; j < m - 1; j++) {
@@ -256,9 +258,6 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
                 u_ck[i * m + j] = v_ck[i * m + j];
             }
         }
-        double *t17 = d_u + t7 * m;
-        double *t18 = d_u + m;
-        double *t19 = d_u + rows * m;
         // line 28: for (int i = 1; i <= rows; i++)
         for (long i = t9; i >= 1; i--) {
             // line 29: for (int j = 1; j < m - 1; j++)
@@ -274,42 +273,42 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
             // line 23: for (int j = 1; j < m - 1; j++) {
             for (long j = m - 2; j >= 1; j--) {
                 double u_elem = tape_u_elem[--tape_u_elem_top];
-                double t20 = 0.1 * u_elem;
+                double t19 = 0.1 * u_elem;
                 double lap = tape_lap[--tape_lap_top];
-                long t21 = i * m + j + 1;
-                long t22 = i * m + j - 1;
-                long t23 = (i + 1) * m + j;
-                long t24 = (i - 1) * m + j;
+                long t20 = i * m + j + 1;
+                long t21 = i * m + j - 1;
+                long t22 = (i + 1) * m + j;
+                long t23 = (i - 1) * m + j;
                 // line 26: v[i * m + j] = u[i * m + j] + c * lap - 0.1 * u[i * m + j] * u[i * m...
                 double d_v_elem = d_v[i * m + j];
                 d_v[i * m + j] = 0.0;
-                double t25 = -d_v_elem * u_elem;
+                double t24 = -d_v_elem * u_elem;
                 double d_lap = d_v_elem * c;
                 d_c_local += d_v_elem * lap;
                 // line 25: - 4.0 * u[i * m + j];
-                d_u[i * m + j] += -d_v_elem * (t20 * u_elem)
-                        + t25 * t20
-                        + t25 * u_elem * 0.1
+                d_u[i * m + j] += -d_v_elem * (t19 * u_elem)
+                        + t24 * t19
+                        + t24 * u_elem * 0.1
                         + d_v_elem
                         - d_lap * 4.0;
                 // line 24: double lap = u[(i - 1) * m + j] + u[(i + 1) * m + j] + u[i * m + j -...
+                d_u[t20] += d_lap;
                 d_u[t21] += d_lap;
                 d_u[t22] += d_lap;
                 d_u[t23] += d_lap;
-                d_u[t24] += d_lap;
             }
         }
         // line 20: MPI_Sendrecv(u + m, m, MPI_DOUBLE, up, 1, u + (rows + 1) * m, m, MPI_DOUBLE,...
         double *d_u_in = calloc(1, m * sizeof(double));
-        MPI_Sendrecv(t17, m, MPI_DOUBLE, down, 1, d_u_in, m, MPI_DOUBLE, up, 1, MPI_COMM_WORLD,
-                MPI_STATUS_IGNORE);
+        MPI_Sendrecv(d_u + t17, m, MPI_DOUBLE, down, 1, d_u_in, m, MPI_DOUBLE, up, 1,
+                MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (down != t0) {
             for (long e = 0; e < m; e++) {
-                t17[e] = 0.0;
+                d_u[t17 + e] = 0.0;
             }
         }
         for (long e = 0; e < m; e++) {
-            t18[e] += d_u_in[e];
+            d_u[m + e] += d_u_in[e];
         }
         // line 18: MPI_Sendrecv(u + rows * m, m, MPI_DOUBLE, down, 0, u, m, MPI_DOUBLE, up, 0,
         free(d_u_in);
@@ -322,7 +321,7 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
             }
         }
         for (long e = 0; e < m; e++) {
-            t19[e] += d_u_in[e];
+            d_u[t16 + e] += d_u_in[e];
         }
         free(d_u_in);
         free(tape_lap);

@@ -1,0 +1,16 @@
+import numpy as np
+from mpi4py import MPI
+
+
+def spread_fit(w, x, comm=MPI.COMM_WORLD):
+    """The root's weights are broadcast; each rank scores its data with them; the root sums the
+    scores (Reduce) and broadcasts the total back, which every rank returns."""
+    coef = w.copy()
+    comm.Bcast(coef, root=0)
+    score = np.zeros(1)
+    for i in range(len(x)):
+        score[0] += np.tanh(coef[i] * x[i])
+    total = np.zeros(1)
+    comm.Reduce(score, total, op=MPI.SUM, root=0)
+    comm.Bcast(total, root=0)
+    return total[0] * total[0]

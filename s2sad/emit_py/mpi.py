@@ -1,0 +1,120 @@
+"""MPI calls in Python: each ``mpi.`` op (``ssa/mpi``) as the mpi4py call it stands for.
+
+A buffer is the array, or a slice of it where the op names part of one (a view from ``k``, a
+count other than the array's length: ``u[k:k + n]``); the datatype is the array's own, as
+mpi4py reads it. A communicator is a parameter, or ``MPI.COMM_WORLD``; ``MPI_PROC_NULL`` is
+``MPI.PROC_NULL``; a request is the value ``Isend``/``Irecv`` return, completed by ``req.Wait()``.
+"""
+
+from __future__ import annotations
+
+from ..diagnostics import error
+from ..emit.expr import Attribute, Call, Expr, Lit, Name, Range, Subscript, binop
+from ..emit.stmt import Assign, ExprStmt, Stmt
+from ..ssa.build import const_int
+from ..ssa.ir import Op, Value
+from ..ssa.mpi import REDUCTION_OPS, Communicator, call_of
+
+_REDUCTIONS = {op: name for name, op in REDUCTION_OPS.items()}
+# op -> the mpi4py method and its arguments: (keyword or None for positional, role, the count's role)
+_CALLS: dict[str, tuple[str, tuple[tuple[str | None, str, str | None], ...]]] = {
+    "mpi.barrier": ("Barrier", ()),
+    "mpi.allreduce": ("Allreduce", ((None, "send", "count"), (None, "recv", "count"))),
+    "mpi.allreduce_in_place": ("Allreduce", ((None, "in_place", None), (None, "buf", "count"))),
+    "mpi.reduce": ("Reduce", ((None, "send", "count"), (None, "recv", "count"), ("root", "root", None))),
+    "mpi.bcast": ("Bcast", ((None, "buf", "count"), ("root", "root", None))),
+    "mpi.send": ("Send", ((None, "buf", "count"), ("dest", "peer", None), ("tag", "tag", None))),
+    "mpi.recv": ("Recv", ((None, "buf", "count"), ("source", "peer", None), ("tag", "tag", None))),
+    "mpi.isend": ("Isend", ((None, "buf", "count"), ("dest", "peer", None), ("tag", "tag", None))),
+    "mpi.irecv": ("Irecv", ((None, "buf", "count"), ("source", "peer", None), ("tag", "tag", None))),
+    "mpi.sendrecv": ("Sendrecv", ((None, "send", "send_count"), ("dest", "dest", None), ("sendtag", "send_tag", None),
+                                  ("recvbuf", "recv", "recv_count"), ("source", "source", None),
+                                  ("recvtag", "recv_tag", None))),
+    "mpi.scatter": ("Scatter", ((None, "send", "all:send_count"), (None, "recv", "recv_count"),
+                                ("root", "root", None))),
+    "mpi.gather": ("Gather", ((None, "send", "send_count"), (None, "recv", "all:recv_count"),
+                              ("root", "root", None))),
+    "mpi.allgather": ("Allgather", ((None, "send", "send_count"), (None, "recv", "all:recv_count"))),
+}
+_QUERIES = {"mpi.comm_rank": "Get_rank", "mpi.comm_size": "Get_size"}
+
+
+def mpi_name(name: str) -> Expr:
+    """``MPI_COMM_WORLD`` as mpi4py spells it: ``MPI.COMM_WORLD``."""
+    return Attribute(Name("MPI"), name[len("MPI_"):])
+
+
+def communicator_default(value: Communicator) -> Expr:
+    return mpi_name(value.name)
+
+
+class PyMpi:
+    """``mpi.`` ops as statements (a mixin of the Python function emitter)."""
+
+    def _mpi(self, op: Op) -> list[Stmt]:
+        if self.numba:  # type: ignore[attr-defined]
+            raise error("--target numba: this communicates over MPI (mpi4py), which Numba's compiled code cannot "
+                        "call", op.loc, hint="use --target py")
+        if "c_params" in self.fn.attrs:  # type: ignore[attr-defined]
+            raise error("Python output of a C program's MPI communication is not supported", op.loc,
+                        hint="use --target c")
+        if op.name == "mpi.wait":
+            return [ExprStmt(Call(Attribute(self.expr(r), "Wait"))) for r in op.operands]  # type: ignore[attr-defined]
+        call = call_of(op)
+        comm = self.expr(call.operand(op, "comm"))  # type: ignore[attr-defined]
+        if op.name in _QUERIES:
+            cell = self.expr(call.operand(op, "out"))  # type: ignore[attr-defined]
+            return [Assign([Subscript(cell, (Lit("0"),))], Call(Attribute(comm, _QUERIES[op.name])))]
+        method, args = _CALLS[op.name]
+        positional: list[Expr] = []
+        keywords: list[tuple[str, Expr]] = []
+        for keyword, role, count in args:
+            if role == "in_place":
+                value: Expr = mpi_name("MPI_IN_PLACE")
+            elif count is not None:
+                value = self._mpi_buffer(op, call.operand(op, role), count)
+            else:
+                value = self.expr(call.operand(op, role))  # type: ignore[attr-defined]
+            if keyword is None:
+                positional.append(value)
+            else:
+                keywords.append((keyword, value))
+        if call.reduces:
+            keywords.append(("op", mpi_name(_REDUCTIONS[op.attrs["op"]])))
+        made = Call(Attribute(comm, method), tuple(positional), tuple(keywords))
+        if call.starts:
+            return [Assign([Name(self.var[op.result])], made)]  # type: ignore[attr-defined]
+        return [ExprStmt(made)]
+
+    def _mpi_buffer(self, op: Op, buf: Value, count_role: str) -> Expr:
+        """The buffer ``buf`` of the op's ``count_role`` elements (``all:``: that many per rank)."""
+        call = call_of(op)
+        per_rank = count_role.startswith("all:")
+        count = call.operand(op, count_role.removeprefix("all:"))
+        e = self.expr  # type: ignore[attr-defined]
+        d = buf.defining_op
+        base, start = (d.operands[0], d.operands[1]) if d is not None and d.name == "view" else (buf, None)
+        n: Expr = e(count)
+        if per_rank:
+            n = binop("*", n, Call(Attribute(e(call.operand(op, "comm")), "Get_size")))
+        elif start is None and _length_of(count, base):
+            return e(base)  # the whole array
+        end = count.defining_op
+        if not per_rank and end is not None and end.name == "sub" and end.operands[1] is start:
+            return Subscript(e(base), (Range(e(start), e(end.operands[0])),))  # u[lo:hi] of hi - lo numbers
+        if start is None or const_int(start) == 0:
+            return Subscript(e(base), (Range(None, n),))
+        if const_int(start) is not None and const_int(count) is not None and not per_rank:  # u[1:2]
+            return Subscript(e(base), (Range(e(start), Lit(str(const_int(start) + const_int(count)))),))  # type: ignore
+        return Subscript(e(base), (Range(e(start), binop("+", e(start), n)),))
+
+
+def _length_of(count: Value, arr: Value) -> bool:
+    """Whether ``count`` is ``arr``'s length (``len(arr)``, its first extent; a number's cell's 1)."""
+    d = count.defining_op
+    if d is not None and d.name == "dim" and d.operands[0] is arr and d.attrs.get("axis") == 0:
+        return True
+    made = arr.defining_op
+    n = const_int(count)
+    return n is not None and made is not None and made.name == "alloc" and len(made.operands) == 1 \
+        and const_int(made.operands[0]) == n
