@@ -226,12 +226,6 @@ class MpiAdjoint:
     def _barrier(self) -> None:
         self.communicate("mpi.barrier", [])
 
-    def _sum_only(self) -> None:
-        if self.op.attrs.get("op", "sum") != "sum":  # (MPI_Reduce: the extreme lands on the root only)
-            raise error(f"cannot differentiate an MPI reduction by {self.op.attrs['op']} of floating-point numbers "
-                        "yet: its adjoint must find the rank that held the extreme", self.op.loc,
-                        hint="reduce with MPI_SUM, or make the reduced numbers independent of the --wrt inputs")
-
     def _allreduce(self) -> None:
         n = self.operand("count")
         got = self.scratch("send", n)
@@ -278,13 +272,14 @@ class MpiAdjoint:
         return self.t.values.avail(self.rev, self.buffer(role))
 
     def _reduce(self) -> None:
-        self._sum_only()
         n, root = self.operand("count"), self.operand("root")
         got = self.scratch("send", n)
         recv = self.outgoing("recv", n)
         self.each(n, lambda bb, e: bb.create("store", [got, e, bb.op1("load", [recv, e], got.type.elem)], []))
         self.on_root(root, lambda bb: self.clear("recv", n, bb))  # (only the root's result was written)
         self.communicate("mpi.bcast", [got, n, root])
+        if self.op.attrs["op"] != "sum":
+            self.share_of_extreme(got, n)
         self.add_into("send", got, n)
 
     def _bcast(self) -> None:

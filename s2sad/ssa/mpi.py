@@ -158,7 +158,7 @@ def reads_primal(op: Op) -> bool:
     """Whether the adjoint of ``op`` reads the numbers it sent (a reduction by max or min: which
     rank held the extreme), so the forward sweep keeps them where they change later
     (``sent_operand``)."""
-    return op.name in ("mpi.allreduce", "mpi.allreduce_in_place") and op.attrs.get("op", "sum") != "sum"
+    return op.name in ("mpi.allreduce", "mpi.allreduce_in_place", "mpi.reduce") and op.attrs.get("op", "sum") != "sum"
 
 
 def buffer_counts(op: Op) -> list[tuple[Value, Value | int | None]]:
