@@ -1,4 +1,4 @@
-"""Distributed programs: gradients of C functions that communicate over MPI.
+"""Distributed programs: gradients of C and Python functions that communicate over MPI.
 
 Each folder golden/mpi/<case>/ holds ``input.c`` (a function every rank runs, communicating
 through ``<mpi.h>``), ``case.json`` (as golden/c's: the function, ``--wrt``, the parameters
@@ -9,9 +9,13 @@ run under ``mpirun`` on 2 ranks (built with AddressSanitizer and UBSan) and 4, w
 match central differences of the whole distributed program (every rank's inputs moved in turn,
 the objective summed over the ranks).
 
+golden/mpi_py/<case>/ holds the same for Python with mpi4py (``input.py``, ``expected.py``, held
+to ``ruff check`` and ``ruff format --check``), each gradient run under ``mpirun`` on 2 and 4
+ranks by tests/mpi_py_driver.py.
+
 Where no MPI can be installed the runs are skipped with the reason (scripts/bootstrap.sh test
-installs Open MPI where apt-get can); what needs no MPI (the output, the located errors) runs
-everywhere.
+installs Open MPI, with apt-get or from the package index, and mpi4py); what needs no MPI (the
+outputs, the located errors) runs everywhere.
 """
 
 from __future__ import annotations
@@ -81,9 +85,10 @@ def test_python_output(request, name, tmp_path):
     text = _py_gradient(name)
     compare_with_golden(request, PY_GOLDEN / name / "expected.py", text)
     (tmp_path / "grad.py").write_text(text)
-    lint = subprocess.run([sys.executable, "-m", "ruff", "check", "--isolated", str(tmp_path / "grad.py")],
-                          capture_output=True, text=True)
-    assert lint.returncode == 0, lint.stdout + lint.stderr
+    for check in (["check"], ["format", "--check"]):
+        lint = subprocess.run([sys.executable, "-m", "ruff", *check, "--isolated", str(tmp_path / "grad.py")],
+                              capture_output=True, text=True)
+        assert lint.returncode == 0, lint.stdout + lint.stderr
 
 
 @pytest.mark.parametrize("ranks", RANKS)
