@@ -42,6 +42,8 @@ def main() -> int:
             seeds[p["name"]] = rng.uniform(-1.0, 1.0, p["shape"])
         elif p["kind"] == "int":
             inputs[p["name"]] = p["value"]
+        elif p["kind"] == "comm":
+            inputs[p["name"]] = comm
         else:
             inputs[p["name"]] = float(rng.uniform(p.get("low", -1.0), p.get("high", 1.0)))
     seed_return = float(rng.uniform(0.5, 1.5))

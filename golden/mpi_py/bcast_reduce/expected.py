@@ -5,7 +5,7 @@ import numpy as np
 from mpi4py import MPI
 
 
-def grad_spread_fit(w, d_w, x, d_x, comm=MPI.COMM_WORLD, d_return=1.0):
+def grad_spread_fit(w, d_w, x, d_x, comm, d_return=1.0):
     """The gradient of spread_fit, by s2sad's reverse mode.
 
     It runs spread_fit (its effects on arrays included), then the reverse sweep, for
@@ -16,8 +16,6 @@ def grad_spread_fit(w, d_w, x, d_x, comm=MPI.COMM_WORLD, d_return=1.0):
     sum of elementwise products. On return, d_w and d_x hold the derivatives of J
     with respect to w and x as they were on entry to spread_fit (for an array that
     spread_fit only reads, that is the value passed in plus the derivative).
-
-    comm keeps its default, as in spread_fit.
     """
     if isinstance(w, (list, tuple)):
         w = np.asarray(w, dtype=np.float64)

@@ -2,7 +2,7 @@ import numpy as np
 from mpi4py import MPI
 
 
-def spread_fit(w, x, comm=MPI.COMM_WORLD):
+def spread_fit(w, x, comm):
     """The root's weights are broadcast; each rank scores its data with them; the root sums the
     scores (Reduce) and broadcasts the total back, which every rank returns."""
     coef = w.copy()
