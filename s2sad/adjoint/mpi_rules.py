@@ -152,10 +152,7 @@ class MpiAdjoint:
 
     def cell(self, query: str, hint: str) -> Value:
         """This rank's number, or the number of ranks, asked of MPI where the adjoint needs it."""
-        one = build.const(self.b, 1, I64)
-        cell = self.b.op1("alloc", [one], ArrayType(I32, 1), hint, fill="zeros", elem="i32")
-        self.communicate(query, [cell])
-        return build.cast(self.b, self.b.op1("load", [cell, build.const(self.b, 0, I64)], I32), I64)
+        return build.cast(self.b, self.b.op1(query, [self.comm()], I32, hint), I64)
 
     def unless_null(self, peer: Value, then: Callable[[Builder], None]) -> None:
         """``if (peer != MPI_PROC_NULL) then``: a receive from no rank leaves its buffer as it was,

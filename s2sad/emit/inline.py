@@ -40,6 +40,7 @@ from typing import Optional
 
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..analysis.effects import array_root, written_params
+from ..ssa.mpi import is_mpi
 from ..diagnostics import DiagnosticError
 from ..ssa.array_ops import is_array_op
 from ..ssa.callgraph import reachable
@@ -219,6 +220,8 @@ class InlinePlan:
         return out
 
     def _foldable_kind(self, op: Op) -> bool:
+        if is_mpi(op.name):
+            return False  # MPI_Comm_rank(comm, &rank): a statement of its own, in C
         if is_pure(op) or op.name == "load" or self.effects.is_pure_call(op):
             return True
         if is_array_op(op.name) and len(op.results) == 1:

@@ -92,6 +92,7 @@ from .integers import CIntegers, int_min_max
 from .loops import CLoops
 from .memory import CMemory
 from .mpi import CMpi
+from ..ssa.mpi import is_mpi
 from .names import CNamer
 from .parallel import Pragma
 from .parallel import finish as finish_pragmas
@@ -639,7 +640,7 @@ class CFunctionEmitter(CMemory, CCalls, CMpi, CLoops, CArrayAccess, CIntegers, S
             return self._alloc(op)
         if n == "copy":
             return self._copy(op)
-        if len(op.results) == 1 and op.result in self.var and is_pure(op) and not op.regions:
+        if len(op.results) == 1 and op.result in self.var and is_pure(op) and not op.regions and not is_mpi(n):
             value = self.op_expr(op)
             if self._is_alias(op.result, value):
                 self.aliases[op.result] = value  # `long t0 = n;` says nothing: print `n` where it is used

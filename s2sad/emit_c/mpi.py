@@ -30,7 +30,7 @@ class CMpi:
         args: list[Expr] = []
         buffer = None
         for arg in call.c_args:
-            if arg == "request":
+            if arg in ("request", "result"):  # &req of MPI_Isend, &rank of MPI_Comm_rank
                 args.append(address_of(Name(self.var[op.result])))  # type: ignore[attr-defined]
             elif arg in _FIXED:
                 args.append(Name(_FIXED[arg]))

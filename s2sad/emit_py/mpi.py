@@ -63,8 +63,7 @@ class PyMpi:
         call = call_of(op)
         comm = self.expr(call.operand(op, "comm"))  # type: ignore[attr-defined]
         if op.name in _QUERIES:
-            cell = self.expr(call.operand(op, "out"))  # type: ignore[attr-defined]
-            return [Assign([Subscript(cell, (Lit("0"),))], Call(Attribute(comm, _QUERIES[op.name])))]
+            return [Assign([Name(self.var[op.result])], Call(Attribute(comm, _QUERIES[op.name])))]  # type: ignore
         method, args = _CALLS[op.name]
         positional: list[Expr] = []
         keywords: list[tuple[str, Expr]] = []

@@ -29,7 +29,7 @@ from typing import Optional
 
 from ..analysis.effects import EffectAnalysis
 from ..ssa.gpu import SYNC
-from ..ssa.mpi import QUERIES, communicates
+from ..ssa.mpi import communicates
 from ..ssa.callgraph import reachable
 from ..ssa.ir import Block, Function, Module, Op, Value, erase_ops
 from ..ssa.array_ops import ACCUMULATIONS, makes_fresh_array
@@ -38,7 +38,7 @@ from ..ssa.structured import Slot, drop_carried, slot_of, slots
 
 
 # Ops whose effect is a write into their first operand: one into a local array is live with it.
-_WRITES_FIRST = ("store", "accum", *ACCUMULATIONS, *QUERIES)
+_WRITES_FIRST = ("store", "accum", *ACCUMULATIONS)
 
 
 class _Liveness:

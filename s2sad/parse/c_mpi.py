@@ -35,7 +35,7 @@ from pycparser import c_ast
 
 from ..ssa import build
 from ..ssa.ir import Builder, Value
-from ..ssa.mpi import C_CALLS, CALLS, REDUCTION_OPS
+from ..ssa.mpi import C_CALLS, CALLS, QUERIES, REDUCTION_OPS
 from ..ssa.types import COMM, F32, F64, I32, I64, REQUEST, Type
 from .c_expr import node_text
 from .py_common import Env
@@ -91,6 +91,8 @@ class CMpiCalls:
         op_name, roles = call.name, call.c_args
         if len(args) != len(roles):
             raise self.fail(node, f"{name} takes {len(roles)} arguments, not {len(args)}")
+        if op_name in QUERIES:
+            return self.mpi_query(node, name, op_name, args, b, env, want_value)
         at = self.at(b, node)
         operands: dict[str, Value] = {}
         attrs: dict = {}
@@ -119,7 +121,7 @@ class CMpiCalls:
             elif role == "send" and op_name == "mpi.allreduce" and _named(a) == "MPI_IN_PLACE":
                 in_place = True
             else:  # a buffer
-                buf = self.mpi_buffer(a, name, b, env, integer=role == "out")
+                buf = self.mpi_buffer(a, name, b, env)
                 operands[role] = buf
                 last_buffer = buf
         for a, t in typed:
@@ -128,8 +130,6 @@ class CMpiCalls:
             if t != elem:
                 raise self.fail(a, f"{name} between buffers of different types is not supported",
                                 "send and receive numbers of one type")
-        if op_name in ("mpi.comm_rank", "mpi.comm_size") and operands["out"].type.elem != I32:  # type: ignore
-            raise self.fail(args[1], f"{name} writes an int: '{node_text(args[1])}' must be the address of an int")
         if in_place:
             op_name, call = "mpi.allreduce_in_place", CALLS["mpi.allreduce_in_place"]
             operands["buf"] = operands.pop("recv")
@@ -143,6 +143,23 @@ class CMpiCalls:
         if want_value:  # every MPI call returns MPI_SUCCESS (errors abort, MPI's default handler)
             return build.const(at, 0, I32)
         return None
+
+    def mpi_query(self, node: c_ast.FuncCall, name: str, op_name: str, args: list[c_ast.Node], b: Builder,
+                  env: Env, want_value: bool) -> Optional[Value]:
+        """``MPI_Comm_rank(comm, &rank)``: ``rank`` assigned this rank (a value of the communicator);
+        through a pointer, stored where it points."""
+        comm = self.mpi_communicator(args[0], name, b, env)
+        at = self.at(b, node)
+        value = at.op1(op_name, [comm], I32, "rank" if op_name == "mpi.comm_rank" else "size")
+        out = args[1]
+        if isinstance(out, c_ast.UnaryOp) and out.op == "&" and isinstance(out.expr, c_ast.ID):
+            self.store(out.expr, value, b, env, node)
+        else:
+            p = self.pointer(out, b, env)
+            if p.layout is not None or p.elem != I32:
+                raise self.fail(out, f"{name} writes an int: '{node_text(out)}' must point to an int")
+            self.put(self.at(b, node), p, build.const(at, 0, I64), value)
+        return build.const(at, 0, I32) if want_value else None
 
     def mpi_wait(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], b: Builder, env: Env,
                  want_value: bool) -> Optional[Value]:
@@ -196,7 +213,7 @@ class CMpiCalls:
                             f"array of them, not '{node_text(a)}'", "write &req, or &reqs[2] with a constant index")
         return self.lookup(var) or var, index
 
-    def mpi_buffer(self, a: c_ast.Node, name: str, b: Builder, env: Env, integer: bool = False) -> Value:
+    def mpi_buffer(self, a: c_ast.Node, name: str, b: Builder, env: Env) -> Value:
         """The array a buffer argument points into: the array, or a view from its element."""
         if _named(a) in ("MPI_IN_PLACE", "NULL", "MPI_BOTTOM"):
             raise self.fail(a, f"{name}: {_named(a)} as this buffer is not supported",
@@ -209,7 +226,7 @@ class CMpiCalls:
             raise self.fail(a, f"{name}: a buffer of {p.base.type.rank} dimensions is not supported yet",  # type: ignore
                             "pass a one-dimensional array (or a row, A[i])")
         elem = p.base.type.elem  # type: ignore[attr-defined]
-        if not integer and not (elem.is_float or elem.is_int):
+        if not (elem.is_float or elem.is_int):
             raise self.fail(a, f"{name}: a buffer of {elem} is not supported")
         if p.off is None:
             return p.base

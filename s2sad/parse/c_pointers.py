@@ -27,16 +27,21 @@ from .c_types import CType
 from .py_common import Env, Fail, Poison
 
 
+_ASSIGNING_MPI = ("MPI_Comm_rank", "MPI_Comm_size")  # (c_mpi: their integer, assigned)
+
+
 def addressed_names(body: Optional[c_ast.Node]) -> frozenset[str]:
     """The variables whose address ``body`` takes (``&m``, ``&(m)``); by name, so a name
     shadowed in an inner block is a cell in both scopes (only slower, never wrong). Not the
-    exponent of ``frexp(x, &e)``, which the front end reads as an assignment to ``e``."""
+    exponent of ``frexp(x, &e)``, nor the rank of ``MPI_Comm_rank(comm, &rank)`` (or the size of
+    ``MPI_Comm_size``), which the front end reads as assignments."""
     if body is None:
         return frozenset()
     nodes = list(walk(body))
     exponents = {id(n.args.exprs[1]) for n in nodes
                  if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID)
-                 and library_name(n.name.name) in ("frexp", "frexpf") and n.args is not None and len(n.args.exprs) == 2}
+                 and (library_name(n.name.name) in ("frexp", "frexpf") or n.name.name in _ASSIGNING_MPI)
+                 and n.args is not None and len(n.args.exprs) == 2}
     return frozenset(n.expr.name for n in nodes
                      if isinstance(n, c_ast.UnaryOp) and n.op == "&" and isinstance(n.expr, c_ast.ID)
                      and id(n) not in exponents)

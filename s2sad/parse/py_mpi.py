@@ -243,9 +243,7 @@ class PyMpi:
         return v
 
     def mpi_query(self, op_name: str, comm: Value, at: Builder) -> Value:
-        cell = at.op1("alloc", [build.const(at, 1, I64)], ArrayType(I32, 1), "", fill="zeros", elem="i32")
-        at.create(op_name, [comm, cell], [])
-        return build.cast(at, at.op1("load", [cell, build.const(at, 0, I64)], I32), I64)
+        return build.cast(at, at.op1(op_name, [comm], I32, "rank" if op_name == "mpi.comm_rank" else "size"), I64)
 
     def mpi_attribute(self, node: cst.Attribute, b: Builder, env: "Env") -> Value:
         """``comm.rank``, ``comm.size``."""

@@ -7,8 +7,8 @@ for a buffer that starts inside one) and its integers (counts, ranks, tags). The
 the buffers' element type, so it is no operand. Text forms, as in ``ops`` (every op but
 ``mpi.wait`` takes the communicator first, left out here):
 
-  mpi.comm_rank    (out: array<i32>)                        MPI_Comm_rank: out[0] = this rank
-  mpi.comm_size    (out: array<i32>)                        MPI_Comm_size: out[0] = the ranks
+  mpi.comm_rank    () -> i32                                MPI_Comm_rank: this rank
+  mpi.comm_size    () -> i32                                MPI_Comm_size: the number of ranks
   mpi.barrier      ()                                       MPI_Barrier
   mpi.allreduce    (send, recv, count) {op}                 MPI_Allreduce: recv = op over ranks
                                                             of send (count elements)
@@ -39,9 +39,9 @@ A wait may make any memory change, as far as the passes know (``opdefs``: a rece
 
 ``op`` is ``"sum"``, ``"max"`` or ``"min"`` (``MPI_SUM``, ``MPI_MAX``, ``MPI_MIN``).
 
-Every op but the two queries (``QUERIES``, which only write their cell) communicates: it is
-ordered as a barrier is (never dead, never moved, never merged, never run again by a pass), and
-it reads and writes the buffers its table row names, so the memory analyses see what it
+Every op but the two queries (``QUERIES``: pure, a rank is a value of its communicator)
+communicates: it is ordered as a barrier is (never dead, never moved, never merged, never run
+again by a pass), and it reads and writes the buffers its table row names, so the memory analyses see what it
 touches on this rank (``opdefs``). What it reads on *other* ranks is the activity analysis's
 business (``adjoint/activity``), and its adjoint, communication in the other direction, is
 ``adjoint/mpi_rules``'s.
@@ -50,6 +50,7 @@ business (``adjoint/activity``), and its adjoint, communication in the other dir
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 from .ir import Op, Value
 
@@ -88,8 +89,8 @@ class MpiCall:
 
 
 _CALLS = [
-    MpiCall("mpi.comm_rank", "MPI_Comm_rank", ("comm", "out"), ("comm", "out"), writes=("out",)),
-    MpiCall("mpi.comm_size", "MPI_Comm_size", ("comm", "out"), ("comm", "out"), writes=("out",)),
+    MpiCall("mpi.comm_rank", "MPI_Comm_rank", ("comm",), ("comm", "result")),
+    MpiCall("mpi.comm_size", "MPI_Comm_size", ("comm",), ("comm", "result")),
     MpiCall("mpi.barrier", "MPI_Barrier", ("comm",), ("comm",)),
     MpiCall("mpi.allreduce", "MPI_Allreduce", ("comm", "send", "recv", "count"),
             ("send", "recv", "count", "type", "op", "comm"), ("send",), ("recv",), True),
@@ -161,16 +162,14 @@ def reads_primal(op: Op) -> bool:
     return op.name in ("mpi.allreduce", "mpi.allreduce_in_place", "mpi.reduce") and op.attrs.get("op", "sum") != "sum"
 
 
-def buffer_counts(op: Op) -> list[tuple[Value, Value | int | None]]:
+def buffer_counts(op: Op) -> list[tuple[Value, Optional[Value]]]:
     """Each buffer of ``op`` with the number of elements it touches on this rank: the count
-    operand that goes with it, 1 for a query's cell, None where the number of ranks multiplies
-    it (a scatter's sent, a gather's or an allgather's received buffer)."""
+    operand that goes with it, None where the number of ranks multiplies it (a scatter's sent,
+    a gather's or an allgather's received buffer)."""
     c = CALLS[op.name]
-    out: list[tuple[Value, Value | int | None]] = []
+    out: list[tuple[Value, Optional[Value]]] = []
     for role in dict.fromkeys(c.reads + c.writes):
-        if role == "out":
-            out.append((c.operand(op, role), 1))
-        elif (op.name, role) in (("mpi.scatter", "send"), ("mpi.gather", "recv"), ("mpi.allgather", "recv")):
+        if (op.name, role) in (("mpi.scatter", "send"), ("mpi.gather", "recv"), ("mpi.allgather", "recv")):
             out.append((c.operand(op, role), None))
         else:
             own = f"{role}_count"

@@ -125,9 +125,10 @@ def _table() -> dict[str, OpDef]:
     # The program stops here (C's exit/abort, or a function of the file that always ends in one):
     # no memory, but never dead and never moved, so the gradient stops where the primal does.
     add(OpDef("stop", effects="stop"))
-    for name in sorted(mpi.NAMES - {"mpi.wait"}):
-        add(OpDef(name, reads=mpi.mpi_reads, writes=mpi.mpi_writes,
-                  effects="communication" if mpi.communicates(name) else "memory"))
+    for name in sorted(mpi.NAMES - {"mpi.wait", *mpi.QUERIES}):
+        add(OpDef(name, reads=mpi.mpi_reads, writes=mpi.mpi_writes, effects="communication"))
+    for name in mpi.QUERIES:  # this rank's number, the number of ranks: values of the communicator
+        add(OpDef(name, pure=True))
     # A wait completes receives into buffers its operands do not name: any memory may change.
     add(OpDef("mpi.wait", effects="barrier"))
     for name in sorted(array_ops.NAMES):

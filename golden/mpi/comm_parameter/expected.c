@@ -7,63 +7,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
-
-static void exchange(double *u, int n, MPI_Comm comm) {
-    int rank[1] = {0};
-    int size[1] = {0};
-    MPI_Comm_rank(comm, rank);
-    MPI_Comm_size(comm, size);
-    long left = rank[0] > 0 ? rank[0] - 1 : MPI_PROC_NULL;
-    long right = rank[0] < size[0] - 1 ? rank[0] + 1 : MPI_PROC_NULL;
-    MPI_Sendrecv(u + n, 1, MPI_DOUBLE, right, 0, u, 1, MPI_DOUBLE, left, 0, comm,
-            MPI_STATUS_IGNORE);
-    MPI_Sendrecv(u + 1, 1, MPI_DOUBLE, left, 1, u + (n + 1), 1, MPI_DOUBLE, right, 1, comm,
-            MPI_STATUS_IGNORE);
-}
-
-// The adjoint of exchange, for the gradient of smooth: its parameters follow the
-// same convention, except that it may leave a shadow incomplete where its callers
-// never read it again.
-static void grad_exchange(double *u, double *d_u, int n, MPI_Comm comm) {
-    // forward sweep
-    int rank[1] = {0};
-    int size[1] = {0};
-    MPI_Comm_rank(comm, rank);
-    MPI_Comm_size(comm, size);
-    long left = rank[0] > 0 ? rank[0] - 1 : MPI_PROC_NULL;
-    long right = rank[0] < size[0] - 1 ? rank[0] + 1 : MPI_PROC_NULL;
-    MPI_Sendrecv(u + n, 1, MPI_DOUBLE, right, 0, u, 1, MPI_DOUBLE, left, 0, comm,
-            MPI_STATUS_IGNORE);
-    long t0 = n + 1;
-    MPI_Sendrecv(u + 1, 1, MPI_DOUBLE, left, 1, u + t0, 1, MPI_DOUBLE, right, 1, comm,
-            MPI_STATUS_IGNORE);
-
-    // reverse sweep
-    // line 12: MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 1, &u[n + 1], 1, MPI_DOUBLE, right, 1,...
-    double *d_u_in = calloc(1, sizeof(double));
-    MPI_Sendrecv(d_u + t0, 1, MPI_DOUBLE, right, 1, d_u_in, 1, MPI_DOUBLE, left, 1, comm,
-            MPI_STATUS_IGNORE);
-    if (right != MPI_PROC_NULL) {
-        d_u[t0] = 0.0;
-    }
-    d_u[1] += d_u_in[0];
-
-    // line 11: MPI_Sendrecv(&u[n], 1, MPI_DOUBLE, right, 0, &u[0], 1, MPI_DOUBLE, left, 0, comm...
-    free(d_u_in);
-    d_u_in = calloc(1, sizeof(double));
-    MPI_Sendrecv(d_u, 1, MPI_DOUBLE, left, 0, d_u_in, 1, MPI_DOUBLE, right, 0, comm,
-            MPI_STATUS_IGNORE);
-    if (left != MPI_PROC_NULL) {
-        d_u[0] = 0.0;
-    }
-    d_u[n] += d_u_in[0];
-    free(d_u_in);
-}
-
 // The gradient of smooth, by s2sad's reverse mode.
 //
 // It runs smooth (its effects on arrays included), then the reverse sweep, for
@@ -78,45 +21,47 @@ static void grad_exchange(double *u, double *d_u, int n, MPI_Comm comm) {
 // Array sizes: u, d_u: [max(n + 2, 2)].
 void grad_smooth(double *u, double *d_u, int n, int sweeps, MPI_Comm comm, double d_return) {
     // forward sweep
-    long t1 = n + 1;
-    long t2 = t1 - 1;
-    long t3 = sweeps * t2;
-    double *tape_cur = calloc(1, (t3 > 0 ? t3 : 0) * sizeof(double));
+    long t0 = n + 1;
+    long t1 = t0 - 1;
+    long t2 = sweeps * t1;
+    double *tape_cur = calloc(1, (t2 > 0 ? t2 : 0) * sizeof(double));
     size_t tape_cur_top = 0;
-    double *tape = calloc(1, (t3 > 0 ? t3 : 0) * sizeof(double));
+    double *tape = calloc(1, (t2 > 0 ? t2 : 0) * sizeof(double));
     size_t tape_top = 0;
-    long t4 = 2 + n < 2 ? 2 : 2 + n;
-    long u_before_exchange_len = t4 < max_l(n + 2, 2) ? t4 : max_l(n + 2, 2);
-    double *tape_u_before_exchange = calloc(1,
-            max_l(sweeps * u_before_exchange_len, 0) * sizeof(double));
-    size_t tape_u_before_exchange_top = 0;
+    int rank = 0;
+    int size = 0;
     for (long s = 0; s < sweeps; s++) {
-        for (long e = 0; e < u_before_exchange_len; e++) {
-            tape_u_before_exchange[tape_u_before_exchange_top++] = u[e];
-        }
-        exchange(u, n, comm);
+        MPI_Comm_rank(comm, &rank);
+        long rank2 = rank;
+        MPI_Comm_size(comm, &size);
+        long size2 = size;
+        long left = rank2 > 0 ? rank2 - 1 : MPI_PROC_NULL;
+        long right = rank2 < size2 - 1 ? rank2 + 1 : MPI_PROC_NULL;
+        MPI_Sendrecv(u + n, 1, MPI_DOUBLE, right, 0, u, 1, MPI_DOUBLE, left, 0, comm,
+                MPI_STATUS_IGNORE);
+        MPI_Sendrecv(u + 1, 1, MPI_DOUBLE, left, 1, u + t0, 1, MPI_DOUBLE, right, 1, comm,
+                MPI_STATUS_IGNORE);
         double prev = u[0];
-        for (long i = 1; i < t1; i++) {
+        for (long i = 1; i < t0; i++) {
             double cur = u[i];
             tape_cur[tape_cur_top++] = cur;
-            double t5 = 0.25 * u[i + 1];
-            tape[tape_top++] = t5;
-            u[i] = 0.25 * prev + 0.5 * cur + t5 * cur;
+            double t3 = 0.25 * u[i + 1];
+            tape[tape_top++] = t3;
+            u[i] = 0.25 * prev + 0.5 * cur + t3 * cur;
             prev = cur;
         }
     }
-    double e2[1];
-    e2[0] = 0.0;
-    for (long i = 1; i < t1; i++) {
-        e2[0] += u[i] * u[i];
+    double e[1];
+    e[0] = 0.0;
+    for (long i = 1; i < t0; i++) {
+        e[0] += u[i] * u[i];
     }
     double total[1] = {0};
-    MPI_Allreduce(e2, total, 1, MPI_DOUBLE, MPI_SUM, comm);
+    MPI_Allreduce(e, total, 1, MPI_DOUBLE, MPI_SUM, comm);
 
     // reverse sweep
     double d_total[1] = {0};
     double d_e[1] = {0};
-    double *u_before_exchange = malloc(u_before_exchange_len * sizeof(double));
 
     // line 33: return total;
     d_total[0] += d_return;
@@ -128,11 +73,11 @@ void grad_smooth(double *u, double *d_u, int n, int sweeps, MPI_Comm comm, doubl
     d_e[0] += d_e_in[0];
 
     // line 29: for (int i = 1; i <= n; i++)
-    for (long i = 1; i < t1; i++) {
+    for (long i = 1; i < t0; i++) {
         // line 30: e += u[i] * u[i];
         double d_e_s = d_e[0];
-        double t6 = d_e_s * u[i];
-        d_u[i] += 2.0 * t6;
+        double t4 = d_e_s * u[i];
+        d_u[i] += 2.0 * t4;
     }
 
     // line 28: double e = 0.0;
@@ -140,19 +85,21 @@ void grad_smooth(double *u, double *d_u, int n, int sweeps, MPI_Comm comm, doubl
 
     // line 19: for (int s = 0; s < sweeps; s++) {
     for (long s = sweeps - 1; s >= 0; s--) {
-        for (long e = u_before_exchange_len - 1; e >= 0; e--) {
-            double t7 = tape_u_before_exchange[--tape_u_before_exchange_top];
-            u_before_exchange[e] = t7;
-        }
+        MPI_Comm_rank(comm, &rank);
+        long rank2 = rank;
+        MPI_Comm_size(comm, &size);
+        long size2 = size;
+        long right = rank2 < size2 - 1 ? rank2 + 1 : MPI_PROC_NULL;
+        long left = rank2 > 0 ? rank2 - 1 : MPI_PROC_NULL;
         // line 22: for (int i = 1; i <= n; i++) {
         double d_prev = 0.0;
-        for (long i = t2; i >= 1; i--) {
+        for (long i = t1; i >= 1; i--) {
             double cur = tape_cur[--tape_cur_top];
-            double t8 = tape[--tape_top];
+            double t5 = tape[--tape_top];
             // line 24: u[i] = 0.25 * prev + 0.5 * cur + 0.25 * u[i + 1] * cur;
             double d_u_i = d_u[i];
             d_u[i] = 0.0;
-            double d_cur = d_prev + d_u_i * t8;
+            double d_cur = d_prev + d_u_i * t5;
             d_u[i + 1] += d_u_i * cur * 0.25;
             d_cur += d_u_i * 0.5;
             d_prev = d_u_i * 0.25;
@@ -161,11 +108,25 @@ void grad_smooth(double *u, double *d_u, int n, int sweeps, MPI_Comm comm, doubl
         }
         // line 21: double prev = u[0];
         d_u[0] += d_prev;
-        // line 20: exchange(u, n, comm);
-        grad_exchange(u_before_exchange, d_u, n, comm);
+        // line 12: MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 1, &u[n + 1], 1, MPI_DOUBLE, right,...
+        double *d_u_in = calloc(1, sizeof(double));
+        MPI_Sendrecv(d_u + t0, 1, MPI_DOUBLE, right, 1, d_u_in, 1, MPI_DOUBLE, left, 1, comm,
+                MPI_STATUS_IGNORE);
+        if (right != MPI_PROC_NULL) {
+            d_u[t0] = 0.0;
+        }
+        d_u[1] += d_u_in[0];
+        // line 11: MPI_Sendrecv(&u[n], 1, MPI_DOUBLE, right, 0, &u[0], 1, MPI_DOUBLE, left, 0,...
+        free(d_u_in);
+        d_u_in = calloc(1, sizeof(double));
+        MPI_Sendrecv(d_u, 1, MPI_DOUBLE, left, 0, d_u_in, 1, MPI_DOUBLE, right, 0, comm,
+                MPI_STATUS_IGNORE);
+        if (left != MPI_PROC_NULL) {
+            d_u[0] = 0.0;
+        }
+        d_u[n] += d_u_in[0];
+        free(d_u_in);
     }
-    free(u_before_exchange);
-    free(tape_u_before_exchange);
     free(tape);
     free(tape_cur);
 }

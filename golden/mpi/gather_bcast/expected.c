@@ -4,8 +4,6 @@
  */
 
 #include <mpi.h>
-#include <stdbool.h>
-#include <stdlib.h>
 
 // The gradient of combined_slope, by s2sad's reverse mode.
 //
@@ -24,10 +22,10 @@
 void grad_combined_slope(const double *x, double *d_x, const double *y, double *d_y, double *res,
                          double *d_res, int n, double d_return) {
     // forward sweep
-    int *rank = calloc(1, sizeof(int));
-    int size[1] = {0};
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
-    MPI_Comm_size(MPI_COMM_WORLD, size);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     double sxy = 0.0;
     double sxx = 0.0;
     for (long i = 0; i < n; i++) {
@@ -42,26 +40,24 @@ void grad_combined_slope(const double *x, double *d_x, const double *y, double *
     MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     double slope[1];
     slope[0] = 0.0;
-    bool t1 = rank[0] == 0;
     double den = 0.0;
-    double t3 = 0.0;
-    if (t1) {
-        long r_end = size[0];
+    double t2 = 0.0;
+    if (rank == 0) {
         double num = 0.0;
         den = 0.0;
-        for (long r = 0; r < r_end; r++) {
-            double t2 = all[2 * r + 1];
-            num += all[2 * r] * t2;
-            den += t2;
+        for (long r = 0; r < size; r++) {
+            double t1 = all[2 * r + 1];
+            num += all[2 * r] * t1;
+            den += t1;
         }
-        t3 = num / den;
-        slope[0] = t3;
+        t2 = num / den;
+        slope[0] = t2;
     }
     MPI_Bcast(slope, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     for (long i = 0; i < n; i++) {
         res[i] = y[i] - slope[0] * x[i];
     }
-    double t4 = slope[0];
+    double t3 = slope[0];
 
     // reverse sweep
     double d_slope[1] = {0};
@@ -76,7 +72,7 @@ void grad_combined_slope(const double *x, double *d_x, const double *y, double *
         // line 30: res[i] = y[i] - slope * x[i];
         double d_res_i = d_res[i];
         d_res[i] = 0.0;
-        d_x[i] -= d_res_i * t4;
+        d_x[i] -= d_res_i * t3;
         d_slope[0] -= d_res_i * x[i];
         d_y[i] += d_res_i;
     }
@@ -84,24 +80,21 @@ void grad_combined_slope(const double *x, double *d_x, const double *y, double *
     // line 28: MPI_Bcast(&slope, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     double d_slope_in[1];
     MPI_Reduce(d_slope, d_slope_in, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    free(rank);
-    rank = calloc(1, sizeof(int));
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
-    if (rank[0] == 0) {
+    if (rank == 0) {
         d_slope[0] = d_slope_in[0];
     } else {
         d_slope[0] = 0.0;
     }
 
     // line 20: if (rank == 0) {
-    if (t1) {
+    if (rank == 0) {
         // line 26: slope = num / den;
         double d_slope_i = d_slope[0];
         d_slope[0] = 0.0;
         double d_num = d_slope_i / den;
-        double d_den = -(d_num * t3);
+        double d_den = -(d_num * t2);
         // line 22: for (int r = 0; r < size; r++) {
-        for (long r = size[0] - 1; r >= 0; r--) {
+        for (long r = size - 1; r >= 0; r--) {
             // line 23: num += all[2 * r] * all[2 * r + 1];
             d_all[2 * r + 1] += d_den + d_num * all[2 * r];
             d_all[2 * r] += d_num * all[2 * r + 1];
@@ -112,16 +105,11 @@ void grad_combined_slope(const double *x, double *d_x, const double *y, double *
     d_slope[0] = 0.0;
 
     // line 18: MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    int ranks[1] = {0};
-    MPI_Comm_size(MPI_COMM_WORLD, ranks);
-    long t5 = 2 * ranks[0];
+    long t4 = 2 * size;
     double d_mine_in[2];
     MPI_Scatter(d_all, 2, MPI_DOUBLE, d_mine_in, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    free(rank);
-    rank = calloc(1, sizeof(int));
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
-    if (rank[0] == 0) {
-        for (long e = 0; e < t5; e++) {
+    if (rank == 0) {
+        for (long e = 0; e < t4; e++) {
             d_all[e] = 0.0;
         }
     }
@@ -140,10 +128,9 @@ void grad_combined_slope(const double *x, double *d_x, const double *y, double *
     // line 12: for (int i = 0; i < n; i++) {
     for (long i = 0; i < n; i++) {
         // line 14: sxx += x[i] * x[i];
-        double t6 = d_sxx * x[i];
+        double t5 = d_sxx * x[i];
         // line 13: sxy += x[i] * y[i];
         d_y[i] += d_sxy * x[i];
-        d_x[i] += 2.0 * t6 + d_sxy * y[i];
+        d_x[i] += 2.0 * t5 + d_sxy * y[i];
     }
-    free(rank);
 }

@@ -25,13 +25,13 @@ static long max_l(long a, long b) {
 // Array sizes: u, d_u: [max(n + 2, 3)]; k, d_k: [max(n + 1, 2)].
 void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int steps) {
     // forward sweep
-    int rank[1] = {0};
-    int size[1] = {0};
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
-    MPI_Comm_size(MPI_COMM_WORLD, size);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     long t0 = MPI_PROC_NULL;
-    long left = rank[0] > 0 ? rank[0] - 1 : t0;
-    long right = rank[0] < size[0] - 1 ? rank[0] + 1 : t0;
+    long left = rank > 0 ? rank - 1 : t0;
+    long right = rank < size - 1 ? rank + 1 : t0;
     double *next = malloc((n + 2) * sizeof(double));
     double *tape = calloc(1, steps * sizeof(double));
     double *tape2 = calloc(1, steps * sizeof(double));

@@ -22,8 +22,8 @@
 // Array sizes: x, d_x: [max(n, 1)].
 void grad_spread_min(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
-    int *rank = calloc(1, sizeof(int));
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     double lo[1];
     lo[0] = x[0];
     double *tape_lo_elem = calloc(1, n * sizeof(double));
@@ -35,26 +35,22 @@ void grad_spread_min(const double *x, double *d_x, int n, double d_return) {
     double least[1];
     least[0] = 0.0;
     MPI_Reduce(lo, least, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-    bool t0 = rank[0] == 0;
 
     // reverse sweep
     double d_least[1] = {0};
     double d_lo[1] = {0};
 
     // line 17: return rank == 0 ? least * least + e : e;
-    double t1 = t0 ? d_return : 0.0;
-    double d_e = t0 ? 0.0 : d_return;
-    d_e += t1;
-    double t2 = t1 * least[0];
-    d_least[0] += 2.0 * t2;
+    double t0 = rank == 0 ? d_return : 0.0;
+    double d_e = rank == 0 ? 0.0 : d_return;
+    d_e += t0;
+    double t1 = t0 * least[0];
+    d_least[0] += 2.0 * t1;
 
     // line 16: MPI_Reduce(&lo, &least, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
     double d_lo_in[1];
     d_lo_in[0] = d_least[0];
-    free(rank);
-    rank = calloc(1, sizeof(int));
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
-    if (rank[0] == 0) {
+    if (rank == 0) {
         d_least[0] = 0.0;
     }
     MPI_Bcast(d_lo_in, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -74,18 +70,17 @@ void grad_spread_min(const double *x, double *d_x, int n, double d_return) {
     for (long i = n - 1; i >= 0; i--) {
         double lo_elem = tape_lo_elem[i];
         // line 13: e += x[i] * x[i];
-        double t3 = d_e * x[i];
+        double t2 = d_e * x[i];
         // line 12: lo = fmin(lo, x[i]);
         double d_lo_i = d_lo[0];
-        bool t4 = lo_elem <= x[i];
-        d_x[i] += 2.0 * t3 + (t4 ? 0.0 : d_lo_i);
-        d_lo[0] = t4 ? d_lo_i : 0.0;
+        bool t3 = lo_elem <= x[i];
+        d_x[i] += 2.0 * t2 + (t3 ? 0.0 : d_lo_i);
+        d_lo[0] = t3 ? d_lo_i : 0.0;
     }
 
     // line 10: double lo = x[0], e = 0.0;
     double d_lo_i = d_lo[0];
     d_lo[0] = 0.0;
     d_x[0] += d_lo_i;
-    free(rank);
     free(tape_lo_elem);
 }

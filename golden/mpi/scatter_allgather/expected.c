@@ -24,10 +24,10 @@
 void grad_spread_field(const double *field, double *d_field, const double *w, double *d_w, int m,
                        double d_return) {
     // forward sweep
-    int *rank = calloc(1, sizeof(int));
-    int size[1] = {0};
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
-    MPI_Comm_size(MPI_COMM_WORLD, size);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     double block[4];
     double smooth[4];
     double whole[16];
@@ -36,6 +36,7 @@ void grad_spread_field(const double *field, double *d_field, const double *w, do
         smooth[i] = log1p(exp(block[i])) * w[i];
     }
     MPI_Allgather(smooth, m, MPI_DOUBLE, whole, m, MPI_DOUBLE, MPI_COMM_WORLD);
+    long t0 = m * size;
 
     // reverse sweep
     double d_whole[16] = {0};
@@ -43,27 +44,20 @@ void grad_spread_field(const double *field, double *d_field, const double *w, do
     double d_block[4] = {0};
 
     // line 18: for (int j = 0; j < m * size; j++)
-    long j_end = m * size[0];
     double d_s = d_return;
-    for (long j = 0; j < j_end; j++) {
+    for (long j = 0; j < t0; j++) {
         // line 19: s += whole[j] * whole[j] * (rank + 1);
-        double t0 = d_s * (double)(rank[0] + 1) * whole[j];
-        d_whole[j] += 2.0 * t0;
+        double t1 = d_s * (double)(rank + 1) * whole[j];
+        d_whole[j] += 2.0 * t1;
     }
 
     // line 16: MPI_Allgather(smooth, m, MPI_DOUBLE, whole, m, MPI_DOUBLE, MPI_COMM_WORLD);
-    int *ranks = calloc(1, sizeof(int));
-    MPI_Comm_size(MPI_COMM_WORLD, ranks);
-    long t1 = m * ranks[0];
-    double *d_whole_in = malloc((t1 > 0 ? t1 : 0) * sizeof(double));
-    MPI_Allreduce(d_whole, d_whole_in, t1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    for (long e = 0; e < t1; e++) {
+    double *d_whole_in = malloc((t0 > 0 ? t0 : 0) * sizeof(double));
+    MPI_Allreduce(d_whole, d_whole_in, t0, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    for (long e = 0; e < t0; e++) {
         d_whole[e] = 0.0;
     }
-    free(rank);
-    rank = calloc(1, sizeof(int));
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
-    long t2 = rank[0] * m;
+    long t2 = rank * m;
     for (long e = 0; e < m; e++) {
         d_smooth[e] += d_whole_in[t2 + e];
     }
@@ -79,25 +73,16 @@ void grad_spread_field(const double *field, double *d_field, const double *w, do
     }
 
     // line 13: MPI_Scatter(field, m, MPI_DOUBLE, block, m, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    free(ranks);
-    ranks = calloc(1, sizeof(int));
-    MPI_Comm_size(MPI_COMM_WORLD, ranks);
-    long t4 = m * ranks[0];
-    double *d_field_in = malloc((t4 > 0 ? t4 : 0) * sizeof(double));
+    double *d_field_in = malloc((t0 > 0 ? t0 : 0) * sizeof(double));
     MPI_Gather(d_block, m, MPI_DOUBLE, d_field_in, m, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     for (long e = 0; e < m; e++) {
         d_block[e] = 0.0;
     }
-    free(rank);
-    rank = calloc(1, sizeof(int));
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
-    if (rank[0] == 0) {
-        for (long e = 0; e < t4; e++) {
+    if (rank == 0) {
+        for (long e = 0; e < t0; e++) {
             d_field[e] += d_field_in[e];
         }
     }
-    free(rank);
     free(d_field_in);
-    free(ranks);
     free(d_whole_in);
 }

@@ -22,14 +22,14 @@
 // Array sizes: x, d_x: [n].
 void grad_ring_energy(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
-    int *rank = calloc(1, sizeof(int));
-    int size[1] = {0};
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
-    MPI_Comm_size(MPI_COMM_WORLD, size);
-    long next = (rank[0] + 1) % size[0];
-    long prev = (rank[0] + size[0] - 1) % size[0];
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    long next = (rank + 1) % size;
+    long prev = (rank + size - 1) % size;
     double got[16];
-    bool t0 = rank[0] % 2 == 0;
+    bool t0 = rank % 2 == 0;
     if (t0) {
         MPI_Send(x, n, MPI_DOUBLE, next, 7, MPI_COMM_WORLD);
         MPI_Recv(got, n, MPI_DOUBLE, prev, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -51,15 +51,12 @@ void grad_ring_energy(const double *x, double *d_x, int n, double d_return) {
     double d_got[16] = {0};
 
     // line 26: return rank == 0 ? total : 0.0;
-    d_total[0] += rank[0] == 0 ? d_return : 0.0;
+    d_total[0] += rank == 0 ? d_return : 0.0;
 
     // line 25: MPI_Reduce(&e, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     double d_e_in[1];
     d_e_in[0] = d_total[0];
-    free(rank);
-    rank = calloc(1, sizeof(int));
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
-    if (rank[0] == 0) {
+    if (rank == 0) {
         d_total[0] = 0.0;
     }
     MPI_Bcast(d_e_in, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -109,5 +106,4 @@ void grad_ring_energy(const double *x, double *d_x, int n, double d_return) {
         }
         free(d_x_in2);
     }
-    free(rank);
 }

@@ -57,13 +57,13 @@ static long revolve_split(long steps, long free_slots) {
 void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 2) *m], double c,
                   double *d_c, int steps, double d_return) {
     // forward sweep
-    int rank[1] = {0};
-    int size[1] = {0};
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
-    MPI_Comm_size(MPI_COMM_WORLD, size);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     long t0 = MPI_PROC_NULL;
-    long up = rank[0] > 0 ? rank[0] - 1 : t0;
-    long down = rank[0] < size[0] - 1 ? rank[0] + 1 : t0;
+    long up = rank > 0 ? rank - 1 : t0;
+    long down = rank < size - 1 ? rank + 1 : t0;
     double *v = malloc((rows + 2) * m * sizeof(double));
 
     // binomial(3) checkpointing of the loop at line 17

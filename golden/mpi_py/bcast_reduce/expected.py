@@ -49,9 +49,8 @@ def grad_spread_fit(w, d_w, x, d_x, comm, d_return=1.0):
     # line 15: comm.Bcast(total, root=0)
     d_total_in = np.empty(1)
     comm.Reduce(d_total, d_total_in, root=0, op=MPI.SUM)
-    rank = np.zeros(1, dtype=np.int32)
-    rank[0] = comm.Get_rank()
-    if rank[0] == 0:
+    rank = comm.Get_rank()
+    if rank == 0:
         d_total[0] = d_total_in[0]
     else:
         d_total[0] = 0.0
@@ -59,9 +58,7 @@ def grad_spread_fit(w, d_w, x, d_x, comm, d_return=1.0):
     # line 14: comm.Reduce(score, total, op=MPI.SUM, root=0)
     d_score_in = np.empty(1)
     d_score_in[0] = d_total[0]
-    rank = np.zeros(1, dtype=np.int32)
-    rank[0] = comm.Get_rank()
-    if rank[0] == 0:
+    if rank == 0:
         d_total[0] = 0.0
     comm.Bcast(d_score_in, root=0)
     d_score[0] += d_score_in[0]
@@ -78,9 +75,7 @@ def grad_spread_fit(w, d_w, x, d_x, comm, d_return=1.0):
     # line 9: comm.Bcast(coef, root=0)
     d_coef_in = np.empty(t0)
     comm.Reduce(d_coef[:t0], d_coef_in[:t0], root=0, op=MPI.SUM)
-    rank = np.zeros(1, dtype=np.int32)
-    rank[0] = comm.Get_rank()
-    if rank[0] == 0:
+    if rank == 0:
         for e in range(t0):
             d_coef[e] = d_coef_in[e]
     else:
