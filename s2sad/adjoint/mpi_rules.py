@@ -161,8 +161,8 @@ class MpiAdjoint:
         if rank is not None and rank >= 0:  # a rank named by its number
             then(self.b)
             return
-        null = self.b.op1("global", [], I32, "mpi_proc_null", callee="MPI_PROC_NULL", mpi=True)
-        self.branch(build.cmp(self.b, "ne", peer, build.cast(self.b, null, I64)), then)
+        null = self.b.op1("global", [], I64, "mpi_proc_null", callee="MPI_PROC_NULL", mpi=True)
+        self.branch(build.cmp(self.b, "ne", peer, null), then)
 
     def branch(self, cond: Value, then: Callable[[Builder], None],
                otherwise: Optional[Callable[[Builder], None]] = None) -> None:

@@ -276,7 +276,7 @@ class CMpiCalls:
                             "name the rank and the tag of each message")
         if node.name not in RANK_CONSTANTS:
             return None
-        return self.at(b, node).op1("global", [], I32, node.name.lower(), callee=node.name, mpi=True)
+        return self.at(b, node).op1("global", [], I64, node.name.lower(), callee=node.name, mpi=True)
 
 
 def _indexed(a: c_ast.Node) -> bool:

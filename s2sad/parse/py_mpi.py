@@ -321,8 +321,7 @@ class PyMpi:
     def mpi_rank_constant(self, node: cst.BaseExpression, b: Builder) -> Value:
         """``MPI.PROC_NULL``: a rank the output spells by name."""
         name = RANK_CONSTANTS[self.info.canonical_name(node, self.ctx.locals)]  # type: ignore[attr-defined,index]
-        null = self.at(b, node).op1("global", [], I32, "mpi_proc_null", callee=name, mpi=True)
-        return build.cast(self.at(b, node), null, I64)
+        return self.at(b, node).op1("global", [], I64, "mpi_proc_null", callee=name, mpi=True)
 
     def mpi_bound(self, node: cst.BaseExpression, arr: Value, b: Builder, env: "Env") -> Value:
         v = self.value(node, b, env)  # type: ignore[attr-defined]

@@ -29,14 +29,13 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int size = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    long t0 = MPI_PROC_NULL;
-    long left = rank > 0 ? rank - 1 : t0;
-    long right = rank < size - 1 ? rank + 1 : t0;
+    long left = rank > 0 ? rank - 1 : MPI_PROC_NULL;
+    long right = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
     double *next = malloc((n + 2) * sizeof(double));
     double *tape = calloc(1, steps * sizeof(double));
     double *tape2 = calloc(1, steps * sizeof(double));
-    long t2 = max_l(n - 2, 0);
-    double *tape3 = calloc(1, steps * t2 * sizeof(double));
+    long t1 = max_l(n - 2, 0);
+    double *tape3 = calloc(1, steps * t1 * sizeof(double));
     MPI_Request reqs_0 = MPI_REQUEST_NULL;
     MPI_Request reqs_1 = MPI_REQUEST_NULL;
     MPI_Request reqs_2 = MPI_REQUEST_NULL;
@@ -47,20 +46,20 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
         MPI_Isend(u + n, 1, MPI_DOUBLE, right, 0, MPI_COMM_WORLD, &reqs_2);
         MPI_Isend(u + 1, 1, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &reqs_3);
         for (long i = 2; i < n; i++) {
-            double t3 = u[i - 1] - 2.0 * u[i] + u[i + 1];
-            tape3[t * t2 + (i - 2)] = t3;
-            next[i] = u[i] + k[i] * t3;
+            double t2 = u[i - 1] - 2.0 * u[i] + u[i + 1];
+            tape3[t * t1 + (i - 2)] = t2;
+            next[i] = u[i] + k[i] * t2;
         }
         MPI_Wait(&reqs_0, MPI_STATUS_IGNORE);
         MPI_Wait(&reqs_1, MPI_STATUS_IGNORE);
         MPI_Wait(&reqs_2, MPI_STATUS_IGNORE);
         MPI_Wait(&reqs_3, MPI_STATUS_IGNORE);
-        double t4 = u[0] - 2.0 * u[1] + u[2];
-        tape2[t] = t4;
-        next[1] = u[1] + k[1] * t4;
-        double t5 = u[n - 1] - 2.0 * u[n] + u[n + 1];
-        tape[t] = t5;
-        next[n] = u[n] + k[n] * t5;
+        double t3 = u[0] - 2.0 * u[1] + u[2];
+        tape2[t] = t3;
+        next[1] = u[1] + k[1] * t3;
+        double t4 = u[n - 1] - 2.0 * u[n] + u[n + 1];
+        tape[t] = t4;
+        next[n] = u[n] + k[n] * t4;
         for (long i = 1; i < n + 1; i++) {
             u[i] = next[i];
         }
@@ -75,10 +74,10 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
     MPI_Request d_reqs_2 = MPI_REQUEST_NULL;
     MPI_Request d_reqs_3 = MPI_REQUEST_NULL;
     for (long t = steps - 1; t >= 0; t--) {
-        long t6 = n + 1;
-        long t7 = n - 1;
+        long t5 = n + 1;
+        long t6 = n - 1;
         // line 26: for (int i = 1; i <= n; i++)
-        for (long i = 1; i < t6; i++) {
+        for (long i = 1; i < t5; i++) {
             // line 27: u[i] = next[i];
             double d_u_i = d_u[i];
             d_u[i] = 0.0;
@@ -87,46 +86,46 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
         // line 25: next[n] = u[n] + k[n] * (u[n - 1] - 2.0 * u[n] + u[n + 1]);
         double d_next_n = d_next[n];
         d_next[n] = 0.0;
-        double t8 = d_next_n * k[n];
-        d_u[t6] += t8;
-        d_u[t7] += t8;
+        double t7 = d_next_n * k[n];
+        d_u[t5] += t7;
+        d_u[t6] += t7;
         d_k[n] += d_next_n * tape[t];
-        d_u[n] += d_next_n - t8 * 2.0;
+        d_u[n] += d_next_n - t7 * 2.0;
         // line 24: next[1] = u[1] + k[1] * (u[0] - 2.0 * u[1] + u[2]);
         double d_next_i = d_next[1];
         d_next[1] = 0.0;
-        double t9 = d_next_i * k[1];
-        d_u[2] += t9;
-        d_u[0] += t9;
+        double t8 = d_next_i * k[1];
+        d_u[2] += t8;
+        d_u[0] += t8;
         d_k[1] += d_next_i * tape2[t];
-        d_u[1] += d_next_i - t9 * 2.0;
+        d_u[1] += d_next_i - t8 * 2.0;
         // line 23: MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE);
         double d_u_in[1] = {0};
         MPI_Irecv(d_u_in, 1, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &d_reqs_3);
         double d_u_in2[1] = {0};
         MPI_Irecv(d_u_in2, 1, MPI_DOUBLE, right, 0, MPI_COMM_WORLD, &d_reqs_2);
-        MPI_Isend(d_u + t6, 1, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &d_reqs_1);
+        MPI_Isend(d_u + t5, 1, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &d_reqs_1);
         MPI_Isend(d_u, 1, MPI_DOUBLE, left, 0, MPI_COMM_WORLD, &d_reqs_0);
         // line 21: for (int i = 2; i < n; i++)
-        long t10 = 3 < t7 + 2 ? 3 : t7 + 2;
+        long t9 = 3 < t6 + 2 ? 3 : t6 + 2;
         // the additions into d_u of the loop below, gathered: one element each
-        for (long i = 1; i < t10; i++) {
-            long t11 = i - 1;
-            if (t11 >= 2 && t11 <= t7) {
+        for (long i = 1; i < t9; i++) {
+            long t10 = i - 1;
+            if (t10 >= 2 && t10 <= t6) {
+                d_next_i = d_next[t10];
+                d_u[i] += d_next_i * k[t10];
+            }
+            long t11 = i + 1;
+            if (t11 >= 2 && t11 <= t6) {
                 d_next_i = d_next[t11];
                 d_u[i] += d_next_i * k[t11];
             }
-            long t12 = i + 1;
-            if (t12 >= 2 && t12 <= t7) {
-                d_next_i = d_next[t12];
-                d_u[i] += d_next_i * k[t12];
-            }
-            if (i >= 2 && i <= t7) {
+            if (i >= 2 && i <= t6) {
                 d_next_i = d_next[i];
                 d_u[i] += d_next_i - d_next_i * k[i] * 2.0;
             }
         }
-        for (long i = 3; i < t7; i++) {
+        for (long i = 3; i < t6; i++) {
             d_next_i = d_next[i - 1];
             double d_next_i2 = d_next[i + 1];
             double d_next_i3 = d_next[i];
@@ -134,18 +133,18 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
                     + d_next_i2 * k[i + 1]
                     + (d_next_i3 - d_next_i3 * k[i] * 2.0);
         }
-        for (long i = t10 > t7 ? t10 : t7; i < t7 + 2; i++) {
-            long t13 = i - 1;
-            if (t13 >= 2 && t13 <= t7) {
+        for (long i = t9 > t6 ? t9 : t6; i < t6 + 2; i++) {
+            long t12 = i - 1;
+            if (t12 >= 2 && t12 <= t6) {
+                d_next_i = d_next[t12];
+                d_u[i] += d_next_i * k[t12];
+            }
+            long t13 = i + 1;
+            if (t13 >= 2 && t13 <= t6) {
                 d_next_i = d_next[t13];
                 d_u[i] += d_next_i * k[t13];
             }
-            long t14 = i + 1;
-            if (t14 >= 2 && t14 <= t7) {
-                d_next_i = d_next[t14];
-                d_u[i] += d_next_i * k[t14];
-            }
-            if (i >= 2 && i <= t7) {
+            if (i >= 2 && i <= t6) {
                 d_next_i = d_next[i];
                 d_u[i] += d_next_i - d_next_i * k[i] * 2.0;
             }
@@ -154,7 +153,7 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
             // line 22: next[i] = u[i] + k[i] * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
             d_next_i = d_next[i];
             d_next[i] = 0.0;
-            d_k[i] += d_next_i * tape3[t * t2 + (i - 2)];
+            d_k[i] += d_next_i * tape3[t * t1 + (i - 2)];
         }
         // line 20: MPI_Isend(&u[1], 1, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &reqs[3]);
         MPI_Wait(&d_reqs_3, MPI_STATUS_IGNORE);
@@ -164,12 +163,12 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
         d_u[n] += d_u_in2[0];
         // line 18: MPI_Irecv(&u[n + 1], 1, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &reqs[1]);
         MPI_Wait(&d_reqs_1, MPI_STATUS_IGNORE);
-        if (right != t0) {
-            d_u[t6] = 0.0;
+        if (right != MPI_PROC_NULL) {
+            d_u[t5] = 0.0;
         }
         // line 17: MPI_Irecv(&u[0], 1, MPI_DOUBLE, left, 0, MPI_COMM_WORLD, &reqs[0]);
         MPI_Wait(&d_reqs_0, MPI_STATUS_IGNORE);
-        if (left != t0) {
+        if (left != MPI_PROC_NULL) {
             d_u[0] = 0.0;
         }
     }

@@ -30,25 +30,24 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int size = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    long t0 = MPI_PROC_NULL;
-    long left = rank > 0 ? rank - 1 : t0;
-    long right = rank < size - 1 ? rank + 1 : t0;
+    long left = rank > 0 ? rank - 1 : MPI_PROC_NULL;
+    long right = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
     double *next = malloc((n + 2) * sizeof(double));
-    long t1 = n + 1;
-    long t2 = t1 - 1;
-    double *tape = calloc(1, max_l(steps * t2, 0) * sizeof(double));
+    long t0 = n + 1;
+    long t1 = t0 - 1;
+    double *tape = calloc(1, max_l(steps * t1, 0) * sizeof(double));
     size_t tape_top = 0;
     for (long t = 0; t < steps; t++) {
         MPI_Sendrecv(u + n, 1, MPI_DOUBLE, right, 0, u, 1, MPI_DOUBLE, left, 0, MPI_COMM_WORLD,
                 MPI_STATUS_IGNORE);
-        MPI_Sendrecv(u + 1, 1, MPI_DOUBLE, left, 1, u + t1, 1, MPI_DOUBLE, right, 1,
+        MPI_Sendrecv(u + 1, 1, MPI_DOUBLE, left, 1, u + t0, 1, MPI_DOUBLE, right, 1,
                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        for (long i = 1; i < t1; i++) {
-            double t3 = u[i - 1] - 2.0 * u[i] + u[i + 1];
-            tape[tape_top++] = t3;
-            next[i] = u[i] + k[i] * t3;
+        for (long i = 1; i < t0; i++) {
+            double t2 = u[i - 1] - 2.0 * u[i] + u[i + 1];
+            tape[tape_top++] = t2;
+            next[i] = u[i] + k[i] * t2;
         }
-        for (long i = 1; i < t1; i++) {
+        for (long i = 1; i < t0; i++) {
             u[i] = next[i];
         }
     }
@@ -59,30 +58,30 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
     // line 15: for (int t = 0; t < steps; t++) {
     for (long t = steps - 1; t >= 0; t--) {
         // line 22: for (int i = 1; i <= n; i++)
-        for (long i = 1; i < t1; i++) {
+        for (long i = 1; i < t0; i++) {
             // line 23: u[i] = next[i];
             double d_u_i = d_u[i];
             d_u[i] = 0.0;
             d_next[i] += d_u_i;
         }
         // line 20: for (int i = 1; i <= n; i++)
-        for (long i = t2; i >= 1; i--) {
-            double t4 = tape[--tape_top];
+        for (long i = t1; i >= 1; i--) {
+            double t3 = tape[--tape_top];
             // line 21: next[i] = u[i] + k[i] * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
             double d_next_i = d_next[i];
             d_next[i] = 0.0;
-            double t5 = d_next_i * k[i];
-            d_u[i + 1] += t5;
-            d_u[i - 1] += t5;
-            d_k[i] += d_next_i * t4;
-            d_u[i] += d_next_i - t5 * 2.0;
+            double t4 = d_next_i * k[i];
+            d_u[i + 1] += t4;
+            d_u[i - 1] += t4;
+            d_k[i] += d_next_i * t3;
+            d_u[i] += d_next_i - t4 * 2.0;
         }
         // line 18: MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 1, &u[n + 1], 1, MPI_DOUBLE, right, 1,
         double *d_u_in = calloc(1, sizeof(double));
-        MPI_Sendrecv(d_u + t1, 1, MPI_DOUBLE, right, 1, d_u_in, 1, MPI_DOUBLE, left, 1,
+        MPI_Sendrecv(d_u + t0, 1, MPI_DOUBLE, right, 1, d_u_in, 1, MPI_DOUBLE, left, 1,
                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (right != t0) {
-            d_u[t1] = 0.0;
+        if (right != MPI_PROC_NULL) {
+            d_u[t0] = 0.0;
         }
         d_u[1] += d_u_in[0];
         // line 16: MPI_Sendrecv(&u[n], 1, MPI_DOUBLE, right, 0, &u[0], 1, MPI_DOUBLE, left, 0,
@@ -90,7 +89,7 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
         d_u_in = calloc(1, sizeof(double));
         MPI_Sendrecv(d_u, 1, MPI_DOUBLE, left, 0, d_u_in, 1, MPI_DOUBLE, right, 0, MPI_COMM_WORLD,
                 MPI_STATUS_IGNORE);
-        if (left != t0) {
+        if (left != MPI_PROC_NULL) {
             d_u[0] = 0.0;
         }
         d_u[n] += d_u_in[0];

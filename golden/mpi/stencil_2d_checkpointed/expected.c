@@ -61,32 +61,31 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int size = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    long t0 = MPI_PROC_NULL;
-    long up = rank > 0 ? rank - 1 : t0;
-    long down = rank < size - 1 ? rank + 1 : t0;
+    long up = rank > 0 ? rank - 1 : MPI_PROC_NULL;
+    long down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
     double *v = malloc((rows + 2) * m * sizeof(double));
 
     // binomial(3) checkpointing of the loop at line 17
     long ck_last = steps - 1;
     long ck_iter[3] = {0};
-    long t2 = rows * m + 2 * m;
-    double *snap_u = malloc(3 * t2 * sizeof(double));
-    double *u_ck = malloc(t2 * sizeof(double));
-    long t3 = (rows + 2) * m;
-    double *snap_v = malloc(3 * t3 * sizeof(double));
-    double *v_ck = malloc(t3 * sizeof(double));
+    long t1 = rows * m + 2 * m;
+    double *snap_u = malloc(3 * t1 * sizeof(double));
+    double *u_ck = malloc(t1 * sizeof(double));
+    long t2 = (rows + 2) * m;
+    double *snap_v = malloc(3 * t2 * sizeof(double));
+    double *v_ck = malloc(t2 * sizeof(double));
     long ck_next = 0;
     long ck_depth = 0;
     for (long t = 0; t < steps; t++) {
         if (t == ck_next) {
             ck_iter[ck_depth] = t;
+            long t3 = ck_depth * t1;
+            for (long ck_e = 0; ck_e < t1; ck_e++) {
+                snap_u[t3 + ck_e] = u[ck_e];
+            }
             long t4 = ck_depth * t2;
             for (long ck_e = 0; ck_e < t2; ck_e++) {
-                snap_u[t4 + ck_e] = u[ck_e];
-            }
-            long t5 = ck_depth * t3;
-            for (long ck_e = 0; ck_e < t3; ck_e++) {
-                snap_v[t5 + ck_e] = v[ck_e];
+                snap_v[t4 + ck_e] = v[ck_e];
             }
             long ck_free = 3 - (ck_depth + 1);
             long ck_steps = steps - t;
@@ -95,10 +94,10 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
             ck_depth++;
         }
         if (t == ck_last) {
-            for (long ck_e = 0; ck_e < t2; ck_e++) {
+            for (long ck_e = 0; ck_e < t1; ck_e++) {
                 u_ck[ck_e] = u[ck_e];
             }
-            for (long ck_e = 0; ck_e < t3; ck_e++) {
+            for (long ck_e = 0; ck_e < t2; ck_e++) {
                 v_ck[ck_e] = v[ck_e];
             }
         }
@@ -108,13 +107,13 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         for (long i = 1; i < rows + 1; i++) {
             for (long j = 1; j < m - 1; j++) {
-                double t6 = u[i * m + j];
+                double t5 = u[i * m + j];
                 double lap = u[(i - 1) * m + j]
                         + u[(i + 1) * m + j]
                         + u[i * m + j - 1]
                         + u[i * m + j + 1]
-                        - 4.0 * t6;
-                v[i * m + j] = t6 + c * lap - 0.1 * t6 * t6 * t6;
+                        - 4.0 * t5;
+                v[i * m + j] = t5 + c * lap - 0.1 * t5 * t5 * t5;
             }
         }
         for (long i = 1; i < rows + 1; i++) {
@@ -125,11 +124,11 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
     }
     double s[1];
     s[0] = 0.0;
-    long t7 = rows + 1;
-    for (long i = 1; i < t7; i++) {
+    long t6 = rows + 1;
+    for (long i = 1; i < t6; i++) {
         for (long j = 0; j < m; j++) {
-            double t8 = u[i * m + j];
-            s[0] += t8 * t8;
+            double t7 = u[i * m + j];
+            s[0] += t7 * t7;
         }
     }
     double total[1];
@@ -154,14 +153,14 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
     d_total[0] = 0.0;
 
     // line 34: for (int i = 1; i <= rows; i++)
-    long t9 = t7 - 1;
-    for (long i = t9; i >= 1; i--) {
+    long t8 = t6 - 1;
+    for (long i = t8; i >= 1; i--) {
         // line 35: for (int j = 0; j < m; j++)
         for (long j = m - 1; j >= 0; j--) {
             // line 36: s += u[i * m + j] * u[i * m + j];
             double d_s_t = d_s[0];
-            double t10 = d_s_t * u[i * m + j];
-            d_u[i * m + j] += 2.0 * t10;
+            double t9 = d_s_t * u[i * m + j];
+            d_u[i * m + j] += 2.0 * t9;
         }
     }
 
@@ -176,13 +175,13 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
         ck_depth = ck_top > t ? ck_depth - 1 : ck_depth;
         long ck_slot = ck_depth - 1;
         if (t < ck_last) {
+            long t10 = ck_slot * t1;
+            for (long ck_e = 0; ck_e < t1; ck_e++) {
+                u_ck[ck_e] = snap_u[t10 + ck_e];
+            }
             long t11 = ck_slot * t2;
             for (long ck_e = 0; ck_e < t2; ck_e++) {
-                u_ck[ck_e] = snap_u[t11 + ck_e];
-            }
-            long t12 = ck_slot * t3;
-            for (long ck_e = 0; ck_e < t3; ck_e++) {
-                v_ck[ck_e] = snap_v[t12 + ck_e];
+                v_ck[ck_e] = snap_v[t11 + ck_e];
             }
         }
         long ck_from = t < ck_last ? ck_iter[ck_slot] : t;
@@ -195,20 +194,20 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
             for (long it = ck_at; it < ck_mid; it++) {
                 MPI_Sendrecv(u_ck + rows * m, m, MPI_DOUBLE, down, 0, u_ck, m, MPI_DOUBLE, up, 0,
                         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                MPI_Sendrecv(u_ck + m, m, MPI_DOUBLE, up, 1, u_ck + t7 * m, m, MPI_DOUBLE, down, 1,
+                MPI_Sendrecv(u_ck + m, m, MPI_DOUBLE, up, 1, u_ck + t6 * m, m, MPI_DOUBLE, down, 1,
                         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                for (long i = 1; i < t7; i++) {
+                for (long i = 1; i < t6; i++) {
                     for (long j = 1; j < m - 1; j++) {
-                        double t13 = u_ck[i * m + j];
+                        double t12 = u_ck[i * m + j];
                         double lap = u_ck[(i - 1) * m + j]
                                 + u_ck[(i + 1) * m + j]
                                 + u_ck[i * m + j - 1]
                                 + u_ck[i * m + j + 1]
-                                - 4.0 * t13;
-                        v_ck[i * m + j] = t13 + c * lap - 0.1 * t13 * t13 * t13;
+                                - 4.0 * t12;
+                        v_ck[i * m + j] = t12 + c * lap - 0.1 * t12 * t12 * t12;
                     }
                 }
-                for (long i = 1; i < t7; i++) {
+                for (long i = 1; i < t6; i++) {
                     for (long j = 1; j < m - 1; j++) {
                         u_ck[i * m + j] = v_ck[i * m + j];
                     }
@@ -216,31 +215,31 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
             }
             if (ck_mid < t) {
                 ck_iter[ck_depth] = ck_mid;
+                long t13 = ck_depth * t1;
+                for (long ck_e = 0; ck_e < t1; ck_e++) {
+                    snap_u[t13 + ck_e] = u_ck[ck_e];
+                }
                 long t14 = ck_depth * t2;
                 for (long ck_e = 0; ck_e < t2; ck_e++) {
-                    snap_u[t14 + ck_e] = u_ck[ck_e];
-                }
-                long t15 = ck_depth * t3;
-                for (long ck_e = 0; ck_e < t3; ck_e++) {
-                    snap_v[t15 + ck_e] = v_ck[ck_e];
+                    snap_v[t14 + ck_e] = v_ck[ck_e];
                 }
                 ck_depth++;
             }
             ck_at = ck_mid;
         }
         // this iteration again, keeping what its adjoint reads
-        long t16 = rows * m;
-        MPI_Sendrecv(u_ck + t16, m, MPI_DOUBLE, down, 0, u_ck, m, MPI_DOUBLE, up, 0,
+        long t15 = rows * m;
+        MPI_Sendrecv(u_ck + t15, m, MPI_DOUBLE, down, 0, u_ck, m, MPI_DOUBLE, up, 0,
                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        long t17 = t7 * m;
-        MPI_Sendrecv(u_ck + m, m, MPI_DOUBLE, up, 1, u_ck + t17, m, MPI_DOUBLE, down, 1,
+        long t16 = t6 * m;
+        MPI_Sendrecv(u_ck + m, m, MPI_DOUBLE, up, 1, u_ck + t16, m, MPI_DOUBLE, down, 1,
                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        long t18 = t9 * max_l(m - 2, 0);
-        double *tape_u_elem = calloc(1, (t18 > 0 ? t18 : 0) * sizeof(double));
+        long t17 = t8 * max_l(m - 2, 0);
+        double *tape_u_elem = calloc(1, (t17 > 0 ? t17 : 0) * sizeof(double));
         size_t tape_u_elem_top = 0;
-        double *tape_lap = calloc(1, (t18 > 0 ? t18 : 0) * sizeof(double));
+        double *tape_lap = calloc(1, (t17 > 0 ? t17 : 0) * sizeof(double));
         size_t tape_lap_top = 0;
-        for (long i = 1; i < t7; i++) {
+        for (long i = 1; i < t6; i++) {
             for (long j = 1; j < m - 1; j++) {
                 double u_elem = u_ck[i * m + j];
                 tape_u_elem[tape_u_elem_top++] = u_elem;
@@ -253,13 +252,13 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
                 v_ck[i * m + j] = u_elem + c * lap - 0.1 * u_elem * u_elem * u_elem;
             }
         }
-        for (long i = 1; i < t7; i++) {
+        for (long i = 1; i < t6; i++) {
             for (long j = 1; j < m - 1; j++) {
                 u_ck[i * m + j] = v_ck[i * m + j];
             }
         }
         // line 28: for (int i = 1; i <= rows; i++)
-        for (long i = t9; i >= 1; i--) {
+        for (long i = t8; i >= 1; i--) {
             // line 29: for (int j = 1; j < m - 1; j++)
             for (long j = m - 2; j >= 1; j--) {
                 // line 30: u[i * m + j] = v[i * m + j];
@@ -269,42 +268,42 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
             }
         }
         // line 22: for (int i = 1; i <= rows; i++)
-        for (long i = t9; i >= 1; i--) {
+        for (long i = t8; i >= 1; i--) {
             // line 23: for (int j = 1; j < m - 1; j++) {
             for (long j = m - 2; j >= 1; j--) {
                 double u_elem = tape_u_elem[--tape_u_elem_top];
-                double t19 = 0.1 * u_elem;
+                double t18 = 0.1 * u_elem;
                 double lap = tape_lap[--tape_lap_top];
-                long t20 = i * m + j + 1;
-                long t21 = i * m + j - 1;
-                long t22 = (i + 1) * m + j;
-                long t23 = (i - 1) * m + j;
+                long t19 = i * m + j + 1;
+                long t20 = i * m + j - 1;
+                long t21 = (i + 1) * m + j;
+                long t22 = (i - 1) * m + j;
                 // line 26: v[i * m + j] = u[i * m + j] + c * lap - 0.1 * u[i * m + j] * u[i * m...
                 double d_v_elem = d_v[i * m + j];
                 d_v[i * m + j] = 0.0;
-                double t24 = -d_v_elem * u_elem;
+                double t23 = -d_v_elem * u_elem;
                 double d_lap = d_v_elem * c;
                 d_c_local += d_v_elem * lap;
                 // line 25: - 4.0 * u[i * m + j];
-                d_u[i * m + j] += -d_v_elem * (t19 * u_elem)
-                        + t24 * t19
-                        + t24 * u_elem * 0.1
+                d_u[i * m + j] += -d_v_elem * (t18 * u_elem)
+                        + t23 * t18
+                        + t23 * u_elem * 0.1
                         + d_v_elem
                         - d_lap * 4.0;
                 // line 24: double lap = u[(i - 1) * m + j] + u[(i + 1) * m + j] + u[i * m + j -...
+                d_u[t19] += d_lap;
                 d_u[t20] += d_lap;
                 d_u[t21] += d_lap;
                 d_u[t22] += d_lap;
-                d_u[t23] += d_lap;
             }
         }
         // line 20: MPI_Sendrecv(u + m, m, MPI_DOUBLE, up, 1, u + (rows + 1) * m, m, MPI_DOUBLE,...
         double *d_u_in = calloc(1, m * sizeof(double));
-        MPI_Sendrecv(d_u + t17, m, MPI_DOUBLE, down, 1, d_u_in, m, MPI_DOUBLE, up, 1,
+        MPI_Sendrecv(d_u + t16, m, MPI_DOUBLE, down, 1, d_u_in, m, MPI_DOUBLE, up, 1,
                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (down != t0) {
+        if (down != MPI_PROC_NULL) {
             for (long e = 0; e < m; e++) {
-                d_u[t17 + e] = 0.0;
+                d_u[t16 + e] = 0.0;
             }
         }
         for (long e = 0; e < m; e++) {
@@ -315,13 +314,13 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
         d_u_in = calloc(1, m * sizeof(double));
         MPI_Sendrecv(d_u, m, MPI_DOUBLE, up, 0, d_u_in, m, MPI_DOUBLE, down, 0, MPI_COMM_WORLD,
                 MPI_STATUS_IGNORE);
-        if (up != t0) {
+        if (up != MPI_PROC_NULL) {
             for (long e = 0; e < m; e++) {
                 d_u[e] = 0.0;
             }
         }
         for (long e = 0; e < m; e++) {
-            d_u[t16 + e] += d_u_in[e];
+            d_u[t15 + e] += d_u_in[e];
         }
         free(d_u_in);
         free(tape_lap);

@@ -48,49 +48,48 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD, d_return=1.0):
     # forward sweep
     n = u.shape[0] - 2
     rank = comm.Get_rank()
-    t0 = MPI.PROC_NULL
-    left = rank - 1 if rank > 0 else t0
+    left = rank - 1 if rank > 0 else MPI.PROC_NULL
     size = comm.Get_size()
-    right = rank + 1 if rank < size - 1 else t0
+    right = rank + 1 if rank < size - 1 else MPI.PROC_NULL
     nxt = np.zeros(n + 2)
 
     # binomial(2) checkpointing of the loop at line 14
-    t1 = max(steps, 0)
-    ck_last = t1 - 1
+    t0 = max(steps, 0)
+    ck_last = t0 - 1
     ck_iter = np.zeros(2, dtype=np.int64)
-    t2 = u.shape[0]
-    snap_u = np.empty(2 * t2)
-    u_ck = np.empty(t2)
-    t3 = nxt.shape[0]
-    snap_nxt = np.empty(2 * t3)
-    nxt_ck = np.empty(t3)
+    t1 = u.shape[0]
+    snap_u = np.empty(2 * t1)
+    u_ck = np.empty(t1)
+    t2 = nxt.shape[0]
+    snap_nxt = np.empty(2 * t2)
+    nxt_ck = np.empty(t2)
     ck_next = 0
     ck_depth = 0
     for t in range(steps):
         if t == ck_next:
             ck_iter[ck_depth] = t
+            t3 = ck_depth * t1
+            for ck_e in range(t1):
+                snap_u[t3 + ck_e] = u[ck_e]
             t4 = ck_depth * t2
             for ck_e in range(t2):
-                snap_u[t4 + ck_e] = u[ck_e]
-            t5 = ck_depth * t3
-            for ck_e in range(t3):
-                snap_nxt[t5 + ck_e] = nxt[ck_e]
+                snap_nxt[t4 + ck_e] = nxt[ck_e]
             ck_free = 2 - (ck_depth + 1)
-            ck_steps = t1 - t
+            ck_steps = t0 - t
             ck_split = revolve_split(ck_steps, ck_free)
-            ck_next = t + ck_split if t + ck_split < ck_last else t1
+            ck_next = t + ck_split if t + ck_split < ck_last else t0
             ck_depth += 1
         if t == ck_last:
-            for ck_e in range(t2):
+            for ck_e in range(t1):
                 u_ck[ck_e] = u[ck_e]
-            for ck_e in range(t3):
+            for ck_e in range(t2):
                 nxt_ck[ck_e] = nxt[ck_e]
         comm.Sendrecv(
             u[n : n + 1], dest=right, sendtag=0, recvbuf=u[:1], source=left, recvtag=0
         )
-        t21 = u[n + 1 : n + 2]
+        t20 = u[n + 1 : n + 2]
         comm.Sendrecv(
-            u[1:2], dest=left, sendtag=1, recvbuf=t21, source=right, recvtag=1
+            u[1:2], dest=left, sendtag=1, recvbuf=t20, source=right, recvtag=1
         )
         for i in range(1, n + 1):
             nxt[i] = (
@@ -99,9 +98,9 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD, d_return=1.0):
         for i in range(1, n + 1):
             u[i] = nxt[i]
     e = np.zeros(1)
-    t6 = n + 1
-    t7 = u[1:t6]
-    e[0] = np.sum(t7 * t7)
+    t5 = n + 1
+    t6 = u[1:t5]
+    e[0] = np.sum(t6 * t6)
     comm.Allreduce(MPI.IN_PLACE, e, op=MPI.SUM)
 
     # reverse sweep
@@ -117,7 +116,7 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD, d_return=1.0):
     # line 22: e[0] = np.sum(u[1 : n + 1] ** 2)
     d_e_elem = d_e[0]
     d_e[0] = 0.0
-    d_u[1:t6] += d_e_elem * 2.0 * t7
+    d_u[1:t5] += d_e_elem * 2.0 * t6
 
     # line 14: for t in range(steps):
     for t in range(steps - 1, -1, -1):
@@ -126,12 +125,12 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD, d_return=1.0):
         ck_depth = ck_depth - 1 if ck_top > t else ck_depth
         ck_slot = ck_depth - 1
         if t < ck_last:
+            t7 = ck_slot * t1
+            for ck_e in range(t1):
+                u_ck[ck_e] = snap_u[t7 + ck_e]
             t8 = ck_slot * t2
             for ck_e in range(t2):
-                u_ck[ck_e] = snap_u[t8 + ck_e]
-            t9 = ck_slot * t3
-            for ck_e in range(t3):
-                nxt_ck[ck_e] = snap_nxt[t9 + ck_e]
+                nxt_ck[ck_e] = snap_nxt[t8 + ck_e]
         ck_from = ck_iter[ck_slot] if t < ck_last else t
         ck_at = ck_from
         while ck_at < t:
@@ -140,71 +139,71 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD, d_return=1.0):
             ck_split = revolve_split(ck_steps, ck_free)
             ck_mid = ck_at + ck_split
             for _ in range(ck_at, ck_mid):
-                t22 = u_ck[n : n + 1]
+                t21 = u_ck[n : n + 1]
                 comm.Sendrecv(
-                    t22, dest=right, sendtag=0, recvbuf=u_ck[:1], source=left, recvtag=0
+                    t21, dest=right, sendtag=0, recvbuf=u_ck[:1], source=left, recvtag=0
                 )
-                t23 = u_ck[t6 : t6 + 1]
-                t24 = u_ck[1:2]
+                t22 = u_ck[t5 : t5 + 1]
+                t23 = u_ck[1:2]
                 comm.Sendrecv(
-                    t24, dest=left, sendtag=1, recvbuf=t23, source=right, recvtag=1
+                    t23, dest=left, sendtag=1, recvbuf=t22, source=right, recvtag=1
                 )
-                for i in range(1, t6):
-                    t25 = u_ck[i] + k[i] * (u_ck[i - 1] - 2.0 * u_ck[i] + u_ck[i + 1])
-                    nxt_ck[i] = t25 - 0.1 * u_ck[i] ** 3.0
-                for i in range(1, t6):
+                for i in range(1, t5):
+                    t24 = u_ck[i] + k[i] * (u_ck[i - 1] - 2.0 * u_ck[i] + u_ck[i + 1])
+                    nxt_ck[i] = t24 - 0.1 * u_ck[i] ** 3.0
+                for i in range(1, t5):
                     u_ck[i] = nxt_ck[i]
             if ck_mid < t:
                 ck_iter[ck_depth] = ck_mid
+                t9 = ck_depth * t1
+                for ck_e in range(t1):
+                    snap_u[t9 + ck_e] = u_ck[ck_e]
                 t10 = ck_depth * t2
                 for ck_e in range(t2):
-                    snap_u[t10 + ck_e] = u_ck[ck_e]
-                t11 = ck_depth * t3
-                for ck_e in range(t3):
-                    snap_nxt[t11 + ck_e] = nxt_ck[ck_e]
+                    snap_nxt[t10 + ck_e] = nxt_ck[ck_e]
                 ck_depth += 1
             ck_at = ck_mid
         # this iteration again, keeping what its adjoint reads
-        t26 = u_ck[n : n + 1]
+        t25 = u_ck[n : n + 1]
         comm.Sendrecv(
-            t26, dest=right, sendtag=0, recvbuf=u_ck[:1], source=left, recvtag=0
+            t25, dest=right, sendtag=0, recvbuf=u_ck[:1], source=left, recvtag=0
         )
-        t27 = u_ck[t6 : t6 + 1]
+        t26 = u_ck[t5 : t5 + 1]
         comm.Sendrecv(
-            u_ck[1:2], dest=left, sendtag=1, recvbuf=t27, source=right, recvtag=1
+            u_ck[1:2], dest=left, sendtag=1, recvbuf=t26, source=right, recvtag=1
         )
-        t12 = t6 - 1
-        t13 = max(t12, 0)
-        tape_u_elem = np.empty(t13)
-        tape = np.empty(t13)
-        for i in range(1, t6):
+        t11 = t5 - 1
+        t12 = max(t11, 0)
+        tape_u_elem = np.empty(t12)
+        tape = np.empty(t12)
+        for i in range(1, t5):
             u_elem = u_ck[i]
             tape_u_elem[i - 1] = u_elem
-            t14 = u_ck[i - 1] - 2.0 * u_elem + u_ck[i + 1]
-            tape[i - 1] = t14
-            nxt_ck[i] = u_elem + k[i] * t14 - 0.1 * u_elem**3.0
-        for i in range(1, t6):
+            t13 = u_ck[i - 1] - 2.0 * u_elem + u_ck[i + 1]
+            tape[i - 1] = t13
+            nxt_ck[i] = u_elem + k[i] * t13 - 0.1 * u_elem**3.0
+        for i in range(1, t5):
             u_ck[i] = nxt_ck[i]
         # line 19: for i in range(1, n + 1):
-        for i in range(1, t6):
+        for i in range(1, t5):
             # line 20: u[i] = nxt[i]
             d_u_i = d_u[i]
             d_u[i] = 0.0
             d_nxt[i] += d_u_i
         # line 17: for i in range(1, n + 1):
-        t15 = t12 + 2
-        t16 = min(t15, 2)
+        t14 = t11 + 2
+        t15 = min(t14, 2)
         # the additions into d_u of the loop below, gathered: one element each
-        for i in range(t16):
-            t17 = i - 1
-            if t17 >= 1 and t17 <= t12:
+        for i in range(t15):
+            t16 = i - 1
+            if t16 >= 1 and t16 <= t11:
+                d_nxt_i = d_nxt[t16]
+                d_u[i] += d_nxt_i * k[t16]
+            t17 = i + 1
+            if t17 >= 1 and t17 <= t11:
                 d_nxt_i = d_nxt[t17]
                 d_u[i] += d_nxt_i * k[t17]
-            t18 = i + 1
-            if t18 >= 1 and t18 <= t12:
-                d_nxt_i = d_nxt[t18]
-                d_u[i] += d_nxt_i * k[t18]
-            if i >= 1 and i <= t12:
+            if i >= 1 and i <= t11:
                 u_elem = tape_u_elem[i - 1]
                 d_nxt_i = d_nxt[i]
                 d_u[i] += (
@@ -212,27 +211,27 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD, d_return=1.0):
                     + d_nxt_i
                     - d_nxt_i * k[i] * 2.0
                 )
-        for i in range(2, t12):
+        for i in range(2, t11):
             d_nxt_i = d_nxt[i - 1]
             d_nxt_i2 = d_nxt[i + 1]
             u_elem = tape_u_elem[i - 1]
             d_nxt_i3 = d_nxt[i]
-            t28 = (
+            t27 = (
                 -d_nxt_i3 * 0.1 * 3.0 * (u_elem * u_elem)
                 + d_nxt_i3
                 - d_nxt_i3 * k[i] * 2.0
             )
-            d_u[i] += d_nxt_i * k[i - 1] + d_nxt_i2 * k[i + 1] + t28
-        for i in range(max(t12, t16), t15):
-            t19 = i - 1
-            if t19 >= 1 and t19 <= t12:
+            d_u[i] += d_nxt_i * k[i - 1] + d_nxt_i2 * k[i + 1] + t27
+        for i in range(max(t11, t15), t14):
+            t18 = i - 1
+            if t18 >= 1 and t18 <= t11:
+                d_nxt_i = d_nxt[t18]
+                d_u[i] += d_nxt_i * k[t18]
+            t19 = i + 1
+            if t19 >= 1 and t19 <= t11:
                 d_nxt_i = d_nxt[t19]
                 d_u[i] += d_nxt_i * k[t19]
-            t20 = i + 1
-            if t20 >= 1 and t20 <= t12:
-                d_nxt_i = d_nxt[t20]
-                d_u[i] += d_nxt_i * k[t20]
-            if i >= 1 and i <= t12:
+            if i >= 1 and i <= t11:
                 u_elem = tape_u_elem[i - 1]
                 d_nxt_i = d_nxt[i]
                 d_u[i] += (
@@ -240,25 +239,25 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD, d_return=1.0):
                     + d_nxt_i
                     - d_nxt_i * k[i] * 2.0
                 )
-        for i in range(1, t6):
+        for i in range(1, t5):
             # line 18: nxt[i] = u[i] + k[i] * (u[i - 1] - 2.0 * u[i] + u[i + 1]) - 0.1 * u[i] ** 3
             d_nxt_i = d_nxt[i]
             d_nxt[i] = 0.0
             d_k[i] += d_nxt_i * tape[i - 1]
         # line 16: comm.Sendrecv(u[1:2], dest=left, sendtag=1, recvbuf=u[n + 1 : n + 2], source=...
         d_u_in = np.zeros(1)
-        t29 = d_u[t6 : t6 + 1]
+        t28 = d_u[t5 : t5 + 1]
         comm.Sendrecv(
-            t29, dest=right, sendtag=1, recvbuf=d_u_in, source=left, recvtag=1
+            t28, dest=right, sendtag=1, recvbuf=d_u_in, source=left, recvtag=1
         )
-        if right != t0:
-            d_u[t6] = 0.0
+        if right != MPI.PROC_NULL:
+            d_u[t5] = 0.0
         d_u[1] += d_u_in[0]
         # line 15: comm.Sendrecv(u[n : n + 1], dest=right, sendtag=0, recvbuf=u[0:1], source=lef...
         d_u_in = np.zeros(1)
         comm.Sendrecv(
             d_u[:1], dest=left, sendtag=0, recvbuf=d_u_in, source=right, recvtag=0
         )
-        if left != t0:
+        if left != MPI.PROC_NULL:
             d_u[0] = 0.0
         d_u[n] += d_u_in[0]

@@ -25,34 +25,33 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD):
     rank2 = rank
     size = comm.Get_size()
     size2 = size
-    t0 = MPI.PROC_NULL
-    left = rank2 - 1 if rank2 > 0 else t0
-    right = rank2 + 1 if rank2 < size2 - 1 else t0
+    left = rank2 - 1 if rank2 > 0 else MPI.PROC_NULL
+    right = rank2 + 1 if rank2 < size2 - 1 else MPI.PROC_NULL
     nxt = np.zeros(n + 2)
-    t1 = max(steps, 0)
-    tape = np.empty(t1)
-    tape2 = np.empty(t1)
-    t2 = max(n - 2, 0)
-    tape3 = np.empty(t1 * t2)
+    t0 = max(steps, 0)
+    tape = np.empty(t0)
+    tape2 = np.empty(t0)
+    t1 = max(n - 2, 0)
+    tape3 = np.empty(t0 * t1)
     for t in range(steps):
         req = comm.Irecv(u[:1], source=left, tag=0)
         req2 = comm.Irecv(u[n + 1 : n + 2], source=right, tag=1)
         req3 = comm.Isend(u[n : n + 1], dest=right, tag=0)
         req4 = comm.Isend(u[1:2], dest=left, tag=1)
         for i in range(2, n):
-            t3 = u[i - 1] - 2.0 * u[i] + u[i + 1]
-            tape3[t * t2 + (i - 2)] = t3
-            nxt[i] = u[i] + k[i] * t3
+            t2 = u[i - 1] - 2.0 * u[i] + u[i + 1]
+            tape3[t * t1 + (i - 2)] = t2
+            nxt[i] = u[i] + k[i] * t2
         req.Wait()
         req2.Wait()
         req3.Wait()
         req4.Wait()
-        t4 = u[0] - 2.0 * u[1] + u[2]
-        tape2[t] = t4
-        nxt[1] = u[1] + k[1] * t4
-        t5 = u[n - 1] - 2.0 * u[n] + u[n + 1]
-        tape[t] = t5
-        nxt[n] = u[n] + k[n] * t5
+        t3 = u[0] - 2.0 * u[1] + u[2]
+        tape2[t] = t3
+        nxt[1] = u[1] + k[1] * t3
+        t4 = u[n - 1] - 2.0 * u[n] + u[n + 1]
+        tape[t] = t4
+        nxt[n] = u[n] + k[n] * t4
         for i in range(1, n + 1):
             u[i] = nxt[i]
 
@@ -61,10 +60,10 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD):
 
     # line 13: for t in range(steps):
     for t in range(steps - 1, -1, -1):
-        t6 = n + 1
-        t7 = n - 1
+        t5 = n + 1
+        t6 = n - 1
         # line 23: for i in range(1, n + 1):
-        for i in range(1, t6):
+        for i in range(1, t5):
             # line 24: u[i] = nxt[i]
             d_u_i = d_u[i]
             d_u[i] = 0.0
@@ -72,42 +71,42 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD):
         # line 22: nxt[n] = u[n] + k[n] * (u[n - 1] - 2.0 * u[n] + u[n + 1])
         d_nxt_n = d_nxt[n]
         d_nxt[n] = 0.0
-        t8 = d_nxt_n * k[n]
-        d_u[t6] += t8
-        d_u[t7] += t8
+        t7 = d_nxt_n * k[n]
+        d_u[t5] += t7
+        d_u[t6] += t7
         d_k[n] += d_nxt_n * tape[t]
-        d_u[n] += d_nxt_n - t8 * 2.0
+        d_u[n] += d_nxt_n - t7 * 2.0
         # line 21: nxt[1] = u[1] + k[1] * (u[0] - 2.0 * u[1] + u[2])
         d_nxt_elem = d_nxt[1]
         d_nxt[1] = 0.0
-        t9 = d_nxt_elem * k[1]
-        d_u[2] += t9
-        d_u[0] += t9
+        t8 = d_nxt_elem * k[1]
+        d_u[2] += t8
+        d_u[0] += t8
         d_k[1] += d_nxt_elem * tape2[t]
-        d_u[1] += d_nxt_elem - t9 * 2.0
+        d_u[1] += d_nxt_elem - t8 * 2.0
         # line 20: MPI.Request.Waitall([r0, r1, r2, r3])
         d_u_in = np.zeros(1)
         d_req = comm.Irecv(d_u_in, source=left, tag=1)
         d_u_in2 = np.zeros(1)
         d_req2 = comm.Irecv(d_u_in2, source=right, tag=0)
-        d_req3 = comm.Isend(d_u[t6 : t6 + 1], dest=right, tag=1)
+        d_req3 = comm.Isend(d_u[t5 : t5 + 1], dest=right, tag=1)
         d_req4 = comm.Isend(d_u[:1], dest=left, tag=0)
         # line 18: for i in range(2, n):
-        t10 = min(t7 + 2, 3)
+        t9 = min(t6 + 2, 3)
         # the additions into d_u of the loop below, gathered: one element each
-        for i in range(1, t10):
-            t11 = i - 1
-            if t11 >= 2 and t11 <= t7:
+        for i in range(1, t9):
+            t10 = i - 1
+            if t10 >= 2 and t10 <= t6:
+                d_nxt_i = d_nxt[t10]
+                d_u[i] += d_nxt_i * k[t10]
+            t11 = i + 1
+            if t11 >= 2 and t11 <= t6:
                 d_nxt_i = d_nxt[t11]
                 d_u[i] += d_nxt_i * k[t11]
-            t12 = i + 1
-            if t12 >= 2 and t12 <= t7:
-                d_nxt_i = d_nxt[t12]
-                d_u[i] += d_nxt_i * k[t12]
-            if i >= 2 and i <= t7:
+            if i >= 2 and i <= t6:
                 d_nxt_i = d_nxt[i]
                 d_u[i] += d_nxt_i - d_nxt_i * k[i] * 2.0
-        for i in range(3, t7):
+        for i in range(3, t6):
             d_nxt_i = d_nxt[i - 1]
             d_nxt_i2 = d_nxt[i + 1]
             d_nxt_i3 = d_nxt[i]
@@ -116,23 +115,23 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD):
                 + d_nxt_i2 * k[i + 1]
                 + (d_nxt_i3 - d_nxt_i3 * k[i] * 2.0)
             )
-        for i in range(max(t7, t10), t7 + 2):
-            t13 = i - 1
-            if t13 >= 2 and t13 <= t7:
+        for i in range(max(t6, t9), t6 + 2):
+            t12 = i - 1
+            if t12 >= 2 and t12 <= t6:
+                d_nxt_i = d_nxt[t12]
+                d_u[i] += d_nxt_i * k[t12]
+            t13 = i + 1
+            if t13 >= 2 and t13 <= t6:
                 d_nxt_i = d_nxt[t13]
                 d_u[i] += d_nxt_i * k[t13]
-            t14 = i + 1
-            if t14 >= 2 and t14 <= t7:
-                d_nxt_i = d_nxt[t14]
-                d_u[i] += d_nxt_i * k[t14]
-            if i >= 2 and i <= t7:
+            if i >= 2 and i <= t6:
                 d_nxt_i = d_nxt[i]
                 d_u[i] += d_nxt_i - d_nxt_i * k[i] * 2.0
         for i in range(2, n):
             # line 19: nxt[i] = u[i] + k[i] * (u[i - 1] - 2.0 * u[i] + u[i + 1])
             d_nxt_i = d_nxt[i]
             d_nxt[i] = 0.0
-            d_k[i] += d_nxt_i * tape3[t * t2 + (i - 2)]
+            d_k[i] += d_nxt_i * tape3[t * t1 + (i - 2)]
         # line 17: r3 = comm.Isend(u[1:2], dest=left, tag=1)
         d_req.Wait()
         d_u[1] += d_u_in[0]
@@ -141,9 +140,9 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD):
         d_u[n] += d_u_in2[0]
         # line 15: r1 = comm.Irecv(u[n + 1 : n + 2], source=right, tag=1)
         d_req3.Wait()
-        if right != t0:
-            d_u[t6] = 0.0
+        if right != MPI.PROC_NULL:
+            d_u[t5] = 0.0
         # line 14: r0 = comm.Irecv(u[0:1], source=left, tag=0)
         d_req4.Wait()
-        if left != t0:
+        if left != MPI.PROC_NULL:
             d_u[0] = 0.0

@@ -23,13 +23,12 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD):
     t0 = u.shape[0]
     n = t0 - 2
     rank = comm.Get_rank()
-    t1 = MPI.PROC_NULL
-    left = rank - 1 if rank > 0 else t1
+    left = rank - 1 if rank > 0 else MPI.PROC_NULL
     size = comm.Get_size()
-    right = rank + 1 if rank < size - 1 else t1
-    t2 = n + 1
-    t3 = t2 - 1
-    tape = np.empty(max(steps, 0) * max(t3, 0))
+    right = rank + 1 if rank < size - 1 else MPI.PROC_NULL
+    t1 = n + 1
+    t2 = t1 - 1
+    tape = np.empty(max(steps, 0) * max(t2, 0))
     tape_top = 0
     for _ in range(steps):
         comm.Sendrecv(
@@ -39,19 +38,19 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD):
             u[1:2],
             dest=left,
             sendtag=1,
-            recvbuf=u[t2 : t2 + 1],
+            recvbuf=u[t1 : t1 + 1],
             source=right,
             recvtag=1,
         )
         nxt = np.empty(t0)
         for k2 in range(t0):
             nxt[k2] = u[k2]
-        for i in range(1, t2):
-            t4 = u[i - 1] - 2.0 * u[i] + u[i + 1]
-            tape[tape_top] = t4
+        for i in range(1, t1):
+            t3 = u[i - 1] - 2.0 * u[i] + u[i + 1]
+            tape[tape_top] = t3
             tape_top += 1
-            nxt[i] = u[i] + k[i] * t4
-        for i in range(1, t2):
+            nxt[i] = u[i] + k[i] * t3
+        for i in range(1, t1):
             u[i] = nxt[i]
 
     # reverse sweep
@@ -59,23 +58,23 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD):
     for _ in range(steps - 1, -1, -1):
         d_nxt = np.zeros(t0)
         # line 17: for i in range(1, n + 1):
-        for i in range(1, t2):
+        for i in range(1, t1):
             # line 18: u[i] = nxt[i]
             d_u_i = d_u[i]
             d_u[i] = 0.0
             d_nxt[i] += d_u_i
         # line 15: for i in range(1, n + 1):
-        for i in range(t3, 0, -1):
+        for i in range(t2, 0, -1):
             tape_top -= 1
-            t5 = tape[tape_top]
+            t4 = tape[tape_top]
             # line 16: nxt[i] = u[i] + k[i] * (u[i - 1] - 2.0 * u[i] + u[i + 1])
             d_nxt_i = d_nxt[i]
             d_nxt[i] = 0.0
-            t6 = d_nxt_i * k[i]
-            d_u[i + 1] += t6
-            d_u[i - 1] += t6
-            d_k[i] += d_nxt_i * t5
-            d_u[i] += d_nxt_i - t6 * 2.0
+            t5 = d_nxt_i * k[i]
+            d_u[i + 1] += t5
+            d_u[i - 1] += t5
+            d_k[i] += d_nxt_i * t4
+            d_u[i] += d_nxt_i - t5 * 2.0
         # line 14: nxt = u.copy()
         for k2 in range(t0):
             d_nxt_k = d_nxt[k2]
@@ -83,16 +82,16 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD):
             d_u[k2] += d_nxt_k
         # line 13: comm.Sendrecv(u[1:2], dest=left, sendtag=1, recvbuf=u[n + 1 : n + 2], source=...
         d_u_in = np.zeros(1)
-        t7 = d_u[t2 : t2 + 1]
-        comm.Sendrecv(t7, dest=right, sendtag=1, recvbuf=d_u_in, source=left, recvtag=1)
-        if right != t1:
-            d_u[t2] = 0.0
+        t6 = d_u[t1 : t1 + 1]
+        comm.Sendrecv(t6, dest=right, sendtag=1, recvbuf=d_u_in, source=left, recvtag=1)
+        if right != MPI.PROC_NULL:
+            d_u[t1] = 0.0
         d_u[1] += d_u_in[0]
         # line 12: comm.Sendrecv(u[n : n + 1], dest=right, sendtag=0, recvbuf=u[0:1], source=lef...
         d_u_in = np.zeros(1)
         comm.Sendrecv(
             d_u[:1], dest=left, sendtag=0, recvbuf=d_u_in, source=right, recvtag=0
         )
-        if left != t1:
+        if left != MPI.PROC_NULL:
             d_u[0] = 0.0
         d_u[n] += d_u_in[0]
