@@ -92,7 +92,8 @@ class PyMpi:
         count = call.operand(op, count_role.removeprefix("all:"))
         e = self.expr  # type: ignore[attr-defined]
         d = buf.defining_op
-        base, start = (d.operands[0], d.operands[1]) if d is not None and d.name == "view" else (buf, None)
+        row = d is not None and d.name == "view" and buf.type != d.operands[0].type  # u[i] of a 2-D u
+        base, start = (d.operands[0], d.operands[1]) if d is not None and d.name == "view" and not row else (buf, None)
         n: Expr = e(count)
         if per_rank:
             n = binop("*", n, Call(Attribute(e(call.operand(op, "comm")), "Get_size")))
@@ -113,7 +114,14 @@ def _length_of(count: Value, arr: Value) -> bool:
     d = count.defining_op
     if d is not None and d.name == "dim" and d.operands[0] is arr and d.attrs.get("axis") == 0:
         return True
+    v = arr.defining_op
+    if v is not None and v.name == "view" and arr.type != v.operands[0].type:  # a row: the base's row length
+        made = v.operands[0].defining_op
+        if d is not None and d.name == "dim" and d.operands[0] is v.operands[0] and d.attrs.get("axis") == 1:
+            return True
+        return made is not None and made.name == "alloc" and len(made.operands) == 2 and made.operands[1] is count
     made = arr.defining_op
+    if made is None or made.name != "alloc" or len(made.operands) != 1:
+        return False
     n = const_int(count)
-    return n is not None and made is not None and made.name == "alloc" and len(made.operands) == 1 \
-        and const_int(made.operands[0]) == n
+    return made.operands[0] is count or (n is not None and const_int(made.operands[0]) == n)

@@ -311,9 +311,16 @@ class PyMpi:
             hi = self.mpi_bound(s.upper, arr, b, env) if s.upper is not None else _length(arr, at)
             view = arr if build.const_int(lo) == 0 else at.op1("view", [arr, lo], arr.type)
             return view, _span(lo, hi, at)
+        if isinstance(arg, cst.Subscript) and isinstance(arg.value, cst.Name) and len(arg.slice) == 1 \
+                and isinstance(arg.slice[0].slice, cst.Index):  # u[i] of a 2-D u: its row i
+            arr = self.value(arg.value, b, env)  # type: ignore[attr-defined]
+            if isinstance(arr.type, ArrayType) and arr.type.rank == 2:
+                i = self.mpi_bound(arg.slice[0].slice.value, arr, b, env)
+                row = at.op1("view", [arr, i], ArrayType(arr.type.elem, 1))
+                return row, _length(arr, at, axis=1)
         if written and not isinstance(arg, cst.Name):
-            raise self.fail(arg, f"'{method}' writes this buffer, which must be an array variable or a slice of one "
-                            "(u[0:1])", hint="receive into an array variable")
+            raise self.fail(arg, f"'{method}' writes this buffer, which must be an array variable, a slice of one "
+                            "(u[0:1]) or a row of a 2-D one (u[0])", hint="receive into an array variable")
         arr = self.value(arg, b, env)  # type: ignore[attr-defined]
         self.mpi_vector(arg, arr, method)
         return arr, _length(arr, at)
@@ -326,7 +333,7 @@ class PyMpi:
     def mpi_bound(self, node: cst.BaseExpression, arr: Value, b: Builder, env: "Env") -> Value:
         v = self.value(node, b, env)  # type: ignore[attr-defined]
         if not v.type.is_int:
-            raise self.fail(node, "a slice bound must be an integer")
+            raise self.fail(node, "an index or a slice bound must be an integer")
         v = build.cast(self.at(b, node), v, I64) if v.type != I64 else v
         c = build.const_int(v)
         if c is not None and c < 0:  # u[-1:]: from the end
@@ -388,13 +395,13 @@ def _plus_constant(v: Value) -> tuple[Optional[Value], int]:
     return v, 0
 
 
-def _length(arr: Value, at: Builder) -> Value:
-    """The length of a one-dimensional array: what made it says (``np.zeros(n)``: ``n``), else
-    ``len(arr)``."""
+def _length(arr: Value, at: Builder, axis: int = 0) -> Value:
+    """The extent of ``arr`` along ``axis``: what made it says (``np.zeros(n)``: ``n``), else
+    ``arr.shape[axis]``."""
     made = arr.defining_op
-    if made is not None and made.name == "alloc" and len(made.operands) == 1:
-        return made.operands[0]
-    return at.op1("dim", [arr], I64, axis=0)
+    if made is not None and made.name == "alloc" and len(made.operands) == arr.type.rank:  # type: ignore
+        return made.operands[axis]
+    return at.op1("dim", [arr], I64, axis=axis)
 
 
 _RENAMED = {"dest": "peer", "source": "peer", "sendtag": "send_tag", "recvtag": "recv_tag"}

@@ -29,7 +29,7 @@ def grad_spread_fit(w, d_w, x, d_x, comm, d_return=1.0):
     coef = np.empty(t0)
     for k in range(t0):
         coef[k] = w[k]
-    comm.Bcast(coef[:t0], root=0)
+    comm.Bcast(coef, root=0)
     score = np.zeros(1)
     for i in range(x.shape[0]):
         score[0] += np.tanh(coef[i] * x[i])
@@ -74,7 +74,7 @@ def grad_spread_fit(w, d_w, x, d_x, comm, d_return=1.0):
 
     # line 9: comm.Bcast(coef, root=0)
     d_coef_in = np.empty(t0)
-    comm.Reduce(d_coef[:t0], d_coef_in[:t0], root=0, op=MPI.SUM)
+    comm.Reduce(d_coef, d_coef_in, root=0, op=MPI.SUM)
     if rank == 0:
         for e in range(t0):
             d_coef[e] = d_coef_in[e]
