@@ -39,7 +39,7 @@ receives.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ..analysis.effects import known_root
 from ..diagnostics import error
@@ -50,14 +50,13 @@ from ..ssa.structured import element_loops
 from ..ssa.types import I32, I64, REQUEST, ArrayType
 
 if TYPE_CHECKING:
-    from .reverse import GradientTransform
     from .sweep import RevBlock
 
 
 class MpiAdjoint:
     """The adjoint of one MPI op ``op``, built at the end of ``rev``'s adjoint code."""
 
-    def __init__(self, t: "GradientTransform", rev: "RevBlock", op: Op):
+    def __init__(self, t: Any, rev: "RevBlock", op: Op):  # t: the GradientTransform (reverse) at work
         self.t = t
         self.rev = rev
         self.op = op
@@ -340,6 +339,6 @@ class MpiAdjoint:
         self.add_into("send", got, sent, offset=mine)
 
 
-def reverse_mpi(t: "GradientTransform", rev: "RevBlock", op: Op) -> None:
+def reverse_mpi(t: Any, rev: "RevBlock", op: Op) -> None:
     """Append the adjoint of the MPI op ``op`` to ``rev`` (see the module docstring)."""
     MpiAdjoint(t, rev, op).build()

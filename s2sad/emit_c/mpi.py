@@ -7,6 +7,7 @@ array of double), the reduction (``MPI_SUM``), ``MPI_STATUS_IGNORE`` and ``MPI_I
 
 from __future__ import annotations
 
+from ..diagnostics import error
 from ..emit.expr import Call, Expr, Name
 from ..emit.stmt import ExprStmt, Stmt
 from .cexpr import address_of
@@ -23,6 +24,9 @@ class CMpi:
     """``mpi.`` ops as statements (a mixin of ``CFunctionEmitter``)."""
 
     def _mpi(self, op: Op) -> list[Stmt]:
+        if "c_params" not in self.fn.attrs:  # type: ignore[attr-defined]
+            raise error("C output of a Python program's MPI communication is not supported", op.loc,
+                        hint="use --target py")
         call = call_of(op)
         if op.name == "mpi.wait":  # MPI_Waitall of the source: a wait per request, in order
             return [ExprStmt(Call(Name("MPI_Wait"), (address_of(self.expr(r)), Name("MPI_STATUS_IGNORE"))))  # type: ignore
