@@ -107,7 +107,10 @@ def argument(p: Param) -> str:
     """What the driver passes for the parameter ``p`` (an array's working copy, a number)."""
     if p.kind == "comm":
         return "MPI_COMM_WORLD"
-    return f"work_{p.name}" if p.kind == "array" else f"in_{p.name}" if p.kind == "float" else str(int(p.value))
+    # (an array through void *: the parameter may be declared double u[n][m])
+    if p.kind == "array":
+        return f"(void *)work_{p.name}"
+    return f"in_{p.name}" if p.kind == "float" else str(int(p.value))
 
 
 def driver_source(case: dict, primal_code: str, grad_code: str) -> str:
@@ -155,7 +158,7 @@ def driver_source(case: dict, primal_code: str, grad_code: str) -> str:
             grad_args.append("seed_return")
         elif n.startswith("d_") and n[2:] in by_name:
             p = by_name[n[2:]]
-            grad_args.append(f"d_{p.name}_" if p.kind == "array" else f"&d_{p.name}_")
+            grad_args.append(f"(void *)d_{p.name}_" if p.kind == "array" else f"&d_{p.name}_")
         else:
             raise AssertionError(f"grad_{func}: unexpected parameter {n}")
     lines += ["int main(int argc, char **argv) {", "    MPI_Init(&argc, &argv);", "    int rank, size;",
