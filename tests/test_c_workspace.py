@@ -109,6 +109,30 @@ def test_one_workspace_serves_calls_of_every_size(tmp_path):
     assert ran.returncode == 0, ran.stdout + ran.stderr
 
 
+# Its tapes live in the time loop's body (a tape per step, freed there): none outlives its block.
+NO_SLOTS = """double f(double *u, int n, int steps)
+{
+    double s = 0.0;
+    for (int t = 0; t < steps; t++) {
+        for (int i = 0; i < n; i++)
+            u[i] = u[i] * u[i] * 0.5 + 0.1;
+        for (int i = 0; i < n; i++)
+            s += u[i];
+    }
+    return s;
+}
+"""
+
+
+def test_a_workspace_with_nothing_to_keep_compiles_cleanly(tmp_path):
+    gradient = pipeline.gradient_source(NO_SLOTS, "f.c", "f", ["u"], "c", pipeline.Options(workspace=True))
+    assert "ws_room" not in gradient and "(void)ws;" in gradient, gradient
+    (tmp_path / "gradient.c").write_text(gradient)
+    built = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-c", str(tmp_path / "gradient.c"),
+                            "-o", str(tmp_path / "gradient.o")], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+
+
 def test_a_gradient_that_calls_itself_has_no_workspace():
     source = (
         "double f(const double *x, int n)\n"

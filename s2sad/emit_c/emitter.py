@@ -299,6 +299,8 @@ class CFunctionEmitter(CMemory, CCalls, CMpi, CLoops, CArrayAccess, CIntegers, S
         kept = wrap_signature(f"{ret} {c_name}_ws", [f"{ws.type_name} *{ws.param}", *params], " {")
         note = ["//", f"// {c_name}_ws does the same on the workspace *{ws.param}, whose tapes it keeps for the next "
                 "call (--workspace)."]
+        if not ws.slots:  # every tape lives in a loop's body, freed there: nothing to keep
+            unused = [f"    (void){ws.param};  // no tape of this gradient outlives the block that makes it", *unused]
         return "\n".join(about + sizes + note + kept + guard + unused + lines + ["}", ""]
                          + ws.wrapper(ret, head, args))
 

@@ -64,13 +64,7 @@ class Workspace:
         empty workspace and free one with what it holds (its caller needs no more than their
         prototypes and ``typedef struct grad_f_workspace grad_f_workspace;``)."""
         t, count = self.type_name, max(len(self.slots), 1)
-        return [
-            f"/* The tapes {self.c_name}_ws keeps from one call to the next: slot k holds bytes[k] bytes. */",
-            f"typedef struct {t} {{",
-            f"    void *buf[{count}];",
-            f"    size_t bytes[{count}];",
-            f"}} {t};",
-            "",
+        room = [
             "/* Slot k of the workspace with room for n bytes, what it held kept (a realloc when it is short). */",
             f"static void *ws_room({t} *ws, int k, size_t n) {{",
             "    if (ws->bytes[k] < n) {",
@@ -80,6 +74,15 @@ class Workspace:
             "    return ws->buf[k];",
             "}",
             "",
+        ] if self.slots else []  # (none used: every tape lives in a loop's body)
+        return [
+            f"/* The tapes {self.c_name}_ws keeps from one call to the next: slot k holds bytes[k] bytes. */",
+            f"typedef struct {t} {{",
+            f"    void *buf[{count}];",
+            f"    size_t bytes[{count}];",
+            f"}} {t};",
+            "",
+            *room,
             f"/* An empty workspace for {self.c_name}_ws, to pass to every call; free it with {t}_free. */",
             f"{t} *{t}_new(void) {{",
             f"    return calloc(1, sizeof({t}));",
