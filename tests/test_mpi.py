@@ -215,3 +215,19 @@ def test_python_numba_output_refuses_mpi():
         pipeline.gradient_source(source, "dot.py", "dist_dot", ["x"], "numba")
     text = e.value.render()
     assert "Numba's compiled code cannot call" in text and "dot.py:9:" in text, text
+
+
+@pytest.mark.parametrize("name", ["heat_isend_irecv", "stencil_2d_checkpointed"])
+def test_workspace_gradients_on_three_ranks(tmp_path, name):
+    """The same under --workspace (tapes kept by the caller), on an odd number of ranks."""
+    why = missing_mpi()
+    if why:
+        pytest.skip(why)
+    case, folder = _case(name)
+    path = folder / "input.c"
+    schedule = case.get("checkpoint")
+    options = pipeline.Options(workspace=True, checkpoint=parse_schedule(schedule) if schedule else None)
+    grad = pipeline.gradient_source(path.read_text(), str(path), case["func"], case["wrt"], "c", options)
+    assert f"grad_{case['func']}_ws(" in grad
+    out = run_case(case, folder, path.read_text(), grad, 3, tmp_path, sanitize=True)
+    assert "ranks 3 " in out
