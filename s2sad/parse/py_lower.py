@@ -443,6 +443,8 @@ class FunctionLowerer(StructuredLowering):
 
     # -- assignment ---------------------------------------------------------------------------
     def assign(self, st: cst.Assign, b: Builder, env: Env) -> None:
+        if self.ex.mpi_request_list(st, b, env):  # reqs = [comm.Isend(...), comm.Irecv(...)]
+            return
         if created_list(st, self.types.lists) is not None:
             self.create_list(st, b, env)
             return

@@ -31,6 +31,8 @@ from ..ssa.mpi import CALLS, Communicator
 from ..ssa.types import COMM, I32, I64, REQUEST, ArrayType, Type
 from .py_module import ModuleInfo, dotted_source
 
+from .py_common import Poison
+
 if TYPE_CHECKING:
     from .py_common import Env
 
@@ -347,6 +349,30 @@ class PyMpi:
             raise self.fail(arg, f"'{method}': this buffer is {what}; s2sad follows one-dimensional NumPy buffers",
                             hint="pass a one-dimensional array, or a slice of one (u[0:1])")
 
+    def mpi_request_list(self, st: cst.Assign, b: Builder, env: "Env") -> bool:
+        """``reqs = [comm.Irecv(...), comm.Isend(...)]``: each call made, and the name bound to their
+        requests for ``MPI.Request.Waitall(reqs)`` (no other use of it is followed); False for any
+        other assignment."""
+        value = st.value
+        if not (len(st.targets) == 1 and isinstance(st.targets[0].target, cst.Name)
+                and isinstance(value, (cst.List, cst.Tuple)) and value.elements
+                and all(isinstance(e.value, cst.Call) and isinstance(e.value.func, cst.Attribute)
+                        and e.value.func.attr.value in ("Isend", "Irecv") for e in value.elements)):
+            return False
+        requests = [self.value(e.value, b, env) for e in value.elements]  # type: ignore[attr-defined]
+        if any(r.type != REQUEST for r in requests):
+            return False
+        name = st.targets[0].target.value  # type: ignore[union-attr]
+        self.mpi_lists()[name] = requests
+        env[name] = Poison(f"'{name}' holds requests, which s2sad follows only as MPI.Request.Waitall's argument",
+                           "pass it to MPI.Request.Waitall, in the block that started them")
+        return True
+
+    def mpi_lists(self) -> dict[str, list[Value]]:
+        if not hasattr(self, "mpi_request_lists"):
+            self.mpi_request_lists: dict[str, list[Value]] = {}
+        return self.mpi_request_lists
+
     def mpi_wait(self, node: cst.Call, b: Builder, env: "Env") -> None:
         """``req.Wait()``, ``MPI.Request.Waitall([r1, r2])``: an ``mpi.wait`` of requests started in
         this block."""
@@ -355,14 +381,16 @@ class PyMpi:
             items = [func.value]
         else:
             args = [a.value for a in node.args]
-            if len(args) != 1 or not isinstance(args[0], (cst.List, cst.Tuple)):
+            listed = self.mpi_lists().get(args[0].value) if len(args) == 1 and isinstance(args[0], cst.Name) else None
+            if listed is None and (len(args) != 1 or not isinstance(args[0], (cst.List, cst.Tuple))):
                 raise self.fail(node, "MPI.Request.Waitall: s2sad follows a list of requests written out, "
-                                "[r1, r2]", hint="list the requests: MPI.Request.Waitall([r1, r2])")
-            items = [e.value for e in args[0].elements]
+                                "[r1, r2], or a name bound to one", hint="list the requests: "
+                                "MPI.Request.Waitall([r1, r2])")
+            items = listed if listed is not None else [e.value for e in args[0].elements]  # type: ignore
         at = self.at(b, node)
         requests = []
         for item in items:
-            r = self.value(item, b, env)  # type: ignore[attr-defined]
+            r = item if isinstance(item, Value) else self.value(item, b, env)  # type: ignore[attr-defined]
             if r.type != REQUEST or r not in self.mpi_started():
                 raise self.fail(item, "this is not a request that Isend or Irecv started in this function")
             if r.defining_op.parent is not at.block:  # type: ignore[union-attr]
