@@ -96,6 +96,8 @@ class PyMpi:
         base, start = (d.operands[0], d.operands[1]) if d is not None and d.name == "view" and not row else (buf, None)
         n: Expr = e(count)
         if per_rank:
+            if start is None and _ranks_times(count, base):
+                return e(base)  # np.zeros(2 * comm.size) for 2 numbers a rank: the whole array
             n = binop("*", n, Call(Attribute(e(call.operand(op, "comm")), "Get_size")))
         elif start is None and _length_of(count, base):
             return e(base)  # the whole array
@@ -107,6 +109,20 @@ class PyMpi:
         if const_int(start) is not None and const_int(count) is not None and not per_rank:  # u[1:2]
             return Subscript(e(base), (Range(e(start), Lit(str(const_int(start) + const_int(count)))),))  # type: ignore
         return Subscript(e(base), (Range(e(start), binop("+", e(start), n)),))
+
+
+def _ranks_times(count: Value, arr: Value) -> bool:
+    """Whether ``arr`` was made ``count`` times the number of ranks long (``np.zeros(2 * size)``)."""
+    made = arr.defining_op
+    if made is None or made.name != "alloc" or len(made.operands) != 1:
+        return False
+    m = made.operands[0].defining_op
+    if m is None or m.name != "mul":
+        return False
+    sized = [v for v in m.operands if v.defining_op is not None and v.defining_op.name == "mpi.comm_size"]
+    other = [v for v in m.operands if v not in sized]
+    return len(sized) == 1 and len(other) == 1 and (
+        other[0] is count or (const_int(count) is not None and const_int(other[0]) == const_int(count)))
 
 
 def _length_of(count: Value, arr: Value) -> bool:

@@ -28,7 +28,7 @@ import libcst as cst
 from ..ssa import build
 from ..ssa.ir import Builder, Value
 from ..ssa.mpi import CALLS, Communicator
-from ..ssa.types import COMM, I32, I64, REQUEST, ArrayType, Type
+from ..ssa.types import COMM, I64, REQUEST, ArrayType, Type
 from .py_module import ModuleInfo, dotted_source
 
 from .py_common import Poison
@@ -245,7 +245,8 @@ class PyMpi:
         return v
 
     def mpi_query(self, op_name: str, comm: Value, at: Builder) -> Value:
-        return build.cast(at, at.op1(op_name, [comm], I32, "rank" if op_name == "mpi.comm_rank" else "size"), I64)
+        """``comm.Get_rank()``: Python's int (C output, which needs C's int, refuses Python's MPI)."""
+        return at.op1(op_name, [comm], I64, "rank" if op_name == "mpi.comm_rank" else "size")
 
     def mpi_attribute(self, node: cst.Attribute, b: Builder, env: "Env") -> Value:
         """``comm.rank``, ``comm.size``."""

@@ -29,29 +29,27 @@ def grad_combined_slope(x, d_x, y, d_y, res, d_res, comm=MPI.COMM_WORLD, d_retur
     mine[0] = t0
     mine[1] = sxx
     size = comm.Get_size()
-    t1 = size
-    t2 = 2 * t1
-    every = np.zeros(t2)
-    comm.Gather(mine, every[: 2 * comm.Get_size()], root=0)
+    every = np.zeros(2 * size)
+    comm.Gather(mine, every, root=0)
     slope = np.zeros(1)
     rank = comm.Get_rank()
     if rank == 0:
         num = 0.0
         den = 0.0
-        for r in range(t1):
-            t3 = every[2 * r + 1]
-            num += every[2 * r] * t3
-            den += t3
-        t4 = num / den
-        slope[0] = t4
+        for r in range(size):
+            t1 = every[2 * r + 1]
+            num += every[2 * r] * t1
+            den += t1
+        t2 = num / den
+        slope[0] = t2
     comm.Bcast(slope, root=0)
     for i in range(x.shape[0]):
         res[i] = y[i] - slope[0] * x[i]
-    t5 = slope[0]
+    t3 = slope[0]
 
     # reverse sweep
     d_slope = np.zeros(1)
-    d_every = np.zeros(t2)
+    d_every = np.zeros(2 * size)
     d_mine = np.zeros(2)
 
     # line 25: return slope[0]
@@ -62,14 +60,15 @@ def grad_combined_slope(x, d_x, y, d_y, res, d_res, comm=MPI.COMM_WORLD, d_retur
         # line 24: res[i] = y[i] - slope[0] * x[i]
         d_res_i = d_res[i]
         d_res[i] = 0.0
-        d_x[i] -= d_res_i * t5
+        d_x[i] -= d_res_i * t3
         d_slope[0] -= d_res_i * x[i]
         d_y[i] += d_res_i
 
     # line 22: comm.Bcast(slope, root=0)
     d_slope_in = np.empty(1)
     comm.Reduce(d_slope, d_slope_in, root=0, op=MPI.SUM)
-    if rank == 0:
+    rank2 = comm.Get_rank()
+    if rank2 == 0:
         d_slope[0] = d_slope_in[0]
     else:
         d_slope[0] = 0.0
@@ -80,18 +79,20 @@ def grad_combined_slope(x, d_x, y, d_y, res, d_res, comm=MPI.COMM_WORLD, d_retur
         d_slope_elem = d_slope[0]
         d_slope[0] = 0.0
         d_num = d_slope_elem / den
-        d_den = -(d_num * t4)
+        d_den = -(d_num * t2)
         # line 18: for r in range(comm.size):
-        for r in range(t1 - 1, -1, -1):
+        for r in range(size - 1, -1, -1):
             # line 19: num += every[2 * r] * every[2 * r + 1]
             d_every[2 * r + 1] += d_den + d_num * every[2 * r]
             d_every[2 * r] += d_num * every[2 * r + 1]
 
     # line 13: comm.Gather(mine, every, root=0)
+    ranks = comm.Get_size()
+    t4 = 2 * ranks
     d_mine_in = np.empty(2)
-    comm.Scatter(d_every[: 2 * comm.Get_size()], d_mine_in, root=0)
-    if rank == 0:
-        for e in range(t2):
+    comm.Scatter(d_every, d_mine_in, root=0)
+    if rank2 == 0:
+        for e in range(t4):
             d_every[e] = 0.0
     for e in range(2):
         d_mine[e] += d_mine_in[e]
@@ -105,9 +106,9 @@ def grad_combined_slope(x, d_x, y, d_y, res, d_res, comm=MPI.COMM_WORLD, d_retur
     d_sxx -= d_sxy * t0
 
     # line 10: sxx = np.dot(x, x)
-    t6 = d_sxx * x
-    d_x += t6
-    d_x += t6
+    t5 = d_sxx * x
+    d_x += t5
+    d_x += t5
 
     # line 9: sxy = np.dot(x, y)
     d_x += d_sxy * y

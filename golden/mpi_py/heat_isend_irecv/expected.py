@@ -22,11 +22,9 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD):
     # forward sweep
     n = u.shape[0] - 2
     rank = comm.Get_rank()
-    rank2 = rank
     size = comm.Get_size()
-    size2 = size
-    left = rank2 - 1 if rank2 > 0 else MPI.PROC_NULL
-    right = rank2 + 1 if rank2 < size2 - 1 else MPI.PROC_NULL
+    left = rank - 1 if rank > 0 else MPI.PROC_NULL
+    right = rank + 1 if rank < size - 1 else MPI.PROC_NULL
     nxt = np.zeros(n + 2)
     t0 = max(steps, 0)
     tape = np.empty(t0)
