@@ -200,6 +200,7 @@ PY_HEADER = "import numpy as np\nfrom mpi4py import MPI\n\n\n"
     ("comm.Send(A, dest=0)\n    y[0] = A[0, 1]", "this buffer is an array of 2 dimensions", 7),
     ("comm.Recv(x[0:1], source=MPI.ANY_SOURCE, tag=0)", "leaves the sender to the run", 7),
     ("r = comm.Isend(x, dest=0)\n    MPI.Request.Waitall(reqs)", "a list of requests written out", 8),
+    ("comm.Allreduce([x, MPI.FLOAT], y, op=MPI.SUM)", "MPI.FLOAT does not describe this array", 7),
 ])
 def test_python_located_errors(body, said, line):
     source = PY_HEADER + f"def f(x, y, A, comm=MPI.COMM_WORLD):\n    reqs = []\n    {body}\n    return np.sum(x * y)\n"

@@ -303,8 +303,20 @@ class PyMpi:
 
     def mpi_buffer(self, arg: cst.BaseExpression, method: str, written: bool, b: Builder,
                    env: "Env") -> tuple[Value, Value]:
-        """A NumPy buffer: the array (a view of it from where a slice starts) and its length."""
+        """A NumPy buffer: the array (a view of it from where a slice starts) and its length; in
+        mpi4py's list form, ``[buf, MPI.DOUBLE]`` or ``[buf, count, MPI.DOUBLE]``, the datatype
+        checked against the array's and the count taken as given."""
         at = self.at(b, arg)
+        if isinstance(arg, (cst.List, cst.Tuple)):
+            parts = [e.value for e in arg.elements]
+            if len(parts) not in (2, 3) or any(isinstance(e, cst.StarredElement) for e in arg.elements):
+                raise self.fail(arg, f"'{method}': s2sad follows a buffer given as [buf, MPI.DOUBLE] or [buf, count, "
+                                "MPI.DOUBLE]", hint="pass the array itself")
+            buf, count = self.mpi_buffer(parts[0], method, written, b, env)
+            self.mpi_datatype(parts[-1], buf, method)
+            if len(parts) == 3:
+                count = self.mpi_integer(parts[1], "count", method, b, env)
+            return buf, count
         if isinstance(arg, cst.Subscript) and isinstance(arg.value, cst.Name) and len(arg.slice) == 1 \
                 and isinstance(arg.slice[0].slice, cst.Slice) and arg.slice[0].slice.step is None:
             arr = self.value(arg.value, b, env)  # type: ignore[attr-defined]
@@ -327,6 +339,18 @@ class PyMpi:
         arr = self.value(arg, b, env)  # type: ignore[attr-defined]
         self.mpi_vector(arg, arr, method)
         return arr, _length(arr, at)
+
+    def mpi_datatype(self, node: cst.BaseExpression, buf: Value, method: str) -> None:
+        """A datatype of mpi4py's buffer lists, which must describe the array's elements."""
+        said = self.info.canonical_name(node, self.ctx.locals) or ""  # type: ignore[attr-defined]
+        elem = buf.type.elem.name  # type: ignore[attr-defined]
+        want = _DATATYPES.get(said.removeprefix(f"{MPI_MODULE}."))
+        if want is None:
+            raise self.fail(node, f"'{method}': s2sad follows the datatypes {', '.join(_DATATYPES)} of mpi4py, not "
+                            f"'{dotted_source(node) or 'this'}'", hint="pass MPI.DOUBLE for an array of float64")
+        if want != elem:
+            raise self.fail(node, f"'{method}': {dotted_source(node)} does not describe this array, of {elem}",
+                            hint="pass the datatype of the array's elements (MPI.DOUBLE for float64)")
 
     def mpi_rank_constant(self, node: cst.BaseExpression, b: Builder) -> Value:
         """``MPI.PROC_NULL``: a rank the output spells by name."""
@@ -433,4 +457,5 @@ def _length(arr: Value, at: Builder, axis: int = 0) -> Value:
     return at.op1("dim", [arr], I64, axis=axis)
 
 
+_DATATYPES = {"DOUBLE": "f64", "FLOAT": "f32", "INT": "i32", "LONG": "i64", "INT64_T": "i64"}
 _RENAMED = {"dest": "peer", "source": "peer", "sendtag": "send_tag", "recvtag": "recv_tag"}
