@@ -13,9 +13,16 @@ differences of J (on copies of the inputs, so arrays the primal overwrites are h
 contract says) give the expected value of every component. The arrays the gradient leaves
 behind must also be those the primal leaves.
 
+A distributed program (one that communicates over MPI) is checked on ``--ranks N``: the
+command runs itself under ``mpirun`` (``under_mpirun``), and each rank draws its own inputs
+(from ``--seed`` and its rank), J is summed over the ranks, and every element of every rank's
+inputs is moved in turn while all ranks run the whole program (``_Ranks``); rank 0 prints the
+table of the worst errors over the ranks. C is then built with ``mpicc``; Python's MPI is
+mpi4py's.
+
 What is not handled is refused with a message (``CheckRefused``), never guessed: CUDA, struct
 parameters, arrays returned, several values returned, C arrays of rank above 1, boolean and
-unsigned parameters.
+unsigned parameters, an MPI program without ``--ranks``.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from __future__ import annotations
 import ctypes
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -65,6 +73,65 @@ class Settings:
     high: float = 1.0
     rtol: float = 1e-5
     atol: float = 1e-6
+    ranks: Optional[int] = None  # a distributed program's ranks (run under mpirun)
+
+
+# Set in the environment of the processes mpirun starts for ``check --ranks``: that they are, and
+# the file rank 0 writes the check's exit status to (the ranks exit 0 where the check ran to its
+# end, match or not: mpirun reports any other status as a failed job).
+UNDER_MPIRUN = "S2SAD_CHECK_UNDER_MPIRUN"
+STATUS_FILE = "S2SAD_CHECK_STATUS"
+_MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+            "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+
+
+def under_mpirun(argv: list[str], ranks: int) -> int:
+    """Run ``s2sad check`` (``argv``: its arguments) on ``ranks`` ranks under mpirun, the table
+    printed by rank 0; its exit status."""
+    mpirun = shutil.which("mpirun") or shutil.which("mpirun", path=os.path.dirname(sys.executable))
+    if mpirun is None:
+        raise CheckRefused("--ranks: mpirun is not installed (install Open MPI or MPICH, and mpi4py)")
+    with tempfile.TemporaryDirectory(prefix="s2sad_check_") as tmp:
+        status = os.path.join(tmp, "status")
+        # (not an MPI process's own variables, as a caller that imported mpi4py has: mpirun would
+        # take itself for one of its ranks)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PMI_", "HYDRA_"))}
+        env.update(_MPI_ENV, **{UNDER_MPIRUN: "1", STATUS_FILE: status})
+        run = subprocess.run([mpirun, "--oversubscribe", "-np", str(ranks), sys.executable, "-m", "s2sad", "check",
+                              *argv], env=env)
+        if run.returncode == 0 and os.path.exists(status):
+            return int(Path(status).read_text())
+        return run.returncode or 1
+
+
+class _Ranks:
+    """The ranks a distributed check runs on (one, alone, for any other check): this one's
+    number, their count, and the reductions over them."""
+
+    def __init__(self, distributed: bool):
+        self.comm = None
+        if distributed:
+            try:
+                from mpi4py import MPI
+            except Exception as e:  # (missing, or no MPI library it can load)
+                raise CheckRefused(f"--ranks: mpi4py cannot be imported ({e}); install it with pip") from None
+            self.comm = MPI.COMM_WORLD
+            self._max, self._sum = MPI.MAX, MPI.SUM
+        self.rank = self.comm.Get_rank() if self.comm is not None else 0
+        self.size = self.comm.Get_size() if self.comm is not None else 1
+
+    def sum(self, x: float) -> float:
+        return self.comm.allreduce(x, op=self._sum) if self.comm is not None else x
+
+    def max(self, x: float) -> float:
+        return self.comm.allreduce(x, op=self._max) if self.comm is not None else x
+
+    def any(self, b: bool) -> bool:
+        return self.max(1.0 if b else 0.0) > 0.0
+
+    def row(self, r: Row) -> Row:
+        """A row of every rank's worst."""
+        return Row(r.label, self.max(r.abs_error), self.max(r.rel_error), not self.any(not r.ok))
 
 
 @dataclass
@@ -146,6 +213,9 @@ def _params(primal: Function, grad: Function, wrt_indices: set[int], c_input: bo
                                "arrays only")
         if str(elem) == "str":
             raise CheckRefused(f"parameter '{name}' is a string; check makes numbers and arrays only")
+        if str(elem) == "comm":  # an MPI communicator: the ranks' own (check --ranks)
+            out.append(Param(name, "comm", np.dtype(object)))
+            continue
         if str(elem) not in _DTYPES:
             raise CheckRefused(f"parameter '{name}' is of type {t}, for which check makes no values")
         dtype = _DTYPES[str(elem)]
@@ -251,6 +321,9 @@ def _inputs(params: list[Param], settings: Settings, rng: np.random.Generator,
     for p in params:
         if p.kind == "int":
             continue
+        if p.kind == "comm":
+            values[p.name] = _world()
+            continue
         if p.kind == "array" and not guess and p.name not in needed and p.name not in settings.sizes:
             example = "x".join([str(settings.size)] * p.rank)
             raise CheckUsageError(f"the code does not say how many elements of '{p.name}' it reads (an index no "
@@ -299,12 +372,13 @@ def _compile_c(files: list[str], flags: list[str], what: str) -> ctypes.CDLL:
     tmp = tempfile.TemporaryDirectory(prefix="s2sad_check_")
     _KEEP.append(tmp)
     lib = os.path.join(tmp.name, "lib.so")
+    cc = "mpicc" if os.environ.get(UNDER_MPIRUN) else "gcc"  # (a distributed check: MPI's headers and library)
     try:
-        r = subprocess.run(["gcc", *GCC_FLAGS, *flags, *files, "-o", lib, "-lm"], capture_output=True, text=True)
+        r = subprocess.run([cc, *GCC_FLAGS, *flags, *files, "-o", lib, "-lm"], capture_output=True, text=True)
     except FileNotFoundError:
-        raise CheckRefused("gcc is not installed; check needs it for C") from None
+        raise CheckRefused(f"{cc} is not installed; check needs it for C") from None
     if r.returncode != 0:
-        raise CheckRefused(f"gcc could not compile {what}:\n{r.stderr.rstrip()}")
+        raise CheckRefused(f"{cc} could not compile {what}:\n{r.stderr.rstrip()}")
     return ctypes.CDLL(lib)
 
 
@@ -315,7 +389,22 @@ def _c_function(lib: ctypes.CDLL, name: str, what: str) -> Any:
         raise CheckRefused(f"{what} has no external function '{name}' (is it static?)") from None
 
 
+def _world() -> Any:
+    """MPI_COMM_WORLD, as mpi4py holds it (a distributed check runs under mpirun)."""
+    if not os.environ.get(UNDER_MPIRUN):
+        raise CheckRefused("the function takes an MPI communicator: check it with --ranks N")
+    from mpi4py import MPI
+
+    return MPI.COMM_WORLD
+
+
 def _c_arg(p: Param, value: Any) -> Any:
+    if p.kind == "comm":  # MPI_Comm: a pointer in Open MPI, an int in MPICH, as mpi4py holds its handle
+        from mpi4py import MPI
+
+        handle = MPI._handleof(value)
+        return ctypes.c_void_p(handle) if MPI._sizeof(MPI.Comm) == ctypes.sizeof(ctypes.c_void_p) \
+            else ctypes.c_int(handle)
     ctype = np.ctypeslib.as_ctypes_type(p.dtype)
     if p.kind == "array":
         return value.ctypes.data_as(ctypes.POINTER(ctype))
@@ -439,10 +528,11 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
     primal_module, _ = pipeline.primal_module(source, path, name, options)
     primal = primal_module.functions[name]
     grad = module.functions[grad_name(name)]
-    if any(is_mpi(op.name) for fn in primal_module.functions.values() for op in fn.walk()):
-        raise CheckRefused(f"'{name}' communicates over MPI, and check runs one process; check a distributed "
-                           "gradient under mpirun, against central differences of the whole program (README, "
-                           "Distributed programs)")
+    communicates = any(is_mpi(op.name) for fn in primal_module.functions.values() for op in fn.walk())
+    if communicates and settings.ranks is None:
+        raise CheckRefused(f"'{name}' communicates over MPI: check it on several ranks, with --ranks N (run under "
+                           "mpirun; README, Distributed programs)")
+    ranks = _Ranks(bool(os.environ.get(UNDER_MPIRUN)))
     if primal.attrs.get("c_aggregates"):
         raise CheckRefused(f"'{name}' takes a struct; check passes numbers and arrays only")
     if primal.attrs.get("c_unsigned"):
@@ -471,7 +561,7 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
     primal_fn = _Primal(path, name, params, c_result, options)
     gradient = _Gradient(text, target, name, params, seeded, seed_type, options, path, symbols)
 
-    rng = np.random.default_rng(settings.seed)
+    rng = np.random.default_rng(settings.seed + 7919 * ranks.rank)  # each rank its own inputs
     # An array whose every extent is a shape symbol is sized as Python's would be: C takes the
     # symbols from the shapes chosen (checked alike below).
     sized_by_symbols = {param for _, places in symbols for param, _ in places}
@@ -508,7 +598,7 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
         total = d_return * float(result) if seeded else 0.0
         for p in shadowed:
             total += float(np.sum(seeds[p.name].astype(np.float64) * work[p.name]))
-        return total
+        return ranks.sum(total)  # (a distributed program's J: every rank's part)
 
     if not math.isfinite(J(inputs)):
         raise CheckRefused(f"'{name}' is not finite at the random inputs; choose a --range where it is defined")
@@ -523,20 +613,27 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
         raise CheckRefused(f"the gradient raised {type(e).__name__} on the random inputs: {e}") from None
 
     def difference(p: Param, index: Optional[tuple]) -> float:
+        """dJ/d of this element of this rank's input (on several ranks, each rank's in turn is
+        moved while all run the program: this rank's own turn gives its difference)."""
         x0 = float(inputs[p.name][index] if index is not None else inputs[p.name])
         h = _step(p.dtype) * max(1.0, abs(x0))
-        values = []
-        points = []
-        for sign in (1.0, -1.0):
-            trial = _copies(inputs)
-            point = float(p.dtype.type(x0 + sign * h))  # the step as the parameter's precision holds it
-            if index is not None:
-                trial[p.name][index] = point
-            else:
-                trial[p.name] = point
-            points.append(point)
-            values.append(J(trial))
-        return (values[0] - values[1]) / (points[0] - points[1])
+        mine = 0.0
+        for turn in range(ranks.size):
+            values = []
+            points = []
+            for sign in (1.0, -1.0):
+                trial = _copies(inputs)
+                point = float(p.dtype.type(x0 + sign * h))  # the step as the parameter's precision holds it
+                if turn == ranks.rank:
+                    if index is not None:
+                        trial[p.name][index] = point
+                    else:
+                        trial[p.name] = point
+                points.append(point)
+                values.append(J(trial))
+            if turn == ranks.rank:
+                mine = (values[0] - values[1]) / (points[0] - points[1])
+        return mine
 
     rows = []
     for p in params:
@@ -546,15 +643,18 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
             expected = np.zeros(inputs[p.name].shape)
             for index in np.ndindex(*expected.shape):
                 expected[index] = difference(p, index)
-            rows.append(_compare(p.name, shadows[p.name], expected, rtol, atol))
+            rows.append(ranks.row(_compare(p.name, shadows[p.name], expected, rtol, atol)))
         elif p.wrt:
-            rows.append(_compare(p.name, np.array(adjoints[p.name]), np.array(difference(p, None)), rtol, atol))
+            rows.append(ranks.row(_compare(p.name, np.array(adjoints[p.name]), np.array(difference(p, None)), rtol,
+                                           atol)))
     for p in params:  # the forward sweep must leave every array the primal changes as it does
-        if p.kind == "array" and not np.array_equal(inputs[p.name], exit_primal[p.name]):
+        if p.kind == "array" and ranks.any(not np.array_equal(inputs[p.name], exit_primal[p.name])):
             tol = 1e-6 if p.dtype == np.float32 else 1e-12
-            rows.append(_compare(f"{p.name} (value at exit)", work[p.name], exit_primal[p.name], tol, tol))
+            rows.append(ranks.row(_compare(f"{p.name} (value at exit)", work[p.name], exit_primal[p.name], tol,
+                                           tol)))
     level = f"--passes {options.passes}" if options.passes is not None else f"-O{options.level}"
     if options.checkpoint is not None:
         level += f", --checkpoint {options.checkpoint}"
-    title = f"s2sad check: {grad_name(name)} of {path} (target {target}, {level}, seed {settings.seed})"
+    on = f", {ranks.size} ranks" if communicates else ""
+    title = f"s2sad check: {grad_name(name)} of {path} (target {target}, {level}, seed {settings.seed}{on})"
     return Report(title, rows)

@@ -156,6 +156,9 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"relative tolerance (default: {check.Settings.rtol:g}; at least 1e-2 for float data)")
     c.add_argument("--atol", type=float, default=check.Settings.atol,
                    help=f"absolute tolerance (default: {check.Settings.atol:g}; at least 1e-3 for float data)")
+    c.add_argument("--ranks", type=int, metavar="N",
+                   help="check a distributed (MPI) program on N ranks, under mpirun: each rank its own inputs, J "
+                   "summed over the ranks")
     _optimization_options(c, default_level=2)
     _checkpoint_option(c)
     _c_options(c)
@@ -417,7 +420,9 @@ def _check_settings(args: argparse.Namespace) -> check.Settings:
         raise UsageError(f"--range: cannot read '{args.value_range}' (write LO,HI, as in -1,1)") from None
     if not low < high:
         raise UsageError(f"--range: LO must be below HI, not {args.value_range}")
-    return check.Settings(args.size, sizes, args.seed, low, high, args.rtol, args.atol)
+    if args.ranks is not None and args.ranks < 1:
+        raise UsageError(f"--ranks must be positive, not {args.ranks}")
+    return check.Settings(args.size, sizes, args.seed, low, high, args.rtol, args.atol, args.ranks)
 
 
 def _wrt(args: argparse.Namespace) -> list[str]:
@@ -434,9 +439,25 @@ def _run_check(args: argparse.Namespace, source: str, options: pipeline.Options)
     if is_cuda(args.file):
         raise UsageError("check runs Python and C; it does not run CUDA kernels")
     target = args.target or ("c" if is_c(args.file) else "py")
-    report = check.check(source, args.file, args.func, _wrt(args), target, options, _check_settings(args))
-    _write_stdout(report.table() + "\n")
-    return 0 if report.ok else 1
+    settings = _check_settings(args)
+    if settings.ranks is not None and not os.environ.get(check.UNDER_MPIRUN):
+        return check.under_mpirun(args.argv[args.argv.index("check") + 1:], settings.ranks)  # (rank 0 prints)
+    report = check.check(source, args.file, args.func, _wrt(args), target, options, settings)
+    status = 0 if report.ok else 1
+    if not os.environ.get(check.UNDER_MPIRUN):
+        _write_stdout(report.table() + "\n")
+        return status
+    if _rank() == 0:  # (check --ranks: the table and the status, once; each rank ran to the end)
+        _write_stdout(report.table() + "\n")
+        Path(os.environ[check.STATUS_FILE]).write_text(str(status))
+    return 0
+
+
+def _rank() -> int:
+    """This process's rank, under mpirun (where ``check --ranks`` runs itself)."""
+    from mpi4py import MPI
+
+    return MPI.COMM_WORLD.Get_rank()
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -481,6 +502,7 @@ def _write_output(args: argparse.Namespace, text: str) -> None:
 
 def main(argv: Optional[list[str]] = None) -> int:
     args = _parse(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # (check --ranks runs itself again, under mpirun)
     return run_deep(lambda: _main(args))  # deeply nested input translates (deep_stack says how)
 
 
@@ -498,6 +520,8 @@ def _as_named(given: Optional[str]) -> Callable[[str], str]:
 
 
 def _main(args: argparse.Namespace) -> int:
+    if os.environ.get(check.UNDER_MPIRUN) and _rank() != 0:  # (check --ranks: rank 0 speaks for all)
+        sys.stderr = open(os.devnull, "w")
     try:
         if sys.stderr is not None and sys.stderr.isatty():
             with Ticker(sys.stderr):

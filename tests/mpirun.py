@@ -18,6 +18,7 @@ impossible, where it is).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -46,6 +47,7 @@ def mpi_env(**extra: str) -> dict[str, str]:
     return dict(os.environ, PATH=_path(), **MPI_ENV, **extra)
 
 
+@functools.lru_cache(maxsize=None)
 def missing_mpi() -> Optional[str]:
     """Why MPI programs cannot be built and run here, or None."""
     for tool in ("mpicc", "mpirun"):
@@ -229,15 +231,18 @@ def run_python_case(case: dict, folder: Path, grad_code: str, ranks: int, work: 
     return run.stdout.strip()
 
 
+@functools.lru_cache(maxsize=None)
 def missing_mpi4py() -> Optional[str]:
     """Why Python MPI programs cannot run here, or None."""
     why = missing_mpi()
     if why:
         return why
-    try:
-        from mpi4py import MPI  # noqa: F401
-    except Exception as e:  # (not installed; or installed, and no MPI library it can load)
-        return f"mpi4py cannot be imported ({e}); scripts/bootstrap.sh test installs it"
+    # In a process of its own: importing mpi4py's MPI starts MPI in this one, whose variables
+    # every mpirun started from it would then inherit (and take itself for a rank).
+    probe = subprocess.run([sys.executable, "-c", "from mpi4py import MPI"], capture_output=True, text=True)
+    if probe.returncode != 0:  # (not installed; or installed, and no MPI library it can load)
+        return f"mpi4py cannot be imported ({probe.stderr.strip().splitlines()[-1:]}); scripts/bootstrap.sh " \
+            "test installs it"
     return None
 
 

@@ -146,7 +146,7 @@ def test_check_and_other_targets_refuse_mpi(tmp_path):
 
     case, folder = _case("allreduce_dot")
     path = folder / "input.c"
-    with pytest.raises(CheckRefused, match="communicates over MPI, and check runs one process"):
+    with pytest.raises(CheckRefused, match="communicates over MPI: check it on several ranks, with --ranks N"):
         check(path.read_text(), str(path), "dist_dot", ["x"], "c", pipeline.Options(), Settings())
     with pytest.raises(DiagnosticError) as e:
         pipeline.gradient_source(path.read_text(), str(path), "dist_dot", ["x"], "py")
@@ -232,3 +232,35 @@ def test_workspace_gradients_on_three_ranks(tmp_path, name):
     assert f"grad_{case['func']}_ws(" in grad
     out = run_case(case, folder, path.read_text(), grad, 3, tmp_path, sanitize=True)
     assert "ranks 3 " in out
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("path, wrt, sizes, ranks", [
+    ("mpi/heat_sendrecv/input.c", "u,k", "u=6,k=6,n=4,steps=3", 2),
+    ("mpi/comm_parameter/input.c", "u", "u=6,n=4,sweeps=2", 3),
+    ("mpi_py/heat_isend_irecv/input.py", "u,k", "u=6,k=6,steps=2", 2),
+    ("mpi_py/bcast_reduce/input.py", "w,x", "w=4,x=4", 3),
+])
+def test_check_command_runs_a_distributed_program_under_mpirun(path, wrt, sizes, ranks):
+    why = missing_mpi4py()
+    if why:
+        pytest.skip(why)
+    run = subprocess.run([str(ROOT / "bin" / "s2sad"), "check", str(GOLDEN / path), "--wrt", wrt, "--sizes", sizes,
+                          "--ranks", str(ranks)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"{ranks} ranks)" in run.stdout and "all adjoints match central differences" in run.stdout, run.stdout
+    assert run.stdout.count("s2sad check:") == 1, run.stdout  # rank 0 speaks for all
+
+
+def test_check_command_reports_a_mismatch_on_several_ranks_once():
+    """Tolerances no floating-point difference meets: every adjoint row a mismatch, exit 1, one table."""
+    why = missing_mpi4py()
+    if why:
+        pytest.skip(why)
+    run = subprocess.run([str(ROOT / "bin" / "s2sad"), "check", str(PY_GOLDEN / "heat_sendrecv" / "input.py"),
+                          "--wrt", "u,k", "--sizes", "u=6,k=6,steps=2", "--ranks", "2", "--rtol", "1e-15",
+                          "--atol", "1e-17"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert run.stdout.count("MISMATCH") == 2 and "mpirun" not in run.stderr, run.stdout + run.stderr
