@@ -33,7 +33,7 @@ from typing import Hashable
 
 from ..ssa.callgraph import reachable
 from ..ssa.ir import Block, Function, Module, Value
-from ..ssa.mpi import communicates, mpi_reads, mpi_writes
+from ..ssa.mpi import VALUE_CALLS, communicates, mpi_reads, mpi_writes
 from ..analysis.dataflow import reach, slot_edges
 from ..analysis.effects import known_root, written_params
 
@@ -114,6 +114,9 @@ def _edges(fn: Function, module: Module) -> dict[Hashable, set[Hashable]]:
                 for v in mpi_writes(op):
                     if _carries_derivative(v):
                         link(_mem(known_root(v)), NETWORK)
+                if n in VALUE_CALLS and _carries_derivative(op.result):  # comm.allreduce(s): a number
+                    link(NETWORK, op.operands[1])
+                    link(op.result, NETWORK)
             elif n in ("for", "while", "if"):
                 for dst, src in slot_edges(op):
                     link(dst, src)

@@ -219,6 +219,32 @@ class MpiAdjoint:
         if self.active("buf"):
             self.unless_null(self.operand("peer"), lambda bb: self.clear("buf", self.operand("count"), bb))
 
+    def _allreduce_value(self) -> None:
+        """``t = comm.allreduce(s, op)``: ``d_s += allreduce(d_t)``, for max/min the share of it."""
+        s = self.op.operands[1]
+        g = self.rev.adj.get(self.op.result) or build.const(self.b, 0.0, s.type)  # (every rank takes part)
+        total = self.b.op1("mpi.allreduce_value", [self.comm(), g], s.type, f"d_{s.name_hint or 'value'}_total",
+                           op="sum")
+        if self.op.attrs["op"] != "sum":
+            mine = self.t.values.avail(self.rev, s)
+            extreme = self.t.values.avail(self.rev, self.op.result)  # (the result: a value, kept)
+            held = build.select(self.b, build.cmp(self.b, "eq", mine, extreme), build.const(self.b, 1.0, s.type),
+                                build.const(self.b, 0.0, s.type), "held")
+            ties = self.b.op1("mpi.allreduce_value", [self.comm(), held], s.type, "ties", op="sum")
+            total = build.div(self.b, build.mul(self.b, held, total), ties)
+        self.t._accumulate(self.rev, s, total)
+
+    def _bcast_value(self) -> None:
+        """``t = comm.bcast(s, root)``: the root's ``d_s`` gets every rank's ``d_t``."""
+        s = self.op.operands[1]
+        g = self.rev.adj.get(self.op.result) or build.const(self.b, 0.0, s.type)
+        total = self.b.op1("mpi.allreduce_value", [self.comm(), g], s.type, f"d_{s.name_hint or 'value'}_total",
+                           op="sum")
+        rank = self.cell("mpi.comm_rank", "rank")
+        mine = build.select(self.b, build.cmp(self.b, "eq", rank, self.operand("root")), total,
+                            build.const(self.b, 0.0, s.type))
+        self.t._accumulate(self.rev, s, mine)
+
     def _barrier(self) -> None:
         self.communicate("mpi.barrier", [])
 

@@ -13,7 +13,7 @@ from ..emit.expr import Attribute, Call, Expr, Lit, Name, Range, Subscript, bino
 from ..emit.stmt import Assign, ExprStmt, Stmt
 from ..ssa.build import const_int
 from ..ssa.ir import Op, Value
-from ..ssa.mpi import REDUCTION_OPS, Communicator, call_of
+from ..ssa.mpi import REDUCTION_OPS, VALUE_CALLS, Communicator, call_of
 
 _REDUCTIONS = {op: name for name, op in REDUCTION_OPS.items()}
 # op -> the mpi4py method and its arguments: (keyword or None for positional, role, the count's role)
@@ -64,6 +64,14 @@ class PyMpi:
         comm = self.expr(call.operand(op, "comm"))  # type: ignore[attr-defined]
         if op.name in _QUERIES:
             return [Assign([Name(self.var[op.result])], Call(Attribute(comm, _QUERIES[op.name])))]  # type: ignore
+        if op.name in VALUE_CALLS:  # t = comm.allreduce(s, op=MPI.SUM), t = comm.bcast(s, root=0)
+            value = self.expr(op.operands[1])  # type: ignore[attr-defined]
+            made = Call(Attribute(comm, "allreduce"), (value,), (("op", mpi_name(_REDUCTIONS[op.attrs["op"]])),)) \
+                if op.name == "mpi.allreduce_value" else \
+                Call(Attribute(comm, "bcast"), (value,), (("root", self.expr(op.operands[2])),))  # type: ignore
+            if op.result not in self.var:  # type: ignore[attr-defined]
+                return [ExprStmt(made)]  # (its value unused, the call is every rank's all the same)
+            return [Assign([Name(self.var[op.result])], made)]  # type: ignore[attr-defined]
         method, args = _CALLS[op.name]
         positional: list[Expr] = []
         keywords: list[tuple[str, Expr]] = []
@@ -82,6 +90,8 @@ class PyMpi:
             keywords.append(("op", mpi_name(_REDUCTIONS[op.attrs["op"]])))
         made = Call(Attribute(comm, method), tuple(positional), tuple(keywords))
         if call.starts:
+            if op.result not in self.var:  # type: ignore[attr-defined]
+                return [ExprStmt(made)]  # (its value unused, the call is every rank's all the same)
             return [Assign([Name(self.var[op.result])], made)]  # type: ignore[attr-defined]
         return [ExprStmt(made)]
 

@@ -257,26 +257,18 @@ class PyMpi:
         return self.mpi_query(METHODS[_QUERIES[node.attr.value]][0], comm, self.at(b, node))
 
     def mpi_number(self, node: cst.Call, method: str, comm: Value, bound, b: Builder, env: "Env") -> Value:
-        """``comm.allreduce(s, op=...)``, ``comm.bcast(s, root=...)`` of a number: through a cell."""
+        """``comm.allreduce(s, op=...)``, ``comm.bcast(s, root=...)`` of a number: an op of values."""
         arg = bound["sendobj" if method == "allreduce" else "obj"]
         v = self.value(arg, b, env)  # type: ignore[attr-defined]
         if v.type.is_array or not (v.type.is_float or v.type.is_int):
             raise self.fail(arg, f"'{method}' of {'an array' if v.type.is_array else 'this value'} is not supported",
                             hint=f"pass a number, or use {method.capitalize()} with NumPy buffers")
         at = self.at(b, node)
-        one = build.const(at, 1, I64)
-        cell = at.op1("alloc", [one], ArrayType(v.type, 1), f"{method}_cell", fill="empty",  # type: ignore[arg-type]
-                      elem=v.type.name)  # type: ignore[attr-defined]
-        zero = build.const(at, 0, I64)
-        at.create("store", [cell, zero, v], [])
         if method == "allreduce":
             op = self.mpi_reduction(bound["op"]) if "op" in bound else "sum"
-            at.create("mpi.allreduce_in_place", [comm, cell, one], [], {"op": op})
-        else:
-            root = self.mpi_integer(bound["root"], "root", method, b, env) if "root" in bound else \
-                build.const(at, 0, I64)
-            at.create("mpi.bcast", [comm, cell, one, root], [])
-        return at.op1("load", [cell, zero], v.type)
+            return at.op1("mpi.allreduce_value", [comm, v], v.type, op=op)
+        root = self.mpi_integer(bound["root"], "root", method, b, env) if "root" in bound else build.const(at, 0, I64)
+        return at.op1("mpi.bcast_value", [comm, v, root], v.type)
 
     def mpi_in_place(self, arg: cst.BaseExpression) -> bool:
         return self.info.canonical_name(arg, self.ctx.locals) == f"{MPI_MODULE}.IN_PLACE"  # type: ignore

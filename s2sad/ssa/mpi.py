@@ -31,6 +31,8 @@ the buffers' element type, so it is no operand. Text forms, as in ``ops`` (every
                                                             written by the time its wait returns)
   mpi.wait         (request...)                             MPI_Wait/MPI_Waitall: each request's
                                                             send or receive completed
+  mpi.allreduce_value (value) {op} -> T                     mpi4py's comm.allreduce of a number
+  mpi.bcast_value  (value, root) -> T                       mpi4py's comm.bcast of a number
 
 A request is a value (``REQUEST``) that ties each wait to the calls it completes, in one block:
 the front end reads which call made which request, and the reverse sweep starts the adjoint of
@@ -119,10 +121,14 @@ _CALLS = [
     MpiCall("mpi.irecv", "MPI_Irecv", ("comm", "buf", "count", "peer", "tag"),
             ("buf", "count", "type", "peer", "tag", "comm", "request"), writes=("buf",), starts=True),
     MpiCall("mpi.wait", "MPI_Wait", (), ("request", "status")),
+    # (mpi4py's methods of numbers: their values are the op's result; C has no such calls)
+    MpiCall("mpi.allreduce_value", "", ("comm", "value"), (), reduces=True),
+    MpiCall("mpi.bcast_value", "", ("comm", "value", "root"), ()),
 ]
+VALUE_CALLS = ("mpi.allreduce_value", "mpi.bcast_value")
 CALLS: dict[str, MpiCall] = {c.name: c for c in _CALLS}
 # C's name -> the op (MPI_Allreduce: the plain one; MPI_IN_PLACE makes it the other)
-C_CALLS: dict[str, MpiCall] = {c.c_name: c for c in reversed(_CALLS)}
+C_CALLS: dict[str, MpiCall] = {c.c_name: c for c in reversed(_CALLS) if c.c_name}
 NAMES = frozenset(CALLS)
 
 
@@ -188,10 +194,12 @@ def carries_floats(op: Op) -> bool:
     wait does where a call it completes does)."""
     if op.name == "mpi.wait":
         return any(carries_floats(r.defining_op) for r in op.operands)
+    if op.name in VALUE_CALLS:
+        return op.result.type.is_float
     return op.name not in QUERIES and any(
         v.type.elem.is_float for v in buffers(op))  # type: ignore[attr-defined]
 
 
-__all__ = ["CALLS", "C_CALLS", "Communicator", "MpiCall", "NAMES", "PREFIX", "QUERIES", "REDUCTION_OPS",
+__all__ = ["CALLS", "C_CALLS", "Communicator", "MpiCall", "NAMES", "PREFIX", "QUERIES", "REDUCTION_OPS", "VALUE_CALLS",
            "buffer_counts", "buffers", "call_of", "carries_floats", "communicates", "is_mpi", "mpi_reads",
            "mpi_writes", "reads_primal", "sent_operand"]

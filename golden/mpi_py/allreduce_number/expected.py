@@ -27,51 +27,27 @@ def grad_dist_norm(x, d_x, d_return=1.0):
         tape_big[i] = big
         s += x[i] * x[i]
         big = max(big, abs(x[i]))
-    allreduce_cell = np.empty(1)
-    allreduce_cell[0] = s
-    MPI.COMM_WORLD.Allreduce(MPI.IN_PLACE, allreduce_cell, op=MPI.SUM)
-    total = allreduce_cell[0]
-    allreduce_cell = np.empty(1)
-    allreduce_cell[0] = big
-    allreduce_cell_before_allreduce_in_place = allreduce_cell.copy()
-    MPI.COMM_WORLD.Allreduce(MPI.IN_PLACE, allreduce_cell, op=MPI.MAX)
-    top = allreduce_cell[0]
+    total = MPI.COMM_WORLD.allreduce(s, op=MPI.SUM)
+    top = MPI.COMM_WORLD.allreduce(big, op=MPI.MAX)
     t0 = math.sqrt(total)
 
     # reverse sweep
-    d_allreduce_cell = np.zeros(1)
-    d_allreduce_cell2 = np.zeros(1)
-
     # line 18: return math.sqrt(total) / top
     t1 = d_return / top
     d_top = -(t1 * (t0 / top))
     d_total = t1 / (2.0 * t0)
 
     # line 17: top = comm.allreduce(big, op=MPI.MAX)
-    d_allreduce_cell[0] += d_top
-    d_allreduce_cell_in = np.empty(1)
-    MPI.COMM_WORLD.Allreduce(d_allreduce_cell, d_allreduce_cell_in, op=MPI.SUM)
-    allreduce_cell_extreme = np.empty(1)
-    t5 = allreduce_cell_before_allreduce_in_place[:1]
-    MPI.COMM_WORLD.Allreduce(t5, allreduce_cell_extreme, op=MPI.MAX)
-    allreduce_cell_held = np.empty(1)
-    t6 = allreduce_cell_before_allreduce_in_place[0] == allreduce_cell_extreme[0]
-    allreduce_cell_held[0] = 1.0 if t6 else 0.0
-    allreduce_cell_ties = np.empty(1)
-    MPI.COMM_WORLD.Allreduce(allreduce_cell_held, allreduce_cell_ties, op=MPI.SUM)
-    t7 = allreduce_cell_held[0] * d_allreduce_cell_in[0]
-    d_allreduce_cell_in[0] = t7 / allreduce_cell_ties[0]
-    d_allreduce_cell[0] = d_allreduce_cell_in[0]
-    d_big = d_allreduce_cell[0]
-    d_allreduce_cell[0] = 0.0
+    d_big_total = MPI.COMM_WORLD.allreduce(d_top, op=MPI.SUM)
+    held = 1.0 if big == top else 0.0
+    ties = MPI.COMM_WORLD.allreduce(held, op=MPI.SUM)
+    d_big = held * d_big_total / ties
 
     # line 16: total = comm.allreduce(s, op=MPI.SUM)
-    d_allreduce_cell2[0] += d_total
-    MPI.COMM_WORLD.Allreduce(MPI.IN_PLACE, d_allreduce_cell2, op=MPI.SUM)
-    d_s = d_allreduce_cell2[0]
-    d_allreduce_cell2[0] = 0.0
+    d_s_total = MPI.COMM_WORLD.allreduce(d_total, op=MPI.SUM)
 
     # line 13: for i in range(len(x)):
+    d_s = d_s_total
     for i in range(x.shape[0] - 1, -1, -1):
         big = tape_big[i]
         # line 15: big = max(big, abs(x[i]))

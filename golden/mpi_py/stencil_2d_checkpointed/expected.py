@@ -115,22 +115,17 @@ def grad_stencil(u, d_u, c, steps, comm=MPI.COMM_WORLD, d_return=1.0):
     for i in range(1, t9):
         for j in range(m):
             s += u[i, j] * u[i, j]
-    allreduce_cell = np.empty(1)
-    allreduce_cell[0] = s
-    comm.Allreduce(MPI.IN_PLACE, allreduce_cell, op=MPI.SUM)
+    comm.allreduce(s, op=MPI.SUM)
 
     # reverse sweep
-    d_allreduce_cell = np.zeros(1)
     d_v = np.zeros((rows + 2, m))
 
     # line 29: return comm.allreduce(s, op=MPI.SUM)
-    d_allreduce_cell[0] += d_return
-    comm.Allreduce(MPI.IN_PLACE, d_allreduce_cell, op=MPI.SUM)
-    d_s = d_allreduce_cell[0]
-    d_allreduce_cell[0] = 0.0
+    d_s_total = comm.allreduce(d_return, op=MPI.SUM)
 
     # line 26: for i in range(1, rows + 1):
     t10 = t9 - 1
+    d_s = d_s_total
     for i in range(t10, 0, -1):
         # line 27: for j in range(m):
         for j in range(m - 1, -1, -1):
