@@ -17,13 +17,6 @@ def grad_spread_fit(w, d_w, x, d_x, comm, d_return=1.0):
     with respect to w and x as they were on entry to spread_fit (for an array that
     spread_fit only reads, that is the value passed in plus the derivative).
     """
-    if isinstance(w, (list, tuple)):
-        w = np.asarray(w, dtype=np.float64)
-    if np.ndim(w) != 1:
-        raise ValueError(
-            'w must be a 1-D array: its rank is not evident in spread_fit (else annotate w: "f64[m, n]")'
-        )
-
     # forward sweep
     t0 = w.shape[0]
     coef = np.empty(t0)
@@ -36,26 +29,33 @@ def grad_spread_fit(w, d_w, x, d_x, comm, d_return=1.0):
     total = np.zeros(1)
     comm.Reduce(score, total, root=0, op=MPI.SUM)
     comm.Bcast(total, root=0)
+    scale = comm.bcast(w[0] * w[0], root=0)
 
     # reverse sweep
     d_total = np.zeros(1)
     d_score = np.zeros(1)
     d_coef = np.zeros(t0)
 
-    # line 16: return total[0] * total[0]
-    t1 = d_return * total[0]
+    # line 18: return total[0] * total[0] * scale
+    d_scale = d_return * (total[0] * total[0])
+    t1 = d_return * scale * total[0]
     d_total[0] += 2.0 * t1
 
-    # line 15: comm.Bcast(total, root=0)
+    # line 17: scale = comm.bcast(w[0] * w[0], root=0)
+    d_value_total = comm.allreduce(d_scale, op=MPI.SUM)
+    rank = comm.Get_rank()
+    t2 = (d_value_total if rank == 0 else 0.0) * w[0]
+    d_w[0] += 2.0 * t2
+
+    # line 16: comm.Bcast(total, root=0)
     d_total_in = np.empty(1)
     comm.Reduce(d_total, d_total_in, root=0, op=MPI.SUM)
-    rank = comm.Get_rank()
     if rank == 0:
         d_total[0] = d_total_in[0]
     else:
         d_total[0] = 0.0
 
-    # line 14: comm.Reduce(score, total, op=MPI.SUM, root=0)
+    # line 15: comm.Reduce(score, total, op=MPI.SUM, root=0)
     d_score_in = np.empty(1)
     d_score_in[0] = d_total[0]
     if rank == 0:
@@ -63,16 +63,16 @@ def grad_spread_fit(w, d_w, x, d_x, comm, d_return=1.0):
     comm.Bcast(d_score_in, root=0)
     d_score[0] += d_score_in[0]
 
-    # line 11: for i in range(len(x)):
+    # line 12: for i in range(len(x)):
     for i in range(x.shape[0]):
-        t2 = np.tanh(coef[i] * x[i])
-        # line 12: score[0] += np.tanh(coef[i] * x[i])
+        t3 = np.tanh(coef[i] * x[i])
+        # line 13: score[0] += np.tanh(coef[i] * x[i])
         d_score_elem = d_score[0]
-        t3 = d_score_elem * (1.0 - t2 * t2)
-        d_x[i] += t3 * coef[i]
-        d_coef[i] += t3 * x[i]
+        t4 = d_score_elem * (1.0 - t3 * t3)
+        d_x[i] += t4 * coef[i]
+        d_coef[i] += t4 * x[i]
 
-    # line 9: comm.Bcast(coef, root=0)
+    # line 10: comm.Bcast(coef, root=0)
     d_coef_in = np.empty(t0)
     comm.Reduce(d_coef, d_coef_in, root=0, op=MPI.SUM)
     if rank == 0:
@@ -82,7 +82,7 @@ def grad_spread_fit(w, d_w, x, d_x, comm, d_return=1.0):
         for e in range(t0):
             d_coef[e] = 0.0
 
-    # line 8: coef = w.copy()
+    # line 9: coef = w.copy()
     for k in range(t0):
         d_coef_k = d_coef[k]
         d_coef[k] = 0.0
