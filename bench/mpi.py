@@ -9,7 +9,10 @@ inputs, then times the primal and the gradient in rounds, each round between two
 timed as its slowest rank (``MPI_Wtime``); it prints the best round of each. Ranks beyond the
 machine's cores are oversubscribed (``mpirun --oversubscribe``), which slows both alike.
 
-    .venv/bin/python bench/mpi.py [--ranks 1,2,4] [--rounds 5] [--quick]
+With ``--workspace`` the gradient is ``grad_f_ws`` on one workspace the driver keeps across the
+rounds (``s2sad grad --workspace``): its tapes are allocated once, not on every call.
+
+    .venv/bin/python bench/mpi.py [--ranks 1,2,4] [--rounds 5] [--quick] [--workspace]
 """
 
 from __future__ import annotations
@@ -47,7 +50,8 @@ LENGTHS = {
 }
 
 
-def driver(case: dict, sizes: dict, length: int, primal_code: str, grad_code: str, rounds: int) -> str:
+def driver(case: dict, sizes: dict, length: int, primal_code: str, grad_code: str, rounds: int,
+           workspace: bool = False) -> str:
     func = case["func"]
     params = params_of(case)
     for p in params:
@@ -61,7 +65,10 @@ def driver(case: dict, sizes: dict, length: int, primal_code: str, grad_code: st
     arrays = [p for p in params if p.kind == "array"]
     floats = [p for p in params if p.kind == "float"]
     out = [f"#include <{h}>" for h in ("mpi.h", "stdio.h", "stdlib.h", "string.h")]
-    out += ["", f"{primal_decl};", f"{grad_decl};", "", "static unsigned state;",
+    ws = f"grad_{func}_workspace"
+    kept = [f"typedef struct {ws} {ws};", f"{ws} *{ws}_new(void);", f"void {ws}_free({ws} *ws);",
+            grad_decl.replace(f"grad_{func}(", f"grad_{func}_ws({ws} *ws, ", 1) + ";"] if workspace else []
+    out += ["", f"{primal_decl};", f"{grad_decl};", *kept, "", "static unsigned state;",
             "static double uniform(double lo, double hi) {", "    state = state * 1103515245u + 12345u;",
             "    return lo + (hi - lo) * (double)((state >> 8) & 0xffffffu) / 16777216.0;", "}", "",
             "static double slowest(double t0) {", "    double t = MPI_Wtime() - t0, all;",
@@ -87,31 +94,35 @@ def driver(case: dict, sizes: dict, length: int, primal_code: str, grad_code: st
     reset = [f"        memcpy(work_{p.name}, in_{p.name}, {p.size} * sizeof(double));" for p in arrays]
     clear = [f"        memset(d_{p.name}_, 0, {p.size} * sizeof(double));" for p in arrays]
     primal_call = f"{func}({', '.join(argument(by_name[n]) for n in primal_names)})"
+    call = f"grad_{func}_ws(ws, {', '.join(grad_args)})" if workspace else f"grad_{func}({', '.join(grad_args)})"
+    out += ([f"    {ws} *ws = {ws}_new();"] if workspace else [])
     out += ["    double best_primal = 1e30, best_grad = 1e30, sink = 0.0;",
             f"    for (int round = 0; round < {rounds}; round++) {{", *reset,
             "        MPI_Barrier(MPI_COMM_WORLD);", "        double t0 = MPI_Wtime();",
             f"        {'sink += ' if result != 'void' else ''}{primal_call};",
             "        double t = slowest(t0);", "        if (t < best_primal) best_primal = t;", *reset, *clear,
             "        MPI_Barrier(MPI_COMM_WORLD);", "        t0 = MPI_Wtime();",
-            f"        grad_{func}({', '.join(grad_args)});",
+            f"        {call};",
             "        t = slowest(t0);", "        if (t < best_grad) best_grad = t;", "    }",
-            '    if (rank == 0) printf("%.6f %.6f %g\\n", best_primal, best_grad, sink);', "    MPI_Finalize();",
+            '    if (rank == 0) printf("%.6f %.6f %g\\n", best_primal, best_grad, sink);',
+            *([f"    {ws}_free(ws);"] if workspace else []), "    MPI_Finalize();",
             "    return 0;", "}", ""]
     return "\n".join(out)
 
 
-def measure(name: str, sizes: dict, ranks: list[int], rounds: int, work: Path) -> dict[int, tuple[float, float]]:
+def measure(name: str, sizes: dict, ranks: list[int], rounds: int, work: Path,
+            workspace: bool = False) -> dict[int, tuple[float, float]]:
     folder = ROOT / "golden" / "mpi" / name
     case = json.loads((folder / "case.json").read_text())
     source = (folder / "input.c").read_text()
     schedule = case.get("checkpoint")
-    options = pipeline.Options(checkpoint=parse_schedule(schedule) if schedule else None)
+    options = pipeline.Options(checkpoint=parse_schedule(schedule) if schedule else None, workspace=workspace)
     grad = pipeline.gradient_source(source, str(folder / "input.c"), case["func"], case["wrt"], "c", options)
     d = work / name
     d.mkdir()
     (d / "input.c").write_text(source)
     (d / "grad.c").write_text(grad)
-    (d / "driver.c").write_text(driver(case, sizes, LENGTHS[name](sizes), source, grad, rounds))
+    (d / "driver.c").write_text(driver(case, sizes, LENGTHS[name](sizes), source, grad, rounds, workspace))
     env = mpi_env()
     subprocess.run(["mpicc", "-std=c99", "-O2", "-Wno-unknown-pragmas", "-o", "bench", "input.c", "grad.c",
                     "driver.c", "-lm"], cwd=d, env=env, check=True)
@@ -129,18 +140,21 @@ def main() -> None:
     ap.add_argument("--ranks", default="1,2,4", help="the numbers of ranks, comma-separated")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="small sizes (seconds, for smoke tests)")
+    ap.add_argument("--workspace", action="store_true", help="time grad_f_ws on one workspace kept across rounds")
     args = ap.parse_args()
     why = missing_mpi()
     if why:
         sys.exit(f"bench/mpi.py: {why}")
     ranks = [int(r) for r in args.ranks.split(",")]
-    print(f"gradient / primal time per case, sizes per rank; {os.cpu_count()} cores, best of {args.rounds} rounds")
+    kept = ", grad_f_ws on a kept workspace" if args.workspace else ""
+    print(f"gradient / primal time per case, sizes per rank; {os.cpu_count()} cores, best of {args.rounds} "
+          f"rounds{kept}")
     print(f"{'case':26s} {'sizes per rank':28s} " + " ".join(f"{f'{n} rank' + ('s' if n > 1 else ''):>22s}"
                                                         for n in ranks))
     with tempfile.TemporaryDirectory() as tmp:
         for name, (full, quick) in CASES.items():
             sizes = quick if args.quick else full
-            times = measure(name, sizes, ranks, args.rounds, Path(tmp))
+            times = measure(name, sizes, ranks, args.rounds, Path(tmp), args.workspace)
             cells = [f"{g / p:5.2f}x ({p * 1e3:7.1f} ms)" for p, g in (times[n] for n in ranks)]
             spelled = ", ".join(f"{k}={v}" for k, v in sizes.items())
             print(f"{name:26s} {spelled:28s} " + " ".join(f"{c:>22s}" for c in cells))

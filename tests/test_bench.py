@@ -125,3 +125,6 @@ def test_mpi_bench_prints_a_ratio_per_case_and_ranks():
     assert [row.split()[0] for row in rows] == ["allreduce_dot", "heat_sendrecv", "heat_isend_irecv",
                                                 "stencil_2d_checkpointed"]
     assert all(row.count("x (") == 2 for row in rows), rows
+    kept = subprocess.run([sys.executable, str(ROOT / "bench" / "mpi.py"), "--quick", "--rounds", "1", "--ranks", "1",
+                           "--workspace"], capture_output=True, text=True, timeout=300)
+    assert kept.returncode == 0 and "grad_f_ws on a kept workspace" in kept.stdout, kept.stdout + kept.stderr
