@@ -215,6 +215,8 @@ class CMemory:
             count, elem = self.expr(f.operands[0]), struct
         elif self._mixed(struct):  # sized in numbers: the structs they lie in
             count, elem = self._structs_holding(struct, count), struct  # type: ignore[arg-type]
+        if cache and self.workspace is not None and not buffer_home(op, self.var)[1] and not struct:
+            self.workspace.keep(name)  # an indexed tape (a cache) in the workspace, as a stack tape is
         if zero:
             value = self._calloc(name, count, elem)
         else:

@@ -15,7 +15,9 @@ wrote in the same call (a tape that grows relies on it already: what ``realloc``
 with ``grad_f_workspace_new()`` and frees it, with what it holds, with ``grad_f_workspace_free``:
 the type's layout stays the file's own.
 
-Only the entry's own tapes that are freed where they are made live in the workspace: a helper's
+Its tapes are the stacks (``tape.new``) and the indexed caches (``alloc`` with ``cache``: a
+value per iteration, read back by index) that the entry makes. Only the entry's own tapes that
+are freed where they are made live in the workspace: a helper's
 gradient keeps its own (it may run on several OpenMP threads at once), and so does a tape that
 leaves its block. A gradient that calls itself is refused: its nested calls would share the
 slots.
