@@ -234,7 +234,6 @@ def test_workspace_gradients_on_three_ranks(tmp_path, name):
     assert "ranks 3 " in out
 
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("path, wrt, sizes, ranks", [
@@ -247,7 +246,7 @@ def test_check_command_runs_a_distributed_program_under_mpirun(path, wrt, sizes,
     why = missing_mpi4py()
     if why:
         pytest.skip(why)
-    run = subprocess.run([str(ROOT / "bin" / "s2sad"), "check", str(GOLDEN / path), "--wrt", wrt, "--sizes", sizes,
+    run = subprocess.run([sys.executable, "-m", "s2sad", "check", str(GOLDEN / path), "--wrt", wrt, "--sizes", sizes,
                           "--ranks", str(ranks)], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     assert f"{ranks} ranks)" in run.stdout and "all adjoints match central differences" in run.stdout, run.stdout
@@ -259,7 +258,7 @@ def test_check_command_reports_a_mismatch_on_several_ranks_once():
     why = missing_mpi4py()
     if why:
         pytest.skip(why)
-    run = subprocess.run([str(ROOT / "bin" / "s2sad"), "check", str(PY_GOLDEN / "heat_sendrecv" / "input.py"),
+    run = subprocess.run([sys.executable, "-m", "s2sad", "check", str(PY_GOLDEN / "heat_sendrecv" / "input.py"),
                           "--wrt", "u,k", "--sizes", "u=6,k=6,steps=2", "--ranks", "2", "--rtol", "1e-15",
                           "--atol", "1e-17"], capture_output=True, text=True, timeout=300)
     assert run.returncode == 1, run.stdout + run.stderr
