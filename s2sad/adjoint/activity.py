@@ -88,6 +88,8 @@ def _edges(fn: Function, module: Module) -> dict[Hashable, set[Hashable]]:
     def node(v: Value) -> Hashable:
         return _mem(known_root(v)) if v.type.is_array else v
 
+    talking: dict[str, bool] = {}  # callee -> whether it (or one it calls) communicates: asked once
+
     def visit(block: Block) -> None:
         for op in block.ops:
             n = op.name
@@ -101,7 +103,9 @@ def _edges(fn: Function, module: Module) -> dict[Hashable, set[Hashable]]:
                 dsts = [node(r) for r in op.results] + [
                     _mem(known_root(op.operands[i])) for i in written_params(module, callee)
                 ]
-                if talks(module, callee.name):
+                if callee.name not in talking:
+                    talking[callee.name] = talks(module, callee.name)
+                if talking[callee.name]:
                     dsts.append(NETWORK)
                     srcs.append(NETWORK)
                 for d in dsts:

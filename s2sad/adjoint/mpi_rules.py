@@ -28,7 +28,8 @@ so nothing is taped for them beyond those integers; but for ``MPI_Allreduce`` by
 (kept by the forward sweep where they change later, ``forward._snapshot_operands``) it finds
 the extreme again, and every rank holding it takes an equal share of the summed adjoint (k
 ranks tied: 1/k each, as ``np.max``'s adjoint splits among tied elements; README, Rules at the
-edges of their domains). ``MPI_Reduce`` by max or min of floats is a located error.
+edges of their domains); ``MPI_Reduce``'s, the root's adjoint broadcast first. mpi4py's
+``comm.allreduce`` of a number has the number result as its extreme, kept as any value is.
 
 Whether an op is reversed is the activity analysis's verdict on the whole function (its
 *network*, ``activity``), the same on every rank, never the op's own buffers': one rank may
@@ -76,7 +77,7 @@ class MpiAdjoint:
         return buf.type.elem.is_float and self.t.act.array_active(buf)  # type: ignore[attr-defined]
 
     def adjoint(self, role: str) -> Value:
-        """The shadow of a buffer with one; else None (see ``outgoing``)."""
+        """The shadow of the buffer ``role`` (one that has one: ``active``)."""
         return self.t._shadow_of(self.rev, self.buffer(role))
 
     def outgoing(self, role: str, count: Value) -> Value:
@@ -149,7 +150,7 @@ class MpiAdjoint:
             return shadow, build.add(b, self.t.values.avail(self.rev, view.operands[1]), e)
         return self.adjoint(role), e
 
-    def cell(self, query: str, hint: str) -> Value:
+    def asked(self, query: str, hint: str) -> Value:
         """This rank's number, or the number of ranks, asked of MPI where the adjoint needs it."""
         return build.cast(self.b, self.b.op1(query, [self.comm()], I32, hint), I64)
 
@@ -176,7 +177,7 @@ class MpiAdjoint:
     def on_root(self, root: Value, then: Callable[[Builder], None],
                 otherwise: Optional[Callable[[Builder], None]] = None) -> None:
         """``if (rank == root) then else otherwise``."""
-        rank = self.cell("mpi.comm_rank", "rank")
+        rank = self.asked("mpi.comm_rank", "rank")
         self.branch(build.cmp(self.b, "eq", rank, root), then, otherwise)
 
     # -- the rules -----------------------------------------------------------------------------
@@ -219,12 +220,18 @@ class MpiAdjoint:
         if self.active("buf"):
             self.unless_null(self.operand("peer"), lambda bb: self.clear("buf", self.operand("count"), bb))
 
+    def summed_adjoint(self) -> Value:
+        """The sum over ranks of the adjoints of a number's result (``comm.allreduce`` of them; 0
+        for a rank without one: every rank takes part)."""
+        s = self.op.operands[1]
+        g = self.rev.adj.get(self.op.result) or build.const(self.b, 0.0, s.type)
+        return self.b.op1("mpi.allreduce_value", [self.comm(), g], s.type, f"d_{s.name_hint or 'value'}_total",
+                          op="sum")
+
     def _allreduce_value(self) -> None:
         """``t = comm.allreduce(s, op)``: ``d_s += allreduce(d_t)``, for max/min the share of it."""
         s = self.op.operands[1]
-        g = self.rev.adj.get(self.op.result) or build.const(self.b, 0.0, s.type)  # (every rank takes part)
-        total = self.b.op1("mpi.allreduce_value", [self.comm(), g], s.type, f"d_{s.name_hint or 'value'}_total",
-                           op="sum")
+        total = self.summed_adjoint()
         if self.op.attrs["op"] != "sum":
             mine = self.t.values.avail(self.rev, s)
             extreme = self.t.values.avail(self.rev, self.op.result)  # (the result: a value, kept)
@@ -237,10 +244,8 @@ class MpiAdjoint:
     def _bcast_value(self) -> None:
         """``t = comm.bcast(s, root)``: the root's ``d_s`` gets every rank's ``d_t``."""
         s = self.op.operands[1]
-        g = self.rev.adj.get(self.op.result) or build.const(self.b, 0.0, s.type)
-        total = self.b.op1("mpi.allreduce_value", [self.comm(), g], s.type, f"d_{s.name_hint or 'value'}_total",
-                           op="sum")
-        rank = self.cell("mpi.comm_rank", "rank")
+        total = self.summed_adjoint()
+        rank = self.asked("mpi.comm_rank", "rank")
         mine = build.select(self.b, build.cmp(self.b, "eq", rank, self.operand("root")), total,
                             build.const(self.b, 0.0, s.type))
         self.t._accumulate(self.rev, s, mine)
@@ -335,7 +340,7 @@ class MpiAdjoint:
         self.add_into("send", got, sent)
 
     def _ranks(self) -> Value:
-        return self.cell("mpi.comm_size", "ranks")
+        return self.asked("mpi.comm_size", "ranks")
 
     def _scatter(self) -> None:
         sent, received, root = self.operand("send_count"), self.operand("recv_count"), self.operand("root")
@@ -361,7 +366,7 @@ class MpiAdjoint:
         got = self.scratch("recv", total)
         self.communicate("mpi.allreduce", [self.outgoing("recv", total), got, total], op="sum")
         self.clear("recv", total)
-        mine = build.mul(self.b, self.cell("mpi.comm_rank", "rank"), received)
+        mine = build.mul(self.b, self.asked("mpi.comm_rank", "rank"), received)
         self.add_into("send", got, sent, offset=mine)
 
 

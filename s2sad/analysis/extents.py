@@ -814,15 +814,16 @@ class Sizes:
             if arr not in view.param_index or rows:
                 continue
             param = view.param_index[arr]
-            view.around(op)
-            terms = offsets + ([count] if isinstance(count, Value) else [])
-            exact = [view.affine(t) for t in terms]
-            if count is not None and all(e is not None and e.is_const for e in exact):
-                reach(param, 0, sum(e.const for e in exact) + (count if isinstance(count, int) else 0))  # type: ignore
+            if count is None:  # (times the number of ranks)
+                unbounded(param, 0)
                 continue
-            top = view.bound_sum(terms, upper=True) if count is not None else None
-            if top is not None and isinstance(count, int):
-                top = top.plus(count)
+            view.around(op)
+            terms = offsets + [count]
+            exact = [view.affine(t) for t in terms]
+            if all(e is not None and e.is_const for e in exact):
+                reach(param, 0, sum(e.const for e in exact))  # type: ignore[union-attr]
+                continue
+            top = view.bound_sum(terms, upper=True)
             add(param, 0, top)
             if top is None:
                 unbounded(param, 0)

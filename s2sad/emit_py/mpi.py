@@ -69,9 +69,7 @@ class PyMpi:
             made = Call(Attribute(comm, "allreduce"), (value,), (("op", mpi_name(_REDUCTIONS[op.attrs["op"]])),)) \
                 if op.name == "mpi.allreduce_value" else \
                 Call(Attribute(comm, "bcast"), (value,), (("root", self.expr(op.operands[2])),))  # type: ignore
-            if op.result not in self.var:  # type: ignore[attr-defined]
-                return [ExprStmt(made)]  # (its value unused, the call is every rank's all the same)
-            return [Assign([Name(self.var[op.result])], made)]  # type: ignore[attr-defined]
+            return self._mpi_value(op, made)
         method, args = _CALLS[op.name]
         positional: list[Expr] = []
         keywords: list[tuple[str, Expr]] = []
@@ -89,11 +87,14 @@ class PyMpi:
         if call.reduces:
             keywords.append(("op", mpi_name(_REDUCTIONS[op.attrs["op"]])))
         made = Call(Attribute(comm, method), tuple(positional), tuple(keywords))
-        if call.starts:
-            if op.result not in self.var:  # type: ignore[attr-defined]
-                return [ExprStmt(made)]  # (its value unused, the call is every rank's all the same)
-            return [Assign([Name(self.var[op.result])], made)]  # type: ignore[attr-defined]
-        return [ExprStmt(made)]
+        return self._mpi_value(op, made) if call.starts else [ExprStmt(made)]
+
+    def _mpi_value(self, op: Op, made: Call) -> list[Stmt]:
+        """``var = made`` for the op's result; ``made`` alone where nothing reads the result (the
+        call is made all the same: every rank takes part)."""
+        if op.result not in self.var:  # type: ignore[attr-defined]
+            return [ExprStmt(made)]
+        return [Assign([Name(self.var[op.result])], made)]  # type: ignore[attr-defined]
 
     def _mpi_buffer(self, op: Op, buf: Value, count_role: str) -> Expr:
         """The buffer ``buf`` of the op's ``count_role`` elements (``all:``: that many per rank)."""

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from ..ssa import build
+from ..ssa.array_ops import offset_of
 from ..ssa.ir import Builder, Value
 from ..ssa.mpi import CALLS, Communicator
 from ..ssa.types import COMM, I64, REQUEST, ArrayType, Type
@@ -420,24 +421,10 @@ class PyMpi:
 
 def _span(lo: Value, hi: Value, at: Builder) -> Value:
     """``hi - lo``, a constant where both are one value plus constants (``u[n:n + 1]``: 1)."""
-    a, c = _plus_constant(lo)
-    b, d = _plus_constant(hi)
+    (a, c), (b, d) = offset_of(lo), offset_of(hi)
     if a is b:
         return build.const(at, d - c, I64)
     return build.sub(at, hi, lo)
-
-
-def _plus_constant(v: Value) -> tuple[Optional[Value], int]:
-    """``v`` as ``x + c`` with ``x`` no sum of a constant itself: (x, c); (None, c) for a constant."""
-    c = build.const_int(v)
-    if c is not None:
-        return None, c
-    d = v.defining_op
-    if d is not None and d.name in ("add", "sub") and build.const_int(d.operands[1]) is not None:
-        k = build.const_int(d.operands[1])
-        x, c = _plus_constant(d.operands[0])
-        return x, c + (k if d.name == "add" else -k)  # type: ignore[operator]
-    return v, 0
 
 
 def _length(arr: Value, at: Builder, axis: int = 0) -> Value:

@@ -418,17 +418,17 @@ def _is_one(v: Value) -> bool:
 def _one_apart(lo: Value, hi: Value) -> bool:
     """``hi`` is ``lo + 1``: two constants, or the same value plus constants one apart
     (``j:j + 1``, ``i - 1:i``, ``k + 2:k + 3``)."""
-    (a, p), (b, q) = _offset(lo), _offset(hi)
+    (a, p), (b, q) = offset_of(lo), offset_of(hi)
     return a is b and q - p == 1
 
 
-def _offset(v: Value, depth: int = 8) -> tuple[Optional[Value], int]:
+def offset_of(v: Value, depth: int = 8) -> tuple[Optional[Value], int]:
     """``v`` as a value plus a constant (None plus the constant for a constant)."""
     op = v.defining_op
     if op is not None and op.name == "const" and isinstance(op.attrs["value"], int):
         return None, op.attrs["value"]
     if depth and op is not None and op.name in ("add", "sub"):
-        (a, p), (b, q) = _offset(op.operands[0], depth - 1), _offset(op.operands[1], depth - 1)
+        (a, p), (b, q) = offset_of(op.operands[0], depth - 1), offset_of(op.operands[1], depth - 1)
         if b is None:
             return a, p + q if op.name == "add" else p - q
         if a is None and op.name == "add":

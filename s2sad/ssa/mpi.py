@@ -43,8 +43,8 @@ A wait may make any memory change, as far as the passes know (``opdefs``: a rece
 
 Every op but the two queries (``QUERIES``: pure, a rank is a value of its communicator)
 communicates: it is ordered as a barrier is (never dead, never moved, never merged, never run
-again by a pass), and it reads and writes the buffers its table row names, so the memory analyses see what it
-touches on this rank (``opdefs``). What it reads on *other* ranks is the activity analysis's
+again by a pass), and it reads and writes the buffers its table row names, so the memory
+analyses see what it touches on this rank (``opdefs``). What it reads on *other* ranks is the activity analysis's
 business (``adjoint/activity``), and its adjoint, communication in the other direction, is
 ``adjoint/mpi_rules``'s.
 """
@@ -57,7 +57,7 @@ from typing import Optional
 from .ir import Op, Value
 
 PREFIX = "mpi."
-# Calls that ask this rank's MPI a question (no other rank takes part): plain writes of their cell.
+# Calls that ask this rank's MPI a question (no other rank takes part): values of the communicator.
 QUERIES = ("mpi.comm_rank", "mpi.comm_size")
 REDUCTION_OPS = {"MPI_SUM": "sum", "MPI_MAX": "max", "MPI_MIN": "min"}
 
