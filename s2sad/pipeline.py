@@ -35,7 +35,7 @@ from .emit_py.emitter import emit_python
 from .opt.dce import dce_module, remove_unreachable_functions
 from .opt.passes import (ADJOINT_PIPELINES, PRIMAL_PIPELINES, TARGET_PIPELINES, PassContext, Ran, observing,
                          run_pipeline)
-from .parse.c_frontend import list_c_external_functions, list_c_functions, list_cuda_kernels, parse_c
+from .parse.c_frontend import list_c_external_functions, list_c_functions, list_cuda_kernels, parse_c, parsed_once
 from .parse.c_global_arrays import GLOBAL_ARRAYS, STATIC_ARRAYS, user_param_count
 from .analysis.extents import Sizes
 from .analysis.overwritten import written_before_read
@@ -92,12 +92,15 @@ Entry = TypeVar("Entry", bound=Callable)
 
 
 def _shows_source(entry: Entry) -> Entry:
-    """``entry(source, filename, ...)``, its diagnostics given the lines of ``source`` where they carry none."""
+    """``entry(source, filename, ...)``, its diagnostics given the lines of ``source`` where they carry
+    none; a C file is parsed once while it runs (``parsed_once``), however many questions its
+    stages ask of the file."""
 
     @functools.wraps(entry)
     def located(source: str, filename: str, *args, **kwargs):
         try:
-            return entry(source, filename, *args, **kwargs)
+            with parsed_once():
+                return entry(source, filename, *args, **kwargs)
         except DiagnosticError as e:
             if not e.source_lines:
                 e.source_lines = source.splitlines()
@@ -394,11 +397,11 @@ def gradient_source(
     if target not in TARGETS:
         raise error(f"target '{target}' is not supported yet", hint="use --target py, numba, c or cuda")
     kernel = target == "cuda" and not is_cuda(filename)
-    module = gradient_module(source, filename, func, wrt, options, report_lines, kernel,
+    name = choose_function(source, filename, func, options.cflags)
+    module = gradient_module(source, filename, name, wrt, options, report_lines, kernel,
                              shape_generic=target if target in ("py", "numba") else None,
                              c_output=target in ("c", "cuda"),
                              parallel=PARALLEL_LOOPS.get(target) if options.parallel else None)
-    name = choose_function(source, filename, func, options.cflags)
     header = _header(filename, name, wrt, target, options)
     launch = launch_text(module.functions[grad_name(name)], grad_name(name))
     if launch is not None:

@@ -322,3 +322,54 @@ def test_aligned_alloc_is_malloc_to_the_gradient():
     texts = [pipeline.gradient_source("#include <stdlib.h>\n" + body.format(alloc=a), "t.c", "f", ["x"], "c")
              for a in ("aligned_alloc(64, n * sizeof(double))", "malloc(n * sizeof(double))")]
     assert texts[0].split("void grad_f")[1] == texts[1].split("void grad_f")[1]
+
+
+# -- one parse per translation ---------------------------------------------------------
+
+_TWO_ENTRIES = """
+static double sq(double v) { return v * v; }
+double energy(const double *x, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++) s += sq(x[i]);
+    return s;
+}
+static double unused(const double *x) { return x[0]; }
+"""
+
+
+def _count_parses(monkeypatch) -> list[str]:
+    from s2sad.parse import c_frontend
+
+    made: list[str] = []
+    original = c_frontend.CFile.__init__
+
+    def counting(self, source, filename, *args, **kwargs):
+        made.append(filename)
+        original(self, source, filename, *args, **kwargs)
+
+    monkeypatch.setattr(c_frontend.CFile, "__init__", counting)
+    return made
+
+
+def test_a_translation_parses_the_file_once(monkeypatch):
+    """Choosing the function (no --func: the file's one non-static function) asks two listings
+    of the file, and the front end lowers it: one parse serves all three, and a second
+    translation reads the file again."""
+    made = _count_parses(monkeypatch)
+    first = pipeline.gradient_source(_TWO_ENTRIES, "lib.c", None, ["x"], "c")
+    assert "grad_energy" in first and made == ["lib.c"]
+    again = pipeline.gradient_source(_TWO_ENTRIES, "lib.c", None, ["x"], "c")
+    assert again == first and made == ["lib.c", "lib.c"]
+
+
+def test_the_front_end_never_lowers_a_parse_it_changed_before(monkeypatch):
+    """parse_c removes functions from the file it lowers: a second lowering in the same
+    translation parses the file again instead of reading what the first one left."""
+    from s2sad.parse.c_frontend import parse_c, parsed_once
+
+    made = _count_parses(monkeypatch)
+    with parsed_once():
+        assert list_c_functions(_TWO_ENTRIES, "lib.c") == ["sq", "energy", "unused"]
+        parse_c(_TWO_ENTRIES, "lib.c", "energy")
+        module = parse_c(_TWO_ENTRIES, "lib.c", "unused")
+    assert list(module.functions) == ["unused"] and made == ["lib.c", "lib.c"]

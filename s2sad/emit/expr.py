@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import json
 import math
 from dataclasses import dataclass
@@ -294,11 +295,18 @@ def literal_value(e: Expr) -> Optional[Union[int, float, bool]]:
         v = literal_value(e.operand)
         return None if v is None or isinstance(v, bool) else -v
     if isinstance(e, Lit):
-        try:
-            return ast.literal_eval(e.text)
-        except (ValueError, SyntaxError):
-            return None
+        return _literal_of_text(e.text)
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _literal_of_text(text: str) -> Optional[Union[int, float, bool]]:
+    """A literal's value, read once per spelling: the printers ask of every literal they print
+    (tens of thousands in a large file), and reading one parses it as Python."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return None
 
 
 _COMPARE_FN = {

@@ -20,10 +20,12 @@ one ``DiagnosticError``.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 from pycparser import c_ast, c_parser
 from pycparser.c_generator import CGenerator
@@ -59,7 +61,7 @@ from .c_unsigned import unsigned_problems
 from . import nesting
 from .nesting import first_too_deep
 
-__all__ = ["list_c_functions", "list_cuda_kernels", "parse_c"]
+__all__ = ["list_c_functions", "list_cuda_kernels", "parse_c", "parsed_once"]
 
 _LINE_MARKER = re.compile(r'#line (\d+)')
 _PARSE_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$")
@@ -336,16 +338,55 @@ class CFile:
         return name in self.functions or name in self.prototypes or math_intrinsic(name) is not None
 
 
+class _Parses(threading.local):
+    """The C files parsed in the translation this thread runs (``parsed_once``)."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.files: dict[tuple[str, CFlags, str], CFile] = {}
+
+
+_parses = _Parses()
+
+
+@contextlib.contextmanager
+def parsed_once() -> Iterator[None]:
+    """While it runs, a file is parsed once: the parse a listing made (which function to
+    differentiate) is the one ``parse_c`` lowers. On a 10,000-line file each parse costs seconds,
+    and the choice of the function asked for two of them before ``parse_c``'s own. The parses
+    are forgotten when the outermost block ends: the next translation reads the file (and its
+    headers) again."""
+    _parses.depth += 1
+    try:
+        yield
+    finally:
+        _parses.depth -= 1
+        if _parses.depth == 0:
+            _parses.files.clear()
+
+
+def _parsed(source: str, filename: str, flags: CFlags, to_change: bool = False) -> CFile:
+    """The file parsed; with ``to_change`` (``parse_c``, which removes functions from it) one no
+    later question in the translation is answered from."""
+    key = (filename, flags, source)
+    cfile = _parses.files.pop(key, None) if to_change else _parses.files.get(key)
+    if cfile is None:
+        cfile = CFile(source, Path(filename).name, filename, flags)
+        if _parses.depth and not to_change:
+            _parses.files[key] = cfile
+    return cfile
+
+
 def list_c_external_functions(source: str, filename: str, flags: CFlags = CFlags()) -> list[str]:
     """The file's own functions that other files can call (not ``static``), in source order."""
-    cfile = CFile(source, Path(filename).name, filename, flags)
+    cfile = _parsed(source, filename, flags)
     return [name for name in cfile.own_functions() if "static" not in cfile.functions[name].decl.storage]
 
 
 def list_c_functions(source: str, filename: str, flags: CFlags = CFlags()) -> list[str]:
     """The functions the file itself defines, in source order (not its headers': a header's
     helpers are not what the file is about, so they do not make the choice ambiguous)."""
-    return CFile(source, Path(filename).name, filename, flags).own_functions()
+    return _parsed(source, filename, flags).own_functions()
 
 
 def _enum_text(node: c_ast.Enum) -> str:
@@ -357,7 +398,7 @@ def _enum_text(node: c_ast.Enum) -> str:
 
 def list_cuda_kernels(source: str, filename: str, flags: CFlags = CFlags()) -> list[str]:
     """The ``__global__`` functions defined in a .cu file, in source order."""
-    cfile = CFile(source, Path(filename).name, filename, flags)
+    cfile = _parsed(source, filename, flags)
     return [name for name in cfile.own_functions() if (cfile.cuda or {}).get(name) == "global"]
 
 
@@ -387,7 +428,7 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
     """``func`` and the functions of the file it calls, as SSA IR (``filename``: where the file
     is, for its headers; diagnostics name it by its base name)."""
     name = Path(filename).name
-    cfile = CFile(source, name, filename, flags)
+    cfile = _parsed(source, filename, flags, to_change=True)
     for other in replaced(list(cfile.functions), func, derivatives):  # called as if defined in another file
         decl = cfile.functions.pop(other).decl
         if "static" in decl.storage:
