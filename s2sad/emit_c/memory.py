@@ -77,12 +77,15 @@ class CMemory:
         frees the first, ``_register_buffer``). One freed in an inner block (a tape of a loop's
         recomputed iteration) must not reuse the variable of one freed in an outer block: the
         outer ``free`` would free the inner buffer again. A buffer that leaves the block that
-        made it (NULL first, ``buffer_home``) shares with none."""
+        made it (NULL first, ``buffer_home``) shares with none; nor does one small enough for the
+        stack (``_alloc``: only a variable made by one allocation is declared there), which a
+        second allocation into its variable would send to the heap (an MPI adjoint's one-number
+        receive buffers, one per call reversed: a calloc and a free per time step)."""
         out: dict[Value, object] = {}
         for op in self.fn.walk():
             if op.name in ("alloc", "copy", "tape.new"):
                 home, crossed, _ = buffer_home(op, {})
-                out[op.results[0]] = op if crossed else home
+                out[op.results[0]] = op if crossed or _stack_size(op) is not None else home
         return out
 
     def _frees(self, block: Block) -> list[Stmt]:
@@ -154,7 +157,6 @@ class CMemory:
             return []
         name = self.var[v]
         elem = op.attrs.get("c_elem") or self._elem(v.type)  # size_t n_cell[1]: as the member is declared
-        consts = [const_int(d) for d in op.operands]
         # A cache (the forward sweep fills it per iteration, the reverse sweep reads it back)
         # starts zeroed although nothing reads a slot before it is written: gcc cannot always tie
         # the reverse loop's slots to the forward loop's and reports a read of uninitialized
@@ -165,24 +167,22 @@ class CMemory:
         # x, then ddot(c, x, n)): gcc, not seeing the callee's writes, may report the read of x.
         zero = op.attrs.get("fill", "zeros") == "zeros" or cache or (_filled_by_a_call(v) and not op.attrs.get(
             "scratch"))  # (a buffer the adjoint gives a callee that only writes it, as the analysis proved)
-        if all(c is not None and c >= 0 for c in consts) and self._var_count[name] == 1:
-            size = 1
-            for c in consts:
-                size *= c  # type: ignore[operator]
-            if 0 < size <= STACK_LIMIT:
-                self.stack.add(name)
-                # So is a local array a copy may take before the code writes it (a call's snapshot of
-                # a work array the callee writes first, then reads): gcc warns of copying unset numbers.
-                zero = zero or any(user.name == "copy" for user, _ in v.uses)
-                struct = op.attrs.get("struct")
-                if struct is not None:  # Point pts[4] = {0}; its initializer's numbers are stores after it
-                    self.types[name] = f"{struct} *"
-                    return [ArrayDecl(struct, name, size // self._struct_size(struct), zero, ())]
-                values = self._table_values(op, consts) if op.attrs.get("table") else ()  # type: ignore[arg-type]
-                if len(consts) > 1 and self.rows_declared and "c_params" in self.fn.attrs:
-                    self.stack_rows.add(name)  # C input's double tmp[3][3]: so in the output too
-                    return [ArrayDecl(elem, name, size, zero, values, tuple(consts))]  # type: ignore[arg-type]
-                return [ArrayDecl(elem, name, size, zero, values)]
+        size = _stack_size(op)
+        if size is not None and self._var_count[name] == 1:
+            consts = [const_int(d) for d in op.operands]
+            self.stack.add(name)
+            # So is a local array a copy may take before the code writes it (a call's snapshot of
+            # a work array the callee writes first, then reads): gcc warns of copying unset numbers.
+            zero = zero or any(user.name == "copy" for user, _ in v.uses)
+            struct = op.attrs.get("struct")
+            if struct is not None:  # Point pts[4] = {0}; its initializer's numbers are stores after it
+                self.types[name] = f"{struct} *"
+                return [ArrayDecl(struct, name, size // self._struct_size(struct), zero, ())]
+            values = self._table_values(op, consts) if op.attrs.get("table") else ()  # type: ignore[arg-type]
+            if len(consts) > 1 and self.rows_declared and "c_params" in self.fn.attrs:
+                self.stack_rows.add(name)  # C input's double tmp[3][3]: so in the output too
+                return [ArrayDecl(elem, name, size, zero, values, tuple(consts))]  # type: ignore[arg-type]
+            return [ArrayDecl(elem, name, size, zero, values)]
         self._heap_rows(op, name, elem)
         counts = [self.expr(d) for d in op.operands]
         if cache and any(self._never_positive(d) for d in op.operands):
@@ -423,6 +423,19 @@ class CMemory:
             raise error("C output: the iterations of this parallel loop need a tape (a stack, in serial order)",
                         self.parallel[-1].loc, hint="remove '#pragma omp parallel for', or make the loop body "
                         "recompute what it needs")
+
+
+def _stack_size(op: Op) -> Optional[int]:
+    """The element count of an ``alloc`` of constant size small enough for the stack, else None."""
+    if op.name != "alloc":
+        return None
+    size = 1
+    for d in op.operands:
+        c = const_int(d)
+        if c is None or c < 0:
+            return None
+        size *= c
+    return size if 0 < size <= STACK_LIMIT else None
 
 
 def tape_elem(new: Op) -> str:

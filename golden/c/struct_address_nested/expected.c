@@ -109,7 +109,7 @@ void grad_f(const double *a, double *d_a, int n, double d_return) {
     double *tape_b_struct_elem5 = calloc(1, n * sizeof(double));
     for (long i = 0; i < n; i++) {
         double b_v[2];
-        Body *b_struct = malloc(6 * sizeof(double));
+        Body b_struct[1];
         b_struct->pos.x = 0.0;
         b_struct->pos.y = 0.0;
         b_struct->pos.z = 0.0;
@@ -128,45 +128,43 @@ void grad_f(const double *a, double *d_a, int n, double d_return) {
         double b_m = b_struct->m;
         b_v[0] = b_struct->v[0];
         b_v[1] = b_struct->v[1];
-        free(b_struct);
-        b_struct = malloc(6 * sizeof(double));
-        b_struct->pos.x = b_pos_x;
-        b_struct->pos.y = b_pos_y;
-        b_struct->pos.z = b_pos_z;
-        b_struct->m = b_m;
-        b_struct->v[0] = b_v[0];
-        b_struct->v[1] = b_v[1];
-        b_struct->v[0] += 0.1 * b_struct->pos.x;
-        b_struct->pos.y += 0.1 * b_struct->v[1];
-        double q_pos_x = b_struct->pos.x;
+        Body b_struct2[1];
+        b_struct2->pos.x = b_pos_x;
+        b_struct2->pos.y = b_pos_y;
+        b_struct2->pos.z = b_pos_z;
+        b_struct2->m = b_m;
+        b_struct2->v[0] = b_v[0];
+        b_struct2->v[1] = b_v[1];
+        b_struct2->v[0] += 0.1 * b_struct2->pos.x;
+        b_struct2->pos.y += 0.1 * b_struct2->v[1];
+        double q_pos_x = b_struct2->pos.x;
         tape_q_pos_x[i] = q_pos_x;
-        double q_pos_y = b_struct->pos.y;
+        double q_pos_y = b_struct2->pos.y;
         tape_q_pos_y[i] = q_pos_y;
-        double q_pos_z = b_struct->pos.z;
+        double q_pos_z = b_struct2->pos.z;
         tape_q_pos_z[i] = q_pos_z;
-        double q_m = b_struct->m;
-        b_v[0] = b_struct->v[0];
-        b_v[1] = b_struct->v[1];
+        double q_m = b_struct2->m;
+        b_v[0] = b_struct2->v[0];
+        b_v[1] = b_struct2->v[1];
         q_m *= 1.5;
         tape_q_m[i] = q_m;
-        free(b_struct);
-        b_struct = malloc(6 * sizeof(double));
-        b_struct->pos.x = q_pos_x;
-        b_struct->pos.y = q_pos_y;
-        b_struct->pos.z = q_pos_z;
-        b_struct->m = q_m;
-        b_struct->v[0] = b_v[0];
-        b_struct->v[1] = b_v[1];
-        double b_struct_elem = b_struct->m;
+        Body b_struct3[1];
+        b_struct3->pos.x = q_pos_x;
+        b_struct3->pos.y = q_pos_y;
+        b_struct3->pos.z = q_pos_z;
+        b_struct3->m = q_m;
+        b_struct3->v[0] = b_v[0];
+        b_struct3->v[1] = b_v[1];
+        double b_struct_elem = b_struct3->m;
         tape_b_struct_elem3[i] = b_struct_elem;
-        b_struct_elem = b_struct->pos.x;
+        b_struct_elem = b_struct3->pos.x;
         tape_b_struct_elem5[i] = b_struct_elem;
-        double b_struct_elem2 = b_struct->pos.y;
+        double b_struct_elem2 = b_struct3->pos.y;
         tape_b_struct_elem4[i] = b_struct_elem2;
-        tape[i] = b_struct_elem * b_struct_elem2 + b_struct->pos.z;
-        b_struct_elem = b_struct->v[0];
+        tape[i] = b_struct_elem * b_struct_elem2 + b_struct3->pos.z;
+        b_struct_elem = b_struct3->v[0];
         tape_b_struct_elem2[i] = b_struct_elem;
-        b_struct_elem = b_struct->v[1];
+        b_struct_elem = b_struct3->v[1];
         tape_b_struct_elem[i] = b_struct_elem;
         tape_b_v_before_by_value_len[i] = 2;
         for (long e = 0; e < 2; e++) {
@@ -177,7 +175,6 @@ void grad_f(const double *a, double *d_a, int n, double d_return) {
             }
             tape_b_v_before_by_value[tape_b_v_before_by_value_top++] = b_v[e];
         }
-        free(b_struct);
     }
 
     // reverse sweep

@@ -101,33 +101,31 @@ void grad_f(const double *x, double *d_x, int n, double d_return) {
             p_c = p_struct3->c;
         }
         tape2[j] = t3;
-        P *p_struct4 = malloc(2 * sizeof(double));
+        P p_struct4[1];
         p_struct4->k = p_k;
         p_struct4->c = p_c;
         double p_struct_elem = p_struct4->k;
         tape_p_struct_elem5[j] = p_struct_elem;
         p_struct_elem = p_struct4->c;
         tape_p_struct_elem4[j] = p_struct_elem;
-        free(p_struct4);
-        p_struct4 = malloc(2 * sizeof(double));
-        p_struct4->k = p_k;
-        p_struct4->c = p_c;
-        p_struct_elem = p_struct4->k;
+        P p_struct5[1];
+        p_struct5->k = p_k;
+        p_struct5->c = p_c;
+        p_struct_elem = p_struct5->k;
         tape_p_struct_elem3[j] = p_struct_elem;
-        p_struct_elem = p_struct4->c;
+        p_struct_elem = p_struct5->c;
         tape_p_struct_elem2[j] = p_struct_elem;
-        free(p_struct4);
     }
-    P p_struct5[1];
-    p_struct5->k = p_k;
-    p_struct5->c = p_c;
+    P p_struct6[1];
+    p_struct6->k = p_k;
+    p_struct6->c = p_c;
 
     // reverse sweep
     P d_p_struct[1] = {0};
 
     // line 5: static double val(const P *p) { return p->k * p->c; }
-    d_p_struct->c += d_return * p_struct5->k;
-    d_p_struct->k += d_return * p_struct5->c;
+    d_p_struct->c += d_return * p_struct6->k;
+    d_p_struct->k += d_return * p_struct6->c;
 
     // line 21: return s + val(&p);
     double d_p_c = d_p_struct->c;

@@ -109,7 +109,7 @@ void grad_smooth(double *u, double *d_u, int n, int sweeps, MPI_Comm comm, doubl
         // line 21: double prev = u[0];
         d_u[0] += d_prev;
         // line 12: MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 1, &u[n + 1], 1, MPI_DOUBLE, right,...
-        double *d_u_in = calloc(1, sizeof(double));
+        double d_u_in[1] = {0};
         MPI_Sendrecv(d_u + t0, 1, MPI_DOUBLE, right, 1, d_u_in, 1, MPI_DOUBLE, left, 1, comm,
                 MPI_STATUS_IGNORE);
         if (right != MPI_PROC_NULL) {
@@ -117,15 +117,13 @@ void grad_smooth(double *u, double *d_u, int n, int sweeps, MPI_Comm comm, doubl
         }
         d_u[1] += d_u_in[0];
         // line 11: MPI_Sendrecv(&u[n], 1, MPI_DOUBLE, right, 0, &u[0], 1, MPI_DOUBLE, left, 0,...
-        free(d_u_in);
-        d_u_in = calloc(1, sizeof(double));
-        MPI_Sendrecv(d_u, 1, MPI_DOUBLE, left, 0, d_u_in, 1, MPI_DOUBLE, right, 0, comm,
+        double d_u_in2[1] = {0};
+        MPI_Sendrecv(d_u, 1, MPI_DOUBLE, left, 0, d_u_in2, 1, MPI_DOUBLE, right, 0, comm,
                 MPI_STATUS_IGNORE);
         if (left != MPI_PROC_NULL) {
             d_u[0] = 0.0;
         }
-        d_u[n] += d_u_in[0];
-        free(d_u_in);
+        d_u[n] += d_u_in2[0];
     }
     free(tape);
     free(tape_cur);

@@ -77,7 +77,7 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
             d_u[i] += d_next_i - t4 * 2.0;
         }
         // line 18: MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 1, &u[n + 1], 1, MPI_DOUBLE, right, 1,
-        double *d_u_in = calloc(1, sizeof(double));
+        double d_u_in[1] = {0};
         MPI_Sendrecv(d_u + t0, 1, MPI_DOUBLE, right, 1, d_u_in, 1, MPI_DOUBLE, left, 1,
                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (right != MPI_PROC_NULL) {
@@ -85,15 +85,13 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
         }
         d_u[1] += d_u_in[0];
         // line 16: MPI_Sendrecv(&u[n], 1, MPI_DOUBLE, right, 0, &u[0], 1, MPI_DOUBLE, left, 0,
-        free(d_u_in);
-        d_u_in = calloc(1, sizeof(double));
-        MPI_Sendrecv(d_u, 1, MPI_DOUBLE, left, 0, d_u_in, 1, MPI_DOUBLE, right, 0, MPI_COMM_WORLD,
+        double d_u_in2[1] = {0};
+        MPI_Sendrecv(d_u, 1, MPI_DOUBLE, left, 0, d_u_in2, 1, MPI_DOUBLE, right, 0, MPI_COMM_WORLD,
                 MPI_STATUS_IGNORE);
         if (left != MPI_PROC_NULL) {
             d_u[0] = 0.0;
         }
-        d_u[n] += d_u_in[0];
-        free(d_u_in);
+        d_u[n] += d_u_in2[0];
     }
     free(d_next);
     free(tape);
