@@ -36,13 +36,14 @@ from s2sad.ssa.ir import SourceLoc
 pytestmark = pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
 
 # The CI run: programs drawn with driver.CI_FEATURES (Python for even seeds, C for odd ones),
-# every feature of the grammar since no class waits on a fix; about a minute and a half on two
-# cores. The seeds left out draw a program refused under every configuration (unannotated
-# arrays for C, which is right but checks nothing) or one with no well-conditioned draw (25).
+# every feature of the grammar (``recursion`` included) since no class waits on a fix; about a
+# minute and a half on two cores. The seeds left out of 1..52 (12, 20, 21, 26, 33, 36) draw a
+# program refused under every configuration (a while loop checkpointed periodically, unannotated
+# arrays for C: right, but nothing is checked); picked again when ``recursion`` joined.
 # Checks run in forked children (isolate.py), which inherit the monkeypatches below.
 CI_SEED = 0
-CI_SEEDS = [1, 2, 4, 5, 6, 7, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 26, 27, 28,
-            29, 30, 31, 33, 37, 39, 40, 42, 44, 45, 46, 47, 48, 49, 50, 52, 53, 54, 55, 57, 58, 59]
+CI_SEEDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18, 19, 22, 23, 24, 25, 27, 28,
+            29, 30, 31, 32, 34, 35, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52]
 
 
 def test_fixed_seed_run_finds_no_mismatch():
