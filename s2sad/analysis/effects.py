@@ -212,15 +212,15 @@ class EffectAnalysis:
         for op in reversed(list(fn.body.walk())):  # every op after the ops nested in it
             if not op.regions:
                 continue
-            roots: set[Value] = set()
-            anything = False
-            for part in [self._collect([op], write=True)] + [
-                below[inner] if inner in below else self._collect([inner], write=True)
-                for r in op.regions for inner in r.ops
-            ]:
+            nests = [below[inner] for r in op.regions for inner in r.ops if inner in below]
+            # The op itself and its regions' ops without regions, in one collection (one per op
+            # was most of this walk's cost).
+            own = self._collect([op] + [inner for r in op.regions for inner in r.ops if inner not in below],
+                                write=True)
+            roots = set(own.roots)
+            for part in nests:
                 roots |= part.roots
-                anything = anything or part.anything
-            below[op] = RootSet(frozenset(roots), anything)
+            below[op] = RootSet(frozenset(roots), own.anything or any(part.anything for part in nests))
         return below
 
     def _written_roots(self, ops: Iterable[Op]) -> RootSet:
