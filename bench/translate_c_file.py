@@ -6,7 +6,9 @@ clipped update with a branch, a small dense product, a log-sum-exp. Two shapes o
 code: many small functions, each called once in turn by ``f`` (``static`` helpers, as a library
 file has them), and one long function holding every kernel's loops in a block of its own. Each
 is differentiated with respect to ``x`` and ``a`` (``s2sad grad --target c``), in this process
-on the command line's deep stack (the function chosen as the command line chooses it: no --func), timed in process CPU time, the best of ``--repeat``.
+on the command line's deep stack, the function chosen as the command line chooses it (no
+``--func``: the file parsed once for the choice and the gradient), timed in process CPU time,
+the best of ``--repeat``.
 
     .venv/bin/python bench/translate_c_file.py [--lines 10000] [--repeat 1] [--write DIR]
 """

@@ -333,3 +333,41 @@ def test_an_array_of_pointers_parameter_is_rows_of_pointers_as_c_has_it():
     text = pipeline.gradient_source(src, "t.c", "f", ["A", "x"], "c")
     assert "grad_f(const double **A, double **d_A, const double *x, double *d_x, double **Y, double **d_Y," in text
     assert "d_A[i][0] +=" in text
+
+
+# -- array typedefs ------------------------------------------------------------------------------
+
+def test_array_typedefs_are_the_arrays_they_name():
+    """``typedef double vec2[2]; typedef vec2 mat2[2];`` (linmath.h's style): a parameter of the
+    typedef is the array C reads (``mat2 Q``: 2 x 2; ``const mat2 *Ps``: matrices in a row;
+    ``const vec2 w``), ``sizeof`` of one is its bytes, and the gradient declares its arrays so."""
+    src = """typedef double vec2[2];
+typedef vec2 mat2[2];
+double tr(int n, const mat2 *Ps, mat2 Q, const vec2 w)
+{
+    double s = 0.0;
+    for (int k = 0; k < n; k++)
+        s += Ps[k][0][0] * Q[1][1] + Ps[k][1][0] * w[1] * (double)(sizeof(mat2) / sizeof(vec2));
+    return s;
+}
+"""
+    _, fn = _fn(src, "tr")
+    assert [str(p.type) for p in fn.params] == ["i64", "array<f64,3>", "array<f64,2>", "array<f64,1>"]
+    assert fn.attrs["c_params"] == ["int", "const double (*)[2][2]", "double [2][2]", "const double [2]"]
+    assert fn.attrs["shapes"] == {"Ps": ["", 2, 2], "Q": [2, 2], "w": [2]}
+    out = pipeline.gradient_source(src, "t.c", "tr", ["Ps", "Q", "w"], "c")
+    assert "void grad_tr(int n, const double (*Ps)[2][2], double (*d_Ps)[2][2], double Q[2][2]," in out
+    if have_gcc():
+        compile_c(out)
+    n = 3
+    Ps = np.arange(12.0).reshape(n, 2, 2) / 10
+    Q, w = np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([0.5, -1.5])
+    value = Interpreter(_fn(src, "tr")[0]).call("tr", n, Ps, Q, w)
+    assert value == pytest.approx(sum(P[0][0] * 4.0 + P[1][0] * -1.5 * 2.0 for P in Ps))
+
+
+def test_an_unknown_type_name_is_still_located():
+    with pytest.raises(DiagnosticError) as info:
+        parse_source("typedef double vec2[2];\ndouble f(const vec3 v) { return v[0]; }\n", "t.c", "f")
+    (d,) = info.value.diagnostics
+    assert d.loc.line == 2, d

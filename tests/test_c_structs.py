@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cbuild import compile_c
+from cbuild import compile_c, have_gcc
 
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
@@ -392,3 +392,57 @@ def test_a_local_array_of_structs_indexed_by_a_variable_stays_refused():
                                    "for (int l = 1; l < 2; l++) apply(&net[l], h, y, 1);")
     with pytest.raises(DiagnosticError, match="local arrays of Layer are not supported yet"):
         pipeline.gradient_source(source, "t.c", "net2", ["W1"], "c", pipeline.Options())
+
+
+# -- sizeof of struct memory -----------------------------------------------------------------------
+
+_SIZEOF = """#include <stdlib.h>
+typedef struct { double x, v; } particle;
+typedef double vec3[3];
+double f(int n, const double *a, const double P[2][3])
+{
+    particle ps[3];
+    double A[4][5];
+    vec3 w;
+    particle *p = malloc(sizeof *p);
+    double *q = malloc(sizeof *q);
+    ps[0].x = A[0][0] = w[0] = p->x = q[0] = a[0];
+    double s = ps[0].x + A[0][0] + w[0] + p->x + q[0] + P[0][0];
+    free(p);
+    free(q);
+    return s + (double)(sizeof ps + sizeof p[0] + sizeof(*p) + sizeof A + sizeof A[0] + sizeof *A + sizeof A[1][2]
+                        + sizeof w + sizeof(vec3) + sizeof *P + sizeof P[0][0] + sizeof(double) + sizeof n
+                        + sizeof q[0] + sizeof(particle));
+}
+"""
+
+
+def test_sizeof_is_what_gcc_says():
+    """A struct's size wherever the memory holds structs (``sizeof *p``, ``sizeof p[0]``, a local
+    array of them), a row's where a subscript of a 2-D array reaches one, an array typedef's:
+    ``sizeof *p`` of a ``particle *`` was a double's 8, and ``memcpy(p, a, n * sizeof *p)`` copied
+    half the particles (golden c/sizeof_struct_memory checks that gradient)."""
+    from s2sad.ssa.interp import Interpreter
+
+    module = pipeline.parse_source(_SIZEOF, "t.c", "f")
+    got = Interpreter(module).call("f", 1, np.zeros(1), np.zeros((2, 3)))
+    # 48 + 16 + 16 + 160 + 40 + 40 + 8 + 24 + 24 + 24 + 8 + 8 + 4 + 8 + 16, as gcc computes it
+    assert got == 444.0
+    if have_gcc():
+        import ctypes
+
+        f = ctypes.CDLL(str(compile_c(_SIZEOF))).f
+        f.restype = ctypes.c_double
+        f.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+        a, P = np.zeros(1), np.zeros((2, 3))
+        assert f(1, a.ctypes.data, P.ctypes.data) == got
+
+
+@pytest.mark.parametrize("expr", ["sizeof p", "sizeof *R", "sizeof *M"])
+def test_sizeof_s2sad_cannot_know_is_located(expr):
+    """A pointer's own size, a row of rows that lie anywhere, a struct of mixed members: refused."""
+    src = ("typedef struct { int k; double w; } Mixed;\n"
+           f"double f(const double *p, double **R, const Mixed *M) {{ return p[0] + R[0][0] + M->w + {expr}; }}\n")
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.parse_source(src, "t.c", "f")
+    assert any("sizeof" in d.message for d in info.value.diagnostics), info.value.diagnostics

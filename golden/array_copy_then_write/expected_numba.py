@@ -37,7 +37,7 @@ def grad_clamp_first(x, d_x, d_return=1.0):
     for k in range(x.shape[0]):
         z[k] = x[k]
     t1 = e[:-2]
-    t2 = max(0, z.shape[0] - 2)
+    t2 = max(0, x.shape[0] - 2)
     t3 = t1.shape[0] == 1
     for k in range(t2):
         z[2 + k] += t1[0 if t3 else k]

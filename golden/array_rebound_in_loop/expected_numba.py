@@ -30,105 +30,92 @@ def grad_diffuse(u0, d_u0, c, d_c, alpha, steps, d_return=1.0):
         u[k] = u0[k]
     y = np.zeros(m)
     t0 = max(steps, 0)
-    tape_elems = np.empty(16)
-    tape_elems_top = 0
     tape_elems_len = np.empty(t0, dtype=np.int64)
-    u_before_mul_len = u.shape[0]
-    tape_u_before_mul = np.empty(t0 * u_before_mul_len)
+    t1 = t0 * m
+    tape_u_before_mul = np.empty(t1)
     tape_u_before_mul_top = 0
-    y_before_mul_len = y.shape[0]
-    tape_y_before_mul = np.empty(t0 * y_before_mul_len)
+    tape_y_before_mul = np.empty(t1)
     tape_y_before_mul_top = 0
     tape = np.empty(t0 * max(m - 2, 0))
     tape_top = 0
     for it in range(steps):
-        new = np.empty(u.shape[0])
-        for k in range(u.shape[0]):
+        new = np.empty(m)
+        for k in range(m):
             new[k] = u[k]
         for i in range(1, m - 1):
-            t1 = u[i - 1] - 2.0 * u[i] + u[i + 1]
-            tape[tape_top] = t1
+            t2 = u[i - 1] - 2.0 * u[i] + u[i + 1]
+            tape[tape_top] = t2
             tape_top += 1
-            new[i] = u[i] + alpha * t1
-        for k in range(u.shape[0]):
+            new[i] = u[i] + alpha * t2
+        for k in range(m):
             u[k] = new[k]
-        for e in range(y_before_mul_len):
+        for e in range(m):
             tape_y_before_mul[tape_y_before_mul_top] = y[e]
             tape_y_before_mul_top += 1
-        for e in range(u_before_mul_len):
+        for e in range(m):
             tape_u_before_mul[tape_u_before_mul_top] = u[e]
             tape_u_before_mul_top += 1
-        t2 = y * u
-        t3 = t2 + c[0] * alpha
-        tape_elems_len[it] = t2.shape[0]
-        for e in range(t2.shape[0]):
-            if tape_elems_top == tape_elems.shape[0]:
-                tape_elems = np.concatenate((tape_elems, np.empty_like(tape_elems)))
-            tape_elems[tape_elems_top] = t3[e]
-            tape_elems_top += 1
-        for k in range(y.shape[0]):
-            y[k] = t3[k]
+        t3 = y * u
+        t4 = t3 + c[0] * alpha
+        tape_elems_len[it] = t3.shape[0]
+        for k in range(m):
+            y[k] = t4[k]
 
     # reverse sweep
     d_y = np.zeros(m)
     d_u = np.zeros(m)
-    u_before_mul = np.empty(u_before_mul_len)
-    y_before_mul = np.empty(y_before_mul_len)
+    u_before_mul = np.empty(m)
+    y_before_mul = np.empty(m)
 
     # line 16: return np.sum(u * u) + np.sum(np.sin(y))
     d_y += d_return * np.cos(y)
-    t4 = d_return * u
-    d_u += t4
-    d_u += t4
+    t5 = d_return * u
+    d_u += t5
+    d_u += t5
 
     # line 10: for _ in range(steps):
     d_alpha = 0.0
     for it in range(steps - 1, -1, -1):
         elems_len = tape_elems_len[it]
-        t5 = np.empty(elems_len)
-        for e in range(elems_len - 1, -1, -1):
-            tape_elems_top -= 1
-            t6 = tape_elems[tape_elems_top]
-            t5[e] = t6
-        t7 = np.zeros(t5.shape[0])
-        for e in range(u_before_mul_len - 1, -1, -1):
+        t6 = np.zeros(elems_len)
+        for e in range(m - 1, -1, -1):
             tape_u_before_mul_top -= 1
-            t8 = tape_u_before_mul[tape_u_before_mul_top]
-            u_before_mul[e] = t8
-        for e in range(y_before_mul_len - 1, -1, -1):
+            t7 = tape_u_before_mul[tape_u_before_mul_top]
+            u_before_mul[e] = t7
+        for e in range(m - 1, -1, -1):
             tape_y_before_mul_top -= 1
-            t9 = tape_y_before_mul[tape_y_before_mul_top]
-            y_before_mul[e] = t9
-        d_new = np.zeros(u.shape[0])
+            t8 = tape_y_before_mul[tape_y_before_mul_top]
+            y_before_mul[e] = t8
+        d_new = np.zeros(m)
         # line 15: y = y * u + c[0] * alpha
-        for k in range(y.shape[0]):
+        for k in range(m):
             d_y_k = d_y[k]
             d_y[k] = 0.0
-            t7[k] += d_y_k
-        t10 = np.sum(t7)
-        d_alpha += t10 * c[0]
-        d_c[0] += t10 * alpha
-        d_y += t7 * u_before_mul
-        d_u += t7 * y_before_mul
+            t6[k] += d_y_k
+        t9 = np.sum(t6)
+        d_alpha += t9 * c[0]
+        d_c[0] += t9 * alpha
+        d_y += t6 * u_before_mul
+        d_u += t6 * y_before_mul
         # line 14: u = new
-        for k in range(u.shape[0]):
+        for k in range(m):
             d_u_k = d_u[k]
             d_u[k] = 0.0
             d_new[k] += d_u_k
         # line 12: for i in range(1, m - 1):
         for i in range(m - 2, 0, -1):
             tape_top -= 1
-            t11 = tape[tape_top]
+            t10 = tape[tape_top]
             # line 13: new[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
             d_new_i = d_new[i]
             d_new[i] = 0.0
-            t12 = d_new_i * alpha
-            d_alpha += d_new_i * t11
-            d_u[i + 1] += t12
-            d_u[i - 1] += t12
-            d_u[i] += d_new_i - t12 * 2.0
+            t11 = d_new_i * alpha
+            d_alpha += d_new_i * t10
+            d_u[i + 1] += t11
+            d_u[i - 1] += t11
+            d_u[i] += d_new_i - t11 * 2.0
         # line 11: new = u.copy()
-        for k in range(u.shape[0]):
+        for k in range(m):
             d_new_k = d_new[k]
             d_new[k] = 0.0
             d_u[k] += d_new_k

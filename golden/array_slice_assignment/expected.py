@@ -20,17 +20,17 @@ def grad_smooth_edges(A, d_A, v, d_v, k, d_return=1.0):
     # forward sweep
     B = np.zeros((A.shape[0], A.shape[1]))
     t0 = v.shape[0] == 1
-    for k2 in range(B.shape[1]):
+    for k2 in range(A.shape[1]):
         B[0, k2] = v[0 if t0 else k2]
     t1 = v * 2.0
-    for k2 in range(B.shape[1]):
+    for k2 in range(A.shape[1]):
         B[1, k2] = t1[0 if t0 else k2]
     t2 = A[:, 0]
-    for k2 in range(B.shape[0]):
+    for k2 in range(A.shape[0]):
         B[k2, 2] += t2[k2]
-    t3 = min(4, B.shape[0]) - 2
+    t3 = min(4, A.shape[0]) - 2
     t4 = max(0, t3)
-    t5 = min(3, B.shape[1]) - 1
+    t5 = min(3, A.shape[1]) - 1
     t6 = max(0, t5)
     for k2 in range(t4):
         for k3 in range(t6):
@@ -38,15 +38,15 @@ def grad_smooth_edges(A, d_A, v, d_v, k, d_return=1.0):
     t7 = A[0, :]
     t8 = A[1, :]
     t9 = t7 * t8
-    t10 = B.shape[0] - 1
-    for k2 in range(B.shape[1]):
+    t10 = A.shape[0] - 1
+    for k2 in range(A.shape[1]):
         B[t10, k2] -= t9[k2]
     t11 = A[k:, 1]
     t12 = np.tanh(t11)
-    t13 = k + B.shape[0] if k < 0 else k
+    t13 = k + A.shape[0] if k < 0 else k
     t14 = max(t13, 0)
-    t15 = min(t14, B.shape[0])
-    t16 = B.shape[0] - t15
+    t15 = min(t14, A.shape[0])
+    t16 = A.shape[0] - t15
     t17 = max(0, t16)
     t18 = t11.shape[0] == 1
     for k2 in range(t17):
@@ -75,7 +75,7 @@ def grad_smooth_edges(A, d_A, v, d_v, k, d_return=1.0):
     d_A[k:, 1] += t19 * (1.0 - t12 * t12)
 
     # line 12: B[-1] -= A[0] * A[1]
-    for k2 in range(B.shape[1]):
+    for k2 in range(A.shape[1]):
         d_B_elem = d_B[t10, k2]
         t20[k2] -= d_B_elem
     d_A[1, :] += t20 * t7
@@ -87,13 +87,13 @@ def grad_smooth_edges(A, d_A, v, d_v, k, d_return=1.0):
             d_B[2 + k2, 1 + k3] = 0.0
 
     # line 10: B[:, 2] += A[:, 0]
-    for k2 in range(B.shape[0]):
+    for k2 in range(A.shape[0]):
         d_B_elem = d_B[k2, 2]
         t21[k2] += d_B_elem
     d_A[:, 0] += t21
 
     # line 9: B[1, :] = v * 2.0
-    for k2 in range(B.shape[1] - 1, -1, -1):
+    for k2 in range(A.shape[1] - 1, -1, -1):
         t26 = 0 if t0 else k2
         d_B_elem = d_B[1, k2]
         d_B[1, k2] = 0.0
@@ -101,7 +101,7 @@ def grad_smooth_edges(A, d_A, v, d_v, k, d_return=1.0):
     d_v += t22 * 2.0
 
     # line 8: B[0] = v
-    for k2 in range(B.shape[1] - 1, -1, -1):
+    for k2 in range(A.shape[1] - 1, -1, -1):
         t27 = 0 if t0 else k2
         d_B_elem = d_B[0, k2]
         d_B[0, k2] = 0.0

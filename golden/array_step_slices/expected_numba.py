@@ -50,19 +50,19 @@ def grad_alternating(x, d_x, A, d_A, k, d_return=1.0):
     t16 = np.empty(t15, dtype=np.int64)
     for k2 in range(t15):
         t16[k2] = t13 + k2 * -2
-    B = np.zeros((A.shape[0], A.shape[1]))
-    t17 = A * 2.0
-    t18 = B.shape[1]
-    for k2 in range(B.shape[0]):
-        for k3 in range(t18):
-            B[k2, k3] = t17[k2, k3]
+    t17 = A.shape[1]
+    B = np.zeros((A.shape[0], t17))
+    t18 = A * 2.0
+    for k2 in range(A.shape[0]):
+        for k3 in range(t17):
+            B[k2, k3] = t18[k2, k3]
     t19 = x[0]
-    for k2 in range(B.shape[0]):
+    for k2 in range(A.shape[0]):
         B[k2, 1] += t19
 
     # reverse sweep
-    d_B = np.zeros((A.shape[0], A.shape[1]))
-    t20 = np.zeros((A.shape[0], A.shape[1]))
+    d_B = np.zeros((A.shape[0], t17))
+    t20 = np.zeros((A.shape[0], t17))
 
     # line 13: return np.sum(pairs) + np.sum(backwards * x) + np.sum(tail) + np.sum(B[..., 0] *...
     d_A[:, 2] += d_return * B[:, 0]
@@ -72,14 +72,14 @@ def grad_alternating(x, d_x, A, d_A, k, d_return=1.0):
 
     # line 12: B[..., 1] += x[0]
     t21 = 0.0
-    for k2 in range(B.shape[0] - 1, -1, -1):
+    for k2 in range(A.shape[0] - 1, -1, -1):
         d_B_elem = d_B[k2, 1]
         t21 += d_B_elem
     d_x[0] += t21
 
     # line 11: B[...] = A * 2.0
-    for k2 in range(B.shape[0] - 1, -1, -1):
-        for k3 in range(t18 - 1, -1, -1):
+    for k2 in range(A.shape[0] - 1, -1, -1):
+        for k3 in range(t17 - 1, -1, -1):
             d_B_k_k = d_B[k2, k3]
             d_B[k2, k3] = 0.0
             t20[k2, k3] += d_B_k_k

@@ -40,7 +40,7 @@ def grad_reaction_diffusion(u0, d_u0, n, steps, dt, d_return=1.0):
             un[i] = u_elem + dt * t1
         un[0] = u[0]
         un[n - 1] = u[n - 1]
-        for k in range(u.shape[0]):
+        for k in range(n):
             t2 = u[k]
             u[k] = un[k]
             un[k] = t2
@@ -58,7 +58,7 @@ def grad_reaction_diffusion(u0, d_u0, n, steps, dt, d_return=1.0):
     d_dt = 0.0
     for _ in range(steps - 1, -1, -1):
         # line 15: u, un = un, u
-        for k in range(u.shape[0]):
+        for k in range(n):
             d_un_k = d_un[k]
             d_u_k = d_u[k]
             d_un[k] = d_u_k

@@ -23,27 +23,26 @@ def grad_trajectory_energy(u0, d_u0, n, steps, dt, d_return=1.0):
     for i in range(n):
         u[i] = u0[i]
     t0 = max(0, steps)
-    t1 = u.shape[0]
-    traj = np.empty((t0, t1))
-    t2 = max(n, 0)
-    t3 = t0 * t2
-    tape = np.empty(t3)
-    tape_u_elem = np.empty(t3)
+    traj = np.empty((t0, n))
+    t1 = max(n, 0)
+    t2 = t0 * t1
+    tape = np.empty(t2)
+    tape_u_elem = np.empty(t2)
     traj_len = 0
     for t in range(steps):
         for i in range(n):
             u_elem = u[(i + 1) % n]
-            t4 = t * t2 + i
-            tape_u_elem[t4] = u_elem
-            t5 = np.sin(u_elem)
-            tape[t4] = t5
-            u[i] += dt * t5
-        for k in range(t1):
+            t3 = t * t1 + i
+            tape_u_elem[t3] = u_elem
+            t4 = np.sin(u_elem)
+            tape[t3] = t4
+            u[i] += dt * t4
+        for k in range(n):
             traj[traj_len, k] = u[k]
         traj_len += 1
 
     # reverse sweep
-    d_traj = np.zeros((t0, t1))
+    d_traj = np.zeros((t0, n))
     d_u = np.zeros(n)
 
     # line 16: return e + traj[-1][0]
@@ -52,30 +51,30 @@ def grad_trajectory_energy(u0, d_u0, n, steps, dt, d_return=1.0):
     # line 14: for k, state in enumerate(traj):
     d_e = d_return
     for k in range(traj_len - 1, -1, -1):
-        state = traj[k, :]
+        state = traj[k, :n]
         # line 15: e += np.sum(state * state) * (k + 1)
         d_state = d_e * float(k + 1) * state
         d_state = d_state + d_state
         # line 14: for k, state in enumerate(traj):
-        d_traj[k, :] += d_state
+        d_traj[k, :n] += d_state
 
     # line 9: for t in range(steps):
     d_dt = 0.0
     for t in range(steps - 1, -1, -1):
         # line 12: traj.append(np.array(u))
-        for k in range(t1 - 1, -1, -1):
+        for k in range(n - 1, -1, -1):
             d_traj_t_k = d_traj[t, k]
             d_traj[t, k] = 0.0
             d_u[k] += d_traj_t_k
         # line 10: for i in range(n):
         for i in range(n - 1, -1, -1):
-            t6 = t * t2 + i
-            u_elem = tape_u_elem[t6]
-            t7 = (i + 1) % n
+            t5 = t * t1 + i
+            u_elem = tape_u_elem[t5]
+            t6 = (i + 1) % n
             # line 11: u[i] = u[i] + dt * np.sin(u[(i + 1) % n])
             d_u_i = d_u[i]
-            d_dt += d_u_i * tape[t6]
-            d_u[t7] += d_u_i * dt * np.cos(u_elem)
+            d_dt += d_u_i * tape[t5]
+            d_u[t6] += d_u_i * dt * np.cos(u_elem)
 
     # line 6: for i in range(n):
     for i in range(n):

@@ -196,6 +196,7 @@ class CFunctionEmitter(CMemory, CCalls, CMpi, CLoops, CArrayAccess, CIntegers, S
         self.stack_rows: set[str] = set()  # stack arrays declared with their extents: double tmp[3][3]
         self.heap_rows: set[str] = set()  # heap arrays declared as pointers to rows: double (*w)[m]
         self.row_tables: dict[str, str] = {}  # flat buffers passed as double ** -> their tables of rows
+        self.fixed_extents: dict[tuple[Op, int], str] = {}  # (alloc, axis) -> variable keeping it (memory.py)
         self.skip: set[Op] = set()  # ops folded into a call (accumulation through a pointer)
         self.fused: dict[Value, Expr] = {}  # call result -> where the callee accumulates it
         self.positions: dict[Block, dict[Op, int]] = {}  # (CCalls._at)

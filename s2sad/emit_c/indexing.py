@@ -50,6 +50,7 @@ class CArrayAccess:
     struct_leaves: dict[Value, StructParam]
     stack_rows: set[str]  # filled by the memory mixin (CMemory._alloc)
     heap_rows: set[str]
+    fixed_extents: dict[tuple[Op, int], str]  # filled by the memory mixin (CMemory._fixed_extents)
     _var_count: dict[str, int]
 
     def _local_ctype(self, v: Value) -> str:
@@ -188,13 +189,15 @@ class CArrayAccess:
             raise self._size_error(arr, op)
         if d is not None and d.name == "alloc":
             dim = d.operands[axis]
+            if (d, axis) in self.fixed_extents:  # kept where it was made (memory._fixed_extents)
+                return Name(self.fixed_extents[(d, axis)])
             if self._stable(dim):
                 return self.expr(dim)
             f = dim.defining_op
-            if f is not None and is_pure(f) and all(self._stable(o) for o in f.operands):
+            if self._stable_expr(dim):
                 # Its variable holds other values too (a slice's length, max_l(n - i, 0), in each
                 # loop that copies one): the expression again, from operands that do not change.
-                return self.op_expr(f)
+                return self.op_expr(f)  # type: ignore[arg-type]
             raise error(
                 "C output: the size of this local array changes after it is made",
                 d.loc,
@@ -265,6 +268,11 @@ class CArrayAccess:
             hint = (f"C pointers carry no shape: annotate the parameter, {name}: \"{elem}[{', '.join(ints[:rank])}]\" "
                     f"(with integer parameters for its extents), or index it in a loop over range({ints[0]})")
         return self._error(f"cannot tell the size of array '{name}' in C output", op.loc or fn.loc, hint=hint)
+
+    def _stable_expr(self, v: Value) -> bool:
+        """Whether the op making ``v`` can be printed again later from operands that do not change."""
+        f = v.defining_op
+        return f is not None and is_pure(f) and all(self._stable(o) for o in f.operands)
 
     def _stable(self, v: Value) -> bool:
         """Whether ``v`` can be printed again later with the same value (its variable is never reused)."""
@@ -472,8 +480,20 @@ def _carried_extent(if_op: Op, arr: Value, axis: int) -> Optional[Value]:
             if m is not None and m.name == "undef":
                 if e is None or e.name != "const" or e.attrs["value"] != 0:
                     break
-            elif e is None or e.name != "dim" or e.operands[0] is not made or e.attrs["axis"] != axis:
+            elif not (e is not None and e.name == "dim" and e.operands[0] is made and e.attrs["axis"] == axis
+                      or extent is _made_extent(made, axis)):
                 break
         else:
             return r
+    return None
+
+
+def _made_extent(made: Value, axis: int) -> Optional[Value]:
+    """The value ``made``'s extent along ``axis`` was made with, where the op that makes it says
+    (what ``opt.fold`` folds ``dim(made)`` to: an alloc's operand, the rows a copy took)."""
+    m = made.defining_op
+    if m is not None and m.name == "alloc" and len(m.operands) == made.type.rank:  # type: ignore[attr-defined]
+        return m.operands[axis]
+    if m is not None and m.name == "copy" and m.operands[0].type == made.type:
+        return m.operands[1] if axis == 0 and len(m.operands) == 2 else _made_extent(m.operands[0], axis)
     return None

@@ -65,6 +65,7 @@ class CMemory:
     stack_rows: set[str]
     heap_rows: set[str]
     row_tables: dict[str, str]  # a flat buffer's variable -> that of its table of rows (_row_table)
+    fixed_extents: dict[tuple[Op, int], str]  # (alloc, axis) -> the variable keeping that extent
     rows_wanted: set[str]  # the flat buffers' variables that need one (_rows_wanted)
     module: Module
     ranges: IntRanges
@@ -184,6 +185,7 @@ class CMemory:
                 return [ArrayDecl(elem, name, size, zero, values, tuple(consts))]  # type: ignore[arg-type]
             return [ArrayDecl(elem, name, size, zero, values)]
         self._heap_rows(op, name, elem)
+        fixed = self._fixed_extents(op, name)
         counts = [self.expr(d) for d in op.operands]
         if cache and any(self._never_positive(d) for d in op.operands):
             # The loop it caches never runs (its trip count is never positive: range(min(n, 1) - 1,
@@ -221,7 +223,22 @@ class CMemory:
             value = self._calloc(name, count, elem)
         else:
             value = self._malloc(name, binop("*", count, Lit(f"sizeof({elem})")))
-        return self._register_buffer(op, name) + [Assign([Name(name)], value)] + self._row_table(op, name)
+        return fixed + self._register_buffer(op, name) + [Assign([Name(name)], value)] + self._row_table(op, name)
+
+    def _fixed_extents(self, op: Op, name: str) -> list[Stmt]:
+        """Assignments that keep each extent of the array ``op`` makes that its variable would not
+        keep (one reused for other values: a length popped from a tape in each reversed iteration,
+        beside other lengths of its name), so that the array's indexing reads the extent it was
+        made with (``_extent``)."""
+        out: list[Stmt] = []
+        for axis, dim in enumerate(op.operands):
+            if self._stable(dim) or self._stable_expr(dim):
+                continue
+            kept = self.namer.fresh(f"{name}_len{axis}" if len(op.operands) > 1 else f"{name}_len")
+            self.types[kept] = self._local_ctype(dim)
+            self.fixed_extents[(op, axis)] = kept
+            out.append(Assign([Name(kept)], self.expr(dim)))
+        return out
 
     def _never_positive(self, count: Value) -> bool:
         """Whether ``ranges`` proves the count of a cache or tape never positive: its loop never runs."""

@@ -318,6 +318,11 @@ class _Folder:
             return True
         if op.name == "accum":
             return self.fold_accum(op)
+        if op.name == "tape.pop":
+            self.fold_pop(op)
+            return False
+        if op.name == "dim" and self.fold_dim(op):
+            return True
         if not is_pure(op) or op.name in ("const", "undef"):
             return False
         result: Union[Value, Number, None] = None
@@ -348,6 +353,38 @@ class _Folder:
         accum(Builder(op.parent, op.loc).before_op(op), arr, idx, x)
         self.replace(op, [])
         return True
+
+    def fold_dim(self, op: Op) -> bool:
+        """The extent of an array ``alloc`` made is the extent it was made with (``dim(alloc(2, 2),
+        1)`` is ``2``), a copy's its original's (or the rows it took): a local matrix's extents,
+        read where the reverse sweep makes it again, are then constants, not taped values."""
+        made, axis = op.operands[0].defining_op, op.attrs["axis"]
+        if made is not None and made.name == "alloc" and len(made.operands) == op.operands[0].type.rank:
+            self.replace(op, [made.operands[axis]])  # (made before the alloc: visible at the dim)
+            return True
+        if made is not None and made.name == "copy" and made.operands[0].type == op.operands[0].type:
+            if axis == 0 and len(made.operands) == 2:  # copy(x, n): x's first n rows
+                self.replace(op, [made.operands[1]])
+            else:  # a copy has its original's extents
+                self.replace(op, [Builder(op.parent, op.loc).before_op(op).op1(
+                    "dim", [made.operands[0]], op.result.type, op.result.name_hint, **op.attrs)])
+            return True
+        return False
+
+    def fold_pop(self, op: Op) -> None:
+        """A value popped from a tape that every push gives one constant is that constant: its
+        uses read a new ``const``, and the tape, no longer read, goes with DCE."""
+        if not op.result.uses:
+            return
+        tape = op.operands[0]
+        pushed = [user.operands[1] for user, _ in tape.uses if user.name == "tape.push"]
+        if not pushed or any(user.name not in ("tape.push", "tape.pop") for user, _ in tape.uses) \
+                or not all(_same_constant(pushed[0], v) for v in pushed[1:]) or const_value(pushed[0]) is None:
+            return
+        const = Builder(op.parent, op.loc).before_op(op).op1("const", [], op.result.type, op.result.name_hint,
+                                                             **pushed[0].defining_op.attrs)
+        op.result.replace_all_uses_with(const)
+        self.changed = True
 
     def fold_view(self, op: Op) -> bool:
         """``view(view(a, j), k)`` is ``view(a, j + k)``, as C's ``(a + j) + k`` is ``a + (j + k)``.

@@ -963,29 +963,49 @@ class CExprLowering:
                                 "or in an arm of ?:)", "assign in a separate statement")
 
     def size_of(self, node: c_ast.Node) -> int:
-        t: Optional[ScalarType] = None
+        """``sizeof`` of a type or an expression, in bytes: a struct's as C lays it out wherever
+        the memory holds structs (``sizeof *p`` of a ``particle *p`` is a particle's 16, not a
+        double's 8: a ``memcpy(p, a, n * sizeof *p)`` that copied half was a wrong gradient),
+        a row's where a subscript of a 2-D array reaches one; refused where s2sad cannot know it
+        as C does (a pointer's own size, a struct of mixed members, extents not constant)."""
         if isinstance(node, c_ast.Typename):
             layout = self.struct_named(node.type)
             if layout is not None:
                 return layout.nbytes
-            ct = self.declared_type(node.type, node)
-            t = ct.scalar if ct.kind == "scalar" else None
-        elif isinstance(node, c_ast.ID) and (key := self.lookup(node.name)) is not None:
-            ct = self.ctypes[key]  # sizeof y: a number, or a local array of constant extents
-            counts = [self.constant_count(d) for d in ct.dims] if ct.kind == "array" else []
-            if ct.scalar is not None and (ct.kind == "scalar" or (counts and None not in counts)):
-                return BYTES[ct.scalar.name] * math.prod(counts)  # type: ignore[arg-type]
-        elif isinstance(node, c_ast.UnaryOp) and node.op == "*" or isinstance(node, c_ast.ArrayRef):
-            inner = node.expr if isinstance(node, c_ast.UnaryOp) else node.name
-            declaring = self.declaring
-            if isinstance(inner, c_ast.ID) and (key := self.lookup(inner.name)) is not None:
-                t = self.ctypes[key].scalar
-            elif isinstance(inner, c_ast.ID) and declaring is not None and declaring[0] == inner.name:
-                t = declaring[1].scalar  # double *f = malloc(n * sizeof *f): the pointer being declared
-        if t is None:
+            size = self._bytes(self.declared_type(node.type, node), 0)  # sizeof(double), sizeof(vec3)
+        else:
+            depth, base = 0, node
+            while isinstance(base, c_ast.ArrayRef) or isinstance(base, c_ast.UnaryOp) and base.op == "*":
+                base, depth = (base.name if isinstance(base, c_ast.ArrayRef) else base.expr), depth + 1
+            size = None
+            if isinstance(base, c_ast.ID):
+                key = self.lookup(base.name)
+                declaring = self.declaring
+                if key is not None:
+                    size = self._bytes(self.ctypes[key], depth)
+                elif depth and declaring is not None and declaring[0] == base.name:
+                    size = self._bytes(declaring[1], depth)  # double *f = malloc(n * sizeof *f): the pointer declared
+        if size is None:
             raise self.fail(node, "sizeof is supported for scalar types, elements, numbers and arrays of constant "
                             "size only", "write sizeof(double) times the number of elements")
-        return BYTES[t.name]
+        return size
+
+    def _bytes(self, ct: CType, depth: int) -> Optional[int]:
+        """The bytes of what ``depth`` subscripts (or dereferences) of a variable of type ``ct``
+        reach; None where s2sad does not know them as C does."""
+        if ct.kind not in ("scalar", "pointer", "array") or ct.record is not None or ct.scalar is None \
+                or ct.pointer_rows:
+            return None
+        elem = ct.layout.nbytes if ct.layout is not None else BYTES[ct.scalar.name]
+        if ct.kind == "scalar":
+            return elem if depth == 0 else None
+        if ct.kind == "pointer" and depth == 0:
+            return None  # the pointer's own size (an array parameter's too: C passes a pointer)
+        dims = ct.dims or (None,)  # a plain pointer: one axis of unknown extent
+        if depth > len(dims):
+            return None
+        counts = [self.constant_count(d) for d in dims[depth:]]
+        return None if None in counts else elem * math.prod(counts)  # type: ignore[arg-type]
 
     # -- provided by the host --------------------------------------------------------------------
     def struct_named(self, node: c_ast.Node) -> Optional[StructLayout]:  # pragma: no cover

@@ -132,7 +132,7 @@ def grad_run(u, d_u, w, d_w, n, steps, c, d_return=1.0):
             u[1 + i] = w[i]
 
     # reverse sweep
-    w_for_step = np.empty(w_ck.shape[0])
+    w_for_step = np.empty(t1)
 
     # line 14: for (int t = 0; t < steps; t++) {
     d_acc = d_return
@@ -171,7 +171,7 @@ def grad_run(u, d_u, w, d_w, n, steps, c, d_return=1.0):
                 ck_depth += 1
             ck_at = ck_mid
         # this iteration again, keeping what its adjoint reads
-        u_before_step = u_ck[: min(u_ck.shape[0], 2 + (n - 2))].copy()
+        u_before_step = u_ck[: min(t2, 2 + (n - 2))].copy()
         step(w_ck, u_ck, n - 2, c)
         for i in range(n - 2):
             u_ck[1 + i] = w_ck[i]

@@ -62,8 +62,7 @@ def grad_decay(x, d_x, state, d_state, n, d_return=1.0):
     for e in range(n):
         state[e] = 0.0
     tape_state_elem = np.empty(3)
-    work_before_shift_left_len = min(work.shape[0], n)
-    tape_work_before_shift_left = np.empty(3 * work_before_shift_left_len)
+    tape_work_before_shift_left = np.empty(3 * n)
     tape_work_before_shift_left_top = 0
     t0 = max(n, 0)
     tape_work_elem = np.empty(3 * t0)
@@ -72,7 +71,7 @@ def grad_decay(x, d_x, state, d_state, n, d_return=1.0):
             work_elem = work[i]
             tape_work_elem[t * t0 + i] = work_elem
             state[i] += work_elem * work_elem * float(t + 1)
-        for e in range(work_before_shift_left_len):
+        for e in range(n):
             tape_work_before_shift_left[tape_work_before_shift_left_top] = work[e]
             tape_work_before_shift_left_top += 1
         shift_left(work, n)
@@ -80,14 +79,14 @@ def grad_decay(x, d_x, state, d_state, n, d_return=1.0):
         tape_state_elem[t] = state_elem
 
     # reverse sweep
-    work_before_shift_left = np.empty(work_before_shift_left_len)
+    work_before_shift_left = np.empty(n)
     d_work = np.zeros(n)
 
     # line 18: for (int t = 0; t < 3; t++) {
     d_s = d_return
     for t in range(2, -1, -1):
         state_elem = tape_state_elem[t]
-        for e in range(work_before_shift_left_len - 1, -1, -1):
+        for e in range(n - 1, -1, -1):
             tape_work_before_shift_left_top -= 1
             t1 = tape_work_before_shift_left[tape_work_before_shift_left_top]
             work_before_shift_left[e] = t1

@@ -188,8 +188,8 @@ void grad_f(const double *a, double *d_a, int n, double d_return) {
         long b_v_before_by_value_len = tape_b_v_before_by_value_len[i];
         double *b_v_before_by_value = malloc(b_v_before_by_value_len * sizeof(double));
         for (long e = b_v_before_by_value_len - 1; e >= 0; e--) {
-            double t2 = tape_b_v_before_by_value[--tape_b_v_before_by_value_top];
-            b_v_before_by_value[e] = t2;
+            double t1 = tape_b_v_before_by_value[--tape_b_v_before_by_value_top];
+            b_v_before_by_value[e] = t1;
         }
         double d_b_v[2] = {0};
         double b_struct_elem = tape_b_struct_elem[i];
@@ -211,10 +211,10 @@ void grad_f(const double *a, double *d_a, int n, double d_return) {
         // line 7: static double energy(const Body *b) { return b->m * (b->pos.x * b->pos.y + b-...
         d_b_struct->v[1] += d_s * b_struct_elem2;
         d_b_struct->v[0] += d_s * b_struct_elem;
-        double t3 = d_s * b_struct_elem3;
-        d_b_struct->pos.z += t3;
-        d_b_struct->pos.y += t3 * b_struct_elem5;
-        d_b_struct->pos.x += t3 * b_struct_elem4;
+        double t2 = d_s * b_struct_elem3;
+        d_b_struct->pos.z += t2;
+        d_b_struct->pos.y += t2 * b_struct_elem5;
+        d_b_struct->pos.x += t2 * b_struct_elem4;
         d_b_struct->m += d_s * tape[i];
         // line 18: s += energy(&b) + by_value(b, 0.2) + b.pos.y;
         double d_b_struct_elem = d_b_struct->v[1];
@@ -288,7 +288,7 @@ void grad_f(const double *a, double *d_a, int n, double d_return) {
         d_b_struct3->m = 0.0;
         double d_b_struct_elem4 = d_b_struct3->pos.z;
         d_b_struct3->pos.z = 0.0;
-        double t4 = d_b_struct_elem4 * a[i];
+        double t3 = d_b_struct_elem4 * a[i];
         d_b_struct_elem4 = d_b_struct3->pos.y;
         d_b_struct3->pos.y = 0.0;
         double d_b_struct_elem5 = d_b_struct3->pos.x;
@@ -297,8 +297,8 @@ void grad_f(const double *a, double *d_a, int n, double d_return) {
         d_a[i] += -d_b_struct_elem
                 + d_b_struct_elem2
                 + d_b_struct_elem3
-                + t4
-                + t4
+                + t3
+                + t3
                 + d_b_struct_elem4 * 2.0
                 + d_b_struct_elem5;
         d_b_struct_elem = d_b_struct3->v[1];

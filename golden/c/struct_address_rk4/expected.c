@@ -249,7 +249,7 @@ void grad_simulate(double k, double *d_k, double c, double *d_c, double m, doubl
 
     // reverse sweep
     double d_y[2] = {0};
-    double *y_before_rk4_step = malloc(2 * sizeof(double));
+    double y_before_rk4_step[2];
 
     // line 31: return energy * h;
     double d_energy = d_return * h;
@@ -258,27 +258,27 @@ void grad_simulate(double k, double *d_k, double c, double *d_c, double m, doubl
     double d_p_k = 0.0;
     double d_p_c = 0.0;
     double d_p_m = 0.0;
+    double t3 = 0.0;
     double t4 = 0.0;
-    double t5 = 0.0;
     for (long s = steps - 1; s >= 0; s--) {
         double y_elem = tape_y_elem[s];
         double y_elem2 = tape_y_elem2[s];
         long p_struct_before_rk4_step_len = tape_p_struct_before_rk4_step_len[s];
         Params *p_struct_before_rk4_step = malloc(p_struct_before_rk4_step_len * sizeof(double));
         for (long e = p_struct_before_rk4_step_len - 1; e >= 0; e--) {
-            double t6 = tape_p_struct_before_rk4_step[--tape_p_struct_before_rk4_step_top];
-            ((double *)p_struct_before_rk4_step)[e] = t6;
+            double t5 = tape_p_struct_before_rk4_step[--tape_p_struct_before_rk4_step_top];
+            ((double *)p_struct_before_rk4_step)[e] = t5;
         }
         Params d_p_struct[1] = {0};
-        for (long e = 2 - 1; e >= 0; e--) {
-            double t7 = tape_y_before_rk4_step[--tape_y_before_rk4_step_top];
-            y_before_rk4_step[e] = t7;
+        for (long e = 1; e >= 0; e--) {
+            double t6 = tape_y_before_rk4_step[--tape_y_before_rk4_step_top];
+            y_before_rk4_step[e] = t6;
         }
         // line 29: energy += 0.5 * k * y[0] * y[0] + 0.5 * m * y[1] * y[1];
-        double t8 = d_energy * y_elem;
-        d_y[1] += d_energy * (t1 * y_elem) + t8 * t1;
-        double t9 = d_energy * y_elem2;
-        d_y[0] += d_energy * (t0 * y_elem2) + t9 * t0;
+        double t7 = d_energy * y_elem;
+        d_y[1] += d_energy * (t1 * y_elem) + t7 * t1;
+        double t8 = d_energy * y_elem2;
+        d_y[0] += d_energy * (t0 * y_elem2) + t8 * t0;
         // line 28: rk4_step(&p, h, y);
         grad_rk4_step(p_struct_before_rk4_step, d_p_struct, h, y_before_rk4_step, d_y);
         double d_p_m2 = d_p_struct->m;
@@ -290,14 +290,14 @@ void grad_simulate(double k, double *d_k, double c, double *d_c, double m, doubl
         double d_p_k2 = d_p_struct->k;
         d_p_struct->k = 0.0;
         d_p_k += d_p_k2;
-        t4 += t9 * y_elem2;
-        t5 += t8 * y_elem;
+        t3 += t8 * y_elem2;
+        t4 += t7 * y_elem;
         free(p_struct_before_rk4_step);
     }
 
     // line 29: energy += 0.5 * k * y[0] * y[0] + 0.5 * m * y[1] * y[1];
-    double d_m_local = d_p_m + t5 * 0.5;
-    double d_k_local = d_p_k + t4 * 0.5;
+    double d_m_local = d_p_m + t4 * 0.5;
+    double d_k_local = d_p_k + t3 * 0.5;
 
     // line 25: memcpy(y, y0, sizeof y);
     for (long e = 0; e < 2; e++) {
@@ -308,7 +308,6 @@ void grad_simulate(double k, double *d_k, double c, double *d_c, double m, doubl
     *d_k += d_k_local;
     *d_c += d_p_c;
     *d_m += d_m_local;
-    free(y_before_rk4_step);
     free(tape_y_before_rk4_step);
     free(tape_p_struct_before_rk4_step_len);
     free(tape_p_struct_before_rk4_step);

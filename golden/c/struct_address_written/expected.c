@@ -124,9 +124,9 @@ void grad_drift(const double *x0, double *d_x0, double v0, double *d_v0, double 
 
     // line 12: return -k * (s->x[0] - 0.5 * s->x[1]) - 0.1 * s->v;
     d_s_struct->v -= d_return * 0.1;
-    double t2 = d_return * -k;
-    d_s_struct->x[1] -= t2 * 0.5;
-    d_s_struct->x[0] += t2;
+    double t1 = d_return * -k;
+    d_s_struct->x[1] -= t1 * 0.5;
+    d_s_struct->x[0] += t1;
     double d_k_local = -(d_return * (s_struct2->x[0] - 0.5 * s_struct2->x[1]));
 
     // line 34: return acc + force(q, k);
@@ -151,14 +151,14 @@ void grad_drift(const double *x0, double *d_x0, double v0, double *d_v0, double 
         long s_struct_before_step_len = tape_s_struct_before_step_len[i];
         State *s_struct_before_step = malloc(s_struct_before_step_len * sizeof(double));
         for (long e = s_struct_before_step_len - 1; e >= 0; e--) {
-            double t3 = tape_s_struct_before_step[--tape_s_struct_before_step_top];
-            ((double *)s_struct_before_step)[e] = t3;
+            double t2 = tape_s_struct_before_step[--tape_s_struct_before_step_top];
+            ((double *)s_struct_before_step)[e] = t2;
         }
         // line 32: acc += q->x[0] * q->x[0] + s.v * q->t;
         double d_q_v = d_s_v + d_acc * s_t;
         d_s_t += d_acc * q_v;
-        double t4 = d_acc * s_x_elem;
-        d_s_x[0] += 2.0 * t4;
+        double t3 = d_acc * s_x_elem;
+        d_s_x[0] += 2.0 * t3;
         // line 31: q->v *= 0.99;
         d_s_v = d_q_v * 0.99;
         // line 30: step(&s, 0.1, k);

@@ -100,19 +100,19 @@ void grad_loss(const Layer *layers, Layer *d_layers, int nl, const double *x, do
     size_t tape_h_before_dense_top = 0;
     long *tape_h_before_dense_len = calloc(1, nl * sizeof(long));
     for (long l = 0; l < nl; l++) {
-        double *t1 = h[l];
-        long t2 = layers[l].n_in < 8 ? layers[l].n_in : 8;
-        tape_h_before_dense_len[l] = t2;
-        for (long e = 0; e < t2; e++) {
+        double *t0 = h[l];
+        long t1 = layers[l].n_in < 8 ? layers[l].n_in : 8;
+        tape_h_before_dense_len[l] = t1;
+        for (long e = 0; e < t1; e++) {
             if (tape_h_before_dense_top == tape_h_before_dense_cap) {
                 tape_h_before_dense_cap = 2 * tape_h_before_dense_cap + 1;
                 tape_h_before_dense = realloc(tape_h_before_dense,
                         tape_h_before_dense_cap * sizeof(double));
             }
-            tape_h_before_dense[tape_h_before_dense_top++] = t1[e];
+            tape_h_before_dense[tape_h_before_dense_top++] = t0[e];
         }
         dense(layers[l].n_in, layers[l].n_out, layers[l].W, layers[l].b, layers[l].alpha,
-                layers[l].scale, t1, h[l + 1]);
+                layers[l].scale, t0, h[l + 1]);
     }
 
     // reverse sweep
@@ -122,24 +122,24 @@ void grad_loss(const Layer *layers, Layer *d_layers, int nl, const double *x, do
     double d_s = d_return;
     for (long o = layers[nl - 1].n_out - 1; o >= 0; o--) {
         // line 38: s += h[nl][o] * h[nl][o];
-        double t3 = d_s * h[nl][o];
-        d_h[nl][o] += 2.0 * t3;
+        double t2 = d_s * h[nl][o];
+        d_h[nl][o] += 2.0 * t2;
     }
 
     // line 33: for (int l = 0; l < nl; l++) {
     for (long l = nl - 1; l >= 0; l--) {
-        const double *t4 = layers[l].scale;
-        double *t5 = d_layers[l].b;
-        double *t6 = d_layers[l].scale;
-        double t7 = layers[l].W[0];
-        double t8 = t4[0];
-        double *t9 = d_layers[l].W;
+        const double *t3 = layers[l].scale;
+        double *t4 = d_layers[l].b;
+        double *t5 = d_layers[l].scale;
+        double t6 = layers[l].W[0];
+        double t7 = t3[0];
+        double *t8 = d_layers[l].W;
         // line 35: s += L->scale[0] * L->W[0] * L->W[0] + (layers + l)->scale[1] * layers[l].b[0];
-        t5[0] += d_s * t4[1];
-        t6[1] += d_s * layers[l].b[0];
-        double t10 = d_s * t7;
-        t9[0] += d_s * (t8 * t7) + t10 * t8;
-        t6[0] += t10 * t7;
+        t4[0] += d_s * t3[1];
+        t5[1] += d_s * layers[l].b[0];
+        double t9 = d_s * t6;
+        t8[0] += d_s * (t7 * t6) + t9 * t7;
+        t5[0] += t9 * t6;
     }
 
     // line 30: for (int l = 0; l < nl; l++)
@@ -148,8 +148,8 @@ void grad_loss(const Layer *layers, Layer *d_layers, int nl, const double *x, do
         double *h_before_dense = malloc(
                 (h_before_dense_len > 0 ? h_before_dense_len : 0) * sizeof(double));
         for (long e = h_before_dense_len - 1; e >= 0; e--) {
-            double t11 = tape_h_before_dense[--tape_h_before_dense_top];
-            h_before_dense[e] = t11;
+            double t10 = tape_h_before_dense[--tape_h_before_dense_top];
+            h_before_dense[e] = t10;
         }
         // line 31: dense(&layers[l], h[l], h[l + 1]);
         double *h_for_dense = malloc(max_l(layers[l].n_out, 0) * sizeof(double));

@@ -104,13 +104,13 @@ static void grad_mat_mult(int A_rows, int A_cols, const double *A_data, double *
 void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_steps, int nsteps,
                 Wishart w, Wishart *d_w, double d_return) {
     // forward sweep
-    double *T_data = malloc(A->rows * A->cols * sizeof(double));
-    double t0 = 0.5 * w.gamma;
+    long t0 = A->rows * A->cols;
+    double *T_data = malloc(t0 * sizeof(double));
+    double t1 = 0.5 * w.gamma;
     double frobenius_value = frobenius(A->rows, A->cols, A->data);
     double *tape = calloc(1, nsteps * sizeof(double));
     long *tape_T_rows = calloc(1, nsteps * sizeof(long));
     long *tape_T_cols = calloc(1, nsteps * sizeof(long));
-    long t2 = A->rows * A->cols;
     size_t tape_T_data_before_frobenius_cap = 0;
     double *tape_T_data_before_frobenius = NULL;
     size_t tape_T_data_before_frobenius_top = 0;
@@ -140,7 +140,7 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
         tape_T_rows[t] = T_rows;
         T_cols = T_cols_cell[0];
         tape_T_cols[t] = T_cols;
-        long t3 = T_rows * T_cols < t2 ? T_rows * T_cols : t2;
+        long t3 = T_rows * T_cols < t0 ? T_rows * T_cols : t0;
         tape_T_data_before_frobenius_len[t] = t3;
         for (long e = 0; e < t3; e++) {
             if (tape_T_data_before_frobenius_top == tape_T_data_before_frobenius_cap) {
@@ -154,8 +154,8 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
     }
 
     // reverse sweep
-    double *d_T_data = calloc(1, A->rows * A->cols * sizeof(double));
-    double *T_data_for_mat_mult = malloc(t2 * sizeof(double));
+    double *d_T_data = calloc(1, t0 * sizeof(double));
+    double *T_data_for_mat_mult = malloc(t0 * sizeof(double));
 
     // line 40: for (int t = 0; t < nsteps; t++) {
     double d_s = d_return;
@@ -190,9 +190,9 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
     // line 30: return 0.5 * w.gamma * w.gamma * frobenius(M) - w.m * M->data[0];
     d_A->data[0] -= d_s * w.m;
     double t6 = d_s * frobenius_value;
-    double d_frobenius_value = d_s * (t0 * w.gamma);
+    double d_frobenius_value = d_s * (t1 * w.gamma);
     grad_frobenius(A->rows, A->cols, A->data, d_A->data, d_frobenius_value);
-    double d_w_gamma_local = t6 * t0;
+    double d_w_gamma_local = t6 * t1;
     d_w_gamma_local += t6 * w.gamma * 0.5;
     d_w->gamma += d_w_gamma_local;
     free(T_data_for_mat_mult);

@@ -83,8 +83,8 @@ void grad_blurred_energy(int n, int m, const double A[n][m], double d_A[n][m], d
     }
 
     // line 22: blur(n, m, A, B);
-    double *B_for_blur = malloc(n * m * sizeof(double));
-    grad_blur(n, m, A, d_A, (double (*)[m])B_for_blur, d_B);
+    double (*B_for_blur)[m] = malloc(n * m * sizeof(double));
+    grad_blur(n, m, A, d_A, B_for_blur, d_B);
     free(B_for_blur);
     free(d_B);
     free(B);

@@ -70,5 +70,5 @@ def grad_blurred_energy(n, m, A, d_A, d_return=1.0):
             d_B[i, j] += d_e * (B[i, j] * B[i, j]) + t0 + t0
 
     # line 22: blur(n, m, A, B);
-    B_for_blur = np.empty((n, B.shape[1]))
+    B_for_blur = np.empty((n, m))
     grad_blur(n, m, A, d_A, B_for_blur, d_B)

@@ -63,28 +63,28 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     long up = rank > 0 ? rank - 1 : MPI_PROC_NULL;
     long down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
-    double *v = malloc((rows + 2) * m * sizeof(double));
+    long t0 = (rows + 2) * m;
+    double *v = malloc(t0 * sizeof(double));
 
     // binomial(3) checkpointing of the loop at line 17
     long ck_last = steps - 1;
     long ck_iter[3] = {0};
-    long t1 = rows * m + 2 * m;
-    double *snap_u = malloc(3 * t1 * sizeof(double));
-    double *u_ck = malloc(t1 * sizeof(double));
-    long t2 = (rows + 2) * m;
-    double *snap_v = malloc(3 * t2 * sizeof(double));
-    double *v_ck = malloc(t2 * sizeof(double));
+    long t2 = rows * m + 2 * m;
+    double *snap_u = malloc(3 * t2 * sizeof(double));
+    double *u_ck = malloc(t2 * sizeof(double));
+    double *snap_v = malloc(3 * t0 * sizeof(double));
+    double *v_ck = malloc(t0 * sizeof(double));
     long ck_next = 0;
     long ck_depth = 0;
     for (long t = 0; t < steps; t++) {
         if (t == ck_next) {
             ck_iter[ck_depth] = t;
-            long t3 = ck_depth * t1;
-            for (long ck_e = 0; ck_e < t1; ck_e++) {
+            long t3 = ck_depth * t2;
+            for (long ck_e = 0; ck_e < t2; ck_e++) {
                 snap_u[t3 + ck_e] = u[ck_e];
             }
-            long t4 = ck_depth * t2;
-            for (long ck_e = 0; ck_e < t2; ck_e++) {
+            long t4 = ck_depth * t0;
+            for (long ck_e = 0; ck_e < t0; ck_e++) {
                 snap_v[t4 + ck_e] = v[ck_e];
             }
             long ck_free = 3 - (ck_depth + 1);
@@ -94,10 +94,10 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
             ck_depth++;
         }
         if (t == ck_last) {
-            for (long ck_e = 0; ck_e < t1; ck_e++) {
+            for (long ck_e = 0; ck_e < t2; ck_e++) {
                 u_ck[ck_e] = u[ck_e];
             }
-            for (long ck_e = 0; ck_e < t2; ck_e++) {
+            for (long ck_e = 0; ck_e < t0; ck_e++) {
                 v_ck[ck_e] = v[ck_e];
             }
         }
@@ -138,7 +138,7 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
     // reverse sweep
     double d_total[1] = {0};
     double d_s[1] = {0};
-    double *d_v = calloc(1, (rows + 2) * m * sizeof(double));
+    double *d_v = calloc(1, t0 * sizeof(double));
 
     // line 39: return total;
     d_total[0] += d_return;
@@ -175,12 +175,12 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
         ck_depth = ck_top > t ? ck_depth - 1 : ck_depth;
         long ck_slot = ck_depth - 1;
         if (t < ck_last) {
-            long t10 = ck_slot * t1;
-            for (long ck_e = 0; ck_e < t1; ck_e++) {
+            long t10 = ck_slot * t2;
+            for (long ck_e = 0; ck_e < t2; ck_e++) {
                 u_ck[ck_e] = snap_u[t10 + ck_e];
             }
-            long t11 = ck_slot * t2;
-            for (long ck_e = 0; ck_e < t2; ck_e++) {
+            long t11 = ck_slot * t0;
+            for (long ck_e = 0; ck_e < t0; ck_e++) {
                 v_ck[ck_e] = snap_v[t11 + ck_e];
             }
         }
@@ -215,12 +215,12 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
             }
             if (ck_mid < t) {
                 ck_iter[ck_depth] = ck_mid;
-                long t13 = ck_depth * t1;
-                for (long ck_e = 0; ck_e < t1; ck_e++) {
+                long t13 = ck_depth * t2;
+                for (long ck_e = 0; ck_e < t2; ck_e++) {
                     snap_u[t13 + ck_e] = u_ck[ck_e];
                 }
-                long t14 = ck_depth * t2;
-                for (long ck_e = 0; ck_e < t2; ck_e++) {
+                long t14 = ck_depth * t0;
+                for (long ck_e = 0; ck_e < t0; ck_e++) {
                     snap_v[t14 + ck_e] = v_ck[ck_e];
                 }
                 ck_depth++;

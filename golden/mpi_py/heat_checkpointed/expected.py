@@ -51,38 +51,38 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD, d_return=1.0):
     left = rank - 1 if rank > 0 else MPI.PROC_NULL
     size = comm.Get_size()
     right = rank + 1 if rank < size - 1 else MPI.PROC_NULL
-    nxt = np.zeros(n + 2)
+    t0 = n + 2
+    nxt = np.zeros(t0)
 
     # binomial(2) checkpointing of the loop at line 14
-    t0 = max(steps, 0)
-    ck_last = t0 - 1
+    t1 = max(steps, 0)
+    ck_last = t1 - 1
     ck_iter = np.zeros(2, dtype=np.int64)
-    t1 = u.shape[0]
-    snap_u = np.empty(2 * t1)
-    u_ck = np.empty(t1)
-    t2 = nxt.shape[0]
-    snap_nxt = np.empty(2 * t2)
-    nxt_ck = np.empty(t2)
+    t2 = u.shape[0]
+    snap_u = np.empty(2 * t2)
+    u_ck = np.empty(t2)
+    snap_nxt = np.empty(2 * t0)
+    nxt_ck = np.empty(t0)
     ck_next = 0
     ck_depth = 0
     for t in range(steps):
         if t == ck_next:
             ck_iter[ck_depth] = t
-            t3 = ck_depth * t1
-            for ck_e in range(t1):
-                snap_u[t3 + ck_e] = u[ck_e]
-            t4 = ck_depth * t2
+            t3 = ck_depth * t2
             for ck_e in range(t2):
+                snap_u[t3 + ck_e] = u[ck_e]
+            t4 = ck_depth * t0
+            for ck_e in range(t0):
                 snap_nxt[t4 + ck_e] = nxt[ck_e]
             ck_free = 2 - (ck_depth + 1)
-            ck_steps = t0 - t
+            ck_steps = t1 - t
             ck_split = revolve_split(ck_steps, ck_free)
-            ck_next = t + ck_split if t + ck_split < ck_last else t0
+            ck_next = t + ck_split if t + ck_split < ck_last else t1
             ck_depth += 1
         if t == ck_last:
-            for ck_e in range(t1):
-                u_ck[ck_e] = u[ck_e]
             for ck_e in range(t2):
+                u_ck[ck_e] = u[ck_e]
+            for ck_e in range(t0):
                 nxt_ck[ck_e] = nxt[ck_e]
         comm.Sendrecv(
             u[n : n + 1], dest=right, sendtag=0, recvbuf=u[:1], source=left, recvtag=0
@@ -105,7 +105,7 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD, d_return=1.0):
 
     # reverse sweep
     d_e = np.zeros(1)
-    d_nxt = np.zeros(n + 2)
+    d_nxt = np.zeros(t0)
 
     # line 24: return e[0]
     d_e[0] += d_return
@@ -125,11 +125,11 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD, d_return=1.0):
         ck_depth = ck_depth - 1 if ck_top > t else ck_depth
         ck_slot = ck_depth - 1
         if t < ck_last:
-            t7 = ck_slot * t1
-            for ck_e in range(t1):
-                u_ck[ck_e] = snap_u[t7 + ck_e]
-            t8 = ck_slot * t2
+            t7 = ck_slot * t2
             for ck_e in range(t2):
+                u_ck[ck_e] = snap_u[t7 + ck_e]
+            t8 = ck_slot * t0
+            for ck_e in range(t0):
                 nxt_ck[ck_e] = snap_nxt[t8 + ck_e]
         ck_from = ck_iter[ck_slot] if t < ck_last else t
         ck_at = ck_from
@@ -155,11 +155,11 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD, d_return=1.0):
                     u_ck[i] = nxt_ck[i]
             if ck_mid < t:
                 ck_iter[ck_depth] = ck_mid
-                t9 = ck_depth * t1
-                for ck_e in range(t1):
-                    snap_u[t9 + ck_e] = u_ck[ck_e]
-                t10 = ck_depth * t2
+                t9 = ck_depth * t2
                 for ck_e in range(t2):
+                    snap_u[t9 + ck_e] = u_ck[ck_e]
+                t10 = ck_depth * t0
+                for ck_e in range(t0):
                     snap_nxt[t10 + ck_e] = nxt_ck[ck_e]
                 ck_depth += 1
             ck_at = ck_mid

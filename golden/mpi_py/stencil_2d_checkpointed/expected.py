@@ -52,46 +52,45 @@ def grad_stencil(u, d_u, c, steps, comm=MPI.COMM_WORLD, d_return=1.0):
     up = rank - 1 if rank > 0 else MPI.PROC_NULL
     size = comm.Get_size()
     down = rank + 1 if rank < size - 1 else MPI.PROC_NULL
-    v = np.zeros((rows + 2, m))
+    t0 = rows + 2
+    v = np.zeros((t0, m))
 
     # binomial(3) checkpointing of the loop at line 15
-    t0 = max(steps, 0)
-    ck_last = t0 - 1
+    t1 = max(steps, 0)
+    ck_last = t1 - 1
     ck_iter = np.zeros(3, dtype=np.int64)
-    t1 = u.shape[0]
-    t2 = u.shape[1]
-    t3 = t1 * t2
-    snap_u = np.empty(3 * t3)
-    u_ck = np.empty((t1, t2))
-    t4 = v.shape[0]
-    t5 = v.shape[1]
-    t6 = t4 * t5
-    snap_v = np.empty(3 * t6)
-    v_ck = np.empty((t4, t5))
+    t2 = u.shape[0]
+    t3 = u.shape[1]
+    t4 = t2 * t3
+    snap_u = np.empty(3 * t4)
+    u_ck = np.empty((t2, t3))
+    t5 = t0 * m
+    snap_v = np.empty(3 * t5)
+    v_ck = np.empty((t0, m))
     ck_next = 0
     ck_depth = 0
     for t in range(steps):
         if t == ck_next:
             ck_iter[ck_depth] = t
-            t7 = ck_depth * t3
-            for ck_e in range(t1):
-                for ck_e2 in range(t2):
-                    snap_u[t7 + (ck_e * t2 + ck_e2)] = u[ck_e, ck_e2]
-            t8 = ck_depth * t6
-            for ck_e in range(t4):
-                for ck_e2 in range(t5):
-                    snap_v[t8 + (ck_e * t5 + ck_e2)] = v[ck_e, ck_e2]
+            t6 = ck_depth * t4
+            for ck_e in range(t2):
+                for ck_e2 in range(t3):
+                    snap_u[t6 + (ck_e * t3 + ck_e2)] = u[ck_e, ck_e2]
+            t7 = ck_depth * t5
+            for ck_e in range(t0):
+                for ck_e2 in range(m):
+                    snap_v[t7 + (ck_e * m + ck_e2)] = v[ck_e, ck_e2]
             ck_free = 3 - (ck_depth + 1)
-            ck_steps = t0 - t
+            ck_steps = t1 - t
             ck_split = revolve_split(ck_steps, ck_free)
-            ck_next = t + ck_split if t + ck_split < ck_last else t0
+            ck_next = t + ck_split if t + ck_split < ck_last else t1
             ck_depth += 1
         if t == ck_last:
-            for ck_e in range(t1):
-                for ck_e2 in range(t2):
+            for ck_e in range(t2):
+                for ck_e2 in range(t3):
                     u_ck[ck_e, ck_e2] = u[ck_e, ck_e2]
-            for ck_e in range(t4):
-                for ck_e2 in range(t5):
+            for ck_e in range(t0):
+                for ck_e2 in range(m):
                     v_ck[ck_e, ck_e2] = v[ck_e, ck_e2]
         comm.Sendrecv(u[rows], dest=down, sendtag=0, recvbuf=u[0], source=up, recvtag=0)
         comm.Sendrecv(
@@ -110,28 +109,28 @@ def grad_stencil(u, d_u, c, steps, comm=MPI.COMM_WORLD, d_return=1.0):
         for i in range(1, rows + 1):
             for j in range(1, m - 1):
                 u[i, j] = v[i, j]
-    t9 = rows + 1
+    t8 = rows + 1
     s = 0.0
-    for i in range(1, t9):
+    for i in range(1, t8):
         for j in range(m):
             s += u[i, j] * u[i, j]
     comm.allreduce(s, op=MPI.SUM)
 
     # reverse sweep
-    d_v = np.zeros((rows + 2, m))
+    d_v = np.zeros((t0, m))
 
     # line 29: return comm.allreduce(s, op=MPI.SUM)
     d_s_total = comm.allreduce(d_return, op=MPI.SUM)
 
     # line 26: for i in range(1, rows + 1):
-    t10 = t9 - 1
+    t9 = t8 - 1
     d_s = d_s_total
-    for i in range(t10, 0, -1):
+    for i in range(t9, 0, -1):
         # line 27: for j in range(m):
         for j in range(m - 1, -1, -1):
             # line 28: s += u[i, j] * u[i, j]
-            t11 = d_s * u[i, j]
-            d_u[i, j] += 2.0 * t11
+            t10 = d_s * u[i, j]
+            d_u[i, j] += 2.0 * t10
 
     # line 15: for t in range(steps):
     d_c = 0.0
@@ -141,14 +140,14 @@ def grad_stencil(u, d_u, c, steps, comm=MPI.COMM_WORLD, d_return=1.0):
         ck_depth = ck_depth - 1 if ck_top > t else ck_depth
         ck_slot = ck_depth - 1
         if t < ck_last:
-            t12 = ck_slot * t3
-            for ck_e in range(t1):
-                for ck_e2 in range(t2):
-                    u_ck[ck_e, ck_e2] = snap_u[t12 + (ck_e * t2 + ck_e2)]
-            t13 = ck_slot * t6
-            for ck_e in range(t4):
-                for ck_e2 in range(t5):
-                    v_ck[ck_e, ck_e2] = snap_v[t13 + (ck_e * t5 + ck_e2)]
+            t11 = ck_slot * t4
+            for ck_e in range(t2):
+                for ck_e2 in range(t3):
+                    u_ck[ck_e, ck_e2] = snap_u[t11 + (ck_e * t3 + ck_e2)]
+            t12 = ck_slot * t5
+            for ck_e in range(t0):
+                for ck_e2 in range(m):
+                    v_ck[ck_e, ck_e2] = snap_v[t12 + (ck_e * m + ck_e2)]
         ck_from = ck_iter[ck_slot] if t < ck_last else t
         ck_at = ck_from
         while ck_at < t:
@@ -157,72 +156,72 @@ def grad_stencil(u, d_u, c, steps, comm=MPI.COMM_WORLD, d_return=1.0):
             ck_split = revolve_split(ck_steps, ck_free)
             ck_mid = ck_at + ck_split
             for _ in range(ck_at, ck_mid):
-                t21 = u_ck[rows][:m]
+                t20 = u_ck[rows][:m]
                 comm.Sendrecv(
-                    t21, dest=down, sendtag=0, recvbuf=u_ck[0][:m], source=up, recvtag=0
+                    t20, dest=down, sendtag=0, recvbuf=u_ck[0][:m], source=up, recvtag=0
                 )
-                t22 = u_ck[t9][:m]
+                t21 = u_ck[t8][:m]
                 comm.Sendrecv(
-                    u_ck[1][:m], dest=up, sendtag=1, recvbuf=t22, source=down, recvtag=1
+                    u_ck[1][:m], dest=up, sendtag=1, recvbuf=t21, source=down, recvtag=1
                 )
-                for i in range(1, t9):
+                for i in range(1, t8):
                     for j in range(1, m - 1):
-                        t23 = (
+                        t22 = (
                             u_ck[i - 1, j]
                             + u_ck[i + 1, j]
                             + u_ck[i, j - 1]
                             + u_ck[i, j + 1]
                         )
-                        lap = t23 - 4.0 * u_ck[i, j]
+                        lap = t22 - 4.0 * u_ck[i, j]
                         v_ck[i, j] = u_ck[i, j] + c * lap - 0.1 * u_ck[i, j] ** 3.0
-                for i in range(1, t9):
+                for i in range(1, t8):
                     for j in range(1, m - 1):
                         u_ck[i, j] = v_ck[i, j]
             if ck_mid < t:
                 ck_iter[ck_depth] = ck_mid
-                t14 = ck_depth * t3
-                for ck_e in range(t1):
-                    for ck_e2 in range(t2):
-                        snap_u[t14 + (ck_e * t2 + ck_e2)] = u_ck[ck_e, ck_e2]
-                t15 = ck_depth * t6
-                for ck_e in range(t4):
-                    for ck_e2 in range(t5):
-                        snap_v[t15 + (ck_e * t5 + ck_e2)] = v_ck[ck_e, ck_e2]
+                t13 = ck_depth * t4
+                for ck_e in range(t2):
+                    for ck_e2 in range(t3):
+                        snap_u[t13 + (ck_e * t3 + ck_e2)] = u_ck[ck_e, ck_e2]
+                t14 = ck_depth * t5
+                for ck_e in range(t0):
+                    for ck_e2 in range(m):
+                        snap_v[t14 + (ck_e * m + ck_e2)] = v_ck[ck_e, ck_e2]
                 ck_depth += 1
             ck_at = ck_mid
         # this iteration again, keeping what its adjoint reads
-        t24 = u_ck[rows][:m]
+        t23 = u_ck[rows][:m]
         comm.Sendrecv(
-            t24, dest=down, sendtag=0, recvbuf=u_ck[0][:m], source=up, recvtag=0
+            t23, dest=down, sendtag=0, recvbuf=u_ck[0][:m], source=up, recvtag=0
         )
-        t25 = u_ck[t9][:m]
+        t24 = u_ck[t8][:m]
         comm.Sendrecv(
-            u_ck[1][:m], dest=up, sendtag=1, recvbuf=t25, source=down, recvtag=1
+            u_ck[1][:m], dest=up, sendtag=1, recvbuf=t24, source=down, recvtag=1
         )
-        t16 = max(t10, 0) * max(m - 2, 0)
-        tape_u_elem = np.empty(t16)
+        t15 = max(t9, 0) * max(m - 2, 0)
+        tape_u_elem = np.empty(t15)
         tape_u_elem_top = 0
-        tape_lap = np.empty(t16)
+        tape_lap = np.empty(t15)
         tape_lap_top = 0
-        for i in range(1, t9):
+        for i in range(1, t8):
             for j in range(1, m - 1):
                 u_elem = u_ck[i, j]
                 tape_u_elem[tape_u_elem_top] = u_elem
                 tape_u_elem_top += 1
-                t26 = u_ck[i - 1, j] + u_ck[i + 1, j] + u_ck[i, j - 1] + u_ck[i, j + 1]
-                lap = t26 - 4.0 * u_elem
+                t25 = u_ck[i - 1, j] + u_ck[i + 1, j] + u_ck[i, j - 1] + u_ck[i, j + 1]
+                lap = t25 - 4.0 * u_elem
                 tape_lap[tape_lap_top] = lap
                 tape_lap_top += 1
                 v_ck[i, j] = u_elem + c * lap - 0.1 * u_elem**3.0
-        for i in range(1, t9):
+        for i in range(1, t8):
             for j in range(1, m - 1):
                 u_ck[i, j] = v_ck[i, j]
-        t17 = d_u[t9]
-        t18 = d_u[1]
-        t19 = d_u[0]
-        t20 = d_u[rows]
+        t16 = d_u[t8]
+        t17 = d_u[1]
+        t18 = d_u[0]
+        t19 = d_u[rows]
         # line 22: for i in range(1, rows + 1):
-        for i in range(t10, 0, -1):
+        for i in range(t9, 0, -1):
             # line 23: for j in range(1, m - 1):
             for j in range(m - 2, 0, -1):
                 # line 24: u[i, j] = v[i, j]
@@ -230,7 +229,7 @@ def grad_stencil(u, d_u, c, steps, comm=MPI.COMM_WORLD, d_return=1.0):
                 d_u[i, j] = 0.0
                 d_v[i, j] += d_u_i_j
         # line 18: for i in range(1, rows + 1):
-        for i in range(t10, 0, -1):
+        for i in range(t9, 0, -1):
             # line 19: for j in range(1, m - 1):
             for j in range(m - 2, 0, -1):
                 tape_u_elem_top -= 1
@@ -253,21 +252,21 @@ def grad_stencil(u, d_u, c, steps, comm=MPI.COMM_WORLD, d_return=1.0):
         # line 17: comm.Sendrecv(u[1], dest=up, sendtag=1, recvbuf=u[rows + 1], source=down, rec...
         d_u_in = np.zeros(m)
         comm.Sendrecv(
-            t17[:m], dest=down, sendtag=1, recvbuf=d_u_in, source=up, recvtag=1
+            t16[:m], dest=down, sendtag=1, recvbuf=d_u_in, source=up, recvtag=1
         )
         if down != MPI.PROC_NULL:
             for e in range(m):
-                t17[e] = 0.0
+                t16[e] = 0.0
         for e in range(m):
-            t18[e] += d_u_in[e]
+            t17[e] += d_u_in[e]
         # line 16: comm.Sendrecv(u[rows], dest=down, sendtag=0, recvbuf=u[0], source=up, recvtag=0)
         d_u_in = np.zeros(m)
         comm.Sendrecv(
-            t19[:m], dest=up, sendtag=0, recvbuf=d_u_in, source=down, recvtag=0
+            t18[:m], dest=up, sendtag=0, recvbuf=d_u_in, source=down, recvtag=0
         )
         if up != MPI.PROC_NULL:
             for e in range(m):
-                t19[e] = 0.0
+                t18[e] = 0.0
         for e in range(m):
-            t20[e] += d_u_in[e]
+            t19[e] += d_u_in[e]
     return d_c

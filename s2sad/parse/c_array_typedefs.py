@@ -1,0 +1,68 @@
+"""Array types named by a typedef, read as the arrays they name.
+
+Small fixed-size vectors and matrices are often typedefs of arrays (linmath.h's ``typedef float
+vec4[4]; typedef vec4 mat4x4[4];``, a Kalman filter's ``typedef double mat2[2][2];``), used as
+parameters (``const mat2 A``, which C reads as ``const double (*A)[2]``), locals with their
+initializers (``mat2 P = {{1, 0}, {0, 1}};``), struct members, casts and ``sizeof``. Each place
+that names one is given the array declarator it stands for (``const double A[2][2]``), its own
+name and qualifiers kept, so that every later pass sees the arrays C sees. A typedef of a typedef
+of an array (``mat4x4`` above) is expanded first.
+
+Runs on the whole file right after parsing, before any other pass reads a declaration. Only
+file-scope typedefs are expanded: a typedef inside a function is rare in numerical C, and stays
+an unknown type there (a located error, as before).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from pycparser import c_ast
+
+from .c_expr import walk
+
+
+def expand_array_typedefs(ast: c_ast.FileAST) -> None:
+    """Give every declaration, type name and typedef of ``ast`` that names an array typedef the
+    array declarator it stands for, in place."""
+    arrays: dict[str, c_ast.ArrayDecl] = {}
+    for ext in ast.ext:
+        if isinstance(ext, c_ast.Typedef):
+            _expand(ext, arrays)  # typedef vec4 mat4x4[4]: vec4 first
+            if isinstance(ext.type, c_ast.ArrayDecl):
+                arrays[ext.name] = ext.type
+        elif arrays:
+            _expand(ext, arrays)
+
+
+def _expand(top: c_ast.Node, arrays: dict[str, c_ast.ArrayDecl]) -> None:
+    if not arrays:
+        return
+    for node in walk(top):  # (a node's children are listed after the walk yields it: its new type is walked)
+        inner = getattr(node, "type", None)
+        name = _named_array(inner, arrays)
+        if name is not None:
+            node.type = _array_declarator(inner, arrays[name])
+
+
+def _named_array(node: object, arrays: dict[str, c_ast.ArrayDecl]) -> str | None:
+    """The array typedef ``node`` (a ``TypeDecl``) names, if it names one."""
+    if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.IdentifierType):
+        names = node.type.names
+        if len(names) == 1 and names[0] in arrays:
+            return names[0]
+    return None
+
+
+def _array_declarator(use: c_ast.TypeDecl, array: c_ast.ArrayDecl) -> c_ast.ArrayDecl:
+    """The typedef's array declarator for the name ``use`` declares, with ``use``'s qualifiers
+    (``const mat2 A``: the numbers are const) and its place in the source."""
+    made = copy.deepcopy(array)
+    for node in walk(made):
+        node.coord = use.coord
+    leaf = made
+    while not isinstance(leaf, c_ast.TypeDecl):
+        leaf = leaf.type
+    leaf.declname = use.declname
+    leaf.quals = list(dict.fromkeys([*use.quals, *leaf.quals]))
+    return made
