@@ -702,3 +702,44 @@ def test_a_parameter_a_loop_rebinds_to_an_array_is_taken_for_that_array(target):
         np.testing.assert_allclose(got, central_difference(f, args, k), rtol=1e-6, atol=1e-8)
     with pytest.raises(ValueError, match="v must be a 1-D array"):
         grad(u, d_u, 0.5, np.zeros(()), 0.7, 0.05, 3)
+
+
+# -- an index guessed a number in a helper ---------------------------------------------------------
+
+HELPER_GATHER = """
+def g(h, k):
+    return np.sum(h[k] ** 2)
+
+
+def f(x, k):
+    return g(x, k)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_an_index_a_helper_guesses_a_number_is_checked_where_it_enters(target):
+    """``g(x, k)`` with ``h[k]`` in ``g``: ``k`` may be an array of integers there (a gather), which
+    the helper's adjoint ``d_x[k] += ...`` would sum wrongly over repeated indices. The guess is
+    the caller's too: its entry refuses an array ``k`` (probe p65 took [0, 1, 1] and got 1 where 2
+    was right), and an integer ``k`` gets the derivative."""
+    assert assumed(HELPER_GATHER, "f") == {"k": 0}
+    grad, _ = gradient(HELPER_GATHER, "f", ["x"], target)
+    x = np.array([0.1, 0.2, 0.3])
+    with pytest.raises(ValueError, match="k must be an integer"):
+        grad(x, np.zeros(3), np.array([0, 1, 1]))
+    d_x = np.zeros(3)
+    grad(x, d_x, 1)
+    assert d_x == pytest.approx([0.0, 0.4, 0.0])
+
+
+def test_an_index_array_annotated_where_it_enters_gathers_through_the_helper():
+    """Annotated in the caller, the helper's instance gathers: repeated indices add up."""
+    source = HELPER_GATHER.replace("def f(x, k):", 'def f(x, k: "i64[m]"):')
+    grad, text = gradient(source, "f", ["x"])
+    assert "np.add.at(d_x, k," in text
+    x, k = np.array([0.1, 0.2, 0.3]), np.array([0, 1, 1, 2, 1])
+    d_x = np.zeros(3)
+    grad(x, d_x, k)
+    f = primal(source, "f")
+    assert d_x == pytest.approx(central_difference(f, [x, k], 0), rel=1e-6)
+    assert d_x == pytest.approx([0.2, 1.2, 0.6])  # x[1] gathered three times: 3 * 2 * 0.2

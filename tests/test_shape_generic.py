@@ -1165,3 +1165,37 @@ def test_a_whole_sum_a_helper_takes_of_an_argument_is_seen_by_the_caller():
         grad(c, np.zeros(3), np.array([0.5, 1.5]))
     check_gradient(primal(HELPER_SUM, "f"), grad, [ParamSpec("c", "array", (3,)), ParamSpec("x", "float")],
                    ["c", "x"], set(), np.random.default_rng(5), rtol=1e-5, atol=1e-7)
+
+
+# -- an array rebound in a loop beside a shape-generic parameter -------------------------------------
+
+REBOUND_BESIDE_GENERIC = """
+def f(q):
+    Q = q * np.eye(2)
+    P = np.eye(2)
+    for _ in range(3):
+        P = P @ P + Q
+        P = P - np.outer(P[0], P[1])
+    return np.sum(P)
+"""
+
+
+@TARGETS
+@pytest.mark.parametrize("shape", [(), (2,), (2, 1), (1, 2), (2, 2)])
+def test_a_rebound_arrays_shape_check_lets_a_generic_parameter_stretch(out, shape):
+    """``P`` keeps its 2 x 2 shape only if ``q * np.eye(2)`` does: the entry checks each axis of
+    ``q`` NumPy aligns with it, which a number or a shorter array has one long (probe p61: the
+    check asked for ``np.shape(q)[0]`` of a number, an IndexError in the gradient itself)."""
+    grad, _ = gradient(REBOUND_BESIDE_GENERIC, "f", ["q"], out)
+    q = np.linspace(0.1, 0.4, int(np.prod(shape))).reshape(shape)
+    d_q = np.zeros(shape)
+    grad(q if shape else float(q), d_q)
+    expected = central_difference(primal(REBOUND_BESIDE_GENERIC, "f"), [q], 0)
+    assert d_q == pytest.approx(expected, rel=1e-5, abs=1e-7)
+
+
+@TARGETS
+def test_a_generic_parameter_that_would_grow_the_rebound_array_is_refused(out):
+    grad, _ = gradient(REBOUND_BESIDE_GENERIC, "f", ["q"], out)
+    with pytest.raises(ValueError, match=r"must equal q.shape\[1\] \(or be 1\)"):
+        grad(np.ones(3), np.zeros(3))

@@ -1711,6 +1711,11 @@ class _Inference:
         visit(self.fn.body)
         for a in self.numpy_args:
             names.update(flow(a))
+            # An integer passed where the callee guesses a number (g(x, k) with h[k] in g: an array
+            # of integers there is a gather): the guess is this function's too, and its entry checks
+            # it (probe p65: through a helper, an array k went unchecked, and the adjoint's d_x[k] +=
+            # g dropped the repeated indices).
+            indexing.update(n for n in flow(a) if types.get(n) is not None and types[n].is_int)
         for found in (names, scalar_only, indexing, counted, reduced):
             todo = list(found)
             while todo:  # what is assigned to a name is where the name's value goes too
