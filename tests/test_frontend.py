@@ -1604,7 +1604,7 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
     "module_level_array": ("""
         import numpy as np
 
-        W = np.ones(3)
+        W = np.cos(np.ones(3))
 
         def f(x):
             return x * W[0]

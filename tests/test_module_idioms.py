@@ -329,3 +329,57 @@ def test_prange_with_a_range_fallback_is_read_as_range(monkeypatch):
     primal = _exec(src, monkeypatch, ("numba",)).f
     params = [ParamSpec("x", "array", (4,)), ParamSpec("n", "int", value=4)]
     check_gradient(primal, _exec(text).grad_f, params, ["x"], set(), np.random.default_rng(3))
+
+
+# -- module-level tables of literals -----------------------------------------------------------------
+
+TABLES = """\
+import numpy as np
+
+TAUS = np.array([0.1, 0.5, 0.9])
+NODES = np.linspace(-1.0, 1.0, 5)
+WEIGHTS = [0.2, 0.3, 0.5]
+SCALE = 2.0
+
+
+def pinball(r, tau):
+    return np.sum(np.maximum(tau * r, (tau - 1.0) * r))
+
+
+def f(x, y):
+    \"\"\"A loss reading three tables of the module, one through a helper.\"\"\"
+    total = 0.0
+    for k in range(3):
+        total += WEIGHTS[k] * pinball(y - TAUS[k] * x, TAUS[k])
+    return total + SCALE * np.sum(np.tanh(NODES * x[0]) ** 2)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_module_tables_of_literals_are_read_where_a_function_starts(target):
+    """``TAUS = np.array([...])``, ``np.linspace(...)``, a list of numbers at the top of the file:
+    each function that reads one makes it again where it starts (the gradient, a file of its
+    own, has no module to read it from), under the source's name (probe p64 was refused)."""
+    text = pipeline.gradient_source(TABLES, "prog.py", "f", ["x", "y"], target)
+    assert "TAUS = " in text and "WEIGHTS = " in text and "NODES = " in text
+    primal = _exec(TABLES).f
+    namespace: dict = {}
+    exec(compile(text, "<grad_f>", "exec"), namespace)
+    grad = namespace["grad_f"]
+    x, y = np.array([0.3, -0.4, 0.8]), np.array([0.5, 0.1, -0.6])
+    d_x, d_y = np.zeros(3), np.zeros(3)
+    grad(x, d_x, y, d_y)
+    h = 1e-6
+    for k in range(3):
+        e = np.eye(3)[k] * h
+        assert d_x[k] == pytest.approx((primal(x + e, y) - primal(x - e, y)) / (2 * h), rel=1e-6, abs=1e-8)
+        assert d_y[k] == pytest.approx((primal(x, y + e) - primal(x, y - e)) / (2 * h), rel=1e-6, abs=1e-8)
+
+
+def test_a_module_table_some_function_writes_stays_refused():
+    """A table written in place (here by a helper it is passed to) changes from one call to the
+    next in the primal; made again in each call it would not: refused, located, as before."""
+    source = TABLES.replace("def f(x, y):", "def bump(t):\n    t[0] += 1.0\n\n\ndef f(x, y):\n    bump(TAUS)")
+    diagnostics = _refused(source)
+    assert diagnostics and all("module-level variable 'TAUS' is not a numeric constant" in d.message
+                               for d in diagnostics)

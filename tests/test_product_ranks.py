@@ -248,3 +248,23 @@ def test_batched_matrix_products_in_c_output_match_python():
     fn(A, got_A, B, got_B, 2, 3, 4, 5, 0.7)
     np.testing.assert_allclose(got_A, want_A, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(got_B, want_B, rtol=1e-12, atol=1e-14)
+
+
+FORWARD_SUBSTITUTION = HEADER + """
+def f(x, y):
+    n = len(x)
+    z = np.zeros(n)
+    for i in range(n):
+        z[i] = y[i] - np.dot(x[:i], z[:i])
+    return np.dot(z, z)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_an_element_beside_a_dot_product_is_an_element(target):
+    """``y[i] - np.dot(x[:i], z[:i])``: two lower-case parts make a dot product, a number, so
+    ``y[i]`` is an element and ``y`` a vector (probe p60: ``y`` was taken for a matrix, and the
+    store of the row it gave into ``z[i]`` was refused)."""
+    fn = parse_source(FORWARD_SUBSTITUTION, "prog.py", "f").functions["f"]
+    assert [str(p.type) for p in fn.params] == ["array<f64,1>", "array<f64,1>"]
+    check_source(FORWARD_SUBSTITUTION, ["x", "y"], [arr("x", 5), arr("y", 5)], target=target)

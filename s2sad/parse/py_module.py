@@ -136,6 +136,8 @@ class ModuleInfo:
     function_bindings: dict[str, Binding] = field(default_factory=dict)
     # Module-level names bound once to ``logging.getLogger(...)``: their calls only log.
     loggers: set[str] = field(default_factory=set)
+    # Other globals bound once, by a top-level assignment: name -> (the value, the statement).
+    values: dict[str, tuple[cst.BaseExpression, cst.CSTNode]] = field(default_factory=dict)
     # Local functions lifted to module level (py_local_functions): lifted name -> (the enclosing
     # function, the local name, the enclosing variables it takes first).
     lifted: dict[str, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict)
@@ -229,6 +231,9 @@ def scan_module(module: cst.Module, filename: str) -> ModuleInfo:
                 info.classes.add(name)
             elif isinstance(b.expr, cst.Call):
                 made_by[name] = b.expr
+            if b.kind == "value" and b.how == "assignment" and b.expr is not None and b.node is not None \
+                    and not b.main:
+                info.values[name] = (b.expr, b.node)
     info.loggers = {name for name, call in made_by.items() if info.canonical_name(call.func) == "logging.getLogger"}
     position = {name: scanner.order[id(b)] for name, b in info.function_bindings.items()}
     info.functions = dict(sorted(info.functions.items(), key=lambda kv: position[kv[0]]))

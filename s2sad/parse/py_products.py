@@ -106,6 +106,12 @@ def guessed_ranks(p: Product, unknown: Callable[[cst.BaseExpression], bool], res
     return left_rank, right_rank
 
 
+def dot_by_notation(left: cst.BaseExpression, right: cst.BaseExpression) -> bool:
+    """Whether a product of ``left`` and ``right`` reads as a dot product: two lower-case names or
+    parts of them (``x @ x``, ``np.dot(x[:i], z[:i])``), a number by the notation's convention."""
+    return _lower_case_name(left) and _lower_case_name(right)
+
+
 def _lower_case_name(e: cst.BaseExpression) -> bool:
     """A name in lower case (``alpha``, ``h``), or a part of one (``y[t - p:t][::-1]``, ``x[i]``): a
     vector by the notation's convention."""

@@ -34,7 +34,7 @@ from ..ssa.ops import MATH_FNS
 from ..ssa.types import Type
 from . import py_intrinsics as lib
 from .py_flow import all_names, children, is_new_axis, is_shape_subscript, is_whole_slice, subscript_chain
-from .py_products import product_operands
+from .py_products import dot_by_notation, product_operands
 
 # The most axes a NumPy array has (NumPy 2; NumPy 1: 32): a literal axis past them is no evidence.
 MAX_AXES = 64
@@ -391,7 +391,8 @@ class RankUses:
         an array in elementwise arithmetic is taken for a row (``targets`` one axis more than its
         indices), as code that indexes a value and then broadcasts it means; a guess the gradient
         checks on entry (a number there would do too: then the check names the annotation)."""
-        if isinstance(item, cst.Subscript) and not is_shape_subscript(item) and self._product_valued(other):
+        if isinstance(item, cst.Subscript) and not is_shape_subscript(item) and self._product_valued(other) \
+                and not self._dot_product(other):
             axes = self._axes_taken(item, plain=True)
             base = subscript_chain(item)[0]
             if isinstance(base, cst.Name) and base.value in self._computed_from(other, set()):
@@ -565,6 +566,16 @@ class RankUses:
             values = self.assigns.get(e.value, [])
             e = values[0] if len(values) == 1 and isinstance(values[0], cst.BaseExpression) else e
         return product_operands(e, self.canonical) is not None
+
+    def _dot_product(self, e: cst.BaseExpression) -> bool:
+        """A product that reads as a dot product (``y[i] - np.dot(x[:i], z[:i])``, a forward
+        substitution's): a number, beside which an element is an element (probe p60: ``y`` was
+        taken for a matrix, and the store of a row into ``z[i]`` refused)."""
+        if isinstance(e, cst.Name) and e.value not in self.params:
+            values = self.assigns.get(e.value, [])
+            e = values[0] if len(values) == 1 and isinstance(values[0], cst.BaseExpression) else e
+        operands = product_operands(e, self.canonical)
+        return operands is not None and dot_by_notation(*operands)
 
     def _elementwise_params(self, expr: cst.BaseExpression, seen: set[str]) -> Optional[set[str]]:
         """The parameters ``expr`` is computed from through elementwise operations (numbers,

@@ -60,6 +60,7 @@ from .py_list_args import pass_list_items
 from .py_list_front import build_lists_at_the_back
 from .py_list_results import return_list_arrays
 from .py_list_starts import start_lists_empty
+from .py_module_arrays import inline_module_arrays
 from .py_rebound_lists import rename_rebound_lists
 from .py_tuples import rewrite_tuples
 from .py_unroll import unroll_literal_loops
@@ -250,6 +251,7 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
     rewrites: list[Callable[[ModuleInfo, Any], dict]] = [
         # trapezoid(lambda x: g(x, k), a, b): trapezoid_lambda(k, a, b), calling g where it called f
         lambda i, at: specialize_function_arguments(i, at, func),
+        inline_module_arrays,  # TAUS = np.array([0.1, 0.9]) at the top: made again where a function starts
         rewrite_spellings,  # np.diff(x): x[..., 1:] - x[..., :-1]
         start_lists_empty,  # traj = [state]: traj = []; traj.append(state)
         build_lists_at_the_back,  # v.insert(0, x): v.append(x), v read reversed
