@@ -101,3 +101,29 @@ def test_counting_down_with_a_signed_counter_is_right_under_the_sanitizers():
         primal = sig.primal(build(src, INPUT_FLAGS))
         params = [ParamSpec("x", "array", shape=(4,)), ParamSpec("n", "int", value=4)]
         check_gradient(primal, grad, params, ["x"], set(), np.random.default_rng(0), returns_float=True)
+
+
+_COUNT_DOWN = "#include <stddef.h>\ndouble f(const double *x, size_t n) {{ double s = 0.0; {loop} return s; }}\n"
+
+
+@pytest.mark.parametrize("loop", [
+    "for (size_t i = n; i > 0; i--) s += x[i - 1];",
+    "for (size_t i = n; 0 < i; --i) s += x[i - 1];",
+    "for (size_t i = n; i != 0; i -= 1) s += x[i - 1];",
+    "for (size_t i = n; i >= 1 && s < 100.0; i--) s += x[i - 1];",
+])
+def test_a_count_down_its_test_keeps_above_zero_is_accepted(loop):
+    """The step runs after the test found ``i`` positive and a body that leaves ``i`` alone: it
+    never wraps (probe p39's style; golden c/unsigned_count_down checks the numbers)."""
+    parse_source(_COUNT_DOWN.format(loop=loop), "t.c", "f")
+
+
+@pytest.mark.parametrize("loop", [
+    "for (size_t i = n; i > 0; i--) { s += x[i - 1]; i--; }",  # the body steps it too
+    "for (size_t i = n; i < n + 1; i--) s += x[i - 1];",  # the test does not keep it above zero
+    "for (size_t i = n; i > 0; i -= 2) s += x[i - 1];",  # a step of two may pass zero
+])
+def test_a_count_down_that_may_wrap_is_still_refused(loop):
+    with pytest.raises(Exception) as info:
+        parse_source(_COUNT_DOWN.format(loop=loop), "t.c", "f")
+    assert "wrap around below zero" in str(info.value)

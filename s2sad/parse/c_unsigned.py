@@ -72,6 +72,7 @@ class _Checker(c_ast.NodeVisitor):
         self.reported: set[int] = set()
         self.ring: set[int] = set()  # subtractions inside a subscript (visit_ArrayRef)
         self.known: dict[int, str] = {}  # id of an expression node (alive while checked) -> its kind
+        self.guarded: set[int] = set()  # decrements a loop's test keeps above zero (visit_For)
 
     # -- declarations ------------------------------------------------------------------
     def declare(self, name: Optional[str], node: c_ast.Node) -> None:
@@ -159,8 +160,21 @@ class _Checker(c_ast.NodeVisitor):
                 self.declare(p.name, p.type)
         self.visit(node.body)
 
+    def visit_For(self, node: c_ast.For) -> None:
+        """``for (size_t i = n; i > 0; i--)`` (the body indexing ``x[i - 1]``): the step runs only
+        after the test found ``i`` positive and a body that never changes ``i`` ran, so ``i`` is at
+        least 1 there and never wraps."""
+        step, name = node.next, _name(getattr(node.next, "expr", None) or getattr(node.next, "lvalue", None))
+        decrement = isinstance(step, c_ast.UnaryOp) and step.op in ("--", "p--") or (
+            isinstance(step, c_ast.Assignment) and step.op == "-=" and _int_constant(step.rvalue) == 1)
+        if decrement and name and _above_zero(node.cond, name) and not _changes(node.stmt, name):
+            self.guarded.add(id(step))
+        self.generic_visit(node)
+
     def visit_UnaryOp(self, node: c_ast.UnaryOp) -> None:
-        if node.op in ("--", "p--") and self.kind(node.expr) == "unsigned":
+        if id(node) in self.guarded:
+            pass
+        elif node.op in ("--", "p--") and self.kind(node.expr) == "unsigned":
             self.report(node, "decrementing it", _name(node.expr))
         elif node.op == "-" and self.kind(node.expr) == "unsigned":
             self.report(node, "negating an unsigned value")
@@ -189,7 +203,7 @@ class _Checker(c_ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Assignment(self, node: c_ast.Assignment) -> None:
-        if self.kind(node.lvalue) == "unsigned":
+        if self.kind(node.lvalue) == "unsigned" and id(node) not in self.guarded:
             if node.op == "-=":
                 self.report(node, "subtracting from it", _name(node.lvalue))
             elif node.op == "=":
@@ -213,8 +227,44 @@ def _arith(a: str, b: str) -> str:
     return "unsigned" if "unsigned" in (a, b) else "signed"
 
 
-def _name(node: c_ast.Node) -> str:
+def _name(node: Optional[c_ast.Node]) -> str:
     return node.name if isinstance(node, c_ast.ID) else ""
+
+
+def _int_constant(node: c_ast.Node) -> Optional[int]:
+    if isinstance(node, c_ast.Constant) and node.type == "int":
+        try:
+            return int(node.value.rstrip("uUlL"), 0)
+        except ValueError:
+            return None
+    return None
+
+
+def _above_zero(cond: Optional[c_ast.Node], name: str) -> bool:
+    """Whether the loop test ``cond`` holds only where ``name`` is at least 1 (``i > 0``, ``i !=
+    0``, ``i >= 1``, ``0 < i``, ``1 <= i``, or such a test and others joined by ``&&``)."""
+    if not isinstance(cond, c_ast.BinaryOp):
+        return False
+    if cond.op == "&&":
+        return _above_zero(cond.left, name) or _above_zero(cond.right, name)
+    flipped = {"<": ">", "<=": ">=", "!=": "!="}
+    if _name(cond.left) == name:
+        op, bound = cond.op, _int_constant(cond.right)
+    elif _name(cond.right) == name and cond.op in flipped:
+        op, bound = flipped[cond.op], _int_constant(cond.left)
+    else:
+        return False
+    return bound is not None and (op == "!=" and bound == 0 or op == ">" and bound >= 0 or op == ">=" and bound >= 1)
+
+
+def _changes(body: Optional[c_ast.Node], name: str) -> bool:
+    """Whether ``body`` assigns ``name``, steps it, or takes its address."""
+    for n in _walk(body) if body is not None else ():
+        if isinstance(n, c_ast.Assignment) and _name(n.lvalue) == name:
+            return True
+        if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&") and _name(n.expr) == name:
+            return True
+    return False
 
 
 def _walk(node: c_ast.Node):
