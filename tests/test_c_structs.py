@@ -446,3 +446,14 @@ def test_sizeof_s2sad_cannot_know_is_located(expr):
     with pytest.raises(DiagnosticError) as info:
         pipeline.parse_source(src, "t.c", "f")
     assert any("sizeof" in d.message for d in info.value.diagnostics), info.value.diagnostics
+
+
+def test_a_compound_literal_some_paths_skip_stays_refused():
+    """A compound literal under ``?:`` (or ``&&``, ``||``) is made only on some paths: naming it
+    before its statement would make it on all of them, so it stays refused, located (golden
+    c/compound_literals has those made whenever their statement runs)."""
+    src = ("typedef struct { double a, b; } P;\nstatic double g(P p, double x) { return p.a * x + p.b; }\n"
+           "double f(const double *x, int n) { return n > 1 ? g((P){.a = x[1], .b = 1.0}, x[0]) : x[0]; }\n")
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.parse_source(src, "t.c", "f")
+    assert all(d.loc is not None and d.loc.line == 3 for d in info.value.diagnostics), info.value.diagnostics

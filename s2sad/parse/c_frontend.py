@@ -34,6 +34,7 @@ from pycparser.c_parser import ParseError
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from .annotations import annotate_loops
 from .c_array_typedefs import expand_array_typedefs
+from .c_compound_literals import name_compound_literals
 from .c_stops import stopping_functions
 from .c_function_args import FunctionPointers as _FunctionPointers, bind_function_arguments, function_typedefs
 from .c_member_functions import read_member_functions
@@ -132,6 +133,7 @@ class CFile:
                     self.globals.setdefault(ext.name, ext)
         for name in self.functions:
             self.prototypes.pop(name, None)  # declared, then defined in this file: a user function
+        name_compound_literals(self.functions)  # &(Opts){.scale = 0.5}: a local Opts_literal (c_compound_literals)
         self.cuda = self._cuda_kinds() if is_cuda(filename) else None
         self._macros()
         # Functions held in struct members, where known, passed as functions instead (c_member_functions).
