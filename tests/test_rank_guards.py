@@ -743,3 +743,22 @@ def test_an_index_array_annotated_where_it_enters_gathers_through_the_helper():
     f = primal(source, "f")
     assert d_x == pytest.approx(central_difference(f, [x, k], 0), rel=1e-6)
     assert d_x == pytest.approx([0.2, 1.2, 0.6])  # x[1] gathered three times: 3 * 2 * 0.2
+
+
+def test_an_elementwise_argument_a_helper_takes_as_an_array_makes_its_operand_one():
+    """``g(np.exp(log_h), k)`` where ``g`` indexes its first parameter: the value is an array only
+    if ``log_h`` is one (probe p65b: ``log_h`` was taken for a number, and the call refused)."""
+    source = """
+def g(h, k):
+    return np.sum(h[k])
+
+
+def f(log_h, k):
+    return g(np.exp(log_h), k)
+"""
+    assert assumed(source, "f")["log_h"] == 1
+    grad, _ = gradient(source, "f", ["log_h"])
+    x = np.array([0.1, -0.3, 0.2])
+    d = np.zeros(3)
+    grad(x, d, 1)
+    assert d == pytest.approx([0.0, np.exp(-0.3), 0.0])

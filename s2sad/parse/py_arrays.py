@@ -23,6 +23,7 @@ from ..ssa import array_ops, build
 from ..ssa.attrs import SCIPY
 from ..ssa.ir import Block, Builder, Op, Value
 from ..ssa.mathfns import MATH
+from ..ssa.ops import view_base
 from ..ssa.structured import add_carried
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
 from .py_common import Env, Fail
@@ -1134,6 +1135,12 @@ def assign_slice(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpressio
         extents.append(build.select(b, build.cmp(b, "gt", n, zero), n, zero))  # hi < lo: no elements
     elem = arr.type.elem  # type: ignore[attr-defined]
     vrank = value.type.rank if value.type.is_array else 0  # type: ignore[attr-defined]
+    if vrank and _reads_lazily(value, arr):
+        # y[1:] = y[:-1], y[1:] += y[:-1]: NumPy reads the whole value before the first store; a
+        # slice of the array stored into is printed as a view of it (NumPy's y[:-1], C's pointer),
+        # which the element stores below would overwrite before reading (a shift register's
+        # gradient was wrong: probe round 2). A copy, made before, is the value.
+        value = copied(lw, b, vnode, value)
     if vrank > len(extents):
         raise lw.fail(vnode, f"this value has {vrank} dimension(s), more than the {len(extents)} of the part "
                       "of the array it is assigned to", hint="assign a value of the part's shape")
@@ -1173,6 +1180,18 @@ def assign_slice(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpressio
             x = lw.coerce(x, elem, bb, vnode, f"an element of '{dotted_source(base) or 'the array'}'")
         bb.create("store", [arr, *index, x], [])
     _loops(b, extents, body, [])
+
+
+# Whole-array ops the outputs print as views of their operand's memory (NumPy's slices,
+# transposes and reshapes; C's pointers into the array).
+_LAZY = ("view", P + "slice", P + "transpose", P + "reshape")
+
+
+def _reads_lazily(value: Value, arr: Value) -> bool:
+    """Whether the array ``value`` is ``arr``'s memory read through views (a slice of it)."""
+    while value.defining_op is not None and value.defining_op.name in _LAZY:
+        value = value.defining_op.operands[0]
+    return view_base(value) is view_base(arr)
 
 
 def _python_bound(lw: "ExprLowerer", n: cst.BaseExpression, dim: Value, b: Builder, env: Env,

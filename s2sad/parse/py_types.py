@@ -784,6 +784,10 @@ class _Inference:
                     ev.exact_rank = 2 if matrix else t.rank
                     ev.exact_assumed = ev.exact_assumed or assumed
                     ev.forced_elem = t.elem
+                elif isinstance(t, ArrayType):
+                    # g(np.exp(log_h), k) where g takes an array: an elementwise value is one only
+                    # if an operand is (probe p65b: log_h was taken for a number, and refused)
+                    self.array_use(a, t.rank)
                 if assumed or (sig is not None and i < len(sig.param_names) and sig.param_names[i] in sig.numpy_params):
                     self.numpy_args.append(a)
                 self.expr(a, t is not None and t.is_int)
