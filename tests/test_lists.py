@@ -282,3 +282,23 @@ def test_appends_of_an_array_rebound_after_the_list_is_made_are_checked():
     assert np.allclose(d_x, [3.0, 0.0, 0.0]), d_x  # h[0][0] + h[2][0] = x[0] + (x[0] + x[0])
     with pytest.raises(ValueError, match=r"x.shape\[0\] must equal m|items of the list 'h'"):
         grad(np.array([0.5, 1.0, 2.0]), np.zeros(3), 3, 2)
+
+
+TUPLE_ITERATED = """
+import numpy as np
+
+
+def f(a, b, x: "f64[n]"):
+    s = sum(p ** 2 for p in (a, b))
+    for w in (a, b, 2.0):
+        s += w * np.sum(x ** 2)
+    return s + sum(p * q for p, q in zip((a, b), (b, a)))
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_a_tuple_written_where_a_loop_runs_over_it_is_iterated_as_a_list(target):
+    """``sum(p ** 2 for p in (a, b))``, ``for w in (a, b, 2.0)``: the tuple's items, in order, as
+    the list ``[a, b]`` would give them (probe p72 was refused: "the type of what sum(...) adds is
+    not known")."""
+    check_source(TUPLE_ITERATED, ["a", "b", "x"], [num("a"), num("b"), arr("x", 4)], target=target)

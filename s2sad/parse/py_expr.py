@@ -685,8 +685,8 @@ class ExprLowerer(PyMpi):
                  ) -> tuple[Value, Callable[[Builder, Value], Value]]:
         """What a loop over ``node`` reads (``py_iter``): its length, and its item k (an element;
         of a matrix, a row), from the value ``node`` has before the loop."""
-        if py_lists.is_list(self, node):
-            return py_lists.sequence(self, node, b, env)
+        if py_lists.is_list(self, node) or (isinstance(node, cst.Tuple) and node in self.ctx.types.node_types):
+            return py_lists.sequence(self, node, b, env)  # (a tuple of items: py_types._iterated_tuple)
         v = self.value(node, b, env)
         if not isinstance(v.type, ArrayType):
             src = dotted_source(node)

@@ -203,8 +203,8 @@ def items(lw: "ExprLowerer", node: cst.BaseExpression, b: Builder, env: Env) -> 
     t = lw.ctx.types.node_types.get(node)
     if not isinstance(t, ArrayType):
         raise lw.fail(node, "the type of this list's items is not known", hint=HINT)
-    if isinstance(node, cst.List):
-        return literal(lw, node, t, None, b, env)
+    if isinstance(node, (cst.List, cst.Tuple)):  # (a tuple only where a loop runs over it: py_expr.sequence)
+        return literal(lw, node, t, None, b, env)  # type: ignore[arg-type]
     return lw.fill_comprehension(node, t, None, b, env)  # type: ignore[arg-type]
 
 

@@ -1393,7 +1393,10 @@ class _Inference:
 
     def item_type(self, seq: cst.BaseExpression, types: dict[str, Type]) -> Optional[Type]:
         """The type of an item of the array or list ``seq``: an element, or a row."""
-        t = self.expr_type(seq, types)
+        if _iterated_tuple(seq):  # sum(p ** 2 for p in (a, b)): iterated as the list [a, b] is
+            t = self.list_type([e.value for e in seq.elements], types)  # type: ignore[attr-defined]
+        else:
+            t = self.expr_type(seq, types)
         if not isinstance(t, ArrayType):
             return None
         return t.elem if t.rank == 1 else ArrayType(t.elem, t.rank - 1)
@@ -1468,8 +1471,8 @@ class _Inference:
                 t = self.items_type(positional_args(node)[0], types)
             elif isinstance(node, cst.ListComp):
                 t = self.list_type([node], types)
-            elif isinstance(node, cst.List):
-                t = self.list_type([e.value for e in node.elements], types)
+            elif isinstance(node, cst.List) or _iterated_tuple(node):
+                t = self.list_type([e.value for e in node.elements], types)  # type: ignore[attr-defined]
             elif (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)
                   and node.func.value in self.info.functions and node.func.value not in self.locals):
                 fdef = self.info.functions[node.func.value]
@@ -1804,3 +1807,10 @@ def signature(fn: cst.FunctionDef, types: FunctionTypes, info: ModuleInfo) -> Si
 def _is_mask(t: Optional[Type]) -> bool:
     """A boolean, or an array of them."""
     return t == BOOL or (isinstance(t, ArrayType) and t.elem == BOOL)
+
+
+def _iterated_tuple(node: cst.CSTNode) -> bool:
+    """A tuple of plain items written where a loop or a comprehension runs over it (``for p in
+    (a, b)``): iterated as the list ``[a, b]`` is (``py_lists.items``)."""
+    return isinstance(node, cst.Tuple) and bool(node.elements) and all(
+        isinstance(e, cst.Element) for e in node.elements)
