@@ -13,6 +13,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from fd import ParamSpec
 from source_gradients import HEADER, arr, check_source, num
 
 from s2sad import pipeline
@@ -268,3 +269,24 @@ def test_an_element_beside_a_dot_product_is_an_element(target):
     fn = parse_source(FORWARD_SUBSTITUTION, "prog.py", "f").functions["f"]
     assert [str(p.type) for p in fn.params] == ["array<f64,1>", "array<f64,1>"]
     check_source(FORWARD_SUBSTITUTION, ["x", "y"], [arr("x", 5), arr("y", 5)], target=target)
+
+
+FORWARD_SUBSTITUTION_MATRIX = HEADER + """
+def f(L, y):
+    n = len(y)
+    z = np.zeros(n)
+    for i in range(n):
+        z[i] = (y[i] - np.dot(L[i, :i], z[:i])) / L[i, i]
+    return np.dot(z, z)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_an_element_beside_a_row_part_dot_product_is_an_element(target):
+    """``np.dot(L[i, :i], z[:i])``: a row part of the matrix ``L`` (one of its two axes taken by an
+    index) and a part of ``z`` are two vectors, so ``y[i]`` beside their product is an element
+    (probe p60, a hand-written triangular solve)."""
+    fn = parse_source(FORWARD_SUBSTITUTION_MATRIX, "prog.py", "f").functions["f"]
+    assert [str(p.type) for p in fn.params] == ["array<f64,2>", "array<f64,1>"]
+    check_source(FORWARD_SUBSTITUTION_MATRIX, ["L", "y"],
+                 [ParamSpec("L", "array", (4, 4), low=1.0, high=2.0), arr("y", 4)], target=target)

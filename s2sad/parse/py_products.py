@@ -107,9 +107,20 @@ def guessed_ranks(p: Product, unknown: Callable[[cst.BaseExpression], bool], res
 
 
 def dot_by_notation(left: cst.BaseExpression, right: cst.BaseExpression) -> bool:
-    """Whether a product of ``left`` and ``right`` reads as a dot product: two lower-case names or
-    parts of them (``x @ x``, ``np.dot(x[:i], z[:i])``), a number by the notation's convention."""
-    return _lower_case_name(left) and _lower_case_name(right)
+    """Whether a product of ``left`` and ``right`` reads as a dot product of two vectors, a number
+    by the notation's convention: lower-case names or parts of them (``x @ x``, ``np.dot(x[:i],
+    z[:i])``), or a row or column part of a capitalized matrix (``np.dot(L[i, :i], z[:i])``)."""
+    return _vector_by_notation(left) and _vector_by_notation(right)
+
+
+def _vector_by_notation(e: cst.BaseExpression) -> bool:
+    if _lower_case_name(e):
+        return True
+    # L[i, :i], A[:, j]: a matrix (capitalized) with one of its two axes taken by an index
+    if isinstance(e, cst.Subscript) and _capitalized(e.value) and len(e.slice) == 2:
+        indexed = [isinstance(el.slice, cst.Index) for el in e.slice]
+        return indexed.count(True) == 1
+    return False
 
 
 def _lower_case_name(e: cst.BaseExpression) -> bool:
