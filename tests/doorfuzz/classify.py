@@ -72,9 +72,12 @@ def syntax_problem(output: Output) -> Optional[str]:
     if output.target in ("py", "numba"):
         command = [sys.executable, "-c", "import sys; compile(sys.stdin.read(), 'gradient', 'exec')"]
     elif output.target == "c":
-        if not shutil.which("gcc"):
+        # A distributed program's gradient includes mpi.h, which only MPI's compiler finds
+        # (golden/mpi inputs broken by the fuzzer are still MPI programs).
+        compiler = "mpicc" if "#include <mpi.h>" in text else "gcc"
+        if not shutil.which(compiler):
             return None
-        command = ["gcc", "-fsyntax-only", "-std=c99", "-w", "-fopenmp", "-x", "c", "-"]
+        command = [compiler, "-fsyntax-only", "-std=c99", "-w", "-fopenmp", "-x", "c", "-"]
     else:
         if not shutil.which("g++"):
             return None
