@@ -290,3 +290,20 @@ def test_an_element_beside_a_row_part_dot_product_is_an_element(target):
     assert [str(p.type) for p in fn.params] == ["array<f64,2>", "array<f64,1>"]
     check_source(FORWARD_SUBSTITUTION_MATRIX, ["L", "y"],
                  [ParamSpec("L", "array", (4, 4), low=1.0, high=2.0), arr("y", 4)], target=target)
+
+
+CAPITAL_LOCAL = HEADER + """
+def f(C, v, eps=0.5):
+    K = np.exp(-C / eps)
+    return np.sum(K @ v)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_a_capitalized_local_made_elementwise_from_a_parameter_passes_its_guess_on(target):
+    """``K = np.exp(-C / eps)``, then ``K @ v``: ``K`` reads as a matrix, and so is ``C``, the one
+    parameter (not the defaulted number ``eps``) it is computed from (probe p79, a Sinkhorn
+    iteration: ``C`` was guessed a vector, and the gradient refused the matrix at entry)."""
+    fn = parse_source(CAPITAL_LOCAL, "prog.py", "f").functions["f"]
+    assert [str(p.type) for p in fn.params] == ["array<f64,2>", "array<f64,1>", "f64"]
+    check_source(CAPITAL_LOCAL, ["C", "v"], [arr("C", 3, 4), arr("v", 4)], target=target)

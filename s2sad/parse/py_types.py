@@ -579,6 +579,7 @@ class _Inference:
         be an array; any other operand takes the default (a matrix on the left, a vector on the
         right)."""
         params = set(self.param_names)
+        defaulted = {p.name.value for p in self.params if p.default is not None}
 
         def unknown(e: cst.BaseExpression) -> bool:
             if not (isinstance(e, cst.Name) and e.value in params) or e.value in self.given \
@@ -593,8 +594,21 @@ class _Inference:
             values = self.assigns.get(e.value, []) if isinstance(e, cst.Name) and e.value not in params else []
             return bool(values) and all(isinstance(v, cst.Name) and unknown(v) for v in values)
 
+        def derived(e: cst.BaseExpression) -> Optional[cst.Name]:
+            """The parameter a local is computed from elementwise, alone, in its one assignment
+            (``K = np.exp(-C / eps)``): the local takes the parameter's guess, and passes it on
+            (probe p79: ``K @ v`` guessed ``K`` a matrix, but ``C`` stayed a vector)."""
+            if not isinstance(e, cst.Name) or e.value in params:
+                return None
+            values = self.assigns.get(e.value, [])
+            if len(values) != 1 or not isinstance(values[0], cst.BaseExpression):
+                return None
+            names = set(self.elementwise_operands(values[0]) or ()) - defaulted  # (-C / eps: eps a number)
+            param = cst.Name(names.pop()) if len(names) == 1 else None
+            return param if param is not None and unknown(param) else None
+
         def guessed(e: cst.BaseExpression) -> bool:
-            return unknown(e) or naming(e)
+            return unknown(e) or naming(e) or derived(e) is not None
 
         for key, p in self.products.items():
             transposed = transposed_name(p.left)
@@ -605,6 +619,9 @@ class _Inference:
             for operand, rank, default in ((p.left, guess[0], 2), (p.right, guess[1], 1)):
                 known_param = isinstance(operand, cst.Name) and operand.value in params
                 self.array_use(operand, rank if guessed(operand) else 1 if known_param else default)
+                source = derived(operand)
+                if source is not None:
+                    self.array_use(source, rank)
 
     def matrix_use(self, node: cst.BaseExpression) -> None:
         """``node`` is used where only a matrix makes sense (``np.trace(A @ B)``): the operands
