@@ -24,7 +24,7 @@ from ..ssa.attrs import shadows_of, struct_array
 from ..ssa.build import const_int
 from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.opdefs import is_pure
-from ..ssa.ops import points_into_member, view_base
+from ..ssa.ops import made_extent, points_into_member, view_base
 from ..ssa.types import ArrayType
 from .aggregates import StructParam, cell_of, each_of
 from .cexpr import CPrinter, C_TYPES, Cast, Member, address_of, ctype
@@ -481,19 +481,8 @@ def _carried_extent(if_op: Op, arr: Value, axis: int) -> Optional[Value]:
                 if e is None or e.name != "const" or e.attrs["value"] != 0:
                     break
             elif not (e is not None and e.name == "dim" and e.operands[0] is made and e.attrs["axis"] == axis
-                      or extent is _made_extent(made, axis)):
+                      or extent is made_extent(made, axis)):
                 break
         else:
             return r
-    return None
-
-
-def _made_extent(made: Value, axis: int) -> Optional[Value]:
-    """The value ``made``'s extent along ``axis`` was made with, where the op that makes it says
-    (what ``opt.fold`` folds ``dim(made)`` to: an alloc's operand, the rows a copy took)."""
-    m = made.defining_op
-    if m is not None and m.name == "alloc" and len(m.operands) == made.type.rank:  # type: ignore[attr-defined]
-        return m.operands[axis]
-    if m is not None and m.name == "copy" and m.operands[0].type == made.type:
-        return m.operands[1] if axis == 0 and len(m.operands) == 2 else _made_extent(m.operands[0], axis)
     return None

@@ -358,16 +358,16 @@ class _Folder:
         """The extent of an array ``alloc`` made is the extent it was made with (``dim(alloc(2, 2),
         1)`` is ``2``), a copy's its original's (or the rows it took): a local matrix's extents,
         read where the reverse sweep makes it again, are then constants, not taped values."""
-        made, axis = op.operands[0].defining_op, op.attrs["axis"]
-        if made is not None and made.name == "alloc" and len(made.operands) == op.operands[0].type.rank:
-            self.replace(op, [made.operands[axis]])  # (made before the alloc: visible at the dim)
+        arr, axis = op.operands[0], op.attrs["axis"]
+        extent = ops.made_extent(arr, axis)  # (made before the array: visible at the dim)
+        if extent is not None:
+            self.replace(op, [extent])
             return True
-        if made is not None and made.name == "copy" and made.operands[0].type == op.operands[0].type:
-            if axis == 0 and len(made.operands) == 2:  # copy(x, n): x's first n rows
-                self.replace(op, [made.operands[1]])
-            else:  # a copy has its original's extents
-                self.replace(op, [Builder(op.parent, op.loc).before_op(op).op1(
-                    "dim", [made.operands[0]], op.result.type, op.result.name_hint, **op.attrs)])
+        made = arr.defining_op
+        if made is not None and made.name == "copy" and made.operands[0].type == arr.type:
+            # a copy of an array made elsewhere: its original's extent, asked of the original
+            self.replace(op, [Builder(op.parent, op.loc).before_op(op).op1(
+                "dim", [made.operands[0]], op.result.type, op.result.name_hint, **op.attrs)])
             return True
         return False
 

@@ -19,6 +19,7 @@ import copy
 
 from pycparser import c_ast
 
+from .c_declarators import innermost_type_decl
 from .c_expr import walk
 
 
@@ -60,9 +61,7 @@ def _array_declarator(use: c_ast.TypeDecl, array: c_ast.ArrayDecl) -> c_ast.Arra
     made = copy.deepcopy(array)
     for node in walk(made):
         node.coord = use.coord
-    leaf = made
-    while not isinstance(leaf, c_ast.TypeDecl):
-        leaf = leaf.type
+    leaf = innermost_type_decl(made)
     leaf.declname = use.declname
     leaf.quals = list(dict.fromkeys([*use.quals, *leaf.quals]))
     return made

@@ -21,6 +21,7 @@ from typing import Callable, Optional
 
 from pycparser import c_ast
 
+from .c_declarators import innermost_type_decl
 from .c_expr import walk
 
 _STATEMENTS_WITH_BODIES = (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.If, c_ast.Switch, c_ast.Case,
@@ -32,8 +33,7 @@ def name_compound_literals(functions: dict[str, c_ast.FuncDef]) -> None:
     for fn in functions.values():
         if not any(isinstance(n, c_ast.CompoundLiteral) for n in walk(fn.body)):
             continue
-        taken = {n.name for n in walk(fn) if isinstance(n, c_ast.ID)} | \
-            {n.name for n in walk(fn) if isinstance(n, c_ast.Decl) and n.name}
+        taken = {n.name for n in walk(fn) if isinstance(n, (c_ast.ID, c_ast.Decl)) and n.name}
         _Namer(taken).block(fn.body)
 
 
@@ -126,11 +126,7 @@ def _place(node: c_ast.Node, child_name: str) -> Place:
 
 
 def _type_name(node: c_ast.Node) -> Optional[str]:
-    while not isinstance(node, c_ast.TypeDecl):
-        node = getattr(node, "type", None)
-        if node is None:
-            return None
-    t = node.type
+    t = innermost_type_decl(node).type
     if isinstance(t, c_ast.IdentifierType):
         return "_".join(w for w in t.names if w not in ("const", "unsigned", "signed"))
     return getattr(t, "name", None)
@@ -139,8 +135,5 @@ def _type_name(node: c_ast.Node) -> Optional[str]:
 def _renamed(node: c_ast.Node, name: str) -> c_ast.Node:
     """A copy of the declarator chain ``node`` whose innermost ``TypeDecl`` declares ``name``."""
     made = copy.deepcopy(node)
-    leaf = made
-    while not isinstance(leaf, c_ast.TypeDecl):
-        leaf = leaf.type
-    leaf.declname = name
+    innermost_type_decl(made).declname = name
     return made

@@ -117,6 +117,14 @@ def spelled_dims(t: CType, node: c_ast.Node, read: ReadDims) -> CType:
     return replace(t, spelling=f"{spelling(elem)} {shape.format(*texts)}")
 
 
+def innermost_type_decl(node: c_ast.Node) -> c_ast.TypeDecl:
+    """The ``TypeDecl`` innermost in the declarator chain ``node`` (``double *f(...)``,
+    ``double A[2][3]``): where C writes the declared name and the element's type."""
+    while not isinstance(node, c_ast.TypeDecl):
+        node = node.type
+    return node
+
+
 def declarator(spelled: str, name: str) -> str:
     """A declaration of ``name`` of the type ``spelled``: ``double *x``, ``long n``,
     ``const double A[n][m]``, ``double (*A)[4]``."""

@@ -44,6 +44,7 @@ from ..ssa.ops import int_member
 from ..ssa.types import BOOL, F32, F64, I64, ArrayType, ScalarType, Type
 from .c_const import const_because
 from .c_source_map import SourceMap
+from .c_structs import int_constant
 from .c_types import StructLayout
 from .c_types import BYTES, CType, value_type
 from .py_common import Env, Fail, Poison
@@ -1104,6 +1105,18 @@ def changed_target(node: c_ast.Node) -> Optional[c_ast.Node]:
         return node.lvalue
     if isinstance(node, c_ast.UnaryOp) and (node.op == "&" or node.op in INCREMENTS):
         return node.expr
+    return None
+
+
+def constant_step(node: Optional[c_ast.Node], name: str) -> Optional[int]:
+    """The constant a loop's step ``node`` adds to ``name`` (``i++``: 1, ``i -= 2``: -2), or None."""
+    if isinstance(node, c_ast.UnaryOp) and isinstance(node.expr, c_ast.ID) and node.expr.name == name:
+        return {"++": 1, "p++": 1, "--": -1, "p--": -1}.get(node.op)
+    if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID) and node.lvalue.name == name \
+            and node.op in ("+=", "-=") and isinstance(node.rvalue, c_ast.Constant) \
+            and node.rvalue.type == "int":
+        value = int_constant(node.rvalue, {}, set())  # (010 is octal: int(text, 0) refuses it)
+        return None if not value else value if node.op == "+=" else -value
     return None
 
 

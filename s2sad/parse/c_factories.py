@@ -31,6 +31,7 @@ from typing import Optional
 from pycparser import c_ast
 
 from .c_accessors import _converted, _plain, _rename
+from .c_declarators import innermost_type_decl
 from .c_expr import changed_names, is_name, walk
 from .c_records import is_null_pointer, tests_null
 
@@ -294,7 +295,4 @@ def _fresh(name: str, factory: str, taken: set[str]) -> str:
 def _name_decl(d: c_ast.Decl, name: str) -> None:
     """Give a declaration (and the innermost declarator of its type) the name ``name``."""
     d.name = name
-    t = d.type
-    while not isinstance(t, c_ast.TypeDecl):
-        t = t.type
-    t.declname = name
+    innermost_type_decl(d.type).declname = name

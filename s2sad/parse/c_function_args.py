@@ -26,6 +26,7 @@ from typing import Callable, Optional
 
 from pycparser import c_ast
 
+from .c_declarators import innermost_type_decl
 from .c_expr import changed_names, walk
 
 
@@ -234,10 +235,7 @@ def _copy(fn: c_ast.FuncDef, name: str, slots: list[int], bound: tuple[str, ...]
         return None  # hidden by a local, or pointed elsewhere (f = g;): not the function passed throughout
     out = copy.deepcopy(fn)
     out.decl.name = name
-    declarator = out.decl.type.type
-    while not isinstance(declarator, c_ast.TypeDecl):  # double *f(...): the name is innermost
-        declarator = declarator.type
-    declarator.declname = name
+    innermost_type_decl(out.decl.type.type).declname = name  # double *f(...): the name is innermost
     kept = [p for k, p in enumerate(params_of(out)) if k not in slots]
     if out.decl.type.args is not None:
         out.decl.type.args.params = kept or [c_ast.Typename(None, [], None, c_ast.TypeDecl(

@@ -49,8 +49,8 @@ from ..ssa.ops import MATH_FNS
 from ..ssa.types import BOOL, F32, F64, I32, I64, Type
 from . import c_builtins
 from .c_row_allocs import RowAllocation, row_allocations
-from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, changed_target, library_name,
-                     math_intrinsic, node_text, span, split_subscripts, walk)
+from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, changed_target, constant_step,
+                     library_name, math_intrinsic, node_text, span, split_subscripts, walk)
 from .c_declarators import ReadDims
 from .c_extern import Prototype, read_prototype
 from .custom_adjoints import NONE as NO_DERIVATIVES
@@ -1440,7 +1440,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         if not (isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">=")
                 and isinstance(cond.left, c_ast.ID) and cond.left.name == name):
             return None
-        step = self.constant_step(st.next, name)
+        step = constant_step(st.next, name)
         if step is None or (step > 0) != (cond.op in ("<", "<=")):
             return None
         body = st.stmt
@@ -1468,17 +1468,6 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             return self.integer_of(v, bound, b, "a loop bound")
         self.at(b, bound)
         return build.cast(b, build.math(b, "ceil" if cmp in ("<", ">=") else "floor", v), I64)
-
-    @staticmethod
-    def constant_step(node: Optional[c_ast.Node], name: str) -> Optional[int]:
-        if isinstance(node, c_ast.UnaryOp) and isinstance(node.expr, c_ast.ID) and node.expr.name == name:
-            return {"++": 1, "p++": 1, "--": -1, "p--": -1}.get(node.op)
-        if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID) and node.lvalue.name == name \
-                and node.op in ("+=", "-=") and isinstance(node.rvalue, c_ast.Constant) \
-                and node.rvalue.type == "int":
-            value = int(node.rvalue.value.rstrip("uUlL"), 0)
-            return (value if node.op == "+=" else -value) or None
-        return None
 
     def for_op(self, st: c_ast.For, counted: tuple[str, c_ast.Node, str, int], b: Builder, env: Env,
                omp: Optional[OmpClauses] = None) -> None:

@@ -25,6 +25,7 @@ from typing import Callable, Optional
 
 from pycparser import c_ast
 
+from .c_declarators import innermost_type_decl
 from .c_expr import walk
 from .c_function_args import params_of
 
@@ -216,9 +217,6 @@ def _renamer(fn: c_ast.FuncDef, ref: c_ast.StructRef, value: str) -> Callable[[]
 def _param_adder(fn: c_ast.FuncDef, member: c_ast.Decl, name: str) -> Callable[[], None]:
     def edit() -> None:
         member.name = name
-        t = member.type
-        while not isinstance(t, c_ast.TypeDecl):
-            t = t.type
-        t.declname = name
+        innermost_type_decl(member.type).declname = name
         fn.decl.type.args.params.append(member)
     return edit

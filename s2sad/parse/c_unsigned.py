@@ -27,7 +27,8 @@ from typing import Callable, Optional
 from pycparser import c_ast
 
 from ..diagnostics import Diagnostic, SourceLoc
-from .c_expr import math_intrinsic
+from .c_expr import constant_step, math_intrinsic
+from .c_structs import int_constant
 
 _FLOAT_WORDS = frozenset({"double", "float"})
 HINT = "use a signed type (int, long, ptrdiff_t) for values that count down or may go below zero"
@@ -165,9 +166,8 @@ class _Checker(c_ast.NodeVisitor):
         after the test found ``i`` positive and a body that never changes ``i`` ran, so ``i`` is at
         least 1 there and never wraps."""
         step, name = node.next, _name(getattr(node.next, "expr", None) or getattr(node.next, "lvalue", None))
-        decrement = isinstance(step, c_ast.UnaryOp) and step.op in ("--", "p--") or (
-            isinstance(step, c_ast.Assignment) and step.op == "-=" and _int_constant(step.rvalue) == 1)
-        if decrement and name and _above_zero(node.cond, name) and not _changes(node.stmt, name):
+        if name and constant_step(step, name) == -1 and _above_zero(node.cond, name) \
+                and not _changes(node.stmt, name):
             self.guarded.add(id(step))
         self.generic_visit(node)
 
@@ -231,15 +231,6 @@ def _name(node: Optional[c_ast.Node]) -> str:
     return node.name if isinstance(node, c_ast.ID) else ""
 
 
-def _int_constant(node: c_ast.Node) -> Optional[int]:
-    if isinstance(node, c_ast.Constant) and node.type == "int":
-        try:
-            return int(node.value.rstrip("uUlL"), 0)
-        except ValueError:
-            return None
-    return None
-
-
 def _above_zero(cond: Optional[c_ast.Node], name: str) -> bool:
     """Whether the loop test ``cond`` holds only where ``name`` is at least 1 (``i > 0``, ``i !=
     0``, ``i >= 1``, ``0 < i``, ``1 <= i``, or such a test and others joined by ``&&``)."""
@@ -249,9 +240,9 @@ def _above_zero(cond: Optional[c_ast.Node], name: str) -> bool:
         return _above_zero(cond.left, name) or _above_zero(cond.right, name)
     flipped = {"<": ">", "<=": ">=", "!=": "!="}
     if _name(cond.left) == name:
-        op, bound = cond.op, _int_constant(cond.right)
+        op, bound = cond.op, int_constant(cond.right, {}, set())
     elif _name(cond.right) == name and cond.op in flipped:
-        op, bound = flipped[cond.op], _int_constant(cond.left)
+        op, bound = flipped[cond.op], int_constant(cond.left, {}, set())
     else:
         return False
     return bound is not None and (op == "!=" and bound == 0 or op == ">" and bound >= 0 or op == ">=" and bound >= 1)

@@ -49,9 +49,10 @@ def inline_module_arrays(info: ModuleInfo, positions) -> dict[cst.CSTNode, objec
         if not read:
             continue
         rewriter = PlacedRewriter(positions, new_positions)
-        made = [rewriter.place(cst.SimpleStatementLine([rewriter.place(cst.Assign(
-            [rewriter.place(cst.AssignTarget(rewriter.place(cst.Name(t), tables[t])), tables[t])], tables[t]),
-            tables[t])]), info.values[t][1]) for t in read]
+        # each made where the module's value stands (the statement where the module's does)
+        made = [rewriter.place(cst.SimpleStatementLine([rewriter.place(
+            cst.Assign([cst.AssignTarget(cst.Name(t))], tables[t]), tables[t], whole=True)]), info.values[t][1])
+            for t in read]
         body = list(fn.body.body)
         at = 1 if body and _is_docstring(body[0]) else 0
         out = fn.with_changes(body=fn.body.with_changes(body=[*body[:at], *made, *body[at:]]))

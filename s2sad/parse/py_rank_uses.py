@@ -562,20 +562,22 @@ class RankUses:
 
     def _product_valued(self, e: cst.BaseExpression) -> bool:
         """``x @ W``, or a local assigned only that."""
-        if isinstance(e, cst.Name) and e.value not in self.params:
-            values = self.assigns.get(e.value, [])
-            e = values[0] if len(values) == 1 and isinstance(values[0], cst.BaseExpression) else e
-        return product_operands(e, self.canonical) is not None
+        return product_operands(self._assigned_value(e), self.canonical) is not None
 
     def _dot_product(self, e: cst.BaseExpression) -> bool:
         """A product that reads as a dot product (``y[i] - np.dot(x[:i], z[:i])``, a forward
         substitution's): a number, beside which an element is an element (probe p60: ``y`` was
         taken for a matrix, and the store of a row into ``z[i]`` refused)."""
+        operands = product_operands(self._assigned_value(e), self.canonical)
+        return operands is not None and dot_by_notation(*operands)
+
+    def _assigned_value(self, e: cst.BaseExpression) -> cst.BaseExpression:
+        """The expression a local assigned once holds (``e`` itself otherwise)."""
         if isinstance(e, cst.Name) and e.value not in self.params:
             values = self.assigns.get(e.value, [])
-            e = values[0] if len(values) == 1 and isinstance(values[0], cst.BaseExpression) else e
-        operands = product_operands(e, self.canonical)
-        return operands is not None and dot_by_notation(*operands)
+            if len(values) == 1 and isinstance(values[0], cst.BaseExpression):
+                return values[0]
+        return e
 
     def _elementwise_params(self, expr: cst.BaseExpression, seen: set[str]) -> Optional[set[str]]:
         """The parameters ``expr`` is computed from through elementwise operations (numbers,

@@ -227,6 +227,18 @@ def points_into_member(v: Value) -> bool:
     return False
 
 
+def made_extent(v: Value, axis: int) -> Optional[Value]:
+    """The value the array ``v`` was made with as its extent along ``axis``, where the op that
+    makes it says so: an ``alloc``'s operand, the rows ``copy(x, n)`` took, or a copy's original's
+    (None otherwise: ``dim`` asks at run time)."""
+    m = v.defining_op
+    if m is not None and m.name == "alloc" and len(m.operands) == v.type.rank:  # type: ignore[attr-defined]
+        return m.operands[axis]
+    if m is not None and m.name == "copy" and m.operands[0].type == v.type:
+        return m.operands[1] if axis == 0 and len(m.operands) == 2 else made_extent(m.operands[0], axis)
+    return None
+
+
 def view_base(v: Value) -> Value:
     """The array ``v`` is a view of (through views of views), or ``v`` itself.
 
