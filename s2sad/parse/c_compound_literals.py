@@ -45,8 +45,8 @@ class _Namer:
         items: list[c_ast.Node] = []
         for item in compound.block_items or []:
             self.bodies(item)
-            for literal, place in _unconditional_literals(item):
-                decl = self._declaration(literal)
+            for literal, place, owner in _unconditional_literals(item):
+                decl = self._declaration(literal, owner)
                 items.append(decl)
                 place(c_ast.ID(decl.name, literal.coord))
             items.append(item)
@@ -72,9 +72,11 @@ class _Namer:
         if isinstance(stmt, c_ast.Compound):
             self.block(stmt)
 
-    def _declaration(self, literal: c_ast.CompoundLiteral) -> c_ast.Decl:
-        """``T name = {...};`` for ``(T){...}`` (an array type keeps its declarator: ``double name[]``)."""
-        base = _type_name(literal.type.type) or "literal"
+    def _declaration(self, literal: c_ast.CompoundLiteral, owner: Optional[str]) -> c_ast.Decl:
+        """``T name = {...};`` for ``(T){...}`` (an array type keeps its declarator: ``double name[]``),
+        named after the variable it initializes (``w_literal`` of ``const double *w = (const
+        double[]){...}``), else after its type (``Opts_literal``)."""
+        base = owner or _type_name(literal.type.type) or "literal"
         name = f"{base}_literal"
         k = 2
         while name in self.taken:
@@ -88,11 +90,12 @@ class _Namer:
 Place = Callable[[c_ast.Node], None]  # puts a node where the literal was
 
 
-def _unconditional_literals(stmt: c_ast.Node) -> list[tuple[c_ast.CompoundLiteral, Place]]:
+def _unconditional_literals(stmt: c_ast.Node) -> list[tuple[c_ast.CompoundLiteral, Place, Optional[str]]]:
     """The compound literals ``stmt`` itself evaluates whenever it runs (not those of nested
     statements, nor those under ``&&``, ``||``, ``?:`` or in a loop's test or step), each with a
-    function that puts a node in its place, innermost first."""
-    found: list[tuple[c_ast.CompoundLiteral, Place]] = []
+    function that puts a node in its place and the variable it initializes (if it is a
+    declaration's whole initializer), innermost first."""
+    found: list[tuple[c_ast.CompoundLiteral, Place, Optional[str]]] = []
 
     def visit(node: c_ast.Node) -> None:
         for name, child in node.children():
@@ -101,7 +104,8 @@ def _unconditional_literals(stmt: c_ast.Node) -> list[tuple[c_ast.CompoundLitera
                 continue
             visit(child)
             if isinstance(child, c_ast.CompoundLiteral):
-                found.append((child, _place(node, name)))
+                owner = node.name if isinstance(node, c_ast.Decl) and name == "init" else None
+                found.append((child, _place(node, name), owner))
 
     if isinstance(stmt, _STATEMENTS_WITH_BODIES):
         for name in {c_ast.If: ("cond",), c_ast.Switch: ("cond",), c_ast.For: ("init",)}.get(type(stmt), ()):
@@ -109,7 +113,7 @@ def _unconditional_literals(stmt: c_ast.Node) -> list[tuple[c_ast.CompoundLitera
             if head is not None:
                 visit(head)
                 if isinstance(head, c_ast.CompoundLiteral):
-                    found.append((head, _place(stmt, name)))
+                    found.append((head, _place(stmt, name), None))
         return found
     if not isinstance(stmt, c_ast.Compound):
         visit(stmt)

@@ -17,7 +17,7 @@
 // Array sizes: x, d_x: [max(n, 1)].
 void grad_f(const double *x, double *d_x, int n, double d_return) {
     // forward sweep
-    double double_literal[3] = {0.25, 0.5, 0.25};
+    double w_literal[3] = {0.25, 0.5, 0.25};
 
     // reverse sweep
     // line 28: for (int i = 0; i < n; i++) {
@@ -40,59 +40,45 @@ void grad_f(const double *x, double *d_x, int n, double d_return) {
     for (long i = 0; i < t2; i++) {
         long t3 = i - 1;
         if (t3 >= 1 && t3 <= t0) {
-            double t4 = double_literal[0] * x[t3 - 1]
-                    + double_literal[1] * x[t3]
-                    + double_literal[2] * x[t3 + 1];
-            d_x[i] += (d_s * (0.5 * t4) + d_s * t4 * 0.5) * double_literal[2];
+            double t4 = w_literal[0] * x[t3 - 1] + w_literal[1] * x[t3] + w_literal[2] * x[t3 + 1];
+            d_x[i] += (d_s * (0.5 * t4) + d_s * t4 * 0.5) * w_literal[2];
         }
         if (i >= 1 && i <= t0) {
-            double t5 = double_literal[0] * x[i - 1]
-                    + double_literal[1] * x[i]
-                    + double_literal[2] * x[i + 1];
-            d_x[i] += (d_s * (0.5 * t5) + d_s * t5 * 0.5) * double_literal[1];
+            double t5 = w_literal[0] * x[i - 1] + w_literal[1] * x[i] + w_literal[2] * x[i + 1];
+            d_x[i] += (d_s * (0.5 * t5) + d_s * t5 * 0.5) * w_literal[1];
         }
         long t6 = i + 1;
         if (t6 >= 1 && t6 <= t0) {
-            double t7 = double_literal[0] * x[t6 - 1]
-                    + double_literal[1] * x[t6]
-                    + double_literal[2] * x[t6 + 1];
-            d_x[i] += (d_s * (0.5 * t7) + d_s * t7 * 0.5) * double_literal[0];
+            double t7 = w_literal[0] * x[t6 - 1] + w_literal[1] * x[t6] + w_literal[2] * x[t6 + 1];
+            d_x[i] += (d_s * (0.5 * t7) + d_s * t7 * 0.5) * w_literal[0];
         }
     }
     for (long i = 2; i < t0; i++) {
-        double t8 = double_literal[0] * x[i - 2]
-                + double_literal[1] * x[i - 1]
-                + double_literal[2] * x[i];
-        double t9 = double_literal[0] * x[i - 1]
-                + double_literal[1] * x[i]
-                + double_literal[2] * x[i + 1];
-        double t10 = double_literal[0] * x[i]
-                + double_literal[1] * x[i + 1]
-                + double_literal[2] * x[i + 2];
-        d_x[i] += (d_s * (0.5 * t8) + d_s * t8 * 0.5) * double_literal[2]
-                + (d_s * (0.5 * t9) + d_s * t9 * 0.5) * double_literal[1]
-                + (d_s * (0.5 * t10) + d_s * t10 * 0.5) * double_literal[0];
+        double t8 = w_literal[0] * x[i - 2] + w_literal[1] * x[i - 1] + w_literal[2] * x[i];
+        double t9 = w_literal[0] * x[i - 1] + w_literal[1] * x[i] + w_literal[2] * x[i + 1];
+        double t10 = w_literal[0] * x[i] + w_literal[1] * x[i + 1] + w_literal[2] * x[i + 2];
+        d_x[i] += (d_s * (0.5 * t8) + d_s * t8 * 0.5) * w_literal[2]
+                + (d_s * (0.5 * t9) + d_s * t9 * 0.5) * w_literal[1]
+                + (d_s * (0.5 * t10) + d_s * t10 * 0.5) * w_literal[0];
     }
     for (long i = t2 > t0 ? t2 : t0; i < t1; i++) {
         long t11 = i - 1;
         if (t11 >= 1 && t11 <= t0) {
-            double t12 = double_literal[0] * x[t11 - 1]
-                    + double_literal[1] * x[t11]
-                    + double_literal[2] * x[t11 + 1];
-            d_x[i] += (d_s * (0.5 * t12) + d_s * t12 * 0.5) * double_literal[2];
+            double t12 = w_literal[0] * x[t11 - 1]
+                    + w_literal[1] * x[t11]
+                    + w_literal[2] * x[t11 + 1];
+            d_x[i] += (d_s * (0.5 * t12) + d_s * t12 * 0.5) * w_literal[2];
         }
         if (i >= 1 && i <= t0) {
-            double t13 = double_literal[0] * x[i - 1]
-                    + double_literal[1] * x[i]
-                    + double_literal[2] * x[i + 1];
-            d_x[i] += (d_s * (0.5 * t13) + d_s * t13 * 0.5) * double_literal[1];
+            double t13 = w_literal[0] * x[i - 1] + w_literal[1] * x[i] + w_literal[2] * x[i + 1];
+            d_x[i] += (d_s * (0.5 * t13) + d_s * t13 * 0.5) * w_literal[1];
         }
         long t14 = i + 1;
         if (t14 >= 1 && t14 <= t0) {
-            double t15 = double_literal[0] * x[t14 - 1]
-                    + double_literal[1] * x[t14]
-                    + double_literal[2] * x[t14 + 1];
-            d_x[i] += (d_s * (0.5 * t15) + d_s * t15 * 0.5) * double_literal[0];
+            double t15 = w_literal[0] * x[t14 - 1]
+                    + w_literal[1] * x[t14]
+                    + w_literal[2] * x[t14 + 1];
+            d_x[i] += (d_s * (0.5 * t15) + d_s * t15 * 0.5) * w_literal[0];
         }
     }
 }
