@@ -80,14 +80,28 @@ HEAD = "#include <math.h>\n"
 
 
 def kernels(lines: int, rng: random.Random) -> list[str]:
-    """Kernel bodies, one after another, until they hold about ``lines`` lines."""
+    """Kernel bodies, one after another, more than a file of ``lines`` lines holds."""
     out: list[str] = []
     total = 0
     while total < lines:
         body = rng.choice(KERNELS).format(c=f"{rng.uniform(0.1, 0.9):.3f}")
         out.append(body)
-        total += body.count("\n") + 4  # the function around it, or the block, and a blank line
+        total += body.count("\n") + 1
     return out
+
+
+def filled(make, bodies: list[str], lines: int) -> tuple[str, int]:
+    """The file ``make`` writes of the most kernels (the first of ``bodies``) that fit in ``lines``
+    lines, and how many it holds: each shape's file is as long as the others (one function has no
+    signature or call per kernel, so it holds more of them)."""
+    low, high = 1, len(bodies)  # the answer is in [low, high]
+    while low < high:
+        mid = (low + high + 1) // 2
+        if make(bodies[:mid]).count("\n") <= lines:
+            low = mid
+        else:
+            high = mid - 1
+    return make(bodies[:low]), low
 
 
 def many_functions(bodies: list[str]) -> str:
@@ -127,11 +141,11 @@ def main() -> None:
     bodies = kernels(args.lines, random.Random(16))
     print(f"{'C file':<20}{'lines':>8}{'functions':>11}{'seconds':>10}")
     for shape, make in (("many functions", many_functions), ("one function", one_function)):
-        source = make(bodies)
+        source, used = filled(make, bodies, args.lines)
         if args.write:
             args.write.mkdir(parents=True, exist_ok=True)
             (args.write / f"{shape.replace(' ', '_')}.c").write_text(source)
-        count = len(bodies) + 1 if make is many_functions else 1
+        count = used + 1 if make is many_functions else 1
         print(f"{shape:<20}{source.count(chr(10)):>8}{count:>11}{seconds(source, args.repeat):>9.2f}s", flush=True)
 
 

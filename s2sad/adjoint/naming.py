@@ -37,7 +37,8 @@ def adjoint_hint(v: Value) -> str:
 
 def free_variant(base: str, taken: Iterable[str]) -> str:
     """``base``, else the first of ``base_``, ``base__``, ... not in ``taken``."""
-    taken = set(taken)
+    if not isinstance(taken, (set, frozenset, dict)):
+        taken = set(taken)  # (a set is asked as it is: copying a function's names per hint was a cost)
     name = base
     while name in taken:
         name += "_"

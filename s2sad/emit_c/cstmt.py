@@ -306,8 +306,10 @@ class _Liveness:
     """Backward liveness over the statement tree, for the variables of ``candidates``: which
     assignments store a value no path reads (``dead``, by identity)."""
 
-    def __init__(self, candidates: set[str], memo: dict[int, tuple[Stmt, list[str], list[str]]]):
+    def __init__(self, candidates: set[str], memo: dict[int, tuple[Stmt, list[str], list[str]]],
+                 touched_memo: dict):
         self.candidates = candidates
+        self.touched_memo = touched_memo  # (see ``touched``)
         self.dead: dict[int, Stmt] = {}
         # statement -> (itself, kept alive so that its id stays its own; what it reads; what its
         # header reads): a loop's body is walked until its liveness settles, and drop_dead walks
@@ -357,26 +359,21 @@ class _Liveness:
             if st.text in ("break", "continue") and self.loop_exits:
                 live.update(self.loop_exits[-1])
             return live
-        if isinstance(st, If):
-            return (self.block(st.body, live, record) | self.block(st.orelse, live, record)
-                    | set(self.header_reads(st)))
-        if isinstance(st, (For, While)):
-            head = set(live)
-            while True:  # live at the loop's head: after it, or in another iteration
-                self.loop_exits.append(head | live)
-                inner = self.block(st.body, head, False)
-                self.loop_exits.pop()
-                grown = head | inner | set(self.header_reads(st))
-                if isinstance(st, For):
-                    grown.add(st.target)  # declared by the loop: never a candidate anyway
-                if grown == head:
-                    break
-                head = grown
-            if record:
-                self.loop_exits.append(head | live)
-                self.block(st.body, head, True)
-                self.loop_exits.pop()
-            return head
+        if isinstance(st, (If, For, While)):
+            # Liveness is a question per variable: one the statement never names is live before
+            # it exactly when it is live after it. The statement is asked about the names it has
+            # alone, so that a long function's thousands of live values are not copied and
+            # compared at each of its loops and branches (quadratic in a function of many loops).
+            # (An ``if`` whose every arm returns passes nothing through: none is live before it
+            # but what its arms read.)
+            mentioned = touched(st, self.touched_memo)
+            inside = live & mentioned  # (the smaller set is walked)
+            before = self._compound(st, inside, record)
+            if isinstance(st, If) and _returns(st.body) and _returns(st.orelse):
+                return before
+            live.difference_update(inside)
+            live.update(before)
+            return live
         live.update(self.reads(st))
         live.update(self.header_reads(st))
         # A parallel loop's pragma (parallel.Pragma, right before its loop) reads the sums it
@@ -385,6 +382,37 @@ class _Liveness:
         written = stmt_names([after])[1] if isinstance(after, For) else set()
         live.update(r for r in getattr(st, "reduction", None) or () if r in written)
         return live
+
+    def _compound(self, st: Stmt, live: set[str], record: bool) -> set[str]:
+        """What is live before an ``if`` or a loop, given ``live`` after it (a new set)."""
+        if isinstance(st, If):
+            return (self.block(st.body, live, record) | self.block(st.orelse, live, record)
+                    | set(self.header_reads(st)))
+        assert isinstance(st, (For, While))
+        head = set(live)  # (it holds all of ``live``: a loop may run no iteration)
+        while True:  # live at the loop's head: after it, or in another iteration
+            self.loop_exits.append(head | live)
+            inner = self.block(st.body, head, False)
+            self.loop_exits.pop()
+            grown = head | inner | set(self.header_reads(st))
+            if isinstance(st, For):
+                grown.add(st.target)  # declared by the loop: never a candidate anyway
+            if grown == head:
+                break
+            head = grown
+        if record:
+            self.loop_exits.append(head | live)
+            self.block(st.body, head, True)
+            self.loop_exits.pop()
+        return head
+
+
+def _returns(stmts: list[Stmt]) -> bool:
+    """Whether every path through ``stmts`` ends at a ``return`` (no path runs past them)."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    return isinstance(last, Return) or isinstance(last, If) and _returns(last.body) and _returns(last.orelse)
 
 
 def _stored_element(st: Stmt) -> Optional[Subscript]:
@@ -431,8 +459,9 @@ def drop_dead(body: list[Stmt], types: dict[str, str], pure_calls: frozenset,
     # callee keeps the pointer, so nothing reads it later through one.
     candidates = set(types)
     memo: dict[int, tuple[Stmt, list[str], list[str]]] = {}
+    touched_memo: dict = {}
     while True:
-        liveness = _Liveness(candidates, memo)
+        liveness = _Liveness(candidates, memo, touched_memo)
         liveness.block(body, set(), True)
         dead = liveness.dead
         changed = False
@@ -461,7 +490,8 @@ def drop_dead(body: list[Stmt], types: dict[str, str], pure_calls: frozenset,
                     if not _has_code(body_) and not _has_code(orelse) and _effect(st.cond, pure_calls) is None:
                         changed = True
                         continue
-                    st = replace(st, body=body_, orelse=orelse)
+                    if not (_same(body_, st.body) and _same(orelse, st.orelse)):
+                        st = replace(st, body=body_, orelse=orelse)
                 elif isinstance(st, (For, While)):
                     body_ = prune(st.body)
                     pragma = bool(out) and getattr(out[-1], "loop", None) is not None  # an OpenMP loop's
@@ -469,13 +499,20 @@ def drop_dead(body: list[Stmt], types: dict[str, str], pure_calls: frozenset,
                             and all(_effect(a, pure_calls) is None for a in st.args):
                         changed = True  # every store it made went with its array: the loop too
                         continue
-                    st = replace(st, body=body_)
+                    if not _same(body_, st.body):
+                        st = replace(st, body=body_)
                 out.append(st)
             return out
 
         body = prune(body)
         if not changed:
             return body
+
+
+def _same(new: list[Stmt], old: list[Stmt]) -> bool:
+    """Whether pruning left ``old`` as it was (the statement keeps its identity, and with it what
+    the next round's memos know of it)."""
+    return len(new) == len(old) and all(a is b for a, b in zip(new, old))
 
 
 def _has_code(stmts: list[Stmt]) -> bool:

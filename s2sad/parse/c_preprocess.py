@@ -97,6 +97,9 @@ _GNU_SPELLINGS = {"__restrict__": "restrict", "__restrict": "restrict", "__inlin
                   "__signed__": "signed"}
 _GNU_DROPPED = frozenset({"__extension__"})
 _GNU_ATTRIBUTES = frozenset({"__attribute__", "__attribute"})
+# The names a code line must hold for the preprocessor to change it (with the macros defined).
+_GNU_WORDS = frozenset(_GNU_SPELLINGS) | _GNU_DROPPED | _GNU_ATTRIBUTES
+_WORD = re.compile(r"[A-Za-z_]\w*")
 # Words a constant's body may hold besides macros: casts (``((double)N)``).
 _TYPE_WORDS = frozenset({"double", "float", "int", "long", "short", "char", "unsigned", "signed", "const",
                          "_Bool", *PRELUDE_TYPEDEFS})
@@ -344,6 +347,12 @@ class _Reader:
         """The code line ``k`` (and those a macro call or attribute spills onto), expanded;
         returns the last line used."""
         first = self._cuda(lines[k], running, display, k + 1)
+        words = set(_WORD.findall(first))
+        if words.isdisjoint(self.table) and words.isdisjoint(_GNU_WORDS):
+            # No macro and no GNU spelling (nor a function-like macro's name that a later line
+            # would call): the line as it is, untokenized (most lines of a long file).
+            self.sources.code.append(first)
+            return k
         tokens = tokenize(first, running)
         used = [running]
         while True:

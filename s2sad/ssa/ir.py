@@ -85,6 +85,8 @@ class Value:
 class Op:
     """An operation: ``results = name(operands) {attrs} regions``."""
 
+    __slots__ = ("name", "operands", "results", "attrs", "regions", "loc", "parent")
+
     def __init__(
         self,
         name: str,
