@@ -210,8 +210,12 @@ F = "double f(int n, int m, const double A[n][m])\n{{\n    double s = 0.0;\n    
          "('const double [n][m]'), and 'A[0]' has 1", "pass the whole array, A"),
         ("const double *p = A; s += p[0];", "const double *p = A[0]; s += p[0];",
          "'A' has 2 dimensions: C does not convert it to 'const double *'", "point at one of its rows: A[i]"),
-        ("double (*p)[4]; s += A[0][0];", "const double *p = A[0]; s += p[0];",
-         "pointers to arrays are supported as parameters only", "or point at a row: double *r = A[i]"),
+        ("const double (*p)[4] = A; s += p[0][0];", "const double (*p)[m] = A; s += p[0][0];",
+         "'A' is not an array of rows of 'const double (*)[4]'",
+         "point it at an array declared with rows of that size"),
+        ("const double (*p)[m] = A[0]; s += p[0][0];", "const double (*p)[m] = A; s += p[0][0];",
+         "'A[0]' has 1 dimensions: C does not convert it to 'const double (*)[m]'",
+         "point it at an array of rows of that size, or at rows allocated for it: p = malloc(n * sizeof *p)"),
     ],
 )
 def test_a_wrong_rank_is_a_located_error_whose_hint_works(body, fixed, message, hint):

@@ -8,6 +8,10 @@ for what stays refused, one message per problem and none that follows from anoth
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from cbuild import CFunction, build, have_gcc
@@ -727,3 +731,101 @@ double g(double x[], int n)
     grad(x.ctypes.data_as(ptr), d_x.ctypes.data_as(ptr), 3, 1.0)
     expected = central_difference(lambda v: primal(np.ascontiguousarray(v).ctypes.data_as(ptr), 3), [x], 0)
     np.testing.assert_allclose(d_x, expected, rtol=1e-7, atol=1e-9)
+
+
+# -- pointers to rows and states swapped by pointer ----------------------------------------------
+# golden/c/rows_pointer_malloc, rows_pointer_pingpong, struct_pointer_swap_heap and
+# struct_pointer_swap_local check the numbers; these check the probes and what stays refused.
+
+PROBES = Path(__file__).resolve().parent.parent / "bench" / "probes" / "c"
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+@pytest.mark.parametrize("probe, level", [(p, lvl) for p in ("r35_swap_heap_struct_ptr", "r35b_swap_local_struct_ptr")
+                                          for lvl in ("0", "2")])
+def test_structs_swapped_by_pointer_match_central_differences(probe, level):
+    """Two heap structs, and two local ones, swapped by pointer in a loop (probe p35, reduced):
+    ``s2sad check`` compiles the gradient and compares it with central differences."""
+    r = subprocess.run([sys.executable, "-m", "s2sad", "check", str(PROBES / "reduced" / f"{probe}.c"), "--func", "f",
+                        "--wrt", "x", "--sizes", "x=4,n=5", "--target", "c", "-O", level],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "all adjoints match central differences" in r.stdout, r.stdout + r.stderr
+
+
+_ROWS = """
+#include <stdlib.h>
+#define M 4
+double f(const double *x, int n, int m)
+{{
+    double (*u)[M] = malloc(n * sizeof *u), (*v)[M] = calloc(n, sizeof *v);
+    for (int i = 0; i < n; i++) for (int j = 0; j < M; j++) u[i][j] = x[i * M + j];
+    for (int k = 0; k < 3; k++) {{ double (*t)[M] = u; u = v; v = t; }}
+    {body}
+}}
+"""
+
+
+@pytest.mark.parametrize("body, message", [
+    ("double *r = u[1]; return r[0];",
+     "9:17: a row of 'u', which points at a different array depending on the branch taken or the iteration, "
+     "is not supported"),
+    ("return (*u)[0];",
+     "9:14: a row of 'u', which points at a different array depending on the branch taken or the iteration, "
+     "is not supported"),
+    ("double (*w)[m] = malloc(n * sizeof(double[M])); return w[0][0];",
+     "9:13: the rows of 'w' need a constant size"),
+    ("double (*w)[3] = u; return w[0][0];", "9:22: 'u' is not an array of rows of 'double (*)[3]'"),
+    ("double (*w)[M] = malloc(n * sizeof(double[3])); return w[0][0];",
+     "9:33: sizeof gives 24 bytes, neither whole rows of 'w' (32 bytes) nor its numbers"),
+])
+def test_what_stays_refused_of_pointers_to_rows_is_located(body, message):
+    assert _diagnostics(_ROWS.format(body=body)) == [message]
+
+
+def test_a_struct_swapped_by_pointer_passed_or_copied_whole_is_located():
+    source = """
+typedef struct { double a[2]; } S;
+static double g(S s) { return s.a[0]; }
+double f(const double *x, int n)
+{
+    S sa = {{0.0, 1.0}}, sb = {{x[0], x[1]}};
+    S *cur = &sa, *nxt = &sb;
+    for (int k = 0; k < n; k++) { S *t = cur; cur = nxt; nxt = t; }
+    double s = cur->a[1] + g(sb);
+    S c = sa;
+    return s + c.a[0];
+}
+"""
+    assert _diagnostics(source) == [
+        "9:30: 'g' expects a S here, and 'sb' is held in memory (a pointer moves to it and from it): s2sad passes it "
+        "by its address only",
+        "10:11: copying the array member 'a' of S is not supported"]
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_structs_of_numbers_swapped_by_pointer_pass_and_copy_whole(tmp_path):
+    """A struct a pointer moves to and from, passed by value (``g(sb)``, ``g(*cur)``), copied
+    (``S c = sa``) and written by a helper through the pointer: each as C reads it."""
+    path = tmp_path / "prog.c"
+    path.write_text("""#include <math.h>
+typedef struct { double a, b; } S;
+static double g(S s) { return s.a * s.b; }
+static void h(S *s, double x) { s->b += x * s->a; }
+double f(const double *x, int n)
+{
+    S sa = {x[0], x[1]}, sb = {0};
+    S *cur = &sa, *nxt = &sb;
+    for (int k = 0; k < n; k++) {
+        nxt->a = cur->b;
+        nxt->b = sin(cur->a);
+        h(nxt, x[2]);
+        S *t = cur; cur = nxt; nxt = t;
+    }
+    S c = sa;
+    return g(*cur) + g(sb) + c.b;
+}
+""")
+    for level in ("0", "2"):
+        r = subprocess.run([sys.executable, "-m", "s2sad", "check", str(path), "--func", "f", "--wrt", "x", "--sizes",
+                            "x=3,n=3", "--target", "c", "-O", level], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0 and "all adjoints match central differences" in r.stdout, r.stdout + r.stderr

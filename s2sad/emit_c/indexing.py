@@ -481,8 +481,9 @@ def _carried_extent(if_op: Op, arr: Value, axis: int) -> Optional[Value]:
                 if e is None or e.name != "const" or e.attrs["value"] != 0:
                     break
             elif not (e is not None and e.name == "dim" and e.operands[0] is made and e.attrs["axis"] == axis
-                      or extent is made_extent(made, axis)):
-                break
+                      or extent is made_extent(made, axis)
+                      or m is not None and m.name == "if" and _carried_extent(m, made, axis) is extent):
+                break  # (an if in the branch made it: its extent carried out of that if too)
         else:
             return r
     return None

@@ -87,10 +87,18 @@ class Place:
     dims: tuple[int, ...]
     sub: Optional[StructLayout]
     int_type: Optional[ScalarType] = None  # an integer member (or array of them): its type
+    # Reached through a pointer that moves between arrays of structs (``cur->h[j][i]`` of states
+    # swapped by pointer, ``c_pointers.Aim``): that pointer; ``base`` is then its first array, and
+    # the element is read and written in whichever array the pointer holds.
+    aim: Optional[Ptr] = None
 
     @property
     def elem_size(self) -> int:
         return self.sub.size if self.sub is not None else 1
+
+    def at(self, off: Value, layout: Optional[StructLayout] = None) -> Ptr:
+        """A pointer ``off`` numbers into the structs' run (the pointer's own arrays where it moves)."""
+        return replace(self.aim, off=off, layout=layout) if self.aim is not None else Ptr(self.base, off, layout)
 
 
 Operand = Union[Value, Ptr]
@@ -331,10 +339,11 @@ class CExprLowering:
                 return member
             p, idx = self.access(node, b, env)
             if isinstance(p, Ptr):  # through a pointer that moves between arrays
-                return self.load_through(p, idx[0], self.at(b, node))  # type: ignore[arg-type]
-            if len(idx) < p.type.rank:  # type: ignore[attr-defined]
+                v = self.load_through(p, idx, self.at(b, node))  # type: ignore[arg-type]
+            elif len(idx) < p.type.rank:  # type: ignore[attr-defined]
                 return self.rows(p, idx, self.at(b, node))  # A[i] of double A[n][m]: a row
-            v = self.at(b, node).op1("load", [p, *idx], p.type.elem)  # type: ignore[attr-defined]
+            else:
+                v = self.at(b, node).op1("load", [p, *idx], p.type.elem)  # type: ignore[attr-defined]
             held = int_member(idx[0])
             return v if held is None else self.convert(v, value_type(CType("scalar", held, "")), self.at(b, node))
         if isinstance(node, c_ast.UnaryOp):
@@ -418,7 +427,7 @@ class CExprLowering:
         """The array and index list of one element: ``a[i]``, ``A[i][j]``, ``p[i]`` (offset
         pointer) or a struct member (``bodies[i].pos[c]``, ``p->k``: one ``field`` index)."""
         arr, idx = self.access(node, b, env)
-        rank = 1 if isinstance(arr, Ptr) else arr.type.rank  # type: ignore[attr-defined]
+        rank = arr.rank if isinstance(arr, Ptr) else arr.type.rank  # type: ignore[attr-defined]
         if len(idx) < rank:
             base, _ = split_subscripts(node)
             raise self.fail(node, f"'{node_text(node)}' is a row of '{node_text(base)}', not one element",
@@ -445,6 +454,8 @@ class CExprLowering:
                 what = "an array member" if pl.dims else "a whole struct"
                 raise self.fail(node, f"{what} is used as a number",
                                 "s2sad reads and writes struct members one number at a time")
+            if pl.aim is not None:  # read or written by dispatch, in the array the pointer holds
+                return replace(pl.aim, off=None), [self.field_index(pl, self.at(b, node))]  # type: ignore
             return pl.base, [self.field_index(pl, self.at(b, node))]
         assert isinstance(node, c_ast.ArrayRef)
         base, subs = split_subscripts(node)
@@ -456,10 +467,13 @@ class CExprLowering:
             p = self.pointer(base, b, env, aims=True)
         if not self.is_aim(p):
             p = self.plain(p, base, b)
-        rank = 1 if self.is_aim(p) else p.base.type.rank  # type: ignore[attr-defined]
+        rank = p.rank if self.is_aim(p) else p.base.type.rank  # type: ignore[attr-defined]
         if len(subs) > rank:
             raise self.fail(node, f"'{node_text(base)}' has {rank} dimension(s), indexed with {len(subs)}",
                             "index a flat pointer once: a[i * m + j]" if rank == 1 else each_dimension(base, rank))
+        if self.is_aim(p) and len(subs) < rank:
+            raise self.fail(node, f"a row of '{node_text(base)}', which points at a different array depending on the "
+                            "branch taken or the iteration, is not supported", each_dimension(base, rank))
         idx = [self.integer(s, b, env, "an index") for s in subs]
         if p.off is not None:
             idx[0] = build.add(self.at(b, node), p.off, idx[0])
@@ -511,9 +525,12 @@ class CExprLowering:
 
     def place(self, node: c_ast.Node, b: Builder, env: Env) -> Place:
         """Where a struct access points (see ``Place``)."""
+        if isinstance(node, c_ast.ID) and self.lookup(node.name) in self.struct_runs:
+            key = self.lookup(node.name)  # sa of a struct held in memory: sa.x is (&sa)->x
+            return self.whole(Ptr(env[key], None, self.ctypes[key].layout), b)  # type: ignore[arg-type,index]
         if isinstance(node, c_ast.StructRef):
             if node.type == "->":
-                p = self.pointer(node.name, b, env)
+                p = self.struct_aim(node.name, b, env)
                 if p.layout is None:
                     raise self.fail(node, "'->' needs a pointer to a struct")
                 whole = self.whole(p, b)
@@ -521,29 +538,35 @@ class CExprLowering:
                 whole = self.place(node.name, b, env)
             return self.member(whole, node.field.name, node)
         if isinstance(node, c_ast.UnaryOp) and node.op == "*":
-            p = self.pointer(node.expr, b, env)
+            p = self.struct_aim(node.expr, b, env)
             if p.layout is None:
                 raise self.fail(node, "'.' needs a struct")
             return self.whole(p, b)
         if isinstance(node, c_ast.ArrayRef):
             if self.is_struct_access(node.name, env):
                 return self.subscript(self.place(node.name, b, env), node, b, env)
-            p = self.pointer(node.name, b, env)
+            p = self.struct_aim(node.name, b, env)
             if p.layout is None:
                 raise self.fail(node, "'.' needs a struct")
             i = self.integer(node.subscript, b, env, "an index")
-            return self.whole(Ptr(p.base, i if p.off is None else build.add(self.at(b, node), p.off, i), p.layout), b)
+            return self.whole(replace(p, off=i if p.off is None else build.add(self.at(b, node), p.off, i)), b)
         if isinstance(node, c_ast.FuncCall):  # vsub(a, b).x
             raise self.fail(node, "the member of a struct a call returns is read from a variable",
                             f"assign the struct to a variable first: t = {node_text(node)};, then read t's member")
         raise self.fail(node, "'.' needs a struct")
 
-    @staticmethod
-    def whole(p: Ptr, b: Builder) -> Place:
+    def struct_aim(self, node: c_ast.Node, b: Builder, env: Env) -> Ptr:
+        """The pointer to structs ``node`` gives: into one array, or one that moves between arrays of
+        them (``Aim``), whose members ``place`` reaches in whichever array it holds."""
+        p = self.pointer(node, b, env, aims=True)
+        return p if self.is_aim(p) and p.layout is not None else self.plain(p, node, b)
+
+    def whole(self, p: Ptr, b: Builder) -> Place:
         """The struct ``*p``."""
         i = p.off if p.off is not None else build.const(b, 0, I64)
         assert p.layout is not None
-        return Place(p.base, p.layout, (i,), (p.layout.size,), 0, "", (), p.layout)
+        return Place(p.base, p.layout, (i,), (p.layout.size,), 0, "", (), p.layout,
+                     aim=p if self.is_aim(p) else None)
 
     def member(self, pl: Place, name: str, node: c_ast.StructRef) -> Place:
         """``pl.name``."""
@@ -554,7 +577,7 @@ class CExprLowering:
             members = ", ".join(m.name for m in pl.sub.fields)
             raise self.fail(node.field, f"{pl.sub.name} has no member '{name}'", f"its members: {members}")
         return Place(pl.base, pl.layout, pl.operands, pl.coefs, pl.offset + f.offset, f"{pl.path}.{name}",
-                     f.dims, f.sub, f.int_type)
+                     f.dims, f.sub, f.int_type, pl.aim)
 
     def subscript(self, pl: Place, node: c_ast.ArrayRef, b: Builder, env: Env) -> Place:
         """``pl[i]`` for an array member."""
@@ -565,7 +588,7 @@ class CExprLowering:
             stride *= n
         i = self.integer(node.subscript, b, env, "an index")
         return Place(pl.base, pl.layout, (*pl.operands, i), (*pl.coefs, stride), pl.offset, pl.path + "[]",
-                     pl.dims[1:], pl.sub, pl.int_type)
+                     pl.dims[1:], pl.sub, pl.int_type, pl.aim)
 
     def member_array(self, node: c_ast.Node, b: Builder, env: Env) -> Optional[Ptr]:
         """An array member used as a value, ``cam->r`` (or a row of one, ``s->m[i]``): as in C,
@@ -575,14 +598,14 @@ class CExprLowering:
         pl = self.place(node, b, env)
         if pl.sub is not None or len(pl.dims) != 1:
             return None  # a number (read by access) or what access refuses
-        return Ptr(pl.base, self.field_index(self.first(pl, b), self.at(b, node)))
+        return pl.at(self.field_index(self.first(pl, b), self.at(b, node)))
 
     @staticmethod
     def first(pl: Place, b: Builder) -> Place:
         """``pl[0]`` of a 1-D array member: its subscript written out, so output spells ``&cam->r[0]``."""
         zero = build.const(b, 0, I64)
         return Place(pl.base, pl.layout, (*pl.operands, zero), (*pl.coefs, pl.elem_size), pl.offset,
-                     pl.path + "[]", (), pl.sub, pl.int_type)
+                     pl.path + "[]", (), pl.sub, pl.int_type, pl.aim)
 
     @staticmethod
     def field_index(pl: Place, b: Builder) -> Value:
@@ -606,11 +629,11 @@ class CExprLowering:
             if self.is_struct_access(node.expr, env):
                 pl = self.place(node.expr, b, env)
                 if not pl.path and len(pl.operands) == 1:  # &bodies[i]: a pointer to structs
-                    return Ptr(pl.base, pl.operands[0], pl.layout)
+                    return pl.at(pl.operands[0], pl.layout)
                 if pl.sub is None and not pl.dims:  # &p->x, &b->pos[c]: into the run of numbers
-                    return Ptr(pl.base, self.field_index(pl, self.at(b, node)))
+                    return pl.at(self.field_index(pl, self.at(b, node)))
                 if pl.sub is None and len(pl.dims) == 1:  # &p->pos: the array's first number
-                    return Ptr(pl.base, self.field_index(self.first(pl, b), self.at(b, node)))
+                    return pl.at(self.field_index(self.first(pl, b), self.at(b, node)))
                 raise self.fail(node, "the address of a struct member that is a struct or a 2-D array "
                                 "is not supported",
                                 "pass the struct's address (&bodies[i]) and read the member in the callee, "
@@ -622,6 +645,9 @@ class CExprLowering:
                 if len(idx) > 1:  # &A[i][j]: into the row A[i]
                     return Ptr(self.rows(arr, idx[:-1], self.at(b, node)).base, idx[-1])
                 return Ptr(arr, idx[0])
+            if isinstance(node.expr, c_ast.ID) and self.lookup(node.expr.name) in self.struct_runs:
+                key = self.lookup(node.expr.name)  # &sa of a struct held in memory: a pointer to it
+                return Ptr(env[key], None, self.ctypes[key].layout)  # type: ignore[arg-type,index]
             if isinstance(node.expr, c_ast.ID) and self.is_cell(key := self.lookup(node.expr.name)):
                 cell = env.get(key)  # type: ignore[arg-type]
                 if not isinstance(cell, Value):
@@ -650,8 +676,12 @@ class CExprLowering:
                             "take the address of a variable or an array element: &m, &x[i]")
         if op == "*":
             p = self.pointer(node.expr, b, env, aims=True)
+            if self.is_aim(p) and p.rank == 1:  # type: ignore[attr-defined]
+                return self.load_through(p, [p.off or build.const(b, 0, I64)], self.at(b, node))  # type: ignore
             if self.is_aim(p):
-                return self.load_through(p, p.off or build.const(b, 0, I64), self.at(b, node))  # type: ignore
+                raise self.fail(node, f"a row of '{node_text(node.expr)}', which points at a different array "
+                                "depending on the branch taken or the iteration, is not supported",
+                                "index it: p[i][j]")
             if p.base.type.rank > 1:  # type: ignore[attr-defined]  # *A, *(A + i): a row
                 return self.rows(p.base, [p.off if p.off is not None else build.const(b, 0, I64)], self.at(b, node))
             if p.layout is not None:
@@ -920,16 +950,20 @@ class CExprLowering:
         elif isinstance(target, c_ast.UnaryOp) and target.op == "*":
             p = self.pointer(target.expr, b, env, aims=True)
             arr, idx = p.base, [p.off if p.off is not None else build.const(b, 0, I64)]
+            if self.is_aim(p) and p.rank > 1:  # type: ignore[attr-defined]
+                raise self.fail(target, f"'{node_text(target)}' is a row", "assign its elements: p[i][j] = ...")
             if self.is_aim(p):
                 arr = p  # type: ignore[assignment]
         else:
             raise self.fail(target, "this assignment target is not supported")
-        if isinstance(arr, Ptr):  # through a pointer that moves between arrays
-            v = self.convert(self.number(value, b), arr.elem, self.at(b, node))
-            self.store_through(arr, idx[0], v, self.at(b, node))  # type: ignore[arg-type]
-            return v
         v = self.number(value, b)
         held = int_member(idx[0])
+        if isinstance(arr, Ptr):  # through a pointer that moves between arrays
+            if held is not None:
+                v = self.convert(v, held, self.at(b, node))
+            stored = self.convert(v, arr.elem, self.at(b, node))
+            self.store_through(arr, idx, stored, self.at(b, node))  # type: ignore[arg-type]
+            return v if held is not None else stored
         if held is not None:  # pts[i].id = ...: as C stores into an int (truncated), then into its slot
             v = self.convert(v, held, self.at(b, node))
             self.at(b, node).create("store", [arr, *idx, self.convert(v, arr.type.elem, self.at(b, node))], [])
@@ -1014,6 +1048,8 @@ class CExprLowering:
 
     def lookup(self, name: str) -> Optional[str]:  # pragma: no cover
         raise NotImplementedError
+
+    struct_runs: set[str]  # keys of structs held in memory, one each (c_lower.struct_run)
 
     def constant_count(self, node: Optional[c_ast.Node]) -> Optional[int]:  # pragma: no cover
         """An extent written as an integer constant expression (``3``, ``2 * NB``), else None."""

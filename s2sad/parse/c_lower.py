@@ -24,7 +24,11 @@ C specifics:
 * local arrays (``double acc[3] = {0}``, ``double w[] = {...}``, ``double w[n]``,
   ``double t[3][3]``, ``double w[n][m]``, initialized row by row),
   the file's ``const`` tables a function reads, and ``malloc``/``calloc`` of work
-  arrays are ``alloc`` ops; ``free`` is dropped: lifetimes are the emitter's business;
+  arrays (rows of a pointer to rows too, ``double (*u)[M] = malloc(n * sizeof *u)``) are
+  ``alloc`` ops; ``free`` is dropped: lifetimes are the emitter's business;
+* a local struct whose address sets a pointer the function assigns again (states swapped
+  by pointer) is one struct in memory, ``S sa[1]`` (``struct_run``), so the pointer can move
+  between it and the others (``c_pointers.Aim``);
 * array parameters keep the extents they declare (``c_declarators``): the function's
   ``shapes`` attribute holds them, and a call passes an array of the dimensions the
   callee declares (a row ``A[i]`` for ``double r[m]``, ``A`` for ``double B[n][m]``).
@@ -57,7 +61,8 @@ from .custom_adjoints import NONE as NO_DERIVATIVES
 from .custom_adjoints import CustomAdjoint, Derivatives, argument_kind, expected_c
 from .c_memcalls import MEMORY_CALLS, CMemoryCalls
 from .c_mpi import CMpiCalls, is_mpi_call
-from .c_pointers import Aim, CPointerLowering, PointerTable, addressed_names, pointer_table_elem, table_rebinding
+from .c_pointers import (Aim, CPointerLowering, PointerTable, addressed_names, pointer_table_elem, subscripts,
+                         swapped_structs, table_rebinding)
 from .c_source_map import SourceMap
 from .c_omp import COmpLowering
 from .omp import OmpClauses
@@ -221,6 +226,9 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         self.heap_records: set[str] = set()  # Camera *c = malloc(sizeof(Camera)): held as its members
         self.address_of: dict[str, str] = {}  # Params *q = &p of a local struct: q's key -> p's (c_records)
         self.addressed = addressed_names(fn.body)  # variables whose address is taken: cells (c_pointers)
+        # Structs whose address sets a pointer assigned again: one struct in memory each (c_pointers)
+        self.swapped = swapped_structs(fn.body)
+        self.struct_runs: set[str] = set()  # the keys of such structs
         # double **A whose rows a loop mallocs: one n x m array (c_row_allocs), by declaration,
         # by the loop before which it is allocated, and the row statements that then do nothing
         self.row_allocs = row_allocations(fn.body, self.ctx.constants)
@@ -756,6 +764,9 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             raise self.fail(d, "a variable cannot be void")
         if t.kind == "array" and t.dims[0] is None:
             t = self.sized_by_initializer(d, t)
+        if t.kind == "record" and not t.indirect and d.name in self.swapped:
+            self.struct_run(d, t, b, env)
+            return
         if t.kind == "record":
             self.local_record(d, t, b, env)
             return
@@ -801,6 +812,63 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             if not v.name_hint and v.defining_op is not None:
                 v.name_hint = d.name
             env[key] = v
+
+    def struct_run(self, d: c_ast.Decl, t: CType, b: Builder, env: Env) -> None:
+        """``S sa;`` whose address sets a pointer that moves (``swapped_structs``): one struct in
+        memory, as ``S sa[1]`` would be (a run of its numbers, ``c_structs``), so ``&sa`` points at it
+        and ``sa.a[i]`` reads it there."""
+        layout = self.struct_named(d.type)
+        if layout is None:
+            raise self.fail(d, f"a pointer is pointed at '{d.name}' and at other {t.spelling}s in turn, which s2sad "
+                            f"supports for structs of numbers only", f"keep {d.name}'s members in arrays of their "
+                            "own, and swap pointers to them")
+        if d.init is not None and not isinstance(d.init, c_ast.InitList):
+            raise self.fail(d.init, f"'{d.name}' is held in memory (a pointer is pointed at it and then elsewhere): "
+                            "it is initialized by a brace list or by its members only",
+                            f"assign its members: {d.name}.x = ...")
+        run = CType("array", layout.elem, t.spelling, (c_ast.Constant("int", "1", coord=d.coord),), layout=layout)
+        whole = c_ast.Decl(d.name, d.quals, [], [], [], d.type, None, None, coord=d.coord)
+        arr = self.local_array(whole, run, b, env)
+        key = self.declare(d.name, run, d)
+        self.struct_runs.add(key)
+        env[key] = arr
+        self.note_root(key, arr)
+        if d.init is None:
+            return
+        arr.defining_op.attrs["fill"] = "zeros"  # type: ignore[union-attr]  # what the list leaves out is 0
+        for target, value in self.member_entries(c_ast.ID(d.name, coord=d.coord), d.init, (), layout):
+            v = self.scalar(value, b, env)
+            if build.const_value(v) != 0:
+                self.store(target, v, b, env, value)
+
+    def member_entries(self, target: c_ast.Node, init: c_ast.Node, dims: tuple[int, ...],
+                       layout: Optional[StructLayout]) -> list[tuple[c_ast.Node, c_ast.Node]]:
+        """The initializer ``init`` of ``target`` (a struct of numbers, an array member, or a number) as
+        (member, value) pairs in C's order: ``{{1.0, 2.0}, 3.0}`` gives ``sa.a[0]``, ``sa.a[1]``, then
+        ``sa.w``; each struct and array member its own braces (``{0}`` alone: all zero)."""
+        hint = "give each array or struct member its own braces, in order: {{1.0, 2.0}, 3.0}; or assign the members"
+        at = init.coord
+        if dims or layout is not None:
+            if not isinstance(init, c_ast.InitList):
+                raise self.fail(init, f"'{node_text(target)}' is initialized without its braces", hint)
+            if len(init.exprs) == 1 and isinstance(init.exprs[0], c_ast.Constant) and init.exprs[0].value in (
+                    "0", "0.0"):
+                return []  # {0}: all zero
+            if any(isinstance(e, c_ast.NamedInitializer) for e in init.exprs):
+                raise self.fail(init, "designated initializers of a struct held in memory are not supported", hint)
+            if dims:
+                if len(init.exprs) > dims[0]:
+                    raise self.fail(init, f"'{node_text(target)}' has {dims[0]} elements", hint)
+                return [entry for k, e in enumerate(init.exprs) for entry in self.member_entries(
+                    c_ast.ArrayRef(target, c_ast.Constant("int", str(k), coord=at), coord=at), e, dims[1:], layout)]
+            assert layout is not None
+            if len(init.exprs) > len(layout.fields):
+                raise self.fail(init, f"{layout.name} has {len(layout.fields)} members", hint)
+            return [entry for f, e in zip(layout.fields, init.exprs) for entry in self.member_entries(
+                c_ast.StructRef(target, ".", c_ast.ID(f.name, coord=at), coord=at), e, f.dims, f.sub)]
+        if isinstance(init, c_ast.InitList):
+            raise self.fail(init, f"'{node_text(target)}' is a number: too many braces", hint)
+        return [(target, init)]
 
     def pointer_table(self, d: c_ast.Decl, b: Builder, env: Env) -> None:
         """``const double *rows[3] = {a, b, c};`` never assigned again: a ``PointerTable``, so
@@ -959,10 +1027,35 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         if p.elem != t.scalar or p.layout != t.layout:
             what = p.layout.name if p.layout is not None else p.elem
             raise self.fail(node, f"a {what} array cannot be used as '{t.spelling}'")
-        if p.base.type.rank != 1 and not isinstance(p, Aim):  # type: ignore[attr-defined]
-            raise self.fail(node, f"'{node_text(node)}' has {p.base.type.rank} dimensions: C does not "  # type: ignore
-                            f"convert it to '{t.spelling}'", f"point at one of its rows: {node_text(node)}[i]")
+        rank = max(1, len(t.dims))  # double *p: 1; double (*u)[M]: 2
+        if subscripts(p) != rank:
+            raise self.fail(node, f"'{node_text(node)}' has {subscripts(p)} dimensions: C does not "
+                            f"convert it to '{t.spelling}'", f"point at one of its rows: {node_text(node)}[i]"
+                            if subscripts(p) > rank else f"point it at an array of rows of that size, or at rows "
+                            f"allocated for it: {where.name} = malloc(n * sizeof *{where.name})")
+        if rank > 1:
+            self.same_rows(node, p, t)
         return p
+
+    def same_rows(self, node: c_ast.Node, p: Ptr, t: CType) -> None:
+        """``u = a`` of a pointer to rows ``t`` (``double (*u)[M]``): the arrays ``p`` points into have
+        rows of the same extents, known constants or spelled alike by names the function never
+        assigns (``double (*r)[m] = A`` of a parameter ``double A[n][m]``), as C's types require."""
+        assigned = set(assigned_names(self.fn.body))
+
+        def extent(d: Optional[c_ast.Node]) -> object:
+            n = self.constant_count(d)
+            if n is not None or d is None or any(isinstance(x, c_ast.ID) and x.name in assigned for x in walk(d)):
+                return n
+            return node_text(d)
+
+        want = [extent(d) for d in t.dims[1:]]
+        for arr in self.arrays_of(p):
+            split = self.split_rows(arr)
+            dims = self.ctypes[split[0]].dims if split is not None else ()
+            if None in want or len(dims) < len(want) or [extent(d) for d in dims[len(dims) - len(want):]] != want:
+                raise self.fail(node, f"'{node_text(node)}' is not an array of rows of '{t.spelling}'",
+                                "point it at an array declared with rows of that size")
 
     def allocation(self, call: c_ast.FuncCall, t: CType, b: Builder, env: Env, where: c_ast.Node) -> Value:
         """``malloc(n * sizeof(T))``, ``calloc(n, sizeof(T))``, ``aligned_alloc(a, n * sizeof(T))``
@@ -994,6 +1087,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             else:
                 raise self.fail(e, f"{name}'s size must be count * sizeof(element)", hint)
         elem_size = self.size_of(size.expr)
+        if len(t.dims) > 1 and not t.pointer_rows:
+            return self.rows_allocation(call, name, count, size, elem_size, t, b, env, where)
         per = t.layout.size if t.layout is not None else 1  # Point *p = malloc(n * sizeof(Point)): n runs
         want = t.layout.nbytes if t.layout is not None else BYTES[t.scalar.name]  # type: ignore[union-attr]
         if elem_size != want:
@@ -1010,6 +1105,31 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         fill = "zeros" if name == "calloc" else "empty"
         return at.op1("alloc", [n], t.ir_array, where.name, fill=fill,
                       elem=t.scalar.name, **attrs)  # type: ignore[union-attr]
+
+    def rows_allocation(self, call: c_ast.FuncCall, name: str, count: c_ast.Node, size: c_ast.Node, elem_size: int,
+                        t: CType, b: Builder, env: Env, where: c_ast.Node) -> Value:
+        """``double (*a)[M] = malloc(n * sizeof *a)`` (``sizeof(double[M])``, ``sizeof(double[n][M])``
+        alone, ``calloc(n, sizeof *a)``, ``n * M * sizeof(double)``): an array of as many whole rows
+        as the bytes hold, each of the pointer's constant extents."""
+        extents = [self.constant_count(d) for d in t.dims[1:]]
+        hint = f"write {name}({'n, ' if name == 'calloc' else 'n * '}sizeof *{where.name})"  # type: ignore
+        if None in extents:
+            raise self.fail(where, f"the rows of '{where.name}' need a constant size",  # type: ignore
+                            "size them with a #define or an integer constant")
+        row = BYTES[t.scalar.name] * math.prod(extents)  # type: ignore[arg-type,union-attr]
+        at = self.at(b, call)
+        n = self.integer(count, b, env, "an allocation size")
+        if elem_size % row == 0:  # n rows, or one block of elem_size / row of them
+            rows = build.mul(at, n, build.const(at, elem_size // row, I64)) if elem_size != row else n
+        elif row % elem_size == 0 and elem_size % BYTES[t.scalar.name] == 0:  # type: ignore[union-attr]
+            # n * M * sizeof(double): as many rows as n elements fill (C keeps no part of a row)
+            rows = build.div(at, n, build.const(at, row // elem_size, I64))
+        else:
+            raise self.fail(size, f"sizeof gives {elem_size} bytes, neither whole rows of '{where.name}' "  # type: ignore
+                            f"({row} bytes) nor its numbers", hint)
+        fill = "zeros" if name == "calloc" else "empty"
+        return at.op1("alloc", [rows, *(build.const(at, e, I64) for e in extents)],  # type: ignore[misc]
+                      t.ir_array, where.name, fill=fill, elem=t.scalar.name)  # type: ignore[union-attr]
 
     @staticmethod
     def is_sizeof(node: c_ast.Node) -> bool:

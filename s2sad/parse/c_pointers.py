@@ -47,6 +47,37 @@ def addressed_names(body: Optional[c_ast.Node]) -> frozenset[str]:
                      and id(n) not in exponents)
 
 
+def swapped_structs(body: Optional[c_ast.Node]) -> frozenset[str]:
+    """The variables whose address sets a pointer that the function assigns again (``S sa, sb;
+    S *cur = &sa, *nxt = &sb;`` with ``cur = nxt;`` later: states swapped by pointer), by name.
+    Such a struct lives in memory, as one struct of a run (``S sa[1]``), so that the pointer may
+    move between it and the others (``Aim``); a struct only aliased (``Params *q = &p``) stays
+    held as its members (``c_records``)."""
+    if body is None:
+        return frozenset()
+    nodes = list(walk(body))
+    assigned = {n.lvalue.name for n in nodes
+                if isinstance(n, c_ast.Assignment) and n.op == "=" and isinstance(n.lvalue, c_ast.ID)}
+    out: set[str] = set()
+    for n in nodes:
+        if isinstance(n, c_ast.Decl) and n.init is not None:
+            target, value = n.name, n.init
+        elif isinstance(n, c_ast.Assignment) and n.op == "=" and isinstance(n.lvalue, c_ast.ID):
+            target, value = n.lvalue.name, n.rvalue
+        else:
+            continue
+        values = [value]
+        while values:
+            v = values.pop()
+            if isinstance(v, c_ast.Cast):
+                values.append(v.expr)
+            elif isinstance(v, c_ast.TernaryOp):
+                values += [v.iftrue, v.iffalse]
+            elif isinstance(v, c_ast.UnaryOp) and v.op == "&" and isinstance(v.expr, c_ast.ID) and target in assigned:
+                out.add(v.expr.name)
+    return frozenset(out)
+
+
 def indexed_names(body: Optional[c_ast.Node]) -> frozenset[str]:
     """The variables ``body`` uses as arrays of more than one element: ``p[i]`` (any subscript but
     a literal 0), ``p + k``, ``p - k``, ``p++``, ``p += k``. A pointer to a struct of mixed members
@@ -121,13 +152,22 @@ class Aim(Ptr):
     allocation: never a view) with its number in the pointer variable's list; ``which`` is
     None when there is one. ``rows`` are the leading indices into an array of more dimensions
     (``xp = H[l]`` points into row ``l`` of ``H``; an array of fewer takes the first of them
-    it needs). ``base`` is the first choice, for the element type only: every consumer that
-    needs one array asks ``plain`` (c_expr's ``pointer`` does), and the accesses dispatch.
+    it needs). ``rank``: the subscripts the pointer itself takes, 1 but for a pointer to rows
+    (``double (*u)[M]``: 2, ``u[i][j]``), whose arrays have at least as many dimensions.
+    ``base`` is the first choice, for the element type only: every consumer that needs one
+    array asks ``plain`` (c_expr's ``pointer`` does), and the accesses dispatch.
     """
 
     choices: tuple[tuple[int, Value], ...] = ()
     which: Optional[Value] = None
     rows: tuple[Value, ...] = ()
+    rank: int = 1
+
+
+def subscripts(p: Ptr) -> int:
+    """How many subscripts ``p`` takes to reach a number: 1 for a pointer to numbers, 2 for a
+    pointer to rows (``double (*u)[M]``, a whole 2-D array), and so on."""
+    return p.rank if isinstance(p, Aim) else p.base.type.rank  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -254,10 +294,15 @@ class CPointerLowering:
     def is_moving(self, key: Optional[str]) -> bool:
         return key is not None and key in self.plan
 
+    def pointer_rank(self, key: str) -> int:
+        """The subscripts the pointer variable ``key`` takes: 1, or a pointer to rows' dimensions."""
+        t = self.ctypes[key]
+        return len(t.dims) if t.kind == "pointer" and len(t.dims) > 1 and not t.pointer_rows else 1
+
     def moving_keys(self, key: str) -> list[str]:
         """What a moving pointer variable is made of in the environment: which array, its
         offset and the rows it points into (integers, which loops carry and branches merge)."""
-        rows = max(rank for _, rank in self.plan[key]) - 1
+        rows = max(rank for _, rank in self.plan[key]) - self.pointer_rank(key)
         return [key + "#", key + "@" if key in self.offsets else ""] + [f"{key}@{k}" for k in range(rows)]
 
     def declare_moving(self, key: str) -> None:
@@ -324,7 +369,8 @@ class CPointerLowering:
         if not choices or not all(isinstance(v, Value) for v in values):
             raise self.fail(node, f"'{self.hints[key]}' is used before it is given a value",  # type: ignore
                             "point it at an array where it is declared")
-        return Aim(choices[0][1], off, self.ctypes[key].layout, choices, which, tuple(rows))  # type: ignore
+        return Aim(choices[0][1], off, self.ctypes[key].layout, choices, which, tuple(rows),  # type: ignore
+                   self.pointer_rank(key))
 
     def bind_moving(self, key: str, p: Ptr, b: Builder, env: Env, node: c_ast.Node) -> Ptr:
         """``key = p`` for a moving pointer: its number in the list of ``key``'s arrays (mapped
@@ -374,7 +420,7 @@ class CPointerLowering:
                             "taken or the iteration, and this use of it is not supported",
                             "read and write its elements (p[i], *p), or pass it to a function of this file")
         arr = p.choices[0][1]
-        for r in p.rows[:arr.type.rank - 1]:  # type: ignore[attr-defined]
+        for r in p.rows[:arr.type.rank - p.rank]:  # type: ignore[attr-defined]
             t = arr.type
             arr = b.op1("view", [arr, r], type(t)(t.elem, t.rank - 1))  # type: ignore[attr-defined]
         return Ptr(arr, p.off, p.layout)
@@ -385,7 +431,7 @@ class CPointerLowering:
         with one branch per array (the last one without a test), yielding ``make``'s values."""
         def branch(bb: Builder, k: int) -> list[Value]:
             n, arr = p.choices[k]
-            rows = list(p.rows[:arr.type.rank - 1])  # type: ignore[attr-defined]
+            rows = list(p.rows[:arr.type.rank - p.rank])  # type: ignore[attr-defined]
             if k == len(p.choices) - 1:
                 return make(bb, arr, rows)
             loc = bb.loc
@@ -402,7 +448,7 @@ class CPointerLowering:
         """``body(b, q)`` with ``q`` a pointer into the one array ``p`` points at (a call that
         passes ``p``: one call per array, the values of the one made)."""
         def make(bb: Builder, arr: Value, rows: list[Value]) -> list[Value]:
-            return body(bb, self.plain(Aim(arr, p.off, p.layout, ((0, arr),), None, tuple(rows)), node, bb))
+            return body(bb, self.plain(Aim(arr, p.off, p.layout, ((0, arr),), None, tuple(rows), p.rank), node, bb))
         return self.dispatch(p, b, make, types)
 
     def same_place(self, x: Ptr, y: Ptr, b: Builder) -> Value:
@@ -414,7 +460,7 @@ class CPointerLowering:
             for n, arr in (p.choices if isinstance(p, Aim) else ((0, p.base),)):
                 split = self.split_rows(arr)
                 root, rows = split if split is not None else (str(id(arr)), ())
-                rows = rows + (p.rows[:arr.type.rank - 1] if isinstance(p, Aim) else ())  # type: ignore
+                rows = rows + (p.rows[:arr.type.rank - p.rank] if isinstance(p, Aim) else ())  # type: ignore
                 test = build.cmp(b, "eq", p.which, build.const(b, n, I64)) if len(p.choices if isinstance(
                     p, Aim) else ()) > 1 else None
                 out.append((test, root, rows))
@@ -435,13 +481,14 @@ class CPointerLowering:
                 equal = both if equal is None else b.op1("or", [equal, both], BOOL)
         return equal if equal is not None else build.const(b, False, BOOL)
 
-    def load_through(self, p: Aim, j: Value, b: Builder) -> Value:
-        """``p[j]`` (``j`` counts from the array's row start, the offset included)."""
-        return self.dispatch(p, b, lambda bb, arr, rows: [bb.op1("load", [arr, *rows, j], p.elem)], [p.elem])[0]
+    def load_through(self, p: Aim, idx: list[Value], b: Builder) -> Value:
+        """``p[j]`` (``p[i][j]`` of a pointer to rows; the first index counts from the array's row
+        start, the offset included)."""
+        return self.dispatch(p, b, lambda bb, arr, rows: [bb.op1("load", [arr, *rows, *idx], p.elem)], [p.elem])[0]
 
-    def store_through(self, p: Aim, j: Value, v: Value, b: Builder) -> None:
+    def store_through(self, p: Aim, idx: list[Value], v: Value, b: Builder) -> None:
         def store(bb: Builder, arr: Value, rows: list[Value]) -> list[Value]:
-            bb.create("store", [arr, *rows, j, v], [])
+            bb.create("store", [arr, *rows, *idx, v], [])
             return []
         self.dispatch(p, b, store, [])
 
@@ -452,6 +499,9 @@ class CPointerLowering:
         self.no_side_effects(node)  # type: ignore[attr-defined]
         c = self.condition(node.cond, b, env)  # type: ignore[attr-defined]
         x, y = (self.pointer(arm, b, env, aims=True) for arm in (node.iftrue, node.iffalse))  # type: ignore
+        if subscripts(x) != subscripts(y):
+            raise self.fail(node, "the two pointers of this choice have different dimensions",  # type: ignore
+                            "choose between pointers of one type")
         b = self.at(b, node)  # type: ignore[attr-defined]
         zero = build.const(b, 0, I64)
         off = None if x.off is None and y.off is None else build.select(b, c, x.off or zero, y.off or zero)
@@ -491,4 +541,4 @@ class CPointerLowering:
         rows = tuple(build.select(b, c, xr[k] if k < len(xr) else zero, yr[k] if k < len(yr) else zero)
                      for k in range(max(len(xr), len(yr))))
         return Aim(arrays[0], off, x.layout, tuple(zip(numbers, arrays)), build.select(b, c, number(x), number(y)),
-                   rows)
+                   rows, subscripts(x))

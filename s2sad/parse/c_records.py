@@ -604,6 +604,7 @@ class CRecordLowering:
                 and source.name.name in self.ctx.signatures:
             self.record_from_call(var, t, source, b, env)
             return
+        source = self.struct_in_memory(source)
         inner = source.expr if isinstance(source, c_ast.UnaryOp) and source.op == "*" else source
         root = self.record_variable(inner)
         element = self.run_element(source, t)
@@ -688,6 +689,7 @@ class CRecordLowering:
         assert t.record is not None
         if t.each:
             return self.each_array_argument(a, t, callee, b, env), []
+        given, a = a, self.struct_in_memory(a)
         inner, op = (a.expr, a.op) if isinstance(a, c_ast.UnaryOp) and a.op in ("&", "*") else (a, "")
         root = self.record_variable(inner)
         # a pointer parameter takes &v or a pointer p; a struct parameter takes v or *p
@@ -711,6 +713,10 @@ class CRecordLowering:
         if root is None or root[1].record is None or root[1].record.name != t.record.name \
                 or (t.indirect, op, root[1].indirect) not in forms:
             want = ("a pointer to a " if t.indirect else "a ") + t.record.name
+            if given is not a:
+                raise self.fail(given, f"'{callee}' expects {want} here, and '{node_text(given)}' is held in memory "
+                                "(a pointer moves to it and from it): s2sad passes it by its address only",
+                                f"pass &{node_text(given)} to a parameter {t.record.name} *, or its members")
             raise self.fail(a, f"'{callee}' expects {want} here",
                             f"pass a {t.record.name} variable" + (" by its address (&v), or a pointer to one"
                                                                  if t.indirect else ", or *p of a pointer to one"))
@@ -729,6 +735,13 @@ class CRecordLowering:
                 p = self.pointer(member, b, env)
                 values.append(self.array_argument(member, p, pl.ctype, callee, b))
         return values, after
+
+    def struct_in_memory(self, node: c_ast.Node) -> c_ast.Node:
+        """``sa`` of a struct held in memory (``c_lower.struct_run``) read whole: the one struct of its
+        run, ``sa[0]`` (read as any element of a run is); any other node as it is."""
+        if isinstance(node, c_ast.ID) and self.lookup(node.name) in self.struct_runs:  # type: ignore[attr-defined]
+            return c_ast.ArrayRef(node, c_ast.Constant("int", "0", coord=node.coord), coord=node.coord)
+        return node
 
     def run_element(self, a: c_ast.Node, t: CType) -> Optional[c_ast.Node]:
         """``v[i]``, ``*p`` or ``*(v + i)`` of a pointer to (or an array of) structs of ``t``'s type

@@ -12,7 +12,8 @@ The IR has few scalar types; C has many spellings. The mapping:
 * ``T *p``, ``T p[]``, ``T p[n]`` as parameters -> ``array<T,1>``; ``T A[n][m]``,
   ``T A[][M]``, ``T (*A)[M]`` -> ``array<T,2>`` (and so on for more extents), the extents
   kept (``c_declarators`` reads them); local ``T a[N]``, ``T a[N][M]`` -> arrays of
-  rank 1, 2, ...
+  rank 1, 2, ...; a local ``T (*a)[M]`` is a pointer to rows as the parameter is (set from
+  ``malloc(n * sizeof *a)``, or pointed at an array of rows of that size)
 
 ``CType`` remembers the declared spelling (``const double *``, ``size_t``,
 ``double *restrict``, a typedef's name) so the C emitter can print the user's own
@@ -314,7 +315,8 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
         rows = _rows_of_pointers(c_ast.PtrDecl([], node.type), typedefs)
         if rows is not None:  # double *A[] and double *A[4]: to C, the parameter double **A
             return CType("pointer", rows, spelling(node.type) + "*", (None, None), pointer_rows=True)
-    declared = array_declarator(node) if param else None
+    rows_pointer = isinstance(node, c_ast.PtrDecl) and isinstance(node.type, c_ast.ArrayDecl)
+    declared = array_declarator(node) if param or rows_pointer else None
     if declared is not None:  # double A[n][m], double (*A)[M], double x[n]: pointers to rows of known extents
         dims, elem, shape = declared
         if not (isinstance(elem, c_ast.TypeDecl) and isinstance(elem.type, c_ast.IdentifierType)):
@@ -324,8 +326,10 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
         if s is None:
             raise TypeProblem(node, "arrays of void are not possible")
         if any(d is None for d in dims[1:]):
-            raise TypeProblem(node, "only the first size of an array parameter may be left out",
-                              "give the others, as C requires: double A[][m]")
+            raise TypeProblem(node, "only the first size of an array parameter may be left out"
+                              if param else "a pointer to rows needs the rows' size",
+                              "give the others, as C requires: double A[][m]" if param else
+                              "give it, as C requires: double (*a)[m]")
         texts = [CGenerator().visit(d) for d in dims if d is not None]
         return CType("pointer", s, f"{spelling(elem)} {shape.format(*texts)}", dims)
     if isinstance(node, c_ast.PtrDecl):
@@ -343,9 +347,6 @@ def ctype_of(node: c_ast.Node, typedefs: dict[str, list[str]], param: bool,
                               "(rk4(decay, t, y, h))",
                               "differentiate a function that calls this one with the function it passes, "
                               "or call the function by name")
-        if isinstance(target, c_ast.ArrayDecl):  # double (*p)[M] as a local
-            raise TypeProblem(node, "pointers to arrays are supported as parameters only",
-                              "index the array itself, A[i][j], or point at a row: double *r = A[i]")
         rows = _rows_of_pointers(node, typedefs)
         if rows is not None and param:  # double **A: an array of rows, indexed A[i][j] as one of rank 2
             return CType("pointer", rows, spelling(node), (None, None), pointer_rows=True)
