@@ -805,7 +805,8 @@ double f(const double *x, int n)
 @pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
 def test_structs_of_numbers_swapped_by_pointer_pass_and_copy_whole(tmp_path):
     """A struct a pointer moves to and from, passed by value (``g(sb)``, ``g(*cur)``), copied
-    (``S c = sa``) and written by a helper through the pointer: each as C reads it."""
+    (``S c = sa``), assigned whole (``sb = *nxt``) and written by a helper through the pointer:
+    each as C reads it."""
     path = tmp_path / "prog.c"
     path.write_text("""#include <math.h>
 typedef struct { double a, b; } S;
@@ -822,7 +823,9 @@ double f(const double *x, int n)
         S *t = cur; cur = nxt; nxt = t;
     }
     S c = sa;
-    return g(*cur) + g(sb) + c.b;
+    sb = *nxt;
+    sa.b *= 2.0;
+    return g(*cur) + g(sb) + c.b + sa.b;
 }
 """)
     for level in ("0", "2"):

@@ -527,7 +527,7 @@ class CExprLowering:
         """Where a struct access points (see ``Place``)."""
         if isinstance(node, c_ast.ID) and self.lookup(node.name) in self.struct_runs:
             key = self.lookup(node.name)  # sa of a struct held in memory: sa.x is (&sa)->x
-            return self.whole(Ptr(env[key], None, self.ctypes[key].layout), b)  # type: ignore[arg-type,index]
+            return self.whole(self.struct_address(key, env), b)  # type: ignore[arg-type]
         if isinstance(node, c_ast.StructRef):
             if node.type == "->":
                 p = self.struct_aim(node.name, b, env)
@@ -560,6 +560,13 @@ class CExprLowering:
         them (``Aim``), whose members ``place`` reaches in whichever array it holds."""
         p = self.pointer(node, b, env, aims=True)
         return p if self.is_aim(p) and p.layout is not None else self.plain(p, node, b)
+
+    def struct_address(self, key: str, env: Env) -> Ptr:
+        """``&sa`` of a struct held in memory (``c_lower.struct_run``): a pointer to its one struct."""
+        arr = env.get(key)
+        if not isinstance(arr, Value):
+            raise Fail(None)  # its declaration, or a statement that changed it, failed and said so
+        return Ptr(arr, None, self.ctypes[key].layout)
 
     def whole(self, p: Ptr, b: Builder) -> Place:
         """The struct ``*p``."""
@@ -646,8 +653,7 @@ class CExprLowering:
                     return Ptr(self.rows(arr, idx[:-1], self.at(b, node)).base, idx[-1])
                 return Ptr(arr, idx[0])
             if isinstance(node.expr, c_ast.ID) and self.lookup(node.expr.name) in self.struct_runs:
-                key = self.lookup(node.expr.name)  # &sa of a struct held in memory: a pointer to it
-                return Ptr(env[key], None, self.ctypes[key].layout)  # type: ignore[arg-type,index]
+                return self.struct_address(self.lookup(node.expr.name), env)  # type: ignore[arg-type]
             if isinstance(node.expr, c_ast.ID) and self.is_cell(key := self.lookup(node.expr.name)):
                 cell = env.get(key)  # type: ignore[arg-type]
                 if not isinstance(cell, Value):
@@ -874,6 +880,14 @@ class CExprLowering:
                 return build.const(b, 0, I64)  # the value of `C = D` (s2sad reads no struct values)
             if isinstance(target, c_ast.ID) and self.is_pointer_var(target):
                 return self.assign_pointer(target, node.rvalue, b, env)
+            if isinstance(target, c_ast.ID) and self.lookup(target.name) in self.struct_runs:
+                # sb = sa, sb = *cur of a struct held in memory: its bytes, as C copies a struct
+                at = node.coord
+                source = node.rvalue.expr if isinstance(node.rvalue, c_ast.UnaryOp) and node.rvalue.op == "*" \
+                    else c_ast.UnaryOp("&", node.rvalue, coord=at)
+                self.memory_call(node, "memcpy", [c_ast.UnaryOp("&", target, coord=at), source,  # type: ignore
+                                                  c_ast.UnaryOp("sizeof", target, coord=at)], b, env, False)
+                return build.const(b, 0, I64)  # the value of `sb = sa` (s2sad reads no struct values)
             value = self.expr(node.rvalue, b, env)
             if isinstance(value, Ptr) and target is not node.lvalue and isinstance(node.lvalue, c_ast.StructRef):
                 raise self.fail(node, f"'{node_text(node.lvalue)}' cannot be pointed elsewhere: s2sad reads a pointer "
