@@ -89,16 +89,21 @@ _SPELLING = (SCIPY,)
 _SHARED_FACTS = (SOURCE_EXTENT,)
 
 
+_UNKEYED = frozenset(_SPELLING + _SHARED_FACTS)
+_NO_ATTRS = _freeze({})
+
+
 def _key(op: Op) -> Hashable:
     operands = [id(v) for v in op.operands]
     if op.name in _COMMUTATIVE and not (
         op.name in _INT_ONLY_COMMUTATIVE and not all(v.type.is_int for v in op.operands)
     ):
         operands.sort()
+    attrs = op.attrs
     return (
         op.name,
         tuple(operands),
-        _freeze({k: v for k, v in op.attrs.items() if k not in _SPELLING + _SHARED_FACTS}),
+        _freeze({k: v for k, v in attrs.items() if k not in _UNKEYED}) if attrs else _NO_ATTRS,
         tuple(str(r.type) for r in op.results),
     )
 
@@ -114,6 +119,42 @@ class _Available:
     reads: tuple[Optional[Value], ...]
 
 
+class _Loads:
+    """A block's available loads (key -> ``_Available``), and their keys by the roots they read:
+    a write asks only the roots it may touch (a scan of every available load at every store was
+    quadratic in a long function). One key always reads the same roots (they follow from its
+    operands), so a key left under another root once dropped is dropped again harmlessly."""
+
+    __slots__ = ("found", "by_root")
+
+    def __init__(self) -> None:
+        self.found: dict[Hashable, _Available] = {}
+        self.by_root: dict[Optional[Value], set[Hashable]] = {}
+
+    def copy(self) -> "_Loads":
+        out = _Loads()
+        out.found = dict(self.found)
+        out.by_root = {root: set(keys) for root, keys in self.by_root.items()}
+        return out
+
+    def get(self, key: Hashable) -> Optional[_Available]:
+        return self.found.get(key)
+
+    def add(self, key: Hashable, available: _Available) -> None:
+        self.found[key] = available
+        for root in available.reads:
+            self.by_root.setdefault(root, set()).add(key)
+
+    def kill(self, written: RootSet, ctx: PassContext) -> None:
+        """Drop the loads that read memory ``written`` may touch."""
+        if not written or not self.found:
+            return
+        stale = [root for root in self.by_root if written.may_touch(root, ctx)]
+        for root in stale:
+            for key in self.by_root.pop(root):
+                self.found.pop(key, None)
+
+
 class _CSE:
     def __init__(self, module: Module, ctx: PassContext):
         self.ctx = ctx
@@ -123,13 +164,13 @@ class _CSE:
         # What each nest writes, worked out once: this pass only erases ops it merged (loads,
         # pure ops, calls that write nothing), so the sets stay true.
         self.written = self.effects.written_roots_of_nests(fn)
-        self.block(fn.body, ChainMap(), {})
+        self.block(fn.body, ChainMap(), _Loads())
 
     def written_roots(self, op: Op) -> RootSet:
         found = self.written.get(op)
         return found if found is not None else self.effects.written_roots(op)
 
-    def block(self, block: Block, pure: ChainMap, loads: dict[Hashable, _Available]) -> None:
+    def block(self, block: Block, pure: ChainMap, loads: _Loads) -> None:
         """Value-number ``block``; ``pure`` is scoped, ``loads`` is this block's own copy."""
         merged: list[Op] = []  # erased together at the end (ir.erase_ops), each unused by then
         for op in list(block.ops):
@@ -149,29 +190,22 @@ class _CSE:
                     _replace(op, found.results)
                     merged.append(op)
                 else:
-                    loads[key] = _Available(op.results, reads)
+                    loads.add(key, _Available(op.results, reads))
             if op.regions:
                 self.regions(op, pure, loads)
             # Everything nested in op has run by now: drop what it may have changed.
-            self.kill(loads, self.written_roots(op))
+            loads.kill(self.written_roots(op), self.ctx)
         erase_ops(merged)
 
-    def regions(self, op: Op, pure: ChainMap, loads: dict[Hashable, _Available]) -> None:
+    def regions(self, op: Op, pure: ChainMap, loads: _Loads) -> None:
         inner = loads
         if op.name in ("for", "while"):
             # Any iteration may run between a load before the loop and one inside it.
-            inner = dict(loads)
-            self.kill(inner, self.written_roots(op))
+            inner = loads.copy()
+            inner.kill(self.written_roots(op), self.ctx)
         for region in op.regions:
             # A child scope per region: what one region finds is never seen by its siblings.
-            self.block(region, pure.new_child(), dict(inner))
-
-    def kill(self, loads: dict[Hashable, _Available], written: RootSet) -> None:
-        if not written:
-            return
-        stale = [k for k, a in loads.items() if any(written.may_touch(r, self.ctx) for r in a.reads)]
-        for key in stale:
-            del loads[key]
+            self.block(region, pure.new_child(), inner.copy())
 
     def reads(self, op: Op) -> Optional[tuple[Optional[Value], ...]]:
         """The roots ``op`` reads when it may be merged with an equal op (empty: pure); None: never."""

@@ -61,7 +61,7 @@ from .custom_adjoints import NONE as NO_DERIVATIVES
 from .custom_adjoints import Derivatives, replaced
 from .c_unsigned import unsigned_problems
 from . import nesting
-from .nesting import first_too_deep
+from .nesting import first_too_deep_both
 
 __all__ = ["list_c_functions", "list_cuda_kernels", "parse_c", "parsed_once"]
 
@@ -453,13 +453,11 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
         body = cfile.functions[fname].body
         bare = {id(b) for n in walk(body) if isinstance(n, c_ast.Compound) for b in n.block_items or ()
                 if isinstance(b, c_ast.Compound)}  # { { ... } }: a scope in a scope
-        deep = first_too_deep(body, lambda n: (c for _, c in n.children()),
-                              lambda n: isinstance(n, _NESTS) or id(n) in bare)
-        if deep is not None:
-            raise DiagnosticError([Diagnostic(nesting.message(isinstance(deep, c_ast.TernaryOp)), cfile.loc(deep),
-                                              nesting.HINT)], cfile.lines)
-        deep = first_too_deep(body, lambda n: (c for _, c in n.children()), lambda n: True,
-                              nesting.MAX_EXPRESSION_DEPTH)
+        # (A node iterates over its children, as children() lists them.)
+        nested, deep = first_too_deep_both(body, iter, lambda n: isinstance(n, _NESTS) or id(n) in bare)
+        if nested is not None:
+            raise DiagnosticError([Diagnostic(nesting.message(isinstance(nested, c_ast.TernaryOp)),
+                                              cfile.loc(nested), nesting.HINT)], cfile.lines)
         if deep is not None:
             raise DiagnosticError([Diagnostic(nesting.DEEP_EXPRESSION, cfile.loc(deep), nesting.DEEP_EXPRESSION_HINT)],
                                   cfile.lines)

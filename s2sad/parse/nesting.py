@@ -40,6 +40,27 @@ def first_too_deep(root: Node, children: Callable[[Node], Iterable[Node]], nests
     return None
 
 
+def first_too_deep_both(root: Node, children: Callable[[Node], Iterable[Node]], nests: Callable[[Node], bool],
+                        limit: int = MAX_NESTING,
+                        depth_limit: int = MAX_EXPRESSION_DEPTH) -> tuple[Optional[Node], Optional[Node]]:
+    """``first_too_deep`` for nesting (``nests``, ``limit``) and for depth in nodes (every node
+    nests, ``depth_limit``) in one walk: the first node too deeply nested, or else None and the
+    first node too deep."""
+    deepest: Optional[Node] = None
+    stack = [(root, 0, 0)]
+    while stack:
+        node, nesting, depth = stack.pop()
+        if nests(node):
+            nesting += 1
+            if nesting > limit:
+                return node, None
+        depth += 1
+        if depth > depth_limit and deepest is None:
+            deepest = node
+        stack.extend((c, nesting, depth) for c in reversed(list(children(node))))
+    return None, deepest
+
+
 def message(expression: bool) -> str:
     """The error for the first node too deep: a statement, or a conditional expression (``a if c
     else b``, ``c ? a : b``: a branch as well, and a chain of them as deep as it is long)."""
