@@ -18,14 +18,8 @@ def grad_spring_energy(a, b, c, d_return=1.0):
     (dJ/da, dJ/db, dJ/dc).
     """
     # forward sweep
-    lengths = np.empty(3)
-    lengths[0] = a
-    lengths[1] = b
-    lengths[2] = a + b * c
-    rest = np.empty(3)
-    rest[0] = 1.0
-    rest[1] = 0.5
-    rest[2] = 2.0
+    lengths = np.array([a, b, a + b * c], dtype=np.float64)
+    rest = np.array([1.0, 0.5, 2.0])
 
     # reverse sweep
     d_lengths = np.zeros(3)

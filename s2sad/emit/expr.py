@@ -168,6 +168,16 @@ class Tuple(Expr):
         return self.elts
 
 
+@dataclass(frozen=True)
+class ListLit(Expr):
+    """``[a, b, c]`` (Python's array literals: ``np.array([0.1, 0.5])``)."""
+
+    elts: tuple[Expr, ...]
+
+    def children(self):
+        return self.elts
+
+
 # -- constructors ---------------------------------------------------------------
 
 
@@ -450,8 +460,8 @@ def replace(e: Expr, old: Expr, new: Expr) -> Expr:
     if isinstance(e, IfExp):
         # Only the condition: the branches are lazy and are never hoisted from.
         return IfExp(replace(e.cond, old, new), e.body, e.orelse)
-    if isinstance(e, Tuple):
-        return Tuple(tuple(replace(x, old, new) for x in e.elts))
+    if isinstance(e, (Tuple, ListLit)):
+        return type(e)(tuple(replace(x, old, new) for x in e.elts))
     if dataclasses.is_dataclass(e):
         # Node types of other emitters (C casts, increments): every Expr field, generically.
         return dataclasses.replace(

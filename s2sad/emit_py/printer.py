@@ -28,6 +28,7 @@ from ..emit.expr import (
     Expr,
     IfExp,
     ListComp,
+    ListLit,
     Lit,
     Name,
     Range,
@@ -169,6 +170,8 @@ class Printer:
             return f"{p(e.lower, P_COND)}:", P_COND  # only ever an index
         if isinstance(e, ListComp):
             return f"[{p(e.elt, P_COND)} for {e.var} in {p(e.iter, P_OR)}]", P_ATOM
+        if isinstance(e, ListLit):
+            return f"[{', '.join(p(x, P_COND) for x in e.elts)}]", P_ATOM
         if isinstance(e, Tuple):
             if len(e.elts) == 1:
                 return f"({p(e.elts[0], P_COND)},)", P_ATOM
