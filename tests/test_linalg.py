@@ -1,10 +1,11 @@
 """Linear algebra, einsum, stacking and convolution (s2sad/parse/py_linalg.py,
 s2sad/adjoint/linalg_rules.py).
 
-The golden cases array_linalg_solve_det, array_norms, array_einsum, array_stacking and
-array_convolve check the gradients numerically in every target; here: what is refused (a located
-error naming the construct, never a traceback), the convention at the zero vector, and the
-adjoints' shapes of spelling (a solve with the transpose, not an inverse).
+The golden cases array_linalg_solve_det, array_norms, array_einsum, array_stacking,
+array_concatenate_lists and array_convolve check the gradients numerically in every target; here:
+what is refused (a located error naming the construct, never a traceback), the convention at the
+zero vector, the adjoints' shapes of spelling (a solve with the transpose, not an inverse), and
+lists of numbers among the parts of a concatenation.
 """
 
 from __future__ import annotations
@@ -200,3 +201,35 @@ def test_decompositions_match_central_differences(func, wrt, target):
     args = {"gp_nll_chol": [X, y, 0.1, -1.0], "gp_nll_slogdet": [X, y, 1.1, 0.4],
             "parts": [spd - 5.0 * np.eye(3)], "lower_only": [spd]}[func]
     check_source_function(DECOMPOSITIONS, func, args, wrt, target, atol=1e-7)
+
+
+def _part_source(signature: str, body: str) -> str:
+    return f"import numpy as np\n\n\ndef f({signature}):\n" + textwrap.indent(textwrap.dedent(body), "    ")
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_lists_of_numbers_beside_arrays_in_concatenate_and_hstack(target):
+    body = """\
+        a = np.concatenate(([0.0], np.cumsum(x)))
+        b = np.concatenate([[1.0, s * s], x, [2 * s]])
+        c = np.hstack(([s], x[::-1]))
+        return np.sum(a * a * np.arange(a.shape[0])) + np.sum(np.sin(b)) + np.sum(c ** 3)
+        """
+    source = _part_source('x: "f64[n]", s: float', body)
+    check_source_function(source, "f", [np.random.default_rng(6).normal(size=5), 0.4], ["x", "s"], target)
+
+
+def test_one_number_list_reads_as_a_full_array():
+    source = _part_source('x: "f64[n]"', "return np.sum(np.concatenate(([0.0], np.cumsum(x))) ** 2)\n")
+    text = pipeline.gradient_source(source, "prog.py", "f", ["x"], "py")
+    assert "np.concatenate((np.zeros(1), np.cumsum(x)))" in text
+
+
+def test_a_tuple_of_one_number_is_a_part_and_of_several_a_located_error():
+    ok = _part_source('x: "f64[n]", a: float', "return np.sum(np.concatenate(((a,), x, (1.0,))) ** 3)\n")
+    check_source_function(ok, "f", [np.random.default_rng(9).normal(size=4), 0.3], ["x", "a"])
+    bad = _part_source('x: "f64[n]", a: float', "return np.sum(np.concatenate(((a, 2.0), x)) ** 3)\n")
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(bad, "prog.py", "f", ["x"], "py")
+    text = info.value.render()
+    assert text.startswith("prog.py:5:") and "with one number only" in text and "[a, b]" in text

@@ -180,8 +180,17 @@ def _norm(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
 def _sizes_sum(b: Builder, parts: list[Value], axis: int) -> Value:
     total = build.const(b, 0, I64)
     for v in parts:
-        total = build.add(b, total, _dim(b, v, axis))
+        total = build.add(b, total, _part_extent(b, v, axis))
     return total
+
+
+def _part_extent(b: Builder, v: Value, axis: int) -> Value:
+    """A concatenated part's extent: the one it was made with where it is ``np.full`` (the
+    ``[0.0]`` of ``np.concatenate(([0.0], x))``, which the adjoint then need not keep), else its own."""
+    made = v.defining_op
+    if made is not None and made.name == P + "full":
+        return made.operands[axis]
+    return _dim(b, v, axis)
 
 
 @rule(P + "concat")
@@ -197,7 +206,7 @@ def _concat(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
         bounds: list[Value] = []
         for ax in range(g.type.rank):
             if ax == axis:  # (the last part runs to the end: its slice reads d[lo:])
-                hi = _dim(b, g, axis) if k == len(parts) - 1 else build.add(b, lo, _dim(b, v, axis))
+                hi = _dim(b, g, axis) if k == len(parts) - 1 else build.add(b, lo, _part_extent(b, v, axis))
                 bounds += [lo, hi]
             else:
                 bounds += [build.const(b, 0, I64), _dim(b, g, ax)]

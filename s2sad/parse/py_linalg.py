@@ -31,6 +31,7 @@ import libcst as cst
 from ..ssa import array_ops
 from ..ssa.ir import Builder, Value
 from ..ssa.types import I64
+from . import py_lists
 from .py_arrays import ExprLowerer, arr_op
 from .py_common import Env
 from .py_module import dotted_source
@@ -209,7 +210,7 @@ def stacked(lw: ExprLowerer, op: str, node: cst.Call, args: list, b: Builder, en
                       hint=f"write {name}([x, y])")
     if not seq.elements:
         raise lw.fail(seq, f"{name} needs at least one array")
-    parts = [lw.array(e.value, b, env) for e in seq.elements]
+    parts = [_part(lw, name, e.value, b, env) for e in seq.elements]
     ranks = [v.type.rank for v in parts]  # type: ignore[attr-defined]
     if op in ("vstack", "column_stack"):
         # NumPy makes a vector a row (vstack) or a column (column_stack) of a matrix.
@@ -230,6 +231,26 @@ def stacked(lw: ExprLowerer, op: str, node: cst.Call, args: list, b: Builder, en
         raise lw.fail(axis_node, "np.concatenate with axis=None (flattening) is not supported",
                       hint="reshape the arrays to vectors first")
     return arr_op(lw, b, node, "concat", parts, {"axis": _literal_axis(lw, node, ranks[0], 0)})
+
+
+def _part(lw: ExprLowerer, name: str, node: cst.BaseExpression, b: Builder, env: Env) -> Value:
+    """One of the arrays stacked: an array, or a list of numbers written in the call (``[0.0]`` in
+    ``np.concatenate(([0.0], x))``), which NumPy takes for the array of its items: a list (or a
+    tuple) of one number the array ``np.full(1, v)`` (``np.zeros(1)`` for 0.0), a longer list as
+    ``np.array`` makes it."""
+    sequence = isinstance(node, (cst.List, cst.Tuple))
+    if sequence and len(node.elements) == 1 and isinstance(node.elements[0], cst.Element) \
+            and not isinstance(node.elements[0].value, (cst.List, cst.Tuple, cst.ListComp)):  # type: ignore
+        item = node.elements[0].value  # type: ignore[attr-defined]
+        v = lw.value(item, b, env)
+        if not v.type.is_array:
+            return arr_op(lw, b, node, "full", [lw.const(b, node, 1, I64), lw.to_number(b, item, v)])
+    if isinstance(node, cst.List):
+        return py_lists.as_array(lw, node, b, env)  # type: ignore[arg-type]
+    if sequence:
+        raise lw.fail(node, f"{name} takes a tuple written in its list of parts with one number only, (a,)",
+                      hint="write the numbers as a list: [a, b]")
+    return lw.array(node, b, env)
 
 
 def _as_matrix(lw: ExprLowerer, b: Builder, node: cst.CSTNode, v: Value, row: bool) -> Value:
