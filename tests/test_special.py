@@ -115,6 +115,8 @@ def test_helpers_compile_under_numba():
     numba = pytest.importorskip("numba")
     for name in sorted(set(special.FUNCTIONS) - {"add_into"}):  # (in place: its own test below)
         namespace = {"math": math, "np": np, "numba": numba}
+        for required in special.REQUIRES.get(name, ()):  # printed beside it in the output
+            exec("@numba.njit\n" + special.source_of(required, numba=True), namespace)
         exec("@numba.njit\n" + special.source_of(name, numba=True), namespace)
         if name in _ARRAY_HELPERS:
             arg = _ARRAY_HELPERS[name]
@@ -142,6 +144,11 @@ _ARRAY_HELPERS = {
                      np.array([1.0, -2.0, 0.5, 3.0])),
     "interp_breaks": (np.array([-1.0, 0.0, 0.5, 2.0, 3.5, 9.0]), np.array([0.0, 1.0, 2.0, 4.0]),
                       np.array([1.0, -2.0, 0.5, 3.0]), np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])),
+    # np.roll along an axis and np.pad (Numba has neither) and its adjoint; widths past an extent
+    "roll_axis": (np.arange(12.0).reshape(3, 4), -5, 1),
+    "pad_sources": (3, 2, 5, "reflect"),
+    "pad": (np.arange(12.0).reshape(3, 4), ((1, 4), (2, 0)), "symmetric"),
+    "unpad": (np.arange(40.0).reshape(5, 8), ((1, 1), (2, 3)), "wrap"),
 }
 
 

@@ -316,6 +316,55 @@ def _cumsum(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     return [arr(b, "cumsum", [g], axis=op.attrs["axis"], **reverse)]
 
 
+@rule(P + "roll")
+def _roll(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # Rolling moves each entry shift places along the axis: its adjoint moves them back.
+    if not active[0]:
+        return [None, None]
+    return [arr(b, "roll", [g, build.neg(b, op.operands[1])], axis=op.attrs["axis"]), None]  # type: ignore
+
+
+@rule(P + "pad")
+def _pad(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # The padded array holds a's entries in its interior and, around them, copies of a's entries
+    # (their adjoints added back to those entries: arr.unpad) or a constant (whose adjoint is the
+    # sum of the padding's: all of g less the interior's).
+    widths = _widths(op, g)
+    mode = op.attrs["mode"]  # type: ignore[attr-defined]
+    contribs: Contribs = [None] * len(op.operands)
+    if mode != "constant":
+        if active[0]:
+            contribs[0] = arr(b, "unpad", [g, *widths], mode=mode)
+        return contribs
+    bounds: list[Value] = []
+    for axis in range(g.type.rank):  # type: ignore[attr-defined]
+        lo, hi = widths[2 * axis], widths[2 * axis + 1]
+        extent, c = b.op1("dim", [g], I64, axis=axis), build.const_int(hi)
+        # (extent - c as extent + (-c), the form a slice's bound from the end is read back as: d_up[1:-1])
+        bounds += [lo, build.sub(b, extent, hi) if c is None else build.add(b, extent, build.const(b, -c, I64))]
+    inner = arr(b, "slice", [g, *bounds], axes=["r"] * g.type.rank)  # type: ignore[attr-defined]
+    if active[0]:
+        contribs[0] = inner
+    if active[-1]:
+        contribs[-1] = build.sub(b, arr(b, "sum", [g]), arr(b, "sum", [inner]))
+    return contribs
+
+
+@rule(P + "unpad")
+def _unpad(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # Linear in g, with np.pad as its adjoint (each entry of g is sent to where np.pad copies it).
+    contribs: Contribs = [None] * len(op.operands)
+    if active[0]:
+        contribs[0] = arr(b, "pad", [g, *_widths(op, g)], mode=op.attrs["mode"])  # type: ignore[attr-defined]
+    return contribs
+
+
+def _widths(op: OpView, g: Value) -> list[Value]:
+    """The widths of ``arr.pad``/``arr.unpad`` (two per axis of ``g``), each fetched where the
+    reverse sweep reads it (the array padded is not: its adjoint needs none of its values)."""
+    return [op.operands[k] for k in range(1, 1 + 2 * g.type.rank)]  # type: ignore[attr-defined]
+
+
 def _reduced(op: OpView) -> dict:
     """The ``axis``/``keepdims`` attributes of a reduction, to reduce the same way."""
     return {k: op.attrs[k] for k in ("axis", "keepdims") if op.attrs.get(k) is not None}

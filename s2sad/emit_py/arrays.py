@@ -121,6 +121,52 @@ def _cumsum_in_rows(op: Op, x: Expr, helper) -> Expr:
     return r if axis == 1 else Attribute(r, "T")
 
 
+def _same_width(u: Value, v: Value) -> bool:
+    c = u.defining_op
+    d = v.defining_op
+    return u is v or (c is not None and d is not None and c.name == d.name == "const"
+                      and c.attrs["value"] == d.attrs["value"])
+
+
+def _pad_widths(op: Op, a: list[Expr], short: bool = True) -> Expr:
+    """np.pad's ``pad_width`` from the op's operands (lo, hi per axis, after the array): as the user
+    writes it where they allow (``short``): ``1`` where all are one width, ``(1, 2)`` where every axis
+    has the same pair; else a pair per axis."""
+    rank = op.operands[0].type.rank
+    lows, highs = op.operands[1:1 + 2 * rank:2], op.operands[2:2 + 2 * rank:2]
+    pairs = [_tuple([a[1 + 2 * k], a[2 + 2 * k]]) for k in range(rank)]
+    if short and all(_same_width(lo, lows[0]) for lo in lows) and all(_same_width(hi, highs[0]) for hi in highs):
+        return a[1] if _same_width(lows[0], highs[0]) else pairs[0]
+    return _tuple(pairs)
+
+
+def _pad(op: Op, a: list[Expr], numba: bool, helper) -> Expr:
+    """``np.pad(x, 1, mode="edge")``; ``np.pad(x, 1)`` in mode "constant" with 0 (NumPy's default);
+    under Numba, which has no np.pad, the helper ``pad`` (a pair of widths per axis)."""
+    mode = op.attrs["mode"]
+    if numba:
+        value = [a[-1]] if mode == "constant" else []
+        return helper("pad", [a[0], _pad_widths(op, a, short=False), number(mode), *value])
+    widths = _pad_widths(op, a)
+    if mode != "constant":
+        return call("np.pad", a[0], widths, mode=number(mode))
+    value = op.operands[-1].defining_op
+    if value is not None and value.name == "const" and value.attrs["value"] == 0:
+        return call("np.pad", a[0], widths)
+    return call("np.pad", a[0], widths, constant_values=a[-1])
+
+
+def _roll(op: Op, x: Expr, shift: Expr, numba: bool, helper) -> Expr:
+    """``np.roll(x, shift)``, ``np.roll(x, shift, axis=k)``; under Numba, whose np.roll takes no
+    axis (it rolls the flattened array), a matrix's is the helper ``roll_axis``."""
+    axis, rank = op.attrs["axis"], op.operands[0].type.rank
+    if rank == 1:
+        return call("np.roll", x, shift)
+    if not numba:
+        return call("np.roll", x, shift, axis=number(axis))
+    return helper("roll_axis", [x, shift, number(axis)])
+
+
 def _dims(x: Expr, k: int) -> Expr:
     return Subscript(Attribute(x, "shape"), (Lit(str(k)),))
 
@@ -137,6 +183,13 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
     a = [e(v) for v in op.operands]
     if n == "cumsum":
         return _cumsum_in_rows(op, a[0], helper) if numba and op.operands[0].type.rank == 2 else _cumsum(op, a[0])
+    if n == "roll":
+        return _roll(op, a[0], a[1], numba, helper)
+    if n == "pad":
+        return _pad(op, a, numba, helper)
+    if n == "unpad":  # (each axis's widths a pair, as the helper reads them)
+        assert helper is not None
+        return helper("unpad", [a[0], _pad_widths(op, a, short=False), number(op.attrs["mode"])])
     if n == "prod_others":
         assert helper is not None
         axis = op.attrs.get("axis")

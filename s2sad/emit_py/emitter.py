@@ -135,6 +135,8 @@ class Helpers:
 
     def call(self, helper: str, args: list[Expr]) -> Expr:
         self.used[helper] = None
+        for required in special.REQUIRES.get(helper, ()):
+            self.used[required] = None
         return call(self.names[helper], *args)
 
     def ufunc(self, fn: str, scalar: Callable[[str, list[Expr]], Expr], arg: Expr) -> Expr:
@@ -151,6 +153,8 @@ class Helpers:
         for helper in special.FUNCTIONS:
             if helper in self.used:
                 text = re.sub(rf"^def {helper}\(", f"def {self.names[helper]}(", special.source_of(helper, numba))
+                for required in special.REQUIRES.get(helper, ()):  # called under its name in the output
+                    text = re.sub(rf"\b{required}\(", f"{self.names[required]}(", text)
                 out.append((NJIT + "\n" if numba else "") + text)
         for name, value in self.ufuncs.values():
             body = printer(value)

@@ -620,7 +620,7 @@ class _Lowering:
             self.loops(b, dims, lambda bb, iv: self._add_into(
                 bb, dst, self._slice_index(bb, starts, iv), self.read(bb, v, iv, _elem(dst.type))))
             return None
-        if n in _LINALG_LOOPS:
+        if n in _LINALG_LOOPS or n in ("roll", "pad", "unpad"):
             return getattr(self, "_" + n)(b, op)
         raise NotImplementedError(f"C lowering: no loops for '{op.name}'")
 
@@ -890,6 +890,110 @@ class _Lowering:
             if not new_axis:
                 offset = build.add(b, offset, shape[axis])
         return out
+
+    def _roll(self, b: Builder, op: Op) -> Value:
+        """Each entry stored ``shift`` places further along the axis, those past the end coming
+        back at the start: ``out[(i + shift) mod n] = a[i]`` (Python's mod: a negative shift too)."""
+        a, shift = op.operands
+        axis, t = op.attrs["axis"], op.result.type
+        dims = self.dims(b, a)
+        out = self.alloc(b, t, dims, False, op.result.name_hint)
+
+        def put(bb: Builder, iv: list[Value]) -> None:
+            at = list(iv)
+            at[axis] = build.binary(bb, "mod", build.add(bb, iv[axis], shift), dims[axis])
+            bb.create("store", [out, *at, self.read(bb, a, iv, _elem(t))], [])
+
+        self.loops(b, dims, put)
+        return out
+
+    def _pad(self, b: Builder, op: Op) -> Value:
+        """np.pad: in mode "constant", the value everywhere (zeros, allocated so) and then ``a`` in
+        the middle; in the others, each entry a copy of the one of ``a`` it stands for
+        (``_pad_source``)."""
+        a, mode, t = op.operands[0], op.attrs["mode"], op.result.type
+        rank = _rank(a.type)
+        widths = list(op.operands[1:1 + 2 * rank])
+        inner = self.dims(b, a)
+        dims = [build.add(b, build.add(b, widths[2 * k], n), widths[2 * k + 1]) for k, n in enumerate(inner)]
+        if mode == "constant":
+            value = op.operands[-1]
+            zero = build.is_const(value, 0)
+            out = self.alloc(b, t, dims, zero, op.result.name_hint)
+            if not zero:
+                self.loops(b, dims, lambda bb, iv: bb.create("store", [out, *iv, value], []))
+            self.loops(b, inner, lambda bb, iv: bb.create("store", [out, *[build.add(
+                bb, i, widths[2 * k]) for k, i in enumerate(iv)], self.read(bb, a, iv, _elem(t))], []))
+            return out
+        out = self.alloc(b, t, dims, False, op.result.name_hint)
+        self._source_loops(b, dims, self._pad_sources(b, mode, widths, inner), lambda bb, iv, at: bb.create(
+            "store", [out, *iv, bb.op1("load", [a, *at], _elem(t))], []))
+        return out
+
+    def _unpad(self, b: Builder, op: Op) -> Value:
+        """The adjoint of np.pad's copying modes: each entry of ``g`` added into the entry of the
+        unpadded array it is a copy of (``_pad_source``), from zeros."""
+        g, t = op.operands[0], op.result.type
+        rank = _rank(g.type)
+        widths = list(op.operands[1:1 + 2 * rank])
+        padded = self.dims(b, g)
+        inner = [build.sub(b, build.sub(b, d, widths[2 * k]), widths[2 * k + 1]) for k, d in enumerate(padded)]
+        out = self.alloc(b, t, inner, True, op.result.name_hint)
+        self._source_loops(b, padded, self._pad_sources(b, op.attrs["mode"], widths, inner),
+                           lambda bb, iv, at: self._add_into(bb, out, at, self.read(bb, g, iv, _elem(t))))
+        return out
+
+    def _source_loops(self, b: Builder, dims: list[Value], sources: list[Callable[[Builder, Value], Value]],
+                      body: Callable[[Builder, list[Value], list[Value]], None]) -> None:
+        """``body(builder, indices, source indices)`` inside a nest of loops over ``dims``, each
+        loop working out its axis's source index (``_pad_sources``) before the loops inside it."""
+        ivs: list[Value] = []
+        at: list[Value] = []
+        blocks: list[Block] = []
+        inner = b
+        for k, d in enumerate(dims):
+            block = Block([I64], [f"i{k}" if len(dims) > 1 else "i"])
+            inner.create("for", [build.const(inner, 0, I64), d, build.const(inner, 1, I64)], [], regions=[block])
+            ivs.append(block.args[0])
+            blocks.append(block)
+            inner = Builder(block, b.loc)
+            src = sources[k](inner, block.args[0])
+            if not src.name_hint:
+                src.name_hint = f"from{k}" if len(dims) > 1 else "source"
+            at.append(src)
+        body(inner, ivs, at)
+        for block in blocks:
+            Builder(block).create("yield", [], [])
+
+    @staticmethod
+    def _pad_sources(b: Builder, mode: str, widths: list[Value], inner: list[Value]
+                     ) -> list[Callable[[Builder, Value], Value]]:
+        """Per axis, the index of ``a`` that position ``i`` of np.pad's result copies in ``mode``
+        (``array_ops``: with ``j = i - lo`` in an axis of extent ``n``), its loop-invariant parts
+        made here."""
+        def one(lo: Value, n: Value, axis: str) -> Callable[[Builder, Value], Value]:
+            last = build.sub(b, n, build.const(b, 1, I64))
+            if mode == "reflect":  # back and forth without repeating an end: period 2n - 2 (1 for n = 1)
+                period = build.select(b, build.cmp(b, "gt", n, build.const(b, 1, I64)), build.add(b, last, last),
+                                      build.const(b, 1, I64), "period")
+                back = period  # the mirror image of phase m >= n is period - m
+            elif mode == "symmetric":  # back and forth repeating each end: period 2n
+                period = build.add(b, n, n, "period")
+                back = build.sub(b, period, build.const(b, 1, I64), "mirror")  # phase m >= n: 2n - 1 - m
+
+            def at(bb: Builder, i: Value) -> Value:
+                j = build.sub(bb, i, lo)
+                if mode == "edge":
+                    low = build.select(bb, build.cmp(bb, "lt", j, build.const(bb, 0, I64)), build.const(bb, 0, I64), j)
+                    return build.select(bb, build.cmp(bb, "gt", low, last), last, low)
+                if mode == "wrap":
+                    return build.binary(bb, "mod", j, n)
+                m = build.binary(bb, "mod", j, period, "phase" + axis)
+                return build.select(bb, build.cmp(bb, "lt", m, n), m, build.sub(bb, back, m))
+
+            return at
+
+        return [one(widths[2 * k], n, str(k) if len(inner) > 1 else "") for k, n in enumerate(inner)]
 
     def _reshape(self, b: Builder, op: Op, t: Type, hint: str) -> Value:
         src = op.operands[0]

@@ -63,6 +63,8 @@ class ExprLowerer(Protocol):
     def if_value(self, b: Builder, node: cst.CSTNode, cond: Value,
                  then: Callable[[Builder], Value], other: Callable[[Builder], Value]) -> Value: ...
 
+    def raising(self, b: Builder, node: cst.CSTNode, exception: str, text: str, message: Optional[str]) -> None: ...
+
 
 def arr_op(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, name: str, operands: list[Value],
            attrs: Optional[dict] = None) -> Value:
@@ -1005,8 +1007,11 @@ def extent_keys(v: Value, axis: int) -> Optional[frozenset]:
     source = _source_axis(op, axis)
     if source is not None:
         return extent_keys(*source)
+    unpadded = _unpadded_axis(v, axis)
+    if unpadded is not None:
+        return extent_keys(*unpadded)
     name = op.name[len(P):] if op.name.startswith(P) else ""
-    if name in array_ops.ELEMENTWISE or name in ("neg", "where") or name.startswith("math."):
+    if name in array_ops.ELEMENTWISE + array_ops.COMPARE or name in ("neg", "where") or name.startswith("math."):
         rank = v.type.rank  # type: ignore[attr-defined]
         keys: set = set()
         for o in op.operands:
@@ -1030,9 +1035,20 @@ def _call_extent_keys(op: Op, result: int, axis: int) -> Optional[frozenset]:
     """A helper's result's extent, in the caller's terms: a constant, an integer argument, or an
     extent of an array argument (``py_helper_shapes``)."""
     specs = op.attrs.get(RESULT_EXTENTS)
-    spec = specs[result][axis] if specs and result < len(specs) and specs[result] else None
+    return _spec_keys(op, specs[result][axis] if specs and result < len(specs) and specs[result] else None)
+
+
+def _spec_keys(op: Op, spec: Optional[tuple]) -> Optional[frozenset]:
     if spec is None:
         return None
+    if spec[0] == "meet":  # the extents elementwise operands meet at: known as theirs
+        keys: set = set()
+        for part in spec[1:]:
+            found = _spec_keys(op, part)
+            if found is None:
+                return None
+            keys |= found
+        return frozenset(keys)
     if spec[0] == "const":
         return frozenset([spec])
     if spec[0] == "int":
@@ -1048,6 +1064,8 @@ def _source_axis(op: Op, axis: int) -> Optional[tuple[Value, int]]:
     name = op.name[len(P):] if op.name.startswith(P) else ""
     if name == "transpose":
         return op.operands[0], 1 - axis
+    if name == "roll":
+        return op.operands[0], axis
     if name == "outer":
         return op.operands[axis], 0
     if name == "matmul":
@@ -1070,6 +1088,39 @@ def _source_axis(op: Op, axis: int) -> Optional[tuple[Value, int]]:
                     and hi.defining_op.operands[0] is op.operands[0] and hi.defining_op.attrs["axis"] == k
                 return (op.operands[0], k) if whole else None
     return None
+
+
+def _unpadded_axis(v: Value, axis: int) -> Optional[tuple[Value, int]]:
+    """The array axis ``v``'s extent along ``axis`` equals, where ``v`` takes from an ``np.pad``ded
+    array as many entries as the padding added, by constant widths and bounds (``up[:-2, 1:-1]``,
+    ``up[2:, 1:-1]`` of ``up = np.pad(u, 1)``: ``u``'s extents), or is such a padding by 0."""
+    op = v.defining_op
+    offset = 0
+    if op is not None and op.name == P + "slice":
+        operands = iter(op.operands[1:])
+        kept = -1
+        for k, kind in enumerate(op.attrs["axes"]):
+            if kind == "i":
+                next(operands)
+                continue
+            lo, hi = next(operands), next(operands)
+            kept += 1
+            if kept != axis:
+                continue
+            start, (end, back) = build.const_int(lo), array_ops.offset_of(hi)
+            d = end.defining_op if end is not None else None
+            if start is None or d is None or d.name != "dim" or d.operands[0] is not op.operands[0] \
+                    or d.attrs["axis"] != k:
+                return None
+            offset, v, axis = back - start, op.operands[0], k
+            op = v.defining_op
+            break
+    if op is None or op.name != P + "pad":
+        return None
+    lo, hi = (build.const_int(w) for w in op.operands[1 + 2 * axis:3 + 2 * axis])
+    if lo is None or hi is None or offset + lo + hi != 0:
+        return None
+    return op.operands[0], axis
 
 
 def _scalar_key(e: Value) -> object:

@@ -36,7 +36,7 @@ from ..ssa.ir import Block, Builder, Value
 from ..ssa.mathfns import MATH as MATH_TABLE
 from ..ssa.mpi import Communicator
 from ..ssa.types import BOOL, COMM, F64, I64, REQUEST, STR, ArrayType, ScalarType, Type, common_type
-from . import py_arrays, py_comprehension, py_linalg, py_lists, py_mpi
+from . import py_arrays, py_comprehension, py_linalg, py_lists, py_mpi, py_roll_pad
 from . import py_intrinsics as lib
 from .custom_adjoints import NONE as NO_DERIVATIVES
 from .custom_adjoints import CustomAdjoint, Derivatives, argument_kind, expected_python
@@ -1039,6 +1039,8 @@ class ExprLowerer(PyMpi):
             return py_arrays.copied(self, b, node, arr) if op == "array" else arr
         if intr.op in lib.LINALG_OPS:
             return py_linalg.call(self, intr, node, b, env, args)
+        if op in ("roll", "pad"):
+            return py_roll_pad.call(self, op, node, b, env)
         if op in lib.NORM_FUNCTIONS:
             return py_arrays.norm_function(self, op, node, b, env)
         whole = py_arrays.call(self, intr, node, b, env)

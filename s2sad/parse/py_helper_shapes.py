@@ -8,8 +8,10 @@ lowered before its callers, leaves two facts here:
 
 * ``results``: for each value it returns, for each axis, the extent as the callee spells it
   from what it is given: ``("const", 2)``, ``("int", k)`` (the value of its ``k``-th
-  parameter), ``("dim", k, axis)`` (an extent of its ``k``-th parameter), or None where it is
-  none of these (or differs from one ``return`` to another). Each call carries them in its
+  parameter), ``("dim", k, axis)`` (an extent of its ``k``-th parameter), ``("meet", spec,
+  ...)`` (the one extent NumPy gives elementwise operands of those extents: ``np.where(a * b >
+  0.0, a, b)`` of parameters ``a`` and ``b``), or None where it is none of these (or differs
+  from one ``return`` to another). Each call carries them in its
   ``RESULT_EXTENTS`` attribute, which ``extent_keys`` reads in the caller's terms; the front end
   drops the attribute once every function is lowered.
 * ``required``: the extents its code assumes of its parameters (``Required``), which each call
@@ -66,19 +68,23 @@ def shapes_of(fn: Function) -> HelperShapes:
 def _specs(fn: Function, v: Value) -> Optional[list[Spec]]:
     if not v.type.is_array:
         return None
-    return [_spec(fn, _key(v, axis)) for axis in range(v.type.rank)]  # type: ignore[attr-defined]
+    return [_extent_spec(fn, v, axis) for axis in range(v.type.rank)]  # type: ignore[attr-defined]
 
 
-def _key(v: Value, axis: int) -> object:
-    """The extent key of ``v`` along ``axis``; where elementwise operands of several meet, the
-    constant other than 1 among them, if one: NumPy's result has that extent (or raises)."""
+def _extent_spec(fn: Function, v: Value, axis: int) -> Spec:
+    """The spec of ``v``'s extent along ``axis``; where elementwise operands of several meet, the
+    constant other than 1 among them, if one: NumPy's result has that extent (or raises); else,
+    where each is a parameter's, their meeting."""
     keys = py_arrays.extent_keys(v, axis)
     if keys is None:
         return None
     if len(keys) == 1:
-        return next(iter(keys))
+        return _spec(fn, next(iter(keys)))
     counts = {k for k in keys if isinstance(k, tuple) and len(k) == 2 and k[0] == "const" and k[1] != 1}
-    return next(iter(counts)) if len(counts) == 1 else None
+    if counts:
+        return _spec(fn, next(iter(counts))) if len(counts) == 1 else None
+    specs = sorted({_spec(fn, k) for k in keys if k != ("const", 1)}, key=repr)
+    return ("meet", *specs) if specs and None not in specs else None
 
 
 def _spec(fn: Function, key: object) -> Spec:

@@ -139,6 +139,8 @@ ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.cumprod": Intrinsic("cumprod", 1, 1),
     "numpy.polyval": Intrinsic("polyval", 2, 2),
     "numpy.sort": Intrinsic("sort", 1, 1),
+    "numpy.roll": Intrinsic("roll", 1, 3),  # (lowered by ``py_roll_pad``)
+    "numpy.pad": Intrinsic("pad", 1, 3),
 }
 # Linear algebra, einsum, stacking and convolution (lowered by ``py_linalg``).
 LINALG_FUNCTIONS: dict[str, Intrinsic] = {
@@ -185,6 +187,8 @@ ARRAY_KEYWORDS: dict[str, tuple[str, ...]] = {
     "var": ("axis", "keepdims", "ddof"), "std": ("axis", "keepdims", "ddof"), "cumsum": ("axis",),
     "norm": ("ord", "axis"), "stack": ("axis",), "concatenate": ("axis",), "convolve": ("mode",),
     "linspace": ("num", "endpoint"), "triu_indices": ("k", "m"), "tril_indices": ("k", "m"), "eye": ("dtype",),
+    "roll": ("shift", "axis"),
+    "pad": ("pad_width", "mode", "constant_values", "reflect_type", "stat_length", "end_values"),  # (refused by name)
     "norm_pdf": ("loc", "scale"), "norm_logpdf": ("loc", "scale"), "norm_cdf": ("loc", "scale"),
 }
 

@@ -318,6 +318,21 @@ def _einsum_terms(args: list[cst.BaseExpression]) -> Optional[tuple[list[str], s
     return ins.split(","), out
 
 
+def roll_pad_rank(op: str, node: cst.Call) -> int:
+    """The least rank of the array ``np.roll``/``np.pad`` takes: one past the largest axis rolled,
+    as many axes as ``np.pad`` gets pairs of widths for."""
+    args = positional_args(node)
+    if op == "roll":
+        axis = args[2] if len(args) > 2 else keyword_arg(node, "axis")
+        axes = [e.value for e in axis.elements] if isinstance(axis, (cst.Tuple, cst.List)) else [axis]
+        return max([1] + [k + 1 for k in (int_literal(a) for a in axes if a is not None) if k is not None and k >= 0])
+    widths = args[1] if len(args) > 1 else keyword_arg(node, "pad_width")
+    if isinstance(widths, (cst.Tuple, cst.List)) and all(
+            isinstance(e.value, (cst.Tuple, cst.List)) for e in widths.elements):
+        return max(1, len(widths.elements))
+    return 1
+
+
 def linalg_operand_ranks(op: str, args: list[cst.BaseExpression]) -> list[tuple[cst.BaseExpression, int]]:
     """The least rank each array argument of a ``py_linalg`` function must have."""
     if op in ("trace", "det", "inv", "slogdet", "cholesky", "tril"):
@@ -866,6 +881,13 @@ class _Inference:
                 if a.keyword is not None:
                     self.expr(a.value, counts or a.keyword.value == "num")
             return
+        if intr.op in ("roll", "pad") and args:
+            self.array_use(args[0], roll_pad_rank(intr.op, node))
+            for a in node.args[1:]:  # shifts and widths are integers; np.pad's constant a number
+                keyword = a.keyword.value if a.keyword is not None else None
+                if keyword not in ("axis", "mode"):
+                    self.expr(a.value, keyword != "constant_values")
+            return
         if intr.op in ("sum", "mean", "max_reduce", "min_reduce", "transpose", "ones_like", "polyval") + _STATISTICS:
             self.array_use(args[0], 2 if intr.op == "transpose" else 1)  # (polyval's coefficients)
         elif intr.op == "matmul" and len(args) == 2:
@@ -1248,7 +1270,7 @@ class _Inference:
         if op in ("zeros", "empty"):
             elem = dtype_elem(self.info, keyword_arg(node, "dtype"))
             return ArrayType(elem or F64, alloc_rank(args[0])) if args else None
-        if op in ("zeros_like", "empty_like", "ones_like", "transpose", "array", "asarray"):
+        if op in ("zeros_like", "empty_like", "ones_like", "transpose", "array", "asarray", "roll", "pad"):
             t = self.expr_type(args[0], types) if args else None
             return t if isinstance(t, ArrayType) else None
         if op == "ones":

@@ -36,6 +36,23 @@ else the operands' common type.
                                           -> array<T,r>     np.cumsum(a, axis=axis): running sums
                                                             along the axis (from its end with
                                                             ``reverse``: the adjoint of a cumsum)
+  arr.roll         (a: array<T,r>, shift: i64) {axis: int}
+                                          -> array<T,r>     np.roll(a, shift, axis=axis): the entries
+                                                            moved shift places along the axis, those
+                                                            past its end coming back at its start
+  arr.pad          (a: array<T,r>, lo0, hi0, ..., lo(r-1), hi(r-1): i64[, value: T]) {mode: str}
+                                          -> array<T,r>     np.pad(a, ((lo0, hi0), ...), mode): lo_k
+                                                            entries before axis k and hi_k after it
+                                                            (widths >= 0): ``value`` (mode
+                                                            "constant", the one mode with a value,
+                                                            of a's element type), else a copy of
+                                                            the entry ``j`` (the position along the
+                                                            axis less lo) stands for in an axis of
+                                                            extent n: "edge" clip(j, 0, n - 1),
+                                                            "wrap" j mod n, "reflect" m or p - m
+                                                            (m = j mod p, p = max(2n - 2, 1)),
+                                                            whichever is below n, "symmetric" m
+                                                            or 2n - 1 - m (m = j mod 2n)
   arr.matmul       (a, b)                 -> a @ b: (2,2)->2, (2,1)->1, (1,2)->1, (1,1)->scalar
   arr.outer        (a: rank 1, b: rank 1) -> array<T,2>     np.outer(a, b)
   arr.transpose    (a: rank 2)            -> array<T,2>     a.T
@@ -120,6 +137,11 @@ Ops the adjoint transform introduces (undoing broadcasts, reductions, slices, ga
                                           -> array<f64,1>   np.correlate(a, v, "valid") with
                                                             len(a) >= len(v) (the adjoint of
                                                             np.convolve)
+  arr.unpad        (g: array<T,r>, lo0, hi0, ..., lo(r-1), hi(r-1): i64) {mode: str}
+                                          -> array<T,r>     the adjoint of arr.pad (a mode other than
+                                                            "constant") with respect to a: g's
+                                                            interior, each padded entry's g added to
+                                                            the entry it copies (the helper ``unpad``)
   arr.prod_others  (a: array<T,r>) {axis?: 0 or 1, of a matrix}
                                           -> array<f64,r>   each entry's product of the other
                                                             entries (of its column, axis 0, or
@@ -181,8 +203,13 @@ NAMES: frozenset[str] = frozenset(
     + [PREFIX + "slice", PREFIX + "accum_slice", PREFIX + "take", PREFIX + "accum_take", PREFIX + "reshape"]
     + [PREFIX + "mask", PREFIX + "accum_mask", PREFIX + "argsort"]
     + [PREFIX + n for n in LINALG]
-    + [PREFIX + "cumsum", PREFIX + "prod_others"]
+    + [PREFIX + "cumsum", PREFIX + "prod_others", PREFIX + "roll", PREFIX + "pad", PREFIX + "unpad"]
 )
+
+# np.pad's modes the IR has (``arr.pad``), and the ones whose padding copies entries of the array
+# (as the docstring says), which ``arr.unpad`` undoes.
+PAD_MODES = ("constant", "edge", "wrap", "reflect", "symmetric")
+COPYING_PAD_MODES = PAD_MODES[1:]
 
 
 # The ops that write: ``dst += ...`` into (part of) an existing array.
@@ -300,6 +327,23 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
         axis = attrs.get("axis")
         if len(operands) != 1 or ranks[0] == 0 or not isinstance(axis, int) or not 0 <= axis < ranks[0]:
             return "'arr.cumsum' takes one array and an axis of it"
+        return operands[0]
+    if op == "roll":
+        axis = attrs.get("axis")
+        if len(operands) != 2 or ranks[0] == 0 or operands[1] != I64 or not isinstance(axis, int) \
+                or not 0 <= axis < ranks[0]:
+            return "'np.roll' takes one array, an integer shift and an axis of the array"
+        return operands[0]
+    if op in ("pad", "unpad"):
+        mode = attrs.get("mode")
+        valued = op == "pad" and mode == "constant"
+        if mode not in (PAD_MODES if op == "pad" else COPYING_PAD_MODES) or not ranks or ranks[0] == 0 \
+                or len(operands) != 1 + 2 * ranks[0] + valued or any(t != I64 for t in operands[1:1 + 2 * ranks[0]]) \
+                or (valued and ranks[-1] != 0):
+            return (f"'np.pad' takes an array, two integer widths per axis and a mode of {', '.join(PAD_MODES)}"
+                    " (with the constant value last in mode 'constant')")
+        if valued and operands[-1] != _elem(operands[0]):
+            return "'np.pad' pads with a constant of the array's element type"
         return operands[0]
     if op == "prod_others":
         axis = attrs.get("axis")

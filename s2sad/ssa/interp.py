@@ -119,6 +119,17 @@ def _array_op(op: Op, a: list[Any]) -> list[Any]:
         if op.attrs.get("reverse"):
             return [np.flip(np.cumsum(np.flip(a[0], axis), axis=axis), axis)]
         return [np.cumsum(a[0], axis=axis)]
+    if n == "roll":
+        return [np.roll(a[0], int(a[1]), axis=op.attrs["axis"])]
+    if n == "pad":
+        rank = op.result.type.rank
+        widths = [(int(a[1 + 2 * k]), int(a[2 + 2 * k])) for k in range(rank)]
+        if op.attrs["mode"] == "constant":
+            return [np.pad(a[0], widths, mode="constant", constant_values=a[-1])]
+        return [np.pad(a[0], widths, mode=op.attrs["mode"])]
+    if n == "unpad":
+        rank = op.result.type.rank
+        return [special.unpad(a[0], [(int(a[1 + 2 * k]), int(a[2 + 2 * k])) for k in range(rank)], op.attrs["mode"])]
     if n == "prod_others":
         axis = op.attrs.get("axis")
         if axis is None:

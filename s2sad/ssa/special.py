@@ -134,6 +134,81 @@ def cumsum_in_rows(x):
     return out
 
 
+def roll_axis(x, shift, axis):
+    """np.roll(x, shift, axis=axis) as Numba compiles it (its np.roll takes no axis, rolling
+    the flattened entries): the axis swapped to the front, each slice stored shift places on."""
+    moved = np.swapaxes(x, 0, axis)
+    n = moved.shape[0]
+    out = np.empty_like(moved)
+    for i in range(n):
+        out[(i + shift) % n] = moved[i]
+    return np.swapaxes(out, 0, axis)
+
+
+def pad_sources(n, lo, hi, mode):
+    """For each position of an axis of extent n that np.pad(..., mode) makes lo + n + hi long, the
+    position whose entry it copies (its own, in the middle), in the modes that copy entries
+    ("edge", "wrap", "reflect", "symmetric")."""
+    j = np.arange(-lo, n + hi)  # counted from the axis's first entry
+    if mode == "edge":
+        return np.minimum(np.maximum(j, 0), n - 1)
+    if mode == "wrap":
+        return j % n
+    if mode == "reflect":  # back and forth without repeating an end: period 2n - 2
+        period = max(2 * n - 2, 1)
+        return np.where(j % period < n, j % period, period - j % period)
+    return np.where(j % (2 * n) < n, j % (2 * n), 2 * n - 1 - j % (2 * n))  # symmetric: period 2n
+
+
+def pad(x, widths, mode, value=0.0):
+    """np.pad(x, widths, mode, constant_values=value) as Numba compiles it (it has no np.pad):
+    axis by axis, the axis swapped to the front, each slice of the padded array the value or a
+    copy of the slice of x it stands for (pad_sources)."""
+    for axis in range(x.ndim):
+        lo, hi = widths[axis]
+        rows = np.swapaxes(x, 0, axis)
+        n = rows.shape[0]
+        out = np.empty((lo + n + hi,) + rows.shape[1:], dtype=rows.dtype)
+        if mode == "constant":
+            out[:] = value
+            out[lo : lo + n] = rows
+        else:
+            source = pad_sources(n, lo, hi, mode)
+            for i in range(lo + n + hi):
+                out[i] = rows[source[i]]
+        x = np.ascontiguousarray(np.swapaxes(out, 0, axis))
+    return x
+
+
+def unpad(g, widths, mode):
+    """The adjoint of np.pad(x, widths, mode) with respect to x, for the adjoint g of the padded
+    array, in the modes that copy entries of x (pad_sources): along each axis, each entry of g
+    added to the entry it is a copy of (np.add.at adding up those copied more than once)."""
+    for axis in range(g.ndim):
+        lo, hi = widths[axis]
+        rows = np.moveaxis(g, axis, 0)
+        n = rows.shape[0] - lo - hi
+        out = np.zeros((n,) + rows.shape[1:])
+        np.add.at(out, pad_sources(n, lo, hi, mode), rows)
+        g = np.moveaxis(out, 0, axis)
+    return g
+
+
+def unpad_numba(g, widths, mode):
+    """unpad as Numba compiles it (it has no np.add.at nor np.moveaxis): the axis swapped to the
+    front, each slice of g added into the slice it is a copy of."""
+    for axis in range(g.ndim):
+        lo, hi = widths[axis]
+        rows = np.swapaxes(g, 0, axis)
+        n = rows.shape[0] - lo - hi
+        source = pad_sources(n, lo, hi, mode)
+        out = np.zeros((n,) + rows.shape[1:])
+        for i in range(lo + n + hi):
+            out[source[i]] += rows[i]
+        g = np.ascontiguousarray(np.swapaxes(out, 0, axis))
+    return g
+
+
 def interp_weights(x, xp, g):
     """The adjoint of np.interp(x, xp, fp) with respect to fp, for the adjoint g of its values
     at the points x: each point's g split between the two values it lies between, by its
@@ -253,12 +328,16 @@ FUNCTIONS = {"digamma": digamma, "trigamma": trigamma, "expit": expit, "round_ha
              "fdim": fdim, "logb": logb, "prod_of_others": prod_of_others,
              "prod_of_others_in_rows": prod_of_others_in_rows, "cumsum_in_rows": cumsum_in_rows,
              "sum_to_shape": sum_to_shape, "interp_weights": interp_weights, "interp_slope": interp_slope,
-             "interp_breaks": interp_breaks, "spread": spread, "add_into": add_into}
+             "interp_breaks": interp_breaks, "spread": spread, "add_into": add_into, "roll_axis": roll_axis,
+             "pad_sources": pad_sources, "pad": pad, "unpad": unpad}
+
+# The helpers each helper calls (printed with it, under their names in the output).
+REQUIRES = {"pad": ("pad_sources",), "unpad": ("pad_sources",)}
 
 
 # Helpers Numba output spells its own way, under the same name (sum_to_shape's tuple of axes
 # would not compile there; spread is Numba output's only).
-NUMBA_SPELLINGS = {"sum_to_shape": sum_to_shape_numba, "spread": spread_numba}
+NUMBA_SPELLINGS = {"sum_to_shape": sum_to_shape_numba, "spread": spread_numba, "unpad": unpad_numba}
 
 
 def source_of(name: str, numba: bool = False) -> str:
@@ -269,6 +348,7 @@ def source_of(name: str, numba: bool = False) -> str:
     return text.replace(f"def {fn.__name__}(", f"def {name}(", 1)
 
 
-__all__ = ["FUNCTIONS", "NUMBA_SPELLINGS", "add_into", "cumsum_in_rows", "digamma", "expit", "fdim", "interp_breaks",
-           "interp_slope", "interp_weights", "logb", "prod_of_others", "prod_of_others_in_rows", "round_half_away",
-           "source_of", "spread", "spread_numba", "sum_to_shape", "sum_to_shape_numba", "trigamma"]
+__all__ = ["FUNCTIONS", "NUMBA_SPELLINGS", "REQUIRES", "add_into", "cumsum_in_rows", "digamma", "expit", "fdim",
+           "interp_breaks", "interp_slope", "interp_weights", "logb", "pad", "pad_sources", "prod_of_others",
+           "prod_of_others_in_rows", "roll_axis", "round_half_away", "source_of", "spread", "spread_numba",
+           "sum_to_shape", "sum_to_shape_numba", "trigamma", "unpad", "unpad_numba"]
