@@ -10,6 +10,8 @@ made from a roll or a padding, and what is refused (a located error, never a tra
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import textwrap
 
 import numpy as np
@@ -76,6 +78,43 @@ def test_a_negative_width_raises_as_numpy_does():
     exec(compile(pipeline.gradient_source(source, "prog.py", "f", ["u"], "py"), "<grad>", "exec"), namespace)
     with pytest.raises(ValueError, match="negative"):
         namespace["grad_f"](np.ones(3), np.zeros(3), -1)
+
+
+EMPTY_EDGE = _source('u: "f64[n]"', 'p = np.pad(u, 1, mode="edge")\nreturn np.sum(p * p)\n')
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_padding_an_empty_axis_by_copying_raises_as_numpy_does(mode):
+    """NumPy has no entry to copy: the gradient raises where the primal does (C output would
+    otherwise read outside the array); a constant padding of it is fine."""
+    source = EMPTY_EDGE.replace('"edge"', f'"{mode}"')
+    namespace: dict = {}
+    exec(compile(pipeline.gradient_source(source, "prog.py", "f", ["u"], "py"), "<grad>", "exec"), namespace)
+    with pytest.raises(ValueError, match="can't extend empty axis 0"):
+        namespace["grad_f"](np.zeros(0), np.zeros(0))
+    d_u = np.zeros(2)
+    namespace["grad_f"](np.array([1.0, -2.0]), d_u)
+    assert d_u.tolist() == [4.0, -8.0]  # each entry twice in a padding of two: 2 * 2u
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_numba_helper_refuses_to_copy_from_an_empty_axis(mode):
+    with pytest.raises(ValueError, match="empty axis"):
+        special.pad(np.zeros((0, 3)), ((1, 0), (0, 0)), mode)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+def test_c_output_stops_where_an_empty_axis_would_be_copied(tmp_path):
+    (tmp_path / "grad.c").write_text(pipeline.gradient_source(EMPTY_EDGE, "prog.py", "f", ["u"], "c"))
+    (tmp_path / "main.c").write_text(
+        "#include <stdio.h>\nvoid grad_f(double *u, double *d_u, long n, double d_return);\n"
+        "int main(void) { double u[1] = {0.0}, d_u[1] = {0.0};\n"
+        "    grad_f(u, d_u, 0, 1.0);\n    puts(\"returned\");\n    return 0;\n}\n")
+    exe = tmp_path / "prog"
+    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-o", str(exe), str(tmp_path / "grad.c"),
+                    str(tmp_path / "main.c"), "-lm"], check=True)
+    r = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert r.returncode == 1 and "returned" not in r.stdout
 
 
 @pytest.mark.parametrize("target", ["py", "numba"])

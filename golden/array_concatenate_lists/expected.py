@@ -19,9 +19,7 @@ def grad_cumulative(h, d_h, widths, d_widths, a, d_return=1.0):
     """
     # forward sweep
     cum = np.concatenate((np.zeros(1), np.cumsum(h * widths)))
-    t0 = np.empty(2)
-    t0[0] = 1.0
-    t0[1] = 2.0 * a
+    t0 = np.array([1.0, 2.0 * a], dtype=np.float64)
     framed = np.concatenate((np.full(1, a), h, t0))
     t1 = np.tanh(framed)
 

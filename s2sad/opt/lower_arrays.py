@@ -46,7 +46,7 @@ from ..ssa.array_ops import PREFIX, shape_unit_axes
 from ..ssa.attrs import grad_info
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.opdefs import is_pure
-from ..ssa.types import F64, I64, ArrayType, ScalarType, Type
+from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
 
 MAX_LEAVES = 4  # operands of one fused element expression: what reads at a glance in one line
 _SCALAR_BINARY = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "pow": "pow"}
@@ -925,10 +925,29 @@ class _Lowering:
             self.loops(b, inner, lambda bb, iv: bb.create("store", [out, *[build.add(
                 bb, i, widths[2 * k]) for k, i in enumerate(iv)], self.read(bb, a, iv, _elem(t))], []))
             return out
+        for k, n in enumerate(inner):
+            self._stop_if_copied_empty(b, n, widths[2 * k], widths[2 * k + 1], k)
         out = self.alloc(b, t, dims, False, op.result.name_hint)
         self._source_loops(b, dims, self._pad_sources(b, mode, widths, inner), lambda bb, iv, at: bb.create(
             "store", [out, *iv, bb.op1("load", [a, *at], _elem(t))], []))
         return out
+
+    @staticmethod
+    def _stop_if_copied_empty(b: Builder, n: Value, lo: Value, hi: Value, axis: int) -> None:
+        """NumPy refuses to pad an empty axis by copying (there is no entry to copy): the loops
+        would read outside the array. The program stops there, as the primal does."""
+        if build.is_const(lo, 0) and build.is_const(hi, 0) or build.known_sign(n) > 0:
+            return
+        zero = build.const(b, 0, I64)
+        empty = b.op1("and", [build.cmp(b, "eq", n, zero), build.cmp(b, "gt", build.add(b, lo, hi), zero)], BOOL)
+        then, rest = Block(), Block()
+        stop = Builder(then, b.loc)
+        stop.create("stop", [build.const(stop, 1, I64)], [], {
+            "call": "exit", "text": f"np.pad copies entries of an empty axis {axis}", "exception": "ValueError",
+            "message": f"can't extend empty axis {axis} using modes other than 'constant' or 'empty'"})
+        stop.create("yield", [], [])
+        Builder(rest, b.loc).create("yield", [], [])
+        b.create("if", [empty], [], regions=[then, rest])
 
     def _unpad(self, b: Builder, op: Op) -> Value:
         """The adjoint of np.pad's copying modes: each entry of ``g`` added into the entry of the

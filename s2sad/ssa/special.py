@@ -168,6 +168,8 @@ def pad(x, widths, mode, value=0.0):
         lo, hi = widths[axis]
         rows = np.swapaxes(x, 0, axis)
         n = rows.shape[0]
+        if n == 0 and lo + hi > 0 and mode != "constant":  # nothing to copy: NumPy raises too
+            raise ValueError("can't extend an empty axis using modes other than 'constant' or 'empty'")
         out = np.empty((lo + n + hi,) + rows.shape[1:], dtype=rows.dtype)
         if mode == "constant":
             out[:] = value
