@@ -45,3 +45,32 @@ def test_a_diff_of_a_helper_call_is_not_evaluated_twice():
     with pytest.raises(DiagnosticError) as info:
         pipeline.gradient_source(src, "prog.py", "f", ["x"], "py")
     assert "np.diff" in info.value.diagnostics[0].message
+
+
+# np.clip with one bound None is np.maximum / np.minimum, as NumPy defines it; A.trace() and
+# A.diagonal() are np.trace(A) and np.diagonal(A) (probe round 5: refused before).
+SPELLINGS = {
+    "clip_open_above": ("def f(x: \"f64[n]\", c: float):\n    return np.sum(np.log(np.clip(x, 1e-3, None)) * c)\n",
+                        ["x", "c"], [arr("x", 6), num("c")]),
+    "clip_open_below": ("def f(x: \"f64[n]\", c: float):\n    a = np.clip(x, None, 0.5 * c)\n"
+                        "    return np.sum(a * a)\n",
+                        ["x", "c"], [arr("x", 6), num("c")]),
+    "clip_method_of_element": ("def f(x: \"f64[n]\", c: float):\n    s = 0.0\n    for i in range(x.shape[0]):\n"
+                               "        s += np.clip(x[i], -c, None) ** 2 + x.clip(0.1, None)[i]\n    return s\n",
+                               ["x", "c"], [arr("x", 5), num("c")]),
+    "trace_and_diagonal_methods": ('def f(A: "f64[n, n]"):\n    return (A.T @ A).trace() + np.sum(A.diagonal() ** 3)\n',
+                                   ["A"], [arr("A", 4, 4)]),
+}
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("name", list(SPELLINGS))
+def test_other_spellings_match_central_differences(name, target):
+    source, wrt, params = SPELLINGS[name]
+    check_source(HEADER + source, wrt, params, target=target)
+
+
+def test_clip_with_no_bound_at_all_is_refused_at_the_call():
+    source = HEADER + "def f(x):\n    return np.sum(np.clip(x, None, None))\n"
+    with pytest.raises(DiagnosticError, match="np.clip needs a lower or an upper bound"):
+        pipeline.gradient_source(source, "prog.py", "f", ["x"], "py")

@@ -801,7 +801,10 @@ class ExprLowerer(PyMpi):
             intr, name = method
             self.no_keywords(node, lib.ARRAY_KEYWORDS.get(intr.op, ()))
             receiver = func.value  # type: ignore[attr-defined]
-            v = py_arrays.call(self, intr, node, b, env, [receiver, *positional_args(node)])
+            intr, args = self.clip_bounds(intr, node, [receiver, *positional_args(node)])
+            if intr.op in lib.LINALG_OPS:  # A.trace(), A.diagonal()
+                return py_linalg.call(self, intr, node, b, env, args)
+            v = py_arrays.call(self, intr, node, b, env, args)
             if not isinstance(v, Value):
                 raise self.fail(node, f"'.{name}()' is a method of arrays; this value is a number")
             return v
@@ -1000,11 +1003,25 @@ class ExprLowerer(PyMpi):
         at.create("stop", [build.const(at, 1, I64)], [], {"call": "exit", "text": text, "exception": exception,
                                                           "message": message})
 
+    def clip_bounds(self, intr: lib.Intrinsic, node: cst.Call,
+                    args: list[cst.BaseExpression]) -> tuple[lib.Intrinsic, list[cst.BaseExpression]]:
+        """``np.clip(x, lo, None)`` is ``np.maximum(x, lo)`` and ``np.clip(x, None, hi)`` is
+        ``np.minimum(x, hi)``, as NumPy defines them: the intrinsic and arguments to lower."""
+        if intr.op != "clip" or len(args) != 3:
+            return intr, args
+        given = [k for k in (1, 2) if not (isinstance(args[k], cst.Name) and args[k].value == "None")]
+        if len(given) == 2:
+            return intr, args
+        if not given:
+            raise self.fail(node, "np.clip needs a lower or an upper bound; both are None here",
+                            hint="give one bound, or leave the call out")
+        return lib.NUMPY["numpy.maximum" if given == [1] else "numpy.minimum"], [args[0], args[given[0]]]
+
     def intrinsic(self, intr: lib.Intrinsic, node: cst.Call, b: Builder, env: Env) -> Value:
         src = dotted_source(node.func) or intr.op
+        self.no_keywords(node, ("dtype",) if intr.op in ("zeros", "empty") else lib.ARRAY_KEYWORDS.get(intr.op, ()))
+        intr, args = self.clip_bounds(intr, node, positional_args(node))
         op = intr.op
-        self.no_keywords(node, ("dtype",) if op in ("zeros", "empty") else lib.ARRAY_KEYWORDS.get(op, ()))
-        args = positional_args(node)
         if len(args) < intr.min_args or (intr.max_args >= 0 and len(args) > intr.max_args):
             if intr.min_args == intr.max_args:
                 expected = str(intr.min_args)
@@ -1043,7 +1060,7 @@ class ExprLowerer(PyMpi):
             return py_roll_pad.call(self, op, node, b, env)
         if op in lib.NORM_FUNCTIONS:
             return py_arrays.norm_function(self, op, node, b, env)
-        whole = py_arrays.call(self, intr, node, b, env)
+        whole = py_arrays.call(self, intr, node, b, env, args)
         if isinstance(whole, Value):
             return whole
         values = [self.scalar_value(a, v) for a, v in zip(args, whole)]

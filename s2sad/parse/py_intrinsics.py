@@ -178,6 +178,7 @@ METHODS: dict[str, Intrinsic] = {
     "var": ARRAY_FUNCTIONS["numpy.var"], "std": ARRAY_FUNCTIONS["numpy.std"],
     "prod": ARRAY_FUNCTIONS["numpy.prod"], "cumsum": ARRAY_FUNCTIONS["numpy.cumsum"],
     "clip": Intrinsic("clip", 3, 3, keeps_int=True),
+    "trace": LINALG_FUNCTIONS["numpy.trace"], "diagonal": LINALG_FUNCTIONS["numpy.diagonal"],
 }
 NUMPY.update(ARRAY_FUNCTIONS)
 # Keyword arguments each of them takes.
