@@ -58,6 +58,9 @@ SPELLINGS = {
     "clip_method_of_element": ("def f(x: \"f64[n]\", c: float):\n    s = 0.0\n    for i in range(x.shape[0]):\n"
                                "        s += np.clip(x[i], -c, None) ** 2 + x.clip(0.1, None)[i]\n    return s\n",
                                ["x", "c"], [arr("x", 5), num("c")]),
+    "where_of_numbers": ('def f(x: "f64[n]", c: float):\n    s = 0.0\n    for i in range(x.shape[0]):\n'
+                         "        s += np.where(x[i] > c, x[i] ** 2, c * x[i]) + np.where(x[i] < 0, 1, 2 * c)\n"
+                         "    return s\n", ["x", "c"], [arr("x", 7), num("c")]),
     "trace_and_diagonal_methods": ('def f(A: "f64[n, n]"):\n    return (A.T @ A).trace() + np.sum(A.diagonal() ** 3)\n',
                                    ["A"], [arr("A", 4, 4)]),
 }
@@ -73,4 +76,10 @@ def test_other_spellings_match_central_differences(name, target):
 def test_clip_with_no_bound_at_all_is_refused_at_the_call():
     source = HEADER + "def f(x):\n    return np.sum(np.clip(x, None, None))\n"
     with pytest.raises(DiagnosticError, match="np.clip needs a lower or an upper bound"):
+        pipeline.gradient_source(source, "prog.py", "f", ["x"], "py")
+
+
+def test_where_of_numbers_takes_a_comparison():
+    source = HEADER + "def f(x: float):\n    return np.where(x, 1.0, 2.0)\n"
+    with pytest.raises(DiagnosticError, match="the condition of np.where must be a comparison"):
         pipeline.gradient_source(source, "prog.py", "f", ["x"], "py")

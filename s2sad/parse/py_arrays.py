@@ -84,6 +84,20 @@ def _float_scalar(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, v: Value) ->
     return build.to_float(lw.at(b, node), v)
 
 
+def _where_of_numbers(lw: "ExprLowerer", node: cst.Call, args: list[cst.BaseExpression], values: list[Value],
+                      b: Builder) -> Value:
+    """``np.where(c, x, y)`` of numbers: ``x`` where the comparison ``c`` holds, else ``y``, both
+    of the type NumPy promotes them to."""
+    cond, x, y = values
+    if cond.type != BOOL:
+        raise lw.fail(args[0], "the condition of np.where must be a comparison",
+                      hint="compare: np.where(x > 0, ...)")
+    x, y = lw.to_number(b, node, x), lw.to_number(b, node, y)
+    if x.type != y.type:
+        x, y = build.to_float(lw.at(b, node), x), build.to_float(lw.at(b, node), y)
+    return build.select(lw.at(b, node), cond, x, y)
+
+
 def elementwise(lw: "ExprLowerer", op: str, x: Value, y: Value, b: Builder, node: cst.CSTNode) -> Value:
     """``x <op> y`` with at least one array operand."""
     if op in ("floordiv", "mod"):
@@ -223,9 +237,8 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
     if op in SPECIAL_FUNCTIONS:
         return special_function(lw, op, values, b, node)
     if not any(v.type.is_array for v in values):
-        if op == "where":
-            raise lw.fail(node, "np.where needs an array condition",
-                          hint=lw.annotation_hint(node) or "use 'a if c else b' for numbers")
+        if op == "where":  # of numbers: one of them, as ``a if c else b`` (np.where of values that
+            return _where_of_numbers(lw, node, args, values, b)  # may be arrays at run time, there)
         return values
     if op == "where":
         cond, x, y = values
