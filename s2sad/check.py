@@ -21,7 +21,7 @@ table of the worst errors over the ranks. C is then built with ``mpicc``; Python
 mpi4py's.
 
 What is not handled is refused with a message (``CheckRefused``), never guessed: CUDA, struct
-parameters, arrays returned, several values returned, C arrays of rank above 1, boolean and
+parameters, arrays returned, several values returned, C tables of row pointers, boolean and
 unsigned parameters, an MPI program without ``--ranks``.
 """
 
@@ -144,6 +144,9 @@ class Param:
     rank: int = 0
     shadowed: bool = False  # has a shadow d_<name> in the gradient
     wrt: bool = False  # a scalar whose adjoint the gradient gives back
+    # Shape-generic (Python and Numba output, adjoint.shape_generic): the fewest and the most axes
+    # it may have (most -1: any), a number or an array of any shape that broadcasts where it is used.
+    generic: Optional[tuple[int, int]] = None
 
 
 @dataclass
@@ -190,9 +193,11 @@ _QUALIFIERS = {"const", "restrict", "__restrict", "__restrict__", "volatile", "s
 
 
 def _c_spelling(spelled: str) -> tuple[str, int]:
-    """``const double *restrict`` -> ("double", 1): the scalar type and the number of pointers."""
+    """``const double *restrict`` -> ("double", 1): the scalar type and the number of pointers
+    and array dimensions (``double (*)[3]``, a pointer to rows of 3, -> ("double", 2))."""
     depth = spelled.count("*") + spelled.count("[")
-    words = [w for w in spelled.replace("*", " ").split("[")[0].split() if w not in _QUALIFIERS]
+    words = [w for w in spelled.replace("*", " ").replace("(", " ").replace(")", " ").split("[")[0].split()
+             if w not in _QUALIFIERS]
     return " ".join(words), depth
 
 
@@ -201,6 +206,12 @@ def _params(primal: Function, grad: Function, wrt_indices: set[int], c_input: bo
     assert info is not None
     shadowed = {grad.params[i].name_hint for i in info.shadows.values()}
     returned = {grad.params[i].name_hint for i in (info.returned or [])}
+    # A differentiated shape-generic number's adjoint goes to a shadow of its own shape (a 0-d
+    # array for a number) in Python and Numba output, not back as a result, as the docstring says.
+    shadowed |= set(grad.attrs.get("generic_shadows") or {})
+    returned -= shadowed
+    generic = grad.attrs.get("shape_generic") or {}
+    fewest = grad.attrs.get("generic_fewest") or {}
     c_params = primal.attrs.get("c_params") if c_input else None
     out = []
     for k, p in enumerate(primal.params[:user_param_count(primal)]):  # not the file-scope arrays added
@@ -223,7 +234,8 @@ def _params(primal: Function, grad: Function, wrt_indices: set[int], c_input: bo
             base, depth = _c_spelling(c_params[k])
             # double A[n][m] and double (*A)[m] are one block of memory, row-major, as NumPy's
             # arrays are; double **A is a table of row pointers, which check does not build.
-            if base not in _C_SCALARS or (depth > 1 and c_params[k].count("*") > 1):
+            outside = c_params[k].split("(")[0].count("*")  # not the pointer of (*A)[m]
+            if base not in _C_SCALARS or (depth > 1 and (outside > 0 or c_params[k].count("*") > 1)):
                 raise CheckRefused(f"parameter '{name}' is declared '{c_params[k]}'; check passes double, float, "
                                    "int and long values, one-level pointers to them and arrays of them "
                                    "(double A[n][m], double (*A)[m])")
@@ -231,13 +243,26 @@ def _params(primal: Function, grad: Function, wrt_indices: set[int], c_input: bo
         kind = "array" if t.is_array else ("float" if t.is_float else "int")
         rank = t.rank if t.is_array else 0  # type: ignore[attr-defined]
         out.append(Param(name, kind, np.dtype(dtype), rank, name in shadowed,
-                         name in returned or (kind == "float" and k in wrt_indices)))
+                         name in returned or (kind == "float" and k in wrt_indices and name not in shadowed),
+                         (fewest.get(name, 0), generic[name]) if name in generic else None))
     return out
 
 
 def _shape(p: Param, settings: Settings, needed: Optional[tuple[int, ...]]) -> tuple[int, ...]:
     """An array's shape: as given (--sizes), else what the function reads of it at the integer
-    values chosen (``needed``, where the extents are known), else --size on every axis."""
+    values chosen (``needed``, where the extents are known), else --size on every axis. A
+    shape-generic parameter may be given any number of axes it may have."""
+    if p.generic is not None:
+        fewest, most = p.generic
+        shape = settings.sizes.get(p.name, needed or (settings.size,) * max(p.rank, fewest))
+        if len(shape) < fewest or 0 <= most < len(shape):
+            axes = "axis" if most == 1 else "axes"
+            allowed = (f"may be a number or an array of up to {most} {axes}" if not fewest else
+                       f"must be an array of {fewest} to {most} axes" if most >= 0 else
+                       f"must be an array of at least {fewest} {'axis' if fewest == 1 else 'axes'}")
+            raise CheckUsageError(f"--sizes {p.name}: '{p.name}' {allowed}, not {len(shape)} (spell a shape "
+                                  "as 3x4)")
+        return shape
     shape = settings.sizes.get(p.name, needed or (settings.size,) * p.rank)
     if len(shape) != p.rank:
         raise CheckUsageError(f"--sizes {p.name}: '{p.name}' has {p.rank} dimension(s), "
@@ -277,15 +302,40 @@ def _all_symbols(primal: Function, params: list[Param], sized: set[str]) -> bool
                for p in params)
 
 
-def _annotated_shapes(fn: Function, ints: dict[str, int], settings: Settings) -> dict[str, tuple[int, ...]]:
+def _given_symbols(fn: Function, params: list[Param], settings: Settings) -> dict[str, int]:
+    """The shape symbols of a Python function's annotations that --sizes gives through the arrays
+    that carry them: ``P: "f64[t, k]"`` with ``--sizes P=6x3`` makes t 6 and k 3, for every array
+    whose annotation names them (and for an integer parameter of that name that --sizes does not
+    give itself). Arrays given shapes that disagree on a symbol are a usage error."""
+    ints = {p.name for p in params if p.kind == "int"}
+    found: dict[str, dict[str, int]] = {}  # symbol -> {"P.shape[0]": 6, ...}
+    for name, extents in (fn.attrs.get("shapes") or {}).items():
+        given = settings.sizes.get(name)
+        if given is None or len(given) != len(extents):  # (a wrong rank: _shape's usage error)
+            continue
+        for axis, e in enumerate(extents):
+            e = e.strip() if isinstance(e, str) else ""
+            if e.isidentifier() and not (e in ints and e in settings.sizes):  # (a given integer: at least it)
+                found.setdefault(e, {})[f"{name}.shape[{axis}]"] = given[axis]
+    for symbol, places in found.items():
+        if len(set(places.values())) > 1:
+            spelled = ", ".join(f"{k} = {v}" for k, v in places.items())
+            raise CheckUsageError(f"the shape symbol '{symbol}' is {spelled}; give the arrays shapes that agree "
+                                  "(--sizes)")
+    return {symbol: next(iter(places.values())) for symbol, places in found.items()}
+
+
+def _annotated_shapes(fn: Function, ints: dict[str, int], settings: Settings,
+                      symbols: dict[str, int]) -> dict[str, tuple[int, ...]]:
     """For each array parameter of a Python function annotated with a shape (``a: "f64[n, 1]"``),
-    that shape: a literal extent as written, a symbol as the integer parameter it names, else --size."""
+    that shape: a literal extent as written, a symbol as the integer parameter it names, else as
+    the --sizes of the arrays it is an extent of give it (``symbols``), else --size."""
     out = {}
     for name, extents in (fn.attrs.get("shapes") or {}).items():
         shape = []
         for e in extents:
             e = e.strip() if isinstance(e, str) else ""
-            shape.append(int(e) if e.isdigit() else ints.get(e, settings.size))
+            shape.append(int(e) if e.isdigit() else ints.get(e, symbols.get(e, settings.size)))
         out[name] = tuple(shape)
     return out
 
@@ -305,18 +355,20 @@ def _needed_shapes(module: Module, fn: Function, ints: dict[str, int]) -> dict[s
 
 
 def _inputs(params: list[Param], settings: Settings, rng: np.random.Generator,
-            needs: Callable[[dict[str, int]], dict[str, tuple[int, ...]]], guess: bool = True) -> dict[str, Any]:
+            needs: Callable[[dict[str, int]], dict[str, tuple[int, ...]]], guess: bool = True,
+            ints: Optional[dict[str, int]] = None) -> dict[str, Any]:
     """Random values of the parameters: the integers first, then arrays of the shapes the
     function reads at those integers (``needs``). Where the code does not tell an array's shape
     and none is given, ``guess``: --size on every axis (Python raises IndexError where that is too
-    small); else (compiled C, which would read past the array's end) a usage error asking for it."""
+    small); else (compiled C, which would read past the array's end) a usage error asking for it.
+    ``ints``: the values of integer parameters that --sizes does not give (else --size)."""
     values: dict[str, Any] = {}
     for p in params:
         if p.kind == "int":
             given = settings.sizes.get(p.name)
             if given is not None and len(given) != 1:
                 raise CheckUsageError(f"--sizes {p.name}: '{p.name}' is an integer; give it one value")
-            values[p.name] = given[0] if given is not None else settings.size
+            values[p.name] = given[0] if given is not None else (ints or {}).get(p.name, settings.size)
     needed = needs(dict(values))
     for p in params:
         if p.kind == "int":
@@ -330,7 +382,10 @@ def _inputs(params: list[Param], settings: Settings, rng: np.random.Generator,
                                   f"loop bounds, such as one read from another array): give its shape with "
                                   f"--sizes {p.name}=N (e.g. --sizes {p.name}={example}), large enough for every "
                                   "index the function reads at the integer values chosen")
-        if p.kind == "float":
+        if p.kind == "float" and p.generic is not None and (p.name in settings.sizes or p.generic[0] > 0):
+            # a shape-generic number given a shape (--sizes b=3), or one that must be an array
+            values[p.name] = rng.uniform(settings.low, settings.high, _shape(p, settings, None)).astype(p.dtype)
+        elif p.kind == "float":
             values[p.name] = float(p.dtype.type(rng.uniform(settings.low, settings.high)))
         elif p.dtype.kind == "f":
             values[p.name] = rng.uniform(settings.low, settings.high,
@@ -523,7 +578,8 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
     text = pipeline.gradient_source(source, path, func, wrt, target, options)
     # The same translation, kept as IR this time: which parameters have shadows, which adjoints
     # are returned, whether there is a seed, read from the gradient rather than from its text.
-    module = pipeline.gradient_module(source, path, func, wrt, options)
+    module = pipeline.gradient_module(source, path, func, wrt, options,
+                                      shape_generic=target if target in ("py", "numba") else None)
     name = pipeline.choose_function(source, path, func, options.cflags)
     primal_module, _ = pipeline.primal_module(source, path, name, options)
     primal = primal_module.functions[name]
@@ -546,7 +602,7 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
     seeded = grad_info(grad).d_return is not None  # type: ignore[union-attr]
     wrt_indices = pipeline.resolve_wrt(primal, wrt, primal_module.source_lines)
     params = _params(primal, grad, wrt_indices, is_c(path))
-    sizable = {p.name for p in params if p.kind in ("array", "int")}
+    sizable = {p.name for p in params if p.kind in ("array", "int") or p.generic is not None}
     spelled = {}
     for given, shape in settings.sizes.items():
         key = given + "_" if given not in sizable and given + "_" in sizable else given  # --sizes in=5: in_
@@ -565,10 +621,13 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
     # An array whose every extent is a shape symbol is sized as Python's would be: C takes the
     # symbols from the shapes chosen (checked alike below).
     sized_by_symbols = {param for _, places in symbols for param, _ in places}
-    annotated = (lambda ints: {}) if is_c(path) else (lambda ints: _annotated_shapes(primal, ints, settings))
+    given_symbols = {} if is_c(path) else _given_symbols(primal, params, settings)
+    annotated = (lambda ints: {}) if is_c(path) else (
+        lambda ints: _annotated_shapes(primal, ints, settings, given_symbols))
     inputs = _inputs(params, settings, rng,
                      lambda ints: {**annotated(ints), **_needed_shapes(primal_module, primal, ints)},
-                     guess=not is_c(path) and (target != "c" or _all_symbols(primal, params, sized_by_symbols)))
+                     guess=not is_c(path) and (target != "c" or _all_symbols(primal, params, sized_by_symbols)),
+                     ints=given_symbols)
     for symbol, places in symbols:
         # The arrays no --sizes gives take the longest extent any of the symbol's places needs.
         most = max(inputs[param].shape[axis] for param, axis in places)
@@ -584,7 +643,8 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
             raise CheckUsageError(f"the shape symbol '{symbol}' is {spelled}; give the arrays shapes that agree "
                                   "(--sizes)")
     shadowed = [p for p in params if p.shadowed]
-    seeds = {p.name: rng.normal(size=inputs[p.name].shape).astype(p.dtype) for p in shadowed}
+    # (a shape-generic number's shadow: a 0-d array)
+    seeds = {p.name: np.asarray(rng.normal(size=np.shape(inputs[p.name]))).astype(p.dtype) for p in shadowed}
     d_return = float(rng.normal()) if seeded else 0.0
 
     def J(values: dict[str, Any]) -> float:
@@ -595,6 +655,9 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
             raise CheckRefused(f"'{name}' raised {type(e).__name__} on the random inputs: {e}\n"
                                "hint: give integer parameters their values with --sizes n=5, or choose "
                                "a --range where the function is defined") from None
+        if seeded and np.ndim(result) != 0:  # (a shape-generic parameter given a shape it maps to the result)
+            raise CheckRefused(f"'{name}' returns an array of shape {np.shape(result)} at the shapes given; check "
+                               "handles functions that return one number or nothing")
         total = d_return * float(result) if seeded else 0.0
         for p in shadowed:
             total += float(np.sum(seeds[p.name].astype(np.float64) * work[p.name]))
@@ -615,7 +678,8 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
     def difference(p: Param, index: Optional[tuple]) -> float:
         """dJ/d of this element of this rank's input (on several ranks, each rank's in turn is
         moved while all run the program: this rank's own turn gives its difference)."""
-        x0 = float(inputs[p.name][index] if index is not None else inputs[p.name])
+        element = index is not None and isinstance(inputs[p.name], np.ndarray)  # (not a shape-generic number)
+        x0 = float(inputs[p.name][index] if element else inputs[p.name])
         h = _step(p.dtype) * max(1.0, abs(x0))
         mine = 0.0
         for turn in range(ranks.size):
@@ -625,7 +689,7 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
                 trial = _copies(inputs)
                 point = float(p.dtype.type(x0 + sign * h))  # the step as the parameter's precision holds it
                 if turn == ranks.rank:
-                    if index is not None:
+                    if element:
                         trial[p.name][index] = point
                     else:
                         trial[p.name] = point
@@ -640,7 +704,7 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
         single = p.dtype == np.float32
         rtol, atol = (max(settings.rtol, 1e-2), max(settings.atol, 1e-3)) if single else (settings.rtol, settings.atol)
         if p.shadowed:
-            expected = np.zeros(inputs[p.name].shape)
+            expected = np.zeros(np.shape(inputs[p.name]))
             for index in np.ndindex(*expected.shape):
                 expected[index] = difference(p, index)
             rows.append(ranks.row(_compare(p.name, shadows[p.name], expected, rtol, atol)))

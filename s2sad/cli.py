@@ -148,7 +148,8 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"length of every array dimension and value of every integer parameter "
                    f"(default: {check.Settings.size})")
     c.add_argument("--sizes", metavar="P=N,...", default="",
-                   help="per parameter: an array's shape (x=5, A=3x4) or an integer parameter's value (n=5)")
+                   help="per parameter: an array's shape (x=5, A=3x4), an integer parameter's value (n=5), "
+                   "or the shape of a shape-generic number passed as an array (b=4x1)")
     c.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
     c.add_argument("--range", dest="value_range", default="-1,1", metavar="LO,HI",
                    help="floating-point inputs are drawn uniformly from [LO, HI] (default: -1,1)")
