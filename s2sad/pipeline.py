@@ -35,7 +35,8 @@ from .emit_py.emitter import emit_python
 from .opt.dce import dce_module, remove_unreachable_functions
 from .opt.passes import (ADJOINT_PIPELINES, PRIMAL_PIPELINES, TARGET_PIPELINES, PassContext, Ran, observing,
                          run_pipeline)
-from .parse.c_frontend import list_c_external_functions, list_c_functions, list_cuda_kernels, parse_c, parsed_once
+from .parse.c_frontend import list_c_external_functions, list_c_functions, list_cuda_kernels, parse_c
+from .parse.translation import one_translation
 from .parse.c_global_arrays import GLOBAL_ARRAYS, STATIC_ARRAYS, user_param_count
 from .analysis.extents import Sizes
 from .analysis.overwritten import written_before_read
@@ -93,13 +94,13 @@ Entry = TypeVar("Entry", bound=Callable)
 
 def _shows_source(entry: Entry) -> Entry:
     """``entry(source, filename, ...)``, its diagnostics given the lines of ``source`` where they carry
-    none; a C file is parsed once while it runs (``parsed_once``), however many questions its
+    none; a file is parsed once while it runs (``one_translation``), however many questions its
     stages ask of the file."""
 
     @functools.wraps(entry)
     def located(source: str, filename: str, *args, **kwargs):
         try:
-            with parsed_once():
+            with one_translation():
                 return entry(source, filename, *args, **kwargs)
         except DiagnosticError as e:
             if not e.source_lines:

@@ -365,11 +365,25 @@ def test_a_translation_parses_the_file_once(monkeypatch):
 def test_the_front_end_never_lowers_a_parse_it_changed_before(monkeypatch):
     """parse_c removes functions from the file it lowers: a second lowering in the same
     translation parses the file again instead of reading what the first one left."""
-    from s2sad.parse.c_frontend import parse_c, parsed_once
+    from s2sad.parse.c_frontend import parse_c
+    from s2sad.parse.translation import one_translation
 
     made = _count_parses(monkeypatch)
-    with parsed_once():
+    with one_translation():
         assert list_c_functions(_TWO_ENTRIES, "lib.c") == ["sq", "energy", "unused"]
         parse_c(_TWO_ENTRIES, "lib.c", "energy")
         module = parse_c(_TWO_ENTRIES, "lib.c", "unused")
     assert list(module.functions) == ["unused"] and made == ["lib.c", "lib.c"]
+
+
+def test_a_translation_keeps_no_parse_of_its_file_once_it_ends():
+    """The parses a translation keeps for its own questions go with it: a process that translates
+    many files (an API user's, a benchmark's) does not hold every syntax tree it ever made."""
+    from s2sad.parse import python_frontend
+    from s2sad.parse.c_frontend import _parses
+
+    pipeline.gradient_source(_TWO_ENTRIES, "lib.c", "energy", ["x"], "c")
+    pipeline.gradient_source("def f(x):\n    return x * x\n", "f.py", None, ["x"], "py")
+    assert not _parses
+    assert python_frontend._parse.cache_info().currsize == 0
+    assert python_frontend._function_names.cache_info().currsize == 0

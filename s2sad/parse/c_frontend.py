@@ -20,12 +20,10 @@ one ``DiagnosticError``.
 
 from __future__ import annotations
 
-import contextlib
 import re
-import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
 from pycparser import c_ast, c_parser
 from pycparser.c_generator import CGenerator
@@ -44,6 +42,7 @@ from .c_void_params import type_void_params
 from .c_global_arrays import GLOBAL_ARRAYS, STATIC_ARRAYS, thread_global_arrays, threadable
 from .c_globals import settle_globals
 from .call_names import name_call_results
+from .translation import kept_per_translation, translating
 from ..ssa.ir import Module, SourceLoc
 from .c_expr import math_intrinsic, span, walk
 from ..ssa.callgraph import callees_first
@@ -63,7 +62,7 @@ from .c_unsigned import unsigned_problems
 from . import nesting
 from .nesting import first_too_deep_both
 
-__all__ = ["list_c_functions", "list_cuda_kernels", "parse_c", "parsed_once"]
+__all__ = ["list_c_functions", "list_cuda_kernels", "parse_c"]
 
 _LINE_MARKER = re.compile(r'#line (\d+)')
 _PARSE_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$")
@@ -342,42 +341,19 @@ class CFile:
         return name in self.functions or name in self.prototypes or math_intrinsic(name) is not None
 
 
-class _Parses(threading.local):
-    """The C files parsed in the translation this thread runs (``parsed_once``)."""
-
-    def __init__(self) -> None:
-        self.depth = 0
-        self.files: dict[tuple[str, CFlags, str], CFile] = {}
-
-
-_parses = _Parses()
-
-
-@contextlib.contextmanager
-def parsed_once() -> Iterator[None]:
-    """While it runs, a file is parsed once: the parse a listing made (which function to
-    differentiate) is the one ``parse_c`` lowers. On a 10,000-line file each parse costs seconds,
-    and the choice of the function asked for two of them before ``parse_c``'s own. The parses
-    are forgotten when the outermost block ends: the next translation reads the file (and its
-    headers) again."""
-    _parses.depth += 1
-    try:
-        yield
-    finally:
-        _parses.depth -= 1
-        if _parses.depth == 0:
-            _parses.files.clear()
+_parses: dict[tuple[str, CFlags, str], CFile] = {}  # the files this translation parsed (``translation``)
+kept_per_translation(_parses.clear)
 
 
 def _parsed(source: str, filename: str, flags: CFlags, to_change: bool = False) -> CFile:
     """The file parsed; with ``to_change`` (``parse_c``, which removes functions from it) one no
     later question in the translation is answered from."""
     key = (filename, flags, source)
-    cfile = _parses.files.pop(key, None) if to_change else _parses.files.get(key)
+    cfile = _parses.pop(key, None) if to_change else _parses.get(key)
     if cfile is None:
         cfile = CFile(source, Path(filename).name, filename, flags)
-        if _parses.depth and not to_change:
-            _parses.files[key] = cfile
+        if translating() and not to_change:
+            _parses[key] = cfile
     return cfile
 
 

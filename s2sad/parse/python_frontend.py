@@ -71,15 +71,17 @@ from .py_array_results import array_returning_helpers, shared_array_results
 from .py_specialize import specialize
 from .py_strings import strings_loops_change
 from .py_types import FunctionTypes, Signature, default_value, infer_types, signature
+from .translation import kept_per_translation
 
 __all__ = ["list_functions", "parameter_locations", "parse_python"]
 
 
 @lru_cache(maxsize=8)
 def _parse(source: str, filename: str) -> cst.Module:
-    """The file's syntax tree, checked by Python's compiler first; made once per text, as
-    choosing the function, scanning the module and lowering each ask for it (libcst trees are
-    immutable, and MetadataWrapper works on a copy)."""
+    """The file's syntax tree, checked by Python's compiler first; made once per text in a
+    translation, as choosing the function, scanning the module and lowering each ask for it
+    (libcst trees are immutable, and MetadataWrapper works on a copy); forgotten when it ends
+    (``translation``)."""
     return _parse_checked(source, filename)
 
 
@@ -154,6 +156,10 @@ def list_functions(source: str, filename: str) -> list[str]:
 @lru_cache(maxsize=8)
 def _function_names(source: str, filename: str) -> tuple[str, ...]:
     return tuple(scan_module(_parse(source, filename), filename).functions)
+
+
+kept_per_translation(_parse.cache_clear)
+kept_per_translation(_function_names.cache_clear)
 
 
 def _local_names(fn: cst.FunctionDef) -> frozenset[str]:
