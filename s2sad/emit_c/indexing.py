@@ -51,6 +51,7 @@ class CArrayAccess:
     stack_rows: set[str]  # filled by the memory mixin (CMemory._alloc)
     heap_rows: set[str]
     fixed_extents: dict[tuple[Op, int], str]  # filled by the memory mixin (CMemory._fixed_extents)
+    types: dict[str, str]  # each local variable's C type, declared where the body is finished
     _var_count: dict[str, int]
 
     def _local_ctype(self, v: Value) -> str:
@@ -390,13 +391,36 @@ class CArrayAccess:
         rows, else the address of the row's first element, ``A + i * m``."""
         each = each_of(arr, self.struct_leaves)
         if each is not None:  # Ms[i].data: a pointer member of one struct of an array of them
+            self._name_rows(arr, op)
             return each.of(self.expr(i))
         if self._declared_rows(arr):
+            self._name_rows(arr, op)
             return Subscript(self.expr(arr), (self.expr(i),))
         step: Expr = self.expr(i)
         for axis in range(1, arr.type.rank):  # type: ignore[attr-defined]
             step = times(step, self._extent(arr, axis, op))
         return binop("+", self.expr(arr), step)
+
+    def _name_rows(self, arr: Value, op: Op) -> None:
+        """A sub-array of two or more dimensions held in a variable (``T[b]`` of a ``double
+        T[n][2][2]`` given to an inlined helper's ``const double P[2][2]``) is a pointer to its
+        rows, ``const double (*P)[2]``, not to numbers: its type is set here, where its extents
+        are known as C spells them."""
+        rank = op.result.type.rank  # type: ignore[attr-defined]
+        name = self.var.get(op.result)
+        if rank < 2 or name is None or name not in self.types:
+            return
+        base = view_base(arr)
+        declared = self._declared_spelling(arr)
+        elem = row_pointer(declared)[:-1].rstrip() if declared is not None and base.owner is self.fn.body \
+            else C_TYPES[arr.type.elem.name]  # type: ignore[attr-defined]
+        brackets = re.findall(r"\[([^\]]*)\]", declared or "")
+        if base.owner is self.fn.body and len(brackets) >= rank - 1:  # as the parameter declares them
+            extents = brackets[len(brackets) - rank + 1:]
+        else:
+            outer = arr.type.rank  # type: ignore[attr-defined]
+            extents = [self.printer(self._extent(arr, axis, op)) for axis in range(outer - rank + 1, outer)]
+        self.types[name] = f"{elem} (*){''.join(f'[{x}]' for x in extents)}"
 
     def _struct_of(self, arr: Value) -> Optional[str]:
         """The struct type ``arr`` points to (C input: a parameter declared ``struct Body *``, a
