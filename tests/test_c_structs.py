@@ -130,10 +130,6 @@ def _line(body: str, needle: str) -> int:
     ("static void twice(double *y) { *y *= 2.0; }\n"
      "double f(const Wishart *w) { twice(&w->gamma); return w->gamma; }\n",
      "f", "w", "twice(&w->gamma", "'w->gamma' cannot be assigned: it is a member of a const struct"),
-    ("typedef struct { double m[2][2]; double t; } Frame;\n"
-     "static double tr(Frame g) { return g.m[0][0] + g.t; }\n"
-     "double f(const Frame *p) { return tr(*p); }\n", "f", "p", "static double tr",
-     "Frame is used as a value here, and the member 'm' of Frame has 2 dimensions"),
     ("double f(Wishart w) { return w.gamma * w.m; }\n", "f", "w", "double f",
      "--target py: 'f' takes the struct 'w' (Wishart), which only C output passes as written"),
     # doorfuzz seed 17504130: ``double :x, v;`` (an unnamed bit-field member) was an internal error

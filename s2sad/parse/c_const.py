@@ -70,7 +70,7 @@ def _member(reached: _Reached, name: str) -> Optional[_Reached]:
             return None
         if m.shape == "pointer":
             return _inner(reached, name, m.spelling, m.spelling.count("*"), None, True)
-        return _inner(reached, name, m.spelling, 1 if m.shape == "array" else 0, m.sub, False)
+        return _inner(reached, name, m.spelling, len(m.extents), m.sub, False)
     return None
 
 

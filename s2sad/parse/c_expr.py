@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 import weakref
 
 from dataclasses import dataclass, replace
@@ -41,6 +42,7 @@ from ..ssa.gpu import OP_OF_VECTOR
 from ..ssa.ir import Block, Builder, SourceLoc, Value
 from ..ssa.mathfns import c_spellings
 from ..ssa.ops import int_member
+from ..ssa.structured import element_loops
 from ..ssa.types import BOOL, F32, F64, I64, ArrayType, ScalarType, Type
 from .c_const import const_because
 from .c_source_map import SourceMap
@@ -603,9 +605,59 @@ class CExprLowering:
         if not self.is_struct_access(node, env):
             return None
         pl = self.place(node, b, env)
+        if pl.sub is None and len(pl.dims) > 1:
+            text = node_text(node)
+            name = node.field.name if isinstance(node, c_ast.StructRef) else "rows"
+            raise self.fail(node, f"'{text}' has {len(pl.dims)} dimensions, and s2sad holds these {pl.layout.name} "
+                            "structs as one run of numbers, which has no rows to point at",
+                            f"index it, {text}{''.join(f'[{k}]' for k in 'ijkl'[:len(pl.dims)])}, or pass it to a "
+                            f"function of this file that takes its rows, double {name}"
+                            f"{''.join(f'[{n}]' for n in pl.dims)}")
         if pl.sub is not None or len(pl.dims) != 1:
             return None  # a number (read by access) or what access refuses
         return pl.at(self.field_index(self.first(pl, b), self.at(b, node)))
+
+    def member_rows(self, node: c_ast.Node, t: CType, callee: str, b: Builder, env: Env,
+                    after: list[Callable[[Builder], None]]) -> Optional[Value]:
+        """A member of two or more dimensions of a struct in memory (``det(s->P)``, ``scale(bs[k].R,
+        a)`` of a ``double P[3][3]``; a 2-D slice ``s->T[i]`` of a 3-D one) passed to a function
+        of the file that takes rows (``const double P[3][3]``, ``double (*P)[3]``): the IR holds
+        the structs as one run of numbers, which has no rows, so the callee is given an array of
+        its own, filled from the member before the call and, where it may write it (no
+        ``const``), stored back into the member after it: C's meaning as long as the callee
+        reaches the member through this argument only (``user_call_values`` refuses another
+        argument into the same structs). None for any other argument."""
+        rank = t.ir_array.rank
+        if rank < 2 or t.layout is not None or not self.is_struct_access(node, env):
+            return None
+        pl = self.place(node, b, env)
+        if pl.sub is not None or len(pl.dims) != rank or pl.int_type is not None or pl.layout.elem != t.scalar:
+            return None  # not rows of numbers of the parameter's type: said where pointer() reads it
+        if pl.aim is not None:
+            raise self.fail(node, f"'{node_text(node)}' is reached through a pointer that moves between arrays of "
+                            f"structs, and '{callee}' takes it as rows", f"copy it into a local array, double "
+                            f"tmp{''.join(f'[{n}]' for n in pl.dims)}, and pass that")
+        at = self.at(b, node)
+        strides = [math.prod(pl.dims[k + 1:]) * pl.elem_size for k in range(rank)]
+        hint = f"{node.field.name if isinstance(node, c_ast.StructRef) else 'rows'}_{callee}"  # P_det, d_P_det
+        rows = at.op1("alloc", [build.const(at, n, I64) for n in pl.dims], t.ir_array, hint, fill="empty",
+                      elem=pl.layout.elem.name)
+
+        def element(bb: Builder, index: list[Value]) -> Value:
+            return bb.op1("field", [*pl.operands, *index], I64, "", struct=pl.layout.name,
+                          path=pl.path + "[]" * rank, coefs=[*pl.coefs, *strides], offset=pl.offset)
+
+        def copy_in(bb: Builder, index: list[Value]) -> None:
+            bb.create("store", [rows, *index, bb.op1("load", [pl.base, element(bb, index)], pl.layout.elem)], [])
+
+        def copy_out(bb: Builder, index: list[Value]) -> None:
+            bb.create("store", [pl.base, element(bb, index), bb.op1("load", [rows, *index], pl.layout.elem)], [])
+
+        dims = [build.const(at, n, I64) for n in pl.dims]
+        element_loops(at, dims, copy_in)
+        if "const" not in re.split(r"[(\[*]", t.spelling, maxsplit=1)[0].split():
+            after.append(lambda bb: element_loops(self.at(bb, node), dims, copy_out))
+        return rows
 
     @staticmethod
     def first(pl: Place, b: Builder) -> Place:
@@ -1034,6 +1086,8 @@ class CExprLowering:
                     size = self._bytes(self.ctypes[key], depth)
                 elif depth and declaring is not None and declaring[0] == base.name:
                     size = self._bytes(declaring[1], depth)  # double *f = malloc(n * sizeof *f): the pointer declared
+            elif isinstance(base, c_ast.StructRef):  # sizeof s.P, sizeof s->P[0]: as the struct declares it
+                size = self.member_bytes(base, depth)  # type: ignore[attr-defined]
         if size is None:
             raise self.fail(node, "sizeof is supported for scalar types, elements, numbers and arrays of constant "
                             "size only", "write sizeof(double) times the number of elements")

@@ -49,7 +49,7 @@ from ..ssa import build
 from ..ssa.gpu import SHARED_SPACE, SYNC
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
 from ..ssa.mathfns import MATH
-from ..ssa.ops import MATH_FNS
+from ..ssa.ops import MATH_FNS, view_base
 from ..ssa.types import BOOL, F32, F64, I32, I64, Type
 from . import c_builtins
 from .c_row_allocs import RowAllocation, row_allocations
@@ -512,7 +512,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             macros = {name: value for read in sig.declared.values() for name, value in read.macros}
             if macros:  # double A[N][N]: the signature names N, which the output defines again
                 attrs["c_macros"] = macros
-        members = {name: [1] if entry[3] == CELL else [t.extent] for name, entry, t in self.fixed_members(decls, sig)}
+        members = {name: [1] if entry[3] == CELL else list(t.extents)
+                   for name, entry, t in self.fixed_members(decls, sig)}
         if members:  # a struct's number (a cell) and fixed array members: sizes the struct declares
             attrs["shapes"] = {**attrs.get("shapes", {}), **members}
         structs = self.ctx.structs.definitions(
@@ -1383,6 +1384,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         values: list[Optional[Value]] = []
         moving: list[tuple[int, Aim, c_ast.Node, CType]] = []  # arguments that move between arrays
         after: list[Callable[[Builder], None]] = []  # struct members read back after the call
+        copied: list[tuple[c_ast.Node, Value]] = []  # members passed in copies: the structs they are in
         for a, t in zip(args, sig.params):
             if t.kind == "record":
                 leaves, back = self.record_argument(a, t, name, b, env)
@@ -1393,6 +1395,10 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                 cell = self.member_address_argument(a, t, name, args, b, env, after)
                 if cell is None:  # &p of a struct held as members, for const Params *: a copy of its own
                     cell = self.record_address_argument(a, t, name, args, b, env, after)
+                if cell is None:  # det(s->P) of a struct in memory: its rows in a copy of their own
+                    cell = self.member_rows(a, t, name, b, env, after)
+                    if cell is not None:
+                        copied.append((a, self.place(a, b, env).base))
                 if cell is not None:  # &w.gamma: a copy in a cell of its own
                     values.append(cell)
                     continue
@@ -1411,6 +1417,13 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             else:
                 v = self.number(self.scalar(a, b, env), self.at(b, a))
                 values.append(self.convert(v, value_type(t), b))
+        for a, structs in copied:  # the callee would see the member through the other, not the copy
+            for other, v in zip(args, values):
+                if other is not a and v is not None and view_base(v) is view_base(structs):
+                    raise self.fail(other, f"'{name}' is passed '{node_text(a)}' and, here, more of the same "
+                                    "structs: s2sad passes that member in an array of its own, which the callee "
+                                    "would not see through this argument", f"pass the struct alone and let {name} "
+                                    f"reach the member through it, or copy {node_text(a)} into a local array first")
         result_types = sig.result_types
         if want_value and not result_types:
             raise self.fail(node, f"'{name}' returns no value")

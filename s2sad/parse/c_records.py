@@ -58,6 +58,8 @@ members passed on, and local arrays of them are refused where they are written.
 from __future__ import annotations
 
 import functools
+import itertools
+import math
 
 from dataclasses import dataclass, replace
 from typing import Callable, Optional
@@ -69,7 +71,7 @@ from ..ssa.ir import Builder, Value
 from ..ssa.types import I64, Type
 from .c_expr import Ptr, node_text
 from .c_expr import walk as walk_nodes
-from .c_types import CType, Leaf, Member, Record, value_type
+from .c_types import CType, Leaf, Member, Record, StructLayout, c_bytes, value_type
 from .py_common import RESULT, Env, Fail
 
 VALUE, CELL, MEMORY, EACH = "value", "cell", "memory", "each"
@@ -107,7 +109,8 @@ def param_leaves(t: CType) -> list[ParamLeaf]:
             out.append(ParamLeaf(leaf, CELL, CType("array", m.scalar, f"{m.spelling} *", (_ONE,))))
         elif m.shape == "array":
             const = "const " if read_only(t) or not t.indirect else ""  # by value: a copy s2sad never writes
-            out.append(ParamLeaf(leaf, MEMORY, CType("array", m.scalar, f"{const}{m.spelling} *", (_ONE,))))
+            out.append(ParamLeaf(leaf, MEMORY, CType("array", m.scalar, f"{const}{m.spelling} {_rows(m)}",
+                                                     (_ONE, *m.dims[1:]))))
         else:
             out.append(ParamLeaf(leaf, MEMORY, CType("pointer", m.scalar, m.spelling)))
     return out
@@ -122,8 +125,8 @@ def each_leaf_type(m: Member, const: bool) -> CType:
     if m.shape == "scalar":
         return CType("pointer", m.scalar, f"{q}{m.spelling} *")
     if m.shape == "array":
-        return CType("pointer", m.scalar, f"{q}{m.spelling} (*)[{m.extent}]",
-                     (None, c_ast.Constant("int", str(m.extent))))
+        return CType("pointer", m.scalar, f"{q}{m.spelling} (*){''.join(f'[{n}]' for n in m.extents)}",
+                     (None, *m.dims))
     return CType("pointer", m.scalar, f"{m.spelling}*", (None, None), pointer_rows=True)
 
 
@@ -134,12 +137,25 @@ def aggregate_entry(name: str, t: CType, pl: ParamLeaf) -> list[str]:
     return [name, t.spelling, access, pl.kind]
 
 
+def _element(n: c_ast.Node, index: tuple[int, ...], where: c_ast.Node) -> c_ast.Node:
+    """``n[i][j]...`` at the constant ``index`` (``n`` itself for none), placed at ``where``."""
+    for i in index:
+        n = c_ast.ArrayRef(n, c_ast.Constant("int", str(i)), coord=where.coord)
+    return n
+
+
 def leaf_hint(name: str, path: str) -> str:
     """The IR name of a leaf: ``w_gamma`` for ``w.gamma``."""
     return name + path.replace(".", "_")
 
 
 _ONE = c_ast.Constant("int", "1")
+
+
+def _rows(m: Member) -> str:
+    """How a parameter pointing at a fixed array member is declared, its name left out: ``*`` for
+    ``double x[3]``, ``(*)[3]`` for the rows of ``double P[3][3]``."""
+    return "*" if len(m.extents) == 1 else f"(*){''.join(f'[{n}]' for n in m.extents[1:])}"
 
 
 class CRecordLowering:
@@ -176,6 +192,8 @@ class CRecordLowering:
                 self.bind_pointer(k, Ptr(arg), b, env, node)
             else:
                 env[k] = arg
+                if pl.ctype.kind == "array" and not t.each:
+                    self.note_root(k, arg)  # double (*Q)[3] = s->P; points into it
             if pl.kind == CELL:
                 self.record_cells.add(k)
             if t.each:
@@ -312,6 +330,44 @@ class CRecordLowering:
         args = list(n.args.exprs) if n.args is not None else []
         values = self.user_call_values(n, n.name.name, args, b, env, True)  # type: ignore[attr-defined]
         return values[leaves.index(path)]
+
+    def member_bytes(self, node: c_ast.Node, depth: int) -> Optional[int]:
+        """``sizeof`` of what ``depth`` subscripts of the member ``node`` reach (``sizeof s.P``,
+        ``sizeof s->P[0]``, ``sizeof bs[i].P``), from the extents its struct declares (a parameter
+        pointing at a member does not know them); None for no member of numbers or a fixed array
+        of them (a struct, a pointer: refused as before)."""
+        names: list[str] = []
+        n: c_ast.Node = node
+        while isinstance(n, c_ast.StructRef):
+            names.append(n.field.name)
+            n = n.name
+        if isinstance(n, c_ast.ArrayRef):  # bs[i].P: an element of an array of structs
+            n = n.name
+        elif isinstance(n, c_ast.UnaryOp) and n.op == "*":  # (*p).P
+            n = n.expr
+        key = self.lookup(n.name) if isinstance(n, c_ast.ID) and names else None
+        t = self.ctypes[key] if key is not None else None
+        if t is None or (t.record is None and t.layout is None):
+            return None
+        aggregate: object = t.record if t.record is not None else t.layout
+        extents: tuple[int, ...] = ()
+        words = ""
+        for k, name in enumerate(reversed(names)):
+            if isinstance(aggregate, Record):
+                m = aggregate.member(name)
+                if m is None or m.shape == "pointer":
+                    return None
+                aggregate, extents, words = m.sub, m.extents, m.spelling
+            elif isinstance(aggregate, StructLayout):
+                f = aggregate.field(name)
+                if f is None or (f.dims and f.sub is not None and k < len(names) - 1):
+                    return None  # a member of one of an array of structs: not read here
+                aggregate, extents, words = f.sub, f.dims, f.spelling
+            else:
+                return None
+        if aggregate is not None or depth > len(extents):
+            return None  # a whole struct (its size is the layout's, read elsewhere), or too many subscripts
+        return c_bytes(words.split(), self.ctx.typedefs) * math.prod(extents[depth:])
 
     def record_variable(self, node: c_ast.Node) -> Optional[tuple[str, CType]]:
         """(name, type) when ``node`` names a struct variable or a pointer variable to one struct."""
@@ -502,8 +558,7 @@ class CRecordLowering:
         types = []
         for leaf in record.leaves:
             m = leaf.member
-            dims = (c_ast.Constant("int", str(m.extent)),) if m.shape == "array" else ()
-            types.append((leaf.path, CType(m.shape, m.scalar, m.spelling, dims)))
+            types.append((leaf.path, CType(m.shape, m.scalar, m.spelling, m.dims)))
         return types
 
     def local_leaves(self, d: c_ast.Decl, key: str, record: Record, zero_arrays: bool, zero_numbers: bool,
@@ -513,9 +568,11 @@ class CRecordLowering:
         (calloc's)."""
         for leaf, (path, ct) in zip(record.leaves, self.local_leaf_types(record)):
             if ct.kind == "array":
+                extents = [build.const(b, n, I64) for n in leaf.member.extents]
                 env[key + path] = self.at(b, d).op1(
-                    "alloc", [build.const(b, leaf.member.extent, I64)], ct.ir_array, leaf_hint(d.name, path),
+                    "alloc", extents, ct.ir_array, leaf_hint(d.name, path),
                     fill="zeros" if zero_arrays else "empty", elem=ct.scalar.name)  # type: ignore[union-attr]
+                self.note_root(key + path, env[key + path])  # double (*Q)[3] = s.P; points into it
             elif ct.kind == "scalar" and zero_numbers:
                 self.store(c_ast.ID(key + path, coord=d.coord), build.const(self.at(b, d), 0, value_type(ct)), b,
                            env, d)
@@ -586,9 +643,16 @@ class CRecordLowering:
                 if not isinstance(e, c_ast.InitList):
                     raise self.fail(e, f"initialize the array member '{m.name}' with braces: {{...}}")
                 arr = env[self.lookup(dotted)]  # type: ignore[index]
-                for i, x in enumerate(e.exprs):
+                for index, x in self.init_entries(e, len(m.extents), []):  # type: ignore[attr-defined]
+                    if any(i >= n for i, n in zip(index, m.extents)):
+                        raise self.fail(x, f"more initializers than the array member '{m.name}' of {record.name} "
+                                        f"holds ({'x'.join(map(str, m.extents))})", "initialize it with at most "
+                                        f"{' x '.join(map(str, m.extents))} numbers" + (", row by row in braces of "
+                                                                                       "their own" if len(m.extents) > 1
+                                                                                       else ""))
                     v = self.number(self.scalar(x, b, env), self.at(b, x))
-                    self.at(b, x).create("store", [arr, build.const(b, i, I64), self.convert(v, m.scalar, b)], [])
+                    self.at(b, x).create("store", [arr, *(build.const(b, i, I64) for i in index),
+                                                   self.convert(v, m.scalar, b)], [])
             elif m.shape == "pointer":
                 if e is not None and not is_null_pointer(e):
                     self.assign_pointer(c_ast.ID(dotted, coord=e.coord), e, b, env)
@@ -597,8 +661,8 @@ class CRecordLowering:
                 self.store(c_ast.ID(dotted, coord=value.coord), self.scalar(value, b, env), b, env, value)
 
     def copy_record(self, var: str, t: CType, source: c_ast.Node, b: Builder, env: Env) -> None:
-        """``C = D``, ``Vec3 v = *p``: every leaf copied; a fixed array member is refused (C copies
-        its elements, which s2sad would have to do element by element)."""
+        """``C = D``, ``Vec3 v = *p``: every leaf copied, a fixed array member element by element
+        (``double P[3][3]``: nine stores), as C copies it."""
         assert t.record is not None
         if isinstance(source, c_ast.FuncCall) and isinstance(source.name, c_ast.ID) \
                 and source.name.name in self.ctx.signatures:
@@ -623,9 +687,11 @@ class CRecordLowering:
                 env[RESULT + leaf.path] = self.convert(v, leaf.member.scalar, b)
                 continue
             target = c_ast.ID(var + leaf.path, coord=source.coord)
-            if leaf.member.shape == "array":
-                raise self.fail(source, f"copying the array member '{leaf.path[1:]}' of {t.record.name} is "
-                                "not supported", "copy the members one by one")
+            if leaf.member.shape == "array":  # C copies the elements: so does s2sad, one by one
+                for index in itertools.product(*(range(n) for n in leaf.member.extents)):
+                    self.store(_element(target, index, source), self.scalar(_element(node, index, source), b, env),
+                               b, env, source)
+                continue
             if leaf.member.shape == "pointer":
                 self.assign_pointer(target, node, b, env)
             else:
@@ -707,9 +773,19 @@ class CRecordLowering:
         if element is not None:  # &Ms[i], Ms + i, Ms[i] of an array of such structs
             return self.each_argument(element[0], element[1], t, callee, a, b, env), []
         run = None if t.indirect else self.run_element(a, t)
-        if run is not None and all(pl.kind == VALUE for pl in param_leaves(t)):  # vdot(v[i], *p): its numbers
-            return [self.convert(self.number(self.scalar(_member_of(run, ".", pl.leaf.path, a), b, env),
-                                             self.at(b, a)), value_type(pl.ctype), b) for pl in param_leaves(t)], []
+        if run is not None and all(pl.kind == VALUE or pl.ctype.kind == "array" for pl in param_leaves(t)):
+            values = []  # vdot(v[i], *p): its numbers, and its array members where they lie (tr(*p))
+            for pl in param_leaves(t):
+                member = _member_of(run, ".", pl.leaf.path, a)
+                if pl.kind == VALUE:
+                    v = self.number(self.scalar(member, b, env), self.at(b, a))
+                    values.append(self.convert(v, value_type(pl.ctype), b))
+                elif len(pl.leaf.member.extents) > 1:  # read only (a copy C makes): no copy back
+                    values.append(self.member_rows(member, pl.ctype, callee, b, env, []))  # type: ignore
+                else:
+                    values.append(self.array_argument(member, self.pointer(member, b, env), pl.ctype,  # type: ignore
+                                                      callee, b))
+            return values, []
         if root is None or root[1].record is None or root[1].record.name != t.record.name \
                 or (t.indirect, op, root[1].indirect) not in forms:
             want = ("a pointer to a " if t.indirect else "a ") + t.record.name
@@ -977,7 +1053,7 @@ class CRecordLowering:
         self.local_structs.add(layout.name)
         slots = _layout_slots(layout, have.record)
         arrow = "->" if have.indirect else "."
-        for path, offset, field_path, int_type, extent in slots:
+        for path, offset, field_path, int_type, extents in slots:
             leaf_key = target + path
             why = self.read_only_leaves.get(leaf_key) if writes else None
             if why is not None:
@@ -985,14 +1061,13 @@ class CRecordLowering:
                                 f"its member '{path[1:]}' {why}", f"declare {callee}'s parameter 'const "
                                 f"{layout.name} *' where it only reads the struct, or pass a local {layout.name} "
                                 "whose members are set one by one")
-            for i in range(max(extent, 1)):
-                operands = [build.const(at, 0, I64)] + ([build.const(at, i, I64)] if extent else [])
+            strides = [math.prod(extents[k + 1:]) for k in range(len(extents))]  # row-major, as C lays it
+            for element in itertools.product(*(range(n) for n in extents)):
+                operands = [build.const(at, 0, I64)] + [build.const(at, i, I64) for i in element]
                 attrs = {"int_member": int_type.name} if int_type is not None else {}
                 index = at.op1("field", operands, I64, "", struct=layout.name, path=field_path,
-                               coefs=[layout.size] + ([1] if extent else []), offset=offset, **attrs)
-                member = self.as_variable(_member_node(var, arrow, path, a))
-                if extent:
-                    member = c_ast.ArrayRef(member, c_ast.Constant("int", str(i)), coord=a.coord)
+                               coefs=[layout.size] + strides, offset=offset, **attrs)
+                member = _element(self.as_variable(_member_node(var, arrow, path, a)), element, a)
                 self.copy_slot(a, member, leaf_key, arr, index, int_type, layout, b, env, after if writes else None)
         return arr
 
@@ -1084,10 +1159,9 @@ class CRecordLowering:
                                     f"'{leaf.path[1:]}' to null", f"set the members of {var} one by one")
                 self.assign_pointer(target, source, b, env)  # type: ignore[arg-type]
                 continue
-            for i in range(m.extent if m.shape == "array" else 1):
+            for index in itertools.product(*(range(n) for n in m.extents)):
                 def at(n: c_ast.Node) -> c_ast.Node:
-                    return c_ast.ArrayRef(n, c_ast.Constant("int", str(i)), coord=node.coord) \
-                        if m.shape == "array" else n
+                    return _element(n, index, node)
                 value = build.const(self.at(b, node), 0, I64) if source is None else \
                     self.number(self.scalar(at(source), b, env), self.at(b, node))
                 self.store(at(target), value, b, env, node)
@@ -1174,11 +1248,11 @@ def _reaches(node: c_ast.Node, var: str, pointer: bool, member_of: Callable[[c_a
     return False
 
 
-def _layout_slots(layout, record: Record) -> list[tuple[str, int, str, Optional[object], int]]:
+def _layout_slots(layout, record: Record) -> list[tuple[str, int, str, Optional[object], tuple[int, ...]]]:
     """For each leaf of ``record`` (in ``Record.leaves`` order), where it lies in a struct of
     ``layout`` (the same struct read as a run of numbers): its path, its first slot, the path a
-    ``field`` op spells (``.pos.x``, ``.v[]``), its integer type if any, and its extent (0 for
-    a number)."""
+    ``field`` op spells (``.pos.x``, ``.v[]``, ``.P[][]``), its integer type if any, and its
+    extents (none for a number)."""
     out = []
 
     def walk(lay, prefix: str, offset: int) -> None:
@@ -1186,9 +1260,8 @@ def _layout_slots(layout, record: Record) -> list[tuple[str, int, str, Optional[
             if f.sub is not None:
                 walk(f.sub, f"{prefix}.{f.name}", offset + f.offset)
             else:
-                extent = f.dims[0] if f.dims else 0
-                out.append((f"{prefix}.{f.name}", offset + f.offset, f"{prefix}.{f.name}" + ("[]" if extent else ""),
-                            f.int_type, extent))
+                out.append((f"{prefix}.{f.name}", offset + f.offset, f"{prefix}.{f.name}" + "[]" * len(f.dims),
+                            f.int_type, tuple(f.dims)))
     walk(layout, "", 0)
     assert [o[0] for o in out] == [leaf.path for leaf in record.leaves], (out, record.leaves)
     return out

@@ -39,8 +39,8 @@ class StructTable:
         self.layouts: dict[str, StructLayout] = {}
         self.records: dict[str, Record] = {}
         self.refused: dict[str, TypeProblem] = {}  # types defined in the file that s2sad cannot read
-        # Structs read only as a run of one type (``double m[3][3]`` as a member): why no record
-        # holds them, said where one is passed or declared by value.
+        # Structs read only as a run of one type (``Vec3 corners[8]``, an array of structs, as a
+        # member): why no record holds them, said where one is passed or declared by value.
         self.unrecorded: dict[str, TypeProblem] = {}
         # Definition order (members' types come first): [name, definition, size in scalars (0 for
         # a struct of mixed members)] and the struct types its members name.
@@ -71,7 +71,7 @@ class StructTable:
         except TypeProblem as problem:
             if layout is None:
                 raise  # neither view reads it
-            record = None  # a run of one type a record cannot hold (double m[3][3]): the layout only
+            record = None  # a run of one type a record cannot hold (Vec3 corners[8]): the layout only
             for key in (name, typedef):
                 if key is not None:
                     self.unrecorded[key] = problem
@@ -190,10 +190,6 @@ class StructTable:
         members: list[Member] = []
         for d in node.decls:
             t, dims = self._member_dims(d)
-            if len(dims) > 1:
-                raise TypeProblem(d, f"the member '{d.name}' of {name} has {len(dims)} dimensions",
-                                  f"declare it flat, double {d.name}[{' * '.join(map(str, dims))}], and index "
-                                  f"it {d.name}[i * {dims[-1]} + j]")
             if isinstance(t, c_ast.PtrDecl):
                 target = t.type
                 if not (isinstance(target, c_ast.TypeDecl) and isinstance(target.type, c_ast.IdentifierType)) \
@@ -225,8 +221,7 @@ class StructTable:
                 raise TypeProblem(d, f"the member '{d.name}' of {name} is not supported")
             if scalar is None:
                 raise TypeProblem(d, f"the member '{d.name}' of {name} is void")
-            members.append(Member(d.name, "array" if dims else "scalar", scalar, " ".join(words),
-                                  dims[0] if dims else 0))
+            members.append(Member(d.name, "array" if dims else "scalar", scalar, " ".join(words), tuple(dims)))
         if not members:
             raise TypeProblem(node, f"{name} has no members")
         return Record(name, tuple(members), _record_definition(node, name, typedef, members))
@@ -266,7 +261,7 @@ def _record_definition(node: c_ast.Struct, name: str, typedef: Optional[str], me
         if m.shape == "pointer":
             lines.append(f"    {m.spelling}{m.name};")
         else:
-            lines.append(f"    {m.spelling} {m.name}{f'[{m.extent}]' if m.shape == 'array' else ''};")
+            lines.append(f"    {m.spelling} {m.name}{''.join(f'[{n}]' for n in m.extents)};")
     if typedef is None:
         return "\n".join([f"{name} {{", *lines, "};"])
     tag = f" {node.name}" if node.name else ""

@@ -25,6 +25,7 @@ a ``StructLayout`` (the struct seen as a run of its one scalar type), which
 from __future__ import annotations
 
 import itertools
+import math
 
 from dataclasses import dataclass
 from typing import Optional, Protocol
@@ -138,8 +139,18 @@ class Member:
     shape: str  # "scalar" | "array" | "pointer" | "struct"
     scalar: Optional[ScalarType]  # the number's, the elements' (None for a struct)
     spelling: str  # the element's type as declared ("double", "size_t"), or the pointer's ("const double *")
-    extent: int = 0  # a fixed array's size
+    extents: tuple[int, ...] = ()  # a fixed array's sizes, outermost first (``double P[3][3]``: (3, 3))
     sub: Optional["Record"] = None
+
+    @property
+    def size(self) -> int:
+        """The numbers a fixed array member holds (1 for a number)."""
+        return math.prod(self.extents)
+
+    @property
+    def dims(self) -> tuple[c_ast.Node, ...]:
+        """A fixed array member's sizes as the declared extents of a local array."""
+        return tuple(c_ast.Constant("int", str(n)) for n in self.extents)
 
 
 @dataclass(frozen=True)
