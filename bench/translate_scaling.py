@@ -10,6 +10,7 @@ products, exp, sin, tanh of the running values), so that every statement is acti
 differentiated.
 
     .venv/bin/python bench/translate_scaling.py [--sizes 100,200,400,800,1600] [--repeat 1] [--languages py,c]
+        [--shapes one,many,sum]
 
 The issue's target: an exponent of at most 1.2 from 100 to 100,000 statements.
 """
@@ -102,6 +103,8 @@ def main() -> None:
     ap.add_argument("--sizes", default="100,200,400,800,1600")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--languages", default="py,c", help="which front ends to time (py, c)")
+    ap.add_argument("--shapes", default="one,many,sum", help="which inputs to time (one function, many functions, "
+                    "one long sum)")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     shapes = (("one function", straight_line), ("many functions", many_functions), ("one long sum", long_sum))
@@ -110,6 +113,8 @@ def main() -> None:
         if lang not in args.languages.split(","):
             continue
         for shape, make in shapes:
+            if shape.split()[1] not in [{"sum": "long"}.get(k, k) for k in args.shapes.split(",")]:
+                continue
             wrt = ["x"] if make is many_functions else ["x", "y"]
             timed = [(n, seconds(make(lang, n), f"scaling.{suffix}", wrt, target, args.repeat)) for n in sizes]
             row = "".join(f"{t:>8.2f}s" if t is not None else f"{'refused':>9}" for _, t in timed)
