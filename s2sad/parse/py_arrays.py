@@ -1088,18 +1088,28 @@ def _source_axis(op: Op, axis: int) -> Optional[tuple[Value, int]]:
             return a, 0
         return (b, 1) if rb == 2 else None
     if name == "slice":
-        operands = iter(op.operands[1:])
-        kept = -1
-        for k, kind in enumerate(op.attrs["axes"]):
-            if kind == "i":
-                next(operands)
-                continue
-            lo, hi = next(operands), next(operands)
-            kept += 1
-            if kept == axis:
-                whole = build.const_value(lo) == 0 and hi.defining_op is not None and hi.defining_op.name == "dim" \
-                    and hi.defining_op.operands[0] is op.operands[0] and hi.defining_op.attrs["axis"] == k
-                return (op.operands[0], k) if whole else None
+        bounds = _kept_axis_bounds(op, axis)
+        if bounds is not None:
+            k, lo, hi = bounds
+            whole = build.const_value(lo) == 0 and hi.defining_op is not None and hi.defining_op.name == "dim" \
+                and hi.defining_op.operands[0] is op.operands[0] and hi.defining_op.attrs["axis"] == k
+            return (op.operands[0], k) if whole else None
+    return None
+
+
+def _kept_axis_bounds(op: Op, axis: int) -> Optional[tuple[int, Value, Value]]:
+    """For an ``arr.slice`` op, the axis of its operand that its result's ``axis`` comes from
+    (indexed axes drop out), and that axis's bounds."""
+    operands = iter(op.operands[1:])
+    kept = -1
+    for k, kind in enumerate(op.attrs["axes"]):
+        if kind == "i":
+            next(operands)
+            continue
+        lo, hi = next(operands), next(operands)
+        kept += 1
+        if kept == axis:
+            return k, lo, hi
     return None
 
 
@@ -1109,25 +1119,16 @@ def _unpadded_axis(v: Value, axis: int) -> Optional[tuple[Value, int]]:
     ``up[2:, 1:-1]`` of ``up = np.pad(u, 1)``: ``u``'s extents), or is such a padding by 0."""
     op = v.defining_op
     offset = 0
-    if op is not None and op.name == P + "slice":
-        operands = iter(op.operands[1:])
-        kept = -1
-        for k, kind in enumerate(op.attrs["axes"]):
-            if kind == "i":
-                next(operands)
-                continue
-            lo, hi = next(operands), next(operands)
-            kept += 1
-            if kept != axis:
-                continue
-            start, (end, back) = build.const_int(lo), array_ops.offset_of(hi)
-            d = end.defining_op if end is not None else None
-            if start is None or d is None or d.name != "dim" or d.operands[0] is not op.operands[0] \
-                    or d.attrs["axis"] != k:
-                return None
-            offset, v, axis = back - start, op.operands[0], k
-            op = v.defining_op
-            break
+    bounds = _kept_axis_bounds(op, axis) if op is not None and op.name == P + "slice" else None
+    if bounds is not None:
+        k, lo, hi = bounds
+        start, (end, back) = build.const_int(lo), array_ops.offset_of(hi)
+        d = end.defining_op if end is not None else None
+        if start is None or d is None or d.name != "dim" or d.operands[0] is not op.operands[0] \
+                or d.attrs["axis"] != k:
+            return None
+        offset, v, axis = back - start, op.operands[0], k
+        op = v.defining_op
     if op is None or op.name != P + "pad":
         return None
     lo, hi = (build.const_int(w) for w in op.operands[1 + 2 * axis:3 + 2 * axis])
