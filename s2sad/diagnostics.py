@@ -34,11 +34,11 @@ class Diagnostic:
         where = "s2sad: "
         if self.loc:
             where = f"{shown(self.loc.file) if shown else self.loc.file}:{self.loc.line}:{self.loc.col}: "
-        out = [f"{where}error: {self.message}"]
+        out = [f"{where}error: {_visible(self.message)}"]
         if self.loc and source_lines:
             source_lines = lines_of(source_lines, self.loc.file)
         if self.loc and source_lines and 1 <= self.loc.line <= len(source_lines):
-            line = source_lines[self.loc.line - 1].rstrip("\n").expandtabs(4)
+            line = _blank_controls(source_lines[self.loc.line - 1].rstrip("\n").expandtabs(4))
             col = self.loc.col
             width = 1
             if self.loc.end_line == self.loc.line and self.loc.end_col > self.loc.col:
@@ -54,8 +54,27 @@ class Diagnostic:
             width = max(1, min(width, len(line) - col + 2))
             out.append("    " + " " * (col - 1) + "^" + "~" * (width - 1))
         if self.hint:
-            out.append(f"hint: {self.hint}")
+            out.append(f"hint: {_visible(self.hint)}")
         return "\n".join(out)
+
+
+# Characters that end or break a line on a terminal (or in a log that splits lines as Python
+# does) other than the newline itself: a form feed in a header's name, a \x1c in a string.
+_CONTROLS = {c for c in map(chr, range(32)) if c != "\n"} | {"\x7f", "\x85", "\u2028", "\u2029"}
+
+
+def _visible(text: str) -> str:
+    """``text`` with its control characters written as escapes (``<strin\\x0cg.h>``), so that a
+    message stays on its line and says what the file holds."""
+    if not _CONTROLS.intersection(text):
+        return text
+    return "".join(ascii(c)[1:-1] if c in _CONTROLS and c != "\t" else c for c in text)
+
+
+def _blank_controls(line: str) -> str:
+    """A source line as shown above its caret: control characters as spaces, which keeps every
+    column where it was."""
+    return "".join(" " if c in _CONTROLS else c for c in line) if _CONTROLS.intersection(line) else line
 
 
 class DiagnosticError(Exception):

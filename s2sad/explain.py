@@ -22,6 +22,7 @@ from .opt.passes import Ran, observing
 from .ssa.ir import Module
 from .ssa.printer import print_module
 from .version import VERSION
+from .source_files import source_lines
 
 
 @dataclass
@@ -65,7 +66,7 @@ def explain_page(source: str, filename: str, func: Optional[str], wrt: list[str]
 def _page(file: str, func: str, wrt: list[str], target: str, source: str, gradient: str, report: list[str],
           effects: list[PassEffect]) -> str:
     title = f"The gradient of {func} with respect to {', '.join(wrt)}"
-    lines = source.splitlines()
+    lines = source_lines(source)
     primal = "".join(f'<span class="line" id="L{k}"><span class="no">{k}</span>{html.escape(text)}</span>'
                        for k, text in enumerate(lines, 1))
     linked = "\n".join(_gradient_line(text, len(lines)) for text in gradient.splitlines())

@@ -52,6 +52,7 @@ from .ssa.types import STR, Type
 from .languages import TARGETS, is_c, is_cuda
 from .progress import stage
 from .version import VERSION
+from .source_files import source_lines
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def _shows_source(entry: Entry) -> Entry:
                 return entry(source, filename, *args, **kwargs)
         except DiagnosticError as e:
             if not e.source_lines:
-                e.source_lines = source.splitlines()
+                e.source_lines = source_lines(source)
                 if is_c(filename):  # a location in a header the file includes shows no line of this one
                     e.source_lines = SourceLines(e.source_lines, Path(filename).name)
             raise

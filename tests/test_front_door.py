@@ -643,3 +643,31 @@ def test_a_parameter_declared_as_an_array_of_struct_pointers_is_located(work):
     r = s2sad("grad", "relax.c", "--wrt", "x", cwd=work)
     assert r.returncode != 0 and "internal error" not in r.stderr
     assert "relax.c:6:" in r.stderr and "^" in r.stderr
+
+
+# Lines end where the compilers end them: a form feed, \v or \x1c in a file is white space or a
+# character of its line, never a line break, so the errors after it show their own line; the
+# control characters in a message are written as escapes (doorfuzz seed 990123).
+@pytest.mark.parametrize("name, text", [
+    ("ff.c", "/* page one \x0c page two */\ndouble f(double x)\n{\n    return x +;\n}\n"),
+    ("vt.py", "# a comment \x0b with a vertical tab\n\n\ndef f(x):\n    return x +\n"),
+    ("fs.py", "def f(x):\n    s = 'a\x1cb'\n    return x + undefined_name\n"),
+])
+def test_an_error_after_a_line_break_python_does_not_count_shows_its_own_line(name, text, tmp_path):
+    (tmp_path / name).write_bytes(text.encode())
+    r = subprocess.run([sys.executable, "-m", "s2sad", "grad", name, "--wrt", "x"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1
+    lines = r.stderr.split("\n")
+    line_no = int(lines[0].split(":")[1])
+    shown = text.split("\n")[line_no - 1].strip()
+    assert lines[1].strip() == shown.replace("\x0c", " ").replace("\x0b", " ").replace("\x1c", " ").strip(), r.stderr
+    assert "^" in lines[2]
+
+
+def test_a_control_character_in_a_message_is_written_as_an_escape(tmp_path):
+    (tmp_path / "h.c").write_bytes(b"#include <strin\x0cg.h>\n\ndouble f(double x) { return x * x; }\n")
+    r = subprocess.run([sys.executable, "-m", "s2sad", "grad", "h.c", "--wrt", "x"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "<strin\\x0cg.h>" in r.stderr and "\x0c" not in r.stderr, r.stderr
+    assert r.stderr.split("\n")[1].strip() == "#include <strin g.h>"

@@ -49,7 +49,7 @@ from typing import Optional
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..ssa.ir import SourceLoc
 from ..languages import is_cuda
-from ..source_files import SourceFileError, c_text, read_source_bytes
+from ..source_files import SourceFileError, c_text, read_source_bytes, source_lines
 from .c_condition import ConditionProblem, evaluate
 from .c_macros import Definition, Expander, MacroProblem, NeedMore, Token, define, spell, tokenize, would_paste
 from .c_source_map import Piece, SourceMap
@@ -315,7 +315,7 @@ class _Reader:
     # -- one file ---------------------------------------------------------------------------------
     def _file(self, text: str, display: str, directory: str, real: Optional[str]) -> None:
         """Read ``text`` (the file shown as ``display``), appending its lines to the output."""
-        self.sources.files[display] = text.splitlines()
+        self.sources.files[display] = source_lines(text)
         raw = text.split("\n")
         joined = "\n".join(_join_continuations(raw))
         stripped, unterminated = scan_comments(joined)

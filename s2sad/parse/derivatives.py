@@ -18,6 +18,7 @@ from pycparser.c_generator import CGenerator
 from ..diagnostics import Diagnostic, DiagnosticError, error
 from ..languages import is_c
 from ..ssa.ir import SourceLoc
+from ..source_files import source_lines
 from .c_frontend import CFile
 from .c_types import TypeProblem, ctype_of
 from .custom_adjoints import PREFIX, CustomAdjoint, Derivatives
@@ -32,7 +33,7 @@ def read_derivatives(paths: Sequence[str]) -> Derivatives:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
             raise error(f"--derivatives {path}: cannot read it ({getattr(e, 'strerror', None) or e})") from None
-        lines = text.splitlines()
+        lines = source_lines(text)
         adjoints = _read_c(text, path) if is_c(path) else _read_python(text, path, lines)
         if not adjoints:
             raise error(f"--derivatives {path}: it defines no custom adjoint",

@@ -41,6 +41,7 @@ from .py_helper_shapes import HelperShapes, shapes_of
 from .py_helper_shapes import forget as forget_helper_shapes
 from ..ssa.ir import Function, Module, SourceLoc
 from ..ssa.types import ArrayType
+from ..source_files import source_lines
 from .annotations import annotate_loops
 from .call_names import name_call_results
 from .custom_adjoints import NONE as NO_DERIVATIVES
@@ -86,7 +87,7 @@ def _parse(source: str, filename: str) -> cst.Module:
 
 
 def _parse_checked(source: str, filename: str) -> cst.Module:
-    lines = source.splitlines()
+    lines = source_lines(source)
     # Python's own compiler gives the most precise syntax-error positions and messages, and
     # refuses what its grammar allows but the language does not ('return' or 'yield' outside a
     # function, a late 'from __future__', a duplicate parameter). Compiling runs nothing: the
@@ -143,7 +144,7 @@ def _most_tokens(source: str, filename: str) -> Optional[SourceLoc]:
     if not counts:
         return None
     line = max(counts, key=lambda k: (counts[k], -k))
-    text = source.splitlines()[line - 1]
+    text = source_lines(source)[line - 1]
     return SourceLoc(filename, line, len(text) - len(text.lstrip()) + 1)
 
 
@@ -232,7 +233,7 @@ _NESTS = frozenset({cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar, 
 def parse_python(source: str, filename: str, func: str, derivatives: Derivatives = NO_DERIVATIVES) -> Module:
     """``func`` and the user functions it calls, as verified-shape SSA IR (``derivatives``: the
     custom adjoints of functions defined elsewhere, which it may call)."""
-    lines = source.splitlines()
+    lines = source_lines(source)
     # No copy of the tree: a parsed module has each node once, which is what the copy ensures, and
     # copying took a tenth of a long file's reading.
     wrapper = MetadataWrapper(_parse(source, filename), unsafe_skip_copy=True)
