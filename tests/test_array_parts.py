@@ -135,6 +135,29 @@ CASES = {
             e = A[1:3][0][1]
             return np.sum(r * c) + e * np.sum(x[1:][1:] ** 2) + np.sum(x[::2][1:]) + f(x[:2], x)
     """, ["A", "x"], [arr("A", 4, 3), arr("x", 7)]),
+    # A slice's length as the difference of its bounds (py_affine): x[p - 1 - j:n - 1 - j] with j
+    # in range(p) is n - p long, as np.zeros(n - p) is (probe p70, unannotated); x[1:] - x[:-1]
+    # and U[1:-1, 1:-1] are n - 1 and m - 2 by n - 2 long, in a loop counting down too.
+    "lagged_slices_rebound_in_a_loop": ("""
+        def f(phi, c: float, x):
+            p = phi.shape[0]
+            n = x.shape[0]
+            pred = c * np.ones(n - p)
+            for j in range(p):
+                pred = pred + phi[j] * x[p - 1 - j:n - 1 - j]
+            return np.sum((x[p:] - pred) ** 2)
+    """, ["phi", "c", "x"], [arr("phi", 3), num("c"), arr("x", 8)]),
+    "differences_and_borders_rebound_in_a_loop": ("""
+        def f(x: "f64[n]", U: "f64[m, k]", w: "f64[s]"):
+            d = np.zeros(len(x) - 1)
+            for t in reversed(range(len(w))):
+                d = d + w[t] * (x[1:] - x[:-1])
+            m, k = U.shape
+            V = np.zeros((m - 2, k - 2))
+            for t in range(2):
+                V = V + np.sin(U[1:-1, 1:-1]) * U[2:, :-2]
+            return np.sum(d ** 2) + np.sum(V ** 2)
+    """, ["x", "U", "w"], [arr("x", 6), arr("U", 5, 4), arr("w", 3)]),
 }
 
 
@@ -158,6 +181,23 @@ def test_gradient_matches_finite_differences(case, target, level):
             v = v + y[1:]
         return np.sum(v)
     """, "prog.py:10:13", "'v' is rebound in a loop, and this value's shape is not evidently the shape 'v' has"),
+    # A part whose bounds are not evidently within the array (x[j:j + 3] stops at its end) or
+    # whose length differs by one: its length is not evidently the one 'v' has.
+    ("""
+    def f(x: "f64[n]", w: "f64[m]"):
+        v = np.zeros(3)
+        for j in range(len(w)):
+            v = v + w[j] * x[j:j + 3]
+        return np.sum(v)
+    """, "prog.py:10:13", "'v' is rebound in a loop, and this value's shape is not evidently the shape 'v' has"),
+    ("""
+    def f(x: "f64[n]", w: "f64[m]"):
+        p = len(w)
+        v = np.zeros(len(x) - p)
+        for j in range(p):
+            v = v + w[j] * x[p - j:len(x) - 1 - j]
+        return np.sum(v)
+    """, "prog.py:11:13", "'v' is rebound in a loop, and this value's shape is not evidently the shape 'v' has"),
     ("""
     def f(x: "f64[n]", y: "f64[m]", steps: int):
         return g(x, y, steps)

@@ -1023,6 +1023,9 @@ def extent_keys(v: Value, axis: int) -> Optional[frozenset]:
     unpadded = _unpadded_axis(v, axis)
     if unpadded is not None:
         return extent_keys(*unpadded)
+    span = _span(op, axis)
+    if span is not None:
+        return frozenset([span])
     name = op.name[len(P):] if op.name.startswith(P) else ""
     if name in array_ops.ELEMENTWISE + array_ops.COMPARE or name in ("neg", "where") or name.startswith("math."):
         rank = v.type.rank  # type: ignore[attr-defined]
@@ -1135,6 +1138,17 @@ def _unpadded_axis(v: Value, axis: int) -> Optional[tuple[Value, int]]:
     if lo is None or hi is None or offset + lo + hi != 0:
         return None
     return op.operands[0], axis
+
+
+def _span(op: Op, axis: int) -> Optional[tuple]:
+    """``("span", lo, hi, array, k)`` for the result's ``axis`` of a slice that takes the range
+    ``lo:hi`` of the array's axis ``k`` (not the whole of it: ``_source_axis``): ``hi - lo`` long
+    where neither bound counts from the end nor passes it (``py_affine``)."""
+    bounds = _kept_axis_bounds(op, axis) if op.name == P + "slice" else None
+    if bounds is None:
+        return None
+    k, lo, hi = bounds
+    return ("span", lo, hi, op.operands[0], k)
 
 
 def _scalar_key(e: Value) -> object:

@@ -140,6 +140,8 @@ class ExprLowerer(PyMpi):
         self.scopes: list[set[str]] = []
         # What the loops being lowered know of their indices: the least value each takes.
         self.lower_bounds: dict[Value, int] = {}
+        # and the range each lies in, as (value, offset) pairs: lb <= i <= ub - 1 is ((lb, 0), (ub, -1)).
+        self.index_ranges: dict[Value, tuple[tuple[Value, int], tuple[Value, int]]] = {}
         # Lists passed straight to a NumPy function, which takes each as an array of its items.
         self.list_args: set[cst.CSTNode] = set()
         # Numbers the source reduced as a whole (``np.sum(total)``), which the IR takes for their

@@ -43,7 +43,7 @@ from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
 from ..ssa.attrs import mark_whole_reduced
 from ..ssa.types import BOOL, I64, ArrayType, Type
-from . import py_arrays, py_comprehension, py_linalg, py_lists
+from . import py_affine, py_arrays, py_comprehension, py_linalg, py_lists
 from . import py_intrinsics as lib
 from .py_common import RESULT, RETURNED, Env, Fail, Poison, length_key
 from .py_expr import AUG_OPS, ExprLowerer, FunctionContext
@@ -823,7 +823,7 @@ class FunctionLowerer(StructuredLowering):
         if found is None or before is None:
             return False
         keys = sorted({self.spelled_extent(k) for k in found | before}, key=repr)
-        if len(found | before) == 1:
+        if len(found | before) == 1 or self.same_sum(found | before):
             return True
         if not self.ctx.entry or None in keys or len(keys) < 2:
             return False
@@ -832,6 +832,57 @@ class FunctionLowerer(StructuredLowering):
             self.same_extents.append({"sides": [keys[0], other], "name": name,
                                       "loc": [loc.line, loc.col, loc.end_line, loc.end_col]})
         return True
+
+    def same_sum(self, keys: frozenset) -> bool:
+        """Whether the extents ``keys`` stand for are one as sums (``py_affine``): ``np.ones(n -
+        p)`` and ``x[p - 1 - j:n - 1 - j]`` with ``j`` in ``range(p)``. A slice's span counts only
+        where its bounds are evidently within the array (``0 <= lo``, ``hi <= len``), and only
+        beside an extent made of the same sum (which shows ``lo <= hi``)."""
+        forms, plain = set(), False
+        for key in keys:
+            if isinstance(key, tuple) and key and key[0] == "span":
+                _, lo, hi, arr, k = key
+                low, high = self.int_form(lo), self.int_form(hi)
+                room = py_affine.combine(py_affine.atom((arr, k)), high, -1)
+                if not (py_affine.nonnegative(low, self.atom_bounds) and py_affine.nonnegative(room, self.atom_bounds)):
+                    return False
+                forms.add(py_affine.combine(high, low, -1))
+                continue
+            form = self.key_form(key)
+            if form is None:
+                return False
+            forms.add(form)
+            plain = True
+        return plain and len(forms) == 1
+
+    def key_form(self, key: object) -> Optional[py_affine.Affine]:
+        """An extent key (``py_arrays.extent_keys``) as an affine form; None for a slice's span."""
+        if isinstance(key, tuple) and len(key) == 2 and key[0] == "const" and isinstance(key[1], int):
+            return py_affine.const(key[1])
+        if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], Value):
+            return py_affine.atom(key)
+        if isinstance(key, Value):
+            return self.int_form(key)
+        return None
+
+    def int_form(self, v: Value) -> py_affine.Affine:
+        def extent(arr: Value, axis: int) -> Optional[py_affine.Affine]:
+            keys = py_arrays.extent_keys(arr, axis)
+            return self.key_form(next(iter(keys))) if keys is not None and len(keys) == 1 else None
+        return py_affine.of_int(v, extent)
+
+    def atom_bounds(self, a: object) -> tuple[Optional[py_affine.Affine], Optional[py_affine.Affine]]:
+        """The least and greatest values of an atom of an affine form: an extent is at least 0; a
+        loop's index lies in its range (``index_ranges``); else what ``lower_bound`` shows."""
+        if isinstance(a, tuple):
+            return py_affine.const(0), None
+        assert isinstance(a, Value)
+        if a in self.ex.index_ranges:
+            (low, dlow), (high, dhigh) = self.ex.index_ranges[a]
+            return (py_affine.combine(self.int_form(low), py_affine.const(dlow)),
+                    py_affine.combine(self.int_form(high), py_affine.const(dhigh)))
+        least = self.ex.lower_bound(a)
+        return (py_affine.const(least) if least is not None else None), None
 
     def spelled_extent(self, key: object) -> Optional[tuple]:
         """An extent key (``py_arrays.extent_key``) as the entry check reads it: ("dim", parameter,
@@ -973,6 +1024,8 @@ class FunctionLowerer(StructuredLowering):
             def bind_index(bb: Builder, inner: Env, i: Value) -> None:
                 if low is not None and s is not None:
                     self.ex.lower_bounds[i] = low  # (a list index from it needs no test for a negative)
+                if s is not None:  # in the body, lb <= i <= ub - 1 (counting down: ub + 1 <= i <= lb)
+                    self.ex.index_ranges[i] = ((lb, 0), (ub, -1)) if s > 0 else ((ub, 1), (lb, 0))
                 self.bind(target.value, i, bb, inner, target)
             return LoopHead(lb, ub, step, it.parallel, target.value, bind_index)
         iteration = Iteration(self.ex, it, b, env)
