@@ -191,13 +191,14 @@ def test_c_output_of_an_array_result_is_a_located_error():
             if c > 0.0:
                 return x * c
             return x
-        """, "prog.py:9:9", "a function that returns an array must return it once"),
+        """, "prog.py:10:12", "the array this function returns depends on the branch taken, and a branch's array "
+            "is the parameter 'x'"),
         ("""
         def f(x: "f64[n]", c: float):
             if c > 0.0:
                 return 1.0
             return x * c
-        """, "prog.py:9:9", "a function that returns an array must return it once"),
+        """, "prog.py:9:16", "this function returns an array, but this value is a number"),
         ("""
         def g(x: "f64[n]"):
             return x[1:]
@@ -215,7 +216,27 @@ def test_c_output_of_an_array_result_is_a_located_error():
 
         def f(x: "f64[n]"):
             return np.sum(g(x, 1.0))
-        """, "prog.py:9:9", "a function that returns an array must return it once"),
+        """, "prog.py:10:12", "the array this function returns depends on the branch taken, and a branch's array "
+            "is the parameter 'x'"),
+        ("""
+        def f(x: "f64[n]", c: float):
+            if c > 0.0:
+                return np.exp(x)
+            return np.zeros(3)
+        """, "prog.py:8:5", "the array this function returns depends on the branch taken, and the branches' arrays "
+            "do not evidently have one shape"),
+        ("""
+        def f(x: "f64[n]", k: int):
+            for i in range(k):
+                if i > 2:
+                    return np.exp(x)
+            return x * 2.0
+        """, "prog.py:10:13", "a function that returns an array cannot return it from inside a loop"),
+        ("""
+        def f(x: "f64[n]", c: float):
+            if c > 0.0:
+                return np.exp(x)
+        """, "prog.py:7:1", "function 'f' can reach its end without returning a value"),
         ("""
         def g(x: "f64[n]"):
             return x * 2.0

@@ -1508,7 +1508,8 @@ UNSUPPORTED: dict[str, tuple[str, str, str, str]] = {
             if c > 0.0:
                 return x
             return x * 2.0
-    """, "5:9", "a function that returns an array must return it once", "return x"),
+    """, "5:16", "the array this function returns depends on the branch taken, and a branch's array is the "
+        "parameter 'x'", "x"),
     "tuple_of_another_width": ("""
         def f(x, y):
             if x > 0.0:

@@ -43,7 +43,7 @@ from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
 from ..ssa.attrs import mark_whole_reduced
 from ..ssa.types import BOOL, I64, ArrayType, Type
-from . import py_affine, py_arrays, py_comprehension, py_linalg, py_lists
+from . import py_arrays, py_comprehension, py_extents, py_linalg, py_lists
 from . import py_intrinsics as lib
 from .py_common import RESULT, RETURNED, Env, Fail, Poison, length_key
 from .py_expr import AUG_OPS, ExprLowerer, FunctionContext
@@ -124,6 +124,10 @@ class FunctionLowerer(StructuredLowering):
         self.ex.require_extent = self.require_extent  # what a helper called assumes of its arguments
         self.read = read_names(fn.body)
         self.written_in_place = written_names(fn.body)
+        # Names passed whole to functions of the file, which may write into them.
+        self.passed_names = {a.value.value for n in walk(fn.body) if isinstance(n, cst.Call)
+                             and isinstance(n.func, cst.Name) and n.func.value in ctx.info.functions
+                             for a in n.args if isinstance(a.value, cst.Name)}
         # Arrays rebound in the loops being lowered: the array each such name keeps naming, which a
         # rebinding fills (``rebound_arrays``).
         self.storage: dict[str, Value] = {}
@@ -147,6 +151,8 @@ class FunctionLowerer(StructuredLowering):
             self.hints[key] = "result" if key == RESULT else f"result{k}"
         # Lists (py_lists): where each is appended to, and each one's length, a variable of its own.
         self.depth = 0  # the loops and branches around the statement being lowered
+        self.merged: set[Value] = set()  # the arrays made for names bound in each branch of an if
+        self.returned_at: dict[tuple[str, Value], cst.CSTNode] = {}  # (result key, array) -> what returns it
         self.list_plans = py_lists.append_plans(fn.body, types.lists, lambda n: self.swapped_arrays(n) is not None)
         self.list_appends: dict[str, set[cst.Call]] = {}
         for name in types.lists:
@@ -189,6 +195,10 @@ class FunctionLowerer(StructuredLowering):
         self.final_return = stmts[-1] if stmts and isinstance(stmts[-1], cst.Return) else None
         self.block(stmts, b, env, None)
         if returns_array:
+            if not block_exits(stmts).always:
+                self.diagnostics.append(Diagnostic(
+                    f"function '{fn.name.value}' can reach its end without returning a value", loc,
+                    hint="return an array on every path (Python would return None)"))
             results = self.returned(env, b)
             # the gradient's errors about it point here (a return elsewhere was reported: the function)
             b.loc = self.locator.loc(self.final_return) if self.final_return is not None else loc
@@ -273,6 +283,118 @@ class FunctionLowerer(StructuredLowering):
         finally:
             self.depth -= 1
 
+    def merge_arrays(self, names: list[str], b: Builder, sides: list[tuple[Builder, Env]]
+                     ) -> dict[str, Union[Value, Poison, None]]:
+        """An array name bound to another array in each branch of an if (``if kind == "elu":
+        return np.where(...)`` ... ``else: return np.tanh(z)``; ``y = ...`` in each branch): one
+        array, allocated before the if with the extents each branch's array evidently has, that
+        each branch fills with its own (``py_arrays.copy_into``). Nothing tells that from naming
+        each branch's array where each is an array no other name goes on naming or viewing (not a
+        view itself). A branch that has returned binds only the result: no later code reads the
+        other names there, so where one branch goes on, a name is what it binds there (an array made
+        before the if, or one made in the branch, which is filled into one made before). A branch's
+        array that is itself such a merged one, made in that branch, becomes this one (a chain of
+        elifs fills one array). Where the result cannot be one array, a located error here."""
+        out: dict[str, Union[Value, Poison, None]] = {}
+        skip = object()  # a name no later code reads in this branch (it has returned)
+        groups: dict[tuple, list[str]] = {}
+        branches = [bb.block for bb, _ in sides]
+        for n in names:
+            if n in self.types.lists:
+                continue
+            values = [skip if self.dead(n, e) else e.get(n) for _, e in sides]
+            going_on = [v for v in values if v is not skip]
+            if not going_on:
+                continue
+            first = going_on[0]
+            if all(v is first for v in going_on) and not (
+                    isinstance(first, Value) and py_extents.made_in(first, branches)):
+                out[n] = first  # type: ignore[assignment]
+                continue
+            groups.setdefault(tuple(id(v) for v in values), []).append(n)
+        for group in groups.values():
+            merged = self.merged_array(group, b, sides)
+            if isinstance(merged, Value):
+                out.update(dict.fromkeys(group, merged))
+                continue
+            why, hint, culprit = merged
+            for n in group:
+                if n.startswith(RESULT[:-1]):  # read by no statement, where a poison would be reported
+                    node = self.returned_at.get((n, culprit)) if culprit is not None else None
+                    self.diagnostics.append(Diagnostic(f"the array this function returns depends on the branch "
+                                                       f"taken, and {why}",
+                                                       self.locator.loc(node) if node is not None else b.loc,
+                                                       hint=hint))
+                    out[n] = Poison()
+                else:
+                    out[n] = Poison(f"'{self.hint(n)}' refers to a different array depending on the branch taken, "
+                                    f"and {why}", hint)
+        return out
+
+    @staticmethod
+    def dead(name: str, env: Env) -> bool:
+        """Whether no code after the if reads ``name`` where the branch of ``env`` runs: it has
+        returned, and ``name`` is not the result."""
+        return build.const_value(env.get(RETURNED)) is True and not name.startswith(RESULT[:-1])  # type: ignore
+
+    def merged_array(self, group: list[str], b: Builder, sides: list[tuple[Builder, Env]]
+                     ) -> Union[Value, tuple[str, str, Optional[Value]]]:
+        """The one array ``group`` (names bound alike in each branch) names after the if, filled in
+        each branch (``merge_arrays``); else why not, a hint, and the branch's array at fault."""
+        name = group[0]
+        t = self.result_types[self.result_keys.index(name)] if name in self.result_keys else self.types.vars.get(name)
+        filled = []
+        for bb, e in sides:
+            v = e.get(name)
+            if v is None or self.dead(name, e):
+                continue
+            if not (isinstance(v, Value) and isinstance(v.type, ArrayType) and isinstance(t, ArrayType)
+                    and v.type.rank == t.rank):
+                return "a branch's value is not an array of its rank", "make it one kind of value on every path", None
+            shared = [k for k, w in e.items() if w is v and k not in group and not self.dead(k, e)
+                      and not k.startswith("<")]
+            viewers = [k for k, w in e.items() if isinstance(w, Value) and py_arrays.viewed(w) is v]
+            # An array the names had before the if is filled into the new one: the same, unless it is
+            # a parameter's, which the caller sees written into through them after (in place, or in a
+            # helper of the file).
+            written = sorted(n for n in group if n in self.written_in_place or n in self.passed_names) \
+                if v.is_block_arg else []
+            why = ("a branch's array is a view of another (a slice, a transpose, a reshape)" if py_arrays.is_view(v)
+                   else f"a branch's array is the parameter '{v.name_hint}' itself"
+                   if v.is_block_arg and name.startswith(RESULT[:-1]) else
+                   f"a branch's array is also named '{shared[0]}'" if shared else
+                   f"a branch's array is viewed by '{viewers[0]}'" if viewers else
+                   f"a branch keeps the parameter's array '{written[0]}' had before the if, which this function "
+                   "writes into" if written else None)
+            if why is not None:
+                return (why, "make a new array in that branch (np.array(x) copies one), or assign the array once, "
+                        "before the if", v)
+            filled.append((bb, v))
+        assert isinstance(t, ArrayType)
+        branches = [bb.block for bb, _ in sides]
+        keys = [py_extents.made_before(self.ex, [v for _, v in filled], axis, branches) for axis in range(t.rank)]
+        if None in keys:
+            return ("the branches' arrays do not evidently have one shape, made before the if",
+                    "make them alike (np.zeros_like(x), elementwise arithmetic of one array), or assign the array "
+                    "once, before the if", None)
+        # One made for an if before, which the names had there: filled again (nothing else reads it).
+        out = next((v for _, v in filled if v in self.merged and not py_extents.made_in(v, branches)), None)
+        if out is None:
+            dims = [py_extents.make(b, key) for key in keys]
+            out = b.op1("alloc", dims, t, self.hint(name) if not self.hint(name).startswith("<") else "",
+                        fill="empty", elem=t.elem.name)
+        for bb, v in filled:
+            if v is out:
+                continue
+            inner = v.defining_op
+            if inner is not None and inner.name == "alloc" and v in self.merged and inner.parent is bb.block:
+                v.replace_all_uses_with(out)  # an inner if's merged array, made in this branch: this one
+                inner.erase()
+                continue
+            py_arrays.copy_into(bb, out, v)
+        self.merged.add(out)
+        return out
+
     # -- statement lists (the walk itself is StructuredLowering.block) --------------------
     def if_exits(self, st: cst.CSTNode) -> Optional[tuple[Exits, Exits]]:
         if not isinstance(st, cst.If):
@@ -313,7 +435,7 @@ class FunctionLowerer(StructuredLowering):
         elif isinstance(st, cst.Expr):
             self.expr_stmt(st, b, env)
         elif isinstance(st, cst.Return):
-            self.return_stmt(st, b, env)
+            self.return_stmt(st, b, env, loop is not None)
         elif isinstance(st, cst.Break):
             if loop is None:
                 raise self.locator.fail(st, "'break' outside a loop")
@@ -397,16 +519,17 @@ class FunctionLowerer(StructuredLowering):
         self.ex.raising(b, st, name, "raise " + cst.Module([]).code_for_node(exc),
                         literal if isinstance(literal, str) else None)
 
-    def return_stmt(self, st: cst.Return, b: Builder, env: Env) -> None:
+    def return_stmt(self, st: cst.Return, b: Builder, env: Env, in_loop: bool) -> None:
         if st.value is None:
             if self.result_types:
                 raise self.locator.fail(st, "'return' without a value in a function that returns a value",
                                         hint="return a number on every path")
         else:
-            if any(isinstance(t, ArrayType) for t in self.result_types) and st is not self.final_return:
-                raise self.locator.fail(st, "a function that returns an array must return it once, with the "
-                                        "last statement of its body",
-                                        hint="assign the result to a variable and return it at the end")
+            # An array returned from a branch is one array the branches fill (merge_arrays); from a
+            # loop, which array it is would depend on the iteration.
+            if any(isinstance(t, ArrayType) for t in self.result_types) and in_loop:
+                raise self.locator.fail(st, "a function that returns an array cannot return it from inside a "
+                                        "loop", hint="break out of the loop, and return the array after it")
             values = self.return_values(st.value, b, env)
             if len(values) != len(self.result_types):
                 raise Fail(None)  # another number of values than elsewhere: reported with the types
@@ -419,6 +542,7 @@ class FunctionLowerer(StructuredLowering):
                                    "is a number")
                         raise self.locator.fail(node, message, hint="return an array on every path")
                     env[key] = v
+                    self.returned_at[(key, v)] = node
                     continue
                 if isinstance(v.type, ArrayType):  # an array where the code's types said a number
                     raise self.locator.fail(node, "this value is an array, but the function returns a "
@@ -823,7 +947,7 @@ class FunctionLowerer(StructuredLowering):
         if found is None or before is None:
             return False
         keys = sorted({self.spelled_extent(k) for k in found | before}, key=repr)
-        if len(found | before) == 1 or self.same_sum(found | before):
+        if len(found | before) == 1 or py_extents.same_sum(self.ex, found | before):
             return True
         if not self.ctx.entry or None in keys or len(keys) < 2:
             return False
@@ -832,57 +956,6 @@ class FunctionLowerer(StructuredLowering):
             self.same_extents.append({"sides": [keys[0], other], "name": name,
                                       "loc": [loc.line, loc.col, loc.end_line, loc.end_col]})
         return True
-
-    def same_sum(self, keys: frozenset) -> bool:
-        """Whether the extents ``keys`` stand for are one as sums (``py_affine``): ``np.ones(n -
-        p)`` and ``x[p - 1 - j:n - 1 - j]`` with ``j`` in ``range(p)``. A slice's span counts only
-        where its bounds are evidently within the array (``0 <= lo``, ``hi <= len``), and only
-        beside an extent made of the same sum (which shows ``lo <= hi``)."""
-        forms, plain = set(), False
-        for key in keys:
-            if isinstance(key, tuple) and key and key[0] == "span":
-                _, lo, hi, arr, k = key
-                low, high = self.int_form(lo), self.int_form(hi)
-                room = py_affine.combine(py_affine.atom((arr, k)), high, -1)
-                if not (py_affine.nonnegative(low, self.atom_bounds) and py_affine.nonnegative(room, self.atom_bounds)):
-                    return False
-                forms.add(py_affine.combine(high, low, -1))
-                continue
-            form = self.key_form(key)
-            if form is None:
-                return False
-            forms.add(form)
-            plain = True
-        return plain and len(forms) == 1
-
-    def key_form(self, key: object) -> Optional[py_affine.Affine]:
-        """An extent key (``py_arrays.extent_keys``) as an affine form; None for a slice's span."""
-        if isinstance(key, tuple) and len(key) == 2 and key[0] == "const" and isinstance(key[1], int):
-            return py_affine.const(key[1])
-        if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], Value):
-            return py_affine.atom(key)
-        if isinstance(key, Value):
-            return self.int_form(key)
-        return None
-
-    def int_form(self, v: Value) -> py_affine.Affine:
-        def extent(arr: Value, axis: int) -> Optional[py_affine.Affine]:
-            keys = py_arrays.extent_keys(arr, axis)
-            return self.key_form(next(iter(keys))) if keys is not None and len(keys) == 1 else None
-        return py_affine.of_int(v, extent)
-
-    def atom_bounds(self, a: object) -> tuple[Optional[py_affine.Affine], Optional[py_affine.Affine]]:
-        """The least and greatest values of an atom of an affine form: an extent is at least 0; a
-        loop's index lies in its range (``index_ranges``); else what ``lower_bound`` shows."""
-        if isinstance(a, tuple):
-            return py_affine.const(0), None
-        assert isinstance(a, Value)
-        if a in self.ex.index_ranges:
-            (low, dlow), (high, dhigh) = self.ex.index_ranges[a]
-            return (py_affine.combine(self.int_form(low), py_affine.const(dlow)),
-                    py_affine.combine(self.int_form(high), py_affine.const(dhigh)))
-        least = self.ex.lower_bound(a)
-        return (py_affine.const(least) if least is not None else None), None
 
     def spelled_extent(self, key: object) -> Optional[tuple]:
         """An extent key (``py_arrays.extent_key``) as the entry check reads it: ("dim", parameter,

@@ -18,7 +18,7 @@ problem when (and only when) it is read.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, Union
 
 from ..diagnostics import Diagnostic
 from ..ssa import build
@@ -133,9 +133,10 @@ class StructuredLowering:
         if other is not None:
             other(ebb, ee)
         names = list(env)
-        for side in (et, ee):
-            names += [n for n in side if n not in env and not n.startswith("<") and n not in names]
-        keep, tvals, evals = [], [], []
+        for side in (et, ee):  # (an array result is set by the returns alone: in no env before)
+            names += [n for n in side if n not in env and (not n.startswith("<") or n.startswith(RESULT[:-1]))
+                      and n not in names]
+        keep, tvals, evals, arrays = [], [], [], []
         for n in names:
             vt, ve = et.get(n), ee.get(n)
             if vt is ve:  # unchanged, or both branches assign the same outer value (folding can do that)
@@ -148,19 +149,36 @@ class StructuredLowering:
                 continue
             t = vt.type if vt is not None else ve.type  # type: ignore[union-attr]
             if isinstance(t, ArrayType):
-                env[n] = Poison(f"'{self.hint(n)}' refers to a different array depending on the branch taken",
-                                "assign the array once, before the if")
+                arrays.append(n)
                 continue
             tbb.loc = ebb.loc = loc
             tvals.append(vt if vt is not None else tbb.op1("undef", [], t, self.hint(n)))
             evals.append(ve if ve is not None else ebb.op1("undef", [], t, self.hint(n)))
             keep.append(n)
+        b.loc = loc
+        merged = self.merge_arrays(arrays, b, [(tbb, et), (ebb, ee)]) if arrays else {}
+        for n in arrays:
+            m = merged.get(n, Poison(f"'{self.hint(n)}' refers to a different array depending on the branch taken",
+                                     "assign the array once, before the if"))
+            if m is None:  # bound in no branch that goes on
+                env.pop(n, None)
+            else:
+                env[n] = m
         tbb.loc = ebb.loc = loc
         tbb.create("yield", tvals, [])
         ebb.create("yield", evals, [])
         b.loc = loc
         op = b.create("if", [cond], [v.type for v in tvals], regions=[tb, eb], hints=[self.hint(n) for n in keep])
         env.update(zip(keep, op.results))
+
+    def merge_arrays(self, names: list[str], b: Builder, sides: list[tuple[Builder, Env]]
+                     ) -> dict[str, Union[Value, Poison, None]]:
+        """The arrays ``names`` name after an if whose branches (``sides``: each one's builder, before
+        its yield, and environment) bind them to different arrays: those a front end can give one
+        array (built in ``b``, before the if, and in the branches); None for a name no branch that
+        goes on binds; a Poison saying why for one it cannot. The names left out are poisoned.
+        Here: all."""
+        return {}
 
     def guard(self, b: Builder, env: Env, flags: list[Value], then: Callable[[Builder, Env], None]) -> None:
         """Run ``then`` under ``if not (flag or ...)``; directly when there is no flag."""
