@@ -24,7 +24,7 @@ import libcst as cst
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Value
 from ..ssa.types import BOOL, I64, ArrayType, Type
-from . import py_lists
+from . import py_arrays, py_extents, py_lists
 from .py_common import Env
 from .py_flow import read_names
 from .py_iter import ItemsIter, Iter, IterError, Iteration, Leaf, RangeIter, leaves, read_iter
@@ -145,15 +145,20 @@ def fill(lw: "ExprLowerer", node: cst.ListComp, t: ArrayType, extra: Optional[Va
     full = room
     if extra is not None:
         room = build.add(b, room, extra)
-    buf = py_lists.allocate(lw, node, room, t, b)
+    # Items that are arrays (x ** k): the buffer's other extents are theirs, which the items show
+    # once they are made (``_item_extents``); held by placeholders until then.
+    holders = [build.const(b, 0, I64) for _ in range(t.rank - 1)]
+    buf = py_lists.allocate(lw, node, room, t, b, holders)
     filtered = any(level.ifs for level in levels)
+    items: list[Value] = []
 
     def put(bb: Builder, inner: Env, state: list[Value], ks: list[Value]) -> list[Value]:
         v = lw.value(node.elt, bb, inner)
-        if isinstance(v.type, ArrayType):
-            raise lw.fail(node.elt, "lists of arrays are not supported",
+        if isinstance(v.type, ArrayType) != bool(holders) or isinstance(v.type, ArrayType) \
+                and v.type.rank != len(holders):
+            raise lw.fail(node.elt, "lists of arrays are supported as the items of a comprehension that "
+                          "np.stack, np.vstack, np.hstack or np.column_stack stacks, all of one rank",
                           hint="use a 2-D array: np.zeros((n, m)), filled row by row")
-        v = lw.coerce(v, t.elem, bb, node.elt, "an item of this list")
         lw.at(bb, node.elt)
         if filtered:
             at = state[0]
@@ -161,14 +166,49 @@ def fill(lw: "ExprLowerer", node: cst.ListComp, t: ArrayType, extra: Optional[Va
             at = ks[0]
             for n, k in zip(lengths[1:], ks[1:]):
                 at = build.add(bb, build.mul(bb, at, n), k)
-        bb.create("store", [buf, at, v], [])
+        if holders:
+            items.append(v)
+            py_arrays.each_element(bb, v, lambda eb, index: eb.create(
+                "store", [buf, at, *index, _element(eb, v, index, t)], []))
+        else:
+            v = lw.coerce(v, t.elem, bb, node.elt, "an item of this list")
+            bb.create("store", [buf, at, v], [])
         return [build.add(bb, state[0], build.const(bb, 1, I64))] if filtered else []
 
     if not filtered:
         _fold(lw, node, levels, b, env, [], put)
-        return buf, full
-    count = _fold(lw, node, levels, b, env, [build.const(lw.at(b, node), 0, I64, "count")], put)[0]
+        count = full
+    else:
+        count = _fold(lw, node, levels, b, env, [build.const(lw.at(b, node), 0, I64, "count")], put)[0]
+    if holders:
+        _item_extents(lw, node, buf, holders, items)
     return buf, count
+
+
+def _element(b: Builder, v: Value, index: list[Value], t: ArrayType) -> Value:
+    x = b.op1("load", [v, *index], v.type.elem)  # type: ignore[attr-defined]
+    return build.cast(b, x, t.elem) if x.type != t.elem else x
+
+
+def _item_extents(lw: "ExprLowerer", node: cst.ListComp, buf: Value, holders: list[Value], items: list[Value]
+                  ) -> None:
+    """The extents of a buffer of array items (``holders`` until now): the extents every item
+    evidently has, made before the buffer (each item is copied in over its own extents)."""
+    alloc = buf.defining_op
+    assert alloc is not None and alloc.parent is not None
+    ops = alloc.parent.ops
+    later = ops[ops.index(alloc) + 1:]
+    inside = [r for op in later for r in op.regions]
+    made_later = {r for op in later for r in op.results}
+    at = Builder(alloc.parent, alloc.loc).before_op(alloc)
+    for axis, holder in enumerate(holders):
+        key = py_extents.made_before(lw, items, axis, inside)
+        if key is None or key in made_later or isinstance(key, tuple) and key[0] in made_later:
+            raise lw.fail(node.elt, "the items of this list comprehension are arrays whose shape is not evident "
+                          "before the first is made", hint="make each item of the shape of one array made before "
+                          "(x ** k, np.exp(x) * c), or fill a 2-D array np.zeros((n, m)) row by row")
+        alloc.set_operand(1 + axis, py_extents.make(at, key))
+        holder.defining_op.erase()  # type: ignore[union-attr]
 
 
 def extremum(lw: "ExprLowerer", node: cst.Call, fn: str, b: Builder, env: Env) -> Value:

@@ -28,14 +28,14 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from ..ssa import array_ops
+from ..ssa import array_ops, build
 from ..ssa.ir import Builder, Value
 from ..ssa.types import I64
 from . import py_lists
 from .py_arrays import ExprLowerer, arr_op
 from .py_common import Env
 from .py_module import dotted_source
-from .py_types import int_literal, keyword_arg
+from .py_types import STACKS_OF_COMPREHENSIONS, int_literal, keyword_arg
 
 if TYPE_CHECKING:
     from . import py_intrinsics as lib
@@ -205,6 +205,8 @@ def _literal_axis(lw: ExprLowerer, node: cst.Call, rank: int, default: int) -> i
 def stacked(lw: ExprLowerer, op: str, node: cst.Call, args: list, b: Builder, env: Env) -> Value:
     seq = args[0]
     name = dotted_source(node.func) or f"np.{op}"
+    if isinstance(seq, cst.ListComp) and op in STACKS_OF_COMPREHENSIONS:
+        return _stacked_items(lw, op, name, node, seq, b, env)
     if not isinstance(seq, (cst.List, cst.Tuple)) or any(isinstance(e, cst.StarredElement) for e in seq.elements):
         raise lw.fail(seq, f"{name} takes a list or tuple of arrays written in the call",
                       hint=f"write {name}([x, y])")
@@ -251,6 +253,35 @@ def _part(lw: ExprLowerer, name: str, node: cst.BaseExpression, b: Builder, env:
         raise lw.fail(node, f"{name} takes a tuple written in its list of parts with one number only, (a,)",
                       hint="write the numbers as a list: [a, b]")
     return lw.array(node, b, env)
+
+
+def _stacked_items(lw: ExprLowerer, op: str, name: str, node: cst.Call, seq: cst.ListComp, b: Builder,
+                   env: Env) -> Value:
+    """``np.vstack([x ** k for k in range(d)])`` & co.: the comprehension's items, made into one
+    array along a new first axis (``py_lists.as_array``: their buffer, ``py_comprehension.fill``),
+    is ``np.stack`` of them; the others are it reshaped or transposed, as NumPy stacks them."""
+    items = py_lists.as_array(lw, seq, b, env)  # type: ignore[arg-type]
+    rank = items.type.rank - 1  # type: ignore[attr-defined]  # the items'
+    lw.at(b, node)
+    n = b.op1("dim", [items], I64, axis=0)
+    if rank == 0:  # numbers: NumPy takes each for an array of one element
+        if op in ("vstack", "column_stack"):
+            one = lw.const(b, node, 1, I64)
+            return arr_op(lw, b, node, "reshape", [items, n, one] if op == "vstack" else [items, one, n])
+        return items
+    if op == "hstack" and rank == 1:
+        return arr_op(lw, b, node, "reshape", [items, build.mul(b, n, b.op1("dim", [items], I64, axis=1))])
+    axis = 0 if op == "vstack" else 1 if op == "column_stack" else \
+        _literal_axis(lw, node, rank + 1, 0) if op == "stack" else -1
+    if axis == 0 and (op == "stack" or rank == 1):
+        return items
+    if axis == 1 and rank == 1:
+        return arr_op(lw, b, node, "transpose", [items])
+    if op == "vstack" and rank == 2:  # matrices one under the other
+        rows = build.mul(b, n, b.op1("dim", [items], I64, axis=1))
+        return arr_op(lw, b, node, "reshape", [items, rows, b.op1("dim", [items], I64, axis=2)])
+    raise lw.fail(seq, f"{name} of a list comprehension of {rank}-D arrays is supported along a new first axis "
+                  "only", hint=f"stack them with np.stack([...], axis=0) or write {name}([a, b]) of named arrays")
 
 
 def _as_matrix(lw: ExprLowerer, b: Builder, node: cst.CSTNode, v: Value, row: bool) -> Value:

@@ -63,6 +63,7 @@ class ExprLowerer(Protocol):
     locator: Any
     scopes: list
     lower_bounds: dict
+    index_ranges: dict
     checked_lists: set
 
     def at(self, b: Builder, node: cst.CSTNode) -> Builder: ...

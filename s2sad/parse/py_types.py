@@ -333,6 +333,10 @@ def roll_pad_rank(op: str, node: cst.Call) -> int:
     return 1
 
 
+# The stacking functions that take a list comprehension of arrays (``py_linalg.stacked``).
+STACKS_OF_COMPREHENSIONS = ("stack", "vstack", "hstack", "column_stack")
+
+
 def linalg_operand_ranks(op: str, args: list[cst.BaseExpression]) -> list[tuple[cst.BaseExpression, int]]:
     """The least rank each array argument of a ``py_linalg`` function must have."""
     if op in ("trace", "det", "inv", "slogdet", "cholesky", "tril"):
@@ -344,6 +348,8 @@ def linalg_operand_ranks(op: str, args: list[cst.BaseExpression]) -> list[tuple[
         return [(a, len(t)) for a, t in zip(args[1:], terms[0]) if t] if terms else []
     if op in ("stack", "concatenate", "hstack", "vstack", "column_stack"):
         seq = args[0] if args else None
+        if isinstance(seq, cst.ListComp) and op in STACKS_OF_COMPREHENSIONS:  # np.vstack([x ** k for k in ...])
+            return [(seq.elt, 1)]
         return [(e.value, 1) for e in seq.elements] if isinstance(seq, (cst.List, cst.Tuple)) else []
     if op == "interp":  # np.interp(x, xp, fp): the points may be a number
         return [(a, 1) for a in args[1:3]]
@@ -364,6 +370,13 @@ def linalg_type(op: str, node: cst.Call, args: list[cst.BaseExpression],
         return (ArrayType(F64, len(terms[1])) if terms[1] else F64) if terms else None
     if op in ("stack", "concatenate", "hstack", "vstack", "column_stack"):
         seq = args[0] if args else None
+        if isinstance(seq, cst.ListComp) and op in STACKS_OF_COMPREHENSIONS:
+            items = type_of(seq)  # the list: an array of one axis more than its items
+            if not isinstance(items, ArrayType):
+                return None
+            if items.rank == 1:  # of numbers: NumPy takes each for an array of one element
+                return ArrayType(items.elem, 2 if op in ("vstack", "column_stack") else 1)
+            return _stacked_type(op, [ArrayType(items.elem, items.rank - 1)])
         if not isinstance(seq, (cst.List, cst.Tuple)) or not seq.elements:
             return None
         return _stacked_type(op, [type_of(e.value) for e in seq.elements])
@@ -574,6 +587,25 @@ class _Inference:
             return
         names = self.elementwise_operands(node)
         if names:
+            self.array_operands.append(names)
+
+    def item_use(self, node: cst.ListComp) -> None:
+        """The items of a comprehension stacked as arrays (``np.vstack([x ** k for k in
+        range(d)])``): each is used as an array, and of an elementwise item the operand that could
+        make it one is (the names the comprehension binds to a range's integers are numbers)."""
+        counters = set()
+        for clause in comprehension_clauses(node):
+            try:
+                it = read_iter(clause.iter, lambda f: self.info.canonical_name(f, self.locals))
+            except IterError:
+                continue
+            if isinstance(it, RangeIter) and isinstance(clause.target, cst.Name):
+                counters.add(clause.target.value)
+        names = self.elementwise_operands(node.elt)
+        names = [n for n in names if n not in counters] if names is not None else None
+        if names and len(names) == 1 and names[0] in self.locals:
+            self.array_use(cst.Name(names[0]), 1)
+        elif names:
             self.array_operands.append(names)
 
     def product(self, node: cst.BaseExpression, left: cst.BaseExpression, right: cst.BaseExpression) -> None:
@@ -898,6 +930,9 @@ class _Inference:
                 self.array_use(args[1], 1)
         elif intr.op in lib.LINALG_OPS:
             for a, rank in linalg_operand_ranks(intr.op, args):
+                if args and isinstance(args[0], cst.ListComp) and a is args[0].elt:
+                    self.item_use(args[0])
+                    continue
                 self.matrix_use(a) if rank == 2 else self.array_use(a, rank)
         for a in args:
             self.expr(a, int_ctx and intr.keeps_int)
