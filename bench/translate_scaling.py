@@ -108,13 +108,13 @@ def main() -> None:
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     shapes = (("one function", straight_line), ("many functions", many_functions), ("one long sum", long_sum))
+    shapes = tuple((shape, make) for key, (shape, make) in zip(("one", "many", "sum"), shapes)
+                   if key in args.shapes.split(","))
     print(f"{'input':<28}" + "".join(f"{n:>9}" for n in sizes) + f"{'exponent':>10}")
     for lang, suffix, target in (("py", "py", "py"), ("c", "c", "c")):
         if lang not in args.languages.split(","):
             continue
         for shape, make in shapes:
-            if shape.split()[1] not in [{"sum": "long"}.get(k, k) for k in args.shapes.split(",")]:
-                continue
             wrt = ["x"] if make is many_functions else ["x", "y"]
             timed = [(n, seconds(make(lang, n), f"scaling.{suffix}", wrt, target, args.repeat)) for n in sizes]
             row = "".join(f"{t:>8.2f}s" if t is not None else f"{'refused':>9}" for _, t in timed)
