@@ -83,3 +83,27 @@ def test_where_of_numbers_takes_a_comparison():
     source = HEADER + "def f(x: float):\n    return np.where(x, 1.0, 2.0)\n"
     with pytest.raises(DiagnosticError, match="the condition of np.where must be a comparison"):
         pipeline.gradient_source(source, "prog.py", "f", ["x"], "py")
+
+
+FULL = HEADER + '''def f(x: "f64[n]", c: float):
+    a = np.full(x.shape[0], c)
+    b = np.full((2, x.shape[0]), 0.5 * c)
+    return np.sum(a * x) + np.sum(b @ x) + np.sum(np.full_like(x, c * c) * np.sin(x))
+'''
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_np_full_and_full_like_match_central_differences(target):
+    """np.full(shape, v) and np.full_like(x, v), v differentiated too (refused before)."""
+    text = check_source(FULL, ["x", "c"], [arr("x", 5), num("c")], target=target)
+    assert "np.full(" in text
+
+
+@pytest.mark.parametrize("body, message", [
+    ("return np.sum(np.full(x.shape[0], k) * x)", "np.full with an integer value makes an integer array"),
+    ("return np.sum(np.full_like(i, 0.5) * x)", "np.full_like of an integer array makes an integer array"),
+])
+def test_np_full_of_integers_is_refused_where_numpy_makes_an_integer_array(body, message):
+    source = HEADER + f'def f(x: "f64[n]", k: int, i: "i64[n]"):\n    {body}\n'
+    with pytest.raises(DiagnosticError, match=message):
+        pipeline.gradient_source(source, "prog.py", "f", ["x"], "py")

@@ -196,16 +196,24 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
         return copied(lw, b, node, flat) if op == "flatten" else flat
     if op == "array":  # x.copy(): a new array with x's elements, which the code may write
         return copied(lw, b, node, lw.array(args[0], b, env))
-    if op in ("ones", "ones_like"):
-        if op == "ones_like":
+    if op in ("ones", "ones_like", "full", "full_like"):
+        if op in ("ones_like", "full_like"):
             like = lw.array(args[0], b, env)
+            if op == "full_like" and not like.type.elem.is_float:  # type: ignore[attr-defined]
+                raise lw.fail(args[0], "np.full_like of an integer array makes an integer array, which s2sad "
+                              "does not differentiate", hint="fill an array of floats: np.full(x.shape, v)")
             dims = [lw.at(b, node).op1("dim", [like], I64, axis=k) for k in range(like.type.rank)]  # type: ignore
         else:
             shape = args[0]
             nodes = [e.value for e in shape.elements] if isinstance(shape, (cst.Tuple, cst.List)) else [shape]
             dims = [lw.integer(d, b, env, "an array size") for d in nodes]
-        one = lw.const(b, node, 1.0, F64)
-        return arr_op(lw, b, node, "full", [*dims, one])
+        if op in ("ones", "ones_like"):
+            return arr_op(lw, b, node, "full", [*dims, lw.const(b, node, 1.0, F64)])
+        value = lw.to_number(b, args[1], lw.value(args[1], b, env))
+        if op == "full" and not value.type.is_float:  # NumPy's array takes the value's type
+            raise lw.fail(args[1], "np.full with an integer value makes an integer array",
+                          hint="write the value as a float: np.full(n, 1.0), or float(k)")
+        return arr_op(lw, b, node, "full", [*dims, build.to_float(lw.at(b, node), value)])
     if op in _REDUCTIONS or op == "prod":
         arr = lw.value(args[0], b, env)
         if not arr.type.is_array and not any(a.keyword is not None for a in node.args):

@@ -130,6 +130,8 @@ ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.where": Intrinsic("where", 3, 3),
     "numpy.ones": Intrinsic("ones", 1, 1),
     "numpy.ones_like": Intrinsic("ones_like", 1, 1),
+    "numpy.full": Intrinsic("full", 2, 2),
+    "numpy.full_like": Intrinsic("full_like", 2, 2),
     "numpy.reshape": Intrinsic("reshape", 2, 2),
     "numpy.ravel": Intrinsic("ravel", 1, 1),
     "numpy.var": Intrinsic("var", 1, 1),

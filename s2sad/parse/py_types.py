@@ -902,8 +902,10 @@ class _Inference:
             ev = self.evidence(args[0].value)
             ev.min_rank = max(ev.min_rank, 1)
             return
-        if intr.op in ("zeros", "empty", "ones", "eye") and args:
+        if intr.op in ("zeros", "empty", "ones", "eye", "full") and args:
             self.expr(args[0], True)
+            for a in args[1:]:  # np.full's value
+                self.expr(a, False)
             return
         if intr.op in lib.MADE_ARRAYS:  # np.arange(n) counts; np.linspace(a, b, num): num does
             counts = intr.op in ("triu_indices", "tril_indices")  # (n, k, m: integers all)
@@ -920,7 +922,10 @@ class _Inference:
                 if keyword not in ("axis", "mode"):
                     self.expr(a.value, keyword != "constant_values")
             return
-        if intr.op in ("sum", "mean", "max_reduce", "min_reduce", "transpose", "ones_like", "polyval") + _STATISTICS:
+        if intr.op == "full_like" and len(args) == 2:
+            self.expr(args[1], False)
+        if intr.op in ("sum", "mean", "max_reduce", "min_reduce", "transpose", "ones_like", "full_like",
+                       "polyval") + _STATISTICS:
             self.array_use(args[0], 2 if intr.op == "transpose" else 1)  # (polyval's coefficients)
         elif intr.op == "matmul" and len(args) == 2:
             self.product(node, args[0], args[1])
@@ -1305,10 +1310,10 @@ class _Inference:
         if op in ("zeros", "empty"):
             elem = dtype_elem(self.info, keyword_arg(node, "dtype"))
             return ArrayType(elem or F64, alloc_rank(args[0])) if args else None
-        if op in ("zeros_like", "empty_like", "ones_like", "transpose", "array", "asarray", "roll", "pad"):
+        if op in ("zeros_like", "empty_like", "ones_like", "full_like", "transpose", "array", "asarray", "roll", "pad"):
             t = self.expr_type(args[0], types) if args else None
             return t if isinstance(t, ArrayType) else None
-        if op == "ones":
+        if op in ("ones", "full"):
             return ArrayType(F64, alloc_rank(args[0])) if args else None
         if op in lib.MADE_ARRAYS:
             ints = op == "arange" and all(t is not None and t.is_int for t in (self.expr_type(a, types) for a in args))
