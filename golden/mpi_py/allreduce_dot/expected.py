@@ -33,8 +33,7 @@ def grad_dist_dot(x, d_x, y, d_y, comm=MPI.COMM_WORLD, d_return=1.0):
         )
 
     # forward sweep
-    local = np.empty(1)
-    local[0] = x @ y
+    local = np.array([x @ y], dtype=np.float64)
     total = np.zeros(1)
     comm.Allreduce(local, total, op=MPI.SUM)
 

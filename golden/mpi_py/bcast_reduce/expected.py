@@ -56,8 +56,7 @@ def grad_spread_fit(w, d_w, x, d_x, comm, d_return=1.0):
         d_total[0] = 0.0
 
     # line 15: comm.Reduce(score, total, op=MPI.SUM, root=0)
-    d_score_in = np.empty(1)
-    d_score_in[0] = d_total[0]
+    d_score_in = np.array([d_total[0]], dtype=np.float64)
     if rank == 0:
         d_total[0] = 0.0
     comm.Bcast(d_score_in, root=0)

@@ -25,9 +25,7 @@ def grad_combined_slope(x, d_x, y, d_y, res, d_res, comm=MPI.COMM_WORLD, d_retur
     sxy = x @ y
     sxx = x @ x
     t0 = sxy / sxx
-    mine = np.empty(2)
-    mine[0] = t0
-    mine[1] = sxx
+    mine = np.array([t0, sxx], dtype=np.float64)
     size = comm.Get_size()
     every = np.zeros(2 * size)
     comm.Gather(mine, every, root=0)
