@@ -677,3 +677,15 @@ def test_a_control_character_in_a_message_is_written_as_an_escape(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 1 and "<strin\\x0cg.h>" in r.stderr and "\x0c" not in r.stderr, r.stderr
     assert r.stderr.split("\n")[1].strip() == "#include <strin g.h>"
+
+
+@pytest.mark.parametrize("extent", ["18446744073709551616", "1000][1000"])
+def test_a_huge_struct_array_member_is_a_located_error(extent, tmp_path):
+    """A struct's array member is read element by element: one of 2**64 elements was an internal
+    error (doorfuzz seed 995894), one of a million a long wait; both are refused, located."""
+    (tmp_path / "big.c").write_text(f"typedef struct {{ double k; double c[{extent}]; }} P;\n"
+                                    "double f(const double *x) { P p; p.k = x[0]; return p.k * x[1]; }\n")
+    r = subprocess.run([sys.executable, "-m", "s2sad", "grad", "big.c", "--wrt", "x"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "reads struct members of up to 65,536" in r.stderr, r.stderr
+    assert "internal error" not in r.stderr and r.stderr.startswith("big.c:")

@@ -235,6 +235,13 @@ class StructTable:
                 raise TypeProblem(d, f"the array member '{d.name}' needs a size")
             dims.append(self._extent(t.dim, d))
             t = t.type
+        count = 1
+        for n in dims:
+            count *= n
+        if count > MAX_MEMBER_NUMBERS:  # each element is a slot of its own (StructLayout.slot_paths)
+            raise TypeProblem(d, f"the array member '{d.name}' holds {count:,} elements; s2sad reads struct members "
+                              f"of up to {MAX_MEMBER_NUMBERS:,}",
+                              "hold a large array outside the struct (a pointer member set to it, or a parameter)")
         return t, dims
 
     def _extent(self, node: c_ast.Node, where: c_ast.Node) -> int:
@@ -243,6 +250,12 @@ class StructTable:
             raise TypeProblem(where, f"the array member '{getattr(where, 'name', '')}' needs a positive constant size",
                               "give its size as a number or a #define")
         return value
+
+
+# A struct's array member is read element by element (a slot, a value of its own each): past this
+# many elements, a translation would spend its time and memory on one declaration (doorfuzz seed
+# 995894: a member of 2**64 elements was an internal error).
+MAX_MEMBER_NUMBERS = 65_536
 
 
 def _definition(node: c_ast.Struct, name: str, typedef: Optional[str], fields: list[Field]) -> str:
