@@ -17,6 +17,7 @@ syntax nodes deep is refused too (Python's compiler refuses long before).
 
 from __future__ import annotations
 
+import math
 from typing import Callable, Iterable, Optional, TypeVar
 
 MAX_NESTING = 256
@@ -28,24 +29,16 @@ Node = TypeVar("Node")
 def first_too_deep(root: Node, children: Callable[[Node], Iterable[Node]], nests: Callable[[Node], bool],
                    limit: int = MAX_NESTING) -> Optional[Node]:
     """The first node, in source order, with more than ``limit`` nodes that ``nests`` around it
-    or at it; None when there is none. A walk by a stack (the input is deep)."""
-    stack = [(root, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if nests(node):
-            depth += 1
-            if depth > limit:
-                return node
-        stack.extend((c, depth) for c in reversed(list(children(node))))
-    return None
+    or at it; None when there is none."""
+    return first_too_deep_both(root, children, nests, limit, math.inf)[0]
 
 
 def first_too_deep_both(root: Node, children: Callable[[Node], Iterable[Node]], nests: Callable[[Node], bool],
                         limit: int = MAX_NESTING,
-                        depth_limit: int = MAX_EXPRESSION_DEPTH) -> tuple[Optional[Node], Optional[Node]]:
+                        depth_limit: float = MAX_EXPRESSION_DEPTH) -> tuple[Optional[Node], Optional[Node]]:
     """``first_too_deep`` for nesting (``nests``, ``limit``) and for depth in nodes (every node
-    nests, ``depth_limit``) in one walk: the first node too deeply nested, or else None and the
-    first node too deep."""
+    nests, ``depth_limit``) in one walk by a stack (the input is deep): the first node too deeply
+    nested, or else None and the first node too deep."""
     deepest: Optional[Node] = None
     stack = [(root, 0, 0)]
     while stack:
