@@ -244,3 +244,32 @@ def test_deeply_nested_input_translates_in_process_as_on_the_command_line(tmp_pa
     text = s2sad.gradient_source(str(path), wrt="x", target="c")
     assert "void grad_deep(double x, double *d_x, double d_return)" in text
     assert sys.getrecursionlimit() == limit
+
+
+def test_a_translation_collects_less_often_and_restores_the_collector(tmp_path, monkeypatch):
+    """While a translation runs, young collections come every 10,000 allocations and the middle
+    generation is walked every thousand of them (s2sad/interpreter_settings.py: most of what a
+    translation allocates lives to its end); afterwards the caller's thresholds are back, and a
+    caller's own higher threshold is never lowered."""
+    import gc
+
+    import s2sad.pipeline as pipeline
+
+    seen = []
+    emit = pipeline.emit_source
+
+    def watched(*args, **kwargs):
+        seen.append(gc.get_threshold())
+        return emit(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "emit_source", watched)
+    path = tmp_path / "f.c"
+    path.write_text("double f(double x)\n{\n    return x * x;\n}\n")
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 5_000, 10)
+        s2sad.gradient_source(str(path), wrt="x", target="c")
+        assert seen == [(10_000, 5_000, 100)]
+        assert gc.get_threshold() == (700, 5_000, 10)
+    finally:
+        gc.set_threshold(*before)
