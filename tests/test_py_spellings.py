@@ -4,7 +4,8 @@ along axis=k, n times; every gradient checked against central differences."""
 from __future__ import annotations
 
 import pytest
-from source_gradients import HEADER, arr, check_source, num
+from fd import ParamSpec
+from source_gradients import HEADER, arr, check_source, count, load, num
 
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
@@ -107,3 +108,61 @@ def test_np_full_of_integers_is_refused_where_numpy_makes_an_integer_array(body,
     source = HEADER + f'def f(x: "f64[n]", k: int, i: "i64[n]"):\n    {body}\n'
     with pytest.raises(DiagnosticError, match=message):
         pipeline.gradient_source(source, "prog.py", "f", ["x"], "py")
+
+
+def _indices(name: str, *shape: int, high: int) -> ParamSpec:
+    return ParamSpec(name, "array", tuple(shape), dtype="i64", ints=(0, high))
+
+
+# An index that is a part of an index array, sliced where it is used (E[tokens[i:i + w]],
+# x[pairs[:, 0]]), picks as the array it is would: NumPy's integer-array indexing (refused
+# before: the part was taken for a number).
+INDEX_PARTS = {
+    "window_of_tokens": ('def f(E: "f64[v, d]", tokens: "i64[m]", w: int):\n    total = 0.0\n'
+                         "    for i in range(len(tokens) - w + 1):\n        h = E[tokens[i:i + w]]\n"
+                         "        total += np.sum(np.tanh(h) ** 2)\n    return total\n",
+                         ["E"], [arr("E", 6, 3), _indices("tokens", 7, high=5), count("w", 3)]),
+    "columns_of_pairs": ('def f(x: "f64[n]", pairs: "i64[m, 2]"):\n'
+                         "    return np.sum(x[pairs[:, 0]] * x[pairs[:, 1]])\n",
+                         ["x"], [arr("x", 8), _indices("pairs", 5, 2, high=7)]),
+    "beside_arange": ('def f(logp: "f64[r, k]", labels: "i64[m]"):\n    n = logp.shape[0]\n'
+                      "    return -np.sum(logp[np.arange(n), labels[:n]])\n",
+                      ["logp"], [arr("logp", 4, 5), _indices("labels", 6, high=4)]),
+    "mask_part": ('def f(x: "f64[n]"):\n    keep = x > 0.2\n    return np.sum(x[:3][keep[:3]] ** 2)\n',
+                  ["x"], [arr("x", 6)]),
+}
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("name", list(INDEX_PARTS))
+def test_a_sliced_index_array_picks_as_an_index_array(name, target):
+    source, wrt, params = INDEX_PARTS[name]
+    check_source(HEADER + source, wrt, params, target=target)
+
+
+def test_a_sliced_index_array_in_c_output():
+    """C output of x[pairs[:, 0]]: the gather by a column of an integer matrix, compiled with
+    gcc's warnings and run, gives the Python gradient's adjoints (checked against central
+    differences above)."""
+    import ctypes
+
+    import numpy as np
+    from cbuild import build, have_gcc
+
+    if not have_gcc():
+        pytest.skip("no gcc")
+    source, wrt, _ = INDEX_PARTS["columns_of_pairs"]
+    c_text = pipeline.gradient_source(HEADER + source, "prog.py", "f", wrt, "c")
+    assert "void grad_f(double *x, double *d_x, long *pairs, long n, long m, double d_return)" in c_text
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, 8)
+    pairs = rng.integers(0, 8, (5, 2))
+    want = np.zeros(8)
+    load(pipeline.gradient_source(HEADER + source, "prog.py", "f", wrt, "py"), "<grad f>")["grad_f"](
+        x.copy(), want, pairs, 1.0)
+    got = np.zeros(8)
+    dp = ctypes.POINTER(ctypes.c_double)
+    build(c_text).grad_f(x.ctypes.data_as(dp), got.ctypes.data_as(dp),
+                         np.ascontiguousarray(pairs, dtype=np.int64).ctypes.data_as(ctypes.POINTER(ctypes.c_long)),
+                         ctypes.c_long(8), ctypes.c_long(5), ctypes.c_double(1.0))
+    assert np.allclose(got, want, rtol=1e-12, atol=1e-14) and np.any(want != 0.0)

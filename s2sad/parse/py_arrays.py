@@ -653,7 +653,8 @@ def gather(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, ind
         return None
     values: list[Value] = []
     for k, i in enumerate(indices):
-        v = lw.value(i, b, env) if isinstance(i, (cst.Name, cst.Call)) else lw.index(i, b, env, arr, k)
+        v = lw.value(i, b, env) if isinstance(i, (cst.Name, cst.Call)) or lw.is_array_index(i, env) \
+            else lw.index(i, b, env, arr, k)
         if isinstance(v.type, ArrayType) and not v.type.elem.is_int:
             raise lw.fail(i, "an index array must hold integers",
                           hint='annotate it as an integer array: labels: "i64[m]"')

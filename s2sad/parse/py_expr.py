@@ -669,7 +669,7 @@ class ExprLowerer(PyMpi):
             m = self.value(indices[0], b, env)  # type: ignore[arg-type]
             if isinstance(m.type, ArrayType) and m.type.elem == BOOL:
                 return py_arrays.arr_op(self, b, node, "mask", [self.array(base, b, env), m])
-        if len(indices) == 1 and self._is_array_name(indices[0], env):
+        if len(indices) == 1 and self.is_array_index(indices[0], env):
             arr = self.array(base, b, env)
             idx = self.value(indices[0], b, env)  # type: ignore[arg-type]
             if not idx.type.elem.is_int:  # type: ignore[attr-defined]
@@ -706,32 +706,50 @@ class ExprLowerer(PyMpi):
             return py_arrays.arr_op(self, bb, node, "slice", [v, *bounds], {"axes": ["i"] + ["r"] * (t.rank - 1)})
         return length, row
 
-    def _is_array_name(self, node: object, env: Env) -> bool:
-        """``label`` in ``p[label]`` names an array: integer-array (fancy) indexing."""
+    def is_array_index(self, node: object, env: Env) -> bool:
+        """``label`` in ``p[label]`` is an array, named or a part of one named (``tokens[:2]``):
+        integer-array (fancy) indexing."""
+        return self._index_array_type(node, env) is not None
+
+    def _index_array_type(self, node: object, env: Env) -> Optional[ArrayType]:
+        """The type of the array an index is, known before it is lowered: a name of an array, or a
+        part of one that slices it (``tokens[:2]``, ``idx[k:k + 3]``, ``pairs[:, 0]``; its rank
+        what the slices keep); None for any other index (a number, a call, a comparison)."""
         if isinstance(node, cst.Name) and node.value in self.ctx.locals:
             v = env.get(node.value)
-            return isinstance(v, Value) and isinstance(v.type, ArrayType)
-        return False
+            return v.type if isinstance(v, Value) and isinstance(v.type, ArrayType) else None
+        if not isinstance(node, cst.Subscript) or not isinstance(node.value, cst.Name) or is_shape_subscript(node):
+            return None
+        whole = self._index_array_type(node.value, env)
+        parts = [el.slice for el in node.slice]
+        if whole is None or len(parts) > whole.rank or not any(isinstance(p, cst.Slice) for p in parts) \
+                or any(not isinstance(p, (cst.Slice, cst.Index)) or (isinstance(p, cst.Index) and (
+                    is_new_axis(p.value) or isinstance(p.value, cst.Ellipsis)
+                    or self._may_be_index_array(p.value, env))) for p in parts):
+            return None  # (an axis added, or a gather of a gather: lowered as before)
+        kept = whole.rank - sum(isinstance(p, cst.Index) for p in parts)
+        return ArrayType(whole.elem, kept)
 
     def _may_be_mask(self, node: object, env: Env) -> bool:
         """An index that may be a boolean array: a comparison, a logical combination of them, a
-        call (np.isfinite(x)), or a name of a boolean array."""
-        if isinstance(node, cst.Name) and node.value in self.ctx.locals:
-            v = env.get(node.value)
-            return isinstance(v, Value) and isinstance(v.type, ArrayType) and v.type.elem == BOOL
+        call (np.isfinite(x)), or a boolean array, named or a part of one named."""
+        t = self._index_array_type(node, env)
+        if t is not None:
+            return t.elem == BOOL
         if isinstance(node, cst.BinaryOperation):
             return isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor))
         return isinstance(node, (cst.Comparison, cst.Call)) or (
             isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert))
 
     def _may_be_index_array(self, node: object, env: Env) -> bool:
-        """An index that may be an integer array: a name of one, or a call (np.arange(n))."""
-        return self._is_array_name(node, env) or isinstance(node, cst.Call)
+        """An index that may be an integer array: an array, named or a part of one named, or a
+        call (np.arange(n))."""
+        return self.is_array_index(node, env) or isinstance(node, cst.Call)
 
     def _rows_picked(self, indices: list, env: Env) -> bool:
         """``[idx]`` or ``[idx, :, ...]`` with ``idx`` a name of an integer array."""
         first, *rest = indices
-        return self._is_array_name(first, env) and not self._may_be_mask(first, env) and all(
+        return self.is_array_index(first, env) and not self._may_be_mask(first, env) and all(
             is_whole_slice(i) for i in rest)
 
     def _partial_index(self, base: cst.BaseExpression, indices: list, env: Env) -> bool:
