@@ -166,3 +166,76 @@ def test_a_sliced_index_array_in_c_output():
                          np.ascontiguousarray(pairs, dtype=np.int64).ctypes.data_as(ctypes.POINTER(ctypes.c_long)),
                          ctypes.c_long(8), ctypes.c_long(5), ctypes.c_double(1.0))
     assert np.allclose(got, want, rtol=1e-12, atol=1e-14) and np.any(want != 0.0)
+
+
+# np.argsort (x.argsort()): the positions that sort a vector, used to index (refused before).
+ARGSORTS = {
+    "default_kind": ("def f(x, w):\n    order = np.argsort(x)\n    return np.sum(w * x[order])\n",
+                     ["x", "w"], [arr("x", 7), arr("w", 7)]),
+    "stable_method_top_three": ('def f(x: "f64[n]", w: "f64[n]"):\n    order = x.argsort(kind="stable")\n'
+                                "    top = order[::-1][:3]\n    return np.sum(np.exp(w[top]) * x[top])\n",
+                                ["x", "w"], [arr("x", 7), arr("w", 7)]),
+    "heapsort_ranks": ('def f(x: "f64[n]", w: "f64[n]"):\n    order = np.argsort(x, kind="heapsort")\n'
+                       "    return np.sum(w[order] * np.arange(x.shape[0]))\n", ["w"], [arr("x", 6), arr("w", 6)]),
+}
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("name", list(ARGSORTS))
+def test_argsort_matches_central_differences(name, target):
+    source, wrt, params = ARGSORTS[name]
+    check_source(HEADER + source, wrt, params, target=target)
+
+
+def _ranks_gradient(target: str, kind: str):
+    source = HEADER + ARGSORTS["heapsort_ranks"][0].replace(', kind="heapsort"', kind)
+    text = pipeline.gradient_source(source, "prog.py", "f", ["w"], target)
+    return load(text, "<grad f>")["grad_f"]
+
+
+def test_python_output_orders_equal_entries_as_the_primal():
+    """Where entries are equal, which position comes first is the sort's choice, and w[order]
+    reads by it: Python output sorts with the primal's own kind (np.argsort(x), NumPy's
+    quicksort), so each w gets the rank the primal gave it."""
+    import numpy as np
+
+    x = np.array([2.0, 1.0, 2.0, 1.0, 2.0, 0.5, 1.0, 2.0] * 3)
+    d_w = np.zeros(x.size)
+    _ranks_gradient("py", "")(x, np.ones(x.size), d_w)
+    want = np.empty(x.size)
+    want[np.argsort(x)] = np.arange(x.size)  # the primal's ranks
+    assert np.array_equal(d_w, want)
+
+
+def test_numba_output_refuses_equal_entries_of_an_unstable_sort():
+    """Numba's quicksort orders equal entries unlike NumPy's: Numba output sorts stably, which is
+    NumPy's order where no two entries are equal, and raises where two are; with kind="stable"
+    there is one order, and Numba output gives it."""
+    import numpy as np
+
+    pytest.importorskip("numba")
+    x = np.array([2.0, 1.0, 2.0, 0.5])
+    with pytest.raises(ValueError, match="equal entries"):
+        _ranks_gradient("numba", "")(x, np.ones(4), np.zeros(4))
+    d_w = np.zeros(4)
+    _ranks_gradient("numba", ', kind="stable"')(x, np.ones(4), d_w)
+    assert np.array_equal(d_w, [2.0, 1.0, 3.0, 0.0])
+
+
+@pytest.mark.parametrize("call, message", [
+    ('np.argsort(x, kind="fastest")', "np.argsort's kind is one of NumPy's"),
+    ("np.argsort(np.outer(x, x))", "np.argsort is supported of a vector"),
+])
+def test_argsort_refusals_are_located(call, message):
+    src = HEADER + f'def f(x: "f64[n]"):\n    order = {call}\n    return np.sum(x[order[:2]])\n'
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(src, "prog.py", "f", ["x"], "py")
+    d = info.value.diagnostics[0]
+    assert d.loc.line == 7 and message in d.message, d
+
+
+def test_argsort_for_c_output_is_refused_by_its_name():
+    src = HEADER + ARGSORTS["heapsort_ranks"][0]
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(src, "prog.py", "f", ["w"], "c")
+    assert "np.argsort is not supported for C output" in info.value.diagnostics[0].message

@@ -144,6 +144,8 @@ _ARRAY_HELPERS = {
                      np.array([1.0, -2.0, 0.5, 3.0])),
     "interp_breaks": (np.array([-1.0, 0.0, 0.5, 2.0, 3.5, 9.0]), np.array([0.0, 1.0, 2.0, 4.0]),
                       np.array([1.0, -2.0, 0.5, 3.0]), np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])),
+    # np.argsort of an unstable kind, as Numba output sorts (entries apart: one order)
+    "argsort_untied": np.array([3.0, -1.0, 0.5, 2.0, -4.0]),
     # np.roll along an axis and np.pad (Numba has neither) and its adjoint; widths past an extent
     "roll_axis": (np.arange(12.0).reshape(3, 4), -5, 1),
     "pad_sources": (3, 2, 5, "reflect"),

@@ -256,8 +256,14 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
         # Numba reshapes contiguous arrays only (NumPy copies the others).
         src = call("np.ascontiguousarray", a[0]) if numba else a[0]
         return call(Attribute(src, "reshape"), a[1] if len(a) == 2 else _tuple(a[1:]))
-    if n == "argsort":  # a stable sort, under Numba too
-        return call("np.argsort", a[0], kind=Lit('"mergesort"'))
+    if n == "argsort":
+        kind = op.attrs.get("kind")
+        if kind is None:  # a stable sort: one order of ties, Numba's as NumPy's
+            return call("np.argsort", a[0], kind=Lit('"mergesort"'))
+        if numba:  # Numba's quicksort is not NumPy's: equal entries would come out in another order
+            assert helper is not None
+            return helper("argsort_untied", [a[0]])
+        return call("np.argsort", a[0]) if kind == "quicksort" else call("np.argsort", a[0], kind=Lit(f'"{kind}"'))
     if n in ("take", "mask"):
         return Subscript(a[0], tuple(a[1:]))
     if n == "slice":

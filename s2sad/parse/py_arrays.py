@@ -236,6 +236,8 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
             raise lw.fail(node, "np.sort is supported of a vector, without axis= or kind=",
                           hint="sort each row in a loop over the rows")
         return arr_op(lw, b, node, "take", [x, arr_op(lw, b, node, "argsort", [x])])
+    if op == "argsort":
+        return argsort(lw, node, lw.array(args[0], b, env), b)
     if op in ("matmul", "outer"):
         x, y = lw.array(args[0], b, env), lw.array(args[1], b, env)
         return matmul(lw, x, y, b, node) if op == "matmul" else arr_op(lw, b, node, "outer", [x, y])
@@ -635,6 +637,31 @@ def logical_not(lw: "ExprLowerer", node: cst.CSTNode, x: Value, b: Builder) -> V
     """``~mask``: where the mask holds, False, else True."""
     false, true = build.const(lw.at(b, node), False, BOOL), build.const(b, True, BOOL)
     return arr_op(lw, b, node, "where", [x, false, true])
+
+
+# NumPy's sort kinds: a stable one orders equal entries as they come, one order, however it is
+# computed; the others (its default, "quicksort", an introsort) order them as NumPy's code does.
+STABLE_SORTS = ("stable", "mergesort")
+UNSTABLE_SORTS = ("quicksort", "heapsort")
+
+
+def argsort(lw: "ExprLowerer", node: cst.Call, x: Value, b: Builder) -> Value:
+    """``np.argsort(x)``, ``x.argsort(kind="stable")``: the positions that sort the vector ``x``
+    (``arr.argsort``), an integer array with no derivative, whose uses (``w[order]``) are
+    differentiated as they read. The kind goes with the op: where entries are equal, their order
+    is the primal's only if the gradient sorts as the primal does (``arr.argsort``'s ``kind``)."""
+    if x.type.rank != 1:  # type: ignore[attr-defined]
+        raise lw.fail(node, "np.argsort is supported of a vector, without axis=",
+                      hint="sort each row in a loop over the rows")
+    kind_node = keyword_arg(node, "kind")
+    kind = "quicksort"  # NumPy's default
+    if kind_node is not None:
+        kind = kind_node.evaluated_value if isinstance(kind_node, cst.SimpleString) else None  # type: ignore
+        if kind not in STABLE_SORTS + UNSTABLE_SORTS:
+            raise lw.fail(kind_node, "np.argsort's kind is one of NumPy's, written as a string",
+                          hint='kind="stable" (equal entries in the order they come), or leave it out')
+    attrs = {} if kind in STABLE_SORTS else {"kind": kind}
+    return arr_op(lw, b, node, "argsort", [x], attrs)
 
 
 def gather(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, indices: list, b: Builder,

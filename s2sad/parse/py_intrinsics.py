@@ -141,6 +141,7 @@ ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.cumprod": Intrinsic("cumprod", 1, 1),
     "numpy.polyval": Intrinsic("polyval", 2, 2),
     "numpy.sort": Intrinsic("sort", 1, 1),
+    "numpy.argsort": Intrinsic("argsort", 1, 1),
     "numpy.roll": Intrinsic("roll", 1, 3),  # (lowered by ``py_roll_pad``)
     "numpy.pad": Intrinsic("pad", 1, 3),
 }
@@ -179,6 +180,7 @@ METHODS: dict[str, Intrinsic] = {
     "copy": Intrinsic("array", 1, 1),  # x.copy(), as np.copy(x)
     "var": ARRAY_FUNCTIONS["numpy.var"], "std": ARRAY_FUNCTIONS["numpy.std"],
     "prod": ARRAY_FUNCTIONS["numpy.prod"], "cumsum": ARRAY_FUNCTIONS["numpy.cumsum"],
+    "argsort": ARRAY_FUNCTIONS["numpy.argsort"],
     "clip": Intrinsic("clip", 3, 3, keeps_int=True),
     "trace": LINALG_FUNCTIONS["numpy.trace"], "diagonal": LINALG_FUNCTIONS["numpy.diagonal"],
 }
@@ -190,7 +192,7 @@ ARRAY_KEYWORDS: dict[str, tuple[str, ...]] = {
     "var": ("axis", "keepdims", "ddof"), "std": ("axis", "keepdims", "ddof"), "cumsum": ("axis",),
     "norm": ("ord", "axis"), "stack": ("axis",), "concatenate": ("axis",), "convolve": ("mode",),
     "linspace": ("num", "endpoint"), "triu_indices": ("k", "m"), "tril_indices": ("k", "m"), "eye": ("dtype",),
-    "roll": ("shift", "axis"),
+    "roll": ("shift", "axis"), "argsort": ("kind",),
     "pad": ("pad_width", "mode", "constant_values", "reflect_type", "stat_length", "end_values"),  # (refused by name)
     "norm_pdf": ("loc", "scale"), "norm_logpdf": ("loc", "scale"), "norm_cdf": ("loc", "scale"),
 }

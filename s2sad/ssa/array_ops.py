@@ -149,9 +149,12 @@ Ops the adjoint transform introduces (undoing broadcasts, reductions, slices, ga
                                                             right where an entry is 0
   arr.accum        (dst: array, v)        -> ()             dst[...] += v (v has dst's shape, or
                                                             is a scalar); writes dst
-  arr.argsort      (a: array<T,1>)        -> array<i64,1>   np.argsort(a, kind="mergesort"): the
+  arr.argsort      (a: array<T,1>) {kind?: "quicksort" or "heapsort"}
+                                          -> array<i64,1>   np.argsort(a, kind="stable"): the
                                                             indices that sort a, ties in order
-                                                            (np.sort(a) is a take of them)
+                                                            (np.sort(a) is a take of them);
+                                                            ``kind``: the primal's own sort,
+                                                            which orders ties its own way
   arr.mask         (a: array<T,r>, m: array<bool,r>)
                                           -> array<T,1>     a[m]: NumPy's boolean indexing, the
                                                             entries where m holds, in C order
@@ -355,8 +358,8 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
             return "'arr.reshape' takes an array and i64 extents"
         return ArrayType(_elem(operands[0]), len(operands) - 1)
     if op == "argsort":
-        if len(operands) != 1 or ranks[0] != 1:
-            return "'arr.argsort' takes one rank-1 array"
+        if len(operands) != 1 or ranks[0] != 1 or attrs.get("kind", "quicksort") not in ("quicksort", "heapsort"):
+            return "'arr.argsort' takes one rank-1 array (and the kind of an unstable sort)"
         return ArrayType(I64, 1)
     if op == "mask":
         if len(operands) != 2 or ranks[0] == 0 or ranks[1] != ranks[0] or _elem(operands[1]) != BOOL:

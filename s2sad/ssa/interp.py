@@ -162,7 +162,7 @@ def _array_op(op: Op, a: list[Any]) -> list[Any]:
     if n == "reshape":
         return [a[0].reshape(tuple(int(d) for d in a[1:])).copy()]
     if n == "argsort":
-        return [np.argsort(a[0], kind="mergesort")]
+        return [np.argsort(a[0], kind=op.attrs.get("kind", "stable"))]
     if n == "mask":
         return [a[0][a[1]]]
     if n == "accum_mask":

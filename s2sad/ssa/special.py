@@ -326,12 +326,27 @@ def spread_numba(g, like):
     return out[0]
 
 
+def argsort_untied(a):
+    """np.argsort(a) where the primal sorts with NumPy's quicksort or heapsort, as Numba output
+    computes it: a stable sort, which gives NumPy's order wherever no two entries are equal;
+    refused where two are (those orders differ, and with them the positions the primal reads)."""
+    order = np.argsort(a, kind="mergesort")
+    for k in range(order.shape[0] - 1):
+        p, q = a[order[k]], a[order[k + 1]]
+        if p == q or (np.isnan(p) and np.isnan(q)):
+            raise ValueError(
+                "np.argsort: equal entries, which NumPy's quicksort orders as Numba's "
+                'does not (pass kind="stable" to np.argsort)'
+            )
+    return order
+
+
 FUNCTIONS = {"digamma": digamma, "trigamma": trigamma, "expit": expit, "round_half_away": round_half_away,
              "fdim": fdim, "logb": logb, "prod_of_others": prod_of_others,
              "prod_of_others_in_rows": prod_of_others_in_rows, "cumsum_in_rows": cumsum_in_rows,
              "sum_to_shape": sum_to_shape, "interp_weights": interp_weights, "interp_slope": interp_slope,
              "interp_breaks": interp_breaks, "spread": spread, "add_into": add_into, "roll_axis": roll_axis,
-             "pad_sources": pad_sources, "pad": pad, "unpad": unpad}
+             "pad_sources": pad_sources, "pad": pad, "unpad": unpad, "argsort_untied": argsort_untied}
 
 # The helpers each helper calls (printed with it, under their names in the output).
 REQUIRES = {"pad": ("pad_sources",), "unpad": ("pad_sources",)}
@@ -350,7 +365,8 @@ def source_of(name: str, numba: bool = False) -> str:
     return text.replace(f"def {fn.__name__}(", f"def {name}(", 1)
 
 
-__all__ = ["FUNCTIONS", "NUMBA_SPELLINGS", "REQUIRES", "add_into", "cumsum_in_rows", "digamma", "expit", "fdim",
+__all__ = ["FUNCTIONS", "NUMBA_SPELLINGS", "REQUIRES", "add_into", "argsort_untied", "cumsum_in_rows", "digamma",
+           "expit", "fdim",
            "interp_breaks", "interp_slope", "interp_weights", "logb", "pad", "pad_sources", "prod_of_others",
            "prod_of_others_in_rows", "roll_axis", "round_half_away", "source_of", "spread", "spread_numba",
            "sum_to_shape", "sum_to_shape_numba", "trigamma", "unpad", "unpad_numba"]
