@@ -49,7 +49,7 @@ from ..ssa.callgraph import callees_first
 from .c_lower import CContext, Signature, lower_function
 from .c_accessors import inline_accessors
 from .c_factories import inline_factories
-from .c_pointers import array_params
+from .c_pointers import PointerUses, array_params
 from .c_preprocess import BUILTIN_MACROS, PRELUDE_TYPEDEFS, CFlags, Preprocessed, header_typedef, preprocess
 from ..languages import is_cuda
 from .cuda_source import SHARED
@@ -164,8 +164,9 @@ class CFile:
             self.functions, frozenset(self.structs.records) | frozenset(self.structs.layouts), with_pointers)
         # Pointer parameters used as arrays: a pointer to structs of mixed members is an array of
         # them only then (c_types._struct_type), else one struct.
-        self.array_params = array_params(self.functions)
-        self.record_arrays = array_params(self.functions, records=True)
+        uses = PointerUses(self.functions)
+        self.array_params = array_params(uses)
+        self.record_arrays = array_params(uses, records=True)
 
     def _enums(self, ext: c_ast.Node) -> None:
         """The enumerators an enum defined at file scope declares, as constants (``LINEAR`` is

@@ -54,8 +54,13 @@ class _Binder:
 
     def run(self) -> dict[str, str]:
         for fn in self.functions.values():
-            self._read_held_functions(fn)
-            self._read_chosen_functions(fn)
+            # Both read local pointers to functions only: most functions declare none, and one
+            # walk says so (each of them walks the function again, the first one changing it).
+            if any(isinstance(n, c_ast.Decl) and self._function_pointer(n) for n in walk(fn.body)):
+                self._read_held_functions(fn)
+                self._read_chosen_functions(fn)
+        if not any(self._function_pointer(p) for fn in self.functions.values() for p in params_of(fn)):
+            return self.origin  # no function takes a function: no call to bind (``_bind``), no copy made
         pending = list(self.functions)
         while pending:
             caller = self.functions[pending.pop()]

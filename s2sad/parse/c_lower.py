@@ -225,13 +225,14 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         self.read_only_leaves: dict[str, str] = {}
         self.heap_records: set[str] = set()  # Camera *c = malloc(sizeof(Camera)): held as its members
         self.address_of: dict[str, str] = {}  # Params *q = &p of a local struct: q's key -> p's (c_records)
-        self.addressed = addressed_names(fn.body)  # variables whose address is taken: cells (c_pointers)
+        nodes = list(walk(fn.body))  # what the three below read, walked once for them
+        self.addressed = addressed_names(nodes)  # variables whose address is taken: cells (c_pointers)
         # Structs whose address sets a pointer assigned again: one struct in memory each (c_pointers)
-        self.swapped = swapped_structs(fn.body)
+        self.swapped = swapped_structs(nodes)
         self.struct_runs: set[str] = set()  # the keys of such structs
         # double **A whose rows a loop mallocs: one n x m array (c_row_allocs), by declaration,
         # by the loop before which it is allocated, and the row statements that then do nothing
-        self.row_allocs = row_allocations(fn.body, self.ctx.constants)
+        self.row_allocs = row_allocations(nodes, self.ctx.constants)
         self.refused: set[str] = set()  # keys of variables whose declarations were refused (attempt)
         self.row_loops = {id(r.loop): r for r in self.row_allocs.values()}
         self.row_stmts = {id(st) for r in self.row_allocs.values() for st in r.nothing}
@@ -479,6 +480,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         """The file's read-only tables the body names (``static const double coef[5] = {...}``),
         each a local array filled at the function's start: the same values on every call, and
         one array for the whole body (a table first read inside a loop or a branch included)."""
+        if not self.ctx.tables:
+            return  # (most files have none: the body is not walked for the names it uses)
         names = {n.name for n in walk(self.fn.body) if isinstance(n, c_ast.ID)}
         for name, d in self.ctx.tables.items():
             if name not in names or self.lookup(name) is not None:  # unused, or a parameter's name
@@ -641,7 +644,7 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                     key = self.declare(d.name, t, d)
                     env[key] = Poison()
                     self.refused.add(key)
-            for name in assigned_names(st) + sorted(addressed_names(st)):  # &m: a callee may set m
+            for name in assigned_names(st) + sorted(addressed_names(list(walk(st)))):  # &m: a callee may set m
                 key = self.lookup(name)
                 if key is not None and self.ctypes[key].kind == "record":  # &w: w's numbers (c_records)
                     for leaf, t in self.record_leaves(key):

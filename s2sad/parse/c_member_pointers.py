@@ -29,16 +29,20 @@ from .c_expr import changed_names, walk
 def read_member_pointers(functions: dict[str, c_ast.FuncDef]) -> None:
     """Read each local pointer to a member of ``functions`` as the member (in place)."""
     for fn in functions.values():
-        _Function(fn).run()
+        nodes = list(walk(fn))
+        decls = [n for n in nodes if isinstance(n, c_ast.Decl) and isinstance(n.type, c_ast.PtrDecl)
+                 and isinstance(n.init, c_ast.UnaryOp) and n.init.op == "&" and _member(n.init.expr)]
+        if decls:  # (most functions declare none: only then is every node's parent worth finding)
+            _Function(fn, nodes).run(decls)
 
 
 class _Function:
-    def __init__(self, fn: c_ast.FuncDef):
+    def __init__(self, fn: c_ast.FuncDef, nodes: list[c_ast.Node]):
+        """``nodes``: ``fn``'s, ``walk``."""
         self.fn = fn
+        self.nodes = nodes
         self.parents: dict[int, tuple[c_ast.Node, str]] = {}
-        self.nodes: list[c_ast.Node] = []
-        for n in walk(fn):
-            self.nodes.append(n)
+        for n in nodes:
             for attr, child in n.children():
                 self.parents[id(child)] = (n, attr)
         self.fields = {id(n.field) for n in self.nodes if isinstance(n, c_ast.StructRef)}  # w.gamma: gamma
@@ -50,9 +54,9 @@ class _Function:
             if isinstance(n, c_ast.Decl) and n.name:
                 self.declared[n.name] = self.declared.get(n.name, 0) + 1
 
-    def run(self) -> None:
-        for decl in [n for n in self.nodes if isinstance(n, c_ast.Decl) and isinstance(n.type, c_ast.PtrDecl)
-                     and isinstance(n.init, c_ast.UnaryOp) and n.init.op == "&" and _member(n.init.expr)]:
+    def run(self, decls: list[c_ast.Decl]) -> None:
+        """Read each of ``decls``, the function's pointers set to a member's address, as the member."""
+        for decl in decls:
             self._read_as_member(decl, decl.init.expr)
 
     def _read_as_member(self, decl: c_ast.Decl, member: c_ast.Node) -> None:

@@ -15,7 +15,7 @@ adds what C code does with pointers besides walking one array:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, Iterable, Optional
 
 from pycparser import c_ast
 
@@ -30,14 +30,11 @@ from .py_common import Env, Fail, Poison
 _ASSIGNING_MPI = ("MPI_Comm_rank", "MPI_Comm_size")  # (c_mpi: their integer, assigned)
 
 
-def addressed_names(body: Optional[c_ast.Node]) -> frozenset[str]:
-    """The variables whose address ``body`` takes (``&m``, ``&(m)``); by name, so a name
-    shadowed in an inner block is a cell in both scopes (only slower, never wrong). Not the
-    exponent of ``frexp(x, &e)``, nor the rank of ``MPI_Comm_rank(comm, &rank)`` (or the size of
-    ``MPI_Comm_size``), which the front end reads as assignments."""
-    if body is None:
-        return frozenset()
-    nodes = list(walk(body))
+def addressed_names(nodes: list[c_ast.Node]) -> frozenset[str]:
+    """The variables whose address ``nodes`` (a statement's or body's, ``walk``) take (``&m``,
+    ``&(m)``); by name, so a name shadowed in an inner block is a cell in both scopes (only slower,
+    never wrong). Not the exponent of ``frexp(x, &e)``, nor the rank of ``MPI_Comm_rank(comm, &rank)``
+    (or the size of ``MPI_Comm_size``), which the front end reads as assignments."""
     exponents = {id(n.args.exprs[1]) for n in nodes
                  if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID)
                  and (library_name(n.name.name) in ("frexp", "frexpf") or n.name.name in _ASSIGNING_MPI)
@@ -47,15 +44,12 @@ def addressed_names(body: Optional[c_ast.Node]) -> frozenset[str]:
                      and id(n) not in exponents)
 
 
-def swapped_structs(body: Optional[c_ast.Node]) -> frozenset[str]:
+def swapped_structs(nodes: list[c_ast.Node]) -> frozenset[str]:
     """The variables whose address sets a pointer that the function assigns again (``S sa, sb;
-    S *cur = &sa, *nxt = &sb;`` with ``cur = nxt;`` later: states swapped by pointer), by name.
-    Such a struct lives in memory, as one struct of a run (``S sa[1]``), so that the pointer may
-    move between it and the others (``Aim``); a struct only aliased (``Params *q = &p``) stays
-    held as its members (``c_records``)."""
-    if body is None:
-        return frozenset()
-    nodes = list(walk(body))
+    S *cur = &sa, *nxt = &sb;`` with ``cur = nxt;`` later: states swapped by pointer), by name,
+    of ``nodes`` (the function body's, ``walk``). Such a struct lives in memory, as one struct
+    of a run (``S sa[1]``), so that the pointer may move between it and the others (``Aim``); a
+    struct only aliased (``Params *q = &p``) stays held as its members (``c_records``)."""
     assigned = {n.lvalue.name for n in nodes
                 if isinstance(n, c_ast.Assignment) and n.op == "=" and isinstance(n.lvalue, c_ast.ID)}
     out: set[str] = set()
@@ -78,14 +72,13 @@ def swapped_structs(body: Optional[c_ast.Node]) -> frozenset[str]:
     return frozenset(out)
 
 
-def indexed_names(body: Optional[c_ast.Node]) -> frozenset[str]:
-    """The variables ``body`` uses as arrays of more than one element: ``p[i]`` (any subscript but
-    a literal 0), ``p + k``, ``p - k``, ``p++``, ``p += k``. A pointer to a struct of mixed members
-    so used is an array of them (``c_structs``); otherwise it points to one struct (a record)."""
-    if body is None:
-        return frozenset()
+def indexed_names(nodes: Iterable[c_ast.Node]) -> frozenset[str]:
+    """The variables ``nodes`` (a body's, ``walk``) use as arrays of more than one element: ``p[i]``
+    (any subscript but a literal 0), ``p + k``, ``p - k``, ``p++``, ``p += k``. A pointer to a struct
+    of mixed members so used is an array of them (``c_structs``); otherwise it points to one struct
+    (a record)."""
     names: set[str] = set()
-    for n in walk(body):
+    for n in nodes:
         if isinstance(n, c_ast.ArrayRef) and isinstance(n.name, c_ast.ID) \
                 and not (isinstance(n.subscript, c_ast.Constant) and n.subscript.value == "0"):
             names.add(n.name.name)
@@ -98,23 +91,37 @@ def indexed_names(body: Optional[c_ast.Node]) -> frozenset[str]:
     return frozenset(names)
 
 
-def array_params(functions: dict[str, c_ast.FuncDef], records: bool = False) -> dict[str, frozenset[str]]:
+class PointerUses:
+    """What ``array_params`` reads of each function of a file: its parameters' names, the names it
+    declares, the variables it indexes (``indexed_names``) and its calls of the file's functions.
+    Found by one walk of each function, for both readings of ``array_params``: the functions are
+    not changed between them (``c_frontend.CFile``)."""
+
+    def __init__(self, functions: dict[str, c_ast.FuncDef]):
+        self.functions = functions
+        self.names: dict[str, list[str]] = {}
+        self.local: dict[str, frozenset[str]] = {}
+        self.indexed: dict[str, frozenset[str]] = {}
+        self.calls: list[tuple[str, c_ast.FuncCall]] = []  # (caller, call), the file's order
+        for f, fn in functions.items():
+            args = fn.decl.type.args.params if fn.decl.type.args is not None else []
+            self.names[f] = [p.name for p in args if isinstance(p, c_ast.Decl) and p.name]
+            nodes = list(walk(fn.body))
+            self.local[f] = frozenset(n.name for n in nodes if isinstance(n, c_ast.Decl) and n.name)
+            self.indexed[f] = indexed_names(nodes)
+            self.calls += [(f, n) for n in nodes if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID)
+                           and n.name.name in functions]
+
+
+def array_params(uses: PointerUses, records: bool = False) -> dict[str, frozenset[str]]:
     """For each function, the parameters used as arrays (``indexed_names``) in it or across
     calls: one a caller passes a pointer into an array (``&ps[i]``, ``ps + i``, an array it
     indexes or declares itself), and one passed straight to a parameter so used. By name, to a
     fixed point over the file's calls. ``records``: as pointers to structs of mixed members are
     read (``c_records``), where a pointer into an array (``&Ms[i]``) or to a local is one struct,
     and only an array passed on whole (``forward(layers, x)``) is an array in the callee too."""
-    def params(fn: c_ast.FuncDef) -> list[str]:
-        args = fn.decl.type.args.params if fn.decl.type.args is not None else []
-        return [p.name for p in args if isinstance(p, c_ast.Decl) and p.name]
-
-    names = {f: params(fn) for f, fn in functions.items()}
-    local = {f: frozenset(n.name for n in walk(fn.body) if isinstance(n, c_ast.Decl) and n.name)
-             for f, fn in functions.items()}
-    arrays = {f: set(indexed_names(fn.body)) for f, fn in functions.items()}
-    calls = [(f, n) for f, fn in functions.items() for n in walk(fn.body)
-             if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and n.name.name in functions]
+    names, local, calls = uses.names, uses.local, uses.calls
+    arrays = {f: set(indexed) for f, indexed in uses.indexed.items()}
     changed = True
     while changed:
         changed = False
@@ -138,7 +145,7 @@ def array_params(functions: dict[str, c_ast.FuncDef], records: bool = False) -> 
                         and plain not in arrays[caller]:
                     arrays[caller].add(plain)
                     changed = True
-    return {f: frozenset(arrays[f] & set(names[f])) for f in functions}
+    return {f: frozenset(arrays[f] & set(names[f])) for f in uses.functions}
 
 
 # -- pointers that move between arrays ------------------------------------------------------------

@@ -76,14 +76,12 @@ class RowAllocation:
         return (self.row_stmt, *((self.links,) if self.links is not None else ()), *self.dropped)
 
 
-def row_allocations(body: Optional[c_ast.Node], constants: Optional[dict[str, c_ast.Node]] = None
+def row_allocations(nodes: list[c_ast.Node], constants: Optional[dict[str, c_ast.Node]] = None
                     ) -> dict[int, RowAllocation]:
-    """The matrices of separately allocated rows in ``body``, by ``id`` of their declaration
-    (``constants``: the file's #defines and constants, for a block's first indices)."""
+    """The matrices of separately allocated rows in ``nodes`` (a function body's, ``walk``), by
+    ``id`` of their declaration (``constants``: the file's #defines and constants, for a block's
+    first indices)."""
     out: dict[int, RowAllocation] = {}
-    if body is None:
-        return out
-    nodes = list(walk(body))
     for block in nodes:
         if not isinstance(block, c_ast.Compound) or not block.block_items:
             continue

@@ -33,8 +33,10 @@ def split_struct_arrays(functions: dict[str, c_ast.FuncDef], records: frozenset[
     def constant(node: Optional[c_ast.Node]) -> Optional[int]:
         return int_constant(node, constants, set()) if node is not None else None
 
+    if not records:
+        return  # no struct type to split an array of (a file of numbers: the usual case)
     for fn in functions.values():
-        taken = {n.name for n in walk(fn) if isinstance(n, (c_ast.ID, c_ast.Decl)) and n.name}
+        taken: Optional[set[str]] = None  # the names the function uses, found when one is split
         for block in [n for n in walk(fn.body) if isinstance(n, c_ast.Compound)]:
             items = block.block_items or []
             for k in range(len(items) - 1, -1, -1):
@@ -42,6 +44,8 @@ def split_struct_arrays(functions: dict[str, c_ast.FuncDef], records: frozenset[
                 size = _struct_array(d, records, constant)
                 if size is None or not _indexed_by_constants(fn, d.name, size, constant):
                     continue
+                if taken is None:
+                    taken = {n.name for n in walk(fn) if isinstance(n, (c_ast.ID, c_ast.Decl)) and n.name}
                 names = [_fresh(f"{d.name}_{j}", taken) for j in range(size)]
                 items[k:k + 1] = [_element_decl(d, name, j) for j, name in enumerate(names)]
                 _rename_elements(fn.body, d.name, names, constant)

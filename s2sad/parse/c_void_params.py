@@ -46,6 +46,8 @@ def type_void_params(functions: dict[str, c_ast.FuncDef]) -> None:
         p.type = c_ast.PtrDecl([], c_ast.TypeDecl(p.name, ["const"] if const else [], None,
                                                   _pointee_type(names, at), coord=at), coord=at)
         _drop_casts(fn.body, p.name)
+    if not settled:
+        return  # no parameter retyped: no call passes a struct's address cast to one
     for fn in functions.values():  # euler(rhs, (void *)&P, ...): the struct's address, as it is
         for n in walk(fn.body):
             if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and n.args is not None:
