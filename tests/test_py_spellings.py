@@ -177,6 +177,10 @@ ARGSORTS = {
                                 ["x", "w"], [arr("x", 7), arr("w", 7)]),
     "heapsort_ranks": ('def f(x: "f64[n]", w: "f64[n]"):\n    order = np.argsort(x, kind="heapsort")\n'
                        "    return np.sum(w[order] * np.arange(x.shape[0]))\n", ["w"], [arr("x", 6), arr("w", 6)]),
+    "the_call_as_index": ('def f(X: "f64[n, k]", y: "f64[n]"):\n'
+                          "    ranks = np.arange(X.shape[0])[:, None]\n"
+                          "    return np.sum(X[np.argsort(y)] * ranks) + np.sum(y[np.arange(2)])\n",
+                          ["X", "y"], [arr("X", 5, 3), arr("y", 5)]),
 }
 
 
@@ -239,3 +243,40 @@ def test_argsort_for_c_output_is_refused_by_its_name():
     with pytest.raises(DiagnosticError) as info:
         pipeline.gradient_source(src, "prog.py", "f", ["w"], "c")
     assert "np.argsort is not supported for C output" in info.value.diagnostics[0].message
+
+
+# np.maximum.accumulate and np.minimum.accumulate (the running extreme, a loop whose adjoint is the
+# loop's), np.add.accumulate and np.multiply.accumulate (np.cumsum and np.cumprod): refused before.
+ACCUMULATES = {
+    "running_max": ('def f(x: "f64[n]", w: "f64[n]"):\n    peak = np.maximum.accumulate(x)\n'
+                    "    return np.sum(w * (peak - x) ** 2) + np.max(peak)\n", ["x", "w"], [arr("x", 9), arr("w", 9)]),
+    "running_min_and_ufunc_scans": ('def f(x: "f64[n]", w: "f64[n]"):\n    lo = np.minimum.accumulate(x * w)\n'
+                                    "    return np.sum(lo ** 2) + np.sum(np.add.accumulate(x) * "
+                                    "np.multiply.accumulate(w))\n", ["x", "w"], [arr("x", 8), arr("w", 8)]),
+    "of_integers": ('def f(x: "f64[n]", idx: "i64[n]"):\n    return np.sum(x[np.maximum.accumulate(idx)] ** 2)\n',
+                    ["x"], [arr("x", 6), _indices("idx", 6, high=5)]),
+}
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("name", list(ACCUMULATES))
+def test_running_extremes_match_central_differences(name, target):
+    source, wrt, params = ACCUMULATES[name]
+    text = check_source(HEADER + source, wrt, params, target=target)
+    assert "accumulate" not in "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+
+
+@pytest.mark.parametrize("name", ["running_max", "running_min_and_ufunc_scans"])
+def test_running_extremes_in_c_output(name, tmp_path):
+    """C output, compiled and checked against central differences by s2sad check."""
+    from cbuild import have_gcc
+
+    from s2sad.cli import main
+
+    if not have_gcc():
+        pytest.skip("no gcc")
+    source, wrt, _ = ACCUMULATES[name]
+    path = tmp_path / "prog.py"
+    path.write_text(HEADER + source)
+    assert main(["check", str(path), "--func", "f", "--wrt", ",".join(wrt), "--target", "c",
+                 "--sizes", "x=7,w=7"]) == 0

@@ -228,6 +228,8 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
         return cumsum(lw, node, lw.array(args[0], b, env), b)
     if op == "cumprod":
         return cumprod(lw, node, lw.array(args[0], b, env), b)
+    if op in ("running_max", "running_min"):
+        return running_extreme(lw, node, lw.array(args[0], b, env), b, op[len("running_"):])
     if op == "polyval":
         return polyval(lw, node, lw.array(args[0], b, env), lw.value(args[1], b, env), b)
     if op == "sort":  # the entries in the order argsort gives: a gather, whose adjoint scatters back
@@ -432,6 +434,36 @@ def cumprod(lw: "ExprLowerer", node: cst.Call, arr: Value, b: Builder) -> Value:
         return v
 
     add_carried(loop, one, times, "running")
+    return out
+
+
+def running_extreme(lw: "ExprLowerer", node: cst.Call, arr: Value, b: Builder, fn: str) -> Value:
+    """``np.maximum.accumulate(x)`` (``fn`` "max") and ``np.minimum.accumulate(x)`` ("min") of a
+    vector: a new array a loop fills with the running extreme, each entry ``np.maximum`` of the
+    previous one and ``x[k]`` (the first ``x[0]``: the loop starts from the identity, -inf for a
+    maximum), so its adjoint is the loop's: each entry's goes to the ``x[k]`` it came from."""
+    if arr.type.rank != 1 or any(a.keyword is not None for a in node.args):  # type: ignore[attr-defined]
+        raise lw.fail(node, f"np.{fn}imum.accumulate is supported of a vector, without axis=",
+                      hint="write the running extreme as a loop over the axis")
+    lw.at(b, node)
+    elem = arr.type.elem  # type: ignore[attr-defined]
+    count = b.op1("dim", [arr], I64, axis=0)
+    out = b.op1("alloc", [count], ArrayType(elem, 1), fill="empty", elem=elem.name)
+    if elem.is_int:  # (an integer array's running extreme is one: NumPy keeps the dtype)
+        identity = build.const(b, -2 ** 63 if fn == "max" else 2 ** 63 - 1, elem)
+    else:
+        identity = build.const(b, -math.inf if fn == "max" else math.inf, elem)
+    loop = _fill_loop(b, count, lambda bb, k: None)
+    body = loop.regions[0]
+
+    def extreme(running: Value) -> Value:
+        bb = Builder(body, b.loc).before_op(body.terminator)
+        k = body.args[0]
+        v = build.math(bb, fn, running, bb.op1("load", [arr, k], elem))
+        bb.create("store", [out, k, v], [])
+        return v
+
+    add_carried(loop, identity, extreme, "running")
     return out
 
 

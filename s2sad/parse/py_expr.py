@@ -653,6 +653,15 @@ class ExprLowerer(PyMpi):
                 del self.held[base]
         if isinstance(base, cst.Name) and py_lists.is_list(self, base):
             return py_lists.item(self, node, b, env)
+        if len(indices) == 1 and isinstance(indices[0], cst.Call) and indices[0] not in self.held \
+                and isinstance(base, cst.Name):
+            # A[np.argsort(y)], A[int(k)]: whether the index is an array (rows picked) or a number (a
+            # row) is its value's type; lowered once, and read as that value below
+            self.held[indices[0]] = self.value(indices[0], b, env)
+            try:
+                return self.subscript(node, b, env)
+            finally:
+                del self.held[indices[0]]
         if any(is_new_axis(i) for i in indices):
             return py_arrays.new_axes(self, node, base, indices, b, env)
         if len(indices) == 1 and isinstance(indices[0], cst.Name) and self._may_be_mask(indices[0], env):
@@ -669,6 +678,17 @@ class ExprLowerer(PyMpi):
             m = self.value(indices[0], b, env)  # type: ignore[arg-type]
             if isinstance(m.type, ArrayType) and m.type.elem == BOOL:
                 return py_arrays.arr_op(self, b, node, "mask", [self.array(base, b, env), m])
+            if isinstance(m.type, ArrayType):  # x[np.argsort(y)]: the positions a call gives, lowered once
+                if not m.type.elem.is_int:
+                    raise self.fail(indices[0], "an index array must hold integers",
+                                    hint="index with an integer array (np.argsort(y), np.arange(k))")
+                self.held[indices[0]] = m
+                try:
+                    gathered = py_arrays.gather(self, node, base, indices, b, env)
+                finally:
+                    del self.held[indices[0]]
+                if gathered is not None:
+                    return gathered
         if len(indices) == 1 and self.is_array_index(indices[0], env):
             arr = self.array(base, b, env)
             idx = self.value(indices[0], b, env)  # type: ignore[arg-type]
@@ -715,6 +735,9 @@ class ExprLowerer(PyMpi):
         """The type of the array an index is, known before it is lowered: a name of an array, or a
         part of one that slices it (``tokens[:2]``, ``idx[k:k + 3]``, ``pairs[:, 0]``; its rank
         what the slices keep); None for any other index (a number, a call, a comparison)."""
+        if node in self.held:  # (a call lowered already: subscript)
+            v = self.held[node]  # type: ignore[index]
+            return v.type if isinstance(v.type, ArrayType) else None
         if isinstance(node, cst.Name) and node.value in self.ctx.locals:
             v = env.get(node.value)
             return v.type if isinstance(v, Value) and isinstance(v.type, ArrayType) else None

@@ -142,6 +142,11 @@ ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.polyval": Intrinsic("polyval", 2, 2),
     "numpy.sort": Intrinsic("sort", 1, 1),
     "numpy.argsort": Intrinsic("argsort", 1, 1),
+    # The ufuncs' running forms: np.add.accumulate is np.cumsum, np.multiply.accumulate np.cumprod.
+    "numpy.maximum.accumulate": Intrinsic("running_max", 1, 1),
+    "numpy.minimum.accumulate": Intrinsic("running_min", 1, 1),
+    "numpy.add.accumulate": Intrinsic("cumsum", 1, 1),
+    "numpy.multiply.accumulate": Intrinsic("cumprod", 1, 1),
     "numpy.roll": Intrinsic("roll", 1, 3),  # (lowered by ``py_roll_pad``)
     "numpy.pad": Intrinsic("pad", 1, 3),
 }

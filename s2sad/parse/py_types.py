@@ -281,7 +281,7 @@ _ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "neg", "pos", "reciprocal", "f
 # Whole reductions the IR takes a number to be its own value of, which only a sum is at any shape.
 _WHOLE_OF_A_NUMBER = frozenset({"mean", "max_reduce", "min_reduce", "prod", "var", "std", "median", "average"})
 # Reductions and scans that need an array operand (``np.var``, ``np.cumsum``).
-_STATISTICS = ("prod", "var", "std", "cumsum", "cumprod", "sort", "argsort")
+_STATISTICS = ("prod", "var", "std", "cumsum", "cumprod", "sort", "argsort", "running_max", "running_min")
 
 
 def method_of(node: cst.Call, locals_: frozenset, info: ModuleInfo) -> Optional[tuple[lib.Intrinsic, str]]:
@@ -1328,6 +1328,9 @@ class _Inference:
         arg_types = [self.expr_type(a, types) for a in args]
         if op == "argsort":  # the positions that sort a vector
             return ArrayType(I64, 1)
+        if op in ("running_max", "running_min"):  # of the vector's dtype, as NumPy keeps it
+            t = arg_types[0] if arg_types else None
+            return ArrayType(t.elem, t.rank) if isinstance(t, ArrayType) else None
         if op in ("cumsum", "cumprod", "sort"):
             t = arg_types[0] if arg_types else None
             return ArrayType(F64, t.rank) if isinstance(t, ArrayType) else None
