@@ -24,10 +24,8 @@ C's semantics are kept where they differ from Python's:
 
 from __future__ import annotations
 
-import copy
 import math
 import re
-import weakref
 
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Optional, Union
@@ -166,9 +164,9 @@ def span(node: c_ast.Node, sources: SourceMap) -> SourceLoc:
     """Where ``node`` is in the user's files: its coordinate, as wide as its text on that line.
 
     pycparser gives start coordinates only, on the preprocessor's running lines; the width
-    of a name, a literal or the node's regenerated first line is what the caret under a
-    diagnostic spans, and ``sources`` says where the user wrote that (which file, which line,
-    the call of the macro that made it).
+    of a name, a literal or the node's regenerated first line (``c_node_width``) is what the
+    caret under a diagnostic spans, and ``sources`` says where the user wrote that (which
+    file, which line, the call of the macro that made it).
     """
     coord = node.coord or _inner_coord(node)
     line, col = (coord.line, coord.column or 1) if coord is not None else (1, 1)
@@ -179,7 +177,7 @@ def span(node: c_ast.Node, sources: SourceMap) -> SourceLoc:
     elif isinstance(node, c_ast.Decl):
         width = len(node.name or "")
     else:
-        width = _first_line_width(_header(node))
+        width = sources.widths.width(node)
     return sources.loc(line, col, width)
 
 
@@ -191,55 +189,6 @@ def _inner_coord(node: c_ast.Node):
         if coord is not None:
             return coord
     return None
-
-
-WIDTH_BUDGET = 128  # past this, a span's width is this: a caret's line is shown 120 characters wide
-
-
-def _first_line_width(node: c_ast.Node) -> int:
-    """The width of ``node``'s regenerated first line, at most ``WIDTH_BUDGET``: every node of an
-    expression prints as a character at least, so one of more nodes than that is wider, and is
-    not printed (a sum of 5,000 terms, each of its 5,000 sub-sums asked in turn: quadratic)."""
-    if _capped_size(node) > WIDTH_BUDGET:
-        return WIDTH_BUDGET
-    return len(node_text(node).split("\n")[0])
-
-
-# Each node's count of nodes, up to just past the budget, worked out once for all the spans asked
-# (weakly held: the tree goes when its translation ends).
-_SIZES: "weakref.WeakKeyDictionary[c_ast.Node, int]" = weakref.WeakKeyDictionary()
-
-
-def _capped_size(node: c_ast.Node) -> int:
-    stack = [(node, False)]
-    while stack:  # post-order, by a stack (the tree may be deep)
-        n, ready = stack.pop()
-        if ready:
-            _SIZES[n] = min(WIDTH_BUDGET + 1, 1 + sum(_SIZES[c] for _, c in n.children()))
-        elif n not in _SIZES:
-            stack.append((n, True))
-            stack.extend((c, False) for _, c in n.children())
-    return _SIZES[node]
-
-
-# The members that hold a statement's body: its first line never shows them.
-_BODIES = {c_ast.If: ("iftrue", "iffalse"), c_ast.For: ("stmt",), c_ast.While: ("stmt",), c_ast.DoWhile: ("stmt",),
-           c_ast.Switch: ("stmt",), c_ast.Compound: ("block_items",), c_ast.FuncDef: ("body",), c_ast.Label: ("stmt",),
-           c_ast.Case: ("stmts",), c_ast.Default: ("stmts",)}
-
-
-def _header(node: c_ast.Node) -> c_ast.Node:
-    """``node`` with an empty body, for the width of its first line: printing a statement whole
-    for its first line costs its size, and every statement nested in it asks again (a chain of
-    ``else if`` hundreds long printed hundreds of times)."""
-    bodies = _BODIES.get(type(node))
-    if bodies is None:
-        return node
-    head = copy.copy(node)
-    for member in bodies:
-        empty: object = [] if member in ("stmts", "block_items") else c_ast.Compound(None)
-        setattr(head, member, empty if member != "iffalse" else None)
-    return head
 
 
 class CExprLowering:

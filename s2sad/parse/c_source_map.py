@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..ssa.ir import SourceLines, SourceLoc
+from .c_node_width import NodeWidths
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,8 @@ class SourceMap:
     raw: list[str] = field(default_factory=list)  # running line - 1 -> the line as written
     code: list[str] = field(default_factory=list)  # running line - 1 -> the line pycparser reads
     pieces: dict[int, list[Piece]] = field(default_factory=dict)  # running line -> its tokens, if changed
+    # the widths of the nodes of the tree read from these lines (``c_expr.span``)
+    widths: NodeWidths = field(default_factory=NodeWidths, repr=False, compare=False)
 
     def add(self, file: str, line: int, raw: str) -> int:
         """A new running line for ``file``'s ``line``: its number."""
