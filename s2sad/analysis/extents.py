@@ -54,7 +54,7 @@ from typing import Optional
 
 from ..ssa.attrs import shadows_of
 from ..ssa.build import const_int
-from ..ssa.ir import Function, Module, Op, Value
+from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.mpi import buffer_counts, is_mpi
 from ..ssa.slots import Slot, slot_of, slots
 from ..ssa.ops import storage_of  # noqa: F401  (its home; the C emitter reads it from here too)
@@ -163,6 +163,7 @@ class _FunctionView:
         self.selectors: dict[Value, tuple[int, bool]] = {}
         self._joining: set[Value] = set()  # carried values being bounded (a cycle says nothing)
         self._loops: dict[tuple[Value, int], frozenset[Value]] = {}  # (``_loops_of``, asked again per access)
+        self._around: Optional[Block] = None  # the block ``around`` last bounded for
 
     def affine(self, v: Value) -> Optional[Affine]:
         """``v`` as an affine expression of the integer parameters, when it is one."""
@@ -390,11 +391,15 @@ class _FunctionView:
 
     def around(self, op: Op) -> None:
         """Bound the indices of ``op`` next: the upper bounds of the loops from a non-negative
-        start around it are positive there (``_nonneg``)."""
+        start around it are positive there (``_nonneg``). They are the same for every op of a
+        block: worked out again only for an op of another block than the last one's."""
+        block = op.parent
+        if block is self._around:
+            return
+        self._around = block
         self.bounding = set()
         self.guards = {}
         self.selectors = {}
-        block = op.parent
         loop = block.parent_op
         while loop is not None:
             first, step = (const_int(loop.operands[k]) for k in (0, 2)) if loop.name == "for" else (None, None)

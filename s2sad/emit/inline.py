@@ -139,7 +139,12 @@ class InlinePlan:
         self.sunk: dict[Value, None] = dict(sunk or {})
         self.mode: dict[Value, str] = {}
         self._local_cache: dict[Value, Optional[list[Op]]] = {}
+        # op -> the roots it and its nested ops write, while planning (the IR is not changed):
+        # ``_movable`` asks it of each op between a value and its use, so the same op of a long
+        # block for each value made before it.
+        self._writes_deep: dict[Op, list] = {}
         self._plan_block(fn.body)
+        self._writes_deep.clear()
         self._anchor_cache: dict[Value, list[Op]] = {}
 
     # -- queries ----------------------------------------------------------------
@@ -251,7 +256,8 @@ class InlinePlan:
             return None
         if anchors is None or not anchors:
             return None
-        if not all(self._movable(op, a) for a in anchors):
+        reads = self._reads_deep(op)
+        if not all(self._movable(op, reads, a) for a in anchors):
             return None
         if len(anchors) == 1:
             return INLINE
@@ -267,15 +273,18 @@ class InlinePlan:
             out += self.effects.reads(inner)
         return out
 
-    def _movable(self, op: Op, anchor: Op) -> bool:
-        """No op strictly between ``op`` and ``anchor`` writes an array ``op`` reads."""
-        reads = self._reads_deep(op)
+    def _movable(self, op: Op, reads: list, anchor: Op) -> bool:
+        """No op strictly between ``op`` and ``anchor`` writes an array ``op`` reads (``reads``:
+        the roots ``op`` and its nested ops read)."""
         if not reads:
             return True
         block = op.parent
         lo, hi = self.layout.index[op], self.layout.index[anchor]
         for between in block.ops[lo + 1 : hi]:
-            for w in self.effects.writes_deep(between):
+            written = self._writes_deep.get(between)
+            if written is None:
+                written = self._writes_deep[between] = self.effects.writes_deep(between)
+            for w in written:
                 if w is _UNKNOWN or any(r is _UNKNOWN or r is w or self.effects.overlap(r, w) for r in reads):
                     return False
         return True

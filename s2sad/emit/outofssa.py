@@ -139,6 +139,11 @@ class _Coalescer:
         self.params = {p: None for p in fn.params}
         self.values = self._values()
         self.classes = _Classes(self.values)
+        # a class's root -> how many of its members carry each source name (as written), and its
+        # parameters: what ``_can_merge`` asks of two classes, joined as they are (not made again
+        # from their members at every copy edge)
+        self._hints: dict[Value, dict[str, int]] = {v: {v.name_hint: 1} for v in self.values}
+        self._params: dict[Value, list[Value]] = {v: [v] if v in self.params else [] for v in self.values}
         self.edges: list[tuple[Value, Value]] = []
         self._spans: dict[Value, tuple[int, int]] = {}
         # a class's root -> its members as last asked, and their spans by start
@@ -198,7 +203,7 @@ class _Coalescer:
                     for region in op.regions:
                         self.edges.append((r, region.terminator.operands[k]))
         for a, b in forced:
-            self.classes.union(a, b)
+            self._union(a, b)
         for dst, src in self.edges:
             if src in self.classes and self._can_merge(dst, src):
                 roots = [self.classes.find(v) for v in (dst, src)]
@@ -207,10 +212,23 @@ class _Coalescer:
                     if any(r in self._class_spans for r in roots) else None
                 for r in roots:
                     self._class_spans.pop(r, None)
-                self.classes.union(dst, src)
+                self._union(dst, src)
                 if merged is not None:
                     root = self.classes.find(dst)
                     self._class_spans[root] = _SpanIndex.of(self.classes.members[root], merged)
+
+    def _union(self, a: Value, b: Value) -> None:
+        """Join the classes of ``a`` and ``b``, and what ``_can_merge`` knows of them."""
+        ra, rb = self.classes.find(a), self.classes.find(b)
+        if ra is rb:
+            return
+        self.classes.union(a, b)
+        root = self.classes.find(a)
+        gone = rb if root is ra else ra
+        hints, more = self._hints[root], self._hints.pop(gone)
+        for hint, count in more.items():
+            hints[hint] = hints.get(hint, 0) + count
+        self._params[root] += self._params.pop(gone)
 
     def _can_merge(self, a: Value, b: Value) -> bool:
         ra, rb = self.classes.find(a), self.classes.find(b)
@@ -218,16 +236,17 @@ class _Coalescer:
             return False
         if ra.type != rb.type:
             return False
-        ma, mb = self.classes.members[ra], self.classes.members[rb]
-        names = {sanitize(v.name_hint) for v in ma + mb} - {""}
+        ha, hb = self._hints[ra], self._hints[rb]
+        names = {sanitize(h) for h in itertools.chain(ha, hb)} - {""}
         if len(names) > 1:
             return False
-        params = [v for v in ma + mb if v in self.params]
+        params = self._params[ra] + self._params[rb]
         if len(params) > 1:
             return False
-        if params and not any(v.name_hint == params[0].name_hint for v in ma + mb if v is not params[0]):
+        # (another member carries the parameter's name: it is there twice, the parameter's own once)
+        if params and ha.get(params[0].name_hint, 0) + hb.get(params[0].name_hint, 0) < 2:
             return False  # reassigning a parameter reads as a bug unless the source did it by name
-        return not self._members_interfere(ma, mb)
+        return not self._members_interfere(self.classes.members[ra], self.classes.members[rb])
 
     def interferes(self, ra: Value, rb: Value) -> bool:
         return self._members_interfere(self.classes.members[ra], self.classes.members[rb])

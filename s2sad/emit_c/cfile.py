@@ -21,7 +21,7 @@ from ..emit.inline import Effects
 from ..opt.lower_arrays import add_size_params, has_array_ops
 from ..ssa.attrs import grad_info, is_gradient
 from ..ssa.callgraph import reachable
-from ..ssa.ir import Function, Module, Op
+from ..ssa.ir import Function, Module, Op, held_unchanged
 from ..ssa.types import Type
 from .aggregates import flatten_struct_params
 from .helpers import MATH_H
@@ -184,12 +184,13 @@ def emit_functions(module: Module, entry: str, make: MakeEmitter, workspace: boo
         emitters.append(make(ctx, fn, atomic))
         return emitters[-1].emit()
 
-    texts = {fn.name: emit(fn, False) for fn in module.functions.values() if fn.name in called}
-    # Each gradient a parallel loop calls gets an atomic copy (which may call more of them).
-    atomic: dict[str, str] = {}
-    while len(atomic) < len(ctx.atomic_variants):
-        for name in [n for n in ctx.atomic_variants if n not in atomic]:
-            atomic[name] = emit(module.functions[name], True)
+    with held_unchanged():  # the emitters print the IR and change none of it
+        texts = {fn.name: emit(fn, False) for fn in module.functions.values() if fn.name in called}
+        # Each gradient a parallel loop calls gets an atomic copy (which may call more of them).
+        atomic: dict[str, str] = {}
+        while len(atomic) < len(ctx.atomic_variants):
+            for name in [n for n in ctx.atomic_variants if n not in atomic]:
+                atomic[name] = emit(module.functions[name], True)
     # The functions the entry's calls reach in the C code: not the IR's call graph, which holds
     # calls that C does not print (a dead branch after an early return, at -O0), nor says which
     # calls are of atomic copies.

@@ -168,9 +168,10 @@ def _ask_exposed(st: Stmt, x: str, memo) -> tuple[bool, bool]:
     return False, False
 
 
-def declare(body: list[Stmt], types: dict[str, str]) -> None:
-    """Insert the declarations of the variables in ``types`` into ``body`` (in place)."""
-    memo: dict = {}  # touched (by id) and _stmt_exposed (by id and name), each with its statement
+def declare(body: list[Stmt], types: dict[str, str], memo: Optional[dict] = None) -> None:
+    """Insert the declarations of the variables in ``types`` into ``body`` (in place); ``memo``:
+    what ``touched`` knew of its statements already (``drop_dead``'s, of the statements it kept)."""
+    memo = {} if memo is None else memo  # touched (by id) and _stmt_exposed (by id and name), each with its statement
     order: list[str] = []
     seen: set[str] = set()  # order's names (a set made from it at every statement was quadratic)
 
@@ -445,7 +446,7 @@ def _read_arrays(stmts: list[Stmt], arrays: set[str]) -> set[str]:
 
 
 def drop_dead(body: list[Stmt], types: dict[str, str], pure_calls: frozenset,
-              stack: frozenset = frozenset()) -> list[Stmt]:
+              stack: frozenset = frozenset(), touched_memo: Optional[dict] = None) -> list[Stmt]:
     """``body`` without assignments to local variables (of ``types``) whose value no path reads,
     and without the small arrays of ``stack`` (``double snap_h1[2];``) that nothing reads, with
     every store into them, until none is left (dropping one may leave another unread). A call or a
@@ -453,13 +454,14 @@ def drop_dead(body: list[Stmt], types: dict[str, str], pure_calls: frozenset,
     when its condition is pure. Out-of-SSA and folding leave such assignments: a copy into a branch
     result nothing reads after an early return, a condition whose two branches came out the same
     (C prints ``c < c`` as false: the replay a checkpointed loop's state was saved for can come out
-    empty, fuzz seed 9600514)."""
+    empty, fuzz seed 9600514). ``touched_memo``: where ``touched`` keeps what it finds (for
+    ``declare`` to ask again: a statement pruning keeps is kept as it was, names and all)."""
     # A variable whose address a call is passed (``grad_g(x, &d_x)``) is read by that call
     # (``names_in`` sees under ``&``): generated code passes addresses to calls only, and no
     # callee keeps the pointer, so nothing reads it later through one.
     candidates = set(types)
     memo: dict[int, tuple[Stmt, list[str], list[str]]] = {}
-    touched_memo: dict = {}
+    touched_memo = {} if touched_memo is None else touched_memo
     while True:
         liveness = _Liveness(candidates, memo, touched_memo)
         liveness.block(body, set(), True)

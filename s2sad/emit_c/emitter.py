@@ -265,8 +265,10 @@ class CFunctionEmitter(CMemory, CCalls, CMpi, CLoops, CArrayAccess, CIntegers, S
         body = tidy(self.gen_block(fn.body))
         body = _ternaries(body)
         types = {k: v for k, v in self.types.items() if k not in self.stack and k not in self.param_names}
-        body = tidy(drop_dead(body, types, PURE_CALLS, frozenset(self.stack)))  # (comments left without their code)
-        declare(body, types)
+        touched: dict = {}  # what each statement names (cstmt.touched), found once for both
+        # (tidy: comments left without their code)
+        body = tidy(drop_dead(body, types, PURE_CALLS, frozenset(self.stack), touched))
+        declare(body, types, touched)
         finish_pragmas(body)
         renderer = CRenderer(self.printer, self.types)
         lines: list[str] = []

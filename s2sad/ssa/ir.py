@@ -12,6 +12,7 @@ The op vocabulary and its typing rules live in ``s2sad.ssa.ops``.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional, Union
 
@@ -280,7 +281,34 @@ class Function:
         return [p.name_hint for p in self.body.args]
 
     def walk(self) -> Iterator[Op]:
-        return self.body.walk()
+        """Every op of the function, in program order (while ``held_unchanged``, the same list
+        each time, made once)."""
+        if _held is None:
+            return self.body.walk()
+        found = _held.get(id(self))
+        if found is None:  # (the function kept with its list: its id is not reused meanwhile)
+            found = _held[id(self)] = (self, list(self.body.walk()))
+        return iter(found[1])
+
+
+# While code that changes no IR reads it (the emitters print every function): function's id ->
+# (the function, its ops as ``walk`` gives them). An emitter's analyses walk each function a dozen
+# times (out-of-SSA, extents, ranges, memory, calls...), each walk of a long function a generator
+# step per op.
+_held: Optional[dict[int, tuple[Function, list[Op]]]] = None
+
+
+@contextmanager
+def held_unchanged() -> Iterator[None]:
+    """Within it, no IR changes: ``Function.walk`` walks each function once and then gives
+    the ops it found again."""
+    global _held
+    outer = _held
+    _held = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _held = outer
 
 
 @dataclass
