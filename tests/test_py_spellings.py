@@ -168,6 +168,42 @@ def test_a_sliced_index_array_in_c_output():
     assert np.allclose(got, want, rtol=1e-12, atol=1e-14) and np.any(want != 0.0)
 
 
+# A store at a part of an index array (y[idx[:3]] = v, out[pairs[:, 0], pairs[:, 1]] -= x): NumPy's
+# assignment at integer-array indices, as y[idx] = v is (refused before: the part was taken for a
+# number). Indices repeat: the last store stays, as in NumPy.
+STORES_AT_PARTS = {
+    "window_stored": ('def f(x: "f64[n]", idx: "i64[m]", w: "f64[n]"):\n    y = np.zeros(x.shape[0])\n'
+                      "    y[idx[:3]] = x[:3] * 2.0\n    y[idx[3:]] = np.exp(x[3:5])\n"
+                      "    return np.sum(np.sin(y) * w)\n",
+                      ["x", "w"], [arr("x", 6), _indices("idx", 5, high=6), arr("w", 6)]),
+    "columns_updated": ('def f(x: "f64[m]", pairs: "i64[m, 2]"):\n    out = np.ones((4, 4))\n'
+                        "    out[pairs[:, 0], pairs[:, 1]] -= x\n    return np.sum(out ** 3)\n",
+                        ["x"], [arr("x", 5), _indices("pairs", 5, 2, high=4)]),
+}
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("name", list(STORES_AT_PARTS))
+def test_a_store_at_a_sliced_index_array(name, target):
+    source, wrt, params = STORES_AT_PARTS[name]
+    check_source(HEADER + source, wrt, params, target=target)
+
+
+def test_a_store_at_a_sliced_index_array_in_c_output(tmp_path):
+    """C output, compiled and checked against central differences by s2sad check."""
+    from cbuild import have_gcc
+
+    from s2sad.cli import main
+
+    if not have_gcc():
+        pytest.skip("no gcc")
+    source, wrt, _ = STORES_AT_PARTS["window_stored"]
+    path = tmp_path / "prog.py"
+    path.write_text(HEADER + source)
+    assert main(["check", str(path), "--func", "f", "--wrt", ",".join(wrt), "--target", "c",
+                 "--sizes", "x=6,idx=5,w=6"]) == 0
+
+
 # np.argsort (x.argsort()): the positions that sort a vector, used to index (refused before).
 ARGSORTS = {
     "default_kind": ("def f(x, w):\n    order = np.argsort(x)\n    return np.sum(w * x[order])\n",

@@ -590,11 +590,12 @@ def assign_at_indices(lw: "ExprLowerer", node: cst.Subscript, arr: Value, indice
                   for k in range(2)]
     else:
         if any(isinstance(i, (cst.Slice, cst.Ellipsis)) for i in indices) or not any(
-                isinstance(i, cst.Call) or (isinstance(i, cst.Name) and isinstance(env.get(i.value), Value)
-                                            and env[i.value].type.is_array) for i in indices):
+                isinstance(i, cst.Call) or lw.is_array_index(i, env)
+                or (isinstance(i, cst.Name) and isinstance(env.get(i.value), Value) and env[i.value].type.is_array)
+                for i in indices):
             return False
-        picked = [lw.value(i, b, env) if isinstance(i, (cst.Name, cst.Call)) else lw.index(i, b, env, arr, k)
-                  for k, i in enumerate(indices)]
+        picked = [lw.value(i, b, env) if isinstance(i, (cst.Name, cst.Call)) or lw.is_array_index(i, env)
+                  else lw.index(i, b, env, arr, k) for k, i in enumerate(indices)]
     rank = arr.type.rank  # type: ignore[attr-defined]
     arrays = [v for v in picked if isinstance(v.type, ArrayType)]
     if len(picked) != rank or not arrays:

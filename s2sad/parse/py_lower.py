@@ -776,8 +776,9 @@ class FunctionLowerer(StructuredLowering):
         if any(isinstance(i, (cst.Slice, cst.Ellipsis)) for i in indices) or (v is not None and v.type.is_array):
             return True
         if any(isinstance(i, cst.Call) or (isinstance(i, cst.Name) and isinstance(env.get(i.value), Value)
-                                            and env[i.value].type.is_array) for i in indices):  # type: ignore
-            return True  # m[np.arange(n), y] = 0: at index arrays (py_arrays.assign_at_indices)
+                                            and env[i.value].type.is_array) or self.ex.is_array_index(i, env)
+               for i in indices):  # type: ignore
+            return True  # m[np.arange(n), y] = 0, y[idx[:2]] = v: at index arrays (py_arrays.assign_at_indices)
         cur = env.get(base.value) if isinstance(base, cst.Name) else None
         return isinstance(cur, Value) and isinstance(cur.type, ArrayType) and len(indices) < cur.type.rank
 
