@@ -204,6 +204,73 @@ def test_a_store_at_a_sliced_index_array_in_c_output(tmp_path):
                  "--sizes", "x=6,idx=5,w=6"]) == 0
 
 
+# np.searchsorted (a.searchsorted(v)): where keys go in a sorted vector, a binary search whose
+# positions are then read (refused before).
+SEARCHES = {
+    "interpolated_by_hand": ('def f(x: float, fp: "f64[n]"):\n    xp = np.linspace(0.0, 1.0, fp.shape[0]) ** 2\n'
+                             "    i = np.searchsorted(xp, x)\n    t = (x - xp[i - 1]) / (xp[i] - xp[i - 1])\n"
+                             "    return fp[i - 1] * (1 - t) + fp[i] * t\n",
+                             ["x", "fp"], [num("x", 0.05, 0.95), arr("fp", 6)]),
+    "bins_of_a_vector": ('def f(x: "f64[m]", w: "f64[k]"):\n    edges = np.linspace(0.0, 1.0, w.shape[0])\n'
+                         '    bins = edges.searchsorted(x, side="right")\n'
+                         "    return np.sum(w[bins - 1] * x ** 2)\n",
+                         ["x", "w"], [ParamSpec("x", "array", (5,), low=0.02, high=0.98), arr("w", 4)]),
+}
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("name", list(SEARCHES))
+def test_searchsorted_matches_central_differences(name, target):
+    source, wrt, params = SEARCHES[name]
+    check_source(HEADER + source, wrt, params, target=target)
+
+
+_POSITIONS = 'def f(a: "f64[n]", keys: "f64[m]", w: "f64[m]"):\n    return np.sum(w * np.searchsorted(a, keys{}))\n'
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+@pytest.mark.parametrize("target", ["py", "numba", "c"])
+def test_searchsorted_gives_numpys_positions(side, target):
+    """The gradient with respect to w is the positions themselves: NumPy's, with equal entries,
+    keys past both ends, NaN keys and NaN entries (sorted last, after every number)."""
+    import ctypes
+
+    import numpy as np
+
+    a = np.array([-1.0, 0.0, 0.0, 0.0, 2.5, 3.0, 3.0, np.nan])
+    keys = np.array([-5.0, -1.0, 0.0, 0.1, 2.5, 3.0, 4.0, np.nan, np.inf, -np.inf])
+    source = HEADER + _POSITIONS.format(f', side="{side}"' if side == "right" else "")
+    text = pipeline.gradient_source(source, "prog.py", "f", ["w"], target)
+    d_w = np.zeros(keys.size)
+    if target == "c":
+        from cbuild import build, have_gcc
+
+        if not have_gcc():
+            pytest.skip("no gcc")
+        dp = ctypes.POINTER(ctypes.c_double)
+        build(text).grad_f(a.ctypes.data_as(dp), keys.ctypes.data_as(dp), np.ones(keys.size).ctypes.data_as(dp),
+                           d_w.ctypes.data_as(dp), ctypes.c_long(a.size), ctypes.c_long(keys.size),
+                           ctypes.c_double(1.0))
+    else:
+        if target == "numba":
+            pytest.importorskip("numba")
+        load(text, "<grad f>")["grad_f"](a, keys, np.ones(keys.size), d_w)
+    assert np.array_equal(d_w, np.searchsorted(a, keys, side=side))
+
+
+@pytest.mark.parametrize("call, message", [
+    ('np.searchsorted(x, 0.5, side="middle")', "side is \"left\" or \"right\""),
+    ("np.searchsorted(x, 0.5, sorter=np.argsort(x))", "with side= alone"),
+    ("np.searchsorted(np.outer(x, x), 0.5)", "supported in a vector"),
+])
+def test_searchsorted_refusals_are_located(call, message):
+    src = HEADER + f'def f(x: "f64[n]"):\n    i = {call}\n    return x[i - 1]\n'
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(src, "prog.py", "f", ["x"], "py")
+    d = info.value.diagnostics[0]
+    assert d.loc.line == 7 and message in d.message, d
+
+
 # np.argsort (x.argsort()): the positions that sort a vector, used to index (refused before).
 ARGSORTS = {
     "default_kind": ("def f(x, w):\n    order = np.argsort(x)\n    return np.sum(w * x[order])\n",

@@ -413,11 +413,14 @@ _NAMES = "_names_in"  # (the attribute names_in keeps its answer in)
 
 
 def hoistable(e: Expr) -> Iterator[Expr]:
-    """Subexpressions that may be evaluated earlier into a temporary: none under a lazy part."""
-    for c in _eager_children(e):
+    """Subexpressions that may be evaluated earlier into a temporary: none under a lazy part. In
+    pre-order, by a stack (nested generators were quadratic in a long sum's terms)."""
+    stack = list(reversed(_eager_children(e)))
+    while stack:
+        c = stack.pop()
         if not isinstance(c, (Slice, Range)):  # `k:` is no expression of its own; `k` may move
             yield c
-        yield from hoistable(c)
+        stack.extend(reversed(_eager_children(c)))
 
 
 def _eager_children(e: Expr) -> tuple[Expr, ...]:

@@ -27,7 +27,7 @@ from typing import Callable, Optional
 from pycparser import c_ast
 
 from ..diagnostics import Diagnostic, SourceLoc
-from .c_expr import constant_step, math_intrinsic
+from .c_expr import constant_step, math_intrinsic, walk
 from .c_structs import int_constant
 
 _FLOAT_WORDS = frozenset({"double", "float"})
@@ -212,7 +212,7 @@ class _Checker(c_ast.NodeVisitor):
 
     def check_stored(self, value: c_ast.Node, name: str) -> None:
         """A value computed with ``-`` converted to an unsigned type: negative ones wrap."""
-        for n in _walk(value):
+        for n in walk(value):
             if (isinstance(n, c_ast.BinaryOp) and n.op == "-") or (isinstance(n, c_ast.UnaryOp) and n.op == "-"):
                 if self.kind(n) != "float":
                     self.report(n, "storing a difference into it", name)
@@ -250,18 +250,13 @@ def _above_zero(cond: Optional[c_ast.Node], name: str) -> bool:
 
 def _changes(body: Optional[c_ast.Node], name: str) -> bool:
     """Whether ``body`` assigns ``name``, steps it, or takes its address."""
-    for n in _walk(body) if body is not None else ():
+    for n in walk(body) if body is not None else ():
         if isinstance(n, c_ast.Assignment) and _name(n.lvalue) == name:
             return True
         if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&") and _name(n.expr) == name:
             return True
     return False
 
-
-def _walk(node: c_ast.Node):
-    yield node
-    for _, child in node.children():
-        yield from _walk(child)
 
 
 def unsigned_problems(
@@ -271,3 +266,4 @@ def unsigned_problems(
     checker = _Checker(typedefs, loc)
     checker.visit(fn)
     return checker.problems
+

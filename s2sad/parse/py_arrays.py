@@ -102,8 +102,17 @@ def elementwise(lw: "ExprLowerer", op: str, x: Value, y: Value, b: Builder, node
     """``x <op> y`` with at least one array operand."""
     if op in ("floordiv", "mod"):
         raise lw.fail(node, "// and % on whole arrays are not supported", hint="use / or loop over the elements")
+    if op in ("add", "sub", "mul") and _integer(x.type) and _integer(y.type):
+        # idx + 1, 2 * idx: integers stay integers, as in NumPy (an index array stays one)
+        return arr_op(lw, b, node, op, [x, y])
     x, y = _float_scalar(lw, b, node, x), _float_scalar(lw, b, node, y)
     return arr_op(lw, b, node, op, [x, y])
+
+
+def _integer(t: Type) -> bool:
+    """Integers (not booleans), or an array of them."""
+    elem = t.elem if isinstance(t, ArrayType) else t
+    return elem.is_int and elem != BOOL
 
 
 def compare(lw: "ExprLowerer", op: str, x: Value, y: Value, b: Builder, node: cst.CSTNode) -> Value:
@@ -422,7 +431,7 @@ def cumprod(lw: "ExprLowerer", node: cst.Call, arr: Value, b: Builder) -> Value:
     count = b.op1("dim", [arr], I64, axis=0)
     out = b.op1("alloc", [count], ArrayType(F64, 1), fill="empty", elem=F64.name)
     one = build.const(b, 1.0, F64)  # the product of no entries (made before the loop that carries it)
-    loop = _fill_loop(b, count, lambda bb, k: None)
+    loop = fill_loop(b, count, lambda bb, k: None)
     body = loop.regions[0]
 
     def times(running: Value) -> Value:
@@ -453,7 +462,7 @@ def running_extreme(lw: "ExprLowerer", node: cst.Call, arr: Value, b: Builder, f
         identity = build.const(b, -2 ** 63 if fn == "max" else 2 ** 63 - 1, elem)
     else:
         identity = build.const(b, -math.inf if fn == "max" else math.inf, elem)
-    loop = _fill_loop(b, count, lambda bb, k: None)
+    loop = fill_loop(b, count, lambda bb, k: None)
     body = loop.regions[0]
 
     def extreme(running: Value) -> Value:
@@ -479,7 +488,7 @@ def polyval(lw: "ExprLowerer", node: cst.Call, coef: Value, x: Value, b: Builder
     if not x.type.is_array:
         x = build.to_float(b, lw.to_number(b, node, x))
         zero = build.const(b, 0.0, F64)  # (made before the loop that carries it)
-        loop = _fill_loop(b, count, lambda bb, k: None)
+        loop = fill_loop(b, count, lambda bb, k: None)
         body = loop.regions[0]
 
         def horner(y: Value) -> Value:
@@ -497,7 +506,7 @@ def polyval(lw: "ExprLowerer", node: cst.Call, coef: Value, x: Value, b: Builder
         copy_into(bb, y, bb.op1(array_ops.PREFIX + "add", [bb.op1(array_ops.PREFIX + "mul", [y, x], x.type), c],
                                 x.type))
 
-    _fill_loop(b, count, step)
+    fill_loop(b, count, step)
     return y
 
 
@@ -629,7 +638,7 @@ def assign_at_indices(lw: "ExprLowerer", node: cst.Subscript, arr: Value, indice
                           "an element of the array")
         bb.create("store", [arr, *at, v], [])
 
-    _fill_loop(b, count, store)
+    fill_loop(b, count, store)
     return True
 
 
@@ -818,7 +827,7 @@ def made_array(lw: "ExprLowerer", op: str, node: cst.Call, args: list, b: Builde
         lw.at(b, node)
         out = b.op1("alloc", [n, n], ArrayType(elem, 2), fill="zeros", elem=elem.name)
         one = True if elem == BOOL else 1 if elem.is_int else 1.0
-        _fill_loop(b, n, lambda bb, k: bb.create("store", [out, k, k, build.const(bb, one, elem)], []))
+        fill_loop(b, n, lambda bb, k: bb.create("store", [out, k, k, build.const(bb, one, elem)], []))
         return out
     if op == "arange":
         values = [lw.scalar(a, b, env) for a in args]
@@ -838,7 +847,7 @@ def made_array(lw: "ExprLowerer", op: str, node: cst.Call, args: list, b: Builde
             kk = k if elem is I64 else build.cast(bb, k, F64)
             v = build.add(bb, _as(bb, start, elem), build.mul(bb, kk, _as(bb, step, elem)))
             bb.create("store", [out, k, v], [])
-        _fill_loop(b, count, ramp)
+        fill_loop(b, count, ramp)
         return out
     a, c = (build.to_float(b, lw.scalar(x, b, env)) for x in args[:2])
     num_node = args[2] if len(args) > 2 else keyword_arg(node, "num")
@@ -863,7 +872,7 @@ def made_array(lw: "ExprLowerer", op: str, node: cst.Call, args: list, b: Builde
                                   build.cmp(bb, "gt", num, one)], BOOL)
             v = build.select(bb, last, c, v)
         bb.create("store", [out, k, v], [])
-    _fill_loop(b, num, spaced)
+    fill_loop(b, num, spaced)
     return out
 
 
@@ -914,7 +923,7 @@ def triangle_indices(lw: "ExprLowerer", upper: bool, node: cst.Call, args: list,
     else:  # from 0 to clamp(r + k + 1, 0, m)
         count = clamped_sum(build.add(b, k, one))
     out = b.op1("alloc", [build.const(b, 2, I64), count], ArrayType(I64, 2), fill="empty", elem=I64.name)
-    filling = _fill_loop(b, rows, lambda bb, r: None)
+    filling = fill_loop(b, rows, lambda bb, r: None)
     outer = filling.regions[0]
 
     def filled(position: Value) -> Value:
@@ -939,7 +948,7 @@ def _as(b: Builder, v: Value, t: ScalarType) -> Value:
     return v if v.type == t else build.cast(b, v, t)
 
 
-def _fill_loop(b: Builder, count: Value, body: Callable[[Builder, Value], object]) -> Op:
+def fill_loop(b: Builder, count: Value, body: Callable[[Builder, Value], object]) -> Op:
     """``for k in range(count): body(k)``."""
     block = Block([I64], ["k"])
     inner = Builder(block, b.loc)

@@ -36,7 +36,7 @@ from ..ssa.ir import Block, Builder, Value
 from ..ssa.mathfns import MATH as MATH_TABLE
 from ..ssa.mpi import Communicator
 from ..ssa.types import BOOL, COMM, F64, I64, REQUEST, STR, ArrayType, ScalarType, Type, common_type
-from . import py_arrays, py_comprehension, py_linalg, py_lists, py_mpi, py_roll_pad
+from . import py_arrays, py_comprehension, py_linalg, py_lists, py_mpi, py_roll_pad, py_search
 from . import py_intrinsics as lib
 from .custom_adjoints import NONE as NO_DERIVATIVES
 from .custom_adjoints import CustomAdjoint, Derivatives, argument_kind, expected_python
@@ -741,6 +741,15 @@ class ExprLowerer(PyMpi):
         if isinstance(node, cst.Name) and node.value in self.ctx.locals:
             v = env.get(node.value)
             return v.type if isinstance(v, Value) and isinstance(v.type, ArrayType) else None
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _INDEX_ARITHMETIC):
+            # idx + 1, bins - 1, 2 * idx: integer arithmetic on an index array is one
+            operands = (node.left, node.right)
+            sides = [self._index_array_type(side, env) for side in operands]
+            arrays = [t for t in sides if t is not None]
+            if not arrays or any(t.elem == BOOL or not t.elem.is_int for t in arrays) or not all(
+                    t is not None or self._integer_number(side, env) for t, side in zip(sides, operands)):
+                return None
+            return ArrayType(I64, max(t.rank for t in arrays))
         if not isinstance(node, cst.Subscript) or not isinstance(node.value, cst.Name) or is_shape_subscript(node):
             return None
         whole = self._index_array_type(node.value, env)
@@ -752,6 +761,13 @@ class ExprLowerer(PyMpi):
             return None  # (an axis added, or a gather of a gather: lowered as before)
         kept = whole.rank - sum(isinstance(p, cst.Index) for p in parts)
         return ArrayType(whole.elem, kept)
+
+    def _integer_number(self, node: object, env: Env) -> bool:
+        """An integer written as a literal or held in a local name."""
+        if isinstance(node, cst.Integer):
+            return True
+        v = env.get(node.value) if isinstance(node, cst.Name) and node.value in self.ctx.locals else None
+        return isinstance(v, Value) and isinstance(v.type, ScalarType) and v.type.is_int and v.type != BOOL
 
     def _may_be_mask(self, node: object, env: Env) -> bool:
         """An index that may be a boolean array: a comparison, a logical combination of them, a
@@ -847,6 +863,8 @@ class ExprLowerer(PyMpi):
             intr, args = self.clip_bounds(intr, node, [receiver, *positional_args(node)])
             if intr.op in lib.LINALG_OPS:  # A.trace(), A.diagonal()
                 return py_linalg.call(self, intr, node, b, env, args)
+            if intr.op == "searchsorted":  # a.searchsorted(v)
+                return py_search.searchsorted(self, node, args, b, env)
             v = py_arrays.call(self, intr, node, b, env, args)
             if not isinstance(v, Value):
                 raise self.fail(node, f"'.{name}()' is a method of arrays; this value is a number")
@@ -1101,6 +1119,8 @@ class ExprLowerer(PyMpi):
             return py_linalg.call(self, intr, node, b, env, args)
         if op in ("roll", "pad"):
             return py_roll_pad.call(self, op, node, b, env)
+        if op == "searchsorted":
+            return py_search.searchsorted(self, node, args, b, env)
         if op in lib.NORM_FUNCTIONS:
             return py_arrays.norm_function(self, op, node, b, env)
         whole = py_arrays.call(self, intr, node, b, env, args)
@@ -1175,6 +1195,9 @@ class ExprLowerer(PyMpi):
 
 
 _EMPTY = cst.Module([])  # prints a node as written
+
+# Integer arithmetic that keeps an index array one (``idx + 1``, ``bins - 1``, ``2 * idx``)
+_INDEX_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply)
 
 
 def numpy_semantics(v: Value) -> Value:

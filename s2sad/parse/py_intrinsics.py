@@ -142,6 +142,7 @@ ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.polyval": Intrinsic("polyval", 2, 2),
     "numpy.sort": Intrinsic("sort", 1, 1),
     "numpy.argsort": Intrinsic("argsort", 1, 1),
+    "numpy.searchsorted": Intrinsic("searchsorted", 2, 3),  # (lowered by ``py_search``)
     # The ufuncs' running forms: np.add.accumulate is np.cumsum, np.multiply.accumulate np.cumprod.
     "numpy.maximum.accumulate": Intrinsic("running_max", 1, 1),
     "numpy.minimum.accumulate": Intrinsic("running_min", 1, 1),
@@ -185,7 +186,7 @@ METHODS: dict[str, Intrinsic] = {
     "copy": Intrinsic("array", 1, 1),  # x.copy(), as np.copy(x)
     "var": ARRAY_FUNCTIONS["numpy.var"], "std": ARRAY_FUNCTIONS["numpy.std"],
     "prod": ARRAY_FUNCTIONS["numpy.prod"], "cumsum": ARRAY_FUNCTIONS["numpy.cumsum"],
-    "argsort": ARRAY_FUNCTIONS["numpy.argsort"],
+    "argsort": ARRAY_FUNCTIONS["numpy.argsort"], "searchsorted": ARRAY_FUNCTIONS["numpy.searchsorted"],
     "clip": Intrinsic("clip", 3, 3, keeps_int=True),
     "trace": LINALG_FUNCTIONS["numpy.trace"], "diagonal": LINALG_FUNCTIONS["numpy.diagonal"],
 }
@@ -197,7 +198,7 @@ ARRAY_KEYWORDS: dict[str, tuple[str, ...]] = {
     "var": ("axis", "keepdims", "ddof"), "std": ("axis", "keepdims", "ddof"), "cumsum": ("axis",),
     "norm": ("ord", "axis"), "stack": ("axis",), "concatenate": ("axis",), "convolve": ("mode",),
     "linspace": ("num", "endpoint"), "triu_indices": ("k", "m"), "tril_indices": ("k", "m"), "eye": ("dtype",),
-    "roll": ("shift", "axis"), "argsort": ("kind",),
+    "roll": ("shift", "axis"), "argsort": ("kind",), "searchsorted": ("side", "sorter"),
     "pad": ("pad_width", "mode", "constant_values", "reflect_type", "stat_length", "end_values"),  # (refused by name)
     "norm_pdf": ("loc", "scale"), "norm_logpdf": ("loc", "scale"), "norm_cdf": ("loc", "scale"),
 }

@@ -33,13 +33,13 @@ from __future__ import annotations
 import builtins
 import math
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterator, Optional, Union
+from typing import Callable, Optional, Union
 
 import libcst as cst
 
 from ..ssa.interp import too_wide
 from ..ssa.ops import MATH_FNS
-from .py_flow import children
+from .py_flow import children, every_node
 from .py_intrinsics import CONSTANTS, INTRINSICS
 
 Number = Union[int, float, bool]
@@ -199,7 +199,7 @@ def scan_module(module: cst.Module, filename: str) -> ModuleInfo:
     "other" global; one whose meaning depends on the path goes to ``alternatives``."""
     scanner = _Scanner()
     state = scanner.block(module.body, {}, [], False)
-    for node in _walk(module):  # a function's (or class body's) `global` may bind at any time
+    for node in every_node(module):  # a function's (or class body's) `global` may bind at any time
         if isinstance(node, cst.Global):
             for n in node.names:
                 _add(state, n.name.value, Binding("value", node, how="global"))
@@ -503,15 +503,6 @@ class _InfoNames:
         return self.info.canonical_name(node)
 
 
-def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """``node`` and every node under it, in pre-order (a stack, as ``_loads``)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(children(n)))
-
-
 def _walrus(node: cst.CSTNode) -> list[str]:
     """Names an assignment expression in ``node`` binds in the module (a lambda's are its own; a
     comprehension's bind in the module too)."""
@@ -531,7 +522,7 @@ def _walrus(node: cst.CSTNode) -> list[str]:
 
 def _pattern_names(pattern: cst.CSTNode) -> list[str]:
     out: list[str] = []
-    for n in _walk(pattern):
+    for n in every_node(pattern):
         if isinstance(n, (cst.MatchAs, cst.MatchStar)) and n.name is not None:
             out.append(n.name.value)
         elif isinstance(n, cst.MatchMapping) and n.rest is not None:

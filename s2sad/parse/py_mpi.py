@@ -30,6 +30,7 @@ from ..ssa.array_ops import offset_of
 from ..ssa.ir import Builder, Value
 from ..ssa.mpi import CALLS, Communicator
 from ..ssa.types import COMM, I64, REQUEST, ArrayType, Type
+from .py_flow import every_node
 from .py_module import ModuleInfo, dotted_source
 
 from .py_common import Poison
@@ -87,7 +88,7 @@ def communicator_params(fn: cst.FunctionDef, info: ModuleInfo, params: list[cst.
     communicator's method (``comm.Allreduce(...)``) with no default that says otherwise."""
     names = {p.name.value for p in params if communicator_default(p.default, info) is not None}
     plain = {p.name.value for p in params if p.default is None}
-    for node in walk(fn.body):
+    for node in every_node(fn.body):
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
                 and isinstance(node.func.value, cst.Name) and node.func.value.value in plain \
                 and node.func.attr.value in METHODS and node.func.attr.value[:1].isupper():
@@ -97,13 +98,6 @@ def communicator_params(fn: cst.FunctionDef, info: ModuleInfo, params: list[cst.
 
 # The keyword arguments that are integers (ranks, tags)
 INTEGER_ARGS = frozenset({"root", "dest", "source", "tag", "sendtag", "recvtag"})
-
-
-def walk(node: cst.CSTNode):
-    """``node`` and every node below it."""
-    yield node
-    for c in node.children:
-        yield from walk(c)
 
 
 def mpi_method(node: cst.Call, info: ModuleInfo, locals_: frozenset, comms: set[str]) -> Optional[str]:

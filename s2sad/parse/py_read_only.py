@@ -19,6 +19,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from .py_flow import every_node
 from .py_module import ModuleInfo
 from .py_params import parameters
 from .py_types import appended_list
@@ -31,7 +32,7 @@ def read_only(info: ModuleInfo, fn: cst.FunctionDef, name: str, pure: Callable[[
     """Whether ``fn`` only reads the array ``name`` holds (see the module); ``pure``: a call of a
     library function that has no effect but its value."""
     up = _parents(fn.body)
-    return all(_read_here(n, up, info, fn, pure, depth) for n in _walk(fn.body)
+    return all(_read_here(n, up, info, fn, pure, depth) for n in every_node(fn.body)
                if isinstance(n, cst.Name) and n.value == name)
 
 
@@ -72,7 +73,7 @@ def _read_here(node: cst.CSTNode, up: dict, info: ModuleInfo, fn: cst.FunctionDe
 
 def _parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
     """Each node under ``root`` (by ``id``) to its parent."""
-    return {id(child): n for n in _walk(root) for child in n.children}
+    return {id(child): n for n in every_node(root) for child in n.children}
 
 
 def _is_target(sub: cst.Subscript, up: dict) -> bool:
@@ -89,7 +90,7 @@ def _in_target(element: cst.Element, up: dict) -> bool:
 
 def _never_written(fn: cst.FunctionDef, name: str) -> bool:
     """No ``name[...] = ...`` or ``name += ...`` (nor a part of it) in ``fn``."""
-    for n in _walk(fn.body):
+    for n in every_node(fn.body):
         target = n.target if isinstance(n, cst.AugAssign) else None
         targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else []
         for t in ([target] if target is not None else []) + targets:
@@ -99,11 +100,3 @@ def _never_written(fn: cst.FunctionDef, name: str) -> bool:
             if isinstance(base, cst.Name) and base.value == name and (t is not base or isinstance(n, cst.AugAssign)):
                 return False
     return True
-
-
-def _walk(node: cst.CSTNode):
-    """Every node, nested functions and lambdas included (``py_flow.walk`` leaves them out, and a
-    nested function may write the array)."""
-    yield node
-    for child in node.children:
-        yield from _walk(child)

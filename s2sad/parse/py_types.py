@@ -37,8 +37,8 @@ from ..ssa.types import BOOL, COMM, F64, I64, STR, ArrayType, ScalarType, Type, 
 from . import py_intrinsics as lib
 from . import py_mpi
 from .py_common import Locator
-from .py_flow import (assigned_names, children, is_new_axis, is_shape_subscript, is_whole_slice, subscript_chain,
-                      walk)
+from .py_flow import (assigned_names, children, every_node, is_new_axis, is_shape_subscript, is_whole_slice,
+                      subscript_chain, walk)
 from .py_rank_uses import MAX_AXES
 from .py_iter import EnumerateIter, ItemsIter, Iter, IterError, Leaf, RangeIter, leaves, read_iter
 from .py_module import ModuleInfo, Number, evaluate_constant
@@ -467,7 +467,7 @@ class _Inference:
         # Communicators (py_mpi): parameters that default to one or whose methods the body calls,
         # locals bound to one; and the locals that hold an MPI request.
         self.comm_names: set[str] = py_mpi.communicator_params(fn, info, self.params) | {
-            t.value for node in py_mpi.walk(body) if isinstance(node, cst.Assign) and len(node.targets) == 1
+            t.value for node in every_node(body) if isinstance(node, cst.Assign) and len(node.targets) == 1
             for t in [node.targets[0].target] if isinstance(t, cst.Name)
             and (info.canonical_name(node.value) or "") in py_mpi.COMMUNICATORS}
         self.arrays: dict[str, _ArrayEvidence] = {}
@@ -714,8 +714,17 @@ class _Inference:
         parameter gets at least that rank, and a parameter nothing else makes one becomes an
         array of that rank (still assumed, and checked, unless ``assumptions`` finds a proof)."""
         params = {p.name.value: p for p in self.params}
+        # Each node's answer once: every operator of a long sum asks about its operands, and a
+        # sum of a thousand terms is a chain a thousand deep (quadratic, asked afresh each time).
+        known_numbers: dict[int, bool] = {}
 
         def is_number(e: cst.BaseExpression) -> bool:
+            found = known_numbers.get(id(e))
+            if found is None:
+                found = known_numbers[id(e)] = number(e)
+            return found
+
+        def number(e: cst.BaseExpression) -> bool:
             if isinstance(e, (cst.Integer, cst.Float)) or is_shape_subscript(e):  # A.shape[0]: an integer
                 return True
             if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, (cst.Minus, cst.Plus)):
@@ -927,6 +936,8 @@ class _Inference:
         if intr.op in ("sum", "mean", "max_reduce", "min_reduce", "transpose", "ones_like", "full_like",
                        "polyval") + _STATISTICS:
             self.array_use(args[0], 2 if intr.op == "transpose" else 1)  # (polyval's coefficients)
+        elif intr.op == "searchsorted":  # in a vector
+            self.array_use(args[0], 1)
         elif intr.op == "matmul" and len(args) == 2:
             self.product(node, args[0], args[1])
         elif intr.op in ("matmul", "outer"):
@@ -1328,6 +1339,9 @@ class _Inference:
         arg_types = [self.expr_type(a, types) for a in args]
         if op == "argsort":  # the positions that sort a vector
             return ArrayType(I64, 1)
+        if op == "searchsorted":  # a position per key: a number of a number
+            t = arg_types[1] if len(arg_types) > 1 else None
+            return ArrayType(I64, t.rank) if isinstance(t, ArrayType) else I64
         if op in ("running_max", "running_min"):  # of the vector's dtype, as NumPy keeps it
             t = arg_types[0] if arg_types else None
             return ArrayType(t.elem, t.rank) if isinstance(t, ArrayType) else None
