@@ -227,14 +227,19 @@ def _differentiable(t: Type) -> bool:
 
 @_shows_source
 def primal_module(source: str, filename: str, func: Optional[str], options: Options = DEFAULT,
-                  kernel: bool = False) -> tuple[Module, str]:
+                  kernel: bool = False, native_indices: bool = False) -> tuple[Module, str]:
     """The parsed function (and its callees), optimized by the options' primal pipeline; with
-    ``kernel``, its outermost loop first made a CUDA kernel (``--target cuda`` of C or Python)."""
+    ``kernel``, its outermost loop first made a CUDA kernel (``--target cuda`` of C or Python);
+    with ``native_indices``, for Python and Numba output, indices that may be negative are left
+    for NumPy and Numba to count from the end, first (``opt.native_indices``)."""
     name = choose_function(source, filename, func, options.cflags)
     module = parse_source(source, filename, name, options.cflags, options.derivatives)
     if kernel:
         kernelize(module, name)
-    run_pipeline(module, options.primal_pipeline, replace(options.context, called_from_outside=name), "primal")
+    passes = options.primal_pipeline
+    if native_indices:
+        passes = ",".join(["native-indices", passes]) if passes else "native-indices"
+    run_pipeline(module, passes, replace(options.context, called_from_outside=name), "primal")
     remove_unreachable_functions(module, [name])
     return module, name
 
@@ -257,7 +262,7 @@ def gradient_module(
     output, which serve parameters of any broadcasting shape (adjoint.shape_generic; Numba
     compiles the gradient for each kind of argument it is called with, but gives a variable that a
     loop carries one type; C fixes each parameter's kind: there they stay checked numbers)."""
-    module, name = primal_module(source, filename, func, options, kernel)
+    module, name = primal_module(source, filename, func, options, kernel, native_indices=shape_generic is not None)
     primal = module.functions[name]
     _refuse_stale_statics(module, primal)
     indices = resolve_wrt(primal, wrt, module.source_lines)

@@ -924,23 +924,26 @@ def extent_needs(fn: Function) -> list[tuple[Op, Value, int, bool]]:
     return out
 
 
-def add_extent_params(sizes: Sizes, module: Module, fn: Function) -> list[str]:
+def add_extent_params(sizes: Sizes, module: Module, fn: Function) -> bool:
     """Python input: each exact extent the entry needs that no annotation gives, and each
     extent a copy needs that neither an annotation nor the loops bound, becomes a ``long``
     parameter ``<array>_shape<axis>`` (``A_shape1``: ``A.shape[1]``), after the arrays and
-    their shadows, before ``d_return``, as annotation shape symbols do.
+    their shadows, before ``d_return``, as annotation shape symbols do. True where an extent it
+    needs is such a parameter to be, or an annotation's symbol that is not a parameter (both
+    for ``add_size_params`` to add).
 
     A loop bound is never taken for one: ``A`` may be wider than ``range(k)``
     reaches. C input keeps its declared signature (its arrays are flat pointers).
     """
     if fn.attrs.get("c_params") is not None:
-        return []
+        return False
     shadows = shadows_of(fn)
     annotated = sizes._annotations(fn)
     names = {p.name_hint: i for i, p in enumerate(fn.params) if p.type.is_int}
     taken = {p.name_hint for p in fn.params} | {v.name_hint for op in fn.walk() for v in op.results}
     shapes = {k: list(v) for k, v in annotated.items()}
     added: list[str] = []
+    symbols = False
     covers = sizes.extents(fn)
     for _, arr, axis, cover in extent_needs(fn):
         if arr.owner is not fn.body or arr.defining_op is not None:
@@ -953,6 +956,7 @@ def add_extent_params(sizes: Sizes, module: Module, fn: Function) -> list[str]:
         if len(given) <= axis or _parse_extent(given[axis], names) is not None:
             continue
         if given[axis] is not None:  # an annotation symbol that is not a parameter: add_size_params
+            symbols = True
             continue
         sym = f"{owner}_shape{axis}"
         while sym in taken:
@@ -963,5 +967,6 @@ def add_extent_params(sizes: Sizes, module: Module, fn: Function) -> list[str]:
         added.append(sym)
     if added:
         fn.attrs["shapes"] = shapes
+    if added or symbols:
         sizes.forget()
-    return added
+    return bool(added) or symbols

@@ -53,6 +53,13 @@ _SCALAR_BINARY = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "pow":
 _MINMAX = {"maximum": "max", "minimum": "min"}
 
 
+def _indices_at(b: Builder, idx: list[Value], picked: list[Value], extents: list[Value]) -> list[Value]:
+    """The positions that element ``picked`` of the index arrays ``idx`` names, one per axis of
+    an array of ``extents``: a negative entry counts from the end, as NumPy counts it."""
+    return [build.from_end(b, build.cast(b, b.op1("load", [i, *picked], _elem(i.type)), I64), n)
+            for i, n in zip(idx, extents)]
+
+
 def has_array_ops(fn: Function) -> bool:
     return any(array_ops.is_array_op(op.name) for op in fn.walk())
 
@@ -572,13 +579,14 @@ class _Lowering:
         if n == "take":
             assert t is not None
             src, *idx = a
-            whole = self.dims(b, src)[len(idx):]  # the axes no index picks (a[rows]: each row whole)
+            extents = self.dims(b, src)
+            whole = extents[len(idx):]  # the axes no index picks (a[rows]: each row whole)
             dims = self.dims(b, idx[0]) + whole
             out = self.alloc(b, t, dims, False, hint)
 
             def gather(bb: Builder, iv: list[Value]) -> None:
                 picked = iv[:len(iv) - len(whole)]
-                at = [build.cast(bb, bb.op1("load", [i, *picked], _elem(i.type)), I64) for i in idx]
+                at = _indices_at(bb, idx, picked, extents)
                 rest = iv[len(picked):]
                 bb.create("store", [out, *iv, bb.op1("load", [src, *at, *rest], _elem(t))], [])
 
@@ -591,11 +599,12 @@ class _Lowering:
             return None
         if n == "accum_take":
             dst, *idx, v = a
-            whole = self.dims(b, dst)[len(idx):]
+            extents = self.dims(b, dst)
+            whole = extents[len(idx):]
 
             def scatter(bb: Builder, iv: list[Value]) -> None:
                 picked = iv[:len(iv) - len(whole)]
-                at = [build.cast(bb, bb.op1("load", [i, *picked], _elem(i.type)), I64) for i in idx]
+                at = _indices_at(bb, idx, picked, extents)
                 self._add_into(bb, dst, at + iv[len(picked):], self.read(bb, v, iv, _elem(dst.type)))
 
             self.loops(b, self.dims(b, idx[0]) + whole, scatter)

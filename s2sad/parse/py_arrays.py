@@ -627,8 +627,8 @@ def assign_at_indices(lw: "ExprLowerer", node: cst.Subscript, arr: Value, indice
     count = b.op1("dim", [arrays[0]], I64, axis=0)
 
     def store(bb: Builder, e: Value) -> None:
-        at = [bb.op1("load", [v, e], v.type.elem) if v.type.is_array else v for v in picked]  # type: ignore
-        at = [a if a.type == I64 else build.cast(bb, a, I64) for a in at]
+        at = [lw.from_end(bb, node, bb.op1("load", [v, e], v.type.elem), arr, axis)  # type: ignore[attr-defined]
+              if v.type.is_array else v for axis, v in enumerate(picked)]
         v = value
         if value.type.is_array:
             one = build.const(bb, 1, I64)  # a value of one element stretches

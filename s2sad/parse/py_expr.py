@@ -216,6 +216,9 @@ class ExprLowerer(PyMpi):
             return None
         if op.name == "dim":
             return 0
+        if op.name == "mod":  # Python's: of the divisor's sign (a zero one raises)
+            d = self.lower_bound(op.operands[1])
+            return 0 if d is not None and d >= 0 else None
         if op.name in ("add", "sub", "mul", "floordiv", "math.max"):
             x, y = (self.lower_bound(o) for o in op.operands)
             if op.name == "sub":
@@ -639,7 +642,16 @@ class ExprLowerer(PyMpi):
         if lit is not None and lit < 0:  # Python counts a negative index from the end
             d = self.at(b, node).op1("dim", [arr], I64, axis=axis)
             return build.add(b, d, build.const(b, lit, I64))
-        return self.integer(node, b, env, "an array index")
+        return self.from_end(b, node, self.integer(node, b, env, "an array index"), arr, axis)
+
+    def from_end(self, b: Builder, node: cst.CSTNode, k: Value, arr: Value, axis: int) -> Value:
+        """The index ``k`` into axis ``axis`` of ``arr`` counted from the end where it may be
+        negative, as Python counts it (``x[i - 1]`` at ``i = 0``); as it is where it cannot be."""
+        low = self.lower_bound(k)
+        if low is not None and low >= 0:
+            return k
+        self.at(b, node)
+        return build.from_end(b, build.cast(b, k, I64), b.op1("dim", [arr], I64, axis=axis))
 
     def subscript(self, node: cst.Subscript, b: Builder, env: Env) -> Value:
         if is_shape_subscript(node):

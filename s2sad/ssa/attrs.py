@@ -60,6 +60,11 @@ SOURCE_EXTENT = "source_extent"
 # is not its own value: ``mark_whole_reduced`` and ``whole_reduced`` keep that known.
 WHOLE_REDUCED = "whole_reduced"
 NUMPY_OPS = ("div", "pow")  # besides the math.<fn> ops
+# A ``select`` that counts a Python index from the end where it is negative (``x[i - 1]`` at
+# ``i = 0``, ``x[k]`` of a negative ``k``, an index array's negative entries): ``k + n`` where
+# ``k < 0``. NumPy and Numba index so themselves, so for the Python targets the select is its
+# index again (``opt.native_indices``); C and CUDA keep it, where ``x[-1]`` reads before the array.
+FROM_END = "from_end"
 
 
 def mark_whole_reduced(fn: Function, v: Value) -> None:

@@ -15,6 +15,7 @@ import sys
 from math import copysign, isfinite
 from typing import Any, Optional, Union
 
+from .attrs import FROM_END
 from .gpu import launch_extent
 from .interp import c_rem
 from .ir import Builder, Value
@@ -209,6 +210,16 @@ def select(b: Builder, c: Value, x: Value, y: Value, hint: str = "") -> Value:
     if x is y:
         return x
     return b.op1("select", [c, x, y], x.type, hint)
+
+
+def from_end(b: Builder, k: Value, n: Value) -> Value:
+    """Python's index ``k`` into an axis of length ``n``: counted from the end where it is
+    negative, ``k + n`` (a ``select`` marked ``FROM_END``, which the Python targets drop)."""
+    c = const_int(k)
+    if c is not None and c >= 0:
+        return k
+    negative = cmp(b, "lt", k, const(b, 0, k.type))
+    return b.create("select", [negative, add(b, k, n), k], [k.type], {FROM_END: True}).results[0]
 
 
 def cast(b: Builder, x: Value, type: Type, hint: str = "") -> Value:
