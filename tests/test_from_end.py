@@ -141,7 +141,11 @@ def test_c_output_counts_from_the_end_as_python(name):
     assert np.any(want[wrt[0]] != 0.0)
 
 
-def test_an_index_that_cannot_be_negative_is_not_tested():
-    source = "def f(x: \"f64[n]\", n: int):\n    s = 0.0\n    for i in range(1, n):\n" \
-             "        s += x[i] * x[i - 1]\n    return s\n"
+@pytest.mark.parametrize("index", ["x[i - 1]", "x[n - 1 - i]", "x[(i + 1) % n]", "x[(i + n - 1) % n]"])
+def test_an_index_that_cannot_be_negative_is_not_tested(index):
+    """In ``range(1, n)``, ``i - 1 >= 0``; in ``range(n)``, ``n - 1 - i >= 0`` (the loop's range)
+    and Python's ``%`` of ``n`` is at least 0 (``n > i >= 0`` in the loop's body)."""
+    start = "1, n" if index == "x[i - 1]" else "n"
+    source = f"def f(x: \"f64[n]\", n: int):\n    s = 0.0\n    for i in range({start}):\n" \
+             f"        s += x[i] * {index}\n    return s\n"
     assert "< 0 ?" not in pipeline.gradient_source(source, "prog.py", "f", ["x"], "c")

@@ -36,7 +36,7 @@ from ..ssa.ir import Block, Builder, Value
 from ..ssa.mathfns import MATH as MATH_TABLE
 from ..ssa.mpi import Communicator
 from ..ssa.types import BOOL, COMM, F64, I64, REQUEST, STR, ArrayType, ScalarType, Type, common_type
-from . import py_arrays, py_comprehension, py_linalg, py_lists, py_mpi, py_roll_pad, py_search
+from . import py_arrays, py_comprehension, py_extents, py_linalg, py_lists, py_mpi, py_roll_pad, py_search
 from . import py_intrinsics as lib
 from .custom_adjoints import NONE as NO_DERIVATIVES
 from .custom_adjoints import CustomAdjoint, Derivatives, argument_kind, expected_python
@@ -217,8 +217,9 @@ class ExprLowerer(PyMpi):
         if op.name == "dim":
             return 0
         if op.name == "mod":  # Python's: of the divisor's sign (a zero one raises)
-            d = self.lower_bound(op.operands[1])
-            return 0 if d is not None and d >= 0 else None
+            x, d = op.operands
+            least = self.lower_bound(d)
+            return 0 if least is not None and least >= 0 or py_extents.positive_where_used(self, d, x) else None
         if op.name in ("add", "sub", "mul", "floordiv", "math.max"):
             x, y = (self.lower_bound(o) for o in op.operands)
             if op.name == "sub":
@@ -648,7 +649,7 @@ class ExprLowerer(PyMpi):
         """The index ``k`` into axis ``axis`` of ``arr`` counted from the end where it may be
         negative, as Python counts it (``x[i - 1]`` at ``i = 0``); as it is where it cannot be."""
         low = self.lower_bound(k)
-        if low is not None and low >= 0:
+        if low is not None and low >= 0 or py_extents.never_negative(self, k):
             return k
         self.at(b, node)
         return build.from_end(b, build.cast(b, k, I64), b.op1("dim", [arr], I64, axis=axis))

@@ -49,6 +49,26 @@ def same_sum(lw: Bounds, keys: frozenset) -> bool:
     return plain and len(forms) == 1
 
 
+def never_negative(lw: Bounds, v: Value) -> bool:
+    """Whether the integer ``v`` is at least 0 wherever it is computed, as a sum of what the loops
+    tell of their indices and extents (``n - 1 - i`` with ``i`` in ``range(n)``): an index Python
+    need not count from the end."""
+    return py_affine.nonnegative(int_form(v), _atom_bounds(lw))
+
+
+def positive_where_used(lw: Bounds, d: Value, x: Value) -> bool:
+    """Whether ``d`` is positive wherever ``x`` is computed: ``x`` reads the index of a loop over
+    ``range(lb, d)`` with ``lb >= 0``, so it is computed in that loop's body, where ``d > lb``
+    (``(i + 1) % n`` in ``for i in range(n)``: Python's ``%`` is then at least 0)."""
+    for a, _ in int_form(x)[0]:
+        if isinstance(a, Value) and a in lw.index_ranges:
+            (low, _), (high, dhigh) = lw.index_ranges[a]
+            least = lw.lower_bound(low)
+            if high is d and dhigh == -1 and least is not None and least >= 0:
+                return True
+    return False
+
+
 def key_form(key: object) -> Optional[py_affine.Affine]:
     """An extent key (``py_arrays.extent_keys``) as an affine form; None for a slice's span."""
     if isinstance(key, tuple) and len(key) == 2 and key[0] == "const" and isinstance(key[1], int):
