@@ -39,6 +39,7 @@ and checked against central differences.
 from __future__ import annotations
 
 import ctypes
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -972,6 +973,9 @@ def _build_all_levels(text: str, sanitize: bool = False) -> Any:
     return ctypes.CDLL(str(compile_c(text, extra)))
 
 
+_EXTENT = re.compile(r"(\w+)_shape(\d+)")
+
+
 def _check(case: Case, level: int, schedule: Optional[str]) -> None:
     options = pipeline.Options(level=level, checkpoint=parse_schedule(schedule) if schedule else None)
     filename = "prog.c" if case.lang == "c" else "prog.py"
@@ -1003,6 +1007,9 @@ def _check(case: Case, level: int, schedule: Optional[str]) -> None:
             args.append(cells[name[2:]])
         elif name.startswith("d_") and name[2:] in shadows:
             args.append(shadows[name[2:]])
+        elif name not in work and _EXTENT.fullmatch(name):  # an unannotated array's extent (README)
+            array, axis = _EXTENT.fullmatch(name).groups()  # type: ignore[union-attr]
+            args.append(case.shapes.get(array, np.shape(work[array]))[int(axis)])
         else:
             args.append(work[name])
     grad(*args)

@@ -131,6 +131,10 @@ def _the_loop(module: Module, fn: Function, lang: str) -> Op:
                       "return); only a loop that runs every iteration of a range becomes a kernel", loop,
                       f"write it as {_COUNTED[lang]} with a constant step and no break or return "
                       "(an iteration that stops the loop makes the others depend on it)")
+    s = build.const_int(loop.operands[2])
+    if s is None or s == 0:  # (first: a step of unknown sign leaves its indices' signs unknown too)
+        raise _Reject(f"the loop at line {line} steps by an amount that is not a constant; thread t runs "
+                      "iteration lo + t * step, which needs the step's sign", loop, "step by a constant")
     body = loop.regions[0]
     if len(body.args) > 1:
         carried = ", ".join(f"'{a.name_hint}'" for a in body.args[1:])
@@ -216,10 +220,7 @@ def _rewrite(fn: Function, loop: Op) -> str:
     """Replace ``loop`` by the thread's iteration under its bounds guard; the thread count, in words."""
     lo, hi, step = loop.operands
     s = build.const_int(step)
-    if s is None or s == 0:
-        raise _Reject(f"the loop at line {loop.loc.line if loop.loc else 0} steps by an amount that is not a "
-                      "constant; thread t runs iteration lo + t * step, which needs the step's sign",
-                      loop, "step by a constant")
+    assert s is not None and s != 0  # (_the_loop)
     b = Builder(fn.body, loop.loc)
     b.before = loop
     body = loop.regions[0]
