@@ -40,6 +40,10 @@ root (a view is never fresh, and two views of one array may overlap).
   ``source_written_params``: those the source wrote, recorded before any pass);
   ``snapshot_args``: the arguments of a call that must be copied for its
   gradient, since they change after it.
+* ``overlapping_calls``: the calls of the module's own functions that pass one array twice
+  (``relax(n, w, w)``, ``axpy(n, a, w + 1, w)``) to a callee that writes one of them: the
+  contract's no-overlap assumption holds only for the entry's arguments, so such a module is
+  translated as with ``--may-alias`` (``pipeline``).
 """
 
 
@@ -49,6 +53,8 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from ..diagnostics import DiagnosticError, error
+from ..ssa.attrs import POINTER_CASES
+from ..ssa.build import const_int
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.array_ops import ACCUMULATIONS, makes_fresh_array
 from ..ssa.opdefs import makes_fresh, op_def
@@ -362,6 +368,104 @@ def written_params(module: Module, fn: Function, memo: dict[str, set[int]] | Non
             if not self_calls:  # the summary read no part of itself: no second round
                 break
     return memo[fn.name]
+
+
+@dataclass(frozen=True)
+class OverlappingCall:
+    """A call passing memory of one array as two arguments, one of which the callee writes."""
+
+    call: Op
+    callee: str
+    params: tuple[str, str]  # the callee's parameters that overlap
+
+
+def overlapping_calls(module: Module) -> list[OverlappingCall]:
+    """The calls in ``module`` of its own functions whose array arguments share a root where the
+    callee writes one of them. The callee's code (and its gradient) may not then take a store to
+    one parameter to leave the other unchanged, as the contract's default lets it."""
+    memo: dict[str, set[int]] = {}
+    found: list[OverlappingCall] = []
+    for fn in module.functions.values():
+        for op in fn.walk():
+            callee = module.functions.get(op.attrs.get("callee", "")) if op.name == "call" else None
+            if callee is None or _in_pointer_cases(op):
+                continue
+            arrays = [(k, array_root(v)) for k, v in enumerate(op.operands) if v.type.is_array]
+            try:
+                written = written_params(module, callee, memo)
+            except DiagnosticError:
+                continue  # (differentiating the callee reports it, located)
+            for n, (i, a) in enumerate(arrays):
+                j = next((j for j, b in arrays[n + 1:] if a is not None and b is a and (i in written or j in written)
+                          and not _other_members(op.operands[i], op.operands[j])
+                          and not _other_rows(op.operands[i], op.operands[j])), None)
+                if j is not None and max(i, j) < len(callee.params):
+                    found.append(OverlappingCall(op, callee.name,
+                                                 (callee.params[i].name_hint, callee.params[j].name_hint)))
+                    break
+    return found
+
+
+def _other_members(a: Value, b: Value) -> bool:
+    """Whether ``a`` and ``b`` point into different members of one struct of an array of structs
+    (``b->vel`` and ``bodies[i].pos``: ``field`` ops of one element and different members), which
+    C lets no access through one reach."""
+    fields = []
+    for v in (a, b):
+        made = v.defining_op
+        index = made.operands[1] if made is not None and made.name == "view" and len(made.operands) == 2 else None
+        f = index.defining_op if index is not None else None
+        if f is None or f.name != "field" or not f.operands:
+            return False
+        fields.append(f)
+    x, y = fields
+    return (x.attrs.get("struct") == y.attrs.get("struct") and x.operands[0] is y.operands[0]
+            and _member(x.attrs.get("path", "")) != _member(y.attrs.get("path", "")))
+
+
+def _other_rows(a: Value, b: Value) -> bool:
+    """Whether ``a`` and ``b`` are different rows of one array (``h[l]`` and ``h[l + 1]`` of a
+    ``double h[N][H]``: views that drop its first axis at indices a nonzero constant apart)."""
+    x, y = a.defining_op, b.defining_op
+    if x is None or y is None or x.name != "view" or y.name != "view" or len(x.operands) != 2 \
+            or len(y.operands) != 2 or x.operands[0] is not y.operands[0]:
+        return False
+    base = x.operands[0]
+    if not (base.type.is_array and a.type.is_array and a.type.rank < base.type.rank):  # type: ignore[attr-defined]
+        return False
+    apart = _constant_difference(x.operands[1], y.operands[1])
+    return apart is not None and apart != 0
+
+
+def _constant_difference(i: Value, j: Value) -> Optional[int]:
+    """``j - i`` where it is a constant evident from how ``j`` is made (``i + 1``); else None."""
+    if i is j:
+        return 0
+    ci, cj = const_int(i), const_int(j)
+    if ci is not None and cj is not None:
+        return cj - ci
+    for u, v, sign in ((i, j, 1), (j, i, -1)):
+        made = v.defining_op
+        if made is not None and made.name in ("add", "sub") and made.operands[0] is u:
+            c = const_int(made.operands[1])
+            if c is not None:
+                return sign * (c if made.name == "add" else -c)
+    return None
+
+
+def _member(path: str) -> str:
+    """The struct's own member a field path starts with (``.vel[]``: ``vel``)."""
+    return path.lstrip(".").split(".")[0].split("[")[0]
+
+
+def _in_pointer_cases(op: Op) -> bool:
+    """Whether ``op`` is in a branch of C input's pointer dispatch (``attrs.POINTER_CASES``)."""
+    block = op.parent
+    while block is not None and block.parent_op is not None:
+        if block.parent_op.attrs.get(POINTER_CASES):
+            return True
+        block = block.parent_op.parent
+    return False
 
 
 def record_source_writes(module: Module) -> None:

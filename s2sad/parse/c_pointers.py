@@ -20,6 +20,7 @@ from typing import Callable, Iterable, Optional
 from pycparser import c_ast
 
 from ..ssa import build
+from ..ssa.attrs import POINTER_CASES
 from ..ssa.ir import Block, Builder, Value
 from ..ssa.types import BOOL, I64
 from .c_expr import Ptr, changed_target, library_name, node_text, walk
@@ -447,7 +448,9 @@ class CPointerLowering:
             here = build.cmp(bb, "eq", p.which, build.const(bb, n, I64))  # type: ignore[arg-type]
             tbb.create("yield", make(tbb, arr, rows), [])
             ebb.create("yield", branch(ebb, k + 1), [])
-            return bb.create("if", [here], types, regions=[tb, eb]).results
+            # (marked: a branch per array a pointer may hold, some of them never taken together
+            # with the others' branches: analysis.effects.overlapping_calls)
+            return bb.create("if", [here], types, {POINTER_CASES: True}, regions=[tb, eb]).results
         return branch(b, 0)
 
     def through_each(self, p: Aim, node: c_ast.Node, b: Builder, body: Callable[[Builder, Ptr], list[Value]],

@@ -72,6 +72,7 @@ from .py_array_results import array_returning_helpers, shared_array_results
 from .py_specialize import specialize
 from .py_strings import strings_loops_change
 from .py_types import FunctionTypes, Signature, default_value, infer_types, signature
+from .py_view_arguments import parts_written_through_others
 from .translation import kept_per_translation
 
 __all__ = ["list_functions", "parameter_locations", "parse_python"]
@@ -322,7 +323,7 @@ def parse_python(source: str, filename: str, func: str, derivatives: Derivatives
     for source in info.functions:  # source order
         for name in program.instances_of(source):
             module.add(lowered[name])
-    problems = shared_array_results(module)
+    problems = shared_array_results(module) + parts_written_through_others(module)
     if problems:
         raise DiagnosticError(_sorted_unique(problems), lines)
     returning = array_returning_helpers(module, func)

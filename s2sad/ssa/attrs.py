@@ -65,6 +65,11 @@ NUMPY_OPS = ("div", "pow")  # besides the math.<fn> ops
 # ``k < 0``. NumPy and Numba index so themselves, so for the Python targets the select is its
 # index again (``opt.native_indices``); C and CUDA keep it, where ``x[-1]`` reads before the array.
 FROM_END = "from_end"
+# An ``if`` of C input's pointer dispatch (``parse.c_pointers``): one branch per array a pointer
+# that is swapped or chosen at run time may hold. Calls in such branches pass every combination
+# of the arrays the pointers may hold, also those no run takes (two swapped pointers holding one
+# array), so ``analysis.effects.overlapping_calls`` does not count their arguments as overlapping.
+POINTER_CASES = "pointer_cases"
 
 
 def mark_whole_reduced(fn: Function, v: Value) -> None:

@@ -321,6 +321,9 @@ class Module:
     # --may-alias: array parameters may share memory, so the emitters may not move a read of
     # one past a write to another (the passes learn it from their PassContext).
     may_alias: bool = False
+    # Why ``may_alias`` holds where no --may-alias asked for it: the calls that pass one array
+    # twice (``analysis.effects.overlapping_calls``), in words, for the output's header.
+    overlapping: list[str] = field(default_factory=list)
     # Of a module of gradients: the module of primal functions they were made from (the entry's
     # primal is not among this module's functions; what it tells of the arrays still holds).
     primals: Optional["Module"] = None
