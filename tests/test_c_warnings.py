@@ -1047,3 +1047,14 @@ def test_gradient_compiles_cleanly_and_is_right(name, level, schedule):
 def test_the_suite_builds_at_o2():
     """gcc finds the flow warnings only while optimizing: the suite's own C builds must."""
     assert "-O2" in CFLAGS and "-Werror" in CFLAGS and "-Wall" in CFLAGS and "-Wextra" in CFLAGS
+
+
+def test_zip_of_arrays_of_one_extent_takes_that_extent():
+    """``zip(a, b, c)`` of arrays annotated with one extent ``m``: the loop's length, the least of
+    three extents that C prints alike, was ``min_l(m < m ? m : m, m)``, which gcc -Wextra reports
+    (a comparison of ``m`` with itself; Python probe round 6)."""
+    source = 'def f(a: "f64[m]", b: "f64[m]", c: "f64[m]"):\n    s = 0.0\n' \
+             "    for x, y, z in zip(a, b, c):\n        s += x * y * z\n    return s\n"
+    text = pipeline.gradient_source(source, "prog.py", "f", ["a", "b"], "c")
+    assert "for (long i = 0; i < m; i++)" in text and "min_l" not in text
+    compile_c(text)  # no warning

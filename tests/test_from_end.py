@@ -92,7 +92,7 @@ def _c_call(text: str, values: dict[str, object]) -> dict[str, np.ndarray]:
     assert declared is not None, text
     shadows: dict[str, np.ndarray] = {}
     types, call = [], []
-    for param in declared.group(1).split(", "):
+    for param in " ".join(declared.group(1).split()).split(", "):  # (a long one wraps)
         ctype, name = param.rsplit(" ", 1)
         pointer = name.startswith("*")
         name = name.lstrip("*")

@@ -160,7 +160,11 @@ class CIntegers:
 
 
 def int_min_max(fn: str, a: Expr, b: Expr) -> Expr:
-    """Integer ``min``/``max``: a conditional of two names or literals, else the helper."""
+    """Integer ``min``/``max``: a conditional of two names or literals, else the helper; of one
+    expression twice (``zip(a, b)`` of arrays of one extent ``m``), that expression (gcc warns of
+    ``m < m``)."""
+    if a == b:
+        return a
     if all(isinstance(x, (Name, Lit)) for x in (a, b)):
         return IfExp(Compare(">" if fn == "max" else "<", a, b), a, b)
     return Call(Name(f"{fn}_l"), (a, b))

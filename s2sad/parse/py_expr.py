@@ -131,6 +131,10 @@ class FunctionContext:
     helper_shapes: dict[str, HelperShapes] = field(default_factory=dict)
 
 
+# Python's functions of numbers that an index may call: their value is a number.
+_NUMBER_BUILTINS = ("int", "min", "max", "abs", "round", "len")
+
+
 class ExprLowerer(PyMpi):
     def __init__(self, ctx: FunctionContext):
         self.ctx = ctx
@@ -620,9 +624,12 @@ class ExprLowerer(PyMpi):
         spelled = ", ".join(f'{n}: "f64[n]"' for n in names)
         return f"if {' or '.join(names)} is an array, say so with an annotation ({spelled})"
 
-    def element(self, node: cst.Subscript, b: Builder, env: Env) -> tuple[Value, list[Value]]:
-        """The array and the index values of ``a[i, j]``/``a[i][j]`` (for loads and stores)."""
-        base, indices = subscript_chain(node)
+    def element(self, node: cst.Subscript, b: Builder, env: Env,
+                chain: Optional[tuple[cst.BaseExpression, list]] = None) -> tuple[Value, list[Value]]:
+        """The array and the index values of ``a[i, j]``/``a[i][j]``: of a load, with the
+        subscript's ``chain`` as ``subscript`` read it; of a store, without (``py_lower``
+        refuses a store into a copy, ``X[idx][1] = v``, first)."""
+        base, indices = chain or subscript_chain(node)
         if py_lists.is_list(self, base) and isinstance(base, cst.Name):
             return py_lists.element(self, node, b, env)
         for idx in indices:
@@ -657,7 +664,7 @@ class ExprLowerer(PyMpi):
     def subscript(self, node: cst.Subscript, b: Builder, env: Env) -> Value:
         if is_shape_subscript(node):
             return self.shape(node, b, env)
-        base, indices = subscript_chain(node)
+        base, indices = subscript_chain(node, lambda i: self.keeps_axis(i, env))
         if isinstance(base, cst.Subscript) and not is_shape_subscript(base) and base not in self.held:
             self.held[base] = self.array(base, b, env)  # y[lo:hi][::-1], A[1:][0]: of the part, lowered once
             try:
@@ -713,7 +720,7 @@ class ExprLowerer(PyMpi):
             gathered = py_arrays.gather(self, node, base, indices, b, env)  # logp[np.arange(n), labels]
             if gathered is not None:
                 return gathered
-        arr, ivs = self.element(node, b, env)
+        arr, ivs = self.element(node, b, env, (base, indices))
         return self.at(b, node).op1("load", [arr, *ivs], arr.type.elem)  # type: ignore[attr-defined]
 
     def sequence(self, node: cst.BaseExpression, b: Builder, env: Env
@@ -792,6 +799,16 @@ class ExprLowerer(PyMpi):
             return isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor))
         return isinstance(node, (cst.Comparison, cst.Call)) or (
             isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert))
+
+    def keeps_axis(self, node: object, env: Env, stored: bool = False) -> bool:
+        """An index that may pick several entries along its axis: an integer array (named, a part
+        of one, a call: ``X[np.argsort(y)]``) or a mask, so that ``X[idx][j]`` is not ``X[idx, j]``.
+        Python's own functions give numbers (``A[int(k)][j]``); of a store, only an index known to
+        be an array or a mask counts (a call there is refused elsewhere, or a number)."""
+        if isinstance(node, cst.Call) and (stored or isinstance(node.func, cst.Name)
+                                           and node.func.value in _NUMBER_BUILTINS):
+            return False
+        return self._may_be_index_array(node, env) or self._may_be_mask(node, env)
 
     def _may_be_index_array(self, node: object, env: Env) -> bool:
         """An index that may be an integer array: an array, named or a part of one named, or a

@@ -23,7 +23,7 @@ not looked into (they are rejected by lowering anyway).
 from __future__ import annotations
 
 import functools
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 import libcst as cst
 
@@ -304,14 +304,17 @@ def is_new_axis(index: object) -> bool:
     return isinstance(index, cst.Name) and index.value == "None"
 
 
-def subscript_chain(node: cst.Subscript) -> tuple[cst.BaseExpression, list[cst.CSTNode]]:
+def subscript_chain(node: cst.Subscript, keeps_axis: Optional[Callable[[cst.CSTNode], bool]] = None
+                    ) -> tuple[cst.BaseExpression, list[cst.CSTNode]]:
     """``a[i][j]`` and ``a[i, j]`` alike: the base ``a`` and the indices ``i, j``.
 
     Each index is its expression node, or a ``cst.Slice`` for a slice. A
     parenthesized tuple index ``a[(i, j)]`` is the same as ``a[i, j]``. A subscript
-    that keeps axes (a slice, ``None``, ``...`` among its indices) subscripted again is
-    not the same as one subscript (``y[lo:hi][::-1]``, ``A[1:][0]``: the row of the
-    part): it is the base, an array value (``py_arrays``).
+    that keeps axes (a slice, ``None``, ``...`` among its indices, or an index for which
+    ``keeps_axis`` holds: an array of indices or a mask, ``X[idx][1]``, the row ``idx[1]``
+    names, where ``X[idx, 1]`` is a column's entries) subscripted again is not the same as
+    one subscript (``y[lo:hi][::-1]``, ``A[1:][0]``: the row of the part): it is the base,
+    an array value (``py_arrays``).
     """
     indices: list[cst.CSTNode] = []
     base: cst.BaseExpression = node
@@ -323,7 +326,8 @@ def subscript_chain(node: cst.Subscript) -> tuple[cst.BaseExpression, list[cst.C
                 here += [e.value for e in v.elements] if isinstance(v, cst.Tuple) else [v]
             else:
                 here.append(el.slice)
-        if indices and any(isinstance(i, (cst.Slice, cst.Ellipsis)) or is_new_axis(i) for i in here):
+        if indices and any(isinstance(i, (cst.Slice, cst.Ellipsis)) or is_new_axis(i)
+                           or (keeps_axis is not None and keeps_axis(i)) for i in here):
             break
         indices = here + indices
         base = base.value

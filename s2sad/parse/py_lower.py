@@ -747,6 +747,8 @@ class FunctionLowerer(StructuredLowering):
         return out
 
     def store_to(self, target: cst.BaseExpression, v: Value, b: Builder, env: Env, node: cst.CSTNode) -> None:
+        if isinstance(target, cst.Subscript):
+            self.into_array_itself(target, env)
         if isinstance(target, cst.Name):
             self.bind(target.value, v, b, env, node)
         elif isinstance(target, cst.Subscript) and self.part_target(target, v, env):
@@ -764,6 +766,16 @@ class FunctionLowerer(StructuredLowering):
             raise self.locator.fail(target, "assigning to attributes is not supported")
         else:
             raise self.locator.fail(target, "this assignment target is not supported")
+
+    def into_array_itself(self, target: cst.Subscript, env: Env) -> bool:
+        """True, or a located error for a store into a part an index array picks (``X[idx][1] =
+        v``): NumPy makes that part a copy, and the store changes neither array."""
+        if subscript_chain(target, lambda i: self.ex.keeps_axis(i, env, stored=True))[0] \
+                is not subscript_chain(target)[0]:
+            raise self.locator.fail(target, "this stores into the part of an array that an index array picks: "
+                                    "NumPy makes that part a copy, so the store changes neither array",
+                                    hint="store into the array itself: X[idx[1]] = v for X[idx][1] = v")
+        return True
 
     def part_target(self, target: cst.Subscript, v: Optional[Value], env: Env) -> bool:
         """``a[lo:hi] = ...``, ``A[i] = row`` (fewer indices than dimensions), or an array value
@@ -988,7 +1000,8 @@ class FunctionLowerer(StructuredLowering):
             cur = self.ex.scalar(target, b, env)
             rhs = self.ex.scalar(st.value, b, env)
             self.bind(target.value, self.ex.arith(op, cur, rhs, b, st), b, env, st)
-        elif isinstance(target, cst.Subscript) and self.part_target(target, None, env):
+        elif isinstance(target, cst.Subscript) and self.into_array_itself(target, env) \
+                and self.part_target(target, None, env):
             self.assign_part(target, self.ex.value(st.value, b, env), op, b, env, st.value)
         elif isinstance(target, cst.Subscript):
             self.written_check(subscript_chain(target)[0], target, b, env)

@@ -81,6 +81,7 @@ class RankUses:
         # (``x - mu``): each operand, and the rank (see ``_resolve_ambiguous``).
         self._ambiguous: list[tuple[list[cst.BaseExpression], int]] = []
         self._seen: set[tuple[int, int]] = set()
+        self._through: set[str] = set()  # names whose assigned values are being followed (need)
         # The names comprehensions bind to the items of a sequence (``[... for c in C]``): name ->
         # the sequence (names that are locals of the function too are left out).
         self.comprehension_items: dict[str, cst.BaseExpression] = {}
@@ -251,18 +252,26 @@ class RankUses:
         if product_operands(expr, self.canonical) is not None:
             self.array_products.add(id(expr))
         if isinstance(expr, cst.Name):
+            if expr.value in self._through:
+                # x = x[idx]: the name's own earlier value, reached through what is assigned to it,
+                # tells nothing sure (idx may be a number or an array): followed once, not forever
+                return
             if expr.value in self.params:
                 self.least[expr.value] = max(self.least.get(expr.value, 0), rank)
                 if expr.value not in self.assigns:
                     return
             if expr.value in self.comprehension_items:  # [... for c in C]: C's items have the rank
                 self.need(self.comprehension_items[expr.value], rank + 1)
-            for value in self.assigns.get(expr.value, []):
-                seq = getattr(value, "seq", None)
-                if isinstance(seq, cst.BaseExpression):  # for e in E: E's items have the rank
-                    self.need(seq, rank + 1)
-                elif isinstance(value, cst.BaseExpression):
-                    self.need(value, rank)
+            self._through.add(expr.value)
+            try:
+                for value in self.assigns.get(expr.value, []):
+                    seq = getattr(value, "seq", None)
+                    if isinstance(seq, cst.BaseExpression):  # for e in E: E's items have the rank
+                        self.need(seq, rank + 1)
+                    elif isinstance(value, cst.BaseExpression):
+                        self.need(value, rank)
+            finally:
+                self._through.discard(expr.value)
         elif isinstance(expr, cst.Subscript) and not is_shape_subscript(expr):
             axes = self._axes_taken(expr, plain=True)
             if axes is not None:
