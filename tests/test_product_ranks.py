@@ -307,3 +307,18 @@ def test_a_capitalized_local_made_elementwise_from_a_parameter_passes_its_guess_
     fn = parse_source(CAPITAL_LOCAL, "prog.py", "f").functions["f"]
     assert [str(p.type) for p in fn.params] == ["array<f64,2>", "array<f64,1>", "f64"]
     check_source(CAPITAL_LOCAL, ["C", "v"], [arr("C", 3, 4), arr("v", 4)], target=target)
+
+
+NEW_AXIS = HEADER + '''def f(V: "f64[n, p]", w):
+    sw = np.sqrt(w)
+    return np.sum((V * sw[:, None]) ** 2)
+'''
+
+
+def test_a_new_axis_shows_the_axes_beside_it():
+    """``sw[:, None]``: ``sw`` has the axis the slice keeps, so ``w`` is a vector (it was a number,
+    and ``'sw' is not an array`` refused a weighted least squares; Python probe round 6)."""
+    assert types(NEW_AXIS)["w"] == "array<f64,1>"
+    for target in ("py", "numba"):
+        check_source(NEW_AXIS, ["V", "w"], [arr("V", 4, 3), ParamSpec("w", "array", (4,), low=0.5, high=1.5)],
+                     target=target)

@@ -182,11 +182,12 @@ class RankUses:
             axes = self._axes_taken(node)
             if axes is not None:
                 self.need(node.value, axes)
-            else:  # logp[np.arange(n), labels]: index arrays too take an axis each, at least
+            else:  # logp[np.arange(n), labels]: index arrays too take an axis each, at least;
+                # sw[:, None]: each index but a new axis (None) takes one (an axis sw must have)
                 kinds = [el.slice for el in node.slice]
-                if not any(isinstance(k, cst.Index) and (isinstance(k.value, cst.Ellipsis) or _is_none(k.value))
-                           for k in kinds):
-                    self.need(node.value, len(kinds))
+                if not any(isinstance(k, cst.Index) and isinstance(k.value, cst.Ellipsis) for k in kinds):
+                    self.need(node.value, sum(1 for k in kinds if not (isinstance(k, cst.Index)
+                                                                        and _is_none(k.value))))
         elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
             self.need(node.left, 1)
             self.need(node.right, 1)
