@@ -149,3 +149,23 @@ def test_an_index_that_cannot_be_negative_is_not_tested(index):
     source = f"def f(x: \"f64[n]\", n: int):\n    s = 0.0\n    for i in range({start}):\n" \
              f"        s += x[i] * {index}\n    return s\n"
     assert "< 0 ?" not in pipeline.gradient_source(source, "prog.py", "f", ["x"], "c")
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_c_output_stops_at_a_negative_index_into_an_array_of_unknown_length():
+    """An unannotated array (a helper's parameter, or the entry's): C has no length to count from
+    the end with (a size parameter would change the signature with the -O level, a helper
+    inlined or not). The index is checked: a negative one stops the program with a message, and
+    the signature stays as the source's (``opt.negative_indices``)."""
+    source = "import math\n\n\ndef g(x, k):\n    return math.sin(x[k])\n\n\ndef f(x, k, n):\n" \
+             "    s = 0.0\n    for i in range(n):\n        s += g(x, k - i) * x[i]\n    return s\n"
+    for level in (0, 2):
+        text = pipeline.gradient_source(source, "prog.py", "f", ["x"], "c", pipeline.Options(level=level))
+        assert "void grad_f(double *x, double *d_x, long k, long n, double d_return)" in text
+        assert "a negative index into 'x'\\n\");" in text and "abort();" in text and "< 0 ?" not in text
+        got = _c_call(text, {"x": np.linspace(0.1, 0.9, 6), "k": 5, "n": 4})
+        want = np.zeros(6)
+        namespace: dict = {}
+        exec(compile(pipeline.gradient_source(source, "prog.py", "f", ["x"], "py"), "<grad>", "exec"), namespace)
+        namespace["grad_f"](np.linspace(0.1, 0.9, 6), want, 5, 4, 1.0)
+        np.testing.assert_allclose(got["x"], want, rtol=1e-12, atol=1e-14)

@@ -698,7 +698,7 @@ class Sizes:
                 self._from_mpi(view, op, add, unbounded, reach)
 
         names = {p.name_hint: i for i, p in enumerate(fn.params) if p.type.is_int}
-        annotated = self._annotations(fn)
+        annotated = self.annotations(fn)
         primal_cover = self._primal_cover(fn)
         out: Extents = []
         exact: set[tuple[int, int]] = set()
@@ -797,13 +797,14 @@ class Sizes:
         """The integer parameters an annotation names as the length of an array (``"f64[n, m]"``)."""
         names = {p.name_hint: i for i, p in enumerate(fn.params) if p.type.is_int}
         out: list[int] = []
-        for extents in self._annotations(fn).values():
+        for extents in self.annotations(fn).values():
             for text in extents:
                 if isinstance(text, str) and text.strip() in names and names[text.strip()] not in out:
                     out.append(names[text.strip()])
         return sorted(out)
 
-    def _annotations(self, fn: Function) -> dict:
+    def annotations(self, fn: Function) -> dict:
+        """The shapes annotations give the parameters of ``fn`` (its primal's, for a gradient)."""
         shapes = dict(fn.attrs.get("shapes") or {})
         primal = self.module.functions.get(fn.attrs.get("primal", ""))
         if primal is not None:
@@ -938,7 +939,7 @@ def add_extent_params(sizes: Sizes, module: Module, fn: Function) -> bool:
     if fn.attrs.get("c_params") is not None:
         return False
     shadows = shadows_of(fn)
-    annotated = sizes._annotations(fn)
+    annotated = sizes.annotations(fn)
     names = {p.name_hint: i for i, p in enumerate(fn.params) if p.type.is_int}
     taken = {p.name_hint for p in fn.params} | {v.name_hint for op in fn.walk() for v in op.results}
     shapes = {k: list(v) for k, v in annotated.items()}

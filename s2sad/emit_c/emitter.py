@@ -669,6 +669,10 @@ class CFunctionEmitter(CMemory, CCalls, CMpi, CLoops, CArrayAccess, CIntegers, S
         call_name = op.attrs["call"]
         stop = ExprStmt(Call(Name(call_name), tuple(self.expr(v) for v in op.operands)))
         text = op.attrs.get("text")
+        said = op.attrs.get("stderr")
+        if said:  # where the gradient, not the primal, cannot go on (opt.negative_indices): it says why
+            why = [Comment(op.attrs["why"])] if op.attrs.get("why") else []
+            return why + [ExprStmt(Call(Name("fprintf"), (Name("stderr"), Lit(f'"{said}\\n"')))), stop]
         return ([Comment(f"{text}: the program stops here, as the primal does")] if text else []) + [stop]
 
     def _return(self, op: Op) -> list[Stmt]:

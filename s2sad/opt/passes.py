@@ -28,7 +28,7 @@ from typing import Callable, Iterator, Optional
 from ..analysis.effects import PassContext, record_source_writes
 from ..ssa.ir import Module
 from . import (array_simplify, counted, cse, fold, forward_order, gather, inline, licm, lower_arrays, merge_accums,
-               merge_clears, native_indices, sink_stores)
+               merge_clears, native_indices, negative_indices, sink_stores)
 from ..progress import stage
 from .dce import dce_module
 
@@ -59,6 +59,7 @@ register("lower-arrays")(lower_arrays.run)
 register("merge-accums")(merge_accums.run)
 register("merge-clears")(merge_clears.run)
 register("native-indices")(native_indices.run)
+register("negative-indices")(negative_indices.run)
 register("sink-stores")(sink_stores.run)
 
 
@@ -85,9 +86,10 @@ ADJOINT_PIPELINES: dict[int, str] = {
 # Before a target's emitter, on the gradient and what it calls, at every level: C and CUDA
 # have no array values, so whole-array ops become element loops; on a GPU, an adjoint's clearing
 # store waits below the loads after it (sink_stores says why); NumPy and Numba count a negative
-# index from the end themselves (native_indices: also before differentiation, pipeline.py).
-TARGET_PIPELINES: dict[str, str] = {"py": "native-indices", "numba": "native-indices", "c": "lower-arrays",
-                                    "cuda": "lower-arrays,sink-stores"}
+# index from the end themselves (native_indices: also before differentiation, pipeline.py); C
+# checks one into an array whose length it does not know instead (negative_indices).
+TARGET_PIPELINES: dict[str, str] = {"py": "native-indices", "numba": "native-indices",
+                                    "c": "lower-arrays,negative-indices", "cuda": "lower-arrays,sink-stores"}
 
 
 class PipelineError(ValueError):
