@@ -689,3 +689,22 @@ def test_a_huge_struct_array_member_is_a_located_error(extent, tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 1 and "reads struct members of up to 65,536" in r.stderr, r.stderr
     assert "internal error" not in r.stderr and r.stderr.startswith("big.c:")
+
+
+@pytest.mark.parametrize("declared, header", [("struct NAN { double x; };", "math.h"),
+                                              ("static const double M_PI = 3.0;", "math.h"),
+                                              ("typedef double DBL_MAX;", "float.h")])
+def test_a_name_the_c_library_defines_as_a_macro_is_refused(declared, header):
+    """Valid C where the file includes no header that defines it, but the gradient's C includes
+    ``<math.h>`` (doorfuzz seed 3000171: ``struct State`` renamed ``struct NAN``, whose gradient
+    did not compile)."""
+    from s2sad import pipeline
+    from s2sad.diagnostics import DiagnosticError
+
+    source = f"{declared}\n\ndouble f(const double *x, int n)\n{{\n    return x[0] * n;\n}}\n"
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(source, "f.c", "f", ["x"], "c")
+    name = declared.split()[1] if declared.startswith("struct") else declared.rstrip(";").split()[-1] \
+        if declared.startswith("typedef") else "M_PI"
+    assert "f.c:1:" in info.value.render()
+    assert f"'{name}' is the name of a macro of <{header}>" in info.value.render()

@@ -142,6 +142,20 @@ def test_calls_bound_as_python_binds_them(call, message):
     assert message in _refusal(src, "f", ["x"])
 
 
+def test_a_call_leaving_a_default_none_says_so_with_the_definition_as_written():
+    """The hint showed ``def logsumexp(a, axis)``, dropping the default (Python probe round 6)."""
+    src = """
+        def lse(a, axis=None):
+            return np.log(np.sum(np.exp(a)))
+
+        def f(x):
+            return lse(x)
+    """
+    text = _refusal(src, "f", ["x"])
+    assert "error: 'axis' of 'lse' is left to its default, None, which s2sad takes only where it is a number or " \
+           "a string" in text and "hint: 'lse' is def lse(a, axis=None)" in text
+
+
 def test_a_default_that_is_not_a_number_is_refused_for_the_function_differentiated_only():
     src = """
         def g(t, w=None):

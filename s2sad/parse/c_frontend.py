@@ -78,6 +78,7 @@ class CFile:
         self.sources = self.pre.sources
         self.lines = self.sources.source_lines()  # the file's lines, and its headers' by name
         self.ast = self._parse(self.pre.text)
+        self._no_library_macro_declared()
         expand_array_typedefs(self.ast)  # typedef double mat2[2][2]: its uses declare the arrays (c_array_typedefs)
         self.functions: dict[str, c_ast.FuncDef] = {}
         self.redefined: list[tuple[c_ast.FuncDef, c_ast.FuncDef]] = []  # (a second definition, the first)
@@ -209,6 +210,20 @@ class CFile:
             if isinstance(ext, c_ast.FuncDef) or decl.name not in kinds:
                 kinds[decl.name] = kind
         return kinds
+
+    def _no_library_macro_declared(self) -> None:
+        """A name the file declares that a header of the C library defines as a macro (``struct
+        NAN``, a variable ``M_PI``): valid where the file includes no such header, but the
+        gradient's C includes them (``<math.h>``), and would not compile (doorfuzz seed 3000171)."""
+        for node in walk(self.ast):
+            name = node.name if isinstance(node, (c_ast.Decl, c_ast.Typedef, c_ast.Enumerator, c_ast.Struct,
+                                                  c_ast.Union, c_ast.Enum)) else None
+            if isinstance(name, str) and name in BUILTIN_MACROS:
+                header = "float.h" if name.startswith("DBL_") else "stdbool.h" if name in ("true", "false") \
+                    else "stddef.h" if name == "NULL" else "math.h"
+                raise DiagnosticError([Diagnostic(
+                    f"'{name}' is the name of a macro of <{header}>, which the gradient's C may include",
+                    self.loc(node), "give it another name")], self.lines)
 
     def _struct(self, node: c_ast.Struct, typedef: Optional[str]) -> None:
         seen: set[str] = set()

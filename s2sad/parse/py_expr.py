@@ -1007,10 +1007,14 @@ class ExprLowerer(PyMpi):
         if node in self.ctx.recursive_calls:
             raise Fail(None)  # reported once by the driver, at this call
         sig = self.ctx.call_sigs.get(node) or self.ctx.sigs[name]
-        shown = [n if d is None else f"{n}={d!r}" for n, d in zip(sig.param_names, sig.defaults)]
-        if sig.positional is not None:
-            shown.insert(sig.positional, "*")
-        definition = f"'{name}' is def {name}({', '.join(shown)})"
+        source = self.info.functions.get(name)
+        if source is not None:  # as the source spells it (a default of None is no default to s2sad)
+            definition = f"'{name}' is def {name}({cst.Module([]).code_for_node(source.params)})"
+        else:
+            shown = [n if d is None else f"{n}={d!r}" for n, d in zip(sig.param_names, sig.defaults)]
+            if sig.positional is not None:
+                shown.insert(sig.positional, "*")
+            definition = f"'{name}' is def {name}({', '.join(shown)})"
         bound, problem = bind_arguments(node, name, sig.param_names, sig.positional)
         if problem is not None:  # what Python would raise a TypeError for
             raise self.fail(*problem, hint=definition)
@@ -1044,6 +1048,13 @@ class ExprLowerer(PyMpi):
             if i not in given:
                 default = sig.defaults[i]
                 if default is None or not isinstance(t, ScalarType):
+                    spelled = next((p.default for p in (source.params.params if source is not None else ())
+                                    if p.name.value == sig.param_names[i] and p.default is not None), None)
+                    if spelled is not None:  # axis=None: a default s2sad does not take
+                        code = cst.Module([]).code_for_node(spelled)
+                        raise self.fail(node, f"'{sig.param_names[i]}' of '{name}' is left to its default, {code}, "
+                                        "which s2sad takes only where it is a number or a string",
+                                        hint=definition)
                     raise self.fail(node, f"missing argument '{sig.param_names[i]}' in the call to '{name}'",
                                     hint=definition)
                 given[i] = self.const(b, node, default, t)
