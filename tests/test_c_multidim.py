@@ -216,6 +216,11 @@ F = "double f(int n, int m, const double A[n][m])\n{{\n    double s = 0.0;\n    
         ("const double (*p)[m] = A[0]; s += p[0][0];", "const double (*p)[m] = A; s += p[0][0];",
          "'A[0]' has 1 dimensions: C does not convert it to 'const double (*)[m]'",
          "point it at an array of rows of that size, or at rows allocated for it: p = malloc(n * sizeof *p)"),
+        # (C converts with a cast: the message said it does not; C probe round 6)
+        ("const double (*p)[m] = (const double (*)[m])A[0]; s += p[0][0];",
+         "const double (*p)[m] = A; s += p[0][0];",
+         "a cast that reads the 1-D 'A[0]' as rows of another shape is not supported yet",
+         "index it flat: A[0][j * m + i]"),
     ],
 )
 def test_a_wrong_rank_is_a_located_error_whose_hint_works(body, fixed, message, hint):

@@ -1032,6 +1032,12 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             what = p.layout.name if p.layout is not None else p.elem
             raise self.fail(node, f"a {what} array cannot be used as '{t.spelling}'")
         rank = max(1, len(t.dims))  # double *p: 1; double (*u)[M]: 2
+        if subscripts(p) < rank and isinstance(node, c_ast.Cast):  # (const double (*)[NX])x: C converts it
+            flat, row = node_text(node.expr), node_text(t.dims[-1]) if t.dims and t.dims[-1] is not None else "M"
+            raise self.fail(node, f"a cast that reads the {subscripts(p)}-D '{flat}' as rows of another shape is "
+                            "not supported yet", (f"declare the parameter with its rows ({flat}[][{row}]), or index "
+                                                  if isinstance(node.expr, c_ast.ID) else "index ")
+                            + f"it flat: {flat}[j * {row} + i]")
         if subscripts(p) != rank:
             raise self.fail(node, f"'{node_text(node)}' has {subscripts(p)} dimensions: C does not "
                             f"convert it to '{t.spelling}'", f"point at one of its rows: {node_text(node)}[i]"
