@@ -48,6 +48,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import itertools
+import re
 from dataclasses import dataclass
 from typing import Mapping, Optional
 
@@ -405,6 +406,8 @@ def _name(fn: Function, co: _Coalescer, namer: Namer,
     classes = co.classes
     reps = classes.reps()
     param_names = {p.name_hint for p in fn.params}
+    lengths = {word for extents in (fn.attrs.get("shapes") or {}).values() for e in extents if isinstance(e, str)
+               for word in re.findall(r"[A-Za-z_]\w*", e)} & param_names  # (x: "f64[n]": n)
     fixed = {p: namer.claim_fixed(p.name_hint) for p in fn.params if p.name_hint}
     for rep in reps:
         for v in classes.members[rep]:
@@ -463,8 +466,10 @@ def _name(fn: Function, co: _Coalescer, namer: Namer,
             is_iv = _is_iv(rep)
 
             def takes(n: str) -> bool:
-                # a loop variable never reuses a parameter's name (pylint's redefined-argument)
-                return not (is_iv and n in param_names) and joins(n, rep)
+                # a loop variable never reuses a parameter's name (pylint's redefined-argument), and
+                # no value reuses a length an annotation names (C prints extents with it: its uses
+                # are not the IR's, so its variable must keep its value)
+                return not (is_iv and n in param_names) and n not in lengths and joins(n, rep)
 
             if hint in pools:
                 name = pools[hint].first(spans[rep][0], takes)
