@@ -708,3 +708,23 @@ def test_a_name_the_c_library_defines_as_a_macro_is_refused(declared, header):
         if declared.startswith("typedef") else "M_PI"
     assert "f.c:1:" in info.value.render()
     assert f"'{name}' is the name of a macro of <{header}>" in info.value.render()
+
+
+def test_an_init_function_mallocing_a_pointer_member_gets_a_hint_that_works():
+    """``state_init(&s, n)`` setting ``s->v = malloc(...)``: the hint said to copy it into a local
+    (C probe round 6); the member set where the struct is declared is differentiated."""
+    from s2sad import pipeline
+    from s2sad.diagnostics import DiagnosticError
+
+    head = "#include <stdlib.h>\ntypedef struct { int n; double *v; } State;\n\n"
+    body = "double f(const double *x, int n)\n{\n    State s;\n{init}\n" \
+           "    for (int i = 0; i < n; i++) s.v[i] = x[i] * x[i];\n    double r = s.v[0] * s.v[n - 1];\n" \
+           "    free(s.v);\n    return r;\n}\n"
+    helper = "static void state_init(State *s, int n)\n{\n    s->n = n;\n    s->v = malloc(n * sizeof(double));\n}\n\n"
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(head + helper + body.replace("{init}", "    state_init(&s, n);"), "f.c", "f",
+                                 ["x"], "c")
+    assert "hint: set it where the struct is declared, or return the struct from a function that makes it " \
+           "(State s = make(...))" in info.value.render()
+    fixed = body.replace("{init}", "    s.n = n;\n    s.v = malloc(n * sizeof(double));")
+    assert "void grad_f(" in pipeline.gradient_source(head + fixed, "f.c", "f", ["x"], "c")

@@ -60,6 +60,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import re
 
 from dataclasses import dataclass, replace
 from typing import Callable, Optional
@@ -423,7 +424,10 @@ class CRecordLowering:
     def check_writable(self, target: c_ast.Node, key: str) -> None:
         why = self.read_only_leaves.get(key)
         if why is not None:
+            owner = re.match(r"is a pointer member of the caller's (.+), which", why)  # state_init(&s, n)
             raise self.fail(target, f"'{self.spelled(target)}' cannot be assigned: it {why}",
+                            "set it where the struct is declared, or return the struct from a function that "
+                            f"makes it ({owner.group(1)} s = make(...))" if owner else
                             "copy it into a local variable or array first")
 
     def spelled(self, node: c_ast.Node) -> str:
