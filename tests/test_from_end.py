@@ -169,3 +169,16 @@ def test_c_output_stops_at_a_negative_index_into_an_array_of_unknown_length():
         exec(compile(pipeline.gradient_source(source, "prog.py", "f", ["x"], "py"), "<grad>", "exec"), namespace)
         namespace["grad_f"](np.linspace(0.1, 0.9, 6), want, 5, 4, 1.0)
         np.testing.assert_allclose(got["x"], want, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_the_stops_message_names_no_parameter():
+    """The words of a stop's message (``a negative index into 'y'``) are no use of a parameter
+    ``a``, which C output marks unused (fuzz seed 38014: gcc -Wextra warned of an unused ``a``);
+    two indices tested alike share one stop."""
+    from cbuild import compile_c
+
+    source = "def f(x, y, a: float, k):\n    return x[k] * y[k] + x[0]\n"
+    text = pipeline.gradient_source(source, "prog.py", "f", ["x"], "c")
+    assert "(void)a;" in text and text.count("abort();") == 1, text
+    compile_c(text)  # (no warning)

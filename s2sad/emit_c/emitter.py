@@ -276,7 +276,7 @@ class CFunctionEmitter(CMemory, CCalls, CMpi, CLoops, CArrayAccess, CIntegers, S
             if isinstance(st, Comment) and k > 0 and not isinstance(body[k - 1], Comment):
                 lines.append("")
             lines += renderer.stmt(st, "    ")
-        code = strip_comments("\n".join(lines))
+        code = re.sub(r'"(?:[^"\\]|\\.)*"', '""', strip_comments("\n".join(lines)))  # (words of messages name nothing)
         names = [self.struct_leaves[p].group if p in self.struct_leaves else self.var.get(p) for p in fn.params]
         names += [self.struct_outs[i].group if i in self.struct_outs else self.out_names[i]
                   for i in sorted(self.out_names)]

@@ -23,10 +23,17 @@ def run(module: Module, ctx: PassContext) -> None:
     sizes = Sizes(module)
     checked = False
     for fn in module.functions.values():
+        guarded: set[tuple[int, int]] = set()  # (block, test): one stop per test in a block serves all
         for op in [op for op in fn.walk() if op.name == "select" and op.attrs.get(FROM_END)]:
             arr = _array_of(op)
             if arr is not None and not _length_known(fn, arr, sizes):
-                _checked(fn, op, arr)
+                key = (id(op.parent), id(op.operands[0]))
+                if key in guarded:  # x[t] and y[t]: the stop before the first reads serves the second
+                    op.results[0].replace_all_uses_with(op.operands[2])
+                    op.erase()
+                else:
+                    _checked(fn, op, arr)
+                    guarded.add(key)
                 checked = True
     if checked:  # the sums and lengths the selects read
         dce_module(module, ctx.called_from_outside)
