@@ -6,7 +6,8 @@ in every output (Python probe round 6: d_X 0 where central differences give 0.25
 column no one read). The chain now stops at an index that may pick several entries (an integer
 array, a call giving one, a mask), whose part is a value of its own, subscripted after
 (``py_expr.ExprLowerer.keeps_axis``). A store into such a part (``X[idx][1] = v``) changes neither
-array in NumPy (the part is a copy) and is refused.
+array in NumPy (the part is a copy) and is refused. A subscript of what any expression makes
+(``X.T[0]``, ``(X * 2.0)[1]``) reads that value's row or element.
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ CASES = {
     "slice_of_masked": ("np.sum(r[r > 0][:2] ** 2)", "r"),
     "reversed_sorted": ("np.sum(r[np.argsort(r)][::-1] * r)", "r"),
     "row_of_a_number_call": ("np.sum(X[int(idx[0])][1:] ** 2)", "X"),
+    # a row or element of what an expression makes (refused: "give one index per dimension")
+    "row_of_the_transpose": ("np.sum(X.T[0] ** 2)", "X"),
+    "row_of_a_transpose_of_picked_rows": ("np.sum(X[idx].T[0] ** 2)", "X"),
+    "row_of_a_product": ("np.sum((X * 2.0)[1] ** 2)", "X"),
+    "entry_of_the_transpose": ("X.T[1, 2] ** 2 + np.eye(3)[0, 0] * X[0, 0]", "X"),
 }
 
 

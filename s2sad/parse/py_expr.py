@@ -671,6 +671,14 @@ class ExprLowerer(PyMpi):
                 return self.subscript(node, b, env)
             finally:
                 del self.held[base]
+        if not isinstance(base, (cst.Name, cst.Subscript)) and base not in self.held:
+            # X.T[0], (X * 2.0)[1], X[idx].T[0]: a row (or element) of an array an expression makes,
+            # lowered once and read as that value (its rank known, a partial index is a row)
+            self.held[base] = self.array(base, b, env)
+            try:
+                return self.subscript(node, b, env)
+            finally:
+                del self.held[base]
         if isinstance(base, cst.Name) and py_lists.is_list(self, base):
             return py_lists.item(self, node, b, env)
         if len(indices) == 1 and isinstance(indices[0], cst.Call) and indices[0] not in self.held \
