@@ -453,7 +453,7 @@ def gradient_source(
             _refuse_strings(module, source, filename, name, target)
             _refuse_assumed_kinds(module.functions[grad_name(name)], source, filename, name, target,
                                   module.source_lines)
-        _refuse_array_helpers(module, module.functions[grad_name(name)], target, module.source_lines)
+        _refuse_array_helpers(module.functions[grad_name(name)], target, module.source_lines)
         for fn in module.functions.values():  # the function differentiated or a helper it calls
             info = grad_info(fn)
             if info is not None:
@@ -534,15 +534,11 @@ def _refuse_array_result(grad: Function, name: str, target: str, lines: list[str
     )], lines)
 
 
-def _refuse_array_helpers(module: Module, grad: Function, target: str, lines: list[str]) -> None:
-    """Python input whose function differentiated calls a helper that returns an array, which C
-    and CUDA output cannot spell: refused where the helper is still a function of the output
-    (``-O2`` inlines a small one, ``sig(z)`` of a line: its code is then the caller's)."""
-    kept = set()
-    for fn in module.functions.values():
-        info = grad_info(fn)
-        kept |= {fn.attrs.get("specialized_from", fn.name), info.primal if info is not None else fn.name}
-    helpers = {k: v for k, v in (grad.attrs.get("array_helpers") or {}).items() if k in kept}
+def _refuse_array_helpers(grad: Function, target: str, lines: list[str]) -> None:
+    """Python input whose function differentiated calls a helper that returns an array: C and CUDA
+    output refuse it at every -O level, whether or not a pass inlined the helper (the source
+    decides, so the answer is the same at every level)."""
+    helpers = grad.attrs.get("array_helpers") or {}
     if not helpers:
         return
     name, where = next(iter(helpers.items()))

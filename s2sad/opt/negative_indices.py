@@ -55,7 +55,16 @@ def _array_of(op: Op) -> "tuple[Value, int] | None":
 def _length_known(fn: Function, arr: "tuple[Value, int]", sizes: Sizes) -> bool:
     """Whether C output knows the length: a local array's, or a parameter's an annotation gives."""
     root = array_root(arr[0])
-    if root is None or not root.is_block_arg or root.owner is not fn.body:
+    if root is None:
+        return True
+    made = root.defining_op
+    if made is not None and made.name == "copy":  # a snapshot of x (checkpointing): x's length
+        return _length_known(fn, (made.operands[0], arr[1]), sizes)
+    if made is not None and made.name == "alloc" and arr[1] < len(made.operands):
+        d = made.operands[arr[1]].defining_op
+        if d is not None and d.name == "dim":  # sized as another array: that array's length
+            return _length_known(fn, (d.operands[0], d.attrs["axis"]), sizes)
+    if not root.is_block_arg or root.owner is not fn.body:
         return True  # memory the function made: its allocation says its extents
     index = fn.params.index(root)
     info = grad_info(fn)
