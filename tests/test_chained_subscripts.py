@@ -59,15 +59,12 @@ def test_a_subscript_of_a_picked_part_reads_that_part(name, target):
 def test_c_output_reads_the_row_picked():
     """The C gradient of ``X[idx][1]``, against the Python one (s2sad check passes no 2-D arrays
     to C yet)."""
-    from test_from_end import _c_call
+    from test_from_end import _c_call, _py_call
 
     source = _source("np.sum(X[idx][1] ** 2 + X[idx][0] * r[idx][2])")
     values = {"X": X, "r": R, "idx": IDX, "n": 4, "m": 3, "p": 6, "k": 3}
     got = _c_call(pipeline.gradient_source(source, "prog.py", "f", ["X"], "c"), values)
-    namespace: dict = {}
-    exec(compile(pipeline.gradient_source(source, "prog.py", "f", ["X"], "py"), "<grad>", "exec"), namespace)
-    want = np.zeros_like(X)
-    namespace["grad_f"](X.copy(), want, R.copy(), IDX.copy(), 1.0)
+    want = _py_call(source, ["X"], ["X", "r", "idx"], values)["X"]
     np.testing.assert_allclose(got["X"], want, rtol=1e-12, atol=1e-14)
     assert np.any(want[0] != 0.0)  # row idx[1] = 0 is read whole
 

@@ -20,7 +20,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from cbuild import build, have_gcc
+from cbuild import build, compile_c, have_gcc
 from fd import check_source_function
 
 from s2sad import pipeline
@@ -115,6 +115,21 @@ def _c_call(text: str, values: dict[str, object]) -> dict[str, np.ndarray]:
     return shadows
 
 
+def _py_call(source: str, wrt: list[str], names: list[str], values: dict) -> dict[str, np.ndarray]:
+    """Call the Python ``grad_f`` of ``source`` with copies of ``values`` in parameter order
+    (``names``), a zero shadow after each array of ``wrt``, the seed 1; the shadows after it."""
+    namespace: dict = {}
+    exec(compile(pipeline.gradient_source(source, "prog.py", "f", wrt, "py"), "<grad>", "exec"), namespace)
+    shadows = {w: np.zeros(np.shape(values[w])) for w in wrt}
+    call = []
+    for p in names:
+        call.append(np.array(values[p], copy=True) if isinstance(values[p], np.ndarray) else values[p])
+        if p in shadows:
+            call.append(shadows[p])
+    namespace["grad_f"](*call, 1.0)
+    return shadows
+
+
 @pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_c_output_counts_from_the_end_as_python(name):
@@ -127,15 +142,7 @@ def test_c_output_counts_from_the_end_as_python(name):
     c_text = pipeline.gradient_source(source, "prog.py", "f", wrt, "c")
     assert "< 0 ?" in c_text, c_text  # the sign is tested where the index may be negative
     got = _c_call(c_text, values)
-    namespace: dict = {}
-    exec(compile(pipeline.gradient_source(source, "prog.py", "f", wrt, "py"), "<grad>", "exec"), namespace)
-    want = {w: np.zeros(np.shape(values[w])) for w in wrt}
-    call = []
-    for p in names:
-        call.append(np.array(values[p], copy=True) if isinstance(values[p], np.ndarray) else values[p])
-        if p in want:
-            call.append(want[p])
-    namespace["grad_f"](*call, 1.0)
+    want = _py_call(source, wrt, names, values)
     for w in wrt:
         np.testing.assert_allclose(got[w], want[w], rtol=1e-12, atol=1e-14, err_msg=w)
     assert np.any(want[wrt[0]] != 0.0)
@@ -163,12 +170,9 @@ def test_c_output_stops_at_a_negative_index_into_an_array_of_unknown_length():
         text = pipeline.gradient_source(source, "prog.py", "f", ["x"], "c", pipeline.Options(level=level))
         assert "void grad_f(double *x, double *d_x, long k, long n, double d_return)" in text
         assert "a negative index into 'x'\\n\");" in text and "abort();" in text and "< 0 ?" not in text
-        got = _c_call(text, {"x": np.linspace(0.1, 0.9, 6), "k": 5, "n": 4})
-        want = np.zeros(6)
-        namespace: dict = {}
-        exec(compile(pipeline.gradient_source(source, "prog.py", "f", ["x"], "py"), "<grad>", "exec"), namespace)
-        namespace["grad_f"](np.linspace(0.1, 0.9, 6), want, 5, 4, 1.0)
-        np.testing.assert_allclose(got["x"], want, rtol=1e-12, atol=1e-14)
+        values = {"x": np.linspace(0.1, 0.9, 6), "k": 5, "n": 4}
+        got, want = _c_call(text, values), _py_call(source, ["x"], ["x", "k", "n"], values)
+        np.testing.assert_allclose(got["x"], want["x"], rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
@@ -176,8 +180,6 @@ def test_the_stops_message_names_no_parameter():
     """The words of a stop's message (``a negative index into 'y'``) are no use of a parameter
     ``a``, which C output marks unused (fuzz seed 38014: gcc -Wextra warned of an unused ``a``);
     two indices tested alike share one stop."""
-    from cbuild import compile_c
-
     source = "def f(x, y, a: float, k):\n    return x[k] * y[k] + x[0]\n"
     text = pipeline.gradient_source(source, "prog.py", "f", ["x"], "c")
     assert "(void)a;" in text and text.count("abort();") == 1, text

@@ -264,7 +264,11 @@ def test_searchsorted_gives_numpys_positions(side, target):
     ("np.searchsorted(np.outer(x, x), 0.5)", "supported in a vector"),
 ])
 def test_searchsorted_refusals_are_located(call, message):
-    src = HEADER + f'def f(x: "f64[n]"):\n    i = {call}\n    return x[i - 1]\n'
+    _refused_at_line_7(HEADER + f'def f(x: "f64[n]"):\n    i = {call}\n    return x[i - 1]\n', message)
+
+
+def _refused_at_line_7(src: str, message: str) -> None:
+    """``src`` refused at its line 7 (the call's, after HEADER and the signature) with ``message``."""
     with pytest.raises(DiagnosticError) as info:
         pipeline.gradient_source(src, "prog.py", "f", ["x"], "py")
     d = info.value.diagnostics[0]
@@ -334,11 +338,8 @@ def test_numba_output_refuses_equal_entries_of_an_unstable_sort():
     ("np.argsort(np.outer(x, x))", "np.argsort is supported of a vector"),
 ])
 def test_argsort_refusals_are_located(call, message):
-    src = HEADER + f'def f(x: "f64[n]"):\n    order = {call}\n    return np.sum(x[order[:2]])\n'
-    with pytest.raises(DiagnosticError) as info:
-        pipeline.gradient_source(src, "prog.py", "f", ["x"], "py")
-    d = info.value.diagnostics[0]
-    assert d.loc.line == 7 and message in d.message, d
+    _refused_at_line_7(HEADER + f'def f(x: "f64[n]"):\n    order = {call}\n    return np.sum(x[order[:2]])\n',
+                       message)
 
 
 def test_argsort_for_c_output_is_refused_by_its_name():
