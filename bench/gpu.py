@@ -6,8 +6,9 @@ effect of classifying adjoint accumulation (classified versus every accumulation
 Without a GPU (``nvidia-smi`` absent or failing) it prints ``skipped: no GPU`` and exits 0.
 With one, each kernel of golden/cuda is run at a benchmark size (``SIZES``) from one
 generated driver: the primal, ``grad_<kernel>`` as s2sad writes it, and the same gradient
-with ``--all-atomic``, each timed with CUDA events over ``--repeat`` launches (after a
-warm-up), 256 threads per block (the shared-memory kernel's own block size where it has
+with ``--all-atomic``, each timed with CUDA events over ``--repeat`` launches, after about
+200 ms of warm-up (the clocks rise only under load), in 5 rounds that interleave the three
+kernels, the median round reported; 256 threads per block (the shared-memory kernel's own block size where it has
 one; 16 x 16 for the 2-D case), with a 1 GiB device heap for tapes. The table's columns are
 milliseconds per launch and the two ratios the issue sets targets for: gradient / primal
 (Enzyme's SC'21 bound is 10x) and all-atomic / classified.
@@ -24,6 +25,7 @@ import argparse
 import csv
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -54,12 +56,18 @@ SIZES = {
     "grid_stride_loop": {"n": 1 << 24},
     "intrinsics": {"n": 1 << 24, "width": 3},
     "tiled_matmul": {"n": 1024},
+    "atomic_add_in_primal": {"n": 1 << 24},
 }
 BLOCK = {"shared_block_reduction": 64}
 # Cases launched over two axes: (x extent, y extent) as parameter names, and the block.
 GRID_2D = {"grid_2d": (("w", "h"), (16, 16)), "tiled_matmul": (("n", "n"), (4, 4))}  # the latter: its TILE
 HEAP_BYTES = 1 << 30  # device heap for the kernels' tapes (CUDA's default is 8 MB)
 GATHER_RANGE = 4096  # indices of the gather: many threads meet at each x element
+WARMUP_MS = 200  # every kernel of a driver runs this long before the timed rounds
+ROUNDS = 5  # timed rounds of --repeat launches per kernel, the kernels interleaved
+
+
+RESTRICT = re.compile(r"\b(?:__restrict__|__restrict|restrict)\b")
 
 
 def have_gpu() -> bool:
@@ -75,6 +83,8 @@ def _extent(name: str, case: str, shape: list[int], ints: dict[str, int]) -> str
     n = ints.get("n", 1)
     if case == "gather_index_list" and name == "x":
         return str(GATHER_RANGE)
+    if case == "atomic_add_in_primal" and name == "total":
+        return "2"
     if case == "shared_block_reduction" and name == "partial":
         return f"({n} + 63) / 64"
     if "m" in ints and name in ("A", "x") and case in ("matvec_row_loop", "tape_in_kernel"):
@@ -97,6 +107,8 @@ def driver(case: str, spec: dict, source: str) -> str:
         grid = f"({ints['n']} + {block} - 1) / {block}"
     decls, grad_decls, args, grad_args, setup = [], [], [], [], []
     for p, spelled in zip(spec["params"], fn.attrs["c_params"]):
+        # restrict qualifies the parameter itself, not its type: the declarations here leave it out.
+        spelled = " ".join(RESTRICT.sub(" ", spelled).split())
         name = p["name"]
         decls.append(f"{spelled} {name}")
         grad_decls.append(f"{spelled} {name}")
@@ -143,8 +155,6 @@ static void *device_array(long count, int fill, size_t size = sizeof(double)) {{
 
 template <class F>
 static float time_ms(F launch, int repeat) {{
-    launch();
-    cudaDeviceSynchronize();
     cudaEvent_t start, stop;
     cudaEventCreate(&start);
     cudaEventCreate(&stop);
@@ -154,7 +164,15 @@ static float time_ms(F launch, int repeat) {{
     cudaEventSynchronize(stop);
     float ms = 0;
     cudaEventElapsedTime(&ms, start, stop);
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
     return ms / repeat;
+}}
+
+static float median(float *v, int count) {{
+    for (int a = 1; a < count; a++)
+        for (int b = a; b > 0 && v[b - 1] > v[b]; b--) {{ float t = v[b]; v[b] = v[b - 1]; v[b - 1] = t; }}
+    return v[count / 2];
 }}
 
 int main(int argc, char **argv) {{
@@ -162,15 +180,34 @@ int main(int argc, char **argv) {{
     cudaDeviceSetLimit(cudaLimitMallocHeapSize, {HEAP_BYTES}ul);  /* the gradients' tapes */
 {chr(10).join(setup)}
     dim3 grid({grid}), block({block});
-    float primal = time_ms([&] {{ {kernel}<<<grid, block>>>({", ".join(args)}); }}, repeat);
-    float grad = time_ms([&] {{ grad_{kernel}<<<grid, block>>>({", ".join(grad_args)}); }}, repeat);
-    float atomic = time_ms([&] {{ atomic_grad_{kernel}<<<grid, block>>>({", ".join(grad_args)}); }}, repeat);
+    auto primal = [&] {{ {kernel}<<<grid, block>>>({", ".join(args)}); }};
+    auto grad = [&] {{ grad_{kernel}<<<grid, block>>>({", ".join(grad_args)}); }};
+    auto atomic = [&] {{ atomic_grad_{kernel}<<<grid, block>>>({", ".join(grad_args)}); }};
+    if (argc > 2) {{  /* --profile: each kernel once, for Nsight Compute */
+        primal();
+        grad();
+        atomic();
+        cudaDeviceSynchronize();
+        return 0;
+    }}
+    /* Warm-up: the clocks rise only under load, so every kernel runs for about {WARMUP_MS} ms first
+       (else the first timed, short kernels run slower than the last). */
+    float warm = 0;
+    for (int w = 0; w < 1000 && warm < {WARMUP_MS}; w++)
+        warm += time_ms(primal, 1) + time_ms(grad, 1) + time_ms(atomic, 1);
+    /* {ROUNDS} rounds, the three kernels interleaved in each; the median round of each kernel. */
+    float t[3][{ROUNDS}];
+    for (int r = 0; r < {ROUNDS}; r++) {{
+        t[0][r] = time_ms(primal, repeat);
+        t[1][r] = time_ms(grad, repeat);
+        t[2][r] = time_ms(atomic, repeat);
+    }}
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) {{
         fprintf(stderr, "%s\\n", cudaGetErrorString(e));
         return 1;
     }}
-    printf("%.4f %.4f %.4f\\n", primal, grad, atomic);
+    printf("%.4f %.4f %.4f\\n", median(t[0], {ROUNDS}), median(t[1], {ROUNDS}), median(t[2], {ROUNDS}));
     return 0;
 }}
 """
@@ -220,7 +257,8 @@ PROFILE = [
 def profile(case: str, exe: Path) -> None:
     """Prints the PROFILE counters of the first launch of each kernel of one driver (see --profile)."""
     metrics = ",".join(m for m, _, _ in PROFILE)
-    r = subprocess.run(["ncu", "--csv", "--metrics", metrics, str(exe), "1"], capture_output=True, text=True)
+    r = subprocess.run(["ncu", "--csv", "--metrics", metrics, str(exe), "1", "profile"], capture_output=True,
+                       text=True)
     rows = [line for line in r.stdout.splitlines() if line.startswith('"')]
     if r.returncode != 0 or not rows:
         print(f"{case}: ncu failed: {(r.stderr or r.stdout).strip()[-500:]}")

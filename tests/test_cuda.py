@@ -401,7 +401,9 @@ def test_loops_that_cannot_become_kernels_are_located_errors(tmp_path, capsys, b
 def test_a_pragma_or_prange_vouches_for_independence_but_not_for_a_carried_value():
     pragma = LOOPS_C.format(body="    #pragma omp parallel for\n    for (int i = 0; i < n; i++) y[idx[i]] = x[i];")
     text = pipeline.gradient_source(pragma, "f.c", "f", ["x"], "cuda")
-    assert "__global__ void grad_f(" in text and "d_x[i] += " in text
+    assert "__global__ void grad_f(" in text and "atomicAdd(&d_x[i], " in text  # a RED: see the next test
+    module = pipeline.gradient_module(pragma, "f.c", "f", ["x"], kernel=True)
+    assert _modes(module.functions["grad_f"]) == {"d_x": [PRIVATE]}
     with pytest.raises(DiagnosticError) as e:
         pipeline.gradient_source(pragma.replace("    #pragma omp parallel for\n", ""), "f.c", "f", ["x"], "cuda")
     assert "mark it '#pragma omp parallel for'" in e.value.diagnostics[0].hint
@@ -470,3 +472,21 @@ def test_each_helper_declares_the_helpers_it_calls():
         for name, text in helpers.items():
             called = {h for h in helpers if h != name and re.search(rf"\b{h}\(", strip_comments(text))}
             assert called == set(declared.get(name, ())), name
+
+
+@pytest.mark.parametrize("how", ["pragma", "--checkpoint"])
+def test_checkpointing_a_loop_that_writes_shared_memory_is_a_located_error(tmp_path, capsys, how):
+    """Re-running an iteration is per thread, a __shared__ tile the block's: a thread that refilled
+    its own element of As and read its neighbours' would read stale values (a wrong gradient)."""
+    src = (CUDA_GOLDEN / "tiled_matmul" / "input.cu").read_text()
+    loop = "    for (int t = 0; t < n / TILE; t++) {"
+    args = ["--wrt", "A,B"]
+    if how == "pragma":
+        src = src.replace(loop, "#pragma s2sad checkpoint recompute\n" + loop)
+    else:
+        args += ["--checkpoint", "binomial(3)"]
+    code, err = _cli(tmp_path, capsys, src, *args)
+    line = src.splitlines().index(loop) + (0 if how == "pragma" else 1)
+    first = err.splitlines()[0]
+    assert code == 1 and f"k.cu:{line}:" in first, err
+    assert "writes __shared__ memory (As, Bs)" in first and "^" in err and "store-all" in err

@@ -205,6 +205,24 @@ def test_a_growing_tape_outgrows_its_local_cells(backend):
     np.testing.assert_allclose(dx, exact, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_tape_too_long_for_its_cells_lives_on_the_block_heap(backend):
+    """tape_in_kernel's tape of m values per thread is in TAPE_CELLS local cells where m fits
+    (every case.json size) and in one block_tape past them (local_or_block_tape): m just past
+    the cells, and two blocks, take the heap's way against central differences."""
+    from s2sad.emit_cuda.emitter import TAPE_CELLS
+
+    case = load("tape_in_kernel")
+    n, m = 20, TAPE_CELLS + 3
+    text = case.generate(2)
+    assert "local_or_block_tape(m, " in text
+    gradient = kernel(case.name, backend).gradient(text, case.wrt, case.written)
+    params = [ParamSpec("n", "int", value=n), ParamSpec("m", "int", value=m), ParamSpec("x", "array", (n * m,)),
+              ParamSpec("y", "array", (n,))]
+    check_gradient(primal(case.name, backend), gradient, params, case.wrt, set(case.written),
+                   np.random.default_rng(3), returns_float=False)
+
+
 VARIANTS = {"O2": (2, False), "O0": (0, False), "O2-all-atomic": (2, True)}
 SANITIZER = shutil.which("compute-sanitizer")
 

@@ -32,7 +32,7 @@ class Availability:
 
     def __init__(self, module: Module, fn: Function, forward: ForwardSweep, tapes: Tapes, ck_bodies: set[Block],
                  may_alias: bool, readonly_roots: set[Value], last_write: dict[Value, int],
-                 needed: Optional[dict[Block, dict[Value, None]]]):
+                 needed: Optional[dict[Block, dict[Value, None]]], refilled: Optional[dict[Value, Op]] = None):
         self.module = module
         self.fn = fn
         self.forward = forward
@@ -41,6 +41,8 @@ class Availability:
         self.may_alias = may_alias
         self.readonly_roots = readonly_roots  # parameter arrays nobody writes
         self.last_write = last_write  # array root -> the last top-level op that writes it
+        # __shared__ tile -> the loop whose reversed iterations fill it again (shared_refill)
+        self.refilled = refilled or {}
         # What a first run of the transform asked ``avail`` for, per defining block: with it,
         # each loop body caches a minimum cut of those values (``mincut.py``), not each one.
         self.needed = needed
@@ -65,6 +67,8 @@ class Availability:
         root = known_root(op.operands[0])
         if root in self.readonly_roots:
             return True
+        if root in self.refilled:  # read after the fill of its iteration, which the reverse sweep redoes
+            return self.fn.body.ops[top_level_index(self.fn, op)] is self.refilled[root]
         return root in self.last_write and top_level_index(self.fn, op) > self.last_write[root]
 
     def _recomputable(self, v: Value, block: Block, m: Optional[RevBlock] = None) -> bool:

@@ -48,6 +48,7 @@ from ..ssa import build
 from ..ssa.attrs import STORE_ALL, Schedule, loop_schedule, struct_attrs
 from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLoc, Value
 from ..ssa.clone import clone_ops
+from ..ssa.gpu import SHARED_SPACE
 from ..ssa.structured import outer_refs
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from ..analysis.effects import known_root, written_arrays
@@ -78,7 +79,7 @@ def plan(module: Module, fn: Function, default: Optional[Schedule]) -> dict[Op, 
         if schedule == STORE_ALL:
             continue
         try:
-            _check_applies(fn, op, schedule, where)
+            _check_applies(module, fn, op, schedule, where)
         except DiagnosticError as e:
             if found is None:  # chosen by --checkpoint: say how to leave this one loop out
                 for d in e.diagnostics:
@@ -89,7 +90,7 @@ def plan(module: Module, fn: Function, default: Optional[Schedule]) -> dict[Op, 
     return chosen
 
 
-def _check_applies(fn: Function, op: Op, schedule: Schedule, where: Optional[SourceLoc]) -> None:
+def _check_applies(module: Module, fn: Function, op: Op, schedule: Schedule, where: Optional[SourceLoc]) -> None:
     if op.name == "while" and schedule.kind != "recompute":
         raise error(
             f"cannot checkpoint this while loop with {schedule}: its trip count is known only when it "
@@ -111,6 +112,18 @@ def _check_applies(fn: Function, op: Op, schedule: Schedule, where: Optional[Sou
             "count is not known when it starts",
             where,
             hint="give the range a constant step",
+        )
+    shared = sorted({root.name_hint or "a __shared__ array" for root in map(known_root, written_arrays(module, op))
+                     if root.defining_op is not None and root.defining_op.attrs.get("space") == SHARED_SPACE})
+    if shared:
+        # Snapshots and re-runs are per thread, where __shared__ memory is the block's: a thread
+        # re-running an iteration would refill only its own elements and read stale ones.
+        raise error(
+            f"cannot checkpoint this loop with {schedule}: it writes __shared__ memory "
+            f"({', '.join(shared)}), and re-running its iterations per thread cannot rebuild what the "
+            "other threads of the block stored there",
+            where,
+            hint="leave this loop store-all, whose tapes keep what each thread reads there",
         )
 
 

@@ -58,6 +58,7 @@ from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLines, SourceLoc, Value, lines_of
 from ..ssa.array_ops import PREFIX as ARR, is_array_op, makes_fresh_array, viewed_array
 from ..ssa.gpu import SYNC
+from ..analysis.shared_refill import refilled_tiles
 from ..ssa.mpi import carries_floats, communicates
 from ..ssa.ops import int_member
 from ..ssa.structured import drop_carried, outer_refs, trip_count
@@ -193,8 +194,13 @@ class GradientTransform:
                 loop.loc,
                 hint="drop --may-alias (pass distinct arrays), or leave this loop store-all",
             )
+        # __shared__ tiles each reversed iteration of their loop fills again (analysis/shared_refill):
+        # what the iteration read of them is read again, not taped.
+        self.refills = {loop: r for loop, r in refilled_tiles(module, fn, readonly_roots).items()
+                        if loop not in self.checkpointed}
         self.values = Availability(module, fn, self.forward, self.tapes, self.ck_bodies, may_alias,
-                                   readonly_roots, last_write, needed)
+                                   readonly_roots, last_write, needed,
+                                   {tile: loop for loop, r in self.refills.items() for tile in r.arrays})
 
     def _adjoint_hint(self, v: Value) -> str:
         """``d_<v>``, or its free variant where that is a user name (``d_x_`` beside a user ``d_x``):
@@ -693,6 +699,8 @@ class GradientTransform:
         extra = []
         if ck is not None:  # the snapshot stack depth rides along with the adjoints
             extra = [ck.reverse_prologue(inner, rbody.add_arg(I64, "ck_depth"))]
+        if op in self.refills:
+            self._refill(inner, op)
         inner.adj = dict(zip(outer, outer_args))
         for k, a in zip(slots, slot_args):
             self._accumulate(inner, yields[k], a)
@@ -705,6 +713,17 @@ class GradientTransform:
         counted = [y for _, y in inner.carries]
         inner.body.create("yield", new_slots + [inner.adj[v] for v in outer] + extra + counted, [])
         return outer, slot_args, outer_args, inner.carries
+
+    def _refill(self, inner: RevBlock, loop: Op) -> None:
+        """The __shared__ tiles of ``loop`` filled again as its forward iteration filled them, then
+        a barrier, ahead of the reversed iteration's code (``analysis/shared_refill``)."""
+        b = inner.prologue
+        names = ", ".join(sorted(t.name_hint or "a tile" for t in self.refills[loop].arrays))
+        b.create("comment", [], [], {"text": f"{names} as this iteration filled them, read again below"})
+        for store in self.refills[loop].stores:
+            operands = [self.values.avail(inner, o) for o in store.operands]
+            b.create("store", operands, [], dict(store.attrs), loc=store.loc)
+        b.create(SYNC, [], [], loc=loop.loc)
 
     def _reverse_loop(
         self,

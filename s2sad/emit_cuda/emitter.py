@@ -10,7 +10,12 @@ declarations, expressions); what differs is said here:
   ``__device__`` function is itself a (non-static) ``__device__`` function;
 * thread built-ins print as ``threadIdx.x``, ``blockIdx.y``, ...;
 * adjoint accumulation into shadow memory follows ``analysis.accumulation``:
-  ``PRIVATE`` is C's ``d_x[i] += g``; ``ATOMIC`` is ``atomicAdd(&d_x[i], g)``;
+  ``PRIVATE`` is C's ``d_x[i] += g`` in __shared__ and local memory, and in global memory
+  (a kernel's parameters) ``atomicAdd(&d_x[i], g)`` all the same: its result unused, that is
+  a RED, added in L2 without the wait for the load that ``+=`` has, and no other thread adds
+  there, so the sum is as deterministic (on an H200, tape_in_kernel's gradient took 156 us
+  with ``+=`` and 126 us with atomics, tape_data_dependent's 73 and 61); ``ATOMIC`` is
+  ``atomicAdd(&d_x[i], g)``;
   ``BLOCK`` adds ``g`` to a register (``d_a_sum += g``) and, at the end of the
   kernel where every thread of the block arrives, ``block_sum_add(&d_a[0],
   d_a_sum)`` reduces the block's registers (warp shuffles, then shared memory)
@@ -24,7 +29,10 @@ declarations, expressions); what differs is said here:
 * memory: device code has ``malloc``, ``free``, ``memset`` and ``memcpy`` only, so a
   thread's heap memory is ``device_calloc`` and a growing tape ``device_grow`` (cast
   from ``void *``, as C++ wants); a kernel's tape or cache of a size every thread shares
-  is one ``block_tape`` per thread block, the threads' elements interleaved. A tape that
+  lives in ``TAPE_CELLS`` cells of the thread's local memory when that size fits there (known
+  only at run time: ``local_or_block_tape``), else in one ``block_tape`` per thread block, the
+  threads' elements interleaved (an H100 spent 0.9 of tape_in_kernel's 1.04 ms in the blocks'
+  device ``malloc``; the same tapes in local memory took that gradient to ...). A tape that
   grows starts in ``LOCAL_CELLS`` cells of the thread's local memory and moves to the
   heap only past them: device ``malloc`` is slow, per thread slower still (on an H100, a
   million threads' one-step tapes took 460 ms from the heap, 0.06 ms from local memory).
@@ -57,13 +65,14 @@ from ..ssa.attrs import is_gradient
 from ..emit.builder import tape_new_op
 from ..emit.expr import BinOp, Call, Expr, Lit, Name, Subscript, negate, number
 from ..emit.stmt import Assign, AugAssign, ExprStmt, Stmt
-from ..emit_c.cstmt import ArrayDecl
+from ..emit_c.cstmt import ArrayDecl, Decl
 from ..parse.c_declarators import is_array_spelling, is_pointer_rows, row_pointer
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.gpu import AXES, SHARED_SPACE, SYNC, cuda_spelling
 from ..ssa.build import const_int
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.opdefs import reads_global
+from ..analysis.effects import array_root, is_param
 from ..ssa.types import F32, F64, Type
 
 BLOCK_SUM_ADD = """\
@@ -118,6 +127,9 @@ static __device__ void warp_sum_add({t} *dst, {t} v) {{
 
 # The cells of local memory a growing tape starts in (see the module docstring).
 LOCAL_CELLS = 16
+# The cells of local memory a kernel's tape or cache of a thread-uniform size lives in when it
+# fits (local_or_block_tape): 1 KiB of doubles per thread, reserved for every resident thread.
+TAPE_CELLS = 128
 
 DEVICE_MEMORY = {
     "device_malloc": """\
@@ -196,6 +208,32 @@ static __device__ void block_tape_free(void *tape) {
         free(tape);
     }
 }""",
+    "local_or_block_tape": """\
+/* A tape of count values for each thread, zero-filled when zero is set: the thread's own cells
+   (cell_count of them, in local memory) when count fits there, else one block_tape for the
+   block (device malloc is slow). *step is how far apart a thread's consecutive values lie: 1 in
+   its cells, the block's thread count in a block_tape. count is the same in every thread of
+   the block, so all of them take the same way (block_tape has barriers they all must reach). */
+static __device__ void *local_or_block_tape(size_t count, size_t size, int zero, void *cells, size_t cell_count,
+                                            long *step) {
+    if (count <= cell_count) {
+        if (zero) {
+            memset(cells, 0, count * size);
+        }
+        *step = 1;
+        return cells;
+    }
+    *step = (long)blockDim.x * blockDim.y * blockDim.z;
+    return zero ? block_calloc(count, size) : block_tape(count, size);
+}""",
+    "local_or_block_tape_free": """\
+/* Frees a local_or_block_tape: nothing to free where it is the thread's cells. Every thread of
+   the block must call it (block_tape_free has barriers). */
+static __device__ void local_or_block_tape_free(void *tape, void *cells) {
+    if (tape != cells) {
+        block_tape_free(tape);
+    }
+}""",
 }
 
 # The helpers each device-memory helper calls (c_file defines them first).
@@ -204,6 +242,8 @@ DEVICE_MEMORY_CALLS: dict[str, tuple[str, ...]] = {
     "device_grow": ("device_malloc",),
     "block_tape": ("device_malloc",),
     "block_calloc": ("block_tape",),
+    "local_or_block_tape": ("block_tape", "block_calloc"),
+    "local_or_block_tape_free": ("block_tape_free",),
 }
 
 ZERO_SHARED = """\
@@ -260,7 +300,9 @@ class CudaFunctionEmitter(CFunctionEmitter):
         self.warp_sum_types: set[str] = set()  # and warp_sum_add
         self.local_first: dict[str, str] = {}  # a growing tape -> the local cells it starts in
         self.zeroed_types: set[str] = set()  # and zero_shared
-        self.block_tapes: set[str] = set()  # tapes made by block_tape (freed by block_tape_free)
+        # tapes made by block_tape (freed by block_tape_free), each with the variable holding the
+        # distance between a thread's consecutive values, and its local cells where it has some
+        self.block_tapes: dict[str, tuple[str, Optional[str]]] = {}
         self.stride: Optional[str] = None  # the variable holding the number of threads in a block
         for spelled, p in zip(self.declared or [], fn.params):
             if is_pointer_rows(spelled):
@@ -307,12 +349,21 @@ class CudaFunctionEmitter(CFunctionEmitter):
             out = zero + out
         return out
 
+    @staticmethod
+    def _global_shadow(arr: Value) -> bool:
+        """Whether ``arr`` is (a view of) a kernel parameter: global memory, not __shared__ or the
+        thread's own."""
+        root = array_root(arr)
+        return root is not None and is_param(root)
+
     def _sum_type(self, name: str) -> Type:
         return F32 if self.types[name] == "float" else F64
 
     def gen_op(self, op: Op) -> list[Stmt]:
         g = op.operands[-1] if op.name == "accum" and op not in self.skip else None
         mode = self.accum.mode(op) if g is not None else None
+        if mode == PRIVATE and self.kernel and self._global_shadow(op.operands[0]):
+            mode = ATOMIC  # (a RED: see the module docstring)
         if mode in (ATOMIC, WARP):
             arr, *idx, _ = op.operands
             add = "atomicAdd"
@@ -358,6 +409,9 @@ class CudaFunctionEmitter(CFunctionEmitter):
 
     def _free(self, var: str) -> Stmt:
         if var in self.block_tapes:
+            cells = self.block_tapes[var][1]
+            if cells is not None:
+                return ExprStmt(Call(Name("local_or_block_tape_free"), (Name(var), Name(cells))))
             return ExprStmt(Call(Name("block_tape_free"), (Name(var),)))
         if var in self.local_first:
             return ExprStmt(Call(Name("device_tape_free"), (Name(var), Name(self.local_first[var]))))
@@ -378,16 +432,31 @@ class CudaFunctionEmitter(CFunctionEmitter):
         return super()._alloc(op)  # per thread: C's stack array, or heap memory
 
     def _block_tape(self, op: Op, name: str, count: Expr, elem: str, zero: bool = False) -> list[Stmt]:
-        """``name = (elem *)block_tape(count, sizeof(elem));`` (``block_calloc`` when ``zero``),
-        freed by block_tape_free at the end, its elements interleaved (``_interleave``)."""
-        self.block_tapes.add(name)
+        """A tape or cache of ``count`` values per thread, zero-filled when ``zero``: in TAPE_CELLS
+        local cells where it fits, ``name = (elem *)local_or_block_tape(count, ..., name_cells,
+        TAPE_CELLS, &name_step);``; where it never fits (a constant count over TAPE_CELLS),
+        ``name = (elem *)block_tape(count, sizeof(elem));`` (``block_calloc`` when ``zero``).
+        Freed at the end; ``tape[k]`` is ``tape[name_step * k]`` (``_interleave``)."""
         self.hold(op, name)
-        alloc = Call(Name("block_calloc" if zero else "block_tape"), (count, Lit(f"sizeof({elem})")))
-        return self._stride() + [Assign([Name(name)], Cast(f"{elem} *", alloc))]
+        size = Lit(f"sizeof({elem})")
+        fixed = const_int(op.operands[0]) if op.name == "tape_new" or len(op.operands) == 1 else None
+        if fixed is not None and fixed > TAPE_CELLS:
+            pre = self._stride()
+            self.block_tapes[name] = (self.stride, None)  # type: ignore[assignment]
+            alloc = Call(Name("block_calloc" if zero else "block_tape"), (count, size))
+            return pre + [Assign([Name(name)], Cast(f"{elem} *", alloc))]
+        cells, step = self.namer.fresh(f"{name}_cells"), self.namer.fresh(f"{name}_step")
+        self.stack.add(cells)
+        self.block_tapes[name] = (step, cells)
+        alloc = Call(Name("local_or_block_tape"), (count, size, Lit("1" if zero else "0"), Name(cells),
+                                                   number(TAPE_CELLS), address_of(Name(step))))
+        return [ArrayDecl(elem, cells, TAPE_CELLS, False), Decl("long", step),
+                Assign([Name(name)], Cast(f"{elem} *", alloc))]
 
     def _interleave(self, e: Subscript) -> Subscript:
-        """``tape[k]`` -> ``tape[threads_in_block * k]``: a block_tape's layout."""
-        return Subscript(e.value, (BinOp("*", Name(self.stride), e.index[0]),))  # type: ignore[arg-type]
+        """``tape[k]`` -> ``tape[tape_step * k]``: a block tape's layout."""
+        step = self.block_tapes[e.value.id][0]  # type: ignore[attr-defined]
+        return Subscript(e.value, (BinOp("*", Name(step), e.index[0]),))  # type: ignore[arg-type]
 
     def _block_array(self, op: Op) -> bool:
         """An uninitialized array of a kernel, made at its top level, of a size every thread

@@ -57,6 +57,32 @@ static __device__ void block_tape_free(void *tape) {
     }
 }
 
+/* A tape of count values for each thread, zero-filled when zero is set: the thread's own cells
+   (cell_count of them, in local memory) when count fits there, else one block_tape for the
+   block (device malloc is slow). *step is how far apart a thread's consecutive values lie: 1 in
+   its cells, the block's thread count in a block_tape. count is the same in every thread of
+   the block, so all of them take the same way (block_tape has barriers they all must reach). */
+static __device__ void *local_or_block_tape(size_t count, size_t size, int zero, void *cells, size_t cell_count,
+                                            long *step) {
+    if (count <= cell_count) {
+        if (zero) {
+            memset(cells, 0, count * size);
+        }
+        *step = 1;
+        return cells;
+    }
+    *step = (long)blockDim.x * blockDim.y * blockDim.z;
+    return zero ? block_calloc(count, size) : block_tape(count, size);
+}
+
+/* Frees a local_or_block_tape: nothing to free where it is the thread's cells. Every thread of
+   the block must call it (block_tape_free has barriers). */
+static __device__ void local_or_block_tape_free(void *tape, void *cells) {
+    if (tape != cells) {
+        block_tape_free(tape);
+    }
+}
+
 // The gradient of iterate, by s2sad's reverse mode.
 //
 // It runs iterate (its effects on arrays included), then the reverse sweep, for
@@ -72,13 +98,14 @@ static __device__ void block_tape_free(void *tape) {
 __global__ void grad_iterate(int n, int m, const double *x, double *d_x, double *y, double *d_y) {
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;
-    long threads_in_block = blockDim.x * blockDim.y * blockDim.z;
-    double *tape_s = (double *)block_calloc(m, sizeof(double));
+    double tape_s_cells[128];
+    long tape_s_step;
+    double *tape_s = (double *)local_or_block_tape(m, sizeof(double), 1, tape_s_cells, 128, &tape_s_step);
     size_t tape_s_top = 0;
     if (i < n) {
         double s = 1.0;
         for (long j = 0; j < m; j++) {
-            tape_s[threads_in_block * tape_s_top++] = s;
+            tape_s[tape_s_step * tape_s_top++] = s;
             s += sin(s * x[i * m + j]);
         }
         y[i] = s;
@@ -92,13 +119,13 @@ __global__ void grad_iterate(int n, int m, const double *x, double *d_x, double 
         d_y[i] = 0.0;
         // line 10: for (int j = 0; j < m; j++) {
         for (long j = m - 1; j >= 0; j--) {
-            double s = tape_s[threads_in_block * --tape_s_top];
+            double s = tape_s[tape_s_step * --tape_s_top];
             double t0 = x[i * m + j];
             // line 11: s = sin(s * x[i * m + j]) + s;
             double t1 = d_s * cos(s * t0);
             d_s += t1 * t0;
-            d_x[i * m + j] += t1 * s;
+            atomicAdd(&d_x[i * m + j], t1 * s);
         }
     }
-    block_tape_free(tape_s);
+    local_or_block_tape_free(tape_s, tape_s_cells);
 }

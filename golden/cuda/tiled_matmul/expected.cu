@@ -3,60 +3,7 @@
  * Regenerate with: s2sad grad input.cu --func matmul --wrt A,B --target cuda
  */
 
-#include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #define TILE 4
-
-/* malloc for device code: stops the kernel, saying why, when the device heap is full. */
-static __device__ void *device_malloc(size_t bytes) {
-    void *p = malloc(bytes);
-    if (p == NULL && bytes > 0) {
-        printf("s2sad: %lu bytes do not fit in the device heap: raise cudaLimitMallocHeapSize\n",
-               (unsigned long)bytes);
-        __trap();
-    }
-    return p;
-}
-
-/* One device-heap allocation per thread block for a tape of count values per thread, laid out
-   so that the k-th values of the block's threads are side by side (a warp's pushes coalesce):
-   returns this thread's first cell; its k-th value is k * (threads in the block) further on.
-   Every thread of the block must call it (it has barriers). */
-static __device__ void *block_tape(size_t count, size_t size) {
-    __shared__ char *base;
-    unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    size_t threads = (size_t)blockDim.x * blockDim.y * blockDim.z;
-    if (t == 0) {
-        base = (char *)device_malloc(count * threads * size);
-    }
-    __syncthreads();
-    char *mine = base + t * size;
-    __syncthreads();  /* base is reused by the next call */
-    return mine;
-}
-
-/* block_tape, zero-filled: each thread zeroes its own cells (interleaved, so that a warp's
-   stores coalesce). Every thread of the block must call it (block_tape has barriers). */
-static __device__ void *block_calloc(size_t count, size_t size) {
-    char *mine = (char *)block_tape(count, size);
-    size_t threads = (size_t)blockDim.x * blockDim.y * blockDim.z;
-    for (size_t k = 0; k < count; k++) {
-        memset(mine + k * threads * size, 0, size);
-    }
-    return mine;
-}
-
-/* Frees a block_tape once every thread of the block is done with it (thread 0 holds its start).
-   Every thread of the block must call it. */
-static __device__ void block_tape_free(void *tape) {
-    __syncthreads();
-    if (threadIdx.x + threadIdx.y + threadIdx.z == 0) {
-        free(tape);
-    }
-}
 
 /* Zeroes a __shared__ array, the threads of the block sharing the work, then waits for all. */
 static __device__ void zero_shared(double *a, long size) {
@@ -85,26 +32,18 @@ __global__ void grad_matmul(int n, const double *A, double *d_A, const double *B
     long row = blockIdx.y * TILE + threadIdx.y;
     long col = blockIdx.x * TILE + threadIdx.x;
     long t0 = n / TILE;
-    long t1 = (t0 > 0 ? t0 : 0) * 4;
-    long threads_in_block = blockDim.x * blockDim.y * blockDim.z;
-    double *tape_Bs_elem = (double *)block_calloc(t1, sizeof(double));
-    double *tape_As_elem = (double *)block_calloc(t1, sizeof(double));
     double acc = 0.0;
     for (long t = 0; t < t0; t++) {
         As[threadIdx.y * TILE + threadIdx.x] = A[row * n + t * TILE + threadIdx.x];
         Bs[threadIdx.y * TILE + threadIdx.x] = B[(t * TILE + threadIdx.y) * n + col];
         __syncthreads();
         for (long k = 0; k < TILE; k++) {
-            double As_elem = As[threadIdx.y * TILE + k];
-            tape_As_elem[threads_in_block * (t * 4 + k)] = As_elem;
-            double Bs_elem = Bs[k * TILE + threadIdx.x];
-            tape_Bs_elem[threads_in_block * (t * 4 + k)] = Bs_elem;
-            acc += As_elem * Bs_elem;
+            acc += As[threadIdx.y * TILE + k] * Bs[k * TILE + threadIdx.x];
         }
         __syncthreads();
     }
-    long t2 = row * n;
-    C[t2 + col] = acc;
+    long t1 = row * n;
+    C[t1 + col] = acc;
 
     // reverse sweep
     __shared__ double d_Bs[16];
@@ -112,35 +51,35 @@ __global__ void grad_matmul(int n, const double *A, double *d_A, const double *B
     __shared__ double d_As[16];
     zero_shared(d_As, 16);
 
-    // line 23: C[row * n + col] = acc;
-    double d_acc = d_C[t2 + col];
-    d_C[t2 + col] = 0.0;
+    // line 24: C[row * n + col] = acc;
+    double d_acc = d_C[t1 + col];
+    d_C[t1 + col] = 0.0;
 
-    // line 14: for (int t = 0; t < n / TILE; t++) {
+    // line 15: for (int t = 0; t < n / TILE; t++) {
     for (long t = t0 - 1; t >= 0; t--) {
+        // As, Bs as this iteration filled them, read again below
+        long t2 = t1 + t * TILE + threadIdx.x;
+        As[threadIdx.y * TILE + threadIdx.x] = A[t2];
         long t3 = (t * TILE + threadIdx.y) * n + col;
-        long t4 = t2 + t * TILE + threadIdx.x;
-        // line 21: __syncthreads();
+        Bs[threadIdx.y * TILE + threadIdx.x] = B[t3];
         __syncthreads();
-        // line 18: for (int k = 0; k < TILE; k++) {
+        // line 22: __syncthreads();
+        __syncthreads();
+        // line 19: for (int k = 0; k < TILE; k++) {
         for (long k = TILE - 1; k >= 0; k--) {
-            double Bs_elem = tape_Bs_elem[threads_in_block * (t * 4 + k)];
-            double As_elem = tape_As_elem[threads_in_block * (t * 4 + k)];
-            // line 19: acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
-            atomicAdd(&d_Bs[k * TILE + threadIdx.x], d_acc * As_elem);
-            atomicAdd(&d_As[threadIdx.y * TILE + k], d_acc * Bs_elem);
+            // line 20: acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+            atomicAdd(&d_Bs[k * TILE + threadIdx.x], d_acc * As[threadIdx.y * TILE + k]);
+            atomicAdd(&d_As[threadIdx.y * TILE + k], d_acc * Bs[k * TILE + threadIdx.x]);
         }
-        // line 17: __syncthreads();
+        // line 18: __syncthreads();
         __syncthreads();
-        // line 16: Bs[threadIdx.y][threadIdx.x] = B[(t * TILE + threadIdx.y) * n + col];
+        // line 17: Bs[threadIdx.y][threadIdx.x] = B[(t * TILE + threadIdx.y) * n + col];
         double d_Bs_elem = d_Bs[threadIdx.y * TILE + threadIdx.x];
         atomicAdd(&d_B[t3], d_Bs_elem);
         d_Bs[threadIdx.y * TILE + threadIdx.x] = 0.0;
-        // line 15: As[threadIdx.y][threadIdx.x] = A[row * n + t * TILE + threadIdx.x];
+        // line 16: As[threadIdx.y][threadIdx.x] = A[row * n + t * TILE + threadIdx.x];
         double d_As_elem = d_As[threadIdx.y * TILE + threadIdx.x];
-        atomicAdd(&d_A[t4], d_As_elem);
+        atomicAdd(&d_A[t2], d_As_elem);
         d_As[threadIdx.y * TILE + threadIdx.x] = 0.0;
     }
-    block_tape_free(tape_As_elem);
-    block_tape_free(tape_Bs_elem);
 }

@@ -3,7 +3,8 @@
 /* The classic shared-memory matrix product, C = A B for n x n matrices (n a multiple of
    TILE, blocks of TILE x TILE threads): each block stages tiles of A and B in shared memory
    between barriers. The reverse sweep mirrors the barriers, gives the tiles __shared__
-   shadows, and keeps what it reads back of the tiles in one cache per thread block. */
+   shadows, and fills the tiles again at the start of each reversed iteration, as the forward
+   iteration filled them: what each thread read of them is read again, not taped. */
 __global__ void matmul(int n, const double *A, const double *B, double *C)
 {
     __shared__ double As[TILE][TILE];

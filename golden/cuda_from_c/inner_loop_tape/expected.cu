@@ -59,6 +59,32 @@ static __device__ void block_tape_free(void *tape) {
     }
 }
 
+/* A tape of count values for each thread, zero-filled when zero is set: the thread's own cells
+   (cell_count of them, in local memory) when count fits there, else one block_tape for the
+   block (device malloc is slow). *step is how far apart a thread's consecutive values lie: 1 in
+   its cells, the block's thread count in a block_tape. count is the same in every thread of
+   the block, so all of them take the same way (block_tape has barriers they all must reach). */
+static __device__ void *local_or_block_tape(size_t count, size_t size, int zero, void *cells, size_t cell_count,
+                                            long *step) {
+    if (count <= cell_count) {
+        if (zero) {
+            memset(cells, 0, count * size);
+        }
+        *step = 1;
+        return cells;
+    }
+    *step = (long)blockDim.x * blockDim.y * blockDim.z;
+    return zero ? block_calloc(count, size) : block_tape(count, size);
+}
+
+/* Frees a local_or_block_tape: nothing to free where it is the thread's cells. Every thread of
+   the block must call it (block_tape_free has barriers). */
+static __device__ void local_or_block_tape_free(void *tape, void *cells) {
+    if (tape != cells) {
+        block_tape_free(tape);
+    }
+}
+
 /* Adds the sum of v over the threads of this block to *dst with one atomicAdd: each warp
    sums by shuffles, warp 0's first thread adds the warps' sums. Every thread of the block
    must call it (it has barriers). */
@@ -106,13 +132,14 @@ __global__ void grad_iterate(int n, int steps, double r, double *d_r, const doub
                              double *y, double *d_y) {
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;
-    long threads_in_block = blockDim.x * blockDim.y * blockDim.z;
-    double *tape_v = (double *)block_calloc(steps, sizeof(double));
+    double tape_v_cells[128];
+    long tape_v_step;
+    double *tape_v = (double *)local_or_block_tape(steps, sizeof(double), 1, tape_v_cells, 128, &tape_v_step);
     size_t tape_v_top = 0;
     if (i < n) {
         double v = x[i];
         for (long k = 0; k < steps; k++) {
-            tape_v[threads_in_block * tape_v_top++] = v;
+            tape_v[tape_v_step * tape_v_top++] = v;
             v = r * sin(v) + 0.5 * v;
         }
         y[i] = v;
@@ -128,17 +155,17 @@ __global__ void grad_iterate(int n, int steps, double r, double *d_r, const doub
         // line 9: for (int k = 0; k < steps; k++) {
         d_r_local = 0.0;
         for (long k = steps - 1; k >= 0; k--) {
-            double v = tape_v[threads_in_block * --tape_v_top];
+            double v = tape_v[tape_v_step * --tape_v_top];
             // line 10: v = r * sin(v) + 0.5 * v;
             double d_v2 = d_v * 0.5;
             d_r_local += d_v * sin(v);
             d_v = d_v2 + d_v * r * cos(v);
         }
         // line 8: double v = x[i];
-        d_x[i] += d_v;
+        atomicAdd(&d_x[i], d_v);
     } else {
         d_r_local = 0.0;
     }
     block_sum_add(d_r, d_r_local);
-    block_tape_free(tape_v);
+    local_or_block_tape_free(tape_v, tape_v_cells);
 }

@@ -60,6 +60,32 @@ static __device__ void block_tape_free(void *tape) {
     }
 }
 
+/* A tape of count values for each thread, zero-filled when zero is set: the thread's own cells
+   (cell_count of them, in local memory) when count fits there, else one block_tape for the
+   block (device malloc is slow). *step is how far apart a thread's consecutive values lie: 1 in
+   its cells, the block's thread count in a block_tape. count is the same in every thread of
+   the block, so all of them take the same way (block_tape has barriers they all must reach). */
+static __device__ void *local_or_block_tape(size_t count, size_t size, int zero, void *cells, size_t cell_count,
+                                            long *step) {
+    if (count <= cell_count) {
+        if (zero) {
+            memset(cells, 0, count * size);
+        }
+        *step = 1;
+        return cells;
+    }
+    *step = (long)blockDim.x * blockDim.y * blockDim.z;
+    return zero ? block_calloc(count, size) : block_tape(count, size);
+}
+
+/* Frees a local_or_block_tape: nothing to free where it is the thread's cells. Every thread of
+   the block must call it (block_tape_free has barriers). */
+static __device__ void local_or_block_tape_free(void *tape, void *cells) {
+    if (tape != cells) {
+        block_tape_free(tape);
+    }
+}
+
 // The gradient of row_softmax, by s2sad's reverse mode.
 //
 // It runs row_softmax (its effects on arrays included), then the reverse sweep,
@@ -75,30 +101,35 @@ __global__ void grad_row_softmax(int n, int m, const double *x, double *d_x, dou
                                  double *d_y) {
     // forward sweep
     long i = blockIdx.x * blockDim.x + threadIdx.x;
-    long threads_in_block = blockDim.x * blockDim.y * blockDim.z;
-    double *tape = (double *)block_calloc(m, sizeof(double));
+    double tape_cells[128];
+    long tape_step;
+    double *tape = (double *)local_or_block_tape(m, sizeof(double), 1, tape_cells, 128, &tape_step);
     size_t tape_top2 = 0;
-    double *tape2 = (double *)block_calloc(m, sizeof(double));
+    double tape2_cells[128];
+    long tape2_step;
+    double *tape2 = (double *)local_or_block_tape(m, sizeof(double), 1, tape2_cells, 128, &tape2_step);
     size_t tape2_top = 0;
-    double *tape_top = (double *)block_calloc(m, sizeof(double));
+    double tape_top_cells[128];
+    long tape_top_step;
+    double *tape_top = (double *)local_or_block_tape(m, sizeof(double), 1, tape_top_cells, 128, &tape_top_step);
     size_t tape_top_top = 0;
     double total = 0.0;
     if (i < n) {
         double top = -1e+300;
         for (long j = 0; j < m; j++) {
-            tape_top[threads_in_block * tape_top_top++] = top;
+            tape_top[tape_top_step * tape_top_top++] = top;
             top = fmax(top, x[i * m + j]);
         }
         total = 0.0;
         for (long j = 0; j < m; j++) {
             double t1 = exp(x[i * m + j] - top);
-            tape2[threads_in_block * tape2_top++] = t1;
+            tape2[tape2_step * tape2_top++] = t1;
             y[i * m + j] = t1;
             total += y[i * m + j];
         }
         for (long j = 0; j < m; j++) {
             double t2 = y[i * m + j] / total;
-            tape[threads_in_block * tape_top2++] = t2;
+            tape[tape_step * tape_top2++] = t2;
             y[i * m + j] = t2;
         }
     }
@@ -109,7 +140,7 @@ __global__ void grad_row_softmax(int n, int m, const double *x, double *d_x, dou
         // line 19: for (int j = 0; j < m; j++) {
         double d_total = 0.0;
         for (long j = m - 1; j >= 0; j--) {
-            double t3 = tape[threads_in_block * --tape_top2];
+            double t3 = tape[tape_step * --tape_top2];
             // line 20: y[i * m + j] /= total;
             double d_y_elem = d_y[i * m + j];
             double t4 = d_y_elem / total;
@@ -119,26 +150,26 @@ __global__ void grad_row_softmax(int n, int m, const double *x, double *d_x, dou
         // line 15: for (int j = 0; j < m; j++) {
         double d_top = 0.0;
         for (long j = m - 1; j >= 0; j--) {
-            double t5 = tape2[threads_in_block * --tape2_top];
+            double t5 = tape2[tape2_step * --tape2_top];
             // line 17: total += y[i * m + j];
-            d_y[i * m + j] += d_total;
+            atomicAdd(&d_y[i * m + j], d_total);
             // line 16: y[i * m + j] = exp(x[i * m + j] - top);
             double d_y_elem = d_y[i * m + j];
             double t6 = d_y_elem * t5;
             d_top -= t6;
-            d_x[i * m + j] += t6;
+            atomicAdd(&d_x[i * m + j], t6);
             d_y[i * m + j] = 0.0;
         }
         // line 11: for (int j = 0; j < m; j++) {
         for (long j = m - 1; j >= 0; j--) {
-            double top = tape_top[threads_in_block * --tape_top_top];
+            double top = tape_top[tape_top_step * --tape_top_top];
             // line 12: top = fmax(top, x[i * m + j]);
             bool t7 = top >= x[i * m + j];
-            d_x[i * m + j] += t7 ? 0.0 : d_top;
+            atomicAdd(&d_x[i * m + j], t7 ? 0.0 : d_top);
             d_top = t7 ? d_top : 0.0;
         }
     }
-    block_tape_free(tape_top);
-    block_tape_free(tape2);
-    block_tape_free(tape);
+    local_or_block_tape_free(tape_top, tape_top_cells);
+    local_or_block_tape_free(tape2, tape2_cells);
+    local_or_block_tape_free(tape, tape_cells);
 }
