@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from typing import Optional
 
+from ..ssa.gpu import BUILTINS as GPU_BUILTINS
 from ..ssa.build import const_int
 from ..ssa.ir import Block, Function, Op, Value
 from ..ssa.ops import view_base
@@ -151,6 +152,8 @@ class IntRanges:
             return (op.attrs["value"], op.attrs["value"])
         if n == "dim":
             return (0, INF)
+        if n in GPU_BUILTINS:  # an index from 0, a launch extent from 1
+            return (0, INF) if n in ("gpu.thread_idx", "gpu.block_idx") else (1, INF)
         if n == "cast":
             src = op.operands[0].type
             if getattr(src, "is_bool", False):

@@ -285,7 +285,7 @@ class CFunctionEmitter(CMemory, CCalls, CMpi, CLoops, CArrayAccess, CIntegers, S
         unused = [
             f"    (void){n};  // not needed by the gradient" if self.returned is not None else f"    (void){n};"
             for n in names
-            if n and not re.search(rf"\b{n}\b", code)
+            if n and not re.search(rf"(?<!\.)(?<!->)\b{n}\b", code)  # (threadIdx.x, p->x: members, not x)
         ]
         if unused and lines and lines[0] != "":
             unused.append("")

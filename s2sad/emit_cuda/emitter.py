@@ -74,6 +74,7 @@ from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.opdefs import reads_global
 from ..analysis.effects import array_root, is_param
 from ..ssa.types import F32, F64, Type
+from ..ssa.ops import COMPARE
 
 BLOCK_SUM_ADD = """\
 /* Adds the sum of v over the threads of this block to *dst with one atomicAdd: each warp
@@ -304,6 +305,7 @@ class CudaFunctionEmitter(CFunctionEmitter):
         # distance between a thread's consecutive values, and its local cells where it has some
         self.block_tapes: dict[str, tuple[str, Optional[str]]] = {}
         self.stride: Optional[str] = None  # the variable holding the number of threads in a block
+        self.printing: list[Op] = []  # the operations being printed, innermost last (op_expr)
         for spelled, p in zip(self.declared or [], fn.params):
             if is_pointer_rows(spelled):
                 raise error(f"CUDA output: '{p.name_hint}' is declared {spelled.strip()}, rows that each lie "
@@ -348,6 +350,64 @@ class CudaFunctionEmitter(CFunctionEmitter):
             zero = [Assign([Name(name)], self._lit(0, self._sum_type(name))) for name, _ in self.sums.values()]
             out = zero + out
         return out
+
+    # -- thread built-ins: unsigned in C ---------------------------------------------------
+    # threadIdx.x and its kin are 32-bit unsigned in CUDA, where the IR's integers are signed:
+    # `j > threadIdx.x - 1` is never true for thread 0 (0u - 1 wraps), and a strided loop reversed
+    # that way skipped thread 0's iterations (a wrong gradient). The sums and products of
+    # non-negative values that index arrays come out right as they are (`blockIdx.x * blockDim.x
+    # + threadIdx.x` stored into a long), so a built-in, or such a sum of one, is read as a
+    # `long` only where the sign matters: an operand of an operation that may meet a negative
+    # integer (an operand or its result: `threadIdx.x - 1`, `threadIdx.x > k - 1`).
+    def op_expr(self, op: Op) -> Expr:
+        self.printing.append(op)  # the operation whose operands _int_operand reads
+        try:
+            return super().op_expr(op)
+        finally:
+            self.printing.pop()
+
+    def _int_operand(self, v: Value) -> Expr:
+        e = super()._int_operand(v)
+        if self.printing and self._unsigned_builtin(v) and self._sign_matters(self.printing[-1], v):
+            return Cast("long", e)
+        return e
+
+    def _signed_operand(self, v: Value) -> Expr:
+        e = super()._signed_operand(v)
+        if self.printing and self._unsigned_builtin(v) and not isinstance(e, Cast) \
+                and self._sign_matters(self.printing[-1], v):
+            return Cast("long", e)
+        return e
+
+    def _unsigned_builtin(self, v: Value) -> bool:
+        """Whether C types ``v``'s printed expression ``unsigned``: a thread built-in, or an inline
+        sum or product of one that no operand cast made signed."""
+        op = v.defining_op
+        if op is None or v in self.var or v in self.aliases:
+            return False
+        if op.name in GPU_BUILTINS:
+            return True
+        return op.name in ("add", "mul") and self.plan.is_expr(v) and not self._c_long(v) \
+            and any(self._unsigned_builtin(o) and not self._sign_matters(op, o) for o in op.operands)
+
+    def _sign_matters(self, op: Op, operand: Value) -> bool:
+        """Whether ``operand``, unsigned in C, would wrap in ``op``: ``op`` may meet a negative
+        integer (an operand, or its result), and C does not widen ``operand`` to a ``long`` for
+        it (it does beside a ``long`` variable)."""
+        others = [o for o in op.operands if o is not operand]
+        if others and all(self._c_long(o) for o in others):
+            return False
+        values = op.operands if op.name in COMPARE else (*op.operands, op.result)
+        return not all(v.type.is_int and self.ranges.nonneg(v, op) for v in values)
+
+    def _c_long(self, v: Value) -> bool:
+        """Whether C types ``v``'s printed expression ``long``: a variable (integer variables are
+        declared long), or an inline sum, difference or product with one."""
+        if v in self.var:
+            return self.types.get(self.var[v]) == "long"
+        op = v.defining_op
+        return op is not None and op.name in ("add", "sub", "mul") and self.plan.is_expr(v) \
+            and any(self._c_long(o) for o in op.operands)
 
     @staticmethod
     def _global_shadow(arr: Value) -> bool:
