@@ -196,7 +196,7 @@ class GradientTransform:
             )
         # __shared__ tiles each reversed iteration of their loop fills again (analysis/shared_refill):
         # what the iteration read of them is read again, not taped.
-        self.refills = {loop: r for loop, r in refilled_tiles(module, fn, readonly_roots).items()
+        self.refills = {loop: r for loop, r in refilled_tiles(module, fn).items()
                         if loop not in self.checkpointed}
         self.values = Availability(module, fn, self.forward, self.tapes, self.ck_bodies, may_alias,
                                    readonly_roots, last_write, needed,

@@ -10,7 +10,7 @@ iteration's reads saw, and they are read again like loads of memory nobody write
 (``adjoint/availability``). The refill is the forward's own stores, so it makes no assumption on
 the block's shape (``blockDim == TILE``): whatever elements the forward wrote, it writes again.
 
-``refilled_tiles(module, fn, readonly)`` gives, per top-level loop of a kernel, the stores to run
+``refilled_tiles(module, fn)`` gives, per top-level loop of a kernel, the stores to run
 again, in order, and the arrays they fill. A ``__shared__`` array is refilled by a loop when:
 
 * the loop is a ``for`` at the kernel's top level (all threads run it, for the same trips, as
@@ -20,10 +20,12 @@ again, in order, and the arrays they fill. A ``__shared__`` array is refilled by
   same elements, and the others keep the values they had before the loop;
 * every other use of the array in the loop is a load after that barrier (it reads this
   iteration's fill), and nothing after the loop writes the array (the reverse sweep reaches the
-  loop with the array as the loop left it);
-* each stored value can be computed again in the reversed iteration: constants, thread and block
-  indices, the loop's counter, values from before the loop, pure arithmetic, and loads of
-  arrays (``readonly``) the kernel never writes.
+  loop with the array as the loop left it).
+
+Each stored value is brought to the reversed iteration as any value of the loop body is
+(``adjoint/availability``): computed again where it can be (indices, the loop's counter, loads
+of arrays the kernel never writes), else taped, one value per store and iteration where the
+reads it replaces would tape one per read.
 
 The fill's adjoint (``d_A[...] += d_As[...]``) is unchanged. Elsewhere, loads of shared memory are
 taped as before.
@@ -35,7 +37,6 @@ from dataclasses import dataclass, field
 
 from ..ssa.gpu import SHARED_SPACE, SYNC
 from ..ssa.ir import Function, Module, Op, Value
-from ..ssa.opdefs import is_pure
 from .effects import known_root, written_operands
 
 
@@ -47,7 +48,7 @@ class Refill:
     arrays: set[Value] = field(default_factory=set)  # the __shared__ arrays they fill
 
 
-def refilled_tiles(module: Module, fn: Function, readonly: set[Value]) -> dict[Op, Refill]:
+def refilled_tiles(module: Module, fn: Function) -> dict[Op, Refill]:
     """The top-level loops of the kernel ``fn`` whose __shared__ tiles the reverse sweep refills."""
     if fn.attrs.get("cuda") != "global":
         return {}
@@ -60,7 +61,7 @@ def refilled_tiles(module: Module, fn: Function, readonly: set[Value]) -> dict[O
                  for a in written_operands(module, inner)}
         refill = Refill()
         for tile in _shared_written(module, loop):
-            stores = _fill(module, loop, tile, readonly) if tile not in later else None
+            stores = _fill(module, loop, tile) if tile not in later else None
             if stores:
                 refill.stores.extend(stores)
                 refill.arrays.add(tile)
@@ -81,7 +82,7 @@ def _shared_written(module: Module, loop: Op) -> list[Value]:
     return list(roots)
 
 
-def _fill(module: Module, loop: Op, tile: Value, readonly: set[Value]) -> list[Op] | None:
+def _fill(module: Module, loop: Op, tile: Value) -> list[Op] | None:
     """The stores that fill ``tile`` in each iteration of ``loop``, or None when a refill would
     not rebuild what the iteration's loads read (see the module docstring)."""
     body = loop.regions[0]
@@ -93,9 +94,8 @@ def _fill(module: Module, loop: Op, tile: Value, readonly: set[Value]) -> list[O
         if not any(a.type.is_array and known_root(a) is tile for a in op.operands):
             continue
         if op.name == "store" and op.parent is body and op.operands[0] is tile:
-            idx, value = op.operands[1:-1], op.operands[-1]
-            if body.ops.index(op) > barrier or any(_inside(i, loop) for i in idx) \
-                    or not _recomputable(value, loop, readonly, {}):
+            idx = op.operands[1:-1]
+            if body.ops.index(op) > barrier or any(_inside(i, loop) for i in idx):
                 return None
             stores.append(op)
         elif op.name == "load" and op.operands[0] is tile and _top_index(op, body) > barrier:
@@ -120,20 +120,3 @@ def _top_index(op: Op, body) -> int:
     while op.parent is not body:
         op = op.parent.parent_op
     return body.ops.index(op)
-
-
-def _recomputable(v: Value, loop: Op, readonly: set[Value], seen: dict[Value, bool]) -> bool:
-    if v in seen:
-        return seen[v]
-    seen[v] = False  # (a cycle, through a loop's carried value, is not)
-    if not _inside(v, loop):
-        ok = True  # from before the loop: still there in the reverse sweep
-    elif v.is_block_arg:
-        ok = v.owner is loop.regions[0] and v.index == 0  # the counter, not a carried value
-    else:
-        op = v.defining_op
-        reads = op.name == "load" and known_root(op.operands[0]) in readonly
-        ok = (is_pure(op) or reads) and not op.regions \
-            and all(_recomputable(o, loop, readonly, seen) for o in op.operands)
-    seen[v] = ok
-    return ok
