@@ -57,10 +57,17 @@ SIZES = {
     "intrinsics": {"n": 1 << 24, "width": 3},
     "tiled_matmul": {"n": 1024},
     "atomic_add_in_primal": {"n": 1 << 24},
+    "tiled_matmul_guarded": {"n": 1000},
+    "block_strided_rows": {"n": 1 << 14, "m": 1024},
+    "shared_tree_reduction": {"n": 1 << 24},
+    "device_helper_fills_shared": {"n": 1 << 24},
 }
-BLOCK = {"shared_block_reduction": 64}
+# Cases launched with one block per row (n rows of m): the grid is n blocks.
+ROW_BLOCKS = {"block_strided_rows"}
+BLOCK = {"shared_block_reduction": 64, "shared_tree_reduction": 64, "device_helper_fills_shared": 32}
 # Cases launched over two axes: (x extent, y extent) as parameter names, and the block.
-GRID_2D = {"grid_2d": (("w", "h"), (16, 16)), "tiled_matmul": (("n", "n"), (4, 4))}  # the latter: its TILE
+GRID_2D = {"grid_2d": (("w", "h"), (16, 16)), "tiled_matmul": (("n", "n"), (4, 4)),  # its TILE
+           "tiled_matmul_guarded": (("n", "n"), (16, 16))}
 HEAP_BYTES = 1 << 30  # device heap for the kernels' tapes (CUDA's default is 8 MB)
 GATHER_RANGE = 4096  # indices of the gather: many threads meet at each x element
 WARMUP_MS = 200  # every kernel of a driver runs this long before the timed rounds
@@ -85,8 +92,10 @@ def _extent(name: str, case: str, shape: list[int], ints: dict[str, int]) -> str
         return str(GATHER_RANGE)
     if case == "atomic_add_in_primal" and name == "total":
         return "2"
-    if case == "shared_block_reduction" and name == "partial":
+    if case in ("shared_block_reduction", "shared_tree_reduction") and name == "partial":
         return f"({n} + 63) / 64"
+    if case in ROW_BLOCKS:
+        return f"{n} * {ints['m']}" if name == "x" else str(n)
     if "m" in ints and name in ("A", "x") and case in ("matvec_row_loop", "tape_in_kernel"):
         return f"{n} * {ints['m']}" if name == "A" or case == "tape_in_kernel" else str(ints["m"])
     if case in GRID_2D:
@@ -104,7 +113,7 @@ def driver(case: str, spec: dict, source: str) -> str:
         block = f"{bx}, {by}"
     else:
         block = str(BLOCK.get(case, 256))
-        grid = f"({ints['n']} + {block} - 1) / {block}"
+        grid = str(ints["n"]) if case in ROW_BLOCKS else f"({ints['n']} + {block} - 1) / {block}"
     decls, grad_decls, args, grad_args, setup = [], [], [], [], []
     for p, spelled in zip(spec["params"], fn.attrs["c_params"]):
         # restrict qualifies the parameter itself, not its type: the declarations here leave it out.

@@ -61,6 +61,7 @@ from ..ssa.gpu import SYNC
 from ..analysis.shared_refill import refilled_tiles
 from ..ssa.mpi import carries_floats, communicates
 from ..ssa.ops import int_member
+from ..ssa.clone import clone_ops
 from ..ssa.structured import drop_carried, outer_refs, trip_count
 from ..ssa.types import I64, Type
 from ..analysis.accumulation import update as update_of
@@ -196,7 +197,7 @@ class GradientTransform:
             )
         # __shared__ tiles each reversed iteration of their loop fills again (analysis/shared_refill):
         # what the iteration read of them is read again, not taped.
-        self.refills = {loop: r for loop, r in refilled_tiles(module, fn).items()
+        self.refills = {loop: r for loop, r in refilled_tiles(module, fn, readonly_roots).items()
                         if loop not in self.checkpointed}
         self.values = Availability(module, fn, self.forward, self.tapes, self.ck_bodies, may_alias,
                                    readonly_roots, last_write, needed,
@@ -720,9 +721,19 @@ class GradientTransform:
         b = inner.prologue
         names = ", ".join(sorted(t.name_hint or "a tile" for t in self.refills[loop].arrays))
         b.create("comment", [], [], {"text": f"{names} as this iteration filled them, read again below"})
-        for store in self.refills[loop].stores:
-            operands = [self.values.avail(inner, o) for o in store.operands]
-            b.create("store", operands, [], dict(store.attrs), loc=store.loc)
+        for fill in self.refills[loop].stores:
+            if fill.name == "store":
+                operands = [self.values.avail(inner, o) for o in fill.operands]
+                b.create("store", operands, [], dict(fill.attrs), loc=fill.loc)
+                continue
+            # A guarded fill, run again whole (its loads stay under its guard): what it reads from
+            # outside is brought here first, ahead of the copy.
+            outer = {v: self.values.avail(inner, v) for v in [fill.operands[0], *outer_refs(fill)]}
+            guard = b.create("if", [outer[fill.operands[0]]], [], regions=[Block(), Block()], loc=fill.loc)
+            for branch, copy in zip(fill.regions, guard.regions):
+                into = Builder(copy, fill.loc)
+                clone_ops(branch.ops[:-1], into, dict(outer))
+                into.create("yield", [], [])
         b.create(SYNC, [], [], loc=loop.loc)
 
     def _reverse_loop(
