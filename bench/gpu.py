@@ -61,6 +61,7 @@ SIZES = {
     "block_strided_rows": {"n": 1 << 14, "m": 1024},
     "shared_tree_reduction": {"n": 1 << 24},
     "device_helper_fills_shared": {"n": 1 << 24},
+    "warp_shuffles": {"n": 1 << 24},
 }
 # Cases launched with one block per row (n rows of m): the grid is n blocks.
 ROW_BLOCKS = {"block_strided_rows"}

@@ -18,6 +18,8 @@
  *                                            reads lane + d of its warp (its own v past the
  *                                            end of the warp or block), barrier;
  *   __shfl_xor_sync(mask, v, m)              the same, reading lane ^ m;
+ *   __shfl_up_sync(mask, v, d), __shfl_sync  the same, reading lane - d (its own v below lane d),
+ *                                            or lane k of the warp;
  *   __activemask, __match_all_sync           a thread alone in its warp (one runs at a time).
  *
  * Barriers and shuffles must be reached by every thread of the block (as CUDA requires of
@@ -211,6 +213,20 @@ template <class T>
 inline T __shfl_down_sync(unsigned mask, T value, unsigned delta) {
     (void)mask;
     return emu::shuffle(value, emu::linear_thread() + delta);
+}
+
+template <class T>
+inline T __shfl_up_sync(unsigned mask, T value, unsigned delta) {
+    (void)mask;
+    unsigned t = emu::linear_thread();
+    return emu::shuffle(value, t % 32 >= delta ? t - delta : t);  // (its own v below lane delta)
+}
+
+template <class T>
+inline T __shfl_sync(unsigned mask, T value, int lane) {
+    (void)mask;
+    unsigned t = emu::linear_thread();
+    return emu::shuffle(value, t - t % 32 + (unsigned)lane);
 }
 
 #endif

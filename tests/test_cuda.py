@@ -247,8 +247,16 @@ __global__ void k(int n, const double *x, double *y)
         ("__syncwarp();", "x[i]", "__sync", "barriers other than __syncthreads() are not supported"),
         ("", "tex1Dfetch(t, i)", "tex1D", "texture and surface memory are not supported"),
         ("auto g = cooperative_groups::this_grid();", "x[i]", "cooperative", "cooperative groups are not supported"),
-        ("", "__shfl_down_sync(0xffffffff, x[i], 1)", "__shfl",
-         "warp-level intrinsics are not supported in the primal"),
+        # the shuffles are supported (golden/cuda/warp_shuffles); votes, old-style shuffles,
+        # a width, a lane number that is not a constant are not
+        ("", "__ballot_sync(0xffffffff, x[i] > 0.0)", "__ballot",
+         "warp votes and this warp shuffle are not supported in the primal"),
+        ("", "__shfl_down(x[i], 1)", "__shfl", "warp votes and this warp shuffle are not supported in the primal"),
+        ("", "__shfl_down_sync(0xffffffff, x[i], 1, 16)", "16",
+         "the width argument of __shfl_down_sync is not supported"),
+        ("", "__shfl_sync(0xffffffff, x[i], n % 32)", "n % 32",
+         "__shfl_sync from a lane that is not a constant is not supported: its adjoint would add into lanes the "
+         "reverse sweep cannot tell apart"),
         # atomicAdd as a statement is a sum (golden/cuda/atomic_add_in_primal); the old value it
         # returns, and the other atomics, depend on the order of the threads.
         ("", "atomicAdd(&y[0], x[i])", "atomicAdd", "the value atomicAdd returns (the old one) is not supported"),

@@ -57,7 +57,8 @@ from ..diagnostics import error
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLines, SourceLoc, Value, lines_of
 from ..ssa.array_ops import PREFIX as ARR, is_array_op, makes_fresh_array, viewed_array
-from ..ssa.gpu import SYNC
+from ..ssa.gpu import SHUFFLE, SYNC
+from .gpu_rules import shuffle_adjoint
 from ..analysis.shared_refill import refilled_tiles
 from ..ssa.mpi import carries_floats, communicates
 from ..ssa.ops import int_member
@@ -468,6 +469,12 @@ class GradientTransform:
                 self._accumulate(rev, val, g)
         elif name == SYNC:
             rev.body.create(SYNC, [], [])  # the barrier, at the mirrored place
+        elif name == SHUFFLE:
+            g = rev.adj.get(op.result)
+            if g is not None and self.act.is_active(op.operands[1]):
+                mask, lane = fetch(op.operands[0]), fetch(op.operands[2])
+                self._accumulate(rev, op.operands[1], shuffle_adjoint(rev.body, self.fn, op.attrs["mode"], mask, g,
+                                                                      lane))
         elif name == "call":
             self._reverse_call(rev, op)
         elif name == "extern":

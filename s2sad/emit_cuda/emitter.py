@@ -68,7 +68,7 @@ from ..emit.stmt import Assign, AugAssign, ExprStmt, Stmt
 from ..emit_c.cstmt import ArrayDecl, Decl
 from ..parse.c_declarators import is_array_spelling, is_pointer_rows, row_pointer
 from ..ssa.gpu import BUILTINS as GPU_BUILTINS
-from ..ssa.gpu import AXES, SHARED_SPACE, SYNC, cuda_spelling
+from ..ssa.gpu import AXES, SHARED_SPACE, SHUFFLE, SYNC, cuda_spelling
 from ..ssa.build import const_int
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.opdefs import reads_global
@@ -125,6 +125,8 @@ static __device__ void warp_sum_add({t} *dst, {t} v) {{
         atomicAdd(dst, v);
     }}
 }}"""
+
+FULL_MASK = 0xFFFFFFFF  # every lane of a warp: a shuffle's mask, printed in hex
 
 # The cells of local memory a growing tape starts in (see the module docstring).
 LOCAL_CELLS = 16
@@ -333,6 +335,12 @@ class CudaFunctionEmitter(CFunctionEmitter):
     def spell_expr(self, op: Op) -> Expr:
         if op.name in GPU_BUILTINS:
             return Name(cuda_spelling(op.name, op.attrs["axis"]))
+        if op.name == SHUFFLE:
+            mask, value, lane = op.operands
+            full = const_int(mask) == FULL_MASK
+            mode = op.attrs["mode"]
+            return Call(Name("__shfl_sync" if mode == "idx" else f"__shfl_{mode}_sync"),
+                        (Lit("0xffffffff") if full else self.expr(mask), self.expr(value), self.expr(lane)))
         if reads_global(op):
             raise error(f"--target cuda: '{op.attrs['callee']}' is a global variable of the host program, which "
                         "device code cannot read", op.loc,

@@ -46,7 +46,7 @@ from pycparser import c_ast
 
 from ..diagnostics import Diagnostic
 from ..ssa import build
-from ..ssa.gpu import SHARED_SPACE, SYNC
+from ..ssa.gpu import SHARED_SPACE, SHUFFLE, SHUFFLE_CALLS, SYNC
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
 from ..ssa.mathfns import MATH
 from ..ssa.ops import MATH_FNS, view_base
@@ -1194,6 +1194,24 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         env[key + "@"] = new
         return Ptr(base, new, self.ctypes[key].layout)
 
+    def shuffle(self, node: c_ast.FuncCall, name: str, args: list, b: Builder, env: Env) -> Value:
+        """A warp shuffle, ``__shfl_down_sync(mask, v, delta)`` and its kin: the ``gpu.shfl`` op."""
+        if len(args) == 4:
+            raise self.fail(args[3], f"the width argument of {name} is not supported",
+                            "shuffle across the whole warp: drop the width")
+        if len(args) != 3:
+            lane = "number" if name == "__shfl_sync" else "offset"
+            raise self.fail(node, f"{name} takes a mask, a value and a lane {lane}")
+        mask = self.integer(args[0], b, env, "the mask")
+        value = self.number(self.scalar(args[1], b, env), self.at(b, args[1]))
+        lane = self.integer(args[2], b, env, "the lane")
+        mode = SHUFFLE_CALLS[name]
+        if mode == "idx" and build.const_int(lane) is None:
+            raise self.fail(args[2], "__shfl_sync from a lane that is not a constant is not supported: its adjoint "
+                            "would add into lanes the reverse sweep cannot tell apart",
+                            "broadcast from a constant lane (__shfl_sync(mask, v, 0)), or use __shfl_xor_sync")
+        return self.at(b, node).op1(SHUFFLE, [mask, value, lane], value.type, "", mode=mode)
+
     # -- calls --------------------------------------------------------------------------------------------
     def call(self, node: c_ast.FuncCall, b: Builder, env: Env, want_value: bool) -> Optional[Value]:
         if not isinstance(node.name, c_ast.ID):
@@ -1220,6 +1238,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             return None
         if name == "atomicAdd" and self.cuda:
             return self.atomic_add(node, args, b, env, want_value)
+        if name in SHUFFLE_CALLS and self.cuda:
+            return self.shuffle(node, name, args, b, env)
         if name in STOP_CALLS or name in self.ctx.stops:
             return self.stop_call(node, name, args, b, env, want_value)
         if name in LEFT_OUT and name not in self.ctx.signatures:

@@ -13,7 +13,7 @@ it (the same discipline as ``c_preprocess``):
 * constructs s2sad does not differentiate yet get a located error here, before
   pycparser would stumble on the C++ around them: dynamic shared memory
   (``extern __shared__``), texture and surface memory, cooperative groups,
-  warp-level intrinsics in the primal, kernel launches (``<<<...>>>``: host
+  warp votes and old-style shuffles in the primal, kernel launches (``<<<...>>>``: host
   code, which s2sad does not read) and C++ templates.
 
 ``__syncthreads()`` is a call, lowered to ``gpu.sync`` by ``c_lower``. The
@@ -44,8 +44,10 @@ _UNSUPPORTED: list[tuple[re.Pattern[str], str, str]] = [
      "texture and surface memory are not supported", "read the data through a plain pointer"),
     (re.compile(r"\bcooperative_groups\b|\bthis_thread_block\b|\bthis_grid\b"),
      "cooperative groups are not supported", "use threadIdx/blockIdx and plain loops"),
-    (re.compile(r"\b__(?:shfl\w*|ballot\w*|any_sync|all_sync|activemask)\b"),
-     "warp-level intrinsics are not supported in the primal", "write the reduction as a loop"),
+    (re.compile(r"\b__(?:shfl(?!(?:_(?:down|up|xor))?_sync\b)\w*|ballot\w*|any_sync|all_sync|activemask|match\w*)\b"),
+     "warp votes and this warp shuffle are not supported in the primal",
+     "shuffle with __shfl_down_sync, __shfl_up_sync, __shfl_xor_sync or __shfl_sync, or write the reduction "
+     "as a loop over shared memory"),
     (re.compile(r"\batomic(?!Add\s*\()\w+\s*\("),
      "atomic operations other than atomicAdd are not supported in the primal",
      "their result depends on the order of the threads: write each result to its own element"),

@@ -44,6 +44,11 @@ BUILTINS: dict[str, str] = {
 }
 OP_OF_VECTOR = {spelling: name for name, spelling in BUILTINS.items()}
 SYNC = "gpu.sync"
+# A warp shuffle, ``__shfl_<mode>_sync(mask, value, arg)``: the value another lane of the warp
+# holds (``mode``: down, up, xor, or idx for ``__shfl_sync``'s lane number).
+SHUFFLE = "gpu.shfl"
+SHUFFLE_CALLS = {"__shfl_down_sync": "down", "__shfl_up_sync": "up", "__shfl_xor_sync": "xor", "__shfl_sync": "idx"}
+WARP_SIZE = 32
 SHARED_SPACE = "shared"  # the ``space`` attribute of an alloc of __shared__ memory
 AXES = ("x", "y", "z")
 

@@ -26,7 +26,7 @@ from typing import Callable, Optional
 from . import array_ops, mpi
 from .build import const_value
 from .gpu import BUILTINS as GPU_BUILTINS
-from .gpu import SYNC
+from .gpu import SHUFFLE, SYNC
 from .ir import Op, Value
 from .ops import BINARY_ARITH, BITNOT, BITWISE, BOOL_OPS, COMPARE, MATH_FNS, TERMINATORS
 
@@ -122,6 +122,9 @@ def _table() -> dict[str, OpDef]:
     add(OpDef("tape.pop", reads=_first, writes=_first))  # reads the top and shrinks the stack
     add(OpDef("comment"))
     add(OpDef(SYNC, effects="barrier"))
+    # Not pure: it exchanges values between the lanes of a warp, so it stays where the lanes
+    # meet (never moved out of a branch or a loop, never merged); no memory.
+    add(OpDef(SHUFFLE))
     # The program stops here (C's exit/abort, or a function of the file that always ends in one):
     # no memory, but never dead and never moved, so the gradient stops where the primal does.
     add(OpDef("stop", effects="stop"))
