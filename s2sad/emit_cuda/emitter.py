@@ -370,6 +370,8 @@ class CudaFunctionEmitter(CFunctionEmitter):
     def op_expr(self, op: Op) -> Expr:
         self.printing.append(op)  # the operation whose operands _int_operand reads
         try:
+            if op.name == "neg" and op.result.type.is_int and self._unsigned_builtin(op.operands[0]):
+                return negate(Cast("long", self.expr(op.operands[0])))  # -blockDim.x would be 2^32 - blockDim.x
             return super().op_expr(op)
         finally:
             self.printing.pop()
@@ -399,14 +401,19 @@ class CudaFunctionEmitter(CFunctionEmitter):
             and any(self._unsigned_builtin(o) and not self._sign_matters(op, o) for o in op.operands)
 
     def _sign_matters(self, op: Op, operand: Value) -> bool:
-        """Whether ``operand``, unsigned in C, would wrap in ``op``: ``op`` may meet a negative
-        integer (an operand, or its result), and C does not widen ``operand`` to a ``long`` for
-        it (it does beside a ``long`` variable)."""
+        """Whether ``operand``, unsigned in C, may give ``op`` another value than the IR's: not where
+        C widens it to a ``long`` (beside a ``long`` variable), nor in a sum, product or comparison
+        whose other operands are built-ins or constants that are not negative (all the values
+        then are, and unsigned arithmetic is exact); elsewhere, a difference, a division, a
+        negation, or a value that may be negative (an ``int`` parameter too: C's comparison
+        ``threadIdx.x < n`` is true for n = -1) could wrap."""
         others = [o for o in op.operands if o is not operand]
         if others and all(self._c_long(o) for o in others):
             return False
-        values = op.operands if op.name in COMPARE else (*op.operands, op.result)
-        return not all(v.type.is_int and self.ranges.nonneg(v, op) for v in values)
+        if op.name in ("add", "mul") or op.name in COMPARE:
+            return not all(self._unsigned_builtin(o) or (const_int(o) or 0) >= 0 and const_int(o) is not None
+                           for o in others)
+        return True
 
     def _c_long(self, v: Value) -> bool:
         """Whether C types ``v``'s printed expression ``long``: a variable (integer variables are

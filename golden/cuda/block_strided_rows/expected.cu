@@ -19,7 +19,7 @@ __global__ void grad_row_norms(int m, const double *x, double *d_x, double *out,
     // forward sweep
     double s = 0.0;
     for (long j = threadIdx.x; j < m; j += blockDim.x) {
-        double v = x[blockIdx.x * m + j];
+        double v = x[(long)blockIdx.x * m + j];
         s += v * sqrt(v * v + 1.0);
     }
     atomicAdd(&out[blockIdx.x], s);
@@ -33,8 +33,8 @@ __global__ void grad_row_norms(int m, const double *x, double *d_x, double *out,
     for (long j = (long)threadIdx.x
             + ((m - (long)threadIdx.x + (long)blockDim.x - 1) / (long)blockDim.x - 1)
                 * (long)blockDim.x;
-            j > (long)threadIdx.x - 1; j -= blockDim.x) {
-        double v = x[blockIdx.x * m + j];
+            j > (long)threadIdx.x - 1; j -= (long)blockDim.x) {
+        double v = x[(long)blockIdx.x * m + j];
         double t0 = sqrt(v * v + 1.0);
         // line 13: s += v * sqrt(v * v + 1.0);
         double d_v = d_s * t0;
@@ -42,6 +42,6 @@ __global__ void grad_row_norms(int m, const double *x, double *d_x, double *out,
         d_v += t1;
         d_v += t1;
         // line 12: double v = x[row * m + j];
-        atomicAdd(&d_x[blockIdx.x * m + j], d_v);
+        atomicAdd(&d_x[(long)blockIdx.x * m + j], d_v);
     }
 }

@@ -89,7 +89,7 @@ __global__ void grad_warp_dot(int n, const double *x, double *d_x, const double 
         m *= 2;
         n_iter2++;
     }
-    long lane = threadIdx.x % 32;
+    long lane = (long)threadIdx.x % 32;
     if (lane == 0) {
         atomicAdd(&out[0], v);
     }
