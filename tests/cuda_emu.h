@@ -160,6 +160,23 @@ template <class T>
 inline T __ldg(const T *p) { return *p; }
 inline double rsqrt(double v) { return 1.0 / sqrt(v); }
 inline float rsqrtf(float v) { return 1.0f / sqrtf(v); }
+// CUDA's math beyond C's, by the definitions CUDA gives (the host has none of them).
+inline double sinpi(double v) { return sin(M_PI * v); }
+inline double cospi(double v) { return cos(M_PI * v); }
+inline float sinpif(float v) { return sinf((float)M_PI * v); }
+inline float cospif(float v) { return cosf((float)M_PI * v); }
+inline double normcdf(double v) { return 0.5 * erfc(-v * M_SQRT1_2); }
+inline float normcdff(float v) { return 0.5f * erfcf(-v * (float)M_SQRT1_2); }
+inline double exp10(double v) { return pow(10.0, v); }
+inline float exp10f(float v) { return powf(10.0f, v); }
+inline double rcbrt(double v) { return 1.0 / cbrt(v); }
+inline double rhypot(double a, double b) { return 1.0 / hypot(a, b); }
+inline double norm3d(double a, double b, double c) { return sqrt(a * a + b * b + c * c); }
+inline float __saturatef(float v) { return fminf(fmaxf(v, 0.0f), 1.0f); }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
 inline long min(long a, long b) { return a < b ? a : b; }

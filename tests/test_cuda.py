@@ -262,6 +262,9 @@ __global__ void k(int n, const double *x, double *y)
         ("", "atomicAdd(&y[0], x[i])", "atomicAdd", "the value atomicAdd returns (the old one) is not supported"),
         ("", "atomicMax(&y[0], x[i])", "atomicMax",
          "atomic operations other than atomicAdd are not supported in the primal"),
+        ("__constant__ double w[3];", "x[i]", "__constant__", "__constant__ memory is not supported yet"),
+        ("", "make_double2(x[i], 0.0).x", "make_double2",
+         "CUDA's vector types (double2, float4, ...) are not supported"),
     ],
 )
 def test_unsupported_cuda_is_a_located_error(tmp_path, capsys, decl, expr, where, message):
@@ -459,8 +462,8 @@ def test_cuda_shorthands_are_the_arithmetic_they_mean(expr, ops):
 
 
 def test_an_unknown_intrinsic_is_still_a_located_error(tmp_path, capsys):
-    code, err = _cli(tmp_path, capsys, KERNEL.format(decl="", expr="__saturatef(x[i])"), "--wrt", "x")
-    assert code == 1 and "cannot differentiate through call to '__saturatef'" in err
+    code, err = _cli(tmp_path, capsys, KERNEL.format(decl="", expr="__fsqrt_ru(x[i])"), "--wrt", "x")
+    assert code == 1 and "cannot differentiate through call to '__fsqrt_ru'" in err
 
 
 def test_each_helper_declares_the_helpers_it_calls():

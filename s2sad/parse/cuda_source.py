@@ -54,6 +54,11 @@ _UNSUPPORTED: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"<<<"), "kernel launches (<<<...>>>) are host code, which s2sad does not read",
      "keep the kernels s2sad differentiates in a file without host code"),
     (re.compile(r"\btemplate\s*<"), "C++ templates are not supported", "write the kernel for one type"),
+    (re.compile(r"\b__constant__\b"), "__constant__ memory is not supported yet",
+     "pass the table to the kernel as a const pointer (const double *w), copied with cudaMemcpy"),
+    (re.compile(r"\b(?:make_)?(?:u?char|u?short|u?int|u?long|longlong|float|double)[1-4]\b"),
+     "CUDA's vector types (double2, float4, ...) are not supported",
+     "index a plain array instead: p[2 * i] and p[2 * i + 1] for the .x and .y of p[i]"),
 ]
 
 
