@@ -35,6 +35,6 @@ __global__ void grad_sum_terms(int n, const double *x, double *d_x, double *tota
         double d_total_elem = d_total[1];
         // line 11: atomicAdd(total, x[i] * sin(x[i]));
         double d_total_elem2 = d_total[0];
-        atomicAdd(&d_x[i], d_total_elem + d_total_elem2 * t0 + d_total_elem2 * x[i] * cos(x[i]));
+        d_x[i] += d_total_elem + d_total_elem2 * t0 + d_total_elem2 * x[i] * cos(x[i]);
     }
 }

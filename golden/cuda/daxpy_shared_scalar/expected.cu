@@ -60,7 +60,7 @@ __global__ void grad_daxpy(int n, const double *a, double *d_a, const double *x,
     if (i < n) {
         // line 7: y[i] = a[0] * x[i] + y[i];
         double d_y_i = d_y[i];
-        atomicAdd(&d_x[i], d_y_i * a[0]);
+        d_x[i] += d_y_i * a[0];
         d_a_sum += d_y_i * x[i];
     }
     block_sum_add(&d_a[0], d_a_sum);

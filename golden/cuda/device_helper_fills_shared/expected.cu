@@ -58,7 +58,7 @@ __global__ void grad_smooth_tile(int n, const double *x, double *d_x, double *y,
     // line 5: tile[threadIdx.x] = i < n ? x[i] : 0.0;
     double d_tile_elem = d_tile[threadIdx.x];
     if (i < n) {
-        atomicAdd(&d_x[i], d_tile_elem);
+        d_x[i] += d_tile_elem;
     }
     d_tile[threadIdx.x] = 0.0;
 }

@@ -64,7 +64,7 @@ __global__ void grad_scale_squares(int n, float a, float *d_a, const float *x, f
         float d_y_i = d_y[i];
         float t1 = d_y_i * x[i];
         d_a_local += t1 * x[i];
-        atomicAdd(&d_x[i], d_y_i * (a * x[i]) + t1 * a);
+        d_x[i] += d_y_i * (a * x[i]) + t1 * a;
         d_y[i] = 0.0f;
     }
     block_sum_add(d_a, d_a_local);

@@ -29,7 +29,7 @@ __global__ void grad_gather(int n, const int *idx, const double *w, double *d_w,
         // line 7: out[i] = w[i] * x[idx[i]];
         double d_out_i = d_out[i];
         atomicAdd(&d_x[idx[i]], d_out_i * w[i]);
-        atomicAdd(&d_w[i], d_out_i * x[idx[i]]);
+        d_w[i] += d_out_i * x[idx[i]];
         d_out[i] = 0.0;
     }
 }

@@ -66,7 +66,7 @@ __global__ void grad_scale2d(int h, int w, const double *x, double *d_x, double 
         double d_y_elem = d_y[row * w + col];
         double t3 = d_y_elem * t2;
         d_a_local = t3 * t2;
-        atomicAdd(&d_x[row * w + col], d_y_elem * (a * t2) + t3 * a);
+        d_x[row * w + col] += d_y_elem * (a * t2) + t3 * a;
         d_y[row * w + col] = 0.0;
     } else {
         d_a_local = 0.0;

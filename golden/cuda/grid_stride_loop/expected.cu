@@ -69,7 +69,7 @@ __global__ void grad_softplus_scale(int n, const double *x, double *d_x, double 
         d_beta_local -= t2 * y[i];
         double t3 = t2 / (1.0 + t1) * t1;
         d_beta_local += t3 * x[i];
-        atomicAdd(&d_x[i], t3 * beta);
+        d_x[i] += t3 * beta;
         d_y[i] = 0.0;
     }
     block_sum_add(d_beta, d_beta_local);

@@ -55,7 +55,7 @@ __global__ void grad_matvec(int n, int m, const double *A, double *d_A, const do
         for (long j = m - 1; j >= 0; j--) {
             // line 9: s += A[i * m + j] * x[j];
             warp_sum_add(&d_x[j], d_s * A[i * m + j]);
-            atomicAdd(&d_A[i * m + j], d_s * x[j]);
+            d_A[i * m + j] += d_s * x[j];
         }
     }
 }

@@ -149,7 +149,7 @@ __global__ void grad_block_sumsq(int n, const double *x, double *d_x, double *pa
     double d_buf_t = d_buf[threadIdx.x];
     if (i < n) {
         double t0 = d_buf_t * x[i];
-        atomicAdd(&d_x[i], 2.0 * t0);
+        d_x[i] += 2.0 * t0;
     }
     d_buf[threadIdx.x] = 0.0;
     device_tape_free(tape_s, tape_s_local);

@@ -106,7 +106,7 @@ __global__ void grad_shrink(int n, const double *x, double *d_x, double *y, doub
             d_p *= sin(s);
         }
         // line 9: double s = x[i];
-        atomicAdd(&d_x[i], d_s);
+        d_x[i] += d_s;
     }
     device_tape_free(tape_p, tape_p_local);
     device_tape_free(tape_s, tape_s_local);

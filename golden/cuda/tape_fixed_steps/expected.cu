@@ -87,7 +87,7 @@ __global__ void grad_relax(int n, const double *x, double *d_x, const double *k,
         // line 13: s = s - k[0] * tanh(s);
         d_k_sum += t2;
         // line 11: double s = x[i];
-        atomicAdd(&d_x[i], d_s);
+        d_x[i] += d_s;
     }
     block_sum_add(&d_k[0], d_k_sum);
 }

@@ -124,7 +124,7 @@ __global__ void grad_iterate(int n, int m, const double *x, double *d_x, double 
             // line 11: s = sin(s * x[i * m + j]) + s;
             double t1 = d_s * cos(s * t0);
             d_s += t1 * t0;
-            atomicAdd(&d_x[i * m + j], t1 * s);
+            d_x[i * m + j] += t1 * s;
         }
     }
     local_or_block_tape_free(tape_s, tape_s_cells);

@@ -108,7 +108,7 @@ __global__ void grad_warp_dot(int n, const double *x, double *d_x, const double 
         double d_z_i = d_z[i];
         d_q = d_z_i / (2.0 * t2);
         d_total = d_z_i * y[i];
-        atomicAdd(&d_y[i], d_z_i * total);
+        d_y[i] += d_z_i * total;
         d_z[i] = 0.0;
     } else {
         d_total = 0.0;
@@ -135,7 +135,7 @@ __global__ void grad_warp_dot(int n, const double *x, double *d_x, const double 
     // line 16: double q = i < n ? x[i] * x[i] : 0.0;
     if (i < n) {
         double t4 = d_q * x[i];
-        atomicAdd(&d_x[i], 2.0 * t4);
+        d_x[i] += 2.0 * t4;
     }
 
     // line 15: double total = __shfl_sync(0xffffffff, v, 0);
@@ -160,8 +160,8 @@ __global__ void grad_warp_dot(int n, const double *x, double *d_x, const double 
 
     // line 11: double v = i < n ? x[i] * y[i] : 0.0;
     if (i < n) {
-        atomicAdd(&d_y[i], d_v * x[i]);
-        atomicAdd(&d_x[i], d_v * y[i]);
+        d_y[i] += d_v * x[i];
+        d_x[i] += d_v * y[i];
     }
     device_tape_free(tape_m, tape_m_local);
 }

@@ -100,7 +100,7 @@ __global__ void grad_activate(int n, double s, double *d_s, const double *x, dou
         double d_softplus_value = d_y_i * half;
         double d_v = 0.0;
         grad_softplus(x[i], &d_v, d_softplus_value);
-        atomicAdd(&d_x[i], d_y_i + d_v);
+        d_x[i] += d_y_i + d_v;
         d_y[i] = 0.0;
     } else {
         d_half = 0.0;

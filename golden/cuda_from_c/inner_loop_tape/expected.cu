@@ -162,7 +162,7 @@ __global__ void grad_iterate(int n, int steps, double r, double *d_r, const doub
             d_v = d_v2 + d_v * r * cos(v);
         }
         // line 8: double v = x[i];
-        atomicAdd(&d_x[i], d_v);
+        d_x[i] += d_v;
     } else {
         d_r_local = 0.0;
     }

@@ -85,9 +85,9 @@ __global__ void grad_rotate_all(int n, double theta, double *d_theta, const doub
         d_px += d_out_elem * c;
         d_out[2 * i] = 0.0;
         // line 13: double py = pts[2 * i + 1];
-        atomicAdd(&d_pts[2 * i + 1], d_py);
+        d_pts[2 * i + 1] += d_py;
         // line 12: double px = pts[2 * i];
-        atomicAdd(&d_pts[2 * i], d_px);
+        d_pts[2 * i] += d_px;
     } else {
         d_c = 0.0;
         d_s = 0.0;

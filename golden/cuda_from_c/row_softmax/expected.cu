@@ -152,12 +152,12 @@ __global__ void grad_row_softmax(int n, int m, const double *x, double *d_x, dou
         for (long j = m - 1; j >= 0; j--) {
             double t5 = tape2[tape2_step * --tape2_top];
             // line 17: total += y[i * m + j];
-            atomicAdd(&d_y[i * m + j], d_total);
+            d_y[i * m + j] += d_total;
             // line 16: y[i * m + j] = exp(x[i * m + j] - top);
             double d_y_elem = d_y[i * m + j];
             double t6 = d_y_elem * t5;
             d_top -= t6;
-            atomicAdd(&d_x[i * m + j], t6);
+            d_x[i * m + j] += t6;
             d_y[i * m + j] = 0.0;
         }
         // line 11: for (int j = 0; j < m; j++) {
@@ -165,7 +165,7 @@ __global__ void grad_row_softmax(int n, int m, const double *x, double *d_x, dou
             double top = tape_top[tape_top_step * --tape_top_top];
             // line 12: top = fmax(top, x[i * m + j]);
             bool t7 = top >= x[i * m + j];
-            atomicAdd(&d_x[i * m + j], t7 ? 0.0 : d_top);
+            d_x[i * m + j] += t7 ? 0.0 : d_top;
             d_top = t7 ? d_top : 0.0;
         }
     }

@@ -64,7 +64,7 @@ __global__ void grad_scale(int n, double a, double *d_a, const double *x, double
         d_y[i] = -d_y_i;
         double t0 = d_y_i * x[i];
         d_a_local = t0 * x[i];
-        atomicAdd(&d_x[i], d_y_i * (a * x[i]) + t0 * a);
+        d_x[i] += d_y_i * (a * x[i]) + t0 * a;
     } else {
         d_a_local = 0.0;
     }

@@ -68,7 +68,7 @@ __global__ void grad_softsign(double *x, double *d_x, double *y, double *d_y, do
         double t1 = d_y_i / t0;
         double t2 = t1 * (a * x[i] / t0);
         d_a_local = t1 * x[i];
-        atomicAdd(&d_x[i], (x[i] >= 0.0 ? -t2 : t2) + t1 * a);
+        d_x[i] += (x[i] >= 0.0 ? -t2 : t2) + t1 * a;
         d_y[i] = 0.0;
     } else {
         d_a_local = 0.0;

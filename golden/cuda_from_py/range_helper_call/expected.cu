@@ -90,7 +90,7 @@ __global__ void grad_blur(double *x, double *d_x, double *out, double *d_out, do
         double d_v = 0.0;
         d_w_local = 0.0;
         grad_gauss(x[i], &d_v, w, &d_w_local, d_out_i * x[i]);
-        atomicAdd(&d_x[i], d_v + d_out_i * t0);
+        d_x[i] += d_v + d_out_i * t0;
     } else {
         d_w_local = 0.0;
     }
