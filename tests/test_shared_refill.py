@@ -1,12 +1,12 @@
 """__shared__ tiles that the reverse sweep fills again (s2sad/analysis/shared_refill.py).
 
-One tiled kernel, written eight ways: where each reversed iteration can fill the tile again as
+One tiled kernel, written nine ways: where each reversed iteration can fill the tile again as
 its forward iteration did, the gradient reads the tile instead of taping each thread's reads
 (the refill comment is in its text; no tape, or one of the stored values where they depend on
-a value the loop carries); a guarded fill whose branches both store is run again whole; where
-it cannot (the fill's index moves with the loop, a fill under a branch that only one side
-stores, a read of the tile before the fill, a write of the tile after the loop), it tapes as
-before. Every variant's gradient is
+a value the loop carries); a guarded fill whose branches both store, or whose guard the loop
+does not change, is run again whole; where it cannot (the fill's index moves with the loop, a
+fill in every other iteration, a read of the tile before the fill, a write of the tile after
+the loop), it tapes as before. Every variant's gradient is
 checked against central differences of its primal, emulated on the CPU and, where there is
 one, on a GPU (the device runs are skipped without one, and say so).
 """
@@ -49,7 +49,9 @@ ZEROED = "xs[threadIdx.x] = 0.0;\n    __syncthreads();"
 VARIANTS = {
     "refilled": (dict(fill=FILL), True),
     "index moves with the loop": (dict(fill="xs[(threadIdx.x + t) % TILE] = x[t * TILE + threadIdx.x];"), False),
-    "fill under a branch": (dict(fill="if (threadIdx.x < TILE) " + FILL), False),
+    # a guard the loop does not change: every iteration fills the same elements
+    "fill under a thread's guard": (dict(fill="if (threadIdx.x < TILE) " + FILL), True),
+    "fill in every other iteration": (dict(before=ZEROED, fill="if (t % 2 == 0) " + FILL), False),
     "guarded fill, both branches": (dict(fill="int j = t * TILE + threadIdx.x;\n        if (j < n) {\n"
                                          "            xs[threadIdx.x] = x[j];\n        } else {\n"
                                          "            xs[threadIdx.x] = 0.0;\n        }"), True),

@@ -17,7 +17,8 @@ again, in order, and the arrays they fill. A ``__shared__`` array is refilled by
   its barriers require);
 * every write of the array in the loop is a ``store`` at the top level of the loop's body, or
   in an ``if`` there whose branches both store the same elements (``if (j < n) As[ty][tx] =
-  A[...]; else As[ty][tx] = 0.0;``, run again whole), before the body's first barrier, at an
+  A[...]; else As[ty][tx] = 0.0;``) or whose condition the loop does not change (``if
+  (threadIdx.x < R)``, a halo's load), run again whole, before the body's first barrier, at an
   index the loop does not change: each iteration writes the same elements, and the others keep
   the values they had before the loop;
 * every other use of the array in the loop is a load after that barrier (it reads this
@@ -105,7 +106,7 @@ def _fill(module: Module, loop: Op, tile: Value, readonly: set[Value]) -> list[O
         if not any(a.type.is_array and known_root(a) is tile for a in op.operands):
             continue
         if op.name == "store" and op.operands[0] is tile:
-            statement = op if op.parent is body else _guarded_fill(op, body, tile, readonly)
+            statement = op if op.parent is body else _guarded_fill(op, loop, tile, readonly)
             if statement is None or body.ops.index(statement) > barrier \
                     or any(_inside(i, loop) for i in op.operands[1:-1]):
                 return None
@@ -117,12 +118,13 @@ def _fill(module: Module, loop: Op, tile: Value, readonly: set[Value]) -> list[O
     return list(fills)
 
 
-def _guarded_fill(store: Op, body, tile: Value, readonly: set[Value]) -> Op | None:
-    """The ``if`` of the loop body that holds ``store`` when it is a guarded fill, else None: each
-    branch stores ``tile`` at the same indices (so every iteration writes the same elements, as an
-    unguarded fill does), and holds nothing else than arithmetic, loads of ``readonly`` arrays and
-    stores into __shared__ arrays (run again whole in the reversed iteration, it changes nothing
-    else)."""
+def _guarded_fill(store: Op, loop: Op, tile: Value, readonly: set[Value]) -> Op | None:
+    """The ``if`` of the loop body that holds ``store`` when it is a guarded fill, else None: every
+    iteration writes the same elements of ``tile``, as an unguarded fill does (the branches store
+    it at the same indices, or the guard does not change in the loop: ``if (threadIdx.x < R)``),
+    and it holds nothing else than arithmetic, loads of ``readonly`` arrays and stores into
+    __shared__ arrays (run again whole in the reversed iteration, it changes nothing else)."""
+    body = loop.regions[0]
     guard = store.parent.parent_op
     if guard is None or guard.name != "if" or guard.parent is not body:
         return None
@@ -136,7 +138,16 @@ def _guarded_fill(store: Op, body, tile: Value, readonly: set[Value]) -> Op | No
             elif op.regions or not (is_pure(op) or (op.name == "load" and known_root(op.operands[0]) in readonly)):
                 return None
         stored.append(here)
-    return guard if stored[0] == stored[1] else None
+    return guard if stored[0] == stored[1] or _invariant(guard.operands[0], loop) else None
+
+
+def _invariant(v: Value, loop: Op) -> bool:
+    """Whether ``v`` is the same in every iteration of ``loop``: made before it, or arithmetic of
+    such values (``threadIdx.x < R``, computed in the body)."""
+    if not _inside(v, loop):
+        return True
+    op = v.defining_op
+    return op is not None and not op.regions and is_pure(op) and all(_invariant(o, loop) for o in op.operands)
 
 
 def _is_shared(root: Value) -> bool:
