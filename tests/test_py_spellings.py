@@ -7,7 +7,7 @@ import pytest
 from fd import ParamSpec
 from source_gradients import HEADER, arr, check_source, count, load, num
 
-from s2sad import pipeline
+from s2sad import cli, pipeline
 from s2sad.diagnostics import DiagnosticError
 
 CASES = {
@@ -64,6 +64,9 @@ SPELLINGS = {
                          "    return s\n", ["x", "c"], [arr("x", 7), num("c")]),
     "trace_and_diagonal_methods": ('def f(A: "f64[n, n]"):\n    return (A.T @ A).trace() + np.sum(A.diagonal() ** 3)\n',
                                    ["A"], [arr("A", 4, 4)]),
+    # np.median of an odd count (the middle entry) and of a matrix's even count (the mean of two)
+    "median": ('def f(x: "f64[n]", A: "f64[m, k]"):\n    m = np.median(x)\n'
+               "    return np.sum((x - m) ** 2) + np.median(A) * m\n", ["x", "A"], [arr("x", 7), arr("A", 2, 3)]),
 }
 
 
@@ -384,3 +387,11 @@ def test_running_extremes_in_c_output(name, tmp_path):
     path.write_text(HEADER + source)
     assert main(["check", str(path), "--func", "f", "--wrt", ",".join(wrt), "--target", "c",
                  "--sizes", "x=7,w=7"]) == 0
+
+
+def test_np_median_in_c_output_is_refused_by_its_own_name(tmp_path, capsys):
+    path = tmp_path / "m.py"
+    path.write_text(HEADER + "def f(x):\n    return np.median(x) * np.sum(x)\n")
+    assert cli.main(["grad", str(path), "--wrt", "x", "--target", "c"]) == 1
+    err = capsys.readouterr().err
+    assert "error: np.median is not supported for C output yet" in err and "^" in err

@@ -1054,7 +1054,8 @@ def refuse(fn: Function) -> None:
     for op in fn.walk():
         n = op.name[len(PREFIX):] if op.name.startswith(PREFIX) else None
         if n == "argsort":
-            raise error(f"np.{'argsort' if op.attrs.get('kind') else 'sort'} is not supported for C output yet", op.loc,
+            called = op.attrs.get("for") or ("argsort" if op.attrs.get("kind") else "sort")  # (np.median sorts)
+            raise error(f"np.{called} is not supported for C output yet", op.loc,
                         hint="use --target py or --target numba")
         if n in ("mask", "accum_mask"):
             raise error("indexing with a boolean array (x[x > 0]) is not supported for C output yet", op.loc,

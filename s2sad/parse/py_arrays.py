@@ -247,6 +247,9 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
             raise lw.fail(node, "np.sort is supported of a vector, without axis= or kind=",
                           hint="sort each row in a loop over the rows")
         return arr_op(lw, b, node, "take", [x, arr_op(lw, b, node, "argsort", [x])])
+    if op == "median":  # of the entries in order: x.reshape(-1)
+        flat = reshape(lw, node, [args[0], cst.UnaryOperation(cst.Minus(), cst.Integer("1"))], b, env)
+        return median(lw, node, flat, b)
     if op == "argsort":
         return argsort(lw, node, lw.array(args[0], b, env), b)
     if op in ("matmul", "outer"):
@@ -381,6 +384,25 @@ def _reduction_attrs(lw: "ExprLowerer", node: cst.Call, arr: Value) -> dict:
     if _keepdims(lw, node):
         attrs["keepdims"] = True
     return attrs
+
+
+def median(lw: "ExprLowerer", node: cst.Call, arr: Value, b: Builder) -> Value:
+    """``np.median(x)`` of all the entries, as NumPy computes it: the middle of the sorted
+    entries, the mean of the two middle ones for an even count (a gather, whose adjoint puts
+    the median's adjoint on the middle entries, half on each of two)."""
+    if any(a.keyword is not None for a in node.args):  # type: ignore[attr-defined]
+        raise lw.fail(node, "np.median is supported of all the entries, without axis= or other keywords",
+                      hint="take the median of each row in a loop over the rows")
+    order = arr_op(lw, b, node, "argsort", [arr])
+    order.defining_op.attrs["for"] = "median"  # what C output, which cannot sort yet, says it refuses
+    ordered = arr_op(lw, b, node, "take", [arr, order])
+    at = lw.at(b, node)
+    n = at.op1("dim", [ordered], I64, axis=0)
+    lo = build.binary(at, "floordiv", build.sub(at, n, build.const(at, 1, I64)), build.const(at, 2, I64))
+    hi = build.binary(at, "floordiv", n, build.const(at, 2, I64))
+    elem = ordered.type.elem  # type: ignore[attr-defined]
+    pair = build.add(at, *(build.to_float(at, at.op1("load", [ordered, k], elem)) for k in (lo, hi)))
+    return build.mul(at, build.const(at, 0.5, F64), pair)
 
 
 def variance(lw: "ExprLowerer", node: cst.Call, arr: Value, b: Builder, std: bool) -> Value:

@@ -141,6 +141,7 @@ ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.cumprod": Intrinsic("cumprod", 1, 1),
     "numpy.polyval": Intrinsic("polyval", 2, 2),
     "numpy.sort": Intrinsic("sort", 1, 1),
+    "numpy.median": Intrinsic("median", 1, 1),
     "numpy.argsort": Intrinsic("argsort", 1, 1),
     "numpy.searchsorted": Intrinsic("searchsorted", 2, 3),  # (lowered by ``py_search``)
     # The ufuncs' running forms: np.add.accumulate is np.cumsum, np.multiply.accumulate np.cumprod.

@@ -281,7 +281,7 @@ _ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "neg", "pos", "reciprocal", "f
 # Whole reductions the IR takes a number to be its own value of, which only a sum is at any shape.
 _WHOLE_OF_A_NUMBER = frozenset({"mean", "max_reduce", "min_reduce", "prod", "var", "std", "median", "average"})
 # Reductions and scans that need an array operand (``np.var``, ``np.cumsum``).
-_STATISTICS = ("prod", "var", "std", "cumsum", "cumprod", "sort", "argsort", "running_max", "running_min")
+_STATISTICS = ("prod", "var", "std", "cumsum", "cumprod", "sort", "argsort", "running_max", "running_min", "median")
 
 
 def method_of(node: cst.Call, locals_: frozenset, info: ModuleInfo) -> Optional[tuple[lib.Intrinsic, str]]:
@@ -1360,6 +1360,8 @@ class _Inference:
                 return t if _is_true(keyword_arg(node, "keepdims")) else elem
             rank = t.rank if _is_true(keyword_arg(node, "keepdims")) else t.rank - 1
             return ArrayType(elem, rank) if rank > 0 else elem
+        if op == "median":  # of all the entries: a number
+            return F64
         if op in ("ravel", "flatten"):
             t = arg_types[0] if arg_types else None
             return ArrayType(t.elem, 1) if isinstance(t, ArrayType) else None
