@@ -38,6 +38,7 @@ from .c_function_args import FunctionPointers as _FunctionPointers, bind_functio
 from .c_member_functions import read_member_functions
 from .c_member_pointers import read_member_pointers
 from .c_struct_arrays import split_struct_arrays
+from .c_struct_values import hold_struct_values
 from .c_void_params import type_void_params
 from .c_global_arrays import GLOBAL_ARRAYS, STATIC_ARRAYS, thread_global_arrays, threadable
 from .c_globals import settle_globals
@@ -150,6 +151,9 @@ class CFile:
         # Local arrays of structs indexed by constants only: one struct per element (c_struct_arrays).
         split_struct_arrays(self.functions, frozenset(self.structs.records) - frozenset(self.structs.layouts),
                             self.constants)
+        # Struct values read only as runs of numbers (a member that is an array of structs): one
+        # element of such a run, ``System s[1]`` (c_struct_values).
+        hold_struct_values(self.functions, self._layout_only)
         # Local pointers to one member (``double *g = &w.gamma;``) read as the member (c_member_pointers).
         read_member_pointers(self.functions)
         # Accessors (``return A + i * m;``) read as their expression where they are called.
@@ -351,6 +355,13 @@ class CFile:
         made for the functions a call passes: ``c_function_args``)."""
         return [name for name, fn in self.functions.items() if name not in self.copies and
                 (fn.decl.coord is None or self.sources.where(fn.decl.coord.line)[0] == self.filename)]
+
+    def _layout_only(self, node: c_ast.Node) -> bool:
+        """Whether the struct type ``node`` names is read as a run of numbers only (no bundle of
+        members holds it: ``c_structs``' unrecorded types)."""
+        name = f"struct {node.name}" if isinstance(node, c_ast.Struct) else (
+            node.names[0] if isinstance(node, c_ast.IdentifierType) and len(node.names) == 1 else None)
+        return name is not None and name in self.structs.unrecorded and name in self.structs.layouts
 
     def _callable(self, name: str) -> bool:
         """Whether ``name`` is a function a call may name: the file's, one it declares, a library one."""

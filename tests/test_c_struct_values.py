@@ -1,0 +1,84 @@
+"""A struct value whose member is an array of structs (``parse/c_struct_values.py``).
+
+``typedef struct { int n; Body b[8]; } System;`` has no bundle of members s2sad reads a local
+value as (``c_records``), but it is a run of numbers (``c_structs``): ``System s;`` is held as
+``System s[1]``, ``s.b[i].x`` as ``s[0].b[i].x``, ``&s`` as ``&s[0]``. A particle system stepped
+by a helper, each gradient (C, Python, Numba; -O0 and -O2) against central differences of the
+compiled primal (through ``s2sad check``); and what stays refused, located.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from cbuild import have_gcc
+
+from s2sad import cli
+
+pytestmark = pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+
+SYSTEM = """\
+#include <math.h>
+
+typedef struct {
+    double x, v, m;
+} Body;
+
+typedef struct {
+    int n;
+    Body b[8];
+} System;
+
+static void step(System *s, double dt)
+{
+    for (int i = 0; i < s->n; i++) {
+        s->b[i].v -= dt * s->b[i].x / s->b[i].m;
+        s->b[i].x += dt * s->b[i].v;
+    }
+}
+
+double energy(const double *x0, const double *m, int n, int steps)
+{
+    System s;
+    s.n = n;
+    for (int i = 0; i < n; i++) {
+        s.b[i].x = x0[i];
+        s.b[i].v = 0.0;
+        s.b[i].m = m[i];
+    }
+    for (int k = 0; k < steps; k++)
+        step(&s, 0.01);
+    double e = 0.0;
+    for (int i = 0; i < n; i++)
+        e += 0.5 * s.b[i].m * s.b[i].v * s.b[i].v + 0.5 * s.b[i].x * s.b[i].x;
+    return e;
+}
+"""
+
+
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+@pytest.mark.parametrize("target", ["c", "py", "numba"])
+def test_a_value_with_an_array_of_structs_is_one_element_of_its_run(tmp_path, capsys, target, level):
+    path = tmp_path / "system.c"
+    path.write_text(SYSTEM)
+    code = cli.main(["check", str(path), "--func", "energy", "--wrt", "x0,m", "--sizes", "x0=5,m=5,n=5,steps=7",
+                     "--range", "0.5,1.5", "--target", target, level])
+    out = capsys.readouterr()
+    assert code == 0 and "all adjoints match central differences" in out.out, out.out + out.err
+
+
+def test_the_output_declares_the_value_as_one_element(tmp_path, capsys):
+    path = tmp_path / "system.c"
+    path.write_text(SYSTEM)
+    assert cli.main(["grad", str(path), "--func", "energy", "--wrt", "x0,m", "-o", str(tmp_path / "g.c")]) == 0
+    text = (tmp_path / "g.c").read_text()
+    assert "System s[1];" in text and "step(s, 0.01);" in text
+
+
+def test_an_initialized_value_stays_refused_where_it_is_declared(tmp_path, capsys):
+    path = tmp_path / "system.c"
+    path.write_text(SYSTEM.replace("    System s;\n", "    System s = {0};\n"))
+    assert cli.main(["grad", str(path), "--func", "energy", "--wrt", "x0,m"]) == 1
+    err = capsys.readouterr().err
+    assert "system.c:22:5: error: System is used as a value here, and the member 'b' of System is an array of " \
+        "structs" in err and "^" in err
