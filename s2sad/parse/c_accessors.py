@@ -16,10 +16,9 @@ substitute (its reason in the message).
 from __future__ import annotations
 
 import copy
-import re
 from pycparser import c_ast
 
-from .c_expr import walk
+from .c_expr import replace_child, walk
 
 
 class AccessorProblem(Exception):
@@ -67,21 +66,13 @@ def _substitute(node: c_ast.Node, found: dict[str, c_ast.FuncDef], problems: lis
     for attr, child in node.children():
         if isinstance(child, c_ast.FuncCall) and isinstance(child.name, c_ast.ID) and child.name.name in found:
             try:
-                _replace(node, attr, _expansion(child, found[child.name.name], structs))
+                replace_child(node, attr, _expansion(child, found[child.name.name], structs))
                 changed = True
                 continue
             except AccessorProblem as p:
                 problems.append(p)
         changed = _substitute(child, found, problems, structs) or changed
     return changed
-
-
-def _replace(parent: c_ast.Node, attr: str, new: c_ast.Node) -> None:
-    m = re.fullmatch(r"(\w+)\[(\d+)\]", attr)
-    if m:
-        getattr(parent, m.group(1))[int(m.group(2))] = new
-    else:
-        setattr(parent, attr, new)
 
 
 def _expansion(call: c_ast.FuncCall, fn: c_ast.FuncDef, structs: frozenset[str]) -> c_ast.Node:
@@ -116,7 +107,7 @@ def _rename(node: c_ast.Node, by_name: dict[str, c_ast.Node]) -> c_ast.Node:
     for attr, child in node.children():
         if isinstance(node, c_ast.StructRef) and attr == "field":
             continue
-        _replace(node, attr, _rename(child, by_name))
+        replace_child(node, attr, _rename(child, by_name))
     return node
 
 

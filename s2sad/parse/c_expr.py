@@ -1179,6 +1179,16 @@ def changed_names(nodes: Iterable[c_ast.Node]) -> set[str]:
     return {t.name for n in nodes if isinstance(t := changed_target(n), c_ast.ID)}
 
 
+def replace_child(parent: c_ast.Node, attr: str, new: c_ast.Node) -> None:
+    """Put ``new`` where ``parent``'s child named ``attr`` by ``children()`` is (``expr``, or
+    ``exprs[2]`` in a list)."""
+    m = re.fullmatch(r"(\w+)\[(\d+)\]", attr)
+    if m:
+        getattr(parent, m.group(1))[int(m.group(2))] = new
+    else:
+        setattr(parent, attr, new)
+
+
 def walk(node: c_ast.Node):
     """``node`` and every node under it, in pre-order; by a stack, as nested generators would
     pass every node up through one frame per level (deep code: its size times its depth)."""

@@ -39,6 +39,7 @@ from .c_member_functions import read_member_functions
 from .c_member_pointers import read_member_pointers
 from .c_struct_arrays import split_struct_arrays
 from .c_struct_values import hold_struct_values
+from .c_row_casts import flatten_row_casts
 from .c_void_params import type_void_params
 from .c_global_arrays import GLOBAL_ARRAYS, STATIC_ARRAYS, thread_global_arrays, threadable
 from .c_globals import settle_globals
@@ -154,6 +155,8 @@ class CFile:
         # Struct values read only as runs of numbers (a member that is an array of structs): one
         # element of such a run, ``System s[1]`` (c_struct_values).
         hold_struct_values(self.functions, self._layout_only)
+        # Row pointers made by casting a flat array, (double (*)[NX])x: that array, row-major (c_row_casts).
+        flatten_row_casts(self.functions)
         # Local pointers to one member (``double *g = &w.gamma;``) read as the member (c_member_pointers).
         read_member_pointers(self.functions)
         # Accessors (``return A + i * m;``) read as their expression where they are called.

@@ -22,8 +22,7 @@ from typing import Optional
 
 from pycparser import c_ast
 
-from .c_accessors import _replace
-from .c_expr import changed_names, walk
+from .c_expr import changed_names, replace_child, walk
 
 
 def read_member_pointers(functions: dict[str, c_ast.FuncDef]) -> None:
@@ -71,7 +70,7 @@ class _Function:
         if any(e is None for e in edits) or holder is None or not isinstance(holder[0], c_ast.Compound):
             return
         for where, attr, new in edits:  # type: ignore[misc]
-            _replace(where, attr, new)
+            replace_child(where, attr, new)
         holder[0].block_items.remove(decl)
 
     def _edit(self, use: c_ast.ID, member: c_ast.Node) -> Optional[tuple[c_ast.Node, str, c_ast.Node]]:

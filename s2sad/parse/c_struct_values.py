@@ -17,7 +17,7 @@ from typing import Callable
 
 from pycparser import c_ast
 
-from .c_expr import walk
+from .c_expr import replace_child, walk
 
 
 def hold_struct_values(functions: dict[str, c_ast.FuncDef], layout_only: Callable[[c_ast.Node], bool]) -> None:
@@ -39,7 +39,7 @@ def _element_uses(node: c_ast.Node, name: str) -> None:
     for child_name, child in node.children():
         if isinstance(child, c_ast.ID) and child.name == name and not _is_member_name(node, child):
             element = c_ast.ArrayRef(child, c_ast.Constant("int", "0", child.coord), child.coord)
-            _replace(node, child_name, element)
+            replace_child(node, child_name, element)
         else:
             _element_uses(child, name)
 
@@ -47,12 +47,3 @@ def _element_uses(node: c_ast.Node, name: str) -> None:
 def _is_member_name(parent: c_ast.Node, child: c_ast.Node) -> bool:
     """``p.s`` or ``p->s``: ``s`` names a member there, not the variable."""
     return isinstance(parent, c_ast.StructRef) and parent.field is child
-
-
-def _replace(parent: c_ast.Node, child_name: str, new: c_ast.Node) -> None:
-    """Put ``new`` where ``parent``'s child ``child_name`` (``name`` or ``exprs[2]``) is."""
-    if "[" in child_name:
-        attr, index = child_name.rstrip("]").split("[")
-        getattr(parent, attr)[int(index)] = new
-    else:
-        setattr(parent, child_name, new)
