@@ -1,4 +1,5 @@
-"""A struct value whose member is an array of structs (``parse/c_struct_values.py``).
+"""Struct values: one whose member is an array of structs (``parse/c_struct_values.py``), and
+values stored whole through a pointer (``*out = scale(a, 2.0)``, ``out[i] = v``).
 
 ``typedef struct { int n; Body b[8]; } System;`` has no bundle of members s2sad reads a local
 value as (``c_records``), but it is a run of numbers (``c_structs``): ``System s;`` is held as
@@ -82,3 +83,67 @@ def test_an_initialized_value_stays_refused_where_it_is_declared(tmp_path, capsy
     err = capsys.readouterr().err
     assert "system.c:22:5: error: System is used as a value here, and the member 'b' of System is an array of " \
         "structs" in err and "^" in err
+
+
+THROUGH_POINTERS = """\
+typedef struct { double x, y; } Vec;
+typedef struct { int id; double x, y; } P;
+
+static Vec scale(Vec a, double s)
+{
+    Vec r;
+    r.x = a.x * s;
+    r.y = a.y * s;
+    return r;
+}
+
+static void apply(Vec *out, Vec a) { *out = scale(a, 2.0); }
+static void copy_to(Vec *out, Vec a) { Vec t = scale(a, 0.5); *out = t; }
+static void each(Vec *out, const Vec *in, int n, double s) { for (int i = 0; i < n; i++) out[i] = scale(in[i], s); }
+
+static P moved(P a, double s)
+{
+    P r;
+    r.id = a.id;
+    r.x = a.x + s * a.y;
+    r.y = a.y * s;
+    return r;
+}
+
+static void update(P *out, const P *in, double s) { P t = moved(*in, s); *out = t; }
+
+double f(const double *p, int n)
+{
+    Vec vs[4], ws[4];
+    double e = 0.0;
+    for (int i = 0; i < n; i++) {
+        Vec a = {p[2 * i], p[2 * i + 1]};
+        Vec b, c;
+        apply(&b, a);
+        copy_to(&c, b);
+        vs[i] = c;
+        P q;
+        q.id = i;
+        q.x = p[2 * i];
+        q.y = b.y;
+        P r;
+        update(&r, &q, 0.5);
+        e += b.x * b.y + c.x * c.x + r.x * r.id;
+    }
+    each(ws, vs, n, 3.0);
+    for (int i = 0; i < n; i++)
+        e += ws[i].x * ws[i].y;
+    return e;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "py", "numba"])
+def test_a_struct_value_is_stored_whole_through_a_pointer(tmp_path, capsys, target):
+    """``*out = scale(a, 2.0)``, ``*out = t``, ``out[i] = scale(in[i], s)`` into a run of structs of
+    one type, and ``*out = t`` through a pointer to one struct of mixed members: member by member."""
+    path = tmp_path / "vec.c"
+    path.write_text(THROUGH_POINTERS)
+    code = cli.main(["check", str(path), "--func", "f", "--wrt", "p", "--sizes", "p=8,n=4", "--target", target])
+    out = capsys.readouterr()
+    assert code == 0 and "all adjoints match central differences" in out.out, out.out + out.err

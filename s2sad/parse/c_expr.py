@@ -872,6 +872,9 @@ class CExprLowering:
         target = self.as_variable(node.lvalue)
         if op == "=":
             whole = self.record_variable(target)
+            pointed = self.record_variable(_pointee(target))
+            if whole is None and pointed is not None and pointed[1].indirect:
+                whole = pointed  # *out = v of a pointer to one struct: member by member, through it
             why = self.read_only_leaves.get(self.lookup(whole[0]) or "") if whole is not None else None
             if why is not None:  # a pointer to one struct, or to an array of them, that s2sad holds fixed
                 raise self.fail(node, f"'{whole[0]}' cannot be assigned: it {why}",  # type: ignore[index]
@@ -879,6 +882,11 @@ class CExprLowering:
             if whole is not None:  # C = D: member by member
                 self.copy_record(whole[0], whole[1], node.rvalue, b, env)
                 return build.const(b, 0, I64)  # the value of `C = D` (s2sad reads no struct values)
+            value_type = self.record_value_type(node.rvalue)
+            element = self.run_element(target, value_type) if value_type is not None else None
+            if element is not None:  # *out = v, out[i] = scale(a, 2.0) into a run of structs
+                self.copy_into_element(element, value_type, node.rvalue, b, env)  # type: ignore[arg-type]
+                return build.const(b, 0, I64)
             if isinstance(target, c_ast.ID) and self.is_pointer_var(target):
                 return self.assign_pointer(target, node.rvalue, b, env)
             if isinstance(target, c_ast.ID) and self.lookup(target.name) in self.struct_runs:
@@ -1177,6 +1185,15 @@ def changed_names(nodes: Iterable[c_ast.Node]) -> set[str]:
     """The variables ``nodes`` change themselves (``changed_target`` a plain name: ``w = v``,
     ``i++``, ``&p``), not through a member, an element or a pointer (``w.gamma = 1``, ``*g += x``)."""
     return {t.name for n in nodes if isinstance(t := changed_target(n), c_ast.ID)}
+
+
+def _pointee(node: c_ast.Node) -> c_ast.Node:
+    """``p`` of ``*p`` or ``p[0]``; ``node`` itself otherwise."""
+    if isinstance(node, c_ast.UnaryOp) and node.op == "*":
+        return node.expr
+    if isinstance(node, c_ast.ArrayRef) and isinstance(node.subscript, c_ast.Constant) and node.subscript.value == "0":
+        return node.name
+    return node
 
 
 def replace_child(parent: c_ast.Node, attr: str, new: c_ast.Node) -> None:

@@ -664,13 +664,14 @@ class CRecordLowering:
                 value = e if e is not None else c_ast.Constant("int", "0", coord=init.coord)
                 self.store(c_ast.ID(dotted, coord=value.coord), self.scalar(value, b, env), b, env, value)
 
-    def copy_record(self, var: str, t: CType, source: c_ast.Node, b: Builder, env: Env) -> None:
+    def copy_record(self, var: str, t: CType, source: c_ast.Node, b: Builder, env: Env,
+                    into: Optional[c_ast.Node] = None) -> None:
         """``C = D``, ``Vec3 v = *p``: every leaf copied, a fixed array member element by element
-        (``double P[3][3]``: nine stores), as C copies it."""
+        (``double P[3][3]``: nine stores), as C copies it (``into``: see ``leaf_target``)."""
         assert t.record is not None
         if isinstance(source, c_ast.FuncCall) and isinstance(source.name, c_ast.ID) \
                 and source.name.name in self.ctx.signatures:
-            self.record_from_call(var, t, source, b, env)
+            self.record_from_call(var, t, source, b, env, into)
             return
         source = self.struct_in_memory(source)
         inner = source.expr if isinstance(source, c_ast.UnaryOp) and source.op == "*" else source
@@ -690,7 +691,7 @@ class CRecordLowering:
                 v = self.number(self.scalar(node, b, env), self.at(b, source))
                 env[RESULT + leaf.path] = self.convert(v, leaf.member.scalar, b)
                 continue
-            target = c_ast.ID(var + leaf.path, coord=source.coord)
+            target = self.leaf_target(var, t, leaf.path, source, into)
             if leaf.member.shape == "array":  # C copies the elements: so does s2sad, one by one
                 for index in itertools.product(*(range(n) for n in leaf.member.extents)):
                     self.store(_element(target, index, source), self.scalar(_element(node, index, source), b, env),
@@ -701,7 +702,8 @@ class CRecordLowering:
             else:
                 self.store(target, self.scalar(node, b, env), b, env, source)
 
-    def record_from_call(self, var: str, t: CType, call: c_ast.FuncCall, b: Builder, env: Env) -> None:
+    def record_from_call(self, var: str, t: CType, call: c_ast.FuncCall, b: Builder, env: Env,
+                         into: Optional[c_ast.Node] = None) -> None:
         """``Complex w = cmul(a, b);``, ``acc = cmul(acc, w);``, ``return cmul(a, b);``: a function of
         the file that returns a struct by value gives one value per number leaf, stored into the
         leaves of ``var`` (RESULT's, for a return)."""
@@ -713,11 +715,40 @@ class CRecordLowering:
                             f"assign a {t.record.name} from a function that returns one")
         args = list(call.args.exprs) if call.args is not None else []
         for leaf, v in zip(t.record.leaves, self.user_call_values(call, name, args, b, env, True)):
-            key = var + leaf.path
             if var == RESULT:
-                env[key] = v
+                env[var + leaf.path] = v
             else:
-                self.store(c_ast.ID(key, coord=call.coord), v, b, env, call)
+                self.store(self.leaf_target(var, t, leaf.path, call, into), v, b, env, call)
+
+    def leaf_target(self, var: str, t: CType, path: str, where: c_ast.Node,
+                    into: Optional[c_ast.Node] = None) -> c_ast.Node:
+        """What a store into the leaf ``path`` of the struct ``var`` writes: the variable it is
+        lowered to (``w.gamma``); through a pointer to one struct (``*out = ...``), the member
+        where it is held (``out->x``); ``into`` an element of a run of structs (``out[0]``), its
+        member (``out[0].x``)."""
+        if into is not None:
+            return _member_of(into, ".", path, where)
+        if not t.indirect:
+            return c_ast.ID(var + path, coord=where.coord)
+        return self.as_variable(_member_node(var, "->", path, where))
+
+    def record_value_type(self, node: c_ast.Node) -> Optional[CType]:
+        """The struct type of the value ``node`` is: a struct variable's, ``*p``'s of a pointer to
+        one struct, or a call's of a function of the file that returns a struct; else None."""
+        if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) \
+                and node.name.name in self.ctx.signatures:
+            result = self.ctx.signatures[node.name.name].result
+            return result if result.kind == "record" and result.record is not None else None
+        inner = node.expr if isinstance(node, c_ast.UnaryOp) and node.op == "*" else node
+        found = self.record_variable(inner)
+        if found is None or found[1].indirect != (inner is not node):
+            return None
+        return found[1]
+
+    def copy_into_element(self, element: c_ast.Node, t: CType, source: c_ast.Node, b: Builder, env: Env) -> None:
+        """``*out = v`` or ``out[i] = scale(a, 2.0)`` of a pointer to a run of structs: the value,
+        a struct variable of that type or a call returning one, stored member by member."""
+        self.copy_record("", t, source, b, env, into=element)
 
     def record_value_error(self, node: c_ast.Node, t: CType) -> Fail:
         assert t.record is not None
