@@ -40,6 +40,7 @@ from .c_member_pointers import read_member_pointers
 from .c_struct_arrays import split_struct_arrays
 from .c_struct_values import hold_struct_values
 from .c_row_casts import flatten_row_casts
+from .c_initializers import inline_initializers
 from .c_void_params import type_void_params
 from .c_global_arrays import GLOBAL_ARRAYS, STATIC_ARRAYS, thread_global_arrays, threadable
 from .c_globals import settle_globals
@@ -170,6 +171,9 @@ class CFile:
                                   if name and any(isinstance(d.type, c_ast.PtrDecl) for d in node.decls or ()))
         self.factories, self.factory_problems = inline_factories(
             self.functions, frozenset(self.structs.records) | frozenset(self.structs.layouts), with_pointers)
+        # Initializers (``state_init(&s, n)`` giving s's members their memory) and the functions
+        # that free them, read as their statements where a statement calls them (c_initializers).
+        inline_initializers(self.functions, frozenset(self.structs.records) | frozenset(self.structs.layouts))
         # Pointer parameters used as arrays: a pointer to structs of mixed members is an array of
         # them only then (c_types._struct_type), else one struct.
         uses = PointerUses(self.functions)
