@@ -1,4 +1,4 @@
-"""Functions that give a struct's members their values or memory, read where they are called.
+"""Functions that give a struct's pointer members their memory, read where they are called.
 
 Numerical C sets up and tears down its state through small functions that take the state by
 pointer: ``void state_init(State *s, int n) { s->n = n; s->u = malloc(n * sizeof(double)); }``
@@ -10,10 +10,11 @@ sizeof(double));``.
 
 An *initializer*: a ``void`` function, not calling itself, whose body is assignments to members
 of one pointer parameter (``p->m = e``, ``p->m[k] = e``) and ``free(p->m)``, that parameter
-used only so; read where a statement calls it with ``&s`` of a local variable and arguments
-free of effects (a name, a number, ``n + 1``...), each parameter replaced by its argument (a
-number converted to the parameter's type, as the call converts it). Any other call of it
-stays a call.
+used only so, one of them at least allocating (``p->u = malloc(...)``: a function that only
+frees or sets members is a call s2sad follows as it is); read where a statement calls it with
+``&s`` of a local variable and arguments free of effects (a name, a number, ``n + 1``...),
+each parameter replaced by its argument (a number converted to the parameter's type, as the
+call converts it). Any other call of it stays a call.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def _initialized(fn: c_ast.FuncDef) -> Optional[int]:
         members = [n for n in walk(fn.body) if isinstance(n, c_ast.StructRef) and n.type == "->"
                    and isinstance(n.name, c_ast.ID) and n.name.name == p.name]
         uses = [n for n in walk(fn.body) if isinstance(n, c_ast.ID) and n.name == p.name]
-        if len(uses) != len(members) or not all(_sets_or_frees(st, p.name) for st in items):
+        if len(uses) != len(members) or not all(_sets_or_frees(st, p.name) for st in items) \
+                or not any(_allocates(st) for st in items):
             continue
         if any(isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and n.name.name == fn.decl.name
                for n in walk(fn.body)):
@@ -77,6 +79,16 @@ def _sets_or_frees(st: c_ast.Node, p: str) -> bool:
         return _member_of(target, p)
     return (isinstance(st, c_ast.FuncCall) and isinstance(st.name, c_ast.ID) and st.name.name == "free"
             and st.args is not None and len(st.args.exprs) == 1 and _member_of(st.args.exprs[0], p))
+
+
+def _allocates(st: c_ast.Node) -> bool:
+    """``p->m = malloc(...)`` (calloc, aligned_alloc; cast or not): memory the caller cannot see
+    given as a call (a function that only frees or sets members stays one)."""
+    value = st.rvalue if isinstance(st, c_ast.Assignment) else None
+    while isinstance(value, c_ast.Cast):
+        value = value.expr
+    return isinstance(value, c_ast.FuncCall) and isinstance(value.name, c_ast.ID) \
+        and value.name.name in ("malloc", "calloc", "aligned_alloc")
 
 
 def _member_of(node: c_ast.Node, p: str) -> bool:
