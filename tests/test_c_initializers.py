@@ -1,8 +1,8 @@
 """Functions that set a local struct's members up and free them (``parse/c_initializers.py``).
 
-``state_init(&s, n)`` (``s->n = n; s->u = malloc(...); s->work = calloc(...)``) and
-``state_free(&s)`` are read as their statements where they are called, so the caller's struct
-has the memory the function gave it: a relaxation stepped by a helper through ``&s``, each
+``state_init(&s, n)`` (``s->n = n; s->u = malloc(...); s->work = calloc(...)``) is read as its
+statements where it is called, so the caller's struct has the memory the function gave it
+(``state_free(&s)``, which allocates nothing, stays a call): a relaxation stepped by a helper through ``&s``, each
 gradient (C, Python, Numba) against central differences of the compiled primal.
 """
 
@@ -78,4 +78,4 @@ def test_the_output_allocates_the_members_in_the_caller(tmp_path, capsys):
     path.write_text(STATE)
     assert cli.main(["grad", str(path), "--func", "f", "--wrt", "x", "-o", str(tmp_path / "g.c")]) == 0
     text = (tmp_path / "g.c").read_text()
-    assert "state_init" not in text and "malloc(" in text and "relax(" in text
+    assert "state_init" not in text and "malloc(" in text and "relax(" in text and "state_free(" in text
