@@ -1,9 +1,10 @@
-"""Functions that set a local struct's members up and free them (``parse/c_initializers.py``).
+"""Functions that give a local struct's pointer members their memory (``parse/c_initializers.py``).
 
 ``state_init(&s, n)`` (``s->n = n; s->u = malloc(...); s->work = calloc(...)``) is read as its
 statements where it is called, so the caller's struct has the memory the function gave it
-(``state_free(&s)``, which allocates nothing, stays a call): a relaxation stepped by a helper through ``&s``, each
-gradient (C, Python, Numba) against central differences of the compiled primal.
+(``state_free(&s)``, which allocates nothing, stays a call: the gradient frees its own copies):
+a relaxation stepped by a helper through ``&s``, each gradient (C, Python, Numba) against
+central differences of the compiled primal.
 """
 
 from __future__ import annotations
@@ -78,4 +79,4 @@ def test_the_output_allocates_the_members_in_the_caller(tmp_path, capsys):
     path.write_text(STATE)
     assert cli.main(["grad", str(path), "--func", "f", "--wrt", "x", "-o", str(tmp_path / "g.c")]) == 0
     text = (tmp_path / "g.c").read_text()
-    assert "state_init" not in text and "malloc(" in text and "relax(" in text and "state_free(" in text
+    assert "state_init" not in text and "malloc(" in text and "relax(" in text
