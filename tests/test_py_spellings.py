@@ -64,6 +64,13 @@ SPELLINGS = {
                          "    return s\n", ["x", "c"], [arr("x", 7), num("c")]),
     "trace_and_diagonal_methods": ('def f(A: "f64[n, n]"):\n    return (A.T @ A).trace() + np.sum(A.diagonal() ** 3)\n',
                                    ["A"], [arr("A", 4, 4)]),
+    # a helper's 2-D use of a copy of a parameter gives the parameter its axes (u = img.copy(): probe round 6)
+    "rank_through_a_copy": ("def lap(u):\n    out = np.zeros_like(u)\n"
+                            "    out[1:-1, 1:-1] = u[:-2, 1:-1] + u[2:, 1:-1] - 2.0 * u[1:-1, 1:-1]\n"
+                            "    return out\n\n\n"
+                            "def f(img, c: float):\n    u = img.copy()\n    for _ in range(2):\n"
+                            "        u = u + c * lap(u)\n    return np.sum(u ** 2)\n", ["img", "c"],
+                            [arr("img", 4, 5), num("c")]),
     # np.median of an odd count (the middle entry) and of a matrix's even count (the mean of two)
     "median": ('def f(x: "f64[n]", A: "f64[m, k]"):\n    m = np.median(x)\n'
                "    return np.sum((x - m) ** 2) + np.median(A) * m\n", ["x", "A"], [arr("x", 7), arr("A", 2, 3)]),

@@ -578,12 +578,14 @@ class _Inference:
             if ev.min_rank >= min_rank:
                 return
             ev.min_rank = min_rank
-            # A local that only names other variables (W = W1, or W, b = W1, b1 of an unrolled
-            # loop): what it is used as, they are.
-            values = self.assigns.get(node.value, [])
-            if node.value not in self.param_names and values and all(isinstance(v, cst.Name) for v in values):
-                for v in values:
-                    self.array_use(v, min_rank)  # type: ignore[arg-type]
+            # A local assigned another variable or a copy of one (W = W1, W, b = W1, b1 of an
+            # unrolled loop, u = img.copy()): a variable has one type for the whole function, so
+            # what it is used as, they are.
+            if node.value not in self.param_names:
+                for v in self.assigns.get(node.value, []):
+                    source = _copied_name(v)
+                    if source is not None:
+                        self.array_use(source, min_rank)
             return
         names = self.elementwise_operands(node)
         if names:
@@ -857,6 +859,8 @@ class _Inference:
                     ev.exact_rank = 2 if matrix else t.rank
                     ev.exact_assumed = ev.exact_assumed or assumed
                     ev.forced_elem = t.elem
+                    if a.value not in self.param_names:  # u = img.copy(); lap(u): img has u's axes
+                        self.array_use(a, ev.exact_rank)
                 elif isinstance(t, ArrayType):
                     # g(np.exp(log_h), k) where g takes an array: an elementwise value is one only
                     # if an operand is (probe p65b: log_h was taken for a number, and refused)
@@ -1914,3 +1918,21 @@ def _iterated_tuple(node: cst.CSTNode) -> bool:
     (a, b)``): iterated as the list ``[a, b]`` is (``py_lists.items``)."""
     return isinstance(node, cst.Tuple) and bool(node.elements) and all(
         isinstance(e, cst.Element) for e in node.elements)
+
+
+def _copied_name(v: object) -> Optional[cst.Name]:
+    """``x`` of a value ``x``, ``x.copy()``, ``np.copy(x)`` or ``np.array(x)``: the same array's
+    values (axes included); else None."""
+    if isinstance(v, cst.Name):
+        return v
+    if not isinstance(v, cst.Call):
+        return None
+    args = [a.value for a in v.args if a.keyword is None]
+    if isinstance(v.func, cst.Attribute) and v.func.attr.value == "copy" and not v.args \
+            and isinstance(v.func.value, cst.Name):
+        return v.func.value
+    if isinstance(v.func, cst.Attribute) and v.func.attr.value in ("copy", "array") \
+            and isinstance(v.func.value, cst.Name) and v.func.value.value in ("np", "numpy") \
+            and len(args) == 1 and isinstance(args[0], cst.Name):
+        return args[0]
+    return None
