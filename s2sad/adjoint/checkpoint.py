@@ -48,7 +48,7 @@ from ..ssa import build
 from ..ssa.attrs import STORE_ALL, Schedule, loop_schedule, struct_attrs
 from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLoc, Value
 from ..ssa.clone import clone_ops
-from ..ssa.gpu import SHARED_SPACE
+from ..analysis.shared_refill import is_shared
 from ..ssa.structured import outer_refs
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from ..analysis.effects import known_root, written_arrays
@@ -114,7 +114,7 @@ def _check_applies(module: Module, fn: Function, op: Op, schedule: Schedule, whe
             hint="give the range a constant step",
         )
     shared = sorted({root.name_hint or "a __shared__ array" for root in map(known_root, written_arrays(module, op))
-                     if root.defining_op is not None and root.defining_op.attrs.get("space") == SHARED_SPACE})
+                     if is_shared(root)})
     if shared:
         # Snapshots and re-runs are per thread, where __shared__ memory is the block's: a thread
         # re-running an iteration would refill only its own elements and read stale ones.

@@ -88,7 +88,7 @@ def _shared_written(module: Module, loop: Op) -> list[Value]:
     for op in loop.walk():
         for a in written_operands(module, op):
             r = known_root(a)
-            if _is_shared(r):
+            if is_shared(r):
                 roots.setdefault(r, None)
     return list(roots)
 
@@ -132,7 +132,7 @@ def _guarded_fill(store: Op, loop: Op, tile: Value, readonly: set[Value]) -> Op 
     for branch in guard.regions:
         here = set()
         for op in branch.ops[:-1]:
-            if op.name == "store" and _is_shared(known_root(op.operands[0])):
+            if op.name == "store" and is_shared(known_root(op.operands[0])):
                 if op.operands[0] is tile:
                     here.add(tuple(op.operands[1:-1]))
             elif op.regions or not (is_pure(op) or (op.name == "load" and known_root(op.operands[0]) in readonly)):
@@ -150,7 +150,8 @@ def _invariant(v: Value, loop: Op) -> bool:
     return op is not None and not op.regions and is_pure(op) and all(_invariant(o, loop) for o in op.operands)
 
 
-def _is_shared(root: Value) -> bool:
+def is_shared(root: Value) -> bool:
+    """Whether the array root ``root`` is a ``__shared__`` array (an alloc in shared space)."""
     return root.defining_op is not None and root.defining_op.attrs.get("space") == SHARED_SPACE
 
 

@@ -18,6 +18,7 @@ from typing import Optional
 
 from pycparser import c_ast
 
+from .c_accessors import _plain
 from .c_expr import replace_child, walk
 
 
@@ -52,17 +53,9 @@ def _row_pointer(d: c_ast.Node) -> Optional[list[c_ast.Node]]:
     while isinstance(cast_inner, c_ast.ArrayDecl):
         cast_extents.append(cast_inner.dim)
         cast_inner = cast_inner.type
-    if not extents or len(cast_extents) != len(extents) or not _pure(d.init.expr):
+    if not extents or len(cast_extents) != len(extents) or not _plain(d.init.expr):
         return None
     return extents
-
-
-def _pure(node: c_ast.Node) -> bool:
-    """No call, assignment, ++ or -- in ``node``: repeating it means what it meant once."""
-    if isinstance(node, (c_ast.FuncCall, c_ast.Assignment)) or (
-            isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--")):
-        return False
-    return all(_pure(c) for _, c in node.children())
 
 
 def _only_indexed(fn: c_ast.FuncDef, name: str, rank: int) -> bool:
