@@ -7,8 +7,10 @@ never changes it and only indexes it (``u[j][i]``, or a row ``u[j]``), each use 
 the flat array's own: ``in[j * NX + i]`` (``(in + j * NX)`` for a row), and the declaration
 goes. A pointer to planes (``double (*g)[NY][NX]``) likewise: ``g[k][j][i]`` is
 ``in[(k * NY + j) * NX + i]``. The cast's operand is repeated at each use, so it must be
-free of effects (a name, ``x + off``...). Any other use leaves the declaration as written,
-refused where it is (``c_lower``). The new nodes keep the coordinates of those they replace.
+free of effects (a name, ``x + off``...), and not a row of an array of more dimensions
+(``A[0]``: its flat index would run past the row, which Python's arrays refuse). Any other
+use leaves the declaration as written, refused where it is (``c_lower``). The new nodes keep
+the coordinates of those they replace.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ def _row_pointer(d: c_ast.Node) -> Optional[list[c_ast.Node]]:
         cast_inner = cast_inner.type
     if not extents or len(cast_extents) != len(extents) or not _plain(d.init.expr):
         return None
+    if any(isinstance(n, c_ast.ArrayRef) for n in walk(d.init.expr)):
+        return None  # (const double (*)[m])A[0]: a row of a 2-D array, whose flat index crosses rows
     return extents
 
 

@@ -453,6 +453,8 @@ class _Inference:
         # The signatures of the specialized callees, by call: what each call returns.
         self.call_sigs = call_sigs or {}
         self.int_result = int_result
+        # While a product's default guess of an operand's rank is recorded (``array_use``).
+        self.defaulting = False
         self.info = info
         self.sigs = sigs
         self.locator = locator
@@ -579,13 +581,19 @@ class _Inference:
                 return
             ev.min_rank = min_rank
             # A local assigned another variable or a copy of one (W = W1, W, b = W1, b1 of an
-            # unrolled loop, u = img.copy()): a variable has one type for the whole function, so
-            # what it is used as, they are.
-            if node.value not in self.param_names:
-                for v in self.assigns.get(node.value, []):
-                    source = _copied_name(v)
-                    if source is not None:
-                        self.array_use(source, min_rank)
+            # unrolled loop, u = img.copy()), besides updates of itself (u = u + c * lap(u)): a
+            # variable has one type for the whole function, so what it is used as, they are. A
+            # product's default guess for a local's rank is no such use: h = x; h = np.tanh(h @ W
+            # + b) says nothing of x's rank.
+            values = self.assigns.get(node.value, [])
+            sources = [_copied_name(v) for v in values]
+            updates = [v for v, source in zip(values, sources) if source is None]
+            if node.value in self.param_names or not values or (updates and self.defaulting) \
+                    or not all(_mentions(v, node.value) for v in updates):
+                return
+            for source in sources:
+                if source is not None:
+                    self.array_use(source, min_rank)
             return
         names = self.elementwise_operands(node)
         if names:
@@ -667,7 +675,9 @@ class _Inference:
                                   key in self.number_products)
             for operand, rank, default in ((p.left, guess[0], 2), (p.right, guess[1], 1)):
                 known_param = isinstance(operand, cst.Name) and operand.value in params
+                self.defaulting = not guessed(operand) and not known_param
                 self.array_use(operand, rank if guessed(operand) else 1 if known_param else default)
+                self.defaulting = False
                 source = derived(operand)
                 if source is not None:
                     self.array_use(source, rank)
@@ -1918,6 +1928,12 @@ def _iterated_tuple(node: cst.CSTNode) -> bool:
     (a, b)``): iterated as the list ``[a, b]`` is (``py_lists.items``)."""
     return isinstance(node, cst.Tuple) and bool(node.elements) and all(
         isinstance(e, cst.Element) for e in node.elements)
+
+
+def _mentions(node: object, name: str) -> bool:
+    """``node`` reads the variable ``name`` (``u + c * lap(u)`` of ``u``)."""
+    return isinstance(node, cst.CSTNode) and any(
+        isinstance(n, cst.Name) and n.value == name for n in every_node(node))
 
 
 def _copied_name(v: object) -> Optional[cst.Name]:
