@@ -322,6 +322,62 @@ def test_writing_into_a_view_is_rejected():
     assert "prog.py:7:5: error: 'e' is a NumPy view of another array" in text
 
 
+# A loop that writes into a view in place (v += x, r *= 2.0) once copied the view into an array of
+# its own at the loop's entry, so the viewed array never changed: a silently wrong gradient (grad
+# of 'pass'). Now the same located error as outside a loop.
+VIEW_WRITTEN_IN_A_LOOP = {
+    "for": "    v = u[1:]\n    for _ in range(2):\n        v += x\n",
+    "while": "    v = u[1:]\n    i = 0\n    while i < 2:\n        v *= x\n        i += 1\n",
+    "row": "    v = u[1]\n    for _ in range(2):\n        v -= x\n",
+    "nested": "    v = u[:, 1:]\n    for _ in range(2):\n        for _ in range(2):\n            v += x\n",
+}
+
+
+@pytest.mark.parametrize("case", list(VIEW_WRITTEN_IN_A_LOOP))
+def test_a_view_written_in_place_in_a_loop_is_rejected(case):
+    body = VIEW_WRITTEN_IN_A_LOOP[case]
+    rank = 2 if case in ("row", "nested") else 1
+    text = _diagnose(f"import numpy as np\n\n\ndef f(x: float):\n    u = np.ones({'(3, 3)' if rank == 2 else 3})\n"
+                     f"{body}    return np.sum(u * u)\n")
+    assert "error: 'v' is a NumPy view of another array" in text and "v " in text.splitlines()[1], text
+
+
+# What a loop writes into in place through another name of the same array, or a parameter's, is
+# that array's (each against central differences).
+IN_PLACE_IN_A_LOOP = """
+import numpy as np
+
+
+def alias(x: float, y: "f64[n]"):
+    u = y.copy()
+    w = u
+    for _ in range(2):
+        w += x * u
+    return np.sum(u * u)
+
+
+def param(x: float, y: "f64[n]"):
+    for _ in range(2):
+        y *= x
+    return np.sum(y * y)
+
+
+def mixed(x: float, y: "f64[n]"):
+    u = y * 2.0
+    for _ in range(3):
+        u += x
+        u = u * u
+    return np.sum(u)
+"""
+
+
+@pytest.mark.parametrize("func", ["alias", "param", "mixed"])
+def test_an_array_written_in_place_in_a_loop_is_the_array_itself(func):
+    from source_gradients import arr, check_source, num
+
+    check_source(IN_PLACE_IN_A_LOOP, ["x", "y"], [num("x"), arr("y", 4)], func=func)
+
+
 @pytest.mark.parametrize("case", ["array_mlp_loss", "array_slicing_conv2d", "array_fancy_index", "array_reductions"])
 def test_gradient_ir_runs_in_the_interpreter_like_the_emitted_python(case):
     """The adjoint IR itself (accumulations, slices, scatter-adds) agrees with its Python output."""

@@ -1046,14 +1046,18 @@ class FunctionLowerer(StructuredLowering):
         return out
 
     def array_names(self, body: Sequence[cst.CSTNode]) -> list[str]:
-        """The arrays a loop body binds anew (a swap exchanges contents instead: ``swap``)."""
+        """The arrays a loop body binds anew (a swap exchanges contents instead: ``swap``; ``u +=
+        v`` writes into u's array, whichever it is: a view's writes reach the array it views)."""
         binders = [n for s in body for n in walk(s)
                    if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For))]
 
         def only_swapped(name: str) -> bool:
             return all(self.swapped_arrays(n) is not None for n in binders if name in binds_here(n))
+
+        def only_in_place(name: str) -> bool:
+            return all(isinstance(n, cst.AugAssign) for n in binders if name in binds_here(n))
         return [n for n in assigned_names(body)
-                if isinstance(self.types.vars.get(n), ArrayType) and not only_swapped(n)]
+                if isinstance(self.types.vars.get(n), ArrayType) and not only_swapped(n) and not only_in_place(n)]
 
     def for_stmt(self, st: cst.For, b: Builder, env: Env) -> None:
         if st.orelse is not None:
