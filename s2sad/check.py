@@ -27,16 +27,21 @@ unsigned parameters, an MPI program without ``--ranks``.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import inspect
 import math
 import os
+import pickle
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
@@ -187,7 +192,12 @@ _DTYPES = {"f64": np.float64, "f32": np.float32, "i64": np.int64, "i32": np.int3
 # C's spellings of the scalar types check passes, and what a pointer to one holds.
 _C_SCALARS = {"double": (ctypes.c_double, np.float64), "float": (ctypes.c_float, np.float32),
               "int": (ctypes.c_int, np.int32), "long": (ctypes.c_long, np.int64),
-              "long long": (ctypes.c_longlong, np.int64)}
+              "long long": (ctypes.c_longlong, np.int64),
+              "unsigned": (ctypes.c_uint, np.uint32), "unsigned int": (ctypes.c_uint, np.uint32),
+              "unsigned long": (ctypes.c_ulong, np.uint64), "unsigned long long": (ctypes.c_ulonglong, np.uint64),
+              "size_t": (ctypes.c_size_t, np.uint64), "uint32_t": (ctypes.c_uint32, np.uint32),
+              "uint64_t": (ctypes.c_uint64, np.uint64), "int32_t": (ctypes.c_int32, np.int32),
+              "int64_t": (ctypes.c_int64, np.int64)}
 _C_OF_IR = {"f64": "double", "f32": "float", "i64": "long", "i32": "int"}
 _QUALIFIERS = {"const", "restrict", "__restrict", "__restrict__", "volatile", "signed"}
 
@@ -237,8 +247,8 @@ def _params(primal: Function, grad: Function, wrt_indices: set[int], c_input: bo
             outside = c_params[k].split("(")[0].count("*")  # not the pointer of (*A)[m]
             if base not in _C_SCALARS or (depth > 1 and (outside > 0 or c_params[k].count("*") > 1)):
                 raise CheckRefused(f"parameter '{name}' is declared '{c_params[k]}'; check passes double, float, "
-                                   "int and long values, one-level pointers to them and arrays of them "
-                                   "(double A[n][m], double (*A)[m])")
+                                   "int, long and unsigned values (size_t, uint32_t too), one-level pointers to "
+                                   "them and arrays of them (double A[n][m], double (*A)[m])")
             dtype = _C_SCALARS[base][1]
         kind = "array" if t.is_array else ("float" if t.is_float else "int")
         rank = t.rank if t.is_array else 0  # type: ignore[attr-defined]
@@ -280,7 +290,8 @@ def _size_symbols(module: Module, grad: Function, primal: Function,
     extent of: check passes each the extent of the arrays it makes."""
     before = {p.name_hint for p in grad.params}
     pipeline.emit_source(module, "c", grad.name, "", options)  # lowers ``grad`` in place
-    shapes = primal.attrs.get("shapes") or {}
+    # (the gradient's own: an extent the code reads of an unannotated array, A_shape0)
+    shapes = {**(primal.attrs.get("shapes") or {}), **(grad.attrs.get("shapes") or {})}
     out = []
     for p in grad.params:
         if p.name_hint in before:
@@ -356,12 +367,14 @@ def _needed_shapes(module: Module, fn: Function, ints: dict[str, int]) -> dict[s
 
 def _inputs(params: list[Param], settings: Settings, rng: np.random.Generator,
             needs: Callable[[dict[str, int]], dict[str, tuple[int, ...]]], guess: bool = True,
-            ints: Optional[dict[str, int]] = None) -> dict[str, Any]:
+            ints: Optional[dict[str, int]] = None, defaults: Optional[dict[str, float]] = None) -> dict[str, Any]:
     """Random values of the parameters: the integers first, then arrays of the shapes the
     function reads at those integers (``needs``). Where the code does not tell an array's shape
     and none is given, ``guess``: --size on every axis (Python raises IndexError where that is too
     small); else (compiled C, which would read past the array's end) a usage error asking for it.
-    ``ints``: the values of integer parameters that --sizes does not give (else --size)."""
+    ``ints``: the values of integer parameters that --sizes does not give (else --size);
+    ``defaults``: the numbers Python parameters default to, which those not differentiated keep
+    (``tol=1e-12`` drawn from --range could make a loop that runs until it converges never end)."""
     values: dict[str, Any] = {}
     for p in params:
         if p.kind == "int":
@@ -385,6 +398,8 @@ def _inputs(params: list[Param], settings: Settings, rng: np.random.Generator,
         if p.kind == "float" and p.generic is not None and (p.name in settings.sizes or p.generic[0] > 0):
             # a shape-generic number given a shape (--sizes b=3), or one that must be an array
             values[p.name] = rng.uniform(settings.low, settings.high, _shape(p, settings, None)).astype(p.dtype)
+        elif p.kind == "float" and not (p.wrt or p.shadowed) and p.name in (defaults or {}):
+            values[p.name] = float(p.dtype.type(defaults[p.name]))  # type: ignore[index]
         elif p.kind == "float":
             values[p.name] = float(p.dtype.type(rng.uniform(settings.low, settings.high)))
         elif p.dtype.kind == "f":
@@ -473,8 +488,10 @@ class _Primal:
     def __init__(self, path: str, name: str, params: list[Param], c_result: Optional[str],
                  options: pipeline.Options):
         self.params = params
+        self.defaults: dict[str, float] = {}
         if is_c(path):
-            flags = [f"-I{d}" for d in options.cflags.include_dirs]
+            # (math.h's M_PI and the other names a plain `gcc` build sees, which strict C99 hides)
+            flags = ["-D_DEFAULT_SOURCE", *(f"-I{d}" for d in options.cflags.include_dirs)]
             flags += [f"-{flag}{text}" for flag, text in options.cflags.macros]
             # the C --derivatives files may define the functions they are the adjoints of
             fn = _c_function(_compile_c([path, *options.derivatives.files(c=True)], flags, path), name, path)
@@ -483,6 +500,9 @@ class _Primal:
         else:
             fn = _import_python(path, name)
             self.run = lambda values: fn(*[values[p.name] for p in params])
+            # (a number a parameter defaults to: its value where the check need not vary it)
+            self.defaults = {k: float(v.default) for k, v in inspect.signature(fn).parameters.items()
+                             if isinstance(v.default, float)}
 
 
 class _Gradient:
@@ -568,11 +588,91 @@ def _compare(label: str, got: np.ndarray, expected: np.ndarray, rtol: float, ato
     return Row(label, worst if finite else math.nan, float(rel.max()) if rel.size else 0.0, ok)
 
 
+# The longest one run of the function (or of its gradient) may take at the inputs drawn: a loop
+# that never ends there (a Newton iteration at a negative input) is reported, not waited on.
+RUN_SECONDS = 60.0
+
+
+class _RunTimedOut(Exception):
+    """Raised in the thread running the function when ``RUN_SECONDS`` have passed."""
+
+
+@contextlib.contextmanager
+def _time_limit(what: str, values: dict[str, Any]) -> Iterator[None]:
+    """Run the body for at most ``RUN_SECONDS`` (of Python code: a call into C ends first), then
+    CheckRefused naming the numbers drawn. A timer raises in the running thread (the CLI runs in
+    a worker thread of its own, where no signal arrives)."""
+    thread = threading.get_ident()
+    timer = threading.Timer(RUN_SECONDS, lambda: ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(thread), ctypes.py_object(_RunTimedOut)))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    except _RunTimedOut:
+        numbers = ", ".join(f"{k} = {v:.6g}" for k, v in values.items() if isinstance(v, float))
+        raise CheckRefused(f"{what} did not return within {RUN_SECONDS:.0f} s at the random inputs"
+                           f"{f' ({numbers})' if numbers else ''}\nhint: choose a --range where it ends (a loop "
+                           "that runs until it converges may never end outside its domain), or smaller --sizes"
+                           ) from None
+    finally:
+        timer.cancel()
+
+
+def _in_child(run: Callable[[], "Report"]) -> "Report":
+    """``run()`` in a child process, its report (or what it raised) sent back: compiled C that
+    reads or writes past an array (an array given smaller than the code reads) kills the process
+    that calls it, at once or later, when the heap it corrupted is next used; the child's death is
+    said as a CheckRefused instead."""
+    reader, writer = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    kept = len(_KEEP)
+    pid = os.fork()
+    if pid == 0:  # the child: its outcome goes back through the pipe, then it exits at once
+        os.close(reader)
+        try:
+            outcome: tuple = ("report", run())
+        except BaseException as e:  # noqa: BLE001 (every outcome goes back to the parent)
+            outcome = ("raised", e)
+        try:
+            data = pickle.dumps(outcome)
+        except Exception:
+            data = pickle.dumps(("raised", CheckRefused(str(outcome[1]))))
+        with os.fdopen(writer, "wb") as out:
+            out.write(data)
+        for folder in _KEEP[kept:]:  # (os._exit runs no finalizers: the child's folders go now)
+            folder.cleanup()
+        os._exit(0)
+    os.close(writer)
+    with os.fdopen(reader, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status) or not data:
+        died = signal.Signals(os.WTERMSIG(status)).name if os.WIFSIGNALED(status) else "an early exit"
+        raise CheckRefused(f"the compiled code crashed ({died}) on the random inputs: C that reads or writes past "
+                           "an array does\nhint: give the arrays the shapes the function reads with --sizes (at the "
+                           "integer values chosen)")
+    kind, value = pickle.loads(data)
+    if kind == "raised":
+        raise value
+    return value
+
+
 def check(source: str, path: str, func: Optional[str], wrt: list[str], target: str, options: pipeline.Options,
           settings: Settings) -> Report:
     """Check the ``target`` gradient of ``func`` in the file ``path`` (whose text is ``source``)
     against central differences. DiagnosticError for a program s2sad cannot differentiate,
-    CheckRefused and CheckUsageError as their names say."""
+    CheckRefused and CheckUsageError as their names say. Compiled C runs in a child process
+    (``_in_child``), but on several MPI ranks, which run it themselves."""
+    if (is_c(path) or target == "c") and not os.environ.get(UNDER_MPIRUN) and hasattr(os, "fork"):
+        return _in_child(lambda: _check_here(source, path, func, wrt, target, options, settings))
+    return _check_here(source, path, func, wrt, target, options, settings)
+
+
+def _check_here(source: str, path: str, func: Optional[str], wrt: list[str], target: str,
+                options: pipeline.Options, settings: Settings) -> Report:
+    """``check``, in this process."""
     if is_cuda(path):
         raise CheckRefused("check does not run CUDA kernels yet")
     text = pipeline.gradient_source(source, path, func, wrt, target, options)
@@ -591,10 +691,6 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
     ranks = _Ranks(bool(os.environ.get(UNDER_MPIRUN)))
     if primal.attrs.get("c_aggregates"):
         raise CheckRefused(f"'{name}' takes a struct; check passes numbers and arrays only")
-    if primal.attrs.get("c_unsigned"):
-        raise CheckRefused(f"'{name}' has unsigned integers; check does not pass them yet")
-    if target == "c" and not is_c(path) and any(p.type.is_array and p.type.rank > 1 for p in primal.params):
-        raise CheckRefused("check passes C gradients one-dimensional arrays only")
     results = primal.result_types
     if len(results) > 1 or any(t.is_array for t in results):
         raise CheckRefused(f"'{name}' returns {'several values' if len(results) > 1 else 'an array'}; "
@@ -627,7 +723,7 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
     inputs = _inputs(params, settings, rng,
                      lambda ints: {**annotated(ints), **_needed_shapes(primal_module, primal, ints)},
                      guess=not is_c(path) and (target != "c" or _all_symbols(primal, params, sized_by_symbols)),
-                     ints=given_symbols)
+                     ints=given_symbols, defaults=primal_fn.defaults)
     for symbol, places in symbols:
         # The arrays no --sizes gives take the longest extent any of the symbol's places needs.
         most = max(inputs[param].shape[axis] for param, axis in places)
@@ -650,7 +746,10 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
     def J(values: dict[str, Any]) -> float:
         work = _copies(values)
         try:
-            result = primal_fn.run(work)
+            with _time_limit(f"'{name}'", values):
+                result = primal_fn.run(work)
+        except CheckRefused:
+            raise
         except Exception as e:
             raise CheckRefused(f"'{name}' raised {type(e).__name__} on the random inputs: {e}\n"
                                "hint: give integer parameters their values with --sizes n=5, or choose "
@@ -671,7 +770,10 @@ def check(source: str, path: str, func: Optional[str], wrt: list[str], target: s
     work = _copies(inputs)
     shadows = {k: s.copy() for k, s in seeds.items()}
     try:
-        adjoints = gradient.run(work, shadows, d_return)
+        with _time_limit("the gradient", inputs):
+            adjoints = gradient.run(work, shadows, d_return)
+    except CheckRefused:
+        raise
     except Exception as e:
         raise CheckRefused(f"the gradient raised {type(e).__name__} on the random inputs: {e}") from None
 

@@ -85,6 +85,9 @@ class DiagnosticError(Exception):
         self.source_lines = source_lines or []
         super().__init__("\n".join(d.message for d in diagnostics))
 
+    def __reduce__(self) -> tuple:  # (pickled whole: check sends it from the process that ran it)
+        return DiagnosticError, (self.diagnostics, self.source_lines)
+
     def render(self, shown: Optional[Callable[[str], str]] = None) -> str:
         return "\n".join(d.render(self.source_lines, shown) for d in self.diagnostics)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence, TypeVar
 
 from .adjoint.gradient import differentiate
+from .adjoint.activity import unreached_inputs
 from .analysis.call_unit_axes import mark_call_unit_axes
 from .analysis.effects import OverlappingCall, overlapping_calls, source_written_params
 from .ssa.attrs import Schedule, grad_info
@@ -288,6 +289,10 @@ def gradient_module(
     for n in generic:
         del guards[n]
     stage(f"differentiating {name}")
+    if report_lines is not None:
+        for i in unreached_inputs(module, primal, indices):
+            report_lines.append(f"s2sad: note: '{name}' depends on '{primal.params[i].name_hint}' only through "
+                                "comparisons, branches or integers, never through arithmetic: its adjoint is 0")
     out = differentiate(module, name, indices, options.may_alias, options.checkpoint, reports, options.with_value)
     if c_output:
         _refuse_for_c(out, module)

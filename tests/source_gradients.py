@@ -49,3 +49,15 @@ def check_source(source: str, wrt: list[str], params: list[ParamSpec], target: s
     for seed in range(seeds):
         check_gradient(primal, gradient, params, wrt, written, np.random.default_rng(seed))
     return text
+
+
+def the_refusal(source: str, wrt: list[str], func: str = "f", target: str = "py"):
+    """The one located diagnostic s2sad gives for ``func`` of ``source`` (which it must refuse)."""
+    import pytest
+
+    from s2sad.diagnostics import DiagnosticError
+
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(source, "prog.py", func, wrt, target)
+    (d,) = info.value.diagnostics
+    return d

@@ -387,3 +387,20 @@ def test_a_translation_keeps_no_parse_of_its_file_once_it_ends():
     assert not _parses
     assert python_frontend._parse.cache_info().currsize == 0
     assert python_frontend._function_names.cache_info().currsize == 0
+
+
+@pytest.mark.parametrize("declaration", ["double complex z = 0.0;", "_Complex double z = 0.0;",
+                                         "cplx z = 0.0;", "double _Complex *p = 0;"])
+def test_complex_numbers_are_a_located_error_naming_them(declaration):
+    """C99's complex types: ``complex`` (which the parser does not read) is named as such at the
+    word, not as a syntax error at the variable; ``_Complex`` (which it reads) was read as a
+    plain double, a silently wrong gradient wherever the imaginary part mattered."""
+    source = "#include <complex.h>\ntypedef double _Complex cplx;\ndouble f(double *x) {\n    " + declaration \
+        + "\n    return x[0];\n}\n"
+    with pytest.raises(DiagnosticError) as info:
+        parse_source(source, "t.c", "f")
+    (d,) = info.value.diagnostics
+    assert d.message == "complex numbers (double complex, _Complex) are not supported", d
+    assert d.loc.line == 4 and "two doubles" in d.hint, d
+    if declaration.startswith("double complex"):
+        assert d.loc.col == 5 + declaration.index("complex"), d

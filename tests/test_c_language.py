@@ -192,7 +192,10 @@ def test_a_const_table_prints_as_an_initialized_array():
         ("static double w[2] = {1, 2}; double *p = w; return p[0] * x[0];",
          "2:19: 'static' local variables that the function writes"),
         ("static double w[2] = {1, 2}; w[1] = x[0]; return w[0];", "'static' local variables that the function writes"),
-        ("static const double c; return x[0];", "'static' local variables without an initializer"),
+        ("static double c; c += 1; return c * x[0];", "'static' local variables without an initializer"),
+        ("static double c; if (x[0] > 0) c = x[0]; return c;", "'static' local variables without an initializer"),
+        ("static int k; double *p = (double *)&k; k = 1; return p[0] * x[0];",
+         "'static' local variables without an initializer"),
         ("double a[2][] = {{1, 2}}; return x[0];", "only the first size of a local array may be left out"),
     ],
 )
@@ -386,6 +389,47 @@ def test_static_locals_that_nothing_writes_are_constants():
     specs = [ParamSpec("x", "array", (5,)), ParamSpec("a", "float"), ParamSpec("n", "int", value=5)]
     check_gradient(sig.primal(build(_STATICS)), sig.gradient(build_sanitized(text), ["x", "a"], []), specs, ["x", "a"],
                    set(), np.random.default_rng(1), returns_float=True)
+
+
+# f2c's locals: every one static, each set before it is read at every call (``static int i;`` the
+# counter of a loop whose init sets it): the value kept from the call before is never read.
+_F2C_STATICS = """#include <math.h>
+double f(double *x, double *a, int *n)
+{
+    static int i;
+    static double s, t;
+    --x;
+    s = 0.;
+    for (i = 1; i <= *n; ++i) {
+        t = sin(*a * x[i]);
+        s += t * t;
+    }
+    return s;
+}
+"""
+
+
+@needs_gcc
+def test_f2c_statics_set_before_they_are_read_are_plain_locals():
+    from fd import ParamSpec, check_gradient
+
+    text = _gradient(_F2C_STATICS, "f", ["x", "a"])
+    sig = CSignature.parse(_F2C_STATICS, "f")
+    specs = [ParamSpec("x", "array", (5,)), ParamSpec("a", "array", (1,)), ParamSpec("n", "array", (1,), dtype="i32",
+                                                                                       ints=(5, 6))]
+    check_gradient(sig.primal(build(_F2C_STATICS)), sig.gradient(build_sanitized(text), ["x", "a"], []), specs,
+                   ["x", "a"], set(), np.random.default_rng(1), returns_float=True)
+
+
+@pytest.mark.parametrize("body, value", [
+    ("static double c; if (x[0] > 0) c = 2 * x[0]; else c = x[1]; return c;", 6.0),
+    ("static double c; static int k; k = 0; do { c = x[k]; k++; } while (k < 2); return c;", 4.0),
+    ("static double c, d; d = 0; while (d < 1) { c = x[1]; d = d + c; } return d;", 4.0),
+    ("static const double c; return x[0];", 3.0),  # (never read)
+])
+def test_a_static_number_set_before_it_is_read_on_every_path_is_a_plain_local(body, value):
+    src = "double f(double *x) {\n    " + body + "\n}\n"
+    assert _run_ir(src, "f", np.array([3.0, 4.0])) == value
 
 
 @pytest.mark.parametrize("source, expected", [

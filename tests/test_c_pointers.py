@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cbuild import CFunction, build, have_gcc
+from cbuild import CFunction, build, build_sanitized, have_gcc
+from cprimal import CSignature
 
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
@@ -175,6 +176,17 @@ def test_calls_of_a_factory_other_than_a_pointer_initializer_are_located(use, co
     a call elsewhere is located at the call, with the declaration as the hint."""
     messages = _diagnostics(FACTORY.replace("USE", use))
     assert any(m.startswith(f"13:{col}: {expected}") for m in messages), messages
+
+
+def test_a_factory_call_the_gradient_does_not_read_stops_nothing():
+    """The function differentiated neither is nor calls the one with the call: it was refused for
+    a problem in another function of the file (probe: every function of a file with one such call)."""
+    src = FACTORY.replace("USE", "return total(x, n);") + \
+        "double g(const double *x, int n) {\n    return total(new_vector(x, n), n);\n}\n"
+    text = pipeline.gradient_source(src, "t.c", "f", ["x"], "c")
+    assert "grad_f" in text
+    messages = _diagnostics(src, "g")
+    assert any("'new_vector' returns a pointer held in a local" in m for m in messages), messages
 
 
 def test_a_factory_called_twice_gives_two_arrays():
@@ -772,14 +784,47 @@ double f(const double *x, int n, int m)
     ("return (*u)[0];",
      "9:14: a row of 'u', which points at a different array depending on the branch taken or the iteration, "
      "is not supported"),
-    ("double (*w)[m] = malloc(n * sizeof(double[M])); return w[0][0];",
-     "9:13: the rows of 'w' need a constant size"),
+    ("double (*w)[m] = malloc(n * sizeof(void *)); return w[0][0];",
+     "9:33: s2sad cannot tell how many of the numbers of 'w' this sizeof's bytes hold"),
     ("double (*w)[3] = u; return w[0][0];", "9:22: 'u' is not an array of rows of 'double (*)[3]'"),
     ("double (*w)[M] = malloc(n * sizeof(double[3])); return w[0][0];",
      "9:33: sizeof gives 24 bytes, neither whole rows of 'w' (32 bytes) nor its numbers"),
 ])
 def test_what_stays_refused_of_pointers_to_rows_is_located(body, message):
     assert _diagnostics(_ROWS.format(body=body)) == [message]
+
+
+# C99's rows of extents known only when the code runs, allocated in each idiom: their gradient
+# (it said "the rows of 't' need a constant size", or that sizeof takes arrays of constant size only).
+_VARIABLE_ROWS = """#include <stdlib.h>
+double f(const double *x, int n, int m)
+{
+    double (*t)[m] = ALLOC;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++)
+            t[i][j] = x[i * m + j] * (j + 1);
+    double s = 0.0;
+    for (int i = 1; i < n; i++)
+        for (int j = 0; j < m; j++)
+            s += t[i][j] * t[i - 1][j];
+    free(t);
+    return s;
+}
+"""
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc not available")
+@pytest.mark.parametrize("alloc", ["malloc(n * sizeof *t)", "malloc(sizeof(double[n][m]))", "calloc(n, sizeof t[0])",
+                                   "malloc(n * m * sizeof(double))", "malloc(n * sizeof(double[m]))"])
+def test_rows_of_variable_length_are_allocated_as_c_sizes_them(alloc):
+    from fd import ParamSpec, check_gradient
+
+    source = _VARIABLE_ROWS.replace("ALLOC", alloc)
+    text = pipeline.gradient_source(source, "t.c", "f", ["x"], "c")
+    sig = CSignature.parse(source, "f")
+    specs = [ParamSpec("x", "array", (12,)), ParamSpec("n", "int", value=4), ParamSpec("m", "int", value=3)]
+    check_gradient(sig.primal(build(source)), sig.gradient(build_sanitized(text), ["x"], []), specs, ["x"], set(),
+                   np.random.default_rng(2), returns_float=True)
 
 
 def test_a_struct_with_an_array_member_swapped_by_pointer_passed_through_the_pointer_is_located():

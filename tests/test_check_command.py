@@ -42,7 +42,7 @@ double smooth(double *out, const double *x, double a, int n) {
 """
 
 # The derivative of tanh written with the wrong sign: what a hand-edited gradient might hold.
-RIGHT, WRONG = "(1.0 - tape[i] * tape[i])", "(1.0 + tape[i] * tape[i])"
+RIGHT, WRONG = "(1.0 - t0 * t0)", "(1.0 + t0 * t0)"
 
 
 @pytest.fixture
@@ -229,6 +229,17 @@ def test_c_arrays_of_more_than_one_dimension_are_passed_as_one_block(tmp_path, c
     assert set(rows) == {"u", "f", "u (value at exit)"} and all(r[2] == "ok" for r in rows.values())
 
 
+@needs_gcc
+def test_c_that_uses_m_pi_compiles_as_a_plain_gcc_build_sees_it(tmp_path, capsys):
+    """math.h's M_PI is no name of strict C99, but every plain gcc build has it: check compiles the
+    user's C with it (it said "'M_PI' undeclared")."""
+    path = tmp_path / "wave.c"
+    path.write_text("#include <math.h>\n\ndouble wave(const double *x, int n) {\n    double s = 0.0;\n"
+                    "    for (int i = 0; i < n; i++)\n        s += sin(M_PI * x[i]);\n    return s;\n}\n")
+    assert main(["check", str(path), "--wrt", "x", "--sizes", "x=5"]) == 0
+    assert "all adjoints match" in capsys.readouterr().out
+
+
 GATHER_C = """\
 #include <math.h>
 
@@ -268,6 +279,38 @@ def test_the_c_gradient_of_annotated_python_gets_its_shape_symbols_from_the_arra
     assert main(["check", str(path), "--wrt", "x", "--target", "c", "--sizes", "x=6,y=7"]) == 2
     assert ("the shape symbol 'n' is x.shape[0] = 6, y.shape[0] = 7; give the arrays shapes that agree"
             in capsys.readouterr().err)
+
+
+MATRICES_PY = HEADER + """\
+def annotated(A: "f64[m, n]", x: "f64[n]"):
+    return np.sum(np.tanh(A @ x))
+
+
+def read_extents(A, x: "f64[n]"):
+    m, k = A.shape
+    s = 0.0
+    for i in range(m):
+        for j in range(k):
+            s += np.tanh(A[i, j] * x[j])
+    return s
+
+
+def sliced(A: np.ndarray):
+    return np.sum(A[1:, :] * A[:-1, :]) + A[0, 1]
+"""
+
+
+@needs_gcc
+@pytest.mark.parametrize("func, wrt", [("annotated", "A,x"), ("read_extents", "A,x"), ("sliced", "A")])
+def test_the_c_gradient_of_python_with_matrices_is_checked(tmp_path, capsys, func, wrt):
+    """A matrix is one row-major block to the C gradient, with its extents as size parameters:
+    the annotation's symbols, or A_shape0 and A_shape1 for those the code reads (check refused
+    every Python matrix for C output, then the sizes named after an array's axes)."""
+    path = tmp_path / "mat.py"
+    path.write_text(MATRICES_PY)
+    assert main(["check", str(path), "--func", func, "--wrt", wrt, "--target", "c", "--sizes", "A=4x3"]) == 0
+    rows = _rows(capsys.readouterr().out)
+    assert set(rows) == set(wrt.split(",")) and all(r[2] == "ok" for r in rows.values()), rows
 
 
 # Ping-pong buffers: a helper fills b from a, then the pointers swap. The reverse sweep keeps a
@@ -453,3 +496,96 @@ def test_a_c_table_of_row_pointers_is_still_refused(tmp_path, capsys):
                     "        s += a[i][0];\n    return s;\n}\n")
     assert main(["check", str(path), "--func", "rowsum", "--wrt", "a", "--sizes", "n=4"]) == 1
     assert "parameter 'a' is declared 'double **'" in capsys.readouterr().err
+
+
+NEWTON_PY = """\
+def newton_sqrt(a, tol=1e-12):
+    x = a
+    while abs(x * x - a) > tol:
+        x = 0.5 * (x + a / x)
+    return x
+"""
+
+
+def test_a_number_not_differentiated_keeps_its_default(tmp_path, capsys):
+    """tol=1e-12 is the function's own value: drawn from --range (-0.46 at seed 0), the loop never
+    ended, and check never returned."""
+    path = tmp_path / "newton.py"
+    path.write_text(NEWTON_PY)
+    assert main(["check", str(path), "--wrt", "a", "--range", "0.5,2"]) == 0
+    assert "all adjoints match" in capsys.readouterr().out
+
+
+def test_a_run_that_does_not_end_is_reported_with_the_inputs(tmp_path, capsys, monkeypatch):
+    from s2sad import check
+
+    monkeypatch.setattr(check, "RUN_SECONDS", 1.0)
+    path = tmp_path / "newton.py"
+    path.write_text(NEWTON_PY)
+    assert main(["check", str(path), "--wrt", "a", "--range=-2,-1"]) == 1
+    err = capsys.readouterr().err
+    assert "'newton_sqrt' did not return within 1 s at the random inputs (a = -1." in err, err
+    assert "hint: choose a --range where it ends" in err, err
+
+
+UNSIGNED_C = """\\
+#include <stddef.h>
+#include <stdint.h>
+
+static double sq(double v) { return v * v; }
+
+double rosen(const double *x, unsigned n) {
+    double s = 0.0;
+    for (unsigned i = 0; i + 1 < n; ++i)
+        s += 100.0 * sq(x[i + 1] - sq(x[i])) + sq(1.0 - x[i]);
+    return s;
+}
+
+double picked(const double *x, size_t n, const uint32_t *idx, uint64_t k) {
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        s += x[idx[i] % n] * x[i] * (double)k;
+    return s;
+}
+"""
+
+
+@needs_gcc
+@pytest.mark.parametrize("func, sizes", [("rosen", "x=5,n=5"), ("picked", "x=5,n=5,idx=5,k=3")])
+def test_unsigned_parameters_are_passed_as_c_declares_them(tmp_path, capsys, func, sizes):
+    """unsigned, size_t, uint32_t and uint64_t numbers and arrays: check refused every function
+    with one ("has unsigned integers; check does not pass them yet")."""
+    path = tmp_path / "u.c"
+    path.write_text(UNSIGNED_C)
+    assert main(["check", str(path), "--func", func, "--wrt", "x", "--sizes", sizes]) == 0, capsys.readouterr()
+    assert "all adjoints match" in capsys.readouterr().out
+
+
+SHORT_ARRAY_C = """\\
+double f(const double *w, int n) {
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        s += w[i * 1000000000L] * w[i];
+    return s;
+}
+"""
+
+
+@needs_gcc
+def test_compiled_c_that_runs_past_an_array_is_reported_not_a_crash(tmp_path, capsys):
+    """An array given smaller than the C code reads: the process died with a segmentation fault
+    (or later, of the heap the gradient's writes corrupted); the check runs in a child process,
+    whose death is said."""
+    path = tmp_path / "short.c"
+    path.write_text(SHORT_ARRAY_C)
+    assert main(["check", str(path), "--wrt", "w", "--sizes", "w=4,n=4"]) == 1
+    err = capsys.readouterr().err
+    assert "the compiled code crashed (SIG" in err and "give the arrays the shapes the function reads" in err, err
+
+
+@needs_gcc
+def test_a_program_s2sad_refuses_is_reported_from_the_child_as_located(tmp_path, capsys):
+    path = tmp_path / "bad.c"
+    path.write_text("double f(const double *x) {\n    return x[0]\n}\n")
+    assert main(["check", str(path), "--wrt", "x"]) == 1
+    assert "bad.c:3:1: error: syntax error before '}'" in capsys.readouterr().err

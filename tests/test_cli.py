@@ -252,3 +252,27 @@ def test_a_location_names_the_file_as_the_command_line_did(tmp_path):
     (tmp_path / "sub" / "inc.c").write_text('#include "h.h"\ndouble f(double *x) {\n    return g(x);\n}\n')
     r = s2sad("grad", "sub/inc.c", "--func", "f", "--wrt", "x", cwd=tmp_path)
     assert r.returncode == 1 and r.stderr.startswith("sub/h.h:1:30: error: 'y' is not declared"), r.stderr
+
+
+BISECTION = """\
+def bisect_root(a, c, lo=0.0, hi=2.0):
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if mid * mid - a > 0:
+            hi = mid
+        else:
+            lo = mid
+    return 0.5 * (lo + hi) * c
+"""
+
+
+def test_a_parameter_reaching_the_result_only_through_branches_is_noted(tmp_path):
+    """The gradient of a bisection with respect to what it searches for is 0 (the function is
+    piecewise constant), which s2sad printed without a word; it says so now, on stderr, and the
+    gradient is written as before. A parameter with arithmetic to the result gets no note."""
+    (tmp_path / "b.py").write_text(BISECTION)
+    r = s2sad("grad", str(tmp_path / "b.py"), "--wrt", "a,c", "-o", str(tmp_path / "g.py"))
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.strip() == ("s2sad: note: 'bisect_root' depends on 'a' only through comparisons, branches or "
+                                "integers, never through arithmetic: its adjoint is 0"), r.stderr
+    assert (tmp_path / "g.py").exists()

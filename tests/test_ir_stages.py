@@ -42,10 +42,10 @@ def test_print_after_labels_every_run_of_the_pass(capsys):
     assert labels == [
         "// after cse: pass 5 of 8 of the primal pipeline (inline,fold,arrays,counted,cse,licm,cse,dce)",
         "// after cse: pass 7 of 8 of the primal pipeline (inline,fold,arrays,counted,cse,licm,cse,dce)",
-        "// after cse: pass 3 of 10 of the adjoint pipeline "
-        "(fold,arrays,cse,licm,cse,merge-accums,merge-clears,gather,forward,dce)",
-        "// after cse: pass 5 of 10 of the adjoint pipeline "
-        "(fold,arrays,cse,licm,cse,merge-accums,merge-clears,gather,forward,dce)",
+        "// after cse: pass 3 of 11 of the adjoint pipeline "
+        "(fold,arrays,cse,licm,cse,merge-accums,merge-clears,gather,forward,local-sums,dce)",
+        "// after cse: pass 5 of 11 of the adjoint pipeline "
+        "(fold,arrays,cse,licm,cse,merge-accums,merge-clears,gather,forward,local-sums,dce)",
     ]
     for chunk in re.split(r"^// after .*\n", out, flags=re.M)[1:]:
         parse_module(chunk)

@@ -60,6 +60,10 @@ _REFUSED = [
      "schedule(_static) is not an OpenMP schedule"),
     ("    #pragma omp parallel for schedule(auto, 4)\n    " + _LOOP + "        y[i] = x[i];\n    }\n", "k.c:3:5:",
      "schedule(auto, 4) is not an OpenMP schedule"),
+    # doorfuzz seed 43700: the directive's words went into a regular expression unescaped
+    # ("internal error: missing ), unterminated subpattern").
+    ("    #pragma omp (parallel for\n    " + _LOOP + "        y[i] = x[i];\n    }\n", "k.c:3:5:",
+     "'#pragma omp (parallel for' is not supported"),
 ]
 
 

@@ -346,6 +346,35 @@ def test_fold_if_result_that_both_branches_yield_alike_is_that_value():
         assert Interpreter(m).call("f", 1.5, c) == ((1.5, 2.0, 0.0, 3.0) if c else (1.5, 2.0, -0.0, 1.5))
 
 
+def test_fold_if_that_computes_nothing_is_a_select_per_result():
+    # Both branches yield values made before the if or constants (a C conditional once CSE has
+    # merged its loads, the adjoint of one): a select each, the constants before them.
+    text = (
+        "func @f(%x: f64, %y: f64, %c: bool) -> f64, f64, f64 {\n"
+        "  %r0, %r1, %r2 = if(%c) : f64, f64, f64 {\n"
+        "    %z = const() {value = 0.0} : f64\n    yield(%x, %z, %y)\n"
+        "  } {\n    %w = const() {value = 0.0} : f64\n    yield(%y, %x, %y)\n  }\n"
+        "  return(%r0, %r1, %r2)\n}\n"
+    )
+    m = _run(text, fold.run)
+    fn = m.functions["f"]
+    assert _count(m, "if") == 0 and _count(m, "select") == 2
+    assert fn.body.terminator.operands[2] is fn.params[1]  # the same value in both: no select
+    for c in (True, False):
+        assert Interpreter(m).call("f", 1.5, 2.5, c) == ((1.5, 0.0, 2.5) if c else (2.5, 1.5, 2.5))
+
+
+def test_fold_if_that_computes_or_yields_an_array_stays():
+    text = (
+        "func @f(%x: f64, %a: array<f64,1>, %b: array<f64,1>, %c: bool) -> f64, array<f64,1> {\n"
+        "  %r0, %r1 = if(%c) : f64, array<f64,1> {\n    yield(%x, %a)\n  } {\n    yield(%x, %b)\n  }\n"
+        "  %s = if(%c) : f64 {\n    %m = mul(%x, %x) : f64\n    yield(%m)\n  } {\n    yield(%x)\n  }\n"
+        "  return(%s, %r1)\n}\n"
+    )
+    m = _run(text, fold.run)
+    assert _count(m, "if") == 2 and _count(m, "select") == 0
+
+
 # -- every golden program, primal and gradient ------------------------------------------
 
 CASES = load_cases()

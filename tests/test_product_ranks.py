@@ -322,3 +322,22 @@ def test_a_new_axis_shows_the_axes_beside_it():
     for target in ("py", "numba"):
         check_source(NEW_AXIS, ["V", "w"], [arr("V", 4, 3), ParamSpec("w", "array", (4,), low=0.5, high=1.5)],
                      target=target)
+
+
+LAYERS = HEADER + """\
+def f(x, Ws, bs):
+    h = x
+    for W, b in zip(Ws, bs):
+        h = np.tanh(h @ W + b)
+    return np.sum(h)
+"""
+
+
+def test_a_loop_over_a_parameter_of_layers_gives_it_its_items_guess_one_axis_more():
+    """``for W, b in zip(Ws, bs): h = np.tanh(h @ W + b)``: W takes a product's guess (a matrix),
+    so Ws is a stack of them (3 axes; the entry gradient checks it, and a list of layers of
+    unequal shapes fails there as NumPy's asarray does). It was refused: 'h' is an array, but
+    this value is a float (W had been taken for a number)."""
+    got = types(LAYERS)
+    assert got["Ws"] == "array<f64,3>" and got["x"] == V, got
+    check_source(LAYERS, ["x", "Ws", "bs"], [arr("x", 3), arr("Ws", 2, 3, 3), arr("bs", 2)], target="py")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from fd import ParamSpec
-from source_gradients import HEADER, arr, check_source, count, load, num
+from source_gradients import HEADER, arr, check_source, count, load, num, the_refusal
 
 from s2sad import cli, pipeline
 from s2sad.diagnostics import DiagnosticError
@@ -74,6 +74,40 @@ SPELLINGS = {
     # np.median of an odd count (the middle entry) and of a matrix's even count (the mean of two)
     "median": ('def f(x: "f64[n]", A: "f64[m, k]"):\n    m = np.median(x)\n'
                "    return np.sum((x - m) ** 2) + np.median(A) * m\n", ["x", "A"], [arr("x", 7), arr("A", 2, 3)]),
+    # np.tensordot: axes=k (2 by default, 0 an outer product) and pairs of axes, as an einsum
+    "tensordot": ('def f(T: "f64[a, b, c]", M: "f64[b, c]", v: "f64[a]", A: "f64[a, b]"):\n'
+                  "    s = np.tensordot(T, M) @ v + np.sum(np.tensordot(T, M, axes=([1], [0])) ** 2)\n"
+                  "    return s + np.tensordot(v, v, 0)[0, 1] + np.sum(np.tensordot(A, M, axes=1) ** 2)\n",
+                  ["T", "M", "v", "A"], [arr("T", 3, 4, 2), arr("M", 4, 2), arr("v", 3), arr("A", 3, 4)]),
+    # np.tril / np.triu with k (np.triu(A, k) is A without np.tril(A, k - 1)), of a matrix not square
+    "triangles": ('def f(A: "f64[m, n]"):\n'
+                  "    s = np.sum(np.triu(A, 1) ** 2) + np.sum(np.tril(A, -1) * A)\n"
+                  "    return s + np.sum(np.triu(A) ** 3) + np.sum(np.tril(A, k=1))\n", ["A"], [arr("A", 4, 3)]),
+    # x.astype(float) of a mask, of integers, of floats (a copy), and to int (no derivative there)
+    "astype": ('def f(x: "f64[n]", k: "i64[n]"):\n'
+               "    w = (x > 0.2).astype(np.float64) + k.astype(float) * 0.5 + x.astype(\"float64\") ** 2\n"
+               "    return np.sum(w * x) + np.sum((x * 3.0).astype(int) * x)\n",
+               ["x"], [arr("x", 8), ParamSpec("k", "array", (8,), dtype="i64", ints=(0, 4))]),
+    # SciPy's softmax and log_softmax (of all the entries, along an axis), np.hypot, np.all / np.any in
+    # a condition, the size of an array an expression makes
+    "softmax": ("from scipy.special import log_softmax, softmax\n\n\n"
+                'def f(z: "f64[n]", Z: "f64[m, n]"):\n'
+                "    s = np.sum(softmax(z) * z) + np.sum(log_softmax(z)) + np.sum(softmax(Z, axis=1)[:, 0] ** 2)\n"
+                "    return s + np.sum(log_softmax(Z, axis=0) * Z) + np.sum(np.hypot(z, 2.0 * z[::-1]))\n",
+                ["z", "Z"], [arr("z", 5), arr("Z", 3, 5)]),
+    "all_and_any": ('def f(x: "f64[n]"):\n    s = np.sum(x)\n    if np.all(x > -0.5) and np.any(x > 0.5):\n'
+                    "        s = np.sum(x ** 2)\n"
+                    "    return s * (x[1:] > 0.0).size + (np.all(x) + np.any(x > 9.0)) * x[0]\n",
+                    ["x"], [arr("x", 6)]),
+    # np.cross of 3-vectors, and row by row of arrays of them
+    "cross": ('def f(a: "f64[3]", b: "f64[3]", P: "f64[n, 3]", Q: "f64[n, 3]"):\n'
+              "    return np.sum(np.cross(a, b) ** 2) + np.cross(a, b) @ a + np.sum(np.cross(P, Q) * P)\n",
+              ["a", "b", "P", "Q"], [arr("a", 3), arr("b", 3), arr("P", 4, 3), arr("Q", 4, 3)]),
+    # np.percentile / np.quantile by the linear method: between two sorted entries, the ends, and q active
+    "percentile": ('def f(x: "f64[n]", A: "f64[m, k]", q: float):\n'
+                   "    p = np.percentile(x, 75.0) + np.quantile(A * A, 0.3) * np.percentile(x, q * 100.0)\n"
+                   '    return p + np.percentile(x, 100.0) - np.quantile(x ** 3, 0.0, method="linear")\n',
+                   ["x", "A", "q"], [arr("x", 7), arr("A", 2, 3), num("q", 0.05, 0.95)]),
 }
 
 
@@ -396,9 +430,43 @@ def test_running_extremes_in_c_output(name, tmp_path):
                  "--sizes", "x=7,w=7"]) == 0
 
 
-def test_np_median_in_c_output_is_refused_by_its_own_name(tmp_path, capsys):
+@pytest.mark.parametrize("call", ["median(x)", "percentile(x, 20.0)", "quantile(x, 0.2)"])
+def test_np_median_in_c_output_is_refused_by_its_own_name(tmp_path, capsys, call):
     path = tmp_path / "m.py"
-    path.write_text(HEADER + "def f(x):\n    return np.median(x) * np.sum(x)\n")
+    path.write_text(HEADER + f"def f(x):\n    return np.{call} * np.sum(x)\n")
     assert cli.main(["grad", str(path), "--wrt", "x", "--target", "c"]) == 1
     err = capsys.readouterr().err
-    assert "error: np.median is not supported for C output yet" in err and "^" in err
+    assert f"error: np.{call.split('(')[0]} is not supported for C output yet" in err and "^" in err
+
+
+@pytest.mark.parametrize("call, message", [
+    ("np.percentile(x, [25.0, 75.0])", "np.percentile of several percentiles at once is not supported"),
+    ('np.quantile(x, 0.5, method="nearest")', "np.quantile is supported by its default (linear) method only"),
+    ("np.percentile(x, 50.0, axis=0)", "np.percentile is supported of all the entries (without axis="),
+])
+def test_a_percentile_other_than_one_of_all_entries_is_a_located_error(call, message):
+    source = HEADER + f'def f(x: "f64[n]"):\n    return {call} * np.sum(x)\n'
+    d = the_refusal(source, ["x"])
+    assert message in d.message and d.loc.line == source.count("\n"), d
+
+
+@pytest.mark.parametrize("call, message, hint", [
+    ("np.sum(x, dtype=float)", "np.sum() with dtype= is not supported", "it takes axis=, keepdims= here"),
+    ("np.sort(x, axis=0)[0]", "np.sort is supported of a vector, without axis= or kind=", "sort each row"),
+    ("np.tanh(x, out=x)[0]", "np.tanh() with out= is not supported", "or leave it out"),
+])
+def test_a_keyword_a_call_does_not_take_is_named_with_what_it_takes(call, message, hint):
+    source = HEADER + f'def f(x: "f64[n]"):\n    return {call} * x[0]\n'
+    d = the_refusal(source, ["x"])
+    assert message in d.message and hint in (d.hint or ""), d
+
+
+@pytest.mark.parametrize("axes, message", [
+    ("axes=3", "np.tensordot contracts 3 axes, more than its operands have"),
+    ("axes=([0, 1], [0])", "np.tensordot's axes must be two lists of integer literals of one length"),
+    ("axes=([2], [0])", "np.tensordot's axes name an axis its operands do not have"),
+])
+def test_tensordot_axes_numpy_would_refuse_are_located_errors(axes, message):
+    source = HEADER + f'def f(A: "f64[m, n]", B: "f64[n, k]"):\n    return np.sum(np.tensordot(A, B, {axes}))\n'
+    d = the_refusal(source, ["A"])
+    assert message in d.message, d

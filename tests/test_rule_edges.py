@@ -28,6 +28,8 @@ import pytest
 import sympy as sp
 from cbuild import CFunction, build, have_gcc
 from cudaemu import compile_emulated, have_gxx
+from fd import ParamSpec
+from source_gradients import arr, check_source, num
 
 from s2sad import pipeline
 
@@ -342,3 +344,44 @@ def test_whole_array_power_at_a_zero_base_gives_the_limits(target):
     np.testing.assert_allclose(d_x, [0.0, 1.0, 0.0, 1.3 * 0.7**0.3 + 2.5 * 0.7**1.5, -1.5 * 2.0**-2.5 + 2.5 * 2.0**1.5],
                                rtol=1e-12)
     np.testing.assert_allclose(d_y, [0.0, 0.0, 0.0, 0.7**1.3 * math.log(0.7), 2.0**-1.5 * math.log(2.0)], rtol=1e-12)
+
+
+_TWO_OPERAND_UFUNCS = ('import numpy as np\n\n\ndef f(x: "f64[n]", y: "f64[n]"):\n'
+                       "    return np.sum(np.arctan2(y, x) + np.hypot(x, y) + np.copysign(x, y) * np.fmod(x, y))\n")
+
+
+@pytest.mark.parametrize("target", ["py", "numba", "c"])
+def test_whole_array_two_operand_ufuncs_have_the_scalar_rules(target):
+    """np.arctan2, np.hypot, np.copysign and np.fmod of arrays (each was refused on arrays): their
+    adjoints are the scalar rules, elementwise; np.hypot's is 0 at the origin, without a warning."""
+    _skip_missing(target)
+    x, y = np.array([0.3, -0.5, 2.5, -1.7, 0.0]), np.array([0.8, -0.4, 0.7, 0.45, 0.0])
+    d_x, d_y = np.zeros_like(x), np.zeros_like(y)
+    hypot_only = 'import numpy as np\n\n\ndef f(x: "f64[n]", y: "f64[n]"):\n    return np.sum(np.hypot(x, y))\n'
+    for source, points in ((_TWO_OPERAND_UFUNCS, slice(0, 4)), (hypot_only, slice(4, 5))):
+        text = pipeline.gradient_source(source, "ufuncs.py", "f", ["x", "y"], target)
+        a, b = x[points].copy(), y[points].copy()
+        da, db = np.zeros_like(a), np.zeros_like(b)
+        if target == "c":
+            CFunction(build(text), "grad_f", ["double *"] * 4 + ["long", "double"])(a, da, b, db, len(a), 1.0)
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                _python_gradient(text)(a, da, b, db)
+        d_x[points], d_y[points] = da, db
+    x, y = x[:4], y[:4]
+    r2, h, fmod = x * x + y * y, np.hypot(x, y), np.fmod(x, y)
+    np.testing.assert_allclose(d_x[:4], -y / r2 + x / h + np.sign(x) * np.sign(y) * fmod + np.copysign(x, y),
+                               rtol=1e-12)
+    np.testing.assert_allclose(d_y[:4], x / r2 + y / h - np.copysign(x, y) * np.trunc(x / y), rtol=1e-12)
+    assert d_x[4] == 0.0 and d_y[4] == 0.0  # the origin: the least-norm subgradient of hypot
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_two_operand_ufuncs_broadcast_and_sum_back(target):
+    """A number and a column against a matrix: their adjoints are summed back to their shapes."""
+    source = ('import numpy as np\n\n\ndef f(A: "f64[m, n]", c: "f64[m]", s: float):\n'
+              "    r = np.sum(np.arctan2(A, c[:, None]) * np.hypot(A, s))\n"
+              "    return r + np.sum(np.fmod(s, c) + np.copysign(c, A[:, 0]))\n")
+    positive = ParamSpec("c", "array", (3,), low=0.5, high=2.0)
+    check_source(source, ["A", "c", "s"], [arr("A", 3, 4), positive, num("s", 2.5, 3.5)], target=target)

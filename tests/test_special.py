@@ -144,6 +144,7 @@ _ARRAY_HELPERS = {
                      np.array([1.0, -2.0, 0.5, 3.0])),
     "interp_breaks": (np.array([-1.0, 0.0, 0.5, 2.0, 3.5, 9.0]), np.array([0.0, 1.0, 2.0, 4.0]),
                       np.array([1.0, -2.0, 0.5, 3.0]), np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])),
+    "interp_increasing": np.array([0.0, 1.0, 1.0, 4.0]),  # (ties allowed: it returns None)
     # np.argsort of an unstable kind, as Numba output sorts (entries apart: one order)
     "argsort_untied": np.array([3.0, -1.0, 0.5, 2.0, -4.0]),
     # np.roll along an axis and np.pad (Numba has neither) and its adjoint; widths past an extent
@@ -171,6 +172,19 @@ def test_interp_helpers_are_the_derivatives_of_np_interp():
     np.testing.assert_allclose(g * special.interp_slope(x, xp, fp), fd(lambda v: J(v, xp, fp), x), atol=1e-7)
     np.testing.assert_allclose(special.interp_weights(x, xp, g), fd(lambda v: J(x, xp, v), fp), atol=1e-7)
     np.testing.assert_allclose(special.interp_breaks(x, xp, fp, g), fd(lambda v: J(x, v, fp), xp), atol=1e-6)
+
+
+@pytest.mark.parametrize("helper", ["interp_slope", "interp_weights", "interp_breaks"])
+def test_interp_helpers_refuse_breakpoints_that_decrease(helper):
+    """np.interp's values are nonsense where xp decreases (it does not check): the gradient said
+    nothing, and its adjoints matched no derivative of them (probe: check's random xp). Equal
+    breakpoints, which NumPy allows, stay accepted."""
+    x, fp, g = np.array([0.5, 1.5]), np.array([1.0, 2.0, 0.5]), np.array([1.0, -1.0])
+    args = {"interp_slope": (x, None, fp), "interp_weights": (x, None, g), "interp_breaks": (x, None, fp, g)}[helper]
+    fn = getattr(special, helper)
+    with pytest.raises(ValueError, match="np.interp's xp must be increasing"):
+        fn(*[np.array([0.0, 2.0, 1.0]) if a is None else a for a in args])
+    fn(*[np.array([0.0, 1.0, 1.0]) if a is None else a for a in args])
 
 
 def _products_of_others(x: np.ndarray) -> np.ndarray:

@@ -64,9 +64,9 @@ def grad_clamp_first(x, d_x, d_return=1.0):
         d_x[k] += d_z_k
 
     # line 10: y[1] = e[0] * 3.0
-    d_y_elem = d_y[1]
+    d_y_1 = d_y[1]
     d_y[1] = 0.0
-    d_e[0] += d_y_elem * 3.0
+    d_e[0] += d_y_1 * 3.0
 
     # line 9: y = x.copy()
     for k in range(x.shape[0]):

@@ -17,23 +17,18 @@ def grad_f(x, d_x, n):
     passed in plus the derivative).
     """
     # forward sweep
-    t0 = max(n - 1, 0)
-    tape_x_elem = np.empty(t0)
-    tape_x_elem2 = np.empty(t0)
+    tape_x_elem = np.empty(max(n - 1, 0))
     for i in range(1, n):
         x_elem = x[i]
-        tape_x_elem2[i - 1] = x_elem
-        x_elem2 = x[i - 1]
-        tape_x_elem[i - 1] = x_elem2
-        x[i] = x_elem * x_elem2
+        tape_x_elem[i - 1] = x_elem
+        x[i] = x_elem * x[i - 1]
 
     # reverse sweep
     # line 2: for i in range(1, n):
     for i in range(n - 1, 0, -1):
         x_elem = tape_x_elem[i - 1]
-        x_elem2 = tape_x_elem2[i - 1]
         # line 3: x[i] = x[i] * x[i - 1]
         d_x_i = d_x[i]
         d_x[i] = 0.0
-        d_x[i - 1] += d_x_i * x_elem2
-        d_x[i] += d_x_i * x_elem
+        d_x[i - 1] += d_x_i * x_elem
+        d_x[i] += d_x_i * x[i - 1]

@@ -75,6 +75,7 @@ def grad_diffuse(u0, d_u0, c, d_c, alpha, steps, d_return=1.0):
 
     # line 10: for _ in range(steps):
     d_alpha = 0.0
+    d_c_0 = 0.0
     for it in range(steps - 1, -1, -1):
         elems_len = tape_elems_len[it]
         t6 = np.zeros(elems_len)
@@ -94,7 +95,7 @@ def grad_diffuse(u0, d_u0, c, d_c, alpha, steps, d_return=1.0):
             t6[k] += d_y_k
         t9 = np.sum(t6)
         d_alpha += t9 * c[0]
-        d_c[0] += t9 * alpha
+        d_c_0 += t9 * alpha
         d_y += t6 * u_before_mul
         d_u += t6 * y_before_mul
         # line 14: u = new
@@ -119,6 +120,7 @@ def grad_diffuse(u0, d_u0, c, d_c, alpha, steps, d_return=1.0):
             d_new_k = d_new[k]
             d_new[k] = 0.0
             d_u[k] += d_new_k
+    d_c[0] += d_c_0
 
     # line 7: u = u0.copy()
     for k in range(m):

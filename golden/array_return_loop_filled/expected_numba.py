@@ -43,9 +43,9 @@ def grad_smooth(x, d_x, out, d_out, n, d_return):
     d_y += d_return
 
     # line 12: y[0] = x[0]
-    d_y_elem = d_y[0]
+    d_y_0 = d_y[0]
     d_y[0] = 0.0
-    d_x[0] += d_y_elem
+    d_x[0] += d_y_0
 
     # line 9: for i in range(1, n - 1):
     for i in range(n - 2, 0, -1):

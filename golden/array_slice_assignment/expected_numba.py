@@ -94,21 +94,21 @@ def grad_smooth_edges(A, d_A, v, d_v, k, d_return=1.0):
 
     # line 10: B[:, 2] += A[:, 0]
     for k2 in range(A.shape[0]):
-        d_B_elem = d_B[k2, 2]
-        t21[k2] += d_B_elem
+        d_B_k_2 = d_B[k2, 2]
+        t21[k2] += d_B_k_2
     d_A[:, 0] += t21
 
     # line 9: B[1, :] = v * 2.0
     for k2 in range(A.shape[1] - 1, -1, -1):
         t26 = 0 if t0 else k2
-        d_B_elem = d_B[1, k2]
+        d_B_1_k = d_B[1, k2]
         d_B[1, k2] = 0.0
-        t22[t26] += d_B_elem
+        t22[t26] += d_B_1_k
     d_v += t22 * 2.0
 
     # line 8: B[0] = v
     for k2 in range(A.shape[1] - 1, -1, -1):
         t27 = 0 if t0 else k2
-        d_B_elem = d_B[0, k2]
+        d_B_0_k = d_B[0, k2]
         d_B[0, k2] = 0.0
-        d_v[t27] += d_B_elem
+        d_v[t27] += d_B_0_k

@@ -73,8 +73,8 @@ def grad_alternating(x, d_x, A, d_A, k, d_return=1.0):
     # line 12: B[..., 1] += x[0]
     t21 = 0.0
     for k2 in range(A.shape[0] - 1, -1, -1):
-        d_B_elem = d_B[k2, 1]
-        t21 += d_B_elem
+        d_B_k_1 = d_B[k2, 1]
+        t21 += d_B_k_1
     d_x[0] += t21
 
     # line 11: B[...] = A * 2.0

@@ -74,9 +74,9 @@ def grad_reaction_diffusion(u0, d_u0, n, steps, dt, d_return=1.0):
         d_un[n - 1] = 0.0
         d_u[n - 1] += d_un_elem
         # line 13: un[0] = u[0]
-        d_un_elem = d_un[0]
+        d_un_0 = d_un[0]
         d_un[0] = 0.0
-        d_u[0] += d_un_elem
+        d_u[0] += d_un_0
         # line 10: for i in range(1, n - 1):
         for i in range(n - 2, 0, -1):
             tape_top -= 1

@@ -42,8 +42,7 @@ def grad_f(x, d_x, n, d_return=1.0):
         x[1] *= 3.0
         x_before_sumsq2 = x.copy()
         t1 = x[2]
-        t2 = x[1]
-        x[2] = t1 * t2
+        x[2] = t1 * x[1]
 
     # reverse sweep
     # line 11: if x[0] < 0.0:
@@ -51,15 +50,15 @@ def grad_f(x, d_x, n, d_return=1.0):
         # line 16: return r + x[2]
         d_x[2] += d_return
         # line 15: x[2] = x[2] * x[1]
-        d_x_elem = d_x[2]
+        d_x_2 = d_x[2]
         d_x[2] = 0.0
-        d_x[1] += d_x_elem * t1
-        d_x[2] += d_x_elem * t2
+        d_x[1] += d_x_2 * t1
+        d_x[2] += d_x_2 * x[1]
         # line 14: r = r + sumsq(x, n)
         grad_sumsq(x_before_sumsq2, d_x, n, d_return)
         # line 13: x[1] = x[1] * 3.0
-        d_x_elem = d_x[1]
-        d_x[1] = d_x_elem * 3.0
+        d_x_1 = d_x[1]
+        d_x[1] = d_x_1 * 3.0
 
     # line 10: r = sumsq(x, n)
     grad_sumsq(x_before_sumsq, d_x, n, d_return)

@@ -48,12 +48,8 @@ def grad_f(x, d_x, n, d_return=1.0):
 
     # reverse sweep
     # line 7: return p
-    if not returned:
-        d_p = d_return
-        d_result = 0.0
-    else:
-        d_p = 0.0
-        d_result = d_return
+    d_p = 0.0 if returned else d_return
+    d_result = d_return if returned else 0.0
 
     # line 3: for i in range(n):
     for _ in range(n_iter):

@@ -25,7 +25,9 @@ def grad_f(x, d_x, A, d_A, d_return=1.0):
     d_s = d_return
     for i in range(x.shape[0] - 1, -1, -1):
         # line 4: for k in range(A.shape[0]):
+        d_x_i = 0.0
         for k in range(A.shape[0] - 1, -1, -1):
             # line 5: s += A[k, i] * x[i]
-            d_x[i] += d_s * A[k, i]
+            d_x_i += d_s * A[k, i]
             d_A[k, i] += d_s * x[i]
+        d_x[i] += d_x_i

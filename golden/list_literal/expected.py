@@ -36,13 +36,13 @@ def grad_spring_energy(a, b, c, d_return=1.0):
         d_lengths[i] += d_e * 2.0 * (lengths[i] - rest[i])
 
     # line 5: lengths = [a, b, a + b * c]
-    d_lengths_elem = d_lengths[2]
+    d_lengths_2 = d_lengths[2]
     d_lengths[2] = 0.0
     d_b = d_lengths[1]
     d_lengths[1] = 0.0
     d_a = d_lengths[0]
     d_lengths[0] = 0.0
-    d_a += d_lengths_elem
-    d_c = d_lengths_elem * b
-    d_b += d_lengths_elem * c
+    d_a += d_lengths_2
+    d_c = d_lengths_2 * b
+    d_b += d_lengths_2 * c
     return d_a, d_b, d_c

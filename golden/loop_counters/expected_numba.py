@@ -38,21 +38,25 @@ def grad_packed_quadratic(ltri, d_ltri, x, d_x, w, d_w, n, m, d_return=1.0):
     for r in range(t0 - (max((t0 + 2) // 2, 0) - 1) * 2, t0 + 1, 2):
         k = (r - t0) // -2 * m
         # line 15: for c in range(m):
+        d_x_r = 0.0
         for c in range(m - 1, -1, -1):
             # line 16: s += math.sin(w[k + c] * x[r])
             t1 = d_s * math.cos(w[k + c] * x[r])
-            d_x[r] += t1 * w[k + c]
+            d_x_r += t1 * w[k + c]
             d_w[k + c] += t1 * x[r]
+        d_x[r] += d_x_r
 
     # line 9: for i in range(n):
     for i in range(t0, -1, -1):
         t2 = i + 1
         at -= max(n - t2, 0)
         # line 10: for j in range(i + 1, n):
+        d_x_i = 0.0
         for j in range(t0, t2 - 1, -1):
             at2 = at + (j - t2)
             # line 11: s += ltri[at] * x[i] * x[j]
             t3 = d_s * x[j]
             d_x[j] += d_s * (ltri[at2] * x[i])
-            d_x[i] += t3 * ltri[at2]
+            d_x_i += t3 * ltri[at2]
             d_ltri[at2] += t3 * x[i]
+        d_x[i] += d_x_i

@@ -14,6 +14,7 @@ def interp_weights(x, xp, g):
     """The adjoint of np.interp(x, xp, fp) with respect to fp, for the adjoint g of its values
     at the points x: each point's g split between the two values it lies between, by its
     weights, as np.interp weighs them (all of it to fp[0] or fp[-1] beyond an end)."""
+    interp_increasing(xp)
     n = xp.shape[0]
     out = np.zeros(n)
     for i in range(x.shape[0]):
@@ -33,6 +34,7 @@ def interp_weights(x, xp, g):
 def interp_slope(x, xp, fp):
     """d np.interp(x, xp, fp) / dx at each point of x: the slope of the piece it lies on (the
     one to its right at a breakpoint), 0 beyond the ends, where np.interp is constant."""
+    interp_increasing(xp)
     n = xp.shape[0]
     out = np.zeros(x.shape[0])
     for i in range(x.shape[0]):
@@ -47,6 +49,7 @@ def interp_breaks(x, xp, fp, g):
     """The adjoint of np.interp(x, xp, fp) with respect to the breakpoints xp, for the adjoint g
     of its values at the points x: moving xp[j] or xp[j + 1] tilts the piece a point lies on
     (by -slope * (1 - w) and -slope * w, w its weight); beyond the ends the value is fp's end."""
+    interp_increasing(xp)
     n = xp.shape[0]
     out = np.zeros(n)
     for i in range(x.shape[0]):
@@ -57,6 +60,17 @@ def interp_breaks(x, xp, fp, g):
             out[j] -= g[i] * slope * (1.0 - w)
             out[j + 1] -= g[i] * slope * w
     return out
+
+
+@numba.njit(cache=NUMBA_CACHE)
+def interp_increasing(xp):
+    """Refuses breakpoints xp that decrease somewhere: np.interp does not check them, and its
+    values there are nonsense (NumPy's documentation says so), so would be their derivatives."""
+    for j in range(xp.shape[0] - 1):
+        if xp[j + 1] < xp[j]:
+            raise ValueError(
+                "np.interp's xp must be increasing: its values are nonsense where it is not"
+            )
 
 
 @numba.njit(cache=NUMBA_CACHE)

@@ -40,6 +40,7 @@ def grad_pair_energy(X, d_X, m, d_m, d_return=1.0):
     d_e = d_return
     for i in range(t1, -1, -1):
         # line 9: for j in range(i + 1, X.shape[0]):
+        d_m_i = 0.0
         for j in range(t1, i, -1):
             tape_top -= 1
             t2 = tape[tape_top]
@@ -49,7 +50,8 @@ def grad_pair_energy(X, d_X, m, d_m, d_return=1.0):
             d_d = np.divide(-(t3 * (m[i] * m[j] / t2)), 2.0 * t2) * d
             d_d = d_d + d_d
             d_m[j] += t3 * m[i]
-            d_m[i] += t3 * m[j]
+            d_m_i += t3 * m[j]
             # line 10: d = X[i] - X[j]
             d_X[j, :] += -d_d
             d_X[i, :] += d_d
+        d_m[i] += d_m_i

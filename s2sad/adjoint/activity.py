@@ -65,8 +65,10 @@ class Activity:
         return v.type.is_float and v in self.varied and v in self.useful
 
     def is_active_memory(self, root: Value) -> bool:
+        # (an array of integers or booleans carries no derivative, however it was computed:
+        # np.sum(X > 0, axis=1) counts)
         key = _mem(root)
-        return key in self.varied and key in self.useful
+        return _carries_derivative(root) and key in self.varied and key in self.useful
 
     def array_active(self, arr: Value) -> bool:
         return self.is_active_memory(known_root(arr))
@@ -138,6 +140,13 @@ def _edges(fn: Function, module: Module) -> dict[Hashable, set[Hashable]]:
     return dep
 
 
+def unreached_inputs(module: Module, fn: Function, wrt: list[int]) -> list[int]:
+    """The parameters at ``wrt`` that reach no output through arithmetic (only through
+    comparisons, branches or integers: a bisection's bounds): their adjoints are 0."""
+    act = analyze_activity(module, fn, set(wrt))
+    return [i for i in wrt if (_mem(fn.params[i]) if fn.params[i].type.is_array else fn.params[i]) not in act.useful]
+
+
 def analyze_activity(module: Module, fn: Function, wrt: set[int]) -> Activity:
     """Activity of every value in ``fn`` when the parameters at ``wrt`` are the inputs."""
     dep = _edges(fn, module)
@@ -147,8 +156,10 @@ def analyze_activity(module: Module, fn: Function, wrt: set[int]) -> Activity:
             users[s].add(dst)
 
     def keep(x: Hashable) -> bool:
-        # Integers and booleans never carry a derivative.
-        return isinstance(x, tuple) or _carries_derivative(x)
+        # Integers and booleans never carry a derivative, in a value or in memory.
+        if isinstance(x, tuple):
+            return x[0] != "mem" or _carries_derivative(x[1])
+        return _carries_derivative(x)  # type: ignore[arg-type]
 
     inputs = set()
     for i in wrt:

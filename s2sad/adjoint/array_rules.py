@@ -180,8 +180,8 @@ def _neg(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
 
 
 # ---------------------------------------------------------------- ufuncs
-def _math(b: Builder, fn: str, x: Value) -> Value:
-    return arr(b, "math." + fn, [x]) if x.type.is_array else build.math(b, fn, x)
+def _math(b: Builder, fn: str, *xs: Value) -> Value:
+    return arr(b, "math." + fn, list(xs)) if any(x.type.is_array for x in xs) else build.math(b, fn, *xs)
 
 
 def _square(b: Builder, x: Value) -> Value:
@@ -241,6 +241,45 @@ def _ufunc_rule(fn: str):
 
 for _fn in _UFUNC_SLOPES:
     rule(P + "math." + _fn)(_ufunc_rule(_fn))
+
+
+# The two-operand ufuncs (``array_ops.BINARY_MATH``), as their scalar rules (``rules``) define
+# them at every point, edges included; broadcast operands get their contributions summed back.
+@rule(P + "math.atan2")
+@_elementwise
+def _atan2(b: Builder, op: OpView, g: Value, act: list[bool]) -> list[Optional[Value]]:
+    y, x = op.operands
+    r2 = ew(b, "add", _square(b, x), _square(b, y))
+    dy = ew(b, "div", ew(b, "mul", g, x), r2) if act[0] else None
+    return [dy, neg(b, ew(b, "div", ew(b, "mul", g, y), r2)) if act[1] else None]
+
+
+@rule(P + "math.hypot")
+@_elementwise
+def _hypot(b: Builder, op: OpView, g: Value, act: list[bool]) -> list[Optional[Value]]:
+    # a / hypot(a, b) is 0 / 0 at the origin, where the scalar rule takes 0 (the subgradient of
+    # least norm): dividing by 1 there instead gives g * 0, without NumPy's warning of a 0 / 0.
+    q = ew(b, "div", g, _guarded(b, op.result, op.result, 1.0))
+    return [ew(b, "mul", q, v) if act[k] else None for k, v in enumerate(op.operands)]
+
+
+@rule(P + "math.copysign")
+@_elementwise
+def _copysign(b: Builder, op: OpView, g: Value, act: list[bool]) -> list[Optional[Value]]:
+    if not act[0]:
+        return [None, None]
+    signs = ew(b, "mul", _math(b, "copysign", _f(b, 1.0), op.operands[0]),
+               _math(b, "copysign", _f(b, 1.0), op.operands[1]))
+    return [ew(b, "mul", g, signs), None]
+
+
+@rule(P + "math.fmod")
+@_elementwise
+def _fmod(b: Builder, op: OpView, g: Value, act: list[bool]) -> list[Optional[Value]]:
+    # fmod(a, d) = a - trunc(a / d) * d
+    a, d = op.operands
+    db = neg(b, ew(b, "mul", g, _math(b, "trunc", ew(b, "div", a, d)))) if act[1] else None
+    return [g if act[0] else None, db]
 
 
 @rule(P + "math.floor", P + "math.ceil", P + "math.trunc", P + "math.rint", P + "math.sign")

@@ -3,9 +3,11 @@
 Values of the function's top-level block are still there. A value inside a region is recomputed
 in the mirrored region when it is a pure function of values still available (including loads
 from arrays nobody writes or that keep their values to the end); read back from an array element
-that still holds it; carried out of a loop it does not change in, or out of an ``if``, as an
-extra result; or else taped (``tape.py``). Which values of a loop body are cached is a minimum
-cut of what its reverse code asks for (``mincut.py``), from the requests of a first run.
+that still holds it, or from a copy of the array taken before the statement (a load of the value
+its element held then, read again in several iterations); carried out of a loop it does not
+change in, or out of an ``if``, as an extra result; or else taped (``tape.py``). Which values of
+a loop body are cached is a minimum cut of what its reverse code asks for (``mincut.py``), from
+the requests of a first run.
 """
 
 from __future__ import annotations
@@ -13,17 +15,20 @@ from __future__ import annotations
 from typing import Optional
 
 from ..analysis.effects import known_root, may_be_written, written_arrays, written_operands, written_params
-from ..ssa.attrs import GENERIC_VALUE
+from ..analysis.final_elements import FinalElements, rereads
+from ..ssa.attrs import GENERIC_VALUE, c_input, c_param_spelled
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.array_ops import makes_fresh_array
 from ..ssa.opdefs import is_pure
+from ..parse.c_declarators import is_pointer_rows
 from ..ssa.structured import add_carried, add_if_result
 from .counters import Counters
 from .forward import ForwardSweep
 from .mincut import INF, CachePlan, plan_cache
+from .naming import free_variant
 from .remade_copies import remade_copy
-from .report import elem_bytes
-from .sweep import RevBlock, defining_block, describe, top_level_index
+from .report import CopyEntry, elem_bytes
+from .sweep import RevBlock, defining_block, describe, line_of, top_level_index
 from .tape import Tapes
 
 
@@ -53,6 +58,11 @@ class Availability:
         self._plans: dict[Block, CachePlan] = {}
         self._asking: list[Block] = []  # the blocks of the values being made available, innermost last
         self.counters = Counters(ck_bodies)
+        # Elements of the last statement writing an array that keep a value to the end (LU's
+        # A[i][k] and A[k][j]): read back from the array rather than taped.
+        self.final = FinalElements(module, fn, last_write, ck_bodies, may_alias)
+        # (array parameter, top-level statement) -> its copy taken just before the statement
+        self.entry_copies: dict[tuple[Value, int], Value] = {}
 
     def _is_readonly_load(self, op: Op) -> bool:
         """A load whose element still holds the loaded value when the reverse sweep runs.
@@ -69,7 +79,9 @@ class Availability:
             return True
         if root in self.refilled:  # read after the fill of its iteration, which the reverse sweep redoes
             return self.fn.body.ops[top_level_index(self.fn, op)] is self.refilled[root]
-        return root in self.last_write and top_level_index(self.fn, op) > self.last_write[root]
+        if root in self.last_write and top_level_index(self.fn, op) > self.last_write[root]:
+            return True
+        return self.final.holds(op)
 
     def _recomputable(self, v: Value, block: Block, m: Optional[RevBlock] = None) -> bool:
         """Whether ``v`` can be recomputed in the mirror of ``block`` instead of taped.
@@ -106,7 +118,7 @@ class Availability:
             # Arrays are never cached: a view is made again from its operands, and its
             # offset, a scalar, is recomputed or cached like any other value (``avail``).
             return True
-        if is_pure(op) or self._is_readonly_load(op) or self.is_readonly_array_op(op):
+        if is_pure(op) or self._is_readonly_load(op) or self.is_readonly_array_op(op) or self._reads_entry(v):
             return all(self._recomputable_from(o, block, m, seen) for o in op.operands)
         return False
 
@@ -158,6 +170,10 @@ class Availability:
         elif (kept := self._kept_in_memory(v)) is not None:
             arr, index = kept
             at = [self.forward.fwd[arr], *(self.avail(m, i) for i in index)]
+            val = m.prologue.op1("load", at, v.type, v.name_hint)
+        elif self._reads_entry(v):
+            op = v.defining_op
+            at = [self._entry_copy(op), *(self.avail(m, i) for i in op.operands[1:])]
             val = m.prologue.op1("load", at, v.type, v.name_hint)
         elif self._keeps_costly(v, block):
             val = self.avail_clone(m, self.forward.fwd[v], block)
@@ -221,8 +237,9 @@ class Availability:
             return "free"  # a counter, restored from the loop (``counters.py``)
         if v.is_block_arg:
             return "free" if v.index == 0 and block.parent_op.name == "for" else "source"
-        if self._kept_in_memory(v) is not None or self._invariant_in(self.forward.fwd[v], block.parent_op):
-            return "free"  # read back from its array, or carried out of the loop once
+        if self._kept_in_memory(v) is not None or self._reads_entry(v) \
+                or self._invariant_in(self.forward.fwd[v], block.parent_op):
+            return "free"  # read back from its array or a copy, or carried out of the loop once
         op = v.defining_op
         if is_pure(op) or self._is_readonly_load(op) or self.is_readonly_array_op(op):
             return "pure"
@@ -234,7 +251,8 @@ class Availability:
         ``out[i] = v`` in a loop nest leaves ``v`` in ``out`` when that store is
         the only write to ``out`` in its top-level statement and none comes later,
         and its indices are the induction variables of all the enclosing ``for``
-        loops (so each iteration writes its own element). Reading it back is a
+        loops (so each iteration writes its own element), or when no write after it
+        touches its element (``analysis.final_elements``). Reading it back is a
         load instead of recomputing ``v`` (a division, a call) or taping it.
         """
         if v.defining_op is None or not is_pure(v.defining_op) or self.may_alias:
@@ -245,6 +263,8 @@ class Availability:
             arr, index = user.operands[0], user.operands[1:-1]
             if defining_block(arr) is not self.fn.body:
                 continue  # a view made in the loop may name other elements in each iteration
+            if self.final.holds(user):  # no write after it touches the element (LU's A[i][j] /= ...)
+                return arr, list(index)
             root = known_root(arr)
             top = top_level_index(self.fn, user)
             if self.last_write.get(root) != top or _writes_in(self.module, self.fn.body.ops[top], root) != 1:
@@ -258,6 +278,41 @@ class Availability:
             if len(ivs) == len(loops) == len(index) and set(index) == ivs:
                 return arr, list(index)
         return None
+
+    def _reads_entry(self, v: Value) -> bool:
+        """Whether ``v`` is a load of a number that an array parameter held when the top-level
+        statement around it began (``FinalElements.reads_entry``), read in several iterations
+        of a loop (``rereads``): then one copy of the array, taken before the statement, serves
+        the reverse sweep, where a tape would hold a number per iteration (TRMM's ``B[k][j]``)."""
+        op = v.defining_op
+        if op is None or op.name != "load" or not v.type.is_float or self.may_alias or self._is_readonly_load(op):
+            return False  # (a load repeated in the reverse sweep as it is needs no copy)
+        root = op.operands[0]
+        if not root.is_block_arg or root.owner is not self.fn.body:
+            return False
+        if c_input(self.fn):  # C input: the copy's size must be known (a pointer carries none)
+            at = self.fn.params.index(root)
+            axes = self.forward.extents.extents(self.fn)[at]
+            if axes is None or any(a is None for a in axes):
+                return False
+            spelled = c_param_spelled(self.fn, at)
+            if spelled is not None and is_pointer_rows(spelled):
+                return False  # rows that are pointers of their own: C copies no such array whole
+        return self.final.reads_entry(op) and rereads(self.fn, op)
+
+    def _entry_copy(self, load: Op) -> Value:
+        """The copy of ``load``'s array that the forward sweep takes before its top-level statement."""
+        root = load.operands[0]
+        top = top_level_index(self.fn, load)
+        if (root, top) not in self.entry_copies:
+            statement = self.forward.fwd_op[self.fn.body.ops[top]]
+            b = Builder(statement.parent, statement.loc).before_op(statement)
+            name = free_variant(f"{root.name_hint}_at_loop", self.forward.user_names)
+            copy = b.op1("copy", [self.forward.fwd[root]], root.type, name)
+            self.entry_copies[(root, top)] = copy
+            self.tapes.memory.copies.append(
+                CopyEntry(name, root.name_hint, root.type.elem, line_of(self.fn.body.ops[top]), copy.defining_op))
+        return self.entry_copies[(root, top)]
 
     def avail_clone(self, m: RevBlock, cv: Value, block: Block) -> Value:
         """A forward-sweep value living in the clone of ``block``, brought to ``block``'s mirror."""

@@ -121,7 +121,8 @@ def _detsign(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
 
 @rule(P + "tril")
 def _tril(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
-    return [arr(b, "tril", [g]) if active[0] else None]
+    k = op.attrs.get("k", 0)  # type: ignore[attr-defined]
+    return [(arr(b, "tril", [g], k=k) if k else arr(b, "tril", [g])) if active[0] else None]
 
 
 @rule(P + "cholesky")

@@ -38,6 +38,18 @@ class TapeEntry:
 
 
 @dataclass
+class CopyEntry:
+    """A copy of an array the forward sweep takes before a top-level loop, which the reverse
+    sweep reads what the loop's loads read from (``availability._entry_copy``)."""
+
+    name: str
+    array: str
+    elem: Type
+    top_line: int
+    op: Op  # the copy (gone if a cleanup pass removed it)
+
+
+@dataclass
 class CheckpointEntry:
     line: int
     schedule: str
@@ -51,12 +63,14 @@ class MemoryReport:
     primal: str
     tapes: list[TapeEntry] = field(default_factory=list)
     checkpoints: list[CheckpointEntry] = field(default_factory=list)
+    copies: list[CopyEntry] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         out = [f"memory of {self.function} (reverse sweep of {self.primal}):"]
         tapes = [t for t in self.tapes if t.op.parent is not None]
         schedules = {c.line: c for c in self.checkpoints}
-        tops = sorted({t.top_line for t in tapes} | set(schedules))
+        copies = [c for c in self.copies if c.op.parent is not None]
+        tops = sorted({t.top_line for t in tapes} | set(schedules) | {c.top_line for c in copies})
         if not tops:
             out.append("  nothing cached: the reverse sweep recomputes or reads back every value it needs")
         for top in tops:
@@ -69,6 +83,9 @@ class MemoryReport:
             mine = [t for t in tapes if t.top_line == top]
             if not mine:
                 out.append("    no tape")
+            for c in copies:
+                if c.top_line == top:
+                    out.append(f"    {c.name}: {c.array} as the loop begins, {elem_bytes(c.elem)} B x its length")
             for t in mine:
                 lines = "line" + ("s " if len(t.loop_lines) > 1 else " ") + ", ".join(str(n) for n in t.loop_lines)
                 again = f", remade per line-{top} iteration" if t.per_reversed_iteration is not None else ""

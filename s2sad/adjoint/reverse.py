@@ -79,6 +79,7 @@ from . import array_rules  # noqa: F401  (registers the rules of the arr. ops)
 from . import linalg_rules  # noqa: F401  (registers the rules of linear algebra, einsum, stacking, convolution)
 from .mpi_rules import reverse_mpi
 from .rules import MissingRule, adjoint_contributions
+from ..ssa.element_names import element_hint
 from .naming import adjoint_hint, free_variant, function_names
 from .signature import GradSignature
 
@@ -457,14 +458,14 @@ class GradientTransform:
                 d = self._shadow_of(rev, op.operands[0])
                 if self.act.is_active(e):
                     idx = [fetch(i) for i in op.operands[1:-1]]
-                    g = rev.body.op1("load", [d, *idx], e.type, _element_hint(d, idx))
+                    g = rev.body.op1("load", [d, *idx], e.type, element_hint(d, idx))
                     self._accumulate(rev, e, g if sign > 0 else build.neg(rev.body, g))
             elif self._has_shadow(op.operands[0]) and int_member(op.operands[1]) is None:
                 # (an integer member, ps[i].flags = ..., has no adjoint to read or clear)
                 d = self._shadow_of(rev, op.operands[0])
                 idx = [fetch(i) for i in op.operands[1:-1]]
                 val = op.operands[-1]
-                g = rev.body.op1("load", [d, *idx], val.type, self._adjoint_hint(val) or _element_hint(d, idx))
+                g = rev.body.op1("load", [d, *idx], val.type, self._adjoint_hint(val) or element_hint(d, idx))
                 rev.body.create("store", [d, *idx, build.const(rev.body, 0.0, val.type)], [])
                 self._accumulate(rev, val, g)
         elif name == SYNC:
@@ -944,15 +945,6 @@ class GradientTransform:
         call = rev.body.create("call", args, types, {"callee": sig.name}, hints=hints)
         for i, r in zip(sig.returned, call.results):
             self._accumulate(rev, op.operands[i], r)
-
-
-def _element_hint(shadow: Value, index: list[Value]) -> str:
-    """``d_out_i`` for the adjoint of ``out[i]``; ``d_out_elem`` when an index has no name."""
-    if not shadow.name_hint:
-        return ""
-    if index and all(i.name_hint for i in index):
-        return "_".join([shadow.name_hint, *(i.name_hint for i in index)])
-    return f"{shadow.name_hint}_elem"
 
 
 def yields_by_arg(body: Block, first: int, yields: list[Value]) -> list[Value]:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..ssa import array_ops
 from ..ssa.array_ops import PREFIX, shape_unit_axes
 from ..ssa.attrs import GENERIC_MATH, GENERIC_VALUE, SCIPY, SOURCE_EXTENT, numpy_spelled, whole_reduced
 from ..ssa.mathfns import MATH
@@ -39,7 +40,7 @@ from ..ssa.ir import Function, Op, Value
 from .array_rules import GENERIC_OPERANDS
 from .rules import NUMBER_OPERANDS, maps_arrays
 
-_ARRAY_ELEMENTWISE = tuple(PREFIX + n for n in ("add", "sub", "mul", "div", "pow", "maximum", "minimum"))
+_ARRAY_ELEMENTWISE = tuple(PREFIX + n for n in array_ops.ELEMENTWISE)
 _SCALAR_ARITHMETIC = ("add", "sub", "mul", "div", "neg", "pow")
 _WHOLE_REDUCTIONS = tuple(PREFIX + n for n in ("sum", "max", "min"))
 # Math functions whose adjoint is arithmetic on the operand and the result (no other function, no

@@ -38,7 +38,7 @@ _BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}
 _COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _UFUNC = {
     "asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh", "acosh": "arccosh",
-    "atanh": "arctanh",
+    "atanh": "arctanh", "atan2": "arctan2",
 }
 
 
@@ -91,7 +91,7 @@ def numba_unsupported(op: Op) -> Optional[str]:
     n = op.name[len(P):]
     if n in ("max", "min", "prod") and op.attrs.get("axis") is not None and op.operands[0].type.rank != 2:
         return f"np.{n}(..., axis=) of an array of rank other than 2 does not compile under Numba"
-    if n in ("mask", "accum_mask") and op.operands[0].type.rank != 1:
+    if n in ("mask", "accum_mask") and op.operands[1].type.rank != 1:
         return "indexing with a boolean array of more than one dimension does not compile under Numba"
     return None
 
@@ -218,7 +218,7 @@ def array_expr(op: Op, e: Callable[[Value], Expr], numba: bool, parallel: bool =
             return call(scipy, number(1), a[0])  # trigamma
         if scipy is not None:
             return call(scipy, a[0])
-        return call(f"np.{_UFUNC.get(fn, fn)}", a[0])
+        return call(f"np.{_UFUNC.get(fn, fn)}", *a)
     if n == "where":
         return _where(op, a)
     if n in array_ops.REDUCTIONS:
@@ -303,8 +303,8 @@ def _linalg(op: Op, n: str, a: list[Expr], numba: bool) -> Expr:
         return call(f"np.linalg.{n}", *a)
     if n in ("logdet", "detsign"):  # np.linalg.slogdet's (sign, logabsdet)
         return Subscript(call("np.linalg.slogdet", *a), (number(1 if n == "logdet" else 0),))
-    if n == "tril":
-        return call("np.tril", a[0])
+    if n == "tril":  # (k: the diagonal it keeps up to, above the main one where positive)
+        return call("np.tril", a[0], number(op.attrs["k"])) if op.attrs.get("k") else call("np.tril", a[0])
     if n == "interp":
         return call("np.interp", *a)
     if n == "norm":

@@ -41,6 +41,7 @@ from ..emit.builder import StatementBuilder, tape_new_op
 from ..emit.convention import Convention, calling_text, entry_text, helper_text, instance_text
 from ..emit.expr import (
     Call,
+    IfExp,
     Attribute,
     BinOp,
     Compare,
@@ -93,7 +94,7 @@ from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.mathfns import MATH
 from ..ssa.mpi import Communicator
 from ..ssa.opdefs import reads_global
-from ..ssa.types import STR, ArrayType, Type
+from ..ssa.types import BOOL, STR, ArrayType, Type
 from .arrays import ArrayBinOp, accum_slice_target, array_expr, numba_unsupported, scipy_ufunc
 from .mpi import PyMpi, communicator_default, mpi_name
 from .names import PyNamer, python_function_names
@@ -1035,6 +1036,8 @@ def _cast(x: Expr, src: Type, t: Type) -> Expr:
     if src.is_int and t.is_int:
         return x  # Python ints have no width
     name = getattr(t, "name", "")
+    if name == "f64" and src == BOOL:  # (Numba's float() takes no boolean)
+        return IfExp(x, number(1.0), number(0.0))
     if name == "f64":
         return call("float", x)
     if name == "i64":

@@ -46,7 +46,7 @@ def shape_source(v: Value) -> Value:
         if op is None or not v.type.is_array:
             return v
         name = op.name
-        if name == P + "neg" or name.startswith(P + "math.") or name == P + "broadcast":
+        if name == P + "neg" or (name.startswith(P + "math.") and len(op.operands) == 1) or name == P + "broadcast":
             v = op.operands[0] if name != P + "broadcast" else op.operands[1]
             continue
         if op.attrs.get(GENERIC_OPERANDS):

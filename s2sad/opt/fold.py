@@ -24,7 +24,9 @@ their users):
 * ``if`` with a constant condition: the taken region's ops move into the parent
   block in place of the ``if``, whose results become the region's yielded values;
   any other ``if``: a result that both branches yield as one value made before the
-  ``if``, or as equal constants, becomes that value (as ``select(c, a, a)`` does);
+  ``if``, or as equal constants, becomes that value (as ``select(c, a, a)`` does); an
+  ``if`` whose branches compute nothing but constants and yield numbers becomes a
+  ``select`` per result (``selects``);
 * ``for`` with constant bounds and step whose trip count is 0: its results become
   its initial values;
 * ``while`` whose condition is a constant false: its body never runs; the
@@ -70,7 +72,7 @@ from ..ssa.opdefs import is_pure
 from ..ssa.build import accum, add, const_value, is_zero_of_sign, macro_attrs
 from ..ssa.interp import _BINARY, _MATH, too_wide  # the interpreter's own functions: folding must agree with it
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
-from ..ssa.types import STR, ScalarType, Type
+from ..ssa.types import BOOL, F32, F64, I32, I64, STR, ScalarType, Type
 
 Number = Union[int, float, bool]
 
@@ -275,6 +277,9 @@ def _whole_struct(v: Value) -> Optional[Op]:
 # -- the pass ---------------------------------------------------------------------------
 
 
+_SELECTABLE = (F64, F32, I64, I32, BOOL)  # (not a string, a request, a communicator or an array)
+
+
 class _Folder:
     def __init__(self) -> None:
         self.changed = False
@@ -414,7 +419,7 @@ class _Folder:
         cond = const_value(op.operands[0])
         if not isinstance(cond, bool):
             self.same_in_both(op)
-            return False
+            return self.selects(op)
         term = self.hoist_body(op.regions[0 if cond else 1], op)
         self.replace(op, list(term.operands))
         return True
@@ -441,6 +446,29 @@ class _Folder:
             if result.name_hint and not same.name_hint:
                 same.name_hint = result.name_hint
             result.replace_all_uses_with(same)
+
+    def selects(self, op: Op) -> bool:
+        """An ``if`` whose branches compute nothing (constants at most) and yield numbers is a
+        ``select`` per result: ``c ? a : b`` of values made before it (a C conditional, a
+        ``min`` written out, once CSE has merged its loads; and the adjoint of one, whose
+        branches hand the seed to one side and zero to the other). Both sides are there to
+        read, so nothing runs that did not; compilers make a select a conditional move, where
+        a branch on a data-dependent condition is mispredicted (Floyd-Warshall's reverse sweep)."""
+        if not op.results or any(r.type not in _SELECTABLE for r in op.results):
+            return False
+        if any(inner.name != "const" for region in op.regions for inner in region.ops[:-1]):
+            return False
+        for region in op.regions:
+            self.hoist_body(region, op)
+        b = Builder(op.parent, op.loc).before_op(op)
+        then, orelse = (list(r.terminator.operands) for r in op.regions)
+        picked = [a if a is c else b.op1("select", [op.operands[0], a, c], r.type, r.name_hint)
+                  for r, a, c in zip(op.results, then, orelse)]
+        for v in picked:
+            if v.defining_op is not None and v.defining_op.name == "select":
+                v.defining_op.loc = op.loc
+        self.replace(op, picked)
+        return True
 
     def fold_for(self, op: Op) -> bool:
         lb, ub, step = (const_value(v) for v in op.operands[:3])

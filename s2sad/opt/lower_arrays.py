@@ -658,7 +658,7 @@ class _Lowering:
         if n == "where":
             return build.select(b, xs[0], xs[1], xs[2])
         assert n.startswith("math.")
-        return build.math(b, n[5:], xs[0])
+        return build.math(b, n[5:], *(build.to_float(b, x) for x in xs))  # (np.arctan2 of integers: floats)
 
     def _reduction(self, b: Builder, op: Op, n: str) -> Value:
         x = op.operands[0]

@@ -46,7 +46,7 @@ from .c_global_arrays import GLOBAL_ARRAYS, STATIC_ARRAYS, thread_global_arrays,
 from .c_globals import settle_globals
 from .call_names import name_call_results
 from .translation import kept_per_translation, translating
-from ..ssa.ir import Module, SourceLoc
+from ..ssa.ir import Module, SourceLoc, lines_of
 from .c_expr import math_intrinsic, span, walk
 from ..ssa.callgraph import callees_first
 from .c_lower import CContext, Signature, lower_function
@@ -68,6 +68,7 @@ from .nesting import first_too_deep_both
 __all__ = ["list_c_functions", "list_cuda_kernels", "parse_c"]
 
 _LINE_MARKER = re.compile(r'#line (\d+)')
+_COMPLEX = re.compile(r"\b(complex|_Complex|_Imaginary|imaginary)\b")  # C99 complex types, as written
 _PARSE_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$")
 
 
@@ -261,6 +262,14 @@ class CFile:
             if message.startswith("before: "):
                 message = f"syntax error before '{message[len('before: '):]}'"
             loc = self.sources.loc(line, col, 1)
+            written = lines_of(self.lines, loc.file) if loc else []
+            found = _COMPLEX.search(written[loc.line - 1]) if loc and 1 <= loc.line <= len(written) else None
+            if loc and found:
+                at = replace(loc, col=found.start() + 1, end_line=loc.line, end_col=found.end() + 1)
+                raise DiagnosticError([Diagnostic(  # (C99's, which pycparser does not read)
+                    "complex numbers (double complex, _Complex) are not supported", at,
+                    "write the real and imaginary parts as two doubles: s2sad differentiates real arithmetic")],
+                    self.lines) from None
             raise DiagnosticError([Diagnostic(message, loc, "s2sad reads C99")], self.lines) from None
 
     def _ends_early(self, text: str) -> Diagnostic:
@@ -471,8 +480,11 @@ def parse_c(source: str, filename: str, func: str, flags: CFlags = CFlags(),
         if deep is not None:
             raise DiagnosticError([Diagnostic(nesting.DEEP_EXPRESSION, cfile.loc(deep), nesting.DEEP_EXPRESSION_HINT)],
                                   cfile.lines)
+    # (of the functions the gradient reads: a call elsewhere in the file that cannot be read as
+    # its statements does not stop the others)
+    read = {id(n) for fname in order for n in walk(cfile.functions[fname])}
     problems += [Diagnostic(p.message, cfile.loc(p.node), p.hint)
-                 for p in [*cfile.accessor_problems, *cfile.factory_problems]]
+                 for p in [*cfile.accessor_problems, *cfile.factory_problems] if id(p.node) in read]
     # File-scope arrays the functions use: parameters of each function that uses them (c_global_arrays).
     global_arrays = {} if cfile.cuda is not None else thread_global_arrays(
         cfile.functions, order, {n: d for n, d in cfile.globals.items() if threadable(d, cfile.typedefs)})

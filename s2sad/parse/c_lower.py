@@ -53,6 +53,7 @@ from ..ssa.ops import MATH_FNS, view_base
 from ..ssa.types import BOOL, F32, F64, I32, I64, Type
 from . import c_builtins
 from .c_row_allocs import RowAllocation, row_allocations
+from .c_set_first import set_before_read
 from .c_expr import (INCREMENTS, INT_ABS, CExprLowering, Ptr, arith_type, changed_target, constant_step,
                      library_name, math_intrinsic, node_text, span, split_subscripts, walk)
 from .c_declarators import ReadDims
@@ -756,13 +757,16 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
             raise self.fail(d, "'extern' local variables are not supported", "pass the value as a parameter")
         if isinstance(d.type, c_ast.Enum):
             raise self.fail(d, "an enum defined inside a function is not supported", "define it at file scope")
-        if "static" in d.storage and not (d.init is not None and ("const" in d.quals or self.never_written(d))):
+        if "static" in d.storage and not (d.init is not None and ("const" in d.quals or self.never_written(d))) \
+                and not (isinstance(d.type, c_ast.TypeDecl) and set_before_read(self.fn.body, d.name)):
             # A static with an initializer that nothing writes (const, or in fact) holds the same
-            # values at every call: a plain local.
+            # values at every call, and one set before it is read never shows the value it kept
+            # from the call before: a plain local.
             raise self.fail(d, "'static' local variables that the function writes are not supported"
                             if d.init is not None else "'static' local variables without an initializer are not "
                             "supported", "declare a plain local: a static variable keeps its value from one call "
-                            "to the next (a static with an initializer that nothing writes is accepted)")
+                            "to the next (a static with an initializer that nothing writes, or a number the "
+                            "function sets before it reads it, is accepted)")
         t = self.declared_type(d.type, d)
         if t.kind == "void":
             raise self.fail(d, "a variable cannot be void")
@@ -1096,6 +1100,8 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                 count, size = c_ast.Constant("int", "1", coord=e.coord), e
             else:
                 raise self.fail(e, f"{name}'s size must be count * sizeof(element)", hint)
+        if len(t.dims) > 1 and not t.pointer_rows and None in [self.constant_count(d) for d in t.dims[1:]]:
+            return self.variable_rows_allocation(call, name, count, size, t, b, env, where)
         elem_size = self.size_of(size.expr)
         if len(t.dims) > 1 and not t.pointer_rows:
             return self.rows_allocation(call, name, count, size, elem_size, t, b, env, where)
@@ -1140,6 +1146,57 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         fill = "zeros" if name == "calloc" else "empty"
         return at.op1("alloc", [rows, *(build.const(at, e, I64) for e in extents)],  # type: ignore[misc]
                       t.ir_array, where.name, fill=fill, elem=t.scalar.name)  # type: ignore[union-attr]
+
+    def variable_rows_allocation(self, call: c_ast.FuncCall, name: str, count: c_ast.Node, size: c_ast.Node,
+                                 t: CType, b: Builder, env: Env, where: c_ast.Node) -> Value:
+        """``double (*a)[m] = malloc(n * sizeof *a)`` of rows whose extents are known only when it
+        runs (C99's variable-length rows; also ``sizeof(double[n][m])``, ``n * m * sizeof(double)``,
+        ``calloc(n, sizeof *a)``): as many whole rows as the numbers the bytes hold, each of the
+        extents the declaration gives, as they are where it is allocated."""
+        at = self.at(b, call)
+        extents = [self.integer(d, b, env, "the extent of a row") for d in t.dims[1:]]
+        row: Value = extents[0]
+        for e in extents[1:]:
+            row = build.mul(at, row, e)
+        numbers = self.numbers_in_sizeof(size.expr, where, row, t, b, env)  # type: ignore[attr-defined]
+        if numbers is None:
+            raise self.fail(size, f"s2sad cannot tell how many of the numbers of '{where.name}' "  # type: ignore
+                            "this sizeof's bytes hold",
+                            f"write {name}({'n, ' if name == 'calloc' else 'n * '}sizeof *{where.name})")  # type: ignore
+        total = build.mul(at, self.integer(count, b, env, "an allocation size"), numbers)
+        rows = build.binary(at, "floordiv", total, row)  # (C keeps no part of a row)
+        fill = "zeros" if name == "calloc" else "empty"
+        return at.op1("alloc", [rows, *extents], t.ir_array, where.name, fill=fill,
+                      elem=t.scalar.name)  # type: ignore[union-attr]
+
+    def numbers_in_sizeof(self, node: c_ast.Node, where: c_ast.Node, row: Value, t: CType, b: Builder,
+                          env: Env) -> Optional[Value]:
+        """How many of ``t``'s numbers ``sizeof node`` covers, as it runs: a row of the pointer
+        ``where`` declares (``sizeof *a``, ``sizeof a[0]``; ``row`` of them), one (``sizeof a[0][0]``,
+        ``sizeof(double)``), or an array type's (``sizeof(double[n][m])``); None for other bytes."""
+        depth, base = 0, node
+        while isinstance(base, c_ast.ArrayRef) or isinstance(base, c_ast.UnaryOp) and base.op == "*":
+            base, depth = (base.name if isinstance(base, c_ast.ArrayRef) else base.expr), depth + 1
+        if isinstance(base, c_ast.ID) and base.name == where.name and depth in (1, 2):  # type: ignore[attr-defined]
+            return row if depth == 1 else build.const(b, 1, I64)
+        if isinstance(node, c_ast.Typename) and isinstance(node.type, c_ast.ArrayDecl):
+            dims, inner = [], node.type
+            while isinstance(inner, c_ast.ArrayDecl):
+                dims.append(inner.dim)
+                inner = inner.type
+            elem = self.declared_type(inner, node)
+            if elem.kind != "scalar" or elem.scalar != t.scalar or None in dims:
+                return None
+            numbers: Value = build.const(b, 1, I64)
+            for d in dims:
+                numbers = build.mul(b, numbers, self.integer(d, b, env, "an array extent"))
+            return numbers
+        try:
+            nbytes = self.size_of(node)
+        except Fail:
+            return None
+        per = BYTES[t.scalar.name]  # type: ignore[union-attr]
+        return build.const(b, nbytes // per, I64) if nbytes % per == 0 else None
 
     @staticmethod
     def is_sizeof(node: c_ast.Node) -> bool:

@@ -247,6 +247,9 @@ def scalar_of(names: list[str], typedefs: dict[str, list[str]], node: c_ast.Node
             words.append(w)
     if words == ["void"]:
         return None
+    if "_Complex" in words or "_Imaginary" in words:  # (not a double: a pair of them)
+        raise TypeProblem(node, "complex numbers (double complex, _Complex) are not supported",
+                          "write the real and imaginary parts as two doubles: s2sad differentiates real arithmetic")
     if "double" in words:
         return F64
     if "float" in words:

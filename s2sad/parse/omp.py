@@ -129,7 +129,7 @@ def parse_omp(text: str) -> Optional[OmpClauses]:
     directive = omp_directive(text)
     if directive is None:
         return None
-    m = re.match(r"\s*omp\s+" + r"\s+".join(directive.split()) + r"\b", text)
+    m = re.match(r"\s*omp\s+" + r"\s+".join(map(re.escape, directive.split())) + r"\b", text)
     if directive not in ALLOWED or m is None:
         raise OmpProblem(f"'#pragma {text.strip()}' is not supported",
                          "s2sad reads '#pragma omp parallel for' on a counted for loop, and '#pragma omp for' "

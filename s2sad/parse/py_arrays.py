@@ -31,7 +31,7 @@ from .py_module import dotted_source
 from . import py_intrinsics as lib
 from .py_intrinsics import OPERATOR_UFUNCS
 from .py_flow import is_new_axis, is_whole_slice
-from .py_types import int_literal, keyword_arg, positional_args
+from .py_types import astype_elem, int_literal, keyword_arg, positional_args
 
 P = array_ops.PREFIX
 
@@ -60,6 +60,12 @@ class ExprLowerer(Protocol):
     def coerce(self, v: Value, t: Type, b: Builder, node: cst.CSTNode, what: str) -> Value: ...
 
     def arith(self, op: str, x: Value, y: Value, b: Builder, node: cst.CSTNode, hint: str = "") -> Value: ...
+
+    def may_be_mask(self, node: object, env: Env) -> bool: ...
+
+    # Subexpressions lowered once, read as these values where they are met again.
+    held: dict[cst.CSTNode, Value]
+
     def if_value(self, b: Builder, node: cst.CSTNode, cond: Value,
                  then: Callable[[Builder], Value], other: Callable[[Builder], Value]) -> Value: ...
 
@@ -169,6 +175,10 @@ def _axis(lw: "ExprLowerer", node: cst.Call, rank: int) -> Optional[int]:
     axis_node = keyword_arg(node, "axis")
     if axis_node is None:
         return None
+    return _axis_value(lw, axis_node, rank)
+
+
+def _axis_value(lw: "ExprLowerer", axis_node: cst.BaseExpression, rank: int) -> int:
     k = int_literal(axis_node)
     if k is None:
         raise lw.fail(axis_node, "axis= must be an integer literal", hint="write axis=0 or axis=1")
@@ -200,11 +210,20 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
     args = positional_args(node) if args is None else args
     if op == "reshape":
         return reshape(lw, node, args, b, env)
+    if op == "squeeze":
+        return squeeze(lw, node, args, b, env)
     if op in ("ravel", "flatten"):  # x.ravel(): x.reshape(-1); x.flatten(): a copy of it
-        flat = reshape(lw, node, [args[0], cst.UnaryOperation(cst.Minus(), cst.Integer("1"))], b, env)
+        flat = flattened(lw, node, args[0], b, env)
         return copied(lw, b, node, flat) if op == "flatten" else flat
     if op == "array":  # x.copy(): a new array with x's elements, which the code may write
         return copied(lw, b, node, lw.array(args[0], b, env))
+    if op == "astype":  # x.astype(float): a copy of x's elements converted, as NumPy converts them
+        elem = astype_elem(lw.ctx.info, args[1])
+        if elem is None:
+            raise lw.fail(args[1], "x.astype takes float, int or bool (or NumPy's float64, int64, bool_) here",
+                          hint="write x.astype(float)")
+        arr = lw.array(args[0], b, env)
+        return copied(lw, b, node, arr, elem)
     if op in ("ones", "ones_like", "full", "full_like"):
         if op in ("ones_like", "full_like"):
             like = lw.array(args[0], b, env)
@@ -230,7 +249,12 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
             lw.whole_reduced.append(arr)  # (which it is not, should the number be an array)
             return arr if op != "mean" or arr.type.is_float else build.cast(lw.at(b, node), arr, F64)
         arr = lw.as_array(arr, args[0])  # (np.sum(s, axis=1) of a number s: NumPy has no axis 1)
-        return arr_op(lw, b, node, _REDUCTIONS.get(op, op), [arr], _reduction_attrs(lw, node, arr))
+        return reduction(lw, node, _REDUCTIONS.get(op, op), arr, b)
+    if op == "count_nonzero":  # the sum of a mask of the entries that are not 0 (True counts 1)
+        arr = lw.array(args[0], b, env)
+        if arr.type.elem != BOOL:  # type: ignore[attr-defined]
+            arr = compare(lw, "ne", arr, lw.const(b, node, 0, arr.type.elem), b, node)  # type: ignore[attr-defined]
+        return reduction(lw, node, "sum", arr, b)
     if op in ("var", "std"):
         return variance(lw, node, lw.array(args[0], b, env), b, op == "std")
     if op == "cumsum":
@@ -247,9 +271,17 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
             raise lw.fail(node, "np.sort is supported of a vector, without axis= or kind=",
                           hint="sort each row in a loop over the rows")
         return arr_op(lw, b, node, "take", [x, arr_op(lw, b, node, "argsort", [x])])
-    if op == "median":  # of the entries in order: x.reshape(-1)
-        flat = reshape(lw, node, [args[0], cst.UnaryOperation(cst.Minus(), cst.Integer("1"))], b, env)
-        return median(lw, node, flat, b)
+    if op == "cross":
+        return cross(lw, node, lw.array(args[0], b, env), lw.array(args[1], b, env), b)
+    if op == "flatnonzero":
+        return nonzero_positions(lw, node, flattened(lw, node, args[0], b, env), 0, b)
+    if op in ("argmax", "argmin"):
+        return arg_extreme(lw, node, args, b, env, op == "argmax")
+    if op in ("median", "percentile", "quantile"):  # of the entries in order: x.reshape(-1)
+        flat = flattened(lw, node, args[0], b, env)
+        if op == "median":
+            return median(lw, node, flat, b)
+        return quantile(lw, node, flat, lw.value(args[1], b, env), b, 100.0 if op == "percentile" else 1.0)
     if op == "argsort":
         return argsort(lw, node, lw.array(args[0], b, env), b)
     if op in ("matmul", "outer"):
@@ -291,10 +323,12 @@ def call(lw: "ExprLowerer", intr: "lib.Intrinsic", node: cst.Call, b: Builder, e
         return elementwise(lw, "mul", values[0], values[0], b, node)
     if len(values) == 1 and op in array_ops.UNARY_MATH and (MATH[op].ufunc or intr.scipy):
         return arr_op(lw, b, node, "math." + op, [values[0]])
+    if len(values) == 2 and "math." + op in array_ops.BINARY_MATH and intr.numpy:  # np.arctan2(y, x)
+        return elementwise(lw, "math." + op, values[0], values[1], b, node)
     src = dotted_source(node.func) or op
     raise lw.fail(node, f"{src} is not supported on whole arrays",
-                  hint="supported: exp log sin cos tanh sqrt abs maximum minimum where sum mean max min "
-                  "dot matmul outer transpose; or loop over the elements")
+                  hint="supported: exp log sin cos tanh sqrt abs arctan2 hypot maximum minimum where sum mean "
+                  "max min dot matmul outer transpose; or loop over the elements")
 
 
 SPECIAL_FUNCTIONS = ("logit", *lib.ELEMENTWISE_SPECIAL)
@@ -376,6 +410,27 @@ def _is_float(v: Value) -> bool:
     return (t.elem if isinstance(t, ArrayType) else t).is_float  # type: ignore[union-attr]
 
 
+def reduction(lw: "ExprLowerer", node: cst.Call, name: str, arr: Value, b: Builder) -> Value:
+    """``np.sum(x, axis=, keepdims=)`` and the other reductions ``name`` names: over all the
+    entries, one axis, or a tuple of them (``axis=(0, 1)``), reduced one after the other from the
+    last, so the others keep their numbers (a sum of sums, a mean of means of equal counts, a
+    largest of largest)."""
+    axis_node = keyword_arg(node, "axis")
+    if not isinstance(axis_node, cst.Tuple):
+        return arr_op(lw, b, node, name, [arr], _reduction_attrs(lw, node, arr))
+    rank = arr.type.rank  # type: ignore[attr-defined]
+    axes = [_axis_value(lw, e.value, rank) for e in axis_node.elements]
+    if len(set(axes)) < len(axes):
+        raise lw.fail(axis_node, "an axis is named twice", hint="name each axis once")
+    keep = {"keepdims": True} if _keepdims(lw, node) else {}
+    if len(axes) == rank:
+        return arr_op(lw, b, node, name, [arr], keep)
+    out = arr
+    for k in sorted(axes, reverse=True):
+        out = arr_op(lw, b, node, name, [out], {"axis": k, **keep})
+    return out
+
+
 def _reduction_attrs(lw: "ExprLowerer", node: cst.Call, arr: Value) -> dict:
     attrs: dict = {}
     axis = _axis(lw, node, arr.type.rank)  # type: ignore[attr-defined]
@@ -403,6 +458,38 @@ def median(lw: "ExprLowerer", node: cst.Call, arr: Value, b: Builder) -> Value:
     elem = ordered.type.elem  # type: ignore[attr-defined]
     pair = build.add(at, *(build.to_float(at, at.op1("load", [ordered, k], elem)) for k in (lo, hi)))
     return build.mul(at, build.const(at, 0.5, F64), pair)
+
+
+def quantile(lw: "ExprLowerer", node: cst.Call, arr: Value, q: Value, b: Builder, whole: float) -> Value:
+    """``np.quantile(x, q)`` (``whole`` 1) and ``np.percentile(x, q)`` (``whole`` 100) of all the
+    entries, by NumPy's default (linear) method: at the position ``q / whole * (n - 1)`` of the
+    sorted entries, between the two around it in proportion (a gather; the adjoint goes to those
+    two entries, and to ``q`` as the slope between them)."""
+    called = "np.percentile" if whole == 100.0 else "np.quantile"
+    for a in node.args[2:]:
+        if a.keyword is not None and a.keyword.value in ("method", "interpolation"):
+            if not (isinstance(a.value, cst.SimpleString) and a.value.evaluated_value == "linear"):
+                raise lw.fail(a, f"{called} is supported by its default (linear) method only",
+                              hint=f"drop {a.keyword.value}=")
+        else:
+            raise lw.fail(a, f"{called} is supported of all the entries (without axis= or other arguments)",
+                          hint="take it of each row in a loop over the rows")
+    if q.type.is_array:
+        raise lw.fail(node.args[1], f"{called} of several {'percentiles' if whole == 100.0 else 'quantiles'} at "
+                      "once is not supported", hint="take each with a call of its own")
+    order = arr_op(lw, b, node, "argsort", [arr])
+    order.defining_op.attrs["for"] = called[len("np."):]  # what C output, which cannot sort yet, says it refuses
+    ordered = arr_op(lw, b, node, "take", [arr, order])
+    at = lw.at(b, node)
+    last = build.sub(at, at.op1("dim", [ordered], I64, axis=0), build.const(at, 1, I64))
+    pos = build.mul(at, build.binary(at, "div", build.to_float(at, q), build.const(at, whole, F64)),
+                    build.to_float(at, last))
+    lo = build.cast(at, pos, I64)  # (pos >= 0: the floor)
+    hi = build.select(at, build.cmp(at, "lt", lo, last), build.add(at, lo, build.const(at, 1, I64)), last)
+    elem = ordered.type.elem  # type: ignore[attr-defined]
+    below, above = (build.to_float(at, at.op1("load", [ordered, k], elem)) for k in (lo, hi))
+    frac = build.sub(at, pos, build.to_float(at, lo))
+    return build.add(at, below, build.mul(at, frac, build.sub(at, above, below)))
 
 
 def variance(lw: "ExprLowerer", node: cst.Call, arr: Value, b: Builder, std: bool) -> Value:
@@ -498,6 +585,80 @@ def running_extreme(lw: "ExprLowerer", node: cst.Call, arr: Value, b: Builder, f
     return out
 
 
+def arg_extreme(lw: "ExprLowerer", node: cst.Call, args: list, b: Builder, env: Env, largest: bool) -> Value:
+    """``np.argmax(x)`` (``largest``) and ``np.argmin(x)``, also ``x.argmax()``: the position of
+    the first largest (smallest) entry of all of them, in C order (of a matrix, the index into
+    ``x.ravel()``, as NumPy gives it): a loop carrying the best position so far, which a later
+    entry takes only where it is strictly better. An integer, with no derivative."""
+    called = f"np.{'argmax' if largest else 'argmin'}"
+    if len(args) > 1 or any(a.keyword is not None for a in node.args):
+        raise lw.fail(node, f"{called} is supported of all the entries (without axis= or other arguments)",
+                      hint="take it of each row in a loop over the rows")
+    flat = flattened(lw, node, args[0], b, env)
+    lw.at(b, node)
+    elem = flat.type.elem  # type: ignore[attr-defined]
+    first = build.const(b, 0, I64)  # (made before the loop that carries it)
+    loop = fill_loop(b, b.op1("dim", [flat], I64, axis=0), lambda bb, k: None)
+    body = loop.regions[0]
+
+    def better(best: Value) -> Value:
+        bb = Builder(body, b.loc).before_op(body.terminator)
+        k = body.args[0]
+        v, held = bb.op1("load", [flat, k], elem), bb.op1("load", [flat, best], elem)
+        return build.select(bb, build.cmp(bb, "gt" if largest else "lt", v, held), k, best)
+
+    return add_carried(loop, first, better, "best")
+
+
+def nonzero_positions(lw: "ExprLowerer", node: cst.CSTNode, arr: Value, axis: int, b: Builder) -> Value:
+    """``np.nonzero(a)[axis]`` (``np.where(a)[axis]``; ``np.flatnonzero(a)`` of a vector): the
+    position along ``axis`` of each entry of ``a`` that is not 0 (True), in C order. The mask
+    of those entries picks them from an array of positions (``np.arange(n)[a != 0]`` of a
+    vector): integers, with no derivative."""
+    rank = arr.type.rank  # type: ignore[attr-defined]
+    if axis >= rank:
+        raise lw.fail(node, f"np.nonzero of a {rank}-D array gives {rank} array{'s' if rank > 1 else ''} of "
+                      f"positions, not {axis + 1}", hint=f"take one of its first {rank}")
+    mask = arr
+    if arr.type.elem != BOOL:  # type: ignore[attr-defined]
+        mask = compare(lw, "ne", arr, lw.const(b, node, 0, arr.type.elem), b, node)  # type: ignore[attr-defined]
+    lw.at(b, node)
+    dims = [b.op1("dim", [arr], I64, axis=k) for k in range(rank)]
+    places = b.op1("alloc", dims, ArrayType(I64, rank), fill="empty", elem=I64.name)
+    each_element(b, places, lambda bb, index: bb.create("store", [places, *index, index[axis]], []))
+    return arr_op(lw, b, node, "mask", [places, mask])
+
+
+def cross(lw: "ExprLowerer", node: cst.Call, a: Value, c: Value, b: Builder) -> Value:
+    """``np.cross(a, c)`` of two 3-vectors, or row by row of two arrays of 3-vectors (``(n, 3)``):
+    a new array each of whose vectors a loop fills with the components' products, as the
+    definition writes them (so the adjoint is the loop's)."""
+    ranks = (a.type.rank, c.type.rank)  # type: ignore[attr-defined]
+    if ranks not in ((1, 1), (2, 2)) or any(a.keyword is not None for a in node.args):
+        raise lw.fail(node, "np.cross is supported of two 3-vectors, or of two arrays of them row by row (n, 3), "
+                      "without axis arguments", hint="write the components of the cross product out")
+    lw.at(b, node)
+    rows = b.op1("dim", [a], I64, axis=0) if ranks[0] == 2 else None
+    three = build.const(b, 3, I64)
+    out = b.op1("alloc", [rows, three] if rows is not None else [three], ArrayType(F64, ranks[0]),
+                fill="empty", elem=F64.name)
+
+    def vector(bb: Builder, row: list[Value]) -> None:
+        def at(arr: Value, k: int) -> Value:
+            x = bb.op1("load", [arr, *row, build.const(bb, k, I64)], arr.type.elem)  # type: ignore[attr-defined]
+            return build.to_float(bb, x)
+        for k in range(3):
+            i, j = (k + 1) % 3, (k + 2) % 3
+            v = build.sub(bb, build.mul(bb, at(a, i), at(c, j)), build.mul(bb, at(a, j), at(c, i)))
+            bb.create("store", [out, *row, build.const(bb, k, I64), v], [])
+
+    if rows is None:
+        vector(b, [])
+    else:
+        fill_loop(b, rows, lambda bb, r: vector(bb, [r]))
+    return out
+
+
 def polyval(lw: "ExprLowerer", node: cst.Call, coef: Value, x: Value, b: Builder) -> Value:
     """``np.polyval(c, x)``: the polynomial with coefficients ``c`` (highest power first) at ``x``
     (a number or an array), by Horner's rule, a loop over the coefficients: ``y = y * x + c[k]``
@@ -580,17 +741,20 @@ def same_extent(x: Value, y: Value, axis: int) -> bool:
     return ex is not None and ex == extent(y)
 
 
-def copied(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, arr: Value) -> Value:
+def copied(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, arr: Value, elem: Optional[ScalarType] = None) -> Value:
     """``np.array(x)`` of an array: a new array of the same shape and elements, allocated and
-    filled element by element, so that it may be written and is differentiated as any local."""
+    filled element by element, so that it may be written and is differentiated as any local;
+    of ``elem`` where given (``x.astype(float)``: each element converted as NumPy converts it)."""
     t = arr.type
     assert isinstance(t, ArrayType)
+    elem = elem or t.elem
     lw.at(b, node)
     dims = [b.op1("dim", [arr], I64, axis=k) for k in range(t.rank)]
-    out = b.op1("alloc", dims, t, fill="empty", elem=t.elem.name)
+    out = b.op1("alloc", dims, ArrayType(elem, t.rank), fill="empty", elem=elem.name)
 
     def put(bb: Builder, index: list[Value]) -> None:
-        bb.create("store", [out, *index, bb.op1("load", [arr, *index], t.elem)], [])
+        x = bb.op1("load", [arr, *index], t.elem)
+        bb.create("store", [out, *index, x if elem == t.elem else build.cast(bb, x, elem)], [])
     each_element(b, arr, put)
     return out
 
@@ -662,6 +826,78 @@ def assign_at_indices(lw: "ExprLowerer", node: cst.Subscript, arr: Value, indice
 
     fill_loop(b, count, store)
     return True
+
+
+def check_mask_fits(lw: "ExprLowerer", node: cst.Subscript, arr: Value, mask: Value, width: int) -> None:
+    """A mask indexes ``arr``'s leading axes, one per axis of the mask, and ``width - 1`` whole
+    slices after it (``X[m, :]``) name axes that are there, as NumPy requires."""
+    rank, mrank = arr.type.rank, mask.type.rank  # type: ignore[attr-defined]
+    if mrank + width - 1 > rank:
+        what = f"this mask has {mrank} dimensions" if width == 1 else \
+            f"this mask and the slices after it index {mrank + width - 1} dimensions"
+        raise lw.fail(node, f"{what}, more than the array's {rank}",
+                      hint="index with a mask of the array's shape, or of its leading extents")
+
+
+def assign_at_mask(lw: "ExprLowerer", node: cst.Subscript, arr: Value, mask: Value, value: Value,
+                   op: Optional[str], b: Builder, vnode: cst.CSTNode, width: int = 1) -> None:
+    """``a[mask] = v`` (or ``a[mask] op= v``) of a boolean array of ``a``'s leading extents
+    (``y[x > 0.5] = 0.0``, ``y[m] = np.log(z[m])``, rows ``B[z > 0] = 0.0``): the entries (or
+    rows) the mask picks, in row-major order, take ``v`` as NumPy assigns it: ``v`` broadcast
+    against (picked count, the rest of ``a``'s extents), so a number or a row goes to each, and a
+    vector of one per picked entry goes one after another (an axis of extent 1 stretches). Loops
+    over the mask carry how many it has picked so far; an ``if`` stores where it holds, so each
+    entry is stored at most once (the adjoint is any store's)."""
+    rank, mrank = arr.type.rank, mask.type.rank  # type: ignore[attr-defined]
+    check_mask_fits(lw, node, arr, mask, width)
+    vrank = value.type.rank if value.type.is_array else 0  # type: ignore[attr-defined]
+    rest = rank - mrank
+    if vrank > rest + 1:
+        raise lw.fail(vnode, f"this value has {vrank} dimensions, more than the {rest + 1} of the entries a mask "
+                      "picks (one axis for the picked ones, then the rest of the array's)",
+                      hint="assign a number, or the picked entries of an array of the same shape (z[mask])")
+    elem = arr.type.elem  # type: ignore[attr-defined]
+    if vrank and _reads_lazily(value, arr):
+        value = copied(lw, b, vnode, value)  # (read whole before the first store, as NumPy does)
+    if not vrank:
+        value = lw.coerce(value, elem, b, vnode, "an element of the array")
+    lw.at(b, node)
+    one = build.const(b, 1, I64)
+    # The value's axes stand against the last of (count, rest...); one of extent 1 is read at 0.
+    stretch = [build.cmp(b, "eq", b.op1("dim", [value], I64, axis=j), one) for j in range(vrank)]
+    extents = [b.op1("dim", [arr], I64, axis=k) for k in range(rank)]
+
+    def store(bb: Builder, index: list[Value], count: Value) -> None:
+        """The entry (or row) the mask picks at ``index``, the ``count``-th picked."""
+        def element(eb: Builder, ks: list[Value]) -> None:
+            x = value
+            if vrank:
+                axes = ([count] + ks)[rest + 1 - vrank:]
+                x = eb.op1("load", [value, *[build.select(eb, u, build.const(eb, 0, I64), k)
+                                             for u, k in zip(stretch, axes)]], value.type.elem)  # type: ignore[attr-defined]
+            if op is not None:
+                x = lw.arith(op, eb.op1("load", [arr, *index, *ks], elem), x, eb, vnode)
+            if x.type != elem:
+                x = lw.coerce(x, elem, eb, vnode, "an element of the array")
+            eb.create("store", [arr, *index, *ks, x], [])
+        _loops(bb, extents[mrank:], element, [])
+
+    def level(bb: Builder, axis: int, index: list[Value], count: Value) -> Value:
+        if axis == mrank:
+            then, other = Block(), Block()
+            tb, ob = Builder(then, bb.loc), Builder(other, bb.loc)
+            store(tb, index, count)
+            tb.create("yield", [build.add(tb, count, build.const(tb, 1, I64))], [])
+            ob.create("yield", [count], [])
+            held = bb.op1("load", [mask, *index], BOOL)
+            return bb.create("if", [held], [I64], regions=[then, other], hints=["picked"]).result
+        body = Block([I64, I64], ["k", "picked"])
+        inner = Builder(body, bb.loc)
+        inner.create("yield", [level(inner, axis + 1, index + [body.args[0]], body.args[1])], [])
+        return bb.create("for", [build.const(bb, 0, I64), extents[axis], build.const(bb, 1, I64), count], [I64],
+                         regions=[body], hints=["picked"]).result
+
+    level(b, 0, [], build.const(b, 0, I64))
 
 
 def _indexed(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, indices: list, b: Builder,
@@ -1038,6 +1274,55 @@ def _bound(lw: "ExprLowerer", n: cst.BaseExpression, arr: Value, axis: int, b: B
     return lw.integer(n, b, env, "a slice bound")
 
 
+def squeeze(lw: "ExprLowerer", node: cst.Call, args: list, b: Builder, env: Env) -> Value:
+    """``np.squeeze(x)``, ``x.squeeze()``: ``x`` without its axes of extent 1 (a reshape, a view
+    as NumPy's); ``axis=`` names the axes it drops. Without it the axes dropped must be evident
+    when the gradient is written (``x.reshape(1, -1)``, ``x[:, None]``, a ``keepdims`` result): the
+    rank of what it gives is. Every axis dropped: the one element, a number."""
+    arr = lw.array(args[0], b, env)
+    rank = arr.type.rank  # type: ignore[attr-defined]
+    axis_node = keyword_arg(node, "axis") or (args[1] if len(args) > 1 else None)
+    dropped: set[int] = set()
+    if axis_node is not None:
+        for a in axis_node.elements if isinstance(axis_node, cst.Tuple) else [axis_node]:
+            a = a.value if isinstance(a, cst.Element) else a
+            k = int_literal(a)
+            if k is None or not -rank <= k < rank:
+                raise lw.fail(a, "axis= must be an integer literal naming an axis of the array" if k is None else
+                              f"axis {k} is out of range for a {rank}-D array", hint="write axis=0 or axis=(0, 2)")
+            dropped.add(k % rank)
+    else:
+        keys = [extent_key(arr, k) for k in range(rank)]
+        dropped = {k for k, key in enumerate(keys) if key == ("const", 1)} | set(array_ops.shape_unit_axes(arr))
+        unknown = [k for k, key in enumerate(keys) if k not in dropped
+                   and not (isinstance(key, tuple) and len(key) == 2 and key[0] == "const")]
+        if unknown:
+            evident = sorted(dropped) or [rank - 1]
+            raise lw.fail(node, f"np.squeeze drops the axes of extent 1, and whether axis {unknown[0]} of this "
+                          "array has extent 1 shows only when the code runs (the rank of what it gives depends on it)",
+                          hint="name the axes it drops: np.squeeze(x, axis="
+                          f"{evident[0] if len(evident) == 1 else tuple(evident)})")
+    lw.at(b, node)
+    if len(dropped) == rank:
+        zero = build.const(b, 0, I64)
+        return b.op1("load", [arr, *[zero] * rank], arr.type.elem)  # type: ignore[attr-defined]
+    dims = [b.op1("dim", [arr], I64, axis=k) for k in range(rank) if k not in dropped]
+    return arr_op(lw, b, node, "reshape", [arr, *dims])
+
+
+def flattened(lw: "ExprLowerer", node: cst.Call, arg: cst.BaseExpression, b: Builder, env: Env) -> Value:
+    """The entries of the array ``arg`` in C order, as one vector: the vector itself, else
+    ``arg.reshape(-1)``."""
+    arr = lw.array(arg, b, env)
+    if arr.type.rank == 1:  # type: ignore[attr-defined]
+        return arr
+    lw.at(b, node)
+    total: Value = build.const(b, 1, I64)
+    for k in range(arr.type.rank):  # type: ignore[attr-defined]
+        total = build.mul(b, total, b.op1("dim", [arr], I64, axis=k))
+    return arr_op(lw, b, node, "reshape", [arr, total])
+
+
 def reshape(lw: "ExprLowerer", node: cst.Call, args: list, b: Builder, env: Env) -> Value:
     """``np.reshape(a, (m, n))``, ``a.reshape(m, n)``, ``a.reshape((m, -1))``: one -1 is inferred."""
     arr = lw.array(args[0], b, env)
@@ -1278,6 +1563,18 @@ def assign_slice(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpressio
     array that broadcasts to the part as NumPy's would (an axis of extent 1 stretches: its index
     stays 0). The value is computed whole before the first store, as NumPy does."""
     arr, rank, indices = _indexed(lw, node, base, indices, b, env)
+    if indices and indices[0] not in lw.held and lw.may_be_mask(indices[0], env) \
+            and all(is_whole_slice(i) for i in indices[1:]):  # y[m] = v, X[m, :] = v
+        m = lw.value(indices[0], b, env)
+        if isinstance(m.type, ArrayType) and m.type.elem == BOOL:
+            assign_at_mask(lw, node, arr, m, value, op, b, vnode, len(indices))
+            return
+        lw.held[indices[0]] = m  # x[np.argsort(y)] = v: the positions a call gives, lowered once
+        try:
+            assign_slice(lw, node, base, indices, value, op, b, env, vnode)
+        finally:
+            del lw.held[indices[0]]
+        return
     if assign_at_indices(lw, node, arr, indices, value, op, b, env, vnode):
         return
     starts: list[Optional[Value]] = []  # per axis of arr: the first index of a range, None for an index

@@ -42,7 +42,7 @@ from .custom_adjoints import NONE as NO_DERIVATIVES
 from .custom_adjoints import CustomAdjoint, Derivatives, argument_kind, expected_python
 from .py_common import Env, Fail, Locator, Poison
 from .py_helper_shapes import RESULT_EXTENTS, HelperShapes
-from .py_flow import children, is_new_axis, is_shape_subscript, is_simple, is_whole_slice, subscript_chain
+from .py_flow import children, every_node, is_new_axis, is_shape_subscript, is_simple, is_whole_slice, subscript_chain
 from .py_module import ModuleInfo, dotted_source
 from .py_mpi import PyMpi
 from .py_params import bind_arguments
@@ -55,6 +55,7 @@ from .py_types import (
     iterable_extremum,
     keyword_arg,
     method_of,
+    nonzero_positions,
     positional_args,
 )
 
@@ -397,8 +398,10 @@ class ExprLowerer(PyMpi):
             return self.const(b, node, lib.CONSTANTS[canonical], F64)
         attr = node.attr.value
         base = node.value
-        if attr in ("shape", "size", "ndim") and isinstance(base, cst.Name) and base.value in self.ctx.locals:
-            arr = self.value(node.value, b, env)
+        named = isinstance(base, cst.Name) and base.value in self.ctx.locals
+        made = attr != "shape" and not isinstance(base, (cst.Name, cst.Attribute))
+        if attr in ("shape", "size", "ndim") and (named or made):
+            arr = self.value(node.value, b, env)  # (x.size, (x > 0).size: of an array an expression makes)
             if isinstance(arr.type, ArrayType):
                 if attr == "ndim":
                     return self.const(b, node, arr.type.rank, I64)
@@ -611,10 +614,19 @@ class ExprLowerer(PyMpi):
         parameter in ``node`` an array (nothing in its use said which it is, so it was taken
         for a number)."""
         names: list[str] = []
+        followed: set[str] = set()
+        fn = self.ctx.info.functions.get(self.ctx.name)
 
         def visit(n: cst.CSTNode) -> None:
             if isinstance(n, cst.Name) and self.ctx.types.assumed.get(n.value) == 0 and n.value not in names:
                 names.append(n.value)
+            elif isinstance(n, cst.Name) and n.value in self.ctx.locals and n.value not in followed \
+                    and fn is not None:  # r = pred - obs; np.median(np.abs(r)): through what r is given
+                followed.add(n.value)
+                for a in every_node(fn):
+                    if isinstance(a, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == n.value
+                                                         for t in a.targets):
+                        visit(a.value)
             for c in children(n):
                 visit(c)
 
@@ -664,6 +676,9 @@ class ExprLowerer(PyMpi):
     def subscript(self, node: cst.Subscript, b: Builder, env: Env) -> Value:
         if is_shape_subscript(node):
             return self.shape(node, b, env)
+        positions = nonzero_positions(node, self.ctx.info, self.ctx.locals)
+        if positions is not None:  # np.where(m)[0]
+            return py_arrays.nonzero_positions(self, node, self.array(positions[0], b, env), positions[1], b)
         base, indices = subscript_chain(node, lambda i: self.keeps_axis(i, env))
         if isinstance(base, cst.Subscript) and not is_shape_subscript(base) and base not in self.held:
             self.held[base] = self.array(base, b, env)  # y[lo:hi][::-1], A[1:][0]: of the part, lowered once
@@ -692,7 +707,7 @@ class ExprLowerer(PyMpi):
                 del self.held[indices[0]]
         if any(is_new_axis(i) for i in indices):
             return py_arrays.new_axes(self, node, base, indices, b, env)
-        if len(indices) == 1 and isinstance(indices[0], cst.Name) and self._may_be_mask(indices[0], env):
+        if len(indices) == 1 and isinstance(indices[0], cst.Name) and self.may_be_mask(indices[0], env):
             # X[mask] of a boolean array of X's shape (mask = ~np.eye(n, dtype=bool)): the entries picked
             m = self.value(indices[0], b, env)
             return py_arrays.arr_op(self, b, node, "mask", [self.array(base, b, env), m])
@@ -700,9 +715,27 @@ class ExprLowerer(PyMpi):
             gathered = py_arrays.gather(self, node, base, indices, b, env)
             if gathered is not None:
                 return gathered
+        if not isinstance(indices[0], cst.Call) and indices[0] not in self.held \
+                and self.may_be_mask(indices[0], env) and all(is_whole_slice(i) for i in indices[1:]):
+            # A[z < 0] (A[z < 0, :]) of a matrix A and a vector z: the rows picked, not a row
+            m = self.value(indices[0], b, env)
+            if isinstance(m.type, ArrayType) and m.type.elem == BOOL:
+                arr = self.array(base, b, env)
+                py_arrays.check_mask_fits(self, node, arr, m, len(indices))
+                return py_arrays.arr_op(self, b, node, "mask", [arr, m])
+            self.held[indices[0]] = m
+            try:
+                return self.subscript(node, b, env)
+            finally:
+                del self.held[indices[0]]
+        later_mask = next((i for i in indices[1:] if isinstance(i, cst.BaseExpression)
+                           and not isinstance(i, cst.Call) and self.may_be_mask(i, env)), None)
+        if later_mask is not None:
+            raise self.fail(later_mask, "a mask is supported as the first index only (it picks along the leading axes)",
+                            hint="pick along the first axis of the transpose: X.T[m].T for X[:, m]")
         if any(isinstance(i, (cst.Slice, cst.Ellipsis)) for i in indices) or self._partial_index(base, indices, env):
             return py_arrays.slice_(self, node, base, indices, b, env)
-        if len(indices) == 1 and self._may_be_mask(indices[0], env):  # x[x > 0]: the entries picked
+        if len(indices) == 1 and self.may_be_mask(indices[0], env):  # x[x > 0]: the entries picked
             m = self.value(indices[0], b, env)  # type: ignore[arg-type]
             if isinstance(m.type, ArrayType) and m.type.elem == BOOL:
                 return py_arrays.arr_op(self, b, node, "mask", [self.array(base, b, env), m])
@@ -766,6 +799,8 @@ class ExprLowerer(PyMpi):
         if node in self.held:  # (a call lowered already: subscript)
             v = self.held[node]  # type: ignore[index]
             return v.type if isinstance(v.type, ArrayType) else None
+        if isinstance(node, cst.Subscript) and nonzero_positions(node, self.ctx.info, self.ctx.locals) is not None:
+            return ArrayType(I64, 1)  # x[np.nonzero(x)[0]]
         if isinstance(node, cst.Name) and node.value in self.ctx.locals:
             v = env.get(node.value)
             return v.type if isinstance(v, Value) and isinstance(v.type, ArrayType) else None
@@ -797,7 +832,7 @@ class ExprLowerer(PyMpi):
         v = env.get(node.value) if isinstance(node, cst.Name) and node.value in self.ctx.locals else None
         return isinstance(v, Value) and isinstance(v.type, ScalarType) and v.type.is_int and v.type != BOOL
 
-    def _may_be_mask(self, node: object, env: Env) -> bool:
+    def may_be_mask(self, node: object, env: Env) -> bool:
         """An index that may be a boolean array: a comparison, a logical combination of them, a
         call (np.isfinite(x)), or a boolean array, named or a part of one named."""
         t = self._index_array_type(node, env)
@@ -816,7 +851,7 @@ class ExprLowerer(PyMpi):
         if isinstance(node, cst.Call) and (stored or isinstance(node.func, cst.Name)
                                            and node.func.value in _NUMBER_BUILTINS):
             return False
-        return self._may_be_index_array(node, env) or self._may_be_mask(node, env)
+        return self._may_be_index_array(node, env) or self.may_be_mask(node, env)
 
     def _may_be_index_array(self, node: object, env: Env) -> bool:
         """An index that may be an integer array: an array, named or a part of one named, or a
@@ -826,7 +861,7 @@ class ExprLowerer(PyMpi):
     def _rows_picked(self, indices: list, env: Env) -> bool:
         """``[idx]`` or ``[idx, :, ...]`` with ``idx`` a name of an integer array."""
         first, *rest = indices
-        return self.is_array_index(first, env) and not self._may_be_mask(first, env) and all(
+        return self.is_array_index(first, env) and not self.may_be_mask(first, env) and all(
             is_whole_slice(i) for i in rest)
 
     def _partial_index(self, base: cst.BaseExpression, indices: list, env: Env) -> bool:
@@ -988,10 +1023,16 @@ class ExprLowerer(PyMpi):
         return self.at(b, node).create("extern", values, [F64], attrs).result  # named by call_names
 
     def no_keywords(self, node: cst.Call, allowed: tuple[str, ...] = ()) -> None:
+        """A located error for a keyword argument other than ``allowed`` (its hint: what the call
+        does take, or, where it takes none, to drop it)."""
+        called = dotted_source(node.func)
         for a in node.args:
             if a.keyword is not None and a.keyword.value not in allowed:
-                raise self.fail(a, "keyword arguments are not supported in calls",
-                                hint="pass the arguments by position")
+                what = f"{called}() with {a.keyword.value}=" if called else f"a call with {a.keyword.value}="
+                takes = ", ".join(f"{k}=" for k in allowed)
+                raise self.fail(a, f"{what} is not supported",
+                                hint=f"it takes {takes} here" if allowed else
+                                "pass the value by position where the function takes it so, or leave it out")
 
     def user_call(self, node: cst.Call, name: str, b: Builder, env: Env, want_value: bool) -> Optional[Value]:
         results = self.user_call_results(node, name, b, env)

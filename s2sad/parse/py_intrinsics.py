@@ -134,6 +134,12 @@ ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.full_like": Intrinsic("full_like", 2, 2),
     "numpy.reshape": Intrinsic("reshape", 2, 2),
     "numpy.ravel": Intrinsic("ravel", 1, 1),
+    "numpy.squeeze": Intrinsic("squeeze", 1, 2),
+    "numpy.count_nonzero": Intrinsic("count_nonzero", 1, 1),
+    "numpy.flatnonzero": Intrinsic("flatnonzero", 1, 1),
+    "numpy.cross": Intrinsic("cross", 2, 2),
+    "numpy.argmax": Intrinsic("argmax", 1, 1, int_result=True),
+    "numpy.argmin": Intrinsic("argmin", 1, 1, int_result=True),
     "numpy.var": Intrinsic("var", 1, 1),
     "numpy.std": Intrinsic("std", 1, 1),
     "numpy.prod": Intrinsic("prod", 1, 1),
@@ -142,6 +148,8 @@ ARRAY_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.polyval": Intrinsic("polyval", 2, 2),
     "numpy.sort": Intrinsic("sort", 1, 1),
     "numpy.median": Intrinsic("median", 1, 1),
+    "numpy.percentile": Intrinsic("percentile", 2, 2),
+    "numpy.quantile": Intrinsic("quantile", 2, 2),
     "numpy.argsort": Intrinsic("argsort", 1, 1),
     "numpy.searchsorted": Intrinsic("searchsorted", 2, 3),  # (lowered by ``py_search``)
     # The ufuncs' running forms: np.add.accumulate is np.cumsum, np.multiply.accumulate np.cumprod.
@@ -163,8 +171,10 @@ LINALG_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.linalg.solve": Intrinsic("solve", 2, 2),
     "numpy.linalg.slogdet": Intrinsic("slogdet", 1, 1),  # (sign, logabsdet): unpacked or indexed
     "numpy.linalg.cholesky": Intrinsic("cholesky", 1, 1),
-    "numpy.tril": Intrinsic("tril", 1, 1),
+    "numpy.tril": Intrinsic("tril", 1, 2),
+    "numpy.triu": Intrinsic("triu", 1, 2),  # x - np.tril(x, k - 1)
     "numpy.einsum": Intrinsic("einsum", 2, -1),
+    "numpy.tensordot": Intrinsic("tensordot", 2, 3),  # an einsum of the axes it contracts
     "numpy.stack": Intrinsic("stack", 1, 1),
     "numpy.concatenate": Intrinsic("concatenate", 1, 1),
     "numpy.hstack": Intrinsic("hstack", 1, 1),
@@ -184,7 +194,10 @@ METHODS: dict[str, Intrinsic] = {
     "reshape": Intrinsic("reshape", 2, -1),
     "ravel": Intrinsic("ravel", 1, 1),  # x.reshape(-1), a view as NumPy's (of a contiguous x)
     "flatten": Intrinsic("flatten", 1, 1),  # x.reshape(-1), copied
+    "squeeze": Intrinsic("squeeze", 1, 2),  # x without its axes of extent 1, a view
+    "argmax": Intrinsic("argmax", 1, 1, int_result=True), "argmin": Intrinsic("argmin", 1, 1, int_result=True),
     "copy": Intrinsic("array", 1, 1),  # x.copy(), as np.copy(x)
+    "astype": Intrinsic("astype", 2, 2),  # x.astype(float): a copy, converted
     "var": ARRAY_FUNCTIONS["numpy.var"], "std": ARRAY_FUNCTIONS["numpy.std"],
     "prod": ARRAY_FUNCTIONS["numpy.prod"], "cumsum": ARRAY_FUNCTIONS["numpy.cumsum"],
     "argsort": ARRAY_FUNCTIONS["numpy.argsort"], "searchsorted": ARRAY_FUNCTIONS["numpy.searchsorted"],
@@ -200,6 +213,10 @@ ARRAY_KEYWORDS: dict[str, tuple[str, ...]] = {
     "norm": ("ord", "axis"), "stack": ("axis",), "concatenate": ("axis",), "convolve": ("mode",),
     "linspace": ("num", "endpoint"), "triu_indices": ("k", "m"), "tril_indices": ("k", "m"), "eye": ("dtype",),
     "roll": ("shift", "axis"), "argsort": ("kind",), "searchsorted": ("side", "sorter"),
+    "squeeze": ("axis",), "count_nonzero": ("axis", "keepdims"), "argmax": ("axis",), "argmin": ("axis",),
+    "sort": ("axis", "kind"), "tensordot": ("axes",), "tril": ("k",), "triu": ("k",),
+    "percentile": ("method", "interpolation", "axis", "keepdims"),
+    "quantile": ("method", "interpolation", "axis", "keepdims"),
     "pad": ("pad_width", "mode", "constant_values", "reflect_type", "stat_length", "end_values"),  # (refused by name)
     "norm_pdf": ("loc", "scale"), "norm_logpdf": ("loc", "scale"), "norm_cdf": ("loc", "scale"),
 }

@@ -24,7 +24,7 @@ not a literal, matrix norms other than Frobenius) is a diagnostic at the call.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Union
 
 import libcst as cst
 
@@ -48,6 +48,12 @@ def call(lw: ExprLowerer, intr: "lib.Intrinsic", node: cst.Call, b: Builder, env
         return norm(lw, node, args, b, env)
     if op == "einsum":
         return einsum(lw, node, args, b, env)
+    if op == "tensordot":
+        x, y = lw.array(args[0], b, env), lw.array(args[1], b, env)
+        subs = tensordot_subscripts(node, args, x.type.rank, y.type.rank)  # type: ignore[attr-defined]
+        if isinstance(subs, tuple):
+            raise lw.fail(subs[0], subs[1], hint="write axes=k, or axes=([axes of a], [axes of b])")
+        return arr_op(lw, b, node, "einsum", [x, y], {"subs": subs})
     if op in ("stack", "concatenate", "hstack", "vstack", "column_stack"):
         return stacked(lw, op, node, args, b, env)
     if op == "convolve":
@@ -68,10 +74,19 @@ def call(lw: ExprLowerer, intr: "lib.Intrinsic", node: cst.Call, b: Builder, env
     if op == "slogdet":
         raise lw.fail(node, "np.linalg.slogdet gives a pair (sign, logabsdet): unpack it or take one part",
                       hint="sign, logdet = np.linalg.slogdet(A), or np.linalg.slogdet(A)[1]")
-    if op in ("cholesky", "tril") and rank != 2:
-        spelled = "np.linalg.cholesky" if op == "cholesky" else "np.tril"
+    if op in ("cholesky", "tril", "triu") and rank != 2:
+        spelled = "np.linalg.cholesky" if op == "cholesky" else f"np.{op}"
         raise lw.fail(node, f"{spelled} takes a matrix; this array has rank {rank}")
-    return arr_op(lw, b, node, op, [x])  # diag of a vector, det, inv, cholesky, tril
+    if op in ("tril", "triu"):  # np.triu(x, k) is x without np.tril(x, k - 1)
+        k_node = keyword_arg(node, "k") or (args[1] if len(args) > 1 else None)
+        k = 0 if k_node is None else int_literal(k_node)
+        if k is None:
+            raise lw.fail(k_node, f"np.{op}'s k must be an integer literal", hint="write k=1 or k=-1")
+        if op == "tril":
+            return arr_op(lw, b, node, "tril", [x], {"k": k} if k else {})
+        lower = arr_op(lw, b, node, "tril", [x], {"k": k - 1} if k - 1 else {})
+        return arr_op(lw, b, node, "sub", [x, lower])
+    return arr_op(lw, b, node, op, [x])  # diag of a vector, det, inv, cholesky
 
 
 def interp(lw: ExprLowerer, node: cst.Call, args: list[cst.BaseExpression], b: Builder, env: Env) -> Value:
@@ -162,6 +177,46 @@ def norm(lw: ExprLowerer, node: cst.Call, args: list, b: Builder, env: Env) -> V
         mag = arr_op(lw, b, node, "math.abs", [x])
         return arr_op(lw, b, node, "sum" if order == 1 else "max", [mag], attrs)
     return arr_op(lw, b, node, "norm", [x], attrs)
+
+
+def tensordot_subscripts(node: cst.Call, args: list, left: int, right: int
+                         ) -> Union[str, tuple[cst.CSTNode, str]]:
+    """The np.einsum subscripts of ``np.tensordot(a, b, axes)`` for operands of ``left`` and
+    ``right`` axes: ``axes=k`` (2 if not given) contracts the last k axes of a with the first k
+    of b, ``axes=([1, 0], [0, 1])`` the axes named, in pairs; the result has a's other axes, then
+    b's. A located problem (the node, what is wrong) where the axes are not literals or not theirs."""
+    given = keyword_arg(node, "axes") or (args[2] if len(args) > 2 else None)
+    pairs: list[tuple[int, int]]
+    if given is None or int_literal(given) is not None:
+        k = 2 if given is None else int_literal(given)
+        if k is None or not 0 <= k <= min(left, right):
+            return (given or node), f"np.tensordot contracts {k} axes, more than its operands have"
+        pairs = [(left - k + j, j) for j in range(k)]
+    elif isinstance(given, (cst.Tuple, cst.List)) and len(given.elements) == 2:
+        sides = []
+        for e in given.elements:
+            v = e.value
+            items = [x.value for x in v.elements] if isinstance(v, (cst.Tuple, cst.List)) else [v]
+            sides.append([int_literal(x) for x in items])
+        if len(sides[0]) != len(sides[1]) or any(a is None for side in sides for a in side):
+            return given, "np.tensordot's axes must be two lists of integer literals of one length"
+        pairs = list(zip(sides[0], sides[1]))  # type: ignore[arg-type]
+        if any(not -left <= a < left or not -right <= c < right for a, c in pairs):
+            return given, "np.tensordot's axes name an axis its operands do not have"
+        pairs = [(a % left, c % right) for a, c in pairs]
+    else:
+        return given, "np.tensordot's axes must be an integer literal or a pair of lists of them"
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    a_sub = [next(letters) for _ in range(left)]
+    b_sub = [next(letters) for _ in range(right)]
+    for a, c in pairs:
+        b_sub[c] = a_sub[a]
+    contracted_a, contracted_b = {a for a, _ in pairs}, {c for _, c in pairs}
+    if len(contracted_a) < len(pairs) or len(contracted_b) < len(pairs):
+        return given or node, "np.tensordot's axes name an axis twice"
+    out = [c for k, c in enumerate(a_sub) if k not in contracted_a] + \
+        [c for k, c in enumerate(b_sub) if k not in contracted_b]
+    return f"{''.join(a_sub)},{''.join(b_sub)}->{''.join(out)}"
 
 
 def einsum(lw: ExprLowerer, node: cst.Call, args: list, b: Builder, env: Env) -> Value:

@@ -787,6 +787,8 @@ class FunctionLowerer(StructuredLowering):
             return True
         if any(isinstance(i, (cst.Slice, cst.Ellipsis)) for i in indices) or (v is not None and v.type.is_array):
             return True
+        if len(indices) == 1 and self.ex.may_be_mask(indices[0], env):
+            return True  # y[x > 0.5] = 0.0: where a mask holds (py_arrays.assign_at_mask), or at index arrays
         if any(isinstance(i, cst.Call) or (isinstance(i, cst.Name) and isinstance(env.get(i.value), Value)
                                             and env[i.value].type.is_array) or self.ex.is_array_index(i, env)
                for i in indices):  # type: ignore

@@ -238,7 +238,8 @@ class RankUses:
             for term, operand in zip(terms, args[1:]):
                 if "." not in term:
                     self.need(operand, len(term.strip()))
-        elif intr.op in ("trace", "det", "inv", "solve", "slogdet", "cholesky", "tril", "diagonal"):  # a square matrix
+        elif intr.op in ("trace", "det", "inv", "solve", "slogdet", "cholesky", "tril", "triu", "diagonal"):
+            # a matrix
             self.need(args[0], 2)
         elif intr.op in ("matmul", "outer", "len") or intr.op in lib.LINALG_OPS:
             for a in args[:2]:

@@ -172,6 +172,71 @@ def _logsumexp(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]
     return cst.BinaryOperation(np_call("max", x), cst.Add(), total)
 
 
+def _one_and_axis(info: ModuleInfo, call: cst.Call, others: tuple[str, ...] = ()
+                  ) -> Optional[tuple[cst.BaseExpression, Optional[cst.BaseExpression], dict]]:
+    """The one positional argument of ``call`` (evaluating it twice changes nothing), its literal
+    ``axis=`` (None: all the entries) and its other keywords (among ``others``); None otherwise."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if any(a.star for a in call.args) or len(positional) != 1 or set(keywords) - {"axis", *others}:
+        return None
+    axis = keywords.pop("axis", None)
+    if axis is not None and _literal_int(axis, 0) is None or not _repeatable(info, positional[0]):
+        return None
+    return positional[0], axis, keywords
+
+
+def _reduced(info: ModuleInfo, name: str, x: cst.BaseExpression, axis: Optional[cst.BaseExpression]) -> cst.Call:
+    """``np.<name>(x, axis=axis, keepdims=True)`` (of all the entries: ``np.<name>(x)``, a number)."""
+    args = [cst.Arg(x)]
+    if axis is not None:
+        args += [cst.Arg(axis, keyword=cst.Name("axis"), equal=_EQUAL),
+                 cst.Arg(cst.Name("True"), keyword=cst.Name("keepdims"), equal=_EQUAL)]
+    return cst.Call(cst.Attribute(cst.Name(_numpy_alias(info)), cst.Name(name)), args)
+
+
+def _np(info: ModuleInfo, name: str, *args: cst.BaseExpression) -> cst.Call:
+    return cst.Call(cst.Attribute(cst.Name(_numpy_alias(info)), cst.Name(name)), [cst.Arg(a) for a in args])
+
+
+def _softmax(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``softmax(x, axis=k)`` as SciPy computes it, shifted by the largest entry: ``np.exp(x -
+    m) / np.sum(np.exp(x - m), axis=k, keepdims=True)`` with ``m = np.max(x, axis=k,
+    keepdims=True)`` (all the entries without ``axis``)."""
+    found = _one_and_axis(info, call)
+    if found is None:
+        return None
+    x, axis, _ = found
+    shifted = _np(info, "exp", cst.BinaryOperation(_grouped(x), cst.Subtract(), _reduced(info, "max", x, axis)))
+    return cst.BinaryOperation(shifted, cst.Divide(), _reduced(info, "sum", shifted, axis))
+
+
+def _log_softmax(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``log_softmax(x, axis=k)``: ``x - m - np.log(np.sum(np.exp(x - m), axis=k, keepdims=True))``,
+    ``m`` the largest entry (along the axis, kept), as SciPy computes it."""
+    found = _one_and_axis(info, call)
+    if found is None:
+        return None
+    x, axis, _ = found
+    shifted = cst.BinaryOperation(_grouped(x), cst.Subtract(), _reduced(info, "max", x, axis))
+    total = _np(info, "log", _reduced(info, "sum", _np(info, "exp", shifted), axis))
+    return cst.BinaryOperation(shifted, cst.Subtract(), total)
+
+
+def _all_or_any(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``np.all(c)`` and ``np.any(c)`` of all the entries (conditions, no derivative): how many
+    entries are not 0, against ``c.size`` or 0 (``np.count_nonzero``)."""
+    found = _one_and_axis(info, call)
+    if found is None or found[1] is not None:
+        return None
+    c = found[0]
+    counted = _np(info, "count_nonzero", c)
+    if info.canonical_name(call.func) == "numpy.all":
+        size = cst.Attribute(_grouped(c), cst.Name("size"))
+        return cst.Comparison(counted, [cst.ComparisonTarget(cst.Equal(), size)])
+    return cst.Comparison(counted, [cst.ComparisonTarget(cst.GreaterThan(), cst.Integer("0"))])
+
+
 def _trapezoid(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
     """``np.trapezoid(y, x)`` (``np.trapz``; ``dx=``, or spacing 1) along the last axis, as NumPy
     computes it: ``np.sum((y[..., 1:] + y[..., :-1]) * (x[..., 1:] - x[..., :-1]) / 2.0, axis=-1)``,
@@ -231,7 +296,8 @@ def _norm_kept(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]
 
 
 _SPELLED = {"numpy.diff": _diff, "scipy.special.logsumexp": _logsumexp, "numpy.trapezoid": _trapezoid,
-            "numpy.trapz": _trapezoid, "numpy.linalg.norm": _norm_kept}
+            "numpy.trapz": _trapezoid, "numpy.linalg.norm": _norm_kept, "scipy.special.softmax": _softmax,
+            "scipy.special.log_softmax": _log_softmax, "numpy.all": _all_or_any, "numpy.any": _all_or_any}
 
 
 def _along(x: cst.BaseExpression, axis: int, part: cst.Slice) -> cst.Subscript:

@@ -261,6 +261,21 @@ def positional_args(call: cst.Call) -> list[cst.BaseExpression]:
     return [a.value for a in call.args if a.keyword is None and not a.star]
 
 
+def nonzero_positions(node: cst.BaseExpression, info: "ModuleInfo", locals_: frozenset
+                      ) -> Optional[tuple[cst.BaseExpression, int]]:
+    """``np.where(m)[k]``, ``np.nonzero(m)[k]`` (one argument, a literal ``k``): the array ``m``
+    and the axis whose positions of the nonzero entries the subscript reads; else None."""
+    if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Call) and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)):
+        return None
+    call, k = node.value, int_literal(node.slice[0].slice.value)
+    args = positional_args(call)
+    if k is None or k < 0 or len(args) != 1 or len(call.args) != 1 \
+            or info.canonical_name(call.func, locals_) not in ("numpy.where", "numpy.nonzero"):
+        return None
+    return args[0], k
+
+
 def iterable_extremum(call: cst.Call, canonical: Optional[str]) -> bool:
     """``max(items)`` / ``min(items)``: Python's one-iterable form (two or more arguments compare
     the arguments themselves)."""
@@ -279,9 +294,11 @@ def keyword_arg(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
 _ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "neg", "pos", "reciprocal", "float_power", "clip", "power",
                       "square", "logit", *lib.ELEMENTWISE_SPECIAL)
 # Whole reductions the IR takes a number to be its own value of, which only a sum is at any shape.
-_WHOLE_OF_A_NUMBER = frozenset({"mean", "max_reduce", "min_reduce", "prod", "var", "std", "median", "average"})
+_WHOLE_OF_A_NUMBER = frozenset({"mean", "max_reduce", "min_reduce", "prod", "var", "std", "median", "average",
+                                "percentile", "quantile"})
 # Reductions and scans that need an array operand (``np.var``, ``np.cumsum``).
-_STATISTICS = ("prod", "var", "std", "cumsum", "cumprod", "sort", "argsort", "running_max", "running_min", "median")
+_STATISTICS = ("prod", "var", "std", "cumsum", "cumprod", "sort", "argsort", "running_max", "running_min", "median",
+               "percentile", "quantile")
 
 
 def method_of(node: cst.Call, locals_: frozenset, info: ModuleInfo) -> Optional[tuple[lib.Intrinsic, str]]:
@@ -339,7 +356,7 @@ STACKS_OF_COMPREHENSIONS = ("stack", "vstack", "hstack", "column_stack")
 
 def linalg_operand_ranks(op: str, args: list[cst.BaseExpression]) -> list[tuple[cst.BaseExpression, int]]:
     """The least rank each array argument of a ``py_linalg`` function must have."""
-    if op in ("trace", "det", "inv", "slogdet", "cholesky", "tril"):
+    if op in ("trace", "det", "inv", "slogdet", "cholesky", "tril", "triu"):
         return [(args[0], 2)] if args else []
     if op == "solve":
         return list(zip(args, (2, 1)))
@@ -353,6 +370,8 @@ def linalg_operand_ranks(op: str, args: list[cst.BaseExpression]) -> list[tuple[
         return [(e.value, 1) for e in seq.elements] if isinstance(seq, (cst.List, cst.Tuple)) else []
     if op == "interp":  # np.interp(x, xp, fp): the points may be a number
         return [(a, 1) for a in args[1:3]]
+    if op == "tensordot":
+        return [(a, 1) for a in args[:2]]
     return [(a, 1) for a in args[:2 if op == "convolve" else 1]]  # norm, diag, convolve
 
 
@@ -361,13 +380,27 @@ def linalg_type(op: str, node: cst.Call, args: list[cst.BaseExpression],
     """The type of a ``py_linalg`` function's result, from its arguments' types."""
     if op in ("trace", "det"):
         return F64
-    if op in ("cholesky", "tril"):
+    if op in ("cholesky", "tril", "triu"):
         return ArrayType(F64, 2)
     if op == "slogdet":
         return None  # a pair: its parts are typed where it is unpacked or indexed (slogdet_part)
     if op == "einsum":
         terms = _einsum_terms(args)
         return (ArrayType(F64, len(terms[1])) if terms[1] else F64) if terms else None
+    if op == "tensordot":  # the operands' axes but those it contracts
+        left, right = (type_of(a) for a in args[:2]) if len(args) >= 2 else (None, None)
+        given = keyword_arg(node, "axes") or (args[2] if len(args) > 2 else None)
+        if not isinstance(left, ArrayType) or not isinstance(right, ArrayType):
+            return None
+        if given is None or int_literal(given) is not None:
+            k = 2 if given is None else int_literal(given)
+        elif isinstance(given, (cst.Tuple, cst.List)) and len(given.elements) == 2:
+            first = given.elements[0].value
+            k = len(first.elements) if isinstance(first, (cst.Tuple, cst.List)) else 1
+        else:
+            return None
+        rank = left.rank + right.rank - 2 * (k or 0)
+        return ArrayType(F64, rank) if rank > 0 else F64
     if op in ("stack", "concatenate", "hstack", "vstack", "column_stack"):
         seq = args[0] if args else None
         if isinstance(seq, cst.ListComp) and op in STACKS_OF_COMPREHENSIONS:
@@ -424,6 +457,16 @@ def dtype_elem(info: ModuleInfo, node: Optional[cst.BaseExpression]) -> Optional
     if canonical in lib.INT_NAMES:
         return I64
     return None
+
+
+def astype_elem(info: ModuleInfo, node: cst.BaseExpression) -> Optional[ScalarType]:
+    """The element type ``x.astype(node)`` converts to: float, int or bool, by name or NumPy's
+    (``np.float64``, ``"float64"``); None for any other."""
+    if isinstance(node, cst.SimpleString):
+        return {"float64": F64, "float": F64, "f8": F64, "int64": I64, "int": I64, "i8": I64,
+                "bool": BOOL}.get(node.evaluated_value)  # type: ignore[arg-type]
+    canonical = info.canonical_name(node)
+    return BOOL if canonical in lib.BOOL_NAMES else dtype_elem(info, node)
 
 
 R = TypeVar("R")
@@ -664,8 +707,20 @@ class _Inference:
             param = cst.Name(names.pop()) if len(names) == 1 else None
             return param if param is not None and unknown(param) else None
 
+        def item_of(e: cst.BaseExpression) -> Optional[cst.Name]:
+            """The parameter a loop variable is only ever an item of (``W`` of ``for W, b in
+            zip(Ws, bs)``): it takes the item's guess, and the parameter one axis more (a stack
+            of equal layers; the entry gradient checks the rank, and a list of unequal ones fails
+            there as NumPy's asarray does)."""
+            values = self.assigns.get(e.value, []) if isinstance(e, cst.Name) and e.value not in params else []
+            seqs = {v.seq.value for v in values if isinstance(v, _Item) and isinstance(v.seq, cst.Name)}
+            if len(seqs) != 1 or len(values) != sum(isinstance(v, _Item) for v in values):
+                return None
+            seq = cst.Name(seqs.pop())
+            return seq if unknown(seq) else None
+
         def guessed(e: cst.BaseExpression) -> bool:
-            return unknown(e) or naming(e) or derived(e) is not None
+            return unknown(e) or naming(e) or derived(e) is not None or item_of(e) is not None
 
         for key, p in self.products.items():
             transposed = transposed_name(p.left)
@@ -681,6 +736,9 @@ class _Inference:
                 source = derived(operand)
                 if source is not None:
                     self.array_use(source, rank)
+                seq = item_of(operand)
+                if seq is not None:
+                    self.array_use(seq, rank + 1)
 
     def matrix_use(self, node: cst.BaseExpression) -> None:
         """``node`` is used where only a matrix makes sense (``np.trace(A @ B)``): the operands
@@ -1258,6 +1316,8 @@ class _Inference:
         if isinstance(node, cst.Subscript):
             if is_shape_subscript(node):
                 return I64
+            if nonzero_positions(node, self.info, self.locals) is not None:
+                return ArrayType(I64, 1)  # np.where(m)[0]: positions
             base, indices = subscript_chain(node)
             t = self.expr_type(base, types)
             if not isinstance(t, ArrayType):
@@ -1266,8 +1326,14 @@ class _Inference:
             plain = all(isinstance(i, cst.BaseExpression) for i in indices)
             its = [self.expr_type(i, types) for i in indices] if plain else []  # type: ignore[arg-type]
             if len(its) == 1 and isinstance(its[0], ArrayType):
-                # x[x > 0]: the entries picked; p[label]: one element per index; X[rows]: rows
-                return ArrayType(t.elem, 1 if its[0].elem == BOOL else its[0].rank + t.rank - 1)
+                # x[x > 0]: the entries picked; A[z > 0]: the rows picked; p[label]: one element per
+                # index; X[rows]: rows
+                return ArrayType(t.elem, t.rank - its[0].rank + 1 if its[0].elem == BOOL else its[0].rank + t.rank - 1)
+            if len(indices) > 1 and isinstance(indices[0], cst.BaseExpression) \
+                    and all(is_whole_slice(i) for i in indices[1:]):
+                first_type = self.expr_type(indices[0], types)
+                if isinstance(first_type, ArrayType) and first_type.elem == BOOL:  # X[m, :]: the rows picked
+                    return ArrayType(t.elem, t.rank - first_type.rank + 1)
             if its and len(its) == t.rank:
                 # logp[np.arange(n), labels]: one element per index, an index array per axis
                 ranks = {i.rank for i in its if isinstance(i, ArrayType)}
@@ -1359,9 +1425,10 @@ class _Inference:
         if op in ("running_max", "running_min"):  # of the vector's dtype, as NumPy keeps it
             t = arg_types[0] if arg_types else None
             return ArrayType(t.elem, t.rank) if isinstance(t, ArrayType) else None
-        if op in ("cumsum", "cumprod", "sort"):
+        if op in ("cumsum", "cumprod", "sort"):  # (NumPy's running sums of booleans count)
             t = arg_types[0] if arg_types else None
-            return ArrayType(F64, t.rank) if isinstance(t, ArrayType) else None
+            return ArrayType(I64 if op == "cumsum" and t.elem == BOOL else F64, t.rank) \
+                if isinstance(t, ArrayType) else None
         if op == "polyval":  # at x: a number or an array of x's shape
             t = arg_types[1] if len(arg_types) == 2 else None
             return ArrayType(F64, t.rank) if isinstance(t, ArrayType) else F64
@@ -1369,16 +1436,43 @@ class _Inference:
             t = arg_types[0] if arg_types else None
             if not isinstance(t, ArrayType):
                 return None
-            elem = F64 if op in ("mean", "var", "std") else t.elem
-            if keyword_arg(node, "axis") is None:
+            elem = F64 if op in ("mean", "var", "std") else I64 if op in ("sum", "prod") and t.elem == BOOL \
+                else t.elem  # (np.sum(x > 0) counts)
+            axis = keyword_arg(node, "axis")
+            if axis is None:
                 return t if _is_true(keyword_arg(node, "keepdims")) else elem
-            rank = t.rank if _is_true(keyword_arg(node, "keepdims")) else t.rank - 1
+            named = len(axis.elements) if isinstance(axis, cst.Tuple) else 1  # (axis=(0, 1))
+            rank = t.rank if _is_true(keyword_arg(node, "keepdims")) else t.rank - named
             return ArrayType(elem, rank) if rank > 0 else elem
-        if op == "median":  # of all the entries: a number
+        if op == "count_nonzero":  # a count, of all the entries or along an axis
+            t = arg_types[0] if arg_types else None
+            axis = keyword_arg(node, "axis")
+            if not isinstance(t, ArrayType) or axis is None:
+                return I64
+            rank = t.rank if _is_true(keyword_arg(node, "keepdims")) else \
+                t.rank - (len(axis.elements) if isinstance(axis, cst.Tuple) else 1)
+            return ArrayType(I64, rank) if rank > 0 else I64
+        if op == "flatnonzero":  # positions
+            return ArrayType(I64, 1)
+        if op == "cross":  # a 3-vector, or one per row
+            t = arg_types[0] if arg_types else None
+            return ArrayType(F64, t.rank) if isinstance(t, ArrayType) else None
+        if op in ("median", "percentile", "quantile"):  # of all the entries: a number (of one q)
             return F64
+        if op == "astype":
+            t = arg_types[0] if arg_types else None
+            elem = astype_elem(self.info, args[1]) if len(args) > 1 else None
+            return ArrayType(elem, t.rank) if isinstance(t, ArrayType) and elem is not None else None
         if op in ("ravel", "flatten"):
             t = arg_types[0] if arg_types else None
             return ArrayType(t.elem, 1) if isinstance(t, ArrayType) else None
+        if op == "squeeze":  # with axis=, of known rank; else as lowering finds the extents of 1
+            t = arg_types[0] if arg_types else None
+            axis = keyword_arg(node, "axis") or (args[1] if len(args) > 1 else None)
+            if not isinstance(t, ArrayType) or axis is None:
+                return None
+            rank = t.rank - (len(axis.elements) if isinstance(axis, cst.Tuple) else 1)
+            return ArrayType(t.elem, rank) if rank > 0 else t.elem
         if op == "reshape" and len(args) >= 2:
             rank = len(args[1].elements) if len(args) == 2 and isinstance(args[1], (cst.Tuple, cst.List)) \
                 else len(args) - 1

@@ -19,6 +19,9 @@ else the operands' common type.
 
   arr.add arr.sub arr.mul arr.div arr.pow arr.maximum arr.minimum
                    (a, b)                 -> array<T,r>     elementwise, broadcast
+  arr.math.atan2 arr.math.hypot arr.math.copysign arr.math.fmod
+                   (a, b)                 -> array<f64,r>   the two-operand ufuncs (``BINARY_MATH``),
+                                                            elementwise, broadcast
   arr.lt arr.le arr.gt arr.ge arr.eq arr.ne
                    (a, b)                 -> array<bool,r>  elementwise comparison
   arr.neg          (a: array)             -> array          -a
@@ -155,10 +158,11 @@ Ops the adjoint transform introduces (undoing broadcasts, reductions, slices, ga
                                                             (np.sort(a) is a take of them);
                                                             ``kind``: the primal's own sort,
                                                             which orders ties its own way
-  arr.mask         (a: array<T,r>, m: array<bool,r>)
-                                          -> array<T,1>     a[m]: NumPy's boolean indexing, the
-                                                            entries where m holds, in C order
-  arr.accum_mask   (dst: array<T,r>, m: array<bool,r>, v: array<T,1>)
+  arr.mask         (a: array<T,r>, m: array<bool,q>)
+                                          -> array<T,r-q+1> a[m]: NumPy's boolean indexing (q <= r:
+                                                            m of a's leading extents), the entries
+                                                            (rows) where m holds, in C order
+  arr.accum_mask   (dst: array<T,r>, m: array<bool,q>, v: array<T,r-q+1>)
                                           -> ()             dst[m] += v (the adjoint of a mask;
                                                             each entry picked once)
   arr.accum_take   (dst: array<T,k>, idx0..idx(j-1): array<int,s>, v: array<T,s+k-j>)
@@ -187,7 +191,11 @@ from .types import BOOL, F64, I64, ArrayType, ScalarType, Type, common_type
 
 PREFIX = "arr."
 
-ELEMENTWISE = ("add", "sub", "mul", "div", "pow", "maximum", "minimum")
+# The two-operand intrinsics with a NumPy ufunc of the same meaning (np.arctan2, np.hypot,
+# np.copysign, np.fmod; not np.remainder, Python's %, nor ldexp's integer exponent).
+BINARY_MATH = ("math.atan2", "math.hypot", "math.copysign", "math.fmod")
+# The broadcasting ops of two operands: arithmetic and the two-operand ufuncs.
+ELEMENTWISE = ("add", "sub", "mul", "div", "pow", "maximum", "minimum", *BINARY_MATH)
 COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
 REDUCTIONS = ("sum", "mean", "max", "min", "prod")
 # Linear algebra, einsum, stacking and convolution (``parse.py_linalg``, ``adjoint.linalg_rules``).
@@ -273,6 +281,11 @@ def _typed(elem: ScalarType, rank: int) -> Type:
     return ArrayType(elem, rank) if rank > 0 else elem
 
 
+def _unary_math(op: Op) -> bool:
+    """``arr.math.<fn>`` of one array (``UNARY_MATH``): its result has the array's shape."""
+    return op.name.startswith(PREFIX + "math.") and len(op.operands) == 1
+
+
 def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str]:
     """The result type of ``arr.<...>`` applied to ``operands``, or a message saying what is wrong."""
     op = name[len(PREFIX):]
@@ -280,7 +293,7 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
     if op in ELEMENTWISE or op in COMPARE:
         if len(operands) != 2 or max(ranks) == 0:
             return f"'{name}' takes two operands, at least one an array"
-        elem = BOOL if op in COMPARE else common_type([_elem(t) for t in operands])
+        elem = BOOL if op in COMPARE else F64 if op in BINARY_MATH else common_type([_elem(t) for t in operands])
         return ArrayType(elem, max(ranks))
     if op == "neg" or op.startswith("math."):
         if len(operands) != 1 or ranks[0] == 0:
@@ -294,7 +307,9 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
         if len(operands) != 1 or ranks[0] == 0:
             return f"'{name}' takes one array operand"
         axis = attrs.get("axis")
-        elem = F64 if op == "mean" else _elem(operands[0])
+        # (NumPy sums and multiplies booleans as integers: np.sum(x > 0) counts)
+        elem = F64 if op == "mean" else I64 if op in ("sum", "prod") and _elem(operands[0]) == BOOL \
+            else _elem(operands[0])
         if axis is None:
             return ArrayType(elem, ranks[0]) if attrs.get("keepdims") else elem
         if not isinstance(axis, int) or not 0 <= axis < ranks[0]:
@@ -330,7 +345,7 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
         axis = attrs.get("axis")
         if len(operands) != 1 or ranks[0] == 0 or not isinstance(axis, int) or not 0 <= axis < ranks[0]:
             return "'arr.cumsum' takes one array and an axis of it"
-        return operands[0]
+        return ArrayType(I64, ranks[0]) if _elem(operands[0]) == BOOL else operands[0]  # (True counts 1)
     if op == "roll":
         axis = attrs.get("axis")
         if len(operands) != 2 or ranks[0] == 0 or operands[1] != I64 or not isinstance(axis, int) \
@@ -362,9 +377,9 @@ def result_type(name: str, operands: list[Type], attrs: dict) -> Union[Type, str
             return "'arr.argsort' takes one rank-1 array (and the kind of an unstable sort)"
         return ArrayType(I64, 1)
     if op == "mask":
-        if len(operands) != 2 or ranks[0] == 0 or ranks[1] != ranks[0] or _elem(operands[1]) != BOOL:
-            return "'arr.mask' takes an array and a boolean array of its rank"
-        return ArrayType(_elem(operands[0]), 1)
+        if len(operands) != 2 or ranks[0] == 0 or not 1 <= ranks[1] <= ranks[0] or _elem(operands[1]) != BOOL:
+            return "'arr.mask' takes an array and a boolean array of its rank or less (of its leading extents)"
+        return ArrayType(_elem(operands[0]), ranks[0] - ranks[1] + 1)
     if op == "take":
         if not 2 <= len(operands) <= ranks[0] + 1 or ranks[1] == 0 or len(set(ranks[1:])) != 1 \
                 or not all(_elem(t).is_int for t in operands[1:]):
@@ -535,10 +550,17 @@ class _UnitAxes:
         if op.name == "call":
             units = op.attrs.get(CALL_UNIT_AXES)
             return frozenset(units[v.index]) if units else frozenset()
+        if op.name[len(PREFIX):] in REDUCTIONS and op.attrs.get("axis") is not None:
+            # the axis reduced (kept: of extent 1), and those of the operand it keeps (a keepdims
+            # sum of a keepdims sum, np.sum(x, axis=(1, 2), keepdims=True), is unit on both)
+            axis = op.attrs["axis"]
+            kept = self.of(op.operands[0])
+            if op.attrs.get("keepdims"):
+                return kept | {axis}
+            return frozenset(k if k < axis else k - 1 for k in kept if k != axis)
         if op.name[len(PREFIX):] in REDUCTIONS and op.attrs.get("keepdims"):
-            axis = op.attrs.get("axis")
-            return frozenset(range(v.type.rank)) if axis is None else frozenset([axis])
-        if op.name in (PREFIX + "neg", "copy") or op.name.startswith(PREFIX + "math."):
+            return frozenset(range(v.type.rank))
+        if op.name in (PREFIX + "neg", "copy") or _unary_math(op):
             return self.of(op.operands[0])
         if op.name in (PREFIX + "sum_to", PREFIX + "broadcast"):  # the shape of the array it is made like
             return self.of(op.operands[1])

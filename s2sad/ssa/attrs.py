@@ -84,6 +84,20 @@ def mark_whole_reduced(fn: Function, v: Value) -> None:
         loop.attrs[WHOLE_REDUCED + "_args"] = sorted({*loop.attrs.get(WHOLE_REDUCED + "_args", ()), v.index})
 
 
+def c_input(fn: Function) -> bool:
+    """Whether ``fn`` comes from C input (its front end recorded the parameters' C spelling)."""
+    return fn.attrs.get("c_params") is not None
+
+
+def c_param_spelled(fn: Function, at: int) -> Optional[str]:
+    """How C input declares ``fn``'s parameter ``at`` (``const double *``); None for Python
+    input, or where passes have added parameters since."""
+    spelled = fn.attrs.get("c_params")
+    if spelled is None or len(spelled) != len(fn.params):
+        return None
+    return spelled[at]
+
+
 def whole_reduced(fn: Function, v: Value) -> bool:
     """Whether the source reduced the number ``v`` as a whole (``mark_whole_reduced``)."""
     op = v.defining_op

@@ -85,6 +85,7 @@ _ARRAY_BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide, "pow": np.power,
     "maximum": np.maximum, "minimum": np.minimum, "lt": np.less, "le": np.less_equal,
     "gt": np.greater, "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal,
+    "math.atan2": np.arctan2, "math.hypot": np.hypot, "math.copysign": np.copysign, "math.fmod": np.fmod,
 }
 _ARRAY_REDUCE = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "prod": np.prod}
 
@@ -193,7 +194,7 @@ _LINALG: dict[str, Callable[[Op, list[Any]], Any]] = {
     "logdet": lambda op, a: np.linalg.slogdet(a[0])[1],
     "detsign": lambda op, a: np.linalg.slogdet(a[0])[0],
     "cholesky": lambda op, a: np.linalg.cholesky(a[0]),
-    "tril": lambda op, a: np.tril(a[0]),
+    "tril": lambda op, a: np.tril(a[0], op.attrs.get("k", 0)),
     "solve": lambda op, a: np.linalg.solve(a[0], a[1]),
     "norm": lambda op, a: np.linalg.norm(a[0], axis=op.attrs.get("axis")),
     "concat": lambda op, a: np.concatenate(a, axis=op.attrs["axis"]),

@@ -211,10 +211,19 @@ def unpad_numba(g, widths, mode):
     return g
 
 
+def interp_increasing(xp):
+    """Refuses breakpoints xp that decrease somewhere: np.interp does not check them, and its
+    values there are nonsense (NumPy's documentation says so), so would be their derivatives."""
+    for j in range(xp.shape[0] - 1):
+        if xp[j + 1] < xp[j]:
+            raise ValueError("np.interp's xp must be increasing: its values are nonsense where it is not")
+
+
 def interp_weights(x, xp, g):
     """The adjoint of np.interp(x, xp, fp) with respect to fp, for the adjoint g of its values
     at the points x: each point's g split between the two values it lies between, by its
     weights, as np.interp weighs them (all of it to fp[0] or fp[-1] beyond an end)."""
+    interp_increasing(xp)
     n = xp.shape[0]
     out = np.zeros(n)
     for i in range(x.shape[0]):
@@ -234,6 +243,7 @@ def interp_breaks(x, xp, fp, g):
     """The adjoint of np.interp(x, xp, fp) with respect to the breakpoints xp, for the adjoint g
     of its values at the points x: moving xp[j] or xp[j + 1] tilts the piece a point lies on
     (by -slope * (1 - w) and -slope * w, w its weight); beyond the ends the value is fp's end."""
+    interp_increasing(xp)
     n = xp.shape[0]
     out = np.zeros(n)
     for i in range(x.shape[0]):
@@ -249,6 +259,7 @@ def interp_breaks(x, xp, fp, g):
 def interp_slope(x, xp, fp):
     """d np.interp(x, xp, fp) / dx at each point of x: the slope of the piece it lies on (the
     one to its right at a breakpoint), 0 beyond the ends, where np.interp is constant."""
+    interp_increasing(xp)
     n = xp.shape[0]
     out = np.zeros(x.shape[0])
     for i in range(x.shape[0]):
@@ -345,11 +356,13 @@ FUNCTIONS = {"digamma": digamma, "trigamma": trigamma, "expit": expit, "round_ha
              "fdim": fdim, "logb": logb, "prod_of_others": prod_of_others,
              "prod_of_others_in_rows": prod_of_others_in_rows, "cumsum_in_rows": cumsum_in_rows,
              "sum_to_shape": sum_to_shape, "interp_weights": interp_weights, "interp_slope": interp_slope,
-             "interp_breaks": interp_breaks, "spread": spread, "add_into": add_into, "roll_axis": roll_axis,
+             "interp_breaks": interp_breaks, "interp_increasing": interp_increasing, "spread": spread,
+             "add_into": add_into, "roll_axis": roll_axis,
              "pad_sources": pad_sources, "pad": pad, "unpad": unpad, "argsort_untied": argsort_untied}
 
 # The helpers each helper calls (printed with it, under their names in the output).
-REQUIRES = {"pad": ("pad_sources",), "unpad": ("pad_sources",)}
+REQUIRES = {"pad": ("pad_sources",), "unpad": ("pad_sources",), "interp_weights": ("interp_increasing",),
+            "interp_slope": ("interp_increasing",), "interp_breaks": ("interp_increasing",)}
 
 
 # Helpers Numba output spells its own way, under the same name (sum_to_shape's tuple of axes
@@ -367,6 +380,7 @@ def source_of(name: str, numba: bool = False) -> str:
 
 __all__ = ["FUNCTIONS", "NUMBA_SPELLINGS", "REQUIRES", "add_into", "argsort_untied", "cumsum_in_rows", "digamma",
            "expit", "fdim",
-           "interp_breaks", "interp_slope", "interp_weights", "logb", "pad", "pad_sources", "prod_of_others",
+           "interp_breaks", "interp_increasing", "interp_slope", "interp_weights", "logb", "pad", "pad_sources",
+           "prod_of_others",
            "prod_of_others_in_rows", "roll_axis", "round_half_away", "source_of", "spread", "spread_numba",
            "sum_to_shape", "sum_to_shape_numba", "trigamma", "unpad", "unpad_numba"]

@@ -53,8 +53,8 @@ void grad_f(double *x, double *d_x, int n, double d_return) {
     d_x[1] += d_return * x[2];
 
     // line 18: x[1] = x[1] * 3.0;
-    double d_x_elem = d_x[1];
-    d_x[1] = d_x_elem * 3.0;
+    double d_x_1 = d_x[1];
+    d_x[1] = d_x_1 * 3.0;
 
     // line 15: if (x[0] > 0.0) {
     if (t0) {

@@ -39,8 +39,8 @@ def grad_f(x, d_x, n, d_return=1.0):
     d_x[1] += d_return * x[2]
 
     # line 18: x[1] = x[1] * 3.0;
-    d_x_elem = d_x[1]
-    d_x[1] = d_x_elem * 3.0
+    d_x_1 = d_x[1]
+    d_x[1] = d_x_1 * 3.0
 
     # line 15: if (x[0] > 0.0) {
     if t0:

@@ -22,14 +22,16 @@ void grad_f(const double *x, double *d_x, int n, double d_return) {
     // reverse sweep
     // line 28: for (int i = 0; i < n; i++) {
     double d_s = d_return;
+    double d_x_0 = 0.0;
     for (long i = n - 1; i >= 0; i--) {
         double P_literal_a = x[0];
         // line 19: return p.a * x + p.b * x * x;
         double d_P_literal_a = d_s * x[i];
         // line 29: s += g((P){.a = x[0], .b = 2.0}, x[i]);
         d_x[i] += d_s * (2.0 * x[i]) + d_P_literal_a * 2.0 + d_s * P_literal_a;
-        d_x[0] += d_P_literal_a;
+        d_x_0 += d_P_literal_a;
     }
+    d_x[0] += d_x_0;
 
     // line 26: for (int i = 1; i < n - 1; i++)
     long t0 = n - 2;

@@ -55,15 +55,8 @@ void grad_first_large(const double *x, double *d_x, int n, double d_return) {
 
     // reverse sweep
     // line 11: return s;
-    double d_result;
-    double d_s;
-    if (!returned) {
-        d_s = d_return;
-        d_result = 0.0;
-    } else {
-        d_s = 0.0;
-        d_result = d_return;
-    }
+    double d_s = returned ? 0.0 : d_return;
+    double d_result = returned ? d_return : 0.0;
 
     // line 5: for (int i = 0; i < n; i++) {
     for (long it = 0; it < n_iter; it++) {

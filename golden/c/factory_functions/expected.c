@@ -52,12 +52,16 @@ void grad_energy(const double *x, double *d_x, int n, int m, double d_return) {
     // line 31: for (int i = 0; i < n; i++)
     for (long i = n - 1; i >= 0; i--) {
         // line 32: for (int j = 0; j < m; j++) A[i][j] = w[i] * (j + 1) + u[i];
+        double d_u_i = 0.0;
+        double d_w_i = 0.0;
         for (long j = m - 1; j >= 0; j--) {
             double d_A_i_j = d_A[i][j];
             d_A[i][j] = 0.0;
-            d_u[i] += d_A_i_j;
-            d_w[i] += d_A_i_j * (double)(j + 1);
+            d_u_i += d_A_i_j;
+            d_w_i += d_A_i_j * (double)(j + 1);
         }
+        d_w[i] += d_w_i;
+        d_u[i] += d_u_i;
     }
 
     // line 19: for (int i = 0; i < n; i++) v[i] = scale * x[i] + k;

@@ -39,13 +39,13 @@ void grad_centroid_norm(const double *x, double *d_x, int n, double d_return) {
     // line 5: for (int i = 0; i < n; i++) {
     for (long i = n - 1; i >= 0; i--) {
         // line 8: acc[2] += x[3 * i + 2];
-        double d_acc_elem = d_acc[2];
-        d_x[3 * i + 2] += d_acc_elem;
+        double d_acc_2 = d_acc[2];
+        d_x[3 * i + 2] += d_acc_2;
         // line 7: acc[1] += x[3 * i + 1];
-        d_acc_elem = d_acc[1];
-        d_x[3 * i + 1] += d_acc_elem;
+        double d_acc_1 = d_acc[1];
+        d_x[3 * i + 1] += d_acc_1;
         // line 6: acc[0] += x[3 * i];
-        double d_acc_i = d_acc[0];
-        d_x[3 * i] += d_acc_i;
+        double d_acc_0 = d_acc[0];
+        d_x[3 * i] += d_acc_0;
     }
 }

@@ -185,12 +185,12 @@ void grad_f(int T, const double *y, double *d_y, double d_return) {
             t1 = 0.0;
         } else {
             // line 23: P[0][0] = 0.5 * S[0][0] + y[t];
-            double d_P_t_t = d_P[0][0];
+            double d_P_0_0 = d_P[0][0];
             d_P[0][0] = 0.0;
-            d_y[t] += d_P_t_t;
+            d_y[t] += d_P_0_0;
             // line 22: ll += log(det);
             d_det = d_ll / det;
-            t1 = d_P_t_t * 0.5;
+            t1 = d_P_0_0 * 0.5;
         }
         // line 19: double det = S[0][0] * S[1][1] - S[0][1] * S[1][0];
         d_S[1][0] -= d_det * S_elem2;

@@ -73,6 +73,7 @@ void grad_row_energy(const double *x, double *d_x, const double *w, double *d_w,
     for (long i = n - 1; i >= 0; i--) {
         long n_iter = tape_n_iter[i];
         // line 17: for (int j = 0; j <= i && j < m; j++) {
+        double d_x_i = 0.0;
         for (long it = 0; it < n_iter; it++) {
             long j = tape_j[--tape_j_top];
             // line 18: A[i][j] = sin(x[i] * w[j]);
@@ -80,8 +81,9 @@ void grad_row_energy(const double *x, double *d_x, const double *w, double *d_w,
             d_A[i][j] = 0.0;
             double t1 = d_A_i_j * cos(x[i] * w[j]);
             d_w[j] += t1 * x[i];
-            d_x[i] += t1 * w[j];
+            d_x_i += t1 * w[j];
         }
+        d_x[i] += d_x_i;
     }
     free(d_A);
     free(tape_j);

@@ -35,6 +35,8 @@ void grad_reprojection(const double *x, double *d_x, const double *obs, int n, d
 
     // line 18: for (int i = 0; i < n; i++) {
     double d_s = d_return;
+    double d_c_k1 = 0.0;
+    double d_c_f = 0.0;
     for (long i = n - 1; i >= 0; i--) {
         double t1 = c->f * obs[i];
         double t2 = 1.0 + c->k1 * obs[i] * obs[i];
@@ -43,17 +45,19 @@ void grad_reprojection(const double *x, double *d_x, const double *obs, int n, d
         double t3 = d_s * (u - (double)(long)c->id);
         double d_u = 2.0 * t3;
         // line 19: double u = c->f * obs[i] * (1.0 + c->k1 * obs[i] * obs[i]);
-        d_c->k1 += d_u * t1 * obs[i] * obs[i];
-        d_c->f += d_u * t2 * obs[i];
+        d_c_k1 += d_u * t1 * obs[i] * obs[i];
+        d_c_f += d_u * t2 * obs[i];
     }
+    d_c->f += d_c_f;
+    d_c->k1 += d_c_k1;
 
     // line 15: c->k1 = 0.1 * x[1] * x[1];
-    double d_c_elem = d_c->k1;
+    d_c_k1 = d_c->k1;
     d_c->k1 = 0.0;
-    d_x[1] += d_c_elem * t0 + d_c_elem * x[1] * 0.1;
+    d_x[1] += d_c_k1 * t0 + d_c_k1 * x[1] * 0.1;
 
     // line 14: c->f = x[0];
-    d_c_elem = d_c->f;
+    d_c_f = d_c->f;
     d_c->f = 0.0;
-    d_x[0] += d_c_elem;
+    d_x[0] += d_c_f;
 }

@@ -40,15 +40,19 @@ void grad_cam(const double *x, double *d_x, int n, double d_return) {
     // line 36: for (int i = 2; i < n; i++)
     double d_s = d_return;
     double d_c_f = 0.0;
+    double d_c_dist_0 = 0.0;
+    double d_c_k_0 = 0.0;
     for (long i = n - 1; i >= 2; i--) {
         // line 15: return c->f * x + c->k[0] * x * x + c->dist[0] * c->id;
-        d_c_dist[0] += d_s * t1;
+        d_c_dist_0 += d_s * t1;
         double t2 = d_s * x[i];
-        d_c_k[0] += t2 * x[i];
+        d_c_k_0 += t2 * x[i];
         d_c_f += t2;
         // line 37: s += project(c, x[i]);
         d_x[i] += d_s * (c_k[0] * x[i]) + t2 * c_k[0] + d_s * c_f2;
     }
+    d_c_k[0] += d_c_k_0;
+    d_c_dist[0] += d_c_dist_0;
 
     // line 35: double s = c->dist[1];
     d_c_dist[1] += d_s;
@@ -57,9 +61,9 @@ void grad_cam(const double *x, double *d_x, int n, double d_return) {
     d_c_f_cell[0] += d_c_f;
 
     // line 20: c->f *= g;
-    double d_c_f_cell_elem = d_c_f_cell[0];
-    d_c_f = d_c_f_cell_elem * t0;
-    d_c_f_cell[0] = d_c_f_cell_elem * c_f;
+    double d_c_f_cell_0 = d_c_f_cell[0];
+    d_c_f = d_c_f_cell_0 * t0;
+    d_c_f_cell[0] = d_c_f_cell_0 * c_f;
 
     // line 34: tune(c, x[0]);
     double d_c_f2 = d_c_f_cell[0];
@@ -67,22 +71,22 @@ void grad_cam(const double *x, double *d_x, int n, double d_return) {
     d_c_f += d_c_f2;
 
     // line 32: c->dist[1] = x[0] * x[1];
-    double d_c_dist_elem = d_c_dist[1];
+    double d_c_dist_1 = d_c_dist[1];
     d_c_dist[1] = 0.0;
-    d_c_f += d_c_dist_elem * x[1];
+    d_c_f += d_c_dist_1 * x[1];
 
     // line 31: c->dist[0] = x[1];
-    double d_c_dist_elem2 = d_c_dist[0];
+    d_c_dist_0 = d_c_dist[0];
     d_c_dist[0] = 0.0;
 
     // line 30: c->k[1] = 0.0;
     d_c_k[1] = 0.0;
 
     // line 29: c->k[0] = x[1] * x[1];
-    double d_c_k_elem = d_c_k[0];
+    d_c_k_0 = d_c_k[0];
     d_c_k[0] = 0.0;
-    double t3 = d_c_k_elem * x[1];
-    d_x[1] += d_c_dist_elem * c_f + d_c_dist_elem2 + t3 + t3;
+    double t3 = d_c_k_0 * x[1];
+    d_x[1] += d_c_dist_1 * c_f + d_c_dist_0 + t3 + t3;
 
     // line 28: c->f = x[0];
     d_x[0] += d_c_f;

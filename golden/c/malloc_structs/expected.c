@@ -41,6 +41,9 @@ void grad_potential(const double *x, double *d_x, const double *m, double *d_m, 
     double d_e = d_return;
     for (long i = t0; i >= 0; i--) {
         // line 20: for (int j = i + 1; j < n; j++) {
+        double d_ps_i_mass = 0.0;
+        double d_ps_i_pos_1 = 0.0;
+        double d_ps_i_pos_0 = 0.0;
         for (long j = t0; j > i; j--) {
             double dx = ps[i].pos[0] - ps[j].pos[0];
             double dy = ps[i].pos[1] - ps[j].pos[1];
@@ -55,31 +58,34 @@ void grad_potential(const double *x, double *d_x, const double *m, double *d_m, 
             double d_dx = t5 * dx;
             d_dx *= 2.0;
             d_ps[j].mass += t4 * t2;
-            d_ps[i].mass += t4 * t3;
+            d_ps_i_mass += t4 * t3;
             // line 22: double dy = ps[i].pos[1] - ps[j].pos[1];
             d_ps[j].pos[1] -= d_dy;
-            d_ps[i].pos[1] += d_dy;
+            d_ps_i_pos_1 += d_dy;
             // line 21: double dx = ps[i].pos[0] - ps[j].pos[0];
             d_ps[j].pos[0] -= d_dx;
-            d_ps[i].pos[0] += d_dx;
+            d_ps_i_pos_0 += d_dx;
         }
+        d_ps[i].pos[0] += d_ps_i_pos_0;
+        d_ps[i].pos[1] += d_ps_i_pos_1;
+        d_ps[i].mass += d_ps_i_mass;
     }
 
     // line 13: for (int i = 0; i < n; i++) {
     for (long i = t0; i >= 0; i--) {
         // line 16: ps[i].mass = m[i] * m[i];
-        double d_ps_elem = d_ps[i].mass;
+        double d_ps_i_mass = d_ps[i].mass;
         d_ps[i].mass = 0.0;
-        double t6 = d_ps_elem * m[i];
+        double t6 = d_ps_i_mass * m[i];
         d_m[i] += 2.0 * t6;
         // line 15: ps[i].pos[1] = x[2 * i + 1];
-        d_ps_elem = d_ps[i].pos[1];
+        double d_ps_i_pos_1 = d_ps[i].pos[1];
         d_ps[i].pos[1] = 0.0;
-        d_x[2 * i + 1] += d_ps_elem;
+        d_x[2 * i + 1] += d_ps_i_pos_1;
         // line 14: ps[i].pos[0] = x[2 * i];
-        d_ps_elem = d_ps[i].pos[0];
+        double d_ps_i_pos_0 = d_ps[i].pos[0];
         d_ps[i].pos[0] = 0.0;
-        d_x[2 * i] += d_ps_elem;
+        d_x[2 * i] += d_ps_i_pos_0;
     }
     free(d_ps);
     free(ps);

@@ -22,6 +22,7 @@ void grad_pair_repulsion(const double *x, double *d_x, int n, double d_return) {
     double d_s = d_return;
     for (long i = t0; i >= 0; i--) {
         // line 6: for (int j = i + 1; j < n; j++) {
+        double d_x_i = 0.0;
         for (long j = t0; j > i; j--) {
             double d = x[i] - x[j];
             double t1 = 1.0 + d * d;
@@ -30,7 +31,8 @@ void grad_pair_repulsion(const double *x, double *d_x, int n, double d_return) {
             d_d *= 2.0;
             // line 7: double d = x[i] - x[j];
             d_x[j] -= d_d;
-            d_x[i] += d_d;
+            d_x_i += d_d;
         }
+        d_x[i] += d_x_i;
     }
 }

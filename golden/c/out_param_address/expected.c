@@ -48,23 +48,25 @@ static void grad_stats(const double *x, double *d_x, int n, double *mean, double
 
     // reverse sweep
     // line 13: *var = q / n;
-    double d_var_i = d_var[0];
+    double d_var_0 = d_var[0];
     d_var[0] = 0.0;
-    double d_q = d_var_i / n;
+    double d_q = d_var_0 / n;
 
     // line 11: for (int i = 0; i < n; i++)
+    double d_mean_0 = 0.0;
     for (long i = n - 1; i >= 0; i--) {
         // line 12: q += (x[i] - *mean) * (x[i] - *mean);
         double t0 = d_q * (x[i] - mean[0]);
         double t1 = 2.0 * t0;
-        d_mean[0] -= t1;
+        d_mean_0 -= t1;
         d_x[i] += t1;
     }
+    d_mean[0] += d_mean_0;
 
     // line 9: *mean = s / n;
-    double d_mean_i = d_mean[0];
+    d_mean_0 = d_mean[0];
     d_mean[0] = 0.0;
-    double d_s = d_mean_i / n;
+    double d_s = d_mean_0 / n;
 
     // line 7: for (int i = 0; i < n; i++)
     for (long i = 0; i < n; i++) {
@@ -94,9 +96,9 @@ static void grad_largest(const double *x, double *d_x, int n, int *at, int *d_at
 
     // reverse sweep
     // line 23: *scale *= x[*at];
-    double d_scale_elem = d_scale[0];
-    d_x[at[0]] += d_scale_elem * t0;
-    d_scale[0] = d_scale_elem * t1;
+    double d_scale_0 = d_scale[0];
+    d_x[at[0]] += d_scale_0 * t0;
+    d_scale[0] = d_scale_0 * t1;
 }
 
 // The gradient of zscore, by s2sad's reverse mode.

@@ -47,12 +47,14 @@ void grad_packed_counters(int n, int m, const double *ltri, double *d_ltri, cons
     for (long r = t0 - ((t0 + 2) / 2 - 1) * 2; r < t0 + 1; r += 2) {
         long k = floordiv_l(r - t0, -2) * m;
         // line 16: for (int c = 0; c < m; c++)
+        double d_x_r = 0.0;
         for (long c = m - 1; c >= 0; c--) {
             // line 17: s += sin(w[k + c] * x[r]);
             double t1 = d_s * cos(w[k + c] * x[r]);
-            d_x[r] += t1 * w[k + c];
+            d_x_r += t1 * w[k + c];
             d_w[k + c] += t1 * x[r];
         }
+        d_x[r] += d_x_r;
     }
 
     // line 9: for (int i = 0; i < n; i++)
@@ -60,13 +62,15 @@ void grad_packed_counters(int n, int m, const double *ltri, double *d_ltri, cons
         long t2 = i + 1;
         at -= max_l(n - t2, 0);
         // line 10: for (int j = i + 1; j < n; j++) {
+        double d_x_i = 0.0;
         for (long j = t0; j >= t2; j--) {
             long at2 = at + (j - t2);
             // line 11: s += ltri[at] * x[i] * x[j];
             double t3 = d_s * x[j];
             d_x[j] += d_s * (ltri[at2] * x[i]);
-            d_x[i] += t3 * ltri[at2];
+            d_x_i += t3 * ltri[at2];
             d_ltri[at2] += t3 * x[i];
         }
+        d_x[i] += d_x_i;
     }
 }

@@ -23,18 +23,15 @@ static void grad_layer(int hsize, const double *w, double *d_w, double *hidden, 
                        double *cell, double *d_cell, const double *input, double *d_input) {
     // forward sweep
     double *tape = calloc(1, hsize * sizeof(double));
-    double *tape_cell_elem = calloc(1, hsize * sizeof(double));
     double *tape2 = calloc(1, hsize * sizeof(double));
-    double *tape_cell_elem2 = calloc(1, hsize * sizeof(double));
+    double *tape_cell_elem = calloc(1, hsize * sizeof(double));
     for (long i = 0; i < hsize; i++) {
         double cell_elem = cell[i];
-        tape_cell_elem2[i] = cell_elem;
+        tape_cell_elem[i] = cell_elem;
         double t1 = tanh(w[i] * input[i]);
         tape2[i] = t1;
         cell[i] = cell_elem * t1 + hidden[i];
-        cell_elem = cell[i];
-        tape_cell_elem[i] = cell_elem;
-        double t2 = sin(cell_elem);
+        double t2 = sin(cell[i]);
         tape[i] = t2;
         hidden[i] = t2 * w[hsize + i];
     }
@@ -43,22 +40,20 @@ static void grad_layer(int hsize, const double *w, double *d_w, double *hidden, 
     // line 10: for (int i = 0; i < hsize; i++) {
     for (long i = hsize - 1; i >= 0; i--) {
         double cell_elem = tape_cell_elem[i];
-        double cell_elem2 = tape_cell_elem2[i];
         // line 12: hidden[i] = sin(cell[i]) * w[hsize + i];
         double d_hidden_i = d_hidden[i];
         d_w[hsize + i] += d_hidden_i * tape[i];
-        d_cell[i] += d_hidden_i * w[hsize + i] * cos(cell_elem);
+        d_cell[i] += d_hidden_i * w[hsize + i] * cos(cell[i]);
         // line 11: cell[i] = cell[i] * tanh(w[i] * input[i]) + hidden[i];
         double d_cell_i = d_cell[i];
         d_hidden[i] = d_cell_i;
-        double t3 = d_cell_i * cell_elem2 * (1.0 - tape2[i] * tape2[i]);
+        double t3 = d_cell_i * cell_elem * (1.0 - tape2[i] * tape2[i]);
         d_input[i] += t3 * w[i];
         d_w[i] += t3 * input[i];
         d_cell[i] = d_cell_i * tape2[i];
     }
-    free(tape_cell_elem2);
-    free(tape2);
     free(tape_cell_elem);
+    free(tape2);
     free(tape);
 }
 

@@ -4,7 +4,6 @@
  */
 
 #include <math.h>
-#include <stdlib.h>
 
 static double dot(const double *a, const double *x, int m) {
     double s = 0.0;
@@ -43,32 +42,23 @@ static void grad_dot(const double *a, double *d_a, const double *x, double *d_x,
 void grad_layer(const double *const *A, double *const *d_A, const double *x, double *d_x,
                 double **Y, double **d_Y, int n, int m, double d_return) {
     // forward sweep
-    double *tape_Y_elem = calloc(1, n * sizeof(double));
-    double *tape = calloc(1, n * sizeof(double));
     for (long i = 0; i < n; i++) {
         double dot_value = dot(A[i], x, m);
-        double t1 = tanh(dot_value);
-        tape[i] = t1;
-        Y[i][0] = t1;
-        double Y_elem = Y[i][0];
-        tape_Y_elem[i] = Y_elem;
+        Y[i][0] = tanh(dot_value);
     }
 
     // reverse sweep
     // line 17: for (int i = 0; i < n; i++) {
     double d_s = d_return;
     for (long i = n - 1; i >= 0; i--) {
-        double Y_elem = tape_Y_elem[i];
         // line 20: s += Y[i][0] * Y[i][0] + 0.1 * A[i][m - 1];
         d_A[i][m - 1] += d_s * 0.1;
-        double t2 = d_s * Y_elem;
-        d_Y[i][0] += 2.0 * t2;
+        double t0 = d_s * Y[i][0];
+        d_Y[i][0] += 2.0 * t0;
         // line 19: Y[i][0] = tanh(dot(row, x, m));
-        double d_Y_i_i = d_Y[i][0];
+        double d_Y_i_0 = d_Y[i][0];
         d_Y[i][0] = 0.0;
-        double d_dot_value = d_Y_i_i * (1.0 - tape[i] * tape[i]);
+        double d_dot_value = d_Y_i_0 * (1.0 - Y[i][0] * Y[i][0]);
         grad_dot(A[i], d_A[i], x, d_x, m, d_dot_value);
     }
-    free(tape);
-    free(tape_Y_elem);
 }

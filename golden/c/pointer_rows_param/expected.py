@@ -3,8 +3,6 @@
 
 import math
 
-import numpy as np
-
 
 def dot(a, x, m):
     s = 0.0
@@ -39,28 +37,20 @@ def grad_layer(A, d_A, x, d_x, Y, d_Y, n, m, d_return=1.0):
     layer only reads, that is the value passed in plus the derivative).
     """
     # forward sweep
-    t0 = max(n, 0)
-    tape_Y_elem = np.empty(t0)
-    tape = np.empty(t0)
     for i in range(n):
         dot_value = dot(A[i], x, m)
-        t1 = math.tanh(dot_value)
-        tape[i] = t1
-        Y[i, 0] = t1
-        Y_elem = Y[i, 0]
-        tape_Y_elem[i] = Y_elem
+        Y[i, 0] = math.tanh(dot_value)
 
     # reverse sweep
     # line 17: for (int i = 0; i < n; i++) {
     d_s = d_return
     for i in range(n - 1, -1, -1):
-        Y_elem = tape_Y_elem[i]
         # line 20: s += Y[i][0] * Y[i][0] + 0.1 * A[i][m - 1];
         d_A[i, m - 1] += d_s * 0.1
-        t2 = d_s * Y_elem
-        d_Y[i, 0] += 2.0 * t2
+        t0 = d_s * Y[i, 0]
+        d_Y[i, 0] += 2.0 * t0
         # line 19: Y[i][0] = tanh(dot(row, x, m));
-        d_Y_i_i = d_Y[i, 0]
+        d_Y_i_0 = d_Y[i, 0]
         d_Y[i, 0] = 0.0
-        d_dot_value = d_Y_i_i * (1.0 - tape[i] * tape[i])
+        d_dot_value = d_Y_i_0 * (1.0 - Y[i, 0] * Y[i, 0])
         grad_dot(A[i], d_A[i], x, d_x, m, d_dot_value)

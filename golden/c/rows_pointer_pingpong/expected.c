@@ -330,25 +330,25 @@ void grad_heat(const double *u0, double *d_u0, double alpha, double *d_alpha, in
             }
         }
         // line 28: un[0][0] += 0.5 * u[NY - 1][NX - 1];
-        double d_un_i_i;
+        double d_un_0_0;
         if (t12) {
-            d_un_i_i = d_un[0][0];
+            d_un_0_0 = d_un[0][0];
             d_un[0][0] = 0.0;
         } else {
-            double d_u_i_i = d_u[0][0];
+            double d_u_0_0 = d_u[0][0];
             d_u[0][0] = 0.0;
-            d_un_i_i = d_u_i_i;
+            d_un_0_0 = d_u_0_0;
         }
-        double t17 = d_un_i_i * 0.5;
+        double t17 = d_un_0_0 * 0.5;
         if (cond) {
             d_u[NY - 1][NX - 1] += t17;
         } else {
             d_un[NY - 1][NX - 1] += t17;
         }
         if (t12) {
-            d_un[0][0] += d_un_i_i;
+            d_un[0][0] += d_un_0_0;
         } else {
-            d_u[0][0] += d_un_i_i;
+            d_u[0][0] += d_un_0_0;
         }
         // line 27: diffuse((const double (*)[NX])u, un, alpha);
         if (cond) {

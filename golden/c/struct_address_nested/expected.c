@@ -58,12 +58,12 @@ static void grad_by_value(double b_pos_x, double *d_b_pos_x, double b_pos_y, dou
     d_b_struct->m += d_energy_value * t3;
 
     // line 9: static double by_value(Body b, double dt) { b.m += dt; return energy(&b) * b.m; }
-    double d_b_struct_elem = d_b_struct->v[1];
+    double d_b_struct_v_1 = d_b_struct->v[1];
     d_b_struct->v[1] = 0.0;
-    d_b_v[1] += d_b_struct_elem;
-    d_b_struct_elem = d_b_struct->v[0];
+    d_b_v[1] += d_b_struct_v_1;
+    double d_b_struct_v_0 = d_b_struct->v[0];
     d_b_struct->v[0] = 0.0;
-    d_b_v[0] += d_b_struct_elem;
+    d_b_v[0] += d_b_struct_v_0;
     double d_b_m_local2 = d_b_struct->m;
     d_b_struct->m = 0.0;
     d_b_m_local += d_b_m_local2;
@@ -217,12 +217,12 @@ void grad_f(const double *a, double *d_a, int n, double d_return) {
         d_b_struct->pos.x += t2 * b_struct_elem4;
         d_b_struct->m += d_s * tape[i];
         // line 18: s += energy(&b) + by_value(b, 0.2) + b.pos.y;
-        double d_b_struct_elem = d_b_struct->v[1];
+        double d_b_struct_v_1 = d_b_struct->v[1];
         d_b_struct->v[1] = 0.0;
-        d_b_v[1] += d_b_struct_elem;
-        d_b_struct_elem = d_b_struct->v[0];
+        d_b_v[1] += d_b_struct_v_1;
+        double d_b_struct_v_0 = d_b_struct->v[0];
         d_b_struct->v[0] = 0.0;
-        d_b_v[0] += d_b_struct_elem;
+        d_b_v[0] += d_b_struct_v_0;
         double d_q_m2 = d_b_struct->m;
         d_b_struct->m = 0.0;
         d_q_m += d_q_m2;
@@ -238,28 +238,28 @@ void grad_f(const double *a, double *d_a, int n, double d_return) {
         // line 17: q->m *= 1.5;
         d_q_m *= 1.5;
         // line 16: kick(q, 0.1);
-        double d_b_v_elem = d_b_v[1];
+        double d_b_v_1 = d_b_v[1];
         d_b_v[1] = 0.0;
-        d_b_struct2->v[1] += d_b_v_elem;
-        double d_b_v_i = d_b_v[0];
+        d_b_struct2->v[1] += d_b_v_1;
+        double d_b_v_0 = d_b_v[0];
         d_b_v[0] = 0.0;
-        d_b_struct2->v[0] += d_b_v_i;
+        d_b_struct2->v[0] += d_b_v_0;
         d_b_struct2->m += d_q_m;
         d_b_struct2->pos.z += d_q_pos_z;
         d_b_struct2->pos.y += d_q_pos_y;
         d_b_struct2->pos.x += d_q_pos_x;
         // line 8: static void kick(Body *b, double dt) { b->v[0] += dt * b->pos.x; b->pos.y +=...
-        d_b_struct_elem = d_b_struct2->pos.y;
-        d_b_struct2->v[1] += d_b_struct_elem * 0.1;
-        d_b_struct_elem = d_b_struct2->v[0];
-        d_b_struct2->pos.x += d_b_struct_elem * 0.1;
+        double d_b_struct_pos_y = d_b_struct2->pos.y;
+        d_b_struct2->v[1] += d_b_struct_pos_y * 0.1;
+        d_b_struct_v_0 = d_b_struct2->v[0];
+        d_b_struct2->pos.x += d_b_struct_v_0 * 0.1;
         // line 16: kick(q, 0.1);
-        d_b_struct_elem = d_b_struct2->v[1];
+        d_b_struct_v_1 = d_b_struct2->v[1];
         d_b_struct2->v[1] = 0.0;
-        d_b_v[1] += d_b_struct_elem;
-        d_b_struct_elem = d_b_struct2->v[0];
+        d_b_v[1] += d_b_struct_v_1;
+        d_b_struct_v_0 = d_b_struct2->v[0];
         d_b_struct2->v[0] = 0.0;
-        d_b_v[0] += d_b_struct_elem;
+        d_b_v[0] += d_b_struct_v_0;
         double d_b_m = d_b_struct2->m;
         d_b_struct2->m = 0.0;
         double d_b_pos_z = d_b_struct2->pos.z;
@@ -269,44 +269,44 @@ void grad_f(const double *a, double *d_a, int n, double d_return) {
         double d_b_pos_x = d_b_struct2->pos.x;
         d_b_struct2->pos.x = 0.0;
         // line 14: init(&b, a[i]);
-        d_b_v_elem = d_b_v[1];
+        d_b_v_1 = d_b_v[1];
         d_b_v[1] = 0.0;
-        d_b_struct3->v[1] += d_b_v_elem;
-        d_b_v_i = d_b_v[0];
+        d_b_struct3->v[1] += d_b_v_1;
+        d_b_v_0 = d_b_v[0];
         d_b_v[0] = 0.0;
-        d_b_struct3->v[0] += d_b_v_i;
+        d_b_struct3->v[0] += d_b_v_0;
         d_b_struct3->m += d_b_m;
         d_b_struct3->pos.z += d_b_pos_z;
         d_b_struct3->pos.y += d_b_pos_y;
         d_b_struct3->pos.x += d_b_pos_x;
         // line 6: static void init(Body *b, double a) { b->pos.x = a; b->pos.y = 2.0 * a; b->po...
-        d_b_struct_elem = d_b_struct3->v[1];
+        d_b_struct_v_1 = d_b_struct3->v[1];
         d_b_struct3->v[1] = 0.0;
-        double d_b_struct_elem2 = d_b_struct3->v[0];
+        d_b_struct_v_0 = d_b_struct3->v[0];
         d_b_struct3->v[0] = 0.0;
-        double d_b_struct_elem3 = d_b_struct3->m;
+        double d_b_struct_m = d_b_struct3->m;
         d_b_struct3->m = 0.0;
-        double d_b_struct_elem4 = d_b_struct3->pos.z;
+        double d_b_struct_pos_z = d_b_struct3->pos.z;
         d_b_struct3->pos.z = 0.0;
-        double t3 = d_b_struct_elem4 * a[i];
-        d_b_struct_elem4 = d_b_struct3->pos.y;
+        double t3 = d_b_struct_pos_z * a[i];
+        d_b_struct_pos_y = d_b_struct3->pos.y;
         d_b_struct3->pos.y = 0.0;
-        double d_b_struct_elem5 = d_b_struct3->pos.x;
+        double d_b_struct_pos_x = d_b_struct3->pos.x;
         d_b_struct3->pos.x = 0.0;
         // line 14: init(&b, a[i]);
-        d_a[i] += -d_b_struct_elem
-                + d_b_struct_elem2
-                + d_b_struct_elem3
+        d_a[i] += -d_b_struct_v_1
+                + d_b_struct_v_0
+                + d_b_struct_m
                 + t3
                 + t3
-                + d_b_struct_elem4 * 2.0
-                + d_b_struct_elem5;
-        d_b_struct_elem = d_b_struct3->v[1];
+                + d_b_struct_pos_y * 2.0
+                + d_b_struct_pos_x;
+        d_b_struct_v_1 = d_b_struct3->v[1];
         d_b_struct3->v[1] = 0.0;
-        d_b_v[1] += d_b_struct_elem;
-        d_b_struct_elem = d_b_struct3->v[0];
+        d_b_v[1] += d_b_struct_v_1;
+        d_b_struct_v_0 = d_b_struct3->v[0];
         d_b_struct3->v[0] = 0.0;
-        d_b_v[0] += d_b_struct_elem;
+        d_b_v[0] += d_b_struct_v_0;
         d_b_struct3->m = 0.0;
         d_b_struct3->pos.z = 0.0;
         d_b_struct3->pos.y = 0.0;

@@ -115,16 +115,16 @@ static void grad_rk4_step(const Params *p, Params *d_p, double h, double *y, dou
     }
 
     // line 9: dy[1] = -(p->k * y[0] + p->c * y[1]) / p->m;
-    double d_k4_elem = d_k4[1];
+    double d_k4_1 = d_k4[1];
     d_k4[1] = 0.0;
-    double t17 = d_k4_elem / t4;
+    double t17 = d_k4_1 / t4;
     double t18 = -t17;
     d_tmp[0] += t18 * t1;
 
     // line 8: dy[0] = y[1];
-    double d_k4_i = d_k4[0];
+    double d_k4_0 = d_k4[0];
     d_k4[0] = 0.0;
-    d_tmp[1] += t18 * t3 + d_k4_i;
+    d_tmp[1] += t18 * t3 + d_k4_0;
 
     // line 18: for (int i = 0; i < 2; i++) tmp[i] = y[i] + h * k3[i];
     for (long i = 0; i < 2; i++) {
@@ -135,16 +135,16 @@ static void grad_rk4_step(const Params *p, Params *d_p, double h, double *y, dou
     }
 
     // line 9: dy[1] = -(p->k * y[0] + p->c * y[1]) / p->m;
-    double d_k3_elem = d_k3[1];
+    double d_k3_1 = d_k3[1];
     d_k3[1] = 0.0;
-    double t19 = d_k3_elem / t4;
+    double t19 = d_k3_1 / t4;
     double t20 = -t19;
     d_tmp[0] += t20 * t1;
 
     // line 8: dy[0] = y[1];
-    double d_k3_i = d_k3[0];
+    double d_k3_0 = d_k3[0];
     d_k3[0] = 0.0;
-    d_tmp[1] += t20 * t3 + d_k3_i;
+    d_tmp[1] += t20 * t3 + d_k3_0;
 
     // line 16: for (int i = 0; i < 2; i++) tmp[i] = y[i] + 0.5 * h * k2[i];
     for (long i = 0; i < 2; i++) {
@@ -155,16 +155,16 @@ static void grad_rk4_step(const Params *p, Params *d_p, double h, double *y, dou
     }
 
     // line 9: dy[1] = -(p->k * y[0] + p->c * y[1]) / p->m;
-    double d_k2_elem = d_k2[1];
+    double d_k2_1 = d_k2[1];
     d_k2[1] = 0.0;
-    double t21 = d_k2_elem / t4;
+    double t21 = d_k2_1 / t4;
     double t22 = -t21;
     d_tmp[0] += t22 * t1;
 
     // line 8: dy[0] = y[1];
-    double d_k2_i = d_k2[0];
+    double d_k2_0 = d_k2[0];
     d_k2[0] = 0.0;
-    d_tmp[1] += t22 * t3 + d_k2_i;
+    d_tmp[1] += t22 * t3 + d_k2_0;
 
     // line 14: for (int i = 0; i < 2; i++) tmp[i] = y[i] + 0.5 * h * k1[i];
     for (long i = 0; i < 2; i++) {
@@ -175,9 +175,9 @@ static void grad_rk4_step(const Params *p, Params *d_p, double h, double *y, dou
     }
 
     // line 9: dy[1] = -(p->k * y[0] + p->c * y[1]) / p->m;
-    double d_k1_elem = d_k1[1];
+    double d_k1_1 = d_k1[1];
     d_k1[1] = 0.0;
-    double t23 = d_k1_elem / t4;
+    double t23 = d_k1_1 / t4;
     d_p->m += -(t17 * t13) - t19 * t12 - t21 * t9 - t23 * t5;
     double t24 = -t23;
     d_p->c += t18 * tmp[1] + t20 * t10 + t22 * t7 + t24 * t0;
@@ -185,9 +185,9 @@ static void grad_rk4_step(const Params *p, Params *d_p, double h, double *y, dou
     d_p->k += t18 * tmp[0] + t20 * t11 + t22 * t8 + t24 * t2;
 
     // line 8: dy[0] = y[1];
-    double d_k1_i = d_k1[0];
+    double d_k1_0 = d_k1[0];
     d_k1[0] = 0.0;
-    d_y[1] += t24 * t3 + d_k1_i;
+    d_y[1] += t24 * t3 + d_k1_0;
 }
 
 // The gradient of simulate, by s2sad's reverse mode.

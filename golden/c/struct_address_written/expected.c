@@ -36,20 +36,20 @@ static void grad_step(State *s, State *d_s, double dt, double k, double *d_k) {
 
     // reverse sweep
     // line 20: s->x[0] += dt * s->v;
-    double d_s_elem = d_s->x[0];
-    d_s->v += d_s_elem * dt;
+    double d_s_x_0 = d_s->x[0];
+    d_s->v += d_s_x_0 * dt;
 
     // line 19: s->x[1] = s->x[0];
-    d_s_elem = d_s->x[1];
+    double d_s_x_1 = d_s->x[1];
     d_s->x[1] = 0.0;
-    d_s->x[0] += d_s_elem;
+    d_s->x[0] += d_s_x_1;
 
     // line 18: s->v += dt * f;
-    d_s_elem = d_s->v;
-    double d_f = d_s_elem * dt;
+    double d_s_v = d_s->v;
+    double d_f = d_s_v * dt;
 
     // line 12: return -k * (s->x[0] - 0.5 * s->x[1]) - 0.1 * s->v;
-    d_s->v = d_s_elem - d_f * 0.1;
+    d_s->v = d_s_v - d_f * 0.1;
     double t2 = d_f * -k;
     d_s->x[1] -= t2 * 0.5;
     d_s->x[0] += t2;
@@ -134,12 +134,12 @@ void grad_drift(const double *x0, double *d_x0, double v0, double *d_v0, double 
     d_s_struct->t = 0.0;
     double d_s_v = d_s_struct->v;
     d_s_struct->v = 0.0;
-    double d_s_struct_elem = d_s_struct->x[1];
+    double d_s_struct_x_1 = d_s_struct->x[1];
     d_s_struct->x[1] = 0.0;
-    d_s_x[1] += d_s_struct_elem;
-    d_s_struct_elem = d_s_struct->x[0];
+    d_s_x[1] += d_s_struct_x_1;
+    double d_s_struct_x_0 = d_s_struct->x[0];
     d_s_struct->x[0] = 0.0;
-    d_s_x[0] += d_s_struct_elem;
+    d_s_x[0] += d_s_struct_x_0;
 
     // line 29: for (int i = 0; i < n; i++) {
     double d_acc = d_return;
@@ -164,33 +164,33 @@ void grad_drift(const double *x0, double *d_x0, double v0, double *d_v0, double 
         // line 30: step(&s, 0.1, k);
         d_s_struct2->t += d_s_t;
         d_s_struct2->v += d_s_v;
-        double d_s_x_elem = d_s_x[1];
+        double d_s_x_1 = d_s_x[1];
         d_s_x[1] = 0.0;
-        d_s_struct2->x[1] += d_s_x_elem;
-        double d_s_x_i = d_s_x[0];
+        d_s_struct2->x[1] += d_s_x_1;
+        double d_s_x_0 = d_s_x[0];
         d_s_x[0] = 0.0;
-        d_s_struct2->x[0] += d_s_x_i;
+        d_s_struct2->x[0] += d_s_x_0;
         grad_step(s_struct_before_step, d_s_struct2, 0.1, k, &d_k_local);
         d_s_t = d_s_struct2->t;
         d_s_struct2->t = 0.0;
         d_s_v = d_s_struct2->v;
         d_s_struct2->v = 0.0;
-        d_s_struct_elem = d_s_struct2->x[1];
+        d_s_struct_x_1 = d_s_struct2->x[1];
         d_s_struct2->x[1] = 0.0;
-        d_s_x[1] += d_s_struct_elem;
-        d_s_struct_elem = d_s_struct2->x[0];
+        d_s_x[1] += d_s_struct_x_1;
+        d_s_struct_x_0 = d_s_struct2->x[0];
         d_s_struct2->x[0] = 0.0;
-        d_s_x[0] += d_s_struct_elem;
+        d_s_x[0] += d_s_struct_x_0;
         free(s_struct_before_step);
     }
 
     // line 26: State s = {{x0[0], x0[1]}, v0, 0.0};
-    double d_s_x_elem = d_s_x[1];
+    double d_s_x_1 = d_s_x[1];
     d_s_x[1] = 0.0;
-    d_x0[1] += d_s_x_elem;
-    double d_s_x_i = d_s_x[0];
+    d_x0[1] += d_s_x_1;
+    double d_s_x_0 = d_s_x[0];
     d_s_x[0] = 0.0;
-    d_x0[0] += d_s_x_i;
+    d_x0[0] += d_s_x_0;
     *d_v0 += d_s_v;
     *d_k += d_k_local;
     free(tape_s_struct_before_step_len);

@@ -55,14 +55,14 @@ void grad_f(Vec *vs, Vec *d_vs, int m, const double *x, double *d_x, double d_re
         // line 27: t += vs[i].s * vs[i].n;
         d_vs[i].s += d_t * vs_n_elem;
         // line 17: v->s = v->s * a + v->data[0];
-        double d_y_i = d_y[0];
-        d_v_data[0] += d_y_i;
-        d_y[0] = d_y_i * x[i];
+        double d_y_0 = d_y[0];
+        d_v_data[0] += d_y_0;
+        d_y[0] = d_y_0 * x[i];
         // line 12: *y = *y * v;
-        double d_y_i2 = d_y[0];
-        d_y[0] = d_y_i2 * x[i];
+        double d_y_0_v2 = d_y[0];
+        d_y[0] = d_y_0_v2 * x[i];
         // line 25: put(&vs[i].s, x[i]);
-        d_x[i] += d_y_i * y_elem + d_y_i2 * y_elem2;
+        d_x[i] += d_y_0 * y_elem + d_y_0_v2 * y_elem2;
     }
     free(tape_y_elem2);
     free(tape_y_elem);

@@ -53,18 +53,18 @@ void grad_f(const double *x, double *d_x, int n, double d_return) {
         double t2 = x[i];
         double t3 = tape[i];
         // line 10: if (x[i] > 0.0) pa[0].c += x[i]; else upd(pa, x[i]);
-        double d_pa_elem;
+        double d_pa_c;
         if (t2 > 0.0) {
-            d_pa_elem = d_pa->c;
+            d_pa_c = d_pa->c;
         } else {
             // line 5: static void upd(P *p, double x) { p->k = p->k * 0.5 + x; p->c += p->k * x; }
-            d_pa_elem = d_pa->c;
-            d_pa->k += d_pa_elem * t2;
-            double d_pa_elem2 = d_pa->k;
-            d_pa->k = d_pa_elem2 * 0.5;
-            d_pa_elem = d_pa_elem * t3 + d_pa_elem2;
+            d_pa_c = d_pa->c;
+            d_pa->k += d_pa_c * t2;
+            double d_pa_k = d_pa->k;
+            d_pa->k = d_pa_k * 0.5;
+            d_pa_c = d_pa_c * t3 + d_pa_k;
         }
-        d_x[i] += d_pa_elem;
+        d_x[i] += d_pa_c;
     }
 
     // line 7: P pa[1] = {{1.0, 0.0}};

@@ -167,8 +167,8 @@ void grad_drift_energy(Body *bodies, Body *d_bodies, int n, double dt, double *d
         // line 32: e += 0.5 * b->m * dot3(bodies[i].vel, b->vel) + dot3(&b->pos[0], b->pos);
         d_bodies[i].m += d_e * dot3_value * 0.5;
         // line 20: *v = *v * *v;
-        double d_v_i = d_v[0];
-        double t13 = d_v_i * v_elem;
+        double d_v_0 = d_v[0];
+        double t13 = d_v_0 * v_elem;
         d_v[0] = 2.0 * t13;
         // line 30: axpy3(dt, b->vel, bodies[i].pos);
         grad_axpy3(dt, &d_dt_local, bodies_before_axpy3, d_a2, bodies_before_axpy3_v2, d_a);

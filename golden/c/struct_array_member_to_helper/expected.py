@@ -150,8 +150,8 @@ def grad_drift_energy(bodies, d_bodies, n, dt, d_return=1.0):
         # line 32: e += 0.5 * b->m * dot3(bodies[i].vel, b->vel) + dot3(&b->pos[0], b->pos);
         d_bodies[7 * i + 6] += d_e * dot3_value * 0.5
         # line 20: *v = *v * *v;
-        d_v_i = d_v[0]
-        t13 = d_v_i * v_elem
+        d_v_0 = d_v[0]
+        t13 = d_v_0 * v_elem
         d_v[0] = 2.0 * t13
         # line 30: axpy3(dt, b->vel, bodies[i].pos);
         d_dt2 = grad_axpy3(dt, bodies_before_axpy3, d_a2, bodies_before_axpy3_v2, d_a)

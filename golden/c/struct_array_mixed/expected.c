@@ -79,9 +79,9 @@ void grad_energy(Particle *ps, Particle *d_ps, int n, double scale, double *d_sc
     for (long i = t0; i >= 0; i--) {
         double ps_elem = tape_ps_elem[i];
         // line 23: ps[i].charge *= scale;
-        double d_ps_elem = d_ps[i].charge;
-        d_scale_local += d_ps_elem * ps_elem;
-        d_ps[i].charge = d_ps_elem * scale;
+        double d_ps_i_charge = d_ps[i].charge;
+        d_scale_local += d_ps_i_charge * ps_elem;
+        d_ps[i].charge = d_ps_i_charge * scale;
     }
     *d_scale += d_scale_local;
     free(tape_ps_elem);

@@ -43,14 +43,14 @@ static void grad_step(Body *bs, Body *d_bs, int n, double dt, double *d_dt) {
         double bs_elem = tape_bs_elem[i];
         double bs_elem2 = tape_bs_elem2[i];
         // line 12: bs[i].x += dt * bs[i].v;
-        double d_bs_elem = d_bs[i].x;
-        d_dt_local += d_bs_elem * bs_elem;
-        d_bs[i].v += d_bs_elem * dt;
+        double d_bs_i_x = d_bs[i].x;
+        d_dt_local += d_bs_i_x * bs_elem;
+        d_bs[i].v += d_bs_i_x * dt;
         // line 11: bs[i].v -= dt * bs[i].x * bs[i].x;
-        d_bs_elem = d_bs[i].v;
-        double t1 = -d_bs_elem * bs_elem2;
+        double d_bs_i_v = d_bs[i].v;
+        double t1 = -d_bs_i_v * bs_elem2;
         d_dt_local += t1 * bs_elem2;
-        d_bs[i].x += -d_bs_elem * (dt * bs_elem2) + t1 * dt;
+        d_bs[i].x += -d_bs_i_v * (dt * bs_elem2) + t1 * dt;
     }
     *d_dt += d_dt_local;
     free(tape_bs_elem2);

@@ -85,9 +85,9 @@ void grad_smooth(const Cell *cells, Cell *d_cells, double a, double *d_a, double
         double work_elem = tape_work_elem[i - 1];
         double work_elem2 = tape_work_elem2[i - 1];
         // line 15: work[i].u += a * work[i - 1].u * work[i].w;
-        double d_work_elem = d_work[i].u;
-        double t2 = d_work_elem * work_elem;
-        d_work[i].w += d_work_elem * (a * work_elem2);
+        double d_work_i_u = d_work[i].u;
+        double t2 = d_work_i_u * work_elem;
+        d_work[i].w += d_work_i_u * (a * work_elem2);
         d_a_local += t2 * work_elem2;
         d_work[i - 1].u += t2 * a;
     }

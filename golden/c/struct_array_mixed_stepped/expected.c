@@ -92,13 +92,13 @@ static void grad_step(Body *bs, Body *d_bs, int n, double dt, double *d_dt) {
         double k = cond ? 1.5 : 1.0;
         double t1 = dt * k;
         // line 15: bs[i].x += dt * bs[i].v;
-        double d_bs_elem = d_bs[i].x;
-        d_dt_local += d_bs_elem * bs_elem;
-        d_bs[i].v += d_bs_elem * dt;
+        double d_bs_i_x = d_bs[i].x;
+        d_dt_local += d_bs_i_x * bs_elem;
+        d_bs[i].v += d_bs_i_x * dt;
         // line 14: bs[i].v -= dt * k * bs[i].x * bs[i].x;
-        d_bs_elem = d_bs[i].v;
-        double t2 = -d_bs_elem * bs_elem2;
-        d_bs[i].x += -d_bs_elem * (t1 * bs_elem2) + t2 * t1;
+        double d_bs_i_v = d_bs[i].v;
+        double t2 = -d_bs_i_v * bs_elem2;
+        d_bs[i].x += -d_bs_i_v * (t1 * bs_elem2) + t2 * t1;
         d_dt_local += t2 * bs_elem2 * k;
     }
     *d_dt += d_dt_local;

@@ -165,9 +165,9 @@ void grad_loss(const Layer *layers, Layer *d_layers, int nl, const double *x, do
     // line 28: for (int i = 0; i < layers[0].n_in; i++)
     for (long i = layers[0].n_in - 1; i >= 0; i--) {
         // line 29: h[0][i] = x[i];
-        double d_h_i_i = d_h[0][i];
+        double d_h_0_i = d_h[0][i];
         d_h[0][i] = 0.0;
-        d_x[i] += d_h_i_i;
+        d_x[i] += d_h_0_i;
     }
     free(tape_h_before_dense_len);
     free(tape_h_before_dense);

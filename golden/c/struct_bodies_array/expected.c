@@ -50,6 +50,7 @@ void grad_potential(const struct Body *bodies, struct Body *d_bodies, int n, dou
     double d_e = d_return;
     for (long i = t0; i >= 0; i--) {
         // line 13: for (int j = i + 1; j < n; j++) {
+        double d_bodies_i_m = 0.0;
         for (long j = t0; j > i; j--) {
             double r2 = tape_r2[--tape_r2_top];
             double t1 = sqrt(r2);
@@ -59,7 +60,7 @@ void grad_potential(const struct Body *bodies, struct Body *d_bodies, int n, dou
             double t4 = -d_e / t1;
             double d_r2 = -(t4 * (t2 * t3 / t1)) / (2.0 * t1);
             d_bodies[j].m += t4 * t2;
-            d_bodies[i].m += t4 * t3;
+            d_bodies_i_m += t4 * t3;
             // line 15: for (int c = 0; c < 3; c++) {
             for (long c = 2; c >= 0; c--) {
                 double d = bodies[i].pos[c] - bodies[j].pos[c];
@@ -71,6 +72,7 @@ void grad_potential(const struct Body *bodies, struct Body *d_bodies, int n, dou
                 d_bodies[i].pos[c] += d_d;
             }
         }
+        d_bodies[i].m += d_bodies_i_m;
     }
     free(tape_r2);
 }

@@ -37,6 +37,7 @@ def grad_potential(bodies, d_bodies, n, d_return=1.0):
     d_e = d_return
     for i in range(t0, -1, -1):
         # line 13: for (int j = i + 1; j < n; j++) {
+        d_bodies_i_m = 0.0
         for j in range(t0, i, -1):
             tape_r2_top -= 1
             r2 = tape_r2[tape_r2_top]
@@ -47,7 +48,7 @@ def grad_potential(bodies, d_bodies, n, d_return=1.0):
             t4 = -d_e / t1
             d_r2 = -(t4 * (t2 * t3 / t1)) / (2.0 * t1)
             d_bodies[4 * j + 3] += t4 * t2
-            d_bodies[4 * i + 3] += t4 * t3
+            d_bodies_i_m += t4 * t3
             # line 15: for (int c = 0; c < 3; c++) {
             for c in range(2, -1, -1):
                 d = bodies[4 * i + c] - bodies[4 * j + c]
@@ -57,3 +58,4 @@ def grad_potential(bodies, d_bodies, n, d_return=1.0):
                 # line 16: double d = bodies[i].pos[c] - bodies[j].pos[c];
                 d_bodies[4 * j + c] -= d_d
                 d_bodies[4 * i + c] += d_d
+        d_bodies[4 * i + 3] += d_bodies_i_m

@@ -41,12 +41,12 @@ void grad_f(const double *x, double *d_x, int n, double d_return) {
         // line 18: add(&a, x[i] * x[i]);
         d_a_acc_cell[0] += d_a_acc;
         // line 10: a->acc += v * (1.0 + 0.1 * a->n);
-        double d_a_acc_cell_a_n = d_a_acc_cell[0];
+        double d_a_acc_cell_0 = d_a_acc_cell[0];
         // line 18: add(&a, x[i] * x[i]);
-        double t0 = d_a_acc_cell_a_n * (1.0 + 0.1 * a_n_cell_elem) * x[i];
+        double t0 = d_a_acc_cell_0 * (1.0 + 0.1 * a_n_cell_elem) * x[i];
         d_x[i] += 2.0 * t0;
         d_a_acc_cell[0] = 0.0;
-        d_a_acc = d_a_acc_cell_a_n;
+        d_a_acc = d_a_acc_cell_0;
     }
     free(tape_a_n_cell_elem);
 }

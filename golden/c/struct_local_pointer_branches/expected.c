@@ -173,12 +173,12 @@ void grad_f(const double *x, double *d_x, int n, double d_return) {
             d_p_struct4->c += d_p_c;
             d_p_struct4->k += d_p_k2;
             // line 4: static void upd(P *p, double x) { p->k = p->k * 0.5 + x; p->c += p->k * x; }
-            double d_p_struct_elem = d_p_struct4->c;
-            d_p_struct4->k += d_p_struct_elem * x[j];
-            double d_p_struct_elem2 = d_p_struct4->k;
-            d_p_struct4->k = d_p_struct_elem2 * 0.5;
+            double d_p_struct_c = d_p_struct4->c;
+            d_p_struct4->k += d_p_struct_c * x[j];
+            double d_p_struct_k = d_p_struct4->k;
+            d_p_struct4->k = d_p_struct_k * 0.5;
             // line 18: if (j % 2) { r->k *= x[j]; } else { upd(r, x[j]); }
-            d_x[j] += d_p_struct_elem * t4 + d_p_struct_elem2;
+            d_x[j] += d_p_struct_c * t4 + d_p_struct_k;
             d_p_c = d_p_struct4->c;
             d_p_struct4->c = 0.0;
             d_p_k = d_p_struct4->k;
@@ -194,12 +194,12 @@ void grad_f(const double *x, double *d_x, int n, double d_return) {
         d_p_struct5->c += d_p_c;
         d_p_struct5->k += d_p_k;
         // line 4: static void upd(P *p, double x) { p->k = p->k * 0.5 + x; p->c += p->k * x; }
-        double d_p_struct_elem = d_p_struct5->c;
-        d_p_c = d_p_struct_elem * p_struct_elem;
-        d_p_struct5->k += d_p_struct_elem * p_c;
-        d_p_struct_elem = d_p_struct5->k;
-        d_p_c += d_p_struct_elem;
-        d_p_struct5->k = d_p_struct_elem * 0.5;
+        double d_p_struct_c = d_p_struct5->c;
+        d_p_c = d_p_struct_c * p_struct_elem;
+        d_p_struct5->k += d_p_struct_c * p_c;
+        double d_p_struct_k = d_p_struct5->k;
+        d_p_c += d_p_struct_k;
+        d_p_struct5->k = d_p_struct_k * 0.5;
         // line 14: do { upd(&p, q->c); } while (q->k > 100.0);
         double d_p_c2 = d_p_struct5->c;
         d_p_struct5->c = 0.0;
@@ -221,16 +221,16 @@ void grad_f(const double *x, double *d_x, int n, double d_return) {
             d_p_struct6->c += d_p_c;
             d_p_struct6->k += d_p_k;
             // line 4: static void upd(P *p, double x) { p->k = p->k * 0.5 + x; p->c += p->k * x; }
-            double d_p_struct_elem = d_p_struct6->c;
-            d_p_struct6->k += d_p_struct_elem * t5;
-            double d_p_struct_elem2 = d_p_struct6->k;
-            d_p_struct6->k = d_p_struct_elem2 * 0.5;
+            double d_p_struct_c = d_p_struct6->c;
+            d_p_struct6->k += d_p_struct_c * t5;
+            double d_p_struct_k = d_p_struct6->k;
+            d_p_struct6->k = d_p_struct_k * 0.5;
             // line 11: if (x[i] > 0.0) q->c += x[i]; else upd(q, x[i]);
             d_p_c = d_p_struct6->c;
             d_p_struct6->c = 0.0;
             d_p_k = d_p_struct6->k;
             d_p_struct6->k = 0.0;
-            t7 = d_p_struct_elem * t6 + d_p_struct_elem2;
+            t7 = d_p_struct_c * t6 + d_p_struct_k;
         }
         d_x[i] += t7;
     }

@@ -63,8 +63,8 @@ void grad_kick(Particle *p, Particle *d_p, const double *f, double *d_f, double 
 
     // reverse sweep
     // line 15: *y = *y + d * d;
-    double d_p_x_c = d_p->x;
-    double t3 = d_p_x_c * t2;
+    double d_p_x_0 = d_p->x;
+    double t3 = d_p_x_0 * t2;
 
     // line 23: push(&p->x, dt * (p->v[0] + p->id));
     d_p->v[0] += 2.0 * t3 * dt;
@@ -74,11 +74,11 @@ void grad_kick(Particle *p, Particle *d_p, const double *f, double *d_f, double 
         // line 22: p->v[c] += dt * f[c] * p->x;
         double d_p_v_c = d_p->v[c];
         d_f[c] += d_p_v_c * t1 * dt;
-        d_p_x_c += d_p_v_c * (dt * f[c]);
+        d_p_x_0 += d_p_v_c * (dt * f[c]);
     }
 
     // line 22: p->v[c] += dt * f[c] * p->x;
-    d_p->x = d_p_x_c;
+    d_p->x = d_p_x_0;
 
     // line 20: scale3(&p->v[0], 1.0 - dt);
     grad_scale3(p_v_before_scale3, d_p->v, t0);

@@ -44,12 +44,12 @@ void grad_relax(Sys *s, Sys *d_s, const double *x, double *d_x, double d_return)
     for (long i = m - 1; i >= 0; i--) {
         double s_scale_elem = tape_s_scale_elem[i];
         // line 15: s->scale *= 0.9;
-        double d_s_scale_i = d_s->scale;
+        double d_s_scale_0 = d_s->scale;
         // line 14: s->acc += s->scale * x[i] * x[i];
-        double d_s_acc_i = d_s->acc;
-        double t0 = d_s_acc_i * x[i];
-        d_x[i] += d_s_acc_i * (s_scale_elem * x[i]) + t0 * s_scale_elem;
-        d_s->scale = d_s_scale_i * 0.9 + t0 * x[i];
+        double d_s_acc_0 = d_s->acc;
+        double t0 = d_s_acc_0 * x[i];
+        d_x[i] += d_s_acc_0 * (s_scale_elem * x[i]) + t0 * s_scale_elem;
+        d_s->scale = d_s_scale_0 * 0.9 + t0 * x[i];
     }
 
     // line 12: s->acc = 0.0;

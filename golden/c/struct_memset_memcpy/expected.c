@@ -81,24 +81,24 @@ void grad_f(const double *x, double *d_x, const Q *src, Q *d_src, int m, double 
         d_p_c[1] -= t1;
         d_p_c[0] += t1;
         // line 21: memcpy(r, &t, sizeof *r);
-        double d_p_c_elem = d_p_c[1];
+        double d_p_c_1 = d_p_c[1];
         d_p_c[1] = 0.0;
-        d_t_c[1] += d_p_c_elem;
-        double d_p_c_i = d_p_c[0];
+        d_t_c[1] += d_p_c_1;
+        double d_p_c_0 = d_p_c[0];
         d_p_c[0] = 0.0;
-        d_t_c[0] += d_p_c_i;
+        d_t_c[0] += d_p_c_0;
         // line 20: t.c[1] -= x[i] * x[i];
-        double d_t_c_elem = d_t_c[1];
-        double t2 = -d_t_c_elem * x[i];
+        double d_t_c_1 = d_t_c[1];
+        double t2 = -d_t_c_1 * x[i];
         // line 19: t.c[0] += x[i];
-        double d_t_c_i = d_t_c[0];
-        d_x[i] += 2.0 * t2 + d_t_c_i;
+        double d_t_c_0 = d_t_c[0];
+        d_x[i] += 2.0 * t2 + d_t_c_0;
         // line 18: memcpy(&t, r, sizeof(P));
         d_t_c[1] = 0.0;
-        d_p_c[1] += d_t_c_elem;
-        d_t_c_i = d_t_c[0];
+        d_p_c[1] += d_t_c_1;
+        d_t_c_0 = d_t_c[0];
         d_t_c[0] = 0.0;
-        d_p_c[0] += d_t_c_i;
+        d_p_c[0] += d_t_c_0;
     }
 
     // line 12: p.k = x[0];

@@ -38,8 +38,8 @@ static void grad_add_logsum(double *acc, double *d_acc, const double *x, double 
     // line 9: for (int i = 0; i < n; i++)
     for (long i = 0; i < n; i++) {
         // line 10: *acc += log(1.0 + x[i] * x[i]);
-        double d_acc_i = d_acc[0];
-        double t0 = d_acc_i / (1.0 + x[i] * x[i]) * x[i];
+        double d_acc_0 = d_acc[0];
+        double t0 = d_acc_0 / (1.0 + x[i] * x[i]) * x[i];
         d_x[i] += 2.0 * t0;
     }
 }

@@ -49,20 +49,24 @@ void grad_f(Matrix *M, Matrix *d_M, const double *x, double *d_x, double d_retur
     // reverse sweep
     // line 20: for (int k = 0; k < C->rows * C->cols; k++)
     double d_t = d_return;
+    double d_x_1 = 0.0;
+    double d_M_s_0 = 0.0;
     for (long it = 0; it < n_iter; it++) {
         k = tape_k[--tape_k_top];
         // line 21: t += C->data[k] * M->s + N->s * x[1];
         double t3 = d_t * M->s;
-        d_x[1] += t3;
-        d_M->s += d_t * x[1] + d_t * M->data[k];
+        d_x_1 += t3;
+        d_M_s_0 += d_t * x[1] + d_t * M->data[k];
         d_M->data[k] += t3;
     }
+    d_M->s += d_M_s_0;
+    d_x[1] += d_x_1;
 
     // line 11: A->s *= a;
-    double d_M_s_k = d_M->s;
-    d_M->s = d_M_s_k * x[0];
+    d_M_s_0 = d_M->s;
+    d_M->s = d_M_s_0 * x[0];
 
     // line 18: scale(N, x[0]);
-    d_x[0] += d_M_s_k * t0;
+    d_x[0] += d_M_s_0 * t0;
     free(tape_k);
 }

@@ -43,21 +43,21 @@ static void grad_advance(const State *s, State *d_s, State *o, State *d_o, doubl
             long w = (j + N - 1) % N;
             double t0 = s->u[i][e] - s->u[i][w];
             // line 17: o->v[i][j] = s->v[i][j] + dt * sin(s->u[i][e] - s->u[i][w]);
-            double d_o_elem = d_o->v[i][j];
+            double d_o_v_i_j = d_o->v[i][j];
             d_o->v[i][j] = 0.0;
-            d_dt_local += d_o_elem * sin(t0);
-            double t1 = d_o_elem * dt * cos(t0);
+            d_dt_local += d_o_v_i_j * sin(t0);
+            double t1 = d_o_v_i_j * dt * cos(t0);
             d_s->u[i][w] -= t1;
             d_s->u[i][e] += t1;
-            d_s->v[i][j] += d_o_elem;
+            d_s->v[i][j] += d_o_v_i_j;
             // line 16: o->u[i][j] = s->u[i][j] + dt * (s->v[i][e] - s->v[i][w]);
-            d_o_elem = d_o->u[i][j];
+            double d_o_u_i_j = d_o->u[i][j];
             d_o->u[i][j] = 0.0;
-            double t2 = d_o_elem * dt;
-            d_dt_local += d_o_elem * (s->v[i][e] - s->v[i][w]);
+            double t2 = d_o_u_i_j * dt;
+            d_dt_local += d_o_u_i_j * (s->v[i][e] - s->v[i][w]);
             d_s->v[i][w] -= t2;
             d_s->v[i][e] += t2;
-            d_s->u[i][j] += d_o_elem;
+            d_s->u[i][j] += d_o_u_i_j;
         }
     }
     *d_dt += d_dt_local;
@@ -293,16 +293,16 @@ void grad_evolve(const double *u0, double *d_u0, double dt, double *d_dt, int st
             ((double *)nxt_before_advance4)[e] = t14;
         }
         // line 33: nxt->v[0][0] *= 0.9;
-        double d_nxt_elem;
+        double d_nxt_v_0_0;
         if (t10) {
-            d_nxt_elem = d_nxt->v[0][0];
+            d_nxt_v_0_0 = d_nxt->v[0][0];
             d_nxt->v[0][0] = 0.0;
         } else {
-            double d_cur_elem = d_cur->v[0][0];
+            double d_cur_v_0_0 = d_cur->v[0][0];
             d_cur->v[0][0] = 0.0;
-            d_nxt_elem = d_cur_elem;
+            d_nxt_v_0_0 = d_cur_v_0_0;
         }
-        double t15 = d_nxt_elem * 0.9;
+        double t15 = d_nxt_v_0_0 * 0.9;
         if (t10) {
             d_nxt->v[0][0] += t15;
         } else {
@@ -333,9 +333,9 @@ void grad_evolve(const double *u0, double *d_u0, double dt, double *d_dt, int st
             // line 29: cur->v[i][j] = 0.0;
             d_cur->v[i][j] = 0.0;
             // line 28: cur->u[i][j] = u0[i * N + j];
-            double d_cur_elem = d_cur->u[i][j];
+            double d_cur_u_i_j = d_cur->u[i][j];
             d_cur->u[i][j] = 0.0;
-            d_u0[i * N + j] += d_cur_elem;
+            d_u0[i * N + j] += d_cur_u_i_j;
         }
     }
     *d_dt += d_dt_local;

@@ -96,17 +96,17 @@ void grad_relax(const double *x, double *d_x, double w, double *d_w, int n, doub
         cur_array = tape_cur_array[k];
         bool t10 = cur_array == 0;
         // line 20: nxt->scale = 0.5 * cur->scale + sb.scale;
-        double d_sb_elem;
+        double d_sb_scale;
         if (t9) {
-            d_sb_elem = d_sb->scale;
+            d_sb_scale = d_sb->scale;
             d_sb->scale = 0.0;
         } else {
-            double d_sa_elem = d_sa->scale;
+            double d_sa_scale = d_sa->scale;
             d_sa->scale = 0.0;
-            d_sb_elem = d_sa_elem;
+            d_sb_scale = d_sa_scale;
         }
-        d_sb->scale += d_sb_elem;
-        double t11 = d_sb_elem * 0.5;
+        d_sb->scale += d_sb_scale;
+        double t11 = d_sb_scale * 0.5;
         if (t10) {
             d_sa->scale += t11;
         } else {
@@ -117,16 +117,17 @@ void grad_relax(const double *x, double *d_x, double w, double *d_w, int n, doub
             double t12 = tape[k * 4 + i];
             long t13 = (i + 1) % 4;
             // line 19: nxt->a[i] = cur->scale * tanh(cur->a[i] + 0.5 * cur->a[(i + 1) % 4]);
+            double d_sb_a_i;
             if (t9) {
-                d_sb_elem = d_sb->a[i];
+                d_sb_a_i = d_sb->a[i];
                 d_sb->a[i] = 0.0;
             } else {
-                double d_sa_elem = d_sa->a[i];
+                double d_sa_a_i = d_sa->a[i];
                 d_sa->a[i] = 0.0;
-                d_sb_elem = d_sa_elem;
+                d_sb_a_i = d_sa_a_i;
             }
-            double t14 = d_sb_elem * t12;
-            double t15 = d_sb_elem * tape2[k * 4 + i] * (1.0 - t12 * t12);
+            double t14 = d_sb_a_i * t12;
+            double t15 = d_sb_a_i * tape2[k * 4 + i] * (1.0 - t12 * t12);
             double t16 = t15 * 0.5;
             if (t10) {
                 d_sa->a[t13] += t16;
@@ -149,9 +150,9 @@ void grad_relax(const double *x, double *d_x, double w, double *d_w, int n, doub
     // line 15: for (int i = 0; i < 4; i++)
     for (long i = 3; i >= 0; i--) {
         // line 16: cur->a[i] = x[i];
-        double d_sa_elem = d_sa->a[i];
+        double d_sa_a_i = d_sa->a[i];
         d_sa->a[i] = 0.0;
-        d_x[i] += d_sa_elem;
+        d_x[i] += d_sa_a_i;
     }
 
     // line 13: sa.scale = w;

@@ -4,6 +4,7 @@
  */
 
 #include <math.h>
+#include <stdbool.h>
 
 // The gradient of strip_normals, by s2sad's reverse mode.
 //
@@ -40,23 +41,19 @@ void grad_strip_normals(const double *p, double *d_p, int n, double d_return) {
         double r_x3 = b_x - a_x;
         double r_y3 = r_z2 * r_x2 - r_x3 * r_z;
         double r_z3 = r_x3 * r_y2 - r_y * r_x2;
+        bool t0 = r_x > r_x3;
         // line 44: s += sqrt(nrm.x * nrm.x + nrm.y * nrm.y + nrm.z * nrm.z) + 0.1 * m.y;
         double d__result__y = d_s * 0.1;
-        double t0 = d_s / (2.0 * sqrt(r_x * r_x + r_y3 * r_y3 + r_z3 * r_z3));
-        double d_r_z = t0 * r_z3;
+        double t1 = d_s / (2.0 * sqrt(r_x * r_x + r_y3 * r_y3 + r_z3 * r_z3));
+        double d_r_z = t1 * r_z3;
         d_r_z *= 2.0;
-        double d_r_y = t0 * r_y3;
+        double d_r_y = t1 * r_y3;
         d_r_y *= 2.0;
-        double d_r_x = t0 * r_x;
+        double d_r_x = t1 * r_x;
         d_r_x *= 2.0;
         // line 25: if (a.x > b.x)
-        double d_r_y2;
-        if (r_x > r_x3) {
-            d_r_y += d__result__y;
-            d_r_y2 = 0.0;
-        } else {
-            d_r_y2 = d__result__y;
-        }
+        double d_r_y2 = t0 ? 0.0 : d__result__y;
+        d_r_y += t0 ? d__result__y : 0.0;
         // line 18: r.z = a.x * b.y - a.y * b.x;
         double d_r_x2 = -d_r_z * r_y;
         d_r_y2 -= d_r_z * r_x2;

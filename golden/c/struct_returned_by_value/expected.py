@@ -38,21 +38,19 @@ def grad_strip_normals(p, d_p, n, d_return=1.0):
         r_x3 = b_x - a_x
         r_y3 = r_z2 * r_x2 - r_x3 * r_z
         r_z3 = r_x3 * r_y2 - r_y * r_x2
+        t0 = r_x > r_x3
         # line 44: s += sqrt(nrm.x * nrm.x + nrm.y * nrm.y + nrm.z * nrm.z) + 0.1 * m.y;
         d__result__y = d_s * 0.1
-        t0 = d_s / (2.0 * math.sqrt(r_x * r_x + r_y3 * r_y3 + r_z3 * r_z3))
-        d_r_z = t0 * r_z3
+        t1 = d_s / (2.0 * math.sqrt(r_x * r_x + r_y3 * r_y3 + r_z3 * r_z3))
+        d_r_z = t1 * r_z3
         d_r_z *= 2.0
-        d_r_y = t0 * r_y3
+        d_r_y = t1 * r_y3
         d_r_y *= 2.0
-        d_r_x = t0 * r_x
+        d_r_x = t1 * r_x
         d_r_x *= 2.0
         # line 25: if (a.x > b.x)
-        if r_x > r_x3:
-            d_r_y += d__result__y
-            d_r_y2 = 0.0
-        else:
-            d_r_y2 = d__result__y
+        d_r_y2 = 0.0 if t0 else d__result__y
+        d_r_y += d__result__y if t0 else 0.0
         # line 18: r.z = a.x * b.y - a.y * b.x;
         d_r_x2 = -d_r_z * r_y
         d_r_y2 -= d_r_z * r_x2

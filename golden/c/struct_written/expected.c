@@ -57,12 +57,12 @@ void grad_step_energy(struct State *s, struct State *d_s, int n, double dt, doub
         d_s[i].x += d_e * (t1 * s_elem) + t5 * t1;
         d_s[i].v += d_e * (0.5 * s_elem2) + d_e * s_elem2 * 0.5;
         // line 12: s[i].x += dt * s[i].v;
-        double d_s_elem = d_s[i].x;
-        d_s[i].v += d_s_elem * dt;
+        double d_s_i_x = d_s[i].x;
+        d_s[i].v += d_s_i_x * dt;
         // line 11: s[i].v -= dt * k * s[i].x;
-        d_s_elem = d_s[i].v;
-        d_s[i].x -= d_s_elem * t0;
-        t3 -= d_s_elem * s_elem3;
+        double d_s_i_v = d_s[i].v;
+        d_s[i].x -= d_s_i_v * t0;
+        t3 -= d_s_i_v * s_elem3;
         t4 += t5 * s_elem;
     }
 

@@ -236,15 +236,15 @@ void grad_energy(const double K[3][3], double d_K[3][3], const double *q, double
             d_b_pos[e] += d_p_e;
         }
         // line 32: Body b = {{q[3 * k], q[3 * k + 1], q[3 * k + 2]}, 1.0 + k};
-        double d_b_pos_elem = d_b_pos[2];
+        double d_b_pos_2 = d_b_pos[2];
         d_b_pos[2] = 0.0;
-        d_q[3 * k + 2] += d_b_pos_elem;
-        d_b_pos_elem = d_b_pos[1];
+        d_q[3 * k + 2] += d_b_pos_2;
+        double d_b_pos_1 = d_b_pos[1];
         d_b_pos[1] = 0.0;
-        d_q[3 * k + 1] += d_b_pos_elem;
-        double d_b_pos_k = d_b_pos[0];
+        d_q[3 * k + 1] += d_b_pos_1;
+        double d_b_pos_0 = d_b_pos[0];
         d_b_pos[0] = 0.0;
-        d_q[3 * k] += d_b_pos_k;
+        d_q[3 * k] += d_b_pos_0;
         free(t6);
         free(p_before_mat3_mul_vec3);
         free(f_before_mat3_mul_vec3_v2);

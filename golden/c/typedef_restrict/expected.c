@@ -4,7 +4,6 @@
  */
 
 #include <math.h>
-#include <stdlib.h>
 
 typedef double real;
 typedef int index_t;
@@ -26,11 +25,9 @@ typedef real weight_t;
 void grad_penalty(const real *restrict x, real *d_x, real *restrict y, real *d_y, const index_t n,
                   const weight_t w, weight_t *d_w, real d_return) {
     // forward sweep
-    double *tape = calloc(1, n * sizeof(double));
     for (long i = 0; i < n; i++) {
         double scaled_value = w * x[i];
         y[i] = scaled_value;
-        tape[i] = exp(y[i]);
     }
 
     // reverse sweep
@@ -38,8 +35,9 @@ void grad_penalty(const real *restrict x, real *d_x, real *restrict y, real *d_y
     double d_s = d_return;
     double d_w_local = 0.0;
     for (long i = n - 1; i >= 0; i--) {
+        double t0 = exp(y[i]);
         // line 23: s += softplus(y[i]);
-        d_y[i] += d_s / (1.0 + tape[i]) * tape[i];
+        d_y[i] += d_s / (1.0 + t0) * t0;
         // line 22: y[i] = scaled(x[i], w);
         double d_scaled_value = d_y[i];
         d_y[i] = 0.0;
@@ -49,5 +47,4 @@ void grad_penalty(const real *restrict x, real *d_x, real *restrict y, real *d_y
         d_x[i] += d_scaled_value * w;
     }
     *d_w += d_w_local;
-    free(tape);
 }

@@ -3,8 +3,6 @@
 
 import math
 
-import numpy as np
-
 
 def grad_penalty(x, d_x, y, d_y, n, w, d_return=1.0):
     """The gradient of penalty, by s2sad's reverse mode.
@@ -20,19 +18,18 @@ def grad_penalty(x, d_x, y, d_y, n, w, d_return=1.0):
     dJ/dw.
     """
     # forward sweep
-    tape = np.empty(max(n, 0))
     for i in range(n):
         scaled_value = w * x[i]
         y[i] = scaled_value
-        tape[i] = math.exp(y[i])
 
     # reverse sweep
     # line 21: for (index_t i = 0; i < n; i++) {
     d_s = d_return
     d_w = 0.0
     for i in range(n - 1, -1, -1):
+        t0 = math.exp(y[i])
         # line 23: s += softplus(y[i]);
-        d_y[i] += d_s / (1.0 + tape[i]) * tape[i]
+        d_y[i] += d_s / (1.0 + t0) * t0
         # line 22: y[i] = scaled(x[i], w);
         d_scaled_value = d_y[i]
         d_y[i] = 0.0

@@ -32,9 +32,9 @@ __global__ void grad_sum_terms(int n, const double *x, double *d_x, double *tota
     // line 10: if (i < n) {
     if (i < n) {
         // line 12: atomicAdd(&total[1], x[i]);
-        double d_total_elem = d_total[1];
+        double d_total_1 = d_total[1];
         // line 11: atomicAdd(total, x[i] * sin(x[i]));
-        double d_total_elem2 = d_total[0];
-        d_x[i] += d_total_elem + d_total_elem2 * t0 + d_total_elem2 * x[i] * cos(x[i]);
+        double d_total_0 = d_total[0];
+        d_x[i] += d_total_1 + d_total_0 * t0 + d_total_0 * x[i] * cos(x[i]);
     }
 }

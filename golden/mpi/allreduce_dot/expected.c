@@ -48,9 +48,9 @@ void grad_dist_dot(const double *x, double *d_x, const double *y, double *d_y, i
     // line 7: for (int i = 0; i < n; i++)
     for (long i = 0; i < n; i++) {
         // line 8: local += x[i] * y[i];
-        double d_local_i = d_local[0];
-        d_y[i] += d_local_i * x[i];
-        d_x[i] += d_local_i * y[i];
+        double d_local_0 = d_local[0];
+        d_y[i] += d_local_0 * x[i];
+        d_x[i] += d_local_0 * y[i];
     }
 
     // line 6: double local = 0.0;

@@ -100,9 +100,9 @@ void grad_peak_ratio(const double *x, double *d_x, int n, double d_return) {
     }
 
     // line 18: double ends[2] = {lo, -hi};
-    double d_ends_i = d_ends[1];
+    double d_ends_1 = d_ends[1];
     d_ends[1] = 0.0;
-    d_hi[0] -= d_ends_i;
+    d_hi[0] -= d_ends_1;
     double d_lo = d_ends[0];
     d_ends[0] = 0.0;
 
@@ -122,8 +122,8 @@ void grad_peak_ratio(const double *x, double *d_x, int n, double d_return) {
     // line 14: for (int i = 0; i < n; i++)
     for (long i = 0; i < n; i++) {
         // line 15: e += x[i] * x[i];
-        double d_e_i = d_e[0];
-        double t5 = d_e_i * x[i];
+        double d_e_0 = d_e[0];
+        double t5 = d_e_0 * x[i];
         d_x[i] += 2.0 * t5;
     }
 
@@ -134,10 +134,10 @@ void grad_peak_ratio(const double *x, double *d_x, int n, double d_return) {
         // line 12: lo = fmin(lo, x[i]);
         bool t6 = lo <= x[i];
         // line 11: hi = fmax(hi, x[i]);
-        double d_hi_i = d_hi[0];
+        double d_hi_0 = d_hi[0];
         bool t7 = hi_elem >= x[i];
-        d_x[i] += (t6 ? 0.0 : d_lo) + (t7 ? 0.0 : d_hi_i);
-        d_hi[0] = t7 ? d_hi_i : 0.0;
+        d_x[i] += (t6 ? 0.0 : d_lo) + (t7 ? 0.0 : d_hi_0);
+        d_hi[0] = t7 ? d_hi_0 : 0.0;
         d_lo = t6 ? d_lo : 0.0;
     }
 

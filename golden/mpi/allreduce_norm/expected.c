@@ -61,12 +61,12 @@ void grad_dist_norm(double *x, double *d_x, const double *w, double *d_w, int n,
     for (long i = 0; i < n; i++) {
         double x_elem = tape_x_elem[i];
         // line 11: sq[1] += w[i];
-        double d_sq_elem = d_sq[1];
+        double d_sq_1 = d_sq[1];
         // line 10: sq[0] += w[i] * x[i] * x[i];
-        double d_sq_i = d_sq[0];
-        double t3 = d_sq_i * x_elem;
-        d_x[i] += d_sq_i * (w[i] * x_elem) + t3 * w[i];
-        d_w[i] += d_sq_elem + t3 * x_elem;
+        double d_sq_0 = d_sq[0];
+        double t3 = d_sq_0 * x_elem;
+        d_x[i] += d_sq_0 * (w[i] * x_elem) + t3 * w[i];
+        d_w[i] += d_sq_1 + t3 * x_elem;
     }
     free(tape_x_elem);
 }

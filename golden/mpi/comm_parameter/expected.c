@@ -75,8 +75,8 @@ void grad_smooth(double *u, double *d_u, int n, int sweeps, MPI_Comm comm, doubl
     // line 29: for (int i = 1; i <= n; i++)
     for (long i = 1; i < t0; i++) {
         // line 30: e += u[i] * u[i];
-        double d_e_s = d_e[0];
-        double t4 = d_e_s * u[i];
+        double d_e_0 = d_e[0];
+        double t4 = d_e_0 * u[i];
         d_u[i] += 2.0 * t4;
     }
 

@@ -68,14 +68,16 @@ void grad_combined_slope(const double *x, double *d_x, const double *y, double *
     d_slope[0] += d_return;
 
     // line 29: for (int i = 0; i < n; i++)
+    double d_slope_0 = 0.0;
     for (long i = n - 1; i >= 0; i--) {
         // line 30: res[i] = y[i] - slope * x[i];
         double d_res_i = d_res[i];
         d_res[i] = 0.0;
         d_x[i] -= d_res_i * t3;
-        d_slope[0] -= d_res_i * x[i];
+        d_slope_0 -= d_res_i * x[i];
         d_y[i] += d_res_i;
     }
+    d_slope[0] += d_slope_0;
 
     // line 28: MPI_Bcast(&slope, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     double d_slope_in[1];
@@ -89,9 +91,9 @@ void grad_combined_slope(const double *x, double *d_x, const double *y, double *
     // line 20: if (rank == 0) {
     if (rank == 0) {
         // line 26: slope = num / den;
-        double d_slope_i = d_slope[0];
+        d_slope_0 = d_slope[0];
         d_slope[0] = 0.0;
-        double d_num = d_slope_i / den;
+        double d_num = d_slope_0 / den;
         double d_den = -(d_num * t2);
         // line 22: for (int r = 0; r < size; r++) {
         for (long r = size - 1; r >= 0; r--) {
@@ -120,9 +122,9 @@ void grad_combined_slope(const double *x, double *d_x, const double *y, double *
     // line 16: double mine[2] = {sxy / sxx, sxx};
     double d_sxx = d_mine[1];
     d_mine[1] = 0.0;
-    double d_mine_i = d_mine[0];
+    double d_mine_0 = d_mine[0];
     d_mine[0] = 0.0;
-    double d_sxy = d_mine_i / sxx;
+    double d_sxy = d_mine_0 / sxx;
     d_sxx -= d_sxy * t0;
 
     // line 12: for (int i = 0; i < n; i++) {

@@ -83,8 +83,8 @@ void grad_relax(int rows, int m, double u[rows + 2][m], double d_u[rows + 2][m],
         // line 24: for (int j = 0; j < m; j++)
         for (long j = m - 1; j >= 0; j--) {
             // line 25: e += u[i][j] * u[i][j];
-            double d_e_s = d_e[0];
-            double t6 = d_e_s * u[i][j];
+            double d_e_0 = d_e[0];
+            double t6 = d_e_0 * u[i][j];
             d_u[i][j] += 2.0 * t6;
         }
     }

@@ -69,6 +69,8 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
     double *d_next = calloc(1, (n + 2) * sizeof(double));
 
     // line 16: for (int t = 0; t < steps; t++) {
+    double d_k_n = 0.0;
+    double d_k_1 = 0.0;
     MPI_Request d_reqs_0 = MPI_REQUEST_NULL;
     MPI_Request d_reqs_1 = MPI_REQUEST_NULL;
     MPI_Request d_reqs_2 = MPI_REQUEST_NULL;
@@ -89,16 +91,16 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
         double t7 = d_next_n * k[n];
         d_u[t5] += t7;
         d_u[t6] += t7;
-        d_k[n] += d_next_n * tape[t];
+        d_k_n += d_next_n * tape[t];
         d_u[n] += d_next_n - t7 * 2.0;
         // line 24: next[1] = u[1] + k[1] * (u[0] - 2.0 * u[1] + u[2]);
-        double d_next_i = d_next[1];
+        double d_next_1 = d_next[1];
         d_next[1] = 0.0;
-        double t8 = d_next_i * k[1];
+        double t8 = d_next_1 * k[1];
         d_u[2] += t8;
         d_u[0] += t8;
-        d_k[1] += d_next_i * tape2[t];
-        d_u[1] += d_next_i - t8 * 2.0;
+        d_k_1 += d_next_1 * tape2[t];
+        d_u[1] += d_next_1 - t8 * 2.0;
         // line 23: MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE);
         double d_u_in[1] = {0};
         MPI_Irecv(d_u_in, 1, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &d_reqs_3);
@@ -112,21 +114,21 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
         for (long i = 1; i < t9; i++) {
             long t10 = i - 1;
             if (t10 >= 2 && t10 <= t6) {
-                d_next_i = d_next[t10];
+                double d_next_i = d_next[t10];
                 d_u[i] += d_next_i * k[t10];
             }
             long t11 = i + 1;
             if (t11 >= 2 && t11 <= t6) {
-                d_next_i = d_next[t11];
+                double d_next_i = d_next[t11];
                 d_u[i] += d_next_i * k[t11];
             }
             if (i >= 2 && i <= t6) {
-                d_next_i = d_next[i];
+                double d_next_i = d_next[i];
                 d_u[i] += d_next_i - d_next_i * k[i] * 2.0;
             }
         }
         for (long i = 3; i < t6; i++) {
-            d_next_i = d_next[i - 1];
+            double d_next_i = d_next[i - 1];
             double d_next_i2 = d_next[i + 1];
             double d_next_i3 = d_next[i];
             d_u[i] += d_next_i * k[i - 1]
@@ -136,22 +138,22 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
         for (long i = t9 > t6 ? t9 : t6; i < t6 + 2; i++) {
             long t12 = i - 1;
             if (t12 >= 2 && t12 <= t6) {
-                d_next_i = d_next[t12];
+                double d_next_i = d_next[t12];
                 d_u[i] += d_next_i * k[t12];
             }
             long t13 = i + 1;
             if (t13 >= 2 && t13 <= t6) {
-                d_next_i = d_next[t13];
+                double d_next_i = d_next[t13];
                 d_u[i] += d_next_i * k[t13];
             }
             if (i >= 2 && i <= t6) {
-                d_next_i = d_next[i];
+                double d_next_i = d_next[i];
                 d_u[i] += d_next_i - d_next_i * k[i] * 2.0;
             }
         }
         for (long i = 2; i < n; i++) {
             // line 22: next[i] = u[i] + k[i] * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
-            d_next_i = d_next[i];
+            double d_next_i = d_next[i];
             d_next[i] = 0.0;
             d_k[i] += d_next_i * tape3[t * t1 + (i - 2)];
         }
@@ -172,6 +174,8 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
             d_u[0] = 0.0;
         }
     }
+    d_k[1] += d_k_1;
+    d_k[n] += d_k_n;
     free(d_next);
     free(tape3);
     free(tape2);

@@ -72,15 +72,15 @@ void grad_spread_min(const double *x, double *d_x, int n, double d_return) {
         // line 13: e += x[i] * x[i];
         double t2 = d_e * x[i];
         // line 12: lo = fmin(lo, x[i]);
-        double d_lo_i = d_lo[0];
+        double d_lo_0 = d_lo[0];
         bool t3 = lo_elem <= x[i];
-        d_x[i] += 2.0 * t2 + (t3 ? 0.0 : d_lo_i);
-        d_lo[0] = t3 ? d_lo_i : 0.0;
+        d_x[i] += 2.0 * t2 + (t3 ? 0.0 : d_lo_0);
+        d_lo[0] = t3 ? d_lo_0 : 0.0;
     }
 
     // line 10: double lo = x[0], e = 0.0;
-    double d_lo_i = d_lo[0];
+    double d_lo_0 = d_lo[0];
     d_lo[0] = 0.0;
-    d_x[0] += d_lo_i;
+    d_x[0] += d_lo_0;
     free(tape_lo_elem);
 }

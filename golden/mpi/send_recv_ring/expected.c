@@ -65,9 +65,9 @@ void grad_ring_energy(const double *x, double *d_x, int n, double d_return) {
     // line 22: for (int i = 0; i < n; i++)
     for (long i = 0; i < n; i++) {
         // line 23: e += got[i] * x[i] * x[i];
-        double d_e_i = d_e[0];
-        double t1 = d_e_i * x[i];
-        d_x[i] += d_e_i * (got[i] * x[i]) + t1 * got[i];
+        double d_e_0 = d_e[0];
+        double t1 = d_e_0 * x[i];
+        d_x[i] += d_e_0 * (got[i] * x[i]) + t1 * got[i];
         d_got[i] += t1 * x[i];
     }
 

@@ -158,8 +158,8 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
         // line 35: for (int j = 0; j < m; j++)
         for (long j = m - 1; j >= 0; j--) {
             // line 36: s += u[i * m + j] * u[i * m + j];
-            double d_s_t = d_s[0];
-            double t9 = d_s_t * u[i * m + j];
+            double d_s_0 = d_s[0];
+            double t9 = d_s_0 * u[i * m + j];
             d_u[i * m + j] += 2.0 * t9;
         }
     }

@@ -85,9 +85,9 @@ void grad_settle(double *x, double *d_x, const double *w, double *d_w, int n, do
     long t2 = n - 1;
     for (long i = 0; i < n; i++) {
         // line 23: s += x[i] * w[i];
-        double d_s_sweeps = d_s[0];
-        d_w[i] += d_s_sweeps * x[i];
-        d_x[i] += d_s_sweeps * w[i];
+        double d_s_0 = d_s[0];
+        d_w[i] += d_s_0 * x[i];
+        d_x[i] += d_s_0 * w[i];
     }
 
     // line 21: double s = 0.0;
@@ -109,8 +109,8 @@ void grad_settle(double *x, double *d_x, const double *w, double *d_w, int n, do
             // line 16: x[i] = next;
             double d_next = d_x[i];
             // line 15: mine += (float)((next - x[i]) * (next - x[i]));
-            float d_mine_sweeps = d_mine[0];
-            double t4 = (double)d_mine_sweeps * (next - x_elem);
+            float d_mine_0 = d_mine[0];
+            double t4 = (double)d_mine_0 * (next - x_elem);
             double t5 = 2.0 * t4;
             d_next += t5;
             // line 14: double next = w[i] * cos(x[i]);

@@ -51,7 +51,7 @@ def grad_dist_dot(x, d_x, y, d_y, comm=MPI.COMM_WORLD, d_return=1.0):
     d_local[0] += d_local_in[0]
 
     # line 7: local = np.array([np.dot(x, y)])
-    d_local_elem = d_local[0]
+    d_local_0 = d_local[0]
     d_local[0] = 0.0
-    d_x += d_local_elem * y
-    d_y += d_local_elem * x
+    d_x += d_local_0 * y
+    d_y += d_local_0 * x

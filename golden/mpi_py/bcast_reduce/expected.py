@@ -66,8 +66,8 @@ def grad_spread_fit(w, d_w, x, d_x, comm, d_return=1.0):
     for i in range(x.shape[0]):
         t3 = np.tanh(coef[i] * x[i])
         # line 13: score[0] += np.tanh(coef[i] * x[i])
-        d_score_elem = d_score[0]
-        t4 = d_score_elem * (1.0 - t3 * t3)
+        d_score_0 = d_score[0]
+        t4 = d_score_0 * (1.0 - t3 * t3)
         d_x[i] += t4 * coef[i]
         d_coef[i] += t4 * x[i]
 

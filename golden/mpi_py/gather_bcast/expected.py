@@ -54,13 +54,15 @@ def grad_combined_slope(x, d_x, y, d_y, res, d_res, comm=MPI.COMM_WORLD, d_retur
     d_slope[0] += d_return
 
     # line 23: for i in range(len(x)):
+    d_slope_0 = 0.0
     for i in range(x.shape[0] - 1, -1, -1):
         # line 24: res[i] = y[i] - slope[0] * x[i]
         d_res_i = d_res[i]
         d_res[i] = 0.0
         d_x[i] -= d_res_i * t3
-        d_slope[0] -= d_res_i * x[i]
+        d_slope_0 -= d_res_i * x[i]
         d_y[i] += d_res_i
+    d_slope[0] += d_slope_0
 
     # line 22: comm.Bcast(slope, root=0)
     d_slope_in = np.empty(1)
@@ -74,9 +76,9 @@ def grad_combined_slope(x, d_x, y, d_y, res, d_res, comm=MPI.COMM_WORLD, d_retur
     # line 15: if comm.rank == 0:
     if rank == 0:
         # line 21: slope[0] = num / den
-        d_slope_elem = d_slope[0]
+        d_slope_0 = d_slope[0]
         d_slope[0] = 0.0
-        d_num = d_slope_elem / den
+        d_num = d_slope_0 / den
         d_den = -(d_num * t2)
         # line 18: for r in range(comm.size):
         for r in range(size - 1, -1, -1):
@@ -98,9 +100,9 @@ def grad_combined_slope(x, d_x, y, d_y, res, d_res, comm=MPI.COMM_WORLD, d_retur
     # line 11: mine = np.array([sxy / sxx, sxx])
     d_sxx = d_mine[1]
     d_mine[1] = 0.0
-    d_mine_elem = d_mine[0]
+    d_mine_0 = d_mine[0]
     d_mine[0] = 0.0
-    d_sxy = d_mine_elem / sxx
+    d_sxy = d_mine_0 / sxx
     d_sxx -= d_sxy * t0
 
     # line 10: sxx = np.dot(x, x)

@@ -114,9 +114,9 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD, d_return=1.0):
     comm.Allreduce(MPI.IN_PLACE, d_e, op=MPI.SUM)
 
     # line 22: e[0] = np.sum(u[1 : n + 1] ** 2)
-    d_e_elem = d_e[0]
+    d_e_0 = d_e[0]
     d_e[0] = 0.0
-    d_u[1:t5] += d_e_elem * 2.0 * t6
+    d_u[1:t5] += d_e_0 * 2.0 * t6
 
     # line 14: for t in range(steps):
     for t in range(steps - 1, -1, -1):

@@ -57,6 +57,8 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD):
     d_nxt = np.zeros(n + 2)
 
     # line 13: for t in range(steps):
+    d_k_n = 0.0
+    d_k_1 = 0.0
     for t in range(steps - 1, -1, -1):
         t5 = n + 1
         t6 = n - 1
@@ -72,16 +74,16 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD):
         t7 = d_nxt_n * k[n]
         d_u[t5] += t7
         d_u[t6] += t7
-        d_k[n] += d_nxt_n * tape[t]
+        d_k_n += d_nxt_n * tape[t]
         d_u[n] += d_nxt_n - t7 * 2.0
         # line 21: nxt[1] = u[1] + k[1] * (u[0] - 2.0 * u[1] + u[2])
-        d_nxt_elem = d_nxt[1]
+        d_nxt_1 = d_nxt[1]
         d_nxt[1] = 0.0
-        t8 = d_nxt_elem * k[1]
+        t8 = d_nxt_1 * k[1]
         d_u[2] += t8
         d_u[0] += t8
-        d_k[1] += d_nxt_elem * tape2[t]
-        d_u[1] += d_nxt_elem - t8 * 2.0
+        d_k_1 += d_nxt_1 * tape2[t]
+        d_u[1] += d_nxt_1 - t8 * 2.0
         # line 20: MPI.Request.Waitall([r0, r1, r2, r3])
         d_u_in = np.zeros(1)
         d_req = comm.Irecv(d_u_in, source=left, tag=1)
@@ -144,3 +146,5 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD):
         d_req4.Wait()
         if left != MPI.PROC_NULL:
             d_u[0] = 0.0
+    d_k[1] += d_k_1
+    d_k[n] += d_k_n
