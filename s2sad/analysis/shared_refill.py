@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from ..ssa.gpu import SHARED_SPACE, SYNC
 from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.opdefs import is_pure
+from ..ssa.structured import made_inside
 from .effects import known_root, written_operands
 
 
@@ -108,7 +109,7 @@ def _fill(module: Module, loop: Op, tile: Value, readonly: set[Value]) -> list[O
         if op.name == "store" and op.operands[0] is tile:
             statement = op if op.parent is body else _guarded_fill(op, loop, tile, readonly)
             if statement is None or body.ops.index(statement) > barrier \
-                    or any(_inside(i, loop) for i in op.operands[1:-1]):
+                    or any(made_inside(i, loop) for i in op.operands[1:-1]):
                 return None
             fills[statement] = None
         elif op.name == "load" and op.operands[0] is tile and _top_index(op, body) > barrier:
@@ -144,7 +145,7 @@ def _guarded_fill(store: Op, loop: Op, tile: Value, readonly: set[Value]) -> Op 
 def _invariant(v: Value, loop: Op) -> bool:
     """Whether ``v`` is the same in every iteration of ``loop``: made before it, or arithmetic of
     such values (``threadIdx.x < R``, computed in the body)."""
-    if not _inside(v, loop):
+    if not made_inside(v, loop):
         return True
     op = v.defining_op
     return op is not None and not op.regions and is_pure(op) and all(_invariant(o, loop) for o in op.operands)
@@ -153,16 +154,6 @@ def _invariant(v: Value, loop: Op) -> bool:
 def is_shared(root: Value) -> bool:
     """Whether the array root ``root`` is a ``__shared__`` array (an alloc in shared space)."""
     return root.defining_op is not None and root.defining_op.attrs.get("space") == SHARED_SPACE
-
-
-def _inside(v: Value, loop: Op) -> bool:
-    """Whether ``v`` is defined in ``loop``'s regions (its counter included)."""
-    block = v.owner if v.is_block_arg else v.owner.parent
-    while block is not None:
-        if block.parent_op is loop:
-            return True
-        block = block.parent_op.parent if block.parent_op is not None else None
-    return False
 
 
 def _top_index(op: Op, body) -> int:

@@ -41,7 +41,7 @@ from ..analysis.effects import PassContext, array_root
 from ..analysis.iterations import gradient_loops
 from ..ssa import build
 from ..ssa.ir import Builder, Module, Op, Value, erase_ops
-from ..ssa.structured import add_carried
+from ..ssa.structured import add_carried, made_inside
 from .shadow_writes import same_element, shadow_blocks
 
 
@@ -63,7 +63,7 @@ def _sum_one(loop: Op, shadows: set[Value]) -> bool:
             continue
         arr, index = op.operands[0], op.operands[1:-1]
         root = array_root(arr)
-        if root is None or root not in shadows or any(_made_in(v, loop) for v in [arr, *index]):
+        if root is None or root not in shadows or any(made_inside(v, loop) for v in [arr, *index]):
             continue
         group = [a for a in body.ops if a.name == "accum" and not a.attrs.get("atomic") and same_element(a, op)]
         if not _touched_only_by(loop, root, group):
@@ -72,15 +72,6 @@ def _sum_one(loop: Op, shadows: set[Value]) -> bool:
         return True
     return False
 
-
-def _made_in(v: Value, loop: Op) -> bool:
-    """Whether ``v`` is made inside ``loop`` (so it may change from one iteration to the next)."""
-    block = v.owner if v.is_block_arg else v.defining_op.parent
-    while block is not None:
-        if block.parent_op is loop:
-            return True
-        block = block.parent_op.parent if block.parent_op is not None else None
-    return False
 
 
 def _touched_only_by(loop: Op, root: Value, group: list[Op]) -> bool:

@@ -1,6 +1,7 @@
 """The values a ``for``, ``while`` or ``if`` carries: where each comes from and goes (``slots``,
 read there), and the edits that add or drop one; the values used inside an op but made outside it
-(``outer_refs``); whether an op runs inside a loop (``in_loop``); how many times a ``for`` with a
+(``outer_refs``); whether an op runs inside a loop (``in_loop``), and whether a value is made
+inside an op's regions (``made_inside``); how many times a ``for`` with a
 constant step runs (``trip_count``).
 
 A ``for`` carries values from its operands after ``lb, ub, step`` through its body's block
@@ -28,6 +29,17 @@ def in_loop(op: Op) -> bool:
         if outer.name in ("for", "while"):
             return True
         outer = outer.parent.parent_op if outer.parent is not None else None
+    return False
+
+
+def made_inside(v: Value, op: Op) -> bool:
+    """Whether ``v`` is made inside ``op``'s regions (a loop's counter and carried values
+    included): inside a loop, it may change from one iteration to the next."""
+    block = v.owner if v.is_block_arg else v.defining_op.parent
+    while block is not None:
+        if block.parent_op is op:
+            return True
+        block = block.parent_op.parent if block.parent_op is not None else None
     return False
 
 
