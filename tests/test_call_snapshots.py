@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fd import central_differences
+from fd import central_differences, check_source_function
 
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
@@ -491,3 +491,62 @@ def test_a_copy_for_a_call_holds_what_a_strided_loop_of_the_callee_reads(level):
     grad(y.copy(), d_y, n, 1.0)
     want = central_gradient(lambda t: _primal_strided(t, n), y)
     assert np.allclose(d_y, want, rtol=1e-6, atol=1e-8)
+
+
+# A helper that reads its array's own length (range(1, len(d)), beside d[0]): the copy a call in a
+# loop takes for its gradient is all of the array. Sized from d[0] alone, one element, the
+# re-run saw a one-element array (probe round 7: d_u [2, 0, 0, 0] where [2, 5, 2.8, 3.6]).
+OWN_LENGTH = {
+    "returns_a_number": '''
+def total(d):
+    s = d[0]
+    for i in range(1, len(d)):
+        s += d[i] * d[i]
+    return s
+
+
+def f(u):
+    v = u.copy()
+    acc = 0.0
+    for _ in range(2):
+        acc += total(v)
+        v[1] *= 2.0
+    return acc
+''',
+    "writes_an_argument": '''
+def sq(d, out):
+    out[0] = d[0]
+    for i in range(1, len(d)):
+        out[i] = d[i] * d[i]
+
+
+def f(u):
+    w = np.zeros(len(u))
+    v = u.copy()
+    for _ in range(2):
+        sq(v, w)
+        v = w * 0.5
+    return np.sum(v)
+''',
+    "returns_an_array": '''
+def smooth(d):
+    out = np.zeros(len(d))
+    out[0] = d[0]
+    for i in range(1, len(d)):
+        out[i] = out[i - 1] + d[i] * d[i]
+    return out
+
+
+def f(u):
+    for _ in range(2):
+        u = smooth(u)
+    return np.sum(u)
+''',
+}
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("name", sorted(OWN_LENGTH))
+def test_a_callee_reading_its_arrays_length_gets_a_copy_of_all_of_it(name, target):
+    source = "import numpy as np\n" + OWN_LENGTH[name]
+    check_source_function(source, "f", [np.array([0.3, 0.5, 0.7, 0.9])], ["u"], target)

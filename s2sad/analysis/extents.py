@@ -52,7 +52,7 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
-from ..ssa.attrs import shadows_of
+from ..ssa.attrs import is_gradient, shadows_of
 from ..ssa.build import const_int
 from ..ssa.ir import Block, Function, Module, Op, Value
 from ..ssa.mpi import buffer_counts, is_mpi
@@ -691,6 +691,14 @@ class Sizes:
                         top = view.bound_sum(terms, upper=True, strict=False)
                         add(view.param_index[arr], axis, None if top is None else top.plus(1), loose)
                     if top is None and not self._within_own_extent(fn, v, arr, axis, primary, view):
+                        unbounded(view.param_index[arr], axis)
+            elif op.name == "dim" and not is_gradient(fn):
+                # The code reads the array's own length (``range(1, len(d))``, ``s / len(d)``):
+                # what it does depends on all of it, so a copy of fewer elements (a call's
+                # snapshot, re-run by the callee's gradient) would not do the same.
+                arr = _through_views(op.operands[0])[0]
+                if arr in view.param_index:
+                    for axis in range(arr.type.rank):
                         unbounded(view.param_index[arr], axis)
             elif op.name == "call" and op.attrs["callee"] in self.module.functions:
                 self._from_call(fn, view, op, add, unbounded, reach, lambda p, a, e: add(p, a, e, loose))
