@@ -127,3 +127,31 @@ def test_a_count_down_that_may_wrap_is_still_refused(loop):
     with pytest.raises(Exception) as info:
         parse_source(_COUNT_DOWN.format(loop=loop), "t.c", "f")
     assert "wrap around below zero" in str(info.value)
+
+
+# A size_t read as a signed number (int m = n; (int)n - 5; (long)n - 5): the IR computes it
+# signed, and C output must convert the signed value to double, not the unsigned one it would
+# print (probe round 7: (double)(n - 5) at n = 3 was 1.8e19), nor mix signedness in a ?:.
+_SIGNED_READS = {
+    "int_local": "int m = n; return x[0] * (m - 5) * c;",
+    "cast_to_double": "return x[0] * (double)((int)n - 5) * c;",
+    "double_local": "const double m = (int)n - 5; return x[0] * m * c;",
+    "long_local": "const long m = (long)n - 5; return x[0] * m * c;",
+    "ternary": "int k = c < 0 ? c : (int)n - 5; return x[0] * k;",
+    "index_clamp": "const int idx = c > (int)n - 1 ? (int)n - 1 : c; return x[idx] * x[idx] * (idx - 4);",
+}
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+@pytest.mark.parametrize("name", sorted(_SIGNED_READS))
+def test_an_unsigned_size_read_as_a_signed_number_keeps_its_sign(name):
+    from cbuild import INPUT_FLAGS, build
+
+    src = "#include <stddef.h>\ndouble f(const double *x, size_t n, int c)\n{\n    " + _SIGNED_READS[name] + "\n}\n"
+    text = pipeline.gradient_source(src, "t.c", "f", ["x"], "c")
+    sig = CSignature.parse(src, "f")
+    grad = sig.gradient(build(text), ["x"], [])  # build: -Wall -Wextra -Werror
+    primal = sig.primal(build(src, INPUT_FLAGS))
+    for c in (1, 2, 7):
+        params = [ParamSpec("x", "array", shape=(4,)), ParamSpec("n", "int", value=3), ParamSpec("c", "int", value=c)]
+        check_gradient(primal, grad, params, ["x"], set(), np.random.default_rng(0), returns_float=True)

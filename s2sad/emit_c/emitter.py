@@ -535,6 +535,10 @@ class CFunctionEmitter(CMemory, CCalls, CMpi, CLoops, CArrayAccess, CIntegers, S
     def op_expr(self, op: Op) -> Expr:
         if op.name == "neg" and op.result.type.is_int and self._unsigned_source(op.operands[0]) is not None:
             return negate(self._int_operand(op.operands[0]))
+        if op.name == "select" and op.result.type.is_int:
+            # c ? n - 1 : k of a size_t n would be unsigned, k converted to it (-Wsign-compare)
+            cond, a, b = op.operands
+            return self._choose(self.expr(cond), self._signed_operand(a), self._signed_operand(b))
         return super().op_expr(op)
 
     def function_name(self, name: str) -> str:
@@ -571,6 +575,8 @@ class CFunctionEmitter(CMemory, CCalls, CMpi, CLoops, CArrayAccess, CIntegers, S
             return x  # C converts between integer types implicitly (assignment, arithmetic, indexing)
         if getattr(dst, "is_bool", False):
             return compare("!=", x, self._lit(0, src))
+        if src.is_int:  # the signed value the IR means: (double)(n - 5) of a size_t n would be huge
+            x = self._signed_operand(op.operands[0])
         return Cast(ctype(dst), x)
 
     def _math(self, op: Op) -> Expr:
