@@ -82,8 +82,88 @@ def f(x: "f64[n]", n: int):
     return s
 """
 
+# The array the call overlaps is written by it and read by its gradient as the call saw it:
+# the copy taken for the gradient is one, each argument the view of it the call passed. Two
+# copies re-ran the callee out of place (probe round 7: d_w 2.5 where 1), in or out of a loop.
+SEEN_IN_PLACE = {
+    "in_place.c": """\
+static void shift_scale(const double *in, double *out, int n, double w)
+{
+    for (int i = 1; i < n; i++) out[i] = w * in[i - 1] * in[i - 1];
+}
+
+double f(double *x, int n, double w)
+{
+    shift_scale(x, x, n, w);
+    return x[n - 1];
+}
+""",
+    "shifted_view.c": """\
+static void scaled_copy(const double *src, double *dst, int n, double w)
+{
+    for (int i = 0; i < n; i++) dst[i] = w * src[i] * src[i];
+}
+
+double f(double *x, int n, double w)
+{
+    scaled_copy(x, x + 1, n - 1, w);
+    return x[n - 1];
+}
+""",
+    "in_a_loop.c": """\
+static void shift_scale(const double *in, double *out, int n, double w)
+{
+    for (int i = 1; i < n; i++) out[i] = w * in[i - 1] * in[i - 1];
+}
+
+double f(double *x, int n, double w)
+{
+    double s = 0.0;
+    for (int t = 0; t < 2; t++) {
+        shift_scale(x, x, n, w);
+        s += x[n - 1];
+    }
+    return s;
+}
+""",
+    "in_place.py": """\
+def shift_scale(inp, out, n: int, w: float):
+    for i in range(1, n):
+        out[i] = w * inp[i - 1] * inp[i - 1]
+
+
+def f(x: "f64[n]", n: int, w: float):
+    shift_scale(x, x, n, w)
+    return x[n - 1] + x[1]
+""",
+    "in_a_loop.py": """\
+def shift_scale(inp, out, n: int, w: float):
+    for i in range(1, n):
+        out[i] = w * inp[i - 1] * inp[i - 1]
+
+
+def f(x: "f64[n]", n: int, w: float):
+    s = 0.0
+    for t in range(2):
+        shift_scale(x, x, n, w)
+        s += x[n - 1]
+    return s
+""",
+}
+
 CASES = [("shifted.c", C_SHIFTED, "c"), ("in_place.c", C_IN_PLACE, "c"),
          ("both.py", PY_BOTH, "py"), ("both.py", PY_BOTH, "numba"), ("both.py", PY_BOTH, "c")]
+
+
+@pytest.mark.parametrize("name,target", [(name, target) for name in SEEN_IN_PLACE
+                                         for target in (["c"] if name.endswith(".c") else ["py", "numba", "c"])])
+def test_a_helper_called_in_place_re_runs_in_place(tmp_path, name, target):
+    if target == "c" and shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed")
+    path = tmp_path / name
+    path.write_text(SEEN_IN_PLACE[name])
+    assert main(["check", str(path), "--func", "f", "--wrt", "x,w", "--sizes", "x=5,n=5", "--target", target,
+                 "--seed", "3", "--range", "0.2,0.9"]) == 0
 
 
 @pytest.mark.parametrize("name,source,target", CASES)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from ..analysis.effects import LaterWrites, function_effects, known_root, snapshot_args
+from ..analysis.effects import LaterWrites, function_effects, known_root, overlapping_args, snapshot_args
 from ..analysis.extents import Sizes
 from ..analysis.overwritten import overwritten_first
 from ..ssa import build
@@ -40,6 +40,9 @@ class ForwardSweep:
         self.primal_of: dict[Value, Value] = {}  # forward-sweep value -> the primal value it copies
         self.scratch: set[tuple[Op, int]] = set()  # (call, argument) the callee only writes
         self.snapshots: dict[tuple[Op, int], Value] = {}  # (call or array op, operand) -> copy made before it
+        # (call, argument) -> the copy of the array it shares with another argument, and the
+        # offsets of the primal's views of it that the argument is (``_shared_snapshots``)
+        self.shared_snapshots: dict[tuple[Op, int], tuple[Value, list[Value]]] = {}
         # A call's copy bounded by what the callee may touch (``copy(x, n)``, ``reach``) -> the
         # (call, argument) it is for, whose reach the reverse sweep may compute again.
         self.snapshot_calls: dict[Value, tuple[Op, int]] = {}
@@ -92,7 +95,11 @@ class ForwardSweep:
         (``subtract(x, mu, tmp)`` writing a work array)."""
         callee = self.module.functions[op.attrs["callee"]]
         reads = function_effects(self.module, callee).reads
-        for i in snapshot_args(self.module, self.fn, op, self.may_alias, self.later_writes):
+        copied = snapshot_args(self.module, self.fn, op, self.may_alias, self.later_writes)
+        shared = self._shared_snapshots(op, b, copied)
+        for i in copied:
+            if i in shared:
+                continue
             fresh = i not in reads or overwritten_first(self.module, callee, i, self.extents)
             if fresh and not self.may_alias:
                 self.scratch.add((op, i))
@@ -109,6 +116,30 @@ class ForwardSweep:
             rows = least(b, reach, extent_at(b, self.fwd[a], 0, ""))
             self.snapshots[(op, i)] = b.op1("copy", [self.fwd[a], rows], a.type, hint)
             self.snapshot_calls[self.snapshots[(op, i)]] = (op, i)
+
+    def _shared_snapshots(self, op: Op, b: Builder, copied: list[int]) -> set[int]:
+        """Arguments of the call ``op`` that are one array, or views of it (``shift(u, u, n)``,
+        ``scale(u, u + 1, n - 1)``): one copy of the array, each argument the same view of the
+        copy, so that the callee's gradient re-runs it on memory that overlaps as the call's did
+        (a copy each re-ran it out of place: a silently wrong gradient). The reverse sweep makes
+        the views where it calls the gradient, of the copy as it brings it there (in a loop, each
+        iteration's from a tape): a tape of each view would copy each apart. Returns their
+        positions."""
+        overlapping = {i for pair in overlapping_args(self.module, op) for i in pair} & set(copied)
+        groups: dict[Value, list[tuple[int, list[Value]]]] = {}
+        for i in sorted(overlapping):
+            root, offsets = _offsets_into(op.operands[i])
+            groups.setdefault(root, []).append((i, offsets))
+        shared: set[int] = set()
+        for root, members in groups.items():
+            if len(members) < 2:
+                continue
+            hint = free_variant(f"{root.name_hint}_before_{op.attrs['callee']}", self.user_names)
+            copy = b.op1("copy", [self.fwd[root]], root.type, hint)
+            for i, offsets in members:
+                self.shared_snapshots[(op, i)] = (copy, offsets)
+                shared.add(i)
+        return shared
 
     def top_level(self, v: Value) -> Optional[Value]:
         """The forward copy of a primal value made before every loop (seen everywhere after, the
@@ -163,6 +194,18 @@ class ForwardSweep:
         yb = Builder(body, w.loc).before_op(body.terminator)
         self.while_counts[w] = add_carried(w, zero, lambda k: build.add(yb, k, build.const(yb, 1, I64), hint=n_iter),
                                            n_iter)
+
+
+def _offsets_into(arr: Value) -> tuple[Value, list[Value]]:
+    """``arr`` as views of one array, outermost first (``u + 1``: u, [1]); a row, a member or
+    anything but a view of the same rank ends the walk (there, ``arr`` is its own root)."""
+    offsets: list[Value] = []
+    op = arr.defining_op
+    while op is not None and op.name == "view" and op.result.type == op.operands[0].type:
+        offsets.insert(0, op.operands[1])
+        arr = op.operands[0]
+        op = arr.defining_op
+    return arr, offsets
 
 
 def _constant(b: Builder, v: Value) -> Optional[Value]:

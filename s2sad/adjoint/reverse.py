@@ -915,8 +915,14 @@ class GradientTransform:
         args: list[Value] = []
         for i, a in enumerate(op.operands):
             snapshot = self.forward.snapshots.get((op, i))
+            shared = self.forward.shared_snapshots.get((op, i))
             if snapshot is not None:
                 args.append(self.values.avail_clone(rev.mirror_of(op.parent), snapshot, op.parent))
+            elif shared is not None:  # one copy, each argument the view of it the call passed
+                view = self.values.avail_clone(rev.mirror_of(op.parent), shared[0], op.parent)
+                for offset in shared[1]:
+                    view = rev.body.op1("view", [view, self.values.avail(rev, offset)], view.type)
+                args.append(view)
             elif (op, i) in self.forward.scratch:  # the callee only writes it: memory of its size
                 # An array made before every loop has one size: its buffer is made once, before them.
                 home = rev.mirror_of(self.fn.body) if defining_block(a) is self.fn.body else rev

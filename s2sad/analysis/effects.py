@@ -387,23 +387,30 @@ def overlapping_calls(module: Module) -> list[OverlappingCall]:
     found: list[OverlappingCall] = []
     for fn in module.functions.values():
         for op in fn.walk():
-            callee = module.functions.get(op.attrs.get("callee", "")) if op.name == "call" else None
-            if callee is None or _in_pointer_cases(op):
-                continue
-            arrays = [(k, array_root(v)) for k, v in enumerate(op.operands) if v.type.is_array]
-            try:
-                written = written_params(module, callee, memo)
-            except DiagnosticError:
-                continue  # (differentiating the callee reports it, located)
-            for n, (i, a) in enumerate(arrays):
-                j = next((j for j, b in arrays[n + 1:] if a is not None and b is a and (i in written or j in written)
-                          and not _other_members(op.operands[i], op.operands[j])
-                          and not _other_rows(op.operands[i], op.operands[j])), None)
-                if j is not None and max(i, j) < len(callee.params):
-                    found.append(OverlappingCall(op, callee.name,
-                                                 (callee.params[i].name_hint, callee.params[j].name_hint)))
-                    break
+            pairs = overlapping_args(module, op, memo)
+            if pairs:
+                callee = module.functions[op.attrs["callee"]]
+                i, j = pairs[0]
+                found.append(OverlappingCall(op, callee.name, (callee.params[i].name_hint, callee.params[j].name_hint)))
     return found
+
+
+def overlapping_args(module: Module, op: Op, memo: Optional[dict[str, set[int]]] = None) -> list[tuple[int, int]]:
+    """The pairs of array arguments of ``op``, a call of a function of ``module``, that share a
+    root where the callee writes one of them (``relax(n, w, w)``, ``axpy(n, a, w + 1, w)``);
+    not different members of one struct nor different rows, which no access through one
+    reaches, nor the calls of a pointer-dispatch branch (each case of which pointer is which)."""
+    callee = module.functions.get(op.attrs.get("callee", "")) if op.name == "call" else None
+    if callee is None or _in_pointer_cases(op):
+        return []
+    arrays = [(k, array_root(v)) for k, v in enumerate(op.operands) if v.type.is_array]
+    try:
+        written = written_params(module, callee, memo)
+    except DiagnosticError:
+        return []  # (differentiating the callee reports it, located)
+    return [(i, j) for n, (i, a) in enumerate(arrays) for j, b in arrays[n + 1:]
+            if a is not None and b is a and (i in written or j in written) and max(i, j) < len(callee.params)
+            and not _other_members(op.operands[i], op.operands[j]) and not _other_rows(op.operands[i], op.operands[j])]
 
 
 def _other_members(a: Value, b: Value) -> bool:
