@@ -157,6 +157,16 @@ CASES = {
             traj = np.array(traj)
             return np.sum(traj ** 2) + traj[1, 0]
     """, ["x0", "dt"], [arr("x0", 3), num("dt", 0.05, 0.2), count("steps", 3)]),
+    # A trajectory of the state's .copy() (probe round 7: refused, its items' shape not evident)
+    "appends_of_method_copies": ("""
+        def f(u0, a):
+            u = u0.copy()
+            traj = []
+            for t in range(4):
+                u = u * a
+                traj.append(u.copy())
+            return np.sum(np.array(traj) ** 2)
+    """, ["u0", "a"], [arr("u0", 3), num("a", 0.5, 1.5)]),
 }
 
 

@@ -470,3 +470,12 @@ def test_tensordot_axes_numpy_would_refuse_are_located_errors(axes, message):
     source = HEADER + f'def f(A: "f64[m, n]", B: "f64[n, k]"):\n    return np.sum(np.tensordot(A, B, {axes}))\n'
     d = the_refusal(source, ["A"])
     assert message in d.message, d
+
+
+def test_an_index_array_of_floats_is_named_in_the_hint():
+    """The hint names the index (it named 'labels' whatever the index was: probe round 7), and
+    what it suggests is accepted."""
+    source = HEADER + 'def f(E: "f64[v, d]", tokens: "f64[n]"):\n    return np.sum(E[tokens] ** 2)\n'
+    d = the_refusal(source, ["E"])
+    assert d.message == "an index array must hold integers" and 'tokens: "i64[n]"' in d.hint, d
+    pipeline.gradient_source(source.replace("E[tokens]", "E[tokens.astype(int)]"), "prog.py", "f", ["E"], "py")

@@ -762,3 +762,40 @@ def f(log_h, k):
     d = np.zeros(3)
     grad(x, d, 1)
     assert d == pytest.approx([0.0, np.exp(-0.3), 0.0])
+
+
+# A mask named before it indexes (valid = target > 0; w[valid]) is an array: the compared value
+# and the masked array have its axes. Named, it was read as an integer index: the masked array
+# guessed 2-D (a 1-D call raised at entry), or, the compared value guessed a number, the gradient
+# indexed with int(m) (NumPy's w[True] is all of w: silently wrong). Probe round 7.
+NAMED_MASKS = {
+    "compared_unannotated": ("def f(x, w):\n    m = x > 0\n    return np.sum(w[m] * w[m])\n", ["w"]),
+    "compared_annotated": ('def f(x: "f64[n]", w):\n    m = x > 0.0\n    return np.sum(w[m] ** 2)\n', ["w"]),
+    "several_arrays": ("def f(pred, target, weights):\n    valid = target > 0\n    err = pred[valid] - target[valid]\n"
+                       "    w = weights[valid]\n    return np.sum(w * err ** 2)\n", ["pred", "weights"]),
+    "combined": ("def f(x, w):\n    m = (x > -0.5) & ~(x > 0.5)\n    return np.sum(np.exp(w[m]))\n", ["w"]),
+}
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+@pytest.mark.parametrize("name", sorted(NAMED_MASKS))
+def test_a_named_mask_is_an_array_of_the_masked_arrays_axes(name, target):
+    source, wrt = NAMED_MASKS[name]
+    grad, text = gradient(source, "f", wrt, target)
+    if target == "numba":
+        grad = grad.py_func
+    primal = {}
+    exec(compile(HEADER + source, "<f>", "exec"), primal)
+    names = [p.strip().split(":")[0] for p in source[source.index("(") + 1:source.index(")")].split(",")]
+    rng = np.random.default_rng(4)
+    params = [ParamSpec(n, "array", shape=(6,)) for n in names]
+    check_gradient(primal["f"], grad, params, wrt, set(), rng)
+    assert "int(" not in text, text
+
+
+def test_a_bool_number_as_an_array_index_is_a_located_error():
+    source = HEADER + 'def f(x: float, w: "f64[n]"):\n    m = x > 0\n    return np.sum(w[m])\n'
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(source, "prog.py", "f", ["w"], "py")
+    (d,) = info.value.diagnostics
+    assert d.message.startswith("a bool as an array index") and d.loc.line == source.count("\n"), d

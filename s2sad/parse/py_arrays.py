@@ -26,7 +26,7 @@ from ..ssa.mathfns import MATH
 from ..ssa.ops import view_base
 from ..ssa.structured import add_carried
 from ..ssa.types import BOOL, F64, I64, ArrayType, ScalarType, Type
-from .py_common import Env, Fail
+from .py_common import Env, Fail, integer_array_hint
 from .py_module import dotted_source
 from . import py_intrinsics as lib
 from .py_intrinsics import OPERATOR_UFUNCS
@@ -984,7 +984,7 @@ def gather(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, ind
             else lw.index(i, b, env, arr, k)
         if isinstance(v.type, ArrayType) and not v.type.elem.is_int:
             raise lw.fail(i, "an index array must hold integers",
-                          hint='annotate it as an integer array: labels: "i64[m]"')
+                          hint=integer_array_hint(i))
         values.append(v)
     arrays = [v for v in values if isinstance(v.type, ArrayType)]
     if not arrays:

@@ -82,3 +82,11 @@ class Locator:
 
     def diagnostic(self, node: cst.CSTNode, message: str, hint: str = "") -> Diagnostic:
         return Diagnostic(message, self.loc(node), hint)
+
+
+def integer_array_hint(index: object) -> str:
+    """The hint of an index array of floats: annotate it (by its name where it has one) as
+    integers."""
+    name = getattr(index, "value", None)  # a cst.Name's (libcst is not loaded here: the C front end)
+    name = name if isinstance(name, str) and name.isidentifier() else "idx"
+    return f'annotate it as an integer array: {name}: "i64[n]" (or convert it: {name}.astype(int))'

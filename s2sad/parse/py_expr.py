@@ -40,7 +40,7 @@ from . import py_arrays, py_comprehension, py_extents, py_linalg, py_lists, py_m
 from . import py_intrinsics as lib
 from .custom_adjoints import NONE as NO_DERIVATIVES
 from .custom_adjoints import CustomAdjoint, Derivatives, argument_kind, expected_python
-from .py_common import Env, Fail, Locator, Poison
+from .py_common import Env, Fail, Locator, Poison, integer_array_hint
 from .py_helper_shapes import RESULT_EXTENTS, HelperShapes
 from .py_flow import children, every_node, is_new_axis, is_shape_subscript, is_simple, is_whole_slice, subscript_chain
 from .py_module import ModuleInfo, dotted_source
@@ -321,6 +321,10 @@ class ExprLowerer(PyMpi):
         v = self.scalar(node, b, env)
         if v.type == BOOL:
             return build.cast(self.at(b, node), v, I64)
+        return self.integer_value(node, v, what)
+
+    def integer_value(self, node: cst.BaseExpression, v: Value, what: str) -> Value:
+        """``v``, lowered from ``node``, where it is an integer; a located error where a float."""
         if not v.type.is_int:
             raise self.fail(node, f"{what} must be an integer, but this value is a float",
                             hint="use // for integer division, or convert with int(...)")
@@ -662,7 +666,13 @@ class ExprLowerer(PyMpi):
         if lit is not None and lit < 0:  # Python counts a negative index from the end
             d = self.at(b, node).op1("dim", [arr], I64, axis=axis)
             return build.add(b, d, build.const(b, lit, I64))
-        return self.from_end(b, node, self.integer(node, b, env, "an array index"), arr, axis)
+        k = self.scalar(node, b, env)
+        if k.type == BOOL:  # (Python's lists read it as 0 or 1; they are not lowered here)
+            raise self.fail(node, "a bool as an array index: NumPy reads it as a mask of one entry (x[True] is all "
+                                  "of x along a new axis), not as the index 0 or 1",
+                            hint="write int(...) for the index 0 or 1; for a mask, compare arrays (x > 0 of an "
+                                 'array x: annotate x: "f64[n]" if its rank is not evident)')
+        return self.from_end(b, node, self.integer_value(node, k, "an array index"), arr, axis)
 
     def from_end(self, b: Builder, node: cst.CSTNode, k: Value, arr: Value, axis: int) -> Value:
         """The index ``k`` into axis ``axis`` of ``arr`` counted from the end where it may be
@@ -755,7 +765,7 @@ class ExprLowerer(PyMpi):
             idx = self.value(indices[0], b, env)  # type: ignore[arg-type]
             if not idx.type.elem.is_int:  # type: ignore[attr-defined]
                 raise self.fail(indices[0], "an index array must hold integers",
-                                hint='annotate it as an integer array: labels: "i64[m]"')
+                                hint=integer_array_hint(indices[0]))
             return py_arrays.arr_op(self, b, node, "take", [arr, idx])
         if len(indices) > 1 and any(self._may_be_index_array(i, env) for i in indices):
             gathered = py_arrays.gather(self, node, base, indices, b, env)  # logp[np.arange(n), labels]

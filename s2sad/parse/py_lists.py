@@ -355,12 +355,16 @@ def item_dims(lw: "ExprLowerer", name: str, node: cst.CSTNode, plan: AppendPlan,
 
 def shape_source(lw: "ExprLowerer", node: cst.BaseExpression) -> Optional[cst.Name]:
     """The array whose shape ``node`` has, where that is evident from the syntax: an array
-    variable, ``np.array``/``np.copy`` of one, and elementwise operations of one with numbers."""
+    variable, ``np.array``/``np.copy``/``.copy()`` of one, and elementwise operations of one with
+    numbers."""
     types = lw.ctx.types.vars
     if isinstance(node, cst.Name):
         return node if isinstance(types.get(node.value), ArrayType) and node.value in lw.ctx.locals else None
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
         return shape_source(lw, node.expression)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "copy" \
+            and not node.args and shape_source(lw, node.func.value) is not None:
+        return shape_source(lw, node.func.value)  # u.copy()
     if isinstance(node, cst.Call):
         canonical = lw.info.canonical_name(node.func, lw.ctx.locals)
         intr = lib.lookup(canonical)

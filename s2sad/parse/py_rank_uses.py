@@ -179,6 +179,11 @@ class RankUses:
             # A.shape[1]; an axis past the most NumPy arrays have is refused where it is read
             self.need(node.value.value, (k + 1) if k is not None and 0 <= k < MAX_AXES else 1)
         elif isinstance(node, cst.Subscript):
+            for el in node.slice:  # w[valid], w[x > 0]: a mask is an array (a bool is no index)
+                index = el.slice.value if isinstance(el.slice, cst.Index) else None
+                if index is not None and (_is_mask(index) or isinstance(index, cst.Name) and any(
+                        _is_mask(a) for a in self.assigns.get(index.value, []))):
+                    self.need(index, 1)
             axes = self._axes_taken(node)
             if axes is not None:
                 self.need(node.value, axes)
@@ -280,8 +285,12 @@ class RankUses:
                 self.need(expr.value, rank + axes)
             elif (picked := self._index_array_rank(expr)) is not None:  # X[idx]: idx's axes, then X's others
                 self.need(expr.value, rank - picked + 1)
-        elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus, cst.BitInvert)):
             self.need(expr.expression, rank)
+        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+            # (a > 0) & ~(a > 1): masks, each of them an array (the rank a guess checked at entry)
+            self.need(expr.left, rank)
+            self.need(expr.right, rank)
         elif isinstance(expr, cst.Attribute) and expr.attr.value == "T":  # A.T: A's axes, reversed
             self.need(expr.value, rank)
         elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.MatrixMultiply):
@@ -671,8 +680,23 @@ class RankUses:
             return self._is_int_index(v.left) and self._is_int_index(v.right)
         if isinstance(v, cst.Name) and any(isinstance(a, Type) and a.is_array for a in self.assigns.get(v.value, [])):
             return False  # i, j = np.triu_indices(n): an array of indices (X[i]: rows)
+        if isinstance(v, cst.Name) and any(_is_mask(a) for a in self.assigns.get(v.value, [])):
+            return False  # valid = target > 0; w[valid]: a mask, which takes as many axes as it has
         return isinstance(v, cst.Name) and self.is_number(v) and v.value not in self.params \
             or isinstance(v, cst.Name) and _only_ints(self.assigns.get(v.value, []))
+
+
+def _is_mask(value: object) -> bool:
+    """Whether a value assigned to a local is a comparison or a logical combination of them
+    (``x > 0``, ``(a > 0) & (b < 1)``, ``~m``): as an index, a mask (a number's would be a
+    bool, which NumPy reads as a new axis, not as an integer index)."""
+    if isinstance(value, cst.Comparison):
+        return True
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+        return _is_mask(value.left) or _is_mask(value.right)
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.BitInvert):
+        return _is_mask(value.expression)
+    return False
 
 
 def _only_ints(values: list[object]) -> bool:
