@@ -223,3 +223,32 @@ def test_a_local_named_as_an_annotation_length_keeps_it_apart(tmp_path):
     path = tmp_path / "f.py"
     path.write_text(source)
     assert main(["check", str(path), "--wrt", "u0", "--sizes", "u0=5", "--target", "c"]) == 0
+
+
+# A declared size the code provably reaches past (work[n] of which work + n is passed on, read up
+# to 2 n): the gradient's copies and adjoints are sized by the declaration, so it read and wrote
+# past them (probe round 7: a heap overflow under ASan, "double free or corruption").
+PAST_DECLARED = """\
+static void step(const double *a, double *u, double *g, int n)
+{
+    for (int j = 0; j < n; j++) { g[j] = a[j] * u[j]; u[j] = g[j] * u[j]; }
+}
+
+void f(int n, double *u, double k, int nsteps, double work[{size}])
+{
+    double *a = work, *g = work + n;
+    for (int i = 0; i < n; i++) a[i] = k;
+    for (int s = 0; s < nsteps; s++) step(a, u, g, n);
+}
+"""
+
+
+def test_a_declared_size_the_code_reaches_past_is_a_located_error():
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(PAST_DECLARED.replace("{size}", "n"), "t.c", "f", ["u", "k"], "c")
+    (d,) = info.value.diagnostics
+    assert d.message == "'work' is declared with n elements, but 'f' reaches 2 * n of them", d
+    assert d.loc.line == 6 and "2 * n" in d.hint, d
+    # the size it reaches, or more, is accepted
+    for size in ("2 * n", "2 * n + 1"):
+        pipeline.gradient_source(PAST_DECLARED.replace("{size}", size), "t.c", "f", ["u", "k"], "c")

@@ -52,6 +52,7 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
+from ..diagnostics import Diagnostic, DiagnosticError
 from ..ssa.attrs import is_gradient, shadows_of
 from ..ssa.build import const_int
 from ..ssa.ir import Block, Function, Module, Op, Value
@@ -585,6 +586,33 @@ def _least(cands: list[Affine]) -> Optional[Affine]:
     return None
 
 
+def _check_declared(fn: Function, name: str, axis: int, given: str, declared: Affine, covers: list[Affine]) -> None:
+    """A located error where the code provably reaches past the size a parameter's declaration
+    or annotation gives it (``double work[n]`` of which ``work + n`` is passed on, read up to
+    ``2 n``): s2sad sizes copies and adjoints by the declaration, so the gradient would read and
+    write past them. A cover equal to it, below it, or not comparable with it says nothing."""
+    over = [c for c in covers if dominates(c, declared) and not dominates(declared, c)]
+    if not over:
+        return
+    params = [p.name_hint for p in fn.params]
+    reached = _spelled(max(over, key=lambda c: c.value({k: 1 for k in c.params})), params)
+    where = f"axis {axis} of '{name}'" if axis else f"'{name}'"
+    raise DiagnosticError([Diagnostic(
+        f"{where} is declared with {given} elements, but '{fn.name}' reaches {reached} of them",
+        fn.loc, hint=f"declare the size it uses ({reached}), or pass an array of that size")])
+
+
+def _spelled(a: Affine, params: list[str]) -> str:
+    """An affine extent as the source would write it: ``5 * n``, ``n + 1``."""
+    parts = []
+    for monomial, c in a.terms:
+        term = " * ".join(params[k] for k in monomial)
+        parts.append(term if c == 1 else f"{c} * {term}")
+    if a.const or not parts:
+        parts.append(str(a.const))
+    return " + ".join(parts).replace("+ -", "- ")
+
+
 def dominates(a: Affine, b: Affine) -> bool:
     """``a >= b`` for all sizes of 0 and more: no term of ``a - b`` is negative."""
     diff = a - b
@@ -723,6 +751,8 @@ class Sizes:
                 key = (primary[i], axis)
                 if ext is not None:
                     exact.add((i, axis))
+                    if key not in unknown and not is_gradient(fn):
+                        _check_declared(fn, p.name_hint, axis, given[axis], ext, cands.get(key, []))
                 elif key not in unknown:
                     # A strided loop's bound (``range(1, n, 3)``: below n) counts too: the cover
                     # must hold every element touched (fuzz seed 10930753: z[i] for i < n - 1
