@@ -380,3 +380,37 @@ def test_an_unknown_type_name_is_still_located():
         parse_source("typedef double vec2[2];\ndouble f(const vec3 v) { return v[0]; }\n", "t.c", "f")
     (d,) = info.value.diagnostics
     assert d.loc.line == 2, d
+
+
+# A helper given one matrix twice, called in a `while` the reverse sweep counts: the copy of the
+# matrix its gradient re-runs from is taken in each iteration, out of an if of the reversal; its
+# extents are the declaration's constants in every branch (probe round 7: "cannot tell the size of
+# array 'E_before_matmul' made in an if", where the source has none).
+SQUARINGS = """\
+#define M 2
+static void matmul(const double A[M][M], const double B[M][M], double C[M][M])
+{
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < M; j++)
+            C[i][j] = A[i][0] * B[0][j] + A[i][1] * B[1][j];
+}
+
+void square_s(double E[M][M], int s)
+{
+    double tmp[M][M];
+    while (s-- > 0) {
+        matmul(E, E, tmp);
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < M; j++) E[i][j] = tmp[i][j];
+    }
+}
+"""
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+def test_a_copy_of_a_constant_matrix_taken_in_a_counted_while_has_its_size(tmp_path):
+    from s2sad.cli import main
+
+    path = tmp_path / "squarings.c"
+    path.write_text(SQUARINGS)
+    assert main(["check", str(path), "--func", "square_s", "--wrt", "E", "--sizes", "s=3"]) == 0

@@ -223,7 +223,28 @@ class CArrayAccess:
             carried = _carried_extent(d, arr, axis)
             if carried is not None:
                 return self.expr(carried)
+            constant = self._constant_branch_extent(d, arr, axis, op, cover)
+            if constant is not None:
+                return constant
         raise self._size_error(arr, op)
+
+    def _constant_branch_extent(self, if_op: Op, arr: Value, axis: int, op: Op, cover: bool) -> Optional[Expr]:
+        """The extent of the array result ``arr`` of ``if_op`` where every branch that makes one
+        makes it of one constant extent (a copy of a ``double E[M][M]``, taken in a reversed
+        ``while``); None otherwise."""
+        extents = set()
+        for region in if_op.regions:
+            made = region.terminator.operands[arr.index]
+            if made.defining_op is not None and made.defining_op.name == "undef":
+                continue
+            try:
+                extent = literal_value(self._extent(made, axis, op, cover))
+            except DiagnosticError:
+                return None
+            if not isinstance(extent, int) or isinstance(extent, bool):
+                return None
+            extents.add(extent)
+        return number(extents.pop()) if len(extents) == 1 else None
 
     def _size_error(self, arr: Value, op: Op) -> DiagnosticError:
         fn = self.fn
