@@ -195,3 +195,36 @@ def test_check_links_the_program_whose_arrays_the_gradient_uses(tmp_path):
                        env={**os.environ, "PYTHONPATH": str(root)})
     assert r.returncode == 0, r.stdout + r.stderr
     assert "all adjoints match central differences" in r.stdout
+
+
+# A static work array filled, then read by a helper or at a C remainder (probe round 7: refused
+# with "drop static"): every element read was written first, so the gradient's own array serves.
+FILLED_THEN_READ = {
+    "by_a_helper": "return sum(work, NC) * x[0];",
+    "at_a_remainder": "double s = 0.0;\n    for (int i = 0; i < 7; i++)\n        s += work[i % NC] * x[i % 3];\n"
+                      "    return s;",
+}
+_FILLED = """#define NC 4
+static double work[NC];
+static double sum(const double *a, int n) { double s = 0.0; for (int k = 0; k < n; k++) s += a[k] * a[k]; return s; }
+double f(const double *c, const double *x)
+{
+    for (int k = 0; k < NC; k++)
+        work[k] = 2.0 * c[k];
+    READ
+}
+"""
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+@pytest.mark.parametrize("name", sorted(FILLED_THEN_READ))
+def test_a_static_array_filled_then_read_is_the_gradients_own(tmp_path, name):
+    from s2sad.cli import main
+
+    path = tmp_path / "filled.c"
+    path.write_text(_FILLED.replace("READ", FILLED_THEN_READ[name]))
+    assert main(["check", str(path), "--func", "f", "--wrt", "c,x", "--sizes", "c=4,x=3"]) == 0
+    # a read past what the loop filled stays refused
+    short = _FILLED.replace("k < NC; k++)\n        work[k]", "k < NC - 1; k++)\n        work[k]")
+    with pytest.raises(DiagnosticError):
+        pipeline.gradient_source(short.replace("READ", FILLED_THEN_READ[name]), "prog.c", "f", ["c", "x"], "c")

@@ -289,6 +289,9 @@ class _FunctionView:
             if m is None:
                 return None
             return m.plus(-1) if upper else Affine()
+        if op.name == "rem" and not upper:  # C's a % m of an a never negative: never negative
+            low = self.bound(op.operands[0], False, depth + 1, strict)
+            return Affine() if low is not None and dominates(low, Affine()) else None
         return None
 
     def _counter(self, v: Value) -> Optional[tuple[Value, Affine, Affine]]:

@@ -21,6 +21,7 @@ from typing import Optional
 
 from ..ssa.build import const_int
 from ..ssa.ir import Function, Module, Op, Value
+from .effects import written_params
 from .extents import Affine, Sizes, dominates
 
 
@@ -168,6 +169,11 @@ class _Written:
             passed = [j for j, a in enumerate(op.operands) if a is param]
             if len(passed) != 1:
                 return False
+            if passed[0] not in written_params(self.module, callee):
+                # sum(work, NC): it reads no more than its cover, which must be written by now
+                axes = self.sizes.extents(callee)[passed[0]]
+                reach = _in_caller(axes[0] if axes else None, op, fn, self.sizes)
+                return reach is not None and self.filled is not None and dominates(self.filled, reach)
             ok, count = _written_prefix(self.module, callee, passed[0], self.sizes, self.busy)
             count = _in_caller(count, op, fn, self.sizes)
             if not ok or count is None:
