@@ -414,3 +414,35 @@ def test_a_copy_of_a_constant_matrix_taken_in_a_counted_while_has_its_size(tmp_p
     path = tmp_path / "squarings.c"
     path.write_text(SQUARINGS)
     assert main(["check", str(path), "--func", "square_s", "--wrt", "E", "--sizes", "s=3"]) == 0
+
+
+# memset of a pointer to variable-length rows, sized in rows of itself (n * sizeof *t): n rows
+# of m numbers (probe round 7: refused, "sizeof is supported for ... constant size only").
+ROW_SIZED_MEMSET = """\
+#include <stdlib.h>
+#include <string.h>
+double agg(int n, int m, const double *x, const int *e, int ne)
+{
+    double (*t)[m] = malloc(n * sizeof *t);
+    memset(t, 0, n * sizeof *t);
+    for (int k = 0; k < ne; k++)
+        for (int j = 0; j < m; j++)
+            t[e[k] % n][j] += x[k * m + j] * x[k * m + j];
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++)
+            s += t[i][j] * t[i][j] * (i + 1);
+    free(t);
+    return s;
+}
+"""
+
+
+@pytest.mark.skipif(not have_gcc(), reason="gcc is not installed")
+@pytest.mark.parametrize("unit", ["sizeof *t", "sizeof t[0]"])
+def test_memset_of_rows_sized_by_a_row_of_the_array(tmp_path, unit):
+    from s2sad.cli import main
+
+    path = tmp_path / "agg.c"
+    path.write_text(ROW_SIZED_MEMSET.replace("memset(t, 0, n * sizeof *t)", f"memset(t, 0, n * {unit})"))
+    assert main(["check", str(path), "--func", "agg", "--wrt", "x", "--sizes", "n=3,m=2,ne=4,x=8,e=4"]) == 0

@@ -53,7 +53,7 @@ class CMemoryCalls:
                       env: Env) -> list:
         """``name(dst, args[1], args[2])`` into the one array ``dst`` points at (a source that moves
         between arrays: one copy per array, chosen as it is)."""
-        count = self.element_count(args[2], dst, name, b, env)
+        count = self.element_count(args[2], dst, name, b, env, args[0])
         at = self.at(b, node)
         if name == "memset":
             byte = build.const_value(self.number(self.scalar(args[1], b, env), at))
@@ -80,14 +80,23 @@ class CMemoryCalls:
         element_loops(at, [count], lambda bb, e: self.put(bb, dst, e[0], self.get(bb, src, e[0])))
         return []
 
-    def element_count(self, size: c_ast.Node, dst: Ptr, name: str, b: Builder, env: Env) -> Value:
+    def element_count(self, size: c_ast.Node, dst: Ptr, name: str, b: Builder, env: Env,
+                      written: Optional[c_ast.Node] = None) -> Value:
         """The elements ``size`` bytes hold (``n * sizeof(double)``: ``n``), in the numbers of an
         array of structs (``n * sizeof(Body)``: ``n`` times its slots; a struct with integer
-        members is counted by its ``sizeof``, padding included, never by its numbers' width)."""
+        members is counted by its ``sizeof``, padding included, never by its numbers' width), in
+        rows of the array ``written`` names (``n * sizeof *t`` of a ``double (*t)[m]``: ``n * m``)."""
         layout = dst.layout
         width = BYTES[dst.elem.name]  # structs of one type: counted in their numbers
         if isinstance(size, c_ast.BinaryOp) and size.op == "*":  # n * sizeof(double): n, as written
             for count, unit in ((size.left, size.right), (size.right, size.left)):
+                row = _row_of(unit, written)
+                if row and dst.base.type.rank >= 2 and (dst.off is None or build.const_int(dst.off) == 0):  # type: ignore
+                    n = self.integer(count, b, env, f"the size {name} is given")
+                    at = self.at(b, size)
+                    for axis in range(1, dst.base.type.rank):  # type: ignore[attr-defined]
+                        n = build.mul(at, n, at.op1("dim", [dst.base], I64, axis=axis))
+                    return n
                 unit_bytes = self.size_of(unit.expr) if isinstance(unit, c_ast.UnaryOp) and unit.op == "sizeof" else 0
                 if unit_bytes:
                     if unit_bytes == width:
@@ -126,3 +135,19 @@ def _indices(b: Builder, p: Ptr, e: Value) -> list[Value]:
         out.append(build.binary(b, "mod", flat, extent))
         flat = build.binary(b, "floordiv", flat, extent)
     return [flat, *reversed(out)]
+
+
+def _row_of(unit: c_ast.Node, written: Optional[c_ast.Node]) -> bool:
+    """Whether ``unit`` is ``sizeof *t`` or ``sizeof t[0]`` of the array ``written`` names (``t``):
+    one of its rows, however long it is (a variable-length one: ``double (*t)[m]``)."""
+    if written is None or not (isinstance(unit, c_ast.UnaryOp) and unit.op == "sizeof"):
+        return False
+    inner = unit.expr
+    if isinstance(inner, c_ast.UnaryOp) and inner.op == "*":
+        inner = inner.expr
+    elif isinstance(inner, c_ast.ArrayRef) and isinstance(inner.subscript, c_ast.Constant) \
+            and inner.subscript.value == "0":
+        inner = inner.name
+    else:
+        return False
+    return isinstance(inner, c_ast.ID) and isinstance(written, c_ast.ID) and inner.name == written.name
