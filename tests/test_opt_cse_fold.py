@@ -504,3 +504,44 @@ func @f(%x: f64) -> f64 {{
     assert "math." + fn not in print_module(module)  # folded
     after = Interpreter(module).call("f", 2.0)
     assert before == after == 2.0 * np.copysign(1.0, want)
+
+
+# A helper's test inlined in the else of its caller's test of the same value (CSE made the two
+# one): known false there, the inner if is its else branch. Before, the output read
+# `if t0: ... elif t0: ...` forwards and `if t1: ... else: ... if not t1:` in reverse (probe
+# round 7: ruff's SIM114 and SIM102 on the gradient).
+STEP_IN_ELSE = '''import math
+
+
+def step(t):
+    if t < -1.0:
+        return 0.0
+    elif t > 1.0:
+        return 1.0
+    else:
+        s = t + 1.0
+        return s * s
+
+
+def f(x, a):
+    total = 0.0
+    for i in range(len(x)):
+        v = a * x[i]
+        if v < -1.0:
+            total += v
+        else:
+            total += step(v) * math.exp(-v)
+    return total
+'''
+
+
+@pytest.mark.parametrize("target", ["py", "numba"])
+def test_a_test_known_from_an_if_around_it_folds(target):
+    from fd import check_source_function
+
+    from s2sad import pipeline
+
+    text = pipeline.gradient_source(STEP_IN_ELSE, "prog.py", "f", ["a"], target)
+    code = [line.strip() for line in text.splitlines() if not line.strip().startswith("#")]
+    assert code.count("if v < -1.0:") == 2 and not any(line.startswith(("elif t", "if not t")) for line in code), text
+    check_source_function(STEP_IN_ELSE, "f", [np.array([-2.0, -0.5, 0.3, 1.4]), 0.9], ["a"], target)

@@ -280,6 +280,30 @@ def _whole_struct(v: Value) -> Optional[Op]:
 _SELECTABLE = (F64, F32, I64, I32, BOOL)  # (not a string, a request, a communicator or an array)
 
 
+def _known_in_branch(op: Op) -> Optional[bool]:
+    """The value of the condition of the ``if`` op ``op`` where an ``if`` around it tests the same
+    value (or its ``not``): true in that one's first branch, false in its other (a helper's
+    ``if t < -1.0`` inlined in the ``else`` of its caller's ``if v < -1.0``, CSE having made the
+    two tests one value). None where no ``if`` around it tells."""
+    cond, negated = op.operands[0], False
+    made = cond.defining_op
+    if made is not None and made.name == "not":
+        cond, negated = made.operands[0], True
+    block = op.parent
+    while block is not None and block.parent_op is not None:
+        outer = block.parent_op
+        if outer.name == "if":
+            test = outer.operands[0]
+            flip = False
+            if test.defining_op is not None and test.defining_op.name == "not":
+                test, flip = test.defining_op.operands[0], True
+            if test is cond:
+                holds = (block is outer.regions[0]) != flip
+                return holds != negated
+        block = outer.parent
+    return None
+
+
 class _Folder:
     def __init__(self) -> None:
         self.changed = False
@@ -417,6 +441,8 @@ class _Folder:
 
     def fold_if(self, op: Op) -> bool:
         cond = const_value(op.operands[0])
+        if not isinstance(cond, bool):
+            cond = _known_in_branch(op)
         if not isinstance(cond, bool):
             self.same_in_both(op)
             return self.selects(op)
