@@ -285,23 +285,22 @@ def _known_in_branch(op: Op) -> Optional[bool]:
     value (or its ``not``): true in that one's first branch, false in its other (a helper's
     ``if t < -1.0`` inlined in the ``else`` of its caller's ``if v < -1.0``, CSE having made the
     two tests one value). None where no ``if`` around it tells."""
-    cond, negated = op.operands[0], False
-    made = cond.defining_op
-    if made is not None and made.name == "not":
-        cond, negated = made.operands[0], True
+    cond, negated = _tested(op.operands[0])
     block = op.parent
     while block is not None and block.parent_op is not None:
         outer = block.parent_op
         if outer.name == "if":
-            test = outer.operands[0]
-            flip = False
-            if test.defining_op is not None and test.defining_op.name == "not":
-                test, flip = test.defining_op.operands[0], True
+            test, flipped = _tested(outer.operands[0])
             if test is cond:
-                holds = (block is outer.regions[0]) != flip
-                return holds != negated
+                return ((block is outer.regions[0]) != flipped) != negated
         block = outer.parent
     return None
+
+
+def _tested(cond: Value) -> tuple[Value, bool]:
+    """The value a condition tests, and whether it tests its ``not``."""
+    inner = _inner(cond, "not")
+    return (cond, False) if inner is None else (inner, True)
 
 
 class _Folder:
