@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from ..analysis.effects import LaterWrites, function_effects, known_root, overlapping_args, snapshot_args
+from ..analysis.effects import LaterWrites, array_root, function_effects, known_root, overlapping_args, snapshot_args
 from ..analysis.extents import Sizes
 from ..analysis.overwritten import overwritten_first
 from ..ssa import build
@@ -125,6 +125,9 @@ class ForwardSweep:
         the views where it calls the gradient, of the copy as it brings it there (in a loop, each
         iteration's from a tape): a tape of each view would copy each apart. Returns their
         positions."""
+        roots = [array_root(op.operands[i]) for i in copied]
+        if len(set(roots)) == len(roots):
+            return set()  # (no two copies of one array: what the callee writes need not be asked)
         overlapping = {i for pair in overlapping_args(self.module, op) for i in pair} & set(copied)
         groups: dict[Value, list[tuple[int, list[Value]]]] = {}
         for i in sorted(overlapping):
