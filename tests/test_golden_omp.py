@@ -57,9 +57,9 @@ CLAUSES = {
     "shared_scalar": (["schedule(static) reduction(+: d_a_local)"], ["atomic"]),
     "gather_atomic": (["#pragma omp atomic\n        d_x[idx[i]] +="], []),
     "stencil_atomic": (["#pragma omp atomic\n        d_x[i - 1] +="], []),
-    # The helper's adjoint adds into d_c + lab[i] * d, which iterations share: its atomic copy.
-    "helper_shared_shadow": (["grad_dist2_atomic(", "#pragma omp atomic\n        d_b[j] +="],
-                             ["grad_dist2("]),
+    # The helper's adjoint adds into d_c + lab[i] * d, which iterations share: atomically (the
+    # helper, called in the loop, is inlined at -O2; test_helper_called_in_parallel_loop_atomic).
+    "helper_shared_shadow": (["#pragma omp atomic\n            d_b[j] +="], ["grad_dist2("]),
     # y[k] += e under omp atomic: the adjoint reads d_y[k] and writes no bin.
     "histogram_atomic": (["double d_y_elem = d_y[bin[i]];"], ["d_y[bin[i]] =", "d_y[bin[i]] +="]),
     # A 2-D parameter: iteration i owns the row d_A[i], indexed d_A[i][j] as the input is.
@@ -103,6 +103,15 @@ def _primal(name: str):
 
 def test_omp_cases_exist():
     assert set(CLAUSES) <= set(CASE_NAMES)
+
+
+def test_helper_called_in_parallel_loop_atomic():
+    """Where the helper stays a call (-O1: nothing inlined), the parallel loop calls a copy of
+    its gradient whose accumulations are atomic, and never the plain one."""
+    text = _generate("helper_shared_shadow", level=1)
+    reverse = text.split("// reverse sweep")[-1]
+    assert "grad_dist2_atomic(" in reverse and "grad_dist2(" not in reverse
+    assert "#pragma omp atomic\n        d_b[j] +=" in text.split("grad_dist2_atomic(")[1]
 
 
 @pytest.mark.parametrize("name", CASE_NAMES)

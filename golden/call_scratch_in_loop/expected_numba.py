@@ -18,14 +18,6 @@ def subtract(x, mu, out, d):
 
 
 @numba.njit(cache=NUMBA_CACHE)
-def sqnorm(v, d):
-    s = 0.0
-    for j in range(d):
-        s += v[j] * v[j]
-    return s
-
-
-@numba.njit(cache=NUMBA_CACHE)
 def grad_subtract(x, mu, d_mu, out, d_out, d):
     """The adjoint of subtract, for the gradient of mixture: its parameters follow the
     same convention, except that it may leave a shadow incomplete where its callers
@@ -37,20 +29,6 @@ def grad_subtract(x, mu, d_mu, out, d_out, d):
         d_out_j = d_out[j]
         d_out[j] = 0.0
         d_mu[j] -= d_out_j
-
-
-@numba.njit(cache=NUMBA_CACHE)
-def grad_sqnorm(v, d_v, d, d_return=1.0):
-    """The adjoint of sqnorm, for the gradient of mixture: its parameters follow the
-    same convention, except that it may leave a shadow incomplete where its callers
-    never read it again.
-    """
-    # line 11: for j in range(d):
-    d_s = d_return
-    for j in range(d):
-        # line 12: s += v[j] * v[j]
-        t0 = d_s * v[j]
-        d_v[j] += 2.0 * t0
 
 
 @numba.njit(cache=NUMBA_CACHE)
@@ -88,18 +66,24 @@ def grad_mixture_unchecked(x, mu, d_mu, tmp, d_tmp, n, k, d, d_return=1.0):
     t0 = max(n, 0)
     tape_best = np.empty(t0)
     t1 = max(k, 0)
-    tape = np.empty(t0 * t1)
+    t2 = t0 * t1
+    tape_s = np.empty(t2)
+    t3 = max(d, 0)
+    tape_tmp_elem = np.empty(t2 * t3)
     for i in range(n):
         best = 0.0
         for c in range(k):
             subtract(x[i * d :], mu[c * d :], tmp, d)
-            t2 = math.exp(-0.5 * sqnorm(tmp, d))
-            tape[i * t1 + c] = t2
-            best += t2
+            s = 0.0
+            for j in range(d):
+                tmp_elem = tmp[j]
+                tape_tmp_elem[(i * t1 + c) * t3 + j] = tmp_elem
+                s += tmp_elem * tmp_elem
+            tape_s[i * t1 + c] = s
+            best += math.exp(-0.5 * s)
         tape_best[i] = best
 
     # reverse sweep
-    tmp_before_sqnorm = np.empty(d)
     tmp_for_subtract = np.empty(d)
 
     # line 20: for i in range(n):
@@ -110,13 +94,18 @@ def grad_mixture_unchecked(x, mu, d_mu, tmp, d_tmp, n, k, d, d_return=1.0):
         d_best = d_total / best
         # line 22: for c in range(k):
         for c in range(k - 1, -1, -1):
-            t3 = x[i * d :]
-            t4 = mu[c * d :]
-            # tmp as line 24 read it: subtract of line 23 again
-            subtract(t3, t4, tmp_before_sqnorm, d)
-            t5 = np.zeros(t4.shape[0])
+            t4 = i * t1 + c
+            s = tape_s[t4]
+            t5 = mu[c * d :]
+            t6 = np.zeros(t5.shape[0])
             # line 24: best += math.exp(-0.5 * sqnorm(tmp, d))
-            grad_sqnorm(tmp_before_sqnorm, d_tmp, d, d_best * tape[i * t1 + c] * -0.5)
+            d_s = d_best * math.exp(-0.5 * s) * -0.5
+            # line 11: for j in range(d):
+            for j in range(d):
+                tmp_elem = tape_tmp_elem[t4 * t3 + j]
+                # line 12: s += v[j] * v[j]
+                t7 = d_s * tmp_elem
+                d_tmp[j] += 2.0 * t7
             # line 23: subtract(x[i * d:], mu[c * d:], tmp, d)
-            grad_subtract(t3, t4, t5, tmp_for_subtract, d_tmp, d)
-            d_mu[c * d :] += t5
+            grad_subtract(x[i * d :], t5, t6, tmp_for_subtract, d_tmp, d)
+            d_mu[c * d :] += t6

@@ -6,35 +6,6 @@ import math
 import numpy as np
 
 
-def moments(x, n, c):
-    s = 0.0
-    q = 0.0
-    for i in range(n):
-        t0 = x[i] - c
-        s += t0
-        q += t0 * t0
-    return s, q
-
-
-def grad_moments(x, d_x, n, c, d_return=(1.0, 1.0)):
-    """The adjoint of moments, for the gradient of spread_over_shifts: its parameters
-    follow the same convention, except that it may leave a shadow incomplete where
-    its callers never read it again.
-    """
-    d_return_0, d_return_1 = d_return
-
-    # line 8: for i in range(n):
-    d_s = d_return_0
-    d_q = d_return_1
-    d_c = 0.0
-    for i in range(n - 1, -1, -1):
-        # line 9: s += x[i] - c
-        t0 = d_q * 2.0 * (x[i] - c) + d_s
-        d_c -= t0
-        d_x[i] += t0
-    return d_c
-
-
 def grad_spread_over_shifts(x, d_x, n, c, d_return=1.0):
     """The gradient of spread_over_shifts, by s2sad's reverse mode.
 
@@ -53,7 +24,13 @@ def grad_spread_over_shifts(x, d_x, n, c, d_return=1.0):
     tape_q = np.empty(3)
     tape_s = np.empty(3)
     for k in range(3):
-        s, q = moments(x, n, c * float(k))
+        t0 = c * float(k)
+        s = 0.0
+        q = 0.0
+        for i in range(n):
+            t1 = x[i] - t0
+            s += t1
+            q += t1 * t1
         tape_s[k] = s
         tape_q[k] = q
 
@@ -64,12 +41,19 @@ def grad_spread_over_shifts(x, d_x, n, c, d_return=1.0):
     for k in range(2, -1, -1):
         q = tape_q[k]
         s = tape_s[k]
-        t0 = s / float(n)
+        t2 = s / float(n)
+        t3 = c * float(k)
         # line 18: total += math.sqrt(q / n - (s / n) ** 2 + 1.0)
-        t1 = d_total / (2.0 * math.sqrt(q / float(n) - t0 * t0 + 1.0))
-        d_s = -t1 * 2.0 * t0 / float(n)
-        d_q = t1 / float(n)
+        t4 = d_total / (2.0 * math.sqrt(q / float(n) - t2 * t2 + 1.0))
+        d_s = -t4 * 2.0 * t2 / float(n)
+        d_q = t4 / float(n)
+        # line 8: for i in range(n):
+        t5 = 0.0
+        for i in range(n - 1, -1, -1):
+            # line 9: s += x[i] - c
+            t6 = d_q * 2.0 * (x[i] - t3) + d_s
+            d_x[i] += t6
+            t5 -= t6
         # line 17: s, q = moments(x, n, c * k)
-        d_c2 = grad_moments(x, d_x, n, c * float(k), (d_s, d_q))
-        d_c += d_c2 * float(k)
+        d_c += t5 * float(k)
     return d_c

@@ -43,6 +43,8 @@ Pre: verified IR. Post: verified IR with the same results and effects.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from ..analysis.effects import PassContext
 from ..ssa.attrs import WHOLE_REDUCED, mark_whole_reduced
 from ..ssa.ir import Block, Builder, Function, Module, Op, Value
@@ -106,8 +108,10 @@ def _name_sub_array(arg: Value, param: Value) -> None:
         arg.name_hint = param.name_hint
 
 
-def inline_function(fn: Function, module: Module) -> None:
-    """Inline into ``fn`` every call to a callee the heuristic accepts. Each block's list of ops
+def inline_function(fn: Function, module: Module,
+                    accept: Callable[[Op, Function], bool] = lambda call, callee: should_inline(callee)) -> None:
+    """Inline into ``fn`` every call to a callee ``accept`` takes (by default, the size
+    heuristic's; recursive callees never). Each block's list of ops
     is made again once, with the copies in place of the calls: put in one by one, thousands of
     calls inlined into one long function searched and moved the list for each (quadratic)."""
     copies: dict[Op, list[Op]] = {}
@@ -115,7 +119,7 @@ def inline_function(fn: Function, module: Module) -> None:
         if op.name != "call":
             continue
         callee = module.functions.get(op.attrs["callee"])
-        if callee is None or callee is fn or not should_inline(callee):
+        if callee is None or callee is fn or not accept(op, callee):
             continue
         if callee.name in reachable(module, callees(callee)):
             continue  # recursive

@@ -27,9 +27,8 @@ from typing import Callable, Iterator, Optional
 
 from ..analysis.effects import PassContext, record_source_writes
 from ..ssa.ir import Module
-from . import (array_simplify, counted, cse, fold, forward_order, gather, inline, licm, local_sums, lower_arrays,
-               merge_accums,
-               merge_clears, native_indices, negative_indices, sink_stores)
+from . import (array_simplify, counted, cse, fold, forward_order, gather, inline, inline_loops, licm, local_sums,
+               lower_arrays, merge_accums, merge_clears, native_indices, negative_indices, sink_stores)
 from ..progress import stage
 from .dce import dce_module
 
@@ -54,6 +53,7 @@ register("fold")(fold.run)
 register("gather")(gather.run)
 register("forward")(forward_order.run)
 register("inline")(inline.run)
+register("inline-loops")(inline_loops.run)
 register("licm")(licm.run)
 register("arrays")(array_simplify.run)
 register("lower-arrays")(lower_arrays.run)
@@ -71,8 +71,10 @@ PRIMAL_PIPELINES: dict[int, str] = {
     1: "fold,arrays,cse,dce",
     # Inline small helpers first so their bodies can be folded and hoisted too;
     # counted while loops become for loops (no counter taped); CSE again after
-    # LICM merges what hoisting brought side by side.
-    2: "inline,fold,arrays,counted,cse,licm,cse,dce",
+    # LICM merges what hoisting brought side by side; then the helpers with loops still called
+    # in a loop whose gradients would re-run them are inlined (inline_loops), and what they
+    # brought is folded, merged and hoisted in turn.
+    2: "inline,fold,arrays,counted,cse,licm,cse,inline-loops,fold,arrays,cse,licm,cse,dce",
 }
 # After differentiation: a statement's additions into one adjoint element summed before they
 # are added (merge_accums: numerically, part of producing the adjoint), and dead adjoints,

@@ -4,7 +4,6 @@
  */
 
 #include <stdlib.h>
-#include <string.h>
 
 /* Python's floored a // b on integers (C's / rounds toward zero). */
 static long floordiv_l(long a, long b) {
@@ -41,72 +40,6 @@ static long revolve_split(long steps, long free_slots) {
     long to_last = max_l(steps - 1, 1);
     long split = free_slots > 0 ? best : to_last;
     return split;
-}
-
-static void step(double *dst, const double *src, int m, double c) {
-    for (long i = 0; i < m; i++) {
-        dst[i] = src[i + 1] + c * src[i] * src[i + 2];
-    }
-}
-
-// The adjoint of step, for the gradient of run: its parameters follow the same
-// convention, except that it may leave a shadow incomplete where its callers never
-// read it again.
-static void grad_step(double *dst, double *d_dst, const double *src, double *d_src, int m,
-                      double c, double *d_c) {
-    (void)dst;  // not needed by the gradient
-
-    // line 5: for (int i = 0; i < m; i++)
-    long t0 = m - 1;
-    long t1 = 2 < t0 + 3 ? 2 : t0 + 3;
-
-    // the additions into d_src of the loop below, gathered: one element each
-    for (long i = 0; i < t1; i++) {
-        long t2 = i - 2;
-        if (t2 >= 0 && t2 <= t0) {
-            double d_dst_i = d_dst[t2];
-            d_src[i] += d_dst_i * (c * src[t2]);
-        }
-        if (i >= 0 && i <= t0) {
-            double d_dst_i = d_dst[i];
-            d_src[i] += d_dst_i * src[i + 2] * c;
-        }
-        long t3 = i - 1;
-        if (t3 >= 0 && t3 <= t0) {
-            double d_dst_i = d_dst[t3];
-            d_src[i] += d_dst_i;
-        }
-    }
-    for (long i = 2; i < t0 + 1; i++) {
-        double d_dst_i = d_dst[i - 2];
-        double d_dst_i2 = d_dst[i];
-        double d_dst_i3 = d_dst[i - 1];
-        d_src[i] += d_dst_i * (c * src[i - 2]) + d_dst_i2 * src[i + 2] * c + d_dst_i3;
-    }
-    for (long i = t1 > t0 + 1 ? t1 : t0 + 1; i < t0 + 3; i++) {
-        long t4 = i - 2;
-        if (t4 >= 0 && t4 <= t0) {
-            double d_dst_i = d_dst[t4];
-            d_src[i] += d_dst_i * (c * src[t4]);
-        }
-        if (i >= 0 && i <= t0) {
-            double d_dst_i = d_dst[i];
-            d_src[i] += d_dst_i * src[i + 2] * c;
-        }
-        long t5 = i - 1;
-        if (t5 >= 0 && t5 <= t0) {
-            double d_dst_i = d_dst[t5];
-            d_src[i] += d_dst_i;
-        }
-    }
-    double d_c_local = 0.0;
-    for (long i = t0; i >= 0; i--) {
-        // line 6: dst[i] = src[i + 1] + c * src[i] * src[i + 2];
-        double d_dst_i = d_dst[i];
-        d_dst[i] = 0.0;
-        d_c_local += d_dst_i * src[i + 2] * src[i];
-    }
-    *d_c += d_c_local;
 }
 
 // The gradient of run, by s2sad's reverse mode.
@@ -160,15 +93,15 @@ void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, 
                 u_ck[ck_e] = u[ck_e];
             }
         }
-        step(w, u, n - 2, c);
+        for (long i = 0; i < n - 2; i++) {
+            w[i] = u[i + 1] + c * u[i] * u[i + 2];
+        }
         for (long i = 0; i < n - 2; i++) {
             u[1 + i] = w[i];
         }
     }
 
     // reverse sweep
-    double *w_for_step = malloc(t1 * sizeof(double));
-
     // line 14: for (int t = 0; t < steps; t++) {
     double d_acc = d_return;
     double d_c_local = 0.0;
@@ -195,7 +128,9 @@ void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, 
             long ck_split = revolve_split(ck_steps, ck_free);
             long ck_mid = ck_at + ck_split;
             for (long it = ck_at; it < ck_mid; it++) {
-                step(w_ck, u_ck, n - 2, c);
+                for (long i = 0; i < n - 2; i++) {
+                    w_ck[i] = u_ck[i + 1] + c * u_ck[i] * u_ck[i + 2];
+                }
                 for (long i = 0; i < n - 2; i++) {
                     u_ck[1 + i] = w_ck[i];
                 }
@@ -215,29 +150,92 @@ void grad_run(double *u, double *d_u, double *w, double *d_w, int n, int steps, 
             ck_at = ck_mid;
         }
         // this iteration again, keeping what its adjoint reads
-        double *u_before_step = calloc(1, (2 + (n - 2) < t2 ? 2 + (n - 2) : t2) * sizeof(double));
-        memcpy(u_before_step, u_ck, (2 + (n - 2) < t2 ? 2 + (n - 2) : t2) * sizeof(double));
-        step(w_ck, u_ck, n - 2, c);
+        long t9 = max_l(n - 2, 0);
+        double *tape_u_elem = calloc(1, t9 * sizeof(double));
+        double *tape_u_elem2 = calloc(1, t9 * sizeof(double));
+        for (long i = 0; i < n - 2; i++) {
+            double u_elem = u_ck[i];
+            tape_u_elem2[i] = u_elem;
+            double u_elem2 = u_ck[i + 2];
+            tape_u_elem[i] = u_elem2;
+            w_ck[i] = u_ck[i + 1] + c * u_elem * u_elem2;
+        }
         for (long i = 0; i < n - 2; i++) {
             u_ck[1 + i] = w_ck[i];
         }
-        long t9 = t % n;
+        long t10 = t % n;
         // line 18: acc += u[t % n] * u[1];
-        d_u[1] += d_acc * u_ck[t9];
-        d_u[t9] += d_acc * u_ck[1];
+        d_u[1] += d_acc * u_ck[t10];
+        d_u[t10] += d_acc * u_ck[1];
         // line 16: for (int i = 0; i < n - 2; i++)
-        for (long i = n - 3; i >= 0; i--) {
+        long t11 = n - 3;
+        for (long i = t11; i >= 0; i--) {
             // line 17: inner[i] = w[i];
             double d_u_elem = d_u[1 + i];
             d_u[1 + i] = 0.0;
             d_w[i] += d_u_elem;
         }
-        // line 15: step(w, u, n - 2, c);
-        grad_step(w_for_step, d_w, u_before_step, d_u, n - 2, c, &d_c_local);
-        free(u_before_step);
+        // line 5: for (int i = 0; i < m; i++)
+        long t12 = t11 + 1;
+        long t13 = t11 + 3;
+        long t14 = 2 < t13 ? 2 : t13;
+        // the additions into d_u of the loop below, gathered: one element each
+        for (long i = 0; i < t14; i++) {
+            long t15 = i - 2;
+            if (t15 >= 0 && t15 <= t11) {
+                double u_elem = tape_u_elem2[t15];
+                double d_w_i = d_w[t15];
+                d_u[i] += d_w_i * (c * u_elem);
+            }
+            if (i >= 0 && i <= t11) {
+                double u_elem = tape_u_elem[i];
+                double d_w_i = d_w[i];
+                d_u[i] += d_w_i * u_elem * c;
+            }
+            long t16 = i - 1;
+            if (t16 >= 0 && t16 <= t11) {
+                double d_w_i = d_w[t16];
+                d_u[i] += d_w_i;
+            }
+        }
+        for (long i = 2; i < t12; i++) {
+            double u_elem = tape_u_elem2[i - 2];
+            double d_w_i = d_w[i - 2];
+            double u_elem2 = tape_u_elem[i];
+            double d_w_i2 = d_w[i];
+            double d_w_i3 = d_w[i - 1];
+            d_u[i] += d_w_i * (c * u_elem) + d_w_i2 * u_elem2 * c + d_w_i3;
+        }
+        for (long i = t14 > t12 ? t14 : t12; i < t13; i++) {
+            long t17 = i - 2;
+            if (t17 >= 0 && t17 <= t11) {
+                double u_elem = tape_u_elem2[t17];
+                double d_w_i = d_w[t17];
+                d_u[i] += d_w_i * (c * u_elem);
+            }
+            if (i >= 0 && i <= t11) {
+                double u_elem = tape_u_elem[i];
+                double d_w_i = d_w[i];
+                d_u[i] += d_w_i * u_elem * c;
+            }
+            long t18 = i - 1;
+            if (t18 >= 0 && t18 <= t11) {
+                double d_w_i = d_w[t18];
+                d_u[i] += d_w_i;
+            }
+        }
+        for (long i = t11; i >= 0; i--) {
+            double u_elem = tape_u_elem[i];
+            double u_elem2 = tape_u_elem2[i];
+            // line 6: dst[i] = src[i + 1] + c * src[i] * src[i + 2];
+            double d_w_i = d_w[i];
+            d_w[i] = 0.0;
+            d_c_local += d_w_i * u_elem * u_elem2;
+        }
+        free(tape_u_elem2);
+        free(tape_u_elem);
     }
     *d_c += d_c_local;
-    free(w_for_step);
     free(u_ck);
     free(snap_u);
     free(w_ck);

@@ -30,59 +30,6 @@ def revolve_split(steps, free_slots):
     return split
 
 
-def step(dst, src, m, c):
-    for i in range(m):
-        dst[i] = src[i + 1] + c * src[i] * src[i + 2]
-
-
-def grad_step(dst, d_dst, src, d_src, m, c):
-    """The adjoint of step, for the gradient of run: its parameters follow the same
-    convention, except that it may leave a shadow incomplete where its callers never
-    read it again.
-    """
-    # line 5: for (int i = 0; i < m; i++)
-    t0 = m - 1
-    t1 = min(t0 + 3, 2)
-
-    # the additions into d_src of the loop below, gathered: one element each
-    for i in range(t1):
-        t2 = i - 2
-        if t2 >= 0 and t2 <= t0:
-            d_dst_i = d_dst[t2]
-            d_src[i] += d_dst_i * (c * src[t2])
-        if i >= 0 and i <= t0:
-            d_dst_i = d_dst[i]
-            d_src[i] += d_dst_i * src[i + 2] * c
-        t3 = i - 1
-        if t3 >= 0 and t3 <= t0:
-            d_dst_i = d_dst[t3]
-            d_src[i] += d_dst_i
-    for i in range(2, t0 + 1):
-        d_dst_i = d_dst[i - 2]
-        d_dst_i2 = d_dst[i]
-        d_dst_i3 = d_dst[i - 1]
-        d_src[i] += d_dst_i * (c * src[i - 2]) + d_dst_i2 * src[i + 2] * c + d_dst_i3
-    for i in range(max(t0 + 1, t1), t0 + 3):
-        t4 = i - 2
-        if t4 >= 0 and t4 <= t0:
-            d_dst_i = d_dst[t4]
-            d_src[i] += d_dst_i * (c * src[t4])
-        if i >= 0 and i <= t0:
-            d_dst_i = d_dst[i]
-            d_src[i] += d_dst_i * src[i + 2] * c
-        t5 = i - 1
-        if t5 >= 0 and t5 <= t0:
-            d_dst_i = d_dst[t5]
-            d_src[i] += d_dst_i
-    d_c = 0.0
-    for i in range(t0, -1, -1):
-        # line 6: dst[i] = src[i + 1] + c * src[i] * src[i + 2];
-        d_dst_i = d_dst[i]
-        d_dst[i] = 0.0
-        d_c += d_dst_i * src[i + 2] * src[i]
-    return d_c
-
-
 def grad_run(u, d_u, w, d_w, n, steps, c, d_return=1.0):
     """The gradient of run, by s2sad's reverse mode.
 
@@ -127,13 +74,12 @@ def grad_run(u, d_u, w, d_w, n, steps, c, d_return=1.0):
                 w_ck[ck_e] = w[ck_e]
             for ck_e in range(t2):
                 u_ck[ck_e] = u[ck_e]
-        step(w, u, n - 2, c)
+        for i in range(n - 2):
+            w[i] = u[i + 1] + c * u[i] * u[i + 2]
         for i in range(n - 2):
             u[1 + i] = w[i]
 
     # reverse sweep
-    w_for_step = np.empty(t1)
-
     # line 14: for (int t = 0; t < steps; t++) {
     d_acc = d_return
     d_c = 0.0
@@ -157,7 +103,8 @@ def grad_run(u, d_u, w, d_w, n, steps, c, d_return=1.0):
             ck_split = revolve_split(ck_steps, ck_free)
             ck_mid = ck_at + ck_split
             for _ in range(ck_at, ck_mid):
-                step(w_ck, u_ck, n - 2, c)
+                for i in range(n - 2):
+                    w_ck[i] = u_ck[i + 1] + c * u_ck[i] * u_ck[i + 2]
                 for i in range(n - 2):
                     u_ck[1 + i] = w_ck[i]
             if ck_mid < t:
@@ -171,21 +118,73 @@ def grad_run(u, d_u, w, d_w, n, steps, c, d_return=1.0):
                 ck_depth += 1
             ck_at = ck_mid
         # this iteration again, keeping what its adjoint reads
-        u_before_step = u_ck[: min(t2, 2 + (n - 2))].copy()
-        step(w_ck, u_ck, n - 2, c)
+        t9 = max(n - 2, 0)
+        tape_u_elem = np.empty(t9)
+        tape_u_elem2 = np.empty(t9)
+        for i in range(n - 2):
+            u_elem = u_ck[i]
+            tape_u_elem2[i] = u_elem
+            u_elem2 = u_ck[i + 2]
+            tape_u_elem[i] = u_elem2
+            w_ck[i] = u_ck[i + 1] + c * u_elem * u_elem2
         for i in range(n - 2):
             u_ck[1 + i] = w_ck[i]
-        t9 = t - n * int(t / n)
+        t10 = t - n * int(t / n)
         # line 18: acc += u[t % n] * u[1];
-        d_u[1] += d_acc * u_ck[t9]
-        d_u[t9] += d_acc * u_ck[1]
+        d_u[1] += d_acc * u_ck[t10]
+        d_u[t10] += d_acc * u_ck[1]
         # line 16: for (int i = 0; i < n - 2; i++)
-        for i in range(n - 3, -1, -1):
+        t11 = n - 3
+        for i in range(t11, -1, -1):
             # line 17: inner[i] = w[i];
             d_u_elem = d_u[1 + i]
             d_u[1 + i] = 0.0
             d_w[i] += d_u_elem
-        # line 15: step(w, u, n - 2, c);
-        d_c2 = grad_step(w_for_step, d_w, u_before_step, d_u, n - 2, c)
-        d_c += d_c2
+        # line 5: for (int i = 0; i < m; i++)
+        t12 = t11 + 1
+        t13 = t11 + 3
+        t14 = min(t13, 2)
+        # the additions into d_u of the loop below, gathered: one element each
+        for i in range(t14):
+            t15 = i - 2
+            if t15 >= 0 and t15 <= t11:
+                u_elem = tape_u_elem2[t15]
+                d_w_i = d_w[t15]
+                d_u[i] += d_w_i * (c * u_elem)
+            if i >= 0 and i <= t11:
+                u_elem = tape_u_elem[i]
+                d_w_i = d_w[i]
+                d_u[i] += d_w_i * u_elem * c
+            t16 = i - 1
+            if t16 >= 0 and t16 <= t11:
+                d_w_i = d_w[t16]
+                d_u[i] += d_w_i
+        for i in range(2, t12):
+            u_elem = tape_u_elem2[i - 2]
+            d_w_i = d_w[i - 2]
+            u_elem2 = tape_u_elem[i]
+            d_w_i2 = d_w[i]
+            d_w_i3 = d_w[i - 1]
+            d_u[i] += d_w_i * (c * u_elem) + d_w_i2 * u_elem2 * c + d_w_i3
+        for i in range(max(t12, t14), t13):
+            t17 = i - 2
+            if t17 >= 0 and t17 <= t11:
+                u_elem = tape_u_elem2[t17]
+                d_w_i = d_w[t17]
+                d_u[i] += d_w_i * (c * u_elem)
+            if i >= 0 and i <= t11:
+                u_elem = tape_u_elem[i]
+                d_w_i = d_w[i]
+                d_u[i] += d_w_i * u_elem * c
+            t18 = i - 1
+            if t18 >= 0 and t18 <= t11:
+                d_w_i = d_w[t18]
+                d_u[i] += d_w_i
+        for i in range(t11, -1, -1):
+            u_elem = tape_u_elem[i]
+            u_elem2 = tape_u_elem2[i]
+            # line 6: dst[i] = src[i + 1] + c * src[i] * src[i + 2];
+            d_w_i = d_w[i]
+            d_w[i] = 0.0
+            d_c += d_w_i * u_elem * u_elem2
     return d_c

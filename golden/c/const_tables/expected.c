@@ -12,32 +12,6 @@ static long max_l(long a, long b) {
     return b > a ? b : a;
 }
 
-// The adjoint of poly, for the gradient of smooth_energy: its parameters follow
-// the same convention, except that it may leave a shadow incomplete where its
-// callers never read it again.
-static void grad_poly(double v, double *d_v, double d_return) {
-    // forward sweep
-    double coef[5] = {1.0, -0.5, 0.25, -0.125, 0.0625};
-    double tape_p[5] = {0};
-    double p = 0.0;
-    for (long k = NCOEF - 1; k >= 0; k--) {
-        tape_p[NCOEF - 1 - k] = p;
-        p = p * v + coef[k];
-    }
-
-    // reverse sweep
-    // line 14: for (int k = NCOEF - 1; k >= 0; k--) {
-    double d_p = d_return;
-    double d_v_local = 0.0;
-    for (long k = 0; k < NCOEF; k++) {
-        p = tape_p[NCOEF - 1 - k];
-        // line 15: p = p * v + coef[k];
-        d_v_local += d_p * p;
-        d_p *= v;
-    }
-    *d_v += d_v_local;
-}
-
 // The gradient of smooth_energy, by s2sad's reverse mode.
 //
 // It runs smooth_energy (its effects on arrays included), then the reverse sweep,
@@ -61,30 +35,47 @@ void grad_smooth_energy(const double *x, double *d_x, int n, double d_return) {
     double scale[2] = {1.0, 2.0};
     int order[2] = {0};
     order[0] = 1;
-    double *tape_v = calloc(1, max_l(n - 4, 0) * sizeof(double));
+    long t0 = max_l(n - 4, 0);
+    double *tape_v = calloc(1, t0 * sizeof(double));
+    double *tape_p = calloc(1, t0 * 5 * sizeof(double));
     for (long i = 2; i < n - 2; i++) {
         double v = 0.0;
         for (long k = 0; k < 5; k++) {
             v += w[k] * x[i + offsets[k]];
         }
-        tape_v[i - 2] = v;
+        long t1 = i - 2;
+        tape_v[t1] = v;
+        double coef[5] = {1.0, -0.5, 0.25, -0.125, 0.0625};
+        double p = 0.0;
+        for (long k = NCOEF - 1; k >= 0; k--) {
+            tape_p[t1 * 5 + (NCOEF - 1 - k)] = p;
+            p = p * v + coef[k];
+        }
     }
 
     // reverse sweep
     // line 26: for (int i = 2; i < n - 2; i++) {
     double d_s = d_return;
     for (long i = n - 3; i >= 2; i--) {
-        double v = tape_v[i - 2];
+        long t2 = i - 2;
+        double v = tape_v[t2];
         // line 31: s += scale[order[i % 2]] * poly(v);
-        double d_poly_value = d_s * scale[order[i % 2]];
+        double d_p = d_s * scale[order[i % 2]];
+        // line 14: for (int k = NCOEF - 1; k >= 0; k--) {
         double d_v = 0.0;
-        grad_poly(v, &d_v, d_poly_value);
+        for (long k = 0; k < NCOEF; k++) {
+            double p = tape_p[t2 * 5 + (NCOEF - 1 - k)];
+            // line 15: p = p * v + coef[k];
+            d_v += d_p * p;
+            d_p *= v;
+        }
         // line 28: for (int k = 0; k < 5; k++) {
         for (long k = 4; k >= 0; k--) {
-            long t0 = i + offsets[k];
+            long t3 = i + offsets[k];
             // line 29: v += w[k] * x[i + offsets[k]];
-            d_x[t0] += d_v * w[k];
+            d_x[t3] += d_v * w[k];
         }
     }
+    free(tape_p);
     free(tape_v);
 }

@@ -4,36 +4,6 @@
 import numpy as np
 
 
-def grad_poly(v, d_return=1.0):
-    """The adjoint of poly, for the gradient of smooth_energy: its parameters follow
-    the same convention, except that it may leave a shadow incomplete where its
-    callers never read it again.
-    """
-    # forward sweep
-    coef = np.zeros(5)
-    coef[0] = 1.0
-    coef[1] = -0.5
-    coef[2] = 0.25
-    coef[3] = -0.125
-    coef[4] = 0.0625
-    tape_p = np.empty(5)
-    p = 0.0
-    for k in range(4, -1, -1):
-        tape_p[4 - k] = p
-        p = p * v + coef[k]
-
-    # reverse sweep
-    # line 14: for (int k = NCOEF - 1; k >= 0; k--) {
-    d_p = d_return
-    d_v = 0.0
-    for k in range(5):
-        p = tape_p[4 - k]
-        # line 15: p = p * v + coef[k];
-        d_v += d_p * p
-        d_p *= v
-    return d_v
-
-
 def grad_smooth_energy(x, d_x, n, d_return=1.0):
     """The gradient of smooth_energy, by s2sad's reverse mode.
 
@@ -64,23 +34,43 @@ def grad_smooth_energy(x, d_x, n, d_return=1.0):
     scale[1] = 2.0
     order = np.zeros(2, dtype=np.int32)
     order[0] = 1
-    tape_v = np.empty(max(n - 4, 0))
+    t0 = max(n - 4, 0)
+    tape_v = np.empty(t0)
+    tape_p = np.empty(t0 * 5)
     for i in range(2, n - 2):
         v = 0.0
         for k in range(5):
             v += w[k] * x[i + offsets[k]]
-        tape_v[i - 2] = v
+        t1 = i - 2
+        tape_v[t1] = v
+        coef = np.zeros(5)
+        coef[0] = 1.0
+        coef[1] = -0.5
+        coef[2] = 0.25
+        coef[3] = -0.125
+        coef[4] = 0.0625
+        p = 0.0
+        for k in range(4, -1, -1):
+            tape_p[t1 * 5 + (4 - k)] = p
+            p = p * v + coef[k]
 
     # reverse sweep
     # line 26: for (int i = 2; i < n - 2; i++) {
     d_s = d_return
     for i in range(n - 3, 1, -1):
-        v = tape_v[i - 2]
+        t2 = i - 2
+        v = tape_v[t2]
         # line 31: s += scale[order[i % 2]] * poly(v);
-        d_poly_value = d_s * scale[order[i - 2 * int(i / 2)]]
-        d_v = grad_poly(v, d_poly_value)
+        d_p = d_s * scale[order[i - 2 * int(i / 2)]]
+        # line 14: for (int k = NCOEF - 1; k >= 0; k--) {
+        d_v = 0.0
+        for k in range(5):
+            p = tape_p[t2 * 5 + (4 - k)]
+            # line 15: p = p * v + coef[k];
+            d_v += d_p * p
+            d_p *= v
         # line 28: for (int k = 0; k < 5; k++) {
         for k in range(4, -1, -1):
-            t0 = i + offsets[k]
+            t3 = i + offsets[k]
             # line 29: v += w[k] * x[i + offsets[k]];
-            d_x[t0] += d_v * w[k]
+            d_x[t3] += d_v * w[k]

@@ -3,7 +3,6 @@
  * Regenerate with: s2sad grad input.c --func kalman_nll --wrt theta --target c
  */
 
-#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -36,65 +35,6 @@ static void mat_mul_bt(const double A[NS][NS], const double B[NS][NS], double C[
             C[i][j] = acc;
         }
     }
-}
-
-static void kf_predict(kstate *s, const double F[NS][NS], double q) {
-    double x[3];
-    double FP[3][3] = {0};
-    for (long i = 0; i < NS; i++) {
-        x[i] = 0.0;
-        for (long k = 0; k < NS; k++) {
-            x[i] += F[i][k] * s->x[k];
-        }
-    }
-    double P_mat_mul[3][3];
-    for (long e0 = 0; e0 < 3; e0++) {
-        for (long e1 = 0; e1 < 3; e1++) {
-            P_mat_mul[e0][e1] = s->P[e0][e1];
-        }
-    }
-    mat_mul(F, P_mat_mul, FP);
-    double P_mat_mul_bt[3][3];
-    for (long e0 = 0; e0 < 3; e0++) {
-        for (long e1 = 0; e1 < 3; e1++) {
-            P_mat_mul_bt[e0][e1] = s->P[e0][e1];
-        }
-    }
-    mat_mul_bt(FP, F, P_mat_mul_bt);
-    for (long e0 = 0; e0 < 3; e0++) {
-        for (long e1 = 0; e1 < 3; e1++) {
-            s->P[e0][e1] = P_mat_mul_bt[e0][e1];
-        }
-    }
-    for (long i = 0; i < NS; i++) {
-        s->x[i] = x[i];
-        s->P[i][i] += q;
-    }
-}
-
-static double kf_update(const kstate *prior, kstate *post, const double H[NS], double r,
-                        double y) {
-    double PH[3];
-    double innov = y;
-    for (long i = 0; i < NS; i++) {
-        PH[i] = 0.0;
-        for (long j = 0; j < NS; j++) {
-            PH[i] += prior->P[i][j] * H[j];
-        }
-        innov -= H[i] * prior->x[i];
-    }
-    double S = r;
-    for (long i = 0; i < NS; i++) {
-        S += H[i] * PH[i];
-    }
-    for (long i = 0; i < NS; i++) {
-        double K = PH[i] / S;
-        post->x[i] = prior->x[i] + K * innov;
-        for (long j = 0; j < NS; j++) {
-            post->P[i][j] = prior->P[i][j] - K * PH[j];
-        }
-    }
-    return 0.5 * (log(S) + innov * innov / S);
 }
 
 // The adjoint of mat_mul, for the gradient of kalman_nll: its parameters follow
@@ -145,189 +85,6 @@ static void grad_mat_mul_bt(const double A[NS][NS], double d_A[NS][NS], const do
     }
 }
 
-// The adjoint of kf_predict, for the gradient of kalman_nll: its parameters follow
-// the same convention, except that it may leave a shadow incomplete where its
-// callers never read it again.
-static void grad_kf_predict(kstate *s, kstate *d_s, const double F[NS][NS], double d_F[NS][NS],
-                            double q, double *d_q) {
-    // forward sweep
-    double x[3];
-    double FP[3][3] = {0};
-    double tape_s_elem[3] = {0};
-    for (long i = 0; i < NS; i++) {
-        x[i] = 0.0;
-        for (long k = 0; k < NS; k++) {
-            double s_elem = s->x[k];
-            tape_s_elem[k] = s_elem;
-            x[i] += F[i][k] * s_elem;
-        }
-    }
-    double P_mat_mul[3][3];
-    for (long e0 = 0; e0 < 3; e0++) {
-        for (long e1 = 0; e1 < 3; e1++) {
-            P_mat_mul[e0][e1] = s->P[e0][e1];
-        }
-    }
-    mat_mul(F, P_mat_mul, FP);
-    double P_mat_mul_bt[3][3];
-    for (long e0 = 0; e0 < 3; e0++) {
-        for (long e1 = 0; e1 < 3; e1++) {
-            P_mat_mul_bt[e0][e1] = s->P[e0][e1];
-        }
-    }
-    mat_mul_bt(FP, F, P_mat_mul_bt);
-    for (long e0 = 0; e0 < 3; e0++) {
-        for (long e1 = 0; e1 < 3; e1++) {
-            s->P[e0][e1] = P_mat_mul_bt[e0][e1];
-        }
-    }
-    for (long i = 0; i < NS; i++) {
-        s->x[i] = x[i];
-        s->P[i][i] += q;
-    }
-
-    // reverse sweep
-    double d_x[3] = {0};
-    double d_P_mat_mul_bt[3][3] = {0};
-    double d_FP[3][3] = {0};
-    double d_P_mat_mul[3][3] = {0};
-
-    // line 50: for (int i = 0; i < NS; i++) {
-    double d_q_local = 0.0;
-    for (long i = NS - 1; i >= 0; i--) {
-        // line 52: s->P[i][i] += q;
-        double d_s_P_i_i = d_s->P[i][i];
-        d_q_local += d_s_P_i_i;
-        // line 51: s->x[i] = x[i];
-        double d_s_x_i = d_s->x[i];
-        d_s->x[i] = 0.0;
-        d_x[i] += d_s_x_i;
-    }
-
-    // line 49: mat_mul_bt(FP, F, s->P);
-    for (long e0 = 2; e0 >= 0; e0--) {
-        for (long e1 = 2; e1 >= 0; e1--) {
-            double d_s_P_e0_e1 = d_s->P[e0][e1];
-            d_s->P[e0][e1] = 0.0;
-            d_P_mat_mul_bt[e0][e1] += d_s_P_e0_e1;
-        }
-    }
-    double P_mat_mul_bt_for_mat_mul_bt[3][3];
-    grad_mat_mul_bt(FP, d_FP, F, d_F, P_mat_mul_bt_for_mat_mul_bt, d_P_mat_mul_bt);
-    for (long e0 = 2; e0 >= 0; e0--) {
-        for (long e1 = 2; e1 >= 0; e1--) {
-            double d_P_mat_mul_bt_e0_e1 = d_P_mat_mul_bt[e0][e1];
-            d_P_mat_mul_bt[e0][e1] = 0.0;
-            d_s->P[e0][e1] += d_P_mat_mul_bt_e0_e1;
-        }
-    }
-
-    // line 48: mat_mul(F, s->P, FP);
-    double FP_for_mat_mul[3][3];
-    grad_mat_mul(F, d_F, P_mat_mul, d_P_mat_mul, FP_for_mat_mul, d_FP);
-    for (long e0 = 2; e0 >= 0; e0--) {
-        for (long e1 = 2; e1 >= 0; e1--) {
-            double d_P_mat_mul_e0_e1 = d_P_mat_mul[e0][e1];
-            d_P_mat_mul[e0][e1] = 0.0;
-            d_s->P[e0][e1] += d_P_mat_mul_e0_e1;
-        }
-    }
-
-    // line 43: for (int i = 0; i < NS; i++) {
-    for (long i = NS - 1; i >= 0; i--) {
-        // line 45: for (int k = 0; k < NS; k++)
-        double d_x_i = d_x[i];
-        for (long k = NS - 1; k >= 0; k--) {
-            double s_elem = tape_s_elem[k];
-            // line 46: x[i] += F[i][k] * s->x[k];
-            d_s->x[k] += d_x_i * F[i][k];
-            d_F[i][k] += d_x_i * s_elem;
-        }
-        // line 44: x[i] = 0.0;
-        d_x[i] = 0.0;
-    }
-    *d_q += d_q_local;
-}
-
-// The adjoint of kf_update, for the gradient of kalman_nll: its parameters follow
-// the same convention, except that it may leave a shadow incomplete where its
-// callers never read it again.
-static void grad_kf_update(const kstate *prior, kstate *d_prior, kstate *post, kstate *d_post,
-                           const double H[NS], double r, double *d_r, double y, double d_return) {
-    (void)post;  // not needed by the gradient
-
-    // forward sweep
-    double PH[3];
-    double innov = y;
-    for (long i = 0; i < NS; i++) {
-        PH[i] = 0.0;
-        for (long j = 0; j < NS; j++) {
-            PH[i] += prior->P[i][j] * H[j];
-        }
-        innov -= H[i] * prior->x[i];
-    }
-    double S = r;
-    for (long i = 0; i < NS; i++) {
-        S += H[i] * PH[i];
-    }
-
-    // reverse sweep
-    double d_PH[3] = {0};
-
-    // line 76: return 0.5 * (log(S) + innov * innov / S);
-    double t0 = d_return * 0.5 / S;
-    double d_S = -(t0 * (innov * innov / S));
-    double d_innov = t0 * innov;
-    d_innov *= 2.0;
-    d_S += t0;
-
-    // line 70: for (int i = 0; i < NS; i++) {
-    for (long i = NS - 1; i >= 0; i--) {
-        double K = PH[i] / S;
-        // line 73: for (int j = 0; j < NS; j++)
-        double d_K = 0.0;
-        for (long j = NS - 1; j >= 0; j--) {
-            // line 74: post->P[i][j] = prior->P[i][j] - K * PH[j];
-            double d_post_P_i_j = d_post->P[i][j];
-            d_post->P[i][j] = 0.0;
-            d_K -= d_post_P_i_j * PH[j];
-            d_PH[j] -= d_post_P_i_j * K;
-            d_prior->P[i][j] += d_post_P_i_j;
-        }
-        // line 72: post->x[i] = prior->x[i] + K * innov;
-        double d_post_x_i = d_post->x[i];
-        d_post->x[i] = 0.0;
-        d_K += d_post_x_i * innov;
-        d_innov += d_post_x_i * K;
-        d_prior->x[i] += d_post_x_i;
-        // line 71: double K = PH[i] / S;
-        double t1 = d_K / S;
-        d_S -= t1 * K;
-        d_PH[i] += t1;
-    }
-
-    // line 68: for (int i = 0; i < NS; i++)
-    for (long i = 0; i < NS; i++) {
-        // line 69: S += H[i] * PH[i];
-        d_PH[i] += d_S * H[i];
-    }
-
-    // line 62: for (int i = 0; i < NS; i++) {
-    for (long i = NS - 1; i >= 0; i--) {
-        // line 66: innov -= H[i] * prior->x[i];
-        d_prior->x[i] -= d_innov * H[i];
-        // line 64: for (int j = 0; j < NS; j++)
-        double d_PH_i = d_PH[i];
-        for (long j = NS - 1; j >= 0; j--) {
-            // line 65: PH[i] += prior->P[i][j] * H[j];
-            d_prior->P[i][j] += d_PH_i * H[j];
-        }
-        // line 63: PH[i] = 0.0;
-        d_PH[i] = 0.0;
-    }
-    *d_r += d_S;
-}
-
 // The gradient of kalman_nll, by s2sad's reverse mode.
 //
 // It runs kalman_nll (its effects on arrays included), then the reverse sweep, for
@@ -364,14 +121,25 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
     for (long e = 0; e < 9; e++) {
         s_P[e / 3][e % 3] = P0[e / NS][e % NS];
     }
-    size_t tape_prior_struct_before_kf_update_cap = 0;
-    double *tape_prior_struct_before_kf_update = NULL;
-    size_t tape_prior_struct_before_kf_update_top = 0;
-    long *tape_prior_struct_before_kf_update_len = calloc(1, T * sizeof(long));
-    size_t tape_s_struct_before_kf_predict_cap = 0;
-    double *tape_s_struct_before_kf_predict = NULL;
-    size_t tape_s_struct_before_kf_predict_top = 0;
-    long *tape_s_struct_before_kf_predict_len = calloc(1, T * sizeof(long));
+    double *tape_S = calloc(1, T * sizeof(double));
+    double *tape = calloc(1, T * sizeof(double));
+    double *tape_innov = calloc(1, T * sizeof(double));
+    long t1 = T * 3;
+    double *tape_PH_elem = calloc(1, t1 * sizeof(double));
+    double *tape_K = calloc(1, t1 * sizeof(double));
+    size_t tape_FP_before_mat_mul_bt_cap = 0;
+    double *tape_FP_before_mat_mul_bt = NULL;
+    size_t tape_FP_before_mat_mul_bt_top = 0;
+    long *tape_FP_before_mat_mul_bt_len0 = calloc(1, T * sizeof(long));
+    long *tape_FP_before_mat_mul_bt_len1 = calloc(1, T * sizeof(long));
+    long *tape_P_mat_mul_bt_len1 = calloc(1, T * sizeof(long));
+    size_t tape_P_mat_mul_before_mat_mul_cap = 0;
+    double *tape_P_mat_mul_before_mat_mul = NULL;
+    size_t tape_P_mat_mul_before_mat_mul_top = 0;
+    long *tape_P_mat_mul_before_mat_mul_len0 = calloc(1, T * sizeof(long));
+    long *tape_P_mat_mul_before_mat_mul_len1 = calloc(1, T * sizeof(long));
+    long *tape_FP_len1 = calloc(1, T * sizeof(long));
+    double *tape_s_struct_elem = calloc(1, t1 * sizeof(double));
     for (long t = 0; t < T; t++) {
         kstate s_struct[1];
         s_struct->x[0] = s_x[0];
@@ -386,16 +154,66 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         s_struct->P[2][0] = s_P[2][0];
         s_struct->P[2][1] = s_P[2][1];
         s_struct->P[2][2] = s_P[2][2];
-        tape_s_struct_before_kf_predict_len[t] = 12;
-        for (long e = 0; e < 12; e++) {
-            if (tape_s_struct_before_kf_predict_top == tape_s_struct_before_kf_predict_cap) {
-                tape_s_struct_before_kf_predict_cap = 2 * tape_s_struct_before_kf_predict_cap + 1;
-                tape_s_struct_before_kf_predict = realloc(tape_s_struct_before_kf_predict,
-                        tape_s_struct_before_kf_predict_cap * sizeof(double));
+        double t2 = theta[0] * theta[0];
+        double x[3];
+        double FP[3][3] = {0};
+        tape_FP_len1[t] = NS;
+        for (long i = 0; i < NS; i++) {
+            x[i] = 0.0;
+            for (long k = 0; k < NS; k++) {
+                double s_struct_elem = s_struct->x[k];
+                tape_s_struct_elem[t * 3 + k] = s_struct_elem;
+                x[i] += F[i][k] * s_struct_elem;
             }
-            tape_s_struct_before_kf_predict[tape_s_struct_before_kf_predict_top++] = ((double *)s_struct)[e];
         }
-        kf_predict(s_struct, F, theta[0] * theta[0]);
+        double P_mat_mul[3][3];
+        for (long e0 = 0; e0 < 3; e0++) {
+            for (long e1 = 0; e1 < 3; e1++) {
+                P_mat_mul[e0][e1] = s_struct->P[e0][e1];
+            }
+        }
+        tape_P_mat_mul_before_mat_mul_len0[t] = 3;
+        tape_P_mat_mul_before_mat_mul_len1[t] = 3;
+        for (long e0 = 0; e0 < 3; e0++) {
+            for (long e1 = 0; e1 < 3; e1++) {
+                if (tape_P_mat_mul_before_mat_mul_top == tape_P_mat_mul_before_mat_mul_cap) {
+                    tape_P_mat_mul_before_mat_mul_cap = 2 * tape_P_mat_mul_before_mat_mul_cap + 1;
+                    tape_P_mat_mul_before_mat_mul = realloc(tape_P_mat_mul_before_mat_mul,
+                            tape_P_mat_mul_before_mat_mul_cap * sizeof(double));
+                }
+                tape_P_mat_mul_before_mat_mul[tape_P_mat_mul_before_mat_mul_top++] = P_mat_mul[e0][e1];
+            }
+        }
+        mat_mul(F, P_mat_mul, FP);
+        double P_mat_mul_bt[3][3];
+        tape_P_mat_mul_bt_len1[t] = 3;
+        for (long e0 = 0; e0 < 3; e0++) {
+            for (long e1 = 0; e1 < 3; e1++) {
+                P_mat_mul_bt[e0][e1] = s_struct->P[e0][e1];
+            }
+        }
+        tape_FP_before_mat_mul_bt_len0[t] = NS;
+        tape_FP_before_mat_mul_bt_len1[t] = NS;
+        for (long e0 = 0; e0 < NS; e0++) {
+            for (long e1 = 0; e1 < NS; e1++) {
+                if (tape_FP_before_mat_mul_bt_top == tape_FP_before_mat_mul_bt_cap) {
+                    tape_FP_before_mat_mul_bt_cap = 2 * tape_FP_before_mat_mul_bt_cap + 1;
+                    tape_FP_before_mat_mul_bt = realloc(tape_FP_before_mat_mul_bt,
+                            tape_FP_before_mat_mul_bt_cap * sizeof(double));
+                }
+                tape_FP_before_mat_mul_bt[tape_FP_before_mat_mul_bt_top++] = FP[e0][e1];
+            }
+        }
+        mat_mul_bt(FP, F, P_mat_mul_bt);
+        for (long e0 = 0; e0 < 3; e0++) {
+            for (long e1 = 0; e1 < 3; e1++) {
+                s_struct->P[e0][e1] = P_mat_mul_bt[e0][e1];
+            }
+        }
+        for (long i = 0; i < NS; i++) {
+            s_struct->x[i] = x[i];
+            s_struct->P[i][i] += t2;
+        }
         s_x[0] = s_struct->x[0];
         s_x[1] = s_struct->x[1];
         s_x[2] = s_struct->x[2];
@@ -448,17 +266,33 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         s_struct2->P[2][0] = s_P[2][0];
         s_struct2->P[2][1] = s_P[2][1];
         s_struct2->P[2][2] = s_P[2][2];
-        tape_prior_struct_before_kf_update_len[t] = 12;
-        for (long e = 0; e < 12; e++) {
-            if (tape_prior_struct_before_kf_update_top == tape_prior_struct_before_kf_update_cap) {
-                tape_prior_struct_before_kf_update_cap = 2 * tape_prior_struct_before_kf_update_cap
-                        + 1;
-                tape_prior_struct_before_kf_update = realloc(tape_prior_struct_before_kf_update,
-                        tape_prior_struct_before_kf_update_cap * sizeof(double));
+        double PH[3];
+        double innov = ys[t];
+        for (long i = 0; i < NS; i++) {
+            PH[i] = 0.0;
+            for (long j = 0; j < NS; j++) {
+                PH[i] += prior_struct->P[i][j] * H[j];
             }
-            tape_prior_struct_before_kf_update[tape_prior_struct_before_kf_update_top++] = ((double *)prior_struct)[e];
+            innov -= H[i] * prior_struct->x[i];
         }
-        kf_update(prior_struct, s_struct2, H, theta[1] * theta[1], ys[t]);
+        tape_innov[t] = innov;
+        double S = theta[1] * theta[1];
+        for (long i = 0; i < NS; i++) {
+            S += H[i] * PH[i];
+        }
+        tape_S[t] = S;
+        for (long i = 0; i < NS; i++) {
+            double K = PH[i] / S;
+            long t3 = t * 3;
+            tape_K[t3 + i] = K;
+            s_struct2->x[i] = prior_struct->x[i] + K * innov;
+            for (long j = 0; j < NS; j++) {
+                double PH_elem = PH[j];
+                tape_PH_elem[t3 + j] = PH_elem;
+                s_struct2->P[i][j] = prior_struct->P[i][j] - K * PH_elem;
+            }
+        }
+        tape[t] = innov * innov / S;
         s_x[0] = s_struct2->x[0];
         s_x[1] = s_struct2->x[1];
         s_x[2] = s_struct2->x[2];
@@ -485,24 +319,39 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
     double d_theta_0 = 0.0;
     for (long t = T - 1; t >= 0; t--) {
         kstate d_s_struct[1] = {0};
-        long prior_struct_before_kf_update_len = tape_prior_struct_before_kf_update_len[t];
-        kstate *prior_struct_before_kf_update = malloc(
-                prior_struct_before_kf_update_len * sizeof(double));
-        for (long e = prior_struct_before_kf_update_len - 1; e >= 0; e--) {
-            double t1 = tape_prior_struct_before_kf_update[--tape_prior_struct_before_kf_update_top];
-            ((double *)prior_struct_before_kf_update)[e] = t1;
-        }
+        double S = tape_S[t];
+        double innov = tape_innov[t];
+        double d_PH[3] = {0};
         kstate d_prior_struct[1] = {0};
         double d_prior_P[3][3] = {0};
         double d_prior_x[3] = {0};
         kstate d_s_struct2[1] = {0};
-        long s_struct_before_kf_predict_len = tape_s_struct_before_kf_predict_len[t];
-        kstate *s_struct_before_kf_predict = malloc(
-                s_struct_before_kf_predict_len * sizeof(double));
-        for (long e = s_struct_before_kf_predict_len - 1; e >= 0; e--) {
-            double t2 = tape_s_struct_before_kf_predict[--tape_s_struct_before_kf_predict_top];
-            ((double *)s_struct_before_kf_predict)[e] = t2;
+        double d_x[3] = {0};
+        double d_P_mat_mul_bt[3][3] = {0};
+        long FP_before_mat_mul_bt_len0 = tape_FP_before_mat_mul_bt_len0[t];
+        long FP_before_mat_mul_bt_len1 = tape_FP_before_mat_mul_bt_len1[t];
+        double *FP_before_mat_mul_bt = malloc(
+                FP_before_mat_mul_bt_len0 * FP_before_mat_mul_bt_len1 * sizeof(double));
+        for (long e0 = FP_before_mat_mul_bt_len0 - 1; e0 >= 0; e0--) {
+            for (long e1 = FP_before_mat_mul_bt_len1 - 1; e1 >= 0; e1--) {
+                double t4 = tape_FP_before_mat_mul_bt[--tape_FP_before_mat_mul_bt_top];
+                FP_before_mat_mul_bt[e0 * FP_before_mat_mul_bt_len1 + e1] = t4;
+            }
         }
+        double d_FP[3][3] = {0};
+        long P_mat_mul_bt_len1 = tape_P_mat_mul_bt_len1[t];
+        long P_mat_mul_before_mat_mul_len0 = tape_P_mat_mul_before_mat_mul_len0[t];
+        long P_mat_mul_before_mat_mul_len1 = tape_P_mat_mul_before_mat_mul_len1[t];
+        double *P_mat_mul_before_mat_mul = malloc(
+                P_mat_mul_before_mat_mul_len0 * P_mat_mul_before_mat_mul_len1 * sizeof(double));
+        for (long e0 = P_mat_mul_before_mat_mul_len0 - 1; e0 >= 0; e0--) {
+            for (long e1 = P_mat_mul_before_mat_mul_len1 - 1; e1 >= 0; e1--) {
+                double t5 = tape_P_mat_mul_before_mat_mul[--tape_P_mat_mul_before_mat_mul_top];
+                P_mat_mul_before_mat_mul[e0 * P_mat_mul_before_mat_mul_len1 + e1] = t5;
+            }
+        }
+        double d_P_mat_mul[3][3] = {0};
+        long FP_len1 = tape_FP_len1[t];
         // line 93: nll += kf_update(&prior, &s, H, theta[1] * theta[1], ys[t]);
         double d_s_P_2_2 = d_s_P[2][2];
         d_s_P[2][2] = 0.0;
@@ -540,12 +389,59 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         double d_s_x_0 = d_s_x[0];
         d_s_x[0] = 0.0;
         d_s_struct->x[0] += d_s_x_0;
-        kstate s_struct_for_kf_update[1];
-        double d_r = 0.0;
-        grad_kf_update(prior_struct_before_kf_update, d_prior_struct, s_struct_for_kf_update,
-                d_s_struct, H, theta[1] * theta[1], &d_r, ys[t], d_nll);
-        double t3 = d_r * theta[1];
-        d_theta_1 += 2.0 * t3;
+        // line 76: return 0.5 * (log(S) + innov * innov / S);
+        double t6 = d_nll * 0.5 / S;
+        double d_S = -(t6 * tape[t]);
+        double d_innov = t6 * innov;
+        d_innov *= 2.0;
+        d_S += t6;
+        // line 70: for (int i = 0; i < NS; i++) {
+        for (long i = NS - 1; i >= 0; i--) {
+            long t7 = t * 3;
+            double K = tape_K[t7 + i];
+            // line 73: for (int j = 0; j < NS; j++)
+            double d_K = 0.0;
+            for (long j = NS - 1; j >= 0; j--) {
+                double PH_elem = tape_PH_elem[t7 + j];
+                // line 74: post->P[i][j] = prior->P[i][j] - K * PH[j];
+                double d_s_struct_P_i_j = d_s_struct->P[i][j];
+                d_s_struct->P[i][j] = 0.0;
+                d_K -= d_s_struct_P_i_j * PH_elem;
+                d_PH[j] -= d_s_struct_P_i_j * K;
+                d_prior_struct->P[i][j] += d_s_struct_P_i_j;
+            }
+            // line 72: post->x[i] = prior->x[i] + K * innov;
+            double d_s_struct_x_i = d_s_struct->x[i];
+            d_s_struct->x[i] = 0.0;
+            d_K += d_s_struct_x_i * innov;
+            d_innov += d_s_struct_x_i * K;
+            d_prior_struct->x[i] += d_s_struct_x_i;
+            // line 71: double K = PH[i] / S;
+            double t8 = d_K / S;
+            d_S -= t8 * K;
+            d_PH[i] += t8;
+        }
+        // line 68: for (int i = 0; i < NS; i++)
+        for (long i = 0; i < NS; i++) {
+            // line 69: S += H[i] * PH[i];
+            d_PH[i] += d_S * H[i];
+        }
+        // line 62: for (int i = 0; i < NS; i++) {
+        for (long i = NS - 1; i >= 0; i--) {
+            // line 66: innov -= H[i] * prior->x[i];
+            d_prior_struct->x[i] -= d_innov * H[i];
+            // line 64: for (int j = 0; j < NS; j++)
+            double d_PH_i = d_PH[i];
+            for (long j = NS - 1; j >= 0; j--) {
+                // line 65: PH[i] += prior->P[i][j] * H[j];
+                d_prior_struct->P[i][j] += d_PH_i * H[j];
+            }
+            // line 63: PH[i] = 0.0;
+            d_PH[i] = 0.0;
+        }
+        // line 93: nll += kf_update(&prior, &s, H, theta[1] * theta[1], ys[t]);
+        double t9 = d_S * theta[1];
+        d_theta_1 += 2.0 * t9;
         double d_s_struct_P_2_2 = d_s_struct->P[2][2];
         d_s_struct->P[2][2] = 0.0;
         double d_s_struct_P_2_1 = d_s_struct->P[2][1];
@@ -680,11 +576,63 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         d_s_x_0 = d_s_x[0];
         d_s_x[0] = 0.0;
         d_s_struct2->x[0] += d_s_x_0;
-        double d_q = 0.0;
-        grad_kf_predict(s_struct_before_kf_predict, d_s_struct2, F, d_F, theta[0] * theta[0],
-                &d_q);
-        double t4 = d_q * theta[0];
-        d_theta_0 += 2.0 * t4;
+        // line 50: for (int i = 0; i < NS; i++) {
+        double t10 = 0.0;
+        for (long i = NS - 1; i >= 0; i--) {
+            // line 52: s->P[i][i] += q;
+            double d_s_struct_P_i_i = d_s_struct2->P[i][i];
+            // line 51: s->x[i] = x[i];
+            double d_s_struct_x_i = d_s_struct2->x[i];
+            d_s_struct2->x[i] = 0.0;
+            d_x[i] += d_s_struct_x_i;
+            t10 += d_s_struct_P_i_i;
+        }
+        // line 49: mat_mul_bt(FP, F, s->P);
+        for (long e0 = 2; e0 >= 0; e0--) {
+            for (long e1 = 2; e1 >= 0; e1--) {
+                double d_s_struct_P_e0_e1 = d_s_struct2->P[e0][e1];
+                d_s_struct2->P[e0][e1] = 0.0;
+                d_P_mat_mul_bt[e0][e1] += d_s_struct_P_e0_e1;
+            }
+        }
+        double *P_mat_mul_bt_for_mat_mul_bt = malloc(3 * P_mat_mul_bt_len1 * sizeof(double));
+        grad_mat_mul_bt((const double (*)[FP_before_mat_mul_bt_len1])FP_before_mat_mul_bt, d_FP, F,
+                d_F, (double (*)[P_mat_mul_bt_len1])P_mat_mul_bt_for_mat_mul_bt, d_P_mat_mul_bt);
+        for (long e0 = 2; e0 >= 0; e0--) {
+            for (long e1 = 2; e1 >= 0; e1--) {
+                double d_P_mat_mul_bt_e0_e1 = d_P_mat_mul_bt[e0][e1];
+                d_P_mat_mul_bt[e0][e1] = 0.0;
+                d_s_struct2->P[e0][e1] += d_P_mat_mul_bt_e0_e1;
+            }
+        }
+        // line 48: mat_mul(F, s->P, FP);
+        double *FP_for_mat_mul = malloc(3 * FP_len1 * sizeof(double));
+        grad_mat_mul(F, d_F,
+                (const double (*)[P_mat_mul_before_mat_mul_len1])P_mat_mul_before_mat_mul,
+                d_P_mat_mul, (double (*)[FP_len1])FP_for_mat_mul, d_FP);
+        for (long e0 = 2; e0 >= 0; e0--) {
+            for (long e1 = 2; e1 >= 0; e1--) {
+                double d_P_mat_mul_e0_e1 = d_P_mat_mul[e0][e1];
+                d_P_mat_mul[e0][e1] = 0.0;
+                d_s_struct2->P[e0][e1] += d_P_mat_mul_e0_e1;
+            }
+        }
+        // line 43: for (int i = 0; i < NS; i++) {
+        for (long i = NS - 1; i >= 0; i--) {
+            // line 45: for (int k = 0; k < NS; k++)
+            double d_x_i = d_x[i];
+            for (long k = NS - 1; k >= 0; k--) {
+                double s_struct_elem = tape_s_struct_elem[t * 3 + k];
+                // line 46: x[i] += F[i][k] * s->x[k];
+                d_s_struct2->x[k] += d_x_i * F[i][k];
+                d_F[i][k] += d_x_i * s_struct_elem;
+            }
+            // line 44: x[i] = 0.0;
+            d_x[i] = 0.0;
+        }
+        // line 91: kf_predict(&s, F, theta[0] * theta[0]);
+        double t11 = t10 * theta[0];
+        d_theta_0 += 2.0 * t11;
         d_s_struct_P_2_2 = d_s_struct2->P[2][2];
         d_s_struct2->P[2][2] = 0.0;
         d_s_P[2][2] += d_s_struct_P_2_2;
@@ -721,21 +669,23 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         d_s_struct_x_0 = d_s_struct2->x[0];
         d_s_struct2->x[0] = 0.0;
         d_s_x[0] += d_s_struct_x_0;
-        free(s_struct_before_kf_predict);
-        free(prior_struct_before_kf_update);
+        free(FP_for_mat_mul);
+        free(P_mat_mul_bt_for_mat_mul_bt);
+        free(P_mat_mul_before_mat_mul);
+        free(FP_before_mat_mul_bt);
     }
     d_theta[0] += d_theta_0;
     d_theta[1] += d_theta_1;
 
     // line 88: memcpy(s.P, P0, sizeof s.P);
     for (long e = 8; e >= 0; e--) {
-        long t5 = e / 3;
-        long t6 = e % 3;
-        long t7 = e / NS;
-        long t8 = e % NS;
-        double d_s_P_elem = d_s_P[t5][t6];
-        d_s_P[t5][t6] = 0.0;
-        d_P0[t7][t8] += d_s_P_elem;
+        long t12 = e / 3;
+        long t13 = e % 3;
+        long t14 = e / NS;
+        long t15 = e % NS;
+        double d_s_P_elem = d_s_P[t12][t13];
+        d_s_P[t12][t13] = 0.0;
+        d_P0[t14][t15] += d_s_P_elem;
     }
 
     // line 87: kstate s = {{theta[3], 0.0, 0.0}, {{0.0}}};
@@ -751,8 +701,8 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
     d_P0[1][1] = 0.0;
     double d_P0_0_0 = d_P0[0][0];
     d_P0[0][0] = 0.0;
-    double t9 = d_P0_0_0 * theta[4];
-    d_theta[4] += 2.0 * t9;
+    double t16 = d_P0_0_0 * theta[4];
+    d_theta[4] += 2.0 * t16;
 
     // line 84: double F[NS][NS] = {{1.0, dt, 0.5 * dt * dt}, {0.0, theta[2], dt}, {0.0, 0.0, 1....
     d_F[2][2] = 0.0;
@@ -763,8 +713,18 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
     d_F[0][2] = 0.0;
     d_F[0][1] = 0.0;
     d_F[0][0] = 0.0;
-    free(tape_s_struct_before_kf_predict_len);
-    free(tape_s_struct_before_kf_predict);
-    free(tape_prior_struct_before_kf_update_len);
-    free(tape_prior_struct_before_kf_update);
+    free(tape_s_struct_elem);
+    free(tape_FP_len1);
+    free(tape_P_mat_mul_before_mat_mul_len1);
+    free(tape_P_mat_mul_before_mat_mul_len0);
+    free(tape_P_mat_mul_before_mat_mul);
+    free(tape_P_mat_mul_bt_len1);
+    free(tape_FP_before_mat_mul_bt_len1);
+    free(tape_FP_before_mat_mul_bt_len0);
+    free(tape_FP_before_mat_mul_bt);
+    free(tape_K);
+    free(tape_PH_elem);
+    free(tape_innov);
+    free(tape);
+    free(tape_S);
 }

@@ -7,20 +7,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-// The adjoint of dot, for the gradient of row_energy: its parameters follow the
-// same convention, except that it may leave a shadow incomplete where its callers
-// never read it again.
-static void grad_dot(const double *a, double *d_a, const double *b, double *d_b, int m,
-                     double d_return) {
-    // line 6: for (int j = 0; j < m; j++) {
-    double d_s = d_return;
-    for (long j = 0; j < m; j++) {
-        // line 7: s += a[j] * b[j];
-        d_b[j] += d_s * a[j];
-        d_a[j] += d_s * b[j];
-    }
-}
-
 // The gradient of row_energy, by s2sad's reverse mode.
 //
 // It runs row_energy (its effects on arrays included), then the reverse sweep, for
@@ -64,9 +50,19 @@ void grad_row_energy(const double *x, double *d_x, const double *w, double *d_w,
     double d_e = d_return;
     for (long i = n - 2; i >= 0; i--) {
         long i2 = i + 1;
+        double *b = A[i2];
+        double *a = A[i];
+        double *d_b = d_A[i2];
+        double *d_a = d_A[i];
         // line 23: e += dot(A[i], A[i + 1], m) + 0.5 * A[i][0] * A[i][0];
         d_A[i][0] += d_e * (0.5 * A[i][0]) + d_e * A[i][0] * 0.5;
-        grad_dot(A[i], d_A[i], A[i2], d_A[i2], m, d_e);
+        // line 6: for (int j = 0; j < m; j++) {
+        double d_s = d_e;
+        for (long j = m - 1; j >= 0; j--) {
+            // line 7: s += a[j] * b[j];
+            d_b[j] += d_s * a[j];
+            d_a[j] += d_s * b[j];
+        }
     }
 
     // line 15: for (int i = 0; i < n; i++) {

@@ -7,55 +7,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
-
-static void layer(int hsize, const double *w, double *hidden, double *cell, const double *input) {
-    for (long i = 0; i < hsize; i++) {
-        cell[i] = cell[i] * tanh(w[i] * input[i]) + hidden[i];
-        hidden[i] = sin(cell[i]) * w[hsize + i];
-    }
-}
-
-// The adjoint of layer, for the gradient of stack: its parameters follow the same
-// convention, except that it may leave a shadow incomplete where its callers never
-// read it again.
-static void grad_layer(int hsize, const double *w, double *d_w, double *hidden, double *d_hidden,
-                       double *cell, double *d_cell, const double *input, double *d_input) {
-    // forward sweep
-    double *tape = calloc(1, hsize * sizeof(double));
-    double *tape2 = calloc(1, hsize * sizeof(double));
-    double *tape_cell_elem = calloc(1, hsize * sizeof(double));
-    for (long i = 0; i < hsize; i++) {
-        double cell_elem = cell[i];
-        tape_cell_elem[i] = cell_elem;
-        double t1 = tanh(w[i] * input[i]);
-        tape2[i] = t1;
-        cell[i] = cell_elem * t1 + hidden[i];
-        double t2 = sin(cell[i]);
-        tape[i] = t2;
-        hidden[i] = t2 * w[hsize + i];
-    }
-
-    // reverse sweep
-    // line 10: for (int i = 0; i < hsize; i++) {
-    for (long i = hsize - 1; i >= 0; i--) {
-        double cell_elem = tape_cell_elem[i];
-        // line 12: hidden[i] = sin(cell[i]) * w[hsize + i];
-        double d_hidden_i = d_hidden[i];
-        d_w[hsize + i] += d_hidden_i * tape[i];
-        d_cell[i] += d_hidden_i * w[hsize + i] * cos(cell[i]);
-        // line 11: cell[i] = cell[i] * tanh(w[i] * input[i]) + hidden[i];
-        double d_cell_i = d_cell[i];
-        d_hidden[i] = d_cell_i;
-        double t3 = d_cell_i * cell_elem * (1.0 - tape2[i] * tape2[i]);
-        d_input[i] += t3 * w[i];
-        d_w[i] += t3 * input[i];
-        d_cell[i] = d_cell_i * tape2[i];
-    }
-    free(tape_cell_elem);
-    free(tape2);
-    free(tape);
-}
 
 // The gradient of stack, by s2sad's reverse mode.
 //
@@ -81,39 +32,36 @@ void grad_stack(int l, int b, const double *w, double *d_w, double *s, double *d
     size_t tape_i_cap = 0;
     long *tape_i = NULL;
     size_t tape_i_top = 0;
-    size_t tape_s_before_layer_cap = 0;
-    double *tape_s_before_layer = NULL;
-    size_t tape_s_before_layer_top = 0;
-    size_t tape_s_before_layer_len_cap = 0;
-    long *tape_s_before_layer_len = NULL;
-    size_t tape_s_before_layer_len_top = 0;
-    size_t tape_s_before_layer2_cap = 0;
-    double *tape_s_before_layer2 = NULL;
-    size_t tape_s_before_layer2_top = 0;
-    size_t tape_s_before_layer_len2_cap = 0;
-    long *tape_s_before_layer_len2 = NULL;
-    size_t tape_s_before_layer_len2_top = 0;
+    size_t tape_cap = 0;
+    double *tape = NULL;
+    size_t tape_top = 0;
+    size_t tape_cell_elem_cap = 0;
+    double *tape_cell_elem = NULL;
+    size_t tape_cell_elem_top = 0;
+    size_t tape2_cap = 0;
+    double *tape2 = NULL;
+    size_t tape2_top = 0;
+    size_t tape_cell_elem2_cap = 0;
+    double *tape_cell_elem2 = NULL;
+    size_t tape_cell_elem2_top = 0;
     size_t tape_xp_off_cap = 0;
     long *tape_xp_off = NULL;
     size_t tape_xp_off_top = 0;
-    size_t tape_s_before_layer3_cap = 0;
-    double *tape_s_before_layer3 = NULL;
-    size_t tape_s_before_layer3_top = 0;
-    size_t tape_s_before_layer_len3_cap = 0;
-    long *tape_s_before_layer_len3 = NULL;
-    size_t tape_s_before_layer_len3_top = 0;
-    size_t tape_s_before_layer4_cap = 0;
-    double *tape_s_before_layer4 = NULL;
-    size_t tape_s_before_layer4_top = 0;
-    size_t tape_s_before_layer_len4_cap = 0;
-    long *tape_s_before_layer_len4 = NULL;
-    size_t tape_s_before_layer_len4_top = 0;
-    size_t tape_s_before_layer5_cap = 0;
-    double *tape_s_before_layer5 = NULL;
-    size_t tape_s_before_layer5_top = 0;
-    size_t tape_s_before_layer_len5_cap = 0;
-    long *tape_s_before_layer_len5 = NULL;
-    size_t tape_s_before_layer_len5_top = 0;
+    size_t tape3_cap = 0;
+    double *tape3 = NULL;
+    size_t tape3_top = 0;
+    size_t tape_cell_elem3_cap = 0;
+    double *tape_cell_elem3 = NULL;
+    size_t tape_cell_elem3_top = 0;
+    size_t tape4_cap = 0;
+    double *tape4 = NULL;
+    size_t tape4_top = 0;
+    size_t tape_cell_elem4_cap = 0;
+    double *tape_cell_elem4 = NULL;
+    size_t tape_cell_elem4_top = 0;
+    size_t tape_input_elem_cap = 0;
+    double *tape_input_elem = NULL;
+    size_t tape_input_elem_top = 0;
     long xp_array = 0;
     long xp_off = 0;
     long i = 0;
@@ -129,153 +77,108 @@ void grad_stack(int l, int b, const double *w, double *d_w, double *s, double *d
             tape_i = realloc(tape_i, tape_i_cap * sizeof(long));
         }
         tape_i[tape_i_top++] = i;
-        const double *t0 = w + i;
-        double *t1 = s + i;
-        long t2 = i + b;
-        double *t3 = s + t2;
+        const double *w2 = w + i;
+        double *hidden = s + i;
+        double *cell = s + (i + b);
         bool cond = xp_array == 0;
         if (tape_cond_top == tape_cond_cap) {
             tape_cond_cap = 2 * tape_cond_cap + 1;
             tape_cond = realloc(tape_cond, tape_cond_cap * sizeof(bool));
         }
         tape_cond[tape_cond_top++] = cond;
-        double *s_before_layer;
-        double *s_before_layer2;
-        double *s_before_layer3;
-        double *s_before_layer4;
-        double *s_before_layer5;
-        long s_before_layer_len;
-        long s_before_layer_len2;
-        long s_before_layer_len3;
-        long s_before_layer_len4;
-        long s_before_layer_len5;
         if (cond) {
-            s_before_layer_len = b < 2 * (l * b) - i ? b : 2 * (l * b) - i;
-            s_before_layer = calloc(1, s_before_layer_len * sizeof(double));
-            memcpy(s_before_layer, t1, s_before_layer_len * sizeof(double));
-            s_before_layer_len2 = b < 2 * (l * b) - t2 ? b : 2 * (l * b) - t2;
-            s_before_layer2 = calloc(1, s_before_layer_len2 * sizeof(double));
-            memcpy(s_before_layer2, t3, s_before_layer_len2 * sizeof(double));
-            layer(b, t0, t1, t3, x2 + xp_off);
-            s_before_layer3 = NULL;
-            s_before_layer_len3 = 0;
-            s_before_layer4 = NULL;
-            s_before_layer_len4 = 0;
-            s_before_layer5 = NULL;
-            s_before_layer_len5 = 0;
+            double *input = x2 + xp_off;
+            for (long i2 = 0; i2 < b; i2++) {
+                double cell_elem = cell[i2];
+                if (tape_cell_elem2_top == tape_cell_elem2_cap) {
+                    tape_cell_elem2_cap = 2 * tape_cell_elem2_cap + 1;
+                    tape_cell_elem2 = realloc(tape_cell_elem2,
+                            tape_cell_elem2_cap * sizeof(double));
+                }
+                tape_cell_elem2[tape_cell_elem2_top++] = cell_elem;
+                double t0 = tanh(w2[i2] * input[i2]);
+                if (tape2_top == tape2_cap) {
+                    tape2_cap = 2 * tape2_cap + 1;
+                    tape2 = realloc(tape2, tape2_cap * sizeof(double));
+                }
+                tape2[tape2_top++] = t0;
+                cell[i2] = cell_elem * t0 + hidden[i2];
+                cell_elem = cell[i2];
+                if (tape_cell_elem_top == tape_cell_elem_cap) {
+                    tape_cell_elem_cap = 2 * tape_cell_elem_cap + 1;
+                    tape_cell_elem = realloc(tape_cell_elem, tape_cell_elem_cap * sizeof(double));
+                }
+                tape_cell_elem[tape_cell_elem_top++] = cell_elem;
+                double t1 = sin(cell_elem);
+                if (tape_top == tape_cap) {
+                    tape_cap = 2 * tape_cap + 1;
+                    tape = realloc(tape, tape_cap * sizeof(double));
+                }
+                tape[tape_top++] = t1;
+                hidden[i2] = t1 * w2[b + i2];
+            }
         } else {
-            double *t4 = s + xp_off;
-            s_before_layer_len3 = b < 2 * (l * b) - i ? b : 2 * (l * b) - i;
-            s_before_layer3 = calloc(1, s_before_layer_len3 * sizeof(double));
-            memcpy(s_before_layer3, t1, s_before_layer_len3 * sizeof(double));
-            s_before_layer_len4 = b < 2 * (l * b) - t2 ? b : 2 * (l * b) - t2;
-            s_before_layer4 = calloc(1, s_before_layer_len4 * sizeof(double));
-            memcpy(s_before_layer4, t3, s_before_layer_len4 * sizeof(double));
-            s_before_layer_len5 = b < 2 * (l * b) - xp_off ? b : 2 * (l * b) - xp_off;
-            s_before_layer5 = calloc(1, s_before_layer_len5 * sizeof(double));
-            memcpy(s_before_layer5, t4, s_before_layer_len5 * sizeof(double));
-            layer(b, t0, t1, t3, t4);
-            s_before_layer = NULL;
-            s_before_layer_len = 0;
-            s_before_layer2 = NULL;
-            s_before_layer_len2 = 0;
-        }
-        if (tape_s_before_layer_len5_top == tape_s_before_layer_len5_cap) {
-            tape_s_before_layer_len5_cap = 2 * tape_s_before_layer_len5_cap + 1;
-            tape_s_before_layer_len5 = realloc(tape_s_before_layer_len5,
-                    tape_s_before_layer_len5_cap * sizeof(long));
-        }
-        tape_s_before_layer_len5[tape_s_before_layer_len5_top++] = s_before_layer_len5;
-        for (long e = 0; e < s_before_layer_len5; e++) {
-            if (tape_s_before_layer5_top == tape_s_before_layer5_cap) {
-                tape_s_before_layer5_cap = 2 * tape_s_before_layer5_cap + 1;
-                tape_s_before_layer5 = realloc(tape_s_before_layer5,
-                        tape_s_before_layer5_cap * sizeof(double));
+            double *input = s + xp_off;
+            for (long i2 = 0; i2 < b; i2++) {
+                double cell_elem = cell[i2];
+                if (tape_cell_elem4_top == tape_cell_elem4_cap) {
+                    tape_cell_elem4_cap = 2 * tape_cell_elem4_cap + 1;
+                    tape_cell_elem4 = realloc(tape_cell_elem4,
+                            tape_cell_elem4_cap * sizeof(double));
+                }
+                tape_cell_elem4[tape_cell_elem4_top++] = cell_elem;
+                double input_elem = input[i2];
+                if (tape_input_elem_top == tape_input_elem_cap) {
+                    tape_input_elem_cap = 2 * tape_input_elem_cap + 1;
+                    tape_input_elem = realloc(tape_input_elem,
+                            tape_input_elem_cap * sizeof(double));
+                }
+                tape_input_elem[tape_input_elem_top++] = input_elem;
+                double t2 = tanh(w2[i2] * input_elem);
+                if (tape4_top == tape4_cap) {
+                    tape4_cap = 2 * tape4_cap + 1;
+                    tape4 = realloc(tape4, tape4_cap * sizeof(double));
+                }
+                tape4[tape4_top++] = t2;
+                cell[i2] = cell_elem * t2 + hidden[i2];
+                cell_elem = cell[i2];
+                if (tape_cell_elem3_top == tape_cell_elem3_cap) {
+                    tape_cell_elem3_cap = 2 * tape_cell_elem3_cap + 1;
+                    tape_cell_elem3 = realloc(tape_cell_elem3,
+                            tape_cell_elem3_cap * sizeof(double));
+                }
+                tape_cell_elem3[tape_cell_elem3_top++] = cell_elem;
+                double t3 = sin(cell_elem);
+                if (tape3_top == tape3_cap) {
+                    tape3_cap = 2 * tape3_cap + 1;
+                    tape3 = realloc(tape3, tape3_cap * sizeof(double));
+                }
+                tape3[tape3_top++] = t3;
+                hidden[i2] = t3 * w2[b + i2];
             }
-            tape_s_before_layer5[tape_s_before_layer5_top++] = s_before_layer5[e];
-        }
-        if (tape_s_before_layer_len4_top == tape_s_before_layer_len4_cap) {
-            tape_s_before_layer_len4_cap = 2 * tape_s_before_layer_len4_cap + 1;
-            tape_s_before_layer_len4 = realloc(tape_s_before_layer_len4,
-                    tape_s_before_layer_len4_cap * sizeof(long));
-        }
-        tape_s_before_layer_len4[tape_s_before_layer_len4_top++] = s_before_layer_len4;
-        for (long e = 0; e < s_before_layer_len4; e++) {
-            if (tape_s_before_layer4_top == tape_s_before_layer4_cap) {
-                tape_s_before_layer4_cap = 2 * tape_s_before_layer4_cap + 1;
-                tape_s_before_layer4 = realloc(tape_s_before_layer4,
-                        tape_s_before_layer4_cap * sizeof(double));
-            }
-            tape_s_before_layer4[tape_s_before_layer4_top++] = s_before_layer4[e];
-        }
-        if (tape_s_before_layer_len3_top == tape_s_before_layer_len3_cap) {
-            tape_s_before_layer_len3_cap = 2 * tape_s_before_layer_len3_cap + 1;
-            tape_s_before_layer_len3 = realloc(tape_s_before_layer_len3,
-                    tape_s_before_layer_len3_cap * sizeof(long));
-        }
-        tape_s_before_layer_len3[tape_s_before_layer_len3_top++] = s_before_layer_len3;
-        for (long e = 0; e < s_before_layer_len3; e++) {
-            if (tape_s_before_layer3_top == tape_s_before_layer3_cap) {
-                tape_s_before_layer3_cap = 2 * tape_s_before_layer3_cap + 1;
-                tape_s_before_layer3 = realloc(tape_s_before_layer3,
-                        tape_s_before_layer3_cap * sizeof(double));
-            }
-            tape_s_before_layer3[tape_s_before_layer3_top++] = s_before_layer3[e];
-        }
-        if (tape_s_before_layer_len2_top == tape_s_before_layer_len2_cap) {
-            tape_s_before_layer_len2_cap = 2 * tape_s_before_layer_len2_cap + 1;
-            tape_s_before_layer_len2 = realloc(tape_s_before_layer_len2,
-                    tape_s_before_layer_len2_cap * sizeof(long));
-        }
-        tape_s_before_layer_len2[tape_s_before_layer_len2_top++] = s_before_layer_len2;
-        for (long e = 0; e < s_before_layer_len2; e++) {
-            if (tape_s_before_layer2_top == tape_s_before_layer2_cap) {
-                tape_s_before_layer2_cap = 2 * tape_s_before_layer2_cap + 1;
-                tape_s_before_layer2 = realloc(tape_s_before_layer2,
-                        tape_s_before_layer2_cap * sizeof(double));
-            }
-            tape_s_before_layer2[tape_s_before_layer2_top++] = s_before_layer2[e];
-        }
-        if (tape_s_before_layer_len_top == tape_s_before_layer_len_cap) {
-            tape_s_before_layer_len_cap = 2 * tape_s_before_layer_len_cap + 1;
-            tape_s_before_layer_len = realloc(tape_s_before_layer_len,
-                    tape_s_before_layer_len_cap * sizeof(long));
-        }
-        tape_s_before_layer_len[tape_s_before_layer_len_top++] = s_before_layer_len;
-        for (long e = 0; e < s_before_layer_len; e++) {
-            if (tape_s_before_layer_top == tape_s_before_layer_cap) {
-                tape_s_before_layer_cap = 2 * tape_s_before_layer_cap + 1;
-                tape_s_before_layer = realloc(tape_s_before_layer,
-                        tape_s_before_layer_cap * sizeof(double));
-            }
-            tape_s_before_layer[tape_s_before_layer_top++] = s_before_layer[e];
         }
         n_iter++;
         xp_array = 1;
         xp_off = i;
         i += 2 * b;
-        free(s_before_layer5);
-        free(s_before_layer4);
-        free(s_before_layer3);
-        free(s_before_layer2);
-        free(s_before_layer);
     }
-    double *tape = calloc(1, b * sizeof(double));
-    double *tape2 = calloc(1, b * sizeof(double));
+    double *tape5 = calloc(1, b * sizeof(double));
+    double *tape6 = calloc(1, b * sizeof(double));
     for (long i = 0; i < b; i++) {
-        long t6 = xp_off + i;
-        tape2[i] = xp_array == 0 ? x2[t6] : s[t6];
-        tape[i] = xp_array == 0 ? x2[t6] : s[t6];
+        long t5 = xp_off + i;
+        tape6[i] = xp_array == 0 ? x2[t5] : s[t5];
+        tape5[i] = xp_array == 0 ? x2[t5] : s[t5];
     }
 
     // reverse sweep
     // line 27: for (i = 0; i < b; i++)
+    long t6 = b - 1;
     double d_r = d_return;
-    for (long i = b - 1; i >= 0; i--) {
+    for (long i = t6; i >= 0; i--) {
         long t7 = xp_off + i;
         // line 28: r += xp[i] * xp[i];
-        double t8 = d_r * tape[i];
-        double t9 = d_r * tape2[i];
+        double t8 = d_r * tape5[i];
+        double t9 = d_r * tape6[i];
         if (xp_array == 0) {
             d_x2[t7] += t9;
         } else {
@@ -292,59 +195,59 @@ void grad_stack(int l, int b, const double *w, double *d_w, double *s, double *d
     for (long it = 0; it < n_iter; it++) {
         bool cond = tape_cond[--tape_cond_top];
         i = tape_i[--tape_i_top];
-        const double *t10 = w + i;
-        double *t11 = d_w + i;
-        long s_before_layer_len = tape_s_before_layer_len[--tape_s_before_layer_len_top];
-        double *s_before_layer6 = malloc(
-                (s_before_layer_len > 0 ? s_before_layer_len : 0) * sizeof(double));
-        for (long e = s_before_layer_len - 1; e >= 0; e--) {
-            double t12 = tape_s_before_layer[--tape_s_before_layer_top];
-            s_before_layer6[e] = t12;
-        }
-        double *t13 = d_s + i;
-        s_before_layer_len = tape_s_before_layer_len2[--tape_s_before_layer_len2_top];
-        double *s_before_layer7 = malloc(
-                (s_before_layer_len > 0 ? s_before_layer_len : 0) * sizeof(double));
-        for (long e = s_before_layer_len - 1; e >= 0; e--) {
-            double t14 = tape_s_before_layer2[--tape_s_before_layer2_top];
-            s_before_layer7[e] = t14;
-        }
-        double *t15 = d_s + (i + b);
+        double *d_hidden = d_s + i;
+        const double *w2 = w + i;
+        double *d_w2 = d_w + i;
+        double *d_cell = d_s + (i + b);
         xp_off = tape_xp_off[--tape_xp_off_top];
-        s_before_layer_len = tape_s_before_layer_len3[--tape_s_before_layer_len3_top];
-        double *s_before_layer8 = malloc(
-                (s_before_layer_len > 0 ? s_before_layer_len : 0) * sizeof(double));
-        for (long e = s_before_layer_len - 1; e >= 0; e--) {
-            double t16 = tape_s_before_layer3[--tape_s_before_layer3_top];
-            s_before_layer8[e] = t16;
-        }
-        s_before_layer_len = tape_s_before_layer_len4[--tape_s_before_layer_len4_top];
-        double *s_before_layer9 = malloc(
-                (s_before_layer_len > 0 ? s_before_layer_len : 0) * sizeof(double));
-        for (long e = s_before_layer_len - 1; e >= 0; e--) {
-            double t17 = tape_s_before_layer4[--tape_s_before_layer4_top];
-            s_before_layer9[e] = t17;
-        }
-        s_before_layer_len = tape_s_before_layer_len5[--tape_s_before_layer_len5_top];
-        double *s_before_layer10 = malloc(
-                (s_before_layer_len > 0 ? s_before_layer_len : 0) * sizeof(double));
-        for (long e = s_before_layer_len - 1; e >= 0; e--) {
-            double t18 = tape_s_before_layer5[--tape_s_before_layer5_top];
-            s_before_layer10[e] = t18;
-        }
         // line 23: layer(b, &w[i], &s[i], &s[i + b], xp);
         if (cond) {
-            grad_layer(b, t10, t11, s_before_layer6, t13, s_before_layer7, t15, x2 + xp_off,
-                    d_x2 + xp_off);
+            double *input = x2 + xp_off;
+            double *d_input = d_x2 + xp_off;
+            // line 10: for (int i = 0; i < hsize; i++) {
+            for (long i = t6; i >= 0; i--) {
+                double t10 = tape[--tape_top];
+                double cell_elem = tape_cell_elem[--tape_cell_elem_top];
+                double t11 = tape2[--tape2_top];
+                double cell_elem2 = tape_cell_elem2[--tape_cell_elem2_top];
+                // line 12: hidden[i] = sin(cell[i]) * w[hsize + i];
+                double d_hidden_i = d_hidden[i];
+                d_hidden[i] = 0.0;
+                d_w2[b + i] += d_hidden_i * t10;
+                d_cell[i] += d_hidden_i * w2[b + i] * cos(cell_elem);
+                // line 11: cell[i] = cell[i] * tanh(w[i] * input[i]) + hidden[i];
+                double d_cell_i = d_cell[i];
+                d_cell[i] = 0.0;
+                d_hidden[i] += d_cell_i;
+                double t12 = d_cell_i * cell_elem2 * (1.0 - t11 * t11);
+                d_input[i] += t12 * w2[i];
+                d_w2[i] += t12 * input[i];
+                d_cell[i] += d_cell_i * t11;
+            }
         } else {
-            grad_layer(b, t10, t11, s_before_layer8, t13, s_before_layer9, t15, s_before_layer10,
-                    d_s + xp_off);
+            double *d_input = d_s + xp_off;
+            // line 10: for (int i = 0; i < hsize; i++) {
+            for (long i = t6; i >= 0; i--) {
+                double t13 = tape3[--tape3_top];
+                double cell_elem = tape_cell_elem3[--tape_cell_elem3_top];
+                double t14 = tape4[--tape4_top];
+                double cell_elem2 = tape_cell_elem4[--tape_cell_elem4_top];
+                double input_elem = tape_input_elem[--tape_input_elem_top];
+                // line 12: hidden[i] = sin(cell[i]) * w[hsize + i];
+                double d_hidden_i = d_hidden[i];
+                d_hidden[i] = 0.0;
+                d_w2[b + i] += d_hidden_i * t13;
+                d_cell[i] += d_hidden_i * w2[b + i] * cos(cell_elem);
+                // line 11: cell[i] = cell[i] * tanh(w[i] * input[i]) + hidden[i];
+                double d_cell_i = d_cell[i];
+                d_cell[i] = 0.0;
+                d_hidden[i] += d_cell_i;
+                double t15 = d_cell_i * cell_elem2 * (1.0 - t14 * t14);
+                d_input[i] += t15 * w2[i];
+                d_w2[i] += t15 * input_elem;
+                d_cell[i] += d_cell_i * t14;
+            }
         }
-        free(s_before_layer10);
-        free(s_before_layer9);
-        free(s_before_layer8);
-        free(s_before_layer7);
-        free(s_before_layer6);
     }
 
     // line 19: for (i = 0; i < b; i++)
@@ -354,19 +257,18 @@ void grad_stack(int l, int b, const double *w, double *d_w, double *s, double *d
         d_x2[i] = 0.0;
         d_x[i] += d_x2_i * 2.0;
     }
-    free(tape2);
-    free(tape);
-    free(tape_s_before_layer_len5);
-    free(tape_s_before_layer5);
-    free(tape_s_before_layer_len4);
-    free(tape_s_before_layer4);
-    free(tape_s_before_layer_len3);
-    free(tape_s_before_layer3);
+    free(tape6);
+    free(tape5);
+    free(tape_input_elem);
+    free(tape_cell_elem4);
+    free(tape4);
+    free(tape_cell_elem3);
+    free(tape3);
     free(tape_xp_off);
-    free(tape_s_before_layer_len2);
-    free(tape_s_before_layer2);
-    free(tape_s_before_layer_len);
-    free(tape_s_before_layer);
+    free(tape_cell_elem2);
+    free(tape2);
+    free(tape_cell_elem);
+    free(tape);
     free(tape_i);
     free(tape_cond);
 }

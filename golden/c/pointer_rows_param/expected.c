@@ -5,28 +5,6 @@
 
 #include <math.h>
 
-static double dot(const double *a, const double *x, int m) {
-    double s = 0.0;
-    for (long j = 0; j < m; j++) {
-        s += a[j] * x[j];
-    }
-    return s;
-}
-
-// The adjoint of dot, for the gradient of layer: its parameters follow the same
-// convention, except that it may leave a shadow incomplete where its callers never
-// read it again.
-static void grad_dot(const double *a, double *d_a, const double *x, double *d_x, int m,
-                     double d_return) {
-    // line 7: for (int j = 0; j < m; j++)
-    double d_s = d_return;
-    for (long j = 0; j < m; j++) {
-        // line 8: s += a[j] * x[j];
-        d_x[j] += d_s * a[j];
-        d_a[j] += d_s * x[j];
-    }
-}
-
 // The gradient of layer, by s2sad's reverse mode.
 //
 // It runs layer (its effects on arrays included), then the reverse sweep, for
@@ -43,14 +21,20 @@ void grad_layer(const double *const *A, double *const *d_A, const double *x, dou
                 double **Y, double **d_Y, int n, int m, double d_return) {
     // forward sweep
     for (long i = 0; i < n; i++) {
-        double dot_value = dot(A[i], x, m);
-        Y[i][0] = tanh(dot_value);
+        const double *a = A[i];
+        double s = 0.0;
+        for (long j = 0; j < m; j++) {
+            s += a[j] * x[j];
+        }
+        Y[i][0] = tanh(s);
     }
 
     // reverse sweep
     // line 17: for (int i = 0; i < n; i++) {
     double d_s = d_return;
     for (long i = n - 1; i >= 0; i--) {
+        const double *a = A[i];
+        double *d_a = d_A[i];
         // line 20: s += Y[i][0] * Y[i][0] + 0.1 * A[i][m - 1];
         d_A[i][m - 1] += d_s * 0.1;
         double t0 = d_s * Y[i][0];
@@ -58,7 +42,12 @@ void grad_layer(const double *const *A, double *const *d_A, const double *x, dou
         // line 19: Y[i][0] = tanh(dot(row, x, m));
         double d_Y_i_0 = d_Y[i][0];
         d_Y[i][0] = 0.0;
-        double d_dot_value = d_Y_i_0 * (1.0 - Y[i][0] * Y[i][0]);
-        grad_dot(A[i], d_A[i], x, d_x, m, d_dot_value);
+        double d_s2 = d_Y_i_0 * (1.0 - Y[i][0] * Y[i][0]);
+        // line 7: for (int j = 0; j < m; j++)
+        for (long j = 0; j < m; j++) {
+            // line 8: s += a[j] * x[j];
+            d_x[j] += d_s2 * a[j];
+            d_a[j] += d_s2 * x[j];
+        }
     }
 }

@@ -4,26 +4,6 @@
 import math
 
 
-def dot(a, x, m):
-    s = 0.0
-    for j in range(m):
-        s += a[j] * x[j]
-    return s
-
-
-def grad_dot(a, d_a, x, d_x, m, d_return=1.0):
-    """The adjoint of dot, for the gradient of layer: its parameters follow the same
-    convention, except that it may leave a shadow incomplete where its callers never
-    read it again.
-    """
-    # line 7: for (int j = 0; j < m; j++)
-    d_s = d_return
-    for j in range(m):
-        # line 8: s += a[j] * x[j];
-        d_x[j] += d_s * a[j]
-        d_a[j] += d_s * x[j]
-
-
 def grad_layer(A, d_A, x, d_x, Y, d_Y, n, m, d_return=1.0):
     """The gradient of layer, by s2sad's reverse mode.
 
@@ -38,13 +18,18 @@ def grad_layer(A, d_A, x, d_x, Y, d_Y, n, m, d_return=1.0):
     """
     # forward sweep
     for i in range(n):
-        dot_value = dot(A[i], x, m)
-        Y[i, 0] = math.tanh(dot_value)
+        a = A[i]
+        s = 0.0
+        for j in range(m):
+            s += a[j] * x[j]
+        Y[i, 0] = math.tanh(s)
 
     # reverse sweep
     # line 17: for (int i = 0; i < n; i++) {
     d_s = d_return
     for i in range(n - 1, -1, -1):
+        a = A[i]
+        d_a = d_A[i]
         # line 20: s += Y[i][0] * Y[i][0] + 0.1 * A[i][m - 1];
         d_A[i, m - 1] += d_s * 0.1
         t0 = d_s * Y[i, 0]
@@ -52,5 +37,9 @@ def grad_layer(A, d_A, x, d_x, Y, d_Y, n, m, d_return=1.0):
         # line 19: Y[i][0] = tanh(dot(row, x, m));
         d_Y_i_0 = d_Y[i, 0]
         d_Y[i, 0] = 0.0
-        d_dot_value = d_Y_i_0 * (1.0 - Y[i, 0] * Y[i, 0])
-        grad_dot(A[i], d_A[i], x, d_x, m, d_dot_value)
+        d_s2 = d_Y_i_0 * (1.0 - Y[i, 0] * Y[i, 0])
+        # line 7: for (int j = 0; j < m; j++)
+        for j in range(m):
+            # line 8: s += a[j] * x[j];
+            d_x[j] += d_s2 * a[j]
+            d_a[j] += d_s2 * x[j]

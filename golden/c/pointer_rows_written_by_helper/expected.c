@@ -4,49 +4,7 @@
  */
 
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
-
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
-
-static void relax(double **U, int n, int m) {
-    for (long i = 0; i < n; i++) {
-        for (long j = 0; j < m; j++) {
-            U[i][j] = sin(U[i][j]) + 0.5 * U[i][j];
-        }
-    }
-}
-
-// The adjoint of relax, for the gradient of sweeps: its parameters follow the same
-// convention, except that it may leave a shadow incomplete where its callers never
-// read it again.
-static void grad_relax(double **U, double **d_U, int n, int m) {
-    // forward sweep
-    double *tape_U_elem = calloc(1, n * m * sizeof(double));
-    for (long i = 0; i < n; i++) {
-        for (long j = 0; j < m; j++) {
-            double U_elem = U[i][j];
-            tape_U_elem[i * m + j] = U_elem;
-            U[i][j] = sin(U_elem) + 0.5 * U_elem;
-        }
-    }
-
-    // reverse sweep
-    // line 6: for (int i = 0; i < n; i++)
-    for (long i = n - 1; i >= 0; i--) {
-        // line 7: for (int j = 0; j < m; j++)
-        for (long j = m - 1; j >= 0; j--) {
-            double U_elem = tape_U_elem[i * m + j];
-            // line 8: U[i][j] = sin(U[i][j]) + 0.5 * U[i][j];
-            double d_U_i_j = d_U[i][j];
-            d_U[i][j] = d_U_i_j * 0.5 + d_U_i_j * cos(U_elem);
-        }
-    }
-    free(tape_U_elem);
-}
 
 // The gradient of sweeps, by s2sad's reverse mode.
 //
@@ -62,18 +20,15 @@ void grad_sweeps(double **U, double **d_U, int n, int m, int T, double d_return)
     // forward sweep
     double *tape_U_elem = calloc(1, T * sizeof(double));
     double *tape_U_elem2 = calloc(1, T * sizeof(double));
-    long U_before_relax_len1 = max_l(m, 1);
-    long U_before_relax_len0 = n < max_l(n, 1) ? n : max_l(n, 1);
-    double *tape_U_before_relax = calloc(1,
-            max_l(T * U_before_relax_len0 * U_before_relax_len1, 0) * sizeof(double));
-    size_t tape_U_before_relax_top = 0;
+    double *tape_U_elem3 = calloc(1, T * n * m * sizeof(double));
     for (long t = 0; t < T; t++) {
-        for (long e0 = 0; e0 < U_before_relax_len0; e0++) {
-            for (long e1 = 0; e1 < U_before_relax_len1; e1++) {
-                tape_U_before_relax[tape_U_before_relax_top++] = U[e0][e1];
+        for (long i = 0; i < n; i++) {
+            for (long j = 0; j < m; j++) {
+                double U_elem = U[i][j];
+                tape_U_elem3[(t * n + i) * m + j] = U_elem;
+                U[i][j] = sin(U_elem) + 0.5 * U_elem;
             }
         }
-        relax(U, n, m);
         double U_elem = U[0][0];
         tape_U_elem2[t] = U_elem;
         U_elem = U[n - 1][m - 1];
@@ -81,32 +36,27 @@ void grad_sweeps(double **U, double **d_U, int n, int m, int T, double d_return)
     }
 
     // reverse sweep
-    double *U_before_relax = malloc(U_before_relax_len0 * U_before_relax_len1 * sizeof(double));
-    double **U_before_relax_rows = malloc(U_before_relax_len0 * sizeof(double *));
-    for (long r = 0; r < U_before_relax_len0; r++) {
-        U_before_relax_rows[r] = U_before_relax + r * U_before_relax_len1;
-    }
-
     // line 16: for (int t = 0; t < T; t++) {
     double d_s = d_return;
     for (long t = T - 1; t >= 0; t--) {
         double U_elem = tape_U_elem[t];
         double U_elem2 = tape_U_elem2[t];
-        for (long e0 = U_before_relax_len0 - 1; e0 >= 0; e0--) {
-            for (long e1 = U_before_relax_len1 - 1; e1 >= 0; e1--) {
-                double t1 = tape_U_before_relax[--tape_U_before_relax_top];
-                U_before_relax[e0 * U_before_relax_len1 + e1] = t1;
+        long t3 = m - 1;
+        // line 18: s += U[0][0] * U[n - 1][m - 1];
+        d_U[n - 1][t3] += d_s * U_elem2;
+        d_U[0][0] += d_s * U_elem;
+        // line 6: for (int i = 0; i < n; i++)
+        for (long i = n - 1; i >= 0; i--) {
+            // line 7: for (int j = 0; j < m; j++)
+            for (long j = t3; j >= 0; j--) {
+                U_elem = tape_U_elem3[(t * n + i) * m + j];
+                // line 8: U[i][j] = sin(U[i][j]) + 0.5 * U[i][j];
+                double d_U_i_j = d_U[i][j];
+                d_U[i][j] = d_U_i_j * 0.5 + d_U_i_j * cos(U_elem);
             }
         }
-        // line 18: s += U[0][0] * U[n - 1][m - 1];
-        d_U[n - 1][m - 1] += d_s * U_elem2;
-        d_U[0][0] += d_s * U_elem;
-        // line 17: relax(U, n, m);
-        grad_relax(U_before_relax_rows, d_U, n, m);
     }
-    free(U_before_relax_rows);
-    free(U_before_relax);
-    free(tape_U_before_relax);
+    free(tape_U_elem3);
     free(tape_U_elem2);
     free(tape_U_elem);
 }

@@ -6,37 +6,6 @@ import math
 import numpy as np
 
 
-def relax(U, n, m):
-    for i in range(n):
-        for j in range(m):
-            U[i, j] = math.sin(U[i, j]) + 0.5 * U[i, j]
-
-
-def grad_relax(U, d_U, n, m):
-    """The adjoint of relax, for the gradient of sweeps: its parameters follow the same
-    convention, except that it may leave a shadow incomplete where its callers never
-    read it again.
-    """
-    # forward sweep
-    t0 = max(m, 0)
-    tape_U_elem = np.empty(max(n, 0) * t0)
-    for i in range(n):
-        for j in range(m):
-            U_elem = U[i, j]
-            tape_U_elem[i * t0 + j] = U_elem
-            U[i, j] = math.sin(U_elem) + 0.5 * U_elem
-
-    # reverse sweep
-    # line 6: for (int i = 0; i < n; i++)
-    for i in range(n - 1, -1, -1):
-        # line 7: for (int j = 0; j < m; j++)
-        for j in range(m - 1, -1, -1):
-            U_elem = tape_U_elem[i * t0 + j]
-            # line 8: U[i][j] = sin(U[i][j]) + 0.5 * U[i][j];
-            d_U_i_j = d_U[i, j]
-            d_U[i, j] = d_U_i_j * 0.5 + d_U_i_j * math.cos(U_elem)
-
-
 def grad_sweeps(U, d_U, n, m, T, d_return=1.0):
     """The gradient of sweeps, by s2sad's reverse mode.
 
@@ -53,36 +22,35 @@ def grad_sweeps(U, d_U, n, m, T, d_return=1.0):
     t0 = max(T, 0)
     tape_U_elem = np.empty(t0)
     tape_U_elem2 = np.empty(t0)
-    U_before_relax_len1 = U.shape[1]
-    U_before_relax_len0 = min(U.shape[0], n)
-    tape_U_before_relax = np.empty(t0 * U_before_relax_len0 * U_before_relax_len1)
-    tape_U_before_relax_top = 0
+    t1 = max(n, 0)
+    t2 = max(m, 0)
+    tape_U_elem3 = np.empty(t0 * t1 * t2)
     for t in range(T):
-        for e0 in range(U_before_relax_len0):
-            for e1 in range(U_before_relax_len1):
-                tape_U_before_relax[tape_U_before_relax_top] = U[e0, e1]
-                tape_U_before_relax_top += 1
-        relax(U, n, m)
+        for i in range(n):
+            for j in range(m):
+                U_elem = U[i, j]
+                tape_U_elem3[(t * t1 + i) * t2 + j] = U_elem
+                U[i, j] = math.sin(U_elem) + 0.5 * U_elem
         U_elem = U[0, 0]
         tape_U_elem2[t] = U_elem
         U_elem = U[n - 1, m - 1]
         tape_U_elem[t] = U_elem
 
     # reverse sweep
-    U_before_relax = np.empty((U_before_relax_len0, U_before_relax_len1))
-
     # line 16: for (int t = 0; t < T; t++) {
     d_s = d_return
     for t in range(T - 1, -1, -1):
         U_elem = tape_U_elem[t]
         U_elem2 = tape_U_elem2[t]
-        for e0 in range(U_before_relax_len0 - 1, -1, -1):
-            for e1 in range(U_before_relax_len1 - 1, -1, -1):
-                tape_U_before_relax_top -= 1
-                t1 = tape_U_before_relax[tape_U_before_relax_top]
-                U_before_relax[e0, e1] = t1
+        t3 = m - 1
         # line 18: s += U[0][0] * U[n - 1][m - 1];
-        d_U[n - 1, m - 1] += d_s * U_elem2
+        d_U[n - 1, t3] += d_s * U_elem2
         d_U[0, 0] += d_s * U_elem
-        # line 17: relax(U, n, m);
-        grad_relax(U_before_relax, d_U, n, m)
+        # line 6: for (int i = 0; i < n; i++)
+        for i in range(n - 1, -1, -1):
+            # line 7: for (int j = 0; j < m; j++)
+            for j in range(t3, -1, -1):
+                U_elem = tape_U_elem3[(t * t1 + i) * t2 + j]
+                # line 8: U[i][j] = sin(U[i][j]) + 0.5 * U[i][j];
+                d_U_i_j = d_U[i, j]
+                d_U[i, j] = d_U_i_j * 0.5 + d_U_i_j * math.cos(U_elem)

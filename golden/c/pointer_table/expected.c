@@ -7,19 +7,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-// The adjoint of sumsq, for the gradient of channels: its parameters follow the
-// same convention, except that it may leave a shadow incomplete where its callers
-// never read it again.
-static void grad_sumsq(const double *v, double *d_v, int n, double d_return) {
-    // line 5: for (int j = 0; j < n; j++) {
-    double d_s = d_return;
-    for (long j = 0; j < n; j++) {
-        // line 6: s += v[j] * v[j];
-        double t0 = d_s * v[j];
-        d_v[j] += 2.0 * t0;
-    }
-}
-
 // The gradient of channels, by s2sad's reverse mode.
 //
 // It runs channels (its effects on arrays included), then the reverse sweep, for
@@ -112,13 +99,28 @@ void grad_channels(const double *r, double *d_r, const double *g, double *d_g, c
             }
         }
         // line 17: e += (k + 1) * sumsq(in[k], n);
-        double d_sumsq_value = d_e * t12;
+        double d_s = d_e * t12;
         if (t13) {
-            grad_sumsq(r, d_r, n, d_sumsq_value);
+            // line 5: for (int j = 0; j < n; j++) {
+            for (long j = 0; j < n; j++) {
+                // line 6: s += v[j] * v[j];
+                double t19 = d_s * r[j];
+                d_r[j] += 2.0 * t19;
+            }
         } else if (k == 1) {
-            grad_sumsq(g, d_g, n, d_sumsq_value);
+            // line 5: for (int j = 0; j < n; j++) {
+            for (long j = 0; j < n; j++) {
+                // line 6: s += v[j] * v[j];
+                double t20 = d_s * g[j];
+                d_g[j] += 2.0 * t20;
+            }
         } else {
-            grad_sumsq(b, d_b, n, d_sumsq_value);
+            // line 5: for (int j = 0; j < n; j++) {
+            for (long j = 0; j < n; j++) {
+                // line 6: s += v[j] * v[j];
+                double t21 = d_s * b[j];
+                d_b[j] += 2.0 * t21;
+            }
         }
     }
     free(tape3);

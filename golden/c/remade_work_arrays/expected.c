@@ -21,14 +21,6 @@ static void scale_cumulative(int d, const double *q, const double *v, double *ou
     }
 }
 
-static double sqnorm(int d, const double *v) {
-    double s = 0.0;
-    for (long i = 0; i < d; i++) {
-        s += v[i] * v[i];
-    }
-    return s;
-}
-
 // The adjoint of subtract, for the gradient of remade_work_arrays: its parameters
 // follow the same convention, except that it may leave a shadow incomplete where
 // its callers never read it again.
@@ -71,19 +63,6 @@ static void grad_scale_cumulative(int d, const double *q, double *d_q, const dou
     }
 }
 
-// The adjoint of sqnorm, for the gradient of remade_work_arrays: its parameters
-// follow the same convention, except that it may leave a shadow incomplete where
-// its callers never read it again.
-static void grad_sqnorm(int d, const double *v, double *d_v, double d_return) {
-    // line 19: for (int i = 0; i < d; i++)
-    double d_s = d_return;
-    for (long i = 0; i < d; i++) {
-        // line 20: s += v[i] * v[i];
-        double t0 = d_s * v[i];
-        d_v[i] += 2.0 * t0;
-    }
-}
-
 // The gradient of remade_work_arrays, by s2sad's reverse mode.
 //
 // It runs remade_work_arrays (its effects on arrays included), then the reverse
@@ -102,18 +81,24 @@ void grad_remade_work_arrays(int n, int k, int d, const double *x, const double 
                              const double *q, double *d_q, double *diff, double *d_diff,
                              double *scaled, double *d_scaled, double d_return) {
     // forward sweep
-    double *tape_sqnorm_value = calloc(1, n * k * sizeof(double));
+    long t1 = n * k;
+    double *tape_s = calloc(1, t1 * sizeof(double));
+    double *tape_scaled_elem = calloc(1, t1 * d * sizeof(double));
     for (long i = 0; i < n; i++) {
         for (long c = 0; c < k; c++) {
             subtract(d, x + i * d, mu + c * d, diff);
             scale_cumulative(d, q + c * d, diff, scaled);
-            double sqnorm_value = sqnorm(d, scaled);
-            tape_sqnorm_value[i * k + c] = sqnorm_value;
+            double s = 0.0;
+            for (long i2 = 0; i2 < d; i2++) {
+                double scaled_elem = scaled[i2];
+                tape_scaled_elem[(i * k + c) * d + i2] = scaled_elem;
+                s += scaled_elem * scaled_elem;
+            }
+            tape_s[i * k + c] = s;
         }
     }
 
     // reverse sweep
-    double *scaled_before_sqnorm = malloc(d * sizeof(double));
     double *diff_before_scale_cumulative = malloc(d * sizeof(double));
     double *scaled_for_scale_cumulative = malloc(d * sizeof(double));
     double *diff_for_subtract = malloc(d * sizeof(double));
@@ -123,27 +108,31 @@ void grad_remade_work_arrays(int n, int k, int d, const double *x, const double 
     for (long i = n - 1; i >= 0; i--) {
         // line 28: for (int c = 0; c < k; c++) {
         for (long c = k - 1; c >= 0; c--) {
-            double sqnorm_value = tape_sqnorm_value[i * k + c];
-            const double *t1 = q + c * d;
-            const double *t2 = x + i * d;
-            const double *t3 = mu + c * d;
+            long t3 = i * k + c;
+            double s = tape_s[t3];
+            const double *t4 = x + i * d;
+            const double *t5 = mu + c * d;
             // diff as line 30 read it: subtract of line 29 again
-            subtract(d, t2, t3, diff_before_scale_cumulative);
-            // scaled as line 31 read it: scale_cumulative of line 30 again
-            scale_cumulative(d, t1, diff_before_scale_cumulative, scaled_before_sqnorm);
+            subtract(d, t4, t5, diff_before_scale_cumulative);
             // line 31: total += exp(-sqnorm(d, scaled));
-            double d_sqnorm_value = -(d_total * exp(-sqnorm_value));
-            grad_sqnorm(d, scaled_before_sqnorm, d_scaled, d_sqnorm_value);
+            double d_s = -(d_total * exp(-s));
+            // line 19: for (int i = 0; i < d; i++)
+            for (long i2 = 0; i2 < d; i2++) {
+                double scaled_elem = tape_scaled_elem[t3 * d + i2];
+                // line 20: s += v[i] * v[i];
+                double t6 = d_s * scaled_elem;
+                d_scaled[i2] += 2.0 * t6;
+            }
             // line 30: scale_cumulative(d, &q[c * d], diff, scaled);
-            grad_scale_cumulative(d, t1, d_q + c * d, diff_before_scale_cumulative, d_diff,
+            grad_scale_cumulative(d, q + c * d, d_q + c * d, diff_before_scale_cumulative, d_diff,
                     scaled_for_scale_cumulative, d_scaled);
             // line 29: subtract(d, &x[i * d], &mu[c * d], diff);
-            grad_subtract(d, t2, t3, d_mu + c * d, diff_for_subtract, d_diff);
+            grad_subtract(d, t4, t5, d_mu + c * d, diff_for_subtract, d_diff);
         }
     }
     free(diff_for_subtract);
     free(scaled_for_scale_cumulative);
     free(diff_before_scale_cumulative);
-    free(scaled_before_sqnorm);
-    free(tape_sqnorm_value);
+    free(tape_scaled_elem);
+    free(tape_s);
 }

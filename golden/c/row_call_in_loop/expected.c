@@ -4,41 +4,7 @@
  */
 
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
-
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
-
-static void scale_row(int m, double row[m], double s) {
-    for (long j = 0; j < m; j++) {
-        row[j] = sin(row[j]) * s;
-    }
-}
-
-// The adjoint of scale_row, for the gradient of f: its parameters follow the same
-// convention, except that it may leave a shadow incomplete where its callers never
-// read it again.
-static void grad_scale_row(int m, double row[m], double d_row[m], double s) {
-    // forward sweep
-    double *tape_row_elem = calloc(1, m * sizeof(double));
-    for (long j = 0; j < m; j++) {
-        double row_elem = row[j];
-        tape_row_elem[j] = row_elem;
-        row[j] = sin(row_elem) * s;
-    }
-
-    // reverse sweep
-    // line 5: for (int j = 0; j < m; j++) row[j] = sin(row[j]) * s;
-    for (long j = 0; j < m; j++) {
-        double row_elem = tape_row_elem[j];
-        double d_row_j = d_row[j];
-        d_row[j] = d_row_j * s * cos(row_elem);
-    }
-    free(tape_row_elem);
-}
 
 // The gradient of f, by s2sad's reverse mode.
 //
@@ -52,15 +18,17 @@ static void grad_scale_row(int m, double row[m], double d_row[m], double s) {
 // passed in plus the derivative).
 void grad_f(int n, int m, double A[n][m], double d_A[n][m], double d_return) {
     // forward sweep
-    double *tape_A_elem = calloc(1, n * m * sizeof(double));
-    double *tape_A_before_scale_row = calloc(1, max_l(n * m, 0) * sizeof(double));
-    size_t tape_A_before_scale_row_top = 0;
+    long t1 = n * m;
+    double *tape_A_elem = calloc(1, t1 * sizeof(double));
+    double *tape_row_elem = calloc(1, t1 * sizeof(double));
     for (long i = 0; i < n; i++) {
-        double *t2 = A[i];
-        for (long e = 0; e < m; e++) {
-            tape_A_before_scale_row[tape_A_before_scale_row_top++] = t2[e];
+        double *row = A[i];
+        double t2 = 2.0 + i;
+        for (long j = 0; j < m; j++) {
+            double row_elem = row[j];
+            tape_row_elem[i * m + j] = row_elem;
+            row[j] = sin(row_elem) * t2;
         }
-        scale_row(m, t2, 2.0 + i);
         for (long j = 0; j < m; j++) {
             double A_elem = A[i][j];
             tape_A_elem[i * m + j] = A_elem;
@@ -68,25 +36,24 @@ void grad_f(int n, int m, double A[n][m], double d_A[n][m], double d_return) {
     }
 
     // reverse sweep
-    double *A_before_scale_row = malloc(m * sizeof(double));
-
     // line 9: for (int i = 0; i < n; i++) {
     double d_t = d_return;
     for (long i = n - 1; i >= 0; i--) {
-        for (long e = m - 1; e >= 0; e--) {
-            double t3 = tape_A_before_scale_row[--tape_A_before_scale_row_top];
-            A_before_scale_row[e] = t3;
-        }
+        double *d_row = d_A[i];
+        double t3 = 2.0 + i;
         // line 11: for (int j = 0; j < m; j++) t += A[i][j] * A[i][j];
         for (long j = m - 1; j >= 0; j--) {
             double A_elem = tape_A_elem[i * m + j];
             double t4 = d_t * A_elem;
             d_A[i][j] += 2.0 * t4;
         }
-        // line 10: scale_row(m, A[i], 2.0 + i);
-        grad_scale_row(m, A_before_scale_row, d_A[i], 2.0 + i);
+        // line 5: for (int j = 0; j < m; j++) row[j] = sin(row[j]) * s;
+        for (long j = 0; j < m; j++) {
+            double row_elem = tape_row_elem[i * m + j];
+            double d_row_j = d_row[j];
+            d_row[j] = d_row_j * t3 * cos(row_elem);
+        }
     }
-    free(A_before_scale_row);
-    free(tape_A_before_scale_row);
+    free(tape_row_elem);
     free(tape_A_elem);
 }

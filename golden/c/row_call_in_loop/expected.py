@@ -6,31 +6,6 @@ import math
 import numpy as np
 
 
-def scale_row(m, row, s):
-    for j in range(m):
-        row[j] = math.sin(row[j]) * s
-
-
-def grad_scale_row(m, row, d_row, s):
-    """The adjoint of scale_row, for the gradient of f: its parameters follow the same
-    convention, except that it may leave a shadow incomplete where its callers never
-    read it again.
-    """
-    # forward sweep
-    tape_row_elem = np.empty(max(m, 0))
-    for j in range(m):
-        row_elem = row[j]
-        tape_row_elem[j] = row_elem
-        row[j] = math.sin(row_elem) * s
-
-    # reverse sweep
-    # line 5: for (int j = 0; j < m; j++) row[j] = sin(row[j]) * s;
-    for j in range(m):
-        row_elem = tape_row_elem[j]
-        d_row_j = d_row[j]
-        d_row[j] = d_row_j * s * math.cos(row_elem)
-
-
 def grad_f(n, m, A, d_A, d_return=1.0):
     """The gradient of f, by s2sad's reverse mode.
 
@@ -44,36 +19,34 @@ def grad_f(n, m, A, d_A, d_return=1.0):
     passed in plus the derivative).
     """
     # forward sweep
-    t0 = max(n, 0)
-    t1 = max(m, 0)
-    tape_A_elem = np.empty(t0 * t1)
-    A_before_scale_row_len = min(A.shape[1], m)
-    tape_A_before_scale_row = np.empty(t0 * A_before_scale_row_len)
-    tape_A_before_scale_row_top = 0
+    t0 = max(m, 0)
+    t1 = max(n, 0) * t0
+    tape_A_elem = np.empty(t1)
+    tape_row_elem = np.empty(t1)
     for i in range(n):
-        t2 = A[i]
-        for e in range(A_before_scale_row_len):
-            tape_A_before_scale_row[tape_A_before_scale_row_top] = t2[e]
-            tape_A_before_scale_row_top += 1
-        scale_row(m, t2, 2.0 + float(i))
+        row = A[i]
+        t2 = 2.0 + float(i)
+        for j in range(m):
+            row_elem = row[j]
+            tape_row_elem[i * t0 + j] = row_elem
+            row[j] = math.sin(row_elem) * t2
         for j in range(m):
             A_elem = A[i, j]
-            tape_A_elem[i * t1 + j] = A_elem
+            tape_A_elem[i * t0 + j] = A_elem
 
     # reverse sweep
-    A_before_scale_row = np.empty(A_before_scale_row_len)
-
     # line 9: for (int i = 0; i < n; i++) {
     d_t = d_return
     for i in range(n - 1, -1, -1):
-        for e in range(A_before_scale_row_len - 1, -1, -1):
-            tape_A_before_scale_row_top -= 1
-            t3 = tape_A_before_scale_row[tape_A_before_scale_row_top]
-            A_before_scale_row[e] = t3
+        d_row = d_A[i]
+        t3 = 2.0 + float(i)
         # line 11: for (int j = 0; j < m; j++) t += A[i][j] * A[i][j];
         for j in range(m - 1, -1, -1):
-            A_elem = tape_A_elem[i * t1 + j]
+            A_elem = tape_A_elem[i * t0 + j]
             t4 = d_t * A_elem
             d_A[i, j] += 2.0 * t4
-        # line 10: scale_row(m, A[i], 2.0 + i);
-        grad_scale_row(m, A_before_scale_row, d_A[i], 2.0 + float(i))
+        # line 5: for (int j = 0; j < m; j++) row[j] = sin(row[j]) * s;
+        for j in range(m):
+            row_elem = tape_row_elem[i * t0 + j]
+            d_row_j = d_row[j]
+            d_row[j] = d_row_j * t3 * math.cos(row_elem)

@@ -6,27 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-static double norm2(int m, const double row[m]) {
-    double s = 0.0;
-    for (long j = 0; j < m; j++) {
-        s += row[j] * row[j];
-    }
-    return s;
-}
-
-// The adjoint of norm2, for the gradient of sum_row_norms: its parameters follow
-// the same convention, except that it may leave a shadow incomplete where its
-// callers never read it again.
-static void grad_norm2(int m, const double row[m], double d_row[m], double d_return) {
-    // line 7: for (int j = 0; j < m; j++) {
-    double d_s = d_return;
-    for (long j = 0; j < m; j++) {
-        // line 8: s += row[j] * row[j];
-        double t0 = d_s * row[j];
-        d_row[j] += 2.0 * t0;
-    }
-}
-
 // The gradient of sum_row_norms, by s2sad's reverse mode.
 //
 // It runs sum_row_norms (its effects on arrays included), then the reverse sweep,
@@ -40,20 +19,31 @@ static void grad_norm2(int m, const double row[m], double d_row[m], double d_ret
 // sum_row_norms only reads, that is the value passed in plus the derivative).
 void grad_sum_row_norms(int n, int m, const double A[n][m], double d_A[n][m], double d_return) {
     // forward sweep
-    double *tape_norm2_value = calloc(1, n * sizeof(double));
+    double *tape_s = calloc(1, n * sizeof(double));
     for (long i = 0; i < n; i++) {
-        double norm2_value = norm2(m, A[i]);
-        tape_norm2_value[i] = norm2_value;
+        const double *row = A[i];
+        double s = 0.0;
+        for (long j = 0; j < m; j++) {
+            s += row[j] * row[j];
+        }
+        tape_s[i] = s;
     }
 
     // reverse sweep
     // line 17: for (int i = 0; i < n; i++) {
     double d_s = d_return;
     for (long i = n - 1; i >= 0; i--) {
-        double norm2_value = tape_norm2_value[i];
+        double s = tape_s[i];
+        const double *row = A[i];
+        double *d_row = d_A[i];
         // line 18: s += sqrt(norm2(m, A[i]));
-        double d_norm2_value = d_s / (2.0 * sqrt(norm2_value));
-        grad_norm2(m, A[i], d_A[i], d_norm2_value);
+        double d_s2 = d_s / (2.0 * sqrt(s));
+        // line 7: for (int j = 0; j < m; j++) {
+        for (long j = 0; j < m; j++) {
+            // line 8: s += row[j] * row[j];
+            double t0 = d_s2 * row[j];
+            d_row[j] += 2.0 * t0;
+        }
     }
-    free(tape_norm2_value);
+    free(tape_s);
 }

@@ -6,26 +6,6 @@ import math
 import numpy as np
 
 
-def norm2(m, row):
-    s = 0.0
-    for j in range(m):
-        s += row[j] * row[j]
-    return s
-
-
-def grad_norm2(m, row, d_row, d_return=1.0):
-    """The adjoint of norm2, for the gradient of sum_row_norms: its parameters follow
-    the same convention, except that it may leave a shadow incomplete where its
-    callers never read it again.
-    """
-    # line 7: for (int j = 0; j < m; j++) {
-    d_s = d_return
-    for j in range(m):
-        # line 8: s += row[j] * row[j];
-        t0 = d_s * row[j]
-        d_row[j] += 2.0 * t0
-
-
 def grad_sum_row_norms(n, m, A, d_A, d_return=1.0):
     """The gradient of sum_row_norms, by s2sad's reverse mode.
 
@@ -40,16 +20,25 @@ def grad_sum_row_norms(n, m, A, d_A, d_return=1.0):
     sum_row_norms only reads, that is the value passed in plus the derivative).
     """
     # forward sweep
-    tape_norm2_value = np.empty(max(n, 0))
+    tape_s = np.empty(max(n, 0))
     for i in range(n):
-        norm2_value = norm2(m, A[i])
-        tape_norm2_value[i] = norm2_value
+        row = A[i]
+        s = 0.0
+        for j in range(m):
+            s += row[j] * row[j]
+        tape_s[i] = s
 
     # reverse sweep
     # line 17: for (int i = 0; i < n; i++) {
     d_s = d_return
     for i in range(n - 1, -1, -1):
-        norm2_value = tape_norm2_value[i]
+        s = tape_s[i]
+        row = A[i]
+        d_row = d_A[i]
         # line 18: s += sqrt(norm2(m, A[i]));
-        d_norm2_value = d_s / (2.0 * math.sqrt(norm2_value))
-        grad_norm2(m, A[i], d_A[i], d_norm2_value)
+        d_s2 = d_s / (2.0 * math.sqrt(s))
+        # line 7: for (int j = 0; j < m; j++) {
+        for j in range(m):
+            # line 8: s += row[j] * row[j];
+            t0 = d_s2 * row[j]
+            d_row[j] += 2.0 * t0

@@ -7,62 +7,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
 
-#define NX 5
 #define NY 4
-
-static void diffuse(const double (*u)[NX], double (*v)[NX], double alpha) {
-    for (long i = 0; i < NY; i++) {
-        for (long j = 0; j < NX; j++) {
-            double west = u[i][(j + NX - 1) % NX];
-            double east = u[i][(j + 1) % NX];
-            double south = u[(i + NY - 1) % NY][j];
-            double north = u[(i + 1) % NY][j];
-            v[i][j] = u[i][j]
-                    + alpha * (west + east + south + north - 4.0 * u[i][j])
-                    - 0.1 * tanh(u[i][j]);
-        }
-    }
-}
-
-// The adjoint of diffuse, for the gradient of heat: its parameters follow the same
-// convention, except that it may leave a shadow incomplete where its callers never
-// read it again.
-static void grad_diffuse(const double (*u)[NX], double (*d_u)[NX], double (*v)[NX],
-                         double (*d_v)[NX], double alpha, double *d_alpha) {
-    (void)v;  // not needed by the gradient
-
-    // line 9: for (int i = 0; i < NY; i++)
-    double d_alpha_local = 0.0;
-    for (long i = NY - 1; i >= 0; i--) {
-        // line 10: for (int j = 0; j < NX; j++) {
-        for (long j = NX - 1; j >= 0; j--) {
-            double t0 = tanh(u[i][j]);
-            long t1 = (j + NX - 1) % NX;
-            double west = u[i][t1];
-            long t2 = (j + 1) % NX;
-            double east = u[i][t2];
-            long t3 = (i + NY - 1) % NY;
-            double south = u[t3][j];
-            long t4 = (i + 1) % NY;
-            double north = u[t4][j];
-            // line 13: v[i][j] = u[i][j] + alpha * (west + east + south + north - 4.0 * u[i][j]...
-            double d_v_i_j = d_v[i][j];
-            d_v[i][j] = 0.0;
-            double d_north = d_v_i_j * alpha;
-            d_alpha_local += d_v_i_j * (west + east + south + north - 4.0 * u[i][j]);
-            d_u[i][j] += -d_v_i_j * 0.1 * (1.0 - t0 * t0) + d_v_i_j - d_north * 4.0;
-            // line 12: double south = u[(i + NY - 1) % NY][j], north = u[(i + 1) % NY][j];
-            d_u[t4][j] += d_north;
-            d_u[t3][j] += d_north;
-            // line 11: double west = u[i][(j + NX - 1) % NX], east = u[i][(j + 1) % NX];
-            d_u[i][t2] += d_north;
-            d_u[i][t1] += d_north;
-        }
-    }
-    *d_alpha += d_alpha_local;
-}
+#define NX 5
 
 // The gradient of heat, by s2sad's reverse mode.
 //
@@ -79,7 +26,7 @@ static void grad_diffuse(const double (*u)[NX], double (*d_u)[NX], double (*v)[N
 void grad_heat(const double *u0, double *d_u0, double alpha, double *d_alpha, int steps,
                double d_return) {
     // forward sweep
-    double u[4][5] = {0};
+    double u[4][5];
     double un[4][5] = {0};
     for (long i = 0; i < NY; i++) {
         for (long j = 0; j < NX; j++) {
@@ -88,175 +35,110 @@ void grad_heat(const double *u0, double *d_u0, double alpha, double *d_alpha, in
     }
     long *tape_un_array = calloc(1, steps * sizeof(long));
     bool *tape_cond = calloc(1, (steps > 1 ? steps : 1) * sizeof(bool));
-    size_t tape_u_before_diffuse_cap = 0;
-    double *tape_u_before_diffuse = NULL;
-    size_t tape_u_before_diffuse_top = 0;
-    long *tape_u_before_diffuse_len0 = calloc(1, steps * sizeof(long));
-    long *tape_u_before_diffuse_len1 = calloc(1, steps * sizeof(long));
-    size_t tape_u_before_diffuse2_cap = 0;
-    double *tape_u_before_diffuse2 = NULL;
-    size_t tape_u_before_diffuse2_top = 0;
-    long *tape_u_before_diffuse_len0_v2 = calloc(1, steps * sizeof(long));
-    long *tape_u_before_diffuse_len1_v2 = calloc(1, steps * sizeof(long));
-    size_t tape_un_before_diffuse_cap = 0;
-    double *tape_un_before_diffuse = NULL;
-    size_t tape_un_before_diffuse_top = 0;
-    long *tape_un_before_diffuse_len0 = calloc(1, steps * sizeof(long));
-    long *tape_un_before_diffuse_len1 = calloc(1, steps * sizeof(long));
-    size_t tape_un_before_diffuse2_cap = 0;
-    double *tape_un_before_diffuse2 = NULL;
-    size_t tape_un_before_diffuse2_top = 0;
-    long *tape_un_before_diffuse_len0_v2 = calloc(1, steps * sizeof(long));
-    long *tape_un_before_diffuse_len1_v2 = calloc(1, steps * sizeof(long));
+    long t1 = steps * 4 * 5;
+    double *tape = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape_top = 0;
+    double *tape2 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape2_top = 0;
+    double *tape3 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape3_top = 0;
+    double *tape4 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape4_top = 0;
+    double *tape5 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape5_top = 0;
+    double *tape6 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape6_top = 0;
+    double *tape7 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape7_top = 0;
+    double *tape8 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape8_top = 0;
     long u_array = 0;
     long un_array = 0;
     for (long s = 0; s < steps; s++) {
         tape_un_array[s] = un_array;
         bool cond = u_array == 0;
         tape_cond[s] = cond;
-        long t1;
-        long t2;
-        long t3;
-        long t4;
-        long t5;
-        long t6;
-        long t7;
-        long t8;
-        double *u_before_diffuse;
-        double *u_before_diffuse2;
-        double *un_before_diffuse;
-        double *un_before_diffuse2;
         if (cond) {
             if (un_array == 0) {
-                u_before_diffuse = calloc(1, NY * 5 * sizeof(double));
-                memcpy(u_before_diffuse, u, NY * 5 * sizeof(double));
-                diffuse(u, un, alpha);
-                t1 = NY;
-                t2 = 5;
-                u_before_diffuse2 = NULL;
-                t3 = 0;
-                t4 = 0;
+                for (long i = 0; i < NY; i++) {
+                    for (long j = 0; j < NX; j++) {
+                        double west = u[i][(j + NX - 1) % NX];
+                        double east = u[i][(j + 1) % NX];
+                        double south = u[(i + NY - 1) % NY][j];
+                        double north = u[(i + 1) % NY][j];
+                        double t2 = west + east + south + north - 4.0 * u[i][j];
+                        tape2[tape2_top++] = t2;
+                        double t3 = tanh(u[i][j]);
+                        tape[tape_top++] = t3;
+                        un[i][j] = u[i][j] + alpha * t2 - 0.1 * t3;
+                    }
+                }
             } else {
-                u_before_diffuse2 = calloc(1, NY * 5 * sizeof(double));
-                memcpy(u_before_diffuse2, u, NY * 5 * sizeof(double));
-                diffuse(u, u, alpha);
-                u_before_diffuse = NULL;
-                t1 = 0;
-                t2 = 0;
-                t3 = NY;
-                t4 = 5;
+                for (long i = 0; i < NY; i++) {
+                    for (long j = 0; j < NX; j++) {
+                        double west = u[i][(j + NX - 1) % NX];
+                        double east = u[i][(j + 1) % NX];
+                        double south = u[(i + NY - 1) % NY][j];
+                        double north = u[(i + 1) % NY][j];
+                        double t4 = west + east + south + north - 4.0 * u[i][j];
+                        tape4[tape4_top++] = t4;
+                        double t5 = tanh(u[i][j]);
+                        tape3[tape3_top++] = t5;
+                        u[i][j] = u[i][j] + alpha * t4 - 0.1 * t5;
+                    }
+                }
             }
-            un_before_diffuse = NULL;
-            t5 = 0;
-            t6 = 0;
-            un_before_diffuse2 = NULL;
-            t7 = 0;
-            t8 = 0;
+        } else if (un_array == 0) {
+            for (long i = 0; i < NY; i++) {
+                for (long j = 0; j < NX; j++) {
+                    double west = un[i][(j + NX - 1) % NX];
+                    double east = un[i][(j + 1) % NX];
+                    double south = un[(i + NY - 1) % NY][j];
+                    double north = un[(i + 1) % NY][j];
+                    double t6 = west + east + south + north - 4.0 * un[i][j];
+                    tape6[tape6_top++] = t6;
+                    double t7 = tanh(un[i][j]);
+                    tape5[tape5_top++] = t7;
+                    un[i][j] = un[i][j] + alpha * t6 - 0.1 * t7;
+                }
+            }
         } else {
-            if (un_array == 0) {
-                un_before_diffuse = calloc(1, NY * 5 * sizeof(double));
-                memcpy(un_before_diffuse, un, NY * 5 * sizeof(double));
-                diffuse(un, un, alpha);
-                t5 = NY;
-                t6 = 5;
-                un_before_diffuse2 = NULL;
-                t7 = 0;
-                t8 = 0;
-            } else {
-                un_before_diffuse2 = calloc(1, NY * 5 * sizeof(double));
-                memcpy(un_before_diffuse2, un, NY * 5 * sizeof(double));
-                diffuse(un, u, alpha);
-                un_before_diffuse = NULL;
-                t5 = 0;
-                t6 = 0;
-                t7 = NY;
-                t8 = 5;
-            }
-            u_before_diffuse = NULL;
-            t1 = 0;
-            t2 = 0;
-            u_before_diffuse2 = NULL;
-            t3 = 0;
-            t4 = 0;
-        }
-        tape_un_before_diffuse_len1_v2[s] = t8;
-        tape_un_before_diffuse_len0_v2[s] = t7;
-        for (long e0 = 0; e0 < t7; e0++) {
-            for (long e1 = 0; e1 < t8; e1++) {
-                if (tape_un_before_diffuse2_top == tape_un_before_diffuse2_cap) {
-                    tape_un_before_diffuse2_cap = 2 * tape_un_before_diffuse2_cap + 1;
-                    tape_un_before_diffuse2 = realloc(tape_un_before_diffuse2,
-                            tape_un_before_diffuse2_cap * sizeof(double));
+            for (long i = 0; i < NY; i++) {
+                for (long j = 0; j < NX; j++) {
+                    double west = un[i][(j + NX - 1) % NX];
+                    double east = un[i][(j + 1) % NX];
+                    double south = un[(i + NY - 1) % NY][j];
+                    double north = un[(i + 1) % NY][j];
+                    double t8 = west + east + south + north - 4.0 * un[i][j];
+                    tape8[tape8_top++] = t8;
+                    double t9 = tanh(un[i][j]);
+                    tape7[tape7_top++] = t9;
+                    u[i][j] = un[i][j] + alpha * t8 - 0.1 * t9;
                 }
-                tape_un_before_diffuse2[tape_un_before_diffuse2_top++] = un_before_diffuse2[e0 * t8 + e1];
             }
         }
-        tape_un_before_diffuse_len1[s] = t6;
-        tape_un_before_diffuse_len0[s] = t5;
-        for (long e0 = 0; e0 < t5; e0++) {
-            for (long e1 = 0; e1 < t6; e1++) {
-                if (tape_un_before_diffuse_top == tape_un_before_diffuse_cap) {
-                    tape_un_before_diffuse_cap = 2 * tape_un_before_diffuse_cap + 1;
-                    tape_un_before_diffuse = realloc(tape_un_before_diffuse,
-                            tape_un_before_diffuse_cap * sizeof(double));
-                }
-                tape_un_before_diffuse[tape_un_before_diffuse_top++] = un_before_diffuse[e0 * t6 + e1];
-            }
-        }
-        tape_u_before_diffuse_len1_v2[s] = t4;
-        tape_u_before_diffuse_len0_v2[s] = t3;
-        for (long e0 = 0; e0 < t3; e0++) {
-            for (long e1 = 0; e1 < t4; e1++) {
-                if (tape_u_before_diffuse2_top == tape_u_before_diffuse2_cap) {
-                    tape_u_before_diffuse2_cap = 2 * tape_u_before_diffuse2_cap + 1;
-                    tape_u_before_diffuse2 = realloc(tape_u_before_diffuse2,
-                            tape_u_before_diffuse2_cap * sizeof(double));
-                }
-                tape_u_before_diffuse2[tape_u_before_diffuse2_top++] = u_before_diffuse2[e0 * t4 + e1];
-            }
-        }
-        tape_u_before_diffuse_len1[s] = t2;
-        tape_u_before_diffuse_len0[s] = t1;
-        for (long e0 = 0; e0 < t1; e0++) {
-            for (long e1 = 0; e1 < t2; e1++) {
-                if (tape_u_before_diffuse_top == tape_u_before_diffuse_cap) {
-                    tape_u_before_diffuse_cap = 2 * tape_u_before_diffuse_cap + 1;
-                    tape_u_before_diffuse = realloc(tape_u_before_diffuse,
-                            tape_u_before_diffuse_cap * sizeof(double));
-                }
-                tape_u_before_diffuse[tape_u_before_diffuse_top++] = u_before_diffuse[e0 * t2 + e1];
-            }
-        }
-        double t9 = (un_array == 0 ? un[0][0] : u[0][0])
+        double t10 = (un_array == 0 ? un[0][0] : u[0][0])
                 + 0.5 * (cond ? u[NY - 1][NX - 1] : un[NY - 1][NX - 1]);
         if (un_array == 0) {
-            un[0][0] = t9;
+            un[0][0] = t10;
         } else {
-            u[0][0] = t9;
+            u[0][0] = t10;
         }
         u_array = un_array == 0 ? 1 : 0;
         un_array = cond ? 1 : 0;
-        free(un_before_diffuse2);
-        free(un_before_diffuse);
-        free(u_before_diffuse2);
-        free(u_before_diffuse);
     }
-    double tape[20] = {0};
-    double tape2[20] = {0};
+    double tape9[20] = {0};
+    double tape10[20] = {0};
     for (long i = 0; i < NY; i++) {
         for (long j = 0; j < NX; j++) {
-            tape2[i * 5 + j] = u_array == 0 ? u[i][j] : un[i][j];
-            tape[i * 5 + j] = u_array == 0 ? u[i][j] : un[i][j];
+            tape10[i * 5 + j] = u_array == 0 ? u[i][j] : un[i][j];
+            tape9[i * 5 + j] = u_array == 0 ? u[i][j] : un[i][j];
         }
     }
 
     // reverse sweep
     double d_u[4][5] = {0};
     double d_un[4][5] = {0};
-    double un_for_diffuse[4][5];
-    double u_for_diffuse[4][5];
-    double un_for_diffuse2[4][5];
-    double u_for_diffuse2[4][5];
 
     // line 34: for (int i = 0; i < NY; i++)
     double d_e = d_return;
@@ -264,17 +146,17 @@ void grad_heat(const double *u0, double *d_u0, double alpha, double *d_alpha, in
         // line 35: for (int j = 0; j < NX; j++)
         for (long j = NX - 1; j >= 0; j--) {
             // line 36: e += u[i][j] * u[i][j];
-            double t10 = d_e * tape[i * 5 + j];
-            double t11 = d_e * tape2[i * 5 + j];
+            double t11 = d_e * tape9[i * 5 + j];
+            double t12 = d_e * tape10[i * 5 + j];
+            if (u_array == 0) {
+                d_u[i][j] += t12;
+            } else {
+                d_un[i][j] += t12;
+            }
             if (u_array == 0) {
                 d_u[i][j] += t11;
             } else {
                 d_un[i][j] += t11;
-            }
-            if (u_array == 0) {
-                d_u[i][j] += t10;
-            } else {
-                d_un[i][j] += t10;
             }
         }
     }
@@ -283,55 +165,11 @@ void grad_heat(const double *u0, double *d_u0, double alpha, double *d_alpha, in
     double d_alpha_local = 0.0;
     for (long s = steps - 1; s >= 0; s--) {
         un_array = tape_un_array[s];
-        bool t12 = un_array == 0;
+        bool t13 = un_array == 0;
         bool cond = tape_cond[s];
-        long u_before_diffuse_len0 = tape_u_before_diffuse_len0[s];
-        long u_before_diffuse_len1 = tape_u_before_diffuse_len1[s];
-        long u_before_diffuse3_len1 = u_before_diffuse_len1;
-        double *u_before_diffuse3 = malloc(
-                u_before_diffuse_len0 * u_before_diffuse_len1 * sizeof(double));
-        for (long e0 = u_before_diffuse_len0 - 1; e0 >= 0; e0--) {
-            for (long e1 = u_before_diffuse_len1 - 1; e1 >= 0; e1--) {
-                double t13 = tape_u_before_diffuse[--tape_u_before_diffuse_top];
-                u_before_diffuse3[e0 * u_before_diffuse3_len1 + e1] = t13;
-            }
-        }
-        u_before_diffuse_len0 = tape_u_before_diffuse_len0_v2[s];
-        u_before_diffuse_len1 = tape_u_before_diffuse_len1_v2[s];
-        long u_before_diffuse4_len1 = u_before_diffuse_len1;
-        double *u_before_diffuse4 = malloc(
-                u_before_diffuse_len0 * u_before_diffuse_len1 * sizeof(double));
-        for (long e0 = u_before_diffuse_len0 - 1; e0 >= 0; e0--) {
-            for (long e1 = u_before_diffuse_len1 - 1; e1 >= 0; e1--) {
-                double t14 = tape_u_before_diffuse2[--tape_u_before_diffuse2_top];
-                u_before_diffuse4[e0 * u_before_diffuse4_len1 + e1] = t14;
-            }
-        }
-        long un_before_diffuse_len0 = tape_un_before_diffuse_len0[s];
-        long un_before_diffuse_len1 = tape_un_before_diffuse_len1[s];
-        long un_before_diffuse3_len1 = un_before_diffuse_len1;
-        double *un_before_diffuse3 = malloc(
-                un_before_diffuse_len0 * un_before_diffuse_len1 * sizeof(double));
-        for (long e0 = un_before_diffuse_len0 - 1; e0 >= 0; e0--) {
-            for (long e1 = un_before_diffuse_len1 - 1; e1 >= 0; e1--) {
-                double t15 = tape_un_before_diffuse[--tape_un_before_diffuse_top];
-                un_before_diffuse3[e0 * un_before_diffuse3_len1 + e1] = t15;
-            }
-        }
-        un_before_diffuse_len0 = tape_un_before_diffuse_len0_v2[s];
-        un_before_diffuse_len1 = tape_un_before_diffuse_len1_v2[s];
-        long un_before_diffuse4_len1 = un_before_diffuse_len1;
-        double *un_before_diffuse4 = malloc(
-                un_before_diffuse_len0 * un_before_diffuse_len1 * sizeof(double));
-        for (long e0 = un_before_diffuse_len0 - 1; e0 >= 0; e0--) {
-            for (long e1 = un_before_diffuse_len1 - 1; e1 >= 0; e1--) {
-                double t16 = tape_un_before_diffuse2[--tape_un_before_diffuse2_top];
-                un_before_diffuse4[e0 * un_before_diffuse4_len1 + e1] = t16;
-            }
-        }
         // line 28: un[0][0] += 0.5 * u[NY - 1][NX - 1];
         double d_un_0_0;
-        if (t12) {
+        if (t13) {
             d_un_0_0 = d_un[0][0];
             d_un[0][0] = 0.0;
         } else {
@@ -339,37 +177,121 @@ void grad_heat(const double *u0, double *d_u0, double alpha, double *d_alpha, in
             d_u[0][0] = 0.0;
             d_un_0_0 = d_u_0_0;
         }
-        double t17 = d_un_0_0 * 0.5;
+        double t14 = d_un_0_0 * 0.5;
         if (cond) {
-            d_u[NY - 1][NX - 1] += t17;
+            d_u[NY - 1][NX - 1] += t14;
         } else {
-            d_un[NY - 1][NX - 1] += t17;
+            d_un[NY - 1][NX - 1] += t14;
         }
-        if (t12) {
+        if (t13) {
             d_un[0][0] += d_un_0_0;
         } else {
             d_u[0][0] += d_un_0_0;
         }
         // line 27: diffuse((const double (*)[NX])u, un, alpha);
         if (cond) {
-            if (t12) {
-                grad_diffuse((const double (*)[u_before_diffuse3_len1])u_before_diffuse3, d_u,
-                        un_for_diffuse, d_un, alpha, &d_alpha_local);
+            if (t13) {
+                // line 9: for (int i = 0; i < NY; i++)
+                for (long i = NY - 1; i >= 0; i--) {
+                    // line 10: for (int j = 0; j < NX; j++) {
+                    for (long j = NX - 1; j >= 0; j--) {
+                        double t15 = tape[--tape_top];
+                        double t16 = tape2[--tape2_top];
+                        long t17 = (i + 1) % NY;
+                        long t18 = (i + NY - 1) % NY;
+                        long t19 = (j + 1) % NX;
+                        long t20 = (j + NX - 1) % NX;
+                        // line 13: v[i][j] = u[i][j] + alpha * (west + east + south + north - 4...
+                        double d_un_i_j = d_un[i][j];
+                        d_un[i][j] = 0.0;
+                        double d_north = d_un_i_j * alpha;
+                        d_alpha_local += d_un_i_j * t16;
+                        d_u[i][j] += -d_un_i_j * 0.1 * (1.0 - t15 * t15)
+                                + d_un_i_j
+                                - d_north * 4.0;
+                        // line 12: double south = u[(i + NY - 1) % NY][j], north = u[(i + 1) %...
+                        d_u[t17][j] += d_north;
+                        d_u[t18][j] += d_north;
+                        // line 11: double west = u[i][(j + NX - 1) % NX], east = u[i][(j + 1) %...
+                        d_u[i][t19] += d_north;
+                        d_u[i][t20] += d_north;
+                    }
+                }
             } else {
-                grad_diffuse((const double (*)[u_before_diffuse4_len1])u_before_diffuse4, d_u,
-                        u_for_diffuse, d_u, alpha, &d_alpha_local);
+                // line 9: for (int i = 0; i < NY; i++)
+                for (long i = NY - 1; i >= 0; i--) {
+                    // line 10: for (int j = 0; j < NX; j++) {
+                    for (long j = NX - 1; j >= 0; j--) {
+                        double t21 = tape3[--tape3_top];
+                        double t22 = tape4[--tape4_top];
+                        long t23 = (i + 1) % NY;
+                        long t24 = (i + NY - 1) % NY;
+                        long t25 = (j + 1) % NX;
+                        long t26 = (j + NX - 1) % NX;
+                        // line 13: v[i][j] = u[i][j] + alpha * (west + east + south + north - 4...
+                        double d_u_i_j = d_u[i][j];
+                        double d_north = d_u_i_j * alpha;
+                        d_alpha_local += d_u_i_j * t22;
+                        d_u[i][j] = -d_u_i_j * 0.1 * (1.0 - t21 * t21) + d_u_i_j - d_north * 4.0;
+                        // line 12: double south = u[(i + NY - 1) % NY][j], north = u[(i + 1) %...
+                        d_u[t23][j] += d_north;
+                        d_u[t24][j] += d_north;
+                        // line 11: double west = u[i][(j + NX - 1) % NX], east = u[i][(j + 1) %...
+                        d_u[i][t25] += d_north;
+                        d_u[i][t26] += d_north;
+                    }
+                }
             }
-        } else if (t12) {
-            grad_diffuse((const double (*)[un_before_diffuse3_len1])un_before_diffuse3, d_un,
-                    un_for_diffuse2, d_un, alpha, &d_alpha_local);
+        } else if (t13) {
+            // line 9: for (int i = 0; i < NY; i++)
+            for (long i = NY - 1; i >= 0; i--) {
+                // line 10: for (int j = 0; j < NX; j++) {
+                for (long j = NX - 1; j >= 0; j--) {
+                    double t27 = tape5[--tape5_top];
+                    double t28 = tape6[--tape6_top];
+                    long t29 = (i + 1) % NY;
+                    long t30 = (i + NY - 1) % NY;
+                    long t31 = (j + 1) % NX;
+                    long t32 = (j + NX - 1) % NX;
+                    // line 13: v[i][j] = u[i][j] + alpha * (west + east + south + north - 4.0 *...
+                    double d_un_i_j = d_un[i][j];
+                    double d_north = d_un_i_j * alpha;
+                    d_alpha_local += d_un_i_j * t28;
+                    d_un[i][j] = -d_un_i_j * 0.1 * (1.0 - t27 * t27) + d_un_i_j - d_north * 4.0;
+                    // line 12: double south = u[(i + NY - 1) % NY][j], north = u[(i + 1) % NY][j];
+                    d_un[t29][j] += d_north;
+                    d_un[t30][j] += d_north;
+                    // line 11: double west = u[i][(j + NX - 1) % NX], east = u[i][(j + 1) % NX];
+                    d_un[i][t31] += d_north;
+                    d_un[i][t32] += d_north;
+                }
+            }
         } else {
-            grad_diffuse((const double (*)[un_before_diffuse4_len1])un_before_diffuse4, d_un,
-                    u_for_diffuse2, d_u, alpha, &d_alpha_local);
+            // line 9: for (int i = 0; i < NY; i++)
+            for (long i = NY - 1; i >= 0; i--) {
+                // line 10: for (int j = 0; j < NX; j++) {
+                for (long j = NX - 1; j >= 0; j--) {
+                    double t33 = tape7[--tape7_top];
+                    double t34 = tape8[--tape8_top];
+                    long t35 = (i + 1) % NY;
+                    long t36 = (i + NY - 1) % NY;
+                    long t37 = (j + 1) % NX;
+                    long t38 = (j + NX - 1) % NX;
+                    // line 13: v[i][j] = u[i][j] + alpha * (west + east + south + north - 4.0 *...
+                    double d_u_i_j = d_u[i][j];
+                    d_u[i][j] = 0.0;
+                    double d_north = d_u_i_j * alpha;
+                    d_alpha_local += d_u_i_j * t34;
+                    d_un[i][j] += -d_u_i_j * 0.1 * (1.0 - t33 * t33) + d_u_i_j - d_north * 4.0;
+                    // line 12: double south = u[(i + NY - 1) % NY][j], north = u[(i + 1) % NY][j];
+                    d_un[t35][j] += d_north;
+                    d_un[t36][j] += d_north;
+                    // line 11: double west = u[i][(j + NX - 1) % NX], east = u[i][(j + 1) % NX];
+                    d_un[i][t37] += d_north;
+                    d_un[i][t38] += d_north;
+                }
+            }
         }
-        free(un_before_diffuse4);
-        free(un_before_diffuse3);
-        free(u_before_diffuse4);
-        free(u_before_diffuse3);
     }
 
     // line 23: for (int i = 0; i < NY; i++)
@@ -383,18 +305,14 @@ void grad_heat(const double *u0, double *d_u0, double alpha, double *d_alpha, in
         }
     }
     *d_alpha += d_alpha_local;
-    free(tape_un_before_diffuse_len1_v2);
-    free(tape_un_before_diffuse_len0_v2);
-    free(tape_un_before_diffuse2);
-    free(tape_un_before_diffuse_len1);
-    free(tape_un_before_diffuse_len0);
-    free(tape_un_before_diffuse);
-    free(tape_u_before_diffuse_len1_v2);
-    free(tape_u_before_diffuse_len0_v2);
-    free(tape_u_before_diffuse2);
-    free(tape_u_before_diffuse_len1);
-    free(tape_u_before_diffuse_len0);
-    free(tape_u_before_diffuse);
+    free(tape8);
+    free(tape7);
+    free(tape6);
+    free(tape5);
+    free(tape4);
+    free(tape3);
+    free(tape2);
+    free(tape);
     free(tape_cond);
     free(tape_un_array);
 }

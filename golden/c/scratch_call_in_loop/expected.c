@@ -12,14 +12,6 @@ static void subtract(int d, const double *x, const double *mu, double *out) {
     }
 }
 
-static double sqnorm(int d, const double *v) {
-    double s = 0.0;
-    for (long j = 0; j < d; j++) {
-        s += v[j] * v[j];
-    }
-    return s;
-}
-
 // The adjoint of subtract, for the gradient of mixture: its parameters follow the
 // same convention, except that it may leave a shadow incomplete where its callers
 // never read it again.
@@ -35,19 +27,6 @@ static void grad_subtract(int d, const double *x, const double *mu, double *d_mu
         double d_out_j = d_out[j];
         d_out[j] = 0.0;
         d_mu[j] -= d_out_j;
-    }
-}
-
-// The adjoint of sqnorm, for the gradient of mixture: its parameters follow the
-// same convention, except that it may leave a shadow incomplete where its callers
-// never read it again.
-static void grad_sqnorm(int d, const double *v, double *d_v, double d_return) {
-    // line 11: for (int j = 0; j < d; j++)
-    double d_s = d_return;
-    for (long j = 0; j < d; j++) {
-        // line 12: s += v[j] * v[j];
-        double t0 = d_s * v[j];
-        d_v[j] += 2.0 * t0;
     }
 }
 
@@ -67,20 +46,26 @@ void grad_mixture(int n, int k, int d, const double *x, const double *mu, double
                   double *tmp, double *d_tmp, double d_return) {
     // forward sweep
     double *tape_best = calloc(1, n * sizeof(double));
-    double *tape_sqnorm_value = calloc(1, n * k * sizeof(double));
+    long t2 = n * k;
+    double *tape_s = calloc(1, t2 * sizeof(double));
+    double *tape_tmp_elem = calloc(1, t2 * d * sizeof(double));
     for (long i = 0; i < n; i++) {
         double best = 0.0;
         for (long c = 0; c < k; c++) {
             subtract(d, x + i * d, mu + c * d, tmp);
-            double sqnorm_value = sqnorm(d, tmp);
-            tape_sqnorm_value[i * k + c] = sqnorm_value;
-            best += exp(-0.5 * sqnorm_value);
+            double s = 0.0;
+            for (long j = 0; j < d; j++) {
+                double tmp_elem = tmp[j];
+                tape_tmp_elem[(i * k + c) * d + j] = tmp_elem;
+                s += tmp_elem * tmp_elem;
+            }
+            tape_s[i * k + c] = s;
+            best += exp(-0.5 * s);
         }
         tape_best[i] = best;
     }
 
     // reverse sweep
-    double *tmp_before_sqnorm = malloc(d * sizeof(double));
     double *tmp_for_subtract = malloc(d * sizeof(double));
 
     // line 18: for (int i = 0; i < n; i++) {
@@ -91,20 +76,23 @@ void grad_mixture(int n, int k, int d, const double *x, const double *mu, double
         double d_best = d_total / best;
         // line 20: for (int c = 0; c < k; c++) {
         for (long c = k - 1; c >= 0; c--) {
-            double sqnorm_value = tape_sqnorm_value[i * k + c];
-            const double *t2 = x + i * d;
-            const double *t3 = mu + c * d;
-            // tmp as line 22 read it: subtract of line 21 again
-            subtract(d, t2, t3, tmp_before_sqnorm);
+            long t4 = i * k + c;
+            double s = tape_s[t4];
             // line 22: best += exp(-0.5 * sqnorm(d, tmp));
-            double d_sqnorm_value = d_best * exp(-0.5 * sqnorm_value) * -0.5;
-            grad_sqnorm(d, tmp_before_sqnorm, d_tmp, d_sqnorm_value);
+            double d_s = d_best * exp(-0.5 * s) * -0.5;
+            // line 11: for (int j = 0; j < d; j++)
+            for (long j = 0; j < d; j++) {
+                double tmp_elem = tape_tmp_elem[t4 * d + j];
+                // line 12: s += v[j] * v[j];
+                double t5 = d_s * tmp_elem;
+                d_tmp[j] += 2.0 * t5;
+            }
             // line 21: subtract(d, &x[i * d], &mu[c * d], tmp);
-            grad_subtract(d, t2, t3, d_mu + c * d, tmp_for_subtract, d_tmp);
+            grad_subtract(d, x + i * d, mu + c * d, d_mu + c * d, tmp_for_subtract, d_tmp);
         }
     }
     free(tmp_for_subtract);
-    free(tmp_before_sqnorm);
-    free(tape_sqnorm_value);
+    free(tape_tmp_elem);
+    free(tape_s);
     free(tape_best);
 }

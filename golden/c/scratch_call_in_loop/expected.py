@@ -11,13 +11,6 @@ def subtract(d, x, mu, out):
         out[j] = x[j] - mu[j]
 
 
-def sqnorm(d, v):
-    s = 0.0
-    for j in range(d):
-        s += v[j] * v[j]
-    return s
-
-
 def grad_subtract(d, x, mu, d_mu, out, d_out):
     """The adjoint of subtract, for the gradient of mixture: its parameters follow the
     same convention, except that it may leave a shadow incomplete where its callers
@@ -29,19 +22,6 @@ def grad_subtract(d, x, mu, d_mu, out, d_out):
         d_out_j = d_out[j]
         d_out[j] = 0.0
         d_mu[j] -= d_out_j
-
-
-def grad_sqnorm(d, v, d_v, d_return=1.0):
-    """The adjoint of sqnorm, for the gradient of mixture: its parameters follow the
-    same convention, except that it may leave a shadow incomplete where its callers
-    never read it again.
-    """
-    # line 11: for (int j = 0; j < d; j++)
-    d_s = d_return
-    for j in range(d):
-        # line 12: s += v[j] * v[j];
-        t0 = d_s * v[j]
-        d_v[j] += 2.0 * t0
 
 
 def grad_mixture(n, k, d, x, mu, d_mu, tmp, d_tmp, d_return=1.0):
@@ -60,18 +40,24 @@ def grad_mixture(n, k, d, x, mu, d_mu, tmp, d_tmp, d_return=1.0):
     t0 = max(n, 0)
     tape_best = np.empty(t0)
     t1 = max(k, 0)
-    tape_sqnorm_value = np.empty(t0 * t1)
+    t2 = t0 * t1
+    tape_s = np.empty(t2)
+    t3 = max(d, 0)
+    tape_tmp_elem = np.empty(t2 * t3)
     for i in range(n):
         best = 0.0
         for c in range(k):
             subtract(d, x[i * d :], mu[c * d :], tmp)
-            sqnorm_value = sqnorm(d, tmp)
-            tape_sqnorm_value[i * t1 + c] = sqnorm_value
-            best += math.exp(-0.5 * sqnorm_value)
+            s = 0.0
+            for j in range(d):
+                tmp_elem = tmp[j]
+                tape_tmp_elem[(i * t1 + c) * t3 + j] = tmp_elem
+                s += tmp_elem * tmp_elem
+            tape_s[i * t1 + c] = s
+            best += math.exp(-0.5 * s)
         tape_best[i] = best
 
     # reverse sweep
-    tmp_before_sqnorm = np.empty(d)
     tmp_for_subtract = np.empty(d)
 
     # line 18: for (int i = 0; i < n; i++) {
@@ -82,13 +68,17 @@ def grad_mixture(n, k, d, x, mu, d_mu, tmp, d_tmp, d_return=1.0):
         d_best = d_total / best
         # line 20: for (int c = 0; c < k; c++) {
         for c in range(k - 1, -1, -1):
-            sqnorm_value = tape_sqnorm_value[i * t1 + c]
-            t2 = x[i * d :]
-            t3 = mu[c * d :]
-            # tmp as line 22 read it: subtract of line 21 again
-            subtract(d, t2, t3, tmp_before_sqnorm)
+            t4 = i * t1 + c
+            s = tape_s[t4]
             # line 22: best += exp(-0.5 * sqnorm(d, tmp));
-            d_sqnorm_value = d_best * math.exp(-0.5 * sqnorm_value) * -0.5
-            grad_sqnorm(d, tmp_before_sqnorm, d_tmp, d_sqnorm_value)
+            d_s = d_best * math.exp(-0.5 * s) * -0.5
+            # line 11: for (int j = 0; j < d; j++)
+            for j in range(d):
+                tmp_elem = tape_tmp_elem[t4 * t3 + j]
+                # line 12: s += v[j] * v[j];
+                t5 = d_s * tmp_elem
+                d_tmp[j] += 2.0 * t5
             # line 21: subtract(d, &x[i * d], &mu[c * d], tmp);
-            grad_subtract(d, t2, t3, d_mu[c * d :], tmp_for_subtract, d_tmp)
+            grad_subtract(
+                d, x[i * d :], mu[c * d :], d_mu[c * d :], tmp_for_subtract, d_tmp
+            )

@@ -7,42 +7,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
-
-static void relax(int n, const double *w, double *u) {
-    for (long j = 0; j < n; j++) {
-        u[j] = tanh(w[j] * u[j] + 0.1);
-    }
-}
-
-// The adjoint of relax, for the gradient of settle: its parameters follow the same
-// convention, except that it may leave a shadow incomplete where its callers never
-// read it again.
-static void grad_relax(int n, const double *w, double *d_w, double *u, double *d_u) {
-    // forward sweep
-    double *tape_u_elem = calloc(1, n * sizeof(double));
-    for (long j = 0; j < n; j++) {
-        double u_elem = u[j];
-        tape_u_elem[j] = u_elem;
-        u[j] = tanh(w[j] * u_elem + 0.1);
-    }
-
-    // reverse sweep
-    // line 5: for (int j = 0; j < n; j++)
-    for (long j = 0; j < n; j++) {
-        double u_elem = tape_u_elem[j];
-        // line 6: u[j] = tanh(w[j] * u[j] + 0.1);
-        double d_u_j = d_u[j];
-        double t0 = d_u_j * (1.0 - u[j] * u[j]);
-        d_u[j] = t0 * w[j];
-        d_w[j] += t0 * u_elem;
-    }
-    free(tape_u_elem);
-}
-
 // The gradient of settle, by s2sad's reverse mode.
 //
 // It runs settle (its effects on arrays included), then the reverse sweep, for
@@ -57,50 +21,60 @@ static void grad_relax(int n, const double *w, double *d_w, double *u, double *d
 // Array sizes: w, d_w: [n]; u, d_u: [max(n, 1)].
 void grad_settle(int n, const double *w, double *d_w, double *u, double *d_u, double d_return) {
     // forward sweep
-    size_t tape_u_before_relax_cap = 0;
-    double *tape_u_before_relax = NULL;
-    size_t tape_u_before_relax_top = 0;
+    size_t tape_cap = 0;
+    double *tape = NULL;
+    size_t tape_top = 0;
+    size_t tape_u_elem_cap = 0;
+    double *tape_u_elem = NULL;
+    size_t tape_u_elem_top = 0;
     double change = 1.0;
     long steps = 0;
     long n_iter = 0;
     while (change > 0.001 && steps < 20) {
         double before = u[0];
-        long e_end = n < max_l(n, 1) ? n : max_l(n, 1);
-        for (long e = 0; e < e_end; e++) {
-            if (tape_u_before_relax_top == tape_u_before_relax_cap) {
-                tape_u_before_relax_cap = 2 * tape_u_before_relax_cap + 1;
-                tape_u_before_relax = realloc(tape_u_before_relax,
-                        tape_u_before_relax_cap * sizeof(double));
+        for (long j = 0; j < n; j++) {
+            double u_elem = u[j];
+            if (tape_u_elem_top == tape_u_elem_cap) {
+                tape_u_elem_cap = 2 * tape_u_elem_cap + 1;
+                tape_u_elem = realloc(tape_u_elem, tape_u_elem_cap * sizeof(double));
             }
-            tape_u_before_relax[tape_u_before_relax_top++] = u[e];
+            tape_u_elem[tape_u_elem_top++] = u_elem;
+            double t0 = tanh(w[j] * u_elem + 0.1);
+            if (tape_top == tape_cap) {
+                tape_cap = 2 * tape_cap + 1;
+                tape = realloc(tape, tape_cap * sizeof(double));
+            }
+            tape[tape_top++] = t0;
+            u[j] = t0;
         }
-        relax(n, w, u);
         change = fabs(u[0] - before);
         steps++;
         n_iter++;
     }
 
     // reverse sweep
-    long u_before_relax_len = n < max_l(n, 1) ? n : max_l(n, 1);
-    double *u_before_relax = malloc(u_before_relax_len * sizeof(double));
-
     // line 19: for (int j = 0; j < n; j++)
+    long t1 = n - 1;
     double d_s = d_return;
     for (long j = 0; j < n; j++) {
         // line 20: s += u[j] * u[j];
-        double t0 = d_s * u[j];
-        d_u[j] += 2.0 * t0;
+        double t2 = d_s * u[j];
+        d_u[j] += 2.0 * t2;
     }
 
     // line 12: while (change > 1e-3 && steps < 20) {
     for (long it = 0; it < n_iter; it++) {
-        for (long e = u_before_relax_len - 1; e >= 0; e--) {
-            double t1 = tape_u_before_relax[--tape_u_before_relax_top];
-            u_before_relax[e] = t1;
+        // line 5: for (int j = 0; j < n; j++)
+        for (long j = t1; j >= 0; j--) {
+            double t3 = tape[--tape_top];
+            double u_elem = tape_u_elem[--tape_u_elem_top];
+            // line 6: u[j] = tanh(w[j] * u[j] + 0.1);
+            double d_u_j = d_u[j];
+            double t4 = d_u_j * (1.0 - t3 * t3);
+            d_u[j] = t4 * w[j];
+            d_w[j] += t4 * u_elem;
         }
-        // line 14: relax(n, w, u);
-        grad_relax(n, w, d_w, u_before_relax, d_u);
     }
-    free(u_before_relax);
-    free(tape_u_before_relax);
+    free(tape_u_elem);
+    free(tape);
 }

@@ -4,128 +4,12 @@
  */
 
 #include <math.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 
-static void unit_scaled(const double *r, const double *p, double *out) {
-    double n2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-    if (n2 > 1e-12) {
-        double n = sqrt(n2);
-        double u[3];
-        for (long k = 0; k < 3; k++) {
-            u[k] = r[k] / n;
-        }
-        double t = u[0] * p[0] + u[1] * p[1] + u[2] * p[2];
-        double t0 = cos(n);
-        double t1 = sin(n);
-        for (long k = 0; k < 3; k++) {
-            out[k] = p[k] * t0 + u[k] * t * t1;
-        }
-    } else {
-        for (long k = 0; k < 3; k++) {
-            out[k] = p[k];
-        }
-    }
-}
-
-// The adjoint of unit_scaled, for the gradient of small_tape_on_stack: its
-// parameters follow the same convention, except that it may leave a shadow
-// incomplete where its callers never read it again.
-static void grad_unit_scaled(const double *r, double *d_r, const double *p, double *d_p,
-                             double *out, double *d_out) {
-    (void)out;  // not needed by the gradient
-
-    // forward sweep
-    double n2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-    bool t0 = n2 > 1e-12;
-    double tape_u_elem[3] = {0};
-    size_t tape_u_elem_top = 0;
-    double n = 0.0;
-    double t = 0.0;
-    double t1 = 0.0;
-    double t2 = 0.0;
-    double t3 = 0.0;
-    double t4 = 0.0;
-    double t5 = 0.0;
-    if (t0) {
-        n = sqrt(n2);
-        double u[3];
-        for (long k = 0; k < 3; k++) {
-            u[k] = r[k] / n;
-        }
-        t = u[0] * p[0] + u[1] * p[1] + u[2] * p[2];
-        for (long k = 0; k < 3; k++) {
-            double u_elem = u[k];
-            tape_u_elem[tape_u_elem_top++] = u_elem;
-        }
-        t1 = sin(n);
-        t2 = cos(n);
-        t3 = u[2];
-        t4 = u[1];
-        t5 = u[0];
-    }
-
-    // reverse sweep
-    // line 8: if (n2 > 1e-12) {
-    double d_n2;
-    if (t0) {
-        double d_u[3] = {0};
-        // line 14: for (int k = 0; k < 3; k++)
-        double t6 = 0.0;
-        double d_t = 0.0;
-        double t7 = 0.0;
-        for (long k = 2; k >= 0; k--) {
-            double u_elem = tape_u_elem[--tape_u_elem_top];
-            // line 15: out[k] = p[k] * cos(n) + u[k] * t * sin(n);
-            double d_out_k = d_out[k];
-            d_out[k] = 0.0;
-            double t8 = d_out_k * t1;
-            d_t += t8 * u_elem;
-            d_u[k] += t8 * t;
-            d_p[k] += d_out_k * t2;
-            t6 += d_out_k * p[k];
-            t7 += d_out_k * (u_elem * t);
-        }
-        // line 15: out[k] = p[k] * cos(n) + u[k] * t * sin(n);
-        double d_n = t7 * t2;
-        d_n += t6 * -t1;
-        // line 13: double t = u[0] * p[0] + u[1] * p[1] + u[2] * p[2];
-        d_p[2] += d_t * t3;
-        d_u[2] += d_t * p[2];
-        d_p[1] += d_t * t4;
-        d_u[1] += d_t * p[1];
-        d_p[0] += d_t * t5;
-        d_u[0] += d_t * p[0];
-        // line 11: for (int k = 0; k < 3; k++)
-        for (long k = 2; k >= 0; k--) {
-            // line 12: u[k] = r[k] / n;
-            double d_u_k = d_u[k];
-            d_u[k] = 0.0;
-            double t9 = d_u_k / n;
-            d_n -= t9 * (r[k] / n);
-            d_r[k] += t9;
-        }
-        // line 9: double n = sqrt(n2);
-        d_n2 = d_n / (2.0 * n);
-    } else {
-        // line 17: for (int k = 0; k < 3; k++)
-        for (long k = 0; k < 3; k++) {
-            // line 18: out[k] = p[k];
-            double d_out_k = d_out[k];
-            d_out[k] = 0.0;
-            d_p[k] += d_out_k;
-        }
-        d_n2 = 0.0;
-    }
-
-    // line 7: double n2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-    double t10 = d_n2 * r[2];
-    d_r[2] += 2.0 * t10;
-    double t11 = d_n2 * r[1];
-    d_r[1] += 2.0 * t11;
-    double t12 = d_n2 * r[0];
-    d_r[0] += 2.0 * t12;
+/* Python's max(a, b) on integers. */
+static long max_l(long a, long b) {
+    return b > a ? b : a;
 }
 
 // The gradient of small_tape_on_stack, by s2sad's reverse mode.
@@ -149,8 +33,49 @@ void grad_small_tape_on_stack(int m, const double *r, double *d_r, const double 
     double *tape_q_elem = calloc(1, m * sizeof(double));
     double *tape_q_elem2 = calloc(1, m * sizeof(double));
     double *tape_q_elem3 = calloc(1, m * sizeof(double));
+    double *tape_u_elem = calloc(1, max_l(m * 3, 0) * sizeof(double));
+    size_t tape_u_elem_top = 0;
+    double *tape_t = calloc(1, m * sizeof(double));
+    double *tape = calloc(1, m * sizeof(double));
+    double *tape2 = calloc(1, m * sizeof(double));
+    double *tape3 = calloc(1, m * sizeof(double));
     for (long i = 0; i < m; i++) {
-        unit_scaled(r, pts + 3 * i, q);
+        const double *p = pts + 3 * i;
+        double n2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+        double t;
+        double t3;
+        double t4;
+        double t5;
+        if (n2 > 1e-12) {
+            double n = sqrt(n2);
+            double u[3];
+            for (long k = 0; k < 3; k++) {
+                u[k] = r[k] / n;
+            }
+            t = u[0] * p[0] + u[1] * p[1] + u[2] * p[2];
+            double t1 = cos(n);
+            double t2 = sin(n);
+            for (long k = 0; k < 3; k++) {
+                double u_elem = u[k];
+                tape_u_elem[tape_u_elem_top++] = u_elem;
+                q[k] = p[k] * t1 + u_elem * t * t2;
+            }
+            t3 = u[2];
+            t4 = u[1];
+            t5 = u[0];
+        } else {
+            for (long k = 0; k < 3; k++) {
+                q[k] = p[k];
+            }
+            t = 0.0;
+            t3 = 0.0;
+            t4 = 0.0;
+            t5 = 0.0;
+        }
+        tape3[i] = t5;
+        tape2[i] = t4;
+        tape[i] = t3;
+        tape_t[i] = t;
         double q_elem = q[0];
         tape_q_elem3[i] = q_elem;
         q_elem = q[1];
@@ -161,22 +86,98 @@ void grad_small_tape_on_stack(int m, const double *r, double *d_r, const double 
 
     // reverse sweep
     double d_q[3] = {0};
-    double q_for_unit_scaled[3];
 
     // line 25: for (int i = 0; i < m; i++) {
     double d_s = d_return;
+    double d_r_2 = 0.0;
+    double d_r_1 = 0.0;
+    double d_r_0 = 0.0;
     for (long i = m - 1; i >= 0; i--) {
         double q_elem = tape_q_elem[i];
         double q_elem2 = tape_q_elem2[i];
         double q_elem3 = tape_q_elem3[i];
+        double n2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+        double t = tape_t[i];
+        const double *p = pts + 3 * i;
+        double *d_p = d_pts + 3 * i;
+        double t6 = tape[i];
+        double t7 = tape2[i];
+        double t8 = tape3[i];
         // line 27: s += q[0] * q[1] + q[2] * q[2];
-        double t1 = d_s * q_elem;
-        d_q[2] += 2.0 * t1;
+        double t9 = d_s * q_elem;
+        d_q[2] += 2.0 * t9;
         d_q[1] += d_s * q_elem3;
         d_q[0] += d_s * q_elem2;
-        // line 26: unit_scaled(r, &pts[3 * i], q);
-        grad_unit_scaled(r, d_r, pts + 3 * i, d_pts + 3 * i, q_for_unit_scaled, d_q);
+        // line 8: if (n2 > 1e-12) {
+        double d_n2;
+        if (n2 > 1e-12) {
+            double n = sqrt(n2);
+            double t10 = sin(n);
+            double d_u[3] = {0};
+            double t11 = cos(n);
+            // line 14: for (int k = 0; k < 3; k++)
+            double t12 = 0.0;
+            double d_t = 0.0;
+            double t13 = 0.0;
+            for (long k = 2; k >= 0; k--) {
+                double u_elem = tape_u_elem[--tape_u_elem_top];
+                // line 15: out[k] = p[k] * cos(n) + u[k] * t * sin(n);
+                double d_q_k = d_q[k];
+                d_q[k] = 0.0;
+                double t14 = d_q_k * t10;
+                d_t += t14 * u_elem;
+                d_u[k] += t14 * t;
+                d_p[k] += d_q_k * t11;
+                t12 += d_q_k * p[k];
+                t13 += d_q_k * (u_elem * t);
+            }
+            // line 15: out[k] = p[k] * cos(n) + u[k] * t * sin(n);
+            double d_n = t13 * t11;
+            d_n += t12 * -t10;
+            // line 13: double t = u[0] * p[0] + u[1] * p[1] + u[2] * p[2];
+            d_p[2] += d_t * t6;
+            d_u[2] += d_t * p[2];
+            d_p[1] += d_t * t7;
+            d_u[1] += d_t * p[1];
+            d_p[0] += d_t * t8;
+            d_u[0] += d_t * p[0];
+            // line 11: for (int k = 0; k < 3; k++)
+            for (long k = 2; k >= 0; k--) {
+                // line 12: u[k] = r[k] / n;
+                double d_u_k = d_u[k];
+                d_u[k] = 0.0;
+                double t15 = d_u_k / n;
+                d_n -= t15 * (r[k] / n);
+                d_r[k] += t15;
+            }
+            // line 9: double n = sqrt(n2);
+            d_n2 = d_n / (2.0 * n);
+        } else {
+            // line 17: for (int k = 0; k < 3; k++)
+            for (long k = 0; k < 3; k++) {
+                // line 18: out[k] = p[k];
+                double d_q_k = d_q[k];
+                d_q[k] = 0.0;
+                d_p[k] += d_q_k;
+            }
+            d_n2 = 0.0;
+        }
+        // line 7: double n2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+        double t16 = d_n2 * r[2];
+        d_r_2 += 2.0 * t16;
+        double t17 = d_n2 * r[1];
+        d_r_1 += 2.0 * t17;
+        double t18 = d_n2 * r[0];
+        d_r_0 += 2.0 * t18;
     }
+    d_r[0] += d_r_0;
+    d_r[1] += d_r_1;
+    d_r[2] += d_r_2;
+    free(tape3);
+    free(tape2);
+    free(tape);
+    free(tape_t);
+    free(tape_u_elem);
     free(tape_q_elem3);
     free(tape_q_elem2);
     free(tape_q_elem);

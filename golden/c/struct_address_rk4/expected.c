@@ -3,7 +3,6 @@
  * Regenerate with: s2sad grad input.c --func simulate --wrt k,c,m,y0 --target c
  */
 
-#include <stddef.h>
 #include <stdlib.h>
 
 typedef struct {
@@ -11,184 +10,6 @@ typedef struct {
     double c;
     double m;
 } Params;
-
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
-
-static void rk4_step(const Params *p, double h, double *y) {
-    double k1[2];
-    double k2[2];
-    double k3[2];
-    double k4[2];
-    double tmp[2];
-    k1[0] = y[1];
-    double t0 = p->k;
-    double t1 = p->c;
-    double t2 = p->m;
-    k1[1] = -(t0 * y[0] + t1 * y[1]) / t2;
-    double t3 = 0.5 * h;
-    for (long i = 0; i < 2; i++) {
-        tmp[i] = y[i] + t3 * k1[i];
-    }
-    k2[0] = tmp[1];
-    k2[1] = -(t0 * tmp[0] + t1 * tmp[1]) / t2;
-    for (long i = 0; i < 2; i++) {
-        tmp[i] = y[i] + t3 * k2[i];
-    }
-    k3[0] = tmp[1];
-    k3[1] = -(t0 * tmp[0] + t1 * tmp[1]) / t2;
-    for (long i = 0; i < 2; i++) {
-        tmp[i] = y[i] + h * k3[i];
-    }
-    k4[0] = tmp[1];
-    k4[1] = -(t0 * tmp[0] + t1 * tmp[1]) / t2;
-    double t4 = h / 6.0;
-    for (long i = 0; i < 2; i++) {
-        y[i] += t4 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
-    }
-}
-
-// The adjoint of rk4_step, for the gradient of simulate: its parameters follow the
-// same convention, except that it may leave a shadow incomplete where its callers
-// never read it again.
-static void grad_rk4_step(const Params *p, Params *d_p, double h, double *y, double *d_y) {
-    // forward sweep
-    double k1[2];
-    double k2[2];
-    double k3[2];
-    double k4[2];
-    double tmp[2];
-    double t0 = y[1];
-    k1[0] = t0;
-    double t1 = p->k;
-    double t2 = y[0];
-    double t3 = p->c;
-    double t4 = p->m;
-    double t5 = -(t1 * t2 + t3 * t0) / t4;
-    k1[1] = t5;
-    double t6 = 0.5 * h;
-    for (long i = 0; i < 2; i++) {
-        tmp[i] = y[i] + t6 * k1[i];
-    }
-    double t7 = tmp[1];
-    k2[0] = t7;
-    double t8 = tmp[0];
-    double t9 = -(t1 * t8 + t3 * t7) / t4;
-    k2[1] = t9;
-    for (long i = 0; i < 2; i++) {
-        tmp[i] = y[i] + t6 * k2[i];
-    }
-    double t10 = tmp[1];
-    k3[0] = t10;
-    double t11 = tmp[0];
-    double t12 = -(t1 * t11 + t3 * t10) / t4;
-    k3[1] = t12;
-    for (long i = 0; i < 2; i++) {
-        tmp[i] = y[i] + h * k3[i];
-    }
-    k4[0] = tmp[1];
-    double t13 = -(t1 * tmp[0] + t3 * tmp[1]) / t4;
-    k4[1] = t13;
-    double t14 = h / 6.0;
-    for (long i = 0; i < 2; i++) {
-        y[i] += t14 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
-    }
-
-    // reverse sweep
-    double d_k4[2] = {0};
-    double d_k3[2] = {0};
-    double d_k2[2] = {0};
-    double d_k1[2] = {0};
-    double d_tmp[2] = {0};
-
-    // line 20: for (int i = 0; i < 2; i++) y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i]...
-    for (long i = 0; i < 2; i++) {
-        double d_y_i = d_y[i];
-        double t15 = d_y_i * t14;
-        d_k4[i] += t15;
-        double t16 = t15 * 2.0;
-        d_k3[i] += t16;
-        d_k2[i] += t16;
-        d_k1[i] += t15;
-    }
-
-    // line 9: dy[1] = -(p->k * y[0] + p->c * y[1]) / p->m;
-    double d_k4_1 = d_k4[1];
-    d_k4[1] = 0.0;
-    double t17 = d_k4_1 / t4;
-    double t18 = -t17;
-    d_tmp[0] += t18 * t1;
-
-    // line 8: dy[0] = y[1];
-    double d_k4_0 = d_k4[0];
-    d_k4[0] = 0.0;
-    d_tmp[1] += t18 * t3 + d_k4_0;
-
-    // line 18: for (int i = 0; i < 2; i++) tmp[i] = y[i] + h * k3[i];
-    for (long i = 0; i < 2; i++) {
-        double d_tmp_i = d_tmp[i];
-        d_tmp[i] = 0.0;
-        d_k3[i] += d_tmp_i * h;
-        d_y[i] += d_tmp_i;
-    }
-
-    // line 9: dy[1] = -(p->k * y[0] + p->c * y[1]) / p->m;
-    double d_k3_1 = d_k3[1];
-    d_k3[1] = 0.0;
-    double t19 = d_k3_1 / t4;
-    double t20 = -t19;
-    d_tmp[0] += t20 * t1;
-
-    // line 8: dy[0] = y[1];
-    double d_k3_0 = d_k3[0];
-    d_k3[0] = 0.0;
-    d_tmp[1] += t20 * t3 + d_k3_0;
-
-    // line 16: for (int i = 0; i < 2; i++) tmp[i] = y[i] + 0.5 * h * k2[i];
-    for (long i = 0; i < 2; i++) {
-        double d_tmp_i = d_tmp[i];
-        d_tmp[i] = 0.0;
-        d_k2[i] += d_tmp_i * t6;
-        d_y[i] += d_tmp_i;
-    }
-
-    // line 9: dy[1] = -(p->k * y[0] + p->c * y[1]) / p->m;
-    double d_k2_1 = d_k2[1];
-    d_k2[1] = 0.0;
-    double t21 = d_k2_1 / t4;
-    double t22 = -t21;
-    d_tmp[0] += t22 * t1;
-
-    // line 8: dy[0] = y[1];
-    double d_k2_0 = d_k2[0];
-    d_k2[0] = 0.0;
-    d_tmp[1] += t22 * t3 + d_k2_0;
-
-    // line 14: for (int i = 0; i < 2; i++) tmp[i] = y[i] + 0.5 * h * k1[i];
-    for (long i = 0; i < 2; i++) {
-        double d_tmp_i = d_tmp[i];
-        d_tmp[i] = 0.0;
-        d_k1[i] += d_tmp_i * t6;
-        d_y[i] += d_tmp_i;
-    }
-
-    // line 9: dy[1] = -(p->k * y[0] + p->c * y[1]) / p->m;
-    double d_k1_1 = d_k1[1];
-    d_k1[1] = 0.0;
-    double t23 = d_k1_1 / t4;
-    d_p->m += -(t17 * t13) - t19 * t12 - t21 * t9 - t23 * t5;
-    double t24 = -t23;
-    d_p->c += t18 * tmp[1] + t20 * t10 + t22 * t7 + t24 * t0;
-    d_y[0] += t24 * t1;
-    d_p->k += t18 * tmp[0] + t20 * t11 + t22 * t8 + t24 * t2;
-
-    // line 8: dy[0] = y[1];
-    double d_k1_0 = d_k1[0];
-    d_k1[0] = 0.0;
-    d_y[1] += t24 * t3 + d_k1_0;
-}
 
 // The gradient of simulate, by s2sad's reverse mode.
 //
@@ -212,14 +33,21 @@ void grad_simulate(double k, double *d_k, double c, double *d_c, double m, doubl
     }
     double t0 = 0.5 * k;
     double t1 = 0.5 * m;
+    double t2 = 0.5 * h;
+    double t3 = h / 6.0;
     double *tape_y_elem = calloc(1, steps * sizeof(double));
     double *tape_y_elem2 = calloc(1, steps * sizeof(double));
-    size_t tape_p_struct_before_rk4_step_cap = 0;
-    double *tape_p_struct_before_rk4_step = NULL;
-    size_t tape_p_struct_before_rk4_step_top = 0;
-    long *tape_p_struct_before_rk4_step_len = calloc(1, steps * sizeof(long));
-    double *tape_y_before_rk4_step = calloc(1, max_l(steps * 2, 0) * sizeof(double));
-    size_t tape_y_before_rk4_step_top = 0;
+    double *tape_p_struct_elem = calloc(1, steps * sizeof(double));
+    double *tape_p_struct_elem2 = calloc(1, steps * sizeof(double));
+    double *tape_tmp_elem = calloc(1, steps * sizeof(double));
+    double *tape_p_struct_elem3 = calloc(1, steps * sizeof(double));
+    double *tape_tmp_elem2 = calloc(1, steps * sizeof(double));
+    double *tape_tmp_elem3 = calloc(1, steps * sizeof(double));
+    double *tape_tmp_elem4 = calloc(1, steps * sizeof(double));
+    double *tape_tmp_elem5 = calloc(1, steps * sizeof(double));
+    double *tape_tmp_elem6 = calloc(1, steps * sizeof(double));
+    double *tape_y_elem3 = calloc(1, steps * sizeof(double));
+    double *tape_y_elem4 = calloc(1, steps * sizeof(double));
     double p_k = k;
     double p_c = c;
     double p_m = m;
@@ -228,20 +56,54 @@ void grad_simulate(double k, double *d_k, double c, double *d_c, double m, doubl
         p_struct->k = p_k;
         p_struct->c = p_c;
         p_struct->m = p_m;
-        tape_p_struct_before_rk4_step_len[s] = 3;
-        for (long e = 0; e < 3; e++) {
-            if (tape_p_struct_before_rk4_step_top == tape_p_struct_before_rk4_step_cap) {
-                tape_p_struct_before_rk4_step_cap = 2 * tape_p_struct_before_rk4_step_cap + 1;
-                tape_p_struct_before_rk4_step = realloc(tape_p_struct_before_rk4_step,
-                        tape_p_struct_before_rk4_step_cap * sizeof(double));
-            }
-            tape_p_struct_before_rk4_step[tape_p_struct_before_rk4_step_top++] = ((double *)p_struct)[e];
+        double k1[2];
+        double k2[2];
+        double k3[2];
+        double k4[2];
+        double tmp[2];
+        double y_elem = y[1];
+        tape_y_elem4[s] = y_elem;
+        k1[0] = y_elem;
+        double p_struct_elem = p_struct->k;
+        tape_p_struct_elem2[s] = p_struct_elem;
+        double y_elem2 = y[0];
+        tape_y_elem3[s] = y_elem2;
+        double p_struct_elem2 = p_struct->c;
+        tape_p_struct_elem3[s] = p_struct_elem2;
+        double p_struct_elem3 = p_struct->m;
+        tape_p_struct_elem[s] = p_struct_elem3;
+        k1[1] = -(p_struct_elem * y_elem2 + p_struct_elem2 * y_elem) / p_struct_elem3;
+        for (long i = 0; i < 2; i++) {
+            tmp[i] = y[i] + t2 * k1[i];
         }
-        for (long e = 0; e < 2; e++) {
-            tape_y_before_rk4_step[tape_y_before_rk4_step_top++] = y[e];
+        double tmp_elem = tmp[1];
+        tape_tmp_elem6[s] = tmp_elem;
+        k2[0] = tmp_elem;
+        double tmp_elem2 = tmp[0];
+        tape_tmp_elem5[s] = tmp_elem2;
+        k2[1] = -(p_struct_elem * tmp_elem2 + p_struct_elem2 * tmp_elem) / p_struct_elem3;
+        for (long i = 0; i < 2; i++) {
+            tmp[i] = y[i] + t2 * k2[i];
         }
-        rk4_step(p_struct, h, y);
-        double y_elem = y[0];
+        tmp_elem = tmp[1];
+        tape_tmp_elem4[s] = tmp_elem;
+        k3[0] = tmp_elem;
+        tmp_elem2 = tmp[0];
+        tape_tmp_elem3[s] = tmp_elem2;
+        k3[1] = -(p_struct_elem * tmp_elem2 + p_struct_elem2 * tmp_elem) / p_struct_elem3;
+        for (long i = 0; i < 2; i++) {
+            tmp[i] = y[i] + h * k3[i];
+        }
+        tmp_elem = tmp[1];
+        tape_tmp_elem2[s] = tmp_elem;
+        k4[0] = tmp_elem;
+        tmp_elem2 = tmp[0];
+        tape_tmp_elem[s] = tmp_elem2;
+        k4[1] = -(p_struct_elem * tmp_elem2 + p_struct_elem2 * tmp_elem) / p_struct_elem3;
+        for (long i = 0; i < 2; i++) {
+            y[i] += t3 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+        }
+        y_elem = y[0];
         tape_y_elem2[s] = y_elem;
         y_elem = y[1];
         tape_y_elem[s] = y_elem;
@@ -249,7 +111,6 @@ void grad_simulate(double k, double *d_k, double c, double *d_c, double m, doubl
 
     // reverse sweep
     double d_y[2] = {0};
-    double y_before_rk4_step[2];
 
     // line 31: return energy * h;
     double d_energy = d_return * h;
@@ -258,29 +119,113 @@ void grad_simulate(double k, double *d_k, double c, double *d_c, double m, doubl
     double d_p_k = 0.0;
     double d_p_c = 0.0;
     double d_p_m = 0.0;
-    double t3 = 0.0;
-    double t4 = 0.0;
+    double t5 = 0.0;
+    double t6 = 0.0;
     for (long s = steps - 1; s >= 0; s--) {
         double y_elem = tape_y_elem[s];
         double y_elem2 = tape_y_elem2[s];
-        long p_struct_before_rk4_step_len = tape_p_struct_before_rk4_step_len[s];
-        Params *p_struct_before_rk4_step = malloc(p_struct_before_rk4_step_len * sizeof(double));
-        for (long e = p_struct_before_rk4_step_len - 1; e >= 0; e--) {
-            double t5 = tape_p_struct_before_rk4_step[--tape_p_struct_before_rk4_step_top];
-            ((double *)p_struct_before_rk4_step)[e] = t5;
-        }
+        double d_k4[2] = {0};
+        double d_k3[2] = {0};
+        double d_k2[2] = {0};
+        double d_k1[2] = {0};
+        double p_struct_elem = tape_p_struct_elem[s];
+        double p_struct_elem2 = tape_p_struct_elem2[s];
+        double tmp_elem = tape_tmp_elem[s];
+        double p_struct_elem3 = tape_p_struct_elem3[s];
+        double tmp_elem2 = tape_tmp_elem2[s];
+        double d_tmp[2] = {0};
+        double tmp_elem3 = tape_tmp_elem3[s];
+        double tmp_elem4 = tape_tmp_elem4[s];
+        double tmp_elem5 = tape_tmp_elem5[s];
+        double tmp_elem6 = tape_tmp_elem6[s];
+        double y_elem3 = tape_y_elem3[s];
+        double y_elem4 = tape_y_elem4[s];
         Params d_p_struct[1] = {0};
-        for (long e = 1; e >= 0; e--) {
-            double t6 = tape_y_before_rk4_step[--tape_y_before_rk4_step_top];
-            y_before_rk4_step[e] = t6;
-        }
         // line 29: energy += 0.5 * k * y[0] * y[0] + 0.5 * m * y[1] * y[1];
         double t7 = d_energy * y_elem;
         d_y[1] += d_energy * (t1 * y_elem) + t7 * t1;
         double t8 = d_energy * y_elem2;
         d_y[0] += d_energy * (t0 * y_elem2) + t8 * t0;
+        // line 20: for (int i = 0; i < 2; i++) y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k...
+        for (long i = 0; i < 2; i++) {
+            double d_y_i = d_y[i];
+            double t9 = d_y_i * t3;
+            d_k4[i] += t9;
+            double t10 = t9 * 2.0;
+            d_k3[i] += t10;
+            d_k2[i] += t10;
+            d_k1[i] += t9;
+        }
+        // line 9: dy[1] = -(p->k * y[0] + p->c * y[1]) / p->m;
+        double d_k4_1 = d_k4[1];
+        d_k4[1] = 0.0;
+        double t11 = d_k4_1 / p_struct_elem;
+        double t12 = -t11;
+        d_tmp[0] += t12 * p_struct_elem2;
+        // line 8: dy[0] = y[1];
+        double d_k4_0 = d_k4[0];
+        d_k4[0] = 0.0;
+        d_tmp[1] += t12 * p_struct_elem3 + d_k4_0;
+        // line 18: for (int i = 0; i < 2; i++) tmp[i] = y[i] + h * k3[i];
+        for (long i = 0; i < 2; i++) {
+            double d_tmp_i = d_tmp[i];
+            d_tmp[i] = 0.0;
+            d_k3[i] += d_tmp_i * h;
+            d_y[i] += d_tmp_i;
+        }
+        // line 9: dy[1] = -(p->k * y[0] + p->c * y[1]) / p->m;
+        double d_k3_1 = d_k3[1];
+        d_k3[1] = 0.0;
+        double t13 = d_k3_1 / p_struct_elem;
+        double t14 = -t13;
+        d_tmp[0] += t14 * p_struct_elem2;
+        // line 8: dy[0] = y[1];
+        double d_k3_0 = d_k3[0];
+        d_k3[0] = 0.0;
+        d_tmp[1] += t14 * p_struct_elem3 + d_k3_0;
+        // line 16: for (int i = 0; i < 2; i++) tmp[i] = y[i] + 0.5 * h * k2[i];
+        for (long i = 0; i < 2; i++) {
+            double d_tmp_i = d_tmp[i];
+            d_tmp[i] = 0.0;
+            d_k2[i] += d_tmp_i * t2;
+            d_y[i] += d_tmp_i;
+        }
+        // line 9: dy[1] = -(p->k * y[0] + p->c * y[1]) / p->m;
+        double d_k2_1 = d_k2[1];
+        d_k2[1] = 0.0;
+        double t15 = d_k2_1 / p_struct_elem;
+        double t16 = -t15;
+        d_tmp[0] += t16 * p_struct_elem2;
+        // line 8: dy[0] = y[1];
+        double d_k2_0 = d_k2[0];
+        d_k2[0] = 0.0;
+        d_tmp[1] += t16 * p_struct_elem3 + d_k2_0;
+        // line 14: for (int i = 0; i < 2; i++) tmp[i] = y[i] + 0.5 * h * k1[i];
+        for (long i = 0; i < 2; i++) {
+            double d_tmp_i = d_tmp[i];
+            d_tmp[i] = 0.0;
+            d_k1[i] += d_tmp_i * t2;
+            d_y[i] += d_tmp_i;
+        }
+        // line 9: dy[1] = -(p->k * y[0] + p->c * y[1]) / p->m;
+        double d_k1_1 = d_k1[1];
+        d_k1[1] = 0.0;
+        double t17 = d_k1_1 / p_struct_elem;
+        d_p_struct->m += -(t11 * (-(p_struct_elem2 * tmp_elem + p_struct_elem3 * tmp_elem2) / p_struct_elem))
+                - t13
+                    * (-(p_struct_elem2 * tmp_elem3 + p_struct_elem3 * tmp_elem4) / p_struct_elem)
+                - t15
+                    * (-(p_struct_elem2 * tmp_elem5 + p_struct_elem3 * tmp_elem6) / p_struct_elem)
+                - t17 * (-(p_struct_elem2 * y_elem3 + p_struct_elem3 * y_elem4) / p_struct_elem);
+        double t18 = -t17;
+        d_p_struct->c += t12 * tmp_elem2 + t14 * tmp_elem4 + t16 * tmp_elem6 + t18 * y_elem4;
+        d_y[0] += t18 * p_struct_elem2;
+        d_p_struct->k += t12 * tmp_elem + t14 * tmp_elem3 + t16 * tmp_elem5 + t18 * y_elem3;
+        // line 8: dy[0] = y[1];
+        double d_k1_0 = d_k1[0];
+        d_k1[0] = 0.0;
+        d_y[1] += t18 * p_struct_elem3 + d_k1_0;
         // line 28: rk4_step(&p, h, y);
-        grad_rk4_step(p_struct_before_rk4_step, d_p_struct, h, y_before_rk4_step, d_y);
         double d_p_m2 = d_p_struct->m;
         d_p_struct->m = 0.0;
         d_p_m += d_p_m2;
@@ -290,14 +235,13 @@ void grad_simulate(double k, double *d_k, double c, double *d_c, double m, doubl
         double d_p_k2 = d_p_struct->k;
         d_p_struct->k = 0.0;
         d_p_k += d_p_k2;
-        t3 += t8 * y_elem2;
-        t4 += t7 * y_elem;
-        free(p_struct_before_rk4_step);
+        t5 += t8 * y_elem2;
+        t6 += t7 * y_elem;
     }
 
     // line 29: energy += 0.5 * k * y[0] * y[0] + 0.5 * m * y[1] * y[1];
-    double d_m_local = d_p_m + t4 * 0.5;
-    double d_k_local = d_p_k + t3 * 0.5;
+    double d_m_local = d_p_m + t6 * 0.5;
+    double d_k_local = d_p_k + t5 * 0.5;
 
     // line 25: memcpy(y, y0, sizeof y);
     for (long e = 0; e < 2; e++) {
@@ -308,9 +252,17 @@ void grad_simulate(double k, double *d_k, double c, double *d_c, double m, doubl
     *d_k += d_k_local;
     *d_c += d_p_c;
     *d_m += d_m_local;
-    free(tape_y_before_rk4_step);
-    free(tape_p_struct_before_rk4_step_len);
-    free(tape_p_struct_before_rk4_step);
+    free(tape_y_elem4);
+    free(tape_y_elem3);
+    free(tape_tmp_elem6);
+    free(tape_tmp_elem5);
+    free(tape_tmp_elem4);
+    free(tape_tmp_elem3);
+    free(tape_tmp_elem2);
+    free(tape_p_struct_elem3);
+    free(tape_tmp_elem);
+    free(tape_p_struct_elem2);
+    free(tape_p_struct_elem);
     free(tape_y_elem2);
     free(tape_y_elem);
 }

@@ -4,7 +4,6 @@
  */
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdlib.h>
 
 typedef struct {
@@ -13,99 +12,6 @@ typedef struct {
     double v;
     int kind;
 } Body;
-
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
-
-/* Number k of an array of Body, counting its members' numbers (integers too) in
-   order, 4 per struct: a copy of the array made number by number reads it so. */
-static double slot_get_Body(const Body *a, long k) {
-    switch (k % 4) {
-    case 0:
-        return a[k / 4].id;
-    case 1:
-        return a[k / 4].x;
-    case 2:
-        return a[k / 4].v;
-    case 3:
-        return a[k / 4].kind;
-    }
-    return 0.0;
-}
-
-/* Sets number k of an array of Body (see slot_get_Body). */
-static void slot_set_Body(Body *a, long k, double v) {
-    switch (k % 4) {
-    case 0:
-        a[k / 4].id = v;
-        break;
-    case 1:
-        a[k / 4].x = v;
-        break;
-    case 2:
-        a[k / 4].v = v;
-        break;
-    case 3:
-        a[k / 4].kind = v;
-        break;
-    }
-}
-
-static void step(Body *bs, int n, double dt) {
-    for (long i = 0; i < n; i++) {
-        double k = (long)bs[i].kind == 1 ? 1.5 : 1.0;
-        double t0 = bs[i].x;
-        bs[i].v -= dt * k * t0 * t0;
-        bs[i].x += dt * bs[i].v;
-    }
-}
-
-// The adjoint of step, for the gradient of simulate: its parameters follow the
-// same convention, except that it may leave a shadow incomplete where its callers
-// never read it again.
-static void grad_step(Body *bs, Body *d_bs, int n, double dt, double *d_dt) {
-    // forward sweep
-    double *tape_bs_elem = calloc(1, n * sizeof(double));
-    double *tape_bs_elem2 = calloc(1, n * sizeof(double));
-    bool *tape_cond = calloc(1, (n > 1 ? n : 1) * sizeof(bool));
-    for (long i = 0; i < n; i++) {
-        bool cond = (long)bs[i].kind == 1;
-        tape_cond[i] = cond;
-        double k = cond ? 1.5 : 1.0;
-        double bs_elem = bs[i].x;
-        tape_bs_elem2[i] = bs_elem;
-        bs[i].v -= dt * k * bs_elem * bs_elem;
-        bs_elem = bs[i].v;
-        tape_bs_elem[i] = bs_elem;
-        bs[i].x += dt * bs_elem;
-    }
-
-    // reverse sweep
-    // line 12: for (int i = 0; i < n; i++) {
-    double d_dt_local = 0.0;
-    for (long i = n - 1; i >= 0; i--) {
-        double bs_elem = tape_bs_elem[i];
-        double bs_elem2 = tape_bs_elem2[i];
-        bool cond = tape_cond[i];
-        double k = cond ? 1.5 : 1.0;
-        double t1 = dt * k;
-        // line 15: bs[i].x += dt * bs[i].v;
-        double d_bs_i_x = d_bs[i].x;
-        d_dt_local += d_bs_i_x * bs_elem;
-        d_bs[i].v += d_bs_i_x * dt;
-        // line 14: bs[i].v -= dt * k * bs[i].x * bs[i].x;
-        double d_bs_i_v = d_bs[i].v;
-        double t2 = -d_bs_i_v * bs_elem2;
-        d_bs[i].x += -d_bs_i_v * (t1 * bs_elem2) + t2 * t1;
-        d_dt_local += t2 * bs_elem2 * k;
-    }
-    *d_dt += d_dt_local;
-    free(tape_cond);
-    free(tape_bs_elem2);
-    free(tape_bs_elem);
-}
 
 // The gradient of simulate, by s2sad's reverse mode.
 //
@@ -122,39 +28,60 @@ static void grad_step(Body *bs, Body *d_bs, int n, double dt, double *d_dt) {
 void grad_simulate(Body *bs, Body *d_bs, int n, double dt, double *d_dt, int steps,
                    double d_return) {
     // forward sweep
-    long bs_before_step_len = 4 * n;
-    double *tape_bs_before_step = calloc(1, max_l(steps * bs_before_step_len, 0) * sizeof(double));
-    size_t tape_bs_before_step_top = 0;
+    long t1 = steps * n;
+    double *tape_bs_elem = calloc(1, t1 * sizeof(double));
+    double *tape_bs_elem2 = calloc(1, t1 * sizeof(double));
+    bool *tape_cond = calloc(1, (t1 > 1 ? t1 : 1) * sizeof(bool));
     for (long t = 0; t < steps; t++) {
-        for (long e = 0; e < bs_before_step_len; e++) {
-            tape_bs_before_step[tape_bs_before_step_top++] = slot_get_Body(bs, e);
+        for (long i = 0; i < n; i++) {
+            bool cond = (long)bs[i].kind == 1;
+            long t2 = t * n + i;
+            tape_cond[t2] = cond;
+            double k = cond ? 1.5 : 1.0;
+            double bs_elem = bs[i].x;
+            tape_bs_elem2[t2] = bs_elem;
+            bs[i].v -= dt * k * bs_elem * bs_elem;
+            bs_elem = bs[i].v;
+            tape_bs_elem[t2] = bs_elem;
+            bs[i].x += dt * bs_elem;
         }
-        step(bs, n, dt);
     }
 
     // reverse sweep
-    Body *bs_before_step = malloc((bs_before_step_len + 3) / 4 * sizeof(Body));
-
     // line 24: for (int i = 0; i < n; i++)
+    long t3 = n - 1;
     double d_s = d_return;
-    for (long i = n - 1; i >= 0; i--) {
+    for (long i = t3; i >= 0; i--) {
         // line 25: s += bs[i].x * bs[i].id + bs[i].v * bs[i].v;
-        double t0 = d_s * bs[i].v;
-        d_bs[i].v += 2.0 * t0;
+        double t4 = d_s * bs[i].v;
+        d_bs[i].v += 2.0 * t4;
         d_bs[i].x += d_s * (double)(long)bs[i].id;
     }
 
     // line 21: for (int t = 0; t < steps; t++)
     double d_dt_local = 0.0;
     for (long t = steps - 1; t >= 0; t--) {
-        for (long e = bs_before_step_len - 1; e >= 0; e--) {
-            double t1 = tape_bs_before_step[--tape_bs_before_step_top];
-            slot_set_Body(bs_before_step, e, t1);
+        // line 12: for (int i = 0; i < n; i++) {
+        for (long i = t3; i >= 0; i--) {
+            long t5 = t * n + i;
+            double bs_elem = tape_bs_elem[t5];
+            double bs_elem2 = tape_bs_elem2[t5];
+            bool cond = tape_cond[t5];
+            double k = cond ? 1.5 : 1.0;
+            double t6 = dt * k;
+            // line 15: bs[i].x += dt * bs[i].v;
+            double d_bs_i_x = d_bs[i].x;
+            d_dt_local += d_bs_i_x * bs_elem;
+            d_bs[i].v += d_bs_i_x * dt;
+            // line 14: bs[i].v -= dt * k * bs[i].x * bs[i].x;
+            double d_bs_i_v = d_bs[i].v;
+            double t7 = -d_bs_i_v * bs_elem2;
+            d_bs[i].x += -d_bs_i_v * (t6 * bs_elem2) + t7 * t6;
+            d_dt_local += t7 * bs_elem2 * k;
         }
-        // line 22: step(bs, n, dt);
-        grad_step(bs_before_step, d_bs, n, dt, &d_dt_local);
     }
     *d_dt += d_dt_local;
-    free(bs_before_step);
-    free(tape_bs_before_step);
+    free(tape_cond);
+    free(tape_bs_elem2);
+    free(tape_bs_elem);
 }

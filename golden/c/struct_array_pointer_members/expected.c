@@ -16,67 +16,6 @@ typedef struct {
     double scale[2];
 } Layer;
 
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
-
-static void dense(int L_n_in, int L_n_out, const double *L_W, const double *L_b, double L_alpha,
-                  const double *L_scale, const double *x, double *y) {
-    (void)L_scale;
-
-    for (long o = 0; o < L_n_out; o++) {
-        double s = L_b[o];
-        for (long i = 0; i < L_n_in; i++) {
-            s += L_W[o * L_n_in + i] * x[i];
-        }
-        y[o] = L_alpha * tanh(s);
-    }
-}
-
-// The adjoint of dense, for the gradient of loss: its parameters follow the same
-// convention, except that it may leave a shadow incomplete where its callers never
-// read it again.
-static void grad_dense(int L_n_in, int L_n_out, const double *L_W, double *d_L_W,
-                       const double *L_b, double *d_L_b, double L_alpha, double *d_L_alpha,
-                       const double *L_scale, double *d_L_scale, const double *x, double *d_x,
-                       double *y, double *d_y) {
-    (void)L_scale;  // not needed by the gradient
-    (void)d_L_scale;  // not needed by the gradient
-    (void)y;  // not needed by the gradient
-
-    // forward sweep
-    double *tape = calloc(1, L_n_out * sizeof(double));
-    for (long o = 0; o < L_n_out; o++) {
-        double s = L_b[o];
-        for (long i = 0; i < L_n_in; i++) {
-            s += L_W[o * L_n_in + i] * x[i];
-        }
-        tape[o] = tanh(s);
-    }
-
-    // reverse sweep
-    // line 17: for (int o = 0; o < L->n_out; o++) {
-    double d_L_alpha_local = 0.0;
-    for (long o = L_n_out - 1; o >= 0; o--) {
-        // line 21: y[o] = L->alpha * tanh(s);
-        double d_y_o = d_y[o];
-        d_y[o] = 0.0;
-        d_L_alpha_local += d_y_o * tape[o];
-        double d_s = d_y_o * L_alpha * (1.0 - tape[o] * tape[o]);
-        // line 19: for (int i = 0; i < L->n_in; i++)
-        for (long i = L_n_in - 1; i >= 0; i--) {
-            // line 20: s += L->W[o * L->n_in + i] * x[i];
-            d_x[i] += d_s * L_W[o * L_n_in + i];
-            d_L_W[o * L_n_in + i] += d_s * x[i];
-        }
-        // line 18: double s = L->b[o];
-        d_L_b[o] += d_s;
-    }
-    *d_L_alpha += d_L_alpha_local;
-    free(tape);
-}
-
 // The gradient of loss, by s2sad's reverse mode.
 //
 // It runs loss (its effects on arrays included), then the reverse sweep, for
@@ -95,24 +34,39 @@ void grad_loss(const Layer *layers, Layer *d_layers, int nl, const double *x, do
     for (long i = 0; i < i_end; i++) {
         h[0][i] = x[i];
     }
-    size_t tape_h_before_dense_cap = 0;
-    double *tape_h_before_dense = NULL;
-    size_t tape_h_before_dense_top = 0;
-    long *tape_h_before_dense_len = calloc(1, nl * sizeof(long));
+    size_t tape_cap = 0;
+    double *tape = NULL;
+    size_t tape_top = 0;
+    size_t tape_x_elem_cap = 0;
+    double *tape_x_elem = NULL;
+    size_t tape_x_elem_top = 0;
     for (long l = 0; l < nl; l++) {
-        double *t0 = h[l];
-        long t1 = layers[l].n_in < 8 ? layers[l].n_in : 8;
-        tape_h_before_dense_len[l] = t1;
-        for (long e = 0; e < t1; e++) {
-            if (tape_h_before_dense_top == tape_h_before_dense_cap) {
-                tape_h_before_dense_cap = 2 * tape_h_before_dense_cap + 1;
-                tape_h_before_dense = realloc(tape_h_before_dense,
-                        tape_h_before_dense_cap * sizeof(double));
+        long t1 = layers[l].n_in;
+        double *L_W = layers[l].W;
+        double *L_b = layers[l].b;
+        double t2 = layers[l].alpha;
+        x = h[l];
+        double *y = h[l + 1];
+        long o_end = layers[l].n_out;
+        for (long o = 0; o < o_end; o++) {
+            double s = L_b[o];
+            for (long i = 0; i < t1; i++) {
+                double x_elem = x[i];
+                if (tape_x_elem_top == tape_x_elem_cap) {
+                    tape_x_elem_cap = 2 * tape_x_elem_cap + 1;
+                    tape_x_elem = realloc(tape_x_elem, tape_x_elem_cap * sizeof(double));
+                }
+                tape_x_elem[tape_x_elem_top++] = x_elem;
+                s += L_W[o * t1 + i] * x_elem;
             }
-            tape_h_before_dense[tape_h_before_dense_top++] = t0[e];
+            double t3 = tanh(s);
+            if (tape_top == tape_cap) {
+                tape_cap = 2 * tape_cap + 1;
+                tape = realloc(tape, tape_cap * sizeof(double));
+            }
+            tape[tape_top++] = t3;
+            y[o] = t2 * t3;
         }
-        dense(layers[l].n_in, layers[l].n_out, layers[l].W, layers[l].b, layers[l].alpha,
-                layers[l].scale, t0, h[l + 1]);
     }
 
     // reverse sweep
@@ -122,44 +76,57 @@ void grad_loss(const Layer *layers, Layer *d_layers, int nl, const double *x, do
     double d_s = d_return;
     for (long o = layers[nl - 1].n_out - 1; o >= 0; o--) {
         // line 38: s += h[nl][o] * h[nl][o];
-        double t2 = d_s * h[nl][o];
-        d_h[nl][o] += 2.0 * t2;
+        double t4 = d_s * h[nl][o];
+        d_h[nl][o] += 2.0 * t4;
     }
 
     // line 33: for (int l = 0; l < nl; l++) {
     for (long l = nl - 1; l >= 0; l--) {
-        const double *t3 = layers[l].scale;
-        double *t4 = d_layers[l].b;
-        double *t5 = d_layers[l].scale;
-        double t6 = layers[l].W[0];
-        double t7 = t3[0];
-        double *t8 = d_layers[l].W;
+        const double *t5 = layers[l].scale;
+        double *t6 = d_layers[l].b;
+        double *t7 = d_layers[l].scale;
+        double t8 = layers[l].W[0];
+        double t9 = t5[0];
+        double *t10 = d_layers[l].W;
         // line 35: s += L->scale[0] * L->W[0] * L->W[0] + (layers + l)->scale[1] * layers[l].b[0];
-        t4[0] += d_s * t3[1];
-        t5[1] += d_s * layers[l].b[0];
-        double t9 = d_s * t6;
-        t8[0] += d_s * (t7 * t6) + t9 * t7;
-        t5[0] += t9 * t6;
+        t6[0] += d_s * t5[1];
+        t7[1] += d_s * layers[l].b[0];
+        double t11 = d_s * t8;
+        t10[0] += d_s * (t9 * t8) + t11 * t9;
+        t7[0] += t11 * t8;
     }
 
     // line 30: for (int l = 0; l < nl; l++)
     for (long l = nl - 1; l >= 0; l--) {
-        long h_before_dense_len = tape_h_before_dense_len[l];
-        double *h_before_dense = malloc(
-                (h_before_dense_len > 0 ? h_before_dense_len : 0) * sizeof(double));
-        for (long e = h_before_dense_len - 1; e >= 0; e--) {
-            double t10 = tape_h_before_dense[--tape_h_before_dense_top];
-            h_before_dense[e] = t10;
+        double *d_y = d_h[l + 1];
+        double t12 = layers[l].alpha;
+        long t13 = layers[l].n_in;
+        double *L_W = layers[l].W;
+        double *d_x2 = d_h[l];
+        double *d_L_W = d_layers[l].W;
+        double *d_L_b = d_layers[l].b;
+        // line 17: for (int o = 0; o < L->n_out; o++) {
+        double t14 = 0.0;
+        for (long o = layers[l].n_out - 1; o >= 0; o--) {
+            double t15 = tape[--tape_top];
+            // line 21: y[o] = L->alpha * tanh(s);
+            double d_y_o = d_y[o];
+            d_y[o] = 0.0;
+            d_s = d_y_o * t12 * (1.0 - t15 * t15);
+            // line 19: for (int i = 0; i < L->n_in; i++)
+            for (long i = t13 - 1; i >= 0; i--) {
+                double x_elem = tape_x_elem[--tape_x_elem_top];
+                long t16 = o * t13 + i;
+                // line 20: s += L->W[o * L->n_in + i] * x[i];
+                d_x2[i] += d_s * L_W[t16];
+                d_L_W[t16] += d_s * x_elem;
+            }
+            // line 18: double s = L->b[o];
+            d_L_b[o] += d_s;
+            t14 += d_y_o * t15;
         }
         // line 31: dense(&layers[l], h[l], h[l + 1]);
-        double *h_for_dense = malloc(max_l(layers[l].n_out, 0) * sizeof(double));
-        double d_L_alpha = 0.0;
-        grad_dense(layers[l].n_in, layers[l].n_out, layers[l].W, d_layers[l].W, layers[l].b,
-                d_layers[l].b, layers[l].alpha, &d_L_alpha, layers[l].scale, d_layers[l].scale,
-                h_before_dense, d_h[l], h_for_dense, d_h[l + 1]);
-        d_layers[l].alpha += d_L_alpha;
-        free(h_for_dense);
-        free(h_before_dense);
+        d_layers[l].alpha += t14;
     }
 
     // line 28: for (int i = 0; i < layers[0].n_in; i++)
@@ -169,6 +136,6 @@ void grad_loss(const Layer *layers, Layer *d_layers, int nl, const double *x, do
         d_h[0][i] = 0.0;
         d_x[i] += d_h_0_i;
     }
-    free(tape_h_before_dense_len);
-    free(tape_h_before_dense);
+    free(tape_x_elem);
+    free(tape);
 }

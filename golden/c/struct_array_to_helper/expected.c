@@ -33,18 +33,6 @@ static double forward(const Layer *layers, const double *x) {
     return y;
 }
 
-static double sumsq(int L_n_in, int L_n_out, const double *L_W, const double *L_b,
-                    double L_alpha) {
-    (void)L_b;
-    (void)L_alpha;
-
-    double s = 0.0;
-    for (long k = 0; k < L_n_in * L_n_out; k++) {
-        s += L_W[k] * L_W[k];
-    }
-    return s;
-}
-
 // The adjoint of forward, for the gradient of loss: its parameters follow the same
 // convention, except that it may leave a shadow incomplete where its callers never
 // read it again.
@@ -100,51 +88,42 @@ static void grad_forward(const Layer *layers, Layer *d_layers, const double *x, 
     }
 }
 
-// The adjoint of sumsq, for the gradient of loss: its parameters follow the same
-// convention, except that it may leave a shadow incomplete where its callers never
-// read it again.
-static void grad_sumsq(int L_n_in, int L_n_out, const double *L_W, double *d_L_W,
-                       const double *L_b, double *d_L_b, double L_alpha, double *d_L_alpha,
-                       double d_return) {
-    (void)L_b;  // not needed by the gradient
-    (void)d_L_b;  // not needed by the gradient
-    (void)L_alpha;  // not needed by the gradient
-    (void)d_L_alpha;  // not needed by the gradient
-
-    // line 15: for (int k = 0; k < L->n_in * L->n_out; k++)
-    double d_s = d_return;
-    for (long k = 0; k < L_n_in * L_n_out; k++) {
-        // line 16: s += L->W[k] * L->W[k];
-        double t0 = d_s * L_W[k];
-        d_L_W[k] += 2.0 * t0;
-    }
-}
-
 // The adjoint of penalty, for the gradient of loss: its parameters follow the same
 // convention, except that it may leave a shadow incomplete where its callers never
 // read it again.
 static void grad_penalty(const Layer *layers, Layer *d_layers, int nl, double d_return) {
     // forward sweep
-    double *tape_sumsq_value = calloc(1, nl * sizeof(double));
+    double *tape_s = calloc(1, nl * sizeof(double));
     for (long l = 0; l < nl; l++) {
-        double sumsq_value = sumsq(layers[l].n_in, layers[l].n_out, layers[l].W, layers[l].b,
-                layers[l].alpha);
-        tape_sumsq_value[l] = sumsq_value;
+        double *L_W = layers[l].W;
+        long k_end = layers[l].n_in * layers[l].n_out;
+        double s = 0.0;
+        for (long k = 0; k < k_end; k++) {
+            s += L_W[k] * L_W[k];
+        }
+        tape_s[l] = s;
     }
 
     // reverse sweep
     // line 23: for (int l = 0; l < nl; l++)
     double d_s = d_return;
     for (long l = nl - 1; l >= 0; l--) {
-        double sumsq_value = tape_sumsq_value[l];
+        double s = tape_s[l];
+        double *L_W = layers[l].W;
+        double *d_L_W = d_layers[l].W;
         // line 24: s += layers[l].alpha * sumsq(&layers[l]);
-        double d_sumsq_value = d_s * layers[l].alpha;
-        double d_L_alpha = 0.0;
-        grad_sumsq(layers[l].n_in, layers[l].n_out, layers[l].W, d_layers[l].W, layers[l].b,
-                d_layers[l].b, layers[l].alpha, &d_L_alpha, d_sumsq_value);
-        d_layers[l].alpha += d_s * sumsq_value + d_L_alpha;
+        double d_s2 = d_s * layers[l].alpha;
+        // line 15: for (int k = 0; k < L->n_in * L->n_out; k++)
+        long k_end2 = layers[l].n_in * layers[l].n_out;
+        for (long k = 0; k < k_end2; k++) {
+            // line 16: s += L->W[k] * L->W[k];
+            double t0 = d_s2 * L_W[k];
+            d_L_W[k] += 2.0 * t0;
+        }
+        // line 24: s += layers[l].alpha * sumsq(&layers[l]);
+        d_layers[l].alpha += d_s * s;
     }
-    free(tape_sumsq_value);
+    free(tape_s);
 }
 
 // The gradient of loss, by s2sad's reverse mode.

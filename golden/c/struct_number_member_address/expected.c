@@ -4,7 +4,6 @@
  */
 
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,24 +59,13 @@ static void grad_add_logsum(double *acc, double *d_acc, const double *x, double 
 void grad_objective(const Series *S, Series *d_S, Wishart w, Wishart *d_w, const double *x,
                     double *d_x, int n, double d_return) {
     // forward sweep
-    size_t tape_acc_gamma_cell_before_add_logsum_cap = 0;
-    double *tape_acc_gamma_cell_before_add_logsum = NULL;
-    size_t tape_acc_gamma_cell_before_add_logsum_top = 0;
     double acc_gamma = 0.0;
     for (long k = 0; k < 2; k++) {
         double acc_gamma_cell[1];
         acc_gamma_cell[0] = acc_gamma;
-        for (long e = 0; e < 1; e++) {
-            if (tape_acc_gamma_cell_before_add_logsum_top == tape_acc_gamma_cell_before_add_logsum_cap) {
-                tape_acc_gamma_cell_before_add_logsum_cap = 2
-                            * tape_acc_gamma_cell_before_add_logsum_cap
-                        + 1;
-                tape_acc_gamma_cell_before_add_logsum = realloc(tape_acc_gamma_cell_before_add_logsum,
-                        tape_acc_gamma_cell_before_add_logsum_cap * sizeof(double));
-            }
-            tape_acc_gamma_cell_before_add_logsum[tape_acc_gamma_cell_before_add_logsum_top++] = acc_gamma_cell[e];
+        for (long i = 0; i < n; i++) {
+            acc_gamma_cell[0] += log(1.0 + x[i] * x[i]);
         }
-        add_logsum(acc_gamma_cell, x, n);
         acc_gamma = acc_gamma_cell[0];
     }
     double w_gamma_cell[1] = {0};
@@ -115,19 +103,20 @@ void grad_objective(const Series *S, Series *d_S, Wishart w, Wishart *d_w, const
     // line 24: for (int k = 0; k < acc.m; k++)
     for (long k = 1; k >= 0; k--) {
         double d_acc_gamma_cell[1] = {0};
-        double acc_gamma_cell_before_add_logsum[1];
-        for (long e = 0; e >= 0; e--) {
-            double t1 = tape_acc_gamma_cell_before_add_logsum[--tape_acc_gamma_cell_before_add_logsum_top];
-            acc_gamma_cell_before_add_logsum[e] = t1;
-        }
         // line 25: add_logsum(&acc.gamma, x, n);
         d_acc_gamma_cell[0] += d_acc_gamma;
-        grad_add_logsum(acc_gamma_cell_before_add_logsum, d_acc_gamma_cell, x, d_x, n);
+        // line 9: for (int i = 0; i < n; i++)
+        for (long i = 0; i < n; i++) {
+            // line 10: *acc += log(1.0 + x[i] * x[i]);
+            double d_acc_gamma_cell_0 = d_acc_gamma_cell[0];
+            double t1 = d_acc_gamma_cell_0 / (1.0 + x[i] * x[i]) * x[i];
+            d_x[i] += 2.0 * t1;
+        }
+        // line 25: add_logsum(&acc.gamma, x, n);
         d_acc_gamma = d_acc_gamma_cell[0];
         d_acc_gamma_cell[0] = 0.0;
     }
     d_S->scale += d_S_scale_local;
     d_w->gamma += d_w_gamma_local;
     free(w_gamma_cell_before_add_logsum);
-    free(tape_acc_gamma_cell_before_add_logsum);
 }

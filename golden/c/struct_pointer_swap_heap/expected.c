@@ -7,7 +7,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
 
 #define N 4
 
@@ -15,53 +14,6 @@ typedef struct {
     double u[4][4];
     double v[4][4];
 } State;
-
-static void advance(const State *s, State *o, double dt) {
-    for (long i = 0; i < N; i++) {
-        for (long j = 0; j < N; j++) {
-            long e = (j + 1) % N;
-            long w = (j + N - 1) % N;
-            o->u[i][j] = s->u[i][j] + dt * (s->v[i][e] - s->v[i][w]);
-            o->v[i][j] = s->v[i][j] + dt * sin(s->u[i][e] - s->u[i][w]);
-        }
-    }
-}
-
-// The adjoint of advance, for the gradient of evolve: its parameters follow the
-// same convention, except that it may leave a shadow incomplete where its callers
-// never read it again.
-static void grad_advance(const State *s, State *d_s, State *o, State *d_o, double dt,
-                         double *d_dt) {
-    (void)o;  // not needed by the gradient
-
-    // line 13: for (int i = 0; i < N; i++)
-    double d_dt_local = 0.0;
-    for (long i = N - 1; i >= 0; i--) {
-        // line 14: for (int j = 0; j < N; j++) {
-        for (long j = N - 1; j >= 0; j--) {
-            long e = (j + 1) % N;
-            long w = (j + N - 1) % N;
-            double t0 = s->u[i][e] - s->u[i][w];
-            // line 17: o->v[i][j] = s->v[i][j] + dt * sin(s->u[i][e] - s->u[i][w]);
-            double d_o_v_i_j = d_o->v[i][j];
-            d_o->v[i][j] = 0.0;
-            d_dt_local += d_o_v_i_j * sin(t0);
-            double t1 = d_o_v_i_j * dt * cos(t0);
-            d_s->u[i][w] -= t1;
-            d_s->u[i][e] += t1;
-            d_s->v[i][j] += d_o_v_i_j;
-            // line 16: o->u[i][j] = s->u[i][j] + dt * (s->v[i][e] - s->v[i][w]);
-            double d_o_u_i_j = d_o->u[i][j];
-            d_o->u[i][j] = 0.0;
-            double t2 = d_o_u_i_j * dt;
-            d_dt_local += d_o_u_i_j * (s->v[i][e] - s->v[i][w]);
-            d_s->v[i][w] -= t2;
-            d_s->v[i][e] += t2;
-            d_s->u[i][j] += d_o_u_i_j;
-        }
-    }
-    *d_dt += d_dt_local;
-}
 
 // The gradient of evolve, by s2sad's reverse mode.
 //
@@ -78,8 +30,8 @@ static void grad_advance(const State *s, State *d_s, State *o, State *d_o, doubl
 void grad_evolve(const double *u0, double *d_u0, double dt, double *d_dt, int steps,
                  double d_return) {
     // forward sweep
-    State cur[1] = {0};
-    State nxt[1] = {0};
+    State cur[1];
+    State nxt[1];
     for (long i = 0; i < N; i++) {
         for (long j = 0; j < N; j++) {
             cur->u[i][j] = u0[i * N + j];
@@ -88,146 +40,125 @@ void grad_evolve(const double *u0, double *d_u0, double dt, double *d_dt, int st
     }
     long *tape_nxt_array = calloc(1, steps * sizeof(long));
     bool *tape_cond = calloc(1, (steps > 1 ? steps : 1) * sizeof(bool));
-    size_t tape_cur_before_advance_cap = 0;
-    double *tape_cur_before_advance = NULL;
-    size_t tape_cur_before_advance_top = 0;
-    long *tape_cur_before_advance_len = calloc(1, steps * sizeof(long));
-    size_t tape_cur_before_advance2_cap = 0;
-    double *tape_cur_before_advance2 = NULL;
-    size_t tape_cur_before_advance2_top = 0;
-    long *tape_cur_before_advance_len2 = calloc(1, steps * sizeof(long));
-    size_t tape_nxt_before_advance_cap = 0;
-    double *tape_nxt_before_advance = NULL;
-    size_t tape_nxt_before_advance_top = 0;
-    long *tape_nxt_before_advance_len = calloc(1, steps * sizeof(long));
-    size_t tape_nxt_before_advance2_cap = 0;
-    double *tape_nxt_before_advance2 = NULL;
-    size_t tape_nxt_before_advance2_top = 0;
-    long *tape_nxt_before_advance_len2 = calloc(1, steps * sizeof(long));
+    long t1 = steps * 4 * 4;
+    double *tape = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape_top = 0;
+    double *tape2 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape2_top = 0;
+    double *tape3 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape3_top = 0;
+    double *tape4 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape4_top = 0;
+    double *tape5 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape5_top = 0;
+    double *tape6 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape6_top = 0;
+    double *tape7 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape7_top = 0;
+    double *tape8 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape8_top = 0;
+    double *tape9 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape9_top = 0;
+    double *tape10 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape10_top = 0;
+    double *tape11 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape11_top = 0;
+    double *tape12 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
+    size_t tape12_top = 0;
     long cur_array = 0;
     long nxt_array = 0;
     for (long k = 0; k < steps; k++) {
         tape_nxt_array[k] = nxt_array;
         bool cond = cur_array == 0;
         tape_cond[k] = cond;
-        State *cur_before_advance;
-        State *cur_before_advance2;
-        State *nxt_before_advance;
-        State *nxt_before_advance2;
-        long t1;
-        long t2;
-        long t3;
-        long t4;
         if (cond) {
             if (nxt_array == 0) {
-                cur_before_advance = calloc(1, 32 * sizeof(double));
-                memcpy(cur_before_advance, cur, 32 * sizeof(double));
-                advance(cur, nxt, dt);
-                t1 = 32;
-                cur_before_advance2 = NULL;
-                t2 = 0;
+                for (long i = 0; i < N; i++) {
+                    for (long j = 0; j < N; j++) {
+                        long e = (j + 1) % N;
+                        long w = (j + N - 1) % N;
+                        double t2 = cur->v[i][e] - cur->v[i][w];
+                        tape3[tape3_top++] = t2;
+                        nxt->u[i][j] = cur->u[i][j] + dt * t2;
+                        double t3 = cur->u[i][e] - cur->u[i][w];
+                        tape2[tape2_top++] = t3;
+                        double t4 = sin(t3);
+                        tape[tape_top++] = t4;
+                        nxt->v[i][j] = cur->v[i][j] + dt * t4;
+                    }
+                }
             } else {
-                cur_before_advance2 = calloc(1, 32 * sizeof(double));
-                memcpy(cur_before_advance2, cur, 32 * sizeof(double));
-                advance(cur, cur, dt);
-                cur_before_advance = NULL;
-                t1 = 0;
-                t2 = 32;
+                for (long i = 0; i < N; i++) {
+                    for (long j = 0; j < N; j++) {
+                        long e = (j + 1) % N;
+                        long w = (j + N - 1) % N;
+                        double t5 = cur->v[i][e] - cur->v[i][w];
+                        tape6[tape6_top++] = t5;
+                        cur->u[i][j] += dt * t5;
+                        double t6 = cur->u[i][e] - cur->u[i][w];
+                        tape5[tape5_top++] = t6;
+                        double t7 = sin(t6);
+                        tape4[tape4_top++] = t7;
+                        cur->v[i][j] += dt * t7;
+                    }
+                }
             }
-            nxt_before_advance = NULL;
-            t3 = 0;
-            nxt_before_advance2 = NULL;
-            t4 = 0;
+        } else if (nxt_array == 0) {
+            for (long i = 0; i < N; i++) {
+                for (long j = 0; j < N; j++) {
+                    long e = (j + 1) % N;
+                    long w = (j + N - 1) % N;
+                    double t8 = nxt->v[i][e] - nxt->v[i][w];
+                    tape9[tape9_top++] = t8;
+                    nxt->u[i][j] += dt * t8;
+                    double t9 = nxt->u[i][e] - nxt->u[i][w];
+                    tape8[tape8_top++] = t9;
+                    double t10 = sin(t9);
+                    tape7[tape7_top++] = t10;
+                    nxt->v[i][j] += dt * t10;
+                }
+            }
         } else {
-            if (nxt_array == 0) {
-                nxt_before_advance = calloc(1, 32 * sizeof(double));
-                memcpy(nxt_before_advance, nxt, 32 * sizeof(double));
-                advance(nxt, nxt, dt);
-                t3 = 32;
-                nxt_before_advance2 = NULL;
-                t4 = 0;
-            } else {
-                nxt_before_advance2 = calloc(1, 32 * sizeof(double));
-                memcpy(nxt_before_advance2, nxt, 32 * sizeof(double));
-                advance(nxt, cur, dt);
-                nxt_before_advance = NULL;
-                t3 = 0;
-                t4 = 32;
+            for (long i = 0; i < N; i++) {
+                for (long j = 0; j < N; j++) {
+                    long e = (j + 1) % N;
+                    long w = (j + N - 1) % N;
+                    double t11 = nxt->v[i][e] - nxt->v[i][w];
+                    tape12[tape12_top++] = t11;
+                    cur->u[i][j] = nxt->u[i][j] + dt * t11;
+                    double t12 = nxt->u[i][e] - nxt->u[i][w];
+                    tape11[tape11_top++] = t12;
+                    double t13 = sin(t12);
+                    tape10[tape10_top++] = t13;
+                    cur->v[i][j] = nxt->v[i][j] + dt * t13;
+                }
             }
-            cur_before_advance = NULL;
-            t1 = 0;
-            cur_before_advance2 = NULL;
-            t2 = 0;
         }
-        tape_nxt_before_advance_len2[k] = t4;
-        for (long e = 0; e < t4; e++) {
-            if (tape_nxt_before_advance2_top == tape_nxt_before_advance2_cap) {
-                tape_nxt_before_advance2_cap = 2 * tape_nxt_before_advance2_cap + 1;
-                tape_nxt_before_advance2 = realloc(tape_nxt_before_advance2,
-                        tape_nxt_before_advance2_cap * sizeof(double));
-            }
-            tape_nxt_before_advance2[tape_nxt_before_advance2_top++] = ((double *)nxt_before_advance2)[e];
-        }
-        tape_nxt_before_advance_len[k] = t3;
-        for (long e = 0; e < t3; e++) {
-            if (tape_nxt_before_advance_top == tape_nxt_before_advance_cap) {
-                tape_nxt_before_advance_cap = 2 * tape_nxt_before_advance_cap + 1;
-                tape_nxt_before_advance = realloc(tape_nxt_before_advance,
-                        tape_nxt_before_advance_cap * sizeof(double));
-            }
-            tape_nxt_before_advance[tape_nxt_before_advance_top++] = ((double *)nxt_before_advance)[e];
-        }
-        tape_cur_before_advance_len2[k] = t2;
-        for (long e = 0; e < t2; e++) {
-            if (tape_cur_before_advance2_top == tape_cur_before_advance2_cap) {
-                tape_cur_before_advance2_cap = 2 * tape_cur_before_advance2_cap + 1;
-                tape_cur_before_advance2 = realloc(tape_cur_before_advance2,
-                        tape_cur_before_advance2_cap * sizeof(double));
-            }
-            tape_cur_before_advance2[tape_cur_before_advance2_top++] = ((double *)cur_before_advance2)[e];
-        }
-        tape_cur_before_advance_len[k] = t1;
-        for (long e = 0; e < t1; e++) {
-            if (tape_cur_before_advance_top == tape_cur_before_advance_cap) {
-                tape_cur_before_advance_cap = 2 * tape_cur_before_advance_cap + 1;
-                tape_cur_before_advance = realloc(tape_cur_before_advance,
-                        tape_cur_before_advance_cap * sizeof(double));
-            }
-            tape_cur_before_advance[tape_cur_before_advance_top++] = ((double *)cur_before_advance)[e];
-        }
-        double t5 = (nxt_array == 0 ? nxt->v[0][0] : cur->v[0][0]) * 0.9;
+        double t14 = (nxt_array == 0 ? nxt->v[0][0] : cur->v[0][0]) * 0.9;
         if (nxt_array == 0) {
-            nxt->v[0][0] = t5;
+            nxt->v[0][0] = t14;
         } else {
-            cur->v[0][0] = t5;
+            cur->v[0][0] = t14;
         }
         cur_array = nxt_array == 0 ? 1 : 0;
         nxt_array = cond ? 1 : 0;
-        free(nxt_before_advance2);
-        free(nxt_before_advance);
-        free(cur_before_advance2);
-        free(cur_before_advance);
     }
-    double tape[16] = {0};
-    double tape2[16] = {0};
-    double tape3[16] = {0};
-    double tape4[16] = {0};
+    double tape13[16] = {0};
+    double tape14[16] = {0};
+    double tape15[16] = {0};
+    double tape16[16] = {0};
     for (long i = 0; i < N; i++) {
         for (long j = 0; j < N; j++) {
-            tape4[i * 4 + j] = cur_array == 0 ? cur->u[i][j] : nxt->u[i][j];
-            tape3[i * 4 + j] = cur_array == 0 ? cur->u[i][j] : nxt->u[i][j];
-            tape2[i * 4 + j] = 0.5 * (cur_array == 0 ? cur->v[i][j] : nxt->v[i][j]);
-            tape[i * 4 + j] = cur_array == 0 ? cur->v[i][j] : nxt->v[i][j];
+            tape16[i * 4 + j] = cur_array == 0 ? cur->u[i][j] : nxt->u[i][j];
+            tape15[i * 4 + j] = cur_array == 0 ? cur->u[i][j] : nxt->u[i][j];
+            tape14[i * 4 + j] = 0.5 * (cur_array == 0 ? cur->v[i][j] : nxt->v[i][j]);
+            tape13[i * 4 + j] = cur_array == 0 ? cur->v[i][j] : nxt->v[i][j];
         }
     }
 
     // reverse sweep
     State d_cur[1] = {0};
     State d_nxt[1] = {0};
-    State nxt_for_advance[1];
-    State cur_for_advance[1];
-    State nxt_for_advance2[1];
-    State cur_for_advance2[1];
 
     // line 39: for (int i = 0; i < N; i++)
     double d_e = d_return;
@@ -235,29 +166,29 @@ void grad_evolve(const double *u0, double *d_u0, double dt, double *d_dt, int st
         // line 40: for (int j = 0; j < N; j++)
         for (long j = N - 1; j >= 0; j--) {
             // line 41: e += cur->u[i][j] * cur->u[i][j] + 0.5 * cur->v[i][j] * cur->v[i][j];
-            double t6 = d_e * tape2[i * 4 + j];
+            double t15 = d_e * tape14[i * 4 + j];
             if (cur_array == 0) {
-                d_cur->v[i][j] += t6;
+                d_cur->v[i][j] += t15;
             } else {
-                d_nxt->v[i][j] += t6;
+                d_nxt->v[i][j] += t15;
             }
-            double t7 = d_e * tape[i * 4 + j] * 0.5;
+            double t16 = d_e * tape13[i * 4 + j] * 0.5;
             if (cur_array == 0) {
-                d_cur->v[i][j] += t7;
+                d_cur->v[i][j] += t16;
             } else {
-                d_nxt->v[i][j] += t7;
+                d_nxt->v[i][j] += t16;
             }
-            double t8 = d_e * tape3[i * 4 + j];
-            double t9 = d_e * tape4[i * 4 + j];
+            double t17 = d_e * tape15[i * 4 + j];
+            double t18 = d_e * tape16[i * 4 + j];
             if (cur_array == 0) {
-                d_cur->u[i][j] += t9;
+                d_cur->u[i][j] += t18;
             } else {
-                d_nxt->u[i][j] += t9;
+                d_nxt->u[i][j] += t18;
             }
             if (cur_array == 0) {
-                d_cur->u[i][j] += t8;
+                d_cur->u[i][j] += t17;
             } else {
-                d_nxt->u[i][j] += t8;
+                d_nxt->u[i][j] += t17;
             }
         }
     }
@@ -266,35 +197,11 @@ void grad_evolve(const double *u0, double *d_u0, double dt, double *d_dt, int st
     double d_dt_local = 0.0;
     for (long k = steps - 1; k >= 0; k--) {
         nxt_array = tape_nxt_array[k];
-        bool t10 = nxt_array == 0;
+        bool t19 = nxt_array == 0;
         bool cond = tape_cond[k];
-        long cur_before_advance_len = tape_cur_before_advance_len[k];
-        State *cur_before_advance3 = malloc(cur_before_advance_len * sizeof(double));
-        for (long e = cur_before_advance_len - 1; e >= 0; e--) {
-            double t11 = tape_cur_before_advance[--tape_cur_before_advance_top];
-            ((double *)cur_before_advance3)[e] = t11;
-        }
-        cur_before_advance_len = tape_cur_before_advance_len2[k];
-        State *cur_before_advance4 = malloc(cur_before_advance_len * sizeof(double));
-        for (long e = cur_before_advance_len - 1; e >= 0; e--) {
-            double t12 = tape_cur_before_advance2[--tape_cur_before_advance2_top];
-            ((double *)cur_before_advance4)[e] = t12;
-        }
-        long nxt_before_advance_len = tape_nxt_before_advance_len[k];
-        State *nxt_before_advance3 = malloc(nxt_before_advance_len * sizeof(double));
-        for (long e = nxt_before_advance_len - 1; e >= 0; e--) {
-            double t13 = tape_nxt_before_advance[--tape_nxt_before_advance_top];
-            ((double *)nxt_before_advance3)[e] = t13;
-        }
-        nxt_before_advance_len = tape_nxt_before_advance_len2[k];
-        State *nxt_before_advance4 = malloc(nxt_before_advance_len * sizeof(double));
-        for (long e = nxt_before_advance_len - 1; e >= 0; e--) {
-            double t14 = tape_nxt_before_advance2[--tape_nxt_before_advance2_top];
-            ((double *)nxt_before_advance4)[e] = t14;
-        }
         // line 33: nxt->v[0][0] *= 0.9;
         double d_nxt_v_0_0;
-        if (t10) {
+        if (t19) {
             d_nxt_v_0_0 = d_nxt->v[0][0];
             d_nxt->v[0][0] = 0.0;
         } else {
@@ -302,28 +209,120 @@ void grad_evolve(const double *u0, double *d_u0, double dt, double *d_dt, int st
             d_cur->v[0][0] = 0.0;
             d_nxt_v_0_0 = d_cur_v_0_0;
         }
-        double t15 = d_nxt_v_0_0 * 0.9;
-        if (t10) {
-            d_nxt->v[0][0] += t15;
+        double t20 = d_nxt_v_0_0 * 0.9;
+        if (t19) {
+            d_nxt->v[0][0] += t20;
         } else {
-            d_cur->v[0][0] += t15;
+            d_cur->v[0][0] += t20;
         }
         // line 32: advance(cur, nxt, dt);
         if (cond) {
-            if (t10) {
-                grad_advance(cur_before_advance3, d_cur, nxt_for_advance, d_nxt, dt, &d_dt_local);
+            if (t19) {
+                // line 13: for (int i = 0; i < N; i++)
+                for (long i = N - 1; i >= 0; i--) {
+                    // line 14: for (int j = 0; j < N; j++) {
+                    for (long j = N - 1; j >= 0; j--) {
+                        double t21 = tape[--tape_top];
+                        double t22 = tape2[--tape2_top];
+                        long w = (j + N - 1) % N;
+                        long e = (j + 1) % N;
+                        double t23 = tape3[--tape3_top];
+                        // line 17: o->v[i][j] = s->v[i][j] + dt * sin(s->u[i][e] - s->u[i][w]);
+                        double d_nxt_v_i_j = d_nxt->v[i][j];
+                        d_nxt->v[i][j] = 0.0;
+                        d_dt_local += d_nxt_v_i_j * t21;
+                        double t24 = d_nxt_v_i_j * dt * cos(t22);
+                        d_cur->u[i][w] -= t24;
+                        d_cur->u[i][e] += t24;
+                        d_cur->v[i][j] += d_nxt_v_i_j;
+                        // line 16: o->u[i][j] = s->u[i][j] + dt * (s->v[i][e] - s->v[i][w]);
+                        double d_nxt_u_i_j = d_nxt->u[i][j];
+                        d_nxt->u[i][j] = 0.0;
+                        double t25 = d_nxt_u_i_j * dt;
+                        d_dt_local += d_nxt_u_i_j * t23;
+                        d_cur->v[i][w] -= t25;
+                        d_cur->v[i][e] += t25;
+                        d_cur->u[i][j] += d_nxt_u_i_j;
+                    }
+                }
             } else {
-                grad_advance(cur_before_advance4, d_cur, cur_for_advance, d_cur, dt, &d_dt_local);
+                // line 13: for (int i = 0; i < N; i++)
+                for (long i = N - 1; i >= 0; i--) {
+                    // line 14: for (int j = 0; j < N; j++) {
+                    for (long j = N - 1; j >= 0; j--) {
+                        double t26 = tape4[--tape4_top];
+                        double t27 = tape5[--tape5_top];
+                        long w = (j + N - 1) % N;
+                        long e = (j + 1) % N;
+                        double t28 = tape6[--tape6_top];
+                        // line 17: o->v[i][j] = s->v[i][j] + dt * sin(s->u[i][e] - s->u[i][w]);
+                        double d_cur_v_i_j = d_cur->v[i][j];
+                        d_dt_local += d_cur_v_i_j * t26;
+                        double t29 = d_cur_v_i_j * dt * cos(t27);
+                        d_cur->u[i][w] -= t29;
+                        d_cur->u[i][e] += t29;
+                        // line 16: o->u[i][j] = s->u[i][j] + dt * (s->v[i][e] - s->v[i][w]);
+                        double d_cur_u_i_j = d_cur->u[i][j];
+                        double t30 = d_cur_u_i_j * dt;
+                        d_dt_local += d_cur_u_i_j * t28;
+                        d_cur->v[i][w] -= t30;
+                        d_cur->v[i][e] += t30;
+                    }
+                }
             }
-        } else if (t10) {
-            grad_advance(nxt_before_advance3, d_nxt, nxt_for_advance2, d_nxt, dt, &d_dt_local);
+        } else if (t19) {
+            // line 13: for (int i = 0; i < N; i++)
+            for (long i = N - 1; i >= 0; i--) {
+                // line 14: for (int j = 0; j < N; j++) {
+                for (long j = N - 1; j >= 0; j--) {
+                    double t31 = tape7[--tape7_top];
+                    double t32 = tape8[--tape8_top];
+                    long w = (j + N - 1) % N;
+                    long e = (j + 1) % N;
+                    double t33 = tape9[--tape9_top];
+                    // line 17: o->v[i][j] = s->v[i][j] + dt * sin(s->u[i][e] - s->u[i][w]);
+                    double d_nxt_v_i_j = d_nxt->v[i][j];
+                    d_dt_local += d_nxt_v_i_j * t31;
+                    double t34 = d_nxt_v_i_j * dt * cos(t32);
+                    d_nxt->u[i][w] -= t34;
+                    d_nxt->u[i][e] += t34;
+                    // line 16: o->u[i][j] = s->u[i][j] + dt * (s->v[i][e] - s->v[i][w]);
+                    double d_nxt_u_i_j = d_nxt->u[i][j];
+                    double t35 = d_nxt_u_i_j * dt;
+                    d_dt_local += d_nxt_u_i_j * t33;
+                    d_nxt->v[i][w] -= t35;
+                    d_nxt->v[i][e] += t35;
+                }
+            }
         } else {
-            grad_advance(nxt_before_advance4, d_nxt, cur_for_advance2, d_cur, dt, &d_dt_local);
+            // line 13: for (int i = 0; i < N; i++)
+            for (long i = N - 1; i >= 0; i--) {
+                // line 14: for (int j = 0; j < N; j++) {
+                for (long j = N - 1; j >= 0; j--) {
+                    double t36 = tape10[--tape10_top];
+                    double t37 = tape11[--tape11_top];
+                    long w = (j + N - 1) % N;
+                    long e = (j + 1) % N;
+                    double t38 = tape12[--tape12_top];
+                    // line 17: o->v[i][j] = s->v[i][j] + dt * sin(s->u[i][e] - s->u[i][w]);
+                    double d_cur_v_i_j = d_cur->v[i][j];
+                    d_cur->v[i][j] = 0.0;
+                    d_dt_local += d_cur_v_i_j * t36;
+                    double t39 = d_cur_v_i_j * dt * cos(t37);
+                    d_nxt->u[i][w] -= t39;
+                    d_nxt->u[i][e] += t39;
+                    d_nxt->v[i][j] += d_cur_v_i_j;
+                    // line 16: o->u[i][j] = s->u[i][j] + dt * (s->v[i][e] - s->v[i][w]);
+                    double d_cur_u_i_j = d_cur->u[i][j];
+                    d_cur->u[i][j] = 0.0;
+                    double t40 = d_cur_u_i_j * dt;
+                    d_dt_local += d_cur_u_i_j * t38;
+                    d_nxt->v[i][w] -= t40;
+                    d_nxt->v[i][e] += t40;
+                    d_nxt->u[i][j] += d_cur_u_i_j;
+                }
+            }
         }
-        free(nxt_before_advance4);
-        free(nxt_before_advance3);
-        free(cur_before_advance4);
-        free(cur_before_advance3);
     }
 
     // line 26: for (int i = 0; i < N; i++)
@@ -339,14 +338,18 @@ void grad_evolve(const double *u0, double *d_u0, double dt, double *d_dt, int st
         }
     }
     *d_dt += d_dt_local;
-    free(tape_nxt_before_advance_len2);
-    free(tape_nxt_before_advance2);
-    free(tape_nxt_before_advance_len);
-    free(tape_nxt_before_advance);
-    free(tape_cur_before_advance_len2);
-    free(tape_cur_before_advance2);
-    free(tape_cur_before_advance_len);
-    free(tape_cur_before_advance);
+    free(tape12);
+    free(tape11);
+    free(tape10);
+    free(tape9);
+    free(tape8);
+    free(tape7);
+    free(tape6);
+    free(tape5);
+    free(tape4);
+    free(tape3);
+    free(tape2);
+    free(tape);
     free(tape_cond);
     free(tape_nxt_array);
 }

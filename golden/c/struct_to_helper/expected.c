@@ -104,17 +104,14 @@ static void grad_mat_mult(int A_rows, int A_cols, const double *A_data, double *
 void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_steps, int nsteps,
                 Wishart w, Wishart *d_w, double d_return) {
     // forward sweep
-    long t0 = A->rows * A->cols;
-    double *T_data = malloc(t0 * sizeof(double));
-    double t1 = 0.5 * w.gamma;
+    double *T_data = malloc(A->rows * A->cols * sizeof(double));
+    double t0 = 0.5 * w.gamma;
     double frobenius_value = frobenius(A->rows, A->cols, A->data);
     double *tape = calloc(1, nsteps * sizeof(double));
-    long *tape_T_rows = calloc(1, nsteps * sizeof(long));
-    long *tape_T_cols = calloc(1, nsteps * sizeof(long));
-    size_t tape_T_data_before_frobenius_cap = 0;
-    double *tape_T_data_before_frobenius = NULL;
-    size_t tape_T_data_before_frobenius_top = 0;
-    long *tape_T_data_before_frobenius_len = calloc(1, nsteps * sizeof(long));
+    long *tape2 = calloc(1, nsteps * sizeof(long));
+    size_t tape_T_data_elem_cap = 0;
+    double *tape_T_data_elem = NULL;
+    size_t tape_T_data_elem_top = 0;
     size_t tape_T_cols_cell_before_mat_mult_cap = 0;
     int *tape_T_cols_cell_before_mat_mult = NULL;
     size_t tape_T_cols_cell_before_mat_mult_top = 0;
@@ -137,71 +134,62 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
         mat_mult(A->rows, A->cols, A->data, A->cols, A->cols, steps + t * A->cols * A->cols,
                 T_rows_cell, T_cols_cell, T_data);
         T_rows = T_rows_cell[0];
-        tape_T_rows[t] = T_rows;
         T_cols = T_cols_cell[0];
-        tape_T_cols[t] = T_cols;
-        long t3 = T_rows * T_cols < t0 ? T_rows * T_cols : t0;
-        tape_T_data_before_frobenius_len[t] = t3;
-        for (long e = 0; e < t3; e++) {
-            if (tape_T_data_before_frobenius_top == tape_T_data_before_frobenius_cap) {
-                tape_T_data_before_frobenius_cap = 2 * tape_T_data_before_frobenius_cap + 1;
-                tape_T_data_before_frobenius = realloc(tape_T_data_before_frobenius,
-                        tape_T_data_before_frobenius_cap * sizeof(double));
+        tape2[t] = T_rows * T_cols;
+        for (long i = 0; i < T_rows * T_cols; i++) {
+            double T_data_elem = T_data[i];
+            if (tape_T_data_elem_top == tape_T_data_elem_cap) {
+                tape_T_data_elem_cap = 2 * tape_T_data_elem_cap + 1;
+                tape_T_data_elem = realloc(tape_T_data_elem,
+                        tape_T_data_elem_cap * sizeof(double));
             }
-            tape_T_data_before_frobenius[tape_T_data_before_frobenius_top++] = T_data[e];
+            tape_T_data_elem[tape_T_data_elem_top++] = T_data_elem;
         }
         tape[t] = (double)(T_rows * T_cols);
     }
 
     // reverse sweep
-    double *d_T_data = calloc(1, t0 * sizeof(double));
-    double *T_data_for_mat_mult = malloc(t0 * sizeof(double));
+    double *d_T_data = calloc(1, A->rows * A->cols * sizeof(double));
+    double *T_data_for_mat_mult = malloc(A->rows * A->cols * sizeof(double));
 
     // line 40: for (int t = 0; t < nsteps; t++) {
     double d_s = d_return;
     for (long t = nsteps - 1; t >= 0; t--) {
-        T_rows = tape_T_rows[t];
-        T_cols = tape_T_cols[t];
-        long T_data_before_frobenius_len = tape_T_data_before_frobenius_len[t];
-        double *T_data_before_frobenius = malloc(
-                (T_data_before_frobenius_len > 0 ? T_data_before_frobenius_len : 0)
-                * sizeof(double));
-        for (long e = T_data_before_frobenius_len - 1; e >= 0; e--) {
-            double t4 = tape_T_data_before_frobenius[--tape_T_data_before_frobenius_top];
-            T_data_before_frobenius[e] = t4;
-        }
         int T_cols_cell_before_mat_mult[1];
         for (long e = 0; e >= 0; e--) {
-            int t5 = tape_T_cols_cell_before_mat_mult[--tape_T_cols_cell_before_mat_mult_top];
-            T_cols_cell_before_mat_mult[e] = t5;
+            int t2 = tape_T_cols_cell_before_mat_mult[--tape_T_cols_cell_before_mat_mult_top];
+            T_cols_cell_before_mat_mult[e] = t2;
         }
         // line 43: s += frobenius(&T) / (T.rows * T.cols);
-        double d_frobenius_value = d_s / tape[t];
-        grad_frobenius(T_rows, T_cols, T_data_before_frobenius, d_T_data, d_frobenius_value);
+        double d_s2 = d_s / tape[t];
+        // line 23: for (int i = 0; i < M->rows * M->cols; i++)
+        for (long i = tape2[t] - 1; i >= 0; i--) {
+            double T_data_elem = tape_T_data_elem[--tape_T_data_elem_top];
+            // line 24: s += M->data[i] * M->data[i];
+            double t3 = d_s2 * T_data_elem;
+            d_T_data[i] += 2.0 * t3;
+        }
         // line 42: mat_mult(A, &B, &T);
         int T_rows_cell_for_mat_mult[1];
         grad_mat_mult(A->rows, A->cols, A->data, d_A->data, A->cols, A->cols,
                 steps + t * A->cols * A->cols, d_steps + t * A->cols * A->cols,
                 T_rows_cell_for_mat_mult, T_cols_cell_before_mat_mult, T_data_for_mat_mult,
                 d_T_data);
-        free(T_data_before_frobenius);
     }
 
     // line 30: return 0.5 * w.gamma * w.gamma * frobenius(M) - w.m * M->data[0];
     d_A->data[0] -= d_s * w.m;
-    double t6 = d_s * frobenius_value;
-    double d_frobenius_value = d_s * (t1 * w.gamma);
+    double t4 = d_s * frobenius_value;
+    double d_frobenius_value = d_s * (t0 * w.gamma);
     grad_frobenius(A->rows, A->cols, A->data, d_A->data, d_frobenius_value);
-    double d_w_gamma_local = t6 * t1;
-    d_w_gamma_local += t6 * w.gamma * 0.5;
+    double d_w_gamma_local = t4 * t0;
+    d_w_gamma_local += t4 * w.gamma * 0.5;
     d_w->gamma += d_w_gamma_local;
     free(T_data_for_mat_mult);
     free(d_T_data);
     free(tape_T_cols_cell_before_mat_mult);
-    free(tape_T_data_before_frobenius_len);
-    free(tape_T_data_before_frobenius);
-    free(tape_T_cols);
-    free(tape_T_rows);
+    free(tape_T_data_elem);
+    free(tape2);
     free(tape);
     free(T_data);
 }

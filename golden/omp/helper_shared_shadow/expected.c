@@ -3,26 +3,6 @@
  * Regenerate with: s2sad grad input.c --func kmeans_cost --wrt x,c --target c
  */
 
-// The adjoint of dist2, for the gradient of kmeans_cost: its parameters follow the
-// same convention, except that it may leave a shadow incomplete where its callers
-// never read it again.
-static void grad_dist2_atomic(const double *a, double *d_a, const double *b, double *d_b, int d,
-                              double d_return) {
-    // line 8: for (int j = 0; j < d; j++) {
-    double d_s = d_return;
-    for (long j = 0; j < d; j++) {
-        double t = a[j] - b[j];
-        // line 10: s += t * t;
-        double d_t = d_s * t;
-        d_t *= 2.0;
-        // line 9: double t = a[j] - b[j];
-        #pragma omp atomic
-        d_b[j] += -d_t;
-        #pragma omp atomic
-        d_a[j] += d_t;
-    }
-}
-
 // The gradient of kmeans_cost, by s2sad's reverse mode.
 //
 // It runs kmeans_cost (its effects on arrays included), then the reverse sweep,
@@ -35,15 +15,30 @@ static void grad_dist2_atomic(const double *a, double *d_a, const double *b, dou
 // with respect to x and c as they were on entry to kmeans_cost (for an array that
 // kmeans_cost only reads, that is the value passed in plus the derivative).
 //
-// Array sizes: lab: [n].
+// Array sizes: lab: [n]; x, d_x: [n * d].
 void grad_kmeans_cost(int n, int d, const int *lab, const double *x, double *d_x, const double *c,
                       double *d_c, double d_return) {
     // line 19: for (int i = 0; i < n; i++) {
     double d_cost = d_return;
     #pragma omp parallel for
     for (long i = n - 1; i >= 0; i--) {
+        const double *a = x + i * d;
         long t0 = lab[i] * d;
-        // line 20: cost += dist2(x + i * d, c + lab[i] * d, d);
-        grad_dist2_atomic(x + i * d, d_x + i * d, c + t0, d_c + t0, d, d_cost);
+        const double *b = c + t0;
+        double *d_b = d_c + t0;
+        double *d_a = d_x + i * d;
+        // line 8: for (int j = 0; j < d; j++) {
+        double d_s = d_cost;
+        for (long j = 0; j < d; j++) {
+            double t = a[j] - b[j];
+            // line 10: s += t * t;
+            double d_t = d_s * t;
+            d_t *= 2.0;
+            // line 9: double t = a[j] - b[j];
+            #pragma omp atomic
+            d_b[j] += -d_t;
+            #pragma omp atomic
+            d_a[j] += d_t;
+        }
     }
 }
