@@ -123,9 +123,8 @@ def test_helper_over_the_size_bound_stays_a_call(monkeypatch):
 
 
 def test_helper_with_a_checkpointed_loop_stays_a_call():
-    source = CELL.replace("    for t in range(steps):", "    for t in range(steps):").replace(
-        "def cell(w", "def cell(w").replace(
-        "    for r in range(m):\n        h[r]", "    # s2sad: checkpoint recompute\n    for r in range(m):\n        h[r]")
+    loop = "    for r in range(m):\n        h[r]"
+    source = CELL.replace(loop, "    # s2sad: checkpoint recompute\n" + loop)
     text = check_source(source, ["w", "h"], [arr("w", 6), arr("h", 3), arr("gates", 3), count("steps", 4),
                                             count("m", 3)])
     assert "def grad_cell(" in text
