@@ -16,6 +16,10 @@ from s2sad.pipeline import parse_source
 
 HEADER = "import math\n\nimport numpy as np\n\n\n"  # what each inline program starts with
 
+# -O2 without the inlining of helpers with loops that loops call (opt/inline_loops): for the tests
+# of what such a helper's gradient, still called in the loop, is given (copies, shadows, rows).
+CALLS_KEPT = pipeline.Options(passes=pipeline.PRIMAL_PIPELINES[2].replace("inline-loops,", ""))
+
 
 def arr(name: str, *shape: int) -> ParamSpec:
     return ParamSpec(name, "array", tuple(shape))

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from cbuild import INPUT_FLAGS, build, have_gcc
+from source_gradients import CALLS_KEPT
 from fd import central_difference
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
@@ -179,7 +180,7 @@ def test_a_static_array_read_past_what_was_written_is_refused():
 def test_a_local_of_the_arrays_name_is_the_functions_own():
     own = "static double rowsum(int i)\n{\n    double work[2] = {0.0, 0.0};\n    double s = work[1];"
     source = PROGRAM.replace("static double rowsum(int i)\n{\n    double s = 0.0;", own)
-    text = pipeline.gradient_source(source, "prog.c", "f", ["x"], "c")
+    text = pipeline.gradient_source(source, "prog.c", "f", ["x"], "c", CALLS_KEPT)
     assert "static void grad_rowsum(int i, double grid[N][M], double d_grid[N][M], double d_return)" in text
 
 

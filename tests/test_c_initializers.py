@@ -79,4 +79,4 @@ def test_the_output_allocates_the_members_in_the_caller(tmp_path, capsys):
     path.write_text(STATE)
     assert cli.main(["grad", str(path), "--func", "f", "--wrt", "x", "-o", str(tmp_path / "g.c")]) == 0
     text = (tmp_path / "g.c").read_text()
-    assert "state_init" not in text and "malloc(" in text and "relax(" in text
+    assert "state_init" not in text and "malloc(" in text

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from cbuild import compile_c, have_gcc
+from source_gradients import CALLS_KEPT
 
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
@@ -234,7 +235,7 @@ def test_an_array_of_structs_with_integers_kept_number_by_number_goes_through_it
               "static void step(Q *qs, int n) { for (int i = 0; i < n; i++) qs[i].x *= qs[i].x; }\n"
               "double f(Q *qs, int n, int k) {\n    for (int t = 0; t < k; t++) step(qs, n);\n"
               "    return qs[n - 1].x; }\n")
-    text = pipeline.gradient_source(source, "t.c", "f", ["qs"], "c")
+    text = pipeline.gradient_source(source, "t.c", "f", ["qs"], "c", CALLS_KEPT)
     assert "static double slot_get_Q(const Q *a, long k) {" in text and "        return a[k / 2].id;" in text
     assert "slot_set_Q(qs_before_step, e, " in text and "Q *qs_before_step = " in text
 

@@ -249,6 +249,28 @@ def test_max_and_min_of_iterables_tie_to_the_first():
     assert dc == pytest.approx(0.9 + 1.0)  # max's item v * c, then min's first tie (c = c * c = 1)
 
 
+@pytest.mark.parametrize("fn, expected", [("min", 3), ("max", 5)])
+def test_min_and_max_of_a_shape_are_an_extent(fn, expected):
+    """min(A.shape) is the least extent of A (the diagonal's length), A's rank known from its use."""
+    src = f"""
+        def f(A):
+            s = 0.0
+            for i in range({fn}(A.shape)):
+                s += A[i % 3, i % 3] ** 2 + A[i % 3, i]
+            return s
+    """
+    text, ns = _gradient(src, "f", ["A"])
+    assert f"{fn}(A.shape[0], A.shape[1])" in text
+    A = np.arange(15.0).reshape(3, 5) / 10
+    d_A = np.zeros((3, 5))
+    ns["grad_f"](A, d_A, 1.0)
+    want = np.zeros((3, 5))
+    for i in range(expected):
+        want[i % 3, i % 3] += 2 * A[i % 3, i % 3]
+        want[i % 3, i] += 1.0
+    np.testing.assert_allclose(d_A, want)
+
+
 def test_max_with_a_key_is_refused():
     src = """
         def f(x):

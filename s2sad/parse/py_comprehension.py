@@ -222,6 +222,8 @@ def extremum(lw: "ExprLowerer", node: cst.Call, fn: str, b: Builder, env: Env) -
     if keyword is not None:
         raise lw.fail(keyword, f"{fn}(..., {keyword.keyword.value}=...) is not supported",  # type: ignore[union-attr]
                       hint=f"{fn} of a generator expression computes the key itself: {fn}(f(v) for v in x)")
+    if is_shape(args[0]):
+        return _shape_extremum(lw, args[0], fn, b, env)  # type: ignore[arg-type]
     t: Optional[Type] = lw.ctx.types.node_types.get(node)
     if isinstance(t, ArrayType):
         raise lw.fail(node, f"{fn}(...) of arrays (a list of arrays, a matrix's rows) is not supported",
@@ -257,6 +259,24 @@ def extremum(lw: "ExprLowerer", node: cst.Call, fn: str, b: Builder, env: Env) -
         return step
 
     return _reduce(lw, items, fn, b, env, state, keep)[0]
+
+
+def is_shape(node: cst.BaseExpression) -> bool:
+    """``x.shape``: a tuple of integers, one per axis."""
+    return isinstance(node, cst.Attribute) and node.attr.value == "shape"
+
+
+def _shape_extremum(lw: "ExprLowerer", node: cst.Attribute, fn: str, b: Builder, env: Env) -> Value:
+    """``min(A.shape)`` / ``max(A.shape)``: the least (greatest) extent of ``A``, its axes compared
+    in order (integers: which of equal ones is kept makes no difference)."""
+    arr = lw.array(node.value, b, env)
+    at = lw.at(b, node)
+    best: Optional[Value] = None
+    for axis in range(arr.type.rank):  # type: ignore[attr-defined]
+        d = at.op1("dim", [arr], I64, axis=axis)
+        best = d if best is None else build.select(at, at.op1("lt" if fn == "min" else "gt", [d, best], BOOL), d, best)
+    assert best is not None
+    return best
 
 
 def _reduce(lw: "ExprLowerer", items: cst.BaseExpression, fn: str, b: Builder, env: Env, state: list[Value],

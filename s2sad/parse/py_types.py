@@ -1651,7 +1651,10 @@ class _Inference:
         return I64 if not t.is_float and start is not None and not start.is_float else F64
 
     def items_type(self, items: cst.BaseExpression, types: dict[str, Type]) -> Optional[Type]:
-        """The type of the items of a comprehension or an iterable (a list, an array, a range)."""
+        """The type of the items of a comprehension or an iterable (a list, an array, a range, a
+        shape)."""
+        if isinstance(items, cst.Attribute) and items.attr.value == "shape":
+            return I64
         if isinstance(items, (cst.ListComp, cst.GeneratorExp)):
             return self.comprehension_type(items, types)
         try:
