@@ -36,6 +36,7 @@ from ..ssa.ir import Block, Function, Module, Value
 from ..ssa.mpi import VALUE_CALLS, communicates, mpi_reads, mpi_writes
 from ..analysis.dataflow import reach, slot_edges
 from ..analysis.effects import known_root, written_params
+from ..ssa.array_ops import SCATTER_ADD
 
 
 def _mem(root: Value) -> tuple[str, Value]:
@@ -128,6 +129,8 @@ def _edges(fn: Function, module: Module) -> dict[Hashable, set[Hashable]]:
                     link(dst, src)
             elif n == "copy":
                 link(_mem(op.result), _mem(known_root(op.operands[0])))
+            elif n == SCATTER_ADD:  # np.add.at(a, idx, v): a's memory takes v's values
+                link(_mem(known_root(op.operands[0])), node(op.operands[-1]))
             elif op.results and not op.regions and n not in ("alloc", "dim", "view"):
                 # Whole-array ops link memory nodes: an ``arr.`` result is a root of its own.
                 for r in op.results:

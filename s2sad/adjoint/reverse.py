@@ -56,7 +56,7 @@ from typing import Callable, Optional, Sequence
 from ..diagnostics import error
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, Module, Op, SourceLines, SourceLoc, Value, lines_of
-from ..ssa.array_ops import PREFIX as ARR, is_array_op, makes_fresh_array, viewed_array
+from ..ssa.array_ops import ACCUMULATIONS, PREFIX as ARR, SCATTER_ADD, is_array_op, makes_fresh_array, viewed_array
 from ..ssa.gpu import SHUFFLE, SYNC
 from .gpu_rules import shuffle_adjoint
 from ..analysis.shared_refill import refilled_tiles
@@ -329,7 +329,7 @@ class GradientTransform:
                 return True
             if makes_fresh_array(inner) and self.act.array_active(inner.result):
                 return True
-            if inner.name == "store" and self._has_shadow(inner.operands[0]):
+            if inner.name in ("store", SCATTER_ADD) and self._has_shadow(inner.operands[0]):
                 return True
             if inner.name == "call" and self._call_active(inner):
                 return True
@@ -615,8 +615,8 @@ class GradientTransform:
         (the forward sweep copies them before ``op``; in a loop, an array tape keeps each copy)."""
         out = []
         for i, v in enumerate(op.operands):
-            if not v.type.is_array:
-                continue
+            if not v.type.is_array or (i == 0 and op.name in ACCUMULATIONS):
+                continue  # (what an accumulation adds into: the reverse sweep never reads it)
             root = known_root(viewed_array(v))  # x[1:] in the output is a view: it changes with x
             if stays_as_made(root):
                 continue  # never written
@@ -636,6 +636,9 @@ class GradientTransform:
                 return self.values.avail_clone(rev.mirror_of(op.parent), copies[v], op.parent)
             return self.values.avail(rev, v)
 
+        if op.name == SCATTER_ADD:
+            self._reverse_scatter_add(rev, op, fetch)
+            return
         r = op.result
         if r.type.is_array:
             g = rev.adj.get(r) if self._array_by_value(r) else None
@@ -676,6 +679,17 @@ class GradientTransform:
                 self._accumulate_array(rev, v, c)
             else:
                 self._accumulate(rev, v, c)
+
+    def _reverse_scatter_add(self, rev: RevBlock, op: Op, fetch: Callable[[Value], Value]) -> None:
+        """``np.add.at(a, idx, v)``: ``a[idx[e]] += v[e]`` for every ``e``, repeated indices adding
+        up. ``a``'s adjoint stays as it is (the additions keep it); ``v``'s is what it was added
+        into: ``d_v += d_a[idx]``, a gather."""
+        dst, *indices, v = op.operands
+        if not self.act.array_active(v) or not self._has_shadow(dst):
+            return
+        g = rev.body.op1(ARR + "take", [self._shadow_of(rev, dst), *[fetch(i) for i in indices]], v.type,
+                         self._adjoint_hint(v))
+        self._accumulate_array(rev, v, g)
 
     def _zero(self, b: Builder, t: Type) -> Value:
         return build.const(b, 0.0, t)

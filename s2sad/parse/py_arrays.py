@@ -20,6 +20,7 @@ from typing import Callable, Optional, Protocol, Union
 import libcst as cst
 
 from ..ssa import array_ops, build
+from ..ssa.array_ops import SCATTER_ADD
 from ..ssa.attrs import SCIPY
 from ..ssa.ir import Block, Builder, Op, Value
 from ..ssa.mathfns import MATH
@@ -1000,6 +1001,43 @@ def gather(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, ind
                 v = build.cast(lw.at(b, node), v, I64)
             values[k] = arr_op(lw, b, node, "full", [*dims, v])
     return arr_op(lw, b, node, "take", [arr, *values])
+
+
+def add_at(lw: "ExprLowerer", node: cst.Call, b: Builder, env: Env) -> None:
+    """``np.add.at(a, idx, v)`` (``idx`` an integer array, or a tuple of them for the leading
+    axes): ``a[idx[e]] += v[e]`` for every ``e``, repeated indices adding up, unlike
+    ``a[idx] += v``. One ``arr.accum_take`` into ``a``; ``v`` a number (added at every index)
+    or an array of the shape the indices pick."""
+    args = positional_args(node)
+    if len(args) != 3 or len(node.args) != 3:
+        raise lw.fail(node, "np.add.at takes three arguments: np.add.at(a, indices, values)")
+    dst = lw.array(args[0], b, env)
+    if not isinstance(dst.type, ArrayType) or not dst.type.elem.is_float:
+        raise lw.fail(args[0], "np.add.at adds into an array of floats here",
+                      hint="pass the array to add into, np.zeros(n) or a parameter")
+    nodes = [e.value for e in args[1].elements] if isinstance(args[1], cst.Tuple) else [args[1]]
+    indices = [lw.value(i, b, env) for i in nodes]
+    for i, v in zip(nodes, indices):
+        if not isinstance(v.type, ArrayType) or not v.type.elem.is_int:
+            raise lw.fail(i, "np.add.at's indices here are arrays of integers", hint=integer_array_hint(i))
+    ranks = {v.type.rank for v in indices}  # type: ignore[attr-defined]
+    if len(ranks) > 1 or len(indices) > dst.type.rank:
+        raise lw.fail(args[1], "np.add.at's indices are index arrays of one shape, one per leading axis of "
+                      f"'{dotted_source(args[0]) or 'a'}' at most")
+    first = indices[0]
+    at = lw.at(b, node)
+    picked = [at.op1("dim", [first], I64, axis=a) for a in range(first.type.rank)]  # type: ignore[attr-defined]
+    picked += [at.op1("dim", [dst], I64, axis=a) for a in range(len(indices), dst.type.rank)]
+    v = lw.value(args[2], b, env)
+    if not isinstance(v.type, ArrayType):
+        v = arr_op(lw, b, args[2], "full", [*picked, build.to_float(lw.at(b, args[2]), v)])
+    elif v.type.rank != len(picked):
+        raise lw.fail(args[2], f"np.add.at's values here are an array of rank {len(picked)}, one value per index "
+                      "(or a number)", hint="pass the values of the shape the indices pick")
+    elif v.type.elem != dst.type.elem:
+        raise lw.fail(args[2], f"np.add.at's values here are {v.type.elem} numbers, added into {dst.type.elem} ones",
+                      hint=f"convert them first: .astype(np.{'float64' if dst.type.elem == F64 else 'float32'})")
+    at.create(SCATTER_ADD, [dst, *indices, v], [])
 
 
 def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, indices: list,

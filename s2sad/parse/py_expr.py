@@ -930,6 +930,12 @@ class ExprLowerer(PyMpi):
                             "or write np.sum of an array")
         if iterable_extremum(node, canonical):
             return py_comprehension.extremum(self, node, canonical.split(".")[1], b, env)  # type: ignore[union-attr]
+        if canonical == lib.ADD_AT:
+            if want_value:
+                raise self.fail(node, "np.add.at(...) adds into its first argument and gives None",
+                                hint="call it as a statement, then read the array it added into")
+            py_arrays.add_at(self, node, b, env)
+            return None
         intr = lib.lookup(canonical)
         if (intr is not None and canonical is not None and canonical.startswith("scipy.")
                 and self.ctx.derivatives.of(canonical.split(".")[-1]) is not None):

@@ -289,6 +289,8 @@ ARRAY_NAMES = {"numpy.ndarray"}
 NDARRAY_GENERIC = {"numpy.typing.NDArray"}
 
 RANGE = "builtins.range"
+# np.add.at(a, idx, v): a statement adding into a (parse/py_arrays.add_at), not a value.
+ADD_AT = "numpy.add.at"
 PRANGE = "numba.prange"  # range whose iterations Numba may run in parallel
 
 

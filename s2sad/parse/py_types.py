@@ -956,6 +956,15 @@ class _Inference:
             for a in args:
                 self.expr(a, True)
             return
+        if canonical == lib.ADD_AT and len(args) == 3:
+            # np.add.at(a, idx, v): a is an array; idx an integer array, or a tuple of them
+            targets = [args[0]] + ([e.value for e in args[1].elements] if isinstance(args[1], cst.Tuple) else [args[1]])
+            for k, a in enumerate(targets):
+                if isinstance(a, cst.Name) and a.value in self.param_names:
+                    ev = self.evidence(a.value)
+                    ev.min_rank = max(ev.min_rank, 1)
+                    if k:
+                        ev.forced_elem = I64
         if (canonical == "builtins.sum" or iterable_extremum(node, canonical)) and args \
                 and isinstance(args[0], cst.Name) and args[0].value in self.param_names:
             # sum(x), max(x) of a parameter: its items are numbers, so it is a vector (a list

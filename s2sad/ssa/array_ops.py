@@ -225,6 +225,8 @@ COPYING_PAD_MODES = PAD_MODES[1:]
 
 # The ops that write: ``dst += ...`` into (part of) an existing array.
 ACCUMULATIONS = (PREFIX + "accum", PREFIX + "accum_slice", PREFIX + "accum_take", PREFIX + "accum_mask")
+# np.add.at: the one accumulation a program may write itself (the others the adjoint makes).
+SCATTER_ADD = PREFIX + "accum_take"
 
 
 # The ops whose result NumPy makes a view of their first operand (``x[1:]``, ``x.reshape(...)``,
