@@ -44,7 +44,6 @@ _NAMES_NEEDING = {
     "stdint.h": {f"{u}int{bits}_t" for u in ("", "u") for bits in (8, 16, 32, 64)},
 }
 _WORD = re.compile(r"\b([A-Za-z_]\w*)(\(?)")  # a name, and the parenthesis of a call after it
-_CALLED = re.compile(r"\b([A-Za-z_]\w*)\(")  # the names the code calls
 
 
 class _CEffects(Effects):
@@ -134,7 +133,10 @@ class ModuleContext:
 
 
 class FunctionEmitter(Protocol):
-    """What ``emit_functions`` asks of the emitter of one function (``emitter.CFunctionEmitter``)."""
+    """What ``emit_functions`` asks of the emitter of one function (``emitter.CFunctionEmitter``):
+    its text, and then the names of the functions that text calls."""
+
+    calls: set[str]
 
     def emit(self) -> str: ...
 
@@ -160,6 +162,8 @@ class EmittedFunctions:
     file_scope: list[str]
     # The entry's workspace (--workspace): its type and the functions that serve it (workspace.py).
     workspace: list[str] = field(default_factory=list)
+    # The names the functions' statements call (the helpers c_file adds are among them).
+    calls: set[str] = field(default_factory=set)
 
 
 def emit_functions(module: Module, entry: str, make: MakeEmitter, workspace: bool = False) -> EmittedFunctions:
@@ -179,10 +183,13 @@ def emit_functions(module: Module, entry: str, make: MakeEmitter, workspace: boo
         # Extents the C code needs exactly (a row length, len(x)) and no annotation gives.
         add_size_params(module, module.functions[entry])
     emitters: list[FunctionEmitter] = []
+    calls: dict[str, set[str]] = {}  # each C function emitted -> the names its statements call
 
     def emit(fn: Function, atomic: bool) -> str:
         emitters.append(make(ctx, fn, atomic))
-        return emitters[-1].emit()
+        text = emitters[-1].emit()
+        calls[ctx.atomic_variants[fn.name] if atomic else ctx.c_name(fn.name)] = emitters[-1].calls
+        return text
 
     with held_unchanged():  # the emitters print the IR and change none of it
         texts = {fn.name: emit(fn, False) for fn in module.functions.values() if fn.name in called}
@@ -191,12 +198,10 @@ def emit_functions(module: Module, entry: str, make: MakeEmitter, workspace: boo
         while len(atomic) < len(ctx.atomic_variants):
             for name in [n for n in ctx.atomic_variants if n not in atomic]:
                 atomic[name] = emit(module.functions[name], True)
-    # The functions the entry's calls reach in the C code: not the IR's call graph, which holds
-    # calls that C does not print (a dead branch after an early return, at -O0), nor says which
-    # calls are of atomic copies.
-    by_c_name = {ctx.c_name(n): t for n, t in texts.items()}
-    by_c_name.update({ctx.atomic_variants[n]: t for n, t in atomic.items()})
-    keep = _reachable(by_c_name, ctx.c_name(entry))
+    # The functions the entry's calls reach in the C code, as its statements call them: not the
+    # IR's call graph, which holds calls that C does not print (a dead branch after an early
+    # return, at -O0), nor says which calls are of atomic copies.
+    keep = _reachable(calls, ctx.c_name(entry))
     functions = []
     structs: dict[str, str] = {}
     typedefs: dict[str, str] = {}
@@ -219,9 +224,10 @@ def emit_functions(module: Module, entry: str, make: MakeEmitter, workspace: boo
     # the standard ones only, and the file must compile wherever it is written).
     file_scope = [line for e in emitters for line in getattr(e, "file_scope", [])]
     workspaces = [e.workspace.declarations() for e in emitters if getattr(e, "workspace", None) is not None]
+    called_by_kept = set().union(*(calls[name] for name in keep))
     return EmittedFunctions(ctx, functions, structs, emitters, typedefs, list(externs),
                             {file: list(protos) for file, protos in custom.items()}, file_scope,
-                            workspaces[0] if workspaces else [])
+                            workspaces[0] if workspaces else [], called_by_kept)
 
 
 def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str],
@@ -233,7 +239,7 @@ def c_file(header: str, emitted: EmittedFunctions, helpers: dict[str, str],
     code = "\n\n".join(functions)
     # The helpers the functions call and those these call (``helper_calls``: CUDA's block_calloc
     # calls block_tape), in the order of ``helpers``, where a helper comes after those it calls.
-    pending = [name for name in _CALLED.findall(strip_comments(code)) if name in helpers]
+    pending = [name for name in sorted(emitted.calls) if name in helpers]
     reached: set[str] = set()
     while pending:
         name = pending.pop()
@@ -299,15 +305,12 @@ def _includes(code: str) -> list[str]:
     return sorted(out)
 
 
-def _reachable(texts: dict[str, str], entry: str) -> set[str]:
-    """The names of ``texts`` (name -> a C function) that calls reach from ``entry``'s."""
+def _reachable(calls: dict[str, set[str]], entry: str) -> set[str]:
+    """The functions of ``calls`` (name -> the names it calls) that calls reach from ``entry``."""
     seen = {entry}
     pending = [entry]
     while pending:
-        # The names a body calls, found once (a search per name and body was quadratic in a file
-        # of many functions, each search a pattern compiled again past re's cache).
-        called = set(_CALLED.findall(strip_comments(texts[pending.pop()])))
-        for name in sorted(called & texts.keys() - seen):
+        for name in sorted(calls[pending.pop()] & calls.keys() - seen):
             seen.add(name)
             pending.append(name)
     return seen

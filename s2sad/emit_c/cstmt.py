@@ -94,6 +94,41 @@ def child_blocks(st: Stmt) -> list[list[Stmt]]:
     return []
 
 
+def _own_exprs(st: Stmt) -> list[Expr]:
+    """The expressions a statement holds itself (not those of the blocks nested in it)."""
+    if isinstance(st, Assign):
+        return [*st.targets, st.value]
+    if isinstance(st, AugAssign):
+        return [st.target, st.value]
+    if isinstance(st, ExprStmt):
+        return [st.value]
+    if isinstance(st, Return):
+        return list(st.values)
+    if isinstance(st, Decl):
+        return [st.value] if st.value is not None else []
+    if isinstance(st, If):
+        return [st.cond]
+    if isinstance(st, For):
+        return list(st.args)
+    if isinstance(st, While):
+        return [st.cond] if st.cond is not None else []
+    return []
+
+
+def called_names(stmts: list[Stmt]) -> set[str]:
+    """The functions the statements call by name (``f(...)``, at any depth): those a C file must
+    define or declare for them."""
+    out: set[str] = set()
+    pending = list(stmts)
+    while pending:
+        st = pending.pop()
+        for e in _own_exprs(st):
+            out.update(n.func.id for n in walk(e) if isinstance(n, Call) and isinstance(n.func, Name))
+        for block in child_blocks(st):
+            pending += block
+    return out
+
+
 def touched(st: Stmt, memo: dict) -> set[str]:
     """Every name a statement (and what it holds) reads or assigns.
 
@@ -534,4 +569,4 @@ def zero_of(ctype: str) -> Expr:
     return number(0.0 if ctype == "double" else 0)
 
 
-__all__ = ["ArrayDecl", "Decl", "declare", "drop_dead", "touched"]
+__all__ = ["ArrayDecl", "Decl", "called_names", "declare", "drop_dead", "touched"]

@@ -85,7 +85,7 @@ from .aggregates import StructParam, each_of, struct_params
 from .calls import CCalls
 from .cexpr import C_TYPES, Cast, CPrinter, F32Lit, address_of, c_if_exp, ctype, deref
 from .cfile import ModuleContext, c_file, emit_functions, strip_comments
-from .cstmt import declare, drop_dead
+from .cstmt import called_names, declare, drop_dead
 from .helpers import HELPERS, PURE_CALLS
 from .indexing import CArrayAccess, slot_helpers
 from .integers import CIntegers, int_min_max
@@ -270,6 +270,7 @@ class CFunctionEmitter(CMemory, CCalls, CMpi, CLoops, CArrayAccess, CIntegers, S
         body = tidy(drop_dead(body, types, PURE_CALLS, frozenset(self.stack), touched))
         declare(body, types, touched)
         finish_pragmas(body)
+        self.calls = called_names(body)  # what the file must keep for this function (cfile._reachable)
         renderer = CRenderer(self.printer, self.types)
         lines: list[str] = []
         for k, st in enumerate(body):
