@@ -155,7 +155,7 @@ def f(x: "f64[n]", w: "f64[n]"):
 @pytest.mark.parametrize("level", [0, 1, 2])
 def test_a_helper_returning_a_filled_local_in_a_loop(level):
     grad, text = gradient(FILLED, "f", ["x", "w"], level=level)
-    assert "grad_squares(" in text
+    assert ("grad_squares(" in text) is (level < 2)  # -O2 inlines it into the loop (opt/inline_loops)
     params = [ParamSpec("x", "array", (4,)), ParamSpec("w", "array", (4,))]
     check_gradient(primal(FILLED, "f"), grad, params, ["x", "w"], set(), np.random.default_rng(level))
 
