@@ -23,13 +23,9 @@ def grad_clamp_first(x, d_x, d_return=1.0):
     for k in range(x.shape[0]):
         e[k] = t0[k]
     e[0] = 1.0
-    y = np.empty(x.shape[0])
-    for k in range(x.shape[0]):
-        y[k] = x[k]
+    y = x.copy()
     y[1] = e[0] * 3.0
-    z = np.empty(x.shape[0])
-    for k in range(x.shape[0]):
-        z[k] = x[k]
+    z = x.copy()
     t1 = e[:-2]
     t2 = max(0, x.shape[0] - 2)
     t3 = t1.shape[0] == 1

@@ -25,9 +25,7 @@ def grad_diffuse(u0, d_u0, c, d_c, alpha, steps, d_return=1.0):
     """
     # forward sweep
     m = u0.shape[0]
-    u = np.empty(m)
-    for k in range(m):
-        u[k] = u0[k]
+    u = u0.copy()
     y = np.zeros(m)
     t0 = max(steps, 0)
     tape_elems_len = np.empty(t0, dtype=np.int64)

@@ -176,19 +176,11 @@ def grad_fit_unchecked(k, y0, t_obs, d_t_obs, y_obs, d_return=1.0):
     """
     # forward sweep
     ys, ts = simulate(k, y0, 2.0, 20)
-    t0 = np.empty(ts.shape[0])
-    for k2 in range(ts.shape[0]):
-        t0[k2] = ts[k2]
-    t1 = np.empty(ys.shape[0])
-    for k2 in range(ys.shape[0]):
-        t1[k2] = ys[k2]
+    t0 = ts.copy()
+    t1 = ys.copy()
     pred = np.interp(t_obs, t0, t1)
-    t2 = np.empty(ts.shape[0])
-    for k2 in range(ts.shape[0]):
-        t2[k2] = ts[k2]
-    t3 = np.empty(ys.shape[0])
-    for k2 in range(ys.shape[0]):
-        t3[k2] = ys[k2]
+    t2 = ts.copy()
+    t3 = ys.copy()
 
     # reverse sweep
     t4 = np.zeros(ts.shape[0])

@@ -99,6 +99,7 @@ from .arrays import ArrayBinOp, accum_slice_target, array_expr, numba_unsupporte
 from .mpi import PyMpi, communicator_default, mpi_name
 from .names import PyNamer, python_function_names
 from .formatting import formatted
+from .copies import array_copies
 from .literals import array_literals
 from .printer import P_COND, Printer, first_hoistable, if_exp
 from .rank_checks import (check_lines, extent_check_lines, generic_array_shadows, generic_check_lines, generic_text,
@@ -435,7 +436,7 @@ class _FunctionEmitter(PyMpi, StatementBuilder):
             lines.append(NJIT)
         lines += _def_lines(name, params)
         lines += _docstring(about)
-        body = self._unpack_seeds() + tidy(array_literals(drop_unread(self.gen_block(self.fn.body))))
+        body = self._unpack_seeds() + tidy(array_copies(array_literals(drop_unread(self.gen_block(self.fn.body)))))
         if self.prange_used:
             at = lines.index(NJIT)
             lines[at:at + 1] = [*PARALLEL_LINES, NJIT_PARALLEL]

@@ -19,9 +19,7 @@ def grad_spread_fit(w, d_w, x, d_x, comm, d_return=1.0):
     """
     # forward sweep
     t0 = w.shape[0]
-    coef = np.empty(t0)
-    for k in range(t0):
-        coef[k] = w[k]
+    coef = w.copy()
     comm.Bcast(coef, root=0)
     score = np.zeros(1)
     for i in range(x.shape[0]):

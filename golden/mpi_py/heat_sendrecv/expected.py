@@ -42,9 +42,7 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD):
             source=right,
             recvtag=1,
         )
-        nxt = np.empty(t0)
-        for k2 in range(t0):
-            nxt[k2] = u[k2]
+        nxt = u.copy()
         for i in range(1, t1):
             t3 = u[i - 1] - 2.0 * u[i] + u[i + 1]
             tape[tape_top] = t3
