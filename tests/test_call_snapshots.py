@@ -552,3 +552,46 @@ def f(u):
 def test_a_callee_reading_its_arrays_length_gets_a_copy_of_all_of_it(name, target):
     source = "import numpy as np\n" + OWN_LENGTH[name]
     check_source_function(source, "f", [np.array([0.3, 0.5, 0.7, 0.9])], ["u"], target)
+
+
+# A C local array of constant size in a loop body, overwritten by a helper that stays a call:
+# its copy before each call takes two numbers in every iteration, so its tape is sized before
+# the loop (nobs * 2), not grown with realloc, and no length is taped per iteration.
+ROTATE = """#include <math.h>
+
+static void rotate(const double *r, double *v)
+{
+    double t[2];
+    for (int k = 0; k < 2; k++)
+        t[k] = cos(r[0]) * v[k] - sin(r[0]) * v[1 - k];
+    for (int k = 0; k < 2; k++)
+        v[k] = t[k];
+}
+
+double f(const double *x, const double *r, int n)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++) {
+        double v[2];
+        v[0] = x[2 * i];
+        v[1] = x[2 * i + 1];
+        rotate(r, v);
+        s += v[0] * v[1];
+    }
+    return s;
+}
+"""
+
+
+def test_a_constant_sized_local_copied_before_a_call_in_a_loop_has_a_tape_sized_up_front(tmp_path, capsys):
+    from s2sad import cli
+
+    text = pipeline.gradient_source(ROTATE, "rot.c", "f", ["x", "r"], "c", CALLS_KEPT)
+    assert "grad_rotate(" in text and "v_before_rotate" in text
+    assert "realloc(" not in text and "_cap" not in text and "_len[" not in text, text
+    path = tmp_path / "rot.c"
+    path.write_text(ROTATE)
+    code = cli.main(["check", str(path), "--func", "f", "--wrt", "x,r", "--sizes", "x=8,r=1,n=4",
+                     "--passes", CALLS_KEPT.passes])
+    out = capsys.readouterr()
+    assert code == 0 and "all adjoints match central differences" in out.out, out.out + out.err

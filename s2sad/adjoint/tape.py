@@ -204,10 +204,10 @@ class Tapes:
         # every loop too (``subtract(d, ...)``): then the reversed loops compute it once as well.
         home = m.mirror_of(loops[0].parent)
         again = None if call is None else self.forward.reach(*call, home.prologue, self.forward.top_level)
-        if all(self._outside_loops(owner) for owner, _ in owners) and (call is None or again is not None):
+        if all(self._same_extent(owner, ax) for owner, ax in owners) and (call is None or again is not None):
             # The same shape in every iteration: one array, made before the reversed loops,
             # takes each iteration's elements in turn (every element is popped into it anew).
-            rev_dims = [extent_at(home.prologue, owner, ax, "" if k == 0 and again is not None else lens[k])
+            rev_dims = [self._extent_before(home.prologue, owner, ax, "" if k == 0 and again is not None else lens[k])
                         for k, (owner, ax) in enumerate(owners)]
             if again is not None:
                 rev_dims[0] = least(home.prologue, again, rev_dims[0], lens[0])
@@ -240,10 +240,12 @@ class Tapes:
         of their trip counts times the array's size, where both are known there (the array's
         extents made before every loop; the rows a call reaches, in the call's sizes made there
         too). None otherwise: the stack then grows as it fills."""
-        bounds = self._trip_bounds(at, loops)
-        if bounds is None or not all(self._outside_loops(owner) for owner, _ in owners):
+        if not all(self._same_extent(owner, ax) for owner, ax in owners):
             return None
-        dims = [extent_at(at, owner, ax, "") for owner, ax in owners]
+        bounds = self._trip_bounds(at, loops)
+        if bounds is None:
+            return None
+        dims = [self._extent_before(at, owner, ax, "") for owner, ax in owners]
         if rows is not None:
             reach = None if call is None else self.forward.reach(*call, at, self.forward.top_level)
             if reach is None:
@@ -259,6 +261,26 @@ class Tapes:
         if v.is_block_arg:
             return next((p for p in self.fn.params if self.forward.fwd.get(p) is v), v)
         return self.forward.primal_of.get(v, v)
+
+    def _same_extent(self, owner: Value, ax: int) -> bool:
+        """Whether ``owner``'s extent along ``ax`` is one value before every loop: ``owner`` is
+        made there, or allocated in a loop with an extent that is a constant or made there (C's
+        ``double Xo[3]`` in a loop body: three numbers in every iteration)."""
+        if self._outside_loops(owner):
+            return True
+        made = owner.defining_op
+        if made is None or made.name != "alloc":
+            return False
+        d = made.operands[ax]
+        return build.const_int(d) is not None or self._outside_loops(d)
+
+    def _extent_before(self, b: Builder, owner: Value, ax: int, hint: str) -> Value:
+        """The extent ``_same_extent`` finds the same in every iteration, at ``b`` before the loops."""
+        if self._outside_loops(owner):
+            return extent_at(b, owner, ax, hint)
+        d = owner.defining_op.operands[ax]  # type: ignore[union-attr]
+        c = build.const_int(d)
+        return build.const(b, c, I64) if c is not None else d
 
     def _outside_loops(self, v: Value) -> bool:
         """Whether the forward value ``v`` is made before every loop (a parameter, a top-level

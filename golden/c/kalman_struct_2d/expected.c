@@ -127,18 +127,11 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
     long t1 = T * 3;
     double *tape_PH_elem = calloc(1, t1 * sizeof(double));
     double *tape_K = calloc(1, t1 * sizeof(double));
-    size_t tape_FP_before_mat_mul_bt_cap = 0;
-    double *tape_FP_before_mat_mul_bt = NULL;
+    long t2 = t1 * 3;
+    double *tape_FP_before_mat_mul_bt = calloc(1, (t2 > 0 ? t2 : 0) * sizeof(double));
     size_t tape_FP_before_mat_mul_bt_top = 0;
-    long *tape_FP_before_mat_mul_bt_len0 = calloc(1, T * sizeof(long));
-    long *tape_FP_before_mat_mul_bt_len1 = calloc(1, T * sizeof(long));
-    long *tape_P_mat_mul_bt_len1 = calloc(1, T * sizeof(long));
-    size_t tape_P_mat_mul_before_mat_mul_cap = 0;
-    double *tape_P_mat_mul_before_mat_mul = NULL;
+    double *tape_P_mat_mul_before_mat_mul = calloc(1, (t2 > 0 ? t2 : 0) * sizeof(double));
     size_t tape_P_mat_mul_before_mat_mul_top = 0;
-    long *tape_P_mat_mul_before_mat_mul_len0 = calloc(1, T * sizeof(long));
-    long *tape_P_mat_mul_before_mat_mul_len1 = calloc(1, T * sizeof(long));
-    long *tape_FP_len1 = calloc(1, T * sizeof(long));
     double *tape_s_struct_elem = calloc(1, t1 * sizeof(double));
     for (long t = 0; t < T; t++) {
         kstate s_struct[1];
@@ -154,10 +147,9 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         s_struct->P[2][0] = s_P[2][0];
         s_struct->P[2][1] = s_P[2][1];
         s_struct->P[2][2] = s_P[2][2];
-        double t2 = theta[0] * theta[0];
+        double t3 = theta[0] * theta[0];
         double x[3];
         double FP[3][3] = {0};
-        tape_FP_len1[t] = NS;
         for (long i = 0; i < NS; i++) {
             x[i] = 0.0;
             for (long k = 0; k < NS; k++) {
@@ -172,35 +164,20 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
                 P_mat_mul[e0][e1] = s_struct->P[e0][e1];
             }
         }
-        tape_P_mat_mul_before_mat_mul_len0[t] = 3;
-        tape_P_mat_mul_before_mat_mul_len1[t] = 3;
         for (long e0 = 0; e0 < 3; e0++) {
             for (long e1 = 0; e1 < 3; e1++) {
-                if (tape_P_mat_mul_before_mat_mul_top == tape_P_mat_mul_before_mat_mul_cap) {
-                    tape_P_mat_mul_before_mat_mul_cap = 2 * tape_P_mat_mul_before_mat_mul_cap + 1;
-                    tape_P_mat_mul_before_mat_mul = realloc(tape_P_mat_mul_before_mat_mul,
-                            tape_P_mat_mul_before_mat_mul_cap * sizeof(double));
-                }
                 tape_P_mat_mul_before_mat_mul[tape_P_mat_mul_before_mat_mul_top++] = P_mat_mul[e0][e1];
             }
         }
         mat_mul(F, P_mat_mul, FP);
         double P_mat_mul_bt[3][3];
-        tape_P_mat_mul_bt_len1[t] = 3;
         for (long e0 = 0; e0 < 3; e0++) {
             for (long e1 = 0; e1 < 3; e1++) {
                 P_mat_mul_bt[e0][e1] = s_struct->P[e0][e1];
             }
         }
-        tape_FP_before_mat_mul_bt_len0[t] = NS;
-        tape_FP_before_mat_mul_bt_len1[t] = NS;
         for (long e0 = 0; e0 < NS; e0++) {
             for (long e1 = 0; e1 < NS; e1++) {
-                if (tape_FP_before_mat_mul_bt_top == tape_FP_before_mat_mul_bt_cap) {
-                    tape_FP_before_mat_mul_bt_cap = 2 * tape_FP_before_mat_mul_bt_cap + 1;
-                    tape_FP_before_mat_mul_bt = realloc(tape_FP_before_mat_mul_bt,
-                            tape_FP_before_mat_mul_bt_cap * sizeof(double));
-                }
                 tape_FP_before_mat_mul_bt[tape_FP_before_mat_mul_bt_top++] = FP[e0][e1];
             }
         }
@@ -212,7 +189,7 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         }
         for (long i = 0; i < NS; i++) {
             s_struct->x[i] = x[i];
-            s_struct->P[i][i] += t2;
+            s_struct->P[i][i] += t3;
         }
         s_x[0] = s_struct->x[0];
         s_x[1] = s_struct->x[1];
@@ -283,12 +260,12 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         tape_S[t] = S;
         for (long i = 0; i < NS; i++) {
             double K = PH[i] / S;
-            long t3 = t * 3;
-            tape_K[t3 + i] = K;
+            long t4 = t * 3;
+            tape_K[t4 + i] = K;
             s_struct2->x[i] = prior_struct->x[i] + K * innov;
             for (long j = 0; j < NS; j++) {
                 double PH_elem = PH[j];
-                tape_PH_elem[t3 + j] = PH_elem;
+                tape_PH_elem[t4 + j] = PH_elem;
                 s_struct2->P[i][j] = prior_struct->P[i][j] - K * PH_elem;
             }
         }
@@ -310,7 +287,9 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
     // reverse sweep
     double d_s_P[3][3] = {0};
     double d_s_x[3] = {0};
+    double FP_before_mat_mul_bt[3][3];
     double d_F[3][3] = {0};
+    double P_mat_mul_before_mat_mul[3][3];
     double d_P0[3][3] = {0};
 
     // line 90: for (int t = 0; t < T; t++) {
@@ -328,30 +307,20 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         kstate d_s_struct2[1] = {0};
         double d_x[3] = {0};
         double d_P_mat_mul_bt[3][3] = {0};
-        long FP_before_mat_mul_bt_len0 = tape_FP_before_mat_mul_bt_len0[t];
-        long FP_before_mat_mul_bt_len1 = tape_FP_before_mat_mul_bt_len1[t];
-        double *FP_before_mat_mul_bt = malloc(
-                FP_before_mat_mul_bt_len0 * FP_before_mat_mul_bt_len1 * sizeof(double));
-        for (long e0 = FP_before_mat_mul_bt_len0 - 1; e0 >= 0; e0--) {
-            for (long e1 = FP_before_mat_mul_bt_len1 - 1; e1 >= 0; e1--) {
-                double t4 = tape_FP_before_mat_mul_bt[--tape_FP_before_mat_mul_bt_top];
-                FP_before_mat_mul_bt[e0 * FP_before_mat_mul_bt_len1 + e1] = t4;
+        for (long e0 = 2; e0 >= 0; e0--) {
+            for (long e1 = 2; e1 >= 0; e1--) {
+                double t5 = tape_FP_before_mat_mul_bt[--tape_FP_before_mat_mul_bt_top];
+                FP_before_mat_mul_bt[e0][e1] = t5;
             }
         }
         double d_FP[3][3] = {0};
-        long P_mat_mul_bt_len1 = tape_P_mat_mul_bt_len1[t];
-        long P_mat_mul_before_mat_mul_len0 = tape_P_mat_mul_before_mat_mul_len0[t];
-        long P_mat_mul_before_mat_mul_len1 = tape_P_mat_mul_before_mat_mul_len1[t];
-        double *P_mat_mul_before_mat_mul = malloc(
-                P_mat_mul_before_mat_mul_len0 * P_mat_mul_before_mat_mul_len1 * sizeof(double));
-        for (long e0 = P_mat_mul_before_mat_mul_len0 - 1; e0 >= 0; e0--) {
-            for (long e1 = P_mat_mul_before_mat_mul_len1 - 1; e1 >= 0; e1--) {
-                double t5 = tape_P_mat_mul_before_mat_mul[--tape_P_mat_mul_before_mat_mul_top];
-                P_mat_mul_before_mat_mul[e0 * P_mat_mul_before_mat_mul_len1 + e1] = t5;
+        for (long e0 = 2; e0 >= 0; e0--) {
+            for (long e1 = 2; e1 >= 0; e1--) {
+                double t6 = tape_P_mat_mul_before_mat_mul[--tape_P_mat_mul_before_mat_mul_top];
+                P_mat_mul_before_mat_mul[e0][e1] = t6;
             }
         }
         double d_P_mat_mul[3][3] = {0};
-        long FP_len1 = tape_FP_len1[t];
         // line 93: nll += kf_update(&prior, &s, H, theta[1] * theta[1], ys[t]);
         double d_s_P_2_2 = d_s_P[2][2];
         d_s_P[2][2] = 0.0;
@@ -390,19 +359,19 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         d_s_x[0] = 0.0;
         d_s_struct->x[0] += d_s_x_0;
         // line 76: return 0.5 * (log(S) + innov * innov / S);
-        double t6 = d_nll * 0.5 / S;
-        double d_S = -(t6 * tape[t]);
-        double d_innov = t6 * innov;
+        double t7 = d_nll * 0.5 / S;
+        double d_S = -(t7 * tape[t]);
+        double d_innov = t7 * innov;
         d_innov *= 2.0;
-        d_S += t6;
+        d_S += t7;
         // line 70: for (int i = 0; i < NS; i++) {
         for (long i = NS - 1; i >= 0; i--) {
-            long t7 = t * 3;
-            double K = tape_K[t7 + i];
+            long t8 = t * 3;
+            double K = tape_K[t8 + i];
             // line 73: for (int j = 0; j < NS; j++)
             double d_K = 0.0;
             for (long j = NS - 1; j >= 0; j--) {
-                double PH_elem = tape_PH_elem[t7 + j];
+                double PH_elem = tape_PH_elem[t8 + j];
                 // line 74: post->P[i][j] = prior->P[i][j] - K * PH[j];
                 double d_s_struct_P_i_j = d_s_struct->P[i][j];
                 d_s_struct->P[i][j] = 0.0;
@@ -417,9 +386,9 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
             d_innov += d_s_struct_x_i * K;
             d_prior_struct->x[i] += d_s_struct_x_i;
             // line 71: double K = PH[i] / S;
-            double t8 = d_K / S;
-            d_S -= t8 * K;
-            d_PH[i] += t8;
+            double t9 = d_K / S;
+            d_S -= t9 * K;
+            d_PH[i] += t9;
         }
         // line 68: for (int i = 0; i < NS; i++)
         for (long i = 0; i < NS; i++) {
@@ -440,8 +409,8 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
             d_PH[i] = 0.0;
         }
         // line 93: nll += kf_update(&prior, &s, H, theta[1] * theta[1], ys[t]);
-        double t9 = d_S * theta[1];
-        d_theta_1 += 2.0 * t9;
+        double t10 = d_S * theta[1];
+        d_theta_1 += 2.0 * t10;
         double d_s_struct_P_2_2 = d_s_struct->P[2][2];
         d_s_struct->P[2][2] = 0.0;
         double d_s_struct_P_2_1 = d_s_struct->P[2][1];
@@ -577,7 +546,7 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         d_s_x[0] = 0.0;
         d_s_struct2->x[0] += d_s_x_0;
         // line 50: for (int i = 0; i < NS; i++) {
-        double t10 = 0.0;
+        double t11 = 0.0;
         for (long i = NS - 1; i >= 0; i--) {
             // line 52: s->P[i][i] += q;
             double d_s_struct_P_i_i = d_s_struct2->P[i][i];
@@ -585,7 +554,7 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
             double d_s_struct_x_i = d_s_struct2->x[i];
             d_s_struct2->x[i] = 0.0;
             d_x[i] += d_s_struct_x_i;
-            t10 += d_s_struct_P_i_i;
+            t11 += d_s_struct_P_i_i;
         }
         // line 49: mat_mul_bt(FP, F, s->P);
         for (long e0 = 2; e0 >= 0; e0--) {
@@ -595,9 +564,9 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
                 d_P_mat_mul_bt[e0][e1] += d_s_struct_P_e0_e1;
             }
         }
-        double *P_mat_mul_bt_for_mat_mul_bt = malloc(3 * P_mat_mul_bt_len1 * sizeof(double));
-        grad_mat_mul_bt((const double (*)[FP_before_mat_mul_bt_len1])FP_before_mat_mul_bt, d_FP, F,
-                d_F, (double (*)[P_mat_mul_bt_len1])P_mat_mul_bt_for_mat_mul_bt, d_P_mat_mul_bt);
+        double P_mat_mul_bt_for_mat_mul_bt[3][3];
+        grad_mat_mul_bt(FP_before_mat_mul_bt, d_FP, F, d_F, P_mat_mul_bt_for_mat_mul_bt,
+                d_P_mat_mul_bt);
         for (long e0 = 2; e0 >= 0; e0--) {
             for (long e1 = 2; e1 >= 0; e1--) {
                 double d_P_mat_mul_bt_e0_e1 = d_P_mat_mul_bt[e0][e1];
@@ -606,10 +575,8 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
             }
         }
         // line 48: mat_mul(F, s->P, FP);
-        double *FP_for_mat_mul = malloc(3 * FP_len1 * sizeof(double));
-        grad_mat_mul(F, d_F,
-                (const double (*)[P_mat_mul_before_mat_mul_len1])P_mat_mul_before_mat_mul,
-                d_P_mat_mul, (double (*)[FP_len1])FP_for_mat_mul, d_FP);
+        double FP_for_mat_mul[3][3];
+        grad_mat_mul(F, d_F, P_mat_mul_before_mat_mul, d_P_mat_mul, FP_for_mat_mul, d_FP);
         for (long e0 = 2; e0 >= 0; e0--) {
             for (long e1 = 2; e1 >= 0; e1--) {
                 double d_P_mat_mul_e0_e1 = d_P_mat_mul[e0][e1];
@@ -631,8 +598,8 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
             d_x[i] = 0.0;
         }
         // line 91: kf_predict(&s, F, theta[0] * theta[0]);
-        double t11 = t10 * theta[0];
-        d_theta_0 += 2.0 * t11;
+        double t12 = t11 * theta[0];
+        d_theta_0 += 2.0 * t12;
         d_s_struct_P_2_2 = d_s_struct2->P[2][2];
         d_s_struct2->P[2][2] = 0.0;
         d_s_P[2][2] += d_s_struct_P_2_2;
@@ -669,23 +636,19 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         d_s_struct_x_0 = d_s_struct2->x[0];
         d_s_struct2->x[0] = 0.0;
         d_s_x[0] += d_s_struct_x_0;
-        free(FP_for_mat_mul);
-        free(P_mat_mul_bt_for_mat_mul_bt);
-        free(P_mat_mul_before_mat_mul);
-        free(FP_before_mat_mul_bt);
     }
     d_theta[0] += d_theta_0;
     d_theta[1] += d_theta_1;
 
     // line 88: memcpy(s.P, P0, sizeof s.P);
     for (long e = 8; e >= 0; e--) {
-        long t12 = e / 3;
-        long t13 = e % 3;
-        long t14 = e / NS;
-        long t15 = e % NS;
-        double d_s_P_elem = d_s_P[t12][t13];
-        d_s_P[t12][t13] = 0.0;
-        d_P0[t14][t15] += d_s_P_elem;
+        long t13 = e / 3;
+        long t14 = e % 3;
+        long t15 = e / NS;
+        long t16 = e % NS;
+        double d_s_P_elem = d_s_P[t13][t14];
+        d_s_P[t13][t14] = 0.0;
+        d_P0[t15][t16] += d_s_P_elem;
     }
 
     // line 87: kstate s = {{theta[3], 0.0, 0.0}, {{0.0}}};
@@ -701,8 +664,8 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
     d_P0[1][1] = 0.0;
     double d_P0_0_0 = d_P0[0][0];
     d_P0[0][0] = 0.0;
-    double t16 = d_P0_0_0 * theta[4];
-    d_theta[4] += 2.0 * t16;
+    double t17 = d_P0_0_0 * theta[4];
+    d_theta[4] += 2.0 * t17;
 
     // line 84: double F[NS][NS] = {{1.0, dt, 0.5 * dt * dt}, {0.0, theta[2], dt}, {0.0, 0.0, 1....
     d_F[2][2] = 0.0;
@@ -714,13 +677,7 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
     d_F[0][1] = 0.0;
     d_F[0][0] = 0.0;
     free(tape_s_struct_elem);
-    free(tape_FP_len1);
-    free(tape_P_mat_mul_before_mat_mul_len1);
-    free(tape_P_mat_mul_before_mat_mul_len0);
     free(tape_P_mat_mul_before_mat_mul);
-    free(tape_P_mat_mul_bt_len1);
-    free(tape_FP_before_mat_mul_bt_len1);
-    free(tape_FP_before_mat_mul_bt_len0);
     free(tape_FP_before_mat_mul_bt);
     free(tape_K);
     free(tape_PH_elem);

@@ -18,6 +18,11 @@ typedef struct {
     double v[2];
 } Body;
 
+/* Python's max(a, b) on integers. */
+static long max_l(long a, long b) {
+    return b > a ? b : a;
+}
+
 // The adjoint of by_value, for the gradient of f: its parameters follow the same
 // convention, except that it may leave a shadow incomplete where its callers never
 // read it again.
@@ -97,10 +102,8 @@ void grad_f(const double *a, double *d_a, int n, double d_return) {
     double *tape_q_pos_y = calloc(1, n * sizeof(double));
     double *tape_q_pos_z = calloc(1, n * sizeof(double));
     double *tape_q_m = calloc(1, n * sizeof(double));
-    size_t tape_b_v_before_by_value_cap = 0;
-    double *tape_b_v_before_by_value = NULL;
+    double *tape_b_v_before_by_value = calloc(1, max_l(n * 2, 0) * sizeof(double));
     size_t tape_b_v_before_by_value_top = 0;
-    long *tape_b_v_before_by_value_len = calloc(1, n * sizeof(long));
     double *tape_b_struct_elem = calloc(1, n * sizeof(double));
     double *tape_b_struct_elem2 = calloc(1, n * sizeof(double));
     double *tape = calloc(1, n * sizeof(double));
@@ -166,18 +169,14 @@ void grad_f(const double *a, double *d_a, int n, double d_return) {
         tape_b_struct_elem2[i] = b_struct_elem;
         b_struct_elem = b_struct3->v[1];
         tape_b_struct_elem[i] = b_struct_elem;
-        tape_b_v_before_by_value_len[i] = 2;
         for (long e = 0; e < 2; e++) {
-            if (tape_b_v_before_by_value_top == tape_b_v_before_by_value_cap) {
-                tape_b_v_before_by_value_cap = 2 * tape_b_v_before_by_value_cap + 1;
-                tape_b_v_before_by_value = realloc(tape_b_v_before_by_value,
-                        tape_b_v_before_by_value_cap * sizeof(double));
-            }
             tape_b_v_before_by_value[tape_b_v_before_by_value_top++] = b_v[e];
         }
     }
 
     // reverse sweep
+    double b_v_before_by_value[2];
+
     // line 12: for (int i = 0; i < n; i++) {
     double d_s = d_return;
     for (long i = n - 1; i >= 0; i--) {
@@ -185,9 +184,7 @@ void grad_f(const double *a, double *d_a, int n, double d_return) {
         double q_pos_y = tape_q_pos_y[i];
         double q_pos_z = tape_q_pos_z[i];
         double q_m = tape_q_m[i];
-        long b_v_before_by_value_len = tape_b_v_before_by_value_len[i];
-        double *b_v_before_by_value = malloc(b_v_before_by_value_len * sizeof(double));
-        for (long e = b_v_before_by_value_len - 1; e >= 0; e--) {
+        for (long e = 1; e >= 0; e--) {
             double t1 = tape_b_v_before_by_value[--tape_b_v_before_by_value_top];
             b_v_before_by_value[e] = t1;
         }
@@ -311,7 +308,6 @@ void grad_f(const double *a, double *d_a, int n, double d_return) {
         d_b_struct3->pos.z = 0.0;
         d_b_struct3->pos.y = 0.0;
         d_b_struct3->pos.x = 0.0;
-        free(b_v_before_by_value);
     }
     free(tape_b_struct_elem5);
     free(tape_b_struct_elem4);
@@ -319,7 +315,6 @@ void grad_f(const double *a, double *d_a, int n, double d_return) {
     free(tape);
     free(tape_b_struct_elem2);
     free(tape_b_struct_elem);
-    free(tape_b_v_before_by_value_len);
     free(tape_b_v_before_by_value);
     free(tape_q_m);
     free(tape_q_pos_z);

@@ -12,6 +12,11 @@ typedef struct {
     double t;
 } State;
 
+/* Python's max(a, b) on integers. */
+static long max_l(long a, long b) {
+    return b > a ? b : a;
+}
+
 static void step(State *s, double dt, double k) {
     double t0 = s->v;
     double f = -k * (s->x[0] - 0.5 * s->x[1]) - 0.1 * t0;
@@ -79,10 +84,8 @@ void grad_drift(const double *x0, double *d_x0, double v0, double *d_v0, double 
     double *tape_s_t = calloc(1, n * sizeof(double));
     double *tape_q_v = calloc(1, n * sizeof(double));
     double *tape_s_x_elem = calloc(1, n * sizeof(double));
-    size_t tape_s_struct_before_step_cap = 0;
-    double *tape_s_struct_before_step = NULL;
+    double *tape_s_struct_before_step = calloc(1, max_l(n * 4, 0) * sizeof(double));
     size_t tape_s_struct_before_step_top = 0;
-    long *tape_s_struct_before_step_len = calloc(1, n * sizeof(long));
     double s_v = v0;
     double s_t = 0.0;
     for (long i = 0; i < n; i++) {
@@ -91,13 +94,7 @@ void grad_drift(const double *x0, double *d_x0, double v0, double *d_v0, double 
         s_struct->x[1] = s_x[1];
         s_struct->v = s_v;
         s_struct->t = s_t;
-        tape_s_struct_before_step_len[i] = 4;
         for (long e = 0; e < 4; e++) {
-            if (tape_s_struct_before_step_top == tape_s_struct_before_step_cap) {
-                tape_s_struct_before_step_cap = 2 * tape_s_struct_before_step_cap + 1;
-                tape_s_struct_before_step = realloc(tape_s_struct_before_step,
-                        tape_s_struct_before_step_cap * sizeof(double));
-            }
             tape_s_struct_before_step[tape_s_struct_before_step_top++] = ((double *)s_struct)[e];
         }
         step(s_struct, 0.1, k);
@@ -121,6 +118,7 @@ void grad_drift(const double *x0, double *d_x0, double v0, double *d_v0, double 
     // reverse sweep
     State d_s_struct[1] = {0};
     double d_s_x[2] = {0};
+    State s_struct_before_step[1];
 
     // line 12: return -k * (s->x[0] - 0.5 * s->x[1]) - 0.1 * s->v;
     d_s_struct->v -= d_return * 0.1;
@@ -148,9 +146,7 @@ void grad_drift(const double *x0, double *d_x0, double v0, double *d_v0, double 
         double q_v = tape_q_v[i];
         double s_x_elem = tape_s_x_elem[i];
         State d_s_struct2[1] = {0};
-        long s_struct_before_step_len = tape_s_struct_before_step_len[i];
-        State *s_struct_before_step = malloc(s_struct_before_step_len * sizeof(double));
-        for (long e = s_struct_before_step_len - 1; e >= 0; e--) {
+        for (long e = 3; e >= 0; e--) {
             double t2 = tape_s_struct_before_step[--tape_s_struct_before_step_top];
             ((double *)s_struct_before_step)[e] = t2;
         }
@@ -181,7 +177,6 @@ void grad_drift(const double *x0, double *d_x0, double v0, double *d_v0, double 
         d_s_struct_x_0 = d_s_struct2->x[0];
         d_s_struct2->x[0] = 0.0;
         d_s_x[0] += d_s_struct_x_0;
-        free(s_struct_before_step);
     }
 
     // line 26: State s = {{x0[0], x0[1]}, v0, 0.0};
@@ -193,7 +188,6 @@ void grad_drift(const double *x0, double *d_x0, double v0, double *d_v0, double 
     d_x0[0] += d_s_x_0;
     *d_v0 += d_s_v;
     *d_k += d_k_local;
-    free(tape_s_struct_before_step_len);
     free(tape_s_struct_before_step);
     free(tape_s_x_elem);
     free(tape_q_v);

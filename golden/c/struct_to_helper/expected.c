@@ -112,8 +112,7 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
     size_t tape_T_data_elem_cap = 0;
     double *tape_T_data_elem = NULL;
     size_t tape_T_data_elem_top = 0;
-    size_t tape_T_cols_cell_before_mat_mult_cap = 0;
-    int *tape_T_cols_cell_before_mat_mult = NULL;
+    int *tape_T_cols_cell_before_mat_mult = calloc(1, (nsteps > 0 ? nsteps : 0) * sizeof(int));
     size_t tape_T_cols_cell_before_mat_mult_top = 0;
     long T_rows = 0;
     long T_cols = 0;
@@ -123,12 +122,6 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
         int T_cols_cell[1];
         T_cols_cell[0] = T_cols;
         for (long e = 0; e < 1; e++) {
-            if (tape_T_cols_cell_before_mat_mult_top == tape_T_cols_cell_before_mat_mult_cap) {
-                tape_T_cols_cell_before_mat_mult_cap = 2 * tape_T_cols_cell_before_mat_mult_cap
-                        + 1;
-                tape_T_cols_cell_before_mat_mult = realloc(tape_T_cols_cell_before_mat_mult,
-                        tape_T_cols_cell_before_mat_mult_cap * sizeof(int));
-            }
             tape_T_cols_cell_before_mat_mult[tape_T_cols_cell_before_mat_mult_top++] = T_cols_cell[e];
         }
         mat_mult(A->rows, A->cols, A->data, A->cols, A->cols, steps + t * A->cols * A->cols,
@@ -150,12 +143,12 @@ void grad_chain(const Matrix *A, Matrix *d_A, const double *steps, double *d_ste
 
     // reverse sweep
     double *d_T_data = calloc(1, A->rows * A->cols * sizeof(double));
+    int T_cols_cell_before_mat_mult[1];
     double *T_data_for_mat_mult = malloc(A->rows * A->cols * sizeof(double));
 
     // line 40: for (int t = 0; t < nsteps; t++) {
     double d_s = d_return;
     for (long t = nsteps - 1; t >= 0; t--) {
-        int T_cols_cell_before_mat_mult[1];
         for (long e = 0; e >= 0; e--) {
             int t2 = tape_T_cols_cell_before_mat_mult[--tape_T_cols_cell_before_mat_mult_top];
             T_cols_cell_before_mat_mult[e] = t2;

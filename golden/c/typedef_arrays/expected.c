@@ -6,6 +6,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+/* Python's max(a, b) on integers. */
+static long max_l(long a, long b) {
+    return b > a ? b : a;
+}
+
 static void mat3_mul_vec3(double out[3], const double M[3][3], const double v[3]) {
     for (long i = 0; i < 3; i++) {
         out[i] = 0.0;
@@ -64,27 +69,17 @@ void grad_energy(const double K[3][3], double d_K[3][3], const double *q, double
     double *tape_p_elem2 = calloc(1, n * sizeof(double));
     double *tape_g_elem3 = calloc(1, n * sizeof(double));
     double *tape_p_elem3 = calloc(1, n * sizeof(double));
-    size_t tape_g_before_mat3_mul_vec3_cap = 0;
-    double *tape_g_before_mat3_mul_vec3 = NULL;
+    long t1 = n * 3;
+    double *tape_g_before_mat3_mul_vec3 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
     size_t tape_g_before_mat3_mul_vec3_top = 0;
-    long *tape_g_before_mat3_mul_vec3_len = calloc(1, n * sizeof(long));
-    size_t tape_S_before_mat3_mul_vec3_cap = 0;
-    double *tape_S_before_mat3_mul_vec3 = NULL;
+    double *tape_S_before_mat3_mul_vec3 = calloc(1, max_l(t1 * 3, 0) * sizeof(double));
     size_t tape_S_before_mat3_mul_vec3_top = 0;
-    long *tape_S_before_mat3_mul_vec3_len0 = calloc(1, n * sizeof(long));
-    long *tape_S_before_mat3_mul_vec3_len1 = calloc(1, n * sizeof(long));
-    size_t tape_f_before_mat3_mul_vec3_cap = 0;
-    double *tape_f_before_mat3_mul_vec3 = NULL;
+    double *tape_f_before_mat3_mul_vec3 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
     size_t tape_f_before_mat3_mul_vec3_top = 0;
-    long *tape_f_before_mat3_mul_vec3_len = calloc(1, n * sizeof(long));
-    size_t tape_f_before_mat3_mul_vec3_v2_cap = 0;
-    double *tape_f_before_mat3_mul_vec3_v2 = NULL;
+    double *tape_f_before_mat3_mul_vec3_v2 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
     size_t tape_f_before_mat3_mul_vec3_v2_top = 0;
-    long *tape_f_before_mat3_mul_vec3_len2 = calloc(1, n * sizeof(long));
-    size_t tape_p_before_mat3_mul_vec3_cap = 0;
-    double *tape_p_before_mat3_mul_vec3 = NULL;
+    double *tape_p_before_mat3_mul_vec3 = calloc(1, (t1 > 0 ? t1 : 0) * sizeof(double));
     size_t tape_p_before_mat3_mul_vec3_top = 0;
-    long *tape_p_before_mat3_mul_vec3_len = calloc(1, n * sizeof(long));
     for (long k = 0; k < n; k++) {
         double b_pos[3] = {0};
         b_pos[0] = q[3 * k];
@@ -95,22 +90,10 @@ void grad_energy(const double K[3][3], double d_K[3][3], const double *q, double
         for (long e = 0; e < 3; e++) {
             p[e] = b_pos[e];
         }
-        tape_f_before_mat3_mul_vec3_len2[k] = 3;
         for (long e = 0; e < 3; e++) {
-            if (tape_f_before_mat3_mul_vec3_v2_top == tape_f_before_mat3_mul_vec3_v2_cap) {
-                tape_f_before_mat3_mul_vec3_v2_cap = 2 * tape_f_before_mat3_mul_vec3_v2_cap + 1;
-                tape_f_before_mat3_mul_vec3_v2 = realloc(tape_f_before_mat3_mul_vec3_v2,
-                        tape_f_before_mat3_mul_vec3_v2_cap * sizeof(double));
-            }
             tape_f_before_mat3_mul_vec3_v2[tape_f_before_mat3_mul_vec3_v2_top++] = f[e];
         }
-        tape_p_before_mat3_mul_vec3_len[k] = 3;
         for (long e = 0; e < 3; e++) {
-            if (tape_p_before_mat3_mul_vec3_top == tape_p_before_mat3_mul_vec3_cap) {
-                tape_p_before_mat3_mul_vec3_cap = 2 * tape_p_before_mat3_mul_vec3_cap + 1;
-                tape_p_before_mat3_mul_vec3 = realloc(tape_p_before_mat3_mul_vec3,
-                        tape_p_before_mat3_mul_vec3_cap * sizeof(double));
-            }
             tape_p_before_mat3_mul_vec3[tape_p_before_mat3_mul_vec3_top++] = p[e];
         }
         mat3_mul_vec3(f, K, p);
@@ -119,34 +102,15 @@ void grad_energy(const double K[3][3], double d_K[3][3], const double *q, double
         S[1][1] = 2.0;
         S[2][2] = 0.5;
         double g[3];
-        tape_g_before_mat3_mul_vec3_len[k] = 3;
         for (long e = 0; e < 3; e++) {
-            if (tape_g_before_mat3_mul_vec3_top == tape_g_before_mat3_mul_vec3_cap) {
-                tape_g_before_mat3_mul_vec3_cap = 2 * tape_g_before_mat3_mul_vec3_cap + 1;
-                tape_g_before_mat3_mul_vec3 = realloc(tape_g_before_mat3_mul_vec3,
-                        tape_g_before_mat3_mul_vec3_cap * sizeof(double));
-            }
             tape_g_before_mat3_mul_vec3[tape_g_before_mat3_mul_vec3_top++] = g[e];
         }
-        tape_S_before_mat3_mul_vec3_len0[k] = 3;
-        tape_S_before_mat3_mul_vec3_len1[k] = 3;
         for (long e0 = 0; e0 < 3; e0++) {
             for (long e1 = 0; e1 < 3; e1++) {
-                if (tape_S_before_mat3_mul_vec3_top == tape_S_before_mat3_mul_vec3_cap) {
-                    tape_S_before_mat3_mul_vec3_cap = 2 * tape_S_before_mat3_mul_vec3_cap + 1;
-                    tape_S_before_mat3_mul_vec3 = realloc(tape_S_before_mat3_mul_vec3,
-                            tape_S_before_mat3_mul_vec3_cap * sizeof(double));
-                }
                 tape_S_before_mat3_mul_vec3[tape_S_before_mat3_mul_vec3_top++] = S[e0][e1];
             }
         }
-        tape_f_before_mat3_mul_vec3_len[k] = 3;
         for (long e = 0; e < 3; e++) {
-            if (tape_f_before_mat3_mul_vec3_top == tape_f_before_mat3_mul_vec3_cap) {
-                tape_f_before_mat3_mul_vec3_cap = 2 * tape_f_before_mat3_mul_vec3_cap + 1;
-                tape_f_before_mat3_mul_vec3 = realloc(tape_f_before_mat3_mul_vec3,
-                        tape_f_before_mat3_mul_vec3_cap * sizeof(double));
-            }
             tape_f_before_mat3_mul_vec3[tape_f_before_mat3_mul_vec3_top++] = f[e];
         }
         mat3_mul_vec3(g, S, f);
@@ -165,6 +129,12 @@ void grad_energy(const double K[3][3], double d_K[3][3], const double *q, double
     }
 
     // reverse sweep
+    double g_before_mat3_mul_vec3[3];
+    double S_before_mat3_mul_vec3[3][3];
+    double f_before_mat3_mul_vec3[3];
+    double f_before_mat3_mul_vec3_v2[3];
+    double p_before_mat3_mul_vec3[3];
+
     // line 31: for (int k = 0; k < n; k++) {
     double d_e = d_return;
     for (long k = n - 1; k >= 0; k--) {
@@ -177,40 +147,28 @@ void grad_energy(const double K[3][3], double d_K[3][3], const double *q, double
         double p_elem2 = tape_p_elem2[k];
         double g_elem3 = tape_g_elem3[k];
         double p_elem3 = tape_p_elem3[k];
-        long g_before_mat3_mul_vec3_len = tape_g_before_mat3_mul_vec3_len[k];
-        double *g_before_mat3_mul_vec3 = malloc(g_before_mat3_mul_vec3_len * sizeof(double));
-        for (long e = g_before_mat3_mul_vec3_len - 1; e >= 0; e--) {
-            double t1 = tape_g_before_mat3_mul_vec3[--tape_g_before_mat3_mul_vec3_top];
-            g_before_mat3_mul_vec3[e] = t1;
+        for (long e = 2; e >= 0; e--) {
+            double t2 = tape_g_before_mat3_mul_vec3[--tape_g_before_mat3_mul_vec3_top];
+            g_before_mat3_mul_vec3[e] = t2;
         }
-        long S_before_mat3_mul_vec3_len0 = tape_S_before_mat3_mul_vec3_len0[k];
-        long S_before_mat3_mul_vec3_len1 = tape_S_before_mat3_mul_vec3_len1[k];
-        double *S_before_mat3_mul_vec3 = malloc(
-                S_before_mat3_mul_vec3_len0 * S_before_mat3_mul_vec3_len1 * sizeof(double));
-        for (long e0 = S_before_mat3_mul_vec3_len0 - 1; e0 >= 0; e0--) {
-            for (long e1 = S_before_mat3_mul_vec3_len1 - 1; e1 >= 0; e1--) {
-                double t2 = tape_S_before_mat3_mul_vec3[--tape_S_before_mat3_mul_vec3_top];
-                S_before_mat3_mul_vec3[e0 * S_before_mat3_mul_vec3_len1 + e1] = t2;
+        for (long e0 = 2; e0 >= 0; e0--) {
+            for (long e1 = 2; e1 >= 0; e1--) {
+                double t3 = tape_S_before_mat3_mul_vec3[--tape_S_before_mat3_mul_vec3_top];
+                S_before_mat3_mul_vec3[e0][e1] = t3;
             }
         }
-        long f_before_mat3_mul_vec3_len = tape_f_before_mat3_mul_vec3_len[k];
-        double *f_before_mat3_mul_vec3 = malloc(f_before_mat3_mul_vec3_len * sizeof(double));
-        for (long e = f_before_mat3_mul_vec3_len - 1; e >= 0; e--) {
-            double t3 = tape_f_before_mat3_mul_vec3[--tape_f_before_mat3_mul_vec3_top];
-            f_before_mat3_mul_vec3[e] = t3;
+        for (long e = 2; e >= 0; e--) {
+            double t4 = tape_f_before_mat3_mul_vec3[--tape_f_before_mat3_mul_vec3_top];
+            f_before_mat3_mul_vec3[e] = t4;
         }
         double d_f[3] = {0};
-        f_before_mat3_mul_vec3_len = tape_f_before_mat3_mul_vec3_len2[k];
-        double *f_before_mat3_mul_vec3_v2 = malloc(f_before_mat3_mul_vec3_len * sizeof(double));
-        for (long e = f_before_mat3_mul_vec3_len - 1; e >= 0; e--) {
-            double t4 = tape_f_before_mat3_mul_vec3_v2[--tape_f_before_mat3_mul_vec3_v2_top];
-            f_before_mat3_mul_vec3_v2[e] = t4;
+        for (long e = 2; e >= 0; e--) {
+            double t5 = tape_f_before_mat3_mul_vec3_v2[--tape_f_before_mat3_mul_vec3_v2_top];
+            f_before_mat3_mul_vec3_v2[e] = t5;
         }
-        long p_before_mat3_mul_vec3_len = tape_p_before_mat3_mul_vec3_len[k];
-        double *p_before_mat3_mul_vec3 = malloc(p_before_mat3_mul_vec3_len * sizeof(double));
-        for (long e = p_before_mat3_mul_vec3_len - 1; e >= 0; e--) {
-            double t5 = tape_p_before_mat3_mul_vec3[--tape_p_before_mat3_mul_vec3_top];
-            p_before_mat3_mul_vec3[e] = t5;
+        for (long e = 2; e >= 0; e--) {
+            double t6 = tape_p_before_mat3_mul_vec3[--tape_p_before_mat3_mul_vec3_top];
+            p_before_mat3_mul_vec3[e] = t6;
         }
         double d_b_pos[3] = {0};
         // line 39: e += 0.5 * b.mass * vec3_dot(p, g);
@@ -223,10 +181,9 @@ void grad_energy(const double K[3][3], double d_K[3][3], const double *q, double
         d_g[0] += d_vec3_dot_value * p_elem3;
         d_p[0] += d_vec3_dot_value * g_elem3;
         // line 38: mat3_mul_vec3(g, S, f);
-        double *t6 = calloc(1, 3 * S_before_mat3_mul_vec3_len1 * sizeof(double));
-        grad_mat3_mul_vec3(g_before_mat3_mul_vec3, d_g,
-                (const double (*)[S_before_mat3_mul_vec3_len1])S_before_mat3_mul_vec3,
-                (double (*)[S_before_mat3_mul_vec3_len1])t6, f_before_mat3_mul_vec3, d_f);
+        double t7[3][3] = {0};
+        grad_mat3_mul_vec3(g_before_mat3_mul_vec3, d_g, S_before_mat3_mul_vec3, t7,
+                f_before_mat3_mul_vec3, d_f);
         // line 35: mat3_mul_vec3(f, K, p);
         grad_mat3_mul_vec3(f_before_mat3_mul_vec3_v2, d_f, K, d_K, p_before_mat3_mul_vec3, d_p);
         // line 34: memcpy(p, b.pos, sizeof(vec3));
@@ -245,23 +202,11 @@ void grad_energy(const double K[3][3], double d_K[3][3], const double *q, double
         double d_b_pos_0 = d_b_pos[0];
         d_b_pos[0] = 0.0;
         d_q[3 * k] += d_b_pos_0;
-        free(t6);
-        free(p_before_mat3_mul_vec3);
-        free(f_before_mat3_mul_vec3_v2);
-        free(f_before_mat3_mul_vec3);
-        free(S_before_mat3_mul_vec3);
-        free(g_before_mat3_mul_vec3);
     }
-    free(tape_p_before_mat3_mul_vec3_len);
     free(tape_p_before_mat3_mul_vec3);
-    free(tape_f_before_mat3_mul_vec3_len2);
     free(tape_f_before_mat3_mul_vec3_v2);
-    free(tape_f_before_mat3_mul_vec3_len);
     free(tape_f_before_mat3_mul_vec3);
-    free(tape_S_before_mat3_mul_vec3_len1);
-    free(tape_S_before_mat3_mul_vec3_len0);
     free(tape_S_before_mat3_mul_vec3);
-    free(tape_g_before_mat3_mul_vec3_len);
     free(tape_g_before_mat3_mul_vec3);
     free(tape_p_elem3);
     free(tape_g_elem3);
