@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from source_gradients import CALLS_KEPT
 from fd import ParamSpec, check_gradient
 
 from s2sad import pipeline
@@ -134,14 +135,16 @@ def _threads() -> list[int]:
     return [t for t in (2, 4) if t <= numba.config.NUMBA_NUM_THREADS] or [1]
 
 
-def _gradient(src: str, func: str, wrt: list[str]):
-    text = pipeline.gradient_source(src, f"{func}.py", func, wrt, "numba")
+def _gradient(src: str, func: str, wrt: list[str], options: pipeline.Options = pipeline.DEFAULT):
+    text = pipeline.gradient_source(src, f"{func}.py", func, wrt, "numba", options)
     return text, _namespace(text)["grad_" + func]
 
 
-def _check(src: str, func: str, wrt: list[str], params: list[ParamSpec], written: set[str], seeds: int = 2):
-    """Central differences of the primal (run as Python) at each thread count."""
-    text, gradient = _gradient(src, func, wrt)
+def _check(src: str, func: str, wrt: list[str], params: list[ParamSpec], written: set[str], seeds: int = 2,
+           options: pipeline.Options = pipeline.DEFAULT):
+    """Central differences of the primal (run as Python) at each thread count (``options``:
+    CALLS_KEPT where the test is of a helper's gradient called in the loop, which -O2 inlines)."""
+    text, gradient = _gradient(src, func, wrt, options)
     primal = _namespace(src)[func]
     for t in _threads():
         numba.set_num_threads(t)
@@ -198,7 +201,7 @@ def test_a_gradient_called_from_prange_that_adds_to_a_shared_shadow_is_serial():
     params = [ParamSpec("x", "array", (24,)), ParamSpec("c", "array", (6,)),
               ParamSpec("lab", "array", (12,), dtype="i64", ints=(0, 3)), ParamSpec("y", "array", (12,)),
               ParamSpec("n", "int", value=12), ParamSpec("d", "int", value=2)]
-    text, gradient = _check(KMEANS, "assign", ["x", "c"], params, {"y"})
+    text, gradient = _check(KMEANS, "assign", ["x", "c"], params, {"y"}, options=CALLS_KEPT)
     forward, reverse = text.split("def grad_assign(")[1].split("# reverse sweep")
     assert "for i in numba.prange(n):" in forward
     assert "# serial: grad_dist2 may add to d_x, d_c where other iterations add" in reverse
@@ -206,6 +209,10 @@ def test_a_gradient_called_from_prange_that_adds_to_a_shared_shadow_is_serial():
     n, rng = 20000, np.random.default_rng(3)
     _same_with_threads(gradient, [rng.normal(size=2 * n), np.zeros(2 * n), rng.normal(size=4), np.zeros(4),
                                   rng.integers(0, 2, n), rng.normal(size=n), np.full(n, 0.5), n, 2])
+    # At -O2 dist2 is inlined into the loop (opt/inline_loops): the reversed loop stays serial.
+    text, _ = _check(KMEANS, "assign", ["x", "c"], params, {"y"})
+    reverse = text.split("def grad_assign(")[1].split("# reverse sweep")[1]
+    assert "serial: iterations may add to the same element" in reverse and "numba.prange(" not in reverse
 
 
 NESTED = """\
@@ -249,7 +256,7 @@ def test_nested_prange_adds_in_parallel_only_to_what_every_enclosing_iteration_o
     texts = {}
     for func, (v, ny) in cases.items():
         params = [specs["A"], specs[v], ParamSpec("y", "array", (ny,)), specs["n"], specs["m"]]
-        texts[func], gradient = _check(NESTED, func, ["A", "v"], params, {"y"}, seeds=1)
+        texts[func], gradient = _check(NESTED, func, ["A", "v"], params, {"y"}, seeds=1, options=CALLS_KEPT)
         N, M = 2000, 8
         rng = np.random.default_rng(5)
         nv, nyy = (M if v == "vm" else N), (N if func == "matvec" else N * M)
@@ -305,7 +312,8 @@ def test_returned_adjoints_and_carried_products_and_maxima_stay_serial():
     x = ParamSpec("x", "array", (n + 1,), low=0.5, high=1.5)
     shifted, gradient = _check(CARRIED, "shifted", ["x"], [x, ParamSpec("y", "array", (n,)),
                                                          ParamSpec("n", "int", value=n),
-                                                         ParamSpec("k", "int", value=3)], {"y"})
+                                                         ParamSpec("k", "int", value=3)], {"y"},
+                               options=CALLS_KEPT)
     rev = _reverse(shifted, "shifted")
     assert "serial: iterations may add to the same element" in rev and "numba.prange(" not in rev
     assert "d_x[i + 1] += d_a" in rev
