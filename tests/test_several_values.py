@@ -20,7 +20,7 @@ import textwrap
 import numpy as np
 import pytest
 from cbuild import compile_c
-from source_gradients import HEADER, arr, check_source, count, load, num
+from source_gradients import CALLS_KEPT, HEADER, arr, check_source, count, load, num
 
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
@@ -107,7 +107,9 @@ def test_the_seeds_come_as_one_tuple():
 
 
 def test_a_callee_gradient_takes_the_tuple_of_adjoints():
-    text = pipeline.gradient_source(source_of("callee_with_loop_in_a_loop"), "prog.py", "f", ["x", "c"], "py")
+    # (-O2 would inline moments into the loop: opt/inline_loops)
+    text = pipeline.gradient_source(source_of("callee_with_loop_in_a_loop"), "prog.py", "f", ["x", "c"], "py",
+                                    CALLS_KEPT)
     assert "def grad_moments(x, d_x, n, c, d_return=(1.0, 1.0)):" in text
     assert "grad_moments(x, d_x, n, c * float(k), (d_s, d_q))" in text
 
@@ -141,8 +143,9 @@ def test_c_output_of_several_values_is_a_located_error():
 def test_c_output_of_a_callee_of_several_values_passes_pointers_to_them(level):
     """A callee kept as a function (it has a loop) writes its results through pointers; its
     gradient takes one seed per result, and the file compiles without a warning."""
+    options = CALLS_KEPT if level == 2 else pipeline.Options(level=level)  # (-O2 would inline moments)
     text = pipeline.gradient_source(source_of("callee_with_loop_in_a_loop"), "prog.py", "f", ["x", "c"], "c",
-                                    pipeline.Options(level=level))
+                                    options)
     assert "static void moments(double *x, long n, double c, double *result_0, double *result_1) {" in text
     assert "    *result_0 = s;\n    *result_1 = q;\n}" in text
     assert "moments(x, n, c * k, &s, &" in text
