@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from source_gradients import CALLS_KEPT
 
 from cbuild import CFunction, build, have_gcc
 from fd import ParamSpec, check_gradient, written_arrays
@@ -287,14 +288,15 @@ GRADIENT_CASES = {
 }
 
 
-def _gradient(text: str, func: str, wrt: list[str], level: int = 2) -> tuple[Module, Module]:
-    """The primal module and its gradient, made as the pipeline makes it at ``level``, both verified.
+def _gradient(text: str, func: str, wrt: list[str], level: int = 2, passes: str = "") -> tuple[Module, Module]:
+    """The primal module and its gradient, made as the pipeline makes it at ``level`` (the primal
+    pipeline ``passes`` where given), both verified.
 
     The primal passes run on a copy: the returned primal is the source's, the reference.
     """
     primal = _module(text)
     optimized = _module(text)
-    run_pipeline(optimized, PRIMAL_PIPELINES[level], PassContext())
+    run_pipeline(optimized, passes or PRIMAL_PIPELINES[level], PassContext())
     verify_module(optimized)
     names = primal.functions[func].param_names
     grad = differentiate(optimized, func, {names.index(w) for w in wrt}, may_alias=False)
@@ -646,7 +648,7 @@ def test_licm_hoists_a_read_only_call_with_its_view_but_not_loads_of_an_array_wr
 
 
 def test_shadow_of_a_view_is_the_view_of_the_shadow():
-    _, grad = _gradient(VIEWS, "rows", ["x"])
+    _, grad = _gradient(VIEWS, "rows", ["x"], passes=CALLS_KEPT.passes)  # (-O2 would inline sumsq)
     py = emit_python(grad, "py", "")
     assert "row = x[off:]" in py and "d_row = d_x[off:]" in py
     assert "grad_sumsq(row, d_row, 3, d_r)" in py
