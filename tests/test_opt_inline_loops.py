@@ -108,8 +108,13 @@ def test_helper_inlined_where_its_gradient_would_rerun_it(source, wrt, params, h
     assert (f"def grad_{helper}(" not in text) is (inlined and level == 2)
 
 
+# Linear in what it computes: a sum scaled and divided by constants.
+SCALED = LINEAR.replace("out[j] = a[j] - b[j]", "out[j] = (a[j] - b[j]) * 0.5 / 3.0 + out[j] / 2.0")
+
+
 @pytest.mark.parametrize("source, helper, reruns", [
     (KEEPS, "half_sq", True), (PURE, "sqnorm", True), (LINEAR, "subtract", False), (CELL, "cell", True),
+    (SCALED, "subtract", False),
 ])
 def test_which_helpers_rerun_in_their_gradient(source, helper, reruns):
     module = parse_source(source, "prog.py", "f")

@@ -70,8 +70,8 @@ def _keeps(op: Op, callee: Function, written: set[Value]) -> bool:
         return bool(varying)
     if op.name not in _NONLINEAR:
         return False
-    if op.name == "mul" and len(varying) < 2:
-        return False  # a constant multiple: linear
+    if (op.name == "mul" and len(varying) < 2) or (op.name == "div" and _constant(op.operands[1])):
+        return False  # a constant multiple, a quotient by a constant: linear
     return not all(_at_hand(v, callee, written) for v in varying)
 
 
