@@ -1040,6 +1040,43 @@ def add_at(lw: "ExprLowerer", node: cst.Call, b: Builder, env: Env) -> None:
     at.create(SCATTER_ADD, [dst, *indices, v], [])
 
 
+def bincount(lw: "ExprLowerer", node: cst.Call, b: Builder, env: Env) -> Value:
+    """``np.bincount(idx, weights=w, minlength=m)``: an array of ``max(m, max(idx) + 1)`` zeros
+    (``m`` where ``idx`` is empty) into which each weight is added at its index, as ``np.add.at``
+    adds (``add_at``); without weights, the counts (integers: no derivative flows through them).
+    A negative index, which NumPy refuses, is not checked."""
+    args = positional_args(node)
+    unknown = [a for a in node.args if a.keyword is not None and a.keyword.value not in ("weights", "minlength")]
+    if not 1 <= len(args) <= 3 or unknown:
+        raise lw.fail(node, "np.bincount takes the indices, the weights and minlength",
+                      hint="np.bincount(idx, weights=w, minlength=m)")
+    idx = lw.value(args[0], b, env)
+    if not isinstance(idx.type, ArrayType) or idx.type.rank != 1 or not idx.type.elem.is_int:
+        raise lw.fail(args[0], "np.bincount counts a vector of integers", hint=integer_array_hint(args[0]))
+    at = lw.at(b, node)
+    count = at.op1("dim", [idx], I64, axis=0)
+    least = args[2] if len(args) > 2 else keyword_arg(node, "minlength")
+    m = build.const(at, 0, I64) if least is None else lw.coerce(lw.value(least, b, env), I64, at, least, "minlength")
+    zero = build.const(at, 0, I64)
+    top = lw.if_value(b, node, at.op1("gt", [count, zero], BOOL),
+                      lambda tb: build.add(tb, arr_op(lw, tb, node, "max", [idx]), build.const(tb, 1, I64)),
+                      lambda eb: build.const(eb, 0, I64))
+    length = build.select(at, at.op1("gt", [top, m], BOOL), top, m)
+    weights_node = args[1] if len(args) > 1 else keyword_arg(node, "weights")
+    elem = F64 if weights_node is not None else I64
+    out = at.op1("alloc", [length], ArrayType(elem, 1), "", fill="zeros", elem=elem.name)
+    if weights_node is None:
+        v = arr_op(lw, b, node, "full", [count, build.const(at, 1, I64)])
+    else:
+        v = lw.value(weights_node, b, env)
+        if not isinstance(v.type, ArrayType) or v.type.rank != 1:
+            raise lw.fail(weights_node, "np.bincount's weights here are a vector, one weight per index")
+        if v.type.elem != F64:
+            v = arr_op(lw, b, weights_node, "mul", [v, build.const(at, 1.0, F64)])
+    at.create(SCATTER_ADD, [out, idx, v], [])
+    return out
+
+
 def slice_(lw: "ExprLowerer", node: cst.Subscript, base: cst.BaseExpression, indices: list,
            b: Builder, env: Env) -> Value:
     """``a[lo:hi]``, ``a[:, j]``, ``a[1:-1, 1:-1]``, ``A[i]`` (a row): one ``arr.slice``."""

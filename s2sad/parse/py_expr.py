@@ -930,6 +930,8 @@ class ExprLowerer(PyMpi):
                             "or write np.sum of an array")
         if iterable_extremum(node, canonical):
             return py_comprehension.extremum(self, node, canonical.split(".")[1], b, env)  # type: ignore[union-attr]
+        if canonical == lib.BINCOUNT:
+            return py_arrays.bincount(self, node, b, env)
         if canonical == lib.ADD_AT:
             if want_value:
                 raise self.fail(node, "np.add.at(...) adds into its first argument and gives None",

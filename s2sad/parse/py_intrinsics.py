@@ -291,6 +291,8 @@ NDARRAY_GENERIC = {"numpy.typing.NDArray"}
 RANGE = "builtins.range"
 # np.add.at(a, idx, v): a statement adding into a (parse/py_arrays.add_at), not a value.
 ADD_AT = "numpy.add.at"
+# np.bincount(idx, weights=w, minlength=m): a new array the weights are added into (py_arrays.bincount).
+BINCOUNT = "numpy.bincount"
 PRANGE = "numba.prange"  # range whose iterations Numba may run in parallel
 
 

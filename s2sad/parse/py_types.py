@@ -956,6 +956,10 @@ class _Inference:
             for a in args:
                 self.expr(a, True)
             return
+        if canonical == lib.BINCOUNT and args and isinstance(args[0], cst.Name) and args[0].value in self.param_names:
+            ev = self.evidence(args[0].value)  # np.bincount(idx, ...): idx an integer vector
+            ev.min_rank = max(ev.min_rank, 1)
+            ev.forced_elem = I64
         if canonical == lib.ADD_AT and len(args) == 3:
             # np.add.at(a, idx, v): a is an array; idx an integer array, or a tuple of them
             targets = [args[0]] + ([e.value for e in args[1].elements] if isinstance(args[1], cst.Tuple) else [args[1]])
@@ -1388,6 +1392,9 @@ class _Inference:
             return self.sum_type(node, types)
         if iterable_extremum(node, canonical):
             return self.items_type(positional_args(node)[0], types)
+        if canonical == lib.BINCOUNT:  # counts, or sums of the weights
+            weighted = len(positional_args(node)) > 1 or keyword_arg(node, "weights") is not None
+            return ArrayType(F64 if weighted else I64, 1)
         if isinstance(func, cst.Name) and func.value in self.info.functions and func.value not in self.locals:
             sig = self.call_sigs.get(node) or self.sigs.get(func.value)
             return sig.result if sig is not None else None
