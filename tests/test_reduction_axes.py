@@ -72,9 +72,36 @@ def test_c_output_of_the_reductions_is_checked(tmp_path, capsys, func):
 @pytest.mark.parametrize("call, message", [
     ("np.sum(X, axis=(0, 0))", "an axis is named twice"),
     ("np.sum(X, axis=(0, 3))", "axis 3 is out of range for a 3-D array"),
-    ("np.argmax(X, axis=0)[0] * 1.0", "np.argmax is supported of all the entries"),
+    ("np.argmax(X, axis=3)[0] * 1.0", "axis 3 is out of range for a 3-D array"),
+    ("np.argmax(X, axis=1, out=None)[0] * 1.0", "np.argmax() with out= is not supported"),
 ])
 def test_axes_numpy_would_refuse_are_located_errors(call, message):
     source = HEADER + f'def f(X: "f64[a, b, c]"):\n    return np.sum({call})\n'
     d = the_refusal(source, ["X"])
     assert message in d.message and d.loc.line == source.count("\n"), d
+
+
+ARG_EXTREMES = HEADER + """
+def picked(X: "f64[n, d]", y: "f64[n]"):
+    k = np.argmax(X, axis=1)
+    j = X.argmin(axis=0)
+    return np.sum(X[np.arange(X.shape[0]), k] ** 2) + np.sum(y * k) + np.sum(X[j, np.arange(X.shape[1])])
+
+
+def deep(T: "f64[a, b, c]"):
+    k = np.argmax(T, axis=-1)
+    j = np.argmin(T, axis=1)
+    return np.sum(T * T[1, 2, k[1, 2]]) + np.sum(T[0, j[0, 3], 3] * k)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba", "c"])
+@pytest.mark.parametrize("func, wrt, sizes", [("picked", "X,y", "X=5x4,y=5"), ("deep", "T", "T=2x3x4")])
+def test_argmax_and_argmin_along_an_axis(tmp_path, capsys, target, func, wrt, sizes):
+    """The index of the first largest (smallest) entry along one axis, per position of the others:
+    integers, with no derivative, that pick the entries whose adjoints flow."""
+    path = tmp_path / "r.py"
+    path.write_text(ARG_EXTREMES)
+    code = main(["check", str(path), "--func", func, "--wrt", wrt, "--target", target, "--sizes", sizes])
+    out = capsys.readouterr()
+    assert code == 0 and "all adjoints match" in out.out, out.out + out.err

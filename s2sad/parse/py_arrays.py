@@ -592,9 +592,12 @@ def arg_extreme(lw: "ExprLowerer", node: cst.Call, args: list, b: Builder, env: 
     ``x.ravel()``, as NumPy gives it): a loop carrying the best position so far, which a later
     entry takes only where it is strictly better. An integer, with no derivative."""
     called = f"np.{'argmax' if largest else 'argmin'}"
-    if len(args) > 1 or any(a.keyword is not None for a in node.args):
-        raise lw.fail(node, f"{called} is supported of all the entries (without axis= or other arguments)",
+    if len(args) > 1 or any(a.keyword is not None and a.keyword.value != "axis" for a in node.args):
+        raise lw.fail(node, f"{called} is supported of all the entries, or along one axis (axis=k)",
                       hint="take it of each row in a loop over the rows")
+    if keyword_arg(node, "axis") is not None:
+        x = lw.array(args[0], b, env)
+        return _arg_extreme_along(lw, node, x, _axis(lw, node, x.type.rank), b, largest)  # type: ignore[arg-type]
     flat = flattened(lw, node, args[0], b, env)
     lw.at(b, node)
     elem = flat.type.elem  # type: ignore[attr-defined]
@@ -609,6 +612,35 @@ def arg_extreme(lw: "ExprLowerer", node: cst.Call, args: list, b: Builder, env: 
         return build.select(bb, build.cmp(bb, "gt" if largest else "lt", v, held), k, best)
 
     return add_carried(loop, first, better, "best")
+
+
+def _arg_extreme_along(lw: "ExprLowerer", node: cst.Call, x: Value, axis: int, b: Builder, largest: bool) -> Value:
+    """``np.argmax(x, axis=k)`` (``np.argmin``): for each position of the other axes, the index
+    along ``k`` of the first largest (smallest) entry, as ``arg_extreme`` finds it in a vector:
+    an integer array of ``x``'s shape without axis ``k``."""
+    rank = x.type.rank  # type: ignore[attr-defined]
+    elem = x.type.elem  # type: ignore[attr-defined]
+    lw.at(b, node)
+    dims = [b.op1("dim", [x], I64, axis=k) for k in range(rank)]
+    out = b.op1("alloc", [d for k, d in enumerate(dims) if k != axis], ArrayType(I64, rank - 1), fill="empty",
+                elem=I64.name)
+
+    def along(bb: Builder, index: list[Value]) -> None:
+        first = build.const(bb, 0, I64)
+        loop = fill_loop(bb, dims[axis], lambda b2, k: None)
+        body = loop.regions[0]
+
+        def better(best: Value) -> Value:
+            b3 = Builder(body, bb.loc).before_op(body.terminator)
+            k = body.args[0]
+            v = b3.op1("load", [x, *index[:axis], k, *index[axis:]], elem)
+            held = b3.op1("load", [x, *index[:axis], best, *index[axis:]], elem)
+            return build.select(b3, build.cmp(b3, "gt" if largest else "lt", v, held), k, best)
+
+        bb.create("store", [out, *index, add_carried(loop, first, better, "best")], [])
+
+    each_element(b, out, along)
+    return out
 
 
 def nonzero_positions(lw: "ExprLowerer", node: cst.CSTNode, arr: Value, axis: int, b: Builder) -> Value:

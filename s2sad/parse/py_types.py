@@ -1408,6 +1408,9 @@ class _Inference:
         op = intr.op
         if op in lib.NORM_FUNCTIONS:  # (loc= and scale= broadcast too)
             args = [a for a in lib.norm_args(node) if a is not None]
+        if op in ("argmax", "argmin") and keyword_arg(node, "axis") is not None and args:
+            t = self.expr_type(args[0], types)  # along an axis: an index per position of the others
+            return ArrayType(I64, t.rank - 1) if isinstance(t, ArrayType) and t.rank > 1 else None
         if op in ("len", "int") or intr.int_result:
             return I64
         if op == "float":
