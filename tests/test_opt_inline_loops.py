@@ -33,14 +33,16 @@ def f(q, x, n: int, d: int) -> float:
     return total
 '''
 
-# A helper writing no array: its reverse reads its array argument as the call saw it.
-PURE = HEADER + '''
+SQNORM = '''
 def sqnorm(v, d: int) -> float:
     s = 0.0
     for j in range(d):
         s += v[j] * v[j]
     return s
+'''
 
+# A helper writing no array: its reverse reads its array argument as the call saw it.
+PURE = HEADER + SQNORM + '''
 
 def f(x, mu, tmp, n: int, d: int) -> float:
     total = 0.0
@@ -82,13 +84,7 @@ def f(w, h, gates, steps: int, m: int) -> float:
 '''
 
 # The helper called once, outside any loop: its gradient runs once, it stays a call.
-ONCE = HEADER + '''
-def sqnorm(v, d: int) -> float:
-    s = 0.0
-    for j in range(d):
-        s += v[j] * v[j]
-    return s
-
+ONCE = HEADER + SQNORM + '''
 
 def f(x, d: int) -> float:
     return math.sqrt(sqnorm(x, d))

@@ -100,6 +100,15 @@ def map_blocks(st: Stmt, f: Callable[[list[Stmt]], list[Stmt]]) -> Stmt:
     return st
 
 
+def child_blocks(st: Stmt) -> list[list[Stmt]]:
+    """The statement lists nested in ``st`` (an if's two arms, a loop's body)."""
+    if isinstance(st, If):
+        return [st.body, st.orelse]
+    if isinstance(st, (For, While)):
+        return [st.body]
+    return []
+
+
 def stmt_names(stmts: list[Stmt], skip: Optional[Stmt] = None) -> tuple[set[str], set[str]]:
     """Variables the statements read and those they assign (``skip`` left out), for membership tests."""
     read: set[str] = set()

@@ -29,7 +29,8 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from ..emit.expr import Call, Expr, Lit, Name, Subscript, names_in, number, walk
-from ..emit.stmt import AugAssign, Assign, Comment, ExprStmt, For, If, Keyword, Return, Stmt, While, stmt_names
+from ..emit.stmt import (AugAssign, Assign, Comment, ExprStmt, For, If, Keyword, Return, Stmt, While, child_blocks,
+                         stmt_names)
 from .cexpr import Cast, F32Lit, IncDec
 
 
@@ -85,13 +86,6 @@ def _header_reads(st: Stmt) -> list[str]:
     return []
 
 
-def child_blocks(st: Stmt) -> list[list[Stmt]]:
-    """The statement lists nested in ``st`` (an if's two arms, a loop's body)."""
-    if isinstance(st, If):
-        return [st.body, st.orelse]
-    if isinstance(st, (For, While)):
-        return [st.body]
-    return []
 
 
 def _own_exprs(st: Stmt) -> list[Expr]:

@@ -37,7 +37,8 @@ from ..analysis.accumulation import private_accumulations
 from ..emit.expr import Expr, Name, Unary, walk
 from ..emit.stmt import Comment, For, Stmt, stmt_names
 from ..ssa.ir import Op, Value
-from .cstmt import Decl, child_blocks, exposed
+from ..emit.stmt import child_blocks
+from .cstmt import Decl, exposed
 
 
 @dataclass

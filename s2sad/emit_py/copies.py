@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..emit.expr import Attribute, Call, Expr, Lit, Name, Subscript, Tuple
-from ..emit.stmt import Assign, AugAssign, For, Stmt, map_blocks
+from ..emit.stmt import Assign, AugAssign, For, Stmt, child_blocks, map_blocks
 
 
 def array_copies(stmts: list[Stmt]) -> list[Stmt]:
@@ -79,9 +79,16 @@ def _copy(made: Stmt, nest: Stmt, extents: dict[str, tuple[str, int]]) -> Option
 
 def _extent(e: Expr, array: str, axis: int, extents: dict[str, tuple[str, int]]) -> bool:
     """Whether ``e`` is ``array.shape[axis]``, written out or by a name assigned once to it."""
-    if isinstance(e, Name):
-        return extents.get(e.id) == (array, axis)
-    return e == Subscript(Attribute(Name(array), "shape"), (Lit(str(axis)),))
+    return (extents.get(e.id) if isinstance(e, Name) else _shape_entry(e)) == (array, axis)
+
+
+def _shape_entry(e: Expr) -> Optional[tuple[str, int]]:
+    """(x, k) where ``e`` is ``x.shape[k]``; None otherwise."""
+    if isinstance(e, Subscript) and isinstance(e.value, Attribute) and e.value.attr == "shape" \
+            and isinstance(e.value.value, Name) and len(e.index) == 1 and isinstance(e.index[0], Lit) \
+            and e.index[0].text.isdigit():
+        return e.value.value.id, int(e.index[0].text)
+    return None
 
 
 def _extent_names(stmts: list[Stmt]) -> dict[str, tuple[str, int]]:
@@ -96,21 +103,13 @@ def _extent_names(stmts: list[Stmt]) -> dict[str, tuple[str, int]]:
             for t in st.targets:
                 for name in (e.id for e in (t.elts if isinstance(t, Tuple) else (t,)) if isinstance(e, Name)):
                     assigned[name] = assigned.get(name, 0) + 1
-            e = st.value
-            if len(st.targets) == 1 and isinstance(st.targets[0], Name) and isinstance(e, Subscript) \
-                    and isinstance(e.value, Attribute) and e.value.attr == "shape" \
-                    and isinstance(e.value.value, Name) and len(e.index) == 1 and isinstance(e.index[0], Lit) \
-                    and e.index[0].text.isdigit():
-                found[st.targets[0].id] = (e.value.value.id, int(e.index[0].text))
+            entry = _shape_entry(st.value)
+            if len(st.targets) == 1 and isinstance(st.targets[0], Name) and entry is not None:
+                found[st.targets[0].id] = entry
         elif isinstance(st, AugAssign) and isinstance(st.target, Name):
             assigned[st.target.id] = assigned.get(st.target.id, 0) + 2
         elif isinstance(st, For):
             assigned[st.target] = assigned.get(st.target, 0) + 2
-        pending += [s for block in _blocks(st) for s in block]
+        pending += [s for block in child_blocks(st) for s in block]
     return {name: where for name, where in found.items() if assigned.get(name) == 1}
 
-
-def _blocks(st: Stmt) -> list[list[Stmt]]:
-    out: list[list[Stmt]] = []
-    map_blocks(st, lambda block: out.append(block) or block)
-    return out

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from ..analysis.effects import PassContext, array_root, written_params
 from ..ssa.attrs import loop_schedule
+from ..ssa.build import const_value
 from ..ssa.callgraph import module_callees_first
 from ..ssa.ir import Function, Module, Op, Value
 from ..ssa.structured import in_loop
@@ -65,18 +66,14 @@ def _keeps(op: Op, callee: Function, written: set[Value]) -> bool:
     """Whether the reverse sweep needs a value ``op`` is made of that the callee computed."""
     if len(op.results) != 1 or not op.result.type.is_float:
         return False
-    varying = [v for v in op.operands if not _constant(v)]
+    varying = [v for v in op.operands if const_value(v) is None]
     if op.name.startswith("math."):
         return bool(varying)
     if op.name not in _NONLINEAR:
         return False
-    if (op.name == "mul" and len(varying) < 2) or (op.name == "div" and _constant(op.operands[1])):
+    if (op.name == "mul" and len(varying) < 2) or (op.name == "div" and const_value(op.operands[1]) is not None):
         return False  # a constant multiple, a quotient by a constant: linear
     return not all(_at_hand(v, callee, written) for v in varying)
-
-
-def _constant(v: Value) -> bool:
-    return v.defining_op is not None and v.defining_op.name == "const"
 
 
 def _at_hand(v: Value, callee: Function, written: set[Value], depth: int = 0) -> bool:

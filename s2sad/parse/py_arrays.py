@@ -32,7 +32,7 @@ from .py_module import dotted_source
 from . import py_intrinsics as lib
 from .py_intrinsics import OPERATOR_UFUNCS
 from .py_flow import is_new_axis, is_whole_slice
-from .py_types import astype_elem, int_literal, keyword_arg, positional_args
+from .py_types import astype_elem, bincount_args, int_literal, keyword_arg, positional_args
 
 P = array_ops.PREFIX
 
@@ -1087,14 +1087,13 @@ def bincount(lw: "ExprLowerer", node: cst.Call, b: Builder, env: Env) -> Value:
         raise lw.fail(args[0], "np.bincount counts a vector of integers", hint=integer_array_hint(args[0]))
     at = lw.at(b, node)
     count = at.op1("dim", [idx], I64, axis=0)
-    least = args[2] if len(args) > 2 else keyword_arg(node, "minlength")
+    weights_node, least = bincount_args(node)
     m = build.const(at, 0, I64) if least is None else lw.coerce(lw.value(least, b, env), I64, at, least, "minlength")
     zero = build.const(at, 0, I64)
     top = lw.if_value(b, node, at.op1("gt", [count, zero], BOOL),
                       lambda tb: build.add(tb, arr_op(lw, tb, node, "max", [idx]), build.const(tb, 1, I64)),
                       lambda eb: build.const(eb, 0, I64))
     length = build.select(at, at.op1("gt", [top, m], BOOL), top, m)
-    weights_node = args[1] if len(args) > 1 else keyword_arg(node, "weights")
     elem = F64 if weights_node is not None else I64
     out = at.op1("alloc", [length], ArrayType(elem, 1), "", fill="zeros", elem=elem.name)
     if weights_node is None:

@@ -290,6 +290,14 @@ def keyword_arg(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
     return None
 
 
+def bincount_args(call: cst.Call) -> tuple[Optional[cst.BaseExpression], Optional[cst.BaseExpression]]:
+    """The weights and the minlength of ``np.bincount(idx, weights, minlength)``, each given
+    positionally or by keyword; None where not given."""
+    args = positional_args(call)
+    return (args[1] if len(args) > 1 else keyword_arg(call, "weights"),
+            args[2] if len(args) > 2 else keyword_arg(call, "minlength"))
+
+
 # Library calls that are elementwise arithmetic on their operands (``np.add``, ``np.clip``).
 _ELEMENTWISE_CALLS = ("add", "sub", "mul", "div", "neg", "pos", "reciprocal", "float_power", "clip", "power",
                       "square", "logit", *lib.ELEMENTWISE_SPECIAL)
@@ -880,10 +888,7 @@ class _Inference:
                                     == "numpy.arange" for i in indices):
             # logp[np.arange(n), labels]: the names beside an index array index with arrays too
             for idx in indices:
-                if isinstance(idx, cst.Name) and idx.value in self.param_names:
-                    ev = self.evidence(idx.value)
-                    ev.min_rank = max(ev.min_rank, 1)
-                    ev.forced_elem = I64
+                self.array_param(idx, integers=True)
         for idx in indices:
             if isinstance(idx, cst.BaseExpression):
                 self.expr(idx, True)
@@ -893,6 +898,14 @@ class _Inference:
                         self.expr(part, True)
             else:
                 self.children(idx)
+
+    def array_param(self, node: cst.BaseExpression, integers: bool) -> None:
+        """A parameter named at ``node`` is an array (of integers, where it indexes one)."""
+        if isinstance(node, cst.Name) and node.value in self.param_names:
+            ev = self.evidence(node.value)
+            ev.min_rank = max(ev.min_rank, 1)
+            if integers:
+                ev.forced_elem = I64
 
     def call(self, node: cst.Call, int_ctx: bool) -> None:
         func = node.func
@@ -956,19 +969,13 @@ class _Inference:
             for a in args:
                 self.expr(a, True)
             return
-        if canonical == lib.BINCOUNT and args and isinstance(args[0], cst.Name) and args[0].value in self.param_names:
-            ev = self.evidence(args[0].value)  # np.bincount(idx, ...): idx an integer vector
-            ev.min_rank = max(ev.min_rank, 1)
-            ev.forced_elem = I64
+        if canonical == lib.BINCOUNT and args:
+            self.array_param(args[0], integers=True)  # np.bincount(idx, ...)
         if canonical == lib.ADD_AT and len(args) == 3:
             # np.add.at(a, idx, v): a is an array; idx an integer array, or a tuple of them
-            targets = [args[0]] + ([e.value for e in args[1].elements] if isinstance(args[1], cst.Tuple) else [args[1]])
-            for k, a in enumerate(targets):
-                if isinstance(a, cst.Name) and a.value in self.param_names:
-                    ev = self.evidence(a.value)
-                    ev.min_rank = max(ev.min_rank, 1)
-                    if k:
-                        ev.forced_elem = I64
+            self.array_param(args[0], integers=False)
+            for a in [e.value for e in args[1].elements] if isinstance(args[1], cst.Tuple) else [args[1]]:
+                self.array_param(a, integers=True)
         if (canonical == "builtins.sum" or iterable_extremum(node, canonical)) and args \
                 and isinstance(args[0], cst.Name) and args[0].value in self.param_names:
             # sum(x), max(x) of a parameter: its items are numbers, so it is a vector (a list
@@ -1393,8 +1400,7 @@ class _Inference:
         if iterable_extremum(node, canonical):
             return self.items_type(positional_args(node)[0], types)
         if canonical == lib.BINCOUNT:  # counts, or sums of the weights
-            weighted = len(positional_args(node)) > 1 or keyword_arg(node, "weights") is not None
-            return ArrayType(F64 if weighted else I64, 1)
+            return ArrayType(F64 if bincount_args(node)[0] is not None else I64, 1)
         if isinstance(func, cst.Name) and func.value in self.info.functions and func.value not in self.locals:
             sig = self.call_sigs.get(node) or self.sigs.get(func.value)
             return sig.result if sig is not None else None
