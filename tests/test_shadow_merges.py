@@ -93,6 +93,21 @@ def test_left_alone(why, text):
     assert any(s.endswith("%z)") for s in stores) and any(s.startswith("accum") for s in stores), why
 
 
+def test_an_addition_between_that_may_reach_the_element_moves_after_the_store():
+    # d_y[0] is d_y[i] when i == 0 (the interpreter runs that iteration): added after the store.
+    m = _run(_gradient("    accum(%d_y, %0, %a)\n"))
+    assert _stores(m) == ["store(%d_y, %i, %v)", "accum(%d_y, %0, %a)"]
+    # d_y[i + 1] is evidently another element: it stays where it is.
+    text = _gradient("    %i1 = add(%i, %1) : i64\n    accum(%d_y, %i1, %a)\n")
+    m = _run(text.replace("%n = const() {value = 3}", "%n = const() {value = 2}"))  # (i + 1 < 3)
+    assert _stores(m) == ["accum(%d_y, %i1, %a)", "store(%d_y, %i, %v)"]
+
+
+def test_an_addition_between_stays_under_its_source_lines_comment():
+    between = '    accum(%d_y, %0, %a)\n    comment() {text = "line 3: y[i] = y[i] * a"}\n'
+    assert len(_stores(_run(_gradient(between)))) == 3  # not merged: the addition would leave line 2
+
+
 def test_may_alias_keeps_the_clear_before_a_write_of_another_parameter():
     between = "    store(%d_x, %0, %a)\n"
     assert len(_stores(_run(_gradient(between), PassContext(may_alias=True)))) == 3

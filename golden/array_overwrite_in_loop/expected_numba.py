@@ -35,6 +35,5 @@ def grad_f(x, d_x, n):
         x_elem = tape_x_elem[i - 1]
         # line 3: x[i] = x[i] * x[i - 1]
         d_x_i = d_x[i]
-        d_x[i] = 0.0
         d_x[i - 1] += d_x_i * x_elem
-        d_x[i] += d_x_i * x[i - 1]
+        d_x[i] = d_x_i * x[i - 1]

@@ -227,10 +227,9 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
                 x_elem = tape_x_elem3[k]
                 # line 18: A[i, k] = A[i, k] * 0.5 + x[k] * A[1 - i, k]
                 d_A_i_k = d_A[i, k]
-                d_A[i, k] = 0.0
-                d_A[1 - i, k] += d_A_i_k * x_elem
                 d_x[k] += d_A_i_k * A_elem
-                d_A[i, k] += d_A_i_k * 0.5
+                d_A[i, k] = d_A_i_k * 0.5
+                d_A[1 - i, k] += d_A_i_k * x_elem
         # line 12: for i in range(n):
         for _ in range(n_iter):
             tape_x_elem2_top -= 1
@@ -255,7 +254,6 @@ def grad_f(x, d_x, y, d_y, A, d_A, n, steps, d_return=1.0):
             x_elem = tape_x_elem[j]
             # line 10: x[j] = math.sin(x[j]) + 0.3 * x[(j + 1) % n] * s
             d_x_j = d_x[j]
-            d_x[j] = 0.0
             d_s += d_x_j * tape[j]
+            d_x[j] = d_x_j * math.cos(x_elem)
             d_x[t20] += d_x_j * s * 0.3
-            d_x[j] += d_x_j * math.cos(x_elem)

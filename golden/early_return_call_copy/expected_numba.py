@@ -51,9 +51,8 @@ def grad_f(x, d_x, n, d_return=1.0):
         d_x[2] += d_return
         # line 15: x[2] = x[2] * x[1]
         d_x_2 = d_x[2]
-        d_x[2] = 0.0
         d_x[1] += d_x_2 * t1
-        d_x[2] += d_x_2 * x[1]
+        d_x[2] = d_x_2 * x[1]
         # line 14: r = r + sumsq(x, n)
         grad_sumsq(x_before_sumsq2, d_x, n, d_return)
         # line 13: x[1] = x[1] * 3.0

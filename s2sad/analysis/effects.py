@@ -440,11 +440,11 @@ def _other_rows(a: Value, b: Value) -> bool:
     base = x.operands[0]
     if not (base.type.is_array and a.type.is_array and a.type.rank < base.type.rank):  # type: ignore[attr-defined]
         return False
-    apart = _constant_difference(x.operands[1], y.operands[1])
+    apart = constant_difference(x.operands[1], y.operands[1])
     return apart is not None and apart != 0
 
 
-def _constant_difference(i: Value, j: Value) -> Optional[int]:
+def constant_difference(i: Value, j: Value) -> Optional[int]:
     """``j - i`` where it is a constant evident from how ``j`` is made (``i + 1``); else None."""
     if i is j:
         return 0

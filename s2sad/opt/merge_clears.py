@@ -9,16 +9,18 @@ reviewer expects to read.
 Only in shadows (``shadow_writes``: there ``0.0 + v`` is ``v`` but for the sign of a zero, and
 an adjoint's zero is only added to and multiplied, never divided by or compared). The two ops
 merge when they are in one block, write the same element (``shadow_writes.same_element``), and
-the addition is the next op that touches that memory (``shadow_writes.next_touch``: no read or
-write of it, barrier or return between). An atomic addition is left alone: other threads add
-into that element too.
+nothing but additions touches that memory between them (``shadow_writes.next_touch``: no read or
+write of it, barrier or return between). An addition in between that may reach the cleared
+element under another index (Floyd-Warshall's ``d_path[k][j]`` beside ``d_path[i][j]``, one
+element when ``i == k``) moves after the store, unless a source line's comment stands between
+them. An atomic addition is left alone: other threads add into that element too.
 """
 
 from __future__ import annotations
 
 from ..analysis.effects import EffectAnalysis, PassContext, array_root
 from ..ssa.ir import Block, Module, Op, Value, erase_ops
-from .shadow_writes import constant, next_touch, same_element, shadow_blocks
+from .shadow_writes import constant, distinct_elements, next_touch, same_element, shadow_blocks
 
 
 def run(module: Module, ctx: PassContext) -> None:
@@ -34,13 +36,31 @@ def _merge_in(block: Block, shadows: set[Value], effects: EffectAnalysis, ctx: P
         if not _is_clear(clear) or array_root(clear.operands[0]) not in shadows:
             continue
         k = next_touch(ops, at, effects, ctx)
+        others: list[Op] = []  # additions in between that may reach the element under another index
+        first = k
+        while k is not None and _is_addition(ops[k]) and not same_element(ops[k], clear):
+            if not distinct_elements(ops[k], clear):
+                if not others:
+                    first = k
+                others.append(ops[k])
+            k = next_touch(ops, k, effects, ctx)
         accum = ops[k] if k is not None else None
-        if accum is None or accum.name != "accum" or accum.attrs.get("atomic") or not same_element(accum, clear):
+        if accum is None or not _is_addition(accum) or not same_element(accum, clear):
             continue
-        ops[k] = Op("store", list(accum.operands), [], dict(accum.attrs), loc=accum.loc)  # in its place
-        ops[k].parent = block
+        if others and any(op.name == "comment" for op in ops[first:k]):
+            continue  # (they would move away from the source line they stand under)
+        store = Op("store", list(accum.operands), [], dict(accum.attrs), loc=accum.loc)
+        store.parent = block
+        # The store in the addition's place, and the additions in between after it, as one of
+        # them may reach the element under another index: sums commute, and nothing in between
+        # reads that memory.
+        ops[at + 1 : k + 1] = [op for op in ops[at + 1 : k] if op not in others] + [store, *others]
         merged += [clear, accum]
     erase_ops(merged)
+
+
+def _is_addition(op: Op) -> bool:
+    return op.name == "accum" and not op.attrs.get("atomic")
 
 
 def _is_clear(op: Op) -> bool:

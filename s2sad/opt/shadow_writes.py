@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Iterator, Optional
 
-from ..analysis.effects import EffectAnalysis, PassContext, array_root
+from ..analysis.effects import EffectAnalysis, PassContext, array_root, constant_difference
 from ..ssa.attrs import is_gradient, shadows_of
 from ..ssa.ir import Block, Module, Op, Value
 from ..ssa.opdefs import op_def
@@ -44,6 +44,20 @@ def same_element(a: Op, b: Op) -> bool:
         return False
     return all(i is j or (constant(i) is not None and constant(i) == constant(j))
                for i, j in zip(a.operands[1:-1], b.operands[1:-1]))
+
+
+def distinct_elements(a: Op, b: Op) -> bool:
+    """Whether two accesses of one array value (``load``, ``store``, ``accum``) are evidently of
+    different elements: at some index, one is the other plus a constant other than 0 (``i`` and
+    ``i + 1``, ``0`` and ``2``)."""
+    ia, ib = _index(a), _index(b)
+    if a.operands[0] is not b.operands[0] or len(ia) != len(ib):
+        return False
+    return any(constant_difference(i, j) not in (None, 0) for i, j in zip(ia, ib))
+
+
+def _index(access: Op) -> list[Value]:
+    return list(access.operands[1:] if access.name == "load" else access.operands[1:-1])
 
 
 def constant(v: Value) -> Optional[object]:

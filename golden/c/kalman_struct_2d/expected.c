@@ -347,7 +347,6 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         d_s_P[0][1] = 0.0;
         d_s_struct->P[0][1] += d_s_P_0_1;
         double d_s_P_0_0 = d_s_P[0][0];
-        d_s_P[0][0] = 0.0;
         d_s_struct->P[0][0] += d_s_P_0_0;
         double d_s_x_2 = d_s_x[2];
         d_s_x[2] = 0.0;
@@ -356,7 +355,6 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         d_s_x[1] = 0.0;
         d_s_struct->x[1] += d_s_x_1;
         double d_s_x_0 = d_s_x[0];
-        d_s_x[0] = 0.0;
         d_s_struct->x[0] += d_s_x_0;
         // line 76: return 0.5 * (log(S) + innov * innov / S);
         double t7 = d_nll * 0.5 / S;
@@ -498,7 +496,7 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         d_s_P[0][1] += d_s_struct_P_0_1 + d_prior_P_0_1;
         double d_prior_P_0_0 = d_prior_P[0][0];
         d_prior_P[0][0] = 0.0;
-        d_s_P[0][0] += d_s_struct_P_0_0 + d_prior_P_0_0;
+        d_s_P[0][0] = d_s_struct_P_0_0 + d_prior_P_0_0;
         double d_prior_x_2 = d_prior_x[2];
         d_prior_x[2] = 0.0;
         d_s_x[2] += d_s_struct_x_2 + d_prior_x_2;
@@ -507,7 +505,7 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         d_s_x[1] += d_s_struct_x_1 + d_prior_x_1;
         double d_prior_x_0 = d_prior_x[0];
         d_prior_x[0] = 0.0;
-        d_s_x[0] += d_s_struct_x_0 + d_prior_x_0;
+        d_s_x[0] = d_s_struct_x_0 + d_prior_x_0;
         // line 91: kf_predict(&s, F, theta[0] * theta[0]);
         d_s_P_2_2 = d_s_P[2][2];
         d_s_P[2][2] = 0.0;
@@ -534,7 +532,6 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         d_s_P[0][1] = 0.0;
         d_s_struct2->P[0][1] += d_s_P_0_1;
         d_s_P_0_0 = d_s_P[0][0];
-        d_s_P[0][0] = 0.0;
         d_s_struct2->P[0][0] += d_s_P_0_0;
         d_s_x_2 = d_s_x[2];
         d_s_x[2] = 0.0;
@@ -543,7 +540,6 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         d_s_x[1] = 0.0;
         d_s_struct2->x[1] += d_s_x_1;
         d_s_x_0 = d_s_x[0];
-        d_s_x[0] = 0.0;
         d_s_struct2->x[0] += d_s_x_0;
         // line 50: for (int i = 0; i < NS; i++) {
         double t11 = 0.0;
@@ -626,7 +622,7 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         d_s_P[0][1] += d_s_struct_P_0_1;
         d_s_struct_P_0_0 = d_s_struct2->P[0][0];
         d_s_struct2->P[0][0] = 0.0;
-        d_s_P[0][0] += d_s_struct_P_0_0;
+        d_s_P[0][0] = d_s_struct_P_0_0;
         d_s_struct_x_2 = d_s_struct2->x[2];
         d_s_struct2->x[2] = 0.0;
         d_s_x[2] += d_s_struct_x_2;
@@ -635,7 +631,7 @@ void grad_kalman_nll(const double *theta, double *d_theta, const double *ys, int
         d_s_x[1] += d_s_struct_x_1;
         d_s_struct_x_0 = d_s_struct2->x[0];
         d_s_struct2->x[0] = 0.0;
-        d_s_x[0] += d_s_struct_x_0;
+        d_s_x[0] = d_s_struct_x_0;
     }
     d_theta[0] += d_theta_0;
     d_theta[1] += d_theta_1;

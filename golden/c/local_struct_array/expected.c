@@ -91,9 +91,8 @@ void grad_quad_perimeter(const double *w, double *d_w, double d_return) {
         d_corners[i].x += d_corners_i_y * (t2 * corners_elem) + t6 * t2;
         // line 23: corners[i].x = corners[i].x * w[0] + w[1] * corners[i].y;
         double d_corners_i_x = d_corners[i].x;
-        d_corners[i].x = 0.0;
+        d_corners[i].x = d_corners_i_x * t0;
         d_corners[i].y += d_corners_i_x * t1;
-        d_corners[i].x += d_corners_i_x * t0;
         t3 += d_corners_i_x * corners_elem3;
         t4 += d_corners_i_x * corners_elem2;
         t5 += t6 * corners_elem;

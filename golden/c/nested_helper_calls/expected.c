@@ -31,7 +31,6 @@ void grad_f(double *y, double *d_y) {
     // reverse sweep
     // line 11: y[1] = h(h(y[1], y[0]), h(y[2], y[1]));
     double d_h_value = d_y[1];
-    d_y[1] = 0.0;
 
     // line 5: return a * b + a;
     double d_h_value2 = d_h_value * h_value;
@@ -42,7 +41,7 @@ void grad_f(double *y, double *d_y) {
 
     // line 11: y[1] = h(h(y[1], y[0]), h(y[2], y[1]));
     d_y[0] += d_h_value * t0;
-    d_y[1] += d_h_value2 * t2 + d_h_value + d_h_value * t1;
+    d_y[1] = d_h_value2 * t2 + d_h_value + d_h_value * t1;
 
     // line 10: y[0] = h(2.0, h(y[2], 3.0));
     d_h_value = d_y[0];

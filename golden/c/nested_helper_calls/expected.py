@@ -29,7 +29,6 @@ def grad_f(y, d_y):
     # reverse sweep
     # line 11: y[1] = h(h(y[1], y[0]), h(y[2], y[1]));
     d_h_value = d_y[1]
-    d_y[1] = 0.0
 
     # line 5: return a * b + a;
     d_h_value2 = d_h_value * h_value
@@ -40,7 +39,7 @@ def grad_f(y, d_y):
 
     # line 11: y[1] = h(h(y[1], y[0]), h(y[2], y[1]));
     d_y[0] += d_h_value * t0
-    d_y[1] += d_h_value2 * t2 + d_h_value + d_h_value * t1
+    d_y[1] = d_h_value2 * t2 + d_h_value + d_h_value * t1
 
     # line 10: y[0] = h(2.0, h(y[2], 3.0));
     d_h_value = d_y[0]

@@ -217,12 +217,11 @@ void grad_stack(int l, int b, const double *w, double *d_w, double *s, double *d
                 d_cell[i] += d_hidden_i * w2[b + i] * cos(cell_elem);
                 // line 11: cell[i] = cell[i] * tanh(w[i] * input[i]) + hidden[i];
                 double d_cell_i = d_cell[i];
-                d_cell[i] = 0.0;
-                d_hidden[i] += d_cell_i;
                 double t12 = d_cell_i * cell_elem2 * (1.0 - t11 * t11);
                 d_input[i] += t12 * w2[i];
                 d_w2[i] += t12 * input[i];
-                d_cell[i] += d_cell_i * t11;
+                d_cell[i] = d_cell_i * t11;
+                d_hidden[i] += d_cell_i;
             }
         } else {
             double *d_input = d_s + xp_off;
@@ -240,12 +239,11 @@ void grad_stack(int l, int b, const double *w, double *d_w, double *s, double *d
                 d_cell[i] += d_hidden_i * w2[b + i] * cos(cell_elem);
                 // line 11: cell[i] = cell[i] * tanh(w[i] * input[i]) + hidden[i];
                 double d_cell_i = d_cell[i];
-                d_cell[i] = 0.0;
-                d_hidden[i] += d_cell_i;
                 double t15 = d_cell_i * cell_elem2 * (1.0 - t14 * t14);
-                d_input[i] += t15 * w2[i];
                 d_w2[i] += t15 * input_elem;
-                d_cell[i] += d_cell_i * t14;
+                d_cell[i] = d_cell_i * t14;
+                d_hidden[i] += d_cell_i;
+                d_input[i] += t15 * w2[i];
             }
         }
     }

@@ -239,7 +239,6 @@ void grad_f(const double *a, double *d_a, int n, double d_return) {
         d_b_v[1] = 0.0;
         d_b_struct2->v[1] += d_b_v_1;
         double d_b_v_0 = d_b_v[0];
-        d_b_v[0] = 0.0;
         d_b_struct2->v[0] += d_b_v_0;
         d_b_struct2->m += d_q_m;
         d_b_struct2->pos.z += d_q_pos_z;
@@ -256,7 +255,7 @@ void grad_f(const double *a, double *d_a, int n, double d_return) {
         d_b_v[1] += d_b_struct_v_1;
         d_b_struct_v_0 = d_b_struct2->v[0];
         d_b_struct2->v[0] = 0.0;
-        d_b_v[0] += d_b_struct_v_0;
+        d_b_v[0] = d_b_struct_v_0;
         double d_b_m = d_b_struct2->m;
         d_b_struct2->m = 0.0;
         double d_b_pos_z = d_b_struct2->pos.z;
@@ -270,7 +269,6 @@ void grad_f(const double *a, double *d_a, int n, double d_return) {
         d_b_v[1] = 0.0;
         d_b_struct3->v[1] += d_b_v_1;
         d_b_v_0 = d_b_v[0];
-        d_b_v[0] = 0.0;
         d_b_struct3->v[0] += d_b_v_0;
         d_b_struct3->m += d_b_m;
         d_b_struct3->pos.z += d_b_pos_z;
@@ -303,7 +301,7 @@ void grad_f(const double *a, double *d_a, int n, double d_return) {
         d_b_v[1] += d_b_struct_v_1;
         d_b_struct_v_0 = d_b_struct3->v[0];
         d_b_struct3->v[0] = 0.0;
-        d_b_v[0] += d_b_struct_v_0;
+        d_b_v[0] = d_b_struct_v_0;
         d_b_struct3->m = 0.0;
         d_b_struct3->pos.z = 0.0;
         d_b_struct3->pos.y = 0.0;

@@ -164,7 +164,6 @@ void grad_drift(const double *x0, double *d_x0, double v0, double *d_v0, double 
         d_s_x[1] = 0.0;
         d_s_struct2->x[1] += d_s_x_1;
         double d_s_x_0 = d_s_x[0];
-        d_s_x[0] = 0.0;
         d_s_struct2->x[0] += d_s_x_0;
         grad_step(s_struct_before_step, d_s_struct2, 0.1, k, &d_k_local);
         d_s_t = d_s_struct2->t;
@@ -176,7 +175,7 @@ void grad_drift(const double *x0, double *d_x0, double v0, double *d_v0, double 
         d_s_x[1] += d_s_struct_x_1;
         d_s_struct_x_0 = d_s_struct2->x[0];
         d_s_struct2->x[0] = 0.0;
-        d_s_x[0] += d_s_struct_x_0;
+        d_s_x[0] = d_s_struct_x_0;
     }
 
     // line 26: State s = {{x0[0], x0[1]}, v0, 0.0};

@@ -99,7 +99,6 @@ void grad_moments(const double *x, double *d_x, int n, double d_return) {
         d_a_w[1] = 0.0;
         d_a_struct->w[1] += d_a_w_1;
         double d_a_w_0 = d_a_w[0];
-        d_a_w[0] = 0.0;
         d_a_struct->w[0] += d_a_w_0;
         // line 12: a->s += v * a->w[0];
         double d_a_struct_s = d_a_struct->s;
@@ -118,7 +117,7 @@ void grad_moments(const double *x, double *d_x, int n, double d_return) {
         d_a_w[1] += d_a_struct_w_1;
         double d_a_struct_w_0 = d_a_struct->w[0];
         d_a_struct->w[0] = 0.0;
-        d_a_w[0] += d_a_struct_w_0;
+        d_a_w[0] = d_a_struct_w_0;
     }
 
     // line 18: Acc a = {0, {0.0, 0.0, 0.0}, 0.0};

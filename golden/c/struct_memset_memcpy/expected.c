@@ -85,7 +85,6 @@ void grad_f(const double *x, double *d_x, const Q *src, Q *d_src, int m, double 
         d_p_c[1] = 0.0;
         d_t_c[1] += d_p_c_1;
         double d_p_c_0 = d_p_c[0];
-        d_p_c[0] = 0.0;
         d_t_c[0] += d_p_c_0;
         // line 20: t.c[1] -= x[i] * x[i];
         double d_t_c_1 = d_t_c[1];
@@ -98,7 +97,7 @@ void grad_f(const double *x, double *d_x, const Q *src, Q *d_src, int m, double 
         d_p_c[1] += d_t_c_1;
         d_t_c_0 = d_t_c[0];
         d_t_c[0] = 0.0;
-        d_p_c[0] += d_t_c_0;
+        d_p_c[0] = d_t_c_0;
     }
 
     // line 12: p.k = x[0];

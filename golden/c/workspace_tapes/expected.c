@@ -106,11 +106,10 @@ void grad_f_ws(grad_f_workspace *ws, double *u, double *d_u, const double *k, in
             double t2 = tape[--tape_top];
             // line 10: u[i] = u[i] + 0.1 * k[i] * (u[i - 1] - 2.0 * u[i] + u[i + 1]) * u[i];
             double d_u_i = d_u[i];
-            d_u[i] = 0.0;
             double t3 = d_u_i * u_elem * (0.1 * k[i]);
             d_u[i + 1] += t3;
             d_u[i - 1] += t3;
-            d_u[i] += d_u_i + d_u_i * t2 - t3 * 2.0;
+            d_u[i] = d_u_i + d_u_i * t2 - t3 * 2.0;
         }
     }
 }

@@ -98,13 +98,12 @@ void grad_smooth(double *u, double *d_u, int n, int sweeps, MPI_Comm comm, doubl
             double t5 = tape[--tape_top];
             // line 24: u[i] = 0.25 * prev + 0.5 * cur + 0.25 * u[i + 1] * cur;
             double d_u_i = d_u[i];
-            d_u[i] = 0.0;
             double d_cur = d_prev + d_u_i * t5;
             d_u[i + 1] += d_u_i * cur * 0.25;
             d_cur += d_u_i * 0.5;
             d_prev = d_u_i * 0.25;
             // line 23: double cur = u[i];
-            d_u[i] += d_cur;
+            d_u[i] = d_cur;
         }
         // line 21: double prev = u[0];
         d_u[0] += d_prev;

@@ -108,13 +108,12 @@ void grad_relax(int rows, int m, double u[rows + 2][m], double d_u[rows + 2][m],
                 double u_elem = tape_u_elem[--tape_u_elem_top];
                 // line 20: u[i][j] = (1.0 - w) * u[i][j] + 0.25 * w * (u[i - 1][j] + u[i + 1][j...
                 double d_u_i_j = d_u[i][j];
-                d_u[i][j] = 0.0;
                 double t14 = d_u_i_j * t1;
                 d_u[i][j + 1] += t14;
                 d_u[i][j - 1] += t14;
                 d_u[i + 1][j] += t14;
                 d_u[i - 1][j] += t14;
-                d_u[i][j] += d_u_i_j * t0;
+                d_u[i][j] = d_u_i_j * t0;
                 t7 += d_u_i_j * u_elem;
                 t8 += d_u_i_j * t13;
             }
