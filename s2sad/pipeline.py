@@ -282,9 +282,9 @@ def gradient_module(
     # broadcasts there is served (adjoint.shape_generic); their rank check becomes a check of their
     # axes. (Not a number with a default: its shadow would follow it in the signature without one.)
     defaults = primal.attrs.get("param_defaults") or {}
-    reduced = set(primal.attrs.get("reduced_numbers") or ())  # (py_types: np.mean of a number)
+    never = set(primal.attrs.get("not_shape_generic") or ())  # (py_types: np.mean of a number, Z[i])
     generic = find_shape_generic(primal, [n for n, rank in guards.items() if (rank != 0 or n not in defaults)
-                                          and n not in reduced], indices,
+                                          and n not in never], indices,
                                  carried=shape_generic == "py") if shape_generic else {}
     for n in generic:
         del guards[n]

@@ -1467,6 +1467,44 @@ def is_view(v: Value) -> bool:
     return op is not None and op.name in array_ops.VIEWS
 
 
+def row_view(lw: "ExprLowerer", b: Builder, node: cst.CSTNode, v: Value) -> Optional[Value]:
+    """``v`` as a view into its array's memory (IR ``view`` ops, one per leading index: what C's
+    ``A[i]`` is) where ``v`` is a slice that picks leading indices of an array the IR writes into
+    and keeps the rest of its axes whole (``Z[i]``, ``T[i, j]``, a row a loop over ``Z`` takes);
+    None otherwise. Writes through such a view are writes into the array, and reads through it see
+    the array's writes, as NumPy's views do."""
+    op = v.defining_op
+    if op is None or op.name != P + "slice":
+        return None
+    axes, base = op.attrs["axes"], op.operands[0]
+    leading = axes.count("i")
+    if is_view(base) or is_written_value(base) or leading == 0 \
+            or axes != ["i"] * leading + ["r"] * (len(axes) - leading):
+        return None
+    picks, bounds, k = [], op.operands[1:], 0
+    for axis, a in enumerate(axes):
+        if a == "i":
+            picks.append(bounds[k])
+            k += 1
+            continue
+        lo, hi = bounds[k], bounds[k + 1]
+        k += 2
+        whole_hi = hi.defining_op is not None and hi.defining_op.name == "dim" \
+            and hi.defining_op.operands[0] is base and hi.defining_op.attrs["axis"] == axis
+        if build.const_value(lo) != 0 or not whole_hi:
+            return None
+    lw.at(b, node)
+    row, rank = base, base.type.rank  # type: ignore[attr-defined]
+    for axis, i in enumerate(picks):
+        low = lw.lower_bound(i)
+        if low is None or low < 0:
+            dim = b.op1("dim", [base], I64, axis=axis)  # Z[-1]: counted from the end, as NumPy does
+            i = build.select(b, build.cmp(b, "lt", i, build.const(b, 0, I64)), build.add(b, i, dim), i)
+        rank -= 1
+        row = b.op1("view", [row, i], ArrayType(v.type.elem, rank))  # type: ignore[attr-defined]
+    return row
+
+
 def viewed(v: Value) -> Optional[Value]:
     """The array ``v`` is a view of, followed through views of views; None when ``v`` is none."""
     return array_ops.viewed_array(v) if is_view(v) else None

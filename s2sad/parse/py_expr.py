@@ -38,6 +38,7 @@ from ..ssa.mpi import Communicator
 from ..ssa.types import BOOL, COMM, F64, I64, REQUEST, STR, ArrayType, ScalarType, Type, common_type
 from . import py_arrays, py_comprehension, py_extents, py_linalg, py_lists, py_mpi, py_roll_pad, py_search
 from . import py_intrinsics as lib
+from .py_writers import written_params
 from .custom_adjoints import NONE as NO_DERIVATIVES
 from .custom_adjoints import CustomAdjoint, Derivatives, argument_kind, expected_python
 from .py_common import Env, Fail, Locator, Poison, integer_array_hint
@@ -163,6 +164,13 @@ class ExprLowerer(PyMpi):
         # the length it has instead or "unknown".
         self.require_extent: Callable[[Value, int, int, cst.CSTNode, str], Union[None, int, str]] = \
             lambda arr, axis, count, node, why: "unknown"
+        self._params_written: Optional[dict[str, set[str]]] = None
+
+    def params_written(self) -> dict[str, set[str]]:
+        """Function of the file -> the parameters it writes into (``py_writers``), found once."""
+        if self._params_written is None:
+            self._params_written = written_params(self.info)
+        return self._params_written
 
     # -- helpers ---------------------------------------------------------------------
     def at(self, b: Builder, node: cst.CSTNode) -> Builder:
@@ -1096,6 +1104,8 @@ class ExprLowerer(PyMpi):
                     f"parameter '{param}' of '{name}' is a string (it is compared with strings there)"))
             else:
                 v = self.value(a, b, env)
+                if v.type.is_array and param in self.params_written().get(name, ()):
+                    v = py_arrays.row_view(self, b, a, v) or v  # scale(X[1], 3.0) writes into X's row
             if param in sig.assumed and (isinstance(v.type, ArrayType) or isinstance(t, ArrayType)) and v.type != t:
                 # the callee's code did not say what its parameter is: its annotation would
                 rank = v.type.rank if isinstance(v.type, ArrayType) else 0

@@ -154,10 +154,51 @@ def read_names(node: cst.CSTNode) -> set[str]:
     return {n.value for n in walk(node) if isinstance(n, cst.Name) and id(n) not in written}
 
 
-def written_names(node: cst.CSTNode) -> set[str]:
+def written_names(node: cst.CSTNode, also: Iterable[str] = ()) -> set[str]:
     """Names of the arrays written in place anywhere under ``node``: ``a[...] = v``, ``a[...] += v``
     (``a[i][j] = v`` too), whatever the index, and ``a += v`` (of an array ``a``: the names of
-    numbers it gives are never asked about)."""
+    numbers it gives are never asked about); and the arrays those names may be views of, which the
+    writes reach (``row`` in ``row = Z[i]``, ``for row in Z``, ``for i, row in enumerate(Z)``,
+    ``for row, w in zip(Z, ws)``: ``Z``), those of ``also`` (names written otherwise) included."""
+    out = _written_directly(node) | set(also)
+    views = _view_bindings(node)
+    grown = True
+    while grown:
+        more = {base for name, base in views if name in out} - out
+        out |= more
+        grown = bool(more)
+    return out
+
+
+def _view_bindings(node: cst.CSTNode) -> list[tuple[str, str]]:
+    """(name, array) for each binding of a name to a part or an item of an array's name."""
+    out: list[tuple[str, str]] = []
+    for n in walk(node):
+        if isinstance(n, cst.Assign) and isinstance(n.value, cst.Subscript):
+            base = subscript_chain(n.value)[0]
+            if isinstance(base, cst.Name):
+                out += [(t.target.value, base.value) for t in n.targets if isinstance(t.target, cst.Name)]
+        elif isinstance(n, cst.For):
+            out += _items_bound(n.target, n.iter)
+    return out
+
+
+def _items_bound(target: cst.BaseExpression, it: cst.BaseExpression) -> list[tuple[str, str]]:
+    """(name, array) for each name a ``for`` target takes items of an array's name into."""
+    if isinstance(target, cst.Name) and isinstance(it, cst.Name):
+        return [(target.value, it.value)]
+    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(it, cst.Call) and isinstance(it.func, cst.Name)):
+        return []
+    names = [e.value for e in target.elements]
+    args = [a.value for a in it.args if a.keyword is None]
+    if it.func.value == "enumerate" and len(names) == 2 and args:
+        return _items_bound(names[1], args[0])
+    if it.func.value == "zip" and len(names) == len(args):
+        return [pair for t, a in zip(names, args) for pair in _items_bound(t, a)]
+    return []
+
+
+def _written_directly(node: cst.CSTNode) -> set[str]:
     out: set[str] = set()
     for n in walk(node):
         targets: list[cst.BaseExpression] = []

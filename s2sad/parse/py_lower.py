@@ -41,6 +41,7 @@ import libcst as cst
 from ..diagnostics import Diagnostic
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Function, SourceLoc, Value
+from ..ssa.ops import view_base
 from ..ssa.attrs import mark_whole_reduced
 from ..ssa.types import BOOL, I64, ArrayType, Type
 from . import py_arrays, py_comprehension, py_extents, py_linalg, py_lists
@@ -60,7 +61,6 @@ from .py_flow import (
     is_simple,
     is_true_constant,
     read_names,
-    written_names,
     stmt_assigned,
     stmt_exits,
     subscript_chain,
@@ -71,6 +71,7 @@ from .py_flow import (
 from .py_module import dotted_source
 from .py_params import parameters
 from .py_types import appended_list
+from .py_writers import written_in
 from .structured import Exits, LoopFrame, StructuredLowering
 
 # Compound statements are reported at their keyword, not over all their lines.
@@ -123,7 +124,7 @@ class FunctionLowerer(StructuredLowering):
         self.ex = ExprLowerer(ctx)
         self.ex.require_extent = self.require_extent  # what a helper called assumes of its arguments
         self.read = read_names(fn.body)
-        self.written_in_place = written_names(fn.body)
+        self.written_in_place = written_in(fn.body, ctx.info)
         # Names passed whole to functions of the file, which may write into them.
         self.passed_names = {a.value.value for n in walk(fn.body) if isinstance(n, cst.Call)
                              and isinstance(n.func, cst.Name) and n.func.value in ctx.info.functions
@@ -234,8 +235,10 @@ class FunctionLowerer(StructuredLowering):
             attrs["assumed"] = dict(self.types.assumed)
         if self.types.rank_free:
             attrs["rank_free"] = [n for n in self.types.assumed if n in self.types.rank_free]
-        if self.types.reduced_numbers:  # never shape-generic (FunctionTypes.reduced_numbers)
-            attrs["reduced_numbers"] = [n for n in self.types.assumed if n in self.types.reduced_numbers]
+        # Never shape-generic (FunctionTypes.reduced_numbers, FunctionTypes.read_by_item)
+        never = self.types.reduced_numbers | self.types.read_by_item
+        if never:
+            attrs["not_shape_generic"] = [n for n in self.types.assumed if n in never]
         if self.same_extents:
             attrs["same_extents"] = self.same_extents
         if self.required:
@@ -819,8 +822,9 @@ class FunctionLowerer(StructuredLowering):
                                     "a transpose), and writing into it would write into that array, which is "
                                     "not supported", hint=f"write into the array it views, or copy it: "
                                     f"{src} = ....copy()")
+        memory = view_base(arr)  # (a row view written, row = Z[i]: the writes reach Z)
         for k, w in env.items():
-            if isinstance(w, Value) and not k.startswith("<") and py_arrays.viewed(w) is arr:
+            if isinstance(w, Value) and not k.startswith("<") and py_arrays.viewed(w) is memory:
                 raise self.locator.fail(target, f"'{k}' is a view of this array (NumPy shares their memory), and "
                                         f"this writes into the array while '{k}' may still be read",
                                         hint=f"make '{k}' a copy: {k} = ....copy()")
@@ -873,6 +877,10 @@ class FunctionLowerer(StructuredLowering):
         if name in self.storage and v.type.is_array:
             self.refill(name, v, b, env, node)
             return
+        if name in self.written_in_place and v.type.is_array:
+            # row = Z[i], for row in Z: a NumPy view, and the function writes into it (row -= m):
+            # the row of Z's memory itself, which the writes reach and which shows Z's changes.
+            v = py_arrays.row_view(self.ex, b, node, v) or v
         if name in self.written_in_place and v.type.is_array and py_arrays.is_written_value(v):
             named = [k for k, w in env.items() if w is v and k != name and not k.startswith("<")]
             if named:  # f = e; f[0] = ... writes into the array e names too, in Python

@@ -19,17 +19,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .py_flow import stmt_assigned, walk, written_names
+from .py_flow import stmt_assigned, walk
 from .py_intrinsics import CONSTANTS
 from .py_module import ModuleInfo
 from .py_spellings import PlacedRewriter
+from .py_writers import written_in
 
 # NumPy functions that make an array from the numbers they are given.
 _MAKERS = frozenset(f"numpy.{f}" for f in ("array", "asarray", "linspace", "arange", "zeros", "ones", "full",
                                            "eye", "identity"))
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
-# Methods that change the array they are called on.
-_MUTATING_METHODS = frozenset({"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "byteswap"})
 
 
 def inline_module_arrays(info: ModuleInfo, positions) -> dict[cst.CSTNode, object]:
@@ -86,32 +85,7 @@ def _is_table(e: cst.BaseExpression, info: ModuleInfo, top: bool = True) -> bool
 def _written_tables(fn: cst.FunctionDef, tables: dict, info: ModuleInfo) -> set[str]:
     """The tables ``fn`` may write into: a store into one, a mutating method, an ``out=``, or a
     function of the file it is passed to that writes that parameter so."""
-    out = _written_here(fn.body)
-    for n in walk(fn.body):
-        callee = info.functions.get(n.func.value) if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) else None
-        if callee is None:
-            continue
-        params = [p.name.value for p in (*callee.params.posonly_params, *callee.params.params)]
-        written = _written_here(callee.body)
-        for k, a in enumerate(n.args):
-            param = a.keyword.value if a.keyword is not None else params[k] if k < len(params) else None
-            if isinstance(a.value, cst.Name) and a.value.value in tables and param in written:
-                out.add(a.value.value)
-    return out & set(tables)
-
-
-def _written_here(body: cst.CSTNode) -> set[str]:
-    """Names ``body`` writes into: a store into one, a mutating method, an ``out=``."""
-    out = written_names(body)
-    for n in walk(body):
-        if isinstance(n, cst.Call):
-            func = n.func
-            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
-                    and func.attr.value in _MUTATING_METHODS:
-                out.add(func.value.value)
-            out |= {a.value.value for a in n.args if a.keyword is not None and a.keyword.value == "out"
-                    and isinstance(a.value, cst.Name)}
-    return out
+    return written_in(fn.body, info) & set(tables)
 
 
 def _declared(fn: cst.FunctionDef) -> set[str]:

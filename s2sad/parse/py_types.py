@@ -114,6 +114,11 @@ class FunctionTypes:
     # as an array's would (``np.sum(t)``): the caller's argument may be an array, and is a guess
     # there as if the caller had passed it to NumPy itself.
     numpy_params: frozenset[str] = frozenset()
+    # The assumed parameters the code reads item by item (``for row in Z``, ``Z[i]``, ``a, b = Z``,
+    # ``zip(Z, w)``): the rank decides what an item is, even where the IR keeps nothing of those
+    # reads (``for row in Z: row -= m`` writes rows in place at rank 2 and is dead code at rank 1).
+    # Never shape-generic: their rank check stays.
+    read_by_item: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -1578,11 +1583,12 @@ class _Inference:
 
         params = [types[n] for n in self.param_names]
         assumed, rank_free, reduced = self.assumptions(types, annotations)
+        by_item = self.read_by_item(frozenset(assumed))
         tuple_result = self.tuple_result(types, result_ann)
         if tuple_result is not None:
             return FunctionTypes(params, types, None, False, self.diagnostics, self.int_demands, self.shapes,
                                  assumed, rank_free, reduced, tuple_result, lists, node_types, call_args,
-                                 frozenset(self.numpy_params))
+                                 frozenset(self.numpy_params), by_item)
         result: Optional[Type] = None
         returned_array: Optional[Type] = None
         for r in self.returns:
@@ -1602,7 +1608,7 @@ class _Inference:
             result = result_ann
         return FunctionTypes(params, types, result, returns_array, self.diagnostics, self.int_demands, self.shapes,
                              assumed, rank_free, reduced, None, lists, node_types, call_args,
-                             frozenset(self.numpy_params))
+                             frozenset(self.numpy_params), by_item)
 
     def local_types(self, types: dict[str, Type], fixed: set[str]) -> None:
         """The types of the names not in ``fixed``, from what is assigned to them, to a fixed point."""
@@ -1840,6 +1846,25 @@ class _Inference:
         rank_free = frozenset(name for name, rank in out.items() if name not in reduced
                               and (name in unread or classify.rank_free(name, uses[name], number=rank == 0)))
         return out, rank_free, frozenset(name for name in out if name in reduced)
+
+    def read_by_item(self, names: frozenset[str]) -> frozenset[str]:
+        """Those of ``names`` (parameters) the code reads item by item (``FunctionTypes.read_by_item``):
+        subscripted, iterated (also through ``zip``, ``enumerate``), or unpacked."""
+        found = set()
+        for name, paths in param_uses(self.fn.body, names).items():
+            for path in paths:
+                node, parent = path[-1], path[-2]
+                call = path[-3] if isinstance(parent, cst.Arg) and len(path) > 2 else None
+                if (isinstance(parent, cst.Subscript) and parent.value is node
+                        or isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node
+                        or isinstance(parent, cst.Assign) and parent.value is node
+                        and any(isinstance(t.target, (cst.Tuple, cst.List)) for t in parent.targets)
+                        or isinstance(parent, (cst.StarredElement, cst.Arg)) and getattr(parent, "star", "") == "*"
+                        or isinstance(call, cst.Call) and self.info.canonical_name(call.func, self.locals)
+                        in ("builtins.zip", "builtins.enumerate", "builtins.list", "builtins.tuple")):
+                    found.add(name)
+                    break
+        return frozenset(found)
 
     def meets_array(self, node: cst.Subscript, types: dict[str, Type]) -> bool:
         """Whether ``a[i]`` is an operand of elementwise arithmetic with an array (``X -
