@@ -479,3 +479,63 @@ def test_an_index_array_of_floats_is_named_in_the_hint():
     d = the_refusal(source, ["E"])
     assert d.message == "an index array must hold integers" and 'tokens: "i64[n]"' in d.hint, d
     pipeline.gradient_source(source.replace("E[tokens]", "E[tokens.astype(int)]"), "prog.py", "f", ["E"], "py")
+
+
+MESHGRID = HEADER + '''def grid_energy(u, h):
+    n = u.shape[0]
+    x = np.linspace(0.0, 1.0, n)
+    X, Y = np.meshgrid(x, x)
+    return np.sum(u * np.sin(np.pi * X) * Y) * h
+
+
+def mesh_xy(a: "f64[n]", b: "f64[m]"):
+    X, Y = np.meshgrid(a, b)
+    return np.sum(np.sin(X) * Y ** 2 + X * np.arange(a.shape[0]))
+
+
+def mesh_ij(a, b, c):
+    A, B, C = np.meshgrid(a, b, c, indexing="ij")
+    return np.sum(A * B + np.cos(C) * A * np.arange(c.shape[0]))
+
+
+def mesh_sparse(a: "f64[n]", b: "f64[m]"):
+    X, Y = np.meshgrid(a, b, sparse=True)
+    return np.sum(np.exp(X * Y + X))
+
+
+def mesh_one(a):
+    (X,) = np.meshgrid(a)
+    return np.sum(X ** 3)
+'''
+
+
+@pytest.mark.parametrize("target", ["py", "numba", "c"])
+@pytest.mark.parametrize("func, wrt, sizes", [
+    ("grid_energy", "u,h", "u=4x4"), ("mesh_xy", "a,b", "a=3,b=4"), ("mesh_ij", "a,b,c", "a=2,b=3,c=4"),
+    ("mesh_sparse", "a,b", "a=3,b=4"), ("mesh_one", "a", "a=3")])
+def test_meshgrid_is_the_broadcast_arrays_numpy_returns(tmp_path, capsys, func, wrt, sizes, target):
+    """np.meshgrid(x, y) ("xy": x along the columns; "ij": along the first axis; sparse=True) as
+    products with ones that broadcast, each input reaching its own output only."""
+    source = MESHGRID
+    if target == "c":  # (C output takes each array's rank from an annotation)
+        source = source.replace('def grid_energy(u, h)', 'def grid_energy(u: "f64[n, n]", h: float)').replace(
+            'def mesh_ij(a, b, c)', 'def mesh_ij(a: "f64[n]", b: "f64[m]", c: "f64[k]")').replace(
+            'def mesh_one(a)', 'def mesh_one(a: "f64[n]")')
+    path = tmp_path / "grid.py"
+    path.write_text(source)
+    code = cli.main(["check", str(path), "--func", func, "--wrt", wrt, "--target", target, "--sizes", sizes])
+    out = capsys.readouterr()
+    assert code == 0 and "all adjoints match" in out.out, out.out + out.err
+
+
+def test_a_meshgrid_keyword_it_does_not_read_is_left_to_be_refused():
+    source = HEADER + 'def f(a: "f64[n]", k: str):\n    X, Y = np.meshgrid(a, a, indexing=k)\n    return np.sum(X * Y)\n'
+    with pytest.raises(DiagnosticError) as info:
+        pipeline.gradient_source(source, "prog.py", "f", ["a"], "py")
+    assert "meshgrid" in str(info.value), str(info.value)
+
+
+def test_an_ellipsis_in_an_index_proves_the_axes_the_other_indices_need():
+    """(y ** 2)[..., 1:] of an unannotated y: y has an axis (it was taken for a number)."""
+    text = check_source(HEADER + "def f(y):\n    return np.sum((y ** 2)[..., 1:])\n", ["y"], [arr("y", 5)])
+    assert "1:" in text

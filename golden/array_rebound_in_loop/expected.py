@@ -87,7 +87,6 @@ def grad_diffuse(u0, d_u0, c, d_c, alpha, steps, d_return=1.0):
             t6[k] += d_y_k
         t9 = np.sum(t6)
         d_alpha += t9 * c[0]
-        d_c_0 += t9 * alpha
         d_y += t6 * u_before_mul
         d_u += t6 * y_before_mul
         # line 14: u = new
@@ -112,6 +111,8 @@ def grad_diffuse(u0, d_u0, c, d_c, alpha, steps, d_return=1.0):
             d_new_k = d_new[k]
             d_new[k] = 0.0
             d_u[k] += d_new_k
+        d_c_0 += t9
+    d_c_0 *= alpha
     d_c[0] += d_c_0
 
     # line 7: u = u0.copy()

@@ -131,14 +131,13 @@ def grad_simulate(k, y0, t_end, n_steps, d_return):
         # line 14: ys.append(y)
         d_y2 = d_ys[ys_len]
         d_ys[ys_len] = 0.0
-        d_y += d_y2
+        d_y2 += d_y
         # line 11: y = y + dt * (-k * y)
-        t3 = d_y * dt
-        d_y += t3 * t1
-        t2 += t3 * y
+        d_y = d_y2 + d_y2 * dt * t1
+        t2 += d_y2 * y
 
     # line 11: y = y + dt * (-k * y)
-    d_k = -t2
+    d_k = -(t2 * dt)
 
     # line 7: ys = [y0]
     d_y0 = d_ys[0]

@@ -67,7 +67,7 @@ from ..ssa.structured import drop_carried, outer_refs, trip_count
 from ..ssa.types import I64, Type
 from ..analysis.accumulation import update as update_of
 from .activity import Activity
-from ..ssa.attrs import NUMPY, NUMPY_OPS, SOURCE_ATTRS, Schedule, numpy_spelled, set_grad_info, struct_attrs
+from ..ssa.attrs import NUMPY, NUMPY_OPS, REVERSED, SOURCE_ATTRS, Schedule, numpy_spelled, set_grad_info, struct_attrs
 from .availability import Availability, last_top_level_writes
 from .checkpoint import CheckpointedLoop, plan
 from .forward import ForwardSweep
@@ -801,7 +801,8 @@ class GradientTransform:
         # A parallel loop's iterations are independent, and so are their adjoints (the
         # emitter makes the accumulations they share race-free).
         kept = {k: op.attrs[k] for k in ("parallel", "schedule", "collapse", "collapsed") if k in op.attrs}
-        rfor = rev.body.create("for", [lb, ub, step, *init_vals], types, kept, regions=[rbody], hints=hints)
+        rfor = rev.body.create("for", [lb, ub, step, *init_vals], types, {**kept, REVERSED: True},
+                               regions=[rbody], hints=hints)
         finals = _prune_passthrough(rfor)
         # Outer adjoints first: the loop's results replace them. Then the carried
         # slots' adjoints flow into the inits, which may be those same outer values.

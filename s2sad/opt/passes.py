@@ -27,8 +27,8 @@ from typing import Callable, Iterator, Optional
 
 from ..analysis.effects import PassContext, record_source_writes
 from ..ssa.ir import Module
-from . import (array_simplify, counted, cse, fold, forward_order, gather, inline, inline_loops, licm, local_sums,
-               lower_arrays, merge_accums, merge_clears, native_indices, negative_indices, sink_stores)
+from . import (array_simplify, counted, cse, factor_sums, fold, forward_order, gather, inline, inline_loops, licm,
+               local_sums, lower_arrays, merge_accums, merge_clears, native_indices, negative_indices, sink_stores)
 from ..progress import stage
 from .dce import dce_module
 
@@ -59,6 +59,7 @@ register("arrays")(array_simplify.run)
 register("lower-arrays")(lower_arrays.run)
 register("merge-accums")(merge_accums.run)
 register("local-sums")(local_sums.run)
+register("factor-sums")(factor_sums.run)
 register("merge-clears")(merge_clears.run)
 register("native-indices")(native_indices.run)
 register("negative-indices")(negative_indices.run)
@@ -82,11 +83,12 @@ PRIMAL_PIPELINES: dict[int, str] = {
 # adjoint are merged and folded, and an adjoint cleared and then added to becomes one store;
 # at -O2, a stencil's adjoint is made in gather form and independent reversed loops run forward
 # (after the merges, which leave each addition whole), and what a loop adds into one element in
-# every iteration is summed in a local (local_sums).
+# every iteration is summed in a local (local_sums), and sums whose terms share factors no iteration
+# changes carry the rest and take the factors once, after the loop (factor_sums).
 ADJOINT_PIPELINES: dict[int, str] = {
     0: "merge-accums,dce",
     1: "fold,arrays,cse,merge-accums,merge-clears,dce",
-    2: "fold,arrays,cse,licm,cse,merge-accums,merge-clears,gather,forward,local-sums,dce",
+    2: "fold,arrays,cse,licm,cse,merge-accums,merge-clears,gather,forward,local-sums,factor-sums,dce",
 }
 # Before a target's emitter, on the gradient and what it calls, at every level: C and CUDA
 # have no array values, so whole-array ops become element loops; on a GPU, an adjoint's clearing

@@ -1478,9 +1478,9 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
                 after += back
                 continue
             if t.kind == "pointer":
-                cell = self.member_address_argument(a, t, name, args, b, env, after)
+                cell = self.member_address_argument(a, t, name, args, sig.params, b, env, after)
                 if cell is None:  # &p of a struct held as members, for const Params *: a copy of its own
-                    cell = self.record_address_argument(a, t, name, args, b, env, after)
+                    cell = self.record_address_argument(a, t, name, args, sig.params, b, env, after)
                 if cell is None:  # det(s->P) of a struct in memory: its rows in a copy of their own
                     cell = self.member_rows(a, t, name, b, env, after)
                     if cell is not None:

@@ -96,6 +96,12 @@ def read_only(t: CType) -> bool:
     return "const" in t.spelling.split("*")[0].split()
 
 
+def _may_write(t: CType) -> bool:
+    """Whether a callee may write the caller's memory through its parameter of type ``t``: a
+    pointer not to ``const`` (a value, a struct passed by value, is the callee's own)."""
+    return t.kind == "pointer" and not read_only(t)
+
+
 def param_leaves(t: CType) -> list[ParamLeaf]:
     """The IR parameters of the struct parameter ``t`` (a record), in member order."""
     assert t.record is not None
@@ -1017,13 +1023,15 @@ class CRecordLowering:
         return self.number_cell(member, pl.leaf.member.scalar, pl.leaf.member.spelling, b, env, after)  # type: ignore
 
     def member_address_argument(self, a: c_ast.Node, t: CType, callee: str, args: list[c_ast.Node],
-                                b: Builder, env: Env, after: list[Callable[[Builder], None]]) -> Optional[Value]:
+                                params: list[CType], b: Builder, env: Env,
+                                after: list[Callable[[Builder], None]]) -> Optional[Value]:
         """``put(&w.gamma, x)``, ``scale(&M->s)``: the address of a number member that s2sad holds
         as a number (of a local struct, a struct passed by value, a const struct) passed to a
         function of the file: a cell holding the member's value, read back into the member after
         the call where the callee may write it (copy in, copy out); None for any other argument.
         That is C's meaning as long as the callee reaches the number through this pointer only,
-        so another argument that reaches the same struct's memory is a located error."""
+        so another argument that reaches the same struct's memory is a located error, unless the callee
+        only reads both (``sharing_argument``)."""
         if not (isinstance(a, c_ast.UnaryOp) and a.op == "&"):
             return None
         dotted = self.record_member(a.expr)
@@ -1037,19 +1045,20 @@ class CRecordLowering:
         var = dotted.split(".", 1)[0]  # type: ignore[union-attr]
         struct = self.lookup(var)
         assert struct is not None
-        for other in args:
-            if other is not a and self.reaches(other, self.address_of.get(struct, struct)):
-                raise self.fail(other, f"'{callee}' is passed '{node_text(a)}' and, here, more of '{var}'s "
-                                "memory: s2sad passes the member in a copy of its own, which the callee would "
-                                "not see through this argument", f"pass {node_text(a)} alone, or the whole "
-                                f"struct and let {callee} reach the member through it")
+        other = self.sharing_argument(a, t, args, params, self.address_of.get(struct, struct))
+        if other is not None:
+            raise self.fail(other, f"'{callee}' is passed '{node_text(a)}' and, here, more of '{var}'s "
+                            "memory: s2sad passes the member in a copy of its own, which the callee would "
+                            "not see through this argument", f"pass {node_text(a)} alone, or the whole "
+                            f"struct and let {callee} reach the member through it")
         writes = "const" not in t.spelling.split("*")[0].split()
         if writes:
             self.check_writable(a.expr, key)
         return self.number_cell(a.expr, member.scalar, member.spelling, b, env, after if writes else [])  # type: ignore
 
-    def record_address_argument(self, a: c_ast.Node, t: CType, callee: str, args: list[c_ast.Node], b: Builder,
-                                env: Env, after: list[Callable[[Builder], None]]) -> Optional[Value]:
+    def record_address_argument(self, a: c_ast.Node, t: CType, callee: str, args: list[c_ast.Node],
+                                params: list[CType], b: Builder, env: Env,
+                                after: list[Callable[[Builder], None]]) -> Optional[Value]:
         """``deriv(&p, y, dy)``, ``deriv(q, y, dy)`` of ``Params *q = &p``, ``touch(t)`` of ``Sys *t =
         s``: a struct s2sad holds as its members (a local, a parameter passed by value) or one
         struct a pointer points to, passed to a function of the file that takes a pointer to
@@ -1057,7 +1066,9 @@ class CRecordLowering:
         struct of its own, filled from the members (copy in) and, where the callee may write it
         (no const), read back into them after the call (copy out). That is C's meaning as long
         as the callee reaches the struct through this pointer only, so another argument that
-        reaches the same struct is a located error. None for any other argument."""
+        reaches the same struct is a located error, unless the callee only reads both
+        (``dot3(&d, &d)`` of ``const vec3 *`` parameters: ``sharing_argument``). None for any other
+        argument."""
         if t.layout is None:
             return None
         inner = a.expr if isinstance(a, c_ast.UnaryOp) and a.op == "&" else None
@@ -1074,12 +1085,12 @@ class CRecordLowering:
             raise self.fail(a, f"'{callee}' expects '{t.spelling}' here, and '{node_text(a)}' points to a "
                             f"{have.record.name}", f"pass a {layout.name}")
         target = self.address_of.get(key, key)
-        for other in args:
-            if other is not a and self.reaches(other, target, env):
-                raise self.fail(other, f"'{callee}' is passed '{node_text(a)}' and, here, more of that "
-                                f"{layout.name}: s2sad passes the struct in a copy of its own, which the callee "
-                                "would not see through this argument", f"pass {node_text(a)} alone and let "
-                                f"{callee} reach the members through it")
+        other = self.sharing_argument(a, t, args, params, target, env)
+        if other is not None:
+            raise self.fail(other, f"'{callee}' is passed '{node_text(a)}' and, here, more of that "
+                            f"{layout.name}: s2sad passes the struct in a copy of its own, which the callee "
+                            "would not see through this argument", f"pass {node_text(a)} alone and let "
+                            f"{callee} reach the members through it")
         writes = not read_only(t)
         at = self.at(b, a)
         hint = self.hints.get(target, var).split("#")[0] + "_struct"
@@ -1129,6 +1140,20 @@ class CRecordLowering:
             v = there.op1("load", [arr, index], layout.elem)
             self.store(member, v if int_type is None else self.convert(v, int_type, there), bb, env, a)
         after.append(read_back)
+
+    def sharing_argument(self, a: c_ast.Node, t: CType, args: list[c_ast.Node], params: list[CType], key: str,
+                         env: Optional[Env] = None) -> Optional[c_ast.Node]:
+        """Another argument of the call (``args``, of the callee's ``params``) that reaches the memory
+        of the struct variable ``key`` that ``a`` (for ``t``) hands over in a copy, where the copy
+        changes what the callee sees: None when the callee can write through neither (a ``const``
+        pointer or a value each), since copies then hold the same numbers as the struct."""
+        for other, pt in zip(args, params):
+            if other is a or not self.reaches(other, key, env):
+                continue
+            if not _may_write(t) and not _may_write(pt):
+                continue
+            return other
+        return None
 
     def reaches(self, node: c_ast.Node, key: str, env: Optional[Env] = None) -> bool:
         """Whether the argument ``node`` may hand a callee memory of the struct variable ``key``,

@@ -188,11 +188,11 @@ class RankUses:
             if axes is not None:
                 self.need(node.value, axes)
             else:  # logp[np.arange(n), labels]: index arrays too take an axis each, at least;
-                # sw[:, None]: each index but a new axis (None) takes one (an axis sw must have)
+                # sw[:, None]: each index but a new axis (None) takes one (an axis sw must have);
+                # y[..., 1:]: so does each but the ellipsis, which may stand for no axis
                 kinds = [el.slice for el in node.slice]
-                if not any(isinstance(k, cst.Index) and isinstance(k.value, cst.Ellipsis) for k in kinds):
-                    self.need(node.value, sum(1 for k in kinds if not (isinstance(k, cst.Index)
-                                                                        and _is_none(k.value))))
+                self.need(node.value, sum(1 for k in kinds if not (isinstance(k, cst.Index) and (
+                    _is_none(k.value) or isinstance(k.value, cst.Ellipsis)))))
         elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
             self.need(node.left, 1)
             self.need(node.right, 1)
@@ -249,6 +249,8 @@ class RankUses:
         elif intr.op in ("matmul", "outer", "len") or intr.op in lib.LINALG_OPS:
             for a in args[:2]:
                 self.need(a, 1)
+        elif intr.op == "ravel":  # flattened to a vector (np.meshgrid's inputs): an array, as a rule
+            self.need(args[0], 1)
 
     # -- how a need travels -----------------------------------------------------------------
     def need(self, expr: cst.BaseExpression, rank: int) -> None:

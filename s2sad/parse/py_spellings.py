@@ -295,9 +295,57 @@ def _norm_kept(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]
     return cst.Call(cst.Attribute(np_, cst.Name("sqrt")), [cst.Arg(total)])
 
 
+def _meshgrid(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``np.meshgrid(x, y, ...)`` as the tuple NumPy returns, each array written with broadcasting:
+    with the default ``indexing="xy"``, ``np.ones_like(np.ravel(y))[:, None] * np.ravel(x)[None, :]``
+    and ``np.ravel(y)[:, None] * np.ones_like(np.ravel(x))[None, :]`` (``"ij"``: ``x`` along the
+    first axis); ``sparse=True``: each input alone, placed on its axis. Multiplying by ones is
+    exact, and an input reaches no other output than its own. Literal keywords only."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if any(a.star for a in call.args) or not positional or set(keywords) - {"indexing", "sparse", "copy"}:
+        return None
+    indexing = keywords.get("indexing")
+    spelled = indexing.evaluated_value if isinstance(indexing, cst.SimpleString) else "xy" if indexing is None else None
+    sparse = _literal_bool(keywords.get("sparse"), False)
+    if spelled not in ("xy", "ij") or sparse is None or _literal_bool(keywords.get("copy"), True) is None \
+            or not all(_repeatable(info, e) for e in positional):
+        return None
+    n = len(positional)
+    axis = list(range(n))
+    if spelled == "xy" and n >= 2:  # the first two inputs vary along the columns and the rows
+        axis[0], axis[1] = 1, 0
+    flat = [_np(info, "ravel", e) for e in positional]
+
+    def placed(e: cst.BaseExpression, at: int) -> cst.BaseExpression:
+        index = [cst.SubscriptElement(cst.Slice(lower=None, upper=None)) if k == at
+                 else cst.SubscriptElement(cst.Index(cst.Name("None"))) for k in range(n)]
+        return cst.Subscript(value=e, slice=index) if n > 1 else e
+
+    outputs: list[cst.BaseExpression] = []
+    for k in range(n):
+        if sparse or n == 1:
+            outputs.append(placed(flat[k], axis[k]))
+            continue
+        factors = [placed(flat[m] if m == k else _np(info, "ones_like", flat[m]), axis[m]) for m in range(n)]
+        product = factors[0]
+        for f in factors[1:]:
+            product = cst.BinaryOperation(product, cst.Multiply(), f)
+        outputs.append(product)
+    return cst.Tuple([cst.Element(o) for o in outputs])
+
+
+def _literal_bool(node: Optional[cst.BaseExpression], default: bool) -> Optional[bool]:
+    """A literal ``True`` or ``False`` (``default`` where there is none); None for anything else."""
+    if node is None:
+        return default
+    return {"True": True, "False": False}.get(node.value) if isinstance(node, cst.Name) else None
+
+
 _SPELLED = {"numpy.diff": _diff, "scipy.special.logsumexp": _logsumexp, "numpy.trapezoid": _trapezoid,
             "numpy.trapz": _trapezoid, "numpy.linalg.norm": _norm_kept, "scipy.special.softmax": _softmax,
-            "scipy.special.log_softmax": _log_softmax, "numpy.all": _all_or_any, "numpy.any": _all_or_any}
+            "scipy.special.log_softmax": _log_softmax, "numpy.all": _all_or_any, "numpy.any": _all_or_any,
+            "numpy.meshgrid": _meshgrid}
 
 
 def _along(x: cst.BaseExpression, axis: int, part: cst.Slice) -> cst.Subscript:

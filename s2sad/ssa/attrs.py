@@ -59,6 +59,9 @@ SOURCE_EXTENT = "source_extent"
 # may be an array when the Python output runs (``adjoint.shape_generic``), and then the reduction
 # is not its own value: ``mark_whole_reduced`` and ``whole_reduced`` keep that known.
 WHOLE_REDUCED = "whole_reduced"
+# A ``for`` of a reverse sweep (``adjoint.reverse``): every number it carries is an adjoint, which
+# its iterations add contributions to in an order reverse mode does not fix (``opt/factor_sums``).
+REVERSED = "reversed"
 NUMPY_OPS = ("div", "pow")  # besides the math.<fn> ops
 # A ``select`` that counts a Python index from the end where it is negative (``x[i - 1]`` at
 # ``i = 0``, ``x[k]`` of a negative ``k``, an index array's negative entries): ``k + n`` where

@@ -30,7 +30,6 @@ void grad_cam(const double *x, double *d_x, int n, double d_return) {
     c_id_cell[0] = 3;
     long c_id = c_id_cell[0];
     double c_f2 = c_f_cell[0];
-    double t1 = (double)c_id;
 
     // reverse sweep
     double d_c_dist[2] = {0};
@@ -40,17 +39,18 @@ void grad_cam(const double *x, double *d_x, int n, double d_return) {
     // line 36: for (int i = 2; i < n; i++)
     double d_s = d_return;
     double d_c_f = 0.0;
-    double d_c_dist_0 = 0.0;
     double d_c_k_0 = 0.0;
+    double d_c_dist_0 = 0.0;
     for (long i = n - 1; i >= 2; i--) {
         // line 15: return c->f * x + c->k[0] * x * x + c->dist[0] * c->id;
-        d_c_dist_0 += d_s * t1;
-        double t2 = d_s * x[i];
-        d_c_k_0 += t2 * x[i];
-        d_c_f += t2;
+        double t1 = d_s * x[i];
+        d_c_k_0 += t1 * x[i];
+        d_c_f += t1;
         // line 37: s += project(c, x[i]);
-        d_x[i] += d_s * (c_k[0] * x[i]) + t2 * c_k[0] + d_s * c_f2;
+        d_x[i] += d_s * (c_k[0] * x[i]) + t1 * c_k[0] + d_s * c_f2;
+        d_c_dist_0 += d_s;
     }
+    d_c_dist_0 *= c_id;
     d_c_k[0] += d_c_k_0;
     d_c_dist[0] += d_c_dist_0;
 
@@ -85,8 +85,8 @@ void grad_cam(const double *x, double *d_x, int n, double d_return) {
     // line 29: c->k[0] = x[1] * x[1];
     d_c_k_0 = d_c_k[0];
     d_c_k[0] = 0.0;
-    double t3 = d_c_k_0 * x[1];
-    d_x[1] += d_c_dist_1 * c_f + d_c_dist_0 + t3 + t3;
+    double t2 = d_c_k_0 * x[1];
+    d_x[1] += d_c_dist_1 * c_f + d_c_dist_0 + t2 + t2;
 
     // line 28: c->f = x[0];
     d_x[0] += d_c_f;

@@ -117,22 +117,20 @@ void grad_small_tape_on_stack(int m, const double *r, double *d_r, const double 
             double t11 = cos(n);
             // line 14: for (int k = 0; k < 3; k++)
             double t12 = 0.0;
-            double d_t = 0.0;
             double t13 = 0.0;
             for (long k = 2; k >= 0; k--) {
                 double u_elem = tape_u_elem[--tape_u_elem_top];
                 // line 15: out[k] = p[k] * cos(n) + u[k] * t * sin(n);
                 double d_q_k = d_q[k];
                 d_q[k] = 0.0;
-                double t14 = d_q_k * t10;
-                d_t += t14 * u_elem;
-                d_u[k] += t14 * t;
+                d_u[k] += d_q_k * t10 * t;
                 d_p[k] += d_q_k * t11;
                 t12 += d_q_k * p[k];
-                t13 += d_q_k * (u_elem * t);
+                t13 += d_q_k * u_elem;
             }
+            double d_t = t13 * t10;
             // line 15: out[k] = p[k] * cos(n) + u[k] * t * sin(n);
-            double d_n = t13 * t11;
+            double d_n = t13 * t * t11;
             d_n += t12 * -t10;
             // line 13: double t = u[0] * p[0] + u[1] * p[1] + u[2] * p[2];
             d_p[2] += d_t * t6;
@@ -146,9 +144,9 @@ void grad_small_tape_on_stack(int m, const double *r, double *d_r, const double 
                 // line 12: u[k] = r[k] / n;
                 double d_u_k = d_u[k];
                 d_u[k] = 0.0;
-                double t15 = d_u_k / n;
-                d_n -= t15 * (r[k] / n);
-                d_r[k] += t15;
+                double t14 = d_u_k / n;
+                d_n -= t14 * (r[k] / n);
+                d_r[k] += t14;
             }
             // line 9: double n = sqrt(n2);
             d_n2 = d_n / (2.0 * n);
@@ -163,12 +161,12 @@ void grad_small_tape_on_stack(int m, const double *r, double *d_r, const double 
             d_n2 = 0.0;
         }
         // line 7: double n2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-        double t16 = d_n2 * r[2];
-        d_r_2 += 2.0 * t16;
-        double t17 = d_n2 * r[1];
-        d_r_1 += 2.0 * t17;
-        double t18 = d_n2 * r[0];
-        d_r_0 += 2.0 * t18;
+        double t15 = d_n2 * r[2];
+        d_r_2 += 2.0 * t15;
+        double t16 = d_n2 * r[1];
+        d_r_1 += 2.0 * t16;
+        double t17 = d_n2 * r[0];
+        d_r_0 += 2.0 * t17;
     }
     d_r[0] += d_r_0;
     d_r[1] += d_r_1;

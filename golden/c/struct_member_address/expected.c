@@ -70,15 +70,16 @@ void grad_kick(Particle *p, Particle *d_p, const double *f, double *d_f, double 
     d_p->v[0] += 2.0 * t3 * dt;
 
     // line 21: for (int c = 0; c < 3; c++)
+    double t4 = 0.0;
     for (long c = 2; c >= 0; c--) {
         // line 22: p->v[c] += dt * f[c] * p->x;
         double d_p_v_c = d_p->v[c];
         d_f[c] += d_p_v_c * t1 * dt;
-        d_p_x_0 += d_p_v_c * (dt * f[c]);
+        t4 += d_p_v_c * f[c];
     }
 
     // line 22: p->v[c] += dt * f[c] * p->x;
-    d_p->x = d_p_x_0;
+    d_p->x = d_p_x_0 + t4 * dt;
 
     // line 20: scale3(&p->v[0], 1.0 - dt);
     grad_scale3(p_v_before_scale3, d_p->v, t0);

@@ -27,23 +27,23 @@ void grad_chain_energy(const struct Spring *p, struct Spring *d_p, const double 
     // line 11: for (int i = 0; i + 1 < n; i++) {
     double d_e = d_return;
     double d_p_damping = 0.0;
-    double d_p_k = 0.0;
     double d_p_rest = 0.0;
+    double d_p_k = 0.0;
     for (long i = n - 2; i >= 0; i--) {
         long i2 = i + 1;
         double stretch = x[i2] - x[i] - p->rest;
         double t0 = 0.5 * p->k;
         // line 13: e += 0.5 * p->k * stretch * stretch + p->damping * v[i] * v[i];
         d_p_damping += d_e * v[i] * v[i];
-        double t1 = d_e * stretch;
         double d_stretch = d_e * (t0 * stretch);
-        d_stretch += t1 * t0;
-        d_p_k += t1 * stretch * 0.5;
+        d_stretch += d_e * stretch * t0;
         // line 12: double stretch = x[i + 1] - x[i] - p->rest;
         d_p_rest -= d_stretch;
         d_x[i] -= d_stretch;
         d_x[i2] += d_stretch;
+        d_p_k += d_e * stretch * stretch;
     }
+    d_p_k *= 0.5;
     d_p->rest += d_p_rest;
     d_p->k += d_p_k;
     d_p->damping += d_p_damping;
