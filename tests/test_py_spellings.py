@@ -529,7 +529,8 @@ def test_meshgrid_is_the_broadcast_arrays_numpy_returns(tmp_path, capsys, func, 
 
 
 def test_a_meshgrid_keyword_it_does_not_read_is_left_to_be_refused():
-    source = HEADER + 'def f(a: "f64[n]", k: str):\n    X, Y = np.meshgrid(a, a, indexing=k)\n    return np.sum(X * Y)\n'
+    source = HEADER + ('def f(a: "f64[n]", k: str):\n    X, Y = np.meshgrid(a, a, indexing=k)\n'
+                       '    return np.sum(X * Y)\n')
     with pytest.raises(DiagnosticError) as info:
         pipeline.gradient_source(source, "prog.py", "f", ["a"], "py")
     assert "meshgrid" in str(info.value), str(info.value)
