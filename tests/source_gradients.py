@@ -11,6 +11,7 @@ import numpy as np
 from fd import ParamSpec, check_gradient, written_arrays
 
 from s2sad import pipeline
+from s2sad.cli import main
 from s2sad.pipeline import parse_source
 
 
@@ -65,3 +66,13 @@ def the_refusal(source: str, wrt: list[str], func: str = "f", target: str = "py"
         pipeline.gradient_source(source, "prog.py", func, wrt, target)
     (d,) = info.value.diagnostics
     return d
+
+
+def check_command(tmp_path, capsys, source: str, func: str, wrt: str, sizes: str, target: str = "py",
+                  name: str = "prog.py", extra: tuple[str, ...] = ()) -> None:
+    """``s2sad check`` of ``source`` (written to ``name``): every adjoint matches central differences."""
+    path = tmp_path / name
+    path.write_text(source)
+    code = main(["check", str(path), "--func", func, "--wrt", wrt, "--target", target, "--sizes", sizes, *extra])
+    out = capsys.readouterr()
+    assert code == 0 and "all adjoints match" in out.out, out.out + out.err

@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from source_gradients import HEADER, the_refusal
-from s2sad import cli
+from source_gradients import HEADER, check_command, the_refusal
 
 PROGRAMS = HEADER + '''
 def embed_loss(E: "f64[m, d]", X: "f64[n, d]", idx: "i64[n]", w: "f64[n]"):
@@ -49,11 +48,7 @@ CASES = [
 @pytest.mark.parametrize("target", ["py", "numba", "c"])
 @pytest.mark.parametrize("func, wrt, sizes", CASES, ids=[c[0] for c in CASES])
 def test_scatter_add_matches_central_differences(func, wrt, sizes, target, tmp_path, capsys):
-    path = tmp_path / "prog.py"
-    path.write_text(PROGRAMS)
-    code = cli.main(["check", str(path), "--func", func, "--wrt", wrt, "--sizes", sizes, "--target", target])
-    out = capsys.readouterr()
-    assert code == 0 and "all adjoints match central differences" in out.out, out.out + out.err
+    check_command(tmp_path, capsys, PROGRAMS, func, wrt, sizes, target)
 
 
 def test_bincount_is_as_long_as_its_largest_index_or_minlength():

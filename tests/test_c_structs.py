@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from cbuild import compile_c, have_gcc
-from source_gradients import CALLS_KEPT
+from source_gradients import CALLS_KEPT, check_command
 
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
@@ -482,14 +482,7 @@ double lj(int n, const double *p, double sigma)
 
 @pytest.mark.parametrize("target", ["c", "py"])
 def test_a_struct_a_callee_only_reads_may_be_passed_twice(tmp_path, capsys, target):
-    from s2sad import cli
-
-    path = tmp_path / "lj.c"
-    path.write_text(READ_TWICE)
-    code = cli.main(["check", str(path), "--func", "lj", "--wrt", "p,sigma", "--sizes", "n=4,p=12",
-                     "--range", "0.5,2", "--target", target])
-    out = capsys.readouterr()
-    assert code == 0 and "all adjoints match" in out.out, out.out + out.err
+    check_command(tmp_path, capsys, READ_TWICE, "lj", "p,sigma", "n=4,p=12", target, "lj.c", ("--range", "0.5,2"))
     written = READ_TWICE.replace("static double dot3(const vec3 *a", "static double dot3(vec3 *a")
     err = _error(written, "lj", "p")
     assert "'dot3' is passed '&d' and, here, more of that vec3" in str(err), str(err)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from fd import ParamSpec
-from source_gradients import HEADER, arr, check_source, count, load, num, the_refusal
+from source_gradients import HEADER, arr, check_command, check_source, count, load, num, the_refusal
 
 from s2sad import cli, pipeline
 from s2sad.diagnostics import DiagnosticError
@@ -521,11 +521,7 @@ def test_meshgrid_is_the_broadcast_arrays_numpy_returns(tmp_path, capsys, func, 
         source = source.replace('def grid_energy(u, h)', 'def grid_energy(u: "f64[n, n]", h: float)').replace(
             'def mesh_ij(a, b, c)', 'def mesh_ij(a: "f64[n]", b: "f64[m]", c: "f64[k]")').replace(
             'def mesh_one(a)', 'def mesh_one(a: "f64[n]")')
-    path = tmp_path / "grid.py"
-    path.write_text(source)
-    code = cli.main(["check", str(path), "--func", func, "--wrt", wrt, "--target", target, "--sizes", sizes])
-    out = capsys.readouterr()
-    assert code == 0 and "all adjoints match" in out.out, out.out + out.err
+    check_command(tmp_path, capsys, source, func, wrt, sizes, target)
 
 
 def test_a_meshgrid_keyword_it_does_not_read_is_left_to_be_refused():

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from s2sad.cli import main
-
-from source_gradients import HEADER, the_refusal
+from source_gradients import HEADER, check_command, the_refusal
 
 ROWS = HEADER + '''def normalize_rows(X: "f64[n, k]"):
     for row in X:
@@ -120,30 +118,17 @@ CASES = [
 @pytest.mark.parametrize("target", ["py", "numba", "c"])
 @pytest.mark.parametrize("func, wrt, sizes", CASES)
 def test_writes_through_a_row_reach_the_array(tmp_path, capsys, func, wrt, sizes, target):
-    path = tmp_path / "rows.py"
-    path.write_text(ROWS)
-    code = main(["check", str(path), "--func", func, "--wrt", wrt, "--target", target, "--sizes", sizes])
-    out = capsys.readouterr()
-    assert code == 0 and "all adjoints match" in out.out, out.out + out.err
+    check_command(tmp_path, capsys, ROWS, func, wrt, sizes, target)
 
 
 @pytest.mark.parametrize("target", ["py", "numba"])  # (C output needs the helper's extents as parameters)
 def test_a_helper_that_writes_a_row_writes_the_array(tmp_path, capsys, target):
     # NumPy passes the row by reference (a name of it, or X[1] itself): the helper's writes reach X.
-    path = tmp_path / "rows.py"
-    path.write_text(ROWS)
-    code = main(["check", str(path), "--func", "through_a_helper", "--wrt", "X", "--target", target,
-                 "--sizes", "X=3x4"])
-    out = capsys.readouterr()
-    assert code == 0 and "all adjoints match" in out.out, out.out + out.err
+    check_command(tmp_path, capsys, ROWS, "through_a_helper", "X", "X=3x4", target)
 
 
 def test_an_unannotated_array_written_through_rows(tmp_path, capsys):
-    path = tmp_path / "rows.py"
-    path.write_text(ROWS)
-    code = main(["check", str(path), "--func", "unannotated", "--wrt", "Z", "--sizes", "Z=3x4"])
-    out = capsys.readouterr()
-    assert code == 0 and "all adjoints match" in out.out, out.out + out.err
+    check_command(tmp_path, capsys, ROWS, "unannotated", "Z", "Z=3x4")
 
 
 def test_the_row_is_printed_as_numpys_row():
