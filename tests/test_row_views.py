@@ -82,6 +82,29 @@ def carried(Z: "f64[n, k]", w: "f64[k]"):
     return s
 
 
+def another_name(Z: "f64[n, k]"):
+    s = 0.0
+    for row in Z:
+        t = row
+        t *= 2.0
+        s += np.sum(row)
+    return s + np.sum(Z * Z)
+
+
+def rebound_after(Z: "f64[n, k]"):
+    row = Z[1]
+    Z = Z * 2.0
+    row -= 1.0
+    return np.sum(Z ** 2) + np.sum(row ** 3)
+
+
+def fresh_alias(x: "f64[n]"):
+    e = np.exp(x)
+    g = e
+    g[0] = 1.0  # (e is g: NumPy's one array)
+    return np.sum(e * x)
+
+
 def scale(r, a):
     r *= a
 
@@ -112,6 +135,9 @@ CASES = [
     ("shifted", "X", "X=3x4"),
     ("seen_after", "Z", "Z=3x4"),
     ("carried", "Z,w", "Z=3x4,w=4"),
+    ("another_name", "Z", "Z=3x4"),
+    ("rebound_after", "Z", "Z=3x4"),
+    ("fresh_alias", "x", "x=4"),
 ]
 
 

@@ -171,12 +171,13 @@ def written_names(node: cst.CSTNode, also: Iterable[str] = ()) -> set[str]:
 
 
 def _view_bindings(node: cst.CSTNode) -> list[tuple[str, str]]:
-    """(name, array) for each binding of a name to a part or an item of an array's name."""
+    """(name, array) for each binding of a name to a part or an item of an array's name, or to
+    the name itself."""
     out: list[tuple[str, str]] = []
     for n in walk(node):
-        if isinstance(n, cst.Assign) and isinstance(n.value, cst.Subscript):
-            base = subscript_chain(n.value)[0]
-            if isinstance(base, cst.Name):
+        if isinstance(n, cst.Assign) and isinstance(n.value, (cst.Subscript, cst.Name)):
+            base = subscript_chain(n.value)[0] if isinstance(n.value, cst.Subscript) else n.value
+            if isinstance(base, cst.Name):  # (t = row: another name of the same memory)
                 out += [(t.target.value, base.value) for t in n.targets if isinstance(t.target, cst.Name)]
         elif isinstance(n, cst.For):
             out += _items_bound(n.target, n.iter)
