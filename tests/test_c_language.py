@@ -159,6 +159,15 @@ def test_goto_and_labels_are_located_errors_with_a_caret_and_a_hint():
     assert text.count("hint: use break, continue or a flag") == 2
 
 
+def test_a_loop_made_of_gotos_is_refused_for_its_gotos_alone():
+    # (its end looked reachable without a return: a message about a path the gotos make up)
+    src = "double f(const double *x, int n) {\n    double s = 0;\n    int i = 0;\nloop:\n" \
+          "    if (i >= n) goto done;\n    s += x[i];\n    i++;\n    goto loop;\ndone:\n    return s;\n}\n"
+    text = _rendered(src)
+    assert "labels are not supported" in text and "goto is not supported" in text, text
+    assert "can reach its end" not in text, text
+
+
 # -- the comma operator, tables, declarations -------------------------------------------------
 
 
