@@ -3,6 +3,7 @@ along axis=k, n times; every gradient checked against central differences."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from fd import ParamSpec
 from source_gradients import HEADER, arr, check_command, check_source, count, load, num, the_refusal
@@ -536,3 +537,42 @@ def test_an_ellipsis_in_an_index_proves_the_axes_the_other_indices_need():
     """(y ** 2)[..., 1:] of an unannotated y: y has an axis (it was taken for a number)."""
     text = check_source(HEADER + "def f(y):\n    return np.sum((y ** 2)[..., 1:])\n", ["y"], [arr("y", 5)])
     assert "1:" in text
+
+
+VANDER = HEADER + '''def polyfit_loss(y):
+    t = np.linspace(0, 1, y.shape[0])
+    V = np.vander(t, 3)
+    c = np.linalg.solve(V.T @ V, V.T @ y)
+    return np.sum(c ** 2)
+
+
+def vander_x(x: "f64[n]", c: "f64[4]"):
+    V = np.vander(x, 4, increasing=True)
+    return np.sum((V @ c) ** 2)
+
+
+def cross_plain(a, b):
+    return np.sum(np.cross(a, b) ** 2)
+'''
+
+
+# (C output takes each array's rank from an annotation: the annotated program only)
+@pytest.mark.parametrize("func, wrt, sizes, target", [
+    (func, wrt, sizes, target) for func, wrt, sizes in [
+        ("polyfit_loss", "y", "y=5"), ("vander_x", "x,c", "x=5,c=4"), ("cross_plain", "a,b", "a=3,b=3")]
+    for target in ("py", "numba", "c") if target != "c" or func == "vander_x"])
+def test_vander_and_an_unannotated_cross(tmp_path, capsys, func, wrt, sizes, target):
+    """np.vander(x, N) as the stacked powers of x (literal exponents); np.cross's operands are
+    arrays (a rank the gradient checks where nothing else shows it)."""
+    check_command(tmp_path, capsys, VANDER, func, wrt, sizes, target)
+
+
+def test_vanders_powers_are_exact_where_x_is_zero():
+    text = pipeline.gradient_source(VANDER, "v.py", "vander_x", ["x", "c"], "py")
+    grad = load(text, "<grad>")["grad_vander_x"]
+    x, c = np.array([0.0, 0.5, -1.0, 0.0]), np.array([0.3, -0.2, 0.5, 0.1])
+    d_x, d_c = np.zeros(4), np.zeros(4)
+    grad(x, d_x, c, d_c)
+    V = np.vander(x, 4, increasing=True)
+    dV = np.stack([np.zeros(4), np.ones(4), 2 * x, 3 * x ** 2], axis=1)  # d x**k / dx
+    assert np.allclose(d_x, 2 * (V @ c) * (dV @ c)) and np.allclose(d_c, 2 * V.T @ (V @ c))

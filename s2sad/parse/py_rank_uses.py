@@ -246,7 +246,7 @@ class RankUses:
         elif intr.op in ("trace", "det", "inv", "solve", "slogdet", "cholesky", "tril", "triu", "diagonal"):
             # a matrix
             self.need(args[0], 2)
-        elif intr.op in ("matmul", "outer", "len") or intr.op in lib.LINALG_OPS:
+        elif intr.op in ("matmul", "outer", "cross", "len") or intr.op in lib.LINALG_OPS:
             for a in args[:2]:
                 self.need(a, 1)
         elif intr.op == "ravel":  # flattened to a vector (np.meshgrid's inputs): an array, as a rule

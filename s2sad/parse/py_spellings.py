@@ -335,6 +335,32 @@ def _meshgrid(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
     return cst.Tuple([cst.Element(o) for o in outputs])
 
 
+def _vander(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``np.vander(x, N)`` (a literal ``N``; ``increasing=``) as the columns NumPy makes, each a
+    power of ``x`` with a literal exponent: ``np.stack([x ** 2, x, np.ones_like(x)], axis=1)``
+    (the powers' rules are exact at ``x = 0``, where ``x ** 0`` has no derivative to take)."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if "N" in keywords and len(positional) == 1:
+        positional.append(keywords.pop("N"))
+    columns = _literal_int(positional[1], -1) if len(positional) == 2 else None
+    increasing = _literal_bool(keywords.get("increasing"), False)
+    if any(a.star for a in call.args) or columns is None or columns < 1 or increasing is None \
+            or set(keywords) - {"increasing"} or not _repeatable(info, positional[0]):
+        return None
+    x = positional[0]
+
+    def power(k: int) -> cst.BaseExpression:
+        if k == 0:
+            return _np(info, "ones_like", x)
+        return _grouped(x) if k == 1 else cst.BinaryOperation(_grouped(x), cst.Power(), cst.Integer(str(k)))
+
+    exponents = range(columns) if increasing else range(columns - 1, -1, -1)
+    stacked = cst.List([cst.Element(power(k)) for k in exponents])
+    return cst.Call(cst.Attribute(cst.Name(_numpy_alias(info)), cst.Name("stack")),
+                    [cst.Arg(stacked), cst.Arg(cst.Integer("1"), keyword=cst.Name("axis"), equal=_EQUAL)])
+
+
 def _literal_bool(node: Optional[cst.BaseExpression], default: bool) -> Optional[bool]:
     """A literal ``True`` or ``False`` (``default`` where there is none); None for anything else."""
     if node is None:
@@ -345,7 +371,7 @@ def _literal_bool(node: Optional[cst.BaseExpression], default: bool) -> Optional
 _SPELLED = {"numpy.diff": _diff, "scipy.special.logsumexp": _logsumexp, "numpy.trapezoid": _trapezoid,
             "numpy.trapz": _trapezoid, "numpy.linalg.norm": _norm_kept, "scipy.special.softmax": _softmax,
             "scipy.special.log_softmax": _log_softmax, "numpy.all": _all_or_any, "numpy.any": _all_or_any,
-            "numpy.meshgrid": _meshgrid}
+            "numpy.meshgrid": _meshgrid, "numpy.vander": _vander}
 
 
 def _along(x: cst.BaseExpression, axis: int, part: cst.Slice) -> cst.Subscript:
