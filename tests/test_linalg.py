@@ -52,6 +52,9 @@ def _diagnose(source: str, wrt: list[str], target: str = "py") -> str:
     ("return np.sum(np.tril(x))", "np.tril takes a matrix; this array has rank 1"),
     ("return np.linalg.slogdet(A)", "np.linalg.slogdet gives a pair (sign, logabsdet): unpack it or take one"),
     ("return np.linalg.slogdet(A)[2]", "np.linalg.slogdet's pair has the parts 0 (sign) and 1 (logabsdet)"),
+    ("return np.sum(np.linalg.eigh(A))", "np.linalg.eigh gives a pair (eigenvalues, eigenvectors): unpack it"),
+    ("return np.sum(np.linalg.eigh(A).vectors)", "np.linalg.eigh's pair has the parts 0 (eigenvalues) and 1"),
+    ("return np.sum(np.linalg.eigvalsh(x))", "np.linalg.eigvalsh takes a matrix; this array has rank 1"),
 ])
 def test_what_is_not_supported_is_a_located_error(body, fragment):
     source = f"""
@@ -74,6 +77,7 @@ def test_what_is_not_supported_is_a_located_error(body, fragment):
     ("return np.linalg.slogdet(A)[1]", "np.linalg.slogdet"),
     ("return np.sum(np.linalg.cholesky(A))", "np.linalg.cholesky"),
     ("return np.sum(np.tril(A))", "np.tril"),
+    ("return np.sum(np.linalg.eigvalsh(A))", "np.linalg.eigh"),
 ])
 def test_c_output_refuses_what_has_no_loops_at_its_line(body, what):
     source = f"""
@@ -181,25 +185,43 @@ def parts(A: "f64[n, n]"):
 def lower_only(A: "f64[n, n]"):
     L = np.linalg.cholesky(A)
     return np.sum(L * L * L)
+
+
+def spectrum(A):
+    w, V = np.linalg.eigh(A + A.T)
+    return np.sum(w ** 2) + np.sum(np.abs(V[:, 0]) * np.arange(A.shape[0]))
+
+
+def eigh_lower(A: "f64[n, n]"):
+    w, V = np.linalg.eigh(A)
+    return w[-1] + np.sum(V[:, -1] ** 4) + np.sum(np.linalg.eigvalsh(A) ** 3)
+
+
+def eigh_parts(A: "f64[n, n]"):
+    return np.sum(np.linalg.eigh(A)[0] * np.linalg.eigh(A).eigenvalues) + np.sum(np.linalg.eigh(A)[1] ** 2)
 """
 
 
 @pytest.mark.parametrize("target", ["py", "numba"])
 @pytest.mark.parametrize(("func", "wrt"), [("gp_nll_chol", ["y", "log_ell", "log_sn"]),
                                            ("gp_nll_slogdet", ["X", "ell", "sn"]),
-                                           ("parts", ["A"]), ("lower_only", ["A"])])
+                                           ("parts", ["A"]), ("lower_only", ["A"]),
+                                           ("spectrum", ["A"]), ("eigh_lower", ["A"]), ("eigh_parts", ["A"])])
 def test_decompositions_match_central_differences(func, wrt, target):
     """A Gaussian process's negative log-likelihood through np.linalg.cholesky and through
     np.linalg.slogdet, as such code is written. Cholesky's adjoint (two triangular solves, no
     inverse) is taken with respect to the lower triangle NumPy reads: the central differences
-    below move one entry at a time, the upper ones too (whose derivative is 0)."""
+    below move one entry at a time, the upper ones too (whose derivative is 0); so are
+    np.linalg.eigh's (eigenvalues: V diag(dw) V.T; eigenvectors, of distinct eigenvalues, and of
+    quantities their signs do not change: V (F o V.T dV) V.T)."""
     text = pipeline.gradient_source(DECOMPOSITIONS, "prog.py", func, wrt, target)
     assert "np.linalg.inv" not in text or func in ("parts", "gp_nll_slogdet")
     rng = np.random.default_rng(4)
     spd = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
     X, y = rng.normal(size=(4, 2)), rng.normal(size=4)
     args = {"gp_nll_chol": [X, y, 0.1, -1.0], "gp_nll_slogdet": [X, y, 1.1, 0.4],
-            "parts": [spd - 5.0 * np.eye(3)], "lower_only": [spd]}[func]
+            "parts": [spd - 5.0 * np.eye(3)], "lower_only": [spd], "spectrum": [rng.normal(size=(4, 4))],
+            "eigh_lower": [rng.normal(size=(4, 4))], "eigh_parts": [rng.normal(size=(3, 3))]}[func]
     check_source_function(DECOMPOSITIONS, func, args, wrt, target, atol=1e-7)
 
 

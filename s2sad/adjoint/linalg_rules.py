@@ -138,7 +138,42 @@ def _cholesky(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
     m = arr(b, "matmul", [lt, g])
     phi = ew(b, "sub", arr(b, "tril", [m]), ew(b, "mul", build.const(b, 0.5, F64), _diagonal(b, m)))
     s = _t(b, arr(b, "solve", [lt, _t(b, arr(b, "solve", [lt, phi]))]))
-    return [ew(b, "sub", arr(b, "tril", [ew(b, "add", s, _t(b, s))]), _diagonal(b, s))]
+    return [_lower_of_symmetric(b, s)]
+
+
+@rule(P + "eigvalsh")
+def _eigvalsh(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # A = V diag(w) V.T (np.linalg.eigh, of A's lower triangle): dw = diag(V.T dA V), so the adjoint
+    # of the symmetric matrix is V diag(g) V.T (the columns of V scaled by g, times V.T).
+    if not active[0]:
+        return [None]
+    v = arr(b, "eigvecsh", [op.operands[0]])
+    return [_lower_of_symmetric(b, arr(b, "matmul", [ew(b, "mul", v, g), _t(b, v)]))]
+
+
+@rule(P + "eigvecsh")
+def _eigvecsh(b: Builder, op: OpView, g: Value, active: list[bool]) -> Contribs:
+    # dV = V (F o (V.T dA V)) with F[i][j] = 1 / (w[j] - w[i]) off the diagonal and 0 on it, so the
+    # adjoint of the symmetric matrix is V (F o (V.T g)) V.T (the eigenvalues distinct: a repeated
+    # one has no eigenvectors to differentiate, and F is infinite there). F is (1 - I) / (D + I),
+    # D[i][j] = w[j] - w[i]: exact off the diagonal, 0 on it.
+    if not active[0]:
+        return [None]
+    v = op.result
+    w = arr(b, "eigvalsh", [op.operands[0]])
+    ones = arr(b, "full", [_dim(b, w, 0), build.const(b, 1.0, F64)])
+    eye = arr(b, "diag", [ones])
+    gaps = ew(b, "sub", arr(b, "outer", [ones, w]), arr(b, "outer", [w, ones]))
+    f = ew(b, "div", ew(b, "sub", build.const(b, 1.0, F64), eye), ew(b, "add", gaps, eye))
+    inner = ew(b, "mul", f, arr(b, "matmul", [_t(b, v), g]))
+    return [_lower_of_symmetric(b, arr(b, "matmul", [arr(b, "matmul", [v, inner]), _t(b, v)]))]
+
+
+def _lower_of_symmetric(b: Builder, s: Value) -> Value:
+    """The adjoint of a matrix NumPy reads as the symmetric matrix of its lower triangle, from the
+    adjoint ``s`` of that symmetric matrix: ``s + s.T`` on the strict lower triangle (each entry
+    stands there and at its mirror), ``s``'s diagonal on the diagonal, nothing above it."""
+    return ew(b, "sub", arr(b, "tril", [ew(b, "add", s, _t(b, s))]), _diagonal(b, s))
 
 
 def _diagonal(b: Builder, m: Value) -> Value:

@@ -301,6 +301,8 @@ def _linalg(op: Op, n: str, a: list[Expr], numba: bool) -> Expr:
         return call("np.diag", a[0])
     if n in ("det", "inv", "solve", "cholesky"):
         return call(f"np.linalg.{n}", *a)
+    if n in ("eigvalsh", "eigvecsh"):  # np.linalg.eigh's (eigenvalues, eigenvectors)
+        return Subscript(call("np.linalg.eigh", *a), (number(0 if n == "eigvalsh" else 1),))
     if n in ("logdet", "detsign"):  # np.linalg.slogdet's (sign, logabsdet)
         return Subscript(call("np.linalg.slogdet", *a), (number(1 if n == "logdet" else 0),))
     if n == "tril":  # (k: the diagonal it keeps up to, above the main one where positive)

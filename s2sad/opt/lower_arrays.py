@@ -1063,7 +1063,8 @@ def refuse(fn: Function) -> None:
         if n in array_ops.LINALG and n not in _LINALG_LOOPS:
             what = {"det": "np.linalg.det", "inv": "np.linalg.inv", "solve": "np.linalg.solve",
                     "logdet": "np.linalg.slogdet", "detsign": "np.linalg.slogdet", "cholesky": "np.linalg.cholesky",
-                    "tril": "np.tril"}.get(n, "np.interp" if n.startswith("interp") else "np.convolve")
+                    "tril": "np.tril", "eigvalsh": "np.linalg.eigh", "eigvecsh": "np.linalg.eigh"}.get(
+                        n, "np.interp" if n.startswith("interp") else "np.convolve")
             raise error(f"{what} is not supported for C output yet (it has no loop form here)", op.loc,
                         hint="use --target py or --target numba")
 

@@ -292,7 +292,7 @@ class ExprLowerer(PyMpi):
         if isinstance(node, cst.IfExp):
             return self.if_exp(node, b, env)
         if isinstance(node, (cst.Subscript, cst.Attribute)):
-            part = py_linalg.slogdet_indexed(self, node, b, env)  # np.linalg.slogdet(A)[1]
+            part = py_linalg.pair_indexed(self, node, b, env)  # np.linalg.slogdet(A)[1]
             if part is not None:
                 return part
         if isinstance(node, cst.Subscript):

@@ -171,6 +171,8 @@ LINALG_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.linalg.solve": Intrinsic("solve", 2, 2),
     "numpy.linalg.slogdet": Intrinsic("slogdet", 1, 1),  # (sign, logabsdet): unpacked or indexed
     "numpy.linalg.cholesky": Intrinsic("cholesky", 1, 1),
+    "numpy.linalg.eigh": Intrinsic("eigh", 1, 1),  # (eigenvalues, eigenvectors): unpacked or indexed
+    "numpy.linalg.eigvalsh": Intrinsic("eigvalsh", 1, 1),
     "numpy.tril": Intrinsic("tril", 1, 2),
     "numpy.triu": Intrinsic("triu", 1, 2),  # x - np.tril(x, k - 1)
     "numpy.einsum": Intrinsic("einsum", 2, -1),
@@ -184,6 +186,26 @@ LINALG_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.interp": Intrinsic("interp", 3, 3),
 }
 LINALG_OPS = frozenset(i.op for i in LINALG_FUNCTIONS.values())
+
+# The linear algebra that gives a pair, unpacked (``sign, logdet = np.linalg.slogdet(K)``, ``w, V =
+# np.linalg.eigh(A)``) or indexed (``np.linalg.slogdet(K)[1]``, ``.eigenvalues``): the op of
+# each part, and the parts' names (NumPy 2's SlogdetResult and EighResult).
+PAIRS = {"slogdet": ("detsign", "logdet"), "eigh": ("eigvalsh", "eigvecsh")}
+PART_NAMES = {"slogdet": ("sign", "logabsdet"), "eigh": ("eigenvalues", "eigenvectors")}
+
+
+def pair_part(op: str, node: "cst.BaseExpression") -> Optional[str]:
+    """The op of the part of ``op``'s pair that ``node`` takes (``[1]``, ``.logabsdet``), else None."""
+    import libcst as cst
+
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        index = node.slice[0].slice.value
+        k = int(index.value) if isinstance(index, cst.Integer) else None
+    elif isinstance(node, cst.Attribute):
+        k = PART_NAMES[op].index(node.attr.value) if node.attr.value in PART_NAMES[op] else None
+    else:
+        return None
+    return PAIRS[op][k] if k in (0, 1) else None
 ARRAY_FUNCTIONS.update(LINALG_FUNCTIONS)
 # Array methods (``x.sum(axis=0)``, ``x.reshape(m, n)``): the function of the same name, with the
 # array as its first argument.

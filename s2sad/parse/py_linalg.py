@@ -35,6 +35,8 @@ from . import py_lists
 from .py_arrays import ExprLowerer, arr_op
 from .py_common import Env
 from .py_module import dotted_source
+from .py_intrinsics import PAIRS, PART_NAMES, pair_part
+from .py_intrinsics import lookup as lib_lookup
 from .py_types import STACKS_OF_COMPREHENSIONS, int_literal, keyword_arg
 
 if TYPE_CHECKING:
@@ -71,9 +73,12 @@ def call(lw: ExprLowerer, intr: "lib.Intrinsic", node: cst.Call, b: Builder, env
         raise lw.fail(node, f"np.diag takes a vector or a matrix; this array has rank {rank}")
     if op == "solve":
         return arr_op(lw, b, node, "solve", [x, lw.array(args[1], b, env)])
-    if op == "slogdet":
-        raise lw.fail(node, "np.linalg.slogdet gives a pair (sign, logabsdet): unpack it or take one part",
-                      hint="sign, logdet = np.linalg.slogdet(A), or np.linalg.slogdet(A)[1]")
+    if op in PAIRS:
+        a, c = PART_NAMES[op]
+        raise lw.fail(node, f"np.linalg.{op} gives a pair ({a}, {c}): unpack it or take one part",
+                      hint=f"{a[:4]}, {c[:4]} = np.linalg.{op}(A), or np.linalg.{op}(A)[1]")
+    if op == "eigvalsh" and rank != 2:
+        raise lw.fail(node, f"np.linalg.eigvalsh takes a matrix; this array has rank {rank}")
     if op in ("cholesky", "tril", "triu") and rank != 2:
         spelled = "np.linalg.cholesky" if op == "cholesky" else f"np.{op}"
         raise lw.fail(node, f"{spelled} takes a matrix; this array has rank {rank}")
@@ -100,39 +105,38 @@ def interp(lw: ExprLowerer, node: cst.Call, args: list[cst.BaseExpression], b: B
     return arr_op(lw, b, node, "interp", [lw.scalar_value(args[0], x) if not x.type.is_array else x, xp, fp])
 
 
-# The parts of np.linalg.slogdet's pair, by index and by name (NumPy 2's SlogdetResult).
-SLOGDET_PARTS = {0: "detsign", 1: "logdet", "sign": "detsign", "logabsdet": "logdet"}
+def pair_call(lw: ExprLowerer, node: cst.BaseExpression) -> Optional[tuple[str, cst.Call]]:
+    """(the op, ``node``) if ``node`` calls a function that gives a pair (``py_intrinsics.PAIRS``:
+    ``np.linalg.slogdet``, ``np.linalg.eigh``) with its one argument, else None."""
+    if not isinstance(node, cst.Call) or len(node.args) != 1 or node.args[0].keyword is not None \
+            or node.args[0].star:
+        return None
+    intr = lib_lookup(lw.info.canonical_name(node.func, lw.ctx.locals))
+    return (intr.op, node) if intr is not None and intr.op in PAIRS else None
 
 
-def slogdet_call(lw: ExprLowerer, node: cst.BaseExpression) -> Optional[cst.Call]:
-    """``node`` if it is a call of ``np.linalg.slogdet`` (with its one argument), else None."""
-    if isinstance(node, cst.Call) and lw.info.canonical_name(node.func, lw.ctx.locals) == "numpy.linalg.slogdet" \
-            and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
-        return node
-    return None
-
-
-def slogdet_part(lw: ExprLowerer, node: cst.Call, part: str, b: Builder, env: Env) -> Value:
-    """One part of ``np.linalg.slogdet(A)``: the sign of A's determinant, or log |det A|."""
+def pair_part_value(lw: ExprLowerer, op: str, node: cst.Call, part: str, b: Builder, env: Env) -> Value:
+    """One part of a pair (``part``: the op of it, ``PAIRS``) of a matrix: the sign of its
+    determinant or log |det|, its eigenvalues or its eigenvectors."""
     x = lw.array(node.args[0].value, b, env)
     if x.type.rank != 2:  # type: ignore[attr-defined]
-        raise lw.fail(node, f"np.linalg.slogdet takes a matrix; this array has rank {x.type.rank}")  # type: ignore
+        raise lw.fail(node, f"np.linalg.{op} takes a matrix; this array has rank {x.type.rank}")  # type: ignore
     return arr_op(lw, b, node, part, [x])
 
 
-def slogdet_indexed(lw: ExprLowerer, node: cst.BaseExpression, b: Builder, env: Env) -> Optional[Value]:
-    """``np.linalg.slogdet(A)[1]``, ``np.linalg.slogdet(A).logabsdet`` (and the sign), else None."""
-    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-        call_node, key = slogdet_call(lw, node.value), int_literal(node.slice[0].slice.value)
-    elif isinstance(node, cst.Attribute):
-        call_node, key = slogdet_call(lw, node.value), node.attr.value
-    else:
+def pair_indexed(lw: ExprLowerer, node: cst.BaseExpression, b: Builder, env: Env) -> Optional[Value]:
+    """``np.linalg.slogdet(A)[1]``, ``np.linalg.eigh(A).eigenvalues`` (one part of a pair), else None."""
+    if not isinstance(node, (cst.Subscript, cst.Attribute)):
         return None
-    if call_node is None:
+    found = pair_call(lw, node.value)
+    if found is None:
         return None
-    if key not in SLOGDET_PARTS:
-        raise lw.fail(node, "np.linalg.slogdet's pair has the parts 0 (sign) and 1 (logabsdet)")
-    return slogdet_part(lw, call_node, SLOGDET_PARTS[key], b, env)
+    op, call_node = found
+    part = pair_part(op, node)
+    if part is None:
+        names = PART_NAMES[op]
+        raise lw.fail(node, f"np.linalg.{op}'s pair has the parts 0 ({names[0]}) and 1 ({names[1]})")
+    return pair_part_value(lw, op, call_node, part, b, env)
 
 
 def _is_inf(node: cst.BaseExpression) -> bool:

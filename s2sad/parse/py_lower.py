@@ -662,9 +662,10 @@ class FunctionLowerer(StructuredLowering):
                                         f"not {len(elems)}")
             values = [self.ex.at(b, value).op1("dim", [arr], I64, axis=k) for k in range(rank)]
             nodes = [value] * rank
-        elif (pair := py_linalg.slogdet_call(self.ex, value)) is not None and len(elems) == 2:
-            values = [py_linalg.slogdet_part(self.ex, pair, part, b, env) for part in ("detsign", "logdet")]
-            nodes = [value, value]  # sign, logdet = np.linalg.slogdet(K)
+        elif (pair := py_linalg.pair_call(self.ex, value)) is not None and len(elems) == 2:
+            op, call_node = pair  # sign, logdet = np.linalg.slogdet(K); w, V = np.linalg.eigh(A)
+            values = [py_linalg.pair_part_value(self.ex, op, call_node, part, b, env) for part in lib.PAIRS[op]]
+            nodes = [value, value]
         elif (callee := self.ex.tuple_call(value)) is not None:  # s, c = helper(x)
             values = self.ex.user_call_results(value, callee, b, env)  # type: ignore[arg-type]
             if len(values) != len(elems):

@@ -243,7 +243,8 @@ class RankUses:
             for term, operand in zip(terms, args[1:]):
                 if "." not in term:
                     self.need(operand, len(term.strip()))
-        elif intr.op in ("trace", "det", "inv", "solve", "slogdet", "cholesky", "tril", "triu", "diagonal"):
+        elif intr.op in ("trace", "det", "inv", "solve", "slogdet", "cholesky", "tril", "triu", "diagonal", "eigh",
+                         "eigvalsh"):
             # a matrix
             self.need(args[0], 2)
         elif intr.op in ("matmul", "outer", "cross", "len") or intr.op in lib.LINALG_OPS:

@@ -35,6 +35,7 @@ from ..ssa.ops import MATH_FNS
 from ..ssa.mpi import Communicator
 from ..ssa.types import BOOL, COMM, F64, I64, STR, ArrayType, ScalarType, Type, common_type
 from . import py_intrinsics as lib
+from .py_intrinsics import PAIRS, pair_part
 from . import py_mpi
 from .py_common import Locator
 from .py_flow import (assigned_names, children, every_node, is_new_axis, is_shape_subscript, is_whole_slice,
@@ -363,13 +364,17 @@ def roll_pad_rank(op: str, node: cst.Call) -> int:
     return 1
 
 
+# The type of each part of a pair (``py_intrinsics.PAIRS``).
+PART_TYPES: dict[str, Type] = {"detsign": F64, "logdet": F64, "eigvalsh": ArrayType(F64, 1),
+                               "eigvecsh": ArrayType(F64, 2)}
+
 # The stacking functions that take a list comprehension of arrays (``py_linalg.stacked``).
 STACKS_OF_COMPREHENSIONS = ("stack", "vstack", "hstack", "column_stack")
 
 
 def linalg_operand_ranks(op: str, args: list[cst.BaseExpression]) -> list[tuple[cst.BaseExpression, int]]:
     """The least rank each array argument of a ``py_linalg`` function must have."""
-    if op in ("trace", "det", "inv", "slogdet", "cholesky", "tril", "triu"):
+    if op in ("trace", "det", "inv", "slogdet", "cholesky", "tril", "triu", "eigh", "eigvalsh"):
         return [(args[0], 2)] if args else []
     if op == "solve":
         return list(zip(args, (2, 1)))
@@ -395,8 +400,10 @@ def linalg_type(op: str, node: cst.Call, args: list[cst.BaseExpression],
         return F64
     if op in ("cholesky", "tril", "triu"):
         return ArrayType(F64, 2)
-    if op == "slogdet":
-        return None  # a pair: its parts are typed where it is unpacked or indexed (slogdet_part)
+    if op == "eigvalsh":
+        return ArrayType(F64, 1)
+    if op in PAIRS:
+        return None  # a pair: its parts are typed where it is unpacked or indexed (PAIRS)
     if op == "einsum":
         terms = _einsum_terms(args)
         return (ArrayType(F64, len(terms[1])) if terms[1] else F64) if terms else None
@@ -1148,10 +1155,10 @@ class _Inference:
                     if isinstance(t, cst.Name):
                         self.record(t.value, ArrayType(I64, 1))
                 self.expr(value, False)
-            elif self.is_slogdet(value) and len(elems) == 2:  # sign, logdet = np.linalg.slogdet(K)
-                for t in elems:
+            elif self.pair_of(value) is not None and len(elems) == 2:  # sign, logdet = np.linalg.slogdet(K)
+                for t, part in zip(elems, PAIRS[self.pair_of(value)]):  # (w, V = np.linalg.eigh(A))
                     if isinstance(t, cst.Name):
-                        self.record(t.value, F64)
+                        self.record(t.value, PART_TYPES[part])
                 self.expr(value, False)
             else:
                 sig = self.user_signature(value)
@@ -1290,13 +1297,17 @@ class _Inference:
     def is_triangle_indices(self, node: cst.BaseExpression) -> bool:
         return isinstance(node, cst.Call) and self.info.canonical_name(node.func, self.locals) in lib.TRIANGLE_INDICES
 
-    def is_slogdet(self, node: cst.BaseExpression) -> bool:
-        return isinstance(node, cst.Call) and \
-            self.info.canonical_name(node.func, self.locals) == "numpy.linalg.slogdet"
+    def pair_of(self, node: cst.BaseExpression) -> Optional[str]:
+        """The op of a call of a NumPy function that gives a pair (``PAIRS``), else None."""
+        if not isinstance(node, cst.Call):
+            return None
+        intr = lib.lookup(self.info.canonical_name(node.func, self.locals))
+        return intr.op if intr is not None and intr.op in PAIRS else None
 
     def _expr_type(self, node: cst.BaseExpression, types: dict[str, Type]) -> Optional[Type]:
-        if isinstance(node, (cst.Subscript, cst.Attribute)) and self.is_slogdet(node.value):
-            return F64  # np.linalg.slogdet(K)[1], .logabsdet: a number
+        if isinstance(node, (cst.Subscript, cst.Attribute)) and self.pair_of(node.value) is not None:
+            part = pair_part(self.pair_of(node.value), node)  # np.linalg.slogdet(K)[1], .logabsdet
+            return PART_TYPES[part] if part is not None else None
         if isinstance(node, cst.Integer):
             return I64
         if isinstance(node, cst.Float):

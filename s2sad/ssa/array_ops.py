@@ -200,7 +200,8 @@ COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
 REDUCTIONS = ("sum", "mean", "max", "min", "prod")
 # Linear algebra, einsum, stacking and convolution (``parse.py_linalg``, ``adjoint.linalg_rules``).
 LINALG = ("einsum", "diag", "det", "inv", "solve", "norm", "concat", "stack", "convolve", "correlate",
-          "logdet", "detsign", "cholesky", "tril", "interp", "interp_weights", "interp_slope", "interp_breaks")
+          "logdet", "detsign", "cholesky", "tril", "interp", "interp_weights", "interp_slope", "interp_breaks",
+          "eigvalsh", "eigvecsh")
 CONVOLVE_MODES = ("full", "valid", "same")
 # The one-operand intrinsics NumPy or SciPy has a ufunc of (``np.rint``, ``scipy.special.gammaln``:
 # the output imports it from scipy.special, ``mathfns.MathFn.scipy``; no ``math.gamma``).
@@ -436,10 +437,10 @@ def _linalg_type(op: str, operands: list[Type], ranks: list[int], attrs: dict) -
         return _typed(F64, len(einsum_terms(attrs["subs"])[1]))
     if op == "diag":
         return ArrayType(F64, 2) if ranks == [1] else "'arr.diag' takes one rank-1 array"
-    if op in ("det", "inv", "logdet", "detsign", "cholesky", "tril"):
+    if op in ("det", "inv", "logdet", "detsign", "cholesky", "tril", "eigvalsh", "eigvecsh"):
         if ranks != [2]:
             return f"'arr.{op}' takes one rank-2 array (a square matrix)"
-        return F64 if op in ("det", "logdet", "detsign") else ArrayType(F64, 2)
+        return F64 if op in ("det", "logdet", "detsign") else ArrayType(F64, 1 if op == "eigvalsh" else 2)
     if op == "solve":
         if len(ranks) != 2 or ranks[0] != 2 or ranks[1] not in (1, 2):
             return "'np.linalg.solve' takes a matrix and a vector or matrix"

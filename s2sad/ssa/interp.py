@@ -194,6 +194,8 @@ _LINALG: dict[str, Callable[[Op, list[Any]], Any]] = {
     "logdet": lambda op, a: np.linalg.slogdet(a[0])[1],
     "detsign": lambda op, a: np.linalg.slogdet(a[0])[0],
     "cholesky": lambda op, a: np.linalg.cholesky(a[0]),
+    "eigvalsh": lambda op, a: np.linalg.eigh(a[0])[0],
+    "eigvecsh": lambda op, a: np.linalg.eigh(a[0])[1],
     "tril": lambda op, a: np.tril(a[0], op.attrs.get("k", 0)),
     "solve": lambda op, a: np.linalg.solve(a[0], a[1]),
     "norm": lambda op, a: np.linalg.norm(a[0], axis=op.attrs.get("axis")),
