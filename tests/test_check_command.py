@@ -528,6 +528,18 @@ def test_a_run_that_does_not_end_is_reported_with_the_inputs(tmp_path, capsys, m
     assert "hint: choose a --range where it ends" in err, err
 
 
+def test_numbas_compile_time_is_not_taken_for_a_loop_that_never_ends(tmp_path, capsys, monkeypatch):
+    """The time limit stops Python code only; for Numba output it timed the compilation, and a
+    loaded machine made that a refusal (the timer cannot stop a compiled loop anyway)."""
+    from s2sad import check
+
+    monkeypatch.setattr(check, "RUN_SECONDS", 0.2)  # (compiling the gradient takes longer)
+    path = tmp_path / "sq.py"
+    path.write_text("import numpy as np\n\n\ndef f(x):\n    return np.sum(np.sin(x) * x)\n")
+    assert main(["check", str(path), "--wrt", "x", "--sizes", "x=3", "--target", "numba"]) == 0, \
+        capsys.readouterr().err
+
+
 UNSIGNED_C = """\\
 #include <stddef.h>
 #include <stdint.h>

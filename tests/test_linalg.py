@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from fd import check_source_function
+from source_gradients import check_command
 
 from s2sad import pipeline
 from s2sad.diagnostics import DiagnosticError
@@ -255,3 +256,30 @@ def test_a_tuple_of_one_number_is_a_part_and_of_several_a_located_error():
         pipeline.gradient_source(bad, "prog.py", "f", ["x"], "py")
     text = info.value.render()
     assert text.startswith("prog.py:5:") and "with one number only" in text and "[a, b]" in text
+
+
+KRON = """
+import numpy as np
+
+
+def kron_vec(a: "f64[m]", b: "f64[p]"):
+    return np.sum(np.kron(a, b) ** 2 * np.arange(a.shape[0] * b.shape[0]))
+
+
+def kron_mat(A: "f64[m, n]", B: "f64[p, q]", W: "f64[k, l]"):
+    return np.sum(np.sin(np.kron(A, B)) * W)
+
+
+def kron_plain(A, B):
+    return np.trace(np.kron(A, B) @ np.kron(B, A))
+"""
+
+
+@pytest.mark.parametrize("func, wrt, sizes, target", [
+    (func, wrt, sizes, target) for func, wrt, sizes in [
+        ("kron_vec", "a,b", "a=3,b=4"), ("kron_mat", "A,B", "A=2x3,B=3x2,W=6x6"),
+        ("kron_plain", "A,B", "A=2x2,B=3x3")]
+    for target in ("py", "numba", "c") if target != "c" or func != "kron_plain"])  # (C: ranks annotated)
+def test_kron_is_every_entry_times_the_other_array(tmp_path, capsys, func, wrt, sizes, target):
+    """np.kron of two vectors or two matrices, as broadcast products reshaped."""
+    check_command(tmp_path, capsys, KRON, func, wrt, sizes, target)

@@ -173,6 +173,7 @@ LINALG_FUNCTIONS: dict[str, Intrinsic] = {
     "numpy.linalg.cholesky": Intrinsic("cholesky", 1, 1),
     "numpy.linalg.eigh": Intrinsic("eigh", 1, 1),  # (eigenvalues, eigenvectors): unpacked or indexed
     "numpy.linalg.eigvalsh": Intrinsic("eigvalsh", 1, 1),
+    "numpy.kron": Intrinsic("kron", 2, 2),
     "numpy.tril": Intrinsic("tril", 1, 2),
     "numpy.triu": Intrinsic("triu", 1, 2),  # x - np.tril(x, k - 1)
     "numpy.einsum": Intrinsic("einsum", 2, -1),

@@ -63,6 +63,8 @@ def call(lw: ExprLowerer, intr: "lib.Intrinsic", node: cst.Call, b: Builder, env
         return arr_op(lw, b, node, "convolve", [a, v], {"mode": _mode(lw, node, args)})
     if op == "interp":
         return interp(lw, node, args, b, env)
+    if op == "kron":
+        return kron(lw, node, lw.array(args[0], b, env), lw.array(args[1], b, env), b)
     x = lw.array(args[0], b, env)
     rank = x.type.rank  # type: ignore[attr-defined]
     if op == "trace" or (op == "diag" and rank == 2) or op == "diagonal":
@@ -103,6 +105,26 @@ def interp(lw: ExprLowerer, node: cst.Call, args: list[cst.BaseExpression], b: B
             raise lw.fail(arg, "np.interp takes its points as a number or a vector, and xp and fp as vectors",
                           hint="interpolate a matrix's rows one at a time, or x.ravel()")
     return arr_op(lw, b, node, "interp", [lw.scalar_value(args[0], x) if not x.type.is_array else x, xp, fp])
+
+
+def kron(lw: ExprLowerer, node: cst.Call, a: Value, c: Value, b: Builder) -> Value:
+    """``np.kron(a, c)`` of two vectors or two matrices: every entry of ``a`` times the whole of
+    ``c``, in ``a``'s order, as products that broadcast (the outer product for vectors; for
+    matrices ``a`` as (m, 1, n, 1) times ``c`` as (1, p, 1, q)), reshaped to (m * p, n * q)."""
+    ranks = (a.type.rank, c.type.rank)  # type: ignore[attr-defined]
+    if ranks not in ((1, 1), (2, 2)):
+        raise lw.fail(node, f"np.kron is supported of two vectors or two matrices; these have ranks {ranks[0]}, "
+                      f"{ranks[1]}", hint="reshape the vector to a matrix first: v.reshape(1, -1)")
+    at = lw.at(b, node)
+    one = build.const(at, 1, I64)
+    da = [at.op1("dim", [a], I64, axis=k) for k in range(ranks[0])]
+    dc = [at.op1("dim", [c], I64, axis=k) for k in range(ranks[0])]
+    if ranks == (1, 1):
+        return arr_op(lw, b, node, "reshape", [arr_op(lw, b, node, "outer", [a, c]), build.mul(at, da[0], dc[0])])
+    spread = arr_op(lw, b, node, "reshape", [a, da[0], one, da[1], one])
+    placed = arr_op(lw, b, node, "reshape", [c, one, dc[0], one, dc[1]])
+    product = arr_op(lw, b, node, "mul", [spread, placed])
+    return arr_op(lw, b, node, "reshape", [product, build.mul(at, da[0], dc[0]), build.mul(at, da[1], dc[1])])
 
 
 def pair_call(lw: ExprLowerer, node: cst.BaseExpression) -> Optional[tuple[str, cst.Call]]:

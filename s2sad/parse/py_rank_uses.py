@@ -247,7 +247,7 @@ class RankUses:
                          "eigvalsh"):
             # a matrix
             self.need(args[0], 2)
-        elif intr.op in ("matmul", "outer", "cross", "len") or intr.op in lib.LINALG_OPS:
+        elif intr.op in ("matmul", "outer", "cross", "kron", "len") or intr.op in lib.LINALG_OPS:
             for a in args[:2]:
                 self.need(a, 1)
         elif intr.op == "ravel":  # flattened to a vector (np.meshgrid's inputs): an array, as a rule
@@ -341,6 +341,9 @@ class RankUses:
                 self.need(args[1], rank)  # the polynomial at x has x's axes
             elif intr.op in ("array", "asarray", "transpose") and len(args) == 1:  # np.copy(A), A's axes
                 self.need(args[0], rank)
+            elif intr.op == "kron" and len(args) == 2:  # (of two arrays of one rank: s2sad's np.kron)
+                self.need(args[0], rank)
+                self.need(args[1], rank)
 
     def _one_array_operand(self, operands: list[cst.BaseExpression], rank: int) -> None:
         """An elementwise result of ``rank`` axes: the operand that can be an array has them. With

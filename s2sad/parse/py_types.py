@@ -388,7 +388,7 @@ def linalg_operand_ranks(op: str, args: list[cst.BaseExpression]) -> list[tuple[
         return [(e.value, 1) for e in seq.elements] if isinstance(seq, (cst.List, cst.Tuple)) else []
     if op == "interp":  # np.interp(x, xp, fp): the points may be a number
         return [(a, 1) for a in args[1:3]]
-    if op == "tensordot":
+    if op in ("tensordot", "kron"):
         return [(a, 1) for a in args[:2]]
     return [(a, 1) for a in args[:2 if op == "convolve" else 1]]  # norm, diag, convolve
 
@@ -402,6 +402,9 @@ def linalg_type(op: str, node: cst.Call, args: list[cst.BaseExpression],
         return ArrayType(F64, 2)
     if op == "eigvalsh":
         return ArrayType(F64, 1)
+    if op == "kron":  # of two vectors a vector, of two matrices a matrix
+        ranks = [t.rank for t in (type_of(a) for a in args[:2]) if isinstance(t, ArrayType)]
+        return ArrayType(F64, max(ranks)) if len(ranks) == 2 else None
     if op in PAIRS:
         return None  # a pair: its parts are typed where it is unpacked or indexed (PAIRS)
     if op == "einsum":
