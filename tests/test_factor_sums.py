@@ -42,8 +42,8 @@ MAY_NOT_RUN = '''def f(x: "f64[n]", y: "f64[m]", c: float):
 def test_a_load_of_a_loop_that_may_not_run_stays_in_it():
     for m in (0, 3):
         text = check_source(HEADER + MAY_NOT_RUN, ["x", "y", "c"], [arr("x", 3), arr("y", m), num("c")])
-        assert re.search(r"^ {12}d_c \+= \w+ \* x\[i\]$", text, re.M), text  # in the loop over j
-        assert re.search(r"^ {8}d_x\[i\] \+= t\d+ \* c$", text, re.M), text  # c taken out all the same
+        assert re.search(r"^ {12}d_c \+= .*x\[i\]$", text, re.M), text  # in the loop over j
+        assert re.search(r"^ {8}d_x\[i\] \+= \w+ \* c$", text, re.M), text  # c taken out all the same
 
 
 def test_factor_sums_runs_in_the_O2_adjoint_pipeline_only():

@@ -106,5 +106,5 @@ def test_gemm_sums_each_row_of_its_adjoint_in_a_local():
     path = Path(__file__).parent.parent / "bench" / "c" / "kernels" / "gemm" / "input.c"
     text = pipeline.gradient_source(path.read_text(), str(path), "gemm", ["A", "B", "C"], "c")
     # summed in a local in the loop over j, alpha taken out of the sum (opt/factor_sums)
-    found = re.search(r"d_A\[i\]\[k\] \+= (t\d+) \* alpha;", text)
+    found = re.search(r"d_A\[i\]\[k\] \+= (\w+) \* alpha;", text)
     assert found and f"double {found[1]} = 0.0;" in text and f"{found[1]} += d_C_i_j * B[k][j];" in text, text

@@ -112,8 +112,7 @@ def grad_diffuse(u0, d_u0, c, d_c, alpha, steps, d_return=1.0):
             d_new[k] = 0.0
             d_u[k] += d_new_k
         d_c_0 += t9
-    d_c_0 *= alpha
-    d_c[0] += d_c_0
+    d_c[0] += d_c_0 * alpha
 
     # line 7: u = u0.copy()
     for k in range(m):

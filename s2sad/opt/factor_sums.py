@@ -86,7 +86,7 @@ def _factor(module: Module, loop: Op, ranges: dict[str, IntRanges]) -> None:
     for k, ts in terms.items():
         for t in ts:
             shared.setdefault(t.key(), []).append((k, t))
-    zero = build.const(Builder(loop.parent, loop.loc).before_op(loop), 0.0, body.args[1].type)
+    before = Builder(loop.parent, loop.loc).before_op(loop)
     after: list[tuple[int, Value, list[Value]]] = []  # (slot, the sum's result, the factors)
     for group in shared.values():
         first = group[0][1]
@@ -99,6 +99,7 @@ def _factor(module: Module, loop: Op, ranges: dict[str, IntRanges]) -> None:
         # the loop); a sum several share, as a temporary.
         k0 = group[0][0]
         hint = body.args[1 + k0].name_hint if len(group) == 1 and whole[k0] else ""
+        zero = build.const(before, 0.0, body.args[1 + k0].type)  # (the sum's own type: f32 in float code)
         total = add_carried(loop, zero, summed, hint)
         after += [(k, total, t.invariant) for k, t in group]
     users = {k: list(loop.results[k].uses) for k in terms}
@@ -112,12 +113,11 @@ def _factor(module: Module, loop: Op, ranges: dict[str, IntRanges]) -> None:
     final = {k: loop.operands[3 + k] if k in emptied else loop.results[k] for k in terms}
     for k, total, invariant in after:
         factors = [_again(b, f) if made_inside(f, loop) else f for f in invariant]  # (a load)
-        moved = build.mul(b, total, _product(b, factors), loop.results[k].name_hint)
-        if not build.is_const(final[k], 0.0):
-            moved.name_hint = ""
-            final[k] = build.add(b, final[k], moved, loop.results[k].name_hint)
-        else:
-            final[k] = moved
+        # (named as the adjoint it is where several read it, d_t; else it prints inside its reader)
+        hint = loop.results[k].name_hint if len(users[k]) > 1 else ""
+        moved = build.mul(b, total, _product(b, factors))
+        final[k] = moved if build.is_const(final[k], 0.0) else build.add(b, final[k], moved)
+        final[k].name_hint = hint
     for k, value in final.items():
         for op, i in users[k]:
             op.set_operand(i, value)

@@ -50,9 +50,8 @@ void grad_cam(const double *x, double *d_x, int n, double d_return) {
         d_x[i] += d_s * (c_k[0] * x[i]) + t1 * c_k[0] + d_s * c_f2;
         d_c_dist_0 += d_s;
     }
-    d_c_dist_0 *= c_id;
     d_c_k[0] += d_c_k_0;
-    d_c_dist[0] += d_c_dist_0;
+    d_c_dist[0] += d_c_dist_0 * c_id;
 
     // line 35: double s = c->dist[1];
     d_c_dist[1] += d_s;

@@ -43,8 +43,7 @@ void grad_chain_energy(const struct Spring *p, struct Spring *d_p, const double 
         d_x[i2] += d_stretch;
         d_p_k += d_e * stretch * stretch;
     }
-    d_p_k *= 0.5;
     d_p->rest += d_p_rest;
-    d_p->k += d_p_k;
+    d_p->k += d_p_k * 0.5;
     d_p->damping += d_p_damping;
 }
