@@ -61,8 +61,9 @@ def test_the_page_links_every_adjoint_block_to_its_source_line(tmp_path):
     assert not page.external  # self-contained: nothing fetched
     assert "memory of grad_norm (reverse sweep of norm)" in text
     # Every pass of both pipelines is in the table, licm with what it hoisted.
-    passes = "inline|inline-loops|fold|arrays|counted|cse|licm|dce|merge-accums|merge-clears|gather|forward|local-sums"
-    assert len(re.findall(rf"<td><code>(?:{passes})</code>", text)) == 14 + 11
+    passes = "inline|inline-loops|fold|arrays|counted|cse|licm|dce|merge-accums|merge-clears|gather|forward" \
+        "|local-sums|factor-sums"
+    assert len(re.findall(rf"<td><code>(?:{passes})</code>", text)) == 14 + 12
     assert re.search(r"<code>licm</code></td><td>\d+ → \d+ ops \(\+\d+\)", text)
 
 

@@ -10,6 +10,7 @@ import pytest
 from s2sad import pipeline
 from s2sad.cli import main
 from s2sad.ssa.parser import parse_module
+from s2sad.opt.passes import ADJOINT_PIPELINES
 
 NORM = "examples/norm.py"
 
@@ -36,6 +37,7 @@ def test_the_stages_show_what_each_step_made(capsys):
 
 
 PRIMAL = "inline,fold,arrays,counted,cse,licm,cse,inline-loops,fold,arrays,cse,licm,cse,dce"
+ADJOINT = ADJOINT_PIPELINES[2]
 
 
 def test_print_after_labels_every_run_of_the_pass(capsys):
@@ -44,10 +46,7 @@ def test_print_after_labels_every_run_of_the_pass(capsys):
     labels = re.findall(r"^// after .*$", out, flags=re.M)
     assert labels == [
         *(f"// after cse: pass {k} of 14 of the primal pipeline ({PRIMAL})" for k in (5, 7, 11, 13)),
-        "// after cse: pass 3 of 11 of the adjoint pipeline "
-        "(fold,arrays,cse,licm,cse,merge-accums,merge-clears,gather,forward,local-sums,dce)",
-        "// after cse: pass 5 of 11 of the adjoint pipeline "
-        "(fold,arrays,cse,licm,cse,merge-accums,merge-clears,gather,forward,local-sums,dce)",
+        *(f"// after cse: pass {k} of {len(ADJOINT.split(','))} of the adjoint pipeline ({ADJOINT})" for k in (3, 5)),
     ]
     for chunk in re.split(r"^// after .*\n", out, flags=re.M)[1:]:
         parse_module(chunk)
