@@ -62,7 +62,7 @@ from ..analysis.iterations import gradient_loops
 from ..ssa import build
 from ..ssa.ir import Block, Builder, Module, Op, Value, erase_ops
 from ..ssa.structured import add_carried, made_inside
-from .shadow_writes import constant, same_element, shadow_blocks
+from .shadow_writes import access_index, constant, same_element, shadow_blocks
 
 
 def run(module: Module, ctx: PassContext) -> None:
@@ -132,10 +132,8 @@ def _same_element_when(loop: Op, access: Op, summed: Op) -> Optional[Value] | bo
     into: None if never (a constant index that differs); the value ``v`` if only in the iteration
     whose counter is ``v`` (``access`` indexes with the counter where ``summed`` has ``v``, and
     with the same values elsewhere); False when that is not known."""
-    arr = access.operands[0]
-    index = access.operands[1:] if access.name == "load" else access.operands[1:-1]
-    target = summed.operands[1:-1]
-    if arr is not summed.operands[0] or len(index) != len(target):
+    index, target = access_index(access), access_index(summed)
+    if access.operands[0] is not summed.operands[0] or len(index) != len(target):
         return False
     counter = loop.regions[0].args[0]
     at: Optional[Value] = None

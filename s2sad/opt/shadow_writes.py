@@ -50,13 +50,14 @@ def distinct_elements(a: Op, b: Op) -> bool:
     """Whether two accesses of one array value (``load``, ``store``, ``accum``) are evidently of
     different elements: at some index, one is the other plus a constant other than 0 (``i`` and
     ``i + 1``, ``0`` and ``2``)."""
-    ia, ib = _index(a), _index(b)
+    ia, ib = access_index(a), access_index(b)
     if a.operands[0] is not b.operands[0] or len(ia) != len(ib):
         return False
     return any(constant_difference(i, j) not in (None, 0) for i, j in zip(ia, ib))
 
 
-def _index(access: Op) -> list[Value]:
+def access_index(access: Op) -> list[Value]:
+    """The indices of a ``load``, ``store`` or ``accum``."""
     return list(access.operands[1:] if access.name == "load" else access.operands[1:-1])
 
 

@@ -124,7 +124,7 @@ class FunctionLowerer(StructuredLowering):
         self.ex = ExprLowerer(ctx)
         self.ex.require_extent = self.require_extent  # what a helper called assumes of its arguments
         self.read = read_names(fn.body)
-        self.written_in_place = written_in(fn.body, ctx.info)
+        self.written_in_place = written_in(fn.body, ctx.info, self.ex.params_written())
         # Names passed whole to functions of the file, which may write into them.
         self.passed_names = {a.value.value for n in walk(fn.body) if isinstance(n, cst.Call)
                              and isinstance(n.func, cst.Name) and n.func.value in ctx.info.functions

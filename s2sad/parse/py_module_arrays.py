@@ -23,7 +23,7 @@ from .py_flow import stmt_assigned, walk
 from .py_intrinsics import CONSTANTS
 from .py_module import ModuleInfo
 from .py_spellings import PlacedRewriter
-from .py_writers import written_in
+from .py_writers import written_in, written_params
 
 # NumPy functions that make an array from the numbers they are given.
 _MAKERS = frozenset(f"numpy.{f}" for f in ("array", "asarray", "linspace", "arange", "zeros", "ones", "full",
@@ -37,7 +37,8 @@ def inline_module_arrays(info: ModuleInfo, positions) -> dict[cst.CSTNode, objec
     tables = {name: value for name, (value, _) in info.values.items() if _is_table(value, info)}
     if not tables:
         return {}
-    written = set().union(*(_written_tables(fn, tables, info) for fn in info.functions.values()))
+    writes = written_params(info)
+    written = set().union(*(written_in(fn.body, info, writes) & set(tables) for fn in info.functions.values()))
     tables = {name: value for name, value in tables.items() if name not in written}
     new_positions: dict[cst.CSTNode, object] = {}
     for name, fn in list(info.functions.items()):
@@ -80,12 +81,6 @@ def _is_table(e: cst.BaseExpression, info: ModuleInfo, top: bool = True) -> bool
     if isinstance(e, cst.Name):
         return e.value in info.constants
     return isinstance(e, cst.Attribute) and info.canonical_name(e) in CONSTANTS
-
-
-def _written_tables(fn: cst.FunctionDef, tables: dict, info: ModuleInfo) -> set[str]:
-    """The tables ``fn`` may write into: a store into one, a mutating method, an ``out=``, or a
-    function of the file it is passed to that writes that parameter so."""
-    return written_in(fn.body, info) & set(tables)
 
 
 def _declared(fn: cst.FunctionDef) -> set[str]:

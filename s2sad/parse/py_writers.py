@@ -16,10 +16,9 @@ from .py_module import ModuleInfo
 MUTATING_METHODS = frozenset({"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "byteswap"})
 
 
-def written_in(body: cst.CSTNode, info: ModuleInfo) -> set[str]:
+def written_in(body: cst.CSTNode, info: ModuleInfo, writes: dict[str, set[str]]) -> set[str]:
     """The names ``body`` writes into, directly, through views, or through calls of the file's
-    functions."""
-    writes = written_params(info)
+    functions (``writes``: ``written_params(info)``, found once for the file)."""
     return written_names(body, _direct(body) | passed_to_writers(body, info, writes))
 
 
