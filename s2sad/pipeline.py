@@ -263,8 +263,10 @@ def gradient_module(
     shape_generic: Optional[str] = None,
     c_output: bool = False,
     parallel: Optional[str] = None,
+    memory: Optional[list[MemoryReport]] = None,
 ) -> Module:
     """The gradient module; with ``options.report``, its memory summary goes into ``report_lines``
+    and, when ``memory`` is a list, the reports themselves into it (bench/tape_bytes.py runs them)
     (``kernel``: see primal_module); ``shape_generic``: "py" or "numba", for Python and Numba
     output, which serve parameters of any broadcasting shape (adjoint.shape_generic; Numba
     compiles the gradient for each kind of argument it is called with, but gives a variable that a
@@ -275,7 +277,7 @@ def gradient_module(
     primal = module.functions[name]
     _refuse_stale_statics(module, primal)
     indices = resolve_wrt(primal, wrt, module.source_lines)
-    reports: Optional[list[MemoryReport]] = [] if options.report else None
+    reports: Optional[list[MemoryReport]] = [] if options.report or memory is not None else None
     assumed = dict(primal.attrs.get("assumed") or {})
     guards = _entry_guards(primal, indices)
     # Assumed ranks of parameters that only meet arrays in broadcasting arithmetic: any shape that
@@ -324,6 +326,8 @@ def gradient_module(
         lines = finish_report(out, reports)  # after the cleanups: only the tapes they kept
         if report_lines is not None:
             report_lines += lines
+        if memory is not None:
+            memory += reports
     return out
 
 

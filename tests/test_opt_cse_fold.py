@@ -119,6 +119,31 @@ def test_cse_store_after_the_second_load_in_a_loop_still_blocks():
     assert Interpreter(m).call("f", x.copy(), 3) == Interpreter(parse_module(text)).call("f", x.copy(), 3)
 
 
+STORE_BETWEEN = (
+    "func @f(%x: array<f64,1>, %y: array<f64,1>, %i: i64, %v: f64) -> f64 {{\n"
+    "  %c1 = const() {{value = 1}} : i64\n  %j = sub(%i, %c1) : i64\n"
+    "  %a = load(%x, %j) : f64\n  store({target}, {index}, %v)\n  %b = load(%x, %j) : f64\n"
+    "  %s = add(%a, %b) : f64\n  return(%s)\n}}\n"
+)
+
+
+@pytest.mark.parametrize("target, index, loads, ctx", [
+    ("%x", "%i", 1, NO_ALIAS),  # x[i - 1] read again after x[i] = v: another element
+    ("%x", "%i", 1, ALIAS),  # (the same array value: so whatever aliases it)
+    ("%x", "%j", 2, NO_ALIAS),  # the same element: read anew
+    ("%x", "%c1", 2, NO_ALIAS),  # i - 1 may be 1
+    ("%y", "%i", 2, ALIAS),  # y may be x, at any offset
+])
+def test_cse_a_load_stays_available_across_a_store_to_another_element(target, index, loads, ctx):
+    m = _run(STORE_BETWEEN.format(target=target, index=index), cse.run, ctx)
+    assert _count(m, "load") == loads
+    x = np.array([1.0, 2.0, 3.0])
+    before = parse_module(STORE_BETWEEN.format(target=target, index=index))
+    for i in (1, 2):
+        want = Interpreter(before).call("f", x.copy(), x.copy(), i, 7.0)
+        assert Interpreter(m).call("f", x.copy(), x.copy(), i, 7.0) == want
+
+
 def test_cse_tape_ops_do_not_touch_user_arrays():
     text = (
         "func @f(%x: array<f64,1>, %v: f64) -> f64 {\n"

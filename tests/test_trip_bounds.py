@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from s2sad import pipeline
+from s2sad.ssa.interp import Interpreter
 
 SHAPES = [
     "range(i + 1, n)",
@@ -182,3 +183,51 @@ def test_loops_inside_whiles_and_ifs_get_right_gradients(name, level):
     fd_a = (value(x0, a0 + h) - value(x0, a0 - h)) / (2 * h)
     np.testing.assert_allclose(d_x, fd_x, rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(d_a, fd_a, rtol=1e-6, atol=1e-7)
+
+
+# -- a triangle's tape is as long as what it holds -------------------------------------------
+
+class _CountingTapes(Interpreter):
+    """The reference interpreter, noting each stack's capacity and the most it held at once."""
+
+    def __init__(self, module):
+        super().__init__(module)
+        self.stacks: list[list[int]] = []  # [capacity, held, most held], per tape.new run
+
+    def _op(self, op, env):
+        out = super()._op(op, env)
+        if op.name == "tape.new":
+            self.stacks.append([int(env[op.operands[0]]), 0, 0])
+            self.by_id[id(out[0])] = self.stacks[-1]
+        elif op.name in ("tape.push", "tape.pop"):
+            stack = self.by_id[id(env[op.operands[0]])]
+            stack[1] += 1 if op.name == "tape.push" else -1
+            stack[2] = max(stack[2], stack[1])
+        return out
+
+    by_id: dict = {}
+
+
+# Inner loops whose trip count moves by one with the outer counter (exact: the capacity is the
+# pushes), and some that are negative for part of the outer range (clamped at 0 there).
+MOVING = ["range(i)", "range(i + 1, n)", "range(n - 1, i, -1)", "range(2, i + 3)", "range(i - 2)",
+          "range(i, n - 3)", "range(i + 1, -1, -1)", "range(3 - i)"]
+OUTER = ["range(n)", "range(n - 1, -1, -1)", "range(2, n + 1)"]
+
+
+@pytest.mark.parametrize("outer", OUTER)
+@pytest.mark.parametrize("inner", MOVING)
+def test_a_triangles_tape_holds_exactly_its_values(outer, inner):
+    """The tape of ``row`` in a triangular nest is allocated as long as the pushes it takes (a
+    sum of trip counts, not the square of the longest), for every size, none included; the
+    gradient is checked against central differences above (the shapes of SHAPES)."""
+    source = TEMPLATE.replace("for i in range(n)", f"for i in {outer}").format(shape=inner)
+    module = pipeline.gradient_module(source, "f.py", "f", ["x"], pipeline.Options(level=2))
+    for n in range(0, 8):
+        run = _CountingTapes(module)
+        run.by_id = {}
+        x = np.linspace(0.5, 1.0, n + 8)
+        run.call("grad_f", x.copy(), np.zeros_like(x), n, 1.0)
+        assert run.stacks, "the nest keeps a tape"
+        for capacity, _, most in run.stacks:
+            assert capacity == most, f"n={n}: capacity {capacity} for {most} values"

@@ -17,7 +17,8 @@ def grad_f(x, d_x, n, d_return=1.0):
     passed in plus the derivative).
     """
     # forward sweep
-    tape_row = np.empty(max(n, 0) * max(n, 0))
+    t0 = max(n, 0)
+    tape_row = np.empty(t0 * (t0 + 1) // 2)
     tape_row_top = 0
     for i in range(n):
         row = 1.0

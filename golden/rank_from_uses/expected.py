@@ -27,7 +27,8 @@ def grad_pair_energy(X, d_X, m, d_m, d_return=1.0):
     # forward sweep
     t0 = X.shape[0]
     t1 = t0 - 1
-    tape = np.empty(max(t0, 0) * max(t1, 0))
+    t2 = max(t1, -1)
+    tape = np.empty(t2 * (t2 + 1) // 2)
     tape_top = 0
     for i in range(t0):
         for j in range(i + 1, t0):
@@ -43,14 +44,14 @@ def grad_pair_energy(X, d_X, m, d_m, d_return=1.0):
         d_m_i = 0.0
         for j in range(t1, i, -1):
             tape_top -= 1
-            t2 = tape[tape_top]
+            t3 = tape[tape_top]
             d = X[i, :] - X[j, :]
             # line 11: e += m[i] * m[j] / np.sqrt(np.dot(d, d) + 0.5)
-            t3 = d_e / t2
-            d_d = np.divide(-(t3 * (m[i] * m[j] / t2)), 2.0 * t2) * d
+            t4 = d_e / t3
+            d_d = np.divide(-(t4 * (m[i] * m[j] / t3)), 2.0 * t3) * d
             d_d = d_d + d_d
-            d_m[j] += t3 * m[i]
-            d_m_i += t3 * m[j]
+            d_m[j] += t4 * m[i]
+            d_m_i += t4 * m[j]
             # line 10: d = X[i] - X[j]
             d_X[j, :] += -d_d
             d_X[i, :] += d_d

@@ -22,7 +22,7 @@ from ..ssa.types import I64, ArrayType, Type
 from .forward import ForwardSweep
 from .report import MemoryReport, TapeEntry
 from .sweep import RevBlock, defining_block, describe, extent_at, floordiv, least, line_of
-from .trip_bounds import trip_bound
+from .trip_bounds import nest_bound
 
 
 class Tapes:
@@ -87,13 +87,13 @@ class Tapes:
             pb.create("store", [cache, self._iteration_index(pb, loops, fwd_ivs, trips), cv], [])
             index = self._iteration_index(m.prologue, loops, rev_ivs, trips)
             return m.prologue.op1("load", [cache, index], elem, what)
-        bounds = self._trip_bounds(at, loops)
-        grow = bounds is None
-        if bounds is None:
+        capacity = self._nest_bound(at, loops)
+        grow = capacity is None
+        if capacity is None:
             bounds = self.trip_counts(at, [op for op in loops if op.name != "if"], partial=True)
-        capacity = bounds[0] if bounds else build.const(at, 1 if not grow else 16, I64)
-        for t in bounds[1:]:
-            capacity = build.mul(at, capacity, t)
+            capacity = bounds[0] if bounds else build.const(at, 16, I64)
+            for t in bounds[1:]:
+                capacity = build.mul(at, capacity, t)
         tape = at.op1("tape.new", [capacity], ArrayType(elem, 1), hint, elem=str(elem), grow=grow)
         entry.op = tape.defining_op
         pb.create("tape.push", [tape, cv], [])
@@ -242,8 +242,8 @@ class Tapes:
         too). None otherwise: the stack then grows as it fills."""
         if not all(self._same_extent(owner, ax) for owner, ax in owners):
             return None
-        bounds = self._trip_bounds(at, loops)
-        if bounds is None:
+        total = self._nest_bound(at, loops)
+        if total is None:
             return None
         dims = [self._extent_before(at, owner, ax, "") for owner, ax in owners]
         if rows is not None:
@@ -251,9 +251,8 @@ class Tapes:
             if reach is None:
                 return None
             dims[0] = least(at, reach, dims[0])
-        total = None
-        for v in bounds + dims:
-            total = v if total is None else build.mul(at, total, v)
+        for v in dims:
+            total = build.mul(at, total, v)
         return total
 
     def _primal_array(self, v: Value) -> Value:
@@ -290,18 +289,10 @@ class Tapes:
         primal = self.forward.primal_of.get(v)
         return primal is not None and defining_block(primal) is self.fn.body
 
-    def _trip_bounds(self, at: Builder, loops: list[Op]) -> Optional[list[Value]]:
-        """Upper bounds of the trip counts of ``loops`` (an ``if`` runs its body at most once),
-        computed before the outermost one; None when a loop has none (``trip_bounds``)."""
-        out: list[Value] = []
-        for k, loop in enumerate(loops):
-            if loop.name == "if":
-                continue
-            bound = trip_bound(at, loop, loops[:k], self.fn.body, lambda v: self.forward.fwd[v])
-            if bound is None:
-                return None
-            out.append(bound)
-        return out
+    def _nest_bound(self, at: Builder, loops: list[Op]) -> Optional[Value]:
+        """An upper bound of the iterations of ``loops``' innermost body over the nest, computed
+        before the outermost loop; None when a loop has none (``trip_bounds.nest_bound``)."""
+        return nest_bound(at, loops, self.fn.body, lambda v: self.forward.fwd[v])
 
     def _iteration_index(self, b: Builder, loops: list[Op], ivs: list[Value], trips: list[Value]) -> Value:
         """The iteration number of the innermost loop, counted across all of ``loops`` (0 for none)."""

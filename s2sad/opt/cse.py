@@ -23,7 +23,9 @@ Arrays are compared by root (a parameter, or the fresh memory of an ``alloc``,
 control flow, and then it may be any). A ``store`` writes its array's root; a ``call`` the roots of the arguments
 its callee writes, transitively; ``tape.push``/``tape.pop`` only their tape. Two
 roots may be the same memory when they are the same value, when one is unknown,
-or, with ``ctx.may_alias``, when both are parameters. Entering a ``for`` or
+or, with ``ctx.may_alias``, when both are parameters. A store spares the loads of its own array
+value at an element evidently not its own (at some index, one is the other plus a nonzero
+constant: ``p[i][j - 1]`` stays available across ``p[i][j] = ...``). Entering a ``for`` or
 ``while`` drops the available loads of every root the loop writes anywhere in its
 regions, since an earlier iteration runs between the load outside and the load
 inside; after any region op, the parent drops the loads of every root it writes.
@@ -59,6 +61,7 @@ from ..ssa.opdefs import is_pure
 from ..ssa.array_ops import array_reads, is_array_op
 from ..ssa.ir import Block, Function, Module, Op, Value, erase_ops
 from ..analysis.effects import EffectAnalysis, PassContext, RootSet, array_root
+from .shadow_writes import distinct_elements
 
 # Operand order does not matter for these (on every type, unless listed in _INT_ONLY_COMMUTATIVE).
 _COMMUTATIVE = {"add", "mul", "eq", "ne", "and", "or", "math.min", "math.max"}
@@ -117,6 +120,7 @@ class _Available:
 
     results: list[Value]
     reads: tuple[Optional[Value], ...]
+    op: Optional[Op] = None  # the load that made them (a store to another element spares it)
 
 
 class _Loads:
@@ -145,14 +149,26 @@ class _Loads:
         for root in available.reads:
             self.by_root.setdefault(root, set()).add(key)
 
-    def kill(self, written: RootSet, ctx: PassContext) -> None:
-        """Drop the loads that read memory ``written`` may touch."""
+    def kill(self, written: RootSet, ctx: PassContext, store: Optional[Op] = None) -> None:
+        """Drop the loads that read memory ``written`` may touch; with ``store`` (the write), not
+        the loads of its array value at an element evidently not its own (``p[i][j - 1]`` after
+        ``p[i][j] = ...``: a recurrence's stencil reads the element it read before the store)."""
         if not written or not self.found:
             return
         stale = [root for root in self.by_root if written.may_touch(root, ctx)]
         for root in stale:
-            for key in self.by_root.pop(root):
+            keys = self.by_root.pop(root)
+            spared = {key for key in keys if store is not None and key in self.found
+                      and _elsewhere(self.found[key].op, store)}
+            for key in keys - spared:
                 self.found.pop(key, None)
+            if spared:
+                self.by_root[root] = spared
+
+
+def _elsewhere(load: Optional[Op], store: Op) -> bool:
+    """Whether ``load`` reads the array value ``store`` writes at another element, evidently."""
+    return load is not None and load.name == "load" and distinct_elements(load, store)
 
 
 class _CSE:
@@ -190,11 +206,11 @@ class _CSE:
                     _replace(op, found.results)
                     merged.append(op)
                 else:
-                    loads.add(key, _Available(op.results, reads))
+                    loads.add(key, _Available(op.results, reads, op))
             if op.regions:
                 self.regions(op, pure, loads)
             # Everything nested in op has run by now: drop what it may have changed.
-            loads.kill(self.written_roots(op), self.ctx)
+            loads.kill(self.written_roots(op), self.ctx, op if op.name == "store" else None)
         erase_ops(merged)
 
     def regions(self, op: Op, pure: ChainMap, loads: _Loads) -> None:

@@ -74,6 +74,7 @@ from .c_types import Member, StructLayout
 from .c_types import BYTES, CType, TypeProblem, ctype_of, value_type
 from .py_common import RESULT, RETURNED, Env, Fail, Poison
 from .c_flow import Arm, block_exits, statements, stmt_exits
+from .c_loop_tests import counter_test
 from .c_switch import CSwitchLowering
 from .c_stops import LEFT_OUT, STOP_CALLS, Stopping
 from .c_unsigned import is_unsigned
@@ -1656,27 +1657,41 @@ class CFunctionLowerer(CPointerLowering, CExprLowering, CRecordLowering, Structu
         key = self.lookup(name)
         if key is None or self.ctypes[key].kind != "scalar" or self.is_cell(key) or not self.key_type(key).is_int:
             return None
-        cond = st.cond
-        if not (isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">=")
-                and isinstance(cond.left, c_ast.ID) and cond.left.name == name):
+        test = counter_test(st.cond, name, self.int_term) if st.cond is not None else None
+        if test is None:
             return None
+        cmp, written_bound = test
         step = constant_step(st.next, name)
-        if step is None or (step > 0) != (cond.op in ("<", "<=")):
+        if step is None or (step > 0) != (cmp in ("<", "<=")):
             return None
         body = st.stmt
         assigned = set(assigned_names(body))
         if name in assigned or block_exits(statements(body)).may & {BREAK, RETURN}:
             return None
-        bound = self.as_variable(cond.right) if isinstance(cond.right, c_ast.StructRef) else cond.right
+        bound = self.as_variable(written_bound) if isinstance(written_bound, c_ast.StructRef) else written_bound
         if not (self.is_simple(bound) or self.const_array_member(bound) or self.unwritten_member(bound, body, env)) \
                 or any(isinstance(n, c_ast.ID) and n.name in assigned for n in walk(bound)):
             return None
-        root = bound.name.split(".")[0] if bound is not cond.right and isinstance(bound, c_ast.ID) else ""
+        root = bound.name.split(".")[0] if bound is not written_bound and isinstance(bound, c_ast.ID) else ""
         if root and not read_only(self.ctypes[self.lookup(root)]) and _passed(root, body):
             return None  # i < C.rows where the body passes C to a call, which may change C.rows
         if isinstance(init, c_ast.Assignment) and abs(step) != 1:
             return None
-        return key, cond.right, cond.op, step
+        return key, written_bound, cmp, step
+
+    def int_term(self, node: c_ast.Node) -> bool:
+        """Whether ``node`` is an integer: a constant, a variable, or sums, differences and products
+        of those (c_loop_tests)."""
+        if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*"):
+            return self.int_term(node.left) and self.int_term(node.right)
+        if isinstance(node, c_ast.UnaryOp) and node.op == "-":
+            return self.int_term(node.expr)
+        if isinstance(node, c_ast.Constant):
+            return node.type in ("int", "long int", "long long int", "unsigned int", "unsigned long int")
+        if isinstance(node, c_ast.ID):
+            key = self.lookup(node.name)
+            return key is not None and self.ctypes[key].kind == "scalar" and self.key_type(key).is_int
+        return False
 
     def loop_bound(self, bound: c_ast.Node, cmp: str, b: Builder, env: Env) -> Value:
         """The integer bound of ``i < bound`` (``<=``, ``>``, ``>=``). A floating-point bound

@@ -30,10 +30,9 @@ void grad_spring_energy(const Node *nodes, Node *d_nodes, int n, real d_return) 
     // line 10: for (int i = 0; i + 1 < n; i++) {
     double d_e = d_return;
     for (long i = n - 2; i >= 0; i--) {
-        long i2 = i + 1;
-        double t0 = nodes[i2].x[0] - nodes[i].x[0];
+        double t0 = nodes[i + 1].x[0] - nodes[i].x[0];
         double sq_value = t0 * t0;
-        double t1 = nodes[i2].x[1] - nodes[i].x[1];
+        double t1 = nodes[i + 1].x[1] - nodes[i].x[1];
         double sq_value2 = t1 * t1;
         double len = sqrt(sq_value + sq_value2);
         // spring.h line 19: return v * v;
@@ -46,12 +45,12 @@ void grad_spring_energy(const Node *nodes, Node *d_nodes, int n, real d_return) 
         double t4 = 2.0 * t3;
         // line 11: real len = sqrt(sq(nodes[i + 1].x[0] - nodes[i].x[0]) + sq(nodes[i + 1].x[1]...
         d_nodes[i].x[1] -= t4;
-        d_nodes[i2].x[1] += t4;
+        d_nodes[i + 1].x[1] += t4;
         // spring.h line 19: return v * v;
         double t5 = d_sq_value * t0;
         double t6 = 2.0 * t5;
         // line 11: real len = sqrt(sq(nodes[i + 1].x[0] - nodes[i].x[0]) + sq(nodes[i + 1].x[1]...
         d_nodes[i].x[0] -= t6;
-        d_nodes[i2].x[0] += t6;
+        d_nodes[i + 1].x[0] += t6;
     }
 }

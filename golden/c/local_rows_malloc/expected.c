@@ -49,10 +49,9 @@ void grad_row_energy(const double *x, double *d_x, const double *w, double *d_w,
     // line 22: for (int i = 0; i + 1 < n; i++) {
     double d_e = d_return;
     for (long i = n - 2; i >= 0; i--) {
-        long i2 = i + 1;
-        double *b = A[i2];
+        double *b = A[i + 1];
         double *a = A[i];
-        double *d_b = d_A[i2];
+        double *d_b = d_A[i + 1];
         double *d_a = d_A[i];
         // line 23: e += dot(A[i], A[i + 1], m) + 0.5 * A[i][0] * A[i][0];
         d_A[i][0] += d_e * (0.5 * A[i][0]) + d_e * A[i][0] * 0.5;

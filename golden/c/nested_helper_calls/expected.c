@@ -17,14 +17,14 @@
 // Array sizes: y, d_y: [3].
 void grad_f(double *y, double *d_y) {
     // forward sweep
-    double h_value = y[2] * 3.0 + y[2];
+    double t0 = y[2];
+    double h_value = t0 * 3.0 + t0;
     h_value = 2.0 * h_value + 2.0;
     y[0] = h_value;
-    double t0 = y[1];
-    double t1 = y[0];
-    h_value = t0 * t1 + t0;
-    double t2 = y[2];
-    double h_value2 = t2 * t0 + t2;
+    double t1 = y[1];
+    double t2 = y[0];
+    h_value = t1 * t2 + t1;
+    double h_value2 = t0 * t1 + t0;
     double h_value3 = h_value * h_value2 + h_value;
     y[1] = h_value3;
 
@@ -37,11 +37,8 @@ void grad_f(double *y, double *d_y) {
     d_h_value += d_h_value * h_value2;
 
     // line 11: y[1] = h(h(y[1], y[0]), h(y[2], y[1]));
-    d_y[2] += d_h_value2 + d_h_value2 * t0;
-
-    // line 11: y[1] = h(h(y[1], y[0]), h(y[2], y[1]));
-    d_y[0] += d_h_value * t0;
-    d_y[1] = d_h_value2 * t2 + d_h_value + d_h_value * t1;
+    d_y[0] += d_h_value * t1;
+    d_y[1] = d_h_value2 * t0 + d_h_value + d_h_value * t2;
 
     // line 10: y[0] = h(2.0, h(y[2], 3.0));
     d_h_value = d_y[0];
@@ -51,5 +48,5 @@ void grad_f(double *y, double *d_y) {
     d_h_value *= 2.0;
 
     // line 10: y[0] = h(2.0, h(y[2], 3.0));
-    d_y[2] += d_h_value + d_h_value * 3.0;
+    d_y[2] += d_h_value2 + d_h_value2 * t1 + d_h_value + d_h_value * 3.0;
 }

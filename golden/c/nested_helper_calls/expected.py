@@ -15,14 +15,14 @@ def grad_f(y, d_y):
     passed in plus the derivative).
     """
     # forward sweep
-    h_value = y[2] * 3.0 + y[2]
+    t0 = y[2]
+    h_value = t0 * 3.0 + t0
     h_value = 2.0 * h_value + 2.0
     y[0] = h_value
-    t0 = y[1]
-    t1 = y[0]
-    h_value = t0 * t1 + t0
-    t2 = y[2]
-    h_value2 = t2 * t0 + t2
+    t1 = y[1]
+    t2 = y[0]
+    h_value = t1 * t2 + t1
+    h_value2 = t0 * t1 + t0
     h_value3 = h_value * h_value2 + h_value
     y[1] = h_value3
 
@@ -35,11 +35,8 @@ def grad_f(y, d_y):
     d_h_value += d_h_value * h_value2
 
     # line 11: y[1] = h(h(y[1], y[0]), h(y[2], y[1]));
-    d_y[2] += d_h_value2 + d_h_value2 * t0
-
-    # line 11: y[1] = h(h(y[1], y[0]), h(y[2], y[1]));
-    d_y[0] += d_h_value * t0
-    d_y[1] = d_h_value2 * t2 + d_h_value + d_h_value * t1
+    d_y[0] += d_h_value * t1
+    d_y[1] = d_h_value2 * t0 + d_h_value + d_h_value * t2
 
     # line 10: y[0] = h(2.0, h(y[2], 3.0));
     d_h_value = d_y[0]
@@ -49,4 +46,4 @@ def grad_f(y, d_y):
     d_h_value *= 2.0
 
     # line 10: y[0] = h(2.0, h(y[2], 3.0));
-    d_y[2] += d_h_value + d_h_value * 3.0
+    d_y[2] += d_h_value2 + d_h_value2 * t1 + d_h_value + d_h_value * 3.0

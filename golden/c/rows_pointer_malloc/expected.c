@@ -53,8 +53,7 @@ void grad_heat_step(const double *u0, double *d_u0, double alpha, double *d_alph
         }
         tape_i[tape_i_top++] = i;
         for (long j = 0; j < NX - 1; j++) {
-            long j2 = j + 1;
-            flux[i][j] = v[i][j2] - v[i][j];
+            flux[i][j] = v[i][j + 1] - v[i][j];
         }
         i++;
         n_iter++;
@@ -96,12 +95,11 @@ void grad_heat_step(const double *u0, double *d_u0, double alpha, double *d_alph
         i = tape_i[--tape_i_top];
         // line 26: for (int j = 0; j + 1 < NX; j++)
         for (long j = NX - 2; j >= 0; j--) {
-            long j2 = j + 1;
             // line 27: flux[i][j] = v[i][j + 1] - v[i][j];
             double d_flux_i_j = d_flux[i][j];
             d_flux[i][j] = 0.0;
             d_v[i][j] -= d_flux_i_j;
-            d_v[i][j2] += d_flux_i_j;
+            d_v[i][j + 1] += d_flux_i_j;
         }
     }
 

@@ -32,7 +32,7 @@ static long max_l(long a, long b) {
 void grad_potential(const struct Body *bodies, struct Body *d_bodies, int n, double d_return) {
     // forward sweep
     long t0 = n - 1;
-    double *tape_r2 = calloc(1, max_l(n * (t0 > 0 ? t0 : 0), 0) * sizeof(double));
+    double *tape_r2 = calloc(1, max_l(t0 * (t0 + 1) / 2, 0) * sizeof(double));
     size_t tape_r2_top = 0;
     for (long i = 0; i < n; i++) {
         for (long j = i + 1; j < n; j++) {
@@ -53,14 +53,14 @@ void grad_potential(const struct Body *bodies, struct Body *d_bodies, int n, dou
         double d_bodies_i_m = 0.0;
         for (long j = t0; j > i; j--) {
             double r2 = tape_r2[--tape_r2_top];
-            double t1 = sqrt(r2);
-            double t2 = bodies[i].m;
-            double t3 = bodies[j].m;
+            double t2 = sqrt(r2);
+            double t3 = bodies[i].m;
+            double t4 = bodies[j].m;
             // line 19: e -= bodies[i].m * bodies[j].m / sqrt(r2);
-            double t4 = -d_e / t1;
-            double d_r2 = -(t4 * (t2 * t3 / t1)) / (2.0 * t1);
-            d_bodies[j].m += t4 * t2;
-            d_bodies_i_m += t4 * t3;
+            double t5 = -d_e / t2;
+            double d_r2 = -(t5 * (t3 * t4 / t2)) / (2.0 * t2);
+            d_bodies[j].m += t5 * t3;
+            d_bodies_i_m += t5 * t4;
             // line 15: for (int c = 0; c < 3; c++) {
             for (long c = 2; c >= 0; c--) {
                 double d = bodies[i].pos[c] - bodies[j].pos[c];

@@ -21,7 +21,8 @@ def grad_potential(bodies, d_bodies, n, d_return=1.0):
     """
     # forward sweep
     t0 = n - 1
-    tape_r2 = np.empty(max(n, 0) * max(t0, 0))
+    t1 = max(t0, -1)
+    tape_r2 = np.empty(t1 * (t1 + 1) // 2)
     tape_r2_top = 0
     for i in range(n):
         for j in range(i + 1, n):
@@ -41,14 +42,14 @@ def grad_potential(bodies, d_bodies, n, d_return=1.0):
         for j in range(t0, i, -1):
             tape_r2_top -= 1
             r2 = tape_r2[tape_r2_top]
-            t1 = math.sqrt(r2)
-            t2 = bodies[4 * i + 3]
-            t3 = bodies[4 * j + 3]
+            t2 = math.sqrt(r2)
+            t3 = bodies[4 * i + 3]
+            t4 = bodies[4 * j + 3]
             # line 19: e -= bodies[i].m * bodies[j].m / sqrt(r2);
-            t4 = -d_e / t1
-            d_r2 = -(t4 * (t2 * t3 / t1)) / (2.0 * t1)
-            d_bodies[4 * j + 3] += t4 * t2
-            d_bodies_i_m += t4 * t3
+            t5 = -d_e / t2
+            d_r2 = -(t5 * (t3 * t4 / t2)) / (2.0 * t2)
+            d_bodies[4 * j + 3] += t5 * t3
+            d_bodies_i_m += t5 * t4
             # line 15: for (int c = 0; c < 3; c++) {
             for c in range(2, -1, -1):
                 d = bodies[4 * i + c] - bodies[4 * j + c]

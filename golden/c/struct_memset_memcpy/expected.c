@@ -95,7 +95,6 @@ void grad_f(const double *x, double *d_x, const Q *src, Q *d_src, int m, double 
         // line 18: memcpy(&t, r, sizeof(P));
         d_t_c[1] = 0.0;
         d_p_c[1] += d_t_c_1;
-        d_t_c_0 = d_t_c[0];
         d_t_c[0] = 0.0;
         d_p_c[0] = d_t_c_0;
     }

@@ -30,8 +30,7 @@ void grad_chain_energy(const struct Spring *p, struct Spring *d_p, const double 
     double d_p_rest = 0.0;
     double d_p_k = 0.0;
     for (long i = n - 2; i >= 0; i--) {
-        long i2 = i + 1;
-        double stretch = x[i2] - x[i] - p->rest;
+        double stretch = x[i + 1] - x[i] - p->rest;
         double t0 = 0.5 * p->k;
         // line 13: e += 0.5 * p->k * stretch * stretch + p->damping * v[i] * v[i];
         d_p_damping += d_e * v[i] * v[i];
@@ -40,7 +39,7 @@ void grad_chain_energy(const struct Spring *p, struct Spring *d_p, const double 
         // line 12: double stretch = x[i + 1] - x[i] - p->rest;
         d_p_rest -= d_stretch;
         d_x[i] -= d_stretch;
-        d_x[i2] += d_stretch;
+        d_x[i + 1] += d_stretch;
         d_p_k += d_e * stretch * stretch;
     }
     d_p->rest += d_p_rest;
