@@ -28,17 +28,16 @@ def grad_diffuse(u0, d_u0, c, d_c, alpha, steps, d_return=1.0):
     tape_u_before_mul_top = 0
     tape_y_before_mul = np.empty(t1)
     tape_y_before_mul_top = 0
-    tape = np.empty(t0 * max(m - 2, 0))
-    tape_top = 0
+    t2 = max(m - 2, 0)
+    tape = np.empty(t0 * t2)
     for it in range(steps):
         new = np.empty(m)
         for k in range(m):
             new[k] = u[k]
         for i in range(1, m - 1):
-            t2 = u[i - 1] - 2.0 * u[i] + u[i + 1]
-            tape[tape_top] = t2
-            tape_top += 1
-            new[i] = u[i] + alpha * t2
+            t3 = u[i - 1] - 2.0 * u[i] + u[i + 1]
+            tape[it * t2 + (i - 1)] = t3
+            new[i] = u[i] + alpha * t3
         for k in range(m):
             u[k] = new[k]
         for e in range(m):
@@ -47,11 +46,11 @@ def grad_diffuse(u0, d_u0, c, d_c, alpha, steps, d_return=1.0):
         for e in range(m):
             tape_u_before_mul[tape_u_before_mul_top] = u[e]
             tape_u_before_mul_top += 1
-        t3 = y * u
-        t4 = t3 + c[0] * alpha
-        tape_elems_len[it] = t3.shape[0]
+        t4 = y * u
+        t5 = t4 + c[0] * alpha
+        tape_elems_len[it] = t4.shape[0]
         for k in range(m):
-            y[k] = t4[k]
+            y[k] = t5[k]
 
     # reverse sweep
     d_y = np.zeros(m)
@@ -61,57 +60,86 @@ def grad_diffuse(u0, d_u0, c, d_c, alpha, steps, d_return=1.0):
 
     # line 16: return np.sum(u * u) + np.sum(np.sin(y))
     d_y += d_return * np.cos(y)
-    t5 = d_return * u
-    d_u += t5
-    d_u += t5
+    t6 = d_return * u
+    d_u += t6
+    d_u += t6
 
     # line 10: for _ in range(steps):
     d_alpha = 0.0
     d_c_0 = 0.0
     for it in range(steps - 1, -1, -1):
         elems_len = tape_elems_len[it]
-        t6 = np.zeros(elems_len)
+        t7 = np.zeros(elems_len)
         for e in range(m - 1, -1, -1):
             tape_u_before_mul_top -= 1
-            t7 = tape_u_before_mul[tape_u_before_mul_top]
-            u_before_mul[e] = t7
+            t8 = tape_u_before_mul[tape_u_before_mul_top]
+            u_before_mul[e] = t8
         for e in range(m - 1, -1, -1):
             tape_y_before_mul_top -= 1
-            t8 = tape_y_before_mul[tape_y_before_mul_top]
-            y_before_mul[e] = t8
+            t9 = tape_y_before_mul[tape_y_before_mul_top]
+            y_before_mul[e] = t9
         d_new = np.zeros(m)
         # line 15: y = y * u + c[0] * alpha
         for k in range(m):
             d_y_k = d_y[k]
             d_y[k] = 0.0
-            t6[k] += d_y_k
-        t9 = np.sum(t6)
-        d_alpha += t9 * c[0]
-        d_y += t6 * u_before_mul
-        d_u += t6 * y_before_mul
+            t7[k] += d_y_k
+        t10 = np.sum(t7)
+        d_alpha += t10 * c[0]
+        d_y += t7 * u_before_mul
+        d_u += t7 * y_before_mul
         # line 14: u = new
         for k in range(m):
             d_u_k = d_u[k]
             d_u[k] = 0.0
             d_new[k] += d_u_k
         # line 12: for i in range(1, m - 1):
-        for i in range(m - 2, 0, -1):
-            tape_top -= 1
-            t10 = tape[tape_top]
+        t11 = m - 2
+        t12 = t11 + 2
+        t13 = min(t12, 2)
+        # the additions into d_u of the loop below, gathered: one element each
+        for i in range(t13):
+            t14 = i - 1
+            if t14 >= 1 and t14 <= t11:
+                d_new_i = d_new[t14]
+                d_u[i] += d_new_i * alpha
+            t15 = i + 1
+            if t15 >= 1 and t15 <= t11:
+                d_new_i = d_new[t15]
+                d_u[i] += d_new_i * alpha
+            if i >= 1 and i <= t11:
+                d_new_i = d_new[i]
+                d_u[i] += d_new_i - d_new_i * alpha * 2.0
+        for i in range(2, t11):
+            d_new_i = d_new[i - 1]
+            d_new_i2 = d_new[i + 1]
+            d_new_i3 = d_new[i]
+            d_u[i] += (
+                d_new_i * alpha + d_new_i2 * alpha + (d_new_i3 - d_new_i3 * alpha * 2.0)
+            )
+        for i in range(max(t11, t13), t12):
+            t16 = i - 1
+            if t16 >= 1 and t16 <= t11:
+                d_new_i = d_new[t16]
+                d_u[i] += d_new_i * alpha
+            t17 = i + 1
+            if t17 >= 1 and t17 <= t11:
+                d_new_i = d_new[t17]
+                d_u[i] += d_new_i * alpha
+            if i >= 1 and i <= t11:
+                d_new_i = d_new[i]
+                d_u[i] += d_new_i - d_new_i * alpha * 2.0
+        for i in range(t11, 0, -1):
             # line 13: new[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
             d_new_i = d_new[i]
             d_new[i] = 0.0
-            t11 = d_new_i * alpha
-            d_alpha += d_new_i * t10
-            d_u[i + 1] += t11
-            d_u[i - 1] += t11
-            d_u[i] += d_new_i - t11 * 2.0
+            d_alpha += d_new_i * tape[it * t2 + (i - 1)]
         # line 11: new = u.copy()
         for k in range(m):
             d_new_k = d_new[k]
             d_new[k] = 0.0
             d_u[k] += d_new_k
-        d_c_0 += t9
+        d_c_0 += t10
     d_c[0] += d_c_0 * alpha
 
     # line 7: u = u0.copy()

@@ -23,40 +23,38 @@ def grad_reaction_diffusion(u0, d_u0, n, steps, dt, d_return=1.0):
     un = np.zeros(n)
     for i in range(n):
         u[i] = u0[i]
-    t0 = max(steps, 0) * max(n - 2, 0)
-    tape = np.empty(t0)
-    tape_top = 0
-    tape_u_elem = np.empty(t0)
-    tape_u_elem_top = 0
-    for _ in range(steps):
+    t0 = max(n - 2, 0)
+    t1 = max(steps, 0) * t0
+    tape = np.empty(t1)
+    tape_u_elem = np.empty(t1)
+    for t in range(steps):
         for i in range(1, n - 1):
             u_elem = u[i]
-            tape_u_elem[tape_u_elem_top] = u_elem
-            tape_u_elem_top += 1
+            t2 = t * t0 + (i - 1)
+            tape_u_elem[t2] = u_elem
             lap = u[i - 1] - 2.0 * u_elem + u[i + 1]
-            t1 = lap - u_elem**3.0
-            tape[tape_top] = t1
-            tape_top += 1
-            un[i] = u_elem + dt * t1
+            t3 = lap - u_elem**3.0
+            tape[t2] = t3
+            un[i] = u_elem + dt * t3
         un[0] = u[0]
         un[n - 1] = u[n - 1]
         for k in range(n):
-            t2 = u[k]
+            t4 = u[k]
             u[k] = un[k]
-            un[k] = t2
+            un[k] = t4
 
     # reverse sweep
     d_u = np.zeros(n)
     d_un = np.zeros(n)
 
     # line 16: return np.sum(u * u)
-    t3 = d_return * u
-    d_u += t3
-    d_u += t3
+    t5 = d_return * u
+    d_u += t5
+    d_u += t5
 
     # line 9: for t in range(steps):
     d_dt = 0.0
-    for _ in range(steps - 1, -1, -1):
+    for t in range(steps - 1, -1, -1):
         # line 15: u, un = un, u
         for k in range(n):
             d_un_k = d_un[k]
@@ -72,20 +70,60 @@ def grad_reaction_diffusion(u0, d_u0, n, steps, dt, d_return=1.0):
         d_un[0] = 0.0
         d_u[0] += d_un_0
         # line 10: for i in range(1, n - 1):
-        for i in range(n - 2, 0, -1):
-            tape_top -= 1
-            t4 = tape[tape_top]
-            tape_u_elem_top -= 1
-            u_elem = tape_u_elem[tape_u_elem_top]
+        t6 = n - 2
+        t7 = t6 + 2
+        t8 = min(t7, 2)
+        # the additions into d_u of the loop below, gathered: one element each
+        for i in range(t8):
+            t9 = i - 1
+            if t9 >= 1 and t9 <= t6:
+                d_un_i = d_un[t9]
+                d_lap = d_un_i * dt
+                d_u[i] += d_lap
+            if i >= 1 and i <= t6:
+                u_elem = tape_u_elem[t * t0 + (i - 1)]
+                d_un_i = d_un[i]
+                d_lap = d_un_i * dt
+                d_u[i] += d_un_i - d_lap * 3.0 * (u_elem * u_elem) - d_lap * 2.0
+            t10 = i + 1
+            if t10 >= 1 and t10 <= t6:
+                d_un_i = d_un[t10]
+                d_lap = d_un_i * dt
+                d_u[i] += d_lap
+        for i in range(2, t6):
+            d_un_i = d_un[i - 1]
+            d_lap = d_un_i * dt
+            u_elem = tape_u_elem[t * t0 + (i - 1)]
+            d_un_i = d_un[i]
+            d_lap2 = d_un_i * dt
+            d_un_i2 = d_un[i + 1]
+            d_lap3 = d_un_i2 * dt
+            d_u[i] += (
+                d_lap
+                + (d_un_i - d_lap2 * 3.0 * (u_elem * u_elem) - d_lap2 * 2.0)
+                + d_lap3
+            )
+        for i in range(max(t6, t8), t7):
+            t11 = i - 1
+            if t11 >= 1 and t11 <= t6:
+                d_un_i = d_un[t11]
+                d_lap = d_un_i * dt
+                d_u[i] += d_lap
+            if i >= 1 and i <= t6:
+                u_elem = tape_u_elem[t * t0 + (i - 1)]
+                d_un_i = d_un[i]
+                d_lap = d_un_i * dt
+                d_u[i] += d_un_i - d_lap * 3.0 * (u_elem * u_elem) - d_lap * 2.0
+            t12 = i + 1
+            if t12 >= 1 and t12 <= t6:
+                d_un_i = d_un[t12]
+                d_lap = d_un_i * dt
+                d_u[i] += d_lap
+        for i in range(t6, 0, -1):
             # line 12: un[i] = u[i] + dt * (lap - u[i] ** 3)
             d_un_i = d_un[i]
             d_un[i] = 0.0
-            d_lap = d_un_i * dt
-            d_dt += d_un_i * t4
-            # line 11: lap = u[i - 1] - 2.0 * u[i] + u[i + 1]
-            d_u[i + 1] += d_lap
-            d_u[i] += d_un_i - d_lap * 3.0 * (u_elem * u_elem) - d_lap * 2.0
-            d_u[i - 1] += d_lap
+            d_dt += d_un_i * tape[t * t0 + (i - 1)]
 
     # line 7: for i in range(n):
     for i in range(n):

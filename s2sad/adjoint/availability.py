@@ -21,7 +21,9 @@ from ..ssa.ir import Block, Builder, Function, Module, Op, Value
 from ..ssa.array_ops import makes_fresh_array
 from ..ssa.opdefs import is_pure
 from ..parse.c_declarators import is_pointer_rows
+from ..ssa.slots import slot_of
 from ..ssa.structured import add_carried, add_if_result
+from .carried_slots import from_previous_iteration
 from .counters import Counters
 from .forward import ForwardSweep
 from .mincut import INF, CachePlan, plan_cache
@@ -63,6 +65,8 @@ class Availability:
         self.final = FinalElements(module, fn, last_write, ck_bodies, may_alias)
         # (array parameter, top-level statement) -> its copy taken just before the statement
         self.entry_copies: dict[tuple[Value, int], Value] = {}
+        self._latches_asked: set[Value] = set()  # carried values being read from their latch's tape
+        self.read_from_latch: set[Value] = set()  # carried values read from their latch's tape
 
     def _is_readonly_load(self, op: Op) -> bool:
         """A load whose element still holds the loaded value when the reverse sweep runs.
@@ -166,7 +170,7 @@ class Availability:
             val = self.counters.restore(self.avail, m, v)
         elif v.is_block_arg or v in self._plan(block).cached:
             self.taped.setdefault(block, {})[v] = None
-            val = self.avail_clone(m, self.forward.fwd[v], block)
+            val = self._from_latch(m, v, block) or self.avail_clone(m, self.forward.fwd[v], block)
         elif (kept := self._kept_in_memory(v)) is not None:
             arr, index = kept
             at = [self.forward.fwd[arr], *(self.avail(m, i) for i in index)]
@@ -194,6 +198,36 @@ class Availability:
         m.avail[v] = val
         return val
 
+    def _from_latch(self, m: RevBlock, v: Value, block: Block) -> Optional[Value]:
+        """A carried value read from what its previous iteration made (``carried_slots.py``), not
+        taped itself."""
+        if not v.is_block_arg or v in self._latches_asked:
+            return None  # (two values that carry each other: each is taped)
+        self._latches_asked.add(v)
+        try:
+            val = from_previous_iteration(m, v, block, self.avail, lambda u: self._will_tape(m, u, block),
+                                          self.tapes.slot_loops, self._reads_kept)
+            if val is not None:
+                self.read_from_latch.add(v)
+            return val
+        finally:
+            self._latches_asked.discard(v)
+
+    def _reads_kept(self, op: Op) -> bool:
+        """A load the reverse sweep may repeat in any iteration: ``_is_readonly_load``, but not of
+        a tile its iteration fills again (that holds the iteration's own values only)."""
+        return self._is_readonly_load(op) and known_root(op.operands[0]) not in self.refilled
+
+    def _will_tape(self, m: RevBlock, v: Value, block: Block) -> bool:
+        """Whether the value ``v`` of the loop body ``block`` is (or will be) taped anyway."""
+        if v in m.avail:
+            return True  # (made available already: a tape of it is read as it is)
+        if self.needed is None or block in self.ck_bodies or self.counters.restorable(v):
+            return False
+        if v.is_block_arg:
+            return v.index > 0 and v in self.needed.get(block, {})
+        return v in self._plan(block).cached
+
     def taped_as_cut(self) -> bool:
         """Whether this run (one without ``needed``) taped of each loop body exactly what the
         minimum cut of its requests caches: a run with the cut then makes the same choice for
@@ -206,7 +240,15 @@ class Availability:
                 continue  # (a branch's values: no cut there, in either run)
             if self._cut(block, self.requests.get(block, {})).cached != set(self.taped.get(block, ())):
                 return False
+            if any(self._latch_taped_too(v, block) for v in self.taped.get(block, ())):
+                return False  # (a run with the cut knows the latch is taped: ``_will_tape``)
         return True
+
+    def _latch_taped_too(self, v: Value, block: Block) -> bool:
+        """Whether the carried value ``v``, taped itself, has a latch this run taped too."""
+        slot = slot_of(v) if v.is_block_arg and v not in self.read_from_latch else None
+        return slot is not None and slot.op is block.parent_op and slot.op.name == "for" \
+            and slot.yields[0].operands[slot.k] in self.taped.get(block, ())
 
     def _keeps_costly(self, v: Value, block: Block) -> bool:
         """A costly value (``_recompute_cost``) of a branch of the function's top level: carried out

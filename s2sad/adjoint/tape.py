@@ -22,7 +22,7 @@ from ..ssa.types import I64, ArrayType, Type
 from .forward import ForwardSweep
 from .report import MemoryReport, TapeEntry
 from .sweep import RevBlock, defining_block, describe, extent_at, floordiv, least, line_of
-from .trip_bounds import nest_bound
+from .trip_bounds import fixed_trips, fixed_value, nest_bound
 
 
 class Tapes:
@@ -38,6 +38,9 @@ class Tapes:
         self.memory = memory
         self.count = 0  # values taped so far (a gradient with none needs no cut: ``gradient.py``)
         self.unnamed = 0  # arrays taped that have no name of their own
+        # the reverse sweep's load of an indexed cache -> the loops it has a slot per iteration of
+        # (a carried value reads its latch's previous slot: ``carried_slots.py``)
+        self.slot_loops: dict[Value, list[Op]] = {}
 
     def tape(self, m: RevBlock, cv: Value, block: Block) -> Value:
         """Store ``cv`` every iteration of the forward loop body; read it back in the reverse body.
@@ -69,9 +72,10 @@ class Tapes:
         trips = self.trip_counts(at, loops) if all(op.name == "for" for op in loops) else None
         within = loops[0]
         primal = self.forward.primal_of.get(cv)  # (None for a block argument: a carried value)
+        firsts = [self._first(at, op) for op in loops] if trips is not None else []
         if trips is not None and primal is not None:  # one slot for all iterations of a loop it is the same in
             kept = [k for k, op in enumerate(loops) if not self._invariant_in(primal, op, {})]
-            loops, trips = [loops[k] for k in kept], [trips[k] for k in kept]
+            loops, trips, firsts = [loops[k] for k in kept], [trips[k] for k in kept], [firsts[k] for k in kept]
         entry = self._entry(hint, what, elem, loops, outer, within=within)
         if trips is not None:  # (no loop left: the same value in every iteration of the nest, one slot)
             capacity = trips[0] if trips else build.const(at, 1, I64)
@@ -84,9 +88,11 @@ class Tapes:
             for iv in fwd_ivs + rev_ivs:
                 if iv.name_hint in ("", "_"):
                     iv.name_hint = "it"  # `for _ in ...` now indexes the cache
-            pb.create("store", [cache, self._iteration_index(pb, loops, fwd_ivs, trips), cv], [])
-            index = self._iteration_index(m.prologue, loops, rev_ivs, trips)
-            return m.prologue.op1("load", [cache, index], elem, what)
+            pb.create("store", [cache, self._iteration_index(pb, loops, fwd_ivs, trips, firsts), cv], [])
+            index = self._iteration_index(m.prologue, loops, rev_ivs, trips, firsts)
+            loaded = m.prologue.op1("load", [cache, index], elem, what)
+            self.slot_loops[loaded] = loops
+            return loaded
         capacity = self._nest_bound(at, loops)
         grow = capacity is None
         if capacity is None:
@@ -294,11 +300,22 @@ class Tapes:
         before the outermost loop; None when a loop has none (``trip_bounds.nest_bound``)."""
         return nest_bound(at, loops, self.fn.body, lambda v: self.forward.fwd[v])
 
-    def _iteration_index(self, b: Builder, loops: list[Op], ivs: list[Value], trips: list[Value]) -> Value:
+    def _first(self, at: Builder, loop: Op) -> Value:
+        """The first value of ``loop``'s counter, at ``at`` before its nest (where ``trip_counts``
+        found the nest's counts there), so that the reverse sweep may read it too."""
+        lb = loop.operands[0]
+        if defining_block(lb) is self.fn.body or defining_block(lb) in self.ck_bodies \
+                or build.const_int(lb) is not None:  # (a constant prints as the source spells it)
+            return self.forward.fwd[lb]
+        first = fixed_value(at, lb, self.fn.body, lambda v: self.forward.fwd[v])
+        assert first is not None, "a loop whose trip count is known before its nest starts anywhere"
+        return first
+
+    def _iteration_index(self, b: Builder, loops: list[Op], ivs: list[Value], trips: list[Value],
+                         firsts: list[Value]) -> Value:
         """The iteration number of the innermost loop, counted across all of ``loops`` (0 for none)."""
         index: Optional[Value] = None
-        for loop, iv, trip in zip(loops, ivs, trips):
-            lb = self.forward.fwd[loop.operands[0]]
+        for loop, iv, trip, lb in zip(loops, ivs, trips, firsts):
             step = build.const_value(loop.operands[2])
             # The distance from the first iteration is never negative in an iteration that runs, so
             # a truncated quotient is the floored one (C prints ``/``, whose range gcc can follow).
@@ -321,12 +338,19 @@ class Tapes:
                 defining_block(v) is self.fn.body or defining_block(v) in self.ck_bodies
                 or build.const_int(v) is not None for v in loop.operands[:2]
             )
-            if not known:
+            if known:
+                # (a constant bound made inside an outer loop: made again here, before the outermost)
+                lb, ub = (build.const(at, build.const_int(v), I64) if build.const_int(v) is not None
+                          and defining_block(v) is not self.fn.body else self.forward.fwd[v]
+                          for v in loop.operands[:2])
+                trips.append(trip_count(at, lb, ub, step) if step > 0 else trip_count(at, ub, lb, -step))
+                continue
+            # bounds made in an outer loop from values made before the nest (``h - 1`` of
+            # ``for (j = h - 1; j >= 0; j--)``): the same in every iteration, made again here
+            same = fixed_trips(at, loop, self.fn.body, lambda v: self.forward.fwd[v])
+            if same is None:
                 return trips if partial else None
-            # (a constant bound made inside an outer loop: made again here, before the outermost)
-            lb, ub = (build.const(at, build.const_int(v), I64) if build.const_int(v) is not None
-                      and defining_block(v) is not self.fn.body else self.forward.fwd[v] for v in loop.operands[:2])
-            trips.append(trip_count(at, lb, ub, step) if step > 0 else trip_count(at, ub, lb, -step))
+            trips.append(same)
         return trips
 
 

@@ -46,6 +46,28 @@ def trip_bound(at: Builder, loop: Op, outer: list[Op], top: Block, fwd: Callable
     return trip_count(at, bottom, top_value, abs(step))
 
 
+def fixed_trips(at: Builder, loop: Op, top: Block, fwd: Callable[[Value], Value]) -> Optional[Value]:
+    """``loop``'s trip count computed at ``at`` (before its nest), where its bounds are sums and
+    differences of values made before the nest and constants, the same in every iteration of the
+    loops around it; else None. Constants fold: ``for (i = 1; i < n - 1; i++)`` runs
+    ``max(n - 2, 0)`` times."""
+    step = build.const_value(loop.operands[2]) if loop.name == "for" else None
+    if not isinstance(step, int) or isinstance(step, bool) or step == 0:
+        return None
+    lb, ub = (_linear(v, [], top, fwd) for v in loop.operands[:2])
+    if lb is None or ub is None:
+        return None
+    span = (ub.plus(lb, -1) if step > 0 else lb.plus(ub, -1)).value(at)  # type: ignore[union-attr]
+    return trip_count(at, build.const(at, 0, I64), span, abs(step))
+
+
+def fixed_value(at: Builder, v: Value, top: Block, fwd: Callable[[Value], Value]) -> Optional[Value]:
+    """``v`` computed at ``at``, where it is a sum or difference of values made in ``top`` (before
+    the nest) and constants: the same in every iteration of the loops around it; else None."""
+    form = _linear(v, [], top, fwd)
+    return None if form is None else form.value(at)
+
+
 def nest_bound(at: Builder, loops: list[Op], top: Block, fwd: Callable[[Value], Value]) -> Optional[Value]:
     """An upper bound of how many times the body of the innermost of ``loops`` runs over the whole
     nest (``if``s run it at most once), computed at ``at`` before the outermost loop; None when a

@@ -23,18 +23,14 @@ void grad_pingpong(const double *x, double *d_x, double *h1, double *d_h1, doubl
                    double *d_h2, int n, int layers, double d_return) {
     // forward sweep
     long *tape_out_array = calloc(1, layers * sizeof(long));
-    long *tape_out_off = calloc(1, layers * sizeof(long));
     double *tape = calloc(1, layers * n * sizeof(double));
     long *tape_in_array = calloc(1, layers * sizeof(long));
-    long *tape_in_off = calloc(1, layers * sizeof(long));
     long in_array = 0;
     long in_off = 0;
     long out_array = 0;
     long out_off = 0;
     for (long l = 0; l < layers; l++) {
-        tape_in_off[l] = in_off;
         tape_in_array[l] = in_array;
-        tape_out_off[l] = out_off;
         tape_out_array[l] = out_array;
         for (long i = 0; i < n; i++) {
             long t2 = in_off + i;
@@ -91,48 +87,42 @@ void grad_pingpong(const double *x, double *d_x, double *h1, double *d_h1, doubl
     // line 9: for (int l = 0; l < layers; l++) {
     for (long l = layers - 1; l >= 0; l--) {
         out_array = tape_out_array[l];
-        out_off = tape_out_off[l];
         in_array = tape_in_array[l];
-        in_off = tape_in_off[l];
         // line 10: for (int i = 0; i < n; i++)
         for (long i = t7; i >= 0; i--) {
-            long t11 = out_off + i;
-            double t12 = tape[l * n + i];
-            long t13 = in_off + (i + 1) % n;
-            long t14 = in_off + i;
+            double t11 = tape[l * n + i];
+            long t12 = (i + 1) % n;
             // line 11: out[i] = tanh(in[i] + 0.5 * in[(i + 1) % n]);
             double d_h1_elem;
             if (out_array == 0) {
-                d_h1_elem = d_h1[t11];
-                d_h1[t11] = 0.0;
+                d_h1_elem = d_h1[i];
+                d_h1[i] = 0.0;
             } else {
-                double d_h2_elem = d_h2[t11];
-                d_h2[t11] = 0.0;
+                double d_h2_elem = d_h2[i];
+                d_h2[i] = 0.0;
                 d_h1_elem = d_h2_elem;
             }
-            double t15 = d_h1_elem * (1.0 - t12 * t12);
-            double t16 = t15 * 0.5;
+            double t13 = d_h1_elem * (1.0 - t11 * t11);
+            double t14 = t13 * 0.5;
             if (in_array == 0) {
-                d_x[t13] += t16;
+                d_x[t12] += t14;
             } else if (in_array == 1) {
-                d_h1[t13] += t16;
+                d_h1[t12] += t14;
             } else {
-                d_h2[t13] += t16;
+                d_h2[t12] += t14;
             }
             if (in_array == 0) {
-                d_x[t14] += t15;
+                d_x[i] += t13;
             } else if (in_array == 1) {
-                d_h1[t14] += t15;
+                d_h1[i] += t13;
             } else {
-                d_h2[t14] += t15;
+                d_h2[i] += t13;
             }
         }
     }
     free(tape3);
     free(tape2);
-    free(tape_in_off);
     free(tape_in_array);
     free(tape);
-    free(tape_out_off);
     free(tape_out_array);
 }

@@ -21,19 +21,15 @@
 void grad_layers(int L, int n, const double *x, double *d_x, double H[L][n], double d_H[L][n],
                  double d_return) {
     // forward sweep
-    long *tape_xp_array = calloc(1, L * sizeof(long));
-    long *tape_xp_row = calloc(1, L * sizeof(long));
     double *tape = calloc(1, L * n * sizeof(double));
     long xp_array = 0;
     long xp_row = 0;
     for (long l = 0; l < L; l++) {
-        tape_xp_row[l] = xp_row;
-        tape_xp_array[l] = xp_array;
         for (long i = 0; i < n; i++) {
-            double t2 = xp_array == 0 ? x[i] : H[xp_row][i];
-            tape[l * n + i] = t2;
-            long t3 = (i + 1) % n;
-            H[l][i] = sin(t2) * 0.5 + (xp_array == 0 ? x[t3] : H[xp_row][t3]);
+            double t1 = xp_array == 0 ? x[i] : H[xp_row][i];
+            tape[l * n + i] = t1;
+            long t2 = (i + 1) % n;
+            H[l][i] = sin(t1) * 0.5 + (xp_array == 0 ? x[t2] : H[xp_row][t2]);
         }
         xp_array = 1;
         xp_row = l;
@@ -47,50 +43,48 @@ void grad_layers(int L, int n, const double *x, double *d_x, double H[L][n], dou
 
     // reverse sweep
     // line 14: for (int i = 0; i < n; i++)
-    long t4 = n - 1;
+    long t3 = n - 1;
     double d_s = d_return;
-    for (long i = t4; i >= 0; i--) {
+    for (long i = t3; i >= 0; i--) {
         // line 15: s += xp[i] * xp[i];
-        double t5 = d_s * tape2[i];
-        double t6 = d_s * tape3[i];
-        if (xp_array == 0) {
-            d_x[i] += t6;
-        } else {
-            d_H[xp_row][i] += t6;
-        }
+        double t4 = d_s * tape2[i];
+        double t5 = d_s * tape3[i];
         if (xp_array == 0) {
             d_x[i] += t5;
         } else {
             d_H[xp_row][i] += t5;
         }
+        if (xp_array == 0) {
+            d_x[i] += t4;
+        } else {
+            d_H[xp_row][i] += t4;
+        }
     }
 
     // line 8: for (int l = 0; l < L; l++) {
     for (long l = L - 1; l >= 0; l--) {
-        xp_array = tape_xp_array[l];
-        xp_row = tape_xp_row[l];
+        xp_array = l == 0 ? 0 : 1;
+        xp_row = l == 0 ? 0 : l - 1;
         // line 9: for (int i = 0; i < n; i++)
-        for (long i = t4; i >= 0; i--) {
-            long t7 = (i + 1) % n;
+        for (long i = t3; i >= 0; i--) {
+            long t6 = (i + 1) % n;
             // line 10: H[l][i] = sin(xp[i]) * 0.5 + xp[(i + 1) % n];
             double d_H_l_i = d_H[l][i];
             d_H[l][i] = 0.0;
             if (xp_array == 0) {
-                d_x[t7] += d_H_l_i;
+                d_x[t6] += d_H_l_i;
             } else {
-                d_H[xp_row][t7] += d_H_l_i;
+                d_H[xp_row][t6] += d_H_l_i;
             }
-            double t8 = d_H_l_i * 0.5 * cos(tape[l * n + i]);
+            double t7 = d_H_l_i * 0.5 * cos(tape[l * n + i]);
             if (xp_array == 0) {
-                d_x[i] += t8;
+                d_x[i] += t7;
             } else {
-                d_H[xp_row][i] += t8;
+                d_H[xp_row][i] += t7;
             }
         }
     }
     free(tape3);
     free(tape2);
     free(tape);
-    free(tape_xp_row);
-    free(tape_xp_array);
 }

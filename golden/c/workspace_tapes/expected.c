@@ -60,18 +60,18 @@ static long max_l(long a, long b) {
 void grad_f_ws(grad_f_workspace *ws, double *u, double *d_u, const double *k, int n, int steps,
                double d_return) {
     // forward sweep
-    long t0 = steps * max_l(n - 2, 0);
-    double *tape_u_elem = ws_room(ws, 0, (t0 > 0 ? t0 : 0) * sizeof(double));
-    size_t tape_u_elem_top = 0;
-    double *tape = ws_room(ws, 1, (t0 > 0 ? t0 : 0) * sizeof(double));
-    size_t tape_top = 0;
+    long t0 = max_l(n - 2, 0);
+    long t1 = steps * t0;
+    double *tape_u_elem = ws_room(ws, 0, t1 * sizeof(double));
+    double *tape = ws_room(ws, 1, t1 * sizeof(double));
     for (long t = 0; t < steps; t++) {
         for (long i = 1; i < n - 1; i++) {
             double u_elem = u[i];
-            tape_u_elem[tape_u_elem_top++] = u_elem;
-            double t1 = 0.1 * k[i] * (u[i - 1] - 2.0 * u_elem + u[i + 1]);
-            tape[tape_top++] = t1;
-            u[i] = u_elem + t1 * u_elem;
+            long t2 = t * t0 + (i - 1);
+            tape_u_elem[t2] = u_elem;
+            double t3 = 0.1 * k[i] * (u[i - 1] - 2.0 * u_elem + u[i + 1]);
+            tape[t2] = t3;
+            u[i] = u_elem + t3 * u_elem;
         }
     }
     size_t tape_j_cap = 0;
@@ -102,14 +102,14 @@ void grad_f_ws(grad_f_workspace *ws, double *u, double *d_u, const double *k, in
     for (long t = steps - 1; t >= 0; t--) {
         // line 9: for (int i = 1; i < n - 1; i++) {
         for (long i = n - 2; i >= 1; i--) {
-            double u_elem = tape_u_elem[--tape_u_elem_top];
-            double t2 = tape[--tape_top];
+            long t4 = t * t0 + (i - 1);
+            double u_elem = tape_u_elem[t4];
             // line 10: u[i] = u[i] + 0.1 * k[i] * (u[i - 1] - 2.0 * u[i] + u[i + 1]) * u[i];
             double d_u_i = d_u[i];
-            double t3 = d_u_i * u_elem * (0.1 * k[i]);
-            d_u[i + 1] += t3;
-            d_u[i - 1] += t3;
-            d_u[i] = d_u_i + d_u_i * t2 - t3 * 2.0;
+            double t5 = d_u_i * u_elem * (0.1 * k[i]);
+            d_u[i + 1] += t5;
+            d_u[i - 1] += t5;
+            d_u[i] = d_u_i + d_u_i * tape[t4] - t5 * 2.0;
         }
     }
 }

@@ -4,7 +4,6 @@
  */
 
 #include <mpi.h>
-#include <stddef.h>
 #include <stdlib.h>
 
 // The gradient of smooth, by s2sad's reverse mode.
@@ -21,13 +20,9 @@
 // Array sizes: u, d_u: [max(n + 2, 2)].
 void grad_smooth(double *u, double *d_u, int n, int sweeps, MPI_Comm comm, double d_return) {
     // forward sweep
-    long t0 = n + 1;
-    long t1 = t0 - 1;
-    long t2 = sweeps * t1;
-    double *tape_cur = calloc(1, (t2 > 0 ? t2 : 0) * sizeof(double));
-    size_t tape_cur_top = 0;
-    double *tape = calloc(1, (t2 > 0 ? t2 : 0) * sizeof(double));
-    size_t tape_top = 0;
+    long t1 = sweeps * n;
+    double *tape_cur = calloc(1, t1 * sizeof(double));
+    double *tape = calloc(1, t1 * sizeof(double));
     int rank = 0;
     int size = 0;
     for (long s = 0; s < sweeps; s++) {
@@ -39,21 +34,23 @@ void grad_smooth(double *u, double *d_u, int n, int sweeps, MPI_Comm comm, doubl
         long right = rank2 < size2 - 1 ? rank2 + 1 : MPI_PROC_NULL;
         MPI_Sendrecv(u + n, 1, MPI_DOUBLE, right, 0, u, 1, MPI_DOUBLE, left, 0, comm,
                 MPI_STATUS_IGNORE);
-        MPI_Sendrecv(u + 1, 1, MPI_DOUBLE, left, 1, u + t0, 1, MPI_DOUBLE, right, 1, comm,
+        MPI_Sendrecv(u + 1, 1, MPI_DOUBLE, left, 1, u + (n + 1), 1, MPI_DOUBLE, right, 1, comm,
                 MPI_STATUS_IGNORE);
         double prev = u[0];
-        for (long i = 1; i < t0; i++) {
+        for (long i = 1; i < n + 1; i++) {
             double cur = u[i];
-            tape_cur[tape_cur_top++] = cur;
+            long t2 = s * n + (i - 1);
+            tape_cur[t2] = cur;
             double t3 = 0.25 * u[i + 1];
-            tape[tape_top++] = t3;
+            tape[t2] = t3;
             u[i] = 0.25 * prev + 0.5 * cur + t3 * cur;
             prev = cur;
         }
     }
     double e[1];
     e[0] = 0.0;
-    for (long i = 1; i < t0; i++) {
+    long t4 = n + 1;
+    for (long i = 1; i < t4; i++) {
         e[0] += u[i] * u[i];
     }
     double total[1] = {0};
@@ -73,11 +70,12 @@ void grad_smooth(double *u, double *d_u, int n, int sweeps, MPI_Comm comm, doubl
     d_e[0] += d_e_in[0];
 
     // line 29: for (int i = 1; i <= n; i++)
-    for (long i = 1; i < t0; i++) {
+    long t5 = t4 - 1;
+    for (long i = 1; i < t4; i++) {
         // line 30: e += u[i] * u[i];
         double d_e_0 = d_e[0];
-        double t4 = d_e_0 * u[i];
-        d_u[i] += 2.0 * t4;
+        double t6 = d_e_0 * u[i];
+        d_u[i] += 2.0 * t6;
     }
 
     // line 28: double e = 0.0;
@@ -93,12 +91,12 @@ void grad_smooth(double *u, double *d_u, int n, int sweeps, MPI_Comm comm, doubl
         long left = rank2 > 0 ? rank2 - 1 : MPI_PROC_NULL;
         // line 22: for (int i = 1; i <= n; i++) {
         double d_prev = 0.0;
-        for (long i = t1; i >= 1; i--) {
-            double cur = tape_cur[--tape_cur_top];
-            double t5 = tape[--tape_top];
+        for (long i = t5; i >= 1; i--) {
+            long t7 = s * n + (i - 1);
+            double cur = tape_cur[t7];
             // line 24: u[i] = 0.25 * prev + 0.5 * cur + 0.25 * u[i + 1] * cur;
             double d_u_i = d_u[i];
-            double d_cur = d_prev + d_u_i * t5;
+            double d_cur = d_prev + d_u_i * tape[t7];
             d_u[i + 1] += d_u_i * cur * 0.25;
             d_cur += d_u_i * 0.5;
             d_prev = d_u_i * 0.25;
@@ -109,10 +107,10 @@ void grad_smooth(double *u, double *d_u, int n, int sweeps, MPI_Comm comm, doubl
         d_u[0] += d_prev;
         // line 12: MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 1, &u[n + 1], 1, MPI_DOUBLE, right,...
         double d_u_in[1] = {0};
-        MPI_Sendrecv(d_u + t0, 1, MPI_DOUBLE, right, 1, d_u_in, 1, MPI_DOUBLE, left, 1, comm,
+        MPI_Sendrecv(d_u + t4, 1, MPI_DOUBLE, right, 1, d_u_in, 1, MPI_DOUBLE, left, 1, comm,
                 MPI_STATUS_IGNORE);
         if (right != MPI_PROC_NULL) {
-            d_u[t0] = 0.0;
+            d_u[t4] = 0.0;
         }
         d_u[1] += d_u_in[0];
         // line 11: MPI_Sendrecv(&u[n], 1, MPI_DOUBLE, right, 0, &u[0], 1, MPI_DOUBLE, left, 0,...

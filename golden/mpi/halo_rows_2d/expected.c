@@ -4,7 +4,6 @@
  */
 
 #include <mpi.h>
-#include <stddef.h>
 #include <stdlib.h>
 
 /* Python's max(a, b) on integers. */
@@ -33,31 +32,30 @@ void grad_relax(int rows, int m, double u[rows + 2][m], double d_u[rows + 2][m],
     long down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
     double t0 = 1.0 - w;
     double t1 = 0.25 * w;
-    long t2 = rows + 1;
-    long t3 = t2 - 1;
-    long t4 = sweeps * t3 * max_l(m - 2, 0);
-    double *tape = calloc(1, (t4 > 0 ? t4 : 0) * sizeof(double));
-    size_t tape_top = 0;
-    double *tape_u_elem = calloc(1, (t4 > 0 ? t4 : 0) * sizeof(double));
-    size_t tape_u_elem_top = 0;
+    long t3 = max_l(m - 2, 0);
+    long t4 = sweeps * rows * t3;
+    double *tape = calloc(1, t4 * sizeof(double));
+    double *tape_u_elem = calloc(1, t4 * sizeof(double));
     for (long s = 0; s < sweeps; s++) {
         MPI_Sendrecv(u[rows], m, MPI_DOUBLE, down, 0, u[0], m, MPI_DOUBLE, up, 0, MPI_COMM_WORLD,
                 MPI_STATUS_IGNORE);
-        MPI_Sendrecv(u[1], m, MPI_DOUBLE, up, 1, u[t2], m, MPI_DOUBLE, down, 1, MPI_COMM_WORLD,
-                MPI_STATUS_IGNORE);
-        for (long i = 1; i < t2; i++) {
+        MPI_Sendrecv(u[1], m, MPI_DOUBLE, up, 1, u[rows + 1], m, MPI_DOUBLE, down, 1,
+                MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (long i = 1; i < rows + 1; i++) {
             for (long j = 1; j < m - 1; j++) {
                 double u_elem = u[i][j];
-                tape_u_elem[tape_u_elem_top++] = u_elem;
-                double t5 = u[i - 1][j] + u[i + 1][j] + u[i][j - 1] + u[i][j + 1];
-                tape[tape_top++] = t5;
-                u[i][j] = t0 * u_elem + t1 * t5;
+                long t5 = (s * rows + (i - 1)) * t3 + (j - 1);
+                tape_u_elem[t5] = u_elem;
+                double t6 = u[i - 1][j] + u[i + 1][j] + u[i][j - 1] + u[i][j + 1];
+                tape[t5] = t6;
+                u[i][j] = t0 * u_elem + t1 * t6;
             }
         }
     }
     double e[1];
     e[0] = 0.0;
-    for (long i = 1; i < t2; i++) {
+    long t7 = rows + 1;
+    for (long i = 1; i < t7; i++) {
         for (long j = 0; j < m; j++) {
             e[0] += u[i][j] * u[i][j];
         }
@@ -79,13 +77,14 @@ void grad_relax(int rows, int m, double u[rows + 2][m], double d_u[rows + 2][m],
     d_e[0] += d_e_in[0];
 
     // line 23: for (int i = 1; i <= rows; i++)
-    for (long i = t3; i >= 1; i--) {
+    long t8 = t7 - 1;
+    for (long i = t8; i >= 1; i--) {
         // line 24: for (int j = 0; j < m; j++)
         for (long j = m - 1; j >= 0; j--) {
             // line 25: e += u[i][j] * u[i][j];
             double d_e_0 = d_e[0];
-            double t6 = d_e_0 * u[i][j];
-            d_u[i][j] += 2.0 * t6;
+            double t9 = d_e_0 * u[i][j];
+            d_u[i][j] += 2.0 * t9;
         }
     }
 
@@ -93,62 +92,62 @@ void grad_relax(int rows, int m, double u[rows + 2][m], double d_u[rows + 2][m],
     d_e[0] = 0.0;
 
     // line 13: for (int s = 0; s < sweeps; s++) {
-    double t7 = 0.0;
-    double t8 = 0.0;
+    double t10 = 0.0;
+    double t11 = 0.0;
     for (long s = sweeps - 1; s >= 0; s--) {
-        double *t9 = d_u[t2];
-        double *t10 = d_u[1];
-        double *t11 = d_u[0];
-        double *t12 = d_u[rows];
+        double *t12 = d_u[t7];
+        double *t13 = d_u[1];
+        double *t14 = d_u[0];
+        double *t15 = d_u[rows];
         // line 18: for (int i = 1; i <= rows; i++)
-        for (long i = t3; i >= 1; i--) {
+        for (long i = t8; i >= 1; i--) {
             // line 19: for (int j = 1; j < m - 1; j++)
             for (long j = m - 2; j >= 1; j--) {
-                double t13 = tape[--tape_top];
-                double u_elem = tape_u_elem[--tape_u_elem_top];
+                long t16 = (s * rows + (i - 1)) * t3 + (j - 1);
+                double u_elem = tape_u_elem[t16];
                 // line 20: u[i][j] = (1.0 - w) * u[i][j] + 0.25 * w * (u[i - 1][j] + u[i + 1][j...
                 double d_u_i_j = d_u[i][j];
-                double t14 = d_u_i_j * t1;
-                d_u[i][j + 1] += t14;
-                d_u[i][j - 1] += t14;
-                d_u[i + 1][j] += t14;
-                d_u[i - 1][j] += t14;
+                double t17 = d_u_i_j * t1;
+                d_u[i][j + 1] += t17;
+                d_u[i][j - 1] += t17;
+                d_u[i + 1][j] += t17;
+                d_u[i - 1][j] += t17;
                 d_u[i][j] = d_u_i_j * t0;
-                t7 += d_u_i_j * u_elem;
-                t8 += d_u_i_j * t13;
+                t10 += d_u_i_j * u_elem;
+                t11 += d_u_i_j * tape[t16];
             }
         }
         // line 16: MPI_Sendrecv(&u[1][0], m, MPI_DOUBLE, up, 1, &u[rows + 1][0], m, MPI_DOUBLE,...
         double *d_u_in = calloc(1, m * sizeof(double));
-        MPI_Sendrecv(t9, m, MPI_DOUBLE, down, 1, d_u_in, m, MPI_DOUBLE, up, 1, MPI_COMM_WORLD,
+        MPI_Sendrecv(t12, m, MPI_DOUBLE, down, 1, d_u_in, m, MPI_DOUBLE, up, 1, MPI_COMM_WORLD,
                 MPI_STATUS_IGNORE);
         if (down != MPI_PROC_NULL) {
             for (long e2 = 0; e2 < m; e2++) {
-                t9[e2] = 0.0;
+                t12[e2] = 0.0;
             }
         }
         for (long e2 = 0; e2 < m; e2++) {
-            t10[e2] += d_u_in[e2];
+            t13[e2] += d_u_in[e2];
         }
         // line 14: MPI_Sendrecv(u[rows], m, MPI_DOUBLE, down, 0, u[0], m, MPI_DOUBLE, up, 0, MP...
         free(d_u_in);
         d_u_in = calloc(1, m * sizeof(double));
-        MPI_Sendrecv(t11, m, MPI_DOUBLE, up, 0, d_u_in, m, MPI_DOUBLE, down, 0, MPI_COMM_WORLD,
+        MPI_Sendrecv(t14, m, MPI_DOUBLE, up, 0, d_u_in, m, MPI_DOUBLE, down, 0, MPI_COMM_WORLD,
                 MPI_STATUS_IGNORE);
         if (up != MPI_PROC_NULL) {
             for (long e2 = 0; e2 < m; e2++) {
-                t11[e2] = 0.0;
+                t14[e2] = 0.0;
             }
         }
         for (long e2 = 0; e2 < m; e2++) {
-            t12[e2] += d_u_in[e2];
+            t15[e2] += d_u_in[e2];
         }
         free(d_u_in);
     }
 
     // line 20: u[i][j] = (1.0 - w) * u[i][j] + 0.25 * w * (u[i - 1][j] + u[i + 1][j] + u[i][j -...
-    double d_w_local = t8 * 0.25;
-    d_w_local -= t7;
+    double d_w_local = t11 * 0.25;
+    d_w_local -= t10;
     *d_w += d_w_local;
     free(tape_u_elem);
     free(tape);

@@ -4,13 +4,7 @@
  */
 
 #include <mpi.h>
-#include <stddef.h>
 #include <stdlib.h>
-
-/* Python's max(a, b) on integers. */
-static long max_l(long a, long b) {
-    return b > a ? b : a;
-}
 
 // The gradient of heat, by s2sad's reverse mode.
 //
@@ -33,21 +27,18 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
     long left = rank > 0 ? rank - 1 : MPI_PROC_NULL;
     long right = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
     double *next = malloc((n + 2) * sizeof(double));
-    long t0 = n + 1;
-    long t1 = t0 - 1;
-    double *tape = calloc(1, max_l(steps * t1, 0) * sizeof(double));
-    size_t tape_top = 0;
+    double *tape = calloc(1, steps * n * sizeof(double));
     for (long t = 0; t < steps; t++) {
         MPI_Sendrecv(u + n, 1, MPI_DOUBLE, right, 0, u, 1, MPI_DOUBLE, left, 0, MPI_COMM_WORLD,
                 MPI_STATUS_IGNORE);
-        MPI_Sendrecv(u + 1, 1, MPI_DOUBLE, left, 1, u + t0, 1, MPI_DOUBLE, right, 1,
+        MPI_Sendrecv(u + 1, 1, MPI_DOUBLE, left, 1, u + (n + 1), 1, MPI_DOUBLE, right, 1,
                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        for (long i = 1; i < t0; i++) {
-            double t2 = u[i - 1] - 2.0 * u[i] + u[i + 1];
-            tape[tape_top++] = t2;
-            next[i] = u[i] + k[i] * t2;
+        for (long i = 1; i < n + 1; i++) {
+            double t1 = u[i - 1] - 2.0 * u[i] + u[i + 1];
+            tape[t * n + (i - 1)] = t1;
+            next[i] = u[i] + k[i] * t1;
         }
-        for (long i = 1; i < t0; i++) {
+        for (long i = 1; i < n + 1; i++) {
             u[i] = next[i];
         }
     }
@@ -57,31 +48,71 @@ void grad_heat(double *u, double *d_u, const double *k, double *d_k, int n, int 
 
     // line 15: for (int t = 0; t < steps; t++) {
     for (long t = steps - 1; t >= 0; t--) {
+        long t2 = n + 1;
         // line 22: for (int i = 1; i <= n; i++)
-        for (long i = 1; i < t0; i++) {
+        long t3 = t2 - 1;
+        for (long i = 1; i < t2; i++) {
             // line 23: u[i] = next[i];
             double d_u_i = d_u[i];
             d_u[i] = 0.0;
             d_next[i] += d_u_i;
         }
         // line 20: for (int i = 1; i <= n; i++)
-        for (long i = t1; i >= 1; i--) {
-            double t3 = tape[--tape_top];
+        long t4 = t3 + 2;
+        long t5 = 2 < t4 ? 2 : t4;
+        // the additions into d_u of the loop below, gathered: one element each
+        for (long i = 0; i < t5; i++) {
+            long t6 = i - 1;
+            if (t6 >= 1 && t6 <= t3) {
+                double d_next_i = d_next[t6];
+                d_u[i] += d_next_i * k[t6];
+            }
+            long t7 = i + 1;
+            if (t7 >= 1 && t7 <= t3) {
+                double d_next_i = d_next[t7];
+                d_u[i] += d_next_i * k[t7];
+            }
+            if (i >= 1 && i <= t3) {
+                double d_next_i = d_next[i];
+                d_u[i] += d_next_i - d_next_i * k[i] * 2.0;
+            }
+        }
+        for (long i = 2; i < t3; i++) {
+            double d_next_i = d_next[i - 1];
+            double d_next_i2 = d_next[i + 1];
+            double d_next_i3 = d_next[i];
+            d_u[i] += d_next_i * k[i - 1]
+                    + d_next_i2 * k[i + 1]
+                    + (d_next_i3 - d_next_i3 * k[i] * 2.0);
+        }
+        for (long i = t5 > t3 ? t5 : t3; i < t4; i++) {
+            long t8 = i - 1;
+            if (t8 >= 1 && t8 <= t3) {
+                double d_next_i = d_next[t8];
+                d_u[i] += d_next_i * k[t8];
+            }
+            long t9 = i + 1;
+            if (t9 >= 1 && t9 <= t3) {
+                double d_next_i = d_next[t9];
+                d_u[i] += d_next_i * k[t9];
+            }
+            if (i >= 1 && i <= t3) {
+                double d_next_i = d_next[i];
+                d_u[i] += d_next_i - d_next_i * k[i] * 2.0;
+            }
+        }
+        for (long i = 1; i < t2; i++) {
             // line 21: next[i] = u[i] + k[i] * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
             double d_next_i = d_next[i];
             d_next[i] = 0.0;
-            double t4 = d_next_i * k[i];
-            d_u[i + 1] += t4;
-            d_u[i - 1] += t4;
-            d_k[i] += d_next_i * t3;
-            d_u[i] += d_next_i - t4 * 2.0;
+            d_k[i] += d_next_i * tape[t * n + (i - 1)];
         }
         // line 18: MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 1, &u[n + 1], 1, MPI_DOUBLE, right, 1,
         double d_u_in[1] = {0};
-        MPI_Sendrecv(d_u + t0, 1, MPI_DOUBLE, right, 1, d_u_in, 1, MPI_DOUBLE, left, 1,
+        MPI_Sendrecv(d_u + t2, 1, MPI_DOUBLE, right, 1, d_u_in, 1, MPI_DOUBLE, left, 1,
                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (right != MPI_PROC_NULL) {
-            d_u[t0] = 0.0;
+            d_u[t2] = 0.0;
         }
         d_u[1] += d_u_in[0];
         // line 16: MPI_Sendrecv(&u[n], 1, MPI_DOUBLE, right, 0, &u[0], 1, MPI_DOUBLE, left, 0,

@@ -4,7 +4,6 @@
  */
 
 #include <mpi.h>
-#include <stddef.h>
 #include <stdlib.h>
 
 /* Python's floored a // b on integers (C's / rounds toward zero). */
@@ -234,21 +233,21 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
         long t16 = t6 * m;
         MPI_Sendrecv(u_ck + m, m, MPI_DOUBLE, up, 1, u_ck + t16, m, MPI_DOUBLE, down, 1,
                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        long t17 = t8 * max_l(m - 2, 0);
-        double *tape_u_elem = calloc(1, (t17 > 0 ? t17 : 0) * sizeof(double));
-        size_t tape_u_elem_top = 0;
-        double *tape_lap = calloc(1, (t17 > 0 ? t17 : 0) * sizeof(double));
-        size_t tape_lap_top = 0;
+        long t17 = max_l(m - 2, 0);
+        long t18 = t8 * t17;
+        double *tape_u_elem = calloc(1, t18 * sizeof(double));
+        double *tape_lap = calloc(1, t18 * sizeof(double));
         for (long i = 1; i < t6; i++) {
             for (long j = 1; j < m - 1; j++) {
                 double u_elem = u_ck[i * m + j];
-                tape_u_elem[tape_u_elem_top++] = u_elem;
+                long t19 = (i - 1) * t17 + (j - 1);
+                tape_u_elem[t19] = u_elem;
                 double lap = u_ck[(i - 1) * m + j]
                         + u_ck[(i + 1) * m + j]
                         + u_ck[i * m + j - 1]
                         + u_ck[i * m + j + 1]
                         - 4.0 * u_elem;
-                tape_lap[tape_lap_top++] = lap;
+                tape_lap[t19] = lap;
                 v_ck[i * m + j] = u_elem + c * lap - 0.1 * u_elem * u_elem * u_elem;
             }
         }
@@ -271,30 +270,31 @@ void grad_stencil(int rows, int m, double u[(rows + 2) * m], double d_u[(rows + 
         for (long i = t8; i >= 1; i--) {
             // line 23: for (int j = 1; j < m - 1; j++) {
             for (long j = m - 2; j >= 1; j--) {
-                double u_elem = tape_u_elem[--tape_u_elem_top];
-                double t18 = 0.1 * u_elem;
-                double lap = tape_lap[--tape_lap_top];
-                long t19 = i * m + j + 1;
-                long t20 = i * m + j - 1;
-                long t21 = (i + 1) * m + j;
-                long t22 = (i - 1) * m + j;
+                long t20 = (i - 1) * t17 + (j - 1);
+                double u_elem = tape_u_elem[t20];
+                double t21 = 0.1 * u_elem;
+                double lap = tape_lap[t20];
+                long t22 = i * m + j + 1;
+                long t23 = i * m + j - 1;
+                long t24 = (i + 1) * m + j;
+                long t25 = (i - 1) * m + j;
                 // line 26: v[i * m + j] = u[i * m + j] + c * lap - 0.1 * u[i * m + j] * u[i * m...
                 double d_v_elem = d_v[i * m + j];
                 d_v[i * m + j] = 0.0;
-                double t23 = -d_v_elem * u_elem;
+                double t26 = -d_v_elem * u_elem;
                 double d_lap = d_v_elem * c;
                 d_c_local += d_v_elem * lap;
                 // line 25: - 4.0 * u[i * m + j];
-                d_u[i * m + j] += -d_v_elem * (t18 * u_elem)
-                        + t23 * t18
-                        + t23 * u_elem * 0.1
+                d_u[i * m + j] += -d_v_elem * (t21 * u_elem)
+                        + t26 * t21
+                        + t26 * u_elem * 0.1
                         + d_v_elem
                         - d_lap * 4.0;
                 // line 24: double lap = u[(i - 1) * m + j] + u[(i + 1) * m + j] + u[i * m + j -...
-                d_u[t19] += d_lap;
-                d_u[t20] += d_lap;
-                d_u[t21] += d_lap;
                 d_u[t22] += d_lap;
+                d_u[t23] += d_lap;
+                d_u[t24] += d_lap;
+                d_u[t25] += d_lap;
             }
         }
         // line 20: MPI_Sendrecv(u + m, m, MPI_DOUBLE, up, 1, u + (rows + 1) * m, m, MPI_DOUBLE,...

@@ -26,56 +26,85 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD):
     size = comm.Get_size()
     right = rank + 1 if rank < size - 1 else MPI.PROC_NULL
     nxt = np.zeros(n + 2)
-    t0 = n + 1
-    t1 = t0 - 1
-    tape = np.empty(max(steps, 0) * max(t1, 0))
-    tape_top = 0
-    for _ in range(steps):
+    t0 = max(n, 0)
+    tape = np.empty(max(steps, 0) * t0)
+    for t in range(steps):
         req = comm.Irecv(u[:1], source=left, tag=0)
-        req2 = comm.Irecv(u[t0 : t0 + 1], source=right, tag=1)
+        req2 = comm.Irecv(u[n + 1 : n + 2], source=right, tag=1)
         req3 = comm.Isend(u[n : n + 1], dest=right, tag=0)
         req4 = comm.Isend(u[1:2], dest=left, tag=1)
         req.Wait()
         req2.Wait()
         req3.Wait()
         req4.Wait()
-        for i in range(1, t0):
-            t2 = u[i - 1] - 2.0 * u[i] + u[i + 1]
-            tape[tape_top] = t2
-            tape_top += 1
-            nxt[i] = u[i] + k[i] * t2
-        for i in range(1, t0):
+        for i in range(1, n + 1):
+            t1 = u[i - 1] - 2.0 * u[i] + u[i + 1]
+            tape[t * t0 + (i - 1)] = t1
+            nxt[i] = u[i] + k[i] * t1
+        for i in range(1, n + 1):
             u[i] = nxt[i]
 
     # reverse sweep
     d_nxt = np.zeros(n + 2)
 
     # line 12: for t in range(steps):
-    for _ in range(steps - 1, -1, -1):
+    for t in range(steps - 1, -1, -1):
+        t2 = n + 1
         # line 18: for i in range(1, n + 1):
-        for i in range(1, t0):
+        t3 = t2 - 1
+        for i in range(1, t2):
             # line 19: u[i] = nxt[i]
             d_u_i = d_u[i]
             d_u[i] = 0.0
             d_nxt[i] += d_u_i
         # line 16: for i in range(1, n + 1):
-        for i in range(t1, 0, -1):
-            tape_top -= 1
-            t3 = tape[tape_top]
+        t4 = t3 + 2
+        t5 = min(t4, 2)
+        # the additions into d_u of the loop below, gathered: one element each
+        for i in range(t5):
+            t6 = i - 1
+            if t6 >= 1 and t6 <= t3:
+                d_nxt_i = d_nxt[t6]
+                d_u[i] += d_nxt_i * k[t6]
+            t7 = i + 1
+            if t7 >= 1 and t7 <= t3:
+                d_nxt_i = d_nxt[t7]
+                d_u[i] += d_nxt_i * k[t7]
+            if i >= 1 and i <= t3:
+                d_nxt_i = d_nxt[i]
+                d_u[i] += d_nxt_i - d_nxt_i * k[i] * 2.0
+        for i in range(2, t3):
+            d_nxt_i = d_nxt[i - 1]
+            d_nxt_i2 = d_nxt[i + 1]
+            d_nxt_i3 = d_nxt[i]
+            d_u[i] += (
+                d_nxt_i * k[i - 1]
+                + d_nxt_i2 * k[i + 1]
+                + (d_nxt_i3 - d_nxt_i3 * k[i] * 2.0)
+            )
+        for i in range(max(t3, t5), t4):
+            t8 = i - 1
+            if t8 >= 1 and t8 <= t3:
+                d_nxt_i = d_nxt[t8]
+                d_u[i] += d_nxt_i * k[t8]
+            t9 = i + 1
+            if t9 >= 1 and t9 <= t3:
+                d_nxt_i = d_nxt[t9]
+                d_u[i] += d_nxt_i * k[t9]
+            if i >= 1 and i <= t3:
+                d_nxt_i = d_nxt[i]
+                d_u[i] += d_nxt_i - d_nxt_i * k[i] * 2.0
+        for i in range(1, t2):
             # line 17: nxt[i] = u[i] + k[i] * (u[i - 1] - 2.0 * u[i] + u[i + 1])
             d_nxt_i = d_nxt[i]
             d_nxt[i] = 0.0
-            t4 = d_nxt_i * k[i]
-            d_u[i + 1] += t4
-            d_u[i - 1] += t4
-            d_k[i] += d_nxt_i * t3
-            d_u[i] += d_nxt_i - t4 * 2.0
+            d_k[i] += d_nxt_i * tape[t * t0 + (i - 1)]
         # line 15: MPI.Request.Waitall(reqs)
         d_u_in = np.zeros(1)
         d_req = comm.Irecv(d_u_in, source=left, tag=1)
         d_u_in2 = np.zeros(1)
         d_req2 = comm.Irecv(d_u_in2, source=right, tag=0)
-        d_req3 = comm.Isend(d_u[t0 : t0 + 1], dest=right, tag=1)
+        d_req3 = comm.Isend(d_u[t2 : t2 + 1], dest=right, tag=1)
         d_req4 = comm.Isend(d_u[:1], dest=left, tag=0)
         # line 14: comm.Isend(u[n : n + 1], dest=right, tag=0), comm.Isend(u[1:2], dest=left, ta...
         d_req.Wait()
@@ -85,7 +114,7 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD):
         # line 13: reqs = [comm.Irecv(u[0:1], source=left, tag=0), comm.Irecv(u[n + 1 : n + 2],...
         d_req3.Wait()
         if right != MPI.PROC_NULL:
-            d_u[t0] = 0.0
+            d_u[t2] = 0.0
         d_req4.Wait()
         if left != MPI.PROC_NULL:
             d_u[0] = 0.0

@@ -26,53 +26,78 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD):
     left = rank - 1 if rank > 0 else MPI.PROC_NULL
     size = comm.Get_size()
     right = rank + 1 if rank < size - 1 else MPI.PROC_NULL
-    t1 = n + 1
-    t2 = t1 - 1
-    tape = np.empty(max(steps, 0) * max(t2, 0))
-    tape_top = 0
-    for _ in range(steps):
+    t1 = max(n, 0)
+    tape = np.empty(max(steps, 0) * t1)
+    for t in range(steps):
         comm.Sendrecv(
             u[n : n + 1], dest=right, sendtag=0, recvbuf=u[:1], source=left, recvtag=0
         )
+        t11 = u[n + 1 : n + 2]
         comm.Sendrecv(
-            u[1:2],
-            dest=left,
-            sendtag=1,
-            recvbuf=u[t1 : t1 + 1],
-            source=right,
-            recvtag=1,
+            u[1:2], dest=left, sendtag=1, recvbuf=t11, source=right, recvtag=1
         )
         nxt = u.copy()
-        for i in range(1, t1):
-            t3 = u[i - 1] - 2.0 * u[i] + u[i + 1]
-            tape[tape_top] = t3
-            tape_top += 1
-            nxt[i] = u[i] + k[i] * t3
-        for i in range(1, t1):
+        for i in range(1, n + 1):
+            t2 = u[i - 1] - 2.0 * u[i] + u[i + 1]
+            tape[t * t1 + (i - 1)] = t2
+            nxt[i] = u[i] + k[i] * t2
+        for i in range(1, n + 1):
             u[i] = nxt[i]
 
     # reverse sweep
     # line 11: for t in range(steps):
-    for _ in range(steps - 1, -1, -1):
+    for t in range(steps - 1, -1, -1):
+        t3 = n + 1
         d_nxt = np.zeros(t0)
         # line 17: for i in range(1, n + 1):
-        for i in range(1, t1):
+        t4 = t3 - 1
+        for i in range(1, t3):
             # line 18: u[i] = nxt[i]
             d_u_i = d_u[i]
             d_u[i] = 0.0
             d_nxt[i] += d_u_i
         # line 15: for i in range(1, n + 1):
-        for i in range(t2, 0, -1):
-            tape_top -= 1
-            t4 = tape[tape_top]
+        t5 = t4 + 2
+        t6 = min(t5, 2)
+        # the additions into d_u of the loop below, gathered: one element each
+        for i in range(t6):
+            t7 = i - 1
+            if t7 >= 1 and t7 <= t4:
+                d_nxt_i = d_nxt[t7]
+                d_u[i] += d_nxt_i * k[t7]
+            t8 = i + 1
+            if t8 >= 1 and t8 <= t4:
+                d_nxt_i = d_nxt[t8]
+                d_u[i] += d_nxt_i * k[t8]
+            if i >= 1 and i <= t4:
+                d_nxt_i = d_nxt[i]
+                d_u[i] += d_nxt_i - d_nxt_i * k[i] * 2.0
+        for i in range(2, t4):
+            d_nxt_i = d_nxt[i - 1]
+            d_nxt_i2 = d_nxt[i + 1]
+            d_nxt_i3 = d_nxt[i]
+            d_u[i] += (
+                d_nxt_i * k[i - 1]
+                + d_nxt_i2 * k[i + 1]
+                + (d_nxt_i3 - d_nxt_i3 * k[i] * 2.0)
+            )
+        for i in range(max(t4, t6), t5):
+            t9 = i - 1
+            if t9 >= 1 and t9 <= t4:
+                d_nxt_i = d_nxt[t9]
+                d_u[i] += d_nxt_i * k[t9]
+            t10 = i + 1
+            if t10 >= 1 and t10 <= t4:
+                d_nxt_i = d_nxt[t10]
+                d_u[i] += d_nxt_i * k[t10]
+            if i >= 1 and i <= t4:
+                d_nxt_i = d_nxt[i]
+                d_u[i] += d_nxt_i - d_nxt_i * k[i] * 2.0
+        for i in range(1, t3):
             # line 16: nxt[i] = u[i] + k[i] * (u[i - 1] - 2.0 * u[i] + u[i + 1])
             d_nxt_i = d_nxt[i]
             d_nxt[i] = 0.0
-            t5 = d_nxt_i * k[i]
-            d_u[i + 1] += t5
-            d_u[i - 1] += t5
-            d_k[i] += d_nxt_i * t4
-            d_u[i] += d_nxt_i - t5 * 2.0
+            d_k[i] += d_nxt_i * tape[t * t1 + (i - 1)]
         # line 14: nxt = u.copy()
         for k2 in range(t0):
             d_nxt_k = d_nxt[k2]
@@ -80,10 +105,12 @@ def grad_heat(u, d_u, k, d_k, steps, comm=MPI.COMM_WORLD):
             d_u[k2] += d_nxt_k
         # line 13: comm.Sendrecv(u[1:2], dest=left, sendtag=1, recvbuf=u[n + 1 : n + 2], source=...
         d_u_in = np.zeros(1)
-        t6 = d_u[t1 : t1 + 1]
-        comm.Sendrecv(t6, dest=right, sendtag=1, recvbuf=d_u_in, source=left, recvtag=1)
+        t12 = d_u[t3 : t3 + 1]
+        comm.Sendrecv(
+            t12, dest=right, sendtag=1, recvbuf=d_u_in, source=left, recvtag=1
+        )
         if right != MPI.PROC_NULL:
-            d_u[t1] = 0.0
+            d_u[t3] = 0.0
         d_u[1] += d_u_in[0]
         # line 12: comm.Sendrecv(u[n : n + 1], dest=right, sendtag=0, recvbuf=u[0:1], source=lef...
         d_u_in = np.zeros(1)

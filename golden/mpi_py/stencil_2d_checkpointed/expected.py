@@ -156,23 +156,23 @@ def grad_stencil(u, d_u, c, steps, comm=MPI.COMM_WORLD, d_return=1.0):
             ck_split = revolve_split(ck_steps, ck_free)
             ck_mid = ck_at + ck_split
             for _ in range(ck_at, ck_mid):
-                t20 = u_ck[rows][:m]
+                t23 = u_ck[rows][:m]
                 comm.Sendrecv(
-                    t20, dest=down, sendtag=0, recvbuf=u_ck[0][:m], source=up, recvtag=0
+                    t23, dest=down, sendtag=0, recvbuf=u_ck[0][:m], source=up, recvtag=0
                 )
-                t21 = u_ck[t8][:m]
+                t24 = u_ck[t8][:m]
                 comm.Sendrecv(
-                    u_ck[1][:m], dest=up, sendtag=1, recvbuf=t21, source=down, recvtag=1
+                    u_ck[1][:m], dest=up, sendtag=1, recvbuf=t24, source=down, recvtag=1
                 )
                 for i in range(1, t8):
                     for j in range(1, m - 1):
-                        t22 = (
+                        t25 = (
                             u_ck[i - 1, j]
                             + u_ck[i + 1, j]
                             + u_ck[i, j - 1]
                             + u_ck[i, j + 1]
                         )
-                        lap = t22 - 4.0 * u_ck[i, j]
+                        lap = t25 - 4.0 * u_ck[i, j]
                         v_ck[i, j] = u_ck[i, j] + c * lap - 0.1 * u_ck[i, j] ** 3.0
                 for i in range(1, t8):
                     for j in range(1, m - 1):
@@ -190,36 +190,34 @@ def grad_stencil(u, d_u, c, steps, comm=MPI.COMM_WORLD, d_return=1.0):
                 ck_depth += 1
             ck_at = ck_mid
         # this iteration again, keeping what its adjoint reads
-        t23 = u_ck[rows][:m]
+        t26 = u_ck[rows][:m]
         comm.Sendrecv(
-            t23, dest=down, sendtag=0, recvbuf=u_ck[0][:m], source=up, recvtag=0
+            t26, dest=down, sendtag=0, recvbuf=u_ck[0][:m], source=up, recvtag=0
         )
-        t24 = u_ck[t8][:m]
+        t27 = u_ck[t8][:m]
         comm.Sendrecv(
-            u_ck[1][:m], dest=up, sendtag=1, recvbuf=t24, source=down, recvtag=1
+            u_ck[1][:m], dest=up, sendtag=1, recvbuf=t27, source=down, recvtag=1
         )
-        t15 = max(t9, 0) * max(m - 2, 0)
-        tape_u_elem = np.empty(t15)
-        tape_u_elem_top = 0
-        tape_lap = np.empty(t15)
-        tape_lap_top = 0
+        t15 = max(m - 2, 0)
+        t16 = max(t9, 0) * t15
+        tape_u_elem = np.empty(t16)
+        tape_lap = np.empty(t16)
         for i in range(1, t8):
             for j in range(1, m - 1):
                 u_elem = u_ck[i, j]
-                tape_u_elem[tape_u_elem_top] = u_elem
-                tape_u_elem_top += 1
-                t25 = u_ck[i - 1, j] + u_ck[i + 1, j] + u_ck[i, j - 1] + u_ck[i, j + 1]
-                lap = t25 - 4.0 * u_elem
-                tape_lap[tape_lap_top] = lap
-                tape_lap_top += 1
+                t17 = (i - 1) * t15 + (j - 1)
+                tape_u_elem[t17] = u_elem
+                t28 = u_ck[i - 1, j] + u_ck[i + 1, j] + u_ck[i, j - 1] + u_ck[i, j + 1]
+                lap = t28 - 4.0 * u_elem
+                tape_lap[t17] = lap
                 v_ck[i, j] = u_elem + c * lap - 0.1 * u_elem**3.0
         for i in range(1, t8):
             for j in range(1, m - 1):
                 u_ck[i, j] = v_ck[i, j]
-        t16 = d_u[t8]
-        t17 = d_u[1]
-        t18 = d_u[0]
-        t19 = d_u[rows]
+        t18 = d_u[t8]
+        t19 = d_u[1]
+        t20 = d_u[0]
+        t21 = d_u[rows]
         # line 22: for i in range(1, rows + 1):
         for i in range(t9, 0, -1):
             # line 23: for j in range(1, m - 1):
@@ -232,10 +230,9 @@ def grad_stencil(u, d_u, c, steps, comm=MPI.COMM_WORLD, d_return=1.0):
         for i in range(t9, 0, -1):
             # line 19: for j in range(1, m - 1):
             for j in range(m - 2, 0, -1):
-                tape_u_elem_top -= 1
-                u_elem = tape_u_elem[tape_u_elem_top]
-                tape_lap_top -= 1
-                lap = tape_lap[tape_lap_top]
+                t22 = (i - 1) * t15 + (j - 1)
+                u_elem = tape_u_elem[t22]
+                lap = tape_lap[t22]
                 # line 21: v[i, j] = u[i, j] + c * lap - 0.1 * u[i, j] ** 3
                 d_v_i_j = d_v[i, j]
                 d_v[i, j] = 0.0
@@ -252,21 +249,21 @@ def grad_stencil(u, d_u, c, steps, comm=MPI.COMM_WORLD, d_return=1.0):
         # line 17: comm.Sendrecv(u[1], dest=up, sendtag=1, recvbuf=u[rows + 1], source=down, rec...
         d_u_in = np.zeros(m)
         comm.Sendrecv(
-            t16[:m], dest=down, sendtag=1, recvbuf=d_u_in, source=up, recvtag=1
+            t18[:m], dest=down, sendtag=1, recvbuf=d_u_in, source=up, recvtag=1
         )
         if down != MPI.PROC_NULL:
-            for e in range(m):
-                t16[e] = 0.0
-        for e in range(m):
-            t17[e] += d_u_in[e]
-        # line 16: comm.Sendrecv(u[rows], dest=down, sendtag=0, recvbuf=u[0], source=up, recvtag=0)
-        d_u_in = np.zeros(m)
-        comm.Sendrecv(
-            t18[:m], dest=up, sendtag=0, recvbuf=d_u_in, source=down, recvtag=0
-        )
-        if up != MPI.PROC_NULL:
             for e in range(m):
                 t18[e] = 0.0
         for e in range(m):
             t19[e] += d_u_in[e]
+        # line 16: comm.Sendrecv(u[rows], dest=down, sendtag=0, recvbuf=u[0], source=up, recvtag=0)
+        d_u_in = np.zeros(m)
+        comm.Sendrecv(
+            t20[:m], dest=up, sendtag=0, recvbuf=d_u_in, source=down, recvtag=0
+        )
+        if up != MPI.PROC_NULL:
+            for e in range(m):
+                t20[e] = 0.0
+        for e in range(m):
+            t21[e] += d_u_in[e]
     return d_c
