@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from ..ssa import build
+from ..ssa.attrs import GENERIC_VALUE
 from ..ssa.ir import Block, Builder, Op, Value
 from ..ssa.opdefs import is_pure
 from ..ssa.slots import slot_of
@@ -48,6 +49,8 @@ def from_previous_iteration(m: RevBlock, v: Value, block: Block, avail: Callable
     loop = block.parent_op
     if slot is None or loop.name != "for" or loop.attrs.get("parallel") or slot.op is not loop:
         return None
+    if not (v.type.is_float or v.type.is_int):
+        return None  # (an array is taped as a copy of its elements: a reference to it would not do)
     latch = slot.yields[0].operands[slot.k]
     if latch is v:
         return None
@@ -87,9 +90,9 @@ def _recomputable(u: Value, block: Block, reads_kept: Callable[[Op], bool], coun
         return _recomputable(slot.yields[0].operands[slot.k], block, reads_kept, count, entering | {u})
     op = u.defining_op
     count[0] += 1
-    if count[0] > _MOST_OPS or op.regions or not (op.name == "load" and reads_kept(op)
-                                                   or op.name in _CHEAP and is_pure(op)):
-        return False
+    if count[0] > _MOST_OPS or op.regions or op.attrs.get(GENERIC_VALUE) or u.type.is_array \
+            or not (op.name == "load" and reads_kept(op) or op.name in _CHEAP and is_pure(op)):
+        return False  # (a shape-generic value may be an array when the output runs)
     return all(_recomputable(o, block, reads_kept, count, entering) for o in op.operands)
 
 
