@@ -109,3 +109,72 @@ void smooth(int n, double *x, double a)
     assert "xm1 = x[j - 1]" not in code, code
     check_command(tmp_path, capsys, source, "smooth", "x,a", "n=6", "c", "smooth.c")
     check_command(tmp_path, capsys, source, "smooth", "x,a", "n=6", "py", "smooth.c")
+
+
+SHAPES = {
+    # an integer register following the counter: idx = j - 1 in the reverse sweep
+    "index_register": """
+double f(int n, const double *x)
+{
+    double s = 0.0;
+    int idx = 0;
+    for (int j = 0; j < n; j++) {
+        s += sin(x[idx] * x[j]);
+        idx = j;
+    }
+    return s;
+}
+""",
+    # the init made in the outer loop, a step of 3, a latch the inner loop does not change
+    "nest_step_three": """
+double f(int m, int n, const double *x, double c)
+{
+    double s = 0.0;
+    for (int i = 0; i < m; i++) {
+        double prev = x[i];
+        double held = x[i + 1];
+        for (int j = i; j < n; j += 3) {
+            s += prev * sin(held * x[j]);
+            prev = x[j] * c + x[i];
+            held = c;
+        }
+    }
+    return s;
+}
+""",
+    # a register of a value computed from two registers (a second-order difference)
+    "second_difference": """
+double f(int n, const double *x)
+{
+    double a = 0.0, b = 0.0, s = 0.0;
+    for (int j = n - 1; j >= 0; j--) {
+        double d = x[j] - 2.0 * a + b;
+        s += d * d * x[j];
+        b = a;
+        a = x[j];
+    }
+    return s;
+}
+""",
+    # a register inside a branch of the loop: its value is whatever the iteration before left
+    "register_under_if": """
+double f(int n, const double *x)
+{
+    double last = 1.0, s = 0.0;
+    for (int j = 0; j < n; j++) {
+        s += sin(last * x[j]);
+        if (x[j] > 0.0)
+            last = x[j];
+    }
+    return s;
+}
+""",
+}
+
+
+@pytest.mark.parametrize("target", ["c", "py"])
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_carried_registers_match_central_differences(tmp_path, capsys, name, target):
+    source = "#include <math.h>\n" + SHAPES[name]
+    sizes = "m=3,n=8,x=9" if "int m" in source else "n=8,x=8"
+    check_command(tmp_path, capsys, source, "f", "x", sizes, target, "f.c")
