@@ -49,6 +49,7 @@ FEATURES = frozenset({
     "parallel_calls",  # helper calls inside a parallel loop (issue 14, class 4)
     "checkpoint_annotation",  # s2sad checkpoint annotations above outermost loops
     "name_clash",  # locals named like s2sad's own names: t0, d_a, tmp_... (issue 14, classes 10, 14)
+    "registers",  # shift registers in loops (s1 = s0; s0 = x[i]): carried values read one iteration back
 })
 
 CONSTANTS = (0.5, 1.25, 2.0, -0.75, 3.0, 0.1)
@@ -229,6 +230,8 @@ class Generator:
                 kinds["while"] = 1
             if self.has("parallel") and depth == 0 and scope.is_main and not scope.in_parallel:
                 kinds["parallel"] = 1
+        if scope.loop_depth and self.has("registers") and len(scope.locals) > 1 and not scope.in_parallel:
+            kinds["register"] = 1.5
         if scope.loop_depth and self.has("break") and not scope.in_parallel:
             kinds["jump"] = 1
         if self.has("early_return") and not scope.in_parallel:
@@ -243,6 +246,10 @@ class Generator:
         if kind == "assign":
             op = r.choice(["", "", "+", "-", "*"])
             return [Assign(r.choice(scope.locals), self.fexpr(scope, 3), op)]
+        if kind == "register":  # the previous value moves along, a new one comes in
+            older, newer = r.sample(scope.locals, 2)
+            return [Assign(older, Ref(newer)), Assign(newer, self.fexpr(scope, 1) if self.chance(0.5)
+                                                      else self.leaf(scope, None))]
         if kind == "store":
             return [Store(r.choice(scope.writable), self.index(scope), self.fexpr(scope, 3), r.choice(["", "+", "*"]))]
         if kind == "if":
