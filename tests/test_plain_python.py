@@ -1289,3 +1289,24 @@ def test_a_dict_passed_to_helpers_is_a_parameter_per_key(target):
 def test_a_dict_passed_to_a_helper_reading_a_key_it_lacks_stays_refused():
     text = _refusal(DICT_TO_HELPER.replace('"c": 0.5}', '"d": 0.5}'), "f", ["a"])
     assert "error:" in text, text
+
+
+FSUM = """
+import math
+from math import fsum
+
+
+def f(x: "f64[n]", n: int):
+    s = math.fsum(x)
+    t = fsum(x[i] * x[i] for i in range(n))
+    return s * t + math.fsum([x[0], 2.0 * x[n - 1]])
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba", "c"])
+def test_math_fsum_is_a_sum(tmp_path, capsys, target):
+    """``math.fsum`` adds exactly rounded, ``sum`` in order: the same value to the last bits, and
+    one derivative; read as ``sum`` (of an array, a generator or a list)."""
+    from source_gradients import check_command
+
+    check_command(tmp_path, capsys, FSUM, "f", "x", "n=5", target)

@@ -157,12 +157,18 @@ class ModuleInfo:
             if n in local_names or n in self.functions or n in self.constants or n in self.other_globals:
                 return None
             if n in self.imports:
-                return self.imports[n]
+                return _SAME_AS.get(self.imports[n], self.imports[n])
             return _free_name(n, self.star_imports)
         if isinstance(node, cst.Attribute):
             base = self.canonical_name(node.value, local_names)
-            return f"{base}.{node.attr.value}" if base else None
+            name = f"{base}.{node.attr.value}" if base else None
+            return _SAME_AS.get(name, name) if name else None
         return None
+
+
+# Library functions read as another one that computes the same value: ``math.fsum`` adds exactly
+# rounded, ``sum`` in order; the two differ in the last bits only, and their derivatives are one.
+_SAME_AS = {"math.fsum": "builtins.sum"}
 
 
 def _free_name(n: str, star_imports: list[str]) -> Optional[str]:
