@@ -227,6 +227,32 @@ def test_trapezoid_is_the_sum_numpy_computes(target):
     assert code(pipeline.gradient_source(spelled, "prog.py", "f", ["y", "x", "h"], target)) == code(text)
 
 
+AVERAGE = """
+import numpy as np
+
+
+def f(x: "f64[n]", A: "f64[m, n]", n: int, m: int):
+    w = np.exp(-x)
+    c = np.average(A, axis=0)
+    return np.average(x, weights=w) * np.sum(c) + np.average(np.average(A, 1)) + np.average(x * x, axis=None)
+"""
+
+
+@pytest.mark.parametrize("target", ["py", "numba", "c"])
+def test_average_is_the_mean_or_the_weighted_sum_numpy_computes(tmp_path, capsys, target):
+    """np.average: without weights ``np.mean`` (along a literal axis, by keyword or by position);
+    with weights and no axis ``np.sum(a * w) / np.sum(w)``."""
+    from source_gradients import check_command
+
+    check_command(tmp_path, capsys, AVERAGE, "f", "x,A", "n=4,m=3", target)
+
+
+def test_average_with_weights_along_an_axis_stays_refused():
+    source = AVERAGE.replace("np.average(A, axis=0)", "np.average(A, axis=0, weights=x[:3])")
+    with pytest.raises(DiagnosticError, match="np.average"):
+        pipeline.gradient_source(source, "prog.py", "f", ["x"], "py")
+
+
 LOGADDEXP = """
 import numpy as np
 

@@ -368,10 +368,38 @@ def _literal_bool(node: Optional[cst.BaseExpression], default: bool) -> Optional
     return {"True": True, "False": False}.get(node.value) if isinstance(node, cst.Name) else None
 
 
-_SPELLED = {"numpy.diff": _diff, "scipy.special.logsumexp": _logsumexp, "numpy.trapezoid": _trapezoid,
-            "numpy.trapz": _trapezoid, "numpy.linalg.norm": _norm_kept, "scipy.special.softmax": _softmax,
-            "scipy.special.log_softmax": _log_softmax, "numpy.all": _all_or_any, "numpy.any": _all_or_any,
-            "numpy.meshgrid": _meshgrid, "numpy.vander": _vander}
+def _average(info: ModuleInfo, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``np.average(a)`` (``axis=`` a literal) is ``np.mean(a, axis=k)``; with ``weights=w`` and no
+    axis, ``np.sum(a * w) / np.sum(w)``, as NumPy computes it (which wants ``w`` of ``a``'s shape
+    there). Weights along an axis (``w`` broadcast along it) and ``returned=`` are left as they
+    are, refused where read."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if any(a.star for a in call.args) or not 1 <= len(positional) <= 2 or set(keywords) - {"axis", "weights"}:
+        return None
+    if len(positional) == 2:
+        if "axis" in keywords:
+            return None
+        keywords["axis"] = positional[1]
+    a, axis, weights = positional[0], keywords.get("axis"), keywords.get("weights")
+    if isinstance(axis, cst.Name) and axis.value == "None":
+        axis = None  # (all the entries, as without it)
+    if axis is not None and _literal_int(axis, 0) is None:
+        return None
+    if weights is None:
+        args = [cst.Arg(a)] + ([cst.Arg(axis, keyword=cst.Name("axis"), equal=_EQUAL)] if axis is not None else [])
+        return cst.Call(cst.Attribute(cst.Name(_numpy_alias(info)), cst.Name("mean")), args)
+    if axis is not None or not _repeatable(info, weights):
+        return None
+    weighted = _np(info, "sum", cst.BinaryOperation(_grouped(a), cst.Multiply(), _grouped(weights)))
+    return cst.BinaryOperation(weighted, cst.Divide(), _np(info, "sum", weights))
+
+
+_SPELLED = {"numpy.diff": _diff, "numpy.average": _average, "scipy.special.logsumexp": _logsumexp,
+            "numpy.trapezoid": _trapezoid, "numpy.trapz": _trapezoid, "numpy.linalg.norm": _norm_kept,
+            "scipy.special.softmax": _softmax, "scipy.special.log_softmax": _log_softmax,
+            "numpy.all": _all_or_any, "numpy.any": _all_or_any, "numpy.meshgrid": _meshgrid,
+            "numpy.vander": _vander}
 
 
 def _along(x: cst.BaseExpression, axis: int, part: cst.Slice) -> cst.Subscript:
